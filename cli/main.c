@@ -1,0 +1,62 @@
+/*
+ * main.c - the `xo` command: dispatches to the subcommands of DESIGN section 8.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "xo.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{"devices", xo_cmd_devices, "list backends and devices found, with versions"},
+	{"check", xo_cmd_check, "check ops of a backend against the reference"},
+	{"seed", xo_cmd_seed, "run the seed experiment on each device"},
+	{"predict", xo_cmd_predict, "predict with a model and weights"},
+	{"train", xo_cmd_train, "train a model and save its best weights"},
+	{"perf", xo_cmd_perf, "record, compare, detect, report, advise"},
+	{"bench", xo_cmd_bench, "benchmark a backend on the seed workloads"},
+};
+
+int xo_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "xo %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: xo COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n`xo COMMAND --help` for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "xo: unknown command '%s' (try `xo --help`)\n", argv[1]);
+	return 2;
+}

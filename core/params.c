@@ -1,0 +1,458 @@
+/*
+ * params.c - the op table built from ops.def, the flat parameter struct's
+ * key=value parsing and canonical formatting, and the Keras geometry rules of
+ * conv1d and max_pooling1d shared by every backend.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xo.h"
+
+struct op_info {
+	const char *name;
+	bool has_bwd;
+	enum xo_cmp cmp;
+	int nsrc[XO_DIR_COUNT];
+	int ndst[XO_DIR_COUNT];
+};
+
+static const struct op_info ops[] = {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) \
+	{#name, has_bwd, cmp, {nsf, nsb}, {ndf, ndb}},
+#include "xo/ops.def"
+#undef XO_OP
+};
+_Static_assert(sizeof(ops) / sizeof(ops[0]) == XO_OP_COUNT, "op table out of step with ops.def");
+
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb)                                  \
+	_Static_assert(nsf <= XO_MAX_SRC && nsb <= XO_MAX_SRC, #name ": too many sources"); \
+	_Static_assert(ndf <= XO_MAX_DST && ndb <= XO_MAX_DST, #name ": too many destinations");
+#include "xo/ops.def"
+#undef XO_OP
+
+const char *xo_op_name(enum xo_op op)
+{
+	XO_ASSERT((unsigned)op < XO_OP_COUNT);
+	return ops[op].name;
+}
+
+enum xo_op xo_op_from_name(const char *name)
+{
+	for (int i = 0; i < XO_OP_COUNT; i++)
+		if (strcmp(ops[i].name, name) == 0)
+			return (enum xo_op)i;
+	return XO_OP_COUNT;
+}
+
+bool xo_op_has_bwd(enum xo_op op)
+{
+	XO_ASSERT((unsigned)op < XO_OP_COUNT);
+	return ops[op].has_bwd;
+}
+
+enum xo_cmp xo_op_cmp(enum xo_op op)
+{
+	XO_ASSERT((unsigned)op < XO_OP_COUNT);
+	return ops[op].cmp;
+}
+
+int xo_op_nsrc(enum xo_op op, enum xo_dir dir)
+{
+	XO_ASSERT((unsigned)op < XO_OP_COUNT && (unsigned)dir < XO_DIR_COUNT);
+	return ops[op].nsrc[dir];
+}
+
+int xo_op_ndst(enum xo_op op, enum xo_dir dir)
+{
+	XO_ASSERT((unsigned)op < XO_OP_COUNT && (unsigned)dir < XO_DIR_COUNT);
+	return ops[op].ndst[dir];
+}
+
+const char *xo_dir_name(enum xo_dir dir)
+{
+	return dir == XO_DIR_FWD ? "fwd" : "bwd";
+}
+
+static const char *const padding_names[] = {"valid", "same", "causal"};
+static const char *const activation_names[] = {"linear", "relu", "sigmoid", "softmax"};
+
+const char *xo_padding_name(enum xo_padding p)
+{
+	XO_ASSERT((unsigned)p <= XO_PADDING_CAUSAL);
+	return padding_names[p];
+}
+
+const char *xo_activation_name(enum xo_activation a)
+{
+	XO_ASSERT((unsigned)a <= XO_ACTIVATION_SOFTMAX);
+	return activation_names[a];
+}
+
+struct xo_params xo_params_default(void)
+{
+	return (struct xo_params){
+		.batch = 1,
+		.len = 1,
+		.ch = 1,
+		.filters = 1,
+		.kernel_size = 1,
+		.strides = 0,
+		.dilation_rate = 1,
+		.padding = XO_PADDING_VALID,
+		.use_bias = true,
+		.activation = XO_ACTIVATION_LINEAR,
+		.pool_size = 2,
+		.units = 1,
+		.rate = 0.5f,
+		.training = true,
+		.seed = 0,
+		.step = 0,
+		.layer = 0,
+		.lr = 1e-3f,
+		.beta_1 = 0.9f,
+		.beta_2 = 0.999f,
+		.epsilon = 1e-7f,
+		.iteration = 1,
+		.size = 1,
+		.rows = 1,
+	};
+}
+
+/* ---- key table ----------------------------------------------------------- */
+
+enum key_type { KEY_I64, KEY_U64, KEY_U32, KEY_F32, KEY_BOOL, KEY_PADDING, KEY_ACTIVATION };
+
+enum key_id {
+	K_BATCH, K_LEN, K_CH, K_FILTERS, K_KERNEL_SIZE, K_STRIDES, K_DILATION, K_PADDING,
+	K_USE_BIAS, K_ACTIVATION, K_POOL_SIZE, K_UNITS, K_RATE, K_TRAINING, K_SEED, K_STEP,
+	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS, K_COUNT
+};
+
+struct key_info {
+	const char *name;
+	enum key_type type;
+	size_t offset;
+};
+
+#define KEY(id, field, type) [id] = {#field, type, offsetof(struct xo_params, field)}
+static const struct key_info keys[K_COUNT] = {
+	KEY(K_BATCH, batch, KEY_I64),
+	KEY(K_LEN, len, KEY_I64),
+	KEY(K_CH, ch, KEY_I64),
+	KEY(K_FILTERS, filters, KEY_I64),
+	KEY(K_KERNEL_SIZE, kernel_size, KEY_I64),
+	KEY(K_STRIDES, strides, KEY_I64),
+	KEY(K_DILATION, dilation_rate, KEY_I64),
+	KEY(K_PADDING, padding, KEY_PADDING),
+	KEY(K_USE_BIAS, use_bias, KEY_BOOL),
+	KEY(K_ACTIVATION, activation, KEY_ACTIVATION),
+	KEY(K_POOL_SIZE, pool_size, KEY_I64),
+	KEY(K_UNITS, units, KEY_I64),
+	KEY(K_RATE, rate, KEY_F32),
+	KEY(K_TRAINING, training, KEY_BOOL),
+	KEY(K_SEED, seed, KEY_U64),
+	KEY(K_STEP, step, KEY_U64),
+	KEY(K_LAYER, layer, KEY_U32),
+	KEY(K_LR, lr, KEY_F32),
+	KEY(K_BETA_1, beta_1, KEY_F32),
+	KEY(K_BETA_2, beta_2, KEY_F32),
+	KEY(K_EPSILON, epsilon, KEY_F32),
+	KEY(K_ITERATION, iteration, KEY_I64),
+	KEY(K_SIZE, size, KEY_I64),
+	KEY(K_ROWS, rows, KEY_I64),
+};
+#undef KEY
+
+#define B(k) (1u << (k))
+/* Which keys each op reads (its canonical line). */
+static uint32_t op_keys(enum xo_op op)
+{
+	switch (op) {
+	case XO_OP_conv1d:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |
+		       B(K_STRIDES) | B(K_DILATION) | B(K_PADDING) | B(K_USE_BIAS) |
+		       B(K_ACTIVATION);
+	case XO_OP_max_pooling1d:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) |
+		       B(K_PADDING);
+	case XO_OP_dense:
+		return B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION);
+	case XO_OP_relu:
+	case XO_OP_sigmoid:
+	case XO_OP_softmax:
+	case XO_OP_flatten:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH);
+	case XO_OP_dropout:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_RATE) | B(K_TRAINING) | B(K_SEED) |
+		       B(K_STEP) | B(K_LAYER);
+	case XO_OP_categorical_crossentropy:
+	case XO_OP_accuracy:
+		return B(K_BATCH) | B(K_CH);
+	case XO_OP_adam:
+		return B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) |
+		       B(K_ITERATION);
+	case XO_OP_gather:
+		return B(K_BATCH) | B(K_CH) | B(K_ROWS);
+	case XO_OP_COUNT:
+		break;
+	}
+	XO_ASSERT(!"unknown op");
+}
+#undef B
+
+static bool parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_bool(const char *s, bool *out)
+{
+	if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "True")) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "False")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+enum xo_status xo_params_set(struct xo_params *p, const char *key, const char *value)
+{
+	const struct key_info *k = NULL;
+	char *field = (char *)p;
+
+	if (!strcmp(key, "features"))
+		key = "ch";
+	if (!strcmp(key, "n"))
+		key = "batch";
+	for (int i = 0; i < K_COUNT; i++)
+		if (!strcmp(keys[i].name, key))
+			k = &keys[i];
+	if (!k)
+		return xo_error(XO_EINVAL, "unknown parameter '%s'", key);
+	field += k->offset;
+	switch (k->type) {
+	case KEY_I64:
+		if (!parse_i64(value, (int64_t *)(void *)field))
+			goto bad;
+		return XO_OK;
+	case KEY_U64:
+		if (!parse_u64(value, (uint64_t *)(void *)field))
+			goto bad;
+		return XO_OK;
+	case KEY_U32: {
+		uint64_t v;
+
+		if (!parse_u64(value, &v) || v > UINT32_MAX)
+			goto bad;
+		*(uint32_t *)(void *)field = (uint32_t)v;
+		return XO_OK;
+	}
+	case KEY_F32: {
+		char *end;
+		float v;
+
+		errno = 0;
+		v = strtof(value, &end);
+		if (errno || end == value || *end || !isfinite(v))
+			goto bad;
+		*(float *)(void *)field = v;
+		return XO_OK;
+	}
+	case KEY_BOOL:
+		if (!parse_bool(value, (bool *)(void *)field))
+			goto bad;
+		return XO_OK;
+	case KEY_PADDING:
+		for (int i = 0; i <= XO_PADDING_CAUSAL; i++)
+			if (!strcmp(value, padding_names[i])) {
+				*(enum xo_padding *)(void *)field = (enum xo_padding)i;
+				return XO_OK;
+			}
+		goto bad;
+	case KEY_ACTIVATION:
+		if (!strcmp(value, "none") || !strcmp(value, "None"))
+			value = "linear";
+		for (int i = 0; i <= XO_ACTIVATION_SOFTMAX; i++)
+			if (!strcmp(value, activation_names[i])) {
+				*(enum xo_activation *)(void *)field = (enum xo_activation)i;
+				return XO_OK;
+			}
+		goto bad;
+	}
+bad:
+	return xo_error(XO_EINVAL, "bad value '%s' for parameter '%s'", value, key);
+}
+
+static int format_key(const struct key_info *k, const struct xo_params *p, char *buf, size_t size)
+{
+	const char *field = (const char *)p + k->offset;
+
+	switch (k->type) {
+	case KEY_I64:
+		return snprintf(buf, size, "%s=%" PRId64, k->name, *(const int64_t *)(const void *)field);
+	case KEY_U64:
+		return snprintf(buf, size, "%s=%" PRIu64, k->name, *(const uint64_t *)(const void *)field);
+	case KEY_U32:
+		return snprintf(buf, size, "%s=%" PRIu32, k->name, *(const uint32_t *)(const void *)field);
+	case KEY_F32:
+		return snprintf(buf, size, "%s=%.9g", k->name, (double)*(const float *)(const void *)field);
+	case KEY_BOOL:
+		return snprintf(buf, size, "%s=%d", k->name, *(const bool *)(const void *)field ? 1 : 0);
+	case KEY_PADDING:
+		return snprintf(buf, size, "%s=%s", k->name,
+				xo_padding_name(*(const enum xo_padding *)(const void *)field));
+	case KEY_ACTIVATION:
+		return snprintf(buf, size, "%s=%s", k->name,
+				xo_activation_name(*(const enum xo_activation *)(const void *)field));
+	}
+	return 0;
+}
+
+int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, char *buf,
+		     size_t size)
+{
+	uint32_t mask = op_keys(op);
+	size_t used = 0;
+
+	(void)dir;
+	if (size)
+		buf[0] = '\0';
+	for (int i = 0; i < K_COUNT; i++) {
+		int n;
+
+		if (!(mask & (1u << i)))
+			continue;
+		n = snprintf(buf + used, used < size ? size - used : 0, "%s", used ? " " : "");
+		used += (size_t)n;
+		n = format_key(&keys[i], p, buf + (used < size ? used : size),
+			       used < size ? size - used : 0);
+		used += (size_t)n;
+	}
+	return (int)used;
+}
+
+/* ---- geometry ------------------------------------------------------------ */
+
+int64_t xo_conv1d_stride(const struct xo_params *p)
+{
+	return p->strides ? p->strides : 1;
+}
+
+int64_t xo_pool1d_stride(const struct xo_params *p)
+{
+	return p->strides ? p->strides : p->pool_size;
+}
+
+/* Keras "same": out = ceil(len / stride), total padding split floor/ceil
+ * with the smaller half on the left. */
+static void same_padding(int64_t len, int64_t stride, int64_t span, int64_t *out_len,
+			 int64_t *pad_left)
+{
+	int64_t out = (len + stride - 1) / stride;
+	int64_t total = (out - 1) * stride + span - len;
+
+	*out_len = out;
+	*pad_left = total > 0 ? total / 2 : 0;
+}
+
+enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)
+{
+	int64_t stride = xo_conv1d_stride(p), span;
+
+	if (p->len < 1)
+		return xo_error(XO_EINVAL, "conv1d: len=%" PRId64 " must be >= 1", p->len);
+	if (p->kernel_size < 1)
+		return xo_error(XO_EINVAL, "conv1d: kernel_size=%" PRId64 " must be >= 1",
+				p->kernel_size);
+	if (stride < 1)
+		return xo_error(XO_EINVAL, "conv1d: strides=%" PRId64 " must be >= 1", p->strides);
+	if (p->dilation_rate < 1)
+		return xo_error(XO_EINVAL, "conv1d: dilation_rate=%" PRId64 " must be >= 1",
+				p->dilation_rate);
+	if (stride > 1 && p->dilation_rate > 1)
+		return xo_error(XO_EINVAL,
+				"conv1d: strides > 1 with dilation_rate > 1 is not allowed (Keras)");
+	if (!xo_mul_ok(p->dilation_rate, p->kernel_size - 1, &span) || !xo_add_ok(span, 1, &span))
+		return xo_error(XO_EOVERFLOW, "conv1d: dilation_rate * (kernel_size - 1) overflows");
+	switch (p->padding) {
+	case XO_PADDING_VALID:
+		if (span > p->len)
+			return xo_error(XO_EINVAL,
+					"conv1d: receptive field %" PRId64
+					" (dilation_rate*(kernel_size-1)+1) is longer than len=%" PRId64
+					" with padding=valid",
+					span, p->len);
+		*out_len = (p->len - span) / stride + 1;
+		*pad_left = 0;
+		return XO_OK;
+	case XO_PADDING_SAME:
+		same_padding(p->len, stride, span, out_len, pad_left);
+		return XO_OK;
+	case XO_PADDING_CAUSAL:
+		*out_len = (p->len + stride - 1) / stride;
+		*pad_left = span - 1;
+		return XO_OK;
+	}
+	return xo_error(XO_EINVAL, "conv1d: unknown padding");
+}
+
+enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)
+{
+	int64_t stride = xo_pool1d_stride(p);
+
+	if (p->len < 1)
+		return xo_error(XO_EINVAL, "max_pooling1d: len=%" PRId64 " must be >= 1", p->len);
+	if (p->pool_size < 1)
+		return xo_error(XO_EINVAL, "max_pooling1d: pool_size=%" PRId64 " must be >= 1",
+				p->pool_size);
+	if (stride < 1)
+		return xo_error(XO_EINVAL, "max_pooling1d: strides=%" PRId64 " must be >= 1",
+				p->strides);
+	switch (p->padding) {
+	case XO_PADDING_VALID:
+		if (p->pool_size > p->len)
+			return xo_error(XO_EINVAL,
+					"max_pooling1d: pool_size=%" PRId64
+					" is longer than len=%" PRId64 " with padding=valid",
+					p->pool_size, p->len);
+		*out_len = (p->len - p->pool_size) / stride + 1;
+		*pad_left = 0;
+		return XO_OK;
+	case XO_PADDING_SAME:
+		same_padding(p->len, stride, p->pool_size, out_len, pad_left);
+		return XO_OK;
+	case XO_PADDING_CAUSAL:
+		break;
+	}
+	return xo_error(XO_EINVAL, "max_pooling1d: padding must be valid or same");
+}

@@ -1,0 +1,274 @@
+/*
+ * shapes.c - what every op call must look like: the slot shapes derived from
+ * the parameters (xo_op_shapes) and the checks every call passes before it
+ * reaches a backend (xo_op_validate). One place, so no kernel re-checks and
+ * no backend can disagree about a shape.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "xo/backend.h"
+
+/* Largest tensor: elements * 4 bytes must fit in int64 and size_t. */
+#define XO_MAX_ELEMS (INT64_MAX / 8)
+
+static void slot(struct xo_slot_shape *s, int ndim, const int64_t *d, bool optional)
+{
+	s->ndim = ndim;
+	s->dtype = XO_DTYPE_F32;
+	s->optional = optional;
+	for (int i = 0; i < ndim; i++)
+		s->dim[i] = d[i];
+}
+
+#define SLOT(s, opt, ...)                                                          \
+	slot(&(s), (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)),      \
+	     (int64_t[]){__VA_ARGS__}, opt)
+
+static enum xo_status positive(const char *op, const char *key, int64_t v)
+{
+	if (v < 1)
+		return xo_error(XO_EINVAL, "%s: %s=%" PRId64 " must be >= 1", op, key, v);
+	return XO_OK;
+}
+
+#define NEED(key)                                                               \
+	do {                                                                    \
+		enum xo_status st_ = positive(name, #key, p->key);              \
+		if (st_)                                                        \
+			return st_;                                             \
+	} while (0)
+
+/* Product of a slot's dims, overflow-checked. */
+static enum xo_status slot_elems(const char *name, const struct xo_slot_shape *s, int64_t *out)
+{
+	int64_t n = 1;
+
+	for (int i = 0; i < s->ndim; i++)
+		if (!xo_mul_ok(n, s->dim[i], &n) || n > XO_MAX_ELEMS)
+			return xo_error(XO_EOVERFLOW, "%s: tensor size overflows", name);
+	*out = n;
+	return XO_OK;
+}
+
+enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+			    struct xo_slot_shape src[XO_MAX_SRC], struct xo_slot_shape dst[XO_MAX_DST])
+{
+	const char *name = xo_op_name(op);
+	int64_t out = 0, pad = 0, flat = 0;
+	enum xo_status st;
+
+	memset(src, 0, sizeof(*src) * XO_MAX_SRC);
+	memset(dst, 0, sizeof(*dst) * XO_MAX_DST);
+	if (dir == XO_DIR_BWD && !xo_op_has_bwd(op))
+		return xo_error(XO_EINVAL, "%s has no backward pass", name);
+
+	switch (op) {
+	case XO_OP_conv1d:
+		NEED(batch);
+		NEED(ch);
+		NEED(filters);
+		st = xo_conv1d_geometry(p, &out, &pad);
+		if (st)
+			return st;
+		if ((unsigned)p->activation > XO_ACTIVATION_SOFTMAX)
+			return xo_error(XO_EINVAL, "conv1d: unknown activation");
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		SLOT(src[1], false, p->kernel_size, p->ch, p->filters);
+		if (p->use_bias)
+			SLOT(src[2], false, p->filters);
+		if (dir == XO_DIR_FWD) {
+			SLOT(dst[0], false, p->batch, out, p->filters);
+		} else {
+			SLOT(src[2], false, p->batch, out, p->filters);
+			SLOT(src[3], false, p->batch, out, p->filters);
+			SLOT(dst[0], true, p->batch, p->len, p->ch);
+			SLOT(dst[1], false, p->kernel_size, p->ch, p->filters);
+			if (p->use_bias)
+				SLOT(dst[2], false, p->filters);
+		}
+		break;
+	case XO_OP_max_pooling1d:
+		NEED(batch);
+		NEED(ch);
+		st = xo_pool1d_geometry(p, &out, &pad);
+		if (st)
+			return st;
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		if (dir == XO_DIR_FWD) {
+			SLOT(dst[0], false, p->batch, out, p->ch);
+		} else {
+			SLOT(src[1], false, p->batch, out, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->ch);
+		}
+		break;
+	case XO_OP_dense:
+		NEED(batch);
+		NEED(ch);
+		NEED(units);
+		if ((unsigned)p->activation > XO_ACTIVATION_SOFTMAX)
+			return xo_error(XO_EINVAL, "dense: unknown activation");
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(src[1], false, p->ch, p->units);
+		if (p->use_bias)
+			SLOT(src[2], false, p->units);
+		if (dir == XO_DIR_FWD) {
+			SLOT(dst[0], false, p->batch, p->units);
+		} else {
+			SLOT(src[2], false, p->batch, p->units);
+			SLOT(src[3], false, p->batch, p->units);
+			SLOT(dst[0], true, p->batch, p->ch);
+			SLOT(dst[1], false, p->ch, p->units);
+			if (p->use_bias)
+				SLOT(dst[2], false, p->units);
+		}
+		break;
+	case XO_OP_relu:
+	case XO_OP_sigmoid:
+	case XO_OP_softmax:
+	case XO_OP_dropout:
+		NEED(batch);
+		NEED(len);
+		NEED(ch);
+		if (op == XO_OP_dropout && !(p->rate >= 0.0f && p->rate < 1.0f))
+			return xo_error(XO_EINVAL, "dropout: rate=%g must be in [0, 1)",
+					(double)p->rate);
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->ch);
+		if (dir == XO_DIR_BWD && op != XO_OP_dropout)
+			SLOT(src[1], false, p->batch, p->len, p->ch);
+		break;
+	case XO_OP_flatten:
+		NEED(batch);
+		NEED(len);
+		NEED(ch);
+		if (!xo_mul_ok(p->len, p->ch, &flat))
+			return xo_error(XO_EOVERFLOW, "flatten: len * ch overflows");
+		if (dir == XO_DIR_FWD) {
+			SLOT(src[0], false, p->batch, p->len, p->ch);
+			SLOT(dst[0], false, p->batch, flat);
+		} else {
+			SLOT(src[0], false, p->batch, flat);
+			SLOT(dst[0], false, p->batch, p->len, p->ch);
+		}
+		break;
+	case XO_OP_categorical_crossentropy:
+		NEED(batch);
+		NEED(ch);
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(src[1], false, p->batch, p->ch);
+		if (dir == XO_DIR_FWD)
+			SLOT(dst[0], false, 1);
+		else
+			SLOT(dst[0], false, p->batch, p->ch);
+		break;
+	case XO_OP_adam:
+		NEED(size);
+		NEED(iteration);
+		if (!(p->lr > 0.0f) || !(p->beta_1 >= 0.0f && p->beta_1 < 1.0f) ||
+		    !(p->beta_2 >= 0.0f && p->beta_2 < 1.0f) || !(p->epsilon >= 0.0f))
+			return xo_error(XO_EINVAL,
+					"adam: need lr > 0, 0 <= beta_1, beta_2 < 1, epsilon >= 0");
+		SLOT(src[0], false, p->size);
+		SLOT(dst[0], false, p->size);
+		SLOT(dst[1], false, p->size);
+		SLOT(dst[2], false, p->size);
+		break;
+	case XO_OP_accuracy:
+		NEED(batch);
+		NEED(ch);
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(src[1], false, p->batch, p->ch);
+		SLOT(dst[0], false, p->batch);
+		dst[0].dtype = XO_DTYPE_I32;
+		SLOT(dst[1], false, 1);
+		break;
+	case XO_OP_gather:
+		NEED(batch);
+		NEED(ch);
+		NEED(rows);
+		SLOT(src[0], false, p->rows, p->ch);
+		SLOT(src[1], false, p->batch);
+		src[1].dtype = XO_DTYPE_I32;
+		SLOT(dst[0], false, p->batch, p->ch);
+		break;
+	case XO_OP_COUNT:
+		return xo_error(XO_EINVAL, "unknown op");
+	}
+
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		int64_t n;
+
+		if (src[i].ndim && (st = slot_elems(name, &src[i], &n)))
+			return st;
+	}
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		int64_t n;
+
+		if (dst[i].ndim && (st = slot_elems(name, &dst[i], &n)))
+			return st;
+	}
+	return XO_OK;
+}
+
+/* A tensor fits a slot when dtype, element count and last (channel) dim agree:
+ * channels-last views and flattened views of the same bytes are accepted. */
+static enum xo_status check_slot(const struct xo_backend *be, const char *name, const char *kind,
+				 int i, const struct xo_tensor *t, const struct xo_slot_shape *s)
+{
+	int64_t n = 1;
+
+	if (!s->ndim) {
+		if (t)
+			return xo_error(XO_EINVAL, "%s: %s[%d] must be NULL for these parameters",
+					name, kind, i);
+		return XO_OK;
+	}
+	if (!t) {
+		if (s->optional)
+			return XO_OK;
+		return xo_error(XO_EINVAL, "%s: %s[%d] is NULL", name, kind, i);
+	}
+	if (be && t->be != be)
+		return xo_error(XO_EBACKEND, "%s: %s[%d] belongs to backend '%s', not '%s'", name,
+				kind, i, t->be ? t->be->iface->name : "?", be->iface->name);
+	for (int d = 0; d < s->ndim; d++)
+		n *= s->dim[d];
+	if (t->dtype != s->dtype)
+		return xo_error(XO_EINVAL, "%s: %s[%d] has the wrong dtype", name, kind, i);
+	if (t->nelem != n || t->dim[t->ndim - 1] != s->dim[s->ndim - 1])
+		return xo_error(XO_EINVAL,
+				"%s: %s[%d] has %" PRId64 " elements (last dim %" PRId64
+				"), expected %" PRId64 " (last dim %" PRId64 ")",
+				name, kind, i, t->nelem, t->dim[t->ndim - 1], n,
+				s->dim[s->ndim - 1]);
+	return XO_OK;
+}
+
+enum xo_status xo_op_validate(const struct xo_backend *be, enum xo_op op, enum xo_dir dir,
+			      const struct xo_op_args *a)
+{
+	struct xo_slot_shape src[XO_MAX_SRC], dst[XO_MAX_DST];
+	enum xo_status st;
+	const char *name;
+
+	if ((unsigned)op >= XO_OP_COUNT || (unsigned)dir >= XO_DIR_COUNT)
+		return xo_error(XO_EINVAL, "unknown op or direction");
+	if (!a)
+		return xo_error(XO_EINVAL, "%s: NULL arguments", xo_op_name(op));
+	name = xo_op_name(op);
+	st = xo_op_shapes(op, dir, &a->p, src, dst);
+	if (st)
+		return st;
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		if ((st = check_slot(be, name, "src", i, a->src[i], &src[i])))
+			return st;
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		if ((st = check_slot(be, name, "dst", i, a->dst[i], &dst[i])))
+			return st;
+		if (a->mag[i] && (!a->dst[i] || a->mag[i]->nelem != a->dst[i]->nelem ||
+				  a->mag[i]->dtype != XO_DTYPE_F32))
+			return xo_error(XO_EINVAL, "%s: mag[%d] does not match dst[%d]", name, i, i);
+	}
+	return XO_OK;
+}

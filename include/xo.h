@@ -1,0 +1,335 @@
+/*
+ * xo.h - crossover's one public header.
+ *
+ * crossover answers "for this small network, on this machine, is the CPU or the
+ * GPU faster, and why?" A naive scalar reference of every layer (backend "ref")
+ * is the numerical oracle; optimized CPU kernels ("cpu") and OpenCL kernels
+ * ("cl") are proven against it; a perf runner times them per commit.
+ *
+ * Everything runs on a backend. A backend owns its tensors (host memory for
+ * ref and cpu, cl_mem for cl); data moves in and out only through
+ * xo_tensor_write / xo_tensor_read, so a whole training step can stay on the
+ * device. Every op listed in include/xo/ops.def has a forward and (where it
+ * makes sense) a backward pass, run through xo_op_run with an xo_op_args whose
+ * source/destination slots are documented in ops.def.
+ *
+ * Run-time failures (allocation, OpenCL, files, user input) return an
+ * enum xo_status; xo_last_error() then holds a one-line message naming the
+ * cause. Programming errors abort through XO_ASSERT with file and line.
+ *
+ * Usage:
+ *
+ *	struct xo_backend *be;
+ *	struct xo_tensor *x, *w, *y;
+ *	struct xo_op_args a = { .p = xo_params_default() };
+ *
+ *	if (xo_backend_open("ref", &be) != XO_OK)
+ *		die(xo_last_error());
+ *	a.p.batch = 4; a.p.len = 29; a.p.ch = 1;
+ *	a.p.filters = 16; a.p.kernel_size = 3; a.p.use_bias = false;
+ *	xo_tensor_create(be, XO_DTYPE_F32, 3, (int64_t[]){4, 29, 1}, &x);
+ *	xo_tensor_create(be, XO_DTYPE_F32, 3, (int64_t[]){3, 1, 16}, &w);
+ *	xo_tensor_create(be, XO_DTYPE_F32, 3, (int64_t[]){4, 27, 16}, &y);
+ *	xo_tensor_write(x, host_x, 0, 4 * 29);  ... and w ...
+ *	a.src[0] = x; a.src[1] = w; a.dst[0] = y;
+ *	if (xo_op_run(be, XO_OP_CONV1D, XO_DIR_FWD, &a) != XO_OK)
+ *		die(xo_last_error());
+ *	xo_tensor_read(y, host_y, 0, 4 * 27 * 16);
+ *	xo_tensor_free(y); xo_tensor_free(w); xo_tensor_free(x);
+ *	xo_backend_close(be);
+ */
+#ifndef XO_H
+#define XO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status ------------------------------------------------------------ */
+
+enum xo_status {
+	XO_OK = 0,
+	XO_EINVAL,      /* invalid argument, shape or parameter */
+	XO_ENOMEM,      /* host allocation failed */
+	XO_EOVERFLOW,   /* a size product overflows */
+	XO_EBACKEND,    /* tensor of another backend, or op not available */
+	XO_EIO,         /* file could not be read or written */
+	XO_EFORMAT,     /* a file's contents are malformed */
+	XO_EOPENCL,     /* an OpenCL call failed (message names call and error) */
+	XO_ENODEV,      /* no such device or platform */
+	XO_ERESOURCE,   /* device out of memory or beyond a device limit */
+	XO_EDB,         /* database error */
+	XO_STATUS_COUNT
+};
+
+/* Short fixed name of a status ("invalid argument", ...). */
+const char *xo_status_str(enum xo_status s);
+/* The message of the last failure on this thread; "" when none. */
+const char *xo_last_error(void);
+/* Records a printf-style message for this thread and returns s. */
+enum xo_status xo_error(enum xo_status s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Clears this thread's message. */
+void xo_error_clear(void);
+
+/* Aborts with file and line when a programming error is found. */
+#define XO_ASSERT(cond)                                                        \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			xo_assert_fail(__FILE__, __LINE__, #cond);             \
+	} while (0)
+_Noreturn void xo_assert_fail(const char *file, int line, const char *expr);
+
+/* Overflow-checked size arithmetic: false (and *out untouched) on overflow
+ * or on a negative operand. */
+bool xo_mul_ok(int64_t a, int64_t b, int64_t *out);
+bool xo_add_ok(int64_t a, int64_t b, int64_t *out);
+
+/* ---- ops --------------------------------------------------------------- */
+
+enum xo_cmp { XO_CMP_EXACT, XO_CMP_ULP };
+
+enum xo_op {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) XO_OP_##name,
+#include "xo/ops.def"
+#undef XO_OP
+	XO_OP_COUNT
+};
+
+enum xo_dir { XO_DIR_FWD, XO_DIR_BWD, XO_DIR_COUNT };
+
+/* Op name ("conv1d") and lookup; xo_op_from_name returns XO_OP_COUNT when unknown. */
+const char *xo_op_name(enum xo_op op);
+enum xo_op xo_op_from_name(const char *name);
+bool xo_op_has_bwd(enum xo_op op);
+enum xo_cmp xo_op_cmp(enum xo_op op);
+int xo_op_nsrc(enum xo_op op, enum xo_dir dir);
+int xo_op_ndst(enum xo_op op, enum xo_dir dir);
+const char *xo_dir_name(enum xo_dir dir); /* "fwd", "bwd" */
+
+enum xo_padding { XO_PADDING_VALID, XO_PADDING_SAME, XO_PADDING_CAUSAL };
+enum xo_activation {
+	XO_ACTIVATION_LINEAR,
+	XO_ACTIVATION_RELU,
+	XO_ACTIVATION_SIGMOID,
+	XO_ACTIVATION_SOFTMAX,
+};
+const char *xo_padding_name(enum xo_padding p);
+const char *xo_activation_name(enum xo_activation a);
+
+/*
+ * Parameters of every op, one flat struct so a case is a line of key=value
+ * pairs (the suites/shapes files, `xo check`). Each op reads the fields it needs.
+ */
+struct xo_params {
+	int64_t batch;                 /* n: samples */
+	int64_t len;                   /* steps of a [batch][len][ch] input (1 for 2-D ops) */
+	int64_t ch;                    /* channels; features of dense, classes of softmax/CE */
+	int64_t filters;               /* conv1d output channels */
+	int64_t kernel_size;           /* conv1d window */
+	int64_t strides;               /* conv1d / pooling stride; 0 = default (1 / pool_size) */
+	int64_t dilation_rate;         /* conv1d dilation */
+	enum xo_padding padding;       /* conv1d: valid/same/causal; pooling: valid/same */
+	bool use_bias;                 /* conv1d / dense */
+	enum xo_activation activation; /* conv1d / dense, fused */
+	int64_t pool_size;             /* max_pooling1d window */
+	int64_t units;                 /* dense outputs */
+	float rate;                    /* dropout rate in [0, 1) */
+	bool training;                 /* dropout active */
+	uint64_t seed;                 /* dropout mask key: seed ... */
+	uint64_t step;                 /* ... training step ... */
+	uint32_t layer;                /* ... and layer index */
+	float lr;                      /* adam learning rate (1e-3) */
+	float beta_1;                  /* adam (0.9) */
+	float beta_2;                  /* adam (0.999) */
+	float epsilon;                 /* adam (1e-7) */
+	int64_t iteration;             /* adam step count t, from 1 */
+	int64_t size;                  /* adam element count */
+	int64_t rows;                  /* gather: rows of the source */
+};
+
+/* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
+ * Adam 1e-3/0.9/0.999/1e-7, iteration 1, batch/len/ch 1. */
+struct xo_params xo_params_default(void);
+
+/* Sets one key=value field; XO_EINVAL with a message on unknown key or bad value. */
+enum xo_status xo_params_set(struct xo_params *p, const char *key, const char *value);
+/* Writes the canonical "key=value ..." line of the fields op reads. */
+int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, char *buf,
+		     size_t size);
+
+/* Output length and left padding of conv1d / max_pooling1d, Keras rules.
+ * XO_EINVAL when the parameters or the input length do not fit. */
+enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len,
+				  int64_t *pad_left);
+enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len,
+				  int64_t *pad_left);
+/* Effective stride (resolves the 0 default). */
+int64_t xo_conv1d_stride(const struct xo_params *p);
+int64_t xo_pool1d_stride(const struct xo_params *p);
+
+/* ---- tensors and backends ---------------------------------------------- */
+
+struct xo_backend; /* opaque: an open backend (table + context) */
+struct xo_tensor;  /* opaque: storage owned by one backend, or a view into it */
+
+enum xo_dtype { XO_DTYPE_F32, XO_DTYPE_I32 };
+#define XO_MAX_DIMS 4
+#define XO_MAX_SRC 4
+#define XO_MAX_DST 3
+
+/* Names of the compiled-in backends ("ref", "cpu", "cl"). */
+int xo_backend_count(void);
+const char *xo_backend_kind(int i);
+
+/* Opens "ref", "cpu", "cl" or "cl:PLATFORM:DEVICE" (indices or name
+ * substrings). XO_ENODEV with a reason when the device is not there. */
+enum xo_status xo_backend_open(const char *spec, struct xo_backend **out);
+void xo_backend_close(struct xo_backend *be); /* accepts NULL */
+const char *xo_backend_name(const struct xo_backend *be);     /* "ref", "cpu", "cl" */
+const char *xo_backend_describe(const struct xo_backend *be); /* device, driver, versions */
+/* Waits until every enqueued op of be has finished. */
+enum xo_status xo_backend_sync(struct xo_backend *be);
+
+/* Where a backend's time went since the last reset (OpenCL profiling events;
+ * zeros for host backends). All times in nanoseconds. */
+struct xo_backend_stats {
+	uint64_t launches;                       /* kernel launches */
+	uint64_t enqueue_ns;                     /* host time spent enqueueing */
+	uint64_t h2d_ns;                         /* host-to-device transfers */
+	uint64_t kernel_ns;                      /* device kernel time, all ops */
+	uint64_t d2h_ns;                         /* device-to-host transfers */
+	uint64_t wait_ns;                        /* host blocked waiting on the device */
+	uint64_t op_ns[XO_OP_COUNT][XO_DIR_COUNT]; /* kernel time per op and direction */
+	uint64_t op_launches[XO_OP_COUNT][XO_DIR_COUNT];
+};
+void xo_backend_stats_get(struct xo_backend *be, struct xo_backend_stats *out);
+void xo_backend_stats_reset(struct xo_backend *be);
+
+/* Creates a tensor of ndim dims (row-major, last fastest) on be. */
+enum xo_status xo_tensor_create(struct xo_backend *be, enum xo_dtype dtype, int ndim,
+				const int64_t *dims, struct xo_tensor **out);
+/* A view of count = prod(dims) elements starting offset elements into parent's
+ * storage; freed with xo_tensor_free, must not outlive parent. */
+enum xo_status xo_tensor_view(struct xo_tensor *parent, int64_t offset, int ndim,
+			      const int64_t *dims, struct xo_tensor **out);
+void xo_tensor_free(struct xo_tensor *t); /* accepts NULL */
+/* Copies count elements between host memory and the tensor at element offset. */
+enum xo_status xo_tensor_write(struct xo_tensor *t, const void *src, int64_t offset,
+			       int64_t count);
+enum xo_status xo_tensor_read(const struct xo_tensor *t, void *dst, int64_t offset,
+			      int64_t count);
+int xo_tensor_ndim(const struct xo_tensor *t);
+int64_t xo_tensor_dim(const struct xo_tensor *t, int i);
+int64_t xo_tensor_nelem(const struct xo_tensor *t);
+enum xo_dtype xo_tensor_dtype(const struct xo_tensor *t);
+struct xo_backend *xo_tensor_backend(const struct xo_tensor *t);
+
+/*
+ * One op call. Slots are documented in include/xo/ops.def. mag[] is read by
+ * the ref backend only: when mag[i] is a host F32 tensor shaped like dst[i],
+ * ref stores there the magnitude sum |a_k * b_k| of each accumulated output
+ * (DESIGN section 5); other backends ignore it.
+ */
+struct xo_op_args {
+	struct xo_params p;
+	const struct xo_tensor *src[XO_MAX_SRC];
+	struct xo_tensor *dst[XO_MAX_DST];
+	struct xo_tensor *mag[XO_MAX_DST];
+};
+
+/* Checks shapes, dtypes, parameters and ownership of a call (no backend needed
+ * for the shape part: be may be NULL). */
+enum xo_status xo_op_validate(const struct xo_backend *be, enum xo_op op, enum xo_dir dir,
+			      const struct xo_op_args *a);
+/* Validates, then runs op on be. May return before the device finishes
+ * (xo_tensor_read and xo_backend_sync wait). */
+enum xo_status xo_op_run(struct xo_backend *be, enum xo_op op, enum xo_dir dir,
+			 const struct xo_op_args *a);
+/* The shapes of each slot a call needs, derived from p (what xo_op_validate
+ * checks against). ndim 0 = slot unused. */
+struct xo_slot_shape {
+	int ndim;
+	int64_t dim[XO_MAX_DIMS];
+	enum xo_dtype dtype;
+	bool optional; /* may be NULL */
+};
+enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+			    struct xo_slot_shape src[XO_MAX_SRC],
+			    struct xo_slot_shape dst[XO_MAX_DST]);
+
+/* ---- counter-based random numbers (Philox4x32-10) ----------------------- */
+
+/* One Philox4x32-10 block: 4 words from a 128-bit counter and 64-bit key. */
+void xo_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+/* Uniform float in [0, 1) with 24 random bits for element i of stream
+ * (seed, a, b): counter {i/4 lo, i/4 hi, a, b}, key {seed lo, seed hi}, word i%4. */
+float xo_philox_uniform(uint64_t seed, uint32_t a, uint32_t b, uint64_t i);
+/* The dropout keep decision for element i: keep iff uniform >= rate, with
+ * stream a = low 32 bits of step, b = layer. Every backend draws this mask. */
+bool xo_dropout_keep(uint64_t seed, uint64_t step, uint32_t layer, uint64_t i, float rate);
+
+/* ---- sequential models (model/) ------------------------------------------ */
+
+struct xo_model; /* opaque: a parsed spec, compiled onto one backend */
+
+/* Parses a model spec file (DESIGN section 7); errors name file, line, reason. */
+enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64_t max_batch,
+			     struct xo_model **out);
+void xo_model_close(struct xo_model *m); /* accepts NULL */
+/* Glorot-uniform kernels, zero biases, from the Philox generator and seed. */
+enum xo_status xo_model_init(struct xo_model *m, uint64_t seed);
+/* Weights as a directory of <layer>.kernel.npy / <layer>.bias.npy (Keras layouts). */
+enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir);
+enum xo_status xo_model_save_weights(struct xo_model *m, const char *dir);
+int64_t xo_model_input_size(const struct xo_model *m); /* len * ch of one sample */
+int64_t xo_model_classes(const struct xo_model *m);     /* outputs of one sample */
+int64_t xo_model_param_count(const struct xo_model *m);
+
+/* probs[n][classes] for x[n][input_size], batch_size samples per call. */
+enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n,
+				int64_t batch_size, float *probs);
+
+struct xo_fit_options {
+	int epochs;              /* default 10 */
+	int64_t batch_size;      /* default 32 (Keras); the seed uses 512 */
+	float validation_split;  /* last fraction, taken before shuffling */
+	bool shuffle;            /* reshuffle the training part every epoch */
+	uint64_t seed;           /* shuffling and dropout */
+	const char *checkpoint_dir; /* best val_accuracy weights, or NULL */
+	bool verbose;            /* print Keras-like epoch lines */
+};
+struct xo_epoch_log {
+	int epoch;               /* from 1 */
+	double loss, accuracy;   /* training, averaged over the epoch's batches */
+	double val_loss, val_accuracy; /* NaN without validation data */
+	double epoch_ms;         /* wall time of the epoch, validation included */
+	double ms_per_step;      /* training wall time per step */
+	bool checkpointed;       /* best val_accuracy so far: weights saved */
+};
+struct xo_fit_options xo_fit_options_default(void);
+/* Trains on x[n][input_size], one-hot y[n][classes]. on_epoch (may be NULL)
+ * is called after each epoch. */
+enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, int64_t n,
+			    const struct xo_fit_options *o,
+			    void (*on_epoch)(void *user, const struct xo_epoch_log *log),
+			    void *user);
+/* Mean loss and accuracy over x, y (no dropout). */
+enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float *y, int64_t n,
+				 int64_t batch_size, double *loss, double *accuracy);
+
+/* Benchmark hooks for the perf runner: a random batch made resident on the
+ * device once, then one training step (forward, backward, Adam; nothing read
+ * back) or one forward pass, each waiting for the device at its end. */
+enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_t seed);
+enum xo_status xo_model_bench_train_step(struct xo_model *m);
+enum xo_status xo_model_bench_predict(struct xo_model *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XO_H */

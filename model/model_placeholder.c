@@ -1,0 +1,2 @@
+/* placeholder until model/ is written */
+typedef int xo_model_placeholder;

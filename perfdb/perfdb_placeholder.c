@@ -1,0 +1,2 @@
+/* placeholder until perfdb/ is written */
+typedef int xo_perfdb_placeholder;
