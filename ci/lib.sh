@@ -1,0 +1,74 @@
+# ci/lib.sh - shared by ci/test.sh and ci/nightly.sh: dependency install and
+# stage bookkeeping (ggml's ci/run.sh style: every stage is a function and
+# prints one summary line).
+
+XO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+XO_JOBS=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
+XO_SUMMARY=()
+
+# Debian packages the project needs to build, test and report.
+XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
+             ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+             libsqlite3-dev sqlite3 gnuplot-nox)
+
+xo_missing_packages() {
+    local missing=() p
+    for p in "${XO_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    echo "${missing[@]}"
+}
+
+# Installs what is missing when root; otherwise prints the command and fails.
+stage_deps() {
+    local missing
+    if ! command -v dpkg-query >/dev/null; then
+        echo "deps: not a Debian system; install: ${XO_PACKAGES[*]}" >&2
+        return 1
+    fi
+    missing=$(xo_missing_packages)
+    if [ -z "$missing" ]; then
+        echo "deps: all ${#XO_PACKAGES[@]} packages present"
+        return 0
+    fi
+    if [ "$(id -u)" != 0 ]; then
+        echo "deps: missing packages; run as root:" >&2
+        echo "  apt-get update && apt-get install -y $missing" >&2
+        return 1
+    fi
+    echo "deps: installing $missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null &&
+        apt-get install -y -qq --no-install-recommends $missing >/dev/null || return 1
+    missing=$(xo_missing_packages)
+    [ -z "$missing" ] || { echo "deps: still missing: $missing" >&2; return 1; }
+    echo "deps: installed"
+}
+
+# run_stage NAME FUNCTION [ARGS...]: runs it, times it, records PASS/FAIL.
+run_stage() {
+    local name=$1 start end rc
+    shift
+    echo "==== stage $name"
+    start=$(date +%s)
+    "$@"
+    rc=$?
+    end=$(date +%s)
+    if [ $rc -eq 0 ]; then
+        XO_SUMMARY+=("$(printf '%-10s PASS  %4ss' "$name" $((end - start)))")
+    else
+        XO_SUMMARY+=("$(printf '%-10s FAIL  %4ss  (exit %d)' "$name" $((end - start)) $rc)")
+    fi
+    echo "==== stage $name: $([ $rc -eq 0 ] && echo PASS || echo FAIL) in $((end - start))s"
+    return $rc
+}
+
+print_summary() {
+    echo
+    echo "==== summary"
+    local line
+    for line in "${XO_SUMMARY[@]}"; do
+        echo "$line"
+    done
+}

@@ -1,0 +1,112 @@
+/*
+ * ref_loss.c - reference categorical cross-entropy (forward, fused
+ * softmax+CE backward) and accuracy. Shapes: p, t [batch][ch], classes on
+ * the last axis.
+ */
+#include <math.h>
+
+#include "ref_internal.h"
+
+/*
+ * categorical_crossentropy fwd, Keras 3 semantics with from_logits=False:
+ * for each row, q = p / sum(p row); q clipped to [eps, 1 - eps] with eps the
+ * float32 1e-7 and 1 - eps rounded to float32 (Keras clips in the tensor's
+ * float32 dtype); row loss = -sum_c t_c * log(q_c); loss[0] = sum of row
+ * losses / batch. A NaN in p passes the clip and gives NaN; a zero row sum
+ * gives NaN (0/0) or clips +Inf to 1 - eps.
+ * mag[0]: sum over rows and classes of |t * log q|, / batch.
+ */
+enum xo_status xo_ref_categorical_crossentropy_fwd_math(const struct xo_params *p,
+							const struct xo_ref_src *src,
+							const struct xo_ref_dst *dst,
+							const struct xo_ref_dst *mag)
+{
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+	int64_t n = p->batch, ch = p->ch;
+	double total = 0.0, m = 0.0;
+
+	for (int64_t r = 0; r < n; r++) {
+		double s = 0.0, row = 0.0;
+
+		for (int64_t c = 0; c < ch; c++)
+			s += xo_ref_ld(src[0], r * ch + c);
+		for (int64_t c = 0; c < ch; c++) {
+			double q = xo_ref_ld(src[0], r * ch + c) / s, term;
+
+			if (q < lo)
+				q = lo;
+			else if (q > hi)
+				q = hi;
+			term = xo_ref_ld(src[1], r * ch + c) * log(q);
+			row += term;
+			m += fabs(term);
+		}
+		total += row;
+	}
+	xo_ref_st(dst[0], 0, -total / (double)n);
+	xo_ref_st(mag[0], 0, m / (double)n);
+	return XO_OK;
+}
+
+/*
+ * categorical_crossentropy bwd: src {p, t}, dst {dz[batch][ch]}, the fused
+ * softmax+CE gradient w.r.t. the softmax's input: dz = (p - t) / batch, no
+ * clipping (exact when t sums to 1 per row). mag |dz|.
+ */
+enum xo_status xo_ref_categorical_crossentropy_bwd_math(const struct xo_params *p,
+							const struct xo_ref_src *src,
+							const struct xo_ref_dst *dst,
+							const struct xo_ref_dst *mag)
+{
+	int64_t total = p->batch * p->ch;
+
+	for (int64_t k = 0; k < total; k++) {
+		double v = (xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k)) / (double)p->batch;
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
+}
+
+/* Index of the first maximum under `>` of row r (a NaN first element wins;
+ * a later NaN never does). */
+static int64_t row_argmax(struct xo_ref_src a, int64_t r, int64_t ch)
+{
+	double best = xo_ref_ld(a, r * ch);
+	int64_t at = 0;
+
+	for (int64_t c = 1; c < ch; c++) {
+		double v = xo_ref_ld(a, r * ch + c);
+
+		if (v > best) {
+			best = v;
+			at = c;
+		}
+	}
+	return at;
+}
+
+/*
+ * accuracy fwd: src {p[batch][ch], t[batch][ch]}, dst {idx[batch] (i32),
+ * correct[1]}: idx[i] = argmax of p row i, correct[0] = number of rows where
+ * argmax p == argmax t (both first maximum), as a float count.
+ * mag: |idx| and correct (nothing is rounded).
+ */
+enum xo_status xo_ref_accuracy_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t correct = 0;
+
+	for (int64_t r = 0; r < p->batch; r++) {
+		int64_t at = row_argmax(src[0], r, p->ch);
+
+		if (at == row_argmax(src[1], r, p->ch))
+			correct++;
+		xo_ref_st(dst[0], r, (double)at);
+		xo_ref_st(mag[0], r, (double)at);
+	}
+	xo_ref_st(dst[1], 0, (double)correct);
+	xo_ref_st(mag[1], 0, (double)correct);
+	return XO_OK;
+}

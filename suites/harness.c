@@ -1,0 +1,1531 @@
+/*
+ * harness.c - the comparison harness (DESIGN section 5): deterministic fills,
+ * the reference run, the guarded run of the backend under test, and every
+ * tolerance, each derived next to its op. Nothing else in the tree compares
+ * a backend's output with ref; the suites and `xo check` call xo_case_run.
+ *
+ * Notation: u = 2^-24 (unit roundoff of float32); "ulp(v)" is the spacing of
+ * floats at |v|, so a relative error e*u is at most e ulps (ulp(v) >= u*|v|).
+ * Relative errors of the OpenCL C 1.2 single-precision builtins (section
+ * 7.4, table 7.1): exp, log, sqrt <= 3 ulp, x/y <= 2.5 ulp, + - * correctly
+ * rounded (0.5 ulp); 1 ulp <= 2u relative, so exp is 6u, x/y 5u, +-* u.
+ */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define U         (0x1p-24)   /* unit roundoff of float32 */
+#define GUARD     64          /* guard elements before and after every dst */
+#define CANARY    0x7fc0deadu /* guard zone pattern: a quiet NaN with a payload */
+#define POISON    0xffc0bad0u /* dst pre-fill: a negative NaN no kernel computes */
+#define MAG_UNSET (-1.0f)     /* mag[] pre-fill: ref did not provide it */
+/* Absolute floor of every bound: results below the normal range may be
+ * flushed to zero (OpenCL 1.2 allows it for float). */
+#define TINY ((double)FLT_MIN)
+
+/*
+ * C_ACC: the constant c of the accumulation bound c * K * u * magnitude.
+ * Higham (Accuracy and Stability, 3.1): any order of summing K products, with
+ * or without FMA, errs by at most gamma_K * sum|a_k b_k|, gamma_K = K u / (1 -
+ * K u) < 1.01 K u for K u < 0.01. The reference adds its own final rounding
+ * (<= u |y| <= u * magnitude). So 1.01 K + 1 <= 2 K for K >= 1: c = 2.
+ */
+#define C_ACC 2.0
+
+/*
+ * Ulps of the transcendental ops (relative error in units of u, which bounds
+ * the error in ulps of the reference result):
+ *
+ * sigmoid fwd, y = 1 / (1 + exp(-x)): exp 6u; 1 + e keeps that relative
+ *   error (e / (1 + e) <= 1) and adds its rounding u; the division adds 5u;
+ *   the reference's rounding u: 6 + 1 + 5 + 1 = 13.
+ * sigmoid bwd, dx = dy * y * (1 - y): three correctly rounded operations and
+ *   the reference's rounding: 4.
+ * softmax fwd, y_i = exp(x_i - m) / sum_j exp(x_j - m), m the row maximum,
+ *   R = max - min of the row, n = row length: x_i - m errs by u*R absolute,
+ *   i.e. relative u*R in exp; exp 6u: numerator R + 6. The sum of n positive
+ *   terms: R + 6 + (n - 1). Division 5, reference 1: 2R + n + 16 + 1
+ *   (softmax_ulps below).
+ * categorical_crossentropy fwd (Keras 3, as ref): q = p / sum(p row),
+ *   clipped to [1e-7, 1 - 1e-7], loss = -(1/n) sum t log q over N = n*ch
+ *   terms of one sign: log 6u, product u, summation N - 1, division by n (or
+ *   a multiply by 1/n) 2u, reference u: N + 9 ulps of the loss. The row
+ *   normalisation (ch - 1 additions, a 2.5 ulp division) errs q by (ch + 4)u
+ *   relative, i.e. log q by (ch + 4)u absolute: plus (ch + 4) u sum(t) / n.
+ * categorical_crossentropy bwd, dz = (p - t) / n: subtraction u, division
+ *   2u (as a multiply by 1/n), reference u: 4.
+ * adam: see tol_adam.
+ */
+#define ULP_SIGMOID_FWD 13.0
+#define ULP_SIGMOID_BWD 4.0
+#define ULP_CE_BWD      4.0
+
+static double softmax_ulps(double range, int64_t n)
+{
+	return 2.0 * range + (double)n + 17.0;
+}
+
+static double ce_fwd_ulps(int64_t terms)
+{
+	return (double)terms + 9.0;
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+static const char *const hmode_names[XO_HMODE_COUNT] = {"exact", "real", "nonfinite"};
+
+const char *xo_hmode_name(enum xo_hmode m)
+{
+	XO_ASSERT((unsigned)m < XO_HMODE_COUNT);
+	return hmode_names[m];
+}
+
+enum xo_hmode xo_hmode_from_name(const char *name)
+{
+	for (int i = 0; i < XO_HMODE_COUNT; i++)
+		if (!strcmp(name, hmode_names[i]))
+			return (enum xo_hmode)i;
+	return XO_HMODE_COUNT;
+}
+
+static const char *const fail_names[XO_FAIL_COUNT] = {
+    "passed",          "backend error",       "uninformative case",  "guard zone written",
+    "source modified", "element not written", "non-finite mismatch", "value mismatch",
+};
+
+const char *xo_fail_name(enum xo_fail f)
+{
+	XO_ASSERT((unsigned)f < XO_FAIL_COUNT);
+	return fail_names[f];
+}
+
+static bool is_elementwise(enum xo_op op)
+{
+	return op == XO_OP_relu || op == XO_OP_sigmoid || op == XO_OP_dropout ||
+	       op == XO_OP_flatten || op == XO_OP_max_pooling1d;
+}
+
+static bool has_activation(enum xo_op op)
+{
+	return op == XO_OP_conv1d || op == XO_OP_dense;
+}
+
+bool xo_hmode_applies(enum xo_op op, enum xo_dir dir, const struct xo_params *p, enum xo_hmode m)
+{
+	switch (m) {
+	case XO_HMODE_EXACT:
+		if (xo_op_cmp(op) != XO_CMP_EXACT)
+			return false;
+		return !has_activation(op) || p->activation == XO_ACTIVATION_LINEAR ||
+		       p->activation == XO_ACTIVATION_RELU;
+	case XO_HMODE_REAL:
+		return true;
+	case XO_HMODE_NONFINITE:
+		return dir == XO_DIR_FWD && is_elementwise(op);
+	case XO_HMODE_COUNT:
+		break;
+	}
+	return false;
+}
+
+/* Slot names for reports, from the slot conventions of ops.def. */
+static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
+{
+	static const char *const conv_src[2][4] = {{"x", "w", "b", "?"}, {"x", "w", "y", "dy"}};
+	static const char *const conv_dst[2][3] = {{"y", "?", "?"}, {"dx", "dw", "db"}};
+
+	switch (op) {
+	case XO_OP_conv1d:
+	case XO_OP_dense:
+		return dst ? conv_dst[dir][i] : conv_src[dir][i];
+	case XO_OP_max_pooling1d:
+		return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
+	case XO_OP_relu:
+	case XO_OP_sigmoid:
+	case XO_OP_softmax:
+		return dst ? (dir ? "dx" : "y") : (dir ? (i ? "dy" : "y") : "x");
+	case XO_OP_flatten:
+	case XO_OP_dropout:
+		return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
+	case XO_OP_categorical_crossentropy:
+		return dst ? (dir ? "dz" : "loss") : (i ? "t" : "p");
+	case XO_OP_adam:
+		return dst ? (const char *[]){"w", "m", "v"}[i] : "g";
+	case XO_OP_accuracy:
+		return dst ? (i ? "correct" : "idx") : (i ? "t" : "p");
+	case XO_OP_gather:
+		return dst ? "y" : (i ? "index" : "x");
+	case XO_OP_COUNT:
+		break;
+	}
+	return "?";
+}
+
+void xo_case_repro(const struct xo_case *c, const char *backend, char *buf, size_t size)
+{
+	char params[512];
+
+	xo_params_format(c->op, c->dir, &c->p, params, sizeof(params));
+	snprintf(buf, size,
+	         "xo check --op %s --dir %s --mode %s --backend %s --seed %" PRIu64 " %s",
+	         xo_op_name(c->op), xo_dir_name(c->dir), xo_hmode_name(c->mode), backend, c->seed,
+	         params);
+}
+
+/* ---- the case's host data ------------------------------------------------ */
+
+struct hcase {
+	const struct xo_case *c;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	int64_t sn[XO_MAX_SRC], dn[XO_MAX_DST]; /* elements per slot, 0 = unused */
+	float *src[XO_MAX_SRC];                 /* inputs (I32 slots hold int32 bits) */
+	float *init[XO_MAX_DST];                /* in-place dst contents (adam), or NULL */
+	float *ref[XO_MAX_DST];                 /* reference outputs */
+	float *mag[XO_MAX_DST];                 /* accumulation magnitudes, or NULL */
+	float *z;                               /* conv/dense pre-activation (linear run) */
+	float *got[XO_MAX_DST];                 /* outputs of the backend under test */
+	double *tol[XO_MAX_DST];                /* allowed |got - ref|; 0 = bit-exact */
+	int64_t structural[XO_MAX_DST];         /* zeros the op must produce (mistrust) */
+	float amp;                              /* integer fill amplitude (exact mode) */
+};
+
+static uint32_t f2u(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static float u2f(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static int64_t slot_count(const struct xo_slot_shape *s)
+{
+	int64_t n = 1;
+
+	if (!s->ndim)
+		return 0;
+	for (int i = 0; i < s->ndim; i++)
+		n *= s->dim[i];
+	return n;
+}
+
+/* Uniform [0, 1) for element i of fill stream `stream` of this case. */
+static float unif(const struct hcase *h, uint32_t stream, uint64_t i)
+{
+	uint32_t a = stream | (uint32_t)h->c->mode << 8 | (uint32_t)h->c->dir << 12;
+
+	return xo_philox_uniform(h->c->seed, a, (uint32_t)h->c->op + 0x7800u, i);
+}
+
+static float real_in(const struct hcase *h, uint32_t stream, uint64_t i, float lo, float hi)
+{
+	return lo + (hi - lo) * unif(h, stream, i);
+}
+
+/* Integer in [lo, hi]. */
+static float int_in(const struct hcase *h, uint32_t stream, uint64_t i, int lo, int hi)
+{
+	int v = lo + (int)(unif(h, stream, i) * (float)(hi - lo + 1));
+
+	return (float)(v > hi ? hi : v);
+}
+
+/* Nonzero integer in [lo, hi] (lo < 0 < hi). */
+static float int_nz(const struct hcase *h, uint32_t stream, uint64_t i, int lo, int hi)
+{
+	float v = int_in(h, stream, i, lo, hi - 1);
+
+	return v >= 0.0f ? v + 1.0f : v;
+}
+
+/* Rows of softmax probabilities over the last dim (n), from logits in [-2, 2). */
+static void fill_probs(const struct hcase *h, uint32_t stream, float *y, int64_t count, int64_t n)
+{
+	for (int64_t r = 0; r < count / n; r++) {
+		double sum = 0.0, e[4096];
+		double *ex = n <= 4096 ? e : malloc(sizeof(double) * (size_t)n);
+
+		XO_ASSERT(ex);
+		for (int64_t j = 0; j < n; j++) {
+			ex[j] = exp((double)real_in(h, stream, (uint64_t)(r * n + j), -2.0f, 2.0f));
+			sum += ex[j];
+		}
+		for (int64_t j = 0; j < n; j++)
+			y[r * n + j] = (float)(ex[j] / sum);
+		if (ex != e)
+			free(ex);
+	}
+}
+
+/* One-hot targets; even rows take the first argmax of p (so accuracy counts
+ * something), odd rows a random class. p may be NULL (all random). */
+static void fill_onehot(const struct hcase *h, uint32_t stream, float *t, const float *p,
+                        int64_t count, int64_t n)
+{
+	memset(t, 0, sizeof(float) * (size_t)count);
+	for (int64_t r = 0; r < count / n; r++) {
+		int64_t label = (int64_t)(unif(h, stream, (uint64_t)r) * (float)n);
+
+		if (label >= n)
+			label = n - 1;
+		if (p && r % 2 == 0) {
+			label = 0;
+			for (int64_t j = 1; j < n; j++)
+				if (p[r * n + j] > p[r * n + label])
+					label = j;
+		}
+		t[r * n + label] = 1.0f;
+	}
+}
+
+/* The derivative factor's input y of an activation's backward pass. */
+static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t last,
+                       enum xo_activation act, bool exact)
+{
+	for (int64_t i = 0; i < count; i++) {
+		switch (act) {
+		case XO_ACTIVATION_LINEAR:
+			y[i] = exact ? int_nz(h, 2, (uint64_t)i, -4, 4)
+			             : real_in(h, 2, (uint64_t)i, -1.0f, 1.0f);
+			break;
+		case XO_ACTIVATION_RELU:
+			/* A fixed eighth of the outputs is clipped: d relu = 0 there. */
+			if (i % 8 == 5)
+				y[i] = 0.0f;
+			else
+				y[i] = exact ? int_in(h, 2, (uint64_t)i, 1, 4)
+				             : real_in(h, 2, (uint64_t)i, 0.01f, 1.0f);
+			break;
+		case XO_ACTIVATION_SIGMOID:
+			y[i] = real_in(h, 2, (uint64_t)i, 0.02f, 0.98f);
+			break;
+		case XO_ACTIVATION_SOFTMAX:
+			break;
+		}
+	}
+	if (act == XO_ACTIVATION_SOFTMAX)
+		fill_probs(h, 2, y, count, last);
+}
+
+/* Input i of slot s: small integers in exact mode, reals otherwise. */
+static void fill_plain(const struct hcase *h, int s, bool nonzero, float lo, float hi)
+{
+	bool exact = h->c->mode == XO_HMODE_EXACT;
+	int a = (int)h->amp;
+
+	for (int64_t i = 0; i < h->sn[s]; i++) {
+		if (!exact)
+			h->src[s][i] = real_in(h, (uint32_t)s, (uint64_t)i, lo, hi);
+		else if (nonzero)
+			h->src[s][i] = int_nz(h, (uint32_t)s, (uint64_t)i, -a, a);
+		else
+			h->src[s][i] = int_in(h, (uint32_t)s, (uint64_t)i, -a, a);
+	}
+}
+
+/* Longest exact accumulation of a conv1d/dense case (for the exact fills). */
+static int64_t acc_len_max(const struct xo_case *c)
+{
+	const struct xo_params *p = &c->p;
+	int64_t out = 1, pad, k = 0;
+
+	if (c->op == XO_OP_conv1d) {
+		if (xo_conv1d_geometry(p, &out, &pad))
+			return 0;
+		k = p->kernel_size * p->ch + 1;
+		if (c->dir == XO_DIR_BWD) {
+			k = p->kernel_size * p->filters;
+			if (p->batch * out > k)
+				k = p->batch * out;
+		}
+	} else if (c->op == XO_OP_dense) {
+		k = c->dir == XO_DIR_FWD ? p->ch + 1 : (p->units > p->batch ? p->units : p->batch);
+	}
+	return k;
+}
+
+/* The integer amplitude of exact fills: every partial sum of K products of
+ * integers up to amp, plus a bias, must stay below 2^24 to be exact in
+ * float32. */
+static enum xo_status exact_amplitude(const struct xo_case *c, float *amp)
+{
+	double k = (double)acc_len_max(c);
+
+	*amp = 4.0f;
+	if (c->mode != XO_HMODE_EXACT || !has_activation(c->op))
+		return XO_OK;
+	while (*amp >= 1.0f && k * *amp * *amp + *amp >= 0x1p24)
+		*amp /= 2.0f;
+	if (*amp < 1.0f)
+		return xo_error(
+		    XO_EINVAL,
+		    "%s: exact mode impossible: %.0f accumulated terms exceed float32's "
+		    "24 bits",
+		    xo_op_name(c->op), k);
+	return XO_OK;
+}
+
+static enum xo_status fill_inputs(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT, bwd = c->dir == XO_DIR_BWD;
+
+	switch (c->op) {
+	case XO_OP_conv1d:
+	case XO_OP_dense: {
+		/* relu forward: x and w skewed positive so most outputs are
+		 * not clipped. */
+		bool skew = p->activation == XO_ACTIVATION_RELU && !bwd;
+		int a = (int)h->amp, lo = skew ? -(a + 1) / 2 : -a;
+
+		for (int s = 0; s < 2; s++)
+			for (int64_t i = 0; i < h->sn[s]; i++) {
+				if (exact)
+					h->src[s][i] = int_nz(h, (uint32_t)s, (uint64_t)i, lo, a);
+				else
+					h->src[s][i] = real_in(h, (uint32_t)s, (uint64_t)i,
+					                       skew ? -0.5f : -1.0f, 1.0f);
+			}
+		if (!bwd) {
+			if (h->sn[2])
+				fill_plain(h, 2, true, -1.0f, 1.0f);
+		} else {
+			fill_act_y(h, h->src[2], h->sn[2], h->ss[2].dim[h->ss[2].ndim - 1],
+			           p->activation, exact);
+			fill_plain(h, 3, true, -1.0f, 1.0f);
+		}
+		break;
+	}
+	case XO_OP_max_pooling1d:
+		/* Exact mode keeps zeros and repeats: ties test the first-maximum rule. */
+		fill_plain(h, 0, false, -1.0f, 1.0f);
+		if (bwd) /* Positive gradients: |dx| is then its own magnitude. */
+			fill_plain(h, 1, true, 0.25f, 1.0f);
+		break;
+	case XO_OP_relu:
+		if (!bwd) {
+			/* A fixed quarter negative (element 0 positive): clipped
+			 * outputs are structural zeros, and some always remain. */
+			for (int64_t i = 0; i < h->sn[0]; i++) {
+				float v = exact ? int_in(h, 0, (uint64_t)i, 1, 6)
+				                : real_in(h, 0, (uint64_t)i, 0.01f, 1.5f);
+
+				h->src[0][i] = i % 4 == 3 ? -v : v;
+			}
+		} else {
+			fill_act_y(h, h->src[0], h->sn[0], p->ch, XO_ACTIVATION_RELU, exact);
+			fill_plain(h, 1, true, -1.0f, 1.0f);
+		}
+		break;
+	case XO_OP_sigmoid:
+		if (!bwd) {
+			fill_plain(h, 0, true, -8.0f, 8.0f);
+		} else {
+			fill_act_y(h, h->src[0], h->sn[0], p->ch, XO_ACTIVATION_SIGMOID, false);
+			fill_plain(h, 1, true, -1.0f, 1.0f);
+		}
+		break;
+	case XO_OP_softmax:
+		if (!bwd) {
+			fill_plain(h, 0, true, -4.0f, 4.0f);
+		} else {
+			fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
+			fill_plain(h, 1, true, -1.0f, 1.0f);
+		}
+		break;
+	case XO_OP_flatten:
+	case XO_OP_dropout:
+		fill_plain(h, 0, true, -1.0f, 1.0f);
+		break;
+	case XO_OP_categorical_crossentropy:
+		fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
+		fill_onehot(h, 1, h->src[1], NULL, h->sn[1], p->ch);
+		break;
+	case XO_OP_adam:
+		fill_plain(h, 0, true, -1.0f, 1.0f);
+		for (int64_t i = 0; i < p->size; i++) {
+			h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
+			h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.1f, 0.1f);
+			h->init[2][i] = real_in(h, 6, (uint64_t)i, 0.0f, 0.01f);
+		}
+		break;
+	case XO_OP_accuracy:
+		for (int64_t i = 0; i < h->sn[0]; i++)
+			h->src[0][i] = exact ? int_in(h, 0, (uint64_t)i, 0, 3)
+			                     : real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
+		fill_onehot(h, 1, h->src[1], h->src[0], h->sn[1], p->ch);
+		break;
+	case XO_OP_gather:
+		fill_plain(h, 0, true, -1.0f, 1.0f);
+		for (int64_t i = 0; i < h->sn[1]; i++) {
+			int32_t r = (int32_t)(unif(h, 1, (uint64_t)i) * (float)p->rows);
+
+			r = r >= p->rows ? (int32_t)p->rows - 1 : r;
+			memcpy(&h->src[1][i], &r, 4);
+		}
+		break;
+	case XO_OP_COUNT:
+		break;
+	}
+	return XO_OK;
+}
+
+/* Window o of max_pooling1d: [*lo, *hi) of the input, clipped. */
+static void pool_window(const struct xo_params *p, int64_t o, int64_t pad, int64_t *lo, int64_t *hi)
+{
+	int64_t start = o * xo_pool1d_stride(p) - pad;
+
+	*lo = start < 0 ? 0 : start;
+	*hi = start + p->pool_size > p->len ? p->len : start + p->pool_size;
+}
+
+/* Nonfinite mode: NaN and Inf planted in the inputs of elementwise ops. */
+static void plant_nonfinite(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	static const uint32_t special[3] = {0x7fc00000u, 0x7f800000u, 0xff800000u};
+	float *x = h->src[0];
+
+	if (h->c->op == XO_OP_max_pooling1d) {
+		int64_t out, pad;
+
+		if (xo_pool1d_geometry(p, &out, &pad))
+			return;
+		/* NaN at the first element of every other window: the first
+		 * element starts the running maximum, so y is NaN there; and an
+		 * Inf inside some others. */
+		for (int64_t n = 0; n < p->batch; n++)
+			for (int64_t o = 0; o < out; o += 2)
+				for (int64_t ch = 0; ch < p->ch; ch++) {
+					int64_t lo, hi;
+
+					pool_window(p, o, pad, &lo, &hi);
+					if (lo >= hi)
+						continue;
+					if ((o / 2 + ch) % 2 == 0)
+						x[(n * p->len + lo) * p->ch + ch] = u2f(special[0]);
+					else
+						x[(n * p->len + hi - 1) * p->ch + ch] =
+						    u2f(special[1]);
+				}
+		return;
+	}
+	for (int64_t i = 2; i < h->sn[0]; i += 5) {
+		/* Dropout: only kept elements, since 0 * Inf's kind is not part
+		 * of the dropout contract. */
+		if (h->c->op == XO_OP_dropout && p->training &&
+		    !xo_dropout_keep(p->seed, p->step, p->layer, (uint64_t)i, p->rate))
+			continue;
+		x[i] = u2f(special[(i / 5) % 3]);
+	}
+}
+
+/* ---- plain runs (ref) ------------------------------------------------------ */
+
+/*
+ * Runs op on be with host inputs src (slot shapes from xo_op_shapes), dst
+ * starting from init[i] (or zeros), and reads the outputs into out[i]; when
+ * mag is given, mag[i] receives ref's magnitudes (MAG_UNSET where ref has
+ * none).
+ */
+static enum xo_status run_plain(struct xo_backend *be, enum xo_op op, enum xo_dir dir,
+                                const struct xo_params *p, float *const src[XO_MAX_SRC],
+                                float *const init[XO_MAX_DST], float *const out[XO_MAX_DST],
+                                float *const mag[XO_MAX_DST])
+{
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	struct xo_tensor *ts[XO_MAX_SRC] = {0}, *td[XO_MAX_DST] = {0}, *tm[XO_MAX_DST] = {0};
+	struct xo_op_args a = {.p = *p};
+	enum xo_status st;
+
+	st = xo_op_shapes(op, dir, p, ss, ds);
+	if (st)
+		return st;
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		if (!ss[i].ndim)
+			continue;
+		st = xo_tensor_create(be, ss[i].dtype, ss[i].ndim, ss[i].dim, &ts[i]);
+		if (!st)
+			st = xo_tensor_write(ts[i], src[i], 0, slot_count(&ss[i]));
+		if (st)
+			goto out_free;
+		a.src[i] = ts[i];
+	}
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		if (!ds[i].ndim)
+			continue;
+		st = xo_tensor_create(be, ds[i].dtype, ds[i].ndim, ds[i].dim, &td[i]);
+		if (!st && init && init[i])
+			st = xo_tensor_write(td[i], init[i], 0, slot_count(&ds[i]));
+		if (st)
+			goto out_free;
+		a.dst[i] = td[i];
+		if (mag && mag[i]) {
+			for (int64_t e = 0; e < slot_count(&ds[i]); e++)
+				mag[i][e] = MAG_UNSET;
+			st = xo_tensor_create(be, XO_DTYPE_F32, ds[i].ndim, ds[i].dim, &tm[i]);
+			if (!st)
+				st = xo_tensor_write(tm[i], mag[i], 0, slot_count(&ds[i]));
+			if (st)
+				goto out_free;
+			a.mag[i] = tm[i];
+		}
+	}
+	st = xo_op_run(be, op, dir, &a);
+	for (int i = 0; !st && i < XO_MAX_DST; i++) {
+		if (td[i])
+			st = xo_tensor_read(td[i], out[i], 0, slot_count(&ds[i]));
+		if (!st && tm[i])
+			st = xo_tensor_read(tm[i], mag[i], 0, slot_count(&ds[i]));
+	}
+out_free:
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		xo_tensor_free(tm[i]);
+		xo_tensor_free(td[i]);
+	}
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		xo_tensor_free(ts[i]);
+	return st;
+}
+
+/* ---- magnitudes and tolerances --------------------------------------------- */
+
+/* d loss / d pre-activation from y and dy (double), and a bound on the error
+ * a float kernel makes computing it (absolute, per element). */
+static void dpre_host(const struct xo_params *p, const float *y, const float *dy, int64_t count,
+                      int64_t last, double *dpre, double *err)
+{
+	for (int64_t r = 0; r < count / last; r++) {
+		const float *yr = y + r * last, *dyr = dy + r * last;
+		double s = 0.0, sa = 0.0;
+
+		for (int64_t j = 0; j < last; j++) {
+			s += (double)yr[j] * dyr[j];
+			sa += fabs((double)yr[j] * dyr[j]);
+		}
+		for (int64_t j = 0; j < last; j++) {
+			int64_t i = r * last + j;
+			double yv = yr[j], g = dyr[j];
+
+			switch (p->activation) {
+			case XO_ACTIVATION_LINEAR:
+				dpre[i] = g;
+				err[i] = 0.0;
+				break;
+			case XO_ACTIVATION_RELU:
+				dpre[i] = yv > 0.0 ? g : 0.0;
+				err[i] = 0.0;
+				break;
+			case XO_ACTIVATION_SIGMOID:
+				/* three roundings: counted as K + 3 in the bound */
+				dpre[i] = g * yv * (1.0 - yv);
+				err[i] = 0.0;
+				break;
+			case XO_ACTIVATION_SOFTMAX:
+				/* y_i (dy_i - s), s = sum_j y_j dy_j: s errs by
+				 * gamma_(n+1) sum|y_j dy_j|, then a subtraction and a
+				 * product: (n + 3) u y_i (|dy_i| + sum|y_j dy_j|). */
+				dpre[i] = yv * (g - s);
+				err[i] = (double)(last + 3) * U * yv * (fabs(g) + sa);
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * conv1d / dense: magnitudes (ref's mag[] if it filled them, else ref run on
+ * |inputs| with a linear activation, which computes exactly sum |a_k b_k|),
+ * the pre-activation z (forward, non-linear activations), and the softmax
+ * activation's propagated dpre error (backward).
+ */
+static enum xo_status conv_dense_extra(struct hcase *h, struct xo_backend *ref, bool need_mag,
+                                       double *prop[XO_MAX_DST])
+{
+	const struct xo_case *c = h->c;
+	struct xo_params lin = c->p;
+	float *abs_src[XO_MAX_SRC] = {0}, *out[XO_MAX_DST] = {0};
+	double *dpre = NULL, *err = NULL;
+	enum xo_status st = XO_OK;
+	bool have_mag = true;
+
+	lin.activation = XO_ACTIVATION_LINEAR;
+	for (int i = 0; i < XO_MAX_DST; i++)
+		for (int64_t e = 0; h->mag[i] && e < h->dn[i]; e++)
+			if (h->mag[i][e] < 0.0f)
+				have_mag = false;
+	if (c->dir == XO_DIR_FWD && c->p.activation != XO_ACTIVATION_LINEAR) {
+		float *zout[XO_MAX_DST] = {h->z};
+
+		st = run_plain(ref, c->op, c->dir, &lin, h->src, NULL, zout, NULL);
+		if (st)
+			return st;
+	}
+	if ((!need_mag || have_mag) &&
+	    !(c->dir == XO_DIR_BWD && c->p.activation == XO_ACTIVATION_SOFTMAX && need_mag))
+		return XO_OK;
+
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		if (!h->sn[i])
+			continue;
+		abs_src[i] = malloc(sizeof(float) * (size_t)h->sn[i]);
+		if (!abs_src[i]) {
+			st = xo_error(XO_ENOMEM, "harness: out of memory");
+			goto out_free;
+		}
+		for (int64_t e = 0; e < h->sn[i]; e++)
+			abs_src[i][e] = fabsf(h->src[i][e]);
+	}
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		if (!h->dn[i])
+			continue;
+		out[i] = malloc(sizeof(float) * (size_t)h->dn[i]);
+		if (!out[i]) {
+			st = xo_error(XO_ENOMEM, "harness: out of memory");
+			goto out_free;
+		}
+	}
+	if (c->dir == XO_DIR_FWD) {
+		st = run_plain(ref, c->op, c->dir, &lin, abs_src, NULL, out, NULL);
+		if (!st && !have_mag)
+			memcpy(h->mag[0], out[0], sizeof(float) * (size_t)h->dn[0]);
+		goto out_free;
+	}
+	/* Backward: dy replaced by |dpre| (magnitudes), then by dpre's error
+	 * bound (softmax: the error it propagates through |w| and |x|). */
+	dpre = malloc(sizeof(double) * (size_t)h->sn[3]);
+	err = malloc(sizeof(double) * (size_t)h->sn[3]);
+	if (!dpre || !err) {
+		st = xo_error(XO_ENOMEM, "harness: out of memory");
+		goto out_free;
+	}
+	dpre_host(&c->p, h->src[2], h->src[3], h->sn[3], h->ss[3].dim[h->ss[3].ndim - 1], dpre,
+	          err);
+	if (!have_mag) {
+		for (int64_t e = 0; e < h->sn[3]; e++)
+			abs_src[3][e] = (float)fabs(dpre[e]);
+		st = run_plain(ref, c->op, c->dir, &lin, abs_src, NULL, h->mag, NULL);
+		if (st)
+			goto out_free;
+	}
+	if (c->p.activation == XO_ACTIVATION_SOFTMAX) {
+		for (int64_t e = 0; e < h->sn[3]; e++)
+			abs_src[3][e] = (float)err[e];
+		st = run_plain(ref, c->op, c->dir, &lin, abs_src, NULL, out, NULL);
+		for (int i = 0; !st && i < XO_MAX_DST; i++)
+			for (int64_t e = 0; e < h->dn[i]; e++)
+				prop[i][e] = out[i][e];
+	}
+out_free:
+	free(err);
+	free(dpre);
+	for (int i = 0; i < XO_MAX_DST; i++)
+		free(out[i]);
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		free(abs_src[i]);
+	return st;
+}
+
+static double ulp_of(float v)
+{
+	float a = fabsf(v);
+
+	if (!isfinite(a))
+		return 0.0;
+	if (a == FLT_MAX)
+		return 0x1p104;
+	return (double)nextafterf(a, INFINITY) - (double)a;
+}
+
+/* Accumulation lengths K of conv1d / dense, per dst slot. */
+static void acc_lengths(const struct xo_case *c, int64_t k[XO_MAX_DST])
+{
+	const struct xo_params *p = &c->p;
+	int64_t out = 1, pad;
+	bool conv = c->op == XO_OP_conv1d;
+
+	if (conv)
+		xo_conv1d_geometry(p, &out, &pad);
+	if (c->dir == XO_DIR_FWD) {
+		/* kernel_size * ch (or ch) products, plus the bias */
+		k[0] = (conv ? p->kernel_size * p->ch : p->ch) + (p->use_bias ? 1 : 0);
+		k[1] = k[2] = 0;
+	} else {
+		k[0] =
+		    conv ? p->kernel_size * p->filters : p->units; /* dx: over window and filters */
+		k[1] = p->batch * out;                             /* dw: over samples and steps */
+		k[2] = p->batch * out;                             /* db */
+	}
+}
+
+/*
+ * Adam, Keras 3 (what ref computes): m' = m + (g - m)(1 - b1);
+ * v' = v + (g^2 - v)(1 - b2); w' = w - lr_t m' / (sqrt(v') + eps) with the
+ * float m', v'; lr_t = lr sqrt(1 - b2^t) / (1 - b1^t). A kernel may also use
+ * the algebraically equal b1 m + (1 - b1) g; the bounds cover both forms.
+ *
+ * m': three roundings over terms of at most |m| + |b1 m| + (1 - b1)(|g| + |m|):
+ *   e_m = 3u times that.
+ * v': four roundings (g^2, difference or products, product, sum) over
+ *   v + (1 - b2)(g^2 + v): e_v = 4u times that.
+ * lr_t (a scalar; b^t from a libm within 1 ulp): 1 - b^t inherits b^t's
+ *   error amplified by A = b^t / (1 - b^t): 2u A + u; sqrt halves it and adds
+ *   6u; division 5u; product u: E_lr = (2u A2 + u) / 2 + 6u + 2u A1 + u + 5u + u.
+ * delta = lr_t m' / (sqrt(v') + eps): v''s relative error e_v / v' halved by
+ *   sqrt, plus sqrt's 6u, + eps u, division 5u, product u: E_lr + e_v/(2v')
+ *   + 13u relative; m''s error adds lr_t e_m / (sqrt(v') + eps).
+ * w' = w - delta: its rounding and the reference's, 2u |w'|.
+ * Each term times C_ACC (first-order bound; same margin as elsewhere).
+ */
+static void tol_adam(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	double b1 = p->beta_1, b2 = p->beta_2, t = (double)p->iteration;
+	double p1 = pow(b1, t), p2 = pow(b2, t);
+	double a1 = p1 / (1.0 - p1), a2 = p2 / (1.0 - p2);
+	double lr_t = p->lr * sqrt(1.0 - p2) / (1.0 - p1);
+	double e_lr = (2.0 * U * a2 + U) / 2.0 + 6.0 * U + 2.0 * U * a1 + U + 5.0 * U + U;
+
+	for (int64_t i = 0; i < p->size; i++) {
+		double g = h->src[0][i], w = h->init[0][i], m = h->init[1][i], v = h->init[2][i];
+		double m1 = m + (g - m) * (1.0 - b1), v1 = v + (g * g - v) * (1.0 - b2);
+		double e_m = 3.0 * U * (fabs(m) + fabs(b1 * m) + (1.0 - b1) * (fabs(g) + fabs(m)));
+		double e_v = 4.0 * U * (v + (1.0 - b2) * (g * g + v));
+		double den = sqrt(v1) + p->epsilon, delta = lr_t * m1 / den;
+		double rel = e_lr + (v1 > 0.0 ? e_v / (2.0 * v1) : 0.0) + 13.0 * U;
+
+		h->tol[1][i] = C_ACC * e_m + TINY;
+		h->tol[2][i] = C_ACC * e_v + TINY;
+		h->tol[0][i] =
+		    C_ACC * (rel * fabs(delta) + lr_t * e_m / den + 2.0 * U * fabs(w - delta)) +
+		    TINY;
+	}
+}
+
+/* Softmax rows: tol_i = 2 y_i max_j(dz_j) + softmax_ulps(R, n) ulp(y_i),
+ * where dz bounds the error of the row's inputs (0 for the softmax op) and
+ * z gives the row's range R. |d y_i| <= y_i (|dz_i| + sum_j y_j |dz_j|). */
+static void tol_softmax_rows(const float *y, const float *z, const double *dz, double *tol,
+                             int64_t count, int64_t n)
+{
+	for (int64_t r = 0; r < count / n; r++) {
+		float lo = z[r * n], hi = z[r * n];
+		double dmax = 0.0;
+
+		for (int64_t j = 0; j < n; j++) {
+			lo = fminf(lo, z[r * n + j]);
+			hi = fmaxf(hi, z[r * n + j]);
+			if (dz && dz[r * n + j] > dmax)
+				dmax = dz[r * n + j];
+		}
+		for (int64_t j = 0; j < n; j++) {
+			int64_t i = r * n + j;
+
+			tol[i] = 2.0 * (double)y[i] * dmax +
+			         softmax_ulps((double)hi - (double)lo, n) * ulp_of(y[i]) + TINY;
+		}
+	}
+}
+
+static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT;
+	enum xo_status st = XO_OK;
+
+	for (int i = 0; i < XO_MAX_DST; i++)
+		for (int64_t e = 0; e < h->dn[i]; e++)
+			h->tol[i][e] = 0.0;
+
+	switch (c->op) {
+	case XO_OP_conv1d:
+	case XO_OP_dense: {
+		double *prop[XO_MAX_DST] = {0};
+		int64_t k[XO_MAX_DST];
+		int64_t last = c->op == XO_OP_conv1d ? p->filters : p->units;
+
+		acc_lengths(c, k);
+		for (int i = 0; i < XO_MAX_DST && c->dir == XO_DIR_BWD; i++) {
+			prop[i] = h->dn[i] ? calloc((size_t)h->dn[i], sizeof(double)) : NULL;
+			if (h->dn[i] && !prop[i]) {
+				st = xo_error(XO_ENOMEM, "harness: out of memory");
+				goto out_prop;
+			}
+		}
+		st = conv_dense_extra(h, ref, !exact, prop);
+		if (st || exact)
+			goto out_prop;
+		for (int i = 0; i < XO_MAX_DST; i++) {
+			double kk = (double)k[i];
+
+			for (int64_t e = 0; e < h->dn[i]; e++) {
+				double mag = h->mag[i][e], acc = C_ACC * kk * U * mag;
+
+				switch (p->activation) {
+				case XO_ACTIVATION_LINEAR:
+				case XO_ACTIVATION_RELU: /* 1-Lipschitz, exact */
+					h->tol[i][e] = acc + TINY;
+					break;
+				case XO_ACTIVATION_SIGMOID:
+					if (c->dir == XO_DIR_FWD) /* sigmoid' <= 1/4 */
+						h->tol[i][e] =
+						    acc / 4.0 +
+						    ULP_SIGMOID_FWD * ulp_of(h->ref[i][e]) + TINY;
+					else /* dpre = dy y (1 - y): 3 more roundings */
+						h->tol[i][e] = C_ACC * (kk + 3.0) * U * mag + TINY;
+					break;
+				case XO_ACTIVATION_SOFTMAX:
+					if (c->dir == XO_DIR_FWD)
+						h->tol[i][e] = acc; /* row maxima below */
+					else
+						h->tol[i][e] = acc + C_ACC * prop[i][e] + TINY;
+					break;
+				}
+			}
+		}
+		if (c->dir == XO_DIR_FWD && p->activation == XO_ACTIVATION_SOFTMAX) {
+			double *dz = malloc(sizeof(double) * (size_t)h->dn[0]);
+
+			if (!dz) {
+				st = xo_error(XO_ENOMEM, "harness: out of memory");
+				goto out_prop;
+			}
+			memcpy(dz, h->tol[0], sizeof(double) * (size_t)h->dn[0]);
+			tol_softmax_rows(h->ref[0], h->z, dz, h->tol[0], h->dn[0], last);
+			free(dz);
+		}
+	out_prop:
+		for (int i = 0; i < XO_MAX_DST; i++)
+			free(prop[i]);
+		return st;
+	}
+	case XO_OP_max_pooling1d:
+		if (c->dir == XO_DIR_BWD && !exact) {
+			/* dx sums the (positive) dy of every window whose first
+			 * maximum it is: at most ceil(pool / stride) terms, so
+			 * ceil(pool / stride) - 1 additions; |dx| is the magnitude. */
+			int64_t s = xo_pool1d_stride(p), adds = (p->pool_size + s - 1) / s - 1;
+
+			for (int64_t e = 0; e < h->dn[0]; e++)
+				h->tol[0][e] =
+				    C_ACC * (double)adds * U * fabs((double)h->ref[0][e]);
+		}
+		return XO_OK;
+	case XO_OP_sigmoid:
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			h->tol[0][e] = (c->dir == XO_DIR_FWD ? ULP_SIGMOID_FWD : ULP_SIGMOID_BWD) *
+			                   ulp_of(h->ref[0][e]) +
+			               TINY;
+		return XO_OK;
+	case XO_OP_softmax:
+		if (c->dir == XO_DIR_FWD) {
+			tol_softmax_rows(h->ref[0], h->src[0], NULL, h->tol[0], h->dn[0], p->ch);
+		} else {
+			/* dx_i = y_i (dy_i - s): as the softmax activation's dpre
+			 * (dpre_host), (ch + 3) u y_i (|dy_i| + sum|y_j dy_j|),
+			 * times C_ACC for the reference's rounding. */
+			double *dpre = malloc(sizeof(double) * (size_t)h->dn[0]);
+			double *err = malloc(sizeof(double) * (size_t)h->dn[0]);
+			struct xo_params sp = *p;
+
+			if (!dpre || !err) {
+				free(dpre);
+				free(err);
+				return xo_error(XO_ENOMEM, "harness: out of memory");
+			}
+			sp.activation = XO_ACTIVATION_SOFTMAX;
+			dpre_host(&sp, h->src[0], h->src[1], h->dn[0], p->ch, dpre, err);
+			for (int64_t e = 0; e < h->dn[0]; e++)
+				h->tol[0][e] = C_ACC * err[e] + TINY;
+			free(dpre);
+			free(err);
+		}
+		return XO_OK;
+	case XO_OP_categorical_crossentropy:
+		if (c->dir == XO_DIR_FWD) {
+			double tsum = 0.0;
+
+			for (int64_t e = 0; e < h->sn[1]; e++)
+				tsum += fabs((double)h->src[1][e]);
+			h->tol[0][0] = ce_fwd_ulps(p->batch * p->ch) * ulp_of(h->ref[0][0]) +
+			               (double)(p->ch + 4) * U * tsum / (double)p->batch + TINY;
+		} else {
+			for (int64_t e = 0; e < h->dn[0]; e++)
+				h->tol[0][e] = ULP_CE_BWD * ulp_of(h->ref[0][e]) + TINY;
+		}
+		return XO_OK;
+	case XO_OP_adam:
+		tol_adam(h);
+		return XO_OK;
+	case XO_OP_relu:    /* max(x, 0), dy or 0: exact */
+	case XO_OP_flatten: /* a copy */
+	case XO_OP_dropout: /* x * scale, scale = 1/(1-rate) in float: one rounding, exact */
+	case XO_OP_accuracy:
+	case XO_OP_gather:
+	case XO_OP_COUNT:
+		break;
+	}
+	return XO_OK;
+}
+
+/* ---- mistrust -------------------------------------------------------------- */
+
+/*
+ * conv1d bwd zeros fixed by the geometry: dw taps k that see only padding
+ * (no output o has 0 <= o*stride + k*dilation - pad < len), and dx steps no
+ * window covers (stride longer than the receptive field).
+ */
+static int64_t conv_geometry_zeros(const struct xo_params *p, int slot)
+{
+	int64_t out, pad, s = xo_conv1d_stride(p), d = p->dilation_rate, z = 0;
+
+	if (xo_conv1d_geometry(p, &out, &pad))
+		return 0;
+	if (slot == 1) {
+		for (int64_t k = 0; k < p->kernel_size; k++) {
+			bool seen = false;
+
+			for (int64_t o = 0; o < out && !seen; o++) {
+				int64_t t = o * s + k * d - pad;
+
+				seen = t >= 0 && t < p->len;
+			}
+			z += seen ? 0 : p->ch * p->filters;
+		}
+	} else if (slot == 0) {
+		for (int64_t t = 0; t < p->len; t++) {
+			bool seen = false;
+
+			for (int64_t o = 0; o < out && !seen; o++)
+				for (int64_t k = 0; k < p->kernel_size && !seen; k++)
+					seen = o * s + k * d - pad == t;
+			z += seen ? 0 : p->batch * p->ch;
+		}
+	}
+	return z;
+}
+
+/*
+ * Zeros an op must produce whatever the kernel (structural zeros), counted
+ * from the inputs and the geometry: relu fwd where x <= 0 (or conv1d/dense
+ * with relu where the pre-activation z <= 0), relu bwd where y <= 0, dropout
+ * where the mask drops, max_pooling1d bwd at inputs that are the first
+ * maximum of no window, conv1d bwd where padding or strides leave a dw tap
+ * or a dx step out of every window.
+ */
+static int64_t structural_zeros(const struct hcase *h, int slot)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+
+	if (c->op == XO_OP_conv1d && c->dir == XO_DIR_BWD)
+		return conv_geometry_zeros(p, slot);
+	if (slot != 0)
+		return 0;
+	switch (c->op) {
+	case XO_OP_conv1d:
+	case XO_OP_dense:
+		if (c->dir == XO_DIR_FWD && p->activation == XO_ACTIVATION_RELU)
+			for (int64_t e = 0; e < h->dn[0]; e++)
+				z += !(h->z[e] > 0.0f);
+		return z;
+	case XO_OP_relu:
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			z += !(h->src[0][e] > 0.0f);
+		return z;
+	case XO_OP_dropout:
+		for (int64_t e = 0; p->training && e < h->dn[0]; e++)
+			z += !xo_dropout_keep(p->seed, p->step, p->layer, (uint64_t)e, p->rate);
+		return z;
+	case XO_OP_max_pooling1d: {
+		int64_t out, pad;
+		char *hit;
+
+		if (c->dir != XO_DIR_BWD || xo_pool1d_geometry(p, &out, &pad))
+			return 0;
+		hit = calloc((size_t)h->dn[0], 1);
+		if (!hit)
+			return 0;
+		for (int64_t n = 0; n < p->batch; n++)
+			for (int64_t o = 0; o < out; o++)
+				for (int64_t ch = 0; ch < p->ch; ch++) {
+					int64_t lo, hi, best;
+
+					pool_window(p, o, pad, &lo, &hi);
+					best = lo;
+					for (int64_t j = lo + 1; j < hi; j++)
+						if (h->src[0][(n * p->len + j) * p->ch + ch] >
+						    h->src[0][(n * p->len + best) * p->ch + ch])
+							best = j;
+					if (lo < hi)
+						hit[(n * p->len + best) * p->ch + ch] = 1;
+				}
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			z += !hit[e];
+		free(hit);
+		return z;
+	}
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A reference output is uninformative, and the case fails, when among its n
+ * elements, after setting aside the s structural zeros, more than 30% of the
+ * remaining n - s are zero ((zeros - s) > 0.3 (n - s)), or none remain, or
+ * when it has at least 4 finite elements and they are all the same value.
+ * Index outputs (accuracy's idx, I32) skip the zero rule: 0 is a class.
+ */
+static bool mistrusted(struct hcase *h, int slot, char *why, size_t size)
+{
+	int64_t n = h->dn[slot], s = h->structural[slot], zeros = 0, finite = 0;
+	bool constant = true, i32 = h->ds[slot].dtype == XO_DTYPE_I32;
+	uint32_t first = 0;
+
+	for (int64_t e = 0; e < n; e++) {
+		float v = h->ref[slot][e];
+
+		if (!i32 && !isfinite(v))
+			continue;
+		if (!i32 && v == 0.0f)
+			zeros++;
+		if (finite++ == 0)
+			first = f2u(v);
+		else if (f2u(v) != first && !(!i32 && v == 0.0f && u2f(first) == 0.0f))
+			constant = false;
+	}
+	if (!i32 && (n - s <= 0 || (double)(zeros - s) > 0.3 * (double)(n - s))) {
+		snprintf(why, size,
+		         "%" PRId64 " of %" PRId64 " reference outputs are zero (%" PRId64
+		         " of them structural): more than 30%% of the rest",
+		         zeros, n, s);
+		return true;
+	}
+	if (finite >= 4 && constant) {
+		snprintf(why, size, "all %" PRId64 " reference outputs are the same value (%g)",
+		         finite, i32 ? (double)(int32_t)first : (double)u2f(first));
+		return true;
+	}
+	return false;
+}
+
+/* ---- report ----------------------------------------------------------------- */
+
+static void report(struct xo_case_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void report(struct xo_case_result *r, const char *fmt, ...)
+{
+	size_t used = strlen(r->report);
+	va_list ap;
+
+	if (used + 1 >= sizeof(r->report))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->report + used, sizeof(r->report) - used, fmt, ap);
+	va_end(ap);
+}
+
+static void fail(struct xo_case_result *r, enum xo_fail f)
+{
+	if (r->fail == XO_FAIL_NONE)
+		r->fail = f;
+	r->fails |= 1u << f;
+}
+
+static void coords(const struct xo_slot_shape *s, int64_t idx, char *buf, size_t size)
+{
+	int64_t c[XO_MAX_DIMS];
+	size_t used = 0;
+
+	for (int d = s->ndim - 1; d >= 0; d--) {
+		c[d] = idx % s->dim[d];
+		idx /= s->dim[d];
+	}
+	buf[0] = '\0';
+	for (int d = 0; d < s->ndim && used < size; d++)
+		used += (size_t)snprintf(buf + used, size - used, "[%" PRId64 "]", c[d]);
+}
+
+static void value_str(float v, bool i32, char *buf, size_t size)
+{
+	if (i32)
+		snprintf(buf, size, "%" PRId32 " (0x%08" PRIx32 ")", (int32_t)f2u(v), f2u(v));
+	else
+		snprintf(buf, size, "%.9g (0x%08" PRIx32 ")", (double)v, f2u(v));
+}
+
+/* Elementwise verdict: XO_FAIL_NONE when got matches ref within tol. */
+static enum xo_fail judge(float got, float ref, double tol, bool i32)
+{
+	uint32_t g = f2u(got), rr = f2u(ref);
+
+	if (g == POISON && rr != POISON)
+		return XO_FAIL_UNWRITTEN;
+	if (i32)
+		return g == rr ? XO_FAIL_NONE : XO_FAIL_MISMATCH;
+	if (isnan(ref))
+		return isnan(got) ? XO_FAIL_NONE : XO_FAIL_NONFINITE;
+	if (isinf(ref))
+		return g == rr ? XO_FAIL_NONE : XO_FAIL_NONFINITE;
+	if (!isfinite(got))
+		return XO_FAIL_NONFINITE;
+	if (tol == 0.0) /* bit-exact; the sign of zero is not part of the contract */
+		return g == rr || (got == 0.0f && ref == 0.0f) ? XO_FAIL_NONE : XO_FAIL_MISMATCH;
+	return fabs((double)got - (double)ref) <= tol ? XO_FAIL_NONE : XO_FAIL_MISMATCH;
+}
+
+static void compare_slot(struct hcase *h, int i, const char *bname, struct xo_case_result *r)
+{
+	const struct xo_case *c = h->c;
+	bool i32 = h->ds[i].dtype == XO_DTYPE_I32;
+	int64_t nbad = 0, first = -1;
+	enum xo_fail first_kind = XO_FAIL_NONE;
+	char at[96], gs[64], es[64];
+
+	for (int64_t e = 0; e < h->dn[i]; e++) {
+		enum xo_fail k = judge(h->got[i][e], h->ref[i][e], h->tol[i][e], i32);
+
+		if (h->tol[i][e] > 0.0 && isfinite(h->got[i][e]) && isfinite(h->ref[i][e])) {
+			double q = fabs((double)h->got[i][e] - (double)h->ref[i][e]) / h->tol[i][e];
+
+			if (q > r->worst)
+				r->worst = q;
+		}
+		if (k == XO_FAIL_NONE)
+			continue;
+		fail(r, k);
+		if (!nbad++) {
+			first = e;
+			first_kind = k;
+		}
+	}
+	if (!nbad)
+		return;
+	r->nbad += nbad;
+	coords(&h->ds[i], first, at, sizeof(at));
+	value_str(h->got[i][first], i32, gs, sizeof(gs));
+	value_str(h->ref[i][first], i32, es, sizeof(es));
+	report(r, "%s %s %s mode=%s dst[%d] %s: %" PRId64 " of %" PRId64 " elements bad (%s)\n",
+	       bname, xo_op_name(c->op), xo_dir_name(c->dir), xo_hmode_name(c->mode), i,
+	       slot_name(c->op, c->dir, true, i), nbad, h->dn[i], xo_fail_name(first_kind));
+	report(r, "  first bad: index %" PRId64 " %s: got %s, expected %s\n", first, at, gs, es);
+	if (!i32 && isfinite(h->got[i][first]) && isfinite(h->ref[i][first])) {
+		double d = fabs((double)h->got[i][first] - (double)h->ref[i][first]);
+		double ul = ulp_of(h->ref[i][first]);
+
+		if (h->tol[i][first] == 0.0)
+			report(r, "  |diff| %.3g = %.3g ulp; bound: bit-exact\n", d,
+			       ul ? d / ul : 0.0);
+		else
+			report(r, "  |diff| %.3g = %.3g ulp; bound %.3g = %.3g ulp\n", d,
+			       ul ? d / ul : 0.0, h->tol[i][first],
+			       ul ? h->tol[i][first] / ul : 0.0);
+	}
+}
+
+/* ---- the guarded run of the backend under test ------------------------------- */
+
+static enum xo_status run_guarded(struct hcase *h, struct xo_backend *be, const char *bname,
+                                  struct xo_case_result *r)
+{
+	const struct xo_case *c = h->c;
+	struct xo_tensor *ts[XO_MAX_SRC] = {0}, *parent[XO_MAX_DST] = {0}, *view[XO_MAX_DST] = {0};
+	struct xo_op_args a = {.p = c->p};
+	float *buf[XO_MAX_DST] = {0}, *back = NULL;
+	enum xo_status st = XO_OK, op_st;
+	int64_t maxn = 0;
+
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		if (!h->sn[i])
+			continue;
+		if (h->sn[i] > maxn)
+			maxn = h->sn[i];
+		st = xo_tensor_create(be, h->ss[i].dtype, h->ss[i].ndim, h->ss[i].dim, &ts[i]);
+		if (!st)
+			st = xo_tensor_write(ts[i], h->src[i], 0, h->sn[i]);
+		if (st)
+			goto out_free;
+		a.src[i] = ts[i];
+	}
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		int64_t total = h->dn[i] + 2 * GUARD;
+
+		if (!h->dn[i])
+			continue;
+		buf[i] = malloc(sizeof(float) * (size_t)total);
+		if (!buf[i]) {
+			st = xo_error(XO_ENOMEM, "harness: out of memory");
+			goto out_free;
+		}
+		/* Guards hold the canary; the dst region the poison (or, for
+		 * adam's in-place w, m, v, their inputs). */
+		for (int64_t e = 0; e < total; e++)
+			buf[i][e] = u2f(e < GUARD || e >= GUARD + h->dn[i] ? CANARY : POISON);
+		if (h->init[i])
+			memcpy(buf[i] + GUARD, h->init[i], sizeof(float) * (size_t)h->dn[i]);
+		st = xo_tensor_create(be, h->ds[i].dtype, 1, &total, &parent[i]);
+		if (!st)
+			st = xo_tensor_write(parent[i], buf[i], 0, total);
+		if (!st)
+			st =
+			    xo_tensor_view(parent[i], GUARD, h->ds[i].ndim, h->ds[i].dim, &view[i]);
+		if (st)
+			goto out_free;
+		a.dst[i] = view[i];
+	}
+
+	op_st = xo_op_run(be, c->op, c->dir, &a);
+	if (op_st) {
+		fail(r, XO_FAIL_RUN);
+		report(r, "%s %s %s mode=%s: the backend returned '%s': %s\n", bname,
+		       xo_op_name(c->op), xo_dir_name(c->dir), xo_hmode_name(c->mode),
+		       xo_status_str(op_st), xo_last_error());
+		goto out_free;
+	}
+
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		int64_t bad = 0, first = 0;
+
+		if (!h->dn[i])
+			continue;
+		st = xo_tensor_read(parent[i], buf[i], 0, h->dn[i] + 2 * GUARD);
+		if (st)
+			goto out_free;
+		for (int64_t e = 0; e < h->dn[i] + 2 * GUARD; e++) {
+			if (e >= GUARD && e < GUARD + h->dn[i])
+				continue;
+			if (f2u(buf[i][e]) != CANARY && !bad++)
+				first = e;
+		}
+		if (bad) {
+			int64_t rel = first < GUARD ? first - GUARD : first - GUARD - h->dn[i];
+
+			fail(r, XO_FAIL_GUARD);
+			report(r,
+			       "%s %s %s mode=%s dst[%d] %s: %" PRId64
+			       " guard elements written; first "
+			       "%" PRId64 " %s the %s (0x%08" PRIx32 ", canary 0x%08" PRIx32 ")\n",
+			       bname, xo_op_name(c->op), xo_dir_name(c->dir),
+			       xo_hmode_name(c->mode), i, slot_name(c->op, c->dir, true, i), bad,
+			       rel < 0 ? -rel : rel + 1, rel < 0 ? "before" : "past",
+			       rel < 0 ? "start" : "end", f2u(buf[i][first]), CANARY);
+		}
+		memcpy(h->got[i], buf[i] + GUARD, sizeof(float) * (size_t)h->dn[i]);
+	}
+
+	/* Sources are const: read them back. */
+	back = malloc(sizeof(float) * (size_t)(maxn ? maxn : 1));
+	if (!back) {
+		st = xo_error(XO_ENOMEM, "harness: out of memory");
+		goto out_free;
+	}
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		if (!h->sn[i])
+			continue;
+		st = xo_tensor_read(ts[i], back, 0, h->sn[i]);
+		if (st)
+			goto out_free;
+		for (int64_t e = 0; e < h->sn[i]; e++)
+			if (f2u(back[e]) != f2u(h->src[i][e])) {
+				fail(r, XO_FAIL_SRC_CHANGED);
+				report(r,
+				       "%s %s %s mode=%s: src[%d] %s modified at index %" PRId64
+				       "\n",
+				       bname, xo_op_name(c->op), xo_dir_name(c->dir),
+				       xo_hmode_name(c->mode), i,
+				       slot_name(c->op, c->dir, false, i), e);
+				break;
+			}
+	}
+out_free:
+	free(back);
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		xo_tensor_free(view[i]);
+		xo_tensor_free(parent[i]);
+		free(buf[i]);
+	}
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		xo_tensor_free(ts[i]);
+	return st;
+}
+
+/* ---- a case -------------------------------------------------------------------- */
+
+static void hcase_free(struct hcase *h)
+{
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		free(h->src[i]);
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		free(h->init[i]);
+		free(h->ref[i]);
+		free(h->mag[i]);
+		free(h->got[i]);
+		free(h->tol[i]);
+	}
+	free(h->z);
+}
+
+static enum xo_status hcase_alloc(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	bool conv = has_activation(c->op);
+
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		h->sn[i] = slot_count(&h->ss[i]);
+		if (h->sn[i] && !(h->src[i] = calloc((size_t)h->sn[i], sizeof(float))))
+			return xo_error(XO_ENOMEM, "harness: out of memory");
+	}
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		size_t n = (size_t)(h->dn[i] = slot_count(&h->ds[i]));
+
+		if (!n)
+			continue;
+		h->ref[i] = calloc(n, sizeof(float));
+		h->got[i] = calloc(n, sizeof(float));
+		h->tol[i] = calloc(n, sizeof(double));
+		if (conv)
+			h->mag[i] = calloc(n, sizeof(float));
+		if (c->op == XO_OP_adam)
+			h->init[i] = calloc(n, sizeof(float));
+		if (!h->ref[i] || !h->got[i] || !h->tol[i] || (conv && !h->mag[i]) ||
+		    (c->op == XO_OP_adam && !h->init[i]))
+			return xo_error(XO_ENOMEM, "harness: out of memory");
+	}
+	if (conv && c->dir == XO_DIR_FWD && !(h->z = calloc((size_t)h->dn[0], sizeof(float))))
+		return xo_error(XO_ENOMEM, "harness: out of memory");
+	return XO_OK;
+}
+
+enum xo_status xo_case_run(struct xo_backend *ref, struct xo_backend *be, const struct xo_case *c,
+                           struct xo_case_result *r)
+{
+	struct hcase h = {.c = c};
+	const char *bname = xo_backend_name(be);
+	enum xo_status st;
+	char why[256];
+
+	memset(r, 0, sizeof(*r));
+	xo_case_repro(c, bname, r->repro, sizeof(r->repro));
+	if ((unsigned)c->op >= XO_OP_COUNT || (unsigned)c->dir >= XO_DIR_COUNT ||
+	    (unsigned)c->mode >= XO_HMODE_COUNT)
+		return xo_error(XO_EINVAL, "harness: unknown op, direction or mode");
+	st = xo_op_shapes(c->op, c->dir, &c->p, h.ss, h.ds);
+	if (st)
+		return st;
+	if (!xo_hmode_applies(c->op, c->dir, &c->p, c->mode))
+		return xo_error(XO_EINVAL, "%s %s: mode %s does not apply%s", xo_op_name(c->op),
+		                xo_dir_name(c->dir), xo_hmode_name(c->mode),
+		                c->mode == XO_HMODE_EXACT ? " (a transcendental op or activation)"
+		                                          : "");
+	st = exact_amplitude(c, &h.amp);
+	if (st)
+		return st;
+	st = hcase_alloc(&h);
+	if (!st)
+		st = fill_inputs(&h);
+	if (st)
+		goto out;
+	if (c->mode == XO_HMODE_NONFINITE)
+		plant_nonfinite(&h);
+
+	st = run_plain(ref, c->op, c->dir, &c->p, h.src, h.init, h.ref, h.mag);
+	if (st) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", xo_last_error());
+		st = xo_error(st, "ref failed on %s %s: %s", xo_op_name(c->op), xo_dir_name(c->dir),
+		              msg);
+		goto out;
+	}
+	st = set_tolerances(&h, ref);
+	if (st)
+		goto out;
+
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		if (!h.dn[i])
+			continue;
+		h.structural[i] = structural_zeros(&h, i);
+		if (mistrusted(&h, i, why, sizeof(why))) {
+			fail(r, XO_FAIL_MISTRUST);
+			report(r,
+			       "%s %s %s mode=%s dst[%d] %s: uninformative case: %s; the fill "
+			       "(or the shape) must change\n",
+			       bname, xo_op_name(c->op), xo_dir_name(c->dir),
+			       xo_hmode_name(c->mode), i, slot_name(c->op, c->dir, true, i), why);
+		}
+	}
+	if (r->fail)
+		goto out_report;
+
+	st = run_guarded(&h, be, bname, r);
+	if (st || (r->fails & (1u << XO_FAIL_RUN)))
+		goto out_report;
+	for (int i = 0; i < XO_MAX_DST; i++)
+		if (h.dn[i])
+			compare_slot(&h, i, bname, r);
+out_report:
+	if (r->fail)
+		report(r, "  seed %" PRIu64 "; repro: %s\n", c->seed, r->repro);
+out:
+	hcase_free(&h);
+	return st;
+}
+
+/* ---- shapes-file lines ----------------------------------------------------------- */
+
+enum xo_status xo_case_parse(const char *line, enum xo_op *op, struct xo_params *p)
+{
+	char buf[1024], *tok, *save = NULL, *hash;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_status st;
+
+	*op = XO_OP_COUNT;
+	*p = xo_params_default();
+	if (strlen(line) >= sizeof(buf))
+		return xo_error(XO_EINVAL, "line longer than %zu characters", sizeof(buf) - 1);
+	strcpy(buf, line);
+	hash = strchr(buf, '#');
+	if (hash)
+		*hash = '\0';
+	tok = strtok_r(buf, " \t\r\n", &save);
+	if (!tok)
+		return XO_OK;
+	*op = xo_op_from_name(tok);
+	if (*op == XO_OP_COUNT)
+		return xo_error(XO_EINVAL, "unknown op '%s'", tok);
+	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok) {
+			*op = XO_OP_COUNT;
+			return xo_error(XO_EINVAL, "expected key=value, got '%s'", tok);
+		}
+		*eq = '\0';
+		st = xo_params_set(p, tok, eq + 1);
+		if (st) {
+			*op = XO_OP_COUNT;
+			return st;
+		}
+	}
+	st = xo_op_shapes(*op, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		*op = XO_OP_COUNT;
+	return st;
+}

@@ -1,0 +1,9 @@
+# The comparison harness as a library: the suites (test_ops, test_selftest)
+# and `xo check` (cli/) share it. Included from the top-level CMakeLists.txt
+# before add_subdirectory(cli); suites/CMakeLists.txt globs it again, hence
+# the guard.
+if(NOT TARGET xo_harness)
+  add_library(xo_harness STATIC ${CMAKE_CURRENT_LIST_DIR}/harness.c)
+  target_include_directories(xo_harness PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(xo_harness PUBLIC xo_lib m)
+endif()

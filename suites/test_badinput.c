@@ -1,0 +1,364 @@
+/*
+ * test_badinput.c - bad input never crashes (DESIGN section 10): invalid
+ * shapes and parameters, NULL tensors and arguments, tensors of another
+ * backend, wrong dtypes, views outside their parent, unknown keys and values
+ * each return the right XO_E* status with a non-empty one-line message from
+ * xo_last_error(). Also runs under the sanitizer build (-DXO_SANITIZE=ON).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+/* call must return `expected` and leave a one-line message. */
+#define EXPECT(expected, call)                                                                     \
+	do {                                                                                       \
+		enum xo_status st_;                                                                \
+		const char *msg_;                                                                  \
+		xo_error_clear();                                                                  \
+		st_ = (call);                                                                      \
+		msg_ = xo_last_error();                                                            \
+		if (st_ != (expected))                                                             \
+			fail_msg("%s: returned '%s', expected '%s' (message: %s)", #call,          \
+			         xo_status_str(st_), xo_status_str(expected), msg_);               \
+		if (!msg_[0] || strchr(msg_, '\n'))                                                \
+			fail_msg("%s: message must be one non-empty line, got '%s'", #call, msg_); \
+		print_message("  %-20s %s\n", xo_status_str(st_), msg_);                           \
+	} while (0)
+
+static struct xo_backend *g_ref, *g_cpu;
+
+/* Parameters from a "key=value ..." string (each pair must parse; nothing
+ * is validated here). */
+static struct xo_params params(const char *kv)
+{
+	struct xo_params p = xo_params_default();
+	char buf[512], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", kv);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		assert_non_null(eq);
+		*eq = '\0';
+		if (xo_params_set(&p, tok, eq + 1) != XO_OK)
+			fail_msg("params '%s': %s", kv, xo_last_error());
+	}
+	return p;
+}
+
+static enum xo_status shapes(enum xo_op op, enum xo_dir dir, struct xo_params p)
+{
+	struct xo_slot_shape s[XO_MAX_SRC], d[XO_MAX_DST];
+
+	return xo_op_shapes(op, dir, &p, s, d);
+}
+
+static void bad_keys_and_values(void **state)
+{
+	struct xo_params p = xo_params_default();
+
+	(void)state;
+	EXPECT(XO_EINVAL, xo_params_set(&p, "kernel", "3"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "", "3"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "kernel_size", "three"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "kernel_size", ""));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "kernel_size", "99999999999999999999999"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "padding", "diagonal"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "activation", "tanh"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "use_bias", "maybe"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "rate", "nan"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "rate", "0.5x"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "seed", "-1"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "layer", "4294967296"));
+}
+
+static void bad_shape_lines(void **state)
+{
+	struct xo_params p;
+	enum xo_op op;
+
+	(void)state;
+	EXPECT(XO_EINVAL, xo_case_parse("convolution len=3", &op, &p));
+	EXPECT(XO_EINVAL, xo_case_parse("conv1d len", &op, &p));
+	EXPECT(XO_EINVAL, xo_case_parse("conv1d =3", &op, &p));
+	EXPECT(XO_EINVAL, xo_case_parse("conv1d len=3 colour=blue", &op, &p));
+	EXPECT(XO_EINVAL, xo_case_parse("conv1d len=29 ch=1 filters=16 kernel_size=0", &op, &p));
+	assert_int_equal(op, XO_OP_COUNT);
+	assert_string_equal(xo_last_error(), "conv1d: kernel_size=0 must be >= 1");
+	assert_int_equal(xo_case_parse("  # a comment", &op, &p), XO_OK);
+	assert_int_equal(op, XO_OP_COUNT);
+}
+
+static void bad_conv1d(void **state)
+{
+	(void)state;
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=29 kernel_size=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=29 kernel_size=-3")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=0 kernel_size=1")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_BWD, params("batch=0 len=5")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, params("ch=-1 len=5")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, params("filters=0 len=5")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=5 strides=-2")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=5 dilation_rate=0")));
+	/* kernel longer than a valid input; dilation stretches it further */
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=3 kernel_size=5")));
+	EXPECT(XO_EINVAL,
+	       shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=9 kernel_size=3 dilation_rate=5")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                         params("len=9 kernel_size=3 dilation_rate=2 strides=2")));
+	/* dilation_rate * (kernel_size - 1) overflows */
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=9 kernel_size=4 dilation_rate=4611686018427387904 "
+	                                   "padding=same")));
+	/* element counts overflow int64 */
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("batch=4294967296 len=4294967296 ch=16 kernel_size=1")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=4 kernel_size=4294967296 ch=4294967296 "
+	                                   "filters=4294967296 padding=same")));
+	{
+		struct xo_params p = params("len=5");
+
+		p.activation = (enum xo_activation)17;
+		EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, p));
+		p = params("len=5");
+		p.padding = (enum xo_padding)9;
+		EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, p));
+	}
+}
+
+static void bad_other_ops(void **state)
+{
+	(void)state;
+	EXPECT(XO_EINVAL, shapes(XO_OP_max_pooling1d, XO_DIR_FWD, params("len=2 pool_size=3")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_max_pooling1d, XO_DIR_FWD, params("len=9 pool_size=0")));
+	EXPECT(XO_EINVAL,
+	       shapes(XO_OP_max_pooling1d, XO_DIR_FWD, params("len=9 pool_size=3 padding=causal")));
+	EXPECT(XO_EINVAL,
+	       shapes(XO_OP_max_pooling1d, XO_DIR_BWD, params("len=9 pool_size=3 strides=-1")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_dense, XO_DIR_FWD, params("units=0")));
+	EXPECT(XO_EOVERFLOW,
+	       shapes(XO_OP_dense, XO_DIR_FWD, params("ch=4294967296 units=4294967296")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_relu, XO_DIR_FWD, params("len=0")));
+	EXPECT(XO_EOVERFLOW,
+	       shapes(XO_OP_flatten, XO_DIR_FWD, params("len=4294967296 ch=4294967296")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_dropout, XO_DIR_FWD, params("rate=1")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_dropout, XO_DIR_FWD, params("rate=-0.5")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_categorical_crossentropy, XO_DIR_FWD, params("ch=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_adam, XO_DIR_FWD, params("size=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_adam, XO_DIR_FWD, params("size=4 lr=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_adam, XO_DIR_FWD, params("size=4 beta_1=1")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_adam, XO_DIR_FWD, params("size=4 iteration=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_adam, XO_DIR_BWD, params("size=4")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_gather, XO_DIR_FWD, params("rows=0")));
+}
+
+static void bad_tensors(void **state)
+{
+	struct xo_tensor *t = NULL, *v = NULL;
+	float buf[8] = {0};
+
+	(void)state;
+	EXPECT(XO_EINVAL, xo_tensor_create(NULL, XO_DTYPE_F32, 1, (int64_t[]){4}, &t));
+	EXPECT(XO_EINVAL, xo_tensor_create(g_ref, XO_DTYPE_F32, 1, (int64_t[]){4}, NULL));
+	EXPECT(XO_EINVAL, xo_tensor_create(g_ref, XO_DTYPE_F32, 1, NULL, &t));
+	EXPECT(XO_EINVAL, xo_tensor_create(g_ref, XO_DTYPE_F32, 0, (int64_t[]){4}, &t));
+	EXPECT(XO_EINVAL, xo_tensor_create(g_ref, XO_DTYPE_F32, 5, (int64_t[]){1, 1, 1, 1, 1}, &t));
+	EXPECT(XO_EINVAL, xo_tensor_create(g_ref, XO_DTYPE_F32, 2, (int64_t[]){4, 0}, &t));
+	EXPECT(XO_EINVAL, xo_tensor_create(g_ref, XO_DTYPE_F32, 2, (int64_t[]){-4, 2}, &t));
+	EXPECT(XO_EINVAL, xo_tensor_create(g_ref, (enum xo_dtype)7, 1, (int64_t[]){4}, &t));
+	EXPECT(XO_EOVERFLOW,
+	       xo_tensor_create(g_ref, XO_DTYPE_F32, 3, (int64_t[]){1LL << 32, 1LL << 32, 2}, &t));
+	assert_null(t);
+
+	assert_int_equal(xo_tensor_create(g_ref, XO_DTYPE_F32, 1, (int64_t[]){8}, &t), XO_OK);
+	EXPECT(XO_EINVAL, xo_tensor_write(t, NULL, 0, 4));
+	EXPECT(XO_EINVAL, xo_tensor_write(t, buf, 6, 4));
+	EXPECT(XO_EINVAL, xo_tensor_write(t, buf, -1, 2));
+	EXPECT(XO_EINVAL, xo_tensor_write(t, buf, 0, -2));
+	EXPECT(XO_EINVAL, xo_tensor_write(NULL, buf, 0, 2));
+	EXPECT(XO_EINVAL, xo_tensor_read(t, buf, 9, 0));
+	EXPECT(XO_EINVAL, xo_tensor_read(t, NULL, 0, 1));
+	/* views outside their parent */
+	EXPECT(XO_EINVAL, xo_tensor_view(t, 4, 1, (int64_t[]){5}, &v));
+	EXPECT(XO_EINVAL, xo_tensor_view(t, -1, 1, (int64_t[]){2}, &v));
+	EXPECT(XO_EINVAL, xo_tensor_view(t, 0, 1, (int64_t[]){0}, &v));
+	EXPECT(XO_EINVAL, xo_tensor_view(NULL, 0, 1, (int64_t[]){2}, &v));
+	EXPECT(XO_EINVAL, xo_tensor_view(t, 0, 1, (int64_t[]){2}, NULL));
+	assert_null(v);
+	xo_tensor_free(t);
+	xo_tensor_free(NULL);
+}
+
+static void bad_backends(void **state)
+{
+	struct xo_backend *be = NULL;
+
+	(void)state;
+	EXPECT(XO_EINVAL, xo_backend_open(NULL, &be));
+	EXPECT(XO_EINVAL, xo_backend_open("ref", NULL));
+	EXPECT(XO_ENODEV, xo_backend_open("tpu", &be));
+	EXPECT(XO_ENODEV, xo_backend_open("", &be));
+	EXPECT(XO_ENODEV, xo_backend_open("ref:0:0", &be));
+	assert_null(be);
+	xo_backend_close(NULL);
+}
+
+/* A valid dense call (batch 2, ch 3, units 4, bias) on ref whose slots the
+ * tests then break one at a time. */
+struct dense_call {
+	struct xo_tensor *x, *w, *b, *y;
+	struct xo_op_args a;
+};
+
+static void dense_call_make(struct dense_call *c, struct xo_backend *be)
+{
+	float buf[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+
+	memset(c, 0, sizeof(*c));
+	c->a.p = params("batch=2 ch=3 units=4");
+	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){2, 3}, &c->x), XO_OK);
+	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){3, 4}, &c->w), XO_OK);
+	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, 1, (int64_t[]){4}, &c->b), XO_OK);
+	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){2, 4}, &c->y), XO_OK);
+	assert_int_equal(xo_tensor_write(c->x, buf, 0, 6), XO_OK);
+	assert_int_equal(xo_tensor_write(c->w, buf, 0, 12), XO_OK);
+	assert_int_equal(xo_tensor_write(c->b, buf, 0, 4), XO_OK);
+	c->a.src[0] = c->x;
+	c->a.src[1] = c->w;
+	c->a.src[2] = c->b;
+	c->a.dst[0] = c->y;
+}
+
+static void dense_call_free(struct dense_call *c)
+{
+	xo_tensor_free(c->y);
+	xo_tensor_free(c->b);
+	xo_tensor_free(c->w);
+	xo_tensor_free(c->x);
+}
+
+static void bad_op_calls(void **state)
+{
+	struct dense_call c, other;
+	struct xo_op_args a;
+	struct xo_tensor *i32 = NULL, *wrong = NULL, *mag = NULL;
+
+	(void)state;
+	dense_call_make(&c, g_ref);
+	assert_int_equal(xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &c.a), XO_OK);
+
+	EXPECT(XO_EINVAL, xo_op_run(NULL, XO_OP_dense, XO_DIR_FWD, &c.a));
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, NULL));
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_COUNT, XO_DIR_FWD, &c.a));
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, (enum xo_dir)5, &c.a));
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_accuracy, XO_DIR_BWD, &c.a));
+	/* NULL where a tensor is required; a tensor where the slot is unused */
+	a = c.a;
+	a.src[1] = NULL;
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	a = c.a;
+	a.dst[0] = NULL;
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	a = c.a;
+	a.p.use_bias = false;
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	a = c.a;
+	a.src[3] = c.x;
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	/* shapes that do not match the parameters */
+	a = c.a;
+	a.p.units = 5;
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	a = c.a;
+	a.src[1] = c.y; /* 8 elements where 12 are needed */
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	/* wrong dtype */
+	assert_int_equal(xo_tensor_create(g_ref, XO_DTYPE_I32, 2, (int64_t[]){2, 3}, &i32), XO_OK);
+	a = c.a;
+	a.src[0] = i32;
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	/* a magnitude tensor that does not match its dst */
+	assert_int_equal(xo_tensor_create(g_ref, XO_DTYPE_F32, 1, (int64_t[]){3}, &wrong), XO_OK);
+	a = c.a;
+	a.mag[0] = wrong;
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	assert_int_equal(xo_tensor_create(g_ref, XO_DTYPE_I32, 2, (int64_t[]){2, 4}, &mag), XO_OK);
+	a.mag[0] = mag;
+	EXPECT(XO_EINVAL, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	/* tensors of another backend */
+	dense_call_make(&other, g_cpu);
+	a = c.a;
+	a.src[1] = other.w;
+	EXPECT(XO_EBACKEND, xo_op_run(g_ref, XO_OP_dense, XO_DIR_FWD, &a));
+	a = other.a;
+	a.dst[0] = c.y;
+	EXPECT(XO_EBACKEND, xo_op_run(g_cpu, XO_OP_dense, XO_DIR_FWD, &a));
+	dense_call_free(&other);
+	xo_tensor_free(mag);
+	xo_tensor_free(wrong);
+	xo_tensor_free(i32);
+	dense_call_free(&c);
+}
+
+/* The harness refuses bad cases with a status, never a crash. */
+static void bad_cases(void **state)
+{
+	struct xo_case c = {
+	    .op = XO_OP_conv1d, .dir = XO_DIR_FWD, .mode = XO_HMODE_EXACT, .seed = 1};
+	struct xo_case_result r;
+
+	(void)state;
+	c.p = params("len=29 kernel_size=0");
+	EXPECT(XO_EINVAL, xo_case_run(g_ref, g_cpu, &c, &r));
+	c.p = params("len=29 kernel_size=3 activation=sigmoid");
+	EXPECT(XO_EINVAL, xo_case_run(g_ref, g_cpu, &c, &r)); /* exact needs a linear op */
+	c.p = params("len=29 kernel_size=3");
+	c.mode = XO_HMODE_NONFINITE;
+	EXPECT(XO_EINVAL, xo_case_run(g_ref, g_cpu, &c, &r));
+	c.op = XO_OP_gather;
+	c.dir = XO_DIR_BWD;
+	c.mode = XO_HMODE_REAL;
+	EXPECT(XO_EINVAL, xo_case_run(g_ref, g_cpu, &c, &r));
+	/* exact mode cannot hold 2^24 accumulated terms */
+	c = (struct xo_case){.op = XO_OP_dense,
+	                     .dir = XO_DIR_BWD,
+	                     .mode = XO_HMODE_EXACT,
+	                     .seed = 1,
+	                     .p = params("batch=20000000 ch=1 units=1")};
+	EXPECT(XO_EINVAL, xo_case_run(g_ref, g_cpu, &c, &r));
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (xo_backend_open("ref", &g_ref) || xo_backend_open("cpu", &g_cpu))
+		return -1;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	xo_backend_close(g_cpu);
+	xo_backend_close(g_ref);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(bad_keys_and_values), cmocka_unit_test(bad_shape_lines),
+	    cmocka_unit_test(bad_conv1d),          cmocka_unit_test(bad_other_ops),
+	    cmocka_unit_test(bad_tensors),         cmocka_unit_test(bad_backends),
+	    cmocka_unit_test(bad_op_calls),        cmocka_unit_test(bad_cases),
+	};
+
+	return cmocka_run_group_tests_name("badinput", tests, group_setup, group_teardown);
+}

@@ -1,0 +1,1047 @@
+/*
+ * test_gradcheck.c - the oracle checked: the reference backward pass of every
+ * op with has_bwd against central finite differences in double, on small
+ * shapes covering every parameter combination; the public float path of the
+ * "ref" backend against the double path it is built on; and a few forward
+ * values worked out by hand.
+ *
+ * Method (one cmocka case per parameter combination, named by its canonical
+ * parameter line):
+ *   1. Inputs and parameters are floats (random in [-1, 1), Philox-seeded)
+ *      held in double. The scalar L = sum_k r_k * y_k with fixed random r.
+ *   2. Analytic gradients: ref's double forward y = f(x), then ref's double
+ *      backward with dy = r (reference/ref_internal.h math functions).
+ *   3. Finite differences: each input element is moved by +-h and L is
+ *      evaluated again by the double forward; g_fd = (L+ - L-) / (2h).
+ *      h = 2^-13, so x +- h is exact in double for any float x in [-1, 1).
+ *   4. Kinks are avoided: for relu, every pre-activation is kept further
+ *      than 2e-3 from 0 (one element moved by h changes a pre-activation by
+ *      at most h * max|w| < 1.3e-4); max-pooling inputs are distinct values
+ *      spaced 2/N apart (N <= 28 here, so >= 0.07 >> h), so no window's
+ *      winner changes under the perturbation.
+ *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
+ *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
+ *        flatten, dropout): L is linear in each input between kinks, so the
+ *        central difference has no truncation error; what remains is double
+ *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
+ *        ~ 2e-11. tol = 1e-8 (a margin of ~500).
+ *      - smooth ops (sigmoid, softmax, cross-entropy): truncation error
+ *        h^2/6 * |L'''| = 2.5e-9 * |L'''|, with |L'''| of order 10 for
+ *        these shapes (|sigmoid'''| <= 1/8, inputs and weights <= 1,
+ *        at most 6 terms per output), so ~3e-8, plus the same rounding.
+ *        tol = 1e-6 (a margin of ~30).
+ *   6. The public path: the same inputs as float tensors through
+ *      xo_op_run(ref), forward then backward (with y from the float
+ *      forward); every output must equal, bit for bit, the double math on
+ *      the same values rounded once to float (both execute the same double
+ *      operations), and every backward output must satisfy |g| <= mag.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ref_internal.h"
+
+#define GC_H 0x1p-13
+#define GC_TOL_LINEAR 1e-8
+#define GC_TOL_SMOOTH 1e-6
+#define GC_KINK 2e-3
+#define GC_CASES_MAX 160
+
+/* One gradient-check case: an op and its parameters. */
+struct gc_case {
+	enum xo_op op;      /* an op with has_bwd */
+	struct xo_params p; /* its parameters */
+	double tol;         /* see the file comment, item 5 */
+	bool soft_targets;  /* categorical_crossentropy: soft labels instead of one-hot */
+	char name[200];     /* "op key=value ..." */
+};
+
+static struct gc_case gc_cases[GC_CASES_MAX];
+static int gc_ncases;
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int64_t slot_elems(const struct xo_slot_shape *s)
+{
+	int64_t n = 1;
+
+	for (int i = 0; i < s->ndim; i++)
+		n *= s->dim[i];
+	return s->ndim ? n : 0;
+}
+
+/* A float in [-1, 1), exactly: 24 random bits. */
+static double rnd(uint64_t seed, uint32_t stream, uint64_t i)
+{
+	return (double)(xo_philox_uniform(seed, stream, 77, i) * 2.0f - 1.0f);
+}
+
+static double *dalloc(int64_t n)
+{
+	double *p = calloc((size_t)(n ? n : 1), sizeof(*p));
+
+	assert_non_null(p);
+	return p;
+}
+
+static bool same_bits(float a, float b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+/* What backward source slot s of op holds (ops.def): a forward input, the
+ * forward output y, the incoming gradient dy, or nothing. */
+enum gc_bsrc { GC_NONE, GC_IN0, GC_IN1, GC_Y, GC_DY };
+
+static enum gc_bsrc bwd_src(enum xo_op op, int s)
+{
+	static const enum gc_bsrc with_params[] = {GC_IN0, GC_IN1, GC_Y, GC_DY};
+	static const enum gc_bsrc pool[] = {GC_IN0, GC_DY, GC_NONE, GC_NONE};
+	static const enum gc_bsrc act[] = {GC_Y, GC_DY, GC_NONE, GC_NONE};
+	static const enum gc_bsrc grad_only[] = {GC_DY, GC_NONE, GC_NONE, GC_NONE};
+
+	switch (op) {
+	case XO_OP_conv1d:
+	case XO_OP_dense:
+		return with_params[s];
+	case XO_OP_max_pooling1d:
+		return pool[s];
+	case XO_OP_relu:
+	case XO_OP_sigmoid:
+	case XO_OP_softmax:
+		return act[s];
+	case XO_OP_flatten:
+	case XO_OP_dropout:
+		return grad_only[s];
+	default:
+		fail_msg("bwd_src: op %s is not handled here", xo_op_name(op));
+	}
+	return GC_NONE;
+}
+
+/* The backward source arrays of op from its forward inputs, y and dy. */
+static void bwd_srcs(enum xo_op op, const struct xo_ref_src *in, struct xo_ref_src y,
+		     struct xo_ref_src dy, struct xo_ref_src out[XO_MAX_SRC])
+{
+	for (int s = 0; s < XO_MAX_SRC; s++) {
+		switch (bwd_src(op, s)) {
+		case GC_NONE:
+			out[s] = (struct xo_ref_src){0};
+			break;
+		case GC_IN0:
+			out[s] = in[0];
+			break;
+		case GC_IN1:
+			out[s] = in[1];
+			break;
+		case GC_Y:
+			out[s] = y;
+			break;
+		case GC_DY:
+			out[s] = dy;
+			break;
+		}
+	}
+}
+
+/* ---- the generic check -------------------------------------------------- */
+
+/* Arrays of one case, in double. */
+struct gc_data {
+	struct xo_slot_shape fs[XO_MAX_SRC], fd[XO_MAX_DST]; /* forward slots */
+	struct xo_slot_shape bs[XO_MAX_SRC], bd[XO_MAX_DST]; /* backward slots */
+	double *in[XO_MAX_SRC];  /* forward inputs (float values) */
+	int64_t nin[XO_MAX_SRC]; /* their sizes (0: absent) */
+	double *y, *r;           /* forward output, weights of L */
+	int64_t ny;
+	double *g[XO_MAX_DST];   /* analytic gradients, g[i] of in[i] */
+};
+
+static void data_free(struct gc_data *d)
+{
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		free(d->in[i]);
+	for (int i = 0; i < XO_MAX_DST; i++)
+		free(d->g[i]);
+	free(d->y);
+	free(d->r);
+}
+
+static void math_fwd(const struct gc_case *c, const struct gc_data *d, const struct xo_params *p,
+		     double *y)
+{
+	struct xo_ref_src src[XO_MAX_SRC] = {{0}};
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		src[i].d = d->in[i];
+	dst[0].d = y;
+	assert_int_equal(xo_ref_math(c->op, XO_DIR_FWD)(p, src, dst, mag), XO_OK);
+}
+
+static double loss(const struct gc_case *c, struct gc_data *d)
+{
+	double l = 0.0;
+
+	math_fwd(c, d, &c->p, d->y);
+	for (int64_t k = 0; k < d->ny; k++)
+		l += d->r[k] * d->y[k];
+	return l;
+}
+
+/* Fills inputs for attempt a; false when a relu kink is too close. */
+static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
+{
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		for (int64_t k = 0; k < d->nin[i]; k++)
+			d->in[i][k] = rnd(seed, (uint32_t)i, (uint64_t)k);
+	for (int64_t k = 0; k < d->ny; k++)
+		d->r[k] = rnd(seed, 9, (uint64_t)k);
+	if (c->op == XO_OP_max_pooling1d) {
+		/* distinct values (2*perm(k) + 1)/N - 1, perm a Fisher-Yates shuffle */
+		int64_t n = d->nin[0];
+		int64_t *perm = calloc((size_t)n, sizeof(*perm));
+
+		assert_non_null(perm);
+		for (int64_t k = 0; k < n; k++)
+			perm[k] = k;
+		for (int64_t k = n - 1; k > 0; k--) {
+			int64_t j = (int64_t)(xo_philox_uniform(seed, 11, 0, (uint64_t)k) *
+					      (float)(k + 1));
+			int64_t t = perm[k];
+
+			perm[k] = perm[j];
+			perm[j] = t;
+		}
+		for (int64_t k = 0; k < n; k++)
+			d->in[0][k] = (double)(float)((double)(2 * perm[k] + 1) / (double)n - 1.0);
+		free(perm);
+	}
+	if (c->op == XO_OP_relu) {
+		for (int64_t k = 0; k < d->nin[0]; k++)
+			if (fabs(d->in[0][k]) <= GC_KINK)
+				return false;
+	}
+	if ((c->op == XO_OP_conv1d || c->op == XO_OP_dense) &&
+	    c->p.activation == XO_ACTIVATION_RELU) {
+		struct xo_params q = c->p;
+
+		q.activation = XO_ACTIVATION_LINEAR;
+		math_fwd(c, d, &q, d->y);
+		for (int64_t k = 0; k < d->ny; k++)
+			if (fabs(d->y[k]) <= GC_KINK)
+				return false;
+	}
+	return true;
+}
+
+/* Step 2: analytic gradients from the double math. */
+static void analytic(const struct gc_case *c, struct gc_data *d)
+{
+	struct xo_ref_src in[XO_MAX_SRC] = {{0}}, src[XO_MAX_SRC];
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+
+	math_fwd(c, d, &c->p, d->y);
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		in[i].d = d->in[i];
+	bwd_srcs(c->op, in, (struct xo_ref_src){.d = d->y}, (struct xo_ref_src){.d = d->r}, src);
+	for (int i = 0; i < XO_MAX_DST; i++)
+		dst[i].d = d->g[i];
+	assert_int_equal(xo_ref_math(c->op, XO_DIR_BWD)(&c->p, src, dst, mag), XO_OK);
+}
+
+/* Step 3 and 5: every gradient element against its central difference. */
+static void finite_differences(const struct gc_case *c, struct gc_data *d)
+{
+	int bad = 0;
+	double worst = 0.0;
+
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		if (!d->bd[i].ndim)
+			continue;
+		assert_int_equal(slot_elems(&d->bd[i]), d->nin[i]);
+		for (int64_t k = 0; k < d->nin[i]; k++) {
+			double v = d->in[i][k], lp, lm, fd, err;
+
+			d->in[i][k] = v + GC_H;
+			lp = loss(c, d);
+			d->in[i][k] = v - GC_H;
+			lm = loss(c, d);
+			d->in[i][k] = v;
+			fd = (lp - lm) / (2.0 * GC_H);
+			err = fabs(d->g[i][k] - fd) / fmax(1.0, fabs(fd));
+			if (err > worst)
+				worst = err;
+			if (!(err <= c->tol) && bad++ < 5)
+				print_error("%s: d L / d src[%d][%lld]: backward %.12g, "
+					    "finite difference %.12g (error %.3g > %.1g)\n",
+					    c->name, i, (long long)k, d->g[i][k], fd, err, c->tol);
+		}
+	}
+	if (getenv("XO_GC_VERBOSE"))
+		print_message("%s: worst error %.3g (tol %.1g)\n", c->name, worst, c->tol);
+	if (bad)
+		fail_msg("%s: %d gradient elements off (worst %.3g)", c->name, bad, worst);
+}
+
+/* dropout: the gradient is the mask times the scale, drawn independently here. */
+static void dropout_mask(const struct gc_case *c, const struct gc_data *d)
+{
+	float scale = 1.0f / (1.0f - c->p.rate);
+
+	for (int64_t k = 0; k < d->ny; k++) {
+		bool keep = !c->p.training || xo_dropout_keep(c->p.seed, c->p.step, c->p.layer,
+							      (uint64_t)k, c->p.rate);
+		double want = keep ? d->r[k] * (double)(c->p.training ? scale : 1.0f) : 0.0;
+
+		if (d->g[0][k] != want)
+			fail_msg("%s: dx[%lld] = %.9g, mask * scale * dy = %.9g", c->name,
+				 (long long)k, d->g[0][k], want);
+	}
+}
+
+/* Step 6: the backend's float path equals the double math rounded once. */
+static void public_path(const struct gc_case *c, struct gc_data *d)
+{
+	struct xo_backend *be;
+	struct xo_tensor *tin[XO_MAX_SRC] = {0}, *ty, *tym, *tr;
+	struct xo_tensor *tg[XO_MAX_DST] = {0}, *tgm[XO_MAX_DST] = {0};
+	struct xo_op_args a = {.p = c->p};
+	struct xo_ref_src in[XO_MAX_SRC] = {{0}}, src[XO_MAX_SRC];
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+	float *buf, *buf2;
+	double *yd, *gd[XO_MAX_DST] = {0};
+	int64_t nmax = d->ny;
+
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		if (d->nin[i] > nmax)
+			nmax = d->nin[i];
+	buf = calloc((size_t)nmax, sizeof(*buf));
+	buf2 = calloc((size_t)nmax, sizeof(*buf2));
+	yd = dalloc(nmax);
+	assert_non_null(buf);
+	assert_non_null(buf2);
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+
+	/* forward */
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		if (!d->nin[i])
+			continue;
+		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fs[i].ndim, d->fs[i].dim,
+						  &tin[i]), XO_OK);
+		for (int64_t k = 0; k < d->nin[i]; k++)
+			buf[k] = (float)d->in[i][k];
+		assert_int_equal(xo_tensor_write(tin[i], buf, 0, d->nin[i]), XO_OK);
+		a.src[i] = tin[i];
+	}
+	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &ty),
+			 XO_OK);
+	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &tym),
+			 XO_OK);
+	a.dst[0] = ty;
+	a.mag[0] = tym;
+	assert_int_equal(xo_op_run(be, c->op, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(ty, buf, 0, d->ny), XO_OK);
+	math_fwd(c, d, &c->p, d->y);
+	for (int64_t k = 0; k < d->ny; k++)
+		if (!same_bits(buf[k], (float)d->y[k]))
+			fail_msg("%s: fwd y[%lld] = %.9g, double math rounded %.9g", c->name,
+				 (long long)k, (double)buf[k], (double)(float)d->y[k]);
+	/* magnitudes: |y| <= mag before any activation; |y| itself for the
+	 * ops that do not accumulate */
+	assert_int_equal(xo_tensor_read(tym, buf2, 0, d->ny), XO_OK);
+	for (int64_t k = 0; k < d->ny; k++) {
+		bool acc = c->op == XO_OP_conv1d || c->op == XO_OP_dense;
+
+		if (acc && c->p.activation == XO_ACTIVATION_LINEAR && !(fabsf(buf[k]) <= buf2[k]))
+			fail_msg("%s: fwd y[%lld] = %.9g exceeds its magnitude %.9g", c->name,
+				 (long long)k, (double)buf[k], (double)buf2[k]);
+		if (!acc && !same_bits(fabsf(buf[k]), buf2[k]))
+			fail_msg("%s: fwd mag[%lld] = %.9g, not |y| = %.9g", c->name,
+				 (long long)k, (double)buf2[k], (double)fabsf(buf[k]));
+	}
+	for (int64_t k = 0; k < d->ny; k++)
+		yd[k] = (double)buf[k]; /* the float y the backward reads */
+
+	/* backward, dy = r */
+	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &tr),
+			 XO_OK);
+	for (int64_t k = 0; k < d->ny; k++)
+		buf[k] = (float)d->r[k];
+	assert_int_equal(xo_tensor_write(tr, buf, 0, d->ny), XO_OK);
+	memset(&a, 0, sizeof(a));
+	a.p = c->p;
+	for (int s = 0; s < XO_MAX_SRC; s++) {
+		static const int in_slot[] = {[GC_IN0] = 0, [GC_IN1] = 1};
+		enum gc_bsrc what = bwd_src(c->op, s);
+
+		a.src[s] = what == GC_NONE ? NULL : what == GC_Y ? ty : what == GC_DY ? tr
+			   : tin[in_slot[what]];
+	}
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		if (!d->bd[i].ndim)
+			continue;
+		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->bd[i].ndim, d->bd[i].dim,
+						  &tg[i]), XO_OK);
+		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->bd[i].ndim, d->bd[i].dim,
+						  &tgm[i]), XO_OK);
+		a.dst[i] = tg[i];
+		a.mag[i] = tgm[i];
+	}
+	assert_int_equal(xo_op_run(be, c->op, XO_DIR_BWD, &a), XO_OK);
+
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		in[i].d = d->in[i];
+	bwd_srcs(c->op, in, (struct xo_ref_src){.d = yd}, (struct xo_ref_src){.d = d->r}, src);
+	for (int i = 0; i < XO_MAX_DST; i++)
+		if (d->bd[i].ndim)
+			dst[i].d = gd[i] = dalloc(slot_elems(&d->bd[i]));
+	assert_int_equal(xo_ref_math(c->op, XO_DIR_BWD)(&c->p, src, dst, mag), XO_OK);
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		int64_t n = slot_elems(&d->bd[i]);
+
+		if (!n)
+			continue;
+		assert_int_equal(xo_tensor_read(tg[i], buf, 0, n), XO_OK);
+		assert_int_equal(xo_tensor_read(tgm[i], buf2, 0, n), XO_OK);
+		for (int64_t k = 0; k < n; k++) {
+			if (!same_bits(buf[k], (float)gd[i][k]))
+				fail_msg("%s: bwd dst[%d][%lld] = %.9g, double math rounded %.9g",
+					 c->name, i, (long long)k, (double)buf[k],
+					 (double)(float)gd[i][k]);
+			if (!(fabsf(buf[k]) <= buf2[k]))
+				fail_msg("%s: bwd dst[%d][%lld] = %.9g exceeds its magnitude %.9g",
+					 c->name, i, (long long)k, (double)buf[k], (double)buf2[k]);
+		}
+	}
+	/* dx is optional for conv1d and dense: without it, dw is unchanged */
+	if (c->op == XO_OP_conv1d || c->op == XO_OP_dense) {
+		int64_t n = slot_elems(&d->bd[1]);
+
+		assert_int_equal(xo_tensor_read(tg[1], buf2, 0, n), XO_OK);
+		a.dst[0] = NULL;
+		a.mag[0] = NULL;
+		memset(buf, 0xff, (size_t)n * sizeof(*buf));
+		assert_int_equal(xo_tensor_write(tg[1], buf, 0, n), XO_OK);
+		assert_int_equal(xo_op_run(be, c->op, XO_DIR_BWD, &a), XO_OK);
+		assert_int_equal(xo_tensor_read(tg[1], buf, 0, n), XO_OK);
+		assert_memory_equal(buf, buf2, (size_t)n * sizeof(*buf));
+	}
+
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		xo_tensor_free(tg[i]);
+		xo_tensor_free(tgm[i]);
+	}
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		xo_tensor_free(tin[i]);
+	xo_tensor_free(tr);
+	xo_tensor_free(tym);
+	xo_tensor_free(ty);
+	xo_backend_close(be);
+	for (int i = 0; i < XO_MAX_DST; i++)
+		free(gd[i]);
+	free(yd);
+	free(buf2);
+	free(buf);
+}
+
+static void test_gradcheck(void **state)
+{
+	const struct gc_case *c = *state;
+	struct gc_data d;
+	uint64_t seed = 1000;
+
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(xo_op_shapes(c->op, XO_DIR_FWD, &c->p, d.fs, d.fd), XO_OK);
+	assert_int_equal(xo_op_shapes(c->op, XO_DIR_BWD, &c->p, d.bs, d.bd), XO_OK);
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		d.nin[i] = slot_elems(&d.fs[i]);
+		if (d.nin[i])
+			d.in[i] = dalloc(d.nin[i]);
+	}
+	d.ny = slot_elems(&d.fd[0]);
+	d.y = dalloc(d.ny);
+	d.r = dalloc(d.ny);
+	for (int i = 0; i < XO_MAX_DST; i++)
+		if (d.bd[i].ndim)
+			d.g[i] = dalloc(slot_elems(&d.bd[i]));
+	while (!fill(c, &d, seed))
+		if (++seed > 2000)
+			fail_msg("%s: no kink-free fill in 1000 tries", c->name);
+
+	analytic(c, &d);
+	finite_differences(c, &d);
+	if (c->op == XO_OP_dropout)
+		dropout_mask(c, &d);
+	public_path(c, &d);
+	data_free(&d);
+}
+
+/*
+ * The fused softmax + categorical cross-entropy gradient: dz from ref's CE
+ * backward at p = softmax(z) against the finite differences of
+ * L(z) = CE(softmax(z), t), both ops' double math. Logits in [-2, 2) over 5
+ * classes keep every p above 0.005, far from the 1e-7 clip. t is one-hot, or
+ * soft labels summing to exactly 1 per row (the fused form needs sum t = 1).
+ */
+static void test_gradcheck_ce(void **state)
+{
+	const struct gc_case *c = *state;
+	int64_t n = c->p.batch, ch = c->p.ch, total = n * ch;
+	struct xo_params ps = c->p;
+	double *z = dalloc(total), *pr = dalloc(total), *t = dalloc(total), *dz = dalloc(total);
+	double l;
+	struct xo_ref_src src[XO_MAX_SRC] = {{0}};
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+	int bad = 0;
+
+	ps.len = 1;
+	for (int64_t k = 0; k < total; k++)
+		z[k] = 2.0 * rnd(5, 1, (uint64_t)k);
+	/* soft rows {0.5, 0.375, 0.125} at classes r, r+1, r+2: sum exactly 1 */
+	for (int64_t r = 0; r < n; r++) {
+		for (int64_t j = 0; j < ch; j++) {
+			if (!c->soft_targets)
+				t[r * ch + j] = j == (r * 3) % ch ? 1.0 : 0.0;
+			else if (j == r % ch)
+				t[r * ch + j] = 0.5;
+			else if (j == (r + 1) % ch)
+				t[r * ch + j] = 0.375;
+			else if (j == (r + 2) % ch)
+				t[r * ch + j] = 0.125;
+			else
+				t[r * ch + j] = 0.0;
+		}
+	}
+
+	/* analytic */
+	src[0].d = z;
+	dst[0].d = pr;
+	assert_int_equal(xo_ref_softmax_fwd_math(&ps, src, dst, mag), XO_OK);
+	src[0].d = pr;
+	src[1].d = t;
+	dst[0].d = dz;
+	assert_int_equal(xo_ref_categorical_crossentropy_bwd_math(&c->p, src, dst, mag), XO_OK);
+
+	for (int64_t k = 0; k < total; k++) {
+		double v = z[k], lp = 0.0, lm = 0.0, fd, err;
+
+		for (int s = 0; s < 2; s++) {
+			z[k] = s ? v - GC_H : v + GC_H;
+			src[0].d = z;
+			src[1].d = NULL;
+			dst[0].d = pr;
+			assert_int_equal(xo_ref_softmax_fwd_math(&ps, src, dst, mag), XO_OK);
+			src[0].d = pr;
+			src[1].d = t;
+			dst[0].d = &l;
+			assert_int_equal(xo_ref_categorical_crossentropy_fwd_math(&c->p, src, dst,
+										  mag), XO_OK);
+			if (s)
+				lm = l;
+			else
+				lp = l;
+		}
+		z[k] = v;
+		fd = (lp - lm) / (2.0 * GC_H);
+		err = fabs(dz[k] - fd) / fmax(1.0, fabs(fd));
+		if (getenv("XO_GC_VERBOSE") && k == total - 1)
+			print_message("%s: last error %.3g (tol %.1g)\n", c->name, err, c->tol);
+		if (!(err <= c->tol) && bad++ < 5)
+			print_error("%s: dz[%lld] %.12g, finite difference %.12g (error %.3g)\n",
+				    c->name, (long long)k, dz[k], fd, err);
+	}
+	if (bad)
+		fail_msg("%s: %d gradient elements off", c->name, bad);
+	free(dz);
+	free(t);
+	free(pr);
+	free(z);
+}
+
+/* ---- forward values worked out by hand ---------------------------------- */
+
+struct kv {
+	struct xo_backend *be;
+	struct xo_tensor *t[8];
+	int nt;
+};
+
+static struct xo_tensor *kv_tensor(struct kv *k, enum xo_dtype dt, int ndim, const int64_t *dims,
+				   const void *data)
+{
+	struct xo_tensor *t;
+	int64_t n = 1;
+
+	for (int i = 0; i < ndim; i++)
+		n *= dims[i];
+	assert_true(k->nt < 8);
+	assert_int_equal(xo_tensor_create(k->be, dt, ndim, dims, &t), XO_OK);
+	if (data)
+		assert_int_equal(xo_tensor_write(t, data, 0, n), XO_OK);
+	k->t[k->nt++] = t;
+	return t;
+}
+
+static void kv_open(struct kv *k)
+{
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(xo_backend_open("ref", &k->be), XO_OK);
+}
+
+static void kv_close(struct kv *k)
+{
+	for (int i = 0; i < k->nt; i++)
+		xo_tensor_free(k->t[i]);
+	xo_backend_close(k->be);
+}
+
+static void expect(const float *got, const float *want, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (!same_bits(got[i], want[i]))
+			fail_msg("element %lld: got %.9g, want %.9g", (long long)i, (double)got[i],
+				 (double)want[i]);
+}
+
+/* conv1d on x = 1..7, one channel: y[o] = sum_k x[o*s + k*d - pad] * w[k] + b. */
+static void conv1d_case(enum xo_padding pad, int64_t strides, int64_t dil, int64_t ks,
+			const float *w, float b, enum xo_activation act, const float *want,
+			int64_t out)
+{
+	const float x[7] = {1, 2, 3, 4, 5, 6, 7};
+	struct xo_op_args a = {.p = xo_params_default()};
+	float y[8];
+	struct kv k;
+
+	kv_open(&k);
+	a.p.len = 7;
+	a.p.kernel_size = ks;
+	a.p.strides = strides;
+	a.p.dilation_rate = dil;
+	a.p.padding = pad;
+	a.p.activation = act;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, 7, 1}, x);
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){ks, 1, 1}, w);
+	a.src[2] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, &b);
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, out, 1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_conv1d, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, out), XO_OK);
+	expect(y, want, out);
+	kv_close(&k);
+}
+
+static void test_known_conv1d(void **state)
+{
+	const float w3[3] = {1, 2, -1}, w2[2] = {1, 10}, w100[3] = {1, 10, 100};
+
+	(void)state;
+	/* valid: x0 + 2 x1 - x2 + 0.5 = 2.5, then +2 per step */
+	conv1d_case(XO_PADDING_VALID, 1, 1, 3, w3, 0.5f, XO_ACTIVATION_LINEAR,
+		    (const float[]){2.5f, 4.5f, 6.5f, 8.5f, 10.5f}, 5);
+	/* same, pad 1 each side: 0 + 2*1 - 2 + .5 = .5; last 6 + 14 - 0 + .5 */
+	conv1d_case(XO_PADDING_SAME, 1, 1, 3, w3, 0.5f, XO_ACTIVATION_LINEAR,
+		    (const float[]){0.5f, 2.5f, 4.5f, 6.5f, 8.5f, 10.5f, 20.5f}, 7);
+	/* causal, pad 2 on the left: 0 + 0 - 1 + .5 = -.5 (relu: 0) */
+	conv1d_case(XO_PADDING_CAUSAL, 1, 1, 3, w3, 0.5f, XO_ACTIVATION_RELU,
+		    (const float[]){0.0f, 0.5f, 2.5f, 4.5f, 6.5f, 8.5f, 10.5f}, 7);
+	/* dilation 2: x[o] + 10 x[o+2] */
+	conv1d_case(XO_PADDING_VALID, 1, 2, 2, w2, 0.0f, XO_ACTIVATION_LINEAR,
+		    (const float[]){31, 42, 53, 64, 75}, 5);
+	/* strides 2: x[2o] + 10 x[2o+1] */
+	conv1d_case(XO_PADDING_VALID, 2, 1, 2, w2, 0.0f, XO_ACTIVATION_LINEAR,
+		    (const float[]){21, 43, 65}, 3);
+	/* same, strides 2, kernel 3: out 4, total pad 2, left 1; windows at -1, 1, 3, 5 */
+	conv1d_case(XO_PADDING_SAME, 2, 1, 3, w100, 0.0f, XO_ACTIVATION_LINEAR,
+		    (const float[]){210, 432, 654, 76}, 4);
+	/* sigmoid(0) = 0.5 exactly: w = {1, 2, -1} on 1, 2, 3 with b = -2 gives 0 */
+	conv1d_case(XO_PADDING_VALID, 2, 1, 3, w3, -2.0f, XO_ACTIVATION_SIGMOID,
+		    (const float[]){0.5f, (float)(1.0 / (1.0 + exp(-4.0))),
+				    (float)(1.0 / (1.0 + exp(-8.0)))}, 3);
+}
+
+/* The seed model's first layer, Conv1D(16, 3, relu), on a 29-step ramp:
+ * filter f has w[k][0][f] = (f - 8) / 8 for every k and bias 0, so
+ * y[o][f] = relu((f - 8)/8 * (x[o] + x[o+1] + x[o+2])) with x[i] = i / 32:
+ * (f - 8) * 3 (o + 1) / 256, 0 for f < 8 (all exact in float). */
+static void test_known_seed_conv(void **state)
+{
+	float x[29], w[3 * 16], y[27 * 16], mag[27 * 16];
+	struct xo_op_args a = {.p = xo_params_default()};
+	struct kv k;
+
+	(void)state;
+	kv_open(&k);
+	for (int i = 0; i < 29; i++)
+		x[i] = (float)i / 32.0f;
+	for (int kk = 0; kk < 3; kk++)
+		for (int f = 0; f < 16; f++)
+			w[kk * 16 + f] = (float)(f - 8) / 8.0f;
+	a.p.len = 29;
+	a.p.filters = 16;
+	a.p.kernel_size = 3;
+	a.p.use_bias = false;
+	a.p.activation = XO_ACTIVATION_RELU;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, 29, 1}, x);
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){3, 1, 16}, w);
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, 27, 16}, NULL);
+	a.mag[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, 27, 16}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_conv1d, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 27 * 16), XO_OK);
+	assert_int_equal(xo_tensor_read(a.mag[0], mag, 0, 27 * 16), XO_OK);
+	for (int o = 0; o < 27; o++) {
+		for (int f = 0; f < 16; f++) {
+			float want = f < 8 ? 0.0f : (float)((f - 8) * 3 * (o + 1)) / 256.0f;
+			float want_mag = (float)(abs(f - 8) * 3 * (o + 1)) / 256.0f;
+
+			assert_true(same_bits(y[o * 16 + f], want));
+			assert_true(same_bits(mag[o * 16 + f], want_mag));
+		}
+	}
+	kv_close(&k);
+}
+
+/* max_pooling1d: ties to the first maximum, a NaN first element stays,
+ * padded positions never win, overlapping windows accumulate in bwd. */
+static void pool_case(int64_t len, int64_t pool, int64_t strides, enum xo_padding pad,
+		      const float *x, const float *want, int64_t out, const float *dy,
+		      const float *want_dx)
+{
+	struct xo_op_args a = {.p = xo_params_default()};
+	float y[8], dx[8];
+	struct kv k;
+
+	kv_open(&k);
+	a.p.len = len;
+	a.p.pool_size = pool;
+	a.p.strides = strides;
+	a.p.padding = pad;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, len, 1}, x);
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, out, 1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_max_pooling1d, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, out), XO_OK);
+	for (int64_t i = 0; i < out; i++)
+		assert_true(same_bits(y[i], want[i]) || (isnan(y[i]) && isnan(want[i])));
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, out, 1}, dy);
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, len, 1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_max_pooling1d, XO_DIR_BWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], dx, 0, len), XO_OK);
+	expect(dx, want_dx, len);
+	kv_close(&k);
+}
+
+static void test_known_max_pooling1d(void **state)
+{
+	(void)state;
+	/* windows {1,3} {3,2} {5,NaN}: the tie in {3,2}? no: 3 wins alone; NaN never wins */
+	pool_case(7, 2, 0, XO_PADDING_VALID, (const float[]){1, 3, 3, 2, 5, NAN, 0},
+		  (const float[]){3, 3, 5}, 3, (const float[]){1, 2, 4},
+		  (const float[]){0, 1, 2, 0, 4, 0, 0});
+	/* ties: {2,2} goes to step 0, {4,4} to step 2 */
+	pool_case(4, 2, 0, XO_PADDING_VALID, (const float[]){2, 2, 4, 4},
+		  (const float[]){2, 4}, 2, (const float[]){1, 2}, (const float[]){1, 0, 2, 0});
+	/* overlapping windows (strides 1): step 1 wins both, dx = 1 + 2 */
+	pool_case(3, 2, 1, XO_PADDING_VALID, (const float[]){1, 3, 2},
+		  (const float[]){3, 3}, 2, (const float[]){1, 2}, (const float[]){0, 3, 0});
+	/* same, pool 3, strides 1: pad 1 each side; padding (0) never beats negatives */
+	pool_case(3, 3, 1, XO_PADDING_SAME, (const float[]){-5, -6, -7},
+		  (const float[]){-5, -5, -6}, 3, (const float[]){1, 2, 4},
+		  (const float[]){3, 4, 0});
+	/* a NaN first element stays */
+	pool_case(2, 2, 0, XO_PADDING_VALID, (const float[]){NAN, 1}, (const float[]){NAN}, 1,
+		  (const float[]){1}, (const float[]){1, 0});
+}
+
+static void test_known_dense_softmax_sigmoid(void **state)
+{
+	struct xo_op_args a = {.p = xo_params_default()};
+	float y[4];
+	struct kv k;
+
+	(void)state;
+	kv_open(&k);
+	/* dense: x = {1, 2}, w = {{1,2,3},{4,5,6}}, b = 1: {1+8+1, 2+10+1, 3+12+1} */
+	a.p.ch = 2;
+	a.p.units = 3;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 2}, (const float[]){1, 2});
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){2, 3},
+			     (const float[]){1, 2, 3, 4, 5, 6});
+	a.src[2] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){3}, (const float[]){1, 1, 1});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 3}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_dense, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 3), XO_OK);
+	expect(y, (const float[]){10, 13, 16}, 3);
+	kv_close(&k);
+
+	/* softmax is max-subtracted: {1000, 1000, 1000, 1000} -> 1/4 each, no overflow */
+	kv_open(&k);
+	memset(&a, 0, sizeof(a));
+	a.p = xo_params_default();
+	a.p.ch = 4;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, 1, 4},
+			     (const float[]){1000, 1000, 1000, 1000});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, 1, 4}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_softmax, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 4), XO_OK);
+	expect(y, (const float[]){0.25f, 0.25f, 0.25f, 0.25f}, 4);
+	/* sigmoid(0) = 0.5, sigmoid(-200) = 0 (exp(200) is finite in double) */
+	assert_int_equal(xo_tensor_write((struct xo_tensor *)a.src[0],
+					 (const float[]){0, -200, 200, 0}, 0, 4), XO_OK);
+	assert_int_equal(xo_op_run(k.be, XO_OP_sigmoid, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 4), XO_OK);
+	expect(y, (const float[]){0.5f, 0.0f, 1.0f, 0.5f}, 4);
+	kv_close(&k);
+}
+
+static void test_known_crossentropy_accuracy(void **state)
+{
+	struct xo_op_args a = {.p = xo_params_default()};
+	float loss, mag, correct;
+	int32_t idx[3];
+	struct kv k;
+
+	(void)state;
+	kv_open(&k);
+	/* uniform p over 4 classes, one-hot t: loss = log 4; row 2 is clipped:
+	 * p = {1, 0, 0, 0}, t = class 1 -> -log(1e-7f) */
+	a.p.batch = 2;
+	a.p.ch = 4;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){2, 4},
+			     (const float[]){0.25f, 0.25f, 0.25f, 0.25f, 1, 0, 0, 0});
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){2, 4},
+			     (const float[]){0, 0, 1, 0, 0, 1, 0, 0});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, NULL);
+	a.mag[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_categorical_crossentropy, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], &loss, 0, 1), XO_OK);
+	assert_int_equal(xo_tensor_read(a.mag[0], &mag, 0, 1), XO_OK);
+	assert_true(same_bits(loss, (float)((log(4.0) - log((double)1e-7f)) / 2.0)));
+	assert_true(same_bits(mag, loss));
+	kv_close(&k);
+
+	/* accuracy: rows {.1,.7,.2} {.5,.5,0} (tie: 0) {.3,.3,.4}; t classes 1, 1, 2 */
+	kv_open(&k);
+	memset(&a, 0, sizeof(a));
+	a.p = xo_params_default();
+	a.p.batch = 3;
+	a.p.ch = 3;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){3, 3},
+			     (const float[]){.1f, .7f, .2f, .5f, .5f, 0, .3f, .3f, .4f});
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){3, 3},
+			     (const float[]){0, 1, 0, 0, 1, 0, 0, 0, 1});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_I32, 1, (int64_t[]){3}, NULL);
+	a.dst[1] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_accuracy, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], idx, 0, 3), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[1], &correct, 0, 1), XO_OK);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 0);
+	assert_int_equal(idx[2], 2);
+	assert_true(correct == 2.0f);
+	kv_close(&k);
+}
+
+/* Adam's first step from m = v = 0 moves w by lr * g / (|g| + eps / sqrt(1 - beta_2))
+ * ~ lr * sign(g): w = 1, g = 2 -> 0.999 within 1.6e-9 (below 0.999f's half ulp). */
+static void test_known_adam(void **state)
+{
+	struct xo_op_args a = {.p = xo_params_default()};
+	float w[2], m[2], v[2];
+	struct kv k;
+
+	(void)state;
+	kv_open(&k);
+	a.p.size = 2;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){2}, (const float[]){2, -0.5f});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){2}, (const float[]){1, 1});
+	a.dst[1] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){2}, (const float[]){0, 0});
+	a.dst[2] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){2}, (const float[]){0, 0});
+	assert_int_equal(xo_op_run(k.be, XO_OP_adam, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], w, 0, 2), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[1], m, 0, 2), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[2], v, 0, 2), XO_OK);
+	assert_true(same_bits(m[0], (float)(2.0 * (1.0 - (double)0.9f))));
+	assert_true(same_bits(v[0], (float)(4.0 * (1.0 - (double)0.999f))));
+	assert_true(same_bits(w[0], 0.999f));
+	assert_true(same_bits(w[1], 1.001f));
+	kv_close(&k);
+}
+
+/* gather: rows picked by index; an index out of range is EINVAL, y untouched. */
+static void test_known_gather_dropout(void **state)
+{
+	struct xo_op_args a = {.p = xo_params_default()};
+	float y[4], x[8];
+	struct kv k;
+
+	(void)state;
+	kv_open(&k);
+	a.p.rows = 3;
+	a.p.batch = 2;
+	a.p.ch = 2;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){3, 2},
+			     (const float[]){1, 2, 3, 4, 5, 6});
+	a.src[1] = kv_tensor(&k, XO_DTYPE_I32, 1, (int64_t[]){2}, (const int32_t[]){2, 0});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){2, 2}, (const float[]){9, 9, 9, 9});
+	assert_int_equal(xo_op_run(k.be, XO_OP_gather, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 4), XO_OK);
+	expect(y, (const float[]){5, 6, 1, 2}, 4);
+	assert_int_equal(xo_tensor_write((struct xo_tensor *)a.src[1], (const int32_t[]){1, 3}, 0,
+					 2), XO_OK);
+	assert_int_equal(xo_op_run(k.be, XO_OP_gather, XO_DIR_FWD, &a), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "gather"));
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 4), XO_OK);
+	expect(y, (const float[]){5, 6, 1, 2}, 4);
+	kv_close(&k);
+
+	/* dropout rate 0.5: each y is 0 or 2x, as xo_dropout_keep says; not training: y = x */
+	kv_open(&k);
+	memset(&a, 0, sizeof(a));
+	a.p = xo_params_default();
+	a.p.len = 4;
+	a.p.ch = 2;
+	a.p.seed = 3;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, 4, 2},
+			     (const float[]){1, 2, 3, 4, 5, 6, 7, 8});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){1, 4, 2}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_dropout, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], x, 0, 8), XO_OK);
+	for (int i = 0; i < 8; i++)
+		assert_true(x[i] == (xo_dropout_keep(3, 0, 0, (uint64_t)i, 0.5f) ?
+				     2.0f * (float)(i + 1) : 0.0f));
+	a.p.training = false;
+	assert_int_equal(xo_op_run(k.be, XO_OP_dropout, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], x, 0, 8), XO_OK);
+	expect(x, (const float[]){1, 2, 3, 4, 5, 6, 7, 8}, 8);
+	kv_close(&k);
+}
+
+/* ---- the case table ----------------------------------------------------- */
+
+static struct gc_case *add_case(enum xo_op op, struct xo_params p)
+{
+	struct gc_case *c;
+	int n;
+
+	XO_ASSERT(gc_ncases < GC_CASES_MAX);
+	c = &gc_cases[gc_ncases++];
+	c->op = op;
+	c->p = p;
+	c->tol = GC_TOL_LINEAR;
+	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
+	    ((op == XO_OP_conv1d || op == XO_OP_dense) &&
+	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
+		c->tol = GC_TOL_SMOOTH;
+	n = snprintf(c->name, sizeof(c->name), "%s ", xo_op_name(op));
+	xo_params_format(op, XO_DIR_BWD, &p, c->name + n, sizeof(c->name) - (size_t)n);
+	return c;
+}
+
+static void build_cases(void)
+{
+	static const enum xo_activation acts[] = {XO_ACTIVATION_LINEAR, XO_ACTIVATION_RELU,
+						  XO_ACTIVATION_SIGMOID, XO_ACTIVATION_SOFTMAX};
+	static const int64_t conv_sd[][2] = {{1, 1}, {2, 1}, {1, 2}}; /* strides, dilation */
+	struct xo_params p;
+
+	for (int pad = XO_PADDING_VALID; pad <= XO_PADDING_CAUSAL; pad++)
+		for (int sd = 0; sd < 3; sd++)
+			for (int bias = 0; bias < 2; bias++)
+				for (int act = 0; act < 4; act++) {
+					p = xo_params_default();
+					p.batch = 2;
+					p.len = 7;
+					p.ch = 2;
+					p.filters = 3;
+					p.kernel_size = 3;
+					p.padding = (enum xo_padding)pad;
+					p.strides = conv_sd[sd][0];
+					p.dilation_rate = conv_sd[sd][1];
+					p.use_bias = bias;
+					p.activation = acts[act];
+					add_case(XO_OP_conv1d, p);
+				}
+	for (int pad = XO_PADDING_VALID; pad <= XO_PADDING_SAME; pad++)
+		for (int64_t strides = 0; strides <= 2; strides++)
+			for (int64_t pool = 2; pool <= 3; pool++) {
+				p = xo_params_default();
+				p.batch = 2;
+				p.len = 7;
+				p.ch = 2;
+				p.pool_size = pool;
+				p.strides = strides;
+				p.padding = (enum xo_padding)pad;
+				add_case(XO_OP_max_pooling1d, p);
+			}
+	for (int bias = 0; bias < 2; bias++)
+		for (int act = 0; act < 4; act++) {
+			p = xo_params_default();
+			p.batch = 3;
+			p.ch = 4;
+			p.units = 5;
+			p.use_bias = bias;
+			p.activation = acts[act];
+			add_case(XO_OP_dense, p);
+		}
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 3;
+	p.ch = 4;
+	add_case(XO_OP_relu, p);
+	add_case(XO_OP_sigmoid, p);
+	add_case(XO_OP_softmax, p);
+	add_case(XO_OP_flatten, p);
+	p.seed = 11;
+	p.step = 3;
+	p.layer = 2;
+	add_case(XO_OP_dropout, p);
+	p.rate = 0.25f;
+	add_case(XO_OP_dropout, p);
+	p.training = false;
+	add_case(XO_OP_dropout, p);
+	p = xo_params_default();
+	p.batch = 4;
+	p.ch = 5;
+	add_case(XO_OP_categorical_crossentropy, p);
+	add_case(XO_OP_categorical_crossentropy, p)->soft_targets = true;
+	snprintf(gc_cases[gc_ncases - 1].name, sizeof(gc_cases[0].name),
+		 "categorical_crossentropy batch=4 ch=5 targets=soft");
+}
+
+int main(void)
+{
+	static const struct CMUnitTest known[] = {
+		cmocka_unit_test(test_known_conv1d),
+		cmocka_unit_test(test_known_seed_conv),
+		cmocka_unit_test(test_known_max_pooling1d),
+		cmocka_unit_test(test_known_dense_softmax_sigmoid),
+		cmocka_unit_test(test_known_crossentropy_accuracy),
+		cmocka_unit_test(test_known_adam),
+		cmocka_unit_test(test_known_gather_dropout),
+	};
+	struct CMUnitTest tests[GC_CASES_MAX];
+	int fails;
+
+	build_cases();
+	for (int i = 0; i < gc_ncases; i++) {
+		struct gc_case *c = &gc_cases[i];
+
+		tests[i] = (struct CMUnitTest){
+			.name = c->name,
+			.test_func = c->op == XO_OP_categorical_crossentropy ? test_gradcheck_ce
+									    : test_gradcheck,
+			.initial_state = c,
+		};
+	}
+	fails = cmocka_run_group_tests_name("ref_known_values", known, NULL, NULL);
+	fails += _cmocka_run_group_tests("gradcheck", tests, (size_t)gc_ncases, NULL, NULL);
+	return fails ? 1 : 0;
+}

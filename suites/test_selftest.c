@@ -1,0 +1,383 @@
+/*
+ * test_selftest.c - the checker is tested (STYLE rule 14, DESIGN section 5):
+ * backends built from a copy of the reference table with one entry replaced
+ * by a deliberately wrong kernel must each be FAILED by the harness, for the
+ * expected reason; the unmodified copy must pass the same cases.
+ *
+ * The fake backends are assembled here from backend.h (struct xo_backend
+ * and the table's init), so no public API exists for them.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+static struct xo_backend *g_ref;
+
+/* ---- faulty kernels -------------------------------------------------------- */
+
+/* dense fwd reading the kernel as w[units][ch] (transposed), linear. */
+static enum xo_status dense_fwd_transposed(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *w = xo_tensor_f32(a->src[1]);
+	const float *b = xo_tensor_f32(a->src[2]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t ch = a->p.ch, units = a->p.units;
+
+	(void)be;
+	for (int64_t n = 0; n < a->p.batch; n++)
+		for (int64_t u = 0; u < units; u++) {
+			double s = b ? b[u] : 0.0;
+
+			for (int64_t c = 0; c < ch; c++)
+				s += (double)x[n * ch + c] * w[u * ch + c];
+			y[n * units + u] = (float)s;
+		}
+	return XO_OK;
+}
+
+/* conv1d fwd that forgets the bias. */
+static enum xo_status conv1d_fwd_no_bias(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.use_bias = false;
+	b.src[2] = NULL;
+	return xo_ref_iface.fwd[XO_OP_conv1d](be, &b);
+}
+
+/* conv1d fwd (valid, stride 1, no dilation, linear) whose window starts one
+ * step late; the step past the input reads as zero. */
+static enum xo_status conv1d_fwd_off_by_one(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *w = xo_tensor_f32(a->src[1]);
+	const float *b = xo_tensor_f32(a->src[2]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t out = p->len - p->kernel_size + 1;
+
+	(void)be;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t o = 0; o < out; o++)
+			for (int64_t f = 0; f < p->filters; f++) {
+				double s = b ? b[f] : 0.0;
+
+				for (int64_t k = 0; k < p->kernel_size; k++) {
+					int64_t t = o + k + 1;
+
+					if (t >= p->len)
+						continue;
+					for (int64_t c = 0; c < p->ch; c++)
+						s += (double)x[(n * p->len + t) * p->ch + c] *
+						     w[(k * p->ch + c) * p->filters + f];
+				}
+				y[(n * out + o) * p->filters + f] = (float)s;
+			}
+	return XO_OK;
+}
+
+/* max_pooling1d bwd (valid padding) routing dy to the LAST maximum. */
+static enum xo_status pool_bwd_last_max(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+	int64_t s = xo_pool1d_stride(p), out = (p->len - p->pool_size) / s + 1;
+
+	(void)be;
+	memset(dx, 0, sizeof(float) * (size_t)(p->batch * p->len * p->ch));
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t o = 0; o < out; o++)
+			for (int64_t c = 0; c < p->ch; c++) {
+				int64_t best = o * s;
+
+				for (int64_t j = o * s; j < o * s + p->pool_size; j++)
+					if (x[(n * p->len + j) * p->ch + c] >=
+					    x[(n * p->len + best) * p->ch + c])
+						best = j;
+				dx[(n * p->len + best) * p->ch + c] +=
+				    dy[(n * out + o) * p->ch + c];
+			}
+	return XO_OK;
+}
+
+/* relu fwd that also writes one element past the end of dst. */
+static enum xo_status relu_fwd_past_end(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_relu](be, a);
+
+	xo_tensor_f32(a->dst[0])[a->dst[0]->nelem] = 1.0f;
+	return st;
+}
+
+/* relu fwd that also writes one element before the start of dst. */
+static enum xo_status relu_fwd_before_start(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_relu](be, a);
+
+	xo_tensor_f32(a->dst[0])[-1] = 1.0f;
+	return st;
+}
+
+/* dense fwd that leaves a NaN in one output. */
+static enum xo_status dense_fwd_nan(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_dense](be, a);
+
+	xo_tensor_f32(a->dst[0])[a->dst[0]->nelem / 2] = NAN;
+	return st;
+}
+
+/* sigmoid fwd 300 ulps off everywhere. */
+static enum xo_status sigmoid_fwd_300ulp(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_sigmoid](be, a);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++) {
+		uint32_t u;
+
+		memcpy(&u, &y[i], 4);
+		u += 300;
+		memcpy(&y[i], &u, 4);
+	}
+	return st;
+}
+
+/* conv1d bwd that never writes one element of dw. */
+static enum xo_status conv1d_bwd_skip_one(struct xo_backend *be, const struct xo_op_args *a)
+{
+	float *dw = xo_tensor_f32(a->dst[1]), keep = dw[1];
+	enum xo_status st = xo_ref_iface.bwd[XO_OP_conv1d](be, a);
+
+	dw[1] = keep;
+	return st;
+}
+
+/* dense bwd whose dw is 2^-12 relative off: small, but far beyond the
+ * accumulation bound of a short sum. */
+static enum xo_status dense_bwd_dw_off(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.bwd[XO_OP_dense](be, a);
+	float *dw = xo_tensor_f32(a->dst[1]);
+
+	for (int64_t i = 0; i < a->dst[1]->nelem; i++)
+		dw[i] *= 1.0f + 0x1p-12f;
+	return st;
+}
+
+/* max_pooling1d fwd (valid) with fmaxf from -Inf: a NaN is dropped instead of
+ * propagating from the window's first element. */
+static enum xo_status pool_fwd_drops_nan(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t s = xo_pool1d_stride(p), out = (p->len - p->pool_size) / s + 1;
+
+	(void)be;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t o = 0; o < out; o++)
+			for (int64_t c = 0; c < p->ch; c++) {
+				float best = -INFINITY;
+
+				for (int64_t j = o * s; j < o * s + p->pool_size; j++)
+					best = fmaxf(best, x[(n * p->len + j) * p->ch + c]);
+				y[(n * out + o) * p->ch + c] = best;
+			}
+	return XO_OK;
+}
+
+/* flatten fwd that scribbles over its source. */
+static enum xo_status flatten_fwd_writes_src(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_flatten](be, a);
+
+	xo_tensor_f32(a->src[0])[0] += 1.0f;
+	return st;
+}
+
+/* gather fwd that reports a failure. */
+static enum xo_status gather_fwd_fails(struct xo_backend *be, const struct xo_op_args *a)
+{
+	(void)be;
+	(void)a;
+	return xo_error(XO_ERESOURCE, "fault: injected failure");
+}
+
+/* ---- cases and the check ------------------------------------------------------ */
+
+struct fault {
+	const char *name; /* fake backend name, shown in reports */
+	enum xo_op op;
+	enum xo_dir dir;
+	xo_op_fn fn; /* replaces the table entry */
+	enum xo_hmode mode;
+	const char *params;  /* case parameters */
+	enum xo_fail expect; /* the reason the harness must give */
+};
+
+static const struct fault faults[] = {
+    {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
+     "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
+    {"fault-conv-no-bias", XO_OP_conv1d, XO_DIR_FWD, conv1d_fwd_no_bias, XO_HMODE_EXACT,
+     "batch=2 len=9 ch=2 filters=3 kernel_size=3 use_bias=1", XO_FAIL_MISMATCH},
+    {"fault-conv-off-by-one", XO_OP_conv1d, XO_DIR_FWD, conv1d_fwd_off_by_one, XO_HMODE_REAL,
+     "batch=2 len=9 ch=2 filters=3 kernel_size=3 use_bias=0", XO_FAIL_MISMATCH},
+    {"fault-pool-last-max", XO_OP_max_pooling1d, XO_DIR_BWD, pool_bwd_last_max, XO_HMODE_EXACT,
+     "batch=4 len=12 ch=3 pool_size=3", XO_FAIL_MISMATCH},
+    {"fault-past-end", XO_OP_relu, XO_DIR_FWD, relu_fwd_past_end, XO_HMODE_EXACT,
+     "batch=2 len=5 ch=3", XO_FAIL_GUARD},
+    {"fault-before-start", XO_OP_relu, XO_DIR_FWD, relu_fwd_before_start, XO_HMODE_REAL,
+     "batch=2 len=5 ch=3", XO_FAIL_GUARD},
+    {"fault-nan", XO_OP_dense, XO_DIR_FWD, dense_fwd_nan, XO_HMODE_REAL,
+     "batch=3 ch=7 units=5 activation=sigmoid", XO_FAIL_NONFINITE},
+    {"fault-sigmoid-300ulp", XO_OP_sigmoid, XO_DIR_FWD, sigmoid_fwd_300ulp, XO_HMODE_REAL,
+     "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-unwritten", XO_OP_conv1d, XO_DIR_BWD, conv1d_bwd_skip_one, XO_HMODE_EXACT,
+     "batch=2 len=9 ch=2 filters=3 kernel_size=3", XO_FAIL_UNWRITTEN},
+    {"fault-dense-dw-2^-12", XO_OP_dense, XO_DIR_BWD, dense_bwd_dw_off, XO_HMODE_REAL,
+     "batch=4 ch=6 units=5", XO_FAIL_MISMATCH},
+    {"fault-pool-drops-nan", XO_OP_max_pooling1d, XO_DIR_FWD, pool_fwd_drops_nan,
+     XO_HMODE_NONFINITE, "batch=2 len=12 ch=3 pool_size=3", XO_FAIL_NONFINITE},
+    {"fault-writes-src", XO_OP_flatten, XO_DIR_FWD, flatten_fwd_writes_src, XO_HMODE_EXACT,
+     "batch=2 len=3 ch=4", XO_FAIL_SRC_CHANGED},
+    {"fault-error", XO_OP_gather, XO_DIR_FWD, gather_fwd_fails, XO_HMODE_REAL,
+     "rows=10 batch=4 ch=3", XO_FAIL_RUN},
+};
+#define NFAULTS (sizeof(faults) / sizeof(faults[0]))
+
+static struct xo_backend *fake_open(const struct xo_backend_iface *iface)
+{
+	struct xo_backend *be = calloc(1, sizeof(*be));
+
+	assert_non_null(be);
+	be->iface = iface;
+	assert_int_equal(iface->init(be, ""), XO_OK);
+	return be;
+}
+
+static struct xo_case make_case(const struct fault *f)
+{
+	struct xo_case c = {
+	    .op = f->op, .dir = f->dir, .mode = f->mode, .seed = XO_CASE_SEED_DEFAULT};
+	char line[512];
+	enum xo_op op;
+
+	snprintf(line, sizeof(line), "%s %s", xo_op_name(f->op), f->params);
+	assert_int_equal(xo_case_parse(line, &op, &c.p), XO_OK);
+	assert_int_equal(op, f->op);
+	return c;
+}
+
+/* Each fault is caught, for its reason; the same case passes on ref's table. */
+static void fault_caught(void **state)
+{
+	const struct fault *f = *state;
+	struct xo_backend_iface good = xo_ref_iface, bad = xo_ref_iface;
+	struct xo_backend *be_good, *be_bad;
+	struct xo_case c = make_case(f);
+	struct xo_case_result r;
+
+	good.name = "ref-copy";
+	bad.name = f->name;
+	if (f->dir == XO_DIR_FWD)
+		bad.fwd[f->op] = f->fn;
+	else
+		bad.bwd[f->op] = f->fn;
+	be_good = fake_open(&good);
+	be_bad = fake_open(&bad);
+
+	assert_int_equal(xo_case_run(g_ref, be_good, &c, &r), XO_OK);
+	if (r.fail != XO_FAIL_NONE)
+		print_error("%s", r.report);
+	assert_int_equal(r.fail, XO_FAIL_NONE);
+
+	assert_int_equal(xo_case_run(g_ref, be_bad, &c, &r), XO_OK);
+	print_message("%s: caught as '%s' (%lld bad elements)\n%s", f->name, xo_fail_name(r.fail),
+	              (long long)r.nbad, r.report);
+	if (!(r.fails & (1u << f->expect)))
+		fail_msg("%s: expected '%s', harness said '%s'", f->name, xo_fail_name(f->expect),
+		         xo_fail_name(r.fail));
+	assert_non_null(strstr(r.report, "repro: xo check --op"));
+	xo_backend_close(be_bad);
+	xo_backend_close(be_good);
+}
+
+/* An uninformative case (softmax over one class: every output is 1) fails
+ * even on a correct backend. */
+static void mistrust_caught(void **state)
+{
+	struct xo_case c = {.op = XO_OP_softmax,
+	                    .dir = XO_DIR_FWD,
+	                    .mode = XO_HMODE_REAL,
+	                    .seed = XO_CASE_SEED_DEFAULT};
+	struct xo_case_result r;
+	enum xo_op op;
+
+	(void)state;
+	assert_int_equal(xo_case_parse("softmax batch=4 len=2 ch=1", &op, &c.p), XO_OK);
+	assert_int_equal(xo_case_run(g_ref, g_ref, &c, &r), XO_OK);
+	print_message("%s", r.report);
+	assert_int_equal(r.fail, XO_FAIL_MISTRUST);
+	assert_non_null(strstr(r.report, "fill"));
+}
+
+/* The repro line names op, dir, mode, backend, seed and every parameter. */
+static void repro_line(void **state)
+{
+	struct xo_case c = {
+	    .op = XO_OP_conv1d, .dir = XO_DIR_BWD, .mode = XO_HMODE_REAL, .seed = 42};
+	char buf[1024];
+	enum xo_op op;
+
+	(void)state;
+	assert_int_equal(xo_case_parse("conv1d batch=2 len=9 ch=2 filters=3 kernel_size=3 "
+	                               "padding=causal dilation_rate=2",
+	                               &op, &c.p),
+	                 XO_OK);
+	xo_case_repro(&c, "cpu", buf, sizeof(buf));
+	print_message("%s\n", buf);
+	assert_non_null(strstr(buf, "xo check --op conv1d --dir bwd --mode real --backend cpu "
+	                            "--seed 42 "));
+	assert_non_null(strstr(buf, "padding=causal"));
+	assert_non_null(strstr(buf, "dilation_rate=2"));
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return xo_backend_open("ref", &g_ref) == XO_OK ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	xo_backend_close(g_ref);
+	return 0;
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[NFAULTS + 2];
+	static char names[NFAULTS][96];
+
+	for (size_t i = 0; i < NFAULTS; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s is caught as '%s'", faults[i].name,
+		         xo_fail_name(faults[i].expect));
+		tests[i] = (struct CMUnitTest){.name = names[i],
+		                               .test_func = fault_caught,
+		                               .initial_state = (void *)&faults[i]};
+	}
+	tests[NFAULTS] = (struct CMUnitTest){.name = "uninformative case is mistrusted",
+	                                     .test_func = mistrust_caught};
+	tests[NFAULTS + 1] = (struct CMUnitTest){.name = "repro line", .test_func = repro_line};
+	return _cmocka_run_group_tests("selftest", tests, NFAULTS + 2, group_setup, group_teardown);
+}
