@@ -1,9 +1,133 @@
-/* predict.c - placeholder until the owner of `xo predict` fills it in. */
+/*
+ * predict.c - `xo predict --model M --weights DIR --input X.npy --output Y.npy
+ * [--device D] [--batch-size N]`: Keras's model.predict from a spec and a
+ * weights directory; writes the probabilities as float32 .npy.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cmd.h"
+#include "xo.h"
+
+static const char usage[] =
+    "usage: xo predict --model M --weights DIR --input X.npy --output Y.npy\n"
+    "                  [--device D] [--batch-size N]\n";
+
+static bool parse_count(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 1)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Input shape (n, len, ch) or (n, len*ch) (or (n, len) when ch == 1). */
+static bool input_fits(const struct xo_npy *a, int64_t in_size)
+{
+	int64_t per = 1;
+
+	if (a->ndim < 2 || a->dim[0] < 1)
+		return false;
+	for (int i = 1; i < a->ndim; i++)
+		per *= a->dim[i];
+	return per == in_size && a->ndim <= 3;
+}
 
 int xo_cmd_predict(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return xo_usage_error("predict", "not built yet");
+	const char *model = NULL, *weights = NULL, *input = NULL, *output = NULL;
+	const char *device = "cpu";
+	struct xo_backend *be = NULL;
+	struct xo_model *m = NULL;
+	struct xo_npy x = {0};
+	int64_t batch = 32, n, classes;
+	float *probs = NULL;
+	struct timespec t0, t1;
+	int rc = 2;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (!v)
+			return xo_usage_error("predict", "unknown option or missing value: '%s'",
+			                      a);
+		if (!strcmp(a, "--model"))
+			model = v;
+		else if (!strcmp(a, "--weights"))
+			weights = v;
+		else if (!strcmp(a, "--input"))
+			input = v;
+		else if (!strcmp(a, "--output"))
+			output = v;
+		else if (!strcmp(a, "--device"))
+			device = v;
+		else if (!strcmp(a, "--batch-size")) {
+			if (!parse_count(v, &batch))
+				return xo_usage_error(
+				    "predict", "--batch-size %s: expected an integer >= 1", v);
+		} else
+			return xo_usage_error("predict", "unknown option '%s'", a);
+		i++;
+	}
+	if (!model || !weights || !input || !output)
+		return xo_usage_error("predict",
+		                      "--model, --weights, --input and --output are required");
+
+	if (xo_npy_read(input, &x))
+		return xo_usage_error("predict", "%s", xo_last_error());
+	if (xo_backend_open(device, &be)) {
+		xo_usage_error("predict", "%s", xo_last_error());
+		goto out_free;
+	}
+	n = x.ndim ? x.dim[0] : 0;
+	if (xo_model_open(model, be, batch < n && n ? batch : (n ? n : 1), &m) ||
+	    xo_model_load_weights(m, weights)) {
+		xo_usage_error("predict", "%s", xo_last_error());
+		goto out_free;
+	}
+	if (!input_fits(&x, xo_model_input_size(m))) {
+		xo_usage_error("predict",
+		               "%s: shape does not match the model input (%" PRId64
+		               " values per sample, first axis = samples)",
+		               input, xo_model_input_size(m));
+		goto out_free;
+	}
+	classes = xo_model_classes(m);
+	probs = malloc(sizeof(*probs) * (size_t)(n * classes));
+	if (!probs) {
+		xo_usage_error("predict", "out of memory");
+		goto out_free;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (xo_model_predict(m, x.data, n, batch, probs) ||
+	    xo_npy_write(output, 2, (int64_t[]){n, classes}, probs)) {
+		xo_usage_error("predict", "%s", xo_last_error());
+		goto out_free;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("Predict %" PRId64 " samples in %.4f s on %s, wrote %s\n", n,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+	       xo_backend_name(be), output);
+	rc = 0;
+out_free:
+	free(probs);
+	xo_model_close(m);
+	xo_backend_close(be);
+	xo_npy_free(&x);
+	return rc;
 }

@@ -1,9 +1,554 @@
-/* seed.c - placeholder until the owner of `xo seed` fills it in. */
+/*
+ * seed.c - `xo seed [--device D ...] [--epochs N] [--batch-size N] [--seed S]
+ * [--json] [--db FILE]`: the seed experiment of DESIGN section 1 on each
+ * device, then a side-by-side table.
+ *
+ * Data (the same for every device, from --seed): 20000 samples, x uniform in
+ * [0, 1) of shape (29,), labels uniform in 0..11, one-hot; a shuffled 80/20
+ * train/test split (16000/4000). fit(batch_size=512, epochs=10,
+ * validation_split=0.2) with a checkpoint of the best val_accuracy in a
+ * temporary directory; the best weights are loaded again and the 4000 test
+ * samples predicted at batch 32 (Keras's default, as the seed ran:
+ * predict_s) and as one batch (predict_s_one_batch).
+ *
+ * Figures: train_ms_per_step and epoch_ms are medians over the epochs (the
+ * first epoch carries warm-up); for OpenCL devices the per-step split
+ * (enqueue, h2d, kernel, d2h, wait) and launches come from 5 extra training
+ * steps on a resident batch after the run, and the kernel time per layer
+ * from one step with each op synced on its own.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cmd.h"
+#include "xo.h"
+
+#define SEED_SAMPLES       20000
+#define SEED_TEST          4000
+#define SEED_LEN           29
+#define SEED_CLASSES       12
+#define SEED_PREDICT_BATCH 32
+#define MAX_DEVICES        8
+#define SPLIT_STEPS        5 /* extra training steps that measure the OpenCL split */
+
+static const char usage[] =
+    "usage: xo seed [--device D ...] [--epochs N] [--batch-size N] [--seed S]\n"
+    "               [--json] [--db FILE]\n"
+    "  D: ref, cpu, cl or cl:PLATFORM:DEVICE (default: every device that opens)\n";
+
+struct seed_data {
+	float *xtr, *ytr, *xte, *yte; /* 16000 train, 4000 test */
+	int64_t ntr, nte;
+	int32_t *lte; /* test labels */
+};
+
+struct seed_result {
+	char device[64];
+	char desc[512];
+	int epochs;
+	double train_ms_per_step, epoch_ms;
+	double predict_s, predict_s_one_batch;
+	double val_accuracy, test_accuracy;
+	double peak_rss_mb;
+	bool is_cl;
+	double launches_per_step, enqueue_ms, h2d_ms, kernel_ms, d2h_ms, wait_ms;
+	int nlayers;
+	char layer_names[16][64];
+	double layer_ms[16];
+	double extra_ms;
+};
+
+struct epoch_sink {
+	double *ms_per_step, *epoch_ms;
+	double best_val;
+	int count;
+	FILE *out;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Resets the kernel's peak-RSS mark of this process (Linux clear_refs "5"),
+ * so each device's peak is its own; false when not possible. */
+static bool peak_rss_reset(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fputs("5", f) >= 0;
+	return !fclose(f) && ok;
+}
+
+static double peak_rss_mb(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	struct rusage ru;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "VmHWM:", 6)) {
+				fclose(f);
+				return strtod(line + 6, NULL) / 1024.0;
+			}
+		fclose(f);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_maxrss / 1024.0;
+}
+
+static void seed_data_free(struct seed_data *d)
+{
+	free(d->xtr);
+	free(d->ytr);
+	free(d->xte);
+	free(d->yte);
+	free(d->lte);
+}
+
+/* The seed data set and its shuffled 80/20 split, from seed alone. */
+static int seed_data_make(uint64_t seed, struct seed_data *d)
+{
+	int32_t *perm = malloc(sizeof(*perm) * SEED_SAMPLES);
+	int32_t *label = malloc(sizeof(*label) * SEED_SAMPLES);
+
+	memset(d, 0, sizeof(*d));
+	d->nte = SEED_TEST;
+	d->ntr = SEED_SAMPLES - SEED_TEST;
+	d->xtr = malloc(sizeof(float) * (size_t)(d->ntr * SEED_LEN));
+	d->ytr = calloc((size_t)(d->ntr * SEED_CLASSES), sizeof(float));
+	d->xte = malloc(sizeof(float) * (size_t)(d->nte * SEED_LEN));
+	d->yte = calloc((size_t)(d->nte * SEED_CLASSES), sizeof(float));
+	d->lte = malloc(sizeof(int32_t) * (size_t)d->nte);
+	if (!perm || !label || !d->xtr || !d->ytr || !d->xte || !d->yte || !d->lte) {
+		free(perm);
+		free(label);
+		seed_data_free(d);
+		return xo_usage_error("seed", "out of memory");
+	}
+	for (int64_t i = 0; i < SEED_SAMPLES; i++) {
+		label[i] =
+		    (int32_t)(((uint64_t)xo_philox_u32(seed, XO_STREAM_SEED_DATA, 1, (uint64_t)i) *
+		               SEED_CLASSES) >>
+		              32);
+	}
+	xo_philox_shuffle(perm, SEED_SAMPLES, seed, XO_STREAM_SEED_SPLIT, 0);
+	for (int64_t k = 0; k < SEED_SAMPLES; k++) {
+		int64_t src = perm[k];
+		bool train = k < d->ntr;
+		int64_t row = train ? k : k - d->ntr;
+		float *x = train ? d->xtr : d->xte, *y = train ? d->ytr : d->yte;
+
+		for (int64_t e = 0; e < SEED_LEN; e++)
+			x[row * SEED_LEN + e] = xo_philox_uniform(seed, XO_STREAM_SEED_DATA, 0,
+			                                          (uint64_t)(src * SEED_LEN + e));
+		y[row * SEED_CLASSES + label[src]] = 1.0f;
+		if (!train)
+			d->lte[row] = label[src];
+	}
+	free(perm);
+	free(label);
+	return 0;
+}
+
+static void on_epoch(void *user, const struct xo_epoch_log *log)
+{
+	struct epoch_sink *s = user;
+	char line[256];
+
+	xo_epoch_log_format(log, line, sizeof(line));
+	fputs(line, s->out);
+	fflush(s->out);
+	s->ms_per_step[s->count] = log->ms_per_step;
+	s->epoch_ms[s->count] = log->epoch_ms;
+	s->count++;
+	if (log->val_accuracy > s->best_val || isnan(s->best_val))
+		s->best_val = log->val_accuracy;
+}
+
+/* Removes the checkpoint files and the temporary directory. */
+static void checkpoint_remove(const struct xo_model *m, const char *dir)
+{
+	char path[4200];
+
+	for (int i = 0; m && i < xo_model_layer_count(m); i++) {
+		snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, xo_model_layer_name(m, i));
+		remove(path);
+		snprintf(path, sizeof(path), "%s/%s.bias.npy", dir, xo_model_layer_name(m, i));
+		remove(path);
+	}
+	rmdir(dir);
+}
+
+/* The OpenCL split per training step and the kernel time per layer. */
+static enum xo_status measure_split(struct xo_model *m, struct xo_backend *be, int64_t batch,
+                                    uint64_t seed, struct seed_result *r)
+{
+	uint64_t layer_ns[16], layer_launches[16], extra = 0;
+	struct xo_backend_stats s;
+	enum xo_status st;
+
+	st = xo_model_bench_prepare(m, batch, seed);
+	if (!st)
+		st = xo_model_bench_train_step(m); /* warm-up */
+	if (st)
+		return st;
+	xo_backend_stats_reset(be);
+	for (int i = 0; i < SPLIT_STEPS && !st; i++)
+		st = xo_model_bench_train_step(m);
+	if (st)
+		return st;
+	xo_backend_stats_get(be, &s);
+	r->launches_per_step = (double)s.launches / SPLIT_STEPS;
+	r->enqueue_ms = (double)s.enqueue_ns / 1e6 / SPLIT_STEPS;
+	r->h2d_ms = (double)s.h2d_ns / 1e6 / SPLIT_STEPS;
+	r->kernel_ms = (double)s.kernel_ns / 1e6 / SPLIT_STEPS;
+	r->d2h_ms = (double)s.d2h_ns / 1e6 / SPLIT_STEPS;
+	r->wait_ms = (double)s.wait_ns / 1e6 / SPLIT_STEPS;
+	r->nlayers = xo_model_layer_count(m);
+	if (r->nlayers > 16)
+		r->nlayers = 16;
+	if (xo_model_layer_count(m) > 16)
+		return XO_OK;
+	st = xo_model_bench_profile_step(m, layer_ns, layer_launches, &extra);
+	if (st)
+		return st;
+	for (int i = 0; i < r->nlayers; i++) {
+		snprintf(r->layer_names[i], sizeof(r->layer_names[i]), "%s",
+		         xo_model_layer_name(m, i));
+		r->layer_ms[i] = (double)layer_ns[i] / 1e6;
+	}
+	r->extra_ms = (double)extra / 1e6;
+	return XO_OK;
+}
+
+/* The whole experiment on one device. Returns 0, or 2 after one line. */
+static int run_device(const char *spec, const struct seed_data *d, int epochs, int64_t batch,
+                      uint64_t seed, bool json, struct seed_result *r)
+{
+	FILE *out = json ? stderr : stdout;
+	double ms_per_step[1000], epoch_ms[1000], t0;
+	struct epoch_sink sink = {ms_per_step, epoch_ms, NAN, 0, out};
+	struct xo_fit_options o = xo_fit_options_default();
+	struct xo_backend *be = NULL;
+	struct xo_model *m = NULL;
+	char tmpl[] = "/tmp/xo-seed-XXXXXX", *dir = NULL;
+	float *probs = NULL;
+	int64_t correct = 0;
+	int rc = 2;
+
+	memset(r, 0, sizeof(*r));
+	peak_rss_reset();
+	if (xo_backend_open(spec, &be))
+		return xo_usage_error("seed", "%s", xo_last_error());
+	snprintf(r->device, sizeof(r->device), "%s", spec);
+	snprintf(r->desc, sizeof(r->desc), "%s", xo_backend_describe(be));
+	r->is_cl = !strcmp(xo_backend_name(be), "cl");
+	r->epochs = epochs;
+	fprintf(out, "== %s: %s\n", spec, r->desc);
+	if (xo_model_open_string(xo_model_seed_spec, "seed.model", be,
+	                         batch > d->nte ? batch : d->nte, &m) ||
+	    xo_model_init(m, seed)) {
+		xo_usage_error("seed", "%s", xo_last_error());
+		goto out_free;
+	}
+	dir = mkdtemp(tmpl);
+	if (!dir) {
+		xo_usage_error("seed", "cannot create a checkpoint directory: %s", strerror(errno));
+		goto out_free;
+	}
+	probs = malloc(sizeof(*probs) * (size_t)(d->nte * SEED_CLASSES));
+	if (!probs) {
+		xo_usage_error("seed", "out of memory");
+		goto out_free;
+	}
+	o.epochs = epochs;
+	o.batch_size = batch;
+	o.validation_split = 0.2f;
+	o.shuffle = true;
+	o.seed = seed;
+	o.checkpoint_dir = dir;
+	if (xo_model_fit(m, d->xtr, d->ytr, d->ntr, &o, on_epoch, &sink) ||
+	    xo_model_load_weights(m, dir)) {
+		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+		goto out_free;
+	}
+	t0 = now_s();
+	if (xo_model_predict(m, d->xte, d->nte, SEED_PREDICT_BATCH, probs)) {
+		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+		goto out_free;
+	}
+	r->predict_s = now_s() - t0;
+	for (int64_t i = 0; i < d->nte; i++) {
+		int best = 0;
+
+		for (int c = 1; c < SEED_CLASSES; c++)
+			if (probs[i * SEED_CLASSES + c] > probs[i * SEED_CLASSES + best])
+				best = c;
+		correct += best == d->lte[i];
+	}
+	t0 = now_s();
+	if (xo_model_predict(m, d->xte, d->nte, d->nte, probs)) {
+		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+		goto out_free;
+	}
+	r->predict_s_one_batch = now_s() - t0;
+	fprintf(out, "Predict %" PRId64 " samples in %.4f s, %.3g s on avg (batch %d)\n", d->nte,
+	        r->predict_s, r->predict_s / (double)d->nte, SEED_PREDICT_BATCH);
+	fprintf(out, "Predict %" PRId64 " samples in %.4f s, %.3g s on avg (one batch)\n", d->nte,
+	        r->predict_s_one_batch, r->predict_s_one_batch / (double)d->nte);
+	r->test_accuracy = (double)correct / (double)d->nte;
+	r->val_accuracy = sink.best_val;
+	r->train_ms_per_step = median(ms_per_step, sink.count);
+	r->epoch_ms = median(epoch_ms, sink.count);
+	if (r->is_cl && measure_split(m, be, batch, seed, r)) {
+		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+		goto out_free;
+	}
+	r->peak_rss_mb = peak_rss_mb();
+	rc = 0;
+out_free:
+	if (dir)
+		checkpoint_remove(m, dir);
+	free(probs);
+	xo_model_close(m);
+	xo_backend_close(be);
+	return rc;
+}
+
+static void print_table(const struct seed_result *r, int n)
+{
+	double best_train = INFINITY, best_pred = INFINITY;
+
+	for (int i = 0; i < n; i++) {
+		if (r[i].train_ms_per_step < best_train)
+			best_train = r[i].train_ms_per_step;
+		if (r[i].predict_s < best_pred)
+			best_pred = r[i].predict_s;
+	}
+	printf("\n%-10s %13s %10s %12s %14s %8s %8s %9s %9s %9s\n", "device", "train ms/step",
+	       "epoch ms", "predict s", "predict s", "val_acc", "test_acc", "peak RSS", "train",
+	       "predict");
+	printf("%-10s %13s %10s %12s %14s %8s %8s %9s %9s %9s\n", "", "", "", "(batch 32)",
+	       "(one batch)", "", "", "MB", "vs best", "vs best");
+	for (int i = 0; i < n; i++)
+		printf("%-10s %13.2f %10.1f %12.4f %14.4f %8.4f %8.4f %9.1f %8.2fx %8.2fx\n",
+		       r[i].device, r[i].train_ms_per_step, r[i].epoch_ms, r[i].predict_s,
+		       r[i].predict_s_one_batch, r[i].val_accuracy, r[i].test_accuracy,
+		       r[i].peak_rss_mb, r[i].train_ms_per_step / best_train,
+		       r[i].predict_s / best_pred);
+	for (int i = 0; i < n; i++) {
+		if (!r[i].is_cl)
+			continue;
+		printf("\n%s per training step: %.1f launches, enqueue %.3f ms, h2d %.3f ms, "
+		       "kernel %.3f ms, d2h %.3f ms, wait %.3f ms\n",
+		       r[i].device, r[i].launches_per_step, r[i].enqueue_ms, r[i].h2d_ms,
+		       r[i].kernel_ms, r[i].d2h_ms, r[i].wait_ms);
+		printf("%s kernel time per layer (one step, fwd + bwd):", r[i].device);
+		for (int l = 0; l < r[i].nlayers; l++)
+			printf(" %s %.3f ms,", r[i].layer_names[l], r[i].layer_ms[l]);
+		printf(" loss+accuracy+adam %.3f ms\n", r[i].extra_ms);
+	}
+}
+
+/* JSON string body: escapes quotes, backslashes and control characters. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void json_number(const char *key, double v, bool comma)
+{
+	if (isfinite(v))
+		printf("\"%s\": %.6g%s", key, v, comma ? ", " : "");
+	else
+		printf("\"%s\": null%s", key, comma ? ", " : "");
+}
+
+static void print_json(const struct seed_result *r, int n)
+{
+	printf("[\n");
+	for (int i = 0; i < n; i++) {
+		printf("  {\"device\": ");
+		json_string(r[i].device);
+		printf(", \"description\": ");
+		json_string(r[i].desc);
+		printf(", \"epochs\": %d, ", r[i].epochs);
+		json_number("train_ms_per_step", r[i].train_ms_per_step, true);
+		json_number("epoch_ms", r[i].epoch_ms, true);
+		json_number("predict_s", r[i].predict_s, true);
+		json_number("predict_s_one_batch", r[i].predict_s_one_batch, true);
+		printf("\"predict_samples\": %d, ", SEED_TEST);
+		json_number("val_accuracy", r[i].val_accuracy, true);
+		json_number("test_accuracy", r[i].test_accuracy, true);
+		json_number("peak_rss_mb", r[i].peak_rss_mb, r[i].is_cl);
+		if (r[i].is_cl) {
+			json_number("launches_per_step", r[i].launches_per_step, true);
+			json_number("enqueue_ms", r[i].enqueue_ms, true);
+			json_number("h2d_ms", r[i].h2d_ms, true);
+			json_number("kernel_ms", r[i].kernel_ms, true);
+			json_number("d2h_ms", r[i].d2h_ms, true);
+			json_number("wait_ms", r[i].wait_ms, true);
+			printf("\"layer_kernel_ms\": {");
+			for (int l = 0; l < r[i].nlayers; l++) {
+				json_string(r[i].layer_names[l]);
+				printf(": %.6g, ", r[i].layer_ms[l]);
+			}
+			printf("\"loss_accuracy_adam\": %.6g}", r[i].extra_ms);
+		}
+		printf("}%s\n", i + 1 < n ? "," : "");
+	}
+	printf("]\n");
+}
+
+static bool parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '-'))
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* True when spec names a backend compiled into this build. */
+static bool known_device(const char *spec)
+{
+	size_t len = strcspn(spec, ":");
+
+	for (int i = 0; i < xo_backend_count(); i++)
+		if (strlen(xo_backend_kind(i)) == len && !strncmp(xo_backend_kind(i), spec, len))
+			return true;
+	return false;
+}
 
 int xo_cmd_seed(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return xo_usage_error("seed", "not built yet");
+	const char *devices[MAX_DEVICES], *db = NULL;
+	struct seed_result results[MAX_DEVICES];
+	struct seed_data data;
+	int ndev = 0, nres = 0, rc = 0;
+	int64_t epochs = 10, batch = 512, v;
+	uint64_t seed = 1;
+	bool json = false, explicit_devices;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--json")) {
+			json = true;
+			continue;
+		}
+		if (!val)
+			return xo_usage_error("seed", "unknown option or missing value: '%s'", a);
+		if (!strcmp(a, "--device")) {
+			if (ndev == MAX_DEVICES)
+				return xo_usage_error("seed", "at most %d devices", MAX_DEVICES);
+			if (!known_device(val))
+				return xo_usage_error("seed",
+				                      "unknown device '%s' (ref, cpu, cl or "
+				                      "cl:PLATFORM:DEVICE)",
+				                      val);
+			devices[ndev++] = val;
+		} else if (!strcmp(a, "--epochs")) {
+			if (!parse_i64(val, 1, 1000, &epochs))
+				return xo_usage_error(
+				    "seed", "--epochs %s: expected an integer in 1..1000", val);
+		} else if (!strcmp(a, "--batch-size")) {
+			if (!parse_i64(val, 1, 12800, &batch))
+				return xo_usage_error("seed",
+				                      "--batch-size %s: expected an integer in "
+				                      "1..12800",
+				                      val);
+		} else if (!strcmp(a, "--seed")) {
+			if (!parse_i64(val, 0, INT64_MAX, &v))
+				return xo_usage_error(
+				    "seed", "--seed %s: expected a non-negative integer", val);
+			seed = (uint64_t)v;
+		} else if (!strcmp(a, "--db")) {
+			db = val;
+		} else {
+			return xo_usage_error("seed", "unknown option '%s'", a);
+		}
+		i++;
+	}
+	if (db)
+		return xo_usage_error("seed", "--db: not available in this build");
+	explicit_devices = ndev > 0;
+	if (!explicit_devices)
+		for (int i = 0; i < xo_backend_count() && ndev < MAX_DEVICES; i++)
+			devices[ndev++] = xo_backend_kind(i);
+	if (seed_data_make(seed, &data))
+		return 2;
+	for (int i = 0; i < ndev; i++) {
+		if (!explicit_devices) {
+			/* Default list: a device that does not open is skipped. */
+			struct xo_backend *be;
+
+			if (xo_backend_open(devices[i], &be)) {
+				fprintf(json ? stderr : stdout, "== %s: skipped (%s)\n", devices[i],
+				        xo_last_error());
+				continue;
+			}
+			xo_backend_close(be);
+		}
+		if (run_device(devices[i], &data, (int)epochs, batch, seed, json, &results[nres])) {
+			rc = 2;
+			break;
+		}
+		nres++;
+	}
+	if (!rc) {
+		if (json)
+			print_json(results, nres);
+		else
+			print_table(results, nres);
+	}
+	seed_data_free(&data);
+	return rc;
 }

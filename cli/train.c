@@ -1,9 +1,230 @@
-/* train.c - placeholder until the owner of `xo train` fills it in. */
+/*
+ * train.c - `xo train --model M [--weights DIR] --x X.npy --y Y.npy --save DIR
+ * [--device D] [--epochs N] [--batch-size N] [--validation-split F]
+ * [--no-shuffle] [--seed S]`: Keras's model.fit with a ModelCheckpoint that
+ * keeps the weights with the best val_accuracy in DIR (without validation
+ * data: the weights after the last epoch).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "cmd.h"
+#include "xo.h"
+
+static const char usage[] =
+    "usage: xo train --model M [--weights DIR] --x X.npy --y Y.npy --save DIR\n"
+    "                [--device D] [--epochs N] [--batch-size N]\n"
+    "                [--validation-split F] [--no-shuffle] [--seed S]\n";
+
+static bool parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '-'))
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+struct best {
+	int epoch;
+	double val_accuracy;
+};
+
+static void on_epoch(void *user, const struct xo_epoch_log *log)
+{
+	struct best *b = user;
+
+	if (log->checkpointed) {
+		b->epoch = log->epoch;
+		b->val_accuracy = log->val_accuracy;
+	}
+}
+
+/* Labels: one-hot y[n][classes], or integer class ids as float y[n]
+ * (Keras's sparse labels), converted to one-hot. */
+static int labels_one_hot(const struct xo_npy *y, int64_t n, int64_t classes, const char *path,
+                          float **out)
+{
+	float *oh;
+
+	if (y->ndim == 2 && y->dim[0] == n && y->dim[1] == classes) {
+		*out = y->data;
+		return 0;
+	}
+	if (y->ndim != 1 || y->dim[0] != n)
+		return xo_usage_error("train",
+		                      "%s: shape does not fit: need (%" PRId64 ", %" PRId64
+		                      ") one-hot or (%" PRId64 ",) class ids",
+		                      path, n, classes, n);
+	oh = calloc((size_t)(n * classes), sizeof(*oh));
+	if (!oh)
+		return xo_usage_error("train", "out of memory");
+	for (int64_t i = 0; i < n; i++) {
+		float c = y->data[i];
+
+		if (!(c >= 0.0f && c < (float)classes) || c != floorf(c)) {
+			free(oh);
+			return xo_usage_error("train",
+			                      "%s: label %g of sample %" PRId64
+			                      " is not a class id in 0..%" PRId64,
+			                      path, (double)c, i, classes - 1);
+		}
+		oh[i * classes + (int64_t)c] = 1.0f;
+	}
+	*out = oh;
+	return 0;
+}
 
 int xo_cmd_train(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return xo_usage_error("train", "not built yet");
+	const char *model = NULL, *weights = NULL, *xpath = NULL, *ypath = NULL, *save = NULL;
+	const char *device = "cpu";
+	struct xo_fit_options o = xo_fit_options_default();
+	struct xo_backend *be = NULL;
+	struct xo_model *m = NULL;
+	struct xo_npy x = {0}, y = {0};
+	struct best best = {0, NAN};
+	float *onehot = NULL;
+	int64_t n, per, v64;
+	int rc = 2;
+
+	o.verbose = true;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--no-shuffle")) {
+			o.shuffle = false;
+			continue;
+		}
+		if (!v)
+			return xo_usage_error("train", "unknown option or missing value: '%s'", a);
+		if (!strcmp(a, "--model")) {
+			model = v;
+		} else if (!strcmp(a, "--weights")) {
+			weights = v;
+		} else if (!strcmp(a, "--x")) {
+			xpath = v;
+		} else if (!strcmp(a, "--y")) {
+			ypath = v;
+		} else if (!strcmp(a, "--save")) {
+			save = v;
+		} else if (!strcmp(a, "--device")) {
+			device = v;
+		} else if (!strcmp(a, "--epochs")) {
+			if (!parse_i64(v, 1, 1000000, &v64))
+				return xo_usage_error(
+				    "train", "--epochs %s: expected an integer in 1..1000000", v);
+			o.epochs = (int)v64;
+		} else if (!strcmp(a, "--batch-size")) {
+			if (!parse_i64(v, 1, INT32_MAX, &o.batch_size))
+				return xo_usage_error(
+				    "train", "--batch-size %s: expected an integer >= 1", v);
+		} else if (!strcmp(a, "--validation-split")) {
+			char *end;
+			double f;
+
+			errno = 0;
+			f = strtod(v, &end);
+			if (errno || end == v || *end || !(f >= 0.0 && f < 1.0))
+				return xo_usage_error("train",
+				                      "--validation-split %s: expected a number in "
+				                      "[0, 1)",
+				                      v);
+			o.validation_split = (float)f;
+		} else if (!strcmp(a, "--seed")) {
+			if (!parse_u64(v, &o.seed))
+				return xo_usage_error(
+				    "train", "--seed %s: expected a non-negative integer", v);
+		} else {
+			return xo_usage_error("train", "unknown option '%s'", a);
+		}
+		i++;
+	}
+	if (!model || !xpath || !ypath || !save)
+		return xo_usage_error("train", "--model, --x, --y and --save are required");
+	o.checkpoint_dir = save;
+
+	if (xo_npy_read(xpath, &x) || xo_npy_read(ypath, &y)) {
+		rc = xo_usage_error("train", "%s", xo_last_error());
+		goto out_free;
+	}
+	if (xo_backend_open(device, &be) || xo_model_open(model, be, o.batch_size, &m)) {
+		rc = xo_usage_error("train", "%s", xo_last_error());
+		goto out_free;
+	}
+	n = x.ndim >= 2 ? x.dim[0] : 0;
+	per = 1;
+	for (int i = 1; i < x.ndim; i++)
+		per *= x.dim[i];
+	if (n < 1 || x.ndim > 3 || per != xo_model_input_size(m)) {
+		rc = xo_usage_error("train",
+		                    "%s: shape does not match the model input (%" PRId64
+		                    " values per sample, first axis = samples)",
+		                    xpath, xo_model_input_size(m));
+		goto out_free;
+	}
+	if (labels_one_hot(&y, n, xo_model_classes(m), ypath, &onehot))
+		goto out_free;
+	if (weights ? xo_model_load_weights(m, weights) : xo_model_init(m, o.seed)) {
+		rc = xo_usage_error("train", "%s", xo_last_error());
+		goto out_free;
+	}
+	/* The save directory must be creatable before any training is spent. */
+	if (mkdir(save, 0777) && errno != EEXIST) {
+		rc = xo_usage_error("train", "%s: cannot create: %s", save, strerror(errno));
+		goto out_free;
+	}
+	if (xo_model_fit(m, x.data, onehot, n, &o, on_epoch, &best)) {
+		rc = xo_usage_error("train", "%s", xo_last_error());
+		goto out_free;
+	}
+	if (o.validation_split > 0.0f && !best.epoch) {
+		/* val_accuracy was NaN every epoch: ModelCheckpoint saves nothing. */
+		rc = xo_usage_error("train", "val_accuracy never improved (NaN): nothing saved");
+		goto out_free;
+	}
+	if (o.validation_split > 0.0f)
+		printf("Saved the weights of epoch %d (best val_accuracy %.4f) to %s\n", best.epoch,
+		       best.val_accuracy, save);
+	else
+		printf("Saved the weights after the last epoch to %s\n", save);
+	rc = 0;
+out_free:
+	if (onehot != y.data)
+		free(onehot);
+	xo_model_close(m);
+	xo_backend_close(be);
+	xo_npy_free(&x);
+	xo_npy_free(&y);
+	return rc;
 }

@@ -310,7 +310,13 @@ struct xo_epoch_log {
 	double epoch_ms;         /* wall time of the epoch, validation included */
 	double ms_per_step;      /* training wall time per step */
 	bool checkpointed;       /* best val_accuracy so far: weights saved */
+	int epochs;              /* of the fit call (for "Epoch 3/10") */
+	int64_t steps;           /* training steps per epoch */
+	bool has_val;            /* validation data present */
 };
+/* Formats Keras's two epoch lines ("Epoch 1/10\n25/25 - 0s 3ms/step - loss:
+ * ... - val_accuracy: ...\n") into buf; returns what snprintf returns. */
+int xo_epoch_log_format(const struct xo_epoch_log *log, char *buf, size_t size);
 struct xo_fit_options xo_fit_options_default(void);
 /* Trains on x[n][input_size], one-hot y[n][classes]. on_epoch (may be NULL)
  * is called after each epoch. */
@@ -328,6 +334,59 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_t seed);
 enum xo_status xo_model_bench_train_step(struct xo_model *m);
 enum xo_status xo_model_bench_predict(struct xo_model *m);
+
+/* The seed model's spec (models/seed.model, DESIGN section 1), built in so
+ * `xo seed` runs from anywhere. */
+extern const char xo_model_seed_spec[];
+/* Like xo_model_open, from spec text; origin names it in error messages. */
+enum xo_status xo_model_open_string(const char *spec, const char *origin,
+				    struct xo_backend *be, int64_t max_batch,
+				    struct xo_model **out);
+/* Layers after the input line; name and parameter count of layer i. */
+int xo_model_layer_count(const struct xo_model *m);
+const char *xo_model_layer_name(const struct xo_model *m, int i);
+/* Device kernel time (ns, forward + backward) and launches of each layer in
+ * one training step at the bench batch (after xo_model_bench_prepare), each
+ * op synced and read on its own; zeros on host backends. layer_ns and
+ * layer_launches hold xo_model_layer_count entries; the loss, accuracy and
+ * Adam ops go to *extra_ns. */
+enum xo_status xo_model_bench_profile_step(struct xo_model *m, uint64_t *layer_ns,
+					   uint64_t *layer_launches, uint64_t *extra_ns);
+
+/* Philox stream ids of the model runtime (counter word 2, "a" of
+ * xo_philox_uniform). Dropout uses a = global training step (from 1) and
+ * b = layer index, so these sit at the top of the 32-bit range, beyond any
+ * step count a run reaches. */
+#define XO_STREAM_INIT 0xfffffff0u       /* b = layer index: Glorot-uniform kernels */
+#define XO_STREAM_SHUFFLE 0xfffffff1u    /* b = epoch (from 1): fit's Fisher-Yates */
+#define XO_STREAM_SEED_DATA 0xfffffff2u  /* b = 0: x, b = 1: labels (xo seed) */
+#define XO_STREAM_SEED_SPLIT 0xfffffff3u /* b = 0: the 80/20 split (xo seed) */
+#define XO_STREAM_BENCH 0xfffffff4u      /* b = 0: x, b = 1: labels of the bench batch */
+/* One 32-bit Philox word for element i of stream (seed, a, b). */
+uint32_t xo_philox_u32(uint64_t seed, uint32_t a, uint32_t b, uint64_t i);
+/* idx = a Fisher-Yates permutation of 0..n-1 drawn from stream (seed, a, b):
+ * for i = n-1 down to 1, j = floor(u32(i) * (i + 1) / 2^32), swap i and j. */
+void xo_philox_shuffle(int32_t *idx, int64_t n, uint64_t seed, uint32_t a, uint32_t b);
+
+/* ---- .npy files (model/npy.c) -------------------------------------------- */
+
+/* A float32 array read from a .npy file (little-endian '<f4', C order). */
+struct xo_npy {
+	int ndim;                  /* 0..XO_MAX_DIMS */
+	int64_t dim[XO_MAX_DIMS];  /* shape */
+	int64_t count;             /* product of dim */
+	float *data;               /* count values, malloc'd; xo_npy_free */
+};
+/* Reads a NumPy format 1.0/2.0/3.0 file; XO_EFORMAT with the reason when it
+ * is not little-endian float32 in C order, truncated, or malformed. */
+enum xo_status xo_npy_read(const char *path, struct xo_npy *out);
+void xo_npy_free(struct xo_npy *a); /* accepts NULL */
+/* Reads a file that must have exactly this shape into data. */
+enum xo_status xo_npy_read_shaped(const char *path, int ndim, const int64_t *dims,
+				  float *data);
+/* Writes format 1.0 (via a temporary file renamed into place). */
+enum xo_status xo_npy_write(const char *path, int ndim, const int64_t *dims,
+			    const float *data);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,1242 @@
+/*
+ * model.c - the sequential model runtime: a parsed spec compiled onto one
+ * backend, with Keras's predict / evaluate / fit semantics.
+ *
+ * Everything a step touches stays on the device: the parameters, their
+ * gradients and Adam's m and v each live in ONE flat tensor (per-layer
+ * kernel and bias are views), so Adam is one op call per step; activations
+ * and their gradients are allocated once for the largest batch and partial
+ * batches use views; flatten is a view of its input (no op, no copy). fit
+ * uploads the data set once, picks each (shuffled) batch on the device with
+ * the gather op, writes each step's loss and correct count into a device
+ * tensor, and reads those back once per epoch: per epoch there is one
+ * host-to-device copy (the shuffled indices) and one device-to-host copy
+ * (the metrics), nothing per step.
+ *
+ * The last layer of a trainable model is dense(softmax) with
+ * categorical_crossentropy: the loss's backward pass is the fused
+ * softmax + cross-entropy gradient dz = (p - t) / batch w.r.t. the softmax's
+ * input, so that layer's backward runs with activation=linear and dy = dz.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "model_internal.h"
+
+struct layer {
+	struct xo_layer_spec s;
+	bool has_grad;             /* the gradient w.r.t. the output is needed */
+	bool need_dx;              /* the gradient w.r.t. the input is needed */
+	int64_t w_off, b_off;      /* kernel and bias offsets in the flat parameters */
+	struct xo_tensor *w, *b;   /* views of the parameters (b NULL without bias) */
+	struct xo_tensor *dw, *db; /* views of the gradients */
+	struct xo_tensor *ybuf;    /* output storage [cap][out]; NULL for flatten */
+	struct xo_tensor *gbuf;    /* output gradient storage; NULL when unused */
+	/* The plan of the current batch size and mode (plan_build). */
+	const struct xo_tensor *in; /* borrowed: the previous output or the input */
+	struct xo_tensor *out;      /* a view of ybuf (or of in for flatten) ... */
+	bool out_owned;             /* ... or in itself for dropout at inference */
+	struct xo_tensor *gout;     /* gradient w.r.t. out (a view), training only */
+	struct xo_tensor *gin;      /* borrowed: the previous layer's gout, or NULL */
+};
+
+struct xo_model {
+	struct xo_backend *be;
+	struct xo_model_spec spec;
+	struct layer *layers;
+	int nlayers;
+	int64_t in_size, classes, nparams;
+	int64_t cap; /* batch capacity of the activation buffers */
+	struct xo_tensor *params, *grads, *adam_m, *adam_v; /* [nparams] each */
+	struct xo_tensor *xb, *yb; /* batch input [cap][in_size], labels [cap][classes] */
+	struct xo_tensor *idx;     /* i32 [cap]: argmax scratch of the accuracy op */
+	struct xo_tensor *scalars; /* [2]: loss and correct of bench steps */
+	struct xo_tensor *sc_loss, *sc_correct; /* views of scalars */
+	/* Plan views of the current batch size n and mode. */
+	int64_t plan_n; /* 0: no plan */
+	bool plan_training;
+	struct xo_tensor *x_in, *x_flat, *y_in, *idx_v;
+	int64_t iteration; /* Adam steps taken (Keras optimizer.iterations) */
+	uint64_t seed;     /* dropout mask seed (of the last init/fit) */
+	int64_t bench_n;   /* batch made resident by bench_prepare; 0: none */
+	/* Per-layer profiling of xo_model_bench_profile_step. */
+	bool profiling;
+	uint64_t *prof_ns, *prof_launches, prof_extra;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Runs one op; layer >= 0 names the layer it belongs to when profiling. */
+static enum xo_status run_op(struct xo_model *m, int layer, enum xo_op op, enum xo_dir dir,
+                             const struct xo_op_args *a)
+{
+	struct xo_backend_stats s;
+	enum xo_status st;
+
+	if (!m->profiling)
+		return xo_op_run(m->be, op, dir, a);
+	st = xo_backend_sync(m->be);
+	if (st)
+		return st;
+	xo_backend_stats_reset(m->be);
+	st = xo_op_run(m->be, op, dir, a);
+	if (!st)
+		st = xo_backend_sync(m->be);
+	if (st)
+		return st;
+	xo_backend_stats_get(m->be, &s);
+	if (layer >= 0) {
+		m->prof_ns[layer] += s.kernel_ns;
+		m->prof_launches[layer] += s.launches;
+	} else {
+		m->prof_extra += s.kernel_ns;
+	}
+	return XO_OK;
+}
+
+/* ---- plan: per-batch views --------------------------------------------- */
+
+static void plan_free(struct xo_model *m)
+{
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+
+		if (l->out_owned)
+			xo_tensor_free(l->out);
+		xo_tensor_free(l->gout);
+		l->out = NULL;
+		l->gout = NULL;
+		l->gin = NULL;
+		l->in = NULL;
+		l->out_owned = false;
+	}
+	xo_tensor_free(m->x_in);
+	xo_tensor_free(m->x_flat);
+	xo_tensor_free(m->y_in);
+	xo_tensor_free(m->idx_v);
+	m->x_in = m->x_flat = m->y_in = m->idx_v = NULL;
+	m->plan_n = 0;
+}
+
+/* Dims of n samples of shape (rank, len, ch). */
+static int sample_dims(int64_t n, int rank, int64_t len, int64_t ch, int64_t *dims)
+{
+	dims[0] = n;
+	if (rank == 2) {
+		dims[1] = len;
+		dims[2] = ch;
+		return 3;
+	}
+	dims[1] = ch;
+	return 2;
+}
+
+/* Views for batch size n (<= cap) in training or inference mode. */
+static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
+{
+	const struct xo_tensor *prev_out;
+	struct xo_tensor *prev_gout = NULL;
+	int64_t dims[4];
+	enum xo_status st;
+	int nd;
+
+	if (m->plan_n == n && m->plan_training == training)
+		return XO_OK;
+	plan_free(m);
+	XO_ASSERT(n >= 1 && n <= m->cap);
+	nd = sample_dims(n, m->spec.in_rank, m->spec.in_len, m->spec.in_ch, dims);
+	st = xo_tensor_view(m->xb, 0, nd, dims, &m->x_in);
+	if (!st)
+		st = xo_tensor_view(m->xb, 0, 2, (int64_t[]){n, m->in_size}, &m->x_flat);
+	if (!st)
+		st = xo_tensor_view(m->yb, 0, 2, (int64_t[]){n, m->classes}, &m->y_in);
+	if (!st)
+		st = xo_tensor_view(m->idx, 0, 1, (int64_t[]){n}, &m->idx_v);
+	if (st)
+		goto out_free;
+	prev_out = m->x_in;
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+
+		l->in = prev_out;
+		l->gin = training && l->need_dx ? prev_gout : NULL;
+		nd = sample_dims(n, l->s.out_rank, l->s.out_len, l->s.out_ch, dims);
+		if (l->s.kind == XO_LAYER_FLATTEN) {
+			/* Flatten is free: the same bytes, seen as [n][len*ch]. */
+			st = xo_tensor_view((struct xo_tensor *)l->in, 0, nd, dims, &l->out);
+			l->out_owned = true;
+			if (!st && training && l->has_grad)
+				st = xo_tensor_view(prev_gout, 0, nd, dims, &l->gout);
+		} else if (l->s.kind == XO_LAYER_DROPOUT && !training) {
+			/* Dropout is the identity at inference: no op at all. */
+			l->out = (struct xo_tensor *)l->in;
+			l->out_owned = false;
+		} else {
+			st = xo_tensor_view(l->ybuf, 0, nd, dims, &l->out);
+			l->out_owned = true;
+			if (!st && training && l->has_grad)
+				st = xo_tensor_view(l->gbuf, 0, nd, dims, &l->gout);
+		}
+		if (st)
+			goto out_free;
+		prev_out = l->out;
+		prev_gout = l->gout;
+	}
+	m->plan_n = n;
+	m->plan_training = training;
+	return XO_OK;
+
+out_free:
+	plan_free(m);
+	return st;
+}
+
+/* ---- buffers ------------------------------------------------------------- */
+
+static void buffers_free(struct xo_model *m)
+{
+	plan_free(m);
+	for (int i = 0; i < m->nlayers; i++) {
+		xo_tensor_free(m->layers[i].ybuf);
+		xo_tensor_free(m->layers[i].gbuf);
+		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
+	}
+	xo_tensor_free(m->xb);
+	xo_tensor_free(m->yb);
+	xo_tensor_free(m->idx);
+	m->xb = m->yb = m->idx = NULL;
+	m->cap = 0;
+}
+
+/* Activation and gradient storage for cap samples. */
+static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
+{
+	enum xo_status st;
+	int64_t n;
+
+	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, m->in_size}, &m->xb);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, m->classes}, &m->yb);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){cap}, &m->idx);
+	for (int i = 0; !st && i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+
+		if (l->s.kind == XO_LAYER_FLATTEN)
+			continue;
+		if (!xo_mul_ok(l->s.out_len, l->s.out_ch, &n))
+			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
+		if (!st)
+			st =
+			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->ybuf);
+		if (!st && l->has_grad)
+			st =
+			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->gbuf);
+	}
+	if (st) {
+		buffers_free(m);
+		return st;
+	}
+	m->cap = cap;
+	return XO_OK;
+}
+
+/* Grows the buffers to hold n samples (the model was opened for fewer). */
+static enum xo_status ensure_cap(struct xo_model *m, int64_t n)
+{
+	if (n <= m->cap)
+		return XO_OK;
+	buffers_free(m);
+	return buffers_alloc(m, n);
+}
+
+/* ---- open / close ------------------------------------------------------ */
+
+static enum xo_status params_alloc(struct xo_model *m)
+{
+	enum xo_status st = XO_OK;
+	int64_t n = m->nparams;
+
+	if (!n)
+		return XO_OK;
+	st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, &n, &m->params);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, &n, &m->grads);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, &n, &m->adam_m);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, &n, &m->adam_v);
+	for (int i = 0; !st && i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+
+		if (!l->s.w_ndim)
+			continue;
+		st = xo_tensor_view(m->params, l->w_off, l->s.w_ndim, l->s.w_dim, &l->w);
+		if (!st)
+			st = xo_tensor_view(m->grads, l->w_off, l->s.w_ndim, l->s.w_dim, &l->dw);
+		if (!st && l->s.b_count)
+			st = xo_tensor_view(m->params, l->b_off, 1, &l->s.b_count, &l->b);
+		if (!st && l->s.b_count)
+			st = xo_tensor_view(m->grads, l->b_off, 1, &l->s.b_count, &l->db);
+	}
+	return st;
+}
+
+static enum xo_status model_open(const char *text, const char *origin, struct xo_backend *be,
+                                 int64_t max_batch, struct xo_model **out)
+{
+	struct xo_model *m;
+	int first_param = -1;
+	enum xo_status st;
+	int64_t off = 0;
+
+	if (!out)
+		return xo_error(XO_EINVAL, "xo_model_open: NULL argument");
+	*out = NULL;
+	if (!be)
+		return xo_error(XO_EINVAL, "xo_model_open: NULL backend");
+	if (max_batch < 1)
+		return xo_error(XO_EINVAL, "model: max_batch=%" PRId64 " must be >= 1", max_batch);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	m->be = be;
+	st = xo_spec_parse(text, origin, &m->spec);
+	if (st)
+		goto out_free;
+	m->nlayers = m->spec.nlayers;
+	m->layers = calloc((size_t)m->nlayers, sizeof(*m->layers));
+	if (!m->layers) {
+		st = xo_error(XO_ENOMEM, "model: out of memory");
+		goto out_free;
+	}
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+
+		l->s = m->spec.layers[i];
+		if (l->s.w_ndim) {
+			if (first_param < 0)
+				first_param = i;
+			l->w_off = off;
+			l->b_off = off + l->s.w_count;
+			off += l->s.w_count + l->s.b_count;
+		}
+		l->has_grad = first_param >= 0 && i >= first_param;
+		l->need_dx = first_param >= 0 && i > first_param;
+	}
+	m->nparams = off;
+	m->in_size = m->spec.in_len * m->spec.in_ch;
+	m->classes = m->layers[m->nlayers - 1].s.out_len * m->layers[m->nlayers - 1].s.out_ch;
+	st = params_alloc(m);
+	if (!st)
+		st = buffers_alloc(m, max_batch);
+	if (!st)
+		st = xo_tensor_create(be, XO_DTYPE_F32, 1, (int64_t[]){2}, &m->scalars);
+	if (!st)
+		st = xo_tensor_view(m->scalars, 0, 1, (int64_t[]){1}, &m->sc_loss);
+	if (!st)
+		st = xo_tensor_view(m->scalars, 1, 1, (int64_t[]){1}, &m->sc_correct);
+	/* A model has weights from the start, as a built Keras model does. */
+	if (!st)
+		st = xo_model_init(m, 0);
+	if (st)
+		goto out_free;
+	*out = m;
+	return XO_OK;
+
+out_free:
+	xo_model_close(m);
+	return st;
+}
+
+enum xo_status xo_model_open_string(const char *spec, const char *origin, struct xo_backend *be,
+                                    int64_t max_batch, struct xo_model **out)
+{
+	return model_open(spec, origin ? origin : "<spec>", be, max_batch, out);
+}
+
+enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64_t max_batch,
+                             struct xo_model **out)
+{
+	enum xo_status st;
+	char *text = NULL;
+	long size;
+	FILE *f;
+
+	if (!spec_path || !out)
+		return xo_error(XO_EINVAL, "xo_model_open: NULL argument");
+	*out = NULL;
+	f = fopen(spec_path, "rb");
+	if (!f)
+		return xo_error(XO_EIO, "%s: cannot open: %s", spec_path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		st = xo_error(XO_EIO, "%s: cannot read: %s", spec_path, strerror(errno));
+		goto out_close;
+	}
+	if (size > (1 << 20)) {
+		st = xo_error(XO_EFORMAT, "%s: %ld bytes is too large for a model spec", spec_path,
+		              size);
+		goto out_close;
+	}
+	text = malloc((size_t)size + 1);
+	if (!text) {
+		st = xo_error(XO_ENOMEM, "%s: out of memory", spec_path);
+		goto out_close;
+	}
+	if (fread(text, 1, (size_t)size, f) != (size_t)size) {
+		st = xo_error(XO_EIO, "%s: read failed", spec_path);
+		goto out_free;
+	}
+	text[size] = '\0';
+	if (strlen(text) != (size_t)size) {
+		st = xo_error(XO_EFORMAT, "%s: not a text file (NUL byte)", spec_path);
+		goto out_free;
+	}
+	st = model_open(text, spec_path, be, max_batch, out);
+out_free:
+	free(text);
+out_close:
+	fclose(f);
+	return st;
+}
+
+void xo_model_close(struct xo_model *m)
+{
+	if (!m)
+		return;
+	buffers_free(m);
+	for (int i = 0; m->layers && i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+
+		xo_tensor_free(l->w);
+		xo_tensor_free(l->b);
+		xo_tensor_free(l->dw);
+		xo_tensor_free(l->db);
+	}
+	xo_tensor_free(m->sc_loss);
+	xo_tensor_free(m->sc_correct);
+	xo_tensor_free(m->scalars);
+	xo_tensor_free(m->params);
+	xo_tensor_free(m->grads);
+	xo_tensor_free(m->adam_m);
+	xo_tensor_free(m->adam_v);
+	free(m->layers);
+	xo_spec_free(&m->spec);
+	free(m);
+}
+
+int64_t xo_model_input_size(const struct xo_model *m)
+{
+	return m->in_size;
+}
+
+int64_t xo_model_classes(const struct xo_model *m)
+{
+	return m->classes;
+}
+
+int64_t xo_model_param_count(const struct xo_model *m)
+{
+	return m->nparams;
+}
+
+int xo_model_layer_count(const struct xo_model *m)
+{
+	return m->nlayers;
+}
+
+const char *xo_model_layer_name(const struct xo_model *m, int i)
+{
+	XO_ASSERT(i >= 0 && i < m->nlayers);
+	return m->layers[i].s.name;
+}
+
+/* ---- weights --------------------------------------------------------------- */
+
+/* Zeroes Adam's state: a fresh optimizer. */
+static enum xo_status optimizer_reset(struct xo_model *m)
+{
+	enum xo_status st;
+	float *zero;
+
+	m->iteration = 0;
+	if (!m->nparams)
+		return XO_OK;
+	zero = calloc((size_t)m->nparams, sizeof(*zero));
+	if (!zero)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	st = xo_tensor_write(m->adam_m, zero, 0, m->nparams);
+	if (!st)
+		st = xo_tensor_write(m->adam_v, zero, 0, m->nparams);
+	free(zero);
+	return st;
+}
+
+enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
+{
+	enum xo_status st;
+	float *w;
+
+	if (!m)
+		return xo_error(XO_EINVAL, "xo_model_init: NULL model");
+	m->seed = seed;
+	if (!m->nparams)
+		return optimizer_reset(m);
+	w = calloc((size_t)m->nparams, sizeof(*w));
+	if (!w)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	for (int i = 0; i < m->nlayers; i++) {
+		const struct layer *l = &m->layers[i];
+		double fan_in, fan_out, limit;
+
+		if (!l->s.w_ndim)
+			continue;
+		/* Keras's fans: conv1d [k][cin][cout] has receptive field k. */
+		if (l->s.w_ndim == 3) {
+			fan_in = (double)(l->s.w_dim[0] * l->s.w_dim[1]);
+			fan_out = (double)(l->s.w_dim[0] * l->s.w_dim[2]);
+		} else {
+			fan_in = (double)l->s.w_dim[0];
+			fan_out = (double)l->s.w_dim[1];
+		}
+		limit = sqrt(6.0 / (fan_in + fan_out));
+		for (int64_t e = 0; e < l->s.w_count; e++) {
+			double u =
+			    xo_philox_uniform(seed, XO_STREAM_INIT, (uint32_t)i, (uint64_t)e);
+
+			w[l->w_off + e] = (float)((2.0 * u - 1.0) * limit);
+		}
+		/* Biases stay zero. */
+	}
+	st = xo_tensor_write(m->params, w, 0, m->nparams);
+	free(w);
+	if (st)
+		return st;
+	return optimizer_reset(m);
+}
+
+static enum xo_status weight_path(char *buf, size_t size, const char *dir, const char *layer,
+                                  const char *what)
+{
+	if ((size_t)snprintf(buf, size, "%s/%s.%s.npy", dir, layer, what) >= size)
+		return xo_error(XO_EINVAL, "%s: path too long", dir);
+	return XO_OK;
+}
+
+enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir)
+{
+	enum xo_status st = XO_OK;
+	char path[4096];
+	struct stat sb;
+	float *w;
+
+	if (!m || !dir)
+		return xo_error(XO_EINVAL, "xo_model_load_weights: NULL argument");
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+		return xo_error(XO_EIO, "%s: not a weights directory", dir);
+	if (!m->nparams)
+		return XO_OK;
+	w = malloc((size_t)m->nparams * sizeof(*w));
+	if (!w)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	for (int i = 0; !st && i < m->nlayers; i++) {
+		const struct layer *l = &m->layers[i];
+
+		if (!l->s.w_ndim)
+			continue;
+		st = weight_path(path, sizeof(path), dir, l->s.name, "kernel");
+		if (!st)
+			st = xo_npy_read_shaped(path, l->s.w_ndim, l->s.w_dim, w + l->w_off);
+		if (!st && l->s.b_count) {
+			st = weight_path(path, sizeof(path), dir, l->s.name, "bias");
+			if (!st)
+				st = xo_npy_read_shaped(path, 1, &l->s.b_count, w + l->b_off);
+		}
+	}
+	if (!st)
+		st = xo_tensor_write(m->params, w, 0, m->nparams);
+	free(w);
+	/* Loaded weights start a fresh optimizer (as `xo train --weights`). */
+	if (!st)
+		st = optimizer_reset(m);
+	return st;
+}
+
+enum xo_status xo_model_save_weights(struct xo_model *m, const char *dir)
+{
+	enum xo_status st = XO_OK;
+	char path[4096];
+	struct stat sb;
+	float *w;
+
+	if (!m || !dir)
+		return xo_error(XO_EINVAL, "xo_model_save_weights: NULL argument");
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return xo_error(XO_EIO, "%s: cannot create: %s", dir, strerror(errno));
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+		return xo_error(XO_EIO, "%s: exists and is not a directory", dir);
+	if (!m->nparams)
+		return XO_OK;
+	w = malloc((size_t)m->nparams * sizeof(*w));
+	if (!w)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	st = xo_tensor_read(m->params, w, 0, m->nparams);
+	for (int i = 0; !st && i < m->nlayers; i++) {
+		const struct layer *l = &m->layers[i];
+
+		if (!l->s.w_ndim)
+			continue;
+		st = weight_path(path, sizeof(path), dir, l->s.name, "kernel");
+		if (!st)
+			st = xo_npy_write(path, l->s.w_ndim, l->s.w_dim, w + l->w_off);
+		if (!st && l->s.b_count) {
+			st = weight_path(path, sizeof(path), dir, l->s.name, "bias");
+			if (!st)
+				st = xo_npy_write(path, 1, &l->s.b_count, w + l->b_off);
+		}
+	}
+	free(w);
+	return st;
+}
+
+/* ---- forward, backward, steps ---------------------------------------------- */
+
+static struct xo_params layer_params(const struct xo_model *m, int i, bool training)
+{
+	const struct layer *l = &m->layers[i];
+	struct xo_params p = l->s.p;
+
+	p.batch = m->plan_n;
+	p.len = l->s.in_len;
+	p.ch = l->s.in_ch;
+	p.training = training;
+	p.seed = m->seed;
+	p.step = (uint64_t)(m->iteration + 1); /* the step being taken, from 1 */
+	p.layer = (uint32_t)i;
+	return p;
+}
+
+static enum xo_status forward(struct xo_model *m, bool training)
+{
+	enum xo_status st = XO_OK;
+
+	for (int i = 0; !st && i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		struct xo_op_args a = {.p = layer_params(m, i, training)};
+
+		switch (l->s.kind) {
+		case XO_LAYER_CONV1D:
+		case XO_LAYER_DENSE:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->b;
+			a.dst[0] = l->out;
+			st = run_op(m, i, l->s.kind == XO_LAYER_CONV1D ? XO_OP_conv1d : XO_OP_dense,
+			            XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_MAX_POOLING1D:
+			a.src[0] = l->in;
+			a.dst[0] = l->out;
+			st = run_op(m, i, XO_OP_max_pooling1d, XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_DROPOUT:
+			if (!training)
+				break;
+			a.src[0] = l->in;
+			a.dst[0] = l->out;
+			st = run_op(m, i, XO_OP_dropout, XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_FLATTEN:
+			break;
+		}
+	}
+	return st;
+}
+
+static enum xo_status backward(struct xo_model *m)
+{
+	enum xo_status st = XO_OK;
+
+	for (int i = m->nlayers - 1; !st && i >= 0 && m->layers[i].has_grad; i--) {
+		struct layer *l = &m->layers[i];
+		struct xo_op_args a = {.p = layer_params(m, i, true)};
+
+		switch (l->s.kind) {
+		case XO_LAYER_CONV1D:
+		case XO_LAYER_DENSE:
+			/* The last layer's gout is already w.r.t. the softmax's
+			 * input (fused CE gradient): differentiate it as linear. */
+			if (i == m->nlayers - 1)
+				a.p.activation = XO_ACTIVATION_LINEAR;
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->out;
+			a.src[3] = l->gout;
+			a.dst[0] = l->gin;
+			a.dst[1] = l->dw;
+			a.dst[2] = l->db;
+			st = run_op(m, i, l->s.kind == XO_LAYER_CONV1D ? XO_OP_conv1d : XO_OP_dense,
+			            XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_MAX_POOLING1D:
+			if (!l->need_dx)
+				break;
+			a.src[0] = l->in;
+			a.src[1] = l->gout;
+			a.dst[0] = l->gin;
+			st = run_op(m, i, XO_OP_max_pooling1d, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_DROPOUT:
+			if (!l->need_dx)
+				break;
+			a.src[0] = l->gout;
+			a.dst[0] = l->gin;
+			st = run_op(m, i, XO_OP_dropout, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_FLATTEN:
+			break; /* gout is a view of the previous layer's gout */
+		}
+	}
+	return st;
+}
+
+/* Loss (into loss[1]) and correct count (into correct[1]) of the current
+ * batch against y_in. */
+static enum xo_status metrics(struct xo_model *m, struct xo_tensor *loss, struct xo_tensor *correct)
+{
+	struct layer *last = &m->layers[m->nlayers - 1];
+	struct xo_op_args a = {.p = xo_params_default()};
+	enum xo_status st;
+
+	a.p.batch = m->plan_n;
+	a.p.ch = m->classes;
+	a.src[0] = last->out;
+	a.src[1] = m->y_in;
+	a.dst[0] = loss;
+	st = run_op(m, -1, XO_OP_categorical_crossentropy, XO_DIR_FWD, &a);
+	if (st)
+		return st;
+	a.dst[0] = m->idx_v;
+	a.dst[1] = correct;
+	return run_op(m, -1, XO_OP_accuracy, XO_DIR_FWD, &a);
+}
+
+/* One training step on the batch in x_in / y_in: forward, loss and accuracy,
+ * backward, Adam over every parameter at once. */
+static enum xo_status train_step(struct xo_model *m, struct xo_tensor *loss,
+                                 struct xo_tensor *correct)
+{
+	struct layer *last = &m->layers[m->nlayers - 1];
+	struct xo_op_args a = {.p = xo_params_default()};
+	enum xo_status st;
+
+	st = forward(m, true);
+	if (!st)
+		st = metrics(m, loss, correct);
+	if (st)
+		return st;
+	a.p.batch = m->plan_n;
+	a.p.ch = m->classes;
+	a.src[0] = last->out;
+	a.src[1] = m->y_in;
+	a.dst[0] = last->gout;
+	st = run_op(m, -1, XO_OP_categorical_crossentropy, XO_DIR_BWD, &a);
+	if (!st)
+		st = backward(m);
+	if (st)
+		return st;
+	a = (struct xo_op_args){.p = xo_params_default()};
+	a.p.size = m->nparams;
+	a.p.iteration = m->iteration + 1;
+	a.src[0] = m->grads;
+	a.dst[0] = m->params;
+	a.dst[1] = m->adam_m;
+	a.dst[2] = m->adam_v;
+	st = run_op(m, -1, XO_OP_adam, XO_DIR_FWD, &a);
+	if (!st)
+		m->iteration++;
+	return st;
+}
+
+static enum xo_status check_trainable(const struct xo_model *m, const char *what)
+{
+	const struct layer *last = &m->layers[m->nlayers - 1];
+
+	if (last->s.kind != XO_LAYER_DENSE || last->s.p.activation != XO_ACTIVATION_SOFTMAX)
+		return xo_error(XO_EINVAL,
+		                "%s: the last layer must be dense with activation=softmax "
+		                "(loss categorical_crossentropy)",
+		                what);
+	return XO_OK;
+}
+
+/* Picks rows index[0..n) of data [rows][ch] into dst [n][ch] on the device. */
+static enum xo_status gather(struct xo_model *m, const struct xo_tensor *data,
+                             const struct xo_tensor *index, struct xo_tensor *dst)
+{
+	struct xo_op_args a = {.p = xo_params_default()};
+
+	a.p.batch = m->plan_n;
+	a.p.rows = xo_tensor_dim(data, 0);
+	a.p.ch = xo_tensor_dim(data, 1);
+	a.src[0] = data;
+	a.src[1] = index;
+	a.dst[0] = dst;
+	return run_op(m, -1, XO_OP_gather, XO_DIR_FWD, &a);
+}
+
+/* ---- predict / evaluate ---------------------------------------------------- */
+
+enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, int64_t batch_size,
+                                float *probs)
+{
+	struct layer *last;
+	enum xo_status st;
+
+	if (!m || !x || !probs)
+		return xo_error(XO_EINVAL, "predict: NULL argument");
+	if (n < 1 || batch_size < 1)
+		return xo_error(XO_EINVAL, "predict: need n >= 1 and batch_size >= 1");
+	last = &m->layers[m->nlayers - 1];
+	st = ensure_cap(m, batch_size < n ? batch_size : n);
+	for (int64_t off = 0; !st && off < n; off += batch_size) {
+		int64_t bs = n - off < batch_size ? n - off : batch_size;
+
+		st = plan_build(m, bs, false);
+		if (!st)
+			st = xo_tensor_write(m->xb, x + off * m->in_size, 0, bs * m->in_size);
+		if (!st)
+			st = forward(m, false);
+		if (!st)
+			st =
+			    xo_tensor_read(last->out, probs + off * m->classes, 0, bs * m->classes);
+	}
+	return st;
+}
+
+enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float *y, int64_t n,
+                                 int64_t batch_size, double *loss, double *accuracy)
+{
+	struct xo_tensor *met = NULL, *lv = NULL, *cv = NULL;
+	double lsum = 0.0, csum = 0.0;
+	float *host = NULL;
+	int64_t steps;
+	enum xo_status st;
+
+	if (!m || !x || !y || !loss || !accuracy)
+		return xo_error(XO_EINVAL, "evaluate: NULL argument");
+	if (n < 1 || batch_size < 1)
+		return xo_error(XO_EINVAL, "evaluate: need n >= 1 and batch_size >= 1");
+	st = check_trainable(m, "evaluate");
+	if (st)
+		return st;
+	steps = (n + batch_size - 1) / batch_size;
+	st = ensure_cap(m, batch_size < n ? batch_size : n);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, (int64_t[]){2 * steps}, &met);
+	if (st)
+		return st;
+	host = malloc(sizeof(*host) * (size_t)(2 * steps));
+	if (!host) {
+		st = xo_error(XO_ENOMEM, "evaluate: out of memory");
+		goto out_free;
+	}
+	for (int64_t s = 0; !st && s < steps; s++) {
+		int64_t off = s * batch_size, bs = n - off < batch_size ? n - off : batch_size;
+
+		st = plan_build(m, bs, false);
+		if (!st)
+			st = xo_tensor_write(m->xb, x + off * m->in_size, 0, bs * m->in_size);
+		if (!st)
+			st = xo_tensor_write(m->yb, y + off * m->classes, 0, bs * m->classes);
+		if (!st)
+			st = xo_tensor_view(met, s, 1, (int64_t[]){1}, &lv);
+		if (!st)
+			st = xo_tensor_view(met, steps + s, 1, (int64_t[]){1}, &cv);
+		if (!st)
+			st = forward(m, false);
+		if (!st)
+			st = metrics(m, lv, cv);
+		xo_tensor_free(lv);
+		xo_tensor_free(cv);
+		lv = cv = NULL;
+	}
+	if (!st)
+		st = xo_tensor_read(met, host, 0, 2 * steps);
+	if (st)
+		goto out_free;
+	/* Keras: the mean of batch losses weighted by batch size. */
+	for (int64_t s = 0; s < steps; s++) {
+		int64_t bs = n - s * batch_size < batch_size ? n - s * batch_size : batch_size;
+
+		lsum += (double)host[s] * (double)bs;
+		csum += (double)host[steps + s];
+	}
+	*loss = lsum / (double)n;
+	*accuracy = csum / (double)n;
+out_free:
+	free(host);
+	xo_tensor_free(met);
+	return st;
+}
+
+/* ---- fit ------------------------------------------------------------------- */
+
+struct xo_fit_options xo_fit_options_default(void)
+{
+	return (struct xo_fit_options){
+	    .epochs = 10,
+	    .batch_size = 32,
+	    .validation_split = 0.0f,
+	    .shuffle = true,
+	    .seed = 0,
+	    .checkpoint_dir = NULL,
+	    .verbose = false,
+	};
+}
+
+/* The float as the shortest decimal that reads back to it, as a double:
+ * 0.2f -> 0.2, so the split point matches Python's int(n * (1 - 0.2)). */
+static double float_as_decimal(float f)
+{
+	char buf[32];
+
+	for (int prec = 1; prec <= 9; prec++) {
+		double d;
+
+		snprintf(buf, sizeof(buf), "%.*g", prec, (double)f);
+		d = strtod(buf, NULL);
+		if ((float)d == f)
+			return d;
+	}
+	return (double)f;
+}
+
+int xo_epoch_log_format(const struct xo_epoch_log *log, char *buf, size_t size)
+{
+	char step[32];
+	int n;
+
+	if (log->ms_per_step >= 1.0)
+		snprintf(step, sizeof(step), "%.0fms/step", log->ms_per_step);
+	else
+		snprintf(step, sizeof(step), "%.0fus/step", log->ms_per_step * 1e3);
+	n = snprintf(buf, size,
+	             "Epoch %d/%d\n%" PRId64 "/%" PRId64
+	             " - %.0fs %s - loss: %.4f - accuracy: %.4f",
+	             log->epoch, log->epochs, log->steps, log->steps, log->epoch_ms / 1e3, step,
+	             log->loss, log->accuracy);
+	if (n >= 0 && log->has_val)
+		n += snprintf(buf + ((size_t)n < size ? (size_t)n : size),
+		              (size_t)n < size ? size - (size_t)n : 0,
+		              " - val_loss: %.4f - val_accuracy: %.4f", log->val_loss,
+		              log->val_accuracy);
+	if (n >= 0)
+		n += snprintf(buf + ((size_t)n < size ? (size_t)n : size),
+		              (size_t)n < size ? size - (size_t)n : 0, "\n");
+	return n;
+}
+
+/* Device tensors and views of one fit call. */
+struct fit_state {
+	struct xo_tensor *xdata, *ydata; /* the whole data set [n][...] */
+	struct xo_tensor *perm;          /* i32 [n]: training order, then validation rows */
+	struct xo_tensor *met;           /* [2 * (steps + vsteps)] loss, correct */
+	struct xo_tensor **views;        /* per step: index, loss, correct views */
+	int64_t nviews;
+	int32_t *host_idx; /* host copy of the epoch's order */
+	float *host_met;
+};
+
+static void fit_state_free(struct fit_state *f)
+{
+	for (int64_t i = 0; f->views && i < f->nviews; i++)
+		xo_tensor_free(f->views[i]);
+	free(f->views);
+	xo_tensor_free(f->xdata);
+	xo_tensor_free(f->ydata);
+	xo_tensor_free(f->perm);
+	xo_tensor_free(f->met);
+	free(f->host_idx);
+	free(f->host_met);
+}
+
+enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, int64_t n,
+                            const struct xo_fit_options *o,
+                            void (*on_epoch)(void *user, const struct xo_epoch_log *log),
+                            void *user)
+{
+	struct fit_state f = {0};
+	int64_t n_train, n_val, steps, vsteps, B, nsteps;
+	double best = -INFINITY;
+	enum xo_status st;
+
+	if (!m || !x || !y || !o)
+		return xo_error(XO_EINVAL, "fit: NULL argument");
+	st = check_trainable(m, "fit");
+	if (st)
+		return st;
+	if (o->epochs < 1)
+		return xo_error(XO_EINVAL, "fit: epochs=%d must be >= 1", o->epochs);
+	if (o->batch_size < 1)
+		return xo_error(XO_EINVAL, "fit: batch_size=%" PRId64 " must be >= 1",
+		                o->batch_size);
+	if (!(o->validation_split >= 0.0f && o->validation_split < 1.0f))
+		return xo_error(XO_EINVAL, "fit: validation_split=%g must be in [0, 1)",
+		                (double)o->validation_split);
+	if (n < 1 || n > INT32_MAX)
+		return xo_error(XO_EINVAL, "fit: n=%" PRId64 " samples must be in 1..%d", n,
+		                INT32_MAX);
+	B = o->batch_size;
+	/* Keras: split_at = floor(n * (1 - validation_split)); the validation
+	 * part is the last n - split_at samples, taken before any shuffling. */
+	n_train = n;
+	if (o->validation_split > 0.0f)
+		n_train = (int64_t)floor((double)n * (1.0 - float_as_decimal(o->validation_split)));
+	n_val = n - n_train;
+	if (o->validation_split > 0.0f && (n_train < 1 || n_val < 1))
+		return xo_error(XO_EINVAL,
+		                "fit: %" PRId64 " samples cannot be split with validation_split=%g",
+		                n, (double)o->validation_split);
+	steps = (n_train + B - 1) / B;
+	vsteps = (n_val + B - 1) / B;
+	nsteps = steps + vsteps;
+	st = ensure_cap(m, B < n_train ? B : n_train);
+	if (!st)
+		st = ensure_cap(m, B < n_val ? B : n_val);
+	if (st)
+		return st;
+
+	/* The data set goes to the device once. */
+	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){n, m->in_size}, &f.xdata);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){n, m->classes}, &f.ydata);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){n}, &f.perm);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, (int64_t[]){2 * nsteps}, &f.met);
+	if (!st)
+		st = xo_tensor_write(f.xdata, x, 0, n * m->in_size);
+	if (!st)
+		st = xo_tensor_write(f.ydata, y, 0, n * m->classes);
+	if (st)
+		goto out_free;
+	f.host_idx = malloc(sizeof(*f.host_idx) * (size_t)n);
+	f.host_met = malloc(sizeof(*f.host_met) * (size_t)(2 * nsteps));
+	f.nviews = 3 * nsteps;
+	f.views = calloc((size_t)f.nviews, sizeof(*f.views));
+	if (!f.host_idx || !f.host_met || !f.views) {
+		st = xo_error(XO_ENOMEM, "fit: out of memory");
+		goto out_free;
+	}
+	/* perm holds the training order in [0, n_train) and the validation
+	 * rows (in order) in [n_train, n), so every step picks its batch with
+	 * one gather from the resident data set. */
+	for (int64_t s = 0; !st && s < nsteps; s++) {
+		int64_t first = s < steps ? s * B : n_train + (s - steps) * B;
+		int64_t end = s < steps ? n_train : n;
+		int64_t bs = end - first < B ? end - first : B;
+
+		st = xo_tensor_view(f.perm, first, 1, &bs, &f.views[3 * s]);
+		if (!st)
+			st = xo_tensor_view(f.met, s, 1, (int64_t[]){1}, &f.views[3 * s + 1]);
+		if (!st)
+			st = xo_tensor_view(f.met, nsteps + s, 1, (int64_t[]){1},
+			                    &f.views[3 * s + 2]);
+	}
+	for (int64_t i = 0; i < n; i++)
+		f.host_idx[i] = (int32_t)i;
+	if (!st)
+		st = xo_tensor_write(f.perm, f.host_idx, 0, n);
+	if (st)
+		goto out_free;
+	m->seed = o->seed;
+
+	for (int e = 1; e <= o->epochs && !st; e++) {
+		struct xo_epoch_log log = {.epoch = e,
+		                           .val_loss = NAN,
+		                           .val_accuracy = NAN,
+		                           .epochs = o->epochs,
+		                           .steps = steps,
+		                           .has_val = n_val > 0};
+		double t0 = now_ms(), t1, lsum = 0, csum = 0, vlsum = 0, vcsum = 0;
+
+		if (o->shuffle) {
+			xo_philox_shuffle(f.host_idx, n_train, o->seed, XO_STREAM_SHUFFLE,
+			                  (uint32_t)e);
+			st = xo_tensor_write(f.perm, f.host_idx, 0, n_train);
+		}
+		for (int64_t s = 0; !st && s < steps; s++) {
+			int64_t bs = xo_tensor_nelem(f.views[3 * s]);
+
+			st = plan_build(m, bs, true);
+			if (!st)
+				st = gather(m, f.xdata, f.views[3 * s], m->x_flat);
+			if (!st)
+				st = gather(m, f.ydata, f.views[3 * s], m->y_in);
+			if (!st)
+				st = train_step(m, f.views[3 * s + 1], f.views[3 * s + 2]);
+		}
+		if (!st)
+			st = xo_backend_sync(m->be);
+		t1 = now_ms();
+		for (int64_t s = steps; !st && s < nsteps; s++) {
+			int64_t bs = xo_tensor_nelem(f.views[3 * s]);
+
+			st = plan_build(m, bs, false);
+			if (!st)
+				st = gather(m, f.xdata, f.views[3 * s], m->x_flat);
+			if (!st)
+				st = gather(m, f.ydata, f.views[3 * s], m->y_in);
+			if (!st)
+				st = forward(m, false);
+			if (!st)
+				st = metrics(m, f.views[3 * s + 1], f.views[3 * s + 2]);
+		}
+		/* The one read of the epoch: every step's loss and correct count. */
+		if (!st)
+			st = xo_tensor_read(f.met, f.host_met, 0, 2 * nsteps);
+		if (st)
+			break;
+		log.epoch_ms = now_ms() - t0;
+		log.ms_per_step = (t1 - t0) / (double)steps;
+		for (int64_t s = 0; s < nsteps; s++) {
+			double bs = (double)xo_tensor_nelem(f.views[3 * s]);
+
+			if (s < steps) {
+				lsum += (double)f.host_met[s] * bs;
+				csum += (double)f.host_met[nsteps + s];
+			} else {
+				vlsum += (double)f.host_met[s] * bs;
+				vcsum += (double)f.host_met[nsteps + s];
+			}
+		}
+		log.loss = lsum / (double)n_train;
+		log.accuracy = csum / (double)n_train;
+		if (n_val) {
+			log.val_loss = vlsum / (double)n_val;
+			log.val_accuracy = vcsum / (double)n_val;
+		}
+		/* ModelCheckpoint(save_best_only, monitor val_accuracy, mode max):
+		 * saved when strictly better. Without validation data, the
+		 * weights of every epoch are saved (the last one remains). */
+		if (o->checkpoint_dir && (!n_val || log.val_accuracy > best)) {
+			if (n_val)
+				best = log.val_accuracy;
+			st = xo_model_save_weights(m, o->checkpoint_dir);
+			log.checkpointed = !st;
+		}
+		if (o->verbose) {
+			char line[256];
+
+			xo_epoch_log_format(&log, line, sizeof(line));
+			fputs(line, stdout);
+			fflush(stdout);
+		}
+		if (on_epoch)
+			on_epoch(user, &log);
+	}
+out_free:
+	plan_free(m);
+	fit_state_free(&f);
+	return st;
+}
+
+/* ---- perf runner hooks ----------------------------------------------------- */
+
+enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_t seed)
+{
+	enum xo_status st;
+	float *x, *y;
+
+	if (!m || batch < 1)
+		return xo_error(XO_EINVAL, "bench_prepare: need a model and batch >= 1");
+	st = ensure_cap(m, batch);
+	if (st)
+		return st;
+	x = malloc(sizeof(*x) * (size_t)(batch * m->in_size));
+	y = calloc((size_t)(batch * m->classes), sizeof(*y));
+	if (!x || !y) {
+		st = xo_error(XO_ENOMEM, "bench_prepare: out of memory");
+		goto out_free;
+	}
+	for (int64_t i = 0; i < batch * m->in_size; i++)
+		x[i] = xo_philox_uniform(seed, XO_STREAM_BENCH, 0, (uint64_t)i);
+	for (int64_t i = 0; i < batch; i++) {
+		uint32_t r = xo_philox_u32(seed, XO_STREAM_BENCH, 1, (uint64_t)i);
+
+		y[i * m->classes + (int64_t)(((uint64_t)r * (uint64_t)m->classes) >> 32)] = 1.0f;
+	}
+	st = xo_tensor_write(m->xb, x, 0, batch * m->in_size);
+	if (!st)
+		st = xo_tensor_write(m->yb, y, 0, batch * m->classes);
+	if (!st)
+		st = xo_backend_sync(m->be);
+	m->bench_n = st ? 0 : batch;
+out_free:
+	free(x);
+	free(y);
+	return st;
+}
+
+enum xo_status xo_model_bench_train_step(struct xo_model *m)
+{
+	enum xo_status st;
+
+	if (!m || !m->bench_n || m->bench_n > m->cap)
+		return xo_error(XO_EINVAL, "bench: call xo_model_bench_prepare first");
+	st = check_trainable(m, "bench train step");
+	if (!st)
+		st = plan_build(m, m->bench_n, true);
+	if (!st)
+		st = train_step(m, m->sc_loss, m->sc_correct);
+	if (!st)
+		st = xo_backend_sync(m->be);
+	return st;
+}
+
+enum xo_status xo_model_bench_predict(struct xo_model *m)
+{
+	enum xo_status st;
+
+	if (!m || !m->bench_n || m->bench_n > m->cap)
+		return xo_error(XO_EINVAL, "bench: call xo_model_bench_prepare first");
+	st = plan_build(m, m->bench_n, false);
+	if (!st)
+		st = forward(m, false);
+	if (!st)
+		st = xo_backend_sync(m->be);
+	return st;
+}
+
+enum xo_status xo_model_bench_profile_step(struct xo_model *m, uint64_t *layer_ns,
+                                           uint64_t *layer_launches, uint64_t *extra_ns)
+{
+	enum xo_status st;
+
+	if (!m || !layer_ns || !layer_launches || !extra_ns)
+		return xo_error(XO_EINVAL, "bench_profile_step: NULL argument");
+	memset(layer_ns, 0, sizeof(*layer_ns) * (size_t)m->nlayers);
+	memset(layer_launches, 0, sizeof(*layer_launches) * (size_t)m->nlayers);
+	m->prof_ns = layer_ns;
+	m->prof_launches = layer_launches;
+	m->prof_extra = 0;
+	m->profiling = true;
+	st = xo_model_bench_train_step(m);
+	m->profiling = false;
+	m->prof_ns = m->prof_launches = NULL;
+	*extra_ns = m->prof_extra;
+	return st;
+}

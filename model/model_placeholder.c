@@ -1,2 +1,0 @@
-/* placeholder until model/ is written */
-typedef int xo_model_placeholder;

@@ -1,0 +1,555 @@
+/*
+ * spec.c - the model spec parser (DESIGN section 7): one Keras layer a line,
+ * Keras layer and argument names with Keras defaults, '#' comments. Every
+ * rejection names the file and line: "models/x.model:4: reason".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_internal.h"
+
+/* The seed model of DESIGN section 1, byte for byte models/seed.model. */
+const char xo_model_seed_spec[] = "# The seed model (DESIGN section 1): the reference workload.\n"
+                                  "input 29 1\n"
+                                  "conv1d filters=16 kernel_size=3 activation=relu\n"
+                                  "max_pooling1d pool_size=3\n"
+                                  "conv1d filters=32 kernel_size=3 activation=relu\n"
+                                  "max_pooling1d pool_size=3\n"
+                                  "flatten\n"
+                                  "dropout rate=0.5\n"
+                                  "dense units=32 activation=sigmoid\n"
+                                  "dense units=12 activation=softmax\n";
+
+#define MAX_TOKENS 16
+#define MAX_LINE   1024
+
+struct kind_info {
+	const char *name;  /* Keras auto-name prefix and spec name */
+	const char *alias; /* Keras class name */
+	enum xo_layer_kind kind;
+};
+
+static const struct kind_info kinds[] = {
+    {"conv1d", "Conv1D", XO_LAYER_CONV1D},
+    {"max_pooling1d", "MaxPooling1D", XO_LAYER_MAX_POOLING1D},
+    {"flatten", "Flatten", XO_LAYER_FLATTEN},
+    {"dropout", "Dropout", XO_LAYER_DROPOUT},
+    {"dense", "Dense", XO_LAYER_DENSE},
+};
+#define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
+/* Arguments each layer accepts (Keras names). */
+static const char *const conv_args[] = {"filters",  "kernel_size",   "strides",
+                                        "padding",  "dilation_rate", "activation",
+                                        "use_bias", "name",          NULL};
+static const char *const pool_args[] = {"pool_size", "strides", "padding", "name", NULL};
+static const char *const flatten_args[] = {"name", NULL};
+static const char *const dropout_args[] = {"rate", "name", NULL};
+static const char *const dense_args[] = {"units", "activation", "use_bias", "name", NULL};
+
+static const char *const *kind_args(enum xo_layer_kind k)
+{
+	switch (k) {
+	case XO_LAYER_CONV1D:
+		return conv_args;
+	case XO_LAYER_MAX_POOLING1D:
+		return pool_args;
+	case XO_LAYER_FLATTEN:
+		return flatten_args;
+	case XO_LAYER_DROPOUT:
+		return dropout_args;
+	case XO_LAYER_DENSE:
+		return dense_args;
+	}
+	return flatten_args;
+}
+
+/* Records "origin:line: message" and returns st. */
+static enum xo_status __attribute__((format(printf, 4, 5)))
+spec_error(enum xo_status st, const char *origin, int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return xo_error(st, "%s:%d: %s", origin, line, msg);
+}
+
+static bool parse_pos_int(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 1 || v > (INT64_C(1) << 40))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_bool_value(const char *s, bool *out)
+{
+	if (!strcmp(s, "True") || !strcmp(s, "true") || !strcmp(s, "1")) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(s, "False") || !strcmp(s, "false") || !strcmp(s, "0")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+static bool valid_name(const char *s)
+{
+	if (!*s || strlen(s) >= XO_LAYER_NAME_MAX || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* Applies one key=value argument of layer l. */
+static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
+                              const char *origin, int line, bool *named)
+{
+	struct xo_params *p = &l->p;
+	int64_t v;
+
+	if (!strcmp(key, "name")) {
+		if (!valid_name(val))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "bad layer name '%s' (letters, digits, _ - . only)", val);
+		snprintf(l->name, sizeof(l->name), "%s", val);
+		*named = true;
+		return XO_OK;
+	}
+	if (!strcmp(key, "filters") || !strcmp(key, "kernel_size") || !strcmp(key, "strides") ||
+	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units")) {
+		if (!strcmp(val, "None") && !strcmp(key, "strides")) {
+			p->strides = 0;
+			return XO_OK;
+		}
+		if (!parse_pos_int(val, &v))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "%s=%s: expected a positive integer", key, val);
+		if (!strcmp(key, "filters"))
+			p->filters = v;
+		else if (!strcmp(key, "kernel_size"))
+			p->kernel_size = v;
+		else if (!strcmp(key, "strides"))
+			p->strides = v;
+		else if (!strcmp(key, "dilation_rate"))
+			p->dilation_rate = v;
+		else if (!strcmp(key, "pool_size"))
+			p->pool_size = v;
+		else
+			p->units = v;
+		return XO_OK;
+	}
+	if (!strcmp(key, "padding")) {
+		if (!strcmp(val, "valid"))
+			p->padding = XO_PADDING_VALID;
+		else if (!strcmp(val, "same"))
+			p->padding = XO_PADDING_SAME;
+		else if (!strcmp(val, "causal") && l->kind == XO_LAYER_CONV1D)
+			p->padding = XO_PADDING_CAUSAL;
+		else
+			return spec_error(XO_EINVAL, origin, line, "padding=%s: expected %s", val,
+			                  l->kind == XO_LAYER_CONV1D ? "valid, same or causal"
+			                                             : "valid or same");
+		return XO_OK;
+	}
+	if (!strcmp(key, "activation")) {
+		if (!strcmp(val, "None") || !strcmp(val, "none") || !strcmp(val, "linear"))
+			p->activation = XO_ACTIVATION_LINEAR;
+		else if (!strcmp(val, "relu"))
+			p->activation = XO_ACTIVATION_RELU;
+		else if (!strcmp(val, "sigmoid"))
+			p->activation = XO_ACTIVATION_SIGMOID;
+		else if (!strcmp(val, "softmax"))
+			p->activation = XO_ACTIVATION_SOFTMAX;
+		else
+			return spec_error(XO_EINVAL, origin, line,
+			                  "activation=%s: expected None, linear, relu, sigmoid "
+			                  "or softmax",
+			                  val);
+		return XO_OK;
+	}
+	if (!strcmp(key, "use_bias")) {
+		if (!parse_bool_value(val, &p->use_bias))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "use_bias=%s: expected True or False", val);
+		return XO_OK;
+	}
+	if (!strcmp(key, "rate")) {
+		char *end;
+		double r;
+
+		errno = 0;
+		r = strtod(val, &end);
+		if (errno || end == val || *end || !(r >= 0.0 && r < 1.0))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "rate=%s: expected a number in [0, 1)", val);
+		p->rate = (float)r;
+		return XO_OK;
+	}
+	return spec_error(XO_EFORMAT, origin, line, "unknown argument '%s'", key);
+}
+
+/* Resolves the output shape of l from its input shape; Keras's rules. */
+static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	int64_t out = 0, pad = 0, n;
+	enum xo_status st;
+
+	p->len = l->in_len;
+	p->ch = l->in_ch;
+	switch (l->kind) {
+	case XO_LAYER_CONV1D:
+		if (l->in_rank != 2)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "conv1d needs a [steps][channels] input, got a flat "
+			                  "[%" PRId64 "] (input LEN CH, or no flatten before)",
+			                  l->in_ch);
+		st = xo_conv1d_geometry(p, &out, &pad);
+		if (st)
+			return spec_error(st, origin, l->line, "%s", xo_last_error());
+		l->out_rank = 2;
+		l->out_len = out;
+		l->out_ch = p->filters;
+		l->w_ndim = 3;
+		l->w_dim[0] = p->kernel_size;
+		l->w_dim[1] = l->in_ch;
+		l->w_dim[2] = p->filters;
+		l->b_count = p->use_bias ? p->filters : 0;
+		break;
+	case XO_LAYER_MAX_POOLING1D:
+		if (l->in_rank != 2)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "max_pooling1d needs a [steps][channels] input, got a "
+			                  "flat [%" PRId64 "]",
+			                  l->in_ch);
+		st = xo_pool1d_geometry(p, &out, &pad);
+		if (st)
+			return spec_error(st, origin, l->line, "%s", xo_last_error());
+		l->out_rank = 2;
+		l->out_len = out;
+		l->out_ch = l->in_ch;
+		break;
+	case XO_LAYER_FLATTEN:
+		l->out_rank = 1;
+		l->out_len = 1;
+		if (!xo_mul_ok(l->in_len, l->in_ch, &l->out_ch))
+			return spec_error(XO_EOVERFLOW, origin, l->line, "flatten: size overflows");
+		break;
+	case XO_LAYER_DROPOUT:
+		l->out_rank = l->in_rank;
+		l->out_len = l->in_len;
+		l->out_ch = l->in_ch;
+		break;
+	case XO_LAYER_DENSE:
+		if (l->in_rank != 1)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "dense needs a flat input; got [%" PRId64 "][%" PRId64
+			                  "] (add a flatten layer before it)",
+			                  l->in_len, l->in_ch);
+		l->out_rank = 1;
+		l->out_len = 1;
+		l->out_ch = p->units;
+		l->w_ndim = 2;
+		l->w_dim[0] = l->in_ch;
+		l->w_dim[1] = p->units;
+		l->b_count = p->use_bias ? p->units : 0;
+		break;
+	}
+	l->w_count = 0;
+	if (l->w_ndim) {
+		n = 1;
+		for (int i = 0; i < l->w_ndim; i++)
+			if (!xo_mul_ok(n, l->w_dim[i], &n) || n > (INT64_C(1) << 40))
+				return spec_error(XO_EOVERFLOW, origin, l->line,
+				                  "kernel size overflows");
+		l->w_count = n;
+	}
+	if (!xo_mul_ok(l->out_len, l->out_ch, &n) || n > (INT64_C(1) << 40))
+		return spec_error(XO_EOVERFLOW, origin, l->line, "output size overflows");
+	return XO_OK;
+}
+
+/* Splits a line (comment already cut) into whitespace-separated tokens. */
+static int tokenize(char *s, char **tok)
+{
+	int n = 0;
+
+	for (char *t = strtok(s, " \t\r"); t; t = strtok(NULL, " \t\r")) {
+		if (n == MAX_TOKENS)
+			return -1;
+		tok[n++] = t;
+	}
+	return n;
+}
+
+static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok, const char *origin,
+                                  int line)
+{
+	int64_t v[2];
+	int nv = 0;
+
+	for (int i = 1; i < ntok; i++) {
+		const char *t = tok[i];
+
+		/* "input 29 1", or Keras's shape=(29,1) / shape=29,1. */
+		if (!strncmp(t, "shape=", 6))
+			t += 6;
+		while (*t) {
+			char buf[32];
+			size_t k;
+
+			t += strspn(t, "(),");
+			if (!*t)
+				break;
+			k = strcspn(t, "(),");
+			if (k >= sizeof(buf) || nv == 2)
+				return spec_error(XO_EINVAL, origin, line,
+				                  "input: expected 'input LEN CH' or 'input "
+				                  "FEATURES'");
+			memcpy(buf, t, k);
+			buf[k] = '\0';
+			if (!parse_pos_int(buf, &v[nv]))
+				return spec_error(XO_EINVAL, origin, line,
+				                  "input: '%s' is not a positive integer", buf);
+			nv++;
+			t += k;
+		}
+	}
+	if (nv == 0)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "input: expected 'input LEN CH' or 'input FEATURES'");
+	s->in_rank = nv;
+	s->in_len = nv == 2 ? v[0] : 1;
+	s->in_ch = nv == 2 ? v[1] : v[0];
+	return XO_OK;
+}
+
+enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_model_spec *out)
+{
+	int counters[NKINDS] = {0};
+	bool have_input = false;
+	int line = 0, cap = 0;
+	const char *cur = text;
+	enum xo_status st = XO_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (!text)
+		return xo_error(XO_EINVAL, "%s: no spec text", origin);
+	while (*cur) {
+		char buf[MAX_LINE], *tok[MAX_TOKENS], *hash;
+		size_t len = strcspn(cur, "\n");
+		const struct kind_info *ki = NULL;
+		struct xo_layer_spec *l, *prev;
+		bool named = false;
+		int ntok;
+
+		line++;
+		if (len >= sizeof(buf)) {
+			st = spec_error(XO_EFORMAT, origin, line, "line longer than %d characters",
+			                MAX_LINE - 1);
+			goto out_free;
+		}
+		memcpy(buf, cur, len);
+		buf[len] = '\0';
+		cur += len;
+		if (*cur == '\n')
+			cur++;
+		hash = strchr(buf, '#');
+		if (hash)
+			*hash = '\0';
+		ntok = tokenize(buf, tok);
+		if (ntok < 0) {
+			st = spec_error(XO_EFORMAT, origin, line, "too many arguments");
+			goto out_free;
+		}
+		if (ntok == 0)
+			continue;
+		if (!strcmp(tok[0], "input") || !strcmp(tok[0], "Input")) {
+			if (have_input) {
+				st = spec_error(XO_EFORMAT, origin, line,
+				                "a second input line (only the first line may be "
+				                "input)");
+				goto out_free;
+			}
+			st = parse_input(out, tok, ntok, origin, line);
+			if (st)
+				goto out_free;
+			have_input = true;
+			continue;
+		}
+		for (int i = 0; i < NKINDS; i++)
+			if (!strcmp(tok[0], kinds[i].name) || !strcmp(tok[0], kinds[i].alias))
+				ki = &kinds[i];
+		if (!ki) {
+			st = spec_error(XO_EFORMAT, origin, line,
+			                "unknown layer '%s' (expected input, conv1d, "
+			                "max_pooling1d, flatten, dropout or dense)",
+			                tok[0]);
+			goto out_free;
+		}
+		if (!have_input) {
+			st = spec_error(XO_EFORMAT, origin, line,
+			                "missing input line: the first layer line must be "
+			                "'input LEN CH'");
+			goto out_free;
+		}
+		if (out->nlayers == cap) {
+			int ncap = cap ? cap * 2 : 8;
+			struct xo_layer_spec *nl = realloc(out->layers, sizeof(*nl) * (size_t)ncap);
+
+			if (!nl) {
+				st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
+				goto out_free;
+			}
+			out->layers = nl;
+			cap = ncap;
+		}
+		l = &out->layers[out->nlayers];
+		memset(l, 0, sizeof(*l));
+		l->kind = ki->kind;
+		l->line = line;
+		l->p = xo_params_default();
+		l->p.strides = 0;
+		l->p.pool_size = 2;
+		l->p.rate = -1.0f;
+		l->p.filters = 0;
+		l->p.kernel_size = 0;
+		l->p.units = 0;
+		for (int i = 1; i < ntok; i++) {
+			const char *const *allowed = kind_args(l->kind);
+			char *eq = strchr(tok[i], '=');
+			bool ok = false;
+
+			if (!eq || eq == tok[i] || !eq[1]) {
+				st = spec_error(XO_EFORMAT, origin, line,
+				                "expected key=value, got '%s'", tok[i]);
+				goto out_free;
+			}
+			*eq = '\0';
+			for (int a = 0; allowed[a]; a++)
+				ok |= !strcmp(allowed[a], tok[i]);
+			if (!ok) {
+				st = spec_error(XO_EFORMAT, origin, line,
+				                "unknown argument '%s' for %s", tok[i], ki->name);
+				goto out_free;
+			}
+			for (int j = 1; j < i; j++)
+				if (!strcmp(tok[j], tok[i])) {
+					st = spec_error(XO_EFORMAT, origin, line,
+					                "argument '%s' given twice", tok[i]);
+					goto out_free;
+				}
+			st = set_arg(l, tok[i], eq + 1, origin, line, &named);
+			if (st)
+				goto out_free;
+		}
+		if ((l->kind == XO_LAYER_CONV1D && (!l->p.filters || !l->p.kernel_size)) ||
+		    (l->kind == XO_LAYER_DENSE && !l->p.units) ||
+		    (l->kind == XO_LAYER_DROPOUT && l->p.rate < 0.0f)) {
+			st = spec_error(XO_EINVAL, origin, line, "%s needs %s", ki->name,
+			                l->kind == XO_LAYER_CONV1D  ? "filters= and kernel_size="
+			                : l->kind == XO_LAYER_DENSE ? "units="
+			                                            : "rate=");
+			goto out_free;
+		}
+		if (!named) {
+			/* Keras: the first unnamed layer of a kind is "dense",
+			 * the next "dense_1", ... */
+			int *c = &counters[ki - kinds];
+
+			if (*c)
+				snprintf(l->name, sizeof(l->name), "%s_%d", ki->name, *c);
+			else
+				snprintf(l->name, sizeof(l->name), "%s", ki->name);
+			(*c)++;
+		}
+		for (int j = 0; j < out->nlayers; j++)
+			if (!strcmp(out->layers[j].name, l->name)) {
+				st = spec_error(XO_EINVAL, origin, line,
+				                "duplicate layer name '%s' (line %d)", l->name,
+				                out->layers[j].line);
+				goto out_free;
+			}
+		prev = out->nlayers ? &out->layers[out->nlayers - 1] : NULL;
+		l->in_rank = prev ? prev->out_rank : out->in_rank;
+		l->in_len = prev ? prev->out_len : out->in_len;
+		l->in_ch = prev ? prev->out_ch : out->in_ch;
+		st = layer_shape(l, origin);
+		if (st)
+			goto out_free;
+		out->nlayers++;
+	}
+	if (!have_input) {
+		st = spec_error(XO_EFORMAT, origin, line ? line : 1,
+		                "missing input line ('input LEN CH')");
+		goto out_free;
+	}
+	if (!out->nlayers) {
+		st = spec_error(XO_EFORMAT, origin, line, "no layers after the input line");
+		goto out_free;
+	}
+	return XO_OK;
+
+out_free:
+	xo_spec_free(out);
+	return st;
+}
+
+void xo_spec_free(struct xo_model_spec *s)
+{
+	if (!s)
+		return;
+	free(s->layers);
+	s->layers = NULL;
+	s->nlayers = 0;
+}
+
+/* ---- Philox helpers ------------------------------------------------------ */
+
+uint32_t xo_philox_u32(uint64_t seed, uint32_t a, uint32_t b, uint64_t i)
+{
+	uint64_t block = i >> 2;
+	uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), a, b};
+	uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+	uint32_t w[4];
+
+	xo_philox4x32_10(ctr, key, w);
+	return w[i & 3];
+}
+
+void xo_philox_shuffle(int32_t *idx, int64_t n, uint64_t seed, uint32_t a, uint32_t b)
+{
+	for (int64_t i = 0; i < n; i++)
+		idx[i] = (int32_t)i;
+	/* Fisher-Yates from the top; j = floor(u32 * (i + 1) / 2^32) is uniform
+	 * on 0..i up to a bias below (i + 1) / 2^32. */
+	for (int64_t i = n - 1; i > 0; i--) {
+		uint64_t r = xo_philox_u32(seed, a, b, (uint64_t)i);
+		int64_t j = (int64_t)((r * (uint64_t)(i + 1)) >> 32);
+		int32_t t = idx[i];
+
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""make_golden.py - golden fixtures for the model runtime from an independent
+framework: Keras 3 on the JAX CPU backend, computed in float64.
+
+For each model below it writes suites/golden/<model>/:
+
+  model.model             the spec (crossover's format, DESIGN section 7)
+  train.model             the same model with dropout rate 0 (only when the
+                          model has dropout: training fixtures must not
+                          depend on a dropout mask)
+  weights/                initial weights, <layer>.kernel.npy / .bias.npy
+                          (Keras layouts; float32 values, biases non-zero so a
+                          dropped bias is caught)
+  x.npy, pred.npy         inputs and Keras's predict() on them
+  x_train.npy, y_train.npy  training data (one-hot labels)
+  trained/                weights after fit(batch_size=BATCH, epochs=EPOCHS,
+                          shuffle=False) with Adam (Keras defaults)
+  loss.npy, accuracy.npy  the per-epoch loss and accuracy fit reported
+  meta.txt                batch_size, epochs, steps (key=value lines)
+
+Everything on the framework side runs in float64 (jax_enable_x64, floatx
+float64) and is rounded to float32 only when written, so the fixtures are
+the float64 answer to within half a float32 ulp; crossover computes in
+float32 and the suite compares within the tolerance derived in
+docs/model.md.
+
+Usage (CI does not need this; the fixtures are committed):
+    python3 -m venv /tmp/venv && /tmp/venv/bin/pip install numpy keras jax
+    /tmp/venv/bin/python scripts/make_golden.py [--out suites/golden]
+"""
+import argparse
+import os
+import pathlib
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+keras.config.set_floatx("float64")
+
+SEED_SPEC = pathlib.Path(__file__).resolve().parent.parent / "models" / "seed.model"
+
+# Models: the seed model, and two small ones that between them use every
+# padding (valid, same, causal), strides > 1, dilation > 1, use_bias=False,
+# max pooling with padding=same and strides != pool_size, explicit names and
+# a linear activation.
+MODELS = {
+    "seed": {
+        "spec": SEED_SPEC.read_text(),
+        "n_pred": 16, "n_train": 96, "batch": 32, "epochs": 2, "x_range": (0.0, 1.0),
+    },
+    "mixed_a": {
+        "spec": (
+            "# golden: same/causal padding, strides 2, dilation 2, no bias,\n"
+            "# max pooling with padding=same\n"
+            "input 17 2\n"
+            "conv1d filters=4 kernel_size=3 strides=2 padding=same activation=relu\n"
+            "max_pooling1d pool_size=2 padding=same\n"
+            "conv1d filters=3 kernel_size=2 padding=causal dilation_rate=2 "
+            "use_bias=False activation=sigmoid\n"
+            "flatten\n"
+            "dense units=5 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 3, "x_range": (-1.0, 1.0),
+    },
+    "mixed_b": {
+        "spec": (
+            "# golden: dilated same padding, linear activation, strides 3,\n"
+            "# pooling strides != pool_size, dense without bias, names\n"
+            "input 24 3\n"
+            "conv1d filters=6 kernel_size=5 dilation_rate=2 padding=same name=front\n"
+            "max_pooling1d pool_size=3 strides=2\n"
+            "conv1d filters=4 kernel_size=3 strides=3 use_bias=False activation=relu\n"
+            "max_pooling1d pool_size=2 strides=1 padding=same name=pool_same\n"
+            "flatten\n"
+            "dropout rate=0.25\n"
+            "dense units=8 activation=sigmoid use_bias=False\n"
+            "dense units=4 activation=softmax name=head\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 3, "x_range": (-1.0, 1.0),
+    },
+}
+
+
+def parse_spec(text):
+    """The spec as (input shape, [(kind, {arg: value})]); mirrors model/spec.c
+    for the subset used here."""
+    shape, layers = None, []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].split()
+        if not line:
+            continue
+        if line[0] == "input":
+            shape = tuple(int(v) for v in line[1:])
+            continue
+        args = dict(tok.split("=", 1) for tok in line[1:])
+        layers.append((line[0], args))
+    return shape, layers
+
+
+def spec_names(text):
+    """Layer names as crossover (and a fresh Keras session) gives them:
+    explicit name=, else conv1d, conv1d_1, ... counted per kind."""
+    counts, names = {}, []
+    for kind, args in parse_spec(text)[1]:
+        if "name" in args:
+            names.append(args["name"])
+            continue
+        c = counts.get(kind, 0)
+        names.append(kind if c == 0 else f"{kind}_{c}")
+        counts[kind] = c + 1
+    return names
+
+
+def build(text):
+    shape, layers = parse_spec(text)
+    ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units")
+    model = keras.Sequential([keras.Input(shape=shape)])
+    for kind, args in layers:
+        kw = {}
+        for k, v in args.items():
+            if k in ints:
+                kw[k] = int(v)
+            elif k == "use_bias":
+                kw[k] = v in ("True", "true", "1")
+            elif k == "rate":
+                kw[k] = float(v)
+            elif k == "activation":
+                kw[k] = None if v in ("None", "none", "linear") else v
+            else:
+                kw[k] = v
+        cls = {"conv1d": keras.layers.Conv1D, "max_pooling1d": keras.layers.MaxPooling1D,
+               "flatten": keras.layers.Flatten, "dropout": keras.layers.Dropout,
+               "dense": keras.layers.Dense}[kind]
+        model.add(cls(**kw))
+    return model
+
+
+def no_dropout(text):
+    out = []
+    for raw in text.splitlines():
+        toks = raw.split()
+        if toks and toks[0] == "dropout":
+            raw = " ".join("rate=0.0" if t.startswith("rate=") else t for t in toks)
+        out.append(raw)
+    return "\n".join(out) + "\n"
+
+
+def save(path, a):
+    np.save(path, np.ascontiguousarray(a, dtype="<f4"))
+
+
+def initial_weights(model, rng):
+    """float32-valued Glorot-uniform kernels and small non-zero biases."""
+    values = []
+    for layer in model.layers:
+        ws = []
+        for w in layer.weights:
+            shp = tuple(w.shape)
+            if len(shp) > 1:
+                rf = int(np.prod(shp[:-2])) if len(shp) > 2 else 1
+                fan_in, fan_out = shp[-2] * rf, shp[-1] * rf
+                lim = np.sqrt(6.0 / (fan_in + fan_out))
+                ws.append(rng.uniform(-lim, lim, shp).astype(np.float32))
+            else:
+                ws.append(rng.uniform(-0.1, 0.1, shp).astype(np.float32))
+        values.append(ws)
+    return values
+
+
+def set_weights(model, values):
+    for layer, ws in zip(model.layers, values):
+        if ws:
+            layer.set_weights([w.astype(np.float64) for w in ws])
+
+
+def write_weights(model, names, directory):
+    """Files named by the spec's layer names (Keras's own names carry a
+    session-wide counter)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for layer, name in zip(model.layers, names):
+        ws = layer.get_weights()
+        if not ws:
+            continue
+        save(directory / f"{name}.kernel.npy", ws[0])
+        if len(ws) > 1:
+            save(directory / f"{name}.bias.npy", ws[1])
+
+
+def make(name, cfg, root, seed):
+    rng = np.random.default_rng(seed)
+    out = root / name
+    out.mkdir(parents=True, exist_ok=True)
+    spec = cfg["spec"]
+    (out / "model.model").write_text(spec)
+    has_dropout = any(k == "dropout" for k, _ in parse_spec(spec)[1])
+    train_spec = no_dropout(spec) if has_dropout else spec
+    if has_dropout:
+        (out / "train.model").write_text(train_spec)
+
+    model = build(spec)
+    w0 = initial_weights(model, rng)
+    set_weights(model, w0)
+    write_weights(model, spec_names(spec), out / "weights")
+
+    shape = model.input_shape[1:]
+    lo, hi = cfg["x_range"]
+    x = rng.uniform(lo, hi, (cfg["n_pred"],) + shape).astype(np.float32)
+    save(out / "x.npy", x)
+    save(out / "pred.npy", model.predict(x.astype(np.float64), batch_size=32, verbose=0))
+
+    classes = model.output_shape[-1]
+    xt = rng.uniform(lo, hi, (cfg["n_train"],) + shape).astype(np.float32)
+    yt = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, cfg["n_train"])]
+    save(out / "x_train.npy", xt)
+    save(out / "y_train.npy", yt)
+    tm = build(train_spec)
+    set_weights(tm, w0)
+    tm.compile(optimizer=keras.optimizers.Adam(), loss="categorical_crossentropy",
+               metrics=["accuracy"])
+    hist = tm.fit(xt.astype(np.float64), yt.astype(np.float64), batch_size=cfg["batch"],
+                  epochs=cfg["epochs"], shuffle=False, verbose=0)
+    write_weights(tm, spec_names(spec), out / "trained")
+    save(out / "loss.npy", np.array(hist.history["loss"]))
+    save(out / "accuracy.npy", np.array(hist.history["accuracy"]))
+    steps = -(-cfg["n_train"] // cfg["batch"]) * cfg["epochs"]
+    (out / "meta.txt").write_text(
+        f"batch_size={cfg['batch']}\nepochs={cfg['epochs']}\nsteps={steps}\n"
+        f"keras={keras.__version__}\njax={jax.__version__}\n")
+    print(f"{name}: {model.count_params()} params, loss {hist.history['loss']}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent.parent
+                                         / "suites" / "golden"))
+    ap.add_argument("--seed", type=int, default=20261121)
+    args = ap.parse_args()
+    root = pathlib.Path(args.out)
+    for i, (name, cfg) in enumerate(MODELS.items()):
+        make(name, cfg, root, args.seed + i)
+
+
+if __name__ == "__main__":
+    main()

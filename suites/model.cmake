@@ -1,0 +1,57 @@
+# The model runtime (suites/test_model.c): spec parser and .npy reader
+# against malformed input, every backend against the golden fixtures of an
+# independent framework (suites/golden/, made by scripts/make_golden.py),
+# the same seeded run on every backend, checkpoints, batching. cl is skipped
+# with its reason when no OpenCL device opens, unless XO_REQUIRE_OPENCL=1.
+add_executable(test_model ${CMAKE_CURRENT_LIST_DIR}/test_model.c)
+target_include_directories(test_model PRIVATE ${PROJECT_SOURCE_DIR}/model)
+target_compile_definitions(test_model PRIVATE
+  XO_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/suites/golden"
+  XO_MODELS_DIR="${PROJECT_SOURCE_DIR}/models")
+target_link_libraries(test_model PRIVATE xo_model xo_lib PkgConfig::CMOCKA m)
+add_test(NAME model COMMAND test_model)
+set_tests_properties(model PROPERTIES LABELS "model;quick" TIMEOUT 300)
+
+# The commands (DESIGN section 8): they work on the golden fixtures, and every
+# bad input exits 2 with exactly one line on stderr.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/model_expect_exit.cmake [=[
+# -DEXPECT=<exit code> -DARGS=<arguments separated by |>
+string(REPLACE "|" ";" argv "${ARGS}")
+execute_process(COMMAND ${argv} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(STRIP "${err}" err)
+string(FIND "${err}" "\n" nl)
+if(NOT rc STREQUAL EXPECT)
+  message(FATAL_ERROR "exit ${rc}, expected ${EXPECT}\nstdout: ${out}\nstderr: ${err}")
+endif()
+if(EXPECT STREQUAL 2 AND (err STREQUAL "" OR NOT nl EQUAL -1))
+  message(FATAL_ERROR "expected one line on stderr, got: '${err}'")
+endif()
+message(STATUS "exit ${rc}: ${err}")
+]=])
+set(XO_G ${PROJECT_SOURCE_DIR}/suites/golden)
+set(XO_CLI_CASES
+  "predict_golden|0|predict|--model|${XO_G}/mixed_a/model.model|--weights|${XO_G}/mixed_a/weights|--input|${XO_G}/mixed_a/x.npy|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_pred.npy|--device|ref"
+  "train_golden|0|train|--model|${XO_G}/mixed_a/model.model|--weights|${XO_G}/mixed_a/weights|--x|${XO_G}/mixed_a/x_train.npy|--y|${XO_G}/mixed_a/y_train.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_trained|--epochs|3|--batch-size|16|--no-shuffle|--device|ref"
+  "seed_cpu_1epoch|0|seed|--device|cpu|--epochs|1|--json"
+  "bad_spec|2|predict|--model|${XO_G}/seed/x.npy|--weights|${XO_G}/seed/weights|--input|${XO_G}/seed/x.npy|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad.npy"
+  "bad_npy|2|predict|--model|${XO_G}/seed/model.model|--weights|${XO_G}/seed/weights|--input|${XO_G}/seed/model.model|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad.npy"
+  "shape_mismatch|2|predict|--model|${XO_G}/seed/model.model|--weights|${XO_G}/seed/weights|--input|${XO_G}/seed/y_train.npy|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad.npy"
+  "weights_mismatch|2|predict|--model|${XO_G}/seed/model.model|--weights|${XO_G}/mixed_a/weights|--input|${XO_G}/seed/x.npy|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad.npy"
+  "missing_file|2|predict|--model|${XO_G}/seed/model.model|--weights|${XO_G}/seed/weights|--input|/nonexistent/x.npy|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad.npy"
+  "unknown_device|2|predict|--model|${XO_G}/seed/model.model|--weights|${XO_G}/seed/weights|--input|${XO_G}/seed/x.npy|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad.npy|--device|tpu"
+  "epochs_zero|2|train|--model|${XO_G}/seed/model.model|--x|${XO_G}/seed/x_train.npy|--y|${XO_G}/seed/y_train.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad|--epochs|0"
+  "split_too_big|2|train|--model|${XO_G}/seed/model.model|--x|${XO_G}/seed/x_train.npy|--y|${XO_G}/seed/y_train.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad|--validation-split|1.5"
+  "labels_mismatch|2|train|--model|${XO_G}/seed/model.model|--x|${XO_G}/seed/x_train.npy|--y|${XO_G}/seed/x.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad"
+  "seed_bad_epochs|2|seed|--epochs|0"
+  "seed_unknown_device|2|seed|--device|tpu"
+  "seed_db|2|seed|--device|ref|--db|${CMAKE_CURRENT_BINARY_DIR}/model_cli.db"
+)
+foreach(case ${XO_CLI_CASES})
+  string(REPLACE "|" ";" fields "${case}")
+  list(POP_FRONT fields name expect)
+  string(REPLACE ";" "|" args "${fields}")
+  add_test(NAME model.cli.${name}
+           COMMAND ${CMAKE_COMMAND} -DEXPECT=${expect} "-DARGS=$<TARGET_FILE:xo>|${args}"
+                   -P ${CMAKE_CURRENT_BINARY_DIR}/model_expect_exit.cmake)
+  set_tests_properties(model.cli.${name} PROPERTIES LABELS "model;quick" TIMEOUT 120)
+endforeach()

@@ -1,0 +1,849 @@
+/*
+ * test_model.c - the model runtime (model/): the spec parser against
+ * malformed specs (each rejected with file:line), the .npy reader against
+ * malformed and truncated files, predictions and trained weights of every
+ * backend against the golden fixtures of an independent framework
+ * (suites/golden/, Keras 3 in float64, scripts/make_golden.py), the same
+ * seeded training run on every backend, checkpoints that read back bit for
+ * bit, and predict at batch 32 equal to predict in one batch.
+ *
+ * Tolerances (derivation in docs/model.md, "Fixture tolerance"), with
+ * u = 2^-24 and K_path the sum of the accumulation lengths along the model's
+ * depth (conv1d: kernel_size * channels, dense: inputs, softmax: classes):
+ *   predictions       |p - p_golden| <= 8 u K_path
+ *   trained weights   |w - w_golden| <= S lr 2 eta + 4 u |w_golden|,
+ *                     eta = 8 u (K_path + K_grad), K_grad the longest
+ *                     gradient accumulation (batch * output length), S steps
+ *   epoch losses      |l - l_golden| <= 2 exp(l_golden) 8 u K_path + tol_w-term
+ * cl is skipped (with the reason) when no OpenCL device opens, unless
+ * XO_REQUIRE_OPENCL=1.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "model_internal.h"
+
+#ifndef XO_GOLDEN_DIR
+#error "XO_GOLDEN_DIR must name suites/golden"
+#endif
+#ifndef XO_MODELS_DIR
+#error "XO_MODELS_DIR must name models/"
+#endif
+
+#define U32 0x1p-24
+#define LR  1e-3
+
+static char g_tmp[256]; /* scratch directory of this run */
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void *read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long size;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	assert_true(size >= 0);
+	rewind(f);
+	buf = malloc((size_t)size + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	buf[size] = '\0';
+	*n = (size_t)size;
+	return buf;
+}
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[1024];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct stat sb;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
+			rm_tree(path);
+		else
+			remove(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Backends to test: every compiled-in one that opens; cl without a device
+ * is skipped with its reason unless XO_REQUIRE_OPENCL=1. */
+static int open_backends(struct xo_backend **be, int max)
+{
+	const char *req = getenv("XO_REQUIRE_OPENCL");
+	int n = 0;
+
+	for (int i = 0; i < xo_backend_count() && n < max; i++) {
+		enum xo_status st = xo_backend_open(xo_backend_kind(i), &be[n]);
+
+		if (st == XO_ENODEV && !(req && !strcmp(req, "1"))) {
+			print_message("[  SKIP    ] backend %s: %s\n", xo_backend_kind(i),
+			              xo_last_error());
+			continue;
+		}
+		if (st)
+			fail_msg("backend %s: %s", xo_backend_kind(i), xo_last_error());
+		n++;
+	}
+	return n;
+}
+
+static void close_backends(struct xo_backend **be, int n)
+{
+	for (int i = 0; i < n; i++)
+		xo_backend_close(be[i]);
+}
+
+/* K_path and K_grad of a spec (see the file comment). */
+static void spec_lengths(const char *path, int64_t batch, double *k_path, double *k_grad)
+{
+	struct xo_model_spec s;
+	size_t n;
+	char *text = read_file(path, &n);
+
+	if (xo_spec_parse(text, path, &s))
+		fail_msg("%s", xo_last_error());
+	*k_path = 0;
+	*k_grad = 0;
+	for (int i = 0; i < s.nlayers; i++) {
+		const struct xo_layer_spec *l = &s.layers[i];
+		double kg = (double)batch * (double)l->out_len;
+
+		if (l->kind == XO_LAYER_CONV1D)
+			*k_path += (double)(l->p.kernel_size * l->in_ch);
+		else if (l->kind == XO_LAYER_DENSE)
+			*k_path += (double)l->in_ch;
+		if (l->w_ndim && kg > *k_grad)
+			*k_grad = kg;
+		/* dx of a layer sums over its outputs' channels */
+		if (l->w_ndim && (double)(l->out_ch * (l->kind == XO_LAYER_CONV1D ? l->p.kernel_size
+		                                                                  : 1)) > *k_grad)
+			*k_grad = (double)(l->out_ch *
+			                   (l->kind == XO_LAYER_CONV1D ? l->p.kernel_size : 1));
+	}
+	*k_path += (double)s.layers[s.nlayers - 1].out_ch; /* softmax sum */
+	xo_spec_free(&s);
+	free(text);
+}
+
+static int meta_int(const char *dir, const char *key)
+{
+	char path[512], line[128];
+	FILE *f;
+	size_t klen = strlen(key);
+
+	snprintf(path, sizeof(path), "%s/meta.txt", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == '=') {
+			fclose(f);
+			return atoi(line + klen + 1);
+		}
+	fclose(f);
+	fail_msg("%s: no %s", path, key);
+	return 0;
+}
+
+static struct xo_npy load(const char *dir, const char *name)
+{
+	char path[512];
+	struct xo_npy a;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (xo_npy_read(path, &a))
+		fail_msg("%s", xo_last_error());
+	return a;
+}
+
+/* ---- spec parser ------------------------------------------------------- */
+
+struct bad_spec {
+	const char *text;
+	int line;          /* the line the error must name */
+	const char *words; /* a substring of the reason */
+};
+
+static const struct bad_spec bad_specs[] = {
+    {"conv1d filters=4 kernel_size=3\n", 1, "missing input"},
+    {"# nothing\n\n", 2, "missing input"},
+    {"input 29 1\n", 1, "no layers"},
+    {"input 29 1\nconv2d filters=4 kernel_size=3\n", 2, "unknown layer"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3 kernel=3\n", 2, "unknown argument"},
+    {"input 29 1\nconv1d filters=4\n", 2, "kernel_size"},
+    {"input 29 1\nconv1d filters=-4 kernel_size=3\n", 2, "positive integer"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3x\n", 2, "positive integer"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3 padding=full\n", 2, "padding"},
+    {"input 29 1\nmax_pooling1d padding=causal\n", 2, "padding"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3 activation=tanh\n", 2, "activation"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3 use_bias=maybe\n", 2, "use_bias"},
+    {"input 29 1\nflatten\ndropout rate=1.5\n", 3, "rate"},
+    {"input 29 1\nflatten\ndropout\n", 3, "rate"},
+    {"input 29 1\nconv1d filters=4 kernel_size=30\n", 2, "receptive field"},
+    {"input 29 1\nmax_pooling1d pool_size=40\n", 2, "pool_size"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3 strides=2 dilation_rate=2\n", 2, "dilation"},
+    {"input 29 1\ndense units=4\n", 2, "flatten"},
+    {"input 29 1\nflatten\nconv1d filters=4 kernel_size=3\n", 3, "conv1d needs"},
+    {"input 29 1\nflatten name=a\n# c\ndense units=3 name=a\n", 4, "duplicate"},
+    {"input 29 1\nflatten\nflatten name=flatten\n", 3, "duplicate"},
+    {"input 29 1\ninput 29 1\nflatten\n", 2, "second input"},
+    {"input 29 x\nflatten\n", 1, "positive integer"},
+    {"input\nflatten\n", 1, "input"},
+    {"input 29 1\nflatten filters\n", 2, "key=value"},
+    {"input 29 1\nconv1d filters=4 filters=5 kernel_size=3\n", 2, "twice"},
+    {"input 29 1\nflatten name=../x\n", 2, "name"},
+    {"input 29 1\ndense units=4 strides=2\n", 2, "unknown argument"},
+};
+
+static void test_spec_malformed(void **state)
+{
+	struct xo_backend *be;
+	char path[512];
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (size_t i = 0; i < sizeof(bad_specs) / sizeof(bad_specs[0]); i++) {
+		const struct bad_spec *c = &bad_specs[i];
+		struct xo_model *m = NULL;
+		char want[600];
+		enum xo_status st;
+		const char *msg;
+
+		snprintf(path, sizeof(path), "%s/bad%zu.model", g_tmp, i);
+		write_file(path, c->text, strlen(c->text));
+		st = xo_model_open(path, be, 4, &m);
+		msg = xo_last_error();
+		if (st != XO_EINVAL && st != XO_EFORMAT)
+			fail_msg("case %zu: status '%s', expected invalid/format (%s)", i,
+			         xo_status_str(st), msg);
+		assert_null(m);
+		snprintf(want, sizeof(want), "%s:%d: ", path, c->line);
+		if (strncmp(msg, want, strlen(want)) || !strstr(msg, c->words) || strchr(msg, '\n'))
+			fail_msg("case %zu: message '%s' must start '%s' and say '%s'", i, msg,
+			         want, c->words);
+		print_message("  %s\n", msg + strlen(g_tmp) + 1);
+	}
+	/* A missing file names the file. */
+	assert_int_equal(xo_model_open("/nonexistent/x.model", be, 4, &(struct xo_model *){0}),
+	                 XO_EIO);
+	assert_non_null(strstr(xo_last_error(), "/nonexistent/x.model"));
+	xo_backend_close(be);
+}
+
+static void test_spec_keras(void **state)
+{
+	struct xo_model_spec s;
+	char path[512];
+	size_t n;
+	char *text;
+
+	(void)state;
+	/* models/seed.model is the built-in seed spec, byte for byte. */
+	snprintf(path, sizeof(path), "%s/seed.model", XO_MODELS_DIR);
+	text = read_file(path, &n);
+	assert_string_equal(text, xo_model_seed_spec);
+	assert_int_equal(xo_spec_parse(text, path, &s), XO_OK);
+	free(text);
+	/* Keras names, shapes and defaults. */
+	assert_int_equal(s.nlayers, 8);
+	assert_string_equal(s.layers[0].name, "conv1d");
+	assert_string_equal(s.layers[1].name, "max_pooling1d");
+	assert_string_equal(s.layers[2].name, "conv1d_1");
+	assert_string_equal(s.layers[3].name, "max_pooling1d_1");
+	assert_string_equal(s.layers[6].name, "dense");
+	assert_string_equal(s.layers[7].name, "dense_1");
+	assert_int_equal(s.layers[0].out_len, 27);
+	assert_int_equal(s.layers[1].out_len, 9); /* strides default to pool_size */
+	assert_int_equal(s.layers[3].out_len, 2);
+	assert_int_equal(s.layers[4].out_ch, 64);
+	assert_true(s.layers[0].p.use_bias);
+	assert_int_equal(s.layers[0].p.padding, XO_PADDING_VALID);
+	assert_int_equal(s.layers[0].p.dilation_rate, 1);
+	xo_spec_free(&s);
+	/* Class names, None and explicit names are Keras's too. */
+	assert_int_equal(xo_spec_parse("Input shape=(8,2)\nConv1D filters=2 kernel_size=3 "
+	                               "activation=None padding=same\nFlatten\n"
+	                               "Dense units=3 name=out\n",
+	                               "t", &s),
+	                 XO_OK);
+	assert_int_equal(s.layers[0].out_len, 8);
+	assert_int_equal(s.layers[0].p.activation, XO_ACTIVATION_LINEAR);
+	assert_string_equal(s.layers[2].name, "out");
+	xo_spec_free(&s);
+}
+
+/* ---- .npy reader --------------------------------------------------------- */
+
+/* A .npy file from parts: magic + version, header (padded or not), data. */
+static void npy_file(const char *path, int major, const char *dict, uint32_t hlen_override,
+                     const void *data, size_t ndata)
+{
+	unsigned char buf[4096];
+	size_t hlen = strlen(dict), pos = 0;
+
+	memcpy(buf, "\x93NUMPY", 6);
+	buf[6] = (unsigned char)major;
+	buf[7] = 0;
+	pos = 8;
+	if (major == 1) {
+		uint32_t h = hlen_override ? hlen_override : (uint32_t)hlen;
+
+		buf[pos++] = (unsigned char)(h & 0xff);
+		buf[pos++] = (unsigned char)(h >> 8);
+	} else {
+		uint32_t h = hlen_override ? hlen_override : (uint32_t)hlen;
+
+		for (int i = 0; i < 4; i++)
+			buf[pos++] = (unsigned char)(h >> (8 * i));
+	}
+	memcpy(buf + pos, dict, hlen);
+	pos += hlen;
+	memcpy(buf + pos, data, ndata);
+	pos += ndata;
+	write_file(path, buf, pos);
+}
+
+struct bad_npy {
+	int major;
+	const char *dict;
+	uint32_t hlen; /* 0: the real length */
+	size_t ndata;  /* bytes of data written */
+	const char *words;
+};
+
+static const struct bad_npy bad_npys[] = {
+    {1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", 0, 16, "dtype"},
+    {1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", 0, 8, "dtype"},
+    {1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }\n", 0, 8, "dtype"},
+    {1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n", 0, 16, "fortran"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 0, 20, "truncated"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 0, 12, "after the data"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 200, 8, "truncated"},
+    {2, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 0x7fffffff, 8, "absurd"},
+    {4, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 0, 8, "version"},
+    {1, "{'descr': '<f4', 'fortran_order': False, }\n", 0, 8, "shape"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }\n", 0, 8, "shape"},
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,2), }\n", 0, 8, "dimensions"},
+    {1, "{'fortran_order': False, 'shape': (2,), }\n", 0, 8, "descr"},
+    {1, "not a dict\n", 0, 8, "dictionary"},
+    {1,
+     "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, "
+     "99999999999), }\n",
+     0, 8, "overflows"},
+};
+
+static void test_npy_malformed(void **state)
+{
+	static const float data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	char path[512];
+	struct xo_npy a;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_npys) / sizeof(bad_npys[0]); i++) {
+		const struct bad_npy *c = &bad_npys[i];
+		enum xo_status st;
+
+		snprintf(path, sizeof(path), "%s/bad%zu.npy", g_tmp, i);
+		npy_file(path, c->major, c->dict, c->hlen, data, c->ndata);
+		st = xo_npy_read(path, &a);
+		if (st == XO_OK || !strstr(xo_last_error(), c->words) ||
+		    !strstr(xo_last_error(), path))
+			fail_msg("case %zu: status '%s', message '%s' (want '%s')", i,
+			         xo_status_str(st), xo_last_error(), c->words);
+		assert_null(a.data);
+		print_message("  %s\n", xo_last_error() + strlen(g_tmp) + 1);
+	}
+	/* Bad magic, empty file, truncated preamble, missing file. */
+	snprintf(path, sizeof(path), "%s/magic.npy", g_tmp);
+	write_file(path, "\x93NUMPX\x01\x00\x10\x00{}", 12);
+	assert_int_not_equal(xo_npy_read(path, &a), XO_OK);
+	assert_non_null(strstr(xo_last_error(), "magic"));
+	write_file(path, "", 0);
+	assert_int_equal(xo_npy_read(path, &a), XO_EFORMAT);
+	write_file(path, "\x93NUMPY\x02\x00\x10", 9);
+	assert_int_equal(xo_npy_read(path, &a), XO_EFORMAT);
+	assert_int_equal(xo_npy_read("/nonexistent/a.npy", &a), XO_EIO);
+}
+
+static void test_npy_roundtrip(void **state)
+{
+	float v[24], back[24];
+	char path[512];
+	struct xo_npy a;
+
+	(void)state;
+	for (int i = 0; i < 24; i++)
+		v[i] = (float)i * 0.37f - 3.0f;
+	snprintf(path, sizeof(path), "%s/rt.npy", g_tmp);
+	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){2, 3, 4}, v), XO_OK);
+	assert_int_equal(xo_npy_read(path, &a), XO_OK);
+	assert_int_equal(a.ndim, 3);
+	assert_int_equal(a.dim[2], 4);
+	assert_memory_equal(a.data, v, sizeof(v));
+	xo_npy_free(&a);
+	/* Header padded to a multiple of 64 bytes, as NumPy writes it. */
+	{
+		size_t n;
+		unsigned char *raw = read_file(path, &n);
+
+		assert_true(n > sizeof(v));
+		assert_int_equal((n - sizeof(v)) % 64, 0);
+		assert_int_equal(raw[n - sizeof(v) - 1], '\n');
+		free(raw);
+	}
+	assert_int_equal(xo_npy_read_shaped(path, 3, (int64_t[]){2, 3, 4}, back), XO_OK);
+	assert_memory_equal(back, v, sizeof(v));
+	assert_int_equal(xo_npy_read_shaped(path, 2, (int64_t[]){6, 4}, back), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "(2, 3, 4)"));
+	assert_non_null(strstr(xo_last_error(), "(6, 4)"));
+	/* Format 2.0 and 3.0 headers, double quotes, a scalar. */
+	snprintf(path, sizeof(path), "%s/v2.npy", g_tmp);
+	npy_file(path, 2, "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3,)}\n", 0, v,
+	         12);
+	assert_int_equal(xo_npy_read(path, &a), XO_OK);
+	assert_int_equal(a.count, 3);
+	assert_memory_equal(a.data, v, 12);
+	xo_npy_free(&a);
+	npy_file(path, 3, "{'descr': '<f4', 'fortran_order': False, 'shape': ()}\n", 0, v, 4);
+	assert_int_equal(xo_npy_read(path, &a), XO_OK);
+	assert_int_equal(a.ndim, 0);
+	assert_int_equal(a.count, 1);
+	xo_npy_free(&a);
+}
+
+/* ---- golden fixtures --------------------------------------------------- */
+
+static const char *const golden_models[] = {"seed", "mixed_a", "mixed_b"};
+
+static void check_close(const char *what, const float *got, const float *want, int64_t n,
+                        double atol, double rtol)
+{
+	double worst = 0.0;
+
+	for (int64_t i = 0; i < n; i++) {
+		double err = fabs((double)got[i] - (double)want[i]);
+		double tol = atol + rtol * fabs((double)want[i]);
+
+		if (!(err <= tol))
+			fail_msg("%s[%lld]: %.9g vs golden %.9g (|err| %.3g > tol %.3g)", what,
+			         (long long)i, (double)got[i], (double)want[i], err, tol);
+		if (err / tol > worst)
+			worst = err / tol;
+	}
+	print_message("  %-34s max err/tol %.3f\n", what, worst);
+}
+
+static void test_golden_predict(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+
+	(void)state;
+	for (size_t g = 0; g < sizeof(golden_models) / sizeof(golden_models[0]); g++) {
+		char dir[512], spec[600], wdir[600], what[128];
+		struct xo_npy x, want;
+		double k_path, k_grad, tol;
+
+		snprintf(dir, sizeof(dir), "%s/%s", XO_GOLDEN_DIR, golden_models[g]);
+		snprintf(spec, sizeof(spec), "%s/model.model", dir);
+		snprintf(wdir, sizeof(wdir), "%s/weights", dir);
+		spec_lengths(spec, 1, &k_path, &k_grad);
+		tol = 8.0 * U32 * k_path;
+		x = load(dir, "x.npy");
+		want = load(dir, "pred.npy");
+		for (int b = 0; b < nbe; b++) {
+			struct xo_model *m;
+			float *p = malloc(sizeof(*p) * (size_t)want.count);
+
+			assert_non_null(p);
+			if (xo_model_open(spec, be[b], 32, &m) || xo_model_load_weights(m, wdir) ||
+			    xo_model_predict(m, x.data, x.dim[0], 5, p))
+				fail_msg("%s on %s: %s", golden_models[g], xo_backend_name(be[b]),
+				         xo_last_error());
+			snprintf(what, sizeof(what), "%s predict %s", golden_models[g],
+			         xo_backend_name(be[b]));
+			check_close(what, p, want.data, want.count, tol, 0.0);
+			free(p);
+			xo_model_close(m);
+		}
+		xo_npy_free(&x);
+		xo_npy_free(&want);
+	}
+	close_backends(be, nbe);
+}
+
+struct loss_log {
+	double loss[64], accuracy[64];
+	int n;
+};
+
+static void log_epoch(void *user, const struct xo_epoch_log *log)
+{
+	struct loss_log *l = user;
+
+	if (l->n < 64) {
+		l->loss[l->n] = log->loss;
+		l->accuracy[l->n] = log->accuracy;
+		l->n++;
+	}
+}
+
+static void test_golden_train(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+
+	(void)state;
+	for (size_t g = 0; g < sizeof(golden_models) / sizeof(golden_models[0]); g++) {
+		char dir[512], spec[600], wdir[600], tdir[600], out[600], what[1400];
+		struct xo_npy x, y, loss;
+		struct stat sb;
+		double k_path, k_grad, eta, tol_w, tol_l;
+		int batch, epochs, steps;
+
+		snprintf(dir, sizeof(dir), "%s/%s", XO_GOLDEN_DIR, golden_models[g]);
+		snprintf(spec, sizeof(spec), "%s/train.model", dir);
+		if (stat(spec, &sb))
+			snprintf(spec, sizeof(spec), "%s/model.model", dir);
+		snprintf(wdir, sizeof(wdir), "%s/weights", dir);
+		snprintf(tdir, sizeof(tdir), "%s/trained", dir);
+		batch = meta_int(dir, "batch_size");
+		epochs = meta_int(dir, "epochs");
+		steps = meta_int(dir, "steps");
+		spec_lengths(spec, batch, &k_path, &k_grad);
+		eta = 8.0 * U32 * (k_path + k_grad);
+		x = load(dir, "x_train.npy");
+		y = load(dir, "y_train.npy");
+		loss = load(dir, "loss.npy");
+		assert_int_equal(loss.count, epochs);
+		for (int b = 0; b < nbe; b++) {
+			struct xo_fit_options o = xo_fit_options_default();
+			struct loss_log log = {0};
+			struct xo_model *m;
+
+			o.epochs = epochs;
+			o.batch_size = batch;
+			o.shuffle = false;
+			snprintf(out, sizeof(out), "%s/trained_%s_%s", g_tmp, golden_models[g],
+			         xo_backend_name(be[b]));
+			o.checkpoint_dir = out;
+			if (xo_model_open(spec, be[b], batch, &m) ||
+			    xo_model_load_weights(m, wdir) ||
+			    xo_model_fit(m, x.data, y.data, x.dim[0], &o, log_epoch, &log))
+				fail_msg("%s on %s: %s", golden_models[g], xo_backend_name(be[b]),
+				         xo_last_error());
+			assert_int_equal(log.n, epochs);
+			for (int l = 0; l < xo_model_layer_count(m); l++) {
+				char name[200];
+				struct xo_npy got, want;
+				double wmax = 0.0;
+				struct stat st2;
+
+				snprintf(name, sizeof(name), "%s.kernel.npy",
+				         xo_model_layer_name(m, l));
+				snprintf(what, sizeof(what), "%s/%s", tdir, name);
+				if (stat(what, &st2))
+					continue;
+				for (int part = 0; part < 2; part++) {
+					snprintf(name, sizeof(name), "%s.%s.npy",
+					         xo_model_layer_name(m, l),
+					         part ? "bias" : "kernel");
+					snprintf(what, sizeof(what), "%s/%s", tdir, name);
+					if (stat(what, &st2))
+						continue;
+					got = load(out, name);
+					want = load(tdir, name);
+					assert_int_equal(got.count, want.count);
+					for (int64_t i = 0; i < want.count; i++)
+						wmax = fmax(wmax, fabs((double)want.data[i]));
+					tol_w = steps * LR * 2.0 * eta;
+					snprintf(what, sizeof(what), "%s trained %s %s",
+					         golden_models[g], name, xo_backend_name(be[b]));
+					check_close(what, got.data, want.data, want.count, tol_w,
+					            4.0 * U32);
+					xo_npy_free(&got);
+					xo_npy_free(&want);
+				}
+			}
+			for (int e = 0; e < epochs; e++) {
+				float got = (float)log.loss[e];
+
+				tol_l = 2.0 * exp((double)loss.data[e]) * 8.0 * U32 * k_path +
+				        steps * LR * 2.0 * eta;
+				snprintf(what, sizeof(what), "%s loss epoch %d %s",
+				         golden_models[g], e + 1, xo_backend_name(be[b]));
+				check_close(what, &got, &loss.data[e], 1, tol_l, 0.0);
+			}
+			xo_model_close(m);
+		}
+		xo_npy_free(&x);
+		xo_npy_free(&y);
+		xo_npy_free(&loss);
+	}
+	close_backends(be, nbe);
+}
+
+/* ---- runtime properties ------------------------------------------------ */
+
+/* A seed-like data set: n samples of 29 uniform values, 12 one-hot classes. */
+static void seed_like(int64_t n, uint64_t seed, float **x, float **y)
+{
+	*x = malloc(sizeof(float) * (size_t)(n * 29));
+	*y = calloc((size_t)(n * 12), sizeof(float));
+	assert_non_null(*x);
+	assert_non_null(*y);
+	for (int64_t i = 0; i < n * 29; i++)
+		(*x)[i] = xo_philox_uniform(seed, 7, 0, (uint64_t)i);
+	for (int64_t i = 0; i < n; i++)
+		(*y)[i * 12 + (xo_philox_u32(seed, 7, 1, (uint64_t)i) % 12)] = 1.0f;
+}
+
+/*
+ * The same seeded run (dropout on, shuffling on, validation split) on every
+ * backend: the same data, initial weights, masks and order, so the losses
+ * may differ only by float rounding. Bound: the training-weight bound of the
+ * golden test with S steps (the rounding differences of two float32
+ * backends both count: factor 2).
+ */
+static void test_same_run_every_backend(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	struct loss_log logs[4];
+	const int64_t n = 1500, batch = 256;
+	struct xo_fit_options o = xo_fit_options_default();
+	double k_path, k_grad, eta, tol;
+	char spec[512];
+	float *x, *y;
+	int steps;
+
+	(void)state;
+	memset(logs, 0, sizeof(logs));
+	seed_like(n, 11, &x, &y);
+	o.epochs = 2;
+	o.batch_size = batch;
+	o.validation_split = 0.2f;
+	o.seed = 5;
+	steps = o.epochs * (int)((1200 + batch - 1) / batch);
+	snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
+	spec_lengths(spec, batch, &k_path, &k_grad);
+	eta = 8.0 * U32 * (k_path + k_grad);
+	tol = 2.0 * (2.0 * exp(2.6) * 8.0 * U32 * k_path + steps * LR * 2.0 * eta);
+	for (int b = 0; b < nbe; b++) {
+		struct xo_model *m;
+
+		if (xo_model_open(spec, be[b], batch, &m) || xo_model_init(m, 3) ||
+		    xo_model_fit(m, x, y, n, &o, log_epoch, &logs[b]))
+			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+		assert_int_equal(logs[b].n, 2);
+		xo_model_close(m);
+	}
+	for (int b = 0; b < nbe; b++)
+		for (int e = 0; e < 2; e++) {
+			double err = fabs(logs[b].loss[e] - logs[0].loss[e]);
+
+			print_message(
+			    "  %-4s epoch %d loss %.7f accuracy %.4f (|d| %.2g, tol %.2g)\n",
+			    xo_backend_name(be[b]), e + 1, logs[b].loss[e], logs[b].accuracy[e],
+			    err, tol);
+			if (!(err <= tol))
+				fail_msg("%s epoch %d: loss %.9g vs ref %.9g",
+				         xo_backend_name(be[b]), e + 1, logs[b].loss[e],
+				         logs[0].loss[e]);
+		}
+	/* Training did something: the loss moved between epochs. */
+	assert_true(logs[0].loss[1] != logs[0].loss[0]);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* A checkpoint written and read back is bit-identical; predict at batch 32
+ * equals predict in one batch (bitwise on ref: the same per-sample sums). */
+static void test_checkpoint_and_batching(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	const int64_t n = 100;
+	char spec[512], d1[512], d2[512];
+	float *x, *y, *p32, *p1;
+
+	(void)state;
+	seed_like(n, 21, &x, &y);
+	p32 = malloc(sizeof(float) * (size_t)(n * 12));
+	p1 = malloc(sizeof(float) * (size_t)(n * 12));
+	assert_non_null(p32);
+	assert_non_null(p1);
+	snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
+	for (int b = 0; b < nbe; b++) {
+		struct xo_model *m, *m2;
+		double k_path, k_grad;
+
+		snprintf(d1, sizeof(d1), "%s/ck1_%s", g_tmp, xo_backend_name(be[b]));
+		snprintf(d2, sizeof(d2), "%s/ck2_%s", g_tmp, xo_backend_name(be[b]));
+		if (xo_model_open(spec, be[b], 8, &m) || xo_model_init(m, 99) ||
+		    xo_model_save_weights(m, d1) || xo_model_open(spec, be[b], 8, &m2) ||
+		    xo_model_load_weights(m2, d1) || xo_model_save_weights(m2, d2))
+			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+		for (int l = 0; l < xo_model_layer_count(m); l++)
+			for (int part = 0; part < 2; part++) {
+				char f1[700], f2[700];
+				size_t n1, n2;
+				char *a, *c;
+				struct stat sb;
+
+				snprintf(f1, sizeof(f1), "%s/%s.%s.npy", d1,
+				         xo_model_layer_name(m, l), part ? "bias" : "kernel");
+				snprintf(f2, sizeof(f2), "%s/%s.%s.npy", d2,
+				         xo_model_layer_name(m, l), part ? "bias" : "kernel");
+				if (stat(f1, &sb))
+					continue;
+				a = read_file(f1, &n1);
+				c = read_file(f2, &n2);
+				assert_int_equal(n1, n2);
+				assert_memory_equal(a, c, n1);
+				free(a);
+				free(c);
+			}
+		/* The max batch grows on demand: predict 100 with a model opened for 8. */
+		if (xo_model_predict(m2, x, n, 32, p32) || xo_model_predict(m2, x, n, n, p1))
+			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+		if (!strcmp(xo_backend_name(be[b]), "ref")) {
+			assert_memory_equal(p32, p1, sizeof(float) * (size_t)(n * 12));
+		} else {
+			spec_lengths(spec, 1, &k_path, &k_grad);
+			check_close("predict batch 32 vs one batch", p32, p1, n * 12,
+			            2.0 * 8.0 * U32 * k_path, 0.0);
+		}
+		/* Rows sum to 1 (softmax): the outputs are probabilities. */
+		for (int64_t i = 0; i < n; i++) {
+			double s = 0;
+
+			for (int c = 0; c < 12; c++)
+				s += p32[i * 12 + c];
+			assert_true(fabs(s - 1.0) < 1e-5);
+		}
+		xo_model_close(m);
+		xo_model_close(m2);
+	}
+	free(x);
+	free(y);
+	free(p32);
+	free(p1);
+	close_backends(be, nbe);
+}
+
+/* Bad input to the runtime API: a clear status, never a crash. */
+static void test_runtime_bad_input(void **state)
+{
+	struct xo_fit_options o = xo_fit_options_default();
+	struct xo_backend *be;
+	struct xo_model *m;
+	char spec[512], path[600];
+	float x[29 * 4] = {0}, y[12 * 4] = {0}, p[12 * 4];
+	double l, a;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		y[i * 12 + i] = 1.0f;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
+	assert_int_equal(xo_model_open(spec, be, 0, &m), XO_EINVAL);
+	assert_int_equal(xo_model_open(spec, be, 4, &m), XO_OK);
+	assert_int_equal(xo_model_param_count(m), 4108);
+	assert_int_equal(xo_model_input_size(m), 29);
+	assert_int_equal(xo_model_classes(m), 12);
+	assert_int_equal(xo_model_predict(m, x, 0, 32, p), XO_EINVAL);
+	assert_int_equal(xo_model_predict(m, x, 4, 0, p), XO_EINVAL);
+	o.epochs = 0;
+	assert_int_equal(xo_model_fit(m, x, y, 4, &o, NULL, NULL), XO_EINVAL);
+	o.epochs = 1;
+	o.validation_split = 1.5f;
+	assert_int_equal(xo_model_fit(m, x, y, 4, &o, NULL, NULL), XO_EINVAL);
+	o.validation_split = 0.1f; /* floor(4 * 0.9) = 3 train, 1 validation */
+	assert_int_equal(xo_model_fit(m, x, y, 4, &o, NULL, NULL), XO_OK);
+	o.validation_split = 0.9f; /* floor(1 * 0.1) = 0 train samples */
+	assert_int_equal(xo_model_fit(m, x, y, 1, &o, NULL, NULL), XO_EINVAL);
+	assert_int_equal(xo_model_evaluate(m, x, y, 4, 2, &l, &a), XO_OK);
+	assert_true(fabs(l - log(12.0)) < 0.5);
+	/* Weights of the wrong shape, or missing. */
+	snprintf(path, sizeof(path), "%s/badw", g_tmp);
+	assert_int_equal(xo_model_save_weights(m, path), XO_OK);
+	snprintf(path, sizeof(path), "%s/badw/dense.bias.npy", g_tmp);
+	assert_int_equal(xo_npy_write(path, 1, (int64_t[]){31}, x), XO_OK);
+	snprintf(path, sizeof(path), "%s/badw", g_tmp);
+	assert_int_equal(xo_model_load_weights(m, path), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "dense.bias.npy"));
+	snprintf(path, sizeof(path), "%s/badw/dense.bias.npy", g_tmp);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/badw", g_tmp);
+	assert_int_equal(xo_model_load_weights(m, path), XO_EIO);
+	assert_int_equal(xo_model_load_weights(m, "/nonexistent"), XO_EIO);
+	/* fit needs a softmax head. */
+	xo_model_close(m);
+	assert_int_equal(xo_model_open_string("input 4\ndense units=2\n", "t", be, 2, &m), XO_OK);
+	assert_int_equal(xo_model_fit(m, x, y, 4, &o, NULL, NULL), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "softmax"));
+	xo_model_close(m);
+	xo_backend_close(be);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_spec_malformed),
+	    cmocka_unit_test(test_spec_keras),
+	    cmocka_unit_test(test_npy_malformed),
+	    cmocka_unit_test(test_npy_roundtrip),
+	    cmocka_unit_test(test_golden_predict),
+	    cmocka_unit_test(test_golden_train),
+	    cmocka_unit_test(test_same_run_every_backend),
+	    cmocka_unit_test(test_checkpoint_and_batching),
+	    cmocka_unit_test(test_runtime_bad_input),
+	};
+	const char *tmp = getenv("TMPDIR");
+	int rc;
+
+	snprintf(g_tmp, sizeof(g_tmp), "%s/xo-test-model-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(g_tmp)) {
+		fprintf(stderr, "cannot create a temporary directory: %s\n", strerror(errno));
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rm_tree(g_tmp);
+	return rc;
+}
