@@ -1,0 +1,128 @@
+/*
+ * cl_internal.h - what the cl backend's files share: the context, the kernel
+ * list, the tuning row, and the launch/event helpers. Suites may include it
+ * (suites/test_cl.c checks error-name translation and the device limits).
+ */
+#ifndef XO_CL_INTERNAL_H
+#define XO_CL_INTERNAL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "xo/backend.h"
+
+/* Every kernel of cl/kernels/<family>.cl; the kernel is named "xo_cl_" #name. */
+#define XO_CL_KERNELS(K)                                                                   \
+	K(conv1d_fwd) K(conv1d_bwd_dx) K(conv1d_bwd_dw) K(conv1d_bwd_dw__wg) K(conv1d_bwd_dw__split)                \
+	K(max_pooling1d_fwd)                 \
+	K(max_pooling1d_bwd) K(dense_fwd) K(dense_fwd__tiled) K(dense_fwd__softmax) K(dense_bwd_dx)                \
+	K(dense_bwd_dw) K(dense_bwd_dw__wg) K(dense_bwd_dw__split) K(relu_fwd) K(relu_bwd) K(sigmoid_fwd) K(sigmoid_bwd)                \
+	K(softmax_fwd) K(softmax_bwd) K(categorical_crossentropy_fwd)                        \
+	K(categorical_crossentropy_bwd) K(accuracy_fwd) K(adam_fwd) K(dropout_apply) K(copy) \
+	K(gather_fwd) K(sum_chunks)
+
+enum xo_cl_kid {
+#define XO_CL_K(name) XO_CL_K_##name,
+	XO_CL_KERNELS(XO_CL_K)
+#undef XO_CL_K
+	XO_CL_K_COUNT
+};
+
+/* One row of the (vendor, device) tuning table: the -D macros of the program
+ * and the launch sizes (cl_runtime.c). */
+struct xo_cl_tune {
+	const char *vendor; /* case-insensitive substring of CL_DEVICE_VENDOR / platform name, "" = any */
+	const char *device; /* substring of CL_DEVICE_NAME, "" = any */
+	const char *label;  /* row name in be->desc and docs/opencl.md */
+	unsigned wg;        /* work-group size of the 1-D elementwise/gather kernels */
+	unsigned red_wg;    /* XO_RED_WG: single-work-group reductions (power of 2) */
+	unsigned tile;      /* XO_TILE: tiled dense edge (tile^2 work-items) */
+	unsigned softmax_row_max; /* dense+softmax in one launch up to this many units */
+	unsigned dw_wg;     /* 1: dw+db as one work-group per output (GPUs); 0: per work-item */
+	unsigned dw_chunk;  /* dw_wg 0: samples per chunk of the split dw kernels (0 = no split) */
+};
+
+/* Where an event's time goes. */
+enum xo_cl_evkind { XO_CL_EV_KERNEL, XO_CL_EV_H2D, XO_CL_EV_D2H };
+
+struct xo_cl_pending {
+	cl_event ev;              /* profiling event, released once resolved */
+	enum xo_cl_evkind kind;   /* kernel or transfer */
+	int op, dir;              /* kernel: op and direction it ran for */
+};
+
+struct xo_cl_ctx {
+	cl_platform_id platform;
+	cl_device_id device;
+	cl_context context;
+	cl_command_queue queue;   /* in-order, profiling enabled */
+	cl_program program;       /* all kernels, built once */
+	cl_kernel kernel[XO_CL_K_COUNT];
+	size_t kernel_wg[XO_CL_K_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE of each */
+	size_t max_item[3];       /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+	struct xo_cl_tune tune;   /* the row in use, clamped to the device */
+	cl_ulong max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+	cl_ulong global_mem;      /* CL_DEVICE_GLOBAL_MEM_SIZE */
+	cl_ulong used;            /* bytes of live buffers made by this backend */
+	cl_mem flag;              /* one int: a gather index was out of range */
+	bool gather_pending;      /* a gather ran since the flag was last read */
+	cl_mem scratch[2];        /* temporaries: [0] dpre of softmax backward, [1] dw partials */
+	size_t scratch_bytes[2];
+	struct xo_cl_pending *pend; /* events not yet read back */
+	size_t npend, cap;
+	struct xo_backend_stats stats;
+};
+
+/* "CL_INVALID_WORK_GROUP_SIZE" for -54; "CL_UNKNOWN_ERROR" when unknown. */
+const char *xo_cl_error_name(cl_int err);
+/* xo_error(XO_EOPENCL, "CALL: NAME (ERR)"). */
+enum xo_status xo_cl_fail(const char *call, cl_int err);
+
+/* Backend entry points (cl_runtime.c). */
+enum xo_status xo_cl_init(struct xo_backend *be, const char *spec);
+void xo_cl_free(struct xo_backend *be);
+enum xo_status xo_cl_alloc(struct xo_backend *be, struct xo_tensor *t);
+void xo_cl_release(struct xo_backend *be, struct xo_tensor *t);
+enum xo_status xo_cl_write(struct xo_backend *be, struct xo_tensor *t, const void *src,
+			   int64_t off, int64_t count);
+enum xo_status xo_cl_read(struct xo_backend *be, const struct xo_tensor *t, void *dst,
+			  int64_t off, int64_t count);
+enum xo_status xo_cl_sync(struct xo_backend *be);
+void xo_cl_stats_get(struct xo_backend *be, struct xo_backend_stats *out);
+void xo_cl_stats_reset(struct xo_backend *be);
+
+/* Device limits of an open cl backend (for the suites). */
+void xo_cl_limits(struct xo_backend *be, uint64_t *max_alloc, uint64_t *global_mem);
+
+/* Monotonic clock in ns. */
+uint64_t xo_cl_now_ns(void);
+/* Records an event to be profiled later (takes ownership of ev). */
+enum xo_status xo_cl_track(struct xo_cl_ctx *c, cl_event ev, enum xo_cl_evkind kind, int op,
+			   int dir);
+/* Temporary device buffer `slot` (0 or 1) of at least bytes, kept for reuse. */
+enum xo_status xo_cl_scratch(struct xo_cl_ctx *c, int slot, size_t bytes, cl_mem *out);
+
+/* Kernel launches (cl_ops.c): set arguments one by one, then run. The first
+ * failure is kept and reported by xo_cl_launch_run. */
+struct xo_cl_launch {
+	struct xo_cl_ctx *c;
+	enum xo_cl_kid kid;
+	cl_uint narg;
+	cl_int err;       /* first clSetKernelArg failure */
+	cl_uint bad_arg;  /* its index */
+};
+
+/* The ops (cl_ops.c), one per op and direction of ops.def:
+ * xo_cl_conv1d_fwd, xo_cl_conv1d_bwd, ... (a missing one fails to link). */
+#define XO_CL_OP_BWD_1(name)                                                               \
+	enum xo_status xo_cl_##name##_bwd(struct xo_backend *be, const struct xo_op_args *a);
+#define XO_CL_OP_BWD_0(name)
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb)                                      \
+	enum xo_status xo_cl_##name##_fwd(struct xo_backend *be, const struct xo_op_args *a); \
+	XO_CL_OP_BWD_##has_bwd(name)
+#include "xo/ops.def"
+#undef XO_OP
+
+#endif

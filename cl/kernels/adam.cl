@@ -1,0 +1,24 @@
+/*
+ * adam.cl - one Adam step (Keras 3) over `size` elements in one launch; the
+ * model keeps all parameters in one flat buffer and passes views, so one call
+ * updates every layer. lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t) is computed by
+ * the host in double and passed as float.
+ */
+__kernel void xo_cl_adam_fwd(__global const float *g, int go, __global float *w, int wo,
+			     __global float *m, int mo, __global float *v, int vo, int size,
+			     float b1, float b2, float eps, float lr_t)
+{
+	int i = get_global_id(0);
+	float gi, mi, vi;
+
+	if (i >= size)
+		return;
+	gi = g[go + i];
+	mi = m[mo + i];
+	vi = v[vo + i];
+	mi = mi + (gi - mi) * (1.0f - b1);
+	vi = vi + (gi * gi - vi) * (1.0f - b2);
+	m[mo + i] = mi;
+	v[vo + i] = vi;
+	w[wo + i] = w[wo + i] - lr_t * mi / (sqrt(vi) + eps);
+}

@@ -1,0 +1,76 @@
+/*
+ * common.cl - shared definitions of every crossover OpenCL kernel. The host
+ * concatenates all cl/kernels/<family>.cl files (this one first) into one program,
+ * built once per context with -cl-std=CL1.2 and the tuning macros below.
+ *
+ * Conventions of every kernel:
+ *   - a tensor argument is a (__global pointer, int element offset) pair:
+ *     views of one flat buffer carry their offset here, never a sub-buffer;
+ *   - sizes are int (the host refuses tensors of more than INT_MAX elements);
+ *   - a kernel over N items is launched with N rounded up to the work-group
+ *     size and returns early for ids >= N; kernels over [batch][len][ch]
+ *     use a 3-D range (ch, len, batch) instead of dividing a flat id (an
+ *     integer division per work-item cost PoCL ~20x on a copy-like kernel);
+ *     each dimension is rounded up separately;
+ *   - outputs are overwritten, never accumulated into.
+ *
+ * Tuning macros (from the host's (vendor, device) table, cl/tune.c):
+ *   XO_RED_WG  work-group size of the single-work-group reductions (power of 2)
+ *   XO_TILE    tile edge of the tiled dense kernel (XO_TILE^2 work-items)
+ */
+
+/* No a*b+c contraction into fma: results must round like the host's
+ * -ffp-contract=off reference, op by op. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifndef XO_RED_WG
+#define XO_RED_WG 64
+#endif
+#ifndef XO_TILE
+#define XO_TILE 8
+#endif
+
+/* enum xo_activation */
+#define XO_ACT_LINEAR 0
+#define XO_ACT_RELU 1
+#define XO_ACT_SIGMOID 2
+#define XO_ACT_SOFTMAX 3
+
+/* Elementwise activations; softmax is a separate row kernel (act.cl). */
+inline float xo_act(float v, int act)
+{
+	if (act == XO_ACT_RELU) /* NaN passes through, like the reference */
+		return (v > 0.0f || isnan(v)) ? v : 0.0f;
+	if (act == XO_ACT_SIGMOID)
+		return 1.0f / (1.0f + exp(-v));
+	return v;
+}
+
+/* d loss / d pre-activation from the activation's output y and d loss / d y,
+ * for the elementwise activations (softmax goes through a dpre buffer). */
+inline float xo_act_grad(float y, float dy, int act)
+{
+	if (act == XO_ACT_RELU)
+		return y > 0.0f ? dy : 0.0f;
+	if (act == XO_ACT_SIGMOID)
+		return dy * y * (1.0f - y);
+	return dy;
+}
+
+/* In-place max-subtracted softmax of one row of n (first maximum under >;
+ * a NaN anywhere makes the row NaN through exp and the sum). */
+inline void xo_softmax_row(__global float *r, int n)
+{
+	float m = r[0], s = 0.0f;
+
+	for (int j = 1; j < n; j++)
+		m = r[j] > m ? r[j] : m;
+	for (int j = 0; j < n; j++) {
+		float e = exp(r[j] - m);
+
+		r[j] = e;
+		s += e;
+	}
+	for (int j = 0; j < n; j++)
+		r[j] = r[j] / s;
+}
