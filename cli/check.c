@@ -47,6 +47,18 @@ static void usage(FILE *f)
 	           "2 bad usage or input.\n");
 }
 
+/* The options that take a value (every option but --help). */
+static bool is_option(const char *a)
+{
+	static const char *const opts[] = {"--op",      "--dir",  "--mode",
+	                                   "--backend", "--seed", "--shapes"};
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!strcmp(a, opts[i]))
+			return true;
+	return false;
+}
+
 /* Runs every applicable (dir, mode) of one op line; 0, or 2 after printing
  * the reason when the case cannot run. */
 static int run_line(struct xo_backend *ref, struct xo_backend *be, const char *where, enum xo_op op,
@@ -72,7 +84,11 @@ static int run_line(struct xo_backend *ref, struct xo_backend *be, const char *w
 			if (!xo_hmode_applies(op, c.dir, p, c.mode))
 				continue;
 			st = xo_case_run(ref, be, &c, &r);
-			if (st == XO_EINVAL)
+			/* A case that cannot be set up (invalid, or too large to
+			 * allocate on the host or the device) is bad input, not
+			 * a failed check. */
+			if (st == XO_EINVAL || st == XO_ENOMEM || st == XO_EOVERFLOW ||
+			    st == XO_ERESOURCE)
 				return xo_usage_error("check", "%s%s%s", where, *where ? ": " : "",
 				                      xo_last_error());
 			if (st) {
@@ -137,7 +153,12 @@ static int run_shapes(struct xo_backend *ref, struct xo_backend *be, const char 
 		v[n++] = (struct line){op, p, lineno};
 	}
 	if (ferror(f)) {
-		rc = xo_usage_error("check", "cannot read %s", path);
+		rc = xo_usage_error("check", "cannot read %s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* A file of comments only checks nothing: not a pass. */
+	if (!n) {
+		rc = xo_usage_error("check", "%s: no cases (one `op key=value ...` a line)", path);
 		goto out;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -169,10 +190,16 @@ int xo_cmd_check(int argc, char **argv)
 			return 0;
 		}
 		if (a[0] == '-' && a[1] == '-') {
+			if (!is_option(a))
+				return xo_usage_error("check", "unknown option '%s' (try --help)",
+				                      a);
 			if (!v)
 				return xo_usage_error("check", "%s needs a value", a);
 			i++;
 			if (!strcmp(a, "--op")) {
+				/* a second --op would silently drop the first */
+				if (opname)
+					return xo_usage_error("check", "--op given twice");
 				opname = v;
 			} else if (!strcmp(a, "--dir")) {
 				if (!strcmp(v, "fwd"))
@@ -202,10 +229,9 @@ int xo_cmd_check(int argc, char **argv)
 					    "check", "--seed must be an unsigned integer, not '%s'",
 					    v);
 			} else if (!strcmp(a, "--shapes")) {
+				if (shapes)
+					return xo_usage_error("check", "--shapes given twice");
 				shapes = v;
-			} else {
-				return xo_usage_error("check", "unknown option '%s' (try --help)",
-				                      a);
 			}
 			continue;
 		}

@@ -90,6 +90,10 @@ int xo_cmd_predict(int argc, char **argv)
 
 	if (xo_npy_read(input, &x))
 		return xo_usage_error("predict", "%s", xo_last_error());
+	if (x.ndim >= 2 && x.dim[0] == 0) {
+		xo_usage_error("predict", "%s: no samples (the first axis is 0)", input);
+		goto out_free;
+	}
 	if (xo_backend_open(device, &be)) {
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;

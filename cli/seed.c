@@ -523,6 +523,15 @@ int xo_cmd_seed(int argc, char **argv)
 	if (!explicit_devices)
 		for (int i = 0; i < xo_backend_count() && ndev < MAX_DEVICES; i++)
 			devices[ndev++] = xo_backend_kind(i);
+	/* A named device that does not open (cl:9:9) is bad input: refuse it
+	 * now, not after the devices before it have run for minutes. */
+	for (int i = 0; explicit_devices && i < ndev; i++) {
+		struct xo_backend *be;
+
+		if (xo_backend_open(devices[i], &be))
+			return xo_usage_error("seed", "%s", xo_last_error());
+		xo_backend_close(be);
+	}
 	if (seed_data_make(seed, &data))
 		return 2;
 	for (int i = 0; i < ndev; i++) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "xo.h"
@@ -111,6 +112,8 @@ int xo_cmd_train(int argc, char **argv)
 	struct xo_npy x = {0}, y = {0};
 	struct best best = {0, NAN};
 	float *onehot = NULL;
+	struct stat sb;
+	bool created = false;
 	int64_t n, per, v64;
 	int rc = 2;
 
@@ -178,11 +181,18 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	if (xo_backend_open(device, &be) || xo_model_open(model, be, o.batch_size, &m)) {
+	/* Activations are sized for the largest batch fit can run: no more
+	 * than the samples (a --batch-size beyond them allocates nothing). */
+	n = x.ndim >= 2 ? x.dim[0] : 0;
+	if (x.ndim >= 2 && n == 0) {
+		rc = xo_usage_error("train", "%s: no samples (the first axis is 0)", xpath);
+		goto out_free;
+	}
+	if (xo_backend_open(device, &be) ||
+	    xo_model_open(model, be, o.batch_size < n ? o.batch_size : (n > 0 ? n : 1), &m)) {
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	n = x.ndim >= 2 ? x.dim[0] : 0;
 	per = 1;
 	for (int i = 1; i < x.ndim; i++)
 		per *= x.dim[i];
@@ -199,9 +209,16 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	/* The save directory must be creatable before any training is spent. */
-	if (mkdir(save, 0777) && errno != EEXIST) {
+	/* The save directory must exist or be creatable before any training
+	 * is spent (a file of that name is refused now, not after epoch 1). */
+	if (!mkdir(save, 0777)) {
+		created = true;
+	} else if (errno != EEXIST) {
 		rc = xo_usage_error("train", "%s: cannot create: %s", save, strerror(errno));
+		goto out_free;
+	}
+	if (stat(save, &sb) || !S_ISDIR(sb.st_mode)) {
+		rc = xo_usage_error("train", "%s: exists and is not a directory", save);
 		goto out_free;
 	}
 	if (xo_model_fit(m, x.data, onehot, n, &o, on_epoch, &best)) {
@@ -220,6 +237,10 @@ int xo_cmd_train(int argc, char **argv)
 		printf("Saved the weights after the last epoch to %s\n", save);
 	rc = 0;
 out_free:
+	/* A directory this run created and filled with nothing goes again
+	 * (rmdir leaves a non-empty one alone). */
+	if (rc && created)
+		rmdir(save);
 	if (onehot != y.data)
 		free(onehot);
 	xo_model_close(m);

@@ -372,6 +372,7 @@ enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64
 {
 	enum xo_status st;
 	char *text = NULL;
+	struct stat sb;
 	long size;
 	FILE *f;
 
@@ -381,6 +382,11 @@ enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64
 	f = fopen(spec_path, "rb");
 	if (!f)
 		return xo_error(XO_EIO, "%s: cannot open: %s", spec_path, strerror(errno));
+	/* fopen opens a directory too; its size would read as LONG_MAX */
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		st = xo_error(XO_EIO, "%s: is a directory, not a model spec", spec_path);
+		goto out_close;
+	}
 	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
 		st = xo_error(XO_EIO, "%s: cannot read: %s", spec_path, strerror(errno));
 		goto out_close;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "xo.h"
 
@@ -129,6 +130,7 @@ enum xo_status xo_npy_read(const char *path, struct xo_npy *out)
 	char *header = NULL;
 	uint32_t hlen;
 	long pos, end;
+	struct stat sb;
 	FILE *f;
 	enum xo_status st;
 
@@ -138,6 +140,11 @@ enum xo_status xo_npy_read(const char *path, struct xo_npy *out)
 	f = fopen(path, "rb");
 	if (!f)
 		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
+	/* fopen opens a directory too; its reads then fail as "too short" */
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		st = xo_error(XO_EIO, "%s: is a directory, not a .npy file", path);
+		goto out_close;
+	}
 	if (fread(pre, 1, 10, f) != 10) {
 		st = xo_error(XO_EFORMAT, "%s: too short for a .npy file", path);
 		goto out_close;

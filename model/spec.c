@@ -438,8 +438,9 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		l->p.units = 0;
 		for (int i = 1; i < ntok; i++) {
 			const char *const *allowed = kind_args(l->kind);
-			char *eq = strchr(tok[i], '=');
+			char *eq = strchr(tok[i], '='), *val;
 			bool ok = false;
+			size_t vlen;
 
 			if (!eq || eq == tok[i] || !eq[1]) {
 				st = spec_error(XO_EFORMAT, origin, line,
@@ -460,7 +461,16 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 					                "argument '%s' given twice", tok[i]);
 					goto out_free;
 				}
-			st = set_arg(l, tok[i], eq + 1, origin, line, &named);
+			/* Keras writes strings quoted (activation="relu",
+			 * padding='same'): one pair of matching quotes is dropped. */
+			val = eq + 1;
+			vlen = strlen(val);
+			if (vlen >= 3 && (val[0] == '"' || val[0] == '\'') &&
+			    val[vlen - 1] == val[0]) {
+				val[vlen - 1] = '\0';
+				val++;
+			}
+			st = set_arg(l, tok[i], val, origin, line, &named);
 			if (st)
 				goto out_free;
 		}

@@ -42,7 +42,12 @@ set(XO_CLI_CASES
   "epochs_zero|2|train|--model|${XO_G}/seed/model.model|--x|${XO_G}/seed/x_train.npy|--y|${XO_G}/seed/y_train.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad|--epochs|0"
   "split_too_big|2|train|--model|${XO_G}/seed/model.model|--x|${XO_G}/seed/x_train.npy|--y|${XO_G}/seed/y_train.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad|--validation-split|1.5"
   "labels_mismatch|2|train|--model|${XO_G}/seed/model.model|--x|${XO_G}/seed/x_train.npy|--y|${XO_G}/seed/x.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad"
+  "save_is_file|2|train|--model|${XO_G}/seed/model.model|--x|${XO_G}/seed/x_train.npy|--y|${XO_G}/seed/y_train.npy|--save|${XO_G}/seed/model.model|--epochs|1"
+  "input_is_dir|2|predict|--model|${XO_G}/seed/model.model|--weights|${XO_G}/seed/weights|--input|${XO_G}/seed|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad.npy"
+  "model_is_dir|2|predict|--model|${XO_G}/seed|--weights|${XO_G}/seed/weights|--input|${XO_G}/seed/x.npy|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad.npy"
+  "batch_size_zero|2|train|--model|${XO_G}/seed/model.model|--x|${XO_G}/seed/x_train.npy|--y|${XO_G}/seed/y_train.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_bad|--batch-size|0"
   "seed_bad_epochs|2|seed|--epochs|0"
+  "seed_device_does_not_open|2|seed|--device|ref|--device|cl:9:9"
   "seed_unknown_device|2|seed|--device|tpu"
   "seed_db|2|seed|--device|ref|--db|${CMAKE_CURRENT_BINARY_DIR}/model_cli.db"
 )

@@ -5,7 +5,9 @@
  * backend against the golden fixtures of an independent framework
  * (suites/golden/, Keras 3 in float64, scripts/make_golden.py), the same
  * seeded training run on every backend, checkpoints that read back bit for
- * bit, and predict at batch 32 equal to predict in one batch.
+ * bit, predict at batch 32 equal to predict in one batch, and Keras's fit
+ * semantics (last-fraction validation split, best-val_accuracy checkpoint,
+ * shuffling, dropout only in training).
  *
  * Tolerances (derivation in docs/model.md, "Fixture tolerance"), with
  * u = 2^-24 and K_path the sum of the accumulation lengths along the model's
@@ -767,6 +769,138 @@ static void test_checkpoint_and_batching(void **state)
 	close_backends(be, nbe);
 }
 
+/*
+ * Keras semantics of fit on ref, where every per-sample sum is the same
+ * double rounded once, whatever the batching:
+ * - validation_split takes the LAST fraction of the samples, before any
+ *   shuffling, and validates with the epoch's final weights, no dropout:
+ *   evaluate() on x[n_train..n) after the epoch gives val_loss and
+ *   val_accuracy (and the first rows give something else);
+ * - the checkpoint (save_best_only, val_accuracy, mode max) saves exactly
+ *   at the epochs whose val_accuracy beats every earlier one, and the saved
+ *   weights reproduce the best val_accuracy;
+ * - shuffling changes the order (a shuffled epoch trains differently);
+ * - dropout runs only in training: predict is repeatable and equals the
+ *   same model without its dropout layer.
+ * Loss tolerance: evaluate and fit's validation batch the same rows
+ * (batch_size >= n_val: one batch) through the same ops, so they agree
+ * to the float32 rounding of the batch mean: 4 u |loss|.
+ */
+struct sem_log {
+	double val_loss[16], val_acc[16];
+	bool saved[16];
+	int n;
+};
+
+static void sem_epoch(void *user, const struct xo_epoch_log *log)
+{
+	struct sem_log *l = user;
+
+	if (l->n < 16) {
+		l->val_loss[l->n] = log->val_loss;
+		l->val_acc[l->n] = log->val_accuracy;
+		l->saved[l->n] = log->checkpointed;
+		l->n++;
+	}
+}
+
+static void test_fit_semantics(void **state)
+{
+	const int64_t n = 200, n_train = 150, n_val = 50; /* floor(200 * 0.75) */
+	struct xo_fit_options o = xo_fit_options_default();
+	struct sem_log lg = {.n = 0};
+	struct xo_backend *be;
+	struct xo_model *m, *m2;
+	char spec[512], dir[600], nodrop[1024];
+	const char *drop;
+	float *x, *y, *p1, *p2;
+	double loss, acc, loss0, acc0, best = -1.0, l_shuf, l_flat, a_tmp;
+	int best_e = -1;
+
+	(void)state;
+	seed_like(n, 31, &x, &y);
+	p1 = malloc(sizeof(float) * (size_t)(n * 12));
+	p2 = malloc(sizeof(float) * (size_t)(n * 12));
+	assert_non_null(p1);
+	assert_non_null(p2);
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
+	snprintf(dir, sizeof(dir), "%s/sem_ck", g_tmp);
+
+	/* Validation part and checkpoint, 5 epochs, lr large enough to move. */
+	assert_int_equal(xo_model_open(spec, be, 64, &m), XO_OK);
+	assert_int_equal(xo_model_init(m, 8), XO_OK);
+	o.epochs = 5;
+	o.batch_size = 64;
+	o.validation_split = 0.25f;
+	o.seed = 4;
+	o.checkpoint_dir = dir;
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, sem_epoch, &lg), XO_OK);
+	assert_int_equal(lg.n, 5);
+	assert_int_equal(
+	    xo_model_evaluate(m, x + n_train * 29, y + n_train * 12, n_val, 64, &loss, &acc),
+	    XO_OK);
+	assert_true(fabs(loss - lg.val_loss[4]) <= 4.0 * U32 * fabs(loss));
+	assert_true(acc == lg.val_acc[4]);
+	assert_int_equal(xo_model_evaluate(m, x, y, n_val, 64, &loss0, &acc0), XO_OK);
+	assert_true(fabs(loss0 - lg.val_loss[4]) > 1e-4); /* not the first rows */
+	for (int e = 0; e < lg.n; e++) {
+		print_message("  epoch %d val_loss %.6f val_accuracy %.4f%s\n", e + 1,
+		              lg.val_loss[e], lg.val_acc[e], lg.saved[e] ? " (saved)" : "");
+		assert_true(lg.saved[e] == (lg.val_acc[e] > best));
+		if (lg.val_acc[e] > best) {
+			best = lg.val_acc[e];
+			best_e = e;
+		}
+	}
+	assert_int_equal(xo_model_open(spec, be, 64, &m2), XO_OK);
+	assert_int_equal(xo_model_load_weights(m2, dir), XO_OK);
+	assert_int_equal(
+	    xo_model_evaluate(m2, x + n_train * 29, y + n_train * 12, n_val, 64, &loss, &acc),
+	    XO_OK);
+	/* the weights of that epoch, not of a later one that tied */
+	assert_true(acc == best);
+	assert_true(fabs(loss - lg.val_loss[best_e]) <= 4.0 * U32 * fabs(loss));
+	xo_model_close(m2);
+
+	/* Shuffling: one epoch shuffled vs in order, same start. */
+	o.epochs = 1;
+	o.validation_split = 0.0f;
+	o.checkpoint_dir = NULL;
+	assert_int_equal(xo_model_init(m, 8), XO_OK);
+	o.shuffle = true;
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
+	assert_int_equal(xo_model_evaluate(m, x, y, n, 64, &l_shuf, &a_tmp), XO_OK);
+	assert_int_equal(xo_model_init(m, 8), XO_OK);
+	o.shuffle = false;
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
+	assert_int_equal(xo_model_evaluate(m, x, y, n, 64, &l_flat, &a_tmp), XO_OK);
+	assert_true(l_shuf != l_flat);
+
+	/* Dropout only in training: repeatable, and the same as no dropout. */
+	assert_int_equal(xo_model_predict(m, x, n, 32, p1), XO_OK);
+	assert_int_equal(xo_model_predict(m, x, n, 32, p2), XO_OK);
+	assert_memory_equal(p1, p2, sizeof(float) * (size_t)(n * 12));
+	drop = strstr(xo_model_seed_spec, "dropout");
+	assert_non_null(drop);
+	snprintf(nodrop, sizeof(nodrop), "%.*s%s", (int)(drop - xo_model_seed_spec),
+	         xo_model_seed_spec, strchr(drop, '\n') + 1);
+	snprintf(dir, sizeof(dir), "%s/sem_w", g_tmp);
+	assert_int_equal(xo_model_save_weights(m, dir), XO_OK);
+	assert_int_equal(xo_model_open_string(nodrop, "nodrop", be, 32, &m2), XO_OK);
+	assert_int_equal(xo_model_load_weights(m2, dir), XO_OK);
+	assert_int_equal(xo_model_predict(m2, x, n, 32, p2), XO_OK);
+	assert_memory_equal(p1, p2, sizeof(float) * (size_t)(n * 12));
+	xo_model_close(m2);
+
+	xo_model_close(m);
+	xo_backend_close(be);
+	free(x);
+	free(y);
+	free(p1);
+	free(p2);
+}
+
 /* Bad input to the runtime API: a clear status, never a crash. */
 static void test_runtime_bad_input(void **state)
 {
@@ -833,6 +967,7 @@ int main(void)
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_same_run_every_backend),
 	    cmocka_unit_test(test_checkpoint_and_batching),
+	    cmocka_unit_test(test_fit_semantics),
 	    cmocka_unit_test(test_runtime_bad_input),
 	};
 	const char *tmp = getenv("TMPDIR");
