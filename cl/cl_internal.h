@@ -72,6 +72,7 @@ struct xo_cl_ctx {
 	size_t scratch_bytes[2];
 	struct xo_cl_pending *pend; /* events not yet read back */
 	size_t npend, cap;
+	cl_ulong busy_until;           /* device time the last resolved command ended */
 	struct xo_backend_stats stats;
 };
 

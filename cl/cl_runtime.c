@@ -514,7 +514,16 @@ static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 		    clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1,
 					    NULL) == CL_SUCCESS &&
 		    t1 >= t0) {
-			uint64_t ns = t1 - t0;
+			/* The queue is in order, so commands run one after another;
+			 * some drivers (PoCL) stamp START when a command is submitted,
+			 * while its predecessor still runs. Count only the part after
+			 * the previous command ended, so the split never adds up to
+			 * more than the device was busy. */
+			cl_ulong start = t0 > c->busy_until ? t0 : c->busy_until;
+			uint64_t ns = t1 > start ? t1 - start : 0;
+
+			if (t1 > c->busy_until)
+				c->busy_until = t1;
 
 			switch (e->kind) {
 			case XO_CL_EV_KERNEL:
