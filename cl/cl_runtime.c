@@ -417,11 +417,13 @@ enum xo_status xo_cl_init(struct xo_backend *be, const char *spec)
 	while (c->tune.tile > 1 && (size_t)c->tune.tile * c->tune.tile > maxwg)
 		c->tune.tile /= 2;
 
-	snprintf(be->desc, sizeof(be->desc),
-		 "cl: %s | %s | driver %s | %s | platform %.60s | tune %s (wg %u, red %u, "
-		 "tile %u, dw_wg %u, dw_chunk %u)",
-		 pname, dname, drv, dver, pver, c->tune.label, c->tune.wg, c->tune.red_wg,
-		 c->tune.tile, c->tune.dw_wg, c->tune.dw_chunk);
+	/* A description longer than desc is cut; that is fine for a label. */
+	if (snprintf(be->desc, sizeof(be->desc),
+		     "cl: %s | %s | driver %s | %s | platform %.60s | tune %s (wg %u, red %u, "
+		     "tile %u, dw_wg %u, dw_chunk %u)",
+		     pname, dname, drv, dver, pver, c->tune.label, c->tune.wg, c->tune.red_wg,
+		     c->tune.tile, c->tune.dw_wg, c->tune.dw_chunk) >= (int)sizeof(be->desc))
+		be->desc[sizeof(be->desc) - 1] = '\0';
 
 	c->context = clCreateContext(NULL, 1, &c->device, NULL, NULL, &err);
 	if (err != CL_SUCCESS) {

@@ -1,9 +1,246 @@
-/* perf.c - placeholder until the owner of `xo perf` fills it in. */
+/*
+ * perf.c - `xo perf`: record, compare, detect, accept/ignore/fix, report,
+ * advise, import (DESIGN sections 8 and 9; docs/perf.md). Argument parsing
+ * only; the work is in perfdb/.
+ *
+ * Exit codes: 0 success, 1 a regression was confirmed (compare, detect),
+ * 2 bad usage or bad input, with one line on stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd.h"
+#include "perfdb.h"
+#include "xo.h"
+
+#define MAX_DEVICES 16
+
+static const char usage_text[] =
+    "usage: xo perf COMMAND [OPTIONS]\n"
+    "\n"
+    "  record  [--db F] [--filter RE] [--device D ...] [--quick] [--samples N]\n"
+    "          [--model SPEC] [--list] [--no-progress]\n"
+    "                       time the benchmarks, store them for this commit\n"
+    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] BASE [HEAD]\n"
+    "                       two runs: BASE/HEAD are a commit sha prefix or run:N;\n"
+    "                       HEAD defaults to the latest run\n"
+    "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE]\n"
+    "                       step detection over every history, stored as changes\n"
+    "  accept ID | ignore ID | fix ID  [--db F]\n"
+    "                       set a change's state (accepted starts a new baseline)\n"
+    "  report  [--db F] --out DIR     gnuplot PNG/SVG and index.html\n"
+    "  advise  [--db F] [--model M]   the faster device per batch size\n"
+    "  import  [--db F] --peer NAME --json FILE   another framework's timings\n"
+    "\n"
+    "--db defaults to perf.sqlite. compare/detect exit 1 when a regression is\n"
+    "confirmed: Mann-Whitney p < alpha (0.002) and |change| > max(threshold (5%),\n"
+    "base IQR/median).\n";
+
+struct perf_args {
+	const char *db;
+	const char *filter;
+	const char *devices[MAX_DEVICES];
+	int ndevices;
+	bool quick, list, no_progress;
+	int samples;
+	const char *model;
+	double threshold, alpha;
+	const char *out, *peer, *json;
+	const char *pos[2];
+	int npos;
+};
+
+static int fail(const char *sub)
+{
+	fprintf(stderr, "xo perf %s: %s\n", sub, xo_last_error());
+	return 2;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return end != s && (!*end || (*end == '%' && !end[1]));
+}
+
+/* Options every subcommand shares one parser for; each rejects what it does
+ * not use by checking afterwards. */
+static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *o = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+#define NEED_VALUE()                                                                               \
+	do {                                                                                       \
+		if (!v)                                                                            \
+			return xo_usage_error("perf", "%s %s needs a value", sub, o);              \
+		i++;                                                                               \
+	} while (0)
+		if (!strcmp(o, "--db")) {
+			NEED_VALUE();
+			a->db = v;
+		} else if (!strcmp(o, "--filter")) {
+			NEED_VALUE();
+			a->filter = v;
+		} else if (!strcmp(o, "--device")) {
+			NEED_VALUE();
+			if (a->ndevices == MAX_DEVICES)
+				return xo_usage_error("perf", "too many --device");
+			a->devices[a->ndevices++] = v;
+		} else if (!strcmp(o, "--quick")) {
+			a->quick = true;
+		} else if (!strcmp(o, "--list")) {
+			a->list = true;
+		} else if (!strcmp(o, "--no-progress")) {
+			a->no_progress = true;
+		} else if (!strcmp(o, "--samples")) {
+			char *end;
+
+			NEED_VALUE();
+			a->samples = (int)strtol(v, &end, 10);
+			if (*end || a->samples < 10 || a->samples > 100000)
+				return xo_usage_error("perf", "--samples %s: need an integer >= 10",
+				                      v);
+		} else if (!strcmp(o, "--model")) {
+			NEED_VALUE();
+			a->model = v;
+		} else if (!strcmp(o, "--threshold")) {
+			NEED_VALUE();
+			if (!parse_double(v, &a->threshold) || a->threshold < 0 ||
+			    a->threshold >= 1000)
+				return xo_usage_error("perf", "--threshold %s: need a percentage",
+				                      v);
+			a->threshold /= 100.0;
+		} else if (!strcmp(o, "--alpha")) {
+			NEED_VALUE();
+			if (!parse_double(v, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
+				return xo_usage_error("perf", "--alpha %s: need 0 < p < 1", v);
+		} else if (!strcmp(o, "--out")) {
+			NEED_VALUE();
+			a->out = v;
+		} else if (!strcmp(o, "--peer")) {
+			NEED_VALUE();
+			a->peer = v;
+		} else if (!strcmp(o, "--json")) {
+			NEED_VALUE();
+			a->json = v;
+		} else if (o[0] == '-' && o[1]) {
+			return xo_usage_error(
+			    "perf", "%s: unknown option '%s' (try `xo perf --help`)", sub, o);
+		} else {
+			if (a->npos == 2)
+				return xo_usage_error("perf", "%s: unexpected argument '%s'", sub,
+				                      o);
+			a->pos[a->npos++] = o;
+		}
+#undef NEED_VALUE
+	}
+	return 0;
+}
 
 int xo_cmd_perf(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return xo_usage_error("perf", "not built yet");
+	struct perf_args a = {.db = "perf.sqlite", .threshold = 0.05, .alpha = 0.002};
+	struct xo_perf_compare_opts co;
+	struct xo_perfdb *db = NULL;
+	const char *sub;
+	enum xo_status st;
+	bool failed = false;
+	int rc;
+
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	sub = argv[1];
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (strcmp(sub, "record") && strcmp(sub, "compare") && strcmp(sub, "detect") &&
+	    strcmp(sub, "accept") && strcmp(sub, "ignore") && strcmp(sub, "fix") &&
+	    strcmp(sub, "report") && strcmp(sub, "advise") && strcmp(sub, "import"))
+		return xo_usage_error("perf", "unknown command '%s' (try `xo perf --help`)", sub);
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+	if ((rc = parse(sub, argc, argv, &a)))
+		return rc;
+
+	/* arity per command */
+	if (!strcmp(sub, "compare") ? a.npos < 1
+	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix"))
+	        ? a.npos != 1
+	        : a.npos != 0)
+		return xo_usage_error("perf",
+		                      "%s: wrong number of arguments (try `xo perf --help`)", sub);
+	if (!strcmp(sub, "report") && !a.out)
+		return xo_usage_error("perf", "report needs --out DIR");
+	if (!strcmp(sub, "import") && (!a.json || !a.peer))
+		return xo_usage_error("perf", "import needs --peer NAME and --json FILE");
+	if (a.list && !strcmp(sub, "record")) {
+		struct xo_perf_record_opts ro = {.filter = a.filter,
+		                                 .devices = a.ndevices ? a.devices : NULL,
+		                                 .ndevices = a.ndevices,
+		                                 .quick = a.quick,
+		                                 .model_path = a.model,
+		                                 .list_only = true};
+		int64_t id;
+
+		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
+	}
+
+	if (xo_perfdb_open(a.db, &db))
+		return fail(sub);
+	co = (struct xo_perf_compare_opts){
+	    .threshold = a.threshold, .alpha = a.alpha, .filter = a.filter};
+	if (!strcmp(sub, "record")) {
+		struct xo_perf_record_opts ro = {.filter = a.filter,
+		                                 .devices = a.ndevices ? a.devices : NULL,
+		                                 .ndevices = a.ndevices,
+		                                 .quick = a.quick,
+		                                 .samples = a.samples,
+		                                 .model_path = a.model,
+		                                 .progress = !a.no_progress && isatty(2)};
+		int64_t id = 0;
+
+		st = xo_perf_record(db, &ro, stdout, &id);
+	} else if (!strcmp(sub, "compare")) {
+		st = xo_perf_compare(db, a.pos[0], a.npos > 1 ? a.pos[1] : NULL, &co, stdout,
+		                     &failed);
+	} else if (!strcmp(sub, "detect")) {
+		st = xo_perf_detect(db, &co, stdout, &failed);
+	} else if (!strcmp(sub, "report")) {
+		char scripts[4096];
+
+		snprintf(scripts, sizeof(scripts), "%s/scripts", xo_perf_source_dir());
+		st = xo_perf_report(db, a.out, scripts, stdout);
+	} else if (!strcmp(sub, "advise")) {
+		st = xo_perf_advise(db, a.model, stdout);
+	} else if (!strcmp(sub, "import")) {
+		st = xo_perf_import(db, a.peer, a.json, stdout);
+	} else {
+		char *end;
+		long long id = strtoll(a.pos[0], &end, 10);
+
+		if (*end || end == a.pos[0]) {
+			xo_perfdb_close(db);
+			return xo_usage_error("perf", "%s: '%s' is not a change id", sub, a.pos[0]);
+		}
+		st = xo_perf_change_set(db, id,
+		                        !strcmp(sub, "accept")   ? "accepted"
+		                        : !strcmp(sub, "ignore") ? "ignored"
+		                                                 : "fixed",
+		                        stdout);
+	}
+	xo_perfdb_close(db);
+	if (st)
+		return fail(sub);
+	return failed ? 1 : 0;
 }

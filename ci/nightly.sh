@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# ci/nightly.sh - the nightly perf job (README): install what is missing, build
+# Release (build-release/), run the quick (and nightly, when present) suites,
+# run the seed experiment on every device, record the perf set into
+# perf.sqlite, time the PyTorch peer when python3 + torch are there, detect
+# changes over the history, draw the report, and say where it is and what
+# regressed. Every stage is a function with one summary line (STYLE rule 17).
+#
+# Environment:
+#   XO_NIGHTLY_DIR   where perf.sqlite, report/ and seed-*.json go (repo root)
+#   XO_NIGHTLY_QUICK=1   `xo perf record --quick` (a 2-minute smoke run)
+#   XO_JOBS          build/test parallelism (nproc)
+# Exit: 0 all stages passed and no regression confirmed; 1 otherwise.
+set -u -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$XO_ROOT"
+
+export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
+export CTEST_OUTPUT_ON_FAILURE=1
+NIGHTLY_DIR=${XO_NIGHTLY_DIR:-$XO_ROOT}
+DB=$NIGHTLY_DIR/perf.sqlite
+REPORT=$NIGHTLY_DIR/report
+XO=$XO_ROOT/build-release/cli/xo
+NOTES=()   # one line per stage result worth repeating at the end
+
+stage_build() {
+    local log=build-release/build.log
+    mkdir -p build-release
+    cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DXO_WERROR=ON >$log 2>&1 &&
+        cmake --build build-release -j"$XO_JOBS" >>$log 2>&1
+    local rc=$?
+    [ $rc -eq 0 ] && echo "build: build-release/ (log: $log)" || tail -n 40 $log
+    return $rc
+}
+
+stage_test() {
+    local rc=0
+    ctest --test-dir build-release -L quick -j"$XO_JOBS" --timeout 600 || rc=1
+    if ctest --test-dir build-release -N -L nightly 2>/dev/null | grep -q 'Total Tests: [1-9]'; then
+        ctest --test-dir build-release -L nightly -LE quick -j"$XO_JOBS" --timeout 1800 || rc=1
+    else
+        echo "test: no tests labelled nightly"
+    fi
+    return $rc
+}
+
+stage_seed() {
+    local d rc=0
+    mkdir -p "$NIGHTLY_DIR"
+    for d in ref cpu cl; do
+        if "$XO" seed --device "$d" --json >"$NIGHTLY_DIR/seed-$d.json" 2>"$NIGHTLY_DIR/seed-$d.err"; then
+            echo "seed: $d -> $NIGHTLY_DIR/seed-$d.json"
+        else
+            echo "seed: $d failed: $(tail -n 1 "$NIGHTLY_DIR/seed-$d.err")" >&2
+            rc=1
+        fi
+    done
+    return $rc
+}
+
+stage_record() {
+    local args=(--db "$DB" --no-progress)
+    [ "${XO_NIGHTLY_QUICK:-0}" = 1 ] && args+=(--quick)
+    "$XO" perf record "${args[@]}" | tee "$NIGHTLY_DIR/record.log"
+    local rc=$?
+    NOTES+=("record: $(tail -n 1 "$NIGHTLY_DIR/record.log" 2>/dev/null)")
+    return $rc
+}
+
+stage_peer() {
+    if ! command -v python3 >/dev/null; then
+        echo "peer: skipped: python3 not found"
+        NOTES+=("peer: skipped (no python3)")
+        return 0
+    fi
+    if ! python3 -c 'import torch' 2>/dev/null; then
+        echo "peer: skipped: PyTorch is not installed (pip install torch to compare with it)"
+        NOTES+=("peer: skipped (no torch)")
+        return 0
+    fi
+    local args=(--xo "$XO" --db "$DB")
+    [ "${XO_NIGHTLY_QUICK:-0}" = 1 ] && args+=(--quick)
+    python3 scripts/peer_store.py "${args[@]}"
+    local rc=$?
+    NOTES+=("peer: pytorch-cpu $([ $rc -eq 0 ] && echo stored || echo "failed (exit $rc)")")
+    return $rc
+}
+
+# exit 1 from detect = a confirmed regression: the stage fails, the job goes on
+stage_detect() {
+    "$XO" perf detect --db "$DB" >"$NIGHTLY_DIR/detect.log"
+    local rc=$?
+    tail -n 1 "$NIGHTLY_DIR/detect.log"
+    if [ $rc -eq 1 ]; then
+        NOTES+=("detect: REGRESSIONS confirmed:")
+        while read -r line; do
+            NOTES+=("  $line")
+        done < <(awk '$2 == "confirmed" && $3 == "regression"' "$NIGHTLY_DIR/detect.log")
+    else
+        NOTES+=("detect: $(tail -n 1 "$NIGHTLY_DIR/detect.log")")
+    fi
+    return $rc
+}
+
+stage_report() {
+    "$XO" perf report --db "$DB" --out "$REPORT" || return 1
+    "$XO" perf advise --db "$DB" | tee "$NIGHTLY_DIR/advise.txt"
+    NOTES+=("report: $REPORT/index.html")
+    return 0
+}
+
+rc=0
+run_stage deps stage_deps || { print_summary; exit 1; }
+run_stage build stage_build || { print_summary; exit 1; }
+run_stage test stage_test || rc=1
+run_stage seed stage_seed || rc=1
+run_stage record stage_record || rc=1
+run_stage peer stage_peer || rc=1
+if [ -f "$DB" ]; then
+    run_stage detect stage_detect || rc=1
+    run_stage report stage_report || rc=1
+fi
+print_summary
+echo
+echo "==== nightly results ($NIGHTLY_DIR)"
+echo "database: $DB"
+for line in "${NOTES[@]}"; do
+    echo "$line"
+done
+exit $rc

@@ -1,0 +1,199 @@
+/*
+ * perfdb.h - the perf runner, its SQLite store, statistics, regression
+ * detection and report data (DESIGN sections 9 and 10). Used by cli/perf.c and
+ * suites/test_perfdb.c; not part of the public xo.h.
+ *
+ * A run is recorded in two transactions: the run row first ("incomplete"),
+ * then every result, raw sample and op breakdown together with the run's
+ * change to "complete". A run killed at any point is therefore absent or
+ * incomplete and every earlier run is intact. Readers only look at complete
+ * runs.
+ */
+#ifndef XO_PERFDB_H
+#define XO_PERFDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "xo.h"
+
+#define XO_PERFDB_SCHEMA_VERSION 2
+#define XO_PERFDB_APP_ID         0x786f7064 /* "xopd" in PRAGMA application_id */
+
+struct xo_perfdb; /* opaque: an open store */
+struct sqlite3;
+
+/* ---- identity ------------------------------------------------------------ */
+
+struct xo_perf_commit {
+	char sha[48];        /* full sha of HEAD; "nogit" outside a repository */
+	char parent[48];     /* first parent's sha, "" when none */
+	char subject[256];   /* first line of the commit message */
+	int64_t date;        /* committer date, unix seconds; 0 when unknown */
+	bool dirty;          /* `git status --porcelain` listed tracked changes */
+	char dirty_hash[24]; /* hash of `git diff HEAD` when dirty, else "" */
+};
+
+struct xo_perf_testbed {
+	char hostname[128];
+	char cpu_model[128]; /* /proc/cpuinfo "model name" */
+	int64_t cores;       /* online CPUs */
+	char os[128];        /* uname sysname release machine */
+	char compiler[128];  /* compiler id and version of this build */
+	char cflags[512];    /* C flags of this build */
+	char blas_name[64];  /* "OpenBLAS" */
+	char blas_version[64];
+	char blas_coretype[64]; /* the kernel set OpenBLAS chose (openblas_get_corename) */
+	char blas_config[256];  /* openblas_get_config() */
+	char cl_platform[128];  /* from the cl backend's description, "" without OpenCL */
+	char cl_device[256];
+	char cl_driver[128];
+	char env[512];       /* performance-relevant environment variables */
+	char describe[1024]; /* every device's xo_backend_describe, one per line */
+};
+
+/* HEAD of the git work tree at dir (popen of git); "nogit" when it is none. */
+void xo_perf_commit_probe(const char *dir, struct xo_perf_commit *c);
+/* This machine and build; opens each backend once to read its description. */
+void xo_perf_testbed_probe(struct xo_perf_testbed *t);
+
+/* ---- store ----------------------------------------------------------------- */
+
+/* Opens (creating or migrating) the store at path. XO_EDB with a reason for a
+ * file that is not SQLite, a SQLite file of another program, or a schema newer
+ * than this build knows. WAL mode, busy timeout for concurrent writers. */
+enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out);
+void xo_perfdb_close(struct xo_perfdb *db); /* accepts NULL */
+struct sqlite3 *xo_perfdb_sqlite(struct xo_perfdb *db);
+
+/* What a benchmark is: its name is unique and carries device and shape. */
+struct xo_perf_bench {
+	char
+	    name[192]; /* "op/conv1d/fwd/n512_l29_c1_f16_k3/cpu", "model/seed/train_step/b512/cl" */
+	char kind[8];  /* "op" or "model" */
+	char device[48]; /* "ref", "cpu", "cl", or a peer ("pytorch-cpu") */
+	char what[48];   /* op name, or "train_step" / "predict" */
+	char dir[8];     /* "fwd", "bwd", "" for models */
+	char model[64];  /* "seed" for model benchmarks, "" for ops */
+	int64_t batch;
+	char params[256]; /* canonical parameters (xo_params_format) */
+	char version[24]; /* hash of the kernel sources and sampling settings */
+};
+
+#define XO_PERF_MAX_LAYERS 32
+
+/* One sample: per-call times of `reps` back-to-back calls. */
+struct xo_perf_sample {
+	double wall_s;    /* wall time per call */
+	double enqueue_s; /* OpenCL split per call (zeros for host backends) */
+	double h2d_s;
+	double kernel_s;
+	double d2h_s;
+	double wait_s;
+	double launches; /* kernel launches per call */
+};
+
+struct xo_perf_result {
+	struct xo_perf_bench b;
+	int64_t reps;                                  /* calls per sample */
+	size_t n;                                      /* samples */
+	struct xo_perf_sample *samples;                /* n of them */
+	bool has_split;                                /* OpenCL event times recorded */
+	double op_kernel_s[XO_OP_COUNT][XO_DIR_COUNT]; /* mean kernel time per call, per op */
+	double op_launches[XO_OP_COUNT][XO_DIR_COUNT]; /* mean launches per call, per op */
+	int nlayers;                               /* model train_step on OpenCL: time per layer */
+	char layer_name[XO_PERF_MAX_LAYERS][64];   /* "conv1d", ..., "loss+adam" */
+	double layer_kernel_s[XO_PERF_MAX_LAYERS]; /* device kernel time in one step */
+	double layer_launches[XO_PERF_MAX_LAYERS];
+};
+
+/* Inserts the commit, testbed and an "incomplete" run in one transaction. */
+enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_commit *c,
+                                   const struct xo_perf_testbed *t, const char *note,
+                                   int64_t *run_id);
+/* Stores n results of run_id and marks it complete, all in one transaction. */
+enum xo_status xo_perfdb_run_finish(struct xo_perfdb *db, int64_t run_id,
+                                    const struct xo_perf_result *r, size_t n);
+
+/* The reps (calls per sample) the latest complete run on run_id's testbed
+ * used for benchmark name; 0 when there is none. */
+int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, int64_t run_id, const char *name);
+
+/* ---- statistics (stats.c) ---------------------------------------------------- */
+
+struct xo_perf_summary {
+	size_t n;
+	double min, q1, median, q3, max, mean;
+	double ci_lo, ci_hi; /* distribution-free 95% CI of the median (order statistics) */
+};
+
+/* Sorts x in place and summarizes it; quantiles are linear interpolation
+ * between order statistics (numpy's default, Hyndman-Fan type 7). */
+void xo_perf_summarize(double *x, size_t n, struct xo_perf_summary *s);
+double xo_perf_quantile(const double *sorted, size_t n, double q);
+double xo_perf_median(double *x, size_t n); /* sorts x */
+/* Indices (0-based) of the order statistics bounding a `level` CI of the median. */
+void xo_perf_median_ci_index(size_t n, double level, size_t *lo, size_t *hi);
+
+/* Two-sided Mann-Whitney U test of a vs b. Exact null distribution when there
+ * are no ties and na + nb <= XO_PERF_MWU_EXACT_MAX; otherwise the normal
+ * approximation with tie and continuity corrections. *u (may be NULL) gets U
+ * of a. Returns the p-value (1 when either sample is empty). */
+#define XO_PERF_MWU_EXACT_MAX 60
+double xo_perf_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u);
+
+/* Piecewise-constant L1 fit of y[0..n) minimizing
+ *	sum over segments S of sum_{i in S} |y_i - median(S)| / scale  +  beta * K * ln(n)
+ * (K segments, beta = XO_PERF_STEP_BETA; see stats.c for why 2). Writes the first index of each
+ *segment after the first to starts (room for n) and returns how many there are. */
+#define XO_PERF_STEP_BETA 2.0
+size_t xo_perf_steps(const double *y, size_t n, double scale, size_t *starts);
+
+/* ---- commands (each prints to out; *failed set when a regression is confirmed) -- */
+
+struct xo_perf_record_opts {
+	const char *filter;   /* POSIX extended regex on the benchmark name, or NULL */
+	const char **devices; /* NULL: ref, cpu, cl */
+	int ndevices;
+	bool quick;             /* seed shapes, a short sweep, short samples */
+	int samples;            /* samples per benchmark (>= 10 enforced unless test) */
+	const char *model_path; /* NULL: models/seed.model of the source tree, else the
+	                           built-in copy (xo_model_seed_spec) */
+	bool progress;          /* draw a progress bar on stderr */
+	bool list_only;         /* print the benchmark names and stop */
+};
+enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
+                              int64_t *run_id);
+
+struct xo_perf_compare_opts {
+	double threshold; /* relative change of medians that matters (0.05) */
+	double alpha;     /* Mann-Whitney significance (0.002) */
+	const char *filter;
+};
+enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
+                               const struct xo_perf_compare_opts *o, FILE *out, bool *failed);
+enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare_opts *o, FILE *out,
+                              bool *failed);
+/* Sets a change's state: "accepted", "ignored", "fixed", "confirmed". */
+enum xo_status xo_perf_change_set(struct xo_perfdb *db, int64_t id, const char *state, FILE *out);
+enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
+                              FILE *out);
+enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model, FILE *out);
+/* Stores a peer's timings (JSON, see docs/perf.md) as a run of the current commit. */
+enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char *json_path,
+                              FILE *out);
+
+/* ---- helpers shared inside perfdb ------------------------------------------------ */
+
+/* 64-bit FNV-1a, continued from h (start with XO_FNV_OFFSET). */
+#define XO_FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t xo_perf_fnv(uint64_t h, const void *data, size_t n);
+/* The source tree this binary was built from (XO_SOURCE_DIR env overrides). */
+const char *xo_perf_source_dir(void);
+/* Resolves "run:N", a commit sha prefix, or NULL (the latest complete run that
+ * measured ref/cpu/cl, i.e. not a peer import). */
+enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64_t *run_id);
+
+#endif /* XO_PERFDB_H */

@@ -1,2 +1,0 @@
-/* placeholder until perfdb/ is written */
-typedef int xo_perfdb_placeholder;

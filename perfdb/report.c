@@ -1,0 +1,797 @@
+/*
+ * report.c - `xo perf report` and `xo perf advise`: the data behind the
+ * gnuplot plots (scripts/history.gp, crossover.gp, gpu_split.gp,
+ * gpu_layers.gp), an index.html that shows them, and the per-batch advice
+ * "which device is faster here", all from stored measurements.
+ *
+ * Crossover: the batch size where the cl curve (time per sample) goes below
+ * the cpu curve, interpolated linearly in log(batch) on log(time ratio)
+ * between the two measured batches around the sign change.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perfdb.h"
+
+#define MAX_DEV   16
+#define MAX_BATCH 32
+#define MAX_COLS  40
+
+static enum xo_status sql_err(struct xo_perfdb *db, const char *what)
+{
+	return xo_error(XO_EDB, "%s: %s", what, sqlite3_errmsg(xo_perfdb_sqlite(db)));
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? (const char *)t : "";
+}
+
+/* A file name from a benchmark name: [A-Za-z0-9._-] kept, the rest '_'. */
+static void safe_name(const char *name, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < size; i++) {
+		char c = name[i];
+
+		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		                 (c >= '0' && c <= '9') || c == '.' || c == '-'
+		             ? c
+		             : '_';
+	}
+	out[i] = '\0';
+}
+
+static void html_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* One curve: time per sample (s) against batch for one device and workload. */
+struct curve {
+	char device[48];
+	int64_t run_id;
+	size_t n;
+	int64_t batch[MAX_BATCH];
+	double med[MAX_BATCH], lo[MAX_BATCH], hi[MAX_BATCH]; /* per call */
+};
+
+static enum xo_status load_curve(struct xo_perfdb *db, int64_t run_id, const char *model,
+                                 const char *what, const char *device, struct curve *c)
+{
+	sqlite3_stmt *s = NULL;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->device, sizeof(c->device), "%s", device);
+	c->run_id = run_id;
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT b.batch, res.median, coalesce(res.ci_lo, res.median),"
+	                       " coalesce(res.ci_hi, res.median) FROM results res"
+	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
+	                       " WHERE res.run_id = ? AND b.kind = 'model' AND b.model = ?"
+	                       " AND b.what = ? AND b.device = ? ORDER BY b.batch",
+	                       -1, &s, NULL))
+		return sql_err(db, "reading a sweep");
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, device, -1, SQLITE_STATIC);
+	while (sqlite3_step(s) == SQLITE_ROW && c->n < MAX_BATCH) {
+		c->batch[c->n] = sqlite3_column_int64(s, 0);
+		c->med[c->n] = sqlite3_column_double(s, 1);
+		c->lo[c->n] = sqlite3_column_double(s, 2);
+		c->hi[c->n] = sqlite3_column_double(s, 3);
+		c->n++;
+	}
+	sqlite3_finalize(s);
+	return XO_OK;
+}
+
+/* The curves of one model and workload: every device of the latest run that
+ * measured the model, and each peer's latest run. */
+static enum xo_status load_curves(struct xo_perfdb *db, const char *model, const char *what,
+                                  struct curve *cv, int *ncv, int64_t *main_run)
+{
+	sqlite3_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	*ncv = 0;
+	*main_run = 0;
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT b.device, max(res.run_id),"
+	                       " b.device IN ('ref','cpu') OR b.device LIKE 'cl%'"
+	                       " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
+	                       " JOIN runs ru ON ru.id = res.run_id"
+	                       " WHERE ru.state = 'complete' AND b.kind = 'model' AND b.model = ?"
+	                       " AND b.what = ? GROUP BY b.device ORDER BY 3 DESC, 2 DESC",
+	                       -1, &s, NULL))
+		return sql_err(db, "finding sweeps");
+	sqlite3_bind_text(s, 1, model, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, what, -1, SQLITE_STATIC);
+	/* the first own device row has the latest own run: every own device
+	 * is then taken from that run, so the curves are one measurement */
+	while (sqlite3_step(s) == SQLITE_ROW && *ncv < MAX_DEV) {
+		bool own = sqlite3_column_int(s, 2);
+		int64_t run = sqlite3_column_int64(s, 1);
+
+		if (own && !*main_run)
+			*main_run = run;
+		if (own)
+			run = *main_run;
+		if ((st = load_curve(db, run, model, what, col_text(s, 0), &cv[*ncv])))
+			break;
+		if (cv[*ncv].n)
+			(*ncv)++;
+	}
+	sqlite3_finalize(s);
+	return st;
+}
+
+static const struct curve *find_curve(const struct curve *cv, int n, const char *dev)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(cv[i].device, dev))
+			return &cv[i];
+	return NULL;
+}
+
+/* The batch where b's per-sample time goes below a's (0 when it never does
+ * within the measured range; -1 when b is already faster at the smallest). */
+static double crossover(const struct curve *a, const struct curve *b)
+{
+	double prev_d = NAN, prev_x = NAN;
+
+	if (!a || !b)
+		return 0.0;
+	for (size_t i = 0; i < a->n; i++) {
+		for (size_t j = 0; j < b->n; j++) {
+			if (a->batch[i] != b->batch[j])
+				continue;
+			double d = log(b->med[j] / a->med[i]); /* > 0: b slower */
+			double x = log((double)a->batch[i]);
+
+			if (isnan(prev_d) && d < 0)
+				return -1.0;
+			if (!isnan(prev_d) && prev_d > 0 && d <= 0)
+				return exp(prev_x + (x - prev_x) * prev_d / (prev_d - d));
+			prev_d = d;
+			prev_x = x;
+		}
+	}
+	return 0.0;
+}
+
+/* ---- gnuplot ---------------------------------------------------------------------- */
+
+static bool have_gnuplot(void)
+{
+	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, FILE *gp,
+                                      FILE *html, const char *model, const char *what)
+{
+	struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
+	char path[4096], devices[512] = "";
+	int ncv = 0;
+	int64_t run;
+	double x;
+	enum xo_status st;
+
+	if (!cv)
+		return xo_error(XO_ENOMEM, "perf: out of memory");
+	if ((st = load_curves(db, model, what, cv, &ncv, &run)) || !ncv)
+		goto out;
+	for (int i = 0; i < ncv; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/data/cross_%s_%s_%s.dat", outdir, model, what,
+		         cv[i].device);
+		f = fopen(path, "w");
+		if (!f) {
+			st = xo_error(XO_EIO, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		fprintf(f, "# batch  s/sample median  ci_lo  ci_hi   (run %lld, device %s)\n",
+		        (long long)cv[i].run_id, cv[i].device);
+		for (size_t k = 0; k < cv[i].n; k++) {
+			double b = (double)cv[i].batch[k];
+
+			fprintf(f, "%lld %.6e %.6e %.6e\n", (long long)cv[i].batch[k],
+			        cv[i].med[k] / b, cv[i].lo[k] / b, cv[i].hi[k] / b);
+		}
+		fclose(f);
+		snprintf(devices + strlen(devices), sizeof(devices) - strlen(devices), "%s%s",
+		         i ? " " : "", cv[i].device);
+	}
+	x = crossover(find_curve(cv, ncv, "cpu"), find_curve(cv, ncv, "cl"));
+	fprintf(gp,
+	        "prefix = '%s/data/cross_%s_%s_'; devices = '%s'; xcross = %g;\n"
+	        "title_text = '%s %s: time per sample vs batch (run %lld)';\n"
+	        "outbase = '%s/crossover_%s_%s'; load script_dir.'/crossover.gp'\n",
+	        outdir, model, what, devices, x, model, what, (long long)run, outdir, model, what);
+	fprintf(html, "<h3>%s %s</h3>\n<p>", model, what);
+	if (x > 0)
+		fprintf(html, "cl becomes faster than cpu at batch &asymp; %.0f.", x);
+	else if (x < 0)
+		fprintf(html, "cl is faster than cpu at every measured batch.");
+	else if (find_curve(cv, ncv, "cl") && find_curve(cv, ncv, "cpu"))
+		fprintf(html, "cl is slower than cpu at every measured batch (no crossover).");
+	else
+		fprintf(html, "cpu and cl are not both measured: no crossover.");
+	fprintf(html,
+	        "</p>\n<a href=\"crossover_%s_%s.svg\"><img src=\"crossover_%s_%s.png\"></a>\n",
+	        model, what, model, what);
+out:
+	free(cv);
+	return st;
+}
+
+/* Stacked split of OpenCL time (percent per category) per batch. */
+static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
+                                  const char *model, const char *what, int64_t run)
+{
+	sqlite3_stmt *s = NULL;
+	char path[4096];
+	FILE *f;
+	int rows = 0;
+
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT b.batch, avg(sm.enqueue_s), avg(sm.h2d_s), avg(sm.kernel_s),"
+	                       " avg(sm.d2h_s), avg(sm.wait_s), avg(sm.wall_s), avg(sm.launches)"
+	                       " FROM samples sm JOIN results res ON res.id = sm.result_id"
+	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
+	                       " WHERE res.run_id = ? AND res.has_split AND b.kind = 'model'"
+	                       " AND b.model = ? AND b.what = ? GROUP BY b.batch ORDER BY b.batch",
+	                       -1, &s, NULL))
+		return sql_err(db, "reading the OpenCL split");
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
+	snprintf(path, sizeof(path), "%s/data/split_%s_%s.dat", outdir, model, what);
+	f = fopen(path, "w");
+	if (!f) {
+		sqlite3_finalize(s);
+		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
+	}
+	fprintf(f, "label enqueue H2D kernel D2H wait\n");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		double v[5], sum = 0.0;
+
+		for (int i = 0; i < 5; i++)
+			sum += v[i] = sqlite3_column_double(s, 1 + i);
+		if (!(sum > 0.0))
+			continue;
+		fprintf(f, "\"%lld\\n%.3gms\\n%.0f launches\"",
+		        (long long)sqlite3_column_int64(s, 0), 1e3 * sqlite3_column_double(s, 6),
+		        sqlite3_column_double(s, 7));
+		for (int i = 0; i < 5; i++)
+			fprintf(f, " %.3f", 100.0 * v[i] / sum);
+		fputc('\n', f);
+		rows++;
+	}
+	sqlite3_finalize(s);
+	fclose(f);
+	if (!rows)
+		return XO_OK;
+	fprintf(gp,
+	        "datafile = '%s'; title_text = '%s %s on OpenCL: where the time goes (%% of the "
+	        "event times; batch, wall per call, launches)';\noutbase = '%s/split_%s_%s'; load "
+	        "script_dir.'/gpu_split.gp'\n",
+	        path, model, what, outdir, model, what);
+	fprintf(html, "<a href=\"split_%s_%s.svg\"><img src=\"split_%s_%s.png\"></a>\n", model,
+	        what, model, what);
+	return XO_OK;
+}
+
+/* Kernel time per layer (train_step) or per op, stacked, per batch. */
+static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
+                                   const char *model, int64_t run)
+{
+	sqlite3_stmt *s = NULL;
+	char path[4096], (*names)[64] = calloc(MAX_COLS, 64);
+	double(*ms)[MAX_COLS] = calloc(MAX_BATCH, sizeof(*ms));
+	int64_t batches[MAX_BATCH];
+	int nb = 0, nn = 0;
+	FILE *f;
+
+	if (!names || !ms) {
+		free(names);
+		free(ms);
+		return xo_error(XO_ENOMEM, "perf: out of memory");
+	}
+	if (sqlite3_prepare_v2(
+	        xo_perfdb_sqlite(db),
+	        "SELECT b.batch, o.op, o.kernel_s FROM result_ops o"
+	        " JOIN results res ON res.id = o.result_id"
+	        " JOIN benchmarks b ON b.id = res.benchmark_id"
+	        " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
+	        " AND b.model = ? AND b.what = 'train_step' ORDER BY b.batch, o.rowid",
+	        -1, &s, NULL)) {
+		free(names);
+		free(ms);
+		return sql_err(db, "reading layer times");
+	}
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t batch = sqlite3_column_int64(s, 0);
+		const char *name = col_text(s, 1);
+		int bi, ni;
+
+		for (bi = 0; bi < nb && batches[bi] != batch; bi++)
+			;
+		if (bi == nb) {
+			if (nb == MAX_BATCH)
+				continue;
+			batches[nb++] = batch;
+		}
+		for (ni = 0; ni < nn && strcmp(names[ni], name); ni++)
+			;
+		if (ni == nn) {
+			if (nn == MAX_COLS)
+				continue;
+			snprintf(names[nn++], 64, "%s", name);
+		}
+		ms[bi][ni] = 1e3 * sqlite3_column_double(s, 2);
+	}
+	sqlite3_finalize(s);
+	if (!nb)
+		goto out;
+	snprintf(path, sizeof(path), "%s/data/layers_%s.dat", outdir, model);
+	f = fopen(path, "w");
+	if (!f) {
+		free(names);
+		free(ms);
+		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
+	}
+	fprintf(f, "batch");
+	for (int i = 0; i < nn; i++)
+		fprintf(f, " \"%s\"", names[i]);
+	fputc('\n', f);
+	for (int b = 0; b < nb; b++) {
+		double sum = 0.0;
+
+		for (int i = 0; i < nn; i++)
+			sum += ms[b][i];
+		fprintf(f, "\"%lld\\n%.3gms\"", (long long)batches[b], sum);
+		for (int i = 0; i < nn; i++)
+			fprintf(f, " %.3f", sum > 0 ? 100.0 * ms[b][i] / sum : 0.0);
+		fputc('\n', f);
+	}
+	fclose(f);
+	fprintf(gp,
+	        "datafile = '%s'; ncols = %d; title_text = '%s train_step on OpenCL: kernel time "
+	        "per layer (%% of one step; batch, total kernel ms)';\noutbase = '%s/layers_%s'; "
+	        "load script_dir.'/gpu_layers.gp'\n",
+	        path, nn + 1, model, outdir, model);
+	fprintf(html, "<a href=\"layers_%s.svg\"><img src=\"layers_%s.png\"></a>\n", model, model);
+out:
+	free(names);
+	free(ms);
+	return XO_OK;
+}
+
+/* History of one benchmark on one testbed: one point per run, oldest first. */
+static enum xo_status write_history(struct xo_perfdb *db, const char *outdir, FILE *gp,
+                                    int64_t bench, const char *name, int64_t testbed, int *points)
+{
+	sqlite3_stmt *s = NULL;
+	char path[4096], safe[256];
+	FILE *f;
+	int n = 0, nchanges = 0;
+
+	safe_name(name, safe, sizeof(safe));
+	if (sqlite3_prepare_v2(
+	        xo_perfdb_sqlite(db),
+	        "SELECT c.sha, c.dirty, res.median, coalesce(res.ci_lo, res.median),"
+	        " coalesce(res.ci_hi, res.median), res.min,"
+	        " (SELECT ch.ratio FROM changes ch WHERE ch.benchmark_id = res.benchmark_id"
+	        "  AND ch.testbed_id = ru.testbed_id AND ch.commit_id = ru.commit_id"
+	        "  AND ch.state != 'ignored'"
+	        "  AND ru.id = (SELECT min(r2.id) FROM runs r2 WHERE"
+	        "   r2.commit_id = ru.commit_id AND r2.testbed_id = ru.testbed_id"
+	        "   AND r2.state = 'complete'))"
+	        " FROM results res JOIN runs ru ON ru.id = res.run_id"
+	        " JOIN commits c ON c.id = ru.commit_id"
+	        " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.state = 'complete'"
+	        " ORDER BY c.date, ru.id",
+	        -1, &s, NULL))
+		return sql_err(db, "reading a history");
+	sqlite3_bind_int64(s, 1, bench);
+	sqlite3_bind_int64(s, 2, testbed);
+	snprintf(path, sizeof(path), "%s/data/hist_%s.dat", outdir, safe);
+	f = fopen(path, "w");
+	if (!f) {
+		sqlite3_finalize(s);
+		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
+	}
+	fprintf(f, "# idx median_ms ci_lo ci_hi min change_marker commit\n");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		double med = 1e3 * sqlite3_column_double(s, 2);
+
+		fprintf(f, "%d %.6g %.6g %.6g %.6g ", n, med, 1e3 * sqlite3_column_double(s, 3),
+		        1e3 * sqlite3_column_double(s, 4), 1e3 * sqlite3_column_double(s, 5));
+		if (sqlite3_column_type(s, 6) == SQLITE_NULL) {
+			fprintf(f, "NaN");
+		} else {
+			fprintf(f, "%.6g", med);
+			nchanges++;
+		}
+		fprintf(f, " %.7s%s\n", col_text(s, 0), sqlite3_column_int(s, 1) ? "+" : "");
+		n++;
+	}
+	sqlite3_finalize(s);
+	fclose(f);
+	*points = n;
+	fprintf(gp,
+	        "datafile = '%s'; title_text = '%s'; nchanges = %d; npoints = %d;\n"
+	        "outbase = '%s/hist_%s'; load script_dir.'/history.gp'\n",
+	        path, name, nchanges, n, outdir, safe);
+	return XO_OK;
+}
+
+/* The latest complete run that measured our own devices (not a peer import). */
+static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t *run)
+{
+	sqlite3_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	if (sqlite3_prepare_v2(
+	        xo_perfdb_sqlite(db),
+	        "SELECT max(ru.id) FROM runs ru JOIN results res ON res.run_id = ru.id"
+	        " JOIN benchmarks b ON b.id = res.benchmark_id"
+	        " WHERE ru.state = 'complete' AND (b.device IN ('ref','cpu')"
+	        " OR b.device LIKE 'cl%')",
+	        -1, &s, NULL))
+		return sql_err(db, "finding the latest run");
+	if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL)
+		st = xo_error(XO_EINVAL, "no complete run of ref/cpu/cl recorded yet: run `xo perf "
+		                         "record` first");
+	else
+		*run = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return st;
+}
+
+static int run_gnuplot(const char *driver, const char *outdir)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "gnuplot '%s' > '%s/gnuplot.log' 2>&1", driver, outdir);
+	return system(cmd);
+}
+
+enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
+                              FILE *out)
+{
+	static const char *const whats[] = {"train_step", "predict"};
+	char path[4096], model[64] = "seed";
+	sqlite3_stmt *s = NULL;
+	FILE *gp = NULL, *html = NULL;
+	enum xo_status st = XO_OK;
+	int64_t latest = 0, testbed = 0, main_run = 0, nhist = 0;
+	int rc;
+
+	if (!have_gnuplot())
+		return xo_error(XO_ENODEV, "gnuplot not found in PATH: install it "
+		                           "(apt-get install gnuplot-nox) to draw reports");
+	snprintf(path, sizeof(path), "%s/history.gp", scripts_dir);
+	if (access(path, R_OK))
+		return xo_error(XO_EIO, "%s: gnuplot scripts not found (set XO_SOURCE_DIR)", path);
+	if ((st = latest_own_run(db, &latest)))
+		return st;
+	if (mkdir(outdir, 0777) && errno != EEXIST)
+		return xo_error(XO_EIO, "%s: %s", outdir, strerror(errno));
+	snprintf(path, sizeof(path), "%s/data", outdir);
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "%s/plots.gp", outdir);
+	gp = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/index.html", outdir);
+	html = fopen(path, "w");
+	if (!gp || !html) {
+		st = xo_error(XO_EIO, "%s: cannot write: %s", outdir, strerror(errno));
+		goto out;
+	}
+	fprintf(gp,
+	        "# generated by xo perf report\nscript_dir = '%s'\nload script_dir.'/common.gp'\n",
+	        scripts_dir);
+	fprintf(html, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>crossover perf "
+	              "report</title>\n<style>body{font-family:sans-serif;margin:2em}"
+	              "img{max-width:48%%;margin:4px;border:1px solid #ccc}"
+	              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
+	              "font-size:90%%}.reg{color:#b00}.imp{color:#070}</style></head><body>\n"
+	              "<h1>crossover perf report</h1>\n");
+
+	/* latest run and its testbed */
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT ru.testbed_id, c.sha, c.dirty, c.subject, ru.started,"
+	                       " t.hostname, t.cpu_model, t.cores, t.blas_config, t.blas_coretype,"
+	                       " t.cl_device, t.compiler, t.cflags, t.env"
+	                       " FROM runs ru JOIN commits c ON c.id = ru.commit_id"
+	                       " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
+	                       -1, &s, NULL)) {
+		st = sql_err(db, "report");
+		goto out;
+	}
+	sqlite3_bind_int64(s, 1, latest);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		static const char *const labels[] = {
+		    "host",          "CPU",      "cores", "BLAS",       "BLAS core type",
+		    "OpenCL device", "compiler", "flags", "environment"};
+		time_t t = (time_t)sqlite3_column_int64(s, 4);
+		char when[64] = "?";
+		struct tm tm;
+
+		testbed = sqlite3_column_int64(s, 0);
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+		fprintf(html, "<p>Latest run: <b>run:%lld</b>, commit <code>%.12s%s</code> (",
+		        (long long)latest, col_text(s, 1),
+		        sqlite3_column_int(s, 2) ? " dirty" : "");
+		html_escape(html, col_text(s, 3));
+		fprintf(html, "), %s, testbed %lld.</p>\n<table>\n", when, (long long)testbed);
+		for (int i = 0; i < 9; i++) {
+			fprintf(html, "<tr><th>%s</th><td>", labels[i]);
+			html_escape(html, col_text(s, 5 + i));
+			fprintf(html, "</td></tr>\n");
+		}
+		fprintf(html, "</table>\n");
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+
+	/* crossover and GPU split, per workload */
+	fprintf(html,
+	        "<h2>CPU vs GPU: time per sample against batch size</h2>\n"
+	        "<p>Median of the samples (bars: 95%% CI of the median) divided by the batch, "
+	        "log-log; peers (other frameworks) are their own latest import. The dashed line "
+	        "marks where cl becomes faster than cpu.</p>\n");
+	for (int w = 0; w < 2; w++) {
+		struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
+		int ncv = 0;
+
+		if (!cv) {
+			st = xo_error(XO_ENOMEM, "perf: out of memory");
+			goto out;
+		}
+		st = load_curves(db, model, whats[w], cv, &ncv, &main_run);
+		free(cv);
+		if (st || (st = write_crossover(db, outdir, gp, html, model, whats[w])))
+			goto out;
+	}
+	fprintf(html,
+	        "<h2>Where the GPU time goes</h2>\n<p>OpenCL event times of one call "
+	        "(host enqueue, host-to-device, kernels, device-to-host, host wait), as a share "
+	        "of their sum; and the kernel time of one training step per layer.</p>\n");
+	for (int w = 0; w < 2 && main_run; w++)
+		if ((st = write_split(db, outdir, gp, html, model, whats[w], main_run)))
+			goto out;
+	if (main_run && (st = write_layers(db, outdir, gp, html, model, main_run)))
+		goto out;
+
+	/* changes */
+	fprintf(html, "<h2>Changes (xo perf detect)</h2>\n<table><tr><th>id</th><th>state</th>"
+	              "<th>benchmark</th><th>commit</th><th>change</th><th>p</th></tr>\n");
+	if (sqlite3_prepare_v2(
+	        xo_perfdb_sqlite(db),
+	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio, ch.p_value"
+	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
+	        " JOIN commits c ON c.id = ch.commit_id"
+	        " ORDER BY ch.state != 'confirmed', b.name",
+	        -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW)
+			fprintf(html,
+			        "<tr class=\"%s\"><td>%lld</td><td>%s</td><td>%s</td>"
+			        "<td><code>%.10s</code></td><td>%+.1f%%</td><td>%.2g</td></tr>\n",
+			        !strcmp(col_text(s, 2), "regression") ? "reg" : "imp",
+			        (long long)sqlite3_column_int64(s, 0), col_text(s, 1),
+			        col_text(s, 3), col_text(s, 4),
+			        100.0 * (sqlite3_column_double(s, 5) - 1.0),
+			        sqlite3_column_double(s, 6));
+		sqlite3_finalize(s);
+		s = NULL;
+	}
+	fprintf(html, "</table>\n");
+
+	/* history of every benchmark measured on the latest run's testbed */
+	fprintf(html,
+	        "<h2>History per benchmark (testbed %lld)</h2>\n<p>Median per run with its "
+	        "95%% CI, minimum as points, detected changes as red diamonds.</p>\n",
+	        (long long)testbed);
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT DISTINCT b.id, b.name FROM results res JOIN benchmarks b"
+	                       " ON b.id = res.benchmark_id JOIN runs ru ON ru.id = res.run_id"
+	                       " WHERE ru.testbed_id = ? AND ru.state = 'complete' ORDER BY b.name",
+	                       -1, &s, NULL)) {
+		st = sql_err(db, "report");
+		goto out;
+	}
+	sqlite3_bind_int64(s, 1, testbed);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		char safe[256];
+		int points = 0;
+
+		safe_name(col_text(s, 1), safe, sizeof(safe));
+		if ((st = write_history(db, outdir, gp, sqlite3_column_int64(s, 0), col_text(s, 1),
+		                        testbed, &points)))
+			goto out;
+		fprintf(html, "<a href=\"hist_%s.svg\"><img src=\"hist_%s.png\" title=\"", safe,
+		        safe);
+		html_escape(html, col_text(s, 1));
+		fprintf(html, "\" style=\"max-width:32%%\"></a>\n");
+		nhist++;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	fprintf(html, "</body></html>\n");
+	fclose(gp);
+	gp = NULL;
+	fclose(html);
+	html = NULL;
+
+	snprintf(path, sizeof(path), "%s/plots.gp", outdir);
+	rc = run_gnuplot(path, outdir);
+	if (rc != 0) {
+		st = xo_error(XO_EIO, "gnuplot failed (exit %d): see %s/gnuplot.log",
+		              WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, outdir);
+		goto out;
+	}
+	fprintf(out,
+	        "report: %s/index.html (%lld histories, crossover and GPU split of run %lld)\n",
+	        outdir, (long long)nhist, (long long)main_run);
+out:
+	sqlite3_finalize(s);
+	if (gp)
+		fclose(gp);
+	if (html)
+		fclose(html);
+	return st;
+}
+
+/* ---- advise -------------------------------------------------------------------- */
+
+enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE *out)
+{
+	static const char *const whats[] = {"train_step", "predict"};
+	struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
+	struct xo_perf_commit now_commit;
+	char model[64];
+	const char *base;
+	sqlite3_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	int64_t run = 0;
+	bool any = false;
+
+	if (!cv)
+		return xo_error(XO_ENOMEM, "perf: out of memory");
+	base = model_arg ? strrchr(model_arg, '/') : NULL;
+	base = base ? base + 1 : model_arg ? model_arg : "seed";
+	snprintf(model, sizeof(model), "%.*s", (int)strcspn(base, "."), base);
+	xo_perf_commit_probe(xo_perf_source_dir(), &now_commit);
+
+	for (int w = 0; w < 2; w++) {
+		int ncv = 0;
+		const struct curve *cpu, *cl;
+
+		if ((st = load_curves(db, model, whats[w], cv, &ncv, &run)))
+			goto out;
+		if (!run)
+			continue;
+		if (!any) {
+			/* how fresh and how comparable the evidence is */
+			if (sqlite3_prepare_v2(
+			        xo_perfdb_sqlite(db),
+			        "SELECT c.sha, c.dirty, ru.started, t.hostname,"
+			        " t.cpu_model, t.cl_device FROM runs ru"
+			        " JOIN commits c ON c.id = ru.commit_id"
+			        " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
+			        -1, &s, NULL) == SQLITE_OK) {
+				sqlite3_bind_int64(s, 1, run);
+				if (sqlite3_step(s) == SQLITE_ROW) {
+					double age = difftime(time(NULL),
+					                      (time_t)sqlite3_column_int64(s, 2)) /
+					             86400.0;
+					char host[128];
+
+					fprintf(
+					    out,
+					    "evidence: run:%lld, commit %.12s%s, %.1f days old, "
+					    "host %s (%s)\n",
+					    (long long)run, col_text(s, 0),
+					    sqlite3_column_int(s, 1) ? " (dirty)" : "", age,
+					    col_text(s, 3), col_text(s, 4));
+					if (age > 30)
+						fprintf(
+						    out,
+						    "warning: the data is %.0f days old (> 30): "
+						    "re-run `xo perf record`\n",
+						    age);
+					if (strcmp(col_text(s, 0), now_commit.sha))
+						fprintf(
+						    out,
+						    "warning: measured at commit %.12s, this tree "
+						    "is at %.12s: re-run `xo perf record`\n",
+						    col_text(s, 0), now_commit.sha);
+					if (gethostname(host, sizeof(host)) == 0 &&
+					    strcmp(host, col_text(s, 3)))
+						fprintf(
+						    out,
+						    "warning: measured on host %s, this is %s\n",
+						    col_text(s, 3), host);
+				}
+				sqlite3_finalize(s);
+				s = NULL;
+			}
+			any = true;
+		}
+		cpu = find_curve(cv, ncv, "cpu");
+		cl = find_curve(cv, ncv, "cl");
+		fprintf(out, "\n%s %s (time per call, 95%% CI of the median):\n", model, whats[w]);
+		fprintf(out, "%8s %-26s %-26s %s\n", "batch", "cpu", "cl", "advice");
+		if (!cpu || !cl) {
+			fprintf(out, "  cpu and cl are not both measured: nothing to compare\n");
+			continue;
+		}
+		for (size_t i = 0; i < cpu->n; i++) {
+			size_t j;
+			char a[64], b[64];
+
+			for (j = 0; j < cl->n && cl->batch[j] != cpu->batch[i]; j++)
+				;
+			if (j == cl->n)
+				continue;
+			snprintf(a, sizeof(a), "%.3g ms [%.3g, %.3g]", 1e3 * cpu->med[i],
+			         1e3 * cpu->lo[i], 1e3 * cpu->hi[i]);
+			snprintf(b, sizeof(b), "%.3g ms [%.3g, %.3g]", 1e3 * cl->med[j],
+			         1e3 * cl->lo[j], 1e3 * cl->hi[j]);
+			fprintf(out, "%8lld %-26s %-26s ", (long long)cpu->batch[i], a, b);
+			if (cpu->hi[i] >= cl->lo[j] && cl->hi[j] >= cpu->lo[i])
+				fprintf(out, "too close to tell (CIs overlap)\n");
+			else if (cpu->med[i] < cl->med[j])
+				fprintf(out, "cpu (%.2fx faster)\n", cl->med[j] / cpu->med[i]);
+			else
+				fprintf(out, "cl (%.2fx faster)\n", cpu->med[i] / cl->med[j]);
+		}
+		double x = crossover(cpu, cl);
+
+		if (x > 0)
+			fprintf(out, "crossover: cl becomes faster at batch ~%.0f\n", x);
+		else if (x < 0)
+			fprintf(out, "crossover: none, cl is faster at every measured batch\n");
+		else
+			fprintf(out, "crossover: none, cpu is faster at every measured batch\n");
+	}
+	if (!any)
+		st = xo_error(XO_EINVAL,
+		              "no measurements of model '%s' in the database: run `xo perf "
+		              "record` first",
+		              model);
+out:
+	sqlite3_finalize(s);
+	free(cv);
+	return st;
+}

@@ -1,0 +1,730 @@
+/*
+ * runner.c - `xo perf record`: builds the benchmark set (every op forward and
+ * backward x a shape set x every device; the seed model's train_step and
+ * predict over a batch sweep), warms each up, then collects samples
+ * round-robin across all benchmarks in a shuffled order per round, so that
+ * drift (thermal, other load) hits every benchmark alike. One sample is the
+ * wall time of `reps` back-to-back calls ending in a device sync, divided by
+ * reps; reps is calibrated in the warm-up to fill a target sample time. On
+ * OpenCL the event split (enqueue, H2D, kernel, D2H, wait, launches) and the
+ * kernel time per op are recorded beside the wall time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perfdb.h"
+
+/* ---- the benchmark set ---------------------------------------------------------- */
+
+struct op_case {
+	const char *op;     /* op name (ops.def) */
+	const char *label;  /* short shape label in the benchmark name */
+	const char *params; /* key=value list (xo_params_set) */
+	bool quick;         /* in --quick */
+	bool heavy;         /* too slow for ref: skipped there */
+};
+
+/*
+ * The seed model's layer shapes at batch 512 (DESIGN section 1: input 29x1,
+ * conv 27x16, pool 9x16, conv 7x32, pool 2x32, flatten 64, dense 32, dense 12;
+ * 4108 parameters; 12800 training rows gathered per batch), then a few larger
+ * ones where a BLAS or a GPU has room to win.
+ */
+static const struct op_case op_cases[] = {
+    {"conv1d", "n512_l29_c1_f16_k3",
+     "batch=512 len=29 ch=1 filters=16 kernel_size=3 activation=relu", true, false},
+    {"conv1d", "n512_l9_c16_f32_k3",
+     "batch=512 len=9 ch=16 filters=32 kernel_size=3 activation=relu", true, false},
+    {"max_pooling1d", "n512_l27_c16_p3", "batch=512 len=27 ch=16 pool_size=3", true, false},
+    {"max_pooling1d", "n512_l7_c32_p3", "batch=512 len=7 ch=32 pool_size=3", true, false},
+    {"relu", "n512_l27_c16", "batch=512 len=27 ch=16", true, false},
+    {"flatten", "n512_l2_c32", "batch=512 len=2 ch=32", true, false},
+    {"dropout", "n512_l1_c64_r0.5", "batch=512 len=1 ch=64 rate=0.5 training=1 seed=1 layer=5",
+     true, false},
+    {"dense", "n512_c64_u32_sigmoid", "batch=512 ch=64 units=32 activation=sigmoid", true, false},
+    {"dense", "n512_c32_u12_softmax", "batch=512 ch=32 units=12 activation=softmax", true, false},
+    {"sigmoid", "n512_l1_c32", "batch=512 len=1 ch=32", true, false},
+    {"softmax", "n512_l1_c12", "batch=512 len=1 ch=12", true, false},
+    {"categorical_crossentropy", "n512_c12", "batch=512 ch=12", true, false},
+    {"adam", "size4108", "size=4108 iteration=10", true, false},
+    {"accuracy", "n512_c12", "batch=512 ch=12", true, false},
+    {"gather", "n512_c29_rows12800", "batch=512 ch=29 rows=12800", true, false},
+    /* larger shapes */
+    {"conv1d", "n4096_l29_c1_f16_k3",
+     "batch=4096 len=29 ch=1 filters=16 kernel_size=3 activation=relu", false, false},
+    {"conv1d", "n64_l128_c32_f64_k5_same",
+     "batch=64 len=128 ch=32 filters=64 kernel_size=5 padding=same activation=relu", false, true},
+    {"max_pooling1d", "n4096_l27_c16_p3", "batch=4096 len=27 ch=16 pool_size=3", false, false},
+    {"dense", "n4096_c64_u32_sigmoid", "batch=4096 ch=64 units=32 activation=sigmoid", false,
+     false},
+    {"dense", "n256_c512_u512", "batch=256 ch=512 units=512", false, true},
+    {"adam", "size262144", "size=262144 iteration=10", false, false},
+};
+
+enum workload { W_TRAIN_STEP, W_PREDICT, W_COUNT };
+static const char *const workload_names[W_COUNT] = {"train_step", "predict"};
+
+struct device {
+	char spec[64];         /* as given: "cpu", "cl:0:0" */
+	char label[64];        /* in benchmark names */
+	struct xo_backend *be; /* NULL when it did not open */
+	bool is_cl;
+	char version[24]; /* hash of its kernel sources */
+};
+
+struct bench {
+	struct xo_perf_result r; /* name, samples, split: what is stored */
+	struct device *dev;
+	bool is_model;
+	/* op benchmarks */
+	enum xo_op op;
+	enum xo_dir dir;
+	struct xo_op_args args;
+	struct xo_tensor *owned[XO_MAX_SRC + XO_MAX_DST];
+	/* model benchmarks */
+	struct xo_model *m;
+	enum workload w;
+	bool ok;                                 /* set up and sampling without error */
+	double op_ns[XO_OP_COUNT][XO_DIR_COUNT]; /* summed over samples */
+	double op_launch[XO_OP_COUNT][XO_DIR_COUNT];
+};
+
+/* ---- kernel source versions ---------------------------------------------------------- */
+
+struct strlist {
+	char **v;
+	size_t n, cap;
+};
+
+static void strlist_push(struct strlist *l, const char *s)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(s);
+	if (l->v[l->n])
+		l->n++;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool source_file(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && (!strcmp(dot, ".c") || !strcmp(dot, ".h") || !strcmp(dot, ".cl") ||
+	               !strcmp(dot, ".def") || !strcmp(dot, ".model"));
+}
+
+static void list_sources(const char *dir, struct strlist *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			list_sources(path, out);
+		else if (S_ISREG(st.st_mode) && source_file(e->d_name))
+			strlist_push(out, path);
+	}
+	closedir(d);
+}
+
+/* FNV-1a over the sorted relative paths and contents of a source directory. */
+static uint64_t hash_dir(uint64_t h, const char *subdir)
+{
+	struct strlist l = {0};
+	char dir[4096];
+	size_t skip;
+
+	snprintf(dir, sizeof(dir), "%s/%s", xo_perf_source_dir(), subdir);
+	skip = strlen(xo_perf_source_dir()) + 1;
+	list_sources(dir, &l);
+	qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+	for (size_t i = 0; i < l.n; i++) {
+		char buf[8192];
+		size_t n;
+		FILE *f = fopen(l.v[i], "rb");
+
+		h = xo_perf_fnv(h, l.v[i] + skip, strlen(l.v[i] + skip) + 1);
+		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			h = xo_perf_fnv(h, buf, n);
+		if (f)
+			fclose(f);
+		free(l.v[i]);
+	}
+	free(l.v);
+	return h;
+}
+
+static const char *backend_dir(const char *label)
+{
+	if (!strncmp(label, "ref", 3))
+		return "reference";
+	if (!strncmp(label, "cpu", 3))
+		return "kernels";
+	if (!strncmp(label, "cl", 2))
+		return "cl";
+	return "";
+}
+
+/* ---- helpers ------------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	/* splitmix64: fills and the per-round shuffle, reproducible */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static enum xo_status parse_params(const char *line, struct xo_params *p)
+{
+	char buf[512], *save = NULL;
+
+	*p = xo_params_default();
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		enum xo_status st;
+
+		if (!eq)
+			return xo_error(XO_EINVAL, "bad benchmark parameter '%s'", tok);
+		*eq = '\0';
+		if ((st = xo_params_set(p, tok, eq + 1)))
+			return st;
+	}
+	return XO_OK;
+}
+
+/* A tensor for a slot, filled with values in [0.01, 1) (valid input for every
+ * op: positive variances for Adam, probabilities for the losses) or, for the
+ * i32 gather index, row numbers below rows. */
+static enum xo_status make_tensor(struct xo_backend *be, const struct xo_slot_shape *s,
+                                  int64_t rows, uint64_t *rng, struct xo_tensor **out)
+{
+	enum xo_status st;
+	int64_t n = 1;
+	void *host;
+
+	st = xo_tensor_create(be, s->dtype, s->ndim, s->dim, out);
+	if (st)
+		return st;
+	n = xo_tensor_nelem(*out);
+	host = malloc((size_t)n * 4);
+	if (!host)
+		return xo_error(XO_ENOMEM, "perf: out of memory");
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t r = rng_next(rng);
+
+		if (s->dtype == XO_DTYPE_I32)
+			((int32_t *)host)[i] = (int32_t)(r % (uint64_t)(rows > 0 ? rows : 1));
+		else
+			((float *)host)[i] = 0.01f + 0.99f * (float)(r >> 40) / (float)(1 << 24);
+	}
+	st = xo_tensor_write(*out, host, 0, n);
+	free(host);
+	return st;
+}
+
+static enum xo_status op_setup(struct bench *b, const struct op_case *c, uint64_t *rng)
+{
+	struct xo_slot_shape src[XO_MAX_SRC], dst[XO_MAX_DST];
+	struct xo_backend *be = b->dev->be;
+	enum xo_status st;
+	int k = 0;
+
+	if ((st = parse_params(c->params, &b->args.p)))
+		return st;
+	if ((st = xo_op_shapes(b->op, b->dir, &b->args.p, src, dst)))
+		return st;
+	for (int i = 0; i < XO_MAX_SRC; i++) {
+		if (!src[i].ndim)
+			continue;
+		if ((st = make_tensor(be, &src[i], b->args.p.rows, rng, &b->owned[k])))
+			return st;
+		b->args.src[i] = b->owned[k++];
+	}
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		if (!dst[i].ndim)
+			continue;
+		if ((st = make_tensor(be, &dst[i], b->args.p.rows, rng, &b->owned[k])))
+			return st;
+		b->args.dst[i] = b->owned[k++];
+	}
+	return XO_OK;
+}
+
+static enum xo_status model_setup(struct bench *b, const char *model_path)
+{
+	enum xo_status st;
+
+	if (model_path)
+		st = xo_model_open(model_path, b->dev->be, b->r.b.batch, &b->m);
+	else
+		st = xo_model_open_string(xo_model_seed_spec, "seed (built in)", b->dev->be,
+		                          b->r.b.batch, &b->m);
+	if (!st)
+		st = xo_model_init(b->m, 1);
+	if (!st)
+		st = xo_model_bench_prepare(b->m, b->r.b.batch, 1);
+	return st;
+}
+
+static enum xo_status run_once(struct bench *b)
+{
+	if (!b->is_model)
+		return xo_op_run(b->dev->be, b->op, b->dir, &b->args);
+	return b->w == W_TRAIN_STEP ? xo_model_bench_train_step(b->m)
+	                            : xo_model_bench_predict(b->m);
+}
+
+/* One sample: reps calls, a sync, per-call times. */
+static enum xo_status take_sample(struct bench *b, struct xo_perf_sample *out, bool keep)
+{
+	struct xo_backend_stats stats;
+	enum xo_status st = XO_OK;
+	double t0, t1, reps = (double)b->r.reps;
+
+	if (b->dev->is_cl)
+		xo_backend_stats_reset(b->dev->be);
+	t0 = now_s();
+	for (int64_t i = 0; i < b->r.reps && !st; i++)
+		st = run_once(b);
+	if (!st)
+		st = xo_backend_sync(b->dev->be);
+	t1 = now_s();
+	if (st)
+		return st;
+	memset(out, 0, sizeof(*out));
+	out->wall_s = (t1 - t0) / reps;
+	if (b->dev->is_cl) {
+		xo_backend_stats_get(b->dev->be, &stats);
+		out->enqueue_s = 1e-9 * (double)stats.enqueue_ns / reps;
+		out->h2d_s = 1e-9 * (double)stats.h2d_ns / reps;
+		out->kernel_s = 1e-9 * (double)stats.kernel_ns / reps;
+		out->d2h_s = 1e-9 * (double)stats.d2h_ns / reps;
+		out->wait_s = 1e-9 * (double)stats.wait_ns / reps;
+		out->launches = (double)stats.launches / reps;
+		if (keep)
+			for (int op = 0; op < XO_OP_COUNT; op++)
+				for (int d = 0; d < XO_DIR_COUNT; d++) {
+					b->op_ns[op][d] += (double)stats.op_ns[op][d] / reps;
+					b->op_launch[op][d] +=
+					    (double)stats.op_launches[op][d] / reps;
+				}
+	}
+	return XO_OK;
+}
+
+/*
+ * Warm-up: two calls (program builds, page faults, thread start), then reps
+ * from the fastest of five single synced calls, rounded down to a power of
+ * two so that one sample lasts about target seconds. A sample ends in one
+ * device sync whose cost its reps share, so runs with different reps do not
+ * measure quite the same thing on an asynchronous device: reps are sticky,
+ * the previous run's reps on this testbed (prev, 0 when none) are kept while
+ * the calibration stays within a factor of 8 of them (asv's fixed `number`).
+ * Then one discarded sample at those reps.
+ */
+static enum xo_status warm_up(struct bench *b, double target, int64_t prev)
+{
+	struct xo_perf_sample s;
+	enum xo_status st;
+	double best = INFINITY;
+	int64_t reps = 1;
+
+	b->r.reps = 1;
+	for (int i = 0; i < 7; i++) {
+		if ((st = take_sample(b, &s, false)))
+			return st;
+		if (i >= 2 && s.wall_s < best)
+			best = s.wall_s;
+	}
+	while (reps < 65536 && (double)(2 * reps) * best <= target)
+		reps *= 2;
+	if (prev > 0 && reps <= 8 * prev && prev <= 8 * reps)
+		reps = prev;
+	b->r.reps = reps;
+	return take_sample(b, &s, false);
+}
+
+/* Kernel time per layer of one training step (the model syncs each op on its
+ * own here, so this is not a sample: it only says where device time goes). */
+static void profile_layers(struct bench *b)
+{
+	uint64_t ns[XO_PERF_MAX_LAYERS] = {0}, launches[XO_PERF_MAX_LAYERS] = {0}, extra = 0;
+	int n = xo_model_layer_count(b->m);
+
+	if (n < 1 || n + 1 > XO_PERF_MAX_LAYERS)
+		return;
+	if (xo_model_bench_profile_step(b->m, ns, launches, &extra) != XO_OK) {
+		fprintf(stderr, "xo perf: %s: no layer profile: %s\n", b->r.b.name,
+		        xo_last_error());
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(b->r.layer_name[i], sizeof(b->r.layer_name[i]), "%s",
+		         xo_model_layer_name(b->m, i));
+		b->r.layer_kernel_s[i] = 1e-9 * (double)ns[i];
+		b->r.layer_launches[i] = (double)launches[i];
+	}
+	snprintf(b->r.layer_name[n], sizeof(b->r.layer_name[n]), "loss+accuracy+adam");
+	b->r.layer_kernel_s[n] = 1e-9 * (double)extra;
+	b->r.nlayers = n + 1;
+}
+
+static void bench_free(struct bench *b)
+{
+	for (size_t i = 0; i < sizeof(b->owned) / sizeof(b->owned[0]); i++)
+		xo_tensor_free(b->owned[i]);
+	xo_model_close(b->m);
+	free(b->r.samples);
+}
+
+static void progress(size_t done, size_t total, const char *name)
+{
+	int width = 30, filled = total ? (int)(width * done / total) : width;
+
+	fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-60.60s", filled, "##############################",
+	        width - filled, "", done, total, name);
+	if (done == total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* ---- record ---------------------------------------------------------------------------- */
+
+static void model_label(const char *path, char *out, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strcspn(base, ".");
+	snprintf(out, size, "%.*s", (int)n, base);
+}
+
+enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
+                              int64_t *run_id)
+{
+	static const char *const default_devices[] = {"ref", "cpu", "cl"};
+	const char **devs = o->devices && o->ndevices ? o->devices : (const char **)default_devices;
+	int ndev = o->devices && o->ndevices ? o->ndevices : 3;
+	struct device *dev = NULL;
+	struct bench *b = NULL;
+	struct xo_perf_result *res = NULL;
+	struct xo_perf_commit commit;
+	struct xo_perf_testbed tb;
+	size_t nb = 0, cap, nok = 0;
+	uint64_t rng = 0x5eed, core_hash, model_hash;
+	int samples = o->samples > 0 ? o->samples : (o->quick ? 10 : 15);
+	double target = o->quick ? 0.003 : 0.010, t_start = now_s();
+	char model_path[4096], model_name[64], note[256];
+	bool have_model;
+	regex_t re;
+	bool have_re = false;
+	enum xo_status st = XO_OK;
+	size_t *order = NULL;
+
+	if (o->filter) {
+		int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
+
+		if (rc) {
+			char msg[256];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			return xo_error(XO_EINVAL, "--filter '%s': %s", o->filter, msg);
+		}
+		have_re = true;
+	}
+	/* --model names a spec file; by default models/seed.model of the source
+	 * tree, or the same spec built into the library when that is not there */
+	if (o->model_path) {
+		snprintf(model_path, sizeof(model_path), "%s", o->model_path);
+		if (access(model_path, R_OK)) {
+			st = xo_error(XO_EINVAL, "--model %s: cannot read it", o->model_path);
+			goto out_free;
+		}
+	} else {
+		snprintf(model_path, sizeof(model_path), "%s/models/seed.model",
+		         xo_perf_source_dir());
+		if (access(model_path, R_OK))
+			model_path[0] = '\0';
+	}
+	have_model = true;
+	model_label(model_path[0] ? model_path : "seed", model_name, sizeof(model_name));
+
+	/* versions: the core and the header always; each backend's own dir; model/ */
+	core_hash = hash_dir(hash_dir(XO_FNV_OFFSET, "include"), "core");
+	model_hash = hash_dir(hash_dir(core_hash, "model"), "models");
+	{
+		char s[64];
+
+		snprintf(s, sizeof(s), "samples>=10 target=%g", target);
+		core_hash = xo_perf_fnv(core_hash, s, strlen(s));
+		model_hash = xo_perf_fnv(model_hash, s, strlen(s));
+	}
+
+	dev = calloc((size_t)ndev, sizeof(*dev));
+	cap = (sizeof(op_cases) / sizeof(op_cases[0]) * 2 + 2 * 16) * (size_t)ndev;
+	b = calloc(cap, sizeof(*b));
+	if (!dev || !b) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out_free;
+	}
+
+	/* the benchmark set, before any device is opened (--list needs none) */
+	for (int d = 0; d < ndev; d++) {
+		struct device *D = &dev[d];
+		bool is_ref = !strcmp(devs[d], "ref");
+		int64_t ref_cap = o->quick ? 64 : 512;
+
+		snprintf(D->spec, sizeof(D->spec), "%s", devs[d]);
+		snprintf(D->label, sizeof(D->label), "%s", devs[d]);
+		D->is_cl = !strncmp(devs[d], "cl", 2);
+		snprintf(D->version, sizeof(D->version), "%016llx",
+		         (unsigned long long)hash_dir(core_hash, backend_dir(devs[d])));
+		for (size_t c = 0; c < sizeof(op_cases) / sizeof(op_cases[0]); c++) {
+			const struct op_case *oc = &op_cases[c];
+			enum xo_op op = xo_op_from_name(oc->op);
+
+			if ((o->quick && !oc->quick) || (is_ref && oc->heavy) || op == XO_OP_COUNT)
+				continue;
+			for (int dir = 0; dir < XO_DIR_COUNT; dir++) {
+				struct bench *x = &b[nb];
+				struct xo_perf_bench *info = &x->r.b;
+				struct xo_params p;
+
+				if (dir == XO_DIR_BWD && !xo_op_has_bwd(op))
+					continue;
+				snprintf(info->name, sizeof(info->name), "op/%s/%s/%s/%s", oc->op,
+				         xo_dir_name((enum xo_dir)dir), oc->label, D->label);
+				if (have_re && regexec(&re, info->name, 0, NULL, 0))
+					continue;
+				x->dev = D;
+				x->op = op;
+				x->dir = (enum xo_dir)dir;
+				snprintf(info->kind, sizeof(info->kind), "op");
+				snprintf(info->device, sizeof(info->device), "%s", D->label);
+				snprintf(info->what, sizeof(info->what), "%s", oc->op);
+				snprintf(info->dir, sizeof(info->dir), "%s", xo_dir_name(x->dir));
+				if (parse_params(oc->params, &p) == XO_OK) {
+					info->batch = p.batch;
+					xo_params_format(op, x->dir, &p, info->params,
+					                 sizeof(info->params));
+				}
+				snprintf(info->version, sizeof(info->version), "%s", D->version);
+				x->args.p = p;
+				nb++;
+			}
+		}
+		if (!have_model)
+			continue;
+		for (int64_t batch = 1; batch <= 8192; batch *= (o->quick ? 8 : 2)) {
+			if (is_ref && batch > ref_cap)
+				break;
+			for (int w = 0; w < W_COUNT; w++) {
+				struct bench *x = &b[nb];
+				struct xo_perf_bench *info = &x->r.b;
+
+				snprintf(info->name, sizeof(info->name), "model/%s/%s/b%lld/%s",
+				         model_name, workload_names[w], (long long)batch, D->label);
+				if (have_re && regexec(&re, info->name, 0, NULL, 0))
+					continue;
+				x->dev = D;
+				x->is_model = true;
+				x->w = (enum workload)w;
+				snprintf(info->kind, sizeof(info->kind), "model");
+				snprintf(info->device, sizeof(info->device), "%s", D->label);
+				snprintf(info->what, sizeof(info->what), "%s", workload_names[w]);
+				snprintf(info->model, sizeof(info->model), "%s", model_name);
+				info->batch = batch;
+				snprintf(info->params, sizeof(info->params), "model=%s batch=%lld",
+				         model_name, (long long)batch);
+				snprintf(info->version, sizeof(info->version), "%016llx",
+				         (unsigned long long)hash_dir(model_hash,
+				                                      backend_dir(D->label)));
+				nb++;
+			}
+		}
+	}
+	if (o->list_only) {
+		for (size_t i = 0; i < nb; i++)
+			fprintf(out, "%s\n", b[i].r.b.name);
+		goto out_free;
+	}
+	if (!nb) {
+		st = xo_error(XO_EINVAL, "no benchmark matches --filter '%s'",
+		              o->filter ? o->filter : "");
+		goto out_free;
+	}
+
+	/* identity first: the run exists, incomplete, before anything is timed */
+	xo_perf_commit_probe(xo_perf_source_dir(), &commit);
+	xo_perf_testbed_probe(&tb);
+	snprintf(note, sizeof(note), "record%s samples=%d%s%s", o->quick ? " --quick" : "", samples,
+	         o->filter ? " filter=" : "", o->filter ? o->filter : "");
+	if ((st = xo_perfdb_run_begin(db, &commit, &tb, note, run_id)))
+		goto out_free;
+
+	for (int d = 0; d < ndev; d++) {
+		if (xo_backend_open(dev[d].spec, &dev[d].be) != XO_OK) {
+			fprintf(stderr, "xo perf: device %s skipped: %s\n", dev[d].spec,
+			        xo_last_error());
+			dev[d].be = NULL;
+		}
+	}
+	for (size_t i = 0; i < nb; i++) {
+		struct bench *x = &b[i];
+
+		if (!x->dev->be)
+			continue;
+		x->r.samples = calloc((size_t)samples, sizeof(*x->r.samples));
+		if (!x->r.samples) {
+			st = xo_error(XO_ENOMEM, "perf: out of memory");
+			goto out_free;
+		}
+		if (x->is_model) {
+			st = model_setup(x, model_path[0] ? model_path : NULL);
+		} else {
+			size_t c;
+
+			for (c = 0; c < sizeof(op_cases) / sizeof(op_cases[0]); c++) {
+				char prefix[192];
+
+				snprintf(prefix, sizeof(prefix), "op/%s/%s/%s/", op_cases[c].op,
+				         x->r.b.dir, op_cases[c].label);
+				if (!strncmp(x->r.b.name, prefix, strlen(prefix)))
+					break;
+			}
+			st = op_setup(x, &op_cases[c], &rng);
+		}
+		if (!st)
+			st = warm_up(x, target, xo_perfdb_prev_reps(db, *run_id, x->r.b.name));
+		if (st) {
+			fprintf(stderr, "xo perf: %s skipped: %s\n", x->r.b.name, xo_last_error());
+			st = XO_OK;
+			continue;
+		}
+		x->ok = true;
+		x->r.has_split = x->dev->is_cl;
+	}
+
+	order = malloc(nb * sizeof(*order));
+	if (!order) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out_free;
+	}
+	for (size_t i = 0; i < nb; i++)
+		order[i] = i;
+	for (int round = 0; round < samples; round++) {
+		for (size_t i = nb - 1; i > 0; i--) {
+			size_t j = (size_t)(rng_next(&rng) % (i + 1)), t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (size_t k = 0; k < nb; k++) {
+			struct bench *x = &b[order[k]];
+
+			if (o->progress)
+				progress((size_t)round * nb + k, (size_t)samples * nb, x->r.b.name);
+			if (!x->ok)
+				continue;
+			if (take_sample(x, &x->r.samples[x->r.n], true)) {
+				fprintf(stderr, "\nxo perf: %s dropped: %s\n", x->r.b.name,
+				        xo_last_error());
+				x->ok = false;
+				continue;
+			}
+			x->r.n++;
+		}
+	}
+	if (o->progress)
+		progress((size_t)samples * nb, (size_t)samples * nb, "done");
+
+	res = calloc(nb, sizeof(*res));
+	if (!res) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out_free;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		struct bench *x = &b[i];
+
+		if (!x->ok || !x->r.n)
+			continue;
+		for (int op = 0; op < XO_OP_COUNT; op++)
+			for (int d = 0; d < XO_DIR_COUNT; d++) {
+				x->r.op_kernel_s[op][d] = 1e-9 * x->op_ns[op][d] / (double)x->r.n;
+				x->r.op_launches[op][d] = x->op_launch[op][d] / (double)x->r.n;
+			}
+		if (x->is_model && x->w == W_TRAIN_STEP && x->dev->is_cl)
+			profile_layers(x);
+		res[nok++] = x->r;
+	}
+	if (!nok) {
+		st = xo_error(XO_EINVAL,
+		              "no benchmark could run (see the messages above); "
+		              "run %lld left incomplete",
+		              (long long)*run_id);
+		goto out_free;
+	}
+	if ((st = xo_perfdb_run_finish(db, *run_id, res, nok)))
+		goto out_free;
+	fprintf(out, "run %lld: %zu benchmarks x %d samples in %.1f s, commit %.12s%s, stored\n",
+	        (long long)*run_id, nok, samples, now_s() - t_start, commit.sha,
+	        commit.dirty ? " (dirty)" : "");
+	if (nok < nb)
+		fprintf(out, "run %lld: %zu benchmarks skipped (messages above)\n",
+		        (long long)*run_id, nb - nok);
+
+out_free:
+	free(res);
+	free(order);
+	for (size_t i = 0; b && i < nb; i++)
+		bench_free(&b[i]);
+	free(b);
+	for (int d = 0; dev && d < ndev; d++)
+		xo_backend_close(dev[d].be);
+	free(dev);
+	if (have_re)
+		regfree(&re);
+	return st;
+}

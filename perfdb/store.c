@@ -1,0 +1,647 @@
+/*
+ * store.c - the SQLite store of perf runs: open (refusing files that are not
+ * ours), schema migrations keyed on PRAGMA user_version, and the two write
+ * transactions of a run (DESIGN section 9).
+ *
+ * Every database, new or old, reaches the current schema through the same
+ * chain of migrations (0 -> 1 -> 2), so the migration path is exercised by
+ * every fresh store, not only by old files.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perfdb.h"
+
+struct xo_perfdb {
+	sqlite3 *h;      /* the connection */
+	char path[1024]; /* for messages */
+};
+
+static enum xo_status db_err(struct xo_perfdb *db, const char *what)
+{
+	return xo_error(XO_EDB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+}
+
+static enum xo_status exec(struct xo_perfdb *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		enum xo_status st = xo_error(XO_EDB, "%s: %s", db->path, msg ? msg : "error");
+
+		sqlite3_free(msg);
+		return st;
+	}
+	return XO_OK;
+}
+
+static enum xo_status pragma_int(struct xo_perfdb *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db->h, sql, -1, &s, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		enum xo_status st;
+
+		if (rc == SQLITE_NOTADB || sqlite3_errcode(db->h) == SQLITE_NOTADB)
+			st = xo_error(XO_EDB,
+			              "%s: not a SQLite database (corrupt or another kind of file)",
+			              db->path);
+		else
+			st = db_err(db, sql);
+		sqlite3_finalize(s);
+		return st;
+	}
+	*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return XO_OK;
+}
+
+/* ---- migrations ------------------------------------------------------------- */
+
+/* Version 1: the first schema (commit, testbed, benchmark, run, summary, samples). */
+static const char migrate_1[] =
+    "PRAGMA application_id = 2020569188;" /* 0x786f7064 */
+    "CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT NOT NULL, subject TEXT,"
+    " date INTEGER);"
+    "CREATE UNIQUE INDEX commits_sha ON commits(sha);"
+    "CREATE TABLE testbeds(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE,"
+    " cpu_model TEXT, cores INTEGER);"
+    "CREATE TABLE benchmarks(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, params TEXT);"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, commit_id INTEGER NOT NULL REFERENCES commits(id),"
+    " testbed_id INTEGER NOT NULL REFERENCES testbeds(id), started INTEGER);"
+    "CREATE TABLE results(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id), n INTEGER, min REAL,"
+    " median REAL, max REAL);"
+    "CREATE TABLE samples(result_id INTEGER NOT NULL REFERENCES results(id), idx INTEGER,"
+    " wall_s REAL);";
+
+/*
+ * Version 2: dirty work trees are their own commits (sha + diff hash), the
+ * full testbed (BLAS core type, OpenCL driver, build flags, environment),
+ * benchmark metadata and version hash, run state (incomplete/complete),
+ * the 1-minute load average at its start and end, quartiles and median CI,
+ * the OpenCL split per sample, kernel time per op, and the changes table. v1 runs were only ever
+ * written whole: "complete".
+ */
+static const char migrate_2[] =
+    "ALTER TABLE commits ADD COLUMN parent TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE commits ADD COLUMN dirty INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE commits ADD COLUMN dirty_hash TEXT NOT NULL DEFAULT '';"
+    "DROP INDEX commits_sha;"
+    "CREATE UNIQUE INDEX commits_identity ON commits(sha, dirty_hash);"
+    "ALTER TABLE testbeds ADD COLUMN hostname TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN os TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN compiler TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN cflags TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN blas_name TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN blas_version TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN blas_coretype TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN blas_config TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN cl_platform TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN cl_device TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN cl_driver TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN env TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE testbeds ADD COLUMN describe TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE benchmarks ADD COLUMN kind TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE benchmarks ADD COLUMN device TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE benchmarks ADD COLUMN what TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE benchmarks ADD COLUMN dir TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE benchmarks ADD COLUMN model TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE benchmarks ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE benchmarks ADD COLUMN version TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE runs ADD COLUMN finished INTEGER;"
+    "ALTER TABLE runs ADD COLUMN state TEXT NOT NULL DEFAULT 'complete';"
+    "ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE runs ADD COLUMN load_start REAL;"
+    "ALTER TABLE runs ADD COLUMN load_end REAL;"
+    "ALTER TABLE results ADD COLUMN version TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE results ADD COLUMN reps INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE results ADD COLUMN q1 REAL;"
+    "ALTER TABLE results ADD COLUMN q3 REAL;"
+    "ALTER TABLE results ADD COLUMN mean REAL;"
+    "ALTER TABLE results ADD COLUMN ci_lo REAL;"
+    "ALTER TABLE results ADD COLUMN ci_hi REAL;"
+    "ALTER TABLE results ADD COLUMN has_split INTEGER NOT NULL DEFAULT 0;"
+    "CREATE UNIQUE INDEX results_run_benchmark ON results(run_id, benchmark_id);"
+    "CREATE INDEX results_benchmark ON results(benchmark_id);"
+    "ALTER TABLE samples ADD COLUMN enqueue_s REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN h2d_s REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN kernel_s REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN d2h_s REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN wait_s REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN launches REAL NOT NULL DEFAULT 0;"
+    "CREATE INDEX samples_result ON samples(result_id);"
+    "CREATE TABLE result_ops(result_id INTEGER NOT NULL REFERENCES results(id),"
+    " op TEXT NOT NULL, dir TEXT NOT NULL, kernel_s REAL NOT NULL, launches REAL NOT NULL);"
+    "CREATE INDEX result_ops_result ON result_ops(result_id);"
+    "CREATE TABLE changes(id INTEGER PRIMARY KEY,"
+    " benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),"
+    " testbed_id INTEGER NOT NULL REFERENCES testbeds(id),"
+    " commit_id INTEGER NOT NULL REFERENCES commits(id),"
+    " prev_commit_id INTEGER REFERENCES commits(id),"
+    " direction TEXT NOT NULL, ratio REAL NOT NULL, p_value REAL NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN"
+    " ('detected','confirmed','accepted','ignored','fixed')),"
+    " detected INTEGER, updated INTEGER,"
+    " UNIQUE(benchmark_id, testbed_id, commit_id));";
+
+static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {migrate_1, migrate_2};
+
+static enum xo_status migrate(struct xo_perfdb *db)
+{
+	enum xo_status st;
+	int64_t version;
+	char sql[64];
+
+	/* IMMEDIATE: a second process opening a fresh file waits here, then sees
+	 * the version the first one wrote and does nothing. */
+	if ((st = exec(db, "BEGIN IMMEDIATE")))
+		return st;
+	if ((st = pragma_int(db, "PRAGMA user_version", &version)))
+		goto out_rollback;
+	for (int64_t v = version; v < XO_PERFDB_SCHEMA_VERSION; v++) {
+		if ((st = exec(db, migrations[v]))) {
+			xo_error(XO_EDB, "migrating %s to schema version %" PRId64 ": %s", db->path,
+			         v + 1, xo_last_error());
+			goto out_rollback;
+		}
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", XO_PERFDB_SCHEMA_VERSION);
+	if ((st = exec(db, sql)) || (st = exec(db, "COMMIT")))
+		goto out_rollback;
+	return XO_OK;
+
+out_rollback:
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return st;
+}
+
+enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out)
+{
+	struct xo_perfdb *db;
+	int64_t app_id, version, tables;
+	enum xo_status st;
+
+	*out = NULL;
+	if (!path || !*path)
+		return xo_error(XO_EINVAL, "perfdb: empty database path");
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		return xo_error(XO_ENOMEM, "perfdb: out of memory");
+	snprintf(db->path, sizeof(db->path), "%s", path);
+	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		st = xo_error(XO_EDB, "%s: cannot open: %s", path,
+		              db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto out_close;
+	}
+	sqlite3_busy_timeout(db->h, 60000);
+	/* reading the schema is the first access to the file's header */
+	if ((st = pragma_int(db, "SELECT count(*) FROM sqlite_master", &tables)) ||
+	    (st = pragma_int(db, "PRAGMA application_id", &app_id)) ||
+	    (st = pragma_int(db, "PRAGMA user_version", &version)))
+		goto out_close;
+	if (tables > 0 && app_id != XO_PERFDB_APP_ID) {
+		st = xo_error(XO_EDB,
+		              "%s: a SQLite database of another program (application_id %" PRId64
+		              ", %" PRId64 " schema objects), not a crossover perf store",
+		              path, app_id, tables);
+		goto out_close;
+	}
+	if (version > XO_PERFDB_SCHEMA_VERSION) {
+		st = xo_error(XO_EDB,
+		              "%s: schema version %" PRId64 " is newer than this xo knows (%d); "
+		              "use a newer xo",
+		              path, version, XO_PERFDB_SCHEMA_VERSION);
+		goto out_close;
+	}
+	if ((st = exec(db, "PRAGMA journal_mode = WAL")) ||
+	    (st = exec(db, "PRAGMA synchronous = NORMAL")) ||
+	    (st = exec(db, "PRAGMA foreign_keys = ON")))
+		goto out_close;
+	if (version < XO_PERFDB_SCHEMA_VERSION && (st = migrate(db)))
+		goto out_close;
+	*out = db;
+	return XO_OK;
+
+out_close:
+	xo_perfdb_close(db);
+	return st;
+}
+
+void xo_perfdb_close(struct xo_perfdb *db)
+{
+	if (!db)
+		return;
+	sqlite3_close_v2(db->h);
+	free(db);
+}
+
+struct sqlite3 *xo_perfdb_sqlite(struct xo_perfdb *db)
+{
+	return db->h;
+}
+
+/* ---- writes ----------------------------------------------------------------- */
+
+static int bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	return sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_TRANSIENT);
+}
+
+/* Runs a prepared statement that returns no row (or ignores it) and resets it. */
+static int step_done(sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+static enum xo_status select_id(struct xo_perfdb *db, sqlite3_stmt *s, int64_t *id)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return db_err(db, "lookup");
+	}
+	*id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return XO_OK;
+}
+
+/* The 1-minute load average: other work on the machine during a run shows
+ * in every threaded timing, so compare reports it. */
+static double load_average(void)
+{
+	double l[1];
+
+	return getloadavg(l, 1) == 1 ? l[0] : -1.0;
+}
+
+static void testbed_hash(const struct xo_perf_testbed *t, char out[24])
+{
+	const char *f[] = {t->hostname,    t->cpu_model,   t->os,           t->compiler,
+	                   t->cflags,      t->blas_name,   t->blas_version, t->blas_coretype,
+	                   t->blas_config, t->cl_platform, t->cl_device,    t->cl_driver,
+	                   t->env};
+	uint64_t h = XO_FNV_OFFSET;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		h = xo_perf_fnv(h, f[i], strlen(f[i]) + 1);
+	h = xo_perf_fnv(h, &t->cores, sizeof(t->cores));
+	snprintf(out, 24, "%016" PRIx64, h);
+}
+
+enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_commit *c,
+                                   const struct xo_perf_testbed *t, const char *note,
+                                   int64_t *run_id)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t commit_id, testbed_id;
+	enum xo_status st;
+	char hash[24];
+
+	if ((st = exec(db, "BEGIN IMMEDIATE")))
+		return st;
+	if (sqlite3_prepare_v2(db->h,
+	                       "INSERT OR IGNORE INTO commits(sha, parent, subject, date, dirty,"
+	                       " dirty_hash) VALUES (?,?,?,?,?,?)",
+	                       -1, &s, NULL))
+		goto out_db;
+	bind_text(s, 1, c->sha);
+	bind_text(s, 2, c->parent);
+	bind_text(s, 3, c->subject);
+	sqlite3_bind_int64(s, 4, c->date);
+	sqlite3_bind_int(s, 5, c->dirty);
+	bind_text(s, 6, c->dirty_hash);
+	if (step_done(s))
+		goto out_db;
+	sqlite3_finalize(s);
+	s = NULL;
+	if (sqlite3_prepare_v2(db->h, "SELECT id FROM commits WHERE sha = ? AND dirty_hash = ?", -1,
+	                       &s, NULL))
+		goto out_db;
+	bind_text(s, 1, c->sha);
+	bind_text(s, 2, c->dirty_hash);
+	if ((st = select_id(db, s, &commit_id)))
+		goto out_rollback;
+	sqlite3_finalize(s);
+	s = NULL;
+
+	testbed_hash(t, hash);
+	if (sqlite3_prepare_v2(
+	        db->h,
+	        "INSERT OR IGNORE INTO testbeds(hash, hostname, cpu_model, cores, os,"
+	        " compiler, cflags, blas_name, blas_version, blas_coretype,"
+	        " blas_config, cl_platform, cl_device, cl_driver, env, describe)"
+	        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	        -1, &s, NULL))
+		goto out_db;
+	bind_text(s, 1, hash);
+	bind_text(s, 2, t->hostname);
+	bind_text(s, 3, t->cpu_model);
+	sqlite3_bind_int64(s, 4, t->cores);
+	bind_text(s, 5, t->os);
+	bind_text(s, 6, t->compiler);
+	bind_text(s, 7, t->cflags);
+	bind_text(s, 8, t->blas_name);
+	bind_text(s, 9, t->blas_version);
+	bind_text(s, 10, t->blas_coretype);
+	bind_text(s, 11, t->blas_config);
+	bind_text(s, 12, t->cl_platform);
+	bind_text(s, 13, t->cl_device);
+	bind_text(s, 14, t->cl_driver);
+	bind_text(s, 15, t->env);
+	bind_text(s, 16, t->describe);
+	if (step_done(s))
+		goto out_db;
+	sqlite3_finalize(s);
+	s = NULL;
+	if (sqlite3_prepare_v2(db->h, "SELECT id FROM testbeds WHERE hash = ?", -1, &s, NULL))
+		goto out_db;
+	bind_text(s, 1, hash);
+	if ((st = select_id(db, s, &testbed_id)))
+		goto out_rollback;
+	sqlite3_finalize(s);
+	s = NULL;
+
+	if (sqlite3_prepare_v2(db->h,
+	                       "INSERT INTO runs(commit_id, testbed_id, started, state, note,"
+	                       " load_start) VALUES (?,?,?,'incomplete',?,?)",
+	                       -1, &s, NULL))
+		goto out_db;
+	sqlite3_bind_int64(s, 1, commit_id);
+	sqlite3_bind_int64(s, 2, testbed_id);
+	sqlite3_bind_int64(s, 3, (int64_t)time(NULL));
+	bind_text(s, 4, note);
+	sqlite3_bind_double(s, 5, load_average());
+	if (step_done(s))
+		goto out_db;
+	*run_id = sqlite3_last_insert_rowid(db->h);
+	sqlite3_finalize(s);
+	s = NULL;
+	if ((st = exec(db, "COMMIT")))
+		goto out_rollback;
+	return XO_OK;
+
+out_db:
+	st = db_err(db, "recording the run");
+out_rollback:
+	sqlite3_finalize(s);
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return st;
+}
+
+enum { S_BENCH_UPSERT, S_BENCH_ID, S_RESULT, S_SAMPLE, S_OP, S_RUN_DONE, S_COUNT };
+
+static const char *const finish_sql[S_COUNT] = {
+    [S_BENCH_UPSERT] = "INSERT INTO benchmarks(name, params, kind, device, what, dir, model,"
+                       " batch, version) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(name) DO"
+                       " UPDATE SET params = excluded.params, kind = excluded.kind,"
+                       " device = excluded.device, what = excluded.what, dir = excluded.dir,"
+                       " model = excluded.model, batch = excluded.batch,"
+                       " version = excluded.version",
+    [S_BENCH_ID] = "SELECT id FROM benchmarks WHERE name = ?",
+    [S_RESULT] = "INSERT INTO results(run_id, benchmark_id, n, min, median, max, version,"
+                 " reps, q1, q3, mean, ci_lo, ci_hi, has_split)"
+                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_SAMPLE] = "INSERT INTO samples(result_id, idx, wall_s, enqueue_s, h2d_s, kernel_s,"
+                 " d2h_s, wait_s, launches) VALUES (?,?,?,?,?,?,?,?,?)",
+    [S_OP] = "INSERT INTO result_ops(result_id, op, dir, kernel_s, launches)"
+             " VALUES (?,?,?,?,?)",
+    [S_RUN_DONE] = "UPDATE runs SET state = 'complete', finished = ?, load_end = ? WHERE id = ?",
+};
+
+static enum xo_status store_result(struct xo_perfdb *db, sqlite3_stmt **s, int64_t run_id,
+                                   const struct xo_perf_result *r)
+{
+	const struct xo_perf_bench *b = &r->b;
+	struct xo_perf_summary sum;
+	int64_t bench_id = 0, result_id;
+	enum xo_status st;
+	double *wall;
+
+	bind_text(s[S_BENCH_UPSERT], 1, b->name);
+	bind_text(s[S_BENCH_UPSERT], 2, b->params);
+	bind_text(s[S_BENCH_UPSERT], 3, b->kind);
+	bind_text(s[S_BENCH_UPSERT], 4, b->device);
+	bind_text(s[S_BENCH_UPSERT], 5, b->what);
+	bind_text(s[S_BENCH_UPSERT], 6, b->dir);
+	bind_text(s[S_BENCH_UPSERT], 7, b->model);
+	sqlite3_bind_int64(s[S_BENCH_UPSERT], 8, b->batch);
+	bind_text(s[S_BENCH_UPSERT], 9, b->version);
+	if (step_done(s[S_BENCH_UPSERT]))
+		return db_err(db, "storing a benchmark");
+	bind_text(s[S_BENCH_ID], 1, b->name);
+	if ((st = select_id(db, s[S_BENCH_ID], &bench_id)))
+		return st;
+
+	wall = malloc((r->n ? r->n : 1) * sizeof(*wall));
+	if (!wall)
+		return xo_error(XO_ENOMEM, "perfdb: out of memory");
+	for (size_t i = 0; i < r->n; i++)
+		wall[i] = r->samples[i].wall_s;
+	xo_perf_summarize(wall, r->n, &sum);
+	free(wall);
+
+	sqlite3_stmt *q = s[S_RESULT];
+
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, bench_id);
+	sqlite3_bind_int64(q, 3, (int64_t)r->n);
+	sqlite3_bind_double(q, 4, sum.min);
+	sqlite3_bind_double(q, 5, sum.median);
+	sqlite3_bind_double(q, 6, sum.max);
+	bind_text(q, 7, b->version);
+	sqlite3_bind_int64(q, 8, r->reps);
+	sqlite3_bind_double(q, 9, sum.q1);
+	sqlite3_bind_double(q, 10, sum.q3);
+	sqlite3_bind_double(q, 11, sum.mean);
+	sqlite3_bind_double(q, 12, sum.ci_lo);
+	sqlite3_bind_double(q, 13, sum.ci_hi);
+	sqlite3_bind_int(q, 14, r->has_split);
+	if (step_done(q))
+		return db_err(db, "storing a result");
+	result_id = sqlite3_last_insert_rowid(db->h);
+
+	q = s[S_SAMPLE];
+	for (size_t i = 0; i < r->n; i++) {
+		const struct xo_perf_sample *x = &r->samples[i];
+
+		sqlite3_bind_int64(q, 1, result_id);
+		sqlite3_bind_int64(q, 2, (int64_t)i);
+		sqlite3_bind_double(q, 3, x->wall_s);
+		sqlite3_bind_double(q, 4, x->enqueue_s);
+		sqlite3_bind_double(q, 5, x->h2d_s);
+		sqlite3_bind_double(q, 6, x->kernel_s);
+		sqlite3_bind_double(q, 7, x->d2h_s);
+		sqlite3_bind_double(q, 8, x->wait_s);
+		sqlite3_bind_double(q, 9, x->launches);
+		if (step_done(q))
+			return db_err(db, "storing a sample");
+	}
+	q = s[S_OP];
+	for (int op = 0; op < XO_OP_COUNT; op++)
+		for (int d = 0; d < XO_DIR_COUNT; d++) {
+			if (r->op_kernel_s[op][d] <= 0.0 && r->op_launches[op][d] <= 0.0)
+				continue;
+			sqlite3_bind_int64(q, 1, result_id);
+			bind_text(q, 2, xo_op_name((enum xo_op)op));
+			bind_text(q, 3, xo_dir_name((enum xo_dir)d));
+			sqlite3_bind_double(q, 4, r->op_kernel_s[op][d]);
+			sqlite3_bind_double(q, 5, r->op_launches[op][d]);
+			if (step_done(q))
+				return db_err(db, "storing an op time");
+		}
+	for (int i = 0; i < r->nlayers; i++) {
+		sqlite3_bind_int64(q, 1, result_id);
+		bind_text(q, 2, r->layer_name[i]);
+		bind_text(q, 3, "layer");
+		sqlite3_bind_double(q, 4, r->layer_kernel_s[i]);
+		sqlite3_bind_double(q, 5, r->layer_launches[i]);
+		if (step_done(q))
+			return db_err(db, "storing a layer time");
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_perfdb_run_finish(struct xo_perfdb *db, int64_t run_id,
+                                    const struct xo_perf_result *r, size_t n)
+{
+	sqlite3_stmt *s[S_COUNT] = {0};
+	enum xo_status st;
+
+	if ((st = exec(db, "BEGIN IMMEDIATE")))
+		return st;
+	for (int i = 0; i < S_COUNT; i++)
+		if (sqlite3_prepare_v2(db->h, finish_sql[i], -1, &s[i], NULL) != SQLITE_OK) {
+			st = db_err(db, "preparing the run's statements");
+			goto out_rollback;
+		}
+	for (size_t i = 0; i < n; i++)
+		if ((st = store_result(db, s, run_id, &r[i])))
+			goto out_rollback;
+	sqlite3_bind_int64(s[S_RUN_DONE], 1, (int64_t)time(NULL));
+	sqlite3_bind_double(s[S_RUN_DONE], 2, load_average());
+	sqlite3_bind_int64(s[S_RUN_DONE], 3, run_id);
+	if (step_done(s[S_RUN_DONE])) {
+		st = db_err(db, "completing the run");
+		goto out_rollback;
+	}
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(s[i]);
+	if ((st = exec(db, "COMMIT")))
+		goto out_rollback_only;
+	return XO_OK;
+
+out_rollback:
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(s[i]);
+out_rollback_only:
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return st;
+}
+
+enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64_t *run_id)
+{
+	sqlite3_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	int rc;
+
+	if (!spec) {
+		/* the latest run of our own devices: a peer import is not a HEAD */
+		if (sqlite3_prepare_v2(db->h,
+		                       "SELECT ru.id FROM runs ru WHERE ru.state = 'complete' AND"
+		                       " EXISTS (SELECT 1 FROM results res JOIN benchmarks b"
+		                       " ON b.id = res.benchmark_id WHERE res.run_id = ru.id AND"
+		                       " (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))"
+		                       " ORDER BY ru.id DESC LIMIT 1",
+		                       -1, &s, NULL))
+			return db_err(db, "finding the latest run");
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW)
+			*run_id = sqlite3_column_int64(s, 0);
+		else
+			st = xo_error(XO_EINVAL, "%s: no complete run of ref/cpu/cl recorded yet",
+			              db->path);
+		sqlite3_finalize(s);
+		return st;
+	}
+	if (!strncmp(spec, "run:", 4)) {
+		char *end;
+		long long id = strtoll(spec + 4, &end, 10);
+
+		if (end == spec + 4 || *end)
+			return xo_error(XO_EINVAL, "'%s': expected run:N", spec);
+		if (sqlite3_prepare_v2(db->h, "SELECT state FROM runs WHERE id = ?", -1, &s, NULL))
+			return db_err(db, "finding a run");
+		sqlite3_bind_int64(s, 1, id);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_ROW)
+			st = xo_error(XO_EINVAL, "%s: no run %lld", db->path, id);
+		else if (strcmp((const char *)sqlite3_column_text(s, 0), "complete"))
+			st = xo_error(XO_EINVAL, "%s: run %lld is incomplete (killed or failed)",
+			              db->path, id);
+		else
+			*run_id = id;
+		sqlite3_finalize(s);
+		return st;
+	}
+	if (strlen(spec) < 4 || strspn(spec, "0123456789abcdefABCDEF") != strlen(spec)) {
+		if (strcmp(spec, "nogit"))
+			return xo_error(
+			    XO_EINVAL,
+			    "'%s': expected run:N or a commit sha prefix of >= 4 hex digits", spec);
+	}
+	/* the latest complete run of the commits matching the prefix; a dirty
+	 * tree counts as the commit it sits on (its latest run wins) */
+	if (sqlite3_prepare_v2(db->h,
+	                       "SELECT r.id, (SELECT count(DISTINCT sha) FROM commits"
+	                       " WHERE substr(sha, 1, length(?1)) = ?1)"
+	                       " FROM runs r JOIN commits c ON c.id = r.commit_id"
+	                       " WHERE r.state = 'complete' AND substr(c.sha, 1, length(?1)) = ?1"
+	                       " ORDER BY r.id DESC LIMIT 1",
+	                       -1, &s, NULL))
+		return db_err(db, "finding a commit");
+	bind_text(s, 1, spec);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW)
+		st = xo_error(XO_EINVAL, "%s: no complete run of a commit '%s'", db->path, spec);
+	else if (sqlite3_column_int64(s, 1) > 1)
+		st = xo_error(XO_EINVAL, "'%s' is ambiguous: %lld commits match", spec,
+		              (long long)sqlite3_column_int64(s, 1));
+	else
+		*run_id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return st;
+}
+
+int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, int64_t run_id, const char *name)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t reps = 0;
+
+	if (sqlite3_prepare_v2(db->h,
+	                       "SELECT res.reps FROM results res JOIN runs ru ON ru.id = res.run_id"
+	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
+	                       " WHERE b.name = ?1 AND ru.state = 'complete' AND ru.testbed_id ="
+	                       " (SELECT testbed_id FROM runs WHERE id = ?2)"
+	                       " ORDER BY ru.id DESC LIMIT 1",
+	                       -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, run_id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		reps = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return reps;
+}

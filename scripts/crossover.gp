@@ -1,0 +1,29 @@
+# crossover.gp - time per sample against batch size (log-log), one curve per
+# device (ours and peers), the cl/cpu crossover marked. Variables: prefix
+# (data file prefix), devices (space-separated), xcross (0: none, <0: cl
+# faster everywhere), title_text, outbase.
+# data file columns: batch s_per_sample_median ci_lo ci_hi
+reset
+set title title_text noenhanced
+set xlabel "batch size (samples per call)"
+set ylabel "time per sample (s)"
+set logscale xy
+set grid xtics ytics mxtics mytics
+set key top right
+set format y "%.0e"
+if (xcross > 0) {
+	set arrow 1 from xcross, graph 0 to xcross, graph 1 nohead dt 2 lw 2 lc rgb "black"
+	set label 1 sprintf("crossover: cl faster above batch %.0f", xcross) at xcross, graph 0.95 offset 1,0
+} else {
+	if (xcross < 0) {
+		set label 1 "cl faster at every measured batch" at graph 0.02, graph 0.05
+	} else {
+		set label 1 "no crossover in the measured range" at graph 0.02, graph 0.05
+	}
+}
+do for [fmt in "png svg"] {
+	if (fmt eq "png") { eval("set terminal ".png_term) } else { eval("set terminal ".svg_term) }
+	set output outbase.".".fmt
+	plot for [d in devices] prefix.d.".dat" using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 title d
+	set output
+}

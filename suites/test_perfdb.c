@@ -1,0 +1,720 @@
+/*
+ * test_perfdb.c - reliability of the perf store and its statistics (DESIGN
+ * sections 9 and 10): migration from schema version 1, summaries and the
+ * Mann-Whitney U test against known answers, step detection (a planted step
+ * found at its commit, nothing found in pure noise), a writer killed with
+ * SIGKILL at random points, two concurrent writers, and files that are not
+ * ours.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "perfdb.h"
+
+static char tmpdir[256];
+
+static void db_path(char *out, size_t size, const char *name)
+{
+	snprintf(out, size, "%s/%s", tmpdir, name);
+}
+
+static void remove_db(const char *path)
+{
+	char p[600];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+}
+
+/* sqlite3 on a path: one statement, one integer result. */
+static int64_t query_int(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *s = NULL;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	sqlite3_busy_timeout(h, 10000);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+	return v;
+}
+
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+	char *msg = NULL;
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(h);
+}
+
+/* ---- fixtures: synthetic commits, testbeds and results ---------------------- */
+
+static void fake_commit(struct xo_perf_commit *c, int i)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->sha, sizeof(c->sha), "%040x", 0xc0ffee00u + (unsigned)i);
+	snprintf(c->subject, sizeof(c->subject), "commit %d", i);
+	c->date = 1700000000 + 3600 * (int64_t)i;
+}
+
+static void fake_testbed(struct xo_perf_testbed *t, const char *coretype)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->hostname, sizeof(t->hostname), "testhost");
+	snprintf(t->cpu_model, sizeof(t->cpu_model), "Test CPU");
+	t->cores = 2;
+	snprintf(t->blas_name, sizeof(t->blas_name), "OpenBLAS");
+	snprintf(t->blas_coretype, sizeof(t->blas_coretype), "%s", coretype);
+}
+
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* Gaussian noise (Box-Muller). */
+static double gauss(void)
+{
+	double u = uniform(), v = uniform();
+
+	if (u < 1e-300)
+		u = 1e-300;
+	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* nres results named bench<k> with n samples of level*(1 + rel*N(0,1)). */
+static struct xo_perf_result *fake_results(size_t nres, size_t n, const double *level, double rel)
+{
+	struct xo_perf_result *r = calloc(nres, sizeof(*r));
+
+	assert_non_null(r);
+	for (size_t k = 0; k < nres; k++) {
+		snprintf(r[k].b.name, sizeof(r[k].b.name), "op/test/fwd/bench%03zu/cpu", k);
+		snprintf(r[k].b.kind, sizeof(r[k].b.kind), "op");
+		snprintf(r[k].b.device, sizeof(r[k].b.device), "cpu");
+		r[k].reps = 1;
+		r[k].n = n;
+		r[k].samples = calloc(n, sizeof(*r[k].samples));
+		assert_non_null(r[k].samples);
+		for (size_t i = 0; i < n; i++)
+			r[k].samples[i].wall_s = level[k] * (1.0 + rel * gauss());
+	}
+	return r;
+}
+
+static void free_results(struct xo_perf_result *r, size_t nres)
+{
+	for (size_t k = 0; k < nres; k++)
+		free(r[k].samples);
+	free(r);
+}
+
+static void record_fake(struct xo_perfdb *db, int commit, const char *coretype, size_t nres,
+                        size_t n, const double *level, double rel)
+{
+	struct xo_perf_commit c;
+	struct xo_perf_testbed t;
+	struct xo_perf_result *r = fake_results(nres, n, level, rel);
+	int64_t run;
+
+	fake_commit(&c, commit);
+	fake_testbed(&t, coretype);
+	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
+	assert_int_equal(xo_perfdb_run_finish(db, run, r, nres), XO_OK);
+	free_results(r, nres);
+}
+
+/* ---- statistics against known answers --------------------------------------- */
+
+/*
+ * Expected values computed independently with SciPy 1.17.1 / NumPy:
+ *   scipy.stats.mannwhitneyu(a, b, alternative='two-sided', method='exact')
+ *   scipy.stats.mannwhitneyu(a, b, alternative='two-sided',
+ *                            method='asymptotic', use_continuity=True)
+ *   numpy.percentile(x, [0, 25, 50, 75, 100]) (linear), numpy.mean(x)
+ *   the median CI indices: largest j with 1 - 2*binom.cdf(j-1, n, 0.5) >= 0.95
+ * The exact p-values are ratios of integer counts, the asymptotic ones a
+ * normal tail; both agree with SciPy to double rounding, so 1e-9 relative.
+ */
+static void check_p(double got, double want)
+{
+	if (fabs(got - want) > 1e-9 * want)
+		fail_msg("p = %.17g, expected %.17g", got, want);
+}
+
+static void test_mann_whitney_known(void **state)
+{
+	(void)state;
+	double u;
+	/* case 1: exact, no ties, 5 vs 6 */
+	const double a1[] = {1.1, 2.3, 3.0, 4.2, 5.5}, b1[] = {2.0, 6.1, 7.3, 8.4, 9.0, 10.2};
+	/* case 2: exact, 10 vs 10 */
+	const double a2[] = {10.3, 11.2, 9.8, 10.9, 12.4, 10.1, 11.8, 10.6, 9.5, 11.0};
+	const double b2[] = {11.5, 12.9, 10.7, 12.2, 13.4, 11.9, 12.6, 13.1, 10.4, 12.0};
+	/* case 3: ties -> normal approximation with tie and continuity corrections */
+	const double a3[] = {1, 2, 2, 3, 3, 3, 4, 5, 5, 6};
+	const double b3[] = {3, 4, 4, 5, 6, 6, 7, 7, 8, 9, 9, 10};
+	/* case 5: complete separation, exact: 2 / C(20, 10) */
+	double a5[10], b5[10], a4[40], b4[40];
+
+	check_p(xo_perf_mann_whitney(a1, 5, b1, 6, &u), 0.05194805194805195);
+	assert_true(u == 4.0);
+	check_p(xo_perf_mann_whitney(a2, 10, b2, 10, &u), 0.00893069778518695);
+	assert_true(u == 16.0);
+	check_p(xo_perf_mann_whitney(a3, 10, b3, 12, &u), 0.003478237891742154);
+	assert_true(u == 15.5);
+	/* case 4: 40 vs 40 without ties, beyond the exact limit -> normal */
+	for (int i = 0; i < 40; i++) {
+		a4[i] = (double)((i * 37) % 101) + 0.5;
+		b4[i] = (double)((i * 53) % 103) + 0.25 + 8;
+	}
+	check_p(xo_perf_mann_whitney(a4, 40, b4, 40, &u), 0.49144706923651504);
+	assert_true(u == 728.0);
+	for (int i = 0; i < 10; i++) {
+		a5[i] = i;
+		b5[i] = i + 10.5;
+	}
+	check_p(xo_perf_mann_whitney(a5, 10, b5, 10, &u), 1.082508822446903e-05);
+	/* symmetric in its arguments, 1 for identical or empty samples */
+	check_p(xo_perf_mann_whitney(b2, 10, a2, 10, NULL), 0.00893069778518695);
+	assert_true(xo_perf_mann_whitney(a3, 10, a3, 10, NULL) == 1.0);
+	assert_true(xo_perf_mann_whitney(a3, 0, b3, 12, NULL) == 1.0);
+}
+
+static void test_summary_known(void **state)
+{
+	(void)state;
+	double x[] = {3.1, 0.4, 2.2, 9.7, 5.5, 1.8, 7.3, 4.4, 6.6, 8.0, 2.9};
+	struct xo_perf_summary s;
+	size_t lo, hi;
+	static const struct {
+		size_t n, lo, hi;
+	} ci[] = {{5, 0, 4}, {6, 0, 5}, {10, 1, 8}, {15, 3, 11}, {20, 5, 14}, {50, 17, 32}};
+
+	xo_perf_summarize(x, 11, &s);
+	assert_true(s.n == 11);
+	assert_true(fabs(s.min - 0.4) < 1e-12 && fabs(s.max - 9.7) < 1e-12);
+	assert_true(fabs(s.q1 - 2.55) < 1e-12);
+	assert_true(fabs(s.median - 4.4) < 1e-12);
+	assert_true(fabs(s.q3 - 6.95) < 1e-12);
+	assert_true(fabs(s.mean - 4.718181818181818) < 1e-12);
+	/* n = 11: j = 2 (coverage 0.988; j = 3 gives 0.935) -> x(2), x(10) */
+	assert_true(s.ci_lo == 1.8 && s.ci_hi == 8.0);
+	for (size_t i = 0; i < sizeof(ci) / sizeof(ci[0]); i++) {
+		xo_perf_median_ci_index(ci[i].n, 0.95, &lo, &hi);
+		assert_int_equal(lo, ci[i].lo);
+		assert_int_equal(hi, ci[i].hi);
+	}
+}
+
+static void test_steps_direct(void **state)
+{
+	(void)state;
+	double y[30];
+	size_t starts[30], n;
+
+	/* a clean step of 10 scale units at index 17 */
+	for (int i = 0; i < 30; i++)
+		y[i] = (i < 17 ? 100.0 : 110.0) + ((i * 7) % 5 - 2) * 0.2;
+	n = xo_perf_steps(y, 30, 1.0, starts);
+	assert_int_equal(n, 1);
+	assert_int_equal(starts[0], 17);
+	/* flat: nothing */
+	for (int i = 0; i < 30; i++)
+		y[i] = 100.0 + ((i * 7) % 5 - 2) * 0.2;
+	assert_int_equal(xo_perf_steps(y, 30, 1.0, starts), 0);
+}
+
+/* ---- detection over stored histories ------------------------------------------ */
+
+/*
+ * 16 commits; series 0 steps up 20% at commit 10 (a regression), series 1
+ * steps down 15% at commit 6 (an improvement); series 2..41 are pure noise,
+ * 40 independent seeds of the null hypothesis. Both planted steps must be
+ * found at their commits and confirmed, and no noise series may get a
+ * confirmed change.
+ *
+ * With run_sd = 0 every sample of a series comes from one distribution (3%
+ * Gaussian). A one-run spike can still pass the corrected U test while being
+ * below the 5% threshold ("detected"; a spike is two rows, up and down):
+ * over 40 generator seeds x 40 series (1600 pure-noise histories, XO_TEST_SEED
+ * 1..40) 3 such rows appeared and no confirmed one, so the expected count
+ * here is 40 * 3/1600 = 0.075 rows and at most one spike (2 rows) is
+ * allowed. With run_sd = 1% each run also gets its own offset, as real runs
+ * do: the U test then rightly sees runs that differ and small "detected" rows
+ * are expected (40 in the same 1600 histories; printed); 1 of the 1600 was
+ * confirmed (a 5.3% one-run dip), so this check fails for about 1 generator
+ * seed in 40: the default seeds are fixed, the rate is what docs/perf.md
+ * states.
+ */
+#define NSERIES  42
+#define NCOMMITS 16
+
+static void detect_history(const char *name, double run_sd, uint64_t seed, bool *failed)
+{
+	char path[512];
+	struct xo_perfdb *db;
+	double level[NSERIES];
+	FILE *devnull = fopen("/dev/null", "w");
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+
+	db_path(path, sizeof(path), name);
+	remove_db(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	rng_state = seed;
+	for (int c = 0; c < NCOMMITS; c++) {
+		struct xo_perf_commit cm;
+		struct xo_perf_testbed tb;
+		struct xo_perf_result *r;
+		int64_t run;
+
+		for (int k = 0; k < NSERIES; k++)
+			level[k] = 1e-3 * (1.0 + run_sd * gauss());
+		level[0] *= c >= 10 ? 1.20 : 1.0;
+		level[1] *= c >= 6 ? 0.85 : 1.0;
+		r = fake_results(NSERIES, 15, level, 0.03);
+		fake_commit(&cm, c);
+		fake_testbed(&tb, "Haswell");
+		assert_int_equal(xo_perfdb_run_begin(db, &cm, &tb, "t", &run), XO_OK);
+		assert_int_equal(xo_perfdb_run_finish(db, run, r, NSERIES), XO_OK);
+		free_results(r, NSERIES);
+	}
+	assert_int_equal(xo_perf_detect(db, &o, devnull, failed), XO_OK);
+	xo_perfdb_close(db);
+	fclose(devnull);
+
+	assert_int_equal(query_int(path,
+	                           "SELECT count(*) FROM changes ch JOIN benchmarks b ON"
+	                           " b.id = ch.benchmark_id JOIN commits c ON c.id = ch.commit_id"
+	                           " WHERE b.name = 'op/test/fwd/bench000/cpu' AND"
+	                           " c.subject = 'commit 10' AND ch.state = 'confirmed' AND"
+	                           " ch.direction = 'regression'"),
+	                 1);
+	assert_int_equal(query_int(path,
+	                           "SELECT count(*) FROM changes ch JOIN benchmarks b ON"
+	                           " b.id = ch.benchmark_id JOIN commits c ON c.id = ch.commit_id"
+	                           " WHERE b.name = 'op/test/fwd/bench001/cpu' AND"
+	                           " c.subject = 'commit 6' AND ch.state = 'confirmed' AND"
+	                           " ch.direction = 'improvement'"),
+	                 1);
+	/* nothing confirmed in the noise series */
+	assert_int_equal(query_int(path, "SELECT count(*) FROM changes ch JOIN benchmarks b ON"
+	                                 " b.id = ch.benchmark_id WHERE ch.state = 'confirmed' AND"
+	                                 " b.name NOT IN ('op/test/fwd/bench000/cpu',"
+	                                 " 'op/test/fwd/bench001/cpu')"),
+	                 0);
+}
+
+static uint64_t test_seed(uint64_t dflt)
+{
+	const char *s = getenv("XO_TEST_SEED"); /* to explore other seeds by hand */
+
+	return s ? strtoull(s, NULL, 0) : dflt;
+}
+
+static void test_detect_planted_and_noise(void **state)
+{
+	(void)state;
+	char path[512];
+	bool failed = false;
+
+	detect_history("detect.sqlite", 0.0, test_seed(12345), &failed);
+	assert_true(failed); /* a confirmed regression */
+	db_path(path, sizeof(path), "detect.sqlite");
+	/* the planted series: exactly their one step each */
+	assert_int_equal(query_int(path,
+	                           "SELECT count(*) FROM changes ch JOIN benchmarks b ON"
+	                           " b.id = ch.benchmark_id WHERE b.name IN"
+	                           " ('op/test/fwd/bench000/cpu', 'op/test/fwd/bench001/cpu')"),
+	                 2);
+	assert_true(query_int(path, "SELECT count(*) FROM changes") <= 2 + 2);
+}
+
+static void test_detect_run_to_run_noise(void **state)
+{
+	(void)state;
+	char path[512];
+	bool failed = false;
+
+	detect_history("detect_runs.sqlite", 0.01, test_seed(777), &failed);
+	assert_true(failed);
+	db_path(path, sizeof(path), "detect_runs.sqlite");
+	print_message("run-to-run noise: %lld changes below the threshold (detected)\n",
+	              (long long)query_int(path, "SELECT count(*) FROM changes WHERE"
+	                                         " state = 'detected'"));
+}
+
+static void test_accept_starts_baseline(void **state)
+{
+	(void)state;
+	char path[512];
+	struct xo_perfdb *db;
+	bool failed = true;
+	FILE *devnull = fopen("/dev/null", "w");
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	int64_t id;
+
+	/* the history of the previous test: accept the regression */
+	db_path(path, sizeof(path), "detect.sqlite");
+	id = query_int(path, "SELECT id FROM changes WHERE direction = 'regression'");
+	assert_true(id > 0);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	assert_int_equal(xo_perf_change_set(db, id, "accepted", devnull), XO_OK);
+	assert_int_equal(xo_perf_change_set(db, 999999, "accepted", devnull), XO_EINVAL);
+	assert_int_equal(xo_perf_detect(db, &o, devnull, &failed), XO_OK);
+	assert_false(failed);
+	xo_perfdb_close(db);
+	fclose(devnull);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM changes WHERE state = 'accepted'"),
+	                 1);
+}
+
+/* ---- compare ----------------------------------------------------------------- */
+
+static void test_compare_and_testbed_diff(void **state)
+{
+	(void)state;
+	char path[512], out[512];
+	struct xo_perfdb *db;
+	double base[3] = {1e-3, 2e-3, 3e-3}, head[3] = {1e-3, 2.4e-3, 3e-3};
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	bool failed = false;
+	FILE *f;
+	char *text;
+	long len;
+
+	db_path(path, sizeof(path), "compare.sqlite");
+	db_path(out, sizeof(out), "compare.txt");
+	remove_db(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	rng_state = 777;
+	record_fake(db, 1, "Haswell", 3, 15, base, 0.01);
+	record_fake(db, 2, "Prescott", 3, 15, head, 0.01);
+	f = fopen(out, "w+");
+	assert_int_equal(xo_perf_compare(db, "run:1", "run:2", &o, f, &failed), XO_OK);
+	assert_true(failed);
+	/* by sha prefix too; and a bad spec is bad input */
+	assert_int_equal(
+	    xo_perf_compare(db, "00000000000000000000000000000000c0ffee01", NULL, &o, f, &failed),
+	    XO_OK);
+	assert_int_equal(xo_perf_compare(db, "0000", NULL, &o, f, &failed),
+	                 XO_EINVAL); /* ambiguous */
+	assert_int_equal(xo_perf_compare(db, "run:99", NULL, &o, f, &failed), XO_EINVAL);
+	assert_int_equal(xo_perf_compare(db, "zz", NULL, &o, f, &failed), XO_EINVAL);
+	xo_perfdb_close(db);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	/* exactly the slowed benchmark, and the core type change */
+	assert_non_null(strstr(text, "bench001/cpu"));
+	assert_non_null(strstr(strstr(text, "bench001/cpu"), "SLOWER"));
+	assert_non_null(strstr(text, "1 slower, 0 faster, 2 same"));
+	assert_non_null(strstr(text, "blas_coretype"));
+	assert_non_null(strstr(text, "Prescott"));
+	free(text);
+}
+
+/* ---- migration ------------------------------------------------------------------ */
+
+/* The version-1 schema as it was shipped, written here independently of
+ * store.c, with one run of data. */
+static const char v1_schema[] =
+    "PRAGMA application_id = 2020569188;"
+    "CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT NOT NULL, subject TEXT, date INTEGER);"
+    "CREATE UNIQUE INDEX commits_sha ON commits(sha);"
+    "CREATE TABLE testbeds(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, cpu_model TEXT,"
+    " cores INTEGER);"
+    "CREATE TABLE benchmarks(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, params TEXT);"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, commit_id INTEGER NOT NULL REFERENCES commits(id),"
+    " testbed_id INTEGER NOT NULL REFERENCES testbeds(id), started INTEGER);"
+    "CREATE TABLE results(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id), n INTEGER, min REAL,"
+    " median REAL, max REAL);"
+    "CREATE TABLE samples(result_id INTEGER NOT NULL REFERENCES results(id), idx INTEGER,"
+    " wall_s REAL);"
+    "INSERT INTO commits VALUES (1, '00000000000000000000000000000000c0ffee01', 'old', 1600000000);"
+    "INSERT INTO testbeds VALUES (1, 'oldhash', 'Old CPU', 4);"
+    "INSERT INTO benchmarks VALUES (1, 'op/test/fwd/bench000/cpu', 'batch=1');"
+    "INSERT INTO runs VALUES (1, 1, 1, 1600000000);"
+    "INSERT INTO results VALUES (1, 1, 1, 3, 1.0, 2.0, 3.0);"
+    "INSERT INTO samples VALUES (1, 0, 1.0), (1, 1, 2.0), (1, 2, 3.0);"
+    "PRAGMA user_version = 1;";
+
+static void test_migration_from_v1(void **state)
+{
+	(void)state;
+	char path[512];
+	struct xo_perfdb *db;
+	double level[1] = {2.0};
+	FILE *devnull = fopen("/dev/null", "w");
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	bool failed;
+
+	db_path(path, sizeof(path), "v1.sqlite");
+	remove_db(path);
+	exec_sql(path, v1_schema);
+	assert_int_equal(query_int(path, "PRAGMA user_version"), 1);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	/* old data intact and readable through the new code; new rows fit */
+	rng_state = 1;
+	record_fake(db, 1, "Haswell", 1, 12, level, 0.01); /* the same sha as the v1 commit */
+	assert_int_equal(xo_perf_compare(db, "run:1", "run:2", &o, devnull, &failed), XO_OK);
+	xo_perfdb_close(db);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK); /* reopening is a no-op */
+	xo_perfdb_close(db);
+	fclose(devnull);
+	assert_int_equal(query_int(path, "PRAGMA user_version"), XO_PERFDB_SCHEMA_VERSION);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM runs WHERE state = 'complete'"), 2);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM samples WHERE result_id = 1"), 3);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM commits"), 1);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM changes"), 0);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM pragma_table_info('testbeds')"
+	                                 " WHERE name = 'blas_coretype'"),
+	                 1);
+}
+
+/* ---- files that are not ours ---------------------------------------------------- */
+
+static void expect_refused(const char *path, const char *reason)
+{
+	struct xo_perfdb *db = NULL;
+
+	assert_int_equal(xo_perfdb_open(path, &db), XO_EDB);
+	assert_null(db);
+	if (!strstr(xo_last_error(), reason))
+		fail_msg("message '%s' lacks '%s'", xo_last_error(), reason);
+}
+
+static void test_refuses_foreign_files(void **state)
+{
+	(void)state;
+	char path[512];
+	FILE *f;
+
+	db_path(path, sizeof(path), "garbage.sqlite");
+	remove_db(path);
+	f = fopen(path, "w");
+	for (int i = 0; i < 200; i++)
+		fputs("this is not a database at all; ", f);
+	fclose(f);
+	expect_refused(path, "not a SQLite database");
+
+	db_path(path, sizeof(path), "foreign.sqlite");
+	remove_db(path);
+	exec_sql(path, "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+	expect_refused(path, "another program");
+	assert_int_equal(query_int(path, "SELECT count(*) FROM t"), 1); /* untouched */
+
+	db_path(path, sizeof(path), "newer.sqlite");
+	remove_db(path);
+	exec_sql(path, "PRAGMA application_id = 2020569188; CREATE TABLE runs(id);"
+	               " PRAGMA user_version = 99;");
+	expect_refused(path, "newer");
+}
+
+/* ---- kill -9 mid-write ---------------------------------------------------------- */
+
+#define KILL_RESULTS 200
+#define KILL_SAMPLES 20
+
+static void writer_loop(const char *path, int tag)
+{
+	struct xo_perfdb *db;
+	double level[KILL_RESULTS];
+
+	for (int k = 0; k < KILL_RESULTS; k++)
+		level[k] = 1e-3 * (k + 1);
+	if (xo_perfdb_open(path, &db))
+		_exit(3);
+	rng_state = (uint64_t)tag;
+	for (int i = 0;; i++)
+		record_fake(db, 100 + tag * 1000 + i, "Haswell", KILL_RESULTS, KILL_SAMPLES, level,
+		            0.01);
+}
+
+static void test_kill_mid_write(void **state)
+{
+	(void)state;
+	char path[512];
+	struct xo_perfdb *db;
+	double level[3] = {1e-3, 2e-3, 3e-3};
+	struct timespec ts;
+	int kills = 0;
+
+	db_path(path, sizeof(path), "kill.sqlite");
+	remove_db(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	rng_state = 5;
+	record_fake(db, 1, "Haswell", 3, 10, level, 0.01);
+	record_fake(db, 2, "Haswell", 3, 10, level, 0.01);
+	xo_perfdb_close(db);
+	srand((unsigned)time(NULL));
+	for (int round = 0; round < 12; round++) {
+		pid_t pid = fork();
+		int status;
+
+		assert_true(pid >= 0);
+		if (pid == 0)
+			writer_loop(path, round + 1);
+		/* 0..250 ms: lands in open, run_begin, run_finish or between */
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(rand() % 250) * 1000000L;
+		nanosleep(&ts, NULL);
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		kills += WIFSIGNALED(status);
+
+		/* consistent after every kill */
+		assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+		xo_perfdb_close(db);
+		{
+			sqlite3 *h;
+			sqlite3_stmt *s;
+
+			assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+			assert_int_equal(
+			    sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &s, NULL),
+			    SQLITE_OK);
+			assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+			assert_string_equal((const char *)sqlite3_column_text(s, 0), "ok");
+			sqlite3_finalize(s);
+			sqlite3_close(h);
+		}
+		/* earlier runs intact */
+		assert_int_equal(
+		    query_int(path, "SELECT count(*) FROM results WHERE run_id IN (1, 2)"), 6);
+		assert_int_equal(query_int(path, "SELECT count(*) FROM samples s JOIN results r ON"
+		                                 " r.id = s.result_id WHERE r.run_id IN (1, 2)"),
+		                 60);
+		/* every run complete and whole, or incomplete and empty */
+		assert_int_equal(
+		    query_int(path, "SELECT count(*) FROM runs ru WHERE"
+		                    " (ru.state = 'complete' AND ru.id > 2 AND"
+		                    " (SELECT count(*) FROM results WHERE run_id = ru.id) != 200)"
+		                    " OR (ru.state = 'incomplete' AND"
+		                    " (SELECT count(*) FROM results WHERE run_id = ru.id) != 0)"),
+		    0);
+		assert_int_equal(query_int(path,
+		                           "SELECT count(*) FROM results r WHERE"
+		                           " (SELECT count(*) FROM samples WHERE result_id = r.id)"
+		                           " != r.n"),
+		                 0);
+	}
+	assert_true(kills > 0);
+	/* and the kills did land mid-run somewhere */
+	print_message(
+	    "kill -9: %d kills, %lld runs left incomplete, %lld complete\n", kills,
+	    (long long)query_int(path, "SELECT count(*) FROM runs WHERE state = 'incomplete'"),
+	    (long long)query_int(path, "SELECT count(*) FROM runs WHERE state = 'complete'"));
+}
+
+/* ---- two writers at once ---------------------------------------------------------- */
+
+static void test_concurrent_writers(void **state)
+{
+	(void)state;
+	char path[512];
+	pid_t pid[2];
+
+	db_path(path, sizeof(path), "concurrent.sqlite");
+	remove_db(path);
+	for (int w = 0; w < 2; w++) {
+		pid[w] = fork();
+		assert_true(pid[w] >= 0);
+		if (pid[w] == 0) {
+			struct xo_perfdb *db;
+			double level[50];
+
+			for (int k = 0; k < 50; k++)
+				level[k] = 1e-3;
+			/* both open the fresh file at once: creation races too */
+			if (xo_perfdb_open(path, &db)) {
+				fprintf(stderr, "writer %d: %s\n", w, xo_last_error());
+				_exit(3);
+			}
+			rng_state = (uint64_t)w + 1;
+			for (int i = 0; i < 15; i++)
+				record_fake(db, 10 + w * 100 + i, "Haswell", 50, 10, level, 0.01);
+			xo_perfdb_close(db);
+			_exit(0);
+		}
+	}
+	for (int w = 0; w < 2; w++) {
+		int status;
+
+		assert_int_equal(waitpid(pid[w], &status, 0), pid[w]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(query_int(path, "SELECT count(*) FROM runs WHERE state = 'complete'"), 30);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM results"), 30 * 50);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM samples"), 30 * 50 * 10);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM commits"), 30);
+}
+
+static int setup_tmp(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/xo-perfdb-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	if (getenv("XO_TEST_KEEP"))
+		return 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_mann_whitney_known),
+	    cmocka_unit_test(test_summary_known),
+	    cmocka_unit_test(test_steps_direct),
+	    cmocka_unit_test(test_detect_planted_and_noise),
+	    cmocka_unit_test(test_accept_starts_baseline),
+	    cmocka_unit_test(test_detect_run_to_run_noise),
+	    cmocka_unit_test(test_compare_and_testbed_diff),
+	    cmocka_unit_test(test_migration_from_v1),
+	    cmocka_unit_test(test_refuses_foreign_files),
+	    cmocka_unit_test(test_kill_mid_write),
+	    cmocka_unit_test(test_concurrent_writers),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+}
