@@ -7,7 +7,7 @@
 # regressed. Every stage is a function with one summary line (STYLE rule 17).
 #
 # Environment:
-#   XO_NIGHTLY_DIR   where perf.sqlite, report/ and seed-*.json go (repo root)
+#   XO_NIGHTLY_DIR   where perf.sqlite, report/, seed.txt and seed.json go (repo root)
 #   XO_NIGHTLY_QUICK=1   `xo perf record --quick` (a 2-minute smoke run)
 #   XO_JOBS          build/test parallelism (nproc)
 # Exit: 0 all stages passed and no regression confirmed; 1 otherwise.
@@ -45,16 +45,12 @@ stage_test() {
 }
 
 stage_seed() {
-    local d rc=0
+    # The question the project exists for, first: the seed experiment on every
+    # device, shown as it runs (stderr), its JSON kept for scripts.
     mkdir -p "$NIGHTLY_DIR"
-    for d in ref cpu cl; do
-        if "$XO" seed --device "$d" --json >"$NIGHTLY_DIR/seed-$d.json" 2>"$NIGHTLY_DIR/seed-$d.err"; then
-            echo "seed: $d -> $NIGHTLY_DIR/seed-$d.json"
-        else
-            echo "seed: $d failed: $(tail -n 1 "$NIGHTLY_DIR/seed-$d.err")" >&2
-            rc=1
-        fi
-    done
+    "$XO" seed --json >"$NIGHTLY_DIR/seed.json" 2> >(tee "$NIGHTLY_DIR/seed.txt" >&2)
+    local rc=$?
+    NOTES+=("seed: $NIGHTLY_DIR/seed.txt, $NIGHTLY_DIR/seed.json")
     return $rc
 }
 
@@ -67,20 +63,34 @@ stage_record() {
     return $rc
 }
 
+# A python3 that imports torch: the one on PATH, else Debian's (python3-torch
+# installs for /usr/bin/python3, which a pyenv or venv on PATH may hide).
+find_torch_python() {
+    local py
+    for py in python3 /usr/bin/python3; do
+        command -v "$py" >/dev/null && "$py" -c 'import torch' 2>/dev/null && {
+            echo "$py"
+            return 0
+        }
+    done
+    return 1
+}
+
 stage_peer() {
-    if ! command -v python3 >/dev/null; then
-        echo "peer: skipped: python3 not found"
-        NOTES+=("peer: skipped (no python3)")
-        return 0
+    local py
+    if ! py=$(find_torch_python) && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "peer: installing Debian's python3-torch (CPU build) for the PyTorch peer"
+        apt-get install -y -qq --no-install-recommends python3-torch >/dev/null 2>&1
+        py=$(find_torch_python)
     fi
-    if ! python3 -c 'import torch' 2>/dev/null; then
-        echo "peer: skipped: PyTorch is not installed (pip install torch to compare with it)"
-        NOTES+=("peer: skipped (no torch)")
+    if [ -z "$py" ]; then
+        echo "peer: skipped: no python3 with PyTorch (apt-get install python3-torch)"
+        NOTES+=("peer: skipped (no PyTorch)")
         return 0
     fi
     local args=(--xo "$XO" --db "$DB")
     [ "${XO_NIGHTLY_QUICK:-0}" = 1 ] && args+=(--quick)
-    python3 scripts/peer_store.py "${args[@]}"
+    "$py" scripts/peer_store.py "${args[@]}"
     local rc=$?
     NOTES+=("peer: pytorch-cpu $([ $rc -eq 0 ] && echo stored || echo "failed (exit $rc)")")
     return $rc
@@ -112,8 +122,8 @@ stage_report() {
 rc=0
 run_stage deps stage_deps || { print_summary; exit 1; }
 run_stage build stage_build || { print_summary; exit 1; }
-run_stage test stage_test || rc=1
 run_stage seed stage_seed || rc=1
+run_stage test stage_test || rc=1
 run_stage record stage_record || rc=1
 run_stage peer stage_peer || rc=1
 if [ -f "$DB" ]; then

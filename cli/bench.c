@@ -1,9 +1,496 @@
-/* bench.c - placeholder until the owner of `xo bench` fills it in. */
+/*
+ * bench.c - `xo bench [--device cpu|ref|cl] [--threads N] [--repeat N] [--json]`:
+ * the seed workloads on one backend, with the machine they ran on.
+ *
+ * Prints the machine (CPU model, cores, the cpu backend's ISA level, BLAS
+ * config and core type, threads), the FMA peak of this machine measured in
+ * the same run (one core and N threads), then the seed model through the
+ * model API: predict of 4000 samples at batch 32 and as one batch of 4000
+ * (median and min of the repeats after a warm-up), one training epoch of
+ * 12800 samples at batch 512 plus the 3200-sample validation pass (median),
+ * peak RSS, and per op (forward and backward of each seed layer at batch 512)
+ * the time and GFLOP/s against the measured peak.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernels/cpu.h"
 #include "cmd.h"
+#include "xo.h"
+
+#define BENCH_PREDICT_N 4000
+#define BENCH_TRAIN_N 16000 /* 12800 train + 3200 validation (split 0.2) */
+#define BENCH_BATCH 512
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double vmin(const double *v, int n)
+{
+	double m = v[0];
+
+	for (int i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+static void cpu_model(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, size, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && c) {
+			c++;
+			while (*c == ' ')
+				c++;
+			c[strcspn(c, "\n")] = 0;
+			snprintf(buf, size, "%s", c);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* ---- FMA peak ------------------------------------------------------------------ */
+
+struct peak_arg {
+	enum xo_cpu_isa isa;
+	double flops;
+};
+
+static void *peak_thread(void *p)
+{
+	struct peak_arg *a = p;
+
+	a->flops = xo_cpu_fma_peak(a->isa, 0.15);
+	return NULL;
+}
+
+/* Sum of the FMA rates of n threads running at once. */
+static double peak_threads(enum xo_cpu_isa isa, int n)
+{
+	pthread_t tid[XO_CPU_MAX_THREADS];
+	struct peak_arg args[XO_CPU_MAX_THREADS];
+	double sum = 0.0;
+	int started = 0;
+
+	for (int i = 0; i < n; i++) {
+		args[i].isa = isa;
+		args[i].flops = 0.0;
+		if (pthread_create(&tid[i], NULL, peak_thread, &args[i]))
+			break;
+		started++;
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		sum += args[i].flops;
+	}
+	return sum;
+}
+
+/* ---- per-op timing ------------------------------------------------------------------ */
+
+struct op_case {
+	const char *name;
+	enum xo_op op;
+	enum xo_dir dir;
+	struct xo_params p;
+	double flops;
+	bool no_dx; /* leave the optional dx out (the first layer's backward) */
+};
+
+static void fill(float *v, int64_t n, uint64_t seed)
+{
+	for (int64_t i = 0; i < n; i++)
+		v[i] = xo_philox_uniform(seed, 9, 0, (uint64_t)i) - 0.25f;
+}
+
+/* Times one op call (seconds, median over repeat samples of reps calls). */
+static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, int repeat,
+			      double *med)
+{
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	struct xo_tensor *t[XO_MAX_SRC + XO_MAX_DST] = {0};
+	struct xo_op_args a = {.p = c->p};
+	double *samples = NULL;
+	enum xo_status st;
+	int reps = 20;
+
+	st = xo_op_shapes(c->op, c->dir, &c->p, ss, ds);
+	if (st)
+		return st;
+	for (int i = 0; i < XO_MAX_SRC + XO_MAX_DST && !st; i++) {
+		struct xo_slot_shape *s = i < XO_MAX_SRC ? &ss[i] : &ds[i - XO_MAX_SRC];
+		int64_t n = 1;
+		float *h;
+
+		if (!s->ndim || (c->no_dx && i == XO_MAX_SRC))
+			continue;
+		for (int d = 0; d < s->ndim; d++)
+			n *= s->dim[d];
+		st = xo_tensor_create(be, s->dtype, s->ndim, s->dim, &t[i]);
+		if (st)
+			break;
+		h = malloc((size_t)n * sizeof(float));
+		if (!h) {
+			st = xo_error(XO_ENOMEM, "bench: out of memory");
+			break;
+		}
+		fill(h, n, (uint64_t)i + 1);
+		if (s->dtype == XO_DTYPE_I32)
+			for (int64_t k = 0; k < n; k++)
+				((int32_t *)h)[k] = 0;
+		if (i == 1 && c->op == XO_OP_categorical_crossentropy)
+			for (int64_t k = 0; k < n; k++)
+				h[k] = k % c->p.ch == 0;
+		st = xo_tensor_write(t[i], h, 0, n);
+		free(h);
+		if (i < XO_MAX_SRC)
+			a.src[i] = t[i];
+		else
+			a.dst[i - XO_MAX_SRC] = t[i];
+	}
+	samples = calloc((size_t)repeat, sizeof(*samples));
+	if (!st && !samples)
+		st = xo_error(XO_ENOMEM, "bench: out of memory");
+	for (int w = 0; !st && w < 3; w++)
+		st = xo_op_run(be, c->op, c->dir, &a);
+	if (!st)
+		st = xo_backend_sync(be);
+	for (int r = 0; !st && r < repeat; r++) {
+		double t0 = now_s();
+
+		for (int k = 0; !st && k < reps; k++) {
+			/* a new training step draws a new dropout mask (the cpu
+			 * backend reuses the last one for the same step) */
+			if (c->op == XO_OP_dropout && c->dir == XO_DIR_FWD)
+				a.p.step++;
+			st = xo_op_run(be, c->op, c->dir, &a);
+		}
+		if (!st)
+			st = xo_backend_sync(be);
+		samples[r] = (now_s() - t0) / reps;
+	}
+	if (!st)
+		*med = median(samples, repeat);
+	free(samples);
+	for (int i = 0; i < XO_MAX_SRC + XO_MAX_DST; i++)
+		xo_tensor_free(t[i]);
+	return st;
+}
+
+/* The seed model's layers at batch B (DESIGN section 1). */
+static int seed_cases(struct op_case *c, int64_t B)
+{
+	struct xo_params p = xo_params_default();
+	double b = (double)B;
+	int n = 0;
+
+#define ADD(nm, o, d, fl)                                                                  \
+	do {                                                                               \
+		c[n].name = nm;                                                            \
+		c[n].op = o;                                                               \
+		c[n].dir = d;                                                              \
+		c[n].p = p;                                                                \
+		c[n].flops = (double)(fl);                                                 \
+		c[n].no_dx = strstr(nm, "no dx") != NULL;                                  \
+		n++;                                                                       \
+	} while (0)
+	p.batch = B;
+	p.len = 29; p.ch = 1; p.filters = 16; p.kernel_size = 3;
+	p.activation = XO_ACTIVATION_RELU;
+	ADD("conv1d 29x1->27x16 relu", XO_OP_conv1d, XO_DIR_FWD, 2.0 * b * 27 * 3 * 16);
+	ADD("conv1d 29x1->27x16 relu (no dx)", XO_OP_conv1d, XO_DIR_BWD, 2.0 * b * 27 * 3 * 16);
+	p = xo_params_default();
+	p.batch = B; p.len = 27; p.ch = 16; p.pool_size = 3;
+	ADD("max_pooling1d 27x16->9x16", XO_OP_max_pooling1d, XO_DIR_FWD, 0);
+	ADD("max_pooling1d 27x16->9x16", XO_OP_max_pooling1d, XO_DIR_BWD, 0);
+	p = xo_params_default();
+	p.batch = B; p.len = 9; p.ch = 16; p.filters = 32; p.kernel_size = 3;
+	p.activation = XO_ACTIVATION_RELU;
+	ADD("conv1d 9x16->7x32 relu", XO_OP_conv1d, XO_DIR_FWD, 2.0 * b * 7 * 48 * 32);
+	ADD("conv1d 9x16->7x32 relu", XO_OP_conv1d, XO_DIR_BWD, 4.0 * b * 7 * 48 * 32);
+	p = xo_params_default();
+	p.batch = B; p.len = 7; p.ch = 32; p.pool_size = 3;
+	ADD("max_pooling1d 7x32->2x32", XO_OP_max_pooling1d, XO_DIR_FWD, 0);
+	ADD("max_pooling1d 7x32->2x32", XO_OP_max_pooling1d, XO_DIR_BWD, 0);
+	p = xo_params_default();
+	p.batch = B; p.len = 2; p.ch = 32;
+	ADD("flatten 2x32", XO_OP_flatten, XO_DIR_FWD, 0);
+	p = xo_params_default();
+	p.batch = B; p.len = 1; p.ch = 64; p.rate = 0.5f; p.training = true; p.seed = 1;
+	ADD("dropout 64 rate 0.5", XO_OP_dropout, XO_DIR_FWD, 0);
+	ADD("dropout 64 rate 0.5", XO_OP_dropout, XO_DIR_BWD, 0);
+	p = xo_params_default();
+	p.batch = B; p.ch = 64; p.units = 32; p.activation = XO_ACTIVATION_SIGMOID;
+	ADD("dense 64->32 sigmoid", XO_OP_dense, XO_DIR_FWD, 2.0 * b * 64 * 32);
+	ADD("dense 64->32 sigmoid", XO_OP_dense, XO_DIR_BWD, 4.0 * b * 64 * 32);
+	p = xo_params_default();
+	p.batch = B; p.ch = 32; p.units = 12; p.activation = XO_ACTIVATION_SOFTMAX;
+	ADD("dense 32->12 softmax", XO_OP_dense, XO_DIR_FWD, 2.0 * b * 32 * 12);
+	p.activation = XO_ACTIVATION_LINEAR;
+	ADD("dense 32->12 (linear dz)", XO_OP_dense, XO_DIR_BWD, 4.0 * b * 32 * 12);
+	p = xo_params_default();
+	p.batch = B; p.ch = 12;
+	ADD("categorical_crossentropy 12", XO_OP_categorical_crossentropy, XO_DIR_FWD, 0);
+	ADD("categorical_crossentropy 12", XO_OP_categorical_crossentropy, XO_DIR_BWD, 0);
+	p = xo_params_default();
+	p.size = 4108;
+	ADD("adam 4108 parameters", XO_OP_adam, XO_DIR_FWD, 0);
+#undef ADD
+	return n;
+}
+
+/* ---- whole model ---------------------------------------------------------------------- */
+
+struct epoch_sink {
+	double epoch_ms;
+	double val_accuracy;
+};
+
+static void on_epoch(void *user, const struct xo_epoch_log *log)
+{
+	struct epoch_sink *s = user;
+
+	s->epoch_ms = log->epoch_ms;
+	s->val_accuracy = log->val_accuracy;
+}
+
+struct model_times {
+	double p32_med, p32_min, p1_med, p1_min, epoch_med, epoch_min;
+};
+
+static enum xo_status bench_model(struct xo_backend *be, int repeat, struct model_times *out)
+{
+	struct xo_model *m = NULL;
+	float *x = NULL, *y = NULL, *probs = NULL;
+	double *s32 = NULL, *s1 = NULL, *se = NULL;
+	struct xo_fit_options o = xo_fit_options_default();
+	struct epoch_sink sink = {0};
+	enum xo_status st;
+	int64_t in, cls;
+
+	st = xo_model_open_string(xo_model_seed_spec, "seed", be, BENCH_PREDICT_N, &m);
+	if (st)
+		return st;
+	st = xo_model_init(m, 1);
+	if (st)
+		goto out;
+	in = xo_model_input_size(m);
+	cls = xo_model_classes(m);
+	x = malloc((size_t)(BENCH_TRAIN_N * in) * sizeof(float));
+	y = calloc((size_t)(BENCH_TRAIN_N * cls), sizeof(float));
+	probs = malloc((size_t)(BENCH_PREDICT_N * cls) * sizeof(float));
+	s32 = calloc((size_t)repeat, sizeof(double));
+	s1 = calloc((size_t)repeat, sizeof(double));
+	se = calloc((size_t)repeat, sizeof(double));
+	if (!x || !y || !probs || !s32 || !s1 || !se) {
+		st = xo_error(XO_ENOMEM, "bench: out of memory");
+		goto out;
+	}
+	for (int64_t i = 0; i < BENCH_TRAIN_N * in; i++)
+		x[i] = xo_philox_uniform(7, 1, 0, (uint64_t)i);
+	for (int64_t i = 0; i < BENCH_TRAIN_N; i++)
+		y[i * cls + (int64_t)(xo_philox_uniform(7, 2, 0, (uint64_t)i) * (float)cls)] = 1.0f;
+
+	/* warm-up, then the repeats */
+	st = xo_model_predict(m, x, BENCH_PREDICT_N, 32, probs);
+	if (!st)
+		st = xo_model_predict(m, x, BENCH_PREDICT_N, BENCH_PREDICT_N, probs);
+	for (int r = 0; !st && r < repeat; r++) {
+		double t0 = now_s();
+
+		st = xo_model_predict(m, x, BENCH_PREDICT_N, 32, probs);
+		s32[r] = now_s() - t0;
+		if (st)
+			break;
+		t0 = now_s();
+		st = xo_model_predict(m, x, BENCH_PREDICT_N, BENCH_PREDICT_N, probs);
+		s1[r] = now_s() - t0;
+	}
+	if (st)
+		goto out;
+	o.epochs = 1;
+	o.batch_size = BENCH_BATCH;
+	o.validation_split = 0.2f;
+	o.shuffle = true;
+	o.seed = 1;
+	o.checkpoint_dir = NULL;
+	o.verbose = false;
+	st = xo_model_fit(m, x, y, BENCH_TRAIN_N, &o, on_epoch, &sink);
+	for (int r = 0; !st && r < repeat; r++) {
+		o.seed = (uint64_t)r + 2;
+		st = xo_model_fit(m, x, y, BENCH_TRAIN_N, &o, on_epoch, &sink);
+		se[r] = sink.epoch_ms * 1e-3;
+	}
+	if (st)
+		goto out;
+	out->p32_min = vmin(s32, repeat);
+	out->p32_med = median(s32, repeat);
+	out->p1_min = vmin(s1, repeat);
+	out->p1_med = median(s1, repeat);
+	out->epoch_min = vmin(se, repeat);
+	out->epoch_med = median(se, repeat);
+out:
+	free(se);
+	free(s1);
+	free(s32);
+	free(probs);
+	free(y);
+	free(x);
+	xo_model_close(m);
+	return st;
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
 
 int xo_cmd_bench(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return xo_usage_error("bench", "not built yet");
+	const char *device = "cpu";
+	int threads = 0, repeat = 9;
+	bool json = false;
+	struct xo_backend *be = NULL;
+	struct op_case cases[32];
+	double op_s[32];
+	struct model_times mt = {0};
+	enum xo_status st;
+	enum xo_cpu_isa isa;
+	double peak1, peakn;
+	char model[256], thr[16];
+	struct rusage ru;
+	int ncases, ncpu;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+			device = argv[++i];
+		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			threads = atoi(argv[++i]);
+			if (threads < 1 || threads > XO_CPU_MAX_THREADS)
+				return xo_usage_error("bench", "--threads must be 1..%d",
+						      XO_CPU_MAX_THREADS);
+		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+			repeat = atoi(argv[++i]);
+			if (repeat < 1 || repeat > 1000)
+				return xo_usage_error("bench", "--repeat must be 1..1000");
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else {
+			return xo_usage_error("bench", "unknown argument '%s' (usage: xo bench "
+						       "[--device cpu|ref|cl] [--threads N] "
+						       "[--repeat N] [--json])",
+					      argv[i]);
+		}
+	}
+	if (threads) {
+		snprintf(thr, sizeof(thr), "%d", threads);
+		setenv("XO_THREADS", thr, 1);
+	} else {
+		const char *e = getenv("XO_THREADS");
+
+		threads = e && atoi(e) > 0 ? atoi(e) : 2;
+	}
+	st = xo_backend_open(device, &be);
+	if (st) {
+		fprintf(stderr, "xo bench: %s\n", xo_last_error());
+		return 2;
+	}
+	cpu_model(model, sizeof(model));
+	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	isa = xo_cpu_isa_detect();
+	peak1 = xo_cpu_fma_peak(isa, 0.2);
+	peakn = peak_threads(isa, threads);
+	if (!json) {
+		printf("machine: %s, %d cores, isa %s\n", model, ncpu, xo_cpu_kernels_for(isa)->isa);
+		printf("backend: %s\n", xo_backend_describe(be));
+		printf("threads: %d\n", threads);
+		printf("fma peak: %.1f GFLOP/s one core, %.1f GFLOP/s %d threads\n", peak1 * 1e-9,
+		       peakn * 1e-9, threads);
+	}
+	st = bench_model(be, repeat, &mt);
+	if (st) {
+		fprintf(stderr, "xo bench: %s\n", xo_last_error());
+		xo_backend_close(be);
+		return 2;
+	}
+	ncases = seed_cases(cases, BENCH_BATCH);
+	for (int i = 0; i < ncases && !st; i++)
+		st = time_op(be, &cases[i], repeat, &op_s[i]);
+	if (st) {
+		fprintf(stderr, "xo bench: %s\n", xo_last_error());
+		xo_backend_close(be);
+		return 2;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	if (json) {
+		printf("{\"device\": \"%s\", \"describe\": \"%s\", \"cpu\": \"%s\", \"cores\": %d, "
+		       "\"isa\": \"%s\", \"threads\": %d, \"repeat\": %d, "
+		       "\"peak_gflops_1\": %.2f, \"peak_gflops_n\": %.2f, "
+		       "\"predict_ms_batch32_median\": %.4f, \"predict_ms_batch32_min\": %.4f, "
+		       "\"predict_ms_one_batch_median\": %.4f, \"predict_ms_one_batch_min\": %.4f, "
+		       "\"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, \"peak_rss_mb\": %.1f, "
+		       "\"ops\": [",
+		       xo_backend_name(be), xo_backend_describe(be), model, ncpu,
+		       xo_cpu_kernels_for(isa)->isa, threads, repeat, peak1 * 1e-9, peakn * 1e-9,
+		       mt.p32_med * 1e3, mt.p32_min * 1e3, mt.p1_med * 1e3, mt.p1_min * 1e3,
+		       mt.epoch_med * 1e3, mt.epoch_min * 1e3, (double)ru.ru_maxrss / 1024.0);
+		for (int i = 0; i < ncases; i++)
+			printf("%s{\"op\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"us\": %.3f, "
+			       "\"gflops\": %.2f}",
+			       i ? ", " : "", xo_op_name(cases[i].op), xo_dir_name(cases[i].dir),
+			       cases[i].name, op_s[i] * 1e6,
+			       cases[i].flops > 0 ? cases[i].flops / op_s[i] * 1e-9 : 0.0);
+		printf("]}\n");
+	} else {
+		printf("seed predict 4000 at batch 32:  median %.3f ms  min %.3f ms\n",
+		       mt.p32_med * 1e3, mt.p32_min * 1e3);
+		printf("seed predict 4000 as one batch: median %.3f ms  min %.3f ms\n",
+		       mt.p1_med * 1e3, mt.p1_min * 1e3);
+		printf("seed epoch (12800 at batch 512 + 3200 validation): median %.3f ms  min %.3f ms\n",
+		       mt.epoch_med * 1e3, mt.epoch_min * 1e3);
+		printf("peak RSS: %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
+		printf("per op at batch %d (median of %d):\n", BENCH_BATCH, repeat);
+		for (int i = 0; i < ncases; i++) {
+			printf("  %-26s %-3s %-34s %9.2f us", xo_op_name(cases[i].op),
+			       xo_dir_name(cases[i].dir), cases[i].name, op_s[i] * 1e6);
+			if (cases[i].flops > 0)
+				printf("  %7.2f GFLOP/s  %5.1f%% of %d-thread peak",
+				       cases[i].flops / op_s[i] * 1e-9,
+				       100.0 * cases[i].flops / op_s[i] / peakn, threads);
+			printf("\n");
+		}
+	}
+	xo_backend_close(be);
+	return 0;
 }

@@ -343,7 +343,7 @@ out_free:
 	return rc;
 }
 
-static void print_table(const struct seed_result *r, int n)
+static void print_table(FILE *out, const struct seed_result *r, int n)
 {
 	double best_train = INFINITY, best_pred = INFINITY;
 
@@ -353,13 +353,13 @@ static void print_table(const struct seed_result *r, int n)
 		if (r[i].predict_s < best_pred)
 			best_pred = r[i].predict_s;
 	}
-	printf("\n%-10s %13s %10s %12s %14s %8s %8s %9s %9s %9s\n", "device", "train ms/step",
+	fprintf(out, "\n%-10s %13s %10s %12s %14s %8s %8s %9s %9s %9s\n", "device", "train ms/step",
 	       "epoch ms", "predict s", "predict s", "val_acc", "test_acc", "peak RSS", "train",
 	       "predict");
-	printf("%-10s %13s %10s %12s %14s %8s %8s %9s %9s %9s\n", "", "", "", "(batch 32)",
+	fprintf(out, "%-10s %13s %10s %12s %14s %8s %8s %9s %9s %9s\n", "", "", "", "(batch 32)",
 	       "(one batch)", "", "", "MB", "vs best", "vs best");
 	for (int i = 0; i < n; i++)
-		printf("%-10s %13.2f %10.1f %12.4f %14.4f %8.4f %8.4f %9.1f %8.2fx %8.2fx\n",
+		fprintf(out, "%-10s %13.2f %10.1f %12.4f %14.4f %8.4f %8.4f %9.1f %8.2fx %8.2fx\n",
 		       r[i].device, r[i].train_ms_per_step, r[i].epoch_ms, r[i].predict_s,
 		       r[i].predict_s_one_batch, r[i].val_accuracy, r[i].test_accuracy,
 		       r[i].peak_rss_mb, r[i].train_ms_per_step / best_train,
@@ -367,14 +367,14 @@ static void print_table(const struct seed_result *r, int n)
 	for (int i = 0; i < n; i++) {
 		if (!r[i].is_cl)
 			continue;
-		printf("\n%s per training step: %.1f launches, enqueue %.3f ms, h2d %.3f ms, "
+		fprintf(out, "\n%s per training step: %.1f launches, enqueue %.3f ms, h2d %.3f ms, "
 		       "kernel %.3f ms, d2h %.3f ms, wait %.3f ms\n",
 		       r[i].device, r[i].launches_per_step, r[i].enqueue_ms, r[i].h2d_ms,
 		       r[i].kernel_ms, r[i].d2h_ms, r[i].wait_ms);
-		printf("%s kernel time per layer (one step, fwd + bwd):", r[i].device);
+		fprintf(out, "%s kernel time per layer (one step, fwd + bwd):", r[i].device);
 		for (int l = 0; l < r[i].nlayers; l++)
-			printf(" %s %.3f ms,", r[i].layer_names[l], r[i].layer_ms[l]);
-		printf(" loss+accuracy+adam %.3f ms\n", r[i].extra_ms);
+			fprintf(out, " %s %.3f ms,", r[i].layer_names[l], r[i].layer_ms[l]);
+		fprintf(out, " loss+accuracy+adam %.3f ms\n", r[i].extra_ms);
 	}
 }
 
@@ -553,10 +553,11 @@ int xo_cmd_seed(int argc, char **argv)
 		nres++;
 	}
 	if (!rc) {
+		/* With --json the human-readable run (epoch lines, table) goes
+		 * to stderr and stdout carries only the JSON. */
+		print_table(json ? stderr : stdout, results, nres);
 		if (json)
 			print_json(results, nres);
-		else
-			print_table(results, nres);
 	}
 	seed_data_free(&data);
 	return rc;

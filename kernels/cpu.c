@@ -1,20 +1,1166 @@
-/* cpu.c - backend "cpu" (placeholder until kernels/ is written: the reference
- * table under another name, STYLE rule 5). */
+/*
+ * cpu.c - backend "cpu": the table (a copy of the reference table with every
+ * op overridden, STYLE rule 5), init (ISA level, thread pool, BLAS report),
+ * 64-byte aligned host tensors, and the op wrappers. A wrapper sizes the
+ * grow-only scratch of the context, packs weights, splits the batch over the
+ * pool's threads (small work stays on the calling thread) and calls the ISA
+ * level's micro-kernels (cpu_kernels.inc) chosen once at init.
+ *
+ * Which kernel serves which shape:
+ *   conv1d / dense fwd   gemm_nn with bias and relu/sigmoid fused; valid,
+ *                        dilation-1 convolutions read the input windows in place
+ *                        (implicit im2col), others go through an im2col copy of
+ *                        up to ~64k floats at a time; softmax after the GEMM.
+ *   conv1d / dense bwd   d(activation) into a padded dz, db as column sums,
+ *                        dw by gemm_tn per thread then summed over threads,
+ *                        dx by gemm_nn against the packed transposed kernel
+ *                        (straight into dx for dense, col2im for conv1d).
+ *   large dense          cblas_sgemm (single-threaded inside each of our threads)
+ *                        when m, n, k are all >= XO_CPU_BLAS_MIN.
+ *   pooling, relu, sigmoid, softmax, dropout  vector kernels, threads over rows.
+ *   crossentropy, adam, accuracy, gather      scalar loops (O(batch * classes)).
+ */
+#include <cblas.h>
+#include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-#include "xo/backend.h"
+#include "cpu.h"
+
+/* Multiply-adds below which an op runs on the calling thread alone: a task
+ * hand-off to a spinning worker costs well under a microsecond, this much
+ * work about two. At batch 32 only the second convolution of the seed model
+ * (344k) is split; its other layers stay on the caller. */
+#define XO_CPU_PAR_MIN 300000
+/* GEMM dimensions from which OpenBLAS beats the register-tile kernels. */
+#define XO_CPU_BLAS_MIN 256
+/* Floats of im2col / dx-column scratch per thread and sub-batch. */
+#define XO_CPU_SUB_FLOATS 65536
 
 static struct xo_backend_iface cpu_iface;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+
+static inline struct xo_cpu_ctx *ctx_of(struct xo_backend *be)
+{
+	return be->ctx;
+}
+
+static inline int64_t round_up(int64_t v, int64_t m)
+{
+	return (v + m - 1) / m * m;
+}
+
+static inline int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* ---- ISA level and BLAS ----------------------------------------------------------- */
+
+static const char *const isa_names[] = {"scalar", "avx2", "avx512"};
+
+static enum xo_cpu_isa isa_supported(void)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+	    __builtin_cpu_supports("fma"))
+		return XO_CPU_ISA_AVX512;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return XO_CPU_ISA_AVX2;
+	return XO_CPU_ISA_SCALAR;
+}
+
+enum xo_cpu_isa xo_cpu_isa_detect(void)
+{
+	enum xo_cpu_isa best = isa_supported();
+	const char *e = getenv("XO_CPU_ISA");
+
+	if (e && *e)
+		for (int i = 0; i < XO_CPU_ISA_COUNT; i++)
+			if (!strcmp(e, isa_names[i]) && i <= (int)best)
+				return (enum xo_cpu_isa)i;
+	return best;
+}
+
+const struct xo_cpu_kernels *xo_cpu_kernels_for(enum xo_cpu_isa isa)
+{
+	switch (isa) {
+	case XO_CPU_ISA_AVX512:
+		return &xo_cpu_kernels__avx512;
+	case XO_CPU_ISA_AVX2:
+		return &xo_cpu_kernels__avx2;
+	default:
+		return &xo_cpu_kernels__scalar;
+	}
+}
+
+/* OpenBLAS core types whose sgemm kernels use AVX2+FMA or better; anything
+ * else (Prescott, Nehalem, Sandybridge, ...) on an AVX2 CPU is a 4-5x slower
+ * sgemm, the misdetection of Debian's 0.3.21 on new Xeon/EPYC parts. */
+static bool blas_core_modern(const char *core)
+{
+	static const char *const modern[] = {"haswell", "skylakex", "cooperlake",
+					     "sapphirerapids", "zen", "excavator"};
+
+	for (size_t i = 0; i < sizeof(modern) / sizeof(modern[0]); i++)
+		if (!strncasecmp(core, modern[i], strlen(modern[i])))
+			return true;
+	return false;
+}
+
+static pthread_once_t blas_warn_once = PTHREAD_ONCE_INIT;
+static char blas_core[64];
+
+static void blas_warn(void)
+{
+	fprintf(stderr,
+		"xo: warning: OpenBLAS runs core type '%s', older than this CPU supports "
+		"(sgemm several times slower); set OPENBLAS_CORETYPE=%s before starting. "
+		"The cpu backend's seed-model kernels do not use BLAS.\n",
+		blas_core, isa_supported() == XO_CPU_ISA_AVX512 ? "SkylakeX" : "Haswell");
+}
+
+/* ---- init / free / memory ---------------------------------------------------------- */
+
+static enum xo_status cpu_init(struct xo_backend *be, const char *spec)
+{
+	struct xo_cpu_ctx *c;
+	enum xo_status st;
+	const char *e;
+	char *cfg, *core;
+	int nt = 2;
+
+	if (spec && *spec)
+		return xo_error(XO_ENODEV, "cpu: takes no device argument (got '%s')", spec);
+	e = getenv("XO_THREADS");
+	if (e && *e) {
+		char *end;
+		long v = strtol(e, &end, 10);
+
+		if (*end || v < 1 || v > XO_CPU_MAX_THREADS)
+			return xo_error(XO_EINVAL, "cpu: XO_THREADS='%s' must be 1..%d", e,
+					XO_CPU_MAX_THREADS);
+		nt = (int)v;
+	}
+	e = getenv("XO_CPU_ISA");
+	if (e && *e) {
+		int i;
+
+		for (i = 0; i < XO_CPU_ISA_COUNT; i++)
+			if (!strcmp(e, isa_names[i]))
+				break;
+		if (i == XO_CPU_ISA_COUNT)
+			return xo_error(XO_EINVAL, "cpu: XO_CPU_ISA='%s' must be scalar, avx2 or avx512",
+					e);
+		if (i > (int)isa_supported())
+			return xo_error(XO_ENODEV, "cpu: XO_CPU_ISA=%s but this CPU supports at most %s",
+					e, isa_names[isa_supported()]);
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return xo_error(XO_ENOMEM, "cpu: out of memory");
+	c->isa = xo_cpu_isa_detect();
+	c->k = xo_cpu_kernels_for(c->isa);
+	c->nthreads = nt;
+	st = xo_cpu_threads_init(nt, &c->tp);
+	if (st)
+		goto out_free_ctx;
+	/* Our threads split the batch; BLAS must not start its own inside them. */
+	openblas_set_num_threads(1);
+	cfg = openblas_get_config();
+	core = openblas_get_corename();
+	snprintf(blas_core, sizeof(blas_core), "%s", core ? core : "?");
+	snprintf(be->desc, sizeof(be->desc),
+		 "cpu: isa=%s (vector %d floats), threads=%d, blas=OpenBLAS [%s] core=%s%s",
+		 c->k->isa, c->k->vw, nt, cfg ? cfg : "?", blas_core,
+		 blas_core_modern(blas_core) ? "" : " (older than this CPU: slow sgemm)");
+	if (isa_supported() >= XO_CPU_ISA_AVX2 && !blas_core_modern(blas_core))
+		pthread_once(&blas_warn_once, blas_warn);
+	be->ctx = c;
+	return XO_OK;
+
+out_free_ctx:
+	free(c);
+	return st;
+}
+
+static void cpu_free(struct xo_backend *be)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+
+	if (!c)
+		return;
+	xo_cpu_threads_free(c->tp);
+	free(c->shared.p);
+	free(c->mask);
+	for (int i = 0; i < XO_CPU_MAX_THREADS; i++)
+		free(c->thr[i].p);
+	free(c);
+	be->ctx = NULL;
+}
+
+static enum xo_status cpu_alloc(struct xo_backend *be, struct xo_tensor *t)
+{
+	size_t bytes = round_up(t->capacity * 4, 64);
+
+	(void)be;
+	t->data = aligned_alloc(64, bytes);
+	if (!t->data)
+		return xo_error(XO_ENOMEM, "cpu: cannot allocate %zu bytes", bytes);
+	memset(t->data, 0, bytes);
+	return XO_OK;
+}
+
+static void cpu_release(struct xo_backend *be, struct xo_tensor *t)
+{
+	(void)be;
+	free(t->data);
+}
+
+static enum xo_status buf_reserve(struct xo_cpu_buf *b, size_t floats)
+{
+	float *p;
+	size_t bytes;
+
+	if (floats <= b->cap)
+		return XO_OK;
+	floats = (floats + 15) & ~(size_t)15;
+	if (floats > SIZE_MAX / 4)
+		return xo_error(XO_EOVERFLOW, "cpu: scratch size overflows");
+	bytes = floats * 4;
+	p = aligned_alloc(64, bytes);
+	if (!p)
+		return xo_error(XO_ENOMEM, "cpu: cannot allocate %zu bytes of scratch", bytes);
+	free(b->p);
+	b->p = p;
+	b->cap = floats;
+	return XO_OK;
+}
+
+/* Grows the shared scratch to shared floats and the first nt per-thread
+ * buffers to per_thread floats each. */
+static enum xo_status scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int64_t per_thread,
+				      int nt)
+{
+	enum xo_status st = buf_reserve(&c->shared, (size_t)shared);
+
+	for (int t = 0; !st && t < nt; t++)
+		st = buf_reserve(&c->thr[t], (size_t)per_thread);
+	return st;
+}
+
+/* Threads for work of macs multiply-adds over items independent parts. */
+static int threads_for(const struct xo_cpu_ctx *c, int64_t macs, int64_t items)
+{
+	int64_t nt = c->nthreads;
+
+	if (macs < XO_CPU_PAR_MIN)
+		return 1;
+	if (nt > items)
+		nt = items;
+	return nt < 1 ? 1 : (int)nt;
+}
+
+/* Share t of n of [0, total): [*lo, *hi). */
+static void share(int64_t total, int t, int n, int64_t *lo, int64_t *hi)
+{
+	*lo = total * t / n;
+	*hi = total * (t + 1) / n;
+}
+
+/* ---- conv1d and dense --------------------------------------------------------------- */
+
+/* A conv1d (dense: len 1, kernel 1) described once for the task functions. */
+struct conv_job {
+	const struct xo_cpu_ctx *c;
+	const struct xo_cpu_kernels *k;
+	int64_t batch, len, ch, f, ks, s, dil, pad, out;
+	int64_t kc, fp, kcp;   /* kernel_size * ch; padded filters; padded kc */
+	int64_t sub;           /* samples per im2col / column sub-batch */
+	bool windows;          /* input windows are contiguous rows in place */
+	int act;
+	const float *x, *w, *b, *y, *dy;
+	float *yo, *dx, *dw, *db;
+	const float *bp, *biasp, *wt; /* packed kernel [kc][fp], bias [fp], kernel^T [f][kcp] */
+	/* per-thread scratch layout (floats) */
+	int64_t off_col, off_dz, off_dw, off_db;
+	int nt;
+};
+
+/* im2col of samples [n0, n0 + cnt) into col [cnt * out][kc], zeros for padding. */
+static void im2col(const struct conv_job *j, int64_t n0, int64_t cnt, float *col)
+{
+	for (int64_t n = 0; n < cnt; n++) {
+		const float *xs = j->x + (n0 + n) * j->len * j->ch;
+
+		for (int64_t o = 0; o < j->out; o++) {
+			float *row = col + (n * j->out + o) * j->kc;
+
+			for (int64_t q = 0; q < j->ks; q++) {
+				int64_t i = o * j->s + q * j->dil - j->pad;
+
+				if (i >= 0 && i < j->len)
+					memcpy(row + q * j->ch, xs + i * j->ch,
+					       (size_t)j->ch * sizeof(float));
+				else
+					memset(row + q * j->ch, 0, (size_t)j->ch * sizeof(float));
+			}
+		}
+	}
+}
+
+static void conv_softmax(const struct conv_job *j, float *y, int64_t rows)
+{
+	j->k->softmax_fwd(y, y, rows, j->f);
+}
+
+static void conv_fwd_task(void *arg, int t, int nt)
+{
+	const struct conv_job *j = arg;
+	struct xo_cpu_gemm g = {
+		.k = j->kc, .n = j->f, .np = j->fp, .b = j->bp, .bias = j->biasp, .ldc = j->f,
+		.act = j->act == XO_ACTIVATION_SOFTMAX ? XO_ACTIVATION_LINEAR : j->act,
+	};
+	int64_t lo, hi;
+
+	share(j->batch, t, nt, &lo, &hi);
+	if (hi <= lo)
+		return;
+	if (j->windows) {
+		g.a = (struct xo_cpu_rows){j->x + lo * j->len * j->ch, j->s * j->ch, j->out,
+					   j->len * j->ch};
+		g.m = (hi - lo) * j->out;
+		g.c = j->yo + lo * j->out * j->f;
+		j->k->gemm_nn(&g);
+		if (j->act == XO_ACTIVATION_SOFTMAX)
+			conv_softmax(j, g.c, g.m);
+		return;
+	}
+	for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
+		int64_t cnt = min64(j->sub, hi - n0);
+		float *col = j->c->thr[t].p + j->off_col;
+
+		im2col(j, n0, cnt, col);
+		g.a = (struct xo_cpu_rows){col, j->kc, cnt * j->out, 0};
+		g.m = cnt * j->out;
+		g.c = j->yo + n0 * j->out * j->f;
+		j->k->gemm_nn(&g);
+		if (j->act == XO_ACTIVATION_SOFTMAX)
+			conv_softmax(j, g.c, g.m);
+	}
+}
+
+/* dz = d act(y) * dy for rows [r0, r1) into dz [rows][fp], zero padded. */
+static void conv_dz(const struct conv_job *j, int64_t r0, int64_t r1, float *dz)
+{
+	if (j->fp == j->f && j->act != XO_ACTIVATION_SOFTMAX) {
+		/* unpadded rows: one element-wise call over the whole block */
+		const float *y = j->y + r0 * j->f, *dy = j->dy + r0 * j->f;
+		int64_t cnt = (r1 - r0) * j->f;
+
+		if (j->act == XO_ACTIVATION_RELU)
+			j->k->relu_bwd(y, dy, dz, cnt);
+		else if (j->act == XO_ACTIVATION_SIGMOID)
+			j->k->sigmoid_bwd(y, dy, dz, cnt);
+		else
+			memcpy(dz, dy, (size_t)cnt * sizeof(float));
+		return;
+	}
+	for (int64_t r = r0; r < r1; r++) {
+		const float *y = j->y + r * j->f, *dy = j->dy + r * j->f;
+		float *d = dz + (r - r0) * j->fp;
+
+		switch (j->act) {
+		case XO_ACTIVATION_RELU:
+			j->k->relu_bwd(y, dy, d, j->f);
+			break;
+		case XO_ACTIVATION_SIGMOID:
+			j->k->sigmoid_bwd(y, dy, d, j->f);
+			break;
+		case XO_ACTIVATION_SOFTMAX: {
+			double dot = 0.0;
+
+			for (int64_t q = 0; q < j->f; q++)
+				dot += (double)dy[q] * (double)y[q];
+			for (int64_t q = 0; q < j->f; q++)
+				d[q] = (float)((double)y[q] * ((double)dy[q] - dot));
+			break;
+		}
+		default:
+			memcpy(d, dy, (size_t)j->f * sizeof(float));
+			break;
+		}
+		for (int64_t q = j->f; q < j->fp; q++)
+			d[q] = 0.0f;
+	}
+}
+
+/* Adds the columns g [cnt * out][kc] of samples [n0, n0 + cnt) into dx
+ * (zeroed first): with dilation 1 a column row is one contiguous run of dx. */
+static void col2im(const struct conv_job *j, int64_t n0, int64_t cnt, const float *g)
+{
+	for (int64_t n = 0; n < cnt; n++) {
+		float *dxs = j->dx + (n0 + n) * j->len * j->ch;
+
+		memset(dxs, 0, (size_t)(j->len * j->ch) * sizeof(float));
+		for (int64_t o = 0; o < j->out; o++) {
+			const float *row = g + (n * j->out + o) * j->kc;
+			int64_t i0 = o * j->s - j->pad;
+
+			if (j->dil == 1) {
+				int64_t q0 = i0 < 0 ? -i0 : 0;
+				int64_t q1 = i0 + j->ks > j->len ? j->len - i0 : j->ks;
+
+				if (q1 > q0)
+					j->k->add(dxs + (i0 + q0) * j->ch, row + q0 * j->ch,
+						  (q1 - q0) * j->ch);
+				continue;
+			}
+			for (int64_t q = 0; q < j->ks; q++) {
+				int64_t i = i0 + q * j->dil;
+
+				if (i >= 0 && i < j->len)
+					j->k->add(dxs + i * j->ch, row + q * j->ch, j->ch);
+			}
+		}
+	}
+}
+
+static void conv_bwd_task(void *arg, int t, int nt)
+{
+	const struct conv_job *j = arg;
+	float *scr = j->c->thr[t].p;
+	float *dz = scr + j->off_dz, *dwp = scr + j->off_dw, *dbp = scr + j->off_db;
+	float *col = scr + j->off_col;
+	int64_t lo, hi, rows;
+
+	share(j->batch, t, nt, &lo, &hi);
+	memset(dwp, 0, (size_t)(j->kc * j->fp) * sizeof(float));
+	memset(dbp, 0, (size_t)j->fp * sizeof(float));
+	if (hi <= lo)
+		return;
+	rows = (hi - lo) * j->out;
+	conv_dz(j, lo * j->out, hi * j->out, dz);
+	if (j->db)
+		j->k->colsum(dz, rows, j->fp, dbp);
+	if (j->windows) {
+		struct xo_cpu_gemm_tn g = {
+			.a = {j->x + lo * j->len * j->ch, j->s * j->ch, j->out, j->len * j->ch},
+			.m = rows, .k = j->kc, .np = j->fp, .z = dz, .d = dwp,
+		};
+
+		j->k->gemm_tn(&g);
+	} else {
+		for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
+			int64_t cnt = min64(j->sub, hi - n0);
+			struct xo_cpu_gemm_tn g = {
+				.a = {col, j->kc, cnt * j->out, 0},
+				.m = cnt * j->out, .k = j->kc, .np = j->fp,
+				.z = dz + (n0 - lo) * j->out * j->fp, .d = dwp,
+			};
+
+			im2col(j, n0, cnt, col);
+			j->k->gemm_tn(&g);
+		}
+	}
+	if (!j->dx)
+		return;
+	if (j->ks == 1 && j->s == 1 && j->pad == 0) {
+		/* columns are dx itself (dense, pointwise conv) */
+		struct xo_cpu_gemm g = {
+			.a = {dz, j->fp, rows, 0}, .m = rows, .k = j->f, .n = j->kc,
+			.np = j->kcp, .b = j->wt, .c = j->dx + lo * j->len * j->ch, .ldc = j->kc,
+			.act = XO_ACTIVATION_LINEAR,
+		};
+
+		j->k->gemm_nn(&g);
+		return;
+	}
+	for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
+		int64_t cnt = min64(j->sub, hi - n0);
+		struct xo_cpu_gemm g = {
+			.a = {dz + (n0 - lo) * j->out * j->fp, j->fp, cnt * j->out, 0},
+			.m = cnt * j->out, .k = j->f, .n = j->kc, .np = j->kcp, .b = j->wt,
+			.c = col, .ldc = j->kc, .act = XO_ACTIVATION_LINEAR,
+		};
+
+		j->k->gemm_nn(&g);
+		col2im(j, n0, cnt, col);
+	}
+}
+
+/* Fills the geometry of j from p (dense when is_dense). */
+static enum xo_status conv_setup(struct xo_cpu_ctx *c, const struct xo_params *p, bool is_dense,
+				 struct conv_job *j)
+{
+	enum xo_status st;
+
+	memset(j, 0, sizeof(*j));
+	j->c = c;
+	j->k = c->k;
+	j->batch = p->batch;
+	j->act = p->activation;
+	if (is_dense) {
+		j->len = 1;
+		j->ch = p->ch;
+		j->f = p->units;
+		j->ks = 1;
+		j->s = 1;
+		j->dil = 1;
+		j->out = 1;
+	} else {
+		j->len = p->len;
+		j->ch = p->ch;
+		j->f = p->filters;
+		j->ks = p->kernel_size;
+		j->s = xo_conv1d_stride(p);
+		j->dil = p->dilation_rate;
+		st = xo_conv1d_geometry(p, &j->out, &j->pad);
+		if (st)
+			return st;
+	}
+	j->kc = j->ks * j->ch;
+	j->fp = round_up(j->f, c->k->vw);
+	j->kcp = round_up(j->kc, c->k->vw);
+	j->windows = j->pad == 0 && (j->dil == 1 || j->ks == 1) &&
+		     (j->out - 1) * j->s + j->ks <= j->len;
+	j->sub = XO_CPU_SUB_FLOATS / (j->out * j->kc);
+	if (j->sub < 1)
+		j->sub = 1;
+	return XO_OK;
+}
+
+/* Packs w [kc][f] into bp [kc][fp] and bias into [fp], zero padded. */
+static void pack_b(const struct conv_job *j, float *bp, float *biasp)
+{
+	for (int64_t r = 0; r < j->kc; r++)
+		for (int64_t q = 0; q < j->fp; q++)
+			bp[r * j->fp + q] = q < j->f ? j->w[r * j->f + q] : 0.0f;
+	if (biasp)
+		for (int64_t q = 0; q < j->fp; q++)
+			biasp[q] = q < j->f ? j->b[q] : 0.0f;
+}
+
+static bool use_blas(const struct conv_job *j, int64_t m)
+{
+	return j->windows && j->ks == 1 && j->s == 1 && m >= XO_CPU_BLAS_MIN &&
+	       j->f >= XO_CPU_BLAS_MIN && j->kc >= XO_CPU_BLAS_MIN;
+}
+
+static void blas_fwd_task(void *arg, int t, int nt)
+{
+	const struct conv_job *j = arg;
+	int64_t lo, hi;
+	float *y;
+
+	share(j->batch * j->out, t, nt, &lo, &hi);
+	if (hi <= lo)
+		return;
+	y = j->yo + lo * j->f;
+	for (int64_t r = lo; r < hi; r++) {
+		if (j->b)
+			memcpy(y + (r - lo) * j->f, j->b, (size_t)j->f * sizeof(float));
+		else
+			memset(y + (r - lo) * j->f, 0, (size_t)j->f * sizeof(float));
+	}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(hi - lo), (int)j->f,
+		    (int)j->kc, 1.0f, j->x + lo * j->kc, (int)j->kc, j->w, (int)j->f, 1.0f, y,
+		    (int)j->f);
+	if (j->act == XO_ACTIVATION_RELU)
+		j->k->relu_fwd(y, y, (hi - lo) * j->f);
+	else if (j->act == XO_ACTIVATION_SIGMOID)
+		j->k->sigmoid_fwd(y, y, (hi - lo) * j->f);
+	else if (j->act == XO_ACTIVATION_SOFTMAX)
+		conv_softmax(j, y, hi - lo);
+}
+
+static enum xo_status conv_fwd_common(struct xo_backend *be, const struct xo_op_args *a,
+				      bool is_dense)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct conv_job j;
+	enum xo_status st;
+	int64_t m;
+	int nt;
+
+	st = conv_setup(c, &a->p, is_dense, &j);
+	if (st)
+		return st;
+	j.x = xo_tensor_f32(a->src[0]);
+	j.w = xo_tensor_f32(a->src[1]);
+	j.b = a->p.use_bias ? xo_tensor_f32(a->src[2]) : NULL;
+	j.yo = xo_tensor_f32(a->dst[0]);
+	m = j.batch * j.out;
+	nt = threads_for(c, m * j.kc * j.f, j.batch);
+	if (use_blas(&j, m)) {
+		xo_cpu_threads_run(c->tp, threads_for(c, m * j.kc * j.f, m), blas_fwd_task, &j);
+		return XO_OK;
+	}
+	j.off_col = 0;
+	st = scratch_reserve(c, j.kc * j.fp + j.fp, j.windows ? 0 : j.sub * j.out * j.kc, nt);
+	if (st)
+		return st;
+	if (j.fp == j.f) {
+		/* filters a multiple of the vector width: w and b are already the
+		 * packed layout */
+		j.bp = j.w;
+		j.biasp = j.b;
+	} else {
+		pack_b(&j, c->shared.p, j.b ? c->shared.p + j.kc * j.fp : NULL);
+		j.bp = c->shared.p;
+		j.biasp = j.b ? c->shared.p + j.kc * j.fp : NULL;
+	}
+	xo_cpu_threads_run(c->tp, nt, conv_fwd_task, &j);
+	return XO_OK;
+}
+
+static enum xo_status conv_bwd_common(struct xo_backend *be, const struct xo_op_args *a,
+				      bool is_dense)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct conv_job j;
+	enum xo_status st;
+	int64_t m, chunk, per;
+	int nt;
+
+	st = conv_setup(c, &a->p, is_dense, &j);
+	if (st)
+		return st;
+	j.x = xo_tensor_f32(a->src[0]);
+	j.w = xo_tensor_f32(a->src[1]);
+	j.y = xo_tensor_f32(a->src[2]);
+	j.dy = xo_tensor_f32(a->src[3]);
+	j.dx = xo_tensor_f32(a->dst[0]);
+	j.dw = xo_tensor_f32(a->dst[1]);
+	j.db = a->p.use_bias ? xo_tensor_f32(a->dst[2]) : NULL;
+	m = j.batch * j.out;
+	nt = threads_for(c, m * j.kc * j.f * (j.dx ? 2 : 1), j.batch);
+	j.nt = nt;
+	chunk = (j.batch + nt - 1) / nt;
+	/* per thread: [dw kc*fp][db fp][dz chunk*out*fp][col sub*out*max(kc, kcp)] */
+	j.off_dw = 0;
+	j.off_db = j.kc * j.fp;
+	j.off_dz = j.off_db + j.fp;
+	j.off_col = round_up(j.off_dz + chunk * j.out * j.fp, 16);
+	per = j.off_col + j.sub * j.out * j.kcp;
+	st = scratch_reserve(c, j.dx ? j.f * j.kcp : 0, per, nt);
+	if (st)
+		return st;
+	if (j.dx) {
+		float *wt = c->shared.p;
+
+		/* wt[q][r] = w[r][q]: [f][kcp], zero padded */
+		for (int64_t q = 0; q < j.f; q++) {
+			for (int64_t r = 0; r < j.kc; r++)
+				wt[q * j.kcp + r] = j.w[r * j.f + q];
+			for (int64_t r = j.kc; r < j.kcp; r++)
+				wt[q * j.kcp + r] = 0.0f;
+		}
+		j.wt = wt;
+	}
+	xo_cpu_threads_run(c->tp, nt, conv_bwd_task, &j);
+	for (int64_t r = 0; r < j.kc; r++)
+		for (int64_t q = 0; q < j.f; q++) {
+			float s = c->thr[0].p[j.off_dw + r * j.fp + q];
+
+			for (int t = 1; t < nt; t++)
+				s += c->thr[t].p[j.off_dw + r * j.fp + q];
+			j.dw[r * j.f + q] = s;
+		}
+	if (j.db)
+		for (int64_t q = 0; q < j.f; q++) {
+			float s = c->thr[0].p[j.off_db + q];
+
+			for (int t = 1; t < nt; t++)
+				s += c->thr[t].p[j.off_db + q];
+			j.db[q] = s;
+		}
+	return XO_OK;
+}
+
+static enum xo_status cpu_conv1d_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return conv_fwd_common(be, a, false);
+}
+
+static enum xo_status cpu_conv1d_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return conv_bwd_common(be, a, false);
+}
+
+static enum xo_status cpu_dense_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return conv_fwd_common(be, a, true);
+}
+
+static enum xo_status cpu_dense_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return conv_bwd_common(be, a, true);
+}
+
+/* ---- max pooling ---------------------------------------------------------------------- */
+
+struct pool_job {
+	const struct xo_cpu_kernels *k;
+	struct xo_cpu_pool p; /* one sample's geometry; pointers of sample 0 */
+	int64_t batch;
+	bool bwd;
+};
+
+static void pool_task(void *arg, int t, int nt)
+{
+	const struct pool_job *j = arg;
+	struct xo_cpu_pool p = j->p;
+	int64_t lo, hi;
+
+	share(j->batch, t, nt, &lo, &hi);
+	if (hi <= lo)
+		return;
+	p.batch = hi - lo;
+	p.x += lo * p.len * p.ch;
+	if (j->bwd) {
+		p.dy += lo * p.out * p.ch;
+		p.y += lo * p.len * p.ch;
+		j->k->pool_bwd(&p);
+	} else {
+		p.y += lo * p.out * p.ch;
+		j->k->pool_fwd(&p);
+	}
+}
+
+static enum xo_status pool_common(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct pool_job j = {.k = c->k, .batch = a->p.batch, .bwd = bwd};
+	enum xo_status st;
+
+	st = xo_pool1d_geometry(&a->p, &j.p.out, &j.p.pad);
+	if (st)
+		return st;
+	j.p.len = a->p.len;
+	j.p.ch = a->p.ch;
+	j.p.pool = a->p.pool_size;
+	j.p.stride = xo_pool1d_stride(&a->p);
+	j.p.x = xo_tensor_f32(a->src[0]);
+	j.p.dy = bwd ? xo_tensor_f32(a->src[1]) : NULL;
+	j.p.y = xo_tensor_f32(a->dst[0]);
+	xo_cpu_threads_run(c->tp,
+			   threads_for(c, j.batch * j.p.len * j.p.ch * (bwd ? 4 : 1), j.batch),
+			   pool_task, &j);
+	return XO_OK;
+}
+
+static enum xo_status cpu_pool_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return pool_common(be, a, false);
+}
+
+static enum xo_status cpu_pool_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return pool_common(be, a, true);
+}
+
+/* ---- element-wise ----------------------------------------------------------------------- */
+
+enum ew_kind { EW_RELU_FWD, EW_RELU_BWD, EW_SIGMOID_FWD, EW_SIGMOID_BWD, EW_DROPOUT };
+
+struct ew_job {
+	const struct xo_cpu_kernels *k;
+	enum ew_kind kind;
+	const float *x, *dy;
+	float *y;
+	int64_t count;
+	uint64_t seed;
+	uint32_t sa, sb, thr;
+	float scale;
+	int32_t *mask;   /* dropout: mask to fill, or to apply when apply */
+	bool apply;
+};
+
+static void ew_task(void *arg, int t, int nt)
+{
+	const struct ew_job *j = arg;
+	int64_t lo, hi;
+
+	share(j->count / 64, t, nt, &lo, &hi);
+	lo *= 64;
+	hi = t == nt - 1 ? j->count : hi * 64;
+	if (hi <= lo)
+		return;
+	switch (j->kind) {
+	case EW_RELU_FWD:
+		j->k->relu_fwd(j->x + lo, j->y + lo, hi - lo);
+		break;
+	case EW_RELU_BWD:
+		j->k->relu_bwd(j->x + lo, j->dy + lo, j->y + lo, hi - lo);
+		break;
+	case EW_SIGMOID_FWD:
+		j->k->sigmoid_fwd(j->x + lo, j->y + lo, hi - lo);
+		break;
+	case EW_SIGMOID_BWD:
+		j->k->sigmoid_bwd(j->x + lo, j->dy + lo, j->y + lo, hi - lo);
+		break;
+	case EW_DROPOUT:
+		if (j->apply)
+			j->k->dropout_apply(j->x + lo, j->y + lo, hi - lo, j->mask + lo, j->scale);
+		else
+			j->k->dropout(j->x + lo, j->y + lo, hi - lo, (uint64_t)lo, j->seed, j->sa,
+				      j->sb, j->thr, j->scale, j->mask ? j->mask + lo : NULL);
+		break;
+	}
+}
+
+static enum xo_status ew_run(struct xo_backend *be, struct ew_job *j, int64_t cost)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+
+	j->k = c->k;
+	xo_cpu_threads_run(c->tp, threads_for(c, j->count * cost, j->count / 64 + 1), ew_task, j);
+	return XO_OK;
+}
+
+static enum xo_status cpu_relu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct ew_job j = {.kind = EW_RELU_FWD, .x = xo_tensor_f32(a->src[0]),
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem};
+
+	return ew_run(be, &j, 1);
+}
+
+static enum xo_status cpu_relu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct ew_job j = {.kind = EW_RELU_BWD, .x = xo_tensor_f32(a->src[0]),
+			   .dy = xo_tensor_f32(a->src[1]), .y = xo_tensor_f32(a->dst[0]),
+			   .count = a->dst[0]->nelem};
+
+	return ew_run(be, &j, 1);
+}
+
+static enum xo_status cpu_sigmoid_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct ew_job j = {.kind = EW_SIGMOID_FWD, .x = xo_tensor_f32(a->src[0]),
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem};
+
+	return ew_run(be, &j, 20);
+}
+
+static enum xo_status cpu_sigmoid_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct ew_job j = {.kind = EW_SIGMOID_BWD, .x = xo_tensor_f32(a->src[0]),
+			   .dy = xo_tensor_f32(a->src[1]), .y = xo_tensor_f32(a->dst[0]),
+			   .count = a->dst[0]->nelem};
+
+	return ew_run(be, &j, 1);
+}
+
+static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	const struct xo_params *p = &a->p;
+	enum xo_status st;
+	struct ew_job j = {.kind = EW_DROPOUT, .x = xo_tensor_f32(a->src[0]),
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem};
+
+	if (!p->training || p->rate == 0.0f) {
+		/* rate 0 keeps everything (uniform >= 0) and scales by 1 */
+		if (j.y != j.x)
+			memmove(j.y, j.x, (size_t)j.count * sizeof(float));
+		return XO_OK;
+	}
+	j.seed = p->seed;
+	j.sa = (uint32_t)p->step;
+	j.sb = p->layer;
+	j.thr = (uint32_t)ceil((double)p->rate * 16777216.0);
+	j.scale = 1.0f / (1.0f - p->rate);
+	if (c->mask_valid && c->mask_seed == j.seed && c->mask_a == j.sa && c->mask_b == j.sb &&
+	    c->mask_thr == j.thr && c->mask_count == j.count) {
+		j.mask = c->mask;
+		j.apply = true;
+		return ew_run(be, &j, 2);
+	}
+	c->mask_valid = false;
+	if (j.count > c->mask_cap) {
+		int32_t *m = aligned_alloc(64, (size_t)round_up(j.count * 4, 64));
+
+		if (m) {
+			free(c->mask);
+			c->mask = m;
+			c->mask_cap = j.count;
+		}
+	}
+	if (j.count <= c->mask_cap) {
+		/* without room (allocation failed) the mask is drawn, not kept */
+		j.mask = c->mask;
+		c->mask_seed = j.seed;
+		c->mask_a = j.sa;
+		c->mask_b = j.sb;
+		c->mask_thr = j.thr;
+		c->mask_count = j.count;
+	}
+	st = ew_run(be, &j, 40);
+	c->mask_valid = j.mask != NULL;
+	return st;
+}
+
+struct softmax_job {
+	const struct xo_cpu_kernels *k;
+	const float *x, *y, *dy;
+	float *out;
+	int64_t rows, ch;
+	bool bwd;
+};
+
+static void softmax_task(void *arg, int t, int nt)
+{
+	const struct softmax_job *j = arg;
+	int64_t lo, hi;
+
+	share(j->rows, t, nt, &lo, &hi);
+	if (hi <= lo)
+		return;
+	if (!j->bwd) {
+		j->k->softmax_fwd(j->x + lo * j->ch, j->out + lo * j->ch, hi - lo, j->ch);
+		return;
+	}
+	for (int64_t r = lo; r < hi; r++) {
+		const float *y = j->y + r * j->ch, *dy = j->dy + r * j->ch;
+		float *dx = j->out + r * j->ch;
+		double dot = 0.0;
+
+		for (int64_t q = 0; q < j->ch; q++)
+			dot += (double)dy[q] * (double)y[q];
+		for (int64_t q = 0; q < j->ch; q++)
+			dx[q] = (float)((double)y[q] * ((double)dy[q] - dot));
+	}
+}
+
+static enum xo_status softmax_common(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct softmax_job j = {
+		.k = c->k, .rows = a->p.batch * a->p.len, .ch = a->p.ch, .bwd = bwd,
+		.out = xo_tensor_f32(a->dst[0]),
+	};
+
+	if (bwd) {
+		j.y = xo_tensor_f32(a->src[0]);
+		j.dy = xo_tensor_f32(a->src[1]);
+	} else {
+		j.x = xo_tensor_f32(a->src[0]);
+	}
+	xo_cpu_threads_run(c->tp, threads_for(c, j.rows * j.ch * 20, j.rows), softmax_task, &j);
+	return XO_OK;
+}
+
+static enum xo_status cpu_softmax_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return softmax_common(be, a, false);
+}
+
+static enum xo_status cpu_softmax_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return softmax_common(be, a, true);
+}
+
+static enum xo_status cpu_flatten(struct xo_backend *be, const struct xo_op_args *a)
+{
+	float *y = xo_tensor_f32(a->dst[0]);
+	const float *x = xo_tensor_f32(a->src[0]);
+
+	(void)be;
+	if (y != x)
+		memmove(y, x, (size_t)a->dst[0]->nelem * sizeof(float));
+	return XO_OK;
+}
+
+/* ---- loss, optimizer, metrics, gather ------------------------------------------------------ */
+
+/* Keras 3 categorical crossentropy on probabilities, as the reference: q =
+ * p / row sum, clipped to [1e-7f, (float)(1 - 1e-7)], loss = -sum t log q /
+ * batch, in double. A term with t == 0 and q not NaN is exactly 0 and is
+ * skipped (no log); NaN passes the clip as in the reference. */
+static enum xo_status cpu_ce_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	int64_t ch = a->p.ch;
+	double total = 0.0;
+
+	(void)be;
+	for (int64_t r = 0; r < a->p.batch; r++) {
+		const float *pr = p + r * ch, *tr = t + r * ch;
+		double s = 0.0, row = 0.0;
+
+		for (int64_t c = 0; c < ch; c++)
+			s += (double)pr[c];
+		for (int64_t c = 0; c < ch; c++) {
+			double q = (double)pr[c] / s;
+
+			if (tr[c] == 0.0f && q == q)
+				continue;
+			if (q < lo)
+				q = lo;
+			else if (q > hi)
+				q = hi;
+			row += (double)tr[c] * log(q);
+		}
+		total += row;
+	}
+	xo_tensor_f32(a->dst[0])[0] = (float)(-total / (double)a->p.batch);
+	return XO_OK;
+}
+
+static enum xo_status cpu_ce_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	float *dz = xo_tensor_f32(a->dst[0]);
+	int64_t n = a->p.batch * a->p.ch;
+	double inv = 1.0 / (double)a->p.batch;
+
+	(void)be;
+	for (int64_t i = 0; i < n; i++)
+		dz[i] = (float)(((double)p[i] - (double)t[i]) * inv);
+	return XO_OK;
+}
+
+/* Keras 3 Adam, as the reference: m' = m + (g - m)(1 - b1) and v' = v +
+ * (g^2 - v)(1 - b2) rounded to float, then w' = w - lr_t m' / (sqrt(v') +
+ * eps) with lr_t = lr sqrt(1 - b2^t) / (1 - b1^t), in double. */
+static enum xo_status cpu_adam(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *g = xo_tensor_f32(a->src[0]);
+	float *w = xo_tensor_f32(a->dst[0]), *m = xo_tensor_f32(a->dst[1]);
+	float *v = xo_tensor_f32(a->dst[2]);
+	double t = (double)p->iteration, b1 = p->beta_1, b2 = p->beta_2;
+	double lr_t = (double)p->lr * sqrt(1.0 - pow(b2, t)) / (1.0 - pow(b1, t));
+	double eps = (double)p->epsilon, c1 = 1.0 - b1, c2 = 1.0 - b2;
+
+	(void)be;
+	for (int64_t i = 0; i < p->size; i++) {
+		double gi = g[i], mi = m[i], vi = v[i];
+		float mf = (float)(mi + (gi - mi) * c1);
+		float vf = (float)(vi + (gi * gi - vi) * c2);
+
+		m[i] = mf;
+		v[i] = vf;
+		w[i] = (float)((double)w[i] - lr_t * (double)mf / (sqrt((double)vf) + eps));
+	}
+	return XO_OK;
+}
+
+/* First maximum under `>`: a NaN first element wins, a later NaN never does. */
+static int64_t argmax_row(const float *r, int64_t n)
+{
+	int64_t at = 0;
+	float best = r[0];
+
+	for (int64_t i = 1; i < n; i++) {
+		bool gt = r[i] > best;
+
+		at = gt ? i : at;
+		best = gt ? r[i] : best;
+	}
+	return at;
+}
+
+static enum xo_status cpu_accuracy(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	int32_t *idx = xo_tensor_i32(a->dst[0]);
+	int64_t ch = a->p.ch, correct = 0;
+
+	(void)be;
+	for (int64_t n = 0; n < a->p.batch; n++) {
+		int64_t i = argmax_row(p + n * ch, ch);
+
+		idx[n] = (int32_t)i;
+		correct += i == argmax_row(t + n * ch, ch);
+	}
+	xo_tensor_f32(a->dst[1])[0] = (float)correct;
+	return XO_OK;
+}
+
+static enum xo_status cpu_gather(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]);
+	const int32_t *idx = xo_tensor_i32(a->src[1]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t ch = a->p.ch;
+
+	(void)be;
+	for (int64_t n = 0; n < a->p.batch; n++)
+		if (idx[n] < 0 || idx[n] >= a->p.rows)
+			return xo_error(XO_EINVAL, "gather: index[%" PRId64 "]=%d outside 0..%" PRId64,
+					n, idx[n], a->p.rows - 1);
+	for (int64_t n = 0; n < a->p.batch; n++)
+		memcpy(y + n * ch, x + (int64_t)idx[n] * ch, (size_t)ch * sizeof(float));
+	return XO_OK;
+}
+
+/* ---- the table ------------------------------------------------------------------------------ */
 
 static void cpu_make_iface(void)
 {
 	cpu_iface = xo_ref_iface;
 	cpu_iface.name = "cpu";
+	cpu_iface.init = cpu_init;
+	cpu_iface.free = cpu_free;
+	cpu_iface.alloc = cpu_alloc;
+	cpu_iface.release = cpu_release;
+	cpu_iface.fwd[XO_OP_conv1d] = cpu_conv1d_fwd;
+	cpu_iface.bwd[XO_OP_conv1d] = cpu_conv1d_bwd;
+	cpu_iface.fwd[XO_OP_max_pooling1d] = cpu_pool_fwd;
+	cpu_iface.bwd[XO_OP_max_pooling1d] = cpu_pool_bwd;
+	cpu_iface.fwd[XO_OP_dense] = cpu_dense_fwd;
+	cpu_iface.bwd[XO_OP_dense] = cpu_dense_bwd;
+	cpu_iface.fwd[XO_OP_relu] = cpu_relu_fwd;
+	cpu_iface.bwd[XO_OP_relu] = cpu_relu_bwd;
+	cpu_iface.fwd[XO_OP_sigmoid] = cpu_sigmoid_fwd;
+	cpu_iface.bwd[XO_OP_sigmoid] = cpu_sigmoid_bwd;
+	cpu_iface.fwd[XO_OP_softmax] = cpu_softmax_fwd;
+	cpu_iface.bwd[XO_OP_softmax] = cpu_softmax_bwd;
+	cpu_iface.fwd[XO_OP_flatten] = cpu_flatten;
+	cpu_iface.bwd[XO_OP_flatten] = cpu_flatten;
+	cpu_iface.fwd[XO_OP_dropout] = dropout_common;
+	cpu_iface.bwd[XO_OP_dropout] = dropout_common;
+	cpu_iface.fwd[XO_OP_categorical_crossentropy] = cpu_ce_fwd;
+	cpu_iface.bwd[XO_OP_categorical_crossentropy] = cpu_ce_bwd;
+	cpu_iface.fwd[XO_OP_adam] = cpu_adam;
+	cpu_iface.fwd[XO_OP_accuracy] = cpu_accuracy;
+	cpu_iface.fwd[XO_OP_gather] = cpu_gather;
 }
 
 const struct xo_backend_iface *xo_cpu_backend(void)
 {
 	pthread_once(&cpu_once, cpu_make_iface);
 	return &cpu_iface;
+}
+
+/* ---- FMA peak --------------------------------------------------------------------------------- */
+
+double xo_cpu_fma_peak(enum xo_cpu_isa isa, double seconds)
+{
+	const struct xo_cpu_kernels *k = xo_cpu_kernels_for(isa);
+	struct timespec t0, t1;
+	volatile float sink;
+	int64_t iters = 1000;
+	double dt = 0.0;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		sink = k->fma_loop(iters);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		dt = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+		if (dt >= seconds || iters > ((int64_t)1 << 40))
+			break;
+		iters *= dt > 0.0 && seconds / dt < 100.0 ? 2 : 10;
+	}
+	(void)sink;
+	return 2.0 * 16.0 * (double)k->vw * (double)iters / dt;
 }

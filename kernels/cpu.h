@@ -1,0 +1,176 @@
+/*
+ * cpu.h - internals of backend "cpu": the per-ISA kernel table, the kernels'
+ * argument structs (each kernel's contract is written next to its struct), the
+ * thread pool and the backend context. Included by the files of kernels/ only (and by
+ * cli/bench.c for the FMA peak loop).
+ */
+#ifndef XO_KERNELS_CPU_H
+#define XO_KERNELS_CPU_H
+
+#include <stdint.h>
+
+#include "xo/backend.h"
+
+/* Widest vector of any ISA level, in floats: stack tiles are sized by it. */
+#define XO_CPU_MAX_VW 16
+
+enum xo_cpu_isa { XO_CPU_ISA_SCALAR, XO_CPU_ISA_AVX2, XO_CPU_ISA_AVX512, XO_CPU_ISA_COUNT };
+
+/*
+ * Rows of an operand A that is read row by row, possibly as overlapping
+ * windows: row m = g * group_rows + r (0 <= r < group_rows) starts at
+ * a + g * group_stride + r * lda. A conv1d input seen as im2col rows without a
+ * copy (valid padding, dilation 1) is one group per sample with lda = stride *
+ * ch; a plain matrix is one group with lda = its row length.
+ */
+struct xo_cpu_rows {
+	const float *a;       /* first element of row 0 */
+	int64_t lda;          /* elements between consecutive rows of a group */
+	int64_t group_rows;   /* rows per group, >= 1 */
+	int64_t group_stride; /* elements between the first rows of two groups */
+};
+
+/*
+ * C = act(bias + A * B), the forward GEMM ("NN").
+ *   A: m rows (struct xo_cpu_rows), each read at [0, k).
+ *   B: packed [k][np], np = n rounded up to the ISA's vector width; columns
+ *      n..np-1 are zero (they are computed and dropped).
+ *   bias: [np] (zero padded) or NULL for none.
+ *   C: row i at c + i * ldc, columns [0, n) written, nothing else touched.
+ *   act: XO_ACTIVATION_LINEAR, _RELU or _SIGMOID (softmax is the caller's).
+ * Reads nothing past A rows' k elements, B's k * np, bias's np. C must not
+ * alias A, B or bias. m, k, n >= 1.
+ */
+struct xo_cpu_gemm {
+	struct xo_cpu_rows a;
+	int64_t m, k, n, np;
+	const float *b;
+	const float *bias;
+	float *c;
+	int64_t ldc;
+	int act;
+};
+
+/*
+ * D += A^T * Z, the weight-gradient GEMM ("TN"): D[j][0:np] += sum over rows
+ * i of A_i[j] * Z[i][0:np], for j in [0, k).
+ *   A: m rows (struct xo_cpu_rows), each read at [0, k).
+ *   Z: [m][np] contiguous (np a multiple of the vector width, zero padded).
+ *   D: [k][np] contiguous, accumulated into (the caller zeroes it).
+ * No aliasing between D and A or Z. m, k >= 1.
+ */
+struct xo_cpu_gemm_tn {
+	struct xo_cpu_rows a;
+	int64_t m, k, np;
+	const float *z;
+	float *d;
+};
+
+/*
+ * Max pooling of batch samples x[batch][len][ch] -> y[batch][out][ch]
+ * (dy [batch][out][ch], dx like x): window o covers
+ * [o * stride - pad, + pool) clipped to [0, len), never empty (Keras
+ * geometry); the first element of the window starts the maximum and a later
+ * one replaces it only when v > best (ties and NaN keep the first).
+ * bwd: dx[len][ch] is overwritten: zero, plus dy[o][c] added at each window's
+ * first maximum, windows in order. No aliasing.
+ */
+struct xo_cpu_pool {
+	int64_t batch, len, ch, out, pool, stride, pad;
+	const float *x;
+	const float *dy; /* bwd only */
+	float *y;        /* fwd: y; bwd: dx */
+};
+
+/* The kernels of one ISA level; every pointer is set. Element-wise kernels
+ * take contiguous arrays of count >= 1 elements; out may equal in. */
+struct xo_cpu_kernels {
+	const char *isa; /* "scalar", "avx2", "avx512" */
+	int vw;          /* floats per vector */
+	void (*gemm_nn)(const struct xo_cpu_gemm *g);
+	void (*gemm_tn)(const struct xo_cpu_gemm_tn *g);
+	void (*pool_fwd)(const struct xo_cpu_pool *p);
+	void (*pool_bwd)(const struct xo_cpu_pool *p);
+	/* y = x > 0 ? x : +0, NaN passed on */
+	void (*relu_fwd)(const float *x, float *y, int64_t count);
+	/* dx = y > 0 ? dy : 0 */
+	void (*relu_bwd)(const float *y, const float *dy, float *dx, int64_t count);
+	/* y = 1 / (1 + exp(-x)), within 3 ulp, subnormal results kept */
+	void (*sigmoid_fwd)(const float *x, float *y, int64_t count);
+	/* dx = dy * (y * (1 - y)) */
+	void (*sigmoid_bwd)(const float *y, const float *dy, float *dx, int64_t count);
+	/* rows of ch: y = exp(x - max) * (1 / sum); x and y may be the same */
+	void (*softmax_fwd)(const float *x, float *y, int64_t rows, int64_t ch);
+	/* d[i] += s[i] for i in [0, count); no aliasing */
+	void (*add)(float *d, const float *s, int64_t count);
+	/* d[0:np] += sum over rows of z[rows][np]; np a multiple of vw */
+	void (*colsum)(const float *z, int64_t rows, int64_t np, float *d);
+	/* dropout: y[i] = keep(base + i) ? x[i] * scale : +0 for i in [0, count),
+	 * keep from Philox4x32-10 exactly as xo_dropout_keep; thr = smallest
+	 * 24-bit value kept (ceil(rate * 2^24)). mask (or NULL) gets -1 / 0 per
+	 * element for dropout_apply. */
+	void (*dropout)(const float *x, float *y, int64_t count, uint64_t base, uint64_t seed,
+			uint32_t stream_a, uint32_t stream_b, uint32_t thr, float scale,
+			int32_t *mask);
+	/* y[i] = mask[i] ? x[i] * scale : +0 */
+	void (*dropout_apply)(const float *x, float *y, int64_t count, const int32_t *mask,
+			      float scale);
+	/* FMA throughput loop for the peak measurement: iters rounds of 16
+	 * independent vector FMA chains; returns a value that depends on all of
+	 * them (so nothing is optimized away). */
+	float (*fma_loop)(int64_t iters);
+};
+
+extern const struct xo_cpu_kernels xo_cpu_kernels__scalar;
+extern const struct xo_cpu_kernels xo_cpu_kernels__avx2;
+extern const struct xo_cpu_kernels xo_cpu_kernels__avx512;
+
+/* ---- thread pool ----------------------------------------------------------- */
+
+struct xo_cpu_pool_threads;
+typedef void (*xo_cpu_task_fn)(void *arg, int tid, int nthreads);
+
+/* Starts nthreads - 1 workers (the caller is thread 0). */
+enum xo_status xo_cpu_threads_init(int nthreads, struct xo_cpu_pool_threads **out);
+void xo_cpu_threads_free(struct xo_cpu_pool_threads *tp); /* accepts NULL */
+/* Runs fn(arg, t, n) once for every part t in [0, n), n <= the pool's
+ * threads; the caller and the workers claim parts until none is left, so a
+ * part may run on any thread (scratch is per part, thr[t]); returns when all
+ * are done. n == 1 runs inline. */
+void xo_cpu_threads_run(struct xo_cpu_pool_threads *tp, int n, xo_cpu_task_fn fn, void *arg);
+
+/* ---- context ------------------------------------------------------------------ */
+
+#define XO_CPU_MAX_THREADS 64
+
+/* Grow-only scratch: one shared buffer and one per thread, 64-byte aligned. */
+struct xo_cpu_buf {
+	float *p;
+	size_t cap; /* floats */
+};
+
+struct xo_cpu_ctx {
+	const struct xo_cpu_kernels *k;   /* the chosen ISA's kernels */
+	enum xo_cpu_isa isa;
+	int nthreads;                     /* pool size (XO_THREADS, default 2) */
+	struct xo_cpu_pool_threads *tp;
+	struct xo_cpu_buf shared;         /* packed weights etc. */
+	struct xo_cpu_buf thr[XO_CPU_MAX_THREADS]; /* per-thread scratch */
+	/* The last dropout mask drawn, so the backward pass (and a repeated
+	 * forward) of the same (seed, step, layer, rate, count) reuses it: the
+	 * mask is a function of exactly these. */
+	int32_t *mask;
+	int64_t mask_cap, mask_count;
+	uint64_t mask_seed;
+	uint32_t mask_a, mask_b, mask_thr;
+	bool mask_valid;
+};
+
+/* The ISA level this process would choose (CPU features, XO_CPU_ISA). */
+enum xo_cpu_isa xo_cpu_isa_detect(void);
+const struct xo_cpu_kernels *xo_cpu_kernels_for(enum xo_cpu_isa isa);
+/* Single-precision FLOP per second of one thread running the FMA loop of
+ * the given ISA for about seconds. */
+double xo_cpu_fma_peak(enum xo_cpu_isa isa, double seconds);
+
+#endif /* XO_KERNELS_CPU_H */
