@@ -406,6 +406,13 @@ int xo_cmd_bench(int argc, char **argv)
 				return xo_usage_error("bench", "--repeat must be 1..1000");
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: xo bench [--device cpu|ref|cl] [--threads N] [--repeat N] "
+			       "[--json]\n"
+			       "  the seed model's predict (4000 samples at batch 32 and as one "
+			       "batch),\n  one training epoch, peak RSS, and per-op GFLOP/s against "
+			       "an FMA peak\n  measured in the same run (docs/cpu.md)\n");
+			return 0;
 		} else {
 			return xo_usage_error("bench", "unknown argument '%s' (usage: xo bench "
 						       "[--device cpu|ref|cl] [--threads N] "
