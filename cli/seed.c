@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "perfdb.h"
 #include "xo.h"
 
 #define SEED_SAMPLES       20000
@@ -63,6 +64,8 @@ struct seed_result {
 	char layer_names[16][64];
 	double layer_ms[16];
 	double extra_ms;
+	int nsteps;                /* epochs recorded in step_ms */
+	double step_ms[1000];      /* training ms/step of each epoch (for --db) */
 };
 
 struct epoch_sink {
@@ -326,6 +329,8 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 	        r->predict_s_one_batch, r->predict_s_one_batch / (double)d->nte);
 	r->test_accuracy = (double)correct / (double)d->nte;
 	r->val_accuracy = sink.best_val;
+	r->nsteps = sink.count;
+	memcpy(r->step_ms, ms_per_step, sizeof(double) * (size_t)sink.count);
 	r->train_ms_per_step = median(ms_per_step, sink.count);
 	r->epoch_ms = median(epoch_ms, sink.count);
 	if (r->is_cl && measure_split(m, be, batch, seed, r)) {
@@ -463,10 +468,84 @@ static bool known_device(const char *spec)
 	return false;
 }
 
+/* One stored benchmark of the experiment: samples are per-call wall times. */
+static void seed_bench(struct xo_perf_result *x, const char *device, const char *what,
+                       int64_t batch, double *samples_s, size_t n)
+{
+	memset(x, 0, sizeof(*x));
+	snprintf(x->b.name, sizeof(x->b.name), "model/seed/%s/b%" PRId64 "/%s", what, batch,
+	         device);
+	snprintf(x->b.kind, sizeof(x->b.kind), "model");
+	snprintf(x->b.device, sizeof(x->b.device), "%s", device);
+	snprintf(x->b.what, sizeof(x->b.what), "%s", what);
+	snprintf(x->b.model, sizeof(x->b.model), "seed");
+	snprintf(x->b.params, sizeof(x->b.params), "model=seed batch=%" PRId64 " source=xo-seed",
+	         batch);
+	snprintf(x->b.version, sizeof(x->b.version), "xo-seed");
+	x->b.batch = batch;
+	x->reps = 1;
+	x->n = n;
+	x->samples = calloc(n, sizeof(*x->samples));
+	for (size_t i = 0; x->samples && i < n; i++)
+		x->samples[i].wall_s = samples_s[i];
+}
+
+/*
+ * --db: the experiment's own timings as one run of the perf store, beside
+ * what `xo perf record` measures: per device, the training step as fit ran it
+ * (one sample per epoch), and predict per call at batch 32 and as one batch
+ * (one sample each: the experiment predicts once).
+ */
+static int store_results(struct xo_perfdb *db, const struct seed_result *r, int n, int64_t batch,
+                         int64_t npredict)
+{
+	struct xo_perf_result *res = calloc((size_t)n * 3, sizeof(*res));
+	struct xo_perf_commit commit;
+	struct xo_perf_testbed tb;
+	enum xo_status st = XO_OK;
+	int64_t run_id = 0, calls32 = (npredict + SEED_PREDICT_BATCH - 1) / SEED_PREDICT_BATCH;
+	size_t nres = 0;
+
+	if (!res)
+		return xo_usage_error("seed", "--db: out of memory");
+	if (!n) {
+		free(res);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		double steps[1000], p32 = r[i].predict_s / (double)calls32;
+		double p1 = r[i].predict_s_one_batch;
+
+		for (int k = 0; k < r[i].nsteps; k++)
+			steps[k] = r[i].step_ms[k] * 1e-3;
+		seed_bench(&res[nres++], r[i].device, "fit_step", batch, steps,
+		           (size_t)r[i].nsteps);
+		seed_bench(&res[nres++], r[i].device, "fit_predict", SEED_PREDICT_BATCH, &p32, 1);
+		seed_bench(&res[nres++], r[i].device, "fit_predict", npredict, &p1, 1);
+	}
+	for (size_t i = 0; i < nres; i++)
+		if (!res[i].samples)
+			st = xo_error(XO_ENOMEM, "out of memory");
+	xo_perf_commit_probe(xo_perf_source_dir(), &commit);
+	xo_perf_testbed_probe(&tb);
+	if (!st)
+		st = xo_perfdb_run_begin(db, &commit, &tb, "xo seed", &run_id);
+	if (!st)
+		st = xo_perfdb_run_finish(db, run_id, res, nres);
+	for (size_t i = 0; i < nres; i++)
+		free(res[i].samples);
+	free(res);
+	if (st)
+		return xo_usage_error("seed", "--db: %s", xo_last_error());
+	fprintf(stderr, "seed: stored as run %" PRId64 " (%zu benchmarks)\n", run_id, nres);
+	return 0;
+}
+
 int xo_cmd_seed(int argc, char **argv)
 {
 	const char *devices[MAX_DEVICES], *db = NULL;
-	struct seed_result results[MAX_DEVICES];
+	static struct seed_result results[MAX_DEVICES];
+	struct xo_perfdb *store = NULL;
 	struct seed_data data;
 	int ndev = 0, nres = 0, rc = 0;
 	int64_t epochs = 10, batch = 512, v;
@@ -517,8 +596,6 @@ int xo_cmd_seed(int argc, char **argv)
 		}
 		i++;
 	}
-	if (db)
-		return xo_usage_error("seed", "--db: not available in this build");
 	explicit_devices = ndev > 0;
 	if (!explicit_devices)
 		for (int i = 0; i < xo_backend_count() && ndev < MAX_DEVICES; i++)
@@ -534,6 +611,11 @@ int xo_cmd_seed(int argc, char **argv)
 	}
 	if (seed_data_make(seed, &data))
 		return 2;
+	/* Open (and so validate) the store before minutes of training. */
+	if (db && xo_perfdb_open(db, &store)) {
+		seed_data_free(&data);
+		return xo_usage_error("seed", "--db %s: %s", db, xo_last_error());
+	}
 	for (int i = 0; i < ndev; i++) {
 		if (!explicit_devices) {
 			/* Default list: a device that does not open is skipped. */
@@ -558,7 +640,10 @@ int xo_cmd_seed(int argc, char **argv)
 		print_table(json ? stderr : stdout, results, nres);
 		if (json)
 			print_json(results, nres);
+		if (store)
+			rc = store_results(store, results, nres, batch, data.nte);
 	}
+	xo_perfdb_close(store);
 	seed_data_free(&data);
 	return rc;
 }
