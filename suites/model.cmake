@@ -49,7 +49,8 @@ set(XO_CLI_CASES
   "seed_bad_epochs|2|seed|--epochs|0"
   "seed_device_does_not_open|2|seed|--device|ref|--device|cl:9:9"
   "seed_unknown_device|2|seed|--device|tpu"
-  "seed_db|2|seed|--device|ref|--db|${CMAKE_CURRENT_BINARY_DIR}/model_cli.db"
+  "seed_db_not_sqlite|2|seed|--device|ref|--db|${XO_G}/seed/x.npy"
+  "seed_db_stores|0|seed|--device|cpu|--epochs|1|--db|${CMAKE_CURRENT_BINARY_DIR}/model_cli_seed.sqlite"
 )
 foreach(case ${XO_CLI_CASES})
   string(REPLACE "|" ";" fields "${case}")
