@@ -64,6 +64,25 @@ run_stage() {
     return $rc
 }
 
+# The sanitizer build and its quick suites (ci/test.sh, ci/sanitize.sh).
+stage_asan_build() {
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DXO_SANITIZE=ON -DXO_WERROR=ON \
+        -DCMAKE_C_FLAGS_DEBUG="-O1 -g" >build-asan.log 2>&1 &&
+        cmake --build build-asan -j"$XO_JOBS" >>build-asan.log 2>&1
+    local rc=$?
+    [ $rc -eq 0 ] || tail -n 40 build-asan.log
+    return $rc
+}
+
+stage_asan_test() {
+    # PoCL and the ICD loader keep allocations alive until exit (their own
+    # caches); those leaks are suppressed by library name, ours are not.
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+    LSAN_OPTIONS=suppressions=$XO_ROOT/suites/lsan.supp:print_suppressions=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --test-dir build-asan -L quick -j"$XO_JOBS" --timeout 600
+}
+
 print_summary() {
     echo
     echo "==== summary"

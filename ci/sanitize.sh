@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# ci/sanitize.sh - only the sanitizer half of ci/test.sh: build with
+# AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and run the quick
+# suites there, OpenCL included (XO_REQUIRE_OPENCL=1).
+set -u -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$XO_ROOT"
+
+export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
+export CTEST_OUTPUT_ON_FAILURE=1
+
+rc=0
+run_stage deps stage_deps || { print_summary; exit 1; }
+run_stage asan-build stage_asan_build || rc=1
+[ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
+print_summary
+exit $rc
