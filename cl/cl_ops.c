@@ -270,34 +270,128 @@ static int64_t dw_chunks(const struct xo_cl_ctx *c, int64_t batch, int64_t nout)
 	return n * nout <= INT_MAX ? n : 0;
 }
 
+/*
+ * Launch pieces shared by conv1d and dense backward. Their dx, dw and split
+ * dw kernels take the same arguments in the same order: a weight or input
+ * tensor, the dpre source, the outputs, then the op's geometry ints with the
+ * activation last (struct geo).
+ */
+struct geo {
+	int64_t v[10];
+	int n;
+};
+
+static void la_geo(struct xo_cl_launch *l, const struct geo *g)
+{
+	for (int i = 0; i < g->n; i++)
+		la_int(l, g->v[i]);
+}
+
+static void la_dpre(struct xo_cl_launch *l, const struct dpre *d)
+{
+	la_mem(l, d->y);
+	la_int(l, d->yo);
+	la_mem(l, d->dy);
+	la_int(l, d->dyo);
+}
+
+/* The dw kernels of one op: single pass, work-group per output, split. */
+struct dw_kids {
+	enum xo_cl_kid plain, wg, split;
+};
+
+/*
+ * dw (j < nw) and db (nbias more outputs when dst[2] is set) of conv1d/dense
+ * backward; terms is the length of each sum (the work-group variant's
+ * precondition).
+ */
+static enum xo_status dw_run(struct xo_cl_ctx *c, const struct xo_op_args *a,
+			     const struct dpre *d, const struct geo *g,
+			     const struct dw_kids *k, int64_t nw, int64_t nbias, int64_t terms,
+			     enum xo_op op)
+{
+	int64_t nout = nw + (a->dst[2] ? nbias : 0);
+	/* CPUs: partial sums per chunk of samples, then their sum. */
+	int64_t nchunks = dw_chunks(c, a->p.batch, nout);
+	struct xo_cl_launch l;
+	enum xo_status st;
+	bool wg;
+
+	if (nchunks) {
+		cl_mem part;
+
+		st = xo_cl_scratch(c, 1, (size_t)(nchunks * nout) * 4, &part);
+		if (st)
+			return st;
+		l = la_begin(c, k->split);
+		la_tensor(&l, a->src[0], NULL);
+		la_dpre(&l, d);
+		la_mem(&l, part);
+		la_int(&l, nout);
+		la_int(&l, c->tune.dw_chunk);
+		la_geo(&l, g);
+		st = la_run(&l, nchunks * nout, op, XO_DIR_BWD);
+		if (st)
+			return st;
+		return sum_chunks(c, part, nchunks, nout, nw, a->dst[1], a->dst[2], op);
+	}
+	/* Work-group-per-output variant when each sum has a group's worth of
+	 * terms and the device runs the group (STYLE rule 10). */
+	wg = c->tune.dw_wg && terms >= (int64_t)c->tune.red_wg &&
+	     c->kernel_wg[k->wg] >= c->tune.red_wg;
+	l = la_begin(c, wg ? k->wg : k->plain);
+	la_tensor(&l, a->src[0], NULL);
+	la_dpre(&l, d);
+	la_tensor(&l, a->dst[1], NULL);
+	la_tensor(&l, a->dst[2], a->dst[1]);
+	la_int(&l, a->dst[2] != NULL);
+	la_geo(&l, g);
+	return wg ? la_run_groups(&l, nout, op, XO_DIR_BWD) : la_run(&l, nout, op, XO_DIR_BWD);
+}
+
+/* dx of conv1d/dense backward over a dims-D range of items. */
+static enum xo_status dx_run(struct xo_cl_ctx *c, const struct xo_op_args *a,
+			     const struct dpre *d, const struct geo *g, enum xo_cl_kid kid,
+			     cl_uint dims, const int64_t *items, enum xo_op op)
+{
+	struct xo_cl_launch l = la_begin(c, kid);
+
+	la_tensor(&l, a->src[1], NULL);
+	la_dpre(&l, d);
+	la_tensor(&l, a->dst[0], NULL);
+	la_geo(&l, g);
+	return la_run_nd(&l, dims, items, op, XO_DIR_BWD);
+}
+
 /* ---- conv1d -------------------------------------------------------------- */
+
+/* conv1d's geometry ints, as every conv1d kernel takes them. */
+static struct geo conv1d_geo(const struct xo_params *p, int64_t pad, int64_t out, int act)
+{
+	return (struct geo){.v = {p->batch, p->len, p->ch, p->filters, p->kernel_size,
+				  xo_conv1d_stride(p), p->dilation_rate, pad, out, act},
+			    .n = 10};
+}
 
 enum xo_status xo_cl_conv1d_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	struct xo_cl_ctx *c = ctx_of(be);
 	const struct xo_params *p = &a->p;
 	struct xo_cl_launch l = la_begin(c, XO_CL_K_conv1d_fwd);
+	struct geo g;
 	int64_t out, pad;
 	bool softmax = p->activation == XO_ACTIVATION_SOFTMAX;
 	enum xo_status st = xo_conv1d_geometry(p, &out, &pad);
 
 	if (st)
 		return st;
+	g = conv1d_geo(p, pad, out, softmax ? XO_ACTIVATION_LINEAR : (int)p->activation);
 	la_tensor(&l, a->src[0], NULL);
 	la_tensor(&l, a->src[1], NULL);
 	la_tensor(&l, a->src[2], a->src[0]);
 	la_int(&l, a->src[2] != NULL);
 	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, p->batch);
-	la_int(&l, p->len);
-	la_int(&l, p->ch);
-	la_int(&l, p->filters);
-	la_int(&l, p->kernel_size);
-	la_int(&l, xo_conv1d_stride(p));
-	la_int(&l, p->dilation_rate);
-	la_int(&l, pad);
-	la_int(&l, out);
-	la_int(&l, softmax ? XO_ACTIVATION_LINEAR : p->activation);
+	la_geo(&l, &g);
 	st = la_run_nd(&l, 3, (int64_t[]){p->filters, out, p->batch}, XO_OP_conv1d, XO_DIR_FWD);
 	if (st || !softmax)
 		return st;
@@ -306,12 +400,13 @@ enum xo_status xo_cl_conv1d_fwd(struct xo_backend *be, const struct xo_op_args *
 
 enum xo_status xo_cl_conv1d_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
+	static const struct dw_kids kids = {XO_CL_K_conv1d_bwd_dw, XO_CL_K_conv1d_bwd_dw__wg,
+					    XO_CL_K_conv1d_bwd_dw__split};
 	struct xo_cl_ctx *c = ctx_of(be);
 	const struct xo_params *p = &a->p;
-	struct xo_cl_launch l;
 	struct dpre d;
-	int64_t out, pad, nw, nout, nchunks;
-	bool wg;
+	struct geo g;
+	int64_t out, pad;
 	enum xo_status st = xo_conv1d_geometry(p, &out, &pad);
 
 	if (st)
@@ -319,103 +414,37 @@ enum xo_status xo_cl_conv1d_bwd(struct xo_backend *be, const struct xo_op_args *
 	st = dpre_prepare(c, a, p->batch * out, p->filters, XO_OP_conv1d, &d);
 	if (st)
 		return st;
+	g = conv1d_geo(p, pad, out, d.act);
 	if (a->dst[0]) {
-		l = la_begin(c, XO_CL_K_conv1d_bwd_dx);
-		la_tensor(&l, a->src[1], NULL);
-		la_mem(&l, d.y);
-		la_int(&l, d.yo);
-		la_mem(&l, d.dy);
-		la_int(&l, d.dyo);
-		la_tensor(&l, a->dst[0], NULL);
-		la_int(&l, p->batch);
-		la_int(&l, p->len);
-		la_int(&l, p->ch);
-		la_int(&l, p->filters);
-		la_int(&l, p->kernel_size);
-		la_int(&l, xo_conv1d_stride(p));
-		la_int(&l, p->dilation_rate);
-		la_int(&l, pad);
-		la_int(&l, out);
-		la_int(&l, d.act);
-		st = la_run_nd(&l, 3, (int64_t[]){p->ch, p->len, p->batch}, XO_OP_conv1d,
-			       XO_DIR_BWD);
+		st = dx_run(c, a, &d, &g, XO_CL_K_conv1d_bwd_dx, 3,
+			    (int64_t[]){p->ch, p->len, p->batch}, XO_OP_conv1d);
 		if (st)
 			return st;
 	}
-	nw = p->kernel_size * p->ch * p->filters;
-	nout = nw + (a->dst[2] ? p->filters : 0);
-	/* CPUs: partial sums per chunk of samples, then their sum. */
-	nchunks = dw_chunks(c, p->batch, nout);
-	if (nchunks) {
-		cl_mem part;
-
-		st = xo_cl_scratch(c, 1, (size_t)(nchunks * nout) * 4, &part);
-		if (st)
-			return st;
-		l = la_begin(c, XO_CL_K_conv1d_bwd_dw__split);
-		la_tensor(&l, a->src[0], NULL);
-		la_mem(&l, d.y);
-		la_int(&l, d.yo);
-		la_mem(&l, d.dy);
-		la_int(&l, d.dyo);
-		la_mem(&l, part);
-		la_int(&l, nout);
-		la_int(&l, c->tune.dw_chunk);
-		la_int(&l, p->batch);
-		la_int(&l, p->len);
-		la_int(&l, p->ch);
-		la_int(&l, p->filters);
-		la_int(&l, p->kernel_size);
-		la_int(&l, xo_conv1d_stride(p));
-		la_int(&l, p->dilation_rate);
-		la_int(&l, pad);
-		la_int(&l, out);
-		la_int(&l, d.act);
-		st = la_run(&l, nchunks * nout, XO_OP_conv1d, XO_DIR_BWD);
-		if (st)
-			return st;
-		return sum_chunks(c, part, nchunks, nout, nw, a->dst[1], a->dst[2], XO_OP_conv1d);
-	}
-	/* Work-group-per-output variant when each sum has a group's worth of
-	 * terms and the device runs the group (STYLE rule 10). */
-	wg = c->tune.dw_wg && p->batch * out >= (int64_t)c->tune.red_wg &&
-	     c->kernel_wg[XO_CL_K_conv1d_bwd_dw__wg] >= c->tune.red_wg;
-	l = la_begin(c, wg ? XO_CL_K_conv1d_bwd_dw__wg : XO_CL_K_conv1d_bwd_dw);
-	la_tensor(&l, a->src[0], NULL);
-	la_mem(&l, d.y);
-	la_int(&l, d.yo);
-	la_mem(&l, d.dy);
-	la_int(&l, d.dyo);
-	la_tensor(&l, a->dst[1], NULL);
-	la_tensor(&l, a->dst[2], a->dst[1]);
-	la_int(&l, a->dst[2] != NULL);
-	la_int(&l, p->batch);
-	la_int(&l, p->len);
-	la_int(&l, p->ch);
-	la_int(&l, p->filters);
-	la_int(&l, p->kernel_size);
-	la_int(&l, xo_conv1d_stride(p));
-	la_int(&l, p->dilation_rate);
-	la_int(&l, pad);
-	la_int(&l, out);
-	la_int(&l, d.act);
-	return wg ? la_run_groups(&l, nout, XO_OP_conv1d, XO_DIR_BWD)
-		  : la_run(&l, nout, XO_OP_conv1d, XO_DIR_BWD);
+	return dw_run(c, a, &d, &g, &kids, p->kernel_size * p->ch * p->filters, p->filters,
+		      p->batch * out, XO_OP_conv1d);
 }
 
 /* ---- max_pooling1d ------------------------------------------------------- */
 
-enum xo_status xo_cl_max_pooling1d_fwd(struct xo_backend *be, const struct xo_op_args *a)
+/* fwd: src {x}, over the output steps; bwd: src {x, dy}, over the input
+ * steps (each dx gathers from the windows it wins). */
+static enum xo_status pool_run(struct xo_backend *be, const struct xo_op_args *a,
+			       enum xo_dir dir)
 {
 	struct xo_cl_ctx *c = ctx_of(be);
 	const struct xo_params *p = &a->p;
-	struct xo_cl_launch l = la_begin(c, XO_CL_K_max_pooling1d_fwd);
+	bool bwd = dir == XO_DIR_BWD;
+	struct xo_cl_launch l = la_begin(c, bwd ? XO_CL_K_max_pooling1d_bwd
+						: XO_CL_K_max_pooling1d_fwd);
 	int64_t out, pad;
 	enum xo_status st = xo_pool1d_geometry(p, &out, &pad);
 
 	if (st)
 		return st;
 	la_tensor(&l, a->src[0], NULL);
+	if (bwd)
+		la_tensor(&l, a->src[1], NULL);
 	la_tensor(&l, a->dst[0], NULL);
 	la_int(&l, p->batch);
 	la_int(&l, p->len);
@@ -424,32 +453,18 @@ enum xo_status xo_cl_max_pooling1d_fwd(struct xo_backend *be, const struct xo_op
 	la_int(&l, xo_pool1d_stride(p));
 	la_int(&l, pad);
 	la_int(&l, out);
-	return la_run_nd(&l, 3, (int64_t[]){p->ch, out, p->batch}, XO_OP_max_pooling1d,
-			 XO_DIR_FWD);
+	return la_run_nd(&l, 3, (int64_t[]){p->ch, bwd ? p->len : out, p->batch},
+			 XO_OP_max_pooling1d, dir);
+}
+
+enum xo_status xo_cl_max_pooling1d_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return pool_run(be, a, XO_DIR_FWD);
 }
 
 enum xo_status xo_cl_max_pooling1d_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	struct xo_cl_ctx *c = ctx_of(be);
-	const struct xo_params *p = &a->p;
-	struct xo_cl_launch l = la_begin(c, XO_CL_K_max_pooling1d_bwd);
-	int64_t out, pad;
-	enum xo_status st = xo_pool1d_geometry(p, &out, &pad);
-
-	if (st)
-		return st;
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, p->batch);
-	la_int(&l, p->len);
-	la_int(&l, p->ch);
-	la_int(&l, p->pool_size);
-	la_int(&l, xo_pool1d_stride(p));
-	la_int(&l, pad);
-	la_int(&l, out);
-	return la_run_nd(&l, 3, (int64_t[]){p->ch, p->len, p->batch}, XO_OP_max_pooling1d,
-			 XO_DIR_BWD);
+	return pool_run(be, a, XO_DIR_BWD);
 }
 
 /* ---- dense --------------------------------------------------------------- */
@@ -498,77 +513,25 @@ enum xo_status xo_cl_dense_fwd(struct xo_backend *be, const struct xo_op_args *a
 
 enum xo_status xo_cl_dense_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
+	static const struct dw_kids kids = {XO_CL_K_dense_bwd_dw, XO_CL_K_dense_bwd_dw__wg,
+					    XO_CL_K_dense_bwd_dw__split};
 	struct xo_cl_ctx *c = ctx_of(be);
 	const struct xo_params *p = &a->p;
-	struct xo_cl_launch l;
 	struct dpre d;
-	int64_t nw, nout, nchunks;
-	bool wg;
+	struct geo g;
 	enum xo_status st;
 
 	st = dpre_prepare(c, a, p->batch, p->units, XO_OP_dense, &d);
 	if (st)
 		return st;
+	g = (struct geo){.v = {p->batch, p->ch, p->units, d.act}, .n = 4};
 	if (a->dst[0]) {
-		l = la_begin(c, XO_CL_K_dense_bwd_dx);
-		la_tensor(&l, a->src[1], NULL);
-		la_mem(&l, d.y);
-		la_int(&l, d.yo);
-		la_mem(&l, d.dy);
-		la_int(&l, d.dyo);
-		la_tensor(&l, a->dst[0], NULL);
-		la_int(&l, p->batch);
-		la_int(&l, p->ch);
-		la_int(&l, p->units);
-		la_int(&l, d.act);
-		st = la_run_nd(&l, 2, (int64_t[]){p->ch, p->batch}, XO_OP_dense, XO_DIR_BWD);
+		st = dx_run(c, a, &d, &g, XO_CL_K_dense_bwd_dx, 2, (int64_t[]){p->ch, p->batch},
+			    XO_OP_dense);
 		if (st)
 			return st;
 	}
-	nw = p->ch * p->units;
-	nout = nw + (a->dst[2] ? p->units : 0);
-	nchunks = dw_chunks(c, p->batch, nout);
-	if (nchunks) {
-		cl_mem part;
-
-		st = xo_cl_scratch(c, 1, (size_t)(nchunks * nout) * 4, &part);
-		if (st)
-			return st;
-		l = la_begin(c, XO_CL_K_dense_bwd_dw__split);
-		la_tensor(&l, a->src[0], NULL);
-		la_mem(&l, d.y);
-		la_int(&l, d.yo);
-		la_mem(&l, d.dy);
-		la_int(&l, d.dyo);
-		la_mem(&l, part);
-		la_int(&l, nout);
-		la_int(&l, c->tune.dw_chunk);
-		la_int(&l, p->batch);
-		la_int(&l, p->ch);
-		la_int(&l, p->units);
-		la_int(&l, d.act);
-		st = la_run(&l, nchunks * nout, XO_OP_dense, XO_DIR_BWD);
-		if (st)
-			return st;
-		return sum_chunks(c, part, nchunks, nout, nw, a->dst[1], a->dst[2], XO_OP_dense);
-	}
-	wg = c->tune.dw_wg && p->batch >= (int64_t)c->tune.red_wg &&
-	     c->kernel_wg[XO_CL_K_dense_bwd_dw__wg] >= c->tune.red_wg;
-	l = la_begin(c, wg ? XO_CL_K_dense_bwd_dw__wg : XO_CL_K_dense_bwd_dw);
-	la_tensor(&l, a->src[0], NULL);
-	la_mem(&l, d.y);
-	la_int(&l, d.yo);
-	la_mem(&l, d.dy);
-	la_int(&l, d.dyo);
-	la_tensor(&l, a->dst[1], NULL);
-	la_tensor(&l, a->dst[2], a->dst[1]);
-	la_int(&l, a->dst[2] != NULL);
-	la_int(&l, p->batch);
-	la_int(&l, p->ch);
-	la_int(&l, p->units);
-	la_int(&l, d.act);
-	return wg ? la_run_groups(&l, nout, XO_OP_dense, XO_DIR_BWD)
-		  : la_run(&l, nout, XO_OP_dense, XO_DIR_BWD);
+	return dw_run(c, a, &d, &g, &kids, p->ch * p->units, p->units, p->batch, XO_OP_dense);
 }
 
 /* ---- activations, flatten ------------------------------------------------ */

@@ -8,20 +8,6 @@
 #include "cmd.h"
 #include "xo.h"
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 int xo_cmd_devices(int argc, char **argv)
 {
 	bool json = false;
@@ -45,9 +31,9 @@ int xo_cmd_devices(int argc, char **argv)
 
 		if (json) {
 			printf("%s{\"device\":", i ? "," : "");
-			json_string(kind);
+			xo_cli_json_string(kind);
 			printf(",\"available\":%s,\"description\":", st ? "false" : "true");
-			json_string(what);
+			xo_cli_json_string(what);
 			printf("}");
 		} else {
 			printf("%-4s %-11s %s\n", kind, st ? "unavailable" : "available", what);

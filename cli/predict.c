@@ -3,7 +3,6 @@
  * [--device D] [--batch-size N]`: Keras's model.predict from a spec and a
  * weights directory; writes the probabilities as float32 .npy.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,21 +15,6 @@
 static const char usage[] =
     "usage: xo predict --model M --weights DIR --input X.npy --output Y.npy\n"
     "                  [--device D] [--batch-size N]\n";
-
-static bool parse_count(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < 1)
-		return false;
-	*out = v;
-	return true;
-}
 
 /* Input shape (n, len, ch) or (n, len*ch) (or (n, len) when ch == 1). */
 static bool input_fits(const struct xo_npy *a, int64_t in_size)
@@ -77,7 +61,7 @@ int xo_cmd_predict(int argc, char **argv)
 		else if (!strcmp(a, "--device"))
 			device = v;
 		else if (!strcmp(a, "--batch-size")) {
-			if (!parse_count(v, &batch))
+			if (!xo_cli_parse_i64(v, 1, INT64_MAX, &batch))
 				return xo_usage_error(
 				    "predict", "--batch-size %s: expected an integer >= 1", v);
 		} else

@@ -383,21 +383,6 @@ static void print_table(FILE *out, const struct seed_result *r, int n)
 	}
 }
 
-/* JSON string body: escapes quotes, backslashes and control characters. */
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void json_number(const char *key, double v, bool comma)
 {
 	if (isfinite(v))
@@ -411,9 +396,9 @@ static void print_json(const struct seed_result *r, int n)
 	printf("[\n");
 	for (int i = 0; i < n; i++) {
 		printf("  {\"device\": ");
-		json_string(r[i].device);
+		xo_cli_json_string(r[i].device);
 		printf(", \"description\": ");
-		json_string(r[i].desc);
+		xo_cli_json_string(r[i].desc);
 		printf(", \"epochs\": %d, ", r[i].epochs);
 		json_number("train_ms_per_step", r[i].train_ms_per_step, true);
 		json_number("epoch_ms", r[i].epoch_ms, true);
@@ -432,7 +417,7 @@ static void print_json(const struct seed_result *r, int n)
 			json_number("wait_ms", r[i].wait_ms, true);
 			printf("\"layer_kernel_ms\": {");
 			for (int l = 0; l < r[i].nlayers; l++) {
-				json_string(r[i].layer_names[l]);
+				xo_cli_json_string(r[i].layer_names[l]);
 				printf(": %.6g, ", r[i].layer_ms[l]);
 			}
 			printf("\"loss_accuracy_adam\": %.6g}", r[i].extra_ms);
@@ -440,21 +425,6 @@ static void print_json(const struct seed_result *r, int n)
 		printf("}%s\n", i + 1 < n ? "," : "");
 	}
 	printf("]\n");
-}
-
-static bool parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '-'))
-		return false;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
 }
 
 /* True when spec names a backend compiled into this build. */
@@ -575,17 +545,17 @@ int xo_cmd_seed(int argc, char **argv)
 				                      val);
 			devices[ndev++] = val;
 		} else if (!strcmp(a, "--epochs")) {
-			if (!parse_i64(val, 1, 1000, &epochs))
+			if (!xo_cli_parse_i64(val, 1, 1000, &epochs))
 				return xo_usage_error(
 				    "seed", "--epochs %s: expected an integer in 1..1000", val);
 		} else if (!strcmp(a, "--batch-size")) {
-			if (!parse_i64(val, 1, 12800, &batch))
+			if (!xo_cli_parse_i64(val, 1, 12800, &batch))
 				return xo_usage_error("seed",
 				                      "--batch-size %s: expected an integer in "
 				                      "1..12800",
 				                      val);
 		} else if (!strcmp(a, "--seed")) {
-			if (!parse_i64(val, 0, INT64_MAX, &v))
+			if (!xo_cli_parse_i64(val, 0, INT64_MAX, &v))
 				return xo_usage_error(
 				    "seed", "--seed %s: expected a non-negative integer", val);
 			seed = (uint64_t)v;

@@ -22,36 +22,6 @@ static const char usage[] =
     "                [--device D] [--epochs N] [--batch-size N]\n"
     "                [--validation-split F] [--no-shuffle] [--seed S]\n";
 
-static bool parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '-'))
-		return false;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
 struct best {
 	int epoch;
 	double val_accuracy;
@@ -144,12 +114,12 @@ int xo_cmd_train(int argc, char **argv)
 		} else if (!strcmp(a, "--device")) {
 			device = v;
 		} else if (!strcmp(a, "--epochs")) {
-			if (!parse_i64(v, 1, 1000000, &v64))
+			if (!xo_cli_parse_i64(v, 1, 1000000, &v64))
 				return xo_usage_error(
 				    "train", "--epochs %s: expected an integer in 1..1000000", v);
 			o.epochs = (int)v64;
 		} else if (!strcmp(a, "--batch-size")) {
-			if (!parse_i64(v, 1, INT32_MAX, &o.batch_size))
+			if (!xo_cli_parse_i64(v, 1, INT32_MAX, &o.batch_size))
 				return xo_usage_error(
 				    "train", "--batch-size %s: expected an integer >= 1", v);
 		} else if (!strcmp(a, "--validation-split")) {
@@ -165,7 +135,7 @@ int xo_cmd_train(int argc, char **argv)
 				                      v);
 			o.validation_split = (float)f;
 		} else if (!strcmp(a, "--seed")) {
-			if (!parse_u64(v, &o.seed))
+			if (!xo_cli_parse_u64(v, &o.seed))
 				return xo_usage_error(
 				    "train", "--seed %s: expected a non-negative integer", v);
 		} else {

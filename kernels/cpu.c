@@ -824,38 +824,36 @@ static enum xo_status ew_run(struct xo_backend *be, struct ew_job *j, int64_t co
 	return XO_OK;
 }
 
-static enum xo_status cpu_relu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+/* relu/sigmoid: fwd src {x}, bwd src {x, dy}; dst {y} elementwise, cost
+ * per element for the thread split. */
+static enum xo_status ew_act(struct xo_backend *be, const struct xo_op_args *a,
+			     enum ew_kind kind, bool bwd, int64_t cost)
 {
-	struct ew_job j = {.kind = EW_RELU_FWD, .x = xo_tensor_f32(a->src[0]),
+	struct ew_job j = {.kind = kind, .x = xo_tensor_f32(a->src[0]),
+			   .dy = bwd ? xo_tensor_f32(a->src[1]) : NULL,
 			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem};
 
-	return ew_run(be, &j, 1);
+	return ew_run(be, &j, cost);
+}
+
+static enum xo_status cpu_relu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_act(be, a, EW_RELU_FWD, false, 1);
 }
 
 static enum xo_status cpu_relu_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	struct ew_job j = {.kind = EW_RELU_BWD, .x = xo_tensor_f32(a->src[0]),
-			   .dy = xo_tensor_f32(a->src[1]), .y = xo_tensor_f32(a->dst[0]),
-			   .count = a->dst[0]->nelem};
-
-	return ew_run(be, &j, 1);
+	return ew_act(be, a, EW_RELU_BWD, true, 1);
 }
 
 static enum xo_status cpu_sigmoid_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	struct ew_job j = {.kind = EW_SIGMOID_FWD, .x = xo_tensor_f32(a->src[0]),
-			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem};
-
-	return ew_run(be, &j, 20);
+	return ew_act(be, a, EW_SIGMOID_FWD, false, 20);
 }
 
 static enum xo_status cpu_sigmoid_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	struct ew_job j = {.kind = EW_SIGMOID_BWD, .x = xo_tensor_f32(a->src[0]),
-			   .dy = xo_tensor_f32(a->src[1]), .y = xo_tensor_f32(a->dst[0]),
-			   .count = a->dst[0]->nelem};
-
-	return ew_run(be, &j, 1);
+	return ew_act(be, a, EW_SIGMOID_BWD, true, 1);
 }
 
 static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)

@@ -533,20 +533,51 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 	return optimizer_reset(m);
 }
 
-static enum xo_status weight_path(char *buf, size_t size, const char *dir, const char *layer,
-                                  const char *what)
+/* Reads (save false) or writes <dir>/<layer>.<what>.npy as data. */
+static enum xo_status weight_file(const char *dir, const char *layer, const char *what,
+				  int ndim, const int64_t *dims, float *data, bool save)
 {
-	if ((size_t)snprintf(buf, size, "%s/%s.%s.npy", dir, layer, what) >= size)
+	char path[4096];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.%s.npy", dir, layer, what) >= sizeof(path))
 		return xo_error(XO_EINVAL, "%s: path too long", dir);
-	return XO_OK;
+	if (save)
+		return xo_npy_write(path, ndim, dims, data);
+	return xo_npy_read_shaped(path, ndim, dims, data);
+}
+
+/* Every layer's kernel and bias files in dir: read into the parameters
+ * (save false) or written from them, through a host copy. */
+static enum xo_status weight_files(struct xo_model *m, const char *dir, bool save)
+{
+	float *w = malloc((size_t)m->nparams * sizeof(*w));
+	enum xo_status st = XO_OK;
+
+	if (!w)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	if (save)
+		st = xo_tensor_read(m->params, w, 0, m->nparams);
+	for (int i = 0; !st && i < m->nlayers; i++) {
+		const struct layer *l = &m->layers[i];
+
+		if (!l->s.w_ndim)
+			continue;
+		st = weight_file(dir, l->s.name, "kernel", l->s.w_ndim, l->s.w_dim, w + l->w_off,
+				 save);
+		if (!st && l->s.b_count)
+			st = weight_file(dir, l->s.name, "bias", 1, &l->s.b_count, w + l->b_off,
+					 save);
+	}
+	if (!st && !save)
+		st = xo_tensor_write(m->params, w, 0, m->nparams);
+	free(w);
+	return st;
 }
 
 enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir)
 {
-	enum xo_status st = XO_OK;
-	char path[4096];
+	enum xo_status st;
 	struct stat sb;
-	float *w;
 
 	if (!m || !dir)
 		return xo_error(XO_EINVAL, "xo_model_load_weights: NULL argument");
@@ -554,26 +585,7 @@ enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir)
 		return xo_error(XO_EIO, "%s: not a weights directory", dir);
 	if (!m->nparams)
 		return XO_OK;
-	w = malloc((size_t)m->nparams * sizeof(*w));
-	if (!w)
-		return xo_error(XO_ENOMEM, "model: out of memory");
-	for (int i = 0; !st && i < m->nlayers; i++) {
-		const struct layer *l = &m->layers[i];
-
-		if (!l->s.w_ndim)
-			continue;
-		st = weight_path(path, sizeof(path), dir, l->s.name, "kernel");
-		if (!st)
-			st = xo_npy_read_shaped(path, l->s.w_ndim, l->s.w_dim, w + l->w_off);
-		if (!st && l->s.b_count) {
-			st = weight_path(path, sizeof(path), dir, l->s.name, "bias");
-			if (!st)
-				st = xo_npy_read_shaped(path, 1, &l->s.b_count, w + l->b_off);
-		}
-	}
-	if (!st)
-		st = xo_tensor_write(m->params, w, 0, m->nparams);
-	free(w);
+	st = weight_files(m, dir, false);
 	/* Loaded weights start a fresh optimizer (as `xo train --weights`). */
 	if (!st)
 		st = optimizer_reset(m);
@@ -582,10 +594,7 @@ enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir)
 
 enum xo_status xo_model_save_weights(struct xo_model *m, const char *dir)
 {
-	enum xo_status st = XO_OK;
-	char path[4096];
 	struct stat sb;
-	float *w;
 
 	if (!m || !dir)
 		return xo_error(XO_EINVAL, "xo_model_save_weights: NULL argument");
@@ -595,26 +604,7 @@ enum xo_status xo_model_save_weights(struct xo_model *m, const char *dir)
 		return xo_error(XO_EIO, "%s: exists and is not a directory", dir);
 	if (!m->nparams)
 		return XO_OK;
-	w = malloc((size_t)m->nparams * sizeof(*w));
-	if (!w)
-		return xo_error(XO_ENOMEM, "model: out of memory");
-	st = xo_tensor_read(m->params, w, 0, m->nparams);
-	for (int i = 0; !st && i < m->nlayers; i++) {
-		const struct layer *l = &m->layers[i];
-
-		if (!l->s.w_ndim)
-			continue;
-		st = weight_path(path, sizeof(path), dir, l->s.name, "kernel");
-		if (!st)
-			st = xo_npy_write(path, l->s.w_ndim, l->s.w_dim, w + l->w_off);
-		if (!st && l->s.b_count) {
-			st = weight_path(path, sizeof(path), dir, l->s.name, "bias");
-			if (!st)
-				st = xo_npy_write(path, 1, &l->s.b_count, w + l->b_off);
-		}
-	}
-	free(w);
-	return st;
+	return weight_files(m, dir, true);
 }
 
 /* ---- forward, backward, steps ---------------------------------------------- */

@@ -74,3 +74,18 @@ inline void xo_softmax_row(__global float *r, int n)
 	for (int j = 0; j < n; j++)
 		r[j] = r[j] / s;
 }
+
+/* Sum of v over the XO_RED_WG work-items of a work-group (local id lid),
+ * pairwise in the group's local scratch part: the same order on every run.
+ * Every work-item of the group must call it; the sum is valid in lid 0. */
+inline float xo_group_sum(__local float *part, int lid, float v)
+{
+	part[lid] = v;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int h = XO_RED_WG / 2; h > 0; h >>= 1) {
+		if (lid < h)
+			part[lid] += part[lid + h];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	return part[0];
+}

@@ -154,18 +154,12 @@ xo_cl_dense_bwd_dw__wg(__global const float *x, int xo, __global const float *y,
 
 		acc += g < nw ? x[xo + n * ch + g / units] * d : d;
 	}
-	part[lid] = acc;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int h = XO_RED_WG / 2; h > 0; h >>= 1) {
-		if (lid < h)
-			part[lid] += part[lid + h];
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	acc = xo_group_sum(part, lid, acc);
 	if (lid == 0) {
 		if (g < nw)
-			dw[dwo + g] = part[0];
+			dw[dwo + g] = acc;
 		else if (has_db)
-			db[dbo + g - nw] = part[0];
+			db[dbo + g - nw] = acc;
 	}
 }
 

@@ -32,15 +32,9 @@ xo_cl_categorical_crossentropy_fwd(__global const float *p, int po, __global con
 		}
 		acc += row;
 	}
-	part[lid] = acc;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int h = XO_RED_WG / 2; h > 0; h >>= 1) {
-		if (lid < h)
-			part[lid] += part[lid + h];
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	acc = xo_group_sum(part, lid, acc);
 	if (lid == 0)
-		loss[lo] = part[0] / (float)batch;
+		loss[lo] = acc / (float)batch;
 }
 
 /* dz = (p - t) / batch: the gradient w.r.t. the softmax input (fused). */
