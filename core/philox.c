@@ -36,16 +36,21 @@ void xo_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out
 	out[3] = c3;
 }
 
-float xo_philox_uniform(uint64_t seed, uint32_t a, uint32_t b, uint64_t i)
+uint32_t xo_philox_u32(uint64_t seed, uint32_t a, uint32_t b, uint64_t i)
 {
 	uint64_t block = i >> 2;
 	uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), a, b};
 	uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-	uint32_t out[4];
+	uint32_t w[4];
 
-	xo_philox4x32_10(ctr, key, out);
+	xo_philox4x32_10(ctr, key, w);
+	return w[i & 3];
+}
+
+float xo_philox_uniform(uint64_t seed, uint32_t a, uint32_t b, uint64_t i)
+{
 	/* 24 bits: exactly representable, strictly below 1. */
-	return (float)(out[i & 3] >> 8) * 0x1p-24f;
+	return (float)(xo_philox_u32(seed, a, b, i) >> 8) * 0x1p-24f;
 }
 
 bool xo_dropout_keep(uint64_t seed, uint64_t step, uint32_t layer, uint64_t i, float rate)

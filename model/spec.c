@@ -537,16 +537,6 @@ void xo_spec_free(struct xo_model_spec *s)
 
 /* ---- Philox helpers ------------------------------------------------------ */
 
-uint32_t xo_philox_u32(uint64_t seed, uint32_t a, uint32_t b, uint64_t i)
-{
-	uint64_t block = i >> 2;
-	uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), a, b};
-	uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-	uint32_t w[4];
-
-	xo_philox4x32_10(ctr, key, w);
-	return w[i & 3];
-}
 
 void xo_philox_shuffle(int32_t *idx, int64_t n, uint64_t seed, uint32_t a, uint32_t b)
 {
