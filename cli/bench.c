@@ -393,16 +393,23 @@ int xo_cmd_bench(int argc, char **argv)
 	int ncases, ncpu;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+		bool takes_value = !strcmp(argv[i], "--device") || !strcmp(argv[i], "--threads") ||
+				   !strcmp(argv[i], "--repeat");
+		char *end = NULL;
+
+		if (takes_value && i + 1 == argc)
+			return xo_usage_error("bench", "%s needs a value", argv[i]);
+		if (!strcmp(argv[i], "--device")) {
 			device = argv[++i];
-		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-			threads = atoi(argv[++i]);
-			if (threads < 1 || threads > XO_CPU_MAX_THREADS)
+		} else if (!strcmp(argv[i], "--threads")) {
+			/* strtol, not atoi: "2x" is a typo, not 2 */
+			threads = (int)strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || threads < 1 || threads > XO_CPU_MAX_THREADS)
 				return xo_usage_error("bench", "--threads must be 1..%d",
 						      XO_CPU_MAX_THREADS);
-		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-			repeat = atoi(argv[++i]);
-			if (repeat < 1 || repeat > 1000)
+		} else if (!strcmp(argv[i], "--repeat")) {
+			repeat = (int)strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || repeat < 1 || repeat > 1000)
 				return xo_usage_error("bench", "--repeat must be 1..1000");
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
@@ -442,8 +449,8 @@ int xo_cmd_bench(int argc, char **argv)
 		printf("machine: %s, %d cores, isa %s\n", model, ncpu, xo_cpu_kernels_for(isa)->isa);
 		printf("backend: %s\n", xo_backend_describe(be));
 		printf("threads: %d\n", threads);
-		printf("fma peak: %.1f GFLOP/s one core, %.1f GFLOP/s %d threads\n", peak1 * 1e-9,
-		       peakn * 1e-9, threads);
+		printf("fma peak: %.1f GFLOP/s one core, %.1f GFLOP/s %d thread%s\n",
+		       peak1 * 1e-9, peakn * 1e-9, threads, threads == 1 ? "" : "s");
 	}
 	st = bench_model(be, repeat, &mt);
 	if (st) {

@@ -16,6 +16,7 @@
 #include "xo.h"
 
 #define MAX_DEVICES 16
+#define MAX_OPTS    32
 
 static const char usage_text[] =
     "usage: xo perf COMMAND [OPTIONS]\n"
@@ -36,7 +37,8 @@ static const char usage_text[] =
     "\n"
     "--db defaults to perf.sqlite. compare/detect exit 1 when a regression is\n"
     "confirmed: Mann-Whitney p < alpha (0.002) and |change| > max(threshold (5%),\n"
-    "base IQR/median).\n";
+    "base IQR/median, and for compare the run-to-run noise once a series has\n"
+    ">= 4 runs). Options a command does not take are refused. docs/perf.md.\n";
 
 struct perf_args {
 	const char *db;
@@ -50,6 +52,8 @@ struct perf_args {
 	const char *out, *peer, *json;
 	const char *pos[2];
 	int npos;
+	const char *opt_seen[MAX_OPTS]; /* every option given, to refuse what sub ignores */
+	int nopt;
 };
 
 static int fail(const char *sub)
@@ -73,6 +77,9 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 	for (int i = 2; i < argc; i++) {
 		const char *o = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (o[0] == '-' && o[1] && a->nopt < MAX_OPTS)
+			a->opt_seen[a->nopt++] = o;
 
 #define NEED_VALUE()                                                                               \
 	do {                                                                                       \
@@ -142,6 +149,42 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 	return 0;
 }
 
+/*
+ * The options each subcommand reads. An option another subcommand would take
+ * is refused rather than silently ignored: `compare --quick` or `report
+ * --device cl` means the user expects something that will not happen.
+ */
+static const struct {
+	const char *sub, *opts;
+} sub_options[] = {
+    {"record", " --db --filter --device --quick --list --no-progress --samples --model "},
+    {"compare", " --db --threshold --alpha --filter "},
+    {"detect", " --db --threshold --alpha --filter "},
+    {"accept", " --db "},
+    {"ignore", " --db "},
+    {"fix", " --db "},
+    {"report", " --db --out "},
+    {"advise", " --db --model "},
+    {"import", " --db --peer --json "},
+};
+
+static int check_options(const char *sub, const struct perf_args *a)
+{
+	const char *opts = NULL;
+	char key[64];
+
+	for (size_t i = 0; i < sizeof(sub_options) / sizeof(sub_options[0]); i++)
+		if (!strcmp(sub_options[i].sub, sub))
+			opts = sub_options[i].opts;
+	for (int i = 0; opts && i < a->nopt; i++) {
+		snprintf(key, sizeof(key), " %s ", a->opt_seen[i]);
+		if (!strstr(opts, key))
+			return xo_usage_error("perf", "%s does not take %s (try `xo perf --help`)",
+			                      sub, a->opt_seen[i]);
+	}
+	return 0;
+}
+
 int xo_cmd_perf(int argc, char **argv)
 {
 	struct perf_args a = {.db = "perf.sqlite", .threshold = 0.05, .alpha = 0.002};
@@ -172,6 +215,8 @@ int xo_cmd_perf(int argc, char **argv)
 		}
 	if ((rc = parse(sub, argc, argv, &a)))
 		return rc;
+	if ((rc = check_options(sub, &a)))
+		return rc;
 
 	/* arity per command */
 	if (!strcmp(sub, "compare") ? a.npos < 1
@@ -196,6 +241,14 @@ int xo_cmd_perf(int argc, char **argv)
 		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
 	}
 
+	/* only record and import create a store: a mistyped --db for the
+	 * readers would otherwise leave an empty perf.sqlite behind and report
+	 * "no run" instead of the real problem */
+	if (strcmp(sub, "record") && strcmp(sub, "import") && access(a.db, F_OK)) {
+		fprintf(stderr, "xo perf %s: %s: no such database (check --db, or record first)\n",
+		        sub, a.db);
+		return 2;
+	}
 	if (xo_perfdb_open(a.db, &db))
 		return fail(sub);
 	co = (struct xo_perf_compare_opts){

@@ -7,7 +7,9 @@
  *
  * A change is real when both hold: the two-sided Mann-Whitney U test on the
  * raw samples gives p < alpha (0.002), and the medians differ by more than
- * max(threshold, noise), noise = IQR / median of the base samples.
+ * max(threshold, noise), noise = IQR / median of the base samples and, once
+ * the series has 4 runs, the run-to-run noise of the series (series_noise
+ * below).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -107,6 +109,72 @@ static void judge(double *b, size_t nb, double *h, size_t nh, double threshold, 
 
 /* ---- compare ------------------------------------------------------------------- */
 
+/* z with P(|Z| > z) = alpha for a standard normal Z, by bisection on erfc. */
+static double z_two_sided(double alpha)
+{
+	double lo = 0.0, hi = 40.0;
+
+	for (int i = 0; i < 200; i++) {
+		double mid = 0.5 * (lo + hi);
+
+		if (erfc(mid / sqrt(2.0)) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/*
+ * The run-to-run noise of a series, as the relative change two runs of an
+ * unchanged tree stay within at the two-sided level alpha. The samples of one
+ * run share that run's offset (placement in memory, frequency, the
+ * hypervisor), which the U test on the samples cannot see: two runs of an
+ * unchanged tree differ "significantly" as soon as their offsets differ. With
+ * k >= 4 complete runs of the benchmark on the base's testbed up to the base
+ * run (3 successive differences; fewer give no usable spread), in history
+ * order (commit date, then run: the runs of one commit side by side, so an
+ * A/B/A/B experiment is one step, not three), the log run medians m_i give
+ * sigma = 1.4826 median |m_i - m_(i-1)| / sqrt 2 (the robust sd of a
+ * difference over sqrt 2; a real step in the history moves only one
+ * difference); a difference of two runs has sd sqrt 2 sigma, so the bar is
+ * expm1(z(alpha) sqrt 2 sigma), z(0.002) = 3.09. 0 when not known.
+ */
+static double series_noise(struct xo_perfdb *db, int64_t bench, int64_t testbed, int64_t upto_run,
+                           double alpha)
+{
+	sqlite3_stmt *s = NULL;
+	struct vec m = {0};
+	double *d = NULL, bar = 0.0;
+	size_t k = 0;
+
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT res.median FROM results res"
+	                       " JOIN runs ru ON ru.id = res.run_id"
+	                       " JOIN commits c ON c.id = ru.commit_id"
+	                       " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
+	                       " AND ru.state = 'complete' AND res.median > 0"
+	                       " ORDER BY c.date, c.id, ru.id",
+	                       -1, &s, NULL))
+		return 0.0;
+	sqlite3_bind_int64(s, 1, bench);
+	sqlite3_bind_int64(s, 2, testbed);
+	sqlite3_bind_int64(s, 3, upto_run);
+	while (sqlite3_step(s) == SQLITE_ROW)
+		if (!vec_push(&m, log(sqlite3_column_double(s, 0))))
+			break;
+	sqlite3_finalize(s);
+	if (m.n >= 4 && (d = malloc(m.n * sizeof(*d)))) {
+		for (size_t i = 1; i < m.n; i++)
+			d[k++] = fabs(m.v[i] - m.v[i - 1]);
+		bar = expm1(z_two_sided(alpha) * sqrt(2.0) * 1.4826 * xo_perf_median(d, k) /
+		            sqrt(2.0));
+	}
+	free(d);
+	free(m.v);
+	return bar;
+}
+
 static const char *const testbed_fields[] = {
     "hostname",  "cpu_model",    "cores",         "os",          "compiler",    "cflags",
     "blas_name", "blas_version", "blas_coretype", "blas_config", "cl_platform", "cl_device",
@@ -117,6 +185,7 @@ static const char *const testbed_fields[] = {
 struct run_info {
 	int64_t id, testbed_id, started;
 	double load_start, load_end; /* 1-minute load average, -1 unknown */
+	double others;               /* cores other processes used, -1 unknown */
 	char sha[48], subject[256], note[256];
 	bool dirty;
 	char field[NFIELDS][1024];
@@ -125,7 +194,8 @@ struct run_info {
 static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info *r)
 {
 	char sql[1024] = "SELECT c.sha, c.subject, c.dirty, r.started, r.note, r.testbed_id,"
-	                 " coalesce(r.load_start, -1), coalesce(r.load_end, -1)";
+	                 " coalesce(r.load_start, -1), coalesce(r.load_end, -1),"
+	                 " coalesce(r.others_cpu, -1)";
 	sqlite3_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
@@ -153,8 +223,9 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 	r->testbed_id = sqlite3_column_int64(s, 5);
 	r->load_start = sqlite3_column_double(s, 6);
 	r->load_end = sqlite3_column_double(s, 7);
+	r->others = sqlite3_column_double(s, 8);
 	for (size_t i = 0; i < NFIELDS; i++) {
-		const unsigned char *t = sqlite3_column_text(s, 8 + (int)i);
+		const unsigned char *t = sqlite3_column_text(s, 9 + (int)i);
 
 		snprintf(r->field[i], sizeof(r->field[i]), "%s", t ? (const char *)t : "");
 	}
@@ -211,14 +282,15 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 	print_run(out, "head", rh);
 	fprintf(out,
 	        "verdict: slower/faster when Mann-Whitney p < %g and |change| > "
-	        "max(%.0f%%, base IQR/median)\n\n",
+	        "max(%.0f%%, base IQR/median, run-to-run noise of the series once it has "
+	        ">= 4 runs)\n\n",
 	        o->alpha, 100.0 * o->threshold);
 	fprintf(out, "%-58s %12s %12s %9s %9s  %s\n", "Benchmark", "Base", "Head", "Change",
 	        "p-value", "Verdict");
 
 	if (sqlite3_prepare_v2(
 	        xo_perfdb_sqlite(db),
-	        "SELECT b.name, xb.id, xh.id, xb.version != xh.version"
+	        "SELECT b.name, xb.id, xh.id, xb.version != xh.version, b.id"
 	        " FROM results xb JOIN results xh ON xh.benchmark_id = xb.benchmark_id"
 	        " JOIN benchmarks b ON b.id = xb.benchmark_id"
 	        " WHERE xb.run_id = ? AND xh.run_id = ? ORDER BY b.name",
@@ -232,8 +304,9 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		const char *name = (const char *)sqlite3_column_text(s, 0);
 		bool changed_src = sqlite3_column_int(s, 3);
 		struct verdict v;
-		char tb[32], th[32];
+		char tb[32], th[32], why[64] = "";
 		const char *word;
+		double run_noise;
 
 		if (have_re && regexec(&re, name, 0, NULL, 0))
 			continue;
@@ -241,6 +314,15 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		    (st = load_samples(db, sqlite3_column_int64(s, 2), &vh)))
 			goto out;
 		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &v);
+		run_noise = series_noise(db, sqlite3_column_int64(s, 4), rb->testbed_id, base_id,
+		                         o->alpha);
+		if (v.sign && fabs(v.change) <= run_noise) {
+			/* significant for these samples, not beyond what runs of an
+			 * unchanged tree do: say so rather than hide it */
+			v.sign = 0;
+			snprintf(why, sizeof(why), "  [within run-to-run noise %.0f%%]",
+			         100.0 * run_noise);
+		}
 		fmt_time(v.base_med, tb, sizeof(tb));
 		fmt_time(v.head_med, th, sizeof(th));
 		word = v.sign > 0 ? "SLOWER" : v.sign < 0 ? "faster" : "same";
@@ -250,8 +332,8 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 			nimp++;
 		else
 			nsame++;
-		fprintf(out, "%-58s %12s %12s %+8.1f%% %9.2g  %s%s\n", name, tb, th,
-		        100.0 * v.change, v.p, word, changed_src ? "  [source changed]" : "");
+		fprintf(out, "%-58s %12s %12s %+8.1f%% %9.2g  %s%s%s\n", name, tb, th,
+		        100.0 * v.change, v.p, word, changed_src ? "  [source changed]" : "", why);
 	}
 	if (rc != SQLITE_DONE) {
 		st = sql_err(db, "comparing runs");
@@ -293,26 +375,47 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		fprintf(out, " the same (testbed %lld: %s, BLAS %s %s, OpenCL %s)\n",
 		        (long long)rb->testbed_id, rb->field[1], rb->field[6], rb->field[8],
 		        rb->field[11][0] ? rb->field[11] : "none");
-	/* other work on the machine: not a testbed property, but it moves every
-	 * threaded timing (cpu threads, PoCL) */
+	/*
+	 * Other work on the machine: not a testbed property, but it moves every
+	 * threaded timing (cpu threads, PoCL). The measure is the CPU time other
+	 * processes took during the run (schema 3); the load average, kept for
+	 * older runs, also counts the recorder's own threads, so a run on an idle
+	 * machine ends with a load of about its own thread count.
+	 */
 	{
 		double cores = atof(rb->field[2]) > 0 ? atof(rb->field[2]) : 1.0;
 		double lb = fmax(rb->load_start, rb->load_end),
 		       lh = fmax(rh->load_start, rh->load_end);
+		bool busy_b, busy_h;
 
-		if (lb >= 0 && lh >= 0) {
+		if (lb >= 0 && lh >= 0)
 			fprintf(out,
 			        "load:    1-min load average start/end: base %.2f/%.2f, head "
-			        "%.2f/%.2f (%.0f cores)\n",
+			        "%.2f/%.2f (%.0f cores; includes the recorder itself)\n",
 			        rb->load_start, rb->load_end, rh->load_start, rh->load_end, cores);
-			if (lb > 0.5 * cores || lh > 0.5 * cores)
-				fprintf(out,
-				        "warning: the machine was busy during %s: threaded timings "
-				        "(cpu, cl) may have moved for that reason alone\n",
-				        lb > 0.5 * cores && lh > 0.5 * cores ? "both runs"
-				        : lb > 0.5 * cores                   ? "the base run"
-				                                             : "the head run");
+		if (rb->others >= 0 && rh->others >= 0) {
+			fprintf(out,
+			        "others:  other processes used %.2f cores during base, "
+			        "%.2f during head\n",
+			        rb->others, rh->others);
+			/* a tenth of the machine: on 2 cores a fifth of the second core
+			 * that the cpu backend's second thread wants */
+			busy_b = rb->others > 0.1 * cores;
+			busy_h = rh->others > 0.1 * cores;
+		} else {
+			/* older runs: only the load average, which counts the
+			 * recorder too: above its own two threads' worth */
+			busy_b = lb > 0.5 * cores + 1.0;
+			busy_h = lh > 0.5 * cores + 1.0;
 		}
+		if (busy_b || busy_h)
+			fprintf(out,
+			        "warning: other work on the machine during %s: threaded timings "
+			        "(cpu, cl) may have moved for that reason alone; record again "
+			        "when it is quiet\n",
+			        busy_b && busy_h ? "both runs"
+			        : busy_b         ? "the base run"
+			                         : "the head run");
 	}
 	*failed = nreg > 0;
 
@@ -496,15 +599,17 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
  * step is removed and its segments merged. The fit chose each boundary among
  * n - 1 places, so the test is Bonferroni-corrected for them (with two points
  * it is the plain alpha of `compare`). What remains is stored: "confirmed"
- * when the change also exceeds max(threshold, noise), else "detected" (real
- * but small).
+ * when the change also exceeds max(threshold, noise, the run-to-run noise of
+ * the series at the same corrected alpha), else "detected" (real but small,
+ * or within what runs of one tree do: a point pools the samples of its runs,
+ * and the U test cannot see that they share each run's offset).
  */
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
 	struct xo_perfdb *db = ctx->db;
 	size_t base, n, nsteps, *starts = NULL;
-	double *y = NULL, scale, alpha;
+	double *y = NULL, scale, alpha, run_noise = 0.0;
 	struct vec left = {0}, right = {0}, tmp = {0};
 	struct step_eval *ev = NULL;
 	enum xo_status st = XO_OK;
@@ -561,10 +666,14 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 		nsteps--;
 	}
 
+	if (nsteps)
+		run_noise = series_noise(db, bench, testbed, INT64_MAX, alpha);
 	for (size_t k = 0; k < nsteps; k++) {
 		const struct point *m = &se->pt[base + starts[k]];
-		const struct step_eval *e = &ev[k];
+		struct step_eval *e = &ev[k];
 
+		if (e->v.sign && fabs(e->v.change) <= run_noise)
+			e->v.sign = 0; /* kept as "detected" */
 		ctx->nsteps++;
 		sqlite3_bind_int64(ctx->upsert, 1, bench);
 		sqlite3_bind_int64(ctx->upsert, 2, testbed);
@@ -624,7 +733,10 @@ out:
 	return st;
 }
 
-static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ctx)
+/* The changes table; with --filter only the matching benchmarks, so that
+ * `detect --filter` exits 1 for a regression it was asked about only. */
+static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ctx,
+                          const regex_t *re)
 {
 	sqlite3_stmt *s = NULL;
 
@@ -644,6 +756,8 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 		const char *dir = (const char *)sqlite3_column_text(s, 2);
 		char commit[32];
 
+		if (re && regexec(re, (const char *)sqlite3_column_text(s, 3), 0, NULL, 0))
+			continue;
 		snprintf(commit, sizeof(commit), "%.10s%s", (const char *)sqlite3_column_text(s, 4),
 		         sqlite3_column_int(s, 5) ? "+" : "");
 		fprintf(out, "%6lld %-10s %-11s %-58s %-14s %+7.1f%% %9.2g\n",
@@ -731,7 +845,7 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
-	print_changes(db, out, &ctx);
+	print_changes(db, out, &ctx, have_re ? &re : NULL);
 	fprintf(out,
 	        "\ndetect: %d series, %d candidate steps, %d kept by the U test (p < %g / "
 	        "(points - 1)); "

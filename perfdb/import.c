@@ -296,11 +296,16 @@ enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char
 	if (!text)
 		return xo_error(XO_EIO, "%s: %s", json_path, strerror(errno));
 	j.p = j.start = text;
-	if ((st = parse_value(&j, &root)))
-		goto out;
-	skip_ws(&j);
-	if (*j.p) {
-		st = jerr(&j, "trailing characters");
+	if (!(st = parse_value(&j, &root))) {
+		skip_ws(&j);
+		if (*j.p)
+			st = jerr(&j, "trailing characters");
+	}
+	if (st) {
+		char why[256]; /* xo_error writes the buffer xo_last_error reads */
+
+		snprintf(why, sizeof(why), "%s", xo_last_error());
+		st = xo_error(st, "%s: %s", json_path, why);
 		goto out;
 	}
 	v = member(&root, "device");

@@ -157,11 +157,14 @@ static const struct curve *find_curve(const struct curve *cv, int n, const char 
 	return NULL;
 }
 
-/* The batch where b's per-sample time goes below a's (0 when it never does
- * within the measured range; -1 when b is already faster at the smallest). */
+/* The batch where b's per-sample time first goes below a's, interpolated
+ * in log(batch) (0 when it never does within the measured range; -1 when b
+ * is faster at every batch both measured; a b that wins only at the
+ * smallest batches and then loses has no crossover in this sense: 0). */
 static double crossover(const struct curve *a, const struct curve *b)
 {
 	double prev_d = NAN, prev_x = NAN;
+	bool all_below = true, any = false;
 
 	if (!a || !b)
 		return 0.0;
@@ -172,15 +175,25 @@ static double crossover(const struct curve *a, const struct curve *b)
 			double d = log(b->med[j] / a->med[i]); /* > 0: b slower */
 			double x = log((double)a->batch[i]);
 
-			if (isnan(prev_d) && d < 0)
-				return -1.0;
+			any = true;
+			if (d >= 0)
+				all_below = false;
 			if (!isnan(prev_d) && prev_d > 0 && d <= 0)
 				return exp(prev_x + (x - prev_x) * prev_d / (prev_d - d));
 			prev_d = d;
 			prev_x = x;
 		}
 	}
-	return 0.0;
+	return any && all_below ? -1.0 : 0.0;
+}
+
+/* "1.63 us [1.59, 1.74]": a median and its CI in one unit chosen by the median. */
+static void fmt_ci(double med, double lo, double hi, char *buf, size_t size)
+{
+	double f = med < 1e-3 ? 1e6 : med < 1.0 ? 1e3 : 1.0;
+	const char *unit = med < 1e-3 ? "us" : med < 1.0 ? "ms" : "s";
+
+	snprintf(buf, size, "%.4g %s [%.4g, %.4g]", f * med, unit, f * lo, f * hi);
 }
 
 /* ---- gnuplot ---------------------------------------------------------------------- */
@@ -238,7 +251,8 @@ static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, 
 	else if (x < 0)
 		fprintf(html, "cl is faster than cpu at every measured batch.");
 	else if (find_curve(cv, ncv, "cl") && find_curve(cv, ncv, "cpu"))
-		fprintf(html, "cl is slower than cpu at every measured batch (no crossover).");
+		fprintf(html, "No crossover in the measured range: cl never goes from slower "
+		              "to faster than cpu.");
 	else
 		fprintf(html, "cpu and cl are not both measured: no crossover.");
 	fprintf(html,
@@ -504,10 +518,12 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 	if ((st = latest_own_run(db, &latest)))
 		return st;
 	if (mkdir(outdir, 0777) && errno != EEXIST)
-		return xo_error(XO_EIO, "%s: %s", outdir, strerror(errno));
+		return xo_error(XO_EIO, "--out %s: cannot create the directory: %s", outdir,
+		                strerror(errno));
 	snprintf(path, sizeof(path), "%s/data", outdir);
 	if (mkdir(path, 0777) && errno != EEXIST)
-		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
+		return xo_error(XO_EIO, "%s: cannot create the directory: %s", path,
+		                strerror(errno));
 	snprintf(path, sizeof(path), "%s/plots.gp", outdir);
 	gp = fopen(path, "w");
 	snprintf(path, sizeof(path), "%s/index.html", outdir);
@@ -751,7 +767,7 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 		cpu = find_curve(cv, ncv, "cpu");
 		cl = find_curve(cv, ncv, "cl");
 		fprintf(out, "\n%s %s (time per call, 95%% CI of the median):\n", model, whats[w]);
-		fprintf(out, "%8s %-26s %-26s %s\n", "batch", "cpu", "cl", "advice");
+		fprintf(out, "%8s %-28s %-28s %s\n", "batch", "cpu", "cl", "advice");
 		if (!cpu || !cl) {
 			fprintf(out, "  cpu and cl are not both measured: nothing to compare\n");
 			continue;
@@ -764,11 +780,9 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 				;
 			if (j == cl->n)
 				continue;
-			snprintf(a, sizeof(a), "%.3g ms [%.3g, %.3g]", 1e3 * cpu->med[i],
-			         1e3 * cpu->lo[i], 1e3 * cpu->hi[i]);
-			snprintf(b, sizeof(b), "%.3g ms [%.3g, %.3g]", 1e3 * cl->med[j],
-			         1e3 * cl->lo[j], 1e3 * cl->hi[j]);
-			fprintf(out, "%8lld %-26s %-26s ", (long long)cpu->batch[i], a, b);
+			fmt_ci(cpu->med[i], cpu->lo[i], cpu->hi[i], a, sizeof(a));
+			fmt_ci(cl->med[j], cl->lo[j], cl->hi[j], b, sizeof(b));
+			fprintf(out, "%8lld %-28s %-28s ", (long long)cpu->batch[i], a, b);
 			if (cpu->hi[i] >= cl->lo[j] && cl->hi[j] >= cpu->lo[i])
 				fprintf(out, "too close to tell (CIs overlap)\n");
 			else if (cpu->med[i] < cl->med[j])
@@ -783,7 +797,8 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 		else if (x < 0)
 			fprintf(out, "crossover: none, cl is faster at every measured batch\n");
 		else
-			fprintf(out, "crossover: none, cpu is faster at every measured batch\n");
+			fprintf(out, "crossover: none in the measured range (cl never goes "
+			             "from slower to faster than cpu)\n");
 	}
 	if (!any)
 		st = xo_error(XO_EINVAL,

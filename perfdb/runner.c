@@ -418,11 +418,12 @@ static void bench_free(struct bench *b)
 	free(b->r.samples);
 }
 
+/* One line that fits 80 columns (a wrapped line defeats the \r). */
 static void progress(size_t done, size_t total, const char *name)
 {
-	int width = 30, filled = total ? (int)(width * done / total) : width;
+	int width = 24, filled = total ? (int)(width * done / total) : width;
 
-	fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-60.60s", filled, "##############################",
+	fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-40.40s", filled, "########################",
 	        width - filled, "", done, total, name);
 	if (done == total)
 		fputc('\n', stderr);
@@ -601,16 +602,25 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	xo_perf_testbed_probe(&tb);
 	snprintf(note, sizeof(note), "record%s samples=%d%s%s", o->quick ? " --quick" : "", samples,
 	         o->filter ? " filter=" : "", o->filter ? o->filter : "");
+
+	/* devices before the run row: a device the user named (--device) that
+	 * does not open is bad input and leaves no run behind; one of the
+	 * defaults (no OpenCL driver, say) is skipped with its reason */
+	for (int d = 0; d < ndev; d++) {
+		if (xo_backend_open(dev[d].spec, &dev[d].be) == XO_OK)
+			continue;
+		dev[d].be = NULL;
+		if (o->devices && o->ndevices) {
+			char why[512]; /* xo_error writes the buffer xo_last_error reads */
+
+			snprintf(why, sizeof(why), "%s", xo_last_error());
+			st = xo_error(XO_EINVAL, "--device %s: %s", dev[d].spec, why);
+			goto out_free;
+		}
+		fprintf(stderr, "xo perf: device %s skipped: %s\n", dev[d].spec, xo_last_error());
+	}
 	if ((st = xo_perfdb_run_begin(db, &commit, &tb, note, run_id)))
 		goto out_free;
-
-	for (int d = 0; d < ndev; d++) {
-		if (xo_backend_open(dev[d].spec, &dev[d].be) != XO_OK) {
-			fprintf(stderr, "xo perf: device %s skipped: %s\n", dev[d].spec,
-			        xo_last_error());
-			dev[d].be = NULL;
-		}
-	}
 	for (size_t i = 0; i < nb; i++) {
 		struct bench *x = &b[i];
 

@@ -4,21 +4,27 @@
  * transactions of a run (DESIGN section 9).
  *
  * Every database, new or old, reaches the current schema through the same
- * chain of migrations (0 -> 1 -> 2), so the migration path is exercised by
+ * chain of migrations (0 -> 1 -> 2 -> 3), so the migration path is exercised by
  * every fresh store, not only by old files.
  */
 #include <inttypes.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "perfdb.h"
 
 struct xo_perfdb {
 	sqlite3 *h;      /* the connection */
 	char path[1024]; /* for messages */
+	/* at run_begin, for the CPU time other processes took during the run */
+	double busy0, self0, wall0;
+	bool locked; /* the last failure was SQLITE_BUSY/LOCKED: worth a retry */
 };
 
 static enum xo_status db_err(struct xo_perfdb *db, const char *what)
@@ -26,12 +32,20 @@ static enum xo_status db_err(struct xo_perfdb *db, const char *what)
 	return xo_error(XO_EDB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
 }
 
+static bool is_busy(int rc)
+{
+	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+}
+
 static enum xo_status exec(struct xo_perfdb *db, const char *sql)
 {
 	char *msg = NULL;
+	int rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
 
-	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+	if (rc != SQLITE_OK) {
 		enum xo_status st = xo_error(XO_EDB, "%s: %s", db->path, msg ? msg : "error");
+
+		db->locked = is_busy(rc);
 
 		sqlite3_free(msg);
 		return st;
@@ -49,6 +63,7 @@ static enum xo_status pragma_int(struct xo_perfdb *db, const char *sql, int64_t 
 	if (rc != SQLITE_ROW) {
 		enum xo_status st;
 
+		db->locked = is_busy(rc) || is_busy(sqlite3_errcode(db->h));
 		if (rc == SQLITE_NOTADB || sqlite3_errcode(db->h) == SQLITE_NOTADB)
 			st = xo_error(XO_EDB,
 			              "%s: not a SQLite database (corrupt or another kind of file)",
@@ -152,7 +167,16 @@ static const char migrate_2[] =
     " detected INTEGER, updated INTEGER,"
     " UNIQUE(benchmark_id, testbed_id, commit_id));";
 
-static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {migrate_1, migrate_2};
+/*
+ * Version 3: the CPU time other processes used during the run, in cores
+ * (machine busy time minus our own, over the wall time). The load average
+ * cannot tell this: it counts the recorder's own threads and lags a minute.
+ * Older runs: NULL (unknown).
+ */
+static const char migrate_3[] = "ALTER TABLE runs ADD COLUMN others_cpu REAL;";
+
+static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {migrate_1, migrate_2,
+                                                                 migrate_3};
 
 static enum xo_status migrate(struct xo_perfdb *db)
 {
@@ -183,11 +207,45 @@ out_rollback:
 	return st;
 }
 
+/*
+ * Everything after sqlite3_open: refuse files that are not ours, switch to
+ * WAL, migrate. Sets db->locked when it failed on another connection's lock.
+ */
+static enum xo_status open_setup(struct xo_perfdb *db)
+{
+	int64_t app_id, version, tables;
+	enum xo_status st;
+
+	db->locked = false;
+	/* reading the schema is the first access to the file's header */
+	if ((st = pragma_int(db, "SELECT count(*) FROM sqlite_master", &tables)) ||
+	    (st = pragma_int(db, "PRAGMA application_id", &app_id)) ||
+	    (st = pragma_int(db, "PRAGMA user_version", &version)))
+		return st;
+	if (tables > 0 && app_id != XO_PERFDB_APP_ID)
+		return xo_error(XO_EDB,
+		                "%s: a SQLite database of another program (application_id %" PRId64
+		                ", %" PRId64 " schema objects), not a crossover perf store",
+		                db->path, app_id, tables);
+	if (version > XO_PERFDB_SCHEMA_VERSION)
+		return xo_error(XO_EDB,
+		                "%s: schema version %" PRId64 " is newer than this xo knows (%d); "
+		                "use a newer xo",
+		                db->path, version, XO_PERFDB_SCHEMA_VERSION);
+	if ((st = exec(db, "PRAGMA journal_mode = WAL")) ||
+	    (st = exec(db, "PRAGMA synchronous = NORMAL")) ||
+	    (st = exec(db, "PRAGMA foreign_keys = ON")))
+		return st;
+	if (version < XO_PERFDB_SCHEMA_VERSION && (st = migrate(db)))
+		return st;
+	return XO_OK;
+}
+
 enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out)
 {
 	struct xo_perfdb *db;
-	int64_t app_id, version, tables;
 	enum xo_status st;
+	double waited = 0.0;
 
 	*out = NULL;
 	if (!path || !*path)
@@ -203,30 +261,23 @@ enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out)
 		goto out_close;
 	}
 	sqlite3_busy_timeout(db->h, 60000);
-	/* reading the schema is the first access to the file's header */
-	if ((st = pragma_int(db, "SELECT count(*) FROM sqlite_master", &tables)) ||
-	    (st = pragma_int(db, "PRAGMA application_id", &app_id)) ||
-	    (st = pragma_int(db, "PRAGMA user_version", &version)))
-		goto out_close;
-	if (tables > 0 && app_id != XO_PERFDB_APP_ID) {
-		st = xo_error(XO_EDB,
-		              "%s: a SQLite database of another program (application_id %" PRId64
-		              ", %" PRId64 " schema objects), not a crossover perf store",
-		              path, app_id, tables);
-		goto out_close;
+	/*
+	 * The busy timeout does not cover every lock conflict: when two
+	 * processes set up a fresh file at once, one can hold a read lock while
+	 * wanting more (the switch to WAL) as the other waits to commit its
+	 * migration, and SQLite answers SQLITE_BUSY at once instead of
+	 * deadlocking (seen: 89 of 600 concurrent opens of a new file). The
+	 * setup is idempotent, so try it again after a short, growing pause,
+	 * within the same 60 s as the busy timeout.
+	 */
+	for (unsigned pause_us = 1000;; pause_us = pause_us < 100000 ? 2 * pause_us : pause_us) {
+		st = open_setup(db);
+		if (!st || !db->locked || waited > 60.0)
+			break;
+		usleep(pause_us + (unsigned)(getpid() % 1000)); /* apart from the other */
+		waited += 1e-6 * pause_us;
 	}
-	if (version > XO_PERFDB_SCHEMA_VERSION) {
-		st = xo_error(XO_EDB,
-		              "%s: schema version %" PRId64 " is newer than this xo knows (%d); "
-		              "use a newer xo",
-		              path, version, XO_PERFDB_SCHEMA_VERSION);
-		goto out_close;
-	}
-	if ((st = exec(db, "PRAGMA journal_mode = WAL")) ||
-	    (st = exec(db, "PRAGMA synchronous = NORMAL")) ||
-	    (st = exec(db, "PRAGMA foreign_keys = ON")))
-		goto out_close;
-	if (version < XO_PERFDB_SCHEMA_VERSION && (st = migrate(db)))
+	if (st)
 		goto out_close;
 	*out = db;
 	return XO_OK;
@@ -285,6 +336,58 @@ static double load_average(void)
 	double l[1];
 
 	return getloadavg(l, 1) == 1 ? l[0] : -1.0;
+}
+
+/*
+ * CPU seconds the whole machine was busy (user, nice, system, irq, softirq
+ * and steal of /proc/stat's first line: steal is the hypervisor giving our
+ * cores to someone else), and the seconds this process used (all threads,
+ * PoCL's included). -1 when unknown.
+ */
+static double machine_busy_s(void)
+{
+	unsigned long long v[8] = {0};
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+	long tick = sysconf(_SC_CLK_TCK);
+
+	if (!f)
+		return -1.0;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+	           &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 8 || tick <= 0)
+		return -1.0;
+	/* v[3] idle and v[4] iowait are the idle time */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)tick;
+}
+
+static double self_cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1.0;
+	return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+	       (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+static double wall_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Cores other processes used on average since run_begin; -1 unknown. */
+static double others_cpu(const struct xo_perfdb *db)
+{
+	double busy = machine_busy_s(), self = self_cpu_s(), wall = wall_s() - db->wall0;
+
+	if (busy < 0 || self < 0 || db->busy0 < 0 || db->self0 < 0 || wall < 0.5)
+		return -1.0;
+	return fmax(0.0, (busy - db->busy0) - (self - db->self0)) / wall;
 }
 
 static void testbed_hash(const struct xo_perf_testbed *t, char out[24])
@@ -391,6 +494,9 @@ enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_co
 	s = NULL;
 	if ((st = exec(db, "COMMIT")))
 		goto out_rollback;
+	db->busy0 = machine_busy_s();
+	db->self0 = self_cpu_s();
+	db->wall0 = wall_s();
 	return XO_OK;
 
 out_db:
@@ -418,7 +524,8 @@ static const char *const finish_sql[S_COUNT] = {
                  " d2h_s, wait_s, launches) VALUES (?,?,?,?,?,?,?,?,?)",
     [S_OP] = "INSERT INTO result_ops(result_id, op, dir, kernel_s, launches)"
              " VALUES (?,?,?,?,?)",
-    [S_RUN_DONE] = "UPDATE runs SET state = 'complete', finished = ?, load_end = ? WHERE id = ?",
+    [S_RUN_DONE] = "UPDATE runs SET state = 'complete', finished = ?, load_end = ?,"
+                   " others_cpu = ? WHERE id = ?",
 };
 
 static enum xo_status store_result(struct xo_perfdb *db, sqlite3_stmt **s, int64_t run_id,
@@ -532,7 +639,15 @@ enum xo_status xo_perfdb_run_finish(struct xo_perfdb *db, int64_t run_id,
 			goto out_rollback;
 	sqlite3_bind_int64(s[S_RUN_DONE], 1, (int64_t)time(NULL));
 	sqlite3_bind_double(s[S_RUN_DONE], 2, load_average());
-	sqlite3_bind_int64(s[S_RUN_DONE], 3, run_id);
+	{
+		double others = others_cpu(db);
+
+		if (others >= 0)
+			sqlite3_bind_double(s[S_RUN_DONE], 3, others);
+		else
+			sqlite3_bind_null(s[S_RUN_DONE], 3);
+	}
+	sqlite3_bind_int64(s[S_RUN_DONE], 4, run_id);
 	if (step_done(s[S_RUN_DONE])) {
 		st = db_err(db, "completing the run");
 		goto out_rollback;

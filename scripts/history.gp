@@ -8,7 +8,7 @@ set title title_text noenhanced
 set xlabel "run (oldest to newest; + = dirty work tree)"
 set ylabel "time per call (ms)"
 set grid ytics
-set key top left
+set key outside top center horizontal
 set xtics rotate by 45 right
 set yrange [0:*]
 set xrange [-0.5:npoints - 0.5]

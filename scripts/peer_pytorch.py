@@ -10,15 +10,23 @@ loss for training, explicit for predict). Workloads:
   one epoch: 12800 samples at batch 512 (25 Adam steps, Keras defaults) plus a
   forward pass over 3200 validation samples.
 Prints the torch version, thread count and the medians (and minimums) of
---repeat runs after a warm-up; --json prints one object.
+--repeat runs after a warm-up; --json prints one object. Exit 2 on bad
+usage, 3 when torch is not installed (use /usr/bin/python3 with Debian's
+python3-torch).
 """
 import argparse
 import json
 import statistics
+import sys
 import time
 
-import torch
-import torch.nn as nn
+try:
+    import torch
+    import torch.nn as nn
+except ImportError as e:  # the PATH python3 may lack torch; say which to use
+    print(f"peer_pytorch.py: PyTorch is not installed for {sys.executable} ({e}); "
+          "try /usr/bin/python3 with Debian's python3-torch", file=sys.stderr)
+    sys.exit(3)
 
 
 def seed_model():
@@ -70,6 +78,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if a.threads < 1 or a.repeat < 1:
+        print("peer_pytorch.py: --threads and --repeat must be >= 1", file=sys.stderr)
+        return 2
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
     model = seed_model()
@@ -95,7 +106,8 @@ def main():
     if a.json:
         print(json.dumps(res))
         return
-    print(f"torch {res['torch_version']}, threads {res['threads']}")
+    print(f"torch {res['torch_version']}, threads {res['threads']}, "
+          f"median and min of {a.repeat} runs after a warm-up")
     print(f"seed predict 4000 at batch 32:  median {p32[0]*1e3:.3f} ms  min {p32[1]*1e3:.3f} ms")
     print(f"seed predict 4000 as one batch: median {p1[0]*1e3:.3f} ms  min {p1[1]*1e3:.3f} ms")
     print(f"seed epoch (12800 at batch 512 + 3200 validation): median {ep[0]*1e3:.3f} ms"
@@ -103,4 +115,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -25,8 +25,14 @@ xo_perfdb_cli_test(foreign
   "rm -f foreign.sqlite; sqlite3 foreign.sqlite 'CREATE TABLE t(x)' && ${XO} perf detect --db foreign.sqlite 2> err.txt; rc=$?; cat err.txt; test $rc -eq 2 && grep -q 'another program' err.txt")
 xo_perfdb_cli_test(usage
   "${XO} perf compare 2> err.txt; a=$?; ${XO} perf record --samples 3 2>> err.txt; b=$?; ${XO} perf record --filter '(' --list 2>> err.txt; c=$?; ${XO} perf frobnicate 2>> err.txt; d=$?; cat err.txt; test $a -eq 2 -a $b -eq 2 -a $c -eq 2 -a $d -eq 2")
+# A missing --db is refused by the readers and not created (a typo must not
+# leave an empty store behind); a zero-byte file is an empty store: no run 1.
 xo_perfdb_cli_test(empty
-  "rm -f empty.sqlite*; ${XO} perf compare --db empty.sqlite run:1 2> err.txt; rc=$?; cat err.txt; test $rc -eq 2 && grep -q 'no run 1' err.txt")
+  "rm -f empty.sqlite* missing.sqlite*; ${XO} perf compare --db missing.sqlite run:1 2> err.txt; a=$?; test ! -e missing.sqlite || exit 1; : > empty.sqlite; ${XO} perf compare --db empty.sqlite run:1 2>> err.txt; b=$?; cat err.txt; test $a -eq 2 -a $b -eq 2 && grep -q 'no such database' err.txt && grep -q 'no run 1' err.txt")
+# An option the subcommand does not use, and a --device that does not open:
+# exit 2, and the latter leaves no run row behind.
+xo_perfdb_cli_test(badopts
+  "rm -f bad.sqlite*; : > bad.sqlite; ${XO} perf compare --quick --db bad.sqlite run:1 2> err.txt; a=$?; ${XO} perf record --db bad.sqlite --device gpu9 --no-progress 2>> err.txt; b=$?; cat err.txt; test $a -eq 2 -a $b -eq 2 && grep -q 'does not take --quick' err.txt && grep -q 'gpu9' err.txt && test $(sqlite3 bad.sqlite 'SELECT count(*) FROM runs') -eq 0")
 # End to end on the real backends, kept small (ref relu only): record twice,
 # compare and detect (0 or 1: timing may differ, the format may not), import a
 # peer, advise, and a report when gnuplot is there.
