@@ -40,6 +40,8 @@
 #define XO_CPU_BLAS_MIN 256
 /* Floats of im2col / dx-column scratch per thread and sub-batch. */
 #define XO_CPU_SUB_FLOATS 65536
+/* Floats of dz per step of the backward pass's dz -> db, dw loop (L1-sized). */
+#define XO_CPU_DZ_FLOATS 4096
 
 static struct xo_backend_iface cpu_iface;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
@@ -445,17 +447,31 @@ static void conv_bwd_task(void *arg, int t, int nt)
 	if (hi <= lo)
 		return;
 	rows = (hi - lo) * j->out;
-	conv_dz(j, lo * j->out, hi * j->out, dz);
-	if (j->db)
-		j->k->colsum(dz, rows, j->fp, dbp);
 	if (j->windows) {
-		struct xo_cpu_gemm_tn g = {
-			.a = {j->x + lo * j->len * j->ch, j->s * j->ch, j->out, j->len * j->ch},
-			.m = rows, .k = j->kc, .np = j->fp, .z = dz, .d = dwp,
-		};
+		/* d(activation), db and dw a few samples (~16 KB of dz) at a
+		 * time, so that dz is read back from L1; dz still ends up whole
+		 * for the dx pass */
+		int64_t step = XO_CPU_DZ_FLOATS / (j->out * j->fp);
 
-		j->k->gemm_tn(&g);
+		step = step < 1 ? 1 : step;
+		for (int64_t n0 = lo; n0 < hi; n0 += step) {
+			int64_t cnt = min64(step, hi - n0);
+			float *dzc = dz + (n0 - lo) * j->out * j->fp;
+			struct xo_cpu_gemm_tn g = {
+				.a = {j->x + n0 * j->len * j->ch, j->s * j->ch, j->out,
+				      j->len * j->ch},
+				.m = cnt * j->out, .k = j->kc, .np = j->fp, .z = dzc, .d = dwp,
+			};
+
+			conv_dz(j, n0 * j->out, (n0 + cnt) * j->out, dzc);
+			if (j->db)
+				j->k->colsum(dzc, cnt * j->out, j->fp, dbp);
+			j->k->gemm_tn(&g);
+		}
 	} else {
+		conv_dz(j, lo * j->out, hi * j->out, dz);
+		if (j->db)
+			j->k->colsum(dz, rows, j->fp, dbp);
 		for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
 			int64_t cnt = min64(j->sub, hi - n0);
 			struct xo_cpu_gemm_tn g = {
@@ -596,7 +612,9 @@ static enum xo_status conv_fwd_common(struct xo_backend *be, const struct xo_op_
 	j.b = a->p.use_bias ? xo_tensor_f32(a->src[2]) : NULL;
 	j.yo = xo_tensor_f32(a->dst[0]);
 	m = j.batch * j.out;
-	nt = threads_for(c, m * j.kc * j.f, j.batch);
+	/* a fused softmax costs about 20 multiply-adds per output (the exp) */
+	nt = threads_for(c, m * j.kc * j.f + (j.act == XO_ACTIVATION_SOFTMAX ? m * j.f * 20 : 0),
+			 j.batch);
 	if (use_blas(&j, m)) {
 		xo_cpu_threads_run(c->tp, threads_for(c, m * j.kc * j.f, m), blas_fwd_task, &j);
 		return XO_OK;
@@ -750,7 +768,7 @@ static enum xo_status pool_common(struct xo_backend *be, const struct xo_op_args
 	j.p.dy = bwd ? xo_tensor_f32(a->src[1]) : NULL;
 	j.p.y = xo_tensor_f32(a->dst[0]);
 	xo_cpu_threads_run(c->tp,
-			   threads_for(c, j.batch * j.p.len * j.p.ch * (bwd ? 4 : 1), j.batch),
+			   threads_for(c, j.batch * j.p.len * j.p.ch * (bwd ? 4 : 3), j.batch),
 			   pool_task, &j);
 	return XO_OK;
 }
@@ -981,24 +999,41 @@ static enum xo_status cpu_flatten(struct xo_backend *be, const struct xo_op_args
 /* Keras 3 categorical crossentropy on probabilities, as the reference: q =
  * p / row sum, clipped to [1e-7f, (float)(1 - 1e-7)], loss = -sum t log q /
  * batch, in double. A term with t == 0 and q not NaN is exactly 0 and is
- * skipped (no log); NaN passes the clip as in the reference. */
-static enum xo_status cpu_ce_fwd(struct xo_backend *be, const struct xo_op_args *a)
-{
-	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
-	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
-	int64_t ch = a->p.ch;
-	double total = 0.0;
+ * skipped (no log, and no division where q cannot be NaN); NaN passes the
+ * clip as in the reference. The parts compute the rows' sums into scratch
+ * and the caller adds them in row order, so the total's rounding does not
+ * depend on the threads. */
+struct ce_job {
+	const float *p, *t;
+	double *rows; /* [batch] */
+	int64_t batch, ch;
+};
 
-	(void)be;
-	for (int64_t r = 0; r < a->p.batch; r++) {
-		const float *pr = p + r * ch, *tr = t + r * ch;
+static void ce_task(void *arg, int t, int nt)
+{
+	const struct ce_job *j = arg;
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+	int64_t ch = j->ch, r0, r1;
+
+	share(j->batch, t, nt, &r0, &r1);
+	for (int64_t r = r0; r < r1; r++) {
+		const float *pr = j->p + r * ch, *tr = j->t + r * ch;
 		double s = 0.0, row = 0.0;
+		bool plain;
 
 		for (int64_t c = 0; c < ch; c++)
 			s += (double)pr[c];
+		/* s finite and nonzero: every p of the row is finite (a NaN or an
+		 * infinity would make s NaN or infinite; floats cannot overflow a
+		 * double sum), so no q = p / s is NaN and the t == 0 terms are
+		 * skipped without dividing. Otherwise q is computed to decide. */
+		plain = isfinite(s) && s != 0.0;
 		for (int64_t c = 0; c < ch; c++) {
-			double q = (double)pr[c] / s;
+			double q;
 
+			if (tr[c] == 0.0f && plain)
+				continue;
+			q = (double)pr[c] / s;
 			if (tr[c] == 0.0f && q == q)
 				continue;
 			if (q < lo)
@@ -1007,40 +1042,82 @@ static enum xo_status cpu_ce_fwd(struct xo_backend *be, const struct xo_op_args 
 				q = hi;
 			row += (double)tr[c] * log(q);
 		}
-		total += row;
+		j->rows[r] = row;
 	}
+}
+
+static enum xo_status cpu_ce_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct ce_job j = {.p = xo_tensor_f32(a->src[0]), .t = xo_tensor_f32(a->src[1]),
+			   .batch = a->p.batch, .ch = a->p.ch};
+	double total = 0.0;
+	enum xo_status st;
+
+	/* doubles in the shared scratch (64-byte aligned) */
+	st = scratch_reserve(c, 2 * j.batch, 0, 0);
+	if (st)
+		return st;
+	j.rows = (double *)(void *)c->shared.p;
+	/* a log per row, ~ 50 multiply-adds' time per element */
+	xo_cpu_threads_run(c->tp, threads_for(c, j.batch * j.ch * 50, j.batch), ce_task, &j);
+	for (int64_t r = 0; r < j.batch; r++)
+		total += j.rows[r];
 	xo_tensor_f32(a->dst[0])[0] = (float)(-total / (double)a->p.batch);
 	return XO_OK;
 }
 
+/* dz = (p - t) / batch in double, element-wise (parts change no bit). */
+struct ce_bwd_job {
+	const float *p, *t;
+	float *dz;
+	int64_t n;
+	double inv;
+};
+
+static void ce_bwd_task(void *arg, int t, int nt)
+{
+	const struct ce_bwd_job *j = arg;
+	int64_t lo, hi;
+
+	share(j->n, t, nt, &lo, &hi);
+	for (int64_t i = lo; i < hi; i++)
+		j->dz[i] = (float)(((double)j->p[i] - (double)j->t[i]) * j->inv);
+}
+
 static enum xo_status cpu_ce_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
-	float *dz = xo_tensor_f32(a->dst[0]);
-	int64_t n = a->p.batch * a->p.ch;
-	double inv = 1.0 / (double)a->p.batch;
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct ce_bwd_job j = {.p = xo_tensor_f32(a->src[0]), .t = xo_tensor_f32(a->src[1]),
+			       .dz = xo_tensor_f32(a->dst[0]), .n = a->p.batch * a->p.ch,
+			       .inv = 1.0 / (double)a->p.batch};
 
-	(void)be;
-	for (int64_t i = 0; i < n; i++)
-		dz[i] = (float)(((double)p[i] - (double)t[i]) * inv);
+	/* ~0.5 ns per element on one core: weighted like 50 multiply-adds */
+	xo_cpu_threads_run(c->tp, threads_for(c, j.n * 50, j.n / 256 + 1), ce_bwd_task, &j);
 	return XO_OK;
 }
 
 /* Keras 3 Adam, as the reference: m' = m + (g - m)(1 - b1) and v' = v +
  * (g^2 - v)(1 - b2) rounded to float, then w' = w - lr_t m' / (sqrt(v') +
- * eps) with lr_t = lr sqrt(1 - b2^t) / (1 - b1^t), in double. */
-static enum xo_status cpu_adam(struct xo_backend *be, const struct xo_op_args *a)
-{
-	const struct xo_params *p = &a->p;
-	const float *g = xo_tensor_f32(a->src[0]);
-	float *w = xo_tensor_f32(a->dst[0]), *m = xo_tensor_f32(a->dst[1]);
-	float *v = xo_tensor_f32(a->dst[2]);
-	double t = (double)p->iteration, b1 = p->beta_1, b2 = p->beta_2;
-	double lr_t = (double)p->lr * sqrt(1.0 - pow(b2, t)) / (1.0 - pow(b1, t));
-	double eps = (double)p->epsilon, c1 = 1.0 - b1, c2 = 1.0 - b2;
+ * eps) with lr_t = lr sqrt(1 - b2^t) / (1 - b1^t), in double. Each parameter
+ * is independent, so the parts (threads) do not change any bit. */
+struct adam_job {
+	const float *g;
+	float *w, *m, *v;
+	int64_t size;
+	double lr_t, eps, c1, c2;
+};
 
-	(void)be;
-	for (int64_t i = 0; i < p->size; i++) {
+static void adam_task(void *arg, int t, int nt)
+{
+	const struct adam_job *j = arg;
+	const float *g = j->g;
+	float *w = j->w, *m = j->m, *v = j->v;
+	double lr_t = j->lr_t, eps = j->eps, c1 = j->c1, c2 = j->c2;
+	int64_t lo, hi;
+
+	share(j->size, t, nt, &lo, &hi);
+	for (int64_t i = lo; i < hi; i++) {
 		double gi = g[i], mi = m[i], vi = v[i];
 		float mf = (float)(mi + (gi - mi) * c1);
 		float vf = (float)(vi + (gi * gi - vi) * c2);
@@ -1049,6 +1126,22 @@ static enum xo_status cpu_adam(struct xo_backend *be, const struct xo_op_args *a
 		v[i] = vf;
 		w[i] = (float)((double)w[i] - lr_t * (double)mf / (sqrt((double)vf) + eps));
 	}
+}
+
+static enum xo_status cpu_adam(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	const struct xo_params *p = &a->p;
+	double t = (double)p->iteration, b1 = p->beta_1, b2 = p->beta_2;
+	struct adam_job j = {
+		.g = xo_tensor_f32(a->src[0]), .w = xo_tensor_f32(a->dst[0]),
+		.m = xo_tensor_f32(a->dst[1]), .v = xo_tensor_f32(a->dst[2]), .size = p->size,
+		.lr_t = (double)p->lr * sqrt(1.0 - pow(b2, t)) / (1.0 - pow(b1, t)),
+		.eps = (double)p->epsilon, .c1 = 1.0 - b1, .c2 = 1.0 - b2,
+	};
+
+	/* a square root and a division in double: ~100 multiply-adds' time */
+	xo_cpu_threads_run(c->tp, threads_for(c, j.size * 100, j.size / 256 + 1), adam_task, &j);
 	return XO_OK;
 }
 
@@ -1067,37 +1160,76 @@ static int64_t argmax_row(const float *r, int64_t n)
 	return at;
 }
 
+/* Accuracy: idx[n] = argmax of row n of p; the parts count their correct
+ * rows (integers: the total does not depend on the split). */
+struct acc_job {
+	const float *p, *t;
+	int32_t *idx;
+	int64_t batch, ch;
+	int64_t correct[XO_CPU_MAX_THREADS];
+};
+
+static void acc_task(void *arg, int t, int nt)
+{
+	struct acc_job *j = arg;
+	int64_t lo, hi, correct = 0;
+
+	share(j->batch, t, nt, &lo, &hi);
+	for (int64_t n = lo; n < hi; n++) {
+		int64_t i = argmax_row(j->p + n * j->ch, j->ch);
+
+		j->idx[n] = (int32_t)i;
+		correct += i == argmax_row(j->t + n * j->ch, j->ch);
+	}
+	j->correct[t] = correct;
+}
+
 static enum xo_status cpu_accuracy(struct xo_backend *be, const struct xo_op_args *a)
 {
-	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
-	int32_t *idx = xo_tensor_i32(a->dst[0]);
-	int64_t ch = a->p.ch, correct = 0;
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct acc_job j = {.p = xo_tensor_f32(a->src[0]), .t = xo_tensor_f32(a->src[1]),
+			    .idx = xo_tensor_i32(a->dst[0]), .batch = a->p.batch, .ch = a->p.ch};
+	int64_t correct = 0;
+	int nt = threads_for(c, j.batch * j.ch * 30, j.batch);
 
-	(void)be;
-	for (int64_t n = 0; n < a->p.batch; n++) {
-		int64_t i = argmax_row(p + n * ch, ch);
-
-		idx[n] = (int32_t)i;
-		correct += i == argmax_row(t + n * ch, ch);
-	}
+	xo_cpu_threads_run(c->tp, nt, acc_task, &j);
+	for (int t = 0; t < nt; t++)
+		correct += j.correct[t];
 	xo_tensor_f32(a->dst[1])[0] = (float)correct;
 	return XO_OK;
 }
 
+/* Gather: rows idx[n] of x into row n of y (indices checked first). */
+struct gather_job {
+	const float *x;
+	const int32_t *idx;
+	float *y;
+	int64_t batch, ch;
+};
+
+static void gather_task(void *arg, int t, int nt)
+{
+	const struct gather_job *j = arg;
+	int64_t lo, hi;
+
+	share(j->batch, t, nt, &lo, &hi);
+	for (int64_t n = lo; n < hi; n++)
+		memcpy(j->y + n * j->ch, j->x + (int64_t)j->idx[n] * j->ch,
+		       (size_t)j->ch * sizeof(float));
+}
+
 static enum xo_status cpu_gather(struct xo_backend *be, const struct xo_op_args *a)
 {
-	const float *x = xo_tensor_f32(a->src[0]);
-	const int32_t *idx = xo_tensor_i32(a->src[1]);
-	float *y = xo_tensor_f32(a->dst[0]);
-	int64_t ch = a->p.ch;
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct gather_job j = {.x = xo_tensor_f32(a->src[0]), .idx = xo_tensor_i32(a->src[1]),
+			       .y = xo_tensor_f32(a->dst[0]), .batch = a->p.batch, .ch = a->p.ch};
 
-	(void)be;
 	for (int64_t n = 0; n < a->p.batch; n++)
-		if (idx[n] < 0 || idx[n] >= a->p.rows)
+		if (j.idx[n] < 0 || j.idx[n] >= a->p.rows)
 			return xo_error(XO_EINVAL, "gather: index[%" PRId64 "]=%d outside 0..%" PRId64,
-					n, idx[n], a->p.rows - 1);
-	for (int64_t n = 0; n < a->p.batch; n++)
-		memcpy(y + n * ch, x + (int64_t)idx[n] * ch, (size_t)ch * sizeof(float));
+					n, j.idx[n], a->p.rows - 1);
+	/* random rows from a large table: weighted like 32 multiply-adds a float */
+	xo_cpu_threads_run(c->tp, threads_for(c, j.batch * j.ch * 32, j.batch), gather_task, &j);
 	return XO_OK;
 }
 
