@@ -14,20 +14,6 @@ set_tests_properties(model PROPERTIES LABELS "model;quick" TIMEOUT 300)
 
 # The commands (DESIGN section 8): they work on the golden fixtures, and every
 # bad input exits 2 with exactly one line on stderr.
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/model_expect_exit.cmake [=[
-# -DEXPECT=<exit code> -DARGS=<arguments separated by |>
-string(REPLACE "|" ";" argv "${ARGS}")
-execute_process(COMMAND ${argv} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-string(STRIP "${err}" err)
-string(FIND "${err}" "\n" nl)
-if(NOT rc STREQUAL EXPECT)
-  message(FATAL_ERROR "exit ${rc}, expected ${EXPECT}\nstdout: ${out}\nstderr: ${err}")
-endif()
-if(EXPECT STREQUAL 2 AND (err STREQUAL "" OR NOT nl EQUAL -1))
-  message(FATAL_ERROR "expected one line on stderr, got: '${err}'")
-endif()
-message(STATUS "exit ${rc}: ${err}")
-]=])
 set(XO_G ${PROJECT_SOURCE_DIR}/suites/golden)
 set(XO_CLI_CASES
   "predict_golden|0|predict|--model|${XO_G}/mixed_a/model.model|--weights|${XO_G}/mixed_a/weights|--input|${XO_G}/mixed_a/x.npy|--output|${CMAKE_CURRENT_BINARY_DIR}/model_cli_pred.npy|--device|ref"
@@ -52,12 +38,4 @@ set(XO_CLI_CASES
   "seed_db_not_sqlite|2|seed|--device|ref|--db|${XO_G}/seed/x.npy"
   "seed_db_stores|0|seed|--device|cpu|--epochs|1|--db|${CMAKE_CURRENT_BINARY_DIR}/model_cli_seed.sqlite"
 )
-foreach(case ${XO_CLI_CASES})
-  string(REPLACE "|" ";" fields "${case}")
-  list(POP_FRONT fields name expect)
-  string(REPLACE ";" "|" args "${fields}")
-  add_test(NAME model.cli.${name}
-           COMMAND ${CMAKE_COMMAND} -DEXPECT=${expect} "-DARGS=$<TARGET_FILE:xo>|${args}"
-                   -P ${CMAKE_CURRENT_BINARY_DIR}/model_expect_exit.cmake)
-  set_tests_properties(model.cli.${name} PROPERTIES LABELS "model;quick" TIMEOUT 120)
-endforeach()
+xo_add_cli_tests(model.cli "model;quick" ${XO_CLI_CASES})

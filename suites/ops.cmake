@@ -100,23 +100,6 @@ xo_add_op_tests(${CMAKE_CURRENT_LIST_DIR}/shapes/nightly.txt nightly nightly.ops
 # `xo check` from the command line, as issue 2 states it: a valid case
 # prints PASSED with the command line that reruns it (exit 0); bad usage and
 # invalid cases exit 2 with exactly one line on stderr.
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/check_expect.cmake [=[
-# -DEXPECT=<exit code> -DARGS=<arguments separated by |> [-DMATCH=<stdout regex>]
-string(REPLACE "|" ";" argv "${ARGS}")
-execute_process(COMMAND ${argv} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-string(STRIP "${err}" err)
-string(FIND "${err}" "\n" nl)
-if(NOT rc STREQUAL EXPECT)
-  message(FATAL_ERROR "exit ${rc}, expected ${EXPECT}\nstdout: ${out}\nstderr: ${err}")
-endif()
-if(EXPECT STREQUAL 2 AND (err STREQUAL "" OR NOT nl EQUAL -1))
-  message(FATAL_ERROR "expected one line on stderr, got: '${err}'")
-endif()
-if(DEFINED MATCH AND NOT out MATCHES "${MATCH}")
-  message(FATAL_ERROR "stdout does not match '${MATCH}':\n${out}")
-endif()
-message(STATUS "exit ${rc}: ${err}")
-]=])
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/check_empty_shapes.txt "# no cases\n")
 set(XO_CHECK_CLI_CASES
   "pass|0|check|--op|conv1d|len=29|ch=1|filters=16|kernel_size=3"
@@ -131,17 +114,6 @@ set(XO_CHECK_CLI_CASES
   "no_shapes_file|2|check|--shapes|/nonexistent/shapes.txt"
   "empty_shapes|2|check|--shapes|${CMAKE_CURRENT_BINARY_DIR}/check_empty_shapes.txt"
 )
-foreach(case ${XO_CHECK_CLI_CASES})
-  string(REPLACE "|" ";" fields "${case}")
-  list(POP_FRONT fields name expect)
-  string(REPLACE ";" "|" args "${fields}")
-  set(match "")
-  if(name STREQUAL "pass")
-    # every case PASSED, each with its repro line, and the summary
-    set(match "-DMATCH=PASSED  xo check --op conv1d --dir fwd .*kernel_size=3.*4 passed, 0 failed")
-  endif()
-  add_test(NAME check.cli.${name}
-           COMMAND ${CMAKE_COMMAND} -DEXPECT=${expect} "-DARGS=$<TARGET_FILE:xo>|${args}"
-                   ${match} -P ${CMAKE_CURRENT_BINARY_DIR}/check_expect.cmake)
-  set_tests_properties(check.cli.${name} PROPERTIES LABELS "quick" TIMEOUT 120)
-endforeach()
+# every case PASSED, each with its repro line, and the summary
+set(XO_CLI_MATCH_pass "PASSED  xo check --op conv1d --dir fwd .*kernel_size=3.*4 passed, 0 failed")
+xo_add_cli_tests(check.cli quick ${XO_CHECK_CLI_CASES})

@@ -12,10 +12,13 @@ set_tests_properties(perfdb PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
 # a one-line reason naming the cause.
 set(XO_PERFDB_CLI_DIR ${CMAKE_CURRENT_BINARY_DIR}/perfdb_cli)
 file(MAKE_DIRECTORY ${XO_PERFDB_CLI_DIR})
+# Each test gets its own directory: ctest runs them in parallel, and each
+# writes err.txt and its own stores there.
 function(xo_perfdb_cli_test name script)
+  file(MAKE_DIRECTORY ${XO_PERFDB_CLI_DIR}/${name})
   add_test(NAME perfdb.cli.${name}
            COMMAND sh -c "${script}"
-           WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR})
+           WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR}/${name})
   set_tests_properties(perfdb.cli.${name} PROPERTIES LABELS "perfdb;quick" TIMEOUT 60)
 endfunction()
 set(XO $<TARGET_FILE:xo>)
