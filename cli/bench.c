@@ -395,22 +395,21 @@ int xo_cmd_bench(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		bool takes_value = !strcmp(argv[i], "--device") || !strcmp(argv[i], "--threads") ||
 				   !strcmp(argv[i], "--repeat");
-		char *end = NULL;
+		int64_t v;
 
 		if (takes_value && i + 1 == argc)
 			return xo_usage_error("bench", "%s needs a value", argv[i]);
 		if (!strcmp(argv[i], "--device")) {
 			device = argv[++i];
 		} else if (!strcmp(argv[i], "--threads")) {
-			/* strtol, not atoi: "2x" is a typo, not 2 */
-			threads = (int)strtol(argv[++i], &end, 10);
-			if (*end || end == argv[i] || threads < 1 || threads > XO_CPU_MAX_THREADS)
+			if (!xo_cli_parse_i64(argv[++i], 1, XO_CPU_MAX_THREADS, &v))
 				return xo_usage_error("bench", "--threads must be 1..%d",
 						      XO_CPU_MAX_THREADS);
+			threads = (int)v;
 		} else if (!strcmp(argv[i], "--repeat")) {
-			repeat = (int)strtol(argv[++i], &end, 10);
-			if (*end || end == argv[i] || repeat < 1 || repeat > 1000)
+			if (!xo_cli_parse_i64(argv[++i], 1, 1000, &v))
 				return xo_usage_error("bench", "--repeat must be 1..1000");
+			repeat = (int)v;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -105,13 +105,13 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 		} else if (!strcmp(o, "--no-progress")) {
 			a->no_progress = true;
 		} else if (!strcmp(o, "--samples")) {
-			char *end;
+			int64_t n;
 
 			NEED_VALUE();
-			a->samples = (int)strtol(v, &end, 10);
-			if (*end || a->samples < 10 || a->samples > 100000)
+			if (!xo_cli_parse_i64(v, 10, 100000, &n))
 				return xo_usage_error("perf", "--samples %s: need an integer >= 10",
 				                      v);
+			a->samples = (int)n;
 		} else if (!strcmp(o, "--model")) {
 			NEED_VALUE();
 			a->model = v;
@@ -279,10 +279,9 @@ int xo_cmd_perf(int argc, char **argv)
 	} else if (!strcmp(sub, "import")) {
 		st = xo_perf_import(db, a.peer, a.json, stdout);
 	} else {
-		char *end;
-		long long id = strtoll(a.pos[0], &end, 10);
+		int64_t id;
 
-		if (*end || end == a.pos[0]) {
+		if (!xo_cli_parse_i64(a.pos[0], INT64_MIN, INT64_MAX, &id)) {
 			xo_perfdb_close(db);
 			return xo_usage_error("perf", "%s: '%s' is not a change id", sub, a.pos[0]);
 		}
