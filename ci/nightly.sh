@@ -2,7 +2,8 @@
 # ci/nightly.sh - the nightly perf job (README): install what is missing, build
 # Release (build-release/), run the quick (and nightly, when present) suites,
 # run the seed experiment on every device, record the perf set into
-# perf.sqlite, time the PyTorch peer when python3 + torch are there, detect
+# perf.sqlite, time the PyTorch peer when python3 + torch are there, run the
+# cpu benchmark beside it (scripts/bench_vs_pytorch.py), detect
 # changes over the history, draw the report, and say where it is and what
 # regressed. Every stage is a function with one summary line (STYLE rule 17).
 #
@@ -96,6 +97,26 @@ stage_peer() {
     return $rc
 }
 
+# The cpu backend's benchmark beside PyTorch's CPU build, in alternating
+# rounds (issue 4's targets: predict 4000 <= 1 ms, epoch <= 10 ms, >= 10x).
+stage_bench() {
+    local py
+    if ! py=$(find_torch_python); then
+        "$XO" bench --repeat 9 | tee "$NIGHTLY_DIR/bench.txt" || return 1
+        NOTES+=("bench: $NIGHTLY_DIR/bench.txt (no PyTorch: no side-by-side ratio)")
+        return 0
+    fi
+    local args=(--xo "$XO" --rounds 3 --repeat 5)
+    [ "${XO_NIGHTLY_QUICK:-0}" = 1 ] && args=(--xo "$XO" --rounds 1 --repeat 3)
+    "$py" scripts/bench_vs_pytorch.py "${args[@]}" | tee "$NIGHTLY_DIR/bench.txt"
+    local rc=$?
+    NOTES+=("bench: $NIGHTLY_DIR/bench.txt")
+    while read -r line; do
+        NOTES+=("  $line")
+    done < <(grep -E '^(predict|one epoch)' "$NIGHTLY_DIR/bench.txt")
+    return $rc
+}
+
 # exit 1 from detect = a confirmed regression: the stage fails, the job goes on
 stage_detect() {
     "$XO" perf detect --db "$DB" >"$NIGHTLY_DIR/detect.log"
@@ -126,6 +147,7 @@ run_stage seed stage_seed || rc=1
 run_stage test stage_test || rc=1
 run_stage record stage_record || rc=1
 run_stage peer stage_peer || rc=1
+run_stage bench stage_bench || rc=1
 if [ -f "$DB" ]; then
     run_stage detect stage_detect || rc=1
     run_stage report stage_report || rc=1

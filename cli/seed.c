@@ -59,7 +59,13 @@ struct seed_result {
 	double val_accuracy, test_accuracy;
 	double peak_rss_mb;
 	bool is_cl;
-	double launches_per_step, enqueue_ms, h2d_ms, kernel_ms, d2h_ms, wait_ms;
+	/* Per training step at the seed batch, data resident: [0] the path the
+	 * run takes (fused when the backend runs the whole net), [1] op by op. */
+	struct step_split {
+		double launches, enqueue_ms, h2d_ms, kernel_ms, d2h_ms, wait_ms, wall_ms;
+	} split[2];
+	bool fused;
+	int64_t split_batch;
 	int nlayers;
 	char layer_names[16][64];
 	double layer_ms[16];
@@ -210,31 +216,54 @@ static void checkpoint_remove(const struct xo_model *m, const char *dir)
 	rmdir(dir);
 }
 
-/* The OpenCL split per training step and the kernel time per layer. */
-static enum xo_status measure_split(struct xo_model *m, struct xo_backend *be, int64_t batch,
-                                    uint64_t seed, struct seed_result *r)
+/* The OpenCL split of SPLIT_STEPS training steps on the path m takes now. */
+static enum xo_status step_split(struct xo_model *m, struct xo_backend *be, struct step_split *o)
 {
-	uint64_t layer_ns[16], layer_launches[16], extra = 0;
 	struct xo_backend_stats s;
 	enum xo_status st;
+	double t0;
 
-	st = xo_model_bench_prepare(m, batch, seed);
-	if (!st)
-		st = xo_model_bench_train_step(m); /* warm-up */
+	st = xo_model_bench_train_step(m); /* warm-up */
 	if (st)
 		return st;
 	xo_backend_stats_reset(be);
+	t0 = now_s();
 	for (int i = 0; i < SPLIT_STEPS && !st; i++)
 		st = xo_model_bench_train_step(m);
 	if (st)
 		return st;
+	o->wall_ms = (now_s() - t0) * 1e3 / SPLIT_STEPS;
 	xo_backend_stats_get(be, &s);
-	r->launches_per_step = (double)s.launches / SPLIT_STEPS;
-	r->enqueue_ms = (double)s.enqueue_ns / 1e6 / SPLIT_STEPS;
-	r->h2d_ms = (double)s.h2d_ns / 1e6 / SPLIT_STEPS;
-	r->kernel_ms = (double)s.kernel_ns / 1e6 / SPLIT_STEPS;
-	r->d2h_ms = (double)s.d2h_ns / 1e6 / SPLIT_STEPS;
-	r->wait_ms = (double)s.wait_ns / 1e6 / SPLIT_STEPS;
+	o->launches = (double)s.launches / SPLIT_STEPS;
+	o->enqueue_ms = (double)s.enqueue_ns / 1e6 / SPLIT_STEPS;
+	o->h2d_ms = (double)s.h2d_ns / 1e6 / SPLIT_STEPS;
+	o->kernel_ms = (double)s.kernel_ns / 1e6 / SPLIT_STEPS;
+	o->d2h_ms = (double)s.d2h_ns / 1e6 / SPLIT_STEPS;
+	o->wait_ms = (double)s.wait_ns / 1e6 / SPLIT_STEPS;
+	return XO_OK;
+}
+
+/* The OpenCL split per training step on the fused path (when the backend
+ * runs the whole net) and op by op, and the kernel time per layer (op by
+ * op: a fused launch spans every layer). */
+static enum xo_status measure_split(struct xo_model *m, struct xo_backend *be, int64_t batch,
+                                    uint64_t seed, struct seed_result *r)
+{
+	uint64_t layer_ns[16], layer_launches[16], extra = 0;
+	enum xo_status st;
+
+	st = xo_model_bench_prepare(m, batch, seed);
+	if (st)
+		return st;
+	r->fused = xo_model_fused(m, true);
+	r->split_batch = batch;
+	st = step_split(m, be, &r->split[0]);
+	xo_model_set_fused(m, false);
+	if (!st)
+		st = step_split(m, be, &r->split[1]);
+	xo_model_set_fused(m, true);
+	if (st)
+		return st;
 	r->nlayers = xo_model_layer_count(m);
 	if (r->nlayers > 16)
 		r->nlayers = 16;
@@ -372,10 +401,20 @@ static void print_table(FILE *out, const struct seed_result *r, int n)
 	for (int i = 0; i < n; i++) {
 		if (!r[i].is_cl)
 			continue;
-		fprintf(out, "\n%s per training step: %.1f launches, enqueue %.3f ms, h2d %.3f ms, "
-		       "kernel %.3f ms, d2h %.3f ms, wait %.3f ms\n",
-		       r[i].device, r[i].launches_per_step, r[i].enqueue_ms, r[i].h2d_ms,
-		       r[i].kernel_ms, r[i].d2h_ms, r[i].wait_ms);
+		for (int k = 0; k < 2; k++) {
+			const struct step_split *q = &r[i].split[k];
+
+			if (k == 0 && !r[i].fused)
+				continue;
+			fprintf(out,
+			        "%s%s per training step (%s, batch %lld, data resident): %.3f ms wall, "
+			        "%.1f launches, enqueue %.3f ms, h2d %.3f ms, kernel %.3f ms, "
+			        "d2h %.3f ms, wait %.3f ms\n",
+			        k == 0 || !r[i].fused ? "\n" : "", r[i].device,
+			        k == 0 ? "fused network" : "op by op", (long long)r[i].split_batch, q->wall_ms,
+			        q->launches, q->enqueue_ms, q->h2d_ms, q->kernel_ms, q->d2h_ms,
+			        q->wait_ms);
+		}
 		fprintf(out, "%s kernel time per layer (one step, fwd + bwd):", r[i].device);
 		for (int l = 0; l < r[i].nlayers; l++)
 			fprintf(out, " %s %.3f ms,", r[i].layer_names[l], r[i].layer_ms[l]);
@@ -409,12 +448,18 @@ static void print_json(const struct seed_result *r, int n)
 		json_number("test_accuracy", r[i].test_accuracy, true);
 		json_number("peak_rss_mb", r[i].peak_rss_mb, r[i].is_cl);
 		if (r[i].is_cl) {
-			json_number("launches_per_step", r[i].launches_per_step, true);
-			json_number("enqueue_ms", r[i].enqueue_ms, true);
-			json_number("h2d_ms", r[i].h2d_ms, true);
-			json_number("kernel_ms", r[i].kernel_ms, true);
-			json_number("d2h_ms", r[i].d2h_ms, true);
-			json_number("wait_ms", r[i].wait_ms, true);
+			const struct step_split *q = &r[i].split[r[i].fused ? 0 : 1];
+
+			printf("\"fused\": %s, ", r[i].fused ? "true" : "false");
+			json_number("launches_per_step", q->launches, true);
+			json_number("step_wall_ms", q->wall_ms, true);
+			json_number("enqueue_ms", q->enqueue_ms, true);
+			json_number("h2d_ms", q->h2d_ms, true);
+			json_number("kernel_ms", q->kernel_ms, true);
+			json_number("d2h_ms", q->d2h_ms, true);
+			json_number("wait_ms", q->wait_ms, true);
+			json_number("op_by_op_launches_per_step", r[i].split[1].launches, true);
+			json_number("op_by_op_step_wall_ms", r[i].split[1].wall_ms, true);
 			printf("\"layer_kernel_ms\": {");
 			for (int l = 0; l < r[i].nlayers; l++) {
 				xo_cli_json_string(r[i].layer_names[l]);

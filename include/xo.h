@@ -352,6 +352,15 @@ const char *xo_model_layer_name(const struct xo_model *m, int i);
  * Adam ops go to *extra_ns. */
 enum xo_status xo_model_bench_profile_step(struct xo_model *m, uint64_t *layer_ns,
 					   uint64_t *layer_launches, uint64_t *extra_ns);
+/* The backend's fused whole-network path (one or a few launches per step on
+ * cl, sample tiles through cache on cpu; struct xo_net in xo/backend.h) runs
+ * predict, evaluate, fit and the bench steps wherever the backend supports
+ * the net; it is on by default, off with XO_FUSE=0 in the environment or
+ * here (the op-by-op path is what the per-layer profile measures).
+ * xo_model_fused says whether it runs this model in training (or inference)
+ * mode on its backend now. */
+void xo_model_set_fused(struct xo_model *m, bool on);
+bool xo_model_fused(struct xo_model *m, bool training);
 
 /* Philox stream ids of the model runtime (counter word 2, "a" of
  * xo_philox_uniform). Dropout uses a = global training step (from 1) and

@@ -65,6 +65,11 @@ struct xo_model {
 	int64_t iteration; /* Adam steps taken (Keras optimizer.iterations) */
 	uint64_t seed;     /* dropout mask seed (of the last init/fit) */
 	int64_t bench_n;   /* batch made resident by bench_prepare; 0: none */
+	/* The backend's fused whole-network path (struct xo_net): used when
+	 * fuse is on (xo_model_set_fused, env XO_FUSE) and the backend says
+	 * the net fits; never while profiling per layer. */
+	bool fuse;
+	struct xo_net_layer *net_layers; /* nlayers */
 	/* Per-layer profiling of xo_model_bench_profile_step. */
 	bool profiling;
 	uint64_t *prof_ns, *prof_launches, prof_extra;
@@ -318,7 +323,9 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		goto out_free;
 	m->nlayers = m->spec.nlayers;
 	m->layers = calloc((size_t)m->nlayers, sizeof(*m->layers));
-	if (!m->layers) {
+	m->net_layers = calloc((size_t)m->nlayers, sizeof(*m->net_layers));
+	m->fuse = !(getenv("XO_FUSE") && !strcmp(getenv("XO_FUSE"), "0"));
+	if (!m->layers || !m->net_layers) {
 		st = xo_error(XO_ENOMEM, "model: out of memory");
 		goto out_free;
 	}
@@ -439,6 +446,7 @@ void xo_model_close(struct xo_model *m)
 	xo_tensor_free(m->adam_m);
 	xo_tensor_free(m->adam_v);
 	free(m->layers);
+	free(m->net_layers);
 	xo_spec_free(&m->spec);
 	free(m);
 }
@@ -793,6 +801,138 @@ static enum xo_status gather(struct xo_model *m, const struct xo_tensor *data,
 	return run_op(m, -1, XO_OP_gather, XO_DIR_FWD, &a);
 }
 
+/* ---- fused whole-network path ----------------------------------------------- */
+
+/*
+ * Describes the current plan (batch m->plan_n, its mode) as a struct xo_net
+ * over input rows x (through index when set) and labels t (NULL: no
+ * metrics). Returns whether the backend's fused path runs it; when not, the
+ * caller runs op by op. The caller fills the metrics and Adam fields.
+ */
+static bool net_describe(struct xo_model *m, bool training, const struct xo_tensor *x,
+                         const struct xo_tensor *index, const struct xo_tensor *t,
+                         struct xo_net *net)
+{
+	const struct xo_backend_iface *ifc = m->be->iface;
+	struct layer *last = &m->layers[m->nlayers - 1];
+
+	if (!m->fuse || m->profiling || !ifc->net_fits ||
+	    !(training ? ifc->net_train_step : ifc->net_forward))
+		return false;
+	for (int i = 0; i < m->nlayers; i++) {
+		const struct layer *l = &m->layers[i];
+		struct xo_net_layer *nl = &m->net_layers[i];
+		static const enum xo_net_kind kinds[] = {
+		    [XO_LAYER_CONV1D] = XO_NET_CONV1D,
+		    [XO_LAYER_MAX_POOLING1D] = XO_NET_MAX_POOLING1D,
+		    [XO_LAYER_FLATTEN] = XO_NET_FLATTEN,
+		    [XO_LAYER_DROPOUT] = XO_NET_DROPOUT,
+		    [XO_LAYER_DENSE] = XO_NET_DENSE,
+		};
+
+		nl->kind = kinds[l->s.kind];
+		nl->p = layer_params(m, i, training);
+		nl->in_len = l->s.in_len;
+		nl->in_ch = l->s.in_ch;
+		nl->out_len = l->s.out_len;
+		nl->out_ch = l->s.out_ch;
+		nl->w_off = l->s.w_ndim ? l->w_off : -1;
+		nl->b_off = l->s.w_ndim && l->s.b_count ? l->b_off : -1;
+		nl->need_dx = l->need_dx;
+	}
+	*net = (struct xo_net){
+	    .nlayers = m->nlayers,
+	    .layers = m->net_layers,
+	    .n = m->plan_n,
+	    .in_size = m->in_size,
+	    .classes = m->classes,
+	    .training = training,
+	    .x = x,
+	    .index = index,
+	    .t = t,
+	    .probs = last->out,
+	    .params = m->params,
+	    .grads = m->grads,
+	    .adam_m = m->adam_m,
+	    .adam_v = m->adam_v,
+	};
+	return ifc->net_fits(m->be, net);
+}
+
+/* Forward of the current plan (inference), with metrics into loss / correct
+ * when t is set: fused when the backend runs the net, else op by op (x and
+ * t then already in m->xb / m->yb, or gathered here through index). */
+static enum xo_status infer(struct xo_model *m, const struct xo_tensor *x,
+                            const struct xo_tensor *index, const struct xo_tensor *t,
+                            struct xo_tensor *loss, struct xo_tensor *correct)
+{
+	struct xo_net net;
+	enum xo_status st = XO_OK;
+
+	if (net_describe(m, false, x, index, t, &net)) {
+		net.loss = t ? loss : NULL;
+		net.correct = t ? correct : NULL;
+		return m->be->iface->net_forward(m->be, &net);
+	}
+	if (index) {
+		st = gather(m, x, index, m->x_flat);
+		if (!st && t)
+			st = gather(m, t, index, m->y_in);
+	}
+	if (!st)
+		st = forward(m, false);
+	if (!st && t)
+		st = metrics(m, loss, correct);
+	return st;
+}
+
+/* One training step of the current plan (training mode): fused when the
+ * backend runs the net, else op by op as infer. */
+static enum xo_status step(struct xo_model *m, const struct xo_tensor *x,
+                           const struct xo_tensor *index, const struct xo_tensor *t,
+                           struct xo_tensor *loss, struct xo_tensor *correct)
+{
+	struct xo_net net;
+	enum xo_status st = XO_OK;
+
+	if (net_describe(m, true, x, index, t, &net)) {
+		net.loss = loss;
+		net.correct = correct;
+		net.adam = xo_params_default();
+		net.adam.size = m->nparams;
+		net.adam.iteration = m->iteration + 1;
+		st = m->be->iface->net_train_step(m->be, &net);
+		if (!st)
+			m->iteration++;
+		return st;
+	}
+	if (index) {
+		st = gather(m, x, index, m->x_flat);
+		if (!st)
+			st = gather(m, t, index, m->y_in);
+	}
+	if (!st)
+		st = train_step(m, loss, correct);
+	return st;
+}
+
+void xo_model_set_fused(struct xo_model *m, bool on)
+{
+	if (m)
+		m->fuse = on;
+}
+
+bool xo_model_fused(struct xo_model *m, bool training)
+{
+	struct xo_net net;
+	bool fits;
+
+	if (!m || !m->cap || plan_build(m, 1, training))
+		return false;
+	fits = net_describe(m, training, m->x_flat, NULL, training ? m->y_in : NULL, &net);
+	return fits;
+}
+
 /* ---- predict / evaluate ---------------------------------------------------- */
 
 enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, int64_t batch_size,
@@ -814,7 +954,7 @@ enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, i
 		if (!st)
 			st = xo_tensor_write(m->xb, x + off * m->in_size, 0, bs * m->in_size);
 		if (!st)
-			st = forward(m, false);
+			st = infer(m, m->x_flat, NULL, NULL, NULL, NULL);
 		if (!st)
 			st =
 			    xo_tensor_read(last->out, probs + off * m->classes, 0, bs * m->classes);
@@ -862,9 +1002,7 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 		if (!st)
 			st = xo_tensor_view(met, steps + s, 1, (int64_t[]){1}, &cv);
 		if (!st)
-			st = forward(m, false);
-		if (!st)
-			st = metrics(m, lv, cv);
+			st = infer(m, m->x_flat, NULL, m->y_in, lv, cv);
 		xo_tensor_free(lv);
 		xo_tensor_free(cv);
 		lv = cv = NULL;
@@ -1079,11 +1217,8 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 
 			st = plan_build(m, bs, true);
 			if (!st)
-				st = gather(m, f.xdata, f.views[3 * s], m->x_flat);
-			if (!st)
-				st = gather(m, f.ydata, f.views[3 * s], m->y_in);
-			if (!st)
-				st = train_step(m, f.views[3 * s + 1], f.views[3 * s + 2]);
+				st = step(m, f.xdata, f.views[3 * s], f.ydata, f.views[3 * s + 1],
+				          f.views[3 * s + 2]);
 		}
 		if (!st)
 			st = xo_backend_sync(m->be);
@@ -1093,13 +1228,8 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 
 			st = plan_build(m, bs, false);
 			if (!st)
-				st = gather(m, f.xdata, f.views[3 * s], m->x_flat);
-			if (!st)
-				st = gather(m, f.ydata, f.views[3 * s], m->y_in);
-			if (!st)
-				st = forward(m, false);
-			if (!st)
-				st = metrics(m, f.views[3 * s + 1], f.views[3 * s + 2]);
+				st = infer(m, f.xdata, f.views[3 * s], f.ydata, f.views[3 * s + 1],
+				           f.views[3 * s + 2]);
 		}
 		/* The one read of the epoch: every step's loss and correct count. */
 		if (!st)
@@ -1197,7 +1327,7 @@ enum xo_status xo_model_bench_train_step(struct xo_model *m)
 	if (!st)
 		st = plan_build(m, m->bench_n, true);
 	if (!st)
-		st = train_step(m, m->sc_loss, m->sc_correct);
+		st = step(m, m->x_flat, NULL, m->y_in, m->sc_loss, m->sc_correct);
 	if (!st)
 		st = xo_backend_sync(m->be);
 	return st;
@@ -1211,7 +1341,7 @@ enum xo_status xo_model_bench_predict(struct xo_model *m)
 		return xo_error(XO_EINVAL, "bench: call xo_model_bench_prepare first");
 	st = plan_build(m, m->bench_n, false);
 	if (!st)
-		st = forward(m, false);
+		st = infer(m, m->x_flat, NULL, NULL, NULL, NULL);
 	if (!st)
 		st = xo_backend_sync(m->be);
 	return st;

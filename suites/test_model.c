@@ -694,6 +694,139 @@ static void test_same_run_every_backend(void **state)
 	close_backends(be, nbe);
 }
 
+/*
+ * The fused whole-network path (struct xo_net; cl: a few launches per step,
+ * cpu: sample tiles through cache) against the op-by-op path of the same
+ * backend, on the seed model and the two golden nets (strides, same/causal
+ * padding, dilation, no bias, linear/sigmoid activations, dropout, pooling
+ * strides != pool_size). Where a backend has the hooks, the seed model must
+ * take them (a fused path that silently declines would test nothing).
+ * Bounds, two float32 paths against each other (each within the golden
+ * bounds of the truth, so the sum of two): predictions of the initial
+ * weights 2 * 8 u K_path; epoch and validation losses the bound of
+ * test_same_run_every_backend; evaluate 2 * 2 exp(l) 8 u K_path.
+ */
+struct val_log {
+	double loss[8], val_loss[8];
+	int n;
+};
+
+static void log_val(void *user, const struct xo_epoch_log *log)
+{
+	struct val_log *l = user;
+
+	if (l->n < 8) {
+		l->loss[l->n] = log->loss;
+		l->val_loss[l->n] = log->val_loss;
+		l->n++;
+	}
+}
+
+static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
+{
+	const int64_t n = 300, batch = 64, npred = 70;
+	struct xo_fit_options o = xo_fit_options_default();
+	struct xo_model *m[2];
+	struct val_log log[2];
+	double k_path, k_grad, eta, tol_p, tol_l, ev_loss[2], ev_acc[2];
+	float *x, *y, *p[2];
+	int64_t in, cls;
+	int steps;
+
+	memset(log, 0, sizeof(log));
+	spec_lengths(spec, batch, &k_path, &k_grad);
+	for (int f = 0; f < 2; f++) {
+		if (xo_model_open(spec, be, batch, &m[f]) || xo_model_init(m[f], 3))
+			fail_msg("%s: %s", spec, xo_last_error());
+		xo_model_set_fused(m[f], f == 1);
+	}
+	assert_false(xo_model_fused(m[0], false));
+	assert_false(xo_model_fused(m[0], true));
+	if (must_fuse && be->iface->net_forward)
+		assert_true(xo_model_fused(m[1], false));
+	if (must_fuse && be->iface->net_train_step)
+		assert_true(xo_model_fused(m[1], true));
+	print_message("  %-4s %-40s fused: predict %s, train %s\n", xo_backend_name(be),
+	              spec,
+	              xo_model_fused(m[1], false) ? "yes" : "no",
+	              xo_model_fused(m[1], true) ? "yes" : "no");
+	in = xo_model_input_size(m[0]);
+	cls = xo_model_classes(m[0]);
+	x = malloc(sizeof(float) * (size_t)(n * in));
+	y = calloc((size_t)(n * cls), sizeof(float));
+	p[0] = malloc(sizeof(float) * (size_t)(npred * cls));
+	p[1] = malloc(sizeof(float) * (size_t)(npred * cls));
+	assert_true(x && y && p[0] && p[1]);
+	for (int64_t i = 0; i < n * in; i++)
+		x[i] = 2.0f * xo_philox_uniform(13, 7, 0, (uint64_t)i) - 1.0f;
+	for (int64_t i = 0; i < n; i++)
+		y[i * cls + (int64_t)(xo_philox_u32(13, 7, 1, (uint64_t)i) % (uint32_t)cls)] = 1.0f;
+
+	/* initial weights: predictions at batch 32 (partial last batch) */
+	tol_p = 2.0 * 8.0 * U32 * k_path;
+	for (int f = 0; f < 2; f++)
+		if (xo_model_predict(m[f], x, npred, 32, p[f]))
+			fail_msg("predict: %s", xo_last_error());
+	check_close("fused vs op predict", p[1], p[0], npred * cls, tol_p, 0.0);
+	for (int f = 0; f < 2; f++)
+		if (xo_model_evaluate(m[f], x, y, n, 64, &ev_loss[f], &ev_acc[f]))
+			fail_msg("evaluate: %s", xo_last_error());
+	tol_l = 2.0 * 2.0 * exp(ev_loss[0]) * 8.0 * U32 * k_path;
+	check_close("fused vs op evaluate loss", &(float){(float)ev_loss[1]},
+	            &(float){(float)ev_loss[0]}, 1, tol_l + 2.0 * U32 * ev_loss[0], 0.0);
+
+	/* two epochs, dropout, shuffling, a partial batch and validation */
+	o.epochs = 2;
+	o.batch_size = batch;
+	o.validation_split = 0.2f;
+	o.seed = 5;
+	steps = o.epochs * (int)((240 + batch - 1) / batch);
+	eta = 8.0 * U32 * (k_path + k_grad);
+	tol_l = 2.0 * (2.0 * exp(2.6) * 8.0 * U32 * k_path + steps * LR * 2.0 * eta);
+	for (int f = 0; f < 2; f++)
+		if (xo_model_fit(m[f], x, y, n, &o, log_val, &log[f]))
+			fail_msg("fit: %s", xo_last_error());
+	for (int e = 0; e < 2; e++) {
+		double d = fabs(log[1].loss[e] - log[0].loss[e]);
+		double dv = fabs(log[1].val_loss[e] - log[0].val_loss[e]);
+
+		print_message("    epoch %d loss %.7f/%.7f val %.7f/%.7f (|d| %.2g %.2g, tol %.2g)\n",
+		              e + 1, log[1].loss[e], log[0].loss[e], log[1].val_loss[e],
+		              log[0].val_loss[e], d, dv, tol_l);
+		if (!(d <= tol_l) || !(dv <= tol_l))
+			fail_msg("epoch %d: fused loss %.9g val %.9g vs op path %.9g %.9g", e + 1,
+			         log[1].loss[e], log[1].val_loss[e], log[0].loss[e],
+			         log[0].val_loss[e]);
+	}
+	xo_model_close(m[0]);
+	xo_model_close(m[1]);
+	free(x);
+	free(y);
+	free(p[0]);
+	free(p[1]);
+}
+
+static void test_fused_matches_ops(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char spec[512];
+
+	(void)state;
+	for (int b = 0; b < nbe; b++) {
+		if (!be[b]->iface->net_fits)
+			continue;
+		snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
+		fused_case(be[b], spec, true);
+		for (int g = 0; g < 2; g++) {
+			snprintf(spec, sizeof(spec), "%s/%s/model.model", XO_GOLDEN_DIR,
+			         g ? "mixed_b" : "mixed_a");
+			fused_case(be[b], spec, false);
+		}
+	}
+	close_backends(be, nbe);
+}
+
 /* A checkpoint written and read back is bit-identical; predict at batch 32
  * equals predict in one batch (bitwise on ref: the same per-sample sums). */
 static void test_checkpoint_and_batching(void **state)
@@ -967,6 +1100,7 @@ int main(void)
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_same_run_every_backend),
 	    cmocka_unit_test(test_checkpoint_and_batching),
+	    cmocka_unit_test(test_fused_matches_ops),
 	    cmocka_unit_test(test_fit_semantics),
 	    cmocka_unit_test(test_runtime_bad_input),
 	};

@@ -28,6 +28,68 @@ struct xo_tensor {
 
 typedef enum xo_status (*xo_op_fn)(struct xo_backend *be, const struct xo_op_args *a);
 
+/*
+ * A whole sequential network, handed by the model runtime (model/model.c) to
+ * a backend's optional fused paths (net_fits / net_forward / net_train_step
+ * below): the layers of one batch in order, with the same params their ops
+ * would get, so a backend can run the network in a few launches (GPU) or
+ * sample-tile by sample-tile through cache (CPU) instead of op by op.
+ *
+ * Semantics are exactly those of the op-by-op path (model.c forward,
+ * metrics, train_step): the same ops in the same order, dropout masks drawn
+ * with xo_dropout_keep(p.seed, p.step, p.layer, element index within the
+ * layer's [n][out_size] output, p.rate), the last layer dense(softmax) with
+ * the fused softmax+cross-entropy gradient dz = (p - t) / n, Adam on the
+ * flat parameters. Results agree with it within the model suite's bounds;
+ * they need not be bit-identical.
+ */
+enum xo_net_kind {
+	XO_NET_CONV1D,
+	XO_NET_MAX_POOLING1D,
+	XO_NET_FLATTEN, /* a no-op: the same bytes */
+	XO_NET_DROPOUT, /* identity when !p.training */
+	XO_NET_DENSE,
+};
+
+struct xo_net_layer {
+	enum xo_net_kind kind;
+	/* The layer's op params for this batch: batch = n, len/ch = the input
+	 * shape per sample (len 1 for a rank-1 input), filters / kernel_size /
+	 * strides / padding / dilation_rate / pool_size / units / activation /
+	 * rate as in the spec, training, seed, step (from 1), layer (index). */
+	struct xo_params p;
+	int64_t in_len, in_ch;   /* input per sample (in_len 1 for rank 1) */
+	int64_t out_len, out_ch; /* output per sample (out_len 1 for rank 1) */
+	/* Offsets in the flat parameter / gradient / Adam tensors: w
+	 * [kernel_size][ch][filters] (conv1d) or [ch][units] (dense) at w_off,
+	 * bias [filters|units] at b_off; -1 where the layer has none. */
+	int64_t w_off, b_off;
+	bool need_dx;            /* training: the gradient w.r.t. the input is used */
+};
+
+struct xo_net {
+	int nlayers;
+	const struct xo_net_layer *layers;
+	int64_t n;                   /* samples in this batch */
+	int64_t in_size, classes;    /* floats per input sample / output classes */
+	bool training;
+	/* Input rows: sample i is row index[i] of x ([rows][in_size]) when index
+	 * (i32 [n]) is set (fit's resident, shuffled data set), else row i. The
+	 * labels t ([rows][classes] one-hot) are indexed the same way. */
+	const struct xo_tensor *x, *index, *t;
+	struct xo_tensor *probs;     /* [n][classes]: the last layer's output */
+	/* loss[1] (mean categorical cross-entropy over the batch) and
+	 * correct[1] (count of argmax p == argmax t, first maximum) when t is
+	 * set; NULL otherwise. */
+	struct xo_tensor *loss, *correct;
+	/* Training step: flat parameters, gradients (written: the step's
+	 * gradients, as the op path leaves them) and Adam's m and v, updated in
+	 * place; adam holds the adam op's params (lr, beta_1, beta_2, epsilon,
+	 * size, iteration = the step being taken, from 1). */
+	struct xo_tensor *params, *grads, *adam_m, *adam_v;
+	struct xo_params adam;
+};
+
 struct xo_backend_iface {
 	const char *name; /* "ref", "cpu", "cl" */
 	/* Fills be->ctx and be->desc for spec (everything after "name:" or ""). */
@@ -50,6 +112,17 @@ struct xo_backend_iface {
 	 * xo_op_has_bwd(op). */
 	xo_op_fn fwd[XO_OP_COUNT];
 	xo_op_fn bwd[XO_OP_COUNT];
+	/* Optional fused paths over a whole network (struct xo_net); NULL where
+	 * the backend has none. net_fits says, without side effects or error
+	 * messages, whether this backend's fused path runs this net (layer
+	 * kinds, activations, sizes within its limits); the runtime calls
+	 * net_forward / net_train_step only for a net that fits, and runs op by
+	 * op otherwise. net_forward: probs, plus loss and correct when t is
+	 * set (dropout is the identity). net_train_step: forward in training
+	 * mode, loss and correct, backward, Adam; reads nothing back. */
+	bool (*net_fits)(struct xo_backend *be, const struct xo_net *net);
+	enum xo_status (*net_forward)(struct xo_backend *be, const struct xo_net *net);
+	enum xo_status (*net_train_step)(struct xo_backend *be, const struct xo_net *net);
 };
 
 struct xo_backend {
