@@ -22,12 +22,13 @@ stage_build() {
 stage_test() {
     ctest --test-dir build-ci -L quick -j"$XO_JOBS" --timeout 300 || return 1
     # The cpu backend picks its ISA once at start-up (AVX-512 here when the CPU
-    # has it); run its op suites again at each lower level it can fall back to.
+    # has it); run its op suites and the model suite (the fused network path
+    # has per-ISA kernels too) again at each lower level it can fall back to.
     local isa
     for isa in avx2 scalar; do
-        echo "test: cpu op suites with XO_CPU_ISA=$isa"
-        XO_CPU_ISA=$isa ctest --test-dir build-ci -L quick -R '^ops\.cpu\.' -j"$XO_JOBS" \
-            --timeout 300 || return 1
+        echo "test: cpu op suites and model suite with XO_CPU_ISA=$isa"
+        XO_CPU_ISA=$isa ctest --test-dir build-ci -L quick -R '^ops\.cpu\.|^model$' \
+            -j"$XO_JOBS" --timeout 300 || return 1
     done
 }
 

@@ -20,6 +20,9 @@ static const struct xo_backend_iface cl_iface = {
 	.sync = xo_cl_sync,
 	.stats_get = xo_cl_stats_get,
 	.stats_reset = xo_cl_stats_reset,
+	.net_fits = xo_cl_net_fits,
+	.net_forward = xo_cl_net_forward,
+	.net_train_step = xo_cl_net_train_step,
 	.fwd = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = xo_cl_##name##_fwd,
 #include "xo/ops.def"

@@ -21,7 +21,7 @@
 	K(dense_bwd_dw) K(dense_bwd_dw__wg) K(dense_bwd_dw__split) K(relu_fwd) K(relu_bwd) K(sigmoid_fwd) K(sigmoid_bwd)                \
 	K(softmax_fwd) K(softmax_bwd) K(categorical_crossentropy_fwd)                        \
 	K(categorical_crossentropy_bwd) K(accuracy_fwd) K(adam_fwd) K(dropout_apply) K(copy) \
-	K(gather_fwd) K(sum_chunks)
+	K(gather_fwd) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)
 
 enum xo_cl_kid {
 #define XO_CL_K(name) XO_CL_K_##name,
@@ -42,6 +42,7 @@ struct xo_cl_tune {
 	unsigned softmax_row_max; /* dense+softmax in one launch up to this many units */
 	unsigned dw_wg;     /* 1: dw+db as one work-group per output (GPUs); 0: per work-item */
 	unsigned dw_chunk;  /* dw_wg 0: samples per chunk of the split dw kernels (0 = no split) */
+	unsigned net_wg;    /* work-items per sample of the fused network kernels (cl_net.c) */
 };
 
 /* Where an event's time goes. */
@@ -50,7 +51,8 @@ enum xo_cl_evkind { XO_CL_EV_KERNEL, XO_CL_EV_H2D, XO_CL_EV_D2H };
 struct xo_cl_pending {
 	cl_event ev;              /* profiling event, released once resolved */
 	enum xo_cl_evkind kind;   /* kernel or transfer */
-	int op, dir;              /* kernel: op and direction it ran for */
+	int op, dir;              /* kernel: op and direction it ran for; op -1: a
+	                           * fused whole-network kernel (stats.net_ns) */
 };
 
 struct xo_cl_ctx {
@@ -70,6 +72,7 @@ struct xo_cl_ctx {
 	bool gather_pending;      /* a gather ran since the flag was last read */
 	cl_mem scratch[2];        /* temporaries: [0] dpre of softmax backward, [1] dw partials */
 	size_t scratch_bytes[2];
+	struct xo_cl_net *net;    /* the fused network path's buffers (cl_net.c), NULL until used */
 	struct xo_cl_pending *pend; /* events not yet read back */
 	size_t npend, cap;
 	cl_ulong busy_until;           /* device time the last resolved command ended */
@@ -105,8 +108,15 @@ enum xo_status xo_cl_track(struct xo_cl_ctx *c, cl_event ev, enum xo_cl_evkind k
 /* Temporary device buffer `slot` (0 or 1) of at least bytes, kept for reuse. */
 enum xo_status xo_cl_scratch(struct xo_cl_ctx *c, int slot, size_t bytes, cl_mem *out);
 
-/* Kernel launches (cl_ops.c): set arguments one by one, then run. The first
- * failure is kept and reported by xo_cl_launch_run. */
+/* The fused whole-network path (cl_net.c; struct xo_net in xo/backend.h). */
+bool xo_cl_net_fits(struct xo_backend *be, const struct xo_net *net);
+enum xo_status xo_cl_net_forward(struct xo_backend *be, const struct xo_net *net);
+enum xo_status xo_cl_net_train_step(struct xo_backend *be, const struct xo_net *net);
+/* Releases its buffers (xo_cl_free); accepts a context that never used it. */
+void xo_cl_net_free(struct xo_cl_ctx *c);
+
+/* Kernel launches (cl_launch.c): set arguments one by one, then run. The
+ * first failure is kept and reported by xo_cl_launch_run. */
 struct xo_cl_launch {
 	struct xo_cl_ctx *c;
 	enum xo_cl_kid kid;
@@ -114,6 +124,23 @@ struct xo_cl_launch {
 	cl_int err;       /* first clSetKernelArg failure */
 	cl_uint bad_arg;  /* its index */
 };
+
+const char *xo_cl_kernel_name(enum xo_cl_kid kid); /* "xo_cl_<name>" */
+struct xo_cl_launch xo_cl_launch_begin(struct xo_cl_ctx *c, enum xo_cl_kid kid);
+void xo_cl_arg(struct xo_cl_launch *l, size_t size, const void *v);
+void xo_cl_arg_int(struct xo_cl_launch *l, int64_t v); /* as cl_int; asserts the range */
+void xo_cl_arg_uint(struct xo_cl_launch *l, uint32_t v);
+void xo_cl_arg_float(struct xo_cl_launch *l, float v);
+void xo_cl_arg_mem(struct xo_cl_launch *l, cl_mem m);
+/* A tensor as (buffer, element offset); a NULL tensor passes fallback's
+ * buffer (never dereferenced by the kernel), so every argument is valid. */
+void xo_cl_arg_tensor(struct xo_cl_launch *l, const struct xo_tensor *t,
+		      const struct xo_tensor *fallback);
+/* Enqueues the kernel over a dims-D range (local NULL: the driver picks),
+ * recording its event for op/dir, or for the fused network kernels when
+ * op < 0. */
+enum xo_status xo_cl_launch_run(struct xo_cl_launch *l, cl_uint dims, const size_t *global,
+				const size_t *local, int op, int dir);
 
 /* The ops (cl_ops.c), one per op and direction of ops.def:
  * xo_cl_conv1d_fwd, xo_cl_conv1d_bwd, ... (a missing one fails to link). */

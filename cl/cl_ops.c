@@ -20,101 +20,12 @@
 
 #include "cl_internal.h"
 
-static const char *const kernel_names[] = {
-#define XO_CL_K(name) "xo_cl_" #name,
-	XO_CL_KERNELS(XO_CL_K)
-#undef XO_CL_K
-};
-
 static struct xo_cl_ctx *ctx_of(struct xo_backend *be)
 {
 	return be->ctx;
 }
 
 /* ---- launch helpers ------------------------------------------------------ */
-
-static struct xo_cl_launch la_begin(struct xo_cl_ctx *c, enum xo_cl_kid kid)
-{
-	return (struct xo_cl_launch){.c = c, .kid = kid};
-}
-
-static void la_arg(struct xo_cl_launch *l, size_t size, const void *v)
-{
-	cl_int err = clSetKernelArg(l->c->kernel[l->kid], l->narg, size, v);
-
-	if (err != CL_SUCCESS && l->err == CL_SUCCESS) {
-		l->err = err;
-		l->bad_arg = l->narg;
-	}
-	l->narg++;
-}
-
-static void la_int(struct xo_cl_launch *l, int64_t v)
-{
-	cl_int i = (cl_int)v;
-
-	XO_ASSERT(v >= INT_MIN && v <= INT_MAX); /* alloc caps tensors at INT_MAX */
-	la_arg(l, sizeof(i), &i);
-}
-
-static void la_uint(struct xo_cl_launch *l, uint32_t v)
-{
-	cl_uint u = v;
-
-	la_arg(l, sizeof(u), &u);
-}
-
-static void la_float(struct xo_cl_launch *l, float v)
-{
-	cl_float f = v;
-
-	la_arg(l, sizeof(f), &f);
-}
-
-static void la_mem(struct xo_cl_launch *l, cl_mem m)
-{
-	la_arg(l, sizeof(m), &m);
-}
-
-/* A tensor as (buffer, element offset); a NULL tensor passes `fallback` (never
- * dereferenced by the kernel) so every argument is a valid buffer. */
-static void la_tensor(struct xo_cl_launch *l, const struct xo_tensor *t,
-		      const struct xo_tensor *fallback)
-{
-	if (!t)
-		t = fallback;
-	la_mem(l, (cl_mem)t->data);
-	la_int(l, t ? t->offset : 0);
-}
-
-/* Runs the kernel over `items` work-items (dims 1) or a gx x gy grid of
- * local lx x ly (dims 2), recording its event for op/dir. */
-static enum xo_status la_run2(struct xo_cl_launch *l, cl_uint dims, const size_t *global,
-			      const size_t *local, enum xo_op op, enum xo_dir dir)
-{
-	struct xo_cl_ctx *c = l->c;
-	char what[128];
-	cl_event ev;
-	cl_int err;
-	uint64_t t0;
-
-	if (l->err != CL_SUCCESS) {
-		snprintf(what, sizeof(what), "clSetKernelArg(%s, arg %u)", kernel_names[l->kid],
-			 l->bad_arg);
-		return xo_cl_fail(what, l->err);
-	}
-	t0 = xo_cl_now_ns();
-	err = clEnqueueNDRangeKernel(c->queue, c->kernel[l->kid], dims, NULL, global, local, 0,
-				     NULL, &ev);
-	c->stats.enqueue_ns += xo_cl_now_ns() - t0;
-	if (err != CL_SUCCESS) {
-		snprintf(what, sizeof(what), "clEnqueueNDRangeKernel(%s)", kernel_names[l->kid]);
-		return xo_cl_fail(what, err);
-	}
-	c->stats.launches++;
-	c->stats.op_launches[op][dir]++;
-	return xo_cl_track(c, ev, XO_CL_EV_KERNEL, (int)op, (int)dir);
-}
 
 /* 1-D launch over items, rounded up to the tuned work-group size. */
 static enum xo_status la_run(struct xo_cl_launch *l, int64_t items, enum xo_op op,
@@ -128,7 +39,7 @@ static enum xo_status la_run(struct xo_cl_launch *l, int64_t items, enum xo_op o
 	if (wg < 1)
 		wg = 1;
 	global = ((size_t)items + wg - 1) / wg * wg;
-	return la_run2(l, 1, &global, &wg, op, dir);
+	return xo_cl_launch_run(l, 1, &global, &wg, op, dir);
 }
 
 /* A 2-D or 3-D range of items[0] x items[1] (x items[2]), dim 0 fastest:
@@ -157,7 +68,7 @@ static enum xo_status la_run_nd(struct xo_cl_launch *l, cl_uint dims, const int6
 		left /= want;
 		global[d] = ((size_t)items[d] + want - 1) / want * want;
 	}
-	return la_run2(l, dims, global, local, op, dir);
+	return xo_cl_launch_run(l, dims, global, local, op, dir);
 }
 
 /* One work-group of XO_RED_WG work-items (the reductions). */
@@ -165,7 +76,7 @@ static enum xo_status la_run_reduce(struct xo_cl_launch *l, enum xo_op op, enum 
 {
 	size_t n = l->c->tune.red_wg;
 
-	return la_run2(l, 1, &n, &n, op, dir);
+	return xo_cl_launch_run(l, 1, &n, &n, op, dir);
 }
 
 /* groups work-groups of XO_RED_WG work-items (one per output). */
@@ -175,7 +86,7 @@ static enum xo_status la_run_groups(struct xo_cl_launch *l, int64_t groups, enum
 	size_t local = l->c->tune.red_wg;
 	size_t global = (size_t)groups * local;
 
-	return la_run2(l, 1, &global, &local, op, dir);
+	return xo_cl_launch_run(l, 1, &global, &local, op, dir);
 }
 
 static cl_mem mem_of(const struct xo_tensor *t)
@@ -188,12 +99,12 @@ static cl_mem mem_of(const struct xo_tensor *t)
 static enum xo_status softmax_rows(struct xo_cl_ctx *c, struct xo_tensor *y, int64_t rows,
 				   int64_t cols, enum xo_op op)
 {
-	struct xo_cl_launch l = la_begin(c, XO_CL_K_softmax_fwd);
+	struct xo_cl_launch l = xo_cl_launch_begin(c, XO_CL_K_softmax_fwd);
 
-	la_tensor(&l, y, NULL);
-	la_tensor(&l, y, NULL);
-	la_int(&l, rows);
-	la_int(&l, cols);
+	xo_cl_arg_tensor(&l, y, NULL);
+	xo_cl_arg_tensor(&l, y, NULL);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, cols);
 	return la_run(&l, rows, op, XO_DIR_FWD);
 }
 
@@ -227,13 +138,13 @@ static enum xo_status dpre_prepare(struct xo_cl_ctx *c, const struct xo_op_args 
 	st = xo_cl_scratch(c, 0, (size_t)(rows * cols) * 4, &s);
 	if (st)
 		return st;
-	l = la_begin(c, XO_CL_K_softmax_bwd);
-	la_tensor(&l, y, NULL);
-	la_tensor(&l, dy, NULL);
-	la_mem(&l, s);
-	la_int(&l, 0);
-	la_int(&l, rows);
-	la_int(&l, cols);
+	l = xo_cl_launch_begin(c, XO_CL_K_softmax_bwd);
+	xo_cl_arg_tensor(&l, y, NULL);
+	xo_cl_arg_tensor(&l, dy, NULL);
+	xo_cl_arg_mem(&l, s);
+	xo_cl_arg_int(&l, 0);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, cols);
 	st = la_run(&l, rows, op, XO_DIR_BWD);
 	d->dy = s;
 	d->dyo = 0;
@@ -247,14 +158,14 @@ static enum xo_status sum_chunks(struct xo_cl_ctx *c, cl_mem part, int64_t nchun
 				 int64_t nw, struct xo_tensor *dw, struct xo_tensor *db,
 				 enum xo_op op)
 {
-	struct xo_cl_launch l = la_begin(c, XO_CL_K_sum_chunks);
+	struct xo_cl_launch l = xo_cl_launch_begin(c, XO_CL_K_sum_chunks);
 
-	la_mem(&l, part);
-	la_int(&l, nchunks);
-	la_int(&l, nout);
-	la_int(&l, nw);
-	la_tensor(&l, dw, NULL);
-	la_tensor(&l, db, dw);
+	xo_cl_arg_mem(&l, part);
+	xo_cl_arg_int(&l, nchunks);
+	xo_cl_arg_int(&l, nout);
+	xo_cl_arg_int(&l, nw);
+	xo_cl_arg_tensor(&l, dw, NULL);
+	xo_cl_arg_tensor(&l, db, dw);
 	return la_run(&l, nout, op, XO_DIR_BWD);
 }
 
@@ -284,15 +195,15 @@ struct geo {
 static void la_geo(struct xo_cl_launch *l, const struct geo *g)
 {
 	for (int i = 0; i < g->n; i++)
-		la_int(l, g->v[i]);
+		xo_cl_arg_int(l, g->v[i]);
 }
 
 static void la_dpre(struct xo_cl_launch *l, const struct dpre *d)
 {
-	la_mem(l, d->y);
-	la_int(l, d->yo);
-	la_mem(l, d->dy);
-	la_int(l, d->dyo);
+	xo_cl_arg_mem(l, d->y);
+	xo_cl_arg_int(l, d->yo);
+	xo_cl_arg_mem(l, d->dy);
+	xo_cl_arg_int(l, d->dyo);
 }
 
 /* The dw kernels of one op: single pass, work-group per output, split. */
@@ -323,12 +234,12 @@ static enum xo_status dw_run(struct xo_cl_ctx *c, const struct xo_op_args *a,
 		st = xo_cl_scratch(c, 1, (size_t)(nchunks * nout) * 4, &part);
 		if (st)
 			return st;
-		l = la_begin(c, k->split);
-		la_tensor(&l, a->src[0], NULL);
+		l = xo_cl_launch_begin(c, k->split);
+		xo_cl_arg_tensor(&l, a->src[0], NULL);
 		la_dpre(&l, d);
-		la_mem(&l, part);
-		la_int(&l, nout);
-		la_int(&l, c->tune.dw_chunk);
+		xo_cl_arg_mem(&l, part);
+		xo_cl_arg_int(&l, nout);
+		xo_cl_arg_int(&l, c->tune.dw_chunk);
 		la_geo(&l, g);
 		st = la_run(&l, nchunks * nout, op, XO_DIR_BWD);
 		if (st)
@@ -339,12 +250,12 @@ static enum xo_status dw_run(struct xo_cl_ctx *c, const struct xo_op_args *a,
 	 * terms and the device runs the group (STYLE rule 10). */
 	wg = c->tune.dw_wg && terms >= (int64_t)c->tune.red_wg &&
 	     c->kernel_wg[k->wg] >= c->tune.red_wg;
-	l = la_begin(c, wg ? k->wg : k->plain);
-	la_tensor(&l, a->src[0], NULL);
+	l = xo_cl_launch_begin(c, wg ? k->wg : k->plain);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
 	la_dpre(&l, d);
-	la_tensor(&l, a->dst[1], NULL);
-	la_tensor(&l, a->dst[2], a->dst[1]);
-	la_int(&l, a->dst[2] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], a->dst[1]);
+	xo_cl_arg_int(&l, a->dst[2] != NULL);
 	la_geo(&l, g);
 	return wg ? la_run_groups(&l, nout, op, XO_DIR_BWD) : la_run(&l, nout, op, XO_DIR_BWD);
 }
@@ -354,11 +265,11 @@ static enum xo_status dx_run(struct xo_cl_ctx *c, const struct xo_op_args *a,
 			     const struct dpre *d, const struct geo *g, enum xo_cl_kid kid,
 			     cl_uint dims, const int64_t *items, enum xo_op op)
 {
-	struct xo_cl_launch l = la_begin(c, kid);
+	struct xo_cl_launch l = xo_cl_launch_begin(c, kid);
 
-	la_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
 	la_dpre(&l, d);
-	la_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	la_geo(&l, g);
 	return la_run_nd(&l, dims, items, op, XO_DIR_BWD);
 }
@@ -377,7 +288,7 @@ enum xo_status xo_cl_conv1d_fwd(struct xo_backend *be, const struct xo_op_args *
 {
 	struct xo_cl_ctx *c = ctx_of(be);
 	const struct xo_params *p = &a->p;
-	struct xo_cl_launch l = la_begin(c, XO_CL_K_conv1d_fwd);
+	struct xo_cl_launch l = xo_cl_launch_begin(c, XO_CL_K_conv1d_fwd);
 	struct geo g;
 	int64_t out, pad;
 	bool softmax = p->activation == XO_ACTIVATION_SOFTMAX;
@@ -386,11 +297,11 @@ enum xo_status xo_cl_conv1d_fwd(struct xo_backend *be, const struct xo_op_args *
 	if (st)
 		return st;
 	g = conv1d_geo(p, pad, out, softmax ? XO_ACTIVATION_LINEAR : (int)p->activation);
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->src[2], a->src[0]);
-	la_int(&l, a->src[2] != NULL);
-	la_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->src[2], a->src[0]);
+	xo_cl_arg_int(&l, a->src[2] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	la_geo(&l, &g);
 	st = la_run_nd(&l, 3, (int64_t[]){p->filters, out, p->batch}, XO_OP_conv1d, XO_DIR_FWD);
 	if (st || !softmax)
@@ -435,24 +346,24 @@ static enum xo_status pool_run(struct xo_backend *be, const struct xo_op_args *a
 	struct xo_cl_ctx *c = ctx_of(be);
 	const struct xo_params *p = &a->p;
 	bool bwd = dir == XO_DIR_BWD;
-	struct xo_cl_launch l = la_begin(c, bwd ? XO_CL_K_max_pooling1d_bwd
+	struct xo_cl_launch l = xo_cl_launch_begin(c, bwd ? XO_CL_K_max_pooling1d_bwd
 						: XO_CL_K_max_pooling1d_fwd);
 	int64_t out, pad;
 	enum xo_status st = xo_pool1d_geometry(p, &out, &pad);
 
 	if (st)
 		return st;
-	la_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
 	if (bwd)
-		la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, p->batch);
-	la_int(&l, p->len);
-	la_int(&l, p->ch);
-	la_int(&l, p->pool_size);
-	la_int(&l, xo_pool1d_stride(p));
-	la_int(&l, pad);
-	la_int(&l, out);
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, p->batch);
+	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, p->pool_size);
+	xo_cl_arg_int(&l, xo_pool1d_stride(p));
+	xo_cl_arg_int(&l, pad);
+	xo_cl_arg_int(&l, out);
 	return la_run_nd(&l, 3, (int64_t[]){p->ch, bwd ? p->len : out, p->batch},
 			 XO_OP_max_pooling1d, dir);
 }
@@ -481,28 +392,28 @@ enum xo_status xo_cl_dense_fwd(struct xo_backend *be, const struct xo_op_args *a
 		     c->kernel_wg[XO_CL_K_dense_fwd__tiled] >= tile * tile;
 	/* A small softmax head: matmul and softmax in one launch per row. */
 	bool row = softmax && p->units <= (int64_t)c->tune.softmax_row_max;
-	struct xo_cl_launch l = la_begin(c, row     ? XO_CL_K_dense_fwd__softmax
+	struct xo_cl_launch l = xo_cl_launch_begin(c, row     ? XO_CL_K_dense_fwd__softmax
 					    : tiled ? XO_CL_K_dense_fwd__tiled
 						    : XO_CL_K_dense_fwd);
 	enum xo_status st;
 
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->src[2], a->src[0]);
-	la_int(&l, a->src[2] != NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, p->batch);
-	la_int(&l, p->ch);
-	la_int(&l, p->units);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->src[2], a->src[0]);
+	xo_cl_arg_int(&l, a->src[2] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, p->batch);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, p->units);
 	if (row)
 		return la_run(&l, p->batch, XO_OP_dense, XO_DIR_FWD);
-	la_int(&l, softmax ? XO_ACTIVATION_LINEAR : p->activation);
+	xo_cl_arg_int(&l, softmax ? XO_ACTIVATION_LINEAR : p->activation);
 	if (tiled) {
 		size_t global[2] = {((size_t)p->units + tile - 1) / tile * tile,
 				    ((size_t)p->batch + tile - 1) / tile * tile};
 		size_t local[2] = {tile, tile};
 
-		st = la_run2(&l, 2, global, local, XO_OP_dense, XO_DIR_FWD);
+		st = xo_cl_launch_run(&l, 2, global, local, XO_OP_dense, XO_DIR_FWD);
 	} else {
 		st = la_run_nd(&l, 2, (int64_t[]){p->units, p->batch}, XO_OP_dense, XO_DIR_FWD);
 	}
@@ -540,13 +451,13 @@ enum xo_status xo_cl_dense_bwd(struct xo_backend *be, const struct xo_op_args *a
 static enum xo_status eltwise(struct xo_backend *be, const struct xo_op_args *a,
 			      enum xo_cl_kid kid, enum xo_op op, enum xo_dir dir, int nsrc)
 {
-	struct xo_cl_launch l = la_begin(ctx_of(be), kid);
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), kid);
 	int64_t n = a->dst[0]->nelem;
 
 	for (int i = 0; i < nsrc; i++)
-		la_tensor(&l, a->src[i], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, n);
+		xo_cl_arg_tensor(&l, a->src[i], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, n);
 	return la_run(&l, n, op, dir);
 }
 
@@ -584,16 +495,16 @@ static enum xo_status softmax_run(struct xo_backend *be, const struct xo_op_args
 				  enum xo_dir dir)
 {
 	const struct xo_params *p = &a->p;
-	struct xo_cl_launch l = la_begin(ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_softmax_fwd
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_softmax_fwd
 								      : XO_CL_K_softmax_bwd);
 	int64_t rows = p->batch * p->len;
 
-	la_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
 	if (dir == XO_DIR_BWD)
-		la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, rows);
-	la_int(&l, p->ch);
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, p->ch);
 	return la_run(&l, rows, XO_OP_softmax, dir);
 }
 
@@ -620,16 +531,16 @@ static enum xo_status dropout_run(struct xo_backend *be, const struct xo_op_args
 	if (!p->training)
 		return eltwise(be, a, XO_CL_K_copy, XO_OP_dropout, dir, 1);
 	scale = 1.0f / (1.0f - p->rate);
-	l = la_begin(ctx_of(be), XO_CL_K_dropout_apply);
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, n);
-	la_uint(&l, (uint32_t)p->seed);
-	la_uint(&l, (uint32_t)(p->seed >> 32));
-	la_uint(&l, (uint32_t)p->step);
-	la_uint(&l, p->layer);
-	la_float(&l, p->rate);
-	la_float(&l, scale);
+	l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_dropout_apply);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, n);
+	xo_cl_arg_uint(&l, (uint32_t)p->seed);
+	xo_cl_arg_uint(&l, (uint32_t)(p->seed >> 32));
+	xo_cl_arg_uint(&l, (uint32_t)p->step);
+	xo_cl_arg_uint(&l, p->layer);
+	xo_cl_arg_float(&l, p->rate);
+	xo_cl_arg_float(&l, scale);
 	return la_run(&l, (n + 3) / 4, XO_OP_dropout, dir);
 }
 
@@ -647,38 +558,38 @@ enum xo_status xo_cl_dropout_bwd(struct xo_backend *be, const struct xo_op_args 
 
 enum xo_status xo_cl_categorical_crossentropy_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	struct xo_cl_launch l = la_begin(ctx_of(be), XO_CL_K_categorical_crossentropy_fwd);
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_categorical_crossentropy_fwd);
 
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, a->p.batch);
-	la_int(&l, a->p.ch);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, a->p.batch);
+	xo_cl_arg_int(&l, a->p.ch);
 	return la_run_reduce(&l, XO_OP_categorical_crossentropy, XO_DIR_FWD);
 }
 
 enum xo_status xo_cl_categorical_crossentropy_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	struct xo_cl_launch l = la_begin(ctx_of(be), XO_CL_K_categorical_crossentropy_bwd);
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_categorical_crossentropy_bwd);
 
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_int(&l, a->p.batch);
-	la_int(&l, a->p.ch);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, a->p.batch);
+	xo_cl_arg_int(&l, a->p.ch);
 	return la_run(&l, a->p.batch * a->p.ch, XO_OP_categorical_crossentropy, XO_DIR_BWD);
 }
 
 enum xo_status xo_cl_accuracy_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	struct xo_cl_launch l = la_begin(ctx_of(be), XO_CL_K_accuracy_fwd);
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_accuracy_fwd);
 
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_tensor(&l, a->dst[1], NULL);
-	la_int(&l, a->p.batch);
-	la_int(&l, a->p.ch);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_int(&l, a->p.batch);
+	xo_cl_arg_int(&l, a->p.ch);
 	return la_run_reduce(&l, XO_OP_accuracy, XO_DIR_FWD);
 }
 
@@ -687,36 +598,36 @@ enum xo_status xo_cl_accuracy_fwd(struct xo_backend *be, const struct xo_op_args
 enum xo_status xo_cl_adam_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	const struct xo_params *p = &a->p;
-	struct xo_cl_launch l = la_begin(ctx_of(be), XO_CL_K_adam_fwd);
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_adam_fwd);
 	double t = (double)p->iteration;
 	/* Keras 3: lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t), in double, then float. */
 	double lr_t = (double)p->lr * sqrt(1.0 - pow((double)p->beta_2, t)) /
 		      (1.0 - pow((double)p->beta_1, t));
 
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_tensor(&l, a->dst[1], NULL);
-	la_tensor(&l, a->dst[2], NULL);
-	la_int(&l, p->size);
-	la_float(&l, p->beta_1);
-	la_float(&l, p->beta_2);
-	la_float(&l, p->epsilon);
-	la_float(&l, (float)lr_t);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], NULL);
+	xo_cl_arg_int(&l, p->size);
+	xo_cl_arg_float(&l, p->beta_1);
+	xo_cl_arg_float(&l, p->beta_2);
+	xo_cl_arg_float(&l, p->epsilon);
+	xo_cl_arg_float(&l, (float)lr_t);
 	return la_run(&l, p->size, XO_OP_adam, XO_DIR_FWD);
 }
 
 enum xo_status xo_cl_gather_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	struct xo_cl_ctx *c = ctx_of(be);
-	struct xo_cl_launch l = la_begin(c, XO_CL_K_gather_fwd);
+	struct xo_cl_launch l = xo_cl_launch_begin(c, XO_CL_K_gather_fwd);
 
-	la_tensor(&l, a->src[0], NULL);
-	la_tensor(&l, a->src[1], NULL);
-	la_tensor(&l, a->dst[0], NULL);
-	la_mem(&l, c->flag);
-	la_int(&l, a->p.batch);
-	la_int(&l, a->p.ch);
-	la_int(&l, a->p.rows);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_mem(&l, c->flag);
+	xo_cl_arg_int(&l, a->p.batch);
+	xo_cl_arg_int(&l, a->p.ch);
+	xo_cl_arg_int(&l, a->p.rows);
 	c->gather_pending = true;
 	return la_run_nd(&l, 2, (int64_t[]){a->p.ch, a->p.batch}, XO_OP_gather, XO_DIR_FWD);
 }

@@ -87,13 +87,21 @@ uint64_t xo_cl_now_ns(void)
  * (two launches: partials, then their sum) so a chunk stays in cache while
  * every output reads it; on PoCL this beat one pass over the whole batch per
  * output (see docs/opencl.md).
+ * net_wg: work-items per sample (one work-group each) of the fused network
+ * kernels (cl_net.c): the seed model's widest layers have 224-432 outputs,
+ * so 128 (4 warps, 2 wavefronts) keeps a GPU's lanes busy with several
+ * groups resident per SM/CU; 64 on Intel and the default row. PoCL runs
+ * a work-group as a loop on one core and does not vectorise these kernels'
+ * strided loops, so there one work-item per sample (no barrier cost)
+ * measured fastest (seed training step under load: 22 ms against 29-40 ms
+ * for 2-64 work-items; see docs/opencl.md).
  */
 static const struct xo_cl_tune tune_table[] = {
-	{"portable computing language", "", "pocl", 1024, 64, 8, 256, 0, 16},
-	{"nvidia", "", "nvidia", 256, 256, 16, 64, 1, 0},
-	{"advanced micro devices", "", "amd", 256, 256, 16, 64, 1, 0},
-	{"intel", "", "intel", 128, 128, 8, 64, 1, 0},
-	{"", "", "default", 64, 64, 8, 64, 1, 0},
+	{"portable computing language", "", "pocl", 1024, 64, 8, 256, 0, 16, 1},
+	{"nvidia", "", "nvidia", 256, 256, 16, 64, 1, 0, 128},
+	{"advanced micro devices", "", "amd", 256, 256, 16, 64, 1, 0, 128},
+	{"intel", "", "intel", 128, 128, 8, 64, 1, 0, 64},
+	{"", "", "default", 64, 64, 8, 64, 1, 0, 64},
 };
 
 static bool has_substr_nocase(const char *hay, const char *needle)
@@ -164,6 +172,8 @@ static enum xo_status tune_override(struct xo_cl_tune *t, const char *spec)
 			t->dw_wg = (unsigned)v;
 		else if (!strcmp(tok, "dw_chunk"))
 			t->dw_chunk = (unsigned)v;
+		else if (!strcmp(tok, "net_wg") && v >= 1)
+			t->net_wg = (unsigned)v;
 		else
 			goto bad;
 	}
@@ -171,7 +181,7 @@ static enum xo_status tune_override(struct xo_cl_tune *t, const char *spec)
 bad:
 	return xo_error(XO_EINVAL,
 			"cl: bad XO_CL_TUNE '%s' (want key=value,... with keys wg, red_wg "
-			"(power of 2), tile, softmax_row_max, dw_wg (0/1), dw_chunk)",
+			"(power of 2), tile, softmax_row_max, dw_wg (0/1), dw_chunk, net_wg)",
 			spec);
 }
 
@@ -337,22 +347,18 @@ static enum xo_status build_program(struct xo_cl_ctx *c)
 				xo_cl_error_name(err), (int)err);
 	}
 	for (int k = 0; k < XO_CL_K_COUNT; k++) {
-		static const char *const names[] = {
-#define XO_CL_K(name) "xo_cl_" #name,
-			XO_CL_KERNELS(XO_CL_K)
-#undef XO_CL_K
-		};
+		const char *name = xo_cl_kernel_name((enum xo_cl_kid)k);
 		char what[96];
 
-		c->kernel[k] = clCreateKernel(c->program, names[k], &err);
+		c->kernel[k] = clCreateKernel(c->program, name, &err);
 		if (err != CL_SUCCESS) {
-			snprintf(what, sizeof(what), "clCreateKernel(%s)", names[k]);
+			snprintf(what, sizeof(what), "clCreateKernel(%s)", name);
 			return xo_cl_fail(what, err);
 		}
 		err = clGetKernelWorkGroupInfo(c->kernel[k], c->device, CL_KERNEL_WORK_GROUP_SIZE,
 					       sizeof(size_t), &c->kernel_wg[k], NULL);
 		if (err != CL_SUCCESS) {
-			snprintf(what, sizeof(what), "clGetKernelWorkGroupInfo(%s)", names[k]);
+			snprintf(what, sizeof(what), "clGetKernelWorkGroupInfo(%s)", name);
 			return xo_cl_fail(what, err);
 		}
 	}
@@ -412,6 +418,8 @@ enum xo_status xo_cl_init(struct xo_backend *be, const char *spec)
 		goto out_free;
 	if (c->tune.wg > maxwg)
 		c->tune.wg = (unsigned)maxwg;
+	if (c->tune.net_wg > maxwg)
+		c->tune.net_wg = (unsigned)maxwg;
 	if (c->tune.red_wg > maxwg)
 		c->tune.red_wg = pow2_floor(maxwg);
 	while (c->tune.tile > 1 && (size_t)c->tune.tile * c->tune.tile > maxwg)
@@ -420,9 +428,10 @@ enum xo_status xo_cl_init(struct xo_backend *be, const char *spec)
 	/* A description longer than desc is cut; that is fine for a label. */
 	if (snprintf(be->desc, sizeof(be->desc),
 		     "cl: %s | %s | driver %s | %s | platform %.60s | tune %s (wg %u, red %u, "
-		     "tile %u, dw_wg %u, dw_chunk %u)",
+		     "tile %u, dw_wg %u, dw_chunk %u, net_wg %u)",
 		     pname, dname, drv, dver, pver, c->tune.label, c->tune.wg, c->tune.red_wg,
-		     c->tune.tile, c->tune.dw_wg, c->tune.dw_chunk) >= (int)sizeof(be->desc))
+		     c->tune.tile, c->tune.dw_wg, c->tune.dw_chunk,
+		     c->tune.net_wg) >= (int)sizeof(be->desc))
 		be->desc[sizeof(be->desc) - 1] = '\0';
 
 	c->context = clCreateContext(NULL, 1, &c->device, NULL, NULL, &err);
@@ -463,6 +472,7 @@ void xo_cl_free(struct xo_backend *be)
 		clFinish(c->queue);
 	resolve_events(c, true);
 	free(c->pend);
+	xo_cl_net_free(c);
 	for (int i = 0; i < 2; i++)
 		if (c->scratch[i])
 			clReleaseMemObject(c->scratch[i]);
@@ -530,7 +540,10 @@ static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 			switch (e->kind) {
 			case XO_CL_EV_KERNEL:
 				c->stats.kernel_ns += ns;
-				c->stats.op_ns[e->op][e->dir] += ns;
+				if (e->op < 0)
+					c->stats.net_ns += ns;
+				else
+					c->stats.op_ns[e->op][e->dir] += ns;
 				break;
 			case XO_CL_EV_H2D:
 				c->stats.h2d_ns += ns;

@@ -206,6 +206,9 @@ struct xo_backend_stats {
 	uint64_t wait_ns;                        /* host blocked waiting on the device */
 	uint64_t op_ns[XO_OP_COUNT][XO_DIR_COUNT]; /* kernel time per op and direction */
 	uint64_t op_launches[XO_OP_COUNT][XO_DIR_COUNT];
+	/* Fused whole-network launches (struct xo_net in xo/backend.h): their
+	 * kernel time is in kernel_ns and here, in no op's op_ns. */
+	uint64_t net_ns, net_launches;
 };
 void xo_backend_stats_get(struct xo_backend *be, struct xo_backend_stats *out);
 void xo_backend_stats_reset(struct xo_backend *be);

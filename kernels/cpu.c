@@ -256,6 +256,12 @@ static enum xo_status scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int6
 	return st;
 }
 
+enum xo_status xo_cpu_scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int64_t per_thread,
+				      int nt)
+{
+	return scratch_reserve(c, shared, per_thread, nt);
+}
+
 /* Threads for work of macs multiply-adds over items independent parts. */
 static int threads_for(const struct xo_cpu_ctx *c, int64_t macs, int64_t items)
 {
@@ -1009,41 +1015,45 @@ struct ce_job {
 	int64_t batch, ch;
 };
 
+/* One row's sum t log q (see above), shared with the fused path. s finite
+ * and nonzero: every p of the row is finite (a NaN or an infinity would make
+ * s NaN or infinite; floats cannot overflow a double sum), so no q = p / s
+ * is NaN and the t == 0 terms are skipped without dividing. Otherwise q is
+ * computed to decide. */
+double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch)
+{
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+	double s = 0.0, row = 0.0;
+	bool plain;
+
+	for (int64_t c = 0; c < ch; c++)
+		s += (double)pr[c];
+	plain = isfinite(s) && s != 0.0;
+	for (int64_t c = 0; c < ch; c++) {
+		double q;
+
+		if (tr[c] == 0.0f && plain)
+			continue;
+		q = (double)pr[c] / s;
+		if (tr[c] == 0.0f && q == q)
+			continue;
+		if (q < lo)
+			q = lo;
+		else if (q > hi)
+			q = hi;
+		row += (double)tr[c] * log(q);
+	}
+	return row;
+}
+
 static void ce_task(void *arg, int t, int nt)
 {
 	const struct ce_job *j = arg;
-	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
-	int64_t ch = j->ch, r0, r1;
+	int64_t r0, r1;
 
 	share(j->batch, t, nt, &r0, &r1);
-	for (int64_t r = r0; r < r1; r++) {
-		const float *pr = j->p + r * ch, *tr = j->t + r * ch;
-		double s = 0.0, row = 0.0;
-		bool plain;
-
-		for (int64_t c = 0; c < ch; c++)
-			s += (double)pr[c];
-		/* s finite and nonzero: every p of the row is finite (a NaN or an
-		 * infinity would make s NaN or infinite; floats cannot overflow a
-		 * double sum), so no q = p / s is NaN and the t == 0 terms are
-		 * skipped without dividing. Otherwise q is computed to decide. */
-		plain = isfinite(s) && s != 0.0;
-		for (int64_t c = 0; c < ch; c++) {
-			double q;
-
-			if (tr[c] == 0.0f && plain)
-				continue;
-			q = (double)pr[c] / s;
-			if (tr[c] == 0.0f && q == q)
-				continue;
-			if (q < lo)
-				q = lo;
-			else if (q > hi)
-				q = hi;
-			row += (double)tr[c] * log(q);
-		}
-		j->rows[r] = row;
-	}
+	for (int64_t r = r0; r < r1; r++)
+		j->rows[r] = xo_cpu_ce_row(j->p + r * j->ch, j->t + r * j->ch, j->ch);
 }
 
 static enum xo_status cpu_ce_fwd(struct xo_backend *be, const struct xo_op_args *a)
@@ -1146,7 +1156,7 @@ static enum xo_status cpu_adam(struct xo_backend *be, const struct xo_op_args *a
 }
 
 /* First maximum under `>`: a NaN first element wins, a later NaN never does. */
-static int64_t argmax_row(const float *r, int64_t n)
+int64_t xo_cpu_argmax_row(const float *r, int64_t n)
 {
 	int64_t at = 0;
 	float best = r[0];
@@ -1176,10 +1186,10 @@ static void acc_task(void *arg, int t, int nt)
 
 	share(j->batch, t, nt, &lo, &hi);
 	for (int64_t n = lo; n < hi; n++) {
-		int64_t i = argmax_row(j->p + n * j->ch, j->ch);
+		int64_t i = xo_cpu_argmax_row(j->p + n * j->ch, j->ch);
 
 		j->idx[n] = (int32_t)i;
-		correct += i == argmax_row(j->t + n * j->ch, j->ch);
+		correct += i == xo_cpu_argmax_row(j->t + n * j->ch, j->ch);
 	}
 	j->correct[t] = correct;
 }
@@ -1264,6 +1274,9 @@ static void cpu_make_iface(void)
 	cpu_iface.fwd[XO_OP_adam] = cpu_adam;
 	cpu_iface.fwd[XO_OP_accuracy] = cpu_accuracy;
 	cpu_iface.fwd[XO_OP_gather] = cpu_gather;
+	cpu_iface.net_fits = xo_cpu_net_fits;
+	cpu_iface.net_forward = xo_cpu_net_forward;
+	cpu_iface.net_train_step = xo_cpu_net_train_step;
 }
 
 const struct xo_backend_iface *xo_cpu_backend(void)

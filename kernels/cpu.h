@@ -173,4 +173,69 @@ const struct xo_cpu_kernels *xo_cpu_kernels_for(enum xo_cpu_isa isa);
  * the given ISA for about seconds. */
 double xo_cpu_fma_peak(enum xo_cpu_isa isa, double seconds);
 
+/* ---- fused network path (cpu_net.c, cpu_net.inc) ------------------------------------ */
+
+/*
+ * A valid, stride-1, dilation-1 conv1d with bias and relu (or linear)
+ * fused with the max pooling after it (valid, strides == pool_size, the
+ * windows tiling the rows computed), for samples one after the other:
+ *   x: sample n at x + n * x_stride, rows of ch floats; conv row o reads the
+ *      window x[o * ch, o * ch + kc) (kc = kernel_size * ch), for o in
+ *      [0, pooled * pool), so at most (pooled * pool - 1) * ch + kc floats
+ *      of a sample.
+ *   w: [kc][f], f a multiple of the vector width (no padding); bias [f] or
+ *      NULL.
+ *   y: sample n at y + n * y_stride: [pooled][f], each the maximum of pool
+ *      rows act(bias + window * w) (first maximum, NaN kept as pool_fwd).
+ *   arg: NULL, or like y (int32, sample n at arg + n * y_stride): which row
+ *      of its window (0..pool-1) each maximum came from, for pool_dz.
+ * The results equal gemm_nn followed by pool_fwd bit for bit. No aliasing
+ * of y or arg with x, w, bias. Only where conv_pool_fits(f, pool, act).
+ */
+struct xo_cpu_net_conv_pool {
+	const float *x;
+	int64_t x_stride;
+	int64_t samples, kc, ch, f, pool, pooled;
+	const float *w, *bias;
+	int act;
+	float *y;
+	int32_t *arg;
+	int64_t y_stride;
+};
+
+struct xo_cpu_net_kernels {
+	bool (*conv_pool_fits)(int64_t f, int64_t pool, int act);
+	void (*conv_pool)(const struct xo_cpu_net_conv_pool *a);
+	/*
+	 * The backward pass of a conv_pool up to the convolution's
+	 * pre-activation gradient: for rows r in [0, rows) of y, arg and g
+	 * ([rows][f], f a multiple of the vector width; g = d loss / d y),
+	 * dz [rows * pool][f] gets, in row r * pool + e, g where e == arg
+	 * (and, for relu, y > 0), else +0: pool_bwd followed by relu_bwd, bit
+	 * for bit. Every row of dz is written.
+	 */
+	void (*pool_dz)(const float *y, const int32_t *arg, const float *g, float *dz,
+			int64_t rows, int64_t f, int64_t pool, int act);
+};
+
+extern const struct xo_cpu_net_kernels xo_cpu_net_kernels__scalar;
+extern const struct xo_cpu_net_kernels xo_cpu_net_kernels__avx2;
+extern const struct xo_cpu_net_kernels xo_cpu_net_kernels__avx512;
+
+/* The backend's net hooks (struct xo_backend_iface, xo/backend.h). */
+bool xo_cpu_net_fits(struct xo_backend *be, const struct xo_net *net);
+enum xo_status xo_cpu_net_forward(struct xo_backend *be, const struct xo_net *net);
+enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net *net);
+/* Grows the context's shared scratch to shared floats and the first nt
+ * per-thread buffers to per_thread floats each (grow-only, 64-byte
+ * aligned). */
+enum xo_status xo_cpu_scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int64_t per_thread,
+				      int nt);
+/* sum t log q of one row of categorical cross-entropy (Keras 3 on
+ * probabilities: q = p / row sum clipped to [1e-7f, 1 - 1e-7], in double),
+ * as the op computes it (cpu.c). */
+double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch);
+/* Index of the first maximum of r[0..n) under `>`, as the accuracy op. */
+int64_t xo_cpu_argmax_row(const float *r, int64_t n);
+
 #endif /* XO_KERNELS_CPU_H */

@@ -806,12 +806,13 @@ static enum xo_status gather(struct xo_model *m, const struct xo_tensor *data,
 /*
  * Describes the current plan (batch m->plan_n, its mode) as a struct xo_net
  * over input rows x (through index when set) and labels t (NULL: no
- * metrics). Returns whether the backend's fused path runs it; when not, the
- * caller runs op by op. The caller fills the metrics and Adam fields.
+ * metrics, loss and correct unused), complete before net_fits sees it.
+ * Returns whether the backend's fused path runs it; when not, the caller
+ * runs op by op.
  */
 static bool net_describe(struct xo_model *m, bool training, const struct xo_tensor *x,
                          const struct xo_tensor *index, const struct xo_tensor *t,
-                         struct xo_net *net)
+                         struct xo_tensor *loss, struct xo_tensor *correct, struct xo_net *net)
 {
 	const struct xo_backend_iface *ifc = m->be->iface;
 	struct layer *last = &m->layers[m->nlayers - 1];
@@ -851,11 +852,16 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	    .index = index,
 	    .t = t,
 	    .probs = last->out,
+	    .loss = t ? loss : NULL,
+	    .correct = t ? correct : NULL,
 	    .params = m->params,
 	    .grads = m->grads,
 	    .adam_m = m->adam_m,
 	    .adam_v = m->adam_v,
+	    .adam = xo_params_default(),
 	};
+	net->adam.size = m->nparams;
+	net->adam.iteration = m->iteration + 1;
 	return ifc->net_fits(m->be, net);
 }
 
@@ -869,11 +875,8 @@ static enum xo_status infer(struct xo_model *m, const struct xo_tensor *x,
 	struct xo_net net;
 	enum xo_status st = XO_OK;
 
-	if (net_describe(m, false, x, index, t, &net)) {
-		net.loss = t ? loss : NULL;
-		net.correct = t ? correct : NULL;
+	if (net_describe(m, false, x, index, t, loss, correct, &net))
 		return m->be->iface->net_forward(m->be, &net);
-	}
 	if (index) {
 		st = gather(m, x, index, m->x_flat);
 		if (!st && t)
@@ -895,12 +898,7 @@ static enum xo_status step(struct xo_model *m, const struct xo_tensor *x,
 	struct xo_net net;
 	enum xo_status st = XO_OK;
 
-	if (net_describe(m, true, x, index, t, &net)) {
-		net.loss = loss;
-		net.correct = correct;
-		net.adam = xo_params_default();
-		net.adam.size = m->nparams;
-		net.adam.iteration = m->iteration + 1;
+	if (net_describe(m, true, x, index, t, loss, correct, &net)) {
 		st = m->be->iface->net_train_step(m->be, &net);
 		if (!st)
 			m->iteration++;
@@ -929,7 +927,8 @@ bool xo_model_fused(struct xo_model *m, bool training)
 
 	if (!m || !m->cap || plan_build(m, 1, training))
 		return false;
-	fits = net_describe(m, training, m->x_flat, NULL, training ? m->y_in : NULL, &net);
+	fits = net_describe(m, training, m->x_flat, NULL, training ? m->y_in : NULL, m->sc_loss,
+	                    m->sc_correct, &net);
 	return fits;
 }
 

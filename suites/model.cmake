@@ -11,6 +11,13 @@ target_compile_definitions(test_model PRIVATE
 target_link_libraries(test_model PRIVATE xo_model xo_lib PkgConfig::CMOCKA m)
 add_test(NAME model COMMAND test_model)
 set_tests_properties(model PROPERTIES LABELS "model;quick" TIMEOUT 300)
+# The same suite with the cl backend on the nvidia tuning row's launch shapes
+# (PoCL's own row runs the fused network kernels one work-item per sample and
+# the dw sums in chunks; a GPU runs work-groups per sample and per output), so
+# the kernels a GPU would run are checked on every push too.
+add_test(NAME model.cl_gpu_row COMMAND test_model)
+set_tests_properties(model.cl_gpu_row PROPERTIES LABELS "model;quick;opencl" TIMEOUT 300
+  ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128")
 
 # The commands (DESIGN section 8): they work on the golden fixtures, and every
 # bad input exits 2 with exactly one line on stderr.

@@ -9,16 +9,7 @@ __kernel void xo_cl_adam_fwd(__global const float *g, int go, __global float *w,
 			     float b1, float b2, float eps, float lr_t)
 {
 	int i = get_global_id(0);
-	float gi, mi, vi;
 
-	if (i >= size)
-		return;
-	gi = g[go + i];
-	mi = m[mo + i];
-	vi = v[vo + i];
-	mi = mi + (gi - mi) * (1.0f - b1);
-	vi = vi + (gi * gi - vi) * (1.0f - b2);
-	m[mo + i] = mi;
-	v[vo + i] = vi;
-	w[wo + i] = w[wo + i] - lr_t * mi / (sqrt(vi) + eps);
+	if (i < size)
+		xo_adam_elem(g[go + i], w + wo, m + mo, v + vo, i, b1, b2, eps, lr_t);
 }

@@ -89,3 +89,18 @@ inline float xo_group_sum(__local float *part, int lid, float v)
 	}
 	return part[0];
 }
+
+/* One Adam step (Keras 3) of element i with gradient gi, updating w, m and v
+ * in place; lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t) from the host. Shared by
+ * the adam op and the fused network update, so both round alike. */
+inline void xo_adam_elem(float gi, __global float *w, __global float *m, __global float *v, int i,
+			 float b1, float b2, float eps, float lr_t)
+{
+	float mi = m[i], vi = v[i];
+
+	mi = mi + (gi - mi) * (1.0f - b1);
+	vi = vi + (gi * gi - vi) * (1.0f - b2);
+	m[i] = mi;
+	v[i] = vi;
+	w[i] = w[i] - lr_t * mi / (sqrt(vi) + eps);
+}

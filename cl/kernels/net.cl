@@ -1,0 +1,519 @@
+/*
+ * net.cl - a whole sequential network in a few launches (struct xo_net,
+ * cl/cl_net.c): the fused path that takes the seed model's training step
+ * from ~23 launches op by op to 2, and its predict batch to 1.
+ *
+ *   xo_cl_net_fwd      inference: one work-group per sample runs the gather
+ *                      (through index), every layer and the softmax in local
+ *                      memory, writes probs, and (with labels) the sample's
+ *                      cross-entropy and correctness into the scratch;
+ *   xo_cl_net_metrics  one work-group: the batch's mean loss and correct count;
+ *   xo_cl_net_train    training: per sample as xo_cl_net_fwd (dropout masks
+ *                      drawn inside), then dz = (p - t) / n and the backward
+ *                      chain through every layer with a gradient, making the
+ *                      sample's own parameter gradients (summed over positions)
+ *                      into its row of the scratch;
+ *   xo_cl_net_update   sums those rows over the batch, a tile of parameters
+ *                      per work-group, stores grads and takes the Adam step in
+ *                      place; one more group writes the batch's loss and
+ *                      correct count.
+ *
+ * Semantics are those of the ops one by one (same sums in the same order per
+ * output: conv over k then c, bias last; softmax, cross-entropy, dropout mask
+ * and Adam as act.cl, loss.cl, random.cl and adam.cl), so forward results are
+ * bit-identical to the op path; gradients sum in another order.
+ *
+ * The network comes as a table of XO_NET_NF ints per layer (desc, made by the
+ * host, offsets below). Dense layers are described as conv1d with length 1 and
+ * kernel 1, so one code path runs both. Local memory per work-group (lm, sized
+ * by the host): the input sample at 0, then each layer's output (flatten, and
+ * dropout outside training, alias their input), the label row, and two
+ * gradient buffers (training). Scratch (global): training, the per-sample
+ * parameter gradients [n][np] (np = the flat parameter count, each row laid
+ * out like params) at 0; then, at met, the per-sample loss [n] and correct [n].
+ */
+
+#define XO_NET_NF 21
+#define XO_ND_KIND 0    /* enum xo_net_kind */
+#define XO_ND_IN_LEN 1  /* input per sample: len, ch */
+#define XO_ND_IN_CH 2
+#define XO_ND_OUT_LEN 3 /* output per sample: len, ch */
+#define XO_ND_OUT_CH 4
+#define XO_ND_ACT 5     /* activation (conv1d, dense) */
+#define XO_ND_K 6       /* kernel_size / pool_size (dense 1) */
+#define XO_ND_STRIDE 7  /* resolved stride */
+#define XO_ND_DIL 8     /* dilation (pool, dense 1) */
+#define XO_ND_PAD 9     /* left padding */
+#define XO_ND_W 10      /* kernel offset in params, -1 none */
+#define XO_ND_B 11      /* bias offset in params, -1 none */
+#define XO_ND_LIN 12    /* local offset of the input */
+#define XO_ND_LOUT 13   /* local offset of the output */
+#define XO_ND_LAYER 14  /* dropout key: layer index */
+#define XO_ND_RATE 15   /* dropout rate, float bits */
+#define XO_ND_SCALE 16  /* dropout 1 / (1 - rate), float bits (host float division) */
+#define XO_ND_NEED_DX 17 /* training: the gradient w.r.t. the input is used */
+#define XO_ND_HAS_GRAD 18 /* training: the gradient w.r.t. the output is used */
+#define XO_ND_IN_SIZE 19 /* in_len * in_ch */
+#define XO_ND_OUT_SIZE 20 /* out_len * out_ch */
+
+#define XO_NK_CONV1D 0
+#define XO_NK_POOL 1
+#define XO_NK_FLATTEN 2
+#define XO_NK_DROPOUT 3
+#define XO_NK_DENSE 4
+
+/*
+ * dst[e] = keep ? src[e] * scale : 0 for the osz elements of sample i of a
+ * dropout layer: element i * osz + e of the layer's [n][osz] output uses
+ * word (i * osz + e) % 4 of Philox block (i * osz + e) / 4, exactly as
+ * xo_cl_dropout_apply draws it; one work-item per block, so each block is
+ * drawn once per sample (a block on the boundary of two samples is drawn by
+ * both). src and dst may be the same.
+ */
+inline void xo_net_dropout(__local const float *src, __local float *dst, int i, int osz,
+			   uint seed_lo, uint seed_hi, uint step_lo, uint layer, float rate,
+			   float scale, int lid, int wg)
+{
+	int first = i * osz, b0 = first >> 2, b1 = (first + osz - 1) >> 2;
+
+	for (int b = b0 + lid; b <= b1; b += wg) {
+		uint4 r = xo_philox4x32_10((uint)b, 0u, step_lo, layer, seed_lo, seed_hi);
+
+		for (int q = 0; q < 4; q++) {
+			int e = b * 4 + q - first;
+			uint word = q == 0 ? r.x : q == 1 ? r.y : q == 2 ? r.z : r.w;
+			float u = (float)(word >> 8) * (1.0f / 16777216.0f);
+
+			if (e >= 0 && e < osz)
+				dst[e] = u >= rate ? src[e] * scale : 0.0f;
+		}
+	}
+}
+
+/*
+ * The loops over a layer's [len][ch] elements e = a * B + b step e by the
+ * work-group size wg; (a, b) follow without an integer division per element
+ * (one costs more than the element's work on a CPU): XO_NET_STEP adds
+ * (da, db) = (wg / B, wg % B), carrying b into a.
+ */
+#define XO_NET_STEP(a, b, B, da, db)                                                        \
+	do {                                                                                \
+		(a) += (da);                                                                \
+		(b) += (db);                                                                \
+		if ((b) >= (B)) {                                                           \
+			(b) -= (B);                                                         \
+			(a)++;                                                              \
+		}                                                                           \
+	} while (0)
+
+/* The first maximum of pooling window o of channel c (xo_pool_argmax on a
+ * local row); -1 when the window has no tap inside [0, len). */
+inline int xo_net_pool_argmax(__local const float *in, int len, int ch, int c, int pool,
+			      int stride, int pad, int o)
+{
+	int l0 = o * stride - pad, best = -1;
+	float m = 0.0f;
+
+	for (int j = 0; j < pool; j++) {
+		int l = l0 + j;
+
+		if (l < 0 || l >= len)
+			continue;
+		if (best < 0 || in[l * ch + c] > m) {
+			m = in[l * ch + c];
+			best = l;
+		}
+	}
+	return best;
+}
+
+/*
+ * Row e / lid..: loads sample i's input row (through index when has_index)
+ * into lm[0, in_size) and its label row into lm[t_loc, + classes) when t is
+ * set. A row index outside [0, rows) reads as zeros and sets flag[0] (the
+ * gather op's clamp-and-flag).
+ */
+inline void xo_net_load(__global const float *x, int xo, __global const int *index, int io,
+			int has_index, int rows, __global const float *t, int to, int has_t,
+			__global int *flag, __local float *lm, int in_size, int classes, int t_loc,
+			int i, int lid, int wg)
+{
+	int r = has_index ? index[io + i] : i;
+	bool ok = r >= 0 && r < rows;
+
+	if (!ok && lid == 0)
+		flag[0] = 1;
+	for (int e = lid; e < in_size; e += wg)
+		lm[e] = ok ? x[xo + r * in_size + e] : 0.0f;
+	if (has_t)
+		for (int e = lid; e < classes; e += wg)
+			lm[t_loc + e] = ok ? t[to + r * classes + e] : 0.0f;
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/*
+ * Forward of sample i through every layer, in local memory (lm as the file
+ * comment says); every work-item of the group calls it (barriers). With
+ * training, dropout layers draw their masks; the last layer's softmax
+ * (dense, activation softmax) is max-subtracted as xo_softmax_row.
+ */
+inline void xo_net_forward(__constant int *desc, int nl, __global const float *w, int wo,
+			   __local float *lm, int i, int training, uint seed_lo, uint seed_hi,
+			   uint step_lo, int lid, int wg)
+{
+	for (int li = 0; li < nl; li++) {
+		__constant int *d = desc + li * XO_NET_NF;
+		int kind = d[XO_ND_KIND];
+		__local const float *in = lm + d[XO_ND_LIN];
+		__local float *out = lm + d[XO_ND_LOUT];
+		int osz = d[XO_ND_OUT_SIZE];
+		int len = d[XO_ND_IN_LEN], ch = d[XO_ND_IN_CH], oc = d[XO_ND_OUT_CH];
+		int k = d[XO_ND_K], stride = d[XO_ND_STRIDE], dil = d[XO_ND_DIL], pad = d[XO_ND_PAD];
+		int act = d[XO_ND_ACT];
+
+		if (kind == XO_NK_FLATTEN || (kind == XO_NK_DROPOUT && !training))
+			continue; /* output aliases input */
+		if (kind == XO_NK_CONV1D || kind == XO_NK_DENSE) {
+			__global const float *wk = w + wo + d[XO_ND_W];
+			int bo = d[XO_ND_B], d_o = wg / oc, d_f = wg - d_o * oc;
+
+			int o = lid / oc, f = lid - o * oc; /* e = o * oc + f, stepped */
+
+			for (int e = lid; e < osz; e += wg) {
+				float acc = 0.0f;
+
+				for (int kk = 0; kk < k; kk++) {
+					int l = o * stride - pad + kk * dil;
+					__local const float *xr;
+					__global const float *wr;
+
+					if (l < 0 || l >= len)
+						continue;
+					xr = in + l * ch;
+					wr = wk + kk * ch * oc + f;
+					for (int c = 0; c < ch; c++)
+						acc += xr[c] * wr[c * oc];
+				}
+				if (bo >= 0)
+					acc += w[wo + bo + f];
+				out[e] = act == XO_ACT_SOFTMAX ? acc : xo_act(acc, act);
+				XO_NET_STEP(o, f, oc, d_o, d_f);
+			}
+		} else if (kind == XO_NK_POOL) {
+			int o = lid / oc, c = lid - o * oc, d_o = wg / oc, d_c = wg - d_o * oc;
+
+			for (int e = lid; e < osz; e += wg) {
+				int b = xo_net_pool_argmax(in, len, ch, c, k, stride, pad, o);
+
+				out[e] = b >= 0 ? in[b * ch + c] : 0.0f;
+				XO_NET_STEP(o, c, oc, d_o, d_c);
+			}
+		} else { /* dropout, training */
+			float rate = as_float(d[XO_ND_RATE]), scale = as_float(d[XO_ND_SCALE]);
+			uint layer = (uint)d[XO_ND_LAYER];
+
+			xo_net_dropout(in, out, i, osz, seed_lo, seed_hi, step_lo, layer, rate, scale,
+				       lid, wg);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (act == XO_ACT_SOFTMAX && kind == XO_NK_DENSE) {
+			/* Every work-item takes the row's max and sum in order (as
+			 * xo_softmax_row), then writes its own elements. */
+			float m = out[0], s = 0.0f;
+
+			for (int j = 1; j < osz; j++)
+				m = out[j] > m ? out[j] : m;
+			for (int j = 0; j < osz; j++)
+				s += exp(out[j] - m);
+			barrier(CLK_LOCAL_MEM_FENCE);
+			for (int e = lid; e < osz; e += wg)
+				out[e] = exp(out[e] - m) / s;
+			barrier(CLK_LOCAL_MEM_FENCE);
+		}
+	}
+}
+
+/* First maximum of a local row. */
+inline int xo_net_argmax(__local const float *r, int n)
+{
+	int best = 0;
+
+	for (int j = 1; j < n; j++)
+		if (r[j] > r[best])
+			best = j;
+	return best;
+}
+
+/* Sample i's cross-entropy (as xo_cl_categorical_crossentropy_fwd's row) and
+ * correctness (as xo_cl_accuracy_fwd) into loss[i] and correct[i]; one
+ * work-item calls it. */
+inline void xo_net_sample_metrics(__local const float *p, __local const float *t, int classes,
+				  __global float *loss, __global float *correct, int i)
+{
+	float s = 0.0f, row = 0.0f;
+
+	for (int j = 0; j < classes; j++)
+		s += p[j];
+	for (int j = 0; j < classes; j++) {
+		float q = clamp(p[j] / s, XO_CE_EPS, 1.0f - XO_CE_EPS);
+
+		row -= t[j] * log(q);
+	}
+	loss[i] = row;
+	correct[i] = xo_net_argmax(p, classes) == xo_net_argmax(t, classes) ? 1.0f : 0.0f;
+}
+
+/*
+ * Inference forward, one work-group per sample (global n * wg, any wg):
+ * probs[i] = the last layer's output of sample i; with has_t, the sample's
+ * loss and correctness go to scratch[met + i] and scratch[met + n + i].
+ * lm: the host-sized local buffer (file comment).
+ */
+__kernel void xo_cl_net_fwd(__constant int *desc, int nl, __global const float *x, int xo,
+			    __global const int *index, int io, int has_index, int rows,
+			    __global const float *t, int to, int has_t, __global int *flag,
+			    __global const float *w, int wo, __global float *probs, int po,
+			    __global float *scratch, int met, int n, int in_size, int classes,
+			    int out_loc, int t_loc, __local float *lm)
+{
+	int i = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+
+	if (i >= n)
+		return;
+	xo_net_load(x, xo, index, io, has_index, rows, t, to, has_t, flag, lm, in_size, classes,
+		    t_loc, i, lid, wg);
+	xo_net_forward(desc, nl, w, wo, lm, i, 0, 0u, 0u, 0u, lid, wg);
+	for (int e = lid; e < classes; e += wg)
+		probs[po + i * classes + e] = lm[out_loc + e];
+	if (has_t && lid == 0)
+		xo_net_sample_metrics(lm + out_loc, lm + t_loc, classes, scratch + met,
+				      scratch + met + n, i);
+}
+
+/* mean of the n per-sample losses and sum of the n correct flags at
+ * scratch[met..] into loss[lo], correct[co] (XO_RED_WG work-items; the loss
+ * sum runs in xo_cl_categorical_crossentropy_fwd's order). */
+inline void xo_net_batch_metrics(__global const float *scratch, int met, int n,
+				 __global float *loss, int lo, __global float *correct, int co,
+				 __local float *pl, __local float *pc, int lid)
+{
+	float a = 0.0f, h = 0.0f;
+
+	for (int j = lid; j < n; j += XO_RED_WG) {
+		a += scratch[met + j];
+		h += scratch[met + n + j];
+	}
+	a = xo_group_sum(pl, lid, a);
+	h = xo_group_sum(pc, lid, h); /* integers below 2^24: exact */
+	if (lid == 0) {
+		loss[lo] = a / (float)n;
+		correct[co] = h;
+	}
+}
+
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_net_metrics(__global const float *scratch, int met, int n, __global float *loss, int lo,
+		  __global float *correct, int co)
+{
+	__local float pl[XO_RED_WG], pc[XO_RED_WG];
+
+	xo_net_batch_metrics(scratch, met, n, loss, lo, correct, co, pl, pc, get_local_id(0));
+}
+
+/*
+ * Training, one work-group per sample (global n * wg, any wg): the forward
+ * in training mode as xo_cl_net_fwd (probs and per-sample metrics written),
+ * then dz = (p - t) / n and the backward chain while layers have a gradient:
+ * conv1d/dense d pre-activation (the last layer's is dz itself), the sample's
+ * kernel and bias gradients from it (xo_cl_conv1d_bwd_dw's sums over the
+ * positions o) into scratch[i * np + offset], then its dx; pooling to the
+ * first maximum of each window; dropout through the same mask. g0, g1: local
+ * offsets of the two gradient buffers.
+ */
+__kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float *x, int xo,
+			      __global const int *index, int io, int has_index, int rows,
+			      __global const float *t, int to, __global int *flag,
+			      __global const float *w, int wo, __global float *probs, int po,
+			      __global float *scratch, int met, int n, int in_size, int classes,
+			      int out_loc, int t_loc, int g0, int g1, int np, uint seed_lo,
+			      uint seed_hi, uint step_lo, __local float *lm)
+{
+	int i = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+	int cur = g0, nxt = g1;
+	__global float *gs = scratch + i * np;
+
+	if (i >= n)
+		return;
+	xo_net_load(x, xo, index, io, has_index, rows, t, to, 1, flag, lm, in_size, classes,
+		    t_loc, i, lid, wg);
+	xo_net_forward(desc, nl, w, wo, lm, i, 1, seed_lo, seed_hi, step_lo, lid, wg);
+	for (int e = lid; e < classes; e += wg) {
+		float p = lm[out_loc + e];
+
+		probs[po + i * classes + e] = p;
+		lm[cur + e] = (p - lm[t_loc + e]) / (float)n;
+	}
+	if (lid == 0)
+		xo_net_sample_metrics(lm + out_loc, lm + t_loc, classes, scratch + met,
+				      scratch + met + n, i);
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int li = nl - 1; li >= 0; li--) {
+		__constant int *d = desc + li * XO_NET_NF;
+		int kind = d[XO_ND_KIND];
+		int isz = d[XO_ND_IN_SIZE], osz = d[XO_ND_OUT_SIZE];
+		int len = d[XO_ND_IN_LEN], ch = d[XO_ND_IN_CH], oc = d[XO_ND_OUT_CH];
+		int out = d[XO_ND_OUT_LEN];
+		int k = d[XO_ND_K], stride = d[XO_ND_STRIDE], dil = d[XO_ND_DIL], pad = d[XO_ND_PAD];
+		__local const float *in = lm + d[XO_ND_LIN];
+		__local const float *y = lm + d[XO_ND_LOUT];
+		__local float *g = lm + cur, *dx = lm + nxt;
+		bool need_dx = d[XO_ND_NEED_DX] != 0;
+		int tmp;
+
+		if (!d[XO_ND_HAS_GRAD])
+			break;
+		if (kind == XO_NK_FLATTEN)
+			continue; /* the same bytes */
+		if (kind == XO_NK_CONV1D || kind == XO_NK_DENSE) {
+			/* The last layer's gradient is already w.r.t. its
+			 * pre-activation (fused softmax + cross-entropy). */
+			int act = li == nl - 1 ? XO_ACT_LINEAR : d[XO_ND_ACT];
+			int wof = d[XO_ND_W], bof = d[XO_ND_B];
+			__global const float *wk = w + wo + wof;
+
+			for (int e = lid; e < osz; e += wg)
+				g[e] = xo_act_grad(y[e], g[e], act);
+			barrier(CLK_LOCAL_MEM_FENCE);
+			/* This sample's dw[kk][c][f] (xo_cl_conv1d_bwd_dw's sum over
+			 * o, one tap kk at a time) and db[f]. */
+			for (int kk = 0; kk < k; kk++) {
+				/* Tap kk reads l = o*stride + base: the o whose l is in [0, len). */
+				int base = kk * dil - pad, r = len - 1 - base;
+				int o_lo = base >= 0 ? 0 : (stride - 1 - base) / stride;
+				int o_hi = r < 0 ? -1 : min(r / stride, out - 1);
+				int c = lid / oc, f = lid - c * oc, d_c = wg / oc, d_f = wg - d_c * oc;
+
+				for (int j = lid; j < ch * oc; j += wg) {
+					float acc = 0.0f;
+
+					for (int o = o_lo; o <= o_hi; o++)
+						acc += in[(o * stride + base) * ch + c] * g[o * oc + f];
+					gs[wof + kk * ch * oc + j] = acc;
+					XO_NET_STEP(c, f, oc, d_c, d_f);
+				}
+			}
+			if (bof >= 0) {
+				for (int f = lid; f < oc; f += wg) {
+					float acc = 0.0f;
+
+					for (int o = 0; o < out; o++)
+						acc += g[o * oc + f];
+					gs[bof + f] = acc;
+				}
+			}
+			if (!need_dx)
+				break;
+			/* dx[l][c]: the (kk, o) taps landing on l (xo_cl_conv1d_bwd_dx). */
+			int l = lid / ch, c = lid - l * ch, d_l = wg / ch, d_c = wg - d_l * ch;
+
+			for (int e = lid; e < isz; e += wg) {
+				float acc = 0.0f;
+
+				for (int kk = 0; kk < k; kk++) {
+					int tt = l + pad - kk * dil, o;
+
+					if (tt < 0)
+						continue;
+					if (stride == 1) {
+						o = tt;
+					} else {
+						if (tt % stride)
+							continue;
+						o = tt / stride;
+					}
+					if (o >= out)
+						continue;
+					for (int f = 0; f < oc; f++)
+						acc += g[o * oc + f] * wk[(kk * ch + c) * oc + f];
+				}
+				dx[e] = acc;
+				XO_NET_STEP(l, c, ch, d_l, d_c);
+			}
+		} else if (kind == XO_NK_POOL) {
+			if (!need_dx)
+				break;
+			/* xo_cl_max_pooling1d_bwd's gather. */
+			int l = lid / ch, c = lid - l * ch, d_l = wg / ch, d_c = wg - d_l * ch;
+
+			for (int e = lid; e < isz; e += wg) {
+				int o_hi = (l + pad) / stride, o_lo;
+				float acc = 0.0f;
+
+				if (o_hi > out - 1)
+					o_hi = out - 1;
+				o_lo = o_hi;
+				while (o_lo > 0 && (o_lo - 1) * stride - pad + k - 1 >= l)
+					o_lo--;
+				for (int o = o_lo; o <= o_hi; o++)
+					if (o * stride - pad + k - 1 >= l &&
+					    xo_net_pool_argmax(in, len, ch, c, k, stride, pad, o) == l)
+						acc += g[o * oc + c];
+				dx[e] = acc;
+				XO_NET_STEP(l, c, ch, d_l, d_c);
+			}
+		} else { /* dropout: the same mask as forward */
+			float rate = as_float(d[XO_ND_RATE]), scale = as_float(d[XO_ND_SCALE]);
+			uint layer = (uint)d[XO_ND_LAYER];
+
+			if (!need_dx)
+				break;
+			xo_net_dropout(g, dx, i, osz, seed_lo, seed_hi, step_lo, layer, rate, scale,
+				       lid, wg);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		tmp = cur;
+		cur = nxt;
+		nxt = tmp;
+	}
+}
+
+/* Parameters per work-group of xo_cl_net_update: lanes (p, slice), p fastest,
+ * so a slice reads XO_NET_TP consecutive floats of a scratch row. */
+#define XO_NET_TP (XO_RED_WG < 32 ? XO_RED_WG : 32)
+#define XO_NET_SLICES (XO_RED_WG / XO_NET_TP)
+
+/*
+ * Gradients and Adam: work-group q < ceil(np / XO_NET_TP) owns parameters
+ * [q * XO_NET_TP, + XO_NET_TP); lane (p, s) sums rows s, s + XO_NET_SLICES, ...
+ * of the per-sample gradients, the slices are added in order, then grads[j]
+ * = the sum and xo_cl_adam_fwd's step on params, m, v. The last group writes
+ * the batch's loss and correct count. global = (groups + 1) * XO_RED_WG.
+ */
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_net_update(__global const float *scratch, int met, int n, int np, __global float *grads,
+		 int go, __global float *w, int wo, __global float *m, int mo, __global float *v,
+		 int vo, float b1, float b2, float eps, float lr_t, __global float *loss, int lo,
+		 __global float *correct, int co)
+{
+	__local float pl[XO_RED_WG], pc[XO_RED_WG];
+	int gid = get_group_id(0), lid = get_local_id(0);
+	int p = lid % XO_NET_TP, sl = lid / XO_NET_TP;
+	int j = gid * XO_NET_TP + p;
+	float acc = 0.0f;
+
+	if (gid >= (np + XO_NET_TP - 1) / XO_NET_TP) {
+		xo_net_batch_metrics(scratch, met, n, loss, lo, correct, co, pl, pc, lid);
+		return;
+	}
+	if (j < np && sl < XO_NET_SLICES)
+		for (int s = sl; s < n; s += XO_NET_SLICES)
+			acc += scratch[s * np + j];
+	pl[lid] = acc;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (sl || j >= np)
+		return;
+	for (int q = 1; q < XO_NET_SLICES; q++)
+		acc += pl[q * XO_NET_TP + p];
+	grads[go + j] = acc;
+	xo_adam_elem(acc, w + wo, m + mo, v + vo, j, b1, b2, eps, lr_t);
+}

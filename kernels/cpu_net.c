@@ -1,0 +1,1153 @@
+/*
+ * cpu_net.c - backend "cpu": the fused whole-network path (struct xo_net in
+ * xo/backend.h). Instead of one op at a time over the whole batch (every
+ * activation written to memory and read back, a thread hand-off per op),
+ * the batch is cut into tiles of a few samples and each tile runs through
+ * every layer with its activations in a per-thread scratch that stays in
+ * L1/L2; the tiles are spread over the thread pool with one hand-off per
+ * call. Per layer:
+ *
+ *   conv1d + max_pooling1d  the ISA level's conv_pool kernel (cpu_net.inc):
+ *                        bias, activation and the maximum of each pooling
+ *                        window in registers; only the pooled rows are
+ *                        stored (valid padding, dilation 1, pool windows
+ *                        that tile their input; others as below).
+ *   conv1d, dense        gemm_nn (cpu_kernels.inc) over the tile's rows,
+ *                        bias and relu/sigmoid fused; convolutions read
+ *                        their input windows in place or through an im2col
+ *                        copy of the tile; softmax after the last GEMM.
+ *   max_pooling1d        pool_fwd over the tile.
+ *   flatten, dropout     nothing (the same bytes; dropout is the identity
+ *                        at inference).
+ *
+ * Only the rows a later layer reads are computed: the seed model's second
+ * pooling drops the second convolution's 7th row (2 windows of 3), so that
+ * convolution computes 6 rows from 8 of the first pooling's 9, and the
+ * first convolution 24 of its 27 rows.
+ *
+ * net_train_step (at the end of this file) runs the same tiles forward,
+ * keeping every layer's output, then backward, with the weight gradients
+ * summed per part and Adam as the backend's op.
+ *
+ * Every kernel computes a sample's outputs with the same arithmetic
+ * whatever the tile, the sample's place in it and the thread count (rows
+ * are independent; a tail tile duplicates rows, never mixes them), so a
+ * sample's probabilities are bit-identical at any batch size. The loss is
+ * summed in sample order after the tiles, as the categorical_crossentropy
+ * op does.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+
+/* Layers of a net the fused path takes. */
+#define NET_MAX_LAYERS 32
+/* Samples per tile, and floats of activations per sample beyond which the
+ * tile shrinks (two ping-pong buffers of a tile stay within ~128 KB). */
+#define NET_TILE        16
+#define NET_TILE_FLOATS 16384
+/* Floats per sample beyond which the net is not taken (the op path then
+ * runs it; such layers are not "tiny" and the tiles would not fit cache). */
+#define NET_MAX_SAMPLE_FLOATS (1 << 20)
+/* Dense layers with both sides at least this large go to BLAS on the op
+ * path; the fused path declines them. */
+#define NET_BLAS_MIN 256
+/* Multiply-adds of a call below which it runs on the calling thread only
+ * (as XO_CPU_PAR_MIN of the op wrappers: a hand-off costs about as much). */
+#define NET_PAR_MIN 300000
+
+/* One layer as the tiles run it. */
+struct net_step {
+	enum xo_net_kind kind;
+	int act;                 /* conv1d / dense */
+	int64_t in_len, in_ch;   /* per sample */
+	int64_t need_in;         /* input rows read (<= in_len) */
+	int64_t out_len, out_ch; /* per sample, as the layer's shape */
+	int64_t need_out;        /* output rows computed (<= out_len) */
+	int64_t ks, s, dil, pad; /* conv1d; pooling: ks = pool_size */
+	int64_t kc, np;          /* conv1d / dense: ks * in_ch; padded out_ch */
+	bool windows;            /* conv1d: input windows read in place */
+	bool pool_fused;         /* conv1d: the next layer's pooling done here */
+	int64_t pool;            /* the fused pooling's window (= its stride) */
+	int64_t pooled;          /* rows after the fused pooling */
+	const float *w, *b;      /* packed (or in place) kernel [kc][np], bias [np] */
+	int64_t pack_off;        /* offset of the packed kernel in shared scratch; -1 */
+};
+
+struct net_plan {
+	int nsteps;
+	struct net_step st[NET_MAX_LAYERS];
+	int64_t tile;    /* samples per tile */
+	int64_t act_max; /* floats per sample of the largest activation (and input) */
+	int64_t col_max; /* floats per sample of the largest im2col copy */
+	int64_t pack;    /* floats of packed kernels and biases */
+	int64_t macs;    /* multiply-adds per sample */
+	int64_t classes;
+};
+
+struct net_job {
+	const struct xo_cpu_ctx *c;
+	const struct xo_cpu_kernels *k;
+	const struct xo_cpu_net_kernels *nk;
+	const struct net_plan *plan;
+	const struct xo_net *net;
+	const float *x, *t;
+	const int32_t *index;
+	float *probs;
+	double *rows; /* [n] loss terms, or NULL without metrics */
+	int64_t n, ntiles;
+	_Atomic int64_t next; /* next tile to claim */
+	int64_t correct[XO_CPU_MAX_THREADS];
+};
+
+static const struct xo_cpu_net_kernels *net_kernels(const struct xo_cpu_ctx *c)
+{
+	switch (c->isa) {
+	case XO_CPU_ISA_AVX512:
+		return &xo_cpu_net_kernels__avx512;
+	case XO_CPU_ISA_AVX2:
+		return &xo_cpu_net_kernels__avx2;
+	default:
+		return &xo_cpu_net_kernels__scalar;
+	}
+}
+
+static inline int64_t round_up(int64_t v, int64_t m)
+{
+	return (v + m - 1) / m * m;
+}
+
+static inline int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Activations the GEMM epilogue applies (softmax runs after the GEMM). */
+static bool act_fused(int act)
+{
+	return act == XO_ACTIVATION_LINEAR || act == XO_ACTIVATION_RELU ||
+	       act == XO_ACTIVATION_SIGMOID;
+}
+
+/* ---- plan ---------------------------------------------------------------------------- */
+
+/*
+ * Fills the plan of net for ISA level c, without side effects or messages.
+ * false: the fused path does not take this net.
+ */
+static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, struct net_plan *pl)
+{
+	const int64_t vw = c->k->vw;
+	int nl = net->nlayers;
+	int64_t need, sample;
+
+	memset(pl, 0, sizeof(*pl));
+	if (nl < 1 || nl > NET_MAX_LAYERS || !net->x || !net->probs || net->n < 1)
+		return false;
+	if (net->x->dtype != XO_DTYPE_F32 || (net->index && net->index->dtype != XO_DTYPE_I32))
+		return false;
+	/* rows of in_size floats (and of classes labels), n of them or indexed */
+	if (net->x->ndim != 2 || net->x->dim[1] != net->in_size ||
+	    (!net->index && net->x->dim[0] < net->n) ||
+	    (net->index && net->index->nelem < net->n) ||
+	    (net->t && (net->t->ndim != 2 || net->t->dim[1] != net->classes ||
+	                net->t->dim[0] != net->x->dim[0])) ||
+	    net->probs->nelem < net->n * net->classes)
+		return false;
+	pl->nsteps = nl;
+	pl->classes = net->classes;
+	for (int i = 0; i < nl; i++) {
+		const struct xo_net_layer *l = &net->layers[i];
+		struct net_step *s = &pl->st[i];
+		const struct xo_params *p = &l->p;
+		int64_t out, pad;
+
+		s->kind = l->kind;
+		s->in_len = l->in_len;
+		s->in_ch = l->in_ch;
+		s->out_len = l->out_len;
+		s->out_ch = l->out_ch;
+		s->pack_off = -1;
+		if (l->in_len < 1 || l->in_ch < 1 || l->out_len < 1 || l->out_ch < 1)
+			return false;
+		if (l->in_len > NET_MAX_SAMPLE_FLOATS / l->in_ch ||
+		    l->out_len > NET_MAX_SAMPLE_FLOATS / l->out_ch)
+			return false;
+		if ((l->kind == XO_NET_CONV1D || l->kind == XO_NET_MAX_POOLING1D) &&
+		    (p->len != l->in_len || p->ch != l->in_ch))
+			return false;
+		switch (l->kind) {
+		case XO_NET_CONV1D:
+			if (xo_conv1d_geometry(p, &out, &pad) || out != l->out_len ||
+			    p->filters != l->out_ch || l->w_off < 0)
+				return false;
+			if (!act_fused(p->activation))
+				return false;
+			s->act = p->activation;
+			s->ks = p->kernel_size;
+			s->s = xo_conv1d_stride(p);
+			s->dil = p->dilation_rate;
+			s->pad = pad;
+			s->kc = s->ks * s->in_ch;
+			if (s->kc > NET_MAX_SAMPLE_FLOATS)
+				return false;
+			break;
+		case XO_NET_DENSE:
+			if (l->in_len != 1 || l->out_len != 1 || p->units != l->out_ch ||
+			    l->w_off < 0)
+				return false;
+			if (l->in_ch >= NET_BLAS_MIN && l->out_ch >= NET_BLAS_MIN)
+				return false;
+			/* softmax only as the last layer (the probabilities) */
+			if (p->activation == XO_ACTIVATION_SOFTMAX ? i != nl - 1
+			                                           : !act_fused(p->activation))
+				return false;
+			s->act = p->activation;
+			s->ks = s->s = s->dil = 1;
+			s->kc = s->in_ch;
+			break;
+		case XO_NET_MAX_POOLING1D:
+			if (xo_pool1d_geometry(p, &out, &pad) || out != l->out_len ||
+			    l->out_ch != l->in_ch)
+				return false;
+			s->ks = p->pool_size;
+			s->s = xo_pool1d_stride(p);
+			s->pad = pad;
+			break;
+		case XO_NET_FLATTEN:
+			if (l->out_len * l->out_ch != l->in_len * l->in_ch)
+				return false;
+			break;
+		case XO_NET_DROPOUT:
+			if (l->out_len != l->in_len || l->out_ch != l->in_ch)
+				return false;
+			break;
+		default:
+			return false;
+		}
+		if (i > 0 && (pl->st[i - 1].out_len * pl->st[i - 1].out_ch != l->in_len * l->in_ch))
+			return false;
+	}
+	if (pl->st[0].in_len * pl->st[0].in_ch != net->in_size ||
+	    pl->st[nl - 1].out_len * pl->st[nl - 1].out_ch != net->classes)
+		return false;
+
+	/* Rows each layer must produce, from the last layer back. */
+	need = pl->st[nl - 1].out_len;
+	for (int i = nl - 1; i >= 0; i--) {
+		struct net_step *s = &pl->st[i];
+		int64_t last;
+
+		s->need_out = need;
+		switch (s->kind) {
+		case XO_NET_CONV1D:
+			last = (need - 1) * s->s - s->pad + (s->ks - 1) * s->dil;
+			s->need_in = min64(s->in_len, last + 1);
+			break;
+		case XO_NET_MAX_POOLING1D:
+			last = (need - 1) * s->s - s->pad + s->ks - 1;
+			s->need_in = min64(s->in_len, last + 1);
+			break;
+		case XO_NET_DROPOUT:
+			s->need_in = need;
+			break;
+		default: /* flatten, dense: every input row */
+			s->need_out = s->out_len;
+			s->need_in = s->in_len;
+			break;
+		}
+		need = s->need_in;
+	}
+
+	/* Kernels, fusion, scratch. */
+	pl->act_max = net->in_size;
+	for (int i = 0; i < nl; i++) {
+		struct net_step *s = &pl->st[i];
+
+		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
+			continue;
+		s->np = round_up(s->out_ch, vw);
+		if (s->np != s->out_ch) {
+			s->pack_off = pl->pack;
+			pl->pack += round_up((s->kc + 1) * s->np, 16);
+		}
+		pl->macs += s->need_out * s->kc * s->out_ch;
+		if (s->kind == XO_NET_DENSE)
+			continue;
+		s->windows = s->pad == 0 && (s->dil == 1 || s->ks == 1) &&
+		             (s->need_out - 1) * s->s + s->ks <= s->need_in;
+		if (!s->windows)
+			pl->col_max = max64(pl->col_max, s->need_out * s->kc);
+		if (i + 1 < nl && pl->st[i + 1].kind == XO_NET_MAX_POOLING1D && s->windows &&
+		    s->s == 1 && s->np == s->out_ch &&
+		    net_kernels(c)->conv_pool_fits(s->out_ch, pl->st[i + 1].ks, s->act)) {
+			const struct net_step *q = &pl->st[i + 1];
+
+			/* windows that tile the rows computed, no padding */
+			if (q->pad == 0 && q->s == q->ks && q->need_in == q->need_out * q->ks) {
+				s->pool_fused = true;
+				s->pool = q->ks;
+				s->pooled = q->need_out;
+			}
+		}
+	}
+	/* a fused convolution's rows are never stored: its pooling's are */
+	for (int i = 0; i < nl; i++)
+		if (!pl->st[i].pool_fused)
+			pl->act_max = max64(pl->act_max, pl->st[i].need_out * pl->st[i].out_ch);
+	sample = pl->act_max;
+	pl->tile = NET_TILE;
+	while (pl->tile > 1 && pl->tile * (2 * sample + pl->col_max) > NET_TILE_FLOATS * 2)
+		pl->tile /= 2;
+	return true;
+}
+
+/* ---- tiles --------------------------------------------------------------------------- */
+
+/* A tile's activation: cnt samples of rows x ch, sample stride floats apart. */
+struct act {
+	const float *p;
+	int64_t stride, rows, ch;
+};
+
+/* im2col of the tile's samples into col [cnt * need_out][kc], zeros for
+ * padding and for rows past the ones computed (never read, see plan_make). */
+static void tile_im2col(const struct net_step *s, const struct act *in, int64_t cnt, float *col)
+{
+	for (int64_t n = 0; n < cnt; n++) {
+		const float *xs = in->p + n * in->stride;
+
+		for (int64_t o = 0; o < s->need_out; o++) {
+			float *row = col + (n * s->need_out + o) * s->kc;
+
+			for (int64_t q = 0; q < s->ks; q++) {
+				int64_t i = o * s->s + q * s->dil - s->pad;
+
+				if (i >= 0 && i < in->rows)
+					memcpy(row + q * s->in_ch, xs + i * s->in_ch,
+					       (size_t)s->in_ch * sizeof(float));
+				else
+					memset(row + q * s->in_ch, 0,
+					       (size_t)s->in_ch * sizeof(float));
+			}
+		}
+	}
+}
+
+/* act(x W + b) of conv1d/dense step s over cnt samples of in, into y (rows
+ * of out_ch floats, a sample's rows back to back; softmax in place); col is
+ * the im2col scratch for convolutions whose rows are not plain windows of
+ * the input. */
+static void step_gemm(const struct xo_cpu_kernels *k, const struct net_step *s,
+                      const struct act *in, int64_t cnt, float *col, float *y)
+{
+	struct xo_cpu_gemm g = {
+	    .k = s->kc,
+	    .n = s->out_ch,
+	    .np = s->np,
+	    .b = s->w,
+	    .bias = s->b,
+	    .c = y,
+	    .ldc = s->out_ch,
+	    .act = s->act == XO_ACTIVATION_SOFTMAX ? XO_ACTIVATION_LINEAR : s->act,
+	};
+
+	if (s->kind == XO_NET_DENSE) {
+		g.a = (struct xo_cpu_rows){in->p, in->stride, cnt, 0};
+		g.m = cnt;
+	} else if (s->windows) {
+		g.a = (struct xo_cpu_rows){in->p, s->s * s->in_ch, s->need_out, in->stride};
+		g.m = cnt * s->need_out;
+	} else {
+		tile_im2col(s, in, cnt, col);
+		g.a = (struct xo_cpu_rows){col, s->kc, cnt * s->need_out, 0};
+		g.m = cnt * s->need_out;
+	}
+	k->gemm_nn(&g);
+	if (s->act == XO_ACTIVATION_SOFTMAX)
+		k->softmax_fwd(y, y, g.m, s->out_ch);
+}
+
+/* The fused conv + max pooling of step s over cnt samples of in: pooled
+ * rows into y, the window argmax into arg (NULL: not kept). */
+static struct xo_cpu_net_conv_pool conv_pool_of(const struct net_step *s, const struct act *in,
+                                                int64_t cnt, float *y, int32_t *arg)
+{
+	return (struct xo_cpu_net_conv_pool){
+	    .x = in->p,
+	    .x_stride = in->stride,
+	    .samples = cnt,
+	    .kc = s->kc,
+	    .ch = s->in_ch,
+	    .f = s->out_ch,
+	    .pool = s->pool,
+	    .pooled = s->pooled,
+	    .w = s->w,
+	    .bias = s->b,
+	    .act = s->act,
+	    .y = y,
+	    .arg = arg,
+	    .y_stride = s->pooled * s->out_ch,
+	};
+}
+
+/* Runs samples [s0, s0 + cnt) through every layer with scratch scr. */
+static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float *scr)
+{
+	const struct net_plan *pl = j->plan;
+	const struct xo_cpu_kernels *k = j->k;
+	const int64_t tile = pl->tile;
+	float *buf[2] = {scr, scr + tile * pl->act_max};
+	float *col = scr + 2 * tile * pl->act_max;
+	struct act cur;
+	int cb = -1; /* buffer holding cur, -1: the input tensor */
+	int64_t classes = pl->classes;
+
+	if (j->index) {
+		for (int64_t n = 0; n < cnt; n++)
+			memcpy(buf[0] + n * j->net->in_size,
+			       j->x + (int64_t)j->index[s0 + n] * j->net->in_size,
+			       (size_t)j->net->in_size * sizeof(float));
+		cur = (struct act){buf[0], j->net->in_size, pl->st[0].in_len, pl->st[0].in_ch};
+		cb = 0;
+	} else {
+		cur = (struct act){j->x + s0 * j->net->in_size, j->net->in_size, pl->st[0].in_len,
+		                   pl->st[0].in_ch};
+	}
+	for (int i = 0; i < pl->nsteps; i++) {
+		const struct net_step *s = &pl->st[i];
+		/* a fused pooling makes the next layer this one's end */
+		bool last = i + (s->pool_fused ? 1 : 0) == pl->nsteps - 1;
+		int db = cb == 0 ? 1 : 0;
+		float *dst = last ? j->probs + s0 * classes : buf[db];
+		struct act out = {dst, s->need_out * s->out_ch, s->need_out, s->out_ch};
+
+		switch (s->kind) {
+		case XO_NET_CONV1D:
+		case XO_NET_DENSE:
+			if (s->pool_fused) {
+				struct xo_cpu_net_conv_pool cp = conv_pool_of(s, &cur, cnt, dst, NULL);
+
+				j->nk->conv_pool(&cp);
+				/* the next layer (the pooling) is done */
+				out =
+				    (struct act){dst, s->pooled * s->out_ch, s->pooled, s->out_ch};
+				i++;
+				break;
+			}
+			if (s->kind == XO_NET_DENSE && last)
+				out.stride = classes;
+			step_gemm(k, s, &cur, cnt, col, dst);
+			break;
+		case XO_NET_MAX_POOLING1D: {
+			struct xo_cpu_pool p = {
+			    .batch = cnt,
+			    .len = s->need_in,
+			    .ch = s->in_ch,
+			    .out = s->need_out,
+			    .pool = s->ks,
+			    .stride = s->s,
+			    .pad = s->pad,
+			    .x = cur.p,
+			    .y = dst,
+			};
+
+			if (cur.stride == s->need_in * s->in_ch) {
+				k->pool_fwd(&p);
+				break;
+			}
+			p.batch = 1;
+			for (int64_t n = 0; n < cnt; n++) {
+				p.x = cur.p + n * cur.stride;
+				p.y = dst + n * out.stride;
+				k->pool_fwd(&p);
+			}
+			break;
+		}
+		case XO_NET_FLATTEN:
+		case XO_NET_DROPOUT:
+			/* the same bytes: cur stays, seen with the new shape */
+			out = (struct act){cur.p, cur.stride, s->need_out, s->out_ch};
+			if (!last)
+				break;
+			for (int64_t n = 0; n < cnt; n++)
+				memcpy(dst + n * classes, cur.p + n * cur.stride,
+				       (size_t)classes * sizeof(float));
+			out = (struct act){dst, classes, 1, classes};
+			break;
+		}
+		if (out.p == buf[db])
+			cb = db;
+		else if (out.p != cur.p)
+			cb = -1;
+		cur = out;
+	}
+	if (!j->rows)
+		return;
+	for (int64_t n = 0; n < cnt; n++) {
+		const float *pr = j->probs + (s0 + n) * classes;
+		int64_t r = j->index ? j->index[s0 + n] : s0 + n;
+		const float *tr = j->t + r * classes;
+
+		j->rows[s0 + n] = xo_cpu_ce_row(pr, tr, classes);
+		j->correct[part] += xo_cpu_argmax_row(pr, classes) == xo_cpu_argmax_row(tr, classes);
+	}
+}
+
+static void net_task(void *arg, int t, int nt)
+{
+	struct net_job *j = arg;
+	float *scr = j->c->thr[t].p;
+
+	(void)nt;
+	for (;;) {
+		int64_t tile = atomic_fetch_add(&j->next, 1), s0;
+
+		if (tile >= j->ntiles)
+			return;
+		s0 = tile * j->plan->tile;
+		run_tile(j, t, s0, min64(j->plan->tile, j->n - s0), scr);
+	}
+}
+
+static bool train_fits(const struct net_plan *pl, const struct xo_net *net);
+
+/* ---- the hooks ----------------------------------------------------------------------- */
+
+bool xo_cpu_net_fits(struct xo_backend *be, const struct xo_net *net)
+{
+	struct net_plan pl;
+
+	if (!be || !be->ctx || !net)
+		return false;
+	return plan_make(be->ctx, net, &pl) && (!net->training || train_fits(&pl, net));
+}
+
+/* Packs kernel w [kc][f] and bias b [f] into [kc][np] and [np], zero padded. */
+static void pack(const struct net_step *s, const float *w, const float *b, float *dst)
+{
+	for (int64_t r = 0; r < s->kc; r++) {
+		memcpy(dst + r * s->np, w + r * s->out_ch, (size_t)s->out_ch * sizeof(float));
+		memset(dst + r * s->np + s->out_ch, 0, (size_t)(s->np - s->out_ch) * sizeof(float));
+	}
+	dst += s->kc * s->np;
+	memset(dst, 0, (size_t)s->np * sizeof(float));
+	if (b)
+		memcpy(dst, b, (size_t)s->out_ch * sizeof(float));
+}
+
+/* Points each conv1d/dense step's w and b at the parameters, or at their
+ * padded copy in the shared scratch (base) where the step packs them. */
+static void bind_weights(struct net_plan *pl, const struct xo_net *net, float *base)
+{
+	const float *params = xo_tensor_f32(net->params);
+
+	for (int i = 0; i < pl->nsteps; i++) {
+		struct net_step *s = &pl->st[i];
+		const struct xo_net_layer *l = &net->layers[i];
+		const float *b = l->b_off >= 0 ? params + l->b_off : NULL;
+
+		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
+			continue;
+		if (s->pack_off < 0) {
+			s->w = params + l->w_off;
+			s->b = b;
+			continue;
+		}
+		pack(s, params + l->w_off, b, base + s->pack_off);
+		s->w = base + s->pack_off;
+		s->b = b ? s->w + s->kc * s->np : NULL;
+	}
+}
+
+enum xo_status xo_cpu_net_forward(struct xo_backend *be, const struct xo_net *net)
+{
+	struct xo_cpu_ctx *c = be->ctx;
+	struct net_plan pl;
+	struct net_job j;
+	int64_t rows, per_thread, shared;
+	enum xo_status st;
+	int nt;
+
+	if (!plan_make(c, net, &pl) || net->training)
+		return xo_error(XO_EINVAL, "cpu: net_forward on a net that does not fit");
+	rows = xo_tensor_dim(net->x, 0);
+	if (net->index)
+		for (int64_t i = 0; i < net->n; i++)
+			if (xo_tensor_i32(net->index)[i] < 0 ||
+			    xo_tensor_i32(net->index)[i] >= rows)
+				return xo_error(XO_EINVAL,
+				                "gather: index[%" PRId64 "]=%d outside 0..%" PRId64,
+				                i, xo_tensor_i32(net->index)[i], rows - 1);
+	memset(&j, 0, sizeof(j));
+	j.c = c;
+	j.k = c->k;
+	j.nk = net_kernels(c);
+	j.plan = &pl;
+	j.net = net;
+	j.x = xo_tensor_f32(net->x);
+	j.t = net->t ? xo_tensor_f32(net->t) : NULL;
+	j.index = net->index ? xo_tensor_i32(net->index) : NULL;
+	j.probs = xo_tensor_f32(net->probs);
+	j.n = net->n;
+	j.ntiles = (net->n + pl.tile - 1) / pl.tile;
+	atomic_init(&j.next, 0);
+	nt = c->nthreads;
+	if (nt > j.ntiles)
+		nt = (int)j.ntiles;
+	if (net->n * pl.macs < NET_PAR_MIN)
+		nt = 1;
+
+	/* shared: packed kernels, then the loss terms (doubles, 64-byte aligned) */
+	shared = pl.pack + (net->t ? 2 * net->n : 0);
+	per_thread = pl.tile * (2 * pl.act_max + pl.col_max);
+	st = xo_cpu_scratch_reserve(c, shared, per_thread, nt);
+	if (st)
+		return st;
+	bind_weights(&pl, net, c->shared.p);
+	if (net->t)
+		j.rows = (double *)(void *)(c->shared.p + pl.pack);
+	xo_cpu_threads_run(c->tp, nt, net_task, &j);
+	if (net->t) {
+		double total = 0.0;
+		int64_t correct = 0;
+
+		for (int64_t r = 0; r < net->n; r++)
+			total += j.rows[r];
+		for (int t = 0; t < nt; t++)
+			correct += j.correct[t];
+		xo_tensor_f32(net->loss)[0] = (float)(-total / (double)net->n);
+		xo_tensor_f32(net->correct)[0] = (float)correct;
+	}
+	return XO_OK;
+}
+
+/* ---- training step ------------------------------------------------------------------- */
+
+/*
+ * A training step keeps every layer's output of the tile (the backward pass
+ * reads them) instead of two ping-pong buffers; a fused conv + pooling keeps
+ * the pooled rows and which row of each window won (conv_pool's arg), from
+ * which pool_dz writes the convolution's dz directly (pool_bwd and
+ * d(relu) in one pass, no rows before pooling stored). The weight gradients
+ * of a part's tiles accumulate in a per-part buffer: part t takes a fixed
+ * range of tiles in order, and the parts' sums are added in part order, so
+ * the step is deterministic for a thread count. Then Adam, the backend's
+ * own op.
+ */
+struct train_job {
+	struct net_job f;                /* forward fields (plan, x, t, index, probs, rows) */
+	int64_t aoff[NET_MAX_LAYERS];    /* floats per sample before layer i's output */
+	int64_t moff[NET_MAX_LAYERS];    /* ... before dropout layer i's mask (i32) */
+	int64_t argoff[NET_MAX_LAYERS];  /* ... before fused conv i's window argmax (i32) */
+	int64_t a_in, a_tot;             /* ... before the input copy; per sample in all */
+	int64_t g_max, dz_max, col_max;  /* per sample: a gradient, a padded dz, dx columns */
+	int64_t goff[NET_MAX_LAYERS];    /* offset of layer i's dW [kc][np] in a part's sums */
+	int64_t part_floats;             /* floats of a part's dW / db sums */
+	const float *wt[NET_MAX_LAYERS]; /* packed kernel^T [f][kcp] (layers with dx) */
+	int64_t kcp[NET_MAX_LAYERS];
+	uint32_t drop_thr[NET_MAX_LAYERS];
+	float drop_scale[NET_MAX_LAYERS];
+	double inv_n;
+	int nt;
+};
+
+/* Layer i's dropout of cnt samples x[n * stride] -> y (same layout) of
+ * global samples from s0: element e of sample r is element r * size + e of
+ * the layer's [n][size] output, the index the mask is keyed by. The mask
+ * ([cnt][count] of -1 / 0) is drawn into mask (forward) or applied from it
+ * (backward: the same elements, dy -> dx). */
+static void train_dropout(const struct train_job *j, int i, int64_t s0, int64_t cnt, const float *x,
+                          float *y, int64_t stride, int32_t *mask, bool bwd)
+{
+	const struct xo_net_layer *l = &j->f.net->layers[i];
+	const struct net_step *s = &j->f.plan->st[i];
+	int64_t size = s->out_len * s->out_ch, count = s->need_out * s->out_ch;
+
+	for (int64_t n = 0; n < cnt; n++) {
+		if (bwd)
+			j->f.k->dropout_apply(x + n * stride, y + n * stride, count,
+			                      mask + n * count, j->drop_scale[i]);
+		else
+			j->f.k->dropout(x + n * stride, y + n * stride, count,
+			                (uint64_t)((s0 + n) * size), l->p.seed, (uint32_t)l->p.step,
+			                l->p.layer, j->drop_thr[i], j->drop_scale[i],
+			                mask + n * count);
+	}
+}
+
+/* dz [rows][np] (zero padded) = d act(y) * dy for rows of ch. */
+static void train_dz(const struct xo_cpu_kernels *k, int act, const float *y, const float *dy,
+                     float *dz, int64_t rows, int64_t ch, int64_t np)
+{
+	if (np == ch) {
+		if (act == XO_ACTIVATION_RELU)
+			k->relu_bwd(y, dy, dz, rows * ch);
+		else if (act == XO_ACTIVATION_SIGMOID)
+			k->sigmoid_bwd(y, dy, dz, rows * ch);
+		else
+			memcpy(dz, dy, (size_t)(rows * ch) * sizeof(float));
+		return;
+	}
+	for (int64_t r = 0; r < rows; r++) {
+		float *d = dz + r * np;
+
+		if (act == XO_ACTIVATION_RELU)
+			k->relu_bwd(y + r * ch, dy + r * ch, d, ch);
+		else if (act == XO_ACTIVATION_SIGMOID)
+			k->sigmoid_bwd(y + r * ch, dy + r * ch, d, ch);
+		else
+			memcpy(d, dy + r * ch, (size_t)ch * sizeof(float));
+		memset(d + ch, 0, (size_t)(np - ch) * sizeof(float));
+	}
+}
+
+/* The pooling of one sample of step s, as the pool kernels take it (x and y
+ * set per sample). */
+static struct xo_cpu_pool pool_of(const struct net_step *s)
+{
+	return (struct xo_cpu_pool){
+	    .batch = 1,
+	    .len = s->need_in,
+	    .ch = s->in_ch,
+	    .out = s->need_out,
+	    .pool = s->ks,
+	    .stride = s->s,
+	    .pad = s->pad,
+	};
+}
+
+static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, float *scr,
+                       float *sums)
+{
+	const struct net_plan *pl = j->f.plan;
+	const struct xo_cpu_kernels *k = j->f.k;
+	const int64_t tile = pl->tile, classes = pl->classes, nl = pl->nsteps;
+	const float *in[NET_MAX_LAYERS];
+	int64_t in_stride[NET_MAX_LAYERS];
+	float *out[NET_MAX_LAYERS];
+	int64_t out_stride[NET_MAX_LAYERS];
+	float *g[2], *dz, *col;
+	float *gout;
+	int gb = 0;
+
+	g[0] = scr + tile * j->a_tot;
+	g[1] = g[0] + tile * j->g_max;
+	dz = g[1] + tile * j->g_max;
+	col = dz + tile * j->dz_max;
+
+	/* forward, every output kept */
+	{
+		float *xin = scr + tile * j->a_in;
+		int64_t is = j->f.net->in_size;
+
+		for (int64_t n = 0; n < cnt; n++) {
+			int64_t r = j->f.index ? j->f.index[s0 + n] : s0 + n;
+
+			memcpy(xin + n * is, j->f.x + r * is, (size_t)is * sizeof(float));
+		}
+		in[0] = xin;
+		in_stride[0] = is;
+	}
+	for (int i = 0; i < nl; i++) {
+		const struct net_step *s = &pl->st[i];
+		bool last = i == nl - 1;
+
+		if (i > 0) {
+			in[i] = out[i - 1];
+			in_stride[i] = out_stride[i - 1];
+		}
+		out[i] = last ? j->f.probs + s0 * classes : scr + tile * j->aoff[i];
+		out_stride[i] = last ? classes : s->need_out * s->out_ch;
+		if (s->pool_fused) {
+			/* conv + pooling: only the pooled rows (layer i + 1's output)
+			 * and the window argmax are kept; i + 1 < nl - 1 (the last
+			 * layer is dense) */
+			const struct net_step *q = &pl->st[i + 1];
+			const struct act x = {in[i], in_stride[i], s->need_in, s->in_ch};
+			struct xo_cpu_net_conv_pool cp =
+			    conv_pool_of(s, &x, cnt, scr + tile * j->aoff[i + 1],
+			                 (int32_t *)(void *)(scr + tile * j->argoff[i]));
+
+			j->f.nk->conv_pool(&cp);
+			out[i] = NULL;
+			in[i + 1] = NULL;
+			in_stride[i + 1] = 0;
+			out[i + 1] = cp.y;
+			out_stride[i + 1] = q->need_out * q->out_ch;
+			i++;
+			continue;
+		}
+		switch (s->kind) {
+		case XO_NET_CONV1D:
+		case XO_NET_DENSE: {
+			const struct act x = {in[i], in_stride[i], s->need_in, s->in_ch};
+
+			step_gemm(k, s, &x, cnt, col, out[i]);
+			break;
+		}
+		case XO_NET_MAX_POOLING1D: {
+			struct xo_cpu_pool p = pool_of(s);
+
+			for (int64_t n = 0; n < cnt; n++) {
+				p.x = in[i] + n * in_stride[i];
+				p.y = out[i] + n * out_stride[i];
+				k->pool_fwd(&p);
+			}
+			break;
+		}
+		case XO_NET_DROPOUT:
+			if (j->drop_thr[i]) {
+				train_dropout(j, i, s0, cnt, in[i], out[i], in_stride[i],
+				              (int32_t *)(void *)(scr + tile * j->moff[i]), false);
+				out_stride[i] = in_stride[i];
+				break;
+			}
+			/* rate 0 keeps everything, scale 1 */
+			/* fall through */
+		case XO_NET_FLATTEN:
+			out[i] = (float *)in[i];
+			out_stride[i] = in_stride[i];
+			break;
+		}
+	}
+
+	/* loss terms, accuracy, and dz = (p - t) / n of the last layer */
+	for (int64_t n = 0; n < cnt; n++) {
+		const float *pr = j->f.probs + (s0 + n) * classes;
+		int64_t r = j->f.index ? j->f.index[s0 + n] : s0 + n;
+		const float *tr = j->f.t + r * classes;
+		const struct net_step *s = &pl->st[nl - 1];
+		float *d = dz + n * s->np;
+
+		j->f.rows[s0 + n] = xo_cpu_ce_row(pr, tr, classes);
+		j->f.correct[part] += xo_cpu_argmax_row(pr, classes) == xo_cpu_argmax_row(tr, classes);
+		for (int64_t c = 0; c < classes; c++)
+			d[c] = (float)(((double)pr[c] - (double)tr[c]) * j->inv_n);
+		for (int64_t c = classes; c < s->np; c++)
+			d[c] = 0.0f;
+	}
+
+	/* backward: gout is d loss / d out[i] (the last layer's dz is ready) */
+	gout = NULL;
+	for (int i = (int)nl - 1; i >= 0; i--) {
+		const struct net_step *s = &pl->st[i];
+		const struct xo_net_layer *l = &j->f.net->layers[i];
+		float *gin = l->need_dx ? g[gb] : NULL;
+		int64_t gin_stride; /* floats per sample of gin: out_stride[i - 1] */
+
+		switch (s->kind) {
+		case XO_NET_CONV1D:
+		case XO_NET_DENSE: {
+			int64_t m = s->kind == XO_NET_DENSE ? cnt : cnt * s->need_out;
+			struct xo_cpu_gemm_tn tn = {
+			    .m = m,
+			    .k = s->kc,
+			    .np = s->np,
+			    .z = dz,
+			    .d = sums + j->goff[i],
+			};
+
+			if (i != nl - 1 && !s->pool_fused)
+				train_dz(k, s->act, out[i], gout, dz, m, s->out_ch, s->np);
+			if (l->b_off >= 0)
+				k->colsum(dz, m, s->np, sums + j->goff[i] + s->kc * s->np);
+			if (s->kind == XO_NET_DENSE)
+				tn.a = (struct xo_cpu_rows){in[i], in_stride[i], cnt, 0};
+			else
+				tn.a = (struct xo_cpu_rows){in[i], s->s * s->in_ch, s->need_out,
+				                            in_stride[i]};
+			k->gemm_tn(&tn);
+			if (!gin)
+				break;
+			{
+				struct xo_cpu_gemm gm = {
+				    .a = {dz, s->np, m, 0},
+				    .m = m,
+				    .k = s->out_ch,
+				    .n = s->kc,
+				    .np = j->kcp[i],
+				    .b = j->wt[i],
+				    .act = XO_ACTIVATION_LINEAR,
+				};
+
+				if (s->kind == XO_NET_DENSE) {
+					gm.c = gin;
+					gm.ldc = s->kc;
+					k->gemm_nn(&gm);
+					break;
+				}
+				gm.c = col;
+				gm.ldc = s->kc;
+				k->gemm_nn(&gm);
+				gin_stride = s->need_in * s->in_ch;
+				for (int64_t n = 0; n < cnt; n++) {
+					float *dxs = gin + n * gin_stride;
+
+					memset(dxs, 0, (size_t)gin_stride * sizeof(float));
+					for (int64_t o = 0; o < s->need_out; o++)
+						k->add(dxs + o * s->s * s->in_ch,
+						       col + (n * s->need_out + o) * s->kc, s->kc);
+				}
+			}
+			break;
+		}
+		case XO_NET_MAX_POOLING1D: {
+			struct xo_cpu_pool p = pool_of(s);
+
+			if (i > 0 && pl->st[i - 1].pool_fused) {
+				/* pool_bwd + d(relu): the convolution's dz, straight */
+				const struct net_step *cv = &pl->st[i - 1];
+
+				j->f.nk->pool_dz(
+				    out[i],
+				    (const int32_t *)(const void *)(scr + tile * j->argoff[i - 1]),
+				    gout, dz, cnt * cv->pooled, cv->out_ch, cv->pool, cv->act);
+				gin = NULL;
+				break;
+			}
+			if (!gin)
+				break;
+			gin_stride = s->need_in * s->in_ch;
+			for (int64_t n = 0; n < cnt; n++) {
+				p.x = in[i] + n * in_stride[i];
+				p.dy = gout + n * out_stride[i];
+				p.y = gin + n * gin_stride;
+				k->pool_bwd(&p);
+			}
+			break;
+		}
+		case XO_NET_DROPOUT:
+			if (!gin)
+				break;
+			if (j->drop_thr[i]) {
+				train_dropout(j, i, s0, cnt, gout, gin, out_stride[i],
+				              (int32_t *)(void *)(scr + tile * j->moff[i]), true);
+				break;
+			}
+			/* fall through */
+		case XO_NET_FLATTEN:
+			/* the same bytes: the gradient passes unchanged */
+			gin = gout;
+			break;
+		}
+		if (!l->need_dx)
+			break;
+		if (gin == g[gb])
+			gb ^= 1;
+		gout = gin;
+	}
+}
+
+static void train_task(void *arg, int t, int nt)
+{
+	struct train_job *j = arg;
+	float *scr = j->f.c->thr[t].p, *sums = scr;
+	int64_t lo = j->f.ntiles * t / nt, hi = j->f.ntiles * (t + 1) / nt;
+
+	memset(sums, 0, (size_t)j->part_floats * sizeof(float));
+	for (int64_t tile = lo; tile < hi; tile++) {
+		int64_t s0 = tile * j->f.plan->tile;
+
+		train_tile(j, t, s0, min64(j->f.plan->tile, j->f.n - s0), scr + j->part_floats,
+		           sums);
+	}
+}
+
+/* Whether the training step takes a net the plan fits: every convolution
+ * reads its windows in place (valid padding, dilation 1), the last layer
+ * is dense(softmax), the first needs no input gradient, and the step's
+ * tensors are there. */
+static bool train_fits(const struct net_plan *pl, const struct xo_net *net)
+{
+	const struct net_step *last = &pl->st[pl->nsteps - 1];
+
+	/* (loss, correct and adam are filled in after net_fits) */
+	if (!net->t || !net->params || !net->grads || !net->adam_m || !net->adam_v)
+		return false;
+	if (last->kind != XO_NET_DENSE || last->act != XO_ACTIVATION_SOFTMAX ||
+	    net->layers[0].need_dx)
+		return false;
+	for (int i = 0; i < pl->nsteps; i++)
+		if (pl->st[i].kind == XO_NET_CONV1D && !pl->st[i].windows)
+			return false;
+	return true;
+}
+
+/* Packs kernel w [kc][f] transposed into wt [f][kcp], zero padded. */
+static void pack_t(const struct net_step *s, const float *w, int64_t kcp, float *wt)
+{
+	for (int64_t q = 0; q < s->out_ch; q++) {
+		for (int64_t r = 0; r < s->kc; r++)
+			wt[q * kcp + r] = w[r * s->out_ch + q];
+		for (int64_t r = s->kc; r < kcp; r++)
+			wt[q * kcp + r] = 0.0f;
+	}
+}
+
+enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net *net)
+{
+	struct xo_cpu_ctx *c = be->ctx;
+	const int64_t vw = c->k->vw;
+	struct net_plan pl;
+	struct train_job jb, *j = &jb;
+	struct xo_op_args adam = {0};
+	const float *params;
+	float *grads;
+	int64_t rows, shared, per_thread, off, wt_off, per_sample;
+	enum xo_status st;
+	int nt;
+
+	if (!plan_make(c, net, &pl) || !net->training || !train_fits(&pl, net) || !net->loss ||
+	    !net->correct)
+		return xo_error(XO_EINVAL, "cpu: net_train_step on a net that does not fit");
+	rows = xo_tensor_dim(net->x, 0);
+	if (net->index)
+		for (int64_t i = 0; i < net->n; i++)
+			if (xo_tensor_i32(net->index)[i] < 0 ||
+			    xo_tensor_i32(net->index)[i] >= rows)
+				return xo_error(XO_EINVAL,
+				                "gather: index[%" PRId64 "]=%d outside 0..%" PRId64,
+				                i, xo_tensor_i32(net->index)[i], rows - 1);
+	memset(j, 0, sizeof(*j));
+
+	/* per-sample layout of a tile's scratch, the parts' sums, packed kernels */
+	off = 0;
+	j->a_in = off;
+	off += net->in_size;
+	for (int i = 0; i < pl.nsteps; i++) {
+		struct net_step *s = &pl.st[i];
+		const struct xo_net_layer *l = &net->layers[i];
+
+		j->aoff[i] = off;
+		if (s->pool_fused) {
+			/* rows before pooling are not kept: the argmax of each window */
+			j->argoff[i] = off;
+			off += s->pooled * s->out_ch;
+		} else if (i < pl.nsteps - 1 && s->kind != XO_NET_FLATTEN &&
+		           !(s->kind == XO_NET_DROPOUT && l->p.rate == 0.0f)) {
+			off += s->need_out * s->out_ch;
+		}
+		j->g_max = max64(j->g_max, max64(s->need_in * s->in_ch, s->need_out * s->out_ch));
+		if (s->kind == XO_NET_DROPOUT && l->p.rate > 0.0f) {
+			j->drop_thr[i] = (uint32_t)ceil((double)l->p.rate * 16777216.0);
+			j->drop_scale[i] = 1.0f / (1.0f - l->p.rate);
+			j->moff[i] = off;
+			off += s->need_out * s->out_ch;
+		}
+		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
+			continue;
+		j->dz_max = max64(j->dz_max, s->need_out * s->np);
+		if (s->kind == XO_NET_CONV1D)
+			j->col_max = max64(j->col_max, s->need_out * s->kc);
+		j->goff[i] = j->part_floats;
+		j->part_floats += (s->kc + 1) * s->np;
+		j->kcp[i] = round_up(s->kc, vw);
+	}
+	j->a_tot = off;
+	j->part_floats = round_up(j->part_floats, 16);
+	per_sample = j->a_tot + 2 * j->g_max + j->dz_max + j->col_max;
+	while (pl.tile > 1 && pl.tile * per_sample > NET_TILE_FLOATS * 4)
+		pl.tile /= 2;
+	wt_off = pl.pack;
+	shared = wt_off;
+	for (int i = 0; i < pl.nsteps; i++)
+		if (net->layers[i].need_dx && pl.st[i].kind != XO_NET_MAX_POOLING1D &&
+		    (pl.st[i].kind == XO_NET_CONV1D || pl.st[i].kind == XO_NET_DENSE))
+			shared += round_up(pl.st[i].out_ch * j->kcp[i], 16);
+	shared += 2 * net->n;
+
+	j->f.c = c;
+	j->f.k = c->k;
+	j->f.nk = net_kernels(c);
+	j->f.plan = &pl;
+	j->f.net = net;
+	j->f.x = xo_tensor_f32(net->x);
+	j->f.t = xo_tensor_f32(net->t);
+	j->f.index = net->index ? xo_tensor_i32(net->index) : NULL;
+	j->f.probs = xo_tensor_f32(net->probs);
+	j->f.n = net->n;
+	j->f.ntiles = (net->n + pl.tile - 1) / pl.tile;
+	j->inv_n = 1.0 / (double)net->n;
+	nt = c->nthreads;
+	if (nt > j->f.ntiles)
+		nt = (int)j->f.ntiles;
+	if (net->n * pl.macs * 3 < NET_PAR_MIN)
+		nt = 1;
+	j->nt = nt;
+	per_thread = j->part_floats + pl.tile * per_sample;
+	st = xo_cpu_scratch_reserve(c, shared, per_thread, nt);
+	if (st)
+		return st;
+
+	bind_weights(&pl, net, c->shared.p);
+	params = xo_tensor_f32(net->params);
+	for (int i = 0; i < pl.nsteps; i++) {
+		const struct net_step *s = &pl.st[i];
+		const struct xo_net_layer *l = &net->layers[i];
+
+		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
+			continue;
+		if (l->need_dx) {
+			pack_t(s, params + l->w_off, j->kcp[i], c->shared.p + wt_off);
+			j->wt[i] = c->shared.p + wt_off;
+			wt_off += round_up(s->out_ch * j->kcp[i], 16);
+		}
+	}
+	j->f.rows = (double *)(void *)(c->shared.p + wt_off);
+	xo_cpu_threads_run(c->tp, nt, train_task, j);
+
+	/* the parts' sums, in part order, into the flat gradients */
+	grads = xo_tensor_f32(net->grads);
+	for (int i = 0; i < pl.nsteps; i++) {
+		const struct net_step *s = &pl.st[i];
+		const struct xo_net_layer *l = &net->layers[i];
+
+		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
+			continue;
+		for (int64_t r = 0; r <= s->kc; r++) {
+			float *dst = r < s->kc       ? grads + l->w_off + r * s->out_ch
+			             : l->b_off >= 0 ? grads + l->b_off
+			                             : NULL;
+
+			if (!dst)
+				continue;
+			for (int64_t q = 0; q < s->out_ch; q++) {
+				int64_t at = j->goff[i] + r * s->np + q;
+				float v = c->thr[0].p[at];
+
+				for (int t = 1; t < nt; t++)
+					v += c->thr[t].p[at];
+				dst[q] = v;
+			}
+		}
+	}
+	{
+		double total = 0.0;
+		int64_t correct = 0;
+
+		for (int64_t r = 0; r < net->n; r++)
+			total += j->f.rows[r];
+		for (int t = 0; t < nt; t++)
+			correct += j->f.correct[t];
+		xo_tensor_f32(net->loss)[0] = (float)(-total / (double)net->n);
+		xo_tensor_f32(net->correct)[0] = (float)correct;
+	}
+
+	/* Adam over every parameter: the backend's op */
+	adam.p = net->adam;
+	adam.src[0] = net->grads;
+	adam.dst[0] = net->params;
+	adam.dst[1] = net->adam_m;
+	adam.dst[2] = net->adam_v;
+	return be->iface->fwd[XO_OP_adam](be, &adam);
+}
