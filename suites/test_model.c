@@ -827,6 +827,57 @@ static void test_fused_matches_ops(void **state)
 	close_backends(be, nbe);
 }
 
+/*
+ * Launches per step on a profiling backend (cl), the issue's "<= 12 kernel
+ * launches per training step" for the seed model at batch 512 with the
+ * data resident: the fused path's documented counts (docs/opencl.md: 2 per
+ * training step, 1 per predict batch) and, op by op, more than that (so the
+ * counter counts). Kernel time is booked to net_ns on the fused path and to
+ * the ops op by op.
+ */
+static void test_launch_counts(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char spec[512];
+
+	(void)state;
+	snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
+	for (int b = 0; b < nbe; b++) {
+		struct xo_backend_stats st[3];
+		struct xo_model *m;
+
+		if (!be[b]->iface->stats_get || !be[b]->iface->net_train_step)
+			continue;
+		if (xo_model_open(spec, be[b], 512, &m) || xo_model_bench_prepare(m, 512, 1) ||
+		    xo_model_bench_train_step(m) || xo_model_bench_predict(m))
+			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+		assert_true(xo_model_fused(m, true));
+		for (int k = 0; k < 3; k++) {
+			xo_model_set_fused(m, k < 2);
+			if (xo_model_bench_train_step(m)) /* warm (op path buffers) */
+				fail_msg("%s", xo_last_error());
+			xo_backend_stats_reset(be[b]);
+			if (k == 1 ? xo_model_bench_predict(m) : xo_model_bench_train_step(m))
+				fail_msg("%s", xo_last_error());
+			xo_backend_stats_get(be[b], &st[k]);
+		}
+		print_message("  %s launches: training step %llu fused, %llu op by op; predict "
+		              "batch %llu fused\n",
+		              xo_backend_name(be[b]), (unsigned long long)st[0].launches,
+		              (unsigned long long)st[2].launches, (unsigned long long)st[1].launches);
+		assert_int_equal(st[0].launches, 2);
+		assert_int_equal(st[0].net_launches, 2);
+		assert_true(st[0].launches <= 12);
+		assert_int_equal(st[1].launches, 1);
+		assert_true(st[2].launches > 12);
+		assert_int_equal(st[2].net_launches, 0);
+		assert_int_equal(st[2].net_ns, 0);
+		xo_model_close(m);
+	}
+	close_backends(be, nbe);
+}
+
 /* A checkpoint written and read back is bit-identical; predict at batch 32
  * equals predict in one batch (bitwise on ref: the same per-sample sums). */
 static void test_checkpoint_and_batching(void **state)
@@ -1101,6 +1152,7 @@ int main(void)
 	    cmocka_unit_test(test_same_run_every_backend),
 	    cmocka_unit_test(test_checkpoint_and_batching),
 	    cmocka_unit_test(test_fused_matches_ops),
+	    cmocka_unit_test(test_launch_counts),
 	    cmocka_unit_test(test_fit_semantics),
 	    cmocka_unit_test(test_runtime_bad_input),
 	};
