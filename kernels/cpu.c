@@ -300,26 +300,35 @@ struct conv_job {
 	int nt;
 };
 
-/* im2col of samples [n0, n0 + cnt) into col [cnt * out][kc], zeros for padding. */
-static void im2col(const struct conv_job *j, int64_t n0, int64_t cnt, float *col)
+void xo_cpu_im2col(const struct xo_cpu_im2col *g, const float *x, int64_t cnt, float *col)
 {
 	for (int64_t n = 0; n < cnt; n++) {
-		const float *xs = j->x + (n0 + n) * j->len * j->ch;
+		const float *xs = x + n * g->x_stride;
 
-		for (int64_t o = 0; o < j->out; o++) {
-			float *row = col + (n * j->out + o) * j->kc;
+		for (int64_t o = 0; o < g->out; o++) {
+			float *row = col + (n * g->out + o) * g->ks * g->ch;
 
-			for (int64_t q = 0; q < j->ks; q++) {
-				int64_t i = o * j->s + q * j->dil - j->pad;
+			for (int64_t q = 0; q < g->ks; q++) {
+				int64_t i = o * g->s + q * g->dil - g->pad;
 
-				if (i >= 0 && i < j->len)
-					memcpy(row + q * j->ch, xs + i * j->ch,
-					       (size_t)j->ch * sizeof(float));
+				if (i >= 0 && i < g->len)
+					memcpy(row + q * g->ch, xs + i * g->ch,
+					       (size_t)g->ch * sizeof(float));
 				else
-					memset(row + q * j->ch, 0, (size_t)j->ch * sizeof(float));
+					memset(row + q * g->ch, 0, (size_t)g->ch * sizeof(float));
 			}
 		}
 	}
+}
+
+/* im2col of samples [n0, n0 + cnt) into col [cnt * out][kc], zeros for padding. */
+static void im2col(const struct conv_job *j, int64_t n0, int64_t cnt, float *col)
+{
+	const struct xo_cpu_im2col g = {.x_stride = j->len * j->ch, .len = j->len, .ch = j->ch,
+					.out = j->out, .ks = j->ks, .s = j->s, .dil = j->dil,
+					.pad = j->pad};
+
+	xo_cpu_im2col(&g, j->x + n0 * j->len * j->ch, cnt, col);
 }
 
 static void conv_softmax(const struct conv_job *j, float *y, int64_t rows)

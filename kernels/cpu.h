@@ -237,5 +237,13 @@ enum xo_status xo_cpu_scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int6
 double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch);
 /* Index of the first maximum of r[0..n) under `>`, as the accuracy op. */
 int64_t xo_cpu_argmax_row(const float *r, int64_t n);
+/* Geometry of an im2col: samples x_stride floats apart, each len rows of ch
+ * floats; out output rows of ks taps (stride s, dilation dil, padding pad). */
+struct xo_cpu_im2col {
+	int64_t x_stride, len, ch, out, ks, s, dil, pad;
+};
+/* col [cnt * out][ks * ch] from cnt samples at x: tap q of output row o is
+ * input row o * s + q * dil - pad, zeros outside [0, len). */
+void xo_cpu_im2col(const struct xo_cpu_im2col *g, const float *x, int64_t cnt, float *col);
 
 #endif /* XO_KERNELS_CPU_H */

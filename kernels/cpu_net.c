@@ -323,24 +323,11 @@ struct act {
  * padding and for rows past the ones computed (never read, see plan_make). */
 static void tile_im2col(const struct net_step *s, const struct act *in, int64_t cnt, float *col)
 {
-	for (int64_t n = 0; n < cnt; n++) {
-		const float *xs = in->p + n * in->stride;
+	const struct xo_cpu_im2col g = {.x_stride = in->stride, .len = in->rows, .ch = s->in_ch,
+					.out = s->need_out, .ks = s->ks, .s = s->s, .dil = s->dil,
+					.pad = s->pad};
 
-		for (int64_t o = 0; o < s->need_out; o++) {
-			float *row = col + (n * s->need_out + o) * s->kc;
-
-			for (int64_t q = 0; q < s->ks; q++) {
-				int64_t i = o * s->s + q * s->dil - s->pad;
-
-				if (i >= 0 && i < in->rows)
-					memcpy(row + q * s->in_ch, xs + i * s->in_ch,
-					       (size_t)s->in_ch * sizeof(float));
-				else
-					memset(row + q * s->in_ch, 0,
-					       (size_t)s->in_ch * sizeof(float));
-			}
-		}
-	}
+	xo_cpu_im2col(&g, in->p, cnt, col);
 }
 
 /* act(x W + b) of conv1d/dense step s over cnt samples of in, into y (rows
