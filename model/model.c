@@ -69,7 +69,17 @@ struct xo_model {
 	 * fuse is on (xo_model_set_fused, env XO_FUSE) and the backend says
 	 * the net fits; never while profiling per layer. */
 	bool fuse;
-	struct xo_net_layer *net_layers; /* nlayers */
+	struct xo_net_layer *net_layers; /* nlayers; all but p fixed at open */
+	/* The backend's net_fits answer for the last net described: it
+	 * depends only on the batch size, the mode, the input rows and
+	 * whether an index and labels are given, so it is asked once per
+	 * such key, not per batch. */
+	struct {
+		bool valid, fits, training, index, t;
+		int64_t n;
+		const struct xo_tensor *x;
+		int64_t x_elems;
+	} fits;
 	/* Per-layer profiling of xo_model_bench_profile_step. */
 	bool profiling;
 	uint64_t *prof_ns, *prof_launches, prof_extra;
@@ -344,6 +354,27 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		l->need_dx = first_param >= 0 && i > first_param;
 	}
 	m->nparams = off;
+	for (int i = 0; i < m->nlayers; i++) {
+		static const enum xo_net_kind kinds[] = {
+		    [XO_LAYER_CONV1D] = XO_NET_CONV1D,
+		    [XO_LAYER_MAX_POOLING1D] = XO_NET_MAX_POOLING1D,
+		    [XO_LAYER_FLATTEN] = XO_NET_FLATTEN,
+		    [XO_LAYER_DROPOUT] = XO_NET_DROPOUT,
+		    [XO_LAYER_DENSE] = XO_NET_DENSE,
+		};
+		const struct layer *l = &m->layers[i];
+
+		m->net_layers[i] = (struct xo_net_layer){
+		    .kind = kinds[l->s.kind],
+		    .in_len = l->s.in_len,
+		    .in_ch = l->s.in_ch,
+		    .out_len = l->s.out_len,
+		    .out_ch = l->s.out_ch,
+		    .w_off = l->s.w_ndim ? l->w_off : -1,
+		    .b_off = l->s.w_ndim && l->s.b_count ? l->b_off : -1,
+		    .need_dx = l->need_dx,
+		};
+	}
 	m->in_size = m->spec.in_len * m->spec.in_ch;
 	m->classes = m->layers[m->nlayers - 1].s.out_len * m->layers[m->nlayers - 1].s.out_ch;
 	st = params_alloc(m);
@@ -820,27 +851,8 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	if (!m->fuse || m->profiling || !ifc->net_fits ||
 	    !(training ? ifc->net_train_step : ifc->net_forward))
 		return false;
-	for (int i = 0; i < m->nlayers; i++) {
-		const struct layer *l = &m->layers[i];
-		struct xo_net_layer *nl = &m->net_layers[i];
-		static const enum xo_net_kind kinds[] = {
-		    [XO_LAYER_CONV1D] = XO_NET_CONV1D,
-		    [XO_LAYER_MAX_POOLING1D] = XO_NET_MAX_POOLING1D,
-		    [XO_LAYER_FLATTEN] = XO_NET_FLATTEN,
-		    [XO_LAYER_DROPOUT] = XO_NET_DROPOUT,
-		    [XO_LAYER_DENSE] = XO_NET_DENSE,
-		};
-
-		nl->kind = kinds[l->s.kind];
-		nl->p = layer_params(m, i, training);
-		nl->in_len = l->s.in_len;
-		nl->in_ch = l->s.in_ch;
-		nl->out_len = l->s.out_len;
-		nl->out_ch = l->s.out_ch;
-		nl->w_off = l->s.w_ndim ? l->w_off : -1;
-		nl->b_off = l->s.w_ndim && l->s.b_count ? l->b_off : -1;
-		nl->need_dx = l->need_dx;
-	}
+	for (int i = 0; i < m->nlayers; i++)
+		m->net_layers[i].p = layer_params(m, i, training);
 	*net = (struct xo_net){
 	    .nlayers = m->nlayers,
 	    .layers = m->net_layers,
@@ -862,7 +874,19 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	};
 	net->adam.size = m->nparams;
 	net->adam.iteration = m->iteration + 1;
-	return ifc->net_fits(m->be, net);
+	if (!m->fits.valid || m->fits.n != net->n || m->fits.training != training ||
+	    m->fits.x != x || m->fits.x_elems != x->nelem || m->fits.index != !!index ||
+	    m->fits.t != !!t) {
+		m->fits.valid = true;
+		m->fits.n = net->n;
+		m->fits.training = training;
+		m->fits.x = x;
+		m->fits.x_elems = x->nelem;
+		m->fits.index = index;
+		m->fits.t = t;
+		m->fits.fits = ifc->net_fits(m->be, net);
+	}
+	return m->fits.fits;
 }
 
 /* Forward of the current plan (inference), with metrics into loss / correct

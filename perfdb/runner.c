@@ -516,6 +516,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		struct device *D = &dev[d];
 		bool is_ref = !strcmp(devs[d], "ref");
 		int64_t ref_cap = o->quick ? 64 : 512;
+		uint64_t model_version = 0; /* hash of the model sources, 0 until needed */
 
 		snprintf(D->spec, sizeof(D->spec), "%s", devs[d]);
 		snprintf(D->label, sizeof(D->label), "%s", devs[d]);
@@ -579,9 +580,12 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 				info->batch = batch;
 				snprintf(info->params, sizeof(info->params), "model=%s batch=%lld",
 				         model_name, (long long)batch);
+				/* hashed once per device, and only if a benchmark needs it */
+				if (!model_version)
+					model_version = hash_dir(model_hash,
+					                         backend_dir(D->label));
 				snprintf(info->version, sizeof(info->version), "%016llx",
-				         (unsigned long long)hash_dir(model_hash,
-				                                      backend_dir(D->label)));
+				         (unsigned long long)model_version);
 				nb++;
 			}
 		}

@@ -509,7 +509,7 @@ static void test_golden_predict(void **state)
 }
 
 struct loss_log {
-	double loss[64], accuracy[64];
+	double loss[64], accuracy[64], val_loss[64];
 	int n;
 };
 
@@ -520,6 +520,7 @@ static void log_epoch(void *user, const struct xo_epoch_log *log)
 	if (l->n < 64) {
 		l->loss[l->n] = log->loss;
 		l->accuracy[l->n] = log->accuracy;
+		l->val_loss[l->n] = log->val_loss;
 		l->n++;
 	}
 }
@@ -621,17 +622,24 @@ static void test_golden_train(void **state)
 
 /* ---- runtime properties ------------------------------------------------ */
 
-/* A seed-like data set: n samples of 29 uniform values, 12 one-hot classes. */
-static void seed_like(int64_t n, uint64_t seed, float **x, float **y)
+/* A seed-like data set: n samples of in uniform values in [0, 1), one-hot
+ * labels over cls classes. */
+static void random_set(int64_t n, uint64_t seed, int64_t in, int64_t cls, float **x, float **y)
 {
-	*x = malloc(sizeof(float) * (size_t)(n * 29));
-	*y = calloc((size_t)(n * 12), sizeof(float));
+	*x = malloc(sizeof(float) * (size_t)(n * in));
+	*y = calloc((size_t)(n * cls), sizeof(float));
 	assert_non_null(*x);
 	assert_non_null(*y);
-	for (int64_t i = 0; i < n * 29; i++)
+	for (int64_t i = 0; i < n * in; i++)
 		(*x)[i] = xo_philox_uniform(seed, 7, 0, (uint64_t)i);
 	for (int64_t i = 0; i < n; i++)
-		(*y)[i * 12 + (xo_philox_u32(seed, 7, 1, (uint64_t)i) % 12)] = 1.0f;
+		(*y)[i * cls + (xo_philox_u32(seed, 7, 1, (uint64_t)i) % (uint32_t)cls)] = 1.0f;
+}
+
+/* The seed model's shape: 29 values, 12 classes. */
+static void seed_like(int64_t n, uint64_t seed, float **x, float **y)
+{
+	random_set(n, seed, 29, 12, x, y);
 }
 
 /*
@@ -706,28 +714,12 @@ static void test_same_run_every_backend(void **state)
  * weights 2 * 8 u K_path; epoch and validation losses the bound of
  * test_same_run_every_backend; evaluate 2 * 2 exp(l) 8 u K_path.
  */
-struct val_log {
-	double loss[8], val_loss[8];
-	int n;
-};
-
-static void log_val(void *user, const struct xo_epoch_log *log)
-{
-	struct val_log *l = user;
-
-	if (l->n < 8) {
-		l->loss[l->n] = log->loss;
-		l->val_loss[l->n] = log->val_loss;
-		l->n++;
-	}
-}
-
 static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
 {
 	const int64_t n = 300, batch = 64, npred = 70;
 	struct xo_fit_options o = xo_fit_options_default();
 	struct xo_model *m[2];
-	struct val_log log[2];
+	struct loss_log log[2];
 	double k_path, k_grad, eta, tol_p, tol_l, ev_loss[2], ev_acc[2];
 	float *x, *y, *p[2];
 	int64_t in, cls;
@@ -752,15 +744,10 @@ static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
 	              xo_model_fused(m[1], true) ? "yes" : "no");
 	in = xo_model_input_size(m[0]);
 	cls = xo_model_classes(m[0]);
-	x = malloc(sizeof(float) * (size_t)(n * in));
-	y = calloc((size_t)(n * cls), sizeof(float));
+	random_set(n, 13, in, cls, &x, &y);
 	p[0] = malloc(sizeof(float) * (size_t)(npred * cls));
 	p[1] = malloc(sizeof(float) * (size_t)(npred * cls));
-	assert_true(x && y && p[0] && p[1]);
-	for (int64_t i = 0; i < n * in; i++)
-		x[i] = 2.0f * xo_philox_uniform(13, 7, 0, (uint64_t)i) - 1.0f;
-	for (int64_t i = 0; i < n; i++)
-		y[i * cls + (int64_t)(xo_philox_u32(13, 7, 1, (uint64_t)i) % (uint32_t)cls)] = 1.0f;
+	assert_true(p[0] && p[1]);
 
 	/* initial weights: predictions at batch 32 (partial last batch) */
 	tol_p = 2.0 * 8.0 * U32 * k_path;
@@ -784,7 +771,7 @@ static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
 	eta = 8.0 * U32 * (k_path + k_grad);
 	tol_l = 2.0 * (2.0 * exp(2.6) * 8.0 * U32 * k_path + steps * LR * 2.0 * eta);
 	for (int f = 0; f < 2; f++)
-		if (xo_model_fit(m[f], x, y, n, &o, log_val, &log[f]))
+		if (xo_model_fit(m[f], x, y, n, &o, log_epoch, &log[f]))
 			fail_msg("fit: %s", xo_last_error());
 	for (int e = 0; e < 2; e++) {
 		double d = fabs(log[1].loss[e] - log[0].loss[e]);

@@ -77,17 +77,38 @@ inline void xo_softmax_row(__global float *r, int n)
 
 /* Sum of v over the XO_RED_WG work-items of a work-group (local id lid),
  * pairwise in the group's local scratch part: the same order on every run.
- * Every work-item of the group must call it; the sum is valid in lid 0. */
-inline float xo_group_sum(__local float *part, int lid, float v)
-{
-	part[lid] = v;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int h = XO_RED_WG / 2; h > 0; h >>= 1) {
-		if (lid < h)
-			part[lid] += part[lid + h];
-		barrier(CLK_LOCAL_MEM_FENCE);
+ * Every work-item of the group must call it; the sum is valid in lid 0.
+ * Stamped out for float (xo_group_sum) and int (xo_group_sum_int). */
+#define XO_GROUP_SUM_FN(type, name)                              \
+	inline type name(__local type *part, int lid, type v)    \
+	{                                                        \
+		part[lid] = v;                                   \
+		barrier(CLK_LOCAL_MEM_FENCE);                    \
+		for (int h = XO_RED_WG / 2; h > 0; h >>= 1) {    \
+			if (lid < h)                             \
+				part[lid] += part[lid + h];      \
+			barrier(CLK_LOCAL_MEM_FENCE);            \
+		}                                                \
+		return part[0];                                  \
 	}
-	return part[0];
+
+XO_GROUP_SUM_FN(float, xo_group_sum)
+XO_GROUP_SUM_FN(int, xo_group_sum_int)
+
+/* The end of the work-group dw+db kernels (conv.cl, dense.cl), one group g per
+ * output: sums v over the group (xo_group_sum) and lid 0 stores it into
+ * dw[g] for g < nw, else into db[g - nw] when has_db. */
+inline void xo_group_store_dw_db(__local float *part, int lid, float v, int g, int nw,
+				 __global float *dw, int dwo, __global float *db, int dbo,
+				 int has_db)
+{
+	v = xo_group_sum(part, lid, v);
+	if (lid != 0)
+		return;
+	if (g < nw)
+		dw[dwo + g] = v;
+	else if (has_db)
+		db[dbo + g - nw] = v;
 }
 
 /* One Adam step (Keras 3) of element i with gradient gi, updating w, m and v

@@ -39,6 +39,23 @@ __kernel void xo_cl_conv1d_fwd(__global const float *x, int xo, __global const f
 	y[yo + (n * out + o) * filters + f] = xo_act(acc, act);
 }
 
+/* The output o whose tap k lands on input position l (o*stride - pad + k*dil
+ * == l), or -1 when there is none in [0, out). Shared with the fused net
+ * (net.cl). */
+inline int xo_conv_tap_out(int l, int k, int stride, int dil, int pad, int out)
+{
+	int t = l + pad - k * dil;
+
+	if (t < 0)
+		return -1;
+	if (stride != 1) { /* stride 1, the common case, needs no division */
+		if (t % stride)
+			return -1;
+		t /= stride;
+	}
+	return t < out ? t : -1;
+}
+
 /* One work-item per dx[n][l][c], 3-D range (c, l, n): a gather over the
  * (k, o) pairs whose tap lands on l, so no atomics. */
 __kernel void xo_cl_conv1d_bwd_dx(__global const float *w, int wo, __global const float *y,
@@ -52,19 +69,10 @@ __kernel void xo_cl_conv1d_bwd_dx(__global const float *w, int wo, __global cons
 	if (c >= ch || l >= len || n >= batch)
 		return;
 	for (int k = 0; k < ksize; k++) {
-		int t = l + pad - k * dil;
-		int o, row;
+		int o = xo_conv_tap_out(l, k, stride, dil, pad, out);
+		int row;
 
-		if (t < 0)
-			continue;
-		if (stride == 1) { /* the common case, without a division */
-			o = t;
-		} else {
-			if (t % stride)
-				continue;
-			o = t / stride;
-		}
-		if (o >= out)
+		if (o < 0)
 			continue;
 		row = (n * out + o) * filters;
 		for (int f = 0; f < filters; f++)
@@ -153,13 +161,7 @@ xo_cl_conv1d_bwd_dw__wg(__global const float *x, int xo, __global const float *y
 		for (int t = lid; t < terms; t += XO_RED_WG)
 			acc += xo_act_grad(y[yo + t * filters + f], dy[dyo + t * filters + f], act);
 	}
-	acc = xo_group_sum(part, lid, acc);
-	if (lid == 0) {
-		if (g < nw)
-			dw[dwo + g] = acc;
-		else if (has_db)
-			db[dbo + g - nw] = acc;
-	}
+	xo_group_store_dw_db(part, lid, acc, g, nw, dw, dwo, db, dbo, has_db);
 }
 
 /*

@@ -154,13 +154,7 @@ xo_cl_dense_bwd_dw__wg(__global const float *x, int xo, __global const float *y,
 
 		acc += g < nw ? x[xo + n * ch + g / units] * d : d;
 	}
-	acc = xo_group_sum(part, lid, acc);
-	if (lid == 0) {
-		if (g < nw)
-			dw[dwo + g] = acc;
-		else if (has_db)
-			db[dbo + g - nw] = acc;
-	}
+	xo_group_store_dw_db(part, lid, acc, g, nw, dw, dwo, db, dbo, has_db);
 }
 
 /* Split variant of xo_cl_dense_bwd_dw (see xo_cl_conv1d_bwd_dw__split):

@@ -9,6 +9,41 @@
 
 #define XO_CE_EPS 1e-7f
 
+/*
+ * One row's cross-entropy, -sum_j t[j] * log(clip(p[j] / rowsum(p), eps,
+ * 1 - eps)), and its first maximum; the ops below and the fused net (net.cl)
+ * share them, so both sum in the same order. OpenCL 1.2 has no generic
+ * address space: each is stamped out for __global rows (suffix _g) and
+ * __local rows (_l).
+ */
+#define XO_ROW_FNS(as, sfx)                                                        \
+	inline float xo_row_ce_##sfx(as const float *p, as const float *t, int ch) \
+	{                                                                          \
+		float s = 0.0f, row = 0.0f;                                        \
+                                                                                   \
+		for (int j = 0; j < ch; j++)                                       \
+			s += p[j];                                                 \
+		for (int j = 0; j < ch; j++) {                                     \
+			float q = clamp(p[j] / s, XO_CE_EPS, 1.0f - XO_CE_EPS);    \
+                                                                                   \
+			row -= t[j] * log(q);                                      \
+		}                                                                  \
+		return row;                                                        \
+	}                                                                          \
+                                                                                   \
+	inline int xo_row_argmax_##sfx(as const float *r, int ch)                 \
+	{                                                                          \
+		int best = 0;                                                      \
+                                                                                   \
+		for (int j = 1; j < ch; j++)                                       \
+			if (r[j] > r[best])                                        \
+				best = j;                                          \
+		return best;                                                       \
+	}
+
+XO_ROW_FNS(__global, g)
+XO_ROW_FNS(__local, l)
+
 /* loss[0] = mean_n -sum_j t * log(clip(p / rowsum(p), eps, 1 - eps)) (Keras). */
 __kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
 xo_cl_categorical_crossentropy_fwd(__global const float *p, int po, __global const float *t,
@@ -18,20 +53,8 @@ xo_cl_categorical_crossentropy_fwd(__global const float *p, int po, __global con
 	int lid = get_local_id(0);
 	float acc = 0.0f;
 
-	for (int n = lid; n < batch; n += XO_RED_WG) {
-		__global const float *pr = p + po + n * ch;
-		__global const float *tr = t + to + n * ch;
-		float s = 0.0f, row = 0.0f;
-
-		for (int j = 0; j < ch; j++)
-			s += pr[j];
-		for (int j = 0; j < ch; j++) {
-			float q = clamp(pr[j] / s, XO_CE_EPS, 1.0f - XO_CE_EPS);
-
-			row -= tr[j] * log(q);
-		}
-		acc += row;
-	}
+	for (int n = lid; n < batch; n += XO_RED_WG)
+		acc += xo_row_ce_g(p + po + n * ch, t + to + n * ch, ch);
 	acc = xo_group_sum(part, lid, acc);
 	if (lid == 0)
 		loss[lo] = acc / (float)batch;
@@ -48,17 +71,6 @@ __kernel void xo_cl_categorical_crossentropy_bwd(__global const float *p, int po
 		dz[dzo + i] = (p[po + i] - t[to + i]) / (float)batch;
 }
 
-/* First maximum of a row. */
-inline int xo_row_argmax(__global const float *r, int ch)
-{
-	int best = 0;
-
-	for (int j = 1; j < ch; j++)
-		if (r[j] > r[best])
-			best = j;
-	return best;
-}
-
 /* idx[n] = argmax p[n]; correct[0] = count of argmax p == argmax t (float). */
 __kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
 xo_cl_accuracy_fwd(__global const float *p, int po, __global const float *t, int to,
@@ -69,18 +81,12 @@ xo_cl_accuracy_fwd(__global const float *p, int po, __global const float *t, int
 	int hits = 0;
 
 	for (int n = lid; n < batch; n += XO_RED_WG) {
-		int a = xo_row_argmax(p + po + n * ch, ch);
+		int a = xo_row_argmax_g(p + po + n * ch, ch);
 
 		idx[io + n] = a;
-		hits += a == xo_row_argmax(t + to + n * ch, ch);
+		hits += a == xo_row_argmax_g(t + to + n * ch, ch);
 	}
-	part[lid] = hits;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int h = XO_RED_WG / 2; h > 0; h >>= 1) {
-		if (lid < h)
-			part[lid] += part[lid + h];
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
+	hits = xo_group_sum_int(part, lid, hits);
 	if (lid == 0)
-		correct[co] = (float)part[0];
+		correct[co] = (float)hits;
 }

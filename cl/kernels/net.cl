@@ -106,27 +106,6 @@ inline void xo_net_dropout(__local const float *src, __local float *dst, int i, 
 		}                                                                           \
 	} while (0)
 
-/* The first maximum of pooling window o of channel c (xo_pool_argmax on a
- * local row); -1 when the window has no tap inside [0, len). */
-inline int xo_net_pool_argmax(__local const float *in, int len, int ch, int c, int pool,
-			      int stride, int pad, int o)
-{
-	int l0 = o * stride - pad, best = -1;
-	float m = 0.0f;
-
-	for (int j = 0; j < pool; j++) {
-		int l = l0 + j;
-
-		if (l < 0 || l >= len)
-			continue;
-		if (best < 0 || in[l * ch + c] > m) {
-			m = in[l * ch + c];
-			best = l;
-		}
-	}
-	return best;
-}
-
 /*
  * Row e / lid..: loads sample i's input row (through index when has_index)
  * into lm[0, in_size) and its label row into lm[t_loc, + classes) when t is
@@ -203,7 +182,7 @@ inline void xo_net_forward(__constant int *desc, int nl, __global const float *w
 			int o = lid / oc, c = lid - o * oc, d_o = wg / oc, d_c = wg - d_o * oc;
 
 			for (int e = lid; e < osz; e += wg) {
-				int b = xo_net_pool_argmax(in, len, ch, c, k, stride, pad, o);
+				int b = xo_pool_argmax_l(in + c, len, ch, k, stride, pad, o);
 
 				out[e] = b >= 0 ? in[b * ch + c] : 0.0f;
 				XO_NET_STEP(o, c, oc, d_o, d_c);
@@ -233,34 +212,13 @@ inline void xo_net_forward(__constant int *desc, int nl, __global const float *w
 	}
 }
 
-/* First maximum of a local row. */
-inline int xo_net_argmax(__local const float *r, int n)
-{
-	int best = 0;
-
-	for (int j = 1; j < n; j++)
-		if (r[j] > r[best])
-			best = j;
-	return best;
-}
-
-/* Sample i's cross-entropy (as xo_cl_categorical_crossentropy_fwd's row) and
- * correctness (as xo_cl_accuracy_fwd) into loss[i] and correct[i]; one
- * work-item calls it. */
+/* Sample i's cross-entropy and correctness (loss.cl's row helpers, as the
+ * ops compute them) into loss[i] and correct[i]; one work-item calls it. */
 inline void xo_net_sample_metrics(__local const float *p, __local const float *t, int classes,
 				  __global float *loss, __global float *correct, int i)
 {
-	float s = 0.0f, row = 0.0f;
-
-	for (int j = 0; j < classes; j++)
-		s += p[j];
-	for (int j = 0; j < classes; j++) {
-		float q = clamp(p[j] / s, XO_CE_EPS, 1.0f - XO_CE_EPS);
-
-		row -= t[j] * log(q);
-	}
-	loss[i] = row;
-	correct[i] = xo_net_argmax(p, classes) == xo_net_argmax(t, classes) ? 1.0f : 0.0f;
+	loss[i] = xo_row_ce_l(p, t, classes);
+	correct[i] = xo_row_argmax_l(p, classes) == xo_row_argmax_l(t, classes) ? 1.0f : 0.0f;
 }
 
 /*
@@ -420,18 +378,9 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 				float acc = 0.0f;
 
 				for (int kk = 0; kk < k; kk++) {
-					int tt = l + pad - kk * dil, o;
+					int o = xo_conv_tap_out(l, kk, stride, dil, pad, out);
 
-					if (tt < 0)
-						continue;
-					if (stride == 1) {
-						o = tt;
-					} else {
-						if (tt % stride)
-							continue;
-						o = tt / stride;
-					}
-					if (o >= out)
+					if (o < 0)
 						continue;
 					for (int f = 0; f < oc; f++)
 						acc += g[o * oc + f] * wk[(kk * ch + c) * oc + f];
@@ -446,17 +395,13 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 			int l = lid / ch, c = lid - l * ch, d_l = wg / ch, d_c = wg - d_l * ch;
 
 			for (int e = lid; e < isz; e += wg) {
-				int o_hi = (l + pad) / stride, o_lo;
+				int o_lo, o_hi;
 				float acc = 0.0f;
 
-				if (o_hi > out - 1)
-					o_hi = out - 1;
-				o_lo = o_hi;
-				while (o_lo > 0 && (o_lo - 1) * stride - pad + k - 1 >= l)
-					o_lo--;
+				xo_pool_windows(l, k, stride, pad, out, &o_lo, &o_hi);
 				for (int o = o_lo; o <= o_hi; o++)
 					if (o * stride - pad + k - 1 >= l &&
-					    xo_net_pool_argmax(in, len, ch, c, k, stride, pad, o) == l)
+					    xo_pool_argmax_l(in + c, len, ch, k, stride, pad, o) == l)
 						acc += g[o * oc + c];
 				dx[e] = acc;
 				XO_NET_STEP(l, c, ch, d_l, d_c);

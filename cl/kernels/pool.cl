@@ -5,25 +5,50 @@
  * first maximum (strict >), so forward and backward agree on the winner.
  */
 
-/* Position of the first maximum of window o (channel c of sample n). */
-inline int xo_pool_argmax(__global const float *xr, int len, int ch, int pool, int stride,
-			  int pad, int o)
-{
-	int l0 = o * stride - pad;
-	int best = -1;
-	float m = 0.0f;
-
-	for (int j = 0; j < pool; j++) {
-		int l = l0 + j;
-
-		if (l < 0 || l >= len)
-			continue;
-		if (best < 0 || xr[l * ch] > m) {
-			m = xr[l * ch];
-			best = l;
-		}
+/*
+ * Position of the first maximum of window o of a channel's strided row xr
+ * (xr[l * ch] is position l); -1 when the window has no tap inside [0, len).
+ * Shared with the fused net (net.cl); OpenCL 1.2 has no generic address
+ * space, so it is stamped out for __global rows (_g) and __local rows (_l).
+ */
+#define XO_POOL_ARGMAX_FN(as, sfx)                                                         \
+	inline int xo_pool_argmax_##sfx(as const float *xr, int len, int ch, int pool,     \
+					int stride, int pad, int o)                        \
+	{                                                                                  \
+		int l0 = o * stride - pad;                                                 \
+		int best = -1;                                                             \
+		float m = 0.0f;                                                            \
+                                                                                           \
+		for (int j = 0; j < pool; j++) {                                           \
+			int l = l0 + j;                                                    \
+                                                                                           \
+			if (l < 0 || l >= len)                                             \
+				continue;                                                  \
+			if (best < 0 || xr[l * ch] > m) {                                  \
+				m = xr[l * ch];                                            \
+				best = l;                                                  \
+			}                                                                  \
+		}                                                                          \
+		return best;                                                               \
 	}
-	return best;
+
+XO_POOL_ARGMAX_FN(__global, g)
+XO_POOL_ARGMAX_FN(__local, l)
+
+/* The windows o that may contain position l: o_hi by one division, o_lo by
+ * stepping down (few steps); the caller still checks that window o reaches l
+ * (o*stride - pad + pool - 1 >= l). Shared with the fused net (net.cl). */
+inline void xo_pool_windows(int l, int pool, int stride, int pad, int out, int *o_lo, int *o_hi)
+{
+	int hi = (l + pad) / stride, lo;
+
+	if (hi > out - 1)
+		hi = out - 1;
+	lo = hi;
+	while (lo > 0 && (lo - 1) * stride - pad + pool - 1 >= l)
+		lo--;
+	*o_lo = lo;
+	*o_hi = hi;
 }
 
 /* One work-item per y[n][o][c], 3-D range (c, o, n). */
@@ -37,7 +62,7 @@ __kernel void xo_cl_max_pooling1d_fwd(__global const float *x, int xo, __global 
 	if (c >= ch || o >= out || n >= batch)
 		return;
 	xr = x + xo + n * len * ch + c;
-	y[yo + (n * out + o) * ch + c] = xr[xo_pool_argmax(xr, len, ch, pool, stride, pad, o) * ch];
+	y[yo + (n * out + o) * ch + c] = xr[xo_pool_argmax_g(xr, len, ch, pool, stride, pad, o) * ch];
 }
 
 /* One work-item per dx[n][l][c], 3-D range (c, l, n): the sum of dy over the windows that contain
@@ -55,17 +80,11 @@ __kernel void xo_cl_max_pooling1d_bwd(__global const float *x, int xo, __global 
 	if (c >= ch || l >= len || n >= batch)
 		return;
 	xr = x + xo + n * len * ch + c;
-	/* Windows o with o*stride - pad <= l <= o*stride - pad + pool - 1:
-	 * o_hi by one division, o_lo by stepping down (few steps). */
-	o_hi = (l + pad) / stride;
-	if (o_hi > out - 1)
-		o_hi = out - 1;
-	o_lo = o_hi;
-	while (o_lo > 0 && (o_lo - 1) * stride - pad + pool - 1 >= l)
-		o_lo--;
+	/* Windows o with o*stride - pad <= l <= o*stride - pad + pool - 1. */
+	xo_pool_windows(l, pool, stride, pad, out, &o_lo, &o_hi);
 	for (int o = o_lo; o <= o_hi; o++)
 		if (o * stride - pad + pool - 1 >= l &&
-		    xo_pool_argmax(xr, len, ch, pool, stride, pad, o) == l)
+		    xo_pool_argmax_g(xr, len, ch, pool, stride, pad, o) == l)
 			acc += dy[dyo + (n * out + o) * ch + c];
 	dx[dxo + (n * len + l) * ch + c] = acc;
 }
