@@ -65,6 +65,15 @@ static inline int64_t min64(int64_t a, int64_t b)
 
 static const char *const isa_names[] = {"scalar", "avx2", "avx512"};
 
+/* The level named e (isa_names), -1 for none. */
+static int isa_parse(const char *e)
+{
+	for (int i = 0; i < XO_CPU_ISA_COUNT; i++)
+		if (!strcmp(e, isa_names[i]))
+			return i;
+	return -1;
+}
+
 static enum xo_cpu_isa isa_supported(void)
 {
 	__builtin_cpu_init();
@@ -82,10 +91,10 @@ enum xo_cpu_isa xo_cpu_isa_detect(void)
 	enum xo_cpu_isa best = isa_supported();
 	const char *e = getenv("XO_CPU_ISA");
 
-	if (e && *e)
-		for (int i = 0; i < XO_CPU_ISA_COUNT; i++)
-			if (!strcmp(e, isa_names[i]) && i <= (int)best)
-				return (enum xo_cpu_isa)i;
+	int i = e && *e ? isa_parse(e) : -1;
+
+	if (i >= 0 && i <= (int)best)
+		return (enum xo_cpu_isa)i;
 	return best;
 }
 
@@ -151,12 +160,9 @@ static enum xo_status cpu_init(struct xo_backend *be, const char *spec)
 	}
 	e = getenv("XO_CPU_ISA");
 	if (e && *e) {
-		int i;
+		int i = isa_parse(e);
 
-		for (i = 0; i < XO_CPU_ISA_COUNT; i++)
-			if (!strcmp(e, isa_names[i]))
-				break;
-		if (i == XO_CPU_ISA_COUNT)
+		if (i < 0)
 			return xo_error(XO_EINVAL, "cpu: XO_CPU_ISA='%s' must be scalar, avx2 or avx512",
 					e);
 		if (i > (int)isa_supported())
@@ -372,49 +378,54 @@ static void conv_fwd_task(void *arg, int t, int nt)
 	}
 }
 
-/* dz = d act(y) * dy for rows [r0, r1) into dz [rows][fp], zero padded. */
-static void conv_dz(const struct conv_job *j, int64_t r0, int64_t r1, float *dz)
+void xo_cpu_act_dz(const struct xo_cpu_kernels *k, int act, const float *y, const float *dy,
+		   float *dz, int64_t rows, int64_t f, int64_t fp)
 {
-	if (j->fp == j->f && j->act != XO_ACTIVATION_SOFTMAX) {
+	if (fp == f && act != XO_ACTIVATION_SOFTMAX) {
 		/* unpadded rows: one element-wise call over the whole block */
-		const float *y = j->y + r0 * j->f, *dy = j->dy + r0 * j->f;
-		int64_t cnt = (r1 - r0) * j->f;
+		int64_t cnt = rows * f;
 
-		if (j->act == XO_ACTIVATION_RELU)
-			j->k->relu_bwd(y, dy, dz, cnt);
-		else if (j->act == XO_ACTIVATION_SIGMOID)
-			j->k->sigmoid_bwd(y, dy, dz, cnt);
+		if (act == XO_ACTIVATION_RELU)
+			k->relu_bwd(y, dy, dz, cnt);
+		else if (act == XO_ACTIVATION_SIGMOID)
+			k->sigmoid_bwd(y, dy, dz, cnt);
 		else
 			memcpy(dz, dy, (size_t)cnt * sizeof(float));
 		return;
 	}
-	for (int64_t r = r0; r < r1; r++) {
-		const float *y = j->y + r * j->f, *dy = j->dy + r * j->f;
-		float *d = dz + (r - r0) * j->fp;
+	for (int64_t r = 0; r < rows; r++) {
+		const float *yr = y + r * f, *dyr = dy + r * f;
+		float *d = dz + r * fp;
 
-		switch (j->act) {
+		switch (act) {
 		case XO_ACTIVATION_RELU:
-			j->k->relu_bwd(y, dy, d, j->f);
+			k->relu_bwd(yr, dyr, d, f);
 			break;
 		case XO_ACTIVATION_SIGMOID:
-			j->k->sigmoid_bwd(y, dy, d, j->f);
+			k->sigmoid_bwd(yr, dyr, d, f);
 			break;
 		case XO_ACTIVATION_SOFTMAX: {
 			double dot = 0.0;
 
-			for (int64_t q = 0; q < j->f; q++)
-				dot += (double)dy[q] * (double)y[q];
-			for (int64_t q = 0; q < j->f; q++)
-				d[q] = (float)((double)y[q] * ((double)dy[q] - dot));
+			for (int64_t q = 0; q < f; q++)
+				dot += (double)dyr[q] * (double)yr[q];
+			for (int64_t q = 0; q < f; q++)
+				d[q] = (float)((double)yr[q] * ((double)dyr[q] - dot));
 			break;
 		}
 		default:
-			memcpy(d, dy, (size_t)j->f * sizeof(float));
+			memcpy(d, dyr, (size_t)f * sizeof(float));
 			break;
 		}
-		for (int64_t q = j->f; q < j->fp; q++)
+		for (int64_t q = f; q < fp; q++)
 			d[q] = 0.0f;
 	}
+}
+
+/* dz = d act(y) * dy for rows [r0, r1) into dz [rows][fp], zero padded. */
+static void conv_dz(const struct conv_job *j, int64_t r0, int64_t r1, float *dz)
+{
+	xo_cpu_act_dz(j->k, j->act, j->y + r0 * j->f, j->dy + r0 * j->f, dz, r1 - r0, j->f, j->fp);
 }
 
 /* Adds the columns g [cnt * out][kc] of samples [n0, n0 + cnt) into dx
@@ -566,15 +577,40 @@ static enum xo_status conv_setup(struct xo_cpu_ctx *c, const struct xo_params *p
 	return XO_OK;
 }
 
-/* Packs w [kc][f] into bp [kc][fp] and bias into [fp], zero padded. */
-static void pack_b(const struct conv_job *j, float *bp, float *biasp)
+void xo_cpu_pack(const float *w, const float *b, int64_t kc, int64_t f, int64_t fp, float *wp,
+		 float *bp)
 {
-	for (int64_t r = 0; r < j->kc; r++)
-		for (int64_t q = 0; q < j->fp; q++)
-			bp[r * j->fp + q] = q < j->f ? j->w[r * j->f + q] : 0.0f;
-	if (biasp)
-		for (int64_t q = 0; q < j->fp; q++)
-			biasp[q] = q < j->f ? j->b[q] : 0.0f;
+	for (int64_t r = 0; r < kc; r++) {
+		memcpy(wp + r * fp, w + r * f, (size_t)f * sizeof(float));
+		memset(wp + r * fp + f, 0, (size_t)(fp - f) * sizeof(float));
+	}
+	if (!b)
+		return;
+	memcpy(bp, b, (size_t)f * sizeof(float));
+	memset(bp + f, 0, (size_t)(fp - f) * sizeof(float));
+}
+
+void xo_cpu_pack_t(const float *w, int64_t kc, int64_t f, int64_t kcp, float *wt)
+{
+	for (int64_t q = 0; q < f; q++) {
+		for (int64_t r = 0; r < kc; r++)
+			wt[q * kcp + r] = w[r * f + q];
+		for (int64_t r = kc; r < kcp; r++)
+			wt[q * kcp + r] = 0.0f;
+	}
+}
+
+void xo_cpu_parts_sum(const struct xo_cpu_ctx *c, int nt, int64_t off, int64_t rows, int64_t f,
+		      int64_t fp, float *dst)
+{
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t q = 0; q < f; q++) {
+			float s = c->thr[0].p[off + r * fp + q];
+
+			for (int t = 1; t < nt; t++)
+				s += c->thr[t].p[off + r * fp + q];
+			dst[r * f + q] = s;
+		}
 }
 
 static bool use_blas(const struct conv_job *j, int64_t m)
@@ -644,7 +680,7 @@ static enum xo_status conv_fwd_common(struct xo_backend *be, const struct xo_op_
 		j.bp = j.w;
 		j.biasp = j.b;
 	} else {
-		pack_b(&j, c->shared.p, j.b ? c->shared.p + j.kc * j.fp : NULL);
+		xo_cpu_pack(j.w, j.b, j.kc, j.f, j.fp, c->shared.p, c->shared.p + j.kc * j.fp);
 		j.bp = c->shared.p;
 		j.biasp = j.b ? c->shared.p + j.kc * j.fp : NULL;
 	}
@@ -685,34 +721,13 @@ static enum xo_status conv_bwd_common(struct xo_backend *be, const struct xo_op_
 	if (st)
 		return st;
 	if (j.dx) {
-		float *wt = c->shared.p;
-
-		/* wt[q][r] = w[r][q]: [f][kcp], zero padded */
-		for (int64_t q = 0; q < j.f; q++) {
-			for (int64_t r = 0; r < j.kc; r++)
-				wt[q * j.kcp + r] = j.w[r * j.f + q];
-			for (int64_t r = j.kc; r < j.kcp; r++)
-				wt[q * j.kcp + r] = 0.0f;
-		}
-		j.wt = wt;
+		xo_cpu_pack_t(j.w, j.kc, j.f, j.kcp, c->shared.p);
+		j.wt = c->shared.p;
 	}
 	xo_cpu_threads_run(c->tp, nt, conv_bwd_task, &j);
-	for (int64_t r = 0; r < j.kc; r++)
-		for (int64_t q = 0; q < j.f; q++) {
-			float s = c->thr[0].p[j.off_dw + r * j.fp + q];
-
-			for (int t = 1; t < nt; t++)
-				s += c->thr[t].p[j.off_dw + r * j.fp + q];
-			j.dw[r * j.f + q] = s;
-		}
+	xo_cpu_parts_sum(c, nt, j.off_dw, j.kc, j.f, j.fp, j.dw);
 	if (j.db)
-		for (int64_t q = 0; q < j.f; q++) {
-			float s = c->thr[0].p[j.off_db + q];
-
-			for (int t = 1; t < nt; t++)
-				s += c->thr[t].p[j.off_db + q];
-			j.db[q] = s;
-		}
+		xo_cpu_parts_sum(c, nt, j.off_db, 1, j.f, j.fp, j.db);
 	return XO_OK;
 }
 
@@ -1237,16 +1252,25 @@ static void gather_task(void *arg, int t, int nt)
 		       (size_t)j->ch * sizeof(float));
 }
 
+enum xo_status xo_cpu_index_check(const int32_t *idx, int64_t n, int64_t rows)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (idx[i] < 0 || idx[i] >= rows)
+			return xo_error(XO_EINVAL, "gather: index[%" PRId64 "]=%d outside 0..%" PRId64,
+					i, idx[i], rows - 1);
+	return XO_OK;
+}
+
 static enum xo_status cpu_gather(struct xo_backend *be, const struct xo_op_args *a)
 {
 	struct xo_cpu_ctx *c = ctx_of(be);
 	struct gather_job j = {.x = xo_tensor_f32(a->src[0]), .idx = xo_tensor_i32(a->src[1]),
 			       .y = xo_tensor_f32(a->dst[0]), .batch = a->p.batch, .ch = a->p.ch};
 
-	for (int64_t n = 0; n < a->p.batch; n++)
-		if (j.idx[n] < 0 || j.idx[n] >= a->p.rows)
-			return xo_error(XO_EINVAL, "gather: index[%" PRId64 "]=%d outside 0..%" PRId64,
-					n, j.idx[n], a->p.rows - 1);
+	enum xo_status st = xo_cpu_index_check(j.idx, j.batch, a->p.rows);
+
+	if (st)
+		return st;
 	/* random rows from a large table: weighted like 32 multiply-adds a float */
 	xo_cpu_threads_run(c->tp, threads_for(c, j.batch * j.ch * 32, j.batch), gather_task, &j);
 	return XO_OK;

@@ -237,6 +237,23 @@ enum xo_status xo_cpu_scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int6
 double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch);
 /* Index of the first maximum of r[0..n) under `>`, as the accuracy op. */
 int64_t xo_cpu_argmax_row(const float *r, int64_t n);
+/* An error (XO_EINVAL, "gather: index[i]=v outside 0..rows-1") for the first
+ * of idx[0..n) outside [0, rows), as the gather op reports it. */
+enum xo_status xo_cpu_index_check(const int32_t *idx, int64_t n, int64_t rows);
+/* Packs kernel w [kc][f] into wp [kc][fp] and bias b [f] into bp [fp], zero
+ * padded (b NULL: bp untouched). */
+void xo_cpu_pack(const float *w, const float *b, int64_t kc, int64_t f, int64_t fp, float *wp,
+		 float *bp);
+/* Packs kernel w [kc][f] transposed into wt [f][kcp], zero padded. */
+void xo_cpu_pack_t(const float *w, int64_t kc, int64_t f, int64_t kcp, float *wt);
+/* dst [rows][f] = the sum, in thread order, of the first nt per-thread
+ * buffers' [rows][fp] blocks at float offset off. */
+void xo_cpu_parts_sum(const struct xo_cpu_ctx *c, int nt, int64_t off, int64_t rows, int64_t f,
+		      int64_t fp, float *dst);
+/* dz [rows][fp] (zero padded) = d act(y) * dy for y, dy [rows][f]; softmax
+ * per row in double. */
+void xo_cpu_act_dz(const struct xo_cpu_kernels *k, int act, const float *y, const float *dy,
+		   float *dz, int64_t rows, int64_t f, int64_t fp);
 /* Geometry of an im2col: samples x_stride floats apart, each len rows of ch
  * floats; out output rows of ks taps (stride s, dilation dil, padding pad). */
 struct xo_cpu_im2col {

@@ -36,7 +36,6 @@
  * summed in sample order after the tiles, as the categorical_crossentropy
  * op does.
  */
-#include <inttypes.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -387,6 +386,37 @@ static struct xo_cpu_net_conv_pool conv_pool_of(const struct net_step *s, const 
 	};
 }
 
+/* The pooling of one sample of step s, as the pool kernels take it (x and y
+ * set per sample). */
+static struct xo_cpu_pool pool_of(const struct net_step *s)
+{
+	return (struct xo_cpu_pool){
+	    .batch = 1,
+	    .len = s->need_in,
+	    .ch = s->in_ch,
+	    .out = s->need_out,
+	    .pool = s->ks,
+	    .stride = s->s,
+	    .pad = s->pad,
+	};
+}
+
+/* Loss terms and correct predictions of samples [s0, s0 + cnt), whose
+ * probabilities are in place, for part part. */
+static void tile_metrics(struct net_job *j, int part, int64_t s0, int64_t cnt)
+{
+	const int64_t classes = j->plan->classes;
+
+	for (int64_t n = 0; n < cnt; n++) {
+		const float *pr = j->probs + (s0 + n) * classes;
+		int64_t r = j->index ? j->index[s0 + n] : s0 + n;
+		const float *tr = j->t + r * classes;
+
+		j->rows[s0 + n] = xo_cpu_ce_row(pr, tr, classes);
+		j->correct[part] += xo_cpu_argmax_row(pr, classes) == xo_cpu_argmax_row(tr, classes);
+	}
+}
+
 /* Runs samples [s0, s0 + cnt) through every layer with scratch scr. */
 static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float *scr)
 {
@@ -436,23 +466,16 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 			step_gemm(k, s, &cur, cnt, col, dst);
 			break;
 		case XO_NET_MAX_POOLING1D: {
-			struct xo_cpu_pool p = {
-			    .batch = cnt,
-			    .len = s->need_in,
-			    .ch = s->in_ch,
-			    .out = s->need_out,
-			    .pool = s->ks,
-			    .stride = s->s,
-			    .pad = s->pad,
-			    .x = cur.p,
-			    .y = dst,
-			};
+			struct xo_cpu_pool p = pool_of(s);
 
 			if (cur.stride == s->need_in * s->in_ch) {
+				/* samples back to back: one call */
+				p.batch = cnt;
+				p.x = cur.p;
+				p.y = dst;
 				k->pool_fwd(&p);
 				break;
 			}
-			p.batch = 1;
 			for (int64_t n = 0; n < cnt; n++) {
 				p.x = cur.p + n * cur.stride;
 				p.y = dst + n * out.stride;
@@ -478,16 +501,8 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 			cb = -1;
 		cur = out;
 	}
-	if (!j->rows)
-		return;
-	for (int64_t n = 0; n < cnt; n++) {
-		const float *pr = j->probs + (s0 + n) * classes;
-		int64_t r = j->index ? j->index[s0 + n] : s0 + n;
-		const float *tr = j->t + r * classes;
-
-		j->rows[s0 + n] = xo_cpu_ce_row(pr, tr, classes);
-		j->correct[part] += xo_cpu_argmax_row(pr, classes) == xo_cpu_argmax_row(tr, classes);
-	}
+	if (j->rows)
+		tile_metrics(j, part, s0, cnt);
 }
 
 static void net_task(void *arg, int t, int nt)
@@ -508,6 +523,59 @@ static void net_task(void *arg, int t, int nt)
 
 static bool train_fits(const struct net_plan *pl, const struct xo_net *net);
 
+/*
+ * Fills the fields of j that a forward call and a training step share, for
+ * net with plan pl (tiles already sized), and *nt, the threads to run: one
+ * when the call's multiply-adds (the forward's times work) are too few to
+ * split. An index outside x's rows is the gather op's error.
+ */
+static enum xo_status job_init(struct net_job *j, struct xo_cpu_ctx *c, const struct net_plan *pl,
+			       const struct xo_net *net, int64_t work, int *nt)
+{
+	enum xo_status st;
+
+	memset(j, 0, sizeof(*j));
+	if (net->index) {
+		st = xo_cpu_index_check(xo_tensor_i32(net->index), net->n,
+					xo_tensor_dim(net->x, 0));
+		if (st)
+			return st;
+	}
+	j->c = c;
+	j->k = c->k;
+	j->nk = net_kernels(c);
+	j->plan = pl;
+	j->net = net;
+	j->x = xo_tensor_f32(net->x);
+	j->t = net->t ? xo_tensor_f32(net->t) : NULL;
+	j->index = net->index ? xo_tensor_i32(net->index) : NULL;
+	j->probs = xo_tensor_f32(net->probs);
+	j->n = net->n;
+	j->ntiles = (net->n + pl->tile - 1) / pl->tile;
+	atomic_init(&j->next, 0);
+	*nt = c->nthreads;
+	if (*nt > j->ntiles)
+		*nt = (int)j->ntiles;
+	if (net->n * pl->macs * work < NET_PAR_MIN)
+		*nt = 1;
+	return XO_OK;
+}
+
+/* The mean loss and the count of correct predictions of j's nt parts, in
+ * sample order (as the categorical_crossentropy op sums them). */
+static void job_metrics(const struct net_job *j, int nt)
+{
+	double total = 0.0;
+	int64_t correct = 0;
+
+	for (int64_t r = 0; r < j->n; r++)
+		total += j->rows[r];
+	for (int t = 0; t < nt; t++)
+		correct += j->correct[t];
+	xo_tensor_f32(j->net->loss)[0] = (float)(-total / (double)j->n);
+	xo_tensor_f32(j->net->correct)[0] = (float)correct;
+}
+
 /* ---- the hooks ----------------------------------------------------------------------- */
 
 bool xo_cpu_net_fits(struct xo_backend *be, const struct xo_net *net)
@@ -517,19 +585,6 @@ bool xo_cpu_net_fits(struct xo_backend *be, const struct xo_net *net)
 	if (!be || !be->ctx || !net)
 		return false;
 	return plan_make(be->ctx, net, &pl) && (!net->training || train_fits(&pl, net));
-}
-
-/* Packs kernel w [kc][f] and bias b [f] into [kc][np] and [np], zero padded. */
-static void pack(const struct net_step *s, const float *w, const float *b, float *dst)
-{
-	for (int64_t r = 0; r < s->kc; r++) {
-		memcpy(dst + r * s->np, w + r * s->out_ch, (size_t)s->out_ch * sizeof(float));
-		memset(dst + r * s->np + s->out_ch, 0, (size_t)(s->np - s->out_ch) * sizeof(float));
-	}
-	dst += s->kc * s->np;
-	memset(dst, 0, (size_t)s->np * sizeof(float));
-	if (b)
-		memcpy(dst, b, (size_t)s->out_ch * sizeof(float));
 }
 
 /* Points each conv1d/dense step's w and b at the parameters, or at their
@@ -550,8 +605,9 @@ static void bind_weights(struct net_plan *pl, const struct xo_net *net, float *b
 			s->b = b;
 			continue;
 		}
-		pack(s, params + l->w_off, b, base + s->pack_off);
 		s->w = base + s->pack_off;
+		xo_cpu_pack(params + l->w_off, b, s->kc, s->out_ch, s->np, base + s->pack_off,
+			    base + s->pack_off + s->kc * s->np);
 		s->b = b ? s->w + s->kc * s->np : NULL;
 	}
 }
@@ -561,38 +617,15 @@ enum xo_status xo_cpu_net_forward(struct xo_backend *be, const struct xo_net *ne
 	struct xo_cpu_ctx *c = be->ctx;
 	struct net_plan pl;
 	struct net_job j;
-	int64_t rows, per_thread, shared;
+	int64_t per_thread, shared;
 	enum xo_status st;
 	int nt;
 
 	if (!plan_make(c, net, &pl) || net->training)
 		return xo_error(XO_EINVAL, "cpu: net_forward on a net that does not fit");
-	rows = xo_tensor_dim(net->x, 0);
-	if (net->index)
-		for (int64_t i = 0; i < net->n; i++)
-			if (xo_tensor_i32(net->index)[i] < 0 ||
-			    xo_tensor_i32(net->index)[i] >= rows)
-				return xo_error(XO_EINVAL,
-				                "gather: index[%" PRId64 "]=%d outside 0..%" PRId64,
-				                i, xo_tensor_i32(net->index)[i], rows - 1);
-	memset(&j, 0, sizeof(j));
-	j.c = c;
-	j.k = c->k;
-	j.nk = net_kernels(c);
-	j.plan = &pl;
-	j.net = net;
-	j.x = xo_tensor_f32(net->x);
-	j.t = net->t ? xo_tensor_f32(net->t) : NULL;
-	j.index = net->index ? xo_tensor_i32(net->index) : NULL;
-	j.probs = xo_tensor_f32(net->probs);
-	j.n = net->n;
-	j.ntiles = (net->n + pl.tile - 1) / pl.tile;
-	atomic_init(&j.next, 0);
-	nt = c->nthreads;
-	if (nt > j.ntiles)
-		nt = (int)j.ntiles;
-	if (net->n * pl.macs < NET_PAR_MIN)
-		nt = 1;
+	st = job_init(&j, c, &pl, net, 1, &nt);
+	if (st)
+		return st;
 
 	/* shared: packed kernels, then the loss terms (doubles, 64-byte aligned) */
 	shared = pl.pack + (net->t ? 2 * net->n : 0);
@@ -604,17 +637,8 @@ enum xo_status xo_cpu_net_forward(struct xo_backend *be, const struct xo_net *ne
 	if (net->t)
 		j.rows = (double *)(void *)(c->shared.p + pl.pack);
 	xo_cpu_threads_run(c->tp, nt, net_task, &j);
-	if (net->t) {
-		double total = 0.0;
-		int64_t correct = 0;
-
-		for (int64_t r = 0; r < net->n; r++)
-			total += j.rows[r];
-		for (int t = 0; t < nt; t++)
-			correct += j.correct[t];
-		xo_tensor_f32(net->loss)[0] = (float)(-total / (double)net->n);
-		xo_tensor_f32(net->correct)[0] = (float)correct;
-	}
+	if (net->t)
+		job_metrics(&j, nt);
 	return XO_OK;
 }
 
@@ -670,47 +694,6 @@ static void train_dropout(const struct train_job *j, int i, int64_t s0, int64_t 
 			                l->p.layer, j->drop_thr[i], j->drop_scale[i],
 			                mask + n * count);
 	}
-}
-
-/* dz [rows][np] (zero padded) = d act(y) * dy for rows of ch. */
-static void train_dz(const struct xo_cpu_kernels *k, int act, const float *y, const float *dy,
-                     float *dz, int64_t rows, int64_t ch, int64_t np)
-{
-	if (np == ch) {
-		if (act == XO_ACTIVATION_RELU)
-			k->relu_bwd(y, dy, dz, rows * ch);
-		else if (act == XO_ACTIVATION_SIGMOID)
-			k->sigmoid_bwd(y, dy, dz, rows * ch);
-		else
-			memcpy(dz, dy, (size_t)(rows * ch) * sizeof(float));
-		return;
-	}
-	for (int64_t r = 0; r < rows; r++) {
-		float *d = dz + r * np;
-
-		if (act == XO_ACTIVATION_RELU)
-			k->relu_bwd(y + r * ch, dy + r * ch, d, ch);
-		else if (act == XO_ACTIVATION_SIGMOID)
-			k->sigmoid_bwd(y + r * ch, dy + r * ch, d, ch);
-		else
-			memcpy(d, dy + r * ch, (size_t)ch * sizeof(float));
-		memset(d + ch, 0, (size_t)(np - ch) * sizeof(float));
-	}
-}
-
-/* The pooling of one sample of step s, as the pool kernels take it (x and y
- * set per sample). */
-static struct xo_cpu_pool pool_of(const struct net_step *s)
-{
-	return (struct xo_cpu_pool){
-	    .batch = 1,
-	    .len = s->need_in,
-	    .ch = s->in_ch,
-	    .out = s->need_out,
-	    .pool = s->ks,
-	    .stride = s->s,
-	    .pad = s->pad,
-	};
 }
 
 static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, float *scr,
@@ -809,6 +792,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 	}
 
 	/* loss terms, accuracy, and dz = (p - t) / n of the last layer */
+	tile_metrics(&j->f, part, s0, cnt);
 	for (int64_t n = 0; n < cnt; n++) {
 		const float *pr = j->f.probs + (s0 + n) * classes;
 		int64_t r = j->f.index ? j->f.index[s0 + n] : s0 + n;
@@ -816,8 +800,6 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		const struct net_step *s = &pl->st[nl - 1];
 		float *d = dz + n * s->np;
 
-		j->f.rows[s0 + n] = xo_cpu_ce_row(pr, tr, classes);
-		j->f.correct[part] += xo_cpu_argmax_row(pr, classes) == xo_cpu_argmax_row(tr, classes);
 		for (int64_t c = 0; c < classes; c++)
 			d[c] = (float)(((double)pr[c] - (double)tr[c]) * j->inv_n);
 		for (int64_t c = classes; c < s->np; c++)
@@ -845,7 +827,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			};
 
 			if (i != nl - 1 && !s->pool_fused)
-				train_dz(k, s->act, out[i], gout, dz, m, s->out_ch, s->np);
+				xo_cpu_act_dz(k, s->act, out[i], gout, dz, m, s->out_ch, s->np);
 			if (l->b_off >= 0)
 				k->colsum(dz, m, s->np, sums + j->goff[i] + s->kc * s->np);
 			if (s->kind == XO_NET_DENSE)
@@ -970,17 +952,6 @@ static bool train_fits(const struct net_plan *pl, const struct xo_net *net)
 	return true;
 }
 
-/* Packs kernel w [kc][f] transposed into wt [f][kcp], zero padded. */
-static void pack_t(const struct net_step *s, const float *w, int64_t kcp, float *wt)
-{
-	for (int64_t q = 0; q < s->out_ch; q++) {
-		for (int64_t r = 0; r < s->kc; r++)
-			wt[q * kcp + r] = w[r * s->out_ch + q];
-		for (int64_t r = s->kc; r < kcp; r++)
-			wt[q * kcp + r] = 0.0f;
-	}
-}
-
 enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net *net)
 {
 	struct xo_cpu_ctx *c = be->ctx;
@@ -990,21 +961,13 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 	struct xo_op_args adam = {0};
 	const float *params;
 	float *grads;
-	int64_t rows, shared, per_thread, off, wt_off, per_sample;
+	int64_t shared, per_thread, off, wt_off, per_sample;
 	enum xo_status st;
 	int nt;
 
 	if (!plan_make(c, net, &pl) || !net->training || !train_fits(&pl, net) || !net->loss ||
 	    !net->correct)
 		return xo_error(XO_EINVAL, "cpu: net_train_step on a net that does not fit");
-	rows = xo_tensor_dim(net->x, 0);
-	if (net->index)
-		for (int64_t i = 0; i < net->n; i++)
-			if (xo_tensor_i32(net->index)[i] < 0 ||
-			    xo_tensor_i32(net->index)[i] >= rows)
-				return xo_error(XO_EINVAL,
-				                "gather: index[%" PRId64 "]=%d outside 0..%" PRId64,
-				                i, xo_tensor_i32(net->index)[i], rows - 1);
 	memset(j, 0, sizeof(*j));
 
 	/* per-sample layout of a tile's scratch, the parts' sums, packed kernels */
@@ -1053,23 +1016,11 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 			shared += round_up(pl.st[i].out_ch * j->kcp[i], 16);
 	shared += 2 * net->n;
 
-	j->f.c = c;
-	j->f.k = c->k;
-	j->f.nk = net_kernels(c);
-	j->f.plan = &pl;
-	j->f.net = net;
-	j->f.x = xo_tensor_f32(net->x);
-	j->f.t = xo_tensor_f32(net->t);
-	j->f.index = net->index ? xo_tensor_i32(net->index) : NULL;
-	j->f.probs = xo_tensor_f32(net->probs);
-	j->f.n = net->n;
-	j->f.ntiles = (net->n + pl.tile - 1) / pl.tile;
+	/* forward, dx and dw: about three times the forward's multiply-adds */
+	st = job_init(&j->f, c, &pl, net, 3, &nt);
+	if (st)
+		return st;
 	j->inv_n = 1.0 / (double)net->n;
-	nt = c->nthreads;
-	if (nt > j->f.ntiles)
-		nt = (int)j->f.ntiles;
-	if (net->n * pl.macs * 3 < NET_PAR_MIN)
-		nt = 1;
 	j->nt = nt;
 	per_thread = j->part_floats + pl.tile * per_sample;
 	st = xo_cpu_scratch_reserve(c, shared, per_thread, nt);
@@ -1085,7 +1036,8 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
 			continue;
 		if (l->need_dx) {
-			pack_t(s, params + l->w_off, j->kcp[i], c->shared.p + wt_off);
+			xo_cpu_pack_t(params + l->w_off, s->kc, s->out_ch, j->kcp[i],
+				      c->shared.p + wt_off);
 			j->wt[i] = c->shared.p + wt_off;
 			wt_off += round_up(s->out_ch * j->kcp[i], 16);
 		}
@@ -1101,34 +1053,12 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 
 		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
 			continue;
-		for (int64_t r = 0; r <= s->kc; r++) {
-			float *dst = r < s->kc       ? grads + l->w_off + r * s->out_ch
-			             : l->b_off >= 0 ? grads + l->b_off
-			                             : NULL;
-
-			if (!dst)
-				continue;
-			for (int64_t q = 0; q < s->out_ch; q++) {
-				int64_t at = j->goff[i] + r * s->np + q;
-				float v = c->thr[0].p[at];
-
-				for (int t = 1; t < nt; t++)
-					v += c->thr[t].p[at];
-				dst[q] = v;
-			}
-		}
+		xo_cpu_parts_sum(c, nt, j->goff[i], s->kc, s->out_ch, s->np, grads + l->w_off);
+		if (l->b_off >= 0)
+			xo_cpu_parts_sum(c, nt, j->goff[i] + s->kc * s->np, 1, s->out_ch, s->np,
+					 grads + l->b_off);
 	}
-	{
-		double total = 0.0;
-		int64_t correct = 0;
-
-		for (int64_t r = 0; r < net->n; r++)
-			total += j->f.rows[r];
-		for (int t = 0; t < nt; t++)
-			correct += j->f.correct[t];
-		xo_tensor_f32(net->loss)[0] = (float)(-total / (double)net->n);
-		xo_tensor_f32(net->correct)[0] = (float)correct;
-	}
+	job_metrics(&j->f, nt);
 
 	/* Adam over every parameter: the backend's op */
 	adam.p = net->adam;

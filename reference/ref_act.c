@@ -14,6 +14,13 @@ double xo_ref_sigmoid(double x)
 	return 1.0 / (1.0 + exp(-x));
 }
 
+double xo_ref_relu(double x)
+{
+	if (x > 0.0 || isnan(x))
+		return x;
+	return 0.0;
+}
+
 double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_ref_src dy,
 		       int64_t row, int64_t j, int64_t n)
 {
@@ -39,21 +46,28 @@ static int64_t act_elems(const struct xo_params *p)
 	return p->batch * p->len * p->ch;
 }
 
-/* relu fwd: y = x if x > 0, NaN stays NaN, else +0. mag |y|. */
-enum xo_status xo_ref_relu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
-				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+/* Shared by relu and sigmoid forward: src {x}, dst {y}, y = fn(x)
+ * element-wise, mag |y|. */
+static enum xo_status act_fwd(double (*fn)(double), const struct xo_params *p,
+			      const struct xo_ref_src *src, const struct xo_ref_dst *dst,
+			      const struct xo_ref_dst *mag)
 {
 	int64_t total = act_elems(p);
 
 	for (int64_t k = 0; k < total; k++) {
-		double v = xo_ref_ld(src[0], k);
+		double v = fn(xo_ref_ld(src[0], k));
 
-		if (!(v > 0.0) && !isnan(v))
-			v = 0.0;
 		xo_ref_st(dst[0], k, v);
 		xo_ref_st(mag[0], k, fabs(v));
 	}
 	return XO_OK;
+}
+
+/* relu fwd: y = x if x > 0, NaN stays NaN, else +0. mag |y|. */
+enum xo_status xo_ref_relu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(xo_ref_relu, p, src, dst, mag);
 }
 
 /* Shared by the three activations' backward: src {y, dy}, dst {dx}, dx =
@@ -98,15 +112,7 @@ enum xo_status xo_ref_relu_bwd_math(const struct xo_params *p, const struct xo_r
 enum xo_status xo_ref_sigmoid_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
 				       const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
-	int64_t total = act_elems(p);
-
-	for (int64_t k = 0; k < total; k++) {
-		double v = xo_ref_sigmoid(xo_ref_ld(src[0], k));
-
-		xo_ref_st(dst[0], k, v);
-		xo_ref_st(mag[0], k, fabs(v));
-	}
-	return XO_OK;
+	return act_fwd(xo_ref_sigmoid, p, src, dst, mag);
 }
 
 /* sigmoid bwd: dx = dy * y * (1 - y). */

@@ -70,14 +70,6 @@ static double conv_pre(const struct conv *c, struct xo_ref_src x, struct xo_ref_
 	return acc;
 }
 
-/* relu: NaN propagates (x > 0 is false for NaN, so it is passed on explicitly). */
-static double relu(double v)
-{
-	if (v > 0.0 || isnan(v))
-		return v;
-	return 0.0;
-}
-
 /*
  * conv1d forward: y[n][o][f] = act(pre(n, o, f)). Softmax is over the
  * filters of each (n, o) row, max-subtracted: m = the first maximum under
@@ -117,7 +109,7 @@ static enum xo_status conv_fwd(const struct conv *c, const struct xo_ref_src *sr
 				case XO_ACTIVATION_LINEAR:
 					break;
 				case XO_ACTIVATION_RELU:
-					v = relu(v);
+					v = xo_ref_relu(v);
 					break;
 				case XO_ACTIVATION_SIGMOID:
 					v = xo_ref_sigmoid(v);
@@ -230,43 +222,46 @@ static enum xo_status conv_bwd(const struct conv *c, const struct xo_ref_src *sr
 	return XO_OK;
 }
 
+/* conv_fwd or conv_bwd over the geometry of p, a conv1d's or (is_dense)
+ * a dense layer's, which is conv1d over one step with a kernel of one. */
+static enum xo_status conv_run(const struct xo_params *p, bool is_dense,
+			       enum xo_status (*fn)(const struct conv *, const struct xo_ref_src *,
+						    const struct xo_ref_dst *,
+						    const struct xo_ref_dst *),
+			       const struct xo_ref_src *src, const struct xo_ref_dst *dst,
+			       const struct xo_ref_dst *mag)
+{
+	struct xo_params q = *p;
+	struct conv c;
+	enum xo_status st;
+
+	if (is_dense) {
+		q.len = 1;
+		q.kernel_size = 1;
+		q.strides = 1;
+		q.dilation_rate = 1;
+		q.padding = XO_PADDING_VALID;
+		q.filters = p->units;
+	}
+	st = conv_init(&q, &c);
+	if (st)
+		return st;
+	return fn(&c, src, dst, mag);
+}
+
 /* conv1d fwd: src {x[batch][len][ch], w[kernel_size][ch][filters], b[filters]|NULL},
  * dst {y[batch][out][filters]}; out and padding by Keras rules (core geometry). */
 enum xo_status xo_ref_conv1d_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
 				      const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
-	struct conv c;
-	enum xo_status st = conv_init(p, &c);
-
-	if (st)
-		return st;
-	return conv_fwd(&c, src, dst, mag);
+	return conv_run(p, false, conv_fwd, src, dst, mag);
 }
 
 /* conv1d bwd: see conv_bwd. */
 enum xo_status xo_ref_conv1d_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
 				      const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
-	struct conv c;
-	enum xo_status st = conv_init(p, &c);
-
-	if (st)
-		return st;
-	return conv_bwd(&c, src, dst, mag);
-}
-
-/* Dense as conv1d over one step with a kernel of one. */
-static enum xo_status dense_init(const struct xo_params *p, struct conv *c)
-{
-	struct xo_params q = *p;
-
-	q.len = 1;
-	q.kernel_size = 1;
-	q.strides = 1;
-	q.dilation_rate = 1;
-	q.padding = XO_PADDING_VALID;
-	q.filters = p->units;
-	return conv_init(&q, c);
+	return conv_run(p, false, conv_bwd, src, dst, mag);
 }
 
 /* dense fwd: src {x[batch][ch], w[ch][units], b[units]|NULL}, dst {y[batch][units]};
@@ -274,12 +269,7 @@ static enum xo_status dense_init(const struct xo_params *p, struct conv *c)
 enum xo_status xo_ref_dense_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
 				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
-	struct conv c;
-	enum xo_status st = dense_init(p, &c);
-
-	if (st)
-		return st;
-	return conv_fwd(&c, src, dst, mag);
+	return conv_run(p, true, conv_fwd, src, dst, mag);
 }
 
 /* dense bwd: src {x, w, y, dy}, dst {dx|NULL, dw, db|NULL}, overwritten:
@@ -288,10 +278,5 @@ enum xo_status xo_ref_dense_fwd_math(const struct xo_params *p, const struct xo_
 enum xo_status xo_ref_dense_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
 				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
-	struct conv c;
-	enum xo_status st = dense_init(p, &c);
-
-	if (st)
-		return st;
-	return conv_bwd(&c, src, dst, mag);
+	return conv_run(p, true, conv_bwd, src, dst, mag);
 }

@@ -90,6 +90,8 @@ double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_re
 		       int64_t row, int64_t j, int64_t n);
 /* 1 / (1 + exp(-x)) in double. */
 double xo_ref_sigmoid(double x);
+/* x if x > 0, NaN stays NaN (x > 0 is false for it), else +0. */
+double xo_ref_relu(double x);
 
 /* The math of every op (ref_conv.c, ref_pool.c, ref_act.c, ref_shape.c,
  * ref_loss.c, ref_adam.c), and the backend kernels that wrap them (ref.c). */
