@@ -105,8 +105,17 @@ uint64_t xo_cl_now_ns(void);
 /* Records an event to be profiled later (takes ownership of ev). */
 enum xo_status xo_cl_track(struct xo_cl_ctx *c, cl_event ev, enum xo_cl_evkind kind, int op,
 			   int dir);
+/* Blocking write of bytes from src at byte off of buffer m, booked as h2d
+ * (enqueue time, then the event); what names the buffer in an error. */
+enum xo_status xo_cl_write_mem(struct xo_cl_ctx *c, cl_mem m, size_t off, size_t bytes,
+			       const void *src, const char *what);
 /* Temporary device buffer `slot` (0 or 1) of at least bytes, kept for reuse. */
 enum xo_status xo_cl_scratch(struct xo_cl_ctx *c, int slot, size_t bytes, cl_mem *out);
+
+/* Adam's step size of iteration p->iteration (Keras 3): lr_t = lr *
+ * sqrt(1 - b2^t) / (1 - b1^t), in double, then float; shared by the adam op
+ * and the fused network update so both round alike (cl_ops.c). */
+float xo_cl_adam_lr_t(const struct xo_params *p);
 
 /* The fused whole-network path (cl_net.c; struct xo_net in xo/backend.h). */
 bool xo_cl_net_fits(struct xo_backend *be, const struct xo_net *net);

@@ -31,7 +31,6 @@
  * stats.net_ns, never to an op's op_ns (per-layer profiling runs op by op).
  */
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,9 +399,7 @@ static enum xo_status net_prepare(struct xo_cl_ctx *c, const struct plan *pl, in
 	int nints = pl->nl * XO_NET_NF;
 	size_t bytes = (size_t)pl->scratch * 4;
 	enum xo_status st;
-	cl_event ev;
 	cl_int err;
-	uint64_t t0;
 
 	if (!s) {
 		s = calloc(1, sizeof(*s));
@@ -423,17 +420,11 @@ static enum xo_status net_prepare(struct xo_cl_ctx *c, const struct plan *pl, in
 	    memcmp(s->host[mode], pl->desc, sizeof(int) * (size_t)nints)) {
 		memcpy(s->host[mode], pl->desc, sizeof(int) * (size_t)nints);
 		s->nints[mode] = 0;
-		t0 = xo_cl_now_ns();
-		err =
-		    clEnqueueWriteBuffer(c->queue, s->desc[mode], CL_TRUE, 0,
-		                         sizeof(int) * (size_t)nints, s->host[mode], 0, NULL, &ev);
-		c->stats.enqueue_ns += xo_cl_now_ns() - t0;
-		if (err != CL_SUCCESS)
-			return xo_cl_fail("clEnqueueWriteBuffer(net layer table)", err);
-		s->nints[mode] = nints;
-		st = xo_cl_track(c, ev, XO_CL_EV_H2D, 0, 0);
+		st = xo_cl_write_mem(c, s->desc[mode], 0, sizeof(int) * (size_t)nints,
+		                     s->host[mode], "clEnqueueWriteBuffer(net layer table)");
 		if (st)
 			return st;
+		s->nints[mode] = nints;
 	}
 	if (s->scratch_bytes < bytes) {
 		if (bytes > c->max_alloc || c->used - s->scratch_bytes + bytes > c->global_mem)
@@ -456,6 +447,19 @@ static enum xo_status net_prepare(struct xo_cl_ctx *c, const struct plan *pl, in
 		c->used += bytes;
 	}
 	return XO_OK;
+}
+
+/*
+ * The plan of a fused run and its device state (net_prepare); fits: the
+ * run's own checks passed. what ("net_forward", "net_train_step") names the
+ * run in the error when the net does not fit.
+ */
+static enum xo_status net_begin(struct xo_cl_ctx *c, const struct xo_net *net, struct plan *pl,
+                                bool fits, const char *what)
+{
+	if (!fits || !plan_make(c, net, pl))
+		return xo_error(XO_EINVAL, "cl: %s: the net does not fit the fused path", what);
+	return net_prepare(c, pl, net->training);
 }
 
 /* groups work-groups of local work-items, booked as a fused network kernel. */
@@ -524,12 +528,10 @@ enum xo_status xo_cl_net_forward(struct xo_backend *be, const struct xo_net *net
 
 	if (!pl)
 		return xo_error(XO_ENOMEM, "cl: out of memory");
-	if (net->training || !plan_make(c, net, pl) ||
-	    (with_t && (!holds(net->loss, 1) || !holds(net->correct, 1)))) {
-		st = xo_error(XO_EINVAL, "cl: net_forward: the net does not fit the fused path");
-		goto out_free;
-	}
-	st = net_prepare(c, pl, 0);
+	st = net_begin(c, net, pl,
+	               !net->training &&
+	                   (!with_t || (holds(net->loss, 1) && holds(net->correct, 1))),
+	               "net_forward");
 	if (st)
 		goto out_free;
 	l = xo_cl_launch_begin(c, XO_CL_K_net_fwd);
@@ -557,20 +559,17 @@ enum xo_status xo_cl_net_train_step(struct xo_backend *be, const struct xo_net *
 	struct xo_cl_ctx *c = be->ctx;
 	struct plan *pl = malloc(sizeof(*pl));
 	const struct xo_params *a = &net->adam;
-	double t = (double)a->iteration, lr_t;
 	struct xo_cl_launch l;
 	enum xo_status st;
 
 	if (!pl)
 		return xo_error(XO_ENOMEM, "cl: out of memory");
-	if (!net->training || !plan_make(c, net, pl) || !holds(net->loss, 1) ||
-	    !holds(net->correct, 1) || a->size != net->params->nelem ||
-	    !holds(net->grads, a->size) || !holds(net->adam_m, a->size) ||
-	    !holds(net->adam_v, a->size)) {
-		st = xo_error(XO_EINVAL, "cl: net_train_step: the net does not fit the fused path");
-		goto out_free;
-	}
-	st = net_prepare(c, pl, 1);
+	st = net_begin(c, net, pl,
+	               net->training && holds(net->loss, 1) && holds(net->correct, 1) &&
+	                   net->params && a->size == net->params->nelem &&
+	                   holds(net->grads, a->size) && holds(net->adam_m, a->size) &&
+	                   holds(net->adam_v, a->size),
+	               "net_train_step");
 	if (st)
 		goto out_free;
 	l = xo_cl_launch_begin(c, XO_CL_K_net_train);
@@ -587,10 +586,6 @@ enum xo_status xo_cl_net_train_step(struct xo_backend *be, const struct xo_net *
 	st = launch_run(&l, (size_t)net->n, sample_wg(c, XO_CL_K_net_train));
 	if (st)
 		goto out_free;
-	/* Keras 3: lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t), in double, then
-	 * float (as xo_cl_adam_fwd's host side). */
-	lr_t = (double)a->lr * sqrt(1.0 - pow((double)a->beta_2, t)) /
-	       (1.0 - pow((double)a->beta_1, t));
 	l = xo_cl_launch_begin(c, XO_CL_K_net_update);
 	xo_cl_arg_mem(&l, c->net->scratch);
 	xo_cl_arg_int(&l, pl->met);
@@ -603,7 +598,7 @@ enum xo_status xo_cl_net_train_step(struct xo_backend *be, const struct xo_net *
 	xo_cl_arg_float(&l, a->beta_1);
 	xo_cl_arg_float(&l, a->beta_2);
 	xo_cl_arg_float(&l, a->epsilon);
-	xo_cl_arg_float(&l, (float)lr_t);
+	xo_cl_arg_float(&l, xo_cl_adam_lr_t(a));
 	xo_cl_arg_tensor(&l, net->loss, NULL);
 	xo_cl_arg_tensor(&l, net->correct, NULL);
 	st = launch_run(&l, update_groups(c, a->size) + 1, c->tune.red_wg);

@@ -595,14 +595,18 @@ enum xo_status xo_cl_accuracy_fwd(struct xo_backend *be, const struct xo_op_args
 
 /* ---- adam, gather -------------------------------------------------------- */
 
+float xo_cl_adam_lr_t(const struct xo_params *p)
+{
+	double t = (double)p->iteration;
+
+	return (float)((double)p->lr * sqrt(1.0 - pow((double)p->beta_2, t)) /
+		       (1.0 - pow((double)p->beta_1, t)));
+}
+
 enum xo_status xo_cl_adam_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	const struct xo_params *p = &a->p;
 	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_adam_fwd);
-	double t = (double)p->iteration;
-	/* Keras 3: lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t), in double, then float. */
-	double lr_t = (double)p->lr * sqrt(1.0 - pow((double)p->beta_2, t)) /
-		      (1.0 - pow((double)p->beta_1, t));
 
 	xo_cl_arg_tensor(&l, a->src[0], NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
@@ -612,7 +616,7 @@ enum xo_status xo_cl_adam_fwd(struct xo_backend *be, const struct xo_op_args *a)
 	xo_cl_arg_float(&l, p->beta_1);
 	xo_cl_arg_float(&l, p->beta_2);
 	xo_cl_arg_float(&l, p->epsilon);
-	xo_cl_arg_float(&l, (float)lr_t);
+	xo_cl_arg_float(&l, xo_cl_adam_lr_t(p));
 	return la_run(&l, p->size, XO_OP_adam, XO_DIR_FWD);
 }
 

@@ -716,22 +716,27 @@ static enum xo_status check_gather_flag(struct xo_cl_ctx *c)
 			"gather: an index was outside [0, rows); those rows were written as zeros");
 }
 
-enum xo_status xo_cl_write(struct xo_backend *be, struct xo_tensor *t, const void *src,
-			   int64_t off, int64_t count)
+enum xo_status xo_cl_write_mem(struct xo_cl_ctx *c, cl_mem m, size_t off, size_t bytes,
+			       const void *src, const char *what)
 {
-	struct xo_cl_ctx *c = be->ctx;
 	cl_event ev;
 	cl_int err;
 	uint64_t t0 = xo_cl_now_ns();
 
 	/* Blocking: the caller may reuse src at once. Its wall time counts as
 	 * enqueue time; the transfer itself is the event's h2d time. */
-	err = clEnqueueWriteBuffer(c->queue, (cl_mem)t->data, CL_TRUE, (size_t)off * 4,
-				   (size_t)count * 4, src, 0, NULL, &ev);
+	err = clEnqueueWriteBuffer(c->queue, m, CL_TRUE, off, bytes, src, 0, NULL, &ev);
 	c->stats.enqueue_ns += xo_cl_now_ns() - t0;
 	if (err != CL_SUCCESS)
-		return xo_cl_fail("clEnqueueWriteBuffer", err);
+		return xo_cl_fail(what, err);
 	return xo_cl_track(c, ev, XO_CL_EV_H2D, 0, 0);
+}
+
+enum xo_status xo_cl_write(struct xo_backend *be, struct xo_tensor *t, const void *src,
+			   int64_t off, int64_t count)
+{
+	return xo_cl_write_mem(be->ctx, (cl_mem)t->data, (size_t)off * 4, (size_t)count * 4, src,
+			       "clEnqueueWriteBuffer");
 }
 
 enum xo_status xo_cl_read(struct xo_backend *be, const struct xo_tensor *t, void *dst,
