@@ -36,13 +36,35 @@ const char *xo_last_error(void)
 	return last_error;
 }
 
+/*
+ * Formats into a scratch buffer first, so a message may quote the previous
+ * one (xo_error(s, "%s: %s", path, xo_last_error())) without vsnprintf
+ * reading the buffer it writes. Then every control byte (a newline or ESC
+ * from a file name or a file's contents) is written as \xHH: a message is
+ * always one printable line, whatever it quotes.
+ */
 enum xo_status xo_error(enum xo_status s, const char *fmt, ...)
 {
+	char raw[sizeof(last_error)];
+	size_t n = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	for (const unsigned char *p = (const unsigned char *)raw; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			if (n + 1 >= sizeof(last_error))
+				break;
+			last_error[n++] = (char)*p;
+		} else {
+			if (n + 4 >= sizeof(last_error))
+				break;
+			snprintf(last_error + n, 5, "\\x%02x", *p);
+			n += 4;
+		}
+	}
+	last_error[n] = '\0';
 	return s;
 }
 

@@ -1,0 +1,126 @@
+/*
+ * test_util.c - the utilities every command relies on: xo_error keeps a
+ * message on one printable line (control bytes from a file name or a file's
+ * contents are escaped) and may quote the previous message; xo_proc_run runs
+ * a program from an argument vector, so shell syntax in an argument is data.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "proc.h"
+#include "xo.h"
+
+static void test_error_one_line(void **state)
+{
+	(void)state;
+	assert_int_equal(xo_error(XO_EFORMAT, "x.npy: descr '%s'", "<f4\n\033[2J"), XO_EFORMAT);
+	assert_string_equal(xo_last_error(), "x.npy: descr '<f4\\x0a\\x1b[2J'");
+	for (const char *p = xo_last_error(); *p; p++)
+		assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
+}
+
+/* A message that quotes the previous one keeps it (vsnprintf into its own
+ * source buffer is undefined and lost the reason). */
+static void test_error_quotes_previous(void **state)
+{
+	(void)state;
+	xo_error(XO_EDB, "disk I/O error");
+	xo_error(XO_EDB, "store.sqlite: %s", xo_last_error());
+	assert_string_equal(xo_last_error(), "store.sqlite: disk I/O error");
+}
+
+/* An over-long message is cut, never overrun, and an escape is never cut in
+ * half. */
+static void test_error_truncates(void **state)
+{
+	char big[3000];
+
+	(void)state;
+	memset(big, '\n', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	xo_error(XO_EINVAL, "%s", big);
+	assert_true(strlen(xo_last_error()) < 1024);
+	assert_int_equal(strlen(xo_last_error()) % 4, 0);
+}
+
+static void test_proc_no_shell(void **state)
+{
+	char dir[] = "/tmp/xo_util_XXXXXX", flag[64], arg[256];
+	const char *argv[] = {"printf", "%s", arg, NULL};
+	struct xo_proc p = {.argv = argv, .capture = true};
+	char *out = NULL;
+	int code;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(flag, sizeof(flag), "%s/pwned", dir);
+	snprintf(arg, sizeof(arg), "a'; touch %s; echo '$(touch %s)`touch %s`", flag, flag, flag);
+	assert_int_equal(xo_proc_run(&p, &code, &out, NULL), XO_OK);
+	assert_int_equal(code, 0);
+	assert_string_equal(out, arg);
+	assert_int_equal(access(flag, F_OK), -1);
+	free(out);
+	rmdir(dir);
+}
+
+static void test_proc_exit_and_missing(void **state)
+{
+	const char *f[] = {"false", NULL};
+	const char *missing[] = {"xo-no-such-program-here", NULL};
+	const char *pwd[] = {"pwd", NULL};
+	struct xo_proc p = {.argv = f};
+	char *out = NULL;
+	int code;
+
+	(void)state;
+	assert_int_equal(xo_proc_run(&p, &code, NULL, NULL), XO_OK);
+	assert_int_equal(code, 1);
+	p.argv = missing;
+	assert_int_equal(xo_proc_run(&p, &code, NULL, NULL), XO_ENODEV);
+	assert_non_null(strstr(xo_last_error(), "xo-no-such-program-here"));
+	assert_false(xo_proc_found("xo-no-such-program-here"));
+	assert_true(xo_proc_found("sh"));
+	p.argv = pwd;
+	p.cwd = "/";
+	p.capture = true;
+	assert_int_equal(xo_proc_run(&p, &code, &out, NULL), XO_OK);
+	assert_string_equal(out, "/\n");
+	free(out);
+}
+
+/* Output beyond the capture limit is an error, and the child is not left
+ * blocked on a full pipe. */
+static void test_proc_capture_limit(void **state)
+{
+	const char *argv[] = {"head", "-c", "300000", "/dev/zero", NULL};
+	struct xo_proc p = {.argv = argv, .capture = true, .capture_max = 1000};
+	char *out = NULL;
+	int code;
+
+	(void)state;
+	assert_int_equal(xo_proc_run(&p, &code, &out, NULL), XO_EIO);
+	assert_null(out);
+	assert_non_null(strstr(xo_last_error(), "longer than 1000"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_error_one_line),
+	    cmocka_unit_test(test_error_quotes_previous),
+	    cmocka_unit_test(test_error_truncates),
+	    cmocka_unit_test(test_proc_no_shell),
+	    cmocka_unit_test(test_proc_exit_and_missing),
+	    cmocka_unit_test(test_proc_capture_limit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
