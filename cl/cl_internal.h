@@ -45,6 +45,15 @@ struct xo_cl_tune {
 	unsigned net_wg;    /* work-items per sample of the fused network kernels (cl_net.c) */
 };
 
+/* The tuning row named label ("pocl", "nvidia", ..., "default"), NULL when
+ * none; and the build options (without XO_CL_BUILD_OPTIONS) the program gets
+ * for a row. Suites compile the program offline for GPU targets with them. */
+const struct xo_cl_tune *xo_cl_tune_row(const char *label);
+void xo_cl_build_options(const struct xo_cl_tune *t, char *opts, size_t size);
+/* The program's source as the backend builds it: every cl/kernels file in order,
+ * each after a #line directive; malloc'd, NULL when out of memory. */
+char *xo_cl_program_source(void);
+
 /* Where an event's time goes. */
 enum xo_cl_evkind { XO_CL_EV_KERNEL, XO_CL_EV_H2D, XO_CL_EV_D2H };
 

@@ -104,6 +104,19 @@ static const struct xo_cl_tune tune_table[] = {
 	{"", "", "default", 64, 64, 8, 64, 1, 0, 64},
 };
 
+const struct xo_cl_tune *xo_cl_tune_row(const char *label)
+{
+	for (size_t i = 0; i < sizeof(tune_table) / sizeof(tune_table[0]); i++)
+		if (!strcmp(tune_table[i].label, label))
+			return &tune_table[i];
+	return NULL;
+}
+
+void xo_cl_build_options(const struct xo_cl_tune *t, char *opts, size_t size)
+{
+	snprintf(opts, size, "-cl-std=CL1.2 -DXO_RED_WG=%u -DXO_TILE=%u", t->red_wg, t->tile);
+}
+
 static bool has_substr_nocase(const char *hay, const char *needle)
 {
 	size_t n = strlen(needle);
@@ -303,32 +316,45 @@ static enum xo_status choose_device(const char *spec, cl_platform_id *pout, cl_d
 
 /* ---- program ------------------------------------------------------------- */
 
+char *xo_cl_program_source(void)
+{
+	size_t total = 1, n = 0;
+	char *text;
+
+	/* A #line before each file, so build logs name conv.cl:12, not line
+	 * 412 of the concatenation. */
+	for (int i = 0; i < xo_cl_nsources; i++)
+		total += strlen(xo_cl_sources[i].name) + 16 + strlen(xo_cl_sources[i].text);
+	text = malloc(total);
+	if (!text)
+		return NULL;
+	for (int i = 0; i < xo_cl_nsources; i++)
+		n += (size_t)snprintf(text + n, total - n, "#line 1 \"%s\"\n%s", xo_cl_sources[i].name,
+				      xo_cl_sources[i].text);
+	return text;
+}
+
 static enum xo_status build_program(struct xo_cl_ctx *c)
 {
-	const char *texts[64];
-	char lines[32][80];
-	char opts[512], *log = NULL;
+	char opts[512], *log = NULL, *text;
 	const char *extra = getenv("XO_CL_BUILD_OPTIONS");
 	size_t loglen = 0;
 	cl_int err;
-	int n = xo_cl_nsources;
 
-	XO_ASSERT(n > 0 && n <= 32);
-	/* A #line before each file, so build logs name conv.cl:12, not line
-	 * 412 of the concatenation. */
-	for (int i = 0; i < n; i++) {
-		snprintf(lines[i], sizeof(lines[i]), "#line 1 \"%s\"\n", xo_cl_sources[i].name);
-		texts[2 * i] = lines[i];
-		texts[2 * i + 1] = xo_cl_sources[i].text;
-	}
-	c->program = clCreateProgramWithSource(c->context, (cl_uint)(2 * n), texts, NULL, &err);
+	XO_ASSERT(xo_cl_nsources > 0);
+	text = xo_cl_program_source();
+	if (!text)
+		return xo_error(XO_ENOMEM, "cl: out of memory for the program source");
+	c->program = clCreateProgramWithSource(c->context, 1, (const char **)&text, NULL, &err);
+	free(text);
 	if (err != CL_SUCCESS)
 		return xo_cl_fail("clCreateProgramWithSource", err);
 	/* No -cl-fast-relaxed-math / -cl-mad-enable: exact rounding per op.
 	 * XO_CL_BUILD_OPTIONS appends options (experiments, and the suite's
 	 * build-failure test). */
-	snprintf(opts, sizeof(opts), "-cl-std=CL1.2 -DXO_RED_WG=%u -DXO_TILE=%u%s%s",
-		 c->tune.red_wg, c->tune.tile, extra ? " " : "", extra ? extra : "");
+	xo_cl_build_options(&c->tune, opts, sizeof(opts));
+	snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s%s", extra ? " " : "",
+		 extra ? extra : "");
 	err = clBuildProgram(c->program, 1, &c->device, opts, NULL, NULL);
 	/* The log on failure, or always with XO_CL_BUILD_LOG=1 (warnings). */
 	if (err != CL_SUCCESS || getenv("XO_CL_BUILD_LOG")) {

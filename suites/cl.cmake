@@ -10,3 +10,17 @@ if(XO_OPENCL)
   add_test(NAME cl COMMAND test_cl)
   set_tests_properties(cl PROPERTIES LABELS "opencl;quick" TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+
+# The program compiled offline for GPU targets (nvptx64, spir64; -O0, -O2)
+# with every tuning row's options, failing on helpers a clang-based GPU
+# driver would leave undefined (suites/cl_offline.sh). Needs no OpenCL
+# device: clang only.
+if(XO_OPENCL)
+  add_executable(cl_program_dump ${CMAKE_CURRENT_LIST_DIR}/cl_program_dump.c)
+  target_include_directories(cl_program_dump PRIVATE ${PROJECT_SOURCE_DIR}/cl)
+  target_link_libraries(cl_program_dump PRIVATE xo_lib)
+  add_test(NAME cl.offline_gpu_compile
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cl_offline.sh $<TARGET_FILE:cl_program_dump>
+                   ${CMAKE_CURRENT_BINARY_DIR}/cl_offline --self-test)
+  set_tests_properties(cl.offline_gpu_compile PROPERTIES LABELS "opencl;quick" TIMEOUT 300)
+endif()

@@ -37,7 +37,7 @@
 #define XO_ACT_SOFTMAX 3
 
 /* Elementwise activations; softmax is a separate row kernel (act.cl). */
-inline float xo_act(float v, int act)
+static inline float xo_act(float v, int act)
 {
 	if (act == XO_ACT_RELU) /* NaN passes through, like the reference */
 		return (v > 0.0f || isnan(v)) ? v : 0.0f;
@@ -48,7 +48,7 @@ inline float xo_act(float v, int act)
 
 /* d loss / d pre-activation from the activation's output y and d loss / d y,
  * for the elementwise activations (softmax goes through a dpre buffer). */
-inline float xo_act_grad(float y, float dy, int act)
+static inline float xo_act_grad(float y, float dy, int act)
 {
 	if (act == XO_ACT_RELU)
 		return y > 0.0f ? dy : 0.0f;
@@ -59,7 +59,7 @@ inline float xo_act_grad(float y, float dy, int act)
 
 /* In-place max-subtracted softmax of one row of n (first maximum under >;
  * a NaN anywhere makes the row NaN through exp and the sum). */
-inline void xo_softmax_row(__global float *r, int n)
+static inline void xo_softmax_row(__global float *r, int n)
 {
 	float m = r[0], s = 0.0f;
 
@@ -80,7 +80,7 @@ inline void xo_softmax_row(__global float *r, int n)
  * Every work-item of the group must call it; the sum is valid in lid 0.
  * Stamped out for float (xo_group_sum) and int (xo_group_sum_int). */
 #define XO_GROUP_SUM_FN(type, name)                              \
-	inline type name(__local type *part, int lid, type v)    \
+	static inline type name(__local type *part, int lid, type v)    \
 	{                                                        \
 		part[lid] = v;                                   \
 		barrier(CLK_LOCAL_MEM_FENCE);                    \
@@ -98,7 +98,7 @@ XO_GROUP_SUM_FN(int, xo_group_sum_int)
 /* The end of the work-group dw+db kernels (conv.cl, dense.cl), one group g per
  * output: sums v over the group (xo_group_sum) and lid 0 stores it into
  * dw[g] for g < nw, else into db[g - nw] when has_db. */
-inline void xo_group_store_dw_db(__local float *part, int lid, float v, int g, int nw,
+static inline void xo_group_store_dw_db(__local float *part, int lid, float v, int g, int nw,
 				 __global float *dw, int dwo, __global float *db, int dbo,
 				 int has_db)
 {
@@ -114,7 +114,7 @@ inline void xo_group_store_dw_db(__local float *part, int lid, float v, int g, i
 /* One Adam step (Keras 3) of element i with gradient gi, updating w, m and v
  * in place; lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t) from the host. Shared by
  * the adam op and the fused network update, so both round alike. */
-inline void xo_adam_elem(float gi, __global float *w, __global float *m, __global float *v, int i,
+static inline void xo_adam_elem(float gi, __global float *w, __global float *m, __global float *v, int i,
 			 float b1, float b2, float eps, float lr_t)
 {
 	float mi = m[i], vi = v[i];

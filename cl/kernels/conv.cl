@@ -42,7 +42,7 @@ __kernel void xo_cl_conv1d_fwd(__global const float *x, int xo, __global const f
 /* The output o whose tap k lands on input position l (o*stride - pad + k*dil
  * == l), or -1 when there is none in [0, out). Shared with the fused net
  * (net.cl). */
-inline int xo_conv_tap_out(int l, int k, int stride, int dil, int pad, int out)
+static inline int xo_conv_tap_out(int l, int k, int stride, int dil, int pad, int out)
 {
 	int t = l + pad - k * dil;
 

@@ -17,7 +17,7 @@
  * __local rows (_l).
  */
 #define XO_ROW_FNS(as, sfx)                                                        \
-	inline float xo_row_ce_##sfx(as const float *p, as const float *t, int ch) \
+	static inline float xo_row_ce_##sfx(as const float *p, as const float *t, int ch) \
 	{                                                                          \
 		float s = 0.0f, row = 0.0f;                                        \
                                                                                    \
@@ -31,7 +31,7 @@
 		return row;                                                        \
 	}                                                                          \
                                                                                    \
-	inline int xo_row_argmax_##sfx(as const float *r, int ch)                 \
+	static inline int xo_row_argmax_##sfx(as const float *r, int ch)                 \
 	{                                                                          \
 		int best = 0;                                                      \
                                                                                    \

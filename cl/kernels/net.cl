@@ -70,7 +70,7 @@
  * drawn once per sample (a block on the boundary of two samples is drawn by
  * both). src and dst may be the same.
  */
-inline void xo_net_dropout(__local const float *src, __local float *dst, int i, int osz,
+static inline void xo_net_dropout(__local const float *src, __local float *dst, int i, int osz,
 			   uint seed_lo, uint seed_hi, uint step_lo, uint layer, float rate,
 			   float scale, int lid, int wg)
 {
@@ -112,7 +112,7 @@ inline void xo_net_dropout(__local const float *src, __local float *dst, int i, 
  * set. A row index outside [0, rows) reads as zeros and sets flag[0] (the
  * gather op's clamp-and-flag).
  */
-inline void xo_net_load(__global const float *x, int xo, __global const int *index, int io,
+static inline void xo_net_load(__global const float *x, int xo, __global const int *index, int io,
 			int has_index, int rows, __global const float *t, int to, int has_t,
 			__global int *flag, __local float *lm, int in_size, int classes, int t_loc,
 			int i, int lid, int wg)
@@ -136,7 +136,7 @@ inline void xo_net_load(__global const float *x, int xo, __global const int *ind
  * training, dropout layers draw their masks; the last layer's softmax
  * (dense, activation softmax) is max-subtracted as xo_softmax_row.
  */
-inline void xo_net_forward(__constant int *desc, int nl, __global const float *w, int wo,
+static inline void xo_net_forward(__constant int *desc, int nl, __global const float *w, int wo,
 			   __local float *lm, int i, int training, uint seed_lo, uint seed_hi,
 			   uint step_lo, int lid, int wg)
 {
@@ -214,7 +214,7 @@ inline void xo_net_forward(__constant int *desc, int nl, __global const float *w
 
 /* Sample i's cross-entropy and correctness (loss.cl's row helpers, as the
  * ops compute them) into loss[i] and correct[i]; one work-item calls it. */
-inline void xo_net_sample_metrics(__local const float *p, __local const float *t, int classes,
+static inline void xo_net_sample_metrics(__local const float *p, __local const float *t, int classes,
 				  __global float *loss, __global float *correct, int i)
 {
 	loss[i] = xo_row_ce_l(p, t, classes);
@@ -251,7 +251,7 @@ __kernel void xo_cl_net_fwd(__constant int *desc, int nl, __global const float *
 /* mean of the n per-sample losses and sum of the n correct flags at
  * scratch[met..] into loss[lo], correct[co] (XO_RED_WG work-items; the loss
  * sum runs in xo_cl_categorical_crossentropy_fwd's order). */
-inline void xo_net_batch_metrics(__global const float *scratch, int met, int n,
+static inline void xo_net_batch_metrics(__global const float *scratch, int met, int n,
 				 __global float *loss, int lo, __global float *correct, int co,
 				 __local float *pl, __local float *pc, int lid)
 {

@@ -12,7 +12,7 @@
  * space, so it is stamped out for __global rows (_g) and __local rows (_l).
  */
 #define XO_POOL_ARGMAX_FN(as, sfx)                                                         \
-	inline int xo_pool_argmax_##sfx(as const float *xr, int len, int ch, int pool,     \
+	static inline int xo_pool_argmax_##sfx(as const float *xr, int len, int ch, int pool,     \
 					int stride, int pad, int o)                        \
 	{                                                                                  \
 		int l0 = o * stride - pad;                                                 \
@@ -38,7 +38,7 @@ XO_POOL_ARGMAX_FN(__local, l)
 /* The windows o that may contain position l: o_hi by one division, o_lo by
  * stepping down (few steps); the caller still checks that window o reaches l
  * (o*stride - pad + pool - 1 >= l). Shared with the fused net (net.cl). */
-inline void xo_pool_windows(int l, int pool, int stride, int pad, int out, int *o_lo, int *o_hi)
+static inline void xo_pool_windows(int l, int pool, int stride, int pad, int out, int *o_lo, int *o_hi)
 {
 	int hi = (l + pad) / stride, lo;
 

@@ -15,7 +15,7 @@
 /* Scalar words and ulong products, like core/philox.c: PoCL vectorises
  * across work-items only scalar code (uint4 state and mul_hi ran ~10x
  * slower there). */
-inline uint4 xo_philox4x32_10(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1)
+static inline uint4 xo_philox4x32_10(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1)
 {
 	for (int round = 0; round < 10; round++) {
 		ulong p0 = (ulong)XO_PHILOX_M0 * c0;
@@ -32,7 +32,7 @@ inline uint4 xo_philox4x32_10(uint c0, uint c1, uint c2, uint c3, uint k0, uint 
 }
 
 /* dst[i] for one Philox word (see xo_cl_dropout_apply). */
-inline void xo_dropout_one(__global const float *src, __global float *dst, int i, uint word,
+static inline void xo_dropout_one(__global const float *src, __global float *dst, int i, uint word,
 			   float rate, float scale)
 {
 	float u = (float)(word >> 8) * (1.0f / 16777216.0f);
