@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ci/test.sh - the test command (README): install what is missing, build with
-# warnings as errors, run the quick suites, then build again with
+# warnings as errors, run the quick suites and the OpenCL race checks
+# (Oclgrind), then build again with
 # AddressSanitizer + UndefinedBehaviorSanitizer and run the quick suites there.
 # OpenCL suites run on whatever platform is found (PoCL in CI) and may not be
 # skipped: XO_REQUIRE_OPENCL=1.
@@ -32,10 +33,17 @@ stage_test() {
     done
 }
 
+# The OpenCL kernels under Oclgrind: races, divergent barriers, out-of-bounds
+# and uninitialized reads that PoCL cannot see (suites/races.cmake).
+stage_races() {
+    ctest --test-dir build-ci -L races -j"$XO_JOBS" --timeout 900
+}
+
 rc=0
 run_stage deps stage_deps || { print_summary; exit 1; }
 run_stage build stage_build || rc=1
 [ $rc -eq 0 ] && { run_stage test stage_test || rc=1; }
+[ $rc -eq 0 ] && { run_stage races stage_races || rc=1; }
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
 print_summary

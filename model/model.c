@@ -69,6 +69,10 @@ struct xo_model {
 	 * fuse is on (xo_model_set_fused, env XO_FUSE) and the backend says
 	 * the net fits; never while profiling per layer. */
 	bool fuse;
+	/* XO_FUSE=require: a batch the fused path does not run is an error, so
+	 * a test that means to exercise the fused kernels (the races label)
+	 * can never run op by op without noticing. */
+	bool fuse_required;
 	struct xo_net_layer *net_layers; /* nlayers; all but p fixed at open */
 	/* The backend's net_fits answer for the last net described: it
 	 * depends only on the batch size, the mode, the input rows and
@@ -335,6 +339,7 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 	m->layers = calloc((size_t)m->nlayers, sizeof(*m->layers));
 	m->net_layers = calloc((size_t)m->nlayers, sizeof(*m->net_layers));
 	m->fuse = !(getenv("XO_FUSE") && !strcmp(getenv("XO_FUSE"), "0"));
+	m->fuse_required = getenv("XO_FUSE") && !strcmp(getenv("XO_FUSE"), "require");
 	if (!m->layers || !m->net_layers) {
 		st = xo_error(XO_ENOMEM, "model: out of memory");
 		goto out_free;
@@ -889,6 +894,15 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	return m->fits.fits;
 }
 
+static enum xo_status fused_refused(const struct xo_model *m, bool training)
+{
+	return xo_error(XO_EBACKEND,
+	                "XO_FUSE=require: backend %s does not run this model's %s batch of %lld "
+	                "on its fused path",
+	                xo_backend_name(m->be), training ? "training" : "inference",
+	                (long long)m->plan_n);
+}
+
 /* Forward of the current plan (inference), with metrics into loss / correct
  * when t is set: fused when the backend runs the net, else op by op (x and
  * t then already in m->xb / m->yb, or gathered here through index). */
@@ -901,6 +915,8 @@ static enum xo_status infer(struct xo_model *m, const struct xo_tensor *x,
 
 	if (net_describe(m, false, x, index, t, loss, correct, &net))
 		return m->be->iface->net_forward(m->be, &net);
+	if (m->fuse_required)
+		return fused_refused(m, false);
 	if (index) {
 		st = gather(m, x, index, m->x_flat);
 		if (!st && t)
@@ -928,6 +944,8 @@ static enum xo_status step(struct xo_model *m, const struct xo_tensor *x,
 			m->iteration++;
 		return st;
 	}
+	if (m->fuse_required)
+		return fused_refused(m, true);
 	if (index) {
 		st = gather(m, x, index, m->x_flat);
 		if (!st)

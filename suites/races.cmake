@@ -1,0 +1,69 @@
+# The OpenCL kernels under Oclgrind (label `races`, a stage of ci/test.sh):
+# data races, divergent barriers and out-of-bounds accesses fail a test, and
+# uninitialized reads where Oclgrind's check is sound (docs/opencl.md). PoCL
+# hides all of these: it runs a work-group as a loop on one core.
+#
+# Launch shapes: Oclgrind's device gets the tuning table's default row (64-wide
+# groups, one group per dw/db output, 64 work-items per sample in the fused
+# network); XO_CL_TUNE forces the nvidia row (256-wide reductions, 16x16
+# tiles, 128 work-items per sample) with a 48 KiB local-memory limit, the
+# smallest of the GPUs the row is for, and PoCL's own row. Small shapes and
+# a few samples: Oclgrind interprets every work-item.
+if(XO_OPENCL)
+  set(XO_RACES_DIR ${CMAKE_CURRENT_BINARY_DIR}/races)
+  file(MAKE_DIRECTORY ${XO_RACES_DIR})
+  set(XO_RACES ${CMAKE_CURRENT_LIST_DIR}/races.sh)
+  set(XO_RACES_GPU "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128")
+  set(XO_RACES_POCL "XO_CL_TUNE=wg=1024,red_wg=64,tile=8,softmax_row_max=256,dw_wg=0,dw_chunk=16,net_wg=1")
+  set(XO_RACES_48K --local-mem-size 49152)
+  set(XO_G ${PROJECT_SOURCE_DIR}/suites/golden)
+
+  function(xo_add_race_test name env)
+    add_test(NAME races.${name} COMMAND bash ${XO_RACES} $<TARGET_FILE:xo> ${name} ${ARGN}
+             WORKING_DIRECTORY ${XO_RACES_DIR})
+    set_tests_properties(races.${name} PROPERTIES LABELS "races;opencl" TIMEOUT 900)
+    if(env)
+      set_tests_properties(races.${name} PROPERTIES ENVIRONMENT "${env}")
+    endif()
+  endfunction()
+
+  # The cl suite (device limits, views at odd offsets, kernel variants) and
+  # every op of the quick shapes, on each row's launch shapes.
+  xo_add_race_test(cl "" --data-races -- $<TARGET_FILE:test_cl>)
+  foreach(row default gpu pocl)
+    set(env "")
+    set(extra "")
+    if(row STREQUAL "gpu")
+      set(env "${XO_RACES_GPU}")
+      set(extra ${XO_RACES_48K})
+    elseif(row STREQUAL "pocl")
+      set(env "${XO_RACES_POCL}")
+    endif()
+    xo_add_race_test(ops.${row} "${env}" --data-races ${extra} --
+                     $<TARGET_FILE:xo> check --shapes ${PROJECT_SOURCE_DIR}/suites/shapes/quick.txt
+                     --backend cl)
+  endforeach()
+
+  # The fused whole-network kernels (XO_FUSE=require: never op by op without
+  # failing), training with partial batches and validation, and predict, on
+  # a few samples of the golden fixtures; uninitialized reads checked too.
+  # -cl-opt-disable: Oclgrind 21.10's uninitialized-value plugin stops on
+  # the `freeze` instruction clang's optimizer emits.
+  set(XO_RACES_NET_OPTS --data-races --uninitialized --build-options -cl-opt-disable)
+  foreach(model seed mixed_a mixed_b)
+    foreach(row default gpu)
+      if(row STREQUAL "gpu" AND NOT model STREQUAL "seed")
+        continue()
+      endif()
+      set(env "XO_FUSE=require")
+      set(extra "")
+      if(row STREQUAL "gpu")
+        set(env "XO_FUSE=require;${XO_RACES_GPU}")
+        set(extra ${XO_RACES_48K})
+      endif()
+      set(t ${model}_${row})
+      xo_add_race_test(net.${t} "${env}" ${XO_RACES_NET_OPTS} ${extra} --
+        bash ${CMAKE_CURRENT_LIST_DIR}/races_net.sh $<TARGET_FILE:xo> ${XO_G}/${model} ${t})
+    endforeach()
+  endforeach()
+endif()
