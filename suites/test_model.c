@@ -1072,6 +1072,246 @@ static void test_fit_semantics(void **state)
 	free(p2);
 }
 
+/* ---- runtime checks of its own ------------------------------------------ */
+
+/*
+ * The runtime is shared by every backend, so comparing backends cannot see
+ * its bugs; these check it against hand computations.
+ */
+struct order_log {
+	int32_t *order[8]; /* per epoch, as fit's hook saw it on the device */
+	int64_t n;
+	int epochs;
+};
+
+static void order_epoch(void *user, int epoch, const int32_t *order, int64_t n)
+{
+	struct order_log *l = user;
+
+	assert_int_equal(epoch, l->epochs + 1);
+	assert_true(l->epochs < 8);
+	l->n = n;
+	l->order[l->epochs] = malloc(sizeof(int32_t) * (size_t)n);
+	assert_non_null(l->order[l->epochs]);
+	memcpy(l->order[l->epochs], order, sizeof(int32_t) * (size_t)n);
+	l->epochs++;
+}
+
+static void order_log_free(struct order_log *l)
+{
+	for (int e = 0; e < l->epochs; e++)
+		free(l->order[e]);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Whether a is a permutation of 0..n-1. */
+static bool is_permutation(const int32_t *a, int64_t n)
+{
+	char *seen = calloc((size_t)n, 1);
+	bool ok = true;
+
+	assert_non_null(seen);
+	for (int64_t i = 0; ok && i < n; i++) {
+		ok = a[i] >= 0 && a[i] < n && !seen[a[i]];
+		if (ok)
+			seen[a[i]] = 1;
+	}
+	free(seen);
+	return ok;
+}
+
+/*
+ * fit's epoch order (Keras: the training part reshuffled every epoch, the
+ * validation part never in it): each epoch's order as the device holds it is
+ * a permutation of the n_train training rows, re-drawn every epoch (no two
+ * epochs alike, none the identity), the same for the same seed and another
+ * for another seed; without shuffling it is the identity every epoch. The
+ * chance that a correct draw repeats an order of 150 rows is 1/150!.
+ */
+static void test_fit_epoch_order(void **state)
+{
+	const int64_t n = 200, n_train = 150;
+	struct xo_fit_options o = xo_fit_options_default();
+	struct order_log a = {0}, b = {0}, c = {0}, d = {0};
+	struct xo_backend *be;
+	struct xo_model *m;
+	float *x, *y;
+
+	(void)state;
+	seed_like(n, 41, &x, &y);
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(xo_model_seed_spec, "seed", be, 64, &m), XO_OK);
+	o.epochs = 4;
+	o.batch_size = 64;
+	o.validation_split = 0.25f;
+	o.seed = 9;
+	xo_model_set_order_hook(m, order_epoch, &a);
+	assert_int_equal(xo_model_init(m, 1), XO_OK);
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
+	xo_model_set_order_hook(m, order_epoch, &b);
+	assert_int_equal(xo_model_init(m, 1), XO_OK);
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
+	o.seed = 10;
+	xo_model_set_order_hook(m, order_epoch, &c);
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
+	o.shuffle = false;
+	o.epochs = 2;
+	xo_model_set_order_hook(m, order_epoch, &d);
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
+	assert_int_equal(a.epochs, 4);
+	assert_int_equal(a.n, n_train);
+	for (int e = 0; e < 4; e++) {
+		int64_t fixed = 0;
+
+		if (!is_permutation(a.order[e], n_train))
+			fail_msg("epoch %d: the training order is not a permutation of the %lld "
+			         "training rows",
+			         e + 1, (long long)n_train);
+		for (int64_t i = 0; i < n_train; i++)
+			fixed += a.order[e][i] == i;
+		assert_true(fixed < n_train);
+		for (int f = 0; f < e; f++)
+			if (!memcmp(a.order[e], a.order[f], sizeof(int32_t) * (size_t)n_train))
+				fail_msg("epoch %d trains in the order of epoch %d: not re-drawn",
+				         e + 1, f + 1);
+		/* deterministic for a seed, another order for another seed */
+		assert_memory_equal(a.order[e], b.order[e], sizeof(int32_t) * (size_t)n_train);
+		assert_true(memcmp(a.order[e], c.order[e], sizeof(int32_t) * (size_t)n_train));
+	}
+	assert_int_equal(d.epochs, 2);
+	for (int e = 0; e < 2; e++)
+		for (int64_t i = 0; i < n_train; i++)
+			assert_int_equal(d.order[e][i], i);
+	order_log_free(&a);
+	order_log_free(&b);
+	order_log_free(&c);
+	order_log_free(&d);
+	xo_model_close(m);
+	xo_backend_close(be);
+	free(x);
+	free(y);
+}
+
+/* Keras's categorical crossentropy of one sample (as the reference op):
+ * q = p / sum p clipped to [1e-7f, (float)(1 - 1e-7)], -sum t log q. */
+static double ce_sample(const float *p, const float *t, int64_t cls)
+{
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+	double s = 0.0, l = 0.0;
+
+	for (int64_t c = 0; c < cls; c++)
+		s += (double)p[c];
+	for (int64_t c = 0; c < cls; c++) {
+		double q = (double)p[c] / s;
+
+		if (t[c] == 0.0f)
+			continue;
+		q = q < lo ? lo : q > hi ? hi : q;
+		l -= (double)t[c] * log(q);
+	}
+	return l;
+}
+
+static int64_t first_max(const float *r, int64_t n)
+{
+	int64_t at = 0;
+
+	for (int64_t i = 1; i < n; i++)
+		if (r[i] > r[at])
+			at = i;
+	return at;
+}
+
+/*
+ * Hand-computed mean loss and accuracy over the samples of x, y from predict
+ * (on ref, predict and evaluate give every sample the same probabilities:
+ * per-sample sums in double, rounded once). *tol gets the bound of a mean of
+ * batches of `batch`: each batch's mean loss l_b is rounded to float once
+ * (u |l_b|) and weighted by its share of the samples, so |loss - mean| <=
+ * sum_b (n_b / n) u |l_b|, plus the double sums (n 2^-52 |l| each way).
+ */
+static void hand_mean(struct xo_model *m, const float *x, const float *y, int64_t n, int64_t batch,
+                      double *loss, double *acc, double *tol)
+{
+	float *p = malloc(sizeof(float) * (size_t)(n * 12));
+	double sum = 0.0, correct = 0.0, bsum = 0.0;
+
+	assert_non_null(p);
+	assert_int_equal(xo_model_predict(m, x, n, batch, p), XO_OK);
+	*tol = 0.0;
+	for (int64_t i = 0; i < n; i++) {
+		double l = ce_sample(p + i * 12, y + i * 12, 12);
+
+		sum += l;
+		bsum += l;
+		correct += first_max(p + i * 12, 12) == first_max(y + i * 12, 12);
+		if ((i + 1) % batch == 0 || i == n - 1) {
+			*tol += U32 * fabs(bsum) / (double)n;
+			bsum = 0.0;
+		}
+	}
+	*loss = sum / (double)n;
+	*acc = correct / (double)n;
+	*tol += 4.0 * (double)n * 0x1p-52 * fabs(*loss);
+	free(p);
+}
+
+/*
+ * evaluate and fit's validation weight a partial last batch by its samples:
+ * their loss is the mean over samples computed by hand (bound in hand_mean;
+ * a batch weighted as full, or a mean of batch means, is off by about
+ * (1 - n_b / B) |l_b - l| per batch, orders of magnitude more), their
+ * accuracy exactly the share of first-maximum hits.
+ */
+static void test_evaluate_partial_batch(void **state)
+{
+	const int64_t n = 100, batch = 32; /* batches of 32, 32, 32, 4 */
+	struct xo_fit_options o = xo_fit_options_default();
+	struct sem_log lg = {.n = 0};
+	struct xo_backend *be;
+	struct xo_model *m;
+	double loss, acc, want_l, want_a, tol;
+	float *x, *y;
+
+	(void)state;
+	seed_like(n, 43, &x, &y);
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(xo_model_seed_spec, "seed", be, batch, &m), XO_OK);
+	assert_int_equal(xo_model_init(m, 12), XO_OK);
+	/* one epoch so the predictions are not all alike */
+	o.epochs = 1;
+	o.batch_size = 16;
+	o.seed = 2;
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
+	assert_int_equal(xo_model_evaluate(m, x, y, n, batch, &loss, &acc), XO_OK);
+	hand_mean(m, x, y, n, batch, &want_l, &want_a, &tol);
+	print_message("  evaluate n=%lld batch %lld: loss %.9f, by hand %.9f (|d| %.3g, tol %.3g); "
+	              "accuracy %.4f, by hand %.4f\n",
+	              (long long)n, (long long)batch, loss, want_l, fabs(loss - want_l), tol, acc,
+	              want_a);
+	if (!(fabs(loss - want_l) <= tol))
+		fail_msg("evaluate loss %.9g, mean over samples %.9g (bound %.3g)", loss, want_l, tol);
+	assert_true(acc == want_a);
+
+	/* fit's validation part: 70 rows in batches of 32, 32, 6 */
+	o.validation_split = 0.7f; /* floor(100 * 0.3) = 30 train, 70 validation */
+	o.batch_size = batch;
+	o.epochs = 1;
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, sem_epoch, &lg), XO_OK);
+	assert_int_equal(lg.n, 1);
+	hand_mean(m, x + 30 * 29, y + 30 * 12, 70, batch, &want_l, &want_a, &tol);
+	print_message("  fit val_loss %.9f, by hand %.9f (|d| %.3g, tol %.3g)\n", lg.val_loss[0],
+	              want_l, fabs(lg.val_loss[0] - want_l), tol);
+	if (!(fabs(lg.val_loss[0] - want_l) <= tol))
+		fail_msg("fit val_loss %.9g, mean over samples %.9g (bound %.3g)", lg.val_loss[0],
+		         want_l, tol);
+	assert_true(lg.val_acc[0] == want_a);
+	xo_model_close(m);
+	xo_backend_close(be);
+	free(x);
+	free(y);
+}
+
 /* Bad input to the runtime API: a clear status, never a crash. */
 static void test_runtime_bad_input(void **state)
 {
@@ -1141,6 +1381,8 @@ int main(void)
 	    cmocka_unit_test(test_fused_matches_ops),
 	    cmocka_unit_test(test_launch_counts),
 	    cmocka_unit_test(test_fit_semantics),
+	    cmocka_unit_test(test_fit_epoch_order),
+	    cmocka_unit_test(test_evaluate_partial_batch),
 	    cmocka_unit_test(test_runtime_bad_input),
 	};
 	const char *tmp = getenv("TMPDIR");
