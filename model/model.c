@@ -1157,6 +1157,18 @@ void xo_model_set_order_hook(struct xo_model *m, xo_fit_order_fn fn, void *user)
 	m->order_user = user;
 }
 
+enum xo_status xo_model_state_read(struct xo_model *m, enum xo_model_state which, float *out)
+{
+	const struct xo_tensor *t = which == XO_MODEL_PARAMS   ? m->params
+	                            : which == XO_MODEL_GRADS  ? m->grads
+	                            : which == XO_MODEL_ADAM_M ? m->adam_m
+	                                                       : m->adam_v;
+
+	if (!m->nparams)
+		return XO_OK;
+	return xo_tensor_read(t, out, 0, m->nparams);
+}
+
 /* The order hook with epoch e's order as the device holds it. */
 static enum xo_status order_report(struct xo_model *m, const struct xo_tensor *perm,
                                    int64_t n_train, int e)
