@@ -60,29 +60,6 @@ static double vmin(const double *v, int n)
 	return m;
 }
 
-static void cpu_model(char *buf, size_t size)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	snprintf(buf, size, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!strncmp(line, "model name", 10) && c) {
-			c++;
-			while (*c == ' ')
-				c++;
-			c[strcspn(c, "\n")] = 0;
-			snprintf(buf, size, "%s", c);
-			break;
-		}
-	}
-	fclose(f);
-}
-
 /* ---- FMA peak ------------------------------------------------------------------ */
 
 struct peak_arg {
@@ -480,7 +457,7 @@ int xo_cmd_bench(int argc, char **argv)
 		fprintf(stderr, "xo bench: %s\n", xo_last_error());
 		return 2;
 	}
-	cpu_model(model, sizeof(model));
+	xo_cli_cpu_model(model, sizeof(model));
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	isa = xo_cpu_isa_detect();
 	isa_name = xo_cpu_kernels_for(isa)->isa;

@@ -16,3 +16,51 @@ if(Python3_Interpreter_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/bench_peak.py $<TARGET_FILE:xo>)
   set_tests_properties(peak.bench PROPERTIES LABELS "quick" TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+
+# `xo check`: Keras's required keys are required (exit 2 naming the key),
+# repro lines print Keras's values (the stride the op uses) and the CPU ISA,
+# --list shows every op's keys with Keras's defaults.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/papercuts_no_kernel_size.txt
+     "relu batch=2 len=3 ch=2\nconv1d batch=2 len=9 ch=2 filters=3  # kernel_size forgotten\n")
+set(XO_PAPERCUT_CASES
+  "conv1d_no_kernel_size|2|check|--op|conv1d|len=29|ch=1|filters=16"
+  "conv1d_no_filters|2|check|--op|conv1d|len=29|ch=1|kernel_size=3"
+  "dense_no_units|2|check|--op|dense|ch=8"
+  "dropout_no_rate|2|check|--op|dropout|ch=8"
+  "shapes_no_kernel_size|2|check|--shapes|${CMAKE_CURRENT_BINARY_DIR}/papercuts_no_kernel_size.txt"
+  "repro_pool_stride|0|check|--op|max_pooling1d|batch=4|len=12|ch=3|pool_size=3|--dir|fwd|--mode|exact"
+  "repro_conv_stride|0|check|--op|conv1d|len=9|ch=2|filters=2|kernel_size=3|--dir|fwd|--mode|exact"
+  "list|0|check|--list"
+  "version|0|--version"
+  "summary_seed|0|summary|--model|${PROJECT_SOURCE_DIR}/models/seed.model"
+  "summary_no_model|2|summary"
+  "summary_missing|2|summary|--model|/nonexistent/seed.model"
+  "summary_bad_spec|2|summary|--model|${CMAKE_CURRENT_BINARY_DIR}/papercuts_no_kernel_size.txt"
+)
+set(XO_CLI_MATCH_repro_pool_stride
+    "PASSED  XO_CPU_ISA=[a-z0-9]+ xo check --op max_pooling1d .* strides=3 padding=valid pool_size=3\n")
+set(XO_CLI_MATCH_repro_conv_stride
+    "PASSED  XO_CPU_ISA=[a-z0-9]+ xo check --op conv1d .* kernel_size=3 strides=1 ")
+set(XO_CLI_MATCH_list
+    "conv1d +fwd,bwd .*filters=REQUIRED kernel_size=REQUIRED strides=1 .*max_pooling1d +fwd,bwd .*strides=pool_size padding=valid pool_size=2\n.*units=REQUIRED.*rate=REQUIRED")
+set(XO_CLI_MATCH_version "^xo [0-9]+[.][0-9]+[.][0-9]+ [(]commit [0-9a-f]")
+set(XO_CLI_MATCH_summary_seed
+    "conv1d [(]Conv1D[)] +[(]None, 27, 16[)] +64 .*max_pooling1d_1 [(]MaxPooling1D[)] +[(]None, 2, 32[)] +0 .*dense_1 [(]Dense[)] +[(]None, 12[)] +396 .*Total params: 4,108\nTrainable params: 4,108\nNon-trainable params: 0")
+xo_add_cli_tests(papercuts quick ${XO_PAPERCUT_CASES})
+
+if(Python3_Interpreter_FOUND)
+  # --json outputs parse (python3 -m json.tool) and carry their fields.
+  foreach(what check check-shapes list devices summary)
+    add_test(NAME papercuts.json_${what}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/json_outputs.py
+                     $<TARGET_FILE:xo> ${what} ${PROJECT_SOURCE_DIR})
+    set_tests_properties(papercuts.json_${what} PROPERTIES LABELS "quick" TIMEOUT 120)
+  endforeach()
+endif()
+
+# `cmake --install build --prefix P` then `P/bin/xo --version` runs.
+add_test(NAME papercuts.install
+         COMMAND ${CMAKE_COMMAND} -DBUILD=${CMAKE_BINARY_DIR}
+                 -DPREFIX=${CMAKE_CURRENT_BINARY_DIR}/install_test_prefix
+                 -P ${CMAKE_CURRENT_LIST_DIR}/cli/install_test.cmake)
+set_tests_properties(papercuts.install PROPERTIES LABELS "quick" TIMEOUT 120)
