@@ -58,6 +58,13 @@ if(Python3_Interpreter_FOUND)
   endforeach()
 endif()
 
+if(Python3_Interpreter_FOUND)
+  # `xo seed`: medians over repeats with a 95% interval, a device against itself.
+  add_test(NAME papercuts.seed_ci
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/seed_ci.py $<TARGET_FILE:xo>)
+  set_tests_properties(papercuts.seed_ci PROPERTIES LABELS "quick" TIMEOUT 300)
+endif()
+
 # `cmake --install build --prefix P` then `P/bin/xo --version` runs.
 add_test(NAME papercuts.install
          COMMAND ${CMAKE_COMMAND} -DBUILD=${CMAKE_BINARY_DIR}
