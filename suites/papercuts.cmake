@@ -65,6 +65,15 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties(papercuts.seed_ci PROPERTIES LABELS "quick" TIMEOUT 300)
 endif()
 
+if(Python3_Interpreter_FOUND)
+  # README and docs/ stand alone: every file they name is in the tree, one
+  # build directory, how to put xo on the PATH.
+  add_test(NAME papercuts.docs
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/docs_links.py
+                   ${PROJECT_SOURCE_DIR})
+  set_tests_properties(papercuts.docs PROPERTIES LABELS "quick" TIMEOUT 60)
+endif()
+
 # `cmake --install build --prefix P` then `P/bin/xo --version` runs.
 add_test(NAME papercuts.install
          COMMAND ${CMAKE_COMMAND} -DBUILD=${CMAKE_BINARY_DIR}
