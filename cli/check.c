@@ -153,6 +153,23 @@ static const char *missing_key(enum xo_op op, char *const *words, int n)
 	return NULL;
 }
 
+/* The keys op reads, " batch len ch ... " (space before and after each). */
+static void op_keys(enum xo_op op, char *buf, size_t size)
+{
+	struct xo_params d = xo_params_default();
+	char line[512], *tok, *save = NULL;
+	size_t used = 0;
+
+	xo_params_format(op, XO_DIR_FWD, &d, line, sizeof(line));
+	buf[0] = '\0';
+	for (tok = strtok_r(line, " ", &save); tok && used + 1 < size;
+	     tok = strtok_r(NULL, " ", &save))
+		used += (size_t)snprintf(buf + used, size - used, " %.*s", (int)strcspn(tok, "="),
+		                         tok);
+	if (used + 1 < size)
+		snprintf(buf + used, size - used, " ");
+}
+
 /* Checks a parsed case for missing required keys: 0, or 2 after printing
  * the reason (where: "FILE:LINE: " or ""). strides=0 stays accepted as
  * "Keras's default" (the shapes files use it); the repro line prints the
@@ -160,11 +177,31 @@ static const char *missing_key(enum xo_op op, char *const *words, int n)
 static int keys_ok(const char *where, enum xo_op op, char *const *words, int n)
 {
 	const char *miss = missing_key(op, words, n);
+	char keys[512];
 
 	if (miss)
 		return xo_usage_error("check", "%s%s needs %s=N (a required argument in Keras; "
 		                      "`xo check --list` shows every op's keys)",
 		                      where, xo_op_name(op), miss);
+	/* A key the op does not read would be ignored without a word. */
+	op_keys(op, keys, sizeof(keys));
+	for (int i = 0; i < n; i++) {
+		char key[64], padded[80];
+		size_t len = strcspn(words[i], "=");
+
+		snprintf(key, sizeof(key), "%.*s", (int)(len < 63 ? len : 63), words[i]);
+		if (!strcmp(key, "n"))
+			snprintf(key, sizeof(key), "batch");
+		else if (!strcmp(key, "features"))
+			snprintf(key, sizeof(key), "ch");
+		snprintf(padded, sizeof(padded), " %s ", key);
+		if (!strstr(keys, padded))
+		{
+			keys[strlen(keys) - 1] = '\0'; /* the trailing space */
+			return xo_usage_error("check", "%s%s takes no key '%s' (its keys:%s)", where,
+			                      xo_op_name(op), key, keys);
+		}
+	}
 	return 0;
 }
 
@@ -325,16 +362,24 @@ static int run_shapes(struct xo_backend *ref, struct xo_backend *be, const char 
 			rc = xo_usage_error("check", "%s:%d: line too long", path, lineno);
 			goto out;
 		}
+		{
+			/* the op's own keys first: "relu takes no key 'filters'"
+			 * says more than "unknown parameter" */
+			char first[64] = "";
+			enum xo_op lop;
+
+			sscanf(buf, " %63[^ \t\r\n#]", first);
+			lop = xo_op_from_name(first);
+			snprintf(where, sizeof(where), "%s:%d: ", path, lineno);
+			if (lop != XO_OP_COUNT && (rc = line_keys_ok(where, lop, buf)))
+				goto out;
+		}
 		if (xo_case_parse(buf, &op, &p)) {
 			rc = xo_usage_error("check", "%s:%d: %s", path, lineno, xo_last_error());
 			goto out;
 		}
 		if (op == XO_OP_COUNT)
 			continue;
-		snprintf(where, sizeof(where), "%s:%d: ", path, lineno);
-		rc = line_keys_ok(where, op, buf);
-		if (rc)
-			goto out;
 		if (n == cap) {
 			struct line *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
 
@@ -452,10 +497,6 @@ int xo_cmd_check(int argc, char **argv)
 			if (nkv == (int)(sizeof(kv) / sizeof(kv[0])))
 				return xo_usage_error("check", "more than %zu key=value arguments",
 				                      sizeof(kv) / sizeof(kv[0]));
-			memcpy(key, a, (size_t)(eq - a));
-			key[eq - a] = '\0';
-			if (xo_params_set(&p, key, eq + 1))
-				return xo_usage_error("check", "%s", xo_last_error());
 			have_params = true;
 			kv[nkv++] = argv[i];
 		}
@@ -475,13 +516,30 @@ int xo_cmd_check(int argc, char **argv)
 		struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
 
 		op = xo_op_from_name(opname);
-		if (op == XO_OP_COUNT)
-			return xo_usage_error("check", "unknown op '%s'", opname);
+		if (op == XO_OP_COUNT) {
+			char ops[512];
+			size_t used = 0;
+
+			ops[0] = '\0';
+			for (int o = 0; o < XO_OP_COUNT && used < sizeof(ops); o++)
+				used += (size_t)snprintf(ops + used, sizeof(ops) - used, "%s%s",
+				                         o ? ", " : "", xo_op_name((enum xo_op)o));
+			return xo_usage_error("check", "unknown op '%s' (ops: %s)", opname, ops);
+		}
 		if (dirsel == XO_DIR_BWD && !xo_op_has_bwd(op))
 			return xo_usage_error("check", "%s has no backward pass", opname);
 		rc = keys_ok("", op, kv, nkv);
 		if (rc)
 			return rc;
+		for (int k = 0; k < nkv; k++) {
+			char key[64];
+			const char *eq = strchr(kv[k], '=');
+
+			memcpy(key, kv[k], (size_t)(eq - kv[k]));
+			key[eq - kv[k]] = '\0';
+			if (xo_params_set(&p, key, eq + 1))
+				return xo_usage_error("check", "%s", xo_last_error());
+		}
 		if (xo_op_shapes(op, XO_DIR_FWD, &p, ss, ds))
 			return xo_usage_error("check", "%s", xo_last_error());
 		if (modesel != XO_HMODE_COUNT) {

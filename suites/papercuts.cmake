@@ -59,6 +59,11 @@ if(Python3_Interpreter_FOUND)
 endif()
 
 if(Python3_Interpreter_FOUND)
+  # Bad input names what was found (missing key, key the op does not take,
+  # unknown op with the list, file:line), exit 2, one line.
+  add_test(NAME papercuts.errors
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/errors.py $<TARGET_FILE:xo>)
+  set_tests_properties(papercuts.errors PROPERTIES LABELS "quick" TIMEOUT 120)
   # `xo seed`: medians over repeats with a 95% interval, a device against itself.
   add_test(NAME papercuts.seed_ci
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/seed_ci.py $<TARGET_FILE:xo>)
