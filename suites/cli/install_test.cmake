@@ -14,7 +14,7 @@ endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E env "PATH=${PREFIX}/bin:$ENV{PATH}" xo --version
                 RESULT_VARIABLE rc OUTPUT_VARIABLE ver ERROR_VARIABLE err)
 file(REMOVE_RECURSE ${PREFIX})
-if(NOT rc EQUAL 0 OR NOT ver MATCHES "^xo [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit [0-9a-f]")
+if(NOT rc EQUAL 0 OR NOT ver MATCHES "^xo [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit ([0-9a-f]+|unknown)")
   message(FATAL_ERROR "installed xo --version: exit ${rc}: '${ver}' ${err}")
 endif()
 message(STATUS "installed and ran: ${ver}")

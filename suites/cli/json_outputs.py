@@ -2,7 +2,8 @@
 """json_outputs.py XO WHAT - the machine-readable outputs of issue 16 item 5
 are valid JSON (checked by `python3 -m json.tool`, an independent parser) and
 carry the fields a script selects on. WHAT: check, check-shapes, list,
-devices, summary. Exit 0 pass, 1 fail.
+devices, summary; and version (`xo --version` names the source's commit).
+Exit 0 pass, 1 fail.
 """
 import json
 import os
@@ -121,6 +122,16 @@ def main():
         assert got == want, got
         assert d["total_params"] == 4108 and d["trainable_params"] == 4108
         assert d["non_trainable_params"] == 0
+    elif what == "version":
+        # not JSON: `xo --version` names the commit the source tree is at
+        src = sys.argv[3]
+        out = subprocess.run([xo, "--version"], capture_output=True, text=True).stdout
+        g = subprocess.run(["git", "-C", src, "rev-parse", "--short=12", "HEAD"],
+                           capture_output=True, text=True)
+        if g.returncode == 0:
+            assert f"(commit {g.stdout.strip()}" in out, (out, g.stdout)
+        else:
+            assert "(commit unknown" in out, out
     else:
         print(f"unknown WHAT {what}")
         return 1
