@@ -216,8 +216,12 @@ static int line_keys_ok(const char *where, enum xo_op op, const char *line)
 	if (hash)
 		*hash = '\0';
 	tok = strtok_r(buf, " \t\r\n", &save); /* the op */
-	while (tok && n < 128 && (tok = strtok_r(NULL, " \t\r\n", &save)))
+	while (tok && n < 128 && (tok = strtok_r(NULL, " \t\r\n", &save))) {
+		/* not key=value: xo_case_parse names the word */
+		if (!strchr(tok, '=') || *tok == '=')
+			return 0;
 		words[n++] = tok;
+	}
 	return keys_ok(where, op, words, n);
 }
 

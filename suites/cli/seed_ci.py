@@ -13,8 +13,8 @@ import sys
 
 def main():
     xo = sys.argv[1]
-    p = subprocess.run([xo, "seed", "--device", "cpu", "--device", "cpu", "--epochs", "3",
-                        "--repeat", "5", "--json"], capture_output=True, text=True,
+    p = subprocess.run([xo, "seed", "--device", "cpu", "--device", "cpu", "--epochs", "2",
+                        "--repeat", "3", "--json"], capture_output=True, text=True,
                        timeout=600)
     if p.returncode != 0:
         print(f"exit {p.returncode}: {p.stderr}")
@@ -22,7 +22,7 @@ def main():
     d = json.loads(p.stdout)
     assert len(d) == 2, d
     for r in d:
-        assert r["repeat"] == 5, r
+        assert r["repeat"] == 3, r
         for key in ("train_ms_per_step", "predict_s", "predict_s_one_batch"):
             lo, hi = r[key + "_ci_lo"], r[key + "_ci_hi"]
             assert 0 < lo <= r[key] <= hi, (key, lo, r[key], hi)
