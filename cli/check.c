@@ -6,6 +6,9 @@
  *   xo check --op OP [--dir fwd|bwd|both] [--mode M] [key=value ...]
  *            [--backend B] [--seed S]
  *   xo check --shapes FILE [--backend B] [--seed S]
+ *   xo check --list                  every op, its keys and their defaults
+ *
+ * --json (any form) prints one JSON object (an array for --list) instead.
  *
  * One PASSED/FAILED line per case with the command line that reruns it, the
  * failure report under a FAILED line, then "N passed, M failed". Exit 0 when
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "../kernels/cpu.h"
 #include "harness.h"
 
 #define DIR_BOTH XO_DIR_COUNT
@@ -26,25 +30,265 @@
 struct check_totals {
 	int passed;
 	int failed;
+	bool json;  /* --json: cases as JSON objects */
+	FILE *out;  /* where case lines go (a memory stream with --json, so a
+	             * run that stops on bad input prints no partial JSON) */
 };
+
+/* One case's verdict: a PASSED/FAILED line (and the report), or with
+ * --json an object of the cases array. */
+static void emit(struct check_totals *t, const struct xo_case *c, const char *backend,
+                 const struct xo_case_result *r, const char *could_not_run)
+{
+	bool pass = !could_not_run && r->fail == XO_FAIL_NONE;
+	struct xo_params p;
+	char params[512];
+
+	if (pass)
+		t->passed++;
+	else
+		t->failed++;
+	if (!t->json) {
+		if (could_not_run)
+			fprintf(t->out, "FAILED  %s\n  could not run: %s\n", r->repro, could_not_run);
+		else
+			fprintf(t->out, "%s  %s\n%s", pass ? "PASSED" : "FAILED", r->repro,
+			        pass ? "" : r->report);
+		fflush(t->out);
+		return;
+	}
+	/* the stride the op uses, as the repro line prints it */
+	p = c->p;
+	if (c->op == XO_OP_conv1d)
+		p.strides = xo_conv1d_stride(&c->p);
+	else if (c->op == XO_OP_max_pooling1d)
+		p.strides = xo_pool1d_stride(&c->p);
+	xo_params_format(c->op, c->dir, &p, params, sizeof(params));
+	fprintf(t->out, "%s\n    {\"op\": \"%s\", \"dir\": \"%s\", \"mode\": \"%s\", \"backend\": ",
+	        t->passed + t->failed > 1 ? "," : "", xo_op_name(c->op), xo_dir_name(c->dir),
+	        xo_hmode_name(c->mode));
+	xo_cli_json_fstring(t->out, backend);
+	fprintf(t->out, ", \"seed\": %" PRIu64 ", \"params\": ", c->seed);
+	xo_cli_json_params(t->out, params);
+	fprintf(t->out, ", \"result\": \"%s\", \"reason\": ", pass ? "pass" : "fail");
+	if (pass)
+		fputs("null", t->out);
+	else
+		xo_cli_json_fstring(t->out, could_not_run ? could_not_run : xo_fail_name(r->fail));
+	if (could_not_run)
+		fputs(", \"max_error\": null, \"bound\": null, \"bad_elements\": null", t->out);
+	else
+		/* bound 0: the case is exact (bit for bit) */
+		fprintf(t->out, ", \"max_error\": %.9g, \"bound\": %.9g, \"worst_ratio\": %.6g, "
+		        "\"bad_elements\": %" PRId64,
+		        r->max_err, r->max_bound, r->worst, r->nbad);
+	fputs(", \"repro\": ", t->out);
+	xo_cli_json_fstring(t->out, r->repro);
+	if (!pass && !could_not_run) {
+		fputs(", \"report\": ", t->out);
+		xo_cli_json_fstring(t->out, r->report);
+	}
+	fputc('}', t->out);
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: xo check --op OP [--dir fwd|bwd|both] [--mode exact|real|nonfinite]\n"
-	           "                [key=value ...] [--backend B] [--seed S]\n"
-	           "       xo check --shapes FILE [--backend B] [--seed S]\n"
+	           "                [key=value ...] [--backend B] [--seed S] [--json]\n"
+	           "       xo check --shapes FILE [--backend B] [--seed S] [--json]\n"
+	           "       xo check --list [--json]\n"
 	           "\n"
 	           "Runs correctness cases of backend B (default cpu) against the reference\n"
 	           "backend ref and prints one PASSED/FAILED line per case with the command\n"
-	           "that reruns it, then a summary. Modes (default: every one that applies):\n"
+	           "that reruns it (with the cpu backend's XO_CPU_ISA), then a summary.\n"
+	           "--json prints one object: the backend, the CPU ISA, and per case op, dir,\n"
+	           "mode, params, result, max_error and the bound there (0 = bit-exact).\n"
+	           "Modes (default: every one that applies):\n"
 	           "  exact      small-integer inputs, result must equal ref bit for bit\n"
 	           "  real       real inputs, error within a bound derived per op\n"
 	           "  nonfinite  NaN/Inf in the inputs of elementwise ops must propagate alike\n"
-	           "Keys are the op's parameters (batch len ch filters kernel_size strides\n"
-	           "dilation_rate padding use_bias activation pool_size units rate training seed\n"
-	           "step layer lr beta_1 beta_2 epsilon iteration size rows). A shapes file has\n"
-	           "one `op key=value ...` case a line. Exit: 0 all passed, 1 a case failed,\n"
+	           "Keys are the op's Keras arguments plus the input shape (batch len ch);\n"
+	           "--list prints every op's keys with their defaults, which are Keras's\n"
+	           "(strides 1, pooling strides = pool_size, pool_size 2, padding valid, ...).\n"
+	           "Keras's required arguments are required here too: conv1d filters and\n"
+	           "kernel_size, dense units, dropout rate. A shapes file has one\n"
+	           "`op key=value ...` case a line. Exit: 0 all passed, 1 a case failed,\n"
 	           "2 bad usage or input.\n");
+}
+
+/*
+ * Keras's required arguments: Conv1D(filters, kernel_size), Dense(units),
+ * Dropout(rate). Every other key has Keras's default (xo_params_default;
+ * strides 1 for conv1d and pool_size for max_pooling1d, pool_size 2, padding
+ * valid, use_bias 1, activation linear, dilation_rate 1, Adam 1e-3 / 0.9 /
+ * 0.999 / 1e-7); batch, len and ch are the case's input shape (default 1).
+ */
+static const struct {
+	enum xo_op op;
+	const char *keys[2];
+} required[] = {
+	{XO_OP_conv1d, {"filters", "kernel_size"}},
+	{XO_OP_dense, {"units", NULL}},
+	{XO_OP_dropout, {"rate", NULL}},
+};
+
+/* The first required key of op that is not among the keys of the
+ * "key=value" words words[0..n-1], or NULL. */
+static const char *missing_key(enum xo_op op, char *const *words, int n)
+{
+	for (size_t r = 0; r < sizeof(required) / sizeof(required[0]); r++) {
+		if (required[r].op != op)
+			continue;
+		for (int k = 0; k < 2 && required[r].keys[k]; k++) {
+			const char *key = required[r].keys[k];
+			size_t len = strlen(key);
+			bool found = false;
+
+			for (int i = 0; i < n && !found; i++)
+				found = !strncmp(words[i], key, len) && words[i][len] == '=';
+			if (!found)
+				return key;
+		}
+	}
+	return NULL;
+}
+
+/* The keys op reads, " batch len ch ... " (space before and after each). */
+static void op_keys(enum xo_op op, char *buf, size_t size)
+{
+	struct xo_params d = xo_params_default();
+	char line[512], *tok, *save = NULL;
+	size_t used = 0;
+
+	xo_params_format(op, XO_DIR_FWD, &d, line, sizeof(line));
+	buf[0] = '\0';
+	for (tok = strtok_r(line, " ", &save); tok && used + 1 < size;
+	     tok = strtok_r(NULL, " ", &save))
+		used += (size_t)snprintf(buf + used, size - used, " %.*s", (int)strcspn(tok, "="),
+		                         tok);
+	if (used + 1 < size)
+		snprintf(buf + used, size - used, " ");
+}
+
+/* Checks a parsed case for missing required keys: 0, or 2 after printing
+ * the reason (where: "FILE:LINE: " or ""). strides=0 stays accepted as
+ * "Keras's default" (the shapes files use it); the repro line prints the
+ * stride the op uses. */
+static int keys_ok(const char *where, enum xo_op op, char *const *words, int n)
+{
+	const char *miss = missing_key(op, words, n);
+	char keys[512];
+
+	if (miss)
+		return xo_usage_error("check", "%s%s needs %s=N (a required argument in Keras; "
+		                      "`xo check --list` shows every op's keys)",
+		                      where, xo_op_name(op), miss);
+	/* A key the op does not read would be ignored without a word. */
+	op_keys(op, keys, sizeof(keys));
+	for (int i = 0; i < n; i++) {
+		char key[64], padded[80];
+		size_t len = strcspn(words[i], "=");
+
+		snprintf(key, sizeof(key), "%.*s", (int)(len < 63 ? len : 63), words[i]);
+		if (!strcmp(key, "n"))
+			snprintf(key, sizeof(key), "batch");
+		else if (!strcmp(key, "features"))
+			snprintf(key, sizeof(key), "ch");
+		snprintf(padded, sizeof(padded), " %s ", key);
+		if (!strstr(keys, padded))
+		{
+			keys[strlen(keys) - 1] = '\0'; /* the trailing space */
+			return xo_usage_error("check", "%s%s takes no key '%s' (its keys:%s)", where,
+			                      xo_op_name(op), key, keys);
+		}
+	}
+	return 0;
+}
+
+/* The same for one shapes-file line "op key=value ...". */
+static int line_keys_ok(const char *where, enum xo_op op, const char *line)
+{
+	char buf[1024], *words[128], *save = NULL, *tok, *hash;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	hash = strchr(buf, '#');
+	if (hash)
+		*hash = '\0';
+	tok = strtok_r(buf, " \t\r\n", &save); /* the op */
+	while (tok && n < 128 && (tok = strtok_r(NULL, " \t\r\n", &save))) {
+		/* not key=value: xo_case_parse names the word */
+		if (!strchr(tok, '=') || *tok == '=')
+			return 0;
+		words[n++] = tok;
+	}
+	return keys_ok(where, op, words, n);
+}
+
+/* `xo check --list [--json]`: every op, its directions, and its keys with
+ * their defaults (Keras's), the required ones marked. */
+static void list_ops(bool json)
+{
+	if (json)
+		printf("[");
+	for (int o = 0; o < XO_OP_COUNT; o++) {
+		enum xo_op op = (enum xo_op)o;
+		struct xo_params d = xo_params_default();
+		char line[512], *tok, *save = NULL;
+		int n = 0;
+
+		/* the default stride as the op reads it */
+		d.strides = op == XO_OP_conv1d ? 1 : op == XO_OP_max_pooling1d ? d.pool_size : 0;
+		xo_params_format(op, XO_DIR_FWD, &d, line, sizeof(line));
+		if (json) {
+			printf("%s\n  {\"op\": \"%s\", \"backward\": %s, \"keys\": [", o ? "," : "",
+			       xo_op_name(op), xo_op_has_bwd(op) ? "true" : "false");
+		} else {
+			printf("%-25s %-8s", xo_op_name(op), xo_op_has_bwd(op) ? "fwd,bwd" : "fwd");
+		}
+		for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(tok, '=');
+			const char *def = eq + 1;
+			char num[32];
+			bool req;
+
+			*eq = '\0';
+			req = false;
+			for (size_t r = 0; r < sizeof(required) / sizeof(required[0]); r++)
+				for (int k = 0; k < 2; k++)
+					if (required[r].op == op && required[r].keys[k] &&
+					    !strcmp(required[r].keys[k], tok))
+						req = true;
+			if (op == XO_OP_max_pooling1d && !strcmp(tok, "strides"))
+				def = "pool_size";
+			else if (strchr(def, '.') || strchr(def, 'e')) {
+				/* a float field printed to float's 7 digits, not the
+				 * 9 that round-trip it: lr=0.001, not 0.00100000005 */
+				snprintf(num, sizeof(num), "%.7g", strtod(def, NULL));
+				def = num;
+			}
+			if (json) {
+				printf("%s{\"key\": \"%s\", \"required\": %s, \"default\": ",
+				       n ? ", " : "", tok, req ? "true" : "false");
+				if (req)
+					printf("null}");
+				else {
+					xo_cli_json_value(stdout, def);
+					printf("}");
+				}
+			} else {
+				printf(" %s=%s", tok, req ? "REQUIRED" : def);
+			}
+			n++;
+		}
+		printf(json ? "]}" : "\n");
+	}
+	if (json)
+		printf("\n]\n");
+	else
+		printf("\nREQUIRED: Keras has no default (Conv1D filters and kernel_size, Dense "
+		       "units, Dropout rate);\nthe other values are Keras's defaults; batch, len "
+		       "and ch are the case's input shape.\n");
 }
 
 /* The options that take a value (every option but --help). */
@@ -91,20 +335,7 @@ static int run_line(struct xo_backend *ref, struct xo_backend *be, const char *w
 			    st == XO_ERESOURCE)
 				return xo_usage_error("check", "%s%s%s", where, *where ? ": " : "",
 				                      xo_last_error());
-			if (st) {
-				printf("FAILED  %s\n  could not run: %s\n", r.repro,
-				       xo_last_error());
-				t->failed++;
-				continue;
-			}
-			if (r.fail == XO_FAIL_NONE) {
-				printf("PASSED  %s\n", r.repro);
-				t->passed++;
-			} else {
-				printf("FAILED  %s\n%s", r.repro, r.report);
-				t->failed++;
-			}
-			fflush(stdout);
+			emit(t, &c, xo_backend_name(be), &r, st ? xo_last_error() : NULL);
 		}
 	}
 	return 0;
@@ -134,6 +365,18 @@ static int run_shapes(struct xo_backend *ref, struct xo_backend *be, const char 
 		if (!strchr(buf, '\n') && !feof(f)) {
 			rc = xo_usage_error("check", "%s:%d: line too long", path, lineno);
 			goto out;
+		}
+		{
+			/* the op's own keys first: "relu takes no key 'filters'"
+			 * says more than "unknown parameter" */
+			char first[64] = "";
+			enum xo_op lop;
+
+			sscanf(buf, " %63[^ \t\r\n#]", first);
+			lop = xo_op_from_name(first);
+			snprintf(where, sizeof(where), "%s:%d: ", path, lineno);
+			if (lop != XO_OP_COUNT && (rc = line_keys_ok(where, lop, buf)))
+				goto out;
 		}
 		if (xo_case_parse(buf, &op, &p)) {
 			rc = xo_usage_error("check", "%s:%d: %s", path, lineno, xo_last_error());
@@ -176,11 +419,16 @@ int xo_cmd_check(int argc, char **argv)
 	const char *backend = "cpu", *shapes = NULL, *opname = NULL;
 	struct xo_backend *ref = NULL, *be = NULL;
 	struct xo_params p = xo_params_default();
-	struct check_totals t = {0, 0};
+	struct check_totals t = {.out = stdout};
+	bool list = false;
+	char *jbuf = NULL;
+	size_t jlen = 0;
 	int dirsel = DIR_BOTH, modesel = XO_HMODE_COUNT, rc;
 	uint64_t seed = XO_CASE_SEED_DEFAULT;
 	enum xo_op op = XO_OP_COUNT;
 	bool have_params = false;
+	char *kv[128]; /* the key=value words, for the required-key check */
+	int nkv = 0;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -188,6 +436,14 @@ int xo_cmd_check(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
+		}
+		if (!strcmp(a, "--json")) {
+			t.json = true;
+			continue;
+		}
+		if (!strcmp(a, "--list")) {
+			list = true;
+			continue;
 		}
 		if (a[0] == '-' && a[1] == '-') {
 			if (!is_option(a))
@@ -242,12 +498,18 @@ int xo_cmd_check(int argc, char **argv)
 			if (!eq || eq == a || (size_t)(eq - a) >= sizeof(key))
 				return xo_usage_error(
 				    "check", "expected key=value or an option, got '%s'", a);
-			memcpy(key, a, (size_t)(eq - a));
-			key[eq - a] = '\0';
-			if (xo_params_set(&p, key, eq + 1))
-				return xo_usage_error("check", "%s", xo_last_error());
+			if (nkv == (int)(sizeof(kv) / sizeof(kv[0])))
+				return xo_usage_error("check", "more than %zu key=value arguments",
+				                      sizeof(kv) / sizeof(kv[0]));
 			have_params = true;
+			kv[nkv++] = argv[i];
 		}
+	}
+	if (list) {
+		if (opname || shapes || have_params)
+			return xo_usage_error("check", "--list takes no --op, --shapes or key=value");
+		list_ops(t.json);
+		return 0;
 	}
 	if ((opname == NULL) == (shapes == NULL))
 		return xo_usage_error("check",
@@ -258,10 +520,30 @@ int xo_cmd_check(int argc, char **argv)
 		struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
 
 		op = xo_op_from_name(opname);
-		if (op == XO_OP_COUNT)
-			return xo_usage_error("check", "unknown op '%s'", opname);
+		if (op == XO_OP_COUNT) {
+			char ops[512];
+			size_t used = 0;
+
+			ops[0] = '\0';
+			for (int o = 0; o < XO_OP_COUNT && used < sizeof(ops); o++)
+				used += (size_t)snprintf(ops + used, sizeof(ops) - used, "%s%s",
+				                         o ? ", " : "", xo_op_name((enum xo_op)o));
+			return xo_usage_error("check", "unknown op '%s' (ops: %s)", opname, ops);
+		}
 		if (dirsel == XO_DIR_BWD && !xo_op_has_bwd(op))
 			return xo_usage_error("check", "%s has no backward pass", opname);
+		rc = keys_ok("", op, kv, nkv);
+		if (rc)
+			return rc;
+		for (int k = 0; k < nkv; k++) {
+			char key[64];
+			const char *eq = strchr(kv[k], '=');
+
+			memcpy(key, kv[k], (size_t)(eq - kv[k]));
+			key[eq - kv[k]] = '\0';
+			if (xo_params_set(&p, key, eq + 1))
+				return xo_usage_error("check", "%s", xo_last_error());
+		}
 		if (xo_op_shapes(op, XO_DIR_FWD, &p, ss, ds))
 			return xo_usage_error("check", "%s", xo_last_error());
 		if (modesel != XO_HMODE_COUNT) {
@@ -286,14 +568,32 @@ int xo_cmd_check(int argc, char **argv)
 		rc = xo_usage_error("check", "ref: %s", xo_last_error());
 		goto out_close;
 	}
+	if (t.json && !(t.out = open_memstream(&jbuf, &jlen))) {
+		rc = xo_usage_error("check", "out of memory");
+		goto out_close;
+	}
 	if (shapes)
 		rc = run_shapes(ref, be, shapes, seed, &t);
 	else
 		rc = run_line(ref, be, "", op, &p, dirsel, modesel, seed, &t);
-	if (!rc) {
+	if (t.json) {
+		fclose(t.out);
+		if (!rc) {
+			printf("{\"backend\": ");
+			xo_cli_json_string(xo_backend_name(be));
+			printf(", \"describe\": ");
+			xo_cli_json_string(xo_backend_describe(be));
+			printf(", \"cpu_isa\": \"%s\", \"cases\": [%s\n  ], \"passed\": %d, "
+			       "\"failed\": %d}\n",
+			       xo_cpu_kernels_for(xo_cpu_isa_detect())->isa, jbuf ? jbuf : "",
+			       t.passed, t.failed);
+		}
+		free(jbuf);
+	} else if (!rc) {
 		printf("%d passed, %d failed\n", t.passed, t.failed);
-		rc = t.failed ? 1 : 0;
 	}
+	if (!rc)
+		rc = t.failed ? 1 : 0;
 out_close:
 	xo_backend_close(ref);
 	xo_backend_close(be);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 int xo_cmd_devices(int argc, char **argv);
 int xo_cmd_check(int argc, char **argv);
@@ -16,6 +17,11 @@ int xo_cmd_predict(int argc, char **argv);
 int xo_cmd_train(int argc, char **argv);
 int xo_cmd_perf(int argc, char **argv);
 int xo_cmd_bench(int argc, char **argv);
+int xo_cmd_summary(int argc, char **argv);
+
+/* `xo --version` (cli/version.c): version, git commit, compiler. */
+void xo_cli_print_version(void);
+const char *xo_cli_git_commit(void);
 
 /* Prints "xo CMD: message" to stderr and returns 2. */
 int xo_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -26,8 +32,18 @@ int xo_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 bool xo_cli_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 bool xo_cli_parse_u64(const char *s, uint64_t *out);
 
-/* Prints s as a JSON string to stdout: quoted, with quotes, backslashes and
- * control characters escaped. */
+/* Prints s as a JSON string to stdout (f): quoted, with quotes, backslashes
+ * and control characters escaped. */
 void xo_cli_json_string(const char *s);
+void xo_cli_json_fstring(FILE *f, const char *s);
+/* Prints a canonical "key=value ..." line (xo_params_format) as a JSON
+ * object: numbers as numbers, the rest as strings. */
+void xo_cli_json_params(FILE *f, const char *line);
+/* Prints v as a JSON number when it is one in JSON's syntax, else as a
+ * JSON string. */
+void xo_cli_json_value(FILE *f, const char *v);
+
+/* The CPU's model name from /proc/cpuinfo ("unknown" when not found). */
+void xo_cli_cpu_model(char *buf, size_t size);
 
 #endif

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"train", xo_cmd_train, "train a model and save its best weights"},
 	{"perf", xo_cmd_perf, "record, compare, detect, report, advise"},
 	{"bench", xo_cmd_bench, "benchmark a backend on the seed workloads"},
+	{"summary", xo_cmd_summary, "a model's layers, output shapes and parameters (Keras)"},
 };
 
 int xo_usage_error(const char *cmd, const char *fmt, ...)
@@ -41,7 +42,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: xo COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n`xo COMMAND --help` for a command's options.\n");
+	fprintf(f, "\n`xo COMMAND --help` for a command's options; `xo --version`.\n");
 }
 
 int main(int argc, char **argv)
@@ -52,6 +53,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		xo_cli_print_version();
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

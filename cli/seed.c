@@ -9,10 +9,14 @@
  * validation_split=0.2) with a checkpoint of the best val_accuracy in a
  * temporary directory; the best weights are loaded again and the 4000 test
  * samples predicted at batch 32 (Keras's default, as the seed ran:
- * predict_s) and as one batch (predict_s_one_batch).
+ * predict_s) and as one batch (predict_s_one_batch), each --repeat times
+ * (default 9) after a warm-up.
  *
  * Figures: train_ms_per_step and epoch_ms are medians over the epochs (the
- * first epoch carries warm-up); for OpenCL devices the per-step split
+ * first epoch carries warm-up), predict_s and predict_s_one_batch medians of
+ * the repeats; the table gives each with the distribution-free 95% interval
+ * of the median (xo_perf_summarize, as `xo perf record`) and marks a "vs
+ * best" ratio whose intervals overlap the best device's with '~'; for OpenCL devices the per-step split
  * (enqueue, h2d, kernel, d2h, wait) and launches come from 5 extra training
  * steps on a resident batch after the run, and the kernel time per layer
  * from one step with each op synced on its own.
@@ -38,11 +42,15 @@
 #define SEED_PREDICT_BATCH 32
 #define MAX_DEVICES        8
 #define SPLIT_STEPS        5 /* extra training steps that measure the OpenCL split */
+#define MAX_REPEAT         101
 
 static const char usage[] =
     "usage: xo seed [--device D ...] [--epochs N] [--batch-size N] [--seed S]\n"
-    "               [--json] [--db FILE]\n"
-    "  D: ref, cpu, cl or cl:PLATFORM:DEVICE (default: every device that opens)\n";
+    "               [--repeat N] [--json] [--db FILE]\n"
+    "  D: ref, cpu, cl or cl:PLATFORM:DEVICE (default: every device that opens)\n"
+    "  --repeat N: predict timed N times (default 9) after a warm-up; the table\n"
+    "  gives medians with their 95% interval, and a ratio whose intervals\n"
+    "  overlap the best device's is marked '~' (no difference shown)\n";
 
 struct seed_data {
 	float *xtr, *ytr, *xte, *yte; /* 16000 train, 4000 test */
@@ -72,6 +80,13 @@ struct seed_result {
 	double extra_ms;
 	int nsteps;                /* epochs recorded in step_ms */
 	double step_ms[1000];      /* training ms/step of each epoch (for --db) */
+	/* Predict timed --repeat times after a warm-up (the accuracy run), at
+	 * batch 32 and as one batch, alternating; predict_s and
+	 * predict_s_one_batch are the medians, the summaries carry the 95%
+	 * interval of the median, as `xo perf record` reports it. */
+	int repeat;
+	double p32_s[MAX_REPEAT], p1_s[MAX_REPEAT];
+	struct xo_perf_summary s32, s1, sstep;
 };
 
 struct epoch_sink {
@@ -283,7 +298,7 @@ static enum xo_status measure_split(struct xo_model *m, struct xo_backend *be, i
 
 /* The whole experiment on one device. Returns 0, or 2 after one line. */
 static int run_device(const char *spec, const struct seed_data *d, int epochs, int64_t batch,
-                      uint64_t seed, bool json, struct seed_result *r)
+                      uint64_t seed, int repeat, bool json, struct seed_result *r)
 {
 	FILE *out = json ? stderr : stdout;
 	double ms_per_step[1000], epoch_ms[1000], t0;
@@ -332,12 +347,11 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;
 	}
-	t0 = now_s();
+	/* the accuracy run is the warm-up of the timed repeats below */
 	if (xo_model_predict(m, d->xte, d->nte, SEED_PREDICT_BATCH, probs)) {
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;
 	}
-	r->predict_s = now_s() - t0;
 	for (int64_t i = 0; i < d->nte; i++) {
 		int best = 0;
 
@@ -346,20 +360,55 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 				best = c;
 		correct += best == d->lte[i];
 	}
-	t0 = now_s();
-	if (xo_model_predict(m, d->xte, d->nte, d->nte, probs)) {
+	if (xo_model_predict(m, d->xte, d->nte, d->nte, probs)) { /* warm-up */
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;
 	}
-	r->predict_s_one_batch = now_s() - t0;
-	fprintf(out, "Predict %" PRId64 " samples in %.4f s, %.3g s on avg (batch %d)\n", d->nte,
-	        r->predict_s, r->predict_s / (double)d->nte, SEED_PREDICT_BATCH);
-	fprintf(out, "Predict %" PRId64 " samples in %.4f s, %.3g s on avg (one batch)\n", d->nte,
-	        r->predict_s_one_batch, r->predict_s_one_batch / (double)d->nte);
+	r->repeat = repeat;
+	for (int k = 0; k < repeat; k++) {
+		t0 = now_s();
+		if (xo_model_predict(m, d->xte, d->nte, SEED_PREDICT_BATCH, probs)) {
+			xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+			goto out_free;
+		}
+		r->p32_s[k] = now_s() - t0;
+		t0 = now_s();
+		if (xo_model_predict(m, d->xte, d->nte, d->nte, probs)) {
+			xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+			goto out_free;
+		}
+		r->p1_s[k] = now_s() - t0;
+	}
+	{
+		double v[MAX_REPEAT];
+
+		memcpy(v, r->p32_s, sizeof(double) * (size_t)repeat);
+		xo_perf_summarize(v, (size_t)repeat, &r->s32);
+		memcpy(v, r->p1_s, sizeof(double) * (size_t)repeat);
+		xo_perf_summarize(v, (size_t)repeat, &r->s1);
+	}
+	r->predict_s = r->s32.median;
+	r->predict_s_one_batch = r->s1.median;
+	fprintf(out,
+	        "Predict %" PRId64 " samples in %.4f s [%.4f, %.4f], %.3g s on avg (batch %d; "
+	        "median of %d)\n",
+	        d->nte, r->predict_s, r->s32.ci_lo, r->s32.ci_hi, r->predict_s / (double)d->nte,
+	        SEED_PREDICT_BATCH, repeat);
+	fprintf(out,
+	        "Predict %" PRId64 " samples in %.4f s [%.4f, %.4f], %.3g s on avg (one batch; "
+	        "median of %d)\n",
+	        d->nte, r->predict_s_one_batch, r->s1.ci_lo, r->s1.ci_hi,
+	        r->predict_s_one_batch / (double)d->nte, repeat);
 	r->test_accuracy = (double)correct / (double)d->nte;
 	r->val_accuracy = sink.best_val;
 	r->nsteps = sink.count;
 	memcpy(r->step_ms, ms_per_step, sizeof(double) * (size_t)sink.count);
+	{
+		double v[1000];
+
+		memcpy(v, ms_per_step, sizeof(double) * (size_t)sink.count);
+		xo_perf_summarize(v, (size_t)sink.count, &r->sstep);
+	}
 	r->train_ms_per_step = median(ms_per_step, sink.count);
 	r->epoch_ms = median(epoch_ms, sink.count);
 	if (r->is_cl && measure_split(m, be, batch, seed, r)) {
@@ -377,27 +426,61 @@ out_free:
 	return rc;
 }
 
+/* "3.12 [3.05, 3.20]": a median with its 95% interval, in a field of w. */
+static void fmt_ci(FILE *out, int w, const char *f, double scale, const struct xo_perf_summary *q)
+{
+	char num[32], lo[32], hi[32], buf[112];
+
+	snprintf(num, sizeof(num), f, q->median * scale);
+	snprintf(lo, sizeof(lo), f, q->ci_lo * scale);
+	snprintf(hi, sizeof(hi), f, q->ci_hi * scale);
+	snprintf(buf, sizeof(buf), "%s [%s, %s]", num, lo, hi);
+	fprintf(out, " %*s", w, buf);
+}
+
+/* "1.02x~": the ratio of medians, '~' when the two intervals overlap (the
+ * runs do not show a difference: a device against itself reads ~1.00x~). */
+static void fmt_ratio(FILE *out, const struct xo_perf_summary *a, const struct xo_perf_summary *best)
+{
+	bool overlap = a->ci_lo <= best->ci_hi && best->ci_lo <= a->ci_hi;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.2fx%s", a->median / best->median, overlap ? "~" : "");
+	fprintf(out, " %9s", buf);
+}
+
 static void print_table(FILE *out, const struct seed_result *r, int n)
 {
-	double best_train = INFINITY, best_pred = INFINITY;
+	int bt = 0, bp = 0;
 
 	for (int i = 0; i < n; i++) {
-		if (r[i].train_ms_per_step < best_train)
-			best_train = r[i].train_ms_per_step;
-		if (r[i].predict_s < best_pred)
-			best_pred = r[i].predict_s;
+		if (r[i].sstep.median < r[bt].sstep.median)
+			bt = i;
+		if (r[i].s32.median < r[bp].s32.median)
+			bp = i;
 	}
-	fprintf(out, "\n%-10s %13s %10s %12s %14s %8s %8s %9s %9s %9s\n", "device", "train ms/step",
-	       "epoch ms", "predict s", "predict s", "val_acc", "test_acc", "peak RSS", "train",
-	       "predict");
-	fprintf(out, "%-10s %13s %10s %12s %14s %8s %8s %9s %9s %9s\n", "", "", "", "(batch 32)",
-	       "(one batch)", "", "", "MB", "vs best", "vs best");
-	for (int i = 0; i < n; i++)
-		fprintf(out, "%-10s %13.2f %10.1f %12.4f %14.4f %8.4f %8.4f %9.1f %8.2fx %8.2fx\n",
-		       r[i].device, r[i].train_ms_per_step, r[i].epoch_ms, r[i].predict_s,
-		       r[i].predict_s_one_batch, r[i].val_accuracy, r[i].test_accuracy,
-		       r[i].peak_rss_mb, r[i].train_ms_per_step / best_train,
-		       r[i].predict_s / best_pred);
+	fprintf(out, "\n%-10s %27s %10s %27s %27s %8s %8s %9s %9s %9s\n", "device",
+	        "train ms/step [95% CI]", "epoch ms", "predict s [95% CI]", "predict s [95% CI]",
+	        "val_acc", "test_acc", "peak RSS", "train", "predict");
+	fprintf(out, "%-10s %27s %10s %27s %27s %8s %8s %9s %9s %9s\n", "", "(median of epochs)", "",
+	        "(batch 32)", "(one batch)", "", "", "MB", "vs best", "vs best");
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "%-10s", r[i].device);
+		fmt_ci(out, 27, "%.3f", 1.0, &r[i].sstep);
+		fprintf(out, " %10.1f", r[i].epoch_ms);
+		fmt_ci(out, 27, "%.4f", 1.0, &r[i].s32);
+		fmt_ci(out, 27, "%.4f", 1.0, &r[i].s1);
+		fprintf(out, " %8.4f %8.4f %9.1f", r[i].val_accuracy, r[i].test_accuracy,
+		        r[i].peak_rss_mb);
+		fmt_ratio(out, &r[i].sstep, &r[bt].sstep);
+		fmt_ratio(out, &r[i].s32, &r[bp].s32);
+		fprintf(out, "\n");
+	}
+	if (n)
+		fprintf(out, "medians with the distribution-free 95%% interval of the median (as `xo "
+		        "perf record`): %d epochs, predict %d times after a warm-up;\n'~': the "
+		        "intervals overlap the best device's, the runs show no difference\n",
+		        r[0].nsteps, r[0].repeat);
 	for (int i = 0; i < n; i++) {
 		if (!r[i].is_cl)
 			continue;
@@ -443,6 +526,13 @@ static void print_json(const struct seed_result *r, int n)
 		json_number("epoch_ms", r[i].epoch_ms, true);
 		json_number("predict_s", r[i].predict_s, true);
 		json_number("predict_s_one_batch", r[i].predict_s_one_batch, true);
+		printf("\"repeat\": %d, ", r[i].repeat);
+		json_number("train_ms_per_step_ci_lo", r[i].sstep.ci_lo, true);
+		json_number("train_ms_per_step_ci_hi", r[i].sstep.ci_hi, true);
+		json_number("predict_s_ci_lo", r[i].s32.ci_lo, true);
+		json_number("predict_s_ci_hi", r[i].s32.ci_hi, true);
+		json_number("predict_s_one_batch_ci_lo", r[i].s1.ci_lo, true);
+		json_number("predict_s_one_batch_ci_hi", r[i].s1.ci_hi, true);
 		printf("\"predict_samples\": %d, ", SEED_TEST);
 		json_number("val_accuracy", r[i].val_accuracy, true);
 		json_number("test_accuracy", r[i].test_accuracy, true);
@@ -509,7 +599,7 @@ static void seed_bench(struct xo_perf_result *x, const char *device, const char 
  * --db: the experiment's own timings as one run of the perf store, beside
  * what `xo perf record` measures: per device, the training step as fit ran it
  * (one sample per epoch), and predict per call at batch 32 and as one batch
- * (one sample each: the experiment predicts once).
+ * (one sample per --repeat).
  */
 static int store_results(struct xo_perfdb *db, const struct seed_result *r, int n, int64_t batch,
                          int64_t npredict)
@@ -528,15 +618,18 @@ static int store_results(struct xo_perfdb *db, const struct seed_result *r, int 
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
-		double steps[1000], p32 = r[i].predict_s / (double)calls32;
-		double p1 = r[i].predict_s_one_batch;
+		double steps[1000], p32[MAX_REPEAT];
 
 		for (int k = 0; k < r[i].nsteps; k++)
 			steps[k] = r[i].step_ms[k] * 1e-3;
+		for (int k = 0; k < r[i].repeat; k++)
+			p32[k] = r[i].p32_s[k] / (double)calls32;
+		seed_bench(&res[nres++], r[i].device, "fit_predict", SEED_PREDICT_BATCH, p32,
+		           (size_t)r[i].repeat);
 		seed_bench(&res[nres++], r[i].device, "fit_step", batch, steps,
 		           (size_t)r[i].nsteps);
-		seed_bench(&res[nres++], r[i].device, "fit_predict", SEED_PREDICT_BATCH, &p32, 1);
-		seed_bench(&res[nres++], r[i].device, "fit_predict", npredict, &p1, 1);
+		seed_bench(&res[nres++], r[i].device, "fit_predict", npredict, (double *)r[i].p1_s,
+		           (size_t)r[i].repeat);
 	}
 	for (size_t i = 0; i < nres; i++)
 		if (!res[i].samples)
@@ -563,7 +656,7 @@ int xo_cmd_seed(int argc, char **argv)
 	struct xo_perfdb *store = NULL;
 	struct seed_data data;
 	int ndev = 0, nres = 0, rc = 0;
-	int64_t epochs = 10, batch = 512, v;
+	int64_t epochs = 10, batch = 512, repeat = 9, v;
 	uint64_t seed = 1;
 	bool json = false, explicit_devices;
 
@@ -604,6 +697,11 @@ int xo_cmd_seed(int argc, char **argv)
 				return xo_usage_error(
 				    "seed", "--seed %s: expected a non-negative integer", val);
 			seed = (uint64_t)v;
+		} else if (!strcmp(a, "--repeat")) {
+			if (!xo_cli_parse_i64(val, 1, MAX_REPEAT, &repeat))
+				return xo_usage_error("seed",
+				                      "--repeat %s: expected an integer in 1..%d", val,
+				                      MAX_REPEAT);
 		} else if (!strcmp(a, "--db")) {
 			db = val;
 		} else {
@@ -643,7 +741,8 @@ int xo_cmd_seed(int argc, char **argv)
 			}
 			xo_backend_close(be);
 		}
-		if (run_device(devices[i], &data, (int)epochs, batch, seed, json, &results[nres])) {
+		if (run_device(devices[i], &data, (int)epochs, batch, seed, (int)repeat, json,
+		               &results[nres])) {
 			rc = 2;
 			break;
 		}

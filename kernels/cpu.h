@@ -115,11 +115,21 @@ struct xo_cpu_kernels {
 	/* y[i] = mask[i] ? x[i] * scale : +0 */
 	void (*dropout_apply)(const float *x, float *y, int64_t count, const int32_t *mask,
 			      float scale);
-	/* FMA throughput loop for the peak measurement: iters rounds of 16
-	 * independent vector FMA chains; returns a value that depends on all of
-	 * them (so nothing is optimized away). */
+	/* FMA throughput loop for the peak measurement: iters rounds of
+	 * XO_CPU_FMA_CHAINS independent vector FMA chains; returns a value that
+	 * depends on all of them (so nothing is optimized away). */
 	float (*fma_loop)(int64_t iters);
 };
+
+/* Independent chains of the FMA peak loop. Enough to hide the FMA latency on
+ * every port (latency 4-5 cycles x 2 FMA ports = 8-10 chains in flight), and
+ * few enough that the chains plus the two constant operands (12 + 2) stay in
+ * the 16 vector registers of SSE/AVX2: with 16 chains GCC spills three of
+ * them to the stack at -mavx2, each spilled chain waits on a store-to-load
+ * forward every round, and the AVX2 peak came out at about half the
+ * machine's (65 vs 117 GFLOP/s a core on a Zen 4), so `xo bench` printed
+ * kernels at 153% of it. */
+#define XO_CPU_FMA_CHAINS 12
 
 extern const struct xo_cpu_kernels xo_cpu_kernels__scalar;
 extern const struct xo_cpu_kernels xo_cpu_kernels__avx2;
@@ -170,7 +180,8 @@ struct xo_cpu_ctx {
 enum xo_cpu_isa xo_cpu_isa_detect(void);
 const struct xo_cpu_kernels *xo_cpu_kernels_for(enum xo_cpu_isa isa);
 /* Single-precision FLOP per second of one thread running the FMA loop of
- * the given ISA for about seconds. */
+ * the given ISA for about seconds of its own CPU time (CLOCK_THREAD_CPUTIME_ID,
+ * so time other processes hold the core does not lower it). */
 double xo_cpu_fma_peak(enum xo_cpu_isa isa, double seconds);
 
 /* ---- fused network path (cpu_net.c, cpu_net.inc) ------------------------------------ */

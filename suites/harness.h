@@ -77,6 +77,8 @@ struct xo_case_result {
 	int64_t nbad;      /* bad elements over all dst slots */
 	double worst;      /* largest |got - ref| / bound over bounded elements
 	                    * (how close a passing case came; 0 when all exact) */
+	double max_err;    /* largest |got - ref| over finite elements */
+	double max_bound;  /* the bound at that element (0: bit-exact) */
 	char repro[1024];  /* `xo check ...` line rerunning exactly this case */
 	char report[8192]; /* multi-line failure report ("" when passed) */
 };

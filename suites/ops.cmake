@@ -132,5 +132,5 @@ set(XO_CHECK_CLI_CASES
   "empty_shapes|2|check|--shapes|${CMAKE_CURRENT_BINARY_DIR}/check_empty_shapes.txt"
 )
 # every case PASSED, each with its repro line, and the summary
-set(XO_CLI_MATCH_pass "PASSED  xo check --op conv1d --dir fwd .*kernel_size=3.*4 passed, 0 failed")
+set(XO_CLI_MATCH_pass "PASSED  XO_CPU_ISA=[a-z0-9]+ xo check --op conv1d --dir fwd .*kernel_size=3.*4 passed, 0 failed")
 xo_add_cli_tests(check.cli quick ${XO_CHECK_CLI_CASES})

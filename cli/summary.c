@@ -1,0 +1,184 @@
+/*
+ * summary.c - `xo summary --model M [--json]`: the model's layer table as
+ * Keras's model.summary() prints it: each layer's name and type, its output
+ * shape with the batch as None, its parameter count, and the totals
+ * (trainable and non-trainable parameters; every crossover parameter is
+ * trainable, there is no BatchNormalization). For the seed model the table
+ * is Keras's: 64 + 1568 + 2080 + 396 = 4,108 parameters.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../model/model_internal.h"
+#include "cmd.h"
+#include "xo.h"
+
+/* The Keras class name of a layer kind. */
+static const char *keras_type(enum xo_layer_kind k)
+{
+	switch (k) {
+	case XO_LAYER_CONV1D:
+		return "Conv1D";
+	case XO_LAYER_MAX_POOLING1D:
+		return "MaxPooling1D";
+	case XO_LAYER_FLATTEN:
+		return "Flatten";
+	case XO_LAYER_DROPOUT:
+		return "Dropout";
+	case XO_LAYER_DENSE:
+		return "Dense";
+	}
+	return "?";
+}
+
+/* "(None, 27, 16)" or "(None, 64)": one sample's shape after the batch. */
+static void shape_str(int rank, int64_t len, int64_t ch, char *buf, size_t size)
+{
+	if (rank == 2)
+		snprintf(buf, size, "(None, %" PRId64 ", %" PRId64 ")", len, ch);
+	else
+		snprintf(buf, size, "(None, %" PRId64 ")", ch);
+}
+
+/* n with thousands separators, as Keras prints totals ("4,108"). */
+static void commas(int64_t n, char *buf, size_t size)
+{
+	char digits[32];
+	size_t len, used = 0;
+
+	snprintf(digits, sizeof(digits), "%" PRId64, n);
+	len = strlen(digits);
+	for (size_t i = 0; i < len && used + 1 < size; i++) {
+		buf[used++] = digits[i];
+		if (digits[i] != '-' && (len - i - 1) % 3 == 0 && i + 1 < len && used + 1 < size)
+			buf[used++] = ',';
+	}
+	buf[used] = '\0';
+}
+
+/* The spec text of path (malloc'd), or NULL after printing the reason. */
+static char *read_spec(const char *path)
+{
+	struct stat sb;
+	FILE *f;
+	char *text;
+
+	if (stat(path, &sb)) {
+		xo_usage_error("summary", "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		xo_usage_error("summary", "%s: not a regular file", path);
+		return NULL;
+	}
+	if (sb.st_size > (1 << 20)) {
+		xo_usage_error("summary", "%s: %lld bytes, more than a model spec's 1 MiB", path,
+		               (long long)sb.st_size);
+		return NULL;
+	}
+	f = fopen(path, "rb");
+	if (!f) {
+		xo_usage_error("summary", "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	text = calloc(1, (size_t)sb.st_size + 1);
+	if (!text || fread(text, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) {
+		xo_usage_error("summary", "%s: %s", path, text ? "read failed" : "out of memory");
+		free(text);
+		text = NULL;
+	} else if (memchr(text, '\0', (size_t)sb.st_size)) {
+		xo_usage_error("summary", "%s: not a model spec (a NUL byte: binary file?)", path);
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+int xo_cmd_summary(int argc, char **argv)
+{
+	const char *path = NULL;
+	bool json = false;
+	struct xo_model_spec spec;
+	int64_t total = 0;
+	char *text;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: xo summary --model M [--json]\n"
+			       "  the model's layers as Keras's model.summary() prints them: name\n"
+			       "  (type), output shape, parameter count, and the totals\n");
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--model")) {
+			if (i + 1 == argc)
+				return xo_usage_error("summary", "--model needs a value");
+			if (path)
+				return xo_usage_error("summary", "--model given twice");
+			path = argv[++i];
+		} else {
+			return xo_usage_error("summary", "unknown argument '%s' (usage: xo summary "
+			                      "--model M [--json])", argv[i]);
+		}
+	}
+	if (!path)
+		return xo_usage_error("summary", "--model M is required (e.g. models/seed.model)");
+	text = read_spec(path);
+	if (!text)
+		return 2;
+	if (xo_spec_parse(text, path, &spec)) {
+		free(text);
+		return xo_usage_error("summary", "%s", xo_last_error());
+	}
+	free(text);
+	for (int i = 0; i < spec.nlayers; i++)
+		total += spec.layers[i].w_count + spec.layers[i].b_count;
+	if (json) {
+		printf("{\"model\": ");
+		xo_cli_json_string(path);
+		printf(", \"input_shape\": [null, ");
+		if (spec.in_rank == 2)
+			printf("%" PRId64 ", ", spec.in_len);
+		printf("%" PRId64 "], \"layers\": [", spec.in_ch);
+		for (int i = 0; i < spec.nlayers; i++) {
+			const struct xo_layer_spec *l = &spec.layers[i];
+
+			printf("%s\n  {\"name\": ", i ? "," : "");
+			xo_cli_json_string(l->name);
+			printf(", \"type\": \"%s\", \"output_shape\": [null, ", keras_type(l->kind));
+			if (l->out_rank == 2)
+				printf("%" PRId64 ", ", l->out_len);
+			printf("%" PRId64 "], \"params\": %" PRId64 "}", l->out_ch,
+			       l->w_count + l->b_count);
+		}
+		printf("\n], \"total_params\": %" PRId64 ", \"trainable_params\": %" PRId64
+		       ", \"non_trainable_params\": 0}\n",
+		       total, total);
+	} else {
+		const char *rule = "____________________________________________________________________";
+		const char *dbl = "====================================================================";
+		char tot[32];
+
+		printf("Model: \"sequential\" (%s)\n%s\n", path, rule);
+		printf(" %-31s %-25s %-10s\n%s\n", "Layer (type)", "Output Shape", "Param #", dbl);
+		for (int i = 0; i < spec.nlayers; i++) {
+			const struct xo_layer_spec *l = &spec.layers[i];
+			char name[XO_LAYER_NAME_MAX + 24], shape[64];
+
+			snprintf(name, sizeof(name), "%s (%s)", l->name, keras_type(l->kind));
+			shape_str(l->out_rank, l->out_len, l->out_ch, shape, sizeof(shape));
+			printf(" %-31s %-25s %-10" PRId64 "\n%s\n", name, shape,
+			       l->w_count + l->b_count, i + 1 < spec.nlayers ? "" : dbl);
+		}
+		commas(total, tot, sizeof(tot));
+		printf("Total params: %s\nTrainable params: %s\nNon-trainable params: 0\n%s\n", tot,
+		       tot, rule);
+	}
+	xo_spec_free(&spec);
+	return 0;
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""json_outputs.py XO WHAT - the machine-readable outputs of issue 16 item 5
+are valid JSON (checked by `python3 -m json.tool`, an independent parser) and
+carry the fields a script selects on. WHAT: check, check-shapes, list,
+devices, summary; and version (`xo --version` names the source's commit).
+Exit 0 pass, 1 fail.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def run(argv, expect=0):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    if p.returncode != expect:
+        raise AssertionError(f"{argv}: exit {p.returncode}, expected {expect}: {p.stderr}")
+    # the independent check: json.tool must accept the whole of stdout
+    t = subprocess.run([sys.executable, "-m", "json.tool"], input=p.stdout,
+                       capture_output=True, text=True)
+    if t.returncode != 0:
+        raise AssertionError(f"{argv}: not JSON ({t.stderr.strip()}):\n{p.stdout[:2000]}")
+    return json.loads(p.stdout)
+
+
+def check_case(c, isa):
+    for k in ("op", "dir", "mode", "backend", "params", "result", "max_error", "bound",
+              "repro"):
+        assert k in c, f"case without {k}: {c}"
+    assert c["result"] in ("pass", "fail"), c
+    assert c["repro"].startswith(f"XO_CPU_ISA={isa} xo check --op {c['op']} "), c["repro"]
+    if c["result"] == "pass":
+        assert c["max_error"] <= c["bound"] or (c["bound"] == 0 and c["max_error"] == 0), c
+    for v in c["params"].values():
+        assert isinstance(v, (int, float, str)), c
+
+
+def main():
+    xo, what = sys.argv[1], sys.argv[2]
+    if what == "check":
+        d = run([xo, "check", "--op", "conv1d", "batch=3", "len=11", "ch=2", "filters=4",
+                 "kernel_size=3", "padding=same", "--json"])
+        assert d["backend"] == "cpu" and d["passed"] == 4 and d["failed"] == 0, d
+        for c in d["cases"]:
+            check_case(c, d["cpu_isa"])
+            assert c["params"]["kernel_size"] == 3 and c["params"]["strides"] == 1, c
+            assert c["params"]["padding"] == "same", c
+        modes = sorted((c["dir"], c["mode"]) for c in d["cases"])
+        assert modes == [("bwd", "exact"), ("bwd", "real"), ("fwd", "exact"),
+                         ("fwd", "real")], modes
+        # exact cases are bit-exact: bound 0 and no error; real ones have a bound
+        for c in d["cases"]:
+            if c["mode"] == "exact":
+                assert c["bound"] == 0 and c["max_error"] == 0, c
+            else:
+                assert c["bound"] > 0, c
+        # bad input in JSON mode: exit 2, one line on stderr, nothing on stdout
+        p = subprocess.run([xo, "check", "--op", "conv1d", "len=9", "filters=2", "--json"],
+                           capture_output=True, text=True)
+        assert p.returncode == 2 and p.stdout == "" and "kernel_size" in p.stderr, p
+    elif what == "check-shapes":
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("# two cases\nrelu batch=2 len=5 ch=3\n"
+                    "max_pooling1d batch=2 len=10 ch=3 pool_size=3 padding=same\n")
+        try:
+            d = run([xo, "check", "--shapes", f.name, "--backend", "ref", "--json"])
+        finally:
+            os.unlink(f.name)
+        assert d["backend"] == "ref" and d["failed"] == 0 and d["passed"] == len(d["cases"])
+        ops = {c["op"] for c in d["cases"]}
+        assert ops == {"relu", "max_pooling1d"}, ops
+        for c in d["cases"]:
+            assert c["repro"].startswith("xo check --op"), c  # not the cpu backend: no ISA
+            if c["op"] == "max_pooling1d":
+                assert c["params"]["strides"] == 3, c  # Keras: strides = pool_size
+    elif what == "list":
+        d = run([xo, "check", "--list", "--json"])
+        ops = {o["op"]: {k["key"]: k for k in o["keys"]} for o in d}
+        assert set(ops) >= {"conv1d", "max_pooling1d", "dense", "dropout", "adam"}, ops
+        assert ops["conv1d"]["filters"]["required"] and ops["conv1d"]["kernel_size"]["required"]
+        assert ops["conv1d"]["strides"]["default"] == 1
+        assert ops["conv1d"]["padding"]["default"] == "valid"
+        assert ops["max_pooling1d"]["pool_size"]["default"] == 2
+        assert ops["max_pooling1d"]["strides"]["default"] == "pool_size"
+        assert ops["dense"]["units"]["required"] and ops["dropout"]["rate"]["required"]
+        assert ops["adam"]["lr"]["default"] == 0.001 and ops["adam"]["epsilon"]["default"] == 1e-7
+    elif what == "devices":
+        d = run([xo, "devices", "--json"])
+        by = {e["device"]: e for e in d}
+        assert set(by) >= {"ref", "cpu"}, by
+        cpu = by["cpu"]["cpu"]
+        assert cpu["isa"] in ("scalar", "avx2", "avx512") and cpu["threads"] >= 1, cpu
+        assert re.fullmatch(r"\d+\.\d+\.\d+", cpu["blas"]["version"]), cpu
+        assert cpu["blas"]["core"], cpu
+        if "cl" in by and by["cl"]["available"]:
+            devs = by["cl"]["opencl"]
+            assert devs and sum(1 for x in devs if x["default"]) == 1, devs
+            for x in devs:
+                assert x["spec"] == f"cl:{x['platform_index']}:{x['device_index']}", x
+                assert x["device_type"] in ("gpu", "cpu", "accelerator", "other"), x
+                assert x["name"] and x["device_version"] and x["platform"], x
+                # the spec selects that very device
+                p = subprocess.run([xo, "devices"], capture_output=True, text=True,
+                                   env=dict(os.environ, XO_CL_DEVICE=x["spec"][3:]))
+                assert x["name"] in p.stdout, (x["spec"], p.stdout)
+    elif what == "summary":
+        src = sys.argv[3]
+        d = run([xo, "summary", "--model", os.path.join(src, "models", "seed.model"),
+                 "--json"])
+        # Keras's model.summary() of the seed model (DESIGN section 1)
+        want = [("conv1d", "Conv1D", [None, 27, 16], 64),
+                ("max_pooling1d", "MaxPooling1D", [None, 9, 16], 0),
+                ("conv1d_1", "Conv1D", [None, 7, 32], 1568),
+                ("max_pooling1d_1", "MaxPooling1D", [None, 2, 32], 0),
+                ("flatten", "Flatten", [None, 64], 0),
+                ("dropout", "Dropout", [None, 64], 0),
+                ("dense", "Dense", [None, 32], 2080),
+                ("dense_1", "Dense", [None, 12], 396)]
+        got = [(l["name"], l["type"], l["output_shape"], l["params"]) for l in d["layers"]]
+        assert got == want, got
+        assert d["total_params"] == 4108 and d["trainable_params"] == 4108
+        assert d["non_trainable_params"] == 0
+    elif what == "version":
+        # not JSON: `xo --version` names the commit the source tree is at
+        src = sys.argv[3]
+        out = subprocess.run([xo, "--version"], capture_output=True, text=True).stdout
+        g = subprocess.run(["git", "-C", src, "rev-parse", "--short=12", "HEAD"],
+                           capture_output=True, text=True)
+        if g.returncode == 0:
+            assert f"(commit {g.stdout.strip()}" in out, (out, g.stdout)
+        else:
+            assert "(commit unknown" in out, out
+    else:
+        print(f"unknown WHAT {what}")
+        return 1
+    print(f"{what}: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

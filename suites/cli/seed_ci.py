@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""seed_ci.py XO - `xo seed` gives medians over repeats with an interval
+(issue 16 item 4): the same device run twice reports, for each timing, a
+median inside its own 95% interval, the number of repeats, and the table
+marks ratios whose intervals overlap. Before, predict was one run and the
+table compared single runs (a device against itself read 1.77x).
+Exit 0 pass, 1 fail.
+"""
+import json
+import subprocess
+import sys
+
+
+def main():
+    xo = sys.argv[1]
+    p = subprocess.run([xo, "seed", "--device", "cpu", "--device", "cpu", "--epochs", "2",
+                        "--repeat", "3", "--json"], capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0:
+        print(f"exit {p.returncode}: {p.stderr}")
+        return 1
+    d = json.loads(p.stdout)
+    assert len(d) == 2, d
+    for r in d:
+        assert r["repeat"] == 3, r
+        for key in ("train_ms_per_step", "predict_s", "predict_s_one_batch"):
+            lo, hi = r[key + "_ci_lo"], r[key + "_ci_hi"]
+            assert 0 < lo <= r[key] <= hi, (key, lo, r[key], hi)
+    # the same data and seed: the same accuracies on both runs
+    assert d[0]["val_accuracy"] == d[1]["val_accuracy"], d
+    # the human table (stderr with --json) names the interval and the marker
+    assert "[95% CI]" in p.stderr and "'~'" in p.stderr, p.stderr
+    rows = [l for l in p.stderr.splitlines() if l.startswith("cpu ")]
+    assert len(rows) == 2, p.stderr
+    # the best device of each column reads 1.00x~ (overlaps itself)
+    assert any(l.split()[-2] == "1.00x~" for l in rows), rows
+    assert any(l.split()[-1] == "1.00x~" for l in rows), rows
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
