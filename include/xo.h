@@ -163,7 +163,12 @@ int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, 
 		     size_t size);
 
 /* Output length and left padding of conv1d / max_pooling1d, Keras rules.
- * XO_EINVAL when the parameters or the input length do not fit. */
+ * XO_EINVAL when the parameters or the input length do not fit; XO_EOVERFLOW
+ * when len, kernel_size, strides, dilation_rate, pool_size or the receptive
+ * field dilation_rate*(kernel_size-1)+1 is above XO_GEOMETRY_MAX, so every
+ * derived size (out_len, pad_left, window ends) fits a 32-bit int, as the
+ * OpenCL kernels take them. */
+#define XO_GEOMETRY_MAX INT64_C(2147483647)
 enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len,
 				  int64_t *pad_left);
 enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len,

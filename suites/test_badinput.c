@@ -133,6 +133,54 @@ static void bad_conv1d(void **state)
 	}
 }
 
+/* Geometry sizes beyond XO_GEOMETRY_MAX (2^31 - 1) are refused before any
+ * arithmetic, naming the key; the old same/causal arithmetic formed
+ * len + stride - 1 and overflowed int64 (UB; a "dim[1]=0" reason in release). */
+static void geometry_limits(void **state)
+{
+	struct xo_params p;
+	int64_t out = -1, pad = -1;
+
+	(void)state;
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=29 kernel_size=3 strides=9223372036854775807 "
+	                                   "padding=same")));
+	assert_non_null(strstr(xo_last_error(), "strides=9223372036854775807"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_BWD,
+	                            params("len=29 kernel_size=3 strides=9223372036854775807 "
+	                                   "padding=causal")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=29 kernel_size=9223372036854775807 padding=same")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=9223372036854775807 kernel_size=3")));
+	/* each size fits, the receptive field 2^31 + 1 does not */
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=29 kernel_size=3 dilation_rate=1073741824 "
+	                                   "padding=causal")));
+	assert_non_null(strstr(xo_last_error(), "receptive field"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_max_pooling1d, XO_DIR_FWD,
+	                            params("len=29 pool_size=9223372036854775807 padding=same")));
+	assert_non_null(strstr(xo_last_error(), "pool_size=9223372036854775807"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_max_pooling1d, XO_DIR_BWD,
+	                            params("len=29 pool_size=3 strides=9223372036854775807 "
+	                                   "padding=same")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_max_pooling1d, XO_DIR_FWD,
+	                            params("len=29 pool_size=2147483648 padding=same")));
+	/* at the limit: Keras geometry, one output step */
+	p = params("len=29 kernel_size=3 strides=2147483647 padding=same");
+	assert_int_equal(xo_conv1d_geometry(&p, &out, &pad), XO_OK);
+	assert_int_equal(out, 1);
+	assert_int_equal(pad, 0);
+	p = params("len=29 kernel_size=1073741824 padding=causal");
+	assert_int_equal(xo_conv1d_geometry(&p, &out, &pad), XO_OK);
+	assert_int_equal(out, 29);
+	assert_int_equal(pad, 1073741823);
+	p = params("len=29 pool_size=2147483647 padding=same");
+	assert_int_equal(xo_pool1d_geometry(&p, &out, &pad), XO_OK);
+	assert_int_equal(out, 1);
+	assert_int_equal(pad, (2147483647 - 29) / 2);
+}
+
 static void bad_other_ops(void **state)
 {
 	(void)state;
@@ -356,6 +404,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(bad_keys_and_values), cmocka_unit_test(bad_shape_lines),
 	    cmocka_unit_test(bad_conv1d),          cmocka_unit_test(bad_other_ops),
+	    cmocka_unit_test(geometry_limits),
 	    cmocka_unit_test(bad_tensors),         cmocka_unit_test(bad_backends),
 	    cmocka_unit_test(bad_op_calls),        cmocka_unit_test(bad_cases),
 	};
