@@ -254,6 +254,16 @@ def run_case(xo, name):
         if setup:
             setup(d)
         before = {p: snapshot(os.path.join(d, p)) for p in protect}
+        if "/dev/null" in argv:
+            # Never risk the machine's /dev/null on a binary that would
+            # replace it (as root the old code did): the same command must
+            # first refuse a FIFO of our own.
+            probe = [a if a != "/dev/null" else "fifo" for a in argv]
+            r = subprocess.run([xo, *probe], cwd=d, capture_output=True)
+            if r.returncode != 2:
+                print(f"FAILED {name}: a FIFO output gave exit {r.returncode}, not 2: "
+                      "/dev/null not tried")
+                return 1
         r = subprocess.run([xo, *argv], cwd=d, capture_output=True, env={**os.environ, **env})
         err = r.stderr.decode("latin1")
         fails = []
