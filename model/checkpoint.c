@@ -362,6 +362,7 @@ enum xo_status xo_ckpt_commit(struct xo_ckpt_writer *w, int64_t step)
 	crash_hook();
 	sync_path(w->tmp);
 	if (lstat(w->target, &sb) == 0) {
+		chmod(w->tmp, sb.st_mode & 07777); /* the directory keeps its mode */
 		if (exchange(w->tmp, w->target)) {
 			/* No RENAME_EXCHANGE on this file system: move the old one
 			 * aside, the new one in (a kill between leaves DIR absent,

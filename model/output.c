@@ -72,6 +72,10 @@ enum xo_status xo_output_target(const char *path, bool want_dir, char *target, s
 		return xo_error(XO_EINVAL, "output: empty path");
 	if ((size_t)snprintf(cur, sizeof(cur), "%s", path) >= sizeof(cur))
 		return xo_error(XO_EINVAL, "%s: path too long", path);
+	/* "dir/" names dir itself: without the slash, lstat sees a symlink
+	 * as a symlink rather than following it. */
+	for (size_t n = strlen(cur); n > 1 && cur[n - 1] == '/'; n--)
+		cur[n - 1] = '\0';
 	for (int hops = 0;; hops++) {
 		ssize_t n;
 
@@ -80,6 +84,9 @@ enum xo_status xo_output_target(const char *path, bool want_dir, char *target, s
 				return xo_error(XO_EIO, "%s: cannot stat: %s", path,
 						strerror(errno));
 			*exists = false;
+			if (!dir_of(cur, dir, sizeof(dir)) || stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+				return xo_error(XO_EIO, "%s: cannot create: directory %s does not exist",
+						path, dir);
 			break;
 		}
 		if (!S_ISLNK(sb.st_mode)) {
@@ -220,6 +227,9 @@ enum xo_status xo_output_commit(struct xo_output *o)
 				goto out_abort;
 			}
 			if (!linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW))
+				break;
+			/* no /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH) */
+			if (errno == ENOENT && !linkat(o->fd, "", AT_FDCWD, o->tmp, AT_EMPTY_PATH))
 				break;
 			if (errno != EEXIST || i == 99) {
 				st = xo_error(XO_EIO, "%s: cannot create: %s", o->path,

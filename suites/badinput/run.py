@@ -194,6 +194,8 @@ CASES = {
     "predict_output_symlink": (predict(out="link.npy"), 0, None, ["link.npy"], None, {}, "link_target_is_npy"),
     "train_save_is_user_directory": (train(save="userdir"), 2, r"userdir: holds 'notes\.txt', which is not a checkpoint file", ["userdir"], None, {}, None),
     "train_save_through_symlink": (train(save="cklink"), 0, None, ["cklink"], None, {}, "cklink_is_checkpoint"),
+    "train_save_symlink_trailing_slash": (train(save="cklink/"), 0, None, ["cklink"], None, {}, "cklink_is_checkpoint"),
+    "predict_output_in_missing_directory": (predict(out="nodir/out.npy"), 2, r"nodir/out\.npy: cannot create: directory nodir does not exist", [], None, {}, None),
     "train_save_is_fifo": (train(save="fifo"), 2, r"fifo: is a FIFO, not a directory", ["fifo"], None, {}, None),
     # atomic checkpoints: a kill mid-save, and mixed or partial ones on load
     "checkpoint_kill_mid_save": (train(), 86, None, ["ckpt"], None, {"XO_TEST_CRASH_AFTER": "2"}, "kill_leaves_loadable"),
