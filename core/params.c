@@ -383,8 +383,8 @@ static enum xo_status geometry_size(const char *op, const char *key, int64_t v)
 	if (v < 1)
 		return xo_error(XO_EINVAL, "%s: %s=%" PRId64 " must be >= 1", op, key, v);
 	if (v > XO_GEOMETRY_MAX)
-		return xo_error(XO_EOVERFLOW, "%s: %s=%" PRId64 " is above the limit %" PRId64,
-				op, key, v, XO_GEOMETRY_MAX);
+		return xo_error(XO_EOVERFLOW, "%s: %s=%" PRId64 " is above the limit %" PRId64, op,
+		                key, v, XO_GEOMETRY_MAX);
 	return XO_OK;
 }
 
@@ -419,13 +419,13 @@ enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, i
 	if (stride > 1 && p->dilation_rate > 1)
 		return xo_error(XO_EINVAL,
 				"conv1d: strides > 1 with dilation_rate > 1 is not allowed (Keras)");
-	if (!xo_mul_ok(p->dilation_rate, p->kernel_size - 1, &span) ||
-	    !xo_add_ok(span, 1, &span) || span > XO_GEOMETRY_MAX)
+	if (!xo_mul_ok(p->dilation_rate, p->kernel_size - 1, &span) || !xo_add_ok(span, 1, &span) ||
+	    span > XO_GEOMETRY_MAX)
 		return xo_error(XO_EOVERFLOW,
-				"conv1d: receptive field dilation_rate*(kernel_size-1)+1 with "
-				"dilation_rate=%" PRId64 ", kernel_size=%" PRId64
-				" is above the limit %" PRId64,
-				p->dilation_rate, p->kernel_size, XO_GEOMETRY_MAX);
+		                "conv1d: receptive field dilation_rate*(kernel_size-1)+1 with "
+		                "dilation_rate=%" PRId64 ", kernel_size=%" PRId64
+		                " is above the limit %" PRId64,
+		                p->dilation_rate, p->kernel_size, XO_GEOMETRY_MAX);
 	switch (p->padding) {
 	case XO_PADDING_VALID:
 		if (span > p->len)

@@ -349,7 +349,7 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
  * once per epoch), before that epoch's checkpoint. what prefixes messages. */
 enum xo_status xo_data_check_finite(const float *v, int64_t n, int64_t per, const char *what);
 enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes,
-				       const char *what);
+                                       const char *what);
 /* Mean loss and accuracy over x, y (no dropout). */
 enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float *y, int64_t n,
 				 int64_t batch_size, double *loss, double *accuracy);
@@ -460,7 +460,7 @@ enum xo_status xo_output_file(const char *path, const void *buf, size_t n);
  * a directory when it exists, else a regular file (XO_EINVAL otherwise).
  * *exists says whether it exists. */
 enum xo_status xo_output_target(const char *path, bool want_dir, char *target, size_t size,
-				bool *exists);
+                                bool *exists);
 /* "a directory", "a FIFO", ... for a st_mode. */
 const char *xo_file_kind(unsigned mode);
 

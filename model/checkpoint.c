@@ -38,9 +38,9 @@
 
 #include "model_internal.h"
 
-#define MANIFEST "xo-checkpoint.txt"
+#define MANIFEST       "xo-checkpoint.txt"
 #define MANIFEST_MAGIC "xo-checkpoint 1"
-#define SIBLING_TAG ".xo-ckpt-"
+#define SIBLING_TAG    ".xo-ckpt-"
 
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of n bytes, continuing crc. */
 static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
@@ -121,7 +121,7 @@ static bool split_path(const char *path, char *dir, size_t dsize, char *base, si
 		b = snprintf(base, bsize, "%s", path);
 	} else {
 		a = slash == path ? snprintf(dir, dsize, "/")
-				  : snprintf(dir, dsize, "%.*s", (int)(slash - path), path);
+		                  : snprintf(dir, dsize, "%.*s", (int)(slash - path), path);
 		b = snprintf(base, bsize, "%s", slash + 1);
 	}
 	return a >= 0 && (size_t)a < dsize && b > 0 && (size_t)b < bsize;
@@ -144,14 +144,14 @@ enum xo_status xo_checkpoint_check(const char *dir)
 	/* trailing slashes ("out/") name the directory itself */
 	for (size_t n = strlen(target); n > 1 && target[n - 1] == '/'; n--)
 		target[n - 1] = '\0';
-	if (!split_path(target, parent, sizeof(parent), base, sizeof(base)) ||
-	    !strcmp(base, ".") || !strcmp(base, ".."))
+	if (!split_path(target, parent, sizeof(parent), base, sizeof(base)) || !strcmp(base, ".") ||
+	    !strcmp(base, ".."))
 		return xo_error(XO_EINVAL, "%s: name a directory by its name, not '.' or '..'",
-				dir);
+		                dir);
 	if (!exists) {
 		if (stat(parent, &sb) || !S_ISDIR(sb.st_mode))
 			return xo_error(XO_EIO, "%s: cannot create: %s does not exist", dir,
-					parent);
+			                parent);
 		return XO_OK;
 	}
 	d = opendir(target);
@@ -161,10 +161,11 @@ enum xo_status xo_checkpoint_check(const char *dir)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		if (!checkpoint_entry(e->d_name)) {
-			st = xo_error(XO_EINVAL,
-				      "%s: holds '%s', which is not a checkpoint file: refusing to "
-				      "replace the directory (save to a new or checkpoint directory)",
-				      dir, e->d_name);
+			st = xo_error(
+			    XO_EINVAL,
+			    "%s: holds '%s', which is not a checkpoint file: refusing to "
+			    "replace the directory (save to a new or checkpoint directory)",
+			    dir, e->d_name);
 			break;
 		}
 	}
@@ -197,8 +198,7 @@ static void remove_stale_siblings(const char *parent, const char *base)
 			continue;
 		if (!kill((pid_t)pid, 0) || errno != ESRCH)
 			continue; /* its writer may still run */
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) <
-		    sizeof(path))
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) < sizeof(path))
 			remove_flat_dir(path);
 	}
 	closedir(d);
@@ -236,12 +236,12 @@ enum xo_status xo_ckpt_begin(struct xo_ckpt_writer *w, const char *dir)
 	split_path(w->target, parent, sizeof(parent), base, sizeof(base));
 	remove_stale_siblings(parent, base);
 	if ((size_t)snprintf(w->tmp, sizeof(w->tmp), "%s/.%s" SIBLING_TAG "%ld", parent, base,
-			     (long)getpid()) >= sizeof(w->tmp))
+	                     (long)getpid()) >= sizeof(w->tmp))
 		return xo_error(XO_EINVAL, "%s: path too long", dir);
 	remove_flat_dir(w->tmp); /* an earlier failed save of this process */
 	if (mkdir(w->tmp, 0777)) {
 		st = xo_error(XO_EIO, "%s: cannot create a directory beside it: %s", dir,
-			      strerror(errno));
+		              strerror(errno));
 		w->tmp[0] = '\0';
 		return st;
 	}
@@ -257,7 +257,7 @@ enum xo_status xo_ckpt_begin(struct xo_ckpt_writer *w, const char *dir)
 
 /* Appends printf output to the manifest buffer. */
 static enum xo_status manifest_add(struct xo_ckpt_writer *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static enum xo_status manifest_add(struct xo_ckpt_writer *w, const char *fmt, ...)
 {
 	va_list ap;
@@ -283,7 +283,7 @@ static enum xo_status manifest_add(struct xo_ckpt_writer *w, const char *fmt, ..
 }
 
 enum xo_status xo_ckpt_add(struct xo_ckpt_writer *w, const char *name, int ndim,
-			   const int64_t *dims, const float *data)
+                           const int64_t *dims, const float *data)
 {
 	char path[PATH_MAX], shown[2 * PATH_MAX];
 	int64_t size;
@@ -372,13 +372,13 @@ enum xo_status xo_ckpt_commit(struct xo_ckpt_writer *w, int64_t step)
 			if ((size_t)snprintf(old, sizeof(old), "%s.old", w->tmp) >= sizeof(old) ||
 			    rename(w->target, old)) {
 				st = xo_error(XO_EIO, "%s: cannot replace: %s", w->dir,
-					      strerror(errno));
+				              strerror(errno));
 				xo_ckpt_abort(w);
 				return st;
 			}
 			if (rename(w->tmp, w->target)) {
 				st = xo_error(XO_EIO, "%s: cannot replace: %s", w->dir,
-					      strerror(errno));
+				              strerror(errno));
 				rename(old, w->target);
 				xo_ckpt_abort(w);
 				return st;
@@ -429,17 +429,17 @@ static enum xo_status verify_line(const char *dir, char *line, int lineno)
 	snprintf(shown, sizeof(shown), "%s/%s", dir, name);
 	if (access(path, F_OK))
 		return xo_error(XO_EFORMAT,
-				"%s: partial checkpoint: %s named by " MANIFEST " is missing", dir,
-				name);
+		                "%s: partial checkpoint: %s named by " MANIFEST " is missing", dir,
+		                name);
 	st = file_sum(path, shown, &size, &crc);
 	if (st)
 		return st;
 	if (size != want_size || crc != want_crc)
 		return xo_error(XO_EFORMAT,
-				"%s: mixed or partial checkpoint: %s (%" PRId64
-				" bytes, crc %08" PRIx32 ") is not the file " MANIFEST
-				" names (%lld bytes, crc %08x)",
-				dir, name, size, crc, want_size, want_crc);
+		                "%s: mixed or partial checkpoint: %s (%" PRId64
+		                " bytes, crc %08" PRIx32 ") is not the file " MANIFEST
+		                " names (%lld bytes, crc %08x)",
+		                dir, name, size, crc, want_size, want_crc);
 	return XO_OK;
 }
 
@@ -471,7 +471,7 @@ enum xo_status xo_checkpoint_verify(const char *dir)
 			line[--n] = '\0';
 		else if (!feof(f))
 			st = xo_error(XO_EFORMAT, "%s: " MANIFEST " line %d is too long", dir,
-				      lineno);
+			              lineno);
 		if (st)
 			break;
 		if (ended) {
@@ -479,8 +479,8 @@ enum xo_status xo_checkpoint_verify(const char *dir)
 		} else if (lineno == 1) {
 			if (strcmp(line, MANIFEST_MAGIC))
 				st = xo_error(XO_EFORMAT,
-					      "%s: " MANIFEST " is not an xo checkpoint manifest",
-					      dir);
+				              "%s: " MANIFEST " is not an xo checkpoint manifest",
+				              dir);
 		} else if (lineno == 2) {
 			long long step;
 			int used = 0;
@@ -488,7 +488,7 @@ enum xo_status xo_checkpoint_verify(const char *dir)
 			if (sscanf(line, "step %lld%n", &step, &used) != 1 || line[used] ||
 			    step < 0)
 				st = xo_error(XO_EFORMAT, "%s: " MANIFEST " line 2 is malformed",
-					      dir);
+				              dir);
 		} else if (!strcmp(line, "end")) {
 			ended = true;
 		} else {
@@ -534,9 +534,9 @@ enum xo_status xo_checkpoint_verify(const char *dir)
 		snprintf(key, sizeof(key), "\n%s\n", e->d_name);
 		if (!listed || !strstr(listed, key)) {
 			st = xo_error(XO_EFORMAT,
-				      "%s: mixed checkpoint: %s is not named by " MANIFEST
-				      " (a file from another save)",
-				      dir, e->d_name);
+			              "%s: mixed checkpoint: %s is not named by " MANIFEST
+			              " (a file from another save)",
+			              dir, e->d_name);
 			break;
 		}
 	}

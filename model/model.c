@@ -579,7 +579,7 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 
 /* Reads <dir>/<layer>.<what>.npy into data. */
 static enum xo_status weight_file_read(const char *dir, const char *layer, const char *what,
-				       int ndim, const int64_t *dims, float *data)
+                                       int ndim, const int64_t *dims, float *data)
 {
 	char path[4096];
 
@@ -589,9 +589,8 @@ static enum xo_status weight_file_read(const char *dir, const char *layer, const
 }
 
 /* Adds <layer>.<what>.npy to a checkpoint being written. */
-static enum xo_status weight_file_add(struct xo_ckpt_writer *w, const char *layer,
-				      const char *what, int ndim, const int64_t *dims,
-				      const float *data)
+static enum xo_status weight_file_add(struct xo_ckpt_writer *w, const char *layer, const char *what,
+                                      int ndim, const int64_t *dims, const float *data)
 {
 	char name[256];
 
@@ -617,9 +616,9 @@ static enum xo_status weight_files(struct xo_model *m, const char *dir, bool sav
 		for (int64_t i = 0; !st && i < m->nparams; i++)
 			if (!isfinite(w[i]))
 				st = xo_error(XO_EINVAL,
-					      "%s: not saved: weight %" PRId64 " is %s (training "
-					      "diverged); the directory is left as it was",
-					      dir, i, isnan(w[i]) ? "NaN" : "Inf");
+				              "%s: not saved: weight %" PRId64 " is %s (training "
+				              "diverged); the directory is left as it was",
+				              dir, i, isnan(w[i]) ? "NaN" : "Inf");
 		if (!st)
 			st = xo_ckpt_begin(&cw, dir);
 	}
@@ -630,18 +629,18 @@ static enum xo_status weight_files(struct xo_model *m, const char *dir, bool sav
 			continue;
 		if (save)
 			st = weight_file_add(&cw, l->s.name, "kernel", l->s.w_ndim, l->s.w_dim,
-					     w + l->w_off);
+			                     w + l->w_off);
 		else
 			st = weight_file_read(dir, l->s.name, "kernel", l->s.w_ndim, l->s.w_dim,
-					      w + l->w_off);
+			                      w + l->w_off);
 		if (st || !l->s.b_count)
 			continue;
 		if (save)
-			st = weight_file_add(&cw, l->s.name, "bias", 1, &l->s.b_count,
-					     w + l->b_off);
+			st =
+			    weight_file_add(&cw, l->s.name, "bias", 1, &l->s.b_count, w + l->b_off);
 		else
 			st = weight_file_read(dir, l->s.name, "bias", 1, &l->s.b_count,
-					      w + l->b_off);
+			                      w + l->b_off);
 	}
 	if (save) {
 		if (!st)
@@ -1016,15 +1015,19 @@ enum xo_status xo_data_check_finite(const float *v, int64_t n, int64_t per, cons
 
 			if (!isfinite(f))
 				return xo_error(XO_EINVAL,
-						"%s: sample %" PRId64 " holds %s at element %" PRId64
-						" (inputs must be finite)",
-						what, i, isnan(f) ? "NaN" : f > 0 ? "+Inf" : "-Inf", j);
+				                "%s: sample %" PRId64
+				                " holds %s at element %" PRId64
+				                " (inputs must be finite)",
+				                what, i,
+				                isnan(f) ? "NaN"
+				                : f > 0  ? "+Inf"
+				                         : "-Inf",
+				                j);
 		}
 	return XO_OK;
 }
 
-enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes,
-				       const char *what)
+enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes, const char *what)
 {
 	for (int64_t i = 0; i < n; i++) {
 		int64_t ones = 0;
@@ -1035,18 +1038,20 @@ enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classe
 			if (f == 1.0f) {
 				ones++;
 			} else if (f != 0.0f) {
-				return xo_error(XO_EINVAL,
-						"%s: label of sample %" PRId64 " is not one-hot: %g at "
-						"class %" PRId64 " (categorical_crossentropy needs one 1 "
-						"and zeros per row)",
-						what, i, (double)f, c);
+				return xo_error(
+				    XO_EINVAL,
+				    "%s: label of sample %" PRId64 " is not one-hot: %g at "
+				    "class %" PRId64 " (categorical_crossentropy needs one 1 "
+				    "and zeros per row)",
+				    what, i, (double)f, c);
 			}
 		}
 		if (ones != 1)
-			return xo_error(XO_EINVAL,
-					"%s: label of sample %" PRId64 " is not one-hot: %" PRId64
-					" ones (categorical_crossentropy needs one 1 and zeros per row)",
-					what, i, ones);
+			return xo_error(
+			    XO_EINVAL,
+			    "%s: label of sample %" PRId64 " is not one-hot: %" PRId64
+			    " ones (categorical_crossentropy needs one 1 and zeros per row)",
+			    what, i, ones);
 	}
 	return XO_OK;
 }
@@ -1369,14 +1374,15 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 		 * the last checkpoint stays the last good one. */
 		for (int64_t s = 0; s < nsteps; s++)
 			if (!isfinite(f.host_met[s])) {
-				st = xo_error(XO_EINVAL,
-				              "fit: the %s loss became %s at epoch %d, step %" PRId64
-				              ": training stopped; %s",
-				              s < steps ? "training" : "validation",
-				              isnan(f.host_met[s]) ? "NaN" : "Inf", e,
-				              (s < steps ? s : s - steps) + 1,
-				              o->checkpoint_dir ? "the last saved checkpoint is kept"
-				                                : "nothing saved");
+				st =
+				    xo_error(XO_EINVAL,
+				             "fit: the %s loss became %s at epoch %d, step %" PRId64
+				             ": training stopped; %s",
+				             s < steps ? "training" : "validation",
+				             isnan(f.host_met[s]) ? "NaN" : "Inf", e,
+				             (s < steps ? s : s - steps) + 1,
+				             o->checkpoint_dir ? "the last saved checkpoint is kept"
+				                               : "nothing saved");
 				break;
 			}
 		if (st)

@@ -54,7 +54,7 @@ struct xo_ckpt_writer {
 };
 enum xo_status xo_ckpt_begin(struct xo_ckpt_writer *w, const char *dir);
 enum xo_status xo_ckpt_add(struct xo_ckpt_writer *w, const char *name, int ndim,
-			   const int64_t *dims, const float *data);
+                           const int64_t *dims, const float *data);
 /* Writes the manifest (step = Adam steps taken) and swaps the directory in. */
 enum xo_status xo_ckpt_commit(struct xo_ckpt_writer *w, int64_t step);
 void xo_ckpt_abort(struct xo_ckpt_writer *w); /* removes the sibling; accepts a finished one */

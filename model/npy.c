@@ -76,8 +76,7 @@ static bool descr_is(const char *v, const char *d)
 }
 
 /* ints: '<i4' and '<i8' are accepted too (out->itemsize 4 or 8, out->is_int). */
-static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out,
-				   bool ints)
+static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out, bool ints)
 {
 	const char *v;
 	int64_t count = 1;

@@ -63,7 +63,7 @@ static bool dir_of(const char *path, char *out, size_t size)
 }
 
 enum xo_status xo_output_target(const char *path, bool want_dir, char *target, size_t size,
-				bool *exists)
+                                bool *exists)
 {
 	char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX];
 	struct stat sb;
@@ -82,20 +82,22 @@ enum xo_status xo_output_target(const char *path, bool want_dir, char *target, s
 		if (lstat(cur, &sb)) {
 			if (errno != ENOENT)
 				return xo_error(XO_EIO, "%s: cannot stat: %s", path,
-						strerror(errno));
+				                strerror(errno));
 			*exists = false;
-			if (!dir_of(cur, dir, sizeof(dir)) || stat(dir, &sb) || !S_ISDIR(sb.st_mode))
-				return xo_error(XO_EIO, "%s: cannot create: directory %s does not exist",
-						path, dir);
+			if (!dir_of(cur, dir, sizeof(dir)) || stat(dir, &sb) ||
+			    !S_ISDIR(sb.st_mode))
+				return xo_error(XO_EIO,
+				                "%s: cannot create: directory %s does not exist",
+				                path, dir);
 			break;
 		}
 		if (!S_ISLNK(sb.st_mode)) {
 			*exists = true;
 			if (want_dir ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode))
 				return xo_error(XO_EINVAL,
-						"%s: is %s, not %s: refusing to replace it", path,
-						xo_file_kind(sb.st_mode),
-						want_dir ? "a directory" : "a regular file");
+				                "%s: is %s, not %s: refusing to replace it", path,
+				                xo_file_kind(sb.st_mode),
+				                want_dir ? "a directory" : "a regular file");
 			break;
 		}
 		if (hops == OUTPUT_MAX_LINKS)
@@ -103,14 +105,15 @@ enum xo_status xo_output_target(const char *path, bool want_dir, char *target, s
 		n = readlink(cur, link, sizeof(link) - 1);
 		if (n < 0)
 			return xo_error(XO_EIO, "%s: cannot read the symlink: %s", path,
-					strerror(errno));
+			                strerror(errno));
 		link[n] = '\0';
 		if (link[0] == '/') {
 			memcpy(cur, link, (size_t)n + 1);
 		} else {
 			if (!dir_of(cur, dir, sizeof(dir)) ||
 			    (size_t)snprintf(cur, sizeof(cur), "%s/%s", dir, link) >= sizeof(cur))
-				return xo_error(XO_EINVAL, "%s: symlink target path too long", path);
+				return xo_error(XO_EINVAL, "%s: symlink target path too long",
+				                path);
 		}
 	}
 	if ((size_t)snprintf(target, size, "%s", cur) >= size)
@@ -147,7 +150,7 @@ enum xo_status xo_output_open(struct xo_output *o, const char *path)
 		base = base ? base + 1 : o->target;
 		for (int i = 0; o->fd < 0 && i < 100; i++) {
 			if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.xo-%ld-%d", dir, base,
-					     (long)getpid(), i) >= sizeof(o->tmp))
+			                     (long)getpid(), i) >= sizeof(o->tmp))
 				return xo_error(XO_EINVAL, "%s: path too long", path);
 			o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 			if (o->fd < 0 && errno != EEXIST)
@@ -172,7 +175,7 @@ enum xo_status xo_output_write(struct xo_output *o, const void *buf, size_t n)
 			continue;
 		if (w <= 0)
 			return xo_error(XO_EIO, "%s: write failed: %s", o->path,
-					w < 0 ? strerror(errno) : "no progress");
+			                w < 0 ? strerror(errno) : "no progress");
 		p += w;
 		n -= (size_t)w;
 	}
@@ -221,7 +224,7 @@ enum xo_status xo_output_commit(struct xo_output *o)
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
 		for (int i = 0; i < 100; i++) {
 			if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.xo-%ld-%d", dir, base,
-					     (long)getpid(), i) >= sizeof(o->tmp)) {
+			                     (long)getpid(), i) >= sizeof(o->tmp)) {
 				st = xo_error(XO_EINVAL, "%s: path too long", o->path);
 				o->tmp[0] = '\0';
 				goto out_abort;
@@ -233,7 +236,7 @@ enum xo_status xo_output_commit(struct xo_output *o)
 				break;
 			if (errno != EEXIST || i == 99) {
 				st = xo_error(XO_EIO, "%s: cannot create: %s", o->path,
-					      strerror(errno));
+				              strerror(errno));
 				o->tmp[0] = '\0';
 				goto out_abort;
 			}

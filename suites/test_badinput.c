@@ -155,8 +155,8 @@ static void geometry_limits(void **state)
 	                                   "padding=causal")));
 	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
 	                            params("len=29 kernel_size=9223372036854775807 padding=same")));
-	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
-	                            params("len=9223372036854775807 kernel_size=3")));
+	EXPECT(XO_EOVERFLOW,
+	       shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=9223372036854775807 kernel_size=3")));
 	/* each size fits, the receptive field 2^31 + 1 does not */
 	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
 	                            params("len=29 kernel_size=3 dilation_rate=1073741824 "
@@ -421,8 +421,8 @@ static void remove_tree(const char *dir)
 {
 	static const char *const subs[] = {"ck", "plain", NULL};
 	static const char *const files[] = {"xo-checkpoint.txt", "dense.kernel.npy",
-					    "dense.bias.npy", "dense_1.kernel.npy",
-					    "dense_1.bias.npy", NULL};
+	                                    "dense.bias.npy",    "dense_1.kernel.npy",
+	                                    "dense_1.bias.npy",  NULL};
 	char path[512];
 
 	for (int i = 0; subs[i]; i++) {
@@ -571,8 +571,7 @@ static void model_keeps_good_checkpoint(void **state)
 static void npy_integer_labels(void **state)
 {
 	char tmp[] = "/tmp/xo-badinput-npy-XXXXXX", path[512];
-	static const unsigned char i32[] = {
-	    0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+	static const unsigned char i32[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
 	const char *h = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }";
 	const int32_t v[3] = {2, -1, 7};
 	struct xo_npy a;
@@ -585,7 +584,7 @@ static void npy_integer_labels(void **state)
 	assert_non_null(f);
 	fwrite(i32, 1, sizeof(i32), f);
 	fprintf(f, "%-117s\n", h); /* 10 + 118 bytes: 64-aligned */
-	fwrite(v, 4, 3, f); /* little-endian host (x86, arm64) */
+	fwrite(v, 4, 3, f);        /* little-endian host (x86, arm64) */
 	fclose(f);
 	EXPECT(XO_EFORMAT, xo_npy_read(path, &a));
 	assert_non_null(strstr(xo_last_error(), "'<i4'"));
@@ -619,12 +618,17 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(bad_keys_and_values), cmocka_unit_test(bad_shape_lines),
-	    cmocka_unit_test(bad_conv1d),          cmocka_unit_test(bad_other_ops),
+	    cmocka_unit_test(bad_keys_and_values),
+	    cmocka_unit_test(bad_shape_lines),
+	    cmocka_unit_test(bad_conv1d),
+	    cmocka_unit_test(bad_other_ops),
 	    cmocka_unit_test(geometry_limits),
-	    cmocka_unit_test(bad_tensors),         cmocka_unit_test(bad_backends),
-	    cmocka_unit_test(bad_op_calls),        cmocka_unit_test(bad_cases),
-	    cmocka_unit_test(model_bad_data),      cmocka_unit_test(model_keeps_good_checkpoint),
+	    cmocka_unit_test(bad_tensors),
+	    cmocka_unit_test(bad_backends),
+	    cmocka_unit_test(bad_op_calls),
+	    cmocka_unit_test(bad_cases),
+	    cmocka_unit_test(model_bad_data),
+	    cmocka_unit_test(model_keeps_good_checkpoint),
 	    cmocka_unit_test(npy_integer_labels),
 	};
 
