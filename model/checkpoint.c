@@ -443,6 +443,29 @@ static enum xo_status verify_line(const char *dir, char *line, int lineno)
 	return XO_OK;
 }
 
+/* A directory without a manifest is plain NumPy/Keras weights, unless it
+ * holds a "*.npy.tmp" file: the trace of a save by the writer before this
+ * one that was killed, whose other files may come from two epochs. */
+static enum xo_status plain_weights_check(const char *dir)
+{
+	enum xo_status st = XO_OK;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return xo_error(XO_EIO, "%s: cannot read: %s", dir, strerror(errno));
+	while ((e = readdir(d)))
+		if (ends_with(e->d_name, ".npy.tmp")) {
+			st = xo_error(XO_EFORMAT,
+			              "%s: partial checkpoint: %s is left from an interrupted save "
+			              "(no manifest)",
+			              dir, e->d_name);
+			break;
+		}
+	closedir(d);
+	return st;
+}
+
 enum xo_status xo_checkpoint_verify(const char *dir)
 {
 	char path[PATH_MAX], line[1024];
@@ -460,7 +483,7 @@ enum xo_status xo_checkpoint_verify(const char *dir)
 	f = fopen(path, "r");
 	if (!f) {
 		if (errno == ENOENT)
-			return XO_OK; /* plain NumPy/Keras weights */
+			return plain_weights_check(dir);
 		return xo_error(XO_EIO, "%s: cannot read " MANIFEST ": %s", dir, strerror(errno));
 	}
 	while (!st && fgets(line, sizeof(line), f)) {

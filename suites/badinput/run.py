@@ -166,6 +166,12 @@ def cut_manifest(d):
     open(p, "w").write("".join(lines[:-2]))
 
 
+def old_writer_killed(d):  # what the writer before the manifest left after a kill
+    os.remove(f"{d}/ckpt/xo-checkpoint.txt")
+    shutil.copy(f"{d}/ckpt_b/dense.kernel.npy", f"{d}/ckpt/dense.kernel.npy")
+    shutil.copy(f"{d}/ckpt_b/dense.bias.npy", f"{d}/ckpt/dense.bias.npy.tmp")
+
+
 def stray(d):  # an extra .npy beside a checkpoint's files
     shutil.copy(f"{d}/ckpt_b/dense.bias.npy", f"{d}/ckpt/old_layer.kernel.npy")
 
@@ -205,6 +211,7 @@ CASES = {
     "checkpoint_missing_file": (predict(), 2, r"ckpt: partial checkpoint: dense\.bias\.npy .* is missing", ["out.npy"], drop_file, {}, None),
     "checkpoint_manifest_truncated": (predict(), 2, r"xo-checkpoint\.txt is truncated", ["out.npy"], cut_manifest, {}, None),
     "checkpoint_extra_file": (predict(), 2, r"mixed checkpoint: old_layer\.kernel\.npy is not named", ["out.npy"], stray, {}, None),
+    "checkpoint_old_writer_killed": (predict(), 2, r"ckpt: partial checkpoint: dense\.bias\.npy\.tmp is left from an interrupted save", ["out.npy"], old_writer_killed, {}, None),
     # control bytes from files never reach the terminal raw
     "npy_descr_control_bytes": (predict("x_esc.npy"), 2, r"dtype '<f4\\x1b\[31m\\x0aX' is not supported", ["out.npy"], None, {}, None),
     "spec_control_bytes": (predict(model="esc.model"), 2, r"esc\.model:2: .*\\x1b", ["out.npy"], None, {}, None),
