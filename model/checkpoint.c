@@ -160,7 +160,11 @@ enum xo_status xo_checkpoint_check(const char *dir)
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (!checkpoint_entry(e->d_name)) {
+		char path[2 * PATH_MAX];
+		struct stat eb;
+
+		snprintf(path, sizeof(path), "%s/%s", target, e->d_name);
+		if (!checkpoint_entry(e->d_name) || lstat(path, &eb) || !S_ISREG(eb.st_mode)) {
 			st = xo_error(
 			    XO_EINVAL,
 			    "%s: holds '%s', which is not a checkpoint file: refusing to "

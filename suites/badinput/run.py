@@ -115,6 +115,10 @@ def fixtures(d, xo):
     os.mkdir(f"{d}/userdir")
     with open(f"{d}/userdir/notes.txt", "w") as f:
         f.write("my notes\n")
+    os.mkdir(f"{d}/userdir2")
+    os.mkdir(f"{d}/userdir2/data.npy")
+    with open(f"{d}/userdir2/data.npy/keep.txt", "w") as f:
+        f.write("a directory named like a weights file\n")
     os.mkdir(f"{d}/ckdir")
     os.symlink("ckdir", f"{d}/cklink")
 
@@ -199,6 +203,7 @@ CASES = {
     "predict_output_directory": (predict(out="adir"), 2, r"adir: is a directory", ["adir"], None, {}, None),
     "predict_output_symlink": (predict(out="link.npy"), 0, None, ["link.npy"], None, {}, "link_target_is_npy"),
     "train_save_is_user_directory": (train(save="userdir"), 2, r"userdir: holds 'notes\.txt', which is not a checkpoint file", ["userdir"], None, {}, None),
+    "train_save_dir_holds_npy_named_dir": (train(save="userdir2"), 2, r"userdir2: holds 'data\.npy', which is not a checkpoint file", ["userdir2"], None, {}, None),
     "train_save_through_symlink": (train(save="cklink"), 0, None, ["cklink"], None, {}, "cklink_is_checkpoint"),
     "train_save_symlink_trailing_slash": (train(save="cklink/"), 0, None, ["cklink"], None, {}, "cklink_is_checkpoint"),
     "predict_output_in_missing_directory": (predict(out="nodir/out.npy"), 2, r"nodir/out\.npy: cannot create: directory nodir does not exist", [], None, {}, None),
