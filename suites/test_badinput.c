@@ -567,6 +567,35 @@ static void model_keeps_good_checkpoint(void **state)
 	remove_tree(tmp);
 }
 
+/* A failed write names the user's path, never a temporary (issue 16 item
+ * 9): /proc takes no new files, whatever the user. */
+static void write_error_names_user_path(void **state)
+{
+	const float v[2] = {1.0f, 2.0f};
+
+	(void)state;
+	EXPECT(XO_EIO, xo_npy_write("/proc/xo-badinput.npy", 1, (int64_t[]){2}, v));
+	assert_true(!strncmp(xo_last_error(), "/proc/xo-badinput.npy: ", 23));
+	assert_null(strstr(xo_last_error(), ".tmp"));
+	assert_null(strstr(xo_last_error(), ".xo-"));
+	/* a FIFO (never /dev/null: old code would replace it) is refused
+	 * before anything is opened, and stays a FIFO */
+	{
+		char tmp[] = "/tmp/xo-badinput-fifo-XXXXXX", path[256];
+		struct stat sb;
+
+		assert_non_null(mkdtemp(tmp));
+		snprintf(path, sizeof(path), "%s/fifo", tmp);
+		assert_int_equal(mkfifo(path, 0600), 0);
+		EXPECT(XO_EINVAL, xo_npy_write(path, 1, (int64_t[]){2}, v));
+		assert_non_null(strstr(xo_last_error(), "is a FIFO"));
+		assert_int_equal(lstat(path, &sb), 0);
+		assert_true(S_ISFIFO(sb.st_mode));
+		assert_int_equal(remove(path), 0);
+		assert_int_equal(rmdir(tmp), 0);
+	}
+}
+
 /* int32/int64 .npy files are class ids for xo_npy_read_labels only. */
 static void npy_integer_labels(void **state)
 {
@@ -629,7 +658,7 @@ int main(void)
 	    cmocka_unit_test(bad_cases),
 	    cmocka_unit_test(model_bad_data),
 	    cmocka_unit_test(model_keeps_good_checkpoint),
-	    cmocka_unit_test(npy_integer_labels),
+	    cmocka_unit_test(npy_integer_labels),  cmocka_unit_test(write_error_names_user_path),
 	};
 
 	return cmocka_run_group_tests_name("badinput", tests, group_setup, group_teardown);
