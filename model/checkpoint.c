@@ -536,8 +536,12 @@ enum xo_status xo_checkpoint_verify(const char *dir)
 				}
 				if (!llen)
 					listed[llen++] = '\n';
-				sscanf(line, "file %255s", listed + llen);
-				llen += strlen(listed + llen);
+				/* the name: after "file ", up to the next space
+				 * (verify_line checked the line's form) */
+				size_t k = strcspn(line + 5, " ");
+
+				memcpy(listed + llen, line + 5, k);
+				llen += k;
 				listed[llen++] = '\n';
 				listed[llen] = '\0';
 			}
