@@ -72,6 +72,15 @@ int xo_cmd_predict(int argc, char **argv)
 		return xo_usage_error("predict",
 		                      "--model, --weights, --input and --output are required");
 
+	/* The output must be replaceable before any work: a directory, FIFO
+	 * or device node there is refused now, and left alone. */
+	{
+		char target[4096];
+		bool exists;
+
+		if (xo_output_target(output, false, target, sizeof(target), &exists))
+			return xo_usage_error("predict", "%s", xo_last_error());
+	}
 	if (xo_npy_read(input, &x))
 		return xo_usage_error("predict", "%s", xo_last_error());
 	if (x.ndim >= 2 && x.dim[0] == 0) {
@@ -90,9 +99,13 @@ int xo_cmd_predict(int argc, char **argv)
 	}
 	if (!input_fits(&x, xo_model_input_size(m))) {
 		xo_usage_error("predict",
-		               "%s: shape does not match the model input (%" PRId64
+		               "%s: shape %s does not match the model input (%" PRId64
 		               " values per sample, first axis = samples)",
-		               input, xo_model_input_size(m));
+		               input, xo_npy_shape_str(&x), xo_model_input_size(m));
+		goto out_free;
+	}
+	if (xo_data_check_finite(x.data, n, xo_model_input_size(m), input)) {
+		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}
 	classes = xo_model_classes(m);

@@ -217,11 +217,13 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 		s->best_val = log->val_accuracy;
 }
 
-/* Removes the checkpoint files and the temporary directory. */
+/* Removes the checkpoint files, its manifest and the temporary directory. */
 static void checkpoint_remove(const struct xo_model *m, const char *dir)
 {
 	char path[4200];
 
+	snprintf(path, sizeof(path), "%s/xo-checkpoint.txt", dir);
+	remove(path);
 	for (int i = 0; m && i < xo_model_layer_count(m); i++) {
 		snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, xo_model_layer_name(m, i));
 		remove(path);

@@ -37,36 +37,53 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 	}
 }
 
-/* Labels: one-hot y[n][classes], or integer class ids as float y[n]
- * (Keras's sparse labels), converted to one-hot. */
+/* Labels: one-hot y[n][classes] (float32), or class ids y[n] (Keras's
+ * sparse labels: float32 whole numbers, int32 or int64), range-checked and
+ * converted to one-hot. Anything else is refused naming the sample. */
 static int labels_one_hot(const struct xo_npy *y, int64_t n, int64_t classes, const char *path,
                           float **out)
 {
 	float *oh;
 
-	if (y->ndim == 2 && y->dim[0] == n && y->dim[1] == classes) {
+	if (y->ndim == 2 && y->dim[0] == n && y->dim[1] == classes && !y->is_int) {
+		if (xo_labels_check_one_hot(y->data, n, classes, path))
+			return xo_usage_error("train", "%s", xo_last_error());
 		*out = y->data;
 		return 0;
 	}
 	if (y->ndim != 1 || y->dim[0] != n)
 		return xo_usage_error("train",
-		                      "%s: shape does not fit: need (%" PRId64 ", %" PRId64
-		                      ") one-hot or (%" PRId64 ",) class ids",
-		                      path, n, classes, n);
+		                      "%s: shape %s does not fit: need (%" PRId64 ", %" PRId64
+		                      ") one-hot float32 or (%" PRId64 ",) class ids",
+		                      path, xo_npy_shape_str(y), n, classes, n);
 	oh = calloc((size_t)(n * classes), sizeof(*oh));
 	if (!oh)
 		return xo_usage_error("train", "out of memory");
 	for (int64_t i = 0; i < n; i++) {
-		float c = y->data[i];
+		int64_t c;
 
-		if (!(c >= 0.0f && c < (float)classes) || c != floorf(c)) {
-			free(oh);
-			return xo_usage_error("train",
-			                      "%s: label %g of sample %" PRId64
-			                      " is not a class id in 0..%" PRId64,
-			                      path, (double)c, i, classes - 1);
+		if (y->is_int) {
+			c = y->ints[i];
+			if (c < 0 || c >= classes) {
+				free(oh);
+				return xo_usage_error("train",
+				                      "%s: label %" PRId64 " of sample %" PRId64
+				                      " is not a class id in 0..%" PRId64,
+				                      path, c, i, classes - 1);
+			}
+		} else {
+			float f = y->data[i];
+
+			if (!(f >= 0.0f && f < (float)classes) || f != floorf(f)) {
+				free(oh);
+				return xo_usage_error("train",
+				                      "%s: label %g of sample %" PRId64
+				                      " is not a class id in 0..%" PRId64,
+				                      path, (double)f, i, classes - 1);
+			}
+			c = (int64_t)f;
 		}
-		oh[i * classes + (int64_t)c] = 1.0f;
+		oh[i * classes + c] = 1.0f;
 	}
 	*out = oh;
 	return 0;
@@ -82,8 +99,6 @@ int xo_cmd_train(int argc, char **argv)
 	struct xo_npy x = {0}, y = {0};
 	struct best best = {0, NAN};
 	float *onehot = NULL;
-	struct stat sb;
-	bool created = false;
 	int64_t n, per, v64;
 	int rc = 2;
 
@@ -147,7 +162,7 @@ int xo_cmd_train(int argc, char **argv)
 		return xo_usage_error("train", "--model, --x, --y and --save are required");
 	o.checkpoint_dir = save;
 
-	if (xo_npy_read(xpath, &x) || xo_npy_read(ypath, &y)) {
+	if (xo_npy_read(xpath, &x) || xo_npy_read_labels(ypath, &y)) {
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
@@ -168,9 +183,13 @@ int xo_cmd_train(int argc, char **argv)
 		per *= x.dim[i];
 	if (n < 1 || x.ndim > 3 || per != xo_model_input_size(m)) {
 		rc = xo_usage_error("train",
-		                    "%s: shape does not match the model input (%" PRId64
+		                    "%s: shape %s does not match the model input (%" PRId64
 		                    " values per sample, first axis = samples)",
-		                    xpath, xo_model_input_size(m));
+		                    xpath, xo_npy_shape_str(&x), xo_model_input_size(m));
+		goto out_free;
+	}
+	if (xo_data_check_finite(x.data, n, per, xpath)) {
+		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
 	if (labels_one_hot(&y, n, xo_model_classes(m), ypath, &onehot))
@@ -179,16 +198,11 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	/* The save directory must exist or be creatable before any training
-	 * is spent (a file of that name is refused now, not after epoch 1). */
-	if (!mkdir(save, 0777)) {
-		created = true;
-	} else if (errno != EEXIST) {
-		rc = xo_usage_error("train", "%s: cannot create: %s", save, strerror(errno));
-		goto out_free;
-	}
-	if (stat(save, &sb) || !S_ISDIR(sb.st_mode)) {
-		rc = xo_usage_error("train", "%s: exists and is not a directory", save);
+	/* The save directory must be creatable, or a checkpoint directory to
+	 * replace, before any training is spent; it is written as a whole at
+	 * each checkpoint (a failed run leaves it as it was). */
+	if (xo_checkpoint_check(save)) {
+		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
 	if (xo_model_fit(m, x.data, onehot, n, &o, on_epoch, &best)) {
@@ -207,10 +221,6 @@ int xo_cmd_train(int argc, char **argv)
 		printf("Saved the weights after the last epoch to %s\n", save);
 	rc = 0;
 out_free:
-	/* A directory this run created and filled with nothing goes again
-	 * (rmdir leaves a non-empty one alone). */
-	if (rc && created)
-		rmdir(save);
 	if (onehot != y.data)
 		free(onehot);
 	xo_model_close(m);

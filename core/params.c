@@ -373,12 +373,33 @@ int64_t xo_pool1d_stride(const struct xo_params *p)
 	return p->strides ? p->strides : p->pool_size;
 }
 
+/*
+ * A geometry size from outside: in 1..XO_GEOMETRY_MAX, checked before any
+ * arithmetic. With every input at most 2^31 - 1, the arithmetic below stays
+ * far inside int64 (the largest term is (out - 1) * stride + span < 2^33).
+ */
+static enum xo_status geometry_size(const char *op, const char *key, int64_t v)
+{
+	if (v < 1)
+		return xo_error(XO_EINVAL, "%s: %s=%" PRId64 " must be >= 1", op, key, v);
+	if (v > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW, "%s: %s=%" PRId64 " is above the limit %" PRId64, op,
+		                key, v, XO_GEOMETRY_MAX);
+	return XO_OK;
+}
+
+/* ceil(len / stride) for len, stride >= 1, without forming len + stride - 1. */
+static int64_t ceil_div(int64_t len, int64_t stride)
+{
+	return len / stride + (len % stride != 0);
+}
+
 /* Keras "same": out = ceil(len / stride), total padding split floor/ceil
  * with the smaller half on the left. */
 static void same_padding(int64_t len, int64_t stride, int64_t span, int64_t *out_len,
 			 int64_t *pad_left)
 {
-	int64_t out = (len + stride - 1) / stride;
+	int64_t out = ceil_div(len, stride);
 	int64_t total = (out - 1) * stride + span - len;
 
 	*out_len = out;
@@ -388,22 +409,23 @@ static void same_padding(int64_t len, int64_t stride, int64_t span, int64_t *out
 enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)
 {
 	int64_t stride = xo_conv1d_stride(p), span;
+	enum xo_status st;
 
-	if (p->len < 1)
-		return xo_error(XO_EINVAL, "conv1d: len=%" PRId64 " must be >= 1", p->len);
-	if (p->kernel_size < 1)
-		return xo_error(XO_EINVAL, "conv1d: kernel_size=%" PRId64 " must be >= 1",
-				p->kernel_size);
-	if (stride < 1)
-		return xo_error(XO_EINVAL, "conv1d: strides=%" PRId64 " must be >= 1", p->strides);
-	if (p->dilation_rate < 1)
-		return xo_error(XO_EINVAL, "conv1d: dilation_rate=%" PRId64 " must be >= 1",
-				p->dilation_rate);
+	if ((st = geometry_size("conv1d", "len", p->len)) ||
+	    (st = geometry_size("conv1d", "kernel_size", p->kernel_size)) ||
+	    (st = geometry_size("conv1d", "strides", stride)) ||
+	    (st = geometry_size("conv1d", "dilation_rate", p->dilation_rate)))
+		return st;
 	if (stride > 1 && p->dilation_rate > 1)
 		return xo_error(XO_EINVAL,
 				"conv1d: strides > 1 with dilation_rate > 1 is not allowed (Keras)");
-	if (!xo_mul_ok(p->dilation_rate, p->kernel_size - 1, &span) || !xo_add_ok(span, 1, &span))
-		return xo_error(XO_EOVERFLOW, "conv1d: dilation_rate * (kernel_size - 1) overflows");
+	if (!xo_mul_ok(p->dilation_rate, p->kernel_size - 1, &span) || !xo_add_ok(span, 1, &span) ||
+	    span > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW,
+		                "conv1d: receptive field dilation_rate*(kernel_size-1)+1 with "
+		                "dilation_rate=%" PRId64 ", kernel_size=%" PRId64
+		                " is above the limit %" PRId64,
+		                p->dilation_rate, p->kernel_size, XO_GEOMETRY_MAX);
 	switch (p->padding) {
 	case XO_PADDING_VALID:
 		if (span > p->len)
@@ -419,7 +441,7 @@ enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, i
 		same_padding(p->len, stride, span, out_len, pad_left);
 		return XO_OK;
 	case XO_PADDING_CAUSAL:
-		*out_len = (p->len + stride - 1) / stride;
+		*out_len = ceil_div(p->len, stride);
 		*pad_left = span - 1;
 		return XO_OK;
 	}
@@ -429,15 +451,12 @@ enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, i
 enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)
 {
 	int64_t stride = xo_pool1d_stride(p);
+	enum xo_status st;
 
-	if (p->len < 1)
-		return xo_error(XO_EINVAL, "max_pooling1d: len=%" PRId64 " must be >= 1", p->len);
-	if (p->pool_size < 1)
-		return xo_error(XO_EINVAL, "max_pooling1d: pool_size=%" PRId64 " must be >= 1",
-				p->pool_size);
-	if (stride < 1)
-		return xo_error(XO_EINVAL, "max_pooling1d: strides=%" PRId64 " must be >= 1",
-				p->strides);
+	if ((st = geometry_size("max_pooling1d", "len", p->len)) ||
+	    (st = geometry_size("max_pooling1d", "pool_size", p->pool_size)) ||
+	    (st = geometry_size("max_pooling1d", "strides", stride)))
+		return st;
 	switch (p->padding) {
 	case XO_PADDING_VALID:
 		if (p->pool_size > p->len)

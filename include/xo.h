@@ -163,7 +163,12 @@ int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, 
 		     size_t size);
 
 /* Output length and left padding of conv1d / max_pooling1d, Keras rules.
- * XO_EINVAL when the parameters or the input length do not fit. */
+ * XO_EINVAL when the parameters or the input length do not fit; XO_EOVERFLOW
+ * when len, kernel_size, strides, dilation_rate, pool_size or the receptive
+ * field dilation_rate*(kernel_size-1)+1 is above XO_GEOMETRY_MAX, so every
+ * derived size (out_len, pad_left, window ends) fits a 32-bit int, as the
+ * OpenCL kernels take them. */
+#define XO_GEOMETRY_MAX INT64_C(2147483647)
 enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len,
 				  int64_t *pad_left);
 enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len,
@@ -288,7 +293,17 @@ void xo_model_close(struct xo_model *m); /* accepts NULL */
 enum xo_status xo_model_init(struct xo_model *m, uint64_t seed);
 /* Weights as a directory of <layer>.kernel.npy / <layer>.bias.npy (Keras layouts). */
 enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir);
+/* Saving replaces dir as a whole or not at all (model/checkpoint.c, docs/
+ * model.md): refused when a weight is NaN or Inf, or dir holds files that
+ * are not a checkpoint's. Loading a dir with a manifest refuses a mixed or
+ * partial checkpoint (XO_EFORMAT). */
 enum xo_status xo_model_save_weights(struct xo_model *m, const char *dir);
+/* XO_OK when dir can take a checkpoint: absent with an existing parent, or
+ * a directory (symlinks followed) holding only *.npy and the manifest. */
+enum xo_status xo_checkpoint_check(const char *dir);
+/* XO_OK when dir has no manifest (plain NumPy weights) or every file matches
+ * it; XO_EFORMAT naming the file when mixed, partial or truncated. */
+enum xo_status xo_checkpoint_verify(const char *dir);
 int64_t xo_model_input_size(const struct xo_model *m); /* len * ch of one sample */
 int64_t xo_model_classes(const struct xo_model *m);     /* outputs of one sample */
 int64_t xo_model_param_count(const struct xo_model *m);
@@ -327,6 +342,14 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 			    const struct xo_fit_options *o,
 			    void (*on_epoch)(void *user, const struct xo_epoch_log *log),
 			    void *user);
+/* Bad data is refused before anything runs (XO_EINVAL, the sample named):
+ * predict, evaluate and fit take only finite inputs; evaluate and fit only
+ * one-hot label rows (exactly one 1.0, the rest 0.0); fit stops with
+ * XO_EINVAL when a step's loss is NaN or Inf (Keras's TerminateOnNaN, checked
+ * once per epoch), before that epoch's checkpoint. what prefixes messages. */
+enum xo_status xo_data_check_finite(const float *v, int64_t n, int64_t per, const char *what);
+enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes,
+                                       const char *what);
 /* Mean loss and accuracy over x, y (no dropout). */
 enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float *y, int64_t n,
 				 int64_t batch_size, double *loss, double *accuracy);
@@ -388,17 +411,58 @@ struct xo_npy {
 	int64_t dim[XO_MAX_DIMS];  /* shape */
 	int64_t count;             /* product of dim */
 	float *data;               /* count values, malloc'd; xo_npy_free */
+	int64_t *ints;             /* instead of data for '<i4'/'<i8' (xo_npy_read_labels) */
+	int itemsize;              /* bytes per value in the file */
+	bool is_int;               /* the file holds integers (ints, not data) */
 };
 /* Reads a NumPy format 1.0/2.0/3.0 file; XO_EFORMAT with the reason when it
  * is not little-endian float32 in C order, truncated, or malformed. */
 enum xo_status xo_npy_read(const char *path, struct xo_npy *out);
+/* Like xo_npy_read, and also int32 '<i4' / int64 '<i8' arrays (class ids,
+ * as Keras users have them), read into ints (data NULL, is_int true). */
+enum xo_status xo_npy_read_labels(const char *path, struct xo_npy *out);
 void xo_npy_free(struct xo_npy *a); /* accepts NULL */
+/* a's shape as NumPy prints it, "(3, 29)" (a per-thread buffer, valid until
+ * the next call). */
+const char *xo_npy_shape_str(const struct xo_npy *a);
 /* Reads a file that must have exactly this shape into data. */
 enum xo_status xo_npy_read_shaped(const char *path, int ndim, const int64_t *dims,
 				  float *data);
 /* Writes format 1.0 (via a temporary file renamed into place). */
 enum xo_status xo_npy_write(const char *path, int ndim, const int64_t *dims,
 			    const float *data);
+
+/* ---- output files (model/output.c) --------------------------------------- */
+
+/* A file being replaced. path is followed through symlinks to its final
+ * target, which is replaced (a link stays a link); a target that exists and
+ * is not a regular file (directory, device node, FIFO, socket) is refused
+ * with XO_EINVAL before anything is created. The data goes to an unnamed
+ * file in the target's directory and is renamed over the target on commit
+ * (after fsync): readers see the old file or the whole new one, and a kill
+ * before the commit leaves nothing behind. Messages name path as given. */
+struct xo_output {
+	char path[4096];   /* as the caller gave it: every message names it */
+	char target[4096]; /* the final target, symlinks followed */
+	char tmp[4096];    /* hidden temporary name, "" while unnamed */
+	int fd;            /* the data, -1 once closed */
+	bool keep_mode;    /* the target exists: its mode is kept */
+	unsigned mode;     /* that mode */
+};
+enum xo_status xo_output_open(struct xo_output *o, const char *path);
+enum xo_status xo_output_write(struct xo_output *o, const void *buf, size_t n);
+/* Renames the data over the target; on failure the target is untouched. */
+enum xo_status xo_output_commit(struct xo_output *o);
+void xo_output_abort(struct xo_output *o); /* drops the data; accepts a committed one */
+/* open, write n bytes, commit. */
+enum xo_status xo_output_file(const char *path, const void *buf, size_t n);
+/* path's final target (symlinks followed) into target; want_dir: it must be
+ * a directory when it exists, else a regular file (XO_EINVAL otherwise).
+ * *exists says whether it exists. */
+enum xo_status xo_output_target(const char *path, bool want_dir, char *target, size_t size,
+                                bool *exists);
+/* "a directory", "a FIFO", ... for a st_mode. */
+const char *xo_file_kind(unsigned mode);
 
 #ifdef __cplusplus
 }

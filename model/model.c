@@ -580,40 +580,76 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 	return optimizer_reset(m);
 }
 
-/* Reads (save false) or writes <dir>/<layer>.<what>.npy as data. */
-static enum xo_status weight_file(const char *dir, const char *layer, const char *what,
-				  int ndim, const int64_t *dims, float *data, bool save)
+/* Reads <dir>/<layer>.<what>.npy into data. */
+static enum xo_status weight_file_read(const char *dir, const char *layer, const char *what,
+                                       int ndim, const int64_t *dims, float *data)
 {
 	char path[4096];
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s.%s.npy", dir, layer, what) >= sizeof(path))
 		return xo_error(XO_EINVAL, "%s: path too long", dir);
-	if (save)
-		return xo_npy_write(path, ndim, dims, data);
 	return xo_npy_read_shaped(path, ndim, dims, data);
 }
 
+/* Adds <layer>.<what>.npy to a checkpoint being written. */
+static enum xo_status weight_file_add(struct xo_ckpt_writer *w, const char *layer, const char *what,
+                                      int ndim, const int64_t *dims, const float *data)
+{
+	char name[256];
+
+	if ((size_t)snprintf(name, sizeof(name), "%s.%s.npy", layer, what) >= sizeof(name))
+		return xo_error(XO_EINVAL, "%s: layer name too long", layer);
+	return xo_ckpt_add(w, name, ndim, dims, data);
+}
+
 /* Every layer's kernel and bias files in dir: read into the parameters
- * (save false) or written from them, through a host copy. */
+ * (save false) or written from them as one checkpoint, through a host copy.
+ * Weights that are NaN or Inf are never written: a diverged model must not
+ * replace a good checkpoint. */
 static enum xo_status weight_files(struct xo_model *m, const char *dir, bool save)
 {
 	float *w = malloc((size_t)m->nparams * sizeof(*w));
+	struct xo_ckpt_writer cw = {0};
 	enum xo_status st = XO_OK;
 
 	if (!w)
 		return xo_error(XO_ENOMEM, "model: out of memory");
-	if (save)
+	if (save) {
 		st = xo_tensor_read(m->params, w, 0, m->nparams);
+		for (int64_t i = 0; !st && i < m->nparams; i++)
+			if (!isfinite(w[i]))
+				st = xo_error(XO_EINVAL,
+				              "%s: not saved: weight %" PRId64 " is %s (training "
+				              "diverged); the directory is left as it was",
+				              dir, i, isnan(w[i]) ? "NaN" : "Inf");
+		if (!st)
+			st = xo_ckpt_begin(&cw, dir);
+	}
 	for (int i = 0; !st && i < m->nlayers; i++) {
 		const struct layer *l = &m->layers[i];
 
 		if (!l->s.w_ndim)
 			continue;
-		st = weight_file(dir, l->s.name, "kernel", l->s.w_ndim, l->s.w_dim, w + l->w_off,
-				 save);
-		if (!st && l->s.b_count)
-			st = weight_file(dir, l->s.name, "bias", 1, &l->s.b_count, w + l->b_off,
-					 save);
+		if (save)
+			st = weight_file_add(&cw, l->s.name, "kernel", l->s.w_ndim, l->s.w_dim,
+			                     w + l->w_off);
+		else
+			st = weight_file_read(dir, l->s.name, "kernel", l->s.w_ndim, l->s.w_dim,
+			                      w + l->w_off);
+		if (st || !l->s.b_count)
+			continue;
+		if (save)
+			st =
+			    weight_file_add(&cw, l->s.name, "bias", 1, &l->s.b_count, w + l->b_off);
+		else
+			st = weight_file_read(dir, l->s.name, "bias", 1, &l->s.b_count,
+			                      w + l->b_off);
+	}
+	if (save) {
+		if (!st)
+			st = xo_ckpt_commit(&cw, m->iteration);
+		else
+			xo_ckpt_abort(&cw);
 	}
 	if (!st && !save)
 		st = xo_tensor_write(m->params, w, 0, m->nparams);
@@ -630,6 +666,9 @@ enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir)
 		return xo_error(XO_EINVAL, "xo_model_load_weights: NULL argument");
 	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
 		return xo_error(XO_EIO, "%s: not a weights directory", dir);
+	st = xo_checkpoint_verify(dir);
+	if (st)
+		return st;
 	if (!m->nparams)
 		return XO_OK;
 	st = weight_files(m, dir, false);
@@ -641,16 +680,8 @@ enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir)
 
 enum xo_status xo_model_save_weights(struct xo_model *m, const char *dir)
 {
-	struct stat sb;
-
 	if (!m || !dir)
 		return xo_error(XO_EINVAL, "xo_model_save_weights: NULL argument");
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return xo_error(XO_EIO, "%s: cannot create: %s", dir, strerror(errno));
-	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
-		return xo_error(XO_EIO, "%s: exists and is not a directory", dir);
-	if (!m->nparams)
-		return XO_OK;
 	return weight_files(m, dir, true);
 }
 
@@ -979,6 +1010,55 @@ bool xo_model_fused(struct xo_model *m, bool training)
 
 /* ---- predict / evaluate ---------------------------------------------------- */
 
+enum xo_status xo_data_check_finite(const float *v, int64_t n, int64_t per, const char *what)
+{
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t j = 0; j < per; j++) {
+			float f = v[i * per + j];
+
+			if (!isfinite(f))
+				return xo_error(XO_EINVAL,
+				                "%s: sample %" PRId64
+				                " holds %s at element %" PRId64
+				                " (inputs must be finite)",
+				                what, i,
+				                isnan(f) ? "NaN"
+				                : f > 0  ? "+Inf"
+				                         : "-Inf",
+				                j);
+		}
+	return XO_OK;
+}
+
+enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes, const char *what)
+{
+	for (int64_t i = 0; i < n; i++) {
+		int64_t ones = 0;
+
+		for (int64_t c = 0; c < classes; c++) {
+			float f = y[i * classes + c];
+
+			if (f == 1.0f) {
+				ones++;
+			} else if (f != 0.0f) {
+				return xo_error(
+				    XO_EINVAL,
+				    "%s: label of sample %" PRId64 " is not one-hot: %g at "
+				    "class %" PRId64 " (categorical_crossentropy needs one 1 "
+				    "and zeros per row)",
+				    what, i, (double)f, c);
+			}
+		}
+		if (ones != 1)
+			return xo_error(
+			    XO_EINVAL,
+			    "%s: label of sample %" PRId64 " is not one-hot: %" PRId64
+			    " ones (categorical_crossentropy needs one 1 and zeros per row)",
+			    what, i, ones);
+	}
+	return XO_OK;
+}
+
 enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, int64_t batch_size,
                                 float *probs)
 {
@@ -989,6 +1069,9 @@ enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, i
 		return xo_error(XO_EINVAL, "predict: NULL argument");
 	if (n < 1 || batch_size < 1)
 		return xo_error(XO_EINVAL, "predict: need n >= 1 and batch_size >= 1");
+	st = xo_data_check_finite(x, n, m->in_size, "predict: x");
+	if (st)
+		return st;
 	last = &m->layers[m->nlayers - 1];
 	st = ensure_cap(m, batch_size < n ? batch_size : n);
 	for (int64_t off = 0; !st && off < n; off += batch_size) {
@@ -1020,6 +1103,10 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 	if (n < 1 || batch_size < 1)
 		return xo_error(XO_EINVAL, "evaluate: need n >= 1 and batch_size >= 1");
 	st = check_trainable(m, "evaluate");
+	if (!st)
+		st = xo_data_check_finite(x, n, m->in_size, "evaluate: x");
+	if (!st)
+		st = xo_labels_check_one_hot(y, n, m->classes, "evaluate: y");
 	if (st)
 		return st;
 	steps = (n + batch_size - 1) / batch_size;
@@ -1211,6 +1298,11 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 	if (n < 1 || n > INT32_MAX)
 		return xo_error(XO_EINVAL, "fit: n=%" PRId64 " samples must be in 1..%d", n,
 		                INT32_MAX);
+	st = xo_data_check_finite(x, n, m->in_size, "fit: x");
+	if (!st)
+		st = xo_labels_check_one_hot(y, n, m->classes, "fit: y");
+	if (st)
+		return st;
 	B = o->batch_size;
 	/* Keras: split_at = floor(n * (1 - validation_split)); the validation
 	 * part is the last n - split_at samples, taken before any shuffling. */
@@ -1314,6 +1406,24 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 		/* The one read of the epoch: every step's loss and correct count. */
 		if (!st)
 			st = xo_tensor_read(f.met, f.host_met, 0, 2 * nsteps);
+		if (st)
+			break;
+		/* Keras's TerminateOnNaN, per epoch (the one read): a step whose
+		 * loss is not finite stops training before anything is saved, so
+		 * the last checkpoint stays the last good one. */
+		for (int64_t s = 0; s < nsteps; s++)
+			if (!isfinite(f.host_met[s])) {
+				st =
+				    xo_error(XO_EINVAL,
+				             "fit: the %s loss became %s at epoch %d, step %" PRId64
+				             ": training stopped; %s",
+				             s < steps ? "training" : "validation",
+				             isnan(f.host_met[s]) ? "NaN" : "Inf", e,
+				             (s < steps ? s : s - steps) + 1,
+				             o->checkpoint_dir ? "the last saved checkpoint is kept"
+				                               : "nothing saved");
+				break;
+			}
 		if (st)
 			break;
 		log.epoch_ms = now_ms() - t0;

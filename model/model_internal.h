@@ -58,4 +58,20 @@ void xo_model_set_order_hook(struct xo_model *m, xo_fit_order_fn fn, void *user)
 enum xo_model_state { XO_MODEL_PARAMS, XO_MODEL_GRADS, XO_MODEL_ADAM_M, XO_MODEL_ADAM_V };
 enum xo_status xo_model_state_read(struct xo_model *m, enum xo_model_state which, float *out);
 
+/* A checkpoint being written (checkpoint.c): files go to a hidden sibling
+ * of the target directory, the manifest last, then one exchange. */
+struct xo_ckpt_writer {
+	char dir[4096];    /* as the caller gave it: messages name it */
+	char target[4096]; /* its final target, symlinks followed */
+	char tmp[4096];    /* the hidden sibling being filled; "" when none */
+	char *manifest;    /* the manifest's file lines so far */
+	size_t mlen, msize;
+};
+enum xo_status xo_ckpt_begin(struct xo_ckpt_writer *w, const char *dir);
+enum xo_status xo_ckpt_add(struct xo_ckpt_writer *w, const char *name, int ndim,
+                           const int64_t *dims, const float *data);
+/* Writes the manifest (step = Adam steps taken) and swaps the directory in. */
+enum xo_status xo_ckpt_commit(struct xo_ckpt_writer *w, int64_t step);
+void xo_ckpt_abort(struct xo_ckpt_writer *w); /* removes the sibling; accepts a finished one */
+
 #endif /* XO_MODEL_INTERNAL_H */

@@ -67,7 +67,16 @@ static const char *dict_value(const char *h, const char *key)
 	return NULL;
 }
 
-static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out)
+/* The descr value v is the quoted dtype d (either quote). */
+static bool descr_is(const char *v, const char *d)
+{
+	size_t n = strlen(d);
+
+	return (v[0] == '\'' || v[0] == '"') && !strncmp(v + 1, d, n) && v[1 + n] == v[0];
+}
+
+/* ints: '<i4' and '<i8' are accepted too (out->itemsize 4 or 8, out->is_int). */
+static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out, bool ints)
 {
 	const char *v;
 	int64_t count = 1;
@@ -75,14 +84,21 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 	v = dict_value(h, "descr");
 	if (!v)
 		return xo_error(XO_EFORMAT, "%s: npy header has no 'descr'", path);
-	if (strncmp(v, "'<f4'", 5) && strncmp(v, "\"<f4\"", 5)) {
+	out->is_int = false;
+	out->itemsize = 4;
+	if (ints && descr_is(v, "<i4")) {
+		out->is_int = true;
+	} else if (ints && descr_is(v, "<i8")) {
+		out->is_int = true;
+		out->itemsize = 8;
+	} else if (!descr_is(v, "<f4")) {
 		char got[16] = "";
 		size_t n = strcspn(v, ",}");
 
 		snprintf(got, sizeof(got), "%.*s", (int)(n < 15 ? n : 15), v);
-		return xo_error(XO_EFORMAT,
-		                "%s: dtype %s is not supported (need little-endian float32 '<f4')",
-		                path, got);
+		return xo_error(XO_EFORMAT, "%s: dtype %s is not supported (need %s)", path, got,
+		                ints ? "float32 '<f4', int32 '<i4' or int64 '<i8'"
+		                     : "little-endian float32 '<f4'");
 	}
 	v = dict_value(h, "fortran_order");
 	if (!v)
@@ -124,12 +140,14 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 	return XO_OK;
 }
 
-enum xo_status xo_npy_read(const char *path, struct xo_npy *out)
+static enum xo_status npy_read(const char *path, struct xo_npy *out, bool ints)
 {
 	unsigned char pre[12];
 	char *header = NULL;
 	uint32_t hlen;
 	long pos, end;
+	int64_t bytes;
+	void *raw = NULL;
 	struct stat sb;
 	FILE *f;
 	enum xo_status st;
@@ -187,47 +205,75 @@ enum xo_status xo_npy_read(const char *path, struct xo_npy *out)
 		st = xo_error(XO_EFORMAT, "%s: .npy header is not a dictionary", path);
 		goto out_free_header;
 	}
-	st = parse_header(path, header, out);
+	st = parse_header(path, header, out, ints);
 	if (st)
 		goto out_free_header;
-	/* The data must be exactly count float32 values: no less, no more. */
+	/* The data must be exactly count values: no less, no more (count is
+	 * at most INT64_MAX / 8, so count * itemsize cannot overflow). */
+	bytes = out->count * out->itemsize;
 	pos = ftell(f);
 	if (pos < 0 || fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 || fseek(f, pos, SEEK_SET)) {
 		st = xo_error(XO_EIO, "%s: cannot seek: %s", path, strerror(errno));
 		goto out_free_header;
 	}
-	if ((int64_t)(end - pos) < out->count * 4) {
-		st = xo_error(XO_EFORMAT,
-		              "%s: truncated data: %ld bytes for %" PRId64 " float32 values", path,
-		              end - pos, out->count);
+	if ((int64_t)(end - pos) < bytes) {
+		st = xo_error(XO_EFORMAT, "%s: truncated data: %ld bytes for %" PRId64 " values",
+		              path, end - pos, out->count);
 		goto out_free_header;
 	}
-	if ((int64_t)(end - pos) > out->count * 4) {
+	if ((int64_t)(end - pos) > bytes) {
 		st = xo_error(XO_EFORMAT, "%s: %" PRId64 " bytes after the data", path,
-		              (int64_t)(end - pos) - out->count * 4);
+		              (int64_t)(end - pos) - bytes);
 		goto out_free_header;
 	}
-	if ((uint64_t)out->count > SIZE_MAX / 4) {
+	if ((uint64_t)out->count > SIZE_MAX / 8) {
 		st = xo_error(XO_EOVERFLOW, "%s: array too large", path);
 		goto out_free_header;
 	}
-	out->data = malloc(out->count ? (size_t)out->count * 4 : 4);
-	if (!out->data) {
+	raw = malloc(out->count ? (size_t)bytes : 8);
+	if (!raw) {
 		st = xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
 		              out->count);
 		goto out_free_header;
 	}
-	if (fread(out->data, 4, (size_t)out->count, f) != (size_t)out->count) {
+	if (fread(raw, (size_t)out->itemsize, (size_t)out->count, f) != (size_t)out->count) {
 		st = xo_error(XO_EIO, "%s: read failed", path);
 		goto out_free_data;
 	}
-	if (!host_is_little_endian())
-		swap32(out->data, out->count);
+	if (!out->is_int) {
+		out->data = raw;
+		raw = NULL;
+		if (!host_is_little_endian())
+			swap32(out->data, out->count);
+	} else {
+		const unsigned char *b = raw;
+
+		out->ints = malloc(out->count ? (size_t)out->count * 8 : 8);
+		if (!out->ints) {
+			st = xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
+			              out->count);
+			goto out_free_data;
+		}
+		/* little-endian bytes to int64, whatever the host order */
+		for (int64_t i = 0; i < out->count; i++, b += out->itemsize) {
+			uint64_t u = 0;
+
+			for (int k = out->itemsize - 1; k >= 0; k--)
+				u = u << 8 | b[k];
+			if (out->itemsize == 4)
+				out->ints[i] = (int64_t)(int32_t)(uint32_t)u;
+			else
+				out->ints[i] = (int64_t)u;
+		}
+		free(raw);
+		raw = NULL;
+	}
 	free(header);
 	fclose(f);
 	return XO_OK;
 
 out_free_data:
+	free(raw);
 	free(out->data);
 	out->data = NULL;
 out_free_header:
@@ -237,12 +283,24 @@ out_close:
 	return st;
 }
 
+enum xo_status xo_npy_read(const char *path, struct xo_npy *out)
+{
+	return npy_read(path, out, false);
+}
+
+enum xo_status xo_npy_read_labels(const char *path, struct xo_npy *out)
+{
+	return npy_read(path, out, true);
+}
+
 void xo_npy_free(struct xo_npy *a)
 {
 	if (!a)
 		return;
 	free(a->data);
 	a->data = NULL;
+	free(a->ints);
+	a->ints = NULL;
 }
 
 /* Formats a shape as NumPy prints it: "(3, 1, 16)", "(5,)". */
@@ -256,6 +314,14 @@ static void format_shape(char *buf, size_t size, int ndim, const int64_t *dims)
 		    (size_t)snprintf(buf + used, size - used, "%s%" PRId64, i ? ", " : "", dims[i]);
 	if (used < size)
 		snprintf(buf + used, size - used, ndim == 1 ? ",)" : ")");
+}
+
+const char *xo_npy_shape_str(const struct xo_npy *a)
+{
+	static _Thread_local char buf[160];
+
+	format_shape(buf, sizeof(buf), a->ndim, a->dim);
+	return buf;
 }
 
 enum xo_status xo_npy_read_shaped(const char *path, int ndim, const int64_t *dims, float *data)
@@ -286,14 +352,14 @@ enum xo_status xo_npy_read_shaped(const char *path, int ndim, const int64_t *dim
 
 enum xo_status xo_npy_write(const char *path, int ndim, const int64_t *dims, const float *data)
 {
-	char header[256], shape[160], tmp[4096];
+	char header[256], shape[160];
 	unsigned char pre[10];
+	struct xo_output out;
 	int64_t count = 1;
 	size_t hlen, total;
 	float *swapped = NULL;
 	const float *src = data;
 	enum xo_status st = XO_OK;
-	FILE *f;
 	int n;
 
 	if (!path || !dims || !data || ndim < 0 || ndim > XO_MAX_DIMS)
@@ -328,34 +394,19 @@ enum xo_status xo_npy_write(const char *path, int ndim, const int64_t *dims, con
 		swap32(swapped, count);
 		src = swapped;
 	}
-	/* Written next to the target, then renamed over it: a reader (or a
-	 * crash) never sees half a file. */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
-		st = xo_error(XO_EINVAL, "%s: path too long", path);
-		goto out_free;
-	}
-	f = fopen(tmp, "wb");
-	if (!f) {
-		st = xo_error(XO_EIO, "%s: cannot create: %s", tmp, strerror(errno));
-		goto out_free;
-	}
-	if (fwrite(pre, 1, 10, f) != 10 || fwrite(header, 1, hlen, f) != hlen ||
-	    fwrite(src, 4, (size_t)count, f) != (size_t)count) {
-		st = xo_error(XO_EIO, "%s: write failed: %s", tmp, strerror(errno));
-		fclose(f);
-		remove(tmp);
-		goto out_free;
-	}
-	if (fclose(f)) {
-		st = xo_error(XO_EIO, "%s: write failed: %s", tmp, strerror(errno));
-		remove(tmp);
-		goto out_free;
-	}
-	if (rename(tmp, path)) {
-		st = xo_error(XO_EIO, "%s: cannot rename into place: %s", path, strerror(errno));
-		remove(tmp);
-	}
-out_free:
+	/* Through model/output.c: symlinks followed, non-files refused, the
+	 * target replaced whole or not at all. */
+	st = xo_output_open(&out, path);
+	if (!st)
+		st = xo_output_write(&out, pre, 10);
+	if (!st)
+		st = xo_output_write(&out, header, hlen);
+	if (!st)
+		st = xo_output_write(&out, src, (size_t)count * 4);
+	if (!st)
+		st = xo_output_commit(&out);
+	else
+		xo_output_abort(&out);
 	free(swapped);
 	return st;
 }

@@ -20,7 +20,7 @@ add_test(NAME selftest.harness COMMAND test_selftest)
 set_tests_properties(selftest.harness PROPERTIES LABELS "selftest;quick")
 
 add_executable(test_badinput ${CMAKE_CURRENT_LIST_DIR}/test_badinput.c)
-target_link_libraries(test_badinput PRIVATE xo_harness PkgConfig::CMOCKA)
+target_link_libraries(test_badinput PRIVATE xo_model xo_harness PkgConfig::CMOCKA)
 add_test(NAME badinput.api COMMAND test_badinput)
 set_tests_properties(badinput.api PROPERTIES LABELS "quick")
 

@@ -5,11 +5,15 @@
  * each return the right XO_E* status with a non-empty one-line message from
  * xo_last_error(). Also runs under the sanitizer build (-DXO_SANITIZE=ON).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -131,6 +135,54 @@ static void bad_conv1d(void **state)
 		p.padding = (enum xo_padding)9;
 		EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, p));
 	}
+}
+
+/* Geometry sizes beyond XO_GEOMETRY_MAX (2^31 - 1) are refused before any
+ * arithmetic, naming the key; the old same/causal arithmetic formed
+ * len + stride - 1 and overflowed int64 (UB; a "dim[1]=0" reason in release). */
+static void geometry_limits(void **state)
+{
+	struct xo_params p;
+	int64_t out = -1, pad = -1;
+
+	(void)state;
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=29 kernel_size=3 strides=9223372036854775807 "
+	                                   "padding=same")));
+	assert_non_null(strstr(xo_last_error(), "strides=9223372036854775807"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_BWD,
+	                            params("len=29 kernel_size=3 strides=9223372036854775807 "
+	                                   "padding=causal")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=29 kernel_size=9223372036854775807 padding=same")));
+	EXPECT(XO_EOVERFLOW,
+	       shapes(XO_OP_conv1d, XO_DIR_FWD, params("len=9223372036854775807 kernel_size=3")));
+	/* each size fits, the receptive field 2^31 + 1 does not */
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_conv1d, XO_DIR_FWD,
+	                            params("len=29 kernel_size=3 dilation_rate=1073741824 "
+	                                   "padding=causal")));
+	assert_non_null(strstr(xo_last_error(), "receptive field"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_max_pooling1d, XO_DIR_FWD,
+	                            params("len=29 pool_size=9223372036854775807 padding=same")));
+	assert_non_null(strstr(xo_last_error(), "pool_size=9223372036854775807"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_max_pooling1d, XO_DIR_BWD,
+	                            params("len=29 pool_size=3 strides=9223372036854775807 "
+	                                   "padding=same")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_max_pooling1d, XO_DIR_FWD,
+	                            params("len=29 pool_size=2147483648 padding=same")));
+	/* at the limit: Keras geometry, one output step */
+	p = params("len=29 kernel_size=3 strides=2147483647 padding=same");
+	assert_int_equal(xo_conv1d_geometry(&p, &out, &pad), XO_OK);
+	assert_int_equal(out, 1);
+	assert_int_equal(pad, 0);
+	p = params("len=29 kernel_size=1073741824 padding=causal");
+	assert_int_equal(xo_conv1d_geometry(&p, &out, &pad), XO_OK);
+	assert_int_equal(out, 29);
+	assert_int_equal(pad, 1073741823);
+	p = params("len=29 pool_size=2147483647 padding=same");
+	assert_int_equal(xo_pool1d_geometry(&p, &out, &pad), XO_OK);
+	assert_int_equal(out, 1);
+	assert_int_equal(pad, (2147483647 - 29) / 2);
 }
 
 static void bad_other_ops(void **state)
@@ -335,6 +387,247 @@ static void bad_cases(void **state)
 	EXPECT(XO_EINVAL, xo_case_run(g_ref, g_cpu, &c, &r));
 }
 
+/* ---- the model runtime: bad data refused, good checkpoints kept ---------- */
+
+/* A 4-sample model small enough to train in microseconds. */
+static const char tiny_spec[] = "input 4 1\nflatten\ndense units=3 activation=softmax\n";
+/* Two dense layers: a first layer's output can overflow float (the
+ * reference accumulates and activates in double, so one layer cannot). */
+static const char deep_spec[] =
+    "input 4 1\nflatten\ndense units=3\ndense units=3 activation=softmax\n";
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Removes dir, its files and its subdirectories' files (two levels: all
+ * these tests make). */
+static void remove_tree(const char *dir)
+{
+	static const char *const subs[] = {"ck", "plain", NULL};
+	static const char *const files[] = {"xo-checkpoint.txt", "dense.kernel.npy",
+	                                    "dense.bias.npy",    "dense_1.kernel.npy",
+	                                    "dense_1.bias.npy",  NULL};
+	char path[512];
+
+	for (int i = 0; subs[i]; i++) {
+		for (int j = 0; files[j]; j++) {
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, subs[i], files[j]);
+			remove(path);
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, subs[i]);
+		rmdir(path);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* dir/name's bytes equal the copy taken before. */
+static void assert_same_file(const char *dir, const char *name, const char *before, size_t blen)
+{
+	char path[512];
+	size_t len;
+	char *now;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	now = read_all(path, &len);
+	assert_non_null(now);
+	if (len != blen || memcmp(now, before, len))
+		fail_msg("%s changed", path);
+	free(now);
+}
+
+static void model_bad_data(void **state)
+{
+	float x[16], y[12] = {0}, probs[12];
+	struct xo_fit_options o = xo_fit_options_default();
+	struct xo_model *m = NULL;
+	double loss, acc;
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		x[i] = (float)i / 16.0f;
+	for (int i = 0; i < 4; i++)
+		y[i * 3 + i % 3] = 1.0f;
+	assert_int_equal(xo_model_open_string(tiny_spec, "tiny", g_ref, 4, &m), XO_OK);
+	assert_int_equal(xo_model_init(m, 1), XO_OK);
+	o.epochs = 1;
+	o.batch_size = 4;
+	assert_int_equal(xo_model_fit(m, x, y, 4, &o, NULL, NULL), XO_OK);
+
+	x[6] = NAN;
+	EXPECT(XO_EINVAL, xo_model_predict(m, x, 4, 4, probs));
+	assert_non_null(strstr(xo_last_error(), "sample 1 holds NaN at element 2"));
+	EXPECT(XO_EINVAL, xo_model_evaluate(m, x, y, 4, 4, &loss, &acc));
+	EXPECT(XO_EINVAL, xo_model_fit(m, x, y, 4, &o, NULL, NULL));
+	x[6] = -INFINITY;
+	EXPECT(XO_EINVAL, xo_model_fit(m, x, y, 4, &o, NULL, NULL));
+	assert_non_null(strstr(xo_last_error(), "-Inf"));
+	x[6] = 0.5f;
+	y[3] = NAN; /* sample 1 */
+	EXPECT(XO_EINVAL, xo_model_fit(m, x, y, 4, &o, NULL, NULL));
+	EXPECT(XO_EINVAL, xo_model_evaluate(m, x, y, 4, 4, &loss, &acc));
+	y[3] = -1.0f;
+	EXPECT(XO_EINVAL, xo_model_fit(m, x, y, 4, &o, NULL, NULL));
+	y[3] = 0.0f;
+	y[4] = 0.5f; /* two halves: a distribution, not one-hot */
+	y[5] = 0.5f;
+	EXPECT(XO_EINVAL, xo_model_fit(m, x, y, 4, &o, NULL, NULL));
+	assert_non_null(strstr(xo_last_error(), "sample 1 is not one-hot"));
+	y[4] = 1.0f;
+	y[5] = 0.0f;
+	assert_int_equal(xo_model_fit(m, x, y, 4, &o, NULL, NULL), XO_OK);
+	xo_model_close(m);
+}
+
+/* A diverging fit and NaN weights never replace a good checkpoint. */
+static void model_keeps_good_checkpoint(void **state)
+{
+	char tmp[] = "/tmp/xo-badinput-XXXXXX", ck[256], plain[256], path[512];
+	float x[16], y[12] = {0}, w[12], w1[9];
+	struct xo_fit_options o = xo_fit_options_default();
+	struct xo_model *m = NULL;
+	char *manifest, *kernel;
+	size_t mlen, klen;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	snprintf(ck, sizeof(ck), "%s/ck", tmp);
+	snprintf(plain, sizeof(plain), "%s/plain", tmp);
+	for (int i = 0; i < 4; i++)
+		y[i * 3 + i % 3] = 1.0f;
+	for (int i = 0; i < 16; i++)
+		x[i] = (float)i / 16.0f;
+	assert_int_equal(xo_model_open_string(deep_spec, "deep", g_ref, 4, &m), XO_OK);
+	assert_int_equal(xo_model_init(m, 1), XO_OK);
+	o.epochs = 1;
+	o.batch_size = 4;
+	o.checkpoint_dir = ck;
+	assert_int_equal(xo_model_fit(m, x, y, 4, &o, NULL, NULL), XO_OK);
+	snprintf(path, sizeof(path), "%s/xo-checkpoint.txt", ck);
+	manifest = read_all(path, &mlen);
+	assert_non_null(manifest);
+	snprintf(path, sizeof(path), "%s/dense.kernel.npy", ck);
+	kernel = read_all(path, &klen);
+	assert_non_null(kernel);
+
+	/* finite weights (from a plain NumPy directory) and finite inputs:
+	 * the first layer's sums (4 * 10 * 3e38) overflow float to +Inf, so
+	 * every logit is +Inf, softmax's Inf - Inf is NaN, so is the loss */
+	assert_int_equal(mkdir(plain, 0777), 0);
+	for (int i = 0; i < 12; i++)
+		w[i] = 10.0f;
+	snprintf(path, sizeof(path), "%s/dense.kernel.npy", plain);
+	assert_int_equal(xo_npy_write(path, 2, (int64_t[]){4, 3}, w), XO_OK);
+	snprintf(path, sizeof(path), "%s/dense.bias.npy", plain);
+	assert_int_equal(xo_npy_write(path, 1, (int64_t[]){3}, w), XO_OK);
+	for (int i = 0; i < 9; i++)
+		w1[i] = 1.0f;
+	snprintf(path, sizeof(path), "%s/dense_1.kernel.npy", plain);
+	assert_int_equal(xo_npy_write(path, 2, (int64_t[]){3, 3}, w1), XO_OK);
+	snprintf(path, sizeof(path), "%s/dense_1.bias.npy", plain);
+	assert_int_equal(xo_npy_write(path, 1, (int64_t[]){3}, w1), XO_OK);
+	for (int i = 0; i < 16; i++)
+		x[i] = 3e38f;
+	assert_int_equal(xo_model_load_weights(m, plain), XO_OK);
+	EXPECT(XO_EINVAL, xo_model_fit(m, x, y, 4, &o, NULL, NULL));
+	assert_non_null(strstr(xo_last_error(), "loss became"));
+	assert_same_file(ck, "xo-checkpoint.txt", manifest, mlen);
+	assert_same_file(ck, "dense.kernel.npy", kernel, klen);
+
+	/* NaN weights are loaded (plain NumPy weights), never saved */
+	w[7] = NAN;
+	snprintf(path, sizeof(path), "%s/dense.kernel.npy", plain);
+	assert_int_equal(xo_npy_write(path, 2, (int64_t[]){4, 3}, w), XO_OK);
+	assert_int_equal(xo_model_load_weights(m, plain), XO_OK);
+	EXPECT(XO_EINVAL, xo_model_save_weights(m, ck));
+	assert_non_null(strstr(xo_last_error(), "weight 7 is NaN"));
+	assert_same_file(ck, "xo-checkpoint.txt", manifest, mlen);
+	assert_same_file(ck, "dense.kernel.npy", kernel, klen);
+	/* nothing left beside ck by the refused saves */
+	snprintf(path, sizeof(path), "%s/.ck.xo-ckpt-%ld", tmp, (long)getpid());
+	assert_int_equal(access(path, F_OK), -1);
+	xo_model_close(m);
+	free(manifest);
+	free(kernel);
+	remove_tree(tmp);
+}
+
+/* A failed write names the user's path, never a temporary (issue 16 item
+ * 9): /proc takes no new files, whatever the user. */
+static void write_error_names_user_path(void **state)
+{
+	const float v[2] = {1.0f, 2.0f};
+
+	(void)state;
+	EXPECT(XO_EIO, xo_npy_write("/proc/xo-badinput.npy", 1, (int64_t[]){2}, v));
+	assert_true(!strncmp(xo_last_error(), "/proc/xo-badinput.npy: ", 23));
+	assert_null(strstr(xo_last_error(), ".tmp"));
+	assert_null(strstr(xo_last_error(), ".xo-"));
+	/* a FIFO (never /dev/null: old code would replace it) is refused
+	 * before anything is opened, and stays a FIFO */
+	{
+		char tmp[] = "/tmp/xo-badinput-fifo-XXXXXX", path[256];
+		struct stat sb;
+
+		assert_non_null(mkdtemp(tmp));
+		snprintf(path, sizeof(path), "%s/fifo", tmp);
+		assert_int_equal(mkfifo(path, 0600), 0);
+		EXPECT(XO_EINVAL, xo_npy_write(path, 1, (int64_t[]){2}, v));
+		assert_non_null(strstr(xo_last_error(), "is a FIFO"));
+		assert_int_equal(lstat(path, &sb), 0);
+		assert_true(S_ISFIFO(sb.st_mode));
+		assert_int_equal(remove(path), 0);
+		assert_int_equal(rmdir(tmp), 0);
+	}
+}
+
+/* int32/int64 .npy files are class ids for xo_npy_read_labels only. */
+static void npy_integer_labels(void **state)
+{
+	char tmp[] = "/tmp/xo-badinput-npy-XXXXXX", path[512];
+	static const unsigned char i32[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+	const char *h = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }";
+	const int32_t v[3] = {2, -1, 7};
+	struct xo_npy a;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/y.npy", tmp);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(i32, 1, sizeof(i32), f);
+	fprintf(f, "%-117s\n", h); /* 10 + 118 bytes: 64-aligned */
+	fwrite(v, 4, 3, f);        /* little-endian host (x86, arm64) */
+	fclose(f);
+	EXPECT(XO_EFORMAT, xo_npy_read(path, &a));
+	assert_non_null(strstr(xo_last_error(), "'<i4'"));
+	assert_int_equal(xo_npy_read_labels(path, &a), XO_OK);
+	assert_true(a.is_int);
+	assert_null(a.data);
+	assert_int_equal(a.ints[0], 2);
+	assert_int_equal(a.ints[1], -1);
+	assert_int_equal(a.ints[2], 7);
+	xo_npy_free(&a);
+	remove(path);
+	rmdir(tmp);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -354,10 +647,18 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(bad_keys_and_values), cmocka_unit_test(bad_shape_lines),
-	    cmocka_unit_test(bad_conv1d),          cmocka_unit_test(bad_other_ops),
-	    cmocka_unit_test(bad_tensors),         cmocka_unit_test(bad_backends),
-	    cmocka_unit_test(bad_op_calls),        cmocka_unit_test(bad_cases),
+	    cmocka_unit_test(bad_keys_and_values),
+	    cmocka_unit_test(bad_shape_lines),
+	    cmocka_unit_test(bad_conv1d),
+	    cmocka_unit_test(bad_other_ops),
+	    cmocka_unit_test(geometry_limits),
+	    cmocka_unit_test(bad_tensors),
+	    cmocka_unit_test(bad_backends),
+	    cmocka_unit_test(bad_op_calls),
+	    cmocka_unit_test(bad_cases),
+	    cmocka_unit_test(model_bad_data),
+	    cmocka_unit_test(model_keeps_good_checkpoint),
+	    cmocka_unit_test(npy_integer_labels),  cmocka_unit_test(write_error_names_user_path),
 	};
 
 	return cmocka_run_group_tests_name("badinput", tests, group_setup, group_teardown);

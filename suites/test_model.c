@@ -1708,6 +1708,10 @@ static void test_runtime_bad_input(void **state)
 	/* Weights of the wrong shape, or missing. */
 	snprintf(path, sizeof(path), "%s/badw", g_tmp);
 	assert_int_equal(xo_model_save_weights(m, path), XO_OK);
+	/* without its manifest the directory is plain NumPy weights (a
+	 * hand-edited checkpoint is refused as mixed: test_badinput) */
+	snprintf(path, sizeof(path), "%s/badw/xo-checkpoint.txt", g_tmp);
+	assert_int_equal(remove(path), 0);
 	snprintf(path, sizeof(path), "%s/badw/dense.bias.npy", g_tmp);
 	assert_int_equal(xo_npy_write(path, 1, (int64_t[]){31}, x), XO_OK);
 	snprintf(path, sizeof(path), "%s/badw", g_tmp);

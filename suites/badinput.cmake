@@ -1,0 +1,20 @@
+# The bad-input table of the model commands (suites/badinput/run.py, issue 11):
+# one test per row, each in a fresh directory: the exit code, the one stderr
+# line it must match, and the files that must be unchanged afterwards.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  execute_process(COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/badinput/run.py --list
+                  OUTPUT_VARIABLE XO_BADINPUT_CASES OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE XO_BADINPUT_RC)
+  if(NOT XO_BADINPUT_RC EQUAL 0)
+    message(FATAL_ERROR "suites/badinput/run.py --list failed")
+  endif()
+  foreach(case ${XO_BADINPUT_CASES})
+    add_test(NAME badinput.${case}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/badinput/run.py
+                     $<TARGET_FILE:xo> ${case})
+    set_tests_properties(badinput.${case} PROPERTIES LABELS "quick;model" TIMEOUT 120)
+  endforeach()
+else()
+  message(STATUS "python3 not found: the bad-input table (badinput.*) is not registered")
+endif()

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""run.py XO CASE | --list - the bad-input table of the model commands (issue 11).
+
+Each row of CASES is one hostile input given to `xo` the way a careless user
+or an attacker would: the exit code it must give, a regex its one stderr line
+must match, and the files that must be exactly as they were afterwards (bytes,
+file type, symlink target). Every case runs in a fresh directory built from
+the golden fixture suites/golden/mixed_a (40 samples of (17, 2), 5 classes)
+and a good checkpoint trained from it, so a case that clobbers something is
+seen. Standard library only.
+
+Checks common to every row: the exit code; with exit 2, stderr is exactly one
+line, starts "xo ", and holds no control byte (an ESC or newline from a file
+must arrive escaped); the protected paths are unchanged.
+"""
+import hashlib
+import os
+import re
+import shutil
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "..", "golden", "mixed_a")
+MODEL = os.path.join(GOLDEN, "model.model")
+
+
+# ---- .npy files (format 1.0, C order) ----------------------------------------
+
+def npy_bytes(descr, shape, payload):
+    shape_s = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    header = "{'descr': %s, 'fortran_order': False, 'shape': %s, }" % (descr, shape_s)
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = header + " " * (pad % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + payload
+
+
+def write_npy(path, descr, shape, payload):
+    with open(path, "wb") as f:
+        f.write(npy_bytes(descr, shape, payload))
+
+
+def read_f32(path):
+    data = open(path, "rb").read()
+    hlen = struct.unpack("<H", data[8:10])[0]
+    header = data[10:10 + hlen].decode("latin1")
+    shape = tuple(int(d) for d in re.search(r"\(([^)]*)\)", header).group(1).split(",") if d.strip())
+    body = data[10 + hlen:]
+    return shape, list(struct.unpack("<%df" % (len(body) // 4), body))
+
+
+def write_f32(path, shape, values):
+    write_npy(path, "'<f4'", shape, struct.pack("<%df" % len(values), *values))
+
+
+# ---- fixtures -----------------------------------------------------------------
+
+def fixtures(d, xo):
+    """Files every case may use, in d."""
+    xs, x = read_f32(os.path.join(GOLDEN, "x_train.npy"))
+    ys, y = read_f32(os.path.join(GOLDEN, "y_train.npy"))
+    n, classes = ys
+    per = len(x) // n
+    ids = [row.index(1.0) for row in (y[i * classes:(i + 1) * classes] for i in range(n))]
+    write_f32(f"{d}/x.npy", xs, x)
+    write_f32(f"{d}/y.npy", ys, y)
+    for name, pos, val in (("x_nan", 3 * per + 5, float("nan")), ("x_inf", 7 * per, float("inf"))):
+        v = list(x)
+        v[pos] = val
+        write_f32(f"{d}/{name}.npy", xs, v)
+    # finite but so large that conv sums overflow: the loss becomes NaN
+    write_f32(f"{d}/x_huge.npy", xs, [3e38 if i % 2 == 0 else -3e38 for i in range(len(x))])
+    for name, row, vals in (("y_nan", 2, [float("nan")] + [0.0] * (classes - 1)),
+                            ("y_negative", 5, [-1.0, 1.0, 1.0] + [0.0] * (classes - 3)),
+                            ("y_not_one_hot", 6, [0.5, 0.5] + [0.0] * (classes - 2))):
+        v = list(y)
+        v[row * classes:(row + 1) * classes] = vals
+        write_f32(f"{d}/{name}.npy", ys, v)
+    write_npy(f"{d}/y_int32.npy", "'<i4'", (n,), struct.pack("<%di" % n, *ids))
+    write_npy(f"{d}/y_int64.npy", "'<i8'", (n,), struct.pack("<%dq" % n, *ids))
+    bad = list(ids)
+    bad[4] = 7
+    write_npy(f"{d}/y_int_range.npy", "'<i8'", (n,), struct.pack("<%dq" % n, *bad))
+    bad[4] = -2
+    write_npy(f"{d}/y_int_negative.npy", "'<i4'", (n,), struct.pack("<%di" % n, *bad))
+    fbad = [float(i) for i in ids]
+    fbad[9] = -1.0
+    write_f32(f"{d}/y_ids_negative.npy", (n,), fbad)
+    # control bytes in a dtype and in a model spec
+    with open(f"{d}/x_esc.npy", "wb") as f:
+        f.write(npy_bytes("'<f4\x1b[31m\nX'", xs, b""))
+    with open(f"{d}/esc.model", "w") as f:
+        f.write("input 17 2\nconv1d filters=4 kernel_size=3 name=a\x1b[2Jb\x07 colour=red\n")
+    with open(f"{d}/huge_strides.model", "w") as f:
+        f.write("input 17 2\nconv1d filters=4 kernel_size=3 padding=same "
+                "strides=1099511627776\nflatten\ndense units=5 activation=softmax\n")
+    # an existing output, and things that are not plain files
+    shutil.copy(f"{d}/y.npy", f"{d}/out.npy")
+    os.mkfifo(f"{d}/fifo")
+    os.mkdir(f"{d}/adir")
+    with open(f"{d}/target.npy", "w") as f:
+        f.write("the symlink's target\n")
+    os.symlink("target.npy", f"{d}/link.npy")
+    # two good checkpoints of different runs
+    for name, seed in (("ckpt", "1"), ("ckpt_b", "2")):
+        r = subprocess.run([xo, "train", "--model", MODEL, "--x", f"{d}/x.npy", "--y", f"{d}/y.npy",
+                            "--save", f"{d}/{name}", "--epochs", "1", "--batch-size", "16",
+                            "--device", "ref", "--seed", seed],
+                           capture_output=True, text=True)
+        if r.returncode:
+            sys.exit(f"badinput: fixture checkpoint {name}: {r.stderr.strip()}")
+    os.mkdir(f"{d}/userdir")
+    with open(f"{d}/userdir/notes.txt", "w") as f:
+        f.write("my notes\n")
+    os.mkdir(f"{d}/userdir2")
+    os.mkdir(f"{d}/userdir2/data.npy")
+    with open(f"{d}/userdir2/data.npy/keep.txt", "w") as f:
+        f.write("a directory named like a weights file\n")
+    os.mkdir(f"{d}/ckdir")
+    os.symlink("ckdir", f"{d}/cklink")
+
+
+def snapshot(path):
+    """What must not change: type, bytes (recursively for directories), link target."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return ("absent",)
+    if stat.S_ISLNK(st.st_mode):
+        return ("link", os.readlink(path))
+    if stat.S_ISREG(st.st_mode):
+        return ("file", hashlib.sha256(open(path, "rb").read()).hexdigest())
+    if stat.S_ISDIR(st.st_mode):
+        return ("dir", tuple((e, snapshot(os.path.join(path, e))) for e in sorted(os.listdir(path))))
+    return ("special", stat.S_IFMT(st.st_mode), st.st_rdev)
+
+
+# ---- the table ------------------------------------------------------------------
+
+def train(x="x.npy", y="y.npy", save="ckpt", *extra):
+    return ["train", "--model", MODEL, "--x", x, "--y", y, "--save", save, "--epochs", "1",
+            "--batch-size", "16", "--device", "ref", *extra]
+
+
+def predict(x="x.npy", out="out.npy", weights="ckpt", model=MODEL):
+    return ["predict", "--model", model, "--weights", weights, "--input", x, "--output", out,
+            "--device", "ref"]
+
+
+def mix(d):  # one file from another save
+    shutil.copy(f"{d}/ckpt_b/dense.kernel.npy", f"{d}/ckpt/dense.kernel.npy")
+
+
+def truncate(d):
+    p = f"{d}/ckpt/dense.kernel.npy"
+    data = open(p, "rb").read()
+    open(p, "wb").write(data[:-8])
+
+
+def drop_file(d):
+    os.remove(f"{d}/ckpt/dense.bias.npy")
+
+
+def cut_manifest(d):
+    p = f"{d}/ckpt/xo-checkpoint.txt"
+    lines = open(p).read().splitlines(True)
+    open(p, "w").write("".join(lines[:-2]))
+
+
+def old_writer_killed(d):  # what the writer before the manifest left after a kill
+    os.remove(f"{d}/ckpt/xo-checkpoint.txt")
+    shutil.copy(f"{d}/ckpt_b/dense.kernel.npy", f"{d}/ckpt/dense.kernel.npy")
+    shutil.copy(f"{d}/ckpt_b/dense.bias.npy", f"{d}/ckpt/dense.bias.npy.tmp")
+
+
+def stray(d):  # an extra .npy beside a checkpoint's files
+    shutil.copy(f"{d}/ckpt_b/dense.bias.npy", f"{d}/ckpt/old_layer.kernel.npy")
+
+
+# name: (argv, exit, stderr regex, protected paths, setup(d) or None, env, after(d) or None)
+CASES = {
+    # bad data refused before anything is written
+    "train_nan_input": (train("x_nan.npy"), 2, r"x_nan\.npy: sample 3 holds NaN at element 5", ["ckpt"], None, {}, None),
+    "train_inf_input": (train("x_inf.npy"), 2, r"x_inf\.npy: sample 7 holds \+Inf", ["ckpt"], None, {}, None),
+    "train_nan_labels": (train(y="y_nan.npy"), 2, r"y_nan\.npy: label of sample 2 is not one-hot: nan", ["ckpt"], None, {}, None),
+    "train_negative_labels": (train(y="y_negative.npy"), 2, r"sample 5 is not one-hot: -1 at class 0", ["ckpt"], None, {}, None),
+    "train_not_one_hot": (train(y="y_not_one_hot.npy"), 2, r"sample 6 is not one-hot: 0\.5", ["ckpt"], None, {}, None),
+    "train_class_id_negative": (train(y="y_ids_negative.npy"), 2, r"label -1 of sample 9 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
+    "train_diverges_keeps_checkpoint": (train("x_huge.npy"), 2, r"loss became (NaN|Inf) at epoch 1, step 1: training stopped; the last saved checkpoint is kept", ["ckpt"], None, {}, None),
+    "predict_nan_input": (predict("x_nan.npy"), 2, r"x_nan\.npy: sample 3 holds NaN", ["out.npy"], None, {}, None),
+    "predict_shape_names_file_shape": (predict("y.npy"), 2, r"y\.npy: shape \(40, 5\) does not match the model input \(34 values", ["out.npy"], None, {}, None),
+    # integer class labels (issue 16 item 10)
+    "train_int32_labels": (train(y="y_int32.npy", save="new_int32"), 0, None, ["ckpt"], None, {}, None),
+    "train_int64_labels": (train(y="y_int64.npy", save="new_int64"), 0, None, ["ckpt"], None, {}, None),
+    "train_int_label_out_of_range": (train(y="y_int_range.npy"), 2, r"y_int_range\.npy: label 7 of sample 4 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
+    "train_int_label_negative": (train(y="y_int_negative.npy"), 2, r"label -2 of sample 4 is not a class id", ["ckpt"], None, {}, None),
+    # files that are not plain files
+    "predict_output_fifo": (predict(out="fifo"), 2, r"fifo: is a FIFO, not a regular file", ["fifo"], None, {}, None),
+    "predict_output_dev_null": (predict(out="/dev/null"), 2, r"/dev/null: is a character device", ["/dev/null"], None, {}, None),
+    "predict_output_directory": (predict(out="adir"), 2, r"adir: is a directory", ["adir"], None, {}, None),
+    "predict_output_symlink": (predict(out="link.npy"), 0, None, ["link.npy"], None, {}, "link_target_is_npy"),
+    "train_save_is_user_directory": (train(save="userdir"), 2, r"userdir: holds 'notes\.txt', which is not a checkpoint file", ["userdir"], None, {}, None),
+    "train_save_dir_holds_npy_named_dir": (train(save="userdir2"), 2, r"userdir2: holds 'data\.npy', which is not a checkpoint file", ["userdir2"], None, {}, None),
+    "train_save_through_symlink": (train(save="cklink"), 0, None, ["cklink"], None, {}, "cklink_is_checkpoint"),
+    "train_save_symlink_trailing_slash": (train(save="cklink/"), 0, None, ["cklink"], None, {}, "cklink_is_checkpoint"),
+    "predict_output_in_missing_directory": (predict(out="nodir/out.npy"), 2, r"nodir/out\.npy: cannot create: directory nodir does not exist", [], None, {}, None),
+    "train_save_is_fifo": (train(save="fifo"), 2, r"fifo: is a FIFO, not a directory", ["fifo"], None, {}, None),
+    # atomic checkpoints: a kill mid-save, and mixed or partial ones on load
+    "checkpoint_kill_mid_save": (train(), 86, None, ["ckpt"], None, {"XO_TEST_CRASH_AFTER": "2"}, "kill_leaves_loadable"),
+    "checkpoint_kill_before_swap": (train(), 86, None, ["ckpt"], None, {"XO_TEST_CRASH_AFTER": "6"}, "kill_leaves_loadable"),
+    "checkpoint_mixed": (predict(), 2, r"ckpt: mixed or partial checkpoint: dense\.kernel\.npy", ["out.npy"], mix, {}, None),
+    "checkpoint_truncated_file": (predict(), 2, r"ckpt: mixed or partial checkpoint: dense\.kernel\.npy", ["out.npy"], truncate, {}, None),
+    "checkpoint_missing_file": (predict(), 2, r"ckpt: partial checkpoint: dense\.bias\.npy .* is missing", ["out.npy"], drop_file, {}, None),
+    "checkpoint_manifest_truncated": (predict(), 2, r"xo-checkpoint\.txt is truncated", ["out.npy"], cut_manifest, {}, None),
+    "checkpoint_extra_file": (predict(), 2, r"mixed checkpoint: old_layer\.kernel\.npy is not named", ["out.npy"], stray, {}, None),
+    "checkpoint_old_writer_killed": (predict(), 2, r"ckpt: partial checkpoint: dense\.bias\.npy\.tmp is left from an interrupted save", ["out.npy"], old_writer_killed, {}, None),
+    # control bytes from files never reach the terminal raw
+    "npy_descr_control_bytes": (predict("x_esc.npy"), 2, r"dtype '<f4\\x1b\[31m\\x0aX' is not supported", ["out.npy"], None, {}, None),
+    "spec_control_bytes": (predict(model="esc.model"), 2, r"esc\.model:2: .*\\x1b", ["out.npy"], None, {}, None),
+    # geometry from a file, range-checked before arithmetic
+    "spec_huge_strides": (predict(model="huge_strides.model"), 2, r"huge_strides\.model:2: .*strides=1099511627776 is above the limit", ["out.npy"], None, {}, None),
+    "check_huge_strides": (["check", "--op", "conv1d", "len=29", "ch=1", "filters=2", "kernel_size=3",
+                            "strides=9223372036854775807", "padding=same", "--backend", "ref"],
+                           2, r"strides=9223372036854775807 is above the limit", [], None, {}, None),
+    "check_huge_pool": (["check", "--op", "max_pooling1d", "len=29", "ch=1", "pool_size=9223372036854775807",
+                         "padding=same", "--backend", "ref"],
+                        2, r"pool_size=9223372036854775807 is above the limit", [], None, {}, None),
+}
+
+
+def after_checks(name, d, xo):
+    """Extra checks some rows need; returns a failure string or None."""
+    if name == "link_target_is_npy":
+        if not os.path.islink(f"{d}/link.npy"):
+            return "link.npy is no longer a symlink"
+        if open(f"{d}/target.npy", "rb").read(6) != b"\x93NUMPY":
+            return "the symlink's target was not replaced by the .npy output"
+    if name == "cklink_is_checkpoint":
+        if not os.path.islink(f"{d}/cklink"):
+            return "cklink is no longer a symlink"
+        if not os.path.exists(f"{d}/ckdir/xo-checkpoint.txt"):
+            return "the checkpoint did not land in the symlink's target directory"
+    if name == "kill_leaves_loadable":
+        r = subprocess.run([xo, *predict(out="after.npy")], cwd=d, capture_output=True, text=True)
+        if r.returncode:
+            return "the checkpoint left by a kill does not load: " + r.stderr.strip()
+        left = [e for e in os.listdir(d) if ".xo-" in e]
+        if not left:
+            return "expected the killed save's hidden sibling (pid gone) to exist"
+        r = subprocess.run([xo, *train()], cwd=d, capture_output=True, text=True)
+        if r.returncode:
+            return "a save after the kill failed: " + r.stderr.strip()
+        left = [e for e in os.listdir(d) if ".xo-" in e] + \
+               [e for e in os.listdir(f"{d}/ckpt") if e.startswith(".") or e.endswith(".tmp")]
+        if left:
+            return "stray temporaries after the next save: %s" % left
+    return None
+
+
+def run_case(xo, name):
+    argv, code, regex, protect, setup, env, after = CASES[name]
+    d = tempfile.mkdtemp(prefix="xo-badinput-")
+    try:
+        fixtures(d, xo)
+        if setup:
+            setup(d)
+        before = {p: snapshot(os.path.join(d, p)) for p in protect}
+        if "/dev/null" in argv:
+            # Never risk the machine's /dev/null on a binary that would
+            # replace it (as root the old code did): the same command must
+            # first refuse a FIFO of our own.
+            probe = [a if a != "/dev/null" else "fifo" for a in argv]
+            r = subprocess.run([xo, *probe], cwd=d, capture_output=True)
+            if r.returncode != 2:
+                print(f"FAILED {name}: a FIFO output gave exit {r.returncode}, not 2: "
+                      "/dev/null not tried")
+                return 1
+        r = subprocess.run([xo, *argv], cwd=d, capture_output=True, env={**os.environ, **env})
+        err = r.stderr.decode("latin1")
+        fails = []
+        if r.returncode != code:
+            fails.append(f"exit {r.returncode}, expected {code}")
+        if code == 2:
+            lines = err.split("\n")
+            if len(lines) != 2 or lines[1] != "" or not lines[0].startswith("xo "):
+                fails.append("stderr is not exactly one 'xo ...' line")
+            if any(ord(c) < 0x20 and c != "\n" or ord(c) == 0x7f for c in err):
+                fails.append("stderr holds a raw control byte")
+        if regex and not re.search(regex, err):
+            fails.append(f"stderr does not match /{regex}/")
+        for p in protect:
+            if snapshot(os.path.join(d, p)) != before[p]:
+                fails.append(f"{p} changed")
+        if after and not fails:
+            msg = after_checks(after, d, xo)
+            if msg:
+                fails.append(msg)
+        print(f"{name}: exit {r.returncode}: {err.strip()!r}")
+        for f in fails:
+            print(f"FAILED {name}: {f}")
+        return 1 if fails else 0
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    if sys.argv[1:] == ["--list"]:
+        print(";".join(CASES))
+        return 0
+    if len(sys.argv) != 3 or sys.argv[2] not in CASES:
+        sys.exit("usage: run.py XO CASE | --list")
+    return run_case(os.path.abspath(sys.argv[1]), sys.argv[2])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
