@@ -46,6 +46,7 @@ struct perf_args {
 	const char *devices[MAX_DEVICES];
 	int ndevices;
 	bool quick, list, no_progress;
+	bool json_out; /* --json (a flag) for the readers; import's --json takes a FILE */
 	int samples;
 	const char *model;
 	double threshold, alpha;
@@ -132,9 +133,11 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 		} else if (!strcmp(o, "--peer")) {
 			NEED_VALUE();
 			a->peer = v;
-		} else if (!strcmp(o, "--json")) {
+		} else if (!strcmp(o, "--json") && !strcmp(sub, "import")) {
 			NEED_VALUE();
 			a->json = v;
+		} else if (!strcmp(o, "--json")) {
+			a->json_out = true;
 		} else if (o[0] == '-' && o[1]) {
 			return xo_usage_error(
 			    "perf", "%s: unknown option '%s' (try `xo perf --help`)", sub, o);
@@ -158,8 +161,8 @@ static const struct {
 	const char *sub, *opts;
 } sub_options[] = {
     {"record", " --db --filter --device --quick --list --no-progress --samples --model "},
-    {"compare", " --db --threshold --alpha --filter "},
-    {"detect", " --db --threshold --alpha --filter "},
+    {"compare", " --db --threshold --alpha --filter --json "},
+    {"detect", " --db --threshold --alpha --filter --json "},
     {"accept", " --db "},
     {"ignore", " --db "},
     {"fix", " --db "},
@@ -252,7 +255,7 @@ int xo_cmd_perf(int argc, char **argv)
 	if (xo_perfdb_open(a.db, &db))
 		return fail(sub);
 	co = (struct xo_perf_compare_opts){
-	    .threshold = a.threshold, .alpha = a.alpha, .filter = a.filter};
+	    .threshold = a.threshold, .alpha = a.alpha, .filter = a.filter, .json = a.json_out};
 	if (!strcmp(sub, "record")) {
 		struct xo_perf_record_opts ro = {.filter = a.filter,
 		                                 .devices = a.ndevices ? a.devices : NULL,

@@ -171,6 +171,7 @@ struct xo_perf_compare_opts {
 	double threshold; /* relative change of medians that matters (0.05) */
 	double alpha;     /* Mann-Whitney significance (0.002) */
 	const char *filter;
+	bool json; /* one JSON object on out instead of the text */
 };
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed);

@@ -41,3 +41,10 @@ xo_perfdb_cli_test(badopts
 # peer, advise, and a report when gnuplot is there.
 xo_perfdb_cli_test(roundtrip
   "set -e; rm -rf rt.sqlite* rt_report; for i in 1 2; do ${XO} perf record --db rt.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress; done; set +e; ${XO} perf compare --db rt.sqlite run:1 > cmp.txt; rc=$?; cat cmp.txt; test $rc -le 1 && grep -q 'op/relu/fwd/n512_l27_c16/ref' cmp.txt || exit 1; ${XO} perf detect --db rt.sqlite; test $? -le 1 || exit 1; printf '{\"results\":[{\"benchmark\":\"predict\",\"batch\":8,\"samples_s\":[1e-4,1.1e-4]}]}' > peer.json; ${XO} perf import --db rt.sqlite --peer testpeer --json peer.json || exit 1; test $(sqlite3 rt.sqlite 'SELECT count(*) FROM runs WHERE state = \"complete\"') -eq 3 || exit 1; if command -v gnuplot >/dev/null; then ${XO} perf report --db rt.sqlite --out rt_report && test -s rt_report/index.html && test -s rt_report/hist_op_relu_fwd_n512_l27_c16_ref.png || exit 1; fi")
+
+# The regression loop of issue 16 (compare by commit, git revisions, lowered
+# verdicts, ref and peers apart, --json) on synthetic stores.
+add_executable(test_perf_workflow ${CMAKE_CURRENT_LIST_DIR}/test_perf_workflow.c)
+target_link_libraries(test_perf_workflow PRIVATE xo_perfdb PkgConfig::CMOCKA m)
+add_test(NAME perf_workflow COMMAND test_perf_workflow)
+set_tests_properties(perf_workflow PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
