@@ -25,8 +25,14 @@ static const char usage_text[] =
     "          [--model SPEC] [--list] [--no-progress]\n"
     "                       time the benchmarks, store them for this commit\n"
     "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] BASE [HEAD]\n"
-    "                       two runs: BASE/HEAD are a commit sha prefix or run:N;\n"
-    "                       HEAD defaults to the latest run\n"
+    "                       BASE/HEAD are run:N, a commit sha prefix or any git\n"
+    "                       revision; a commit pools its record runs (peers apart);\n"
+    "                       HEAD defaults to the latest run's commit\n"
+    "  continuous [--db F] [--rounds N] [--threshold PCT] [--filter RE] [--device D ...]\n"
+    "          [--quick] [--samples N] [--model SPEC] [--json] BASE [HEAD]\n"
+    "                       build BASE and HEAD (git revisions; HEAD defaults to\n"
+    "                       HEAD) in temporary clones, record them in alternating\n"
+    "                       rounds (3), compare; threshold 10% unless given\n"
     "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE]\n"
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
@@ -47,7 +53,7 @@ struct perf_args {
 	int ndevices;
 	bool quick, list, no_progress;
 	bool json_out; /* --json (a flag) for the readers; import's --json takes a FILE */
-	int samples;
+	int samples, rounds;
 	const char *model;
 	double threshold, alpha;
 	const char *out, *peer, *json;
@@ -113,6 +119,13 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 				return xo_usage_error("perf", "--samples %s: need an integer >= 10",
 				                      v);
 			a->samples = (int)n;
+		} else if (!strcmp(o, "--rounds")) {
+			int64_t n;
+
+			NEED_VALUE();
+			if (!xo_cli_parse_i64(v, 1, 100, &n))
+				return xo_usage_error("perf", "--rounds %s: need an integer 1..100", v);
+			a->rounds = (int)n;
 		} else if (!strcmp(o, "--model")) {
 			NEED_VALUE();
 			a->model = v;
@@ -163,6 +176,8 @@ static const struct {
     {"record", " --db --filter --device --quick --list --no-progress --samples --model "},
     {"compare", " --db --threshold --alpha --filter --json "},
     {"detect", " --db --threshold --alpha --filter --json "},
+    {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
+                   " --samples --model "},
     {"accept", " --db "},
     {"ignore", " --db "},
     {"fix", " --db "},
@@ -209,7 +224,8 @@ int xo_cmd_perf(int argc, char **argv)
 	}
 	if (strcmp(sub, "record") && strcmp(sub, "compare") && strcmp(sub, "detect") &&
 	    strcmp(sub, "accept") && strcmp(sub, "ignore") && strcmp(sub, "fix") &&
-	    strcmp(sub, "report") && strcmp(sub, "advise") && strcmp(sub, "import"))
+	    strcmp(sub, "report") && strcmp(sub, "advise") && strcmp(sub, "import") &&
+	    strcmp(sub, "continuous"))
 		return xo_usage_error("perf", "unknown command '%s' (try `xo perf --help`)", sub);
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -222,7 +238,7 @@ int xo_cmd_perf(int argc, char **argv)
 		return rc;
 
 	/* arity per command */
-	if (!strcmp(sub, "compare") ? a.npos < 1
+	if (!strcmp(sub, "compare") || !strcmp(sub, "continuous") ? a.npos < 1
 	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix"))
 	        ? a.npos != 1
 	        : a.npos != 0)
@@ -242,6 +258,32 @@ int xo_cmd_perf(int argc, char **argv)
 		int64_t id;
 
 		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
+	}
+
+	if (!strcmp(sub, "continuous")) {
+		bool thr = false;
+		struct xo_perf_continuous_opts cont = {
+		    .db_path = a.db,
+		    .filter = a.filter,
+		    .devices = a.ndevices ? a.devices : NULL,
+		    .ndevices = a.ndevices,
+		    .quick = a.quick,
+		    .rounds = a.rounds ? a.rounds : 3,
+		    .samples = a.samples,
+		    .model = a.model,
+		    .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
+
+		for (int i = 0; i < a.nopt; i++)
+			thr |= !strcmp(a.opt_seen[i], "--threshold");
+		cont.cmp = (struct xo_perf_compare_opts){.threshold = thr ? a.threshold : 0.10,
+		                                         .alpha = a.alpha,
+		                                         .filter = a.filter,
+		                                         .json = a.json_out};
+		st = xo_perf_continuous(a.pos[0], a.npos > 1 ? a.pos[1] : NULL, &cont, stdout,
+		                        stderr, &failed);
+		if (st)
+			return fail(sub);
+		return failed ? 1 : 0;
 	}
 
 	/* only record and import create a store: a mistyped --db for the

@@ -278,7 +278,7 @@ struct side {
 	" WHERE res.run_id = ru.id AND (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))"
 
 /* The full sha of a git revision of the source tree; never through a shell. */
-static enum xo_status git_commit(const char *rev, char *sha, size_t size)
+enum xo_status xo_perf_git_commit(const char *rev, char *sha, size_t size)
 {
 	const char *src = xo_perf_source_dir();
 	char arg[320], *text = NULL;
@@ -385,7 +385,7 @@ static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64
 		snprintf(why, sizeof(why), "%s", xo_last_error());
 		if (!spec || strstr(why, "ambiguous"))
 			return xo_error(XO_EINVAL, "%s", why);
-		if (git_commit(spec, sha, sizeof(sha)))
+		if (xo_perf_git_commit(spec, sha, sizeof(sha)))
 			return xo_error(XO_EINVAL, "'%s': not run:N, a recorded commit or a git revision",
 			                spec);
 		if (xo_perf_resolve_run(db, sha, &run_id))

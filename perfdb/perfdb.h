@@ -177,6 +177,29 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed);
 enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare_opts *o, FILE *out,
                               bool *failed);
+/* `xo perf continuous`: BASE and HEAD (NULL: HEAD) are git revisions of the
+ * source tree; each is built in a temporary clone, both are recorded in
+ * alternating rounds into db_path, then compared by commit. Progress and
+ * build/record logs' paths go to msg, the comparison to out. */
+struct xo_perf_continuous_opts {
+	const char *db_path;
+	const char *filter;
+	const char **devices; /* NULL: the recorder's default devices */
+	int ndevices;
+	bool quick;
+	int rounds;  /* records of each side, alternating (3) */
+	int samples; /* 0: the recorder's default */
+	const char *model;
+	int jobs; /* build parallelism */
+	struct xo_perf_compare_opts cmp;
+};
+enum xo_status xo_perf_continuous(const char *base, const char *head,
+                                  const struct xo_perf_continuous_opts *o, FILE *out,
+                                  FILE *msg, bool *failed);
+/* The full sha of a git revision of the source tree (`git rev-parse --verify
+ * REV^{commit}` without a shell); XO_EINVAL for what git does not know or
+ * what looks like an option. */
+enum xo_status xo_perf_git_commit(const char *rev, char *sha, size_t size);
 /* Sets a change's state: "accepted", "ignored", "fixed", "confirmed". */
 enum xo_status xo_perf_change_set(struct xo_perfdb *db, int64_t id, const char *state, FILE *out);
 enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
