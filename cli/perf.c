@@ -29,10 +29,12 @@ static const char usage_text[] =
     "                       revision; a commit pools its record runs (peers apart);\n"
     "                       HEAD defaults to the latest run's commit\n"
     "  continuous [--db F] [--rounds N] [--threshold PCT] [--filter RE] [--device D ...]\n"
-    "          [--quick] [--samples N] [--model SPEC] [--json] BASE [HEAD]\n"
+    "          [--quick] [--samples N] [--model SPEC] [--build-dir DIR] [--json]\n"
+    "          BASE [HEAD]\n"
     "                       build BASE and HEAD (git revisions; HEAD defaults to\n"
     "                       HEAD) in temporary clones, record them in alternating\n"
-    "                       rounds (3), compare; threshold 10% unless given\n"
+    "                       rounds (3), compare; threshold 10% unless given;\n"
+    "                       --build-dir keeps the builds (DIR/SHA) for the next run\n"
     "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE]\n"
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
@@ -56,7 +58,7 @@ struct perf_args {
 	int samples, rounds;
 	const char *model;
 	double threshold, alpha;
-	const char *out, *peer, *json;
+	const char *out, *peer, *json, *build_dir;
 	const char *pos[2];
 	int npos;
 	const char *opt_seen[MAX_OPTS]; /* every option given, to refuse what sub ignores */
@@ -143,6 +145,9 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 		} else if (!strcmp(o, "--out")) {
 			NEED_VALUE();
 			a->out = v;
+		} else if (!strcmp(o, "--build-dir")) {
+			NEED_VALUE();
+			a->build_dir = v;
 		} else if (!strcmp(o, "--peer")) {
 			NEED_VALUE();
 			a->peer = v;
@@ -177,7 +182,7 @@ static const struct {
     {"compare", " --db --threshold --alpha --filter --json "},
     {"detect", " --db --threshold --alpha --filter --json "},
     {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
-                   " --samples --model "},
+                   " --samples --model --build-dir "},
     {"accept", " --db "},
     {"ignore", " --db "},
     {"fix", " --db "},
@@ -271,6 +276,7 @@ int xo_cmd_perf(int argc, char **argv)
 		    .rounds = a.rounds ? a.rounds : 3,
 		    .samples = a.samples,
 		    .model = a.model,
+		    .build_dir = a.build_dir,
 		    .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
 
 		for (int i = 0; i < a.nopt; i++)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "perfdb.h"
@@ -90,9 +91,23 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 		return xo_error(XO_EIO, "%s: cannot create a temporary directory: %s", root,
 		                strerror(errno));
 	for (int k = 0; k < 2; k++) {
-		snprintf(dir[k], sizeof(dir[k]), "%s/%s", root, name[k]);
-		snprintf(log[k], sizeof(log[k]), "%s/build-%s.log", root, name[k]);
+		if (o->build_dir) {
+			/* asv's kept environments: a revision built before is reused */
+			snprintf(dir[k], sizeof(dir[k]), "%s/%s", o->build_dir, sha[k]);
+			snprintf(log[k], sizeof(log[k]), "%s/%s.log", o->build_dir, sha[k]);
+		} else {
+			snprintf(dir[k], sizeof(dir[k]), "%s/%s", root, name[k]);
+			snprintf(log[k], sizeof(log[k]), "%s/build-%s.log", root, name[k]);
+		}
 		snprintf(xo[k], sizeof(xo[k]), "%s/build/cli/xo", dir[k]);
+		if (o->build_dir && !access(xo[k], X_OK)) {
+			fprintf(msg, "continuous: reusing %s\n", xo[k]);
+			continue;
+		}
+		if (o->build_dir && mkdir(o->build_dir, 0777) && errno != EEXIST) {
+			st = xo_error(XO_EIO, "--build-dir %s: %s", o->build_dir, strerror(errno));
+			goto out;
+		}
 		if ((st = build_rev(src, sha[k], dir[k], log[k], o->jobs, msg))) {
 			keep = true; /* the log is the answer */
 			goto out;

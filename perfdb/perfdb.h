@@ -190,7 +190,9 @@ struct xo_perf_continuous_opts {
 	int rounds;  /* records of each side, alternating (3) */
 	int samples; /* 0: the recorder's default */
 	const char *model;
-	int jobs; /* build parallelism */
+	int jobs;              /* build parallelism */
+	const char *build_dir; /* keep builds in build_dir/SHA and reuse them; NULL:
+	                          a temporary tree removed afterwards */
 	struct xo_perf_compare_opts cmp;
 };
 enum xo_status xo_perf_continuous(const char *base, const char *head,
