@@ -144,7 +144,7 @@ static double z_two_sided(double alpha)
  * expm1(z(alpha) sqrt 2 sigma), z(0.002) = 3.09. 0 when not known.
  */
 static double series_noise(struct xo_perfdb *db, int64_t bench, int64_t testbed, int64_t upto_run,
-                           double alpha)
+                           double alpha, int64_t skip_commit)
 {
 	sqlite3_stmt *s = NULL;
 	struct vec m = {0};
@@ -156,13 +156,14 @@ static double series_noise(struct xo_perfdb *db, int64_t bench, int64_t testbed,
 	                       " JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN commits c ON c.id = ru.commit_id"
 	                       " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
-	                       " AND ru.state = 'complete' AND res.median > 0"
+	                       " AND ru.commit_id != ? AND ru.state = 'complete' AND res.median > 0"
 	                       " ORDER BY c.date, c.id, ru.id",
 	                       -1, &s, NULL))
 		return 0.0;
 	sqlite3_bind_int64(s, 1, bench);
 	sqlite3_bind_int64(s, 2, testbed);
 	sqlite3_bind_int64(s, 3, upto_run);
+	sqlite3_bind_int64(s, 4, skip_commit);
 	while (sqlite3_step(s) == SQLITE_ROW)
 		if (!vec_push(&m, log(sqlite3_column_double(s, 0))))
 			break;
@@ -186,7 +187,7 @@ static const char *const testbed_fields[] = {
 #define NFIELDS (sizeof(testbed_fields) / sizeof(testbed_fields[0]))
 
 struct run_info {
-	int64_t id, testbed_id, started;
+	int64_t id, testbed_id, started, commit_id;
 	double load_start, load_end; /* 1-minute load average, -1 unknown */
 	double others;               /* cores other processes used, -1 unknown */
 	char sha[48], subject[256], note[256];
@@ -198,7 +199,7 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 {
 	char sql[1024] = "SELECT c.sha, c.subject, c.dirty, r.started, r.note, r.testbed_id,"
 	                 " coalesce(r.load_start, -1), coalesce(r.load_end, -1),"
-	                 " coalesce(r.others_cpu, -1)";
+	                 " coalesce(r.others_cpu, -1), r.commit_id";
 	sqlite3_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
@@ -227,8 +228,9 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 	r->load_start = sqlite3_column_double(s, 6);
 	r->load_end = sqlite3_column_double(s, 7);
 	r->others = sqlite3_column_double(s, 8);
+	r->commit_id = sqlite3_column_int64(s, 9);
 	for (size_t i = 0; i < NFIELDS; i++) {
-		const unsigned char *t = sqlite3_column_text(s, 9 + (int)i);
+		const unsigned char *t = sqlite3_column_text(s, 10 + (int)i);
 
 		snprintf(r->field[i], sizeof(r->field[i]), "%s", t ? (const char *)t : "");
 	}
@@ -674,7 +676,10 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		w->nh_runs = mh.n;
 		w->src_changed = strcmp(verb, verh) != 0;
 		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
-		run_noise = series_noise(db, bench, sb->testbed_id, sb->info.id, o->alpha);
+		/* the head's own runs are not "an unchanged tree": with alternating
+		 * rounds they sit among the base's in run order */
+		run_noise = series_noise(db, bench, sb->testbed_id, sb->info.id, o->alpha,
+		                         sh->info.commit_id);
 		if (w->v.sign && fabs(w->v.change) <= run_noise) {
 			/* significant for these samples, not beyond what runs of an
 			 * unchanged tree do: say so rather than hide it */
@@ -1096,7 +1101,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	}
 
 	if (nsteps)
-		run_noise = series_noise(db, bench, testbed, INT64_MAX, alpha);
+		run_noise = series_noise(db, bench, testbed, INT64_MAX, alpha, 0);
 	for (size_t k = 0; k < nsteps; k++) {
 		const struct point *m = &se->pt[base + starts[k]];
 		struct step_eval *e = &ev[k];

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "perfdb.h"
+#include "proc.h"
 
 #define MAX_DEV   16
 #define MAX_BATCH 32
@@ -53,6 +54,28 @@ static void safe_name(const char *name, char *out, size_t size)
 	out[i] = '\0';
 }
 
+/*
+ * A string that reaches gnuplot: only [A-Za-z0-9 ._/:+=,()-] kept, the rest
+ * '_'. Inside gnuplot's single quotes none of these is special: no quote to
+ * end the string, no backquote (command substitution), no '@' (macros), no
+ * newline or ';' to start a command (issue 11 item 1). Benchmark and peer
+ * names come from the store, which an import fills from another program.
+ */
+static void gp_safe(const char *in, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < size; i++) {
+		char c = in[i];
+
+		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		                 strchr(" ._/:+=,()-", c)
+		             ? c
+		             : '_';
+	}
+	out[i] = '\0';
+}
+
 static void html_escape(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -64,6 +87,8 @@ static void html_escape(FILE *f, const char *s)
 			fputs("&amp;", f);
 		else if (*s == '"')
 			fputs("&quot;", f);
+		else if (*s == '\'')
+			fputs("&#39;", f);
 		else
 			fputc(*s, f);
 	}
@@ -200,7 +225,37 @@ static void fmt_ci(double med, double lo, double hi, char *buf, size_t size)
 
 static bool have_gnuplot(void)
 {
-	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+	return xo_proc_found("gnuplot");
+}
+
+/*
+ * The legend of the cl curve: what kind of device the run's OpenCL device is.
+ * PoCL (and any CPU device) is OpenCL on the CPU, never "the GPU" (issue 16
+ * item 6); the testbed keeps the platform and device the cl backend reported.
+ */
+static const char *cl_label(struct xo_perfdb *db, int64_t run)
+{
+	sqlite3_stmt *s = NULL;
+	const char *label = "cl (OpenCL)";
+
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT t.cl_platform || ' ' || t.cl_device || ' ' || t.describe"
+	                       " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
+	                       -1, &s, NULL))
+		return label;
+	sqlite3_bind_int64(s, 1, run);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *d = col_text(s, 0);
+
+		if (strstr(d, "PoCL") || strstr(d, "Portable Computing Language"))
+			label = "cl: OpenCL on the CPU (PoCL)";
+		else if (strstr(d, "type CPU") || strstr(d, "pthread"))
+			label = "cl: OpenCL on the CPU";
+		else if (strstr(d, "type GPU"))
+			label = "cl: OpenCL on the GPU";
+	}
+	sqlite3_finalize(s);
+	return label;
 }
 
 static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, FILE *gp,
@@ -220,6 +275,9 @@ static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, 
 	for (int i = 0; i < ncv; i++) {
 		FILE *f;
 
+		/* peer names come from imported files: file names and gnuplot see
+		 * only the safe set */
+		safe_name(cv[i].device, cv[i].device, sizeof(cv[i].device));
 		snprintf(path, sizeof(path), "%s/data/cross_%s_%s_%s.dat", outdir, model, what,
 		         cv[i].device);
 		f = fopen(path, "w");
@@ -241,11 +299,12 @@ static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, 
 	}
 	x = crossover(find_curve(cv, ncv, "cpu"), find_curve(cv, ncv, "cl"));
 	fprintf(gp,
-	        "prefix = '%s/data/cross_%s_%s_'; devices = '%s'; xcross = %g;\n"
+	        "prefix = 'data/cross_%s_%s_'; devices = '%s'; xcross = %g; cl_label = '%s';\n"
 	        "title_text = '%s %s: time per sample vs batch (run %lld)';\n"
-	        "outbase = '%s/crossover_%s_%s'; load script_dir.'/crossover.gp'\n",
-	        outdir, model, what, devices, x, model, what, (long long)run, outdir, model, what);
-	fprintf(html, "<h3>%s %s</h3>\n<p>", model, what);
+	        "outbase = 'crossover_%s_%s'; load script_dir.'/crossover.gp'\n",
+	        model, what, devices, x, cl_label(db, run), model, what, (long long)run, model,
+	        what);
+	fprintf(html, "<h3 id=\"crossover_%s_%s\">%s %s</h3>\n<p>", model, what, model, what);
 	if (x > 0)
 		fprintf(html, "cl becomes faster than cpu at batch &asymp; %.0f.", x);
 	else if (x < 0)
@@ -311,10 +370,10 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 	if (!rows)
 		return XO_OK;
 	fprintf(gp,
-	        "datafile = '%s'; title_text = '%s %s on OpenCL: where the time goes (%% of the "
-	        "event times; batch, wall per call, launches)';\noutbase = '%s/split_%s_%s'; load "
-	        "script_dir.'/gpu_split.gp'\n",
-	        path, model, what, outdir, model, what);
+	        "datafile = 'data/split_%s_%s.dat'; title_text = '%s %s on OpenCL: where the time "
+	        "goes (%% of the event times; batch, wall per call, launches)';\noutbase = "
+	        "'split_%s_%s'; load script_dir.'/gpu_split.gp'\n",
+	        model, what, model, what, model, what);
 	fprintf(html, "<a href=\"split_%s_%s.svg\"><img src=\"split_%s_%s.png\"></a>\n", model,
 	        what, model, what);
 	return XO_OK;
@@ -397,10 +456,10 @@ static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FIL
 	}
 	fclose(f);
 	fprintf(gp,
-	        "datafile = '%s'; ncols = %d; title_text = '%s train_step on OpenCL: kernel time "
-	        "per layer (%% of one step; batch, total kernel ms)';\noutbase = '%s/layers_%s'; "
-	        "load script_dir.'/gpu_layers.gp'\n",
-	        path, nn + 1, model, outdir, model);
+	        "datafile = 'data/layers_%s.dat'; ncols = %d; title_text = '%s train_step on "
+	        "OpenCL: kernel time per layer (%% of one step; batch, total kernel ms)';\n"
+	        "outbase = 'layers_%s'; load script_dir.'/gpu_layers.gp'\n",
+	        model, nn + 1, model, model);
 	fprintf(html, "<a href=\"layers_%s.svg\"><img src=\"layers_%s.png\"></a>\n", model, model);
 out:
 	free(names);
@@ -413,7 +472,7 @@ static enum xo_status write_history(struct xo_perfdb *db, const char *outdir, FI
                                     int64_t bench, const char *name, int64_t testbed, int *points)
 {
 	sqlite3_stmt *s = NULL;
-	char path[4096], safe[256];
+	char path[4096], safe[256], title[256];
 	FILE *f;
 	int n = 0, nchanges = 0;
 
@@ -460,10 +519,11 @@ static enum xo_status write_history(struct xo_perfdb *db, const char *outdir, FI
 	sqlite3_finalize(s);
 	fclose(f);
 	*points = n;
+	gp_safe(name, title, sizeof(title));
 	fprintf(gp,
-	        "datafile = '%s'; title_text = '%s'; nchanges = %d; npoints = %d;\n"
-	        "outbase = '%s/hist_%s'; load script_dir.'/history.gp'\n",
-	        path, name, nchanges, n, outdir, safe);
+	        "datafile = 'data/hist_%s.dat'; title_text = '%s'; nchanges = %d; npoints = %d;\n"
+	        "outbase = 'hist_%s'; load script_dir.'/history.gp'\n",
+	        safe, title, nchanges, n, safe);
 	return XO_OK;
 }
 
@@ -490,12 +550,19 @@ static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t *run)
 	return st;
 }
 
-static int run_gnuplot(const char *driver, const char *outdir)
+/* gnuplot on plots.gp in outdir, from an argument vector (no shell), its
+ * output in outdir/gnuplot.log; every path in the script is relative. */
+static int run_gnuplot(const char *outdir)
 {
-	char cmd[8192];
+	char log[4200];
+	const char *argv[] = {"gnuplot", "plots.gp", NULL};
+	struct xo_proc p = {.argv = argv, .cwd = outdir, .log_path = log};
+	int code = 1;
 
-	snprintf(cmd, sizeof(cmd), "gnuplot '%s' > '%s/gnuplot.log' 2>&1", driver, outdir);
-	return system(cmd);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", outdir);
+	if (xo_proc_run(&p, &code, NULL, NULL))
+		return -1;
+	return code;
 }
 
 enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
@@ -669,11 +736,9 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 	fclose(html);
 	html = NULL;
 
-	snprintf(path, sizeof(path), "%s/plots.gp", outdir);
-	rc = run_gnuplot(path, outdir);
+	rc = run_gnuplot(outdir);
 	if (rc != 0) {
-		st = xo_error(XO_EIO, "gnuplot failed (exit %d): see %s/gnuplot.log",
-		              WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, outdir);
+		st = xo_error(XO_EIO, "gnuplot failed (exit %d): see %s/gnuplot.log", rc, outdir);
 		goto out;
 	}
 	fprintf(out,

@@ -48,3 +48,8 @@ add_executable(test_perf_workflow ${CMAKE_CURRENT_LIST_DIR}/test_perf_workflow.c
 target_link_libraries(test_perf_workflow PRIVATE xo_perfdb PkgConfig::CMOCKA m)
 add_test(NAME perf_workflow COMMAND test_perf_workflow)
 set_tests_properties(perf_workflow PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
+# issue 11 item 1: a peer name built to break out of gnuplot's quotes (quote,
+# system(), backquotes, a macro '@') reaches the report; nothing may run.
+# Fails on the code that pasted names into the gnuplot script.
+xo_perfdb_cli_test(report_injection
+  "command -v gnuplot >/dev/null || exit 0; rm -rf inj.sqlite* rep PWNED PWNED2; ${XO} perf record --db inj.sqlite --filter '^model/seed/predict/b(1|8)/ref$' --no-progress >/dev/null || exit 1; printf '{\"results\":[{\"benchmark\":\"predict\",\"batch\":8,\"samples_s\":[1e-4,1.1e-4]}]}' > peer.json; ${XO} perf import --db inj.sqlite --peer \"x'; system('touch PWNED'); '@evil\" --json peer.json || exit 1; ${XO} perf report --db inj.sqlite --out rep || exit 1; test ! -e PWNED -a ! -e PWNED2 -a ! -e rep/PWNED -a ! -e rep/PWNED2 && grep -q 'OpenCL on the CPU (PoCL)\\|cl_label' rep/plots.gp")
