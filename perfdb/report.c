@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -565,28 +566,180 @@ static int run_gnuplot(const char *outdir)
 	return code;
 }
 
-enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
+/* ---- the output directory -------------------------------------------------------- */
+
+#define REPORT_MARKER ".xo-perf-report" /* in every directory a report wrote */
+
+static void remove_tree(const char *dir)
+{
+	const char *argv[] = {"rm", "-rf", "--", dir, NULL};
+	struct xo_proc p = {.argv = argv};
+	int code;
+
+	xo_proc_run(&p, &code, NULL, NULL);
+}
+
+/*
+ * --out may be a path that does not exist yet, an empty directory, or a
+ * directory an earlier report wrote (it holds REPORT_MARKER). A symlink, a
+ * file, a device or someone else's non-empty directory is refused: the
+ * report replaces the directory as a whole (issue 11 items 3 and 4).
+ */
+static enum xo_status out_check(const char *dst, bool *exists)
+{
+	struct stat sb;
+	char marker[4300];
+	DIR *d;
+	struct dirent *e;
+	bool empty = true;
+
+	*exists = false;
+	if (lstat(dst, &sb)) {
+		if (errno == ENOENT)
+			return XO_OK;
+		return xo_error(XO_EINVAL, "--out %s: %s", dst, strerror(errno));
+	}
+	if (S_ISLNK(sb.st_mode))
+		return xo_error(XO_EINVAL, "--out %s: is a symbolic link; give the directory itself",
+		                dst);
+	if (!S_ISDIR(sb.st_mode))
+		return xo_error(XO_EINVAL, "--out %s: exists and is not a directory", dst);
+	*exists = true;
+	snprintf(marker, sizeof(marker), "%s/" REPORT_MARKER, dst);
+	if (!lstat(marker, &sb) && S_ISREG(sb.st_mode))
+		return XO_OK;
+	if (!(d = opendir(dst)))
+		return xo_error(XO_EINVAL, "--out %s: %s", dst, strerror(errno));
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = false;
+	closedir(d);
+	if (!empty)
+		return xo_error(XO_EINVAL,
+		                "--out %s: a non-empty directory no report wrote; refusing to replace "
+		                "it (give a new or empty directory)",
+		                dst);
+	return XO_OK;
+}
+
+/* Copies the gnuplot scripts into dir/scripts: the plots' script names only
+ * relative paths, never the source tree's. */
+static enum xo_status copy_scripts(const char *scripts_dir, const char *dir)
+{
+	static const char *const names[] = {"common.gp", "history.gp", "crossover.gp",
+	                                    "gpu_split.gp", "gpu_layers.gp"};
+	char src[4300], dst[4300], buf[8192];
+
+	snprintf(dst, sizeof(dst), "%s/scripts", dir);
+	if (mkdir(dst, 0777))
+		return xo_error(XO_EIO, "%s: %s", dst, strerror(errno));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		FILE *in, *o;
+		size_t n;
+		bool ok = true;
+
+		snprintf(src, sizeof(src), "%s/%s", scripts_dir, names[i]);
+		snprintf(dst, sizeof(dst), "%s/scripts/%s", dir, names[i]);
+		if (!(in = fopen(src, "rb")))
+			return xo_error(XO_EIO, "%s: %s (set XO_SOURCE_DIR)", src, strerror(errno));
+		if (!(o = fopen(dst, "wb"))) {
+			fclose(in);
+			return xo_error(XO_EIO, "%s: %s", dst, strerror(errno));
+		}
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			ok &= fwrite(buf, 1, n, o) == n;
+		fclose(in);
+		if (fclose(o) || !ok)
+			return xo_error(XO_EIO, "%s: cannot write", dst);
+	}
+	return XO_OK;
+}
+
+static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
+                                   const char *scripts_dir, int64_t latest, int64_t *nhist_out,
+                                   int64_t *main_run_out);
+
+/*
+ * The report is built in a temporary sibling of --out and renamed into place
+ * when it is complete: --out is never written before the report is known to
+ * succeed, and a failure leaves it as it was.
+ */
+enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const char *scripts_dir,
                               FILE *out)
+{
+	char dst[4096], tmp[4200], old[4200], marker[4300];
+	enum xo_status st;
+	int64_t latest = 0, nhist = 0, main_run = 0;
+	bool exists;
+	size_t n;
+	FILE *f;
+
+	if (!have_gnuplot())
+		return xo_error(XO_ENODEV, "gnuplot not found in PATH: install it "
+		                           "(apt-get install gnuplot-nox) to draw reports");
+	snprintf(dst, sizeof(dst), "%s", user_out);
+	for (n = strlen(dst); n > 1 && dst[n - 1] == '/'; n--)
+		dst[n - 1] = '\0';
+	if (!dst[0])
+		return xo_error(XO_EINVAL, "--out: empty path");
+	if ((st = out_check(dst, &exists)))
+		return st;
+	if ((st = latest_own_run(db, &latest)))
+		return st;
+	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dst);
+	if (!mkdtemp(tmp))
+		return xo_error(XO_EIO, "--out %s: cannot create a directory beside it: %s", dst,
+		                strerror(errno));
+	snprintf(marker, sizeof(marker), "%s/" REPORT_MARKER, tmp);
+	if (!(f = fopen(marker, "w")) || fclose(f)) {
+		st = xo_error(XO_EIO, "%s: cannot write: %s", marker, strerror(errno));
+		goto out_remove;
+	}
+	if ((st = copy_scripts(scripts_dir, tmp)) ||
+	    (st = write_report(db, tmp, scripts_dir, latest, &nhist, &main_run))) {
+		if (strstr(xo_last_error(), "gnuplot failed"))
+			return st; /* its log is in tmp, which the message names */
+		goto out_remove;
+	}
+	if (exists) {
+		/* out of the way first (rename cannot replace a non-empty directory) */
+		snprintf(old, sizeof(old), "%s.old-XXXXXX", dst);
+		if (!mkdtemp(old) || rmdir(old) || rename(dst, old)) {
+			st = xo_error(XO_EIO, "--out %s: cannot replace it: %s", dst, strerror(errno));
+			goto out_remove;
+		}
+	}
+	if (rename(tmp, dst)) {
+		st = xo_error(XO_EIO, "--out %s: cannot rename the report into place: %s", dst,
+		              strerror(errno));
+		if (exists)
+			rename(old, dst);
+		goto out_remove;
+	}
+	if (exists)
+		remove_tree(old);
+	fprintf(out,
+	        "report: %s/index.html (%lld histories, crossover and GPU split of run %lld)\n",
+	        dst, (long long)nhist, (long long)main_run);
+	return XO_OK;
+out_remove:
+	remove_tree(tmp);
+	return st;
+}
+
+static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
+                                   const char *scripts_dir, int64_t latest, int64_t *nhist_out,
+                                   int64_t *main_run_out)
 {
 	static const char *const whats[] = {"train_step", "predict"};
 	char path[4096], model[64] = "seed";
 	sqlite3_stmt *s = NULL;
 	FILE *gp = NULL, *html = NULL;
 	enum xo_status st = XO_OK;
-	int64_t latest = 0, testbed = 0, main_run = 0, nhist = 0;
+	int64_t testbed = 0, main_run = 0, nhist = 0;
 	int rc;
 
-	if (!have_gnuplot())
-		return xo_error(XO_ENODEV, "gnuplot not found in PATH: install it "
-		                           "(apt-get install gnuplot-nox) to draw reports");
-	snprintf(path, sizeof(path), "%s/history.gp", scripts_dir);
-	if (access(path, R_OK))
-		return xo_error(XO_EIO, "%s: gnuplot scripts not found (set XO_SOURCE_DIR)", path);
-	if ((st = latest_own_run(db, &latest)))
-		return st;
-	if (mkdir(outdir, 0777) && errno != EEXIST)
-		return xo_error(XO_EIO, "--out %s: cannot create the directory: %s", outdir,
-		                strerror(errno));
+	(void)scripts_dir;
 	snprintf(path, sizeof(path), "%s/data", outdir);
 	if (mkdir(path, 0777) && errno != EEXIST)
 		return xo_error(XO_EIO, "%s: cannot create the directory: %s", path,
@@ -599,9 +752,8 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 		st = xo_error(XO_EIO, "%s: cannot write: %s", outdir, strerror(errno));
 		goto out;
 	}
-	fprintf(gp,
-	        "# generated by xo perf report\nscript_dir = '%s'\nload script_dir.'/common.gp'\n",
-	        scripts_dir);
+	fprintf(gp, "# generated by xo perf report\nscript_dir = 'scripts'\n"
+	            "load script_dir.'/common.gp'\n");
 	fprintf(html, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>crossover perf "
 	              "report</title>\n<style>body{font-family:sans-serif;margin:2em}"
 	              "img{max-width:48%%;margin:4px;border:1px solid #ccc}"
@@ -741,9 +893,8 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 		st = xo_error(XO_EIO, "gnuplot failed (exit %d): see %s/gnuplot.log", rc, outdir);
 		goto out;
 	}
-	fprintf(out,
-	        "report: %s/index.html (%lld histories, crossover and GPU split of run %lld)\n",
-	        outdir, (long long)nhist, (long long)main_run);
+	*nhist_out = nhist;
+	*main_run_out = main_run;
 out:
 	sqlite3_finalize(s);
 	if (gp)
