@@ -33,7 +33,7 @@ static const char usage_text[] =
     "          BASE [HEAD]\n"
     "                       build BASE and HEAD (git revisions; HEAD defaults to\n"
     "                       HEAD) in temporary clones, record them in alternating\n"
-    "                       rounds (3), compare; threshold 10% unless given;\n"
+    "                       rounds (6), compare; threshold 10% unless given;\n"
     "                       --build-dir keeps the builds (DIR/SHA) for the next run\n"
     "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE]\n"
     "                       step detection over every history, stored as changes\n"
@@ -273,7 +273,7 @@ int xo_cmd_perf(int argc, char **argv)
 		    .devices = a.ndevices ? a.devices : NULL,
 		    .ndevices = a.ndevices,
 		    .quick = a.quick,
-		    .rounds = a.rounds ? a.rounds : 3,
+		    .rounds = a.rounds ? a.rounds : 6, /* see compare: 6 a side for an alarm */
 		    .samples = a.samples,
 		    .model = a.model,
 		    .build_dir = a.build_dir,

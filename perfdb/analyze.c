@@ -533,8 +533,9 @@ struct compare_row {
 	struct verdict v;
 	const char *word;
 	char why[128];
-	bool src_changed;
+	bool src_changed, same_code;
 	size_t nb_runs, nh_runs;
+	double bmin, bmax, hmin, hmax; /* range of the run medians of each side */
 };
 
 /*
@@ -569,6 +570,7 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 	size_t nrows = 0, caprows = 0;
 	sqlite3_stmt *s = NULL;
 	int count[SEC_COUNT][4] = {{0}}; /* slower, faster, same, lowered */
+	int nmulti[SEC_COUNT] = {0};     /* series with >= 2 runs on both sides */
 	int ndiff_tb = 0;
 	int64_t only_base = 0, only_head = 0;
 	regex_t re;
@@ -616,7 +618,7 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 	        "verdict: slower/faster when Mann-Whitney p < %g and |change| > "
 	        "max(%.0f%%, base IQR/median, run-to-run noise of the series once it has "
 	        ">= 4 runs), and with several runs a side, every head run beyond every base "
-	        "run; lowered to \"unchanged code\" (or \"environment\": other testbed or "
+	        "run, by a margin of chance below 0.05 over the series compared; lowered to \"unchanged code\" (or \"environment\": other testbed or "
 	        "load) when the benchmark's kernel-source hash is the same on both sides\n",
 	        o->alpha, 100.0 * o->threshold);
 
@@ -687,26 +689,63 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 			snprintf(w->why, sizeof(w->why), "  [within run-to-run noise %.0f%%]",
 			         100.0 * run_noise);
 		}
-		if (w->v.sign && mb.n >= 2 && mh.n >= 2) {
-			/* each run has its own offset: with several runs a side, a change
-			 * is one every head run shows against every base run */
-			double bmin = INFINITY, bmax = -INFINITY, hmin = INFINITY, hmax = -INFINITY;
+		w->bmin = w->hmin = INFINITY;
+		w->bmax = w->hmax = -INFINITY;
+		for (size_t i = 0; i < mb.n; i++) {
+			w->bmin = fmin(w->bmin, mb.v[i]);
+			w->bmax = fmax(w->bmax, mb.v[i]);
+		}
+		for (size_t i = 0; i < mh.n; i++) {
+			w->hmin = fmin(w->hmin, mh.v[i]);
+			w->hmax = fmax(w->hmax, mh.v[i]);
+		}
+		w->same_code = verb[0] && !w->src_changed;
+		if (w->nb_runs >= 2 && w->nh_runs >= 2)
+			nmulti[w->sec]++;
+	}
+	if (rc != SQLITE_DONE) {
+		st = sql_err(db, "comparing runs");
+		goto out;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
 
-			for (size_t i = 0; i < mb.n; i++) {
-				bmin = fmin(bmin, mb.v[i]);
-				bmax = fmax(bmax, mb.v[i]);
-			}
-			for (size_t i = 0; i < mh.n; i++) {
-				hmin = fmin(hmin, mh.v[i]);
-				hmax = fmax(hmax, mh.v[i]);
-			}
-			if (w->v.sign > 0 ? hmin <= bmax : hmax >= bmin) {
+	for (size_t i = 0; i < nrows; i++) {
+		struct compare_row *w = &rows[i];
+
+		if (w->v.sign && w->nb_runs >= 2 && w->nh_runs >= 2) {
+			/*
+			 * Each run has its own offset (load, frequency, placement),
+			 * which the samples of one run cannot show; on a shared
+			 * machine it moves a run's median by tens of percent. With
+			 * several runs a side (continuous's rounds) the change must be
+			 * one every head run shows against every base run, and that
+			 * must be rare by chance for the whole comparison: with runs
+			 * exchangeable, all nh head medians lie beyond all nb base
+			 * medians in one direction with probability 1 / C(nb + nh, nb);
+			 * over the m series of this section compared this way
+			 * (Bonferroni) it must stay below 0.05 / m. 3 rounds a side
+			 * (1/20) cannot pass for more than one series; 6 (1/924)
+			 * pass for up to 46.
+			 */
+			double pchance = 1.0, family = 0.05 / (double)nmulti[w->sec];
+			size_t nb = w->nb_runs, nh = w->nh_runs;
+
+			for (size_t k = 1; k <= nb; k++) /* 1 / C(nb + nh, nb) */
+				pchance *= (double)k / (double)(nh + k);
+			if (w->v.sign > 0 ? w->hmin <= w->bmax : w->hmax >= w->bmin) {
 				w->v.sign = 0;
 				snprintf(w->why, sizeof(w->why),
-				         "  [run medians overlap: %zu base, %zu head runs]", mb.n, mh.n);
+				         "  [run medians overlap: %zu base, %zu head runs]", nb, nh);
+			} else if (pchance > family) {
+				w->v.sign = 0;
+				snprintf(w->why, sizeof(w->why),
+				         "  [runs separate, but %zu+%zu runs cannot show it over %d series: "
+				         "more rounds]",
+				         nb, nh, nmulti[w->sec]);
 			}
 		}
-		if (w->v.sign && verb[0] && !w->src_changed) {
+		if (w->v.sign && w->same_code) {
 			/* the code measured is the same on both sides */
 			w->word = sb->testbed_id != sh->testbed_id || ldiff ? "environment"
 			                                                    : "unchanged code";
@@ -719,12 +758,6 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 			count[w->sec][w->v.sign > 0 ? 0 : w->v.sign < 0 ? 1 : 2]++;
 		}
 	}
-	if (rc != SQLITE_DONE) {
-		st = sql_err(db, "comparing runs");
-		goto out;
-	}
-	sqlite3_finalize(s);
-	s = NULL;
 
 	for (int sec = 0; sec < SEC_COUNT; sec++) {
 		bool head_printed = false;

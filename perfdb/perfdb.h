@@ -187,7 +187,7 @@ struct xo_perf_continuous_opts {
 	const char **devices; /* NULL: the recorder's default devices */
 	int ndevices;
 	bool quick;
-	int rounds;  /* records of each side, alternating (3) */
+	int rounds;  /* records of each side, alternating (6: see compare) */
 	int samples; /* 0: the recorder's default */
 	const char *model;
 	int jobs;              /* build parallelism */

@@ -265,6 +265,49 @@ static void test_compare_runs_must_separate(void **state)
 	xo_perfdb_close(db);
 }
 
+/*
+ * Several runs a side must separate by more than chance over the series
+ * compared: two series, both +50% with changed source. With 3 rounds a side
+ * complete separation has chance 1/C(6,3) = 1/20 = 0.05 > 0.05/2: not an
+ * alarm (on the code before, 3 separated rounds were); with 6 rounds 1/924 <
+ * 0.025: both SLOWER.
+ */
+static void test_compare_rounds_family(void **state)
+{
+	(void)state;
+	struct xo_perfdb *db;
+	struct xo_perf_compare_opts o = {.threshold = 0.10, .alpha = 0.002};
+	static const double wobble[6] = {1.0, 1.05, 0.97, 1.02, 0.99, 1.03};
+	bool failed = true;
+	enum xo_status st;
+	char *text;
+
+	open_db("rounds.sqlite", &db);
+	rng_state = 16;
+	for (int r = 0; r < 6; r++) {
+		const struct fake b[] = {{"op/a/fwd/x/cpu", "cpu", "k1", 1e-3 * wobble[r]},
+		                         {"op/b/fwd/x/cpu", "cpu", "k1", 2e-3 * wobble[r]}};
+		const struct fake h[] = {{"op/a/fwd/x/cpu", "cpu", "k2", 1.5e-3 * wobble[5 - r]},
+		                         {"op/b/fwd/x/cpu", "cpu", "k2", 3e-3 * wobble[5 - r]}};
+
+		record(db, SHA_A, 1000, b, 2, "record");
+		record(db, SHA_B, 2000, h, 2, "record");
+		if (r == 2) {
+			text = compare_text(db, SHA_A, SHA_B, &o, &failed, &st);
+			assert_int_equal(st, XO_OK);
+			if (failed || !strstr(text, "[runs separate, but 3+3 runs cannot show it over 2"))
+				fail_msg("3 rounds raised the alarm:\n%s", text);
+			free(text);
+		}
+	}
+	text = compare_text(db, SHA_A, SHA_B, &o, &failed, &st);
+	assert_int_equal(st, XO_OK);
+	if (!failed || !strstr(text, "2 slower, 0 faster, 0 same"))
+		fail_msg("6 rounds missed the change:\n%s", text);
+	free(text);
+	xo_perfdb_close(db);
+}
+
 /* git in dir, output captured (NULL on failure). */
 static char *git(const char *dir, const char *a, const char *b, const char *c, const char *d)
 {
@@ -411,6 +454,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_by_commit_pools_record_runs),
 	    cmocka_unit_test(test_compare_lowers_unchanged_code),
 	    cmocka_unit_test(test_compare_runs_must_separate),
+	    cmocka_unit_test(test_compare_rounds_family),
 	    cmocka_unit_test(test_compare_git_revisions),
 	    cmocka_unit_test(test_compare_json),
 	};
