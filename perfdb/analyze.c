@@ -1200,37 +1200,99 @@ out:
 	return st;
 }
 
-/* The changes table; with --filter only the matching benchmarks, so that
- * `detect --filter` exits 1 for a regression it was asked about only. */
+/* The kernel-source version a change's benchmark had at a commit (?1 the
+ * change's column holding the commit): the latest complete run's. */
+#define CHANGE_VERSION_SQL(col)                                                                    \
+	"(SELECT res.version FROM results res JOIN runs ru ON ru.id = res.run_id"                  \
+	" WHERE res.benchmark_id = ch.benchmark_id AND ru.testbed_id = ch.testbed_id"              \
+	" AND ru.commit_id = ch." col " AND ru.state = 'complete' ORDER BY ru.id DESC LIMIT 1)"
+
+/* A step whose benchmark's kernel source is the same on both sides of it is
+ * not the code's doing: never "confirmed" (issue 16 item 3). */
+static const char lower_unchanged_sql[] =
+    "UPDATE changes AS ch SET state = 'detected' WHERE state = 'confirmed' AND "
+    CHANGE_VERSION_SQL("commit_id") " = " CHANGE_VERSION_SQL("prev_commit_id")
+    " AND " CHANGE_VERSION_SQL("commit_id") " != ''";
+
+/*
+ * The changes table, the backends under test first, then ref and the peers
+ * (never alarms); with --filter only the matching benchmarks, so that
+ * `detect --filter` exits 1 for a regression it was asked about only. Each
+ * change says whether the kernel source changed across it and whether other
+ * processes loaded the machine during the runs on either side of it.
+ */
 static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ctx,
-                          const regex_t *re)
+                          const regex_t *re, json_t *jchanges, int *nbusy)
 {
 	sqlite3_stmt *s = NULL;
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                       "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, c.dirty,"
-	                       " ch.ratio, ch.p_value, ch.testbed_id"
-	                       " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
-	                       " JOIN commits c ON c.id = ch.commit_id"
-	                       " ORDER BY ch.state != 'confirmed', ch.direction != 'regression',"
-	                       " b.name, ch.id",
-	                       -1, &s, NULL))
+	if (sqlite3_prepare_v2(
+	        xo_perfdb_sqlite(db),
+	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, c.dirty,"
+	        " ch.ratio, ch.p_value, ch.testbed_id, b.device,"
+	        " coalesce(" CHANGE_VERSION_SQL("commit_id") ", ''),"
+	        " coalesce(" CHANGE_VERSION_SQL("prev_commit_id") ", ''),"
+	        " (SELECT max(ru.others_cpu) FROM runs ru WHERE ru.testbed_id = ch.testbed_id"
+	        "  AND ru.state = 'complete' AND ru.commit_id IN (ch.commit_id, ch.prev_commit_id)),"
+	        " t.cores"
+	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
+	        " JOIN commits c ON c.id = ch.commit_id JOIN testbeds t ON t.id = ch.testbed_id"
+	        " ORDER BY b.device = 'ref' OR NOT (b.device = 'cpu' OR b.device LIKE 'cl%'),"
+	        " b.device = 'ref' DESC, ch.state != 'confirmed', ch.direction != 'regression',"
+	        " b.name, ch.id",
+	        -1, &s, NULL))
 		return;
-	fprintf(out, "%6s %-10s %-11s %-58s %-14s %8s %9s\n", "id", "state", "direction",
-	        "benchmark", "commit", "change", "p-value");
+	fprintf(out, "%6s %-10s %-11s %-58s %-14s %8s %9s  %s\n", "id", "state", "direction",
+	        "benchmark", "commit", "change", "p-value", "notes");
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		const char *state = (const char *)sqlite3_column_text(s, 1);
 		const char *dir = (const char *)sqlite3_column_text(s, 2);
-		char commit[32];
+		const char *name = (const char *)sqlite3_column_text(s, 3);
+		const char *dev = sqlite3_column_text(s, 9) ? (const char *)sqlite3_column_text(s, 9)
+		                                            : "";
+		const char *vh = (const char *)sqlite3_column_text(s, 10);
+		const char *vb = (const char *)sqlite3_column_text(s, 11);
+		double cores = sqlite3_column_double(s, 13) > 0 ? sqlite3_column_double(s, 13) : 1.0;
+		bool busy = sqlite3_column_type(s, 12) != SQLITE_NULL &&
+		            sqlite3_column_double(s, 12) > 0.1 * cores;
+		bool same_code = vh[0] && !strcmp(vh, vb);
+		enum compare_section sec = section_of(dev[0] ? dev : strrchr(name, '/') ?
+		                                                   strrchr(name, '/') + 1 : name);
+		char commit[32], notes[160] = "";
 
-		if (re && regexec(re, (const char *)sqlite3_column_text(s, 3), 0, NULL, 0))
+		if (re && regexec(re, name, 0, NULL, 0))
 			continue;
 		snprintf(commit, sizeof(commit), "%.10s%s", (const char *)sqlite3_column_text(s, 4),
 		         sqlite3_column_int(s, 5) ? "+" : "");
-		fprintf(out, "%6lld %-10s %-11s %-58s %-14s %+7.1f%% %9.2g\n",
-		        (long long)sqlite3_column_int64(s, 0), state, dir,
-		        (const char *)sqlite3_column_text(s, 3), commit,
-		        100.0 * (sqlite3_column_double(s, 6) - 1.0), sqlite3_column_double(s, 7));
+		if (sec != SEC_TEST)
+			snprintf(notes, sizeof(notes), "[%s: not an alarm]", section_key[sec]);
+		if (same_code)
+			snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
+			         "%s[kernel source unchanged]", notes[0] ? " " : "");
+		if (busy) {
+			snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
+			         "%s[load: other processes used %.2f cores]", notes[0] ? " " : "",
+			         sqlite3_column_double(s, 12));
+			if (!strcmp(state, "confirmed") && sec == SEC_TEST)
+				(*nbusy)++;
+		}
+		fprintf(out, "%6lld %-10s %-11s %-58s %-14s %+7.1f%% %9.2g  %s\n",
+		        (long long)sqlite3_column_int64(s, 0), state, dir, name, commit,
+		        100.0 * (sqlite3_column_double(s, 6) - 1.0), sqlite3_column_double(s, 7),
+		        notes);
+		if (jchanges)
+			json_array_append_new(
+			    jchanges,
+			    json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:b, s:b, s:b}", "id",
+			              (json_int_t)sqlite3_column_int64(s, 0), "state", state,
+			              "direction", dir, "benchmark", name, "section", section_key[sec],
+			              "commit", (const char *)sqlite3_column_text(s, 4), "ratio",
+			              sqlite3_column_double(s, 6), "p_value", sqlite3_column_double(s, 7),
+			              "kernel_source_changed", !same_code, "load_busy", busy, "alarm",
+			              sec == SEC_TEST && !strcmp(state, "confirmed") &&
+			                  !strcmp(dir, "regression")));
+		if (sec != SEC_TEST)
+			continue;
 		if (!strcmp(state, "confirmed") && !strcmp(dir, "regression"))
 			ctx->nconfirmed_reg++;
 		else if (!strcmp(state, "confirmed"))
@@ -1308,19 +1370,54 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	sqlite3_finalize(ctx.upsert);
 	sqlite3_finalize(ctx.fix);
 	ctx.upsert = ctx.fix = NULL;
-	if (sqlite3_exec(h, "COMMIT", NULL, NULL, NULL)) {
+	if (sqlite3_exec(h, lower_unchanged_sql, NULL, NULL, NULL) ||
+	    sqlite3_exec(h, "COMMIT", NULL, NULL, NULL)) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
-	print_changes(db, out, &ctx, have_re ? &re : NULL);
-	fprintf(out,
-	        "\ndetect: %d series, %d candidate steps, %d kept by the U test (p < %g / "
-	        "(points - 1)); "
-	        "in the table: %d confirmed regressions, %d confirmed improvements, %d "
-	        "detected below the threshold\n",
-	        nseries, ctx.ncandidates, ctx.nsteps, o->alpha, ctx.nconfirmed_reg,
-	        ctx.nconfirmed_imp, ctx.ndetected);
-	*failed = ctx.nconfirmed_reg > 0;
+	{
+		json_t *root = o->json ? json_object() : NULL;
+		json_t *jch = o->json ? json_array() : NULL;
+		FILE *t = o->json ? fopen("/dev/null", "w") : out;
+		int nbusy = 0;
+
+		if (!t)
+			t = out;
+		print_changes(db, t, &ctx, have_re ? &re : NULL, jch, &nbusy);
+		if (nbusy)
+			fprintf(t,
+			        "\nwarning: %d confirmed changes sit on runs during which other "
+			        "processes used more than a tenth of the machine: threaded timings (cpu, "
+			        "cl) may have moved for that reason alone; record again when it is "
+			        "quiet\n",
+			        nbusy);
+		fprintf(t,
+		        "\ndetect: %d series, %d candidate steps, %d kept by the U test (p < %g / "
+		        "(points - 1)); "
+		        "in the table: %d confirmed regressions, %d confirmed improvements, %d "
+		        "detected below the threshold (backends under test; ref and peers are "
+		        "listed apart)\n",
+		        nseries, ctx.ncandidates, ctx.nsteps, o->alpha, ctx.nconfirmed_reg,
+		        ctx.nconfirmed_imp, ctx.ndetected);
+		*failed = ctx.nconfirmed_reg > 0;
+		if (root) {
+			json_object_set_new(root, "changes", jch);
+			json_object_set_new(
+			    root, "summary",
+			    json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "series", nseries,
+			              "candidate_steps", ctx.ncandidates, "kept_steps", ctx.nsteps,
+			              "confirmed_regressions", ctx.nconfirmed_reg,
+			              "confirmed_improvements", ctx.nconfirmed_imp, "detected",
+			              ctx.ndetected));
+			json_object_set_new(root, "load_warning", json_boolean(nbusy > 0));
+			json_object_set_new(root, "regression", json_boolean(*failed));
+			json_dumpf(root, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+			fputc('\n', out);
+			json_decref(root);
+		}
+		if (t != out)
+			fclose(t);
+	}
 	goto out_free;
 
 out_rollback:

@@ -308,6 +308,74 @@ static void test_compare_rounds_family(void **state)
 	xo_perfdb_close(db);
 }
 
+/*
+ * Item 3 for detect: a step in a series whose kernel source did not change is
+ * kept "detected", never "confirmed"; ref's step is listed apart and is no
+ * alarm; runs under load are flagged and warned about; --json parses. Six
+ * commits, a +50% step at commit 4 in three series (1% noise, 15 samples: the
+ * U test on 45 vs 45 samples gives p ~ 1e-16).
+ */
+static void test_detect_lowers_and_separates(void **state)
+{
+	(void)state;
+	struct xo_perfdb *db;
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	bool failed = false;
+	char *buf = NULL, sha[48], *line;
+	size_t len = 0;
+	FILE *f;
+	json_t *root;
+	json_error_t err;
+
+	open_db("detect.sqlite", &db);
+	rng_state = 17;
+	for (int c = 1; c <= 6; c++) {
+		double k = c >= 4 ? 1.5 : 1.0;
+		const struct fake fk[] = {{"op/changed/fwd/x/cpu", "cpu", c >= 4 ? "k2" : "k1", 1e-3 * k},
+		                          {"op/untouched/fwd/x/cpu", "cpu", "u1", 1e-3 * k},
+		                          {"op/oracle/fwd/x/ref", "ref", c >= 4 ? "r2" : "r1", 1e-3 * k}};
+		int64_t run;
+
+		snprintf(sha, sizeof(sha), "%040d", c);
+		run = record(db, sha, 1000 * c, fk, 3, "record");
+		set_others(db, run, c == 4 ? 1.5 : 0.0);
+	}
+	f = open_memstream(&buf, &len);
+	assert_int_equal(xo_perf_detect(db, &o, f, &failed), XO_OK);
+	fclose(f);
+	assert_true(failed);
+	line = strstr(buf, "op/changed/fwd/x/cpu");
+	assert_non_null(line);
+	if (strncmp(line - 23, "confirmed  regression", 21))
+		fail_msg("changed/cpu not a confirmed regression:\n%s", buf);
+	line = strstr(buf, "op/untouched/fwd/x/cpu");
+	if (!line || strncmp(line - 23, "detected   regression", 21) ||
+	    !strstr(line, "[kernel source unchanged]"))
+		fail_msg("untouched/cpu not lowered:\n%s", buf);
+	line = strstr(buf, "op/oracle/fwd/x/ref");
+	if (!line || !strstr(line, "[ref: not an alarm]") ||
+	    strstr(buf, "op/oracle") < strstr(buf, "op/untouched"))
+		fail_msg("ref not apart:\n%s", buf);
+	assert_non_null(strstr(buf, "[load: other processes used 1.50 cores]"));
+	assert_non_null(strstr(buf, "warning: 1 confirmed changes sit on runs"));
+	assert_non_null(strstr(buf, "in the table: 1 confirmed regressions, 0 confirmed"));
+	free(buf);
+	buf = NULL;
+	o.json = true;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(xo_perf_detect(db, &o, f, &failed), XO_OK);
+	fclose(f);
+	root = json_loads(buf, 0, &err);
+	if (!root)
+		fail_msg("not JSON (%s):\n%s", err.text, buf);
+	assert_true(json_is_true(json_object_get(root, "regression")));
+	assert_true(json_is_true(json_object_get(root, "load_warning")));
+	assert_int_equal(json_array_size(json_object_get(root, "changes")), 3);
+	json_decref(root);
+	free(buf);
+	xo_perfdb_close(db);
+}
+
 /* git in dir, output captured (NULL on failure). */
 static char *git(const char *dir, const char *a, const char *b, const char *c, const char *d)
 {
@@ -455,6 +523,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_lowers_unchanged_code),
 	    cmocka_unit_test(test_compare_runs_must_separate),
 	    cmocka_unit_test(test_compare_rounds_family),
+	    cmocka_unit_test(test_detect_lowers_and_separates),
 	    cmocka_unit_test(test_compare_git_revisions),
 	    cmocka_unit_test(test_compare_json),
 	};
