@@ -39,8 +39,10 @@ static const char usage_text[] =
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
     "                       set a change's state (accepted starts a new baseline)\n"
-    "  report  [--db F] --out DIR     gnuplot PNG/SVG and index.html\n"
-    "  advise  [--db F] [--model M]   the faster device per batch size\n"
+    "  report  [--db F] [--model M] --out DIR   gnuplot PNG/SVG and index.html\n"
+    "                       (every model in the store unless --model)\n"
+    "  advise  [--db F] [--model M] [--json]   the faster device per batch size\n"
+    "                       (every model in the store, listed, unless --model)\n"
     "  import  [--db F] --peer NAME --json FILE   another framework's timings\n"
     "\n"
     "--db defaults to perf.sqlite. compare/detect exit 1 when a regression is\n"
@@ -186,8 +188,8 @@ static const struct {
     {"accept", " --db "},
     {"ignore", " --db "},
     {"fix", " --db "},
-    {"report", " --db --out "},
-    {"advise", " --db --model "},
+    {"report", " --db --out --model "},
+    {"advise", " --db --model --json "},
     {"import", " --db --peer --json "},
 };
 
@@ -324,9 +326,9 @@ int xo_cmd_perf(int argc, char **argv)
 		char scripts[4096];
 
 		snprintf(scripts, sizeof(scripts), "%s/scripts", xo_perf_source_dir());
-		st = xo_perf_report(db, a.out, scripts, stdout);
+		st = xo_perf_report(db, a.out, scripts, a.model, stdout);
 	} else if (!strcmp(sub, "advise")) {
-		st = xo_perf_advise(db, a.model, stdout);
+		st = xo_perf_advise(db, a.model, a.json_out, stdout);
 	} else if (!strcmp(sub, "import")) {
 		st = xo_perf_import(db, a.peer, a.json, stdout);
 	} else {

@@ -204,9 +204,13 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 enum xo_status xo_perf_git_commit(const char *rev, char *sha, size_t size);
 /* Sets a change's state: "accepted", "ignored", "fixed", "confirmed". */
 enum xo_status xo_perf_change_set(struct xo_perfdb *db, int64_t id, const char *state, FILE *out);
+/* gnuplot plots and index.html in outdir (replaced as a whole, see report.c);
+ * model: that model's crossover and GPU split, NULL: every model in the store. */
 enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
-                              FILE *out);
-enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model, FILE *out);
+                              const char *model, FILE *out);
+/* The faster device per batch for model (a name or a spec path), or for every
+ * model in the store when NULL (listed first); json: one object on out. */
+enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model, bool json, FILE *out);
 /* Stores a peer's timings (JSON, see docs/perf.md) as a run of the current commit. */
 enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char *json_path,
                               FILE *out);

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "perfdb.h"
 #include "proc.h"
 
@@ -260,8 +262,9 @@ static const char *cl_label(struct xo_perfdb *db, int64_t run)
 }
 
 static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, FILE *gp,
-                                      FILE *html, const char *model, const char *what)
+                                      FILE *html, const char *model_raw, const char *what)
 {
+	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
 	char path[4096], devices[512] = "";
 	int ncv = 0;
@@ -271,7 +274,8 @@ static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, 
 
 	if (!cv)
 		return xo_error(XO_ENOMEM, "perf: out of memory");
-	if ((st = load_curves(db, model, what, cv, &ncv, &run)) || !ncv)
+	safe_name(model_raw, model, sizeof(model));
+	if ((st = load_curves(db, model_raw, what, cv, &ncv, &run)) || !ncv)
 		goto out;
 	for (int i = 0; i < ncv; i++) {
 		FILE *f;
@@ -325,8 +329,9 @@ out:
 
 /* Stacked split of OpenCL time (percent per category) per batch. */
 static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
-                                  const char *model, const char *what, int64_t run)
+                                  const char *model_raw, const char *what, int64_t run)
 {
+	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	sqlite3_stmt *s = NULL;
 	char path[4096];
 	FILE *f;
@@ -342,7 +347,8 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 	                       -1, &s, NULL))
 		return sql_err(db, "reading the OpenCL split");
 	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
+	safe_name(model_raw, model, sizeof(model));
+	sqlite3_bind_text(s, 2, model_raw, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
 	snprintf(path, sizeof(path), "%s/data/split_%s_%s.dat", outdir, model, what);
 	f = fopen(path, "w");
@@ -382,8 +388,9 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 
 /* Kernel time per layer (train_step) or per op, stacked, per batch. */
 static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
-                                   const char *model, int64_t run)
+                                   const char *model_raw, int64_t run)
 {
+	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	sqlite3_stmt *s = NULL;
 	char path[4096], (*names)[64] = calloc(MAX_COLS, 64);
 	double(*ms)[MAX_COLS] = calloc(MAX_BATCH, sizeof(*ms));
@@ -409,7 +416,8 @@ static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FIL
 		return sql_err(db, "reading layer times");
 	}
 	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
+	safe_name(model_raw, model, sizeof(model));
+	sqlite3_bind_text(s, 2, model_raw, -1, SQLITE_STATIC);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		int64_t batch = sqlite3_column_int64(s, 0);
 		const char *name = col_text(s, 1);
@@ -656,8 +664,10 @@ static enum xo_status copy_scripts(const char *scripts_dir, const char *dir)
 }
 
 static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
-                                   const char *scripts_dir, int64_t latest, int64_t *nhist_out,
+                                   const char *model_arg, int64_t latest, int64_t *nhist_out,
                                    int64_t *main_run_out);
+static int list_models(struct xo_perfdb *db, char (*names)[64], int max);
+static void model_name(const char *arg, char *out, size_t size);
 
 /*
  * The report is built in a temporary sibling of --out and renamed into place
@@ -665,7 +675,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
  * succeed, and a failure leaves it as it was.
  */
 enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const char *scripts_dir,
-                              FILE *out)
+                              const char *model, FILE *out)
 {
 	char dst[4096], tmp[4200], old[4200], marker[4300];
 	enum xo_status st;
@@ -696,7 +706,7 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const 
 		goto out_remove;
 	}
 	if ((st = copy_scripts(scripts_dir, tmp)) ||
-	    (st = write_report(db, tmp, scripts_dir, latest, &nhist, &main_run))) {
+	    (st = write_report(db, tmp, model, latest, &nhist, &main_run))) {
 		if (strstr(xo_last_error(), "gnuplot failed"))
 			return st; /* its log is in tmp, which the message names */
 		goto out_remove;
@@ -728,18 +738,18 @@ out_remove:
 }
 
 static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
-                                   const char *scripts_dir, int64_t latest, int64_t *nhist_out,
+                                   const char *model_arg, int64_t latest, int64_t *nhist_out,
                                    int64_t *main_run_out)
 {
 	static const char *const whats[] = {"train_step", "predict"};
-	char path[4096], model[64] = "seed";
+	char path[4096], models[32][64];
+	int nmodels = 0;
 	sqlite3_stmt *s = NULL;
 	FILE *gp = NULL, *html = NULL;
 	enum xo_status st = XO_OK;
 	int64_t testbed = 0, main_run = 0, nhist = 0;
 	int rc;
 
-	(void)scripts_dir;
 	snprintf(path, sizeof(path), "%s/data", outdir);
 	if (mkdir(path, 0777) && errno != EEXIST)
 		return xo_error(XO_EIO, "%s: cannot create the directory: %s", path,
@@ -800,11 +810,24 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	s = NULL;
 
 	/* crossover and GPU split, per workload */
+	if (model_arg) {
+		model_name(model_arg, models[0], sizeof(models[0]));
+		nmodels = 1;
+	} else {
+		nmodels = list_models(db, models, 32);
+	}
+	for (int mi = 0; mi < nmodels; mi++) {
+	const char *model = models[mi];
+
+	fprintf(html, "<h2>Model ");
+	html_escape(html, model);
 	fprintf(html,
-	        "<h2>CPU vs GPU: time per sample against batch size</h2>\n"
+	        ": CPU vs GPU, time per sample against batch size</h2>\n"
 	        "<p>Median of the samples (bars: 95%% CI of the median) divided by the batch, "
 	        "log-log; peers (other frameworks) are their own latest import. The dashed line "
-	        "marks where cl becomes faster than cpu.</p>\n");
+	        "marks where cl becomes faster than cpu; a cl device that is a CPU (PoCL) is "
+	        "labelled as OpenCL on the CPU.</p>\n");
+	main_run = 0;
 	for (int w = 0; w < 2; w++) {
 		struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
 		int ncv = 0;
@@ -827,6 +850,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 			goto out;
 	if (main_run && (st = write_layers(db, outdir, gp, html, model, main_run)))
 		goto out;
+	}
 
 	/* changes */
 	fprintf(html, "<h2>Changes (xo perf detect)</h2>\n<table><tr><th>id</th><th>state</th>"
@@ -838,15 +862,25 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	        " JOIN commits c ON c.id = ch.commit_id"
 	        " ORDER BY ch.state != 'confirmed', b.name",
 	        -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW)
-			fprintf(html,
-			        "<tr class=\"%s\"><td>%lld</td><td>%s</td><td>%s</td>"
-			        "<td><code>%.10s</code></td><td>%+.1f%%</td><td>%.2g</td></tr>\n",
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			char safe[256];
+
+			/* regressions and improvements in their own colours; each
+			 * change links to its benchmark's history plot */
+			safe_name(col_text(s, 3), safe, sizeof(safe));
+			fprintf(html, "<tr class=\"%s\"><td>%lld</td><td>",
 			        !strcmp(col_text(s, 2), "regression") ? "reg" : "imp",
-			        (long long)sqlite3_column_int64(s, 0), col_text(s, 1),
-			        col_text(s, 3), col_text(s, 4),
-			        100.0 * (sqlite3_column_double(s, 5) - 1.0),
+			        (long long)sqlite3_column_int64(s, 0));
+			html_escape(html, col_text(s, 1));
+			fprintf(html, " %s</td><td><a href=\"hist_%s.svg\">",
+			        !strcmp(col_text(s, 2), "regression") ? "regression" : "improvement",
+			        safe);
+			html_escape(html, col_text(s, 3));
+			fprintf(html, "</a></td><td><code>%.10s</code></td><td>%+.1f%%</td>"
+			              "<td>%.2g</td></tr>\n",
+			        col_text(s, 4), 100.0 * (sqlite3_column_double(s, 5) - 1.0),
 			        sqlite3_column_double(s, 6));
+		}
 		sqlite3_finalize(s);
 		s = NULL;
 	}
@@ -906,13 +940,97 @@ out:
 
 /* ---- advise -------------------------------------------------------------------- */
 
-enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE *out)
+/* The models the store holds model benchmarks of (ours or peers'), by name. */
+static int list_models(struct xo_perfdb *db, char (*names)[64], int max)
+{
+	sqlite3_stmt *s = NULL;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT DISTINCT b.model FROM benchmarks b WHERE b.kind = 'model'"
+	                       " AND b.model != '' AND EXISTS (SELECT 1 FROM results res JOIN runs"
+	                       " ru ON ru.id = res.run_id WHERE res.benchmark_id = b.id AND"
+	                       " ru.state = 'complete') ORDER BY b.model = 'seed' DESC, b.model",
+	                       -1, &s, NULL))
+		return 0;
+	while (n < max && sqlite3_step(s) == SQLITE_ROW)
+		snprintf(names[n++], 64, "%s", col_text(s, 0));
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* "models/tiny.model" -> "tiny": how the recorder names a model. */
+static void model_name(const char *arg, char *out, size_t size)
+{
+	const char *base = strrchr(arg, '/');
+
+	base = base ? base + 1 : arg;
+	snprintf(out, size, "%.*s", (int)strcspn(base, "."), base);
+}
+
+static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *out,
+                                 json_t *jm);
+
+/*
+ * `xo perf advise`: for --model M, that model; without, every model the store
+ * holds (listed first), so a store with more than the seed model is never
+ * answered for the seed alone (issue 16 item 6).
+ */
+enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, bool json, FILE *out)
+{
+	char names[32][64];
+	int n = 0;
+	enum xo_status st = XO_OK;
+	json_t *root = json ? json_object() : NULL, *jmodels = json ? json_array() : NULL;
+	FILE *t = json ? fopen("/dev/null", "w") : out;
+
+	if (!t)
+		t = out;
+	if (model_arg) {
+		model_name(model_arg, names[0], sizeof(names[0]));
+		n = 1;
+	} else {
+		n = list_models(db, names, 32);
+		if (!n) {
+			st = xo_error(XO_EINVAL, "no model measurements in the database: run `xo perf "
+			                         "record` first");
+			goto out;
+		}
+		fprintf(t, "models in the store:");
+		for (int i = 0; i < n; i++)
+			fprintf(t, " %s", names[i]);
+		fprintf(t, " (choose one with --model)\n");
+	}
+	for (int i = 0; i < n; i++) {
+		json_t *jm = json ? json_object() : NULL;
+
+		if (n > 1)
+			fprintf(t, "\n==== model %s\n", names[i]);
+		st = advise_one(db, names[i], t, jm);
+		if (jm)
+			json_array_append_new(jmodels, jm);
+		if (st)
+			goto out;
+	}
+	if (root) {
+		json_object_set_new(root, "models", jmodels);
+		jmodels = NULL;
+		json_dumpf(root, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', out);
+	}
+out:
+	if (t != out)
+		fclose(t);
+	json_decref(root);
+	json_decref(jmodels);
+	return st;
+}
+
+static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *out, json_t *jm)
 {
 	static const char *const whats[] = {"train_step", "predict"};
 	struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
 	struct xo_perf_commit now_commit;
-	char model[64];
-	const char *base;
 	sqlite3_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 	int64_t run = 0;
@@ -920,9 +1038,8 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 
 	if (!cv)
 		return xo_error(XO_ENOMEM, "perf: out of memory");
-	base = model_arg ? strrchr(model_arg, '/') : NULL;
-	base = base ? base + 1 : model_arg ? model_arg : "seed";
-	snprintf(model, sizeof(model), "%.*s", (int)strcspn(base, "."), base);
+	if (jm)
+		json_object_set_new(jm, "model", json_string(model));
 	xo_perf_commit_probe(xo_perf_source_dir(), &now_commit);
 
 	for (int w = 0; w < 2; w++) {
@@ -943,7 +1060,12 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 			        " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
 			        -1, &s, NULL) == SQLITE_OK) {
 				sqlite3_bind_int64(s, 1, run);
-				if (sqlite3_step(s) == SQLITE_ROW) {
+				if (sqlite3_step(s) == SQLITE_ROW && jm) {
+					json_object_set_new(jm, "run", json_integer(run));
+					json_object_set_new(jm, "commit", json_string(col_text(s, 0)));
+					json_object_set_new(jm, "host", json_string(col_text(s, 3)));
+				}
+				if (sqlite3_column_type(s, 0) != SQLITE_NULL) {
 					double age = difftime(time(NULL),
 					                      (time_t)sqlite3_column_int64(s, 2)) /
 					             86400.0;
@@ -982,6 +1104,10 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 		}
 		cpu = find_curve(cv, ncv, "cpu");
 		cl = find_curve(cv, ncv, "cl");
+		json_t *jw = jm ? json_array() : NULL;
+
+		if (jm)
+			json_object_set_new(jm, whats[w], jw);
 		fprintf(out, "\n%s %s (time per call, 95%% CI of the median):\n", model, whats[w]);
 		fprintf(out, "%8s %-28s %-28s %s\n", "batch", "cpu", "cl", "advice");
 		if (!cpu || !cl) {
@@ -999,12 +1125,22 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 			fmt_ci(cpu->med[i], cpu->lo[i], cpu->hi[i], a, sizeof(a));
 			fmt_ci(cl->med[j], cl->lo[j], cl->hi[j], b, sizeof(b));
 			fprintf(out, "%8lld %-28s %-28s ", (long long)cpu->batch[i], a, b);
-			if (cpu->hi[i] >= cl->lo[j] && cl->hi[j] >= cpu->lo[i])
+			const char *adv = cpu->hi[i] >= cl->lo[j] && cl->hi[j] >= cpu->lo[i] ? "unclear"
+			                  : cpu->med[i] < cl->med[j]                         ? "cpu"
+			                                                                      : "cl";
+			if (!strcmp(adv, "unclear"))
 				fprintf(out, "too close to tell (CIs overlap)\n");
-			else if (cpu->med[i] < cl->med[j])
+			else if (!strcmp(adv, "cpu"))
 				fprintf(out, "cpu (%.2fx faster)\n", cl->med[j] / cpu->med[i]);
 			else
 				fprintf(out, "cl (%.2fx faster)\n", cpu->med[i] / cl->med[j]);
+			if (jw)
+				json_array_append_new(
+				    jw, json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "batch",
+				                  (json_int_t)cpu->batch[i], "cpu_median_s", cpu->med[i],
+				                  "cpu_ci_lo_s", cpu->lo[i], "cpu_ci_hi_s", cpu->hi[i],
+				                  "cl_median_s", cl->med[j], "cl_ci_lo_s", cl->lo[j],
+				                  "cl_ci_hi_s", cl->hi[j], "faster", adv));
 		}
 		double x = crossover(cpu, cl);
 
