@@ -22,9 +22,9 @@ static const char usage_text[] =
     "usage: xo perf COMMAND [OPTIONS]\n"
     "\n"
     "  record  [--db F] [--filter RE] [--device D ...] [--quick] [--samples N]\n"
-    "          [--model SPEC] [--list] [--no-progress]\n"
+    "          [--model SPEC] [--list [--json]] [--no-progress]\n"
     "                       time the benchmarks, store them for this commit\n"
-    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] BASE [HEAD]\n"
+    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json] BASE [HEAD]\n"
     "                       BASE/HEAD are run:N, a commit sha prefix or any git\n"
     "                       revision; a commit pools its record runs (peers apart);\n"
     "                       HEAD defaults to the latest run's commit\n"
@@ -35,7 +35,7 @@ static const char usage_text[] =
     "                       HEAD) in temporary clones, record them in alternating\n"
     "                       rounds (6), compare; threshold 10% unless given;\n"
     "                       --build-dir keeps the builds (DIR/SHA) for the next run\n"
-    "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE]\n"
+    "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
     "                       set a change's state (accepted starts a new baseline)\n"
@@ -180,7 +180,7 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 static const struct {
 	const char *sub, *opts;
 } sub_options[] = {
-    {"record", " --db --filter --device --quick --list --no-progress --samples --model "},
+    {"record", " --db --filter --device --quick --list --no-progress --samples --model --json "},
     {"compare", " --db --threshold --alpha --filter --json "},
     {"detect", " --db --threshold --alpha --filter --json "},
     {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
@@ -255,13 +255,16 @@ int xo_cmd_perf(int argc, char **argv)
 		return xo_usage_error("perf", "report needs --out DIR");
 	if (!strcmp(sub, "import") && (!a.json || !a.peer))
 		return xo_usage_error("perf", "import needs --peer NAME and --json FILE");
+	if (a.json_out && !strcmp(sub, "record") && !a.list)
+		return xo_usage_error("perf", "record takes --json only with --list");
 	if (a.list && !strcmp(sub, "record")) {
 		struct xo_perf_record_opts ro = {.filter = a.filter,
 		                                 .devices = a.ndevices ? a.devices : NULL,
 		                                 .ndevices = a.ndevices,
 		                                 .quick = a.quick,
 		                                 .model_path = a.model,
-		                                 .list_only = true};
+		                                 .list_only = true,
+		                                 .json = a.json_out};
 		int64_t id;
 
 		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;

@@ -163,6 +163,7 @@ struct xo_perf_record_opts {
 	                           built-in copy (xo_model_seed_spec) */
 	bool progress;          /* draw a progress bar on stderr */
 	bool list_only;         /* print the benchmark names and stop */
+	bool json;              /* with list_only: a JSON array of the benchmarks */
 };
 enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
                               int64_t *run_id);
