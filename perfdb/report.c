@@ -1060,12 +1060,14 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 			        " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
 			        -1, &s, NULL) == SQLITE_OK) {
 				sqlite3_bind_int64(s, 1, run);
-				if (sqlite3_step(s) == SQLITE_ROW && jm) {
+				bool row = sqlite3_step(s) == SQLITE_ROW;
+
+				if (row && jm) {
 					json_object_set_new(jm, "run", json_integer(run));
 					json_object_set_new(jm, "commit", json_string(col_text(s, 0)));
 					json_object_set_new(jm, "host", json_string(col_text(s, 3)));
 				}
-				if (sqlite3_column_type(s, 0) != SQLITE_NULL) {
+				if (row) {
 					double age = difftime(time(NULL),
 					                      (time_t)sqlite3_column_int64(s, 2)) /
 					             86400.0;
