@@ -857,10 +857,12 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	              "<th>benchmark</th><th>commit</th><th>change</th><th>p</th></tr>\n");
 	if (sqlite3_prepare_v2(
 	        xo_perfdb_sqlite(db),
-	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio, ch.p_value"
+	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio, ch.p_value,"
+	        " CASE WHEN b.device = 'ref' THEN 'ref' WHEN b.device = 'cpu' OR"
+	        " b.device LIKE 'cl%' THEN '' ELSE 'peer' END AS apart"
 	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
 	        " JOIN commits c ON c.id = ch.commit_id"
-	        " ORDER BY ch.state != 'confirmed', b.name",
+	        " ORDER BY apart != '', apart, ch.state != 'confirmed', b.name",
 	        -1, &s, NULL) == SQLITE_OK) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			char safe[256];
@@ -876,10 +878,12 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 			        !strcmp(col_text(s, 2), "regression") ? "regression" : "improvement",
 			        safe);
 			html_escape(html, col_text(s, 3));
-			fprintf(html, "</a></td><td><code>%.10s</code></td><td>%+.1f%%</td>"
-			              "<td>%.2g</td></tr>\n",
-			        col_text(s, 4), 100.0 * (sqlite3_column_double(s, 5) - 1.0),
-			        sqlite3_column_double(s, 6));
+			if (col_text(s, 7)[0]) /* ref and peers: listed after, never alarms */
+				fprintf(html, "</a> (%s, not under test", col_text(s, 7));
+			fprintf(html, "%s</td><td><code>%.10s</code></td><td>%+.1f%%</td>",
+			        col_text(s, 7)[0] ? ")" : "</a>", col_text(s, 4),
+			        100.0 * (sqlite3_column_double(s, 5) - 1.0));
+			fprintf(html, "<td>%.2g</td></tr>\n", sqlite3_column_double(s, 6));
 		}
 		sqlite3_finalize(s);
 		s = NULL;
