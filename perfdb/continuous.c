@@ -108,8 +108,15 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 			st = xo_error(XO_EIO, "--build-dir %s: %s", o->build_dir, strerror(errno));
 			goto out;
 		}
+		if (o->build_dir)
+			remove_tree(dir[k]); /* a half-built tree from an interrupted run */
 		if ((st = build_rev(src, sha[k], dir[k], log[k], o->jobs, msg))) {
-			keep = true; /* the log is the answer */
+			/* the log is the answer; a failed tree in --build-dir would be
+			 * taken for a build next time */
+			if (o->build_dir)
+				remove_tree(dir[k]);
+			else
+				keep = true;
 			goto out;
 		}
 	}
