@@ -69,3 +69,13 @@ xo_perfdb_cli_test(models
 # a comparison of a commit with itself, exit 2, before building anything.
 xo_perfdb_cli_test(json
   "rm -rf j.sqlite*; ${XO} perf record --list --json --quick --device cpu > list.json && python3 -c 'import json; d=json.load(open(\"list.json\")); assert d and all(\"name\" in b and \"version\" in b for b in d)' || exit 1; for i in 1 2; do ${XO} perf record --db j.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress > /dev/null || exit 1; done; ${XO} perf compare --db j.sqlite --json run:1 run:2 > cmp.json; test $? -le 1 || exit 1; ${XO} perf detect --db j.sqlite --json > det.json; test $? -le 1 || exit 1; python3 -c 'import json; c=json.load(open(\"cmp.json\")); d=json.load(open(\"det.json\")); assert c[\"results\"][0][\"benchmark\"] == \"op/relu/fwd/n512_l27_c16/ref\" and c[\"results\"][0][\"section\"] == \"ref\" and \"changes\" in d' || exit 1; XO_SOURCE_DIR=${CMAKE_SOURCE_DIR} ${XO} perf continuous --db j.sqlite no-such-revision 2> err.txt; a=$?; XO_SOURCE_DIR=${CMAKE_SOURCE_DIR} ${XO} perf continuous --db j.sqlite -x 2>> err.txt; b=$?; cat err.txt; test $a -eq 2 -a $b -eq 2 && grep -q no-such-revision err.txt")
+
+# issue 16 item 2 end to end (label nightly: it builds two revisions): `xo perf
+# continuous HEAD~1 HEAD` on one small benchmark, 2 rounds: both commits are
+# recorded in alternating runs (base 1, 3; head 2, 4), the comparison names
+# them, exit 0 or 1, and the temporary clones are gone afterwards. Skipped
+# without git history (a tarball or a shallow clone).
+add_test(NAME perfdb.continuous
+         COMMAND sh -c "git -C ${CMAKE_SOURCE_DIR} rev-parse --verify -q HEAD~1 >/dev/null || exit 0; rm -rf c.sqlite* tmp; mkdir tmp; TMPDIR=$PWD/tmp XO_SOURCE_DIR=${CMAKE_SOURCE_DIR} ${XO} perf continuous --db c.sqlite --rounds 2 --device ref --filter '^op/relu/fwd/.*/ref$' HEAD~1 HEAD > out.txt 2> err.txt; rc=$?; cat err.txt out.txt; test $rc -le 1 && grep -q 'record runs pooled: run:1 run:3' out.txt && grep -q 'record runs pooled: run:2 run:4' out.txt && test -z \"$(ls tmp)\""
+         WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR})
+set_tests_properties(perfdb.continuous PROPERTIES LABELS "perfdb;nightly" TIMEOUT 1500)
