@@ -678,10 +678,18 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		w->nh_runs = mh.n;
 		w->src_changed = strcmp(verb, verh) != 0;
 		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
-		/* the head's own runs are not "an unchanged tree": with alternating
-		 * rounds they sit among the base's in run order */
-		run_noise = series_noise(db, bench, sb->testbed_id, sb->info.id, o->alpha,
-		                         sh->info.commit_id);
+		/*
+		 * The run-to-run bar is for one run against one run: the change of
+		 * two run offsets. With several runs a side the run rule below
+		 * judges the offsets themselves (without assuming their spread),
+		 * and the bar of a single pair would only hide what every run
+		 * shows. The head's own runs are not "an unchanged tree": with
+		 * alternating rounds they sit among the base's in run order.
+		 */
+		run_noise = mb.n >= 2 && mh.n >= 2
+		                ? 0.0
+		                : series_noise(db, bench, sb->testbed_id, sb->info.id, o->alpha,
+		                               sh->info.commit_id);
 		if (w->v.sign && fabs(w->v.change) <= run_noise) {
 			/* significant for these samples, not beyond what runs of an
 			 * unchanged tree do: say so rather than hide it */

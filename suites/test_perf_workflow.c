@@ -376,6 +376,40 @@ static void test_detect_lowers_and_separates(void **state)
 	xo_perfdb_close(db);
 }
 
+/*
+ * The loop check's second run: on a loaded machine the base's six run medians
+ * spread 4x (0.3 .. 1.2 ms), the head's six sit at 3-4 ms. The single-pair
+ * run-to-run bar of that history is ~5000%, yet every head run is beyond
+ * every base run (chance 1/924): SLOWER. Before, the bar hid it.
+ */
+static void test_compare_rounds_noisy_base(void **state)
+{
+	(void)state;
+	struct xo_perfdb *db;
+	struct xo_perf_compare_opts o = {.threshold = 0.10, .alpha = 0.002};
+	static const double bl[6] = {1.0, 0.3, 1.2, 0.5, 0.9, 0.35};
+	static const double hl[6] = {3.0, 3.5, 4.0, 3.2, 3.8, 3.1};
+	bool failed = false;
+	enum xo_status st;
+	char *text;
+
+	open_db("noisybase.sqlite", &db);
+	rng_state = 18;
+	for (int r = 0; r < 6; r++) {
+		const struct fake b[] = {{"op/a/fwd/x/cpu", "cpu", "k1", 1e-3 * bl[r]}};
+		const struct fake h[] = {{"op/a/fwd/x/cpu", "cpu", "k2", 1e-3 * hl[r]}};
+
+		record(db, SHA_A, 1000, b, 1, "record");
+		record(db, SHA_B, 2000, h, 1, "record");
+	}
+	text = compare_text(db, SHA_A, SHA_B, &o, &failed, &st);
+	assert_int_equal(st, XO_OK);
+	if (!failed || !strstr(text, "1 slower, 0 faster, 0 same"))
+		fail_msg("a separated slowdown over a noisy base was missed:\n%s", text);
+	free(text);
+	xo_perfdb_close(db);
+}
+
 /* git in dir, output captured (NULL on failure). */
 static char *git(const char *dir, const char *a, const char *b, const char *c, const char *d)
 {
@@ -523,6 +557,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_lowers_unchanged_code),
 	    cmocka_unit_test(test_compare_runs_must_separate),
 	    cmocka_unit_test(test_compare_rounds_family),
+	    cmocka_unit_test(test_compare_rounds_noisy_base),
 	    cmocka_unit_test(test_detect_lowers_and_separates),
 	    cmocka_unit_test(test_compare_git_revisions),
 	    cmocka_unit_test(test_compare_json),
