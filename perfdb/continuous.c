@@ -41,8 +41,8 @@ static void remove_tree(const char *dir)
 }
 
 /* A clone of the source tree at sha in dir, built (target xo) into dir/build. */
-static enum xo_status build_rev(const char *src, const char *sha, const char *dir,
-                                const char *log, int jobs, FILE *msg)
+static enum xo_status build_rev(const char *src, const char *sha, const char *dir, const char *log,
+                                int jobs, FILE *msg)
 {
 	char bdir[4200], j[16], what[128];
 	enum xo_status st;
@@ -52,8 +52,8 @@ static enum xo_status build_rev(const char *src, const char *sha, const char *di
 	snprintf(what, sizeof(what), "building %.12s", sha);
 	fprintf(msg, "continuous: building %.12s in %s (log: %s)\n", sha, dir, log);
 	{
-		const char *clone[] = {"git", "clone", "--quiet", "--shared", "--no-checkout",
-		                       src,   dir,     NULL};
+		const char *clone[] = {"git",           "clone", "--quiet", "--shared",
+		                       "--no-checkout", src,     dir,       NULL};
 		const char *co[] = {"git", "-C", dir, "checkout", "--quiet", "--detach", sha, NULL};
 		const char *conf[] = {"cmake", "-S", dir, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
 		                      NULL};
@@ -67,8 +67,8 @@ static enum xo_status build_rev(const char *src, const char *sha, const char *di
 }
 
 enum xo_status xo_perf_continuous(const char *base, const char *head,
-                                  const struct xo_perf_continuous_opts *o, FILE *out,
-                                  FILE *msg, bool *failed)
+                                  const struct xo_perf_continuous_opts *o, FILE *out, FILE *msg,
+                                  bool *failed)
 {
 	const char *src = xo_perf_source_dir();
 	const char *tmp = getenv("TMPDIR");
@@ -161,8 +161,8 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 				keep = true;
 				goto out;
 			}
-			fprintf(msg, "continuous: round %d/%d: %s %.12s recorded\n", r + 1, o->rounds,
-			        name[k], sha[k]);
+			fprintf(msg, "continuous: round %d/%d: %s %.12s recorded\n", r + 1,
+			        o->rounds, name[k], sha[k]);
 		}
 	}
 	if ((st = xo_perfdb_open(o->db_path, &db)))

@@ -92,8 +92,7 @@ static void set_others(struct xo_perfdb *db, int64_t run, double cores)
 
 /* compare into a string (caller frees). */
 static char *compare_text(struct xo_perfdb *db, const char *base, const char *head,
-                          const struct xo_perf_compare_opts *o, bool *failed,
-                          enum xo_status *st)
+                          const struct xo_perf_compare_opts *o, bool *failed, enum xo_status *st)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -133,7 +132,8 @@ static void test_compare_by_commit_pools_record_runs(void **state)
 	                            {"op/relu/fwd/x/cpu", "cpu", "v1", 2e-4}};
 	const struct fake head[] = {{"model/seed/predict/b32/cpu", "cpu", "v2", 1.77e-3},
 	                            {"op/relu/fwd/x/cpu", "cpu", "v2", 2e-4}};
-	const struct fake peer[] = {{"model/seed/predict/b32/pytorch-cpu", "pytorch-cpu", "", 5e-3}};
+	const struct fake peer[] = {
+	    {"model/seed/predict/b32/pytorch-cpu", "pytorch-cpu", "", 5e-3}};
 	bool failed = false;
 	enum xo_status st;
 	char *text;
@@ -150,7 +150,8 @@ static void test_compare_by_commit_pools_record_runs(void **state)
 	if (!failed || !strstr(text, "1 slower, 0 faster, 1 same"))
 		fail_msg("the predict regression was missed:\n%s", text);
 	/* the runs used are named: base run 1, head runs 3 and 4, peers apart */
-	assert_non_null(strstr(text, "record runs pooled: run:1; peer imports (own section): run:2"));
+	assert_non_null(
+	    strstr(text, "record runs pooled: run:1; peer imports (own section): run:2"));
 	assert_non_null(strstr(text, "record runs pooled: run:3 run:4; peer imports"));
 	assert_non_null(strstr(text, "== peers"));
 	assert_true(strstr(text, "== peers") < strstr(text, "model/seed/predict/b32/pytorch-cpu"));
@@ -203,8 +204,7 @@ static void test_compare_lowers_unchanged_code(void **state)
 	assert_non_null(strstr(line, "SLOWER"));
 	line = strstr(text, "op/relu/fwd/x/cpu");
 	assert_non_null(line);
-	if (!strstr(line, "unchanged code") ||
-	    strstr(line, "unchanged code") > strchr(line, '\n'))
+	if (!strstr(line, "unchanged code") || strstr(line, "unchanged code") > strchr(line, '\n'))
 		fail_msg("relu/cpu not lowered:\n%s", text);
 	assert_non_null(strstr(text, "1 slower, 0 faster, 0 same, 1 lowered"));
 	/* ref is in its own section, after the backends under test */
@@ -295,7 +295,8 @@ static void test_compare_rounds_family(void **state)
 		if (r == 2) {
 			text = compare_text(db, SHA_A, SHA_B, &o, &failed, &st);
 			assert_int_equal(st, XO_OK);
-			if (failed || !strstr(text, "[runs separate, but 3+3 runs cannot show it over 2"))
+			if (failed ||
+			    !strstr(text, "[runs separate, but 3+3 runs cannot show it over 2"))
 				fail_msg("3 rounds raised the alarm:\n%s", text);
 			free(text);
 		}
@@ -331,9 +332,10 @@ static void test_detect_lowers_and_separates(void **state)
 	rng_state = 17;
 	for (int c = 1; c <= 6; c++) {
 		double k = c >= 4 ? 1.5 : 1.0;
-		const struct fake fk[] = {{"op/changed/fwd/x/cpu", "cpu", c >= 4 ? "k2" : "k1", 1e-3 * k},
-		                          {"op/untouched/fwd/x/cpu", "cpu", "u1", 1e-3 * k},
-		                          {"op/oracle/fwd/x/ref", "ref", c >= 4 ? "r2" : "r1", 1e-3 * k}};
+		const struct fake fk[] = {
+		    {"op/changed/fwd/x/cpu", "cpu", c >= 4 ? "k2" : "k1", 1e-3 * k},
+		    {"op/untouched/fwd/x/cpu", "cpu", "u1", 1e-3 * k},
+		    {"op/oracle/fwd/x/ref", "ref", c >= 4 ? "r2" : "r1", 1e-3 * k}};
 		int64_t run;
 
 		snprintf(sha, sizeof(sha), "%040d", c);
@@ -455,8 +457,19 @@ static void test_compare_git_revisions(void **state)
 		assert_int_equal(code, 0);
 	}
 	for (int i = 0; i < 3; i++) {
-		const char *argv[] = {"git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t",
-		                      "commit", "-q", "--allow-empty", "-m", "c", NULL};
+		const char *argv[] = {"git",
+		                      "-C",
+		                      repo,
+		                      "-c",
+		                      "user.name=t",
+		                      "-c",
+		                      "user.email=t@t",
+		                      "commit",
+		                      "-q",
+		                      "--allow-empty",
+		                      "-m",
+		                      "c",
+		                      NULL};
 		struct xo_proc p = {.argv = argv};
 		int code = 1;
 
