@@ -10,7 +10,7 @@ XO_SUMMARY=()
 XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
              ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
              libsqlite3-dev sqlite3 gnuplot-nox clang oclgrind python3
-             python3-numpy)
+             python3-numpy libjansson-dev)
 
 xo_missing_packages() {
     local missing=() p

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # ci/nightly.sh - the nightly perf job (README): install what is missing, build
 # Release (build-release/), run the quick (and nightly, when present) suites,
-# run the seed experiment on every device, record the perf set into
-# perf.sqlite, time the PyTorch peer when python3 + torch are there, run the
-# cpu benchmark beside it (scripts/bench_vs_pytorch.py), detect
-# changes over the history, draw the report, and say where it is and what
-# regressed. Every stage is a function with one summary line (STYLE rule 17).
+# run the seed experiment on every device, record the perf set, time the
+# PyTorch peer when python3 + torch are there, run the cpu benchmark beside it
+# (scripts/bench_vs_pytorch.py), detect changes over the history, draw the
+# report, and say where it is and what regressed.
+#
+# Every stage is a function; the terminal gets one summary line per stage
+# (STYLE rule 17) and the stage's full output goes to a log file. Everything
+# the job writes lands in one ignored folder, out/nightly/ (the store
+# perf.sqlite, report/, logs/, seed.json, ...), so the tree is left without
+# untracked files (issue 16 item 11).
 #
 # Environment:
-#   XO_NIGHTLY_DIR   where perf.sqlite, report/, seed.txt and seed.json go (repo root)
+#   XO_NIGHTLY_DIR   where everything goes (default out/nightly under the repository)
 #   XO_NIGHTLY_QUICK=1   `xo perf record --quick` (a 2-minute smoke run)
 #   XO_JOBS          build/test parallelism (nproc)
 # Exit: 0 all stages passed and no regression confirmed; 1 otherwise.
@@ -18,50 +23,68 @@ cd "$XO_ROOT"
 
 export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
 export CTEST_OUTPUT_ON_FAILURE=1
-NIGHTLY_DIR=${XO_NIGHTLY_DIR:-$XO_ROOT}
+NIGHTLY_DIR=${XO_NIGHTLY_DIR:-$XO_ROOT/out/nightly}
+LOGS=$NIGHTLY_DIR/logs
 DB=$NIGHTLY_DIR/perf.sqlite
 REPORT=$NIGHTLY_DIR/report
 XO=$XO_ROOT/build-release/cli/xo
-NOTES=()   # one line per stage result worth repeating at the end
+NOTES=()   # lines worth repeating at the end (regressions, load warnings)
+NOTE=""    # what the running stage has to say in its summary line
+mkdir -p "$LOGS" || exit 1
+
+# stage NAME FUNCTION: runs it with all its output in $LOGS/NAME.log and prints
+# one line: name, PASS/FAIL, seconds, the stage's NOTE (default: the log's
+# last line) and the log's path.
+stage() {
+    local name=$1 fn=$2 start rc secs line log=$LOGS/$1.log
+    NOTE=""
+    start=$(date +%s)
+    "$fn" >"$log" 2>&1
+    rc=$?
+    secs=$(($(date +%s) - start))
+    [ -n "$NOTE" ] || NOTE=$(tail -n 1 "$log" 2>/dev/null)
+    line=$(printf '%-7s %s %5ss  %s  (log: %s)' "$name" \
+        "$([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)")" "$secs" "$NOTE" "$log")
+    echo "$line"
+    XO_SUMMARY+=("$line")
+    return $rc
+}
 
 stage_build() {
-    local log=build-release/build.log
-    mkdir -p build-release
-    cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DXO_WERROR=ON >$log 2>&1 &&
-        cmake --build build-release -j"$XO_JOBS" >>$log 2>&1
+    cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DXO_WERROR=ON &&
+        cmake --build build-release -j"$XO_JOBS"
     local rc=$?
-    [ $rc -eq 0 ] && echo "build: build-release/ (log: $log)" || tail -n 40 $log
+    NOTE="build-release/"
     return $rc
 }
 
 stage_test() {
     local rc=0
     ctest --test-dir build-release -L quick -j"$XO_JOBS" --timeout 600 || rc=1
+    NOTE="quick: $(grep -E 'tests passed' "$LOGS/test.log" | tail -n 1)"
     if ctest --test-dir build-release -N -L nightly 2>/dev/null | grep -q 'Total Tests: [1-9]'; then
         ctest --test-dir build-release -L nightly -LE quick -j"$XO_JOBS" --timeout 1800 || rc=1
+        NOTE="$NOTE; nightly: $(grep -E 'tests passed' "$LOGS/test.log" | tail -n 1)"
     else
-        echo "test: no tests labelled nightly"
+        NOTE="$NOTE; no tests labelled nightly"
     fi
     return $rc
 }
 
 stage_seed() {
     # The question the project exists for, first: the seed experiment on every
-    # device, shown as it runs (stderr), its JSON kept for scripts.
-    mkdir -p "$NIGHTLY_DIR"
-    "$XO" seed --json >"$NIGHTLY_DIR/seed.json" 2> >(tee "$NIGHTLY_DIR/seed.txt" >&2)
+    # device (its table in the log), its JSON kept for scripts.
+    "$XO" seed --json >"$NIGHTLY_DIR/seed.json"
     local rc=$?
-    NOTES+=("seed: $NIGHTLY_DIR/seed.txt, $NIGHTLY_DIR/seed.json")
+    NOTE="$NIGHTLY_DIR/seed.json"
     return $rc
 }
 
 stage_record() {
     local args=(--db "$DB" --no-progress)
     [ "${XO_NIGHTLY_QUICK:-0}" = 1 ] && args+=(--quick)
-    "$XO" perf record "${args[@]}" | tee "$NIGHTLY_DIR/record.log"
-    local rc=$?
-    NOTES+=("record: $(tail -n 1 "$NIGHTLY_DIR/record.log" 2>/dev/null)")
-    return $rc
+    "$XO" perf record "${args[@]}"
+    return $?
 }
 
 # A python3 that imports torch: the one on PATH, else Debian's (python3-torch
@@ -85,15 +108,14 @@ stage_peer() {
         py=$(find_torch_python)
     fi
     if [ -z "$py" ]; then
-        echo "peer: skipped: no python3 with PyTorch (apt-get install python3-torch)"
-        NOTES+=("peer: skipped (no PyTorch)")
+        NOTE="skipped: no python3 with PyTorch (apt-get install python3-torch)"
         return 0
     fi
     local args=(--xo "$XO" --db "$DB")
     [ "${XO_NIGHTLY_QUICK:-0}" = 1 ] && args+=(--quick)
-    "$py" scripts/peer_store.py "${args[@]}"
+    PYTHONDONTWRITEBYTECODE=1 "$py" scripts/peer_store.py "${args[@]}"
     local rc=$?
-    NOTES+=("peer: pytorch-cpu $([ $rc -eq 0 ] && echo stored || echo "failed (exit $rc)")")
+    NOTE="pytorch-cpu $([ $rc -eq 0 ] && echo stored || echo "failed (exit $rc)")"
     return $rc
 }
 
@@ -102,61 +124,76 @@ stage_peer() {
 stage_bench() {
     local py
     if ! py=$(find_torch_python); then
-        "$XO" bench --repeat 9 | tee "$NIGHTLY_DIR/bench.txt" || return 1
-        NOTES+=("bench: $NIGHTLY_DIR/bench.txt (no PyTorch: no side-by-side ratio)")
+        "$XO" bench --repeat 9 || return 1
+        NOTE="no PyTorch: no side-by-side ratio"
         return 0
     fi
     local args=(--xo "$XO" --rounds 3 --repeat 5)
     [ "${XO_NIGHTLY_QUICK:-0}" = 1 ] && args=(--xo "$XO" --rounds 1 --repeat 3)
-    "$py" scripts/bench_vs_pytorch.py "${args[@]}" | tee "$NIGHTLY_DIR/bench.txt"
+    PYTHONDONTWRITEBYTECODE=1 "$py" scripts/bench_vs_pytorch.py "${args[@]}"
     local rc=$?
-    NOTES+=("bench: $NIGHTLY_DIR/bench.txt")
-    while read -r line; do
-        NOTES+=("  $line")
-    done < <(grep -E '^(predict|one epoch)' "$NIGHTLY_DIR/bench.txt")
+    NOTE=$(grep -E '^(predict|one epoch)' "$LOGS/bench.log" | paste -sd ';' -)
     return $rc
 }
 
-# exit 1 from detect = a confirmed regression: the stage fails, the job goes on
+# exit 1 from detect = a confirmed regression of a backend under test (ref and
+# peers are listed apart and never alarms): the stage fails, the job goes on.
+# The load warning (other processes busy during the runs around a change) is
+# repeated at the end, as compare prints it.
 stage_detect() {
-    "$XO" perf detect --db "$DB" >"$NIGHTLY_DIR/detect.log"
-    local rc=$?
-    tail -n 1 "$NIGHTLY_DIR/detect.log"
+    "$XO" perf detect --db "$DB"
+    local rc=$? line log=$LOGS/detect.log
+    NOTE=$(tail -n 1 "$log" | sed 's/^detect: //')
     if [ $rc -eq 1 ]; then
         NOTES+=("detect: REGRESSIONS confirmed:")
         while read -r line; do
             NOTES+=("  $line")
-        done < <(awk '$2 == "confirmed" && $3 == "regression"' "$NIGHTLY_DIR/detect.log")
-    else
-        NOTES+=("detect: $(tail -n 1 "$NIGHTLY_DIR/detect.log")")
+        done < <(awk '$2 == "confirmed" && $3 == "regression" && !/not an alarm/' "$log")
     fi
+    while read -r line; do
+        NOTES+=("detect: $line")
+    done < <(grep '^warning:' "$log")
+    "$XO" perf detect --db "$DB" --json >"$NIGHTLY_DIR/detect.json" 2>/dev/null
     return $rc
 }
 
 stage_report() {
     "$XO" perf report --db "$DB" --out "$REPORT" || return 1
-    "$XO" perf advise --db "$DB" | tee "$NIGHTLY_DIR/advise.txt"
-    NOTES+=("report: $REPORT/index.html")
+    "$XO" perf advise --db "$DB" >"$NIGHTLY_DIR/advise.txt" || return 1
+    cat "$NIGHTLY_DIR/advise.txt"
+    NOTE="$REPORT/index.html, $NIGHTLY_DIR/advise.txt"
     return 0
 }
 
+# Files the job left in the tree that git would list as untracked: there
+# must be none (everything goes to $NIGHTLY_DIR, build-release/ is ignored).
+check_tree_clean() {
+    command -v git >/dev/null && git -C "$XO_ROOT" rev-parse --git-dir >/dev/null 2>&1 || return 0
+    local stray
+    stray=$(git -C "$XO_ROOT" status --porcelain --untracked-files=all | grep '^??' | grep -v -F -f "$UNTRACKED_BEFORE")
+    [ -z "$stray" ] || NOTES+=("warning: the job left untracked files in the tree: $(echo $stray)")
+}
+
+UNTRACKED_BEFORE=$LOGS/untracked-before.txt
+git -C "$XO_ROOT" status --porcelain --untracked-files=all 2>/dev/null | grep '^??' >"$UNTRACKED_BEFORE"
+echo "nightly: everything goes to $NIGHTLY_DIR (one line per stage; full logs in $LOGS)"
 rc=0
-run_stage deps stage_deps || { print_summary; exit 1; }
-run_stage build stage_build || { print_summary; exit 1; }
-run_stage seed stage_seed || rc=1
-run_stage test stage_test || rc=1
-run_stage record stage_record || rc=1
-run_stage peer stage_peer || rc=1
-run_stage bench stage_bench || rc=1
+stage deps stage_deps || exit 1
+stage build stage_build || exit 1
+stage seed stage_seed || rc=1
+stage test stage_test || rc=1
+stage record stage_record || rc=1
+stage peer stage_peer || rc=1
+stage bench stage_bench || rc=1
 if [ -f "$DB" ]; then
-    run_stage detect stage_detect || rc=1
-    run_stage report stage_report || rc=1
+    stage detect stage_detect || rc=1
+    stage report stage_report || rc=1
 fi
-print_summary
-echo
-echo "==== nightly results ($NIGHTLY_DIR)"
-echo "database: $DB"
-for line in "${NOTES[@]}"; do
-    echo "$line"
-done
+check_tree_clean
+if [ ${#NOTES[@]} -gt 0 ]; then
+    echo
+    for line in "${NOTES[@]}"; do
+        echo "$line"
+    done
+fi
 exit $rc

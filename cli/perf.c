@@ -22,17 +22,27 @@ static const char usage_text[] =
     "usage: xo perf COMMAND [OPTIONS]\n"
     "\n"
     "  record  [--db F] [--filter RE] [--device D ...] [--quick] [--samples N]\n"
-    "          [--model SPEC] [--list] [--no-progress]\n"
+    "          [--model SPEC] [--list [--json]] [--no-progress]\n"
     "                       time the benchmarks, store them for this commit\n"
-    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] BASE [HEAD]\n"
-    "                       two runs: BASE/HEAD are a commit sha prefix or run:N;\n"
-    "                       HEAD defaults to the latest run\n"
-    "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE]\n"
+    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json] BASE [HEAD]\n"
+    "                       BASE/HEAD are run:N, a commit sha prefix or any git\n"
+    "                       revision; a commit pools its record runs (peers apart);\n"
+    "                       HEAD defaults to the latest run's commit\n"
+    "  continuous [--db F] [--rounds N] [--threshold PCT] [--filter RE] [--device D ...]\n"
+    "          [--quick] [--samples N] [--model SPEC] [--build-dir DIR] [--json]\n"
+    "          BASE [HEAD]\n"
+    "                       build BASE and HEAD (git revisions; HEAD defaults to\n"
+    "                       HEAD) in temporary clones, record them in alternating\n"
+    "                       rounds (6), compare; threshold 10% unless given;\n"
+    "                       --build-dir keeps the builds (DIR/SHA) for the next run\n"
+    "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
     "                       set a change's state (accepted starts a new baseline)\n"
-    "  report  [--db F] --out DIR     gnuplot PNG/SVG and index.html\n"
-    "  advise  [--db F] [--model M]   the faster device per batch size\n"
+    "  report  [--db F] [--model M] --out DIR   gnuplot PNG/SVG and index.html\n"
+    "                       (every model in the store unless --model)\n"
+    "  advise  [--db F] [--model M] [--json]   the faster device per batch size\n"
+    "                       (every model in the store, listed, unless --model)\n"
     "  import  [--db F] --peer NAME --json FILE   another framework's timings\n"
     "\n"
     "--db defaults to perf.sqlite. compare/detect exit 1 when a regression is\n"
@@ -46,10 +56,11 @@ struct perf_args {
 	const char *devices[MAX_DEVICES];
 	int ndevices;
 	bool quick, list, no_progress;
-	int samples;
+	bool json_out; /* --json (a flag) for the readers; import's --json takes a FILE */
+	int samples, rounds;
 	const char *model;
 	double threshold, alpha;
-	const char *out, *peer, *json;
+	const char *out, *peer, *json, *build_dir;
 	const char *pos[2];
 	int npos;
 	const char *opt_seen[MAX_OPTS]; /* every option given, to refuse what sub ignores */
@@ -112,6 +123,13 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 				return xo_usage_error("perf", "--samples %s: need an integer >= 10",
 				                      v);
 			a->samples = (int)n;
+		} else if (!strcmp(o, "--rounds")) {
+			int64_t n;
+
+			NEED_VALUE();
+			if (!xo_cli_parse_i64(v, 1, 100, &n))
+				return xo_usage_error("perf", "--rounds %s: need an integer 1..100", v);
+			a->rounds = (int)n;
 		} else if (!strcmp(o, "--model")) {
 			NEED_VALUE();
 			a->model = v;
@@ -129,12 +147,17 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 		} else if (!strcmp(o, "--out")) {
 			NEED_VALUE();
 			a->out = v;
+		} else if (!strcmp(o, "--build-dir")) {
+			NEED_VALUE();
+			a->build_dir = v;
 		} else if (!strcmp(o, "--peer")) {
 			NEED_VALUE();
 			a->peer = v;
-		} else if (!strcmp(o, "--json")) {
+		} else if (!strcmp(o, "--json") && !strcmp(sub, "import")) {
 			NEED_VALUE();
 			a->json = v;
+		} else if (!strcmp(o, "--json")) {
+			a->json_out = true;
 		} else if (o[0] == '-' && o[1]) {
 			return xo_usage_error(
 			    "perf", "%s: unknown option '%s' (try `xo perf --help`)", sub, o);
@@ -157,14 +180,16 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 static const struct {
 	const char *sub, *opts;
 } sub_options[] = {
-    {"record", " --db --filter --device --quick --list --no-progress --samples --model "},
-    {"compare", " --db --threshold --alpha --filter "},
-    {"detect", " --db --threshold --alpha --filter "},
+    {"record", " --db --filter --device --quick --list --no-progress --samples --model --json "},
+    {"compare", " --db --threshold --alpha --filter --json "},
+    {"detect", " --db --threshold --alpha --filter --json "},
+    {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
+                   " --samples --model --build-dir "},
     {"accept", " --db "},
     {"ignore", " --db "},
     {"fix", " --db "},
-    {"report", " --db --out "},
-    {"advise", " --db --model "},
+    {"report", " --db --out --model "},
+    {"advise", " --db --model --json "},
     {"import", " --db --peer --json "},
 };
 
@@ -206,7 +231,8 @@ int xo_cmd_perf(int argc, char **argv)
 	}
 	if (strcmp(sub, "record") && strcmp(sub, "compare") && strcmp(sub, "detect") &&
 	    strcmp(sub, "accept") && strcmp(sub, "ignore") && strcmp(sub, "fix") &&
-	    strcmp(sub, "report") && strcmp(sub, "advise") && strcmp(sub, "import"))
+	    strcmp(sub, "report") && strcmp(sub, "advise") && strcmp(sub, "import") &&
+	    strcmp(sub, "continuous"))
 		return xo_usage_error("perf", "unknown command '%s' (try `xo perf --help`)", sub);
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -219,7 +245,7 @@ int xo_cmd_perf(int argc, char **argv)
 		return rc;
 
 	/* arity per command */
-	if (!strcmp(sub, "compare") ? a.npos < 1
+	if (!strcmp(sub, "compare") || !strcmp(sub, "continuous") ? a.npos < 1
 	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix"))
 	        ? a.npos != 1
 	        : a.npos != 0)
@@ -229,16 +255,46 @@ int xo_cmd_perf(int argc, char **argv)
 		return xo_usage_error("perf", "report needs --out DIR");
 	if (!strcmp(sub, "import") && (!a.json || !a.peer))
 		return xo_usage_error("perf", "import needs --peer NAME and --json FILE");
+	if (a.json_out && !strcmp(sub, "record") && !a.list)
+		return xo_usage_error("perf", "record takes --json only with --list");
 	if (a.list && !strcmp(sub, "record")) {
 		struct xo_perf_record_opts ro = {.filter = a.filter,
 		                                 .devices = a.ndevices ? a.devices : NULL,
 		                                 .ndevices = a.ndevices,
 		                                 .quick = a.quick,
 		                                 .model_path = a.model,
-		                                 .list_only = true};
+		                                 .list_only = true,
+		                                 .json = a.json_out};
 		int64_t id;
 
 		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
+	}
+
+	if (!strcmp(sub, "continuous")) {
+		bool thr = false;
+		struct xo_perf_continuous_opts cont = {
+		    .db_path = a.db,
+		    .filter = a.filter,
+		    .devices = a.ndevices ? a.devices : NULL,
+		    .ndevices = a.ndevices,
+		    .quick = a.quick,
+		    .rounds = a.rounds ? a.rounds : 6, /* see compare: 6 a side for an alarm */
+		    .samples = a.samples,
+		    .model = a.model,
+		    .build_dir = a.build_dir,
+		    .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
+
+		for (int i = 0; i < a.nopt; i++)
+			thr |= !strcmp(a.opt_seen[i], "--threshold");
+		cont.cmp = (struct xo_perf_compare_opts){.threshold = thr ? a.threshold : 0.10,
+		                                         .alpha = a.alpha,
+		                                         .filter = a.filter,
+		                                         .json = a.json_out};
+		st = xo_perf_continuous(a.pos[0], a.npos > 1 ? a.pos[1] : NULL, &cont, stdout,
+		                        stderr, &failed);
+		if (st)
+			return fail(sub);
+		return failed ? 1 : 0;
 	}
 
 	/* only record and import create a store: a mistyped --db for the
@@ -252,7 +308,7 @@ int xo_cmd_perf(int argc, char **argv)
 	if (xo_perfdb_open(a.db, &db))
 		return fail(sub);
 	co = (struct xo_perf_compare_opts){
-	    .threshold = a.threshold, .alpha = a.alpha, .filter = a.filter};
+	    .threshold = a.threshold, .alpha = a.alpha, .filter = a.filter, .json = a.json_out};
 	if (!strcmp(sub, "record")) {
 		struct xo_perf_record_opts ro = {.filter = a.filter,
 		                                 .devices = a.ndevices ? a.devices : NULL,
@@ -273,9 +329,9 @@ int xo_cmd_perf(int argc, char **argv)
 		char scripts[4096];
 
 		snprintf(scripts, sizeof(scripts), "%s/scripts", xo_perf_source_dir());
-		st = xo_perf_report(db, a.out, scripts, stdout);
+		st = xo_perf_report(db, a.out, scripts, a.model, stdout);
 	} else if (!strcmp(sub, "advise")) {
-		st = xo_perf_advise(db, a.model, stdout);
+		st = xo_perf_advise(db, a.model, a.json_out, stdout);
 	} else if (!strcmp(sub, "import")) {
 		st = xo_perf_import(db, a.peer, a.json, stdout);
 	} else {

@@ -19,7 +19,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "perfdb.h"
+#include "proc.h"
 
 static enum xo_status sql_err(struct xo_perfdb *db, const char *what)
 {
@@ -141,7 +144,7 @@ static double z_two_sided(double alpha)
  * expm1(z(alpha) sqrt 2 sigma), z(0.002) = 3.09. 0 when not known.
  */
 static double series_noise(struct xo_perfdb *db, int64_t bench, int64_t testbed, int64_t upto_run,
-                           double alpha)
+                           double alpha, int64_t skip_commit)
 {
 	sqlite3_stmt *s = NULL;
 	struct vec m = {0};
@@ -153,13 +156,14 @@ static double series_noise(struct xo_perfdb *db, int64_t bench, int64_t testbed,
 	                       " JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN commits c ON c.id = ru.commit_id"
 	                       " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
-	                       " AND ru.state = 'complete' AND res.median > 0"
+	                       " AND ru.commit_id != ? AND ru.state = 'complete' AND res.median > 0"
 	                       " ORDER BY c.date, c.id, ru.id",
 	                       -1, &s, NULL))
 		return 0.0;
 	sqlite3_bind_int64(s, 1, bench);
 	sqlite3_bind_int64(s, 2, testbed);
 	sqlite3_bind_int64(s, 3, upto_run);
+	sqlite3_bind_int64(s, 4, skip_commit);
 	while (sqlite3_step(s) == SQLITE_ROW)
 		if (!vec_push(&m, log(sqlite3_column_double(s, 0))))
 			break;
@@ -183,7 +187,7 @@ static const char *const testbed_fields[] = {
 #define NFIELDS (sizeof(testbed_fields) / sizeof(testbed_fields[0]))
 
 struct run_info {
-	int64_t id, testbed_id, started;
+	int64_t id, testbed_id, started, commit_id;
 	double load_start, load_end; /* 1-minute load average, -1 unknown */
 	double others;               /* cores other processes used, -1 unknown */
 	char sha[48], subject[256], note[256];
@@ -195,7 +199,7 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 {
 	char sql[1024] = "SELECT c.sha, c.subject, c.dirty, r.started, r.note, r.testbed_id,"
 	                 " coalesce(r.load_start, -1), coalesce(r.load_end, -1),"
-	                 " coalesce(r.others_cpu, -1)";
+	                 " coalesce(r.others_cpu, -1), r.commit_id";
 	sqlite3_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
@@ -224,8 +228,9 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 	r->load_start = sqlite3_column_double(s, 6);
 	r->load_end = sqlite3_column_double(s, 7);
 	r->others = sqlite3_column_double(s, 8);
+	r->commit_id = sqlite3_column_int64(s, 9);
 	for (size_t i = 0; i < NFIELDS; i++) {
-		const unsigned char *t = sqlite3_column_text(s, 9 + (int)i);
+		const unsigned char *t = sqlite3_column_text(s, 10 + (int)i);
 
 		snprintf(r->field[i], sizeof(r->field[i]), "%s", t ? (const char *)t : "");
 	}
@@ -247,93 +252,464 @@ static void print_run(FILE *out, const char *what, const struct run_info *r)
 	        (long long)r->testbed_id, r->subject);
 }
 
+/*
+ * One side of a comparison. "run:N" is that run alone. Anything else names a
+ * commit (a sha prefix the store knows, or any git revision of the source
+ * tree, resolved with `git rev-parse --verify REV^{commit}`), and the side is
+ * every complete run recorded at that commit on one testbed: the runs of our
+ * own devices (`record`, possibly several, e.g. the rounds of `perf
+ * continuous`) pooled, and the peers' imports kept apart (issue 16 item 1).
+ * The testbed is the head's where the base has runs there too.
+ */
+#define MAX_SIDE_RUNS 256
+
+struct side {
+	int64_t commit_id;          /* 0 for a single run:N */
+	int64_t testbed_id;
+	int64_t runs[MAX_SIDE_RUNS]; /* ascending ids */
+	bool peer[MAX_SIDE_RUNS];    /* the run measured only peers (an import) */
+	size_t nruns;
+	double others; /* most CPU other processes used over the own runs, -1 unknown */
+	double load;   /* highest 1-minute load average seen, -1 unknown */
+	struct run_info info; /* the latest own run of the side */
+};
+
+/* A run measured one of our devices (ref, cpu, cl...) rather than a peer. */
+#define OWN_RUN_SQL                                                                                \
+	"EXISTS (SELECT 1 FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"           \
+	" WHERE res.run_id = ru.id AND (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))"
+
+/* The full sha of a git revision of the source tree; never through a shell. */
+enum xo_status xo_perf_git_commit(const char *rev, char *sha, size_t size)
+{
+	const char *src = xo_perf_source_dir();
+	char arg[320], *text = NULL;
+	int code = 0;
+	size_t n;
+	enum xo_status st;
+
+	/* a leading '-' would be an option to git, not a revision */
+	if (!rev[0] || rev[0] == '-' || strlen(rev) > 256)
+		return xo_error(XO_EINVAL, "'%s': not a revision", rev);
+	for (const char *p = rev; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return xo_error(XO_EINVAL, "'%s': not a revision", rev);
+	snprintf(arg, sizeof(arg), "%s^{commit}", rev);
+	{
+		const char *argv[] = {"git", "-C", src, "rev-parse", "--verify", "--quiet", arg,
+		                      NULL};
+		struct xo_proc p = {.argv = argv, .capture = true, .capture_max = 4096};
+
+		if ((st = xo_proc_run(&p, &code, &text, NULL)))
+			return st;
+	}
+	n = text ? strcspn(text, "\r\n") : 0;
+	if (code || n < 40 || n >= size || strspn(text, "0123456789abcdef") < n) {
+		free(text);
+		return xo_error(XO_EINVAL, "'%s' is no run:N, no commit in the store and no git "
+		                           "revision of %s",
+		                rev, src);
+	}
+	memcpy(sha, text, n);
+	sha[n] = '\0';
+	free(text);
+	return XO_OK;
+}
+
+static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
+{
+	sqlite3 *h = xo_perfdb_sqlite(db);
+	sqlite3_stmt *s = NULL;
+	enum xo_status st;
+	int64_t latest_own = 0;
+
+	if (sd->commit_id) {
+		if (sqlite3_prepare_v2(h,
+		                       "SELECT ru.id, " OWN_RUN_SQL " FROM runs ru"
+		                       " WHERE ru.commit_id = ? AND ru.testbed_id = ?"
+		                       " AND ru.state = 'complete' ORDER BY ru.id",
+		                       -1, &s, NULL))
+			return sql_err(db, "finding the runs of a commit");
+		sqlite3_bind_int64(s, 1, sd->commit_id);
+		sqlite3_bind_int64(s, 2, sd->testbed_id);
+		while (sqlite3_step(s) == SQLITE_ROW && sd->nruns < MAX_SIDE_RUNS) {
+			sd->runs[sd->nruns] = sqlite3_column_int64(s, 0);
+			sd->peer[sd->nruns] = !sqlite3_column_int(s, 1);
+			if (!sd->peer[sd->nruns])
+				latest_own = sd->runs[sd->nruns];
+			sd->nruns++;
+		}
+		sqlite3_finalize(s);
+		if (!sd->nruns)
+			return xo_error(XO_EINVAL, "no complete run of the commit");
+	}
+	if (!latest_own)
+		latest_own = sd->runs[sd->nruns - 1];
+	if ((st = load_run(db, latest_own, &sd->info)))
+		return st;
+	sd->others = sd->load = -1.0;
+	for (size_t i = 0; i < sd->nruns; i++) {
+		struct run_info *r = malloc(sizeof(*r));
+
+		if (!r)
+			return xo_error(XO_ENOMEM, "perf: out of memory");
+		if (!sd->peer[i] && !load_run(db, sd->runs[i], r)) {
+			sd->others = fmax(sd->others, r->others);
+			sd->load = fmax(sd->load, fmax(r->load_start, r->load_end));
+		}
+		free(r);
+	}
+	return XO_OK;
+}
+
+static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64_t want_testbed,
+                                   struct side *sd)
+{
+	sqlite3_stmt *s = NULL;
+	enum xo_status st;
+	int64_t run_id = 0;
+	char sha[48];
+
+	memset(sd, 0, sizeof(*sd));
+	if (spec && !strncmp(spec, "run:", 4)) {
+		if ((st = xo_perf_resolve_run(db, spec, &run_id)))
+			return st;
+		sd->runs[0] = run_id;
+		sd->nruns = 1;
+		if ((st = side_fill(db, sd)))
+			return st;
+		sd->testbed_id = sd->info.testbed_id;
+		return XO_OK;
+	}
+	if ((st = xo_perf_resolve_run(db, spec, &run_id))) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", xo_last_error());
+		if (!spec || strstr(why, "ambiguous"))
+			return xo_error(XO_EINVAL, "%s", why);
+		if (xo_perf_git_commit(spec, sha, sizeof(sha)))
+			return xo_error(XO_EINVAL, "'%s': not run:N, a recorded commit or a git revision",
+			                spec);
+		if (xo_perf_resolve_run(db, sha, &run_id))
+			return xo_error(XO_EINVAL,
+			                "'%s' is commit %.12s, which has no complete run in the store "
+			                "(record it first, or use `xo perf continuous`)",
+			                spec, sha);
+	}
+	/* the commit row of that run (a dirty tree is its own row), and the
+	 * testbed: the wanted one when the commit has own runs there */
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT ru.commit_id, ru.testbed_id FROM runs ru"
+	                       " WHERE ru.commit_id IN (SELECT c2.id FROM commits c2 WHERE c2.sha ="
+	                       " (SELECT c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"
+	                       " WHERE r.id = ?1)) AND ru.state = 'complete'"
+	                       " ORDER BY " OWN_RUN_SQL " DESC, ru.testbed_id = ?2 DESC, ru.id DESC"
+	                       " LIMIT 1",
+	                       -1, &s, NULL))
+		return sql_err(db, "finding a commit");
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, want_testbed);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		sd->commit_id = sqlite3_column_int64(s, 0);
+		sd->testbed_id = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	if (!sd->commit_id)
+		return xo_error(XO_EINVAL, "'%s': no complete run", spec ? spec : "latest");
+	return side_fill(db, sd);
+}
+
+/* "0,3,5,7": the side's runs, own and peers, for an IN (...) list (0 is no run). */
+static void side_ids(const struct side *sd, char *buf, size_t size)
+{
+	snprintf(buf, size, "0");
+	for (size_t i = 0; i < sd->nruns; i++)
+		snprintf(buf + strlen(buf), size - strlen(buf), ",%lld", (long long)sd->runs[i]);
+}
+
+static void print_side(FILE *out, const char *what, const struct side *sd, json_t *js)
+{
+	json_t *runs = json_array(), *peers = json_array();
+	bool any_peer = false;
+
+	print_run(out, what, &sd->info);
+	fprintf(out, "      %s:", sd->commit_id ? "record runs pooled" : "the run");
+	for (size_t i = 0; i < sd->nruns; i++) {
+		if (sd->peer[i]) {
+			any_peer = true;
+			json_array_append_new(peers, json_integer(sd->runs[i]));
+			continue;
+		}
+		fprintf(out, " run:%lld", (long long)sd->runs[i]);
+		json_array_append_new(runs, json_integer(sd->runs[i]));
+	}
+	if (any_peer) {
+		fprintf(out, "; peer imports (own section):");
+		for (size_t i = 0; i < sd->nruns; i++)
+			if (sd->peer[i])
+				fprintf(out, " run:%lld", (long long)sd->runs[i]);
+	}
+	fputc('\n', out);
+	if (js) {
+		json_object_set_new(js, "commit", json_string(sd->info.sha));
+		json_object_set_new(js, "dirty", json_boolean(sd->info.dirty));
+		json_object_set_new(js, "subject", json_string(sd->info.subject));
+		json_object_set_new(js, "testbed", json_integer(sd->testbed_id));
+		json_object_set_new(js, "runs", runs);
+		json_object_set_new(js, "peer_runs", peers);
+		json_object_set_new(js, "others_cpu",
+		                    sd->others >= 0 ? json_real(sd->others) : json_null());
+	} else {
+		json_decref(runs);
+		json_decref(peers);
+	}
+}
+
+/*
+ * The samples of benchmark bench pooled over the side's runs (own and peer:
+ * a benchmark belongs to one or the other), each run's median in rm, the
+ * kernel-source version of the latest run measuring it in version.
+ */
+static enum xo_status load_pooled(struct xo_perfdb *db, const struct side *sd, int64_t bench,
+                                  struct vec *all, struct vec *rm, struct vec *tmp,
+                                  char *version, size_t vsize)
+{
+	sqlite3_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	all->n = rm->n = 0;
+	version[0] = '\0';
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT id, version FROM results WHERE benchmark_id = ? AND run_id = ?",
+	                       -1, &s, NULL))
+		return sql_err(db, "reading results");
+	for (size_t i = 0; i < sd->nruns; i++) {
+		sqlite3_bind_int64(s, 1, bench);
+		sqlite3_bind_int64(s, 2, sd->runs[i]);
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			const unsigned char *v = sqlite3_column_text(s, 1);
+
+			snprintf(version, vsize, "%s", v ? (const char *)v : "");
+			if ((st = load_samples(db, sqlite3_column_int64(s, 0), tmp)))
+				break;
+			for (size_t k = 0; k < tmp->n; k++)
+				if (!vec_push(all, tmp->v[k])) {
+					st = xo_error(XO_ENOMEM, "perf: out of memory");
+					goto out;
+				}
+			if (tmp->n && !vec_push(rm, xo_perf_median(tmp->v, tmp->n))) {
+				st = xo_error(XO_ENOMEM, "perf: out of memory");
+				goto out;
+			}
+		}
+		sqlite3_reset(s);
+	}
+out:
+	sqlite3_finalize(s);
+	return st;
+}
+
+enum compare_section { SEC_TEST, SEC_REF, SEC_PEER, SEC_COUNT };
+
+static const char *const section_title[SEC_COUNT] = {
+    "backends under test (cpu, cl)",
+    "reference backend (ref): the oracle, reported apart, never an alarm",
+    "peers (other frameworks' imported timings): reported apart, never an alarm",
+};
+static const char *const section_key[SEC_COUNT] = {"test", "ref", "peer"};
+
+static enum compare_section section_of(const char *device)
+{
+	if (!strcmp(device, "ref"))
+		return SEC_REF;
+	if (!strcmp(device, "cpu") || !strncmp(device, "cl", 2))
+		return SEC_TEST;
+	return SEC_PEER;
+}
+
+struct compare_row {
+	char name[192];
+	enum compare_section sec;
+	struct verdict v;
+	const char *word;
+	char why[128];
+	bool src_changed, same_code;
+	size_t nb_runs, nh_runs;
+	double bmin, bmax, hmin, hmax; /* range of the run medians of each side */
+};
+
+/*
+ * Other work on the machine: not a testbed property, but it moves every
+ * threaded timing (cpu threads, PoCL). The measure is the CPU time other
+ * processes took during the run (schema 3); the load average, kept for older
+ * runs, also counts the recorder's own threads, so a run on an idle machine
+ * ends with a load of about its own thread count. A tenth of the machine: on
+ * 2 cores a fifth of the second core that the cpu backend's second thread
+ * wants.
+ */
+static bool side_busy(const struct side *sd, double cores)
+{
+	if (sd->others >= 0)
+		return sd->others > 0.1 * cores;
+	return sd->load > 0.5 * cores + 1.0;
+}
+
+static bool load_differs(const struct side *b, const struct side *h, double cores)
+{
+	if (b->others >= 0 && h->others >= 0)
+		return fabs(b->others - h->others) > 0.1 * cores;
+	return side_busy(b, cores) != side_busy(h, cores);
+}
+
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed)
 {
-	struct run_info *rb = NULL, *rh = NULL;
-	struct vec vb = {0}, vh = {0};
+	struct side *sb = NULL, *sh = NULL;
+	struct vec vb = {0}, vh = {0}, mb = {0}, mh = {0}, tmp = {0};
+	struct compare_row *rows = NULL;
+	size_t nrows = 0, caprows = 0;
 	sqlite3_stmt *s = NULL;
-	int64_t base_id, head_id;
-	int nreg = 0, nimp = 0, nsame = 0, ndiff_tb = 0;
+	int count[SEC_COUNT][4] = {{0}}; /* slower, faster, same, lowered */
+	int nmulti[SEC_COUNT] = {0};     /* series with >= 2 runs on both sides */
+	int ndiff_tb = 0;
 	int64_t only_base = 0, only_head = 0;
 	regex_t re;
-	bool have_re = false;
+	bool have_re = false, busy_b, busy_h, ldiff;
 	enum xo_status st;
+	char ib[8192], ih[8192], sql[17000];
+	double cores;
+	json_t *root = NULL, *jrows = NULL;
+	FILE *t = out; /* the text; a sink with --json */
 	int rc;
 
 	*failed = false;
-	if ((st = xo_perf_resolve_run(db, base, &base_id)) ||
-	    (st = xo_perf_resolve_run(db, head, &head_id)))
-		return st;
-	if (o->filter) {
-		if (regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB))
-			return xo_error(XO_EINVAL, "--filter '%s' is not a valid regex", o->filter);
-		have_re = true;
-	}
-	rb = malloc(sizeof(*rb));
-	rh = malloc(sizeof(*rh));
-	if (!rb || !rh) {
+	sb = malloc(sizeof(*sb));
+	sh = malloc(sizeof(*sh));
+	if (!sb || !sh) {
 		st = xo_error(XO_ENOMEM, "perf: out of memory");
 		goto out;
 	}
-	if ((st = load_run(db, base_id, rb)) || (st = load_run(db, head_id, rh)))
+	/* base first (its error first); again on the head's testbed when it has runs there */
+	if ((st = side_resolve(db, base, 0, sb)) || (st = side_resolve(db, head, 0, sh)) ||
+	    (sb->commit_id && sb->testbed_id != sh->testbed_id &&
+	     (st = side_resolve(db, base, sh->testbed_id, sb))))
 		goto out;
-	print_run(out, "base", rb);
-	print_run(out, "head", rh);
-	fprintf(out,
+	if (o->filter) {
+		if (regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB)) {
+			st = xo_error(XO_EINVAL, "--filter '%s' is not a valid regex", o->filter);
+			goto out;
+		}
+		have_re = true;
+	}
+	if (o->json) {
+		root = json_object();
+		jrows = json_array();
+		if (!root || !jrows || !(t = fopen("/dev/null", "w"))) {
+			t = out;
+			st = xo_error(XO_ENOMEM, "perf: out of memory");
+			goto out;
+		}
+		json_object_set_new(root, "base", json_object());
+		json_object_set_new(root, "head", json_object());
+	}
+	print_side(t, "base", sb, root ? json_object_get(root, "base") : NULL);
+	print_side(t, "head", sh, root ? json_object_get(root, "head") : NULL);
+	fprintf(t,
 	        "verdict: slower/faster when Mann-Whitney p < %g and |change| > "
 	        "max(%.0f%%, base IQR/median, run-to-run noise of the series once it has "
-	        ">= 4 runs)\n\n",
+	        ">= 4 runs), and with several runs a side, every head run beyond every base "
+	        "run, by a margin of chance below 0.05 over the series compared; lowered to \"unchanged code\" (or \"environment\": other testbed or "
+	        "load) when the benchmark's kernel-source hash is the same on both sides\n",
 	        o->alpha, 100.0 * o->threshold);
-	fprintf(out, "%-58s %12s %12s %9s %9s  %s\n", "Benchmark", "Base", "Head", "Change",
-	        "p-value", "Verdict");
 
-	if (sqlite3_prepare_v2(
-	        xo_perfdb_sqlite(db),
-	        "SELECT b.name, xb.id, xh.id, xb.version != xh.version, b.id"
-	        " FROM results xb JOIN results xh ON xh.benchmark_id = xb.benchmark_id"
-	        " JOIN benchmarks b ON b.id = xb.benchmark_id"
-	        " WHERE xb.run_id = ? AND xh.run_id = ? ORDER BY b.name",
-	        -1, &s, NULL)) {
+	cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
+	busy_b = side_busy(sb, cores);
+	busy_h = side_busy(sh, cores);
+	ldiff = load_differs(sb, sh, cores);
+
+	/* every benchmark both sides measured (own runs and peers alike) */
+	side_ids(sb, ib, sizeof(ib));
+	side_ids(sh, ih, sizeof(ih));
+	snprintf(sql, sizeof(sql),
+	         "SELECT b.id, b.name, b.device FROM benchmarks b"
+	         " WHERE EXISTS (SELECT 1 FROM results r WHERE r.benchmark_id = b.id AND"
+	         " r.run_id IN (%s)) AND EXISTS (SELECT 1 FROM results r WHERE"
+	         " r.benchmark_id = b.id AND r.run_id IN (%s)) ORDER BY b.name",
+	         ib, ih);
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db), sql, -1, &s, NULL)) {
 		st = sql_err(db, "comparing runs");
 		goto out;
 	}
-	sqlite3_bind_int64(s, 1, base_id);
-	sqlite3_bind_int64(s, 2, head_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(s, 0);
-		bool changed_src = sqlite3_column_int(s, 3);
-		struct verdict v;
-		char tb[32], th[32], why[64] = "";
-		const char *word;
+		const char *name = (const char *)sqlite3_column_text(s, 1);
+		const char *dev = (const char *)sqlite3_column_text(s, 2);
+		int64_t bench = sqlite3_column_int64(s, 0);
+		char verb[24], verh[24], devbuf[48];
+		struct compare_row *w;
 		double run_noise;
 
 		if (have_re && regexec(&re, name, 0, NULL, 0))
 			continue;
-		if ((st = load_samples(db, sqlite3_column_int64(s, 1), &vb)) ||
-		    (st = load_samples(db, sqlite3_column_int64(s, 2), &vh)))
+		if (!dev || !dev[0]) { /* older stores: the device ends the name */
+			const char *slash = strrchr(name, '/');
+
+			snprintf(devbuf, sizeof(devbuf), "%s", slash ? slash + 1 : name);
+			dev = devbuf;
+		}
+		if (nrows == caprows) {
+			size_t cap = caprows ? 2 * caprows : 64;
+			struct compare_row *nr = realloc(rows, cap * sizeof(*nr));
+
+			if (!nr) {
+				st = xo_error(XO_ENOMEM, "perf: out of memory");
+				goto out;
+			}
+			rows = nr;
+			caprows = cap;
+		}
+		w = &rows[nrows++];
+		memset(w, 0, sizeof(*w));
+		snprintf(w->name, sizeof(w->name), "%s", name);
+		w->sec = section_of(dev);
+		if ((st = load_pooled(db, sb, bench, &vb, &mb, &tmp, verb, sizeof(verb))) ||
+		    (st = load_pooled(db, sh, bench, &vh, &mh, &tmp, verh, sizeof(verh))))
 			goto out;
-		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &v);
-		run_noise = series_noise(db, sqlite3_column_int64(s, 4), rb->testbed_id, base_id,
-		                         o->alpha);
-		if (v.sign && fabs(v.change) <= run_noise) {
+		w->nb_runs = mb.n;
+		w->nh_runs = mh.n;
+		w->src_changed = strcmp(verb, verh) != 0;
+		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
+		/*
+		 * The run-to-run bar is for one run against one run: the change of
+		 * two run offsets. With several runs a side the run rule below
+		 * judges the offsets themselves (without assuming their spread),
+		 * and the bar of a single pair would only hide what every run
+		 * shows. The head's own runs are not "an unchanged tree": with
+		 * alternating rounds they sit among the base's in run order.
+		 */
+		run_noise = mb.n >= 2 && mh.n >= 2
+		                ? 0.0
+		                : series_noise(db, bench, sb->testbed_id, sb->info.id, o->alpha,
+		                               sh->info.commit_id);
+		if (w->v.sign && fabs(w->v.change) <= run_noise) {
 			/* significant for these samples, not beyond what runs of an
 			 * unchanged tree do: say so rather than hide it */
-			v.sign = 0;
-			snprintf(why, sizeof(why), "  [within run-to-run noise %.0f%%]",
+			w->v.sign = 0;
+			snprintf(w->why, sizeof(w->why), "  [within run-to-run noise %.0f%%]",
 			         100.0 * run_noise);
 		}
-		fmt_time(v.base_med, tb, sizeof(tb));
-		fmt_time(v.head_med, th, sizeof(th));
-		word = v.sign > 0 ? "SLOWER" : v.sign < 0 ? "faster" : "same";
-		if (v.sign > 0)
-			nreg++;
-		else if (v.sign < 0)
-			nimp++;
-		else
-			nsame++;
-		fprintf(out, "%-58s %12s %12s %+8.1f%% %9.2g  %s%s%s\n", name, tb, th,
-		        100.0 * v.change, v.p, word, changed_src ? "  [source changed]" : "", why);
+		w->bmin = w->hmin = INFINITY;
+		w->bmax = w->hmax = -INFINITY;
+		for (size_t i = 0; i < mb.n; i++) {
+			w->bmin = fmin(w->bmin, mb.v[i]);
+			w->bmax = fmax(w->bmax, mb.v[i]);
+		}
+		for (size_t i = 0; i < mh.n; i++) {
+			w->hmin = fmin(w->hmin, mh.v[i]);
+			w->hmax = fmax(w->hmax, mh.v[i]);
+		}
+		w->same_code = verb[0] && !w->src_changed;
+		if (w->nb_runs >= 2 && w->nh_runs >= 2)
+			nmulti[w->sec]++;
 	}
 	if (rc != SQLITE_DONE) {
 		st = sql_err(db, "comparing runs");
@@ -341,92 +717,191 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 	}
 	sqlite3_finalize(s);
 	s = NULL;
-	/* what only one side measured */
-	if (sqlite3_prepare_v2(
-	        xo_perfdb_sqlite(db),
-	        "SELECT (SELECT count(*) FROM results WHERE run_id = ?1 AND"
-	        " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id = ?2)),"
-	        " (SELECT count(*) FROM results WHERE run_id = ?2 AND"
-	        " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id = ?1))",
-	        -1, &s, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(s, 1, base_id);
-		sqlite3_bind_int64(s, 2, head_id);
-		if (sqlite3_step(s) == SQLITE_ROW) {
-			only_base = sqlite3_column_int64(s, 0);
-			only_head = sqlite3_column_int64(s, 1);
+
+	for (size_t i = 0; i < nrows; i++) {
+		struct compare_row *w = &rows[i];
+
+		if (w->v.sign && w->nb_runs >= 2 && w->nh_runs >= 2) {
+			/*
+			 * Each run has its own offset (load, frequency, placement),
+			 * which the samples of one run cannot show; on a shared
+			 * machine it moves a run's median by tens of percent. With
+			 * several runs a side (continuous's rounds) the change must be
+			 * one every head run shows against every base run, and that
+			 * must be rare by chance for the whole comparison: with runs
+			 * exchangeable, all nh head medians lie beyond all nb base
+			 * medians in one direction with probability 1 / C(nb + nh, nb);
+			 * over the m series of this section compared this way
+			 * (Bonferroni) it must stay below 0.05 / m. 3 rounds a side
+			 * (1/20) cannot pass for more than one series; 6 (1/924)
+			 * pass for up to 46.
+			 */
+			double pchance = 1.0, family = 0.05 / (double)nmulti[w->sec];
+			size_t nb = w->nb_runs, nh = w->nh_runs;
+
+			for (size_t k = 1; k <= nb; k++) /* 1 / C(nb + nh, nb) */
+				pchance *= (double)k / (double)(nh + k);
+			if (w->v.sign > 0 ? w->hmin <= w->bmax : w->hmax >= w->bmin) {
+				w->v.sign = 0;
+				snprintf(w->why, sizeof(w->why),
+				         "  [run medians overlap: %zu base, %zu head runs]", nb, nh);
+			} else if (pchance > family) {
+				w->v.sign = 0;
+				snprintf(w->why, sizeof(w->why),
+				         "  [runs separate, but %zu+%zu runs cannot show it over %d series: "
+				         "more rounds]",
+				         nb, nh, nmulti[w->sec]);
+			}
+		}
+		if (w->v.sign && w->same_code) {
+			/* the code measured is the same on both sides */
+			w->word = sb->testbed_id != sh->testbed_id || ldiff ? "environment"
+			                                                    : "unchanged code";
+			snprintf(w->why, sizeof(w->why), "  [%s %+.1f%%: kernel source unchanged]",
+			         w->v.sign > 0 ? "slower" : "faster", 100.0 * w->v.change);
+			w->v.sign = 0;
+			count[w->sec][3]++;
+		} else {
+			w->word = w->v.sign > 0 ? "SLOWER" : w->v.sign < 0 ? "faster" : "same";
+			count[w->sec][w->v.sign > 0 ? 0 : w->v.sign < 0 ? 1 : 2]++;
 		}
 	}
-	fprintf(out, "\n%d slower, %d faster, %d same", nreg, nimp, nsame);
-	if (only_base || only_head)
-		fprintf(out, " (%lld only in base, %lld only in head)", (long long)only_base,
-		        (long long)only_head);
-	fputc('\n', out);
 
-	fprintf(out, "\ntestbed:");
+	for (int sec = 0; sec < SEC_COUNT; sec++) {
+		bool head_printed = false;
+
+		for (size_t i = 0; i < nrows; i++) {
+			const struct compare_row *w = &rows[i];
+			char tb[32], th[32];
+
+			if (w->sec != (enum compare_section)sec)
+				continue;
+			if (!head_printed) {
+				fprintf(t, "\n== %s\n%-58s %12s %12s %9s %9s  %s\n", section_title[sec],
+				        "Benchmark", "Base", "Head", "Change", "p-value", "Verdict");
+				head_printed = true;
+			}
+			fmt_time(w->v.base_med, tb, sizeof(tb));
+			fmt_time(w->v.head_med, th, sizeof(th));
+			fprintf(t, "%-58s %12s %12s %+8.1f%% %9.2g  %s%s%s\n", w->name, tb, th,
+			        100.0 * w->v.change, w->v.p, w->word,
+			        w->src_changed ? "  [source changed]" : "", w->why);
+			if (jrows) {
+				json_t *jr = json_pack(
+				    "{s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:I, s:I}", "benchmark",
+				    w->name, "section", section_key[sec], "base_median_s", w->v.base_med,
+				    "head_median_s", w->v.head_med, "change",
+				    isfinite(w->v.change) ? w->v.change : 0.0, "p_value", w->v.p,
+				    "verdict", w->word, "source_changed", w->src_changed, "note",
+				    w->why[0] ? w->why + 2 : "", "base_runs", (json_int_t)w->nb_runs,
+				    "head_runs", (json_int_t)w->nh_runs);
+
+				if (jr)
+					json_array_append_new(jrows, jr);
+			}
+		}
+	}
+	/* what only one side measured */
+	snprintf(sql, sizeof(sql),
+	         "SELECT (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
+	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))),"
+	         " (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
+	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s)))",
+	         ib, ih, ih, ib);
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db), sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		only_base = sqlite3_column_int64(s, 0);
+		only_head = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	fprintf(t, "\n%d slower, %d faster, %d same", count[SEC_TEST][0], count[SEC_TEST][1],
+	        count[SEC_TEST][2]);
+	if (count[SEC_TEST][3])
+		fprintf(t, ", %d lowered (kernel source unchanged)", count[SEC_TEST][3]);
+	if (only_base || only_head)
+		fprintf(t, " (%lld only in base, %lld only in head)", (long long)only_base,
+		        (long long)only_head);
+	fputc('\n', t);
+	for (int sec = SEC_REF; sec < SEC_COUNT; sec++)
+		if (count[sec][0] + count[sec][1] + count[sec][2] + count[sec][3])
+			fprintf(t, "%s: %d slower, %d faster, %d same, %d lowered (not alarms)\n",
+			        section_key[sec], count[sec][0], count[sec][1], count[sec][2],
+			        count[sec][3]);
+
+	fprintf(t, "\ntestbed:");
 	for (size_t i = 0; i < NFIELDS; i++) {
-		if (!strcmp(rb->field[i], rh->field[i]))
+		if (!strcmp(sb->info.field[i], sh->info.field[i]))
 			continue;
 		if (!ndiff_tb++)
-			fputc('\n', out);
-		fprintf(out, "  %-14s base: %s\n  %-14s head: %s\n", testbed_fields[i],
-		        rb->field[i], "", rh->field[i]);
+			fputc('\n', t);
+		fprintf(t, "  %-14s base: %s\n  %-14s head: %s\n", testbed_fields[i],
+		        sb->info.field[i], "", sh->info.field[i]);
+		if (root) {
+			json_t *d = json_object_get(root, "testbed_diff");
+
+			if (!d)
+				json_object_set_new(root, "testbed_diff", d = json_array());
+			json_array_append_new(d, json_pack("{s:s, s:s, s:s}", "field",
+			                                   testbed_fields[i], "base", sb->info.field[i],
+			                                   "head", sh->info.field[i]));
+		}
 	}
 	if (!ndiff_tb)
-		fprintf(out, " the same (testbed %lld: %s, BLAS %s %s, OpenCL %s)\n",
-		        (long long)rb->testbed_id, rb->field[1], rb->field[6], rb->field[8],
-		        rb->field[11][0] ? rb->field[11] : "none");
-	/*
-	 * Other work on the machine: not a testbed property, but it moves every
-	 * threaded timing (cpu threads, PoCL). The measure is the CPU time other
-	 * processes took during the run (schema 3); the load average, kept for
-	 * older runs, also counts the recorder's own threads, so a run on an idle
-	 * machine ends with a load of about its own thread count.
-	 */
-	{
-		double cores = atof(rb->field[2]) > 0 ? atof(rb->field[2]) : 1.0;
-		double lb = fmax(rb->load_start, rb->load_end),
-		       lh = fmax(rh->load_start, rh->load_end);
-		bool busy_b, busy_h;
-
-		if (lb >= 0 && lh >= 0)
-			fprintf(out,
-			        "load:    1-min load average start/end: base %.2f/%.2f, head "
-			        "%.2f/%.2f (%.0f cores; includes the recorder itself)\n",
-			        rb->load_start, rb->load_end, rh->load_start, rh->load_end, cores);
-		if (rb->others >= 0 && rh->others >= 0) {
-			fprintf(out,
-			        "others:  other processes used %.2f cores during base, "
-			        "%.2f during head\n",
-			        rb->others, rh->others);
-			/* a tenth of the machine: on 2 cores a fifth of the second core
-			 * that the cpu backend's second thread wants */
-			busy_b = rb->others > 0.1 * cores;
-			busy_h = rh->others > 0.1 * cores;
-		} else {
-			/* older runs: only the load average, which counts the
-			 * recorder too: above its own two threads' worth */
-			busy_b = lb > 0.5 * cores + 1.0;
-			busy_h = lh > 0.5 * cores + 1.0;
-		}
-		if (busy_b || busy_h)
-			fprintf(out,
-			        "warning: other work on the machine during %s: threaded timings "
-			        "(cpu, cl) may have moved for that reason alone; record again "
-			        "when it is quiet\n",
-			        busy_b && busy_h ? "both runs"
-			        : busy_b         ? "the base run"
-			                         : "the head run");
+		fprintf(t, " the same (testbed %lld: %s, BLAS %s %s, OpenCL %s)\n",
+		        (long long)sb->testbed_id, sb->info.field[1], sb->info.field[6],
+		        sb->info.field[8], sb->info.field[11][0] ? sb->info.field[11] : "none");
+	if (sb->load >= 0 && sh->load >= 0)
+		fprintf(t,
+		        "load:    highest 1-min load average: base %.2f, head %.2f (%.0f cores; "
+		        "includes the recorder itself)\n",
+		        sb->load, sh->load, cores);
+	if (sb->others >= 0 && sh->others >= 0)
+		fprintf(t, "others:  other processes used up to %.2f cores during base, %.2f during "
+		           "head\n",
+		        sb->others, sh->others);
+	if (busy_b || busy_h || ldiff)
+		fprintf(t,
+		        "warning: other work on the machine during %s: threaded timings (cpu, cl) "
+		        "may have moved for that reason alone; record again when it is quiet\n",
+		        busy_b && busy_h ? "both sides"
+		        : busy_b         ? "the base runs"
+		        : busy_h         ? "the head runs"
+		                         : "one side more than the other");
+	*failed = count[SEC_TEST][0] > 0;
+	if (root) {
+		json_object_set_new(root, "threshold", json_real(o->threshold));
+		json_object_set_new(root, "alpha", json_real(o->alpha));
+		json_object_set_new(root, "results", jrows);
+		jrows = NULL;
+		json_object_set_new(
+		    root, "summary",
+		    json_pack("{s:i, s:i, s:i, s:i, s:I, s:I}", "slower", count[SEC_TEST][0],
+		              "faster", count[SEC_TEST][1], "same", count[SEC_TEST][2], "lowered",
+		              count[SEC_TEST][3], "only_base", (json_int_t)only_base, "only_head",
+		              (json_int_t)only_head));
+		json_object_set_new(root, "load_warning", json_boolean(busy_b || busy_h || ldiff));
+		json_object_set_new(root, "regression", json_boolean(*failed));
+		json_dumpf(root, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', out);
 	}
-	*failed = nreg > 0;
 
 out:
+	if (t != out)
+		fclose(t);
+	json_decref(root);
+	json_decref(jrows);
 	sqlite3_finalize(s);
 	if (have_re)
 		regfree(&re);
+	free(rows);
 	free(vb.v);
 	free(vh.v);
-	free(rb);
-	free(rh);
+	free(mb.v);
+	free(mh.v);
+	free(tmp.v);
+	free(sb);
+	free(sh);
 	return st;
 }
 
@@ -667,7 +1142,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	}
 
 	if (nsteps)
-		run_noise = series_noise(db, bench, testbed, INT64_MAX, alpha);
+		run_noise = series_noise(db, bench, testbed, INT64_MAX, alpha, 0);
 	for (size_t k = 0; k < nsteps; k++) {
 		const struct point *m = &se->pt[base + starts[k]];
 		struct step_eval *e = &ev[k];
@@ -733,37 +1208,99 @@ out:
 	return st;
 }
 
-/* The changes table; with --filter only the matching benchmarks, so that
- * `detect --filter` exits 1 for a regression it was asked about only. */
+/* The kernel-source version a change's benchmark had at a commit (?1 the
+ * change's column holding the commit): the latest complete run's. */
+#define CHANGE_VERSION_SQL(col)                                                                    \
+	"(SELECT res.version FROM results res JOIN runs ru ON ru.id = res.run_id"                  \
+	" WHERE res.benchmark_id = ch.benchmark_id AND ru.testbed_id = ch.testbed_id"              \
+	" AND ru.commit_id = ch." col " AND ru.state = 'complete' ORDER BY ru.id DESC LIMIT 1)"
+
+/* A step whose benchmark's kernel source is the same on both sides of it is
+ * not the code's doing: never "confirmed" (issue 16 item 3). */
+static const char lower_unchanged_sql[] =
+    "UPDATE changes AS ch SET state = 'detected' WHERE state = 'confirmed' AND "
+    CHANGE_VERSION_SQL("commit_id") " = " CHANGE_VERSION_SQL("prev_commit_id")
+    " AND " CHANGE_VERSION_SQL("commit_id") " != ''";
+
+/*
+ * The changes table, the backends under test first, then ref and the peers
+ * (never alarms); with --filter only the matching benchmarks, so that
+ * `detect --filter` exits 1 for a regression it was asked about only. Each
+ * change says whether the kernel source changed across it and whether other
+ * processes loaded the machine during the runs on either side of it.
+ */
 static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ctx,
-                          const regex_t *re)
+                          const regex_t *re, json_t *jchanges, int *nbusy)
 {
 	sqlite3_stmt *s = NULL;
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                       "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, c.dirty,"
-	                       " ch.ratio, ch.p_value, ch.testbed_id"
-	                       " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
-	                       " JOIN commits c ON c.id = ch.commit_id"
-	                       " ORDER BY ch.state != 'confirmed', ch.direction != 'regression',"
-	                       " b.name, ch.id",
-	                       -1, &s, NULL))
+	if (sqlite3_prepare_v2(
+	        xo_perfdb_sqlite(db),
+	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, c.dirty,"
+	        " ch.ratio, ch.p_value, ch.testbed_id, b.device,"
+	        " coalesce(" CHANGE_VERSION_SQL("commit_id") ", ''),"
+	        " coalesce(" CHANGE_VERSION_SQL("prev_commit_id") ", ''),"
+	        " (SELECT max(ru.others_cpu) FROM runs ru WHERE ru.testbed_id = ch.testbed_id"
+	        "  AND ru.state = 'complete' AND ru.commit_id IN (ch.commit_id, ch.prev_commit_id)),"
+	        " t.cores"
+	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
+	        " JOIN commits c ON c.id = ch.commit_id JOIN testbeds t ON t.id = ch.testbed_id"
+	        " ORDER BY b.device = 'ref' OR NOT (b.device = 'cpu' OR b.device LIKE 'cl%'),"
+	        " b.device = 'ref' DESC, ch.state != 'confirmed', ch.direction != 'regression',"
+	        " b.name, ch.id",
+	        -1, &s, NULL))
 		return;
-	fprintf(out, "%6s %-10s %-11s %-58s %-14s %8s %9s\n", "id", "state", "direction",
-	        "benchmark", "commit", "change", "p-value");
+	fprintf(out, "%6s %-10s %-11s %-58s %-14s %8s %9s  %s\n", "id", "state", "direction",
+	        "benchmark", "commit", "change", "p-value", "notes");
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		const char *state = (const char *)sqlite3_column_text(s, 1);
 		const char *dir = (const char *)sqlite3_column_text(s, 2);
-		char commit[32];
+		const char *name = (const char *)sqlite3_column_text(s, 3);
+		const char *dev = sqlite3_column_text(s, 9) ? (const char *)sqlite3_column_text(s, 9)
+		                                            : "";
+		const char *vh = (const char *)sqlite3_column_text(s, 10);
+		const char *vb = (const char *)sqlite3_column_text(s, 11);
+		double cores = sqlite3_column_double(s, 13) > 0 ? sqlite3_column_double(s, 13) : 1.0;
+		bool busy = sqlite3_column_type(s, 12) != SQLITE_NULL &&
+		            sqlite3_column_double(s, 12) > 0.1 * cores;
+		bool same_code = vh[0] && !strcmp(vh, vb);
+		enum compare_section sec = section_of(dev[0] ? dev : strrchr(name, '/') ?
+		                                                   strrchr(name, '/') + 1 : name);
+		char commit[32], notes[160] = "";
 
-		if (re && regexec(re, (const char *)sqlite3_column_text(s, 3), 0, NULL, 0))
+		if (re && regexec(re, name, 0, NULL, 0))
 			continue;
 		snprintf(commit, sizeof(commit), "%.10s%s", (const char *)sqlite3_column_text(s, 4),
 		         sqlite3_column_int(s, 5) ? "+" : "");
-		fprintf(out, "%6lld %-10s %-11s %-58s %-14s %+7.1f%% %9.2g\n",
-		        (long long)sqlite3_column_int64(s, 0), state, dir,
-		        (const char *)sqlite3_column_text(s, 3), commit,
-		        100.0 * (sqlite3_column_double(s, 6) - 1.0), sqlite3_column_double(s, 7));
+		if (sec != SEC_TEST)
+			snprintf(notes, sizeof(notes), "[%s: not an alarm]", section_key[sec]);
+		if (same_code)
+			snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
+			         "%s[kernel source unchanged]", notes[0] ? " " : "");
+		if (busy) {
+			snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
+			         "%s[load: other processes used %.2f cores]", notes[0] ? " " : "",
+			         sqlite3_column_double(s, 12));
+			if (!strcmp(state, "confirmed") && sec == SEC_TEST)
+				(*nbusy)++;
+		}
+		fprintf(out, "%6lld %-10s %-11s %-58s %-14s %+7.1f%% %9.2g  %s\n",
+		        (long long)sqlite3_column_int64(s, 0), state, dir, name, commit,
+		        100.0 * (sqlite3_column_double(s, 6) - 1.0), sqlite3_column_double(s, 7),
+		        notes);
+		if (jchanges)
+			json_array_append_new(
+			    jchanges,
+			    json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:b, s:b, s:b}", "id",
+			              (json_int_t)sqlite3_column_int64(s, 0), "state", state,
+			              "direction", dir, "benchmark", name, "section", section_key[sec],
+			              "commit", (const char *)sqlite3_column_text(s, 4), "ratio",
+			              sqlite3_column_double(s, 6), "p_value", sqlite3_column_double(s, 7),
+			              "kernel_source_changed", !same_code, "load_busy", busy, "alarm",
+			              sec == SEC_TEST && !strcmp(state, "confirmed") &&
+			                  !strcmp(dir, "regression")));
+		if (sec != SEC_TEST)
+			continue;
 		if (!strcmp(state, "confirmed") && !strcmp(dir, "regression"))
 			ctx->nconfirmed_reg++;
 		else if (!strcmp(state, "confirmed"))
@@ -841,19 +1378,54 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	sqlite3_finalize(ctx.upsert);
 	sqlite3_finalize(ctx.fix);
 	ctx.upsert = ctx.fix = NULL;
-	if (sqlite3_exec(h, "COMMIT", NULL, NULL, NULL)) {
+	if (sqlite3_exec(h, lower_unchanged_sql, NULL, NULL, NULL) ||
+	    sqlite3_exec(h, "COMMIT", NULL, NULL, NULL)) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
-	print_changes(db, out, &ctx, have_re ? &re : NULL);
-	fprintf(out,
-	        "\ndetect: %d series, %d candidate steps, %d kept by the U test (p < %g / "
-	        "(points - 1)); "
-	        "in the table: %d confirmed regressions, %d confirmed improvements, %d "
-	        "detected below the threshold\n",
-	        nseries, ctx.ncandidates, ctx.nsteps, o->alpha, ctx.nconfirmed_reg,
-	        ctx.nconfirmed_imp, ctx.ndetected);
-	*failed = ctx.nconfirmed_reg > 0;
+	{
+		json_t *root = o->json ? json_object() : NULL;
+		json_t *jch = o->json ? json_array() : NULL;
+		FILE *t = o->json ? fopen("/dev/null", "w") : out;
+		int nbusy = 0;
+
+		if (!t)
+			t = out;
+		print_changes(db, t, &ctx, have_re ? &re : NULL, jch, &nbusy);
+		if (nbusy)
+			fprintf(t,
+			        "\nwarning: %d confirmed changes sit on runs during which other "
+			        "processes used more than a tenth of the machine: threaded timings (cpu, "
+			        "cl) may have moved for that reason alone; record again when it is "
+			        "quiet\n",
+			        nbusy);
+		fprintf(t,
+		        "\ndetect: %d series, %d candidate steps, %d kept by the U test (p < %g / "
+		        "(points - 1)); "
+		        "in the table: %d confirmed regressions, %d confirmed improvements, %d "
+		        "detected below the threshold (backends under test; ref and peers are "
+		        "listed apart)\n",
+		        nseries, ctx.ncandidates, ctx.nsteps, o->alpha, ctx.nconfirmed_reg,
+		        ctx.nconfirmed_imp, ctx.ndetected);
+		*failed = ctx.nconfirmed_reg > 0;
+		if (root) {
+			json_object_set_new(root, "changes", jch);
+			json_object_set_new(
+			    root, "summary",
+			    json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "series", nseries,
+			              "candidate_steps", ctx.ncandidates, "kept_steps", ctx.nsteps,
+			              "confirmed_regressions", ctx.nconfirmed_reg,
+			              "confirmed_improvements", ctx.nconfirmed_imp, "detected",
+			              ctx.ndetected));
+			json_object_set_new(root, "load_warning", json_boolean(nbusy > 0));
+			json_object_set_new(root, "regression", json_boolean(*failed));
+			json_dumpf(root, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+			fputc('\n', out);
+			json_decref(root);
+		}
+		if (t != out)
+			fclose(t);
+	}
 	goto out_free;
 
 out_rollback:

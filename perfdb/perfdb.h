@@ -163,6 +163,7 @@ struct xo_perf_record_opts {
 	                           built-in copy (xo_model_seed_spec) */
 	bool progress;          /* draw a progress bar on stderr */
 	bool list_only;         /* print the benchmark names and stop */
+	bool json;              /* with list_only: a JSON array of the benchmarks */
 };
 enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
                               int64_t *run_id);
@@ -171,16 +172,46 @@ struct xo_perf_compare_opts {
 	double threshold; /* relative change of medians that matters (0.05) */
 	double alpha;     /* Mann-Whitney significance (0.002) */
 	const char *filter;
+	bool json; /* one JSON object on out instead of the text */
 };
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed);
 enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare_opts *o, FILE *out,
                               bool *failed);
+/* `xo perf continuous`: BASE and HEAD (NULL: HEAD) are git revisions of the
+ * source tree; each is built in a temporary clone, both are recorded in
+ * alternating rounds into db_path, then compared by commit. Progress and
+ * build/record logs' paths go to msg, the comparison to out. */
+struct xo_perf_continuous_opts {
+	const char *db_path;
+	const char *filter;
+	const char **devices; /* NULL: the recorder's default devices */
+	int ndevices;
+	bool quick;
+	int rounds;  /* records of each side, alternating (6: see compare) */
+	int samples; /* 0: the recorder's default */
+	const char *model;
+	int jobs;              /* build parallelism */
+	const char *build_dir; /* keep builds in build_dir/SHA and reuse them; NULL:
+	                          a temporary tree removed afterwards */
+	struct xo_perf_compare_opts cmp;
+};
+enum xo_status xo_perf_continuous(const char *base, const char *head,
+                                  const struct xo_perf_continuous_opts *o, FILE *out,
+                                  FILE *msg, bool *failed);
+/* The full sha of a git revision of the source tree (`git rev-parse --verify
+ * REV^{commit}` without a shell); XO_EINVAL for what git does not know or
+ * what looks like an option. */
+enum xo_status xo_perf_git_commit(const char *rev, char *sha, size_t size);
 /* Sets a change's state: "accepted", "ignored", "fixed", "confirmed". */
 enum xo_status xo_perf_change_set(struct xo_perfdb *db, int64_t id, const char *state, FILE *out);
+/* gnuplot plots and index.html in outdir (replaced as a whole, see report.c);
+ * model: that model's crossover and GPU split, NULL: every model in the store. */
 enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
-                              FILE *out);
-enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model, FILE *out);
+                              const char *model, FILE *out);
+/* The faster device per batch for model (a name or a spec path), or for every
+ * model in the store when NULL (listed first); json: one object on out. */
+enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model, bool json, FILE *out);
 /* Stores a peer's timings (JSON, see docs/perf.md) as a run of the current commit. */
 enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char *json_path,
                               FILE *out);

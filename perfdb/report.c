@@ -14,12 +14,16 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "perfdb.h"
+#include "proc.h"
 
 #define MAX_DEV   16
 #define MAX_BATCH 32
@@ -53,6 +57,28 @@ static void safe_name(const char *name, char *out, size_t size)
 	out[i] = '\0';
 }
 
+/*
+ * A string that reaches gnuplot: only [A-Za-z0-9 ._/:+=,()-] kept, the rest
+ * '_'. Inside gnuplot's single quotes none of these is special: no quote to
+ * end the string, no backquote (command substitution), no '@' (macros), no
+ * newline or ';' to start a command (issue 11 item 1). Benchmark and peer
+ * names come from the store, which an import fills from another program.
+ */
+static void gp_safe(const char *in, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < size; i++) {
+		char c = in[i];
+
+		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		                 strchr(" ._/:+=,()-", c)
+		             ? c
+		             : '_';
+	}
+	out[i] = '\0';
+}
+
 static void html_escape(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -64,6 +90,8 @@ static void html_escape(FILE *f, const char *s)
 			fputs("&amp;", f);
 		else if (*s == '"')
 			fputs("&quot;", f);
+		else if (*s == '\'')
+			fputs("&#39;", f);
 		else
 			fputc(*s, f);
 	}
@@ -200,12 +228,43 @@ static void fmt_ci(double med, double lo, double hi, char *buf, size_t size)
 
 static bool have_gnuplot(void)
 {
-	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+	return xo_proc_found("gnuplot");
+}
+
+/*
+ * The legend of the cl curve: what kind of device the run's OpenCL device is.
+ * PoCL (and any CPU device) is OpenCL on the CPU, never "the GPU" (issue 16
+ * item 6); the testbed keeps the platform and device the cl backend reported.
+ */
+static const char *cl_label(struct xo_perfdb *db, int64_t run)
+{
+	sqlite3_stmt *s = NULL;
+	const char *label = "cl (OpenCL)";
+
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT t.cl_platform || ' ' || t.cl_device || ' ' || t.describe"
+	                       " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
+	                       -1, &s, NULL))
+		return label;
+	sqlite3_bind_int64(s, 1, run);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *d = col_text(s, 0);
+
+		if (strstr(d, "PoCL") || strstr(d, "Portable Computing Language"))
+			label = "cl: OpenCL on the CPU (PoCL)";
+		else if (strstr(d, "type CPU") || strstr(d, "pthread"))
+			label = "cl: OpenCL on the CPU";
+		else if (strstr(d, "type GPU"))
+			label = "cl: OpenCL on the GPU";
+	}
+	sqlite3_finalize(s);
+	return label;
 }
 
 static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, FILE *gp,
-                                      FILE *html, const char *model, const char *what)
+                                      FILE *html, const char *model_raw, const char *what)
 {
+	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
 	char path[4096], devices[512] = "";
 	int ncv = 0;
@@ -215,11 +274,15 @@ static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, 
 
 	if (!cv)
 		return xo_error(XO_ENOMEM, "perf: out of memory");
-	if ((st = load_curves(db, model, what, cv, &ncv, &run)) || !ncv)
+	safe_name(model_raw, model, sizeof(model));
+	if ((st = load_curves(db, model_raw, what, cv, &ncv, &run)) || !ncv)
 		goto out;
 	for (int i = 0; i < ncv; i++) {
 		FILE *f;
 
+		/* peer names come from imported files: file names and gnuplot see
+		 * only the safe set */
+		safe_name(cv[i].device, cv[i].device, sizeof(cv[i].device));
 		snprintf(path, sizeof(path), "%s/data/cross_%s_%s_%s.dat", outdir, model, what,
 		         cv[i].device);
 		f = fopen(path, "w");
@@ -241,11 +304,12 @@ static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, 
 	}
 	x = crossover(find_curve(cv, ncv, "cpu"), find_curve(cv, ncv, "cl"));
 	fprintf(gp,
-	        "prefix = '%s/data/cross_%s_%s_'; devices = '%s'; xcross = %g;\n"
+	        "prefix = 'data/cross_%s_%s_'; devices = '%s'; xcross = %g; cl_label = '%s';\n"
 	        "title_text = '%s %s: time per sample vs batch (run %lld)';\n"
-	        "outbase = '%s/crossover_%s_%s'; load script_dir.'/crossover.gp'\n",
-	        outdir, model, what, devices, x, model, what, (long long)run, outdir, model, what);
-	fprintf(html, "<h3>%s %s</h3>\n<p>", model, what);
+	        "outbase = 'crossover_%s_%s'; load script_dir.'/crossover.gp'\n",
+	        model, what, devices, x, cl_label(db, run), model, what, (long long)run, model,
+	        what);
+	fprintf(html, "<h3 id=\"crossover_%s_%s\">%s %s</h3>\n<p>", model, what, model, what);
 	if (x > 0)
 		fprintf(html, "cl becomes faster than cpu at batch &asymp; %.0f.", x);
 	else if (x < 0)
@@ -265,8 +329,9 @@ out:
 
 /* Stacked split of OpenCL time (percent per category) per batch. */
 static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
-                                  const char *model, const char *what, int64_t run)
+                                  const char *model_raw, const char *what, int64_t run)
 {
+	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	sqlite3_stmt *s = NULL;
 	char path[4096];
 	FILE *f;
@@ -282,7 +347,8 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 	                       -1, &s, NULL))
 		return sql_err(db, "reading the OpenCL split");
 	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
+	safe_name(model_raw, model, sizeof(model));
+	sqlite3_bind_text(s, 2, model_raw, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
 	snprintf(path, sizeof(path), "%s/data/split_%s_%s.dat", outdir, model, what);
 	f = fopen(path, "w");
@@ -311,10 +377,10 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 	if (!rows)
 		return XO_OK;
 	fprintf(gp,
-	        "datafile = '%s'; title_text = '%s %s on OpenCL: where the time goes (%% of the "
-	        "event times; batch, wall per call, launches)';\noutbase = '%s/split_%s_%s'; load "
-	        "script_dir.'/gpu_split.gp'\n",
-	        path, model, what, outdir, model, what);
+	        "datafile = 'data/split_%s_%s.dat'; title_text = '%s %s on OpenCL: where the time "
+	        "goes (%% of the event times; batch, wall per call, launches)';\noutbase = "
+	        "'split_%s_%s'; load script_dir.'/gpu_split.gp'\n",
+	        model, what, model, what, model, what);
 	fprintf(html, "<a href=\"split_%s_%s.svg\"><img src=\"split_%s_%s.png\"></a>\n", model,
 	        what, model, what);
 	return XO_OK;
@@ -322,8 +388,9 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 
 /* Kernel time per layer (train_step) or per op, stacked, per batch. */
 static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
-                                   const char *model, int64_t run)
+                                   const char *model_raw, int64_t run)
 {
+	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	sqlite3_stmt *s = NULL;
 	char path[4096], (*names)[64] = calloc(MAX_COLS, 64);
 	double(*ms)[MAX_COLS] = calloc(MAX_BATCH, sizeof(*ms));
@@ -349,7 +416,8 @@ static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FIL
 		return sql_err(db, "reading layer times");
 	}
 	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
+	safe_name(model_raw, model, sizeof(model));
+	sqlite3_bind_text(s, 2, model_raw, -1, SQLITE_STATIC);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		int64_t batch = sqlite3_column_int64(s, 0);
 		const char *name = col_text(s, 1);
@@ -397,10 +465,10 @@ static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FIL
 	}
 	fclose(f);
 	fprintf(gp,
-	        "datafile = '%s'; ncols = %d; title_text = '%s train_step on OpenCL: kernel time "
-	        "per layer (%% of one step; batch, total kernel ms)';\noutbase = '%s/layers_%s'; "
-	        "load script_dir.'/gpu_layers.gp'\n",
-	        path, nn + 1, model, outdir, model);
+	        "datafile = 'data/layers_%s.dat'; ncols = %d; title_text = '%s train_step on "
+	        "OpenCL: kernel time per layer (%% of one step; batch, total kernel ms)';\n"
+	        "outbase = 'layers_%s'; load script_dir.'/gpu_layers.gp'\n",
+	        model, nn + 1, model, model);
 	fprintf(html, "<a href=\"layers_%s.svg\"><img src=\"layers_%s.png\"></a>\n", model, model);
 out:
 	free(names);
@@ -413,7 +481,7 @@ static enum xo_status write_history(struct xo_perfdb *db, const char *outdir, FI
                                     int64_t bench, const char *name, int64_t testbed, int *points)
 {
 	sqlite3_stmt *s = NULL;
-	char path[4096], safe[256];
+	char path[4096], safe[256], title[256];
 	FILE *f;
 	int n = 0, nchanges = 0;
 
@@ -460,10 +528,11 @@ static enum xo_status write_history(struct xo_perfdb *db, const char *outdir, FI
 	sqlite3_finalize(s);
 	fclose(f);
 	*points = n;
+	gp_safe(name, title, sizeof(title));
 	fprintf(gp,
-	        "datafile = '%s'; title_text = '%s'; nchanges = %d; npoints = %d;\n"
-	        "outbase = '%s/hist_%s'; load script_dir.'/history.gp'\n",
-	        path, name, nchanges, n, outdir, safe);
+	        "datafile = 'data/hist_%s.dat'; title_text = '%s'; nchanges = %d; npoints = %d;\n"
+	        "outbase = 'hist_%s'; load script_dir.'/history.gp'\n",
+	        safe, title, nchanges, n, safe);
 	return XO_OK;
 }
 
@@ -490,36 +559,197 @@ static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t *run)
 	return st;
 }
 
-static int run_gnuplot(const char *driver, const char *outdir)
+/* gnuplot on plots.gp in outdir, from an argument vector (no shell), its
+ * output in outdir/gnuplot.log; every path in the script is relative. */
+static int run_gnuplot(const char *outdir)
 {
-	char cmd[8192];
+	char log[4200];
+	const char *argv[] = {"gnuplot", "plots.gp", NULL};
+	struct xo_proc p = {.argv = argv, .cwd = outdir, .log_path = log};
+	int code = 1;
 
-	snprintf(cmd, sizeof(cmd), "gnuplot '%s' > '%s/gnuplot.log' 2>&1", driver, outdir);
-	return system(cmd);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", outdir);
+	if (xo_proc_run(&p, &code, NULL, NULL))
+		return -1;
+	return code;
 }
 
-enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
-                              FILE *out)
+/* ---- the output directory -------------------------------------------------------- */
+
+#define REPORT_MARKER ".xo-perf-report" /* in every directory a report wrote */
+
+static void remove_tree(const char *dir)
 {
-	static const char *const whats[] = {"train_step", "predict"};
-	char path[4096], model[64] = "seed";
-	sqlite3_stmt *s = NULL;
-	FILE *gp = NULL, *html = NULL;
-	enum xo_status st = XO_OK;
-	int64_t latest = 0, testbed = 0, main_run = 0, nhist = 0;
-	int rc;
+	const char *argv[] = {"rm", "-rf", "--", dir, NULL};
+	struct xo_proc p = {.argv = argv};
+	int code;
+
+	xo_proc_run(&p, &code, NULL, NULL);
+}
+
+/*
+ * --out may be a path that does not exist yet, an empty directory, or a
+ * directory an earlier report wrote (it holds REPORT_MARKER). A symlink, a
+ * file, a device or someone else's non-empty directory is refused: the
+ * report replaces the directory as a whole (issue 11 items 3 and 4).
+ */
+static enum xo_status out_check(const char *dst, bool *exists)
+{
+	struct stat sb;
+	char marker[4300];
+	DIR *d;
+	struct dirent *e;
+	bool empty = true;
+
+	*exists = false;
+	if (lstat(dst, &sb)) {
+		if (errno == ENOENT)
+			return XO_OK;
+		return xo_error(XO_EINVAL, "--out %s: %s", dst, strerror(errno));
+	}
+	if (S_ISLNK(sb.st_mode))
+		return xo_error(XO_EINVAL, "--out %s: is a symbolic link; give the directory itself",
+		                dst);
+	if (!S_ISDIR(sb.st_mode))
+		return xo_error(XO_EINVAL, "--out %s: exists and is not a directory", dst);
+	*exists = true;
+	snprintf(marker, sizeof(marker), "%s/" REPORT_MARKER, dst);
+	if (!lstat(marker, &sb) && S_ISREG(sb.st_mode))
+		return XO_OK;
+	if (!(d = opendir(dst)))
+		return xo_error(XO_EINVAL, "--out %s: %s", dst, strerror(errno));
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = false;
+	closedir(d);
+	if (!empty)
+		return xo_error(XO_EINVAL,
+		                "--out %s: a non-empty directory no report wrote; refusing to replace "
+		                "it (give a new or empty directory)",
+		                dst);
+	return XO_OK;
+}
+
+/* Copies the gnuplot scripts into dir/scripts: the plots' script names only
+ * relative paths, never the source tree's. */
+static enum xo_status copy_scripts(const char *scripts_dir, const char *dir)
+{
+	static const char *const names[] = {"common.gp", "history.gp", "crossover.gp",
+	                                    "gpu_split.gp", "gpu_layers.gp"};
+	char src[4300], dst[4300], buf[8192];
+
+	snprintf(dst, sizeof(dst), "%s/scripts", dir);
+	if (mkdir(dst, 0777))
+		return xo_error(XO_EIO, "%s: %s", dst, strerror(errno));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		FILE *in, *o;
+		size_t n;
+		bool ok = true;
+
+		snprintf(src, sizeof(src), "%s/%s", scripts_dir, names[i]);
+		snprintf(dst, sizeof(dst), "%s/scripts/%s", dir, names[i]);
+		if (!(in = fopen(src, "rb")))
+			return xo_error(XO_EIO, "%s: %s (set XO_SOURCE_DIR)", src, strerror(errno));
+		if (!(o = fopen(dst, "wb"))) {
+			fclose(in);
+			return xo_error(XO_EIO, "%s: %s", dst, strerror(errno));
+		}
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			ok &= fwrite(buf, 1, n, o) == n;
+		fclose(in);
+		if (fclose(o) || !ok)
+			return xo_error(XO_EIO, "%s: cannot write", dst);
+	}
+	return XO_OK;
+}
+
+static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
+                                   const char *model_arg, int64_t latest, int64_t *nhist_out,
+                                   int64_t *main_run_out);
+static int list_models(struct xo_perfdb *db, char (*names)[64], int max);
+static void model_name(const char *arg, char *out, size_t size);
+
+/*
+ * The report is built in a temporary sibling of --out and renamed into place
+ * when it is complete: --out is never written before the report is known to
+ * succeed, and a failure leaves it as it was.
+ */
+enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const char *scripts_dir,
+                              const char *model, FILE *out)
+{
+	char dst[4096], tmp[4200], old[4200], marker[4300];
+	enum xo_status st;
+	int64_t latest = 0, nhist = 0, main_run = 0;
+	bool exists;
+	size_t n;
+	FILE *f;
 
 	if (!have_gnuplot())
 		return xo_error(XO_ENODEV, "gnuplot not found in PATH: install it "
 		                           "(apt-get install gnuplot-nox) to draw reports");
-	snprintf(path, sizeof(path), "%s/history.gp", scripts_dir);
-	if (access(path, R_OK))
-		return xo_error(XO_EIO, "%s: gnuplot scripts not found (set XO_SOURCE_DIR)", path);
+	snprintf(dst, sizeof(dst), "%s", user_out);
+	for (n = strlen(dst); n > 1 && dst[n - 1] == '/'; n--)
+		dst[n - 1] = '\0';
+	if (!dst[0])
+		return xo_error(XO_EINVAL, "--out: empty path");
+	if ((st = out_check(dst, &exists)))
+		return st;
 	if ((st = latest_own_run(db, &latest)))
 		return st;
-	if (mkdir(outdir, 0777) && errno != EEXIST)
-		return xo_error(XO_EIO, "--out %s: cannot create the directory: %s", outdir,
+	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dst);
+	if (!mkdtemp(tmp))
+		return xo_error(XO_EIO, "--out %s: cannot create a directory beside it: %s", dst,
 		                strerror(errno));
+	snprintf(marker, sizeof(marker), "%s/" REPORT_MARKER, tmp);
+	if (!(f = fopen(marker, "w")) || fclose(f)) {
+		st = xo_error(XO_EIO, "%s: cannot write: %s", marker, strerror(errno));
+		goto out_remove;
+	}
+	if ((st = copy_scripts(scripts_dir, tmp)) ||
+	    (st = write_report(db, tmp, model, latest, &nhist, &main_run))) {
+		if (strstr(xo_last_error(), "gnuplot failed"))
+			return st; /* its log is in tmp, which the message names */
+		goto out_remove;
+	}
+	if (exists) {
+		/* out of the way first (rename cannot replace a non-empty directory) */
+		snprintf(old, sizeof(old), "%s.old-XXXXXX", dst);
+		if (!mkdtemp(old) || rmdir(old) || rename(dst, old)) {
+			st = xo_error(XO_EIO, "--out %s: cannot replace it: %s", dst, strerror(errno));
+			goto out_remove;
+		}
+	}
+	if (rename(tmp, dst)) {
+		st = xo_error(XO_EIO, "--out %s: cannot rename the report into place: %s", dst,
+		              strerror(errno));
+		if (exists)
+			rename(old, dst);
+		goto out_remove;
+	}
+	if (exists)
+		remove_tree(old);
+	fprintf(out,
+	        "report: %s/index.html (%lld histories, crossover and GPU split of run %lld)\n",
+	        dst, (long long)nhist, (long long)main_run);
+	return XO_OK;
+out_remove:
+	remove_tree(tmp);
+	return st;
+}
+
+static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
+                                   const char *model_arg, int64_t latest, int64_t *nhist_out,
+                                   int64_t *main_run_out)
+{
+	static const char *const whats[] = {"train_step", "predict"};
+	char path[4096], models[32][64];
+	int nmodels = 0;
+	sqlite3_stmt *s = NULL;
+	FILE *gp = NULL, *html = NULL;
+	enum xo_status st = XO_OK;
+	int64_t testbed = 0, main_run = 0, nhist = 0;
+	int rc;
+
 	snprintf(path, sizeof(path), "%s/data", outdir);
 	if (mkdir(path, 0777) && errno != EEXIST)
 		return xo_error(XO_EIO, "%s: cannot create the directory: %s", path,
@@ -532,9 +762,8 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 		st = xo_error(XO_EIO, "%s: cannot write: %s", outdir, strerror(errno));
 		goto out;
 	}
-	fprintf(gp,
-	        "# generated by xo perf report\nscript_dir = '%s'\nload script_dir.'/common.gp'\n",
-	        scripts_dir);
+	fprintf(gp, "# generated by xo perf report\nscript_dir = 'scripts'\n"
+	            "load script_dir.'/common.gp'\n");
 	fprintf(html, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>crossover perf "
 	              "report</title>\n<style>body{font-family:sans-serif;margin:2em}"
 	              "img{max-width:48%%;margin:4px;border:1px solid #ccc}"
@@ -581,11 +810,24 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 	s = NULL;
 
 	/* crossover and GPU split, per workload */
+	if (model_arg) {
+		model_name(model_arg, models[0], sizeof(models[0]));
+		nmodels = 1;
+	} else {
+		nmodels = list_models(db, models, 32);
+	}
+	for (int mi = 0; mi < nmodels; mi++) {
+	const char *model = models[mi];
+
+	fprintf(html, "<h2>Model ");
+	html_escape(html, model);
 	fprintf(html,
-	        "<h2>CPU vs GPU: time per sample against batch size</h2>\n"
+	        ": CPU vs GPU, time per sample against batch size</h2>\n"
 	        "<p>Median of the samples (bars: 95%% CI of the median) divided by the batch, "
 	        "log-log; peers (other frameworks) are their own latest import. The dashed line "
-	        "marks where cl becomes faster than cpu.</p>\n");
+	        "marks where cl becomes faster than cpu; a cl device that is a CPU (PoCL) is "
+	        "labelled as OpenCL on the CPU.</p>\n");
+	main_run = 0;
 	for (int w = 0; w < 2; w++) {
 		struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
 		int ncv = 0;
@@ -608,26 +850,41 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 			goto out;
 	if (main_run && (st = write_layers(db, outdir, gp, html, model, main_run)))
 		goto out;
+	}
 
 	/* changes */
 	fprintf(html, "<h2>Changes (xo perf detect)</h2>\n<table><tr><th>id</th><th>state</th>"
 	              "<th>benchmark</th><th>commit</th><th>change</th><th>p</th></tr>\n");
 	if (sqlite3_prepare_v2(
 	        xo_perfdb_sqlite(db),
-	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio, ch.p_value"
+	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio, ch.p_value,"
+	        " CASE WHEN b.device = 'ref' THEN 'ref' WHEN b.device = 'cpu' OR"
+	        " b.device LIKE 'cl%' THEN '' ELSE 'peer' END AS apart"
 	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
 	        " JOIN commits c ON c.id = ch.commit_id"
-	        " ORDER BY ch.state != 'confirmed', b.name",
+	        " ORDER BY apart != '', apart, ch.state != 'confirmed', b.name",
 	        -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW)
-			fprintf(html,
-			        "<tr class=\"%s\"><td>%lld</td><td>%s</td><td>%s</td>"
-			        "<td><code>%.10s</code></td><td>%+.1f%%</td><td>%.2g</td></tr>\n",
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			char safe[256];
+
+			/* regressions and improvements in their own colours; each
+			 * change links to its benchmark's history plot */
+			safe_name(col_text(s, 3), safe, sizeof(safe));
+			fprintf(html, "<tr class=\"%s\"><td>%lld</td><td>",
 			        !strcmp(col_text(s, 2), "regression") ? "reg" : "imp",
-			        (long long)sqlite3_column_int64(s, 0), col_text(s, 1),
-			        col_text(s, 3), col_text(s, 4),
-			        100.0 * (sqlite3_column_double(s, 5) - 1.0),
-			        sqlite3_column_double(s, 6));
+			        (long long)sqlite3_column_int64(s, 0));
+			html_escape(html, col_text(s, 1));
+			fprintf(html, " %s</td><td><a href=\"hist_%s.svg\">",
+			        !strcmp(col_text(s, 2), "regression") ? "regression" : "improvement",
+			        safe);
+			html_escape(html, col_text(s, 3));
+			if (col_text(s, 7)[0]) /* ref and peers: listed after, never alarms */
+				fprintf(html, "</a> (%s, not under test", col_text(s, 7));
+			fprintf(html, "%s</td><td><code>%.10s</code></td><td>%+.1f%%</td>",
+			        col_text(s, 7)[0] ? ")" : "</a>", col_text(s, 4),
+			        100.0 * (sqlite3_column_double(s, 5) - 1.0));
+			fprintf(html, "<td>%.2g</td></tr>\n", sqlite3_column_double(s, 6));
+		}
 		sqlite3_finalize(s);
 		s = NULL;
 	}
@@ -669,16 +926,13 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 	fclose(html);
 	html = NULL;
 
-	snprintf(path, sizeof(path), "%s/plots.gp", outdir);
-	rc = run_gnuplot(path, outdir);
+	rc = run_gnuplot(outdir);
 	if (rc != 0) {
-		st = xo_error(XO_EIO, "gnuplot failed (exit %d): see %s/gnuplot.log",
-		              WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, outdir);
+		st = xo_error(XO_EIO, "gnuplot failed (exit %d): see %s/gnuplot.log", rc, outdir);
 		goto out;
 	}
-	fprintf(out,
-	        "report: %s/index.html (%lld histories, crossover and GPU split of run %lld)\n",
-	        outdir, (long long)nhist, (long long)main_run);
+	*nhist_out = nhist;
+	*main_run_out = main_run;
 out:
 	sqlite3_finalize(s);
 	if (gp)
@@ -690,13 +944,97 @@ out:
 
 /* ---- advise -------------------------------------------------------------------- */
 
-enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE *out)
+/* The models the store holds model benchmarks of (ours or peers'), by name. */
+static int list_models(struct xo_perfdb *db, char (*names)[64], int max)
+{
+	sqlite3_stmt *s = NULL;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT DISTINCT b.model FROM benchmarks b WHERE b.kind = 'model'"
+	                       " AND b.model != '' AND EXISTS (SELECT 1 FROM results res JOIN runs"
+	                       " ru ON ru.id = res.run_id WHERE res.benchmark_id = b.id AND"
+	                       " ru.state = 'complete') ORDER BY b.model = 'seed' DESC, b.model",
+	                       -1, &s, NULL))
+		return 0;
+	while (n < max && sqlite3_step(s) == SQLITE_ROW)
+		snprintf(names[n++], 64, "%s", col_text(s, 0));
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* "models/tiny.model" -> "tiny": how the recorder names a model. */
+static void model_name(const char *arg, char *out, size_t size)
+{
+	const char *base = strrchr(arg, '/');
+
+	base = base ? base + 1 : arg;
+	snprintf(out, size, "%.*s", (int)strcspn(base, "."), base);
+}
+
+static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *out,
+                                 json_t *jm);
+
+/*
+ * `xo perf advise`: for --model M, that model; without, every model the store
+ * holds (listed first), so a store with more than the seed model is never
+ * answered for the seed alone (issue 16 item 6).
+ */
+enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, bool json, FILE *out)
+{
+	char names[32][64];
+	int n = 0;
+	enum xo_status st = XO_OK;
+	json_t *root = json ? json_object() : NULL, *jmodels = json ? json_array() : NULL;
+	FILE *t = json ? fopen("/dev/null", "w") : out;
+
+	if (!t)
+		t = out;
+	if (model_arg) {
+		model_name(model_arg, names[0], sizeof(names[0]));
+		n = 1;
+	} else {
+		n = list_models(db, names, 32);
+		if (!n) {
+			st = xo_error(XO_EINVAL, "no model measurements in the database: run `xo perf "
+			                         "record` first");
+			goto out;
+		}
+		fprintf(t, "models in the store:");
+		for (int i = 0; i < n; i++)
+			fprintf(t, " %s", names[i]);
+		fprintf(t, " (choose one with --model)\n");
+	}
+	for (int i = 0; i < n; i++) {
+		json_t *jm = json ? json_object() : NULL;
+
+		if (n > 1)
+			fprintf(t, "\n==== model %s\n", names[i]);
+		st = advise_one(db, names[i], t, jm);
+		if (jm)
+			json_array_append_new(jmodels, jm);
+		if (st)
+			goto out;
+	}
+	if (root) {
+		json_object_set_new(root, "models", jmodels);
+		jmodels = NULL;
+		json_dumpf(root, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', out);
+	}
+out:
+	if (t != out)
+		fclose(t);
+	json_decref(root);
+	json_decref(jmodels);
+	return st;
+}
+
+static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *out, json_t *jm)
 {
 	static const char *const whats[] = {"train_step", "predict"};
 	struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
 	struct xo_perf_commit now_commit;
-	char model[64];
-	const char *base;
 	sqlite3_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 	int64_t run = 0;
@@ -704,9 +1042,8 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 
 	if (!cv)
 		return xo_error(XO_ENOMEM, "perf: out of memory");
-	base = model_arg ? strrchr(model_arg, '/') : NULL;
-	base = base ? base + 1 : model_arg ? model_arg : "seed";
-	snprintf(model, sizeof(model), "%.*s", (int)strcspn(base, "."), base);
+	if (jm)
+		json_object_set_new(jm, "model", json_string(model));
 	xo_perf_commit_probe(xo_perf_source_dir(), &now_commit);
 
 	for (int w = 0; w < 2; w++) {
@@ -727,7 +1064,14 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 			        " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
 			        -1, &s, NULL) == SQLITE_OK) {
 				sqlite3_bind_int64(s, 1, run);
-				if (sqlite3_step(s) == SQLITE_ROW) {
+				bool row = sqlite3_step(s) == SQLITE_ROW;
+
+				if (row && jm) {
+					json_object_set_new(jm, "run", json_integer(run));
+					json_object_set_new(jm, "commit", json_string(col_text(s, 0)));
+					json_object_set_new(jm, "host", json_string(col_text(s, 3)));
+				}
+				if (row) {
 					double age = difftime(time(NULL),
 					                      (time_t)sqlite3_column_int64(s, 2)) /
 					             86400.0;
@@ -766,6 +1110,10 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 		}
 		cpu = find_curve(cv, ncv, "cpu");
 		cl = find_curve(cv, ncv, "cl");
+		json_t *jw = jm ? json_array() : NULL;
+
+		if (jm)
+			json_object_set_new(jm, whats[w], jw);
 		fprintf(out, "\n%s %s (time per call, 95%% CI of the median):\n", model, whats[w]);
 		fprintf(out, "%8s %-28s %-28s %s\n", "batch", "cpu", "cl", "advice");
 		if (!cpu || !cl) {
@@ -783,12 +1131,22 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, FILE 
 			fmt_ci(cpu->med[i], cpu->lo[i], cpu->hi[i], a, sizeof(a));
 			fmt_ci(cl->med[j], cl->lo[j], cl->hi[j], b, sizeof(b));
 			fprintf(out, "%8lld %-28s %-28s ", (long long)cpu->batch[i], a, b);
-			if (cpu->hi[i] >= cl->lo[j] && cl->hi[j] >= cpu->lo[i])
+			const char *adv = cpu->hi[i] >= cl->lo[j] && cl->hi[j] >= cpu->lo[i] ? "unclear"
+			                  : cpu->med[i] < cl->med[j]                         ? "cpu"
+			                                                                      : "cl";
+			if (!strcmp(adv, "unclear"))
 				fprintf(out, "too close to tell (CIs overlap)\n");
-			else if (cpu->med[i] < cl->med[j])
+			else if (!strcmp(adv, "cpu"))
 				fprintf(out, "cpu (%.2fx faster)\n", cl->med[j] / cpu->med[i]);
 			else
 				fprintf(out, "cl (%.2fx faster)\n", cpu->med[i] / cl->med[j]);
+			if (jw)
+				json_array_append_new(
+				    jw, json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "batch",
+				                  (json_int_t)cpu->batch[i], "cpu_median_s", cpu->med[i],
+				                  "cpu_ci_lo_s", cpu->lo[i], "cpu_ci_hi_s", cpu->hi[i],
+				                  "cl_median_s", cl->med[j], "cl_ci_lo_s", cl->lo[j],
+				                  "cl_ci_hi_s", cl->hi[j], "faster", adv));
 		}
 		double x = crossover(cpu, cl);
 

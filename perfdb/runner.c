@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "perfdb.h"
 
 /* ---- the benchmark set ---------------------------------------------------------- */
@@ -589,6 +591,23 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 				nb++;
 			}
 		}
+	}
+	if (o->list_only && o->json) {
+		json_t *arr = json_array();
+
+		for (size_t i = 0; arr && i < nb; i++) {
+			const struct xo_perf_bench *x = &b[i].r.b;
+
+			json_array_append_new(
+			    arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s}", "name",
+			                   x->name, "kind", x->kind, "device", x->device, "what", x->what,
+			                   "dir", x->dir, "model", x->model, "batch", (json_int_t)x->batch,
+			                   "params", x->params, "version", x->version));
+		}
+		json_dumpf(arr, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+		fputc('\n', out);
+		json_decref(arr);
+		goto out_free;
 	}
 	if (o->list_only) {
 		for (size_t i = 0; i < nb; i++)

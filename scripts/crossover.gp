@@ -24,6 +24,6 @@ if (xcross > 0) {
 do for [fmt in "png svg"] {
 	if (fmt eq "png") { eval("set terminal ".png_term) } else { eval("set terminal ".svg_term) }
 	set output outbase.".".fmt
-	plot for [d in devices] prefix.d.".dat" using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 title d
+	plot for [d in devices] prefix.d.".dat" using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 title (d eq "cl" ? cl_label : d) noenhanced
 	set output
 }
