@@ -41,3 +41,21 @@ xo_perfdb_cli_test(badopts
 # peer, advise, and a report when gnuplot is there.
 xo_perfdb_cli_test(roundtrip
   "set -e; rm -rf rt.sqlite* rt_report; for i in 1 2; do ${XO} perf record --db rt.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress; done; set +e; ${XO} perf compare --db rt.sqlite run:1 > cmp.txt; rc=$?; cat cmp.txt; test $rc -le 1 && grep -q 'op/relu/fwd/n512_l27_c16/ref' cmp.txt || exit 1; ${XO} perf detect --db rt.sqlite; test $? -le 1 || exit 1; printf '{\"results\":[{\"benchmark\":\"predict\",\"batch\":8,\"samples_s\":[1e-4,1.1e-4]}]}' > peer.json; ${XO} perf import --db rt.sqlite --peer testpeer --json peer.json || exit 1; test $(sqlite3 rt.sqlite 'SELECT count(*) FROM runs WHERE state = \"complete\"') -eq 3 || exit 1; if command -v gnuplot >/dev/null; then ${XO} perf report --db rt.sqlite --out rt_report && test -s rt_report/index.html && test -s rt_report/hist_op_relu_fwd_n512_l27_c16_ref.png || exit 1; fi")
+# Hostile and careless input (issue 11), suites/perfdb_cli.sh: schema versions
+# outside the migration table, a read-only store, --db that is not a file,
+# NaN options and bad --model specs, and every number and string of a peer
+# import. Each: exit 2, one line naming the cause, nothing changed.
+foreach(case schema readonly notafile options import)
+  file(MAKE_DIRECTORY ${XO_PERFDB_CLI_DIR}/${case})
+  add_test(NAME perfdb.cli.${case}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/perfdb_cli.sh ${case} $<TARGET_FILE:xo>
+           WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR}/${case})
+  set_tests_properties(perfdb.cli.${case} PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
+endforeach()
+# No shell anywhere: every program is run from an argument vector
+# (perfdb/proc.h). perfdb/report.c is helper E's (issue 11.1) and is listed
+# until it lands.
+add_test(NAME lint.noshell
+         COMMAND sh -c "! grep -rn --include=*.c -E '(^|[^_[:alnum:]])(system|popen)[[:space:]]*\\(' core reference kernels cl model perfdb cli suites | grep -v '^perfdb/report.c:'"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.noshell PROPERTIES LABELS "quick" TIMEOUT 30)

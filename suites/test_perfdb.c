@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "perfdb.h"
+#include "proc.h"
 
 static char tmpdir[256];
 
@@ -791,13 +792,14 @@ static int setup_tmp(void **state)
 
 static int teardown_tmp(void **state)
 {
-	char cmd[300];
+	const char *argv[] = {"rm", "-rf", "--", tmpdir, NULL};
+	struct xo_proc p = {.argv = argv};
+	int code;
 
 	(void)state;
 	if (getenv("XO_TEST_KEEP"))
 		return 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return xo_proc_run(&p, &code, NULL, NULL) == XO_OK && code == 0 ? 0 : -1;
 }
 
 int main(void)
