@@ -148,6 +148,8 @@ run_stage test stage_test || rc=1
 run_stage record stage_record || rc=1
 run_stage peer stage_peer || rc=1
 run_stage bench stage_bench || rc=1
+# fuzzing, 10 minutes per target (docs/fuzzing.md)
+run_stage fuzz-build stage_fuzz_build && XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-600} run_stage fuzz stage_fuzz || rc=1
 if [ -f "$DB" ]; then
     run_stage detect stage_detect || rc=1
     run_stage report stage_report || rc=1
