@@ -848,13 +848,15 @@ enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64
 
 		if (end == spec + 4 || *end)
 			return xo_error(XO_EINVAL, "'%s': expected run:N", spec);
-		if (sqlite3_prepare_v2(db->h, "SELECT state FROM runs WHERE id = ?", -1, &s, NULL))
+		/* the store is outside input too: a NULL state reads as not complete */
+		if (sqlite3_prepare_v2(db->h, "SELECT state = 'complete' FROM runs WHERE id = ?", -1,
+		                       &s, NULL))
 			return db_err(db, "finding a run");
 		sqlite3_bind_int64(s, 1, id);
 		rc = sqlite3_step(s);
 		if (rc != SQLITE_ROW)
 			st = xo_error(XO_EINVAL, "%s: no run %lld", db->path, id);
-		else if (strcmp((const char *)sqlite3_column_text(s, 0), "complete"))
+		else if (sqlite3_column_int(s, 0) != 1)
 			st = xo_error(XO_EINVAL, "%s: run %lld is incomplete (killed or failed)",
 			              db->path, id);
 		else

@@ -64,6 +64,16 @@ schema)
         "$XO" perf import --db zero.sqlite --peer p --json <(peer_json 8 1e-4)
     check 'test "$(sqlite3 zero.sqlite "SELECT count(*) FROM runs")" -eq 1'
     ;;
+nullstate)
+    # The store is outside input too: a crafted file (schema edited, a NULL
+    # where xo writes text) is refused, not a crash.
+    make_store null.sqlite
+    sqlite3 null.sqlite "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql =
+        replace(sql, 'state TEXT NOT NULL DEFAULT ''complete''', 'state TEXT')
+        WHERE name = 'runs';"
+    sqlite3 null.sqlite 'UPDATE runs SET state = NULL'
+    expect2 'null.sqlite: run 1 is incomplete' "$XO" perf compare --db null.sqlite run:1
+    ;;
 readonly)
     # A store in a directory (and file) the reader cannot write: compare and
     # advise work. As root, permissions do not bind: run them as nobody.
