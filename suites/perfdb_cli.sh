@@ -76,26 +76,30 @@ nullstate)
     ;;
 readonly)
     # A store in a directory (and file) the reader cannot write: compare and
-    # advise work. As root, permissions do not bind: run them as nobody.
-    mkdir -p ro
-    make_store ro/s.sqlite
-    chmod 555 ro
-    chmod 444 ro/s.sqlite
+    # advise work. As root, permissions do not bind: run them as nobody, from
+    # a directory under /tmp with a copy of xo (the build tree may sit where
+    # nobody cannot reach, e.g. under /root).
+    work=$(mktemp -d "${TMPDIR:-/tmp}/xo-readonly.XXXXXX") || exit 1
+    trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+    chmod 755 "$work"
+    cp "$XO" "$work/xo"
+    mkdir -p "$work/ro"
+    make_store "$work/ro/s.sqlite"
+    chmod 555 "$work/ro"
+    chmod 444 "$work/ro/s.sqlite"
     as=()
     if [ "$(id -u)" = 0 ]; then
         as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
     fi
-    "${as[@]}" "$XO" perf compare --db ro/s.sqlite run:1 run:1 >out.txt 2>err.txt
+    (cd "$work" && "${as[@]}" ./xo perf compare --db ro/s.sqlite run:1 run:1) >out.txt 2>err.txt
     rc=$?
     cat out.txt err.txt
     check "[ $rc -le 1 ] && grep -q 'op/relu/fwd/n512_l27_c16/ref' out.txt"
-    "${as[@]}" "$XO" perf advise --db ro/s.sqlite >out.txt 2>err.txt
-    rc=$?
+    (cd "$work" && "${as[@]}" ./xo perf advise --db ro/s.sqlite) >out.txt 2>err.txt
     cat out.txt err.txt
     # no model was measured: exit 2 with the reason, not a write error
     check "! grep -q -i 'readonly\|read-only' err.txt"
-    check 'test ! -e ro/s.sqlite-wal && test ! -e ro/s.sqlite-shm'
-    chmod 755 ro
+    check 'test ! -e "$work/ro/s.sqlite-wal" && test ! -e "$work/ro/s.sqlite-shm"'
     ;;
 notafile)
     # --db that is a directory, a FIFO or a device: refused before SQLite
