@@ -9,8 +9,8 @@ XO_SUMMARY=()
 # Debian packages the project needs to build, test and report.
 XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
              ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-             libsqlite3-dev sqlite3 gnuplot-nox clang oclgrind python3
-             python3-numpy libjansson-dev)
+             libsqlite3-dev sqlite3 libjansson-dev gnuplot-nox clang libclang-rt-dev oclgrind
+             python3 python3-numpy)
 
 xo_missing_packages() {
     local missing=() p
@@ -78,10 +78,36 @@ stage_asan_build() {
 stage_asan_test() {
     # PoCL and the ICD loader keep allocations alive until exit (their own
     # caches); those leaks are suppressed by library name, ours are not.
-    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+    # allocator_may_return_null=1: an allocation ASan cannot serve (a size
+    # from a hostile file) returns NULL as malloc does in a release build, so
+    # the code's own out-of-memory path runs and must refuse cleanly, instead
+    # of ASan aborting first.
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:allocator_may_return_null=1} \
     LSAN_OPTIONS=suppressions=$XO_ROOT/suites/lsan.supp:print_suppressions=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir build-asan -L quick -j"$XO_JOBS" --timeout 600
+}
+
+# The fuzz targets (docs/fuzzing.md): a clang build with libFuzzer, ASan and
+# UBSan in build-fuzz/, then fuzz/run.sh runs each target for
+# $XO_FUZZ_SECONDS (60 in ci/test.sh, 600 in ci/nightly.sh). A finding fails
+# the stage; its reproducer stays in build-fuzz/fuzz-out/artifacts/<target>/.
+stage_fuzz_build() {
+    CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
+        -DXO_FUZZ=ON -DXO_OPENCL=OFF >build-fuzz.log 2>&1 &&
+        cmake --build build-fuzz -j"$XO_JOBS" --target xo_fuzz_targets >>build-fuzz.log 2>&1
+    local rc=$?
+    [ $rc -eq 0 ] || tail -n 40 build-fuzz.log
+    return $rc
+}
+
+stage_fuzz() {
+    XO_FUZZ_BUILD=$XO_ROOT/build-fuzz XO_FUZZ_OUT=$XO_ROOT/build-fuzz/fuzz-out \
+        bash "$XO_ROOT/fuzz/run.sh"
+    local rc=$?
+    echo "fuzz: per-target summary in build-fuzz/fuzz-out/summary.txt," \
+        "reproducers in build-fuzz/fuzz-out/artifacts/"
+    return $rc
 }
 
 print_summary() {

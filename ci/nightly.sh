@@ -185,6 +185,8 @@ stage test stage_test || rc=1
 stage record stage_record || rc=1
 stage peer stage_peer || rc=1
 stage bench stage_bench || rc=1
+# fuzzing, 10 minutes per target (docs/fuzzing.md)
+stage fuzz-build stage_fuzz_build && XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-600} stage fuzz stage_fuzz || rc=1
 if [ -f "$DB" ]; then
     stage detect stage_detect || rc=1
     stage report stage_report || rc=1

@@ -2,7 +2,9 @@
 # ci/test.sh - the test command (README): install what is missing, build with
 # warnings as errors, run the quick suites and the OpenCL race checks
 # (Oclgrind), then build again with
-# AddressSanitizer + UndefinedBehaviorSanitizer and run the quick suites there.
+# AddressSanitizer + UndefinedBehaviorSanitizer and run the quick suites there,
+# then build the fuzz targets with clang and run each for 45 s
+# (docs/fuzzing.md).
 # OpenCL suites run on whatever platform is found (PoCL in CI) and may not be
 # skipped: XO_REQUIRE_OPENCL=1.
 set -u -o pipefail
@@ -46,5 +48,13 @@ run_stage build stage_build || rc=1
 [ $rc -eq 0 ] && { run_stage races stage_races || rc=1; }
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
+# each fuzz target XO_FUZZ_SECONDS: 45 s here (3 min for 4 targets, plus a
+# 30 s build) keeps the whole script near 15 min on 2 busy cores; 600 s nightly
+export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-45}
+if run_stage fuzz-build stage_fuzz_build; then
+    run_stage fuzz stage_fuzz || rc=1
+else
+    rc=1
+fi
 print_summary
 exit $rc

@@ -15,6 +15,7 @@
 
 #include "perfdb.h"
 #include "perfdb_build.h"
+#include "proc.h"
 
 /* OpenBLAS's own introspection (declared here to avoid cblas.h). */
 char *openblas_get_config(void);
@@ -35,53 +36,41 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-/* Appends dir to cmd as a single-quoted shell word. */
-static void quote_dir(char *cmd, size_t size, const char *dir)
+/*
+ * Runs `git -C dir ARGS...` (an argument vector: no shell sees dir) and puts
+ * the first line of its output into out. false when git fails or prints
+ * nothing. When h is not NULL, all output is hashed (up to 64 MiB: a larger
+ * diff makes the hash "unknown", not a wrong one).
+ */
+static bool git_line(const char *dir, const char *const *args, char *out, size_t size,
+                     uint64_t *h)
 {
-	size_t n = strlen(cmd);
+	const char *argv[16] = {"git", "-C", dir};
+	struct xo_proc p = {.argv = argv, .capture = true, .capture_max = (size_t)64 << 20};
+	char *text = NULL;
+	size_t len = 0, n = 3;
+	int code;
 
-	if (n + 1 < size)
-		cmd[n++] = '\'';
-	for (const char *p = dir; *p && n + 5 < size; p++) {
-		if (*p == '\'') {
-			memcpy(cmd + n, "'\\''", 4);
-			n += 4;
-		} else {
-			cmd[n++] = *p;
-		}
-	}
-	if (n + 1 < size)
-		cmd[n++] = '\'';
-	cmd[n] = '\0';
-}
-
-/* Runs `git -C dir ARGS`; the first line of its output into out. false when
- * git fails or prints nothing. When h is not NULL, all output is hashed. */
-static bool git_line(const char *dir, const char *args, char *out, size_t size, uint64_t *h)
-{
-	char cmd[2048] = "git -C ";
-	char line[4096];
-	bool got = false;
-	FILE *f;
-
-	quote_dir(cmd, sizeof(cmd), dir);
-	snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s 2>/dev/null", args);
-	f = popen(cmd, "r");
-	if (!f)
-		return false;
+	for (; *args && n + 1 < sizeof(argv) / sizeof(argv[0]); args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
 	if (out && size)
 		out[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		if (!got && out) {
-			snprintf(out, size, "%s", line);
-			chomp(out);
-		}
-		if (h)
-			*h = xo_perf_fnv(*h, line, strlen(line));
-		got = true;
+	if (xo_proc_run(&p, &code, &text, &len)) {
+		xo_error_clear();
+		return false;
 	}
-	return pclose(f) == 0 && got;
+	if (out && size) {
+		snprintf(out, size, "%.*s", (int)strcspn(text, "\n"), text);
+		chomp(out);
+	}
+	if (h)
+		*h = xo_perf_fnv(*h, text, len);
+	free(text);
+	return code == 0 && len > 0;
 }
+
+#define GIT(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 void xo_perf_commit_probe(const char *dir, struct xo_perf_commit *c)
 {
@@ -89,24 +78,25 @@ void xo_perf_commit_probe(const char *dir, struct xo_perf_commit *c)
 	uint64_t h = XO_FNV_OFFSET;
 
 	memset(c, 0, sizeof(*c));
-	if (!git_line(dir, "rev-parse --verify HEAD", c->sha, sizeof(c->sha), NULL) ||
+	if (!git_line(dir, GIT("rev-parse", "--verify", "HEAD"), c->sha, sizeof(c->sha), NULL) ||
 	    strlen(c->sha) < 40) {
 		snprintf(c->sha, sizeof(c->sha), "nogit");
 		snprintf(c->subject, sizeof(c->subject), "(not a git work tree: %s)", dir);
 		return;
 	}
-	if (git_line(dir, "log -1 --format=%P HEAD", buf, sizeof(buf), NULL)) {
+	if (git_line(dir, GIT("log", "-1", "--format=%P", "HEAD"), buf, sizeof(buf), NULL)) {
 		buf[strcspn(buf, " ")] = '\0';
 		snprintf(c->parent, sizeof(c->parent), "%s", buf);
 	}
-	git_line(dir, "log -1 --format=%s HEAD", c->subject, sizeof(c->subject), NULL);
-	if (git_line(dir, "log -1 --format=%ct HEAD", buf, sizeof(buf), NULL))
+	git_line(dir, GIT("log", "-1", "--format=%s", "HEAD"), c->subject, sizeof(c->subject), NULL);
+	if (git_line(dir, GIT("log", "-1", "--format=%ct", "HEAD"), buf, sizeof(buf), NULL))
 		c->date = strtoll(buf, NULL, 10);
 	/* tracked changes only: build outputs and scratch files do not count */
-	if (git_line(dir, "status --porcelain --untracked-files=no", status, sizeof(status),
+	if (git_line(dir, GIT("status", "--porcelain", "--untracked-files=no"), status, sizeof(status),
 	             NULL)) {
 		c->dirty = true;
-		git_line(dir, "diff HEAD", NULL, 0, &h);
+		if (!git_line(dir, GIT("diff", "HEAD"), NULL, 0, &h))
+			h = 0; /* unknown: every such tree shares one identity */
 		snprintf(c->dirty_hash, sizeof(c->dirty_hash), "%016" PRIx64, h);
 	}
 }

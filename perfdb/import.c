@@ -8,388 +8,314 @@
  *    "results": [{"benchmark": "train_step", "batch": 512,
  *                 "samples_s": [0.0031, 0.0030, ...]}, ...]}
  *
- * samples_s are per-call wall times in seconds. A small JSON reader is
- * enough for that: objects, arrays, strings (\" \\ \/ \n \t \uXXXX as '?'),
- * numbers, true/false/null.
+ * samples_s are per-call wall times in seconds.
+ *
+ * The file comes from another program, possibly another machine: it is
+ * untrusted input (issue 11). It is parsed by jansson (a maintained, fuzzed
+ * JSON library; see docs/perf.md for why not a hand-written reader), then
+ * every value is checked before it is used: names are restricted to a safe
+ * set of bytes (they become benchmark names, file names of plots and text in
+ * gnuplot scripts and HTML), the note may not hold control bytes, batch sizes
+ * are integers in [1, XO_PERF_IMPORT_MAX_BATCH], and times are finite and in
+ * [XO_PERF_IMPORT_MIN_S, XO_PERF_IMPORT_MAX_S]. Nothing is stored unless the
+ * whole file is valid.
  */
-#include <ctype.h>
 #include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "perfdb.h"
 
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+/* Bytes a peer or model name may hold: they end up in benchmark names, plot
+ * file names, gnuplot strings and HTML, so nothing any of those quote. */
+static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                 "0123456789._+-";
 
-struct jv {
-	enum jtype t;
-	double num;
-	char *str;        /* J_STR */
-	size_t n;         /* elements of J_ARR / members of J_OBJ */
-	struct jv *items; /* n values */
-	char **keys;      /* n keys (J_OBJ) */
-};
-
-struct jparser {
-	const char *p, *start;
-	int depth;
-};
-
-static void jv_free(struct jv *v)
+static bool safe_name(const char *s, size_t max)
 {
-	if (!v)
+	size_t n = strlen(s);
+
+	return n > 0 && n <= max && strspn(s, name_chars) == n && s[0] != '.' && s[0] != '-';
+}
+
+static bool has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+	return false;
+}
+
+/*
+ * A JSON number that is an integer in [lo, hi]: 512 or 512.0, not 512.5,
+ * 1e300, or a string.
+ */
+static bool json_int_in(const json_t *v, int64_t lo, int64_t hi, int64_t *out)
+{
+	double d;
+
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+
+		if (i < lo || i > hi)
+			return false;
+		*out = (int64_t)i;
+		return true;
+	}
+	if (!json_is_real(v))
+		return false;
+	d = json_real_value(v);
+	/* the range test first: only then is the cast defined */
+	if (!(d >= (double)lo && d <= (double)hi) || d != floor(d))
+		return false;
+	*out = (int64_t)d;
+	return true;
+}
+
+static bool json_time(const json_t *v, double *out)
+{
+	double d;
+
+	if (!json_is_number(v))
+		return false;
+	d = json_number_value(v);
+	if (!isfinite(d) || !(d >= XO_PERF_IMPORT_MIN_S && d <= XO_PERF_IMPORT_MAX_S))
+		return false;
+	*out = d;
+	return true;
+}
+
+void xo_perf_import_free(struct xo_perf_import *imp)
+{
+	if (!imp)
 		return;
-	for (size_t i = 0; i < v->n; i++) {
-		jv_free(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->str);
+	for (size_t i = 0; i < imp->n; i++)
+		free(imp->res[i].samples);
+	free(imp->res);
+	imp->res = NULL;
+	imp->n = 0;
 }
 
-static void skip_ws(struct jparser *j)
+/* One element of "results" into x (x->samples allocated here). */
+static enum xo_status parse_result(const json_t *r, const char *origin, size_t i,
+                                   const struct xo_perf_import *imp, struct xo_perf_result *x)
 {
-	while (isspace((unsigned char)*j->p))
-		j->p++;
-}
+	const json_t *name = json_object_get(r, "benchmark"), *samples = json_object_get(r,
+	                                                                                 "samples_s");
+	const char *what;
+	int64_t batch;
+	size_t ns;
 
-static enum xo_status jerr(struct jparser *j, const char *what)
-{
-	return xo_error(XO_EFORMAT, "JSON: %s at offset %ld", what, (long)(j->p - j->start));
-}
-
-static enum xo_status parse_value(struct jparser *j, struct jv *v);
-
-static enum xo_status parse_string(struct jparser *j, char **out)
-{
-	size_t cap = 16, n = 0;
-	char *s = malloc(cap);
-
-	if (!s)
-		return xo_error(XO_ENOMEM, "JSON: out of memory");
-	j->p++; /* opening quote */
-	while (*j->p != '"') {
-		char c = *j->p++;
-
-		if (!c || (unsigned char)c < 0x20) {
-			free(s);
-			j->p--;
-			return jerr(j, "unterminated string");
-		}
-		if (c == '\\') {
-			char e = *j->p++;
-
-			switch (e) {
-			case '"':
-			case '\\':
-			case '/':
-				c = e;
-				break;
-			case 'n':
-				c = '\n';
-				break;
-			case 't':
-				c = '\t';
-				break;
-			case 'r':
-				c = '\r';
-				break;
-			case 'b':
-				c = '\b';
-				break;
-			case 'f':
-				c = '\f';
-				break;
-			case 'u':
-				for (int k = 0; k < 4; k++)
-					if (!isxdigit((unsigned char)*j->p++)) {
-						free(s);
-						return jerr(j, "bad \\u escape");
-					}
-				c = '?';
-				break;
-			default:
-				free(s);
-				return jerr(j, "bad escape");
-			}
-		}
-		if (n + 2 > cap) {
-			char *t = realloc(s, cap *= 2);
-
-			if (!t) {
-				free(s);
-				return xo_error(XO_ENOMEM, "JSON: out of memory");
-			}
-			s = t;
-		}
-		s[n++] = c;
-	}
-	j->p++;
-	s[n] = '\0';
-	*out = s;
+	if (!json_is_object(r))
+		return xo_error(XO_EFORMAT, "%s: results[%zu] is not an object", origin, i);
+	what = json_string_value(name);
+	if (!what || (strcmp(what, "train_step") && strcmp(what, "predict")))
+		return xo_error(XO_EFORMAT,
+		                "%s: results[%zu].benchmark must be \"train_step\" or \"predict\"",
+		                origin, i);
+	if (!json_int_in(json_object_get(r, "batch"), 1, XO_PERF_IMPORT_MAX_BATCH, &batch))
+		return xo_error(XO_EFORMAT,
+		                "%s: results[%zu].batch must be an integer from 1 to %d", origin, i,
+		                XO_PERF_IMPORT_MAX_BATCH);
+	ns = json_array_size(samples);
+	if (!json_is_array(samples) || ns == 0 || ns > XO_PERF_IMPORT_MAX_SAMPLES)
+		return xo_error(XO_EFORMAT,
+		                "%s: results[%zu].samples_s must be an array of 1 to %d times",
+		                origin, i, XO_PERF_IMPORT_MAX_SAMPLES);
+	x->samples = calloc(ns, sizeof(*x->samples));
+	if (!x->samples)
+		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	for (size_t k = 0; k < ns; k++)
+		if (!json_time(json_array_get(samples, k), &x->samples[k].wall_s))
+			return xo_error(XO_EFORMAT,
+			                "%s: results[%zu].samples_s[%zu] must be a number of seconds "
+			                "from %g to %g",
+			                origin, i, k, XO_PERF_IMPORT_MIN_S, XO_PERF_IMPORT_MAX_S);
+	x->n = ns;
+	x->reps = 1;
+	x->b.batch = batch;
+	snprintf(x->b.name, sizeof(x->b.name), "model/%s/%s/b%lld/%s", imp->model, what,
+	         (long long)batch, imp->device);
+	snprintf(x->b.kind, sizeof(x->b.kind), "model");
+	snprintf(x->b.device, sizeof(x->b.device), "%s", imp->device);
+	snprintf(x->b.what, sizeof(x->b.what), "%s", what);
+	snprintf(x->b.model, sizeof(x->b.model), "%s", imp->model);
+	snprintf(x->b.params, sizeof(x->b.params), "model=%s batch=%lld peer=%s", imp->model,
+	         (long long)batch, imp->device);
+	snprintf(x->b.version, sizeof(x->b.version), "peer");
 	return XO_OK;
 }
 
-static enum xo_status push(struct jv *v, struct jv *item, char *key)
+enum xo_status xo_perf_import_parse(const char *text, size_t len, const char *origin,
+                                    const char *peer, struct xo_perf_import *imp)
 {
-	struct jv *items = realloc(v->items, (v->n + 1) * sizeof(*items));
+	json_error_t jerr;
+	json_t *root, *results;
+	const char *s;
+	enum xo_status st = XO_OK;
+	size_t nres;
 
-	if (!items)
-		return xo_error(XO_ENOMEM, "JSON: out of memory");
-	v->items = items;
-	if (v->t == J_OBJ) {
-		char **keys = realloc(v->keys, (v->n + 1) * sizeof(*keys));
-
-		if (!keys)
-			return xo_error(XO_ENOMEM, "JSON: out of memory");
-		v->keys = keys;
-		v->keys[v->n] = key;
+	memset(imp, 0, sizeof(*imp));
+	/* duplicate keys are refused: which one counts would be a guess */
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return xo_error(XO_EFORMAT, "%s: not valid JSON: %s (line %d, column %d)", origin,
+		                jerr.text, jerr.line, jerr.column);
+	if (!json_is_object(root)) {
+		st = xo_error(XO_EFORMAT, "%s: expected a JSON object at the top", origin);
+		goto out;
 	}
-	v->items[v->n++] = *item;
-	return XO_OK;
-}
 
-static enum xo_status parse_container(struct jparser *j, struct jv *v, char close)
-{
-	enum xo_status st;
-
-	if (++j->depth > 32)
-		return jerr(j, "nested too deep");
-	j->p++;
-	skip_ws(j);
-	if (*j->p == close) {
-		j->p++;
-		j->depth--;
-		return XO_OK;
+	s = peer ? peer : json_string_value(json_object_get(root, "device"));
+	if (!s || !safe_name(s, sizeof(imp->device) - 1) || !strcmp(s, "ref") ||
+	    !strcmp(s, "cpu") || !strncmp(s, "cl", 2)) {
+		st = xo_error(XO_EINVAL,
+		              "%s: peer name '%.64s' must be 1 to %zu of [A-Za-z0-9._+-] (not "
+		              "starting with '.' or '-') and not ref, cpu or cl*",
+		              peer ? "--peer" : origin, s ? s : "", sizeof(imp->device) - 1);
+		goto out;
 	}
-	for (;;) {
-		struct jv item = {0};
-		char *key = NULL;
+	snprintf(imp->device, sizeof(imp->device), "%s", s);
 
-		skip_ws(j);
-		if (v->t == J_OBJ) {
-			if (*j->p != '"')
-				return jerr(j, "expected a key");
-			if ((st = parse_string(j, &key)))
-				return st;
-			skip_ws(j);
-			if (*j->p++ != ':') {
-				free(key);
-				return jerr(j, "expected ':'");
+	snprintf(imp->model, sizeof(imp->model), "seed");
+	if (json_object_get(root, "model")) {
+		s = json_string_value(json_object_get(root, "model"));
+		if (!s || !safe_name(s, sizeof(imp->model) - 1)) {
+			st = xo_error(XO_EFORMAT,
+			              "%s: \"model\" must be a string of 1 to %zu of [A-Za-z0-9._+-]",
+			              origin, sizeof(imp->model) - 1);
+			goto out;
+		}
+		snprintf(imp->model, sizeof(imp->model), "%s", s);
+	}
+
+	if (json_object_get(root, "note")) {
+		s = json_string_value(json_object_get(root, "note"));
+		if (!s || has_control(s) || strlen(s) >= sizeof(imp->note)) {
+			st = xo_error(XO_EFORMAT,
+			              "%s: \"note\" must be a string of at most %zu bytes without "
+			              "control characters",
+			              origin, sizeof(imp->note) - 1);
+			goto out;
+		}
+		snprintf(imp->note, sizeof(imp->note), "%s", s);
+	}
+
+	results = json_object_get(root, "results");
+	nres = json_array_size(results);
+	if (!json_is_array(results) || nres == 0 || nres > XO_PERF_IMPORT_MAX_RESULTS) {
+		st = xo_error(XO_EFORMAT, "%s: \"results\" must be an array of 1 to %d results",
+		              origin, XO_PERF_IMPORT_MAX_RESULTS);
+		goto out;
+	}
+	imp->res = calloc(nres, sizeof(*imp->res));
+	if (!imp->res) {
+		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
+		goto out;
+	}
+	for (size_t i = 0; i < nres; i++) {
+		struct xo_perf_result *x = &imp->res[imp->n];
+
+		imp->n++; /* owns x->samples from here, for xo_perf_import_free */
+		if ((st = parse_result(json_array_get(results, i), origin, i, imp, x)))
+			goto out;
+		/* one result per benchmark and batch: the store keeps one per run */
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(imp->res[k].b.name, x->b.name)) {
+				st = xo_error(XO_EFORMAT, "%s: results[%zu] repeats results[%zu] (%s)",
+				              origin, i, k, x->b.name);
+				goto out;
 			}
-		}
-		if ((st = parse_value(j, &item)) || (st = push(v, &item, key))) {
-			jv_free(&item);
-			free(key);
-			return st;
-		}
-		skip_ws(j);
-		if (*j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (*j->p == close) {
-			j->p++;
-			j->depth--;
-			return XO_OK;
-		}
-		return jerr(j, "expected ',' or a closing bracket");
 	}
+
+out:
+	if (st)
+		xo_perf_import_free(imp);
+	json_decref(root);
+	return st;
 }
 
-static enum xo_status parse_value(struct jparser *j, struct jv *v)
+/*
+ * The whole file, at most max bytes. A directory is refused by name; a pipe
+ * (`--json <(...)`, /dev/stdin) is read like a file, and anything endless
+ * (/dev/zero) stops at max.
+ */
+static enum xo_status read_file(const char *path, size_t max, char **out, size_t *len)
 {
-	char *end;
-
-	memset(v, 0, sizeof(*v));
-	skip_ws(j);
-	switch (*j->p) {
-	case '{':
-		v->t = J_OBJ;
-		return parse_container(j, v, '}');
-	case '[':
-		v->t = J_ARR;
-		return parse_container(j, v, ']');
-	case '"':
-		v->t = J_STR;
-		return parse_string(j, &v->str);
-	case 't':
-	case 'f':
-	case 'n':
-		if (!strncmp(j->p, "true", 4) || !strncmp(j->p, "null", 4)) {
-			v->t = *j->p == 't' ? J_BOOL : J_NULL;
-			v->num = *j->p == 't';
-			j->p += 4;
-			return XO_OK;
-		}
-		if (!strncmp(j->p, "false", 5)) {
-			v->t = J_BOOL;
-			j->p += 5;
-			return XO_OK;
-		}
-		return jerr(j, "unknown literal");
-	default:
-		errno = 0;
-		v->num = strtod(j->p, &end);
-		if (end == j->p || errno)
-			return jerr(j, "expected a value");
-		v->t = J_NUM;
-		j->p = end;
-		return XO_OK;
-	}
-}
-
-static const struct jv *member(const struct jv *o, const char *key)
-{
-	if (!o || o->t != J_OBJ)
-		return NULL;
-	for (size_t i = 0; i < o->n; i++)
-		if (!strcmp(o->keys[i], key))
-			return &o->items[i];
-	return NULL;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
 	size_t cap = 65536, n = 0, got;
-	char *buf;
+	struct stat sb;
+	char *buf, *grown;
+	FILE *f;
 
+	*out = NULL;
+	if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
+		return xo_error(XO_EINVAL, "%s: is a directory, not a JSON file", path);
+	f = fopen(path, "rb");
 	if (!f)
-		return NULL;
+		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
 	buf = malloc(cap);
-	while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+	if (!buf)
+		goto out_nomem;
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += got;
-		if (n + 1 == cap) {
-			char *t = realloc(buf, cap *= 2);
-
-			if (!t) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = t;
+		if (n > max) {
+			fclose(f);
+			free(buf);
+			return xo_error(XO_EFORMAT, "%s: more than the %zu bytes a peer file may have",
+			                path, max);
 		}
+		if (n == cap) {
+			grown = realloc(buf, cap *= 2);
+			if (!grown)
+				goto out_nomem;
+			buf = grown;
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		return xo_error(XO_EIO, "%s: read error", path);
 	}
 	fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	return buf;
+	*out = buf;
+	*len = n;
+	return XO_OK;
+
+out_nomem:
+	fclose(f);
+	free(buf);
+	return xo_error(XO_ENOMEM, "%s: out of memory", path);
 }
 
 enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char *json_path,
                               FILE *out)
 {
-	struct jparser j = {0};
-	struct jv root = {0};
-	const struct jv *results, *v;
-	struct xo_perf_result *res = NULL;
+	struct xo_perf_import imp;
 	struct xo_perf_commit commit;
 	struct xo_perf_testbed tb;
-	char *text, note[512], model[64] = "seed", device[48];
+	char *text = NULL, note[640];
 	enum xo_status st;
-	size_t nres = 0;
 	int64_t run_id;
+	size_t len = 0;
 
-	text = read_file(json_path);
-	if (!text)
-		return xo_error(XO_EIO, "%s: %s", json_path, strerror(errno));
-	j.p = j.start = text;
-	if (!(st = parse_value(&j, &root))) {
-		skip_ws(&j);
-		if (*j.p)
-			st = jerr(&j, "trailing characters");
-	}
-	if (st) {
-		char why[256]; /* xo_error writes the buffer xo_last_error reads */
-
-		snprintf(why, sizeof(why), "%s", xo_last_error());
-		st = xo_error(st, "%s: %s", json_path, why);
-		goto out;
-	}
-	v = member(&root, "device");
-	snprintf(device, sizeof(device), "%s", peer ? peer : v && v->t == J_STR ? v->str : "");
-	if (!device[0] || strchr(device, '/') || !strcmp(device, "ref") || !strcmp(device, "cpu") ||
-	    !strncmp(device, "cl", 2)) {
-		st = xo_error(XO_EINVAL,
-		              "peer name '%s' must be non-empty, without '/', and not "
-		              "ref/cpu/cl",
-		              device);
-		goto out;
-	}
-	if ((v = member(&root, "model")) && v->t == J_STR)
-		snprintf(model, sizeof(model), "%s", v->str);
-	results = member(&root, "results");
-	if (!results || results->t != J_ARR || !results->n) {
-		st = xo_error(XO_EFORMAT, "%s: no \"results\" array", json_path);
-		goto out;
-	}
-	res = calloc(results->n, sizeof(*res));
-	if (!res) {
-		st = xo_error(XO_ENOMEM, "perf: out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < results->n; i++) {
-		const struct jv *r = &results->items[i];
-		const struct jv *name = member(r, "benchmark"), *batch = member(r, "batch");
-		const struct jv *samples = member(r, "samples_s");
-		struct xo_perf_result *x = &res[nres];
-
-		if (!name || name->t != J_STR || !batch || batch->t != J_NUM || batch->num < 1 ||
-		    !samples || samples->t != J_ARR || !samples->n ||
-		    (strcmp(name->str, "train_step") && strcmp(name->str, "predict"))) {
-			st = xo_error(
-			    XO_EFORMAT,
-			    "%s: results[%zu] needs \"benchmark\" (train_step or predict), "
-			    "\"batch\" >= 1 and a non-empty \"samples_s\"",
-			    json_path, i);
-			goto out;
-		}
-		x->samples = calloc(samples->n, sizeof(*x->samples));
-		if (!x->samples) {
-			st = xo_error(XO_ENOMEM, "perf: out of memory");
-			goto out;
-		}
-		nres++;
-		for (size_t k = 0; k < samples->n; k++) {
-			if (samples->items[k].t != J_NUM || !(samples->items[k].num > 0)) {
-				st = xo_error(XO_EFORMAT,
-				              "%s: results[%zu].samples_s[%zu] is not a "
-				              "positive number",
-				              json_path, i, k);
-				goto out;
-			}
-			x->samples[k].wall_s = samples->items[k].num;
-		}
-		x->n = samples->n;
-		x->reps = 1;
-		x->b.batch = (int64_t)batch->num;
-		snprintf(x->b.name, sizeof(x->b.name), "model/%s/%s/b%lld/%s", model, name->str,
-		         (long long)x->b.batch, device);
-		snprintf(x->b.kind, sizeof(x->b.kind), "model");
-		snprintf(x->b.device, sizeof(x->b.device), "%s", device);
-		snprintf(x->b.what, sizeof(x->b.what), "%s", name->str);
-		snprintf(x->b.model, sizeof(x->b.model), "%s", model);
-		snprintf(x->b.params, sizeof(x->b.params), "model=%s batch=%lld peer=%s", model,
-		         (long long)x->b.batch, device);
-		snprintf(x->b.version, sizeof(x->b.version), "peer");
-	}
+	if ((st = read_file(json_path, XO_PERF_IMPORT_MAX_BYTES, &text, &len)))
+		return st;
+	st = xo_perf_import_parse(text, len, json_path, peer, &imp);
+	free(text);
+	if (st)
+		return st;
 	xo_perf_commit_probe(xo_perf_source_dir(), &commit);
 	xo_perf_testbed_probe(&tb);
-	v = member(&root, "note");
-	snprintf(note, sizeof(note), "import --peer %s%s%s", device, v && v->t == J_STR ? ": " : "",
-	         v && v->t == J_STR ? v->str : "");
-	if ((st = xo_perfdb_run_begin(db, &commit, &tb, note, &run_id)) ||
-	    (st = xo_perfdb_run_finish(db, run_id, res, nres)))
-		goto out;
-	fprintf(out, "run %lld: imported %zu results of peer %s\n", (long long)run_id, nres,
-	        device);
-out:
-	for (size_t i = 0; res && i < nres; i++)
-		free(res[i].samples);
-	free(res);
-	jv_free(&root);
-	free(text);
+	snprintf(note, sizeof(note), "import --peer %s%s%s", imp.device, imp.note[0] ? ": " : "",
+	         imp.note);
+	if (!(st = xo_perfdb_run_begin(db, &commit, &tb, note, &run_id)) &&
+	    !(st = xo_perfdb_run_finish(db, run_id, imp.res, imp.n)))
+		fprintf(out, "run %lld: imported %zu results of peer %s\n", (long long)run_id,
+		        imp.n, imp.device);
+	xo_perf_import_free(&imp);
 	return st;
 }

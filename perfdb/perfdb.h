@@ -54,7 +54,7 @@ struct xo_perf_testbed {
 	char describe[1024]; /* every device's xo_backend_describe, one per line */
 };
 
-/* HEAD of the git work tree at dir (popen of git); "nogit" when it is none. */
+/* HEAD of the git work tree at dir (git run by xo_proc_run); "nogit" when it is none. */
 void xo_perf_commit_probe(const char *dir, struct xo_perf_commit *c);
 /* This machine and build; opens each backend once to read its description. */
 void xo_perf_testbed_probe(struct xo_perf_testbed *t);
@@ -65,6 +65,12 @@ void xo_perf_testbed_probe(struct xo_perf_testbed *t);
  * file that is not SQLite, a SQLite file of another program, or a schema newer
  * than this build knows. WAL mode, busy timeout for concurrent writers. */
 enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out);
+/* The same for readers (compare, report, advise, record --list): opened
+ * SQLITE_OPEN_READONLY, so a store in a read-only directory or mount works;
+ * never creates the file (XO_EINVAL "no such database"). A store older than
+ * this xo is migrated first when the file is writable, else refused. Both
+ * refuse a path that is a directory, FIFO or device (XO_EINVAL). */
+enum xo_status xo_perfdb_open_readonly(const char *path, struct xo_perfdb **out);
 void xo_perfdb_close(struct xo_perfdb *db); /* accepts NULL */
 struct sqlite3 *xo_perfdb_sqlite(struct xo_perfdb *db);
 
@@ -215,6 +221,29 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model, bool json
 /* Stores a peer's timings (JSON, see docs/perf.md) as a run of the current commit. */
 enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char *json_path,
                               FILE *out);
+
+/* Limits on a peer file (import.c): what is outside is refused, not clipped. */
+#define XO_PERF_IMPORT_MAX_BYTES   (64 << 20)
+#define XO_PERF_IMPORT_MAX_RESULTS 4096
+#define XO_PERF_IMPORT_MAX_SAMPLES 100000
+#define XO_PERF_IMPORT_MAX_BATCH   (1 << 24)
+#define XO_PERF_IMPORT_MIN_S       1e-9  /* 1 ns: no clock measures a call faster */
+#define XO_PERF_IMPORT_MAX_S       86400.0 /* one day per call */
+
+/* A peer file, parsed and checked: what xo_perf_import stores. */
+struct xo_perf_import {
+	char device[48];             /* the peer's name, restricted to [A-Za-z0-9._+-] */
+	char model[64];              /* "seed" unless the file says, same set */
+	char note[512];              /* free text without control bytes, or "" */
+	struct xo_perf_result *res;  /* n results, each with its samples */
+	size_t n;
+};
+/* Parses len bytes of peer JSON (origin names it in messages; peer, when not
+ * NULL, overrides its "device"). XO_EFORMAT/XO_EINVAL with one line naming
+ * origin and the value at fault; on success free with xo_perf_import_free. */
+enum xo_status xo_perf_import_parse(const char *text, size_t len, const char *origin,
+                                    const char *peer, struct xo_perf_import *imp);
+void xo_perf_import_free(struct xo_perf_import *imp); /* accepts NULL */
 
 /* ---- helpers shared inside perfdb ------------------------------------------------ */
 

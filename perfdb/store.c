@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +27,7 @@ struct xo_perfdb {
 	/* at run_begin, for the CPU time other processes took during the run */
 	double busy0, self0, wall0;
 	bool locked; /* the last failure was SQLITE_BUSY/LOCKED: worth a retry */
+	bool stale;  /* a read-only open found a schema older than this xo's */
 };
 
 static enum xo_status db_err(struct xo_perfdb *db, const char *what)
@@ -53,7 +56,12 @@ static enum xo_status exec(struct xo_perfdb *db, const char *sql)
 	return XO_OK;
 }
 
-static enum xo_status pragma_int(struct xo_perfdb *db, const char *sql, int64_t *out)
+/*
+ * Runs a query that returns one integer. Messages name the file, what was
+ * being read (what) and SQLite's reason, never the SQL text.
+ */
+static enum xo_status pragma_int(struct xo_perfdb *db, const char *sql, const char *what,
+                                 int64_t *out)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = sqlite3_prepare_v2(db->h, sql, -1, &s, NULL);
@@ -69,7 +77,7 @@ static enum xo_status pragma_int(struct xo_perfdb *db, const char *sql, int64_t 
 			              "%s: not a SQLite database (corrupt or another kind of file)",
 			              db->path);
 		else
-			st = db_err(db, sql);
+			st = db_err(db, what);
 		sqlite3_finalize(s);
 		return st;
 	}
@@ -178,7 +186,28 @@ static const char migrate_3[] = "ALTER TABLE runs ADD COLUMN others_cpu REAL;";
 static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {migrate_1, migrate_2,
                                                                  migrate_3};
 
-static enum xo_status migrate(struct xo_perfdb *db)
+/*
+ * A schema version this xo can read or migrate: 0 (new) to the current one.
+ * The version indexes the migration table, so anything outside that range
+ * is refused here, before it is used (a negative user_version would read
+ * before the table).
+ */
+static enum xo_status check_version(struct xo_perfdb *db, int64_t version, int64_t tables)
+{
+	if (version > XO_PERFDB_SCHEMA_VERSION)
+		return xo_error(XO_EDB,
+		                "%s: schema version %" PRId64 " is newer than this xo knows (%d); "
+		                "use a newer xo",
+		                db->path, version, XO_PERFDB_SCHEMA_VERSION);
+	if (version < 0)
+		return xo_error(XO_EDB,
+		                "%s: schema version %" PRId64 " is not one xo writes (corrupt or "
+		                "edited store; %" PRId64 " schema objects)",
+		                db->path, version, tables);
+	return XO_OK;
+}
+
+static enum xo_status migrate(struct xo_perfdb *db, int64_t tables)
 {
 	enum xo_status st;
 	int64_t version;
@@ -188,12 +217,21 @@ static enum xo_status migrate(struct xo_perfdb *db)
 	 * the version the first one wrote and does nothing. */
 	if ((st = exec(db, "BEGIN IMMEDIATE")))
 		return st;
-	if ((st = pragma_int(db, "PRAGMA user_version", &version)))
+	if ((st = pragma_int(db, "PRAGMA user_version", "reading the schema version", &version)))
+		goto out_rollback;
+	/* open_setup checked the range; another process may have written it since */
+	if ((st = check_version(db, version, tables)))
 		goto out_rollback;
 	for (int64_t v = version; v < XO_PERFDB_SCHEMA_VERSION; v++) {
-		if ((st = exec(db, migrations[v]))) {
-			xo_error(XO_EDB, "migrating %s to schema version %" PRId64 ": %s", db->path,
-			         v + 1, xo_last_error());
+		char *msg = NULL;
+
+		if (sqlite3_exec(db->h, migrations[v], NULL, NULL, &msg) != SQLITE_OK) {
+			/* SQLite's reason, copied before anything else can replace it */
+			st = xo_error(XO_EDB, "%s: migrating schema version %" PRId64 " to %" PRId64
+			              " failed: %s", db->path, v, v + 1,
+			              msg ? msg : sqlite3_errmsg(db->h));
+			db->locked = is_busy(sqlite3_errcode(db->h));
+			sqlite3_free(msg);
 			goto out_rollback;
 		}
 	}
@@ -208,54 +246,128 @@ out_rollback:
 }
 
 /*
- * Everything after sqlite3_open: refuse files that are not ours, switch to
- * WAL, migrate. Sets db->locked when it failed on another connection's lock.
+ * Everything after sqlite3_open: refuse files that are not ours and versions
+ * outside the migration table. A writer then switches to WAL and migrates;
+ * a reader (readonly) only checks that the store needs no migration.
+ * Sets db->locked when it failed on another connection's lock.
  */
-static enum xo_status open_setup(struct xo_perfdb *db)
+static enum xo_status open_setup(struct xo_perfdb *db, bool readonly)
 {
 	int64_t app_id, version, tables;
 	enum xo_status st;
 
 	db->locked = false;
 	/* reading the schema is the first access to the file's header */
-	if ((st = pragma_int(db, "SELECT count(*) FROM sqlite_master", &tables)) ||
-	    (st = pragma_int(db, "PRAGMA application_id", &app_id)) ||
-	    (st = pragma_int(db, "PRAGMA user_version", &version)))
+	if ((st = pragma_int(db, "SELECT count(*) FROM sqlite_master", "reading the schema",
+	                     &tables)) ||
+	    (st = pragma_int(db, "PRAGMA application_id", "reading the application id", &app_id)) ||
+	    (st = pragma_int(db, "PRAGMA user_version", "reading the schema version", &version)))
 		return st;
 	if (tables > 0 && app_id != XO_PERFDB_APP_ID)
 		return xo_error(XO_EDB,
 		                "%s: a SQLite database of another program (application_id %" PRId64
 		                ", %" PRId64 " schema objects), not a crossover perf store",
 		                db->path, app_id, tables);
-	if (version > XO_PERFDB_SCHEMA_VERSION)
-		return xo_error(XO_EDB,
-		                "%s: schema version %" PRId64 " is newer than this xo knows (%d); "
-		                "use a newer xo",
-		                db->path, version, XO_PERFDB_SCHEMA_VERSION);
+	if ((st = check_version(db, version, tables)))
+		return st;
+	if (readonly) {
+		db->stale = version < XO_PERFDB_SCHEMA_VERSION;
+		if (db->stale)
+			return xo_error(XO_EDB,
+			                "%s: schema version %" PRId64 " needs migrating to %d, and "
+			                "the store is read-only (`xo perf record` on a writable copy "
+			                "migrates it)",
+			                db->path, version, XO_PERFDB_SCHEMA_VERSION);
+		return exec(db, "PRAGMA foreign_keys = ON");
+	}
 	if ((st = exec(db, "PRAGMA journal_mode = WAL")) ||
 	    (st = exec(db, "PRAGMA synchronous = NORMAL")) ||
 	    (st = exec(db, "PRAGMA foreign_keys = ON")))
 		return st;
-	if (version < XO_PERFDB_SCHEMA_VERSION && (st = migrate(db)))
+	if (version < XO_PERFDB_SCHEMA_VERSION && (st = migrate(db, tables)))
 		return st;
 	return XO_OK;
 }
 
-enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out)
+/*
+ * A store is a regular file (or a path not there yet, for a writer): a
+ * directory, FIFO or device is refused before SQLite opens it (opening a
+ * FIFO would block forever).
+ */
+static enum xo_status check_path(const char *path, bool readonly)
+{
+	struct stat sb;
+
+	if (!path || !*path)
+		return xo_error(XO_EINVAL, "perfdb: empty database path");
+	if (stat(path, &sb)) {
+		if (errno == ENOENT && !readonly)
+			return XO_OK;
+		return xo_error(XO_EINVAL, "%s: %s", path,
+		                errno == ENOENT ? "no such database (check --db, or record first)"
+		                                : strerror(errno));
+	}
+	if (S_ISDIR(sb.st_mode))
+		return xo_error(XO_EINVAL, "%s: is a directory, not a perf store", path);
+	if (!S_ISREG(sb.st_mode))
+		return xo_error(XO_EINVAL, "%s: not a regular file (FIFO, socket or device), not a "
+		                "perf store", path);
+	return XO_OK;
+}
+
+/*
+ * A WAL store in a directory the reader cannot write: SQLite needs to create
+ * the -shm (and -wal) files even to read, and fails. When no -wal file with
+ * content is there (the last writer closed cleanly, so everything is in the
+ * main file), the file can be read as immutable: no locks, no side files.
+ */
+static bool wal_blocked(struct xo_perfdb *db)
+{
+	int rc = sqlite3_extended_errcode(db->h) & 0xff;
+	char wal[sizeof(db->path) + 8];
+	struct stat sb;
+
+	if (rc != SQLITE_READONLY && rc != SQLITE_CANTOPEN)
+		return false;
+	snprintf(wal, sizeof(wal), "%s-wal", db->path);
+	return stat(wal, &sb) || sb.st_size == 0;
+}
+
+/* "file:" URI of path with ?immutable=1; every byte outside a safe set is
+ * percent-encoded so '?', '#' and '%' in a name stay part of it. */
+static bool immutable_uri(const char *path, char *uri, size_t size)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                           "0123456789/._-~";
+	size_t n = (size_t)snprintf(uri, size, "file:");
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (n + 4 >= size)
+			return false;
+		if (strchr(safe, *p))
+			uri[n++] = (char)*p;
+		else
+			n += (size_t)snprintf(uri + n, size - n, "%%%02X", *p);
+	}
+	return (size_t)snprintf(uri + n, size - n, "?immutable=1") < size - n;
+}
+
+static enum xo_status open_mode(const char *path, bool readonly, struct xo_perfdb **out,
+                                bool *stale)
 {
 	struct xo_perfdb *db;
 	enum xo_status st;
 	double waited = 0.0;
+	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
 	*out = NULL;
-	if (!path || !*path)
-		return xo_error(XO_EINVAL, "perfdb: empty database path");
+	if ((st = check_path(path, readonly)))
+		return st;
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return xo_error(XO_ENOMEM, "perfdb: out of memory");
 	snprintf(db->path, sizeof(db->path), "%s", path);
-	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
 		st = xo_error(XO_EDB, "%s: cannot open: %s", path,
 		              db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto out_close;
@@ -271,19 +383,58 @@ enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out)
 	 * within the same 60 s as the busy timeout.
 	 */
 	for (unsigned pause_us = 1000;; pause_us = pause_us < 100000 ? 2 * pause_us : pause_us) {
-		st = open_setup(db);
+		st = open_setup(db, readonly);
 		if (!st || !db->locked || waited > 60.0)
 			break;
 		usleep(pause_us + (unsigned)(getpid() % 1000)); /* apart from the other */
 		waited += 1e-6 * pause_us;
 	}
-	if (st)
+	if (st && readonly && wal_blocked(db)) {
+		char uri[3 * sizeof(db->path) + 32];
+
+		sqlite3_close_v2(db->h);
+		db->h = NULL;
+		if (!immutable_uri(path, uri, sizeof(uri)) ||
+		    sqlite3_open_v2(uri, &db->h, flags | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+			st = xo_error(XO_EDB, "%s: cannot open read-only: %s", path,
+			              db->h ? sqlite3_errmsg(db->h) : "path too long");
+			goto out_close;
+		}
+		st = open_setup(db, readonly);
+	}
+	if (st) {
+		if (stale)
+			*stale = db->stale;
 		goto out_close;
+	}
 	*out = db;
 	return XO_OK;
 
 out_close:
 	xo_perfdb_close(db);
+	return st;
+}
+
+enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out)
+{
+	return open_mode(path, false, out, NULL);
+}
+
+enum xo_status xo_perfdb_open_readonly(const char *path, struct xo_perfdb **out)
+{
+	bool stale = false;
+	enum xo_status st = open_mode(path, true, out, &stale);
+
+	/* a store older than this xo (or a new, empty file) is migrated first
+	 * when it can be written, as any writer would; otherwise the refusal
+	 * above stands */
+	if (st && stale && !access(path, W_OK)) {
+		xo_error_clear();
+		if (!(st = open_mode(path, false, out, NULL))) {
+			xo_perfdb_close(*out);
+			st = open_mode(path, true, out, NULL);
+		}
+	}
 	return st;
 }
 
@@ -697,13 +848,15 @@ enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64
 
 		if (end == spec + 4 || *end)
 			return xo_error(XO_EINVAL, "'%s': expected run:N", spec);
-		if (sqlite3_prepare_v2(db->h, "SELECT state FROM runs WHERE id = ?", -1, &s, NULL))
+		/* the store is outside input too: a NULL state reads as not complete */
+		if (sqlite3_prepare_v2(db->h, "SELECT state = 'complete' FROM runs WHERE id = ?", -1,
+		                       &s, NULL))
 			return db_err(db, "finding a run");
 		sqlite3_bind_int64(s, 1, id);
 		rc = sqlite3_step(s);
 		if (rc != SQLITE_ROW)
 			st = xo_error(XO_EINVAL, "%s: no run %lld", db->path, id);
-		else if (strcmp((const char *)sqlite3_column_text(s, 0), "complete"))
+		else if (sqlite3_column_int(s, 0) != 1)
 			st = xo_error(XO_EINVAL, "%s: run %lld is incomplete (killed or failed)",
 			              db->path, id);
 		else

@@ -79,3 +79,20 @@ add_test(NAME perfdb.continuous
          COMMAND sh -c "git -C ${CMAKE_SOURCE_DIR} rev-parse --verify -q HEAD~1 >/dev/null || exit 0; rm -rf c.sqlite* tmp; mkdir tmp; TMPDIR=$PWD/tmp XO_SOURCE_DIR=${CMAKE_SOURCE_DIR} ${XO} perf continuous --db c.sqlite --rounds 2 --device ref --filter '^op/relu/fwd/.*/ref$' HEAD~1 HEAD > out.txt 2> err.txt; rc=$?; cat err.txt out.txt; test $rc -le 1 && grep -q 'record runs pooled: run:1 run:3' out.txt && grep -q 'record runs pooled: run:2 run:4' out.txt && test -z \"$(ls tmp)\""
          WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR})
 set_tests_properties(perfdb.continuous PROPERTIES LABELS "perfdb;nightly" TIMEOUT 1500)
+# Hostile and careless input (issue 11), suites/perfdb_cli.sh: schema versions
+# outside the migration table, a read-only store, --db that is not a file,
+# NaN options and bad --model specs, and every number and string of a peer
+# import. Each: exit 2, one line naming the cause, nothing changed.
+foreach(case schema nullstate readonly notafile options import)
+  file(MAKE_DIRECTORY ${XO_PERFDB_CLI_DIR}/${case})
+  add_test(NAME perfdb.cli.${case}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/perfdb_cli.sh ${case} $<TARGET_FILE:xo>
+           WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR}/${case})
+  set_tests_properties(perfdb.cli.${case} PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
+endforeach()
+# No shell anywhere: every program is run from an argument vector
+# (perfdb/proc.h). Comment lines do not count.
+add_test(NAME lint.noshell
+         COMMAND sh -c "! grep -rn --include=*.c -E '(^|[^_[:alnum:]])(system|popen)[[:space:]]*\\(' core reference kernels cl model perfdb cli suites fuzz | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*(/[*]|[*]|//)'"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.noshell PROPERTIES LABELS "quick" TIMEOUT 30)

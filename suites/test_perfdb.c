@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "perfdb.h"
+#include "proc.h"
 
 static char tmpdir[256];
 
@@ -599,6 +600,64 @@ static void test_refuses_foreign_files(void **state)
 	expect_refused(path, "newer");
 }
 
+/*
+ * Schema versions outside the migration table (a negative user_version used
+ * to index before it), and version 0 on a populated store: one message with
+ * the file and SQLite's reason, the store unchanged. Readers open read-only:
+ * the connection cannot write, a missing file is not created, and a store
+ * that needs migrating is migrated only when it can be written.
+ */
+static void test_schema_versions_and_readers(void **state)
+{
+	(void)state;
+	struct xo_perfdb *db = NULL;
+	char path[512], msg[512];
+	double level[2] = {1e-3, 2e-3};
+
+	db_path(path, sizeof(path), "versions.sqlite");
+	remove_db(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	record_fake(db, 1, "Haswell", 2, 10, level, 0.01);
+	xo_perfdb_close(db);
+
+	exec_sql(path, "PRAGMA user_version = -1");
+	expect_refused(path, "schema version -1");
+	assert_int_equal(xo_perfdb_open_readonly(path, &db), XO_EDB);
+	assert_null(db);
+	assert_int_equal(query_int(path, "PRAGMA user_version"), -1); /* untouched */
+
+	exec_sql(path, "PRAGMA user_version = 0");
+	expect_refused(path, "table commits already exists");
+	snprintf(msg, sizeof(msg), "%s", xo_last_error());
+	if (!strstr(msg, path) || strstr(strstr(msg, path) + strlen(path), path) ||
+	    strstr(msg, "CREATE"))
+		fail_msg("message '%s' should name the file once and quote no SQL", msg);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM runs"), 1);
+
+	exec_sql(path, "PRAGMA user_version = 3");
+	assert_int_equal(xo_perfdb_open_readonly(path, &db), XO_OK);
+	assert_int_equal(sqlite3_db_readonly(xo_perfdb_sqlite(db), "main"), 1);
+	xo_perfdb_close(db);
+
+	/* a migration the reader needs runs when the file is writable */
+	exec_sql(path, "PRAGMA user_version = 2; ALTER TABLE runs DROP COLUMN others_cpu");
+	assert_int_equal(xo_perfdb_open_readonly(path, &db), XO_OK);
+	assert_int_equal(sqlite3_db_readonly(xo_perfdb_sqlite(db), "main"), 1);
+	xo_perfdb_close(db);
+	assert_int_equal(query_int(path, "PRAGMA user_version"), XO_PERFDB_SCHEMA_VERSION);
+
+	db_path(path, sizeof(path), "absent.sqlite");
+	remove_db(path);
+	assert_int_equal(xo_perfdb_open_readonly(path, &db), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "no such database"));
+	assert_int_equal(access(path, F_OK), -1);
+
+	assert_int_equal(xo_perfdb_open(tmpdir, &db), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "is a directory"));
+	assert_int_equal(xo_perfdb_open("/dev/null", &db), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "not a regular file"));
+}
+
 /* ---- kill -9 mid-write ---------------------------------------------------------- */
 
 #define KILL_RESULTS 200
@@ -791,13 +850,14 @@ static int setup_tmp(void **state)
 
 static int teardown_tmp(void **state)
 {
-	char cmd[300];
+	const char *argv[] = {"rm", "-rf", "--", tmpdir, NULL};
+	struct xo_proc p = {.argv = argv};
+	int code;
 
 	(void)state;
 	if (getenv("XO_TEST_KEEP"))
 		return 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return xo_proc_run(&p, &code, NULL, NULL) == XO_OK && code == 0 ? 0 : -1;
 }
 
 int main(void)
@@ -813,6 +873,7 @@ int main(void)
 	    cmocka_unit_test(test_compare_run_noise),
 	    cmocka_unit_test(test_migration_from_v1),
 	    cmocka_unit_test(test_refuses_foreign_files),
+	    cmocka_unit_test(test_schema_versions_and_readers),
 	    cmocka_unit_test(test_kill_mid_write),
 	    cmocka_unit_test(test_concurrent_writers),
 	    cmocka_unit_test(test_concurrent_fresh_open),
