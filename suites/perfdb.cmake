@@ -52,7 +52,7 @@ set_tests_properties(perf_workflow PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
 # system(), backquotes, a macro '@') reaches the report; nothing may run.
 # Fails on the code that pasted names into the gnuplot script.
 xo_perfdb_cli_test(report_injection
-  "command -v gnuplot >/dev/null || exit 0; rm -rf inj.sqlite* rep PWNED PWNED2; ${XO} perf record --db inj.sqlite --filter '^model/seed/predict/b(1|8)/ref$' --no-progress >/dev/null || exit 1; printf '{\"results\":[{\"benchmark\":\"predict\",\"batch\":8,\"samples_s\":[1e-4,1.1e-4]}]}' > peer.json; ${XO} perf import --db inj.sqlite --peer \"x'; system('touch PWNED'); '@evil<img src=x onerror=alert(1)>\" --json peer.json || exit 1; ${XO} perf detect --db inj.sqlite >/dev/null; ${XO} perf report --db inj.sqlite --out rep || exit 1; test ! -e PWNED -a ! -e PWNED2 -a ! -e rep/PWNED -a ! -e rep/PWNED2 && grep -q 'cl_label' rep/plots.gp && grep -q 'x&#39;; system' rep/index.html && ! grep -q '<img src=x' rep/index.html")
+  "bash ${CMAKE_CURRENT_SOURCE_DIR}/perfdb_inject.sh ${XO}")
 # issue 11 items 1, 3, 4 for the report's --out: a symlink, a file and a
 # non-empty directory no report wrote are refused (exit 2, left as they were);
 # a report replaces its own earlier output; a failing report leaves --out

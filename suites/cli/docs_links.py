@@ -35,7 +35,10 @@ def main():
             name = m.group(1)
             # placeholders (DIR/, X.npy) and style.md's citations of other
             # projects' files (ggml's ci/run.sh, SQLite's src/bitvec.c)
-            if "*" in name or name.split("/")[0].isupper() or rel == "docs/style.md":
+            # and outputs the scripts generate (build*/, out/)
+            first = name.split("/")[0]
+            if "*" in name or first.isupper() or rel == "docs/style.md" or \
+               first.startswith("build") or first == "out":
                 continue
             cands = [os.path.join(src, name), os.path.join(base, name)]
             if not any(os.path.exists(c) for c in cands) and "/" in name:
