@@ -181,9 +181,11 @@ void xo_case_repro(const struct xo_case *c, const char *backend, char *buf, size
 		p.strides = xo_conv1d_stride(&c->p);
 	else if (c->op == XO_OP_max_pooling1d)
 		p.strides = xo_pool1d_stride(&c->p);
+#ifdef XO_HAVE_CPU
 	if (!strncmp(backend, "cpu", 3))
 		snprintf(isa, sizeof(isa), "XO_CPU_ISA=%s ",
 		         xo_cpu_kernels_for(xo_cpu_isa_detect())->isa);
+#endif
 	xo_params_format(c->op, c->dir, &p, params, sizeof(params));
 	snprintf(buf, size,
 	         "%sxo check --op %s --dir %s --mode %s --backend %s --seed %" PRIu64 " %s", isa,
