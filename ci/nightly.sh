@@ -3,13 +3,16 @@
 # Release (build-release/), run the quick (and nightly, when present) suites,
 # run the seed experiment on every device, record the perf set into
 # perf.sqlite, time the PyTorch peer when python3 + torch are there, run the
-# cpu benchmark beside it (scripts/bench_vs_pytorch.py), detect
-# changes over the history, draw the report, and say where it is and what
-# regressed. Every stage is a function with one summary line (STYLE rule 17).
+# cpu benchmark beside it (scripts/bench_vs_pytorch.py), run a sample of
+# the mutation stage (ci/mutate.sh), detect changes over the history, draw
+# the report, and say where it is and what regressed. Every stage is a
+# function with one summary line (STYLE rule 17).
 #
 # Environment:
 #   XO_NIGHTLY_DIR   where perf.sqlite, report/, seed.txt and seed.json go (repo root)
 #   XO_NIGHTLY_QUICK=1   `xo perf record --quick` (a 2-minute smoke run)
+#   XO_MUTATE_SAMPLE  mutants the mutation stage runs (6; 0 skips the stage;
+#                    `bash ci/mutate.sh --all` runs the whole list)
 #   XO_JOBS          build/test parallelism (nproc)
 # Exit: 0 all stages passed and no regression confirmed; 1 otherwise.
 set -u -o pipefail
@@ -117,6 +120,24 @@ stage_bench() {
     return $rc
 }
 
+# The suites' power (issue 10, docs/mutation.md): a sample of the mutants,
+# a window that moves every night so the whole list comes round, against
+# what CI runs; the figure goes to mutation.txt and the store. A missed
+# mutant fails the stage (exit 1), as a confirmed regression does.
+stage_mutate() {
+    local n=${XO_MUTATE_SAMPLE:-6}
+    if [ "$n" = 0 ]; then
+        echo "mutate: skipped (XO_MUTATE_SAMPLE=0)"
+        return 0
+    fi
+    local args=(--sample "$n" --keep-going --out "$NIGHTLY_DIR")
+    [ -f "$DB" ] && args+=(--db "$DB")
+    bash ci/mutate.sh "${args[@]}"
+    local rc=$?
+    NOTES+=("mutation: $(head -n 1 "$NIGHTLY_DIR/mutation.txt" 2>/dev/null || echo "no result (exit $rc)")")
+    return $rc
+}
+
 # exit 1 from detect = a confirmed regression: the stage fails, the job goes on
 stage_detect() {
     "$XO" perf detect --db "$DB" >"$NIGHTLY_DIR/detect.log"
@@ -148,6 +169,7 @@ run_stage test stage_test || rc=1
 run_stage record stage_record || rc=1
 run_stage peer stage_peer || rc=1
 run_stage bench stage_bench || rc=1
+run_stage mutate stage_mutate || rc=1
 if [ -f "$DB" ]; then
     run_stage detect stage_detect || rc=1
     run_stage report stage_report || rc=1
