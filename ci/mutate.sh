@@ -16,12 +16,14 @@
 # must pass the same passes (a baseline, skipped when the tree has not
 # changed since the last one that passed); its test times order the tests.
 #
-# Usage: ci/mutate.sh [--all | --sample N [--offset K]] [--list] [--keep-going]
-#                     [-j N] [--db FILE] [--out DIR] [NAME ...]
+# Usage: ci/mutate.sh [--all | --sample N [--offset K]] [--list | --check]
+#                     [--keep-going] [-j N] [--db FILE] [--out DIR] [NAME ...]
 #   --all          every mutant (the default)
 #   --sample N     N mutants, a window that rotates by the date (or --offset K)
 #                  so that successive nights cover the whole list
 #   --list         print the selected mutants with class and expectation; run none
+#   --check        check every selected mutant's header and that it still applies
+#                  to the checkout (git apply --check); build and run nothing
 #   --keep-going   after a mutant ERROR, go on with the others (exit still 2)
 #   -j N           build and ctest parallelism (XO_JOBS, else nproc)
 #   --db FILE      also store the figure in table mutation_runs of that perf
@@ -42,7 +44,7 @@ die() {
     exit 2
 }
 
-mode=all sample=0 offset= list=0 keep_going=0 db= out_dir=$XO_ROOT/out
+mode=all sample=0 offset= list=0 check=0 keep_going=0 db= out_dir=$XO_ROOT/out
 jobs=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 names=()
 while [ $# -gt 0 ]; do
@@ -59,6 +61,7 @@ while [ $# -gt 0 ]; do
         shift
         ;;
     --list) list=1 ;;
+    --check) check=1 ;;
     --keep-going) keep_going=1 ;;
     -j)
         [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-j needs a count >= 1"
@@ -142,6 +145,18 @@ if [ $list = 1 ]; then
 fi
 
 command -v git >/dev/null || die "git is needed to apply the mutants"
+if [ $check = 1 ]; then
+    stale=()
+    for n in "${selected[@]}"; do
+        (cd "$XO_ROOT" && git apply --check "$MUTANTS_DIR/$n.patch" 2>/dev/null) || stale+=("$n")
+    done
+    if [ ${#stale[@]} -gt 0 ]; then
+        echo "xo: mutate: ${#stale[@]} mutant(s) no longer apply to the tree: ${stale[*]}" >&2
+        exit 2
+    fi
+    echo "mutate: all ${#selected[@]} mutants have a valid header and apply to the tree"
+    exit 0
+fi
 if [ -n "$db" ]; then
     command -v sqlite3 >/dev/null || die "--db needs the sqlite3 command (Debian package sqlite3)"
     [ -f "$db" ] || die "--db $db: no such perf store (xo perf record creates one)"
@@ -180,9 +195,10 @@ sync_tree() {
     "${SCRATCH_GIT[@]}" add -A . && "${SCRATCH_GIT[@]}" commit -q --allow-empty -m sync
 }
 
-# Fingerprint of the tree's code: a baseline holds while it is unchanged.
+# Fingerprint of the tree's code (not ci/ nor the docs, which no test
+# builds or reads): a baseline holds while it is unchanged.
 fingerprint() {
-    "${SCRATCH_GIT[@]}" ls-files -s | grep -v -e '	ci/mutants/' -e '	docs/' | sha1sum |
+    "${SCRATCH_GIT[@]}" ls-files -s | grep -v -e '	ci/' -e '	docs/' -e '\.md$' | sha1sum |
         cut -c1-40
 }
 
