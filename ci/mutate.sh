@@ -172,6 +172,8 @@ mkdir -p "$out_dir" || die "--out $out_dir: cannot create the directory"
 S=${XO_MUTATE_DIR:-$XO_ROOT/build-mutate}
 SRC=$S/src B=$S/build LOGS=$S/logs
 mkdir -p "$SRC" "$B" "$LOGS" || die "$S: cannot create the scratch directory"
+exec 9>"$S/lock" && flock -n 9 ||
+    die "$S: another ci/mutate.sh is running there (XO_MUTATE_DIR picks another scratch tree)"
 SCRATCH_GIT=(git -C "$SRC" -c user.name=xo-mutate -c user.email=xo-mutate@localhost)
 
 # Copies the checkout's files (tracked and untracked, not ignored) into
@@ -226,13 +228,28 @@ PASSES=("quick::-L quick"
         "isa-scalar:XO_CPU_ISA=scalar:-L quick -R ^ops\.cpu\.|^model\$"
         "races::-L races")
 
-# run_passes LOG STOP: runs the passes; prints the first failing test
-# (pass/test) and returns 1, or returns 0 when all pass. STOP=1 stops at the
-# first failure (mutants), 0 runs everything (baseline).
+# The order of the passes for mutant file $1: the verdict does not depend
+# on it, only the time to a failure. A mutant of OpenCL code only is most
+# likely caught by the races label, which the ISA passes (cpu) cannot see.
+pass_order() {
+    if grep '^diff --git ' "$1" | grep -qv '^diff --git a/cl/'; then
+        echo 0 1 2 3
+    else
+        echo 0 3 1 2
+    fi
+}
+
+# run_passes LOG STOP [ORDER...]: runs the passes (in ORDER, indices into
+# PASSES; all in turn by default); prints the first failing test (pass/test)
+# and returns 1, or returns 0 when all pass. STOP=1 stops at the first
+# failure (mutants), 0 runs everything (baseline).
 run_passes() {
-    local log=$1 stop=$2 p name env args failed to
+    local log=$1 stop=$2 p name env args failed to i
+    shift 2
+    [ $# -gt 0 ] || set -- "${!PASSES[@]}"
     : >"$log"
-    for p in "${PASSES[@]}"; do
+    for i in "$@"; do
+        p=${PASSES[$i]}
         name=${p%%:*} p=${p#*:} env=${p%%:*} args=${p#*:}
         to=$timeout
         [ "$name" = races ] && to=$((timeout * 3))
@@ -297,7 +314,7 @@ for n in "${selected[@]}"; do
         result=ERROR test="(does not apply)"
     elif ! build "$LOGS/$n.build.log"; then
         result=ERROR test="(does not build: $LOGS/$n.build.log)"
-    elif test=$(run_passes "$LOGS/$n.test.log" 1); then
+    elif test=$(run_passes "$LOGS/$n.test.log" 1 $(pass_order "$f")); then
         test=-
         [ -n "$eqv" ] && result=equivalent || result=missed
     else
@@ -312,7 +329,7 @@ for n in "${selected[@]}"; do
     caught-equivalent) equiv=$((equiv + 1)) equiv_caught=$((equiv_caught + 1)) ;;
     ERROR) errors=$((errors + 1)) error_names+=("$n") ;;
     esac
-    printf '%-40s %-18s %-34s %4ss\n' "$n" "$result" "$test" "$dt"
+    printf '%-36s %-10s %-48s %4ss\n' "$n" "$result" "$test" "$dt"
     printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$cls" "$result" "$test" "$dt" >>"$tsv"
     if [ "$result" = ERROR ] && [ $keep_going = 0 ]; then
         echo "mutate: stopping at the ERROR of $n (--keep-going goes on)" >&2
@@ -363,5 +380,5 @@ INSERT INTO mutation_runs(date, sha, dirty, caught, total, equivalent, errors, m
 fi
 
 [ $errors -eq 0 ] || exit 2
-[ $missed -eq 0 ] || exit 1
+[ $missed -eq 0 ] && [ $equiv_caught -eq 0 ] || exit 1
 exit 0
