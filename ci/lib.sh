@@ -9,7 +9,8 @@ XO_SUMMARY=()
 # Debian packages the project needs to build, test and report.
 XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
              ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-             libsqlite3-dev sqlite3 gnuplot-nox clang oclgrind python3)
+             libsqlite3-dev sqlite3 gnuplot-nox clang oclgrind python3
+             python3-numpy)
 
 xo_missing_packages() {
     local missing=() p

@@ -84,6 +84,9 @@ struct xo_model {
 		const struct xo_tensor *x;
 		int64_t x_elems;
 	} fits;
+	/* Test hook: each epoch's training order (xo_model_set_order_hook). */
+	xo_fit_order_fn order_fn;
+	void *order_user;
 	/* Per-layer profiling of xo_model_bench_profile_step. */
 	bool profiling;
 	uint64_t *prof_ns, *prof_launches, prof_extra;
@@ -1148,6 +1151,40 @@ static void fit_state_free(struct fit_state *f)
 	free(f->host_met);
 }
 
+void xo_model_set_order_hook(struct xo_model *m, xo_fit_order_fn fn, void *user)
+{
+	m->order_fn = fn;
+	m->order_user = user;
+}
+
+enum xo_status xo_model_state_read(struct xo_model *m, enum xo_model_state which, float *out)
+{
+	const struct xo_tensor *t = which == XO_MODEL_PARAMS   ? m->params
+	                            : which == XO_MODEL_GRADS  ? m->grads
+	                            : which == XO_MODEL_ADAM_M ? m->adam_m
+	                                                       : m->adam_v;
+
+	if (!m->nparams)
+		return XO_OK;
+	return xo_tensor_read(t, out, 0, m->nparams);
+}
+
+/* The order hook with epoch e's order as the device holds it. */
+static enum xo_status order_report(struct xo_model *m, const struct xo_tensor *perm,
+                                   int64_t n_train, int e)
+{
+	int32_t *order = malloc(sizeof(*order) * (size_t)n_train);
+	enum xo_status st;
+
+	if (!order)
+		return xo_error(XO_ENOMEM, "fit: out of memory");
+	st = xo_tensor_read(perm, order, 0, n_train);
+	if (!st)
+		m->order_fn(m->order_user, e, order, n_train);
+	free(order);
+	return st;
+}
+
 enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, int64_t n,
                             const struct xo_fit_options *o,
                             void (*on_epoch)(void *user, const struct xo_epoch_log *log),
@@ -1253,6 +1290,8 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 			                  (uint32_t)e);
 			st = xo_tensor_write(f.perm, f.host_idx, 0, n_train);
 		}
+		if (!st && m->order_fn)
+			st = order_report(m, f.perm, n_train, e);
 		for (int64_t s = 0; !st && s < steps; s++) {
 			int64_t bs = xo_tensor_nelem(f.views[3 * s]);
 

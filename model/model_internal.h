@@ -43,4 +43,19 @@ struct xo_model_spec {
 enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_model_spec *out);
 void xo_spec_free(struct xo_model_spec *s);
 
+/*
+ * Test hook of the runtime (suites/test_model.c): fit calls fn once per
+ * epoch, after that epoch's training order is on the device and before its
+ * first step, with the order read back from the device (n = the training
+ * samples). NULL fn: none (the default; no read-back).
+ */
+typedef void (*xo_fit_order_fn)(void *user, int epoch, const int32_t *order, int64_t n);
+void xo_model_set_order_hook(struct xo_model *m, xo_fit_order_fn fn, void *user);
+
+/* Test hook: the flat parameters, their last gradients, or Adam's m or v
+ * (xo_model_param_count floats each, layer by layer, kernel then bias) read
+ * from the device into out. */
+enum xo_model_state { XO_MODEL_PARAMS, XO_MODEL_GRADS, XO_MODEL_ADAM_M, XO_MODEL_ADAM_V };
+enum xo_status xo_model_state_read(struct xo_model *m, enum xo_model_state which, float *out);
+
 #endif /* XO_MODEL_INTERNAL_H */

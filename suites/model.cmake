@@ -46,3 +46,13 @@ set(XO_CLI_CASES
   "seed_db_stores|0|seed|--device|cpu|--epochs|1|--db|${CMAKE_CURRENT_BINARY_DIR}/model_cli_seed.sqlite"
 )
 xo_add_cli_tests(model.cli "model;quick" ${XO_CLI_CASES})
+
+# The .npy files the project writes, read by an independent reader (NumPy,
+# python3-numpy in ci/lib.sh): format 1.0 headers, (n,) for 1-D shapes,
+# 64-byte alignment, values bit for bit. Without NumPy it FAILS, not skips.
+add_executable(npy_emit ${CMAKE_CURRENT_LIST_DIR}/npy_emit.c)
+target_link_libraries(npy_emit PRIVATE xo_model xo_lib m)
+add_test(NAME model.npy_numpy
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/npy_numpy.py $<TARGET_FILE:npy_emit>
+          ${CMAKE_CURRENT_BINARY_DIR}/npy_numpy)
+set_tests_properties(model.npy_numpy PROPERTIES LABELS "model;quick")

@@ -41,7 +41,14 @@ if(XO_OPENCL)
   list(APPEND xo_op_backends cl)
 endif()
 
+# xo_add_op_tests(SHAPES LABEL PREFIX [BACKENDS be...] [SUFFIX s] [ENV k=v...])
+# BACKENDS defaults to every backend; SUFFIX is appended to each test name;
+# ENV is the tests' environment.
 function(xo_add_op_tests shapes label prefix)
+  cmake_parse_arguments(X "" "SUFFIX" "BACKENDS;ENV" ${ARGN})
+  if(NOT X_BACKENDS)
+    set(X_BACKENDS ${xo_op_backends})
+  endif()
   file(STRINGS ${shapes} lines)
   set(groups "")
   foreach(l ${lines})
@@ -68,7 +75,7 @@ function(xo_add_op_tests shapes label prefix)
     endforeach()
   endforeach()
   list(REMOVE_DUPLICATES groups)
-  foreach(be ${xo_op_backends})
+  foreach(be ${X_BACKENDS})
     foreach(g ${groups})
       string(REPLACE "|" ";" parts "${g}")
       list(GET parts 0 op)
@@ -84,18 +91,28 @@ function(xo_add_op_tests shapes label prefix)
         set(name "${name}.${pad}")
         list(APPEND args --padding ${pad})
       endif()
+      set(name "${name}${X_SUFFIX}")
       add_test(NAME ${name} COMMAND test_ops ${args})
       set(labels ${label})
       if(be STREQUAL "cl")
         list(APPEND labels opencl)
       endif()
       set_tests_properties(${name} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
+      if(X_ENV)
+        set_tests_properties(${name} PROPERTIES ENVIRONMENT "${X_ENV}")
+      endif()
     endforeach()
   endforeach()
 endfunction()
 
 xo_add_op_tests(${CMAKE_CURRENT_LIST_DIR}/shapes/quick.txt quick ops)
 xo_add_op_tests(${CMAKE_CURRENT_LIST_DIR}/shapes/nightly.txt nightly nightly.ops)
+# The cpu backend's thread split (suites/shapes/threads.txt): every threaded
+# op above the threshold, on 3 threads (not a power of two, not the default
+# 2), as ops.cpu.OP.DIR[.PADDING].t3 (the ISA passes of ci/test.sh match
+# '^ops\.cpu\.' and so run them too).
+xo_add_op_tests(${CMAKE_CURRENT_LIST_DIR}/shapes/threads.txt quick ops
+  BACKENDS cpu SUFFIX .t3 ENV XO_THREADS=3)
 
 # `xo check` from the command line, as issue 2 states it: a valid case
 # prints PASSED with the command line that reruns it (exit 0); bad usage and
