@@ -187,7 +187,8 @@ sync_tree() {
     while IFS= read -r f; do
         [ -f "$XO_ROOT/$f" ] || continue
         if ! cmp -s "$XO_ROOT/$f" "$SRC/$f"; then
-            mkdir -p "$SRC/$(dirname "$f")" && cp -p "$XO_ROOT/$f" "$SRC/$f" || return 1
+            # a plain cp: the copy is newer than any object built from the old content
+            mkdir -p "$SRC/$(dirname "$f")" && cp "$XO_ROOT/$f" "$SRC/$f" || return 1
         fi
     done <"$list"
     # files gone from the checkout
