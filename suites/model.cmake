@@ -56,3 +56,10 @@ add_test(NAME model.npy_numpy
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/npy_numpy.py $<TARGET_FILE:npy_emit>
           ${CMAKE_CURRENT_BINARY_DIR}/npy_numpy)
 set_tests_properties(model.npy_numpy PROPERTIES LABELS "model;quick")
+
+# The training-step comparisons again on 3 cpu threads (not a power of two,
+# not the default 2): the fused step's tiles and the op path's batches are
+# split into uneven parts (suites/shapes/threads.txt does the same per op).
+add_test(NAME model.t3 COMMAND test_model --steps)
+set_tests_properties(model.t3 PROPERTIES LABELS "model;quick" TIMEOUT 300
+  ENVIRONMENT "XO_THREADS=3")
