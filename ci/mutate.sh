@@ -36,7 +36,7 @@
 # Exit: 0 every non-equivalent mutant caught; 1 some missed; 2 usage error,
 # a mutant that does not apply or build, or a baseline that fails.
 set -u -o pipefail
-XO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # XO_ROOT, XO_ISA_LEVELS, XO_ISA_TESTS
 MUTANTS_DIR=$XO_ROOT/ci/mutants
 
 die() {
@@ -222,21 +222,25 @@ cheapest_first() {
         "$S/baseline-cost.txt" >"$B/Testing/Temporary/CTestCostData.txt"
 }
 
-# The passes of ci/test.sh's test and races stages, as NAME:ENV:ARGS.
+# The passes of ci/test.sh's test and races stages, as NAME:ENV:ARGS: the
+# quick label, the ISA levels and tests of ci/lib.sh, the races label.
 export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
-PASSES=("quick::-L quick"
-        "isa-avx2:XO_CPU_ISA=avx2:-L quick -R ^ops\.cpu\.|^model\$"
-        "isa-scalar:XO_CPU_ISA=scalar:-L quick -R ^ops\.cpu\.|^model\$"
-        "races::-L races")
+PASSES=("quick::-L quick")
+for isa in "${XO_ISA_LEVELS[@]}"; do
+    PASSES+=("isa-$isa:XO_CPU_ISA=$isa:-L quick -R $XO_ISA_TESTS")
+done
+PASSES+=("races::-L races")
 
 # The order of the passes for mutant file $1: the verdict does not depend
 # on it, only the time to a failure. A mutant of OpenCL code only is most
 # likely caught by the races label, which the ISA passes (cpu) cannot see.
 pass_order() {
+    local last=$((${#PASSES[@]} - 1))
     if grep '^diff --git ' "$1" | grep -qv '^diff --git a/cl/'; then
-        echo 0 1 2 3
+        seq 0 $last
     else
-        echo 0 3 1 2
+        echo 0 $last
+        [ $last -lt 2 ] || seq 1 $((last - 1))
     fi
 }
 

@@ -27,9 +27,9 @@ stage_test() {
     # has it); run its op suites and the model suite (the fused network path
     # has per-ISA kernels too) again at each lower level it can fall back to.
     local isa
-    for isa in avx2 scalar; do
+    for isa in "${XO_ISA_LEVELS[@]}"; do
         echo "test: cpu op suites and model suite with XO_CPU_ISA=$isa"
-        XO_CPU_ISA=$isa ctest --test-dir build-ci -L quick -R '^ops\.cpu\.|^model$|^model\.t3$' \
+        XO_CPU_ISA=$isa ctest --test-dir build-ci -L quick -R "$XO_ISA_TESTS" \
             -j"$XO_JOBS" --timeout 300 || return 1
     done
 }
