@@ -277,6 +277,9 @@ run_passes() {
 }
 
 start_all=$(date +%s)
+# the commit the results are for: the checkout as it is copied
+sha=$(git -C "$XO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+dirty=$([ -n "$(git -C "$XO_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo 1 || echo 0)
 echo "mutate: syncing the tree into $SRC"
 sync_tree || die "cannot copy the tree into $SRC"
 fp=$(fingerprint)
@@ -356,8 +359,6 @@ echo "$summary"
 [ $errors -eq 0 ] || echo "mutate: ERROR: ${error_names[*]} did not apply or build"
 echo "mutate: total ${secs}s"
 
-sha=$(git -C "$XO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-dirty=$([ -n "$(git -C "$XO_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo 1 || echo 0)
 when=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 {
     echo "$summary"
