@@ -12,6 +12,11 @@ XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
              libsqlite3-dev sqlite3 libjansson-dev gnuplot-nox clang libclang-rt-dev oclgrind
              python3 python3-numpy)
 
+# The lower ISA levels the cpu backend can fall back to, and the tests that
+# ci/test.sh runs again at each (XO_CPU_ISA=level); ci/mutate.sh runs the same.
+XO_ISA_LEVELS=(avx2 scalar)
+XO_ISA_TESTS='^ops\.cpu\.|^model$|^model\.t3$'
+
 xo_missing_packages() {
     local missing=() p
     for p in "${XO_PACKAGES[@]}"; do

@@ -9,6 +9,6 @@ add_test(NAME gradcheck COMMAND test_gradcheck)
 set_tests_properties(gradcheck PROPERTIES LABELS "gradcheck;quick" TIMEOUT 300)
 
 add_executable(test_philox ${CMAKE_CURRENT_LIST_DIR}/test_philox.c)
-target_link_libraries(test_philox PRIVATE xo_lib PkgConfig::CMOCKA)
+target_link_libraries(test_philox PRIVATE xo_model xo_lib PkgConfig::CMOCKA)
 add_test(NAME philox COMMAND test_philox)
 set_tests_properties(philox PROPERTIES LABELS "gradcheck;quick" TIMEOUT 60)

@@ -2,8 +2,8 @@
  * test_philox.c - core/philox.c against the Philox4x32-10 known-answer
  * vectors published with Random123 (kat_vectors), and the properties the
  * dropout mask relies on: xo_philox_uniform in [0, 1) with 24-bit
- * resolution, one block of four words per counter, and a keep fraction near
- * 1 - rate.
+ * resolution, one block of four words per counter, a keep fraction near
+ * 1 - rate, and xo_philox_shuffle drawing every order of a small array.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,6 +76,35 @@ static void test_dropout_fraction(void **state)
 		assert_true(xo_dropout_keep(7, 3, 2, (uint64_t)i, 0.0f));
 }
 
+/* xo_philox_shuffle is a uniform shuffle (Fisher-Yates, j uniform on 0..i):
+ * over 600 seeds each of the 6 orders of 3 elements comes out about 100
+ * times (binomial standard deviation sqrt(600 * 1/6 * 5/6) = 9.1, so
+ * 100 +- 50 is a 5.5-sigma bound). A shuffle that never leaves an element
+ * in place (j on 0..i-1, Sattolo's algorithm) makes only the 2 cyclic orders
+ * and an off-by-one in the other direction reads past the array. */
+static void test_shuffle_uniform(void **state)
+{
+	int count[3][3][3] = {{{0}}};
+
+	(void)state;
+	for (uint64_t seed = 0; seed < 600; seed++) {
+		int32_t idx[3];
+
+		xo_philox_shuffle(idx, 3, seed, 5, 1);
+		for (int i = 0; i < 3; i++)
+			assert_true(idx[i] >= 0 && idx[i] < 3);
+		assert_true(idx[0] != idx[1] && idx[1] != idx[2] && idx[0] != idx[2]);
+		count[idx[0]][idx[1]][idx[2]]++;
+	}
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			for (int c = 0; c < 3; c++)
+				if (a != b && b != c && a != c) {
+					assert_true(count[a][b][c] > 50);
+					assert_true(count[a][b][c] < 150);
+				}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -84,6 +113,7 @@ int main(void)
 		cmocka_unit_test(test_kat_pi),
 		cmocka_unit_test(test_uniform_layout),
 		cmocka_unit_test(test_dropout_fraction),
+		cmocka_unit_test(test_shuffle_uniform),
 	};
 
 	return cmocka_run_group_tests_name("philox", tests, NULL, NULL);

@@ -1,0 +1,390 @@
+#!/usr/bin/env bash
+# ci/mutate.sh - the mutation stage (issue 10): how many realistic bugs does
+# what CI runs catch? Each mutant in ci/mutants/*.patch is one small bug (a
+# unified diff with a comment header, docs/mutation.md). For each one this
+# script, in a scratch copy of the tree (never the checkout itself):
+#
+#   applies it, builds with -DXO_WERROR=ON (incrementally: one build dir is
+#   reused for every mutant and every run), runs what ci/test.sh runs -
+#   ctest -L quick, the ISA passes (XO_CPU_ISA=avx2, scalar on the cpu op
+#   suites and the model suite), ctest -L races - cheapest tests first and
+#   stopping at the first failure, then reverts it.
+#
+# A mutant is caught when a test fails, missed when everything passes. One
+# that does not apply or does not build is an ERROR of the stage (the
+# mutant is stale), never "caught". Before the mutants, the unmutated tree
+# must pass the same passes (a baseline, skipped when the tree has not
+# changed since the last one that passed); its test times order the tests.
+#
+# Usage: ci/mutate.sh [--all | --sample N [--offset K]] [--list | --check]
+#                     [--keep-going] [-j N] [--db FILE] [--out DIR] [NAME ...]
+#   --all          every mutant (the default)
+#   --sample N     N mutants, a window that rotates by the date (or --offset K)
+#                  so that successive nights cover the whole list
+#   --list         print the selected mutants with class and expectation; run none
+#   --check        check every selected mutant's header and that it still applies
+#                  to the checkout (git apply --check); build and run nothing
+#   --keep-going   after a mutant ERROR, go on with the others (exit still 2)
+#   -j N           build and ctest parallelism (XO_JOBS, else nproc)
+#   --db FILE      also store the figure in table mutation_runs of that perf
+#                  store (an existing crossover store; needs sqlite3)
+#   --out DIR      where mutation.txt / mutation.tsv / mutation-history.tsv go
+#                  (default out/)
+#   NAME ...       only these mutants (file names without .patch)
+# Environment: XO_MUTATE_DIR (scratch tree and build, default build-mutate/),
+#   XO_MUTATE_TIMEOUT (per-test ctest timeout in seconds, default 300).
+# Exit: 0 every non-equivalent mutant caught; 1 some missed; 2 usage error,
+# a mutant that does not apply or build, or a baseline that fails.
+set -u -o pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # XO_ROOT, XO_ISA_LEVELS, XO_ISA_TESTS
+MUTANTS_DIR=$XO_ROOT/ci/mutants
+
+die() {
+    echo "xo: mutate: $*" >&2
+    exit 2
+}
+
+mode=all sample=0 offset= list=0 check=0 keep_going=0 db= out_dir=$XO_ROOT/out
+jobs=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
+names=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --all) mode=all ;;
+    --sample)
+        [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--sample needs a count >= 1"
+        mode=sample sample=$2
+        shift
+        ;;
+    --offset)
+        [ $# -ge 2 ] && [[ $2 =~ ^[0-9]+$ ]] || die "--offset needs an integer >= 0"
+        offset=$2
+        shift
+        ;;
+    --list) list=1 ;;
+    --check) check=1 ;;
+    --keep-going) keep_going=1 ;;
+    -j)
+        [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-j needs a count >= 1"
+        jobs=$2
+        shift
+        ;;
+    -j[1-9]*)
+        [[ ${1#-j} =~ ^[1-9][0-9]*$ ]] || die "bad option '$1'"
+        jobs=${1#-j}
+        ;;
+    --db)
+        [ $# -ge 2 ] && [ -n "$2" ] || die "--db needs a file"
+        db=$2
+        shift
+        ;;
+    --out)
+        [ $# -ge 2 ] && [ -n "$2" ] || die "--out needs a directory"
+        out_dir=$2
+        shift
+        ;;
+    -h | --help)
+        sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+        exit 0
+        ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) names+=("$1") ;;
+    esac
+    shift
+done
+timeout=${XO_MUTATE_TIMEOUT:-300}
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "XO_MUTATE_TIMEOUT='$timeout' must be seconds >= 1"
+
+# ---- the mutant list ------------------------------------------------------------
+
+# header FILE KEY: the value of '# KEY: value' in the comment block of FILE.
+header() {
+    sed -n "/^diff --git/q; s/^# $2: *//p" "$1" | head -n 1
+}
+
+all=()
+for f in "$MUTANTS_DIR"/*.patch; do
+    [ -e "$f" ] && all+=("$(basename "$f" .patch)")
+done
+[ ${#all[@]} -gt 0 ] || die "no mutants in $MUTANTS_DIR"
+for n in "${all[@]}"; do
+    f=$MUTANTS_DIR/$n.patch
+    [ -n "$(header "$f" class)" ] || die "$f: header has no '# class:' line"
+    e=$(header "$f" expect) q=$(header "$f" equivalent)
+    [ "$e" = caught ] || [ -n "$q" ] ||
+        die "$f: header needs '# expect: caught' or '# equivalent: <reason>'"
+    [ -z "$q" ] || [ -z "$e" ] || die "$f: header has both 'expect' and 'equivalent'"
+done
+
+selected=()
+if [ ${#names[@]} -gt 0 ]; then
+    for n in "${names[@]}"; do
+        n=$(basename "$n" .patch)
+        [ -f "$MUTANTS_DIR/$n.patch" ] || die "no mutant '$n' in $MUTANTS_DIR"
+        selected+=("$n")
+    done
+elif [ $mode = sample ]; then
+    total=${#all[@]}
+    [ "$sample" -le "$total" ] || sample=$total
+    # a window of `sample` mutants that moves by `sample` every day
+    [ -n "$offset" ] || offset=$(($(date -u +%s) / 86400 * sample))
+    for ((i = 0; i < sample; i++)); do
+        selected+=("${all[$(((offset + i) % total))]}")
+    done
+else
+    selected=("${all[@]}")
+fi
+
+if [ $list = 1 ]; then
+    for n in "${selected[@]}"; do
+        f=$MUTANTS_DIR/$n.patch
+        q=$(header "$f" equivalent)
+        printf '%-40s %-24s %s\n' "$n" "$(header "$f" class)" \
+            "$([ -n "$q" ] && echo "equivalent: $q" || echo "expect: caught")"
+    done
+    exit 0
+fi
+
+command -v git >/dev/null || die "git is needed to apply the mutants"
+if [ $check = 1 ]; then
+    stale=()
+    for n in "${selected[@]}"; do
+        (cd "$XO_ROOT" && git apply --check "$MUTANTS_DIR/$n.patch" 2>/dev/null) || stale+=("$n")
+    done
+    if [ ${#stale[@]} -gt 0 ]; then
+        echo "xo: mutate: ${#stale[@]} mutant(s) no longer apply to the tree: ${stale[*]}" >&2
+        exit 2
+    fi
+    echo "mutate: all ${#selected[@]} mutants have a valid header and apply to the tree"
+    exit 0
+fi
+if [ -n "$db" ]; then
+    command -v sqlite3 >/dev/null || die "--db needs the sqlite3 command (Debian package sqlite3)"
+    [ -f "$db" ] || die "--db $db: no such perf store (xo perf record creates one)"
+    # 0x786f7064 = XO_PERFDB_APP_ID (perfdb/perfdb.h): only add a table to a crossover store
+    app=$(sqlite3 -readonly "$db" 'PRAGMA application_id' 2>/dev/null) ||
+        die "--db $db: not a readable SQLite database"
+    [ "$app" = 2020569188 ] || die "--db $db: not a crossover perf store (application_id $app)"
+fi
+mkdir -p "$out_dir" || die "--out $out_dir: cannot create the directory"
+
+# ---- the scratch tree -----------------------------------------------------------
+
+S=${XO_MUTATE_DIR:-$XO_ROOT/build-mutate}
+SRC=$S/src B=$S/build LOGS=$S/logs
+mkdir -p "$SRC" "$B" "$LOGS" || die "$S: cannot create the scratch directory"
+exec 9>"$S/lock" && flock -n 9 ||
+    die "$S: another ci/mutate.sh is running there (XO_MUTATE_DIR picks another scratch tree)"
+SCRATCH_GIT=(git -C "$SRC" -c user.name=xo-mutate -c user.email=xo-mutate@localhost)
+
+# Copies the checkout's files (tracked and untracked, not ignored) into
+# $SRC, touching only files whose content differs so the build stays
+# incremental; $SRC is its own git repository (apply, revert).
+sync_tree() {
+    local list=$S/files.txt f
+    git -C "$XO_ROOT" ls-files -co --exclude-standard >"$list" || return 1
+    [ -d "$SRC/.git" ] || git init -q "$SRC" || return 1
+    "${SCRATCH_GIT[@]}" checkout -q -- . 2>/dev/null # undo an interrupted mutant
+    while IFS= read -r f; do
+        [ -f "$XO_ROOT/$f" ] || continue
+        if ! cmp -s "$XO_ROOT/$f" "$SRC/$f"; then
+            # a plain cp: the copy is newer than any object built from the old content
+            mkdir -p "$SRC/$(dirname "$f")" && cp "$XO_ROOT/$f" "$SRC/$f" || return 1
+        fi
+    done <"$list"
+    # files gone from the checkout
+    "${SCRATCH_GIT[@]}" ls-files | grep -vxFf "$list" | while IFS= read -r f; do
+        rm -f "$SRC/$f"
+    done
+    "${SCRATCH_GIT[@]}" add -A . && "${SCRATCH_GIT[@]}" commit -q --allow-empty -m sync
+}
+
+# Fingerprint of the tree's code (not ci/ nor the docs, which no test
+# builds or reads): a baseline holds while it is unchanged.
+fingerprint() {
+    "${SCRATCH_GIT[@]}" ls-files -s | grep -v -e '	ci/' -e '	docs/' -e '\.md$' | sha1sum |
+        cut -c1-40
+}
+
+build() {
+    if [ ! -f "$B/CMakeCache.txt" ]; then
+        cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXO_WERROR=ON >"$1" 2>&1 ||
+            return 1
+    fi
+    cmake --build "$B" -j"$jobs" >>"$1" 2>&1
+}
+
+# Writes ctest's cost file so that the cheapest tests (baseline times) run
+# first: ctest starts tests in decreasing cost.
+cheapest_first() {
+    [ -f "$S/baseline-cost.txt" ] || return 0
+    mkdir -p "$B/Testing/Temporary"
+    awk '/^---/ { exit } NF == 3 { printf "%s 1 %.6f\n", $1, 100000 - $3 }' \
+        "$S/baseline-cost.txt" >"$B/Testing/Temporary/CTestCostData.txt"
+}
+
+# The passes of ci/test.sh's test and races stages, as NAME:ENV:ARGS: the
+# quick label, the ISA levels and tests of ci/lib.sh, the races label.
+export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
+PASSES=("quick::-L quick")
+for isa in "${XO_ISA_LEVELS[@]}"; do
+    PASSES+=("isa-$isa:XO_CPU_ISA=$isa:-L quick -R $XO_ISA_TESTS")
+done
+PASSES+=("races::-L races")
+
+# The order of the passes for mutant file $1: the verdict does not depend
+# on it, only the time to a failure. A mutant of OpenCL code only is most
+# likely caught by the races label, which the ISA passes (cpu) cannot see.
+pass_order() {
+    local last=$((${#PASSES[@]} - 1))
+    if grep '^diff --git ' "$1" | grep -qv '^diff --git a/cl/'; then
+        seq 0 $last
+    else
+        echo 0 $last
+        [ $last -lt 2 ] || seq 1 $((last - 1))
+    fi
+}
+
+# run_passes LOG STOP [ORDER...]: runs the passes (in ORDER, indices into
+# PASSES; all in turn by default); prints the first failing test (pass/test)
+# and returns 1, or returns 0 when all pass. STOP=1 stops at the first
+# failure (mutants), 0 runs everything (baseline).
+run_passes() {
+    local log=$1 stop=$2 p name env args failed to i
+    shift 2
+    [ $# -gt 0 ] || set -- "${!PASSES[@]}"
+    : >"$log"
+    for i in "$@"; do
+        p=${PASSES[$i]}
+        name=${p%%:*} p=${p#*:} env=${p%%:*} args=${p#*:}
+        to=$timeout
+        [ "$name" = races ] && to=$((timeout * 3))
+        cheapest_first
+        rm -f "$B/Testing/Temporary/LastTestsFailed.log"
+        echo "==== pass $name: ${env:+$env }ctest $args" >>"$log"
+        # shellcheck disable=SC2086 # args are words
+        env $env ctest --test-dir "$B" $args -j"$jobs" --timeout "$to" --output-on-failure \
+            $([ "$stop" = 1 ] && echo --stop-on-failure) >>"$log" 2>&1
+        if [ -s "$B/Testing/Temporary/LastTestsFailed.log" ]; then
+            failed=$(head -n 1 "$B/Testing/Temporary/LastTestsFailed.log" | cut -d: -f2-)
+            echo "$name/$failed"
+            return 1
+        elif ! tail -n 40 "$log" | grep -q 'tests passed'; then
+            echo "$name/(ctest failed)"
+            return 1
+        fi
+    done
+    return 0
+}
+
+start_all=$(date +%s)
+# the commit the results are for: the checkout as it is copied
+sha=$(git -C "$XO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+dirty=$([ -n "$(git -C "$XO_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo 1 || echo 0)
+echo "mutate: syncing the tree into $SRC"
+sync_tree || die "cannot copy the tree into $SRC"
+fp=$(fingerprint)
+if [ -f "$S/baseline-ok" ] && [ "$(cat "$S/baseline-ok")" = "$fp" ] && [ -f "$S/baseline-cost.txt" ]; then
+    echo "mutate: baseline: the tree is unchanged since the last passing baseline"
+else
+    rm -f "$S/baseline-ok"
+    t0=$(date +%s)
+    echo "mutate: baseline: building and testing the unmutated tree"
+    build "$LOGS/baseline.build.log" ||
+        die "baseline: the unmutated tree does not build (see $LOGS/baseline.build.log)"
+    rm -f "$S/baseline-cost.txt" "$B/Testing/Temporary/CTestCostData.txt"
+    if failed=$(run_passes "$LOGS/baseline.test.log" 0); then
+        cp "$B/Testing/Temporary/CTestCostData.txt" "$S/baseline-cost.txt"
+        echo "$fp" >"$S/baseline-ok"
+        echo "mutate: baseline passed in $(($(date +%s) - t0))s"
+    else
+        die "baseline: the unmutated tree fails $failed (see $LOGS/baseline.test.log)"
+    fi
+fi
+
+# ---- the mutants -------------------------------------------------------------------
+
+caught=0 missed=0 equiv=0 errors=0 equiv_caught=0
+missed_names=() error_names=()
+tsv=$out_dir/mutation.tsv
+printf 'mutant\tclass\tresult\ttest\tseconds\n' >"$tsv"
+revert() {
+    "${SCRATCH_GIT[@]}" checkout -q -- . && "${SCRATCH_GIT[@]}" clean -qfd -- . >/dev/null
+}
+trap 'revert; exit 130' INT TERM
+
+for n in "${selected[@]}"; do
+    f=$MUTANTS_DIR/$n.patch
+    cls=$(header "$f" class)
+    eqv=$(header "$f" equivalent)
+    t0=$(date +%s)
+    result= test=-
+    if ! (cd "$SRC" && git apply "$f") >"$LOGS/$n.build.log" 2>&1; then
+        result=ERROR test="(does not apply)"
+    elif ! build "$LOGS/$n.build.log"; then
+        result=ERROR test="(does not build: $LOGS/$n.build.log)"
+    elif test=$(run_passes "$LOGS/$n.test.log" 1 $(pass_order "$f")); then
+        test=-
+        [ -n "$eqv" ] && result=equivalent || result=missed
+    else
+        [ -n "$eqv" ] && result=caught-equivalent || result=caught
+    fi
+    revert || die "cannot revert $n in $SRC"
+    dt=$(($(date +%s) - t0))
+    case $result in
+    caught) caught=$((caught + 1)) ;;
+    missed) missed=$((missed + 1)) missed_names+=("$n") ;;
+    equivalent) equiv=$((equiv + 1)) ;;
+    caught-equivalent) equiv=$((equiv + 1)) equiv_caught=$((equiv_caught + 1)) ;;
+    ERROR) errors=$((errors + 1)) error_names+=("$n") ;;
+    esac
+    printf '%-36s %-10s %-48s %4ss\n' "$n" "$result" "$test" "$dt"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$cls" "$result" "$test" "$dt" >>"$tsv"
+    if [ "$result" = ERROR ] && [ $keep_going = 0 ]; then
+        echo "mutate: stopping at the ERROR of $n (--keep-going goes on)" >&2
+        break
+    fi
+done
+trap - INT TERM
+# After the last mutant the build dir holds objects of the reverted tree
+# only once rebuilt: do it now so the next run starts incremental and clean.
+build "$LOGS/final.build.log" >/dev/null 2>&1
+
+total=$((caught + missed))
+secs=$(($(date +%s) - start_all))
+missed_list=${missed_names[*]:-none}
+summary="mutation: caught $caught/$total non-equivalent ($equiv equivalent), missed: ${missed_list// /, }"
+echo "$summary"
+[ $equiv_caught -eq 0 ] ||
+    echo "mutate: $equiv_caught mutant(s) marked equivalent failed a test: the reason is wrong"
+[ $errors -eq 0 ] || echo "mutate: ERROR: ${error_names[*]} did not apply or build"
+echo "mutate: total ${secs}s"
+
+when=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+{
+    echo "$summary"
+    echo "commit $sha$([ $dirty = 1 ] && echo ' (dirty)'), $when, ${#selected[@]} of ${#all[@]} mutants, ${secs}s"
+    [ $errors -eq 0 ] || echo "ERROR: ${error_names[*]}"
+} >"$out_dir/mutation.txt"
+hist=$out_dir/mutation-history.tsv
+[ -f "$hist" ] || printf 'date\tcommit\tdirty\tcaught\ttotal\tequivalent\terrors\tmissed\tseconds\n' >"$hist"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$when" "$sha" "$dirty" "$caught" "$total" \
+    "$equiv" "$errors" "$missed_list" "$secs" >>"$hist"
+echo "mutate: results in $out_dir/mutation.txt, mutation.tsv, mutation-history.tsv"
+
+if [ -n "$db" ]; then
+    q() { printf "'%s'" "${1//\'/\'\'}"; }
+    sqlite3 "$db" "PRAGMA busy_timeout = 10000;
+CREATE TABLE IF NOT EXISTS mutation_runs(id INTEGER PRIMARY KEY, date TEXT NOT NULL,
+  sha TEXT NOT NULL, dirty INTEGER NOT NULL, caught INTEGER NOT NULL, total INTEGER NOT NULL,
+  equivalent INTEGER NOT NULL, errors INTEGER NOT NULL, missed TEXT, seconds INTEGER,
+  mutants INTEGER NOT NULL, mutants_all INTEGER NOT NULL);
+INSERT INTO mutation_runs(date, sha, dirty, caught, total, equivalent, errors, missed,
+  seconds, mutants, mutants_all) VALUES($(q "$when"), $(q "$sha"), $dirty, $caught, $total,
+  $equiv, $errors, $(q "$missed_list"), $secs, ${#selected[@]}, ${#all[@]});" >/dev/null ||
+        die "--db $db: cannot store the result"
+    echo "mutate: stored in $db (table mutation_runs)"
+fi
+
+[ $errors -eq 0 ] || exit 2
+[ $missed -eq 0 ] && [ $equiv_caught -eq 0 ] || exit 1
+exit 0
