@@ -27,13 +27,16 @@ static const struct command commands[] = {
 
 int xo_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char raw[1024];
 	va_list ap;
 
-	fprintf(stderr, "xo %s: ", cmd);
+	/* values from the command line may hold control bytes: xo_error
+	 * escapes them, so the message stays one printable line */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	xo_error(XO_EINVAL, "xo %s: %s", cmd, raw);
+	fprintf(stderr, "%s\n", xo_last_error());
 	return 2;
 }
 

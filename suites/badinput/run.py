@@ -220,6 +220,9 @@ CASES = {
     # control bytes from files never reach the terminal raw
     "npy_descr_control_bytes": (predict("x_esc.npy"), 2, r"dtype '<f4\\x1b\[31m\\x0aX' is not supported", ["out.npy"], None, {}, None),
     "spec_control_bytes": (predict(model="esc.model"), 2, r"esc\.model:2: .*\\x1b", ["out.npy"], None, {}, None),
+    # ... nor from the command line (a usage error quotes the value)
+    "argv_control_bytes": (["check", "--op", "re\x1b[31mlu\nx"], 2, r"unknown op 're\\x1b\[31mlu\\x0ax'", [], None, {}, None),
+    "argv_option_control_bytes": (["train", "--b\x1bogus"], 2, r"unknown option.*'--b\\x1bogus'", [], None, {}, None),
     # geometry from a file, range-checked before arithmetic
     "spec_huge_strides": (predict(model="huge_strides.model"), 2, r"huge_strides\.model:2: .*strides=1099511627776 is above the limit", ["out.npy"], None, {}, None),
     "check_huge_strides": (["check", "--op", "conv1d", "len=29", "ch=1", "filters=2", "kernel_size=3",
