@@ -890,6 +890,40 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	}
 	fprintf(html, "</table>\n");
 
+	/* the suites' power: the mutation stage's figures (ci/mutate.sh --db
+	 * writes table mutation_runs; a store without it has no section) */
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT date, sha, dirty, caught, total, equivalent, errors, missed,"
+	                       " seconds, mutants, mutants_all FROM mutation_runs"
+	                       " ORDER BY id DESC LIMIT 10",
+	                       -1, &s, NULL) == SQLITE_OK) {
+		fprintf(html, "<h2>Suite power (ci/mutate.sh)</h2>\n<p>Planted bugs caught by what CI "
+		              "runs, newest first.</p>\n<table><tr><th>date</th><th>commit</th>"
+		              "<th>caught</th><th>equivalent</th><th>errors</th><th>mutants run</th>"
+		              "<th>seconds</th><th>missed</th></tr>\n");
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			bool all = sqlite3_column_int64(s, 3) == sqlite3_column_int64(s, 4) &&
+			           sqlite3_column_int64(s, 6) == 0;
+
+			fprintf(html, "<tr class=\"%s\"><td>", all ? "imp" : "reg");
+			html_escape(html, col_text(s, 0));
+			fprintf(html, "</td><td><code>");
+			html_escape(html, col_text(s, 1));
+			fprintf(html, "%s</code></td><td>%lld/%lld</td><td>%lld</td><td>%lld</td>"
+			              "<td>%lld of %lld</td><td>%lld</td><td>",
+			        sqlite3_column_int64(s, 2) ? " (dirty)" : "",
+			        (long long)sqlite3_column_int64(s, 3), (long long)sqlite3_column_int64(s, 4),
+			        (long long)sqlite3_column_int64(s, 5), (long long)sqlite3_column_int64(s, 6),
+			        (long long)sqlite3_column_int64(s, 9), (long long)sqlite3_column_int64(s, 10),
+			        (long long)sqlite3_column_int64(s, 8));
+			html_escape(html, col_text(s, 7));
+			fprintf(html, "</td></tr>\n");
+		}
+		sqlite3_finalize(s);
+		s = NULL;
+		fprintf(html, "</table>\n");
+	}
+
 	/* history of every benchmark measured on the latest run's testbed */
 	fprintf(html,
 	        "<h2>History per benchmark (testbed %lld)</h2>\n<p>Median per run with its "

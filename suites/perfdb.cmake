@@ -96,3 +96,8 @@ add_test(NAME lint.noshell
          COMMAND sh -c "! grep -rn --include=*.c -E '(^|[^_[:alnum:]])(system|popen)[[:space:]]*\\(' core reference kernels cl model perfdb cli suites fuzz | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*(/[*]|[*]|//)'"
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(lint.noshell PROPERTIES LABELS "quick" TIMEOUT 30)
+# issue 10: the mutation stage's figure is stored like any other and the
+# report shows it (table mutation_runs as ci/mutate.sh --db writes it; the
+# row's missed list is escaped in the HTML).
+xo_perfdb_cli_test(report_mutation
+  "command -v gnuplot >/dev/null || exit 0; rm -rf mu.sqlite* rep; ${XO} perf record --db mu.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress >/dev/null || exit 1; sqlite3 mu.sqlite \"CREATE TABLE mutation_runs(id INTEGER PRIMARY KEY, date TEXT NOT NULL, sha TEXT NOT NULL, dirty INTEGER NOT NULL, caught INTEGER NOT NULL, total INTEGER NOT NULL, equivalent INTEGER NOT NULL, errors INTEGER NOT NULL, missed TEXT, seconds INTEGER, mutants INTEGER NOT NULL, mutants_all INTEGER NOT NULL); INSERT INTO mutation_runs VALUES(NULL, '2026-11-25T18:00:00Z', 'abc123', 0, 52, 53, 5, 0, 'k-<b>x', 900, 58, 58)\" || exit 1; ${XO} perf report --db mu.sqlite --out rep >/dev/null || exit 1; grep -q 'Suite power' rep/index.html && grep -q '<td>52/53</td>' rep/index.html && grep -q 'k-&lt;b&gt;x' rep/index.html")
