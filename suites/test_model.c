@@ -1672,6 +1672,104 @@ static void test_exact_step(void **state)
 	close_backends(be, nbe);
 }
 
+/* ---- the loss gradient dz of the fused step, bit for bit ------------------ */
+
+/*
+ * dz = (p - t) / n is the one place a fused training step computes its own
+ * arithmetic instead of sharing the op kernels' (cpu_net.c train_tile, net.cl
+ * xo_cl_net_train). A different rounding there (float instead of double on
+ * cpu, a rounded 1/n instead of a division on cl) moves dz by an ulp, far
+ * inside check_steps's bounds. So: the seed model without dropout, a batch
+ * of NROW identical rows, one step, fused against op by op on one backend.
+ * The forward passes are bit-identical (fused_case asserts it for
+ * inference; without dropout training runs the same forward), so p is the
+ * same; the last layer's bias gradient is the sum of NROW identical dz
+ * values, which every summation order (sequential, per-thread parts, double
+ * or float accumulation) rounds to the same rn(3 dz) for NROW = 3. Hence the
+ * bound: bit-identical. n = 3 also makes 1/n inexact, so a reciprocal shows.
+ * Eight random rows (seeds), each its own batch.
+ */
+#define DZ_NROW 3
+static const char dz_spec[] = "input 29 1\n"
+                              "conv1d filters=16 kernel_size=3 activation=relu\n"
+                              "max_pooling1d pool_size=3\n"
+                              "conv1d filters=32 kernel_size=3 activation=relu\n"
+                              "max_pooling1d pool_size=3\n"
+                              "flatten\n"
+                              "dense units=32 activation=sigmoid\n"
+                              "dense units=12 activation=softmax\n";
+
+static void dz_step(struct xo_backend *be, bool fused, const char *spec, const float *x,
+                    const float *y, float *db)
+{
+	struct xo_fit_options o = xo_fit_options_default();
+	struct xo_model *m;
+	float *g;
+	int64_t np;
+
+	if (xo_model_open(spec, be, DZ_NROW, &m) || xo_model_init(m, 3))
+		fail_msg("%s: %s", spec, xo_last_error());
+	xo_model_set_fused(m, fused);
+	if (fused)
+		assert_true(xo_model_fused(m, true));
+	np = xo_model_param_count(m);
+	g = malloc(sizeof(float) * (size_t)np);
+	assert_non_null(g);
+	o.epochs = 1;
+	o.batch_size = DZ_NROW;
+	o.seed = 5;
+	if (xo_model_fit(m, x, y, DZ_NROW, &o, NULL, NULL) ||
+	    xo_model_state_read(m, XO_MODEL_GRADS, g))
+		fail_msg("%s: %s", xo_backend_name(be), xo_last_error());
+	memcpy(db, g + np - 12, sizeof(float) * 12); /* the last layer's bias */
+	free(g);
+	xo_model_close(m);
+}
+
+static void test_fused_dz_bits(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4), tested = 0;
+	char spec[600];
+
+	(void)state;
+	snprintf(spec, sizeof(spec), "%s/dz.model", g_tmp);
+	write_file(spec, dz_spec, strlen(dz_spec));
+	for (int b = 0; b < nbe; b++) {
+		if (!be[b]->iface->net_train_step)
+			continue;
+		for (uint64_t seed = 1; seed <= 8; seed++) {
+			float x[DZ_NROW * 29], y[DZ_NROW * 12] = {0}, db[2][12];
+			int nz = 0;
+
+			for (int64_t i = 0; i < 29; i++)
+				x[i] = xo_philox_uniform(seed, 9, 0, (uint64_t)i);
+			y[xo_philox_u32(seed, 9, 1, 0) % 12u] = 1.0f;
+			for (int r = 1; r < DZ_NROW; r++) {
+				memcpy(x + r * 29, x, sizeof(float) * 29);
+				memcpy(y + r * 12, y, sizeof(float) * 12);
+			}
+			for (int f = 0; f < 2; f++)
+				dz_step(be[b], f == 1, spec, x, y, db[f]);
+			for (int c = 0; c < 12; c++) {
+				nz += db[0][c] != 0.0f;
+				if (!(db[1][c] == db[0][c]))
+					fail_msg("%s seed %llu: fused vs op last-layer bias gradient [%d]: "
+					         "%.9g vs %.9g (bound: bit-identical)",
+					         xo_backend_name(be[b]), (unsigned long long)seed, c,
+					         (double)db[1][c], (double)db[0][c]);
+			}
+			assert_int_equal(nz, 12); /* every class has a gradient */
+		}
+		print_message("  %-4s fused vs op dz (last-layer bias gradient, 8 batches of %d "
+		              "identical rows): bit-identical\n",
+		              xo_backend_name(be[b]), DZ_NROW);
+		tested++;
+	}
+	assert_true(tested >= 1); /* cpu at least */
+	close_backends(be, nbe);
+}
+
 /* Bad input to the runtime API: a clear status, never a crash. */
 static void test_runtime_bad_input(void **state)
 {
@@ -1752,6 +1850,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_checkpoint_and_batching),
 	    cmocka_unit_test(test_fused_matches_ops),
 	    cmocka_unit_test(test_exact_step),
+	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),
 	    cmocka_unit_test(test_fit_semantics),
 	    cmocka_unit_test(test_fit_epoch_order),
