@@ -24,6 +24,16 @@
 #include "perfdb.h"
 #include "proc.h"
 
+/* A text column as a string, "" for NULL: the store is outside input (a
+ * crafted or damaged file may hold NULL where xo writes text), and a NULL
+ * must never reach strcmp, regexec or printf's %s. */
+static const char *col_str(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? (const char *)t : "";
+}
+
 static enum xo_status sql_err(struct xo_perfdb *db, const char *what)
 {
 	return xo_error(XO_EDB, "%s: %s", what, sqlite3_errmsg(xo_perfdb_sqlite(db)));
@@ -217,13 +227,13 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 	}
 	memset(r, 0, sizeof(*r));
 	r->id = id;
-	snprintf(r->sha, sizeof(r->sha), "%s", (const char *)sqlite3_column_text(s, 0));
+	snprintf(r->sha, sizeof(r->sha), "%s", col_str(s, 0));
 	snprintf(r->subject, sizeof(r->subject), "%s",
-	         sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
+	         sqlite3_column_text(s, 1) ? col_str(s, 1) : "");
 	r->dirty = sqlite3_column_int(s, 2);
 	r->started = sqlite3_column_int64(s, 3);
 	snprintf(r->note, sizeof(r->note), "%s",
-	         sqlite3_column_text(s, 4) ? (const char *)sqlite3_column_text(s, 4) : "");
+	         sqlite3_column_text(s, 4) ? col_str(s, 4) : "");
 	r->testbed_id = sqlite3_column_int64(s, 5);
 	r->load_start = sqlite3_column_double(s, 6);
 	r->load_end = sqlite3_column_double(s, 7);
@@ -641,8 +651,8 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		goto out;
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(s, 1);
-		const char *dev = (const char *)sqlite3_column_text(s, 2);
+		const char *name = col_str(s, 1);
+		const char *dev = col_str(s, 2);
 		int64_t bench = sqlite3_column_int64(s, 0);
 		char verb[24], verh[24], devbuf[48];
 		struct compare_row *w;
@@ -1253,13 +1263,13 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 	fprintf(out, "%6s %-10s %-11s %-58s %-14s %8s %9s  %s\n", "id", "state", "direction",
 	        "benchmark", "commit", "change", "p-value", "notes");
 	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *state = (const char *)sqlite3_column_text(s, 1);
-		const char *dir = (const char *)sqlite3_column_text(s, 2);
-		const char *name = (const char *)sqlite3_column_text(s, 3);
-		const char *dev = sqlite3_column_text(s, 9) ? (const char *)sqlite3_column_text(s, 9)
+		const char *state = col_str(s, 1);
+		const char *dir = col_str(s, 2);
+		const char *name = col_str(s, 3);
+		const char *dev = sqlite3_column_text(s, 9) ? col_str(s, 9)
 		                                            : "";
-		const char *vh = (const char *)sqlite3_column_text(s, 10);
-		const char *vb = (const char *)sqlite3_column_text(s, 11);
+		const char *vh = col_str(s, 10);
+		const char *vb = col_str(s, 11);
 		double cores = sqlite3_column_double(s, 13) > 0 ? sqlite3_column_double(s, 13) : 1.0;
 		bool busy = sqlite3_column_type(s, 12) != SQLITE_NULL &&
 		            sqlite3_column_double(s, 12) > 0.1 * cores;
@@ -1270,7 +1280,7 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 
 		if (re && regexec(re, name, 0, NULL, 0))
 			continue;
-		snprintf(commit, sizeof(commit), "%.10s%s", (const char *)sqlite3_column_text(s, 4),
+		snprintf(commit, sizeof(commit), "%.10s%s", col_str(s, 4),
 		         sqlite3_column_int(s, 5) ? "+" : "");
 		if (sec != SEC_TEST)
 			snprintf(notes, sizeof(notes), "[%s: not an alarm]", section_key[sec]);
@@ -1294,7 +1304,7 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 			    json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:b, s:b, s:b}", "id",
 			              (json_int_t)sqlite3_column_int64(s, 0), "state", state,
 			              "direction", dir, "benchmark", name, "section", section_key[sec],
-			              "commit", (const char *)sqlite3_column_text(s, 4), "ratio",
+			              "commit", col_str(s, 4), "ratio",
 			              sqlite3_column_double(s, 6), "p_value", sqlite3_column_double(s, 7),
 			              "kernel_source_changed", !same_code, "load_busy", busy, "alarm",
 			              sec == SEC_TEST && !strcmp(state, "confirmed") &&
@@ -1359,7 +1369,7 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 		goto out_rollback;
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(s, 2);
+		const char *name = col_str(s, 2);
 
 		if (have_re && regexec(&re, name, 0, NULL, 0))
 			continue;

@@ -74,6 +74,25 @@ nullstate)
     sqlite3 null.sqlite 'UPDATE runs SET state = NULL'
     expect2 'null.sqlite: run 1 is incomplete' "$XO" perf compare --db null.sqlite run:1
     ;;
+nullname)
+    # The same class in the analysis: a NULL benchmark name in a crafted
+    # store reached regexec and strcmp in compare and detect (SIGSEGV). Now
+    # a NULL text column reads as "": no crash, an answer or a clean refusal.
+    make_store nn.sqlite
+    "$XO" perf record --db nn.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress >/dev/null ||
+        { echo "FAILED: recording nn.sqlite"; exit 1; }
+    sqlite3 nn.sqlite "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql =
+        replace(sql, 'name TEXT NOT NULL UNIQUE', 'name TEXT UNIQUE') WHERE name = 'benchmarks';"
+    sqlite3 nn.sqlite 'UPDATE benchmarks SET name = NULL'
+    check '[ "$(sqlite3 nn.sqlite "SELECT count(*) FROM benchmarks WHERE name IS NULL")" -ge 1 ]'
+    for cmd in "compare --filter x run:1 run:2" "compare run:1 run:2" "detect --filter x" "detect"; do
+        # shellcheck disable=SC2086
+        timeout 20 "$XO" perf $cmd --db nn.sqlite >out.txt 2>err.txt
+        rc=$?
+        echo "\$ xo perf $cmd -> exit $rc"
+        check "[ $rc -le 2 ]"
+    done
+    ;;
 readonly)
     # A store in a directory (and file) the reader cannot write: compare and
     # advise work. As root, permissions do not bind: run them as nobody, from
