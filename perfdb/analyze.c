@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "perfdb.h"
+#include "jsonout.h"
 #include "proc.h"
 
 /* A text column as a string, "" for NULL: the store is outside input (a
@@ -614,7 +615,7 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 	if (o->json) {
 		root = json_object();
 		jrows = json_array();
-		if (!root || !jrows || !(t = fopen("/dev/null", "w"))) {
+		if (!root || !jrows || !(t = xo_perf_text_out(true, out))) {
 			t = out;
 			st = xo_error(XO_ENOMEM, "perf: out of memory");
 			goto out;
@@ -892,13 +893,11 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		              (json_int_t)only_head));
 		json_object_set_new(root, "load_warning", json_boolean(busy_b || busy_h || ldiff));
 		json_object_set_new(root, "regression", json_boolean(*failed));
-		json_dumpf(root, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-		fputc('\n', out);
+		xo_perf_json_print(root, out);
 	}
 
 out:
-	if (t != out)
-		fclose(t);
+	xo_perf_text_done(t, out);
 	json_decref(root);
 	json_decref(jrows);
 	sqlite3_finalize(s);
@@ -1396,11 +1395,15 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	{
 		json_t *root = o->json ? json_object() : NULL;
 		json_t *jch = o->json ? json_array() : NULL;
-		FILE *t = o->json ? fopen("/dev/null", "w") : out;
+		FILE *t = xo_perf_text_out(o->json, out);
 		int nbusy = 0;
 
-		if (!t)
-			t = out;
+		if (!t) {
+			json_decref(root);
+			json_decref(jch);
+			st = xo_error(XO_ENOMEM, "perf detect: out of memory");
+			goto out_free;
+		}
 		print_changes(db, t, &ctx, have_re ? &re : NULL, jch, &nbusy);
 		if (nbusy)
 			fprintf(t,
@@ -1429,12 +1432,10 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 			              ctx.ndetected));
 			json_object_set_new(root, "load_warning", json_boolean(nbusy > 0));
 			json_object_set_new(root, "regression", json_boolean(*failed));
-			json_dumpf(root, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-			fputc('\n', out);
+			xo_perf_json_print(root, out);
 			json_decref(root);
 		}
-		if (t != out)
-			fclose(t);
+		xo_perf_text_done(t, out);
 	}
 	goto out_free;
 

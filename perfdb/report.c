@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "perfdb.h"
+#include "jsonout.h"
 #include "proc.h"
 
 #define MAX_DEV   16
@@ -1020,10 +1021,13 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, bool 
 	int n = 0;
 	enum xo_status st = XO_OK;
 	json_t *root = json ? json_object() : NULL, *jmodels = json ? json_array() : NULL;
-	FILE *t = json ? fopen("/dev/null", "w") : out;
+	FILE *t = xo_perf_text_out(json, out);
 
-	if (!t)
-		t = out;
+	if (!t) {
+		json_decref(root);
+		json_decref(jmodels);
+		return xo_error(XO_ENOMEM, "perf advise: out of memory");
+	}
 	if (model_arg) {
 		model_name(model_arg, names[0], sizeof(names[0]));
 		n = 1;
@@ -1053,12 +1057,10 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, bool 
 	if (root) {
 		json_object_set_new(root, "models", jmodels);
 		jmodels = NULL;
-		json_dumpf(root, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-		fputc('\n', out);
+		xo_perf_json_print(root, out);
 	}
 out:
-	if (t != out)
-		fclose(t);
+	xo_perf_text_done(t, out);
 	json_decref(root);
 	json_decref(jmodels);
 	return st;

@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "jsonout.h"
 #include "perfdb.h"
 
 /* ---- the benchmark set ---------------------------------------------------------- */
@@ -604,8 +605,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			                   "dir", x->dir, "model", x->model, "batch", (json_int_t)x->batch,
 			                   "params", x->params, "version", x->version));
 		}
-		json_dumpf(arr, out, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-		fputc('\n', out);
+		xo_perf_json_print(arr, out);
 		json_decref(arr);
 		goto out_free;
 	}

@@ -647,6 +647,17 @@ static void seed_like(int64_t n, uint64_t seed, float **x, float **y)
 	random_set(n, seed, 29, 12, x, y);
 }
 
+/* The seed model (xo_model_seed_spec) with its first `from` replaced by `to`:
+ * the variants the step tests train. */
+static void seed_variant(const char *from, const char *to, char *out, size_t size)
+{
+	const char *at = strstr(xo_model_seed_spec, from);
+
+	assert_non_null(at);
+	assert_true((size_t)snprintf(out, size, "%.*s%s%s", (int)(at - xo_model_seed_spec),
+	                             xo_model_seed_spec, to, at + strlen(from)) < size);
+}
+
 /* ---- training steps on real data ------------------------------------------ */
 
 struct real_result {
@@ -661,30 +672,41 @@ struct real_result {
 #define REAL_BATCH 80
 #define REAL_STEPS 2
 
-/* REAL_STEPS training steps of spec on be (fused or op by op) from init
- * seed 3 on x, y (REAL_N samples, batches of REAL_BATCH), shuffled (the
- * gather path), dropout on. */
-static void real_step(struct xo_backend *be, bool fused, const char *spec, const float *x,
-                      const float *y, struct real_result *r)
+/* One epoch of spec on be (fused or op by op) from init seed 3 on x, y (n
+ * samples, batches of batch), shuffled (the gather path), dropout on; r gets
+ * the last step's gradients and the parameters. Returns whether the fused
+ * training path ran. */
+static bool train_epoch(struct xo_backend *be, bool fused, const char *spec, const float *x,
+                        const float *y, int64_t n, int64_t batch, struct real_result *r)
 {
 	struct xo_fit_options o = xo_fit_options_default();
 	struct xo_model *m;
+	bool took;
 
-	if (xo_model_open(spec, be, REAL_BATCH, &m) || xo_model_init(m, 3))
+	if (xo_model_open(spec, be, batch, &m) || xo_model_init(m, 3))
 		fail_msg("%s: %s", spec, xo_last_error());
 	xo_model_set_fused(m, fused);
+	took = xo_model_fused(m, true);
 	r->np = xo_model_param_count(m);
 	r->grads = malloc(sizeof(float) * (size_t)r->np);
 	r->params = malloc(sizeof(float) * (size_t)r->np);
 	assert_true(r->grads && r->params);
 	o.epochs = 1;
-	o.batch_size = REAL_BATCH;
+	o.batch_size = batch;
 	o.seed = 5;
-	if (xo_model_fit(m, x, y, REAL_N, &o, NULL, NULL) ||
+	if (xo_model_fit(m, x, y, n, &o, NULL, NULL) ||
 	    xo_model_state_read(m, XO_MODEL_GRADS, r->grads) ||
 	    xo_model_state_read(m, XO_MODEL_PARAMS, r->params))
 		fail_msg("%s: %s", xo_backend_name(be), xo_last_error());
 	xo_model_close(m);
+	return took;
+}
+
+/* REAL_STEPS training steps (REAL_N samples, batches of REAL_BATCH). */
+static void real_step(struct xo_backend *be, bool fused, const char *spec, const float *x,
+                      const float *y, struct real_result *r)
+{
+	train_epoch(be, fused, spec, x, y, REAL_N, REAL_BATCH, r);
 }
 
 static void real_result_free(struct real_result *r)
@@ -1408,15 +1430,8 @@ static void test_evaluate_partial_batch(void **state)
  * step but softmax is then exact on small integers (DESIGN section 5's exact
  * mode), and softmax is made exact too (below).
  */
-static const char exact_spec[] = "input 29 1\n"
-                                 "conv1d filters=16 kernel_size=3 activation=relu\n"
-                                 "max_pooling1d pool_size=3\n"
-                                 "conv1d filters=32 kernel_size=3 activation=relu\n"
-                                 "max_pooling1d pool_size=3\n"
-                                 "flatten\n"
-                                 "dropout rate=0.5\n"
-                                 "dense units=32 activation=relu\n"
-                                 "dense units=12 activation=softmax\n";
+#define EXACT_FROM "dense units=32 activation=sigmoid"
+#define EXACT_TO   "dense units=32 activation=relu"
 
 #define EXACT_N 32 /* one batch; a power of two, so (p - t) / n is exact */
 
@@ -1483,7 +1498,7 @@ struct step_result {
 	double loss;
 };
 
-/* One training step of exact_spec on backend be (fused or op by op) from
+/* One training step of the exact spec on backend be (fused or op by op) from
  * the weights in wdir, batch EXACT_N, no shuffling, dropout on. */
 static void exact_step(struct xo_backend *be, bool fused, const char *wdir, const float *x,
                        const float *y, struct step_result *r)
@@ -1491,9 +1506,11 @@ static void exact_step(struct xo_backend *be, bool fused, const char *wdir, cons
 	struct xo_fit_options o = xo_fit_options_default();
 	struct loss_log log = {0};
 	struct xo_model *m;
+	char spec[1024];
 	int64_t np;
 
-	if (xo_model_open_string(exact_spec, "exact", be, EXACT_N, &m) ||
+	seed_variant(EXACT_FROM, EXACT_TO, spec, sizeof(spec));
+	if (xo_model_open_string(spec, "exact", be, EXACT_N, &m) ||
 	    xo_model_load_weights(m, wdir))
 		fail_msg("%s: %s", xo_backend_name(be), xo_last_error());
 	xo_model_set_fused(m, fused);
@@ -1690,51 +1707,29 @@ static void test_exact_step(void **state)
  * Eight random rows (seeds), each its own batch.
  */
 #define DZ_NROW 3
-static const char dz_spec[] = "input 29 1\n"
-                              "conv1d filters=16 kernel_size=3 activation=relu\n"
-                              "max_pooling1d pool_size=3\n"
-                              "conv1d filters=32 kernel_size=3 activation=relu\n"
-                              "max_pooling1d pool_size=3\n"
-                              "flatten\n"
-                              "dense units=32 activation=sigmoid\n"
-                              "dense units=12 activation=softmax\n";
-
+/* The last layer's bias gradient (12 classes) after one step of spec on
+ * DZ_NROW samples; a fused step must take the fused path. */
 static void dz_step(struct xo_backend *be, bool fused, const char *spec, const float *x,
                     const float *y, float *db)
 {
-	struct xo_fit_options o = xo_fit_options_default();
-	struct xo_model *m;
-	float *g;
-	int64_t np;
+	struct real_result r;
 
-	if (xo_model_open(spec, be, DZ_NROW, &m) || xo_model_init(m, 3))
-		fail_msg("%s: %s", spec, xo_last_error());
-	xo_model_set_fused(m, fused);
-	if (fused)
-		assert_true(xo_model_fused(m, true));
-	np = xo_model_param_count(m);
-	g = malloc(sizeof(float) * (size_t)np);
-	assert_non_null(g);
-	o.epochs = 1;
-	o.batch_size = DZ_NROW;
-	o.seed = 5;
-	if (xo_model_fit(m, x, y, DZ_NROW, &o, NULL, NULL) ||
-	    xo_model_state_read(m, XO_MODEL_GRADS, g))
-		fail_msg("%s: %s", xo_backend_name(be), xo_last_error());
-	memcpy(db, g + np - 12, sizeof(float) * 12); /* the last layer's bias */
-	free(g);
-	xo_model_close(m);
+	if (!train_epoch(be, fused, spec, x, y, DZ_NROW, DZ_NROW, &r) && fused)
+		fail_msg("%s: the fused training path did not run", xo_backend_name(be));
+	memcpy(db, r.grads + r.np - 12, sizeof(float) * 12);
+	real_result_free(&r);
 }
 
 static void test_fused_dz_bits(void **state)
 {
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4), tested = 0;
-	char spec[600];
+	char spec[600], text[1024];
 
 	(void)state;
 	snprintf(spec, sizeof(spec), "%s/dz.model", g_tmp);
-	write_file(spec, dz_spec, strlen(dz_spec));
+	seed_variant("dropout rate=0.5\n", "", text, sizeof(text));
+	write_file(spec, text, strlen(text));
 	for (int b = 0; b < nbe; b++) {
 		if (!be[b]->iface->net_train_step)
 			continue;
