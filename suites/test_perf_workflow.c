@@ -22,21 +22,7 @@
 
 #include "perfdb.h"
 #include "proc.h"
-
-static char tmpdir[256];
-
-static uint64_t rng_state;
-
-static double gauss(void)
-{
-	double u, v;
-
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	u = (double)(rng_state >> 11) / 9007199254740992.0 + 1e-300;
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	v = (double)(rng_state >> 11) / 9007199254740992.0;
-	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
-}
+#include "perf_fixture.h"
 
 /* One benchmark of a synthetic run. */
 struct fake {
@@ -542,25 +528,6 @@ static void test_compare_json(void **state)
 	json_decref(root);
 	free(text);
 	xo_perfdb_close(db);
-}
-
-static int setup_tmp(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/xo_perf_workflow_XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state)
-{
-	const char *argv[] = {"rm", "-rf", "--", tmpdir, NULL};
-	struct xo_proc p = {.argv = argv};
-	int code = 1;
-
-	(void)state;
-	if (getenv("XO_TEST_KEEP"))
-		return 0;
-	return xo_proc_run(&p, &code, NULL, NULL) == XO_OK && code == 0 ? 0 : -1;
 }
 
 int main(void)

@@ -25,8 +25,7 @@
 
 #include "perfdb.h"
 #include "proc.h"
-
-static char tmpdir[256];
+#include "perf_fixture.h"
 
 static void db_path(char *out, size_t size, const char *name)
 {
@@ -90,24 +89,6 @@ static void fake_testbed(struct xo_perf_testbed *t, const char *coretype)
 	t->cores = 2;
 	snprintf(t->blas_name, sizeof(t->blas_name), "OpenBLAS");
 	snprintf(t->blas_coretype, sizeof(t->blas_coretype), "%s", coretype);
-}
-
-static uint64_t rng_state;
-
-static double uniform(void)
-{
-	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-/* Gaussian noise (Box-Muller). */
-static double gauss(void)
-{
-	double u = uniform(), v = uniform();
-
-	if (u < 1e-300)
-		u = 1e-300;
-	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
 /* nres results named bench<k> with n samples of level*(1 + rel*N(0,1)). */
@@ -838,26 +819,6 @@ static void test_concurrent_fresh_open(void **state)
 		}
 		assert_int_equal(query_int(path, "PRAGMA user_version"), XO_PERFDB_SCHEMA_VERSION);
 	}
-}
-
-static int setup_tmp(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/xo-perfdb-XXXXXX",
-	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state)
-{
-	const char *argv[] = {"rm", "-rf", "--", tmpdir, NULL};
-	struct xo_proc p = {.argv = argv};
-	int code;
-
-	(void)state;
-	if (getenv("XO_TEST_KEEP"))
-		return 0;
-	return xo_proc_run(&p, &code, NULL, NULL) == XO_OK && code == 0 ? 0 : -1;
 }
 
 int main(void)
