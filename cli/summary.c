@@ -60,45 +60,6 @@ static void commas(int64_t n, char *buf, size_t size)
 	buf[used] = '\0';
 }
 
-/* The spec text of path (malloc'd), or NULL after printing the reason. */
-static char *read_spec(const char *path)
-{
-	struct stat sb;
-	FILE *f;
-	char *text;
-
-	if (stat(path, &sb)) {
-		xo_usage_error("summary", "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		xo_usage_error("summary", "%s: not a regular file", path);
-		return NULL;
-	}
-	if (sb.st_size > (1 << 20)) {
-		xo_usage_error("summary", "%s: %lld bytes, more than a model spec's 1 MiB", path,
-		               (long long)sb.st_size);
-		return NULL;
-	}
-	f = fopen(path, "rb");
-	if (!f) {
-		xo_usage_error("summary", "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	text = calloc(1, (size_t)sb.st_size + 1);
-	if (!text || fread(text, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) {
-		xo_usage_error("summary", "%s: %s", path, text ? "read failed" : "out of memory");
-		free(text);
-		text = NULL;
-	} else if (memchr(text, '\0', (size_t)sb.st_size)) {
-		xo_usage_error("summary", "%s: not a model spec (a NUL byte: binary file?)", path);
-		free(text);
-		text = NULL;
-	}
-	fclose(f);
-	return text;
-}
-
 int xo_cmd_summary(int argc, char **argv)
 {
 	const char *path = NULL;
@@ -128,9 +89,8 @@ int xo_cmd_summary(int argc, char **argv)
 	}
 	if (!path)
 		return xo_usage_error("summary", "--model M is required (e.g. models/seed.model)");
-	text = read_spec(path);
-	if (!text)
-		return 2;
+	if (xo_spec_read_file(path, &text))
+		return xo_usage_error("summary", "%s", xo_last_error());
 	if (xo_spec_parse(text, path, &spec)) {
 		free(text);
 		return xo_usage_error("summary", "%s", xo_last_error());

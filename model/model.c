@@ -413,54 +413,55 @@ enum xo_status xo_model_open_string(const char *spec, const char *origin, struct
 	return model_open(spec, origin ? origin : "<spec>", be, max_batch, out);
 }
 
+enum xo_status xo_spec_read_file(const char *path, char **text)
+{
+	enum xo_status st = XO_OK;
+	struct stat sb;
+	FILE *f;
+
+	*text = NULL;
+	/* stat first: fopen would block on a FIFO and open a directory */
+	if (stat(path, &sb))
+		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
+	if (S_ISDIR(sb.st_mode))
+		return xo_error(XO_EIO, "%s: is a directory, not a model spec", path);
+	if (!S_ISREG(sb.st_mode))
+		return xo_error(XO_EIO, "%s: not a regular file (%s), not a model spec", path,
+		                xo_file_kind(sb.st_mode));
+	if (sb.st_size > (1 << 20))
+		return xo_error(XO_EFORMAT, "%s: %lld bytes is too large for a model spec", path,
+		                (long long)sb.st_size);
+	f = fopen(path, "rb");
+	if (!f)
+		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
+	*text = malloc((size_t)sb.st_size + 1);
+	if (!*text)
+		st = xo_error(XO_ENOMEM, "%s: out of memory", path);
+	else if (fread(*text, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size)
+		st = xo_error(XO_EIO, "%s: read failed", path);
+	else if (((*text)[sb.st_size] = '\0', strlen(*text) != (size_t)sb.st_size))
+		st = xo_error(XO_EFORMAT, "%s: not a text file (NUL byte)", path);
+	fclose(f);
+	if (st) {
+		free(*text);
+		*text = NULL;
+	}
+	return st;
+}
+
 enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64_t max_batch,
                              struct xo_model **out)
 {
 	enum xo_status st;
-	char *text = NULL;
-	struct stat sb;
-	long size;
-	FILE *f;
+	char *text;
 
 	if (!spec_path || !out)
 		return xo_error(XO_EINVAL, "xo_model_open: NULL argument");
 	*out = NULL;
-	f = fopen(spec_path, "rb");
-	if (!f)
-		return xo_error(XO_EIO, "%s: cannot open: %s", spec_path, strerror(errno));
-	/* fopen opens a directory too; its size would read as LONG_MAX */
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		st = xo_error(XO_EIO, "%s: is a directory, not a model spec", spec_path);
-		goto out_close;
-	}
-	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		st = xo_error(XO_EIO, "%s: cannot read: %s", spec_path, strerror(errno));
-		goto out_close;
-	}
-	if (size > (1 << 20)) {
-		st = xo_error(XO_EFORMAT, "%s: %ld bytes is too large for a model spec", spec_path,
-		              size);
-		goto out_close;
-	}
-	text = malloc((size_t)size + 1);
-	if (!text) {
-		st = xo_error(XO_ENOMEM, "%s: out of memory", spec_path);
-		goto out_close;
-	}
-	if (fread(text, 1, (size_t)size, f) != (size_t)size) {
-		st = xo_error(XO_EIO, "%s: read failed", spec_path);
-		goto out_free;
-	}
-	text[size] = '\0';
-	if (strlen(text) != (size_t)size) {
-		st = xo_error(XO_EFORMAT, "%s: not a text file (NUL byte)", spec_path);
-		goto out_free;
-	}
+	if ((st = xo_spec_read_file(spec_path, &text)))
+		return st;
 	st = model_open(text, spec_path, be, max_batch, out);
-out_free:
 	free(text);
-out_close:
-	fclose(f);
 	return st;
 }
 

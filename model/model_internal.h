@@ -42,6 +42,9 @@ struct xo_model_spec {
 /* Parses spec text; errors read "origin:line: reason". */
 enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_model_spec *out);
 void xo_spec_free(struct xo_model_spec *s);
+/* The text of the model spec file at path (malloc'd, NUL-terminated): a
+ * regular file of at most 1 MiB without NUL bytes; else an error naming it. */
+enum xo_status xo_spec_read_file(const char *path, char **text);
 
 /*
  * Test hook of the runtime (suites/test_model.c): fit calls fn once per

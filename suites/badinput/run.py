@@ -200,6 +200,7 @@ CASES = {
     # files that are not plain files
     "predict_output_fifo": (predict(out="fifo"), 2, r"fifo: is a FIFO, not a regular file", ["fifo"], None, {}, None),
     "predict_output_dev_null": (predict(out="/dev/null"), 2, r"/dev/null: is a character device", ["/dev/null"], None, {}, None),
+    "model_is_fifo": (predict(model="fifo"), 2, r"fifo: not a regular file \(a FIFO\), not a model spec", ["out.npy", "fifo"], None, {}, None),
     "predict_output_directory": (predict(out="adir"), 2, r"adir: is a directory", ["adir"], None, {}, None),
     "predict_output_symlink": (predict(out="link.npy"), 0, None, ["link.npy"], None, {}, "link_target_is_npy"),
     "train_save_is_user_directory": (train(save="userdir"), 2, r"userdir: holds 'notes\.txt', which is not a checkpoint file", ["userdir"], None, {}, None),

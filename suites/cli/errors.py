@@ -32,7 +32,7 @@ def main():
         (["check", "--shapes", shapes],
          re.escape(shapes) + r":3: dense takes no key 'filters' \(its keys: batch ch use_bias"),
         (["summary", "--model", spec], re.escape(spec) + r":2: .*kernel_size"),
-        (["summary", "--model", tmp], re.escape(tmp) + r": not a regular file"),
+        (["summary", "--model", tmp], re.escape(tmp) + r": is a directory, not a model spec"),
         (["summary"], r"--model M is required"),
         (["seed", "--repeat", "0"], r"--repeat 0: expected an integer in 1\.\.101"),
         (["bench", "--repeat", "x"], r"--repeat must be 1\.\.1000"),

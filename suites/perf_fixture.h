@@ -1,0 +1,55 @@
+/*
+ * perf_fixture.h - what the perf store suites (test_perfdb.c,
+ * test_perf_workflow.c) share: a scratch directory per run, removed
+ * afterwards unless XO_TEST_KEEP is set, and a seeded noise source.
+ * Include after cmocka.h and perfdb/proc.h.
+ */
+#ifndef XO_PERF_FIXTURE_H
+#define XO_PERF_FIXTURE_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static char tmpdir[256];
+static uint64_t rng_state; /* each test seeds it */
+
+/* Uniform in [0, 1) (a 64-bit LCG, top 53 bits). */
+static inline double uniform(void)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* Gaussian noise (Box-Muller). */
+static inline double gauss(void)
+{
+	double u = uniform(), v = uniform();
+
+	if (u < 1e-300)
+		u = 1e-300;
+	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+static inline int setup_tmp(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/xo-perf-test-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static inline int teardown_tmp(void **state)
+{
+	const char *argv[] = {"rm", "-rf", "--", tmpdir, NULL};
+	struct xo_proc p = {.argv = argv};
+	int code = 1;
+
+	(void)state;
+	if (getenv("XO_TEST_KEEP"))
+		return 0;
+	return xo_proc_run(&p, &code, NULL, NULL) == XO_OK && code == 0 ? 0 : -1;
+}
+
+#endif
