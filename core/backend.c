@@ -109,6 +109,15 @@ void xo_backend_stats_reset(struct xo_backend *be)
 		be->iface->stats_reset(be);
 }
 
+enum xo_status xo_backend_probe(struct xo_backend *be, double budget_s, struct xo_probe *out)
+{
+	if (!be || !out || !(budget_s > 0))
+		return xo_error(XO_EINVAL, "xo_backend_probe: bad argument");
+	if (!be->iface->probe)
+		return xo_error(XO_EINVAL, "no probe for backend %s", be->iface->name);
+	return be->iface->probe(be, budget_s, out);
+}
+
 /* ---- tensors ----------------------------------------------------------- */
 
 static enum xo_status dims_elems(int ndim, const int64_t *dims, int64_t *out)

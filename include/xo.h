@@ -218,6 +218,31 @@ struct xo_backend_stats {
 void xo_backend_stats_get(struct xo_backend *be, struct xo_backend_stats *out);
 void xo_backend_stats_reset(struct xo_backend *be);
 
+/*
+ * What one device's step cost is made of (`xo probe`, like clpeak): the
+ * figures the cost model (perfdb/cost.c) multiplies by a model's launches,
+ * bytes and FLOPs. Times in seconds, rates per second; NAN where a figure
+ * does not apply to the device (a host backend has no transfers).
+ */
+struct xo_probe {
+	double launch_s;   /* cl: one empty kernel, enqueue to completion, one at a time;
+	                    * cpu: one thread-pool round (hand-off to every worker and back) */
+	double enqueue_s;  /* cl: host cost of one enqueue, back to back; cpu: NAN */
+	double sync_s;     /* cl: clFinish on an idle queue; cpu: NAN */
+	double h2d_lat_s;  /* cl: a 4-byte blocking write; cpu: NAN */
+	double h2d_bw;     /* cl: bytes/s of a large blocking write; cpu: NAN */
+	double d2h_lat_s;  /* cl: a 4-byte blocking read; cpu: NAN */
+	double d2h_bw;     /* cl: bytes/s of a large blocking read; cpu: NAN */
+	double flops;      /* FP32 FLOP/s of an FMA-bound kernel, whole device (all threads) */
+	double mem_bw;     /* bytes/s (read + written) of a streaming kernel, whole device */
+	double handoff_s;  /* cpu: thread hand-off, one part to one worker and back; cl: NAN */
+	int units;         /* cpu: threads in the pool; cl: CL_DEVICE_MAX_COMPUTE_UNITS */
+	double wall_s;     /* how long the probe took */
+};
+/* Measures be (cpu or cl; XO_EINVAL "no probe for backend ref" otherwise) in
+ * about budget_s seconds of wall time. */
+enum xo_status xo_backend_probe(struct xo_backend *be, double budget_s, struct xo_probe *out);
+
 /* Creates a tensor of ndim dims (row-major, last fastest) on be. */
 enum xo_status xo_tensor_create(struct xo_backend *be, enum xo_dtype dtype, int ndim,
 				const int64_t *dims, struct xo_tensor **out);

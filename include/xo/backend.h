@@ -108,6 +108,8 @@ struct xo_backend_iface {
 	/* Optional (NULL for host backends): profiling totals. */
 	void (*stats_get)(struct xo_backend *be, struct xo_backend_stats *out);
 	void (*stats_reset)(struct xo_backend *be);
+	/* Optional (NULL where the backend has none): `xo probe` (struct xo_probe). */
+	enum xo_status (*probe)(struct xo_backend *be, double budget_s, struct xo_probe *out);
 	/* Ops, indexed by enum xo_op. fwd is never NULL; bwd is never NULL where
 	 * xo_op_has_bwd(op). */
 	xo_op_fn fwd[XO_OP_COUNT];
