@@ -24,3 +24,15 @@ if(XO_OPENCL)
                    ${CMAKE_CURRENT_BINARY_DIR}/cl_offline --self-test)
   set_tests_properties(cl.offline_gpu_compile PROPERTIES LABELS "opencl;quick" TIMEOUT 300)
 endif()
+
+# Every helper in cl/kernels/*.cl is `static inline` (issue 12 item 5): a plain
+# `inline` function has C99 inline semantics, so clang-based GPU drivers emit
+# an external declaration that nothing defines ("undefined function" at build
+# or link time) while PoCL happens to accept it. Any `inline` (or __inline,
+# __inline__) on a line without `static` before it fails, comment lines
+# excepted; cl.offline_gpu_compile catches the same thing by compiling, this
+# catches it without clang and names the line.
+add_test(NAME lint.cl_static_inline
+         COMMAND sh -c "! grep -n -E '(^|[^_[:alnum:]])(__)?inline(__)?([^_[:alnum:]]|$)' cl/kernels/*.cl | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*(/[*]|[*]|//)' | grep -v -E 'static[[:space:]]+(__)?inline'"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.cl_static_inline PROPERTIES LABELS "quick" TIMEOUT 30)
