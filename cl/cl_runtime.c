@@ -527,9 +527,19 @@ void xo_cl_limits(struct xo_backend *be, uint64_t *max_alloc, uint64_t *global_m
 
 /* ---- events and stats ---------------------------------------------------- */
 
-/* Adds the profiled time of finished events to the stats and drops them; with
+/*
+ * Adds the profiled time of finished events to the stats and drops them; with
  * all_done the queue is known to be drained (after clFinish or a blocking read
- * on the in-order queue). Never blocks. */
+ * on the in-order queue). Never blocks.
+ *
+ * An event's times are read only when its status is CL_COMPLETE and both
+ * clGetEventProfilingInfo calls succeed with END >= START. Anything else (a
+ * failed command: negative status; an event with no profiling info, such as
+ * a user event: CL_PROFILING_INFO_NOT_AVAILABLE; a status query that fails;
+ * an event still not complete when the queue is drained) adds 0 ns and counts
+ * in stats.untimed_events, so a split that lost events says so instead of
+ * reading as a fast device.
+ */
 static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 {
 	size_t keep = 0;
@@ -537,21 +547,23 @@ static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 	for (size_t i = 0; i < c->npend; i++) {
 		struct xo_cl_pending *e = &c->pend[i];
 		cl_ulong t0 = 0, t1 = 0;
-		cl_int state = CL_COMPLETE;
+		cl_int state = CL_QUEUED;
+		bool timed;
 
-		if (!all_done &&
-		    (clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state),
-				    &state, NULL) != CL_SUCCESS ||
-		     state > CL_COMPLETE)) {
+		if (clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state), &state,
+				   NULL) != CL_SUCCESS)
+			state = -1; /* unknown: treated like a failed command */
+		if (!all_done && state > CL_COMPLETE) {
 			c->pend[keep++] = *e;
 			continue;
 		}
-		if (state == CL_COMPLETE &&
-		    clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0,
-					    NULL) == CL_SUCCESS &&
-		    clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1,
-					    NULL) == CL_SUCCESS &&
-		    t1 >= t0) {
+		timed = state == CL_COMPLETE &&
+			clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0,
+						NULL) == CL_SUCCESS &&
+			clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1,
+						NULL) == CL_SUCCESS &&
+			t1 >= t0;
+		if (timed) {
 			/* The queue is in order, so commands run one after another;
 			 * some drivers (PoCL) stamp START when a command is submitted,
 			 * while its predecessor still runs. Count only the part after
@@ -560,6 +572,7 @@ static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 			cl_ulong start = t0 > c->busy_until ? t0 : c->busy_until;
 			uint64_t ns = t1 > start ? t1 - start : 0;
 
+			c->stats.timed_events++;
 			if (t1 > c->busy_until)
 				c->busy_until = t1;
 
@@ -578,6 +591,8 @@ static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 				c->stats.d2h_ns += ns;
 				break;
 			}
+		} else {
+			c->stats.untimed_events++;
 		}
 		clReleaseEvent(e->ev);
 	}

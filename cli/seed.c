@@ -71,6 +71,7 @@ struct seed_result {
 	 * run takes (fused when the backend runs the whole net), [1] op by op. */
 	struct step_split {
 		double launches, enqueue_ms, h2d_ms, kernel_ms, d2h_ms, wait_ms, wall_ms;
+		uint64_t untimed_events; /* events of the measured steps with no times */
 	} split[2];
 	bool fused;
 	int64_t split_batch;
@@ -257,6 +258,7 @@ static enum xo_status step_split(struct xo_model *m, struct xo_backend *be, stru
 	o->kernel_ms = (double)s.kernel_ns / 1e6 / SPLIT_STEPS;
 	o->d2h_ms = (double)s.d2h_ns / 1e6 / SPLIT_STEPS;
 	o->wait_ms = (double)s.wait_ns / 1e6 / SPLIT_STEPS;
+	o->untimed_events = s.untimed_events;
 	return XO_OK;
 }
 
@@ -499,6 +501,11 @@ static void print_table(FILE *out, const struct seed_result *r, int n)
 			        k == 0 ? "fused network" : "op by op", (long long)r[i].split_batch, q->wall_ms,
 			        q->launches, q->enqueue_ms, q->h2d_ms, q->kernel_ms, q->d2h_ms,
 			        q->wait_ms);
+			if (q->untimed_events)
+				fprintf(out,
+				        "%s: %llu OpenCL events of these steps had no readable times "
+				        "(untimed_events); the split above is missing their time\n",
+				        r[i].device, (unsigned long long)q->untimed_events);
 		}
 		fprintf(out, "%s kernel time per layer (one step, fwd + bwd):", r[i].device);
 		for (int l = 0; l < r[i].nlayers; l++)
@@ -550,6 +557,9 @@ static void print_json(const struct seed_result *r, int n)
 			json_number("kernel_ms", q->kernel_ms, true);
 			json_number("d2h_ms", q->d2h_ms, true);
 			json_number("wait_ms", q->wait_ms, true);
+			printf("\"untimed_events\": %llu, ",
+			       (unsigned long long)(r[i].split[0].untimed_events +
+			                            r[i].split[1].untimed_events));
 			json_number("op_by_op_launches_per_step", r[i].split[1].launches, true);
 			json_number("op_by_op_step_wall_ms", r[i].split[1].wall_ms, true);
 			printf("\"layer_kernel_ms\": {");

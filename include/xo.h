@@ -214,6 +214,11 @@ struct xo_backend_stats {
 	/* Fused whole-network launches (struct xo_net in xo/backend.h): their
 	 * kernel time is in kernel_ns and here, in no op's op_ns. */
 	uint64_t net_ns, net_launches;
+	/* Profiled events (kernels, transfers) whose START/END times were read
+	 * and added above, and those whose times could not be read (failed
+	 * command, no profiling info, not complete after a drain): the latter
+	 * add 0 ns, so a split with untimed_events > 0 undercounts device time. */
+	uint64_t timed_events, untimed_events;
 };
 void xo_backend_stats_get(struct xo_backend *be, struct xo_backend_stats *out);
 void xo_backend_stats_reset(struct xo_backend *be);

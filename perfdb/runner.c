@@ -97,6 +97,7 @@ struct bench {
 	bool ok;                                 /* set up and sampling without error */
 	double op_ns[XO_OP_COUNT][XO_DIR_COUNT]; /* summed over samples */
 	double op_launch[XO_OP_COUNT][XO_DIR_COUNT];
+	uint64_t untimed_events;                 /* OpenCL events with no times, all samples */
 };
 
 /* ---- kernel source versions ---------------------------------------------------------- */
@@ -345,6 +346,8 @@ static enum xo_status take_sample(struct bench *b, struct xo_perf_sample *out, b
 		out->d2h_s = 1e-9 * (double)stats.d2h_ns / reps;
 		out->wait_s = 1e-9 * (double)stats.wait_ns / reps;
 		out->launches = (double)stats.launches / reps;
+		if (keep)
+			b->untimed_events += stats.untimed_events;
 		if (keep)
 			for (int op = 0; op < XO_OP_COUNT; op++)
 				for (int d = 0; d < XO_DIR_COUNT; d++) {
@@ -723,6 +726,11 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 
 		if (!x->ok || !x->r.n)
 			continue;
+		if (x->untimed_events)
+			fprintf(stderr,
+			        "xo perf: %s: %llu OpenCL events had no readable times "
+			        "(untimed_events); its event split is missing their time\n",
+			        x->r.b.name, (unsigned long long)x->untimed_events);
 		for (int op = 0; op < XO_OP_COUNT; op++)
 			for (int d = 0; d < XO_DIR_COUNT; d++) {
 				x->r.op_kernel_s[op][d] = 1e-9 * x->op_ns[op][d] / (double)x->r.n;

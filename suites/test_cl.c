@@ -3,7 +3,7 @@
  * compare its results with ref): no op falls back to host code, device
  * memory limits are errors not crashes, device choice errors name the
  * reason, a program build failure is a status, OpenCL errors are translated
- * by name, the time split is sane,
+ * by name, the time split is sane and counts events it could not time,
  * views at odd element offsets work (the model's flat parameter buffer),
  * and an out-of-range gather index is reported, never written out of bounds.
  *
@@ -272,35 +272,79 @@ static void test_error_names(void **state)
 			    "clEnqueueNDRangeKernel(xo_cl_conv1d_fwd): CL_INVALID_WORK_GROUP_SIZE (-54)");
 }
 
-/* kernel time after a launch, h2d after a write, d2h and wait after a read;
- * reset zeroes everything. */
+/* After a write, a launch and a read every event was timed: the counts of
+ * launches and timed events are exact and none is untimed; reset zeroes
+ * everything. No "took more than 0 ns": a GPU's event timer ticks in
+ * microseconds or coarser, so a 32-byte copy may honestly read 0 ns. */
 static void test_stats_split(void **state)
 {
 	struct xo_params p = params_of("batch=64 len=32 ch=16");
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
 	struct xo_backend_stats s;
 	struct xo_op_args a;
+	uint64_t writes = 0;
 	float out[8];
 
 	(void)state;
 	xo_backend_stats_reset(cl_be);
 	xo_backend_stats_get(cl_be, &s);
 	assert_true(s.launches == 0 && s.kernel_ns == 0 && s.h2d_ns == 0 && s.wait_ns == 0);
+	assert_true(s.timed_events == 0 && s.untimed_events == 0);
+	/* make_args writes every source and destination slot once */
+	assert_int_equal(xo_op_shapes(XO_OP_sigmoid, XO_DIR_FWD, &p, ss, ds), XO_OK);
+	for (int k = 0; k < XO_MAX_SRC; k++)
+		writes += ss[k].ndim > 0;
+	for (int k = 0; k < XO_MAX_DST; k++)
+		writes += ds[k].ndim > 0;
 	make_args(cl_be, XO_OP_sigmoid, XO_DIR_FWD, &p, &a);
 	assert_int_equal(xo_op_run(cl_be, XO_OP_sigmoid, XO_DIR_FWD, &a), XO_OK);
 	assert_int_equal(xo_tensor_read(a.dst[0], out, 0, 8), XO_OK);
 	xo_backend_stats_get(cl_be, &s);
 	assert_int_equal(s.launches, 1);
 	assert_int_equal(s.op_launches[XO_OP_sigmoid][XO_DIR_FWD], 1);
-	assert_true(s.kernel_ns > 0);
+	/* writes h2d events, 1 kernel, 1 d2h: all resolved after the blocking read */
+	assert_int_equal(s.timed_events, writes + 1 + 1);
+	assert_int_equal(s.untimed_events, 0);
 	assert_true(s.op_ns[XO_OP_sigmoid][XO_DIR_FWD] == s.kernel_ns);
-	assert_true(s.h2d_ns > 0);
-	assert_true(s.d2h_ns > 0);
-	assert_true(s.wait_ns > 0);
-	assert_true(s.enqueue_ns > 0);
+	assert_true(s.enqueue_ns > 0); /* host clock_gettime, ns resolution */
 	free_args(&a);
 	xo_backend_stats_reset(cl_be);
 	xo_backend_stats_get(cl_be, &s);
 	assert_true(s.launches == 0 && s.kernel_ns == 0 && s.d2h_ns == 0);
+	assert_true(s.timed_events == 0 && s.untimed_events == 0);
+}
+
+/* Events whose times cannot be read count as untimed and add 0 ns: a user
+ * event (no profiling info: CL_PROFILING_INFO_NOT_AVAILABLE) completed, and
+ * one set to a negative status (a failed command), tracked as a kernel and a
+ * transfer. */
+static void test_untimed_events(void **state)
+{
+	struct xo_cl_ctx *c = cl_be->ctx;
+	struct xo_backend_stats s0, s1;
+	cl_int err, status[2] = {CL_COMPLETE, CL_OUT_OF_RESOURCES};
+
+	(void)state;
+	assert_int_equal(xo_backend_sync(cl_be), XO_OK);
+	xo_backend_stats_get(cl_be, &s0);
+	for (int i = 0; i < 2; i++) {
+		cl_event ev = clCreateUserEvent(c->context, &err);
+
+		assert_int_equal(err, CL_SUCCESS);
+		assert_int_equal(clSetUserEventStatus(ev, status[i]), CL_SUCCESS);
+		assert_int_equal(xo_cl_track(c, ev, i ? XO_CL_EV_H2D : XO_CL_EV_KERNEL,
+					     XO_OP_relu, XO_DIR_FWD),
+				 XO_OK);
+	}
+	assert_int_equal(xo_backend_sync(cl_be), XO_OK);
+	xo_backend_stats_get(cl_be, &s1);
+	assert_int_equal(s1.untimed_events - s0.untimed_events, 2);
+	assert_int_equal(s1.timed_events, s0.timed_events);
+	assert_true(s1.kernel_ns == s0.kernel_ns && s1.h2d_ns == s0.h2d_ns);
+	assert_true(s1.op_ns[XO_OP_relu][XO_DIR_FWD] == s0.op_ns[XO_OP_relu][XO_DIR_FWD]);
+	xo_backend_stats_reset(cl_be);
+	xo_backend_stats_get(cl_be, &s1);
+	assert_int_equal(s1.untimed_events, 0);
 }
 
 /* Runs one call on ref with fresh tensors and on cl with views at odd
@@ -504,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_build_failure),
 		cmocka_unit_test(test_error_names),
 		cmocka_unit_test(test_stats_split),
+		cmocka_unit_test(test_untimed_events),
 		cmocka_unit_test(test_views_odd_offsets),
 		cmocka_unit_test(test_tuning_variants),
 		cmocka_unit_test(test_gather_out_of_range),
