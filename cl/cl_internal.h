@@ -43,6 +43,7 @@ struct xo_cl_tune {
 	unsigned dw_wg;     /* 1: dw+db as one work-group per output (GPUs); 0: per work-item */
 	unsigned dw_chunk;  /* dw_wg 0: samples per chunk of the split dw kernels (0 = no split) */
 	unsigned net_wg;    /* work-items per sample of the fused network kernels (cl_net.c) */
+	cl_device_type type; /* CL_DEVICE_TYPE_* bit the device must have, 0 = any */
 };
 
 /* The tuning row named label ("pocl", "nvidia", ..., "default"), NULL when
@@ -50,6 +51,37 @@ struct xo_cl_tune {
  * for a row. Suites compile the program offline for GPU targets with them. */
 const struct xo_cl_tune *xo_cl_tune_row(const char *label);
 void xo_cl_build_options(const struct xo_cl_tune *t, char *opts, size_t size);
+/* The row for a device: the first whose vendor matches CL_DEVICE_VENDOR or
+ * the platform name, whose device matches CL_DEVICE_NAME and whose type (if
+ * any) is among the device's type bits; the default row otherwise. Pure. */
+const struct xo_cl_tune *xo_cl_tune_lookup(const char *vendor, const char *platform,
+					   const char *device, cl_device_type type);
+
+/* One device as device choice sees it; a platform whose clGetDeviceIDs
+ * failed or found nothing is one record with err != CL_SUCCESS and no
+ * device. Records come in platform order, then CL_DEVICE_TYPE_ALL order. */
+struct xo_cl_candidate {
+	cl_uint platform;            /* platform index */
+	char platform_name[128];
+	cl_int err;                  /* that platform's clGetDeviceIDs */
+	cl_uint device;              /* device index in its platform */
+	char device_name[128];
+	cl_device_type type;         /* CL_DEVICE_TYPE */
+	bool available;              /* CL_DEVICE_AVAILABLE */
+	cl_platform_id platform_id;  /* handles for the caller; never read by xo_cl_choose */
+	cl_device_id device_id;
+};
+/* Picks a device for spec: "P:D", "P" or "" (P, D: indices or case-insensitive
+ * name substrings). Devices that are not available are skipped; without a
+ * device part the first available GPU of the matching platforms wins, else
+ * the first available device. Returns the record's index, or -1 with a
+ * one-line reason in why (the platforms, their clGetDeviceIDs errors, the
+ * devices skipped as unavailable). Pure: no OpenCL call, no environment. */
+int xo_cl_choose(const struct xo_cl_candidate *cand, size_t n, const char *spec, char *why,
+		 size_t why_size);
+/* "GPU", "CPU", "accelerator", "custom" or "other" for a CL_DEVICE_TYPE. */
+const char *xo_cl_device_type_name(cl_device_type type);
+
 /* The program's source as the backend builds it: every cl/kernels file in order,
  * each after a #line directive; malloc'd, NULL when out of memory. */
 char *xo_cl_program_source(void);
@@ -67,6 +99,7 @@ struct xo_cl_pending {
 struct xo_cl_ctx {
 	cl_platform_id platform;
 	cl_device_id device;
+	cl_device_type type;      /* CL_DEVICE_TYPE of device */
 	cl_context context;
 	cl_command_queue queue;   /* in-order, profiling enabled */
 	cl_program program;       /* all kernels, built once */

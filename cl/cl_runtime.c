@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,11 +98,13 @@ uint64_t xo_cl_now_ns(void)
  * for 2-64 work-items; see docs/opencl.md).
  */
 static const struct xo_cl_tune tune_table[] = {
-	{"portable computing language", "", "pocl", 1024, 64, 8, 256, 0, 16, 1},
-	{"nvidia", "", "nvidia", 256, 256, 16, 64, 1, 0, 128},
-	{"advanced micro devices", "", "amd", 256, 256, 16, 64, 1, 0, 128},
-	{"intel", "", "intel", 128, 128, 8, 64, 1, 0, 64},
-	{"", "", "default", 64, 64, 8, 64, 1, 0, 64},
+	/* PoCL also drives GPUs (its CUDA and Level Zero devices): its row is
+	 * for its CPU device only; a PoCL GPU falls through to its vendor's. */
+	{"portable computing language", "", "pocl", 1024, 64, 8, 256, 0, 16, 1, CL_DEVICE_TYPE_CPU},
+	{"nvidia", "", "nvidia", 256, 256, 16, 64, 1, 0, 128, 0},
+	{"advanced micro devices", "", "amd", 256, 256, 16, 64, 1, 0, 128, 0},
+	{"intel", "", "intel", 128, 128, 8, 64, 1, 0, 64, 0},
+	{"", "", "default", 64, 64, 8, 64, 1, 0, 64, 0},
 };
 
 const struct xo_cl_tune *xo_cl_tune_row(const char *label)
@@ -135,8 +138,8 @@ static bool has_substr_nocase(const char *hay, const char *needle)
 	return false;
 }
 
-static const struct xo_cl_tune *tune_lookup(const char *vendor, const char *platform,
-					    const char *device)
+const struct xo_cl_tune *xo_cl_tune_lookup(const char *vendor, const char *platform,
+					   const char *device, cl_device_type type)
 {
 	size_t n = sizeof(tune_table) / sizeof(tune_table[0]);
 
@@ -145,7 +148,7 @@ static const struct xo_cl_tune *tune_lookup(const char *vendor, const char *plat
 
 		if ((has_substr_nocase(vendor, r->vendor) ||
 		     has_substr_nocase(platform, r->vendor)) &&
-		    has_substr_nocase(device, r->device))
+		    has_substr_nocase(device, r->device) && (!r->type || (type & r->type)))
 			return r;
 	}
 	return &tune_table[n - 1];
@@ -241,25 +244,41 @@ static bool part_matches(const char *part, cl_uint i, const char *name)
 #define XO_CL_MAX_PLATFORMS 16
 #define XO_CL_MAX_DEVICES 32
 
-/*
- * Picks platform and device from "P:D", "P" or "" (then XO_CL_DEVICE).
- * With no device part, the first GPU of the matching platforms wins, else the
- * first device.
- */
-static enum xo_status choose_device(const char *spec, cl_platform_id *pout, cl_device_id *dout)
+const char *xo_cl_device_type_name(cl_device_type type)
 {
-	cl_platform_id plats[XO_CL_MAX_PLATFORMS];
-	cl_uint nplat = 0;
-	char ppart[128] = "", dpart[128] = "", name[256], have[384] = "";
-	const char *colon, *env;
-	bool dev_given;
-	cl_int err;
+	if (type & CL_DEVICE_TYPE_GPU)
+		return "GPU";
+	if (type & CL_DEVICE_TYPE_CPU)
+		return "CPU";
+	if (type & CL_DEVICE_TYPE_ACCELERATOR)
+		return "accelerator";
+	if (type & CL_DEVICE_TYPE_CUSTOM)
+		return "custom";
+	return "other";
+}
 
-	if (!spec || !*spec) {
-		env = getenv("XO_CL_DEVICE");
-		spec = env ? env : "";
-	}
-	colon = strchr(spec, ':');
+/* Appends printf-style text to buf (cut at size, always terminated). */
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+int xo_cl_choose(const struct xo_cl_candidate *cand, size_t n, const char *spec, char *why,
+		 size_t why_size)
+{
+	char ppart[128] = "", dpart[128] = "";
+	const char *colon = strchr(spec, ':');
+	bool dev_given, skipped = false;
+
 	if (colon) {
 		snprintf(ppart, sizeof(ppart), "%.*s", (int)(colon - spec), spec);
 		snprintf(dpart, sizeof(dpart), "%s", colon + 1);
@@ -268,6 +287,72 @@ static enum xo_status choose_device(const char *spec, cl_platform_id *pout, cl_d
 	}
 	dev_given = dpart[0] != '\0';
 
+	/* Two passes without a device part: GPUs first, then any device. */
+	for (int pass = dev_given ? 1 : 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct xo_cl_candidate *c = &cand[i];
+
+			if (c->err != CL_SUCCESS || !part_matches(ppart, c->platform, c->platform_name) ||
+			    (pass == 0 && !(c->type & CL_DEVICE_TYPE_GPU)) ||
+			    !part_matches(dpart, c->device, c->device_name))
+				continue;
+			if (c->available)
+				return (int)i;
+			skipped = true;
+		}
+	}
+
+	why[0] = '\0';
+	appendf(why, why_size,
+		"cl: no OpenCL device matches '%s' (platform:device, indices or name substrings; "
+		"platforms:",
+		spec);
+	for (size_t i = 0; i < n; i++) {
+		const struct xo_cl_candidate *c = &cand[i];
+
+		if (i > 0 && cand[i - 1].platform == c->platform)
+			continue;
+		appendf(why, why_size, "%s %u '%s'", i ? "," : "", c->platform, c->platform_name);
+		if (c->err == CL_DEVICE_NOT_FOUND)
+			appendf(why, why_size, " (no devices)");
+		else if (c->err != CL_SUCCESS)
+			appendf(why, why_size, " (clGetDeviceIDs: %s (%d))", xo_cl_error_name(c->err),
+				(int)c->err);
+	}
+	if (!n)
+		appendf(why, why_size, " none");
+	if (skipped) {
+		appendf(why, why_size, "; not available (CL_DEVICE_AVAILABLE false):");
+		for (size_t i = 0, k = 0; i < n; i++)
+			if (cand[i].err == CL_SUCCESS && !cand[i].available)
+				appendf(why, why_size, "%s %u:%u '%s'", k++ ? "," : "", cand[i].platform,
+					cand[i].device, cand[i].device_name);
+	}
+	appendf(why, why_size, ")");
+	return -1;
+}
+
+/*
+ * Picks platform and device from "P:D", "P" or "" (then XO_CL_DEVICE): lists
+ * every platform's devices (a platform whose clGetDeviceIDs fails is noted
+ * and the others still count), then xo_cl_choose.
+ */
+static enum xo_status choose_device(const char *spec, struct xo_cl_ctx *ctx)
+{
+	cl_platform_id plats[XO_CL_MAX_PLATFORMS];
+	struct xo_cl_candidate *cand;
+	cl_uint nplat = 0;
+	size_t n = 0;
+	char why[1024];
+	const char *env;
+	enum xo_status st = XO_OK;
+	cl_int err;
+	int pick;
+
+	if (!spec || !*spec) {
+		env = getenv("XO_CL_DEVICE");
+		spec = env ? env : "";
+	}
 	err = clGetPlatformIDs(XO_CL_MAX_PLATFORMS, plats, &nplat);
 	if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
 		return xo_error(XO_ENODEV,
@@ -277,41 +362,69 @@ static enum xo_status choose_device(const char *spec, cl_platform_id *pout, cl_d
 		return xo_cl_fail("clGetPlatformIDs", err);
 	if (nplat > XO_CL_MAX_PLATFORMS)
 		nplat = XO_CL_MAX_PLATFORMS;
+	cand = calloc((size_t)nplat * XO_CL_MAX_DEVICES, sizeof(*cand));
+	if (!cand)
+		return xo_error(XO_ENOMEM, "cl: out of memory");
 
-	/* Two passes without a device part: GPUs first, then any device. */
-	for (int pass = dev_given ? 1 : 0; pass < 2; pass++) {
-		for (cl_uint p = 0; p < nplat; p++) {
-			cl_device_id devs[XO_CL_MAX_DEVICES];
-			cl_uint ndev = 0;
+	for (cl_uint p = 0; p < nplat; p++) {
+		cl_device_id devs[XO_CL_MAX_DEVICES];
+		cl_uint ndev = 0;
+		struct xo_cl_candidate base = {.platform = p, .platform_id = plats[p]};
 
-			platform_str(plats[p], CL_PLATFORM_NAME, name, sizeof(name));
-			if (pass == 1 && strlen(have) + strlen(name) + 16 < sizeof(have))
-				snprintf(have + strlen(have), sizeof(have) - strlen(have),
-					 "%s%u '%s'", have[0] ? ", " : "", p, name);
-			if (!part_matches(ppart, p, name))
-				continue;
-			err = clGetDeviceIDs(plats[p], pass ? CL_DEVICE_TYPE_ALL : CL_DEVICE_TYPE_GPU,
-					     XO_CL_MAX_DEVICES, devs, &ndev);
-			if (err == CL_DEVICE_NOT_FOUND)
-				continue;
-			if (err != CL_SUCCESS)
-				return xo_cl_fail("clGetDeviceIDs", err);
-			if (ndev > XO_CL_MAX_DEVICES)
-				ndev = XO_CL_MAX_DEVICES;
-			for (cl_uint d = 0; d < ndev; d++) {
-				device_str(devs[d], CL_DEVICE_NAME, name, sizeof(name));
-				if (part_matches(dpart, d, name)) {
-					*pout = plats[p];
-					*dout = devs[d];
-					return XO_OK;
-				}
-			}
+		platform_str(plats[p], CL_PLATFORM_NAME, base.platform_name,
+			     sizeof(base.platform_name));
+		base.err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, XO_CL_MAX_DEVICES, devs, &ndev);
+		if (base.err == CL_SUCCESS && ndev == 0)
+			base.err = CL_DEVICE_NOT_FOUND;
+		if (base.err != CL_SUCCESS) {
+			cand[n++] = base;
+			continue;
+		}
+		if (ndev > XO_CL_MAX_DEVICES)
+			ndev = XO_CL_MAX_DEVICES;
+		for (cl_uint d = 0; d < ndev; d++) {
+			struct xo_cl_candidate *c = &cand[n++];
+			cl_bool avail = CL_TRUE;
+
+			*c = base;
+			c->device = d;
+			c->device_id = devs[d];
+			device_str(devs[d], CL_DEVICE_NAME, c->device_name, sizeof(c->device_name));
+			if (clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof(c->type), &c->type, NULL) !=
+			    CL_SUCCESS)
+				c->type = 0;
+			/* A failed query leaves it available: clCreateContext then
+			 * reports what is wrong with it. */
+			clGetDeviceInfo(devs[d], CL_DEVICE_AVAILABLE, sizeof(avail), &avail, NULL);
+			c->available = avail != CL_FALSE;
 		}
 	}
+	pick = xo_cl_choose(cand, n, spec, why, sizeof(why));
+	if (pick < 0) {
+		st = xo_error(XO_ENODEV, "%s", why);
+	} else {
+		ctx->platform = cand[pick].platform_id;
+		ctx->device = cand[pick].device_id;
+		ctx->type = cand[pick].type;
+	}
+	free(cand);
+	return st;
+}
+
+/*
+ * XO_REQUIRE_OPENCL=gpu (ci/gpu.sh): the chosen device must be a GPU, so a
+ * run meant for the GPU never measures PoCL's CPU device instead.
+ */
+static enum xo_status require_gpu(const struct xo_cl_ctx *c, const char *pname, const char *dname)
+{
+	const char *req = getenv("XO_REQUIRE_OPENCL");
+
+	if (!req || strcmp(req, "gpu") || (c->type & CL_DEVICE_TYPE_GPU))
+		return XO_OK;
 	return xo_error(XO_ENODEV,
-			"cl: no OpenCL device matches '%s' (platform:device, indices or name "
-			"substrings; platforms: %s)",
-			spec, have[0] ? have : "none");
+			"cl: XO_REQUIRE_OPENCL=gpu but the chosen device '%s' (platform '%s') is "
+			"a %s, not a GPU (XO_CL_DEVICE picks another)",
+			dname, pname, xo_cl_device_type_name(c->type));
 }
 
 /* ---- program ------------------------------------------------------------- */
@@ -420,7 +533,7 @@ enum xo_status xo_cl_init(struct xo_backend *be, const char *spec)
 	if (!c)
 		return xo_error(XO_ENOMEM, "cl: out of memory");
 	be->ctx = c;
-	st = choose_device(spec, &c->platform, &c->device);
+	st = choose_device(spec, c);
 	if (st)
 		goto out_free;
 	platform_str(c->platform, CL_PLATFORM_NAME, pname, sizeof(pname));
@@ -437,8 +550,11 @@ enum xo_status xo_cl_init(struct xo_backend *be, const char *spec)
 			&c->max_alloc, NULL);
 	clGetDeviceInfo(c->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(c->global_mem),
 			&c->global_mem, NULL);
+	st = require_gpu(c, pname, dname);
+	if (st)
+		goto out_free;
 
-	c->tune = *tune_lookup(vendor, pname, dname);
+	c->tune = *xo_cl_tune_lookup(vendor, pname, dname, c->type);
 	st = tune_override(&c->tune, getenv("XO_CL_TUNE"));
 	if (st)
 		goto out_free;

@@ -9,6 +9,25 @@ if(XO_OPENCL)
   target_link_libraries(test_cl PRIVATE xo_lib PkgConfig::CMOCKA OpenCL::OpenCL)
   add_test(NAME cl COMMAND test_cl)
   set_tests_properties(cl PROPERTIES LABELS "opencl;quick" TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+  # Device choice and tuning rows over synthetic candidate lists (no device
+  # needed): unavailable devices, a failing platform, GPU first, pocl row
+  # for CPUs only (issue 12 item 5).
+  add_executable(test_cl_choose ${CMAKE_CURRENT_LIST_DIR}/test_cl_choose.c)
+  target_include_directories(test_cl_choose PRIVATE ${PROJECT_SOURCE_DIR}/cl)
+  target_compile_definitions(test_cl_choose PRIVATE CL_TARGET_OPENCL_VERSION=120)
+  target_link_libraries(test_cl_choose PRIVATE xo_lib PkgConfig::CMOCKA OpenCL::OpenCL)
+  add_test(NAME cl.choose COMMAND test_cl_choose)
+  set_tests_properties(cl.choose PROPERTIES LABELS "opencl;quick" TIMEOUT 30)
+
+  # XO_REQUIRE_OPENCL=gpu (ci/gpu.sh) must fail when the chosen device is no
+  # GPU, with the reason, instead of testing the CPU. XO_CL_DEVICE=portable
+  # picks PoCL's platform, whose device (Debian's pocl-opencl-icd) is a CPU,
+  # also on a machine with a GPU. Skipped (77) where PoCL is not installed.
+  add_test(NAME cl.require_gpu
+           COMMAND sh -c "out=$(XO_CL_DEVICE=portable XO_REQUIRE_OPENCL=gpu \"$1\" 2>&1); rc=$?; echo \"$out\" | tail -n 3; case \"$out\" in *'no OpenCL platform'*|*'no OpenCL device matches'*) exit 77;; esac; [ $rc -ne 0 ] && [ $rc -ne 77 ] && echo \"$out\" | grep -q 'XO_REQUIRE_OPENCL=gpu but the chosen device .* is a [A-Za-z]*, not a GPU'"
+                   sh $<TARGET_FILE:test_cl>)
+  set_tests_properties(cl.require_gpu PROPERTIES LABELS "opencl;quick" TIMEOUT 60 SKIP_RETURN_CODE 77)
 endif()
 
 # The program compiled offline for GPU targets (nvptx64, spir64; -O0, -O2)

@@ -108,7 +108,7 @@ static void rm_tree(const char *dir)
 }
 
 /* Backends to test: every compiled-in one that opens; cl without a device
- * is skipped with its reason unless XO_REQUIRE_OPENCL=1. */
+ * is skipped with its reason unless XO_REQUIRE_OPENCL=1 (or gpu). */
 static int open_backends(struct xo_backend **be, int max)
 {
 	const char *req = getenv("XO_REQUIRE_OPENCL");
@@ -117,7 +117,7 @@ static int open_backends(struct xo_backend **be, int max)
 	for (int i = 0; i < xo_backend_count() && n < max; i++) {
 		enum xo_status st = xo_backend_open(xo_backend_kind(i), &be[n]);
 
-		if (st == XO_ENODEV && !(req && !strcmp(req, "1"))) {
+		if (st == XO_ENODEV && !(req && (!strcmp(req, "1") || !strcmp(req, "gpu")))) {
 			print_message("[  SKIP    ] backend %s: %s\n", xo_backend_kind(i),
 			              xo_last_error());
 			continue;

@@ -9,7 +9,7 @@
  *
  * A backend that is not there (cl without an OpenCL platform: XO_ENODEV)
  * makes the test exit 77, which ctest reports as SKIPPED, unless
- * XO_REQUIRE_OPENCL=1, where it is a failure. suites/ops.cmake generates one
+ * XO_REQUIRE_OPENCL=1 (or gpu), where it is a failure. suites/ops.cmake generates one
  * ctest test per backend x op x dir (x padding) from the shapes files.
  */
 #include <setjmp.h>
@@ -225,8 +225,8 @@ int main(int argc, char **argv)
 
 	st = xo_backend_open(backend, &g_be);
 	if (st) {
-		bool require =
-		    getenv("XO_REQUIRE_OPENCL") && !strcmp(getenv("XO_REQUIRE_OPENCL"), "1");
+		const char *req = getenv("XO_REQUIRE_OPENCL");
+		bool require = req && (!strcmp(req, "1") || !strcmp(req, "gpu"));
 
 		if (st == XO_ENODEV && !require) {
 			printf("SKIPPED: backend '%s' is not available here: %s\n", backend,
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
 			return SKIP_CODE;
 		}
 		fprintf(stderr, "test_ops: cannot open backend '%s': %s%s\n", backend,
-		        xo_last_error(), require ? " (XO_REQUIRE_OPENCL=1)" : "");
+		        xo_last_error(), require ? " (XO_REQUIRE_OPENCL set)" : "");
 		return 1;
 	}
 	st = xo_backend_open("ref", &g_ref);
