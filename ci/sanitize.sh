@@ -2,6 +2,11 @@
 # ci/sanitize.sh - only the sanitizer half of ci/test.sh: build with
 # AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/) and run the quick
 # suites there, OpenCL included (XO_REQUIRE_OPENCL=1).
+# On a host whose OpenCL platform is NVIDIA's (clinfo -l, else the ICD files)
+# the stage adds ASAN_OPTIONS protect_shadow_gap=0:replace_intrin=0 for the
+# CUDA driver; suites/lsan.supp suppresses its leaks by library name;
+# XO_ASAN_OPENCL=pocl hides every ICD but PoCL's from the sanitized tests
+# instead (docs/opencl.md, "Sanitizers on an NVIDIA host").
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$XO_ROOT"

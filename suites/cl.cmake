@@ -55,3 +55,9 @@ add_test(NAME lint.cl_static_inline
          COMMAND sh -c "! grep -n -E '(^|[^_[:alnum:]])(__)?inline(__)?([^_[:alnum:]]|$)' cl/kernels/*.cl | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*(/[*]|[*]|//)' | grep -v -E 'static[[:space:]]+(__)?inline'"
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(lint.cl_static_inline PROPERTIES LABELS "quick" TIMEOUT 30)
+
+# The sanitizer stage's environment on an NVIDIA OpenCL host (ci/lib.sh
+# xo_asan_options; docs/opencl.md "Sanitizers on an NVIDIA host"), with fake
+# clinfo output and ICD files: needs no GPU and no OpenCL.
+add_test(NAME cl.asan_nvidia_env COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cl_asan_env.sh)
+set_tests_properties(cl.asan_nvidia_env PROPERTIES LABELS "quick" TIMEOUT 30)
