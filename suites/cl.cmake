@@ -61,3 +61,14 @@ set_tests_properties(lint.cl_static_inline PROPERTIES LABELS "quick" TIMEOUT 30)
 # clinfo output and ICD files: needs no GPU and no OpenCL.
 add_test(NAME cl.asan_nvidia_env COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cl_asan_env.sh)
 set_tests_properties(cl.asan_nvidia_env PROPERTIES LABELS "quick" TIMEOUT 30)
+
+# ci/gpu.sh on this machine (no GPU; XO_CL_DEVICE=portable elsewhere): exit 2
+# with a one-line reason before any stage, never a run on the CPU
+# (suites/ci_gpu_nogpu.sh; --no-install --no-build, so nothing is installed
+# or built).
+if(XO_OPENCL)
+  add_test(NAME ci.gpu_no_gpu
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_gpu_nogpu.sh ${PROJECT_BINARY_DIR}
+                   ${CMAKE_CURRENT_BINARY_DIR}/ci_gpu_nogpu)
+  set_tests_properties(ci.gpu_no_gpu PROPERTIES LABELS "quick" TIMEOUT 60)
+endif()
