@@ -1,6 +1,6 @@
 # The cl backend's own suite (suites/test_cl.c): no host fallback, device
 # memory limits, device choice errors, error names, the time split, views at
-# odd offsets, gather's out-of-range flag. Exit 77 = skipped (no OpenCL
+# odd offsets, gather's out-of-range flag, events that could not be timed. Exit 77 = skipped (no OpenCL
 # platform); with XO_REQUIRE_OPENCL=1 (CI) a missing platform fails instead.
 if(XO_OPENCL)
   add_executable(test_cl ${CMAKE_CURRENT_LIST_DIR}/test_cl.c)
@@ -28,6 +28,14 @@ if(XO_OPENCL)
            COMMAND sh -c "out=$(XO_CL_DEVICE=portable XO_REQUIRE_OPENCL=gpu \"$1\" 2>&1); rc=$?; echo \"$out\" | tail -n 3; case \"$out\" in *'no OpenCL platform'*|*'no OpenCL device matches'*) exit 77;; esac; [ $rc -ne 0 ] && [ $rc -ne 77 ] && echo \"$out\" | grep -q 'XO_REQUIRE_OPENCL=gpu but the chosen device .* is a [A-Za-z]*, not a GPU'"
                    sh $<TARGET_FILE:test_cl>)
   set_tests_properties(cl.require_gpu PROPERTIES LABELS "opencl;quick" TIMEOUT 60 SKIP_RETURN_CODE 77)
+
+  # xo seed reports untimed_events, 0 on a working driver (suites/cl_seed_timed.py).
+  if(Python3_EXECUTABLE)
+    add_test(NAME cl.seed_events_timed
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cl_seed_timed.py $<TARGET_FILE:xo>)
+    set_tests_properties(cl.seed_events_timed PROPERTIES LABELS "opencl;quick" TIMEOUT 300
+                         SKIP_RETURN_CODE 77)
+  endif()
 endif()
 
 # The program compiled offline for GPU targets (nvptx64, spir64; -O0, -O2)
