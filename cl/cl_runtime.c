@@ -423,7 +423,7 @@ static enum xo_status require_gpu(const struct xo_cl_ctx *c, const char *pname, 
 		return XO_OK;
 	return xo_error(XO_ENODEV,
 			"cl: XO_REQUIRE_OPENCL=gpu but the chosen device '%s' (platform '%s') is "
-			"a %s, not a GPU (XO_CL_DEVICE picks another)",
+			"not a GPU (CL_DEVICE_TYPE %s; XO_CL_DEVICE picks another)",
 			dname, pname, xo_cl_device_type_name(c->type));
 }
 

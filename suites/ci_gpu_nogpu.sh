@@ -36,7 +36,7 @@ if command -v clinfo >/dev/null && ! clinfo --raw 2>/dev/null | grep -q CL_DEVIC
     run_case clinfo '^ci/gpu\.sh: no GPU OpenCL device: clinfo lists .*\((CPU|ACCELERATOR|CUSTOM)\)'
 fi
 # clinfo missing: the built xo decides, through the cl backend's own choice
-run_case xo '^ci/gpu\.sh: no GPU OpenCL device: cl: (XO_REQUIRE_OPENCL=gpu but the chosen device .* is a [A-Za-z]+, not a GPU|no OpenCL)' \
+run_case xo '^ci/gpu\.sh: no GPU OpenCL device: cl: (XO_REQUIRE_OPENCL=gpu but the chosen device .* is not a GPU \(CL_DEVICE_TYPE [A-Za-z]+;|no OpenCL)' \
     XO_CLINFO=/nonexistent/clinfo
 # bad usage is exit 2 too, with its own line
 bash "$root/ci/gpu.sh" --no-such-option 2>"$work/usage.err"

@@ -25,7 +25,7 @@ if(XO_OPENCL)
   # picks PoCL's platform, whose device (Debian's pocl-opencl-icd) is a CPU,
   # also on a machine with a GPU. Skipped (77) where PoCL is not installed.
   add_test(NAME cl.require_gpu
-           COMMAND sh -c "out=$(XO_CL_DEVICE=portable XO_REQUIRE_OPENCL=gpu \"$1\" 2>&1); rc=$?; echo \"$out\" | tail -n 3; case \"$out\" in *'no OpenCL platform'*|*'no OpenCL device matches'*) exit 77;; esac; [ $rc -ne 0 ] && [ $rc -ne 77 ] && echo \"$out\" | grep -q 'XO_REQUIRE_OPENCL=gpu but the chosen device .* is a [A-Za-z]*, not a GPU'"
+           COMMAND sh -c "out=$(XO_CL_DEVICE=portable XO_REQUIRE_OPENCL=gpu \"$1\" 2>&1); rc=$?; echo \"$out\" | tail -n 3; case \"$out\" in *'no OpenCL platform'*|*'no OpenCL device matches'*) exit 77;; esac; [ $rc -ne 0 ] && [ $rc -ne 77 ] && echo \"$out\" | grep -q 'XO_REQUIRE_OPENCL=gpu but the chosen device .* is not a GPU (CL_DEVICE_TYPE [A-Za-z]*;'"
                    sh $<TARGET_FILE:test_cl>)
   set_tests_properties(cl.require_gpu PROPERTIES LABELS "opencl;quick" TIMEOUT 60 SKIP_RETURN_CODE 77)
 
