@@ -14,6 +14,7 @@
 #   --no-build       use DIR as built (no cmake)
 #   --build-dir DIR  the build tree (default build-gpu, RelWithDebInfo)
 #   --out DIR        results and one log per stage (default out/gpu)
+# (relative paths are taken from the repository root)
 # Environment: XO_CL_DEVICE picks among several GPUs (docs/opencl.md);
 # XO_JOBS build/test parallelism (nproc); XO_CLINFO the clinfo to ask
 # (clinfo; a missing one leaves the check to the built xo).
@@ -72,7 +73,7 @@ precheck_clinfo() {
 # choice every later stage makes, XO_CL_DEVICE included).
 check_xo_gpu() {
     local line
-    [ -x "$XO" ] || no_gpu "$XO not built (run without --no-build)"
+    [ -x "$XO" ] || { echo "ci/gpu.sh: $XO not built (run without --no-build)" >&2; exit 2; }
     line=$("$XO" devices 2>&1 | grep -E '^cl[[:space:]]')
     case $line in
     *' available '*) echo "gpu: ${line#cl*available }" ;;
