@@ -111,23 +111,35 @@ xo_asan_options() {
     echo "${ASAN_OPTIONS:-$o}"
 }
 
-stage_asan_test() {
-    # PoCL, the ICD loader and NVIDIA's driver keep allocations alive until
-    # exit (their own caches); those leaks are suppressed by library name
-    # (suites/lsan.supp), ours are not. XO_ASAN_OPENCL=pocl: the ICD loader
-    # sees PoCL only (the documented fallback where NVIDIA's driver still
-    # fails under ASan with the options above; docs/opencl.md).
-    local asan vendors=${OCL_ICD_VENDORS:-}
-    asan=$(xo_asan_options)
+# The environment of the sanitized suites, one NAME=VALUE a line. PoCL, the
+# ICD loader and NVIDIA's driver keep allocations alive until exit (their
+# own caches); those leaks are suppressed by library name (suites/lsan.supp),
+# ours are not. XO_ASAN_OPENCL=pocl: the ICD loader sees PoCL only
+# ($XO_POCL_ICD, default /etc/OpenCL/vendors/pocl.icd), the documented
+# fallback where NVIDIA's driver still fails under ASan with the options
+# above (docs/opencl.md); the options are then those of the platforms left.
+xo_asan_env() {
+    local vendors=${OCL_ICD_VENDORS:-}
     if [ "${XO_ASAN_OPENCL:-}" = pocl ]; then
-        vendors=/etc/OpenCL/vendors/pocl.icd
+        vendors=${XO_POCL_ICD:-/etc/OpenCL/vendors/pocl.icd}
         [ -f "$vendors" ] || { echo "asan-test: XO_ASAN_OPENCL=pocl but $vendors is missing" >&2; return 1; }
     fi
-    echo "asan-test: ASAN_OPTIONS=$asan${vendors:+ OCL_ICD_VENDORS=$vendors}"
-    env ASAN_OPTIONS="$asan" ${vendors:+OCL_ICD_VENDORS="$vendors"} \
-        LSAN_OPTIONS="suppressions=$XO_ROOT/suites/lsan.supp:print_suppressions=0" \
-        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        ctest --test-dir build-asan -L quick -j"$XO_JOBS" --timeout 600
+    if [ -n "$vendors" ]; then
+        echo "ASAN_OPTIONS=$(OCL_ICD_VENDORS=$vendors xo_asan_options)"
+        echo "OCL_ICD_VENDORS=$vendors"
+    else
+        echo "ASAN_OPTIONS=$(xo_asan_options)"
+    fi
+    echo "LSAN_OPTIONS=suppressions=$XO_ROOT/suites/lsan.supp:print_suppressions=0"
+    echo "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+}
+
+stage_asan_test() {
+    local envs vars
+    envs=$(xo_asan_env) || return 1
+    mapfile -t vars <<<"$envs"
+    echo "asan-test: ${vars[*]}"
+    env "${vars[@]}" ctest --test-dir build-asan -L quick -j"$XO_JOBS" --timeout 600
 }
 
 # The fuzz targets (docs/fuzzing.md): a clang build with libFuzzer, ASan and

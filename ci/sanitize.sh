@@ -6,7 +6,8 @@
 # the stage adds ASAN_OPTIONS protect_shadow_gap=0:replace_intrin=0 for the
 # CUDA driver; suites/lsan.supp suppresses its leaks by library name;
 # XO_ASAN_OPENCL=pocl hides every ICD but PoCL's from the sanitized tests
-# instead (docs/opencl.md, "Sanitizers on an NVIDIA host").
+# instead (docs/opencl.md, "Sanitizers on an NVIDIA host"). The stage prints
+# the environment it uses (ci/lib.sh xo_asan_env).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$XO_ROOT"

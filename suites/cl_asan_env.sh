@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # cl_asan_env.sh - the sanitizer stage's environment (ci/lib.sh
-# xo_asan_options): NVIDIA's OpenCL platform, found by clinfo or by its ICD
-# file, adds the options the CUDA driver needs under ASan; PoCL alone does
-# not; a caller's ASAN_OPTIONS wins. Fake clinfo and ICD directories, so it
+# xo_asan_options, xo_asan_env): NVIDIA's OpenCL platform, found by clinfo or
+# by its ICD file, adds the options the CUDA driver needs under ASan; PoCL
+# alone does not; XO_ASAN_OPENCL=pocl restricts the ICD loader to PoCL; a
+# caller's ASAN_OPTIONS wins. Fake clinfo and ICD directories, so it
 # runs on any machine. Exit 0 pass, 1 fail.
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,6 +42,24 @@ check icd-dir-nvidia yes XO_CLINFO=/nonexistent/clinfo OCL_ICD_VENDORS="$work/ic
 check icd-dir-pocl no XO_CLINFO=/nonexistent/clinfo OCL_ICD_VENDORS="$work/icd-pocl"
 check icd-file-nvidia yes XO_CLINFO=/nonexistent/clinfo OCL_ICD_VENDORS="$work/icd-nv/nvidia.icd"
 check icd-none no XO_CLINFO=/nonexistent/clinfo OCL_ICD_VENDORS="$work/none"
+# XO_ASAN_OPENCL=pocl: the loader sees PoCL's ICD only, and the options are
+# those of what is left (a clinfo that, like the real one, asks the loader)
+printf '#!/bin/sh\ncase "${OCL_ICD_VENDORS:-}" in *pocl.icd) echo "Platform #0: Portable Computing Language";; *) echo "Platform #0: NVIDIA CUDA";; esac\n' >"$work/clinfo-loader"
+chmod +x "$work/clinfo-loader"
+env_nv=$(XO_CLINFO="$work/clinfo-loader" xo_asan_env)
+env_pocl=$(XO_CLINFO="$work/clinfo-loader" XO_ASAN_OPENCL=pocl XO_POCL_ICD="$work/icd-nv/pocl.icd" xo_asan_env)
+grep -q '^ASAN_OPTIONS=.*protect_shadow_gap=0' <<<"$env_nv" && ! grep -q '^OCL_ICD_VENDORS=' <<<"$env_nv" ||
+    { echo "FAIL asan env on NVIDIA: $env_nv"; fail=1; }
+grep -q "^OCL_ICD_VENDORS=$work/icd-nv/pocl.icd\$" <<<"$env_pocl" &&
+    ! grep -q 'protect_shadow_gap' <<<"$env_pocl" ||
+    { echo "FAIL asan env with XO_ASAN_OPENCL=pocl: $env_pocl"; fail=1; }
+grep -q "^LSAN_OPTIONS=suppressions=$root/suites/lsan.supp" <<<"$env_pocl" ||
+    { echo "FAIL asan env: no suppressions: $env_pocl"; fail=1; }
+if XO_ASAN_OPENCL=pocl XO_POCL_ICD="$work/none.icd" xo_asan_env >/dev/null 2>"$work/err"; then
+    echo "FAIL XO_ASAN_OPENCL=pocl without PoCL's ICD was accepted"
+    fail=1
+fi
+grep -q "none.icd is missing" "$work/err" || { echo "FAIL no reason: $(cat "$work/err")"; fail=1; }
 # the caller's ASAN_OPTIONS wins
 opts=$(ASAN_OPTIONS=detect_leaks=0 XO_CLINFO="$work/clinfo-nv" xo_asan_options)
 [ "$opts" = detect_leaks=0 ] || { echo "FAIL caller's ASAN_OPTIONS: got '$opts'"; fail=1; }
