@@ -96,10 +96,11 @@ stage_build_gpu() {
     cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXO_WERROR=ON &&
         cmake --build "$BUILD" -j"$XO_JOBS"
 }
-# The OpenCL suites on the GPU; the races label runs under Oclgrind's own
-# device (ci/test.sh runs it), not the GPU's.
+# The OpenCL suites on the GPU, and the model suites (every backend that
+# opens, cl included: the fused network path against ref); the races label
+# runs under Oclgrind's own device (ci/test.sh runs it), not the GPU's.
 stage_cl_suites() {
-    ctest --test-dir "$BUILD" -L opencl -LE races -j1 --timeout 900
+    ctest --test-dir "$BUILD" -L 'opencl|model' -LE races -j1 --timeout 900
 }
 stage_seed() {
     "$XO" seed --device cl --device cpu --json >"$OUT/seed.json"
