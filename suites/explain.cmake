@@ -21,3 +21,9 @@ set(XO_EXPLAIN_CASES
   "tiny_run|0|explain|--device|cpu|--batch|1|--batch|8|--repeat|1")
 set(XO_CLI_MATCH_tiny_run "at batch 8 the cpu train step is")
 xo_add_cli_tests(explain.cli "perfdb;quick" ${XO_EXPLAIN_CASES})
+if(Python3_Interpreter_FOUND)
+  add_test(NAME explain.json
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/json_outputs.py
+                   $<TARGET_FILE:xo> explain ${PROJECT_SOURCE_DIR})
+  set_tests_properties(explain.json PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
+endif()
