@@ -134,17 +134,14 @@ static enum xo_status time_point(struct xo_model *m, struct xo_backend *be, bool
 	return XO_OK;
 }
 
-/* The step the cost model predicts for a point (launch count from the
- * measured step on cl; the thread-pool rounds by structure on cpu). */
-static void cost_step_of(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
-                         const struct xo_explain_point *pt, bool fused,
-                         struct xo_cost_step *s)
+void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
+                          bool training, int64_t n, double launches, bool fused,
+                          struct xo_cost_step *s)
 {
-	int ops = pt->training ? XO_MODEL_TRAIN_EXTRA_OPS : 0;
-	int64_t n = pt->batch;
+	int ops = training ? XO_MODEL_TRAIN_EXTRA_OPS : 0;
 
 	for (int i = 0; i < xo_model_layer_count(m); i++)
-		ops += pt->training ? lc[i].ops_train_fwd + lc[i].ops_bwd : lc[i].ops_predict;
+		ops += training ? lc[i].ops_train_fwd + lc[i].ops_bwd : lc[i].ops_predict;
 	*s = (struct xo_cost_step){
 	    .layers = lc,
 	    .nlayers = xo_model_layer_count(m),
@@ -152,13 +149,13 @@ static void cost_step_of(struct xo_model *m, const struct xo_layer_cost *lc, boo
 	    .in_size = xo_model_input_size(m),
 	    .classes = xo_model_classes(m),
 	    .batch = n,
-	    .training = pt->training,
+	    .training = training,
 	    .fused = fused,
 	};
 	/* cpu's fused path is one pool round for the net, plus one for Adam in
 	 * training (kernels/cpu_net.c); op by op, one round per op */
-	s->launches = is_cl ? pt->launches : fused ? (pt->training ? 2 : 1) : ops;
-	if (!pt->training) {
+	s->launches = is_cl ? launches : fused ? (training ? 2 : 1) : ops;
+	if (!training) {
 		s->h2d_bytes = 4.0 * (double)(n * s->in_size);
 		s->d2h_bytes = 4.0 * (double)(n * s->classes);
 		s->h2d_count = s->d2h_count = 1;
@@ -388,7 +385,8 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 			if (st)
 				break;
 			fused = xo_model_fused(m, k == 1);
-			cost_step_of(m, lc, d->is_cl, pt, fused, &d->step[b][k]);
+			xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches, fused,
+			                     &d->step[b][k]);
 			if (d->have_probe) {
 				xo_cost_predict(&d->probe, &d->step[b][k], &pt->predicted, &pt->terms);
 			} else {

@@ -40,6 +40,15 @@ struct xo_explain_point {
 	double launches;          /* per step: counted (cl), structural (cpu) */
 };
 
+/* The step the cost model predicts for model m (layer costs lc) at batch n:
+ * a training step on a resident batch, or a predict call that writes the
+ * batch and reads the probabilities back. launches: counted on a measured
+ * step (cl); cpu's thread-pool rounds come from the structure (fused: one
+ * per net, one for Adam; op by op: one per op). */
+void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
+                          bool training, int64_t n, double launches, bool fused,
+                          struct xo_cost_step *s);
+
 /* What a what-if sentence needs: the crossover of a's and b's predicted
  * training-step curves at batches x[0..n) (cost_step filled per batch). */
 enum xo_cross xo_explain_what_if(const struct xo_probe *pa, const struct xo_probe *pb,
