@@ -314,7 +314,7 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 	struct xo_layer_cost lc[16];
 	struct xo_cost_step step;
 	struct xo_split ms, ps;
-	struct xo_probe probe;
+	struct xo_probe probe, model;
 	double launches = 0;
 
 	if (r->is_cl) {
@@ -337,7 +337,8 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 		xo_model_layer_cost(m, i, &lc[i]);
 	xo_explain_cost_step(m, lc, r->is_cl, true, batch, launches, xo_model_fused(m, true),
 	                     &step);
-	xo_cost_predict(&probe, &step, &ps, NULL);
+	xo_explain_model_probe(&probe, xo_explain_gemm_rate(be), &model);
+	xo_cost_predict(&model, &step, &ps, NULL);
 	r->predicted_ms_per_step = ps.wall_s * 1e3;
 	xo_split_diagnose(&ps, r->device, "train step", batch, r->predicted_diagnosis,
 	                  sizeof(r->predicted_diagnosis));

@@ -71,13 +71,16 @@ void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
 		t.compute_s += roofline(p, 0, 7 * 4.0 * (double)step->params, &t);
 	}
 	t.launch_s = times(step->launches, p->launch_s);
-	t.h2d_s = over(step->h2d_bytes, p->h2d_bw) + times(step->h2d_count, p->h2d_lat_s);
-	t.d2h_s = over(step->d2h_bytes, p->d2h_bw) + times(step->d2h_count, p->d2h_lat_s);
-	out->part_s[XO_SPLIT_LAUNCH] = t.launch_s;
+	/* a blocking copy's latency is a round trip during which the bus is
+	 * idle: launch and sync latency in the split's terms, as measured */
+	t.copy_lat_s = times(step->h2d_count, p->h2d_lat_s) + times(step->d2h_count, p->d2h_lat_s);
+	t.h2d_s = over(step->h2d_bytes, p->h2d_bw);
+	t.d2h_s = over(step->d2h_bytes, p->d2h_bw);
+	out->part_s[XO_SPLIT_LAUNCH] = t.launch_s + t.copy_lat_s;
 	out->part_s[XO_SPLIT_TRANSFER] = t.h2d_s + t.d2h_s;
 	out->part_s[XO_SPLIT_COMPUTE] = t.compute_s;
 	out->part_s[XO_SPLIT_OTHER] = 0;
-	out->wall_s = t.launch_s + t.h2d_s + t.d2h_s + t.compute_s;
+	out->wall_s = t.launch_s + t.copy_lat_s + t.h2d_s + t.d2h_s + t.compute_s;
 	out->launches = step->launches > 0 ? step->launches : 0;
 	if (terms)
 		*terms = t;

@@ -5,12 +5,16 @@
  * four parts as a measured step (perfdb/split.h):
  *
  *   launch   = launches x probe.launch_s
- *   transfer = h2d_bytes / h2d_bw + h2d_count x h2d_lat_s
- *            + d2h_bytes / d2h_bw + d2h_count x d2h_lat_s
+ *            + h2d_count x h2d_lat_s + d2h_count x d2h_lat_s
+ *   transfer = h2d_bytes / h2d_bw + d2h_bytes / d2h_bw
  *   compute  = sum over layers (and the step's extra ops) of the roofline
  *              max(flops / probe.flops, bytes / probe.mem_bw)
  *   other    = 0 (nothing in the probe predicts host work outside the device)
  *
+ * A blocking copy's latency (a 4-byte copy, enqueue to completion) is time
+ * the device sits idle waiting on the host: the measured split counts it as
+ * launch and sync latency, so the prediction does too; the transfer part is
+ * the time the bus is busy, bytes over bandwidth.
  * A probe figure that is NAN (a host backend has no transfers) contributes 0.
  * Every term is kept (struct xo_cost_terms) so explain can print it.
  * docs/explain.md states the formula, the conventions and the accuracy.
@@ -44,7 +48,8 @@ struct xo_cost_step {
 /* The terms of a prediction, each in seconds. */
 struct xo_cost_terms {
 	double launch_s;              /* launches x launch_s */
-	double h2d_s, d2h_s;          /* bytes / bw + count x latency, each direction */
+	double copy_lat_s;            /* h2d_count x h2d_lat_s + d2h_count x d2h_lat_s */
+	double h2d_s, d2h_s;          /* bytes / bw, each direction */
 	double flops, bytes;          /* the step's totals (layers + extra ops) */
 	double compute_flops_s;       /* sum of the per-layer flop times ... */
 	double compute_bytes_s;       /* ... and byte times (the roofline takes the max per layer) */

@@ -29,7 +29,9 @@ struct dev {
 	char desc[512];
 	bool is_cl;
 	bool have_probe;
-	struct xo_probe probe;
+	struct xo_probe probe;     /* as measured */
+	double gemm_flops;         /* xo_explain_gemm_rate */
+	struct xo_probe model;     /* what the cost model gets: flops = the GEMM rate */
 	char probe_error[256];
 	struct xo_explain_point pt[XO_EXPLAIN_MAX_BATCHES][2]; /* [batch][predict, train] */
 	struct xo_cost_step step[XO_EXPLAIN_MAX_BATCHES][2];
@@ -224,6 +226,8 @@ static json_t *probe_json(const struct dev *d)
 	json_object_set_new(o, "handoff_s", jnum(p->handoff_s));
 	json_object_set_new(o, "units", json_integer(p->units));
 	json_object_set_new(o, "wall_s", jnum(p->wall_s));
+	json_object_set_new(o, "gemm_flops", jnum(d->gemm_flops));
+	json_object_set_new(o, "model_flops", jnum(d->model.flops));
 	return o;
 }
 
@@ -232,7 +236,8 @@ static const char *what_name(bool training)
 	return training ? "train step" : "predict call";
 }
 
-static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt)
+static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt,
+                          const struct xo_cost_step *step)
 {
 	json_t *o = json_object();
 	char buf[512];
@@ -241,7 +246,7 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 	json_object_set_new(o, "batch", json_integer(pt->batch));
 	json_object_set_new(o, "what", json_string(pt->training ? "train_step" : "predict"));
 	json_object_set_new(o, "reps", json_integer(pt->reps));
-	json_object_set_new(o, "launches", jnum(pt->launches));
+	json_object_set_new(o, "launches", jnum(step->launches));
 	json_object_set_new(o, "measured_s", jnum(pt->measured_s));
 	json_object_set_new(o, "measured_ci_lo", jnum(pt->measured_lo));
 	json_object_set_new(o, "measured_ci_hi", jnum(pt->measured_hi));
@@ -292,6 +297,9 @@ static void print_probe(FILE *f, const struct dev *d)
 	        fmt_rate(p->mem_bw, "B/s", c, sizeof(c)), fmt_s(p->h2d_lat_s, e, sizeof(e)),
 	        fmt_rate(p->h2d_bw, "B/s", g, sizeof(g)), fmt_s(p->d2h_lat_s, h, sizeof(h)),
 	        p->units);
+	fprintf(f, "compute rate for the cost model: GEMM probe (dense 512x64->64) %s = %.1f%% of "
+	        "the FMA peak\n",
+	        fmt_rate(d->model.flops, "FLOP/s", a, sizeof(a)), 100 * d->model.flops / p->flops);
 }
 
 /* split as "L/T/C/O" percentages */
@@ -307,10 +315,12 @@ static const char *fmt_split(const struct xo_split *s, char *buf, size_t size)
 	return buf;
 }
 
-static void print_point(FILE *f, const struct dev *d, const struct xo_explain_point *pt)
+static void print_point(FILE *f, const struct dev *d, const struct xo_explain_point *pt,
+                        const struct xo_cost_step *step)
 {
 	const struct xo_cost_terms *t = &pt->terms;
 	char m[32], lo[32], hi[32], pr[32], sm[64], sp[64], diag[512], a[32], b[32], c[32], e[32];
+	char lat[32];
 
 	fprintf(f, "%6" PRId64 "  %-7s %10s (%s..%s) %10s %6.2f  %s  %s\n", pt->batch,
 	        pt->training ? "train" : "predict", fmt_s(pt->measured_s, m, sizeof(m)),
@@ -322,12 +332,91 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 	if (!d->have_probe)
 		return;
 	fprintf(f,
-	        "        predicted: %.0f launches x %s = %s; transfers %s; compute %.3g FLOP "
-	        "-> %s, %.3g B -> %s, roofline %s\n",
-	        pt->launches, fmt_s(d->probe.launch_s, a, sizeof(a)),
-	        fmt_s(t->launch_s, b, sizeof(b)), fmt_s(t->h2d_s + t->d2h_s, c, sizeof(c)), t->flops,
+	        "        predicted: %.1f launches x %s = %s, copy latency %s; copies %s; "
+	        "compute %.3g FLOP -> %s, %.3g B -> %s, roofline %s\n",
+	        step->launches, fmt_s(d->model.launch_s, a, sizeof(a)),
+	        fmt_s(t->launch_s, b, sizeof(b)), fmt_s(t->copy_lat_s, lat, sizeof(lat)),
+	        fmt_s(t->h2d_s + t->d2h_s, c, sizeof(c)), t->flops,
 	        fmt_s(t->compute_flops_s, e, sizeof(e)), t->bytes,
 	        fmt_s(t->compute_bytes_s, m, sizeof(m)), fmt_s(t->compute_s, pr, sizeof(pr)));
+}
+
+/*
+ * The rate compute runs at on this device's own kernels: the backend's dense
+ * forward op (a GEMM, y = x w + b, linear) on a fixed shape that is not the
+ * model's, 512 x 64 -> 64 (2 x 512 x 64 x 64 = 4.19 MFLOP per call), timed
+ * with its launch and sync, median of GEMM_REPS after a warm-up. The FMA peak
+ * of the probe is what the units could do; kernels of this size reach a
+ * fraction of it (PoCL's a few percent), and this is the figure the cost
+ * model divides FLOPs by (docs/explain.md). NAN when it cannot run.
+ */
+#define GEMM_N 512
+#define GEMM_K 64
+#define GEMM_M 64
+#define GEMM_REPS 9
+double xo_explain_gemm_rate(struct xo_backend *be)
+{
+	struct xo_tensor *x = NULL, *w = NULL, *b = NULL, *y = NULL;
+	float *h = NULL;
+	double t[GEMM_REPS], rate = NAN;
+	struct xo_op_args a = {.p = xo_params_default()};
+	enum xo_status st;
+
+	st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){GEMM_N, GEMM_K}, &x);
+	if (!st)
+		st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){GEMM_K, GEMM_M}, &w);
+	if (!st)
+		st = xo_tensor_create(be, XO_DTYPE_F32, 1, (int64_t[]){GEMM_M}, &b);
+	if (!st)
+		st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){GEMM_N, GEMM_M}, &y);
+	h = malloc(sizeof(*h) * GEMM_N * GEMM_K);
+	if (st || !h)
+		goto out_free;
+	for (int i = 0; i < GEMM_N * GEMM_K; i++)
+		h[i] = xo_philox_uniform(2, XO_STREAM_BENCH, 2, (uint64_t)i) - 0.5f;
+	st = xo_tensor_write(x, h, 0, GEMM_N * GEMM_K);
+	if (!st)
+		st = xo_tensor_write(w, h, 0, GEMM_K * GEMM_M);
+	if (!st)
+		st = xo_tensor_write(b, h, 0, GEMM_M);
+	a.p.batch = GEMM_N;
+	a.p.ch = GEMM_K;
+	a.p.units = GEMM_M;
+	a.p.use_bias = true;
+	a.p.activation = XO_ACTIVATION_LINEAR;
+	a.src[0] = x;
+	a.src[1] = w;
+	a.src[2] = b;
+	a.dst[0] = y;
+	for (int r = -1; !st && r < GEMM_REPS; r++) {
+		double t0 = now_s();
+
+		st = xo_op_run(be, XO_OP_dense, XO_DIR_FWD, &a);
+		if (!st)
+			st = xo_backend_sync(be);
+		if (r >= 0)
+			t[r] = now_s() - t0;
+	}
+	if (!st) {
+		qsort(t, GEMM_REPS, sizeof(t[0]), cmp_double);
+		rate = 2.0 * GEMM_N * GEMM_K * GEMM_M / t[GEMM_REPS / 2];
+	}
+out_free:
+	free(h);
+	xo_tensor_free(x);
+	xo_tensor_free(w);
+	xo_tensor_free(b);
+	xo_tensor_free(y);
+	return rate;
+}
+
+void xo_explain_model_probe(const struct xo_probe *p, double gemm_flops, struct xo_probe *out)
+{
+	*out = *p;
+	if (isfinite(gemm_flops) && gemm_flops > 0 && !(gemm_flops > p->flops))
+		out->flops = gemm_flops;
+	else if (isfinite(gemm_flops) && gemm_flops > 0 && !isfinite(p->flops))
+		out->flops = gemm_flops;
 }
 
 /* Opens, probes and measures one device. Returns 0 or 2 (after a line). */
@@ -359,6 +448,8 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	d->have_probe = !xo_backend_probe(be, o->probe_budget_s, &d->probe);
 	if (!d->have_probe)
 		snprintf(d->probe_error, sizeof(d->probe_error), "%s", xo_last_error());
+	d->gemm_flops = d->have_probe ? xo_explain_gemm_rate(be) : NAN;
+	xo_explain_model_probe(&d->probe, d->gemm_flops, &d->model);
 	print_probe(txt, d);
 	lc = calloc((size_t)xo_model_layer_count(m), sizeof(*lc));
 	x = malloc(sizeof(*x) * (size_t)(maxb * xo_model_input_size(m)));
@@ -388,12 +479,12 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 			xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches, fused,
 			                     &d->step[b][k]);
 			if (d->have_probe) {
-				xo_cost_predict(&d->probe, &d->step[b][k], &pt->predicted, &pt->terms);
+				xo_cost_predict(&d->model, &d->step[b][k], &pt->predicted, &pt->terms);
 			} else {
 				memset(&pt->predicted, 0, sizeof(pt->predicted));
 				pt->predicted.wall_s = NAN;
 			}
-			print_point(txt, d, pt);
+			print_point(txt, d, pt, &d->step[b][k]);
 		}
 		if (st) {
 			fprintf(o->err, "xo explain: %s batch %" PRId64 ": %s\n", d->spec, n,
@@ -489,7 +580,7 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a,
 		/* what would move it: b with 5 us launches; b with 10x the
 		 * FLOP/s and memory bandwidth */
 		struct xo_cost_step sa[XO_EXPLAIN_MAX_BATCHES], sb[XO_EXPLAIN_MAX_BATCHES];
-		struct xo_probe q[2] = {b->probe, b->probe};
+		struct xo_probe q[2] = {b->model, b->model};
 		const char *desc[2] = {"with 5 us launches", "with 10x the FLOP/s and memory "
 		                                             "bandwidth"};
 
@@ -501,7 +592,7 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a,
 			sb[i] = b->step[i][k];
 		}
 		for (int j = 0; j < 2; j++) {
-			enum xo_cross w = xo_explain_what_if(&a->probe, &q[j], sa, sb, n, &v);
+			enum xo_cross w = xo_explain_what_if(&a->model, &q[j], sa, sb, n, &v);
 			char line[512];
 
 			if (w == XO_CROSS_AT)
@@ -551,7 +642,7 @@ int xo_explain_run(const struct xo_explain_options *o)
 				const struct xo_explain_point *pt = &devs[i].pt[b][k];
 				double r = pt->predicted.wall_s / pt->measured_s;
 
-				json_array_append_new(jpts, point_json(&devs[i], pt));
+				json_array_append_new(jpts, point_json(&devs[i], pt, &devs[i].step[b][k]));
 				if (!devs[i].have_probe)
 					continue;
 				npred++;

@@ -49,6 +49,14 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
                           bool training, int64_t n, double launches, bool fused,
                           struct xo_cost_step *s);
 
+/* FLOP/s of the backend's own dense forward kernel on a fixed GEMM shape
+ * (512 x 64 -> 64), launch and sync included, median of 9 (NAN when it
+ * cannot run): the compute rate kernels of the model's size reach. */
+double xo_explain_gemm_rate(struct xo_backend *be);
+/* The probe the cost model gets: p with flops lowered to gemm_flops (when
+ * that is a rate and below the FMA peak). */
+void xo_explain_model_probe(const struct xo_probe *p, double gemm_flops, struct xo_probe *out);
+
 /* What a what-if sentence needs: the crossover of a's and b's predicted
  * training-step curves at batches x[0..n) (cost_step filled per batch). */
 enum xo_cross xo_explain_what_if(const struct xo_probe *pa, const struct xo_probe *pb,

@@ -143,9 +143,11 @@ static void test_cost_predict_call(void **state)
 	assert_close(t.bytes, 1400);
 	assert_close(t.compute_s, 1.4e-5);
 	assert_int_equal(t.flop_bound_layers, 0);
-	assert_close(out.part_s[XO_SPLIT_LAUNCH], 3e-5);
-	/* 200 / 1e9 + 1e-5 + 400 / 1e9 + 1e-5 */
-	assert_close(out.part_s[XO_SPLIT_TRANSFER], 2.06e-5);
+	/* 3 launches x 1e-5 + the two copies' latencies 1e-5 each */
+	assert_close(out.part_s[XO_SPLIT_LAUNCH], 5e-5);
+	assert_close(t.copy_lat_s, 2e-5);
+	/* 200 / 1e9 + 400 / 1e9 */
+	assert_close(out.part_s[XO_SPLIT_TRANSFER], 6e-7);
 	assert_close(out.part_s[XO_SPLIT_COMPUTE], 1.4e-5);
 	assert_close(out.part_s[XO_SPLIT_OTHER], 0);
 	assert_close(out.wall_s, 6.46e-5);
