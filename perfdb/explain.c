@@ -580,20 +580,25 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a,
 		/* what would move it: b with 5 us launches; b with 10x the
 		 * FLOP/s and memory bandwidth */
 		struct xo_cost_step sa[XO_EXPLAIN_MAX_BATCHES], sb[XO_EXPLAIN_MAX_BATCHES];
-		struct xo_probe q[2] = {b->model, b->model};
-		const char *desc[2] = {"with 5 us launches", "with 10x the FLOP/s and memory "
-		                                             "bandwidth"};
+		struct xo_probe q[3] = {b->model, b->model, b->model};
+		const char *desc[3] = {"with 5 us launches",
+		                       "with 10x the FLOP/s and memory bandwidth",
+		                       "with 5 us launches and 100x the FLOP/s and memory "
+		                       "bandwidth (a discrete GPU's order)"};
+		char line[512];
 
 		q[0].launch_s = 5e-6;
 		q[1].flops *= 10;
 		q[1].mem_bw *= 10;
+		q[2].launch_s = 5e-6;
+		q[2].flops *= 100;
+		q[2].mem_bw *= 100;
 		for (int i = 0; i < n; i++) {
 			sa[i] = a->step[i][k];
 			sb[i] = b->step[i][k];
 		}
-		for (int j = 0; j < 2; j++) {
+		for (int j = 0; j < 3; j++) {
 			enum xo_cross w = xo_explain_what_if(&a->model, &q[j], sa, sb, n, &v);
-			char line[512];
 
 			if (w == XO_CROSS_AT)
 				snprintf(line, sizeof(line), "a %s %s would cross %s at batch ~%.0f",
@@ -610,6 +615,34 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a,
 			fprintf(txt, "  what if: %s\n", line);
 			json_array_append_new(wi, json_string(line));
 		}
+		/* the search: the smallest power-of-2 speed-up of b's compute
+		 * (FLOP/s and memory bandwidth, launches as probed) at which b
+		 * is faster somewhere in the range */
+		if (cpk == XO_CROSS_NONE)
+			for (double f = 2; f <= 4096; f *= 2) {
+				struct xo_probe qf = b->model;
+				enum xo_cross w;
+
+				qf.flops *= f;
+				qf.mem_bw *= f;
+				w = xo_explain_what_if(&a->model, &qf, sa, sb, n, &v);
+				if (w == XO_CROSS_NONE)
+					continue;
+				if (w == XO_CROSS_AT)
+					snprintf(line, sizeof(line),
+					         "%s would need %.0fx its compute rate (as probed) to be "
+					         "faster than %s, from batch ~%.0f; its launches as "
+					         "probed",
+					         b->spec, f, a->spec, v);
+				else
+					snprintf(line, sizeof(line),
+					         "%s would need %.0fx its compute rate (as probed) to be "
+					         "faster than %s at every batch from %" PRId64,
+					         b->spec, f, a->spec, o->batches[0]);
+				fprintf(txt, "  what if: %s\n", line);
+				json_array_append_new(wi, json_string(line));
+				break;
+			}
 	}
 	json_object_set_new(obj, "what_if", wi);
 }
