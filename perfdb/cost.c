@@ -70,6 +70,8 @@ void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
 		t.compute_s += roofline(p, 0, n * 7 * fl, &t);
 		t.compute_s += roofline(p, 0, 7 * 4.0 * (double)step->params, &t);
 	}
+	if (step->extra_bytes > 0)
+		t.compute_s += roofline(p, 0, step->extra_bytes, &t);
 	t.launch_s = times(step->launches, p->launch_s);
 	/* a blocking copy's latency is a round trip during which the bus is
 	 * idle: launch and sync latency in the split's terms, as measured */

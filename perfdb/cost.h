@@ -7,8 +7,8 @@
  *   launch   = launches x probe.launch_s
  *            + h2d_count x h2d_lat_s + d2h_count x d2h_lat_s
  *   transfer = h2d_bytes / h2d_bw + d2h_bytes / d2h_bw
- *   compute  = sum over layers (and the step's extra ops) of the roofline
- *              max(flops / probe.flops, bytes / probe.mem_bw)
+ *   compute  = sum over layers (and the step's extra ops and extra_bytes)
+ *              of the roofline max(flops / probe.flops, bytes / probe.mem_bw)
  *   other    = 0 (nothing in the probe predicts host work outside the device)
  *
  * A blocking copy's latency (a 4-byte copy, enqueue to completion) is time
@@ -41,6 +41,8 @@ struct xo_cost_step {
 	                     * cache or local memory, so only the model's input and
 	                     * output (and weights) count as memory traffic */
 	double launches;    /* device launches (cl) or thread-pool rounds (cpu) */
+	double extra_bytes; /* the backend's own per-step traffic (cpu fused training:
+	                     * packed weights, per-part gradient sums) */
 	double h2d_bytes, h2d_count; /* host-to-device copies of the step */
 	double d2h_bytes, d2h_count; /* device-to-host copies of the step */
 };

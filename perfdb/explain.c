@@ -157,6 +157,18 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
 	/* cpu's fused path is one pool round for the net, plus one for Adam in
 	 * training (kernels/cpu_net.c); op by op, one round per op */
 	s->launches = is_cl ? launches : fused ? (training ? 2 : 1) : ops;
+	if (!is_cl && fused && training) {
+		/* kernels/cpu_net.c: the weights of layers that pass a gradient
+		 * back are packed transposed (read + write), and the weight
+		 * gradients are summed from a per-part buffer (zeroed, written,
+		 * read) into the flat gradients (written): one part below
+		 * NET_PAR_MIN multiply-adds, else more; one is the floor */
+		double wt = 0;
+
+		for (int i = 0; i < s->nlayers; i++)
+			wt += lc[i].w_bytes_bwd - lc[i].w_bytes_fwd; /* 4 x w_count where dx */
+		s->extra_bytes = 2 * wt + 4 * 4.0 * (double)s->params;
+	}
 	if (!training) {
 		s->h2d_bytes = 4.0 * (double)(n * s->in_size);
 		s->d2h_bytes = 4.0 * (double)(n * s->classes);

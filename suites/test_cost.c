@@ -91,6 +91,34 @@ static void test_seed_layer_costs(void **state)
 	assert_close(bwd, 55328);
 	assert_int_equal(params, 4108);
 	assert_int_equal(params, xo_model_param_count(m));
+	{
+		/* the step explain predicts: cpu's fused training step has 2 pool
+		 * rounds and moves the packed weights of the layers that pass dx
+		 * back (2 x 4 x (1536 + 2048 + 384) B) and the per-part gradient
+		 * sums (4 x 4 x 4108 B); cl's launches are the count given; a
+		 * predict call copies 29 floats in and 12 out per sample */
+		struct xo_layer_cost lc[8];
+		struct xo_cost_step s;
+
+		for (int i = 0; i < 8; i++)
+			xo_model_layer_cost(m, i, &lc[i]);
+		xo_explain_cost_step(m, lc, false, true, 64, 0, true, &s);
+		assert_close(s.launches, 2);
+		assert_close(s.extra_bytes, 2 * 4 * (1536 + 2048 + 384) + 4 * 4 * 4108);
+		assert_close(s.h2d_bytes, 0);
+		xo_explain_cost_step(m, lc, false, false, 64, 0, true, &s);
+		assert_close(s.launches, 1);
+		assert_close(s.extra_bytes, 0);
+		assert_close(s.h2d_bytes, 64 * 29 * 4);
+		assert_close(s.d2h_bytes, 64 * 12 * 4);
+		/* op by op: one round per op: 7 forward, 7 backward (flatten has
+		 * none), loss, accuracy, loss gradient, Adam */
+		xo_explain_cost_step(m, lc, false, true, 64, 0, false, &s);
+		assert_close(s.launches, 7 + 7 + 4);
+		xo_explain_cost_step(m, lc, true, true, 64, 2, true, &s);
+		assert_close(s.launches, 2);
+		assert_close(s.extra_bytes, 0);
+	}
 	xo_model_close(m);
 	xo_backend_close(be);
 }
@@ -183,6 +211,11 @@ static void test_cost_train_step(void **state)
 	xo_cost_predict(&p, &s, &out, &t);
 	assert_close(out.part_s[XO_SPLIT_COMPUTE], 3e-4 + 6e-5 + 2.8e-4 + 2.8e-5);
 	assert_int_equal(t.flop_bound_layers, 1);
+
+	/* the backend's own traffic: 1e4 B at 1e8 B/s on top */
+	s.extra_bytes = 1e4;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(out.part_s[XO_SPLIT_COMPUTE], 3e-4 + 6e-5 + 2.8e-4 + 2.8e-5 + 1e-4);
 
 	/* a host device: no transfer figures, so copies cost nothing */
 	p.h2d_bw = p.d2h_bw = p.h2d_lat_s = p.d2h_lat_s = NAN;
