@@ -36,7 +36,7 @@
 /* FMA kernel outputs checked against the host per run. */
 #define PROBE_FMA_CHECKS 16
 /* Large transfers: 64 MiB, at most a quarter of the largest allocation. */
-#define PROBE_XFER_BYTES ((size_t)64 << 20)
+#define PROBE_XFER_BYTES XO_CL_PROBE_XFER_BYTES
 /* Stream buffers: 4x the device's global memory cache, 64..256 MiB each. */
 #define PROBE_STREAM_MIN ((size_t)64 << 20)
 #define PROBE_STREAM_MAX ((size_t)256 << 20)

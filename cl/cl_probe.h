@@ -10,6 +10,8 @@
 
 /* Independent FMA chains per work-item of xo_cl_probe_fma (cl/kernels/probe.cl). */
 #define XO_CL_PROBE_CHAINS 8
+/* Bytes of the probe's large transfers (less where the device allows less). */
+#define XO_CL_PROBE_XFER_BYTES ((size_t)64 << 20)
 /* The most rounds the host asks for: the chains still differ from 1 after it
  * (probe.cl explains why that matters). */
 #define XO_CL_PROBE_MAX_ITERS 65536
