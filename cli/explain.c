@@ -3,6 +3,7 @@
  * batch size (perfdb/explain.c does the work; docs/explain.md).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -11,6 +12,7 @@
 
 static const char usage[] =
     "usage: xo explain [--model M] [--device D ...] [--batch N ...] [--json] [--repeat N]\n"
+    "                  [--budget S]\n"
     "  per device and batch size: a training step and a predict call measured and\n"
     "  predicted from the device's probe (launches x latency + bytes / bandwidth +\n"
     "  per-layer roofline), the split of each (launch/transfer/compute/other) and a\n"
@@ -20,6 +22,7 @@ static const char usage[] =
     "  --device D   cpu, cl or cl:PLATFORM:DEVICE (default: cpu, and cl when present)\n"
     "  --batch N    1..1048576 (default: 1, 2, 4 .. 8192)\n"
     "  --repeat N   timed repetitions per point, at least (1..50, default 5)\n"
+    "  --budget S   seconds of probing per device (0.05..30, default 1)\n"
     "  --json       one JSON object on stdout (measured_*, predicted_*, diagnosis)\n";
 
 int xo_cmd_explain(int argc, char **argv)
@@ -64,6 +67,14 @@ int xo_cmd_explain(int argc, char **argv)
 				return xo_usage_error(
 				    "explain", "--repeat %s: expected an integer in 1..50", val);
 			o.repeat = (int)v;
+		} else if (!strcmp(a, "--budget")) {
+			char *end = NULL;
+			double b = strtod(val, &end);
+
+			if (!end || *end || end == val || !(b >= 0.05 && b <= 30))
+				return xo_usage_error(
+				    "explain", "--budget %s: expected seconds in 0.05..30", val);
+			o.probe_budget_s = b;
 		} else if (!strcmp(a, "--model")) {
 			o.model_path = val;
 		} else {

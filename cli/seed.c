@@ -307,7 +307,8 @@ static enum xo_status measure_split(struct xo_model *m, struct xo_backend *be, i
 
 /* The measured split of the training step at batch (cl: the event split of
  * the path the run takes; a host backend: all compute) and its sentence;
- * then the cost model's prediction from a ~1 s probe, where there is one. */
+ * then the cost model's prediction from a short probe (0.5 s asked), where
+ * there is one. */
 static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
                      struct seed_result *r)
 {
@@ -331,7 +332,7 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 	                  sizeof(r->diagnosis));
 	r->predicted_ms_per_step = NAN;
 	r->predicted_diagnosis[0] = 0;
-	if (xo_model_layer_count(m) > 16 || xo_backend_probe(be, 1.0, &probe))
+	if (xo_model_layer_count(m) > 16 || xo_backend_probe(be, 0.5, &probe))
 		return;
 	for (int i = 0; i < xo_model_layer_count(m); i++)
 		xo_model_layer_cost(m, i, &lc[i]);

@@ -65,6 +65,8 @@ static const char *fmt_s(double s, char *buf, size_t size)
 {
 	if (!isfinite(s))
 		snprintf(buf, size, "-");
+	else if (s < 1e-6)
+		snprintf(buf, size, "%.3f us", s * 1e6);
 	else if (s < 1e-3)
 		snprintf(buf, size, "%.1f us", s * 1e6);
 	else if (s < 1)
@@ -296,21 +298,21 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 static void print_probe(FILE *f, const struct dev *d)
 {
 	const struct xo_probe *p = &d->probe;
-	char a[32], b[32], c[32], e[32], g[32], h[32];
+	char a[32], b[32], c[32], e[32], g[32], h[32], k[32];
 
 	if (!d->have_probe) {
 		fprintf(f, "probe: none (%s): no predictions\n", d->probe_error);
 		return;
 	}
-	fprintf(f,
-	        "probe (%.1f s): launch %s, %s, memory %s, h2d %s + %s, d2h %s + ..., "
-	        "units %d\n",
-	        p->wall_s, fmt_s(p->launch_s, a, sizeof(a)), fmt_rate(p->flops, "FLOP/s", b, sizeof(b)),
-	        fmt_rate(p->mem_bw, "B/s", c, sizeof(c)), fmt_s(p->h2d_lat_s, e, sizeof(e)),
-	        fmt_rate(p->h2d_bw, "B/s", g, sizeof(g)), fmt_s(p->d2h_lat_s, h, sizeof(h)),
-	        p->units);
-	fprintf(f, "compute rate for the cost model: GEMM probe (dense 512x64->64) %s = %.1f%% of "
-	        "the FMA peak\n",
+	fprintf(f, "probe (%.1f s): launch %s, FMA peak %s, memory %s, units %d", p->wall_s,
+	        fmt_s(p->launch_s, a, sizeof(a)), fmt_rate(p->flops, "FLOP/s", b, sizeof(b)),
+	        fmt_rate(p->mem_bw, "B/s", c, sizeof(c)), p->units);
+	if (isfinite(p->h2d_lat_s) || isfinite(p->d2h_lat_s))
+		fprintf(f, "; h2d %s + bytes / %s, d2h %s + bytes / %s",
+		        fmt_s(p->h2d_lat_s, e, sizeof(e)), fmt_rate(p->h2d_bw, "B/s", g, sizeof(g)),
+		        fmt_s(p->d2h_lat_s, h, sizeof(h)), fmt_rate(p->d2h_bw, "B/s", k, sizeof(k)));
+	fprintf(f, "\ncompute rate for the cost model: GEMM probe (dense 512x64->64) %s = "
+	        "%.1f%% of the FMA peak\n",
 	        fmt_rate(d->model.flops, "FLOP/s", a, sizeof(a)), 100 * d->model.flops / p->flops);
 }
 

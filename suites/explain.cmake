@@ -18,7 +18,9 @@ set(XO_EXPLAIN_CASES
   "bad_model|2|explain|--model|${PROJECT_SOURCE_DIR}/suites/golden/seed/x.npy|--batch|1"
   "repeat_zero|2|explain|--repeat|0"
   "unknown_option|2|explain|--frobnicate|1"
-  "tiny_run|0|explain|--device|cpu|--batch|1|--batch|8|--repeat|1")
+  "budget_nan|2|explain|--budget|nan"
+  "budget_too_small|2|explain|--budget|0.001"
+  "tiny_run|0|explain|--device|cpu|--batch|1|--batch|8|--repeat|1|--budget|0.2")
 set(XO_CLI_MATCH_tiny_run "at batch 8 the cpu train step is")
 xo_add_cli_tests(explain.cli "perfdb;quick" ${XO_EXPLAIN_CASES})
 if(Python3_Interpreter_FOUND)

@@ -125,7 +125,8 @@ def main():
     elif what == "explain":
         # issue 12 item 3: machine-read fields are measured_*, predicted_*,
         # diagnosis; the measured split adds up to the measured time
-        argv = [xo, "explain", "--batch", "1", "--batch", "8", "--repeat", "1", "--json"]
+        argv = [xo, "explain", "--batch", "1", "--batch", "8", "--repeat", "1", "--budget",
+                "0.2", "--json"]
         d = run(argv)
         for k in ("model", "devices", "points", "crossover", "crossover_predict", "accuracy",
                   "wall_s"):
