@@ -675,6 +675,10 @@ int xo_explain_run(const struct xo_explain_options *o)
 	root = json_object();
 	jdevs = json_array();
 	jpts = json_array();
+	/* owned by root from here, so an early exit frees them with it */
+	json_object_set_new(root, "model", json_string(o->model_path ? o->model_path : "seed"));
+	json_object_set_new(root, "devices", jdevs);
+	json_object_set_new(root, "points", jpts);
 	for (int i = 0; i < ndev; i++) {
 		if (run_device(o, &devs[i], txt))
 			goto out_free;
@@ -698,9 +702,6 @@ int xo_explain_run(const struct xo_explain_options *o)
 				         xo_split_dominant(&pt->predicted);
 			}
 	}
-	json_object_set_new(root, "model", json_string(o->model_path ? o->model_path : "seed"));
-	json_object_set_new(root, "devices", jdevs);
-	json_object_set_new(root, "points", jpts);
 	if (ndev >= 2) {
 		json_t *ct = json_object(), *cp = json_object();
 
