@@ -557,9 +557,14 @@ static void print_table(FILE *out, const struct seed_result *r, int n)
 		fprintf(out, "\ndiagnosis (training step, perfdb/split.h; docs/explain.md):\n");
 	for (int i = 0; i < n; i++) {
 		fprintf(out, "  %s", r[i].diagnosis);
-		if (isfinite(r[i].predicted_ms_per_step))
-			fprintf(out, "; predicted %.3f ms: %s", r[i].predicted_ms_per_step,
-			        r[i].predicted_diagnosis);
+		if (isfinite(r[i].predicted_ms_per_step)) {
+			/* the predicted sentence without the shared "at batch N
+			 * the D train step is " */
+			const char *p = r[i].predicted_diagnosis, *q = strstr(p, " train step is ");
+
+			fprintf(out, "; the cost model predicts %.3f ms/step, %s",
+			        r[i].predicted_ms_per_step, q ? q + strlen(" train step is ") : p);
+		}
 		fprintf(out, "\n");
 	}
 }
