@@ -27,8 +27,8 @@ static const char usage[] =
 
 int xo_cmd_explain(int argc, char **argv)
 {
-	struct xo_explain_options o = {.repeat = 5, .probe_budget_s = 1.0, .out = stdout,
-	                               .err = stderr};
+	struct xo_explain_options o = {
+	    .repeat = 5, .probe_budget_s = 1.0, .out = stdout, .err = stderr};
 	int64_t v;
 
 	for (int i = 1; i < argc; i++) {
@@ -43,7 +43,8 @@ int xo_cmd_explain(int argc, char **argv)
 			continue;
 		}
 		if (!val)
-			return xo_usage_error("explain", "unknown option or missing value: '%s'", a);
+			return xo_usage_error("explain", "unknown option or missing value: '%s'",
+			                      a);
 		if (!strcmp(a, "--device")) {
 			if (o.ndevices == XO_EXPLAIN_MAX_DEVICES)
 				return xo_usage_error("explain", "at most %d devices",
@@ -55,12 +56,13 @@ int xo_cmd_explain(int argc, char **argv)
 				                      XO_EXPLAIN_MAX_BATCHES);
 			if (!xo_cli_parse_i64(val, 1, 1 << 20, &v))
 				return xo_usage_error(
-				    "explain", "--batch %s: expected an integer in 1..1048576", val);
+				    "explain", "--batch %s: expected an integer in 1..1048576",
+				    val);
 			for (int k = 0; k < o.nbatches; k++)
 				if (o.batches[k] >= v)
-					return xo_usage_error("explain",
-					                      "--batch %s: batch sizes must increase",
-					                      val);
+					return xo_usage_error(
+					    "explain", "--batch %s: batch sizes must increase",
+					    val);
 			o.batches[o.nbatches++] = v;
 		} else if (!strcmp(a, "--repeat")) {
 			if (!xo_cli_parse_i64(val, 1, 50, &v))

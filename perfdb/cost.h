@@ -32,31 +32,31 @@
 struct xo_cost_step {
 	const struct xo_layer_cost *layers; /* nlayers entries */
 	int nlayers;
-	int64_t params;     /* parameters (Adam's traffic in training) */
-	int64_t in_size;    /* input elements per sample (the fused path's traffic) */
-	int64_t classes;    /* outputs per sample (loss and accuracy traffic) */
-	int64_t batch;      /* samples in the step, >= 1 */
-	bool training;      /* a training step (fwd + bwd + Adam) or a predict call */
-	bool fused;         /* the backend's fused path: a sample's activations stay in
-	                     * cache or local memory, so only the model's input and
-	                     * output (and weights) count as memory traffic */
-	double launches;    /* device launches (cl) or thread-pool rounds (cpu) */
-	double extra_bytes; /* the backend's own per-step traffic (cpu fused training:
-	                     * packed weights, per-part gradient sums) */
+	int64_t params;              /* parameters (Adam's traffic in training) */
+	int64_t in_size;             /* input elements per sample (the fused path's traffic) */
+	int64_t classes;             /* outputs per sample (loss and accuracy traffic) */
+	int64_t batch;               /* samples in the step, >= 1 */
+	bool training;               /* a training step (fwd + bwd + Adam) or a predict call */
+	bool fused;                  /* the backend's fused path: a sample's activations stay in
+	                              * cache or local memory, so only the model's input and
+	                              * output (and weights) count as memory traffic */
+	double launches;             /* device launches (cl) or thread-pool rounds (cpu) */
+	double extra_bytes;          /* the backend's own per-step traffic (cpu fused training:
+	                              * packed weights, per-part gradient sums) */
 	double h2d_bytes, h2d_count; /* host-to-device copies of the step */
 	double d2h_bytes, d2h_count; /* device-to-host copies of the step */
 };
 
 /* The terms of a prediction, each in seconds. */
 struct xo_cost_terms {
-	double launch_s;              /* launches x launch_s */
-	double copy_lat_s;            /* h2d_count x h2d_lat_s + d2h_count x d2h_lat_s */
-	double h2d_s, d2h_s;          /* bytes / bw, each direction */
-	double flops, bytes;          /* the step's totals (layers + extra ops) */
-	double compute_flops_s;       /* sum of the per-layer flop times ... */
-	double compute_bytes_s;       /* ... and byte times (the roofline takes the max per layer) */
-	double compute_s;             /* sum over layers of the max */
-	int flop_bound_layers;        /* layers where flops / flops_rate won */
+	double launch_s;        /* launches x launch_s */
+	double copy_lat_s;      /* h2d_count x h2d_lat_s + d2h_count x d2h_lat_s */
+	double h2d_s, d2h_s;    /* bytes / bw, each direction */
+	double flops, bytes;    /* the step's totals (layers + extra ops) */
+	double compute_flops_s; /* sum of the per-layer flop times ... */
+	double compute_bytes_s; /* ... and byte times (the roofline takes the max per layer) */
+	double compute_s;       /* sum over layers of the max */
+	int flop_bound_layers;  /* layers where flops / flops_rate won */
 };
 
 /* Predicts step on probe p into out (parts add up to out->wall_s; out->

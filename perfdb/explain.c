@@ -21,7 +21,7 @@
 #include "explain.h"
 #include "jsonout.h"
 
-#define MAX_REPS 51
+#define MAX_REPS    51
 #define MIN_POINT_S 0.02 /* keep timing small steps at least this long */
 
 struct dev {
@@ -29,9 +29,9 @@ struct dev {
 	char desc[512];
 	bool is_cl;
 	bool have_probe;
-	struct xo_probe probe;     /* as measured */
-	double gemm_flops;         /* xo_explain_gemm_rate */
-	struct xo_probe model;     /* what the cost model gets: flops = the GEMM rate */
+	struct xo_probe probe; /* as measured */
+	double gemm_flops;     /* xo_explain_gemm_rate */
+	struct xo_probe model; /* what the cost model gets: flops = the GEMM rate */
 	char probe_error[256];
 	struct xo_explain_point pt[XO_EXPLAIN_MAX_BATCHES][2]; /* [batch][predict, train] */
 	struct xo_cost_step step[XO_EXPLAIN_MAX_BATCHES][2];
@@ -93,8 +93,8 @@ static const char *fmt_rate(double v, const char *unit, char *buf, size_t size)
 /* One training step (bench, resident batch) or predict call (x written,
  * probabilities read) at batch n, timed after a warm-up. */
 static enum xo_status time_point(struct xo_model *m, struct xo_backend *be, bool is_cl,
-                                 bool training, int64_t n, const float *x, float *probs,
-                                 int repeat, struct xo_explain_point *pt)
+                                 bool training, int64_t n, const float *x, float *probs, int repeat,
+                                 struct xo_explain_point *pt)
 {
 	double t[MAX_REPS], spent = 0, enq = 0, h2d = 0, ker = 0, d2h = 0, wait = 0, launches = 0;
 	enum xo_status st;
@@ -205,11 +205,13 @@ char *xo_explain_cross_sentence(enum xo_cross c, double batch, const char *a, co
 		snprintf(buf, size, "%s is faster than %s from batch ~%.0f", b, a, batch);
 		break;
 	case XO_CROSS_BELOW:
-		snprintf(buf, size, "%s is faster than %s at every batch from %" PRId64, b, a, first);
+		snprintf(buf, size, "%s is faster than %s at every batch from %" PRId64, b, a,
+		         first);
 		break;
 	default:
-		snprintf(buf, size, "%s is not faster than %s at any batch in %" PRId64 "..%" PRId64,
-		         b, a, first, last);
+		snprintf(buf, size,
+		         "%s is not faster than %s at any batch in %" PRId64 "..%" PRId64, b, a,
+		         first, last);
 		break;
 	}
 	return buf;
@@ -276,15 +278,15 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 	json_object_set_new(o, "predicted_flops", jnum(d->have_probe ? pt->terms.flops : NAN));
 	json_object_set_new(o, "predicted_bytes", jnum(d->have_probe ? pt->terms.bytes : NAN));
 	json_object_set_new(o, "ratio", jnum(pt->predicted.wall_s / pt->measured_s));
-	json_object_set_new(o, "diagnosis",
-	                    json_string(xo_split_diagnose(&pt->measured, d->spec,
-	                                                  what_name(pt->training), pt->batch, buf,
-	                                                  sizeof(buf))));
+	json_object_set_new(
+	    o, "diagnosis",
+	    json_string(xo_split_diagnose(&pt->measured, d->spec, what_name(pt->training),
+	                                  pt->batch, buf, sizeof(buf))));
 	if (d->have_probe) {
-		json_object_set_new(o, "predicted_diagnosis",
-		                    json_string(xo_split_diagnose(&pt->predicted, d->spec,
-		                                                  what_name(pt->training), pt->batch,
-		                                                  buf, sizeof(buf))));
+		json_object_set_new(
+		    o, "predicted_diagnosis",
+		    json_string(xo_split_diagnose(&pt->predicted, d->spec, what_name(pt->training),
+		                                  pt->batch, buf, sizeof(buf))));
 		json_object_set_new(o, "diagnosis_match",
 		                    json_boolean(xo_split_dominant(&pt->measured) ==
 		                                 xo_split_dominant(&pt->predicted)));
@@ -310,8 +312,10 @@ static void print_probe(FILE *f, const struct dev *d)
 	if (isfinite(p->h2d_lat_s) || isfinite(p->d2h_lat_s))
 		fprintf(f, "; h2d %s + bytes / %s, d2h %s + bytes / %s",
 		        fmt_s(p->h2d_lat_s, e, sizeof(e)), fmt_rate(p->h2d_bw, "B/s", g, sizeof(g)),
-		        fmt_s(p->d2h_lat_s, h, sizeof(h)), fmt_rate(p->d2h_bw, "B/s", k, sizeof(k)));
-	fprintf(f, "\ncompute rate for the cost model: GEMM probe (dense 512x64->64) %s = "
+		        fmt_s(p->d2h_lat_s, h, sizeof(h)),
+		        fmt_rate(p->d2h_bw, "B/s", k, sizeof(k)));
+	fprintf(f,
+	        "\ncompute rate for the cost model: GEMM probe (dense 512x64->64) %s = "
 	        "%.1f%% of the FMA peak\n",
 	        fmt_rate(d->model.flops, "FLOP/s", a, sizeof(a)), 100 * d->model.flops / p->flops);
 }
@@ -340,9 +344,11 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 	        pt->training ? "train" : "predict", fmt_s(pt->measured_s, m, sizeof(m)),
 	        fmt_s(pt->measured_lo, lo, sizeof(lo)), fmt_s(pt->measured_hi, hi, sizeof(hi)),
 	        fmt_s(pt->predicted.wall_s, pr, sizeof(pr)), pt->predicted.wall_s / pt->measured_s,
-	        fmt_split(&pt->measured, sm, sizeof(sm)), fmt_split(&pt->predicted, sp, sizeof(sp)));
-	fprintf(f, "        %s\n", xo_split_diagnose(&pt->measured, d->spec, what_name(pt->training),
-	                                              pt->batch, diag, sizeof(diag)));
+	        fmt_split(&pt->measured, sm, sizeof(sm)),
+	        fmt_split(&pt->predicted, sp, sizeof(sp)));
+	fprintf(f, "        %s\n",
+	        xo_split_diagnose(&pt->measured, d->spec, what_name(pt->training), pt->batch, diag,
+	                          sizeof(diag)));
 	if (!d->have_probe)
 		return;
 	fprintf(f,
@@ -364,9 +370,9 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
  * fraction of it (PoCL's a few percent), and this is the figure the cost
  * model divides FLOPs by (docs/explain.md). NAN when it cannot run.
  */
-#define GEMM_N 512
-#define GEMM_K 64
-#define GEMM_M 64
+#define GEMM_N    512
+#define GEMM_K    64
+#define GEMM_M    64
 #define GEMM_REPS 9
 double xo_explain_gemm_rate(struct xo_backend *be)
 {
@@ -452,8 +458,9 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	}
 	snprintf(d->desc, sizeof(d->desc), "%s", xo_backend_describe(be));
 	d->is_cl = !strcmp(xo_backend_name(be), "cl");
-	if ((o->model_path ? xo_model_open(o->model_path, be, maxb, &m)
-	                   : xo_model_open_string(xo_model_seed_spec, "seed.model", be, maxb, &m)) ||
+	if ((o->model_path
+	         ? xo_model_open(o->model_path, be, maxb, &m)
+	         : xo_model_open_string(xo_model_seed_spec, "seed.model", be, maxb, &m)) ||
 	    xo_model_init(m, 1)) {
 		fprintf(o->err, "xo explain: %s\n", xo_last_error());
 		goto out_free;
@@ -493,7 +500,8 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 			xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches, fused,
 			                     &d->step[b][k]);
 			if (d->have_probe) {
-				xo_cost_predict(&d->model, &d->step[b][k], &pt->predicted, &pt->terms);
+				xo_cost_predict(&d->model, &d->step[b][k], &pt->predicted,
+				                &pt->terms);
 			} else {
 				memset(&pt->predicted, 0, sizeof(pt->predicted));
 				pt->predicted.wall_s = NAN;
@@ -524,8 +532,8 @@ out_free:
 
 /* The measured crossover of a and b (training steps or predict calls: k),
  * its interval and the predicted one; JSON into obj, text into txt. */
-static void crossover(const struct xo_explain_options *o, const struct dev *a,
-                      const struct dev *b, int k, json_t *obj, FILE *txt)
+static void crossover(const struct xo_explain_options *o, const struct dev *a, const struct dev *b,
+                      int k, json_t *obj, FILE *txt)
 {
 	double x[XO_EXPLAIN_MAX_BATCHES], am[XO_EXPLAIN_MAX_BATCHES], bm[XO_EXPLAIN_MAX_BATCHES];
 	double alo[XO_EXPLAIN_MAX_BATCHES], ahi[XO_EXPLAIN_MAX_BATCHES];
@@ -564,8 +572,8 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a,
 			cp = NAN;
 	}
 	fprintf(txt, "\n%s, %s vs %s:\n  measured: %s", what, a->spec, b->spec,
-	        xo_explain_cross_sentence(c, cm, a->spec, b->spec, o->batches[0],
-	                                  o->batches[n - 1], s, sizeof(s)));
+	        xo_explain_cross_sentence(c, cm, a->spec, b->spec, o->batches[0], o->batches[n - 1],
+	                                  s, sizeof(s)));
 	if (isfinite(clo) || isfinite(chi)) {
 		char lo[32] = "?", hi[32] = "none in range";
 
@@ -583,9 +591,10 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a,
 	json_object_set_new(obj, "what", json_string(k ? "train_step" : "predict"));
 	json_object_set_new(obj, "a", json_string(a->spec));
 	json_object_set_new(obj, "b", json_string(b->spec));
-	json_object_set_new(obj, "measured", json_string(c == XO_CROSS_AT      ? "at"
-	                                                 : c == XO_CROSS_BELOW ? "below"
-	                                                                       : "none"));
+	json_object_set_new(obj, "measured",
+	                    json_string(c == XO_CROSS_AT      ? "at"
+	                                : c == XO_CROSS_BELOW ? "below"
+	                                                      : "none"));
 	json_object_set_new(obj, "measured_batch", jnum(cm));
 	json_object_set_new(obj, "measured_lo", jnum(clo));
 	json_object_set_new(obj, "measured_hi", jnum(chi));
@@ -615,17 +624,20 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a,
 			enum xo_cross w = xo_explain_what_if(&a->model, &q[j], sa, sb, n, &v);
 
 			if (w == XO_CROSS_AT)
-				snprintf(line, sizeof(line), "a %s %s would cross %s at batch ~%.0f",
-				         b->spec, desc[j], a->spec, v);
-			else if (w == XO_CROSS_BELOW)
 				snprintf(line, sizeof(line),
-				         "a %s %s would be faster than %s at every batch from %" PRId64,
-				         b->spec, desc[j], a->spec, o->batches[0]);
+				         "a %s %s would cross %s at batch ~%.0f", b->spec, desc[j],
+				         a->spec, v);
+			else if (w == XO_CROSS_BELOW)
+				snprintf(
+				    line, sizeof(line),
+				    "a %s %s would be faster than %s at every batch from %" PRId64,
+				    b->spec, desc[j], a->spec, o->batches[0]);
 			else
 				snprintf(line, sizeof(line),
 				         "a %s %s would still not be faster than %s in %" PRId64
 				         "..%" PRId64,
-				         b->spec, desc[j], a->spec, o->batches[0], o->batches[n - 1]);
+				         b->spec, desc[j], a->spec, o->batches[0],
+				         o->batches[n - 1]);
 			fprintf(txt, "  what if: %s\n", line);
 			json_array_append_new(wi, json_string(line));
 		}
@@ -643,14 +655,17 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a,
 				if (w == XO_CROSS_NONE)
 					continue;
 				if (w == XO_CROSS_AT)
-					snprintf(line, sizeof(line),
-					         "%s would need %.0fx its compute rate (as probed) to be "
-					         "faster than %s, from batch ~%.0f; its launches as "
-					         "probed",
-					         b->spec, f, a->spec, v);
+					snprintf(
+					    line, sizeof(line),
+					    "%s would need %.0fx its compute rate (as probed) to "
+					    "be "
+					    "faster than %s, from batch ~%.0f; its launches as "
+					    "probed",
+					    b->spec, f, a->spec, v);
 				else
 					snprintf(line, sizeof(line),
-					         "%s would need %.0fx its compute rate (as probed) to be "
+					         "%s would need %.0fx its compute rate (as probed) "
+					         "to be "
 					         "faster than %s at every batch from %" PRId64,
 					         b->spec, f, a->spec, o->batches[0]);
 				fprintf(txt, "  what if: %s\n", line);
@@ -693,7 +708,8 @@ int xo_explain_run(const struct xo_explain_options *o)
 				const struct xo_explain_point *pt = &devs[i].pt[b][k];
 				double r = pt->predicted.wall_s / pt->measured_s;
 
-				json_array_append_new(jpts, point_json(&devs[i], pt, &devs[i].step[b][k]));
+				json_array_append_new(
+				    jpts, point_json(&devs[i], pt, &devs[i].step[b][k]));
 				if (!devs[i].have_probe)
 					continue;
 				npred++;
@@ -722,8 +738,9 @@ int xo_explain_run(const struct xo_explain_options *o)
 		json_object_set_new(root, "accuracy", acc);
 	}
 	if (npred)
-		fprintf(txt, "\naccuracy: %d of %d points predicted within 2x (%.0f%%); dominant cost "
-		             "named as measured at %d of %d\n",
+		fprintf(txt,
+		        "\naccuracy: %d of %d points predicted within 2x (%.0f%%); dominant cost "
+		        "named as measured at %d of %d\n",
 		        within, npred, 100.0 * within / npred, match, npred);
 	fprintf(txt, "wall time %.1f s\n", now_s() - t0);
 	json_object_set_new(root, "wall_s", json_real(now_s() - t0));

@@ -20,24 +20,24 @@
 struct xo_explain_options {
 	const char *model_path; /* a spec file; NULL: the seed model */
 	const char *devices[XO_EXPLAIN_MAX_DEVICES];
-	int ndevices;           /* 0: cpu and cl when cl opens */
+	int ndevices; /* 0: cpu and cl when cl opens */
 	int64_t batches[XO_EXPLAIN_MAX_BATCHES];
-	int nbatches;           /* 0: 1, 2, 4 .. 8192 */
-	int repeat;             /* timed reps per point, at least (>= 1) */
-	double probe_budget_s;  /* per device */
-	bool json;              /* out gets one JSON object; the text goes to err */
+	int nbatches;          /* 0: 1, 2, 4 .. 8192 */
+	int repeat;            /* timed reps per point, at least (>= 1) */
+	double probe_budget_s; /* per device */
+	bool json;             /* out gets one JSON object; the text goes to err */
 	FILE *out, *err;
 };
 
 /* One measured and predicted step. */
 struct xo_explain_point {
 	int64_t batch;
-	bool training;            /* train step or predict call */
+	bool training;                               /* train step or predict call */
 	double measured_s, measured_lo, measured_hi; /* median and interquartile range */
 	int reps;
-	struct xo_split measured, predicted;         /* predicted.wall_s NAN: no probe */
+	struct xo_split measured, predicted; /* predicted.wall_s NAN: no probe */
 	struct xo_cost_terms terms;
-	double launches;          /* per step: counted (cl), structural (cpu) */
+	double launches; /* per step: counted (cl), structural (cpu) */
 };
 
 /* The step the cost model predicts for model m (layer costs lc) at batch n:

@@ -46,15 +46,13 @@ static void test_seed_layer_costs(void **state)
 	static const struct xo_layer_cost want[8] = {
 	    {2592, 2592, 4 * (29 + 432), 4 * (29 + 2 * 432), 4 * 64, 4 * 64, 64, 1, 1, 1},
 	    {0, 0, 4 * (432 + 144), 4 * (2 * 432 + 144), 0, 0, 0, 1, 1, 1},
-	    {21504, 43008, 4 * (144 + 224), 4 * (2 * 144 + 2 * 224), 4 * 1568,
-	     4 * 1568 + 4 * 1536, 1568, 1, 1, 1},
+	    {21504, 43008, 4 * (144 + 224), 4 * (2 * 144 + 2 * 224), 4 * 1568, 4 * 1568 + 4 * 1536,
+	     1568, 1, 1, 1},
 	    {0, 0, 4 * (224 + 64), 4 * (2 * 224 + 64), 0, 0, 0, 1, 1, 1},
 	    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	    {0, 0, 4 * 128, 4 * 128, 0, 0, 0, 1, 1, 0},
-	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1,
-	     1},
-	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1,
-	     1},
+	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1, 1},
+	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1, 1},
 	};
 	struct xo_backend *be;
 	struct xo_model *m;
@@ -127,22 +125,40 @@ static void test_seed_layer_costs(void **state)
  * with 10 us latency each way. */
 static struct xo_probe synth_probe(void)
 {
-	return (struct xo_probe){.launch_s = 1e-5, .enqueue_s = NAN, .sync_s = NAN,
-	                         .h2d_lat_s = 1e-5, .h2d_bw = 1e9, .d2h_lat_s = 1e-5,
-	                         .d2h_bw = 1e9, .flops = 1e9, .mem_bw = 1e8, .handoff_s = NAN,
+	return (struct xo_probe){.launch_s = 1e-5,
+	                         .enqueue_s = NAN,
+	                         .sync_s = NAN,
+	                         .h2d_lat_s = 1e-5,
+	                         .h2d_bw = 1e9,
+	                         .d2h_lat_s = 1e-5,
+	                         .d2h_bw = 1e9,
+	                         .flops = 1e9,
+	                         .mem_bw = 1e8,
+	                         .handoff_s = NAN,
 	                         .units = 1};
 }
 
-static const struct xo_layer_cost synth_layer = {
-    .flops_fwd = 1000, .flops_bwd = 2000, .act_bytes_fwd = 100, .act_bytes_bwd = 200,
-    .w_bytes_fwd = 400, .w_bytes_bwd = 800, .params = 100, .ops_train_fwd = 1, .ops_bwd = 1,
-    .ops_predict = 1};
+static const struct xo_layer_cost synth_layer = {.flops_fwd = 1000,
+                                                 .flops_bwd = 2000,
+                                                 .act_bytes_fwd = 100,
+                                                 .act_bytes_bwd = 200,
+                                                 .w_bytes_fwd = 400,
+                                                 .w_bytes_bwd = 800,
+                                                 .params = 100,
+                                                 .ops_train_fwd = 1,
+                                                 .ops_bwd = 1,
+                                                 .ops_predict = 1};
 
 static struct xo_cost_step synth_step(int64_t batch, bool training, bool fused)
 {
-	return (struct xo_cost_step){.layers = &synth_layer, .nlayers = 1, .params = 100,
-	                             .in_size = 5, .classes = 10, .batch = batch,
-	                             .training = training, .fused = fused};
+	return (struct xo_cost_step){.layers = &synth_layer,
+	                             .nlayers = 1,
+	                             .params = 100,
+	                             .in_size = 5,
+	                             .classes = 10,
+	                             .batch = batch,
+	                             .training = training,
+	                             .fused = fused};
 }
 
 static void assert_adds_up(const struct xo_split *s)
@@ -227,8 +243,8 @@ static void test_cost_train_step(void **state)
 
 	/* predict skips an op the layer does not run at inference (dropout) */
 	{
-		struct xo_layer_cost drop = {.act_bytes_fwd = 512, .act_bytes_bwd = 512,
-		                             .ops_train_fwd = 1, .ops_bwd = 1};
+		struct xo_layer_cost drop = {
+		    .act_bytes_fwd = 512, .act_bytes_bwd = 512, .ops_train_fwd = 1, .ops_bwd = 1};
 
 		s = synth_step(10, false, false);
 		s.layers = &drop;
@@ -282,9 +298,8 @@ static void test_split_from_events(void **state)
 static struct xo_split split_of(double launch, double transfer, double compute, double other,
                                 double launches)
 {
-	struct xo_split s = {{launch, transfer, compute, other},
-	                     launch + transfer + compute + other,
-	                     launches};
+	struct xo_split s = {
+	    {launch, transfer, compute, other}, launch + transfer + compute + other, launches};
 
 	return s;
 }
@@ -352,8 +367,13 @@ static void test_crossover(void **state)
 static void test_what_if(void **state)
 {
 	struct xo_layer_cost lc = {.flops_fwd = 1e4, .ops_predict = 1};
-	struct xo_probe pa = {.launch_s = 0, .flops = 1e9, .mem_bw = NAN, .h2d_bw = NAN,
-	                      .d2h_bw = NAN, .h2d_lat_s = NAN, .d2h_lat_s = NAN};
+	struct xo_probe pa = {.launch_s = 0,
+	                      .flops = 1e9,
+	                      .mem_bw = NAN,
+	                      .h2d_bw = NAN,
+	                      .d2h_bw = NAN,
+	                      .h2d_lat_s = NAN,
+	                      .d2h_lat_s = NAN};
 	struct xo_probe pb = pa;
 	struct xo_cost_step sa[14], sb[14];
 	double batch = 0, d0, d1, f, want;
@@ -362,8 +382,11 @@ static void test_what_if(void **state)
 	pb.launch_s = 1e-3;
 	pb.flops = 1e12;
 	for (int i = 0; i < 14; i++) {
-		sa[i] = (struct xo_cost_step){.layers = &lc, .nlayers = 1, .batch = (int64_t)1 << i,
-		                              .classes = 1, .in_size = 1};
+		sa[i] = (struct xo_cost_step){.layers = &lc,
+		                              .nlayers = 1,
+		                              .batch = (int64_t)1 << i,
+		                              .classes = 1,
+		                              .in_size = 1};
 		sb[i] = sa[i];
 		sa[i].launches = 1;
 		sb[i].launches = 2;
@@ -390,9 +413,9 @@ static void test_what_if(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_seed_layer_costs),  cmocka_unit_test(test_cost_predict_call),
-	    cmocka_unit_test(test_cost_train_step),   cmocka_unit_test(test_split_from_events),
-	    cmocka_unit_test(test_diagnosis_rules),   cmocka_unit_test(test_crossover),
+	    cmocka_unit_test(test_seed_layer_costs), cmocka_unit_test(test_cost_predict_call),
+	    cmocka_unit_test(test_cost_train_step),  cmocka_unit_test(test_split_from_events),
+	    cmocka_unit_test(test_diagnosis_rules),  cmocka_unit_test(test_crossover),
 	    cmocka_unit_test(test_what_if),
 	};
 
