@@ -530,6 +530,23 @@ out_free:
 	return rc;
 }
 
+enum xo_cross xo_explain_crossover_interval(const double *x, const double *alo, const double *a,
+                                            const double *ahi, const double *blo, const double *b,
+                                            const double *bhi, int n, double *batch, double *lo,
+                                            double *hi)
+{
+	enum xo_cross c = xo_cost_crossover(x, a, b, n, batch);
+	double v;
+
+	/* b at its fast end against a at its slow end crosses first; the
+	 * other way round, last */
+	*lo = xo_cost_crossover(x, ahi, blo, n, &v) != XO_CROSS_NONE ? v : NAN;
+	*hi = xo_cost_crossover(x, alo, bhi, n, &v) != XO_CROSS_NONE ? v : NAN;
+	if (c == XO_CROSS_NONE)
+		*batch = NAN;
+	return c;
+}
+
 /* The measured crossover of a and b (training steps or predict calls: k),
  * its interval and the predicted one; JSON into obj, text into txt. */
 static void crossover(const struct xo_explain_options *o, const struct dev *a, const struct dev *b,
@@ -557,15 +574,7 @@ static void crossover(const struct xo_explain_options *o, const struct dev *a, c
 		ap[i] = a->pt[i][k].predicted.wall_s;
 		bp[i] = b->pt[i][k].predicted.wall_s;
 	}
-	c = xo_cost_crossover(x, am, bm, n, &cm);
-	/* the interval: b at its fast end against a at its slow end crosses
-	 * first; the other way round, last */
-	if (xo_cost_crossover(x, ahi, blo, n, &v) != XO_CROSS_NONE)
-		clo = v;
-	if (xo_cost_crossover(x, alo, bhi, n, &v) != XO_CROSS_NONE)
-		chi = v;
-	if (c == XO_CROSS_NONE)
-		cm = NAN;
+	c = xo_explain_crossover_interval(x, alo, am, ahi, blo, bm, bhi, n, &cm, &clo, &chi);
 	if (a->have_probe && b->have_probe) {
 		cpk = xo_cost_crossover(x, ap, bp, n, &cp);
 		if (cpk == XO_CROSS_NONE)

@@ -63,6 +63,15 @@ enum xo_cross xo_explain_what_if(const struct xo_probe *pa, const struct xo_prob
                                  const struct xo_cost_step *sa, const struct xo_cost_step *sb,
                                  int n, double *batch);
 
+/* The crossover of the medians a, b (xo_cost_crossover; *batch NAN when
+ * none) and its interval from the spreads: *lo where b's fast end (blo)
+ * crosses a's slow end (ahi), *hi where b's slow end crosses a's fast end;
+ * NAN where those never cross. */
+enum xo_cross xo_explain_crossover_interval(const double *x, const double *alo, const double *a,
+                                            const double *ahi, const double *blo, const double *b,
+                                            const double *bhi, int n, double *batch, double *lo,
+                                            double *hi);
+
 /* The one sentence of a crossover: "cl is faster from batch ~256 (measured
  * interval 200..300)" etc. into buf. */
 char *xo_explain_cross_sentence(enum xo_cross c, double batch, const char *a, const char *b,

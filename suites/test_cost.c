@@ -361,6 +361,43 @@ static void test_crossover(void **state)
 	assert_int_equal(xo_cost_crossover(x, a, b, 0, &batch), XO_CROSS_NONE);
 }
 
+/* The interval from the spread: a = 1 +- 10%, b halves per octave from 4
+ * with +-10%: b's fast end (0.9 b) meets a's slow end (1.1) first, b's slow
+ * end (1.1 b) meets a's fast end (0.9) last; all at known batches since
+ * log(b/a) is linear in log2(batch) here: b/a = 4 / 2^j x c, zero at
+ * j = 2 + log2(c). */
+static void test_crossover_interval(void **state)
+{
+	double x[6], a[6], alo[6], ahi[6], b[6], blo[6], bhi[6], m, lo, hi;
+
+	(void)state;
+	for (int j = 0; j < 6; j++) {
+		x[j] = exp2(j);
+		a[j] = 1;
+		alo[j] = 0.9;
+		ahi[j] = 1.1;
+		b[j] = 4 / exp2(j);
+		blo[j] = 0.9 * b[j];
+		bhi[j] = 1.1 * b[j];
+	}
+	assert_int_equal(
+	    xo_explain_crossover_interval(x, alo, a, ahi, blo, b, bhi, 6, &m, &lo, &hi),
+	    XO_CROSS_AT);
+	/* b / a = 1 at batch 4 (j = 2) */
+	assert_true(fabs(m - 4) < 1e-9);
+	/* 0.9 b = 1.1 at 2^j = 4 x 0.9 / 1.1; 1.1 b = 0.9 at 4 x 1.1 / 0.9 */
+	assert_true(fabs(lo - 4 * 0.9 / 1.1) < 1e-9);
+	assert_true(fabs(hi - 4 * 1.1 / 0.9) < 1e-9);
+	assert_true(lo < m && m < hi);
+	/* b never faster at its fast end either: no crossing and no interval */
+	for (int j = 0; j < 6; j++)
+		b[j] = blo[j] = bhi[j] = 2;
+	assert_int_equal(
+	    xo_explain_crossover_interval(x, alo, a, ahi, blo, b, bhi, 6, &m, &lo, &hi),
+	    XO_CROSS_NONE);
+	assert_true(isnan(m) && isnan(lo) && isnan(hi));
+}
+
 /* Device a: 1 GFLOP/s, no launch cost; device b: 2 launches x 1 ms, 1
  * TFLOP/s. A predict of 1e4 FLOP per sample takes 1e-5 n on a and 2e-3 +
  * 1e-8 n on b: they cross at n = 2e-3 / (1e-5 - 1e-8) = 200.2. */
@@ -413,10 +450,10 @@ static void test_what_if(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_seed_layer_costs), cmocka_unit_test(test_cost_predict_call),
-	    cmocka_unit_test(test_cost_train_step),  cmocka_unit_test(test_split_from_events),
-	    cmocka_unit_test(test_diagnosis_rules),  cmocka_unit_test(test_crossover),
-	    cmocka_unit_test(test_what_if),
+	    cmocka_unit_test(test_seed_layer_costs),   cmocka_unit_test(test_cost_predict_call),
+	    cmocka_unit_test(test_cost_train_step),    cmocka_unit_test(test_split_from_events),
+	    cmocka_unit_test(test_diagnosis_rules),    cmocka_unit_test(test_crossover),
+	    cmocka_unit_test(test_crossover_interval), cmocka_unit_test(test_what_if),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
