@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ci/nightly.sh - the nightly perf job (README): install what is missing, build
 # Release (build-release/), run the quick (and nightly, when present) suites,
-# run the seed experiment on every device, record the perf set, time the
+# run the seed experiment on every device, `xo explain` against the cost model,
+# record the perf set, time the
 # PyTorch peer when python3 + torch are there, run the cpu benchmark beside it
 # (scripts/bench_vs_pytorch.py), run a sample of the mutation stage
 # (ci/mutate.sh) and the fuzz targets (fuzz/run.sh), detect changes over the history, draw the
@@ -80,6 +81,17 @@ stage_seed() {
     "$XO" seed --json >"$NIGHTLY_DIR/seed.json"
     local rc=$?
     NOTE="$NIGHTLY_DIR/seed.json"
+    return $rc
+}
+
+stage_explain() {
+    # issue 12: the cost model against the measurement (seed model, cpu and
+    # cl, batch 1..8192): the fraction of points predicted within 2x and of
+    # dominant costs named as measured; a benchmark, so it reports, it does
+    # not fail on the target (suites/cli/explain_accuracy.py --require would).
+    python3 suites/cli/explain_accuracy.py "$XO" --json "$NIGHTLY_DIR/explain.json"
+    local rc=$?
+    NOTE=$(tail -n 1 "$LOGS/explain.log")
     return $rc
 }
 
@@ -202,6 +214,7 @@ rc=0
 stage deps stage_deps || exit 1
 stage build stage_build || exit 1
 stage seed stage_seed || rc=1
+stage explain stage_explain || rc=1
 stage test stage_test || rc=1
 stage record stage_record || rc=1
 stage peer stage_peer || rc=1

@@ -4,7 +4,7 @@
  * kernels in cl/kernels/<family>.cl (embedded at build time). Every op runs
  * as OpenCL kernels; nothing falls back to host code (suites/test_cl.c).
  */
-#include "cl_internal.h"
+#include "cl_probe.h"
 
 #define CL_BWD_1(name) xo_cl_##name##_bwd
 #define CL_BWD_0(name) NULL
@@ -23,6 +23,7 @@ static const struct xo_backend_iface cl_iface = {
 	.net_fits = xo_cl_net_fits,
 	.net_forward = xo_cl_net_forward,
 	.net_train_step = xo_cl_net_train_step,
+	.probe = xo_cl_probe,
 	.fwd = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = xo_cl_##name##_fwd,
 #include "xo/ops.def"

@@ -21,7 +21,8 @@
 	K(dense_bwd_dw) K(dense_bwd_dw__wg) K(dense_bwd_dw__split) K(relu_fwd) K(relu_bwd) K(sigmoid_fwd) K(sigmoid_bwd)                \
 	K(softmax_fwd) K(softmax_bwd) K(categorical_crossentropy_fwd)                        \
 	K(categorical_crossentropy_bwd) K(accuracy_fwd) K(adam_fwd) K(dropout_apply) K(copy) \
-	K(gather_fwd) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)
+	K(gather_fwd) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)          \
+	K(probe_empty) K(probe_fma) K(probe_fill) K(probe_copy)
 
 enum xo_cl_kid {
 #define XO_CL_K(name) XO_CL_K_##name,

@@ -13,7 +13,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,41 +61,6 @@ static double vmin(const double *v, int n)
 
 /* ---- FMA peak ------------------------------------------------------------------ */
 
-struct peak_arg {
-	enum xo_cpu_isa isa;
-	double flops;
-};
-
-static void *peak_thread(void *p)
-{
-	struct peak_arg *a = p;
-
-	a->flops = xo_cpu_fma_peak(a->isa, 0.15);
-	return NULL;
-}
-
-/* Sum of the FMA rates of n threads running at once (one try). */
-static double peak_threads_once(enum xo_cpu_isa isa, int n)
-{
-	pthread_t tid[XO_CPU_MAX_THREADS];
-	struct peak_arg args[XO_CPU_MAX_THREADS];
-	double sum = 0.0;
-	int started = 0;
-
-	for (int i = 0; i < n; i++) {
-		args[i].isa = isa;
-		args[i].flops = 0.0;
-		if (pthread_create(&tid[i], NULL, peak_thread, &args[i]))
-			break;
-		started++;
-	}
-	for (int i = 0; i < started; i++) {
-		pthread_join(tid[i], NULL);
-		sum += args[i].flops;
-	}
-	return sum;
-}
-
 /* The peak is a maximum: load from other processes can only lower a try, so
  * the best of a few tries is the estimate (and a run whose every try was
  * slowed shows up as kernels above it, reported with the reason). */
@@ -104,15 +68,7 @@ static double peak_threads_once(enum xo_cpu_isa isa, int n)
 
 static double peak_threads(enum xo_cpu_isa isa, int n)
 {
-	double best = 0.0;
-
-	for (int i = 0; i < PEAK_TRIES; i++) {
-		double f = peak_threads_once(isa, n);
-
-		if (f > best)
-			best = f;
-	}
-	return best;
+	return xo_cpu_fma_peak_threads(isa, n, 0.15, PEAK_TRIES);
 }
 
 static double peak_one(enum xo_cpu_isa isa)

@@ -23,6 +23,8 @@ static const struct command commands[] = {
 	{"perf", xo_cmd_perf, "record, compare, detect, report, advise"},
 	{"bench", xo_cmd_bench, "benchmark a backend on the seed workloads"},
 	{"summary", xo_cmd_summary, "a model's layers, output shapes and parameters (Keras)"},
+	{"probe", xo_cmd_probe, "launch latency, transfers, FMA peak, memory bandwidth per device"},
+	{"explain", xo_cmd_explain, "measured vs predicted step time per batch size, and why"},
 };
 
 int xo_usage_error(const char *cmd, const char *fmt, ...)

@@ -22,8 +22,9 @@ static const char usage_text[] =
     "usage: xo perf COMMAND [OPTIONS]\n"
     "\n"
     "  record  [--db F] [--filter RE] [--device D ...] [--quick] [--samples N]\n"
-    "          [--model SPEC] [--list [--json]] [--no-progress]\n"
+    "          [--model SPEC] [--list [--json]] [--no-progress] [--no-probe]\n"
     "                       time the benchmarks, store them for this commit\n"
+    "                       (with a probe of each device measured, `xo probe`)\n"
     "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json] BASE [HEAD]\n"
     "                       BASE/HEAD are run:N, a commit sha prefix or any git\n"
     "                       revision; a commit pools its record runs (peers apart);\n"
@@ -55,7 +56,7 @@ struct perf_args {
 	const char *filter;
 	const char *devices[MAX_DEVICES];
 	int ndevices;
-	bool quick, list, no_progress;
+	bool quick, list, no_progress, no_probe;
 	bool json_out; /* --json (a flag) for the readers; import's --json takes a FILE */
 	int samples, rounds;
 	const char *model;
@@ -137,6 +138,8 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 			a->list = true;
 		} else if (!strcmp(o, "--no-progress")) {
 			a->no_progress = true;
+		} else if (!strcmp(o, "--no-probe")) {
+			a->no_probe = true;
 		} else if (!strcmp(o, "--samples")) {
 			int64_t n;
 
@@ -204,7 +207,8 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 static const struct {
 	const char *sub, *opts;
 } sub_options[] = {
-    {"record", " --db --filter --device --quick --list --no-progress --samples --model --json "},
+    {"record", " --db --filter --device --quick --list --no-progress --no-probe --samples --model"
+               " --json "},
     {"compare", " --db --threshold --alpha --filter --json "},
     {"detect", " --db --threshold --alpha --filter --json "},
     {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
@@ -346,7 +350,8 @@ int xo_cmd_perf(int argc, char **argv)
 		                                 .quick = a.quick,
 		                                 .samples = a.samples,
 		                                 .model_path = a.model,
-		                                 .progress = !a.no_progress && isatty(2)};
+		                                 .progress = !a.no_progress && isatty(2),
+		                                 .no_probe = a.no_probe};
 		int64_t id = 0;
 
 		st = xo_perf_record(db, &ro, stdout, &id);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "explain.h"
 #include "perfdb.h"
 #include "xo.h"
 
@@ -88,6 +89,12 @@ struct seed_result {
 	int repeat;
 	double p32_s[MAX_REPEAT], p1_s[MAX_REPEAT];
 	struct xo_perf_summary s32, s1, sstep;
+	/* issue 12: the training step at the seed batch, measured split and
+	 * the one-sentence diagnosis (perfdb/split.h); predicted by the cost
+	 * model from a ~1 s probe where the backend has one (NAN otherwise) */
+	char diagnosis[256];
+	double predicted_ms_per_step;
+	char predicted_diagnosis[256];
 };
 
 struct epoch_sink {
@@ -300,6 +307,46 @@ static enum xo_status measure_split(struct xo_model *m, struct xo_backend *be, i
 	return XO_OK;
 }
 
+/* The measured split of the training step at batch (cl: the event split of
+ * the path the run takes; a host backend: all compute) and its sentence;
+ * then the cost model's prediction from a short probe (0.5 s asked), where
+ * there is one. */
+static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
+                     struct seed_result *r)
+{
+	struct xo_layer_cost lc[16];
+	struct xo_cost_step step;
+	struct xo_split ms, ps;
+	struct xo_probe probe, model;
+	double launches = 0;
+
+	if (r->is_cl) {
+		const struct step_split *q = &r->split[r->fused ? 0 : 1];
+
+		launches = q->launches;
+		xo_split_from_events(q->wall_ms / 1e3, q->enqueue_ms / 1e3, q->h2d_ms / 1e3,
+		                     q->kernel_ms / 1e3, q->d2h_ms / 1e3, q->wait_ms / 1e3,
+		                     q->launches, &ms);
+	} else {
+		xo_split_host(r->train_ms_per_step / 1e3, &ms);
+	}
+	xo_split_diagnose(&ms, r->device, "train step", batch, r->diagnosis,
+	                  sizeof(r->diagnosis));
+	r->predicted_ms_per_step = NAN;
+	r->predicted_diagnosis[0] = 0;
+	if (xo_model_layer_count(m) > 16 || xo_backend_probe(be, 0.5, &probe))
+		return;
+	for (int i = 0; i < xo_model_layer_count(m); i++)
+		xo_model_layer_cost(m, i, &lc[i]);
+	xo_explain_cost_step(m, lc, r->is_cl, true, batch, launches, xo_model_fused(m, true),
+	                     &step);
+	xo_explain_model_probe(&probe, xo_explain_gemm_rate(be), &model);
+	xo_cost_predict(&model, &step, &ps, NULL);
+	r->predicted_ms_per_step = ps.wall_s * 1e3;
+	xo_split_diagnose(&ps, r->device, "train step", batch, r->predicted_diagnosis,
+	                  sizeof(r->predicted_diagnosis));
+}
+
 /* The whole experiment on one device. Returns 0, or 2 after one line. */
 static int run_device(const char *spec, const struct seed_data *d, int epochs, int64_t batch,
                       uint64_t seed, int repeat, bool json, struct seed_result *r)
@@ -419,6 +466,7 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;
 	}
+	diagnose(m, be, batch, r);
 	r->peak_rss_mb = peak_rss_mb();
 	rc = 0;
 out_free:
@@ -512,6 +560,20 @@ static void print_table(FILE *out, const struct seed_result *r, int n)
 			fprintf(out, " %s %.3f ms,", r[i].layer_names[l], r[i].layer_ms[l]);
 		fprintf(out, " loss+accuracy+adam %.3f ms\n", r[i].extra_ms);
 	}
+	if (n)
+		fprintf(out, "\ndiagnosis (training step, perfdb/split.h; docs/explain.md):\n");
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "  %s", r[i].diagnosis);
+		if (isfinite(r[i].predicted_ms_per_step)) {
+			/* the predicted sentence without the shared "at batch N
+			 * the D train step is " */
+			const char *p = r[i].predicted_diagnosis, *q = strstr(p, " train step is ");
+
+			fprintf(out, "; the cost model predicts %.3f ms/step, %s",
+			        r[i].predicted_ms_per_step, q ? q + strlen(" train step is ") : p);
+		}
+		fprintf(out, "\n");
+	}
 }
 
 static void json_number(const char *key, double v, bool comma)
@@ -545,6 +607,16 @@ static void print_json(const struct seed_result *r, int n)
 		printf("\"predict_samples\": %d, ", SEED_TEST);
 		json_number("val_accuracy", r[i].val_accuracy, true);
 		json_number("test_accuracy", r[i].test_accuracy, true);
+		printf("\"diagnosis\": ");
+		xo_cli_json_string(r[i].diagnosis);
+		printf(", ");
+		json_number("predicted_train_ms_per_step", r[i].predicted_ms_per_step, true);
+		printf("\"predicted_diagnosis\": ");
+		if (r[i].predicted_diagnosis[0])
+			xo_cli_json_string(r[i].predicted_diagnosis);
+		else
+			printf("null");
+		printf(", ");
 		json_number("peak_rss_mb", r[i].peak_rss_mb, r[i].is_cl);
 		if (r[i].is_cl) {
 			const struct step_split *q = &r[i].split[r[i].fused ? 0 : 1];

@@ -401,6 +401,29 @@ enum xo_status xo_model_open_string(const char *spec, const char *origin,
 /* Layers after the input line; name and parameter count of layer i. */
 int xo_model_layer_count(const struct xo_model *m);
 const char *xo_model_layer_name(const struct xo_model *m, int i);
+/*
+ * What one layer costs per sample (the cost model's input, perfdb/cost.c).
+ * Conventions: a multiply-add counts 2 FLOPs (conv1d and dense only: bias,
+ * activations, pooling compares and dropout are elementwise, counted in
+ * bytes, not FLOPs); bytes are float32 tensor elements x 4 that the op reads
+ * or writes in global memory when run op by op. Activation traffic scales
+ * with the batch (per sample); weight traffic is per call. Backward counts
+ * only what the training step runs: no input gradient for the first layer
+ * with parameters and the layers before it.
+ */
+struct xo_layer_cost {
+	double flops_fwd, flops_bwd;         /* per sample */
+	double act_bytes_fwd, act_bytes_bwd; /* per sample: activations and their gradients */
+	double w_bytes_fwd, w_bytes_bwd;     /* per call: weights read, gradients written */
+	int64_t params;                      /* kernel + bias elements */
+	int ops_train_fwd, ops_bwd;          /* op calls per training step, op-by-op path */
+	int ops_predict;                     /* op calls per predict call (dropout: none) */
+};
+/* The cost of layer i (0 <= i < xo_model_layer_count). */
+void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out);
+/* Op calls per step beyond the layers' (op-by-op path): training has loss,
+ * accuracy, loss gradient and Adam (4); predict none. */
+#define XO_MODEL_TRAIN_EXTRA_OPS 4
 /* Device kernel time (ns, forward + backward) and launches of each layer in
  * one training step at the bench batch (after xo_model_bench_prepare), each
  * op synced and read on its own; zeros on host backends. layer_ns and

@@ -1310,6 +1310,7 @@ static void cpu_make_iface(void)
 	cpu_iface.net_fits = xo_cpu_net_fits;
 	cpu_iface.net_forward = xo_cpu_net_forward;
 	cpu_iface.net_train_step = xo_cpu_net_train_step;
+	cpu_iface.probe = xo_cpu_probe;
 }
 
 const struct xo_backend_iface *xo_cpu_backend(void)

@@ -2,7 +2,7 @@
  * cpu.h - internals of backend "cpu": the per-ISA kernel table, the kernels'
  * argument structs (each kernel's contract is written next to its struct), the
  * thread pool and the backend context. Included by the files of kernels/ only (and by
- * cli/bench.c for the FMA peak loop).
+ * cli/bench.c for the FMA peak loop, and the probe's suite).
  */
 #ifndef XO_KERNELS_CPU_H
 #define XO_KERNELS_CPU_H
@@ -183,6 +183,24 @@ const struct xo_cpu_kernels *xo_cpu_kernels_for(enum xo_cpu_isa isa);
  * the given ISA for about seconds of its own CPU time (CLOCK_THREAD_CPUTIME_ID,
  * so time other processes hold the core does not lower it). */
 double xo_cpu_fma_peak(enum xo_cpu_isa isa, double seconds);
+/* The sum of n threads' xo_cpu_fma_peak(isa, seconds) run at once, the best
+ * of tries (cpu_probe.c; `xo bench` and the probe's flops). */
+double xo_cpu_fma_peak_threads(enum xo_cpu_isa isa, int n, double seconds, int tries);
+
+/* ---- probe (cpu_probe.c) ------------------------------------------------------------ */
+
+/* The backend's probe (struct xo_probe; the iface's .probe entry). */
+enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_probe *out);
+/* The probe's stream kernel, a STREAM triad a[i] = b[i] + s * c[i] for i in
+ * [0, n), split in nt parts over the pool (nt <= its threads); no aliasing. */
+void xo_cpu_triad(struct xo_cpu_pool_threads *tp, int nt, float *a, const float *b,
+		  const float *c, float s, int64_t n);
+/* The probe's triad inputs for n elements (b[i] = i mod 2^16, c[i] = (i / 8)
+ * mod 2^8, a = -1), written over the pool; and a[i] after xo_cpu_triad with
+ * s = 3 (exact in float). */
+void xo_cpu_triad_fill(struct xo_cpu_pool_threads *tp, int nt, float *a, float *b, float *c,
+		       int64_t n);
+float xo_cpu_triad_expect(int64_t i);
 
 /* ---- fused network path (cpu_net.c, cpu_net.inc) ------------------------------------ */
 

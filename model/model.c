@@ -517,6 +517,59 @@ const char *xo_model_layer_name(const struct xo_model *m, int i)
 	return m->layers[i].s.name;
 }
 
+void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out)
+{
+	const struct layer *l;
+	double in, outb, w;
+
+	XO_ASSERT(m && out && i >= 0 && i < m->nlayers);
+	l = &m->layers[i];
+	in = 4.0 * (double)(l->s.in_len * l->s.in_ch);
+	outb = 4.0 * (double)(l->s.out_len * l->s.out_ch);
+	w = 4.0 * (double)(l->s.w_count + l->s.b_count);
+	*out = (struct xo_layer_cost){.params = l->s.w_count + l->s.b_count};
+	switch (l->s.kind) {
+	case XO_LAYER_CONV1D:
+	case XO_LAYER_DENSE: {
+		/* every output element is one dot product of w_count / out_ch
+		 * terms: out_len * w_count multiply-adds per sample */
+		double macs = (double)l->s.out_len * (double)l->s.w_count;
+
+		out->flops_fwd = 2 * macs;
+		out->act_bytes_fwd = in + outb;
+		out->w_bytes_fwd = w;
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->has_grad) {
+			/* dW always, dX unless first: reads x, y (activation
+			 * derivative), dy; writes dx; reads w for dX, writes dW, db */
+			out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1);
+			out->act_bytes_bwd = in + 2 * outb + (l->need_dx ? in : 0);
+			out->w_bytes_bwd = w + (l->need_dx ? 4.0 * (double)l->s.w_count : 0);
+			out->ops_bwd = 1;
+		}
+		break;
+	}
+	case XO_LAYER_MAX_POOLING1D:
+		out->act_bytes_fwd = in + outb;
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->need_dx) { /* reads x (argmax again) and dy, writes dx */
+			out->act_bytes_bwd = 2 * in + outb;
+			out->ops_bwd = 1;
+		}
+		break;
+	case XO_LAYER_DROPOUT: /* training only: the identity at inference */
+		out->act_bytes_fwd = in + outb;
+		out->ops_train_fwd = 1;
+		if (l->need_dx) {
+			out->act_bytes_bwd = in + outb;
+			out->ops_bwd = 1;
+		}
+		break;
+	case XO_LAYER_FLATTEN: /* a view: no op, no bytes */
+		break;
+	}
+}
+
 /* ---- weights --------------------------------------------------------------- */
 
 /* Zeroes Adam's state: a fresh optimizer. */

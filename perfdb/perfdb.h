@@ -19,7 +19,7 @@
 
 #include "xo.h"
 
-#define XO_PERFDB_SCHEMA_VERSION 3
+#define XO_PERFDB_SCHEMA_VERSION 4
 #define XO_PERFDB_APP_ID         0x786f7064 /* "xopd" in PRAGMA application_id */
 
 struct xo_perfdb; /* opaque: an open store */
@@ -123,6 +123,23 @@ enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_co
 enum xo_status xo_perfdb_run_finish(struct xo_perfdb *db, int64_t run_id,
                                     const struct xo_perf_result *r, size_t n);
 
+/* One device's probe in a run (table probes, schema version 4). */
+struct xo_perf_probe {
+	char device[48];   /* benchmark device label: "cpu", "cl", as benchmarks.device */
+	struct xo_probe p; /* NAN figures are stored as NULL */
+};
+/* xo_perfdb_run_finish, also storing nprobes device probes (one per device)
+ * in the same transaction. */
+enum xo_status xo_perfdb_run_finish_probes(struct xo_perfdb *db, int64_t run_id,
+                                           const struct xo_perf_result *r, size_t n,
+                                           const struct xo_perf_probe *probes, size_t nprobes);
+/* The probe of device (its label, "cpu", "cl") stored with run_id, NULL
+ * columns read as NAN. XO_ENODEV (with a message) when that run has no probe
+ * of that device (older runs, --no-probe, a device without a probe); XO_EDB
+ * when the store cannot be read. */
+enum xo_status xo_perfdb_probe_get(struct xo_perfdb *db, int64_t run_id, const char *device,
+                                   struct xo_probe *out);
+
 /* The reps (calls per sample) the latest complete run on run_id's testbed
  * used for benchmark name; 0 when there is none. */
 int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, int64_t run_id, const char *name);
@@ -170,6 +187,7 @@ struct xo_perf_record_opts {
 	bool progress;          /* draw a progress bar on stderr */
 	bool list_only;         /* print the benchmark names and stop */
 	bool json;              /* with list_only: a JSON array of the benchmarks */
+	bool no_probe;          /* skip the device probes (table probes) */
 };
 enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
                               int64_t *run_id);

@@ -23,6 +23,7 @@
 
 #include "jsonout.h"
 #include "perfdb.h"
+#include "xo/backend.h"
 
 /* ---- the benchmark set ---------------------------------------------------------- */
 
@@ -448,6 +449,46 @@ static void model_label(const char *path, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)n, base);
 }
 
+/* Seconds of each device probe (struct xo_probe): a rough probe is enough to
+ * track a machine over time; `xo probe` takes longer. */
+#define RECORD_PROBE_S 1.5
+#define RECORD_PROBE_QUICK_S 1.0
+
+/*
+ * Probes each device that measured at least one benchmark and has a probe
+ * (not ref), once: *out gets a row per device for the run's transaction. A
+ * probe that fails is reported and left out; the run's results stand.
+ */
+static enum xo_status probe_devices(struct device *dev, int ndev, const struct bench *b,
+                                    size_t nb, bool quick, struct xo_perf_probe **out,
+                                    size_t *nout)
+{
+	struct xo_perf_probe *p = calloc((size_t)ndev, sizeof(*p));
+	size_t n = 0;
+
+	if (!p)
+		return xo_error(XO_ENOMEM, "perf: out of memory");
+	for (int d = 0; d < ndev; d++) {
+		bool measured = false;
+
+		for (size_t i = 0; i < nb && !measured; i++)
+			measured = b[i].dev == &dev[d] && b[i].ok && b[i].r.n;
+		if (!measured || !dev[d].be->iface->probe)
+			continue;
+		snprintf(p[n].device, sizeof(p[n].device), "%s", dev[d].label);
+		if (xo_backend_probe(dev[d].be, quick ? RECORD_PROBE_QUICK_S : RECORD_PROBE_S,
+		                     &p[n].p)) {
+			fprintf(stderr, "xo perf: probe of %s failed, not stored: %s\n", dev[d].label,
+			        xo_last_error());
+			continue;
+		}
+		n++;
+	}
+	*out = p;
+	*nout = n;
+	return XO_OK;
+}
+
 enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
                               int64_t *run_id)
 {
@@ -469,6 +510,8 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	bool have_re = false;
 	enum xo_status st = XO_OK;
 	size_t *order = NULL;
+	struct xo_perf_probe *probes = NULL;
+	size_t nprobes = 0;
 
 	if (o->filter) {
 		int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
@@ -747,7 +790,9 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		              (long long)*run_id);
 		goto out_free;
 	}
-	if ((st = xo_perfdb_run_finish(db, *run_id, res, nok)))
+	if (!o->no_probe && (st = probe_devices(dev, ndev, b, nb, o->quick, &probes, &nprobes)))
+		goto out_free;
+	if ((st = xo_perfdb_run_finish_probes(db, *run_id, res, nok, probes, nprobes)))
 		goto out_free;
 	fprintf(out, "run %lld: %zu benchmarks x %d samples in %.1f s, commit %.12s%s, stored\n",
 	        (long long)*run_id, nok, samples, now_s() - t_start, commit.sha,
@@ -757,6 +802,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		        (long long)*run_id, nb - nok);
 
 out_free:
+	free(probes);
 	free(res);
 	free(order);
 	for (size_t i = 0; b && i < nb; i++)

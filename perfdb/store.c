@@ -4,7 +4,7 @@
  * transactions of a run (DESIGN section 9).
  *
  * Every database, new or old, reaches the current schema through the same
- * chain of migrations (0 -> 1 -> 2 -> 3), so the migration path is exercised by
+ * chain of migrations (0 -> 1 -> 2 -> 3 -> 4), so the migration path is exercised by
  * every fresh store, not only by old files.
  */
 #include <inttypes.h>
@@ -183,8 +183,20 @@ static const char migrate_2[] =
  */
 static const char migrate_3[] = "ALTER TABLE runs ADD COLUMN others_cpu REAL;";
 
+/*
+ * Version 4: the device probe (struct xo_probe, `xo probe`) of each device a
+ * run measured, written with the run's results; NULL where a figure does not
+ * apply to the device (NAN in the struct). `device` is the benchmark label
+ * ("cpu", "cl"), as benchmarks.device.
+ */
+static const char migrate_4[] =
+    "CREATE TABLE probes(run_id INTEGER NOT NULL REFERENCES runs(id), device TEXT NOT NULL,"
+    " launch_s REAL, enqueue_s REAL, sync_s REAL, h2d_lat_s REAL, h2d_bw REAL, d2h_lat_s REAL,"
+    " d2h_bw REAL, flops REAL, mem_bw REAL, handoff_s REAL, units INTEGER, wall_s REAL,"
+    " PRIMARY KEY(run_id, device));";
+
 static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {migrate_1, migrate_2,
-                                                                 migrate_3};
+                                                                 migrate_3, migrate_4};
 
 /*
  * A schema version this xo can read or migrate: 0 (new) to the current one.
@@ -658,7 +670,7 @@ out_rollback:
 	return st;
 }
 
-enum { S_BENCH_UPSERT, S_BENCH_ID, S_RESULT, S_SAMPLE, S_OP, S_RUN_DONE, S_COUNT };
+enum { S_BENCH_UPSERT, S_BENCH_ID, S_RESULT, S_SAMPLE, S_OP, S_PROBE, S_RUN_DONE, S_COUNT };
 
 static const char *const finish_sql[S_COUNT] = {
     [S_BENCH_UPSERT] = "INSERT INTO benchmarks(name, params, kind, device, what, dir, model,"
@@ -675,6 +687,9 @@ static const char *const finish_sql[S_COUNT] = {
                  " d2h_s, wait_s, launches) VALUES (?,?,?,?,?,?,?,?,?)",
     [S_OP] = "INSERT INTO result_ops(result_id, op, dir, kernel_s, launches)"
              " VALUES (?,?,?,?,?)",
+    [S_PROBE] = "INSERT INTO probes(run_id, device, launch_s, enqueue_s, sync_s, h2d_lat_s,"
+                " h2d_bw, d2h_lat_s, d2h_bw, flops, mem_bw, handoff_s, units, wall_s)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_RUN_DONE] = "UPDATE runs SET state = 'complete', finished = ?, load_end = ?,"
                    " others_cpu = ? WHERE id = ?",
 };
@@ -772,8 +787,48 @@ static enum xo_status store_result(struct xo_perfdb *db, sqlite3_stmt **s, int64
 	return XO_OK;
 }
 
+/* A probe figure: NULL where it does not apply (NAN) or is not finite. */
+static void bind_figure(sqlite3_stmt *s, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static enum xo_status store_probe(struct xo_perfdb *db, sqlite3_stmt *q, int64_t run_id,
+                                  const struct xo_perf_probe *pr)
+{
+	const struct xo_probe *p = &pr->p;
+
+	sqlite3_bind_int64(q, 1, run_id);
+	bind_text(q, 2, pr->device);
+	bind_figure(q, 3, p->launch_s);
+	bind_figure(q, 4, p->enqueue_s);
+	bind_figure(q, 5, p->sync_s);
+	bind_figure(q, 6, p->h2d_lat_s);
+	bind_figure(q, 7, p->h2d_bw);
+	bind_figure(q, 8, p->d2h_lat_s);
+	bind_figure(q, 9, p->d2h_bw);
+	bind_figure(q, 10, p->flops);
+	bind_figure(q, 11, p->mem_bw);
+	bind_figure(q, 12, p->handoff_s);
+	sqlite3_bind_int64(q, 13, p->units);
+	bind_figure(q, 14, p->wall_s);
+	if (step_done(q))
+		return db_err(db, "storing a device probe");
+	return XO_OK;
+}
+
 enum xo_status xo_perfdb_run_finish(struct xo_perfdb *db, int64_t run_id,
                                     const struct xo_perf_result *r, size_t n)
+{
+	return xo_perfdb_run_finish_probes(db, run_id, r, n, NULL, 0);
+}
+
+enum xo_status xo_perfdb_run_finish_probes(struct xo_perfdb *db, int64_t run_id,
+                                           const struct xo_perf_result *r, size_t n,
+                                           const struct xo_perf_probe *probes, size_t nprobes)
 {
 	sqlite3_stmt *s[S_COUNT] = {0};
 	enum xo_status st;
@@ -787,6 +842,9 @@ enum xo_status xo_perfdb_run_finish(struct xo_perfdb *db, int64_t run_id,
 		}
 	for (size_t i = 0; i < n; i++)
 		if ((st = store_result(db, s, run_id, &r[i])))
+			goto out_rollback;
+	for (size_t i = 0; i < nprobes; i++)
+		if ((st = store_probe(db, s[S_PROBE], run_id, &probes[i])))
 			goto out_rollback;
 	sqlite3_bind_int64(s[S_RUN_DONE], 1, (int64_t)time(NULL));
 	sqlite3_bind_double(s[S_RUN_DONE], 2, load_average());
@@ -912,4 +970,51 @@ int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, int64_t run_id, const char *na
 		reps = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return reps;
+}
+
+/* A REAL column of a probes row: NAN where NULL. */
+static double column_figure(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+enum xo_status xo_perfdb_probe_get(struct xo_perfdb *db, int64_t run_id, const char *device,
+                                   struct xo_probe *out)
+{
+	sqlite3_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->h,
+	                       "SELECT launch_s, enqueue_s, sync_s, h2d_lat_s, h2d_bw, d2h_lat_s,"
+	                       " d2h_bw, flops, mem_bw, handoff_s, units, wall_s FROM probes"
+	                       " WHERE run_id = ? AND device = ?",
+	                       -1, &s, NULL) != SQLITE_OK)
+		return db_err(db, "reading a device probe");
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_text(s, 2, device);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*out = (struct xo_probe){
+		    .launch_s = column_figure(s, 0),
+		    .enqueue_s = column_figure(s, 1),
+		    .sync_s = column_figure(s, 2),
+		    .h2d_lat_s = column_figure(s, 3),
+		    .h2d_bw = column_figure(s, 4),
+		    .d2h_lat_s = column_figure(s, 5),
+		    .d2h_bw = column_figure(s, 6),
+		    .flops = column_figure(s, 7),
+		    .mem_bw = column_figure(s, 8),
+		    .handoff_s = column_figure(s, 9),
+		    .units = (int)sqlite3_column_int64(s, 10),
+		    .wall_s = column_figure(s, 11),
+		};
+	} else if (rc == SQLITE_DONE) {
+		st = xo_error(XO_ENODEV, "%s: run %lld has no probe of device %s", db->path,
+		              (long long)run_id, device);
+	} else {
+		st = db_err(db, "reading a device probe");
+	}
+	sqlite3_finalize(s);
+	return st;
 }

@@ -2,7 +2,7 @@
 """json_outputs.py XO WHAT - the machine-readable outputs of issue 16 item 5
 are valid JSON (checked by `python3 -m json.tool`, an independent parser) and
 carry the fields a script selects on. WHAT: check, check-shapes, list,
-devices, summary; and version (`xo --version` names the source's commit).
+devices, summary, explain; and version (`xo --version` names the source's commit).
 Exit 0 pass, 1 fail.
 """
 import json
@@ -122,6 +122,43 @@ def main():
         assert got == want, got
         assert d["total_params"] == 4108 and d["trainable_params"] == 4108
         assert d["non_trainable_params"] == 0
+    elif what == "explain":
+        # issue 12 item 3: machine-read fields are measured_*, predicted_*,
+        # diagnosis; the measured split adds up to the measured time
+        argv = [xo, "explain", "--batch", "1", "--batch", "8", "--repeat", "1", "--budget",
+                "0.2", "--json"]
+        d = run(argv)
+        for k in ("model", "devices", "points", "crossover", "crossover_predict", "accuracy",
+                  "wall_s"):
+            assert k in d, f"explain --json without {k}"
+        devs = [x["device"] for x in d["devices"]]
+        assert devs[0] == "cpu", devs
+        assert len(d["points"]) == 4 * len(devs), len(d["points"])
+        for pt in d["points"]:
+            for k in ("device", "batch", "what", "launches", "measured_s", "measured_ci_lo",
+                      "measured_ci_hi", "measured_launch_s", "measured_transfer_s",
+                      "measured_compute_s", "measured_other_s", "predicted_s",
+                      "predicted_launch_s", "predicted_transfer_s", "predicted_compute_s",
+                      "predicted_other_s", "ratio", "diagnosis", "predicted_diagnosis"):
+                assert k in pt, f"point without {k}: {pt}"
+            assert pt["what"] in ("train_step", "predict"), pt
+            assert pt["batch"] in (1, 8), pt
+            assert pt["measured_ci_lo"] <= pt["measured_s"] <= pt["measured_ci_hi"], pt
+            parts = sum(pt[f"measured_{p}_s"] for p in ("launch", "transfer", "compute", "other"))
+            assert abs(parts - pt["measured_s"]) <= 1e-9 * pt["measured_s"], pt
+            assert pt["diagnosis"].startswith(f"at batch {pt['batch']} the {pt['device']} "), pt
+            if pt["predicted_s"] is not None:
+                parts = sum(pt[f"predicted_{p}_s"]
+                            for p in ("launch", "transfer", "compute", "other"))
+                assert abs(parts - pt["predicted_s"]) <= 1e-9 * pt["predicted_s"], pt
+        if len(devs) >= 2:
+            c = d["crossover"]
+            for k in ("measured", "measured_batch", "measured_lo", "measured_hi",
+                      "predicted_batch", "what_if"):
+                assert k in c, f"crossover without {k}: {c}"
+            assert c["a"] == "cpu" and c["b"] == devs[1], c
+        else:
+            assert d["crossover"] is None, d["crossover"]
     elif what == "version":
         # not JSON: `xo --version` names the commit the source tree is at
         src = sys.argv[3]

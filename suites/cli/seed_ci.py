@@ -26,6 +26,10 @@ def main():
         for key in ("train_ms_per_step", "predict_s", "predict_s_one_batch"):
             lo, hi = r[key + "_ci_lo"], r[key + "_ci_hi"]
             assert 0 < lo <= r[key] <= hi, (key, lo, r[key], hi)
+        # issue 12 item 4: one diagnosis sentence per device from its split
+        assert r["diagnosis"].startswith("at batch 512 the cpu train step is "), r
+        assert "predicted_diagnosis" in r and "predicted_train_ms_per_step" in r, r
+    assert p.stderr.count("  at batch 512 the cpu train step is ") == 2, p.stderr
     # the same data and seed: the same accuracies on both runs
     assert d[0]["val_accuracy"] == d[1]["val_accuracy"], d
     # the human table (stderr with --json) names the interval and the marker

@@ -1,0 +1,305 @@
+/*
+ * cpu_probe.c - the cpu backend's probe (struct xo_probe in xo.h, `xo probe`)
+ * and the FMA peak of n threads at once that `xo bench` divides by.
+ *
+ * Figures: flops, the FMA peak of as many threads as the pool has, each
+ * timed in its own CPU time (xo_cpu_fma_peak), summed: what the cores can do
+ * when they are ours; mem_bw, a STREAM triad a = b + s * c over arrays well
+ * beyond the last-level cache, split over the pool (bytes counted as STREAM
+ * does: 12 per element, write-allocate reads not counted), best of tries;
+ * launch_s, one pool round of an empty task over every thread, and
+ * handoff_s, one part handed to one worker while the caller waits for it,
+ * both medians of host-clock tries. The triad's output is checked.
+ * A host backend has no queue or transfers: those figures are NAN.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu.h"
+
+/* Latency tries: at least MIN, at most MAX, more while the share lasts. */
+#define PROBE_MIN_TRIES 5
+#define PROBE_MAX_TRIES 2000
+#define PROBE_MIN_RATE_TRIES 3
+#define PROBE_MAX_RATE_TRIES 32
+/* FMA peak tries (the best is kept, as `xo bench` does). */
+#define PROBE_PEAK_TRIES 3
+/* Triad arrays: 2x the last-level cache each (6x for the three), 32..128 MiB. */
+#define PROBE_TRIAD_MIN ((size_t)32 << 20)
+#define PROBE_TRIAD_MAX ((size_t)128 << 20)
+/* Triad elements checked per try. */
+#define PROBE_TRIAD_CHECKS 1024
+#define PROBE_TRIAD_S 3.0f
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static bool more(int n, int min, int max, double deadline)
+{
+	return n < max && (n < min || now_s() < deadline);
+}
+
+/* ---- FMA peak of n threads ------------------------------------------------------ */
+
+struct peak_arg {
+	enum xo_cpu_isa isa;
+	double seconds;
+	double flops;
+};
+
+static void *peak_thread(void *p)
+{
+	struct peak_arg *a = p;
+
+	a->flops = xo_cpu_fma_peak(a->isa, a->seconds);
+	return NULL;
+}
+
+/* Sum of the FMA rates of n threads running at once (one try). */
+static double peak_threads_once(enum xo_cpu_isa isa, int n, double seconds)
+{
+	pthread_t tid[XO_CPU_MAX_THREADS];
+	struct peak_arg args[XO_CPU_MAX_THREADS];
+	double sum = 0.0;
+	int started = 0;
+
+	for (int i = 0; i < n; i++) {
+		args[i] = (struct peak_arg){isa, seconds, 0.0};
+		if (pthread_create(&tid[i], NULL, peak_thread, &args[i]))
+			break;
+		started++;
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		sum += args[i].flops;
+	}
+	return sum;
+}
+
+/* The peak is a maximum: load from other processes can only lower a try, so
+ * the best of a few tries is the estimate. */
+double xo_cpu_fma_peak_threads(enum xo_cpu_isa isa, int n, double seconds, int tries)
+{
+	double best = 0.0;
+
+	XO_ASSERT(n >= 1 && n <= XO_CPU_MAX_THREADS && tries >= 1);
+	for (int i = 0; i < tries; i++)
+		best = fmax(best, peak_threads_once(isa, n, seconds));
+	return best;
+}
+
+/* ---- triad ---------------------------------------------------------------------- */
+
+struct triad_arg {
+	float *a;
+	const float *b, *c;
+	float s;
+	int64_t n;
+};
+
+static void triad_part(void *p, int t, int nt)
+{
+	const struct triad_arg *x = p;
+	int64_t lo = x->n * t / nt, hi = x->n * (t + 1) / nt;
+	float *restrict a = x->a;
+	const float *restrict b = x->b, *restrict c = x->c;
+
+	for (int64_t i = lo; i < hi; i++)
+		a[i] = b[i] + x->s * c[i];
+}
+
+void xo_cpu_triad(struct xo_cpu_pool_threads *tp, int nt, float *a, const float *b,
+		  const float *c, float s, int64_t n)
+{
+	struct triad_arg x = {a, b, c, s, n};
+
+	XO_ASSERT(nt >= 1 && n >= 0);
+	xo_cpu_threads_run(tp, nt, triad_part, &x);
+}
+
+/* The triad's inputs: b[i] = i mod 2^16, c[i] = (i / 8) mod 2^8, so
+ * a[i] = b[i] + 3 c[i] < 2^17 is exact in float. */
+static void triad_fill_part(void *p, int t, int nt)
+{
+	const struct triad_arg *x = p;
+	int64_t lo = x->n * t / nt, hi = x->n * (t + 1) / nt;
+	float *b = (float *)x->b, *c = (float *)x->c;
+
+	for (int64_t i = lo; i < hi; i++) {
+		b[i] = (float)(i & 0xffff);
+		c[i] = (float)((i >> 3) & 0xff);
+		x->a[i] = -1.0f;
+	}
+}
+
+float xo_cpu_triad_expect(int64_t i)
+{
+	return (float)(i & 0xffff) + PROBE_TRIAD_S * (float)((i >> 3) & 0xff);
+}
+
+/* Writes the triad inputs (and a = -1) for n elements, in parallel so each
+ * thread first touches the pages it streams. */
+void xo_cpu_triad_fill(struct xo_cpu_pool_threads *tp, int nt, float *a, float *b, float *c,
+		       int64_t n)
+{
+	struct triad_arg x = {a, b, c, PROBE_TRIAD_S, n};
+
+	xo_cpu_threads_run(tp, nt, triad_fill_part, &x);
+}
+
+static size_t triad_bytes(void)
+{
+	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	size_t bytes = l3 > 0 ? 2 * (size_t)l3 : PROBE_TRIAD_MIN;
+
+	return bytes < PROBE_TRIAD_MIN ? PROBE_TRIAD_MIN
+	       : bytes > PROBE_TRIAD_MAX ? PROBE_TRIAD_MAX
+					 : bytes;
+}
+
+static enum xo_status probe_stream(struct xo_cpu_ctx *c, double share, struct xo_probe *p)
+{
+	int64_t n = (int64_t)(triad_bytes() / sizeof(float));
+	float *a = malloc((size_t)n * sizeof(float)), *b = malloc((size_t)n * sizeof(float)),
+	      *cc = malloc((size_t)n * sizeof(float));
+	enum xo_status st = XO_OK;
+	double best = 0.0, deadline;
+
+	if (!a || !b || !cc) {
+		st = xo_error(XO_ENOMEM, "cpu probe: out of memory for the stream arrays");
+		goto out_free;
+	}
+	xo_cpu_triad_fill(c->tp, c->nthreads, a, b, cc, n);
+	/* one untimed pass, then the tries */
+	xo_cpu_triad(c->tp, c->nthreads, a, b, cc, PROBE_TRIAD_S, n);
+	deadline = now_s() + share;
+	for (int t = 0; more(t, PROBE_MIN_RATE_TRIES, PROBE_MAX_RATE_TRIES, deadline); t++) {
+		double t0 = now_s(), dt;
+
+		xo_cpu_triad(c->tp, c->nthreads, a, b, cc, PROBE_TRIAD_S, n);
+		dt = now_s() - t0;
+		if (dt > 0)
+			best = fmax(best, 12.0 * (double)n / dt);
+	}
+	for (int k = 0; k < PROBE_TRIAD_CHECKS; k++) {
+		int64_t i = (int64_t)k * (n - 1) / (PROBE_TRIAD_CHECKS - 1);
+
+		if (a[i] != xo_cpu_triad_expect(i)) {
+			st = xo_error(XO_EINVAL,
+				      "cpu probe: the triad wrote %g at %lld, expected %g: its "
+				      "bandwidth would be wrong",
+				      (double)a[i], (long long)i, (double)xo_cpu_triad_expect(i));
+			goto out_free;
+		}
+	}
+	p->mem_bw = best;
+
+out_free:
+	free(a);
+	free(b);
+	free(cc);
+	return st;
+}
+
+/* ---- pool latency ----------------------------------------------------------------- */
+
+static void empty_part(void *p, int t, int nt)
+{
+	(void)p;
+	(void)t;
+	(void)nt;
+}
+
+/* Every part waits until all parts have started: with two parts the caller
+ * (which claims parts too) cannot run both, so one goes to a worker and the
+ * round is one hand-off there and back. */
+static void rendezvous_part(void *p, int t, int nt)
+{
+	_Atomic int *arrived = p;
+
+	(void)t;
+	atomic_fetch_add(arrived, 1);
+	for (int spins = 0; atomic_load(arrived) < nt; spins++)
+		if (spins % 1024 == 1023)
+			sched_yield(); /* a loaded machine: the worker may need our core */
+}
+
+static void probe_pool(struct xo_cpu_ctx *c, double share, struct xo_probe *p, double *v)
+{
+	double deadline;
+	_Atomic int arrived;
+	int n;
+
+	xo_cpu_threads_run(c->tp, c->nthreads, empty_part, NULL); /* wakes the workers */
+	deadline = now_s() + share / 2;
+	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
+		double t0 = now_s();
+
+		xo_cpu_threads_run(c->tp, c->nthreads, empty_part, NULL);
+		v[n] = now_s() - t0;
+	}
+	p->launch_s = median(v, n);
+	if (c->nthreads < 2)
+		return; /* no worker to hand off to: handoff_s stays NAN */
+	deadline = now_s() + share / 2;
+	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
+		double t0;
+
+		atomic_store(&arrived, 0);
+		t0 = now_s();
+		xo_cpu_threads_run(c->tp, 2, rendezvous_part, (void *)&arrived);
+		v[n] = now_s() - t0;
+	}
+	p->handoff_s = median(v, n);
+}
+
+enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_probe *out)
+{
+	struct xo_cpu_ctx *c = be->ctx;
+	struct xo_probe p = {
+	    .launch_s = NAN, .enqueue_s = NAN, .sync_s = NAN, .h2d_lat_s = NAN,
+	    .h2d_bw = NAN, .d2h_lat_s = NAN, .d2h_bw = NAN, .flops = NAN,
+	    .mem_bw = NAN, .handoff_s = NAN, .units = c->nthreads, .wall_s = NAN,
+	};
+	double t0 = now_s(), *v = malloc(PROBE_MAX_TRIES * sizeof(*v));
+	enum xo_status st;
+
+	if (!v)
+		return xo_error(XO_ENOMEM, "cpu probe: out of memory");
+	/* shares of the budget: pool latency 15%, FMA peak 20% (CPU time: on a
+	 * loaded machine its wall time is longer), stream 30%; the rest is for
+	 * the stream arrays' first touch */
+	probe_pool(c, 0.15 * budget_s, &p, v);
+	free(v);
+	p.flops = xo_cpu_fma_peak_threads(c->isa, c->nthreads,
+					  0.2 * budget_s / PROBE_PEAK_TRIES, PROBE_PEAK_TRIES);
+	if ((st = probe_stream(c, 0.3 * budget_s, &p)))
+		return st;
+	p.wall_s = now_s() - t0;
+	*out = p;
+	return XO_OK;
+}

@@ -1,0 +1,114 @@
+/*
+ * cost.c - the cost model (cost.h has the formula): a predicted step split
+ * from a probe, per-layer costs and the step's structure; and the crossover
+ * batch of two time curves.
+ */
+#include <math.h>
+
+#include "cost.h"
+
+/* A probe figure that applies: finite and > 0. */
+static bool have(double v)
+{
+	return isfinite(v) && v > 0;
+}
+
+/* seconds for amount at rate, 0 where the rate does not apply */
+static double over(double amount, double rate)
+{
+	return have(rate) && amount > 0 ? amount / rate : 0;
+}
+
+static double times(double count, double each)
+{
+	return have(each) && count > 0 ? count * each : 0;
+}
+
+/* One roofline term: adds flops and bytes to t and returns max(time of
+ * each). */
+static double roofline(const struct xo_probe *p, double flops, double bytes,
+                       struct xo_cost_terms *t)
+{
+	double tf = over(flops, p->flops), tb = over(bytes, p->mem_bw);
+
+	t->flops += flops;
+	t->bytes += bytes;
+	t->compute_flops_s += tf;
+	t->compute_bytes_s += tb;
+	if (tf > tb && tf > 0)
+		t->flop_bound_layers++;
+	return tf > tb ? tf : tb;
+}
+
+void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
+                     struct xo_split *out, struct xo_cost_terms *terms)
+{
+	struct xo_cost_terms t = {0};
+	double n = (double)step->batch, fl = 4.0 * (double)step->classes;
+
+	for (int i = 0; i < step->nlayers; i++) {
+		const struct xo_layer_cost *c = &step->layers[i];
+		double flops = n * c->flops_fwd, act = c->act_bytes_fwd, w = c->w_bytes_fwd;
+
+		if (step->training) {
+			flops += n * c->flops_bwd;
+			act += c->act_bytes_bwd;
+			w += c->w_bytes_bwd;
+		} else if (!c->ops_predict) {
+			act = 0; /* dropout: the identity at inference, no op */
+		}
+		if (step->fused)
+			act = 0; /* counted once below: the model's input and output */
+		t.compute_s += roofline(p, flops, n * act + w, &t);
+	}
+	if (step->fused) /* the input samples read, the probabilities written */
+		t.compute_s += roofline(p, 0, n * (4.0 * (double)step->in_size + fl), &t);
+	if (step->training) {
+		/* loss, accuracy, loss gradient: read probabilities and labels
+		 * (2 + 2 + 2 rows), write the gradient (1 row) per sample; Adam:
+		 * reads gradient, parameter, m, v and writes the last three */
+		t.compute_s += roofline(p, 0, n * 7 * fl, &t);
+		t.compute_s += roofline(p, 0, 7 * 4.0 * (double)step->params, &t);
+	}
+	if (step->extra_bytes > 0)
+		t.compute_s += roofline(p, 0, step->extra_bytes, &t);
+	t.launch_s = times(step->launches, p->launch_s);
+	/* a blocking copy's latency is a round trip during which the bus is
+	 * idle: launch and sync latency in the split's terms, as measured */
+	t.copy_lat_s = times(step->h2d_count, p->h2d_lat_s) + times(step->d2h_count, p->d2h_lat_s);
+	t.h2d_s = over(step->h2d_bytes, p->h2d_bw);
+	t.d2h_s = over(step->d2h_bytes, p->d2h_bw);
+	out->part_s[XO_SPLIT_LAUNCH] = t.launch_s + t.copy_lat_s;
+	out->part_s[XO_SPLIT_TRANSFER] = t.h2d_s + t.d2h_s;
+	out->part_s[XO_SPLIT_COMPUTE] = t.compute_s;
+	out->part_s[XO_SPLIT_OTHER] = 0;
+	out->wall_s = t.launch_s + t.copy_lat_s + t.h2d_s + t.d2h_s + t.compute_s;
+	out->launches = step->launches > 0 ? step->launches : 0;
+	if (terms)
+		*terms = t;
+}
+
+enum xo_cross xo_cost_crossover(const double *x, const double *a, const double *b, int n,
+                                double *batch)
+{
+	if (n < 1)
+		return XO_CROSS_NONE;
+	if (b[0] < a[0]) {
+		*batch = x[0];
+		return XO_CROSS_BELOW;
+	}
+	for (int i = 1; i < n; i++) {
+		double d0, d1, f;
+
+		if (!(b[i] < a[i]))
+			continue;
+		/* b slower (or equal) at i-1, faster at i: where log(b / a),
+		 * linear in log2(batch), is 0 */
+		d0 = log(b[i - 1] / a[i - 1]);
+		d1 = log(b[i] / a[i]);
+		f = d0 - d1 > 0 ? d0 / (d0 - d1) : 1;
+		*batch = exp2(log2(x[i - 1]) + f * (log2(x[i]) - log2(x[i - 1])));
+		return XO_CROSS_AT;
+	}
+	return XO_CROSS_NONE;
+}

@@ -1,0 +1,79 @@
+/*
+ * cost.h - the cost model of `xo explain`: from a device's probe (struct
+ * xo_probe), a model's per-layer costs (struct xo_layer_cost) and a step's
+ * structure (launches, transfers), a predicted wall time split into the same
+ * four parts as a measured step (perfdb/split.h):
+ *
+ *   launch   = launches x probe.launch_s
+ *            + h2d_count x h2d_lat_s + d2h_count x d2h_lat_s
+ *   transfer = h2d_bytes / h2d_bw + d2h_bytes / d2h_bw
+ *   compute  = sum over layers (and the step's extra ops and extra_bytes)
+ *              of the roofline max(flops / probe.flops, bytes / probe.mem_bw)
+ *   other    = 0 (nothing in the probe predicts host work outside the device)
+ *
+ * A blocking copy's latency (a 4-byte copy, enqueue to completion) is time
+ * the device sits idle waiting on the host: the measured split counts it as
+ * launch and sync latency, so the prediction does too; the transfer part is
+ * the time the bus is busy, bytes over bandwidth.
+ * A probe figure that is NAN (a host backend has no transfers) contributes 0.
+ * Every term is kept (struct xo_cost_terms) so explain can print it.
+ * docs/explain.md states the formula, the conventions and the accuracy.
+ */
+#ifndef XO_PERFDB_COST_H
+#define XO_PERFDB_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "split.h"
+#include "xo.h"
+
+/* One step to predict: what the model does, at which batch, in which mode. */
+struct xo_cost_step {
+	const struct xo_layer_cost *layers; /* nlayers entries */
+	int nlayers;
+	int64_t params;              /* parameters (Adam's traffic in training) */
+	int64_t in_size;             /* input elements per sample (the fused path's traffic) */
+	int64_t classes;             /* outputs per sample (loss and accuracy traffic) */
+	int64_t batch;               /* samples in the step, >= 1 */
+	bool training;               /* a training step (fwd + bwd + Adam) or a predict call */
+	bool fused;                  /* the backend's fused path: a sample's activations stay in
+	                              * cache or local memory, so only the model's input and
+	                              * output (and weights) count as memory traffic */
+	double launches;             /* device launches (cl) or thread-pool rounds (cpu) */
+	double extra_bytes;          /* the backend's own per-step traffic (cpu fused training:
+	                              * packed weights, per-part gradient sums) */
+	double h2d_bytes, h2d_count; /* host-to-device copies of the step */
+	double d2h_bytes, d2h_count; /* device-to-host copies of the step */
+};
+
+/* The terms of a prediction, each in seconds. */
+struct xo_cost_terms {
+	double launch_s;        /* launches x launch_s */
+	double copy_lat_s;      /* h2d_count x h2d_lat_s + d2h_count x d2h_lat_s */
+	double h2d_s, d2h_s;    /* bytes / bw, each direction */
+	double flops, bytes;    /* the step's totals (layers + extra ops) */
+	double compute_flops_s; /* sum of the per-layer flop times ... */
+	double compute_bytes_s; /* ... and byte times (the roofline takes the max per layer) */
+	double compute_s;       /* sum over layers of the max */
+	int flop_bound_layers;  /* layers where flops / flops_rate won */
+};
+
+/* Predicts step on probe p into out (parts add up to out->wall_s; out->
+ * launches = step->launches) and, when terms is not NULL, its terms. */
+void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
+                     struct xo_split *out, struct xo_cost_terms *terms);
+
+/*
+ * Where curve b (e.g. cl) first becomes faster than curve a (cpu), both
+ * sampled at the same increasing batch sizes x[0..n): the batch where
+ * log(b/a) crosses 0, interpolated linearly in log2(batch) between the two
+ * samples around the first sign change from b slower to b faster. Returns
+ * XO_CROSS_AT with *batch set, XO_CROSS_BELOW when b is already faster at
+ * x[0] (*batch = x[0]), XO_CROSS_NONE when b is never faster.
+ */
+enum xo_cross { XO_CROSS_NONE, XO_CROSS_AT, XO_CROSS_BELOW };
+enum xo_cross xo_cost_crossover(const double *x, const double *a, const double *b, int n,
+                                double *batch);
+
+#endif /* XO_PERFDB_COST_H */

@@ -1,0 +1,84 @@
+/*
+ * explain.h - `xo explain`: per device and batch size, a training step and a
+ * predict call measured, predicted by the cost model (cost.h) from the
+ * device's probe, both split (split.h) and diagnosed in one sentence; then
+ * the crossover batch of the first two devices, measured (with an interval)
+ * and predicted, and what would move it. docs/explain.md.
+ */
+#ifndef XO_PERFDB_EXPLAIN_H
+#define XO_PERFDB_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cost.h"
+
+#define XO_EXPLAIN_MAX_DEVICES 8
+#define XO_EXPLAIN_MAX_BATCHES 32
+
+struct xo_explain_options {
+	const char *model_path; /* a spec file; NULL: the seed model */
+	const char *devices[XO_EXPLAIN_MAX_DEVICES];
+	int ndevices; /* 0: cpu and cl when cl opens */
+	int64_t batches[XO_EXPLAIN_MAX_BATCHES];
+	int nbatches;          /* 0: 1, 2, 4 .. 8192 */
+	int repeat;            /* timed reps per point, at least (>= 1) */
+	double probe_budget_s; /* per device */
+	bool json;             /* out gets one JSON object; the text goes to err */
+	FILE *out, *err;
+};
+
+/* One measured and predicted step. */
+struct xo_explain_point {
+	int64_t batch;
+	bool training;                               /* train step or predict call */
+	double measured_s, measured_lo, measured_hi; /* median and interquartile range */
+	int reps;
+	struct xo_split measured, predicted; /* predicted.wall_s NAN: no probe */
+	struct xo_cost_terms terms;
+	double launches; /* per step: counted (cl), structural (cpu) */
+};
+
+/* The step the cost model predicts for model m (layer costs lc) at batch n:
+ * a training step on a resident batch, or a predict call that writes the
+ * batch and reads the probabilities back. launches: counted on a measured
+ * step (cl); cpu's thread-pool rounds come from the structure (fused: one
+ * per net, one for Adam; op by op: one per op). */
+void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
+                          bool training, int64_t n, double launches, bool fused,
+                          struct xo_cost_step *s);
+
+/* FLOP/s of the backend's own dense forward kernel on a fixed GEMM shape
+ * (512 x 64 -> 64), launch and sync included, median of 9 (NAN when it
+ * cannot run): the compute rate kernels of the model's size reach. */
+double xo_explain_gemm_rate(struct xo_backend *be);
+/* The probe the cost model gets: p with flops lowered to gemm_flops (when
+ * that is a rate and below the FMA peak). */
+void xo_explain_model_probe(const struct xo_probe *p, double gemm_flops, struct xo_probe *out);
+
+/* What a what-if sentence needs: the crossover of a's and b's predicted
+ * training-step curves at batches x[0..n) (cost_step filled per batch). */
+enum xo_cross xo_explain_what_if(const struct xo_probe *pa, const struct xo_probe *pb,
+                                 const struct xo_cost_step *sa, const struct xo_cost_step *sb,
+                                 int n, double *batch);
+
+/* The crossover of the medians a, b (xo_cost_crossover; *batch NAN when
+ * none) and its interval from the spreads: *lo where b's fast end (blo)
+ * crosses a's slow end (ahi), *hi where b's slow end crosses a's fast end;
+ * NAN where those never cross. */
+enum xo_cross xo_explain_crossover_interval(const double *x, const double *alo, const double *a,
+                                            const double *ahi, const double *blo, const double *b,
+                                            const double *bhi, int n, double *batch, double *lo,
+                                            double *hi);
+
+/* The one sentence of a crossover: "cl is faster from batch ~256 (measured
+ * interval 200..300)" etc. into buf. */
+char *xo_explain_cross_sentence(enum xo_cross c, double batch, const char *a, const char *b,
+                                int64_t first, int64_t last, char *buf, size_t size);
+
+/* Runs it all. Returns the exit code: 0, or 2 after one line on err (bad
+ * device, model file, batch). */
+int xo_explain_run(const struct xo_explain_options *o);
+
+#endif /* XO_PERFDB_EXPLAIN_H */

@@ -1,0 +1,13 @@
+# The device probe (issue 12 item 1, suites/test_probe.c): figures finite
+# where defined and NAN where not, the FMA, copy and triad kernels checked
+# against the host, orderings, the cpu peak against one thread's x threads,
+# the probes table (migration from v3, one row per device, NAN <-> NULL).
+add_executable(test_probe ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)
+target_link_libraries(test_probe PRIVATE xo_perfdb xo_lib PkgConfig::CMOCKA m)
+if(XO_OPENCL)
+  target_include_directories(test_probe PRIVATE ${PROJECT_SOURCE_DIR}/cl)
+  target_compile_definitions(test_probe PRIVATE XO_HAVE_CL CL_TARGET_OPENCL_VERSION=120)
+  target_link_libraries(test_probe PRIVATE OpenCL::OpenCL)
+endif()
+add_test(NAME probe COMMAND test_probe)
+set_tests_properties(probe PROPERTIES LABELS "quick" TIMEOUT 120)

@@ -1,0 +1,460 @@
+/*
+ * test_cost.c - the pieces of `xo explain` against answers computed by hand
+ * (issue 12 items 2 and 3): the seed model's per-layer costs (DESIGN
+ * section 1 shapes), the cost model on a synthetic probe and a synthetic
+ * model, the wall-time split (adds up, clamps, ignores junk), each diagnosis
+ * rule on a split with a known dominant part, the crossover interpolation
+ * and the what-if search on synthetic curves.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cost.h"
+#include "explain.h"
+#include "split.h"
+#include "xo.h"
+
+/* Sums of a few doubles of similar size: a relative 1e-12 is many ulps
+ * (2^-52 ~ 2.2e-16 each, < 20 operations), and far below any real error. */
+#define REL 1e-12
+
+static void assert_close(double got, double want)
+{
+	if (!(fabs(got - want) <= REL * fabs(want) + 1e-300))
+		fail_msg("got %.17g, want %.17g", got, want);
+}
+
+/* The seed model's layers by hand (DESIGN section 1): input 29x1.
+ *  conv1d 16 k3 -> 27x16, w 3*1*16 + 16 = 64, 27*48 = 1296 MACs
+ *  pool 3      -> 9x16
+ *  conv1d 32 k3 -> 7x32, w 3*16*32 + 32 = 1568, 7*1536 = 10752 MACs
+ *  pool 3      -> 2x32
+ *  flatten     -> 64
+ *  dropout     -> 64
+ *  dense 32    -> 32, 64*32 + 32 = 2080, 2048 MACs
+ *  dense 12    -> 12, 32*12 + 12 = 396, 384 MACs
+ * The first conv has no input gradient (nothing before it learns). */
+static void test_seed_layer_costs(void **state)
+{
+	static const struct xo_layer_cost want[8] = {
+	    {2592, 2592, 4 * (29 + 432), 4 * (29 + 2 * 432), 4 * 64, 4 * 64, 64, 1, 1, 1},
+	    {0, 0, 4 * (432 + 144), 4 * (2 * 432 + 144), 0, 0, 0, 1, 1, 1},
+	    {21504, 43008, 4 * (144 + 224), 4 * (2 * 144 + 2 * 224), 4 * 1568, 4 * 1568 + 4 * 1536,
+	     1568, 1, 1, 1},
+	    {0, 0, 4 * (224 + 64), 4 * (2 * 224 + 64), 0, 0, 0, 1, 1, 1},
+	    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {0, 0, 4 * 128, 4 * 128, 0, 0, 0, 1, 1, 0},
+	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1, 1},
+	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1, 1},
+	};
+	struct xo_backend *be;
+	struct xo_model *m;
+	double fwd = 0, bwd = 0;
+	int64_t params = 0;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(xo_model_seed_spec, "seed", be, 1, &m), XO_OK);
+	assert_int_equal(xo_model_layer_count(m), 8);
+	for (int i = 0; i < 8; i++) {
+		struct xo_layer_cost c;
+
+		xo_model_layer_cost(m, i, &c);
+		print_message("  layer %d %s: %g/%g FLOP, %g/%g B act, %g/%g B w\n", i,
+		              xo_model_layer_name(m, i), c.flops_fwd, c.flops_bwd, c.act_bytes_fwd,
+		              c.act_bytes_bwd, c.w_bytes_fwd, c.w_bytes_bwd);
+		assert_close(c.flops_fwd, want[i].flops_fwd);
+		assert_close(c.flops_bwd, want[i].flops_bwd);
+		assert_close(c.act_bytes_fwd, want[i].act_bytes_fwd);
+		assert_close(c.act_bytes_bwd, want[i].act_bytes_bwd);
+		assert_close(c.w_bytes_fwd, want[i].w_bytes_fwd);
+		assert_close(c.w_bytes_bwd, want[i].w_bytes_bwd);
+		assert_int_equal(c.params, want[i].params);
+		assert_int_equal(c.ops_train_fwd, want[i].ops_train_fwd);
+		assert_int_equal(c.ops_bwd, want[i].ops_bwd);
+		assert_int_equal(c.ops_predict, want[i].ops_predict);
+		fwd += c.flops_fwd;
+		bwd += c.flops_bwd;
+		params += c.params;
+	}
+	/* 2 x 14480 MACs forward; the parameters Keras's summary counts */
+	assert_close(fwd, 28960);
+	assert_close(bwd, 55328);
+	assert_int_equal(params, 4108);
+	assert_int_equal(params, xo_model_param_count(m));
+	{
+		/* the step explain predicts: cpu's fused training step has 2 pool
+		 * rounds and moves the packed weights of the layers that pass dx
+		 * back (2 x 4 x (1536 + 2048 + 384) B) and the per-part gradient
+		 * sums (4 x 4 x 4108 B); cl's launches are the count given; a
+		 * predict call copies 29 floats in and 12 out per sample */
+		struct xo_layer_cost lc[8];
+		struct xo_cost_step s;
+
+		for (int i = 0; i < 8; i++)
+			xo_model_layer_cost(m, i, &lc[i]);
+		xo_explain_cost_step(m, lc, false, true, 64, 0, true, &s);
+		assert_close(s.launches, 2);
+		assert_close(s.extra_bytes, 2 * 4 * (1536 + 2048 + 384) + 4 * 4 * 4108);
+		assert_close(s.h2d_bytes, 0);
+		xo_explain_cost_step(m, lc, false, false, 64, 0, true, &s);
+		assert_close(s.launches, 1);
+		assert_close(s.extra_bytes, 0);
+		assert_close(s.h2d_bytes, 64 * 29 * 4);
+		assert_close(s.d2h_bytes, 64 * 12 * 4);
+		/* op by op: one round per op: 7 forward, 7 backward (flatten has
+		 * none), loss, accuracy, loss gradient, Adam */
+		xo_explain_cost_step(m, lc, false, true, 64, 0, false, &s);
+		assert_close(s.launches, 7 + 7 + 4);
+		xo_explain_cost_step(m, lc, true, true, 64, 2, true, &s);
+		assert_close(s.launches, 2);
+		assert_close(s.extra_bytes, 0);
+	}
+	xo_model_close(m);
+	xo_backend_close(be);
+}
+
+/* A synthetic device: 10 us launches, 1 GFLOP/s, 100 MB/s, 1 GB/s copies
+ * with 10 us latency each way. */
+static struct xo_probe synth_probe(void)
+{
+	return (struct xo_probe){.launch_s = 1e-5,
+	                         .enqueue_s = NAN,
+	                         .sync_s = NAN,
+	                         .h2d_lat_s = 1e-5,
+	                         .h2d_bw = 1e9,
+	                         .d2h_lat_s = 1e-5,
+	                         .d2h_bw = 1e9,
+	                         .flops = 1e9,
+	                         .mem_bw = 1e8,
+	                         .handoff_s = NAN,
+	                         .units = 1};
+}
+
+static const struct xo_layer_cost synth_layer = {.flops_fwd = 1000,
+                                                 .flops_bwd = 2000,
+                                                 .act_bytes_fwd = 100,
+                                                 .act_bytes_bwd = 200,
+                                                 .w_bytes_fwd = 400,
+                                                 .w_bytes_bwd = 800,
+                                                 .params = 100,
+                                                 .ops_train_fwd = 1,
+                                                 .ops_bwd = 1,
+                                                 .ops_predict = 1};
+
+static struct xo_cost_step synth_step(int64_t batch, bool training, bool fused)
+{
+	return (struct xo_cost_step){.layers = &synth_layer,
+	                             .nlayers = 1,
+	                             .params = 100,
+	                             .in_size = 5,
+	                             .classes = 10,
+	                             .batch = batch,
+	                             .training = training,
+	                             .fused = fused};
+}
+
+static void assert_adds_up(const struct xo_split *s)
+{
+	assert_close(s->part_s[0] + s->part_s[1] + s->part_s[2] + s->part_s[3], s->wall_s);
+	for (int p = 0; p < XO_SPLIT_COUNT; p++)
+		assert_true(s->part_s[p] >= 0);
+}
+
+static void test_cost_predict_call(void **state)
+{
+	struct xo_probe p = synth_probe();
+	struct xo_cost_step s = synth_step(10, false, false);
+	struct xo_cost_terms t;
+	struct xo_split out;
+
+	(void)state;
+	s.launches = 3;
+	s.h2d_bytes = 200;
+	s.h2d_count = 1;
+	s.d2h_bytes = 400;
+	s.d2h_count = 1;
+	xo_cost_predict(&p, &s, &out, &t);
+	/* 10 x 1000 FLOP / 1e9 = 1e-5 s < (10 x 100 + 400) B / 1e8 = 1.4e-5 s */
+	assert_close(t.flops, 10000);
+	assert_close(t.bytes, 1400);
+	assert_close(t.compute_s, 1.4e-5);
+	assert_int_equal(t.flop_bound_layers, 0);
+	/* 3 launches x 1e-5 + the two copies' latencies 1e-5 each */
+	assert_close(out.part_s[XO_SPLIT_LAUNCH], 5e-5);
+	assert_close(t.copy_lat_s, 2e-5);
+	/* 200 / 1e9 + 400 / 1e9 */
+	assert_close(out.part_s[XO_SPLIT_TRANSFER], 6e-7);
+	assert_close(out.part_s[XO_SPLIT_COMPUTE], 1.4e-5);
+	assert_close(out.part_s[XO_SPLIT_OTHER], 0);
+	assert_close(out.wall_s, 6.46e-5);
+	assert_close(out.launches, 3);
+	assert_adds_up(&out);
+	assert_int_equal(xo_split_dominant(&out), XO_SPLIT_LAUNCH);
+}
+
+static void test_cost_train_step(void **state)
+{
+	struct xo_probe p = synth_probe();
+	struct xo_cost_step s = synth_step(100, true, false);
+	struct xo_cost_terms t;
+	struct xo_split out;
+
+	(void)state;
+	s.launches = 2;
+	xo_cost_predict(&p, &s, &out, &t);
+	/* layer: 100 x 3000 FLOP -> 3e-4 s vs 100 x 300 + 1200 B -> 3.12e-4 s;
+	 * loss, accuracy, loss gradient: 100 x 7 x 40 B -> 2.8e-4 s;
+	 * Adam: 7 x 4 x 100 B -> 2.8e-5 s */
+	assert_close(t.flops, 3e5);
+	assert_close(t.bytes, 31200 + 28000 + 2800);
+	assert_close(out.part_s[XO_SPLIT_COMPUTE], 3.12e-4 + 2.8e-4 + 2.8e-5);
+	assert_close(out.part_s[XO_SPLIT_LAUNCH], 2e-5);
+	assert_close(out.part_s[XO_SPLIT_TRANSFER], 0);
+	assert_adds_up(&out);
+	assert_int_equal(xo_split_dominant(&out), XO_SPLIT_COMPUTE);
+
+	/* fused: activations stay on chip; weights 1200 B -> 1.2e-5 s < the
+	 * FLOPs' 3e-4 s, plus the input and probabilities 100 x (20 + 40) B */
+	s.fused = true;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(out.part_s[XO_SPLIT_COMPUTE], 3e-4 + 6e-5 + 2.8e-4 + 2.8e-5);
+	assert_int_equal(t.flop_bound_layers, 1);
+
+	/* the backend's own traffic: 1e4 B at 1e8 B/s on top */
+	s.extra_bytes = 1e4;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(out.part_s[XO_SPLIT_COMPUTE], 3e-4 + 6e-5 + 2.8e-4 + 2.8e-5 + 1e-4);
+
+	/* a host device: no transfer figures, so copies cost nothing */
+	p.h2d_bw = p.d2h_bw = p.h2d_lat_s = p.d2h_lat_s = NAN;
+	s = synth_step(10, false, false);
+	s.h2d_bytes = 1e6;
+	s.h2d_count = 1;
+	xo_cost_predict(&p, &s, &out, NULL);
+	assert_close(out.part_s[XO_SPLIT_TRANSFER], 0);
+
+	/* predict skips an op the layer does not run at inference (dropout) */
+	{
+		struct xo_layer_cost drop = {
+		    .act_bytes_fwd = 512, .act_bytes_bwd = 512, .ops_train_fwd = 1, .ops_bwd = 1};
+
+		s = synth_step(10, false, false);
+		s.layers = &drop;
+		p = synth_probe();
+		xo_cost_predict(&p, &s, &out, &t);
+		assert_close(t.bytes, 0);
+		s.training = true;
+		xo_cost_predict(&p, &s, &out, &t);
+		assert_close(t.bytes, 10 * 1024 + 10 * 7 * 40 + 7 * 4 * 100);
+	}
+}
+
+static void test_split_from_events(void **state)
+{
+	struct xo_split s;
+
+	(void)state;
+	/* wall 100: kernels 20, enqueue 30, wait 60 -> idle 80, host work
+	 * outside enqueue and wait 100 - 90 = 10, launch/sync the rest 70 */
+	xo_split_from_events(100, 30, 0, 20, 0, 60, 2, &s);
+	assert_close(s.part_s[XO_SPLIT_COMPUTE], 20);
+	assert_close(s.part_s[XO_SPLIT_OTHER], 10);
+	assert_close(s.part_s[XO_SPLIT_LAUNCH], 70);
+	assert_close(s.part_s[XO_SPLIT_TRANSFER], 0);
+	assert_close(s.wall_s, 100);
+	assert_adds_up(&s);
+	/* host work outside enqueue/wait is capped at the device's idle time */
+	xo_split_from_events(100, 10, 5, 50, 5, 20, 1, &s);
+	assert_close(s.part_s[XO_SPLIT_COMPUTE], 50);
+	assert_close(s.part_s[XO_SPLIT_TRANSFER], 10);
+	assert_close(s.part_s[XO_SPLIT_OTHER], 40);
+	assert_close(s.part_s[XO_SPLIT_LAUNCH], 0);
+	assert_adds_up(&s);
+	/* clock skew: device time 200 > wall 100 is scaled down, 3:1 kept */
+	xo_split_from_events(100, 0, 50, 150, 0, 0, 1, &s);
+	assert_close(s.part_s[XO_SPLIT_COMPUTE], 75);
+	assert_close(s.part_s[XO_SPLIT_TRANSFER], 25);
+	assert_close(s.part_s[XO_SPLIT_LAUNCH], 0);
+	assert_close(s.part_s[XO_SPLIT_OTHER], 0);
+	assert_adds_up(&s);
+	/* junk (NaN, negative) counts as 0, never as a negative part */
+	xo_split_from_events(100, NAN, -5, NAN, -1, INFINITY, -3, &s);
+	assert_close(s.wall_s, 100);
+	assert_close(s.launches, 0);
+	assert_adds_up(&s);
+	xo_split_host(42, &s);
+	assert_close(s.part_s[XO_SPLIT_COMPUTE], 42);
+	assert_close(s.wall_s, 42);
+}
+
+static struct xo_split split_of(double launch, double transfer, double compute, double other,
+                                double launches)
+{
+	struct xo_split s = {
+	    {launch, transfer, compute, other}, launch + transfer + compute + other, launches};
+
+	return s;
+}
+
+static void test_diagnosis_rules(void **state)
+{
+	char buf[256];
+	struct xo_split s;
+
+	(void)state;
+	s = split_of(80e-6, 0, 20e-6, 0, 2);
+	assert_string_equal(xo_split_diagnose(&s, "cl", "train step", 32, buf, sizeof(buf)),
+	                    "at batch 32 the cl train step is 80% launch and sync latency: 2 "
+	                    "launches x 40 us");
+	s = split_of(70, 0, 30, 0, 0);
+	assert_string_equal(xo_split_diagnose(&s, "cl", "train step", 1, buf, sizeof(buf)),
+	                    "at batch 1 the cl train step is 70% launch and sync latency");
+	s = split_of(10, 55, 30, 5, 1);
+	assert_string_equal(xo_split_diagnose(&s, "cl", "predict call", 4096, buf, sizeof(buf)),
+	                    "at batch 4096 the cl predict call is transfer-bound (55% in "
+	                    "host-device copies)");
+	s = split_of(9, 0, 81, 10, 2);
+	assert_string_equal(xo_split_diagnose(&s, "cl", "train step", 4096, buf, sizeof(buf)),
+	                    "at batch 4096 the cl train step is compute-bound (81% in kernels)");
+	s = split_of(20, 0, 20, 60, 2);
+	assert_string_equal(xo_split_diagnose(&s, "cpu", "train step", 8, buf, sizeof(buf)),
+	                    "at batch 8 the cpu train step is 60% host work outside the device");
+	/* ties go to the first part in enum order */
+	s = split_of(50, 0, 50, 0, 2);
+	assert_int_equal(xo_split_dominant(&s), XO_SPLIT_LAUNCH);
+	/* a short buffer is cut, never overrun */
+	memset(buf, 'x', sizeof(buf));
+	xo_split_diagnose(&s, "cl", "train step", 8, buf, 10);
+	assert_int_equal(strlen(buf), 9);
+}
+
+static void test_crossover(void **state)
+{
+	static const double x[] = {1, 2, 4, 8};
+	static const double a[] = {1, 1, 1, 1};
+	static const double b[] = {4, 2, 0.5, 0.25};
+	static const double fast[] = {0.5, 0.5, 0.5, 0.5};
+	static const double slow[] = {3, 3, 3, 3};
+	static const double touch[] = {2, 1, 1, 0.5};
+	double batch = 0;
+
+	(void)state;
+	/* log(b/a) = log 2 at 2, -log 2 at 4: zero half way in log2(batch),
+	 * 2^1.5 */
+	assert_int_equal(xo_cost_crossover(x, a, b, 4, &batch), XO_CROSS_AT);
+	assert_close(batch, pow(2, 1.5));
+	assert_int_equal(xo_cost_crossover(x, a, fast, 4, &batch), XO_CROSS_BELOW);
+	assert_close(batch, 1);
+	assert_int_equal(xo_cost_crossover(x, a, slow, 4, &batch), XO_CROSS_NONE);
+	/* equal is not faster: the crossing is between 4 and 8, where log(b/a)
+	 * goes 0 -> -log 2, so it lands at 4 */
+	assert_int_equal(xo_cost_crossover(x, a, touch, 4, &batch), XO_CROSS_AT);
+	assert_close(batch, 4);
+	assert_int_equal(xo_cost_crossover(x, a, b, 0, &batch), XO_CROSS_NONE);
+}
+
+/* The interval from the spread: a = 1 +- 10%, b halves per octave from 4
+ * with +-10%: b's fast end (0.9 b) meets a's slow end (1.1) first, b's slow
+ * end (1.1 b) meets a's fast end (0.9) last; all at known batches since
+ * log(b/a) is linear in log2(batch) here: b/a = 4 / 2^j x c, zero at
+ * j = 2 + log2(c). */
+static void test_crossover_interval(void **state)
+{
+	double x[6], a[6], alo[6], ahi[6], b[6], blo[6], bhi[6], m, lo, hi;
+
+	(void)state;
+	for (int j = 0; j < 6; j++) {
+		x[j] = exp2(j);
+		a[j] = 1;
+		alo[j] = 0.9;
+		ahi[j] = 1.1;
+		b[j] = 4 / exp2(j);
+		blo[j] = 0.9 * b[j];
+		bhi[j] = 1.1 * b[j];
+	}
+	assert_int_equal(
+	    xo_explain_crossover_interval(x, alo, a, ahi, blo, b, bhi, 6, &m, &lo, &hi),
+	    XO_CROSS_AT);
+	/* b / a = 1 at batch 4 (j = 2) */
+	assert_true(fabs(m - 4) < 1e-9);
+	/* 0.9 b = 1.1 at 2^j = 4 x 0.9 / 1.1; 1.1 b = 0.9 at 4 x 1.1 / 0.9 */
+	assert_true(fabs(lo - 4 * 0.9 / 1.1) < 1e-9);
+	assert_true(fabs(hi - 4 * 1.1 / 0.9) < 1e-9);
+	assert_true(lo < m && m < hi);
+	/* b never faster at its fast end either: no crossing and no interval */
+	for (int j = 0; j < 6; j++)
+		b[j] = blo[j] = bhi[j] = 2;
+	assert_int_equal(
+	    xo_explain_crossover_interval(x, alo, a, ahi, blo, b, bhi, 6, &m, &lo, &hi),
+	    XO_CROSS_NONE);
+	assert_true(isnan(m) && isnan(lo) && isnan(hi));
+}
+
+/* Device a: 1 GFLOP/s, no launch cost; device b: 2 launches x 1 ms, 1
+ * TFLOP/s. A predict of 1e4 FLOP per sample takes 1e-5 n on a and 2e-3 +
+ * 1e-8 n on b: they cross at n = 2e-3 / (1e-5 - 1e-8) = 200.2. */
+static void test_what_if(void **state)
+{
+	struct xo_layer_cost lc = {.flops_fwd = 1e4, .ops_predict = 1};
+	struct xo_probe pa = {.launch_s = 0,
+	                      .flops = 1e9,
+	                      .mem_bw = NAN,
+	                      .h2d_bw = NAN,
+	                      .d2h_bw = NAN,
+	                      .h2d_lat_s = NAN,
+	                      .d2h_lat_s = NAN};
+	struct xo_probe pb = pa;
+	struct xo_cost_step sa[14], sb[14];
+	double batch = 0, d0, d1, f, want;
+
+	(void)state;
+	pb.launch_s = 1e-3;
+	pb.flops = 1e12;
+	for (int i = 0; i < 14; i++) {
+		sa[i] = (struct xo_cost_step){.layers = &lc,
+		                              .nlayers = 1,
+		                              .batch = (int64_t)1 << i,
+		                              .classes = 1,
+		                              .in_size = 1};
+		sb[i] = sa[i];
+		sa[i].launches = 1;
+		sb[i].launches = 2;
+	}
+	assert_int_equal(xo_explain_what_if(&pa, &pb, sa, sb, 14, &batch), XO_CROSS_AT);
+	/* interpolated between the samples at 128 and 256 in log-log space */
+	d0 = log((2e-3 + 1.28e-6) / 1.28e-3);
+	d1 = log((2e-3 + 2.56e-6) / 2.56e-3);
+	f = d0 / (d0 - d1);
+	want = pow(2, 7 + f);
+	assert_close(batch, want);
+	/* and within 1% of the true crossing: the curves are nearly straight
+	 * in log-log space over one octave */
+	assert_true(fabs(batch - 2e-3 / (1e-5 - 1e-8)) < 0.01 * 200.2);
+	/* 5 us launches: b = 1e-5 + 1e-8 n crosses a = 1e-5 n between 1 and 2 */
+	pb.launch_s = 5e-6;
+	assert_int_equal(xo_explain_what_if(&pa, &pb, sa, sb, 14, &batch), XO_CROSS_AT);
+	assert_true(batch > 1 && batch < 2);
+	/* 1 s launches: never within 1..8192 */
+	pb.launch_s = 1;
+	assert_int_equal(xo_explain_what_if(&pa, &pb, sa, sb, 14, &batch), XO_CROSS_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_seed_layer_costs),   cmocka_unit_test(test_cost_predict_call),
+	    cmocka_unit_test(test_cost_train_step),    cmocka_unit_test(test_split_from_events),
+	    cmocka_unit_test(test_diagnosis_rules),    cmocka_unit_test(test_crossover),
+	    cmocka_unit_test(test_crossover_interval), cmocka_unit_test(test_what_if),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
