@@ -296,7 +296,8 @@ enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_pr
 	probe_pool(c, 0.15 * budget_s, &p, v);
 	free(v);
 	p.flops = xo_cpu_fma_peak_threads(c->isa, c->nthreads,
-					  0.2 * budget_s / PROBE_PEAK_TRIES, PROBE_PEAK_TRIES);
+					  fmin(0.2 * budget_s / PROBE_PEAK_TRIES, 0.1),
+					  PROBE_PEAK_TRIES);
 	if ((st = probe_stream(c, 0.3 * budget_s, &p)))
 		return st;
 	p.wall_s = now_s() - t0;

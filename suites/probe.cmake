@@ -11,3 +11,12 @@ if(XO_OPENCL)
 endif()
 add_test(NAME probe COMMAND test_probe)
 set_tests_properties(probe PROPERTIES LABELS "quick" TIMEOUT 120)
+
+if(Python3_Interpreter_FOUND)
+  # `xo probe --json` carries every field (null where NAN), bad devices and
+  # budgets exit 2 with one line, `xo perf record` stores a row per device.
+  add_test(NAME probe.cli
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/json_outputs.py
+                   $<TARGET_FILE:xo> probe ${PROJECT_SOURCE_DIR})
+  set_tests_properties(probe.cli PROPERTIES LABELS "quick" TIMEOUT 300)
+endif()
