@@ -127,9 +127,10 @@ static void triad_part(void *p, int t, int nt)
 	int64_t lo = x->n * t / nt, hi = x->n * (t + 1) / nt;
 	float *restrict a = x->a;
 	const float *restrict b = x->b, *restrict c = x->c;
+	const float s = x->s; /* a local: a store to a[] could otherwise alias it */
 
 	for (int64_t i = lo; i < hi; i++)
-		a[i] = b[i] + x->s * c[i];
+		a[i] = b[i] + s * c[i];
 }
 
 void xo_cpu_triad(struct xo_cpu_pool_threads *tp, int nt, float *a, const float *b,
