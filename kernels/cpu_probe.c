@@ -9,7 +9,8 @@
  * does: 12 per element, write-allocate reads not counted), best of tries;
  * launch_s, one pool round of an empty task over every thread, and
  * handoff_s, one part handed to one worker while the caller waits for it,
- * both medians of host-clock tries. The triad's output is checked.
+ * both medians of host-clock tries (of 16 rounds each). The triad's output
+ * is checked.
  * A host backend has no queue or transfers: those figures are NAN.
  */
 #include <math.h>
@@ -249,6 +250,10 @@ static void rendezvous_part(void *p, int t, int nt)
 			sched_yield(); /* a loaded machine: the worker may need our core */
 }
 
+/* Rounds per try of the pool figures: a round can take tens of nanoseconds,
+ * near the clock's own cost and resolution, so a try times several. */
+#define PROBE_POOL_ROUNDS 16
+
 static void probe_pool(struct xo_cpu_ctx *c, double share, struct xo_probe *p, double *v)
 {
 	double deadline;
@@ -260,20 +265,22 @@ static void probe_pool(struct xo_cpu_ctx *c, double share, struct xo_probe *p, d
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
 		double t0 = now_s();
 
-		xo_cpu_threads_run(c->tp, c->nthreads, empty_part, NULL);
-		v[n] = now_s() - t0;
+		for (int r = 0; r < PROBE_POOL_ROUNDS; r++)
+			xo_cpu_threads_run(c->tp, c->nthreads, empty_part, NULL);
+		v[n] = (now_s() - t0) / PROBE_POOL_ROUNDS;
 	}
 	p->launch_s = median(v, n);
 	if (c->nthreads < 2)
 		return; /* no worker to hand off to: handoff_s stays NAN */
 	deadline = now_s() + share / 2;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0;
+		double t0 = now_s();
 
-		atomic_store(&arrived, 0);
-		t0 = now_s();
-		xo_cpu_threads_run(c->tp, 2, rendezvous_part, (void *)&arrived);
-		v[n] = now_s() - t0;
+		for (int r = 0; r < PROBE_POOL_ROUNDS; r++) {
+			atomic_store(&arrived, 0);
+			xo_cpu_threads_run(c->tp, 2, rendezvous_part, (void *)&arrived);
+		}
+		v[n] = (now_s() - t0) / PROBE_POOL_ROUNDS;
 	}
 	p->handoff_s = median(v, n);
 }

@@ -135,7 +135,9 @@ def main():
         assert all(re.fullmatch(r"cl(:\d+:\d+)?", x["device"]) for x in d[1:]), d
         cl_ok = len(d) > 1
         for x in d:
-            assert isinstance(x["desc"], str) and x["desc"].startswith(x["device"]), x
+            # the description names the backend ("cpu: ...", "cl: ...")
+            kind = x["device"].split(":")[0]
+            assert isinstance(x["desc"], str) and x["desc"].startswith(kind + ": "), x
             for k in probe_fields:
                 assert k in x, (k, x)
             assert set(x) == {"device", "desc"} | set(probe_fields), sorted(x)
