@@ -40,8 +40,9 @@
 #define PROBE_FMA_CHECKS 16
 /* Large transfers: 64 MiB, at most a quarter of the largest allocation. */
 #define PROBE_XFER_BYTES XO_CL_PROBE_XFER_BYTES
-/* Stream buffers: 4x the device's global memory cache, 64..256 MiB each. */
-#define PROBE_STREAM_MIN ((size_t)64 << 20)
+/* Stream buffers: 4x the device's global memory cache, 128..256 MiB each (at
+ * least 128 MiB: a GPU may report its L1 here, and its L2 can be 50 MB). */
+#define PROBE_STREAM_MIN ((size_t)128 << 20)
 #define PROBE_STREAM_MAX ((size_t)256 << 20)
 /* Floats of the stream output checked at each end. */
 #define PROBE_STREAM_CHECK 1024
