@@ -2,9 +2,9 @@
  * cpu_probe.c - the cpu backend's probe (struct xo_probe in xo.h, `xo probe`)
  * and the FMA peak of n threads at once that `xo bench` divides by.
  *
- * Figures: flops, the FMA peak of as many threads as the pool has, each
- * timed in its own CPU time (xo_cpu_fma_peak), summed: what the cores can do
- * when they are ours; mem_bw, a STREAM triad a = b + s * c over arrays well
+ * Figures: flops, the FMA peak of as many threads as the pool has (at most
+ * one per online CPU), each timed in its own CPU time (xo_cpu_fma_peak),
+ * summed: what the cores can do when they are ours; mem_bw, a STREAM triad a = b + s * c over arrays well
  * beyond the last-level cache, split over the pool (bytes counted as STREAM
  * does: 12 per element, write-allocate reads not counted), best of tries;
  * launch_s, one pool round of an empty task over every thread, and
@@ -111,6 +111,16 @@ double xo_cpu_fma_peak_threads(enum xo_cpu_isa isa, int n, double seconds, int t
 	for (int i = 0; i < tries; i++)
 		best = fmax(best, peak_threads_once(isa, n, seconds));
 	return best;
+}
+
+/* Each peak thread is timed in its own CPU time, so threads beyond the
+ * online CPUs would time-share them and each still count a whole core's
+ * rate: the sum would exceed the machine (64 threads on 2 cores: 32x). */
+int xo_cpu_peak_threads(int nthreads)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus >= 1 && cpus < nthreads ? (int)cpus : nthreads;
 }
 
 /* ---- triad ---------------------------------------------------------------------- */
@@ -303,7 +313,7 @@ enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_pr
 	 * the stream arrays' first touch */
 	probe_pool(c, 0.15 * budget_s, &p, v);
 	free(v);
-	p.flops = xo_cpu_fma_peak_threads(c->isa, c->nthreads,
+	p.flops = xo_cpu_fma_peak_threads(c->isa, xo_cpu_peak_threads(c->nthreads),
 					  fmin(0.2 * budget_s / PROBE_PEAK_TRIES, 0.1),
 					  PROBE_PEAK_TRIES);
 	if ((st = probe_stream(c, 0.3 * budget_s, &p)))

@@ -11,6 +11,11 @@ if(XO_OPENCL)
 endif()
 add_test(NAME probe COMMAND test_probe)
 set_tests_properties(probe PROPERTIES LABELS "quick" TIMEOUT 120)
+# More pool threads than this machine has CPUs (64, the most XO_THREADS
+# takes): the cpu peak still counts each CPU once.
+add_test(NAME probe.oversubscribed COMMAND test_probe "test_cpu_flops*")
+set_tests_properties(probe.oversubscribed PROPERTIES LABELS "quick" TIMEOUT 120
+                     ENVIRONMENT "XO_THREADS=64")
 
 if(Python3_Interpreter_FOUND)
   # `xo probe --json` carries every field (null where NAN), bad devices and
