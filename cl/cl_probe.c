@@ -12,6 +12,7 @@
  * nothing into the backend's stats.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,10 @@
 #define PROBE_MAX_TRIES 512
 #define PROBE_MIN_RATE_TRIES 2
 #define PROBE_MAX_RATE_TRIES 16
-/* Back-to-back enqueues per round of the enqueue figure. */
+/* Back-to-back enqueues per try of the enqueue figure, idle clFinish calls
+ * per try of the sync figure. */
 #define PROBE_ENQUEUE_ROUND 32
+#define PROBE_SYNC_ROUND 16
 /* Work-items of the FMA kernel per compute unit: two waves of 2048 resident
  * work-items per unit on a big GPU, plenty of work-groups everywhere. */
 #define PROBE_FMA_ITEMS_PER_UNIT 4096
@@ -37,8 +40,9 @@
 #define PROBE_FMA_CHECKS 16
 /* Large transfers: 64 MiB, at most a quarter of the largest allocation. */
 #define PROBE_XFER_BYTES XO_CL_PROBE_XFER_BYTES
-/* Stream buffers: 4x the device's global memory cache, 64..256 MiB each. */
-#define PROBE_STREAM_MIN ((size_t)64 << 20)
+/* Stream buffers: 4x the device's global memory cache, 128..256 MiB each (at
+ * least 128 MiB: a GPU may report its L1 here, and its L2 can be 50 MB). */
+#define PROBE_STREAM_MIN ((size_t)128 << 20)
 #define PROBE_STREAM_MAX ((size_t)256 << 20)
 /* Floats of the stream output checked at each end. */
 #define PROBE_STREAM_CHECK 1024
@@ -222,13 +226,16 @@ static enum xo_status probe_latency(struct xo_cl_ctx *c, double share, struct xo
 	}
 	p->enqueue_s = median(v, n);
 
+	/* an idle clFinish can take tens of nanoseconds, near the clock's own
+	 * cost: a try times several */
 	deadline = now_s() + 0.2 * share;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
 		double t0 = now_s();
 
-		if ((err = clFinish(c->queue)) != CL_SUCCESS)
-			return xo_cl_fail("clFinish", err);
-		v[n] = now_s() - t0;
+		for (int i = 0; i < PROBE_SYNC_ROUND; i++)
+			if ((err = clFinish(c->queue)) != CL_SUCCESS)
+				return xo_cl_fail("clFinish", err);
+		v[n] = (now_s() - t0) / PROBE_SYNC_ROUND;
 	}
 	p->sync_s = median(v, n);
 	return XO_OK;
@@ -268,8 +275,11 @@ static enum xo_status probe_transfers(struct xo_cl_ctx *c, double share, struct 
 		goto out_release;
 	}
 	/* touched before timing: page faults are not transfer time */
-	for (size_t i = 0; i < bytes; i++)
-		hsrc[i] = (unsigned char)(i * 7 + (i >> 12));
+	for (size_t i = 0; i + 4 <= bytes; i += 4) {
+		uint32_t w = (uint32_t)(i * 2654435761u);
+
+		memcpy(hsrc + i, &w, 4);
+	}
 	memset(hdst, 0, bytes);
 
 	deadline = now_s() + 0.15 * share;

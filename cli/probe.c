@@ -99,7 +99,7 @@ static void print_text(FILE *f, const struct probe_dev *d)
 	const struct xo_probe *p = &d->p;
 	bool cl = strcmp(xo_backend_name(d->be), "cpu") != 0;
 
-	fprintf(f, "== %s: %s\n", d->spec, xo_backend_describe(d->be));
+	fprintf(f, "== %s\n  %s\n", d->spec, xo_backend_describe(d->be));
 	fprintf(f, "  %-13s %10d %s\n", "units", p->units, cl ? "compute units" : "threads");
 	print_time(f, "launch", p->launch_s,
 		   cl ? "empty kernel, enqueue to completion" : "pool round, empty task");

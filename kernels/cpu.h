@@ -186,6 +186,9 @@ double xo_cpu_fma_peak(enum xo_cpu_isa isa, double seconds);
 /* The sum of n threads' xo_cpu_fma_peak(isa, seconds) run at once, the best
  * of tries (cpu_probe.c; `xo bench` and the probe's flops). */
 double xo_cpu_fma_peak_threads(enum xo_cpu_isa isa, int n, double seconds, int tries);
+/* How many threads a peak of nthreads can count: at most one per online CPU
+ * (threads timed in CPU time that share a core would each count it whole). */
+int xo_cpu_peak_threads(int nthreads);
 
 /* ---- probe (cpu_probe.c) ------------------------------------------------------------ */
 

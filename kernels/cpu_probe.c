@@ -2,14 +2,15 @@
  * cpu_probe.c - the cpu backend's probe (struct xo_probe in xo.h, `xo probe`)
  * and the FMA peak of n threads at once that `xo bench` divides by.
  *
- * Figures: flops, the FMA peak of as many threads as the pool has, each
- * timed in its own CPU time (xo_cpu_fma_peak), summed: what the cores can do
- * when they are ours; mem_bw, a STREAM triad a = b + s * c over arrays well
+ * Figures: flops, the FMA peak of as many threads as the pool has (at most
+ * one per online CPU), each timed in its own CPU time (xo_cpu_fma_peak),
+ * summed: what the cores can do when they are ours; mem_bw, a STREAM triad a = b + s * c over arrays well
  * beyond the last-level cache, split over the pool (bytes counted as STREAM
  * does: 12 per element, write-allocate reads not counted), best of tries;
  * launch_s, one pool round of an empty task over every thread, and
  * handoff_s, one part handed to one worker while the caller waits for it,
- * both medians of host-clock tries. The triad's output is checked.
+ * both medians of host-clock tries (of 16 rounds each). The triad's output
+ * is checked.
  * A host backend has no queue or transfers: those figures are NAN.
  */
 #include <math.h>
@@ -112,6 +113,16 @@ double xo_cpu_fma_peak_threads(enum xo_cpu_isa isa, int n, double seconds, int t
 	return best;
 }
 
+/* Each peak thread is timed in its own CPU time, so threads beyond the
+ * online CPUs would time-share them and each still count a whole core's
+ * rate: the sum would exceed the machine (64 threads on 2 cores: 32x). */
+int xo_cpu_peak_threads(int nthreads)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus >= 1 && cpus < nthreads ? (int)cpus : nthreads;
+}
+
 /* ---- triad ---------------------------------------------------------------------- */
 
 struct triad_arg {
@@ -127,9 +138,10 @@ static void triad_part(void *p, int t, int nt)
 	int64_t lo = x->n * t / nt, hi = x->n * (t + 1) / nt;
 	float *restrict a = x->a;
 	const float *restrict b = x->b, *restrict c = x->c;
+	const float s = x->s; /* a local: a store to a[] could otherwise alias it */
 
 	for (int64_t i = lo; i < hi; i++)
-		a[i] = b[i] + x->s * c[i];
+		a[i] = b[i] + s * c[i];
 }
 
 void xo_cpu_triad(struct xo_cpu_pool_threads *tp, int nt, float *a, const float *b,
@@ -248,6 +260,10 @@ static void rendezvous_part(void *p, int t, int nt)
 			sched_yield(); /* a loaded machine: the worker may need our core */
 }
 
+/* Rounds per try of the pool figures: a round can take tens of nanoseconds,
+ * near the clock's own cost and resolution, so a try times several. */
+#define PROBE_POOL_ROUNDS 16
+
 static void probe_pool(struct xo_cpu_ctx *c, double share, struct xo_probe *p, double *v)
 {
 	double deadline;
@@ -259,20 +275,22 @@ static void probe_pool(struct xo_cpu_ctx *c, double share, struct xo_probe *p, d
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
 		double t0 = now_s();
 
-		xo_cpu_threads_run(c->tp, c->nthreads, empty_part, NULL);
-		v[n] = now_s() - t0;
+		for (int r = 0; r < PROBE_POOL_ROUNDS; r++)
+			xo_cpu_threads_run(c->tp, c->nthreads, empty_part, NULL);
+		v[n] = (now_s() - t0) / PROBE_POOL_ROUNDS;
 	}
 	p->launch_s = median(v, n);
 	if (c->nthreads < 2)
 		return; /* no worker to hand off to: handoff_s stays NAN */
 	deadline = now_s() + share / 2;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0;
+		double t0 = now_s();
 
-		atomic_store(&arrived, 0);
-		t0 = now_s();
-		xo_cpu_threads_run(c->tp, 2, rendezvous_part, (void *)&arrived);
-		v[n] = now_s() - t0;
+		for (int r = 0; r < PROBE_POOL_ROUNDS; r++) {
+			atomic_store(&arrived, 0);
+			xo_cpu_threads_run(c->tp, 2, rendezvous_part, (void *)&arrived);
+		}
+		v[n] = (now_s() - t0) / PROBE_POOL_ROUNDS;
 	}
 	p->handoff_s = median(v, n);
 }
@@ -295,8 +313,9 @@ enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_pr
 	 * the stream arrays' first touch */
 	probe_pool(c, 0.15 * budget_s, &p, v);
 	free(v);
-	p.flops = xo_cpu_fma_peak_threads(c->isa, c->nthreads,
-					  0.2 * budget_s / PROBE_PEAK_TRIES, PROBE_PEAK_TRIES);
+	p.flops = xo_cpu_fma_peak_threads(c->isa, xo_cpu_peak_threads(c->nthreads),
+					  fmin(0.2 * budget_s / PROBE_PEAK_TRIES, 0.1),
+					  PROBE_PEAK_TRIES);
 	if ((st = probe_stream(c, 0.3 * budget_s, &p)))
 		return st;
 	p.wall_s = now_s() - t0;

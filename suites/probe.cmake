@@ -11,3 +11,17 @@ if(XO_OPENCL)
 endif()
 add_test(NAME probe COMMAND test_probe)
 set_tests_properties(probe PROPERTIES LABELS "quick" TIMEOUT 120)
+# More pool threads than this machine has CPUs (64, the most XO_THREADS
+# takes): the cpu peak still counts each CPU once.
+add_test(NAME probe.oversubscribed COMMAND test_probe "test_cpu_flops*")
+set_tests_properties(probe.oversubscribed PROPERTIES LABELS "quick" TIMEOUT 120
+                     ENVIRONMENT "XO_THREADS=64")
+
+if(Python3_Interpreter_FOUND)
+  # `xo probe --json` carries every field (null where NAN), bad devices and
+  # budgets exit 2 with one line, `xo perf record` stores a row per device.
+  add_test(NAME probe.cli
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/json_outputs.py
+                   $<TARGET_FILE:xo> probe ${PROJECT_SOURCE_DIR})
+  set_tests_properties(probe.cli PROPERTIES LABELS "quick" TIMEOUT 300)
+endif()

@@ -2,7 +2,10 @@
 """json_outputs.py XO WHAT - the machine-readable outputs of issue 16 item 5
 are valid JSON (checked by `python3 -m json.tool`, an independent parser) and
 carry the fields a script selects on. WHAT: check, check-shapes, list,
-devices, summary, explain; and version (`xo --version` names the source's commit).
+devices, summary, explain, probe (issue 12 item 1: every struct xo_probe field, null
+where the device has no such figure; bad devices exit 2 with one line; `xo
+perf record` stores one probe row per device it measured); and version
+(`xo --version` names the source's commit).
 Exit 0 pass, 1 fail.
 """
 import json
@@ -159,6 +162,71 @@ def main():
             assert c["a"] == "cpu" and c["b"] == devs[1], c
         else:
             assert d["crossover"] is None, d["crossover"]
+    elif what == "probe":
+        probe_fields = ("launch_s", "enqueue_s", "sync_s", "h2d_lat_s", "h2d_bw",
+                        "d2h_lat_s", "d2h_bw", "flops", "mem_bw", "handoff_s", "units",
+                        "wall_s")
+        # default devices: cpu, then every OpenCL device that opens
+        d = run([xo, "probe", "--budget", "0.2", "--json"])
+        assert isinstance(d, list) and d and d[0]["device"] == "cpu", d
+        assert all(re.fullmatch(r"cl(:\d+:\d+)?", x["device"]) for x in d[1:]), d
+        cl_ok = len(d) > 1
+        for x in d:
+            # the description names the backend ("cpu: ...", "cl: ...")
+            kind = x["device"].split(":")[0]
+            assert isinstance(x["desc"], str) and x["desc"].startswith(kind + ": "), x
+            for k in probe_fields:
+                assert k in x, (k, x)
+            assert set(x) == {"device", "desc"} | set(probe_fields), sorted(x)
+            assert isinstance(x["units"], int) and x["units"] >= 1, x
+            # defined figures are positive numbers; the rest null, per device
+            none = ({"enqueue_s", "sync_s", "h2d_lat_s", "h2d_bw", "d2h_lat_s", "d2h_bw"}
+                    if x["device"] == "cpu" else {"handoff_s"})
+            if x["device"] == "cpu" and x["units"] == 1:
+                none |= {"handoff_s"}
+            for k in probe_fields:
+                if k in none:
+                    assert x[k] is None, (k, x)
+                else:
+                    assert isinstance(x[k], (int, float)) and x[k] > 0, (k, x)
+        # the text form names the units of each figure
+        p = subprocess.run([xo, "probe", "--device", "cpu", "--budget", "0.1"],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0 and "GFLOP/s" in p.stdout and " us " in p.stdout, p.stdout
+        # bad input: exit 2 before anything is measured, one line naming it
+        for args, why in ((["--device", "ref"], "no probe for backend ref"),
+                          (["--device", "gpu9"], "gpu9"),
+                          (["--device", "cl:9:9"], "cl:9:9"),
+                          (["--device", "cpu", "--budget", "0"], "--budget 0"),
+                          (["--device", "cpu", "--budget", "nan"], "--budget nan"),
+                          (["--device", "cpu", "--budget", "61"], "--budget 61"),
+                          (["--device", "cpu", "--budget", "1s"], "--budget 1s"),
+                          (["--device"], "--device"),
+                          (["--frobnicate"], "--frobnicate")):
+            p = subprocess.run([xo, "probe", "--json"] + args, capture_output=True, text=True,
+                               timeout=300)
+            err = p.stderr.strip()
+            assert p.returncode == 2 and p.stdout == "", (args, p.returncode, p.stdout)
+            assert "\n" not in err and why in err and err.startswith("xo probe: "), (args, err)
+        # `xo perf record` stores one probe row per device it measured, none
+        # with --no-probe (and none for ref, which has no probe)
+        import sqlite3
+        devs = ["cpu"] + (["cl"] if cl_ok else [])
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, "p.sqlite")
+            for extra in (["--filter", "^model/seed/predict/b1/(ref|cpu|cl)$"],
+                          ["--filter", "^model/seed/predict/b1/(ref|cpu)$", "--no-probe"]):
+                p = subprocess.run([xo, "perf", "record", "--db", db, "--quick",
+                                    "--no-progress"] + extra,
+                                   capture_output=True, text=True, timeout=300)
+                assert p.returncode == 0, p.stderr
+            con = sqlite3.connect(db)
+            rows = con.execute("SELECT run_id, device, flops, enqueue_s, units FROM probes"
+                               " ORDER BY run_id, device").fetchall()
+            con.close()
+            assert sorted(r[1] for r in rows) == sorted(devs), rows
+            assert all(r[0] == 1 and r[2] > 0 and r[4] >= 1 for r in rows), rows
+            assert all((r[3] is None) == (r[1] == "cpu") for r in rows), rows
     elif what == "version":
         # not JSON: `xo --version` names the commit the source tree is at
         src = sys.argv[3]
