@@ -931,12 +931,13 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 		html_escape(html, a->model);
 		fprintf(html, " %s (run:%lld)</h3>\n<p><b>", wl->what, (long long)wl->run);
 		html_escape(html, cross_sentence(&wl->x, line, sizeof(line)));
-		fprintf(html, "</b></p>\n");
+		fprintf(html, "</b></p>\n<div class=\"answer\"><div>");
 		write_answer_table(html, wl);
 		if ((st = write_crossover(db, outdir, gp, a->model, wl)))
 			return st;
 		fprintf(html,
-		        "<a href=\"crossover_%s_%s.svg\"><img src=\"crossover_%s_%s.png\"></a>\n",
+		        "</div><a href=\"crossover_%s_%s.svg\"><img src=\"crossover_%s_%s.png\">"
+		        "</a></div>\n",
 		        model, wl->what, model, wl->what);
 	}
 	fprintf(html, "<p>Plots: median time per call divided by the batch (bars: 95%% CI of "
@@ -1501,7 +1502,9 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	              "report</title>\n<style>body{font-family:sans-serif;margin:2em}"
 	              "img{max-width:48%%;margin:4px;border:1px solid #ccc}"
 	              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-	              "font-size:90%%}.reg{color:#b00}.imp{color:#070}</style></head><body>\n"
+	              "font-size:90%%}.reg{color:#b00}.imp{color:#070}"
+	              "div.answer{display:flex;align-items:flex-start;gap:1em}"
+	              "div.answer img{max-width:none;width:640px}</style></head><body>\n"
 	              "<h1>crossover perf report</h1>\n");
 
 	/* one line on the evidence; the testbed's details close the page */

@@ -11,7 +11,7 @@ set xlabel "batch size (samples per call)"
 set ylabel "time per sample (s)"
 set logscale xy
 set grid xtics ytics mxtics mytics
-set key top right
+set key below horizontal
 set format y "%.0e"
 if (xband_lo > 0 && xband_hi > 0) {
 	set object 1 rect from xband_lo, graph 0 to xband_hi, graph 1 behind fc rgb "#ffd27f" fs solid 0.35 noborder

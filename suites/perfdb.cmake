@@ -101,3 +101,14 @@ set_tests_properties(lint.noshell PROPERTIES LABELS "quick" TIMEOUT 30)
 # row's missed list is escaped in the HTML).
 xo_perfdb_cli_test(report_mutation
   "command -v gnuplot >/dev/null || exit 0; rm -rf mu.sqlite* rep; ${XO} perf record --db mu.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress >/dev/null || exit 1; sqlite3 mu.sqlite \"CREATE TABLE mutation_runs(id INTEGER PRIMARY KEY, date TEXT NOT NULL, sha TEXT NOT NULL, dirty INTEGER NOT NULL, caught INTEGER NOT NULL, total INTEGER NOT NULL, equivalent INTEGER NOT NULL, errors INTEGER NOT NULL, missed TEXT, seconds INTEGER, mutants INTEGER NOT NULL, mutants_all INTEGER NOT NULL); INSERT INTO mutation_runs VALUES(NULL, '2026-11-25T18:00:00Z', 'abc123', 0, 52, 53, 5, 0, 'k-<b>x', 900, 58, 58)\" || exit 1; ${XO} perf report --db mu.sqlite --out rep >/dev/null || exit 1; grep -q 'Suite power' rep/index.html && grep -q '<td>52/53</td>' rep/index.html && grep -q 'k-&lt;b&gt;x' rep/index.html")
+# issue 12 item 4: the report that answers first, and advise, on a synthetic
+# store with known answers (faster device per batch, crossover interval from
+# the CI curves, split bars that add up, grouped history, with and without
+# table probes). Without gnuplot the report cases skip.
+add_executable(test_perf_report ${CMAKE_CURRENT_LIST_DIR}/test_perf_report.c)
+target_link_libraries(test_perf_report PRIVATE xo_perfdb PkgConfig::CMOCKA m)
+target_compile_definitions(test_perf_report PRIVATE
+                           XO_TEST_SCRIPTS_DIR="${PROJECT_SOURCE_DIR}/scripts")
+add_test(NAME perf_report COMMAND test_perf_report)
+set_tests_properties(perf_report PROPERTIES LABELS "perfdb;quick" TIMEOUT 120
+                     ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
