@@ -901,12 +901,12 @@ static void write_answer_table(FILE *html, const struct answer_wl *wl)
 }
 
 /*
- * The report's first screen for one model: per workload the crossover
- * sentence, the answer table and the crossover plot with its interval; then
- * the diagnosis (one sentence per device at a few batch sizes, from the
- * measured split) and the device probe when the run stored one. The cost
- * model's predicted sentences (issue 12 item 2) belong here, after the
- * measured diagnosis.
+ * The report's first screen for one model: the crossover per workload in one
+ * sentence, the diagnosis (one sentence per device at a few batch sizes, from
+ * the measured split), then per workload the answer table beside the
+ * crossover plot with its interval, and the device probe when the run stored
+ * one. The cost model's predicted sentences (issue 12 item 2) belong here,
+ * after the measured diagnosis (marked below).
  */
 static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FILE *gp,
                                    FILE *html, const struct answer *a)
@@ -922,6 +922,23 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 		fprintf(html, "<p>No measurement of this model's train_step or predict.</p>\n");
 		return XO_OK;
 	}
+	/* the answer in words first: the crossover per workload, then why */
+	fprintf(html, "<ul class=\"crossover\">\n");
+	for (int w = 0; w < 2; w++)
+		if (a->wl[w].run) {
+			fprintf(html, "<li><b>%s</b>: ", a->wl[w].what);
+			html_escape(html, cross_sentence(&a->wl[w].x, line, sizeof(line)));
+			fprintf(html, "</li>\n");
+		}
+	fprintf(html, "</ul>\n<h3 id=\"diagnosis_%s\">Diagnosis (from the measured split of the "
+	              "stored samples)</h3>\n<ul class=\"diagnosis\">\n", model);
+	for (int i = 0; i < a->ndiag; i++) {
+		fprintf(html, "<li>");
+		html_escape(html, a->diag[i]);
+		fprintf(html, "</li>\n");
+	}
+	fprintf(html, "</ul>\n");
+	/* the cost model's predicted sentences (issue 12 item 2) go here */
 	for (int w = 0; w < 2; w++) {
 		const struct answer_wl *wl = &a->wl[w];
 
@@ -929,9 +946,9 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 			continue;
 		fprintf(html, "<h3 id=\"crossover_%s_%s\">", model, wl->what);
 		html_escape(html, a->model);
-		fprintf(html, " %s (run:%lld)</h3>\n<p><b>", wl->what, (long long)wl->run);
-		html_escape(html, cross_sentence(&wl->x, line, sizeof(line)));
-		fprintf(html, "</b></p>\n<div class=\"answer\"><div>");
+		fprintf(html, " %s: the faster device per batch size (run:%lld)</h3>\n", wl->what,
+		        (long long)wl->run);
+		fprintf(html, "<div class=\"answer\"><div>");
 		write_answer_table(html, wl);
 		if ((st = write_crossover(db, outdir, gp, a->model, wl)))
 			return st;
@@ -940,18 +957,12 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 		        "</a></div>\n",
 		        model, wl->what, model, wl->what);
 	}
-	fprintf(html, "<p>Plots: median time per call divided by the batch (bars: 95%% CI of "
+	fprintf(html, "<p>Tables: per batch the faster device when the 95%% CIs of the two "
+	              "medians are apart (else unclear), by how much, both medians per call. "
+	              "Plots: median time per call divided by the batch (bars: 95%% CI of "
 	              "the median), log-log; the dashed line marks where cl becomes faster "
 	              "than cpu, the shaded band the crossover's interval from the 95%% CIs. "
 	              "A cl device that is a CPU (PoCL) is labelled as OpenCL on the CPU.</p>\n");
-	fprintf(html, "<h3 id=\"diagnosis_%s\">Diagnosis (measured split of the stored samples)"
-	              "</h3>\n<ul class=\"diagnosis\">\n", model);
-	for (int i = 0; i < a->ndiag; i++) {
-		fprintf(html, "<li>");
-		html_escape(html, a->diag[i]);
-		fprintf(html, "</li>\n");
-	}
-	fprintf(html, "</ul>\n");
 	write_probes(db, html, a->run);
 	return XO_OK;
 }
