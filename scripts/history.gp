@@ -12,7 +12,7 @@ set title title_text noenhanced
 set xlabel "run (oldest to newest; + = dirty work tree)"
 set ylabel "time per call (ms)"
 set grid ytics
-set key outside top center horizontal noenhanced
+set key below horizontal noenhanced
 set xtics rotate by 45 right
 if (logy) {
 	set logscale y
