@@ -2012,13 +2012,24 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 			continue;
 		cross_sentence(&wl->x, line, sizeof(line));
 		fprintf(out, "%s %s: %s\n", model, wl->what, line);
-		if (jx)
+		if (jx) {
+			const struct cross *x = &wl->x;
+			char lo[32], hi[32];
+
+			fmt_bound(x->lo, x, lo, sizeof(lo));
+			fmt_bound(x->hi, x, hi, sizeof(hi));
 			json_object_set_new(
 			    jx, wl->what,
-			    json_pack("{s:o, s:o, s:o, s:s}", "batch",
-			              wl->x.at > 0 ? json_real(wl->x.at) : json_null(), "lo",
-			              wl->x.lo > 0 ? json_real(wl->x.lo) : json_null(), "hi",
-			              wl->x.hi > 0 ? json_real(wl->x.hi) : json_null(), "text", line));
+			    json_pack("{s:s, s:o, s:o, s:o, s:s, s:s, s:s}", "state",
+			              !x->both    ? "not_both_measured"
+			              : x->at > 0 ? "crossover"
+			              : x->at < 0 ? "cl_faster_everywhere"
+			                          : "none_in_range",
+			              "batch", x->at > 0 ? json_real(x->at) : json_null(), "lo",
+			              x->lo > 0 ? json_real(x->lo) : json_null(), "hi",
+			              x->hi > 0 ? json_real(x->hi) : json_null(), "lo_text",
+			              x->both ? lo : "", "hi_text", x->both ? hi : "", "text", line));
+		}
 	}
 	for (int i = 0; i < a->ndiag; i++) {
 		fprintf(out, "%s: %s\n", model, a->diag[i]);

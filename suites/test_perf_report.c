@@ -271,7 +271,11 @@ static void test_advise_known_answer(void **state)
 	check_rel(json_number_value(json_object_get(x, "batch")), 64.0, 1e-9, "crossover");
 	check_rel(json_number_value(json_object_get(x, "lo")), 40.96, 1e-9, "crossover lo");
 	check_rel(json_number_value(json_object_get(x, "hi")), 100.0, 1e-9, "crossover hi");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "crossover");
+	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "41");
 	x = json_object_get(json_object_get(m, "crossover"), "predict");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "none_in_range");
+	assert_string_equal(json_string_value(json_object_get(x, "hi_text")), ">8192");
 	assert_true(json_is_null(json_object_get(x, "batch")));
 	assert_true(json_is_null(json_object_get(x, "lo")));
 	assert_true(json_is_null(json_object_get(x, "hi")));
