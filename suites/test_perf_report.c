@@ -19,7 +19,7 @@
  * and the CIs overlap only where 40.96 <= b <= 100: batch 64 is "unclear",
  * below it cpu is faster, above it cl. predict: cl's CI low (0.16 s) is above
  * cpu's CI high at the largest batch (0.1024 s): no crossover, within the CIs
- * too.
+ * too. A second store (test_crossover_edges) has the interval's open ends.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -43,7 +43,19 @@
 #define NBATCH 14 /* 1 .. 8192 */
 
 static double cpu_time(int64_t b) { return 1e-5 * (double)b; }
-static double cl_time(const char *what) { return !strcmp(what, "train_step") ? 6.4e-4 : 0.2; }
+/* edges: the second store (test_crossover_edges), where cl's time per call
+ * is 1.2e-5 s flat (train_step: cl/cpu = 1.2/batch) and half the cpu's
+ * (predict: cl faster everywhere) */
+static bool edges;
+
+static double cl_time_b(const char *what, int64_t b)
+{
+	if (edges)
+		return !strcmp(what, "train_step") ? 1.2e-5 : 0.5 * cpu_time(b);
+	return !strcmp(what, "train_step") ? 6.4e-4 : 0.2;
+}
+
+static double cl_time(const char *what) { return cl_time_b(what, 1); }
 
 /* The event times of one cl sample of wall time w: below batch 64 the host
  * waits on 8 short launches (launch-bound), from 64 on the kernels fill the
@@ -65,7 +77,7 @@ static void fill_result(struct xo_perf_result *r, const char *what, const char *
                         int64_t batch, size_t n)
 {
 	double m = !strcmp(device, "cpu") || strcmp(device, "cl") ? cpu_time(batch)
-	                                                          : cl_time(what);
+	                                                          : cl_time_b(what, batch);
 
 	if (strcmp(device, "cpu") && strcmp(device, "cl"))
 		m *= 1.5; /* a peer: 1.5x the cpu */
@@ -148,7 +160,7 @@ static void set_known(struct xo_perfdb *db)
 		const char *dev = (const char *)sqlite3_column_text(s, 1);
 		const char *what = (const char *)sqlite3_column_text(s, 2);
 		int64_t b = sqlite3_column_int64(s, 3);
-		double m = !strcmp(dev, "cl") ? cl_time(what) : cpu_time(b);
+		double m = !strcmp(dev, "cl") ? cl_time_b(what, b) : cpu_time(b);
 
 		if (strcmp(dev, "cl") && strcmp(dev, "cpu"))
 			m *= 1.5;
@@ -323,6 +335,58 @@ static void test_advise_known_answer(void **state)
 	}
 	assert_true(strstr(buf, "at batch 1 the cl train step") < strstr(buf, "evidence:"));
 	free(buf);
+	xo_perfdb_close(db);
+}
+
+/* advise --json of db for seed: the model's object (caller frees root). */
+static json_t *advise_json(struct xo_perfdb *db, json_t **root)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(xo_perf_advise(db, "seed", true, f), XO_OK);
+	fclose(f);
+	*root = json_loads(buf, 0, NULL);
+	free(buf);
+	assert_non_null(*root);
+	return json_array_get(json_object_get(*root, "models"), 0);
+}
+
+/*
+ * The crossover's open ends. train_step: cl/cpu = 1.2/b, so the medians
+ * cross at 1.2 (between the measured 1 and 2, exact as above); cl's
+ * optimistic curve, 0.8 * 1.2/b against 1.25, is below already at batch 1:
+ * the interval opens at "<=1"; the pessimistic one, 1.25 * 1.2/b = 0.8, gives
+ * b = 1.875. predict: cl = cpu/2, and even cl's CI high (0.625 cpu) is below
+ * cpu's CI low (0.8 cpu): faster everywhere, within the CIs too.
+ */
+static void test_crossover_edges(void **state)
+{
+	struct xo_perfdb *db;
+	json_t *root, *m, *x;
+
+	(void)state;
+	rng_state = 17;
+	edges = true;
+	db = make_store("edges.sqlite");
+	edges = false;
+	m = advise_json(db, &root);
+	x = json_object_get(json_object_get(m, "crossover"), "train_step");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "crossover");
+	check_rel(json_number_value(json_object_get(x, "batch")), 1.2, 1e-9, "crossover");
+	assert_true(json_is_null(json_object_get(x, "lo")));
+	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "<=1");
+	check_rel(json_number_value(json_object_get(x, "hi")), 1.875, 1e-9, "crossover hi");
+	x = json_object_get(json_object_get(m, "crossover"), "predict");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "cl_faster_everywhere");
+	assert_true(json_is_null(json_object_get(x, "batch")));
+	assert_string_equal(json_string_value(json_object_get(x, "hi_text")), "<=1");
+	assert_non_null(strstr(json_string_value(json_object_get(x, "text")),
+	                       "cl is faster than cpu at every measured batch (1 to 8192), within "
+	                       "the 95% CIs too"));
+	json_decref(root);
 	xo_perfdb_close(db);
 }
 
@@ -501,6 +565,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_advise_known_answer),
+	    cmocka_unit_test(test_crossover_edges),
 	    cmocka_unit_test(test_report_answer_first),
 	    cmocka_unit_test(test_split_adds_up),
 	    cmocka_unit_test(test_history_grouped),
