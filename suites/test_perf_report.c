@@ -19,7 +19,8 @@
  * and the CIs overlap only where 40.96 <= b <= 100: batch 64 is "unclear",
  * below it cpu is faster, above it cl. predict: cl's CI low (0.16 s) is above
  * cpu's CI high at the largest batch (0.1024 s): no crossover, within the CIs
- * too. A second store (test_crossover_edges) has the interval's open ends.
+ * too. Two more stores have the interval's open ends and curves that cross
+ * twice.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -46,10 +47,19 @@ static double cpu_time(int64_t b) { return 1e-5 * (double)b; }
 /* edges: the second store (test_crossover_edges), where cl's time per call
  * is 1.2e-5 s flat (train_step: cl/cpu = 1.2/batch) and half the cpu's
  * (predict: cl faster everywhere) */
-static bool edges;
+static int edges; /* 0: the main store, 1: open ends, 2: curves that cross twice */
+
+/* log(cl/cpu) of the store that crosses twice (edges 2): +0.2 at batch 1,
+ * -0.1 at 2, +0.6 at 4, -0.1 from 8 on */
+static double wiggle(int64_t b)
+{
+	return b == 1 ? 0.2 : b == 4 ? 0.6 : -0.1;
+}
 
 static double cl_time_b(const char *what, int64_t b)
 {
+	if (edges == 2 && !strcmp(what, "train_step"))
+		return cpu_time(b) * exp(wiggle(b));
 	if (edges)
 		return !strcmp(what, "train_step") ? 1.2e-5 : 0.5 * cpu_time(b);
 	return !strcmp(what, "train_step") ? 6.4e-4 : 0.2;
@@ -369,9 +379,9 @@ static void test_crossover_edges(void **state)
 
 	(void)state;
 	rng_state = 17;
-	edges = true;
+	edges = 1;
 	db = make_store("edges.sqlite");
-	edges = false;
+	edges = 0;
 	m = advise_json(db, &root);
 	x = json_object_get(json_object_get(m, "crossover"), "train_step");
 	assert_string_equal(json_string_value(json_object_get(x, "state")), "crossover");
@@ -386,6 +396,36 @@ static void test_crossover_edges(void **state)
 	assert_non_null(strstr(json_string_value(json_object_get(x, "text")),
 	                       "cl is faster than cpu at every measured batch (1 to 8192), within "
 	                       "the 95% CIs too"));
+	json_decref(root);
+	xo_perfdb_close(db);
+}
+
+/*
+ * Curves that cross more than once (edges 2): log(cl/cpu) is +0.2, -0.1,
+ * +0.6, -0.1, ... at batch 1, 2, 4, 8, ...; the optimistic curve is that
+ * minus log(1.25/0.8) = 0.446: -, -, +, -, so its first crossing (between 4
+ * and 8) lies after the medians' (between 1 and 2, at 2^(0.2/0.3) by the
+ * interpolation). The interval must still hold the median's crossing: its
+ * low end is the crossing itself; the pessimistic curve (+0.446) never
+ * crosses: the high end is open.
+ */
+static void test_crossover_twice(void **state)
+{
+	struct xo_perfdb *db;
+	json_t *root, *m, *x;
+	double at = pow(2.0, 0.2 / 0.3);
+
+	(void)state;
+	rng_state = 18;
+	edges = 2;
+	db = make_store("twice.sqlite");
+	edges = 0;
+	m = advise_json(db, &root);
+	x = json_object_get(json_object_get(m, "crossover"), "train_step");
+	check_rel(json_number_value(json_object_get(x, "batch")), at, 1e-9, "crossover");
+	check_rel(json_number_value(json_object_get(x, "lo")), at, 1e-9, "crossover lo");
+	assert_true(json_is_null(json_object_get(x, "hi")));
+	assert_string_equal(json_string_value(json_object_get(x, "hi_text")), ">8192");
 	json_decref(root);
 	xo_perfdb_close(db);
 }
@@ -566,6 +606,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_advise_known_answer),
 	    cmocka_unit_test(test_crossover_edges),
+	    cmocka_unit_test(test_crossover_twice),
 	    cmocka_unit_test(test_report_answer_first),
 	    cmocka_unit_test(test_split_adds_up),
 	    cmocka_unit_test(test_history_grouped),
