@@ -56,10 +56,16 @@ static double wiggle(int64_t b)
 	return b == 1 ? 0.2 : b == 4 ? 0.6 : -0.1;
 }
 
+/* and for predict: -0.1 at batch 1, -0.6 at 2, +0.1 at 4, -0.1 from 8 on */
+static double wiggle_predict(int64_t b)
+{
+	return b == 2 ? -0.6 : b == 4 ? 0.1 : -0.1;
+}
+
 static double cl_time_b(const char *what, int64_t b)
 {
-	if (edges == 2 && !strcmp(what, "train_step"))
-		return cpu_time(b) * exp(wiggle(b));
+	if (edges == 2)
+		return cpu_time(b) * exp(!strcmp(what, "train_step") ? wiggle(b) : wiggle_predict(b));
 	if (edges)
 		return !strcmp(what, "train_step") ? 1.2e-5 : 0.5 * cpu_time(b);
 	return !strcmp(what, "train_step") ? 6.4e-4 : 0.2;
@@ -426,6 +432,15 @@ static void test_crossover_twice(void **state)
 	check_rel(json_number_value(json_object_get(x, "lo")), at, 1e-9, "crossover lo");
 	assert_true(json_is_null(json_object_get(x, "hi")));
 	assert_string_equal(json_string_value(json_object_get(x, "hi_text")), ">8192");
+	/* predict: the medians cross between 4 and 8 (at 4 * 2^(0.1/0.2)); the
+	 * pessimistic curve (+0.446: +, -, +, +, ...) first crosses between 1 and
+	 * 2, before them: the high end is the crossing itself; the optimistic one
+	 * is below everywhere: the low end is open */
+	at = 4.0 * pow(2.0, 0.5);
+	x = json_object_get(json_object_get(m, "crossover"), "predict");
+	check_rel(json_number_value(json_object_get(x, "batch")), at, 1e-9, "crossover");
+	check_rel(json_number_value(json_object_get(x, "hi")), at, 1e-9, "crossover hi");
+	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "<=1");
 	json_decref(root);
 	xo_perfdb_close(db);
 }
