@@ -556,16 +556,36 @@ static void test_history_grouped(void **state)
 	need_gnuplot();
 	rng_state = 15;
 	db = make_store("hist.sqlite");
+	/* a stored change of cl at b64, at the second commit (run 2): its marker
+	 * stays, on cl's line (the group's second device) at the second run */
+	exec(db, "INSERT INTO changes(benchmark_id, testbed_id, commit_id, direction, ratio,"
+	         " p_value, state) SELECT b.id, ru.testbed_id, ru.commit_id, 'regression', 1.3,"
+	         " 1e-4, 'confirmed' FROM benchmarks b, runs ru WHERE ru.id = 2 AND"
+	         " b.name = 'model/seed/train_step/b64/cl'");
 	free(report(db, "hist"));
 	gp = report_file("hist", "plots.gp");
 	assert_non_null(strstr(gp, "prefix = 'data/hist_model_seed_train_step_b64_'; devices = "
-	                           "'cpu cl torchy'; ndev = 3;"));
+	                           "'cpu cl torchy'; ndev = 3; title_text = "
+	                           "'model/seed/train_step/b64';\nnchanges = 1;"));
+	{
+		char *dat = report_file("hist", "data/hist_model_seed_train_step_b64_2.dat");
+		double med, marker;
+
+		/* "1 median lo hi min marker sha": the second run, marked at its median */
+		char *line = strstr(dat, "\n1 ");
+
+		assert_non_null(line);
+		assert_int_equal(sscanf(line + 3, "%lf %*f %*f %*f %lf", &med, &marker), 2);
+		check_rel(marker, med, 1e-12, "change marker");
+		check_rel(med, 0.64, 1e-5, "cl median at b64 (ms)");
+		free(dat);
+	}
 	/* cpu and cl 0.64 ms, the peer 0.96 ms at b64: a linear axis; at b8192 cpu
 	 * 82 ms against cl 0.64 ms: a log axis */
 	assert_non_null(strstr(gp, "outbase = 'hist_model_seed_train_step_b64'"));
 	assert_non_null(strstr(gp, "hist_model_seed_train_step_b64_'; devices = 'cpu cl torchy'; "
 	                           "ndev = 3; title_text = 'model/seed/train_step/b64';\n"
-	                           "nchanges = 0; npoints = 3; logy = 0;"));
+	                           "nchanges = 1; npoints = 3; logy = 0;"));
 	assert_non_null(strstr(gp, "hist_model_seed_train_step_b8192_'; devices = 'cpu cl "
 	                           "torchy'; ndev = 3; title_text = 'model/seed/train_step/b8192';"
 	                           "\nnchanges = 0; npoints = 3; logy = 1;"));
