@@ -4,9 +4,17 @@
  * gpu_layers.gp), an index.html that shows them, and the per-batch advice
  * "which device is faster here", all from stored measurements.
  *
+ * The report answers first (issue 12 item 4): per model the answer (struct
+ * answer: the faster device per batch, the crossover with its interval, the
+ * diagnosis from the measured split of perfdb/split.h, the device probe);
+ * then regressions, where the OpenCL time goes, and history grouped per
+ * benchmark. advise and the report's text summary lead with the same
+ * sentences (answer_load is the one place they are made).
+ *
  * Crossover: the batch size where the cl curve (time per sample) goes below
  * the cpu curve, interpolated linearly in log(batch) on log(time ratio)
- * between the two measured batches around the sign change.
+ * between the two measured batches around the sign change; its interval is
+ * the same crossing of the curves' 95% CI ends (cross_find).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +33,7 @@
 #include "perfdb.h"
 #include "jsonout.h"
 #include "proc.h"
+#include "split.h"
 
 #define MAX_DEV   16
 #define MAX_BATCH 32
@@ -186,22 +195,32 @@ static const struct curve *find_curve(const struct curve *cv, int n, const char 
 	return NULL;
 }
 
-/* The batch where b's per-sample time first goes below a's, interpolated
- * in log(batch) (0 when it never does within the measured range; -1 when b
- * is faster at every batch both measured; a b that wins only at the
- * smallest batches and then loses has no crossover in this sense: 0). */
-static double crossover(const struct curve *a, const struct curve *b)
+/* Which column of a curve: the median or an end of its 95% CI. */
+enum curve_y { Y_MED, Y_LO, Y_HI };
+
+static const double *curve_col(const struct curve *c, enum curve_y y)
 {
+	return y == Y_LO ? c->lo : y == Y_HI ? c->hi : c->med;
+}
+
+/* The batch where b's time (column yb) first goes below a's (column ya),
+ * interpolated linearly in log(batch) on log(time ratio) between the two
+ * measured batches around the sign change (0 when it never does within the
+ * measured range; -1 when b is faster at every batch both measured; a b that
+ * wins only at the smallest batches and then loses has no crossover in this
+ * sense: 0). */
+static double crossover_y(const struct curve *a, enum curve_y ya, const struct curve *b,
+                          enum curve_y yb)
+{
+	const double *va = curve_col(a, ya), *vb = curve_col(b, yb);
 	double prev_d = NAN, prev_x = NAN;
 	bool all_below = true, any = false;
 
-	if (!a || !b)
-		return 0.0;
 	for (size_t i = 0; i < a->n; i++) {
 		for (size_t j = 0; j < b->n; j++) {
 			if (a->batch[i] != b->batch[j])
 				continue;
-			double d = log(b->med[j] / a->med[i]); /* > 0: b slower */
+			double d = log(vb[j] / va[i]); /* > 0: b slower */
 			double x = log((double)a->batch[i]);
 
 			any = true;
@@ -216,6 +235,114 @@ static double crossover(const struct curve *a, const struct curve *b)
 	return any && all_below ? -1.0 : 0.0;
 }
 
+/*
+ * The cl/cpu crossover and its interval. at: the crossing of the medians;
+ * lo: of the optimistic curves for cl (cl's CI low against cpu's CI high),
+ * hi: of the pessimistic ones (cl's CI high against cpu's CI low). Each is a
+ * batch (> 0), -1 (cl faster at every measured batch) or 0 (no crossing in
+ * the measured range). Pointwise the optimistic log ratio is <= the median's
+ * <= the pessimistic one, so the optimistic curve crosses first; with curves
+ * that cross more than once the first crossings need not be ordered, so the
+ * interval is widened to hold the median's crossing.
+ */
+struct cross {
+	bool both;          /* cpu and cl both measured at a common batch */
+	double at, lo, hi;  /* see above */
+	int64_t bmin, bmax; /* the smallest and largest batch both measured */
+};
+
+static void cross_find(const struct curve *cpu, const struct curve *cl, struct cross *x)
+{
+	memset(x, 0, sizeof(*x));
+	if (!cpu || !cl)
+		return;
+	for (size_t i = 0; i < cpu->n; i++)
+		for (size_t j = 0; j < cl->n; j++)
+			if (cpu->batch[i] == cl->batch[j]) {
+				if (!x->both || cpu->batch[i] < x->bmin)
+					x->bmin = cpu->batch[i];
+				if (!x->both || cpu->batch[i] > x->bmax)
+					x->bmax = cpu->batch[i];
+				x->both = true;
+			}
+	if (!x->both)
+		return;
+	x->at = crossover_y(cpu, Y_MED, cl, Y_MED);
+	x->lo = crossover_y(cpu, Y_HI, cl, Y_LO);
+	x->hi = crossover_y(cpu, Y_LO, cl, Y_HI);
+	if (x->at > 0) {
+		if (x->lo == 0 || x->lo > x->at)
+			x->lo = x->at;
+		if (x->hi < 0 || (x->hi > 0 && x->hi < x->at))
+			x->hi = x->at;
+	} else if (x->at < 0) {
+		x->lo = -1; /* the optimistic curve is below the medians' everywhere */
+	} else {
+		x->hi = 0; /* the medians never cross: nothing bounds it above */
+	}
+}
+
+/* "64", "<=1" (at or below the smallest batch), ">8192" (beyond the largest). */
+static void fmt_bound(double v, const struct cross *x, char *buf, size_t size)
+{
+	if (v > 0)
+		snprintf(buf, size, "%.0f", v);
+	else if (v < 0)
+		snprintf(buf, size, "<=%lld", (long long)x->bmin);
+	else
+		snprintf(buf, size, ">%lld", (long long)x->bmax);
+}
+
+/* The crossover in one line, for the report, its summary and advise. */
+static char *cross_sentence(const struct cross *x, char *buf, size_t size)
+{
+	char lo[32], hi[32];
+
+	if (!x->both) {
+		snprintf(buf, size, "crossover: cpu and cl are not both measured");
+		return buf;
+	}
+	fmt_bound(x->lo, x, lo, sizeof(lo));
+	fmt_bound(x->hi, x, hi, sizeof(hi));
+	if (x->at > 0)
+		snprintf(buf, size,
+		         "crossover: cl becomes faster than cpu at batch ~%.0f (from the 95%% CIs: "
+		         "between %s and %s)",
+		         x->at, lo, hi);
+	else if (x->at < 0 && x->hi < 0)
+		snprintf(buf, size,
+		         "crossover: none, cl is faster than cpu at every measured batch (%lld to "
+		         "%lld), within the 95%% CIs too",
+		         (long long)x->bmin, (long long)x->bmax);
+	else if (x->at < 0)
+		snprintf(buf, size,
+		         "crossover: none, cl is faster than cpu at every measured batch (%lld to "
+		         "%lld) by the medians; from the 95%% CIs it is between %s and %s",
+		         (long long)x->bmin, (long long)x->bmax, lo, hi);
+	else if (x->lo == 0)
+		snprintf(buf, size,
+		         "crossover: none in the measured range (batch %lld to %lld): cl never goes "
+		         "from slower to faster than cpu, within the 95%% CIs too",
+		         (long long)x->bmin, (long long)x->bmax);
+	else
+		snprintf(buf, size,
+		         "crossover: none in the measured range (batch %lld to %lld) by the medians "
+		         "(cl never goes from slower to faster than cpu); from the 95%% CIs it is "
+		         "between %s and %s",
+		         (long long)x->bmin, (long long)x->bmax, lo, hi);
+	return buf;
+}
+
+/* The verdict of one batch: the faster of cpu and cl when their 95% CIs are
+ * apart, "unclear" when they overlap. */
+static const char *faster_of(double cpu_lo, double cpu_med, double cpu_hi, double cl_lo,
+                             double cl_med, double cl_hi)
+{
+	if (cpu_hi >= cl_lo && cl_hi >= cpu_lo)
+		return "unclear";
+	return cpu_med < cl_med ? "cpu" : "cl";
+}
+
 /* "1.63 us [1.59, 1.74]": a median and its CI in one unit chosen by the median. */
 static void fmt_ci(double med, double lo, double hi, char *buf, size_t size)
 {
@@ -223,6 +350,237 @@ static void fmt_ci(double med, double lo, double hi, char *buf, size_t size)
 	const char *unit = med < 1e-3 ? "us" : med < 1.0 ? "ms" : "s";
 
 	snprintf(buf, size, "%.4g %s [%.4g, %.4g]", f * med, unit, f * lo, f * hi);
+}
+
+/* ---- the measured split and the answer ------------------------------------------ */
+
+/* One benchmark result of a run and the decomposition of its wall time. */
+struct meas {
+	bool found;         /* the run measured it */
+	bool has_split;     /* OpenCL event times were stored with its samples */
+	double med, lo, hi; /* wall time per call: median and its 95% CI */
+	struct xo_split sp; /* parts that add up to med (has_split only) */
+};
+
+/*
+ * The split of a stored result: each sample's event totals are decomposed
+ * (xo_split_from_events, parts adding up to that sample's wall time), the
+ * share of each part is averaged over the samples, and the shares are applied
+ * to the result's median wall time, so the parts add up to the median the
+ * report shows (the samples' shares are scale-free: a slow sample weighs as
+ * much as a fast one). Launches: the mean per call.
+ */
+static enum xo_status meas_load(struct xo_perfdb *db, int64_t result_id, struct meas *m)
+{
+	sqlite3_stmt *s = NULL;
+	double share[XO_SPLIT_COUNT] = {0}, launches = 0.0;
+	size_t n = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT median, coalesce(ci_lo, median), coalesce(ci_hi, median),"
+	                       " has_split FROM results WHERE id = ?",
+	                       -1, &s, NULL))
+		return sql_err(db, "reading a result");
+	sqlite3_bind_int64(s, 1, result_id);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		m->found = true;
+		m->med = sqlite3_column_double(s, 0);
+		m->lo = sqlite3_column_double(s, 1);
+		m->hi = sqlite3_column_double(s, 2);
+		m->has_split = sqlite3_column_int(s, 3) != 0;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (!m->has_split)
+		return XO_OK;
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT wall_s, enqueue_s, h2d_s, kernel_s, d2h_s, wait_s, launches"
+	                       " FROM samples WHERE result_id = ?",
+	                       -1, &s, NULL))
+		return sql_err(db, "reading samples");
+	sqlite3_bind_int64(s, 1, result_id);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		struct xo_split one;
+		double v[7];
+
+		for (int i = 0; i < 7; i++)
+			v[i] = sqlite3_column_double(s, i);
+		xo_split_from_events(v[0], v[1], v[2], v[3], v[4], v[5], v[6], &one);
+		if (!(one.wall_s > 0))
+			continue;
+		for (int p = 0; p < XO_SPLIT_COUNT; p++)
+			share[p] += one.part_s[p] / one.wall_s;
+		launches += one.launches;
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (!n || !(m->med > 0)) {
+		m->has_split = false;
+		return XO_OK;
+	}
+	m->sp.wall_s = 0.0;
+	for (int p = 0; p < XO_SPLIT_COUNT; p++) {
+		m->sp.part_s[p] = m->med * share[p] / (double)n;
+		m->sp.wall_s += m->sp.part_s[p];
+	}
+	m->sp.launches = launches / (double)n;
+	return XO_OK;
+}
+
+/* The result of (run, model, what, device, batch), or found = false. */
+static enum xo_status meas_find(struct xo_perfdb *db, int64_t run, const char *model,
+                                const char *what, const char *device, int64_t batch,
+                                struct meas *m)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t id = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT res.id FROM results res JOIN benchmarks b"
+	                       " ON b.id = res.benchmark_id WHERE res.run_id = ? AND"
+	                       " b.kind = 'model' AND b.model = ? AND b.what = ? AND b.device = ?"
+	                       " AND b.batch = ?",
+	                       -1, &s, NULL))
+		return sql_err(db, "finding a result");
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, device, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, batch);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return id ? meas_load(db, id, m) : XO_OK;
+}
+
+/* "3.1 ms", "40 us" */
+static void fmt_dur(double s, char *buf, size_t size)
+{
+	if (s < 1e-3)
+		snprintf(buf, size, "%.3g us", s * 1e6);
+	else if (s < 1.0)
+		snprintf(buf, size, "%.3g ms", s * 1e3);
+	else
+		snprintf(buf, size, "%.3g s", s);
+}
+
+/* One diagnosis sentence for a measured result: the dominant part of the
+ * split (split.h) for a device with event times, the step time only for a
+ * host backend (no events). */
+static void diag_sentence(const struct meas *m, const char *device, const char *what,
+                          int64_t batch, char *buf, size_t size)
+{
+	const char *words = !strcmp(what, "train_step") ? "train step" : "predict call";
+	char dev[48], t[32];
+	size_t len;
+
+	gp_safe(device, dev, sizeof(dev));
+	fmt_dur(m->med, t, sizeof(t));
+	if (m->has_split) {
+		xo_split_diagnose(&m->sp, dev, words, batch, buf, size);
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " (%s per call)", t);
+	} else if (!strcmp(device, "cpu") || !strcmp(device, "ref")) {
+		snprintf(buf, size, "at batch %lld the %s %s takes %s per call (a host backend: "
+		         "no device events to split)", (long long)batch, dev, words, t);
+	} else {
+		snprintf(buf, size, "at batch %lld the %s %s takes %s per call (no event times "
+		         "stored)", (long long)batch, dev, words, t);
+	}
+}
+
+#define MAX_DIAG 32
+
+/* The answer for one workload of a model. */
+struct answer_wl {
+	const char *what;          /* "train_step" or "predict" */
+	struct curve cv[MAX_DEV];  /* own devices of the latest run, then peers */
+	int ncv;
+	int64_t run;               /* the latest own run that measured it (0: none) */
+	struct cross x;            /* cl vs cpu */
+};
+
+/* The answer for one model: what the report's first screen, its text
+ * summary and `xo perf advise` lead with. */
+struct answer {
+	char model[64];                  /* as stored */
+	struct answer_wl wl[2];          /* train_step, predict */
+	int64_t run;                     /* the latest own run of either (0: none measured) */
+	int ndiag;
+	char diag[MAX_DIAG][320];        /* one sentence each */
+};
+
+static bool own_device(const char *d)
+{
+	return !strcmp(d, "ref") || !strcmp(d, "cpu") || !strncmp(d, "cl", 2);
+}
+
+/* The d-th curve with cpu moved to the front. */
+static int order_cpu_first(const struct curve *cv, int n, int d)
+{
+	int cpu = -1;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(cv[i].device, "cpu"))
+			cpu = i;
+	if (cpu < 0)
+		return d;
+	if (d == 0)
+		return cpu;
+	return d <= cpu ? d - 1 : d;
+}
+
+/*
+ * Loads model's curves, crossover and diagnosis. The diagnosis: per workload,
+ * one sentence per device under test (cpu, cl...) at the smallest batch, the
+ * seed's 512 and the largest batch it measured.
+ */
+static enum xo_status answer_load(struct xo_perfdb *db, const char *model, struct answer *a)
+{
+	static const char *const whats[] = {"train_step", "predict"};
+	enum xo_status st;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(a->model, sizeof(a->model), "%s", model);
+	for (int w = 0; w < 2; w++) {
+		struct answer_wl *wl = &a->wl[w];
+
+		wl->what = whats[w];
+		if ((st = load_curves(db, model, wl->what, wl->cv, &wl->ncv, &wl->run)))
+			return st;
+		if (wl->run > a->run)
+			a->run = wl->run;
+		cross_find(find_curve(wl->cv, wl->ncv, "cpu"), find_curve(wl->cv, wl->ncv, "cl"),
+		           &wl->x);
+		for (int d = 0; d < wl->ncv; d++) {
+			/* cpu first, then the cl devices in their stored order */
+			const struct curve *c = &wl->cv[order_cpu_first(wl->cv, wl->ncv, d)];
+			int64_t pick[3];
+			int np = 0;
+
+			if (!own_device(c->device) || !strcmp(c->device, "ref") || !c->n)
+				continue;
+			pick[np++] = c->batch[0];
+			for (size_t k = 0; k < c->n; k++)
+				if (c->batch[k] == 512 && 512 != pick[0])
+					pick[np++] = 512;
+			if (c->batch[c->n - 1] != pick[np - 1])
+				pick[np++] = c->batch[c->n - 1];
+			for (int k = 0; k < np && a->ndiag < MAX_DIAG; k++) {
+				struct meas m;
+
+				if ((st = meas_find(db, c->run_id, model, wl->what, c->device, pick[k],
+				                    &m)))
+					return st;
+				if (m.found)
+					diag_sentence(&m, c->device, wl->what, pick[k],
+					              a->diag[a->ndiag++], sizeof(a->diag[0]));
+			}
+		}
+	}
+	return XO_OK;
 }
 
 /* ---- gnuplot ---------------------------------------------------------------------- */
@@ -262,89 +620,85 @@ static const char *cl_label(struct xo_perfdb *db, int64_t run)
 	return label;
 }
 
+/* The crossover plot of one workload: data files and the gnuplot lines;
+ * the HTML goes with the answer (write_answer). */
 static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, FILE *gp,
-                                      FILE *html, const char *model_raw, const char *what)
+                                      const char *model_raw, const struct answer_wl *wl)
 {
 	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
-	struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
-	char path[4096], devices[512] = "";
-	int ncv = 0;
-	int64_t run;
-	double x;
-	enum xo_status st;
+	char path[4096], devices[1024] = "";
+	const struct cross *x = &wl->x;
+	double band_lo = 0, band_hi = 0;
 
-	if (!cv)
-		return xo_error(XO_ENOMEM, "perf: out of memory");
 	safe_name(model_raw, model, sizeof(model));
-	if ((st = load_curves(db, model_raw, what, cv, &ncv, &run)) || !ncv)
-		goto out;
-	for (int i = 0; i < ncv; i++) {
+	for (int i = 0; i < wl->ncv; i++) {
+		const struct curve *c = &wl->cv[i];
+		char dev[48];
 		FILE *f;
 
 		/* peer names come from imported files: file names and gnuplot see
 		 * only the safe set */
-		safe_name(cv[i].device, cv[i].device, sizeof(cv[i].device));
-		snprintf(path, sizeof(path), "%s/data/cross_%s_%s_%s.dat", outdir, model, what,
-		         cv[i].device);
+		safe_name(c->device, dev, sizeof(dev));
+		if (!dev[0])
+			snprintf(dev, sizeof(dev), "_");
+		snprintf(path, sizeof(path), "%s/data/cross_%s_%s_%s.dat", outdir, model, wl->what,
+		         dev);
 		f = fopen(path, "w");
-		if (!f) {
-			st = xo_error(XO_EIO, "%s: %s", path, strerror(errno));
-			goto out;
-		}
+		if (!f)
+			return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
 		fprintf(f, "# batch  s/sample median  ci_lo  ci_hi   (run %lld, device %s)\n",
-		        (long long)cv[i].run_id, cv[i].device);
-		for (size_t k = 0; k < cv[i].n; k++) {
-			double b = (double)cv[i].batch[k];
+		        (long long)c->run_id, dev);
+		for (size_t k = 0; k < c->n; k++) {
+			double b = (double)c->batch[k];
 
-			fprintf(f, "%lld %.6e %.6e %.6e\n", (long long)cv[i].batch[k],
-			        cv[i].med[k] / b, cv[i].lo[k] / b, cv[i].hi[k] / b);
+			fprintf(f, "%lld %.6e %.6e %.6e\n", (long long)c->batch[k], c->med[k] / b,
+			        c->lo[k] / b, c->hi[k] / b);
 		}
 		fclose(f);
 		snprintf(devices + strlen(devices), sizeof(devices) - strlen(devices), "%s%s",
-		         i ? " " : "", cv[i].device);
+		         i ? " " : "", dev);
 	}
-	x = crossover(find_curve(cv, ncv, "cpu"), find_curve(cv, ncv, "cl"));
+	/* the shaded band: the crossover's interval from the 95% CIs, clipped to
+	 * the measured range (an open end is drawn to the range's edge) */
+	if (x->both && (x->at != 0 || x->lo != 0)) {
+		band_lo = x->lo > 0 ? x->lo : (double)x->bmin;
+		band_hi = x->hi > 0 ? x->hi : x->hi < 0 ? (double)x->bmin : (double)x->bmax;
+	}
 	fprintf(gp,
 	        "prefix = 'data/cross_%s_%s_'; devices = '%s'; xcross = %g; cl_label = '%s';\n"
+	        "xband_lo = %g; xband_hi = %g;\n"
 	        "title_text = '%s %s: time per sample vs batch (run %lld)';\n"
 	        "outbase = 'crossover_%s_%s'; load script_dir.'/crossover.gp'\n",
-	        model, what, devices, x, cl_label(db, run), model, what, (long long)run, model,
-	        what);
-	fprintf(html, "<h3 id=\"crossover_%s_%s\">%s %s</h3>\n<p>", model, what, model, what);
-	if (x > 0)
-		fprintf(html, "cl becomes faster than cpu at batch &asymp; %.0f.", x);
-	else if (x < 0)
-		fprintf(html, "cl is faster than cpu at every measured batch.");
-	else if (find_curve(cv, ncv, "cl") && find_curve(cv, ncv, "cpu"))
-		fprintf(html, "No crossover in the measured range: cl never goes from slower "
-		              "to faster than cpu.");
-	else
-		fprintf(html, "cpu and cl are not both measured: no crossover.");
-	fprintf(html,
-	        "</p>\n<a href=\"crossover_%s_%s.svg\"><img src=\"crossover_%s_%s.png\"></a>\n",
-	        model, what, model, what);
-out:
-	free(cv);
-	return st;
+	        model, wl->what, devices, x->at, cl_label(db, wl->run), band_lo, band_hi, model,
+	        wl->what, (long long)wl->run, model, wl->what);
+	return XO_OK;
 }
 
-/* Stacked split of OpenCL time (percent per category) per batch. */
+/*
+ * Where a call's wall time goes, per batch, for every device with OpenCL
+ * event times: the decomposition of split.h (launch/sync latency, transfers,
+ * compute, other host work), whose parts add up to the result's median wall
+ * time (meas_load). The data file keeps the parts in ms beside the median;
+ * the plot stacks them as shares of it.
+ */
 static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
                                   const char *model_raw, const char *what, int64_t run)
 {
 	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	sqlite3_stmt *s = NULL;
 	char path[4096];
+	enum xo_status st = XO_OK;
 	FILE *f;
-	int rows = 0;
+	int rows = 0, ndev = 0;
 
 	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                       "SELECT b.batch, avg(sm.enqueue_s), avg(sm.h2d_s), avg(sm.kernel_s),"
-	                       " avg(sm.d2h_s), avg(sm.wait_s), avg(sm.wall_s), avg(sm.launches)"
-	                       " FROM samples sm JOIN results res ON res.id = sm.result_id"
-	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
+	                       "SELECT res.id, b.batch, b.device, (SELECT count(DISTINCT b2.device)"
+	                       "  FROM results r2 JOIN benchmarks b2 ON b2.id = r2.benchmark_id"
+	                       "  WHERE r2.run_id = res.run_id AND r2.has_split AND"
+	                       "  b2.kind = 'model' AND b2.model = b.model AND b2.what = b.what)"
+	                       " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " WHERE res.run_id = ? AND res.has_split AND b.kind = 'model'"
-	                       " AND b.model = ? AND b.what = ? GROUP BY b.batch ORDER BY b.batch",
+	                       " AND b.model = ? AND b.what = ? ORDER BY b.device, b.batch",
 	                       -1, &s, NULL))
 		return sql_err(db, "reading the OpenCL split");
 	sqlite3_bind_int64(s, 1, run);
@@ -357,33 +711,269 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 		sqlite3_finalize(s);
 		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
 	}
-	fprintf(f, "label enqueue H2D kernel D2H wait\n");
+	fprintf(f, "# label launch_ms transfer_ms compute_ms other_ms wall_median_ms\n");
 	while (sqlite3_step(s) == SQLITE_ROW) {
-		double v[5], sum = 0.0;
+		struct meas m;
+		char dev[48];
 
-		for (int i = 0; i < 5; i++)
-			sum += v[i] = sqlite3_column_double(s, 1 + i);
-		if (!(sum > 0.0))
+		if ((st = meas_load(db, sqlite3_column_int64(s, 0), &m)))
+			break;
+		if (!m.has_split)
 			continue;
-		fprintf(f, "\"%lld\\n%.3gms\\n%.0f launches\"",
-		        (long long)sqlite3_column_int64(s, 0), 1e3 * sqlite3_column_double(s, 6),
-		        sqlite3_column_double(s, 7));
-		for (int i = 0; i < 5; i++)
-			fprintf(f, " %.3f", 100.0 * v[i] / sum);
-		fputc('\n', f);
+		/* more than one device with event times: the label names it */
+		ndev = sqlite3_column_int(s, 3);
+		safe_name(col_text(s, 2), dev, sizeof(dev));
+		fprintf(f, "\"%s%s%lld\\n%.3gms\\n%.0f launches\"", ndev > 1 ? dev : "",
+		        ndev > 1 ? " " : "", (long long)sqlite3_column_int64(s, 1), 1e3 * m.med,
+		        m.sp.launches);
+		for (int p = 0; p < XO_SPLIT_COUNT; p++)
+			fprintf(f, " %.9g", 1e3 * m.sp.part_s[p]);
+		fprintf(f, " %.9g\n", 1e3 * m.med);
 		rows++;
 	}
 	sqlite3_finalize(s);
 	fclose(f);
-	if (!rows)
-		return XO_OK;
+	if (st || !rows)
+		return st;
 	fprintf(gp,
-	        "datafile = 'data/split_%s_%s.dat'; title_text = '%s %s on OpenCL: where the time "
-	        "goes (%% of the event times; batch, wall per call, launches)';\noutbase = "
-	        "'split_%s_%s'; load script_dir.'/gpu_split.gp'\n",
+	        "datafile = 'data/split_%s_%s.dat'; title_text = '%s %s on OpenCL: where the wall "
+	        "time of one call goes (bar labels: batch, median wall, launches)';\noutbase = 'split_%s_%s'; load script_dir.'/gpu_split.gp'\n",
 	        model, what, model, what, model, what);
 	fprintf(html, "<a href=\"split_%s_%s.svg\"><img src=\"split_%s_%s.png\"></a>\n", model,
 	        what, model, what);
+	return XO_OK;
+}
+
+/* One cell of the probe table: v scaled, or a dash where the probe has none. */
+static void probe_cell(FILE *html, sqlite3_stmt *s, int col, double scale, const char *fmt)
+{
+	fprintf(html, "<td>");
+	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+		fprintf(html, "&ndash;");
+	else
+		fprintf(html, fmt, scale * sqlite3_column_double(s, col));
+	fprintf(html, "</td>");
+}
+
+/*
+ * The probe figures of run (table probes, written by `perf record` from
+ * schema version 4 on, one row per device): a store without the table, or a
+ * run without rows, has no probe table. Returns the rows shown.
+ */
+static int write_probes(struct xo_perfdb *db, FILE *html, int64_t run)
+{
+	sqlite3_stmt *s = NULL;
+	int rows = 0;
+
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT device, launch_s, enqueue_s, sync_s, h2d_lat_s, h2d_bw,"
+	                       " d2h_lat_s, d2h_bw, flops, mem_bw, handoff_s, units FROM probes"
+	                       " WHERE run_id = ? ORDER BY device = 'cpu' DESC, device",
+	                       -1, &s, NULL) != SQLITE_OK)
+		return 0; /* no table probes in this store */
+	sqlite3_bind_int64(s, 1, run);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (!rows++)
+			fprintf(html,
+			        "<h3>Device probe (xo probe, run:%lld)</h3>\n<table class=\"probes\">"
+			        "<tr><th>device</th><th>launch (us)</th><th>enqueue (us)</th>"
+			        "<th>sync (us)</th><th>H2D latency (us)</th><th>H2D (GB/s)</th>"
+			        "<th>D2H latency (us)</th><th>D2H (GB/s)</th><th>GFLOP/s</th>"
+			        "<th>memory (GB/s)</th><th>hand-off (us)</th><th>units</th></tr>\n",
+			        (long long)run);
+		fprintf(html, "<tr><td>");
+		html_escape(html, col_text(s, 0));
+		fprintf(html, "</td>");
+		probe_cell(html, s, 1, 1e6, "%.3g");
+		probe_cell(html, s, 2, 1e6, "%.3g");
+		probe_cell(html, s, 3, 1e6, "%.3g");
+		probe_cell(html, s, 4, 1e6, "%.3g");
+		probe_cell(html, s, 5, 1e-9, "%.3g");
+		probe_cell(html, s, 6, 1e6, "%.3g");
+		probe_cell(html, s, 7, 1e-9, "%.3g");
+		probe_cell(html, s, 8, 1e-9, "%.4g");
+		probe_cell(html, s, 9, 1e-9, "%.3g");
+		probe_cell(html, s, 10, 1e6, "%.3g");
+		probe_cell(html, s, 11, 1.0, "%.0f");
+		fprintf(html, "</tr>\n");
+	}
+	sqlite3_finalize(s);
+	if (rows)
+		fprintf(html, "</table>\n<p>Launch: an empty kernel, enqueue to completion (cpu: "
+		              "one thread-pool round); H2D/D2H latency: a 4-byte blocking copy, "
+		              "GB/s: a large one; GFLOP/s: an FMA-bound kernel; memory: a streaming "
+		              "kernel (read + written). &ndash;: does not apply to the device.</p>\n");
+	return rows;
+}
+
+/* The answer table of one workload: per batch the faster of cpu and cl (95%
+ * CIs apart, else "unclear"), the ratio, both medians with their CIs; the
+ * peers (other frameworks) in a table of their own. */
+static void write_answer_table(FILE *html, const struct answer_wl *wl)
+{
+	const struct curve *cpu = find_curve(wl->cv, wl->ncv, "cpu");
+	const struct curve *cl = find_curve(wl->cv, wl->ncv, "cl");
+	int npeer = 0;
+
+	if (!cpu || !cl) {
+		fprintf(html, "<p>cpu and cl are not both measured: nothing to compare.</p>\n");
+	} else {
+		fprintf(html, "<table class=\"answer\"><tr><th>batch</th><th>faster</th>"
+		              "<th>by</th><th>cpu: median [95%% CI] per call</th>"
+		              "<th>cl: median [95%% CI] per call</th></tr>\n");
+		for (size_t i = 0; i < cpu->n; i++) {
+			size_t j;
+			char a[64], b[64];
+
+			for (j = 0; j < cl->n && cl->batch[j] != cpu->batch[i]; j++)
+				;
+			if (j == cl->n)
+				continue;
+			const char *v = faster_of(cpu->lo[i], cpu->med[i], cpu->hi[i], cl->lo[j],
+			                          cl->med[j], cl->hi[j]);
+			double r = cpu->med[i] < cl->med[j] ? cl->med[j] / cpu->med[i]
+			                                    : cpu->med[i] / cl->med[j];
+
+			fmt_ci(cpu->med[i], cpu->lo[i], cpu->hi[i], a, sizeof(a));
+			fmt_ci(cl->med[j], cl->lo[j], cl->hi[j], b, sizeof(b));
+			fprintf(html,
+			        "<tr class=\"ans\"><td>%lld</td><td class=\"faster\">%s</td>"
+			        "<td>%.2fx%s</td><td>%s</td><td>%s</td></tr>\n",
+			        (long long)cpu->batch[i], v, r,
+			        !strcmp(v, "unclear") ? " (CIs overlap)" : "", a, b);
+		}
+		fprintf(html, "</table>\n");
+	}
+	for (int p = 0; p < wl->ncv; p++)
+		npeer += !own_device(wl->cv[p].device);
+	if (!npeer)
+		return;
+	/* every batch any peer measured, in order */
+	int64_t batches[MAX_BATCH];
+	int nb = 0;
+
+	for (int p = 0; p < wl->ncv; p++) {
+		if (own_device(wl->cv[p].device))
+			continue;
+		for (size_t k = 0; k < wl->cv[p].n; k++) {
+			int i = 0;
+
+			while (i < nb && batches[i] != wl->cv[p].batch[k])
+				i++;
+			if (i == nb && nb < MAX_BATCH)
+				batches[nb++] = wl->cv[p].batch[k];
+		}
+	}
+	for (int i = 1; i < nb; i++)
+		for (int k = i; k > 0 && batches[k - 1] > batches[k]; k--) {
+			int64_t t = batches[k];
+
+			batches[k] = batches[k - 1];
+			batches[k - 1] = t;
+		}
+	fprintf(html, "<p>Peers (other frameworks, their latest import; not under test):</p>\n"
+	              "<table class=\"peers\"><tr><th>batch</th>");
+	for (int p = 0; p < wl->ncv; p++)
+		if (!own_device(wl->cv[p].device)) {
+			fprintf(html, "<th>");
+			html_escape(html, wl->cv[p].device);
+			fprintf(html, ": median [95%% CI]</th>");
+		}
+	fprintf(html, "</tr>\n");
+	for (int i = 0; i < nb; i++) {
+		fprintf(html, "<tr><td>%lld</td>", (long long)batches[i]);
+		for (int p = 0; p < wl->ncv; p++) {
+			const struct curve *c = &wl->cv[p];
+			size_t k;
+			char t[64];
+
+			if (own_device(c->device))
+				continue;
+			for (k = 0; k < c->n && c->batch[k] != batches[i]; k++)
+				;
+			if (k == c->n) {
+				fprintf(html, "<td>&ndash;</td>");
+				continue;
+			}
+			fmt_ci(c->med[k], c->lo[k], c->hi[k], t, sizeof(t));
+			fprintf(html, "<td>%s", t);
+			if (cpu)
+				for (size_t q = 0; q < cpu->n; q++)
+					if (cpu->batch[q] == batches[i])
+						fprintf(html, " (%.2fx cpu)", c->med[k] / cpu->med[q]);
+			fprintf(html, "</td>");
+		}
+		fprintf(html, "</tr>\n");
+	}
+	fprintf(html, "</table>\n");
+}
+
+/*
+ * The report's first screen for one model: the crossover per workload in one
+ * sentence, the diagnosis (one sentence per device at a few batch sizes, from
+ * the measured split), then per workload the answer table beside the
+ * crossover plot with its interval, and the device probe when the run stored
+ * one. The cost model's predicted sentences (issue 12 item 2) belong here,
+ * after the measured diagnosis (marked below).
+ */
+static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FILE *gp,
+                                   FILE *html, const struct answer *a)
+{
+	char model[64], line[512];
+	enum xo_status st;
+
+	safe_name(a->model, model, sizeof(model));
+	fprintf(html, "<h2 id=\"answer_%s\">Answer: model ", model);
+	html_escape(html, a->model);
+	fprintf(html, ", which device is faster per batch size, and why</h2>\n");
+	if (!a->wl[0].ncv && !a->wl[1].ncv) {
+		fprintf(html, "<p>No measurement of this model's train_step or predict.</p>\n");
+		return XO_OK;
+	}
+	/* the answer in words first: the crossover per workload, then why */
+	fprintf(html, "<ul class=\"crossover\">\n");
+	for (int w = 0; w < 2; w++)
+		if (a->wl[w].ncv) {
+			fprintf(html, "<li><b>%s</b>: ", a->wl[w].what);
+			html_escape(html, cross_sentence(&a->wl[w].x, line, sizeof(line)));
+			fprintf(html, "</li>\n");
+		}
+	fprintf(html, "</ul>\n<h3 id=\"diagnosis_%s\">Diagnosis (from the measured split of the "
+	              "stored samples)</h3>\n<ul class=\"diagnosis\">\n", model);
+	for (int i = 0; i < a->ndiag; i++) {
+		fprintf(html, "<li>");
+		html_escape(html, a->diag[i]);
+		fprintf(html, "</li>\n");
+	}
+	fprintf(html, "</ul>\n");
+	/* the cost model's predicted sentences (issue 12 item 2) go here */
+	for (int w = 0; w < 2; w++) {
+		const struct answer_wl *wl = &a->wl[w];
+
+		if (!wl->ncv) /* peers alone (no own run) still get their plot */
+			continue;
+		fprintf(html, "<h3 id=\"crossover_%s_%s\">", model, wl->what);
+		html_escape(html, a->model);
+		fprintf(html, " %s: the faster device per batch size", wl->what);
+		if (wl->run)
+			fprintf(html, " (run:%lld)", (long long)wl->run);
+		fprintf(html, "</h3>\n");
+		fprintf(html, "<div class=\"answer\"><div>");
+		write_answer_table(html, wl);
+		if ((st = write_crossover(db, outdir, gp, a->model, wl)))
+			return st;
+		fprintf(html,
+		        "</div><a href=\"crossover_%s_%s.svg\"><img src=\"crossover_%s_%s.png\">"
+		        "</a></div>\n",
+		        model, wl->what, model, wl->what);
+	}
+	fprintf(html, "<p>Tables: per batch the faster device when the 95%% CIs of the two "
+	              "medians are apart (else unclear), by how much, both medians per call. "
+	              "Plots: median time per call divided by the batch (bars: 95%% CI of "
+	              "the median), log-log; the dashed line marks where cl becomes faster "
+	              "than cpu, the shaded band the crossover's interval from the 95%% CIs. "
+	              "A cl device that is a CPU (PoCL) is labelled as OpenCL on the CPU.</p>\n");
+	write_probes(db, html, a->run);
 	return XO_OK;
 }
 
@@ -477,19 +1067,88 @@ out:
 	return XO_OK;
 }
 
-/* History of one benchmark on one testbed: one point per run, oldest first. */
-static enum xo_status write_history(struct xo_perfdb *db, const char *outdir, FILE *gp,
-                                    int64_t bench, const char *name, int64_t testbed, int *points)
+/* A benchmark's group: its name without the device suffix ("op/relu/fwd/
+ * n512_l27_c16/cpu" -> "op/relu/fwd/n512_l27_c16"); the name itself when it
+ * does not end in "/device". */
+static void bench_group(const char *name, const char *device, char *out, size_t size)
+{
+	size_t n = strlen(name), d = strlen(device);
+
+	if (d && n > d + 1 && name[n - d - 1] == '/' && !strcmp(name + n - d, device))
+		n -= d + 1;
+	snprintf(out, size, "%.*s", (int)n, name);
+}
+
+/* One benchmark of a history group. */
+struct hist_member {
+	int64_t bench;
+	char group[192];
+	char device[48];
+};
+
+/* cpu, cl..., ref, then peers: the order of the lines and the legend. */
+static int device_rank(const char *d)
+{
+	return !strcmp(d, "cpu") ? 0 : !strncmp(d, "cl", 2) ? 1 : !strcmp(d, "ref") ? 2 : 3;
+}
+
+static int hist_member_cmp(const void *pa, const void *pb)
+{
+	const struct hist_member *a = pa, *b = pb;
+	int c = strcmp(a->group, b->group);
+
+	if (c)
+		return c;
+	if (device_rank(a->device) != device_rank(b->device))
+		return device_rank(a->device) - device_rank(b->device);
+	return strcmp(a->device, b->device);
+}
+
+/* One stored point of a history. */
+struct hist_point {
+	int64_t date, run;   /* commit date, run id: the x order */
+	char sha[12];        /* short sha, '+' when dirty */
+	double med, lo, hi, min;
+	bool change;         /* a stored change (not ignored) at this run */
+	int dev;             /* which member of the group */
+	int x;               /* the run's index on the common x axis */
+};
+
+static int hist_point_cmp(const void *pa, const void *pb)
+{
+	const struct hist_point *a = pa, *b = pb;
+
+	if (a->date != b->date)
+		return a->date < b->date ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* Devices whose medians differ by more than this factor get a log y axis:
+ * on a linear axis the fastest device's line would lie flat on zero. */
+#define HIST_LOG_RATIO 10.0
+
+/*
+ * The history of one benchmark group on one testbed: one line per device
+ * (its medians with 95% CI bars, minimum as points, stored changes as red
+ * diamonds) over a common x axis of the runs that measured any of them,
+ * oldest first. Data: data/hist_GROUP_<i>.dat for the i-th device.
+ */
+static enum xo_status write_history_group(struct xo_perfdb *db, const char *outdir, FILE *gp,
+                                          const struct hist_member *mem, int nmem,
+                                          int64_t testbed)
 {
 	sqlite3_stmt *s = NULL;
-	char path[4096], safe[256], title[256];
-	FILE *f;
-	int n = 0, nchanges = 0;
+	char path[4096], safe[256], title[256], devices[1024] = "";
+	struct hist_point *pt = NULL;
+	size_t n = 0, cap = 0;
+	int nchanges = 0, nx = 0;
+	double vmin = INFINITY, vmax = 0;
+	enum xo_status st = XO_OK;
 
-	safe_name(name, safe, sizeof(safe));
+	safe_name(mem[0].group, safe, sizeof(safe));
 	if (sqlite3_prepare_v2(
 	        xo_perfdb_sqlite(db),
-	        "SELECT c.sha, c.dirty, res.median, coalesce(res.ci_lo, res.median),"
+	        "SELECT c.date, ru.id, c.sha, c.dirty, res.median, coalesce(res.ci_lo, res.median),"
 	        " coalesce(res.ci_hi, res.median), res.min,"
 	        " (SELECT ch.ratio FROM changes ch WHERE ch.benchmark_id = res.benchmark_id"
 	        "  AND ch.testbed_id = ru.testbed_id AND ch.commit_id = ru.commit_id"
@@ -499,42 +1158,93 @@ static enum xo_status write_history(struct xo_perfdb *db, const char *outdir, FI
 	        "   AND r2.state = 'complete'))"
 	        " FROM results res JOIN runs ru ON ru.id = res.run_id"
 	        " JOIN commits c ON c.id = ru.commit_id"
-	        " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.state = 'complete'"
-	        " ORDER BY c.date, ru.id",
+	        " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.state = 'complete'",
 	        -1, &s, NULL))
 		return sql_err(db, "reading a history");
-	sqlite3_bind_int64(s, 1, bench);
-	sqlite3_bind_int64(s, 2, testbed);
-	snprintf(path, sizeof(path), "%s/data/hist_%s.dat", outdir, safe);
-	f = fopen(path, "w");
-	if (!f) {
-		sqlite3_finalize(s);
-		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
-	}
-	fprintf(f, "# idx median_ms ci_lo ci_hi min change_marker commit\n");
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		double med = 1e3 * sqlite3_column_double(s, 2);
+	for (int d = 0; d < nmem; d++) {
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, mem[d].bench);
+		sqlite3_bind_int64(s, 2, testbed);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			struct hist_point *p;
 
-		fprintf(f, "%d %.6g %.6g %.6g %.6g ", n, med, 1e3 * sqlite3_column_double(s, 3),
-		        1e3 * sqlite3_column_double(s, 4), 1e3 * sqlite3_column_double(s, 5));
-		if (sqlite3_column_type(s, 6) == SQLITE_NULL) {
-			fprintf(f, "NaN");
-		} else {
-			fprintf(f, "%.6g", med);
-			nchanges++;
+			if (n == cap) {
+				size_t c2 = cap ? 2 * cap : 64;
+				struct hist_point *np = realloc(pt, c2 * sizeof(*np));
+
+				if (!np) {
+					st = xo_error(XO_ENOMEM, "perf: out of memory");
+					goto out;
+				}
+				pt = np;
+				cap = c2;
+			}
+			p = &pt[n++];
+			memset(p, 0, sizeof(*p));
+			p->date = sqlite3_column_int64(s, 0);
+			p->run = sqlite3_column_int64(s, 1);
+			snprintf(p->sha, sizeof(p->sha), "%.7s%s", col_text(s, 2),
+			         sqlite3_column_int(s, 3) ? "+" : "");
+			p->med = 1e3 * sqlite3_column_double(s, 4);
+			p->lo = 1e3 * sqlite3_column_double(s, 5);
+			p->hi = 1e3 * sqlite3_column_double(s, 6);
+			p->min = 1e3 * sqlite3_column_double(s, 7);
+			p->change = sqlite3_column_type(s, 8) != SQLITE_NULL;
+			p->dev = d;
+			nchanges += p->change;
+			if (p->med > 0 && p->med < vmin)
+				vmin = p->med;
+			if (p->med > vmax)
+				vmax = p->med;
 		}
-		fprintf(f, " %.7s%s\n", col_text(s, 0), sqlite3_column_int(s, 1) ? "+" : "");
-		n++;
 	}
-	sqlite3_finalize(s);
-	fclose(f);
-	*points = n;
-	gp_safe(name, title, sizeof(title));
+	/* the common x axis: every run of the group, oldest first */
+	if (n)
+		qsort(pt, n, sizeof(*pt), hist_point_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i && pt[i].run != pt[i - 1].run)
+			nx++;
+		pt[i].x = nx;
+	}
+	if (n)
+		nx++;
+	for (int d = 0; d < nmem; d++) {
+		char dev[48];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/data/hist_%s_%d.dat", outdir, safe, d + 1);
+		if (!(f = fopen(path, "w"))) {
+			st = xo_error(XO_EIO, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		fprintf(f, "# idx median_ms ci_lo ci_hi min change_marker commit\n");
+		for (size_t i = 0; i < n; i++) {
+			const struct hist_point *p = &pt[i];
+
+			if (p->dev != d)
+				continue;
+			fprintf(f, "%d %.6g %.6g %.6g %.6g ", p->x, p->med, p->lo, p->hi, p->min);
+			if (p->change)
+				fprintf(f, "%.6g", p->med);
+			else
+				fprintf(f, "NaN");
+			fprintf(f, " %s\n", p->sha);
+		}
+		fclose(f);
+		safe_name(mem[d].device, dev, sizeof(dev));
+		snprintf(devices + strlen(devices), sizeof(devices) - strlen(devices), "%s%s",
+		         d ? " " : "", dev[0] ? dev : "_");
+	}
+	gp_safe(mem[0].group, title, sizeof(title));
 	fprintf(gp,
-	        "datafile = 'data/hist_%s.dat'; title_text = '%s'; nchanges = %d; npoints = %d;\n"
+	        "prefix = 'data/hist_%s_'; devices = '%s'; ndev = %d; title_text = '%s';\n"
+	        "nchanges = %d; npoints = %d; logy = %d;\n"
 	        "outbase = 'hist_%s'; load script_dir.'/history.gp'\n",
-	        safe, title, nchanges, n, safe);
-	return XO_OK;
+	        safe, devices, nmem, title, nchanges, nx, vmax > HIST_LOG_RATIO * vmin, safe);
+out:
+	sqlite3_finalize(s);
+	free(pt);
+	return st;
 }
 
 /* The latest complete run that measured our own devices (not a peer import). */
@@ -665,8 +1375,8 @@ static enum xo_status copy_scripts(const char *scripts_dir, const char *dir)
 }
 
 static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
-                                   const char *model_arg, int64_t latest, int64_t *nhist_out,
-                                   int64_t *main_run_out);
+                                   const char *model_arg, int64_t latest, FILE *sum,
+                                   int64_t *nhist_out, int64_t *main_run_out);
 static int list_models(struct xo_perfdb *db, char (*names)[64], int max);
 static void model_name(const char *arg, char *out, size_t size);
 
@@ -682,8 +1392,9 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const 
 	enum xo_status st;
 	int64_t latest = 0, nhist = 0, main_run = 0;
 	bool exists;
-	size_t n;
-	FILE *f;
+	size_t n, sumlen = 0;
+	char *sumtext = NULL;
+	FILE *f, *sum;
 
 	if (!have_gnuplot())
 		return xo_error(XO_ENODEV, "gnuplot not found in PATH: install it "
@@ -706,12 +1417,20 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const 
 		st = xo_error(XO_EIO, "%s: cannot write: %s", marker, strerror(errno));
 		goto out_remove;
 	}
+	if (!(sum = open_memstream(&sumtext, &sumlen))) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out_remove;
+	}
 	if ((st = copy_scripts(scripts_dir, tmp)) ||
-	    (st = write_report(db, tmp, model, latest, &nhist, &main_run))) {
+	    (st = write_report(db, tmp, model, latest, sum, &nhist, &main_run))) {
+		fclose(sum);
+		free(sumtext);
+		sumtext = NULL;
 		if (strstr(xo_last_error(), "gnuplot failed"))
 			return st; /* its log is in tmp, which the message names */
 		goto out_remove;
 	}
+	fclose(sum);
 	if (exists) {
 		/* out of the way first (rename cannot replace a non-empty directory) */
 		snprintf(old, sizeof(old), "%s.old-XXXXXX", dst);
@@ -729,18 +1448,48 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const 
 	}
 	if (exists)
 		remove_tree(old);
+	/* the answer first, then where the rest is */
+	fputs(sumtext ? sumtext : "", out);
 	fprintf(out,
-	        "report: %s/index.html (%lld histories, crossover and GPU split of run %lld)\n",
+	        "report: %s/index.html (%lld history plots, answer and OpenCL split of run %lld)\n",
 	        dst, (long long)nhist, (long long)main_run);
+	free(sumtext);
 	return XO_OK;
 out_remove:
+	free(sumtext);
 	remove_tree(tmp);
 	return st;
 }
 
+static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t latest,
+                                    int64_t testbed);
+static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, FILE *gp,
+                                      FILE *html, int64_t testbed, int64_t *nhist);
+
+/* The text the report prints first: per model the crossover and diagnosis. */
+static void summary_answer(FILE *sum, const struct answer *a)
+{
+	char line[512], model[64];
+
+	gp_safe(a->model, model, sizeof(model));
+	for (int w = 0; w < 2; w++)
+		if (a->wl[w].run)
+			fprintf(sum, "%s %s: %s\n", model, a->wl[w].what,
+			        cross_sentence(&a->wl[w].x, line, sizeof(line)));
+	for (int i = 0; i < a->ndiag; i++)
+		fprintf(sum, "%s: %s\n", model, a->diag[i]);
+}
+
+/*
+ * index.html in the order a reader asks: the answer per model (faster device
+ * per batch, crossover with its interval, diagnosis, probe), regressions
+ * (stored changes, then the latest run against the one before), where the
+ * OpenCL time goes, the suites' power, history per benchmark group, and the
+ * testbed. sum gets the text summary (summary_answer).
+ */
 static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
-                                   const char *model_arg, int64_t latest, int64_t *nhist_out,
-                                   int64_t *main_run_out)
+                                   const char *model_arg, int64_t latest, FILE *sum,
+                                   int64_t *nhist_out, int64_t *main_run_out)
 {
 	static const char *const whats[] = {"train_step", "predict"};
 	char path[4096], models[32][64];
@@ -748,13 +1497,18 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	sqlite3_stmt *s = NULL;
 	FILE *gp = NULL, *html = NULL;
 	enum xo_status st = XO_OK;
-	int64_t testbed = 0, main_run = 0, nhist = 0;
+	int64_t testbed = 0, main_run = 0, nhist = 0, runs[32] = {0};
+	struct answer *ans = calloc(1, sizeof(*ans));
 	int rc;
 
+	if (!ans)
+		return xo_error(XO_ENOMEM, "perf: out of memory");
 	snprintf(path, sizeof(path), "%s/data", outdir);
-	if (mkdir(path, 0777) && errno != EEXIST)
+	if (mkdir(path, 0777) && errno != EEXIST) {
+		free(ans);
 		return xo_error(XO_EIO, "%s: cannot create the directory: %s", path,
 		                strerror(errno));
+	}
 	snprintf(path, sizeof(path), "%s/plots.gp", outdir);
 	gp = fopen(path, "w");
 	snprintf(path, sizeof(path), "%s/index.html", outdir);
@@ -769,10 +1523,12 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	              "report</title>\n<style>body{font-family:sans-serif;margin:2em}"
 	              "img{max-width:48%%;margin:4px;border:1px solid #ccc}"
 	              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-	              "font-size:90%%}.reg{color:#b00}.imp{color:#070}</style></head><body>\n"
+	              "font-size:90%%}.reg{color:#b00}.imp{color:#070}"
+	              "div.answer{display:flex;align-items:flex-start;gap:1em}"
+	              "div.answer img{max-width:none;width:640px}</style></head><body>\n"
 	              "<h1>crossover perf report</h1>\n");
 
-	/* latest run and its testbed */
+	/* one line on the evidence; the testbed's details close the page */
 	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
 	                       "SELECT ru.testbed_id, c.sha, c.dirty, c.subject, ru.started,"
 	                       " t.hostname, t.cpu_model, t.cores, t.blas_config, t.blas_coretype,"
@@ -785,9 +1541,6 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	}
 	sqlite3_bind_int64(s, 1, latest);
 	if (sqlite3_step(s) == SQLITE_ROW) {
-		static const char *const labels[] = {
-		    "host",          "CPU",      "cores", "BLAS",       "BLAS core type",
-		    "OpenCL device", "compiler", "flags", "environment"};
 		time_t t = (time_t)sqlite3_column_int64(s, 4);
 		char when[64] = "?";
 		struct tm tm;
@@ -799,18 +1552,14 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		        (long long)latest, col_text(s, 1),
 		        sqlite3_column_int(s, 2) ? " dirty" : "");
 		html_escape(html, col_text(s, 3));
-		fprintf(html, "), %s, testbed %lld.</p>\n<table>\n", when, (long long)testbed);
-		for (int i = 0; i < 9; i++) {
-			fprintf(html, "<tr><th>%s</th><td>", labels[i]);
-			html_escape(html, col_text(s, 5 + i));
-			fprintf(html, "</td></tr>\n");
-		}
-		fprintf(html, "</table>\n");
+		fprintf(html, "), %s, host ", when);
+		html_escape(html, col_text(s, 5));
+		fprintf(html, " (<a href=\"#testbed\">testbed %lld</a>).</p>\n", (long long)testbed);
 	}
 	sqlite3_finalize(s);
 	s = NULL;
 
-	/* crossover and GPU split, per workload */
+	/* 1. the answer, per model */
 	if (model_arg) {
 		model_name(model_arg, models[0], sizeof(models[0]));
 		nmodels = 1;
@@ -818,59 +1567,36 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		nmodels = list_models(db, models, 32);
 	}
 	for (int mi = 0; mi < nmodels; mi++) {
-	const char *model = models[mi];
-
-	fprintf(html, "<h2>Model ");
-	html_escape(html, model);
-	fprintf(html,
-	        ": CPU vs GPU, time per sample against batch size</h2>\n"
-	        "<p>Median of the samples (bars: 95%% CI of the median) divided by the batch, "
-	        "log-log; peers (other frameworks) are their own latest import. The dashed line "
-	        "marks where cl becomes faster than cpu; a cl device that is a CPU (PoCL) is "
-	        "labelled as OpenCL on the CPU.</p>\n");
-	main_run = 0;
-	for (int w = 0; w < 2; w++) {
-		struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
-		int ncv = 0;
-
-		if (!cv) {
-			st = xo_error(XO_ENOMEM, "perf: out of memory");
+		if ((st = answer_load(db, models[mi], ans)) ||
+		    (st = write_answer(db, outdir, gp, html, ans)))
 			goto out;
-		}
-		st = load_curves(db, model, whats[w], cv, &ncv, &main_run);
-		free(cv);
-		if (st || (st = write_crossover(db, outdir, gp, html, model, whats[w])))
-			goto out;
-	}
-	fprintf(html,
-	        "<h2>Where the GPU time goes</h2>\n<p>OpenCL event times of one call "
-	        "(host enqueue, host-to-device, kernels, device-to-host, host wait), as a share "
-	        "of their sum; and the kernel time of one training step per layer.</p>\n");
-	for (int w = 0; w < 2 && main_run; w++)
-		if ((st = write_split(db, outdir, gp, html, model, whats[w], main_run)))
-			goto out;
-	if (main_run && (st = write_layers(db, outdir, gp, html, model, main_run)))
-		goto out;
+		summary_answer(sum, ans);
+		runs[mi] = ans->run;
+		if (!main_run)
+			main_run = ans->run;
 	}
 
-	/* changes */
-	fprintf(html, "<h2>Changes (xo perf detect)</h2>\n<table><tr><th>id</th><th>state</th>"
+	/* 2. regressions: the stored changes, then the latest run against the
+	 * one before it on the same testbed */
+	fprintf(html, "<h2 id=\"regressions\">Regressions</h2>\n<h3>Changes (xo perf detect)</h3>\n"
+	              "<table><tr><th>id</th><th>state</th>"
 	              "<th>benchmark</th><th>commit</th><th>change</th><th>p</th></tr>\n");
 	if (sqlite3_prepare_v2(
 	        xo_perfdb_sqlite(db),
 	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio, ch.p_value,"
 	        " CASE WHEN b.device = 'ref' THEN 'ref' WHEN b.device = 'cpu' OR"
-	        " b.device LIKE 'cl%' THEN '' ELSE 'peer' END AS apart"
+	        " b.device LIKE 'cl%' THEN '' ELSE 'peer' END AS apart, b.device"
 	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
 	        " JOIN commits c ON c.id = ch.commit_id"
 	        " ORDER BY apart != '', apart, ch.state != 'confirmed', b.name",
 	        -1, &s, NULL) == SQLITE_OK) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
-			char safe[256];
+			char group[192], safe[256];
 
 			/* regressions and improvements in their own colours; each
-			 * change links to its benchmark's history plot */
-			safe_name(col_text(s, 3), safe, sizeof(safe));
+			 * change links to its benchmark group's history plot */
+			bench_group(col_text(s, 3), col_text(s, 8), group, sizeof(group));
+			safe_name(group, safe, sizeof(safe));
 			fprintf(html, "<tr class=\"%s\"><td>%lld</td><td>",
 			        !strcmp(col_text(s, 2), "regression") ? "reg" : "imp",
 			        (long long)sqlite3_column_int64(s, 0));
@@ -890,6 +1616,33 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		s = NULL;
 	}
 	fprintf(html, "</table>\n");
+	if ((st = write_compare(db, html, latest, testbed)))
+		goto out;
+
+	/* 3. where the OpenCL time goes, per model */
+	for (int mi = 0; mi < nmodels; mi++) {
+		const char *model = models[mi];
+		int64_t run = runs[mi];
+
+		if (!run)
+			continue;
+		fprintf(html, "<h2 id=\"split_");
+		html_escape(html, model);
+		fprintf(html, "\">Where the OpenCL time goes: model ");
+		html_escape(html, model);
+		fprintf(html,
+		        "</h2>\n<p>The wall time of one call split into parts that add up to its "
+		        "median (perfdb/split.h): <b>launch</b> = the device idle while the host "
+		        "launches, enqueues and synchronises; <b>transfer</b> = host-to-device and "
+		        "device-to-host copies; <b>compute</b> = kernels running; <b>other</b> = host "
+		        "work outside enqueue and wait. Then the kernel time of one training step per "
+		        "layer.</p>\n");
+		for (int w = 0; w < 2; w++)
+			if ((st = write_split(db, outdir, gp, html, model, whats[w], run)))
+				goto out;
+		if ((st = write_layers(db, outdir, gp, html, model, run)))
+			goto out;
+	}
 
 	/* the suites' power: the mutation stage's figures (ci/mutate.sh --db
 	 * writes table mutation_runs; a store without it has no section) */
@@ -925,33 +1678,34 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		fprintf(html, "</table>\n");
 	}
 
-	/* history of every benchmark measured on the latest run's testbed */
-	fprintf(html,
-	        "<h2>History per benchmark (testbed %lld)</h2>\n<p>Median per run with its "
-	        "95%% CI, minimum as points, detected changes as red diamonds.</p>\n",
-	        (long long)testbed);
+	/* 4. history, one plot per benchmark group */
+	if ((st = write_histories(db, outdir, gp, html, testbed, &nhist)))
+		goto out;
+
+	/* 5. the testbed of the latest run */
 	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                       "SELECT DISTINCT b.id, b.name FROM results res JOIN benchmarks b"
-	                       " ON b.id = res.benchmark_id JOIN runs ru ON ru.id = res.run_id"
-	                       " WHERE ru.testbed_id = ? AND ru.state = 'complete' ORDER BY b.name",
+	                       "SELECT t.hostname, t.cpu_model, t.cores, t.blas_config,"
+	                       " t.blas_coretype, t.cl_device, t.compiler, t.cflags, t.env"
+	                       " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id"
+	                       " WHERE ru.id = ?",
 	                       -1, &s, NULL)) {
 		st = sql_err(db, "report");
 		goto out;
 	}
-	sqlite3_bind_int64(s, 1, testbed);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		char safe[256];
-		int points = 0;
+	sqlite3_bind_int64(s, 1, latest);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		static const char *const labels[] = {
+		    "host",          "CPU",      "cores", "BLAS",       "BLAS core type",
+		    "OpenCL device", "compiler", "flags", "environment"};
 
-		safe_name(col_text(s, 1), safe, sizeof(safe));
-		if ((st = write_history(db, outdir, gp, sqlite3_column_int64(s, 0), col_text(s, 1),
-		                        testbed, &points)))
-			goto out;
-		fprintf(html, "<a href=\"hist_%s.svg\"><img src=\"hist_%s.png\" title=\"", safe,
-		        safe);
-		html_escape(html, col_text(s, 1));
-		fprintf(html, "\" style=\"max-width:32%%\"></a>\n");
-		nhist++;
+		fprintf(html, "<h2 id=\"testbed\">Testbed %lld (run:%lld)</h2>\n<table>\n",
+		        (long long)testbed, (long long)latest);
+		for (int i = 0; i < 9; i++) {
+			fprintf(html, "<tr><th>%s</th><td>", labels[i]);
+			html_escape(html, col_text(s, i));
+			fprintf(html, "</td></tr>\n");
+		}
+		fprintf(html, "</table>\n");
 	}
 	sqlite3_finalize(s);
 	s = NULL;
@@ -970,10 +1724,167 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	*main_run_out = main_run;
 out:
 	sqlite3_finalize(s);
+	free(ans);
 	if (gp)
 		fclose(gp);
 	if (html)
 		fclose(html);
+	return st;
+}
+
+/*
+ * The latest run against the one before it on the same testbed (xo perf
+ * compare run:P run:L): what changed beyond the noise, in a table. A
+ * comparison that cannot be made is said in one line; the report goes on.
+ */
+static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t latest,
+                                    int64_t testbed)
+{
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002, .json = true};
+	sqlite3_stmt *s = NULL;
+	int64_t prev = 0;
+	char base[32], head[32], *buf = NULL;
+	size_t len = 0, shown = 0;
+	bool failed = false;
+	json_t *root, *rows;
+	FILE *f;
+
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT max(ru.id) FROM runs ru WHERE ru.state = 'complete' AND"
+	                       " ru.testbed_id = ? AND ru.id < ? AND EXISTS (SELECT 1 FROM results"
+	                       " res JOIN benchmarks b ON b.id = res.benchmark_id WHERE"
+	                       " res.run_id = ru.id AND (b.device IN ('ref','cpu') OR"
+	                       " b.device LIKE 'cl%'))",
+	                       -1, &s, NULL))
+		return sql_err(db, "finding the run before the latest");
+	sqlite3_bind_int64(s, 1, testbed);
+	sqlite3_bind_int64(s, 2, latest);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		prev = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	fprintf(html, "<h3 id=\"compare\">Latest run against the one before (xo perf compare)"
+	              "</h3>\n");
+	if (!prev) {
+		fprintf(html, "<p>run:%lld is the first run on this testbed: nothing to compare "
+		              "with.</p>\n", (long long)latest);
+		return XO_OK;
+	}
+	snprintf(base, sizeof(base), "run:%lld", (long long)prev);
+	snprintf(head, sizeof(head), "run:%lld", (long long)latest);
+	if (!(f = open_memstream(&buf, &len)))
+		return xo_error(XO_ENOMEM, "perf: out of memory");
+	enum xo_status st = xo_perf_compare(db, base, head, &o, f, &failed);
+
+	fclose(f);
+	root = st ? NULL : json_loads(buf ? buf : "", 0, NULL);
+	free(buf);
+	if (!root) {
+		fprintf(html, "<p>run:%lld against run:%lld: no comparison (", (long long)latest,
+		        (long long)prev);
+		html_escape(html, st ? xo_last_error() : "unreadable output");
+		fprintf(html, ").</p>\n");
+		return XO_OK;
+	}
+	rows = json_object_get(root, "results");
+	fprintf(html, "<p><code>xo perf compare %s %s</code>: %s.</p>\n", base, head,
+	        failed ? "<b class=\"reg\">a regression</b>" : "no regression");
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		json_t *r = json_array_get(rows, i);
+		const char *v = json_string_value(json_object_get(r, "verdict"));
+		const char *name = json_string_value(json_object_get(r, "benchmark"));
+
+		if (!v || !name || !strcmp(v, "same"))
+			continue;
+		if (!shown++)
+			fprintf(html, "<table><tr><th>benchmark</th><th>base</th><th>head</th>"
+			              "<th>change</th><th>p</th><th>verdict</th></tr>\n");
+		fprintf(html, "<tr class=\"%s\"><td>",
+		        !strcmp(v, "SLOWER") ? "reg" : !strcmp(v, "faster") ? "imp" : "");
+		html_escape(html, name);
+		fprintf(html, "</td><td>%.4g ms</td><td>%.4g ms</td><td>%+.1f%%</td><td>%.2g</td><td>",
+		        1e3 * json_number_value(json_object_get(r, "base_median_s")),
+		        1e3 * json_number_value(json_object_get(r, "head_median_s")),
+		        100.0 * json_number_value(json_object_get(r, "change")),
+		        json_number_value(json_object_get(r, "p_value")));
+		html_escape(html, v);
+		fprintf(html, "</td></tr>\n");
+	}
+	if (shown)
+		fprintf(html, "</table>\n");
+	else
+		fprintf(html, "<p>Every benchmark measured by both runs is the same within the "
+		              "noise.</p>\n");
+	json_decref(root);
+	return XO_OK;
+}
+
+/* History of every benchmark measured on testbed, one plot per group (the
+ * benchmark name without its device suffix) with a line per device. */
+static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, FILE *gp,
+                                      FILE *html, int64_t testbed, int64_t *nhist)
+{
+	sqlite3_stmt *s = NULL;
+	struct hist_member *mem = NULL;
+	size_t n = 0, cap = 0;
+	enum xo_status st = XO_OK;
+
+	*nhist = 0;
+	fprintf(html,
+	        "<h2 id=\"history\">History per benchmark (testbed %lld)</h2>\n<p>One plot per "
+	        "benchmark with a line per device: median per run with its 95%% CI, minimum as "
+	        "points, detected changes as red diamonds; a log time axis where the devices "
+	        "differ by more than %.0fx.</p>\n",
+	        (long long)testbed, HIST_LOG_RATIO);
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT DISTINCT b.id, b.name, b.device FROM results res JOIN"
+	                       " benchmarks b ON b.id = res.benchmark_id JOIN runs ru ON"
+	                       " ru.id = res.run_id WHERE ru.testbed_id = ? AND"
+	                       " ru.state = 'complete'",
+	                       -1, &s, NULL))
+		return sql_err(db, "report");
+	sqlite3_bind_int64(s, 1, testbed);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t c2 = cap ? 2 * cap : 256;
+			struct hist_member *nm = realloc(mem, c2 * sizeof(*nm));
+
+			if (!nm) {
+				st = xo_error(XO_ENOMEM, "perf: out of memory");
+				goto out;
+			}
+			mem = nm;
+			cap = c2;
+		}
+		mem[n].bench = sqlite3_column_int64(s, 0);
+		snprintf(mem[n].device, sizeof(mem[n].device), "%s", col_text(s, 2));
+		bench_group(col_text(s, 1), mem[n].device, mem[n].group, sizeof(mem[n].group));
+		n++;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (n)
+		qsort(mem, n, sizeof(*mem), hist_member_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		char safe[256];
+
+		while (j < n && !strcmp(mem[j].group, mem[i].group))
+			j++;
+		/* at most MAX_DEV lines a plot: gnuplot's colours run out long before */
+		if ((st = write_history_group(db, outdir, gp, &mem[i],
+		                              (int)(j - i < MAX_DEV ? j - i : MAX_DEV), testbed)))
+			goto out;
+		safe_name(mem[i].group, safe, sizeof(safe));
+		fprintf(html, "<a href=\"hist_%s.svg\"><img src=\"hist_%s.png\" title=\"", safe,
+		        safe);
+		html_escape(html, mem[i].group);
+		fprintf(html, "\" style=\"max-width:32%%\"></a>\n");
+		(*nhist)++;
+		i = j;
+	}
+out:
+	sqlite3_finalize(s);
+	free(mem);
 	return st;
 }
 
@@ -1068,89 +1979,115 @@ out:
 
 static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *out, json_t *jm)
 {
-	static const char *const whats[] = {"train_step", "predict"};
-	struct curve *cv = calloc(MAX_DEV, sizeof(*cv));
+	struct answer *a = calloc(1, sizeof(*a));
 	struct xo_perf_commit now_commit;
 	sqlite3_stmt *s = NULL;
 	enum xo_status st = XO_OK;
-	int64_t run = 0;
-	bool any = false;
+	char line[512];
 
-	if (!cv)
+	if (!a)
 		return xo_error(XO_ENOMEM, "perf: out of memory");
 	if (jm)
 		json_object_set_new(jm, "model", json_string(model));
+	if ((st = answer_load(db, model, a)))
+		goto out;
+	if (!a->run) {
+		st = xo_error(XO_EINVAL,
+		              "no measurements of model '%s' in the database: run `xo perf "
+		              "record` first",
+		              model);
+		goto out;
+	}
+	/* the answer first: the crossover and the diagnosis, as the report says them */
+	json_t *jd = jm ? json_array() : NULL, *jx = jm ? json_object() : NULL;
+
+	if (jm) {
+		json_object_set_new(jm, "diagnosis", jd);
+		json_object_set_new(jm, "crossover", jx);
+	}
+	for (int w = 0; w < 2; w++) {
+		const struct answer_wl *wl = &a->wl[w];
+
+		if (!wl->run)
+			continue;
+		cross_sentence(&wl->x, line, sizeof(line));
+		fprintf(out, "%s %s: %s\n", model, wl->what, line);
+		if (jx) {
+			const struct cross *x = &wl->x;
+			char lo[32], hi[32];
+
+			fmt_bound(x->lo, x, lo, sizeof(lo));
+			fmt_bound(x->hi, x, hi, sizeof(hi));
+			json_object_set_new(
+			    jx, wl->what,
+			    json_pack("{s:s, s:o, s:o, s:o, s:s, s:s, s:s}", "state",
+			              !x->both    ? "not_both_measured"
+			              : x->at > 0 ? "crossover"
+			              : x->at < 0 ? "cl_faster_everywhere"
+			                          : "none_in_range",
+			              "batch", x->at > 0 ? json_real(x->at) : json_null(), "lo",
+			              x->lo > 0 ? json_real(x->lo) : json_null(), "hi",
+			              x->hi > 0 ? json_real(x->hi) : json_null(), "lo_text",
+			              x->both ? lo : "", "hi_text", x->both ? hi : "", "text", line));
+		}
+	}
+	for (int i = 0; i < a->ndiag; i++) {
+		fprintf(out, "%s: %s\n", model, a->diag[i]);
+		if (jd)
+			json_array_append_new(jd, json_string(a->diag[i]));
+	}
+
+	/* how fresh and how comparable the evidence is */
 	xo_perf_commit_probe(xo_perf_source_dir(), &now_commit);
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT c.sha, c.dirty, ru.started, t.hostname,"
+	                       " t.cpu_model, t.cl_device FROM runs ru"
+	                       " JOIN commits c ON c.id = ru.commit_id"
+	                       " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
+	                       -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, a->run);
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			double age = difftime(time(NULL), (time_t)sqlite3_column_int64(s, 2)) / 86400.0;
+			char host[128];
+
+			if (jm) {
+				json_object_set_new(jm, "run", json_integer(a->run));
+				json_object_set_new(jm, "commit", json_string(col_text(s, 0)));
+				json_object_set_new(jm, "host", json_string(col_text(s, 3)));
+			}
+			fprintf(out, "\nevidence: run:%lld, commit %.12s%s, %.1f days old, host %s (%s)\n",
+			        (long long)a->run, col_text(s, 0),
+			        sqlite3_column_int(s, 1) ? " (dirty)" : "", age, col_text(s, 3),
+			        col_text(s, 4));
+			if (age > 30)
+				fprintf(out, "warning: the data is %.0f days old (> 30): re-run `xo perf "
+				             "record`\n",
+				        age);
+			if (strcmp(col_text(s, 0), now_commit.sha))
+				fprintf(out, "warning: measured at commit %.12s, this tree is at %.12s: "
+				             "re-run `xo perf record`\n",
+				        col_text(s, 0), now_commit.sha);
+			if (gethostname(host, sizeof(host)) == 0 && strcmp(host, col_text(s, 3)))
+				fprintf(out, "warning: measured on host %s, this is %s\n", col_text(s, 3),
+				        host);
+		}
+		sqlite3_finalize(s);
+		s = NULL;
+	}
 
 	for (int w = 0; w < 2; w++) {
-		int ncv = 0;
+		const struct answer_wl *wl = &a->wl[w];
 		const struct curve *cpu, *cl;
 
-		if ((st = load_curves(db, model, whats[w], cv, &ncv, &run)))
-			goto out;
-		if (!run)
+		if (!wl->run)
 			continue;
-		if (!any) {
-			/* how fresh and how comparable the evidence is */
-			if (sqlite3_prepare_v2(
-			        xo_perfdb_sqlite(db),
-			        "SELECT c.sha, c.dirty, ru.started, t.hostname,"
-			        " t.cpu_model, t.cl_device FROM runs ru"
-			        " JOIN commits c ON c.id = ru.commit_id"
-			        " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
-			        -1, &s, NULL) == SQLITE_OK) {
-				sqlite3_bind_int64(s, 1, run);
-				bool row = sqlite3_step(s) == SQLITE_ROW;
-
-				if (row && jm) {
-					json_object_set_new(jm, "run", json_integer(run));
-					json_object_set_new(jm, "commit", json_string(col_text(s, 0)));
-					json_object_set_new(jm, "host", json_string(col_text(s, 3)));
-				}
-				if (row) {
-					double age = difftime(time(NULL),
-					                      (time_t)sqlite3_column_int64(s, 2)) /
-					             86400.0;
-					char host[128];
-
-					fprintf(
-					    out,
-					    "evidence: run:%lld, commit %.12s%s, %.1f days old, "
-					    "host %s (%s)\n",
-					    (long long)run, col_text(s, 0),
-					    sqlite3_column_int(s, 1) ? " (dirty)" : "", age,
-					    col_text(s, 3), col_text(s, 4));
-					if (age > 30)
-						fprintf(
-						    out,
-						    "warning: the data is %.0f days old (> 30): "
-						    "re-run `xo perf record`\n",
-						    age);
-					if (strcmp(col_text(s, 0), now_commit.sha))
-						fprintf(
-						    out,
-						    "warning: measured at commit %.12s, this tree "
-						    "is at %.12s: re-run `xo perf record`\n",
-						    col_text(s, 0), now_commit.sha);
-					if (gethostname(host, sizeof(host)) == 0 &&
-					    strcmp(host, col_text(s, 3)))
-						fprintf(
-						    out,
-						    "warning: measured on host %s, this is %s\n",
-						    col_text(s, 3), host);
-				}
-				sqlite3_finalize(s);
-				s = NULL;
-			}
-			any = true;
-		}
-		cpu = find_curve(cv, ncv, "cpu");
-		cl = find_curve(cv, ncv, "cl");
+		cpu = find_curve(wl->cv, wl->ncv, "cpu");
+		cl = find_curve(wl->cv, wl->ncv, "cl");
 		json_t *jw = jm ? json_array() : NULL;
 
 		if (jm)
-			json_object_set_new(jm, whats[w], jw);
-		fprintf(out, "\n%s %s (time per call, 95%% CI of the median):\n", model, whats[w]);
+			json_object_set_new(jm, wl->what, jw);
+		fprintf(out, "\n%s %s (time per call, 95%% CI of the median):\n", model, wl->what);
 		fprintf(out, "%8s %-28s %-28s %s\n", "batch", "cpu", "cl", "advice");
 		if (!cpu || !cl) {
 			fprintf(out, "  cpu and cl are not both measured: nothing to compare\n");
@@ -1158,18 +2095,17 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 		}
 		for (size_t i = 0; i < cpu->n; i++) {
 			size_t j;
-			char a[64], b[64];
+			char ta[64], tb[64];
 
 			for (j = 0; j < cl->n && cl->batch[j] != cpu->batch[i]; j++)
 				;
 			if (j == cl->n)
 				continue;
-			fmt_ci(cpu->med[i], cpu->lo[i], cpu->hi[i], a, sizeof(a));
-			fmt_ci(cl->med[j], cl->lo[j], cl->hi[j], b, sizeof(b));
-			fprintf(out, "%8lld %-28s %-28s ", (long long)cpu->batch[i], a, b);
-			const char *adv = cpu->hi[i] >= cl->lo[j] && cl->hi[j] >= cpu->lo[i] ? "unclear"
-			                  : cpu->med[i] < cl->med[j]                         ? "cpu"
-			                                                                      : "cl";
+			fmt_ci(cpu->med[i], cpu->lo[i], cpu->hi[i], ta, sizeof(ta));
+			fmt_ci(cl->med[j], cl->lo[j], cl->hi[j], tb, sizeof(tb));
+			fprintf(out, "%8lld %-28s %-28s ", (long long)cpu->batch[i], ta, tb);
+			const char *adv = faster_of(cpu->lo[i], cpu->med[i], cpu->hi[i], cl->lo[j],
+			                            cl->med[j], cl->hi[j]);
 			if (!strcmp(adv, "unclear"))
 				fprintf(out, "too close to tell (CIs overlap)\n");
 			else if (!strcmp(adv, "cpu"))
@@ -1184,23 +2120,10 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 				                  "cl_median_s", cl->med[j], "cl_ci_lo_s", cl->lo[j],
 				                  "cl_ci_hi_s", cl->hi[j], "faster", adv));
 		}
-		double x = crossover(cpu, cl);
-
-		if (x > 0)
-			fprintf(out, "crossover: cl becomes faster at batch ~%.0f\n", x);
-		else if (x < 0)
-			fprintf(out, "crossover: none, cl is faster at every measured batch\n");
-		else
-			fprintf(out, "crossover: none in the measured range (cl never goes "
-			             "from slower to faster than cpu)\n");
+		fprintf(out, "%s\n", cross_sentence(&wl->x, line, sizeof(line)));
 	}
-	if (!any)
-		st = xo_error(XO_EINVAL,
-		              "no measurements of model '%s' in the database: run `xo perf "
-		              "record` first",
-		              model);
 out:
 	sqlite3_finalize(s);
-	free(cv);
+	free(a);
 	return st;
 }

@@ -1,7 +1,9 @@
 # crossover.gp - time per sample against batch size (log-log), one curve per
-# device (ours and peers), the cl/cpu crossover marked. Variables: prefix
-# (data file prefix), devices (space-separated), xcross (0: none, <0: cl
-# faster everywhere), title_text, outbase.
+# device (ours and peers) with the 95% CI of each median as bars, the cl/cpu
+# crossover marked and its interval shaded. Variables: prefix (data file
+# prefix), devices (space-separated), xcross (0: none, <0: cl faster
+# everywhere), xband_lo, xband_hi (the crossover's interval from the CIs,
+# clipped to the measured range; 0: none), cl_label, title_text, outbase.
 # data file columns: batch s_per_sample_median ci_lo ci_hi
 reset
 set title title_text noenhanced
@@ -9,16 +11,23 @@ set xlabel "batch size (samples per call)"
 set ylabel "time per sample (s)"
 set logscale xy
 set grid xtics ytics mxtics mytics
-set key top right
+set key below horizontal
 set format y "%.0e"
+if (xband_lo > 0 && xband_hi > 0) {
+	set object 1 rect from xband_lo, graph 0 to xband_hi, graph 1 behind fc rgb "#ffd27f" fs solid 0.35 noborder
+}
 if (xcross > 0) {
 	set arrow 1 from xcross, graph 0 to xcross, graph 1 nohead dt 2 lw 2 lc rgb "black"
-	set label 1 sprintf("crossover: cl faster above batch %.0f", xcross) at xcross, graph 0.95 offset 1,0
+	set label 1 sprintf("crossover: cl faster above batch %.0f (shaded: 95%% CI interval %.0f-%.0f)", xcross, xband_lo, xband_hi) at xcross, graph 0.95 offset 1,0
 } else {
 	if (xcross < 0) {
 		set label 1 "cl faster at every measured batch" at graph 0.02, graph 0.05
 	} else {
-		set label 1 "no crossover in the measured range" at graph 0.02, graph 0.05
+		if (xband_lo > 0) {
+			set label 1 sprintf("no crossover in the measured range (within the 95%% CIs: shaded, from %.0f)", xband_lo) at graph 0.02, graph 0.05
+		} else {
+			set label 1 "no crossover in the measured range" at graph 0.02, graph 0.05
+		}
 	}
 }
 do for [fmt in "png svg"] {

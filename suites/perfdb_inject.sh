@@ -23,6 +23,13 @@ q=${EVIL//\'/\'\'}
 sqlite3 inj.sqlite "UPDATE benchmarks SET name = replace(name, 'evilpeer', '$q'),
     params = replace(params, 'evilpeer', '$q'), device = '$q' WHERE device = 'evilpeer'" || exit 1
 [ "$(sqlite3 inj.sqlite "SELECT count(*) FROM benchmarks WHERE device = '$q'")" = 1 ] || exit 1
+# issue 12 item 4: a probe row of the hostile device (table probes as perf
+# record writes it from schema version 4; created here when absent)
+sqlite3 inj.sqlite "CREATE TABLE IF NOT EXISTS probes(run_id INTEGER NOT NULL, device TEXT NOT NULL,
+    launch_s REAL, enqueue_s REAL, sync_s REAL, h2d_lat_s REAL, h2d_bw REAL, d2h_lat_s REAL,
+    d2h_bw REAL, flops REAL, mem_bw REAL, handoff_s REAL, units INTEGER, wall_s REAL,
+    PRIMARY KEY(run_id, device));
+    INSERT INTO probes(run_id, device, launch_s) VALUES(1, '$q', 4e-5)" || exit 1
 "$XO" perf detect --db inj.sqlite >/dev/null
 "$XO" perf report --db inj.sqlite --out rep || exit 1
 for f in PWNED PWNED2 rep/PWNED rep/PWNED2; do
@@ -30,5 +37,6 @@ for f in PWNED PWNED2 rep/PWNED rep/PWNED2; do
 done
 grep -q 'cl_label' rep/plots.gp || exit 1
 grep -q 'x&#39;; system' rep/index.html || { echo "the peer name is missing from the HTML"; exit 1; }
+grep -q 'Device probe' rep/index.html || { echo "the probe row is missing from the HTML"; exit 1; }
 ! grep -q '<img src=x' rep/index.html || { echo "the HTML holds the name unescaped"; exit 1; }
 echo "report ran nothing from the store and escaped the name"

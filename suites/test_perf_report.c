@@ -1,0 +1,652 @@
+/*
+ * test_perf_report.c - the perf report that answers first (issue 12 item 4)
+ * and `xo perf advise` on a synthetic store whose answers are known: the
+ * order of the report's sections, the faster device per batch, the crossover
+ * and its interval from the CI curves, the diagnosis sentences, the OpenCL
+ * split bars whose parts add up to the median wall time, one history plot
+ * per benchmark group with a line per device, and the probe table of a store
+ * with and without table probes.
+ *
+ * The store: model "seed", batches 1, 2, 4, ..., 8192 (14), per call
+ *   cpu: 1e-5 s x batch        cl: 6.4e-4 s (flat)         (train_step)
+ *   cpu: 1e-5 s x batch        cl: 0.2 s (flat)            (predict)
+ * with every 95% CI [0.8 m, 1.25 m] around its median m (set in the store).
+ * train_step: cl/cpu = 64/batch, so the medians cross at batch 64 exactly;
+ * log(ratio) is linear in log(batch), so the interpolation (linear in
+ * log(batch) on log(ratio)) is exact and so are the CI curves' crossings:
+ *   optimistic for cl: 0.8 * 64/b = 1.25  ->  b = 64 / 1.5625 = 40.96
+ *   pessimistic:       1.25 * 64/b = 0.8  ->  b = 64 * 1.5625 = 100
+ * and the CIs overlap only where 40.96 <= b <= 100: batch 64 is "unclear",
+ * below it cpu is faster, above it cl. predict: cl's CI low (0.16 s) is above
+ * cpu's CI high at the largest batch (0.1024 s): no crossover, within the CIs
+ * too. Two more stores have the interval's open ends and curves that cross
+ * twice.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "perfdb.h"
+#include "proc.h"
+#include "split.h"
+#include "perf_fixture.h"
+
+#define NBATCH 14 /* 1 .. 8192 */
+
+static double cpu_time(int64_t b) { return 1e-5 * (double)b; }
+/* edges: the second store (test_crossover_edges), where cl's time per call
+ * is 1.2e-5 s flat (train_step: cl/cpu = 1.2/batch) and half the cpu's
+ * (predict: cl faster everywhere) */
+static int edges; /* 0: the main store, 1: open ends, 2: curves that cross twice */
+
+/* log(cl/cpu) of the store that crosses twice (edges 2): +0.2 at batch 1,
+ * -0.1 at 2, +0.6 at 4, -0.1 from 8 on */
+static double wiggle(int64_t b)
+{
+	return b == 1 ? 0.2 : b == 4 ? 0.6 : -0.1;
+}
+
+/* and for predict: -0.1 at batch 1, -0.6 at 2, +0.1 at 4, -0.1 from 8 on */
+static double wiggle_predict(int64_t b)
+{
+	return b == 2 ? -0.6 : b == 4 ? 0.1 : -0.1;
+}
+
+static double cl_time_b(const char *what, int64_t b)
+{
+	if (edges == 2)
+		return cpu_time(b) * exp(!strcmp(what, "train_step") ? wiggle(b) : wiggle_predict(b));
+	if (edges)
+		return !strcmp(what, "train_step") ? 1.2e-5 : 0.5 * cpu_time(b);
+	return !strcmp(what, "train_step") ? 6.4e-4 : 0.2;
+}
+
+static double cl_time(const char *what) { return cl_time_b(what, 1); }
+
+/* The event times of one cl sample of wall time w: below batch 64 the host
+ * waits on 8 short launches (launch-bound), from 64 on the kernels fill the
+ * call (compute-bound). Fractions of w: enqueue, h2d, kernel, d2h, wait. */
+static void cl_events(int64_t batch, double w, struct xo_perf_sample *s)
+{
+	bool small = batch < 64;
+
+	s->wall_s = w;
+	s->enqueue_s = (small ? 0.10 : 0.02) * w;
+	s->h2d_s = (small ? 0.05 : 0.05) * w;
+	s->kernel_s = (small ? 0.10 : 0.85) * w;
+	s->d2h_s = (small ? 0.05 : 0.02) * w;
+	s->wait_s = (small ? 0.80 : 0.90) * w;
+	s->launches = 8;
+}
+
+static void fill_result(struct xo_perf_result *r, const char *what, const char *device,
+                        int64_t batch, size_t n)
+{
+	double m = !strcmp(device, "cpu") || strcmp(device, "cl") ? cpu_time(batch)
+	                                                          : cl_time_b(what, batch);
+
+	if (strcmp(device, "cpu") && strcmp(device, "cl"))
+		m *= 1.5; /* a peer: 1.5x the cpu */
+	snprintf(r->b.name, sizeof(r->b.name), "model/seed/%s/b%lld/%s", what, (long long)batch,
+	         device);
+	snprintf(r->b.kind, sizeof(r->b.kind), "model");
+	snprintf(r->b.device, sizeof(r->b.device), "%s", device);
+	snprintf(r->b.what, sizeof(r->b.what), "%s", what);
+	snprintf(r->b.model, sizeof(r->b.model), "seed");
+	r->b.batch = batch;
+	r->reps = 1;
+	r->n = n;
+	r->samples = calloc(n, sizeof(*r->samples));
+	assert_non_null(r->samples);
+	r->has_split = !strcmp(device, "cl");
+	for (size_t i = 0; i < n; i++) {
+		/* +-10% spread: the split's shares are averaged over unequal samples */
+		double w = m * (1.0 + 0.1 * (uniform() - 0.5));
+
+		if (r->has_split)
+			cl_events(batch, w, &r->samples[i]);
+		else
+			r->samples[i].wall_s = w;
+	}
+}
+
+/* One run of the given devices over both workloads and every batch. */
+static int64_t record(struct xo_perfdb *db, int commit, const char *const *devices, int ndev)
+{
+	static const char *const whats[] = {"train_step", "predict"};
+	struct xo_perf_commit c = {0};
+	struct xo_perf_testbed t = {0};
+	size_t nres = (size_t)(2 * ndev * NBATCH), k = 0;
+	struct xo_perf_result *r = calloc(nres, sizeof(*r));
+	int64_t run;
+
+	assert_non_null(r);
+	snprintf(c.sha, sizeof(c.sha), "%040x", 0xabc00u + (unsigned)commit);
+	snprintf(c.subject, sizeof(c.subject), "commit %d", commit);
+	c.date = 1700000000 + 3600 * (int64_t)commit;
+	snprintf(t.hostname, sizeof(t.hostname), "testhost");
+	snprintf(t.cpu_model, sizeof(t.cpu_model), "Test CPU");
+	t.cores = 2;
+	for (int w = 0; w < 2; w++)
+		for (int d = 0; d < ndev; d++)
+			for (int i = 0; i < NBATCH; i++)
+				fill_result(&r[k++], whats[w], devices[d], (int64_t)1 << i, 12);
+	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
+	assert_int_equal(xo_perfdb_run_finish(db, run, r, nres), XO_OK);
+	for (size_t i = 0; i < nres; i++)
+		free(r[i].samples);
+	free(r);
+	return run;
+}
+
+static void exec(struct xo_perfdb *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(xo_perfdb_sqlite(db), sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+/* The known medians and CIs [0.8 m, 1.25 m] of every model result. */
+static void set_known(struct xo_perfdb *db)
+{
+	sqlite3_stmt *s = NULL, *u = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                                    "SELECT res.id, b.device, b.what, b.batch FROM results"
+	                                    " res JOIN benchmarks b ON b.id = res.benchmark_id",
+	                                    -1, &s, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                                    "UPDATE results SET median = ?1, ci_lo = 0.8 * ?1,"
+	                                    " ci_hi = 1.25 * ?1 WHERE id = ?2",
+	                                    -1, &u, NULL),
+	                 SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *dev = (const char *)sqlite3_column_text(s, 1);
+		const char *what = (const char *)sqlite3_column_text(s, 2);
+		int64_t b = sqlite3_column_int64(s, 3);
+		double m = !strcmp(dev, "cl") ? cl_time_b(what, b) : cpu_time(b);
+
+		if (strcmp(dev, "cl") && strcmp(dev, "cpu"))
+			m *= 1.5;
+		sqlite3_bind_double(u, 1, m);
+		sqlite3_bind_int64(u, 2, sqlite3_column_int64(s, 0));
+		assert_int_equal(sqlite3_step(u), SQLITE_DONE);
+		sqlite3_reset(u);
+	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(u);
+}
+
+/* Two own runs (cpu, cl) and a peer's import: a store whose answer is known. */
+static struct xo_perfdb *make_store(const char *name)
+{
+	static const char *const own[] = {"cpu", "cl"};
+	static const char *const peer[] = {"torchy"};
+	struct xo_perfdb *db = NULL;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	unlink(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	record(db, 1, own, 2);
+	record(db, 2, own, 2);
+	record(db, 3, peer, 1);
+	set_known(db);
+	return db;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/* The report of db into tmpdir/out; its text summary returned (caller frees). */
+static char *report(struct xo_perfdb *db, const char *out)
+{
+	char dir[512], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, out);
+	if (xo_perf_report(db, dir, XO_TEST_SCRIPTS_DIR, NULL, f) != XO_OK)
+		fail_msg("report: %s", xo_last_error());
+	fclose(f);
+	return buf;
+}
+
+static char *report_file(const char *out, const char *name)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", tmpdir, out, name);
+	return slurp(path);
+}
+
+static void need_gnuplot(void)
+{
+	if (!xo_proc_found("gnuplot"))
+		skip();
+}
+
+/* The relative error of got against want is within tol. */
+static void check_rel(double got, double want, double tol, const char *what)
+{
+	if (!(fabs(got - want) <= tol * fabs(want)))
+		fail_msg("%s = %.17g, expected %.17g (relative tolerance %g)", what, got, want, tol);
+}
+
+/*
+ * advise --json: the faster device per batch by the rule (95% CIs apart),
+ * the crossover at 64 with the interval [40.96, 100] for train_step and none
+ * for predict, and the diagnosis sentences. The crossings are exact up to the
+ * rounding of log/exp in double: 1e-9 relative.
+ */
+static void test_advise_known_answer(void **state)
+{
+	struct xo_perfdb *db;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_t *root, *m, *rows, *x, *d;
+
+	(void)state;
+	rng_state = 12;
+	db = make_store("advise.sqlite");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(xo_perf_advise(db, "seed", true, f), XO_OK);
+	fclose(f);
+	root = json_loads(buf, 0, NULL);
+	assert_non_null(root);
+	m = json_array_get(json_object_get(root, "models"), 0);
+	rows = json_object_get(m, "train_step");
+	assert_int_equal(json_array_size(rows), NBATCH);
+	for (size_t i = 0; i < NBATCH; i++) {
+		json_t *r = json_array_get(rows, i);
+		int64_t b = (int64_t)json_integer_value(json_object_get(r, "batch"));
+		const char *want = b < 64 ? "cpu" : b == 64 ? "unclear" : "cl";
+
+		assert_int_equal(b, (int64_t)1 << i);
+		assert_string_equal(json_string_value(json_object_get(r, "faster")), want);
+	}
+	x = json_object_get(json_object_get(m, "crossover"), "train_step");
+	check_rel(json_number_value(json_object_get(x, "batch")), 64.0, 1e-9, "crossover");
+	check_rel(json_number_value(json_object_get(x, "lo")), 40.96, 1e-9, "crossover lo");
+	check_rel(json_number_value(json_object_get(x, "hi")), 100.0, 1e-9, "crossover hi");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "crossover");
+	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "41");
+	x = json_object_get(json_object_get(m, "crossover"), "predict");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "none_in_range");
+	assert_string_equal(json_string_value(json_object_get(x, "hi_text")), ">8192");
+	assert_true(json_is_null(json_object_get(x, "batch")));
+	assert_true(json_is_null(json_object_get(x, "lo")));
+	assert_true(json_is_null(json_object_get(x, "hi")));
+	assert_non_null(strstr(json_string_value(json_object_get(x, "text")),
+	                       "none in the measured range (batch 1 to 8192)"));
+	/* per workload: cpu and cl at batch 1, 512 and 8192 */
+	d = json_object_get(m, "diagnosis");
+	assert_int_equal(json_array_size(d), 12);
+	assert_non_null(strstr(json_string_value(json_array_get(d, 0)),
+	                       "at batch 1 the cpu train step takes 10 us per call"));
+	/* cl: split.h's sentence for the known split (launch-bound at batch 1:
+	 * 70% launch and sync, 8 launches; compute-bound at 8192: 85% kernels) */
+	{
+		struct xo_perf_sample sm;
+		struct xo_split sp;
+		char want[256];
+
+		cl_events(1, cl_time("train_step"), &sm);
+		xo_split_from_events(sm.wall_s, sm.enqueue_s, sm.h2d_s, sm.kernel_s, sm.d2h_s,
+		                     sm.wait_s, sm.launches, &sp);
+		assert_int_equal(xo_split_dominant(&sp), XO_SPLIT_LAUNCH);
+		xo_split_diagnose(&sp, "cl", "train step", 1, want, sizeof(want));
+		assert_non_null(strstr(json_string_value(json_array_get(d, 3)), want));
+		cl_events(8192, cl_time("train_step"), &sm);
+		xo_split_from_events(sm.wall_s, sm.enqueue_s, sm.h2d_s, sm.kernel_s, sm.d2h_s,
+		                     sm.wait_s, sm.launches, &sp);
+		assert_int_equal(xo_split_dominant(&sp), XO_SPLIT_COMPUTE);
+		xo_split_diagnose(&sp, "cl", "train step", 8192, want, sizeof(want));
+		assert_non_null(strstr(json_string_value(json_array_get(d, 5)), want));
+	}
+	json_decref(root);
+	free(buf);
+
+	/* the text leads with the answer */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(xo_perf_advise(db, "seed", false, f), XO_OK);
+	fclose(f);
+	{
+		const char *first = "seed train_step: crossover: cl becomes faster than cpu at "
+		                    "batch ~64 (from the 95% CIs: between 41 and 100)\n";
+
+		assert_true(!strncmp(buf, first, strlen(first)));
+	}
+	assert_true(strstr(buf, "at batch 1 the cl train step") < strstr(buf, "evidence:"));
+	free(buf);
+	xo_perfdb_close(db);
+}
+
+/* advise --json of db for seed: the model's object (caller frees root). */
+static json_t *advise_json(struct xo_perfdb *db, json_t **root)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(xo_perf_advise(db, "seed", true, f), XO_OK);
+	fclose(f);
+	*root = json_loads(buf, 0, NULL);
+	free(buf);
+	assert_non_null(*root);
+	return json_array_get(json_object_get(*root, "models"), 0);
+}
+
+/*
+ * The crossover's open ends. train_step: cl/cpu = 1.2/b, so the medians
+ * cross at 1.2 (between the measured 1 and 2, exact as above); cl's
+ * optimistic curve, 0.8 * 1.2/b against 1.25, is below already at batch 1:
+ * the interval opens at "<=1"; the pessimistic one, 1.25 * 1.2/b = 0.8, gives
+ * b = 1.875. predict: cl = cpu/2, and even cl's CI high (0.625 cpu) is below
+ * cpu's CI low (0.8 cpu): faster everywhere, within the CIs too.
+ */
+static void test_crossover_edges(void **state)
+{
+	struct xo_perfdb *db;
+	json_t *root, *m, *x;
+
+	(void)state;
+	rng_state = 17;
+	edges = 1;
+	db = make_store("edges.sqlite");
+	edges = 0;
+	m = advise_json(db, &root);
+	x = json_object_get(json_object_get(m, "crossover"), "train_step");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "crossover");
+	check_rel(json_number_value(json_object_get(x, "batch")), 1.2, 1e-9, "crossover");
+	assert_true(json_is_null(json_object_get(x, "lo")));
+	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "<=1");
+	check_rel(json_number_value(json_object_get(x, "hi")), 1.875, 1e-9, "crossover hi");
+	x = json_object_get(json_object_get(m, "crossover"), "predict");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "cl_faster_everywhere");
+	assert_true(json_is_null(json_object_get(x, "batch")));
+	assert_string_equal(json_string_value(json_object_get(x, "hi_text")), "<=1");
+	assert_non_null(strstr(json_string_value(json_object_get(x, "text")),
+	                       "cl is faster than cpu at every measured batch (1 to 8192), within "
+	                       "the 95% CIs too"));
+	json_decref(root);
+	xo_perfdb_close(db);
+}
+
+/*
+ * Curves that cross more than once (edges 2): log(cl/cpu) is +0.2, -0.1,
+ * +0.6, -0.1, ... at batch 1, 2, 4, 8, ...; the optimistic curve is that
+ * minus log(1.25/0.8) = 0.446: -, -, +, -, so its first crossing (between 4
+ * and 8) lies after the medians' (between 1 and 2, at 2^(0.2/0.3) by the
+ * interpolation). The interval must still hold the median's crossing: its
+ * low end is the crossing itself; the pessimistic curve (+0.446) never
+ * crosses: the high end is open.
+ */
+static void test_crossover_twice(void **state)
+{
+	struct xo_perfdb *db;
+	json_t *root, *m, *x;
+	double at = pow(2.0, 0.2 / 0.3);
+
+	(void)state;
+	rng_state = 18;
+	edges = 2;
+	db = make_store("twice.sqlite");
+	edges = 0;
+	m = advise_json(db, &root);
+	x = json_object_get(json_object_get(m, "crossover"), "train_step");
+	check_rel(json_number_value(json_object_get(x, "batch")), at, 1e-9, "crossover");
+	check_rel(json_number_value(json_object_get(x, "lo")), at, 1e-9, "crossover lo");
+	assert_true(json_is_null(json_object_get(x, "hi")));
+	assert_string_equal(json_string_value(json_object_get(x, "hi_text")), ">8192");
+	/* predict: the medians cross between 4 and 8 (at 4 * 2^(0.1/0.2)); the
+	 * pessimistic curve (+0.446: +, -, +, +, ...) first crosses between 1 and
+	 * 2, before them: the high end is the crossing itself; the optimistic one
+	 * is below everywhere: the low end is open */
+	at = 4.0 * pow(2.0, 0.5);
+	x = json_object_get(json_object_get(m, "crossover"), "predict");
+	check_rel(json_number_value(json_object_get(x, "batch")), at, 1e-9, "crossover");
+	check_rel(json_number_value(json_object_get(x, "hi")), at, 1e-9, "crossover hi");
+	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "<=1");
+	json_decref(root);
+	xo_perfdb_close(db);
+}
+
+/* The report's sections in order, the answer table, the diagnosis and the
+ * text summary. */
+static void test_report_answer_first(void **state)
+{
+	struct xo_perfdb *db;
+	char *sum, *html, *p;
+
+	(void)state;
+	need_gnuplot();
+	rng_state = 13;
+	db = make_store("order.sqlite");
+	sum = report(db, "order");
+	html = report_file("order", "index.html");
+	{
+		char *ans = strstr(html, "id=\"answer_seed\""), *reg = strstr(html, "id=\"regressions\"");
+		char *hist = strstr(html, "id=\"history\""), *split = strstr(html, "id=\"split_seed\"");
+
+		assert_non_null(ans);
+		assert_non_null(reg);
+		assert_non_null(hist);
+		assert_non_null(split);
+		assert_true(ans < reg && reg < hist);
+		assert_true(reg < split && split < hist);
+	}
+	/* the faster device per batch: cpu below 64, unclear at 64, cl above */
+	assert_non_null(strstr(html, "<tr class=\"ans\"><td>1</td><td class=\"faster\">cpu</td>"
+	                             "<td>64.00x</td>"));
+	assert_non_null(strstr(html, "<tr class=\"ans\"><td>64</td><td class=\"faster\">unclear"));
+	assert_non_null(strstr(html, "<tr class=\"ans\"><td>8192</td><td class=\"faster\">cl</td>"
+	                             "<td>128.00x</td>"));
+	/* the peer apart, against cpu */
+	p = strstr(html, "<table class=\"peers\">");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "torchy: median"));
+	assert_non_null(strstr(p, "(1.50x cpu)"));
+	assert_non_null(strstr(html, "between 41 and 100"));
+	assert_non_null(strstr(html, "<li>at batch 512 the cl train step "));
+	/* the plot: the crossover and its band */
+	p = report_file("order", "plots.gp");
+	assert_non_null(strstr(p, "prefix = 'data/cross_seed_train_step_'; devices = 'cl cpu "
+	                          "torchy'; xcross = 64;"));
+	assert_non_null(strstr(p, "xband_lo = 40.96; xband_hi = 100;"));
+	free(p);
+	/* the summary leads with the answer, then names the report */
+	assert_true(!strncmp(sum, "seed train_step: crossover: cl becomes faster", 45));
+	p = strstr(sum, "report: ");
+	assert_non_null(p);
+	assert_true(p > strstr(sum, "at batch 8192 the cl predict call"));
+	free(sum);
+	free(html);
+	xo_perfdb_close(db);
+}
+
+/*
+ * The split bars' data: per batch the parts (launch, transfer, compute,
+ * other) add up to the median wall time, which is the stored median (0.64
+ * ms for train_step). Each number is printed with 9 significant digits, so
+ * each is within 5e-9 relative; four parts and the wall: 3e-8 relative.
+ */
+static void test_split_adds_up(void **state)
+{
+	struct xo_perfdb *db;
+	char *dat, *line;
+	int rows = 0;
+
+	(void)state;
+	need_gnuplot();
+	rng_state = 14;
+	db = make_store("split.sqlite");
+	free(report(db, "split"));
+	dat = report_file("split", "data/split_seed_train_step.dat");
+	for (line = strtok(dat, "\n"); line; line = strtok(NULL, "\n")) {
+		double v[5], sum = 0;
+		char *q;
+
+		if (line[0] == '#')
+			continue;
+		q = strrchr(line, '"'); /* past the label */
+		assert_non_null(q);
+		assert_int_equal(sscanf(q + 1, "%lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3],
+		                        &v[4]),
+		                 5);
+		for (int i = 0; i < 4; i++) {
+			assert_true(v[i] >= 0);
+			sum += v[i];
+		}
+		check_rel(v[4], 0.64, 3e-8, "median wall (ms)");
+		check_rel(sum, v[4], 3e-8, "sum of the parts (ms)");
+		/* launch-bound below 64 (70% of the wall in the events' proportions), compute above */
+		if (atoi(line + 1) < 64)
+			check_rel(v[0], 0.7 * 0.64, 1e-6, "launch part");
+		else
+			check_rel(v[2], 0.85 * 0.64, 1e-6, "compute part");
+		rows++;
+	}
+	assert_int_equal(rows, NBATCH);
+	free(dat);
+	xo_perfdb_close(db);
+}
+
+/* One history plot per benchmark group, with a line per device (cpu, cl and
+ * the peer), and none per series. */
+static void test_history_grouped(void **state)
+{
+	struct xo_perfdb *db;
+	char *gp, path[600];
+
+	(void)state;
+	need_gnuplot();
+	rng_state = 15;
+	db = make_store("hist.sqlite");
+	/* a stored change of cl at b64, at the second commit (run 2): its marker
+	 * stays, on cl's line (the group's second device) at the second run */
+	exec(db, "INSERT INTO changes(benchmark_id, testbed_id, commit_id, direction, ratio,"
+	         " p_value, state) SELECT b.id, ru.testbed_id, ru.commit_id, 'regression', 1.3,"
+	         " 1e-4, 'confirmed' FROM benchmarks b, runs ru WHERE ru.id = 2 AND"
+	         " b.name = 'model/seed/train_step/b64/cl'");
+	free(report(db, "hist"));
+	gp = report_file("hist", "plots.gp");
+	assert_non_null(strstr(gp, "prefix = 'data/hist_model_seed_train_step_b64_'; devices = "
+	                           "'cpu cl torchy'; ndev = 3; title_text = "
+	                           "'model/seed/train_step/b64';\nnchanges = 1;"));
+	{
+		char *dat = report_file("hist", "data/hist_model_seed_train_step_b64_2.dat");
+		double med, marker;
+
+		/* "1 median lo hi min marker sha": the second run, marked at its median */
+		char *line = strstr(dat, "\n1 ");
+
+		assert_non_null(line);
+		assert_int_equal(sscanf(line + 3, "%lf %*f %*f %*f %lf", &med, &marker), 2);
+		check_rel(marker, med, 1e-12, "change marker");
+		check_rel(med, 0.64, 1e-5, "cl median at b64 (ms)");
+		free(dat);
+	}
+	/* cpu and cl 0.64 ms, the peer 0.96 ms at b64: a linear axis; at b8192 cpu
+	 * 82 ms against cl 0.64 ms: a log axis */
+	assert_non_null(strstr(gp, "outbase = 'hist_model_seed_train_step_b64'"));
+	assert_non_null(strstr(gp, "hist_model_seed_train_step_b64_'; devices = 'cpu cl torchy'; "
+	                           "ndev = 3; title_text = 'model/seed/train_step/b64';\n"
+	                           "nchanges = 1; npoints = 3; logy = 0;"));
+	assert_non_null(strstr(gp, "hist_model_seed_train_step_b8192_'; devices = 'cpu cl "
+	                           "torchy'; ndev = 3; title_text = 'model/seed/train_step/b8192';"
+	                           "\nnchanges = 0; npoints = 3; logy = 1;"));
+	assert_null(strstr(gp, "hist_model_seed_train_step_b64_cpu"));
+	snprintf(path, sizeof(path), "%s/hist/hist_model_seed_train_step_b64.png", tmpdir);
+	assert_int_equal(access(path, R_OK), 0);
+	snprintf(path, sizeof(path), "%s/hist/data/hist_model_seed_train_step_b64_3.dat", tmpdir);
+	assert_int_equal(access(path, R_OK), 0);
+	free(gp);
+	xo_perfdb_close(db);
+}
+
+/* A store without table probes has no probe table; with the table (schema
+ * version 4, as `perf record` writes it) the run's figures are shown, a NULL
+ * as a dash. */
+static void test_probes_with_and_without(void **state)
+{
+	struct xo_perfdb *db;
+	char *html;
+
+	(void)state;
+	need_gnuplot();
+	rng_state = 16;
+	db = make_store("probes.sqlite");
+	free(report(db, "noprobes"));
+	html = report_file("noprobes", "index.html");
+	assert_null(strstr(html, "Device probe"));
+	free(html);
+	exec(db, "CREATE TABLE IF NOT EXISTS probes(run_id INTEGER NOT NULL REFERENCES runs(id),"
+	         " device TEXT NOT NULL, launch_s REAL, enqueue_s REAL, sync_s REAL,"
+	         " h2d_lat_s REAL, h2d_bw REAL, d2h_lat_s REAL, d2h_bw REAL, flops REAL,"
+	         " mem_bw REAL, handoff_s REAL, units INTEGER, wall_s REAL,"
+	         " PRIMARY KEY(run_id, device));"
+	         "INSERT INTO probes VALUES(2, 'cl', 4e-5, 3e-6, 2e-5, 1.5e-5, 6e9, 1.6e-5, 5e9,"
+	         " 1.5e11, 2e10, NULL, 16, 2.5);"
+	         "INSERT INTO probes VALUES(2, 'cpu', 2e-6, NULL, NULL, NULL, NULL, NULL, NULL,"
+	         " 2.5e11, 1.2e10, 1e-6, 2, 1.5);");
+	free(report(db, "probes"));
+	html = report_file("probes", "index.html");
+	assert_non_null(strstr(html, "Device probe (xo probe, run:2)"));
+	assert_non_null(strstr(html, "<tr><td>cpu</td><td>2</td><td>&ndash;</td>"));
+	assert_non_null(strstr(html, "<tr><td>cl</td><td>40</td><td>3</td><td>20</td><td>15</td>"
+	                             "<td>6</td><td>16</td><td>5</td><td>150</td><td>20</td>"
+	                             "<td>&ndash;</td><td>16</td></tr>"));
+	/* before the regressions: part of the answer */
+	assert_true(strstr(html, "Device probe") < strstr(html, "id=\"regressions\""));
+	free(html);
+	xo_perfdb_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_advise_known_answer),
+	    cmocka_unit_test(test_crossover_edges),
+	    cmocka_unit_test(test_crossover_twice),
+	    cmocka_unit_test(test_report_answer_first),
+	    cmocka_unit_test(test_split_adds_up),
+	    cmocka_unit_test(test_history_grouped),
+	    cmocka_unit_test(test_probes_with_and_without),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+}
