@@ -47,28 +47,10 @@
 /* Floats of the stream output checked at each end. */
 #define PROBE_STREAM_CHECK 1024
 
-static double now_s(void)
-{
-	return 1e-9 * (double)xo_cl_now_ns();
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Another try is wanted: fewer than min so far, or time left and room. */
 static bool more(int n, int min, int max, double deadline)
 {
-	return n < max && (n < min || now_s() < deadline);
+	return n < max && (n < min || xo_now_s() < deadline);
 }
 
 /* Device seconds of a finished command, from its profiling event. */
@@ -198,46 +180,46 @@ static enum xo_status probe_latency(struct xo_cl_ctx *c, double share, struct xo
 	if ((err = clFinish(c->queue)) != CL_SUCCESS)
 		return xo_cl_fail("clFinish", err);
 
-	deadline = now_s() + 0.4 * share;
+	deadline = xo_now_s() + 0.4 * share;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		err = clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &one, NULL, 0, NULL, NULL);
 		if (err != CL_SUCCESS)
 			return xo_cl_fail("clEnqueueNDRangeKernel(xo_cl_probe_empty)", err);
 		if ((err = clFinish(c->queue)) != CL_SUCCESS)
 			return xo_cl_fail("clFinish", err);
-		v[n] = now_s() - t0;
+		v[n] = xo_now_s() - t0;
 	}
-	p->launch_s = median(v, n);
+	p->launch_s = xo_median(v, n);
 
-	deadline = now_s() + 0.4 * share;
+	deadline = xo_now_s() + 0.4 * share;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		for (int i = 0; i < PROBE_ENQUEUE_ROUND; i++) {
 			err = clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &one, NULL, 0, NULL, NULL);
 			if (err != CL_SUCCESS)
 				return xo_cl_fail("clEnqueueNDRangeKernel(xo_cl_probe_empty)", err);
 		}
-		v[n] = (now_s() - t0) / PROBE_ENQUEUE_ROUND;
+		v[n] = (xo_now_s() - t0) / PROBE_ENQUEUE_ROUND;
 		if ((err = clFinish(c->queue)) != CL_SUCCESS)
 			return xo_cl_fail("clFinish", err);
 	}
-	p->enqueue_s = median(v, n);
+	p->enqueue_s = xo_median(v, n);
 
 	/* an idle clFinish can take tens of nanoseconds, near the clock's own
 	 * cost: a try times several */
-	deadline = now_s() + 0.2 * share;
+	deadline = xo_now_s() + 0.2 * share;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		for (int i = 0; i < PROBE_SYNC_ROUND; i++)
 			if ((err = clFinish(c->queue)) != CL_SUCCESS)
 				return xo_cl_fail("clFinish", err);
-		v[n] = (now_s() - t0) / PROBE_SYNC_ROUND;
+		v[n] = (xo_now_s() - t0) / PROBE_SYNC_ROUND;
 	}
-	p->sync_s = median(v, n);
+	p->sync_s = xo_median(v, n);
 	return XO_OK;
 }
 
@@ -282,9 +264,9 @@ static enum xo_status probe_transfers(struct xo_cl_ctx *c, double share, struct 
 	}
 	memset(hdst, 0, bytes);
 
-	deadline = now_s() + 0.15 * share;
+	deadline = xo_now_s() + 0.15 * share;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		err = clEnqueueWriteBuffer(c->queue, small, CL_TRUE, 0, sizeof(word), &word, 0, NULL,
 					   NULL);
@@ -292,12 +274,12 @@ static enum xo_status probe_transfers(struct xo_cl_ctx *c, double share, struct 
 			st = xo_cl_fail("clEnqueueWriteBuffer(probe, 4 bytes)", err);
 			goto out_release;
 		}
-		v[n] = now_s() - t0;
+		v[n] = xo_now_s() - t0;
 	}
-	p->h2d_lat_s = median(v, n);
-	deadline = now_s() + 0.15 * share;
+	p->h2d_lat_s = xo_median(v, n);
+	deadline = xo_now_s() + 0.15 * share;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		err = clEnqueueReadBuffer(c->queue, small, CL_TRUE, 0, sizeof(word), &word, 0, NULL,
 					  NULL);
@@ -305,40 +287,40 @@ static enum xo_status probe_transfers(struct xo_cl_ctx *c, double share, struct 
 			st = xo_cl_fail("clEnqueueReadBuffer(probe, 4 bytes)", err);
 			goto out_release;
 		}
-		v[n] = now_s() - t0;
+		v[n] = xo_now_s() - t0;
 	}
-	p->d2h_lat_s = median(v, n);
+	p->d2h_lat_s = xo_median(v, n);
 	if (word != 7) {
 		st = xo_error(XO_EOPENCL, "cl probe: a 4-byte round trip read %d, wrote 7", (int)word);
 		goto out_release;
 	}
 
-	deadline = now_s() + 0.35 * share;
+	deadline = xo_now_s() + 0.35 * share;
 	best = 0.0;
 	for (n = 0; more(n, PROBE_MIN_RATE_TRIES, PROBE_MAX_RATE_TRIES, deadline); n++) {
-		double t0 = now_s(), dt;
+		double t0 = xo_now_s(), dt;
 
 		err = clEnqueueWriteBuffer(c->queue, big, CL_TRUE, 0, bytes, hsrc, 0, NULL, NULL);
 		if (err != CL_SUCCESS) {
 			st = xo_cl_fail("clEnqueueWriteBuffer(probe, large transfer)", err);
 			goto out_release;
 		}
-		dt = now_s() - t0;
+		dt = xo_now_s() - t0;
 		if (dt > 0 && (double)bytes / dt > best)
 			best = (double)bytes / dt;
 	}
 	p->h2d_bw = best;
-	deadline = now_s() + 0.35 * share;
+	deadline = xo_now_s() + 0.35 * share;
 	best = 0.0;
 	for (n = 0; more(n, PROBE_MIN_RATE_TRIES, PROBE_MAX_RATE_TRIES, deadline); n++) {
-		double t0 = now_s(), dt;
+		double t0 = xo_now_s(), dt;
 
 		err = clEnqueueReadBuffer(c->queue, big, CL_TRUE, 0, bytes, hdst, 0, NULL, NULL);
 		if (err != CL_SUCCESS) {
 			st = xo_cl_fail("clEnqueueReadBuffer(probe, large transfer)", err);
 			goto out_release;
 		}
-		dt = now_s() - t0;
+		dt = xo_now_s() - t0;
 		if (dt > 0 && (double)bytes / dt > best)
 			best = (double)bytes / dt;
 	}
@@ -412,7 +394,7 @@ static enum xo_status probe_flops(struct xo_cl_ctx *c, double share, cl_uint uni
 			dt *= 2;
 		}
 	}
-	deadline = now_s() + share / 2;
+	deadline = xo_now_s() + share / 2;
 	for (int n = 0; more(n, PROBE_MIN_RATE_TRIES, PROBE_MAX_RATE_TRIES, deadline); n++) {
 		if ((st = xo_cl_probe_fma_run(c, out, global, iters, &dt)))
 			goto out_release;
@@ -483,7 +465,7 @@ static enum xo_status probe_stream(struct xo_cl_ctx *c, double share, struct xo_
 	/* one untimed pass: first touch of dst's pages */
 	if ((st = xo_cl_probe_copy_run(c, src, dst, n4, &dt)))
 		goto out_release;
-	deadline = now_s() + share;
+	deadline = xo_now_s() + share;
 	for (int n = 0; more(n, PROBE_MIN_RATE_TRIES + 1, PROBE_MAX_RATE_TRIES, deadline); n++) {
 		if ((st = xo_cl_probe_copy_run(c, src, dst, n4, &dt)))
 			goto out_release;
@@ -510,7 +492,7 @@ enum xo_status xo_cl_probe(struct xo_backend *be, double budget_s, struct xo_pro
 	    .h2d_bw = NAN, .d2h_lat_s = NAN, .d2h_bw = NAN, .flops = NAN,
 	    .mem_bw = NAN, .handoff_s = NAN, .units = 0, .wall_s = NAN,
 	};
-	double t0 = now_s(), *v;
+	double t0 = xo_now_s(), *v;
 	enum xo_status st;
 	cl_uint units = 0;
 	cl_int err;
@@ -534,7 +516,7 @@ enum xo_status xo_cl_probe(struct xo_backend *be, double budget_s, struct xo_pro
 	free(v);
 	if (st)
 		return st;
-	p.wall_s = now_s() - t0;
+	p.wall_s = xo_now_s() - t0;
 	*out = p;
 	return XO_OK;
 }

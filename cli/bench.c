@@ -28,27 +28,6 @@
 #define BENCH_TRAIN_N 16000 /* 12800 train + 3200 validation (split 0.2) */
 #define BENCH_BATCH 512
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static double vmin(const double *v, int n)
 {
 	double m = v[0];
@@ -162,7 +141,7 @@ static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, in
 	if (!st)
 		st = xo_backend_sync(be);
 	for (int r = 0; !st && r < repeat; r++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		for (int k = 0; !st && k < reps; k++) {
 			/* a new training step draws a new dropout mask (the cpu
@@ -173,10 +152,10 @@ static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, in
 		}
 		if (!st)
 			st = xo_backend_sync(be);
-		samples[r] = (now_s() - t0) / reps;
+		samples[r] = (xo_now_s() - t0) / reps;
 	}
 	if (!st)
-		*med = median(samples, repeat);
+		*med = xo_median(samples, repeat);
 	free(samples);
 	for (int i = 0; i < XO_MAX_SRC + XO_MAX_DST; i++)
 		xo_tensor_free(t[i]);
@@ -302,15 +281,15 @@ static enum xo_status bench_model(struct xo_backend *be, int repeat, struct mode
 	if (!st)
 		st = xo_model_predict(m, x, BENCH_PREDICT_N, BENCH_PREDICT_N, probs);
 	for (int r = 0; !st && r < repeat; r++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		st = xo_model_predict(m, x, BENCH_PREDICT_N, 32, probs);
-		s32[r] = now_s() - t0;
+		s32[r] = xo_now_s() - t0;
 		if (st)
 			break;
-		t0 = now_s();
+		t0 = xo_now_s();
 		st = xo_model_predict(m, x, BENCH_PREDICT_N, BENCH_PREDICT_N, probs);
-		s1[r] = now_s() - t0;
+		s1[r] = xo_now_s() - t0;
 	}
 	if (st)
 		goto out;
@@ -330,11 +309,11 @@ static enum xo_status bench_model(struct xo_backend *be, int repeat, struct mode
 	if (st)
 		goto out;
 	out->p32_min = vmin(s32, repeat);
-	out->p32_med = median(s32, repeat);
+	out->p32_med = xo_median(s32, repeat);
 	out->p1_min = vmin(s1, repeat);
-	out->p1_med = median(s1, repeat);
+	out->p1_med = xo_median(s1, repeat);
 	out->epoch_min = vmin(se, repeat);
-	out->epoch_med = median(se, repeat);
+	out->epoch_med = xo_median(se, repeat);
 out:
 	free(se);
 	free(s1);

@@ -104,27 +104,6 @@ struct epoch_sink {
 	FILE *out;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Resets the kernel's peak-RSS mark of this process (Linux clear_refs "5"),
  * so each device's peak is its own; false when not possible. */
 static bool peak_rss_reset(void)
@@ -252,12 +231,12 @@ static enum xo_status step_split(struct xo_model *m, struct xo_backend *be, stru
 	if (st)
 		return st;
 	xo_backend_stats_reset(be);
-	t0 = now_s();
+	t0 = xo_now_s();
 	for (int i = 0; i < SPLIT_STEPS && !st; i++)
 		st = xo_model_bench_train_step(m);
 	if (st)
 		return st;
-	o->wall_ms = (now_s() - t0) * 1e3 / SPLIT_STEPS;
+	o->wall_ms = (xo_now_s() - t0) * 1e3 / SPLIT_STEPS;
 	xo_backend_stats_get(be, &s);
 	o->launches = (double)s.launches / SPLIT_STEPS;
 	o->enqueue_ms = (double)s.enqueue_ns / 1e6 / SPLIT_STEPS;
@@ -417,18 +396,18 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 	}
 	r->repeat = repeat;
 	for (int k = 0; k < repeat; k++) {
-		t0 = now_s();
+		t0 = xo_now_s();
 		if (xo_model_predict(m, d->xte, d->nte, SEED_PREDICT_BATCH, probs)) {
 			xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 			goto out_free;
 		}
-		r->p32_s[k] = now_s() - t0;
-		t0 = now_s();
+		r->p32_s[k] = xo_now_s() - t0;
+		t0 = xo_now_s();
 		if (xo_model_predict(m, d->xte, d->nte, d->nte, probs)) {
 			xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 			goto out_free;
 		}
-		r->p1_s[k] = now_s() - t0;
+		r->p1_s[k] = xo_now_s() - t0;
 	}
 	{
 		double v[MAX_REPEAT];
@@ -460,8 +439,8 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 		memcpy(v, ms_per_step, sizeof(double) * (size_t)sink.count);
 		xo_perf_summarize(v, (size_t)sink.count, &r->sstep);
 	}
-	r->train_ms_per_step = median(ms_per_step, sink.count);
-	r->epoch_ms = median(epoch_ms, sink.count);
+	r->train_ms_per_step = xo_median(ms_per_step, sink.count);
+	r->epoch_ms = xo_median(epoch_ms, sink.count);
 	if (r->is_cl && measure_split(m, be, batch, seed, r)) {
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;

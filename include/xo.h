@@ -248,6 +248,12 @@ struct xo_probe {
  * about budget_s seconds of wall time. */
 enum xo_status xo_backend_probe(struct xo_backend *be, double budget_s, struct xo_probe *out);
 
+/* Monotonic clock in seconds; qsort's comparison of doubles; the median of
+ * v[0..n) (sorts v; the mean of the middle two for even n; NAN for n 0). */
+double xo_now_s(void);
+int xo_cmp_double(const void *a, const void *b);
+double xo_median(double *v, size_t n);
+
 /* Creates a tensor of ndim dims (row-major, last fastest) on be. */
 enum xo_status xo_tensor_create(struct xo_backend *be, enum xo_dtype dtype, int ndim,
 				const int64_t *dims, struct xo_tensor **out);

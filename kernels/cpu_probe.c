@@ -38,30 +38,9 @@
 #define PROBE_TRIAD_CHECKS 1024
 #define PROBE_TRIAD_S 3.0f
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static bool more(int n, int min, int max, double deadline)
 {
-	return n < max && (n < min || now_s() < deadline);
+	return n < max && (n < min || xo_now_s() < deadline);
 }
 
 /* ---- FMA peak of n threads ------------------------------------------------------ */
@@ -208,12 +187,12 @@ static enum xo_status probe_stream(struct xo_cpu_ctx *c, double share, struct xo
 	xo_cpu_triad_fill(c->tp, c->nthreads, a, b, cc, n);
 	/* one untimed pass, then the tries */
 	xo_cpu_triad(c->tp, c->nthreads, a, b, cc, PROBE_TRIAD_S, n);
-	deadline = now_s() + share;
+	deadline = xo_now_s() + share;
 	for (int t = 0; more(t, PROBE_MIN_RATE_TRIES, PROBE_MAX_RATE_TRIES, deadline); t++) {
-		double t0 = now_s(), dt;
+		double t0 = xo_now_s(), dt;
 
 		xo_cpu_triad(c->tp, c->nthreads, a, b, cc, PROBE_TRIAD_S, n);
-		dt = now_s() - t0;
+		dt = xo_now_s() - t0;
 		if (dt > 0)
 			best = fmax(best, 12.0 * (double)n / dt);
 	}
@@ -271,28 +250,28 @@ static void probe_pool(struct xo_cpu_ctx *c, double share, struct xo_probe *p, d
 	int n;
 
 	xo_cpu_threads_run(c->tp, c->nthreads, empty_part, NULL); /* wakes the workers */
-	deadline = now_s() + share / 2;
+	deadline = xo_now_s() + share / 2;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		for (int r = 0; r < PROBE_POOL_ROUNDS; r++)
 			xo_cpu_threads_run(c->tp, c->nthreads, empty_part, NULL);
-		v[n] = (now_s() - t0) / PROBE_POOL_ROUNDS;
+		v[n] = (xo_now_s() - t0) / PROBE_POOL_ROUNDS;
 	}
-	p->launch_s = median(v, n);
+	p->launch_s = xo_median(v, n);
 	if (c->nthreads < 2)
 		return; /* no worker to hand off to: handoff_s stays NAN */
-	deadline = now_s() + share / 2;
+	deadline = xo_now_s() + share / 2;
 	for (n = 0; more(n, PROBE_MIN_TRIES, PROBE_MAX_TRIES, deadline); n++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		for (int r = 0; r < PROBE_POOL_ROUNDS; r++) {
 			atomic_store(&arrived, 0);
 			xo_cpu_threads_run(c->tp, 2, rendezvous_part, (void *)&arrived);
 		}
-		v[n] = (now_s() - t0) / PROBE_POOL_ROUNDS;
+		v[n] = (xo_now_s() - t0) / PROBE_POOL_ROUNDS;
 	}
-	p->handoff_s = median(v, n);
+	p->handoff_s = xo_median(v, n);
 }
 
 enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_probe *out)
@@ -303,7 +282,7 @@ enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_pr
 	    .h2d_bw = NAN, .d2h_lat_s = NAN, .d2h_bw = NAN, .flops = NAN,
 	    .mem_bw = NAN, .handoff_s = NAN, .units = c->nthreads, .wall_s = NAN,
 	};
-	double t0 = now_s(), *v = malloc(PROBE_MAX_TRIES * sizeof(*v));
+	double t0 = xo_now_s(), *v = malloc(PROBE_MAX_TRIES * sizeof(*v));
 	enum xo_status st;
 
 	if (!v)
@@ -318,7 +297,7 @@ enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_pr
 					  PROBE_PEAK_TRIES);
 	if ((st = probe_stream(c, 0.3 * budget_s, &p)))
 		return st;
-	p.wall_s = now_s() - t0;
+	p.wall_s = xo_now_s() - t0;
 	*out = p;
 	return XO_OK;
 }

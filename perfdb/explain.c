@@ -37,21 +37,6 @@ struct dev {
 	struct xo_cost_step step[XO_EXPLAIN_MAX_BATCHES][2];
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* nearest-rank quantile of sorted v[0..n) */
 static double quantile(const double *v, int n, double q)
 {
@@ -106,9 +91,9 @@ static enum xo_status time_point(struct xo_model *m, struct xo_backend *be, bool
 		double t0;
 
 		xo_backend_stats_reset(be);
-		t0 = now_s();
+		t0 = xo_now_s();
 		st = training ? xo_model_bench_train_step(m) : xo_model_predict(m, x, n, n, probs);
-		t[reps] = now_s() - t0;
+		t[reps] = xo_now_s() - t0;
 		spent += t[reps];
 		xo_backend_stats_get(be, &s);
 		enq += (double)s.enqueue_ns * 1e-9;
@@ -121,7 +106,7 @@ static enum xo_status time_point(struct xo_model *m, struct xo_backend *be, bool
 	}
 	if (st)
 		return st;
-	qsort(t, (size_t)reps, sizeof(t[0]), cmp_double);
+	qsort(t, (size_t)reps, sizeof(t[0]), xo_cmp_double);
 	pt->batch = n;
 	pt->training = training;
 	pt->reps = reps;
@@ -409,16 +394,16 @@ double xo_explain_gemm_rate(struct xo_backend *be)
 	a.src[2] = b;
 	a.dst[0] = y;
 	for (int r = -1; !st && r < GEMM_REPS; r++) {
-		double t0 = now_s();
+		double t0 = xo_now_s();
 
 		st = xo_op_run(be, XO_OP_dense, XO_DIR_FWD, &a);
 		if (!st)
 			st = xo_backend_sync(be);
 		if (r >= 0)
-			t[r] = now_s() - t0;
+			t[r] = xo_now_s() - t0;
 	}
 	if (!st) {
-		qsort(t, GEMM_REPS, sizeof(t[0]), cmp_double);
+		qsort(t, GEMM_REPS, sizeof(t[0]), xo_cmp_double);
 		rate = 2.0 * GEMM_N * GEMM_K * GEMM_M / t[GEMM_REPS / 2];
 	}
 out_free:
@@ -690,7 +675,7 @@ int xo_explain_run(const struct xo_explain_options *o)
 	static struct dev devs[XO_EXPLAIN_MAX_DEVICES];
 	FILE *txt = o->json ? o->err : o->out;
 	json_t *root = NULL, *jdevs, *jpts;
-	double t0 = now_s();
+	double t0 = xo_now_s();
 	int ndev = 0, within = 0, match = 0, npred = 0, rc = 2;
 
 	memset(devs, 0, sizeof(devs));
@@ -751,8 +736,8 @@ int xo_explain_run(const struct xo_explain_options *o)
 		        "\naccuracy: %d of %d points predicted within 2x (%.0f%%); dominant cost "
 		        "named as measured at %d of %d\n",
 		        within, npred, 100.0 * within / npred, match, npred);
-	fprintf(txt, "wall time %.1f s\n", now_s() - t0);
-	json_object_set_new(root, "wall_s", json_real(now_s() - t0));
+	fprintf(txt, "wall time %.1f s\n", xo_now_s() - t0);
+	json_object_set_new(root, "wall_s", json_real(xo_now_s() - t0));
 	if (o->json)
 		xo_perf_json_print(root, o->out);
 	rc = 0;

@@ -11,13 +11,6 @@
 
 #include "perfdb.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
-
 double xo_perf_quantile(const double *sorted, size_t n, double q)
 {
 	double h, f;
@@ -35,8 +28,7 @@ double xo_perf_quantile(const double *sorted, size_t n, double q)
 
 double xo_perf_median(double *x, size_t n)
 {
-	qsort(x, n, sizeof(*x), cmp_double);
-	return xo_perf_quantile(x, n, 0.5);
+	return xo_median(x, n);
 }
 
 /* log P(B = k) for B ~ Binomial(n, 1/2). */
@@ -83,7 +75,7 @@ void xo_perf_summarize(double *x, size_t n, struct xo_perf_summary *s)
 		s->ci_lo = s->ci_hi = NAN;
 		return;
 	}
-	qsort(x, n, sizeof(*x), cmp_double);
+	qsort(x, n, sizeof(*x), xo_cmp_double);
 	for (size_t i = 0; i < n; i++)
 		sum += x[i];
 	s->min = x[0];
@@ -106,7 +98,7 @@ struct ranked {
 
 static int cmp_ranked(const void *a, const void *b)
 {
-	return cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
+	return xo_cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
 }
 
 /*
