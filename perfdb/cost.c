@@ -72,6 +72,10 @@ void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
 	}
 	if (step->extra_bytes > 0)
 		t.compute_s += roofline(p, 0, step->extra_bytes, &t);
+	/* a host backend's kernels cost a fixed time per call however small the
+	 * call (dispatch, checks, loop set-up): what dominates at batch 1 */
+	t.op_fixed_s = times(step->ops, step->op_call_s);
+	t.compute_s += t.op_fixed_s;
 	t.launch_s = times(step->launches, p->launch_s);
 	/* a blocking copy's latency is a round trip during which the bus is
 	 * idle: launch and sync latency in the split's terms, as measured */

@@ -9,6 +9,7 @@
  *   transfer = h2d_bytes / h2d_bw + d2h_bytes / d2h_bw
  *   compute  = sum over layers (and the step's extra ops and extra_bytes)
  *              of the roofline max(flops / probe.flops, bytes / probe.mem_bw)
+ *            + ops x op_call_s (a host backend's fixed cost per op call)
  *   other    = 0 (nothing in the probe predicts host work outside the device)
  *
  * A blocking copy's latency (a 4-byte copy, enqueue to completion) is time
@@ -45,6 +46,11 @@ struct xo_cost_step {
 	                              * packed weights, per-part gradient sums) */
 	double h2d_bytes, h2d_count; /* host-to-device copies of the step */
 	double d2h_bytes, d2h_count; /* device-to-host copies of the step */
+	double ops;                  /* op calls in the step (the op-by-op path's count; the
+	                              * fused path runs the same layers' loops) */
+	double op_call_s;            /* a host backend's fixed time per op call (the smallest
+	                              * dense call, xo_explain_call_time), 0 on a device whose
+	                              * launch latency already carries it */
 };
 
 /* The terms of a prediction, each in seconds. */
@@ -55,7 +61,8 @@ struct xo_cost_terms {
 	double flops, bytes;    /* the step's totals (layers + extra ops) */
 	double compute_flops_s; /* sum of the per-layer flop times ... */
 	double compute_bytes_s; /* ... and byte times (the roofline takes the max per layer) */
-	double compute_s;       /* sum over layers of the max */
+	double op_fixed_s;      /* ops x op_call_s */
+	double compute_s;       /* sum over layers of the max, plus op_fixed_s */
 	int flop_bound_layers;  /* layers where flops / flops_rate won */
 };
 

@@ -31,6 +31,7 @@ struct dev {
 	bool have_probe;
 	struct xo_probe probe; /* as measured */
 	double gemm_flops;     /* xo_explain_gemm_rate */
+	double call_s;         /* xo_explain_call_time (host backends) */
 	struct xo_probe model; /* what the cost model gets: flops = the GEMM rate */
 	char probe_error[256];
 	struct xo_explain_point pt[XO_EXPLAIN_MAX_BATCHES][2]; /* [batch][predict, train] */
@@ -125,7 +126,7 @@ static enum xo_status time_point(struct xo_model *m, struct xo_backend *be, bool
 
 void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
                           bool training, int64_t n, double launches, bool fused,
-                          struct xo_cost_step *s)
+                          double op_call_s, struct xo_cost_step *s)
 {
 	int ops = training ? XO_MODEL_TRAIN_EXTRA_OPS : 0;
 
@@ -140,6 +141,8 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
 	    .batch = n,
 	    .training = training,
 	    .fused = fused,
+	    .ops = ops,
+	    .op_call_s = is_cl || !(op_call_s > 0) ? 0 : op_call_s,
 	};
 	/* cpu's fused path is one pool round for the net, plus one for Adam in
 	 * training (kernels/cpu_net.c); op by op, one round per op */
@@ -262,6 +265,8 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 	}
 	json_object_set_new(o, "predicted_flops", jnum(d->have_probe ? pt->terms.flops : NAN));
 	json_object_set_new(o, "predicted_bytes", jnum(d->have_probe ? pt->terms.bytes : NAN));
+	json_object_set_new(o, "predicted_op_fixed_s",
+	                    jnum(d->have_probe ? pt->terms.op_fixed_s : NAN));
 	json_object_set_new(o, "ratio", jnum(pt->predicted.wall_s / pt->measured_s));
 	json_object_set_new(
 	    o, "diagnosis",
@@ -322,7 +327,8 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
                         const struct xo_cost_step *step)
 {
 	const struct xo_cost_terms *t = &pt->terms;
-	char m[32], lo[32], hi[32], pr[32], sm[64], sp[64], diag[512], a[32], b[32], c[32], e[32];
+	char m[32], lo[32], hi[32], pr[32], sm[64], sp[64], diag[512], a[32], b[32], c[32], e[32],
+	    fx[32];
 	char lat[32];
 
 	fprintf(f, "%6" PRId64 "  %-7s %10s (%s..%s) %10s %6.2f  %s  %s\n", pt->batch,
@@ -338,12 +344,13 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 		return;
 	fprintf(f,
 	        "        predicted: %.1f launches x %s = %s, copy latency %s; copies %s; "
-	        "compute %.3g FLOP -> %s, %.3g B -> %s, roofline %s\n",
+	        "compute %.3g FLOP -> %s, %.3g B -> %s, %.0f op calls x %s fixed, compute %s\n",
 	        step->launches, fmt_s(d->model.launch_s, a, sizeof(a)),
 	        fmt_s(t->launch_s, b, sizeof(b)), fmt_s(t->copy_lat_s, lat, sizeof(lat)),
 	        fmt_s(t->h2d_s + t->d2h_s, c, sizeof(c)), t->flops,
 	        fmt_s(t->compute_flops_s, e, sizeof(e)), t->bytes,
-	        fmt_s(t->compute_bytes_s, m, sizeof(m)), fmt_s(t->compute_s, pr, sizeof(pr)));
+	        fmt_s(t->compute_bytes_s, m, sizeof(m)), step->ops,
+	        fmt_s(step->op_call_s, fx, sizeof(fx)), fmt_s(t->compute_s, pr, sizeof(pr)));
 }
 
 /*
@@ -359,34 +366,39 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 #define GEMM_K    64
 #define GEMM_M    64
 #define GEMM_REPS 9
-double xo_explain_gemm_rate(struct xo_backend *be)
+
+/* Median seconds of the backend's dense forward op, y = x w + b (linear),
+ * n x k -> m, with its sync, over GEMM_REPS calls after a warm-up; NAN when
+ * it cannot run. */
+static double dense_time(struct xo_backend *be, int64_t n, int64_t k, int64_t mm)
 {
 	struct xo_tensor *x = NULL, *w = NULL, *b = NULL, *y = NULL;
 	float *h = NULL;
-	double t[GEMM_REPS], rate = NAN;
+	double t[GEMM_REPS], med = NAN;
+	int64_t most = n * k > k * mm ? n * k : k * mm;
 	struct xo_op_args a = {.p = xo_params_default()};
 	enum xo_status st;
 
-	st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){GEMM_N, GEMM_K}, &x);
+	st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){n, k}, &x);
 	if (!st)
-		st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){GEMM_K, GEMM_M}, &w);
+		st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){k, mm}, &w);
 	if (!st)
-		st = xo_tensor_create(be, XO_DTYPE_F32, 1, (int64_t[]){GEMM_M}, &b);
+		st = xo_tensor_create(be, XO_DTYPE_F32, 1, (int64_t[]){mm}, &b);
 	if (!st)
-		st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){GEMM_N, GEMM_M}, &y);
-	h = malloc(sizeof(*h) * GEMM_N * GEMM_K);
+		st = xo_tensor_create(be, XO_DTYPE_F32, 2, (int64_t[]){n, mm}, &y);
+	h = malloc(sizeof(*h) * (size_t)most);
 	if (st || !h)
 		goto out_free;
-	for (int i = 0; i < GEMM_N * GEMM_K; i++)
+	for (int64_t i = 0; i < most; i++)
 		h[i] = xo_philox_uniform(2, XO_STREAM_BENCH, 2, (uint64_t)i) - 0.5f;
-	st = xo_tensor_write(x, h, 0, GEMM_N * GEMM_K);
+	st = xo_tensor_write(x, h, 0, n * k);
 	if (!st)
-		st = xo_tensor_write(w, h, 0, GEMM_K * GEMM_M);
+		st = xo_tensor_write(w, h, 0, k * mm);
 	if (!st)
-		st = xo_tensor_write(b, h, 0, GEMM_M);
-	a.p.batch = GEMM_N;
-	a.p.ch = GEMM_K;
-	a.p.units = GEMM_M;
+		st = xo_tensor_write(b, h, 0, mm);
+	a.p.batch = n;
+	a.p.ch = k;
+	a.p.units = mm;
 	a.p.use_bias = true;
 	a.p.activation = XO_ACTIVATION_LINEAR;
 	a.src[0] = x;
@@ -402,17 +414,25 @@ double xo_explain_gemm_rate(struct xo_backend *be)
 		if (r >= 0)
 			t[r] = xo_now_s() - t0;
 	}
-	if (!st) {
-		qsort(t, GEMM_REPS, sizeof(t[0]), xo_cmp_double);
-		rate = 2.0 * GEMM_N * GEMM_K * GEMM_M / t[GEMM_REPS / 2];
-	}
+	if (!st)
+		med = xo_median(t, GEMM_REPS);
 out_free:
 	free(h);
 	xo_tensor_free(x);
 	xo_tensor_free(w);
 	xo_tensor_free(b);
 	xo_tensor_free(y);
-	return rate;
+	return med;
+}
+
+double xo_explain_gemm_rate(struct xo_backend *be)
+{
+	return 2.0 * GEMM_N * GEMM_K * GEMM_M / dense_time(be, GEMM_N, GEMM_K, GEMM_M);
+}
+
+double xo_explain_call_time(struct xo_backend *be)
+{
+	return dense_time(be, 1, 1, 1);
 }
 
 void xo_explain_model_probe(const struct xo_probe *p, double gemm_flops, struct xo_probe *out)
@@ -455,6 +475,7 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	if (!d->have_probe)
 		snprintf(d->probe_error, sizeof(d->probe_error), "%s", xo_last_error());
 	d->gemm_flops = d->have_probe ? xo_explain_gemm_rate(be) : NAN;
+	d->call_s = d->have_probe && !d->is_cl ? xo_explain_call_time(be) : NAN;
 	xo_explain_model_probe(&d->probe, d->gemm_flops, &d->model);
 	print_probe(txt, d);
 	lc = calloc((size_t)xo_model_layer_count(m), sizeof(*lc));
@@ -483,7 +504,7 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 				break;
 			fused = xo_model_fused(m, k == 1);
 			xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches, fused,
-			                     &d->step[b][k]);
+			                     d->call_s, &d->step[b][k]);
 			if (d->have_probe) {
 				xo_cost_predict(&d->model, &d->step[b][k], &pt->predicted,
 				                &pt->terms);

@@ -47,12 +47,16 @@ struct xo_explain_point {
  * per net, one for Adam; op by op: one per op). */
 void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
                           bool training, int64_t n, double launches, bool fused,
-                          struct xo_cost_step *s);
+                          double op_call_s, struct xo_cost_step *s);
 
 /* FLOP/s of the backend's own dense forward kernel on a fixed GEMM shape
  * (512 x 64 -> 64), launch and sync included, median of 9 (NAN when it
  * cannot run): the compute rate kernels of the model's size reach. */
 double xo_explain_gemm_rate(struct xo_backend *be);
+/* Seconds of the backend's smallest dense forward call (1 x 1 -> 1, with its
+ * sync), median of 9 (NAN when it cannot run): a host backend's fixed cost
+ * per op call, struct xo_cost_step.op_call_s. */
+double xo_explain_call_time(struct xo_backend *be);
 /* The probe the cost model gets: p with flops lowered to gemm_flops (when
  * that is a rate and below the FMA peak). */
 void xo_explain_model_probe(const struct xo_probe *p, double gemm_flops, struct xo_probe *out);

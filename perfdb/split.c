@@ -86,8 +86,9 @@ char *xo_split_diagnose(const struct xo_split *s, const char *device, const char
 			fmt_time(s->part_s[d] / s->launches, t, sizeof(t));
 			snprintf(buf, size,
 			         "at batch %lld the %s %s is %.0f%% launch and sync latency: %.0f "
-			         "launches x %s",
-			         (long long)batch, device, what, pct, s->launches, t);
+			         "launch%s x %s",
+			         (long long)batch, device, what, pct, s->launches,
+			         s->launches < 1.5 ? "" : "es", t);
 		} else {
 			snprintf(buf, size, "at batch %lld the %s %s is %.0f%% launch and sync latency",
 			         (long long)batch, device, what, pct);

@@ -100,22 +100,33 @@ static void test_seed_layer_costs(void **state)
 
 		for (int i = 0; i < 8; i++)
 			xo_model_layer_cost(m, i, &lc[i]);
-		xo_explain_cost_step(m, lc, false, true, 64, 0, true, &s);
+		xo_explain_cost_step(m, lc, false, true, 64, 0, true, 0, &s);
 		assert_close(s.launches, 2);
 		assert_close(s.extra_bytes, 2 * 4 * (1536 + 2048 + 384) + 4 * 4 * 4108);
 		assert_close(s.h2d_bytes, 0);
-		xo_explain_cost_step(m, lc, false, false, 64, 0, true, &s);
+		xo_explain_cost_step(m, lc, false, false, 64, 0, true, 0, &s);
 		assert_close(s.launches, 1);
 		assert_close(s.extra_bytes, 0);
 		assert_close(s.h2d_bytes, 64 * 29 * 4);
 		assert_close(s.d2h_bytes, 64 * 12 * 4);
 		/* op by op: one round per op: 7 forward, 7 backward (flatten has
 		 * none), loss, accuracy, loss gradient, Adam */
-		xo_explain_cost_step(m, lc, false, true, 64, 0, false, &s);
+		xo_explain_cost_step(m, lc, false, true, 64, 0, false, 0, &s);
 		assert_close(s.launches, 7 + 7 + 4);
-		xo_explain_cost_step(m, lc, true, true, 64, 2, true, &s);
+		xo_explain_cost_step(m, lc, true, true, 64, 2, true, 0, &s);
 		assert_close(s.launches, 2);
 		assert_close(s.extra_bytes, 0);
+		/* a host backend's fixed cost per op call applies to every op of
+		 * the step (18 in training, 6 in a predict call: flatten runs
+		 * none, nor does dropout at inference), fused or not; a cl
+		 * device's launches carry it already */
+		xo_explain_cost_step(m, lc, false, true, 64, 0, true, 1e-6, &s);
+		assert_close(s.ops, 18);
+		assert_close(s.op_call_s, 1e-6);
+		xo_explain_cost_step(m, lc, false, false, 64, 0, true, 1e-6, &s);
+		assert_close(s.ops, 6);
+		xo_explain_cost_step(m, lc, true, true, 64, 2, true, 1e-6, &s);
+		assert_close(s.op_call_s, 0);
 	}
 	xo_model_close(m);
 	xo_backend_close(be);
@@ -198,6 +209,26 @@ static void test_cost_predict_call(void **state)
 	assert_close(out.launches, 3);
 	assert_adds_up(&out);
 	assert_int_equal(xo_split_dominant(&out), XO_SPLIT_LAUNCH);
+}
+
+/* The fixed cost per op call adds ops x op_call_s to compute, nothing else. */
+static void test_cost_op_fixed(void **state)
+{
+	struct xo_probe p = synth_probe();
+	struct xo_cost_step s = synth_step(10, false, false);
+	struct xo_cost_terms t;
+	struct xo_split base, out;
+
+	(void)state;
+	xo_cost_predict(&p, &s, &base, NULL);
+	s.ops = 5;
+	s.op_call_s = 2e-6;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(t.op_fixed_s, 1e-5);
+	assert_close(out.part_s[XO_SPLIT_COMPUTE], base.part_s[XO_SPLIT_COMPUTE] + 1e-5);
+	assert_close(out.part_s[XO_SPLIT_LAUNCH], base.part_s[XO_SPLIT_LAUNCH]);
+	assert_close(out.wall_s, base.wall_s + 1e-5);
+	assert_adds_up(&out);
 }
 
 static void test_cost_train_step(void **state)
@@ -314,6 +345,10 @@ static void test_diagnosis_rules(void **state)
 	assert_string_equal(xo_split_diagnose(&s, "cl", "train step", 32, buf, sizeof(buf)),
 	                    "at batch 32 the cl train step is 80% launch and sync latency: 2 "
 	                    "launches x 40 us");
+	s = split_of(60e-6, 0, 40e-6, 0, 1); /* one launch: singular */
+	assert_string_equal(xo_split_diagnose(&s, "cl", "predict call", 1, buf, sizeof(buf)),
+	                    "at batch 1 the cl predict call is 60% launch and sync latency: 1 "
+	                    "launch x 60 us");
 	s = split_of(70, 0, 30, 0, 0);
 	assert_string_equal(xo_split_diagnose(&s, "cl", "train step", 1, buf, sizeof(buf)),
 	                    "at batch 1 the cl train step is 70% launch and sync latency");
@@ -451,6 +486,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_seed_layer_costs),   cmocka_unit_test(test_cost_predict_call),
+	    cmocka_unit_test(test_cost_op_fixed),
 	    cmocka_unit_test(test_cost_train_step),    cmocka_unit_test(test_split_from_events),
 	    cmocka_unit_test(test_diagnosis_rules),    cmocka_unit_test(test_crossover),
 	    cmocka_unit_test(test_crossover_interval), cmocka_unit_test(test_what_if),
