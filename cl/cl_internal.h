@@ -80,6 +80,11 @@ struct xo_cl_candidate {
  * devices skipped as unavailable). Pure: no OpenCL call, no environment. */
 int xo_cl_choose(const struct xo_cl_candidate *cand, size_t n, const char *spec, char *why,
 		 size_t why_size);
+/* Every platform's devices as candidate records (malloc'd into *out, free()
+ * them), in the order xo_cl_choose expects; XO_ENODEV when there is no
+ * platform. `xo devices` and `xo probe` list devices with it, so what they
+ * call the default is what the backend opens. */
+enum xo_status xo_cl_candidates(struct xo_cl_candidate **out, size_t *count);
 /* "GPU", "CPU", "accelerator", "custom" or "other" for a CL_DEVICE_TYPE. */
 const char *xo_cl_device_type_name(cl_device_type type);
 

@@ -332,27 +332,16 @@ int xo_cl_choose(const struct xo_cl_candidate *cand, size_t n, const char *spec,
 	return -1;
 }
 
-/*
- * Picks platform and device from "P:D", "P" or "" (then XO_CL_DEVICE): lists
- * every platform's devices (a platform whose clGetDeviceIDs fails is noted
- * and the others still count), then xo_cl_choose.
- */
-static enum xo_status choose_device(const char *spec, struct xo_cl_ctx *ctx)
+enum xo_status xo_cl_candidates(struct xo_cl_candidate **out, size_t *count)
 {
 	cl_platform_id plats[XO_CL_MAX_PLATFORMS];
 	struct xo_cl_candidate *cand;
 	cl_uint nplat = 0;
 	size_t n = 0;
-	char why[1024];
-	const char *env;
-	enum xo_status st = XO_OK;
 	cl_int err;
-	int pick;
 
-	if (!spec || !*spec) {
-		env = getenv("XO_CL_DEVICE");
-		spec = env ? env : "";
-	}
+	*out = NULL;
+	*count = 0;
 	err = clGetPlatformIDs(XO_CL_MAX_PLATFORMS, plats, &nplat);
 	if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
 		return xo_error(XO_ENODEV,
@@ -399,6 +388,31 @@ static enum xo_status choose_device(const char *spec, struct xo_cl_ctx *ctx)
 			c->available = avail != CL_FALSE;
 		}
 	}
+	*out = cand;
+	*count = n;
+	return XO_OK;
+}
+
+/*
+ * Picks platform and device from "P:D", "P" or "" (then XO_CL_DEVICE): lists
+ * every platform's devices (a platform whose clGetDeviceIDs fails is noted
+ * and the others still count), then xo_cl_choose.
+ */
+static enum xo_status choose_device(const char *spec, struct xo_cl_ctx *ctx)
+{
+	struct xo_cl_candidate *cand;
+	size_t n = 0;
+	char why[1024];
+	const char *env;
+	enum xo_status st;
+	int pick;
+
+	if (!spec || !*spec) {
+		env = getenv("XO_CL_DEVICE");
+		spec = env ? env : "";
+	}
+	if ((st = xo_cl_candidates(&cand, &n)))
+		return st;
 	pick = xo_cl_choose(cand, n, spec, why, sizeof(why));
 	if (pick < 0) {
 		st = xo_error(XO_ENODEV, "%s", why);

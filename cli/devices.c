@@ -22,8 +22,7 @@
 #include "xo.h"
 
 #ifdef XO_HAVE_CL
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "../cl/cl_internal.h"
 #endif
 
 /* The "cpu" object's fields (after its description). */
@@ -69,24 +68,24 @@ static void cl_json(void)
 		nplat = 0;
 	if (nplat > 16)
 		nplat = 16;
-	/* the default device: the first GPU, else the first device */
-	for (int pass = 0; pass < 2 && def_p < 0; pass++)
-		for (cl_uint p = 0; p < nplat && def_p < 0; p++) {
-			cl_device_id devs[32];
-			cl_uint nd = 0;
+	/* the default device: the one the backend opens (xo_cl_choose over the
+	 * same records, XO_CL_DEVICE included), so "default" never disagrees */
+	{
+		struct xo_cl_candidate *cand = NULL;
+		size_t ncand = 0;
+		const char *env = getenv("XO_CL_DEVICE");
+		char why[256];
+		int pick;
 
-			if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 32, devs, &nd) != CL_SUCCESS)
-				continue;
-			for (cl_uint d = 0; d < nd && d < 32 && def_p < 0; d++) {
-				cl_device_type t = 0;
-
-				clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof(t), &t, NULL);
-				if (pass || (t & CL_DEVICE_TYPE_GPU)) {
-					def_p = (int)p;
-					def_d = (int)d;
-				}
+		if (xo_cl_candidates(&cand, &ncand) == XO_OK) {
+			pick = xo_cl_choose(cand, ncand, env ? env : "", why, sizeof(why));
+			if (pick >= 0) {
+				def_p = (int)cand[pick].platform;
+				def_d = (int)cand[pick].device;
 			}
 		}
+		free(cand);
+	}
 	for (cl_uint p = 0; p < nplat; p++) {
 		cl_device_id devs[32];
 		cl_uint nd = 0;
@@ -103,7 +102,9 @@ static void cl_json(void)
 			cl_device_type t = 0;
 			cl_uint cu = 0;
 			cl_ulong mem = 0;
+			cl_bool avail = CL_TRUE;
 
+			clGetDeviceInfo(devs[d], CL_DEVICE_AVAILABLE, sizeof(avail), &avail, NULL);
 			clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
 			clGetDeviceInfo(devs[d], CL_DEVICE_VENDOR, sizeof(vendor) - 1, vendor, NULL);
 			clGetDeviceInfo(devs[d], CL_DEVICE_VERSION, sizeof(ver) - 1, ver, NULL);
@@ -129,8 +130,8 @@ static void cl_json(void)
 			cl_str_field("driver_version", drv);
 			cl_str_field("opencl_c_version", cver);
 			printf(", \"compute_units\": %u, \"global_mem_mb\": %llu, "
-			       "\"default\": %s}",
-			       cu, (unsigned long long)(mem >> 20),
+			       "\"available\": %s, \"default\": %s}",
+			       cu, (unsigned long long)(mem >> 20), avail != CL_FALSE ? "true" : "false",
 			       (int)p == def_p && (int)d == def_d ? "true" : "false");
 		}
 	}

@@ -25,8 +25,7 @@
 #include "xo/backend.h"
 
 #ifdef XO_HAVE_CL
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "../cl/cl_internal.h"
 #endif
 
 #define PROBE_MAX_DEVICES 16
@@ -57,20 +56,19 @@ static int default_devices(struct probe_dev *d)
 	snprintf(d[n++].spec, sizeof(d->spec), "cpu");
 #ifdef XO_HAVE_CL
 	{
-		cl_platform_id plats[8];
-		cl_uint nplat = 0;
+		struct xo_cl_candidate *cand = NULL;
+		size_t ncand = 0;
 		int first = n;
 
-		if (clGetPlatformIDs(8, plats, &nplat) != CL_SUCCESS)
-			nplat = 0;
-		for (cl_uint p = 0; p < nplat && p < 8; p++) {
-			cl_uint nd = 0;
-
-			if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS)
-				continue;
-			for (cl_uint k = 0; k < nd && n < PROBE_MAX_DEVICES; k++)
-				snprintf(d[n++].spec, sizeof(d->spec), "cl:%u:%u", p, k);
-		}
+		/* the records the backend chooses from: devices it skips
+		 * (not available, a platform's error) are not probed */
+		if (xo_cl_candidates(&cand, &ncand) != XO_OK)
+			ncand = 0;
+		for (size_t i = 0; i < ncand && n < PROBE_MAX_DEVICES; i++)
+			if (cand[i].err == CL_SUCCESS && cand[i].available)
+				snprintf(d[n++].spec, sizeof(d->spec), "cl:%u:%u", cand[i].platform,
+				         cand[i].device);
+		free(cand);
 		if (n == first + 1)
 			snprintf(d[first].spec, sizeof(d->spec), "cl");
 	}

@@ -328,7 +328,7 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 {
 	const struct xo_cost_terms *t = &pt->terms;
 	char m[32], lo[32], hi[32], pr[32], sm[64], sp[64], diag[512], a[32], b[32], c[32], e[32],
-	    fx[32];
+	    fx[80];
 	char lat[32];
 
 	fprintf(f, "%6" PRId64 "  %-7s %10s (%s..%s) %10s %6.2f  %s  %s\n", pt->batch,
@@ -342,15 +342,21 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 	                          sizeof(diag)));
 	if (!d->have_probe)
 		return;
+	fx[0] = 0;
+	if (t->op_fixed_s > 0) {
+		char each[32];
+
+		snprintf(fx, sizeof(fx), ", %.0f op calls x %s fixed", step->ops,
+		         fmt_s(step->op_call_s, each, sizeof(each)));
+	}
 	fprintf(f,
 	        "        predicted: %.1f launches x %s = %s, copy latency %s; copies %s; "
-	        "compute %.3g FLOP -> %s, %.3g B -> %s, %.0f op calls x %s fixed, compute %s\n",
+	        "compute %.3g FLOP -> %s, %.3g B -> %s%s, compute %s\n",
 	        step->launches, fmt_s(d->model.launch_s, a, sizeof(a)),
 	        fmt_s(t->launch_s, b, sizeof(b)), fmt_s(t->copy_lat_s, lat, sizeof(lat)),
 	        fmt_s(t->h2d_s + t->d2h_s, c, sizeof(c)), t->flops,
 	        fmt_s(t->compute_flops_s, e, sizeof(e)), t->bytes,
-	        fmt_s(t->compute_bytes_s, m, sizeof(m)), step->ops,
-	        fmt_s(step->op_call_s, fx, sizeof(fx)), fmt_s(t->compute_s, pr, sizeof(pr)));
+	        fmt_s(t->compute_bytes_s, m, sizeof(m)), fx, fmt_s(t->compute_s, pr, sizeof(pr)));
 }
 
 /*
