@@ -393,6 +393,15 @@ static void test_crossover(void **state)
 	 * goes 0 -> -log 2, so it lands at 4 */
 	assert_int_equal(xo_cost_crossover(x, a, touch, 4, &batch), XO_CROSS_AT);
 	assert_close(batch, 4);
+	/* equal at the first batch is not faster there either: b ties a at 1,
+	 * then is faster from 2 on, so the crossing lands at 1 as a crossing
+	 * (XO_CROSS_AT), not as "faster from the smallest batch" */
+	{
+		static const double tie[] = {1, 0.5, 0.5, 0.5};
+
+		assert_int_equal(xo_cost_crossover(x, a, tie, 4, &batch), XO_CROSS_AT);
+		assert_close(batch, 1);
+	}
 	assert_int_equal(xo_cost_crossover(x, a, b, 0, &batch), XO_CROSS_NONE);
 }
 
