@@ -148,6 +148,13 @@ void xo_cl_stats_reset(struct xo_backend *be);
 /* Device limits of an open cl backend (for the suites). */
 void xo_cl_limits(struct xo_backend *be, uint64_t *max_alloc, uint64_t *global_mem);
 
+/* Whether an event's profiling times count: its execution status is
+ * CL_COMPLETE (a failed command's status is negative, an unfinished one's
+ * positive), both clGetEventProfilingInfo calls succeeded and END >= START.
+ * The rest are counted in stats.untimed_events and add 0 ns. */
+bool xo_cl_event_timed(cl_int state, cl_int err_start, cl_int err_end, cl_ulong t0,
+		       cl_ulong t1);
+
 /* Monotonic clock in ns. */
 uint64_t xo_cl_now_ns(void);
 /* Records an event to be profiled later (takes ownership of ev). */

@@ -670,6 +670,13 @@ void xo_cl_limits(struct xo_backend *be, uint64_t *max_alloc, uint64_t *global_m
  * in stats.untimed_events, so a split that lost events says so instead of
  * reading as a fast device.
  */
+bool xo_cl_event_timed(cl_int state, cl_int err_start, cl_int err_end, cl_ulong t0,
+		       cl_ulong t1)
+{
+	return state == CL_COMPLETE && err_start == CL_SUCCESS && err_end == CL_SUCCESS &&
+	       t1 >= t0;
+}
+
 static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 {
 	size_t keep = 0;
@@ -677,7 +684,7 @@ static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 	for (size_t i = 0; i < c->npend; i++) {
 		struct xo_cl_pending *e = &c->pend[i];
 		cl_ulong t0 = 0, t1 = 0;
-		cl_int state = CL_QUEUED;
+		cl_int state = CL_QUEUED, e0, e1;
 		bool timed;
 
 		if (clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(state), &state,
@@ -687,12 +694,9 @@ static void resolve_events(struct xo_cl_ctx *c, bool all_done)
 			c->pend[keep++] = *e;
 			continue;
 		}
-		timed = state == CL_COMPLETE &&
-			clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0,
-						NULL) == CL_SUCCESS &&
-			clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1,
-						NULL) == CL_SUCCESS &&
-			t1 >= t0;
+		e0 = clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL);
+		e1 = clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL);
+		timed = xo_cl_event_timed(state, e0, e1, t0, t1);
 		if (timed) {
 			/* The queue is in order, so commands run one after another;
 			 * some drivers (PoCL) stamp START when a command is submitted,

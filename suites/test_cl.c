@@ -327,6 +327,27 @@ static void test_stats_split(void **state)
  * event (no profiling info: CL_PROFILING_INFO_NOT_AVAILABLE) completed, and
  * one set to a negative status (a failed command), tracked as a kernel and a
  * transfer. */
+/* The rule itself, on every case a driver can produce: a failed command
+ * (negative status) whose profile happens to be readable is still not timed
+ * (PoCL answers the profiling query of a failed user event with an error, so
+ * test_untimed_events alone cannot tell the status check from the query's). */
+static void test_event_timed_rule(void **state)
+{
+	(void)state;
+	assert_true(xo_cl_event_timed(CL_COMPLETE, CL_SUCCESS, CL_SUCCESS, 10, 20));
+	assert_true(xo_cl_event_timed(CL_COMPLETE, CL_SUCCESS, CL_SUCCESS, 10, 10));
+	assert_false(xo_cl_event_timed(-5 /* CL_OUT_OF_RESOURCES */, CL_SUCCESS, CL_SUCCESS, 10,
+				       20));
+	assert_false(xo_cl_event_timed(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, CL_SUCCESS,
+				       CL_SUCCESS, 10, 20));
+	assert_false(xo_cl_event_timed(CL_RUNNING, CL_SUCCESS, CL_SUCCESS, 10, 20));
+	assert_false(xo_cl_event_timed(CL_COMPLETE, CL_PROFILING_INFO_NOT_AVAILABLE, CL_SUCCESS,
+				       10, 20));
+	assert_false(xo_cl_event_timed(CL_COMPLETE, CL_SUCCESS, CL_PROFILING_INFO_NOT_AVAILABLE,
+				       10, 20));
+	assert_false(xo_cl_event_timed(CL_COMPLETE, CL_SUCCESS, CL_SUCCESS, 20, 10));
+}
+
 static void test_untimed_events(void **state)
 {
 	struct xo_cl_ctx *c = cl_be->ctx;
@@ -558,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_error_names),
 		cmocka_unit_test(test_stats_split),
 		cmocka_unit_test(test_untimed_events),
+		cmocka_unit_test(test_event_timed_rule),
 		cmocka_unit_test(test_views_odd_offsets),
 		cmocka_unit_test(test_tuning_variants),
 		cmocka_unit_test(test_gather_out_of_range),
