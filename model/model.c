@@ -428,6 +428,10 @@ enum xo_status xo_spec_read_file(const char *path, char **text)
 	if (!S_ISREG(sb.st_mode))
 		return xo_error(XO_EIO, "%s: not a regular file (%s), not a model spec", path,
 		                xo_file_kind(sb.st_mode));
+	/* A Keras file (told by its first bytes, not its name) is read as the
+	 * spec its config maps to (keras.c). */
+	if (xo_keras_sniff(path) != XO_KERAS_NONE)
+		return xo_keras_spec_text(path, text);
 	if (sb.st_size > (1 << 20))
 		return xo_error(XO_EFORMAT, "%s: %lld bytes is too large for a model spec", path,
 		                (long long)sb.st_size);
@@ -462,6 +466,14 @@ enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64
 		return st;
 	st = model_open(text, spec_path, be, max_batch, out);
 	free(text);
+	/* A Keras model file carries its weights: the model opens with them. */
+	if (!st && xo_keras_sniff(spec_path) != XO_KERAS_NONE) {
+		st = xo_keras_load_weights(*out, spec_path);
+		if (st) {
+			xo_model_close(*out);
+			*out = NULL;
+		}
+	}
 	return st;
 }
 
@@ -718,6 +730,14 @@ enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir)
 
 	if (!m || !dir)
 		return xo_error(XO_EINVAL, "xo_model_load_weights: NULL argument");
+	/* A file: Keras weights (.weights.h5, legacy .h5, or a whole .keras). */
+	if (!stat(dir, &sb) && S_ISREG(sb.st_mode)) {
+		if (xo_keras_sniff(dir) == XO_KERAS_NONE)
+			return xo_error(XO_EFORMAT,
+			                "%s: not a weights directory, HDF5 (.h5) or .keras file",
+			                dir);
+		return xo_keras_load_weights(m, dir);
+	}
 	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
 		return xo_error(XO_EIO, "%s: not a weights directory", dir);
 	st = xo_checkpoint_verify(dir);
@@ -730,6 +750,41 @@ enum xo_status xo_model_load_weights(struct xo_model *m, const char *dir)
 	if (!st)
 		st = optimizer_reset(m);
 	return st;
+}
+
+const struct xo_layer_spec *xo_model_layer_spec(const struct xo_model *m, int i)
+{
+	return &m->layers[i].s;
+}
+
+int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out[XO_LAYER_VARS_MAX])
+{
+	const struct layer *l = &m->layers[i];
+	int n = 0;
+
+	if (!l->s.w_ndim)
+		return 0;
+	out[n] = (struct xo_layer_var){.name = "kernel", .ndim = l->s.w_ndim,
+	                               .off = l->w_off, .count = l->s.w_count};
+	memcpy(out[n].dim, l->s.w_dim, sizeof(out[n].dim));
+	n++;
+	if (l->s.b_count)
+		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 1,
+		                                 .dim = {l->s.b_count},
+		                                 .off = l->b_off, .count = l->s.b_count};
+	return n;
+}
+
+enum xo_status xo_model_params_host(struct xo_model *m, float *w, bool write)
+{
+	enum xo_status st;
+
+	if (!m->nparams)
+		return XO_OK;
+	if (!write)
+		return xo_tensor_read(m->params, w, 0, m->nparams);
+	st = xo_tensor_write(m->params, w, 0, m->nparams);
+	return st ? st : optimizer_reset(m);
 }
 
 enum xo_status xo_model_save_weights(struct xo_model *m, const char *dir)

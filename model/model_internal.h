@@ -77,4 +77,44 @@ enum xo_status xo_ckpt_add(struct xo_ckpt_writer *w, const char *name, int ndim,
 enum xo_status xo_ckpt_commit(struct xo_ckpt_writer *w, int64_t step);
 void xo_ckpt_abort(struct xo_ckpt_writer *w); /* removes the sibling; accepts a finished one */
 
+/* ---- Keras files (keras.c) ------------------------------------------------ */
+
+/* The spec keyword of a layer kind: Keras's snake-case class name
+ * ("max_pooling1d"), which Keras 3 also uses for weight paths. */
+const char *xo_spec_kind_name(enum xo_layer_kind kind);
+
+/* One variable of a layer, in Keras's order (kernel, bias; later layers add
+ * gamma, beta, ...): its Keras name, shape and place in the flat parameters. */
+#define XO_LAYER_VARS_MAX 4
+struct xo_layer_var {
+	const char *name;
+	int ndim;
+	int64_t dim[3];
+	int64_t off, count;
+};
+const struct xo_layer_spec *xo_model_layer_spec(const struct xo_model *m, int i);
+int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out[XO_LAYER_VARS_MAX]);
+/* All xo_model_param_count parameters through host memory: read into w, or
+ * written from w (which also restarts the optimizer, as loading does). */
+enum xo_status xo_model_params_host(struct xo_model *m, float *w, bool write);
+
+/* What a file is, by its first bytes: a zip ("PK\3\4", a Keras 3 .keras),
+ * HDF5 ("\x89HDF\r\n\x1a\n", .h5 / .weights.h5), or neither. */
+enum xo_keras_kind { XO_KERAS_NONE, XO_KERAS_ZIP, XO_KERAS_HDF5 };
+enum xo_keras_kind xo_keras_sniff(const char *path);
+/* The spec text (malloc'd) of a .keras or legacy .h5 model's config; an
+ * unsupported layer or option is refused naming the layer, class, option. */
+enum xo_status xo_keras_spec_text(const char *path, char **text);
+/* The config.json -> spec mapping alone (fuzz target, tests): json is the
+ * model config text, origin names it in messages. */
+enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char *origin,
+                                       char **text);
+/* Weights from a .keras, a legacy .h5 model, a .weights.h5 (Keras 3) or a
+ * legacy .h5 weights file; every variable present, every shape checked. */
+enum xo_status xo_keras_load_weights(struct xo_model *m, const char *path);
+/* Writes path as a .weights.h5 (Keras 3 save_weights layout) or, when keras
+ * is true, a .keras archive (config.json, metadata.json, model.weights.h5).
+ * The file is written beside path and renamed over it when complete. */
+enum xo_status xo_keras_save(struct xo_model *m, const char *path, bool keras);
+
 #endif /* XO_MODEL_INTERNAL_H */

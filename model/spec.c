@@ -43,6 +43,14 @@ static const struct kind_info kinds[] = {
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
+const char *xo_spec_kind_name(enum xo_layer_kind kind)
+{
+	for (int i = 0; i < NKINDS; i++)
+		if (kinds[i].kind == kind)
+			return kinds[i].name;
+	return "?";
+}
+
 /* Arguments each layer accepts (Keras names). */
 static const char *const conv_args[] = {"filters",  "kernel_size",   "strides",
                                         "padding",  "dilation_rate", "activation",

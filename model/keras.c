@@ -1,0 +1,1222 @@
+/*
+ * keras.c - Keras model files in and out (issue 13 item 1; docs/model.md).
+ *
+ * In: a Keras 3 .keras archive (a zip: config.json, model.weights.h5), a
+ * legacy full-model .h5 (root attribute model_config, group model_weights)
+ * and, for weights alone, a Keras 3 .weights.h5 or a legacy .h5 weights file
+ * (Keras 2 ModelCheckpoint(save_weights_only=True)). Files are told apart by
+ * their first bytes, never by their names. Out: .weights.h5 and .keras files
+ * that Keras 3 loads unchanged.
+ *
+ * The config -> spec mapping is the table `classes` below: one row per Keras
+ * class, naming every config key it accepts and what it does with it. A key
+ * not in its row is refused with the layer's name, class and the key, so an
+ * option that changes the math is never ignored.
+ *
+ * The libraries are the field's own: HDF5 (libhdf5), libzip, jansson.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include "model_internal.h"
+
+#define MAX_MEMBER (64 << 20) /* largest archive member read (config, weights) */
+
+/* ---- sniffing ---------------------------------------------------------- */
+
+enum xo_keras_kind xo_keras_sniff(const char *path)
+{
+	static const unsigned char zip_magic[4] = {'P', 'K', 3, 4};
+	static const unsigned char h5_magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+	unsigned char b[8] = {0};
+	struct stat sb;
+	size_t n;
+	FILE *f;
+
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+		return XO_KERAS_NONE;
+	f = fopen(path, "rb");
+	if (!f)
+		return XO_KERAS_NONE;
+	n = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	if (n >= 4 && !memcmp(b, zip_magic, 4))
+		return XO_KERAS_ZIP;
+	if (n == 8 && !memcmp(b, h5_magic, 8))
+		return XO_KERAS_HDF5;
+	return XO_KERAS_NONE;
+}
+
+/* HDF5 prints its error stack to stderr by default; messages here are ours. */
+static void h5_quiet(void)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+/* ---- reading the archive ------------------------------------------------ */
+
+/* Member name of the archive at path into a malloc'd buffer (NUL added). */
+static enum xo_status zip_member(const char *path, const char *name, char **buf, size_t *len)
+{
+	zip_stat_t zs;
+	zip_file_t *zf;
+	zip_t *z;
+	int err = 0;
+	enum xo_status st = XO_OK;
+
+	*buf = NULL;
+	z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+	if (!z) {
+		zip_error_t ze;
+
+		zip_error_init_with_code(&ze, err);
+		st = xo_error(XO_EFORMAT, "%s: not a readable .keras archive (%s)", path,
+		              zip_error_strerror(&ze));
+		zip_error_fini(&ze);
+		return st;
+	}
+	if (zip_stat(z, name, 0, &zs) || !(zs.valid & ZIP_STAT_SIZE)) {
+		st = xo_error(XO_EFORMAT, "%s: not a Keras archive: no %s in it", path, name);
+		goto out;
+	}
+	if (zs.size > MAX_MEMBER) {
+		st = xo_error(XO_EFORMAT, "%s: %s is %" PRIu64 " bytes, more than %d", path, name,
+		              (uint64_t)zs.size, MAX_MEMBER);
+		goto out;
+	}
+	*buf = malloc((size_t)zs.size + 1);
+	if (!*buf) {
+		st = xo_error(XO_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	zf = zip_fopen(z, name, 0);
+	if (!zf || zip_fread(zf, *buf, zs.size) != (zip_int64_t)zs.size) {
+		st = xo_error(XO_EFORMAT, "%s: %s cannot be read (%s)", path, name,
+		              zf ? zip_file_strerror(zf) : zip_strerror(z));
+		free(*buf);
+		*buf = NULL;
+	} else {
+		(*buf)[zs.size] = '\0';
+		*len = (size_t)zs.size;
+	}
+	if (zf)
+		zip_fclose(zf);
+out:
+	zip_discard(z);
+	return st;
+}
+
+/* An HDF5 file: from disk, or from a memory image (an archive member). */
+static hid_t h5_open(const char *path, const void *image, size_t len)
+{
+	hid_t fapl, f;
+
+	h5_quiet();
+	if (!image)
+		return H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl < 0)
+		return -1;
+	f = -1;
+	/* The core driver opens an existing file of that name instead of the
+	 * image: the name must be one no file has (path is a regular file, so
+	 * nothing lies beneath it). */
+	char name[4200];
+	snprintf(name, sizeof(name), "%s/model.weights.h5", path);
+	if (H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
+	    H5Pset_file_image(fapl, (void *)image, len) >= 0)
+		f = H5Fopen(name, H5F_ACC_RDONLY, fapl);
+	H5Pclose(fapl);
+	return f;
+}
+
+/* A string attribute (variable or fixed length) of obj, malloc'd. */
+static char *h5_attr_string(hid_t obj, const char *name)
+{
+	hid_t a, t, mt;
+	char *out = NULL;
+
+	if (H5Aexists(obj, name) <= 0)
+		return NULL;
+	a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0)
+		return NULL;
+	t = H5Aget_type(a);
+	if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+		if (H5Tis_variable_str(t) > 0) {
+			char *v = NULL;
+
+			mt = H5Tcopy(H5T_C_S1);
+			H5Tset_size(mt, H5T_VARIABLE);
+			if (H5Aread(a, mt, &v) >= 0 && v)
+				out = strdup(v);
+			if (v)
+				H5free_memory(v);
+			H5Tclose(mt);
+		} else {
+			size_t n = H5Tget_size(t);
+
+			out = calloc(n + 1, 1);
+			mt = H5Tcopy(H5T_C_S1);
+			H5Tset_size(mt, n + 1);
+			if (out && H5Aread(a, mt, out) < 0) {
+				free(out);
+				out = NULL;
+			}
+			H5Tclose(mt);
+		}
+	}
+	if (t >= 0)
+		H5Tclose(t);
+	H5Aclose(a);
+	return out;
+}
+
+/* A 1-D string array attribute (layer_names, weight_names): *n strings,
+ * each malloc'd, in a malloc'd array. An empty float array (what Keras
+ * writes for a layer without weights) reads as no strings. */
+static int h5_attr_strings(hid_t obj, const char *name, char ***out)
+{
+	hid_t a, t, s, mt;
+	hssize_t n;
+	int count = -1;
+
+	*out = NULL;
+	if (H5Aexists(obj, name) <= 0)
+		return -1;
+	a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	t = H5Aget_type(a);
+	s = H5Aget_space(a);
+	n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
+	if (n == 0) {
+		count = 0;
+	} else if (n > 0 && n < 100000 && t >= 0 && H5Tget_class(t) == H5T_STRING) {
+		char **v = calloc((size_t)n, sizeof(*v));
+
+		if (v && H5Tis_variable_str(t) > 0) {
+			mt = H5Tcopy(H5T_C_S1);
+			H5Tset_size(mt, H5T_VARIABLE);
+			if (H5Aread(a, mt, v) >= 0) {
+				count = (int)n;
+				for (int i = 0; i < count; i++) {
+					char *c = v[i] ? strdup(v[i]) : strdup("");
+
+					if (v[i])
+						H5free_memory(v[i]);
+					v[i] = c;
+				}
+			}
+			H5Tclose(mt);
+		} else if (v) {
+			size_t sz = H5Tget_size(t);
+			char *flat = calloc((size_t)n, sz);
+
+			mt = H5Tcopy(H5T_C_S1);
+			H5Tset_size(mt, sz);
+			H5Tset_strpad(mt, H5T_STR_NULLPAD);
+			if (flat && H5Aread(a, mt, flat) >= 0) {
+				count = (int)n;
+				for (int i = 0; i < count; i++)
+					v[i] = strndup(flat + (size_t)i * sz, sz);
+			}
+			H5Tclose(mt);
+			free(flat);
+		}
+		if (count < 0)
+			free(v);
+		else
+			*out = v;
+	}
+	if (s >= 0)
+		H5Sclose(s);
+	if (t >= 0)
+		H5Tclose(t);
+	H5Aclose(a);
+	return count;
+}
+
+static void strings_free(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- config.json -> spec ------------------------------------------------- */
+
+enum key_rule {
+	K_NAME,     /* the layer's name: name= */
+	K_INT,      /* int or a one-element int list: key=N */
+	K_STR,      /* string: key=s (the spec parser checks the value) */
+	K_BOOL,     /* key=True/False */
+	K_FLOAT,    /* key=x */
+	K_SKIP,     /* no effect on the math once weights are loaded */
+	K_NULL,     /* must be null (regularizers, constraints, ...) */
+	K_LAST,     /* must be "channels_last" */
+	K_ONE,      /* must be 1 (groups) */
+	K_FALSE,    /* must be false */
+	K_TRUE,     /* must be true (trainable) */
+	K_DTYPE,    /* float32 (a string or a DTypePolicy) or null */
+	K_SHAPE,    /* InputLayer batch shape: [null, d...] */
+};
+struct key_row {
+	const char *key;
+	enum key_rule rule;
+};
+/* Keys every layer has. */
+#define COMMON_KEYS {"name", K_NAME}, {"trainable", K_TRUE}, {"dtype", K_DTYPE}
+#define NO_REG_KEYS                                                                    \
+	{"kernel_initializer", K_SKIP}, {"bias_initializer", K_SKIP},                      \
+	    {"kernel_regularizer", K_NULL}, {"bias_regularizer", K_NULL},                  \
+	    {"activity_regularizer", K_NULL}, {"kernel_constraint", K_NULL},               \
+	    {"bias_constraint", K_NULL}
+struct class_row {
+	const char *cls;  /* Keras class_name */
+	const char *spec; /* spec keyword; NULL: the InputLayer */
+	struct key_row keys[24];
+};
+static const struct class_row classes[] = {
+    {"InputLayer", NULL,
+     {{"name", K_NAME}, {"dtype", K_DTYPE}, {"batch_shape", K_SHAPE},
+      {"batch_input_shape", K_SHAPE}, {"sparse", K_FALSE}, {"ragged", K_FALSE},
+      {"optional", K_FALSE}}},
+    {"Conv1D", "conv1d",
+     {COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
+      {"padding", K_STR}, {"data_format", K_LAST}, {"dilation_rate", K_INT}, {"groups", K_ONE},
+      {"activation", K_STR}, {"use_bias", K_BOOL}, {"batch_input_shape", K_SHAPE}}},
+    {"MaxPooling1D", "max_pooling1d",
+     {COMMON_KEYS, {"pool_size", K_INT}, {"strides", K_INT}, {"padding", K_STR},
+      {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
+    {"Flatten", "flatten", {COMMON_KEYS, {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
+    {"Dropout", "dropout",
+     {COMMON_KEYS, {"rate", K_FLOAT}, {"seed", K_SKIP}, {"noise_shape", K_NULL},
+      {"batch_input_shape", K_SHAPE}}},
+    {"Dense", "dense",
+     {COMMON_KEYS, NO_REG_KEYS, {"units", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},
+      {"quantization_config", K_NULL}, {"lora_rank", K_NULL}, {"lora_alpha", K_SKIP},
+      {"batch_input_shape", K_SHAPE}}},
+};
+#define NCLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
+
+/* A growing string. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+			return;
+		}
+		if (b->s && (size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = (b->cap ? b->cap * 2 : 256) + (size_t)n;
+		char *s = realloc(b->s, cap);
+
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+/* One layer being mapped, for messages. */
+struct lctx {
+	const char *origin, *name, *cls;
+};
+#define LAYER_ERR(c, st, fmt, ...)                                                      \
+	xo_error(st, "%s: layer '%s' (%s): " fmt, (c)->origin, (c)->name, (c)->cls, __VA_ARGS__)
+
+static bool dtype_ok(const json_t *v)
+{
+	if (json_is_null(v))
+		return true;
+	if (json_is_string(v))
+		return !strcmp(json_string_value(v), "float32");
+	if (json_is_object(v)) {
+		const json_t *cls = json_object_get(v, "class_name");
+		const json_t *cfg = json_object_get(v, "config");
+		const json_t *nm = json_is_object(cfg) ? json_object_get(cfg, "name") : NULL;
+
+		return json_is_string(cls) && !strcmp(json_string_value(cls), "DTypePolicy") &&
+		       json_is_string(nm) && !strcmp(json_string_value(nm), "float32");
+	}
+	return false;
+}
+
+/* A positive int, or a list of exactly one. */
+static bool int_value(const json_t *v, json_int_t *out)
+{
+	if (json_is_array(v) && json_array_size(v) == 1)
+		v = json_array_get(v, 0);
+	if (json_is_null(v)) {
+		*out = -1; /* Keras's None: the default */
+		return true;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
+/* The input shape [null, d1 (, d2)] as spec text "input d1 d2". */
+static enum xo_status shape_line(const struct lctx *c, const char *key, const json_t *v,
+                                 struct sbuf *spec)
+{
+	size_t n = json_is_array(v) ? json_array_size(v) : 0;
+
+	if (n < 2 || n > 3 || !json_is_null(json_array_get(v, 0)))
+		return LAYER_ERR(c, XO_EFORMAT,
+		                 "%s: expected [None, steps, channels] or [None, features]", key);
+	sb_printf(spec, "input");
+	for (size_t i = 1; i < n; i++) {
+		const json_t *d = json_array_get(v, i);
+
+		if (!json_is_integer(d) || json_integer_value(d) < 1 ||
+		    json_integer_value(d) > INT32_MAX)
+			return LAYER_ERR(c, XO_EFORMAT, "%s: dimension %zu is not a positive integer",
+			                 key, i);
+		sb_printf(spec, " %" JSON_INTEGER_FORMAT, json_integer_value(d));
+	}
+	sb_printf(spec, "\n");
+	return XO_OK;
+}
+
+/* One layer's config into one spec line (or the input line). have_input
+ * tells whether the input line is written already. */
+static enum xo_status layer_line(const struct lctx *c, const struct class_row *row,
+                                 const json_t *cfg, bool *have_input, struct sbuf *spec)
+{
+	struct sbuf args = {0};
+	const char *key;
+	const json_t *v;
+	enum xo_status st = XO_OK;
+
+	json_object_foreach((json_t *)cfg, key, v) {
+		const struct key_row *k = NULL;
+		json_int_t iv;
+
+		for (int i = 0; i < (int)(sizeof(row->keys) / sizeof(row->keys[0])) && row->keys[i].key; i++)
+			if (!strcmp(row->keys[i].key, key))
+				k = &row->keys[i];
+		if (!k) {
+			st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
+			break;
+		}
+		switch (k->rule) {
+		case K_NAME:
+			break; /* c->name, written below */
+		case K_INT:
+			if (!int_value(v, &iv))
+				st = LAYER_ERR(c, XO_EINVAL, "%s: expected one non-negative integer",
+				               key);
+			else if (iv >= 0)
+				sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+			break;
+		case K_STR:
+			if (!json_is_string(v) || !*json_string_value(v) ||
+			    strpbrk(json_string_value(v), " \t\r\n#="))
+				st = LAYER_ERR(c, XO_EINVAL, "%s: expected a name (a custom %s is not "
+				                             "supported)", key, key);
+			else
+				sb_printf(&args, " %s=%s", key, json_string_value(v));
+			break;
+		case K_BOOL:
+			if (!json_is_boolean(v))
+				st = LAYER_ERR(c, XO_EINVAL, "%s: expected true or false", key);
+			else
+				sb_printf(&args, " %s=%s", key, json_is_true(v) ? "True" : "False");
+			break;
+		case K_FLOAT:
+			if (!json_is_number(v))
+				st = LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
+			else
+				sb_printf(&args, " %s=%.17g", key, json_number_value(v));
+			break;
+		case K_SKIP:
+			break;
+		case K_NULL:
+			if (!json_is_null(v))
+				st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
+			break;
+		case K_LAST:
+			if (!json_is_string(v) || strcmp(json_string_value(v), "channels_last"))
+				st = LAYER_ERR(c, XO_EINVAL, "%s: only channels_last is supported", key);
+			break;
+		case K_ONE:
+			if (!json_is_integer(v) || json_integer_value(v) != 1)
+				st = LAYER_ERR(c, XO_EINVAL, "%s: only 1 is supported", key);
+			break;
+		case K_FALSE:
+			if (!json_is_false(v))
+				st = LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
+			break;
+		case K_TRUE:
+			if (!json_is_true(v))
+				st = LAYER_ERR(c, XO_EINVAL, "%s=false (a frozen layer) is not supported",
+				               key);
+			break;
+		case K_DTYPE:
+			if (!dtype_ok(v))
+				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
+			break;
+		case K_SHAPE:
+			if (*have_input)
+				st = LAYER_ERR(c, XO_EINVAL, "%s after the input is not supported", key);
+			else if (!(st = shape_line(c, key, v, spec)))
+				*have_input = true;
+			break;
+		}
+		if (st)
+			break;
+	}
+	if (!st && row->spec) {
+		if (!*have_input)
+			st = LAYER_ERR(c, XO_EFORMAT, "comes before any input shape%s", "");
+		else
+			sb_printf(spec, "%s name=%s%s\n", row->spec, c->name, args.s ? args.s : "");
+	}
+	free(args.s);
+	return st;
+}
+
+/* The name of the layer a functional layer's single input comes from, or
+ * NULL when it has not exactly one input. Keras 3: inbound_nodes [{"args":
+ * [{"config": {"keras_history": [name, 0, 0]}}]}]; Keras 2: [[[name, 0, 0,
+ * {}]]]. */
+static const char *inbound_name(const json_t *layer, int *count)
+{
+	const json_t *nodes = json_object_get(layer, "inbound_nodes");
+	const json_t *node, *args, *t, *hist;
+
+	*count = json_is_array(nodes) ? (int)json_array_size(nodes) : -1;
+	if (*count != 1)
+		return NULL;
+	node = json_array_get(nodes, 0);
+	if (json_is_object(node)) {
+		args = json_object_get(node, "args");
+		if (!json_is_array(args) || json_array_size(args) != 1)
+			return *count = 2, NULL;
+		t = json_array_get(args, 0);
+		hist = json_object_get(json_object_get(t, "config"), "keras_history");
+	} else if (json_is_array(node)) {
+		if (json_array_size(node) != 1)
+			return *count = 2, NULL;
+		hist = json_array_get(node, 0);
+	} else {
+		return NULL;
+	}
+	if (!json_is_array(hist) || !json_is_string(json_array_get(hist, 0)))
+		return *count = 2, NULL;
+	return json_string_value(json_array_get(hist, 0));
+}
+
+static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
+{
+	const json_t *cls = json_object_get(root, "class_name");
+	const json_t *cfg = json_object_get(root, "config");
+	const json_t *layers;
+	bool functional, have_input = false;
+	const char *prev = NULL;
+	enum xo_status st = XO_OK;
+
+	if (!json_is_string(cls))
+		return xo_error(XO_EFORMAT, "%s: model config has no class_name", origin);
+	functional = !strcmp(json_string_value(cls), "Functional") ||
+	             !strcmp(json_string_value(cls), "Model");
+	if (!functional && strcmp(json_string_value(cls), "Sequential"))
+		return xo_error(XO_EINVAL,
+		                "%s: model class %s is not supported (Sequential, or a Functional "
+		                "plain chain)",
+		                origin, json_string_value(cls));
+	/* Keras 2.2 wrote a Sequential's config as the layer list itself. */
+	layers = json_is_array(cfg) ? cfg : json_object_get(cfg, "layers");
+	if (!json_is_array(layers) || !json_array_size(layers))
+		return xo_error(XO_EFORMAT, "%s: model config has no layers", origin);
+	/* Two passes: every layer's class and the chain first (so the message
+	 * names the layer Keras users look for), then every option. */
+	for (int pass = 0; pass < 2 && !st; pass++)
+	for (size_t i = 0; !st && i < json_array_size(layers); i++) {
+		const json_t *l = json_array_get(layers, i);
+		const json_t *lc = json_object_get(l, "class_name");
+		const json_t *lcfg = json_object_get(l, "config");
+		const json_t *nm = json_object_get(lcfg, "name");
+		const struct class_row *row = NULL;
+		struct lctx c = {origin, "?", "?"};
+
+		if (json_is_string(lc))
+			c.cls = json_string_value(lc);
+		if (json_is_string(nm))
+			c.name = json_string_value(nm);
+		if (!json_is_object(l) || !json_is_string(lc) || !json_is_object(lcfg) ||
+		    !json_is_string(nm)) {
+			st = xo_error(XO_EFORMAT, "%s: layer %zu: expected class_name and a config "
+			                          "with a name", origin, i);
+			break;
+		}
+		for (int k = 0; k < NCLASSES; k++)
+			if (!strcmp(classes[k].cls, c.cls))
+				row = &classes[k];
+		if (i == 0)
+			prev = NULL;
+		if (functional && pass == 0) {
+			int count;
+			const char *from = inbound_name(l, &count);
+
+			if (i == 0 ? count > 0 : (!from || !prev || strcmp(from, prev))) {
+				st = xo_error(XO_EINVAL,
+				              "%s: not a plain chain: layer '%s' (%s) takes %s%s%s, not "
+				              "the layer before it%s%s%s",
+				              origin, c.name, c.cls, from ? "'" : "",
+				              from ? from : (count > 1 ? "several inputs" : "no input"),
+				              from ? "'" : "", prev ? " ('" : "", prev ? prev : "",
+				              prev ? "')" : "");
+				break;
+			}
+		}
+		if (!row) {
+			st = xo_error(XO_EINVAL, "%s: layer '%s' (%s) is not supported", origin, c.name,
+			              c.cls);
+			break;
+		}
+		if (pass == 1)
+			st = layer_line(&c, row, lcfg, &have_input, spec);
+		prev = c.name;
+	}
+	if (!st && functional) {
+		/* the chain's output must be its last layer */
+		const json_t *outs = json_object_get(cfg, "output_layers");
+		const json_t *o0 = json_is_array(outs) ? json_array_get(outs, 0) : NULL;
+
+		if (json_is_array(o0) && json_array_size(outs) == 1)
+			outs = o0;
+		if (!json_is_array(outs) || !json_is_string(json_array_get(outs, 0)) ||
+		    strcmp(json_string_value(json_array_get(outs, 0)), prev))
+			st = xo_error(XO_EINVAL, "%s: not a plain chain: the output is not the last "
+			                         "layer '%s'", origin, prev);
+	}
+	if (!st && !have_input)
+		st = xo_error(XO_EFORMAT, "%s: model config has no input shape", origin);
+	if (!st && spec->oom)
+		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	return st;
+}
+
+/* The spec parser's verdict on the mapped text, its "origin:LINE: reason"
+ * rewritten to name the Keras layer of that line. */
+static enum xo_status spec_check(const char *text, const char *origin)
+{
+	struct xo_model_spec s;
+	enum xo_status st = xo_spec_parse(text, "", &s);
+	int line;
+	const char *msg, *p;
+
+	if (!st) {
+		xo_spec_free(&s);
+		return XO_OK;
+	}
+	msg = xo_last_error();
+	if (sscanf(msg, ":%d:", &line) == 1 && (p = strchr(msg + 1, ':')) && line >= 1) {
+		/* the line's "kind name=NAME": the layer's name */
+		const char *l = text;
+		char name[XO_LAYER_NAME_MAX] = "?", reason[512];
+
+		for (int i = 1; i < line && l; i++)
+			l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+		if (l && (l = strstr(l, " name=")))
+			sscanf(l + 6, "%63[^ \n]", name);
+		snprintf(reason, sizeof(reason), "%s", p + 1 + (p[1] == ' '));
+		return xo_error(st, "%s: layer '%s': %s", origin, name, reason);
+	}
+	return xo_error(st, "%s: %s", origin, msg);
+}
+
+enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char *origin,
+                                       char **text)
+{
+	json_error_t je;
+	json_t *root;
+	struct sbuf spec = {0};
+	enum xo_status st;
+
+	*text = NULL;
+	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return xo_error(XO_EFORMAT, "%s: bad model config JSON: %s (line %d)", origin,
+		                je.text, je.line);
+	sb_printf(&spec, "# from the Keras model %s\n", origin);
+	st = json_is_object(root) ? map_config(root, origin, &spec)
+	                          : xo_error(XO_EFORMAT, "%s: model config is not an object", origin);
+	json_decref(root);
+	if (!st)
+		st = spec_check(spec.s, origin);
+	if (st) {
+		free(spec.s);
+		return st;
+	}
+	*text = spec.s;
+	return XO_OK;
+}
+
+enum xo_status xo_keras_spec_text(const char *path, char **text)
+{
+	enum xo_keras_kind kind = xo_keras_sniff(path);
+	enum xo_status st;
+	char *json = NULL;
+	size_t len = 0;
+
+	*text = NULL;
+	if (kind == XO_KERAS_ZIP) {
+		st = zip_member(path, "config.json", &json, &len);
+	} else if (kind == XO_KERAS_HDF5) {
+		hid_t f = h5_open(path, NULL, 0);
+
+		if (f < 0)
+			return xo_error(XO_EFORMAT, "%s: not a readable HDF5 file", path);
+		json = h5_attr_string(f, "model_config");
+		H5Fclose(f);
+		if (!json)
+			return xo_error(XO_EFORMAT,
+			                "%s: an HDF5 file without model_config: a weights file, not a "
+			                "model (give it to --weights, the model to --model)",
+			                path);
+		len = strlen(json);
+		st = XO_OK;
+	} else {
+		return xo_error(XO_EFORMAT, "%s: not a Keras file", path);
+	}
+	if (!st)
+		st = xo_keras_config_to_spec(json, len, path, text);
+	free(json);
+	return st;
+}
+
+/* ---- weights in ------------------------------------------------------------ */
+
+/* Whether every link of the relative path a/b/c exists (H5Lexists fails,
+ * rather than answering false, when a middle group is missing). */
+static bool path_ok(hid_t loc, const char *path)
+{
+	char buf[1024];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf) || !n)
+		return false;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf;; p++) {
+		if (*p == '/' || !*p) {
+			char c = *p;
+
+			*p = '\0';
+			if (H5Lexists(loc, buf, H5P_DEFAULT) <= 0)
+				return false;
+			if (!c)
+				return true;
+			*p = c;
+		}
+	}
+}
+
+/* Dataset path (relative to loc) into dst, its shape checked against v. */
+static enum xo_status read_var(hid_t loc, const char *dpath, const char *origin,
+                               const char *layer, const struct xo_layer_var *v, float *dst)
+{
+	hid_t d, s, t;
+	hsize_t dims[8];
+	int nd;
+	enum xo_status st = XO_OK;
+
+	if (!path_ok(loc, dpath))
+		return xo_error(XO_EFORMAT, "%s: layer '%s': no %s (%s) in the file", origin, layer,
+		                v->name, dpath);
+	d = H5Dopen2(loc, dpath, H5P_DEFAULT);
+	if (d < 0)
+		return xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) is not a dataset", origin,
+		                layer, v->name, dpath);
+	s = H5Dget_space(d);
+	t = H5Dget_type(d);
+	nd = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
+	if (nd < 0 || nd > 8 || H5Sget_simple_extent_dims(s, dims, NULL) < 0 || t < 0 ||
+	    H5Tget_class(t) != H5T_FLOAT) {
+		st = xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) is not a float array", origin,
+		              layer, v->name, dpath);
+	} else {
+		bool same = nd == v->ndim;
+
+		for (int i = 0; same && i < nd; i++)
+			same = (int64_t)dims[i] == v->dim[i];
+		if (!same) {
+			char got[128] = "", want[128] = "";
+			size_t g = 0, w = 0;
+
+			for (int i = 0; i < nd && g < sizeof(got); i++)
+				g += (size_t)snprintf(got + g, sizeof(got) - g, "%s%llu", i ? ", " : "",
+				                      (unsigned long long)dims[i]);
+			for (int i = 0; i < v->ndim && w < sizeof(want); i++)
+				w += (size_t)snprintf(want + w, sizeof(want) - w, "%s%" PRId64,
+				                      i ? ", " : "", v->dim[i]);
+			st = xo_error(XO_EFORMAT, "%s: layer '%s': %s has shape (%s), the model needs "
+			                          "(%s)", origin, layer, v->name, got, want);
+		} else if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst) < 0) {
+			st = xo_error(XO_EFORMAT, "%s: layer '%s': %s cannot be read", origin, layer,
+			              v->name);
+		}
+	}
+	if (t >= 0)
+		H5Tclose(t);
+	if (s >= 0)
+		H5Sclose(s);
+	H5Dclose(d);
+	return st;
+}
+
+/* Keras 3 layout: layers/<kind>[_k]/vars/<i>, <kind> Keras's snake-case
+ * class name counted per class in layer order (not the layer's name). */
+static enum xo_status load_keras3(hid_t f, const char *origin, struct xo_model *m, float *w)
+{
+	int nl = xo_model_layer_count(m);
+	int *seen = calloc((size_t)nl + 1, sizeof(*seen));
+	enum xo_status st = XO_OK;
+
+	if (!seen)
+		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	for (int i = 0; !st && i < nl; i++) {
+		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
+		struct xo_layer_var v[XO_LAYER_VARS_MAX];
+		int nv = xo_model_layer_vars(m, i, v), k = 0;
+		char grp[256], path[300];
+		H5G_info_t gi;
+		hid_t g;
+
+		for (int j = 0; j < i; j++)
+			k += xo_model_layer_spec(m, j)->kind == ls->kind;
+		if (k)
+			snprintf(grp, sizeof(grp), "layers/%s_%d/vars", xo_spec_kind_name(ls->kind), k);
+		else
+			snprintf(grp, sizeof(grp), "layers/%s/vars", xo_spec_kind_name(ls->kind));
+		if (!nv)
+			continue;
+		if (!path_ok(f, grp) || (g = H5Gopen2(f, grp, H5P_DEFAULT)) < 0) {
+			st = xo_error(XO_EFORMAT, "%s: layer '%s': no %s in the file", origin, ls->name,
+			              grp);
+			break;
+		}
+		if (H5Gget_info(g, &gi) < 0 || gi.nlinks != (hsize_t)nv)
+			st = xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %llu variables, the model "
+			                          "needs %d (%s%s)", origin, ls->name, grp,
+			              (unsigned long long)gi.nlinks, nv, v[0].name,
+			              nv > 1 ? " and bias" : "");
+		for (int j = 0; !st && j < nv; j++) {
+			snprintf(path, sizeof(path), "%d", j);
+			st = read_var(g, path, origin, ls->name, &v[j], w + v[j].off);
+		}
+		H5Gclose(g);
+	}
+	free(seen);
+	return st;
+}
+
+/* Legacy layout (Keras 2 save_weights / ModelCheckpoint, and a legacy full
+ * model's model_weights): attribute layer_names; each layer's group has
+ * weight_names, dataset paths relative to it. Matched in order, as Keras
+ * loads it (layers with weights only). */
+static enum xo_status load_legacy(hid_t g, const char *origin, struct xo_model *m, float *w)
+{
+	char **names = NULL;
+	int nn = h5_attr_strings(g, "layer_names", &names);
+	int nl = xo_model_layer_count(m), li = 0, file_with = 0, model_with = 0;
+	enum xo_status st = XO_OK;
+
+	if (nn < 0)
+		return xo_error(XO_EFORMAT, "%s: HDF5 file without Keras weights (no layers group, "
+		                            "no layer_names attribute)", origin);
+	for (int i = 0; !st && i < nn; i++) {
+		char **wn = NULL;
+		int nw;
+		hid_t lg;
+
+		if (!path_ok(g, names[i]) || (lg = H5Gopen2(g, names[i], H5P_DEFAULT)) < 0) {
+			st = xo_error(XO_EFORMAT, "%s: layer_names names '%s', which is not in the file",
+			              origin, names[i]);
+			break;
+		}
+		nw = h5_attr_strings(lg, "weight_names", &wn);
+		if (nw < 0)
+			st = xo_error(XO_EFORMAT, "%s: layer '%s' has no weight_names", origin,
+			              names[i]);
+		if (!st && nw > 0) {
+			struct xo_layer_var v[XO_LAYER_VARS_MAX];
+			int nv = 0;
+
+			file_with++;
+			while (li < nl && !(nv = xo_model_layer_vars(m, li, v)))
+				li++;
+			if (li >= nl) {
+				st = XO_EFORMAT; /* counted below */
+			} else if (nv != nw) {
+				st = xo_error(XO_EFORMAT, "%s: layer '%s' holds %d weights, the model's "
+				                          "layer '%s' needs %d", origin, names[i], nw,
+				              xo_model_layer_spec(m, li)->name, nv);
+			} else {
+				for (int j = 0; !st && j < nv; j++)
+					st = read_var(lg, wn[j], origin, names[i], &v[j], w + v[j].off);
+				li++;
+			}
+		}
+		strings_free(wn, nw > 0 ? nw : 0);
+		H5Gclose(lg);
+	}
+	strings_free(names, nn);
+	for (int i = 0; i < nl; i++)
+		model_with += xo_model_layer_vars(m, i, (struct xo_layer_var[XO_LAYER_VARS_MAX]){0}) > 0;
+	if (st == XO_EFORMAT && !*xo_last_error())
+		st = XO_OK; /* fall through to the count message */
+	if (!st && file_with != model_with)
+		st = xo_error(XO_EFORMAT, "%s: the file holds weights of %d layers, the model has %d "
+		                          "layers with weights", origin, file_with, model_with);
+	return st;
+}
+
+enum xo_status xo_keras_load_weights(struct xo_model *m, const char *path)
+{
+	enum xo_keras_kind kind = xo_keras_sniff(path);
+	int64_t np = xo_model_param_count(m);
+	float *w = NULL;
+	char *img = NULL;
+	size_t len = 0;
+	enum xo_status st = XO_OK;
+	hid_t f;
+
+	if (kind == XO_KERAS_NONE)
+		return xo_error(XO_EFORMAT, "%s: not a Keras .keras or HDF5 file", path);
+	if (kind == XO_KERAS_ZIP && (st = zip_member(path, "model.weights.h5", &img, &len)))
+		return st;
+	f = h5_open(path, img, len);
+	if (f < 0) {
+		free(img);
+		return xo_error(XO_EFORMAT, "%s: %s is not a readable HDF5 file", path,
+		                img ? "model.weights.h5" : "it");
+	}
+	w = malloc((size_t)(np ? np : 1) * sizeof(*w));
+	if (!w)
+		st = xo_error(XO_ENOMEM, "%s: out of memory", path);
+	xo_error_clear();
+	if (!st && np && (st = xo_model_params_host(m, w, false)))
+		;
+	else if (!st && path_ok(f, "layers"))
+		st = load_keras3(f, path, m, w);
+	else if (!st && path_ok(f, "model_weights")) {
+		hid_t g = H5Gopen2(f, "model_weights", H5P_DEFAULT);
+
+		st = g < 0 ? xo_error(XO_EFORMAT, "%s: model_weights is not a group", path)
+		           : load_legacy(g, path, m, w);
+		if (g >= 0)
+			H5Gclose(g);
+	} else if (!st) {
+		st = load_legacy(f, path, m, w);
+	}
+	H5Fclose(f);
+	free(img);
+	if (!st)
+		st = xo_model_params_host(m, w, true);
+	free(w);
+	return st;
+}
+
+/* ---- weights and models out --------------------------------------------------- */
+
+static bool h5_attr_put(hid_t obj, const char *name, const char *val)
+{
+	hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR), a = -1;
+	bool ok = false;
+
+	/* variable-length UTF-8, as h5py writes a Python str */
+	if (t >= 0 && s >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 &&
+	    H5Tset_cset(t, H5T_CSET_UTF8) >= 0)
+		a = H5Acreate2(obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+	if (a >= 0)
+		ok = H5Awrite(a, t, &val) >= 0;
+	if (a >= 0)
+		H5Aclose(a);
+	if (s >= 0)
+		H5Sclose(s);
+	if (t >= 0)
+		H5Tclose(t);
+	return ok;
+}
+
+static hid_t h5_group(hid_t loc, const char *name, const char *name_attr)
+{
+	hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+
+	if (g >= 0 && name_attr && !h5_attr_put(g, "name", name_attr)) {
+		H5Gclose(g);
+		return -1;
+	}
+	return g;
+}
+
+/* The Keras 3 .weights.h5 layout of m into the new file path (float32
+ * datasets layers/<kind>[_k]/vars/<i>, each vars group naming its layer, as
+ * Keras 3.x's save_weights writes). */
+static enum xo_status write_weights_h5(struct xo_model *m, const char *path, const float *w)
+{
+	int nl = xo_model_layer_count(m);
+	hid_t f, layers, g;
+	bool ok = true;
+
+	h5_quiet();
+	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	if (f < 0)
+		return xo_error(XO_EIO, "%s: cannot create: %s", path, strerror(errno));
+	layers = h5_group(f, "layers", NULL);
+	ok = layers >= 0;
+	for (int i = 0; ok && i < nl; i++) {
+		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
+		struct xo_layer_var v[XO_LAYER_VARS_MAX];
+		int nv = xo_model_layer_vars(m, i, v), k = 0;
+		char name[128];
+		hid_t lg, vg;
+
+		for (int j = 0; j < i; j++)
+			k += xo_model_layer_spec(m, j)->kind == ls->kind;
+		if (k)
+			snprintf(name, sizeof(name), "%s_%d", xo_spec_kind_name(ls->kind), k);
+		else
+			snprintf(name, sizeof(name), "%s", xo_spec_kind_name(ls->kind));
+		lg = h5_group(layers, name, NULL);
+		vg = lg >= 0 ? h5_group(lg, "vars", ls->name) : -1;
+		ok = vg >= 0;
+		for (int j = 0; ok && j < nv; j++) {
+			hsize_t dims[3];
+			hid_t s, d;
+
+			for (int q = 0; q < v[j].ndim; q++)
+				dims[q] = (hsize_t)v[j].dim[q];
+			snprintf(name, sizeof(name), "%d", j);
+			s = H5Screate_simple(v[j].ndim, dims, NULL);
+			d = s >= 0 ? H5Dcreate2(vg, name, H5T_IEEE_F32LE, s, H5P_DEFAULT, H5P_DEFAULT,
+			                        H5P_DEFAULT)
+			           : -1;
+			ok = d >= 0 && H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+			                        w + v[j].off) >= 0;
+			if (d >= 0)
+				H5Dclose(d);
+			if (s >= 0)
+				H5Sclose(s);
+		}
+		if (vg >= 0)
+			H5Gclose(vg);
+		if (lg >= 0)
+			H5Gclose(lg);
+	}
+	if (layers >= 0)
+		H5Gclose(layers);
+	g = ok ? h5_group(f, "vars", "sequential") : -1;
+	ok = g >= 0;
+	if (g >= 0)
+		H5Gclose(g);
+	if (H5Fclose(f) < 0)
+		ok = false;
+	return ok ? XO_OK : xo_error(XO_EIO, "%s: writing HDF5 failed", path);
+}
+
+/* The Keras 3 config.json of m: a Sequential of its layers with their
+ * arguments (the rest are Keras's defaults when it loads the file). */
+static json_t *model_config(struct xo_model *m)
+{
+	const struct xo_layer_spec *first = xo_model_layer_spec(m, 0);
+	json_t *layers = json_array(), *shape = json_array(), *root;
+	int nl = xo_model_layer_count(m);
+
+	json_array_append_new(shape, json_null());
+	if (first->in_rank == 2)
+		json_array_append_new(shape, json_integer(first->in_len));
+	json_array_append_new(shape, json_integer(first->in_ch));
+	json_array_append_new(
+	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s}, s:n}", "module",
+	                      "keras.layers", "class_name", "InputLayer", "config", "batch_shape",
+	                      shape, "dtype", "float32", "sparse", 0, "ragged", 0, "name",
+	                      "input_layer", "registered_name"));
+	for (int i = 0; i < nl; i++) {
+		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
+		const struct xo_params *p = &ls->p;
+		json_t *cfg = json_pack("{s:s, s:b, s:s}", "name", ls->name, "trainable", 1, "dtype",
+		                        "float32");
+		const char *cls = "?";
+
+		switch (ls->kind) {
+		case XO_LAYER_CONV1D:
+			cls = "Conv1D";
+			json_object_set_new(cfg, "filters", json_integer(p->filters));
+			json_object_set_new(cfg, "kernel_size", json_pack("[I]", (json_int_t)p->kernel_size));
+			json_object_set_new(cfg, "strides", json_pack("[I]", (json_int_t)xo_conv1d_stride(p)));
+			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			json_object_set_new(cfg, "dilation_rate",
+			                    json_pack("[I]", (json_int_t)p->dilation_rate));
+			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+			break;
+		case XO_LAYER_MAX_POOLING1D:
+			cls = "MaxPooling1D";
+			json_object_set_new(cfg, "pool_size", json_pack("[I]", (json_int_t)p->pool_size));
+			json_object_set_new(cfg, "strides", json_pack("[I]", (json_int_t)xo_pool1d_stride(p)));
+			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			break;
+		case XO_LAYER_FLATTEN:
+			cls = "Flatten";
+			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			break;
+		case XO_LAYER_DROPOUT:
+			cls = "Dropout";
+			json_object_set_new(cfg, "rate", json_real(p->rate));
+			break;
+		case XO_LAYER_DENSE:
+			cls = "Dense";
+			json_object_set_new(cfg, "units", json_integer(p->units));
+			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+			break;
+		}
+		json_array_append_new(layers, json_pack("{s:s, s:s, s:o, s:n}", "module", "keras.layers",
+		                                        "class_name", cls, "config", cfg,
+		                                        "registered_name"));
+	}
+	root = json_pack("{s:s, s:s, s:{s:s, s:b, s:s, s:o}, s:n}", "module", "keras", "class_name",
+	                 "Sequential", "config", "name", "sequential", "trainable", 1, "dtype",
+	                 "float32", "layers", layers, "registered_name");
+	return root;
+}
+
+/* Reads a whole small file (the .weights.h5 just written) into memory. */
+static enum xo_status slurp(const char *path, char **buf, size_t *len)
+{
+	struct stat sb;
+	FILE *f = fopen(path, "rb");
+
+	*buf = NULL;
+	if (!f || fstat(fileno(f), &sb) || !(*buf = malloc((size_t)sb.st_size + 1)) ||
+	    fread(*buf, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) {
+		if (f)
+			fclose(f);
+		free(*buf);
+		*buf = NULL;
+		return xo_error(XO_EIO, "%s: cannot read back", path);
+	}
+	fclose(f);
+	*len = (size_t)sb.st_size;
+	return XO_OK;
+}
+
+static enum xo_status write_keras_zip(struct xo_model *m, const char *tmp, const char *h5tmp)
+{
+	json_t *cfg = model_config(m);
+	char *cjson = cfg ? json_dumps(cfg, JSON_INDENT(1)) : NULL, *h5 = NULL, meta[160];
+	size_t h5len = 0;
+	zip_t *z = NULL;
+	zip_source_t *src;
+	int err = 0;
+	enum xo_status st = XO_OK;
+	time_t t = time(NULL);
+	struct tm tmv;
+
+	json_decref(cfg);
+	if (!cjson)
+		return xo_error(XO_ENOMEM, "%s: out of memory", tmp);
+	gmtime_r(&t, &tmv);
+	snprintf(meta, sizeof(meta),
+	         "{\"keras_version\": \"3.0.0\", \"date_saved\": \"%04d-%02d-%02d@%02d:%02d:%02d\"}",
+	         tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday, tmv.tm_hour, tmv.tm_min,
+	         tmv.tm_sec);
+	st = slurp(h5tmp, &h5, &h5len);
+	if (!st && !(z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &err)))
+		st = xo_error(XO_EIO, "%s: cannot create the archive", tmp);
+	/* the buffers are freed by us after zip_close, so sources do not own them */
+	if (!st && (!(src = zip_source_buffer(z, meta, strlen(meta), 0)) ||
+	            zip_file_add(z, "metadata.json", src, ZIP_FL_ENC_UTF_8) < 0))
+		st = xo_error(XO_EIO, "%s: %s", tmp, zip_strerror(z));
+	if (!st && (!(src = zip_source_buffer(z, cjson, strlen(cjson), 0)) ||
+	            zip_file_add(z, "config.json", src, ZIP_FL_ENC_UTF_8) < 0))
+		st = xo_error(XO_EIO, "%s: %s", tmp, zip_strerror(z));
+	if (!st && (!(src = zip_source_buffer(z, h5, h5len, 0)) ||
+	            zip_file_add(z, "model.weights.h5", src, ZIP_FL_ENC_UTF_8) < 0))
+		st = xo_error(XO_EIO, "%s: %s", tmp, zip_strerror(z));
+	if (z) {
+		if (st)
+			zip_discard(z);
+		else if (zip_close(z) < 0) {
+			st = xo_error(XO_EIO, "%s: %s", tmp, zip_strerror(z));
+			zip_discard(z);
+		}
+	}
+	free(h5);
+	free(cjson);
+	return st;
+}
+
+enum xo_status xo_keras_save(struct xo_model *m, const char *path, bool keras)
+{
+	int64_t np = xo_model_param_count(m);
+	float *w = malloc((size_t)(np ? np : 1) * sizeof(*w));
+	char tmp[4096], h5tmp[4120];
+	enum xo_status st = XO_OK;
+
+	if (!w)
+		return xo_error(XO_ENOMEM, "%s: out of memory", path);
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid()) >= sizeof(tmp)) {
+		free(w);
+		return xo_error(XO_EINVAL, "%s: path too long", path);
+	}
+	snprintf(h5tmp, sizeof(h5tmp), "%s.h5", tmp);
+	st = xo_model_params_host(m, w, false);
+	for (int64_t i = 0; !st && i < np; i++)
+		if (!isfinite(w[i]))
+			st = xo_error(XO_EINVAL, "%s: not saved: weight %" PRId64 " is %s (training "
+			                         "diverged); the file is left as it was",
+			              path, i, isnan(w[i]) ? "NaN" : "Inf");
+	if (!st)
+		st = write_weights_h5(m, keras ? h5tmp : tmp, w);
+	if (!st && keras)
+		st = write_keras_zip(m, tmp, h5tmp);
+	unlink(h5tmp);
+	if (!st && rename(tmp, path))
+		st = xo_error(XO_EIO, "%s: cannot replace: %s", path, strerror(errno));
+	if (st)
+		unlink(tmp);
+	free(w);
+	return st;
+}

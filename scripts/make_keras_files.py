@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Writes the Keras fixtures of suites/golden/keras/ (issue 13 item 1).
+
+Keras 3 with the JAX backend on the CPU writes every file the way a user's
+Keras does; nothing here is crossover code. Run in a venv:
+    python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install numpy keras jax h5py
+    KERAS_BACKEND=jax /tmp/kvenv/bin/python scripts/make_keras_files.py suites/golden/keras
+
+Per model NAME: NAME.keras (Keras 3 archive), and for the seed also
+seed.h5 (legacy full model), seed.weights.h5 (Keras 3 save_weights) and
+seed.legacy_weights.h5 (Keras 2 ModelCheckpoint(save_weights_only=True)
+layout: the legacy file's model_weights group at the root of its own file);
+NAME.x.npy (float32 inputs) and NAME.y64.npy (Keras's predictions with the
+same weights in float64: the model rebuilt with dtype float64).
+Bad files: unsupported_layer.keras (a Conv2D), unsupported_option.keras (a
+Dense with kernel_regularizer), not_chain.keras (a Functional with a branch).
+"""
+import json
+import os
+import sys
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+os.environ.setdefault("JAX_ENABLE_X64", "1")  # the float64 reference runs in double
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+import keras  # noqa: E402
+from keras import layers  # noqa: E402
+
+
+def seed_model():
+    return keras.Sequential([
+        keras.Input(shape=(29, 1)),
+        layers.Conv1D(16, kernel_size=3, activation="relu"),
+        layers.MaxPooling1D(pool_size=3),
+        layers.Conv1D(32, kernel_size=3, activation="relu"),
+        layers.MaxPooling1D(pool_size=3),
+        layers.Flatten(),
+        layers.Dropout(0.5),
+        layers.Dense(32, activation="sigmoid"),
+        layers.Dense(12, activation="softmax"),
+    ])
+
+
+def mlp_model():
+    return keras.Sequential([
+        keras.Input(shape=(20,)),
+        layers.Dense(24, activation="relu", name="hidden"),
+        layers.Dense(16, activation="sigmoid", use_bias=False),
+        layers.Dense(5, activation="softmax", name="out"),
+    ])
+
+
+def functional_model():
+    inp = keras.Input(shape=(17, 2), name="signal")
+    h = layers.Conv1D(8, kernel_size=2, strides=2, padding="same", activation="relu")(inp)
+    h = layers.MaxPooling1D(pool_size=2, strides=1)(h)
+    h = layers.Conv1D(6, kernel_size=3, dilation_rate=2, padding="causal")(h)
+    h = layers.Flatten()(h)
+    h = layers.Dense(10)(h)
+    out = layers.Dense(4, activation="softmax")(h)
+    return keras.Model(inp, out, name="chain")
+
+
+def to_float64(model):
+    """The same model in float64: its config with every dtype float64, the
+    weights widened, so the predictions are Keras's own in double."""
+    def widen(o):
+        if isinstance(o, dict):
+            return {k: ("float64" if k == "dtype" else widen(v)) for k, v in o.items()}
+        if isinstance(o, list):
+            return [widen(v) for v in o]
+        return o
+    cfg = widen(model.get_config())
+    m64 = model.__class__.from_config(cfg)
+    m64.set_weights([w.astype(np.float64) for w in model.get_weights()])
+    return m64
+
+
+def randomize(model, rng):
+    """Non-zero biases too, so a dropped bias is visible."""
+    model.set_weights([rng.uniform(-0.5, 0.5, w.shape).astype(np.float32)
+                       for w in model.get_weights()])
+
+
+def write_inputs(out, name, model, rng, n=16):
+    shape = (n,) + tuple(model.input_shape[1:])
+    x = rng.uniform(0.0, 1.0, shape).astype(np.float32)
+    np.save(os.path.join(out, name + ".x.npy"), x)
+    y = to_float64(model).predict(x.astype(np.float64), verbose=0)
+    assert y.dtype == np.float64
+    np.save(os.path.join(out, name + ".y64.npy"), y)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "suites/golden/keras"
+    os.makedirs(out, exist_ok=True)
+    keras.utils.set_random_seed(13)
+    rng = np.random.default_rng(13)
+
+    seed = seed_model()
+    randomize(seed, rng)
+    seed.save(os.path.join(out, "seed.keras"))
+    seed.save(os.path.join(out, "seed.h5"))  # legacy HDF5 full model
+    seed.save_weights(os.path.join(out, "seed.weights.h5"))
+    with h5py.File(os.path.join(out, "seed.h5"), "r") as src, \
+            h5py.File(os.path.join(out, "seed.legacy_weights.h5"), "w") as dst:
+        g = src["model_weights"]
+        for k, v in g.attrs.items():
+            dst.attrs[k] = v
+        for k in g:
+            g.copy(g[k], dst, name=k)
+    write_inputs(out, "seed", seed, rng)
+
+    mlp = mlp_model()
+    randomize(mlp, rng)
+    mlp.save(os.path.join(out, "mlp.keras"))
+    write_inputs(out, "mlp", mlp, rng)
+
+    fn = functional_model()
+    randomize(fn, rng)
+    fn.save(os.path.join(out, "functional.keras"))
+    write_inputs(out, "functional", fn, rng)
+
+    bad = keras.Sequential([keras.Input(shape=(6, 6, 1)), layers.Conv2D(2, 3),
+                            layers.Flatten(), layers.Dense(3)])
+    bad.save(os.path.join(out, "unsupported_layer.keras"))
+    bad = keras.Sequential([keras.Input(shape=(4,)),
+                            layers.Dense(3, kernel_regularizer="l2")])
+    bad.save(os.path.join(out, "unsupported_option.keras"))
+    inp = keras.Input(shape=(4,))
+    a = layers.Dense(3)(inp)
+    b = layers.Dense(3)(inp)
+    bad = keras.Model(inp, layers.Add()([a, b]))
+    bad.save(os.path.join(out, "not_chain.keras"))
+    print("keras", keras.__version__, "wrote", out)
+
+
+if __name__ == "__main__":
+    main()
