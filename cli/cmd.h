@@ -20,6 +20,7 @@ int xo_cmd_bench(int argc, char **argv);
 int xo_cmd_summary(int argc, char **argv);
 int xo_cmd_probe(int argc, char **argv);
 int xo_cmd_explain(int argc, char **argv);
+int xo_cmd_import(int argc, char **argv);
 
 /* `xo --version` (cli/version.c): version, git commit, compiler. */
 void xo_cli_print_version(void);

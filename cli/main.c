@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{"summary", xo_cmd_summary, "a model's layers, output shapes and parameters (Keras)"},
 	{"probe", xo_cmd_probe, "launch latency, transfers, FMA peak, memory bandwidth per device"},
 	{"explain", xo_cmd_explain, "measured vs predicted step time per batch size, and why"},
+	{"import", xo_cmd_import, "a Keras .keras/.h5 model as a spec and .npy weights"},
 };
 
 int xo_usage_error(const char *cmd, const char *fmt, ...)

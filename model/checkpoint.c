@@ -138,6 +138,21 @@ enum xo_status xo_checkpoint_check(const char *dir)
 
 	if (!dir)
 		return xo_error(XO_EINVAL, "checkpoint: NULL directory");
+	/* A Keras file (model/keras.c): a regular file or nothing, in an
+	 * existing directory. */
+	if (xo_keras_save_kind(dir) == XO_SAVE_BAD)
+		return xo_error(XO_EINVAL, "%s: xo writes .weights.h5 (Keras 3 save_weights) or "
+		                           ".keras, not a legacy .h5", dir);
+	if (xo_keras_save_kind(dir) != XO_SAVE_DIR) {
+		st = xo_output_target(dir, false, target, sizeof(target), &exists);
+		if (st)
+			return st;
+		if (!split_path(target, parent, sizeof(parent), base, sizeof(base)) ||
+		    stat(parent, &sb) || !S_ISDIR(sb.st_mode))
+			return xo_error(XO_EIO, "%s: cannot create: its directory does not exist",
+			                dir);
+		return XO_OK;
+	}
 	st = xo_output_target(dir, true, target, sizeof(target), &exists);
 	if (st)
 		return st;

@@ -1188,11 +1188,33 @@ static enum xo_status write_keras_zip(struct xo_model *m, const char *tmp, const
 	return st;
 }
 
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+
+	return n > k && !strcmp(s + n - k, suf);
+}
+
+enum xo_save_kind xo_keras_save_kind(const char *path)
+{
+	if (ends_with(path, ".weights.h5"))
+		return XO_SAVE_WEIGHTS_H5;
+	if (ends_with(path, ".keras"))
+		return XO_SAVE_KERAS;
+	if (ends_with(path, ".h5") || ends_with(path, ".hdf5"))
+		return XO_SAVE_BAD;
+	return XO_SAVE_DIR;
+}
+
+/* Written to temporaries beside path (HDF5 and libzip write files), then
+ * copied through xo_output_file: fsync'd and renamed over path, so path is
+ * the old file or the whole new one. */
 enum xo_status xo_keras_save(struct xo_model *m, const char *path, bool keras)
 {
 	int64_t np = xo_model_param_count(m);
 	float *w = malloc((size_t)(np ? np : 1) * sizeof(*w));
-	char tmp[4096], h5tmp[4120];
+	char tmp[4096], h5tmp[4120], *buf = NULL;
+	size_t len = 0;
 	enum xo_status st = XO_OK;
 
 	if (!w)
@@ -1213,10 +1235,12 @@ enum xo_status xo_keras_save(struct xo_model *m, const char *path, bool keras)
 	if (!st && keras)
 		st = write_keras_zip(m, tmp, h5tmp);
 	unlink(h5tmp);
-	if (!st && rename(tmp, path))
-		st = xo_error(XO_EIO, "%s: cannot replace: %s", path, strerror(errno));
-	if (st)
-		unlink(tmp);
+	if (!st)
+		st = slurp(tmp, &buf, &len);
+	unlink(tmp);
+	if (!st)
+		st = xo_output_file(path, buf, len);
+	free(buf);
 	free(w);
 	return st;
 }

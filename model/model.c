@@ -791,6 +791,18 @@ enum xo_status xo_model_save_weights(struct xo_model *m, const char *dir)
 {
 	if (!m || !dir)
 		return xo_error(XO_EINVAL, "xo_model_save_weights: NULL argument");
+	/* A Keras file by its suffix (keras.c), else a .npy directory. */
+	switch (xo_keras_save_kind(dir)) {
+	case XO_SAVE_WEIGHTS_H5:
+		return xo_keras_save(m, dir, false);
+	case XO_SAVE_KERAS:
+		return xo_keras_save(m, dir, true);
+	case XO_SAVE_BAD:
+		return xo_error(XO_EINVAL, "%s: xo writes .weights.h5 (Keras 3 save_weights) or "
+		                           ".keras, not a legacy .h5", dir);
+	case XO_SAVE_DIR:
+		break;
+	}
 	return weight_files(m, dir, true);
 }
 

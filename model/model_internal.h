@@ -116,5 +116,11 @@ enum xo_status xo_keras_load_weights(struct xo_model *m, const char *path);
  * is true, a .keras archive (config.json, metadata.json, model.weights.h5).
  * The file is written beside path and renamed over it when complete. */
 enum xo_status xo_keras_save(struct xo_model *m, const char *path, bool keras);
+/* What a save path names, by its suffix (a target does not exist yet):
+ * XO_SAVE_DIR (.npy directory), XO_SAVE_WEIGHTS_H5 (".weights.h5"),
+ * XO_SAVE_KERAS (".keras"), XO_SAVE_BAD (another ".h5": a legacy file xo
+ * does not write). */
+enum xo_save_kind { XO_SAVE_DIR, XO_SAVE_WEIGHTS_H5, XO_SAVE_KERAS, XO_SAVE_BAD };
+enum xo_save_kind xo_keras_save_kind(const char *path);
 
 #endif /* XO_MODEL_INTERNAL_H */
