@@ -1,0 +1,21 @@
+# Keras model files (model/keras.c, issue 13 item 1): suites/test_keras.c
+# against the fixtures Keras itself wrote (suites/golden/keras/, made by
+# scripts/make_keras_files.py), and xo's written files loaded by Keras where
+# a Keras venv exists (skipped with the reason otherwise; the nightly makes
+# the venv).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(XO_T_HDF5 REQUIRED IMPORTED_TARGET hdf5)
+pkg_check_modules(XO_T_LIBZIP REQUIRED IMPORTED_TARGET libzip)
+add_executable(test_keras ${CMAKE_CURRENT_LIST_DIR}/test_keras.c)
+target_include_directories(test_keras PRIVATE ${PROJECT_SOURCE_DIR}/model)
+target_compile_definitions(test_keras PRIVATE
+  XO_KERAS_DIR="${PROJECT_SOURCE_DIR}/suites/golden/keras")
+target_link_libraries(test_keras PRIVATE xo_model xo_lib PkgConfig::CMOCKA
+                      PkgConfig::XO_T_HDF5 PkgConfig::XO_T_LIBZIP m)
+add_test(NAME keras COMMAND test_keras)
+set_tests_properties(keras PROPERTIES LABELS "model;quick" TIMEOUT 300)
+add_test(NAME keras.load_in_keras
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/keras_load.py $<TARGET_FILE:xo>
+          ${PROJECT_SOURCE_DIR}/suites/golden/keras ${CMAKE_CURRENT_BINARY_DIR}/keras_load)
+set_tests_properties(keras.load_in_keras PROPERTIES LABELS "model;quick" TIMEOUT 300
+  SKIP_RETURN_CODE 77)

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""keras_load.py XO FIXTURES WORKDIR - the files xo writes, loaded by Keras 3.
+
+xo trains the seed .keras fixture for one epoch and saves it as .keras and
+.weights.h5 (`xo train --save`); Keras loads them unchanged
+(keras.saving.load_model, model.load_weights) and its predictions must match
+xo's (`xo predict --device ref`) within 1e-5, the issue's target (the
+bound of docs/model.md, 8 u K_path = 7.6e-5 for the seed, is looser).
+
+Runs under a Python with Keras: $XO_KERAS_PYTHON, else /tmp/kvenv/bin/python
+(ci/nightly.sh makes that venv). Without one it exits 77, which ctest
+reports as skipped, and says why.
+"""
+import os
+import subprocess
+import sys
+
+
+def main():
+    xo, fixtures, work = sys.argv[1:4]
+    if os.environ.get("XO_KERAS_INNER") != "1":
+        py = os.environ.get("XO_KERAS_PYTHON") or "/tmp/kvenv/bin/python"
+        if not os.access(py, os.X_OK):
+            print("SKIP: no Python with Keras (set XO_KERAS_PYTHON or make /tmp/kvenv: "
+                  "python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install numpy keras jax h5py)")
+            return 77
+        env = dict(os.environ, XO_KERAS_INNER="1", KERAS_BACKEND="jax")
+        return subprocess.call([py, __file__] + sys.argv[1:], env=env)
+    try:
+        import keras
+        import numpy as np
+    except ImportError as e:
+        print("SKIP: this Python has no Keras: %s" % e)
+        return 77
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0, 1, (64, 29, 1)).astype(np.float32)
+    y = np.eye(12, dtype=np.float32)[rng.integers(0, 12, 64)]
+    np.save(os.path.join(work, "x.npy"), x)
+    np.save(os.path.join(work, "y.npy"), y)
+    seed = os.path.join(fixtures, "seed.keras")
+    for out in ("trained.keras", "trained.weights.h5"):
+        subprocess.check_call([xo, "train", "--model", seed, "--x", os.path.join(work, "x.npy"),
+                               "--y", os.path.join(work, "y.npy"), "--save",
+                               os.path.join(work, out), "--epochs", "1", "--batch-size", "16",
+                               "--device", "ref", "--seed", "3"], stdout=subprocess.DEVNULL)
+    subprocess.check_call([xo, "predict", "--model", os.path.join(work, "trained.keras"),
+                           "--input", os.path.join(work, "x.npy"), "--output",
+                           os.path.join(work, "p.npy"), "--device", "ref",
+                           "--weights", os.path.join(work, "trained.weights.h5")],
+                          stdout=subprocess.DEVNULL)
+    p_xo = np.load(os.path.join(work, "p.npy"))
+    m = keras.saving.load_model(os.path.join(work, "trained.keras"))
+    m2 = keras.saving.load_model(seed)
+    m2.load_weights(os.path.join(work, "trained.weights.h5"))
+    ok = True
+    for what, model in (("load_model(.keras)", m), ("load_weights(.weights.h5)", m2)):
+        err = float(np.abs(model.predict(x, verbose=0) - p_xo).max())
+        print("%-28s max |Keras - xo| %.3g (tol 1e-5)" % (what, err))
+        ok = ok and err <= 1e-5
+    # the weights differ from the fixture's: training happened and was saved
+    moved = max(float(np.abs(a - b).max()) for a, b in
+                zip(m.get_weights(), keras.saving.load_model(seed).get_weights()))
+    print("weights moved by training: %.3g" % moved)
+    return 0 if ok and moved > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,520 @@
+/*
+ * test_keras.c - Keras model files (model/keras.c, issue 13 item 1):
+ *
+ * - predictions of every Keras fixture of suites/golden/keras/ (written by
+ *   Keras 3 itself, scripts/make_keras_files.py) on ref, cpu and cl against
+ *   Keras's own predictions in float64: the seed as .keras, as a legacy .h5
+ *   model, with its .weights.h5 and with its legacy (Keras 2 layout) .h5
+ *   weights; an MLP (no bias in one layer, names given); a Functional chain
+ *   (strides, same and causal padding, dilation, no activation).
+ *   Tolerance: docs/model.md ("Fixture tolerance") bounds a prediction's
+ *   error by 8 u K_path (u = 2^-24, K_path the accumulation lengths along
+ *   the depth: conv1d kernel_size * channels, dense inputs, softmax classes):
+ *   7.6e-5 for the seed (K_path 159), 3.1e-5 for the MLP (65), 1.8e-5 for
+ *   the chain (4+48+48+10+4 = 114 -> 5.4e-5). The issue's target, 1e-5, is
+ *   tighter than each; the test asserts the smaller of the two, so it holds
+ *   the target, and prints the measured error against it.
+ * - round trip xo -> .weights.h5 / .keras / .npy -> xo: identical bits.
+ * - golden structure: the .weights.h5 xo writes has exactly the objects,
+ *   shapes, types and attributes of the one Keras wrote for the same model
+ *   (seed.weights.h5), and the .keras holds config.json, metadata.json and
+ *   model.weights.h5 with a config that maps back to the same spec.
+ * - refusals: unsupported layer, option, non-chain, wrong weight shapes,
+ *   each naming the layer.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <hdf5.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include <cmocka.h>
+
+#include "model_internal.h"
+
+#ifndef XO_KERAS_DIR
+#error "XO_KERAS_DIR must name suites/golden/keras"
+#endif
+
+#define U32 (1.0 / 16777216.0)
+
+static char g_tmp[256];
+
+static int open_backends(struct xo_backend **be, int max)
+{
+	const char *req = getenv("XO_REQUIRE_OPENCL");
+	int n = 0;
+
+	for (int i = 0; i < xo_backend_count() && n < max; i++) {
+		enum xo_status st = xo_backend_open(xo_backend_kind(i), &be[n]);
+
+		if (st == XO_ENODEV && !(req && (!strcmp(req, "1") || !strcmp(req, "gpu")))) {
+			print_message("[  SKIP    ] backend %s: %s\n", xo_backend_kind(i),
+			              xo_last_error());
+			continue;
+		}
+		if (st)
+			fail_msg("backend %s: %s", xo_backend_kind(i), xo_last_error());
+		n++;
+	}
+	return n;
+}
+
+static struct xo_npy load(const char *name)
+{
+	char path[512];
+	struct xo_npy a;
+
+	snprintf(path, sizeof(path), "%s/%s", XO_KERAS_DIR, name);
+	if (xo_npy_read(path, &a))
+		fail_msg("%s", xo_last_error());
+	return a;
+}
+
+/* A little-endian float64 .npy (Keras's predictions; xo_npy reads float32
+ * only): count values into a malloc'd array. */
+static double *load_f8(const char *name, int64_t *count)
+{
+	char path[512], *buf, *h;
+	long n;
+	unsigned hlen;
+	double *v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", XO_KERAS_DIR, name);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	buf[n] = '\0';
+	assert_memory_equal(buf, "\x93NUMPY\x01\x00", 8);
+	hlen = (unsigned char)buf[8] | (unsigned)(unsigned char)buf[9] << 8;
+	h = buf + 10;
+	assert_non_null(strstr(h, "'descr': '<f8'"));
+	assert_true(10 + (long)hlen <= n && (n - 10 - (long)hlen) % 8 == 0);
+	*count = (n - 10 - (long)hlen) / 8;
+	v = malloc(sizeof(*v) * (size_t)*count);
+	assert_non_null(v);
+	memcpy(v, buf + 10 + hlen, sizeof(*v) * (size_t)*count);
+	free(buf);
+	return v;
+}
+
+/* K_path of a model (see the file comment). */
+static double k_path(const struct xo_model *m)
+{
+	double k = 0;
+	int n = xo_model_layer_count(m);
+
+	for (int i = 0; i < n; i++) {
+		const struct xo_layer_spec *l = xo_model_layer_spec(m, i);
+
+		if (l->kind == XO_LAYER_CONV1D)
+			k += (double)(l->p.kernel_size * l->in_ch);
+		else if (l->kind == XO_LAYER_DENSE)
+			k += (double)l->in_ch;
+	}
+	return k + (double)xo_model_classes(m);
+}
+
+struct fixture {
+	const char *model, *weights, *data; /* weights NULL: the model's own */
+};
+static const struct fixture fixtures[] = {
+    {"seed.keras", NULL, "seed"},
+    {"seed.h5", NULL, "seed"},
+    {"seed.keras", "seed.weights.h5", "seed"},
+    {"seed.h5", "seed.legacy_weights.h5", "seed"},
+    {"mlp.keras", NULL, "mlp"},
+    {"functional.keras", NULL, "functional"},
+};
+
+static void test_keras_predict(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+		char mpath[512], wpath[512], name[128];
+		struct xo_npy x;
+		double *want;
+		int64_t count;
+
+		snprintf(mpath, sizeof(mpath), "%s/%s", XO_KERAS_DIR, fixtures[f].model);
+		snprintf(wpath, sizeof(wpath), "%s/%s", XO_KERAS_DIR,
+		         fixtures[f].weights ? fixtures[f].weights : "");
+		snprintf(name, sizeof(name), "%s.x.npy", fixtures[f].data);
+		x = load(name);
+		snprintf(name, sizeof(name), "%s.y64.npy", fixtures[f].data);
+		want = load_f8(name, &count);
+		for (int b = 0; b < nbe; b++) {
+			struct xo_model *m;
+			float *p = malloc(sizeof(*p) * (size_t)count);
+			double tol, worst = 0;
+
+			assert_non_null(p);
+			if (xo_model_open(mpath, be[b], 32, &m) ||
+			    (fixtures[f].weights && xo_model_load_weights(m, wpath)) ||
+			    xo_model_predict(m, x.data, x.dim[0], 7, p))
+				fail_msg("%s on %s: %s", fixtures[f].model, xo_backend_name(be[b]),
+				         xo_last_error());
+			tol = fmin(8.0 * U32 * k_path(m), 1e-5);
+			assert_int_equal(count, x.dim[0] * xo_model_classes(m));
+			for (int64_t i = 0; i < count; i++) {
+				double err = fabs((double)p[i] - want[i]);
+
+				if (!(err <= tol))
+					fail_msg("%s%s%s on %s [%lld]: %.9g vs Keras float64 %.9g "
+					         "(|err| %.3g > %.3g)",
+					         fixtures[f].model, fixtures[f].weights ? " + " : "",
+					         fixtures[f].weights ? fixtures[f].weights : "",
+					         xo_backend_name(be[b]), (long long)i, (double)p[i],
+					         want[i], err, tol);
+				worst = fmax(worst, err);
+			}
+			print_message("  %-18s %-24s %-4s max |err| %.3g (tol %.3g)\n",
+			              fixtures[f].model, fixtures[f].weights ? fixtures[f].weights : "",
+			              xo_backend_name(be[b]), worst, tol);
+			free(p);
+			xo_model_close(m);
+		}
+		xo_npy_free(&x);
+		free(want);
+	}
+	for (int b = 0; b < nbe; b++)
+		xo_backend_close(be[b]);
+}
+
+static float *params(struct xo_model *m)
+{
+	float *w = malloc(sizeof(*w) * (size_t)xo_model_param_count(m));
+
+	assert_non_null(w);
+	assert_int_equal(xo_model_params_host(m, w, false), XO_OK);
+	return w;
+}
+
+/* xo -> file -> xo keeps every bit, through each format xo writes. */
+static void test_keras_roundtrip(void **state)
+{
+	static const char *const outs[] = {"rt.weights.h5", "rt.keras", "rt_dir"};
+	struct xo_backend *be;
+	struct xo_model *m, *m2;
+	char path[512];
+	float *w0;
+	int64_t np;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	snprintf(path, sizeof(path), "%s/functional.keras", XO_KERAS_DIR);
+	assert_int_equal(xo_model_open(path, be, 4, &m), XO_OK);
+	/* trained-looking weights that are not the fixture's: a fresh init */
+	assert_int_equal(xo_model_init(m, 77), XO_OK);
+	np = xo_model_param_count(m);
+	w0 = params(m);
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		float *w1;
+
+		snprintf(path, sizeof(path), "%s/%s", g_tmp, outs[i]);
+		if (xo_model_save_weights(m, path))
+			fail_msg("%s", xo_last_error());
+		/* into a model of the file (for .keras) or of the original */
+		if (i == 1) {
+			assert_int_equal(xo_model_open(path, be, 4, &m2), XO_OK);
+		} else {
+			char src[512];
+
+			snprintf(src, sizeof(src), "%s/functional.keras", XO_KERAS_DIR);
+			assert_int_equal(xo_model_open(src, be, 4, &m2), XO_OK);
+			if (xo_model_load_weights(m2, path))
+				fail_msg("%s", xo_last_error());
+		}
+		w1 = params(m2);
+		assert_memory_equal(w0, w1, sizeof(*w0) * (size_t)np);
+		free(w1);
+		xo_model_close(m2);
+	}
+	free(w0);
+	xo_model_close(m);
+	xo_backend_close(be);
+}
+
+/* "path shape type attrs" of every object of an HDF5 file, sorted by
+ * HDF5's name order, into buf. */
+struct walk {
+	char *buf;
+	size_t len, cap;
+};
+static void walk_add(struct walk *w, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (w->len + n + 1 > w->cap) {
+		w->cap = (w->len + n + 1) * 2;
+		w->buf = realloc(w->buf, w->cap);
+		assert_non_null(w->buf);
+	}
+	memcpy(w->buf + w->len, s, n + 1);
+	w->len += n;
+}
+static herr_t walk_attr(hid_t loc, const char *name, const H5A_info_t *info, void *user)
+{
+	char line[512], val[256] = "";
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = H5Aget_type(a);
+
+	(void)info;
+	if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+		char *v = NULL;
+
+		H5Aread(a, t, &v);
+		snprintf(val, sizeof(val), "%s", v ? v : "");
+		H5free_memory(v);
+	}
+	snprintf(line, sizeof(line), " @%s=%s", name, val);
+	walk_add(user, line);
+	H5Tclose(t);
+	H5Aclose(a);
+	return 0;
+}
+static herr_t walk_obj(hid_t root, const char *name, const H5O_info_t *info, void *user)
+{
+	char line[512];
+	hid_t o = H5Oopen(root, name, H5P_DEFAULT);
+
+	snprintf(line, sizeof(line), "\n%s", name);
+	walk_add(user, line);
+	if (info->type == H5O_TYPE_DATASET) {
+		hid_t s = H5Dget_space(o), t = H5Dget_type(o);
+		hsize_t d[8];
+		int nd = H5Sget_simple_extent_dims(s, d, NULL);
+
+		for (int i = 0; i < nd; i++) {
+			snprintf(line, sizeof(line), "%s%llu", i ? "x" : " ", (unsigned long long)d[i]);
+			walk_add(user, line);
+		}
+		snprintf(line, sizeof(line), " f%zu%s", H5Tget_size(t),
+		         H5Tequal(t, H5T_IEEE_F32LE) > 0 ? "le" : "?");
+		walk_add(user, line);
+		H5Sclose(s);
+		H5Tclose(t);
+	}
+	H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_INC, NULL, walk_attr, user);
+	H5Oclose(o);
+	return 0;
+}
+static char *h5_structure(const char *path)
+{
+	struct walk w = {0};
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+
+	if (f < 0)
+		fail_msg("%s: not HDF5", path);
+	H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_INC, walk_obj, &w, H5O_INFO_BASIC);
+	H5Fclose(f);
+	return w.buf;
+}
+
+static void test_keras_golden_structure(void **state)
+{
+	struct xo_backend *be;
+	struct xo_model *m;
+	char path[512], keras[512], *want, *got, *spec_a, *spec_b;
+	zip_t *z;
+	int err;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	snprintf(path, sizeof(path), "%s/seed.keras", XO_KERAS_DIR);
+	assert_int_equal(xo_model_open(path, be, 4, &m), XO_OK);
+	assert_int_equal(xo_keras_spec_text(path, &spec_a), XO_OK);
+	snprintf(path, sizeof(path), "%s/golden.weights.h5", g_tmp);
+	assert_int_equal(xo_model_save_weights(m, path), XO_OK);
+	got = h5_structure(path);
+	snprintf(path, sizeof(path), "%s/seed.weights.h5", XO_KERAS_DIR);
+	want = h5_structure(path);
+	if (strcmp(got, want))
+		fail_msg("xo's .weights.h5 differs from Keras's:\n--- xo%s\n--- Keras%s", got, want);
+	free(got);
+	free(want);
+	/* the .keras: the three members, a config that maps to the same spec */
+	snprintf(keras, sizeof(keras), "%s/golden.keras", g_tmp);
+	assert_int_equal(xo_model_save_weights(m, keras), XO_OK);
+	z = zip_open(keras, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+	assert_non_null(z);
+	assert_true(zip_name_locate(z, "config.json", 0) >= 0);
+	assert_true(zip_name_locate(z, "metadata.json", 0) >= 0);
+	assert_true(zip_name_locate(z, "model.weights.h5", 0) >= 0);
+	assert_int_equal(zip_get_num_entries(z, 0), 3);
+	zip_discard(z);
+	assert_int_equal(xo_keras_spec_text(keras, &spec_b), XO_OK);
+	/* the same layers with the same arguments (key order may differ) */
+	{
+		struct xo_model_spec a, b;
+
+		assert_int_equal(xo_spec_parse(spec_a, "a", &a), XO_OK);
+		assert_int_equal(xo_spec_parse(spec_b, "b", &b), XO_OK);
+		assert_int_equal(a.nlayers, b.nlayers);
+		assert_true(a.in_len == b.in_len && a.in_ch == b.in_ch && a.in_rank == b.in_rank);
+		for (int i = 0; i < a.nlayers; i++) {
+			const struct xo_layer_spec *x = &a.layers[i], *y = &b.layers[i];
+
+			assert_int_equal(x->kind, y->kind);
+			assert_string_equal(x->name, y->name);
+			assert_true(x->out_len == y->out_len && x->out_ch == y->out_ch);
+			assert_true(x->p.filters == y->p.filters && x->p.kernel_size == y->p.kernel_size);
+			assert_true(xo_conv1d_stride(&x->p) == xo_conv1d_stride(&y->p));
+			assert_true(x->p.dilation_rate == y->p.dilation_rate);
+			assert_true(x->p.padding == y->p.padding && x->p.use_bias == y->p.use_bias);
+			assert_true(x->p.activation == y->p.activation);
+			assert_true(x->p.pool_size == y->p.pool_size && x->p.units == y->p.units);
+			assert_true(x->p.rate == y->p.rate);
+		}
+		xo_spec_free(&a);
+		xo_spec_free(&b);
+	}
+	free(spec_a);
+	free(spec_b);
+	xo_model_close(m);
+	xo_backend_close(be);
+}
+
+/* Refusals name the layer, its class and the option. */
+static void test_keras_refused(void **state)
+{
+	static const struct {
+		const char *json, *want;
+	} bad[] = {
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dense\","
+	     "\"config\":{\"name\":\"d\",\"units\":2,\"kernel_regularizer\":{\"class_name\":\"L2\"}"
+	     "}}]}}",
+	     "layer 'd' (Dense): kernel_regularizer is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dense\","
+	     "\"config\":{\"name\":\"d\",\"units\":2,\"frobnicate\":1}}]}}",
+	     "layer 'd' (Dense): frobnicate is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4,2]}},{\"class_name\":\"Conv1D\","
+	     "\"config\":{\"name\":\"c\",\"filters\":2,\"kernel_size\":[1],"
+	     "\"data_format\":\"channels_first\"}}]}}",
+	     "layer 'c' (Conv1D): data_format: only channels_last"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dense\","
+	     "\"config\":{\"name\":\"d\",\"units\":2,\"dtype\":\"float64\"}}]}}",
+	     "layer 'd' (Dense): dtype: only float32"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dense\","
+	     "\"config\":{\"name\":\"d\",\"units\":2,\"trainable\":false}}]}}",
+	     "layer 'd' (Dense): trainable=false"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dense\","
+	     "\"config\":{\"name\":\"d\",\"units\":2,\"activation\":\"swishy\"}}]}}",
+	     "layer 'd': activation=swishy"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dropout\","
+	     "\"config\":{\"name\":\"dr\",\"rate\":0.5,\"noise_shape\":[null,1]}}]}}",
+	     "layer 'dr' (Dropout): noise_shape is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"LSTM\","
+	     "\"config\":{\"name\":\"l\"}}]}}",
+	     "layer 'l' (LSTM) is not supported"},
+	    {"[1,2]", "not an object"},
+	    {"{\"class_name\":\"Sequential\"", "bad model config JSON"},
+	};
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum xo_status st =
+		    xo_keras_config_to_spec(bad[i].json, strlen(bad[i].json), "m.keras", &text);
+
+		if (st == XO_OK)
+			fail_msg("case %zu accepted: %s", i, text);
+		if (!strstr(xo_last_error(), bad[i].want) || strncmp(xo_last_error(), "m.keras: ", 9))
+			fail_msg("case %zu: '%s' does not say '%s'", i, xo_last_error(), bad[i].want);
+	}
+	/* the committed bad fixtures */
+	{
+		static const char *const files[][2] = {
+		    {"unsupported_layer.keras", "(Conv2D) is not supported"},
+		    {"unsupported_option.keras", "(Dense): kernel_regularizer is not supported"},
+		    {"not_chain.keras", "not a plain chain: layer"},
+		};
+		for (size_t i = 0; i < 3; i++) {
+			char path[512];
+
+			snprintf(path, sizeof(path), "%s/%s", XO_KERAS_DIR, files[i][0]);
+			assert_int_not_equal(xo_keras_spec_text(path, &text), XO_OK);
+			if (!strstr(xo_last_error(), files[i][1]))
+				fail_msg("%s: '%s'", files[i][0], xo_last_error());
+		}
+	}
+	/* weights of another model: the shape is named */
+	{
+		struct xo_backend *be;
+		struct xo_model *m;
+		char path[512], w[512];
+
+		assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+		snprintf(path, sizeof(path), "%s/mlp.keras", XO_KERAS_DIR);
+		snprintf(w, sizeof(w), "%s/seed.weights.h5", XO_KERAS_DIR);
+		assert_int_equal(xo_model_open(path, be, 4, &m), XO_OK);
+		assert_int_not_equal(xo_model_load_weights(m, w), XO_OK);
+		if (!strstr(xo_last_error(), "seed.weights.h5: layer 'hidden'"))
+			fail_msg("'%s'", xo_last_error());
+		snprintf(w, sizeof(w), "%s/seed.legacy_weights.h5", XO_KERAS_DIR);
+		assert_int_not_equal(xo_model_load_weights(m, w), XO_OK);
+		if (!strstr(xo_last_error(), "has shape (3, 1, 16), the model needs (20, 24)"))
+			fail_msg("'%s'", xo_last_error());
+		xo_model_close(m);
+		xo_backend_close(be);
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(g_tmp, sizeof(g_tmp), "/tmp/xo_test_keras.XXXXXX");
+	return mkdtemp(g_tmp) ? 0 : -1;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return nftw(g_tmp, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_keras_predict),
+	    cmocka_unit_test(test_keras_roundtrip),
+	    cmocka_unit_test(test_keras_golden_structure),
+	    cmocka_unit_test(test_keras_refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
