@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../model/model_internal.h"
 #include "cmd.h"
 #include "xo.h"
 
@@ -68,9 +69,11 @@ int xo_cmd_predict(int argc, char **argv)
 			return xo_usage_error("predict", "unknown option '%s'", a);
 		i++;
 	}
-	if (!model || !weights || !input || !output)
+	/* A Keras model file carries its weights: --weights is then optional. */
+	if (!model || !(weights || xo_keras_sniff(model) != XO_KERAS_NONE) || !input || !output)
 		return xo_usage_error("predict",
-		                      "--model, --weights, --input and --output are required");
+		                      "--model, --weights, --input and --output are required "
+		                      "(--weights is optional for a Keras .keras/.h5 model)");
 
 	/* The output must be replaceable before any work: a directory, FIFO
 	 * or device node there is refused now, and left alone. */
@@ -93,7 +96,7 @@ int xo_cmd_predict(int argc, char **argv)
 	}
 	n = x.ndim ? x.dim[0] : 0;
 	if (xo_model_open(model, be, batch < n && n ? batch : (n ? n : 1), &m) ||
-	    xo_model_load_weights(m, weights)) {
+	    (weights && xo_model_load_weights(m, weights))) {
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}

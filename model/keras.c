@@ -926,8 +926,8 @@ enum xo_status xo_keras_load_weights(struct xo_model *m, const char *path)
 	f = h5_open(path, img, len);
 	if (f < 0) {
 		free(img);
-		return xo_error(XO_EFORMAT, "%s: %s is not a readable HDF5 file", path,
-		                img ? "model.weights.h5" : "it");
+		return xo_error(XO_EFORMAT, "%s: %snot a readable HDF5 file", path,
+		                img ? "its model.weights.h5 is " : "");
 	}
 	w = malloc((size_t)(np ? np : 1) * sizeof(*w));
 	if (!w)

@@ -176,6 +176,53 @@ def old_writer_killed(d):  # what the writer before the manifest left after a ki
     shutil.copy(f"{d}/ckpt_b/dense.bias.npy", f"{d}/ckpt/dense.bias.npy.tmp")
 
 
+# ---- Keras files (issue 13 item 1): each refused with one line, exit 2 ----------
+
+KERAS = os.path.join(HERE, "..", "golden", "keras")
+
+
+def kpredict(model, weights=None):
+    argv = ["predict", "--model", model, "--input", "kx.npy", "--output", "out.npy",
+            "--device", "ref"]
+    return argv + (["--weights", weights] if weights else [])
+
+
+def keras_inputs(d):
+    shutil.copy(os.path.join(KERAS, "seed.x.npy"), f"{d}/kx.npy")
+
+
+def keras_truncated(d):
+    keras_inputs(d)
+    data = open(os.path.join(KERAS, "seed.keras"), "rb").read()
+    open(f"{d}/trunc.keras", "wb").write(data[:len(data) // 2])
+
+
+def keras_no_config(d):
+    import zipfile
+    keras_inputs(d)
+    with zipfile.ZipFile(os.path.join(KERAS, "seed.keras")) as src, \
+            zipfile.ZipFile(f"{d}/noconf.keras", "w") as dst:
+        for name in src.namelist():
+            if name != "config.json":
+                dst.writestr(name, src.read(name))
+
+
+def keras_bad_json(d):
+    import zipfile
+    keras_inputs(d)
+    with zipfile.ZipFile(os.path.join(KERAS, "seed.keras")) as src, \
+            zipfile.ZipFile(f"{d}/badjson.keras", "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            dst.writestr(name, data[:40] if name == "config.json" else data)
+
+
+def keras_truncated_h5(d):
+    keras_inputs(d)
+    data = open(os.path.join(KERAS, "seed.weights.h5"), "rb").read()
+    open(f"{d}/trunc.weights.h5", "wb").write(data[:len(data) // 3])
+
+
 def stray(d):  # an extra .npy beside a checkpoint's files
     shutil.copy(f"{d}/ckpt_b/dense.bias.npy", f"{d}/ckpt/old_layer.kernel.npy")
 
@@ -218,6 +265,18 @@ CASES = {
     "checkpoint_manifest_truncated": (predict(), 2, r"xo-checkpoint\.txt is truncated", ["out.npy"], cut_manifest, {}, None),
     "checkpoint_extra_file": (predict(), 2, r"mixed checkpoint: old_layer\.kernel\.npy is not named", ["out.npy"], stray, {}, None),
     "checkpoint_old_writer_killed": (predict(), 2, r"ckpt: partial checkpoint: dense\.bias\.npy\.tmp is left from an interrupted save", ["out.npy"], old_writer_killed, {}, None),
+    # Keras files (issue 13 item 1)
+    "keras_truncated_zip": (kpredict("trunc.keras"), 2, r"trunc\.keras: not a readable \.keras archive", ["out.npy"], keras_truncated, {}, None),
+    "keras_zip_without_config": (kpredict("noconf.keras"), 2, r"noconf\.keras: not a Keras archive: no config\.json in it", ["out.npy"], keras_no_config, {}, None),
+    "keras_config_not_json": (kpredict("badjson.keras"), 2, r"badjson\.keras: bad model config JSON", ["out.npy"], keras_bad_json, {}, None),
+    "keras_weights_wrong_shape": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.legacy_weights.h5")), 2, r"seed\.legacy_weights\.h5: layer 'conv1d': kernel has shape \(3, 1, 16\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
+    "keras3_weights_of_another_model": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: layer 'hidden': kernel has shape \(64, 32\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
+    "keras_truncated_weights_h5": (kpredict(os.path.join(KERAS, "seed.keras"), "trunc.weights.h5"), 2, r"trunc\.weights\.h5: it is not a readable HDF5 file", ["out.npy"], keras_truncated_h5, {}, None),
+    "keras_unsupported_layer": (kpredict(os.path.join(KERAS, "unsupported_layer.keras")), 2, r"unsupported_layer\.keras: layer 'conv2d' \(Conv2D\) is not supported", ["out.npy"], keras_inputs, {}, None),
+    "keras_unsupported_option": (kpredict(os.path.join(KERAS, "unsupported_option.keras")), 2, r"unsupported_option\.keras: layer '[a-z_0-9]+' \(Dense\): kernel_regularizer is not supported", ["out.npy"], keras_inputs, {}, None),
+    "keras_not_a_chain": (kpredict(os.path.join(KERAS, "not_chain.keras")), 2, r"not_chain\.keras: not a plain chain: layer '[a-z_0-9]+' \(Dense\) takes '[a-z_0-9]+', not the layer before it", ["out.npy"], keras_inputs, {}, None),
+    "keras_weights_file_as_model": (kpredict(os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: an HDF5 file without model_config: a weights file", ["out.npy"], keras_inputs, {}, None),
+    "keras_save_legacy_h5": (train(save="out.h5"), 2, r"out\.h5: xo writes \.weights\.h5 \(Keras 3 save_weights\) or \.keras, not a legacy \.h5", ["out.h5"], None, {}, None),
     # control bytes from files never reach the terminal raw
     "npy_descr_control_bytes": (predict("x_esc.npy"), 2, r"dtype '<f4\\x1b\[31m\\x0aX' is not supported", ["out.npy"], None, {}, None),
     "spec_control_bytes": (predict(model="esc.model"), 2, r"esc\.model:2: .*\\x1b", ["out.npy"], None, {}, None),
