@@ -271,7 +271,7 @@ CASES = {
     "keras_config_not_json": (kpredict("badjson.keras"), 2, r"badjson\.keras: bad model config JSON", ["out.npy"], keras_bad_json, {}, None),
     "keras_weights_wrong_shape": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.legacy_weights.h5")), 2, r"seed\.legacy_weights\.h5: layer 'conv1d': kernel has shape \(3, 1, 16\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
     "keras3_weights_of_another_model": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: layer 'hidden': kernel has shape \(64, 32\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
-    "keras_truncated_weights_h5": (kpredict(os.path.join(KERAS, "seed.keras"), "trunc.weights.h5"), 2, r"trunc\.weights\.h5: it is not a readable HDF5 file", ["out.npy"], keras_truncated_h5, {}, None),
+    "keras_truncated_weights_h5": (kpredict(os.path.join(KERAS, "seed.keras"), "trunc.weights.h5"), 2, r"trunc\.weights\.h5: not a readable HDF5 file", ["out.npy"], keras_truncated_h5, {}, None),
     "keras_unsupported_layer": (kpredict(os.path.join(KERAS, "unsupported_layer.keras")), 2, r"unsupported_layer\.keras: layer 'conv2d' \(Conv2D\) is not supported", ["out.npy"], keras_inputs, {}, None),
     "keras_unsupported_option": (kpredict(os.path.join(KERAS, "unsupported_option.keras")), 2, r"unsupported_option\.keras: layer '[a-z_0-9]+' \(Dense\): kernel_regularizer is not supported", ["out.npy"], keras_inputs, {}, None),
     "keras_not_a_chain": (kpredict(os.path.join(KERAS, "not_chain.keras")), 2, r"not_chain\.keras: not a plain chain: layer '[a-z_0-9]+' \(Dense\) takes '[a-z_0-9]+', not the layer before it", ["out.npy"], keras_inputs, {}, None),
