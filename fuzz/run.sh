@@ -15,7 +15,7 @@ build=${XO_FUZZ_BUILD:-$root/build-fuzz}
 secs=${XO_FUZZ_SECONDS:-60}
 out=${XO_FUZZ_OUT:-$build/fuzz-out}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(spec npy case import)
+[ ${#targets[@]} -gt 0 ] || targets=(spec npy case import keras_config)
 
 # seed_files TARGET: the repository's valid inputs of that kind
 seed_files() {
@@ -24,6 +24,7 @@ seed_files() {
     npy) ls "$root"/suites/golden/*/*.npy "$root"/suites/golden/*/weights/*.npy ;;
     case) ls "$root"/suites/shapes/*.txt ;;
     import) ls "$root"/fuzz/regress/import/seed-*.json ;;
+    keras_config) ls "$root"/fuzz/regress/keras_config/seed-*.json ;;
     esac
 }
 

@@ -493,6 +493,39 @@ static int setup(void **state)
 	return mkdtemp(g_tmp) ? 0 : -1;
 }
 
+/* Older config forms map too: Keras 2's functional inbound_nodes (nested
+ * lists) and batch_input_shape, Keras 2.2's Sequential layer list. */
+static void test_keras_config_forms(void **state)
+{
+	static const char *const names[][2] = {
+	    {"seed-keras2-functional.json", "input 8\ndense name=d units=3 activation=softmax "
+	                                    "use_bias=True\n"},
+	    {"seed-keras22-list.json",
+	     "input 6\ndense name=dense_1 units=4 activation=relu use_bias=True\ndropout "
+	     "name=dropout_1 rate=0.25\ndense name=dense_2 units=2 activation=softmax "
+	     "use_bias=False\n"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[512], buf[8192], *text;
+		FILE *f;
+		size_t n;
+
+		snprintf(path, sizeof(path), "%s/../../../fuzz/regress/keras_config/%s", XO_KERAS_DIR,
+		         names[i][0]);
+		f = fopen(path, "rb");
+		assert_non_null(f);
+		n = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		if (xo_keras_config_to_spec(buf, n, names[i][0], &text))
+			fail_msg("%s", xo_last_error());
+		/* after the comment line naming the origin */
+		assert_string_equal(strchr(text, '\n') + 1, names[i][1]);
+		free(text);
+	}
+}
+
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -514,6 +547,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_roundtrip),
 	    cmocka_unit_test(test_keras_golden_structure),
 	    cmocka_unit_test(test_keras_refused),
+	    cmocka_unit_test(test_keras_config_forms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
