@@ -75,6 +75,26 @@ stage_test() {
     return $rc
 }
 
+# Keras itself loads the files xo writes (issue 13 item 1): a venv with Keras 3
+# + JAX on the CPU (made once, kept in $NIGHTLY_DIR/kvenv), then the
+# keras.load_in_keras test with it, which must run, not skip.
+stage_keras() {
+    local venv=$NIGHTLY_DIR/kvenv out
+    if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import keras, jax, h5py' 2>/dev/null; then
+        python3 -m venv "$venv" && "$venv/bin/pip" install -q numpy keras jax h5py || {
+            NOTE="cannot make the Keras venv (pip install numpy keras jax h5py failed)"
+            return 1
+        }
+    fi
+    out=$(XO_KERAS_PYTHON=$venv/bin/python ctest --test-dir build-release -R '^keras\.load_in_keras$' -V 2>&1)
+    echo "$out"
+    if ! grep -q 'keras.load_in_keras .*Passed' <<<"$out"; then
+        NOTE="Keras did not load xo's files (or the test skipped)"
+        return 1
+    fi
+    NOTE="Keras $("$venv/bin/python" -c 'import keras; print(keras.__version__)' 2>/dev/null) loads xo's .keras and .weights.h5: $(grep -o 'max |Keras - xo| [0-9.e-]*' <<<"$out" | head -1)"
+}
+
 stage_seed() {
     # The question the project exists for, first: the seed experiment on every
     # device (its table in the log), its JSON kept for scripts.
@@ -216,6 +236,7 @@ stage build stage_build || exit 1
 stage seed stage_seed || rc=1
 stage explain stage_explain || rc=1
 stage test stage_test || rc=1
+stage keras stage_keras || rc=1
 stage record stage_record || rc=1
 stage peer stage_peer || rc=1
 stage bench stage_bench || rc=1
