@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../model/model_internal.h"
 #include "cmd.h"
 #include "xo.h"
 
@@ -194,7 +195,10 @@ int xo_cmd_train(int argc, char **argv)
 	}
 	if (labels_one_hot(&y, n, xo_model_classes(m), ypath, &onehot))
 		goto out_free;
-	if (weights ? xo_model_load_weights(m, weights) : xo_model_init(m, o.seed)) {
+	/* A Keras model file opened with its own weights: training continues
+	 * from them (Keras's load_model then fit); a spec starts from --seed. */
+	if (weights ? xo_model_load_weights(m, weights)
+	            : (xo_keras_sniff(model) == XO_KERAS_NONE && xo_model_init(m, o.seed))) {
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}

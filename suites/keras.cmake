@@ -19,3 +19,7 @@ add_test(NAME keras.load_in_keras
           ${PROJECT_SOURCE_DIR}/suites/golden/keras ${CMAKE_CURRENT_BINARY_DIR}/keras_load)
 set_tests_properties(keras.load_in_keras PROPERTIES LABELS "model;quick" TIMEOUT 300
   SKIP_RETURN_CODE 77)
+add_test(NAME keras.train_from_file_weights
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/keras_cli.py $<TARGET_FILE:xo>
+          ${PROJECT_SOURCE_DIR}/suites/golden/keras ${CMAKE_CURRENT_BINARY_DIR}/keras_cli)
+set_tests_properties(keras.train_from_file_weights PROPERTIES LABELS "model;quick" TIMEOUT 120)
