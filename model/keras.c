@@ -561,6 +561,11 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		                "%s: model class %s is not supported (Sequential, or a Functional "
 		                "plain chain)",
 		                origin, json_string_value(cls));
+	/* A frozen model trains differently: refused, as a frozen layer is. */
+	if (json_is_object(cfg) && json_object_get(cfg, "trainable") &&
+	    !json_is_true(json_object_get(cfg, "trainable")))
+		return xo_error(XO_EINVAL, "%s: model: trainable=false (a frozen model) is not "
+		                           "supported", origin);
 	/* Keras 2.2 wrote a Sequential's config as the layer list itself. */
 	layers = json_is_array(cfg) ? cfg : json_object_get(cfg, "layers");
 	if (!json_is_array(layers) || !json_array_size(layers))
@@ -584,6 +589,16 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		    !json_is_string(nm)) {
 			st = xo_error(XO_EFORMAT, "%s: layer %zu: expected class_name and a config "
 			                          "with a name", origin, i);
+			break;
+		}
+		/* The name goes into the spec text: only what the spec allows, so
+		 * no name can add words or lines to it. */
+		if (!*c.name || strlen(c.name) >= XO_LAYER_NAME_MAX ||
+		    strspn(c.name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+		        strlen(c.name) ||
+		    !strcmp(c.name, ".") || !strcmp(c.name, "..")) {
+			st = xo_error(XO_EINVAL, "%s: layer '%s' (%s): the name is not supported "
+			                         "(1-63 letters, digits, _ - .)", origin, c.name, c.cls);
 			break;
 		}
 		for (int k = 0; k < NCLASSES; k++)
@@ -611,7 +626,17 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 			              c.cls);
 			break;
 		}
-		if (pass == 1)
+		/* A Sequential built with model.build(shape), without an Input:
+		 * the shape is the model config's build_input_shape. */
+		if (pass == 1 && i == 0 && row->spec && !json_object_get(lcfg, "batch_input_shape") &&
+		    json_is_object(cfg) && json_object_get(cfg, "build_input_shape")) {
+			struct lctx mc = {origin, "model", json_string_value(cls)};
+
+			if (!(st = shape_line(&mc, "build_input_shape",
+			                      json_object_get(cfg, "build_input_shape"), spec)))
+				have_input = true;
+		}
+		if (!st && pass == 1)
 			st = layer_line(&c, row, lcfg, &have_input, spec);
 		prev = c.name;
 	}
@@ -884,7 +909,7 @@ static enum xo_status load_legacy(hid_t g, const char *origin, struct xo_model *
 			while (li < nl && !(nv = xo_model_layer_vars(m, li, v)))
 				li++;
 			if (li >= nl) {
-				st = XO_EFORMAT; /* counted below */
+				; /* more layers in the file than in the model: counted below */
 			} else if (nv != nw) {
 				st = xo_error(XO_EFORMAT, "%s: layer '%s' holds %d weights, the model's "
 				                          "layer '%s' needs %d", origin, names[i], nw,
@@ -901,8 +926,6 @@ static enum xo_status load_legacy(hid_t g, const char *origin, struct xo_model *
 	strings_free(names, nn);
 	for (int i = 0; i < nl; i++)
 		model_with += xo_model_layer_vars(m, i, (struct xo_layer_var[XO_LAYER_VARS_MAX]){0}) > 0;
-	if (st == XO_EFORMAT && !*xo_last_error())
-		st = XO_OK; /* fall through to the count message */
 	if (!st && file_with != model_with)
 		st = xo_error(XO_EFORMAT, "%s: the file holds weights of %d layers, the model has %d "
 		                          "layers with weights", origin, file_with, model_with);

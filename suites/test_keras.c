@@ -433,6 +433,14 @@ static void test_keras_refused(void **state)
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"LSTM\","
 	     "\"config\":{\"name\":\"l\"}}]}}",
 	     "layer 'l' (LSTM) is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dense\","
+	     "\"config\":{\"name\":\"d\\ndense units=9\",\"units\":2}}]}}",
+	     "the name is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"trainable\":false,\"layers\":[{"
+	     "\"class_name\":\"InputLayer\",\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},"
+	     "{\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2}}]}}",
+	     "model: trainable=false"},
 	    {"[1,2]", "not an object"},
 	    {"{\"class_name\":\"Sequential\"", "bad model config JSON"},
 	};
@@ -501,6 +509,8 @@ static void test_keras_config_forms(void **state)
 	static const char *const names[][2] = {
 	    {"seed-keras2-functional.json", "input 8\ndense name=d units=3 activation=softmax "
 	                                    "use_bias=True\n"},
+	    {"seed-keras3-built.json", "input 7\ndense name=dense units=3 activation=softmax "
+	                               "use_bias=True\n"},
 	    {"seed-keras22-list.json",
 	     "input 6\ndense name=dense_1 units=4 activation=relu use_bias=True\ndropout "
 	     "name=dropout_1 rate=0.25\ndense name=dense_2 units=2 activation=softmax "
