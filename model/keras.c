@@ -1043,7 +1043,7 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 		vg = lg >= 0 ? h5_group(lg, "vars", ls->name) : -1;
 		ok = vg >= 0;
 		for (int j = 0; ok && j < nv; j++) {
-			hsize_t dims[3];
+			hsize_t dims[XO_MAX_DIMS];
 			hid_t s, d;
 
 			for (int q = 0; q < v[j].ndim; q++)
@@ -1134,6 +1134,13 @@ static json_t *model_config(struct xo_model *m)
 			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
 			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
 			break;
+		default:
+			/* a layer kind added without its row here */
+			xo_error(XO_EINVAL, "layer '%s' (%s): writing it to a .keras config is not "
+			                    "supported yet", ls->name, xo_spec_kind_name(ls->kind));
+			json_decref(cfg);
+			json_decref(layers);
+			return NULL;
 		}
 		json_array_append_new(layers, json_pack("{s:s, s:s, s:o, s:n}", "module", "keras.layers",
 		                                        "class_name", cls, "config", cfg,
@@ -1177,6 +1184,8 @@ static enum xo_status write_keras_zip(struct xo_model *m, const char *tmp, const
 	time_t t = time(NULL);
 	struct tm tmv;
 
+	if (!cfg)
+		return xo_error(XO_EINVAL, "%s", xo_last_error());
 	json_decref(cfg);
 	if (!cjson)
 		return xo_error(XO_ENOMEM, "%s: out of memory", tmp);

@@ -89,7 +89,7 @@ const char *xo_spec_kind_name(enum xo_layer_kind kind);
 struct xo_layer_var {
 	const char *name;
 	int ndim;
-	int64_t dim[3];
+	int64_t dim[XO_MAX_DIMS];
 	int64_t off, count;
 };
 const struct xo_layer_spec *xo_model_layer_spec(const struct xo_model *m, int i);
