@@ -8,8 +8,10 @@ Keras does; nothing here is crossover code. Run in a venv:
 
 Per model NAME: NAME.keras (Keras 3 archive), and for the seed also
 seed.h5 (legacy full model), seed.weights.h5 (Keras 3 save_weights) and
-seed.legacy_weights.h5 (Keras 2 ModelCheckpoint(save_weights_only=True)
-layout: the legacy file's model_weights group at the root of its own file);
+seed.legacy_weights.h5 (the legacy file's model_weights group at the root
+of its own file, as Keras 3's legacy writer lays it out) and
+seed.keras2_weights.h5 (Keras 2 ModelCheckpoint(save_weights_only=True):
+fixed-length byte-string attributes, "layer/kernel:0" dataset names);
 NAME.x.npy (float32 inputs) and NAME.y64.npy (Keras's predictions with the
 same weights in float64: the model rebuilt with dtype float64).
 Bad files: unsupported_layer.keras (a Conv2D), unsupported_option.keras (a
@@ -61,6 +63,26 @@ def functional_model():
     return keras.Model(inp, out, name="chain")
 
 
+def keras2_weights(path, model):
+    """The file Keras 2's save_weights / ModelCheckpoint(save_weights_only=True)
+    wrote (tf.keras 2.x, hdf5_format.save_weights_to_hdf5_group), rebuilt
+    with h5py because Keras 2 no longer installs beside Keras 3: root
+    attributes layer_names, backend, keras_version as fixed-length byte
+    strings; per layer a group with weight_names ("conv1d/kernel:0", ...)
+    and the datasets at those paths inside it."""
+    with h5py.File(path, "w") as f:
+        names = [layer.name for layer in model.layers]
+        f.attrs["layer_names"] = np.array([n.encode("utf8") for n in names])
+        f.attrs["backend"] = b"tensorflow"
+        f.attrs["keras_version"] = b"2.15.0"
+        for layer in model.layers:
+            g = f.create_group(layer.name)
+            wnames = [("%s/%s:0" % (layer.name, v.name)).encode("utf8") for v in layer.weights]
+            g.attrs["weight_names"] = np.array(wnames) if wnames else np.array([], dtype="S1")
+            for n, v in zip(wnames, layer.get_weights()):
+                g.create_dataset(n.decode(), data=v)
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -109,6 +131,7 @@ def main():
             dst.attrs[k] = v
         for k in g:
             g.copy(g[k], dst, name=k)
+    keras2_weights(os.path.join(out, "seed.keras2_weights.h5"), seed)
     write_inputs(out, "seed", seed, rng)
 
     mlp = mlp_model()

@@ -4,8 +4,8 @@
  * - predictions of every Keras fixture of suites/golden/keras/ (written by
  *   Keras 3 itself, scripts/make_keras_files.py) on ref, cpu and cl against
  *   Keras's own predictions in float64: the seed as .keras, as a legacy .h5
- *   model, with its .weights.h5 and with its legacy (Keras 2 layout) .h5
- *   weights; an MLP (no bias in one layer, names given); a Functional chain
+ *   model, with its .weights.h5, with Keras 3's legacy .h5 weights and with
+ *   Keras 2's (fixed-length string attributes, "dense/kernel:0" names); an MLP (no bias in one layer, names given); a Functional chain
  *   (strides, same and causal padding, dilation, no activation).
  *   Tolerance: docs/model.md ("Fixture tolerance") bounds a prediction's
  *   error by 8 u K_path (u = 2^-24, K_path the accumulation lengths along
@@ -139,6 +139,7 @@ static const struct fixture fixtures[] = {
     {"seed.h5", NULL, "seed"},
     {"seed.keras", "seed.weights.h5", "seed"},
     {"seed.h5", "seed.legacy_weights.h5", "seed"},
+    {"seed.keras", "seed.keras2_weights.h5", "seed"},
     {"mlp.keras", NULL, "mlp"},
     {"functional.keras", NULL, "functional"},
 };
