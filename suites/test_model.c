@@ -820,18 +820,20 @@ static void test_same_run_every_backend(void **state)
 {
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
-	static const char *const names[4] = {"seed", "mixed_a", "mixed_b", "acts"};
+	static const char *const names[5] = {"seed", "mixed_a", "mixed_b", "acts", "acts/conv"};
 	char spec[512], what[200];
 
 	(void)state;
 	assert_string_equal(xo_backend_name(be[0]), "ref");
-	for (int g = 0; g < 4; g++) {
+	for (int g = 0; g < 5; g++) {
 		struct real_result ref, r;
 		struct xo_model *m;
 		float *x, *y;
 
 		if (g == 0)
 			snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
+		else if (g == 4) /* not a fixture: a spec kept beside acts */
+			snprintf(spec, sizeof(spec), "%s/acts/conv.model", XO_GOLDEN_DIR);
 		else
 			snprintf(spec, sizeof(spec), "%s/%s/model.model", XO_GOLDEN_DIR, names[g]);
 		assert_int_equal(xo_model_open(spec, be[0], 4, &m), XO_OK);
