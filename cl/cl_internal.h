@@ -19,6 +19,8 @@
 	K(max_pooling1d_fwd)                 \
 	K(max_pooling1d_bwd) K(dense_fwd) K(dense_fwd__tiled) K(dense_fwd__softmax) K(dense_bwd_dx)                \
 	K(dense_bwd_dw) K(dense_bwd_dw__wg) K(dense_bwd_dw__split) K(relu_fwd) K(relu_bwd) K(sigmoid_fwd) K(sigmoid_bwd)                \
+	K(tanh_fwd) K(tanh_bwd) K(elu_fwd) K(elu_bwd) K(gelu_fwd) K(gelu_bwd) K(softplus_fwd)  \
+	K(softplus_bwd)                                                                      \
 	K(softmax_fwd) K(softmax_bwd) K(categorical_crossentropy_fwd)                        \
 	K(categorical_crossentropy_bwd) K(accuracy_fwd) K(adam_fwd) K(dropout_apply) K(copy) \
 	K(gather_fwd) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)          \

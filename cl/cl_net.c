@@ -166,6 +166,8 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 		/* softmax only as the last layer (the head) */
 		return act_elementwise(p.activation) ||
 		       (p.activation == XO_ACTIVATION_SOFTMAX && li == net->nlayers - 1);
+	case XO_NET_ACTIVATION: /* not in net.cl: such models run op by op */
+		return false;
 	}
 	return false;
 }

@@ -481,6 +481,23 @@ enum xo_status xo_cl_sigmoid_bwd(struct xo_backend *be, const struct xo_op_args 
 	return eltwise(be, a, XO_CL_K_sigmoid_bwd, XO_OP_sigmoid, XO_DIR_BWD, 2);
 }
 
+/* tanh, elu (bwd from y), gelu, softplus (bwd from x): act.cl, one
+ * work-item per element. */
+#define CL_ACT(name)                                                                        \
+	enum xo_status xo_cl_##name##_fwd(struct xo_backend *be, const struct xo_op_args *a) \
+	{                                                                                   \
+		return eltwise(be, a, XO_CL_K_##name##_fwd, XO_OP_##name, XO_DIR_FWD, 1);  \
+	}                                                                                   \
+	enum xo_status xo_cl_##name##_bwd(struct xo_backend *be, const struct xo_op_args *a) \
+	{                                                                                   \
+		return eltwise(be, a, XO_CL_K_##name##_bwd, XO_OP_##name, XO_DIR_BWD, 2);  \
+	}
+CL_ACT(tanh)
+CL_ACT(elu)
+CL_ACT(gelu)
+CL_ACT(softplus)
+#undef CL_ACT
+
 enum xo_status xo_cl_flatten_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return eltwise(be, a, XO_CL_K_copy, XO_OP_flatten, XO_DIR_FWD, 1);

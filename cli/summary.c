@@ -31,6 +31,8 @@ static const char *keras_type(enum xo_layer_kind k)
 		return "Dropout";
 	case XO_LAYER_DENSE:
 		return "Dense";
+	case XO_LAYER_ACTIVATION:
+		return "Activation";
 	}
 	return "?";
 }

@@ -78,7 +78,8 @@ const char *xo_dir_name(enum xo_dir dir)
 }
 
 static const char *const padding_names[] = {"valid", "same", "causal"};
-static const char *const activation_names[] = {"linear", "relu", "sigmoid", "softmax"};
+static const char *const activation_names[] = {"linear", "relu",     "sigmoid", "softmax",
+                                               "tanh",   "elu",      "gelu",    "softplus"};
 
 const char *xo_padding_name(enum xo_padding p)
 {
@@ -88,7 +89,7 @@ const char *xo_padding_name(enum xo_padding p)
 
 const char *xo_activation_name(enum xo_activation a)
 {
-	XO_ASSERT((unsigned)a <= XO_ACTIVATION_SOFTMAX);
+	XO_ASSERT((unsigned)a <= XO_ACTIVATION_LAST);
 	return activation_names[a];
 }
 
@@ -184,6 +185,10 @@ static uint32_t op_keys(enum xo_op op)
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
+	case XO_OP_tanh:
+	case XO_OP_elu:
+	case XO_OP_gelu:
+	case XO_OP_softplus:
 	case XO_OP_flatten:
 		return B(K_BATCH) | B(K_LEN) | B(K_CH);
 	case XO_OP_dropout:
@@ -302,7 +307,7 @@ enum xo_status xo_params_set(struct xo_params *p, const char *key, const char *v
 	case KEY_ACTIVATION:
 		if (!strcmp(value, "none") || !strcmp(value, "None"))
 			value = "linear";
-		for (int i = 0; i <= XO_ACTIVATION_SOFTMAX; i++)
+		for (int i = 0; i <= XO_ACTIVATION_LAST; i++)
 			if (!strcmp(value, activation_names[i])) {
 				*(enum xo_activation *)(void *)field = (enum xo_activation)i;
 				return XO_OK;

@@ -71,8 +71,13 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		st = xo_conv1d_geometry(p, &out, &pad);
 		if (st)
 			return st;
-		if ((unsigned)p->activation > XO_ACTIVATION_SOFTMAX)
-			return xo_error(XO_EINVAL, "conv1d: unknown activation");
+		if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+			return xo_error(XO_EINVAL,
+					"conv1d: activation=%s is not fused (linear, relu, sigmoid or "
+					"softmax); apply it as its own op",
+					(unsigned)p->activation <= XO_ACTIVATION_LAST
+					    ? xo_activation_name(p->activation)
+					    : "?");
 		SLOT(src[0], false, p->batch, p->len, p->ch);
 		SLOT(src[1], false, p->kernel_size, p->ch, p->filters);
 		if (p->use_bias)
@@ -106,8 +111,13 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		NEED(batch);
 		NEED(ch);
 		NEED(units);
-		if ((unsigned)p->activation > XO_ACTIVATION_SOFTMAX)
-			return xo_error(XO_EINVAL, "dense: unknown activation");
+		if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+			return xo_error(XO_EINVAL,
+					"dense: activation=%s is not fused (linear, relu, sigmoid or "
+					"softmax); apply it as its own op",
+					(unsigned)p->activation <= XO_ACTIVATION_LAST
+					    ? xo_activation_name(p->activation)
+					    : "?");
 		SLOT(src[0], false, p->batch, p->ch);
 		SLOT(src[1], false, p->ch, p->units);
 		if (p->use_bias)
@@ -126,6 +136,10 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
+	case XO_OP_tanh:
+	case XO_OP_elu:
+	case XO_OP_gelu:
+	case XO_OP_softplus:
 	case XO_OP_dropout:
 		NEED(batch);
 		NEED(len);

@@ -116,8 +116,16 @@ enum xo_activation {
 	XO_ACTIVATION_LINEAR,
 	XO_ACTIVATION_RELU,
 	XO_ACTIVATION_SIGMOID,
-	XO_ACTIVATION_SOFTMAX,
+	XO_ACTIVATION_SOFTMAX, /* the last one conv1d/dense ops fuse */
+	/* Applied as their own op (XO_OP_tanh ...); a model layer with one of
+	 * these runs conv1d/dense with linear, then the activation op. */
+	XO_ACTIVATION_TANH,
+	XO_ACTIVATION_ELU, /* alpha 1.0 (Keras's default) */
+	XO_ACTIVATION_GELU, /* exact (erf), Keras's default approximate=False */
+	XO_ACTIVATION_SOFTPLUS,
 };
+#define XO_ACTIVATION_FUSED_LAST XO_ACTIVATION_SOFTMAX
+#define XO_ACTIVATION_LAST       XO_ACTIVATION_SOFTPLUS
 const char *xo_padding_name(enum xo_padding p);
 const char *xo_activation_name(enum xo_activation a);
 

@@ -815,7 +815,15 @@ static enum xo_status cpu_pool_bwd(struct xo_backend *be, const struct xo_op_arg
 
 /* ---- element-wise ----------------------------------------------------------------------- */
 
-enum ew_kind { EW_RELU_FWD, EW_RELU_BWD, EW_SIGMOID_FWD, EW_SIGMOID_BWD, EW_DROPOUT };
+enum ew_kind {
+	EW_RELU_FWD,
+	EW_RELU_BWD,
+	EW_SIGMOID_FWD,
+	EW_SIGMOID_BWD,
+	EW_ACT_FWD, /* cpu_act.c: tanh, elu, gelu, softplus */
+	EW_ACT_BWD,
+	EW_DROPOUT
+};
 
 struct ew_job {
 	const struct xo_cpu_kernels *k;
@@ -828,6 +836,7 @@ struct ew_job {
 	float scale;
 	int32_t *mask;   /* dropout: mask to fill, or to apply when apply */
 	bool apply;
+	enum xo_activation act; /* EW_ACT_*: which one */
 };
 
 static void ew_task(void *arg, int t, int nt)
@@ -852,6 +861,12 @@ static void ew_task(void *arg, int t, int nt)
 		break;
 	case EW_SIGMOID_BWD:
 		j->k->sigmoid_bwd(j->x + lo, j->dy + lo, j->y + lo, hi - lo);
+		break;
+	case EW_ACT_FWD:
+		xo_cpu_act_fwd(j->act, j->x + lo, j->y + lo, hi - lo);
+		break;
+	case EW_ACT_BWD:
+		xo_cpu_act_bwd(j->act, j->x + lo, j->dy + lo, j->y + lo, hi - lo);
 		break;
 	case EW_DROPOUT:
 		if (j->apply)
@@ -903,6 +918,35 @@ static enum xo_status cpu_sigmoid_bwd(struct xo_backend *be, const struct xo_op_
 {
 	return ew_act(be, a, EW_SIGMOID_BWD, true, 1);
 }
+
+/* tanh, elu, gelu, softplus: cost ~20 per element (a libm call) */
+static enum xo_status act_common(struct xo_backend *be, const struct xo_op_args *a,
+				 enum xo_activation act, bool bwd)
+{
+	struct ew_job j = {.kind = bwd ? EW_ACT_BWD : EW_ACT_FWD, .act = act,
+			   .x = xo_tensor_f32(a->src[0]),
+			   .dy = bwd ? xo_tensor_f32(a->src[1]) : NULL,
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem};
+
+	return ew_run(be, &j, 20);
+}
+
+#define CPU_ACT(name, ACT)                                                                 \
+	static enum xo_status cpu_##name##_fwd(struct xo_backend *be,                      \
+					       const struct xo_op_args *a)                  \
+	{                                                                                  \
+		return act_common(be, a, ACT, false);                                      \
+	}                                                                                  \
+	static enum xo_status cpu_##name##_bwd(struct xo_backend *be,                      \
+					       const struct xo_op_args *a)                  \
+	{                                                                                  \
+		return act_common(be, a, ACT, true);                                       \
+	}
+CPU_ACT(tanh, XO_ACTIVATION_TANH)
+CPU_ACT(elu, XO_ACTIVATION_ELU)
+CPU_ACT(gelu, XO_ACTIVATION_GELU)
+CPU_ACT(softplus, XO_ACTIVATION_SOFTPLUS)
+#undef CPU_ACT
 
 static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -1298,6 +1342,14 @@ static void cpu_make_iface(void)
 	cpu_iface.bwd[XO_OP_sigmoid] = cpu_sigmoid_bwd;
 	cpu_iface.fwd[XO_OP_softmax] = cpu_softmax_fwd;
 	cpu_iface.bwd[XO_OP_softmax] = cpu_softmax_bwd;
+	cpu_iface.fwd[XO_OP_tanh] = cpu_tanh_fwd;
+	cpu_iface.bwd[XO_OP_tanh] = cpu_tanh_bwd;
+	cpu_iface.fwd[XO_OP_elu] = cpu_elu_fwd;
+	cpu_iface.bwd[XO_OP_elu] = cpu_elu_bwd;
+	cpu_iface.fwd[XO_OP_gelu] = cpu_gelu_fwd;
+	cpu_iface.bwd[XO_OP_gelu] = cpu_gelu_bwd;
+	cpu_iface.fwd[XO_OP_softplus] = cpu_softplus_fwd;
+	cpu_iface.bwd[XO_OP_softplus] = cpu_softplus_bwd;
 	cpu_iface.fwd[XO_OP_flatten] = cpu_flatten;
 	cpu_iface.bwd[XO_OP_flatten] = cpu_flatten;
 	cpu_iface.fwd[XO_OP_dropout] = dropout_common;

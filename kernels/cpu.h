@@ -295,4 +295,11 @@ struct xo_cpu_im2col {
  * input row o * s + q * dil - pad, zeros outside [0, len). */
 void xo_cpu_im2col(const struct xo_cpu_im2col *g, const float *x, int64_t cnt, float *col);
 
+/* cpu_act.c: tanh, elu, gelu and softplus over n >= 1 contiguous floats
+ * (forms and contract in cpu_act.c); bwd's s is y for tanh and elu, x for
+ * gelu and softplus (ops.def). Not ISA-specific: one build for all levels. */
+void xo_cpu_act_fwd(enum xo_activation act, const float *x, float *y, int64_t n);
+void xo_cpu_act_bwd(enum xo_activation act, const float *s, const float *dy, float *dx,
+		    int64_t n);
+
 #endif /* XO_KERNELS_CPU_H */

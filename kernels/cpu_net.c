@@ -483,6 +483,9 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 			}
 			break;
 		}
+		case XO_NET_ACTIVATION: /* refused by xo_cpu_net_fits */
+			XO_ASSERT(!"cpu_net: activation layer");
+			/* fall through */
 		case XO_NET_FLATTEN:
 		case XO_NET_DROPOUT:
 			/* the same bytes: cur stays, seen with the new shape */
@@ -784,6 +787,9 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			}
 			/* rate 0 keeps everything, scale 1 */
 			/* fall through */
+		case XO_NET_ACTIVATION: /* refused by xo_cpu_net_fits */
+			XO_ASSERT(s->kind != XO_NET_ACTIVATION);
+			/* fall through */
 		case XO_NET_FLATTEN:
 			out[i] = (float *)in[i];
 			out_stride[i] = in_stride[i];
@@ -903,6 +909,9 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 				              (int32_t *)(void *)(scr + tile * j->moff[i]), true);
 				break;
 			}
+			/* fall through */
+		case XO_NET_ACTIVATION: /* refused by xo_cpu_net_fits */
+			XO_ASSERT(s->kind != XO_NET_ACTIVATION);
 			/* fall through */
 		case XO_NET_FLATTEN:
 			/* the same bytes: the gradient passes unchanged */

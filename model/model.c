@@ -44,7 +44,56 @@ struct layer {
 	bool out_owned;             /* ... or in itself for dropout at inference */
 	struct xo_tensor *gout;     /* gradient w.r.t. out (a view), training only */
 	struct xo_tensor *gin;      /* borrowed: the previous layer's gout, or NULL */
+	/* conv1d/dense whose activation the ops do not fuse (act_separate):
+	 * the op runs linear into z, then the activation's op makes out. */
+	struct xo_tensor *zbuf, *gzbuf; /* storage of z and of its gradient */
+	struct xo_tensor *z, *gz;       /* plan views of them */
 };
+
+/* The op of an activation; XO_OP_COUNT for linear (the identity). */
+static enum xo_op act_op(enum xo_activation a)
+{
+	switch (a) {
+	case XO_ACTIVATION_LINEAR:
+		return XO_OP_COUNT;
+	case XO_ACTIVATION_RELU:
+		return XO_OP_relu;
+	case XO_ACTIVATION_SIGMOID:
+		return XO_OP_sigmoid;
+	case XO_ACTIVATION_SOFTMAX:
+		return XO_OP_softmax;
+	case XO_ACTIVATION_TANH:
+		return XO_OP_tanh;
+	case XO_ACTIVATION_ELU:
+		return XO_OP_elu;
+	case XO_ACTIVATION_GELU:
+		return XO_OP_gelu;
+	case XO_ACTIVATION_SOFTPLUS:
+		return XO_OP_softplus;
+	}
+	XO_ASSERT(!"unknown activation");
+	return XO_OP_COUNT;
+}
+
+/* Whether an activation op's backward takes x (else y): ops.def. */
+static bool act_bwd_from_x(enum xo_activation a)
+{
+	return a == XO_ACTIVATION_GELU || a == XO_ACTIVATION_SOFTPLUS;
+}
+
+/* conv1d/dense with an activation the ops do not fuse: run as two ops. */
+static bool act_separate(const struct xo_layer_spec *s)
+{
+	return (s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_DENSE) &&
+	       s->p.activation > XO_ACTIVATION_FUSED_LAST;
+}
+
+/* A layer that is the same bytes as its input: flatten, Activation(linear). */
+static bool layer_is_view(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_FLATTEN ||
+	       (s->kind == XO_LAYER_ACTIVATION && s->p.activation == XO_ACTIVATION_LINEAR);
+}
 
 struct xo_model {
 	struct xo_backend *be;
@@ -138,6 +187,9 @@ static void plan_free(struct xo_model *m)
 		if (l->out_owned)
 			xo_tensor_free(l->out);
 		xo_tensor_free(l->gout);
+		xo_tensor_free(l->z);
+		xo_tensor_free(l->gz);
+		l->z = l->gz = NULL;
 		l->out = NULL;
 		l->gout = NULL;
 		l->gin = NULL;
@@ -195,8 +247,9 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 		l->in = prev_out;
 		l->gin = training && l->need_dx ? prev_gout : NULL;
 		nd = sample_dims(n, l->s.out_rank, l->s.out_len, l->s.out_ch, dims);
-		if (l->s.kind == XO_LAYER_FLATTEN) {
-			/* Flatten is free: the same bytes, seen as [n][len*ch]. */
+		if (layer_is_view(&l->s)) {
+			/* Flatten is free: the same bytes, seen as [n][len*ch];
+			 * so is Activation(linear). */
 			st = xo_tensor_view((struct xo_tensor *)l->in, 0, nd, dims, &l->out);
 			l->out_owned = true;
 			if (!st && training && l->has_grad)
@@ -210,6 +263,10 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 			l->out_owned = true;
 			if (!st && training && l->has_grad)
 				st = xo_tensor_view(l->gbuf, 0, nd, dims, &l->gout);
+			if (!st && act_separate(&l->s))
+				st = xo_tensor_view(l->zbuf, 0, nd, dims, &l->z);
+			if (!st && act_separate(&l->s) && training && l->has_grad)
+				st = xo_tensor_view(l->gzbuf, 0, nd, dims, &l->gz);
 		}
 		if (st)
 			goto out_free;
@@ -233,7 +290,10 @@ static void buffers_free(struct xo_model *m)
 	for (int i = 0; i < m->nlayers; i++) {
 		xo_tensor_free(m->layers[i].ybuf);
 		xo_tensor_free(m->layers[i].gbuf);
+		xo_tensor_free(m->layers[i].zbuf);
+		xo_tensor_free(m->layers[i].gzbuf);
 		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
+		m->layers[i].zbuf = m->layers[i].gzbuf = NULL;
 	}
 	xo_tensor_free(m->xb);
 	xo_tensor_free(m->yb);
@@ -256,7 +316,7 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 	for (int i = 0; !st && i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
 
-		if (l->s.kind == XO_LAYER_FLATTEN)
+		if (layer_is_view(&l->s))
 			continue;
 		if (!xo_mul_ok(l->s.out_len, l->s.out_ch, &n))
 			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
@@ -266,6 +326,12 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 		if (!st && l->has_grad)
 			st =
 			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->gbuf);
+		if (!st && act_separate(&l->s))
+			st =
+			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->zbuf);
+		if (!st && act_separate(&l->s) && l->has_grad)
+			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
+			                      &l->gzbuf);
 	}
 	if (st) {
 		buffers_free(m);
@@ -369,6 +435,7 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    [XO_LAYER_FLATTEN] = XO_NET_FLATTEN,
 		    [XO_LAYER_DROPOUT] = XO_NET_DROPOUT,
 		    [XO_LAYER_DENSE] = XO_NET_DENSE,
+		    [XO_LAYER_ACTIVATION] = XO_NET_ACTIVATION,
 		};
 		const struct layer *l = &m->layers[i];
 
@@ -559,8 +626,26 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 			out->w_bytes_bwd = w + (l->need_dx ? 4.0 * (double)l->s.w_count : 0);
 			out->ops_bwd = 1;
 		}
+		if (act_separate(&l->s)) { /* the activation's op: z in, y out */
+			out->act_bytes_fwd += 2 * outb;
+			out->ops_train_fwd = out->ops_predict = 2;
+			if (l->has_grad) { /* reads z or y and dy, writes dz */
+				out->act_bytes_bwd += 3 * outb;
+				out->ops_bwd = 2;
+			}
+		}
 		break;
 	}
+	case XO_LAYER_ACTIVATION:
+		if (layer_is_view(&l->s))
+			break; /* linear: a view, as flatten */
+		out->act_bytes_fwd = in + outb;
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->need_dx) { /* reads x or y and dy, writes dx */
+			out->act_bytes_bwd = in + 2 * outb;
+			out->ops_bwd = 1;
+		}
+		break;
 	case XO_LAYER_MAX_POOLING1D:
 		out->act_bytes_fwd = in + outb;
 		out->ops_train_fwd = out->ops_predict = 1;
@@ -837,9 +922,26 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.src[0] = l->in;
 			a.src[1] = l->w;
 			a.src[2] = l->b;
-			a.dst[0] = l->out;
+			a.dst[0] = act_separate(&l->s) ? l->z : l->out;
+			if (act_separate(&l->s))
+				a.p.activation = XO_ACTIVATION_LINEAR;
 			st = run_op(m, i, l->s.kind == XO_LAYER_CONV1D ? XO_OP_conv1d : XO_OP_dense,
 			            XO_DIR_FWD, &a);
+			if (st || !act_separate(&l->s))
+				break;
+			a = (struct xo_op_args){.p = layer_params(m, i, training)};
+			a.p.len = l->s.out_len;
+			a.p.ch = l->s.out_ch;
+			a.src[0] = l->z;
+			a.dst[0] = l->out;
+			st = run_op(m, i, act_op(l->s.p.activation), XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_ACTIVATION:
+			if (layer_is_view(&l->s))
+				break;
+			a.src[0] = l->in;
+			a.dst[0] = l->out;
+			st = run_op(m, i, act_op(l->s.p.activation), XO_DIR_FWD, &a);
 			break;
 		case XO_LAYER_MAX_POOLING1D:
 			a.src[0] = l->in;
@@ -875,10 +977,24 @@ static enum xo_status backward(struct xo_model *m)
 			 * input (fused CE gradient): differentiate it as linear. */
 			if (i == m->nlayers - 1)
 				a.p.activation = XO_ACTIVATION_LINEAR;
+			if (act_separate(&l->s)) {
+				/* the activation's op first: gz = d loss / d z */
+				struct xo_op_args b = {.p = layer_params(m, i, true)};
+
+				b.p.len = l->s.out_len;
+				b.p.ch = l->s.out_ch;
+				b.src[0] = act_bwd_from_x(l->s.p.activation) ? l->z : l->out;
+				b.src[1] = l->gout;
+				b.dst[0] = l->gz;
+				st = run_op(m, i, act_op(l->s.p.activation), XO_DIR_BWD, &b);
+				if (st)
+					break;
+				a.p.activation = XO_ACTIVATION_LINEAR;
+			}
 			a.src[0] = l->in;
 			a.src[1] = l->w;
-			a.src[2] = l->out;
-			a.src[3] = l->gout;
+			a.src[2] = act_separate(&l->s) ? l->z : l->out;
+			a.src[3] = act_separate(&l->s) ? l->gz : l->gout;
 			a.dst[0] = l->gin;
 			a.dst[1] = l->dw;
 			a.dst[2] = l->db;
@@ -899,6 +1015,14 @@ static enum xo_status backward(struct xo_model *m)
 			a.src[0] = l->gout;
 			a.dst[0] = l->gin;
 			st = run_op(m, i, XO_OP_dropout, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_ACTIVATION:
+			if (!l->need_dx || layer_is_view(&l->s))
+				break; /* linear: gout is a view, as flatten's */
+			a.src[0] = act_bwd_from_x(l->s.p.activation) ? l->in : l->out;
+			a.src[1] = l->gout;
+			a.dst[0] = l->gin;
+			st = run_op(m, i, act_op(l->s.p.activation), XO_DIR_BWD, &a);
 			break;
 		case XO_LAYER_FLATTEN:
 			break; /* gout is a view of the previous layer's gout */

@@ -15,6 +15,7 @@ enum xo_layer_kind {
 	XO_LAYER_FLATTEN,
 	XO_LAYER_DROPOUT,
 	XO_LAYER_DENSE,
+	XO_LAYER_ACTIVATION, /* Keras Activation: p.activation on its input */
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is

@@ -40,6 +40,7 @@ static const struct kind_info kinds[] = {
     {"flatten", "Flatten", XO_LAYER_FLATTEN},
     {"dropout", "Dropout", XO_LAYER_DROPOUT},
     {"dense", "Dense", XO_LAYER_DENSE},
+    {"activation", "Activation", XO_LAYER_ACTIVATION},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -59,6 +60,7 @@ static const char *const pool_args[] = {"pool_size", "strides", "padding", "name
 static const char *const flatten_args[] = {"name", NULL};
 static const char *const dropout_args[] = {"rate", "name", NULL};
 static const char *const dense_args[] = {"units", "activation", "use_bias", "name", NULL};
+static const char *const activation_args[] = {"activation", "name", NULL};
 
 static const char *const *kind_args(enum xo_layer_kind k)
 {
@@ -73,6 +75,8 @@ static const char *const *kind_args(enum xo_layer_kind k)
 		return dropout_args;
 	case XO_LAYER_DENSE:
 		return dense_args;
+	case XO_LAYER_ACTIVATION:
+		return activation_args;
 	}
 	return flatten_args;
 }
@@ -181,20 +185,17 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		return XO_OK;
 	}
 	if (!strcmp(key, "activation")) {
-		if (!strcmp(val, "None") || !strcmp(val, "none") || !strcmp(val, "linear"))
-			p->activation = XO_ACTIVATION_LINEAR;
-		else if (!strcmp(val, "relu"))
-			p->activation = XO_ACTIVATION_RELU;
-		else if (!strcmp(val, "sigmoid"))
-			p->activation = XO_ACTIVATION_SIGMOID;
-		else if (!strcmp(val, "softmax"))
-			p->activation = XO_ACTIVATION_SOFTMAX;
-		else
-			return spec_error(XO_EINVAL, origin, line,
-			                  "activation=%s: expected None, linear, relu, sigmoid "
-			                  "or softmax",
-			                  val);
-		return XO_OK;
+		if (!strcmp(val, "None") || !strcmp(val, "none"))
+			val = "linear";
+		for (int a = 0; a <= XO_ACTIVATION_LAST; a++)
+			if (!strcmp(val, xo_activation_name((enum xo_activation)a))) {
+				p->activation = (enum xo_activation)a;
+				return XO_OK;
+			}
+		return spec_error(XO_EINVAL, origin, line,
+		                  "activation=%s: expected None, linear, relu, sigmoid, softmax, "
+		                  "tanh, elu, gelu or softplus",
+		                  val);
 	}
 	if (!strcmp(key, "use_bias")) {
 		if (!parse_bool_value(val, &p->use_bias))
@@ -265,6 +266,7 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 			return spec_error(XO_EOVERFLOW, origin, l->line, "flatten: size overflows");
 		break;
 	case XO_LAYER_DROPOUT:
+	case XO_LAYER_ACTIVATION:
 		l->out_rank = l->in_rank;
 		l->out_len = l->in_len;
 		l->out_ch = l->in_ch;
@@ -481,6 +483,18 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			st = set_arg(l, tok[i], val, origin, line, &named);
 			if (st)
 				goto out_free;
+		}
+		if (l->kind == XO_LAYER_ACTIVATION) {
+			bool given = false;
+
+			for (int i = 1; i < ntok; i++)
+				given |= !strcmp(tok[i], "activation");
+			if (!given) {
+				st = spec_error(XO_EINVAL, origin, line,
+				                "activation needs activation= (Keras's Activation "
+				                "has no default)");
+				goto out_free;
+			}
 		}
 		if ((l->kind == XO_LAYER_CONV1D && (!l->p.filters || !l->p.kernel_size)) ||
 		    (l->kind == XO_LAYER_DENSE && !l->p.units) ||

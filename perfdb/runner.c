@@ -56,6 +56,11 @@ static const struct op_case op_cases[] = {
     {"dense", "n512_c32_u12_softmax", "batch=512 ch=32 units=12 activation=softmax", true, false},
     {"sigmoid", "n512_l1_c32", "batch=512 len=1 ch=32", true, false},
     {"softmax", "n512_l1_c12", "batch=512 len=1 ch=12", true, false},
+    /* the activations a dense layer of 32 units applies as their own op */
+    {"tanh", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
+    {"elu", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
+    {"gelu", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
+    {"softplus", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
     {"categorical_crossentropy", "n512_c12", "batch=512 ch=12", true, false},
     {"adam", "size4108", "size=4108 iteration=10", true, false},
     {"accuracy", "n512_c12", "batch=512 ch=12", true, false},

@@ -1,6 +1,7 @@
 /*
- * ref_act.c - reference relu, sigmoid and softmax, forward and backward, and
- * the activation derivative that conv1d and dense share. Shapes: x, y, dy,
+ * ref_act.c - reference relu, sigmoid, softmax, tanh, elu, gelu and softplus,
+ * forward and backward, and the activation derivative that conv1d and dense
+ * share (for the activations they fuse). Shapes: x, y, dy,
  * dx all [batch][len][ch]; softmax rows are the batch*len rows of ch.
  * dst may be the same array as a src (each element is read before it is
  * written), except for softmax bwd, which rereads its row for every element.
@@ -37,6 +38,11 @@ double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_re
 		for (int64_t k = 0; k < n; k++)
 			s += xo_ref_ld(dy, row + k) * xo_ref_ld(y, row + k);
 		return yj * (g - s);
+	case XO_ACTIVATION_TANH: /* never fused: the ops below */
+	case XO_ACTIVATION_ELU:
+	case XO_ACTIVATION_GELU:
+	case XO_ACTIVATION_SOFTPLUS:
+		break;
 	}
 	XO_ASSERT(!"unknown activation");
 }
@@ -158,4 +164,144 @@ enum xo_status xo_ref_softmax_bwd_math(const struct xo_params *p, const struct x
 				       const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
 	return act_bwd(XO_ACTIVATION_SOFTMAX, p, src, dst, mag);
+}
+
+/*
+ * The activations Keras 3 applies as keras.activations.* (keras/src/
+ * activations/activations.py, which calls keras.ops; the JAX backend's
+ * keras/src/backend/jax/nn.py maps those to jax.nn):
+ *   tanh      ops.tanh
+ *   elu       ops.elu(x, alpha=1.0): x if x > 0 else alpha * (exp(x) - 1)
+ *             (jax.nn.elu: where(x > 0, x, alpha * expm1(x)))
+ *   gelu      ops.gelu(x, approximate=False): x/2 (1 + erf(x / sqrt 2))
+ *   softplus  ops.softplus: log(1 + exp(x)) (jax.nn.softplus is
+ *             logaddexp(x, 0) = max(x, 0) + log1p(exp(-|x|)))
+ * The reference evaluates each in double with forms equal to these in exact
+ * arithmetic but free of cancellation, so that it stays the oracle in the
+ * tails: gelu as x/2 erfc(-x / sqrt 2) (1 + erf(u) loses every digit for
+ * u < -6, where gelu is ~1e-17 x and still a normal float), softplus as
+ * max(x, 0) + log1p(exp(-|x|)) (log(1 + exp(x)) overflows for x > 709).
+ */
+static const double ref_sqrt1_2 = 0.70710678118654752440;  /* 1 / sqrt 2 */
+static const double ref_rsqrt_2pi = 0.39894228040143267794; /* 1 / sqrt(2 pi) */
+
+static double ref_tanh(double x)
+{
+	return tanh(x);
+}
+
+static double ref_elu(double x)
+{
+	return x > 0.0 ? x : expm1(x); /* NaN: expm1 gives NaN */
+}
+
+static double ref_gelu(double x)
+{
+	return 0.5 * x * erfc(-x * ref_sqrt1_2);
+}
+
+static double ref_softplus(double x)
+{
+	if (isnan(x))
+		return x;
+	return fmax(x, 0.0) + log1p(exp(-fabs(x)));
+}
+
+enum xo_status xo_ref_tanh_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_tanh, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_elu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				   const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_elu, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_gelu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_gelu, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_softplus_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_softplus, p, src, dst, mag);
+}
+
+/*
+ * Derivative of each new activation, from s = y (tanh, elu) or s = x (gelu,
+ * softplus), times g = dy; *m gets the magnitude of the terms summed (the
+ * harness's bound for gelu, whose two terms cancel near x = -0.75):
+ *   tanh      g (1 - y^2)
+ *   elu       g if y > 0, else g (y + 1)       (y + 1 = exp(x) for x <= 0)
+ *   gelu      g (Phi(x) + x phi(x)), Phi(x) = erfc(-x / sqrt 2) / 2,
+ *             phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
+ *   softplus  g / (1 + exp(-x))                (sigmoid(x))
+ */
+static double ref_act2_grad(enum xo_op op, double s, double g, double *m)
+{
+	double v, a, b;
+
+	switch (op) {
+	case XO_OP_tanh:
+		v = g * (1.0 - s * s);
+		break;
+	case XO_OP_elu:
+		v = s > 0.0 ? g : g * (s + 1.0);
+		break;
+	case XO_OP_gelu:
+		a = 0.5 * erfc(-s * ref_sqrt1_2);
+		b = s * ref_rsqrt_2pi * exp(-0.5 * s * s);
+		*m = fabs(g) * (fabs(a) + fabs(b));
+		return g * (a + b);
+	case XO_OP_softplus:
+		v = g * xo_ref_sigmoid(s);
+		break;
+	default:
+		XO_ASSERT(!"not a separate activation");
+	}
+	*m = fabs(v);
+	return v;
+}
+
+static enum xo_status act2_bwd(enum xo_op op, const struct xo_params *p,
+			       const struct xo_ref_src *src, const struct xo_ref_dst *dst,
+			       const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+
+	for (int64_t k = 0; k < total; k++) {
+		double m, v = ref_act2_grad(op, xo_ref_ld(src[0], k), xo_ref_ld(src[1], k), &m);
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, m);
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_tanh_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act2_bwd(XO_OP_tanh, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_elu_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				   const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act2_bwd(XO_OP_elu, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_gelu_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act2_bwd(XO_OP_gelu, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_softplus_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act2_bwd(XO_OP_softplus, p, src, dst, mag);
 }

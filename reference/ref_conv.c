@@ -117,6 +117,11 @@ static enum xo_status conv_fwd(const struct conv *c, const struct xo_ref_src *sr
 				case XO_ACTIVATION_SOFTMAX:
 					v = exp(v - m) / s;
 					break;
+				case XO_ACTIVATION_TANH: /* not fused: refused by */
+				case XO_ACTIVATION_ELU:  /* xo_op_check_shapes */
+				case XO_ACTIVATION_GELU:
+				case XO_ACTIVATION_SOFTPLUS:
+					XO_ASSERT(!"activation not fused");
 				}
 				xo_ref_st(y, row + f, v);
 				xo_ref_st(mag[0], row + f, mg);

@@ -85,6 +85,23 @@ MODELS = {
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 3, "x_range": (-1.0, 1.0),
     },
+    "acts": {
+        "spec": (
+            "# golden: the activations tanh, elu, gelu (exact), softplus as dense\n"
+            "# activations (run as their own ops) and as Activation layers (one\n"
+            "# whose derivative comes from y, one from x)\n"
+            "input 29 1\n"
+            "flatten\n"
+            "dense units=16 activation=tanh\n"
+            "dense units=12 activation=elu\n"
+            "dense units=12 activation=gelu\n"
+            "activation activation=tanh\n"
+            "dense units=10 activation=softplus\n"
+            "activation activation=gelu\n"
+            "dense units=6 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-2.0, 2.0),
+    },
 }
 
 
@@ -137,7 +154,7 @@ def build(text):
                 kw[k] = v
         cls = {"conv1d": keras.layers.Conv1D, "max_pooling1d": keras.layers.MaxPooling1D,
                "flatten": keras.layers.Flatten, "dropout": keras.layers.Dropout,
-               "dense": keras.layers.Dense}[kind]
+               "dense": keras.layers.Dense, "activation": keras.layers.Activation}[kind]
         model.add(cls(**kw))
     return model
 
@@ -241,10 +258,13 @@ def main():
     ap.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent.parent
                                          / "suites" / "golden"))
     ap.add_argument("--seed", type=int, default=20261121)
+    ap.add_argument("--only", action="append", default=[],
+                    help="make only this model (repeatable); the others keep their files")
     args = ap.parse_args()
     root = pathlib.Path(args.out)
     for i, (name, cfg) in enumerate(MODELS.items()):
-        make(name, cfg, root, args.seed + i)
+        if not args.only or name in args.only:
+            make(name, cfg, root, args.seed + i)
 
 
 if __name__ == "__main__":

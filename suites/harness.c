@@ -68,6 +68,54 @@
 #define ULP_SIGMOID_BWD 4.0
 #define ULP_CE_BWD      7.0
 
+/*
+ * The separate activations (ops.def: tanh, elu, gelu, softplus), in the same
+ * units; OpenCL C 1.2 table 7.1 gives tanh 5 ulp, expm1 3 ulp, erfc 16 ulp,
+ * exp 3 ulp, log1p 2 ulp (glibc's float functions, which the cpu backend
+ * calls, are within those: libm-test-ulps lists tanhf 2, expm1f 1, erfcf 3,
+ * expf 1, log1pf 1 on x86-64).
+ * tanh fwd: tanh 10u, reference u: 11.
+ * tanh bwd, dy (1 - y)(1 + y): each factor is exact or one rounding (one of
+ *   the two is exact by Sterbenz when |y| >= 1/2, both round once at most
+ *   otherwise), two products, reference: 2 + 2 + 1 = 5.
+ * elu fwd: x > 0 exact; else expm1 6u, reference u: 7.
+ * elu bwd, dy (y + 1): one addition, one product, reference: 3.
+ * gelu fwd, x/2 erfc(v), v = -x / sqrt 2 computed as -x * c: c and the
+ *   product round, 2u relative in v; erfc's condition |v erfc'(v) / erfc(v)|
+ *   is <= 0.49 for v <= 0 and <= 2 v^2 + 1 for v > 0 (erfc(v) >= 2 e^-v^2 /
+ *   (sqrt(pi) (v + sqrt(v^2 + 2))), Abramowitz-Stegun 7.1.13), so v's error
+ *   gives (2 v^2 + 1) 2u = (2 x^2 + 2)u; erfc 32u; x/2 exact; the product
+ *   u; reference u: 2 x^2 + 36 (gelu_fwd_ulps).
+ * gelu bwd, dy (Phi + x phi), Phi = erfc(v) / 2 as above (2 x^2 + 35)u
+ *   relative; x phi = x c' exp(-x x / 2): x x rounds (u relative in the
+ *   exponent is x^2/2 u absolute, i.e. relative in exp), exp 6u, c' and two
+ *   products 3u: (x^2 / 2 + 9)u; the sum u and the product by dy u, so with
+ *   the reference's u, (2 x^2 + 38)u times the magnitude |dy| (|Phi| +
+ *   |x phi|) that ref returns (the two terms cancel near x = -0.75, where a
+ *   bound in ulps of dx would be unbounded) (gelu_bwd_factor).
+ * softplus fwd, max(x, 0) + log1p(e), e = exp(-|x|): e 6u relative changes
+ *   log1p(e) by e/(1 + e) 6u <= 6u log1p(e) (log1p(e) >= e / (1 + e));
+ *   log1p 4u; the sum of two non-negative terms u; reference u: 12.
+ * softplus bwd, dy / (1 + exp(-x)): sigmoid's 13 (with the reference's u)
+ *   and one more product: 14.
+ */
+#define ULP_TANH_FWD     11.0
+#define ULP_TANH_BWD     5.0
+#define ULP_ELU_FWD      7.0
+#define ULP_ELU_BWD      3.0
+#define ULP_SOFTPLUS_FWD 12.0
+#define ULP_SOFTPLUS_BWD 14.0
+
+static double gelu_fwd_ulps(float x)
+{
+	return 2.0 * (double)x * (double)x + 36.0;
+}
+
+static double gelu_bwd_factor(float x)
+{
+	return 2.0 * (double)x * (double)x + 38.0;
+}
+
 static double softmax_ulps(double range, int64_t n)
 {
 	return 2.0 * range + (double)n + 17.0;
@@ -109,7 +157,8 @@ const char *xo_fail_name(enum xo_fail f)
 
 static bool is_elementwise(enum xo_op op)
 {
-	return op == XO_OP_relu || op == XO_OP_sigmoid || op == XO_OP_dropout ||
+	return op == XO_OP_relu || op == XO_OP_sigmoid || op == XO_OP_tanh || op == XO_OP_elu ||
+	       op == XO_OP_gelu || op == XO_OP_softplus || op == XO_OP_dropout ||
 	       op == XO_OP_flatten || op == XO_OP_max_pooling1d;
 }
 
@@ -151,7 +200,12 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
+	case XO_OP_tanh:
+	case XO_OP_elu:
 		return dst ? (dir ? "dx" : "y") : (dir ? (i ? "dy" : "y") : "x");
+	case XO_OP_gelu: /* bwd from x */
+	case XO_OP_softplus:
+		return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
 	case XO_OP_flatten:
 	case XO_OP_dropout:
 		return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
@@ -306,6 +360,13 @@ static void fill_onehot(const struct hcase *h, uint32_t stream, float *t, const 
 	}
 }
 
+/* The activation an activation op computes (tanh and elu: the ops whose
+ * backward takes y). */
+static enum xo_activation c_op_act(enum xo_op op)
+{
+	return op == XO_OP_tanh ? XO_ACTIVATION_TANH : XO_ACTIVATION_ELU;
+}
+
 /* The derivative factor's input y of an activation's backward pass. */
 static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t last,
                        enum xo_activation act, bool exact)
@@ -329,6 +390,15 @@ static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t l
 			break;
 		case XO_ACTIVATION_SOFTMAX:
 			break;
+		case XO_ACTIVATION_TANH: /* the range of tanh, away from +-1 */
+			y[i] = real_in(h, 2, (uint64_t)i, -0.98f, 0.98f);
+			break;
+		case XO_ACTIVATION_ELU: /* (-1, inf): a third on the linear side */
+			y[i] = real_in(h, 2, (uint64_t)i, -0.98f, 1.0f);
+			break;
+		case XO_ACTIVATION_GELU: /* bwd from x: not used */
+		case XO_ACTIVATION_SOFTPLUS:
+			XO_ASSERT(!"fill_act_y: gelu and softplus take x");
 		}
 	}
 	if (act == XO_ACTIVATION_SOFTMAX)
@@ -453,6 +523,36 @@ static enum xo_status fill_inputs(struct hcase *h)
 			fill_act_y(h, h->src[0], h->sn[0], p->ch, XO_ACTIVATION_SIGMOID, false);
 			fill_plain(h, 1, true, -1.0f, 1.0f);
 		}
+		break;
+	case XO_OP_tanh:
+	case XO_OP_elu:
+		/* fwd: both sides of 0 and tanh's saturation begins (|x| = 4:
+		 * tanh = 1 - 7e-4); bwd: y over the activation's range */
+		if (!bwd) {
+			fill_plain(h, 0, true, -4.0f, 4.0f);
+		} else {
+			fill_act_y(h, h->src[0], h->sn[0], p->ch,
+			           c_op_act(h->c->op), false);
+			fill_plain(h, 1, true, -1.0f, 1.0f);
+		}
+		break;
+	case XO_OP_gelu:
+		/* x in [-5, 5]: gelu's dip (minimum at -0.75, its derivative's
+		 * zero there) and the tail where 1 + erf would cancel */
+		fill_plain(h, 0, true, -5.0f, 5.0f);
+		if (bwd)
+			fill_plain(h, 1, true, -1.0f, 1.0f);
+		break;
+	case XO_OP_softplus:
+		/* x in [-20, 20]: exp(-|x|) down to 2e-9, log1p's small-argument
+		 * range, and the large-x side where max(x, 0) dominates; every
+		 * 8th in [89, 100], where exp(x) overflows float (log(1 + exp(x))
+		 * would give Inf) */
+		fill_plain(h, 0, true, -20.0f, 20.0f);
+		for (int64_t i = 7; i < h->sn[0]; i += 8)
+			h->src[0][i] = real_in(h, 0, (uint64_t)i, 89.0f, 100.0f);
+		if (bwd)
+			fill_plain(h, 1, true, -1.0f, 1.0f);
 		break;
 	case XO_OP_softmax:
 		if (!bwd) {
@@ -649,6 +749,12 @@ static void dpre_host(const struct xo_params *p, const float *y, const float *dy
 				/* three roundings: counted as K + 3 in the bound */
 				dpre[i] = g * yv * (1.0 - yv);
 				err[i] = 0.0;
+				break;
+			case XO_ACTIVATION_TANH: /* never fused (core/shapes.c) */
+			case XO_ACTIVATION_ELU:
+			case XO_ACTIVATION_GELU:
+			case XO_ACTIVATION_SOFTPLUS:
+				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:
 				/* y_i (dy_i - s), s = sum_j y_j dy_j: s errs by
@@ -904,6 +1010,12 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 					else /* dpre = dy y (1 - y): 3 more roundings */
 						h->tol[i][e] = C_ACC * (kk + 3.0) * U * mag + TINY;
 					break;
+				case XO_ACTIVATION_TANH: /* never fused */
+				case XO_ACTIVATION_ELU:
+				case XO_ACTIVATION_GELU:
+				case XO_ACTIVATION_SOFTPLUS:
+					XO_ASSERT(!"activation not fused");
+					break;
 				case XO_ACTIVATION_SOFTMAX:
 					if (c->dir == XO_DIR_FWD)
 						h->tol[i][e] = acc; /* row maxima below */
@@ -946,6 +1058,24 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 			h->tol[0][e] = (c->dir == XO_DIR_FWD ? ULP_SIGMOID_FWD : ULP_SIGMOID_BWD) *
 			                   ulp_of(h->ref[0][e]) +
 			               TINY;
+		return XO_OK;
+	case XO_OP_tanh:
+	case XO_OP_elu:
+	case XO_OP_softplus: {
+		static const double u[][2] = {{ULP_TANH_FWD, ULP_TANH_BWD},
+		                              {ULP_ELU_FWD, ULP_ELU_BWD},
+		                              {ULP_SOFTPLUS_FWD, ULP_SOFTPLUS_BWD}};
+		int k = c->op == XO_OP_tanh ? 0 : c->op == XO_OP_elu ? 1 : 2;
+
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			h->tol[0][e] = u[k][c->dir] * ulp_of(h->ref[0][e]) + TINY;
+		return XO_OK;
+	}
+	case XO_OP_gelu:
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			h->tol[0][e] = c->dir == XO_DIR_FWD
+			                   ? gelu_fwd_ulps(h->src[0][e]) * ulp_of(h->ref[0][e]) + TINY
+			                   : gelu_bwd_factor(h->src[0][e]) * U * h->mag[0][e] + TINY;
 		return XO_OK;
 	case XO_OP_softmax:
 		if (c->dir == XO_DIR_FWD) {
@@ -1407,6 +1537,8 @@ static enum xo_status hcase_alloc(struct hcase *h)
 {
 	const struct xo_case *c = h->c;
 	bool conv = has_activation(c->op);
+	/* gelu bwd's bound is relative to ref's magnitude of its two terms */
+	bool need_mag = conv || c->op == XO_OP_gelu;
 
 	for (int i = 0; i < XO_MAX_SRC; i++) {
 		h->sn[i] = slot_count(&h->ss[i]);
@@ -1421,11 +1553,11 @@ static enum xo_status hcase_alloc(struct hcase *h)
 		h->ref[i] = calloc(n, sizeof(float));
 		h->got[i] = calloc(n, sizeof(float));
 		h->tol[i] = calloc(n, sizeof(double));
-		if (conv)
+		if (need_mag)
 			h->mag[i] = calloc(n, sizeof(float));
 		if (c->op == XO_OP_adam)
 			h->init[i] = calloc(n, sizeof(float));
-		if (!h->ref[i] || !h->got[i] || !h->tol[i] || (conv && !h->mag[i]) ||
+		if (!h->ref[i] || !h->got[i] || !h->tol[i] || (need_mag && !h->mag[i]) ||
 		    (c->op == XO_OP_adam && !h->init[i]))
 			return xo_error(XO_ENOMEM, "harness: out of memory");
 	}

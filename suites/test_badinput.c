@@ -74,7 +74,7 @@ static void bad_keys_and_values(void **state)
 	EXPECT(XO_EINVAL, xo_params_set(&p, "kernel_size", ""));
 	EXPECT(XO_EINVAL, xo_params_set(&p, "kernel_size", "99999999999999999999999"));
 	EXPECT(XO_EINVAL, xo_params_set(&p, "padding", "diagonal"));
-	EXPECT(XO_EINVAL, xo_params_set(&p, "activation", "tanh"));
+	EXPECT(XO_EINVAL, xo_params_set(&p, "activation", "swish"));
 	EXPECT(XO_EINVAL, xo_params_set(&p, "use_bias", "maybe"));
 	EXPECT(XO_EINVAL, xo_params_set(&p, "rate", "nan"));
 	EXPECT(XO_EINVAL, xo_params_set(&p, "rate", "0.5x"));
@@ -131,6 +131,14 @@ static void bad_conv1d(void **state)
 
 		p.activation = (enum xo_activation)17;
 		EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, p));
+		/* the activations conv1d and dense do not fuse are refused by
+		 * name (a model runs them as their own op) */
+		p = params("len=5 activation=gelu");
+		EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, p));
+		assert_non_null(strstr(xo_last_error(), "activation=gelu is not fused"));
+		p = params("ch=3 units=2 activation=tanh");
+		EXPECT(XO_EINVAL, shapes(XO_OP_dense, XO_DIR_BWD, p));
+		assert_non_null(strstr(xo_last_error(), "activation=tanh is not fused"));
 		p = params("len=5");
 		p.padding = (enum xo_padding)9;
 		EXPECT(XO_EINVAL, shapes(XO_OP_conv1d, XO_DIR_FWD, p));

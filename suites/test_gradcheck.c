@@ -25,9 +25,12 @@
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
  *        ~ 2e-11. tol = 1e-8 (a margin of ~500).
- *      - smooth ops (sigmoid, softmax, cross-entropy): truncation error
- *        h^2/6 * |L'''| = 2.5e-9 * |L'''|, with |L'''| of order 10 for
- *        these shapes (|sigmoid'''| <= 1/8, inputs and weights <= 1,
+ *      - smooth ops (sigmoid, softmax, cross-entropy, tanh, elu, gelu,
+ *        softplus): truncation error h^2/6 * |L'''| = 2.5e-9 * |L'''|, with
+ *        |L'''| of order 10 for these shapes (|sigmoid'''| <= 1/8,
+ *        |tanh'''| <= 2, |elu'''| <= 1, |gelu'''| <= 1.2 and |softplus'''|
+ *        <= 1/8 on [-1, 1]; elu'' jumps at 0, so its inputs keep GC_KINK
+ *        away from 0 as relu's do; inputs and weights <= 1,
  *        at most 6 terms per output), so ~3e-8, plus the same rounding.
  *        tol = 1e-6 (a margin of ~30).
  *   6. The public path: the same inputs as float tensors through
@@ -106,6 +109,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	static const enum gc_bsrc with_params[] = {GC_IN0, GC_IN1, GC_Y, GC_DY};
 	static const enum gc_bsrc pool[] = {GC_IN0, GC_DY, GC_NONE, GC_NONE};
 	static const enum gc_bsrc act[] = {GC_Y, GC_DY, GC_NONE, GC_NONE};
+	static const enum gc_bsrc act_x[] = {GC_IN0, GC_DY, GC_NONE, GC_NONE};
 	static const enum gc_bsrc grad_only[] = {GC_DY, GC_NONE, GC_NONE, GC_NONE};
 
 	switch (op) {
@@ -117,7 +121,12 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
+	case XO_OP_tanh:
+	case XO_OP_elu:
 		return act[s];
+	case XO_OP_gelu: /* derivative from x (ops.def) */
+	case XO_OP_softplus:
+		return act_x[s];
 	case XO_OP_flatten:
 	case XO_OP_dropout:
 		return grad_only[s];
@@ -225,7 +234,7 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 			d->in[0][k] = (double)(float)((double)(2 * perm[k] + 1) / (double)n - 1.0);
 		free(perm);
 	}
-	if (c->op == XO_OP_relu) {
+	if (c->op == XO_OP_relu || c->op == XO_OP_elu) { /* elu'' jumps at 0 */
 		for (int64_t k = 0; k < d->nin[0]; k++)
 			if (fabs(d->in[0][k]) <= GC_KINK)
 				return false;
@@ -937,6 +946,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	c->p = p;
 	c->tol = GC_TOL_LINEAR;
 	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
+	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
 	    ((op == XO_OP_conv1d || op == XO_OP_dense) &&
 	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
 		c->tol = GC_TOL_SMOOTH;
@@ -998,6 +1008,10 @@ static void build_cases(void)
 	add_case(XO_OP_relu, p);
 	add_case(XO_OP_sigmoid, p);
 	add_case(XO_OP_softmax, p);
+	add_case(XO_OP_tanh, p);
+	add_case(XO_OP_elu, p);
+	add_case(XO_OP_gelu, p);
+	add_case(XO_OP_softplus, p);
 	add_case(XO_OP_flatten, p);
 	p.seed = 11;
 	p.step = 3;

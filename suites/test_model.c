@@ -136,6 +136,30 @@ static void close_backends(struct xo_backend **be, int n)
 }
 
 /* K_path and K_grad of a spec (see the file comment). */
+/*
+ * The harness's bound in u of an activation applied as its own op
+ * (suites/harness.c: tanh 11, elu 7, softplus 12, gelu 2 x^2 + 36 taken at
+ * |x| = 4, beyond the pre-activations of the golden nets: 68), as a length
+ * added to K_path: the 8 u K_path bound (docs/model.md) grows by bound / 8
+ * per such activation along the depth; each of them is Lipschitz <= 1.13
+ * (gelu' peaks at 1.129), inside the constant 8's margin for amplification.
+ */
+static double act_length(enum xo_activation a)
+{
+	switch (a) {
+	case XO_ACTIVATION_TANH:
+		return 11.0 / 8.0;
+	case XO_ACTIVATION_ELU:
+		return 7.0 / 8.0;
+	case XO_ACTIVATION_GELU:
+		return 68.0 / 8.0;
+	case XO_ACTIVATION_SOFTPLUS:
+		return 12.0 / 8.0;
+	default:
+		return 0.0; /* fused ones: covered by the constant 8 */
+	}
+}
+
 static void spec_lengths(const char *path, int64_t batch, double *k_path, double *k_grad)
 {
 	struct xo_model_spec s;
@@ -154,6 +178,9 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += (double)(l->p.kernel_size * l->in_ch);
 		else if (l->kind == XO_LAYER_DENSE)
 			*k_path += (double)l->in_ch;
+		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_DENSE ||
+		    l->kind == XO_LAYER_ACTIVATION)
+			*k_path += act_length(l->p.activation);
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
 		/* dx of a layer sums over its outputs' channels */
@@ -216,7 +243,9 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nconv1d filters=4 kernel_size=3x\n", 2, "positive integer"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 padding=full\n", 2, "padding"},
     {"input 29 1\nmax_pooling1d padding=causal\n", 2, "padding"},
-    {"input 29 1\nconv1d filters=4 kernel_size=3 activation=tanh\n", 2, "activation"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3 activation=swish\n", 2, "activation=swish"},
+    {"input 29 1\nactivation\n", 2, "activation needs activation="},
+    {"input 29 1\nactivation activation=gelu units=3\n", 2, "unknown argument 'units'"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 use_bias=maybe\n", 2, "use_bias"},
     {"input 29 1\nflatten\ndropout rate=1.5\n", 3, "rate"},
     {"input 29 1\nflatten\ndropout\n", 3, "rate"},
@@ -454,7 +483,7 @@ static void test_npy_roundtrip(void **state)
 
 /* ---- golden fixtures --------------------------------------------------- */
 
-static const char *const golden_models[] = {"seed", "mixed_a", "mixed_b"};
+static const char *const golden_models[] = {"seed", "mixed_a", "mixed_b", "acts"};
 
 static void check_close(const char *what, const float *got, const float *want, int64_t n,
                         double atol, double rtol)
@@ -791,21 +820,22 @@ static void test_same_run_every_backend(void **state)
 {
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
-	static const char *const names[3] = {"seed", "mixed_a", "mixed_b"};
+	static const char *const names[5] = {"seed", "mixed_a", "mixed_b", "acts", "acts/conv"};
 	char spec[512], what[200];
 
 	(void)state;
 	assert_string_equal(xo_backend_name(be[0]), "ref");
-	for (int g = 0; g < 3; g++) {
+	for (int g = 0; g < 5; g++) {
 		struct real_result ref, r;
 		struct xo_model *m;
 		float *x, *y;
 
 		if (g == 0)
 			snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
+		else if (g == 4) /* not a fixture: a spec kept beside acts */
+			snprintf(spec, sizeof(spec), "%s/acts/conv.model", XO_GOLDEN_DIR);
 		else
-			snprintf(spec, sizeof(spec), "%s/%s/model.model", XO_GOLDEN_DIR,
-			         g == 1 ? "mixed_a" : "mixed_b");
+			snprintf(spec, sizeof(spec), "%s/%s/model.model", XO_GOLDEN_DIR, names[g]);
 		assert_int_equal(xo_model_open(spec, be[0], 4, &m), XO_OK);
 		random_set(REAL_N, 11, xo_model_input_size(m), xo_model_classes(m), &x, &y);
 		xo_model_close(m);
@@ -920,6 +950,56 @@ static void test_fused_matches_ops(void **state)
 			snprintf(spec, sizeof(spec), "%s/%s/model.model", XO_GOLDEN_DIR,
 			         g ? "mixed_b" : "mixed_a");
 			fused_case(be[b], spec, false);
+		}
+	}
+	close_backends(be, nbe);
+}
+
+/*
+ * The fused paths implement linear, relu and sigmoid (softmax as the head)
+ * only: each backend's net_fits must refuse a model with tanh, elu, gelu or
+ * softplus (as a dense activation or an Activation layer), so it runs op by
+ * op, in training and in inference; the same spec with those layers made
+ * fusable (relu / sigmoid, no Activation layer) is taken, so the refusal
+ * comes from the activations and not from the net's shape.
+ */
+static void test_fused_refuses_activations(void **state)
+{
+	static const char *const refused[] = {
+	    "input 29 1\nflatten\ndense units=16 activation=tanh\ndense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=elu\ndense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=gelu\ndense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=softplus\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nconv1d filters=4 kernel_size=3 activation=tanh\nflatten\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16\nactivation activation=relu\n"
+	    "dense units=6 activation=softmax\n",
+	};
+	static const char taken[] = "input 29 1\nconv1d filters=4 kernel_size=3 activation=relu\n"
+	                            "flatten\ndense units=16 activation=sigmoid\n"
+	                            "dense units=6 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+
+	(void)state;
+	for (int b = 0; b < nbe; b++) {
+		struct xo_model *m;
+
+		if (!be[b]->iface->net_fits)
+			continue;
+		if (xo_model_open_string(taken, "taken", be[b], 64, &m))
+			fail_msg("%s", xo_last_error());
+		assert_true(xo_model_fused(m, true));
+		assert_true(xo_model_fused(m, false));
+		xo_model_close(m);
+		for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			if (xo_model_open_string(refused[i], "refused", be[b], 64, &m))
+				fail_msg("%s", xo_last_error());
+			if (xo_model_fused(m, true) || xo_model_fused(m, false))
+				fail_msg("%s fused a net it does not implement:\n%s",
+				         xo_backend_name(be[b]), refused[i]);
+			xo_model_close(m);
 		}
 	}
 	close_backends(be, nbe);
@@ -1844,6 +1924,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_same_run_every_backend),
 	    cmocka_unit_test(test_checkpoint_and_batching),
 	    cmocka_unit_test(test_fused_matches_ops),
+	    cmocka_unit_test(test_fused_refuses_activations),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

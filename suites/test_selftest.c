@@ -151,6 +151,54 @@ static enum xo_status sigmoid_fwd_300ulp(struct xo_backend *be, const struct xo_
 	return st;
 }
 
+/* gelu fwd with the tanh approximation (Keras's approximate=True) instead of
+ * the exact erf form: up to ~5e-4 off near |x| = 2. */
+static enum xo_status gelu_fwd_tanh_approx(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++) {
+		double v = x[i];
+
+		y[i] = (float)(0.5 * v *
+		               (1.0 + tanh(sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v))));
+	}
+	return XO_OK;
+}
+
+/* tanh bwd that takes its src for x (dy (1 - tanh(s)^2)), not for y. */
+static enum xo_status tanh_bwd_from_x(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *s = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++) {
+		double t = tanh((double)s[i]);
+
+		dx[i] = (float)((double)dy[i] * (1.0 - t * t));
+	}
+	return XO_OK;
+}
+
+/* elu fwd 20 ulps off everywhere: more than its bound of 7 allows. */
+static enum xo_status elu_fwd_20ulp(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_elu](be, a);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++) {
+		uint32_t u;
+
+		memcpy(&u, &y[i], 4);
+		u += 20;
+		memcpy(&y[i], &u, 4);
+	}
+	return st;
+}
+
 /* conv1d bwd that never writes one element of dw. */
 static enum xo_status conv1d_bwd_skip_one(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -240,6 +288,12 @@ static const struct fault faults[] = {
     {"fault-nan", XO_OP_dense, XO_DIR_FWD, dense_fwd_nan, XO_HMODE_REAL,
      "batch=3 ch=7 units=5 activation=sigmoid", XO_FAIL_NONFINITE},
     {"fault-sigmoid-300ulp", XO_OP_sigmoid, XO_DIR_FWD, sigmoid_fwd_300ulp, XO_HMODE_REAL,
+     "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-gelu-tanh-approx", XO_OP_gelu, XO_DIR_FWD, gelu_fwd_tanh_approx, XO_HMODE_REAL,
+     "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-tanh-bwd-from-x", XO_OP_tanh, XO_DIR_BWD, tanh_bwd_from_x, XO_HMODE_REAL,
+     "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-elu-20ulp", XO_OP_elu, XO_DIR_FWD, elu_fwd_20ulp, XO_HMODE_REAL,
      "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
     {"fault-unwritten", XO_OP_conv1d, XO_DIR_BWD, conv1d_bwd_skip_one, XO_HMODE_EXACT,
      "batch=2 len=9 ch=2 filters=3 kernel_size=3", XO_FAIL_UNWRITTEN},

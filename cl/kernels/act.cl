@@ -1,5 +1,6 @@
 /*
- * act.cl - relu, sigmoid and softmax forward and backward. relu and sigmoid
+ * act.cl - relu, sigmoid, softmax, tanh, elu, gelu and softplus forward and
+ * backward. relu and sigmoid
  * are one work-item per element; softmax is one work-item per row of `cols`
  * elements (the last axis), max-subtracted. Backward takes the derivative from
  * the forward output y. xo_cl_softmax_fwd may run in place (x == y), which is
@@ -69,4 +70,101 @@ __kernel void xo_cl_softmax_bwd(__global const float *y, int yo, __global const 
 		dot += dy[dyo + base + j] * y[yo + base + j];
 	for (int j = 0; j < cols; j++)
 		dx[dxo + base + j] = y[yo + base + j] * (dy[dyo + base + j] - dot);
+}
+
+/*
+ * tanh, elu (alpha 1), gelu (exact) and softplus: one work-item per element,
+ * the forms of kernels/cpu_act.c (reasons there): bwd takes y for tanh and
+ * elu, x for gelu and softplus. Bounds: suites/harness.c (ULP_TANH_FWD ...).
+ */
+#define XO_SQRT1_2F   0.70710678118654752440f
+#define XO_RSQRT_2PIF 0.39894228040143267794f
+
+__kernel void xo_cl_tanh_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n)
+		y[yo + i] = tanh(x[xo + i]);
+}
+
+__kernel void xo_cl_tanh_bwd(__global const float *y, int yo, __global const float *dy, int dyo,
+			     __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = y[yo + i];
+
+		dx[dxo + i] = dy[dyo + i] * ((1.0f - v) * (1.0f + v));
+	}
+}
+
+__kernel void xo_cl_elu_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		y[yo + i] = v > 0.0f ? v : expm1(v);
+	}
+}
+
+__kernel void xo_cl_elu_bwd(__global const float *y, int yo, __global const float *dy, int dyo,
+			    __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = y[yo + i], g = dy[dyo + i];
+
+		dx[dxo + i] = v > 0.0f ? g : g * (v + 1.0f);
+	}
+}
+
+__kernel void xo_cl_gelu_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		y[yo + i] = 0.5f * v * erfc(-v * XO_SQRT1_2F);
+	}
+}
+
+__kernel void xo_cl_gelu_bwd(__global const float *x, int xo, __global const float *dy, int dyo,
+			     __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+		float a = 0.5f * erfc(-v * XO_SQRT1_2F);
+		float b = v * XO_RSQRT_2PIF * exp(-0.5f * (v * v));
+
+		dx[dxo + i] = dy[dyo + i] * (a + b);
+	}
+}
+
+__kernel void xo_cl_softplus_fwd(__global const float *x, int xo, __global float *y, int yo,
+				 int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		y[yo + i] = isnan(v) ? v : fmax(v, 0.0f) + log1p(exp(-fabs(v)));
+	}
+}
+
+__kernel void xo_cl_softplus_bwd(__global const float *x, int xo, __global const float *dy,
+				 int dyo, __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n)
+		dx[dxo + i] = dy[dyo + i] / (1.0f + exp(-x[xo + i]));
 }

@@ -49,6 +49,7 @@ enum xo_net_kind {
 	XO_NET_FLATTEN, /* a no-op: the same bytes */
 	XO_NET_DROPOUT, /* identity when !p.training */
 	XO_NET_DENSE,
+	XO_NET_ACTIVATION, /* Keras Activation layer: no fused path runs it (yet) */
 };
 
 struct xo_net_layer {
