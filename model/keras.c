@@ -309,6 +309,8 @@ static const struct class_row classes[] = {
      {COMMON_KEYS, NO_REG_KEYS, {"units", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},
       {"quantization_config", K_NULL}, {"lora_rank", K_NULL}, {"lora_alpha", K_SKIP},
       {"batch_input_shape", K_SHAPE}}},
+    {"Activation", "activation",
+     {COMMON_KEYS, {"activation", K_STR}, {"batch_input_shape", K_SHAPE}}},
 };
 #define NCLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
 
@@ -1133,6 +1135,10 @@ static json_t *model_config(struct xo_model *m)
 			json_object_set_new(cfg, "units", json_integer(p->units));
 			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
 			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+			break;
+		case XO_LAYER_ACTIVATION:
+			cls = "Activation";
+			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
 			break;
 		default:
 			/* a layer kind added without its row here */

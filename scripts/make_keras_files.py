@@ -63,6 +63,21 @@ def functional_model():
     return keras.Model(inp, out, name="chain")
 
 
+def acts_model():
+    """Every activation crossover runs, in Dense layers and as Activation
+    layers (issue 13: tanh, elu, gelu - exact, Keras's default - softplus)."""
+    return keras.Sequential([
+        keras.Input(shape=(12,)),
+        layers.Dense(16, activation="tanh"),
+        layers.Dense(16, activation="elu"),
+        layers.Activation("gelu"),
+        layers.Dense(12, activation="gelu"),
+        layers.Dense(10, activation="softplus"),
+        layers.Activation("tanh"),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
 def keras2_weights(path, model):
     """The file Keras 2's save_weights / ModelCheckpoint(save_weights_only=True)
     wrote (tf.keras 2.x, hdf5_format.save_weights_to_hdf5_group), rebuilt
@@ -155,6 +170,12 @@ def main():
     b = layers.Dense(3)(inp)
     bad = keras.Model(inp, layers.Add()([a, b]))
     bad.save(os.path.join(out, "not_chain.keras"))
+    # its own generator, so the fixtures above do not change when it is added
+    acts = acts_model()
+    rng_acts = np.random.default_rng(17)
+    randomize(acts, rng_acts)
+    acts.save(os.path.join(out, "acts.keras"))
+    write_inputs(out, "acts", acts, rng_acts)
     print("keras", keras.__version__, "wrote", out)
 
 

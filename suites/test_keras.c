@@ -142,6 +142,7 @@ static const struct fixture fixtures[] = {
     {"seed.keras", "seed.keras2_weights.h5", "seed"},
     {"mlp.keras", NULL, "mlp"},
     {"functional.keras", NULL, "functional"},
+    {"acts.keras", NULL, "acts"},
 };
 
 static void test_keras_predict(void **state)
