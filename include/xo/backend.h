@@ -49,6 +49,11 @@ enum xo_net_kind {
 	XO_NET_FLATTEN, /* a no-op: the same bytes */
 	XO_NET_DROPOUT, /* identity when !p.training */
 	XO_NET_DENSE,
+	/* Layers no fused path implements: a net holding one is refused by
+	 * every net_fits, and the model runs op by op. */
+	XO_NET_AVERAGE_POOLING1D,
+	XO_NET_GLOBAL_AVERAGE_POOLING1D,
+	XO_NET_GLOBAL_MAX_POOLING1D,
 };
 
 struct xo_net_layer {
