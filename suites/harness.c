@@ -110,7 +110,8 @@ const char *xo_fail_name(enum xo_fail f)
 static bool is_elementwise(enum xo_op op)
 {
 	return op == XO_OP_relu || op == XO_OP_sigmoid || op == XO_OP_dropout ||
-	       op == XO_OP_flatten || op == XO_OP_max_pooling1d;
+	       op == XO_OP_flatten || op == XO_OP_max_pooling1d || op == XO_OP_average_pooling1d ||
+	       op == XO_OP_global_average_pooling1d || op == XO_OP_global_max_pooling1d;
 }
 
 static bool has_activation(enum xo_op op)
