@@ -154,6 +154,12 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += (double)(l->p.kernel_size * l->in_ch);
 		else if (l->kind == XO_LAYER_DENSE)
 			*k_path += (double)l->in_ch;
+		/* average poolings: a sum of pool_size (len) terms then a
+		 * division of up to 5u (harness.c tol_avg_pool): K - 1 + 5 */
+		else if (l->kind == XO_LAYER_AVERAGE_POOLING1D)
+			*k_path += (double)(l->p.pool_size + 4);
+		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D)
+			*k_path += (double)(l->in_len + 4);
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
 		/* dx of a layer sums over its outputs' channels */
