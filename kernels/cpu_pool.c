@@ -28,11 +28,11 @@
  * stays on the calling thread. */
 #define XO_CPU_POOL_PAR_MIN 300000
 
-static int pool_threads(const struct xo_cpu_ctx *c, int64_t ops, int64_t items)
+static int pool_threads(const struct xo_cpu_ctx *c, double ops, int64_t items)
 {
 	int64_t nt = c->nthreads;
 
-	if (ops < XO_CPU_POOL_PAR_MIN)
+	if (ops < (double)XO_CPU_POOL_PAR_MIN)
 		return 1;
 	if (nt > items)
 		nt = items;
@@ -196,14 +196,17 @@ static enum xo_status gpool_run(struct xo_backend *be, enum xo_op op, bool bwd,
 {
 	struct xo_cpu_ctx *c = be->ctx;
 	struct gpool_job j = {.op = op, .bwd = bwd, .p = a->p};
-	int64_t work = a->p.batch * a->p.len * a->p.ch;
+	/* in double: out * pool_size may pass int64 for a huge same-padded pool */
+	double work = (double)a->p.batch * (double)a->p.len * (double)a->p.ch;
 
 	if (op == XO_OP_average_pooling1d) {
 		enum xo_status st = xo_pool1d_geometry_of(op, &a->p, &j.out, &j.pad);
 
 		if (st)
 			return st;
-		work = a->p.batch * (j.out * a->p.pool_size + a->p.len) * a->p.ch;
+		work = (double)a->p.batch *
+		       ((double)j.out * (double)a->p.pool_size + (double)a->p.len) *
+		       (double)a->p.ch;
 	}
 	/* slots (ops.def): the gradient is src[0] except for global max (src[1]) */
 	if (!bwd || op == XO_OP_global_max_pooling1d)
