@@ -167,6 +167,9 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 		return act_elementwise(p.activation) ||
 		       (p.activation == XO_ACTIVATION_SOFTMAX && li == net->nlayers - 1);
 	case XO_NET_ACTIVATION: /* not in net.cl: such models run op by op */
+	case XO_NET_AVERAGE_POOLING1D: /* not in net.cl: these nets run op by op */
+	case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+	case XO_NET_GLOBAL_MAX_POOLING1D:
 		return false;
 	}
 	return false;

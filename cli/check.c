@@ -61,7 +61,7 @@ static void emit(struct check_totals *t, const struct xo_case *c, const char *ba
 	p = c->p;
 	if (c->op == XO_OP_conv1d)
 		p.strides = xo_conv1d_stride(&c->p);
-	else if (c->op == XO_OP_max_pooling1d)
+	else if (xo_op_is_pool1d(c->op))
 		p.strides = xo_pool1d_stride(&c->p);
 	xo_params_format(c->op, c->dir, &p, params, sizeof(params));
 	fprintf(t->out, "%s\n    {\"op\": \"%s\", \"dir\": \"%s\", \"mode\": \"%s\", \"backend\": ",
@@ -238,7 +238,7 @@ static void list_ops(bool json)
 		int n = 0;
 
 		/* the default stride as the op reads it */
-		d.strides = op == XO_OP_conv1d ? 1 : op == XO_OP_max_pooling1d ? d.pool_size : 0;
+		d.strides = op == XO_OP_conv1d ? 1 : xo_op_is_pool1d(op) ? d.pool_size : 0;
 		xo_params_format(op, XO_DIR_FWD, &d, line, sizeof(line));
 		if (json) {
 			printf("%s\n  {\"op\": \"%s\", \"backward\": %s, \"keys\": [", o ? "," : "",
@@ -259,7 +259,7 @@ static void list_ops(bool json)
 					if (required[r].op == op && required[r].keys[k] &&
 					    !strcmp(required[r].keys[k], tok))
 						req = true;
-			if (op == XO_OP_max_pooling1d && !strcmp(tok, "strides"))
+			if (xo_op_is_pool1d(op) && !strcmp(tok, "strides"))
 				def = "pool_size";
 			else if (strchr(def, '.') || strchr(def, 'e')) {
 				/* a float field printed to float's 7 digits, not the

@@ -33,6 +33,12 @@ static const char *keras_type(enum xo_layer_kind k)
 		return "Dense";
 	case XO_LAYER_ACTIVATION:
 		return "Activation";
+	case XO_LAYER_AVERAGE_POOLING1D:
+		return "AveragePooling1D";
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+		return "GlobalAveragePooling1D";
+	case XO_LAYER_GLOBAL_MAX_POOLING1D:
+		return "GlobalMaxPooling1D";
 	}
 	return "?";
 }
@@ -134,6 +140,10 @@ int xo_cmd_summary(int argc, char **argv)
 
 			snprintf(name, sizeof(name), "%s (%s)", l->name, keras_type(l->kind));
 			shape_str(l->out_rank, l->out_len, l->out_ch, shape, sizeof(shape));
+			if (strlen(name) > 31) { /* too wide for its column: its own line */
+				printf(" %s\n", name);
+				name[0] = '\0';
+			}
 			printf(" %-31s %-25s %-10" PRId64 "\n%s\n", name, shape,
 			       l->w_count + l->b_count, i + 1 < spec.nlayers ? "" : dbl);
 		}

@@ -178,8 +178,12 @@ static uint32_t op_keys(enum xo_op op)
 		       B(K_STRIDES) | B(K_DILATION) | B(K_PADDING) | B(K_USE_BIAS) |
 		       B(K_ACTIVATION);
 	case XO_OP_max_pooling1d:
+	case XO_OP_average_pooling1d:
 		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) |
 		       B(K_PADDING);
+	case XO_OP_global_average_pooling1d:
+	case XO_OP_global_max_pooling1d:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH);
 	case XO_OP_dense:
 		return B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION);
 	case XO_OP_relu:
@@ -453,22 +457,30 @@ enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, i
 	return xo_error(XO_EINVAL, "conv1d: unknown padding");
 }
 
-enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)
+bool xo_op_is_pool1d(enum xo_op op)
 {
+	return op == XO_OP_max_pooling1d || op == XO_OP_average_pooling1d;
+}
+
+enum xo_status xo_pool1d_geometry_of(enum xo_op op, const struct xo_params *p, int64_t *out_len,
+				     int64_t *pad_left)
+{
+	const char *name = xo_op_name(op);
 	int64_t stride = xo_pool1d_stride(p);
 	enum xo_status st;
 
-	if ((st = geometry_size("max_pooling1d", "len", p->len)) ||
-	    (st = geometry_size("max_pooling1d", "pool_size", p->pool_size)) ||
-	    (st = geometry_size("max_pooling1d", "strides", stride)))
+	XO_ASSERT(xo_op_is_pool1d(op));
+	if ((st = geometry_size(name, "len", p->len)) ||
+	    (st = geometry_size(name, "pool_size", p->pool_size)) ||
+	    (st = geometry_size(name, "strides", stride)))
 		return st;
 	switch (p->padding) {
 	case XO_PADDING_VALID:
 		if (p->pool_size > p->len)
 			return xo_error(XO_EINVAL,
-					"max_pooling1d: pool_size=%" PRId64
-					" is longer than len=%" PRId64 " with padding=valid",
-					p->pool_size, p->len);
+					"%s: pool_size=%" PRId64 " is longer than len=%" PRId64
+					" with padding=valid",
+					name, p->pool_size, p->len);
 		*out_len = (p->len - p->pool_size) / stride + 1;
 		*pad_left = 0;
 		return XO_OK;
@@ -478,5 +490,20 @@ enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len, i
 	case XO_PADDING_CAUSAL:
 		break;
 	}
-	return xo_error(XO_EINVAL, "max_pooling1d: padding must be valid or same");
+	return xo_error(XO_EINVAL, "%s: padding must be valid or same", name);
+}
+
+enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)
+{
+	return xo_pool1d_geometry_of(XO_OP_max_pooling1d, p, out_len, pad_left);
+}
+
+int64_t xo_pool1d_window(const struct xo_params *p, int64_t o, int64_t pad_left, int64_t *lo,
+			 int64_t *hi)
+{
+	int64_t start = o * xo_pool1d_stride(p) - pad_left;
+
+	*lo = start < 0 ? 0 : start;
+	*hi = start + p->pool_size > p->len ? p->len : start + p->pool_size;
+	return *hi - *lo;
 }

@@ -107,6 +107,37 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 			SLOT(dst[0], false, p->batch, p->len, p->ch);
 		}
 		break;
+	case XO_OP_average_pooling1d:
+		NEED(batch);
+		NEED(ch);
+		st = xo_pool1d_geometry_of(op, p, &out, &pad);
+		if (st)
+			return st;
+		if (dir == XO_DIR_FWD) {
+			SLOT(src[0], false, p->batch, p->len, p->ch);
+			SLOT(dst[0], false, p->batch, out, p->ch);
+		} else {
+			SLOT(src[0], false, p->batch, out, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->ch);
+		}
+		break;
+	case XO_OP_global_average_pooling1d:
+	case XO_OP_global_max_pooling1d:
+		NEED(batch);
+		NEED(len);
+		NEED(ch);
+		if (dir == XO_DIR_FWD) {
+			SLOT(src[0], false, p->batch, p->len, p->ch);
+			SLOT(dst[0], false, p->batch, p->ch);
+		} else if (op == XO_OP_global_max_pooling1d) {
+			SLOT(src[0], false, p->batch, p->len, p->ch);
+			SLOT(src[1], false, p->batch, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->ch);
+		} else {
+			SLOT(src[0], false, p->batch, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->ch);
+		}
+		break;
 	case XO_OP_dense:
 		NEED(batch);
 		NEED(ch);

@@ -144,7 +144,7 @@ struct xo_params {
 	enum xo_padding padding;       /* conv1d: valid/same/causal; pooling: valid/same */
 	bool use_bias;                 /* conv1d / dense */
 	enum xo_activation activation; /* conv1d / dense, fused */
-	int64_t pool_size;             /* max_pooling1d window */
+	int64_t pool_size;             /* max_pooling1d / average_pooling1d window */
 	int64_t units;                 /* dense outputs */
 	float rate;                    /* dropout rate in [0, 1) */
 	bool training;                 /* dropout active */
@@ -181,6 +181,17 @@ enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len,
 				  int64_t *pad_left);
 enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len,
 				  int64_t *pad_left);
+/* The same for any windowed 1-D pooling op (max_pooling1d, average_pooling1d),
+ * its errors naming op. */
+enum xo_status xo_pool1d_geometry_of(enum xo_op op, const struct xo_params *p, int64_t *out_len,
+				     int64_t *pad_left);
+/* True for the windowed 1-D pooling ops (pool_size, strides, padding). */
+bool xo_op_is_pool1d(enum xo_op op);
+/* Window o of a pooling op with a valid geometry: the in-bounds input steps
+ * [*lo, *hi), clipped to [0, len); returns their count (>= 1, the divisor of
+ * average_pooling1d: Keras averages over the valid steps only). */
+int64_t xo_pool1d_window(const struct xo_params *p, int64_t o, int64_t pad_left, int64_t *lo,
+			 int64_t *hi);
 /* Effective stride (resolves the 0 default). */
 int64_t xo_conv1d_stride(const struct xo_params *p);
 int64_t xo_pool1d_stride(const struct xo_params *p);

@@ -17,7 +17,8 @@
  *                        (straight into dx for dense, col2im for conv1d).
  *   large dense          cblas_sgemm (single-threaded inside each of our threads)
  *                        when m, n, k are all >= XO_CPU_BLAS_MIN.
- *   pooling, relu, sigmoid, softmax, dropout  vector kernels, threads over rows.
+ *   pooling, relu, sigmoid, softmax, dropout  vector kernels, threads over rows;
+ *                        average and global pooling in cpu_pool.c.
  *   crossentropy, adam, accuracy, gather      scalar loops (O(batch * classes)).
  */
 #include <cblas.h>
@@ -1334,6 +1335,7 @@ static void cpu_make_iface(void)
 	cpu_iface.bwd[XO_OP_conv1d] = cpu_conv1d_bwd;
 	cpu_iface.fwd[XO_OP_max_pooling1d] = cpu_pool_fwd;
 	cpu_iface.bwd[XO_OP_max_pooling1d] = cpu_pool_bwd;
+	xo_cpu_pool_register(&cpu_iface); /* cpu_pool.c: the rest of the pooling family */
 	cpu_iface.fwd[XO_OP_dense] = cpu_dense_fwd;
 	cpu_iface.bwd[XO_OP_dense] = cpu_dense_bwd;
 	cpu_iface.fwd[XO_OP_relu] = cpu_relu_fwd;

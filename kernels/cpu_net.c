@@ -230,6 +230,9 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 			if (l->out_len != l->in_len || l->out_ch != l->in_ch)
 				return false;
 			break;
+		case XO_NET_AVERAGE_POOLING1D: /* not in cpu_net.inc: op by op */
+		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+		case XO_NET_GLOBAL_MAX_POOLING1D:
 		default:
 			return false;
 		}
@@ -449,6 +452,11 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 		struct act out = {dst, s->need_out * s->out_ch, s->need_out, s->out_ch};
 
 		switch (s->kind) {
+		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
+		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+		case XO_NET_GLOBAL_MAX_POOLING1D:
+			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
+			break;
 		case XO_NET_CONV1D:
 		case XO_NET_DENSE:
 			if (s->pool_fused) {
@@ -761,6 +769,11 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			continue;
 		}
 		switch (s->kind) {
+		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
+		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+		case XO_NET_GLOBAL_MAX_POOLING1D:
+			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
+			break;
 		case XO_NET_CONV1D:
 		case XO_NET_DENSE: {
 			const struct act x = {in[i], in_stride[i], s->need_in, s->in_ch};
@@ -821,6 +834,11 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		int64_t gin_stride; /* floats per sample of gin: out_stride[i - 1] */
 
 		switch (s->kind) {
+		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
+		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+		case XO_NET_GLOBAL_MAX_POOLING1D:
+			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
+			break;
 		case XO_NET_CONV1D:
 		case XO_NET_DENSE: {
 			int64_t m = s->kind == XO_NET_DENSE ? cnt : cnt * s->need_out;

@@ -311,6 +311,15 @@ static const struct class_row classes[] = {
       {"batch_input_shape", K_SHAPE}}},
     {"Activation", "activation",
      {COMMON_KEYS, {"activation", K_STR}, {"batch_input_shape", K_SHAPE}}},
+    {"AveragePooling1D", "average_pooling1d",
+     {COMMON_KEYS, {"pool_size", K_INT}, {"strides", K_INT}, {"padding", K_STR},
+      {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
+    {"GlobalAveragePooling1D", "global_average_pooling1d",
+     {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+      {"batch_input_shape", K_SHAPE}}},
+    {"GlobalMaxPooling1D", "global_max_pooling1d",
+     {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+      {"batch_input_shape", K_SHAPE}}},
 };
 #define NCLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
 
@@ -1135,6 +1144,20 @@ static json_t *model_config(struct xo_model *m)
 			json_object_set_new(cfg, "units", json_integer(p->units));
 			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
 			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+			break;
+		case XO_LAYER_AVERAGE_POOLING1D:
+			cls = "AveragePooling1D";
+			json_object_set_new(cfg, "pool_size", json_pack("[I]", (json_int_t)p->pool_size));
+			json_object_set_new(cfg, "strides", json_pack("[I]", (json_int_t)xo_pool1d_stride(p)));
+			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			break;
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+		case XO_LAYER_GLOBAL_MAX_POOLING1D:
+			cls = ls->kind == XO_LAYER_GLOBAL_MAX_POOLING1D ? "GlobalMaxPooling1D"
+			                                                : "GlobalAveragePooling1D";
+			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			json_object_set_new(cfg, "keepdims", json_false());
 			break;
 		case XO_LAYER_ACTIVATION:
 			cls = "Activation";

@@ -436,6 +436,9 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    [XO_LAYER_DROPOUT] = XO_NET_DROPOUT,
 		    [XO_LAYER_DENSE] = XO_NET_DENSE,
 		    [XO_LAYER_ACTIVATION] = XO_NET_ACTIVATION,
+		    [XO_LAYER_AVERAGE_POOLING1D] = XO_NET_AVERAGE_POOLING1D,
+		    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = XO_NET_GLOBAL_AVERAGE_POOLING1D,
+		    [XO_LAYER_GLOBAL_MAX_POOLING1D] = XO_NET_GLOBAL_MAX_POOLING1D,
 		};
 		const struct layer *l = &m->layers[i];
 
@@ -647,10 +650,20 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 		}
 		break;
 	case XO_LAYER_MAX_POOLING1D:
+	case XO_LAYER_GLOBAL_MAX_POOLING1D:
 		out->act_bytes_fwd = in + outb;
 		out->ops_train_fwd = out->ops_predict = 1;
 		if (l->need_dx) { /* reads x (argmax again) and dy, writes dx */
 			out->act_bytes_bwd = 2 * in + outb;
+			out->ops_bwd = 1;
+		}
+		break;
+	case XO_LAYER_AVERAGE_POOLING1D:
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+		out->act_bytes_fwd = in + outb;
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->need_dx) { /* reads dy, writes dx */
+			out->act_bytes_bwd = in + outb;
 			out->ops_bwd = 1;
 		}
 		break;
@@ -908,6 +921,23 @@ static struct xo_params layer_params(const struct xo_model *m, int i, bool train
 	return p;
 }
 
+/* The op of a pooling layer without a fused path. */
+static enum xo_op layer_pool_op(enum xo_layer_kind k)
+{
+	switch (k) {
+	case XO_LAYER_AVERAGE_POOLING1D:
+		return XO_OP_average_pooling1d;
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+		return XO_OP_global_average_pooling1d;
+	case XO_LAYER_GLOBAL_MAX_POOLING1D:
+		return XO_OP_global_max_pooling1d;
+	default:
+		break;
+	}
+	XO_ASSERT(!"layer_pool_op: not such a pooling layer");
+	return XO_OP_COUNT;
+}
+
 static enum xo_status forward(struct xo_model *m, bool training)
 {
 	enum xo_status st = XO_OK;
@@ -947,6 +977,13 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.src[0] = l->in;
 			a.dst[0] = l->out;
 			st = run_op(m, i, XO_OP_max_pooling1d, XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_AVERAGE_POOLING1D:
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+		case XO_LAYER_GLOBAL_MAX_POOLING1D:
+			a.src[0] = l->in;
+			a.dst[0] = l->out;
+			st = run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_FWD, &a);
 			break;
 		case XO_LAYER_DROPOUT:
 			if (!training)
@@ -1008,6 +1045,22 @@ static enum xo_status backward(struct xo_model *m)
 			a.src[1] = l->gout;
 			a.dst[0] = l->gin;
 			st = run_op(m, i, XO_OP_max_pooling1d, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_GLOBAL_MAX_POOLING1D:
+			if (!l->need_dx)
+				break;
+			a.src[0] = l->in;
+			a.src[1] = l->gout;
+			a.dst[0] = l->gin;
+			st = run_op(m, i, XO_OP_global_max_pooling1d, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_AVERAGE_POOLING1D:
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+			if (!l->need_dx)
+				break;
+			a.src[0] = l->gout;
+			a.dst[0] = l->gin;
+			st = run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_BWD, &a);
 			break;
 		case XO_LAYER_DROPOUT:
 			if (!l->need_dx)

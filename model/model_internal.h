@@ -16,6 +16,9 @@ enum xo_layer_kind {
 	XO_LAYER_DROPOUT,
 	XO_LAYER_DENSE,
 	XO_LAYER_ACTIVATION, /* Keras Activation: p.activation on its input */
+	XO_LAYER_AVERAGE_POOLING1D,
+	XO_LAYER_GLOBAL_AVERAGE_POOLING1D,
+	XO_LAYER_GLOBAL_MAX_POOLING1D,
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is

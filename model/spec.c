@@ -41,6 +41,9 @@ static const struct kind_info kinds[] = {
     {"dropout", "Dropout", XO_LAYER_DROPOUT},
     {"dense", "Dense", XO_LAYER_DENSE},
     {"activation", "Activation", XO_LAYER_ACTIVATION},
+    {"average_pooling1d", "AveragePooling1D", XO_LAYER_AVERAGE_POOLING1D},
+    {"global_average_pooling1d", "GlobalAveragePooling1D", XO_LAYER_GLOBAL_AVERAGE_POOLING1D},
+    {"global_max_pooling1d", "GlobalMaxPooling1D", XO_LAYER_GLOBAL_MAX_POOLING1D},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -68,7 +71,11 @@ static const char *const *kind_args(enum xo_layer_kind k)
 	case XO_LAYER_CONV1D:
 		return conv_args;
 	case XO_LAYER_MAX_POOLING1D:
+	case XO_LAYER_AVERAGE_POOLING1D:
 		return pool_args;
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D: /* Keras defaults: channels_last, */
+	case XO_LAYER_GLOBAL_MAX_POOLING1D:     /* keepdims=False */
+		return flatten_args;
 	case XO_LAYER_FLATTEN:
 		return flatten_args;
 	case XO_LAYER_DROPOUT:
@@ -247,16 +254,36 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->b_count = p->use_bias ? p->filters : 0;
 		break;
 	case XO_LAYER_MAX_POOLING1D:
+	case XO_LAYER_AVERAGE_POOLING1D:
 		if (l->in_rank != 2)
 			return spec_error(XO_EINVAL, origin, l->line,
-			                  "max_pooling1d needs a [steps][channels] input, got a "
+			                  "%s needs a [steps][channels] input, got a "
 			                  "flat [%" PRId64 "]",
+			                  l->kind == XO_LAYER_MAX_POOLING1D ? "max_pooling1d"
+			                                                    : "average_pooling1d",
 			                  l->in_ch);
-		st = xo_pool1d_geometry(p, &out, &pad);
+		st = xo_pool1d_geometry_of(l->kind == XO_LAYER_MAX_POOLING1D
+		                               ? XO_OP_max_pooling1d
+		                               : XO_OP_average_pooling1d,
+		                           p, &out, &pad);
 		if (st)
 			return spec_error(st, origin, l->line, "%s", xo_last_error());
 		l->out_rank = 2;
 		l->out_len = out;
+		l->out_ch = l->in_ch;
+		break;
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+	case XO_LAYER_GLOBAL_MAX_POOLING1D:
+		if (l->in_rank != 2)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "%s needs a [steps][channels] input, got a flat [%" PRId64
+			                  "]",
+			                  l->kind == XO_LAYER_GLOBAL_MAX_POOLING1D
+			                      ? "global_max_pooling1d"
+			                      : "global_average_pooling1d",
+			                  l->in_ch);
+		l->out_rank = 1; /* keepdims=False: [ch] */
+		l->out_len = 1;
 		l->out_ch = l->in_ch;
 		break;
 	case XO_LAYER_FLATTEN:
@@ -414,7 +441,8 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		if (!ki) {
 			st = spec_error(XO_EFORMAT, origin, line,
 			                "unknown layer '%s' (expected input, conv1d, "
-			                "max_pooling1d, flatten, dropout or dense)",
+			                "max_pooling1d, average_pooling1d, global_average_pooling1d, "
+			                "global_max_pooling1d, flatten, dropout or dense)",
 			                tok[0]);
 			goto out_free;
 		}

@@ -1,5 +1,6 @@
 /*
- * ref_pool.c - reference max_pooling1d, forward and backward.
+ * ref_pool.c - reference 1-D pooling, forward and backward: max_pooling1d,
+ * average_pooling1d, global_average_pooling1d, global_max_pooling1d.
  *
  * Window o of a row covers input steps o*stride - pad .. o*stride - pad +
  * pool_size - 1 (Keras geometry from the core; stride defaults to
@@ -18,9 +19,9 @@ struct pool {
 	int64_t out, pad, stride; /* output steps, left padding, stride */
 };
 
-static enum xo_status pool_init(const struct xo_params *p, struct pool *q)
+static enum xo_status pool_init_of(enum xo_op op, const struct xo_params *p, struct pool *q)
 {
-	enum xo_status st = xo_pool1d_geometry(p, &q->out, &q->pad);
+	enum xo_status st = xo_pool1d_geometry_of(op, p, &q->out, &q->pad);
 
 	if (st)
 		return st;
@@ -30,6 +31,11 @@ static enum xo_status pool_init(const struct xo_params *p, struct pool *q)
 	q->size = p->pool_size;
 	q->stride = xo_pool1d_stride(p);
 	return XO_OK;
+}
+
+static enum xo_status pool_init(const struct xo_params *p, struct pool *q)
+{
+	return pool_init_of(XO_OP_max_pooling1d, p, q);
 }
 
 /* Input step of the winner of window o, channel c, sample n. */
@@ -120,6 +126,189 @@ enum xo_status xo_ref_max_pooling1d_bwd_math(const struct xo_params *p,
 				}
 				xo_ref_st(dst[0], (n * q.len + l) * q.ch + c, acc);
 				xo_ref_st(mag[0], (n * q.len + l) * q.ch + c, m);
+			}
+		}
+	}
+	return XO_OK;
+}
+
+/*
+ * average_pooling1d fwd: src {x[batch][len][ch]}, dst {y[batch][out][ch]},
+ * y = (sum of the window's in-bounds steps) / count, count the number of
+ * those steps (pool_size inside, fewer at a same-padded edge: Keras averages
+ * the valid elements only). mag: (sum of |x| over the window) / count.
+ */
+enum xo_status xo_ref_average_pooling1d_fwd_math(const struct xo_params *p,
+						 const struct xo_ref_src *src,
+						 const struct xo_ref_dst *dst,
+						 const struct xo_ref_dst *mag)
+{
+	struct pool q;
+	enum xo_status st = pool_init_of(XO_OP_average_pooling1d, p, &q);
+
+	if (st)
+		return st;
+	for (int64_t n = 0; n < q.n; n++) {
+		for (int64_t o = 0; o < q.out; o++) {
+			int64_t lo, hi, count = xo_pool1d_window(p, o, q.pad, &lo, &hi);
+
+			XO_ASSERT(count >= 1);
+			for (int64_t c = 0; c < q.ch; c++) {
+				double acc = 0.0, m = 0.0;
+
+				for (int64_t l = lo; l < hi; l++) {
+					double v = xo_ref_ld(src[0], (n * q.len + l) * q.ch + c);
+
+					acc += v;
+					m += fabs(v);
+				}
+				xo_ref_st(dst[0], (n * q.out + o) * q.ch + c, acc / (double)count);
+				xo_ref_st(mag[0], (n * q.out + o) * q.ch + c, m / (double)count);
+			}
+		}
+	}
+	return XO_OK;
+}
+
+/*
+ * average_pooling1d bwd: src {dy[batch][out][ch]}, dst {dx[batch][len][ch]},
+ * overwritten: dx[l] = sum over the windows o holding l, in increasing o, of
+ * dy[o] / count[o]; 0 where no window holds l (strides > pool_size).
+ * mag: the same sum of |dy[o]| / count[o].
+ */
+enum xo_status xo_ref_average_pooling1d_bwd_math(const struct xo_params *p,
+						 const struct xo_ref_src *src,
+						 const struct xo_ref_dst *dst,
+						 const struct xo_ref_dst *mag)
+{
+	struct pool q;
+	enum xo_status st = pool_init_of(XO_OP_average_pooling1d, p, &q);
+
+	if (st)
+		return st;
+	for (int64_t n = 0; n < q.n; n++) {
+		for (int64_t l = 0; l < q.len; l++) {
+			for (int64_t c = 0; c < q.ch; c++) {
+				double acc = 0.0, m = 0.0;
+
+				/* every window, naively: the oracle does not share the
+				 * kernels' window-range arithmetic */
+				for (int64_t o = 0; o < q.out; o++) {
+					int64_t lo, hi, count = xo_pool1d_window(p, o, q.pad, &lo, &hi);
+					double g;
+
+					if (l < lo || l >= hi)
+						continue;
+					g = xo_ref_ld(src[0], (n * q.out + o) * q.ch + c);
+					acc += g / (double)count;
+					m += fabs(g) / (double)count;
+				}
+				xo_ref_st(dst[0], (n * q.len + l) * q.ch + c, acc);
+				xo_ref_st(mag[0], (n * q.len + l) * q.ch + c, m);
+			}
+		}
+	}
+	return XO_OK;
+}
+
+/* global_average_pooling1d fwd: src {x[batch][len][ch]}, dst {y[batch][ch]},
+ * y = (sum over the steps) / len. mag: (sum of |x|) / len. */
+enum xo_status xo_ref_global_average_pooling1d_fwd_math(const struct xo_params *p,
+							const struct xo_ref_src *src,
+							const struct xo_ref_dst *dst,
+							const struct xo_ref_dst *mag)
+{
+	for (int64_t n = 0; n < p->batch; n++) {
+		for (int64_t c = 0; c < p->ch; c++) {
+			double acc = 0.0, m = 0.0;
+
+			for (int64_t l = 0; l < p->len; l++) {
+				double v = xo_ref_ld(src[0], (n * p->len + l) * p->ch + c);
+
+				acc += v;
+				m += fabs(v);
+			}
+			xo_ref_st(dst[0], n * p->ch + c, acc / (double)p->len);
+			xo_ref_st(mag[0], n * p->ch + c, m / (double)p->len);
+		}
+	}
+	return XO_OK;
+}
+
+/* global_average_pooling1d bwd: src {dy[batch][ch]}, dst {dx[batch][len][ch]},
+ * dx = dy / len at every step. mag |dx|. */
+enum xo_status xo_ref_global_average_pooling1d_bwd_math(const struct xo_params *p,
+							const struct xo_ref_src *src,
+							const struct xo_ref_dst *dst,
+							const struct xo_ref_dst *mag)
+{
+	for (int64_t n = 0; n < p->batch; n++) {
+		for (int64_t l = 0; l < p->len; l++) {
+			for (int64_t c = 0; c < p->ch; c++) {
+				double g = xo_ref_ld(src[0], n * p->ch + c) / (double)p->len;
+
+				xo_ref_st(dst[0], (n * p->len + l) * p->ch + c, g);
+				xo_ref_st(mag[0], (n * p->len + l) * p->ch + c, fabs(g));
+			}
+		}
+	}
+	return XO_OK;
+}
+
+/* Step of the first maximum of row n, channel c over all len steps (the
+ * max_pooling1d rule: `v > best`, so a NaN first step stays). */
+static int64_t global_argmax(const struct xo_params *p, struct xo_ref_src x, int64_t n, int64_t c)
+{
+	int64_t best_at = 0;
+	double best = xo_ref_ld(x, n * p->len * p->ch + c);
+
+	for (int64_t l = 1; l < p->len; l++) {
+		double v = xo_ref_ld(x, (n * p->len + l) * p->ch + c);
+
+		if (v > best) {
+			best = v;
+			best_at = l;
+		}
+	}
+	return best_at;
+}
+
+/* global_max_pooling1d fwd: src {x[batch][len][ch]}, dst {y[batch][ch]},
+ * y = x at the first maximum over the steps (a copy: exact). mag |y|. */
+enum xo_status xo_ref_global_max_pooling1d_fwd_math(const struct xo_params *p,
+						    const struct xo_ref_src *src,
+						    const struct xo_ref_dst *dst,
+						    const struct xo_ref_dst *mag)
+{
+	for (int64_t n = 0; n < p->batch; n++) {
+		for (int64_t c = 0; c < p->ch; c++) {
+			int64_t at = global_argmax(p, src[0], n, c);
+			double v = xo_ref_ld(src[0], (n * p->len + at) * p->ch + c);
+
+			xo_ref_st(dst[0], n * p->ch + c, v);
+			xo_ref_st(mag[0], n * p->ch + c, fabs(v));
+		}
+	}
+	return XO_OK;
+}
+
+/* global_max_pooling1d bwd: src {x, dy[batch][ch]}, dst {dx[batch][len][ch]},
+ * overwritten: dy at the first maximum of each (sample, channel), 0
+ * elsewhere. mag |dx|. */
+enum xo_status xo_ref_global_max_pooling1d_bwd_math(const struct xo_params *p,
+						    const struct xo_ref_src *src,
+						    const struct xo_ref_dst *dst,
+						    const struct xo_ref_dst *mag)
+{
+	for (int64_t n = 0; n < p->batch; n++) {
+		for (int64_t c = 0; c < p->ch; c++) {
+			int64_t at = global_argmax(p, src[0], n, c);
+
+			for (int64_t l = 0; l < p->len; l++) {
+				double g = l == at ? xo_ref_ld(src[1], n * p->ch + c) : 0.0;
+
+				xo_ref_st(dst[0], (n * p->len + l) * p->ch + c, g);
+				xo_ref_st(mag[0], (n * p->len + l) * p->ch + c, fabs(g));
 			}
 		}
 	}

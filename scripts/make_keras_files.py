@@ -78,6 +78,27 @@ def acts_model():
     ])
 
 
+def pool_model():
+    """The 1-D pooling family: average pooling same (edge windows average
+    their valid steps) and valid, global average and global max pooling."""
+    inp = keras.Input(shape=(21, 2))
+    h = layers.Conv1D(4, 3, activation="relu")(inp)
+    h = layers.AveragePooling1D(pool_size=4, strides=1, padding="same")(h)
+    a = layers.Conv1D(5, 3, activation="tanh")(h)
+    a = layers.AveragePooling1D(pool_size=2)(a)
+    a = layers.GlobalMaxPooling1D()(a)
+    return keras.Model(inp, layers.Dense(3, activation="softmax")(a), name="pools")
+
+
+def pool_avg_model():
+    return keras.Sequential([
+        keras.Input(shape=(15, 3)),
+        layers.Conv1D(4, 2, activation="gelu"),
+        layers.GlobalAveragePooling1D(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
 def keras2_weights(path, model):
     """The file Keras 2's save_weights / ModelCheckpoint(save_weights_only=True)
     wrote (tf.keras 2.x, hdf5_format.save_weights_to_hdf5_group), rebuilt
@@ -176,6 +197,12 @@ def main():
     randomize(acts, rng_acts)
     acts.save(os.path.join(out, "acts.keras"))
     write_inputs(out, "acts", acts, rng_acts)
+    for name, make_model, seed in (("pool", pool_model, 19), ("gavg", pool_avg_model, 23)):
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        write_inputs(out, name, m, r)
     print("keras", keras.__version__, "wrote", out)
 
 

@@ -159,12 +159,49 @@ static bool is_elementwise(enum xo_op op)
 {
 	return op == XO_OP_relu || op == XO_OP_sigmoid || op == XO_OP_tanh || op == XO_OP_elu ||
 	       op == XO_OP_gelu || op == XO_OP_softplus || op == XO_OP_dropout ||
-	       op == XO_OP_flatten || op == XO_OP_max_pooling1d;
+	       op == XO_OP_flatten || op == XO_OP_max_pooling1d || op == XO_OP_average_pooling1d ||
+	       op == XO_OP_global_average_pooling1d || op == XO_OP_global_max_pooling1d;
 }
 
 static bool has_activation(enum xo_op op)
 {
 	return op == XO_OP_conv1d || op == XO_OP_dense;
+}
+
+static bool is_avg_pool(enum xo_op op)
+{
+	return op == XO_OP_average_pooling1d || op == XO_OP_global_average_pooling1d;
+}
+
+/* Ops whose tolerances use ref's magnitudes. */
+/* ops whose bound is relative to ref's magnitude: the activations of
+ * conv1d/dense, average pooling's sum, and gelu bwd (its two terms) */
+static bool needs_mag(enum xo_op op)
+{
+	return has_activation(op) || is_avg_pool(op) || op == XO_OP_gelu;
+}
+
+static bool pow2(int64_t v)
+{
+	return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* The average poolings are exact on integer fills only where every divisor
+ * (the window counts, or len) is a power of 2: then the quotients are
+ * dyadic and every sum of them is exact in float32; other divisors round
+ * (and OpenCL's division is 2.5 ulp, DESIGN section 5). */
+static bool avg_divisors_pow2(enum xo_op op, const struct xo_params *p)
+{
+	int64_t out, pad, lo, hi;
+
+	if (op == XO_OP_global_average_pooling1d)
+		return pow2(p->len);
+	if (xo_pool1d_geometry_of(op, p, &out, &pad))
+		return false;
+	for (int64_t o = 0; o < out; o++)
+		if (!pow2(xo_pool1d_window(p, o, pad, &lo, &hi)))
+			return false;
+	return true;
 }
 
 bool xo_hmode_applies(enum xo_op op, enum xo_dir dir, const struct xo_params *p, enum xo_hmode m)
@@ -173,6 +210,8 @@ bool xo_hmode_applies(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
 	case XO_HMODE_EXACT:
 		if (xo_op_cmp(op) != XO_CMP_EXACT)
 			return false;
+		if (is_avg_pool(op))
+			return avg_divisors_pow2(op, p);
 		return !has_activation(op) || p->activation == XO_ACTIVATION_LINEAR ||
 		       p->activation == XO_ACTIVATION_RELU;
 	case XO_HMODE_REAL:
@@ -196,7 +235,11 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 	case XO_OP_dense:
 		return dst ? conv_dst[dir][i] : conv_src[dir][i];
 	case XO_OP_max_pooling1d:
+	case XO_OP_global_max_pooling1d:
 		return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
+	case XO_OP_average_pooling1d:
+	case XO_OP_global_average_pooling1d:
+		return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
@@ -233,7 +276,7 @@ void xo_case_repro(const struct xo_case *c, const char *backend, char *buf, size
 
 	if (c->op == XO_OP_conv1d)
 		p.strides = xo_conv1d_stride(&c->p);
-	else if (c->op == XO_OP_max_pooling1d)
+	else if (xo_op_is_pool1d(c->op))
 		p.strides = xo_pool1d_stride(&c->p);
 #ifdef XO_HAVE_CPU
 	if (!strncmp(backend, "cpu", 3))
@@ -500,6 +543,25 @@ static enum xo_status fill_inputs(struct hcase *h)
 		fill_plain(h, 0, false, -1.0f, 1.0f);
 		if (bwd) /* Positive gradients: |dx| is then its own magnitude. */
 			fill_plain(h, 1, true, 0.25f, 1.0f);
+		break;
+	case XO_OP_global_max_pooling1d:
+		/* exact mode: nonzero integers in +-(len + 4), so maxima vary
+		 * across channels while long rows still repeat values (ties
+		 * test the first-maximum rule) */
+		for (int64_t i = 0; i < h->sn[0]; i++) {
+			int a = (int)(p->len < 1000 ? p->len + 4 : 1004);
+
+			h->src[0][i] = exact ? int_nz(h, 0, (uint64_t)i, -a, a)
+			                     : real_in(h, 0, (uint64_t)i, -1.0f, 1.0f);
+		}
+		if (bwd)
+			fill_plain(h, 1, true, 0.25f, 1.0f);
+		break;
+	case XO_OP_average_pooling1d:
+	case XO_OP_global_average_pooling1d:
+		/* x (fwd) or dy (bwd), nonzero; averages of mixed signs may still
+		 * cancel to 0 in exact mode, rarely enough for the 30% rule */
+		fill_plain(h, 0, true, -1.0f, 1.0f);
 		break;
 	case XO_OP_relu:
 		if (!bwd) {
@@ -962,6 +1024,39 @@ static void tol_softmax_rows(const float *y, const float *z, const double *dz, d
 	}
 }
 
+/*
+ * Average poolings, real fills. mag (ref's) is sum |x| / count (fwd) or
+ * sum |dy[o]| / count[o] (bwd), and |y| <= mag.
+ * fwd: a float sum of the K = count in-bounds terms, in any order, errs by at
+ *   most (K - 1) u sum|x| (first order); the division by count scales that
+ *   to (K - 1) u mag and adds its own error, 2.5 ulp <= 5u |y| (OpenCL C's
+ *   x/y; a correctly rounded division or a multiply by a rounded 1/count is
+ *   within it), and the reference rounds once, u |y|: (K - 1 + 6) u mag.
+ *   K = pool_size (windowed; a clipped edge window has fewer) or len (global).
+ * bwd: dx sums at most M terms dy[o] / count[o], M = ceil(pool_size /
+ *   stride) windows holding a step (1 for the global op); each quotient errs
+ *   by 5u |term|, the sum by (M - 1) u sum|term|, the reference u |dx|:
+ *   (M - 1 + 6) u mag.
+ * Times C_ACC for the higher-order terms, as every accumulation here.
+ */
+static void tol_avg_pool(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool global = c->op == XO_OP_global_average_pooling1d;
+	int64_t k;
+
+	if (c->dir == XO_DIR_FWD) {
+		k = global ? p->len : p->pool_size;
+	} else {
+		int64_t s = xo_pool1d_stride(p);
+
+		k = global ? 1 : (p->pool_size + s - 1) / s;
+	}
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = C_ACC * (double)(k - 1 + 6) * U * (double)h->mag[0][e] + TINY;
+}
+
 static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 {
 	const struct xo_case *c = h->c;
@@ -1052,6 +1147,13 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 				h->tol[0][e] =
 				    C_ACC * (double)adds * U * fabs((double)h->ref[0][e]);
 		}
+		return XO_OK;
+	case XO_OP_average_pooling1d:
+	case XO_OP_global_average_pooling1d:
+		if (!exact)
+			tol_avg_pool(h);
+		return XO_OK;
+	case XO_OP_global_max_pooling1d: /* a copy of x, dy or 0: exact */
 		return XO_OK;
 	case XO_OP_sigmoid:
 		for (int64_t e = 0; e < h->dn[0]; e++)
@@ -1198,6 +1300,24 @@ static int64_t structural_zeros(const struct hcase *h, int slot)
 		for (int64_t e = 0; p->training && e < h->dn[0]; e++)
 			z += !xo_dropout_keep(p->seed, p->step, p->layer, (uint64_t)e, p->rate);
 		return z;
+	case XO_OP_global_max_pooling1d: /* one first maximum per (sample, channel) */
+		return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len - 1) : 0;
+	case XO_OP_average_pooling1d: { /* bwd: steps no window holds */
+		int64_t out, pad, lo, hi;
+
+		if (c->dir != XO_DIR_BWD || xo_pool1d_geometry_of(c->op, p, &out, &pad))
+			return 0;
+		for (int64_t t = 0; t < p->len; t++) {
+			bool seen = false;
+
+			for (int64_t o = 0; o < out && !seen; o++) {
+				xo_pool1d_window(p, o, pad, &lo, &hi);
+				seen = t >= lo && t < hi;
+			}
+			z += seen ? 0 : p->batch * p->ch;
+		}
+		return z;
+	}
 	case XO_OP_max_pooling1d: {
 		int64_t out, pad;
 		char *hit;
@@ -1536,9 +1656,7 @@ static void hcase_free(struct hcase *h)
 static enum xo_status hcase_alloc(struct hcase *h)
 {
 	const struct xo_case *c = h->c;
-	bool conv = has_activation(c->op);
-	/* gelu bwd's bound is relative to ref's magnitude of its two terms */
-	bool need_mag = conv || c->op == XO_OP_gelu;
+	bool conv = has_activation(c->op), mag = needs_mag(c->op);
 
 	for (int i = 0; i < XO_MAX_SRC; i++) {
 		h->sn[i] = slot_count(&h->ss[i]);
@@ -1553,11 +1671,11 @@ static enum xo_status hcase_alloc(struct hcase *h)
 		h->ref[i] = calloc(n, sizeof(float));
 		h->got[i] = calloc(n, sizeof(float));
 		h->tol[i] = calloc(n, sizeof(double));
-		if (need_mag)
+		if (mag)
 			h->mag[i] = calloc(n, sizeof(float));
 		if (c->op == XO_OP_adam)
 			h->init[i] = calloc(n, sizeof(float));
-		if (!h->ref[i] || !h->got[i] || !h->tol[i] || (need_mag && !h->mag[i]) ||
+		if (!h->ref[i] || !h->got[i] || !h->tol[i] || (mag && !h->mag[i]) ||
 		    (c->op == XO_OP_adam && !h->init[i]))
 			return xo_error(XO_ENOMEM, "harness: out of memory");
 	}

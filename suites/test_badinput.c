@@ -202,6 +202,22 @@ static void bad_other_ops(void **state)
 	       shapes(XO_OP_max_pooling1d, XO_DIR_FWD, params("len=9 pool_size=3 padding=causal")));
 	EXPECT(XO_EINVAL,
 	       shapes(XO_OP_max_pooling1d, XO_DIR_BWD, params("len=9 pool_size=3 strides=-1")));
+	/* average pooling: the same geometry, its errors naming the op */
+	EXPECT(XO_EINVAL, shapes(XO_OP_average_pooling1d, XO_DIR_FWD, params("len=2 pool_size=3")));
+	assert_non_null(strstr(xo_last_error(), "average_pooling1d: pool_size=3"));
+	EXPECT(XO_EINVAL, shapes(XO_OP_average_pooling1d, XO_DIR_BWD, params("len=9 pool_size=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_average_pooling1d, XO_DIR_FWD,
+	                         params("len=9 pool_size=3 padding=causal")));
+	assert_non_null(strstr(xo_last_error(), "average_pooling1d: padding"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_average_pooling1d, XO_DIR_FWD,
+	                            params("len=29 pool_size=2147483648 padding=same")));
+	/* global pooling: sizes >= 1, len * ch within the tensor limit */
+	EXPECT(XO_EINVAL, shapes(XO_OP_global_average_pooling1d, XO_DIR_FWD, params("len=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_global_max_pooling1d, XO_DIR_BWD, params("ch=0")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_global_max_pooling1d, XO_DIR_FWD,
+	                            params("len=4294967296 ch=4294967296")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_global_average_pooling1d, XO_DIR_BWD,
+	                            params("len=4294967296 ch=4294967296")));
 	EXPECT(XO_EINVAL, shapes(XO_OP_dense, XO_DIR_FWD, params("units=0")));
 	EXPECT(XO_EOVERFLOW,
 	       shapes(XO_OP_dense, XO_DIR_FWD, params("ch=4294967296 units=4294967296")));

@@ -117,7 +117,11 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_dense:
 		return with_params[s];
 	case XO_OP_max_pooling1d:
+	case XO_OP_global_max_pooling1d:
 		return pool[s];
+	case XO_OP_average_pooling1d:
+	case XO_OP_global_average_pooling1d:
+		return grad_only[s];
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
@@ -214,7 +218,7 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 			d->in[i][k] = rnd(seed, (uint32_t)i, (uint64_t)k);
 	for (int64_t k = 0; k < d->ny; k++)
 		d->r[k] = rnd(seed, 9, (uint64_t)k);
-	if (c->op == XO_OP_max_pooling1d) {
+	if (c->op == XO_OP_max_pooling1d || c->op == XO_OP_global_max_pooling1d) {
 		/* distinct values (2*perm(k) + 1)/N - 1, perm a Fisher-Yates shuffle */
 		int64_t n = d->nin[0];
 		int64_t *perm = calloc((size_t)n, sizeof(*perm));
@@ -368,7 +372,9 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	 * ops that do not accumulate */
 	assert_int_equal(xo_tensor_read(tym, buf2, 0, d->ny), XO_OK);
 	for (int64_t k = 0; k < d->ny; k++) {
-		bool acc = c->op == XO_OP_conv1d || c->op == XO_OP_dense;
+		bool acc = c->op == XO_OP_conv1d || c->op == XO_OP_dense ||
+			   c->op == XO_OP_average_pooling1d ||
+			   c->op == XO_OP_global_average_pooling1d;
 
 		if (acc && c->p.activation == XO_ACTIVATION_LINEAR && !(fabsf(buf[k]) <= buf2[k]))
 			fail_msg("%s: fwd y[%lld] = %.9g exceeds its magnitude %.9g", c->name,
@@ -991,6 +997,36 @@ static void build_cases(void)
 				p.padding = (enum xo_padding)pad;
 				add_case(XO_OP_max_pooling1d, p);
 			}
+	/* average_pooling1d: same-padded edges (clipped counts), strides below,
+	 * at and above the pool size, a pool longer than len (same) */
+	for (int pad = XO_PADDING_VALID; pad <= XO_PADDING_SAME; pad++)
+		for (int64_t strides = 0; strides <= 3; strides++)
+			for (int64_t pool = 2; pool <= 3; pool++) {
+				p = xo_params_default();
+				p.batch = 2;
+				p.len = 7;
+				p.ch = 2;
+				p.pool_size = pool;
+				p.strides = strides;
+				p.padding = (enum xo_padding)pad;
+				add_case(XO_OP_average_pooling1d, p);
+			}
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 3;
+	p.ch = 2;
+	p.pool_size = 5;
+	p.strides = 1;
+	p.padding = XO_PADDING_SAME;
+	add_case(XO_OP_average_pooling1d, p);
+	for (int64_t len = 1; len <= 7; len += 6) {
+		p = xo_params_default();
+		p.batch = 2;
+		p.len = len;
+		p.ch = 3;
+		add_case(XO_OP_global_average_pooling1d, p);
+		add_case(XO_OP_global_max_pooling1d, p);
+	}
 	for (int bias = 0; bias < 2; bias++)
 		for (int act = 0; act < 4; act++) {
 			p = xo_params_default();

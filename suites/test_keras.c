@@ -143,6 +143,8 @@ static const struct fixture fixtures[] = {
     {"mlp.keras", NULL, "mlp"},
     {"functional.keras", NULL, "functional"},
     {"acts.keras", NULL, "acts"},
+    {"pool.keras", NULL, "pool"},
+    {"gavg.keras", NULL, "gavg"},
 };
 
 static void test_keras_predict(void **state)

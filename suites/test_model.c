@@ -178,6 +178,12 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += (double)(l->p.kernel_size * l->in_ch);
 		else if (l->kind == XO_LAYER_DENSE)
 			*k_path += (double)l->in_ch;
+		/* average poolings: a sum of pool_size (len) terms then a
+		 * division of up to 5u (harness.c tol_avg_pool): K - 1 + 5 */
+		else if (l->kind == XO_LAYER_AVERAGE_POOLING1D)
+			*k_path += (double)(l->p.pool_size + 4);
+		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D)
+			*k_path += (double)(l->in_len + 4);
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_DENSE ||
 		    l->kind == XO_LAYER_ACTIVATION)
 			*k_path += act_length(l->p.activation);
@@ -251,6 +257,14 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nflatten\ndropout\n", 3, "rate"},
     {"input 29 1\nconv1d filters=4 kernel_size=30\n", 2, "receptive field"},
     {"input 29 1\nmax_pooling1d pool_size=40\n", 2, "pool_size"},
+    {"input 29 1\naverage_pooling1d pool_size=40\n", 2, "average_pooling1d: pool_size=40"},
+    {"input 29 1\naverage_pooling1d padding=causal\n", 2, "padding=causal"},
+    {"input 29 1\naverage_pooling1d pool_size=0\n", 2, "pool_size"},
+    {"input 29 1\nflatten\naverage_pooling1d\n", 3, "average_pooling1d needs"},
+    {"input 29 1\nflatten\nglobal_average_pooling1d\n", 3, "global_average_pooling1d needs"},
+    {"input 29 1\nflatten\nglobal_max_pooling1d\n", 3, "global_max_pooling1d needs"},
+    {"input 29 1\nglobal_max_pooling1d pool_size=2\n", 2, "unknown argument"},
+    {"input 29 1\nglobal_average_pooling1d keepdims=True\n", 2, "unknown argument"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 strides=2 dilation_rate=2\n", 2, "dilation"},
     {"input 29 1\ndense units=4\n", 2, "flatten"},
     {"input 29 1\nflatten\nconv1d filters=4 kernel_size=3\n", 3, "conv1d needs"},
@@ -483,7 +497,8 @@ static void test_npy_roundtrip(void **state)
 
 /* ---- golden fixtures --------------------------------------------------- */
 
-static const char *const golden_models[] = {"seed", "mixed_a", "mixed_b", "acts"};
+static const char *const golden_models[] = {"seed", "mixed_a", "mixed_b", "acts", "pool_avg",
+                                             "pool_gmax"};
 
 static void check_close(const char *what, const float *got, const float *want, int64_t n,
                         double atol, double rtol)
@@ -820,12 +835,13 @@ static void test_same_run_every_backend(void **state)
 {
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
-	static const char *const names[5] = {"seed", "mixed_a", "mixed_b", "acts", "acts/conv"};
+	static const char *const names[7] = {"seed",      "mixed_a",  "mixed_b",  "acts",
+	                                     "acts/conv", "pool_avg", "pool_gmax"};
 	char spec[512], what[200];
 
 	(void)state;
 	assert_string_equal(xo_backend_name(be[0]), "ref");
-	for (int g = 0; g < 5; g++) {
+	for (int g = 0; g < 7; g++) {
 		struct real_result ref, r;
 		struct xo_model *m;
 		float *x, *y;
@@ -934,6 +950,52 @@ static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
 	free(p[1]);
 }
 
+/*
+ * Average and global pooling have no fused kernels (cpu_net.inc, net.cl):
+ * every backend's net_fits must refuse a net holding one, so such a model
+ * runs op by op; the control (the same net with max_pooling1d and flatten)
+ * fuses, so the refusal is the layer's. The golden pool_* models then go
+ * through the op path in test_fused_matches_ops and test_golden_*.
+ */
+static void test_fused_refuses_pooling(void **state)
+{
+	static const char *const head = "input 21 2\nconv1d filters=4 kernel_size=3 activation=relu\n";
+	static const char *const tails[4] = {
+	    "average_pooling1d pool_size=2\nflatten\ndense units=4 activation=softmax\n",
+	    "global_average_pooling1d\ndense units=4 activation=softmax\n",
+	    "global_max_pooling1d\ndense units=4 activation=softmax\n",
+	    "max_pooling1d pool_size=2\nflatten\ndense units=4 activation=softmax\n", /* control */
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4), tested = 0;
+	char spec[512];
+
+	(void)state;
+	for (int b = 0; b < nbe; b++) {
+		if (!be[b]->iface->net_fits)
+			continue;
+		for (int t = 0; t < 4; t++) {
+			struct xo_model *m;
+			bool control = t == 3;
+
+			snprintf(spec, sizeof(spec), "%s%s", head, tails[t]);
+			if (xo_model_open_string(spec, "pool", be[b], 16, &m) || xo_model_init(m, 3))
+				fail_msg("%s", xo_last_error());
+			xo_model_set_fused(m, true);
+			if (be[b]->iface->net_forward && xo_model_fused(m, false) != control)
+				fail_msg("%s: predict %s fused: %s", xo_backend_name(be[b]),
+				         control ? "not" : "", tails[t]);
+			if (be[b]->iface->net_train_step && xo_model_fused(m, true) != control)
+				fail_msg("%s: training %s fused: %s", xo_backend_name(be[b]),
+				         control ? "not" : "", tails[t]);
+			xo_model_close(m);
+		}
+		tested++;
+	}
+	assert_true(tested >= 1); /* cpu has the hooks */
+	close_backends(be, nbe);
+}
+
 static void test_fused_matches_ops(void **state)
 {
 	struct xo_backend *be[4];
@@ -946,9 +1008,11 @@ static void test_fused_matches_ops(void **state)
 			continue;
 		snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
 		fused_case(be[b], spec, true);
-		for (int g = 0; g < 2; g++) {
-			snprintf(spec, sizeof(spec), "%s/%s/model.model", XO_GOLDEN_DIR,
-			         g ? "mixed_b" : "mixed_a");
+		for (int g = 0; g < 4; g++) {
+			static const char *const nets[4] = {"mixed_a", "mixed_b", "pool_avg",
+			                                    "pool_gmax"};
+
+			snprintf(spec, sizeof(spec), "%s/%s/model.model", XO_GOLDEN_DIR, nets[g]);
 			fused_case(be[b], spec, false);
 		}
 	}
@@ -1925,6 +1989,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_checkpoint_and_batching),
 	    cmocka_unit_test(test_fused_matches_ops),
 	    cmocka_unit_test(test_fused_refuses_activations),
+	    cmocka_unit_test(test_fused_refuses_pooling),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

@@ -108,6 +108,65 @@ static enum xo_status pool_bwd_last_max(struct xo_backend *be, const struct xo_o
 	return XO_OK;
 }
 
+/* average_pooling1d fwd dividing every window by pool_size, also a
+ * same-padded edge window with fewer valid steps (Keras divides by those). */
+static enum xo_status avgpool_fwd_full_window(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t out, pad, lo, hi;
+
+	(void)be;
+	if (xo_pool1d_geometry_of(XO_OP_average_pooling1d, p, &out, &pad))
+		return XO_EINVAL;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t o = 0; o < out; o++) {
+			xo_pool1d_window(p, o, pad, &lo, &hi);
+			for (int64_t c = 0; c < p->ch; c++) {
+				double s = 0.0;
+
+				for (int64_t l = lo; l < hi; l++)
+					s += x[(n * p->len + l) * p->ch + c];
+				y[(n * out + o) * p->ch + c] = (float)(s / (double)p->pool_size);
+			}
+		}
+	return XO_OK;
+}
+
+/* average_pooling1d fwd off by a relative 2^-16 (256 u): beyond the derived
+ * bound 2 (K + 5) u mag for K = 3 (16 u), so the bound is not loose. */
+static enum xo_status avgpool_fwd_2_16(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_average_pooling1d](be, a);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		y[i] *= 1.0f + 0x1p-16f;
+	return st;
+}
+
+/* global_max_pooling1d bwd routing dy to the LAST maximum of each column. */
+static enum xo_status gmax_bwd_last_max(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	memset(dx, 0, sizeof(float) * (size_t)(p->batch * p->len * p->ch));
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t c = 0; c < p->ch; c++) {
+			int64_t best = 0;
+
+			for (int64_t l = 1; l < p->len; l++)
+				if (x[(n * p->len + l) * p->ch + c] >= x[(n * p->len + best) * p->ch + c])
+					best = l;
+			dx[(n * p->len + best) * p->ch + c] = dy[n * p->ch + c];
+		}
+	return XO_OK;
+}
+
 /* relu fwd that also writes one element past the end of dst. */
 static enum xo_status relu_fwd_past_end(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -281,6 +340,12 @@ static const struct fault faults[] = {
      "batch=2 len=9 ch=2 filters=3 kernel_size=3 use_bias=0", XO_FAIL_MISMATCH},
     {"fault-pool-last-max", XO_OP_max_pooling1d, XO_DIR_BWD, pool_bwd_last_max, XO_HMODE_EXACT,
      "batch=4 len=12 ch=3 pool_size=3", XO_FAIL_MISMATCH},
+    {"fault-avgpool-full-window", XO_OP_average_pooling1d, XO_DIR_FWD, avgpool_fwd_full_window,
+     XO_HMODE_REAL, "batch=2 len=10 ch=3 pool_size=3 strides=1 padding=same", XO_FAIL_MISMATCH},
+    {"fault-avgpool-2^-16", XO_OP_average_pooling1d, XO_DIR_FWD, avgpool_fwd_2_16, XO_HMODE_REAL,
+     "batch=2 len=10 ch=3 pool_size=3 strides=1 padding=same", XO_FAIL_MISMATCH},
+    {"fault-gmax-last-max", XO_OP_global_max_pooling1d, XO_DIR_BWD, gmax_bwd_last_max,
+     XO_HMODE_EXACT, "batch=8 len=16 ch=8", XO_FAIL_MISMATCH},
     {"fault-past-end", XO_OP_relu, XO_DIR_FWD, relu_fwd_past_end, XO_HMODE_EXACT,
      "batch=2 len=5 ch=3", XO_FAIL_GUARD},
     {"fault-before-start", XO_OP_relu, XO_DIR_FWD, relu_fwd_before_start, XO_HMODE_REAL,

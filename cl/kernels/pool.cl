@@ -1,5 +1,7 @@
 /*
- * pool.cl - max_pooling1d forward and backward, x[batch][len][ch],
+ * pool.cl - the 1-D pooling family: max_pooling1d, average_pooling1d,
+ * global_average_pooling1d, global_max_pooling1d, forward and backward.
+ * max_pooling1d: x[batch][len][ch],
  * y[batch][out][ch]. Window o covers l = o*stride - pad .. + pool - 1; taps
  * outside [0, len) are skipped (Keras "same" pads with -inf). Ties go to the
  * first maximum (strict >), so forward and backward agree on the winner.
@@ -87,4 +89,138 @@ __kernel void xo_cl_max_pooling1d_bwd(__global const float *x, int xo, __global 
 		    xo_pool_argmax_g(xr, len, ch, pool, stride, pad, o) == l)
 			acc += dy[dyo + (n * out + o) * ch + c];
 	dx[dxo + (n * len + l) * ch + c] = acc;
+}
+
+/* ---- average_pooling1d --------------------------------------------------
+ * Window o's in-bounds taps [max(0, l0), min(len, l0 + pool)), l0 = o*stride
+ * - pad; y = (sum of the taps in order) / (their count): Keras averages the
+ * valid taps only at a same-padded edge. The division is OpenCL's (2.5 ulp in
+ * OpenCL C 1.2's table; exact for a power-of-2 count). */
+
+static inline int xo_pool_count(int o, int len, int pool, int stride, int pad, int *lo, int *hi)
+{
+	int l0 = o * stride - pad;
+
+	*lo = l0 < 0 ? 0 : l0;
+	*hi = l0 + pool > len ? len : l0 + pool;
+	return *hi - *lo;
+}
+
+/* One work-item per y[n][o][c], 3-D range (c, o, n). */
+__kernel void xo_cl_average_pooling1d_fwd(__global const float *x, int xo, __global float *y,
+					  int yo, int batch, int len, int ch, int pool, int stride,
+					  int pad, int out)
+{
+	int c = get_global_id(0), o = get_global_id(1), n = get_global_id(2);
+	int lo, hi, cnt;
+	__global const float *xr;
+	float acc = 0.0f;
+
+	if (c >= ch || o >= out || n >= batch)
+		return;
+	xr = x + xo + n * len * ch + c;
+	cnt = xo_pool_count(o, len, pool, stride, pad, &lo, &hi);
+	for (int l = lo; l < hi; l++)
+		acc += xr[l * ch];
+	y[yo + (n * out + o) * ch + c] = acc / (float)cnt;
+}
+
+/* One work-item per dx[n][l][c], 3-D range (c, l, n): the sum over the
+ * windows o holding l, in increasing o, of dy[o] / count[o] (a gather: no
+ * atomics, dx overwritten, 0 where no window holds l). */
+__kernel void xo_cl_average_pooling1d_bwd(__global const float *dy, int dyo, __global float *dx,
+					  int dxo, int batch, int len, int ch, int pool,
+					  int stride, int pad, int out)
+{
+	int c = get_global_id(0), l = get_global_id(1), n = get_global_id(2);
+	int o_lo, o_hi, lo, hi;
+	float acc = 0.0f;
+
+	if (c >= ch || l >= len || n >= batch)
+		return;
+	xo_pool_windows(l, pool, stride, pad, out, &o_lo, &o_hi);
+	for (int o = o_lo; o <= o_hi; o++) {
+		int cnt = xo_pool_count(o, len, pool, stride, pad, &lo, &hi);
+
+		if (l >= lo && l < hi)
+			acc += dy[dyo + (n * out + o) * ch + c] / (float)cnt;
+	}
+	dx[dxo + (n * len + l) * ch + c] = acc;
+}
+
+/* ---- global pooling over the steps: x[batch][len][ch] -> y[batch][ch] ---- */
+
+/* One work-item per y[n][c], 2-D range (c, n): (sum in step order) / len. */
+__kernel void xo_cl_global_average_pooling1d_fwd(__global const float *x, int xo,
+						 __global float *y, int yo, int batch, int len,
+						 int ch)
+{
+	int c = get_global_id(0), n = get_global_id(1);
+	__global const float *xr;
+	float acc = 0.0f;
+
+	if (c >= ch || n >= batch)
+		return;
+	xr = x + xo + n * len * ch + c;
+	for (int l = 0; l < len; l++)
+		acc += xr[l * ch];
+	y[yo + n * ch + c] = acc / (float)len;
+}
+
+/* One work-item per dx[n][l][c], 3-D range (c, l, n): dy[n][c] / len. */
+__kernel void xo_cl_global_average_pooling1d_bwd(__global const float *dy, int dyo,
+						 __global float *dx, int dxo, int batch, int len,
+						 int ch)
+{
+	int c = get_global_id(0), l = get_global_id(1), n = get_global_id(2);
+
+	if (c >= ch || l >= len || n >= batch)
+		return;
+	dx[dxo + (n * len + l) * ch + c] = dy[dyo + n * ch + c] / (float)len;
+}
+
+/* First maximum of a channel's strided row over all len steps (strict >
+ * from step 0, as the windowed kernels: a NaN first step stays). */
+static inline int xo_gpool_argmax(__global const float *xr, int len, int ch)
+{
+	int best = 0;
+	float m = xr[0];
+
+	for (int l = 1; l < len; l++)
+		if (xr[l * ch] > m) {
+			m = xr[l * ch];
+			best = l;
+		}
+	return best;
+}
+
+/* One work-item per y[n][c], 2-D range (c, n). */
+__kernel void xo_cl_global_max_pooling1d_fwd(__global const float *x, int xo, __global float *y,
+					     int yo, int batch, int len, int ch)
+{
+	int c = get_global_id(0), n = get_global_id(1);
+	__global const float *xr;
+
+	if (c >= ch || n >= batch)
+		return;
+	xr = x + xo + n * len * ch + c;
+	y[yo + n * ch + c] = xr[xo_gpool_argmax(xr, len, ch) * ch];
+}
+
+/* One work-item per column dx[n][.][c], 2-D range (c, n): dy[n][c] at the
+ * first maximum, 0 at every other step (the whole column is written). */
+__kernel void xo_cl_global_max_pooling1d_bwd(__global const float *x, int xo,
+					     __global const float *dy, int dyo, __global float *dx,
+					     int dxo, int batch, int len, int ch)
+{
+	int c = get_global_id(0), n = get_global_id(1);
+	__global const float *xr;
+	int at;
+
+	if (c >= ch || n >= batch)
+		return;
+	xr = x + xo + n * len * ch + c;
+	at = xo_gpool_argmax(xr, len, ch);
+	for (int l = 0; l < len; l++)
+		dx[dxo + (n * len + l) * ch + c] = l == at ? dy[dyo + n * ch + c] : 0.0f;
 }

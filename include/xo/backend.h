@@ -50,6 +50,11 @@ enum xo_net_kind {
 	XO_NET_DROPOUT, /* identity when !p.training */
 	XO_NET_DENSE,
 	XO_NET_ACTIVATION, /* Keras Activation layer: no fused path runs it (yet) */
+	/* Layers no fused path implements: a net holding one is refused by
+	 * every net_fits, and the model runs op by op. */
+	XO_NET_AVERAGE_POOLING1D,
+	XO_NET_GLOBAL_AVERAGE_POOLING1D,
+	XO_NET_GLOBAL_MAX_POOLING1D,
 };
 
 struct xo_net_layer {

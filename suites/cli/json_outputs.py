@@ -125,6 +125,18 @@ def main():
         assert got == want, got
         assert d["total_params"] == 4108 and d["trainable_params"] == 4108
         assert d["non_trainable_params"] == 0
+        # Keras 3's output shapes of the golden pooling nets (scripts/make_golden.py)
+        for g, want in (
+                ("pool_avg", [("Conv1D", [None, 19, 4], 28), ("AveragePooling1D", [None, 19, 4], 0),
+                              ("Conv1D", [None, 17, 5], 65), ("AveragePooling1D", [None, 8, 5], 0),
+                              ("GlobalAveragePooling1D", [None, 5], 0), ("Dense", [None, 4], 24)]),
+                ("pool_gmax", [("Conv1D", [None, 17, 6], 60), ("MaxPooling1D", [None, 9, 6], 0),
+                               ("Conv1D", [None, 8, 5], 65), ("AveragePooling1D", [None, 4, 5], 0),
+                               ("GlobalMaxPooling1D", [None, 5], 0), ("Dense", [None, 5], 30)])):
+            d = run([xo, "summary", "--model",
+                     os.path.join(src, "suites", "golden", g, "model.model"), "--json"])
+            got = [(l["type"], l["output_shape"], l["params"]) for l in d["layers"]]
+            assert got == want, (g, got)
     elif what == "explain":
         # issue 12 item 3: machine-read fields are measured_*, predicted_*,
         # diagnosis; the measured split adds up to the measured time
