@@ -336,25 +336,28 @@ enum xo_status xo_cl_conv1d_bwd(struct xo_backend *be, const struct xo_op_args *
 		      p->batch * out, XO_OP_conv1d);
 }
 
-/* ---- max_pooling1d ------------------------------------------------------- */
+/* ---- max_pooling1d and average_pooling1d ---------------------------------- */
 
-/* fwd: src {x}, over the output steps; bwd: src {x, dy}, over the input
- * steps (each dx gathers from the windows it wins). */
-static enum xo_status pool_run(struct xo_backend *be, const struct xo_op_args *a,
-			       enum xo_dir dir)
+/* The windowed poolings. fwd: src {x}, over the output steps; bwd over the
+ * input steps (each dx gathers from the windows holding it): max_pooling1d
+ * takes src {x, dy} (the windows it wins), average_pooling1d src {dy} (dy /
+ * count from each window). */
+static enum xo_status window_pool_run(struct xo_backend *be, const struct xo_op_args *a,
+				      enum xo_op op, enum xo_dir dir)
 {
 	struct xo_cl_ctx *c = ctx_of(be);
 	const struct xo_params *p = &a->p;
-	bool bwd = dir == XO_DIR_BWD;
-	struct xo_cl_launch l = xo_cl_launch_begin(c, bwd ? XO_CL_K_max_pooling1d_bwd
-						: XO_CL_K_max_pooling1d_fwd);
+	bool bwd = dir == XO_DIR_BWD, max = op == XO_OP_max_pooling1d;
+	struct xo_cl_launch l = xo_cl_launch_begin(
+	    c, max ? (bwd ? XO_CL_K_max_pooling1d_bwd : XO_CL_K_max_pooling1d_fwd)
+		   : (bwd ? XO_CL_K_average_pooling1d_bwd : XO_CL_K_average_pooling1d_fwd));
 	int64_t out, pad;
-	enum xo_status st = xo_pool1d_geometry(p, &out, &pad);
+	enum xo_status st = xo_pool1d_geometry_of(op, p, &out, &pad);
 
 	if (st)
 		return st;
 	xo_cl_arg_tensor(&l, a->src[0], NULL);
-	if (bwd)
+	if (bwd && max)
 		xo_cl_arg_tensor(&l, a->src[1], NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, p->batch);
@@ -364,59 +367,30 @@ static enum xo_status pool_run(struct xo_backend *be, const struct xo_op_args *a
 	xo_cl_arg_int(&l, xo_pool1d_stride(p));
 	xo_cl_arg_int(&l, pad);
 	xo_cl_arg_int(&l, out);
-	return la_run_nd(&l, 3, (int64_t[]){p->ch, bwd ? p->len : out, p->batch},
-			 XO_OP_max_pooling1d, dir);
+	return la_run_nd(&l, 3, (int64_t[]){p->ch, bwd ? p->len : out, p->batch}, op, dir);
 }
 
 enum xo_status xo_cl_max_pooling1d_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return pool_run(be, a, XO_DIR_FWD);
+	return window_pool_run(be, a, XO_OP_max_pooling1d, XO_DIR_FWD);
 }
 
 enum xo_status xo_cl_max_pooling1d_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return pool_run(be, a, XO_DIR_BWD);
-}
-
-/* ---- average_pooling1d and the global poolings ------------------------------ */
-
-/* average_pooling1d fwd: src {x}, over the output steps; bwd: src {dy}, over
- * the input steps (each dx gathers dy / count from the windows holding it). */
-static enum xo_status avg_pool_run(struct xo_backend *be, const struct xo_op_args *a,
-				   enum xo_dir dir)
-{
-	struct xo_cl_ctx *c = ctx_of(be);
-	const struct xo_params *p = &a->p;
-	bool bwd = dir == XO_DIR_BWD;
-	struct xo_cl_launch l = xo_cl_launch_begin(c, bwd ? XO_CL_K_average_pooling1d_bwd
-						: XO_CL_K_average_pooling1d_fwd);
-	int64_t out, pad;
-	enum xo_status st = xo_pool1d_geometry_of(XO_OP_average_pooling1d, p, &out, &pad);
-
-	if (st)
-		return st;
-	xo_cl_arg_tensor(&l, a->src[0], NULL);
-	xo_cl_arg_tensor(&l, a->dst[0], NULL);
-	xo_cl_arg_int(&l, p->batch);
-	xo_cl_arg_int(&l, p->len);
-	xo_cl_arg_int(&l, p->ch);
-	xo_cl_arg_int(&l, p->pool_size);
-	xo_cl_arg_int(&l, xo_pool1d_stride(p));
-	xo_cl_arg_int(&l, pad);
-	xo_cl_arg_int(&l, out);
-	return la_run_nd(&l, 3, (int64_t[]){p->ch, bwd ? p->len : out, p->batch},
-			 XO_OP_average_pooling1d, dir);
+	return window_pool_run(be, a, XO_OP_max_pooling1d, XO_DIR_BWD);
 }
 
 enum xo_status xo_cl_average_pooling1d_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return avg_pool_run(be, a, XO_DIR_FWD);
+	return window_pool_run(be, a, XO_OP_average_pooling1d, XO_DIR_FWD);
 }
 
 enum xo_status xo_cl_average_pooling1d_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return avg_pool_run(be, a, XO_DIR_BWD);
+	return window_pool_run(be, a, XO_OP_average_pooling1d, XO_DIR_BWD);
 }
+
+/* ---- the global poolings ----------------------------------------------------- */
 
 /* Global poolings: fwd over (c, n); global average bwd over every dx
  * (c, l, n); global max bwd over columns (c, n), src {x, dy}. */

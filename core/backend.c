@@ -109,6 +109,13 @@ void xo_backend_stats_reset(struct xo_backend *be)
 		be->iface->stats_reset(be);
 }
 
+bool xo_opencl_required(void)
+{
+	const char *req = getenv("XO_REQUIRE_OPENCL");
+
+	return req && (!strcmp(req, "1") || !strcmp(req, "gpu"));
+}
+
 enum xo_status xo_backend_probe(struct xo_backend *be, double budget_s, struct xo_probe *out)
 {
 	if (!be || !out || !(budget_s > 0))

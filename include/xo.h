@@ -216,6 +216,10 @@ enum xo_status xo_backend_open(const char *spec, struct xo_backend **out);
 void xo_backend_close(struct xo_backend *be); /* accepts NULL */
 const char *xo_backend_name(const struct xo_backend *be);     /* "ref", "cpu", "cl" */
 const char *xo_backend_describe(const struct xo_backend *be); /* device, driver, versions */
+/* Whether the environment requires OpenCL (XO_REQUIRE_OPENCL=1, or =gpu,
+ * which cl also holds to a GPU device): a suite then fails where it would
+ * skip OpenCL tests for want of a device. */
+bool xo_opencl_required(void);
 /* Waits until every enqueued op of be has finished. */
 enum xo_status xo_backend_sync(struct xo_backend *be);
 

@@ -48,6 +48,18 @@ struct gpool_job {
 	float *y;           /* y (fwd) or dx (bwd) */
 };
 
+/* y[c] = (x[lo][c] + ... + x[hi-1][c]) / cnt, summed in step order (hi > lo):
+ * one window of average_pooling1d, or the whole length for the global op. */
+static void window_mean(float *y, const float *x, int64_t lo, int64_t hi, int64_t ch, float cnt)
+{
+	memcpy(y, x + lo * ch, (size_t)ch * sizeof(float));
+	for (int64_t l = lo + 1; l < hi; l++)
+		for (int64_t c = 0; c < ch; c++)
+			y[c] += x[l * ch + c];
+	for (int64_t c = 0; c < ch; c++)
+		y[c] = y[c] / cnt;
+}
+
 static void avg_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 {
 	const struct xo_params *p = &j->p;
@@ -62,12 +74,7 @@ static void avg_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 			float cnt = (float)xo_pool1d_window(p, o, j->pad, &lo, &hi);
 			float *yo = y + o * ch;
 
-			memcpy(yo, x + lo * ch, (size_t)ch * sizeof(float));
-			for (int64_t l = lo + 1; l < hi; l++)
-				for (int64_t c = 0; c < ch; c++)
-					yo[c] += x[l * ch + c];
-			for (int64_t c = 0; c < ch; c++)
-				yo[c] = yo[c] / cnt;
+			window_mean(yo, x, lo, hi, ch, cnt);
 		}
 	}
 }
@@ -103,12 +110,7 @@ static void gavg_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 		const float *x = j->x + n * p->len * ch;
 		float *y = j->y + n * ch;
 
-		memcpy(y, x, (size_t)ch * sizeof(float));
-		for (int64_t l = 1; l < p->len; l++)
-			for (int64_t c = 0; c < ch; c++)
-				y[c] += x[l * ch + c];
-		for (int64_t c = 0; c < ch; c++)
-			y[c] = y[c] / len;
+		window_mean(y, x, 0, p->len, ch, len);
 	}
 }
 

@@ -598,13 +598,12 @@ int main(void)
 		cmocka_unit_test(test_tuning_variants),
 		cmocka_unit_test(test_gather_out_of_range),
 	};
-	const char *req = getenv("XO_REQUIRE_OPENCL");
 	enum xo_status st;
 	int rc;
 
 	st = xo_backend_open("cl", &cl_be);
 	if (st) {
-		bool required = req && (!strcmp(req, "1") || !strcmp(req, "gpu"));
+		bool required = xo_opencl_required();
 
 		fprintf(stderr, "test_cl: %s: %s\n", required ? "FAIL" : "SKIP", xo_last_error());
 		return required ? 1 : SKIP_CODE;

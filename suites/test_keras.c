@@ -39,6 +39,8 @@
 
 #include <cmocka.h>
 
+#include "test_backends.h"
+
 #include "model_internal.h"
 
 #ifndef XO_KERAS_DIR
@@ -48,26 +50,6 @@
 #define U32 (1.0 / 16777216.0)
 
 static char g_tmp[256];
-
-static int open_backends(struct xo_backend **be, int max)
-{
-	const char *req = getenv("XO_REQUIRE_OPENCL");
-	int n = 0;
-
-	for (int i = 0; i < xo_backend_count() && n < max; i++) {
-		enum xo_status st = xo_backend_open(xo_backend_kind(i), &be[n]);
-
-		if (st == XO_ENODEV && !(req && (!strcmp(req, "1") || !strcmp(req, "gpu")))) {
-			print_message("[  SKIP    ] backend %s: %s\n", xo_backend_kind(i),
-			              xo_last_error());
-			continue;
-		}
-		if (st)
-			fail_msg("backend %s: %s", xo_backend_kind(i), xo_last_error());
-		n++;
-	}
-	return n;
-}
 
 static struct xo_npy load(const char *name)
 {

@@ -39,6 +39,8 @@
 
 #include <cmocka.h>
 
+#include "test_backends.h"
+
 #include "model_internal.h"
 
 #ifndef XO_GOLDEN_DIR
@@ -105,28 +107,6 @@ static void rm_tree(const char *dir)
 	}
 	closedir(d);
 	rmdir(dir);
-}
-
-/* Backends to test: every compiled-in one that opens; cl without a device
- * is skipped with its reason unless XO_REQUIRE_OPENCL=1 (or gpu). */
-static int open_backends(struct xo_backend **be, int max)
-{
-	const char *req = getenv("XO_REQUIRE_OPENCL");
-	int n = 0;
-
-	for (int i = 0; i < xo_backend_count() && n < max; i++) {
-		enum xo_status st = xo_backend_open(xo_backend_kind(i), &be[n]);
-
-		if (st == XO_ENODEV && !(req && (!strcmp(req, "1") || !strcmp(req, "gpu")))) {
-			print_message("[  SKIP    ] backend %s: %s\n", xo_backend_kind(i),
-			              xo_last_error());
-			continue;
-		}
-		if (st)
-			fail_msg("backend %s: %s", xo_backend_kind(i), xo_last_error());
-		n++;
-	}
-	return n;
 }
 
 static void close_backends(struct xo_backend **be, int n)

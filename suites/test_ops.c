@@ -225,8 +225,7 @@ int main(int argc, char **argv)
 
 	st = xo_backend_open(backend, &g_be);
 	if (st) {
-		const char *req = getenv("XO_REQUIRE_OPENCL");
-		bool require = req && (!strcmp(req, "1") || !strcmp(req, "gpu"));
+		bool require = xo_opencl_required();
 
 		if (st == XO_ENODEV && !require) {
 			printf("SKIPPED: backend '%s' is not available here: %s\n", backend,

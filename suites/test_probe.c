@@ -469,10 +469,8 @@ int main(int argc, char **argv)
 
 #ifdef XO_HAVE_CL
 	if (xo_backend_open("cl", &cl_be)) {
-		const char *req = getenv("XO_REQUIRE_OPENCL");
-
 		cl_be = NULL;
-		if (req && *req && strcmp(req, "0")) {
+		if (xo_opencl_required()) {
 			fprintf(stderr, "test_probe: FAIL: OpenCL required: %s\n", xo_last_error());
 			return 1;
 		}
