@@ -252,8 +252,8 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 	json_object_set_new(o, "reps", json_integer(pt->reps));
 	json_object_set_new(o, "launches", jnum(step->launches));
 	json_object_set_new(o, "measured_s", jnum(pt->measured_s));
-	json_object_set_new(o, "measured_ci_lo", jnum(pt->measured_lo));
-	json_object_set_new(o, "measured_ci_hi", jnum(pt->measured_hi));
+	json_object_set_new(o, "measured_q1", jnum(pt->measured_lo));
+	json_object_set_new(o, "measured_q3", jnum(pt->measured_hi));
 	for (int p = 0; p < XO_SPLIT_COUNT; p++) {
 		snprintf(buf, sizeof(buf), "measured_%s_s", xo_split_part_name(p));
 		json_object_set_new(o, buf, jnum(pt->measured.part_s[p]));

@@ -150,15 +150,15 @@ def main():
         assert devs[0] == "cpu", devs
         assert len(d["points"]) == 4 * len(devs), len(d["points"])
         for pt in d["points"]:
-            for k in ("device", "batch", "what", "launches", "measured_s", "measured_ci_lo",
-                      "measured_ci_hi", "measured_launch_s", "measured_transfer_s",
+            for k in ("device", "batch", "what", "launches", "measured_s", "measured_q1",
+                      "measured_q3", "measured_launch_s", "measured_transfer_s",
                       "measured_compute_s", "measured_other_s", "predicted_s",
                       "predicted_launch_s", "predicted_transfer_s", "predicted_compute_s",
                       "predicted_other_s", "ratio", "diagnosis", "predicted_diagnosis"):
                 assert k in pt, f"point without {k}: {pt}"
             assert pt["what"] in ("train_step", "predict"), pt
             assert pt["batch"] in (1, 8), pt
-            assert pt["measured_ci_lo"] <= pt["measured_s"] <= pt["measured_ci_hi"], pt
+            assert pt["measured_q1"] <= pt["measured_s"] <= pt["measured_q3"], pt
             parts = sum(pt[f"measured_{p}_s"] for p in ("launch", "transfer", "compute", "other"))
             assert abs(parts - pt["measured_s"]) <= 1e-9 * pt["measured_s"], pt
             assert pt["diagnosis"].startswith(f"at batch {pt['batch']} the {pt['device']} "), pt
