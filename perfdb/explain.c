@@ -20,6 +20,7 @@
 
 #include "explain.h"
 #include "jsonout.h"
+#include "perfdb.h"
 
 #define MAX_REPS    51
 #define MIN_POINT_S 0.02 /* keep timing small steps at least this long */
@@ -37,30 +38,6 @@ struct dev {
 	struct xo_explain_point pt[XO_EXPLAIN_MAX_BATCHES][2]; /* [batch][predict, train] */
 	struct xo_cost_step step[XO_EXPLAIN_MAX_BATCHES][2];
 };
-
-/* nearest-rank quantile of sorted v[0..n) */
-static double quantile(const double *v, int n, double q)
-{
-	int i = (int)ceil(q * n) - 1;
-
-	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
-}
-
-/* "40 us", "1.2 ms", "3.0 s"; "-" for NAN */
-static const char *fmt_s(double s, char *buf, size_t size)
-{
-	if (!isfinite(s))
-		snprintf(buf, size, "-");
-	else if (s < 1e-6)
-		snprintf(buf, size, "%.3f us", s * 1e6);
-	else if (s < 1e-3)
-		snprintf(buf, size, "%.1f us", s * 1e6);
-	else if (s < 1)
-		snprintf(buf, size, "%.2f ms", s * 1e3);
-	else
-		snprintf(buf, size, "%.2f s", s);
-	return buf;
-}
 
 /* "12.3 G" style rate */
 static const char *fmt_rate(double v, const char *unit, char *buf, size_t size)
@@ -111,9 +88,10 @@ static enum xo_status time_point(struct xo_model *m, struct xo_backend *be, bool
 	pt->batch = n;
 	pt->training = training;
 	pt->reps = reps;
-	pt->measured_s = quantile(t, reps, 0.5);
-	pt->measured_lo = quantile(t, reps, 0.25);
-	pt->measured_hi = quantile(t, reps, 0.75);
+	/* the perf store's quartiles (t is sorted above) */
+	pt->measured_s = xo_perf_quantile(t, (size_t)reps, 0.5);
+	pt->measured_lo = xo_perf_quantile(t, (size_t)reps, 0.25);
+	pt->measured_hi = xo_perf_quantile(t, (size_t)reps, 0.75);
 	if (is_cl) {
 		pt->launches = launches / reps;
 		xo_split_from_events(pt->measured_s, enq / reps, h2d / reps, ker / reps, d2h / reps,
@@ -297,12 +275,12 @@ static void print_probe(FILE *f, const struct dev *d)
 		return;
 	}
 	fprintf(f, "probe (%.1f s): launch %s, FMA peak %s, memory %s, units %d", p->wall_s,
-	        fmt_s(p->launch_s, a, sizeof(a)), fmt_rate(p->flops, "FLOP/s", b, sizeof(b)),
+	        xo_fmt_seconds(p->launch_s, a, sizeof(a)), fmt_rate(p->flops, "FLOP/s", b, sizeof(b)),
 	        fmt_rate(p->mem_bw, "B/s", c, sizeof(c)), p->units);
 	if (isfinite(p->h2d_lat_s) || isfinite(p->d2h_lat_s))
 		fprintf(f, "; h2d %s + bytes / %s, d2h %s + bytes / %s",
-		        fmt_s(p->h2d_lat_s, e, sizeof(e)), fmt_rate(p->h2d_bw, "B/s", g, sizeof(g)),
-		        fmt_s(p->d2h_lat_s, h, sizeof(h)),
+		        xo_fmt_seconds(p->h2d_lat_s, e, sizeof(e)), fmt_rate(p->h2d_bw, "B/s", g, sizeof(g)),
+		        xo_fmt_seconds(p->d2h_lat_s, h, sizeof(h)),
 		        fmt_rate(p->d2h_bw, "B/s", k, sizeof(k)));
 	fprintf(f,
 	        "\ncompute rate for the cost model: GEMM probe (dense 512x64->64) %s = "
@@ -332,9 +310,9 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 	char lat[32];
 
 	fprintf(f, "%6" PRId64 "  %-7s %10s (%s..%s) %10s %6.2f  %s  %s\n", pt->batch,
-	        pt->training ? "train" : "predict", fmt_s(pt->measured_s, m, sizeof(m)),
-	        fmt_s(pt->measured_lo, lo, sizeof(lo)), fmt_s(pt->measured_hi, hi, sizeof(hi)),
-	        fmt_s(pt->predicted.wall_s, pr, sizeof(pr)), pt->predicted.wall_s / pt->measured_s,
+	        pt->training ? "train" : "predict", xo_fmt_seconds(pt->measured_s, m, sizeof(m)),
+	        xo_fmt_seconds(pt->measured_lo, lo, sizeof(lo)), xo_fmt_seconds(pt->measured_hi, hi, sizeof(hi)),
+	        xo_fmt_seconds(pt->predicted.wall_s, pr, sizeof(pr)), pt->predicted.wall_s / pt->measured_s,
 	        fmt_split(&pt->measured, sm, sizeof(sm)),
 	        fmt_split(&pt->predicted, sp, sizeof(sp)));
 	fprintf(f, "        %s\n",
@@ -347,16 +325,16 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 		char each[32];
 
 		snprintf(fx, sizeof(fx), ", %.0f op calls x %s fixed", step->ops,
-		         fmt_s(step->op_call_s, each, sizeof(each)));
+		         xo_fmt_seconds(step->op_call_s, each, sizeof(each)));
 	}
 	fprintf(f,
 	        "        predicted: %.1f launches x %s = %s, copy latency %s; copies %s; "
 	        "compute %.3g FLOP -> %s, %.3g B -> %s%s, compute %s\n",
-	        step->launches, fmt_s(d->model.launch_s, a, sizeof(a)),
-	        fmt_s(t->launch_s, b, sizeof(b)), fmt_s(t->copy_lat_s, lat, sizeof(lat)),
-	        fmt_s(t->h2d_s + t->d2h_s, c, sizeof(c)), t->flops,
-	        fmt_s(t->compute_flops_s, e, sizeof(e)), t->bytes,
-	        fmt_s(t->compute_bytes_s, m, sizeof(m)), fx, fmt_s(t->compute_s, pr, sizeof(pr)));
+	        step->launches, xo_fmt_seconds(d->model.launch_s, a, sizeof(a)),
+	        xo_fmt_seconds(t->launch_s, b, sizeof(b)), xo_fmt_seconds(t->copy_lat_s, lat, sizeof(lat)),
+	        xo_fmt_seconds(t->h2d_s + t->d2h_s, c, sizeof(c)), t->flops,
+	        xo_fmt_seconds(t->compute_flops_s, e, sizeof(e)), t->bytes,
+	        xo_fmt_seconds(t->compute_bytes_s, m, sizeof(m)), fx, xo_fmt_seconds(t->compute_s, pr, sizeof(pr)));
 }
 
 /*

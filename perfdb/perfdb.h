@@ -139,10 +139,6 @@ enum xo_status xo_perfdb_run_finish_probes(struct xo_perfdb *db, int64_t run_id,
  * when the store cannot be read. */
 enum xo_status xo_perfdb_probe_get(struct xo_perfdb *db, int64_t run_id, const char *device,
                                    struct xo_probe *out);
-/* The probe of device in the latest complete run that has one (*run_id gets
- * that run); XO_ENODEV when none has. */
-enum xo_status xo_perfdb_probe_latest(struct xo_perfdb *db, const char *device, int64_t *run_id,
-                                      struct xo_probe *out);
 
 /* The reps (calls per sample) the latest complete run on run_id's testbed
  * used for benchmark name; 0 when there is none. */

@@ -455,17 +455,6 @@ static enum xo_status meas_find(struct xo_perfdb *db, int64_t run, const char *m
 	return id ? meas_load(db, id, m) : XO_OK;
 }
 
-/* "3.1 ms", "40 us" */
-static void fmt_dur(double s, char *buf, size_t size)
-{
-	if (s < 1e-3)
-		snprintf(buf, size, "%.3g us", s * 1e6);
-	else if (s < 1.0)
-		snprintf(buf, size, "%.3g ms", s * 1e3);
-	else
-		snprintf(buf, size, "%.3g s", s);
-}
-
 /* One diagnosis sentence for a measured result: the dominant part of the
  * split (split.h) for a device with event times, the step time only for a
  * host backend (no events). */
@@ -477,7 +466,7 @@ static void diag_sentence(const struct meas *m, const char *device, const char *
 	size_t len;
 
 	gp_safe(device, dev, sizeof(dev));
-	fmt_dur(m->med, t, sizeof(t));
+	xo_fmt_seconds(m->med, t, sizeof(t));
 	if (m->has_split) {
 		xo_split_diagnose(&m->sp, dev, words, batch, buf, size);
 		len = strlen(buf);

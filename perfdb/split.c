@@ -60,15 +60,17 @@ enum xo_split_part xo_split_dominant(const struct xo_split *s)
 	return best;
 }
 
-/* "40 us", "1.2 ms", "3.0 s" */
-static void fmt_time(double s, char *buf, size_t size)
+char *xo_fmt_seconds(double s, char *buf, size_t size)
 {
-	if (s < 1e-3)
-		snprintf(buf, size, "%.0f us", s * 1e6);
+	if (!isfinite(s))
+		snprintf(buf, size, "-");
+	else if (s < 1e-3)
+		snprintf(buf, size, "%.3g us", s * 1e6);
 	else if (s < 1)
-		snprintf(buf, size, "%.1f ms", s * 1e3);
+		snprintf(buf, size, "%.3g ms", s * 1e3);
 	else
-		snprintf(buf, size, "%.1f s", s);
+		snprintf(buf, size, "%.3g s", s);
+	return buf;
 }
 
 char *xo_split_diagnose(const struct xo_split *s, const char *device, const char *what,
@@ -83,7 +85,7 @@ char *xo_split_diagnose(const struct xo_split *s, const char *device, const char
 	switch (d) {
 	case XO_SPLIT_LAUNCH:
 		if (s->launches >= 1) {
-			fmt_time(s->part_s[d] / s->launches, t, sizeof(t));
+			xo_fmt_seconds(s->part_s[d] / s->launches, t, sizeof(t));
 			snprintf(buf, size,
 			         "at batch %lld the %s %s is %.0f%% launch and sync latency: %.0f "
 			         "launch%s x %s",

@@ -42,6 +42,11 @@ void xo_split_from_events(double wall_s, double enqueue_s, double h2d_s, double 
 /* A host backend's step: all compute (the host runs the kernels inline). */
 void xo_split_host(double wall_s, struct xo_split *out);
 
+/* A duration with 3 significant digits in us, ms or s ("40 us", "1.23 ms",
+ * "3.1 s"); "-" when not finite. Returns buf. Every sentence and table of
+ * the diagnosis, explain and the report writes times with it. */
+char *xo_fmt_seconds(double s, char *buf, size_t size);
+
 /* The part with the largest share (ties: the first in enum order). */
 enum xo_split_part xo_split_dominant(const struct xo_split *s);
 

@@ -978,33 +978,6 @@ static double column_figure(sqlite3_stmt *s, int i)
 	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
 
-enum xo_status xo_perfdb_probe_latest(struct xo_perfdb *db, const char *device, int64_t *run_id,
-                                      struct xo_probe *out)
-{
-	sqlite3_stmt *s = NULL;
-	enum xo_status st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db->h,
-	                       "SELECT p.run_id FROM probes p JOIN runs r ON r.id = p.run_id"
-	                       " WHERE p.device = ? AND r.state = 'complete'"
-	                       " ORDER BY p.run_id DESC LIMIT 1",
-	                       -1, &s, NULL) != SQLITE_OK)
-		return db_err(db, "finding the latest device probe");
-	bind_text(s, 1, device);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*run_id = sqlite3_column_int64(s, 0);
-		sqlite3_finalize(s);
-		return xo_perfdb_probe_get(db, *run_id, device, out);
-	}
-	st = rc == SQLITE_DONE ? xo_error(XO_ENODEV, "%s: no complete run has a probe of device %s",
-	                                  db->path, device)
-	                       : db_err(db, "finding the latest device probe");
-	sqlite3_finalize(s);
-	return st;
-}
-
 enum xo_status xo_perfdb_probe_get(struct xo_perfdb *db, int64_t run_id, const char *device,
                                    struct xo_probe *out)
 {
