@@ -98,8 +98,35 @@ static void fmt_time(double s, char *buf, size_t size)
 
 struct verdict {
 	double base_med, head_med, change, p, noise;
-	int sign; /* +1 regression (slower), -1 improvement, 0 no change */
+	double lo, hi; /* 95% interval of the log ratio head/base (see shift_ci) */
+	int sign;      /* +1 regression (slower), -1 improvement, 0 no change */
 };
+
+/* The 95% Hodges-Lehmann/Moses interval of log(h) - log(b): the log of the
+ * ratio of the two distributions (stats.c xo_perf_shift_ci). */
+static void log_shift_ci(const double *b, size_t nb, const double *h, size_t nh, double *lo,
+                         double *hi)
+{
+	double *lb = malloc((nb + 1) * sizeof(*lb)), *lh = malloc((nh + 1) * sizeof(*lh));
+	struct xo_perf_shift sh = {NAN, -INFINITY, INFINITY};
+	size_t mb = 0, mh = 0;
+
+	if (lb && lh) {
+		/* a time that is not positive has no log: left out (the store
+		 * holds what a damaged file held) */
+		for (size_t i = 0; i < nb; i++)
+			if (b[i] > 0.0)
+				lb[mb++] = log(b[i]);
+		for (size_t i = 0; i < nh; i++)
+			if (h[i] > 0.0)
+				lh[mh++] = log(h[i]);
+		xo_perf_shift_ci(lb, mb, lh, mh, 0.95, &sh);
+	}
+	*lo = sh.lo;
+	*hi = sh.hi;
+	free(lb);
+	free(lh);
+}
 
 /* The two-part test of the file comment; b is sorted in place. */
 static void judge(double *b, size_t nb, double *h, size_t nh, double threshold, double alpha,
@@ -116,6 +143,7 @@ static void judge(double *b, size_t nb, double *h, size_t nh, double threshold, 
 	v->p = xo_perf_mann_whitney(b, nb, h, nh, NULL);
 	v->noise = sb.median > 0 ? (sb.q3 - sb.q1) / sb.median : 0.0;
 	bar = threshold > v->noise ? threshold : v->noise;
+	log_shift_ci(b, nb, h, nh, &v->lo, &v->hi);
 	v->sign = 0;
 	if (v->p < alpha && fabs(v->change) > bar)
 		v->sign = v->change > 0 ? 1 : -1;
@@ -558,6 +586,14 @@ struct compare_row {
  * 2 cores a fifth of the second core that the cpu backend's second thread
  * wants.
  */
+/* SAME is a finding: the whole 95% interval of the ratio head/base lies
+ * within 1 -+ threshold. */
+static bool same_shown(const struct verdict *v, double threshold)
+{
+	return isfinite(v->lo) && isfinite(v->hi) && expm1(v->lo) >= -threshold &&
+	       expm1(v->hi) <= threshold;
+}
+
 static bool side_busy(const struct side *sd, double cores)
 {
 	if (sd->others >= 0)
@@ -575,12 +611,19 @@ static bool load_differs(const struct side *b, const struct side *h, double core
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed)
 {
+	return xo_perf_compare_tally(db, base, head, o, out, failed, NULL);
+}
+
+enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, const char *head,
+                                     const struct xo_perf_compare_opts *o, FILE *out,
+                                     bool *failed, struct xo_perf_tally *tally)
+{
 	struct side *sb = NULL, *sh = NULL;
 	struct vec vb = {0}, vh = {0}, mb = {0}, mh = {0}, tmp = {0};
 	struct compare_row *rows = NULL;
 	size_t nrows = 0, caprows = 0;
 	sqlite3_stmt *s = NULL;
-	int count[SEC_COUNT][4] = {{0}}; /* slower, faster, same, lowered */
+	int count[SEC_COUNT][5] = {{0}}; /* slower, faster, same, lowered, unknown */
 	int nmulti[SEC_COUNT] = {0};     /* series with >= 2 runs on both sides */
 	int ndiff_tb = 0;
 	int64_t only_base = 0, only_head = 0;
@@ -626,12 +669,15 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 	print_side(t, "base", sb, root ? json_object_get(root, "base") : NULL);
 	print_side(t, "head", sh, root ? json_object_get(root, "head") : NULL);
 	fprintf(t,
-	        "verdict: slower/faster when Mann-Whitney p < %g and |change| > "
+	        "verdict: SLOWER/FASTER when Mann-Whitney p < %g and |change| > "
 	        "max(%.0f%%, base IQR/median, run-to-run noise of the series once it has "
 	        ">= 4 runs), and with several runs a side, every head run beyond every base "
 	        "run, by a margin of chance below 0.05 over the series compared; lowered to \"unchanged code\" (or \"environment\": other testbed or "
-	        "load) when the benchmark's kernel-source hash is the same on both sides\n",
-	        o->alpha, 100.0 * o->threshold);
+	        "load) when the benchmark's kernel-source hash is the same on both sides; "
+	        "SAME when the 95%% interval of the ratio head/base (Hodges-Lehmann, with the "
+	        "run medians' once a side has several runs) lies within -+%.0f%%; UNKNOWN "
+	        "otherwise (too close to call: more rounds)\n",
+	        o->alpha, 100.0 * o->threshold, 100.0 * o->threshold);
 
 	cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
 	busy_b = side_busy(sb, cores);
@@ -708,6 +754,22 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 			snprintf(w->why, sizeof(w->why), "  [within run-to-run noise %.0f%%]",
 			         100.0 * run_noise);
 		}
+		/*
+		 * SAME needs the interval of the ratio to hold run offsets too:
+		 * with several runs a side the interval of the run medians joins
+		 * it (4 runs a side at least, else that one is unbounded); with
+		 * one run, the series' run-to-run bar widens it on both sides.
+		 */
+		if (mb.n >= 2 && mh.n >= 2) {
+			double rlo, rhi;
+
+			log_shift_ci(mb.v, mb.n, mh.v, mh.n, &rlo, &rhi);
+			w->v.lo = fmin(w->v.lo, rlo);
+			w->v.hi = fmax(w->v.hi, rhi);
+		} else if (run_noise > 0.0) {
+			w->v.lo -= log1p(run_noise);
+			w->v.hi += log1p(run_noise);
+		}
 		w->bmin = w->hmin = INFINITY;
 		w->bmax = w->hmax = -INFINITY;
 		for (size_t i = 0; i < mb.n; i++) {
@@ -772,9 +834,16 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 			         w->v.sign > 0 ? "slower" : "faster", 100.0 * w->v.change);
 			w->v.sign = 0;
 			count[w->sec][3]++;
+		} else if (w->v.sign) {
+			w->word = w->v.sign > 0 ? "SLOWER" : "FASTER";
+			count[w->sec][w->v.sign > 0 ? 0 : 1]++;
+		} else if (same_shown(&w->v, o->threshold)) {
+			w->word = "SAME";
+			count[w->sec][2]++;
 		} else {
-			w->word = w->v.sign > 0 ? "SLOWER" : w->v.sign < 0 ? "faster" : "same";
-			count[w->sec][w->v.sign > 0 ? 0 : w->v.sign < 0 ? 1 : 2]++;
+			/* neither a confirmed change nor a shown absence of one */
+			w->word = "UNKNOWN";
+			count[w->sec][4]++;
 		}
 	}
 
@@ -783,19 +852,25 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 
 		for (size_t i = 0; i < nrows; i++) {
 			const struct compare_row *w = &rows[i];
-			char tb[32], th[32];
+			char tb[32], th[32], ci[48];
 
 			if (w->sec != (enum compare_section)sec)
 				continue;
 			if (!head_printed) {
-				fprintf(t, "\n== %s\n%-58s %12s %12s %9s %9s  %s\n", section_title[sec],
-				        "Benchmark", "Base", "Head", "Change", "p-value", "Verdict");
+				fprintf(t, "\n== %s\n%-58s %12s %12s %9s %17s %9s  %s\n",
+				        section_title[sec], "Benchmark", "Base", "Head", "Change",
+				        "95% interval", "p-value", "Verdict");
 				head_printed = true;
 			}
 			fmt_time(w->v.base_med, tb, sizeof(tb));
 			fmt_time(w->v.head_med, th, sizeof(th));
-			fprintf(t, "%-58s %12s %12s %+8.1f%% %9.2g  %s%s%s\n", w->name, tb, th,
-			        100.0 * w->v.change, w->v.p, w->word,
+			if (isfinite(w->v.lo) && isfinite(w->v.hi))
+				snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", 100.0 * expm1(w->v.lo),
+				         100.0 * expm1(w->v.hi));
+			else
+				snprintf(ci, sizeof(ci), "unbounded");
+			fprintf(t, "%-58s %12s %12s %+8.1f%% %17s %9.2g  %s%s%s\n", w->name, tb, th,
+			        100.0 * w->v.change, ci, w->v.p, w->word,
 			        w->src_changed ? "  [source changed]" : "", w->why);
 			if (jrows) {
 				json_t *jr = json_pack(
@@ -807,6 +882,13 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 				    w->why[0] ? w->why + 2 : "", "base_runs", (json_int_t)w->nb_runs,
 				    "head_runs", (json_int_t)w->nh_runs);
 
+				if (jr && isfinite(w->v.lo) && isfinite(w->v.hi)) {
+					json_object_set_new(jr, "change_lo", json_real(expm1(w->v.lo)));
+					json_object_set_new(jr, "change_hi", json_real(expm1(w->v.hi)));
+				} else if (jr) {
+					json_object_set_new(jr, "change_lo", json_null());
+					json_object_set_new(jr, "change_hi", json_null());
+				}
 				if (jr)
 					json_array_append_new(jrows, jr);
 			}
@@ -830,15 +912,18 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 	        count[SEC_TEST][2]);
 	if (count[SEC_TEST][3])
 		fprintf(t, ", %d lowered (kernel source unchanged)", count[SEC_TEST][3]);
+	fprintf(t, ", %d unknown (too close to call)", count[SEC_TEST][4]);
 	if (only_base || only_head)
 		fprintf(t, " (%lld only in base, %lld only in head)", (long long)only_base,
 		        (long long)only_head);
 	fputc('\n', t);
 	for (int sec = SEC_REF; sec < SEC_COUNT; sec++)
-		if (count[sec][0] + count[sec][1] + count[sec][2] + count[sec][3])
-			fprintf(t, "%s: %d slower, %d faster, %d same, %d lowered (not alarms)\n",
+		if (count[sec][0] + count[sec][1] + count[sec][2] + count[sec][3] + count[sec][4])
+			fprintf(t,
+			        "%s: %d slower, %d faster, %d same, %d lowered, %d unknown (not "
+			        "alarms)\n",
 			        section_key[sec], count[sec][0], count[sec][1], count[sec][2],
-			        count[sec][3]);
+			        count[sec][3], count[sec][4]);
 
 	fprintf(t, "\ntestbed:");
 	for (size_t i = 0; i < NFIELDS; i++) {
@@ -880,6 +965,25 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		        : busy_h         ? "the head runs"
 		                         : "one side more than the other");
 	*failed = count[SEC_TEST][0] > 0;
+	if (tally) {
+		memset(tally, 0, sizeof(*tally));
+		tally->slower = count[SEC_TEST][0];
+		tally->faster = count[SEC_TEST][1];
+		tally->same = count[SEC_TEST][2];
+		tally->lowered = count[SEC_TEST][3];
+		tally->unknown = count[SEC_TEST][4];
+		tally->change = NAN;
+		for (size_t i = 0; i < nrows; i++) {
+			const struct compare_row *w = &rows[i];
+
+			/* the largest confirmed slowdown under test: what bisect names */
+			if (w->sec == SEC_TEST && w->v.sign > 0 &&
+			    !(fabs(w->v.change) <= fabs(tally->change))) {
+				tally->change = w->v.change;
+				snprintf(tally->worst, sizeof(tally->worst), "%s", w->name);
+			}
+		}
+	}
 	if (root) {
 		json_object_set_new(root, "threshold", json_real(o->threshold));
 		json_object_set_new(root, "alpha", json_real(o->alpha));
@@ -887,10 +991,10 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 		jrows = NULL;
 		json_object_set_new(
 		    root, "summary",
-		    json_pack("{s:i, s:i, s:i, s:i, s:I, s:I}", "slower", count[SEC_TEST][0],
+		    json_pack("{s:i, s:i, s:i, s:i, s:i, s:I, s:I}", "slower", count[SEC_TEST][0],
 		              "faster", count[SEC_TEST][1], "same", count[SEC_TEST][2], "lowered",
-		              count[SEC_TEST][3], "only_base", (json_int_t)only_base, "only_head",
-		              (json_int_t)only_head));
+		              count[SEC_TEST][3], "unknown", count[SEC_TEST][4], "only_base",
+		              (json_int_t)only_base, "only_head", (json_int_t)only_head));
 		json_object_set_new(root, "load_warning", json_boolean(busy_b || busy_h || ldiff));
 		json_object_set_new(root, "regression", json_boolean(*failed));
 		xo_perf_json_print(root, out);

@@ -167,6 +167,17 @@ void xo_perf_median_ci_index(size_t n, double level, size_t *lo, size_t *hi);
 #define XO_PERF_MWU_EXACT_MAX 60
 double xo_perf_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u);
 
+/* The Hodges-Lehmann shift from a to b and its distribution-free `level`
+ * interval (Moses; see stats.c): lo = -inf, hi = +inf when the samples are
+ * too few for the level or na nb > XO_PERF_SHIFT_MAX_PAIRS. On log times it
+ * is the log of the ratio head/base of the medians. */
+#define XO_PERF_SHIFT_MAX_PAIRS (1u << 22)
+struct xo_perf_shift {
+	double est, lo, hi;
+};
+void xo_perf_shift_ci(const double *a, size_t na, const double *b, size_t nb, double level,
+                      struct xo_perf_shift *s);
+
 /* Piecewise-constant L1 fit of y[0..n) minimizing
  *	sum over segments S of sum_{i in S} |y_i - median(S)| / scale  +  beta * K * ln(n)
  * (K segments, beta = XO_PERF_STEP_BETA; see stats.c for why 2). Writes the first index of each
@@ -200,6 +211,17 @@ struct xo_perf_compare_opts {
 };
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed);
+/* What a comparison found under test (cpu, cl; ref and peers never count):
+ * counts per verdict and the largest confirmed slowdown. */
+struct xo_perf_tally {
+	int slower, faster, same, lowered, unknown;
+	char worst[192]; /* benchmark of the largest SLOWER change, "" when none */
+	double change;   /* its relative change of medians; NAN when none */
+};
+/* xo_perf_compare, also filling *tally (may be NULL). */
+enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, const char *head,
+                                     const struct xo_perf_compare_opts *o, FILE *out,
+                                     bool *failed, struct xo_perf_tally *tally);
 enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare_opts *o, FILE *out,
                               bool *failed);
 /* `xo perf continuous`: BASE and HEAD (NULL: HEAD) are git revisions of the

@@ -1512,7 +1512,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	              "report</title>\n<style>body{font-family:sans-serif;margin:2em}"
 	              "img{max-width:48%%;margin:4px;border:1px solid #ccc}"
 	              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-	              "font-size:90%%}.reg{color:#b00}.imp{color:#070}"
+	              "font-size:90%%}.reg{color:#b00}.imp{color:#070}.unk{color:#850}"
 	              "div.answer{display:flex;align-items:flex-start;gap:1em}"
 	              "div.answer img{max-width:none;width:640px}</style></head><body>\n"
 	              "<h1>crossover perf report</h1>\n");
@@ -1782,13 +1782,18 @@ static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t la
 		const char *v = json_string_value(json_object_get(r, "verdict"));
 		const char *name = json_string_value(json_object_get(r, "benchmark"));
 
-		if (!v || !name || !strcmp(v, "same"))
+		/* SAME is shown as the absence of a row; UNKNOWN (too close to
+		 * call) is shown, unmarked, so that it is not taken for SAME */
+		if (!v || !name || !strcmp(v, "SAME"))
 			continue;
 		if (!shown++)
 			fprintf(html, "<table><tr><th>benchmark</th><th>base</th><th>head</th>"
 			              "<th>change</th><th>p</th><th>verdict</th></tr>\n");
 		fprintf(html, "<tr class=\"%s\"><td>",
-		        !strcmp(v, "SLOWER") ? "reg" : !strcmp(v, "faster") ? "imp" : "");
+		        !strcmp(v, "SLOWER")    ? "reg"
+		        : !strcmp(v, "FASTER")  ? "imp"
+		        : !strcmp(v, "UNKNOWN") ? "unk"
+		                                : "");
 		html_escape(html, name);
 		fprintf(html, "</td><td>%.4g ms</td><td>%.4g ms</td><td>%+.1f%%</td><td>%.2g</td><td>",
 		        1e3 * json_number_value(json_object_get(r, "base_median_s")),

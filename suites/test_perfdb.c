@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "perfdb.h"
 #include "proc.h"
@@ -376,6 +377,120 @@ static void test_accept_starts_baseline(void **state)
 	fclose(devnull);
 	assert_int_equal(query_int(path, "SELECT count(*) FROM changes WHERE state = 'accepted'"),
 	                 1);
+}
+
+/*
+ * The Hodges-Lehmann shift and Moses' interval (issue 14 item 4), against an
+ * independent computation in Python: the null distribution of U by
+ * enumerating all C(m+n, m) arrangements in exact fractions, k the largest
+ * with 2 P(U <= k-1) <= 0.05, the interval [d_(k), d_(N+1-k)] of the sorted
+ * differences; for 40 vs 41 (beyond the exact limit) k = floor(N/2 - z
+ * sqrt(N (m+n+1)/12)) with z from statistics.NormalDist. The differences
+ * are exact in doubles up to one rounding of a subtraction: 1e-12.
+ */
+static void test_shift_ci_known(void **state)
+{
+	(void)state;
+	const double a1[] = {1.1, 2.3, 3.0, 4.2, 5.5}, b1[] = {2.0, 6.1, 7.3, 8.4, 9.0, 10.2};
+	const double a2[] = {1, 2, 3, 4}, b2[] = {5, 6, 7, 8};
+	const double a3[] = {1, 2, 3}, b3[] = {4, 5, 6};
+	double a4[40], b4[41];
+	struct xo_perf_shift sh;
+
+	xo_perf_shift_ci(a1, 5, b1, 6, 0.95, &sh); /* k = 4 */
+	assert_true(fabs(sh.est - 4.5) < 1e-12);
+	assert_true(fabs(sh.lo - -0.3) < 1e-12);
+	assert_true(fabs(sh.hi - 7.3) < 1e-12);
+	xo_perf_shift_ci(a2, 4, b2, 4, 0.95, &sh); /* k = 1: the whole range */
+	assert_true(sh.est == 4.0 && sh.lo == 1.0 && sh.hi == 7.0);
+	/* 3 and 3: 2 P(U = 0) = 0.1 > 0.05, no 95% interval exists */
+	xo_perf_shift_ci(a3, 3, b3, 3, 0.95, &sh);
+	assert_true(sh.lo == -INFINITY && sh.hi == INFINITY);
+	for (int i = 0; i < 40; i++)
+		a4[i] = i;
+	for (int i = 0; i < 41; i++)
+		b4[i] = 0.5 * i + 3.0;
+	xo_perf_shift_ci(a4, 40, b4, 41, 0.95, &sh); /* normal: k = 612 of 1640 */
+	assert_true(sh.est == -6.5 && sh.lo == -11.5 && sh.hi == -1.5);
+	xo_perf_shift_ci(a1, 0, b1, 6, 0.95, &sh);
+	assert_true(sh.lo == -INFINITY && sh.hi == INFINITY);
+}
+
+/* compare --json's verdict of one benchmark between two fresh runs of n
+ * samples each at the given levels, rel relative noise (caller frees). */
+static char *verdict_of(const char *file, double lb, double lh, size_t n, double rel,
+                        bool *failed)
+{
+	char path[512], *buf = NULL, *v;
+	size_t len = 0;
+	struct xo_perfdb *db;
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002, .json = true};
+	FILE *f = open_memstream(&buf, &len);
+	json_t *root, *r;
+
+	assert_non_null(f);
+	db_path(path, sizeof(path), file);
+	remove_db(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	record_fake(db, 1, "Haswell", 1, n, &lb, rel);
+	record_fake(db, 2, "Haswell", 1, n, &lh, rel);
+	assert_int_equal(xo_perf_compare(db, "run:1", "run:2", &o, f, failed), XO_OK);
+	xo_perfdb_close(db);
+	fclose(f);
+	root = json_loads(buf, 0, NULL);
+	assert_non_null(root);
+	r = json_array_get(json_object_get(root, "results"), 0);
+	assert_non_null(r);
+	v = strdup(json_string_value(json_object_get(r, "verdict")));
+	json_decref(root);
+	free(buf);
+	return v;
+}
+
+/*
+ * Item 4: the four verdicts on samples whose answer is known. A clear 2x
+ * (15 samples, 1% noise) is SLOWER, exit 1; its inverse FASTER. 200 samples
+ * a side of one distribution (1% noise): the 95% interval of the ratio is
+ * about -+2 * 1.25 * 1% / sqrt(100) = -+0.25% (the median's standard error
+ * ~ 1.25 sd / sqrt n, two samples), far inside -+5%: SAME. 5 samples a side
+ * with 20% noise and +5% between them: the U test cannot reach 0.002 with
+ * 5 and 5 (its least p is 2/252 = 0.008) and the interval spans about -+35%:
+ * neither shown, UNKNOWN, and no alarm.
+ */
+static void test_compare_four_verdicts(void **state)
+{
+	(void)state;
+	bool failed;
+	char *v;
+
+	rng_state = 99;
+	v = verdict_of("v-slower.sqlite", 1e-3, 2e-3, 15, 0.01, &failed);
+	assert_string_equal(v, "SLOWER");
+	assert_true(failed);
+	free(v);
+	v = verdict_of("v-faster.sqlite", 2e-3, 1e-3, 15, 0.01, &failed);
+	assert_string_equal(v, "FASTER");
+	assert_false(failed);
+	free(v);
+	v = verdict_of("v-same.sqlite", 1e-3, 1e-3, 200, 0.01, &failed);
+	assert_string_equal(v, "SAME");
+	assert_false(failed);
+	free(v);
+	v = verdict_of("v-unknown.sqlite", 1e-3, 1.05e-3, 5, 0.20, &failed);
+	assert_string_equal(v, "UNKNOWN");
+	assert_false(failed);
+	free(v);
+	/* SAME needs the samples: 4 a side of one distribution leave the
+	 * interval the whole range of differences, 20% noise: not within 5% */
+	v = verdict_of("v-few.sqlite", 1e-3, 1e-3, 4, 0.20, &failed);
+	assert_string_equal(v, "UNKNOWN");
+	free(v);
+	/* 30% faster beyond doubt in its samples, yet 5 and 5 cannot pass the
+	 * U test at 0.002: UNKNOWN, and above all never SAME (the interval,
+	 * about -31..-29%, is outside on the faster side) */
+	v = verdict_of("v-fast-few.sqlite", 1e-3, 0.7e-3, 5, 0.01, &failed);
+	assert_string_equal(v, "UNKNOWN");
+	free(v);
 }
 
 /* ---- compare ----------------------------------------------------------------- */
@@ -828,6 +943,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mann_whitney_known),
+	    cmocka_unit_test(test_shift_ci_known),
+	    cmocka_unit_test(test_compare_four_verdicts),
 	    cmocka_unit_test(test_summary_known),
 	    cmocka_unit_test(test_steps_direct),
 	    cmocka_unit_test(test_detect_planted_and_noise),
