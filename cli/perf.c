@@ -35,7 +35,17 @@ static const char usage_text[] =
     "                       build BASE and HEAD (git revisions; HEAD defaults to\n"
     "                       HEAD) in temporary clones, record them in alternating\n"
     "                       rounds (6), compare; threshold 10% unless given;\n"
-    "                       --build-dir keeps the builds (DIR/SHA) for the next run\n"
+    "                       --build-dir keeps the builds (DIR/SHA) for the next run;\n"
+    "                       while a benchmark is UNKNOWN, more rounds up to\n"
+    "                       --max-rounds N (2 x rounds) or --budget SECONDS\n"
+    "  bisect  --good REV --bad REV [--db F] [--filter RE] [--device D ...]\n"
+    "          [--metric time] [--rounds N] [--max-rounds N] [--budget S] [--threshold PCT]\n"
+    "          [--quick] [--samples N] [--model SPEC] [--build-dir DIR] [--json]\n"
+    "                       the first commit on --bad's first-parent line whose\n"
+    "                       change against --good is a confirmed slowdown (SLOWER);\n"
+    "                       each tested commit built and recorded against --good in\n"
+    "                       alternating rounds (as continuous); a commit that does\n"
+    "                       not build or stays UNKNOWN is skipped\n"
     "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
@@ -62,6 +72,9 @@ struct perf_args {
 	const char *model;
 	double threshold, alpha;
 	const char *out, *peer, *json, *build_dir;
+	const char *good, *bad, *metric;
+	int max_rounds;
+	double budget;
 	const char *pos[2];
 	int npos;
 	const char *opt_seen[MAX_OPTS]; /* every option given, to refuse what sub ignores */
@@ -155,6 +168,35 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 			if (!xo_cli_parse_i64(v, 1, 100, &n))
 				return xo_usage_error("perf", "--rounds %s: need an integer 1..100", v);
 			a->rounds = (int)n;
+		} else if (!strcmp(o, "--max-rounds")) {
+			int64_t n;
+
+			NEED_VALUE();
+			if (!xo_cli_parse_i64(v, 1, 1000, &n))
+				return xo_usage_error("perf", "--max-rounds %s: need an integer 1..1000",
+				                      v);
+			a->max_rounds = (int)n;
+		} else if (!strcmp(o, "--budget")) {
+			NEED_VALUE();
+			/* NaN fails: every comparison with it is false */
+			if (!parse_double(v, &a->budget) || !(a->budget > 0 && a->budget <= 1e7) ||
+			    strchr(v, '%'))
+				return xo_usage_error("perf", "--budget %s: need seconds, 0 < S <= 1e7",
+				                      v);
+		} else if (!strcmp(o, "--good")) {
+			NEED_VALUE();
+			a->good = v;
+		} else if (!strcmp(o, "--bad")) {
+			NEED_VALUE();
+			a->bad = v;
+		} else if (!strcmp(o, "--metric")) {
+			NEED_VALUE();
+			if (strcmp(v, "time"))
+				return xo_usage_error("perf",
+				                      "--metric %s: this xo measures only 'time' "
+				                      "(wall time per call)",
+				                      v);
+			a->metric = v;
 		} else if (!strcmp(o, "--model")) {
 			NEED_VALUE();
 			a->model = v;
@@ -212,7 +254,9 @@ static const struct {
     {"compare", " --db --threshold --alpha --filter --json "},
     {"detect", " --db --threshold --alpha --filter --json "},
     {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
-                   " --samples --model --build-dir "},
+                   " --samples --model --build-dir --max-rounds --budget "},
+    {"bisect", " --db --threshold --alpha --filter --json --rounds --device --quick"
+               " --samples --model --build-dir --max-rounds --budget --good --bad --metric "},
     {"accept", " --db "},
     {"ignore", " --db "},
     {"fix", " --db "},
@@ -260,7 +304,7 @@ int xo_cmd_perf(int argc, char **argv)
 	if (strcmp(sub, "record") && strcmp(sub, "compare") && strcmp(sub, "detect") &&
 	    strcmp(sub, "accept") && strcmp(sub, "ignore") && strcmp(sub, "fix") &&
 	    strcmp(sub, "report") && strcmp(sub, "advise") && strcmp(sub, "import") &&
-	    strcmp(sub, "continuous"))
+	    strcmp(sub, "continuous") && strcmp(sub, "bisect"))
 		return xo_usage_error("perf", "unknown command '%s' (try `xo perf --help`)", sub);
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -279,6 +323,8 @@ int xo_cmd_perf(int argc, char **argv)
 	        : a.npos != 0)
 		return xo_usage_error("perf",
 		                      "%s: wrong number of arguments (try `xo perf --help`)", sub);
+	if (!strcmp(sub, "bisect") && (!a.good || !a.bad))
+		return xo_usage_error("perf", "bisect needs --good REV and --bad REV");
 	if (!strcmp(sub, "report") && !a.out)
 		return xo_usage_error("perf", "report needs --out DIR");
 	if (!strcmp(sub, "import") && (!a.json || !a.peer))
@@ -300,7 +346,7 @@ int xo_cmd_perf(int argc, char **argv)
 		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
 	}
 
-	if (!strcmp(sub, "continuous")) {
+	if (!strcmp(sub, "continuous") || !strcmp(sub, "bisect")) {
 		bool thr = false;
 		struct xo_perf_continuous_opts cont = {
 		    .db_path = a.db,
@@ -312,6 +358,9 @@ int xo_cmd_perf(int argc, char **argv)
 		    .samples = a.samples,
 		    .model = a.model,
 		    .build_dir = a.build_dir,
+		    /* Pinpoint's rule: UNKNOWN gets more rounds, up to twice as many */
+		    .max_rounds = a.max_rounds ? a.max_rounds : 2 * (a.rounds ? a.rounds : 6),
+		    .budget_s = a.budget,
 		    .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
 
 		for (int i = 0; i < a.nopt; i++)
@@ -320,6 +369,14 @@ int xo_cmd_perf(int argc, char **argv)
 		                                         .alpha = a.alpha,
 		                                         .filter = a.filter,
 		                                         .json = a.json_out};
+		if (!strcmp(sub, "bisect")) {
+			bool found;
+
+			cont.cmp.json = false;
+			if (xo_perf_bisect(a.good, a.bad, &cont, a.json_out, stdout, stderr, &found))
+				return fail(sub);
+			return 0;
+		}
 		st = xo_perf_continuous(a.pos[0], a.npos > 1 ? a.pos[1] : NULL, &cont, stdout,
 		                        stderr, &failed);
 		if (st)

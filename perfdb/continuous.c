@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perfdb.h"
@@ -50,7 +51,7 @@ static enum xo_status build_rev(const char *src, const char *sha, const char *di
 	snprintf(bdir, sizeof(bdir), "%s/build", dir);
 	snprintf(j, sizeof(j), "%d", jobs > 0 ? jobs : 2);
 	snprintf(what, sizeof(what), "building %.12s", sha);
-	fprintf(msg, "continuous: building %.12s in %s (log: %s)\n", sha, dir, log);
+	fprintf(msg, "perf: building %.12s in %s (log: %s)\n", sha, dir, log);
 	{
 		const char *clone[] = {"git",           "clone", "--quiet", "--shared",
 		                       "--no-checkout", src,     dir,       NULL};
@@ -66,18 +67,176 @@ static enum xo_status build_rev(const char *src, const char *sha, const char *di
 	return XO_OK;
 }
 
+bool xo_perf_more_rounds(const struct xo_perf_tally *t, int done, int max_rounds, double elapsed_s,
+                         double budget_s, bool stop_on_slower)
+{
+	if (!t->unknown || done >= max_rounds)
+		return false;
+	if (stop_on_slower && t->slower)
+		return false;
+	/* one more round costs about what a round cost so far */
+	if (budget_s > 0.0 && done > 0 && elapsed_s + elapsed_s / done > budget_s)
+		return false;
+	return true;
+}
+
+enum xo_status xo_perf_rev_build(const char *sha, const char *root, const char *name,
+                                 const struct xo_perf_continuous_opts *o, FILE *msg,
+                                 struct xo_perf_rev *r, bool *keep)
+{
+	const char *src = xo_perf_source_dir();
+	enum xo_status st;
+
+	snprintf(r->sha, sizeof(r->sha), "%s", sha);
+	if (o->build_dir) {
+		/* asv's kept environments: a revision built before is reused */
+		snprintf(r->dir, sizeof(r->dir), "%s/%s", o->build_dir, sha);
+		snprintf(r->log, sizeof(r->log), "%s/%s.log", o->build_dir, sha);
+	} else {
+		snprintf(r->dir, sizeof(r->dir), "%s/%s", root, name);
+		snprintf(r->log, sizeof(r->log), "%s/build-%s.log", root, name);
+	}
+	snprintf(r->xo, sizeof(r->xo), "%s/build/cli/xo", r->dir);
+	if (o->build_dir && !access(r->xo, X_OK)) {
+		fprintf(msg, "perf: reusing %s\n", r->xo);
+		return XO_OK;
+	}
+	if (o->build_dir && mkdir(o->build_dir, 0777) && errno != EEXIST)
+		return xo_error(XO_EIO, "--build-dir %s: %s", o->build_dir, strerror(errno));
+	if (o->build_dir)
+		remove_tree(r->dir); /* a half-built tree from an interrupted run */
+	if ((st = build_rev(src, sha, r->dir, r->log, o->jobs, msg))) {
+		/* the log is the answer; a failed tree in --build-dir would be
+		 * taken for a build next time (the log stays beside it) */
+		if (o->build_dir)
+			remove_tree(r->dir);
+		else
+			*keep = true;
+	}
+	return st;
+}
+
+/* One `xo perf record` of rev into o->db_path, output appended to rlog. */
+static enum xo_status record_rev(const struct xo_perf_rev *rev,
+                                 const struct xo_perf_continuous_opts *o, const char *rlog)
+{
+	const char *argv[64];
+	char samples[16];
+	int n = 0;
+	enum xo_status st;
+
+	snprintf(samples, sizeof(samples), "%d", o->samples);
+	argv[n++] = rev->xo;
+	argv[n++] = "perf";
+	argv[n++] = "record";
+	argv[n++] = "--db";
+	argv[n++] = o->db_path;
+	argv[n++] = "--no-progress";
+	if (o->quick)
+		argv[n++] = "--quick";
+	if (o->filter) {
+		argv[n++] = "--filter";
+		argv[n++] = o->filter;
+	}
+	if (o->samples) {
+		argv[n++] = "--samples";
+		argv[n++] = samples;
+	}
+	if (o->model) {
+		argv[n++] = "--model";
+		argv[n++] = o->model;
+	}
+	for (int d = 0; d < o->ndevices && n < 60; d++) {
+		argv[n++] = "--device";
+		argv[n++] = o->devices[d];
+	}
+	argv[n] = NULL;
+	/* the clone is the source tree of that binary: its commit and
+	 * kernel-source hashes are what the run records */
+	setenv("XO_SOURCE_DIR", rev->dir, 1);
+	st = run_logged(argv, rlog, "recording");
+	unsetenv("XO_SOURCE_DIR");
+	return st;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
+                                 const struct xo_perf_continuous_opts *o, const char *rlog,
+                                 bool stop_on_slower, FILE *msg, struct xo_perf_tally *tally,
+                                 int *rounds_done)
+{
+	static const char *const name[2] = {"base", "head"};
+	int max_rounds = o->max_rounds > o->rounds ? o->max_rounds : o->rounds;
+	double t0 = now_s();
+	enum xo_status st = XO_OK;
+	struct xo_perfdb *db = NULL;
+	FILE *sink = NULL;
+	int r = 0;
+
+	memset(tally, 0, sizeof(*tally));
+	while (r < max_rounds) {
+		for (int k = 0; k < 2; k++) {
+			if ((st = record_rev(&rev[k], o, rlog)))
+				goto out;
+			fprintf(msg, "perf: round %d/%d%s: %s %.12s recorded\n", r + 1, o->rounds,
+			        r >= o->rounds ? " (extra: too close to call)" : "", name[k],
+			        rev[k].sha);
+		}
+		r++;
+		if (r < o->rounds)
+			continue;
+		/* the verdicts so far decide whether to go on (Pinpoint's rule) */
+		if (!sink && !(sink = fopen("/dev/null", "w"))) {
+			st = xo_error(XO_EIO, "/dev/null: %s", strerror(errno));
+			goto out;
+		}
+		{
+			struct xo_perf_compare_opts c = o->cmp;
+			bool failed;
+
+			c.json = false;
+			if ((st = xo_perfdb_open(o->db_path, &db)))
+				goto out;
+			st = xo_perf_compare_tally(db, rev[0].sha, rev[1].sha, &c, sink, &failed,
+			                           tally);
+			xo_perfdb_close(db);
+			db = NULL;
+			if (st)
+				goto out;
+		}
+		if (!xo_perf_more_rounds(tally, r, max_rounds, now_s() - t0, o->budget_s,
+		                         stop_on_slower))
+			break;
+		fprintf(msg, "perf: %d benchmark(s) too close to call after %d rounds: one more\n",
+		        tally->unknown, r);
+	}
+out:
+	if (sink)
+		fclose(sink);
+	*rounds_done = r;
+	return st;
+}
+
 enum xo_status xo_perf_continuous(const char *base, const char *head,
                                   const struct xo_perf_continuous_opts *o, FILE *out, FILE *msg,
                                   bool *failed)
 {
-	const char *src = xo_perf_source_dir();
 	const char *tmp = getenv("TMPDIR");
-	char root[4096], dir[2][4200], xo[2][4300], log[2][4200], rlog[4200];
-	char sha[2][48], samples[16];
+	char root[4096], rlog[4200], sha[2][48];
 	const char *spec[2] = {base, head ? head : "HEAD"}, *name[2] = {"base", "head"};
+	struct xo_perf_rev *rev = NULL;
+	struct xo_perf_tally tally;
 	struct xo_perfdb *db = NULL;
 	enum xo_status st = XO_OK;
 	bool keep = false;
+	int rounds = 0;
 
 	*failed = false;
 	for (int k = 0; k < 2; k++)
@@ -86,85 +245,27 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 	if (!strcmp(sha[0], sha[1]))
 		return xo_error(XO_EINVAL, "'%s' and '%s' are the same commit %.12s", spec[0],
 		                spec[1], sha[0]);
+	if (!(rev = calloc(2, sizeof(*rev))))
+		return xo_error(XO_ENOMEM, "perf: out of memory");
 	snprintf(root, sizeof(root), "%s/xo-continuous-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(root))
+	if (!mkdtemp(root)) {
+		free(rev);
 		return xo_error(XO_EIO, "%s: cannot create a temporary directory: %s", root,
 		                strerror(errno));
-	for (int k = 0; k < 2; k++) {
-		if (o->build_dir) {
-			/* asv's kept environments: a revision built before is reused */
-			snprintf(dir[k], sizeof(dir[k]), "%s/%s", o->build_dir, sha[k]);
-			snprintf(log[k], sizeof(log[k]), "%s/%s.log", o->build_dir, sha[k]);
-		} else {
-			snprintf(dir[k], sizeof(dir[k]), "%s/%s", root, name[k]);
-			snprintf(log[k], sizeof(log[k]), "%s/build-%s.log", root, name[k]);
-		}
-		snprintf(xo[k], sizeof(xo[k]), "%s/build/cli/xo", dir[k]);
-		if (o->build_dir && !access(xo[k], X_OK)) {
-			fprintf(msg, "continuous: reusing %s\n", xo[k]);
-			continue;
-		}
-		if (o->build_dir && mkdir(o->build_dir, 0777) && errno != EEXIST) {
-			st = xo_error(XO_EIO, "--build-dir %s: %s", o->build_dir, strerror(errno));
-			goto out;
-		}
-		if (o->build_dir)
-			remove_tree(dir[k]); /* a half-built tree from an interrupted run */
-		if ((st = build_rev(src, sha[k], dir[k], log[k], o->jobs, msg))) {
-			/* the log is the answer; a failed tree in --build-dir would be
-			 * taken for a build next time */
-			if (o->build_dir)
-				remove_tree(dir[k]);
-			else
-				keep = true;
-			goto out;
-		}
 	}
+	for (int k = 0; k < 2; k++)
+		if ((st = xo_perf_rev_build(sha[k], root, name[k], o, msg, &rev[k], &keep)))
+			goto out;
 	snprintf(rlog, sizeof(rlog), "%s/record.log", root);
-	snprintf(samples, sizeof(samples), "%d", o->samples);
-	for (int r = 0; r < o->rounds; r++) {
-		for (int k = 0; k < 2; k++) {
-			const char *argv[64];
-			int n = 0;
-
-			argv[n++] = xo[k];
-			argv[n++] = "perf";
-			argv[n++] = "record";
-			argv[n++] = "--db";
-			argv[n++] = o->db_path;
-			argv[n++] = "--no-progress";
-			if (o->quick)
-				argv[n++] = "--quick";
-			if (o->filter) {
-				argv[n++] = "--filter";
-				argv[n++] = o->filter;
-			}
-			if (o->samples) {
-				argv[n++] = "--samples";
-				argv[n++] = samples;
-			}
-			if (o->model) {
-				argv[n++] = "--model";
-				argv[n++] = o->model;
-			}
-			for (int d = 0; d < o->ndevices && n < 60; d++) {
-				argv[n++] = "--device";
-				argv[n++] = o->devices[d];
-			}
-			argv[n] = NULL;
-			/* the clone is the source tree of that binary: its commit and
-			 * kernel-source hashes are what the run records */
-			setenv("XO_SOURCE_DIR", dir[k], 1);
-			st = run_logged(argv, rlog, "recording");
-			unsetenv("XO_SOURCE_DIR");
-			if (st) {
-				keep = true;
-				goto out;
-			}
-			fprintf(msg, "continuous: round %d/%d: %s %.12s recorded\n", r + 1,
-			        o->rounds, name[k], sha[k]);
-		}
+	if ((st = xo_perf_ab_rounds(rev, o, rlog, false, msg, &tally, &rounds))) {
+		keep = true;
+		goto out;
 	}
+	if (tally.unknown)
+		fprintf(msg, "continuous: %d benchmark(s) still too close to call after %d rounds "
+		             "(--max-rounds %d%s)\n",
+		        tally.unknown, rounds, o->max_rounds > o->rounds ? o->max_rounds : o->rounds,
+		        o->budget_s > 0 ? ", or --budget" : "");
 	if ((st = xo_perfdb_open(o->db_path, &db)))
 		goto out;
 	st = xo_perf_compare(db, sha[0], sha[1], &o->cmp, out, failed);
@@ -174,5 +275,6 @@ out:
 		fprintf(msg, "continuous: kept %s for its logs\n", root);
 	else
 		remove_tree(root);
+	free(rev);
 	return st;
 }

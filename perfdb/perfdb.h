@@ -240,11 +240,75 @@ struct xo_perf_continuous_opts {
 	int jobs;              /* build parallelism */
 	const char *build_dir; /* keep builds in build_dir/SHA and reuse them; NULL:
 	                          a temporary tree removed afterwards */
+	int max_rounds;        /* rounds while a benchmark is UNKNOWN (<= rounds: none extra) */
+	double budget_s;       /* and while the rounds so far took less (0: no limit) */
 	struct xo_perf_compare_opts cmp;
 };
 enum xo_status xo_perf_continuous(const char *base, const char *head,
                                   const struct xo_perf_continuous_opts *o, FILE *out,
                                   FILE *msg, bool *failed);
+/* Pinpoint's rule for `continuous` and `bisect`: after `done` rounds (>=
+ * the configured rounds) whose comparison gave t, one more round a side when
+ * a benchmark is UNKNOWN, fewer than max_rounds were made and, with a budget
+ * (> 0), the rounds so far took less than budget_s minus one round's average;
+ * with stop_on_slower (bisect) not once a slowdown is confirmed. */
+bool xo_perf_more_rounds(const struct xo_perf_tally *t, int done, int max_rounds, double elapsed_s,
+                         double budget_s, bool stop_on_slower);
+/* A revision built for `continuous` or `bisect`: a clone at sha with its
+ * build (o->build_dir/SHA, reused when built before; else root/name). */
+struct xo_perf_rev {
+	char sha[48];
+	char dir[4200];
+	char xo[4300];
+	char log[4200];
+};
+/* Builds it (git clone --shared, cmake; every program through xo_proc_run).
+ * On failure *keep is set when the tree under root holds the log. */
+enum xo_status xo_perf_rev_build(const char *sha, const char *root, const char *name,
+                                 const struct xo_perf_continuous_opts *o, FILE *msg,
+                                 struct xo_perf_rev *r, bool *keep);
+/* Records rev[0] and rev[1] alternately into o->db_path: o->rounds rounds,
+ * then more by xo_perf_more_rounds; *tally is the last comparison of the two
+ * commits (o->cmp), *rounds_done the rounds made. Record output goes to rlog. */
+enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
+                                 const struct xo_perf_continuous_opts *o, const char *rlog,
+                                 bool stop_on_slower, FILE *msg, struct xo_perf_tally *tally,
+                                 int *rounds_done);
+/* ---- bisect (bisect.c) ---- */
+enum xo_bisect_verdict {
+	XO_BISECT_UNTESTED,
+	XO_BISECT_GOOD,  /* not slower than --good: SAME, FASTER or lowered */
+	XO_BISECT_BAD,   /* a slowdown against --good is confirmed (SLOWER) */
+	XO_BISECT_SKIP,  /* does not build, or UNKNOWN after its budget */
+	XO_BISECT_ABORT, /* an error (the store, recording): stop the search */
+};
+enum xo_bisect_outcome {
+	XO_BISECT_FOUND,    /* first: the first bad commit */
+	XO_BISECT_RANGE,    /* skips leave it open: one of lo+1 .. hi */
+	XO_BISECT_NONE,     /* the bad end is not slower than good */
+	XO_BISECT_UNDECIDED /* the bad end itself was skipped */
+};
+struct xo_bisect_result {
+	enum xo_bisect_outcome outcome;
+	size_t first, lo, hi; /* lo: last good, hi: first bad known */
+	size_t tests;         /* verdicts asked for */
+};
+/* The verdict of commit i (1..n) against commit 0, the good one. */
+typedef enum xo_bisect_verdict (*xo_bisect_fn)(void *ctx, size_t i);
+/* Binary search over commits 0 (good) .. n (bad), oldest first, for the
+ * first bad one; commit n is tested first. seen (n + 1 entries) gets every
+ * verdict. false when fn answered XO_BISECT_ABORT. */
+bool xo_perf_bisect_search(size_t n, xo_bisect_fn fn, void *ctx, enum xo_bisect_verdict *seen,
+                           struct xo_bisect_result *r);
+const char *xo_perf_bisect_word(enum xo_bisect_verdict v); /* "good", "bad", "skip" */
+/* `xo perf bisect`: the commits after good up to bad on bad's first-parent
+ * line, each built and recorded against good (o: rounds, budget, filter,
+ * devices, comparison), searched by xo_perf_bisect_search. The answer on out
+ * (json: one object), progress on msg; *found when a commit or a range is
+ * named. */
+enum xo_status xo_perf_bisect(const char *good, const char *bad,
+                              const struct xo_perf_continuous_opts *o, bool json, FILE *out,
+                              FILE *msg, bool *found);
 /* The full sha of a git revision of the source tree (`git rev-parse --verify
  * REV^{commit}` without a shell); XO_EINVAL for what git does not know or
  * what looks like an option. */

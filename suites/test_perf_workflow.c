@@ -496,6 +496,164 @@ static void test_compare_git_revisions(void **state)
 	xo_perfdb_close(db);
 }
 
+/* ---- issue 14 item 2: the bisect search on synthetic histories ---------------- */
+
+/* A planted history: commits >= first are bad, those in skip (a bit mask)
+ * are skipped, abort_at (when not 0) aborts; every call is counted. */
+struct planted {
+	size_t first;
+	unsigned skip;
+	size_t abort_at;
+	size_t calls;
+	unsigned asked; /* bit mask of the commits asked */
+};
+
+static enum xo_bisect_verdict planted_verdict(void *p, size_t i)
+{
+	struct planted *h = p;
+
+	h->calls++;
+	if (h->asked & (1u << i))
+		fail_msg("commit %zu asked twice", i);
+	h->asked |= 1u << i;
+	if (i == 0)
+		fail_msg("the good commit was tested");
+	if (h->abort_at && i == h->abort_at)
+		return XO_BISECT_ABORT;
+	if (h->skip & (1u << i))
+		return XO_BISECT_SKIP;
+	return i >= h->first ? XO_BISECT_BAD : XO_BISECT_GOOD;
+}
+
+/*
+ * Every history of up to 9 commits with every planted first bad commit, no
+ * skips: the answer is that commit, in at most 1 + ceil(log2 n) tests (the
+ * bad end, then halving). first = 1 is "all bad", first = n + 1 (the bad end
+ * good) "all good": no slowdown.
+ */
+static void test_bisect_search_planted(void **state)
+{
+	(void)state;
+	enum xo_bisect_verdict seen[16];
+	struct xo_bisect_result r;
+
+	for (size_t n = 1; n <= 9; n++)
+		for (size_t f = 1; f <= n + 1; f++) {
+			struct planted h = {.first = f};
+			size_t bound = 1;
+
+			while ((1u << (bound - 1)) < n)
+				bound++;
+			assert_true(xo_perf_bisect_search(n, planted_verdict, &h, seen, &r));
+			if (f == n + 1) {
+				assert_int_equal(r.outcome, XO_BISECT_NONE);
+				assert_int_equal(h.calls, 1);
+				continue;
+			}
+			if (r.outcome != XO_BISECT_FOUND || r.first != f)
+				fail_msg("n %zu, first bad %zu: outcome %d first %zu", n, f, r.outcome,
+				         r.first);
+			if (h.calls > bound || r.tests != h.calls)
+				fail_msg("n %zu, first bad %zu: %zu tests, bound %zu", n, f, h.calls,
+				         bound);
+			assert_int_equal(seen[f], XO_BISECT_BAD);
+			if (f > 1 && seen[f - 1] != XO_BISECT_GOOD)
+				fail_msg("n %zu: the commit before the answer %zu was not seen good", n,
+				         f);
+		}
+	/* no commit between good and bad: nothing to test */
+	{
+		struct planted h = {.first = 1};
+
+		assert_true(xo_perf_bisect_search(0, planted_verdict, &h, seen, &r));
+		assert_int_equal(r.outcome, XO_BISECT_NONE);
+		assert_int_equal(h.calls, 0);
+	}
+}
+
+/*
+ * Skips, exhaustively for 7 commits: every planted first bad commit with
+ * every set of skipped commits. The bad end skipped: undecided. Else the
+ * answer is the planted commit, or a range lo+1..hi (lo good, hi bad) that
+ * holds it and whose inner commits were all skipped; never a wrong commit. An abort stops the search at once.
+ */
+static void test_bisect_search_skips(void **state)
+{
+	(void)state;
+	const size_t n = 7;
+	enum xo_bisect_verdict seen[16];
+	struct xo_bisect_result r;
+	size_t found = 0, ranges = 0;
+
+	for (size_t f = 1; f <= n; f++)
+		for (unsigned skip = 0; skip < (1u << (n + 1)); skip += 2) { /* bit 0: good */
+			struct planted h = {.first = f, .skip = skip};
+
+			assert_true(xo_perf_bisect_search(n, planted_verdict, &h, seen, &r));
+			if (skip & (1u << n)) {
+				assert_int_equal(r.outcome, XO_BISECT_UNDECIDED);
+				continue;
+			}
+			assert_true(r.lo < f && f <= r.hi);
+			assert_true(r.hi == n || seen[r.hi] == XO_BISECT_BAD);
+			assert_true(r.lo == 0 || seen[r.lo] == XO_BISECT_GOOD);
+			for (size_t i = r.lo + 1; i < r.hi; i++)
+				assert_int_equal(seen[i], XO_BISECT_SKIP);
+			if (r.outcome == XO_BISECT_FOUND) {
+				assert_int_equal(r.first, f);
+				found++;
+			} else {
+				assert_int_equal(r.outcome, XO_BISECT_RANGE);
+				/* ambiguous: at least one skipped commit inside */
+				assert_true(r.hi > r.lo + 1);
+				ranges++;
+			}
+		}
+	/* both kinds of answer occurred: the checks above were exercised */
+	assert_true(found > 0 && ranges > 0);
+	/* one example by hand: first bad 3 of 5, commit 2 skipped: 1 is good,
+	 * 3 bad, 2 unknown: "2 or 3" */
+	{
+		struct planted h = {.first = 3, .skip = 1u << 2};
+
+		assert_true(xo_perf_bisect_search(5, planted_verdict, &h, seen, &r));
+		assert_int_equal(r.outcome, XO_BISECT_RANGE);
+		assert_int_equal(r.lo, 1);
+		assert_int_equal(r.hi, 3);
+	}
+	/* skip beside the answer does not hide it: first bad 3, 4 skipped */
+	{
+		struct planted h = {.first = 3, .skip = 1u << 4};
+
+		assert_true(xo_perf_bisect_search(5, planted_verdict, &h, seen, &r));
+		assert_int_equal(r.outcome, XO_BISECT_FOUND);
+		assert_int_equal(r.first, 3);
+	}
+	{
+		struct planted h = {.first = 3, .abort_at = 2};
+
+		assert_false(xo_perf_bisect_search(5, planted_verdict, &h, seen, &r));
+	}
+}
+
+/* Item 4: Pinpoint's rule for more rounds (continuous, bisect). */
+static void test_more_rounds_rule(void **state)
+{
+	(void)state;
+	struct xo_perf_tally t = {.unknown = 1};
+
+	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false));
+	assert_false(xo_perf_more_rounds(&t, 12, 12, 60.0, 0.0, false)); /* rounds spent */
+	/* 6 rounds in 60 s: one more costs ~10 s; a 65 s budget has no room */
+	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 65.0, false));
+	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 70.0, false));
+	t.slower = 1;
+	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false));
+	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, true)); /* bisect: decided */
+	t.unknown = 0;
+	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false)); /* nothing open */
+}
+
 /* Item 5: compare --json is one JSON object with the verdicts. */
 static void test_compare_json(void **state)
 {
@@ -541,6 +699,9 @@ int main(void)
 	    cmocka_unit_test(test_detect_lowers_and_separates),
 	    cmocka_unit_test(test_compare_git_revisions),
 	    cmocka_unit_test(test_compare_json),
+	    cmocka_unit_test(test_bisect_search_planted),
+	    cmocka_unit_test(test_bisect_search_skips),
+	    cmocka_unit_test(test_more_rounds_rule),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
