@@ -121,7 +121,8 @@ static enum xo_status record_rev(const struct xo_perf_rev *rev,
                                  const struct xo_perf_continuous_opts *o, const char *rlog)
 {
 	const char *argv[64];
-	char samples[16];
+	char samples[16], *saved = NULL;
+	const char *prev;
 	int n = 0;
 	enum xo_status st;
 
@@ -152,10 +153,19 @@ static enum xo_status record_rev(const struct xo_perf_rev *rev,
 	}
 	argv[n] = NULL;
 	/* the clone is the source tree of that binary: its commit and
-	 * kernel-source hashes are what the run records */
+	 * kernel-source hashes are what the run records. The caller's own
+	 * XO_SOURCE_DIR comes back afterwards: unsetting it made every later
+	 * clone (bisect's next commit) come from the built-in tree instead */
+	prev = getenv("XO_SOURCE_DIR");
+	if (prev && !(saved = strdup(prev)))
+		return xo_error(XO_ENOMEM, "perf: out of memory");
 	setenv("XO_SOURCE_DIR", rev->dir, 1);
 	st = run_logged(argv, rlog, "recording");
-	unsetenv("XO_SOURCE_DIR");
+	if (saved)
+		setenv("XO_SOURCE_DIR", saved, 1);
+	else
+		unsetenv("XO_SOURCE_DIR");
+	free(saved);
 	return st;
 }
 

@@ -654,6 +654,43 @@ static void test_more_rounds_rule(void **state)
 	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false)); /* nothing open */
 }
 
+/*
+ * Recording a built revision points XO_SOURCE_DIR at its clone for the child
+ * and must give the caller's value back: it was unset, so bisect's next
+ * commit was cloned from the built-in tree, which lacks the commits (every
+ * one "did not build", exit 128). A fake binary (true) records nothing; the
+ * comparison afterwards fails, which is beside the point.
+ */
+static void test_rounds_keep_source_dir(void **state)
+{
+	(void)state;
+	struct xo_perf_rev rev[2];
+	struct xo_perf_continuous_opts o = {0};
+	struct xo_perf_tally t;
+	char db[512];
+	int done = 0;
+
+	memset(rev, 0, sizeof(rev));
+	for (int k = 0; k < 2; k++) {
+		snprintf(rev[k].sha, sizeof(rev[k].sha), "%s", k ? SHA_B : SHA_A);
+		snprintf(rev[k].dir, sizeof(rev[k].dir), "/nonexistent/clone%d", k);
+		snprintf(rev[k].xo, sizeof(rev[k].xo), "true");
+	}
+	snprintf(db, sizeof(db), "%s/rounds-env.sqlite", tmpdir);
+	unlink(db);
+	o.db_path = db;
+	o.rounds = 1;
+	o.cmp = (struct xo_perf_compare_opts){.threshold = 0.05, .alpha = 0.002};
+	setenv("XO_SOURCE_DIR", "/the/callers/tree", 1);
+	(void)xo_perf_ab_rounds(rev, &o, "/dev/null", true, stderr, &t, &done);
+	assert_int_equal(done, 1);
+	assert_non_null(getenv("XO_SOURCE_DIR"));
+	assert_string_equal(getenv("XO_SOURCE_DIR"), "/the/callers/tree");
+	unsetenv("XO_SOURCE_DIR");
+	(void)xo_perf_ab_rounds(rev, &o, "/dev/null", true, stderr, &t, &done);
+	assert_null(getenv("XO_SOURCE_DIR"));
+}
+
 /* Item 5: compare --json is one JSON object with the verdicts. */
 static void test_compare_json(void **state)
 {
@@ -702,6 +739,7 @@ int main(void)
 	    cmocka_unit_test(test_bisect_search_planted),
 	    cmocka_unit_test(test_bisect_search_skips),
 	    cmocka_unit_test(test_more_rounds_rule),
+	    cmocka_unit_test(test_rounds_keep_source_dir),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
