@@ -84,10 +84,11 @@ set_tests_properties(perfdb.continuous PROPERTIES LABELS "perfdb;nightly" TIMEOU
 # outside the migration table, a read-only store, --db that is not a file,
 # NaN options and bad --model specs, and every number and string of a peer
 # import. Each: exit 2, one line naming the cause, nothing changed.
-foreach(case schema nullstate nullname readonly notafile options import)
+foreach(case schema nullstate nullname readonly notafile options import bisect)
   file(MAKE_DIRECTORY ${XO_PERFDB_CLI_DIR}/${case})
   add_test(NAME perfdb.cli.${case}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/perfdb_cli.sh ${case} $<TARGET_FILE:xo>
+                   ${PROJECT_SOURCE_DIR}
            WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR}/${case})
   set_tests_properties(perfdb.cli.${case} PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
 endforeach()

@@ -6,6 +6,7 @@
 set -u
 case_name=$1
 XO=$2
+XO_SRC=${3:-}
 fails=0
 
 # expect2 PATTERN CMD...: exit 2, one stderr line, matching PATTERN, and no
@@ -195,6 +196,26 @@ import)
     check 'test "$(sqlite3 imp.sqlite "SELECT count(*) FROM results WHERE NOT
         (median > 0 AND median < 1e5 AND max < 1e5)")" -eq 0'
     check 'test "$(sqlite3 imp.sqlite "SELECT max(batch) FROM benchmarks")" -eq 8'
+    ;;
+bisect)
+    # issue 14 item 2: bisect's bad input, before anything is built or stored
+    expect2 'needs --good REV and --bad REV' "$XO" perf bisect --good HEAD
+    expect2 "--metric instructions: .*only 'time'" "$XO" perf bisect --good a --bad b \
+        --metric instructions
+    expect2 'budget nan' "$XO" perf bisect --good a --bad b --budget nan
+    expect2 'budget 5%' "$XO" perf bisect --good a --bad b --budget 5%
+    expect2 'budget 0' "$XO" perf continuous --budget 0 HEAD
+    expect2 'max-rounds 0' "$XO" perf bisect --good a --bad b --max-rounds 0
+    expect2 'compare does not take --max-rounds' "$XO" perf compare --max-rounds 3 run:1
+    expect2 'wrong number of arguments' "$XO" perf bisect --good a --bad b extra
+    if git -C "$XO_SRC" rev-parse --verify -q HEAD~1 >/dev/null 2>&1; then
+        export XO_SOURCE_DIR=$XO_SRC
+        expect2 'no-such-rev' "$XO" perf bisect --good no-such-rev --bad HEAD
+        expect2 "'-x': not a revision" "$XO" perf bisect --good -x --bad HEAD
+        expect2 'same commit' "$XO" perf bisect --good HEAD --bad HEAD
+        expect2 'not on the first-parent line' "$XO" perf bisect --good HEAD --bad HEAD~1
+    fi
+    check 'test ! -e perf.sqlite'
     ;;
 *)
     echo "unknown case $case_name"
