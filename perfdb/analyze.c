@@ -143,7 +143,8 @@ static void judge(double *b, size_t nb, double *h, size_t nh, double threshold, 
 	v->p = xo_perf_mann_whitney(b, nb, h, nh, NULL);
 	v->noise = sb.median > 0 ? (sb.q3 - sb.q1) / sb.median : 0.0;
 	bar = threshold > v->noise ? threshold : v->noise;
-	log_shift_ci(b, nb, h, nh, &v->lo, &v->hi);
+	v->lo = -INFINITY;
+	v->hi = INFINITY;
 	v->sign = 0;
 	if (v->p < alpha && fabs(v->change) > bar)
 		v->sign = v->change > 0 ? 1 : -1;
@@ -735,6 +736,9 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		w->nh_runs = mh.n;
 		w->src_changed = strcmp(verb, verh) != 0;
 		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
+		/* compare's SAME needs the interval; detect does not ask (its
+		 * segments can be long: N pairs each) */
+		log_shift_ci(vb.v, vb.n, vh.v, vh.n, &w->v.lo, &w->v.hi);
 		/*
 		 * The run-to-run bar is for one run against one run: the change of
 		 * two run offsets. With several runs a side the run rule below
