@@ -636,6 +636,78 @@ static void test_probes_with_and_without(void **state)
 	xo_perfdb_close(db);
 }
 
+/* One run at commit of three cpu op benchmarks: "same" (200 samples, 1%
+ * noise), "unknown" (5 samples, 20% noise) and "slower" (15 samples, 1%),
+ * at the given levels of each. */
+static void record_ops(struct xo_perfdb *db, int commit, const double level[3])
+{
+	static const char *const names[3] = {"op/x/fwd/same/cpu", "op/x/fwd/unknown/cpu",
+	                                     "op/x/fwd/slower/cpu"};
+	static const size_t n[3] = {200, 5, 15};
+	static const double rel[3] = {0.01, 0.20, 0.01};
+	struct xo_perf_commit c = {0};
+	struct xo_perf_testbed t = {0};
+	struct xo_perf_result r[3];
+	int64_t run;
+
+	memset(r, 0, sizeof(r));
+	snprintf(c.sha, sizeof(c.sha), "%040d", commit);
+	c.date = 1000 + commit;
+	snprintf(t.hostname, sizeof(t.hostname), "testhost");
+	t.cores = 2;
+	for (int k = 0; k < 3; k++) {
+		snprintf(r[k].b.name, sizeof(r[k].b.name), "%s", names[k]);
+		snprintf(r[k].b.kind, sizeof(r[k].b.kind), "op");
+		snprintf(r[k].b.device, sizeof(r[k].b.device), "cpu");
+		snprintf(r[k].b.version, sizeof(r[k].b.version), "v%d", commit);
+		r[k].reps = 1;
+		r[k].n = n[k];
+		r[k].samples = calloc(n[k], sizeof(*r[k].samples));
+		assert_non_null(r[k].samples);
+		for (size_t i = 0; i < n[k]; i++)
+			r[k].samples[i].wall_s = level[k] * (1.0 + rel[k] * gauss());
+	}
+	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
+	assert_int_equal(xo_perfdb_run_finish(db, run, r, 3), XO_OK);
+	for (int k = 0; k < 3; k++)
+		free(r[k].samples);
+}
+
+/*
+ * Issue 14 item 4: the report's compare table reads compare --json's
+ * verdicts: SLOWER is a red row, UNKNOWN (too close to call) a row of its
+ * own class, never dropped as if SAME; SAME is the absence of a row.
+ */
+static void test_report_compare_verdicts(void **state)
+{
+	static const double base[3] = {1e-3, 1e-3, 1e-3}, head[3] = {1e-3, 1.05e-3, 2e-3};
+	struct xo_perfdb *db;
+	char path[512], *html, *sec, *end;
+
+	(void)state;
+	need_gnuplot();
+	rng_state = 21;
+	snprintf(path, sizeof(path), "%s/verdicts.sqlite", tmpdir);
+	unlink(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	record_ops(db, 1, base);
+	record_ops(db, 2, head);
+	free(report(db, "verdicts"));
+	html = report_file("verdicts", "index.html");
+	sec = strstr(html, "id=\"compare\"");
+	assert_non_null(sec);
+	end = strstr(sec, "</table>");
+	assert_non_null(end);
+	*end = '\0';
+	if (!strstr(sec, "<tr class=\"reg\"><td>op/x/fwd/slower/cpu") ||
+	    !strstr(sec, "<tr class=\"unk\"><td>op/x/fwd/unknown/cpu") ||
+	    strstr(sec, "op/x/fwd/same/cpu"))
+		fail_msg("compare table:\n%s", sec);
+	assert_non_null(strstr(sec, "UNKNOWN"));
+	free(html);
+	xo_perfdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -646,6 +718,7 @@ int main(void)
 	    cmocka_unit_test(test_split_adds_up),
 	    cmocka_unit_test(test_history_grouped),
 	    cmocka_unit_test(test_probes_with_and_without),
+	    cmocka_unit_test(test_report_compare_verdicts),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
