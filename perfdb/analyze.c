@@ -305,6 +305,7 @@ static void print_run(FILE *out, const char *what, const struct run_info *r)
 
 struct side {
 	int64_t commit_id;          /* 0 for a single run:N */
+	int64_t after_run;          /* a commit pools only runs with a larger id */
 	int64_t testbed_id;
 	int64_t runs[MAX_SIDE_RUNS]; /* ascending ids */
 	bool peer[MAX_SIDE_RUNS];    /* the run measured only peers (an import) */
@@ -367,11 +368,12 @@ static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 		if (sqlite3_prepare_v2(h,
 		                       "SELECT ru.id, " OWN_RUN_SQL " FROM runs ru"
 		                       " WHERE ru.commit_id = ? AND ru.testbed_id = ?"
-		                       " AND ru.state = 'complete' ORDER BY ru.id",
+		                       " AND ru.state = 'complete' AND ru.id > ? ORDER BY ru.id",
 		                       -1, &s, NULL))
 			return sql_err(db, "finding the runs of a commit");
 		sqlite3_bind_int64(s, 1, sd->commit_id);
 		sqlite3_bind_int64(s, 2, sd->testbed_id);
+		sqlite3_bind_int64(s, 3, sd->after_run);
 		while (sqlite3_step(s) == SQLITE_ROW && sd->nruns < MAX_SIDE_RUNS) {
 			sd->runs[sd->nruns] = sqlite3_column_int64(s, 0);
 			sd->peer[sd->nruns] = !sqlite3_column_int(s, 1);
@@ -403,7 +405,7 @@ static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 }
 
 static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64_t want_testbed,
-                                   struct side *sd)
+                                   int64_t after_run, struct side *sd)
 {
 	sqlite3_stmt *s = NULL;
 	enum xo_status st;
@@ -456,6 +458,7 @@ static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64
 	sqlite3_finalize(s);
 	if (!sd->commit_id)
 		return xo_error(XO_EINVAL, "'%s': no complete run", spec ? spec : "latest");
+	sd->after_run = after_run;
 	return side_fill(db, sd);
 }
 
@@ -645,9 +648,10 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		goto out;
 	}
 	/* base first (its error first); again on the head's testbed when it has runs there */
-	if ((st = side_resolve(db, base, 0, sb)) || (st = side_resolve(db, head, 0, sh)) ||
+	if ((st = side_resolve(db, base, 0, o->after_run, sb)) ||
+	    (st = side_resolve(db, head, 0, o->after_run, sh)) ||
 	    (sb->commit_id && sb->testbed_id != sh->testbed_id &&
-	     (st = side_resolve(db, base, sh->testbed_id, sb))))
+	     (st = side_resolve(db, base, sh->testbed_id, o->after_run, sb))))
 		goto out;
 	if (o->filter) {
 		if (regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB)) {

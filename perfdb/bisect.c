@@ -127,6 +127,7 @@ static enum xo_bisect_verdict test_commit(void *p, size_t i)
 	struct xo_perf_tally *t = &c->tally[i];
 	enum xo_status st;
 	bool keep = false;
+	int64_t after;
 
 	fprintf(c->msg, "bisect: testing %.12s (%zu of %zu after good)\n", c->sha[i], i, c->n);
 	if ((st = xo_perf_rev_build(c->sha[i], c->root, c->sha[i], c->o, c->msg, c->rev, &keep))) {
@@ -136,7 +137,8 @@ static enum xo_bisect_verdict test_commit(void *p, size_t i)
 	}
 	pair[0] = *c->good;
 	pair[1] = *c->rev;
-	if ((st = xo_perf_ab_rounds(pair, c->o, c->rlog, true, c->msg, t, &c->rounds[i]))) {
+	if ((st = xo_perf_ab_rounds(pair, c->o, c->rlog, true, c->msg, t, &c->rounds[i],
+	                            &after))) {
 		c->st = st;
 		c->keep = true;
 		return XO_BISECT_ABORT;

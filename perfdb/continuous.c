@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "perfdb.h"
 #include "proc.h"
 
@@ -180,7 +182,7 @@ static double now_s(void)
 enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
                                  const struct xo_perf_continuous_opts *o, const char *rlog,
                                  bool stop_on_slower, FILE *msg, struct xo_perf_tally *tally,
-                                 int *rounds_done)
+                                 int *rounds_done, int64_t *after_run)
 {
 	static const char *const name[2] = {"base", "head"};
 	int max_rounds = o->max_rounds > o->rounds ? o->max_rounds : o->rounds;
@@ -191,6 +193,32 @@ enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
 	int r = 0;
 
 	memset(tally, 0, sizeof(*tally));
+	*after_run = 0;
+	/*
+	 * The comparison pools only the runs these rounds make: earlier runs of
+	 * the same commits (bisect's good, recorded against every commit it
+	 * tests) were not alternated with these, and every extra base run is one
+	 * more that a head run must clear (one slow outlier among 24 runs of
+	 * good left a planted 2x UNKNOWN).
+	 */
+	if ((st = xo_perfdb_open(o->db_path, &db)))
+		goto out;
+	{
+		sqlite3_stmt *s = NULL;
+
+		if (sqlite3_prepare_v2(xo_perfdb_sqlite(db), "SELECT coalesce(max(id), 0) FROM runs",
+		                       -1, &s, NULL) == SQLITE_OK &&
+		    sqlite3_step(s) == SQLITE_ROW)
+			*after_run = sqlite3_column_int64(s, 0);
+		else
+			st = xo_error(XO_EDB, "%s: reading the runs: %s", o->db_path,
+			              sqlite3_errmsg(xo_perfdb_sqlite(db)));
+		sqlite3_finalize(s);
+	}
+	xo_perfdb_close(db);
+	db = NULL;
+	if (st)
+		goto out;
 	while (r < max_rounds) {
 		for (int k = 0; k < 2; k++) {
 			if ((st = record_rev(&rev[k], o, rlog)))
@@ -212,6 +240,7 @@ enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
 			bool failed;
 
 			c.json = false;
+			c.after_run = *after_run;
 			if ((st = xo_perfdb_open(o->db_path, &db)))
 				goto out;
 			st = xo_perf_compare_tally(db, rev[0].sha, rev[1].sha, &c, sink, &failed,
@@ -247,6 +276,8 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 	enum xo_status st = XO_OK;
 	bool keep = false;
 	int rounds = 0;
+	int64_t after = 0;
+	struct xo_perf_compare_opts cmp = o->cmp;
 
 	*failed = false;
 	for (int k = 0; k < 2; k++)
@@ -267,7 +298,7 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 		if ((st = xo_perf_rev_build(sha[k], root, name[k], o, msg, &rev[k], &keep)))
 			goto out;
 	snprintf(rlog, sizeof(rlog), "%s/record.log", root);
-	if ((st = xo_perf_ab_rounds(rev, o, rlog, false, msg, &tally, &rounds))) {
+	if ((st = xo_perf_ab_rounds(rev, o, rlog, false, msg, &tally, &rounds, &after))) {
 		keep = true;
 		goto out;
 	}
@@ -278,7 +309,8 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 		        o->budget_s > 0 ? ", or --budget" : "");
 	if ((st = xo_perfdb_open(o->db_path, &db)))
 		goto out;
-	st = xo_perf_compare(db, sha[0], sha[1], &o->cmp, out, failed);
+	cmp.after_run = after; /* this invocation's rounds */
+	st = xo_perf_compare(db, sha[0], sha[1], &cmp, out, failed);
 	xo_perfdb_close(db);
 out:
 	if (keep)

@@ -208,6 +208,8 @@ struct xo_perf_compare_opts {
 	double alpha;     /* Mann-Whitney significance (0.002) */
 	const char *filter;
 	bool json; /* one JSON object on out instead of the text */
+	int64_t after_run; /* a commit pools only its runs with a larger id (continuous and
+	                      bisect: the rounds they recorded); 0: every run */
 };
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed);
@@ -269,11 +271,13 @@ enum xo_status xo_perf_rev_build(const char *sha, const char *root, const char *
                                  struct xo_perf_rev *r, bool *keep);
 /* Records rev[0] and rev[1] alternately into o->db_path: o->rounds rounds,
  * then more by xo_perf_more_rounds; *tally is the last comparison of the two
- * commits (o->cmp), *rounds_done the rounds made. Record output goes to rlog. */
+ * commits (o->cmp) over the runs these rounds made (*after_run: the store's
+ * last run id before them, for xo_perf_compare_opts.after_run), *rounds_done
+ * the rounds made. Record output goes to rlog. */
 enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
                                  const struct xo_perf_continuous_opts *o, const char *rlog,
                                  bool stop_on_slower, FILE *msg, struct xo_perf_tally *tally,
-                                 int *rounds_done);
+                                 int *rounds_done, int64_t *after_run);
 /* ---- bisect (bisect.c) ---- */
 enum xo_bisect_verdict {
 	XO_BISECT_UNTESTED,

@@ -669,6 +669,7 @@ static void test_rounds_keep_source_dir(void **state)
 	struct xo_perf_tally t;
 	char db[512];
 	int done = 0;
+	int64_t after;
 
 	memset(rev, 0, sizeof(rev));
 	for (int k = 0; k < 2; k++) {
@@ -682,13 +683,55 @@ static void test_rounds_keep_source_dir(void **state)
 	o.rounds = 1;
 	o.cmp = (struct xo_perf_compare_opts){.threshold = 0.05, .alpha = 0.002};
 	setenv("XO_SOURCE_DIR", "/the/callers/tree", 1);
-	(void)xo_perf_ab_rounds(rev, &o, "/dev/null", true, stderr, &t, &done);
+	(void)xo_perf_ab_rounds(rev, &o, "/dev/null", true, stderr, &t, &done, &after);
 	assert_int_equal(done, 1);
 	assert_non_null(getenv("XO_SOURCE_DIR"));
 	assert_string_equal(getenv("XO_SOURCE_DIR"), "/the/callers/tree");
 	unsetenv("XO_SOURCE_DIR");
-	(void)xo_perf_ab_rounds(rev, &o, "/dev/null", true, stderr, &t, &done);
+	(void)xo_perf_ab_rounds(rev, &o, "/dev/null", true, stderr, &t, &done, &after);
 	assert_null(getenv("XO_SOURCE_DIR"));
+}
+
+/*
+ * after_run (continuous, bisect): a commit pools only the runs of this
+ * invocation's rounds. Commit A has 6 old runs, one of them 2x slow (a busy
+ * moment), then 6 rounds of A and B alternate, B at 2x A. Pooling every run
+ * of A, the slow old run overlaps B's runs: not confirmed (what left
+ * bisect's planted 2x UNKNOWN once good had piled up runs); over the rounds
+ * alone B is SLOWER and the runs named are those of the rounds.
+ */
+static void test_compare_after_run(void **state)
+{
+	(void)state;
+	struct xo_perfdb *db;
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	const struct fake a[] = {{"op/relu/fwd/x/cpu", "cpu", "v1", 1e-4}};
+	const struct fake slow[] = {{"op/relu/fwd/x/cpu", "cpu", "v1", 2.2e-4}};
+	const struct fake b[] = {{"op/relu/fwd/x/cpu", "cpu", "v2", 2e-4}};
+	bool failed = false;
+	enum xo_status st;
+	char *text;
+
+	open_db("after.sqlite", &db);
+	rng_state = 31;
+	for (int i = 0; i < 6; i++)
+		record(db, SHA_A, 1000, i == 3 ? slow : a, 1, "record");
+	for (int i = 0; i < 6; i++) {
+		record(db, SHA_A, 1000, a, 1, "record");
+		record(db, SHA_B, 2000, b, 1, "record");
+	}
+	text = compare_text(db, "aaaa", "bbbb", &o, &failed, &st);
+	assert_int_equal(st, XO_OK);
+	if (failed || !strstr(text, "run medians overlap"))
+		fail_msg("pooling every run should overlap:\n%s", text);
+	free(text);
+	o.after_run = 6;
+	text = compare_text(db, "aaaa", "bbbb", &o, &failed, &st);
+	assert_int_equal(st, XO_OK);
+	if (!failed || !strstr(text, "record runs pooled: run:7 run:9 run:11 run:13 run:15 run:17"))
+		fail_msg("the rounds alone should show the slowdown:\n%s", text);
+	free(text);
+	xo_perfdb_close(db);
 }
 
 /* Item 5: compare --json is one JSON object with the verdicts. */
@@ -740,6 +783,7 @@ int main(void)
 	    cmocka_unit_test(test_bisect_search_skips),
 	    cmocka_unit_test(test_more_rounds_rule),
 	    cmocka_unit_test(test_rounds_keep_source_dir),
+	    cmocka_unit_test(test_compare_after_run),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
