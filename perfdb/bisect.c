@@ -106,7 +106,7 @@ bool xo_perf_bisect_search(size_t n, xo_bisect_fn fn, void *ctx, enum xo_bisect_
 /* ---- the command ----------------------------------------------------------------- */
 
 struct bctx {
-	const struct xo_perf_continuous_opts *o;
+	struct xo_perf_continuous_opts *o;
 	const char *root;
 	FILE *msg;
 	char (*sha)[48]; /* sha[0] good, sha[1..n] the commits, sha[n] bad */
@@ -147,6 +147,26 @@ static enum xo_bisect_verdict test_commit(void *p, size_t i)
 		snprintf(c->why[i], sizeof(c->why[i]), "SLOWER: %s %+.1f%% (%d rounds)", t->worst,
 		         100.0 * t->change, c->rounds[i]);
 		fprintf(c->msg, "bisect: bad %.12s: %s\n", c->sha[i], c->why[i]);
+		if (i == c->n && t->change > 0.0) {
+			/*
+			 * The change hunted is the one --bad shows. From here on a
+			 * commit counts as without it (SAME) when its ratio to good
+			 * is within half of it on the log scale, i.e. nearer good than
+			 * bad (+90% at bad: SAME within -+38%), and as with it
+			 * (SLOWER) beyond that; never tighter than --threshold. On a
+			 * noisy machine run offsets of tens of percent would leave
+			 * every unchanged commit UNKNOWN against a 10% threshold.
+			 */
+			double half = expm1(0.5 * log1p(t->change));
+
+			if (half > c->o->cmp.threshold) {
+				c->o->cmp.threshold = half;
+				fprintf(c->msg,
+				        "bisect: hunting %+.1f%%: threshold %.1f%% from here on (half the "
+				        "change, log scale)\n",
+				        100.0 * t->change, 100.0 * half);
+			}
+		}
 		return XO_BISECT_BAD;
 	}
 	if (t->unknown) {
@@ -331,6 +351,7 @@ enum xo_status xo_perf_bisect(const char *good, const char *bad,
 		}
 		if (root_js) {
 			json_object_set_new(root_js, "good", json_string(gsha));
+			json_object_set_new(root_js, "threshold", json_real(oo.cmp.threshold));
 			json_object_set_new(root_js, "bad", json_string(bsha));
 			json_object_set_new(root_js, "tested", jc ? jc : json_array());
 		}
