@@ -26,6 +26,13 @@
 #include "jsonout.h"
 #include "proc.h"
 
+double xo_perf_bisect_threshold(double change, double threshold)
+{
+	double half = change > 0.0 ? expm1(0.5 * log1p(change)) : 0.0;
+
+	return half > threshold ? half : threshold;
+}
+
 const char *xo_perf_bisect_word(enum xo_bisect_verdict v)
 {
 	switch (v) {
@@ -157,7 +164,7 @@ static enum xo_bisect_verdict test_commit(void *p, size_t i)
 			 * noisy machine run offsets of tens of percent would leave
 			 * every unchanged commit UNKNOWN against a 10% threshold.
 			 */
-			double half = expm1(0.5 * log1p(t->change));
+			double half = xo_perf_bisect_threshold(t->change, c->o->cmp.threshold);
 
 			if (half > c->o->cmp.threshold) {
 				c->o->cmp.threshold = half;

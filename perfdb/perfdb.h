@@ -305,6 +305,9 @@ typedef enum xo_bisect_verdict (*xo_bisect_fn)(void *ctx, size_t i);
 bool xo_perf_bisect_search(size_t n, xo_bisect_fn fn, void *ctx, enum xo_bisect_verdict *seen,
                            struct xo_bisect_result *r);
 const char *xo_perf_bisect_word(enum xo_bisect_verdict v); /* "good", "bad", "skip" */
+/* The threshold bisect uses once --bad is SLOWER by change: half of it on
+ * the log scale, sqrt(1 + change) - 1, and never below threshold. */
+double xo_perf_bisect_threshold(double change, double threshold);
 /* `xo perf bisect`: the commits after good up to bad on bad's first-parent
  * line, each built and recorded against good (o: rounds, budget, filter,
  * devices, comparison), searched by xo_perf_bisect_search. The answer on out
