@@ -747,10 +747,11 @@ enum xo_status xo_cl_batch_normalization_bwd(struct xo_backend *be, const struct
 	xo_cl_arg_tensor(&l, a->src[1], a->src[0]);
 	xo_cl_arg_int(&l, a->src[1] != NULL);
 	xo_cl_arg_tensor(&l, a->src[2], NULL);
-	xo_cl_arg_tensor(&l, a->dst[0], NULL);
-	xo_cl_arg_tensor(&l, a->dst[1], a->dst[0]);
+	xo_cl_arg_tensor(&l, a->dst[0], a->src[0]);
+	xo_cl_arg_int(&l, a->dst[0] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], a->src[0]);
 	xo_cl_arg_int(&l, a->dst[1] != NULL);
-	xo_cl_arg_tensor(&l, a->dst[2], a->dst[0]);
+	xo_cl_arg_tensor(&l, a->dst[2], a->src[0]);
 	xo_cl_arg_int(&l, a->dst[2] != NULL);
 	xo_cl_arg_int(&l, p->batch * p->len);
 	xo_cl_arg_int(&l, p->ch);

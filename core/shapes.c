@@ -215,7 +215,8 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 			return xo_error(XO_EINVAL,
 					"batch_normalization: need epsilon > 0 and 0 <= momentum <= 1");
 		SLOT(src[0], false, p->batch, p->len, p->ch);
-		SLOT(dst[0], false, p->batch, p->len, p->ch);
+		/* bwd: dx optional (a first layer's input needs no gradient) */
+		SLOT(dst[0], dir == XO_DIR_BWD, p->batch, p->len, p->ch);
 		if (dir == XO_DIR_FWD) {
 			if (p->scale)
 				SLOT(src[1], false, p->ch);

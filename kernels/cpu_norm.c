@@ -102,7 +102,7 @@ static void bn_bwd(const struct bn_job *j, int64_t c0, int64_t c1)
 			j->s1[c] += dy;
 			j->s2[c] += dy * xh;
 		}
-	for (int64_t k = 0; k < rows; k++)
+	for (int64_t k = 0; j->y && k < rows; k++)
 		for (int64_t c = c0; c < c1; c++) {
 			float g = j->gamma ? j->gamma[c] : 1.0f;
 			float dy = j->dy[k * ch + c];
@@ -144,7 +144,7 @@ static enum xo_status bn_run(struct xo_backend *be, bool bwd, const struct xo_op
 	j.s2 = scratch + 3 * a->p.ch;
 	j.x = xo_tensor_f32(a->src[0]);
 	j.gamma = a->src[1] ? xo_tensor_f32(a->src[1]) : NULL;
-	j.y = xo_tensor_f32(a->dst[0]);
+	j.y = a->dst[0] ? xo_tensor_f32(a->dst[0]) : NULL; /* bwd: dx optional */
 	if (!bwd) {
 		j.beta = a->src[2] ? xo_tensor_f32(a->src[2]) : NULL;
 		j.mm = xo_tensor_f32(a->dst[1]);

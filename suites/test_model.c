@@ -245,6 +245,10 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nflatten\nglobal_max_pooling1d\n", 3, "global_max_pooling1d needs"},
     {"input 29 1\nglobal_max_pooling1d pool_size=2\n", 2, "unknown argument"},
     {"input 29 1\nglobal_average_pooling1d keepdims=True\n", 2, "unknown argument"},
+    {"input 29 1\nbatch_normalization axis=1\n", 2, "unknown argument 'axis'"},
+    {"input 29 1\nbatch_normalization momentum=1.5\n", 2, "momentum=1.5"},
+    {"input 29 1\nbatch_normalization epsilon=0\n", 2, "epsilon=0"},
+    {"input 29 1\nbatch_normalization center=maybe\n", 2, "center=maybe"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 strides=2 dilation_rate=2\n", 2, "dilation"},
     {"input 29 1\ndense units=4\n", 2, "flatten"},
     {"input 29 1\nflatten\nconv1d filters=4 kernel_size=3\n", 3, "conv1d needs"},
@@ -940,10 +944,13 @@ static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
 static void test_fused_refuses_pooling(void **state)
 {
 	static const char *const head = "input 21 2\nconv1d filters=4 kernel_size=3 activation=relu\n";
-	static const char *const tails[4] = {
+	static const char *const tails[5] = {
 	    "average_pooling1d pool_size=2\nflatten\ndense units=4 activation=softmax\n",
 	    "global_average_pooling1d\ndense units=4 activation=softmax\n",
 	    "global_max_pooling1d\ndense units=4 activation=softmax\n",
+	    /* batch_normalization: no fused kernel either (its batch statistics) */
+	    "batch_normalization\nmax_pooling1d pool_size=2\nflatten\ndense units=4 "
+	    "activation=softmax\n",
 	    "max_pooling1d pool_size=2\nflatten\ndense units=4 activation=softmax\n", /* control */
 	};
 	struct xo_backend *be[4];
@@ -954,9 +961,9 @@ static void test_fused_refuses_pooling(void **state)
 	for (int b = 0; b < nbe; b++) {
 		if (!be[b]->iface->net_fits)
 			continue;
-		for (int t = 0; t < 4; t++) {
+		for (int t = 0; t < 5; t++) {
 			struct xo_model *m;
-			bool control = t == 3;
+			bool control = t == 4;
 
 			snprintf(spec, sizeof(spec), "%s%s", head, tails[t]);
 			if (xo_model_open_string(spec, "pool", be[b], 16, &m) || xo_model_init(m, 3))
@@ -973,6 +980,97 @@ static void test_fused_refuses_pooling(void **state)
 		tested++;
 	}
 	assert_true(tested >= 1); /* cpu has the hooks */
+	close_backends(be, nbe);
+}
+
+/*
+ * BatchNormalization's state on every backend: a fresh model holds Keras's
+ * initial values (gamma 1, beta 0, moving_mean 0, moving_variance 1); one
+ * training step on one batch of N rows sets moving_mean = 0.01 * (batch
+ * mean) and moving_variance = 0.99 + 0.01 * (biased batch variance), each
+ * from the float statistics (error <= (N + 6) u of |x| sums, far below the
+ * 1e-6 allowed), while gamma and beta take Adam's first step (about lr =
+ * 1e-3); predict then uses those
+ * moving statistics (a model whose predictions used the batch statistics
+ * would give the same output for two inputs that differ by a constant
+ * shift of every row, which this one does not).
+ */
+static void test_batchnorm_state(void **state)
+{
+	static const char *const spec = "input 6 3\nbatch_normalization momentum=0.99\n"
+	                                "flatten\ndense units=4 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	float x[8 * 18], y[8 * 4] = {0}, w0[256], w1[256], p0[8 * 4], p1[8 * 4];
+
+	(void)state;
+	for (int i = 0; i < 8 * 18; i++)
+		x[i] = (float)((i * 37 % 23) - 9) / 8.0f + (float)(i % 3);
+	for (int i = 0; i < 8; i++)
+		y[i * 4 + i % 4] = 1.0f;
+	for (int b = 0; b < nbe; b++) {
+		struct xo_fit_options o = xo_fit_options_default();
+		struct xo_layer_var v[XO_LAYER_VARS_MAX];
+		struct xo_model *m;
+		int nv;
+
+		if (xo_model_open_string(spec, "bn", be[b], 8, &m) || xo_model_init(m, 5))
+			fail_msg("%s", xo_last_error());
+		assert_true(xo_model_param_count(m) <= 256);
+		nv = xo_model_layer_vars(m, 0, v);
+		assert_int_equal(nv, 4);
+		assert_string_equal(v[0].name, "gamma");
+		assert_string_equal(v[1].name, "beta");
+		assert_string_equal(v[2].name, "moving_mean");
+		assert_string_equal(v[3].name, "moving_variance");
+		assert_int_equal(xo_model_params_host(m, w0, false), XO_OK);
+		for (int c = 0; c < 3; c++) {
+			assert_true(w0[v[0].off + c] == 1.0f && w0[v[1].off + c] == 0.0f);
+			assert_true(w0[v[2].off + c] == 0.0f && w0[v[3].off + c] == 1.0f);
+		}
+		o.epochs = 1;
+		o.batch_size = 8;
+		o.shuffle = false;
+		if (xo_model_fit(m, x, y, 8, &o, NULL, NULL))
+			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+		assert_int_equal(xo_model_params_host(m, w1, false), XO_OK);
+		for (int c = 0; c < 3; c++) {
+			double mean = 0.0, var = 0.0;
+
+			for (int r = 0; r < 48; r++)
+				mean += x[r * 3 + c];
+			mean /= 48.0;
+			for (int r = 0; r < 48; r++)
+				var += (x[r * 3 + c] - mean) * (x[r * 3 + c] - mean);
+			var /= 48.0;
+			if (!(fabs(w1[v[2].off + c] - 0.01 * mean) <= 1e-6) ||
+			    !(fabs(w1[v[3].off + c] - (0.99 + 0.01 * var)) <= 1e-6))
+				fail_msg("%s: channel %d: moving_mean %.9g (want %.9g), "
+				         "moving_variance %.9g (want %.9g)",
+				         xo_backend_name(be[b]), c, (double)w1[v[2].off + c], 0.01 * mean,
+				         (double)w1[v[3].off + c], 0.99 + 0.01 * var);
+			/* gamma and beta did take Adam's first step (about lr) */
+			assert_true(fabs(w1[v[0].off + c] - 1.0f) > 1e-4);
+			assert_true(fabs(w1[v[1].off + c]) > 1e-4);
+		}
+		/* predict: the moving statistics, not the batch's */
+		assert_int_equal(xo_model_predict(m, x, 8, 8, p0), XO_OK);
+		for (int i = 0; i < 8 * 18; i++)
+			x[i] += 0.5f;
+		assert_int_equal(xo_model_predict(m, x, 8, 8, p1), XO_OK);
+		for (int i = 0; i < 8 * 18; i++)
+			x[i] -= 0.5f;
+		{
+			double diff = 0.0;
+
+			for (int i = 0; i < 8 * 4; i++)
+				diff = fmax(diff, fabs((double)p0[i] - (double)p1[i]));
+			if (!(diff > 1e-3))
+				fail_msg("%s: predict ignores a shift of the input (%.3g): batch "
+				         "statistics at inference?", xo_backend_name(be[b]), diff);
+		}
+		xo_model_close(m);
+	}
 	close_backends(be, nbe);
 }
 
@@ -1963,6 +2061,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_spec_keras),
 	    cmocka_unit_test(test_npy_malformed),
 	    cmocka_unit_test(test_npy_roundtrip),
+	    cmocka_unit_test(test_batchnorm_state),
 	    cmocka_unit_test(test_golden_predict),
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_same_run_every_backend),

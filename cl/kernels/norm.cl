@@ -58,7 +58,7 @@ __kernel void xo_cl_batch_normalization_fwd(__global const float *x, int xo,
 __kernel void xo_cl_batch_normalization_bwd(__global const float *x, int xo,
 					    __global const float *gamma, int go, int has_g,
 					    __global const float *dy, int dyo, __global float *dx,
-					    int dxo, __global float *dg, int dgo, int has_dg,
+					    int dxo, int has_dx, __global float *dg, int dgo, int has_dg,
 					    __global float *db, int dbo, int has_db, int rows, int ch,
 					    float eps)
 {
@@ -78,7 +78,7 @@ __kernel void xo_cl_batch_normalization_bwd(__global const float *x, int xo,
 		sg += d * ((x[k * ch + c] - mean) * r);
 	}
 	g = has_g ? gamma[go + c] : 1.0f;
-	for (int k = 0; k < rows; k++) {
+	for (int k = 0; has_dx && k < rows; k++) {
 		float xh = (x[k * ch + c] - mean) * r;
 
 		dx[k * ch + c] = g * r / n * (n * dy[k * ch + c] - sb - xh * sg);
