@@ -1093,6 +1093,82 @@ static void test_batchnorm_state(void **state)
 	close_backends(be, nbe);
 }
 
+/*
+ * batch_normalization on one row (batch 1, len 1: a Dense -> BN model
+ * trained on batches of 1, which Keras allows): the batch
+ * variance is exactly 0 (x - x / 1 = 0 in any float arithmetic), so every
+ * backend must give y = beta exactly, moving_variance = moving_variance *
+ * momentum, and backward dx = 0, dbeta = dy, dgamma = 0 exactly (the
+ * harness cannot take this case: all-zero outputs are uninformative there).
+ */
+static void test_batchnorm_one_row(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	const float x[5] = {0.5f, -1.25f, 3.0f, 0.0f, 7.5f}, g[5] = {1.5f, -0.5f, 2.0f, 1.0f, 0.25f};
+	const float bt[5] = {0.1f, 0.2f, -0.3f, 0.4f, -0.5f}, dy[5] = {1.0f, -2.0f, 0.5f, 3.0f, -1.0f};
+
+	(void)state;
+	for (int b = 0; b < nbe; b++) {
+		struct xo_tensor *t[9];
+		struct xo_op_args a = {.p = xo_params_default()};
+		float y[5], mm[5], mv[5], dx[5], dg[5], db[5], mm0[5] = {0.25f, 0, 0, 0, 0};
+		float mv0[5] = {1.0f, 0.5f, 2.0f, 1.0f, 1.0f};
+		int64_t d2[2] = {1, 5}, d1[1] = {5};
+
+		for (int i = 0; i < 9; i++)
+			assert_int_equal(xo_tensor_create(be[b], XO_DTYPE_F32, i < 5 ? 2 : 1,
+			                                  i < 5 ? d2 : d1, &t[i]), XO_OK);
+		/* t: 0 x, 1 y, 2 dy, 3 dx, 4 spare; 5 gamma, 6 beta, 7 mm, 8 mv */
+		assert_int_equal(xo_tensor_write(t[0], x, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[2], dy, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[5], g, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[6], bt, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[7], mm0, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[8], mv0, 0, 5), XO_OK);
+		a.p.batch = 1;
+		a.p.ch = 5;
+		a.p.epsilon = 1e-3f;
+		a.src[0] = t[0];
+		a.src[1] = t[5];
+		a.src[2] = t[6];
+		a.dst[0] = t[1];
+		a.dst[1] = t[7];
+		a.dst[2] = t[8];
+		assert_int_equal(xo_op_run(be[b], XO_OP_batch_normalization, XO_DIR_FWD, &a), XO_OK);
+		assert_int_equal(xo_tensor_read(t[1], y, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_read(t[7], mm, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_read(t[8], mv, 0, 5), XO_OK);
+		a.src[2] = t[2];
+		a.dst[0] = t[3];
+		a.dst[1] = t[7]; /* dgamma, dbeta over the state (read above) */
+		a.dst[2] = t[8];
+		assert_int_equal(xo_op_run(be[b], XO_OP_batch_normalization, XO_DIR_BWD, &a), XO_OK);
+		assert_int_equal(xo_tensor_read(t[3], dx, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_read(t[7], dg, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_read(t[8], db, 0, 5), XO_OK);
+		for (int c = 0; c < 5; c++) {
+			float m = 0.99f;
+
+			/* the moving mean: three roundings (ref: one), 4u relative */
+			double want_mm = (double)mm0[c] * m + (double)x[c] * (1.0 - (double)m);
+
+			if (y[c] != bt[c] || fabs((double)mv[c] - (double)mv0[c] * m) > 2.4e-7 * mv0[c] ||
+			    fabs((double)mm[c] - want_mm) > 2.4e-7 * (fabs(mm0[c]) + fabs(x[c])) ||
+			    dx[c] != 0.0f ||
+			    dg[c] != 0.0f || db[c] != dy[c])
+				fail_msg("%s: channel %d: y %.9g (beta %.9g), moving_mean %.9g, "
+				         "moving_variance %.9g, dx %.9g, dgamma %.9g, dbeta %.9g",
+				         xo_backend_name(be[b]), c, (double)y[c], (double)bt[c],
+				         (double)mm[c], (double)mv[c], (double)dx[c], (double)dg[c],
+				         (double)db[c]);
+		}
+		for (int i = 0; i < 9; i++)
+			xo_tensor_free(t[i]);
+	}
+	close_backends(be, nbe);
+}
+
 static void test_fused_matches_ops(void **state)
 {
 	struct xo_backend *be[4];
@@ -2081,6 +2157,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_npy_malformed),
 	    cmocka_unit_test(test_npy_roundtrip),
 	    cmocka_unit_test(test_batchnorm_state),
+	    cmocka_unit_test(test_batchnorm_one_row),
 	    cmocka_unit_test(test_golden_predict),
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_same_run_every_backend),
