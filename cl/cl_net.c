@@ -170,6 +170,7 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 	case XO_NET_AVERAGE_POOLING1D: /* not in net.cl: these nets run op by op */
 	case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 	case XO_NET_GLOBAL_MAX_POOLING1D:
+	case XO_NET_BATCH_NORMALIZATION:
 		return false;
 	}
 	return false;

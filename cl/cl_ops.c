@@ -714,3 +714,47 @@ enum xo_status xo_cl_gather_fwd(struct xo_backend *be, const struct xo_op_args *
 	c->gather_pending = true;
 	return la_run_nd(&l, 2, (int64_t[]){a->p.ch, a->p.batch}, XO_OP_gather, XO_DIR_FWD);
 }
+
+/* ---- batch_normalization (norm.cl): one work-item per channel --------------- */
+
+enum xo_status xo_cl_batch_normalization_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_batch_normalization_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], a->src[0]);
+	xo_cl_arg_int(&l, a->src[1] != NULL);
+	xo_cl_arg_tensor(&l, a->src[2], a->src[0]);
+	xo_cl_arg_int(&l, a->src[2] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], NULL);
+	xo_cl_arg_int(&l, p->batch * p->len);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, p->training);
+	xo_cl_arg_float(&l, p->momentum);
+	xo_cl_arg_float(&l, p->epsilon);
+	return la_run(&l, p->ch, XO_OP_batch_normalization, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_batch_normalization_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_batch_normalization_bwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], a->src[0]);
+	xo_cl_arg_int(&l, a->src[1] != NULL);
+	xo_cl_arg_tensor(&l, a->src[2], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], a->src[0]);
+	xo_cl_arg_int(&l, a->dst[0] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], a->src[0]);
+	xo_cl_arg_int(&l, a->dst[1] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], a->src[0]);
+	xo_cl_arg_int(&l, a->dst[2] != NULL);
+	xo_cl_arg_int(&l, p->batch * p->len);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_float(&l, p->epsilon);
+	return la_run(&l, p->ch, XO_OP_batch_normalization, XO_DIR_BWD);
+}

@@ -2,8 +2,8 @@
  * summary.c - `xo summary --model M [--json]`: the model's layer table as
  * Keras's model.summary() prints it: each layer's name and type, its output
  * shape with the batch as None, its parameter count, and the totals
- * (trainable and non-trainable parameters; every crossover parameter is
- * trainable, there is no BatchNormalization). For the seed model the table
+ * (trainable and non-trainable parameters: BatchNormalization's moving
+ * statistics are the non-trainable ones). For the seed model the table
  * is Keras's: 64 + 1568 + 2080 + 396 = 4,108 parameters.
  */
 #include <errno.h>
@@ -39,6 +39,8 @@ static const char *keras_type(enum xo_layer_kind k)
 		return "GlobalAveragePooling1D";
 	case XO_LAYER_GLOBAL_MAX_POOLING1D:
 		return "GlobalMaxPooling1D";
+	case XO_LAYER_BATCH_NORMALIZATION:
+		return "BatchNormalization";
 	}
 	return "?";
 }
@@ -73,7 +75,8 @@ int xo_cmd_summary(int argc, char **argv)
 	const char *path = NULL;
 	bool json = false;
 	struct xo_model_spec spec;
-	int64_t total = 0;
+	int64_t total = 0, trainable = 0;
+	char trn[32], non[32];
 	char *text;
 
 	for (int i = 1; i < argc; i++) {
@@ -104,8 +107,12 @@ int xo_cmd_summary(int argc, char **argv)
 		return xo_usage_error("summary", "%s", xo_last_error());
 	}
 	free(text);
-	for (int i = 0; i < spec.nlayers; i++)
-		total += spec.layers[i].w_count + spec.layers[i].b_count;
+	for (int i = 0; i < spec.nlayers; i++) {
+		total += xo_layer_total(&spec.layers[i]);
+		trainable += xo_layer_trainable(&spec.layers[i]);
+	}
+	commas(trainable, trn, sizeof(trn));
+	commas(total - trainable, non, sizeof(non));
 	if (json) {
 		printf("{\"model\": ");
 		xo_cli_json_string(path);
@@ -122,11 +129,11 @@ int xo_cmd_summary(int argc, char **argv)
 			if (l->out_rank == 2)
 				printf("%" PRId64 ", ", l->out_len);
 			printf("%" PRId64 "], \"params\": %" PRId64 "}", l->out_ch,
-			       l->w_count + l->b_count);
+			       xo_layer_total(l));
 		}
 		printf("\n], \"total_params\": %" PRId64 ", \"trainable_params\": %" PRId64
-		       ", \"non_trainable_params\": 0}\n",
-		       total, total);
+		       ", \"non_trainable_params\": %" PRId64 "}\n",
+		       total, trainable, total - trainable);
 	} else {
 		const char *rule = "____________________________________________________________________";
 		const char *dbl = "====================================================================";
@@ -145,11 +152,11 @@ int xo_cmd_summary(int argc, char **argv)
 				name[0] = '\0';
 			}
 			printf(" %-31s %-25s %-10" PRId64 "\n%s\n", name, shape,
-			       l->w_count + l->b_count, i + 1 < spec.nlayers ? "" : dbl);
+			       xo_layer_total(l), i + 1 < spec.nlayers ? "" : dbl);
 		}
 		commas(total, tot, sizeof(tot));
-		printf("Total params: %s\nTrainable params: %s\nNon-trainable params: 0\n%s\n", tot,
-		       tot, rule);
+		printf("Total params: %s\nTrainable params: %s\nNon-trainable params: %s\n%s\n",
+		       tot, trn, non, rule);
 	}
 	xo_spec_free(&spec);
 	return 0;

@@ -120,6 +120,9 @@ struct xo_params xo_params_default(void)
 		.iteration = 1,
 		.size = 1,
 		.rows = 1,
+		.momentum = 0.99f,
+		.center = true,
+		.scale = true,
 	};
 }
 
@@ -130,7 +133,9 @@ enum key_type { KEY_I64, KEY_U64, KEY_U32, KEY_F32, KEY_BOOL, KEY_PADDING, KEY_A
 enum key_id {
 	K_BATCH, K_LEN, K_CH, K_FILTERS, K_KERNEL_SIZE, K_STRIDES, K_DILATION, K_PADDING,
 	K_USE_BIAS, K_ACTIVATION, K_POOL_SIZE, K_UNITS, K_RATE, K_TRAINING, K_SEED, K_STEP,
-	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS, K_COUNT
+	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS,
+	/* batch_normalization */
+	K_MOMENTUM, K_CENTER, K_SCALE, K_COUNT
 };
 
 struct key_info {
@@ -165,12 +170,16 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_ITERATION, iteration, KEY_I64),
 	KEY(K_SIZE, size, KEY_I64),
 	KEY(K_ROWS, rows, KEY_I64),
+	KEY(K_MOMENTUM, momentum, KEY_F32),
+	KEY(K_CENTER, center, KEY_BOOL),
+	KEY(K_SCALE, scale, KEY_BOOL),
 };
 #undef KEY
 
-#define B(k) (1u << (k))
+_Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
+#define B(k) (UINT64_C(1) << (k))
 /* Which keys each op reads (its canonical line). */
-static uint32_t op_keys(enum xo_op op)
+static uint64_t op_keys(enum xo_op op)
 {
 	switch (op) {
 	case XO_OP_conv1d:
@@ -206,6 +215,9 @@ static uint32_t op_keys(enum xo_op op)
 		       B(K_ITERATION);
 	case XO_OP_gather:
 		return B(K_BATCH) | B(K_CH) | B(K_ROWS);
+	case XO_OP_batch_normalization:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_TRAINING) | B(K_MOMENTUM) |
+		       B(K_EPSILON) | B(K_CENTER) | B(K_SCALE);
 	case XO_OP_COUNT:
 		break;
 	}
@@ -350,7 +362,7 @@ static int format_key(const struct key_info *k, const struct xo_params *p, char 
 int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, char *buf,
 		     size_t size)
 {
-	uint32_t mask = op_keys(op);
+	uint64_t mask = op_keys(op);
 	size_t used = 0;
 
 	(void)dir;
@@ -359,7 +371,7 @@ int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, 
 	for (int i = 0; i < K_COUNT; i++) {
 		int n;
 
-		if (!(mask & (1u << i)))
+		if (!(mask & (UINT64_C(1) << i)))
 			continue;
 		n = snprintf(buf + used, used < size ? size - used : 0, "%s", used ? " " : "");
 		used += (size_t)n;

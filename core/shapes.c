@@ -207,6 +207,33 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		else
 			SLOT(dst[0], false, p->batch, p->ch);
 		break;
+	case XO_OP_batch_normalization:
+		NEED(batch);
+		NEED(len);
+		NEED(ch);
+		if (!(p->epsilon > 0.0f) || !(p->momentum >= 0.0f && p->momentum <= 1.0f))
+			return xo_error(XO_EINVAL,
+					"batch_normalization: need epsilon > 0 and 0 <= momentum <= 1");
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		/* bwd: dx optional (a first layer's input needs no gradient) */
+		SLOT(dst[0], dir == XO_DIR_BWD, p->batch, p->len, p->ch);
+		if (dir == XO_DIR_FWD) {
+			if (p->scale)
+				SLOT(src[1], false, p->ch);
+			if (p->center)
+				SLOT(src[2], false, p->ch);
+			SLOT(dst[1], false, p->ch);
+			SLOT(dst[2], false, p->ch);
+		} else {
+			if (p->scale) {
+				SLOT(src[1], false, p->ch);
+				SLOT(dst[1], false, p->ch);
+			}
+			SLOT(src[2], false, p->batch, p->len, p->ch);
+			if (p->center)
+				SLOT(dst[2], false, p->ch);
+		}
+		break;
 	case XO_OP_adam:
 		NEED(size);
 		NEED(iteration);

@@ -158,6 +158,10 @@ struct xo_params {
 	int64_t iteration;             /* adam step count t, from 1 */
 	int64_t size;                  /* adam element count */
 	int64_t rows;                  /* gather: rows of the source */
+	/* batch_normalization (its epsilon is the field above, Keras 1e-3) */
+	float momentum;                /* moving statistics' decay (0.99) */
+	bool center;                   /* beta present */
+	bool scale;                    /* gamma present */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

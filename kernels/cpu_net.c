@@ -233,6 +233,7 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		case XO_NET_AVERAGE_POOLING1D: /* not in cpu_net.inc: op by op */
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 		case XO_NET_GLOBAL_MAX_POOLING1D:
+		case XO_NET_BATCH_NORMALIZATION:
 		default:
 			return false;
 		}
@@ -455,6 +456,7 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 		case XO_NET_GLOBAL_MAX_POOLING1D:
+		case XO_NET_BATCH_NORMALIZATION:
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:
@@ -772,6 +774,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 		case XO_NET_GLOBAL_MAX_POOLING1D:
+		case XO_NET_BATCH_NORMALIZATION:
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:
@@ -837,6 +840,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 		case XO_NET_GLOBAL_MAX_POOLING1D:
+		case XO_NET_BATCH_NORMALIZATION:
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:

@@ -256,6 +256,21 @@ static void strings_free(char **v, int n)
 	free(v);
 }
 
+/* v as a double with at most 9 significant digits (0.99f -> 0.99), which
+ * float32 reads back as v. */
+static double short_real(float v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.9g", (double)v);
+	for (int d = 1; d <= 9; d++) {
+		snprintf(buf, sizeof(buf), "%.*g", d, (double)v);
+		if ((float)strtod(buf, NULL) == v)
+			break;
+	}
+	return strtod(buf, NULL);
+}
+
 /* ---- config.json -> spec ------------------------------------------------- */
 
 enum key_rule {
@@ -272,6 +287,9 @@ enum key_rule {
 	K_TRUE,     /* must be true (trainable) */
 	K_DTYPE,    /* float32 (a string or a DTypePolicy) or null */
 	K_SHAPE,    /* InputLayer batch shape: [null, d...] */
+	K_AXIS,     /* -1 (or [-1]): the last axis (BatchNormalization) */
+	K_ONES,     /* the initializer Ones (BatchNormalization's default) */
+	K_ZEROS,    /* the initializer Zeros */
 };
 struct key_row {
 	const char *key;
@@ -320,6 +338,18 @@ static const struct class_row classes[] = {
     {"GlobalMaxPooling1D", "global_max_pooling1d",
      {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
       {"batch_input_shape", K_SHAPE}}},
+    /* keras/src/layers/normalization/batch_normalization.py get_config();
+     * renorm_momentum has no effect without renorm; virtual_batch_size and
+     * adjustment are Keras 2's */
+    {"BatchNormalization", "batch_normalization",
+     {COMMON_KEYS, {"axis", K_AXIS}, {"momentum", K_FLOAT}, {"epsilon", K_FLOAT},
+      {"center", K_BOOL}, {"scale", K_BOOL}, {"beta_initializer", K_ZEROS},
+      {"gamma_initializer", K_ONES}, {"moving_mean_initializer", K_ZEROS},
+      {"moving_variance_initializer", K_ONES}, {"beta_regularizer", K_NULL},
+      {"gamma_regularizer", K_NULL}, {"beta_constraint", K_NULL}, {"gamma_constraint", K_NULL},
+      {"synchronized", K_FALSE}, {"renorm", K_FALSE}, {"renorm_clipping", K_NULL},
+      {"renorm_momentum", K_SKIP}, {"virtual_batch_size", K_NULL},
+      {"adjustment", K_NULL}, {"batch_input_shape", K_SHAPE}}},
 };
 #define NCLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
 
@@ -503,6 +533,23 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 			if (!dtype_ok(v))
 				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
 			break;
+		case K_AXIS:
+			if (json_is_array(v) && json_array_size(v) == 1)
+				v = json_array_get(v, 0);
+			if (!json_is_integer(v) || json_integer_value(v) != -1)
+				st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
+				                             "is supported%s", "");
+			break;
+		case K_ONES:
+		case K_ZEROS: {
+			const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
+			const char *want = k->rule == K_ONES ? "Ones" : "Zeros";
+
+			if (!json_is_string(cn) || strcmp(json_string_value(cn), want))
+				st = LAYER_ERR(c, XO_EINVAL, "%s: only %s (the default) is supported",
+				               key, want);
+			break;
+		}
 		case K_SHAPE:
 			if (*have_input)
 				st = LAYER_ERR(c, XO_EINVAL, "%s after the input is not supported", key);
@@ -1162,6 +1209,27 @@ static json_t *model_config(struct xo_model *m)
 		case XO_LAYER_ACTIVATION:
 			cls = "Activation";
 			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+			break;
+		case XO_LAYER_BATCH_NORMALIZATION:
+			cls = "BatchNormalization";
+			json_object_set_new(cfg, "axis", json_integer(-1));
+			/* the shortest decimal that reads back as the float */
+			json_object_set_new(cfg, "momentum", json_real(short_real(p->momentum)));
+			json_object_set_new(cfg, "epsilon", json_real(short_real(p->epsilon)));
+			json_object_set_new(cfg, "center", json_boolean(p->center));
+			json_object_set_new(cfg, "scale", json_boolean(p->scale));
+			for (int q = 0; q < 4; q++) {
+				static const char *const keys[4] = {
+				    "beta_initializer", "gamma_initializer", "moving_mean_initializer",
+				    "moving_variance_initializer"};
+
+				json_object_set_new(cfg, keys[q],
+				                    json_pack("{s:s, s:s, s:{}, s:n}", "module",
+				                              "keras.initializers", "class_name",
+				                              q % 2 ? "Ones" : "Zeros", "config",
+				                              "registered_name"));
+			}
+			json_object_set_new(cfg, "synchronized", json_false());
 			break;
 		default:
 			/* a layer kind added without its row here */

@@ -48,6 +48,11 @@ struct layer {
 	 * the op runs linear into z, then the activation's op makes out. */
 	struct xo_tensor *zbuf, *gzbuf; /* storage of z and of its gradient */
 	struct xo_tensor *z, *gz;       /* plan views of them */
+	/* batch_normalization: gamma and beta among the trainable parameters
+	 * (NULL when scale / center are off), their gradients, and the moving
+	 * statistics in the non-trainable tail of the flat parameters. */
+	int64_t g_off, beta_off, mm_off, mv_off;
+	struct xo_tensor *gamma, *beta, *dgamma, *dbeta, *mm, *mv;
 };
 
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
@@ -101,6 +106,12 @@ struct xo_model {
 	struct layer *layers;
 	int nlayers;
 	int64_t in_size, classes, nparams;
+	/* The flat parameters are [trainable (ntrain)][non-trainable]: Adam
+	 * runs over the first ntrain only (views tr_*; the whole tensors when
+	 * every parameter is trainable). */
+	int64_t ntrain;
+	struct xo_tensor *tr_params, *tr_grads, *tr_m, *tr_v;
+	bool tr_views;
 	int64_t cap; /* batch capacity of the activation buffers */
 	struct xo_tensor *params, *grads, *adam_m, *adam_v; /* [nparams] each */
 	struct xo_tensor *xb, *yb; /* batch input [cap][in_size], labels [cap][classes] */
@@ -379,6 +390,42 @@ static enum xo_status params_alloc(struct xo_model *m)
 		if (!st && l->s.b_count)
 			st = xo_tensor_view(m->grads, l->b_off, 1, &l->s.b_count, &l->db);
 	}
+	for (int i = 0; !st && i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		int64_t ch = l->s.in_ch;
+
+		if (l->s.kind != XO_LAYER_BATCH_NORMALIZATION)
+			continue;
+		if (l->s.gamma_count) {
+			st = xo_tensor_view(m->params, l->g_off, 1, &ch, &l->gamma);
+			if (!st)
+				st = xo_tensor_view(m->grads, l->g_off, 1, &ch, &l->dgamma);
+		}
+		if (!st && l->s.beta_count) {
+			st = xo_tensor_view(m->params, l->beta_off, 1, &ch, &l->beta);
+			if (!st)
+				st = xo_tensor_view(m->grads, l->beta_off, 1, &ch, &l->dbeta);
+		}
+		if (!st)
+			st = xo_tensor_view(m->params, l->mm_off, 1, &ch, &l->mm);
+		if (!st)
+			st = xo_tensor_view(m->params, l->mv_off, 1, &ch, &l->mv);
+	}
+	m->tr_views = m->ntrain < n;
+	if (!st && !m->tr_views) {
+		m->tr_params = m->params;
+		m->tr_grads = m->grads;
+		m->tr_m = m->adam_m;
+		m->tr_v = m->adam_v;
+	} else if (!st && m->ntrain) {
+		st = xo_tensor_view(m->params, 0, 1, &m->ntrain, &m->tr_params);
+		if (!st)
+			st = xo_tensor_view(m->grads, 0, 1, &m->ntrain, &m->tr_grads);
+		if (!st)
+			st = xo_tensor_view(m->adam_m, 0, 1, &m->ntrain, &m->tr_m);
+		if (!st)
+			st = xo_tensor_view(m->adam_v, 0, 1, &m->ntrain, &m->tr_v);
+	}
 	return st;
 }
 
@@ -424,8 +471,25 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 			l->b_off = off + l->s.w_count;
 			off += l->s.w_count + l->s.b_count;
 		}
+		if (l->s.gamma_count + l->s.beta_count) { /* batch_normalization */
+			if (first_param < 0)
+				first_param = i;
+			l->g_off = off;
+			l->beta_off = off + l->s.gamma_count;
+			off += l->s.gamma_count + l->s.beta_count;
+		}
 		l->has_grad = first_param >= 0 && i >= first_param;
 		l->need_dx = first_param >= 0 && i > first_param;
+	}
+	m->ntrain = off;
+	for (int i = 0; i < m->nlayers; i++) { /* the non-trainable tail */
+		struct layer *l = &m->layers[i];
+
+		if (!l->s.state_count)
+			continue;
+		l->mm_off = off;
+		l->mv_off = off + l->s.in_ch;
+		off += l->s.state_count;
 	}
 	m->nparams = off;
 	for (int i = 0; i < m->nlayers; i++) {
@@ -439,6 +503,7 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    [XO_LAYER_AVERAGE_POOLING1D] = XO_NET_AVERAGE_POOLING1D,
 		    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = XO_NET_GLOBAL_AVERAGE_POOLING1D,
 		    [XO_LAYER_GLOBAL_MAX_POOLING1D] = XO_NET_GLOBAL_MAX_POOLING1D,
+		    [XO_LAYER_BATCH_NORMALIZATION] = XO_NET_BATCH_NORMALIZATION,
 		};
 		const struct layer *l = &m->layers[i];
 
@@ -559,6 +624,18 @@ void xo_model_close(struct xo_model *m)
 		xo_tensor_free(l->b);
 		xo_tensor_free(l->dw);
 		xo_tensor_free(l->db);
+		xo_tensor_free(l->gamma);
+		xo_tensor_free(l->beta);
+		xo_tensor_free(l->dgamma);
+		xo_tensor_free(l->dbeta);
+		xo_tensor_free(l->mm);
+		xo_tensor_free(l->mv);
+	}
+	if (m->tr_views) {
+		xo_tensor_free(m->tr_params);
+		xo_tensor_free(m->tr_grads);
+		xo_tensor_free(m->tr_m);
+		xo_tensor_free(m->tr_v);
 	}
 	xo_tensor_free(m->sc_loss);
 	xo_tensor_free(m->sc_correct);
@@ -609,7 +686,7 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 	in = 4.0 * (double)(l->s.in_len * l->s.in_ch);
 	outb = 4.0 * (double)(l->s.out_len * l->s.out_ch);
 	w = 4.0 * (double)(l->s.w_count + l->s.b_count);
-	*out = (struct xo_layer_cost){.params = l->s.w_count + l->s.b_count};
+	*out = (struct xo_layer_cost){.params = xo_layer_total(&l->s)};
 	switch (l->s.kind) {
 	case XO_LAYER_CONV1D:
 	case XO_LAYER_DENSE: {
@@ -675,6 +752,20 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 			out->ops_bwd = 1;
 		}
 		break;
+	case XO_LAYER_BATCH_NORMALIZATION:
+		/* fwd: x read twice for the statistics in training, once more
+		 * for y; bwd: x and dy read twice, dx written */
+		out->act_bytes_fwd = 3 * in + outb;
+		out->w_bytes_fwd = w;
+		out->flops_fwd = 8.0 * (double)(l->s.in_len * l->s.in_ch);
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->has_grad) {
+			out->act_bytes_bwd = 4 * in + 2 * outb + (l->need_dx ? in : 0);
+			out->w_bytes_bwd = w;
+			out->flops_bwd = 12.0 * (double)(l->s.in_len * l->s.in_ch);
+			out->ops_bwd = 1;
+		}
+		break;
 	case XO_LAYER_FLATTEN: /* a view: no op, no bytes */
 		break;
 	}
@@ -737,6 +828,18 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 		}
 		/* Biases stay zero. */
 	}
+	for (int i = 0; i < m->nlayers; i++) {
+		const struct layer *l = &m->layers[i];
+
+		/* Keras: gamma ones, beta zeros, moving_mean zeros,
+		 * moving_variance ones */
+		if (l->s.kind != XO_LAYER_BATCH_NORMALIZATION)
+			continue;
+		for (int64_t e = 0; e < l->s.gamma_count; e++)
+			w[l->g_off + e] = 1.0f;
+		for (int64_t e = 0; e < l->s.in_ch; e++)
+			w[l->mv_off + e] = 1.0f;
+	}
 	st = xo_tensor_write(m->params, w, 0, m->nparams);
 	free(w);
 	if (st)
@@ -790,24 +893,19 @@ static enum xo_status weight_files(struct xo_model *m, const char *dir, bool sav
 			st = xo_ckpt_begin(&cw, dir);
 	}
 	for (int i = 0; !st && i < m->nlayers; i++) {
-		const struct layer *l = &m->layers[i];
+		struct xo_layer_var v[XO_LAYER_VARS_MAX];
+		int nv = xo_model_layer_vars(m, i, v);
 
-		if (!l->s.w_ndim)
-			continue;
-		if (save)
-			st = weight_file_add(&cw, l->s.name, "kernel", l->s.w_ndim, l->s.w_dim,
-			                     w + l->w_off);
-		else
-			st = weight_file_read(dir, l->s.name, "kernel", l->s.w_ndim, l->s.w_dim,
-			                      w + l->w_off);
-		if (st || !l->s.b_count)
-			continue;
-		if (save)
-			st =
-			    weight_file_add(&cw, l->s.name, "bias", 1, &l->s.b_count, w + l->b_off);
-		else
-			st = weight_file_read(dir, l->s.name, "bias", 1, &l->s.b_count,
-			                      w + l->b_off);
+		/* <layer>.<variable>.npy with Keras's variable names: kernel,
+		 * bias; gamma, beta, moving_mean, moving_variance */
+		for (int k = 0; !st && k < nv; k++) {
+			if (save)
+				st = weight_file_add(&cw, m->layers[i].s.name, v[k].name, v[k].ndim,
+				                     v[k].dim, w + v[k].off);
+			else
+				st = weight_file_read(dir, m->layers[i].s.name, v[k].name,
+				                      v[k].ndim, v[k].dim, w + v[k].off);
+		}
 	}
 	if (save) {
 		if (!st)
@@ -860,6 +958,22 @@ int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out
 	const struct layer *l = &m->layers[i];
 	int n = 0;
 
+	if (l->s.kind == XO_LAYER_BATCH_NORMALIZATION) {
+		/* Keras's order: gamma, beta, moving_mean, moving_variance */
+		int64_t ch = l->s.in_ch;
+
+		if (l->s.gamma_count)
+			out[n++] = (struct xo_layer_var){.name = "gamma", .ndim = 1, .dim = {ch},
+			                                 .off = l->g_off, .count = ch};
+		if (l->s.beta_count)
+			out[n++] = (struct xo_layer_var){.name = "beta", .ndim = 1, .dim = {ch},
+			                                 .off = l->beta_off, .count = ch};
+		out[n++] = (struct xo_layer_var){.name = "moving_mean", .ndim = 1, .dim = {ch},
+		                                 .off = l->mm_off, .count = ch};
+		out[n++] = (struct xo_layer_var){.name = "moving_variance", .ndim = 1,
+		                                 .dim = {ch}, .off = l->mv_off, .count = ch};
+		return n;
+	}
 	if (!l->s.w_ndim)
 		return 0;
 	out[n] = (struct xo_layer_var){.name = "kernel", .ndim = l->s.w_ndim,
@@ -992,6 +1106,17 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.dst[0] = l->out;
 			st = run_op(m, i, XO_OP_dropout, XO_DIR_FWD, &a);
 			break;
+		case XO_LAYER_BATCH_NORMALIZATION:
+			/* training: batch statistics, and the moving statistics
+			 * updated in place; inference: the moving statistics */
+			a.src[0] = l->in;
+			a.src[1] = l->gamma;
+			a.src[2] = l->beta;
+			a.dst[0] = l->out;
+			a.dst[1] = l->mm;
+			a.dst[2] = l->mv;
+			st = run_op(m, i, XO_OP_batch_normalization, XO_DIR_FWD, &a);
+			break;
 		case XO_LAYER_FLATTEN:
 			break;
 		}
@@ -1077,6 +1202,17 @@ static enum xo_status backward(struct xo_model *m)
 			a.dst[0] = l->gin;
 			st = run_op(m, i, act_op(l->s.p.activation), XO_DIR_BWD, &a);
 			break;
+		case XO_LAYER_BATCH_NORMALIZATION:
+			if (!l->need_dx && !l->gamma && !l->beta)
+				break;
+			a.src[0] = l->in;
+			a.src[1] = l->gamma;
+			a.src[2] = l->gout;
+			a.dst[0] = l->gin;
+			a.dst[1] = l->dgamma;
+			a.dst[2] = l->dbeta;
+			st = run_op(m, i, XO_OP_batch_normalization, XO_DIR_BWD, &a);
+			break;
 		case XO_LAYER_FLATTEN:
 			break; /* gout is a view of the previous layer's gout */
 		}
@@ -1130,13 +1266,14 @@ static enum xo_status train_step(struct xo_model *m, struct xo_tensor *loss,
 	if (st)
 		return st;
 	a = (struct xo_op_args){.p = xo_params_default()};
-	a.p.size = m->nparams;
+	a.p.size = m->ntrain; /* the trainable head: moving statistics untouched */
 	a.p.iteration = m->iteration + 1;
-	a.src[0] = m->grads;
-	a.dst[0] = m->params;
-	a.dst[1] = m->adam_m;
-	a.dst[2] = m->adam_v;
-	st = run_op(m, -1, XO_OP_adam, XO_DIR_FWD, &a);
+	a.src[0] = m->tr_grads;
+	a.dst[0] = m->tr_params;
+	a.dst[1] = m->tr_m;
+	a.dst[2] = m->tr_v;
+	if (m->ntrain)
+		st = run_op(m, -1, XO_OP_adam, XO_DIR_FWD, &a);
 	if (!st)
 		m->iteration++;
 	return st;
@@ -1209,7 +1346,7 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	    .adam_v = m->adam_v,
 	    .adam = xo_params_default(),
 	};
-	net->adam.size = m->nparams;
+	net->adam.size = m->ntrain; /* == nparams: no fused path runs batch_normalization */
 	net->adam.iteration = m->iteration + 1;
 	if (!m->fits.valid || m->fits.n != net->n || m->fits.training != training ||
 	    m->fits.x != x || m->fits.x_elems != x->nelem || m->fits.index != !!index ||

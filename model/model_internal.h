@@ -19,6 +19,7 @@ enum xo_layer_kind {
 	XO_LAYER_AVERAGE_POOLING1D,
 	XO_LAYER_GLOBAL_AVERAGE_POOLING1D,
 	XO_LAYER_GLOBAL_MAX_POOLING1D,
+	XO_LAYER_BATCH_NORMALIZATION, /* Keras BatchNormalization, axis -1 */
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is
@@ -34,7 +35,23 @@ struct xo_layer_spec {
 	int64_t w_dim[3];             /* kernel shape (Keras layout) */
 	int w_ndim;                   /* 0: no parameters */
 	int64_t w_count, b_count;     /* kernel and bias elements (b 0 without bias) */
+	/* batch_normalization: gamma (scale) and beta (center), trainable, ch
+	 * each or 0; state_count non-trainable elements (moving_mean and
+	 * moving_variance, ch each), which the optimizer never touches. */
+	int64_t gamma_count, beta_count, state_count;
 };
+
+/* Trainable parameters of a layer, and all of its variables (Keras's
+ * "Trainable params" and "Total params" per layer). */
+static inline int64_t xo_layer_trainable(const struct xo_layer_spec *l)
+{
+	return l->w_count + l->b_count + l->gamma_count + l->beta_count;
+}
+
+static inline int64_t xo_layer_total(const struct xo_layer_spec *l)
+{
+	return xo_layer_trainable(l) + l->state_count;
+}
 
 struct xo_model_spec {
 	int64_t in_len, in_ch; /* the input line */

@@ -44,6 +44,7 @@ static const struct kind_info kinds[] = {
     {"average_pooling1d", "AveragePooling1D", XO_LAYER_AVERAGE_POOLING1D},
     {"global_average_pooling1d", "GlobalAveragePooling1D", XO_LAYER_GLOBAL_AVERAGE_POOLING1D},
     {"global_max_pooling1d", "GlobalMaxPooling1D", XO_LAYER_GLOBAL_MAX_POOLING1D},
+    {"batch_normalization", "BatchNormalization", XO_LAYER_BATCH_NORMALIZATION},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -64,6 +65,8 @@ static const char *const flatten_args[] = {"name", NULL};
 static const char *const dropout_args[] = {"rate", "name", NULL};
 static const char *const dense_args[] = {"units", "activation", "use_bias", "name", NULL};
 static const char *const activation_args[] = {"activation", "name", NULL};
+/* batch_normalization: axis is -1 (the last), the only axis supported */
+static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale", "name", NULL};
 
 static const char *const *kind_args(enum xo_layer_kind k)
 {
@@ -84,6 +87,8 @@ static const char *const *kind_args(enum xo_layer_kind k)
 		return dense_args;
 	case XO_LAYER_ACTIVATION:
 		return activation_args;
+	case XO_LAYER_BATCH_NORMALIZATION:
+		return bn_args;
 	}
 	return flatten_args;
 }
@@ -210,6 +215,29 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  "use_bias=%s: expected True or False", val);
 		return XO_OK;
 	}
+	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
+		if (!parse_bool_value(val, !strcmp(key, "center") ? &p->center : &p->scale))
+			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
+			                  key, val);
+		return XO_OK;
+	}
+	if (!strcmp(key, "momentum") || !strcmp(key, "epsilon")) {
+		char *end;
+		double r;
+		bool mom = !strcmp(key, "momentum");
+
+		errno = 0;
+		r = strtod(val, &end);
+		if (errno || end == val || *end || (mom && !(r >= 0.0 && r <= 1.0)) ||
+		    (!mom && !(r > 0.0 && r < 1.0)))
+			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected a number in %s",
+			                  key, val, mom ? "[0, 1]" : "(0, 1)");
+		if (mom)
+			p->momentum = (float)r;
+		else
+			p->epsilon = (float)r;
+		return XO_OK;
+	}
 	if (!strcmp(key, "rate")) {
 		char *end;
 		double r;
@@ -297,6 +325,14 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->out_rank = l->in_rank;
 		l->out_len = l->in_len;
 		l->out_ch = l->in_ch;
+		break;
+	case XO_LAYER_BATCH_NORMALIZATION: /* statistics per channel (the last axis) */
+		l->out_rank = l->in_rank;
+		l->out_len = l->in_len;
+		l->out_ch = l->in_ch;
+		l->gamma_count = p->scale ? l->in_ch : 0;
+		l->beta_count = p->center ? l->in_ch : 0;
+		l->state_count = 2 * l->in_ch;
 		break;
 	case XO_LAYER_DENSE:
 		if (l->in_rank != 1)
@@ -442,7 +478,8 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			st = spec_error(XO_EFORMAT, origin, line,
 			                "unknown layer '%s' (expected input, conv1d, "
 			                "max_pooling1d, average_pooling1d, global_average_pooling1d, "
-			                "global_max_pooling1d, flatten, dropout or dense)",
+			                "global_max_pooling1d, flatten, dropout, dense, activation "
+			                "or batch_normalization)",
 			                tok[0]);
 			goto out_free;
 		}
@@ -474,6 +511,8 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		l->p.filters = 0;
 		l->p.kernel_size = 0;
 		l->p.units = 0;
+		l->p.epsilon = 1e-3f; /* batch_normalization's Keras default (the */
+		l->p.momentum = 0.99f; /* params default is Adam's 1e-7) */
 		for (int i = 1; i < ntok; i++) {
 			const char *const *allowed = kind_args(l->kind);
 			char *eq = strchr(tok[i], '='), *val;

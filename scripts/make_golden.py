@@ -134,6 +134,38 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 3, "x_range": (-1.0, 1.0),
         "seed_offset": 4,
     },
+    # BatchNormalization (issue 13): statistics over batch and steps after a
+    # conv, over the batch after a dense; training uses the batch statistics
+    # and updates the moving ones, predict uses the moving ones. The layer
+    # before BN has no bias: BN removes it, so its gradient is rounding noise
+    # that Adam would amplify to steps of about lr (in float64 as in float32,
+    # in different directions): a Keras model would be trained the same way.
+    "bn_conv": {
+        "spec": (
+            "# golden: Conv1D -> BatchNormalization -> relu -> global average\n"
+            "input 15 3\n"
+            "conv1d filters=5 kernel_size=3 use_bias=False\n"
+            "batch_normalization\n"
+            "activation activation=relu\n"
+            "global_average_pooling1d\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 5,
+    },
+    "bn_mlp": {
+        "spec": (
+            "# golden: Dense -> BatchNormalization (center off, momentum 0.9,\n"
+            "# epsilon 0.01) -> tanh -> Dense softmax\n"
+            "input 10\n"
+            "dense units=12 use_bias=False\n"
+            "batch_normalization center=False momentum=0.9 epsilon=0.01\n"
+            "activation activation=tanh\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 6,
+    },
 }
 
 
@@ -178,8 +210,10 @@ def build(text):
                 kw[k] = int(v)
             elif k == "use_bias":
                 kw[k] = v in ("True", "true", "1")
-            elif k == "rate":
+            elif k in ("rate", "momentum", "epsilon"):
                 kw[k] = float(v)
+            elif k in ("center", "scale"):
+                kw[k] = v in ("True", "true", "1")
             elif k == "activation":
                 kw[k] = None if v in ("None", "none", "linear") else v
             else:
@@ -189,7 +223,8 @@ def build(text):
                "global_average_pooling1d": keras.layers.GlobalAveragePooling1D,
                "global_max_pooling1d": keras.layers.GlobalMaxPooling1D,
                "flatten": keras.layers.Flatten, "dropout": keras.layers.Dropout,
-               "dense": keras.layers.Dense, "activation": keras.layers.Activation}[kind]
+               "dense": keras.layers.Dense, "activation": keras.layers.Activation,
+               "batch_normalization": keras.layers.BatchNormalization}[kind]
         model.add(cls(**kw))
     return model
 
@@ -213,6 +248,16 @@ def initial_weights(model, rng):
     values = []
     for layer in model.layers:
         ws = []
+        if isinstance(layer, keras.layers.BatchNormalization):
+            # gamma and the moving variance around 1 (a variance is >= 0),
+            # beta and the moving mean around 0; all non-default
+            for w in layer.weights:
+                shp = tuple(w.shape)
+                one = w.name in ("gamma", "moving_variance")
+                ws.append(rng.uniform(0.5, 1.5, shp).astype(np.float32) if one
+                          else rng.uniform(-0.1, 0.1, shp).astype(np.float32))
+            values.append(ws)
+            continue
         for w in layer.weights:
             shp = tuple(w.shape)
             if len(shp) > 1:
@@ -239,6 +284,11 @@ def write_weights(model, names, directory):
     for layer, name in zip(model.layers, names):
         ws = layer.get_weights()
         if not ws:
+            continue
+        if isinstance(layer, keras.layers.BatchNormalization):
+            # gamma, beta, moving_mean, moving_variance by Keras's own names
+            for v, value in zip(layer.weights, ws):
+                save(directory / f"{name}.{v.name}.npy", value)
             continue
         save(directory / f"{name}.kernel.npy", ws[0])
         if len(ws) > 1:

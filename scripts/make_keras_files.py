@@ -99,6 +99,69 @@ def pool_avg_model():
     ])
 
 
+def bn_model():
+    """BatchNormalization after a Conv1D (statistics over batch and steps;
+    no conv bias, as usual before BN) and after a Dense (center=False)."""
+    return keras.Sequential([
+        keras.Input(shape=(13, 3)),
+        layers.Conv1D(6, 3, use_bias=False),
+        layers.BatchNormalization(),
+        layers.Activation("relu"),
+        layers.GlobalAveragePooling1D(),
+        layers.Dense(8),
+        layers.BatchNormalization(center=False, momentum=0.9, epsilon=1e-2),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def randomize_bn(model, rng):
+    """randomize, then moving variances in [0.5, 1.5] (a variance is >= 0)."""
+    randomize(model, rng)
+    for layer in model.layers:
+        if isinstance(layer, layers.BatchNormalization):
+            layer.moving_variance.assign(
+                rng.uniform(0.5, 1.5, layer.moving_variance.shape).astype(np.float32))
+
+
+def bn_fixtures(out):
+    """bn.keras, bn.weights.h5, bn.keras2_weights.h5 (the legacy layout: gamma,
+    beta, moving_mean, moving_variance in Keras 2's weights order), bn.x.npy,
+    bn.y64.npy; and the refused BatchNormalization
+    options, each its own file: bn_axis (axis=1), bn_regularizer
+    (gamma_regularizer), bn_initializer (gamma_initializer), and written into
+    the config of a default layer: bn_synchronized (synchronized=True builds
+    on TensorFlow only) and bn_renorm (Keras 2's renorm=True; Keras 3 has no
+    such argument)."""
+    import zipfile
+    rng = np.random.default_rng(29)
+    m = bn_model()
+    randomize_bn(m, rng)
+    m.save(os.path.join(out, "bn.keras"))
+    m.save_weights(os.path.join(out, "bn.weights.h5"))
+    keras2_weights(os.path.join(out, "bn.keras2_weights.h5"), m)  # legacy order
+    write_inputs(out, "bn", m, rng)
+    for name, kw in (("bn_axis", {"axis": 1}),
+                     ("bn_regularizer", {"gamma_regularizer": "l2"}),
+                     ("bn_initializer", {"gamma_initializer": "random_normal"})):
+        bad = keras.Sequential([keras.Input(shape=(5, 4)), layers.BatchNormalization(**kw),
+                                layers.Flatten(), layers.Dense(3)])
+        bad.save(os.path.join(out, name + ".keras"))
+    src = os.path.join(out, "bn_axis.keras")
+    with zipfile.ZipFile(src) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    # synchronized=True only builds on TensorFlow; renorm is Keras 2's:
+    # both written into the config of a default layer
+    for name, key in (("bn_renorm", "renorm"), ("bn_synchronized", "synchronized")):
+        cfg = json.loads(members["config.json"])
+        for layer in cfg["config"]["layers"]:
+            if layer["class_name"] == "BatchNormalization":
+                layer["config"]["axis"] = -1
+                layer["config"][key] = True
+        with zipfile.ZipFile(os.path.join(out, name + ".keras"), "w") as z:
+            for n, data in members.items():
+                z.writestr(n, json.dumps(cfg).encode() if n == "config.json" else data)
+
+
 def keras2_weights(path, model):
     """The file Keras 2's save_weights / ModelCheckpoint(save_weights_only=True)
     wrote (tf.keras 2.x, hdf5_format.save_weights_to_hdf5_group), rebuilt
@@ -150,8 +213,15 @@ def write_inputs(out, name, model, rng, n=16):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "suites/golden/keras"
+    args = [a for a in sys.argv[1:] if not a.startswith("--only")]
+    out = args[0] if args else "suites/golden/keras"
     os.makedirs(out, exist_ok=True)
+    # --only=bn: the BatchNormalization fixtures alone (their own generator),
+    # so adding them rewrote no other file
+    if "--only=bn" in sys.argv[1:]:
+        bn_fixtures(out)
+        print("keras", keras.__version__, "wrote the bn fixtures to", out)
+        return
     keras.utils.set_random_seed(13)
     rng = np.random.default_rng(13)
 
@@ -203,6 +273,7 @@ def main():
         randomize(m, r)
         m.save(os.path.join(out, name + ".keras"))
         write_inputs(out, name, m, r)
+    bn_fixtures(out)
     print("keras", keras.__version__, "wrote", out)
 
 

@@ -224,6 +224,14 @@ bool xo_hmode_applies(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
 	return false;
 }
 
+/* dst slots read and updated in place (their inputs in init[]): adam's w, m,
+ * v; batch_normalization fwd's moving_mean and moving_variance. */
+static bool has_state(const struct xo_case *c, int i)
+{
+	return c->op == XO_OP_adam ||
+	       (c->op == XO_OP_batch_normalization && c->dir == XO_DIR_FWD && i > 0);
+}
+
 /* Slot names for reports, from the slot conventions of ops.def. */
 static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 {
@@ -260,6 +268,12 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 		return dst ? (i ? "correct" : "idx") : (i ? "t" : "p");
 	case XO_OP_gather:
 		return dst ? "y" : (i ? "index" : "x");
+	case XO_OP_batch_normalization:
+		if (dir == XO_DIR_FWD)
+			return dst ? (const char *[]){"y", "moving_mean", "moving_variance"}[i]
+			           : (const char *[]){"x", "gamma", "beta", "?"}[i];
+		return dst ? (const char *[]){"dx", "dgamma", "dbeta"}[i]
+		           : (const char *[]){"x", "gamma", "dy", "?"}[i];
 	case XO_OP_COUNT:
 		break;
 	}
@@ -638,6 +652,28 @@ static enum xo_status fill_inputs(struct hcase *h)
 			h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
 			h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.1f, 0.1f);
 			h->init[2][i] = real_in(h, 6, (uint64_t)i, 0.0f, 0.01f);
+		}
+		break;
+	case XO_OP_batch_normalization:
+		/* x off centre (mean about 0.5) so that the mean's error enters
+		 * x - mean; gamma of both signs away from 0; the state (fwd) a
+		 * moving mean near 0 and a moving variance in [0.5, 1.5] */
+		fill_plain(h, 0, true, -0.5f, 1.5f);
+		if (h->sn[1])
+			for (int64_t i = 0; i < h->sn[1]; i++) {
+				float v = real_in(h, 1, (uint64_t)i, 0.5f, 1.5f);
+
+				h->src[1][i] = i % 3 == 1 ? -v : v;
+			}
+		if (bwd) {
+			fill_plain(h, 2, true, -1.0f, 1.0f);
+		} else {
+			if (h->sn[2])
+				fill_plain(h, 2, true, -1.0f, 1.0f);
+			for (int64_t i = 0; i < p->ch; i++) {
+				h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.5f, 0.5f);
+				h->init[2][i] = real_in(h, 6, (uint64_t)i, 0.5f, 1.5f);
+			}
 		}
 		break;
 	case XO_OP_accuracy:
@@ -1057,6 +1093,139 @@ static void tol_avg_pool(struct hcase *h)
 		h->tol[0][e] = C_ACC * (double)(k - 1 + 6) * U * (double)h->mag[0][e] + TINY;
 }
 
+/*
+ * batch_normalization, real fills (ops.def has the formulas; every backend
+ * computes them in float). Per channel over N = batch*len rows, with the
+ * exact values (in double, from the float inputs) mu = mean, d_k = x_k - mu,
+ * V = sum d^2 / N, s = V + eps, r = 1 / sqrt(s), xh = d r, M1 = sum |x| / N;
+ * first-order bounds of a float evaluation (any summation order, FMA or not:
+ * Higham 3.1; OpenCL sqrt 6u, x/y 5u; N converted to float: u):
+ *   mean      e_mu = (N - 1) u N M1 / N + (1 + 5) u |mu| <= (N + 5) u M1
+ *   d_k       Dd_k = e_mu + u (|d_k| + e_mu)
+ *   var       e_V = sum (2 |d| Dd + Dd^2) / N + (N + 1) u sum (|d| + Dd)^2 / N
+ *             + 6 u V   (N products and N - 1 additions, the division)
+ *   s         e_s = e_V + u (s + e_V)
+ *   r         dr = e_s / (2 s) + 11 u (relative: sqrt halves s's error, sqrt
+ *             6u, the reciprocal 5u)
+ *   xh_k      Dx_k = r Dd_k + |xh_k| (dr + u)
+ *   y_k       |g| Dx_k + 2 u |g xh_k| + u |beta|; and the reference's u |y|
+ *   moving    2 u (|m| mom + |stat| (1 - mom)) + e_stat (1 - mom) + 2 u |m'|
+ *             (1 - mom is exact for mom in [0.5, 1], Sterbenz; else one u more)
+ * Inference: mu = moving_mean exactly, e_mu = 0, e_V = 0 (V = moving_variance).
+ * Backward, the same Dx_k (the statistics recomputed from x), then
+ *   dbeta     e_db = (N - 1) u sum |dy|
+ *   dgamma    e_dg = sum |dy| Dx + N u sum |dy xh|
+ *   dx_k      F = g r / N (relative error dr + 7u), B = N dy - db - xh dg,
+ *             MB = N |dy| + |db| + |xh dg|:
+ *             |F| (e_db + Dx_k |dg| + |xh_k| e_dg + 5 u MB) + |F| MB (dr + 8u)
+ * and the reference's rounding of each. Times C_ACC for the higher orders.
+ */
+static enum xo_status tol_batch_normalization(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	bool bwd = h->c->dir == XO_DIR_BWD, train = bwd || p->training;
+	int64_t rows = p->batch * p->len, ch = p->ch;
+	double n = (double)rows, mom = p->momentum, eps = p->epsilon;
+	double om_u = mom >= 0.5 ? 0.0 : U;
+	double *dx = malloc(sizeof(double) * (size_t)rows);
+
+	if (!dx)
+		return xo_error(XO_ENOMEM, "harness: out of memory");
+	for (int64_t c = 0; c < ch; c++) {
+		const float *x = h->src[0];
+		double g = h->sn[1] ? h->src[1][c] : 1.0;
+		double mu = 0.0, m1 = 0.0, v = 0.0, e_mu = 0.0, e_v = 0.0, s, r, e_s, dr;
+
+		if (train) {
+			for (int64_t k = 0; k < rows; k++) {
+				mu += x[k * ch + c];
+				m1 += fabs((double)x[k * ch + c]);
+			}
+			mu /= n;
+			m1 /= n;
+			e_mu = (n + 5.0) * U * m1;
+			for (int64_t k = 0; k < rows; k++) {
+				double d = x[k * ch + c] - mu, dd = e_mu + U * (fabs(d) + e_mu);
+
+				v += d * d;
+				e_v += 2.0 * fabs(d) * dd + dd * dd +
+				       (n + 1.0) * U * (fabs(d) + dd) * (fabs(d) + dd);
+			}
+			v /= n;
+			e_v = e_v / n + 6.0 * U * v;
+		} else {
+			mu = h->init[1][c];
+			v = h->init[2][c];
+		}
+		s = v + eps;
+		r = 1.0 / sqrt(s);
+		e_s = e_v + U * (s + e_v);
+		dr = e_s / (2.0 * s) + 11.0 * U;
+		for (int64_t k = 0; k < rows; k++) {
+			double d = x[k * ch + c] - mu, dd = e_mu + U * (fabs(d) + e_mu);
+
+			dx[k] = r * dd + fabs(d * r) * (dr + U);
+		}
+		if (!bwd) {
+			double b = h->sn[2] ? h->src[2][c] : 0.0;
+
+			for (int64_t k = 0; k < rows; k++) {
+				double xh = (x[k * ch + c] - mu) * r;
+
+				h->tol[0][k * ch + c] =
+				    C_ACC * (fabs(g) * dx[k] + 2.0 * U * fabs(g * xh) + U * fabs(b) +
+				             U * fabs((double)h->ref[0][k * ch + c])) +
+				    TINY;
+			}
+			if (p->training) {
+				double mm = h->init[1][c], mv = h->init[2][c];
+
+				h->tol[1][c] = C_ACC * (2.0 * U * (fabs(mm) * mom + fabs(mu) * (1.0 - mom)) +
+				                        (e_mu + om_u * fabs(mu)) * (1.0 - mom) +
+				                        2.0 * U * fabs((double)h->ref[1][c])) +
+				               TINY;
+				h->tol[2][c] = C_ACC * (2.0 * U * (mv * mom + v * (1.0 - mom)) +
+				                        (e_v + om_u * v) * (1.0 - mom) +
+				                        2.0 * U * fabs((double)h->ref[2][c])) +
+				               TINY;
+			}
+		} else {
+			const float *dy = h->src[2];
+			double db = 0.0, dg = 0.0, sdy = 0.0, sdyx = 0.0, e_db, e_dg, f;
+
+			e_dg = 0.0;
+			for (int64_t k = 0; k < rows; k++) {
+				double xh = (x[k * ch + c] - mu) * r, gy = dy[k * ch + c];
+
+				db += gy;
+				dg += gy * xh;
+				sdy += fabs(gy);
+				sdyx += fabs(gy * xh);
+				e_dg += fabs(gy) * dx[k];
+			}
+			e_db = (n - 1.0) * U * sdy;
+			e_dg += n * U * sdyx;
+			f = fabs(g * r / n);
+			for (int64_t k = 0; k < rows; k++) {
+				double xh = (x[k * ch + c] - mu) * r, gy = dy[k * ch + c];
+				double mb = n * fabs(gy) + fabs(db) + fabs(xh * dg);
+
+				h->tol[0][k * ch + c] =
+				    C_ACC * (f * (e_db + dx[k] * fabs(dg) + fabs(xh) * e_dg + 5.0 * U * mb) +
+				             f * mb * (dr + 8.0 * U) +
+				             U * fabs((double)h->ref[0][k * ch + c])) +
+				    TINY;
+			}
+			if (h->dn[1])
+				h->tol[1][c] = C_ACC * (e_dg + U * fabs((double)h->ref[1][c])) + TINY;
+			if (h->dn[2])
+				h->tol[2][c] = C_ACC * (e_db + U * fabs((double)h->ref[2][c])) + TINY;
+		}
+	}
+	free(dx);
+	return XO_OK;
+}
+
 static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 {
 	const struct xo_case *c = h->c;
@@ -1219,6 +1388,8 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 	case XO_OP_adam:
 		tol_adam(h);
 		return XO_OK;
+	case XO_OP_batch_normalization:
+		return tol_batch_normalization(h);
 	case XO_OP_relu:    /* max(x, 0), dy or 0: exact */
 	case XO_OP_flatten: /* a copy */
 	case XO_OP_dropout: /* x * scale, scale = 1/(1-rate) in float: one rounding, exact */
@@ -1673,10 +1844,10 @@ static enum xo_status hcase_alloc(struct hcase *h)
 		h->tol[i] = calloc(n, sizeof(double));
 		if (mag)
 			h->mag[i] = calloc(n, sizeof(float));
-		if (c->op == XO_OP_adam)
+		if (has_state(c, i))
 			h->init[i] = calloc(n, sizeof(float));
 		if (!h->ref[i] || !h->got[i] || !h->tol[i] || (mag && !h->mag[i]) ||
-		    (c->op == XO_OP_adam && !h->init[i]))
+		    (has_state(c, i) && !h->init[i]))
 			return xo_error(XO_ENOMEM, "harness: out of memory");
 	}
 	if (conv && c->dir == XO_DIR_FWD && !(h->z = calloc((size_t)h->dn[0], sizeof(float))))

@@ -60,6 +60,8 @@ static const struct {
 	{XO_OP_global_average_pooling1d, XO_DIR_BWD, "batch=2 len=9 ch=2"},
 	{XO_OP_global_max_pooling1d, XO_DIR_FWD, "batch=2 len=9 ch=2"},
 	{XO_OP_global_max_pooling1d, XO_DIR_BWD, "batch=2 len=9 ch=2"},
+	{XO_OP_batch_normalization, XO_DIR_FWD, "batch=2 len=3 ch=4 epsilon=0.001"},
+	{XO_OP_batch_normalization, XO_DIR_BWD, "batch=2 len=3 ch=4 epsilon=0.001"},
 	{XO_OP_dense, XO_DIR_FWD, "batch=3 ch=5 units=4 activation=sigmoid"},
 	{XO_OP_dense, XO_DIR_BWD, "batch=3 ch=5 units=4 activation=sigmoid"},
 	{XO_OP_relu, XO_DIR_FWD, "batch=2 len=3 ch=4"},

@@ -111,6 +111,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	static const enum gc_bsrc act[] = {GC_Y, GC_DY, GC_NONE, GC_NONE};
 	static const enum gc_bsrc act_x[] = {GC_IN0, GC_DY, GC_NONE, GC_NONE};
 	static const enum gc_bsrc grad_only[] = {GC_DY, GC_NONE, GC_NONE, GC_NONE};
+	static const enum gc_bsrc norm[] = {GC_IN0, GC_IN1, GC_DY, GC_NONE};
 
 	switch (op) {
 	case XO_OP_conv1d:
@@ -134,6 +135,8 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_flatten:
 	case XO_OP_dropout:
 		return grad_only[s];
+	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
+		return norm[s];
 	default:
 		fail_msg("bwd_src: op %s is not handled here", xo_op_name(op));
 	}
@@ -326,7 +329,7 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 {
 	struct xo_backend *be;
 	struct xo_tensor *tin[XO_MAX_SRC] = {0}, *ty, *tym, *tr;
-	struct xo_tensor *tg[XO_MAX_DST] = {0}, *tgm[XO_MAX_DST] = {0};
+	struct xo_tensor *tg[XO_MAX_DST] = {0}, *tgm[XO_MAX_DST] = {0}, *tst[XO_MAX_DST] = {0};
 	struct xo_op_args a = {.p = c->p};
 	struct xo_ref_src in[XO_MAX_SRC] = {{0}}, src[XO_MAX_SRC];
 	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
@@ -361,6 +364,11 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 			 XO_OK);
 	a.dst[0] = ty;
 	a.mag[0] = tym;
+	if (c->op == XO_OP_batch_normalization) /* the moving statistics (state) */
+		for (int i = 1; i < 3; i++)
+			assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[i].ndim,
+							  d->fd[i].dim, &tst[i]), XO_OK),
+			    a.dst[i] = tst[i];
 	assert_int_equal(xo_op_run(be, c->op, XO_DIR_FWD, &a), XO_OK);
 	assert_int_equal(xo_tensor_read(ty, buf, 0, d->ny), XO_OK);
 	math_fwd(c, d, &c->p, d->y);
@@ -454,6 +462,7 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	for (int i = 0; i < XO_MAX_DST; i++) {
 		xo_tensor_free(tg[i]);
 		xo_tensor_free(tgm[i]);
+		xo_tensor_free(tst[i]);
 	}
 	for (int i = 0; i < XO_MAX_SRC; i++)
 		xo_tensor_free(tin[i]);
@@ -952,6 +961,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	c->p = p;
 	c->tol = GC_TOL_LINEAR;
 	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
+	    op == XO_OP_batch_normalization ||
 	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
 	    ((op == XO_OP_conv1d || op == XO_OP_dense) &&
 	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
@@ -1057,6 +1067,20 @@ static void build_cases(void)
 	add_case(XO_OP_dropout, p);
 	p.training = false;
 	add_case(XO_OP_dropout, p);
+	/* batch_normalization (training form; smooth: batch statistics of >= 6
+	 * rows of inputs in [-1, 1), so var + eps stays away from 0 and the
+	 * third derivatives of L stay of order 10 as the activations'), with
+	 * center and scale each off, len 1 and len > 1 */
+	for (int cs = 0; cs < 4; cs++) {
+		p = xo_params_default();
+		p.batch = cs == 3 ? 8 : 3;
+		p.len = cs == 3 ? 1 : 2;
+		p.ch = 3;
+		p.epsilon = 1e-3f;
+		p.center = cs != 1;
+		p.scale = cs != 2;
+		add_case(XO_OP_batch_normalization, p);
+	}
 	p = xo_params_default();
 	p.batch = 4;
 	p.ch = 5;

@@ -127,6 +127,9 @@ static const struct fixture fixtures[] = {
     {"acts.keras", NULL, "acts"},
     {"pool.keras", NULL, "pool"},
     {"gavg.keras", NULL, "gavg"},
+    {"bn.keras", NULL, "bn"},
+    {"bn.keras", "bn.weights.h5", "bn"},
+    {"bn.keras", "bn.keras2_weights.h5", "bn"},
 };
 
 static void test_keras_predict(void **state)

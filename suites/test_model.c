@@ -164,6 +164,17 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += (double)(l->p.pool_size + 4);
 		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D)
 			*k_path += (double)(l->in_len + 4);
+		/* batch_normalization: y = gamma ((x - mean) r) + beta is four
+		 * roundings and r = 1 / sqrt(var + eps) three more, about 16u
+		 * relative: 2 in units of 8u; training adds the statistics,
+		 * sums of batch * len terms (harness.c, tol_batch_normalization),
+		 * and dgamma, dbeta sum as many (K_grad). The golden nets' gain
+		 * |gamma| r (gamma and the moving variance in [0.5, 1.5]) stays
+		 * below 2.2, inside the constant 8's margin as the activations'. */
+		else if (l->kind == XO_LAYER_BATCH_NORMALIZATION)
+			*k_path += 2.0 + (batch > 1 ? (double)(batch * l->in_len) : 0.0);
+		if (l->kind == XO_LAYER_BATCH_NORMALIZATION && (double)(batch * l->in_len) > *k_grad)
+			*k_grad = (double)(batch * l->in_len);
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_DENSE ||
 		    l->kind == XO_LAYER_ACTIVATION)
 			*k_path += act_length(l->p.activation);
@@ -245,6 +256,10 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nflatten\nglobal_max_pooling1d\n", 3, "global_max_pooling1d needs"},
     {"input 29 1\nglobal_max_pooling1d pool_size=2\n", 2, "unknown argument"},
     {"input 29 1\nglobal_average_pooling1d keepdims=True\n", 2, "unknown argument"},
+    {"input 29 1\nbatch_normalization axis=1\n", 2, "unknown argument 'axis'"},
+    {"input 29 1\nbatch_normalization momentum=1.5\n", 2, "momentum=1.5"},
+    {"input 29 1\nbatch_normalization epsilon=0\n", 2, "epsilon=0"},
+    {"input 29 1\nbatch_normalization center=maybe\n", 2, "center=maybe"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 strides=2 dilation_rate=2\n", 2, "dilation"},
     {"input 29 1\ndense units=4\n", 2, "flatten"},
     {"input 29 1\nflatten\nconv1d filters=4 kernel_size=3\n", 3, "conv1d needs"},
@@ -477,8 +492,8 @@ static void test_npy_roundtrip(void **state)
 
 /* ---- golden fixtures --------------------------------------------------- */
 
-static const char *const golden_models[] = {"seed", "mixed_a", "mixed_b", "acts", "pool_avg",
-                                             "pool_gmax"};
+static const char *const golden_models[] = {"seed",     "mixed_a",  "mixed_b", "acts",
+                                             "pool_avg", "pool_gmax", "bn_conv", "bn_mlp"};
 
 static void check_close(const char *what, const float *got, const float *want, int64_t n,
                         double atol, double rtol)
@@ -604,16 +619,24 @@ static void test_golden_train(void **state)
 				struct xo_npy got, want;
 				double wmax = 0.0;
 				struct stat st2;
+				struct xo_layer_var v[XO_LAYER_VARS_MAX];
+				int nv = xo_model_layer_vars(m, l, v);
 
-				snprintf(name, sizeof(name), "%s.kernel.npy",
-				         xo_model_layer_name(m, l));
-				snprintf(what, sizeof(what), "%s/%s", tdir, name);
-				if (stat(what, &st2))
-					continue;
-				for (int part = 0; part < 2; part++) {
+				/* every variable Keras saved: kernel, bias; gamma,
+				 * beta, moving_mean, moving_variance. The moving
+				 * statistics take the weights' bound too: each is a
+				 * convex combination of its initial value and the
+				 * batch statistics (weights (1 - momentum) momentum^k),
+				 * so its error is at most the largest batch
+				 * statistic's, an average over the layer's input whose
+				 * error is the forward path's (8u K_path of its
+				 * magnitude, inside eta) plus what the weights' own
+				 * differences (each within tol_w) make of it; this
+				 * last step is an assumption the golden nets check
+				 * (measured: at most 0.25 of tol_w). */
+				for (int part = 0; part < nv; part++) {
 					snprintf(name, sizeof(name), "%s.%s.npy",
-					         xo_model_layer_name(m, l),
-					         part ? "bias" : "kernel");
+					         xo_model_layer_name(m, l), v[part].name);
 					snprintf(what, sizeof(what), "%s/%s", tdir, name);
 					if (stat(what, &st2))
 						continue;
@@ -940,10 +963,13 @@ static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
 static void test_fused_refuses_pooling(void **state)
 {
 	static const char *const head = "input 21 2\nconv1d filters=4 kernel_size=3 activation=relu\n";
-	static const char *const tails[4] = {
+	static const char *const tails[5] = {
 	    "average_pooling1d pool_size=2\nflatten\ndense units=4 activation=softmax\n",
 	    "global_average_pooling1d\ndense units=4 activation=softmax\n",
 	    "global_max_pooling1d\ndense units=4 activation=softmax\n",
+	    /* batch_normalization: no fused kernel either (its batch statistics) */
+	    "batch_normalization\nmax_pooling1d pool_size=2\nflatten\ndense units=4 "
+	    "activation=softmax\n",
 	    "max_pooling1d pool_size=2\nflatten\ndense units=4 activation=softmax\n", /* control */
 	};
 	struct xo_backend *be[4];
@@ -954,9 +980,9 @@ static void test_fused_refuses_pooling(void **state)
 	for (int b = 0; b < nbe; b++) {
 		if (!be[b]->iface->net_fits)
 			continue;
-		for (int t = 0; t < 4; t++) {
+		for (int t = 0; t < 5; t++) {
 			struct xo_model *m;
-			bool control = t == 3;
+			bool control = t == 4;
 
 			snprintf(spec, sizeof(spec), "%s%s", head, tails[t]);
 			if (xo_model_open_string(spec, "pool", be[b], 16, &m) || xo_model_init(m, 3))
@@ -973,6 +999,173 @@ static void test_fused_refuses_pooling(void **state)
 		tested++;
 	}
 	assert_true(tested >= 1); /* cpu has the hooks */
+	close_backends(be, nbe);
+}
+
+/*
+ * BatchNormalization's state on every backend: a fresh model holds Keras's
+ * initial values (gamma 1, beta 0, moving_mean 0, moving_variance 1); one
+ * training step on one batch of N rows sets moving_mean = 0.01 * (batch
+ * mean) and moving_variance = 0.99 + 0.01 * (biased batch variance), each
+ * from the float statistics (error <= (N + 6) u of |x| sums, far below the
+ * 1e-6 allowed), while gamma and beta take Adam's first step (about lr =
+ * 1e-3); predict then uses those
+ * moving statistics (a model whose predictions used the batch statistics
+ * would give the same output for two inputs that differ by a constant
+ * shift of every row, which this one does not).
+ */
+static void test_batchnorm_state(void **state)
+{
+	static const char *const spec = "input 6 3\nbatch_normalization momentum=0.99\n"
+	                                "flatten\ndense units=4 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	float x[8 * 18], y[8 * 4] = {0}, w0[256], w1[256], p0[8 * 4], p1[8 * 4];
+
+	(void)state;
+	for (int i = 0; i < 8 * 18; i++)
+		x[i] = (float)((i * 37 % 23) - 9) / 8.0f + (float)(i % 3);
+	for (int i = 0; i < 8; i++)
+		y[i * 4 + i % 4] = 1.0f;
+	for (int b = 0; b < nbe; b++) {
+		struct xo_fit_options o = xo_fit_options_default();
+		struct xo_layer_var v[XO_LAYER_VARS_MAX];
+		struct xo_model *m;
+		int nv;
+
+		if (xo_model_open_string(spec, "bn", be[b], 8, &m) || xo_model_init(m, 5))
+			fail_msg("%s", xo_last_error());
+		assert_true(xo_model_param_count(m) <= 256);
+		nv = xo_model_layer_vars(m, 0, v);
+		assert_int_equal(nv, 4);
+		assert_string_equal(v[0].name, "gamma");
+		assert_string_equal(v[1].name, "beta");
+		assert_string_equal(v[2].name, "moving_mean");
+		assert_string_equal(v[3].name, "moving_variance");
+		assert_int_equal(xo_model_params_host(m, w0, false), XO_OK);
+		for (int c = 0; c < 3; c++) {
+			assert_true(w0[v[0].off + c] == 1.0f && w0[v[1].off + c] == 0.0f);
+			assert_true(w0[v[2].off + c] == 0.0f && w0[v[3].off + c] == 1.0f);
+		}
+		o.epochs = 1;
+		o.batch_size = 8;
+		o.shuffle = false;
+		if (xo_model_fit(m, x, y, 8, &o, NULL, NULL))
+			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+		assert_int_equal(xo_model_params_host(m, w1, false), XO_OK);
+		for (int c = 0; c < 3; c++) {
+			double mean = 0.0, var = 0.0;
+
+			for (int r = 0; r < 48; r++)
+				mean += x[r * 3 + c];
+			mean /= 48.0;
+			for (int r = 0; r < 48; r++)
+				var += (x[r * 3 + c] - mean) * (x[r * 3 + c] - mean);
+			var /= 48.0;
+			if (!(fabs(w1[v[2].off + c] - 0.01 * mean) <= 1e-6) ||
+			    !(fabs(w1[v[3].off + c] - (0.99 + 0.01 * var)) <= 1e-6))
+				fail_msg("%s: channel %d: moving_mean %.9g (want %.9g), "
+				         "moving_variance %.9g (want %.9g)",
+				         xo_backend_name(be[b]), c, (double)w1[v[2].off + c], 0.01 * mean,
+				         (double)w1[v[3].off + c], 0.99 + 0.01 * var);
+			/* gamma and beta did take Adam's first step (about lr) */
+			assert_true(fabs(w1[v[0].off + c] - 1.0f) > 1e-4);
+			assert_true(fabs(w1[v[1].off + c]) > 1e-4);
+		}
+		/* predict: the moving statistics, not the batch's */
+		assert_int_equal(xo_model_predict(m, x, 8, 8, p0), XO_OK);
+		for (int i = 0; i < 8 * 18; i++)
+			x[i] += 0.5f;
+		assert_int_equal(xo_model_predict(m, x, 8, 8, p1), XO_OK);
+		for (int i = 0; i < 8 * 18; i++)
+			x[i] -= 0.5f;
+		{
+			double diff = 0.0;
+
+			for (int i = 0; i < 8 * 4; i++)
+				diff = fmax(diff, fabs((double)p0[i] - (double)p1[i]));
+			if (!(diff > 1e-3))
+				fail_msg("%s: predict ignores a shift of the input (%.3g): batch "
+				         "statistics at inference?", xo_backend_name(be[b]), diff);
+		}
+		xo_model_close(m);
+	}
+	close_backends(be, nbe);
+}
+
+/*
+ * batch_normalization on one row (batch 1, len 1: a Dense -> BN model
+ * trained on batches of 1, which Keras allows): the batch
+ * variance is exactly 0 (x - x / 1 = 0 in any float arithmetic), so every
+ * backend must give y = beta exactly, moving_variance = moving_variance *
+ * momentum, and backward dx = 0, dbeta = dy, dgamma = 0 exactly (the
+ * harness cannot take this case: all-zero outputs are uninformative there).
+ */
+static void test_batchnorm_one_row(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	const float x[5] = {0.5f, -1.25f, 3.0f, 0.0f, 7.5f}, g[5] = {1.5f, -0.5f, 2.0f, 1.0f, 0.25f};
+	const float bt[5] = {0.1f, 0.2f, -0.3f, 0.4f, -0.5f}, dy[5] = {1.0f, -2.0f, 0.5f, 3.0f, -1.0f};
+
+	(void)state;
+	for (int b = 0; b < nbe; b++) {
+		struct xo_tensor *t[9];
+		struct xo_op_args a = {.p = xo_params_default()};
+		float y[5], mm[5], mv[5], dx[5], dg[5], db[5], mm0[5] = {0.25f, 0, 0, 0, 0};
+		float mv0[5] = {1.0f, 0.5f, 2.0f, 1.0f, 1.0f};
+		int64_t d2[2] = {1, 5}, d1[1] = {5};
+
+		for (int i = 0; i < 9; i++)
+			assert_int_equal(xo_tensor_create(be[b], XO_DTYPE_F32, i < 5 ? 2 : 1,
+			                                  i < 5 ? d2 : d1, &t[i]), XO_OK);
+		/* t: 0 x, 1 y, 2 dy, 3 dx, 4 spare; 5 gamma, 6 beta, 7 mm, 8 mv */
+		assert_int_equal(xo_tensor_write(t[0], x, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[2], dy, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[5], g, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[6], bt, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[7], mm0, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_write(t[8], mv0, 0, 5), XO_OK);
+		a.p.batch = 1;
+		a.p.ch = 5;
+		a.p.epsilon = 1e-3f;
+		a.src[0] = t[0];
+		a.src[1] = t[5];
+		a.src[2] = t[6];
+		a.dst[0] = t[1];
+		a.dst[1] = t[7];
+		a.dst[2] = t[8];
+		assert_int_equal(xo_op_run(be[b], XO_OP_batch_normalization, XO_DIR_FWD, &a), XO_OK);
+		assert_int_equal(xo_tensor_read(t[1], y, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_read(t[7], mm, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_read(t[8], mv, 0, 5), XO_OK);
+		a.src[2] = t[2];
+		a.dst[0] = t[3];
+		a.dst[1] = t[7]; /* dgamma, dbeta over the state (read above) */
+		a.dst[2] = t[8];
+		assert_int_equal(xo_op_run(be[b], XO_OP_batch_normalization, XO_DIR_BWD, &a), XO_OK);
+		assert_int_equal(xo_tensor_read(t[3], dx, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_read(t[7], dg, 0, 5), XO_OK);
+		assert_int_equal(xo_tensor_read(t[8], db, 0, 5), XO_OK);
+		for (int c = 0; c < 5; c++) {
+			float m = 0.99f;
+
+			/* the moving mean: three roundings (ref: one), 4u relative */
+			double want_mm = (double)mm0[c] * m + (double)x[c] * (1.0 - (double)m);
+
+			if (y[c] != bt[c] || fabs((double)mv[c] - (double)mv0[c] * m) > 2.4e-7 * mv0[c] ||
+			    fabs((double)mm[c] - want_mm) > 2.4e-7 * (fabs(mm0[c]) + fabs(x[c])) ||
+			    dx[c] != 0.0f ||
+			    dg[c] != 0.0f || db[c] != dy[c])
+				fail_msg("%s: channel %d: y %.9g (beta %.9g), moving_mean %.9g, "
+				         "moving_variance %.9g, dx %.9g, dgamma %.9g, dbeta %.9g",
+				         xo_backend_name(be[b]), c, (double)y[c], (double)bt[c],
+				         (double)mm[c], (double)mv[c], (double)dx[c], (double)dg[c],
+				         (double)db[c]);
+		}
+		for (int i = 0; i < 9; i++)
+			xo_tensor_free(t[i]);
+	}
 	close_backends(be, nbe);
 }
 
@@ -1963,6 +2156,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_spec_keras),
 	    cmocka_unit_test(test_npy_malformed),
 	    cmocka_unit_test(test_npy_roundtrip),
+	    cmocka_unit_test(test_batchnorm_state),
+	    cmocka_unit_test(test_batchnorm_one_row),
 	    cmocka_unit_test(test_golden_predict),
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_same_run_every_backend),

@@ -319,6 +319,69 @@ static enum xo_status gather_fwd_fails(struct xo_backend *be, const struct xo_op
 	return xo_error(XO_ERESOURCE, "fault: injected failure");
 }
 
+/* batch_normalization fwd (training) normalising with the unbiased variance
+ * (sum (x - mean)^2 / (N - 1), Bessel's correction, which Keras does not
+ * apply) and updating the moving variance with it. */
+static enum xo_status bn_fwd_unbiased(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]);
+	const float *g = a->src[1] ? xo_tensor_f32(a->src[1]) : NULL;
+	const float *b = a->src[2] ? xo_tensor_f32(a->src[2]) : NULL;
+	float *y = xo_tensor_f32(a->dst[0]), *mm = xo_tensor_f32(a->dst[1]);
+	float *mv = xo_tensor_f32(a->dst[2]);
+	int64_t rows = p->batch * p->len;
+
+	(void)be;
+	for (int64_t c = 0; c < p->ch; c++) {
+		double mean = 0.0, var = 0.0, r;
+
+		for (int64_t k = 0; k < rows; k++)
+			mean += x[k * p->ch + c];
+		mean /= (double)rows;
+		for (int64_t k = 0; k < rows; k++)
+			var += (x[k * p->ch + c] - mean) * (x[k * p->ch + c] - mean);
+		var /= (double)(rows - 1);
+		r = 1.0 / sqrt(var + p->epsilon);
+		for (int64_t k = 0; k < rows; k++)
+			y[k * p->ch + c] = (float)((g ? g[c] : 1.0) * (x[k * p->ch + c] - mean) * r +
+						   (b ? b[c] : 0.0));
+		mm[c] = (float)(mm[c] * p->momentum + mean * (1.0 - p->momentum));
+		mv[c] = (float)(mv[c] * p->momentum + var * (1.0 - p->momentum));
+	}
+	return XO_OK;
+}
+
+/* batch_normalization fwd (training) that never updates the moving
+ * statistics: y is right, the state keeps its old values. */
+static enum xo_status bn_fwd_state_frozen(struct xo_backend *be, const struct xo_op_args *a)
+{
+	int64_t ch = a->p.ch;
+	float *mm = xo_tensor_f32(a->dst[1]), *mv = xo_tensor_f32(a->dst[2]);
+	float *keep = malloc(sizeof(float) * (size_t)ch * 2);
+	enum xo_status st;
+
+	if (!keep)
+		return xo_error(XO_ENOMEM, "fault: out of memory");
+	memcpy(keep, mm, sizeof(float) * (size_t)ch);
+	memcpy(keep + ch, mv, sizeof(float) * (size_t)ch);
+	st = xo_ref_iface.fwd[XO_OP_batch_normalization](be, a);
+	memcpy(mm, keep, sizeof(float) * (size_t)ch);
+	memcpy(mv, keep + ch, sizeof(float) * (size_t)ch);
+	free(keep);
+	return st;
+}
+
+/* batch_normalization fwd in inference that normalises with the batch's
+ * statistics (and so updates the state) instead of the moving ones. */
+static enum xo_status bn_fwd_infer_batch_stats(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.training = true;
+	return xo_ref_iface.fwd[XO_OP_batch_normalization](be, &b);
+}
+
 /* ---- cases and the check ------------------------------------------------------ */
 
 struct fault {
@@ -370,6 +433,13 @@ static const struct fault faults[] = {
      "batch=2 len=3 ch=4", XO_FAIL_SRC_CHANGED},
     {"fault-error", XO_OP_gather, XO_DIR_FWD, gather_fwd_fails, XO_HMODE_REAL,
      "rows=10 batch=4 ch=3", XO_FAIL_RUN},
+    {"fault-bn-unbiased-variance", XO_OP_batch_normalization, XO_DIR_FWD, bn_fwd_unbiased,
+     XO_HMODE_REAL, "batch=16 len=4 ch=5 epsilon=0.001", XO_FAIL_MISMATCH},
+    {"fault-bn-state-frozen", XO_OP_batch_normalization, XO_DIR_FWD, bn_fwd_state_frozen,
+     XO_HMODE_REAL, "batch=4 len=3 ch=5 epsilon=0.001", XO_FAIL_MISMATCH},
+    {"fault-bn-infer-batch-stats", XO_OP_batch_normalization, XO_DIR_FWD,
+     bn_fwd_infer_batch_stats, XO_HMODE_REAL, "batch=4 len=3 ch=5 epsilon=0.001 training=0",
+     XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

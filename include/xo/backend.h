@@ -55,6 +55,7 @@ enum xo_net_kind {
 	XO_NET_AVERAGE_POOLING1D,
 	XO_NET_GLOBAL_AVERAGE_POOLING1D,
 	XO_NET_GLOBAL_MAX_POOLING1D,
+	XO_NET_BATCH_NORMALIZATION, /* per-channel batch statistics: no fused path */
 };
 
 struct xo_net_layer {

@@ -274,6 +274,12 @@ CASES = {
     "keras_truncated_weights_h5": (kpredict(os.path.join(KERAS, "seed.keras"), "trunc.weights.h5"), 2, r"trunc\.weights\.h5: not a readable HDF5 file", ["out.npy"], keras_truncated_h5, {}, None),
     "keras_unsupported_layer": (kpredict(os.path.join(KERAS, "unsupported_layer.keras")), 2, r"unsupported_layer\.keras: layer 'conv2d' \(Conv2D\) is not supported", ["out.npy"], keras_inputs, {}, None),
     "keras_unsupported_option": (kpredict(os.path.join(KERAS, "unsupported_option.keras")), 2, r"unsupported_option\.keras: layer '[a-z_0-9]+' \(Dense\): kernel_regularizer is not supported", ["out.npy"], keras_inputs, {}, None),
+    # BatchNormalization options crossover does not run: refused by name (layer, class, option)
+    "keras_bn_axis": (kpredict(os.path.join(KERAS, "bn_axis.keras")), 2, r"bn_axis\.keras: layer '[a-z_0-9]+' \(BatchNormalization\): axis: only -1 \(the last axis, channels\) is supported", ["out.npy"], keras_inputs, {}, None),
+    "keras_bn_synchronized": (kpredict(os.path.join(KERAS, "bn_synchronized.keras")), 2, r"bn_synchronized\.keras: layer '[a-z_0-9]+' \(BatchNormalization\): synchronized=true is not supported", ["out.npy"], keras_inputs, {}, None),
+    "keras_bn_renorm": (kpredict(os.path.join(KERAS, "bn_renorm.keras")), 2, r"bn_renorm\.keras: layer '[a-z_0-9]+' \(BatchNormalization\): renorm=true is not supported", ["out.npy"], keras_inputs, {}, None),
+    "keras_bn_regularizer": (kpredict(os.path.join(KERAS, "bn_regularizer.keras")), 2, r"bn_regularizer\.keras: layer '[a-z_0-9]+' \(BatchNormalization\): gamma_regularizer is not supported", ["out.npy"], keras_inputs, {}, None),
+    "keras_bn_initializer": (kpredict(os.path.join(KERAS, "bn_initializer.keras")), 2, r"bn_initializer\.keras: layer '[a-z_0-9]+' \(BatchNormalization\): gamma_initializer: only Ones \(the default\) is supported", ["out.npy"], keras_inputs, {}, None),
     "keras_not_a_chain": (kpredict(os.path.join(KERAS, "not_chain.keras")), 2, r"not_chain\.keras: not a plain chain: layer '[a-z_0-9]+' \(Dense\) takes '[a-z_0-9]+', not the layer before it", ["out.npy"], keras_inputs, {}, None),
     "keras_weights_file_as_model": (kpredict(os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: an HDF5 file without model_config: a weights file", ["out.npy"], keras_inputs, {}, None),
     "keras_save_legacy_h5": (train(save="out.h5"), 2, r"out\.h5: xo writes \.weights\.h5 \(Keras 3 save_weights\) or \.keras, not a legacy \.h5", ["out.h5"], None, {}, None),
