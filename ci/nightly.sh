@@ -154,6 +154,21 @@ stage_peer() {
     return $rc
 }
 
+# The issue 13 speed targets: the zoo of five Keras models (scripts/zoo.py),
+# xo cpu beside the JAX peer (scripts/peer_jax.py, jit over the whole step),
+# with the venv stage_keras made; the table in the log, the figures in
+# zoo.json. Targets missed are reported, not failed; a crash fails the stage.
+stage_zoo() {
+    local py=$NIGHTLY_DIR/kvenv/bin/python
+    if ! "$py" -c 'import keras, jax' 2>/dev/null; then
+        NOTE="skipped: no Keras + JAX venv (the keras stage makes it)"
+        return 0
+    fi
+    KERAS_BACKEND=jax PYTHONDONTWRITEBYTECODE=1 "$py" scripts/zoo.py --xo "$XO" \
+        --json "$NIGHTLY_DIR/zoo.json" || return 1
+    NOTE="$(grep -E '^3x target' "$LOGS/zoo.log"); $NIGHTLY_DIR/zoo.json"
+}
+
 # The cpu backend's benchmark beside PyTorch's CPU build, in alternating
 # rounds (issue 4's targets: predict 4000 <= 1 ms, epoch <= 10 ms, >= 10x).
 stage_bench() {
@@ -303,6 +318,7 @@ stage keras stage_keras || rc=1
 stage record stage_record || rc=1
 stage peer stage_peer || rc=1
 stage bench stage_bench || rc=1
+stage zoo stage_zoo || rc=1
 stage mutate stage_mutate || rc=1
 stage bisect stage_bisect || rc=1
 # fuzzing, 2 minutes per target (XO_FUZZ_SECONDS=600 for the 10-minute run, docs/fuzzing.md)

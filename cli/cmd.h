@@ -49,4 +49,12 @@ void xo_cli_json_value(FILE *f, const char *v);
 /* The CPU's model name from /proc/cpuinfo ("unknown" when not found). */
 void xo_cli_cpu_model(char *buf, size_t size);
 
+/* Labels for a model of classes outputs (cli/util.c): one-hot y[n][classes]
+ * float32 (checked, *out = y->data), or class ids y[n] (float32 whole
+ * numbers, int32 or int64; range-checked, *out a new one-hot array the caller
+ * frees). Anything else: one line "xo CMD: PATH: ..." and 2. */
+struct xo_npy;
+int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, int64_t classes,
+                          const char *path, float **out);
+
 #endif

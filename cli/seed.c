@@ -1,11 +1,17 @@
 /*
- * seed.c - `xo seed [--device D ...] [--epochs N] [--batch-size N] [--seed S]
- * [--json] [--db FILE]`: the seed experiment of DESIGN section 1 on each
- * device, then a side-by-side table.
+ * seed.c - `xo seed [--model FILE] [--data X.npy Y.npy] [--device D ...]
+ * [--epochs N] [--batch-size N] [--seed S] [--json] [--db FILE]`: the seed
+ * experiment of DESIGN section 1 on each device, then a side-by-side table.
  *
- * Data (the same for every device, from --seed): 20000 samples, x uniform in
- * [0, 1) of shape (29,), labels uniform in 0..11, one-hot; a shuffled 80/20
- * train/test split (16000/4000). fit(batch_size=512, epochs=10,
+ * Model: the seed (built in), or --model FILE, a spec or a Keras .keras/.h5
+ * (a Keras file trains from its own weights, as `xo train` does; a spec from
+ * --seed). Data (the same for every device, from --seed): 20000 samples, x
+ * uniform in [0, 1) of the model's input shape (29 values for the seed),
+ * labels uniform in 0..classes-1, one-hot (Philox, streams
+ * XO_STREAM_SEED_DATA/_SPLIT: the seed model's data is the same as before
+ * --model existed); or --data X.npy Y.npy, the user's arrays, checked as
+ * `xo train` checks them. Either way a shuffled 80/20 train/test split
+ * (16000/4000 for the synthetic data). fit(batch_size=512, epochs=10,
  * validation_split=0.2) with a checkpoint of the best val_accuracy in a
  * temporary directory; the best weights are loaded again and the 4000 test
  * samples predicted at batch 32 (Keras's default, as the seed ran:
@@ -21,6 +27,7 @@
  * steps on a resident batch after the run, and the kernel time per layer
  * from one step with each op synced on its own.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -31,32 +38,43 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/model_internal.h"
 #include "cmd.h"
 #include "explain.h"
 #include "perfdb.h"
 #include "xo.h"
 
 #define SEED_SAMPLES       20000
-#define SEED_TEST          4000
-#define SEED_LEN           29
-#define SEED_CLASSES       12
+#define SEED_MIN_SAMPLES   5 /* the 80/20 split and validation_split 0.2 each keep >= 1 */
 #define SEED_PREDICT_BATCH 32
 #define MAX_DEVICES        8
 #define SPLIT_STEPS        5 /* extra training steps that measure the OpenCL split */
 #define MAX_REPEAT         101
 
 static const char usage[] =
-    "usage: xo seed [--device D ...] [--epochs N] [--batch-size N] [--seed S]\n"
-    "               [--repeat N] [--json] [--db FILE]\n"
+    "usage: xo seed [--model FILE] [--data X.npy Y.npy] [--device D ...] [--epochs N]\n"
+    "               [--batch-size N] [--seed S] [--repeat N] [--json] [--db FILE]\n"
+    "  --model FILE: a spec or a Keras .keras/.h5 (default: the seed model); a\n"
+    "  Keras file trains from its own weights\n"
+    "  --data X.npy Y.npy: the user's samples and labels (one-hot or class ids)\n"
+    "  instead of synthetic data (uniform x, uniform labels; 20000 samples)\n"
     "  D: ref, cpu, cl or cl:PLATFORM:DEVICE (default: every device that opens)\n"
     "  --repeat N: predict timed N times (default 9) after a warm-up; the table\n"
     "  gives medians with their 95% interval, and a ratio whose intervals\n"
     "  overlap the best device's is marked '~' (no difference shown)\n";
 
 struct seed_data {
-	float *xtr, *ytr, *xte, *yte; /* 16000 train, 4000 test */
+	float *xtr, *ytr, *xte, *yte; /* 80% train, 20% test */
 	int64_t ntr, nte;
-	int32_t *lte; /* test labels */
+	int64_t per, classes; /* values of one sample, classes */
+	int32_t *lte;         /* test labels */
+};
+
+/* The model the experiment runs: path NULL is the built-in seed. */
+struct seed_model {
+	const char *path;
+	bool keras;              /* a Keras file: its weights, not --seed's */
+	char name[64], arch[24]; /* as the perf store names it (perfdb/modelid.c) */
 };
 
 struct seed_result {
@@ -144,49 +162,150 @@ static void seed_data_free(struct seed_data *d)
 	free(d->lte);
 }
 
-/* The seed data set and its shuffled 80/20 split, from seed alone. */
-static int seed_data_make(uint64_t seed, struct seed_data *d)
+/* Room for n samples split 80/20 (the test part n/5, at least 1). */
+static int seed_data_alloc(struct seed_data *d, int64_t n, int64_t per, int64_t classes)
 {
-	int32_t *perm = malloc(sizeof(*perm) * SEED_SAMPLES);
-	int32_t *label = malloc(sizeof(*label) * SEED_SAMPLES);
-
 	memset(d, 0, sizeof(*d));
-	d->nte = SEED_TEST;
-	d->ntr = SEED_SAMPLES - SEED_TEST;
-	d->xtr = malloc(sizeof(float) * (size_t)(d->ntr * SEED_LEN));
-	d->ytr = calloc((size_t)(d->ntr * SEED_CLASSES), sizeof(float));
-	d->xte = malloc(sizeof(float) * (size_t)(d->nte * SEED_LEN));
-	d->yte = calloc((size_t)(d->nte * SEED_CLASSES), sizeof(float));
+	d->per = per;
+	d->classes = classes;
+	d->nte = n / 5 > 0 ? n / 5 : 1;
+	d->ntr = n - d->nte;
+	d->xtr = malloc(sizeof(float) * (size_t)(d->ntr * per));
+	d->ytr = calloc((size_t)(d->ntr * classes), sizeof(float));
+	d->xte = malloc(sizeof(float) * (size_t)(d->nte * per));
+	d->yte = calloc((size_t)(d->nte * classes), sizeof(float));
 	d->lte = malloc(sizeof(int32_t) * (size_t)d->nte);
-	if (!perm || !label || !d->xtr || !d->ytr || !d->xte || !d->yte || !d->lte) {
-		free(perm);
-		free(label);
+	if (!d->xtr || !d->ytr || !d->xte || !d->yte || !d->lte) {
 		seed_data_free(d);
 		return xo_usage_error("seed", "out of memory");
 	}
-	for (int64_t i = 0; i < SEED_SAMPLES; i++) {
-		label[i] =
-		    (int32_t)(((uint64_t)xo_philox_u32(seed, XO_STREAM_SEED_DATA, 1, (uint64_t)i) *
-		               SEED_CLASSES) >>
-		              32);
-	}
-	xo_philox_shuffle(perm, SEED_SAMPLES, seed, XO_STREAM_SEED_SPLIT, 0);
-	for (int64_t k = 0; k < SEED_SAMPLES; k++) {
+	return 0;
+}
+
+/*
+ * The shuffled 80/20 split of n samples x[n][per] with labels label[n]
+ * (0..classes-1), from seed alone: sample perm[k] goes to row k of the
+ * training part, then of the test part.
+ */
+static int seed_data_split(struct seed_data *d, uint64_t seed, int64_t n, const float *x,
+                           const int32_t *label)
+{
+	int32_t *perm = malloc(sizeof(*perm) * (size_t)n);
+
+	if (!perm)
+		return xo_usage_error("seed", "out of memory");
+	xo_philox_shuffle(perm, n, seed, XO_STREAM_SEED_SPLIT, 0);
+	for (int64_t k = 0; k < n; k++) {
 		int64_t src = perm[k];
 		bool train = k < d->ntr;
 		int64_t row = train ? k : k - d->ntr;
-		float *x = train ? d->xtr : d->xte, *y = train ? d->ytr : d->yte;
+		float *dx = train ? d->xtr : d->xte, *dy = train ? d->ytr : d->yte;
 
-		for (int64_t e = 0; e < SEED_LEN; e++)
-			x[row * SEED_LEN + e] = xo_philox_uniform(seed, XO_STREAM_SEED_DATA, 0,
-			                                          (uint64_t)(src * SEED_LEN + e));
-		y[row * SEED_CLASSES + label[src]] = 1.0f;
+		memcpy(dx + row * d->per, x + src * d->per, sizeof(float) * (size_t)d->per);
+		dy[row * d->classes + label[src]] = 1.0f;
 		if (!train)
 			d->lte[row] = label[src];
 	}
 	free(perm);
-	free(label);
 	return 0;
+}
+
+/* The synthetic data set: SEED_SAMPLES samples, x uniform in [0, 1), labels
+ * uniform in 0..classes-1 (for the seed model, the seed experiment's). */
+static int seed_data_make(uint64_t seed, int64_t per, int64_t classes, struct seed_data *d)
+{
+	float *x = malloc(sizeof(*x) * (size_t)(SEED_SAMPLES * per));
+	int32_t *label = malloc(sizeof(*label) * SEED_SAMPLES);
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (!x || !label) {
+		free(x);
+		free(label);
+		return xo_usage_error("seed", "out of memory");
+	}
+	for (int64_t i = 0; i < SEED_SAMPLES; i++) {
+		label[i] = (int32_t)(((uint64_t)xo_philox_u32(seed, XO_STREAM_SEED_DATA, 1,
+		                                                (uint64_t)i) *
+		                      (uint64_t)classes) >>
+		                     32);
+		for (int64_t e = 0; e < per; e++)
+			x[i * per + e] = xo_philox_uniform(seed, XO_STREAM_SEED_DATA, 0,
+			                                   (uint64_t)(i * per + e));
+	}
+	rc = seed_data_alloc(d, SEED_SAMPLES, per, classes);
+	if (!rc)
+		rc = seed_data_split(d, seed, SEED_SAMPLES, x, label);
+	if (rc)
+		seed_data_free(d);
+	free(x);
+	free(label);
+	return rc;
+}
+
+/* --data X.npy Y.npy: the user's arrays, checked as `xo train` checks them
+ * (shape against the model's input, finite values, one-hot or class-id
+ * labels), then split as the synthetic data. */
+static int seed_data_read(const char *xpath, const char *ypath, uint64_t seed, int64_t per,
+                          int64_t classes, struct seed_data *d)
+{
+	struct xo_npy x = {0}, y = {0};
+	float *onehot = NULL;
+	int32_t *label = NULL;
+	int64_t n, got = 1;
+	int rc = 2;
+
+	memset(d, 0, sizeof(*d));
+	if (xo_npy_read(xpath, &x) || xo_npy_read_labels(ypath, &y)) {
+		xo_usage_error("seed", "%s", xo_last_error());
+		goto out;
+	}
+	n = x.ndim >= 2 ? x.dim[0] : 0;
+	for (int i = 1; i < x.ndim; i++)
+		got *= x.dim[i];
+	if (x.ndim < 2 || x.ndim > 3 || got != per) {
+		xo_usage_error("seed",
+		               "%s: shape %s does not match the model input (%" PRId64
+		               " values per sample, first axis = samples)",
+		               xpath, xo_npy_shape_str(&x), per);
+		goto out;
+	}
+	if (n < SEED_MIN_SAMPLES || n > INT32_MAX) {
+		xo_usage_error("seed",
+		               "%s: %" PRId64 " samples: the seed protocol needs %d to %d (an 80/20 "
+		               "train/test split, then validation_split 0.2)",
+		               xpath, n, SEED_MIN_SAMPLES, INT32_MAX);
+		goto out;
+	}
+	if (xo_data_check_finite(x.data, n, per, xpath)) {
+		xo_usage_error("seed", "%s", xo_last_error());
+		goto out;
+	}
+	if (xo_cli_labels_one_hot("seed", &y, n, classes, ypath, &onehot))
+		goto out;
+	label = malloc(sizeof(*label) * (size_t)n);
+	if (!label) {
+		xo_usage_error("seed", "out of memory");
+		goto out;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		label[i] = 0;
+		for (int64_t c = 1; c < classes; c++)
+			if (onehot[i * classes + c] > onehot[i * classes + label[i]])
+				label[i] = (int32_t)c;
+	}
+	rc = seed_data_alloc(d, n, per, classes);
+	if (!rc)
+		rc = seed_data_split(d, seed, n, x.data, label);
+	if (rc)
+		seed_data_free(d);
+out:
+	free(label);
+	if (onehot != y.data)
+		free(onehot);
+	xo_npy_free(&x);
+	xo_npy_free(&y);
+	return rc;
 }
 
 static void on_epoch(void *user, const struct xo_epoch_log *log)
@@ -204,19 +323,23 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 		s->best_val = log->val_accuracy;
 }
 
-/* Removes the checkpoint files, its manifest and the temporary directory. */
-static void checkpoint_remove(const struct xo_model *m, const char *dir)
+/* Removes the temporary checkpoint directory (made by mkdtemp for this run
+ * alone) and every file in it: the manifest and each layer's variables,
+ * whatever the layer kinds. */
+static void checkpoint_remove(const char *dir)
 {
 	char path[4200];
+	struct dirent *e;
+	DIR *dd = opendir(dir);
 
-	snprintf(path, sizeof(path), "%s/xo-checkpoint.txt", dir);
-	remove(path);
-	for (int i = 0; m && i < xo_model_layer_count(m); i++) {
-		snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, xo_model_layer_name(m, i));
-		remove(path);
-		snprintf(path, sizeof(path), "%s/%s.bias.npy", dir, xo_model_layer_name(m, i));
+	while (dd && (e = readdir(dd))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		remove(path);
 	}
+	if (dd)
+		closedir(dd);
 	rmdir(dir);
 }
 
@@ -327,8 +450,9 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 }
 
 /* The whole experiment on one device. Returns 0, or 2 after one line. */
-static int run_device(const char *spec, const struct seed_data *d, int epochs, int64_t batch,
-                      uint64_t seed, int repeat, bool json, struct seed_result *r)
+static int run_device(const char *spec, const struct seed_model *sm, const struct seed_data *d,
+                      int epochs, int64_t batch, uint64_t seed, int repeat, bool json,
+                      struct seed_result *r)
 {
 	FILE *out = json ? stderr : stdout;
 	double ms_per_step[1000], epoch_ms[1000], t0;
@@ -350,9 +474,10 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 	r->is_cl = !strcmp(xo_backend_name(be), "cl");
 	r->epochs = epochs;
 	fprintf(out, "== %s: %s\n", spec, r->desc);
-	if (xo_model_open_string(xo_model_seed_spec, "seed.model", be,
-	                         batch > d->nte ? batch : d->nte, &m) ||
-	    xo_model_init(m, seed)) {
+	if ((sm->path ? xo_model_open(sm->path, be, batch > d->nte ? batch : d->nte, &m)
+	              : xo_model_open_string(xo_model_seed_spec, "seed.model", be,
+	                                     batch > d->nte ? batch : d->nte, &m)) ||
+	    (!sm->keras && xo_model_init(m, seed))) {
 		xo_usage_error("seed", "%s", xo_last_error());
 		goto out_free;
 	}
@@ -361,7 +486,7 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 		xo_usage_error("seed", "cannot create a checkpoint directory: %s", strerror(errno));
 		goto out_free;
 	}
-	probs = malloc(sizeof(*probs) * (size_t)(d->nte * SEED_CLASSES));
+	probs = malloc(sizeof(*probs) * (size_t)(d->nte * d->classes));
 	if (!probs) {
 		xo_usage_error("seed", "out of memory");
 		goto out_free;
@@ -385,8 +510,8 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 	for (int64_t i = 0; i < d->nte; i++) {
 		int best = 0;
 
-		for (int c = 1; c < SEED_CLASSES; c++)
-			if (probs[i * SEED_CLASSES + c] > probs[i * SEED_CLASSES + best])
+		for (int c = 1; c < d->classes; c++)
+			if (probs[i * d->classes + c] > probs[i * d->classes + best])
 				best = c;
 		correct += best == d->lte[i];
 	}
@@ -445,12 +570,14 @@ static int run_device(const char *spec, const struct seed_data *d, int epochs, i
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;
 	}
-	diagnose(m, be, batch, r);
+	/* the experiment's peak, before the cost model's probe (its memory
+	 * bandwidth buffers are not the experiment's) */
 	r->peak_rss_mb = peak_rss_mb();
+	diagnose(m, be, batch, r);
 	rc = 0;
 out_free:
 	if (dir)
-		checkpoint_remove(m, dir);
+		checkpoint_remove(dir);
 	free(probs);
 	xo_model_close(m);
 	xo_backend_close(be);
@@ -563,11 +690,14 @@ static void json_number(const char *key, double v, bool comma)
 		printf("\"%s\": null%s", key, comma ? ", " : "");
 }
 
-static void print_json(const struct seed_result *r, int n)
+static void print_json(const struct seed_model *sm, const struct seed_result *r, int n,
+                       int64_t npredict)
 {
 	printf("[\n");
 	for (int i = 0; i < n; i++) {
-		printf("  {\"device\": ");
+		printf("  {\"model\": ");
+		xo_cli_json_string(sm->path ? sm->path : "seed");
+		printf(", \"device\": ");
 		xo_cli_json_string(r[i].device);
 		printf(", \"description\": ");
 		xo_cli_json_string(r[i].desc);
@@ -583,7 +713,7 @@ static void print_json(const struct seed_result *r, int n)
 		json_number("predict_s_ci_hi", r[i].s32.ci_hi, true);
 		json_number("predict_s_one_batch_ci_lo", r[i].s1.ci_lo, true);
 		json_number("predict_s_one_batch_ci_hi", r[i].s1.ci_hi, true);
-		printf("\"predict_samples\": %d, ", SEED_TEST);
+		printf("\"predict_samples\": %" PRId64 ", ", npredict);
 		json_number("val_accuracy", r[i].val_accuracy, true);
 		json_number("test_accuracy", r[i].test_accuracy, true);
 		printf("\"diagnosis\": ");
@@ -637,18 +767,18 @@ static bool known_device(const char *spec)
 }
 
 /* One stored benchmark of the experiment: samples are per-call wall times. */
-static void seed_bench(struct xo_perf_result *x, const char *device, const char *what,
-                       int64_t batch, double *samples_s, size_t n)
+static void seed_bench(struct xo_perf_result *x, const struct seed_model *sm, const char *device,
+                       const char *what, int64_t batch, double *samples_s, size_t n)
 {
 	memset(x, 0, sizeof(*x));
-	snprintf(x->b.name, sizeof(x->b.name), "model/seed/%s/b%" PRId64 "/%s", what, batch,
-	         device);
+	snprintf(x->b.name, sizeof(x->b.name), "model/%s/%s/b%" PRId64 "/%s", sm->name, what,
+	         batch, device);
 	snprintf(x->b.kind, sizeof(x->b.kind), "model");
 	snprintf(x->b.device, sizeof(x->b.device), "%s", device);
 	snprintf(x->b.what, sizeof(x->b.what), "%s", what);
-	snprintf(x->b.model, sizeof(x->b.model), "seed");
-	snprintf(x->b.params, sizeof(x->b.params), "model=seed batch=%" PRId64 " source=xo-seed",
-	         batch);
+	snprintf(x->b.model, sizeof(x->b.model), "%s", sm->name);
+	snprintf(x->b.params, sizeof(x->b.params),
+	         "model=%s batch=%" PRId64 " source=xo-seed arch=%s", sm->name, batch, sm->arch);
 	snprintf(x->b.version, sizeof(x->b.version), "xo-seed");
 	x->b.batch = batch;
 	x->reps = 1;
@@ -664,8 +794,8 @@ static void seed_bench(struct xo_perf_result *x, const char *device, const char 
  * (one sample per epoch), and predict per call at batch 32 and as one batch
  * (one sample per --repeat).
  */
-static int store_results(struct xo_perfdb *db, const struct seed_result *r, int n, int64_t batch,
-                         int64_t npredict)
+static int store_results(struct xo_perfdb *db, const struct seed_model *sm,
+                         const struct seed_result *r, int n, int64_t batch, int64_t npredict)
 {
 	struct xo_perf_result *res = calloc((size_t)n * 3, sizeof(*res));
 	struct xo_perf_commit commit;
@@ -687,11 +817,11 @@ static int store_results(struct xo_perfdb *db, const struct seed_result *r, int 
 			steps[k] = r[i].step_ms[k] * 1e-3;
 		for (int k = 0; k < r[i].repeat; k++)
 			p32[k] = r[i].p32_s[k] / (double)calls32;
-		seed_bench(&res[nres++], r[i].device, "fit_predict", SEED_PREDICT_BATCH, p32,
+		seed_bench(&res[nres++], sm, r[i].device, "fit_predict", SEED_PREDICT_BATCH, p32,
 		           (size_t)r[i].repeat);
-		seed_bench(&res[nres++], r[i].device, "fit_step", batch, steps,
+		seed_bench(&res[nres++], sm, r[i].device, "fit_step", batch, steps,
 		           (size_t)r[i].nsteps);
-		seed_bench(&res[nres++], r[i].device, "fit_predict", npredict, (double *)r[i].p1_s,
+		seed_bench(&res[nres++], sm, r[i].device, "fit_predict", npredict, (double *)r[i].p1_s,
 		           (size_t)r[i].repeat);
 	}
 	for (size_t i = 0; i < nres; i++)
@@ -714,7 +844,8 @@ static int store_results(struct xo_perfdb *db, const struct seed_result *r, int 
 
 int xo_cmd_seed(int argc, char **argv)
 {
-	const char *devices[MAX_DEVICES], *db = NULL;
+	const char *devices[MAX_DEVICES], *db = NULL, *xpath = NULL, *ypath = NULL;
+	struct seed_model sm = {0};
 	static struct seed_result results[MAX_DEVICES];
 	struct xo_perfdb *store = NULL;
 	struct seed_data data;
@@ -736,7 +867,19 @@ int xo_cmd_seed(int argc, char **argv)
 		}
 		if (!val)
 			return xo_usage_error("seed", "unknown option or missing value: '%s'", a);
-		if (!strcmp(a, "--device")) {
+		if (!strcmp(a, "--data")) {
+			/* "--data X.npy --device cpu" is a missing file, not
+			 * a label file named --device */
+			if (i + 2 >= argc || !strncmp(argv[i + 1], "--", 2) ||
+			    !strncmp(argv[i + 2], "--", 2))
+				return xo_usage_error("seed", "--data needs two files: X.npy Y.npy");
+			xpath = argv[++i];
+			ypath = argv[++i];
+			continue;
+		}
+		if (!strcmp(a, "--model")) {
+			sm.path = val;
+		} else if (!strcmp(a, "--device")) {
 			if (ndev == MAX_DEVICES)
 				return xo_usage_error("seed", "at most %d devices", MAX_DEVICES);
 			if (!known_device(val))
@@ -785,10 +928,39 @@ int xo_cmd_seed(int argc, char **argv)
 			return xo_usage_error("seed", "%s", xo_last_error());
 		xo_backend_close(be);
 	}
-	if (seed_data_make(seed, &data))
-		return 2;
+	/* The model first (a bad file is refused before any data is read or
+	 * made): its input size and classes shape the data. */
+	{
+		struct xo_backend *be = NULL;
+		struct xo_model *m = NULL;
+		int64_t per = 0, classes = 0;
+
+		if (xo_perf_model_ident(sm.path, sm.name, sizeof(sm.name), sm.arch,
+		                        sizeof(sm.arch)) ||
+		    xo_backend_open("ref", &be) ||
+		    (sm.path ? xo_model_open(sm.path, be, 1, &m)
+		             : xo_model_open_string(xo_model_seed_spec, "seed.model", be, 1, &m))) {
+			xo_backend_close(be);
+			return xo_usage_error("seed", "%s", xo_last_error());
+		}
+		per = xo_model_input_size(m);
+		classes = xo_model_classes(m);
+		xo_model_close(m);
+		xo_backend_close(be);
+		sm.keras = sm.path && xo_keras_sniff(sm.path) != XO_KERAS_NONE;
+		if (classes < 2)
+			return xo_usage_error("seed",
+			                      "--model %s: %" PRId64 " output: the seed protocol "
+			                      "needs a classifier (2 or more classes, softmax)",
+			                      sm.path, classes);
+		if (xpath ? seed_data_read(xpath, ypath, seed, per, classes, &data)
+		          : seed_data_make(seed, per, classes, &data))
+			return 2;
+	}
 	/* Open (and so validate) the store before minutes of training. */
-	if (db && xo_perfdb_open(db, &store)) {
+	if (db && (xo_perfdb_open(db, &store) ||
+	           xo_perfdb_model_claim(store, sm.name, sm.arch, sm.path))) {
+		xo_perfdb_close(store);
 		seed_data_free(&data);
 		return xo_usage_error("seed", "--db %s: %s", db, xo_last_error());
 	}
@@ -804,7 +976,7 @@ int xo_cmd_seed(int argc, char **argv)
 			}
 			xo_backend_close(be);
 		}
-		if (run_device(devices[i], &data, (int)epochs, batch, seed, (int)repeat, json,
+		if (run_device(devices[i], &sm, &data, (int)epochs, batch, seed, (int)repeat, json,
 		               &results[nres])) {
 			rc = 2;
 			break;
@@ -816,9 +988,9 @@ int xo_cmd_seed(int argc, char **argv)
 		 * to stderr and stdout carries only the JSON. */
 		print_table(json ? stderr : stdout, results, nres);
 		if (json)
-			print_json(results, nres);
+			print_json(&sm, results, nres, data.nte);
 		if (store)
-			rc = store_results(store, results, nres, batch, data.nte);
+			rc = store_results(store, &sm, results, nres, batch, data.nte);
 	}
 	xo_perfdb_close(store);
 	seed_data_free(&data);

@@ -38,58 +38,6 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 	}
 }
 
-/* Labels: one-hot y[n][classes] (float32), or class ids y[n] (Keras's
- * sparse labels: float32 whole numbers, int32 or int64), range-checked and
- * converted to one-hot. Anything else is refused naming the sample. */
-static int labels_one_hot(const struct xo_npy *y, int64_t n, int64_t classes, const char *path,
-                          float **out)
-{
-	float *oh;
-
-	if (y->ndim == 2 && y->dim[0] == n && y->dim[1] == classes && !y->is_int) {
-		if (xo_labels_check_one_hot(y->data, n, classes, path))
-			return xo_usage_error("train", "%s", xo_last_error());
-		*out = y->data;
-		return 0;
-	}
-	if (y->ndim != 1 || y->dim[0] != n)
-		return xo_usage_error("train",
-		                      "%s: shape %s does not fit: need (%" PRId64 ", %" PRId64
-		                      ") one-hot float32 or (%" PRId64 ",) class ids",
-		                      path, xo_npy_shape_str(y), n, classes, n);
-	oh = calloc((size_t)(n * classes), sizeof(*oh));
-	if (!oh)
-		return xo_usage_error("train", "out of memory");
-	for (int64_t i = 0; i < n; i++) {
-		int64_t c;
-
-		if (y->is_int) {
-			c = y->ints[i];
-			if (c < 0 || c >= classes) {
-				free(oh);
-				return xo_usage_error("train",
-				                      "%s: label %" PRId64 " of sample %" PRId64
-				                      " is not a class id in 0..%" PRId64,
-				                      path, c, i, classes - 1);
-			}
-		} else {
-			float f = y->data[i];
-
-			if (!(f >= 0.0f && f < (float)classes) || f != floorf(f)) {
-				free(oh);
-				return xo_usage_error("train",
-				                      "%s: label %g of sample %" PRId64
-				                      " is not a class id in 0..%" PRId64,
-				                      path, (double)f, i, classes - 1);
-			}
-			c = (int64_t)f;
-		}
-		oh[i * classes + c] = 1.0f;
-	}
-	*out = oh;
-	return 0;
-}
-
 int xo_cmd_train(int argc, char **argv)
 {
 	const char *model = NULL, *weights = NULL, *xpath = NULL, *ypath = NULL, *save = NULL;
@@ -193,7 +141,7 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	if (labels_one_hot(&y, n, xo_model_classes(m), ypath, &onehot))
+	if (xo_cli_labels_one_hot("train", &y, n, xo_model_classes(m), ypath, &onehot))
 		goto out_free;
 	/* A Keras model file opened with its own weights: training continues
 	 * from them (Keras's load_model then fit); a spec starts from --seed. */

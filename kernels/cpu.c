@@ -864,10 +864,12 @@ static void ew_task(void *arg, int t, int nt)
 		j->k->sigmoid_bwd(j->x + lo, j->dy + lo, j->y + lo, hi - lo);
 		break;
 	case EW_ACT_FWD:
-		xo_cpu_act_fwd(j->act, j->x + lo, j->y + lo, hi - lo);
+		if (!j->k->act_fwd((int)j->act, j->x + lo, j->y + lo, hi - lo))
+			xo_cpu_act_fwd(j->act, j->x + lo, j->y + lo, hi - lo);
 		break;
 	case EW_ACT_BWD:
-		xo_cpu_act_bwd(j->act, j->x + lo, j->dy + lo, j->y + lo, hi - lo);
+		if (!j->k->act_bwd((int)j->act, j->x + lo, j->dy + lo, j->y + lo, hi - lo))
+			xo_cpu_act_bwd(j->act, j->x + lo, j->dy + lo, j->y + lo, hi - lo);
 		break;
 	case EW_DROPOUT:
 		if (j->apply)

@@ -99,6 +99,12 @@ struct xo_cpu_kernels {
 	void (*sigmoid_fwd)(const float *x, float *y, int64_t count);
 	/* dx = dy * (y * (1 - y)) */
 	void (*sigmoid_bwd)(const float *y, const float *dy, float *dx, int64_t count);
+	/* tanh, elu forward (vector expm1) and tanh, elu, softplus backward,
+	 * the forms of kernels/cpu_act.c within the same bounds; false (nothing
+	 * written) for an activation without a vector form: the caller uses
+	 * xo_cpu_act_fwd/_bwd */
+	bool (*act_fwd)(int act, const float *x, float *y, int64_t count);
+	bool (*act_bwd)(int act, const float *s, const float *dy, float *dx, int64_t count);
 	/* rows of ch: y = exp(x - max) * (1 / sum); x and y may be the same */
 	void (*softmax_fwd)(const float *x, float *y, int64_t rows, int64_t ch);
 	/* d[i] += s[i] for i in [0, count); no aliasing */

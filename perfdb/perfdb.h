@@ -356,6 +356,19 @@ enum xo_status xo_perf_import_parse(const char *text, size_t len, const char *or
                                     const char *peer, struct xo_perf_import *imp);
 void xo_perf_import_free(struct xo_perf_import *imp); /* accepts NULL */
 
+/* ---- model identity (modelid.c) ------------------------------------------------- */
+
+/* The name (the file's stem; "seed" for path NULL, the built-in seed) and the
+ * architecture fingerprint (16 hex digits of the parsed spec: shapes, kinds
+ * and work parameters, not weights or names) a model's benchmarks are stored
+ * under. Errors are the spec parser's. */
+enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_size, char *arch,
+                                   size_t arch_size);
+/* XO_EINVAL with one line when the store holds model benchmarks named name
+ * with an arch= other than arch (a different model of the same name). */
+enum xo_status xo_perfdb_model_claim(struct xo_perfdb *db, const char *name, const char *arch,
+                                     const char *path);
+
 /* ---- helpers shared inside perfdb ------------------------------------------------ */
 
 /* 64-bit FNV-1a, continued from h (start with XO_FNV_OFFSET). */

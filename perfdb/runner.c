@@ -444,16 +444,6 @@ static void progress(size_t done, size_t total, const char *name)
 
 /* ---- record ---------------------------------------------------------------------------- */
 
-static void model_label(const char *path, char *out, size_t size)
-{
-	const char *base = strrchr(path, '/');
-	size_t n;
-
-	base = base ? base + 1 : path;
-	n = strcspn(base, ".");
-	snprintf(out, size, "%.*s", (int)n, base);
-}
-
 /* Seconds of each device probe (struct xo_probe): a rough probe is enough to
  * track a machine over time; `xo probe` takes longer. */
 #define RECORD_PROBE_S 1.5
@@ -509,7 +499,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	uint64_t rng = 0x5eed, core_hash, model_hash;
 	int samples = o->samples > 0 ? o->samples : (o->quick ? 10 : 15);
 	double target = o->quick ? 0.003 : 0.010, t_start = now_s();
-	char model_path[4096], model_name[64], note[256];
+	char model_path[4096], model_name[64], model_arch[24], note[256];
 	bool have_model;
 	regex_t re;
 	bool have_re = false;
@@ -544,7 +534,15 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			model_path[0] = '\0';
 	}
 	have_model = true;
-	model_label(model_path[0] ? model_path : "seed", model_name, sizeof(model_name));
+	/* the name and architecture the series are stored under (modelid.c): a
+	 * different model of the same name in the store is refused here */
+	st = xo_perf_model_ident(model_path[0] ? model_path : NULL, model_name, sizeof(model_name),
+	                         model_arch, sizeof(model_arch));
+	if (!st && db && !o->list_only)
+		st = xo_perfdb_model_claim(db, model_name, model_arch,
+		                           o->model_path ? model_path : NULL);
+	if (st)
+		goto out_free;
 
 	/* versions: the core and the header always; each backend's own dir; model/ */
 	core_hash = hash_dir(hash_dir(XO_FNV_OFFSET, "include"), "core");
@@ -632,8 +630,8 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 				snprintf(info->what, sizeof(info->what), "%s", workload_names[w]);
 				snprintf(info->model, sizeof(info->model), "%s", model_name);
 				info->batch = batch;
-				snprintf(info->params, sizeof(info->params), "model=%s batch=%lld",
-				         model_name, (long long)batch);
+				snprintf(info->params, sizeof(info->params), "model=%s batch=%lld arch=%s",
+				         model_name, (long long)batch, model_arch);
 				/* hashed once per device, and only if a benchmark needs it */
 				if (!model_version)
 					model_version = hash_dir(model_hash,

@@ -74,6 +74,11 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME papercuts.seed_ci
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/seed_ci.py $<TARGET_FILE:xo>)
   set_tests_properties(papercuts.seed_ci PROPERTIES LABELS "quick" TIMEOUT 300)
+  # `xo seed --model FILE [--data X Y]` and `xo perf record --model FILE` (issue 13 item 4).
+  add_test(NAME papercuts.seed_model
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/seed_model.py $<TARGET_FILE:xo>
+                   ${PROJECT_SOURCE_DIR})
+  set_tests_properties(papercuts.seed_model PROPERTIES LABELS "quick" TIMEOUT 300)
 endif()
 
 if(Python3_Interpreter_FOUND)

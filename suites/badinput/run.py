@@ -145,6 +145,13 @@ def train(x="x.npy", y="y.npy", save="ckpt", *extra):
             "--batch-size", "16", "--device", "ref", *extra]
 
 
+def seed(x="x.npy", y="y.npy", model=MODEL, *extra):
+    """`xo seed --model M --data X Y`, one short epoch on ref."""
+    data = ["--data", x, y] if y is not None else ["--data", x]
+    return ["seed", "--model", model, *data, "--device", "ref", "--epochs", "1",
+            "--batch-size", "16", "--repeat", "1", *extra]
+
+
 def predict(x="x.npy", out="out.npy", weights="ckpt", model=MODEL):
     return ["predict", "--model", model, "--weights", weights, "--input", x, "--output", out,
             "--device", "ref"]
@@ -240,6 +247,16 @@ CASES = {
     "predict_nan_input": (predict("x_nan.npy"), 2, r"x_nan\.npy: sample 3 holds NaN", ["out.npy"], None, {}, None),
     "predict_shape_names_file_shape": (predict("y.npy"), 2, r"y\.npy: shape \(40, 5\) does not match the model input \(34 values", ["out.npy"], None, {}, None),
     # integer class labels (issue 16 item 10)
+    # `xo seed --model FILE --data X Y` (issue 13 item 4): checked as train checks them
+    "seed_data_shape": (seed(model=os.path.join(KERAS, "mlp.keras")), 2, r"x\.npy: shape \(40, 17, 2\) does not match the model input \(20 values per sample", [], None, {}, None),
+    "seed_data_missing": (seed("nope.npy"), 2, r"nope\.npy: ", [], None, {}, None),
+    "seed_data_nan": (seed("x_nan.npy"), 2, r"x_nan\.npy: sample 3 holds NaN at element 5", [], None, {}, None),
+    "seed_data_not_one_hot": (seed(y="y_not_one_hot.npy"), 2, r"sample 6 is not one-hot: 0\.5", [], None, {}, None),
+    "seed_data_label_range": (seed(y="y_int_range.npy"), 2, r"y_int_range\.npy: label 7 of sample 4 is not a class id in 0\.\.4", [], None, {}, None),
+    "seed_data_one_file": (seed(y=None), 2, r"xo seed: --data needs two files: X\.npy Y\.npy", [], None, {}, None),
+    "seed_model_missing": (seed(model="nope.keras"), 2, r"nope\.keras: cannot open", [], None, {}, None),
+    "seed_model_unsupported": (seed(model=os.path.join(KERAS, "unsupported_layer.keras")), 2, r"unsupported_layer\.keras: layer .* is not supported", [], None, {}, None),
+    "seed_data_class_ids": (seed(y="y_int64.npy"), 0, None, ["ckpt"], None, {}, None),
     "train_int32_labels": (train(y="y_int32.npy", save="new_int32"), 0, None, ["ckpt"], None, {}, None),
     "train_int64_labels": (train(y="y_int64.npy", save="new_int64"), 0, None, ["ckpt"], None, {}, None),
     "train_int_label_out_of_range": (train(y="y_int_range.npy"), 2, r"y_int_range\.npy: label 7 of sample 4 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),

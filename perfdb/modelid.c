@@ -1,0 +1,106 @@
+/*
+ * modelid.c - the name and architecture fingerprint a model's benchmarks are
+ * stored under (`xo perf record --model FILE`, `xo seed --model FILE --db`),
+ * and the check that keeps two different models of one name apart.
+ *
+ * Name: the file's stem (models/tiny.model -> tiny, ~/mnist_cnn.keras ->
+ * mnist_cnn), as `xo perf report/advise --model FILE` name it; the built-in
+ * seed is "seed". Architecture: FNV-1a over the parsed spec (input shape;
+ * per layer its kind, shapes and the parameters that change the work), not
+ * the file's bytes: a Keras file and a spec of the same network, or one
+ * model with other weights or layer names, share it. Each model benchmark
+ * carries " arch=<16 hex>" in its params; a record whose name is already in
+ * the store with another arch is refused before anything is measured, so
+ * two models' series never mix in one plot (rename the file, or use another
+ * --db). A params string without arch= (a store written before it) is taken
+ * as the same model.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "../model/model_internal.h"
+#include "perfdb.h"
+#include "xo.h"
+
+static uint64_t fnv_i64(uint64_t h, int64_t v)
+{
+	return xo_perf_fnv(h, &v, sizeof(v));
+}
+
+enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_size, char *arch,
+                                   size_t arch_size)
+{
+	struct xo_model_spec spec;
+	char *text = NULL;
+	const char *base;
+	uint64_t h = XO_FNV_OFFSET;
+	enum xo_status st;
+
+	if (path) {
+		st = xo_spec_read_file(path, &text);
+		if (st)
+			return st;
+		st = xo_spec_parse(text, path, &spec);
+		free(text);
+	} else {
+		st = xo_spec_parse(xo_model_seed_spec, "seed (built in)", &spec);
+	}
+	if (st)
+		return st;
+	h = fnv_i64(fnv_i64(fnv_i64(h, spec.in_len), spec.in_ch), spec.in_rank);
+	for (int i = 0; i < spec.nlayers; i++) {
+		const struct xo_layer_spec *l = &spec.layers[i];
+		const int64_t v[] = {l->kind,         l->in_len,        l->in_ch,
+		                     l->out_len,      l->out_ch,        l->w_count,
+		                     l->b_count,      l->p.filters,     l->p.kernel_size,
+		                     l->p.strides,    l->p.dilation_rate, l->p.padding,
+		                     l->p.activation, l->p.pool_size,   l->p.units,
+		                     (int64_t)(l->p.rate * 1e6f)};
+
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			h = fnv_i64(h, v[k]);
+	}
+	xo_spec_free(&spec);
+	if (path) {
+		base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		snprintf(name, name_size, "%.*s", (int)strcspn(base, "."), base);
+	} else {
+		snprintf(name, name_size, "seed");
+	}
+	if (!name[0])
+		return xo_error(XO_EINVAL, "%s: no file stem to name the model by", path);
+	snprintf(arch, arch_size, "%016" PRIx64, h);
+	return XO_OK;
+}
+
+enum xo_status xo_perfdb_model_claim(struct xo_perfdb *db, const char *name, const char *arch,
+                                     const char *path)
+{
+	sqlite3_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	char want[32];
+
+	snprintf(want, sizeof(want), "arch=%s", arch);
+	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	                       "SELECT params FROM benchmarks WHERE kind = 'model' AND model = ?"
+	                       " AND instr(params, ' arch=') > 0 AND instr(params, ?) = 0 LIMIT 1",
+	                       -1, &s, NULL) != SQLITE_OK)
+		return xo_error(XO_EDB, "model check: %s", sqlite3_errmsg(xo_perfdb_sqlite(db)));
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, want, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(s, 0), *a = p ? strstr(p, " arch=") : NULL;
+
+		st = xo_error(XO_EINVAL,
+		              "--model %s: the store already holds another model named '%s' "
+		              "(arch=%.16s, this one arch=%s); rename the file or use another --db",
+		              path ? path : "seed", name, a ? a + 6 : "?", arch);
+	}
+	sqlite3_finalize(s);
+	return st;
+}

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""zoo.py - the issue 13 speed targets on a zoo of five small Keras models,
+`xo` cpu and the JAX peer (scripts/peer_jax.py) side by side in one run.
+
+    KERAS_BACKEND=jax /tmp/kvenv/bin/python scripts/zoo.py --xo build/cli/xo \
+        [--repeat 5] [--json FILE] [--keep DIR]
+
+The zoo (built with Keras 3 into a temporary directory, float32, seeds fixed):
+  seed     the seed model (DESIGN section 1): Conv1D/MaxPooling1D x2, Dropout, Dense x2
+  mlp      Dense 256 relu, Dense 128 relu, Dense 10 softmax on 64 features
+  cnn2d    Conv2D 16 3x3 relu, MaxPooling2D 2, Conv2D 32 3x3 relu, MaxPooling2D 2,
+           Flatten, Dense 10 softmax on 16x16x1
+  cnn_bn   Conv2D 16 3x3, BatchNormalization, Activation relu, MaxPooling2D 2,
+           Flatten, Dense 10 softmax on 16x16x1
+  conv1d_sd Conv1D 16 k5 strides 2 relu, Conv1D 32 k3 dilation 2 relu,
+           GlobalAveragePooling1D, Dense 8 softmax on 64x2
+Protocol per model, both sides: the seed's (`xo seed --model`, docs/model.md):
+20000 synthetic samples, 80/20 split, an epoch = fit(batch_size=512,
+validation_split=0.2) (25 steps + the validation pass), predict the 4000 test
+samples at batch 32 and as one batch. xo: ONE `xo seed --model F --device cpu
+--epochs R --repeat R --json` process; its epoch_ms is the median of the R
+epochs, predict_s/predict_s_one_batch the medians of R timed calls after a
+warm-up. Peer: one peer_jax.py process, medians of R after a warm-up that
+compiles. The ratio is peer time / xo time (> 1: xo faster); the issue's
+target is >= 3x on every model and workload. A model xo cannot load yet is
+reported with xo's one-line error and the run goes on.
+
+Also printed: per model at batch 512, the FLOPs of the GEMM-shaped layers
+(Dense, Conv1D, Conv2D: forward + the two backward GEMMs = 3x the forward's
+2*MACs) per training step over xo's measured ms/step, against
+`xo probe --device cpu`'s FMA peak (target >= 50%). xo reports no per-layer
+cpu times, so the whole step's time is the denominator: the figure is a
+LOWER bound on the GEMM layers' own rate. And the peak RSS of a seed-sized
+`xo seed --device cpu` in a fresh child (resource.getrusage(RUSAGE_CHILDREN)
+.ru_maxrss: the whole process, the cost model's probe included) beside the
+experiment's own peak that xo seed reports (peak_rss_mb, before the probe);
+target < 64 MB. Exit 0 when everything ran (targets missed are reported, not
+failed), 2 on bad usage.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+
+def build_zoo(d):
+    import keras
+    from keras import layers as L
+
+    keras.config.set_floatx("float32")
+    keras.utils.set_random_seed(1)
+    zoo = {
+        "seed": keras.Sequential([
+            keras.Input((29, 1)),
+            L.Conv1D(16, 3, activation="relu"), L.MaxPooling1D(3),
+            L.Conv1D(32, 3, activation="relu"), L.MaxPooling1D(3),
+            L.Flatten(), L.Dropout(0.5),
+            L.Dense(32, activation="sigmoid"), L.Dense(12, activation="softmax")]),
+        "mlp": keras.Sequential([
+            keras.Input((64,)),
+            L.Dense(256, activation="relu"), L.Dense(128, activation="relu"),
+            L.Dense(10, activation="softmax")]),
+        "cnn2d": keras.Sequential([
+            keras.Input((16, 16, 1)),
+            L.Conv2D(16, 3, activation="relu"), L.MaxPooling2D(2),
+            L.Conv2D(32, 3, activation="relu"), L.MaxPooling2D(2),
+            L.Flatten(), L.Dense(10, activation="softmax")]),
+        "cnn_bn": keras.Sequential([
+            keras.Input((16, 16, 1)),
+            L.Conv2D(16, 3), L.BatchNormalization(), L.Activation("relu"),
+            L.MaxPooling2D(2), L.Flatten(), L.Dense(10, activation="softmax")]),
+        "conv1d_sd": keras.Sequential([
+            keras.Input((64, 2)),
+            L.Conv1D(16, 5, strides=2, activation="relu"),
+            L.Conv1D(32, 3, dilation_rate=2, activation="relu"),
+            L.GlobalAveragePooling1D(), L.Dense(8, activation="softmax")]),
+    }
+    paths, flops = {}, {}
+    for name, m in zoo.items():
+        paths[name] = os.path.join(d, name + ".keras")
+        m.save(paths[name])
+        flops[name] = gemm_flops_per_sample(m)
+    return paths, flops
+
+
+def gemm_flops_per_sample(m):
+    """Forward FLOPs (2 per multiply-add) of the GEMM-shaped layers for one sample."""
+    total = 0
+    for layer in m.layers:
+        kind = type(layer).__name__
+        if kind not in ("Dense", "Conv1D", "Conv2D"):
+            continue
+        out = layer.output.shape[1:]
+        kernel = layer.kernel.shape
+        positions = 1
+        for s in out[:-1]:
+            positions *= s
+        macs_per_out = 1
+        for s in kernel[:-1]:
+            macs_per_out *= s
+        total += 2 * positions * out[-1] * macs_per_out
+    return total
+
+
+def run(cmd, timeout=1800):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def xo_side(xo, path, repeat):
+    rc, out, err = run([xo, "seed", "--model", path, "--device", "cpu", "--epochs", str(repeat),
+                        "--repeat", str(repeat), "--json"])
+    if rc:
+        line = [l for l in err.strip().splitlines() if l.startswith("xo")]
+        return None, line[-1] if line else err.strip()[-300:]
+    return json.loads(out)[0], None
+
+
+def peer_side(path, repeat):
+    rc, out, err = run([sys.executable, os.path.join(HERE, "peer_jax.py"), "--model", path,
+                        "--repeat", str(repeat), "--json"])
+    if rc:
+        return None, err.strip().splitlines()[-1] if err.strip() else f"exit {rc}"
+    return json.loads(out.strip().splitlines()[-1]), None
+
+
+def seed_rss(xo):
+    """Peak RSS of a seed-sized `xo seed --device cpu`, in a fresh Python
+    child whose only child is xo (RUSAGE_CHILDREN is the max over children)."""
+    code = ("import json,resource,subprocess,sys;"
+            "p=subprocess.run([sys.argv[1],'seed','--device','cpu','--json'],"
+            "capture_output=True,text=True);"
+            "print(json.dumps({'rc':p.returncode,'maxrss_kb':"
+            "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,"
+            "'seed':json.loads(p.stdout)[0] if p.returncode==0 else None}))")
+    rc, out, err = run([sys.executable, "-c", code, xo])
+    return json.loads(out) if rc == 0 else {"rc": rc, "error": err[-300:]}
+
+
+def machine():
+    model, flags = "unknown", set()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name") and model == "unknown":
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return {"cpu": model, "avx2": "avx2" in flags, "avx512f": "avx512f" in flags,
+            "cores": os.cpu_count(), "platform": platform.platform(),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def fma_peak(xo):
+    rc, out, _ = run([xo, "probe", "--device", "cpu", "--json"], timeout=300)
+    if rc:
+        return None
+    return json.loads(out)[0].get("flops")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--xo", default=os.path.join(HERE, "..", "build", "cli", "xo"))
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--only", default=None, help="comma-separated model names")
+    ap.add_argument("--json", default=None, help="write every figure to this file")
+    ap.add_argument("--keep", default=None, help="build the zoo here and keep it")
+    a = ap.parse_args()
+    if a.repeat < 5:
+        print("zoo.py: --repeat must be >= 5 (medians of at least 5 runs)", file=sys.stderr)
+        return 2
+    if not os.access(a.xo, os.X_OK):
+        print(f"zoo.py: --xo {a.xo}: not an executable", file=sys.stderr)
+        return 2
+    xo = os.path.abspath(a.xo)
+    m = machine()
+    print(f"zoo: {m['date']}; {m['cpu']}, {m['cores']} cores, avx2 "
+          f"{'yes' if m['avx2'] else 'no'}, avx512f {'yes' if m['avx512f'] else 'no'}; "
+          f"xo cpu vs JAX (jit over the whole step), medians of {a.repeat}")
+    rss = seed_rss(xo)  # first: RUSAGE_CHILDREN must see xo alone
+    peak = fma_peak(xo)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        d = a.keep or tmp
+        os.makedirs(d, exist_ok=True)
+        paths, flops = build_zoo(d)
+        for name, path in paths.items():
+            if a.only and name not in a.only.split(","):
+                continue
+            x, xerr = xo_side(xo, path, a.repeat)
+            p, perr = peer_side(path, a.repeat)
+            rows.append({"model": name, "xo": x, "xo_error": xerr, "peer": p,
+                         "peer_error": perr, "gemm_flops_per_sample": flops[name]})
+            print(f"  {name}: xo {'ok' if x else 'not supported'}, peer {'ok' if p else perr}",
+                  file=sys.stderr)
+
+    work = (("epoch", "epoch_ms", 1e-3, "epoch_s", 1.0),
+            ("predict b32", "predict_s", 1.0, "predict_s", 1.0),
+            ("predict 1 batch", "predict_s_one_batch", 1.0, "predict_s_one_batch", 1.0))
+    print(f"\n{'model':<10} {'workload':<16} {'xo cpu ms':>10} {'jax ms':>10} {'jax/xo':>8}  3x target")
+    held = missed = 0
+    for r in rows:
+        if not r["xo"]:
+            print(f"{r['model']:<10} not supported by this build: {r['xo_error']}")
+            continue
+        r["ratios"] = {}
+        for label, xk, xs, pk, ps in work:
+            xt = r["xo"][xk] * xs
+            pt = r["peer"][pk] * ps if r["peer"] else None
+            ratio = pt / xt if pt else None
+            r["ratios"][label] = ratio
+            ok = ratio is not None and ratio >= 3.0
+            held += ok
+            missed += not ok
+            print(f"{r['model']:<10} {label:<16} {xt*1e3:>10.3f} "
+                  f"{(pt*1e3 if pt else float('nan')):>10.3f} "
+                  f"{(f'{ratio:.2f}x' if ratio else 'n/a'):>8}  {'holds' if ok else 'MISSED'}")
+    print(f"3x target: held {held}, missed {missed} (of the workloads that ran)")
+
+    print(f"\nGEMM-shaped layers at batch 512 (FMA peak {peak/1e9:.1f} GFLOP/s from xo probe; "
+          "whole-step time, so a lower bound):" if peak else "\nno FMA peak (xo probe failed)")
+    for r in rows:
+        if not r["xo"] or not peak:
+            continue
+        step_s = r["xo"]["train_ms_per_step"] * 1e-3
+        rate = 3 * r["gemm_flops_per_sample"] * 512 / step_s
+        r["gemm_gflops_lower_bound"] = rate / 1e9
+        print(f"  {r['model']:<10} {3 * r['gemm_flops_per_sample'] * 512 / 1e6:8.2f} MFLOP/step in "
+              f"{step_s*1e3:.3f} ms: >= {rate/1e9:.1f} GFLOP/s = {100*rate/peak:.1f}% of peak "
+              f"(target 50%: {'holds' if rate >= 0.5 * peak else 'not shown'})")
+
+    if rss.get("rc") == 0:
+        whole = rss["maxrss_kb"] / 1024
+        exp = rss["seed"]["peak_rss_mb"]
+        print(f"\npeak RSS of a seed-sized xo seed --device cpu: {whole:.1f} MB the whole process "
+              f"(getrusage, the cost model's probe included), {exp:.1f} MB the experiment "
+              f"(xo's peak_rss_mb); target < 64 MB: {'holds' if exp < 64 else 'MISSED'} "
+              f"for the experiment, {'holds' if whole < 64 else 'MISSED'} for the process")
+    else:
+        print(f"\npeak RSS: the seed run failed: {rss}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"machine": m, "fma_peak": peak, "rss": rss, "models": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
