@@ -125,6 +125,11 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
 	/* cpu's fused path is one pool round for the net, plus one for Adam in
 	 * training (kernels/cpu_net.c); op by op, one round per op */
 	s->launches = is_cl ? launches : fused ? (training ? 2 : 1) : ops;
+	/* the fused path's threading rule (kernels/cpu_net.c NET_PAR_MIN, the
+	 * same as the op wrappers' XO_CPU_PAR_MIN in kernels/cpu.c): a call of
+	 * fewer multiply-adds runs on the caller's thread alone */
+	if (!is_cl && fused)
+		s->pool_min_macs = XO_EXPLAIN_CPU_PAR_MIN;
 	if (!is_cl && fused && training) {
 		/* kernels/cpu_net.c: the weights of layers that pass a gradient
 		 * back are packed transposed (read + write), and the weight
@@ -306,7 +311,7 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 {
 	const struct xo_cost_terms *t = &pt->terms;
 	char m[32], lo[32], hi[32], pr[32], sm[64], sp[64], diag[512], a[32], b[32], c[32], e[32],
-	    fx[80];
+	    fx[128];
 	char lat[32];
 
 	fprintf(f, "%6" PRId64 "  %-7s %10s (%s..%s) %10s %6.2f  %s  %s\n", pt->batch,
@@ -326,6 +331,13 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 
 		snprintf(fx, sizeof(fx), ", %.0f op calls x %s fixed", step->ops,
 		         xo_fmt_seconds(step->op_call_s, each, sizeof(each)));
+	}
+	if (t->pool_threads > 0) {
+		char ps[32];
+		size_t l = strlen(fx);
+
+		snprintf(fx + l, sizeof(fx) - l, ", pool %d thread%s +%s", t->pool_threads,
+		         t->pool_threads == 1 ? "" : "s", xo_fmt_seconds(t->pool_s, ps, sizeof(ps)));
 	}
 	fprintf(f,
 	        "        predicted: %.1f launches x %s = %s, copy latency %s; copies %s; "
@@ -347,6 +359,7 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
  * model divides FLOPs by (docs/explain.md). NAN when it cannot run.
  */
 #define GEMM_N    512
+_Static_assert(2.0 * 512 * 64 * 64 == XO_EXPLAIN_GEMM_FLOPS, "GEMM shape");
 #define GEMM_K    64
 #define GEMM_M    64
 #define GEMM_REPS 9
@@ -411,7 +424,7 @@ out_free:
 
 double xo_explain_gemm_rate(struct xo_backend *be)
 {
-	return 2.0 * GEMM_N * GEMM_K * GEMM_M / dense_time(be, GEMM_N, GEMM_K, GEMM_M);
+	return XO_EXPLAIN_GEMM_FLOPS / dense_time(be, GEMM_N, GEMM_K, GEMM_M);
 }
 
 double xo_explain_call_time(struct xo_backend *be)
