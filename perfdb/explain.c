@@ -31,8 +31,9 @@ struct dev {
 	bool is_cl;
 	bool have_probe;
 	struct xo_probe probe; /* as measured */
-	double gemm_flops;     /* xo_explain_gemm_rate */
-	double call_s;         /* xo_explain_call_time (host backends) */
+	double gemm_flops;     /* xo_explain_gemm_rate, median of gemm_samples (one per batch) */
+	double call_s;         /* xo_explain_call_time (host backends), median likewise */
+	int gemm_samples;
 	struct xo_probe model; /* what the cost model gets: flops = the GEMM rate */
 	char probe_error[256];
 	struct xo_explain_point pt[XO_EXPLAIN_MAX_BATCHES][2]; /* [batch][predict, train] */
@@ -288,9 +289,13 @@ static void print_probe(FILE *f, const struct dev *d)
 		        xo_fmt_seconds(p->d2h_lat_s, h, sizeof(h)),
 		        fmt_rate(p->d2h_bw, "B/s", k, sizeof(k)));
 	fprintf(f,
-	        "\ncompute rate for the cost model: GEMM probe (dense 512x64->64) %s = "
-	        "%.1f%% of the FMA peak\n",
-	        fmt_rate(d->model.flops, "FLOP/s", a, sizeof(a)), 100 * d->model.flops / p->flops);
+	        "\ncompute rate for the cost model: GEMM probe (dense 512x64->64, median of %d "
+	        "samples, one before each batch) %s = %.1f%% of the FMA peak\n",
+	        d->gemm_samples, fmt_rate(d->model.flops, "FLOP/s", a, sizeof(a)),
+	        100 * d->model.flops / p->flops);
+	if (d->call_s > 0)
+		fprintf(f, "fixed cost per op call (dense 1x1->1, median likewise): %s\n",
+		        xo_fmt_seconds(d->call_s, a, sizeof(a)));
 }
 
 /* split as "L/T/C/O" percentages */
@@ -451,6 +456,7 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	int64_t maxb = 1;
 	enum xo_status st;
 	int rc = 2;
+	double gemm[XO_EXPLAIN_MAX_BATCHES], call[XO_EXPLAIN_MAX_BATCHES];
 
 	for (int i = 0; i < o->nbatches; i++)
 		maxb = o->batches[i] > maxb ? o->batches[i] : maxb;
@@ -471,10 +477,6 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	d->have_probe = !xo_backend_probe(be, o->probe_budget_s, &d->probe);
 	if (!d->have_probe)
 		snprintf(d->probe_error, sizeof(d->probe_error), "%s", xo_last_error());
-	d->gemm_flops = d->have_probe ? xo_explain_gemm_rate(be) : NAN;
-	d->call_s = d->have_probe && !d->is_cl ? xo_explain_call_time(be) : NAN;
-	xo_explain_model_probe(&d->probe, d->gemm_flops, &d->model);
-	print_probe(txt, d);
 	lc = calloc((size_t)xo_model_layer_count(m), sizeof(*lc));
 	x = malloc(sizeof(*x) * (size_t)(maxb * xo_model_input_size(m)));
 	probs = malloc(sizeof(*probs) * (size_t)(maxb * xo_model_classes(m)));
@@ -486,35 +488,51 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 		xo_model_layer_cost(m, i, &lc[i]);
 	for (int64_t i = 0; i < maxb * xo_model_input_size(m); i++)
 		x[i] = xo_philox_uniform(1, XO_STREAM_BENCH, 0, (uint64_t)i);
-	fprintf(txt, " batch  what      measured (IQR)              predicted  ratio  "
-	             "split L/T/C/O %% measured  predicted\n");
+	/* the GEMM rate and the call time are sampled before each batch, and
+	 * the cost model gets their medians over the run: the steps are timed
+	 * over its whole span, and a load that comes and goes during it (other
+	 * jobs on the same cores) moves the probe's figures as much as the
+	 * steps' (docs/explain.md) */
 	for (int b = 0; b < o->nbatches; b++) {
 		int64_t n = o->batches[b];
 
+		gemm[b] = d->have_probe ? xo_explain_gemm_rate(be) : NAN;
+		call[b] = d->have_probe && !d->is_cl ? xo_explain_call_time(be) : NAN;
 		st = xo_model_bench_prepare(m, n, 1);
 		for (int k = 0; !st && k < 2; k++) {
 			struct xo_explain_point *pt = &d->pt[b][k];
-			bool fused;
 
 			st = time_point(m, be, d->is_cl, k == 1, n, x, probs, o->repeat, pt);
-			if (st)
-				break;
-			fused = xo_model_fused(m, k == 1);
-			xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches, fused,
-			                     d->call_s, &d->step[b][k]);
-			if (d->have_probe) {
-				xo_cost_predict(&d->model, &d->step[b][k], &pt->predicted,
-				                &pt->terms);
-			} else {
-				memset(&pt->predicted, 0, sizeof(pt->predicted));
-				pt->predicted.wall_s = NAN;
-			}
-			print_point(txt, d, pt, &d->step[b][k]);
+			if (!st)
+				xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches,
+				                     xo_model_fused(m, k == 1), 0, &d->step[b][k]);
 		}
 		if (st) {
 			fprintf(o->err, "xo explain: %s batch %" PRId64 ": %s\n", d->spec, n,
 			        xo_last_error());
 			goto out_free;
+		}
+	}
+	d->gemm_samples = o->nbatches;
+	d->gemm_flops = xo_median(gemm, (size_t)o->nbatches);
+	d->call_s = xo_median(call, (size_t)o->nbatches);
+	xo_explain_model_probe(&d->probe, d->gemm_flops, &d->model);
+	print_probe(txt, d);
+	fprintf(txt, " batch  what      measured (IQR)              predicted  ratio  "
+	             "split L/T/C/O %% measured  predicted\n");
+	for (int b = 0; b < o->nbatches; b++) {
+		for (int k = 0; k < 2; k++) {
+			struct xo_explain_point *pt = &d->pt[b][k];
+			struct xo_cost_step *step = &d->step[b][k];
+
+			step->op_call_s = d->is_cl || !(d->call_s > 0) ? 0 : d->call_s;
+			if (d->have_probe) {
+				xo_cost_predict(&d->model, step, &pt->predicted, &pt->terms);
+			} else {
+				memset(&pt->predicted, 0, sizeof(pt->predicted));
+				pt->predicted.wall_s = NAN;
+			}
+			print_point(txt, d, pt, step);
 		}
 	}
 	/* the steps above share the layer costs: keep them for the what-ifs */
