@@ -251,6 +251,9 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 	json_object_set_new(o, "predicted_bytes", jnum(d->have_probe ? pt->terms.bytes : NAN));
 	json_object_set_new(o, "predicted_op_fixed_s",
 	                    jnum(d->have_probe ? pt->terms.op_fixed_s : NAN));
+	json_object_set_new(o, "predicted_pool_s", jnum(d->have_probe ? pt->terms.pool_s : NAN));
+	json_object_set_new(o, "predicted_pool_threads",
+	                    json_integer(d->have_probe ? pt->terms.pool_threads : 0));
 	json_object_set_new(o, "ratio", jnum(pt->predicted.wall_s / pt->measured_s));
 	json_object_set_new(
 	    o, "diagnosis",
