@@ -40,6 +40,31 @@ static double roofline(const struct xo_probe *p, double flops, double bytes,
 	return tf > tb ? tf : tb;
 }
 
+/* The cpu fused path's pool (cost.h): sets t->pool_* and adds pool_s to
+ * t->compute_s (the roofline sum so far). */
+static void pool(const struct xo_probe *p, const struct xo_cost_step *step,
+                 struct xo_cost_terms *t)
+{
+	double u = p->units, c = t->compute_flops_s, macs = 0;
+
+	if (!(step->pool_min_macs > 0) || !(u > 1) || !(c > 0))
+		return;
+	for (int i = 0; i < step->nlayers; i++)
+		macs += step->layers[i].flops_fwd / 2;
+	macs *= (double)step->batch * (step->training ? 3 : 1);
+	t->pool_macs = macs;
+	if (macs < step->pool_min_macs) {
+		t->pool_threads = 1;
+		t->pool_s = c * (u - 1);
+	} else {
+		double join = have(p->handoff_s) ? p->handoff_s : 0;
+
+		t->pool_threads = p->units;
+		t->pool_s = c * u <= join ? c * (u - 1) : join * (1 - 1 / u);
+	}
+	t->compute_s += t->pool_s;
+}
+
 void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
                      struct xo_split *out, struct xo_cost_terms *terms)
 {
@@ -72,6 +97,7 @@ void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
 	}
 	if (step->extra_bytes > 0)
 		t.compute_s += roofline(p, 0, step->extra_bytes, &t);
+	pool(p, step, &t);
 	/* a host backend's kernels cost a fixed time per call however small the
 	 * call (dispatch, checks, loop set-up): what dominates at batch 1 */
 	t.op_fixed_s = times(step->ops, step->op_call_s);

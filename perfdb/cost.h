@@ -10,12 +10,24 @@
  *   compute  = sum over layers (and the step's extra ops and extra_bytes)
  *              of the roofline max(flops / probe.flops, bytes / probe.mem_bw)
  *            + ops x op_call_s (a host backend's fixed cost per op call)
+ *            + pool_s (below)
  *   other    = 0 (nothing in the probe predicts host work outside the device)
  *
  * A blocking copy's latency (a 4-byte copy, enqueue to completion) is time
  * the device sits idle waiting on the host: the measured split counts it as
  * launch and sync latency, so the prediction does too; the transfer part is
  * the time the bus is busy, bytes over bandwidth.
+ * The cpu fused path's thread pool (pool_min_macs > 0, probe.units u > 1):
+ * the roofline's FLOP time, c (compute_flops_s, at the GEMM probe's rate of
+ * the whole pool), assumes all u threads work from the start. The
+ * kernel runs a call of fewer multiply-adds than pool_min_macs (forward
+ * multiply-adds n x sum(flops_fwd) / 2, x3 in training, as kernels/cpu_net.c
+ * counts them) on the caller's thread alone: pool_s = c x (u - 1). Otherwise
+ * the caller starts alone and the workers join after probe.handoff_s (the
+ * probe's hand-off: ~0.1 us while they spin, tens of us when they must be
+ * woken or wait for a core), taking parts from then on: when c x u <=
+ * handoff_s the caller finishes alone (pool_s = c x (u - 1)), else pool_s =
+ * handoff_s x (1 - 1/u).
  * A probe figure that is NAN (a host backend has no transfers) contributes 0.
  * Every term is kept (struct xo_cost_terms) so explain can print it.
  * docs/explain.md states the formula, the conventions and the accuracy.
@@ -51,6 +63,8 @@ struct xo_cost_step {
 	double op_call_s;            /* a host backend's fixed time per op call (the smallest
 	                              * dense call, xo_explain_call_time), 0 on a device whose
 	                              * launch latency already carries it */
+	double pool_min_macs;        /* cpu fused path: multiply-adds below which a call runs
+	                              * on the caller's thread alone; 0 = no pool model */
 };
 
 /* The terms of a prediction, each in seconds. */
@@ -62,7 +76,10 @@ struct xo_cost_terms {
 	double compute_flops_s; /* sum of the per-layer flop times ... */
 	double compute_bytes_s; /* ... and byte times (the roofline takes the max per layer) */
 	double op_fixed_s;      /* ops x op_call_s */
-	double compute_s;       /* sum over layers of the max, plus op_fixed_s */
+	double pool_macs;       /* the pool model's multiply-adds of the call (0 if none) */
+	int pool_threads;       /* threads the pool model gives the call (0 if none) */
+	double pool_s;          /* the pool's added time: fewer threads, late workers */
+	double compute_s;       /* sum over layers of the max, plus op_fixed_s and pool_s */
 	int flop_bound_layers;  /* layers where flops / flops_rate won */
 };
 

@@ -31,8 +31,9 @@ struct dev {
 	bool is_cl;
 	bool have_probe;
 	struct xo_probe probe; /* as measured */
-	double gemm_flops;     /* xo_explain_gemm_rate */
-	double call_s;         /* xo_explain_call_time (host backends) */
+	double gemm_flops;     /* xo_explain_gemm_rate, median of gemm_samples (one per batch) */
+	double call_s;         /* xo_explain_call_time (host backends), median likewise */
+	int gemm_samples;
 	struct xo_probe model; /* what the cost model gets: flops = the GEMM rate */
 	char probe_error[256];
 	struct xo_explain_point pt[XO_EXPLAIN_MAX_BATCHES][2]; /* [batch][predict, train] */
@@ -125,6 +126,11 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
 	/* cpu's fused path is one pool round for the net, plus one for Adam in
 	 * training (kernels/cpu_net.c); op by op, one round per op */
 	s->launches = is_cl ? launches : fused ? (training ? 2 : 1) : ops;
+	/* the fused path's threading rule (kernels/cpu_net.c NET_PAR_MIN, the
+	 * same as the op wrappers' XO_CPU_PAR_MIN in kernels/cpu.c): a call of
+	 * fewer multiply-adds runs on the caller's thread alone */
+	if (!is_cl && fused)
+		s->pool_min_macs = XO_EXPLAIN_CPU_PAR_MIN;
 	if (!is_cl && fused && training) {
 		/* kernels/cpu_net.c: the weights of layers that pass a gradient
 		 * back are packed transposed (read + write), and the weight
@@ -245,6 +251,9 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 	json_object_set_new(o, "predicted_bytes", jnum(d->have_probe ? pt->terms.bytes : NAN));
 	json_object_set_new(o, "predicted_op_fixed_s",
 	                    jnum(d->have_probe ? pt->terms.op_fixed_s : NAN));
+	json_object_set_new(o, "predicted_pool_s", jnum(d->have_probe ? pt->terms.pool_s : NAN));
+	json_object_set_new(o, "predicted_pool_threads",
+	                    json_integer(d->have_probe ? pt->terms.pool_threads : 0));
 	json_object_set_new(o, "ratio", jnum(pt->predicted.wall_s / pt->measured_s));
 	json_object_set_new(
 	    o, "diagnosis",
@@ -283,9 +292,13 @@ static void print_probe(FILE *f, const struct dev *d)
 		        xo_fmt_seconds(p->d2h_lat_s, h, sizeof(h)),
 		        fmt_rate(p->d2h_bw, "B/s", k, sizeof(k)));
 	fprintf(f,
-	        "\ncompute rate for the cost model: GEMM probe (dense 512x64->64) %s = "
-	        "%.1f%% of the FMA peak\n",
-	        fmt_rate(d->model.flops, "FLOP/s", a, sizeof(a)), 100 * d->model.flops / p->flops);
+	        "\ncompute rate for the cost model: GEMM probe (dense 512x64->64, median of %d "
+	        "samples, one before each batch) %s = %.1f%% of the FMA peak\n",
+	        d->gemm_samples, fmt_rate(d->model.flops, "FLOP/s", a, sizeof(a)),
+	        100 * d->model.flops / p->flops);
+	if (d->call_s > 0)
+		fprintf(f, "fixed cost per op call (dense 1x1->1, median likewise): %s\n",
+		        xo_fmt_seconds(d->call_s, a, sizeof(a)));
 }
 
 /* split as "L/T/C/O" percentages */
@@ -306,7 +319,7 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 {
 	const struct xo_cost_terms *t = &pt->terms;
 	char m[32], lo[32], hi[32], pr[32], sm[64], sp[64], diag[512], a[32], b[32], c[32], e[32],
-	    fx[80];
+	    fx[128];
 	char lat[32];
 
 	fprintf(f, "%6" PRId64 "  %-7s %10s (%s..%s) %10s %6.2f  %s  %s\n", pt->batch,
@@ -326,6 +339,13 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 
 		snprintf(fx, sizeof(fx), ", %.0f op calls x %s fixed", step->ops,
 		         xo_fmt_seconds(step->op_call_s, each, sizeof(each)));
+	}
+	if (t->pool_threads > 0) {
+		char ps[32];
+		size_t l = strlen(fx);
+
+		snprintf(fx + l, sizeof(fx) - l, ", pool %d thread%s +%s", t->pool_threads,
+		         t->pool_threads == 1 ? "" : "s", xo_fmt_seconds(t->pool_s, ps, sizeof(ps)));
 	}
 	fprintf(f,
 	        "        predicted: %.1f launches x %s = %s, copy latency %s; copies %s; "
@@ -347,6 +367,7 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
  * model divides FLOPs by (docs/explain.md). NAN when it cannot run.
  */
 #define GEMM_N    512
+_Static_assert(2.0 * 512 * 64 * 64 == XO_EXPLAIN_GEMM_FLOPS, "GEMM shape");
 #define GEMM_K    64
 #define GEMM_M    64
 #define GEMM_REPS 9
@@ -411,7 +432,7 @@ out_free:
 
 double xo_explain_gemm_rate(struct xo_backend *be)
 {
-	return 2.0 * GEMM_N * GEMM_K * GEMM_M / dense_time(be, GEMM_N, GEMM_K, GEMM_M);
+	return XO_EXPLAIN_GEMM_FLOPS / dense_time(be, GEMM_N, GEMM_K, GEMM_M);
 }
 
 double xo_explain_call_time(struct xo_backend *be)
@@ -438,6 +459,7 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	int64_t maxb = 1;
 	enum xo_status st;
 	int rc = 2;
+	double gemm[XO_EXPLAIN_MAX_BATCHES], call[XO_EXPLAIN_MAX_BATCHES];
 
 	for (int i = 0; i < o->nbatches; i++)
 		maxb = o->batches[i] > maxb ? o->batches[i] : maxb;
@@ -458,10 +480,6 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	d->have_probe = !xo_backend_probe(be, o->probe_budget_s, &d->probe);
 	if (!d->have_probe)
 		snprintf(d->probe_error, sizeof(d->probe_error), "%s", xo_last_error());
-	d->gemm_flops = d->have_probe ? xo_explain_gemm_rate(be) : NAN;
-	d->call_s = d->have_probe && !d->is_cl ? xo_explain_call_time(be) : NAN;
-	xo_explain_model_probe(&d->probe, d->gemm_flops, &d->model);
-	print_probe(txt, d);
 	lc = calloc((size_t)xo_model_layer_count(m), sizeof(*lc));
 	x = malloc(sizeof(*x) * (size_t)(maxb * xo_model_input_size(m)));
 	probs = malloc(sizeof(*probs) * (size_t)(maxb * xo_model_classes(m)));
@@ -473,35 +491,51 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 		xo_model_layer_cost(m, i, &lc[i]);
 	for (int64_t i = 0; i < maxb * xo_model_input_size(m); i++)
 		x[i] = xo_philox_uniform(1, XO_STREAM_BENCH, 0, (uint64_t)i);
-	fprintf(txt, " batch  what      measured (IQR)              predicted  ratio  "
-	             "split L/T/C/O %% measured  predicted\n");
+	/* the GEMM rate and the call time are sampled before each batch, and
+	 * the cost model gets their medians over the run: the steps are timed
+	 * over its whole span, and a load that comes and goes during it (other
+	 * jobs on the same cores) moves the probe's figures as much as the
+	 * steps' (docs/explain.md) */
 	for (int b = 0; b < o->nbatches; b++) {
 		int64_t n = o->batches[b];
 
+		gemm[b] = d->have_probe ? xo_explain_gemm_rate(be) : NAN;
+		call[b] = d->have_probe && !d->is_cl ? xo_explain_call_time(be) : NAN;
 		st = xo_model_bench_prepare(m, n, 1);
 		for (int k = 0; !st && k < 2; k++) {
 			struct xo_explain_point *pt = &d->pt[b][k];
-			bool fused;
 
 			st = time_point(m, be, d->is_cl, k == 1, n, x, probs, o->repeat, pt);
-			if (st)
-				break;
-			fused = xo_model_fused(m, k == 1);
-			xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches, fused,
-			                     d->call_s, &d->step[b][k]);
-			if (d->have_probe) {
-				xo_cost_predict(&d->model, &d->step[b][k], &pt->predicted,
-				                &pt->terms);
-			} else {
-				memset(&pt->predicted, 0, sizeof(pt->predicted));
-				pt->predicted.wall_s = NAN;
-			}
-			print_point(txt, d, pt, &d->step[b][k]);
+			if (!st)
+				xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches,
+				                     xo_model_fused(m, k == 1), 0, &d->step[b][k]);
 		}
 		if (st) {
 			fprintf(o->err, "xo explain: %s batch %" PRId64 ": %s\n", d->spec, n,
 			        xo_last_error());
 			goto out_free;
+		}
+	}
+	d->gemm_samples = o->nbatches;
+	d->gemm_flops = xo_median(gemm, (size_t)o->nbatches);
+	d->call_s = xo_median(call, (size_t)o->nbatches);
+	xo_explain_model_probe(&d->probe, d->gemm_flops, &d->model);
+	print_probe(txt, d);
+	fprintf(txt, " batch  what      measured (IQR)              predicted  ratio  "
+	             "split L/T/C/O %% measured  predicted\n");
+	for (int b = 0; b < o->nbatches; b++) {
+		for (int k = 0; k < 2; k++) {
+			struct xo_explain_point *pt = &d->pt[b][k];
+			struct xo_cost_step *step = &d->step[b][k];
+
+			step->op_call_s = d->is_cl || !(d->call_s > 0) ? 0 : d->call_s;
+			if (d->have_probe) {
+				xo_cost_predict(&d->model, step, &pt->predicted, &pt->terms);
+			} else {
+				memset(&pt->predicted, 0, sizeof(pt->predicted));
+				pt->predicted.wall_s = NAN;
+			}
+			print_point(txt, d, pt, step);
 		}
 	}
 	/* the steps above share the layer costs: keep them for the what-ifs */

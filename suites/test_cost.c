@@ -104,8 +104,11 @@ static void test_seed_layer_costs(void **state)
 		assert_close(s.launches, 2);
 		assert_close(s.extra_bytes, 2 * 4 * (1536 + 2048 + 384) + 4 * 4 * 4108);
 		assert_close(s.h2d_bytes, 0);
+		/* the fused path's threading rule (kernels/cpu_net.c NET_PAR_MIN) */
+		assert_close(s.pool_min_macs, 300000);
 		xo_explain_cost_step(m, lc, false, false, 64, 0, true, 0, &s);
 		assert_close(s.launches, 1);
+		assert_close(s.pool_min_macs, 300000);
 		assert_close(s.extra_bytes, 0);
 		assert_close(s.h2d_bytes, 64 * 29 * 4);
 		assert_close(s.d2h_bytes, 64 * 12 * 4);
@@ -113,9 +116,11 @@ static void test_seed_layer_costs(void **state)
 		 * none), loss, accuracy, loss gradient, Adam */
 		xo_explain_cost_step(m, lc, false, true, 64, 0, false, 0, &s);
 		assert_close(s.launches, 7 + 7 + 4);
+		assert_close(s.pool_min_macs, 0); /* each op has its own rule */
 		xo_explain_cost_step(m, lc, true, true, 64, 2, true, 0, &s);
 		assert_close(s.launches, 2);
 		assert_close(s.extra_bytes, 0);
+		assert_close(s.pool_min_macs, 0); /* cl: no host pool */
 		/* a host backend's fixed cost per op call applies to every op of
 		 * the step (18 in training, 6 in a predict call: flatten runs
 		 * none, nor does dropout at inference), fused or not; a cl
@@ -229,6 +234,71 @@ static void test_cost_op_fixed(void **state)
 	assert_close(out.part_s[XO_SPLIT_LAUNCH], base.part_s[XO_SPLIT_LAUNCH]);
 	assert_close(out.wall_s, base.wall_s + 1e-5);
 	assert_adds_up(&out);
+}
+
+/*
+ * The cpu fused path's pool (cost.h) on 4 threads, the layer's 1000 FLOP
+ * (500 multiply-adds) per sample at 1e9 FLOP/s, memory at 1e12 B/s (its
+ * bytes then cost < 1e-8 s against FLOP times >= 1e-5 s, so every layer is
+ * FLOP-bound and c = n x 1000 / 1e9 exactly), threading from 1e4
+ * multiply-adds.
+ */
+static void test_cost_pool(void **state)
+{
+	struct xo_probe p = synth_probe();
+	struct xo_cost_step s;
+	struct xo_cost_terms t, t0;
+	struct xo_split out, base;
+
+	(void)state;
+	p.units = 4;
+	p.mem_bw = 1e12;
+	p.handoff_s = 1e-4;
+	/* 10 samples: 5000 multiply-adds < 1e4, the caller alone: the FLOP
+	 * time 1e-5 s on one thread of four, 3e-5 s more */
+	s = synth_step(10, false, true);
+	xo_cost_predict(&p, &s, &base, &t0);
+	assert_close(t0.pool_s, 0); /* pool_min_macs 0: no pool model */
+	assert_int_equal(t0.pool_threads, 0);
+	s.pool_min_macs = 1e4;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(t.compute_flops_s, 1e-5);
+	assert_close(t.pool_macs, 5000);
+	assert_int_equal(t.pool_threads, 1);
+	assert_close(t.pool_s, 3e-5);
+	assert_close(out.part_s[XO_SPLIT_COMPUTE], base.part_s[XO_SPLIT_COMPUTE] + 3e-5);
+	assert_close(out.wall_s, base.wall_s + 3e-5);
+	assert_adds_up(&out);
+	/* 20 samples: 1e4 multiply-adds, threaded; alone they take 8e-5 s,
+	 * before the workers join at 1e-4 s: the caller still does it all */
+	s.batch = 20;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_int_equal(t.pool_threads, 4);
+	assert_close(t.pool_s, 3 * 2e-5);
+	/* 100 samples: c = 1e-4 s, alone 4e-4 s > 1e-4 s: one thread until the
+	 * workers join, all four after: 1e-4 x (1 - 1/4) more */
+	s.batch = 100;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(t.pool_s, 7.5e-5);
+	/* workers that spin (hand-off 0) or a hand-off not probed: no delay */
+	p.handoff_s = NAN;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(t.pool_s, 0);
+	/* training counts 3x the forward's multiply-adds: 8 samples x 500 x 3
+	 * = 12000 >= 1e4, threaded (c = 8 x 3000 / 1e9 = 2.4e-5 s, alone 9.6e-5
+	 * s > the 1e-5 s hand-off: 7.5e-6 s more), where the forward's 4000
+	 * alone would be the caller's (7.2e-5 s more) */
+	p.handoff_s = 1e-5;
+	s = synth_step(8, true, true);
+	s.pool_min_macs = 1e4;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(t.pool_macs, 12000);
+	assert_int_equal(t.pool_threads, 4);
+	assert_close(t.pool_s, 7.5e-6);
+	/* one thread in the pool: nothing to add */
+	p.units = 1;
+	xo_cost_predict(&p, &s, &out, &t);
+	assert_close(t.pool_s, 0);
 }
 
 static void test_cost_train_step(void **state)
@@ -495,7 +565,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_seed_layer_costs),   cmocka_unit_test(test_cost_predict_call),
-	    cmocka_unit_test(test_cost_op_fixed),
+	    cmocka_unit_test(test_cost_op_fixed),      cmocka_unit_test(test_cost_pool),
 	    cmocka_unit_test(test_cost_train_step),    cmocka_unit_test(test_split_from_events),
 	    cmocka_unit_test(test_diagnosis_rules),    cmocka_unit_test(test_crossover),
 	    cmocka_unit_test(test_crossover_interval), cmocka_unit_test(test_what_if),
