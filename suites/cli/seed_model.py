@@ -45,8 +45,10 @@ def main():
     spec = seed_json(xo, "--model", os.path.join(src, "models", "seed.model"))
     for key in ("val_accuracy", "test_accuracy"):
         assert built_in[key] == spec[key], (key, built_in[key], spec[key])
-    # issue 13 target: a seed-sized experiment stays under 64 MB on cpu
-    assert built_in["peak_rss_mb"] < 64, built_in["peak_rss_mb"]
+    # issue 13 target: a seed-sized experiment stays under 64 MB on cpu (not
+    # under the sanitizers: ASan's shadow memory took it to 68 MB)
+    if not os.environ.get("XO_TEST_SANITIZED"):
+        assert built_in["peak_rss_mb"] < 64, built_in["peak_rss_mb"]
 
     r = seed_json(xo, "--model", os.path.join(mixed, "model.model"), "--data",
                   os.path.join(mixed, "x_train.npy"), os.path.join(mixed, "y_train.npy"),
