@@ -120,6 +120,11 @@ struct xo_params xo_params_default(void)
 		.iteration = 1,
 		.size = 1,
 		.rows = 1,
+		.width = 1,
+		.kernel_w = 0,
+		.strides_w = 0,
+		.dilation_w = 0,
+		.pool_w = 0,
 	};
 }
 
@@ -130,7 +135,10 @@ enum key_type { KEY_I64, KEY_U64, KEY_U32, KEY_F32, KEY_BOOL, KEY_PADDING, KEY_A
 enum key_id {
 	K_BATCH, K_LEN, K_CH, K_FILTERS, K_KERNEL_SIZE, K_STRIDES, K_DILATION, K_PADDING,
 	K_USE_BIAS, K_ACTIVATION, K_POOL_SIZE, K_UNITS, K_RATE, K_TRAINING, K_SEED, K_STEP,
-	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS, K_COUNT
+	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS,
+	/* the width axis of the 2-D ops */
+	K_WIDTH, K_KERNEL_W, K_STRIDES_W, K_DILATION_W, K_POOL_W,
+	K_COUNT
 };
 
 struct key_info {
@@ -165,12 +173,17 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_ITERATION, iteration, KEY_I64),
 	KEY(K_SIZE, size, KEY_I64),
 	KEY(K_ROWS, rows, KEY_I64),
+	KEY(K_WIDTH, width, KEY_I64),
+	KEY(K_KERNEL_W, kernel_w, KEY_I64),
+	KEY(K_STRIDES_W, strides_w, KEY_I64),
+	KEY(K_DILATION_W, dilation_w, KEY_I64),
+	KEY(K_POOL_W, pool_w, KEY_I64),
 };
 #undef KEY
 
-#define B(k) (1u << (k))
+#define B(k) (UINT64_C(1) << (k))
 /* Which keys each op reads (its canonical line). */
-static uint32_t op_keys(enum xo_op op)
+static uint64_t op_keys(enum xo_op op)
 {
 	switch (op) {
 	case XO_OP_conv1d:
@@ -350,7 +363,7 @@ static int format_key(const struct key_info *k, const struct xo_params *p, char 
 int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, char *buf,
 		     size_t size)
 {
-	uint32_t mask = op_keys(op);
+	uint64_t mask = op_keys(op);
 	size_t used = 0;
 
 	(void)dir;
@@ -380,6 +393,19 @@ int64_t xo_conv1d_stride(const struct xo_params *p)
 int64_t xo_pool1d_stride(const struct xo_params *p)
 {
 	return p->strides ? p->strides : p->pool_size;
+}
+
+struct xo_params xo_params_width_axis(const struct xo_params *p)
+{
+	struct xo_params q = *p;
+
+	q.len = p->width;
+	q.kernel_size = p->kernel_w ? p->kernel_w : p->kernel_size;
+	/* strides 0 stays 0: the axis's own default (1 for conv, its pool size) */
+	q.strides = p->strides_w ? p->strides_w : p->strides;
+	q.dilation_rate = p->dilation_w ? p->dilation_w : p->dilation_rate;
+	q.pool_size = p->pool_w ? p->pool_w : p->pool_size;
+	return q;
 }
 
 /*

@@ -158,6 +158,15 @@ struct xo_params {
 	int64_t iteration;             /* adam step count t, from 1 */
 	int64_t size;                  /* adam element count */
 	int64_t rows;                  /* gather: rows of the source */
+	/* The 2-D ops take x[batch][len][width][ch] (len is the height). Their
+	 * height axis reads kernel_size, strides, dilation_rate and pool_size;
+	 * the width axis reads the *_w fields below, where 0 means "as the
+	 * height" (Keras's square default for an int argument). */
+	int64_t width;                 /* 2-D ops: columns (1) */
+	int64_t kernel_w;              /* conv2d kernel width (0: kernel_size) */
+	int64_t strides_w;             /* 2-D stride along width (0: as strides) */
+	int64_t dilation_w;            /* conv2d dilation along width (0: dilation_rate) */
+	int64_t pool_w;                /* 2-D pooling window width (0: pool_size) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -192,6 +201,11 @@ bool xo_op_is_pool1d(enum xo_op op);
  * average_pooling1d: Keras averages over the valid steps only). */
 int64_t xo_pool1d_window(const struct xo_params *p, int64_t o, int64_t pad_left, int64_t *lo,
 			 int64_t *hi);
+/* The width axis of a 2-D op as 1-D parameters: a copy of p whose len,
+ * kernel_size, strides, dilation_rate and pool_size are the width axis's
+ * (the *_w fields, 0 resolved to the height's value), so the 1-D geometry
+ * functions above serve each axis of a 2-D op. */
+struct xo_params xo_params_width_axis(const struct xo_params *p);
 /* Effective stride (resolves the 0 default). */
 int64_t xo_conv1d_stride(const struct xo_params *p);
 int64_t xo_pool1d_stride(const struct xo_params *p);
