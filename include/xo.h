@@ -196,6 +196,16 @@ enum xo_status xo_pool1d_geometry_of(enum xo_op op, const struct xo_params *p, i
 				     int64_t *pad_left);
 /* True for the windowed 1-D pooling ops (pool_size, strides, padding). */
 bool xo_op_is_pool1d(enum xo_op op);
+/* The windowed 2-D pooling ops (max_pooling2d, average_pooling2d): each axis
+ * is a 1-D pooling geometry (the width axis from xo_params_width_axis, so
+ * xo_pool1d_window serves it); errors name the op and the axis's keys. */
+struct xo_pool2d_geom {
+	int64_t out_h, pad_h, stride_h, pool_h; /* height (len) axis */
+	int64_t out_w, pad_w, stride_w, pool_w; /* width axis */
+};
+bool xo_op_is_pool2d(enum xo_op op);
+enum xo_status xo_pool2d_geometry_of(enum xo_op op, const struct xo_params *p,
+				     struct xo_pool2d_geom *g);
 /* Window o of a pooling op with a valid geometry: the in-bounds input steps
  * [*lo, *hi), clipped to [0, len); returns their count (>= 1, the divisor of
  * average_pooling1d: Keras averages over the valid steps only). */
