@@ -19,7 +19,8 @@
 	K(max_pooling1d_fwd)                 \
 	K(max_pooling1d_bwd) K(average_pooling1d_fwd) K(average_pooling1d_bwd)                    \
 	K(global_average_pooling1d_fwd) K(global_average_pooling1d_bwd)                      \
-	K(global_max_pooling1d_fwd) K(global_max_pooling1d_bwd) K(dense_fwd) K(dense_fwd__tiled) K(dense_fwd__softmax) K(dense_bwd_dx)                \
+	K(global_max_pooling1d_fwd) K(global_max_pooling1d_bwd) K(max_pooling2d_fwd)       \
+	K(max_pooling2d_bwd) K(average_pooling2d_fwd) K(average_pooling2d_bwd) K(dense_fwd) K(dense_fwd__tiled) K(dense_fwd__softmax) K(dense_bwd_dx)                \
 	K(dense_bwd_dw) K(dense_bwd_dw__wg) K(dense_bwd_dw__split) K(relu_fwd) K(relu_bwd) K(sigmoid_fwd) K(sigmoid_bwd)                \
 	K(tanh_fwd) K(tanh_bwd) K(elu_fwd) K(elu_bwd) K(gelu_fwd) K(gelu_bwd) K(softplus_fwd)  \
 	K(softplus_bwd)                                                                      \

@@ -392,7 +392,7 @@ enum xo_status xo_cl_average_pooling1d_bwd(struct xo_backend *be, const struct x
 
 /* ---- the global poolings ----------------------------------------------------- */
 
-/* Global poolings: fwd over (c, n); global average bwd over every dx
+/* Global poolings (1-D, and 2-D over len*width steps): fwd over (c, n); global average bwd over every dx
  * (c, l, n); global max bwd over columns (c, n), src {x, dy}. */
 static enum xo_status global_pool_run(struct xo_backend *be, const struct xo_op_args *a,
 				      enum xo_op op, enum xo_dir dir, enum xo_cl_kid kid)
@@ -400,17 +400,23 @@ static enum xo_status global_pool_run(struct xo_backend *be, const struct xo_op_
 	struct xo_cl_ctx *c = ctx_of(be);
 	const struct xo_params *p = &a->p;
 	struct xo_cl_launch l = xo_cl_launch_begin(c, kid);
-	bool all_dx = op == XO_OP_global_average_pooling1d && dir == XO_DIR_BWD;
+	bool two_d = op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d;
+	bool all_dx = (op == XO_OP_global_average_pooling1d ||
+		       op == XO_OP_global_average_pooling2d) && dir == XO_DIR_BWD;
+	/* 2-D: the len*width cells as steps (the slot sizes were validated, so
+	 * the product fits) */
+	int64_t len = two_d ? p->len * p->width : p->len;
 
 	xo_cl_arg_tensor(&l, a->src[0], NULL);
-	if (op == XO_OP_global_max_pooling1d && dir == XO_DIR_BWD)
+	if ((op == XO_OP_global_max_pooling1d || op == XO_OP_global_max_pooling2d) &&
+	    dir == XO_DIR_BWD)
 		xo_cl_arg_tensor(&l, a->src[1], NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, p->batch);
-	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, len);
 	xo_cl_arg_int(&l, p->ch);
 	if (all_dx)
-		return la_run_nd(&l, 3, (int64_t[]){p->ch, p->len, p->batch}, op, dir);
+		return la_run_nd(&l, 3, (int64_t[]){p->ch, len, p->batch}, op, dir);
 	return la_run_nd(&l, 2, (int64_t[]){p->ch, p->batch}, op, dir);
 }
 
@@ -438,6 +444,94 @@ enum xo_status xo_cl_global_max_pooling1d_bwd(struct xo_backend *be, const struc
 {
 	return global_pool_run(be, a, XO_OP_global_max_pooling1d, XO_DIR_BWD,
 			       XO_CL_K_global_max_pooling1d_bwd);
+}
+
+/* ---- the 2-D poolings (pool2d.cl; the global ones are pool.cl's over h*w) -- */
+
+/* The windowed 2-D poolings: fwd over (c, out_h*out_w, n); bwd a gather over
+ * (c, h*w, n), src {x, dy} (max) or {dy} (average). */
+static enum xo_status window_pool2d_run(struct xo_backend *be, const struct xo_op_args *a,
+					enum xo_op op, enum xo_dir dir)
+{
+	struct xo_cl_ctx *c = ctx_of(be);
+	const struct xo_params *p = &a->p;
+	bool bwd = dir == XO_DIR_BWD, max = op == XO_OP_max_pooling2d;
+	struct xo_cl_launch l = xo_cl_launch_begin(
+	    c, max ? (bwd ? XO_CL_K_max_pooling2d_bwd : XO_CL_K_max_pooling2d_fwd)
+		   : (bwd ? XO_CL_K_average_pooling2d_bwd : XO_CL_K_average_pooling2d_fwd));
+	struct xo_pool2d_geom g;
+	enum xo_status st = xo_pool2d_geometry_of(op, p, &g);
+
+	if (st)
+		return st;
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	if (bwd && max)
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, p->batch);
+	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, p->width);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, g.pool_h);
+	xo_cl_arg_int(&l, g.pool_w);
+	xo_cl_arg_int(&l, g.stride_h);
+	xo_cl_arg_int(&l, g.stride_w);
+	xo_cl_arg_int(&l, g.pad_h);
+	xo_cl_arg_int(&l, g.pad_w);
+	xo_cl_arg_int(&l, g.out_h);
+	xo_cl_arg_int(&l, g.out_w);
+	return la_run_nd(&l, 3,
+			 (int64_t[]){p->ch, bwd ? p->len * p->width : g.out_h * g.out_w,
+				     p->batch},
+			 op, dir);
+}
+
+enum xo_status xo_cl_max_pooling2d_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return window_pool2d_run(be, a, XO_OP_max_pooling2d, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_max_pooling2d_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return window_pool2d_run(be, a, XO_OP_max_pooling2d, XO_DIR_BWD);
+}
+
+enum xo_status xo_cl_average_pooling2d_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return window_pool2d_run(be, a, XO_OP_average_pooling2d, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_average_pooling2d_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return window_pool2d_run(be, a, XO_OP_average_pooling2d, XO_DIR_BWD);
+}
+
+/* Global 2-D: pool.cl's global kernels over the len*width cells of a
+ * sample (row-major, as the 1-D steps), through global_pool_run. */
+enum xo_status xo_cl_global_average_pooling2d_fwd(struct xo_backend *be,
+						  const struct xo_op_args *a)
+{
+	return global_pool_run(be, a, XO_OP_global_average_pooling2d, XO_DIR_FWD,
+				 XO_CL_K_global_average_pooling1d_fwd);
+}
+
+enum xo_status xo_cl_global_average_pooling2d_bwd(struct xo_backend *be,
+						  const struct xo_op_args *a)
+{
+	return global_pool_run(be, a, XO_OP_global_average_pooling2d, XO_DIR_BWD,
+				 XO_CL_K_global_average_pooling1d_bwd);
+}
+
+enum xo_status xo_cl_global_max_pooling2d_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return global_pool_run(be, a, XO_OP_global_max_pooling2d, XO_DIR_FWD,
+				 XO_CL_K_global_max_pooling1d_fwd);
+}
+
+enum xo_status xo_cl_global_max_pooling2d_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return global_pool_run(be, a, XO_OP_global_max_pooling2d, XO_DIR_BWD,
+				 XO_CL_K_global_max_pooling1d_bwd);
 }
 
 /* ---- dense --------------------------------------------------------------- */

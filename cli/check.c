@@ -63,6 +63,15 @@ static void emit(struct check_totals *t, const struct xo_case *c, const char *ba
 		p.strides = xo_conv1d_stride(&c->p);
 	else if (xo_op_is_pool1d(c->op))
 		p.strides = xo_pool1d_stride(&c->p);
+	else if (xo_op_is_pool2d(c->op)) {
+		struct xo_pool2d_geom g;
+
+		if (!xo_pool2d_geometry_of(c->op, &c->p, &g)) {
+			p.strides = g.stride_h;
+			p.strides_w = g.stride_w;
+			p.pool_w = g.pool_w;
+		}
+	}
 	xo_params_format(c->op, c->dir, &p, params, sizeof(params));
 	fprintf(t->out, "%s\n    {\"op\": \"%s\", \"dir\": \"%s\", \"mode\": \"%s\", \"backend\": ",
 	        t->passed + t->failed > 1 ? "," : "", xo_op_name(c->op), xo_dir_name(c->dir),
@@ -238,7 +247,9 @@ static void list_ops(bool json)
 		int n = 0;
 
 		/* the default stride as the op reads it */
-		d.strides = op == XO_OP_conv1d ? 1 : xo_op_is_pool1d(op) ? d.pool_size : 0;
+		d.strides = op == XO_OP_conv1d                              ? 1
+			    : xo_op_is_pool1d(op) || xo_op_is_pool2d(op) ? d.pool_size
+								     : 0;
 		xo_params_format(op, XO_DIR_FWD, &d, line, sizeof(line));
 		if (json) {
 			printf("%s\n  {\"op\": \"%s\", \"backward\": %s, \"keys\": [", o ? "," : "",
@@ -259,7 +270,11 @@ static void list_ops(bool json)
 					if (required[r].op == op && required[r].keys[k] &&
 					    !strcmp(required[r].keys[k], tok))
 						req = true;
-			if (xo_op_is_pool1d(op) && !strcmp(tok, "strides"))
+			if ((xo_op_is_pool1d(op) || xo_op_is_pool2d(op)) && !strcmp(tok, "strides"))
+				def = "pool_size";
+			else if (xo_op_is_pool2d(op) && !strcmp(tok, "strides_w"))
+				def = "strides";
+			else if (xo_op_is_pool2d(op) && !strcmp(tok, "pool_w"))
 				def = "pool_size";
 			else if (strchr(def, '.') || strchr(def, 'e')) {
 				/* a float field printed to float's 7 digits, not the

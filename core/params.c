@@ -123,6 +123,11 @@ struct xo_params xo_params_default(void)
 		.momentum = 0.99f,
 		.center = true,
 		.scale = true,
+		.width = 1,
+		.kernel_w = 0,
+		.strides_w = 0,
+		.dilation_w = 0,
+		.pool_w = 0,
 	};
 }
 
@@ -135,7 +140,10 @@ enum key_id {
 	K_USE_BIAS, K_ACTIVATION, K_POOL_SIZE, K_UNITS, K_RATE, K_TRAINING, K_SEED, K_STEP,
 	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS,
 	/* batch_normalization */
-	K_MOMENTUM, K_CENTER, K_SCALE, K_COUNT
+	K_MOMENTUM, K_CENTER, K_SCALE,
+	/* the width axis of the 2-D ops */
+	K_WIDTH, K_KERNEL_W, K_STRIDES_W, K_DILATION_W, K_POOL_W,
+	K_COUNT
 };
 
 struct key_info {
@@ -173,10 +181,16 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_MOMENTUM, momentum, KEY_F32),
 	KEY(K_CENTER, center, KEY_BOOL),
 	KEY(K_SCALE, scale, KEY_BOOL),
+	KEY(K_WIDTH, width, KEY_I64),
+	KEY(K_KERNEL_W, kernel_w, KEY_I64),
+	KEY(K_STRIDES_W, strides_w, KEY_I64),
+	KEY(K_DILATION_W, dilation_w, KEY_I64),
+	KEY(K_POOL_W, pool_w, KEY_I64),
 };
 #undef KEY
 
 _Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
+
 #define B(k) (UINT64_C(1) << (k))
 /* Which keys each op reads (its canonical line). */
 static uint64_t op_keys(enum xo_op op)
@@ -193,6 +207,13 @@ static uint64_t op_keys(enum xo_op op)
 	case XO_OP_global_average_pooling1d:
 	case XO_OP_global_max_pooling1d:
 		return B(K_BATCH) | B(K_LEN) | B(K_CH);
+	case XO_OP_max_pooling2d:
+	case XO_OP_average_pooling2d:
+		return B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_POOL_SIZE) |
+		       B(K_POOL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING);
+	case XO_OP_global_average_pooling2d:
+	case XO_OP_global_max_pooling2d:
+		return B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH);
 	case XO_OP_dense:
 		return B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION);
 	case XO_OP_relu:
@@ -394,6 +415,19 @@ int64_t xo_pool1d_stride(const struct xo_params *p)
 	return p->strides ? p->strides : p->pool_size;
 }
 
+struct xo_params xo_params_width_axis(const struct xo_params *p)
+{
+	struct xo_params q = *p;
+
+	q.len = p->width;
+	q.kernel_size = p->kernel_w ? p->kernel_w : p->kernel_size;
+	/* strides 0 stays 0: the axis's own default (1 for conv, its pool size) */
+	q.strides = p->strides_w ? p->strides_w : p->strides;
+	q.dilation_rate = p->dilation_w ? p->dilation_w : p->dilation_rate;
+	q.pool_size = p->pool_w ? p->pool_w : p->pool_size;
+	return q;
+}
+
 /*
  * A geometry size from outside: in 1..XO_GEOMETRY_MAX, checked before any
  * arithmetic. With every input at most 2^31 - 1, the arithmetic below stays
@@ -474,35 +508,70 @@ bool xo_op_is_pool1d(enum xo_op op)
 	return op == XO_OP_max_pooling1d || op == XO_OP_average_pooling1d;
 }
 
-enum xo_status xo_pool1d_geometry_of(enum xo_op op, const struct xo_params *p, int64_t *out_len,
-				     int64_t *pad_left)
+/* One axis of a windowed pooling op: its errors name the op and the axis's
+ * keys (len/pool_size/strides, or width/pool_w/strides_w for the width axis
+ * of a 2-D op, q then being xo_params_width_axis). */
+static enum xo_status pool_axis_geometry(const char *name, const char *const key[3],
+					 const struct xo_params *q, int64_t *out_len,
+					 int64_t *pad_left)
 {
-	const char *name = xo_op_name(op);
-	int64_t stride = xo_pool1d_stride(p);
+	int64_t stride = xo_pool1d_stride(q);
 	enum xo_status st;
 
-	XO_ASSERT(xo_op_is_pool1d(op));
-	if ((st = geometry_size(name, "len", p->len)) ||
-	    (st = geometry_size(name, "pool_size", p->pool_size)) ||
-	    (st = geometry_size(name, "strides", stride)))
+	if ((st = geometry_size(name, key[0], q->len)) ||
+	    (st = geometry_size(name, key[1], q->pool_size)) ||
+	    (st = geometry_size(name, key[2], stride)))
 		return st;
-	switch (p->padding) {
+	switch (q->padding) {
 	case XO_PADDING_VALID:
-		if (p->pool_size > p->len)
+		if (q->pool_size > q->len)
 			return xo_error(XO_EINVAL,
-					"%s: pool_size=%" PRId64 " is longer than len=%" PRId64
+					"%s: %s=%" PRId64 " is longer than %s=%" PRId64
 					" with padding=valid",
-					name, p->pool_size, p->len);
-		*out_len = (p->len - p->pool_size) / stride + 1;
+					name, key[1], q->pool_size, key[0], q->len);
+		*out_len = (q->len - q->pool_size) / stride + 1;
 		*pad_left = 0;
 		return XO_OK;
 	case XO_PADDING_SAME:
-		same_padding(p->len, stride, p->pool_size, out_len, pad_left);
+		same_padding(q->len, stride, q->pool_size, out_len, pad_left);
 		return XO_OK;
 	case XO_PADDING_CAUSAL:
 		break;
 	}
 	return xo_error(XO_EINVAL, "%s: padding must be valid or same", name);
+}
+
+static const char *const pool_height_keys[3] = {"len", "pool_size", "strides"};
+static const char *const pool_width_keys[3] = {"width", "pool_w", "strides_w"};
+
+enum xo_status xo_pool1d_geometry_of(enum xo_op op, const struct xo_params *p, int64_t *out_len,
+				     int64_t *pad_left)
+{
+	XO_ASSERT(xo_op_is_pool1d(op));
+	return pool_axis_geometry(xo_op_name(op), pool_height_keys, p, out_len, pad_left);
+}
+
+bool xo_op_is_pool2d(enum xo_op op)
+{
+	return op == XO_OP_max_pooling2d || op == XO_OP_average_pooling2d;
+}
+
+enum xo_status xo_pool2d_geometry_of(enum xo_op op, const struct xo_params *p,
+				     struct xo_pool2d_geom *g)
+{
+	const char *name = xo_op_name(op);
+	struct xo_params w = xo_params_width_axis(p);
+	enum xo_status st;
+
+	XO_ASSERT(xo_op_is_pool2d(op));
+	if ((st = pool_axis_geometry(name, pool_height_keys, p, &g->out_h, &g->pad_h)) ||
+	    (st = pool_axis_geometry(name, pool_width_keys, &w, &g->out_w, &g->pad_w)))
+		return st;
+	g->stride_h = xo_pool1d_stride(p);
+	g->stride_w = xo_pool1d_stride(&w);
+	g->pool_h = p->pool_size;
+	g->pool_w = w.pool_size;
+	return XO_OK;
 }
 
 enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)

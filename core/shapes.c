@@ -138,6 +138,46 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 			SLOT(dst[0], false, p->batch, p->len, p->ch);
 		}
 		break;
+	case XO_OP_max_pooling2d:
+	case XO_OP_average_pooling2d: {
+		struct xo_pool2d_geom g;
+
+		NEED(batch);
+		NEED(ch);
+		st = xo_pool2d_geometry_of(op, p, &g);
+		if (st)
+			return st;
+		if (dir == XO_DIR_FWD) {
+			SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+			SLOT(dst[0], false, p->batch, g.out_h, g.out_w, p->ch);
+		} else if (op == XO_OP_max_pooling2d) {
+			SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+			SLOT(src[1], false, p->batch, g.out_h, g.out_w, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+		} else {
+			SLOT(src[0], false, p->batch, g.out_h, g.out_w, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+		}
+		break;
+	}
+	case XO_OP_global_average_pooling2d:
+	case XO_OP_global_max_pooling2d:
+		NEED(batch);
+		NEED(len);
+		NEED(width);
+		NEED(ch);
+		if (dir == XO_DIR_FWD) {
+			SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+			SLOT(dst[0], false, p->batch, p->ch);
+		} else if (op == XO_OP_global_max_pooling2d) {
+			SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+			SLOT(src[1], false, p->batch, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+		} else {
+			SLOT(src[0], false, p->batch, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+		}
+		break;
 	case XO_OP_dense:
 		NEED(batch);
 		NEED(ch);

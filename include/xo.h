@@ -162,6 +162,15 @@ struct xo_params {
 	float momentum;                /* moving statistics' decay (0.99) */
 	bool center;                   /* beta present */
 	bool scale;                    /* gamma present */
+	/* The 2-D ops take x[batch][len][width][ch] (len is the height). Their
+	 * height axis reads kernel_size, strides, dilation_rate and pool_size;
+	 * the width axis reads the *_w fields below, where 0 means "as the
+	 * height" (Keras's square default for an int argument). */
+	int64_t width;                 /* 2-D ops: columns (1) */
+	int64_t kernel_w;              /* conv2d kernel width (0: kernel_size) */
+	int64_t strides_w;             /* 2-D stride along width (0: as strides) */
+	int64_t dilation_w;            /* conv2d dilation along width (0: dilation_rate) */
+	int64_t pool_w;                /* 2-D pooling window width (0: pool_size) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -191,11 +200,26 @@ enum xo_status xo_pool1d_geometry_of(enum xo_op op, const struct xo_params *p, i
 				     int64_t *pad_left);
 /* True for the windowed 1-D pooling ops (pool_size, strides, padding). */
 bool xo_op_is_pool1d(enum xo_op op);
+/* The windowed 2-D pooling ops (max_pooling2d, average_pooling2d): each axis
+ * is a 1-D pooling geometry (the width axis from xo_params_width_axis, so
+ * xo_pool1d_window serves it); errors name the op and the axis's keys. */
+struct xo_pool2d_geom {
+	int64_t out_h, pad_h, stride_h, pool_h; /* height (len) axis */
+	int64_t out_w, pad_w, stride_w, pool_w; /* width axis */
+};
+bool xo_op_is_pool2d(enum xo_op op);
+enum xo_status xo_pool2d_geometry_of(enum xo_op op, const struct xo_params *p,
+				     struct xo_pool2d_geom *g);
 /* Window o of a pooling op with a valid geometry: the in-bounds input steps
  * [*lo, *hi), clipped to [0, len); returns their count (>= 1, the divisor of
  * average_pooling1d: Keras averages over the valid steps only). */
 int64_t xo_pool1d_window(const struct xo_params *p, int64_t o, int64_t pad_left, int64_t *lo,
 			 int64_t *hi);
+/* The width axis of a 2-D op as 1-D parameters: a copy of p whose len,
+ * kernel_size, strides, dilation_rate and pool_size are the width axis's
+ * (the *_w fields, 0 resolved to the height's value), so the 1-D geometry
+ * functions above serve each axis of a 2-D op. */
+struct xo_params xo_params_width_axis(const struct xo_params *p);
 /* Effective stride (resolves the 0 default). */
 int64_t xo_conv1d_stride(const struct xo_params *p);
 int64_t xo_pool1d_stride(const struct xo_params *p);

@@ -153,7 +153,7 @@ void xo_cpu_threads_free(struct xo_cpu_pool_threads *tp); /* accepts NULL */
  * threads; the caller and the workers claim parts until none is left, so a
  * part may run on any thread (scratch is per part, thr[t]); returns when all
  * are done. n == 1 runs inline. */
-/* cpu_pool.c: sets the table entries of average_pooling1d and the global
+/* cpu_pool.c: sets the table entries of average_pooling1d, the global poolings and the 2-D poolings;
  * poolings. */
 void xo_cpu_pool_register(struct xo_backend_iface *iface);
 /* cpu_norm.c: batch_normalization */

@@ -19,6 +19,13 @@
  *   global_max_pooling1d    fwd y = first maximum under `v > best` from the
  *                           first step (a NaN first step stays); bwd dy to
  *                           that step, 0 elsewhere.
+ *   max_pooling2d           as max_pooling1d over each window's in-bounds
+ *                           cells in row-major order (height, then width);
+ *                           bwd dx = 0, then for each window in row-major
+ *                           order dx[first max] += dy.
+ *   average_pooling2d       as average_pooling1d over the window's in-bounds
+ *                           cells in row-major order, divided by their count.
+ *   global_*_pooling2d      the 1-D global kernels over len*width steps.
  */
 #include <string.h>
 
@@ -44,6 +51,7 @@ struct gpool_job {
 	bool bwd;
 	struct xo_params p;
 	int64_t out, pad;   /* average_pooling1d geometry */
+	struct xo_pool2d_geom g; /* max/average_pooling2d geometry */
 	const float *x, *dy;
 	float *y;           /* y (fwd) or dx (bwd) */
 };
@@ -171,6 +179,98 @@ static void gmax_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 	}
 }
 
+/* In-bounds rows [*r0, *r1) and columns [*s0, *s1) of 2-D window (oh, ow);
+ * returns the cell count. */
+static int64_t window2d(const struct gpool_job *j, int64_t oh, int64_t ow, int64_t *r0,
+			int64_t *r1, int64_t *s0, int64_t *s1)
+{
+	const struct xo_pool2d_geom *g = &j->g;
+	int64_t rs = oh * g->stride_h - g->pad_h, ss = ow * g->stride_w - g->pad_w;
+
+	*r0 = rs < 0 ? 0 : rs;
+	*r1 = rs + g->pool_h > j->p.len ? j->p.len : rs + g->pool_h;
+	*s0 = ss < 0 ? 0 : ss;
+	*s1 = ss + g->pool_w > j->p.width ? j->p.width : ss + g->pool_w;
+	return (*r1 - *r0) * (*s1 - *s0);
+}
+
+/* fwd of both windowed 2-D ops for samples [n0, n1): y per window over the
+ * cells in row-major order, the first cell copied, then `v > y` (max) or a
+ * sum divided by the count (average). */
+static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
+{
+	const struct xo_params *p = &j->p;
+	int64_t ch = p->ch, w = p->width;
+	bool max = j->op == XO_OP_max_pooling2d;
+
+	for (int64_t n = n0; n < n1; n++) {
+		const float *x = j->x + n * p->len * w * ch;
+
+		for (int64_t oh = 0; oh < j->g.out_h; oh++)
+			for (int64_t ow = 0; ow < j->g.out_w; ow++) {
+				float *y = j->y + ((n * j->g.out_h + oh) * j->g.out_w + ow) * ch;
+				int64_t r0, r1, s0, s1;
+				float cnt = (float)window2d(j, oh, ow, &r0, &r1, &s0, &s1);
+
+				memcpy(y, x + (r0 * w + s0) * ch, (size_t)ch * sizeof(float));
+				for (int64_t r = r0; r < r1; r++)
+					for (int64_t s = r == r0 ? s0 + 1 : s0; s < s1; s++) {
+						const float *xc = x + (r * w + s) * ch;
+
+						if (max)
+							for (int64_t c = 0; c < ch; c++)
+								y[c] = xc[c] > y[c] ? xc[c] : y[c];
+						else
+							for (int64_t c = 0; c < ch; c++)
+								y[c] += xc[c];
+					}
+				if (!max)
+					for (int64_t c = 0; c < ch; c++)
+						y[c] = y[c] / cnt;
+			}
+	}
+}
+
+/* bwd of both windowed 2-D ops: dx = 0, then for each window in row-major
+ * order dx[its first maximum] += dy (max) or dx[each cell] += dy / count. */
+static void pool2d_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
+{
+	const struct xo_params *p = &j->p;
+	int64_t ch = p->ch, w = p->width;
+	bool max = j->op == XO_OP_max_pooling2d;
+
+	for (int64_t n = n0; n < n1; n++) {
+		const float *x = max ? j->x + n * p->len * w * ch : NULL;
+		float *dx = j->y + n * p->len * w * ch;
+
+		memset(dx, 0, (size_t)(p->len * w * ch) * sizeof(float));
+		for (int64_t oh = 0; oh < j->g.out_h; oh++)
+			for (int64_t ow = 0; ow < j->g.out_w; ow++) {
+				const float *dy =
+				    j->dy + ((n * j->g.out_h + oh) * j->g.out_w + ow) * ch;
+				int64_t r0, r1, s0, s1;
+				float cnt = (float)window2d(j, oh, ow, &r0, &r1, &s0, &s1);
+
+				for (int64_t c = 0; c < ch && max; c++) {
+					int64_t at = r0 * w + s0;
+					float best = x[at * ch + c];
+
+					for (int64_t r = r0; r < r1; r++)
+						for (int64_t s = s0; s < s1; s++)
+							if (x[(r * w + s) * ch + c] > best) {
+								best = x[(r * w + s) * ch + c];
+								at = r * w + s;
+							}
+					dx[at * ch + c] += dy[c];
+				}
+				for (int64_t r = r0; r < r1 && !max; r++)
+					for (int64_t s = s0; s < s1; s++)
+						for (int64_t c = 0; c < ch; c++)
+							dx[(r * w + s) * ch + c] += dy[c] / cnt;
+			}
+	}
+}
+
 static void gpool_task(void *arg, int t, int nt)
 {
 	const struct gpool_job *j = arg;
@@ -183,10 +283,16 @@ static void gpool_task(void *arg, int t, int nt)
 		(j->bwd ? avg_bwd_rows : avg_fwd_rows)(j, n0, n1);
 		break;
 	case XO_OP_global_average_pooling1d:
+	case XO_OP_global_average_pooling2d: /* p.len = len * width (gpool_run) */
 		(j->bwd ? gavg_bwd_rows : gavg_fwd_rows)(j, n0, n1);
 		break;
 	case XO_OP_global_max_pooling1d:
+	case XO_OP_global_max_pooling2d:
 		(j->bwd ? gmax_bwd_rows : gmax_fwd_rows)(j, n0, n1);
+		break;
+	case XO_OP_max_pooling2d:
+	case XO_OP_average_pooling2d:
+		(j->bwd ? pool2d_bwd_rows : pool2d_fwd_rows)(j, n0, n1);
 		break;
 	default:
 		XO_ASSERT(0 && "gpool_task: not a pooling op of this file");
@@ -209,12 +315,29 @@ static enum xo_status gpool_run(struct xo_backend *be, enum xo_op op, bool bwd,
 		work = (double)a->p.batch *
 		       ((double)j.out * (double)a->p.pool_size + (double)a->p.len) *
 		       (double)a->p.ch;
+	} else if (xo_op_is_pool2d(op)) {
+		enum xo_status st = xo_pool2d_geometry_of(op, &a->p, &j.g);
+
+		if (st)
+			return st;
+		work = (double)a->p.batch * (double)a->p.ch *
+		       ((double)j.g.out_h * (double)j.g.out_w * (double)j.g.pool_h *
+			    (double)j.g.pool_w +
+			(double)a->p.len * (double)a->p.width);
+	} else if (op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d) {
+		/* the 1-D global kernels over the len*width cells (sizes
+		 * validated: the product fits) */
+		j.p.len = a->p.len * a->p.width;
+		j.p.width = 1;
+		work = (double)a->p.batch * (double)j.p.len * (double)a->p.ch;
 	}
-	/* slots (ops.def): the gradient is src[0] except for global max (src[1]) */
-	if (!bwd || op == XO_OP_global_max_pooling1d)
+	/* slots (ops.def): the gradient is src[0] except for the max ops (src[1]) */
+	bool xin = op == XO_OP_global_max_pooling1d || op == XO_OP_global_max_pooling2d ||
+		   op == XO_OP_max_pooling2d;
+	if (!bwd || xin)
 		j.x = xo_tensor_f32(a->src[0]);
 	if (bwd)
-		j.dy = xo_tensor_f32(a->src[op == XO_OP_global_max_pooling1d ? 1 : 0]);
+		j.dy = xo_tensor_f32(a->src[xin ? 1 : 0]);
 	j.y = xo_tensor_f32(a->dst[0]);
 	xo_cpu_threads_run(c->tp, pool_threads(c, work, a->p.batch), gpool_task, &j);
 	return XO_OK;
@@ -234,6 +357,10 @@ static enum xo_status gpool_run(struct xo_backend *be, enum xo_op op, bool bwd,
 GPOOL_KERNELS(average_pooling1d, XO_OP_average_pooling1d)
 GPOOL_KERNELS(global_average_pooling1d, XO_OP_global_average_pooling1d)
 GPOOL_KERNELS(global_max_pooling1d, XO_OP_global_max_pooling1d)
+GPOOL_KERNELS(max_pooling2d, XO_OP_max_pooling2d)
+GPOOL_KERNELS(average_pooling2d, XO_OP_average_pooling2d)
+GPOOL_KERNELS(global_average_pooling2d, XO_OP_global_average_pooling2d)
+GPOOL_KERNELS(global_max_pooling2d, XO_OP_global_max_pooling2d)
 
 void xo_cpu_pool_register(struct xo_backend_iface *iface)
 {
@@ -243,4 +370,12 @@ void xo_cpu_pool_register(struct xo_backend_iface *iface)
 	iface->bwd[XO_OP_global_average_pooling1d] = xo_cpu_global_average_pooling1d_bwd;
 	iface->fwd[XO_OP_global_max_pooling1d] = xo_cpu_global_max_pooling1d_fwd;
 	iface->bwd[XO_OP_global_max_pooling1d] = xo_cpu_global_max_pooling1d_bwd;
+#define REG2D(name)                                            \
+	iface->fwd[XO_OP_##name] = xo_cpu_##name##_fwd;      \
+	iface->bwd[XO_OP_##name] = xo_cpu_##name##_bwd;
+	REG2D(max_pooling2d)
+	REG2D(average_pooling2d)
+	REG2D(global_average_pooling2d)
+	REG2D(global_max_pooling2d)
+#undef REG2D
 }

@@ -160,7 +160,9 @@ static bool is_elementwise(enum xo_op op)
 	return op == XO_OP_relu || op == XO_OP_sigmoid || op == XO_OP_tanh || op == XO_OP_elu ||
 	       op == XO_OP_gelu || op == XO_OP_softplus || op == XO_OP_dropout ||
 	       op == XO_OP_flatten || op == XO_OP_max_pooling1d || op == XO_OP_average_pooling1d ||
-	       op == XO_OP_global_average_pooling1d || op == XO_OP_global_max_pooling1d;
+	       op == XO_OP_global_average_pooling1d || op == XO_OP_global_max_pooling1d ||
+	       op == XO_OP_max_pooling2d || op == XO_OP_average_pooling2d ||
+	       op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d;
 }
 
 static bool has_activation(enum xo_op op)
@@ -170,7 +172,19 @@ static bool has_activation(enum xo_op op)
 
 static bool is_avg_pool(enum xo_op op)
 {
-	return op == XO_OP_average_pooling1d || op == XO_OP_global_average_pooling1d;
+	return op == XO_OP_average_pooling1d || op == XO_OP_global_average_pooling1d ||
+	       op == XO_OP_average_pooling2d || op == XO_OP_global_average_pooling2d;
+}
+
+/* Window (oh, ow) of a windowed 2-D pooling with geometry g: in-bounds rows
+ * [r[0], r[1]) and columns [r[2], r[3]), each axis by xo_pool1d_window. */
+static int64_t pool2d_window(const struct xo_params *p, const struct xo_pool2d_geom *g,
+			     int64_t oh, int64_t ow, int64_t r[4])
+{
+	struct xo_params wp = xo_params_width_axis(p);
+
+	return xo_pool1d_window(p, oh, g->pad_h, &r[0], &r[1]) *
+	       xo_pool1d_window(&wp, ow, g->pad_w, &r[2], &r[3]);
 }
 
 /* Ops whose tolerances use ref's magnitudes. */
@@ -196,6 +210,20 @@ static bool avg_divisors_pow2(enum xo_op op, const struct xo_params *p)
 
 	if (op == XO_OP_global_average_pooling1d)
 		return pow2(p->len);
+	if (op == XO_OP_global_average_pooling2d)
+		return pow2(p->len) && pow2(p->width);
+	if (op == XO_OP_average_pooling2d) {
+		struct xo_pool2d_geom g;
+		int64_t r[4];
+
+		if (xo_pool2d_geometry_of(op, p, &g))
+			return false;
+		for (int64_t oh = 0; oh < g.out_h; oh++)
+			for (int64_t ow = 0; ow < g.out_w; ow++)
+				if (!pow2(pool2d_window(p, &g, oh, ow, r)))
+					return false;
+		return true;
+	}
 	if (xo_pool1d_geometry_of(op, p, &out, &pad))
 		return false;
 	for (int64_t o = 0; o < out; o++)
@@ -244,9 +272,13 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 		return dst ? conv_dst[dir][i] : conv_src[dir][i];
 	case XO_OP_max_pooling1d:
 	case XO_OP_global_max_pooling1d:
+	case XO_OP_max_pooling2d:
+	case XO_OP_global_max_pooling2d:
 		return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
 	case XO_OP_average_pooling1d:
 	case XO_OP_global_average_pooling1d:
+	case XO_OP_average_pooling2d:
+	case XO_OP_global_average_pooling2d:
 		return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
@@ -292,6 +324,15 @@ void xo_case_repro(const struct xo_case *c, const char *backend, char *buf, size
 		p.strides = xo_conv1d_stride(&c->p);
 	else if (xo_op_is_pool1d(c->op))
 		p.strides = xo_pool1d_stride(&c->p);
+	else if (xo_op_is_pool2d(c->op)) {
+		struct xo_pool2d_geom g;
+
+		if (!xo_pool2d_geometry_of(c->op, &c->p, &g)) {
+			p.strides = g.stride_h;
+			p.strides_w = g.stride_w;
+			p.pool_w = g.pool_w;
+		}
+	}
 #ifdef XO_HAVE_CPU
 	if (!strncmp(backend, "cpu", 3))
 		snprintf(isa, sizeof(isa), "XO_CPU_ISA=%s ",
@@ -553,17 +594,22 @@ static enum xo_status fill_inputs(struct hcase *h)
 		break;
 	}
 	case XO_OP_max_pooling1d:
+	case XO_OP_max_pooling2d:
 		/* Exact mode keeps zeros and repeats: ties test the first-maximum rule. */
 		fill_plain(h, 0, false, -1.0f, 1.0f);
 		if (bwd) /* Positive gradients: |dx| is then its own magnitude. */
 			fill_plain(h, 1, true, 0.25f, 1.0f);
 		break;
 	case XO_OP_global_max_pooling1d:
-		/* exact mode: nonzero integers in +-(len + 4), so maxima vary
-		 * across channels while long rows still repeat values (ties
-		 * test the first-maximum rule) */
+	case XO_OP_global_max_pooling2d:
+		/* exact mode: nonzero integers in +-(cells + 4), cells = len
+		 * (times width for 2-D), so maxima vary across channels while
+		 * long rows still repeat values (ties test the first-maximum
+		 * rule) */
 		for (int64_t i = 0; i < h->sn[0]; i++) {
-			int a = (int)(p->len < 1000 ? p->len + 4 : 1004);
+			int64_t cells = c->op == XO_OP_global_max_pooling2d ? p->len * p->width
+			                                                    : p->len;
+			int a = (int)(cells < 1000 ? cells + 4 : 1004);
 
 			h->src[0][i] = exact ? int_nz(h, 0, (uint64_t)i, -a, a)
 			                     : real_in(h, 0, (uint64_t)i, -1.0f, 1.0f);
@@ -573,6 +619,8 @@ static enum xo_status fill_inputs(struct hcase *h)
 		break;
 	case XO_OP_average_pooling1d:
 	case XO_OP_global_average_pooling1d:
+	case XO_OP_average_pooling2d:
+	case XO_OP_global_average_pooling2d:
 		/* x (fwd) or dy (bwd), nonzero; averages of mixed signs may still
 		 * cancel to 0 in exact mode, rarely enough for the 30% rule */
 		fill_plain(h, 0, true, -1.0f, 1.0f);
@@ -1082,7 +1130,19 @@ static void tol_avg_pool(struct hcase *h)
 	bool global = c->op == XO_OP_global_average_pooling1d;
 	int64_t k;
 
-	if (c->dir == XO_DIR_FWD) {
+	if (c->op == XO_OP_global_average_pooling2d) {
+		k = c->dir == XO_DIR_FWD ? p->len * p->width : 1;
+	} else if (c->op == XO_OP_average_pooling2d) {
+		/* 2-D: K = pool_h * pool_w cells (fwd); a cell lies in at most
+		 * ceil(pool_h / stride_h) * ceil(pool_w / stride_w) windows (bwd) */
+		struct xo_pool2d_geom g;
+
+		if (xo_pool2d_geometry_of(c->op, p, &g))
+			return;
+		k = c->dir == XO_DIR_FWD ? g.pool_h * g.pool_w
+		                         : ((g.pool_h + g.stride_h - 1) / g.stride_h) *
+		                               ((g.pool_w + g.stride_w - 1) / g.stride_w);
+	} else if (c->dir == XO_DIR_FWD) {
 		k = global ? p->len : p->pool_size;
 	} else {
 		int64_t s = xo_pool1d_stride(p);
@@ -1317,12 +1377,33 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 				    C_ACC * (double)adds * U * fabs((double)h->ref[0][e]);
 		}
 		return XO_OK;
+	case XO_OP_max_pooling2d:
+		if (c->dir == XO_DIR_BWD && !exact) {
+			/* as max_pooling1d: a cell's dx sums the positive dy of
+			 * at most ceil(pool_h / stride_h) * ceil(pool_w /
+			 * stride_w) windows, one addition fewer */
+			struct xo_pool2d_geom g;
+			int64_t adds;
+
+			if (xo_pool2d_geometry_of(c->op, p, &g))
+				return XO_OK;
+			adds = ((g.pool_h + g.stride_h - 1) / g.stride_h) *
+			           ((g.pool_w + g.stride_w - 1) / g.stride_w) -
+			       1;
+			for (int64_t e = 0; e < h->dn[0]; e++)
+				h->tol[0][e] =
+				    C_ACC * (double)adds * U * fabs((double)h->ref[0][e]);
+		}
+		return XO_OK;
 	case XO_OP_average_pooling1d:
 	case XO_OP_global_average_pooling1d:
+	case XO_OP_average_pooling2d:
+	case XO_OP_global_average_pooling2d:
 		if (!exact)
 			tol_avg_pool(h);
 		return XO_OK;
 	case XO_OP_global_max_pooling1d: /* a copy of x, dy or 0: exact */
+	case XO_OP_global_max_pooling2d:
 		return XO_OK;
 	case XO_OP_sigmoid:
 		for (int64_t e = 0; e < h->dn[0]; e++)
@@ -1473,6 +1554,47 @@ static int64_t structural_zeros(const struct hcase *h, int slot)
 		return z;
 	case XO_OP_global_max_pooling1d: /* one first maximum per (sample, channel) */
 		return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len - 1) : 0;
+	case XO_OP_global_max_pooling2d:
+		return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len * p->width - 1) : 0;
+	case XO_OP_average_pooling2d:
+	case XO_OP_max_pooling2d: { /* bwd: cells no window holds (average), or
+				     * the first maximum of no window (max) */
+		struct xo_pool2d_geom g;
+		bool max = c->op == XO_OP_max_pooling2d;
+		int64_t hw = p->len * p->width;
+		char *hit;
+
+		if (c->dir != XO_DIR_BWD || xo_pool2d_geometry_of(c->op, p, &g))
+			return 0;
+		hit = calloc((size_t)h->dn[0], 1);
+		if (!hit)
+			return 0;
+		for (int64_t n = 0; n < p->batch; n++)
+			for (int64_t oh = 0; oh < g.out_h; oh++)
+				for (int64_t ow = 0; ow < g.out_w; ow++)
+					for (int64_t ch = 0; ch < p->ch; ch++) {
+						int64_t r[4], best = -1;
+
+						pool2d_window(p, &g, oh, ow, r);
+						for (int64_t i = r[0]; i < r[1]; i++)
+							for (int64_t j = r[2]; j < r[3]; j++) {
+								int64_t e = ((n * hw) + i * p->width + j) *
+								                p->ch + ch;
+
+								if (!max)
+									hit[e] = 1;
+								else if (best < 0 ||
+								         h->src[0][e] > h->src[0][best])
+									best = e;
+							}
+						if (max && best >= 0)
+							hit[best] = 1;
+					}
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			z += !hit[e];
+		free(hit);
+		return z;
+	}
 	case XO_OP_average_pooling1d: { /* bwd: steps no window holds */
 		int64_t out, pad, lo, hi;
 

@@ -218,6 +218,30 @@ static void bad_other_ops(void **state)
 	                            params("len=4294967296 ch=4294967296")));
 	EXPECT(XO_EOVERFLOW, shapes(XO_OP_global_average_pooling1d, XO_DIR_BWD,
 	                            params("len=4294967296 ch=4294967296")));
+	/* 2-D pooling: each axis's geometry, its errors naming the op and the
+	 * axis's own keys (width/pool_w/strides_w for the width) */
+	EXPECT(XO_EINVAL, shapes(XO_OP_max_pooling2d, XO_DIR_FWD,
+	                         params("len=2 width=9 pool_size=3 pool_w=2")));
+	assert_non_null(strstr(xo_last_error(), "max_pooling2d: pool_size=3 is longer than len=2"));
+	EXPECT(XO_EINVAL, shapes(XO_OP_average_pooling2d, XO_DIR_BWD,
+	                         params("len=9 width=2 pool_size=2 pool_w=3")));
+	assert_non_null(
+	    strstr(xo_last_error(), "average_pooling2d: pool_w=3 is longer than width=2"));
+	EXPECT(XO_EINVAL, shapes(XO_OP_max_pooling2d, XO_DIR_BWD, params("len=4 width=0")));
+	assert_non_null(strstr(xo_last_error(), "max_pooling2d: width=0 must be >= 1"));
+	EXPECT(XO_EINVAL, shapes(XO_OP_average_pooling2d, XO_DIR_FWD,
+	                         params("len=4 width=4 strides_w=-1")));
+	assert_non_null(strstr(xo_last_error(), "average_pooling2d: strides_w=-1"));
+	EXPECT(XO_EINVAL, shapes(XO_OP_max_pooling2d, XO_DIR_FWD,
+	                         params("len=4 width=4 padding=causal")));
+	assert_non_null(strstr(xo_last_error(), "max_pooling2d: padding must be valid or same"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_average_pooling2d, XO_DIR_FWD,
+	                            params("len=29 width=3 pool_w=2147483648 padding=same")));
+	assert_non_null(strstr(xo_last_error(), "average_pooling2d: pool_w=2147483648"));
+	EXPECT(XO_EINVAL, shapes(XO_OP_global_max_pooling2d, XO_DIR_FWD, params("width=0")));
+	assert_non_null(strstr(xo_last_error(), "global_max_pooling2d: width=0"));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_global_average_pooling2d, XO_DIR_BWD,
+	                            params("len=65536 width=65536 ch=4294967296")));
 	EXPECT(XO_EINVAL, shapes(XO_OP_dense, XO_DIR_FWD, params("units=0")));
 	EXPECT(XO_EOVERFLOW,
 	       shapes(XO_OP_dense, XO_DIR_FWD, params("ch=4294967296 units=4294967296")));

@@ -119,9 +119,13 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 		return with_params[s];
 	case XO_OP_max_pooling1d:
 	case XO_OP_global_max_pooling1d:
+	case XO_OP_max_pooling2d:
+	case XO_OP_global_max_pooling2d:
 		return pool[s];
 	case XO_OP_average_pooling1d:
 	case XO_OP_global_average_pooling1d:
+	case XO_OP_average_pooling2d:
+	case XO_OP_global_average_pooling2d:
 		return grad_only[s];
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
@@ -382,7 +386,9 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	for (int64_t k = 0; k < d->ny; k++) {
 		bool acc = c->op == XO_OP_conv1d || c->op == XO_OP_dense ||
 			   c->op == XO_OP_average_pooling1d ||
-			   c->op == XO_OP_global_average_pooling1d;
+			   c->op == XO_OP_global_average_pooling1d ||
+			   c->op == XO_OP_average_pooling2d ||
+			   c->op == XO_OP_global_average_pooling2d;
 
 		if (acc && c->p.activation == XO_ACTIVATION_LINEAR && !(fabsf(buf[k]) <= buf2[k]))
 			fail_msg("%s: fwd y[%lld] = %.9g exceeds its magnitude %.9g", c->name,
@@ -1036,6 +1042,40 @@ static void build_cases(void)
 		p.ch = 3;
 		add_case(XO_OP_global_average_pooling1d, p);
 		add_case(XO_OP_global_max_pooling1d, p);
+	}
+	/* the 2-D poolings: valid/same, square and non-square pools, a width
+	 * stride differing from the height's, strides above the pool (cells in
+	 * no window), windows that do not divide the size */
+	for (int pad = XO_PADDING_VALID; pad <= XO_PADDING_SAME; pad++)
+		for (int k = 0; k < 3; k++) {
+			static const int64_t geo[3][4] = {
+			    /* pool_size, pool_w, strides, strides_w */
+			    {2, 0, 0, 0},
+			    {3, 2, 1, 2},
+			    {2, 3, 3, 1},
+			};
+
+			p = xo_params_default();
+			p.batch = 2;
+			p.len = 5;
+			p.width = 6;
+			p.ch = 2;
+			p.pool_size = geo[k][0];
+			p.pool_w = geo[k][1];
+			p.strides = geo[k][2];
+			p.strides_w = geo[k][3];
+			p.padding = (enum xo_padding)pad;
+			add_case(XO_OP_max_pooling2d, p);
+			add_case(XO_OP_average_pooling2d, p);
+		}
+	for (int64_t w = 1; w <= 4; w += 3) {
+		p = xo_params_default();
+		p.batch = 2;
+		p.len = 3;
+		p.width = w;
+		p.ch = 2;
+		add_case(XO_OP_global_average_pooling2d, p);
+		add_case(XO_OP_global_max_pooling2d, p);
 	}
 	for (int bias = 0; bias < 2; bias++)
 		for (int act = 0; act < 4; act++) {

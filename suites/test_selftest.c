@@ -147,6 +147,53 @@ static enum xo_status avgpool_fwd_2_16(struct xo_backend *be, const struct xo_op
 }
 
 /* global_max_pooling1d bwd routing dy to the LAST maximum of each column. */
+/* average_pooling2d fwd off by a relative 2^-16 (256 u): beyond the derived
+ * bound 2 (K + 5) u mag for a 2x2 window, K = 4 (18 u). */
+static enum xo_status avgpool2d_fwd_2_16(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_average_pooling2d](be, a);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		y[i] *= 1.0f + 0x1p-16f;
+	return st;
+}
+
+/* max_pooling2d bwd routing dy to the LAST maximum (>=, row-major) of each
+ * window instead of the first. */
+static enum xo_status maxpool2d_bwd_last_max(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+	struct xo_params wp = xo_params_width_axis(p);
+	struct xo_pool2d_geom g;
+	int64_t hw = p->len * p->width;
+
+	(void)be;
+	if (xo_pool2d_geometry_of(XO_OP_max_pooling2d, p, &g))
+		return XO_EINVAL;
+	memset(dx, 0, sizeof(float) * (size_t)(p->batch * hw * p->ch));
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t oh = 0; oh < g.out_h; oh++)
+			for (int64_t ow = 0; ow < g.out_w; ow++)
+				for (int64_t c = 0; c < p->ch; c++) {
+					int64_t r0, r1, s0, s1, best = -1;
+
+					xo_pool1d_window(p, oh, g.pad_h, &r0, &r1);
+					xo_pool1d_window(&wp, ow, g.pad_w, &s0, &s1);
+					for (int64_t r = r0; r < r1; r++)
+						for (int64_t t = s0; t < s1; t++) {
+							int64_t e = (n * hw + r * p->width + t) * p->ch + c;
+
+							if (best < 0 || x[e] >= x[best])
+								best = e;
+						}
+					dx[best] += dy[((n * g.out_h + oh) * g.out_w + ow) * p->ch + c];
+				}
+	return XO_OK;
+}
+
 static enum xo_status gmax_bwd_last_max(struct xo_backend *be, const struct xo_op_args *a)
 {
 	const struct xo_params *p = &a->p;
@@ -409,6 +456,12 @@ static const struct fault faults[] = {
      "batch=2 len=10 ch=3 pool_size=3 strides=1 padding=same", XO_FAIL_MISMATCH},
     {"fault-gmax-last-max", XO_OP_global_max_pooling1d, XO_DIR_BWD, gmax_bwd_last_max,
      XO_HMODE_EXACT, "batch=8 len=16 ch=8", XO_FAIL_MISMATCH},
+    {"fault-avgpool2d-2^-16", XO_OP_average_pooling2d, XO_DIR_FWD, avgpool2d_fwd_2_16,
+     XO_HMODE_REAL, "batch=2 len=6 width=7 ch=3 pool_size=2 strides=1 padding=same",
+     XO_FAIL_MISMATCH},
+    {"fault-maxpool2d-last-max", XO_OP_max_pooling2d, XO_DIR_BWD, maxpool2d_bwd_last_max,
+     XO_HMODE_EXACT, "batch=2 len=6 width=7 ch=3 pool_size=2 pool_w=3 strides=1 padding=same",
+     XO_FAIL_MISMATCH},
     {"fault-past-end", XO_OP_relu, XO_DIR_FWD, relu_fwd_past_end, XO_HMODE_EXACT,
      "batch=2 len=5 ch=3", XO_FAIL_GUARD},
     {"fault-before-start", XO_OP_relu, XO_DIR_FWD, relu_fwd_before_start, XO_HMODE_REAL,

@@ -19,6 +19,43 @@
 #include "proc.h"
 #include "xo.h"
 
+/* The width axis of a 2-D op: *_w keys win, 0 means "as the height", and a
+ * default stride (0) stays the axis's own default (its pool size). */
+static void test_params_width_axis(void **state)
+{
+	(void)state;
+	struct xo_params p = xo_params_default();
+	struct xo_params q;
+
+	assert_int_equal(xo_params_set(&p, "len", "7"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "width", "5"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "kernel_size", "3"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "pool_size", "3"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "dilation_rate", "2"), XO_OK);
+	q = xo_params_width_axis(&p);
+	assert_int_equal(q.len, 5);
+	assert_int_equal(q.kernel_size, 3);
+	assert_int_equal(q.dilation_rate, 2);
+	assert_int_equal(q.pool_size, 3);
+	assert_int_equal(xo_pool1d_stride(&q), 3);
+	assert_int_equal(xo_params_set(&p, "kernel_w", "1"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "pool_w", "2"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "dilation_w", "4"), XO_OK);
+	q = xo_params_width_axis(&p);
+	assert_int_equal(q.kernel_size, 1);
+	assert_int_equal(q.pool_size, 2);
+	assert_int_equal(q.dilation_rate, 4);
+	assert_int_equal(xo_pool1d_stride(&q), 2);
+	assert_int_equal(xo_params_set(&p, "strides", "2"), XO_OK);
+	q = xo_params_width_axis(&p);
+	assert_int_equal(xo_pool1d_stride(&q), 2);
+	assert_int_equal(xo_params_set(&p, "strides_w", "1"), XO_OK);
+	q = xo_params_width_axis(&p);
+	assert_int_equal(xo_conv1d_stride(&q), 1);
+	assert_int_equal(q.len, 5);
+	assert_int_equal(p.len, 7); /* p untouched */
+}
+
 static void test_error_one_line(void **state)
 {
 	(void)state;
@@ -115,6 +152,7 @@ static void test_proc_capture_limit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_params_width_axis),
 	    cmocka_unit_test(test_error_one_line),
 	    cmocka_unit_test(test_error_quotes_previous),
 	    cmocka_unit_test(test_error_truncates),
