@@ -699,6 +699,40 @@ enum xo_status xo_cl_adam_fwd(struct xo_backend *be, const struct xo_op_args *a)
 	return la_run(&l, p->size, XO_OP_adam, XO_DIR_FWD);
 }
 
+/* ---- sgd, rmsprop (opt.cl) ------------------------------------------------ */
+
+enum xo_status xo_cl_sgd_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_sgd_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_int(&l, p->size);
+	xo_cl_arg_float(&l, p->lr);
+	xo_cl_arg_float(&l, p->momentum);
+	xo_cl_arg_int(&l, p->nesterov ? 1 : 0);
+	return la_run(&l, p->size, XO_OP_sgd, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_rmsprop_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_rmsprop_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], NULL);
+	xo_cl_arg_int(&l, p->size);
+	xo_cl_arg_float(&l, p->lr);
+	xo_cl_arg_float(&l, p->rho);
+	xo_cl_arg_float(&l, p->momentum);
+	xo_cl_arg_float(&l, p->epsilon);
+	return la_run(&l, p->size, XO_OP_rmsprop, XO_DIR_FWD);
+}
+
 enum xo_status xo_cl_gather_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	struct xo_cl_ctx *c = ctx_of(be);

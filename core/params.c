@@ -120,6 +120,9 @@ struct xo_params xo_params_default(void)
 		.iteration = 1,
 		.size = 1,
 		.rows = 1,
+		.momentum = 0.0f,
+		.nesterov = false,
+		.rho = 0.9f,
 	};
 }
 
@@ -130,7 +133,8 @@ enum key_type { KEY_I64, KEY_U64, KEY_U32, KEY_F32, KEY_BOOL, KEY_PADDING, KEY_A
 enum key_id {
 	K_BATCH, K_LEN, K_CH, K_FILTERS, K_KERNEL_SIZE, K_STRIDES, K_DILATION, K_PADDING,
 	K_USE_BIAS, K_ACTIVATION, K_POOL_SIZE, K_UNITS, K_RATE, K_TRAINING, K_SEED, K_STEP,
-	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS, K_COUNT
+	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS,
+	K_MOMENTUM, K_NESTEROV, K_RHO, K_COUNT
 };
 
 struct key_info {
@@ -165,6 +169,9 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_ITERATION, iteration, KEY_I64),
 	KEY(K_SIZE, size, KEY_I64),
 	KEY(K_ROWS, rows, KEY_I64),
+	KEY(K_MOMENTUM, momentum, KEY_F32),
+	KEY(K_NESTEROV, nesterov, KEY_BOOL),
+	KEY(K_RHO, rho, KEY_F32),
 };
 #undef KEY
 
@@ -206,6 +213,10 @@ static uint32_t op_keys(enum xo_op op)
 		       B(K_ITERATION);
 	case XO_OP_gather:
 		return B(K_BATCH) | B(K_CH) | B(K_ROWS);
+	case XO_OP_sgd:
+		return B(K_SIZE) | B(K_LR) | B(K_MOMENTUM) | B(K_NESTEROV);
+	case XO_OP_rmsprop:
+		return B(K_SIZE) | B(K_LR) | B(K_RHO) | B(K_MOMENTUM) | B(K_EPSILON);
 	case XO_OP_COUNT:
 		break;
 	}

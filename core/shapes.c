@@ -219,6 +219,25 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		SLOT(dst[1], false, p->size);
 		SLOT(dst[2], false, p->size);
 		break;
+	case XO_OP_sgd:
+		NEED(size);
+		if (!(p->lr > 0.0f) || !(p->momentum >= 0.0f && p->momentum <= 1.0f))
+			return xo_error(XO_EINVAL, "sgd: need lr > 0, 0 <= momentum <= 1");
+		SLOT(src[0], false, p->size);
+		SLOT(dst[0], false, p->size);
+		SLOT(dst[1], false, p->size);
+		break;
+	case XO_OP_rmsprop:
+		NEED(size);
+		if (!(p->lr > 0.0f) || !(p->rho >= 0.0f && p->rho <= 1.0f) ||
+		    !(p->momentum >= 0.0f && p->momentum <= 1.0f) || !(p->epsilon >= 0.0f))
+			return xo_error(XO_EINVAL, "rmsprop: need lr > 0, 0 <= rho <= 1, "
+			                           "0 <= momentum <= 1, epsilon >= 0");
+		SLOT(src[0], false, p->size);
+		SLOT(dst[0], false, p->size);
+		SLOT(dst[1], false, p->size);
+		SLOT(dst[2], false, p->size);
+		break;
 	case XO_OP_accuracy:
 		NEED(batch);
 		NEED(ch);

@@ -158,6 +158,9 @@ struct xo_params {
 	int64_t iteration;             /* adam step count t, from 1 */
 	int64_t size;                  /* adam element count */
 	int64_t rows;                  /* gather: rows of the source */
+	float momentum;                /* sgd / rmsprop momentum (0) */
+	bool nesterov;                 /* sgd Nesterov momentum (false) */
+	float rho;                     /* rmsprop decay (0.9) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -150,6 +150,8 @@ void xo_cpu_threads_free(struct xo_cpu_pool_threads *tp); /* accepts NULL */
 /* cpu_pool.c: sets the table entries of average_pooling1d and the global
  * poolings. */
 void xo_cpu_pool_register(struct xo_backend_iface *iface);
+/* cpu_opt.c: sets the table entries of sgd and rmsprop. */
+void xo_cpu_opt_register(struct xo_backend_iface *iface);
 void xo_cpu_threads_run(struct xo_cpu_pool_threads *tp, int n, xo_cpu_task_fn fn, void *arg);
 
 /* ---- context ------------------------------------------------------------------ */

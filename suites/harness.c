@@ -256,6 +256,10 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 		return dst ? (dir ? "dz" : "loss") : (i ? "t" : "p");
 	case XO_OP_adam:
 		return dst ? (const char *[]){"w", "m", "v"}[i] : "g";
+	case XO_OP_sgd:
+		return dst ? (const char *[]){"w", "m"}[i] : "g";
+	case XO_OP_rmsprop:
+		return dst ? (const char *[]){"w", "v", "mom"}[i] : "g";
 	case XO_OP_accuracy:
 		return dst ? (i ? "correct" : "idx") : (i ? "t" : "p");
 	case XO_OP_gather:
@@ -640,6 +644,21 @@ static enum xo_status fill_inputs(struct hcase *h)
 			h->init[2][i] = real_in(h, 6, (uint64_t)i, 0.0f, 0.01f);
 		}
 		break;
+	case XO_OP_sgd:
+		fill_plain(h, 0, true, -1.0f, 1.0f);
+		for (int64_t i = 0; i < p->size; i++) {
+			h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
+			h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.1f, 0.1f);
+		}
+		break;
+	case XO_OP_rmsprop:
+		fill_plain(h, 0, true, -1.0f, 1.0f);
+		for (int64_t i = 0; i < p->size; i++) {
+			h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
+			h->init[1][i] = real_in(h, 5, (uint64_t)i, 0.0f, 0.01f);
+			h->init[2][i] = real_in(h, 6, (uint64_t)i, -0.1f, 0.1f);
+		}
+		break;
 	case XO_OP_accuracy:
 		for (int64_t i = 0; i < h->sn[0]; i++)
 			h->src[0][i] = exact ? int_in(h, 0, (uint64_t)i, 0, 3)
@@ -999,6 +1018,82 @@ static void tol_adam(struct hcase *h)
 	}
 }
 
+/*
+ * sgd (ops.def; Keras 3 optimizers/sgd.py), a backend in float against the
+ * reference in double with float state. lr and mu are floats, exact in both.
+ * m' = m mu - g lr: two products and a difference rounded (3u) over
+ *   |m mu| + |g lr|, plus the reference's own store (u): e_m = 4u S_m.
+ * w' = w + m' (nesterov: w + (m' mu - g lr)): the m' that each side used
+ *   differs by e_m (times mu for nesterov); then at most three roundings
+ *   (product, difference, sum) over |w| + |m' mu| + |g lr| + |m'| and the
+ *   reference's store: 4u times that. momentum 0: w - g lr, two roundings
+ *   and the store over |w| + |g lr|.
+ * Each term times C_ACC (first-order bound, the margin used elsewhere).
+ */
+static void tol_sgd(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	double lr = p->lr, mu = p->momentum;
+
+	for (int64_t i = 0; i < p->size; i++) {
+		double g = h->src[0][i], w = h->init[0][i], m = h->init[1][i];
+		double gl = fabs(g * lr);
+
+		if (p->momentum != 0.0f) {
+			double m1 = m * mu - g * lr;
+			double e_m = 4.0 * U * (fabs(m * mu) + gl);
+			double e_w = e_m * (p->nesterov ? mu : 1.0) +
+			             4.0 * U * (fabs(w) + fabs(m1 * mu) + gl + fabs(m1));
+
+			h->tol[1][i] = C_ACC * e_m + TINY;
+			h->tol[0][i] = C_ACC * e_w + TINY;
+		} else {
+			h->tol[1][i] = TINY; /* untouched */
+			h->tol[0][i] = C_ACC * 3.0 * U * (fabs(w) + gl) + TINY;
+		}
+	}
+}
+
+/*
+ * rmsprop (ops.def; Keras 3 optimizers/rmsprop.py, centered False), float
+ * backend against the double reference with float state.
+ * v' = rho v + (1 - rho) g^2: 1 - rho is exact in float for rho in [0.5, 1]
+ *   (Sterbenz) and rounded once otherwise; g^2, two products, the sum and the
+ *   reference's store: e_v = 6u (rho v + (1 - rho) g^2).
+ * inc = lr g / sqrt(v' + eps): v' + eps carries e_v + u (v' + eps), relative
+ *   error halved by sqrt, plus sqrt's 3 ulp (6u), the product u and the
+ *   division's 2.5 ulp (5u): rel = (e_v / (v' + eps) + u) / 2 + 12u.
+ * mom' = mu mom + inc: rel |inc| + 3u (|mu mom| + |inc|) with the store.
+ * w' = w - (mom' or inc): that term's error plus two roundings (kernel,
+ *   reference store) over |w| + |term|.
+ * Each term times C_ACC.
+ */
+static void tol_rmsprop(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	double lr = p->lr, rho = p->rho, mu = p->momentum, eps = p->epsilon;
+
+	for (int64_t i = 0; i < p->size; i++) {
+		double g = h->src[0][i], w = h->init[0][i], v = h->init[1][i];
+		double mom = h->init[2][i];
+		double v1 = rho * v + (1.0 - rho) * g * g;
+		double e_v = 6.0 * U * v1;
+		double inc = lr * g / sqrt(v1 + eps);
+		double rel = (v1 + eps > 0.0 ? e_v / (v1 + eps) : 0.0) / 2.0 + U / 2.0 + 12.0 * U;
+		double e_inc = rel * fabs(inc), term = inc, e_term = e_inc;
+
+		h->tol[1][i] = C_ACC * e_v + TINY;
+		if (p->momentum > 0.0f) {
+			term = mu * mom + inc;
+			e_term = e_inc + 3.0 * U * (fabs(mu * mom) + fabs(inc));
+			h->tol[2][i] = C_ACC * e_term + TINY;
+		} else {
+			h->tol[2][i] = TINY; /* untouched */
+		}
+		h->tol[0][i] = C_ACC * (e_term + 2.0 * U * (fabs(w) + fabs(term))) + TINY;
+	}
+}
+
 /* Softmax rows: tol_i = 2 y_i max_j(dz_j) + softmax_ulps(R, n) ulp(y_i),
  * where dz bounds the error of the row's inputs (0 for the softmax op) and
  * z gives the row's range R. |d y_i| <= y_i (|dz_i| + sum_j y_j |dz_j|). */
@@ -1218,6 +1313,12 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 		return XO_OK;
 	case XO_OP_adam:
 		tol_adam(h);
+		return XO_OK;
+	case XO_OP_sgd:
+		tol_sgd(h);
+		return XO_OK;
+	case XO_OP_rmsprop:
+		tol_rmsprop(h);
 		return XO_OK;
 	case XO_OP_relu:    /* max(x, 0), dy or 0: exact */
 	case XO_OP_flatten: /* a copy */
@@ -1673,10 +1774,11 @@ static enum xo_status hcase_alloc(struct hcase *h)
 		h->tol[i] = calloc(n, sizeof(double));
 		if (mag)
 			h->mag[i] = calloc(n, sizeof(float));
-		if (c->op == XO_OP_adam)
+		if (c->op == XO_OP_adam || c->op == XO_OP_sgd || c->op == XO_OP_rmsprop)
 			h->init[i] = calloc(n, sizeof(float));
 		if (!h->ref[i] || !h->got[i] || !h->tol[i] || (mag && !h->mag[i]) ||
-		    (c->op == XO_OP_adam && !h->init[i]))
+		    ((c->op == XO_OP_adam || c->op == XO_OP_sgd || c->op == XO_OP_rmsprop) &&
+		     !h->init[i]))
 			return xo_error(XO_ENOMEM, "harness: out of memory");
 	}
 	if (conv && c->dir == XO_DIR_FWD && !(h->z = calloc((size_t)h->dn[0], sizeof(float))))
