@@ -672,6 +672,52 @@ enum xo_status xo_cl_accuracy_fwd(struct xo_backend *be, const struct xo_op_args
 	return la_run_reduce(&l, XO_OP_accuracy, XO_DIR_FWD);
 }
 
+/* ---- binary_crossentropy, mean_squared_error, binary_accuracy (loss.cl) -- */
+
+/* src {p, t}, dst {one}: a one-work-group reduction over batch * ch (fwd),
+ * or one item per element (bwd). */
+static enum xo_status la_loss(struct xo_backend *be, const struct xo_op_args *a,
+			      enum xo_cl_kid kid, enum xo_op op, enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), kid);
+	int64_t total = a->p.batch * a->p.ch;
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, total);
+	return dir == XO_DIR_BWD ? la_run(&l, total, op, dir) : la_run_reduce(&l, op, dir);
+}
+
+enum xo_status xo_cl_binary_crossentropy_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_binary_crossentropy_fwd, XO_OP_binary_crossentropy,
+		       XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_binary_crossentropy_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_binary_crossentropy_bwd, XO_OP_binary_crossentropy,
+		       XO_DIR_BWD);
+}
+
+enum xo_status xo_cl_mean_squared_error_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_mean_squared_error_fwd, XO_OP_mean_squared_error,
+		       XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_mean_squared_error_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_mean_squared_error_bwd, XO_OP_mean_squared_error,
+		       XO_DIR_BWD);
+}
+
+enum xo_status xo_cl_binary_accuracy_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_binary_accuracy_fwd, XO_OP_binary_accuracy, XO_DIR_FWD);
+}
+
 /* ---- adam, gather -------------------------------------------------------- */
 
 float xo_cl_adam_lr_t(const struct xo_params *p)

@@ -256,6 +256,11 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 		return dst ? (dir ? "dz" : "loss") : (i ? "t" : "p");
 	case XO_OP_adam:
 		return dst ? (const char *[]){"w", "m", "v"}[i] : "g";
+	case XO_OP_binary_crossentropy:
+	case XO_OP_mean_squared_error:
+		return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
+	case XO_OP_binary_accuracy:
+		return dst ? "correct" : (i ? "t" : "p");
 	case XO_OP_sgd:
 		return dst ? (const char *[]){"w", "m"}[i] : "g";
 	case XO_OP_rmsprop:
@@ -644,6 +649,29 @@ static enum xo_status fill_inputs(struct hcase *h)
 			h->init[2][i] = real_in(h, 6, (uint64_t)i, 0.0f, 0.01f);
 		}
 		break;
+	case XO_OP_binary_crossentropy:
+		/* p over [0, 1] (a few land outside the clip), soft targets in [0, 1] */
+		for (int64_t i = 0; i < h->sn[0]; i++) {
+			h->src[0][i] = real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
+			if (i % 17 == 3)
+				h->src[0][i] = i % 2 ? 0.0f : 1.0f; /* clipped */
+			h->src[1][i] = i % 3 ? (float)int_in(h, 1, (uint64_t)i, 0, 1)
+			                     : real_in(h, 1, (uint64_t)i, 0.0f, 1.0f);
+		}
+		break;
+	case XO_OP_mean_squared_error:
+		fill_plain(h, 0, false, -2.0f, 2.0f);
+		fill_plain(h, 1, false, -2.0f, 2.0f);
+		break;
+	case XO_OP_binary_accuracy:
+		/* p on quarters (0.5 itself is "not above"), t 0 or 1, now and then 0.5 */
+		for (int64_t i = 0; i < h->sn[0]; i++) {
+			h->src[0][i] = 0.25f * (float)int_in(h, 0, (uint64_t)i, 0, 4);
+			h->src[1][i] = i % 11 == 5 ? 0.5f : (float)int_in(h, 1, (uint64_t)i, 0, 1);
+		}
+		/* element 0 a hit, so that no case counts zero (uninformative) */
+		h->src[1][0] = h->src[0][0] > 0.5f ? 1.0f : 0.0f;
+		break;
 	case XO_OP_sgd:
 		fill_plain(h, 0, true, -1.0f, 1.0f);
 		for (int64_t i = 0; i < p->size; i++) {
@@ -1019,6 +1047,73 @@ static void tol_adam(struct hcase *h)
 }
 
 /*
+ * binary_crossentropy and mean_squared_error, a float backend against the
+ * double reference; N = batch * ch elements, float division and log within
+ * OpenCL's 2.5 and 3 ulp (5u, 6u).
+ * BCE fwd: per element a = t log q, b = (1 - t) log(1 - q): log's 6u relative
+ *   plus the product's u on |a|; on |b| also 1 - q's and 1 - t's roundings
+ *   (u each, relative to the factor: 2u more): 8u |b| + 7u |a|. The sum of N
+ *   terms (any order: strided partials then a tree) within (N - 1) u S with
+ *   S = sum |a| + |b|, the division by N 5u and the reference's store u of
+ *   |loss|: tol = C_ACC ((N + 8) u S / N + 6u |loss|).
+ * BCE bwd: -t / q and (1 - t) / (1 - q): 5u each for the divisions, 2u more
+ *   for 1 - t and 1 - q on the second, the sum u, the division by N 5u and
+ *   the store u: C_ACC 14u (|t / q| + |(1 - t) / (1 - q)|) / N. Outside the
+ *   clip both give 0 (the comparison is on the same float values).
+ * MSE fwd: d = p - t (u), d^2 (u; 3u relative on d^2), the sum of N terms
+ *   (N - 1) u S with S = sum d^2, division and store: C_ACC ((N + 3) u S / N
+ *   + 6u |loss|).
+ * MSE bwd: 2 (p - t) / N: the difference u, the division 5u, the store u:
+ *   C_ACC 7u |dp|.
+ */
+static void tol_bce_mse(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t n = p->batch * p->ch;
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+	bool bce = h->c->op == XO_OP_binary_crossentropy;
+
+	if (h->c->dir == XO_DIR_FWD) {
+		double terms = 0.0, size = 0.0, loss = fabs((double)h->ref[0][0]);
+
+		for (int64_t k = 0; k < n; k++) {
+			double q = h->src[0][k], t = h->src[1][k];
+
+			if (bce) {
+				double a, b;
+
+				q = q < lo ? lo : q > hi ? hi : q;
+				a = fabs(t * log(q));
+				b = fabs((1.0 - t) * log(1.0 - q));
+				terms += 7.0 * a + 8.0 * b;
+				size += a + b;
+			} else {
+				terms += 3.0 * (q - t) * (q - t);
+				size += (q - t) * (q - t);
+			}
+		}
+		/* the terms' own errors, the summation's (N - 1) u S, division, store */
+		h->tol[0][0] = C_ACC * (U * terms / (double)n + (double)(n - 1) * U * size / (double)n +
+		                        6.0 * U * loss) +
+		               TINY;
+		return;
+	}
+	for (int64_t k = 0; k < n; k++) {
+		double q = h->src[0][k], t = h->src[1][k];
+
+		if (bce)
+			h->tol[0][k] =
+			    (q >= lo && q <= hi
+			         ? C_ACC * 14.0 * U * (fabs(t / q) + fabs((1.0 - t) / (1.0 - q))) /
+			               (double)n
+			         : 0.0) +
+			    TINY;
+		else
+			h->tol[0][k] = C_ACC * 7.0 * U * fabs((double)h->ref[0][k]) + TINY;
+	}
+}
+
+/*
  * sgd (ops.def; Keras 3 optimizers/sgd.py), a backend in float against the
  * reference in double with float state. lr and mu are floats, exact in both.
  * m' = m mu - g lr: two products and a difference rounded (3u) over
@@ -1313,6 +1408,12 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 		return XO_OK;
 	case XO_OP_adam:
 		tol_adam(h);
+		return XO_OK;
+	case XO_OP_binary_crossentropy:
+	case XO_OP_mean_squared_error:
+		tol_bce_mse(h);
+		return XO_OK;
+	case XO_OP_binary_accuracy: /* an integer count: exact */
 		return XO_OK;
 	case XO_OP_sgd:
 		tol_sgd(h);

@@ -90,3 +90,90 @@ xo_cl_accuracy_fwd(__global const float *p, int po, __global const float *t, int
 	if (lid == 0)
 		correct[co] = (float)hits;
 }
+
+/*
+ * binary_crossentropy and mean_squared_error (Keras 3 losses.py; BCE from
+ * probabilities clips p to [eps, 1 - eps] first, keras/src/backend/jax/nn.py)
+ * and binary_accuracy (threshold 0.5): elementwise over batch * ch; the
+ * forward reductions in one work-group as above, mean over batch * ch.
+ */
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_binary_crossentropy_fwd(__global const float *p, int po, __global const float *t, int to,
+			      __global float *loss, int lo, int total)
+{
+	__local float part[XO_RED_WG];
+	int lid = get_local_id(0);
+	float acc = 0.0f;
+
+	for (int k = lid; k < total; k += XO_RED_WG) {
+		float q = clamp(p[po + k], XO_CE_EPS, 1.0f - XO_CE_EPS), tk = t[to + k];
+
+		acc -= tk * log(q) + (1.0f - tk) * log(1.0f - q);
+	}
+	acc = xo_group_sum(part, lid, acc);
+	if (lid == 0)
+		loss[lo] = acc / (float)total;
+}
+
+/* dp = (-t / p + (1 - t) / (1 - p)) / total inside the clip, 0 outside. */
+__kernel void xo_cl_binary_crossentropy_bwd(__global const float *p, int po,
+					    __global const float *t, int to, __global float *dp,
+					    int dpo, int total)
+{
+	int k = get_global_id(0);
+
+	if (k < total) {
+		float q = p[po + k], tk = t[to + k], v = 0.0f;
+
+		if (q >= XO_CE_EPS && q <= 1.0f - XO_CE_EPS)
+			v = (-tk / q + (1.0f - tk) / (1.0f - q)) / (float)total;
+		else if (isnan(q))
+			v = q;
+		dp[dpo + k] = v;
+	}
+}
+
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_mean_squared_error_fwd(__global const float *p, int po, __global const float *t, int to,
+			     __global float *loss, int lo, int total)
+{
+	__local float part[XO_RED_WG];
+	int lid = get_local_id(0);
+	float acc = 0.0f;
+
+	for (int k = lid; k < total; k += XO_RED_WG) {
+		float d = p[po + k] - t[to + k];
+
+		acc += d * d;
+	}
+	acc = xo_group_sum(part, lid, acc);
+	if (lid == 0)
+		loss[lo] = acc / (float)total;
+}
+
+/* dp = 2 (p - t) / total. */
+__kernel void xo_cl_mean_squared_error_bwd(__global const float *p, int po,
+					   __global const float *t, int to, __global float *dp,
+					   int dpo, int total)
+{
+	int k = get_global_id(0);
+
+	if (k < total)
+		dp[dpo + k] = 2.0f * (p[po + k] - t[to + k]) / (float)total;
+}
+
+/* correct[0] = count of elements with t == (p > 0.5 ? 1 : 0), as a float. */
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_binary_accuracy_fwd(__global const float *p, int po, __global const float *t, int to,
+			  __global float *correct, int co, int total)
+{
+	__local int part[XO_RED_WG];
+	int lid = get_local_id(0);
+	int hits = 0;
+
+	for (int k = lid; k < total; k += XO_RED_WG)
+		hits += t[to + k] == (p[po + k] > 0.5f ? 1.0f : 0.0f);
+	hits = xo_group_sum_int(part, lid, hits);
+	if (lid == 0)
+		correct[co] = (float)hits;
+}
