@@ -718,6 +718,42 @@ enum xo_status xo_cl_binary_accuracy_fwd(struct xo_backend *be, const struct xo_
 	return la_loss(be, a, XO_CL_K_binary_accuracy_fwd, XO_OP_binary_accuracy, XO_DIR_FWD);
 }
 
+/* sparse forms: src {p[batch][ch], t[batch] (i32)}, dst {one}. */
+static enum xo_status la_sparse(struct xo_backend *be, const struct xo_op_args *a,
+				enum xo_cl_kid kid, enum xo_op op, enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), kid);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, a->p.batch);
+	xo_cl_arg_int(&l, a->p.ch);
+	return dir == XO_DIR_BWD ? la_run(&l, a->p.batch * a->p.ch, op, dir)
+				 : la_run_reduce(&l, op, dir);
+}
+
+enum xo_status xo_cl_sparse_categorical_crossentropy_fwd(struct xo_backend *be,
+							 const struct xo_op_args *a)
+{
+	return la_sparse(be, a, XO_CL_K_sparse_categorical_crossentropy_fwd,
+			 XO_OP_sparse_categorical_crossentropy, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_sparse_categorical_crossentropy_bwd(struct xo_backend *be,
+							 const struct xo_op_args *a)
+{
+	return la_sparse(be, a, XO_CL_K_sparse_categorical_crossentropy_bwd,
+			 XO_OP_sparse_categorical_crossentropy, XO_DIR_BWD);
+}
+
+enum xo_status xo_cl_sparse_categorical_accuracy_fwd(struct xo_backend *be,
+						     const struct xo_op_args *a)
+{
+	return la_sparse(be, a, XO_CL_K_sparse_categorical_accuracy_fwd,
+			 XO_OP_sparse_categorical_accuracy, XO_DIR_FWD);
+}
+
 /* ---- adam, gather -------------------------------------------------------- */
 
 float xo_cl_adam_lr_t(const struct xo_params *p)

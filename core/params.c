@@ -210,6 +210,8 @@ static uint32_t op_keys(enum xo_op op)
 	case XO_OP_binary_crossentropy:
 	case XO_OP_mean_squared_error:
 	case XO_OP_binary_accuracy:
+	case XO_OP_sparse_categorical_crossentropy:
+	case XO_OP_sparse_categorical_accuracy:
 		return B(K_BATCH) | B(K_CH);
 	case XO_OP_adam:
 		return B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) |

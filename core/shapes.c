@@ -237,6 +237,18 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		SLOT(src[1], false, p->batch, p->ch);
 		SLOT(dst[0], false, 1);
 		break;
+	case XO_OP_sparse_categorical_crossentropy:
+	case XO_OP_sparse_categorical_accuracy:
+		NEED(batch);
+		NEED(ch);
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(src[1], false, p->batch);
+		src[1].dtype = XO_DTYPE_I32;
+		if (op == XO_OP_sparse_categorical_crossentropy && dir == XO_DIR_BWD)
+			SLOT(dst[0], false, p->batch, p->ch);
+		else
+			SLOT(dst[0], false, 1);
+		break;
 	case XO_OP_sgd:
 		NEED(size);
 		if (!(p->lr > 0.0f) || !(p->momentum >= 0.0f && p->momentum <= 1.0f))

@@ -4,6 +4,7 @@
  * the last axis.
  */
 #include <math.h>
+#include <stdbool.h>
 
 #include "ref_internal.h"
 
@@ -232,6 +233,96 @@ enum xo_status xo_ref_binary_accuracy_fwd_math(const struct xo_params *p,
 
 		correct += xo_ref_ld(src[1], k) == y;
 	}
+	xo_ref_st(dst[0], 0, (double)correct);
+	xo_ref_st(mag[0], 0, (double)correct);
+	return XO_OK;
+}
+
+/*
+ * sparse_categorical_crossentropy fwd, Keras 3 from probabilities
+ * (keras/src/losses/losses.py sparse_categorical_crossentropy ->
+ * keras/src/backend/jax/nn.py: one_hot of the int32 label, then as
+ * categorical_crossentropy above): for row r with label k = t[r],
+ * q = clip(p[r][k] / sum(p row), eps, 1 - eps), row loss -log q; a label
+ * outside [0, ch) is a zero one-hot row (jax.nn.one_hot) and adds 0 (the
+ * model refuses such labels before training). loss[0] = sum / batch.
+ * mag[0] = sum |log q| / batch.
+ */
+enum xo_status xo_ref_sparse_categorical_crossentropy_fwd_math(const struct xo_params *p,
+                                                               const struct xo_ref_src *src,
+                                                               const struct xo_ref_dst *dst,
+                                                               const struct xo_ref_dst *mag)
+{
+	int64_t n = p->batch, ch = p->ch;
+	double total = 0.0;
+
+	for (int64_t r = 0; r < n; r++) {
+		double k = xo_ref_ld(src[1], r), s = 0.0;
+
+		if (!(k >= 0.0 && k < (double)ch))
+			continue;
+		for (int64_t c = 0; c < ch; c++)
+			s += xo_ref_ld(src[0], r * ch + c);
+		total += log(bce_clip(xo_ref_ld(src[0], r * ch + (int64_t)k) / s));
+	}
+	xo_ref_st(dst[0], 0, -total / (double)n);
+	xo_ref_st(mag[0], 0, fabs(total) / (double)n);
+	return XO_OK;
+}
+
+/*
+ * sparse_categorical_crossentropy bwd: src {p, t}, dst {dp[batch][ch]},
+ * d loss / d p through the normalisation and the clip (the unfused form; a
+ * softmax before it runs its own backward): with s the row sum and k the
+ * label, dp[j] = (1 / s - [j == k] / p[k]) / batch while q = p[k] / s lies
+ * inside [eps, 1 - eps], else 0 for the row (and for a label out of range).
+ * mag |dp|.
+ */
+enum xo_status xo_ref_sparse_categorical_crossentropy_bwd_math(const struct xo_params *p,
+                                                               const struct xo_ref_src *src,
+                                                               const struct xo_ref_dst *dst,
+                                                               const struct xo_ref_dst *mag)
+{
+	int64_t n = p->batch, ch = p->ch;
+
+	for (int64_t r = 0; r < n; r++) {
+		double k = xo_ref_ld(src[1], r), s = 0.0, q = 0.0;
+		bool in = k >= 0.0 && k < (double)ch;
+
+		for (int64_t c = 0; c < ch; c++)
+			s += xo_ref_ld(src[0], r * ch + c);
+		if (in) {
+			q = xo_ref_ld(src[0], r * ch + (int64_t)k) / s;
+			in = bce_clip(q) == q;
+		}
+		for (int64_t c = 0; c < ch; c++) {
+			double v = 0.0;
+
+			if (in)
+				v = (1.0 / s - (c == (int64_t)k ? 1.0 / xo_ref_ld(src[0], r * ch + c)
+				                                : 0.0)) /
+				    (double)n;
+			xo_ref_st(dst[0], r * ch + c, v);
+			xo_ref_st(mag[0], r * ch + c, fabs(v));
+		}
+	}
+	return XO_OK;
+}
+
+/*
+ * sparse_categorical_accuracy fwd (keras/src/metrics/accuracy_metrics.py):
+ * src {p[batch][ch], t[batch] (i32)}, dst {correct[1]}: the number of rows
+ * whose first maximum of p equals t, as a float. mag: correct itself.
+ */
+enum xo_status xo_ref_sparse_categorical_accuracy_fwd_math(const struct xo_params *p,
+                                                           const struct xo_ref_src *src,
+                                                           const struct xo_ref_dst *dst,
+                                                           const struct xo_ref_dst *mag)
+{
+	int64_t correct = 0;
+
+	for (int64_t r = 0; r < p->batch; r++)
+		correct += (double)row_argmax(src[0], r, p->ch) == xo_ref_ld(src[1], r);
 	xo_ref_st(dst[0], 0, (double)correct);
 	xo_ref_st(mag[0], 0, (double)correct);
 	return XO_OK;

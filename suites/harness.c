@@ -260,7 +260,10 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 	case XO_OP_mean_squared_error:
 		return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
 	case XO_OP_binary_accuracy:
+	case XO_OP_sparse_categorical_accuracy:
 		return dst ? "correct" : (i ? "t" : "p");
+	case XO_OP_sparse_categorical_crossentropy:
+		return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
 	case XO_OP_sgd:
 		return dst ? (const char *[]){"w", "m"}[i] : "g";
 	case XO_OP_rmsprop:
@@ -409,6 +412,26 @@ static void fill_onehot(const struct hcase *h, uint32_t stream, float *t, const 
 					label = j;
 		}
 		t[r * n + label] = 1.0f;
+	}
+}
+
+/* Integer class ids (int32 in the float slot's bytes), as fill_onehot: even
+ * rows take the first argmax of p when p is given (informative accuracy). */
+static void fill_labels(const struct hcase *h, uint32_t stream, float *t, const float *p,
+                        int64_t rows, int64_t n)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		int32_t label = (int32_t)(unif(h, stream, (uint64_t)r) * (float)n);
+
+		if (label >= n)
+			label = (int32_t)n - 1;
+		if (p && r % 2 == 0) {
+			label = 0;
+			for (int32_t j = 1; j < n; j++)
+				if (p[r * n + j] > p[r * n + label])
+					label = j;
+		}
+		memcpy(&t[r], &label, 4);
 	}
 }
 
@@ -658,6 +681,16 @@ static enum xo_status fill_inputs(struct hcase *h)
 			h->src[1][i] = i % 3 ? (float)int_in(h, 1, (uint64_t)i, 0, 1)
 			                     : real_in(h, 1, (uint64_t)i, 0.0f, 1.0f);
 		}
+		break;
+	case XO_OP_sparse_categorical_crossentropy:
+		fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
+		fill_labels(h, 1, h->src[1], NULL, p->batch, p->ch);
+		break;
+	case XO_OP_sparse_categorical_accuracy:
+		for (int64_t i = 0; i < h->sn[0]; i++)
+			h->src[0][i] = exact ? int_in(h, 0, (uint64_t)i, 0, 3)
+			                     : real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
+		fill_labels(h, 1, h->src[1], h->src[0], p->batch, p->ch);
 		break;
 	case XO_OP_mean_squared_error:
 		fill_plain(h, 0, false, -2.0f, 2.0f);
@@ -1114,6 +1147,46 @@ static void tol_bce_mse(struct hcase *h)
 }
 
 /*
+ * sparse_categorical_crossentropy (Keras 3: one_hot of the label, then the
+ * categorical form), float backend against the double reference.
+ * fwd: the categorical_crossentropy bound with one-hot targets (the same row
+ *   sum, division, clamp and log; the product by t = 1 is exact):
+ *   ce_fwd_ulps(batch * ch) ulps of the loss + (ch + 4) u (sum |t| / batch = 1).
+ * bwd: dp_j = (1 / s - [j == k] / p_k) / batch. s: ch - 1 roundings over
+ *   positive terms ((ch - 1) u relative), 1 / s and 1 / p_k OpenCL's 2.5 ulp
+ *   (5u) each, the difference u, the division by batch 5u, the store u:
+ *   C_ACC (((ch + 4) u / s + [j == k] 5u / p_k) / batch + 7u |dp|).
+ *   fill_probs keeps every p_k / s far inside the 1e-7 clip.
+ */
+static void tol_scce(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t n = p->batch, ch = p->ch;
+
+	if (h->c->dir == XO_DIR_FWD) {
+		h->tol[0][0] = ce_fwd_ulps(n * ch) * ulp_of(h->ref[0][0]) + (double)(ch + 4) * U + TINY;
+		return;
+	}
+	for (int64_t r = 0; r < n; r++) {
+		double s = 0.0;
+		int32_t k;
+
+		memcpy(&k, &h->src[1][r], 4);
+		for (int64_t c = 0; c < ch; c++)
+			s += h->src[0][r * ch + c];
+		for (int64_t c = 0; c < ch; c++) {
+			double e = (double)(ch + 4) * U / s;
+
+			if (c == k)
+				e += 5.0 * U / (double)h->src[0][r * ch + c];
+			h->tol[0][r * ch + c] = C_ACC * (e / (double)n +
+			                                 7.0 * U * fabs((double)h->ref[0][r * ch + c])) +
+			                        TINY;
+		}
+	}
+}
+
+/*
  * sgd (ops.def; Keras 3 optimizers/sgd.py), a backend in float against the
  * reference in double with float state. lr and mu are floats, exact in both.
  * m' = m mu - g lr: two products and a difference rounded (3u) over
@@ -1413,7 +1486,11 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 	case XO_OP_mean_squared_error:
 		tol_bce_mse(h);
 		return XO_OK;
-	case XO_OP_binary_accuracy: /* an integer count: exact */
+	case XO_OP_binary_accuracy: /* integer counts: exact */
+	case XO_OP_sparse_categorical_accuracy:
+		return XO_OK;
+	case XO_OP_sparse_categorical_crossentropy:
+		tol_scce(h);
 		return XO_OK;
 	case XO_OP_sgd:
 		tol_sgd(h);

@@ -91,6 +91,9 @@ static const struct {
 	{XO_OP_mean_squared_error, XO_DIR_FWD, "batch=3 ch=4"},
 	{XO_OP_mean_squared_error, XO_DIR_BWD, "batch=3 ch=4"},
 	{XO_OP_binary_accuracy, XO_DIR_FWD, "batch=3 ch=4"},
+	{XO_OP_sparse_categorical_crossentropy, XO_DIR_FWD, "batch=3 ch=4"},
+	{XO_OP_sparse_categorical_crossentropy, XO_DIR_BWD, "batch=3 ch=4"},
+	{XO_OP_sparse_categorical_accuracy, XO_DIR_FWD, "batch=3 ch=4"},
 	{XO_OP_gather, XO_DIR_FWD, "batch=3 ch=4 rows=5"},
 };
 

@@ -592,13 +592,19 @@ static void test_gradcheck_ce(void **state)
  * / N <= 2 / 0.2^3 / 12 = 21 at N = 12, so 21 h^2 / 6 = 5e-8 with h = 2^-13,
  * under GC_TOL_SMOOTH (1e-6); MSE is quadratic (no truncation error).
  * (p in [0.05, 0.95] gave 1.5e-6: 2 / 0.05^3 / 12 h^2 / 6 = 3.3e-6 allows it.)
+ * sparse_categorical_crossentropy: unnormalised p in [0.2, 0.8] (the op
+ * divides by the row sum; q stays far inside the clip), int32 labels;
+ * L = (log s - log p_k) / batch: |f'''| <= 2 / 0.2^3 / batch + 2 / s^3 / batch,
+ * under 84 at batch 3: 84 h^2 / 6 = 2.1e-7.
  */
 static void test_gradcheck_loss(void **state)
 {
 	const struct gc_case *c = *state;
 	int64_t total = c->p.batch * c->p.ch;
 	bool bce = c->op == XO_OP_binary_crossentropy;
+	bool sparse = c->op == XO_OP_sparse_categorical_crossentropy;
 	double *pr = dalloc(total), *t = dalloc(total), *dp = dalloc(total), l;
+	int32_t labels[64];
 	struct xo_ref_src src[XO_MAX_SRC] = {{0}};
 	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
 	double m[1];
@@ -607,11 +613,17 @@ static void test_gradcheck_loss(void **state)
 	for (int64_t k = 0; k < total; k++) {
 		double r = rnd(7, 1, (uint64_t)k), r2 = rnd(7, 2, (uint64_t)k); /* [-1, 1) */
 
-		pr[k] = bce ? 0.5 + 0.3 * r : 2.0 * r;
+		pr[k] = bce || sparse ? 0.5 + 0.3 * r : 2.0 * r;
 		t[k] = bce ? 0.5 + 0.5 * r2 : 2.0 * r2;
 	}
+	assert_true(c->p.batch <= 64);
+	for (int64_t r = 0; r < c->p.batch; r++)
+		labels[r] = (int32_t)((r * 3 + 1) % c->p.ch);
 	src[0].d = pr;
-	src[1].d = t;
+	if (sparse)
+		src[1].i = labels;
+	else
+		src[1].d = t;
 	dst[0].d = dp;
 	mag[0].d = dalloc(total);
 	assert_int_equal(xo_ref_math(c->op, XO_DIR_BWD)(&c->p, src, dst, mag), XO_OK);
@@ -1234,6 +1246,7 @@ static void build_cases(void)
 	p.ch = 4;
 	add_case(XO_OP_binary_crossentropy, p)->tol = GC_TOL_SMOOTH;
 	add_case(XO_OP_mean_squared_error, p)->tol = GC_TOL_SMOOTH;
+	add_case(XO_OP_sparse_categorical_crossentropy, p)->tol = GC_TOL_SMOOTH;
 }
 
 int main(void)
@@ -1260,7 +1273,8 @@ int main(void)
 			.name = c->name,
 			.test_func = c->op == XO_OP_categorical_crossentropy ? test_gradcheck_ce
 				     : c->op == XO_OP_binary_crossentropy ||
-				             c->op == XO_OP_mean_squared_error
+				             c->op == XO_OP_mean_squared_error ||
+				             c->op == XO_OP_sparse_categorical_crossentropy
 				         ? test_gradcheck_loss
 				         : test_gradcheck,
 			.initial_state = c,

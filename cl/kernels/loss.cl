@@ -177,3 +177,73 @@ xo_cl_binary_accuracy_fwd(__global const float *p, int po, __global const float 
 	if (lid == 0)
 		correct[co] = (float)hits;
 }
+
+/*
+ * sparse_categorical_crossentropy (Keras 3: jax one_hot of the int32 label,
+ * then the categorical form above) and sparse_categorical_accuracy; t[batch]
+ * int32. A label outside [0, ch) is a zero one-hot row: loss 0, gradient 0.
+ */
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_sparse_categorical_crossentropy_fwd(__global const float *p, int po,
+					  __global const int *t, int to, __global float *loss,
+					  int lo, int batch, int ch)
+{
+	__local float part[XO_RED_WG];
+	int lid = get_local_id(0);
+	float acc = 0.0f;
+
+	for (int n = lid; n < batch; n += XO_RED_WG) {
+		__global const float *row = p + po + n * ch;
+		int k = t[to + n];
+		float s = 0.0f;
+
+		if (k < 0 || k >= ch)
+			continue;
+		for (int j = 0; j < ch; j++)
+			s += row[j];
+		acc -= log(clamp(row[k] / s, XO_CE_EPS, 1.0f - XO_CE_EPS));
+	}
+	acc = xo_group_sum(part, lid, acc);
+	if (lid == 0)
+		loss[lo] = acc / (float)batch;
+}
+
+/* dp[j] = (1 / s - [j == k] / p[k]) / batch inside the clip, else 0. */
+__kernel void xo_cl_sparse_categorical_crossentropy_bwd(__global const float *p, int po,
+							__global const int *t, int to,
+							__global float *dp, int dpo, int batch,
+							int ch)
+{
+	int i = get_global_id(0);
+
+	if (i < batch * ch) {
+		int n = i / ch, j = i - n * ch, k = t[to + n];
+		__global const float *row = p + po + n * ch;
+		float s = 0.0f, v = 0.0f;
+
+		for (int c = 0; c < ch; c++)
+			s += row[c];
+		if (k >= 0 && k < ch) {
+			float q = row[k] / s;
+
+			if (q >= XO_CE_EPS && q <= 1.0f - XO_CE_EPS)
+				v = (1.0f / s - (j == k ? 1.0f / row[k] : 0.0f)) / (float)batch;
+		}
+		dp[dpo + i] = v;
+	}
+}
+
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_sparse_categorical_accuracy_fwd(__global const float *p, int po, __global const int *t,
+				      int to, __global float *correct, int co, int batch, int ch)
+{
+	__local int part[XO_RED_WG];
+	int lid = get_local_id(0);
+	int hits = 0;
+
+	for (int n = lid; n < batch; n += XO_RED_WG)
+		hits += xo_row_argmax_g(p + po + n * ch, ch) == t[to + n];
+	hits = xo_group_sum_int(part, lid, hits);
+	if (lid == 0)
+		correct[co] = (float)hits;
+}
