@@ -766,6 +766,88 @@ enum xo_status xo_cl_accuracy_fwd(struct xo_backend *be, const struct xo_op_args
 	return la_run_reduce(&l, XO_OP_accuracy, XO_DIR_FWD);
 }
 
+/* ---- binary_crossentropy, mean_squared_error, binary_accuracy (loss.cl) -- */
+
+/* src {p, t}, dst {one}: a one-work-group reduction over batch * ch (fwd),
+ * or one item per element (bwd). */
+static enum xo_status la_loss(struct xo_backend *be, const struct xo_op_args *a,
+			      enum xo_cl_kid kid, enum xo_op op, enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), kid);
+	int64_t total = a->p.batch * a->p.ch;
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, total);
+	return dir == XO_DIR_BWD ? la_run(&l, total, op, dir) : la_run_reduce(&l, op, dir);
+}
+
+enum xo_status xo_cl_binary_crossentropy_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_binary_crossentropy_fwd, XO_OP_binary_crossentropy,
+		       XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_binary_crossentropy_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_binary_crossentropy_bwd, XO_OP_binary_crossentropy,
+		       XO_DIR_BWD);
+}
+
+enum xo_status xo_cl_mean_squared_error_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_mean_squared_error_fwd, XO_OP_mean_squared_error,
+		       XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_mean_squared_error_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_mean_squared_error_bwd, XO_OP_mean_squared_error,
+		       XO_DIR_BWD);
+}
+
+enum xo_status xo_cl_binary_accuracy_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_loss(be, a, XO_CL_K_binary_accuracy_fwd, XO_OP_binary_accuracy, XO_DIR_FWD);
+}
+
+/* sparse forms: src {p[batch][ch], t[batch] (i32)}, dst {one}. */
+static enum xo_status la_sparse(struct xo_backend *be, const struct xo_op_args *a,
+				enum xo_cl_kid kid, enum xo_op op, enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), kid);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, a->p.batch);
+	xo_cl_arg_int(&l, a->p.ch);
+	return dir == XO_DIR_BWD ? la_run(&l, a->p.batch * a->p.ch, op, dir)
+				 : la_run_reduce(&l, op, dir);
+}
+
+enum xo_status xo_cl_sparse_categorical_crossentropy_fwd(struct xo_backend *be,
+							 const struct xo_op_args *a)
+{
+	return la_sparse(be, a, XO_CL_K_sparse_categorical_crossentropy_fwd,
+			 XO_OP_sparse_categorical_crossentropy, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_sparse_categorical_crossentropy_bwd(struct xo_backend *be,
+							 const struct xo_op_args *a)
+{
+	return la_sparse(be, a, XO_CL_K_sparse_categorical_crossentropy_bwd,
+			 XO_OP_sparse_categorical_crossentropy, XO_DIR_BWD);
+}
+
+enum xo_status xo_cl_sparse_categorical_accuracy_fwd(struct xo_backend *be,
+						     const struct xo_op_args *a)
+{
+	return la_sparse(be, a, XO_CL_K_sparse_categorical_accuracy_fwd,
+			 XO_OP_sparse_categorical_accuracy, XO_DIR_FWD);
+}
+
 /* ---- adam, gather -------------------------------------------------------- */
 
 float xo_cl_adam_lr_t(const struct xo_params *p)
@@ -791,6 +873,40 @@ enum xo_status xo_cl_adam_fwd(struct xo_backend *be, const struct xo_op_args *a)
 	xo_cl_arg_float(&l, p->epsilon);
 	xo_cl_arg_float(&l, xo_cl_adam_lr_t(p));
 	return la_run(&l, p->size, XO_OP_adam, XO_DIR_FWD);
+}
+
+/* ---- sgd, rmsprop (opt.cl) ------------------------------------------------ */
+
+enum xo_status xo_cl_sgd_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_sgd_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_int(&l, p->size);
+	xo_cl_arg_float(&l, p->lr);
+	xo_cl_arg_float(&l, p->momentum);
+	xo_cl_arg_int(&l, p->nesterov ? 1 : 0);
+	return la_run(&l, p->size, XO_OP_sgd, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_rmsprop_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_rmsprop_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], NULL);
+	xo_cl_arg_int(&l, p->size);
+	xo_cl_arg_float(&l, p->lr);
+	xo_cl_arg_float(&l, p->rho);
+	xo_cl_arg_float(&l, p->momentum);
+	xo_cl_arg_float(&l, p->epsilon);
+	return la_run(&l, p->size, XO_OP_rmsprop, XO_DIR_FWD);
 }
 
 enum xo_status xo_cl_gather_fwd(struct xo_backend *be, const struct xo_op_args *a)

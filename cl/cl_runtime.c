@@ -517,7 +517,12 @@ static enum xo_status build_program(struct xo_cl_ctx *c)
 	}
 	/* The reductions need their full work-group (reqd_work_group_size). */
 	if (c->kernel_wg[XO_CL_K_categorical_crossentropy_fwd] < c->tune.red_wg ||
-	    c->kernel_wg[XO_CL_K_accuracy_fwd] < c->tune.red_wg)
+	    c->kernel_wg[XO_CL_K_accuracy_fwd] < c->tune.red_wg ||
+	    c->kernel_wg[XO_CL_K_binary_crossentropy_fwd] < c->tune.red_wg ||
+	    c->kernel_wg[XO_CL_K_mean_squared_error_fwd] < c->tune.red_wg ||
+	    c->kernel_wg[XO_CL_K_binary_accuracy_fwd] < c->tune.red_wg ||
+	    c->kernel_wg[XO_CL_K_sparse_categorical_crossentropy_fwd] < c->tune.red_wg ||
+	    c->kernel_wg[XO_CL_K_sparse_categorical_accuracy_fwd] < c->tune.red_wg)
 		return xo_error(XO_ERESOURCE,
 				"cl: device cannot run reduction work-groups of %u work-items",
 				c->tune.red_wg);

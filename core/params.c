@@ -128,6 +128,8 @@ struct xo_params xo_params_default(void)
 		.strides_w = 0,
 		.dilation_w = 0,
 		.pool_w = 0,
+		.nesterov = false,
+		.rho = 0.9f,
 	};
 }
 
@@ -139,10 +141,12 @@ enum key_id {
 	K_BATCH, K_LEN, K_CH, K_FILTERS, K_KERNEL_SIZE, K_STRIDES, K_DILATION, K_PADDING,
 	K_USE_BIAS, K_ACTIVATION, K_POOL_SIZE, K_UNITS, K_RATE, K_TRAINING, K_SEED, K_STEP,
 	K_LAYER, K_LR, K_BETA_1, K_BETA_2, K_EPSILON, K_ITERATION, K_SIZE, K_ROWS,
-	/* batch_normalization */
+	/* batch_normalization (momentum: also sgd's and rmsprop's) */
 	K_MOMENTUM, K_CENTER, K_SCALE,
 	/* the width axis of the 2-D ops */
 	K_WIDTH, K_KERNEL_W, K_STRIDES_W, K_DILATION_W, K_POOL_W,
+	/* sgd, rmsprop */
+	K_NESTEROV, K_RHO,
 	K_COUNT
 };
 
@@ -186,6 +190,8 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_STRIDES_W, strides_w, KEY_I64),
 	KEY(K_DILATION_W, dilation_w, KEY_I64),
 	KEY(K_POOL_W, pool_w, KEY_I64),
+	KEY(K_NESTEROV, nesterov, KEY_BOOL),
+	KEY(K_RHO, rho, KEY_F32),
 };
 #undef KEY
 
@@ -230,6 +236,11 @@ static uint64_t op_keys(enum xo_op op)
 		       B(K_STEP) | B(K_LAYER);
 	case XO_OP_categorical_crossentropy:
 	case XO_OP_accuracy:
+	case XO_OP_binary_crossentropy:
+	case XO_OP_mean_squared_error:
+	case XO_OP_binary_accuracy:
+	case XO_OP_sparse_categorical_crossentropy:
+	case XO_OP_sparse_categorical_accuracy:
 		return B(K_BATCH) | B(K_CH);
 	case XO_OP_adam:
 		return B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) |
@@ -239,6 +250,10 @@ static uint64_t op_keys(enum xo_op op)
 	case XO_OP_batch_normalization:
 		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_TRAINING) | B(K_MOMENTUM) |
 		       B(K_EPSILON) | B(K_CENTER) | B(K_SCALE);
+	case XO_OP_sgd:
+		return B(K_SIZE) | B(K_LR) | B(K_MOMENTUM) | B(K_NESTEROV);
+	case XO_OP_rmsprop:
+		return B(K_SIZE) | B(K_LR) | B(K_RHO) | B(K_MOMENTUM) | B(K_EPSILON);
 	case XO_OP_COUNT:
 		break;
 	}

@@ -286,6 +286,55 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		SLOT(dst[1], false, p->size);
 		SLOT(dst[2], false, p->size);
 		break;
+	case XO_OP_binary_crossentropy:
+	case XO_OP_mean_squared_error:
+		NEED(batch);
+		NEED(ch);
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(src[1], false, p->batch, p->ch);
+		if (dir == XO_DIR_FWD)
+			SLOT(dst[0], false, 1);
+		else
+			SLOT(dst[0], false, p->batch, p->ch);
+		break;
+	case XO_OP_binary_accuracy:
+		NEED(batch);
+		NEED(ch);
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(src[1], false, p->batch, p->ch);
+		SLOT(dst[0], false, 1);
+		break;
+	case XO_OP_sparse_categorical_crossentropy:
+	case XO_OP_sparse_categorical_accuracy:
+		NEED(batch);
+		NEED(ch);
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(src[1], false, p->batch);
+		src[1].dtype = XO_DTYPE_I32;
+		if (op == XO_OP_sparse_categorical_crossentropy && dir == XO_DIR_BWD)
+			SLOT(dst[0], false, p->batch, p->ch);
+		else
+			SLOT(dst[0], false, 1);
+		break;
+	case XO_OP_sgd:
+		NEED(size);
+		if (!(p->lr > 0.0f) || !(p->momentum >= 0.0f && p->momentum <= 1.0f))
+			return xo_error(XO_EINVAL, "sgd: need lr > 0, 0 <= momentum <= 1");
+		SLOT(src[0], false, p->size);
+		SLOT(dst[0], false, p->size);
+		SLOT(dst[1], false, p->size);
+		break;
+	case XO_OP_rmsprop:
+		NEED(size);
+		if (!(p->lr > 0.0f) || !(p->rho >= 0.0f && p->rho <= 1.0f) ||
+		    !(p->momentum >= 0.0f && p->momentum <= 1.0f) || !(p->epsilon >= 0.0f))
+			return xo_error(XO_EINVAL, "rmsprop: need lr > 0, 0 <= rho <= 1, "
+			                           "0 <= momentum <= 1, epsilon >= 0");
+		SLOT(src[0], false, p->size);
+		SLOT(dst[0], false, p->size);
+		SLOT(dst[1], false, p->size);
+		SLOT(dst[2], false, p->size);
+		break;
 	case XO_OP_accuracy:
 		NEED(batch);
 		NEED(ch);

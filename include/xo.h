@@ -159,7 +159,8 @@ struct xo_params {
 	int64_t size;                  /* adam element count */
 	int64_t rows;                  /* gather: rows of the source */
 	/* batch_normalization (its epsilon is the field above, Keras 1e-3) */
-	float momentum;                /* moving statistics' decay (0.99) */
+	float momentum;                /* moving statistics' decay (0.99); sgd / rmsprop
+	                                * momentum (the model passes Keras's 0) */
 	bool center;                   /* beta present */
 	bool scale;                    /* gamma present */
 	/* The 2-D ops take x[batch][len][width][ch] (len is the height). Their
@@ -171,6 +172,9 @@ struct xo_params {
 	int64_t strides_w;             /* 2-D stride along width (0: as strides) */
 	int64_t dilation_w;            /* conv2d dilation along width (0: dilation_rate) */
 	int64_t pool_w;                /* 2-D pooling window width (0: pool_size) */
+	/* sgd, rmsprop */
+	bool nesterov;                 /* sgd Nesterov momentum (false) */
+	float rho;                     /* rmsprop decay (0.9) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -4,6 +4,7 @@
  * the last axis.
  */
 #include <math.h>
+#include <stdbool.h>
 
 #include "ref_internal.h"
 
@@ -108,5 +109,221 @@ enum xo_status xo_ref_accuracy_fwd_math(const struct xo_params *p, const struct 
 	}
 	xo_ref_st(dst[1], 0, (double)correct);
 	xo_ref_st(mag[1], 0, (double)correct);
+	return XO_OK;
+}
+
+/*
+ * binary_crossentropy fwd, Keras 3 from probabilities (keras/src/losses/
+ * losses.py binary_crossentropy: the mean over the last axis of
+ * keras/src/backend/jax/nn.py binary_crossentropy, then the batch mean):
+ * q = clip(p, eps, 1 - eps) with eps the float32 1e-7 and 1 - eps rounded to
+ * float32 (as categorical_crossentropy above); element loss
+ * -(t log q + (1 - t) log(1 - q)); loss[0] = sum / (batch * ch). A NaN in p
+ * gives NaN. mag[0]: sum of |t log q| + |(1 - t) log(1 - q)|, / (batch * ch).
+ */
+static double bce_clip(double q)
+{
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+
+	return q < lo ? lo : q > hi ? hi : q;
+}
+
+enum xo_status xo_ref_binary_crossentropy_fwd_math(const struct xo_params *p,
+                                                   const struct xo_ref_src *src,
+                                                   const struct xo_ref_dst *dst,
+                                                   const struct xo_ref_dst *mag)
+{
+	int64_t total = p->batch * p->ch;
+	double sum = 0.0, m = 0.0;
+
+	for (int64_t k = 0; k < total; k++) {
+		double q = bce_clip(xo_ref_ld(src[0], k)), t = xo_ref_ld(src[1], k);
+		double a = t * log(q), b = (1.0 - t) * log(1.0 - q);
+
+		sum += a + b;
+		m += fabs(a) + fabs(b);
+	}
+	xo_ref_st(dst[0], 0, -sum / (double)total);
+	xo_ref_st(mag[0], 0, m / (double)total);
+	return XO_OK;
+}
+
+/*
+ * binary_crossentropy bwd: src {p, t}, dst {dp[batch][ch]}, d loss / d p
+ * through Keras's clip (the unfused form: a sigmoid before it takes its own
+ * backward pass): inside [eps, 1 - eps], dp = (-t / p + (1 - t) / (1 - p)) /
+ * (batch * ch); outside, 0 (the clip's gradient; at the bounds themselves
+ * the whole gradient passes). mag |dp|.
+ */
+enum xo_status xo_ref_binary_crossentropy_bwd_math(const struct xo_params *p,
+                                                   const struct xo_ref_src *src,
+                                                   const struct xo_ref_dst *dst,
+                                                   const struct xo_ref_dst *mag)
+{
+	int64_t total = p->batch * p->ch;
+
+	for (int64_t k = 0; k < total; k++) {
+		double q = xo_ref_ld(src[0], k), t = xo_ref_ld(src[1], k), v = 0.0;
+
+		if (bce_clip(q) == q)
+			v = (-t / q + (1.0 - t) / (1.0 - q)) / (double)total;
+		else if (q != q)
+			v = q; /* NaN passes */
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
+}
+
+/*
+ * mean_squared_error fwd (keras/src/losses/losses.py mean_squared_error: mean
+ * over the last axis of (p - t)^2, then the batch mean): loss[0] = sum of
+ * (p - t)^2 / (batch * ch). mag[0] the same (every term is >= 0).
+ */
+enum xo_status xo_ref_mean_squared_error_fwd_math(const struct xo_params *p,
+                                                  const struct xo_ref_src *src,
+                                                  const struct xo_ref_dst *dst,
+                                                  const struct xo_ref_dst *mag)
+{
+	int64_t total = p->batch * p->ch;
+	double sum = 0.0;
+
+	for (int64_t k = 0; k < total; k++) {
+		double d = xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k);
+
+		sum += d * d;
+	}
+	xo_ref_st(dst[0], 0, sum / (double)total);
+	xo_ref_st(mag[0], 0, sum / (double)total);
+	return XO_OK;
+}
+
+/* mean_squared_error bwd: dp = 2 (p - t) / (batch * ch). mag |dp|. */
+enum xo_status xo_ref_mean_squared_error_bwd_math(const struct xo_params *p,
+                                                  const struct xo_ref_src *src,
+                                                  const struct xo_ref_dst *dst,
+                                                  const struct xo_ref_dst *mag)
+{
+	int64_t total = p->batch * p->ch;
+
+	for (int64_t k = 0; k < total; k++) {
+		double v = 2.0 * (xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k)) / (double)total;
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
+}
+
+/*
+ * binary_accuracy fwd (keras/src/metrics/accuracy_metrics.py, threshold 0.5):
+ * src {p[batch][ch], t[batch][ch]}, dst {correct[1]}: the number of elements
+ * where t == (p > 0.5 ? 1 : 0), as a float count (the metric is that over
+ * batch * ch; a NaN p counts as 0). mag: correct itself.
+ */
+enum xo_status xo_ref_binary_accuracy_fwd_math(const struct xo_params *p,
+                                               const struct xo_ref_src *src,
+                                               const struct xo_ref_dst *dst,
+                                               const struct xo_ref_dst *mag)
+{
+	int64_t total = p->batch * p->ch, correct = 0;
+
+	for (int64_t k = 0; k < total; k++) {
+		double y = xo_ref_ld(src[0], k) > 0.5 ? 1.0 : 0.0;
+
+		correct += xo_ref_ld(src[1], k) == y;
+	}
+	xo_ref_st(dst[0], 0, (double)correct);
+	xo_ref_st(mag[0], 0, (double)correct);
+	return XO_OK;
+}
+
+/*
+ * sparse_categorical_crossentropy fwd, Keras 3 from probabilities
+ * (keras/src/losses/losses.py sparse_categorical_crossentropy ->
+ * keras/src/backend/jax/nn.py: one_hot of the int32 label, then as
+ * categorical_crossentropy above): for row r with label k = t[r],
+ * q = clip(p[r][k] / sum(p row), eps, 1 - eps), row loss -log q; a label
+ * outside [0, ch) is a zero one-hot row (jax.nn.one_hot) and adds 0 (the
+ * model refuses such labels before training). loss[0] = sum / batch.
+ * mag[0] = sum |log q| / batch.
+ */
+enum xo_status xo_ref_sparse_categorical_crossentropy_fwd_math(const struct xo_params *p,
+                                                               const struct xo_ref_src *src,
+                                                               const struct xo_ref_dst *dst,
+                                                               const struct xo_ref_dst *mag)
+{
+	int64_t n = p->batch, ch = p->ch;
+	double total = 0.0;
+
+	for (int64_t r = 0; r < n; r++) {
+		double k = xo_ref_ld(src[1], r), s = 0.0;
+
+		if (!(k >= 0.0 && k < (double)ch))
+			continue;
+		for (int64_t c = 0; c < ch; c++)
+			s += xo_ref_ld(src[0], r * ch + c);
+		total += log(bce_clip(xo_ref_ld(src[0], r * ch + (int64_t)k) / s));
+	}
+	xo_ref_st(dst[0], 0, -total / (double)n);
+	xo_ref_st(mag[0], 0, fabs(total) / (double)n);
+	return XO_OK;
+}
+
+/*
+ * sparse_categorical_crossentropy bwd: src {p, t}, dst {dp[batch][ch]},
+ * d loss / d p through the normalisation and the clip (the unfused form; a
+ * softmax before it runs its own backward): with s the row sum and k the
+ * label, dp[j] = (1 / s - [j == k] / p[k]) / batch while q = p[k] / s lies
+ * inside [eps, 1 - eps], else 0 for the row (and for a label out of range).
+ * mag |dp|.
+ */
+enum xo_status xo_ref_sparse_categorical_crossentropy_bwd_math(const struct xo_params *p,
+                                                               const struct xo_ref_src *src,
+                                                               const struct xo_ref_dst *dst,
+                                                               const struct xo_ref_dst *mag)
+{
+	int64_t n = p->batch, ch = p->ch;
+
+	for (int64_t r = 0; r < n; r++) {
+		double k = xo_ref_ld(src[1], r), s = 0.0, q = 0.0;
+		bool in = k >= 0.0 && k < (double)ch;
+
+		for (int64_t c = 0; c < ch; c++)
+			s += xo_ref_ld(src[0], r * ch + c);
+		if (in) {
+			q = xo_ref_ld(src[0], r * ch + (int64_t)k) / s;
+			in = bce_clip(q) == q;
+		}
+		for (int64_t c = 0; c < ch; c++) {
+			double v = 0.0;
+
+			if (in)
+				v = (1.0 / s - (c == (int64_t)k ? 1.0 / xo_ref_ld(src[0], r * ch + c)
+				                                : 0.0)) /
+				    (double)n;
+			xo_ref_st(dst[0], r * ch + c, v);
+			xo_ref_st(mag[0], r * ch + c, fabs(v));
+		}
+	}
+	return XO_OK;
+}
+
+/*
+ * sparse_categorical_accuracy fwd (keras/src/metrics/accuracy_metrics.py):
+ * src {p[batch][ch], t[batch] (i32)}, dst {correct[1]}: the number of rows
+ * whose first maximum of p equals t, as a float. mag: correct itself.
+ */
+enum xo_status xo_ref_sparse_categorical_accuracy_fwd_math(const struct xo_params *p,
+                                                           const struct xo_ref_src *src,
+                                                           const struct xo_ref_dst *dst,
+                                                           const struct xo_ref_dst *mag)
+{
+	int64_t correct = 0;
+
+	for (int64_t r = 0; r < p->batch; r++)
+		correct += (double)row_argmax(src[0], r, p->ch) == xo_ref_ld(src[1], r);
+	xo_ref_st(dst[0], 0, (double)correct);
+	xo_ref_st(mag[0], 0, (double)correct);
 	return XO_OK;
 }

@@ -256,7 +256,7 @@ bool xo_hmode_applies(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
  * v; batch_normalization fwd's moving_mean and moving_variance. */
 static bool has_state(const struct xo_case *c, int i)
 {
-	return c->op == XO_OP_adam ||
+	return c->op == XO_OP_adam || c->op == XO_OP_sgd || c->op == XO_OP_rmsprop ||
 	       (c->op == XO_OP_batch_normalization && c->dir == XO_DIR_FWD && i > 0);
 }
 
@@ -296,6 +296,18 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 		return dst ? (dir ? "dz" : "loss") : (i ? "t" : "p");
 	case XO_OP_adam:
 		return dst ? (const char *[]){"w", "m", "v"}[i] : "g";
+	case XO_OP_binary_crossentropy:
+	case XO_OP_mean_squared_error:
+		return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
+	case XO_OP_binary_accuracy:
+	case XO_OP_sparse_categorical_accuracy:
+		return dst ? "correct" : (i ? "t" : "p");
+	case XO_OP_sparse_categorical_crossentropy:
+		return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
+	case XO_OP_sgd:
+		return dst ? (const char *[]){"w", "m"}[i] : "g";
+	case XO_OP_rmsprop:
+		return dst ? (const char *[]){"w", "v", "mom"}[i] : "g";
 	case XO_OP_accuracy:
 		return dst ? (i ? "correct" : "idx") : (i ? "t" : "p");
 	case XO_OP_gather:
@@ -455,6 +467,26 @@ static void fill_onehot(const struct hcase *h, uint32_t stream, float *t, const 
 					label = j;
 		}
 		t[r * n + label] = 1.0f;
+	}
+}
+
+/* Integer class ids (int32 in the float slot's bytes), as fill_onehot: even
+ * rows take the first argmax of p when p is given (informative accuracy). */
+static void fill_labels(const struct hcase *h, uint32_t stream, float *t, const float *p,
+                        int64_t rows, int64_t n)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		int32_t label = (int32_t)(unif(h, stream, (uint64_t)r) * (float)n);
+
+		if (label >= n)
+			label = (int32_t)n - 1;
+		if (p && r % 2 == 0) {
+			label = 0;
+			for (int32_t j = 1; j < n; j++)
+				if (p[r * n + j] > p[r * n + label])
+					label = j;
+		}
+		memcpy(&t[r], &label, 4);
 	}
 }
 
@@ -722,6 +754,54 @@ static enum xo_status fill_inputs(struct hcase *h)
 				h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.5f, 0.5f);
 				h->init[2][i] = real_in(h, 6, (uint64_t)i, 0.5f, 1.5f);
 			}
+		}
+		break;
+	case XO_OP_binary_crossentropy:
+		/* p over [0, 1] (a few land outside the clip), soft targets in [0, 1] */
+		for (int64_t i = 0; i < h->sn[0]; i++) {
+			h->src[0][i] = real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
+			if (i % 17 == 3)
+				h->src[0][i] = i % 2 ? 0.0f : 1.0f; /* clipped */
+			h->src[1][i] = i % 3 ? (float)int_in(h, 1, (uint64_t)i, 0, 1)
+			                     : real_in(h, 1, (uint64_t)i, 0.0f, 1.0f);
+		}
+		break;
+	case XO_OP_sparse_categorical_crossentropy:
+		fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
+		fill_labels(h, 1, h->src[1], NULL, p->batch, p->ch);
+		break;
+	case XO_OP_sparse_categorical_accuracy:
+		for (int64_t i = 0; i < h->sn[0]; i++)
+			h->src[0][i] = exact ? int_in(h, 0, (uint64_t)i, 0, 3)
+			                     : real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
+		fill_labels(h, 1, h->src[1], h->src[0], p->batch, p->ch);
+		break;
+	case XO_OP_mean_squared_error:
+		fill_plain(h, 0, false, -2.0f, 2.0f);
+		fill_plain(h, 1, false, -2.0f, 2.0f);
+		break;
+	case XO_OP_binary_accuracy:
+		/* p on quarters (0.5 itself is "not above"), t 0 or 1, now and then 0.5 */
+		for (int64_t i = 0; i < h->sn[0]; i++) {
+			h->src[0][i] = 0.25f * (float)int_in(h, 0, (uint64_t)i, 0, 4);
+			h->src[1][i] = i % 11 == 5 ? 0.5f : (float)int_in(h, 1, (uint64_t)i, 0, 1);
+		}
+		/* element 0 a hit, so that no case counts zero (uninformative) */
+		h->src[1][0] = h->src[0][0] > 0.5f ? 1.0f : 0.0f;
+		break;
+	case XO_OP_sgd:
+		fill_plain(h, 0, true, -1.0f, 1.0f);
+		for (int64_t i = 0; i < p->size; i++) {
+			h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
+			h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.1f, 0.1f);
+		}
+		break;
+	case XO_OP_rmsprop:
+		fill_plain(h, 0, true, -1.0f, 1.0f);
+		for (int64_t i = 0; i < p->size; i++) {
+			h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
+			h->init[1][i] = real_in(h, 5, (uint64_t)i, 0.0f, 0.01f);
+			h->init[2][i] = real_in(h, 6, (uint64_t)i, -0.1f, 0.1f);
 		}
 		break;
 	case XO_OP_accuracy:
@@ -1080,6 +1160,189 @@ static void tol_adam(struct hcase *h)
 		h->tol[0][i] =
 		    C_ACC * (rel * fabs(delta) + lr_t * e_m / den + 2.0 * U * fabs(w - delta)) +
 		    TINY;
+	}
+}
+
+/*
+ * binary_crossentropy and mean_squared_error, a float backend against the
+ * double reference; N = batch * ch elements, float division and log within
+ * OpenCL's 2.5 and 3 ulp (5u, 6u).
+ * BCE fwd: per element a = t log q, b = (1 - t) log(1 - q): log's 6u relative
+ *   plus the product's u on |a|; on |b| also 1 - q's and 1 - t's roundings
+ *   (u each, relative to the factor: 2u more): 8u |b| + 7u |a|. The sum of N
+ *   terms (any order: strided partials then a tree) within (N - 1) u S with
+ *   S = sum |a| + |b|, the division by N 5u and the reference's store u of
+ *   |loss|: tol = C_ACC ((N + 8) u S / N + 6u |loss|).
+ * BCE bwd: -t / q and (1 - t) / (1 - q): 5u each for the divisions, 2u more
+ *   for 1 - t and 1 - q on the second, the sum u, the division by N 5u and
+ *   the store u: C_ACC 14u (|t / q| + |(1 - t) / (1 - q)|) / N. Outside the
+ *   clip both give 0 (the comparison is on the same float values).
+ * MSE fwd: d = p - t (u), d^2 (u; 3u relative on d^2), the sum of N terms
+ *   (N - 1) u S with S = sum d^2, division and store: C_ACC ((N + 3) u S / N
+ *   + 6u |loss|).
+ * MSE bwd: 2 (p - t) / N: the difference u, the division 5u, the store u:
+ *   C_ACC 7u |dp|.
+ */
+static void tol_bce_mse(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t n = p->batch * p->ch;
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+	bool bce = h->c->op == XO_OP_binary_crossentropy;
+
+	if (h->c->dir == XO_DIR_FWD) {
+		double terms = 0.0, size = 0.0, loss = fabs((double)h->ref[0][0]);
+
+		for (int64_t k = 0; k < n; k++) {
+			double q = h->src[0][k], t = h->src[1][k];
+
+			if (bce) {
+				double a, b;
+
+				q = q < lo ? lo : q > hi ? hi : q;
+				a = fabs(t * log(q));
+				b = fabs((1.0 - t) * log(1.0 - q));
+				terms += 7.0 * a + 8.0 * b;
+				size += a + b;
+			} else {
+				terms += 3.0 * (q - t) * (q - t);
+				size += (q - t) * (q - t);
+			}
+		}
+		/* the terms' own errors, the summation's (N - 1) u S, division, store */
+		h->tol[0][0] = C_ACC * (U * terms / (double)n + (double)(n - 1) * U * size / (double)n +
+		                        6.0 * U * loss) +
+		               TINY;
+		return;
+	}
+	for (int64_t k = 0; k < n; k++) {
+		double q = h->src[0][k], t = h->src[1][k];
+
+		if (bce)
+			h->tol[0][k] =
+			    (q >= lo && q <= hi
+			         ? C_ACC * 14.0 * U * (fabs(t / q) + fabs((1.0 - t) / (1.0 - q))) /
+			               (double)n
+			         : 0.0) +
+			    TINY;
+		else
+			h->tol[0][k] = C_ACC * 7.0 * U * fabs((double)h->ref[0][k]) + TINY;
+	}
+}
+
+/*
+ * sparse_categorical_crossentropy (Keras 3: one_hot of the label, then the
+ * categorical form), float backend against the double reference.
+ * fwd: the categorical_crossentropy bound with one-hot targets (the same row
+ *   sum, division, clamp and log; the product by t = 1 is exact):
+ *   ce_fwd_ulps(batch * ch) ulps of the loss + (ch + 4) u (sum |t| / batch = 1).
+ * bwd: dp_j = (1 / s - [j == k] / p_k) / batch. s: ch - 1 roundings over
+ *   positive terms ((ch - 1) u relative), 1 / s and 1 / p_k OpenCL's 2.5 ulp
+ *   (5u) each, the difference u, the division by batch 5u, the store u:
+ *   C_ACC (((ch + 4) u / s + [j == k] 5u / p_k) / batch + 7u |dp|).
+ *   fill_probs keeps every p_k / s far inside the 1e-7 clip.
+ */
+static void tol_scce(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t n = p->batch, ch = p->ch;
+
+	if (h->c->dir == XO_DIR_FWD) {
+		h->tol[0][0] = ce_fwd_ulps(n * ch) * ulp_of(h->ref[0][0]) + (double)(ch + 4) * U + TINY;
+		return;
+	}
+	for (int64_t r = 0; r < n; r++) {
+		double s = 0.0;
+		int32_t k;
+
+		memcpy(&k, &h->src[1][r], 4);
+		for (int64_t c = 0; c < ch; c++)
+			s += h->src[0][r * ch + c];
+		for (int64_t c = 0; c < ch; c++) {
+			double e = (double)(ch + 4) * U / s;
+
+			if (c == k)
+				e += 5.0 * U / (double)h->src[0][r * ch + c];
+			h->tol[0][r * ch + c] = C_ACC * (e / (double)n +
+			                                 7.0 * U * fabs((double)h->ref[0][r * ch + c])) +
+			                        TINY;
+		}
+	}
+}
+
+/*
+ * sgd (ops.def; Keras 3 optimizers/sgd.py), a backend in float against the
+ * reference in double with float state. lr and mu are floats, exact in both.
+ * m' = m mu - g lr: two products and a difference rounded (3u) over
+ *   |m mu| + |g lr|, plus the reference's own store (u): e_m = 4u S_m.
+ * w' = w + m' (nesterov: w + (m' mu - g lr)): the m' that each side used
+ *   differs by e_m (times mu for nesterov); then at most three roundings
+ *   (product, difference, sum) over |w| + |m' mu| + |g lr| + |m'| and the
+ *   reference's store: 4u times that. momentum 0: w - g lr, two roundings
+ *   and the store over |w| + |g lr|.
+ * Each term times C_ACC (first-order bound, the margin used elsewhere).
+ */
+static void tol_sgd(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	double lr = p->lr, mu = p->momentum;
+
+	for (int64_t i = 0; i < p->size; i++) {
+		double g = h->src[0][i], w = h->init[0][i], m = h->init[1][i];
+		double gl = fabs(g * lr);
+
+		if (p->momentum != 0.0f) {
+			double m1 = m * mu - g * lr;
+			double e_m = 4.0 * U * (fabs(m * mu) + gl);
+			double e_w = e_m * (p->nesterov ? mu : 1.0) +
+			             4.0 * U * (fabs(w) + fabs(m1 * mu) + gl + fabs(m1));
+
+			h->tol[1][i] = C_ACC * e_m + TINY;
+			h->tol[0][i] = C_ACC * e_w + TINY;
+		} else {
+			h->tol[1][i] = TINY; /* untouched */
+			h->tol[0][i] = C_ACC * 3.0 * U * (fabs(w) + gl) + TINY;
+		}
+	}
+}
+
+/*
+ * rmsprop (ops.def; Keras 3 optimizers/rmsprop.py, centered False), float
+ * backend against the double reference with float state.
+ * v' = rho v + (1 - rho) g^2: 1 - rho is exact in float for rho in [0.5, 1]
+ *   (Sterbenz) and rounded once otherwise; g^2, two products, the sum and the
+ *   reference's store: e_v = 6u (rho v + (1 - rho) g^2).
+ * inc = lr g / sqrt(v' + eps): v' + eps carries e_v + u (v' + eps), relative
+ *   error halved by sqrt, plus sqrt's 3 ulp (6u), the product u and the
+ *   division's 2.5 ulp (5u): rel = (e_v / (v' + eps) + u) / 2 + 12u.
+ * mom' = mu mom + inc: rel |inc| + 3u (|mu mom| + |inc|) with the store.
+ * w' = w - (mom' or inc): that term's error plus two roundings (kernel,
+ *   reference store) over |w| + |term|.
+ * Each term times C_ACC.
+ */
+static void tol_rmsprop(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	double lr = p->lr, rho = p->rho, mu = p->momentum, eps = p->epsilon;
+
+	for (int64_t i = 0; i < p->size; i++) {
+		double g = h->src[0][i], w = h->init[0][i], v = h->init[1][i];
+		double mom = h->init[2][i];
+		double v1 = rho * v + (1.0 - rho) * g * g;
+		double e_v = 6.0 * U * v1;
+		double inc = lr * g / sqrt(v1 + eps);
+		double rel = (v1 + eps > 0.0 ? e_v / (v1 + eps) : 0.0) / 2.0 + U / 2.0 + 12.0 * U;
+		double e_inc = rel * fabs(inc), term = inc, e_term = e_inc;
+
+		h->tol[1][i] = C_ACC * e_v + TINY;
+		if (p->momentum > 0.0f) {
+			term = mu * mom + inc;
+			e_term = e_inc + 3.0 * U * (fabs(mu * mom) + fabs(inc));
+			h->tol[2][i] = C_ACC * e_term + TINY;
+		} else {
+			h->tol[2][i] = TINY; /* untouched */
+		}
+		h->tol[0][i] = C_ACC * (e_term + 2.0 * U * (fabs(w) + fabs(term))) + TINY;
 	}
 }
 
@@ -1471,6 +1734,22 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 		return XO_OK;
 	case XO_OP_batch_normalization:
 		return tol_batch_normalization(h);
+	case XO_OP_binary_crossentropy:
+	case XO_OP_mean_squared_error:
+		tol_bce_mse(h);
+		return XO_OK;
+	case XO_OP_binary_accuracy: /* integer counts: exact */
+	case XO_OP_sparse_categorical_accuracy:
+		return XO_OK;
+	case XO_OP_sparse_categorical_crossentropy:
+		tol_scce(h);
+		return XO_OK;
+	case XO_OP_sgd:
+		tol_sgd(h);
+		return XO_OK;
+	case XO_OP_rmsprop:
+		tol_rmsprop(h);
+		return XO_OK;
 	case XO_OP_relu:    /* max(x, 0), dy or 0: exact */
 	case XO_OP_flatten: /* a copy */
 	case XO_OP_dropout: /* x * scale, scale = 1/(1-rate) in float: one rounding, exact */

@@ -256,6 +256,25 @@ static void bad_other_ops(void **state)
 	EXPECT(XO_EINVAL, shapes(XO_OP_adam, XO_DIR_FWD, params("size=4 beta_1=1")));
 	EXPECT(XO_EINVAL, shapes(XO_OP_adam, XO_DIR_FWD, params("size=4 iteration=0")));
 	EXPECT(XO_EINVAL, shapes(XO_OP_adam, XO_DIR_BWD, params("size=4")));
+	/* the optimizers' hyperparameters (Keras 3 refuses them too) */
+	EXPECT(XO_EINVAL, shapes(XO_OP_sgd, XO_DIR_FWD, params("size=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_sgd, XO_DIR_FWD, params("size=4 lr=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_sgd, XO_DIR_FWD, params("size=4 momentum=-0.5")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_sgd, XO_DIR_FWD, params("size=4 momentum=1.5")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_sgd, XO_DIR_BWD, params("size=4")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_rmsprop, XO_DIR_FWD, params("size=4 rho=1.5")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_rmsprop, XO_DIR_FWD, params("size=4 rho=-1")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_rmsprop, XO_DIR_FWD, params("size=4 epsilon=-1")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_rmsprop, XO_DIR_FWD, params("size=4 momentum=2")));
+	EXPECT(XO_EINVAL, xo_params_set(&(struct xo_params){0}, "nesterov", "maybe"));
+	/* the new losses need batch and ch; the metrics have no backward */
+	EXPECT(XO_EINVAL, shapes(XO_OP_binary_crossentropy, XO_DIR_FWD, params("batch=0 ch=2")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_mean_squared_error, XO_DIR_BWD, params("batch=2 ch=0")));
+	EXPECT(XO_EINVAL,
+	       shapes(XO_OP_sparse_categorical_crossentropy, XO_DIR_FWD, params("batch=0 ch=3")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_binary_accuracy, XO_DIR_BWD, params("batch=2 ch=2")));
+	EXPECT(XO_EINVAL,
+	       shapes(XO_OP_sparse_categorical_accuracy, XO_DIR_BWD, params("batch=2 ch=2")));
 	EXPECT(XO_EINVAL, shapes(XO_OP_gather, XO_DIR_FWD, params("rows=0")));
 }
 

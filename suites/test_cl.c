@@ -93,7 +93,17 @@ static const struct {
 	{XO_OP_categorical_crossentropy, XO_DIR_FWD, "batch=3 ch=4"},
 	{XO_OP_categorical_crossentropy, XO_DIR_BWD, "batch=3 ch=4"},
 	{XO_OP_adam, XO_DIR_FWD, "size=10"},
+	{XO_OP_sgd, XO_DIR_FWD, "size=10 momentum=0.9 nesterov=true"},
+	{XO_OP_rmsprop, XO_DIR_FWD, "size=10 momentum=0.5"},
 	{XO_OP_accuracy, XO_DIR_FWD, "batch=3 ch=4"},
+	{XO_OP_binary_crossentropy, XO_DIR_FWD, "batch=3 ch=4"},
+	{XO_OP_binary_crossentropy, XO_DIR_BWD, "batch=3 ch=4"},
+	{XO_OP_mean_squared_error, XO_DIR_FWD, "batch=3 ch=4"},
+	{XO_OP_mean_squared_error, XO_DIR_BWD, "batch=3 ch=4"},
+	{XO_OP_binary_accuracy, XO_DIR_FWD, "batch=3 ch=4"},
+	{XO_OP_sparse_categorical_crossentropy, XO_DIR_FWD, "batch=3 ch=4"},
+	{XO_OP_sparse_categorical_crossentropy, XO_DIR_BWD, "batch=3 ch=4"},
+	{XO_OP_sparse_categorical_accuracy, XO_DIR_FWD, "batch=3 ch=4"},
 	{XO_OP_gather, XO_DIR_FWD, "batch=3 ch=4 rows=5"},
 };
 

@@ -597,6 +597,79 @@ static void test_gradcheck_ce(void **state)
 	free(z);
 }
 
+/*
+ * binary_crossentropy and mean_squared_error: dp from ref's backward against
+ * the central finite differences of ref's forward (mean loss) in p, both in
+ * double. BCE's p in [0.2, 0.8], far from the 1e-7 clip (the clip's own
+ * rule, 0 outside, is checked by test_known_bce_mse), soft targets in
+ * [0, 1]; MSE's p and t in [-2, 2). The central difference's truncation
+ * error is h^2 / 6 |f'''|: for BCE f''' <= (2 t / p^3 + 2 (1 - t) / (1 - p)^3)
+ * / N <= 2 / 0.2^3 / 12 = 21 at N = 12, so 21 h^2 / 6 = 5e-8 with h = 2^-13,
+ * under GC_TOL_SMOOTH (1e-6); MSE is quadratic (no truncation error).
+ * (p in [0.05, 0.95] gave 1.5e-6: 2 / 0.05^3 / 12 h^2 / 6 = 3.3e-6 allows it.)
+ * sparse_categorical_crossentropy: unnormalised p in [0.2, 0.8] (the op
+ * divides by the row sum; q stays far inside the clip), int32 labels;
+ * L = (log s - log p_k) / batch: |f'''| <= 2 / 0.2^3 / batch + 2 / s^3 / batch,
+ * under 84 at batch 3: 84 h^2 / 6 = 2.1e-7.
+ */
+static void test_gradcheck_loss(void **state)
+{
+	const struct gc_case *c = *state;
+	int64_t total = c->p.batch * c->p.ch;
+	bool bce = c->op == XO_OP_binary_crossentropy;
+	bool sparse = c->op == XO_OP_sparse_categorical_crossentropy;
+	double *pr = dalloc(total), *t = dalloc(total), *dp = dalloc(total), l;
+	int32_t labels[64];
+	struct xo_ref_src src[XO_MAX_SRC] = {{0}};
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+	double m[1];
+	int bad = 0;
+
+	for (int64_t k = 0; k < total; k++) {
+		double r = rnd(7, 1, (uint64_t)k), r2 = rnd(7, 2, (uint64_t)k); /* [-1, 1) */
+
+		pr[k] = bce || sparse ? 0.5 + 0.3 * r : 2.0 * r;
+		t[k] = bce ? 0.5 + 0.5 * r2 : 2.0 * r2;
+	}
+	assert_true(c->p.batch <= 64);
+	for (int64_t r = 0; r < c->p.batch; r++)
+		labels[r] = (int32_t)((r * 3 + 1) % c->p.ch);
+	src[0].d = pr;
+	if (sparse)
+		src[1].i = labels;
+	else
+		src[1].d = t;
+	dst[0].d = dp;
+	mag[0].d = dalloc(total);
+	assert_int_equal(xo_ref_math(c->op, XO_DIR_BWD)(&c->p, src, dst, mag), XO_OK);
+	free(mag[0].d);
+	for (int64_t k = 0; k < total; k++) {
+		double v = pr[k], lp = 0.0, lm = 0.0, fd, err;
+
+		for (int s = 0; s < 2; s++) {
+			pr[k] = s ? v - GC_H : v + GC_H;
+			dst[0].d = &l;
+			mag[0].d = m;
+			assert_int_equal(xo_ref_math(c->op, XO_DIR_FWD)(&c->p, src, dst, mag), XO_OK);
+			if (s)
+				lm = l;
+			else
+				lp = l;
+		}
+		pr[k] = v;
+		fd = (lp - lm) / (2.0 * GC_H);
+		err = fabs(dp[k] - fd) / fmax(1.0, fabs(fd));
+		if (!(err <= c->tol) && bad++ < 5)
+			print_error("%s: dp[%lld] %.12g, finite difference %.12g (error %.3g)\n",
+				    c->name, (long long)k, dp[k], fd, err);
+	}
+	if (bad)
+		fail_msg("%s: %d gradient elements off", c->name, bad);
+	free(dp);
+	free(t);
+	free(pr);
+}
+
 /* ---- forward values worked out by hand ---------------------------------- */
 
 struct kv {
@@ -905,6 +978,110 @@ static void test_known_adam(void **state)
 	kv_close(&k);
 }
 
+/* SGD and RMSprop on values exact in float (Keras 3 sgd.py, rmsprop.py):
+ * sgd lr 0.25, momentum 0.5, w 1, m 0.5, g 2: m' = 0.25 - 0.5 = -0.25;
+ * plain w' = 1 - 0.25 = 0.75, nesterov w' = 1 + (-0.125 - 0.5) = 0.375;
+ * momentum 0: w' = 1 - 0.5 = 0.5 and m stays. rmsprop lr 0.25, rho 0.5,
+ * epsilon 0, w 1, v 4, g 2: v' = 2 + 2 = 4, inc = 0.5 / 2 = 0.25: w' = 0.75;
+ * with momentum 0.5 from mom 1: mom' = 0.75, w' = 0.25. */
+static void test_known_sgd_rmsprop(void **state)
+{
+	static const struct {
+		bool rms;
+		float mu;
+		bool nesterov;
+		float w, m;
+	} rows[] = {{false, 0.5f, false, 0.75f, -0.25f}, {false, 0.5f, true, 0.375f, -0.25f},
+	            {false, 0.0f, false, 0.5f, 0.5f},    {true, 0.0f, false, 0.75f, 1.0f},
+	            {true, 0.5f, false, 0.25f, 0.75f}};
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		struct xo_op_args a = {.p = xo_params_default()};
+		float w, m, v;
+		struct kv k;
+
+		kv_open(&k);
+		a.p.size = 1;
+		a.p.lr = 0.25f;
+		a.p.momentum = rows[r].mu;
+		a.p.nesterov = rows[r].nesterov;
+		a.p.rho = 0.5f;
+		a.p.epsilon = 0.0f;
+		a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, (const float[]){2});
+		a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, (const float[]){1});
+		if (rows[r].rms) {
+			a.dst[1] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, (const float[]){4});
+			a.dst[2] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, (const float[]){1});
+		} else {
+			a.dst[1] =
+			    kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, (const float[]){0.5f});
+		}
+		assert_int_equal(xo_op_run(k.be, rows[r].rms ? XO_OP_rmsprop : XO_OP_sgd,
+		                           XO_DIR_FWD, &a),
+		                 XO_OK);
+		assert_int_equal(xo_tensor_read(a.dst[0], &w, 0, 1), XO_OK);
+		assert_int_equal(xo_tensor_read(a.dst[rows[r].rms ? 2 : 1], &m, 0, 1), XO_OK);
+		assert_true(same_bits(w, rows[r].w));
+		assert_true(same_bits(m, rows[r].m));
+		if (rows[r].rms) {
+			assert_int_equal(xo_tensor_read(a.dst[1], &v, 0, 1), XO_OK);
+			assert_true(same_bits(v, 4.0f));
+		}
+		kv_close(&k);
+	}
+}
+
+/* BCE: p {0, 0.5}, t {1, 1}: p = 0 clips to 1e-7f, loss (-log(1e-7f) -
+ * log 0.5) / 2, dp {0 (outside the clip), -1 / 0.5 / 2 = -1}. MSE: p {1, 3},
+ * t {0, 1}: loss (1 + 4) / 2 = 2.5, dp {2 * 1 / 2, 2 * 2 / 2} = {1, 2}.
+ * binary_accuracy: p {0.5, 0.75, 0.25, 1}, t {0, 1, 0, 0}: 3 hits (0.5 is not
+ * above the threshold). */
+static void test_known_bce_mse(void **state)
+{
+	struct xo_op_args a = {.p = xo_params_default()};
+	float l, d[2];
+	struct kv k;
+
+	(void)state;
+	kv_open(&k);
+	a.p.batch = 1;
+	a.p.ch = 2;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 2}, (const float[]){0, 0.5f});
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 2}, (const float[]){1, 1});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_binary_crossentropy, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], &l, 0, 1), XO_OK);
+	assert_true(same_bits(l, (float)((-log((double)1e-7f) - log(0.5)) / 2.0)));
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 2}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_binary_crossentropy, XO_DIR_BWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], d, 0, 2), XO_OK);
+	assert_true(same_bits(d[0], 0.0f));
+	assert_true(same_bits(d[1], -1.0f));
+	kv_close(&k);
+
+	kv_open(&k);
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 2}, (const float[]){1, 3});
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 2}, (const float[]){0, 1});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_mean_squared_error, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], &l, 0, 1), XO_OK);
+	assert_true(same_bits(l, 2.5f));
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 2}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_mean_squared_error, XO_DIR_BWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], d, 0, 2), XO_OK);
+	assert_true(same_bits(d[0], 1.0f) && same_bits(d[1], 2.0f));
+	a.p.ch = 4;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 4},
+	                     (const float[]){0.5f, 0.75f, 0.25f, 1});
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 2, (int64_t[]){1, 4}, (const float[]){0, 1, 0, 0});
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_binary_accuracy, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], &l, 0, 1), XO_OK);
+	assert_true(l == 3.0f);
+	kv_close(&k);
+}
+
 /* gather: rows picked by index; an index out of range is EINVAL, y untouched. */
 static void test_known_gather_dropout(void **state)
 {
@@ -1128,6 +1305,12 @@ static void build_cases(void)
 	add_case(XO_OP_categorical_crossentropy, p)->soft_targets = true;
 	snprintf(gc_cases[gc_ncases - 1].name, sizeof(gc_cases[0].name),
 		 "categorical_crossentropy batch=4 ch=5 targets=soft");
+	p = xo_params_default();
+	p.batch = 3;
+	p.ch = 4;
+	add_case(XO_OP_binary_crossentropy, p)->tol = GC_TOL_SMOOTH;
+	add_case(XO_OP_mean_squared_error, p)->tol = GC_TOL_SMOOTH;
+	add_case(XO_OP_sparse_categorical_crossentropy, p)->tol = GC_TOL_SMOOTH;
 }
 
 int main(void)
@@ -1139,6 +1322,8 @@ int main(void)
 		cmocka_unit_test(test_known_dense_softmax_sigmoid),
 		cmocka_unit_test(test_known_crossentropy_accuracy),
 		cmocka_unit_test(test_known_adam),
+		cmocka_unit_test(test_known_sgd_rmsprop),
+		cmocka_unit_test(test_known_bce_mse),
 		cmocka_unit_test(test_known_gather_dropout),
 	};
 	struct CMUnitTest tests[GC_CASES_MAX];
@@ -1151,7 +1336,11 @@ int main(void)
 		tests[i] = (struct CMUnitTest){
 			.name = c->name,
 			.test_func = c->op == XO_OP_categorical_crossentropy ? test_gradcheck_ce
-									    : test_gradcheck,
+				     : c->op == XO_OP_binary_crossentropy ||
+				             c->op == XO_OP_mean_squared_error ||
+				             c->op == XO_OP_sparse_categorical_crossentropy
+				         ? test_gradcheck_loss
+				         : test_gradcheck,
 			.initial_state = c,
 		};
 	}

@@ -90,3 +90,160 @@ xo_cl_accuracy_fwd(__global const float *p, int po, __global const float *t, int
 	if (lid == 0)
 		correct[co] = (float)hits;
 }
+
+/*
+ * binary_crossentropy and mean_squared_error (Keras 3 losses.py; BCE from
+ * probabilities clips p to [eps, 1 - eps] first, keras/src/backend/jax/nn.py)
+ * and binary_accuracy (threshold 0.5): elementwise over batch * ch; the
+ * forward reductions in one work-group as above, mean over batch * ch.
+ */
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_binary_crossentropy_fwd(__global const float *p, int po, __global const float *t, int to,
+			      __global float *loss, int lo, int total)
+{
+	__local float part[XO_RED_WG];
+	int lid = get_local_id(0);
+	float acc = 0.0f;
+
+	for (int k = lid; k < total; k += XO_RED_WG) {
+		float q = clamp(p[po + k], XO_CE_EPS, 1.0f - XO_CE_EPS), tk = t[to + k];
+
+		acc -= tk * log(q) + (1.0f - tk) * log(1.0f - q);
+	}
+	acc = xo_group_sum(part, lid, acc);
+	if (lid == 0)
+		loss[lo] = acc / (float)total;
+}
+
+/* dp = (-t / p + (1 - t) / (1 - p)) / total inside the clip, 0 outside. */
+__kernel void xo_cl_binary_crossentropy_bwd(__global const float *p, int po,
+					    __global const float *t, int to, __global float *dp,
+					    int dpo, int total)
+{
+	int k = get_global_id(0);
+
+	if (k < total) {
+		float q = p[po + k], tk = t[to + k], v = 0.0f;
+
+		if (q >= XO_CE_EPS && q <= 1.0f - XO_CE_EPS)
+			v = (-tk / q + (1.0f - tk) / (1.0f - q)) / (float)total;
+		else if (isnan(q))
+			v = q;
+		dp[dpo + k] = v;
+	}
+}
+
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_mean_squared_error_fwd(__global const float *p, int po, __global const float *t, int to,
+			     __global float *loss, int lo, int total)
+{
+	__local float part[XO_RED_WG];
+	int lid = get_local_id(0);
+	float acc = 0.0f;
+
+	for (int k = lid; k < total; k += XO_RED_WG) {
+		float d = p[po + k] - t[to + k];
+
+		acc += d * d;
+	}
+	acc = xo_group_sum(part, lid, acc);
+	if (lid == 0)
+		loss[lo] = acc / (float)total;
+}
+
+/* dp = 2 (p - t) / total. */
+__kernel void xo_cl_mean_squared_error_bwd(__global const float *p, int po,
+					   __global const float *t, int to, __global float *dp,
+					   int dpo, int total)
+{
+	int k = get_global_id(0);
+
+	if (k < total)
+		dp[dpo + k] = 2.0f * (p[po + k] - t[to + k]) / (float)total;
+}
+
+/* correct[0] = count of elements with t == (p > 0.5 ? 1 : 0), as a float. */
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_binary_accuracy_fwd(__global const float *p, int po, __global const float *t, int to,
+			  __global float *correct, int co, int total)
+{
+	__local int part[XO_RED_WG];
+	int lid = get_local_id(0);
+	int hits = 0;
+
+	for (int k = lid; k < total; k += XO_RED_WG)
+		hits += t[to + k] == (p[po + k] > 0.5f ? 1.0f : 0.0f);
+	hits = xo_group_sum_int(part, lid, hits);
+	if (lid == 0)
+		correct[co] = (float)hits;
+}
+
+/*
+ * sparse_categorical_crossentropy (Keras 3: jax one_hot of the int32 label,
+ * then the categorical form above) and sparse_categorical_accuracy; t[batch]
+ * int32. A label outside [0, ch) is a zero one-hot row: loss 0, gradient 0.
+ */
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_sparse_categorical_crossentropy_fwd(__global const float *p, int po,
+					  __global const int *t, int to, __global float *loss,
+					  int lo, int batch, int ch)
+{
+	__local float part[XO_RED_WG];
+	int lid = get_local_id(0);
+	float acc = 0.0f;
+
+	for (int n = lid; n < batch; n += XO_RED_WG) {
+		__global const float *row = p + po + n * ch;
+		int k = t[to + n];
+		float s = 0.0f;
+
+		if (k < 0 || k >= ch)
+			continue;
+		for (int j = 0; j < ch; j++)
+			s += row[j];
+		acc -= log(clamp(row[k] / s, XO_CE_EPS, 1.0f - XO_CE_EPS));
+	}
+	acc = xo_group_sum(part, lid, acc);
+	if (lid == 0)
+		loss[lo] = acc / (float)batch;
+}
+
+/* dp[j] = (1 / s - [j == k] / p[k]) / batch inside the clip, else 0. */
+__kernel void xo_cl_sparse_categorical_crossentropy_bwd(__global const float *p, int po,
+							__global const int *t, int to,
+							__global float *dp, int dpo, int batch,
+							int ch)
+{
+	int i = get_global_id(0);
+
+	if (i < batch * ch) {
+		int n = i / ch, j = i - n * ch, k = t[to + n];
+		__global const float *row = p + po + n * ch;
+		float s = 0.0f, v = 0.0f;
+
+		for (int c = 0; c < ch; c++)
+			s += row[c];
+		if (k >= 0 && k < ch) {
+			float q = row[k] / s;
+
+			if (q >= XO_CE_EPS && q <= 1.0f - XO_CE_EPS)
+				v = (1.0f / s - (j == k ? 1.0f / row[k] : 0.0f)) / (float)batch;
+		}
+		dp[dpo + i] = v;
+	}
+}
+
+__kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
+xo_cl_sparse_categorical_accuracy_fwd(__global const float *p, int po, __global const int *t,
+				      int to, __global float *correct, int co, int batch, int ch)
+{
+	__local int part[XO_RED_WG];
+	int lid = get_local_id(0);
+	int hits = 0;
+
+	for (int n = lid; n < batch; n += XO_RED_WG)
+		hits += xo_row_argmax_g(p + po + n * ch, ch) == t[to + n];
+	hits = xo_group_sum_int(part, lid, hits);
+	if (lid == 0)
+		correct[co] = (float)hits;
+}

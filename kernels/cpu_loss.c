@@ -1,0 +1,172 @@
+/*
+ * cpu_loss.c - binary_crossentropy, mean_squared_error (forward: mean loss;
+ * backward: d loss / d p) and binary_accuracy on the cpu backend, Keras 3
+ * keras/src/losses/losses.py and keras/src/backend/jax/nn.py (BCE from
+ * probabilities clips p to [1e-7, 1 - 1e-7] in float32), keras/src/metrics/
+ * accuracy_metrics.py (binary_accuracy, threshold 0.5); the sparse forms
+ * (int32 labels) of categorical crossentropy and accuracy. The formulas are in
+ * include/xo/ops.def and reference/ref_loss.c. Scalar loops in double
+ * (O(batch * ch), small next to the layers).
+ */
+#include <math.h>
+#include <stdbool.h>
+
+#include "cpu.h"
+
+static double bce_clip(double q)
+{
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+
+	return q < lo ? lo : q > hi ? hi : q;
+}
+
+static enum xo_status cpu_bce_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	int64_t total = a->p.batch * a->p.ch;
+	double sum = 0.0;
+
+	(void)be;
+	for (int64_t k = 0; k < total; k++) {
+		double q = bce_clip(p[k]), tk = t[k];
+
+		sum += tk * log(q) + (1.0 - tk) * log(1.0 - q);
+	}
+	xo_tensor_f32(a->dst[0])[0] = (float)(-sum / (double)total);
+	return XO_OK;
+}
+
+static enum xo_status cpu_bce_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	float *dp = xo_tensor_f32(a->dst[0]);
+	int64_t total = a->p.batch * a->p.ch;
+
+	(void)be;
+	for (int64_t k = 0; k < total; k++) {
+		double q = p[k], tk = t[k], v = 0.0;
+
+		if (bce_clip(q) == q)
+			v = (-tk / q + (1.0 - tk) / (1.0 - q)) / (double)total;
+		else if (isnan(q))
+			v = q;
+		dp[k] = (float)v;
+	}
+	return XO_OK;
+}
+
+static enum xo_status cpu_mse_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	int64_t total = a->p.batch * a->p.ch;
+	double sum = 0.0;
+
+	(void)be;
+	for (int64_t k = 0; k < total; k++) {
+		double d = (double)p[k] - (double)t[k];
+
+		sum += d * d;
+	}
+	xo_tensor_f32(a->dst[0])[0] = (float)(sum / (double)total);
+	return XO_OK;
+}
+
+static enum xo_status cpu_mse_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	float *dp = xo_tensor_f32(a->dst[0]);
+	int64_t total = a->p.batch * a->p.ch;
+
+	(void)be;
+	for (int64_t k = 0; k < total; k++)
+		dp[k] = (float)(2.0 * ((double)p[k] - (double)t[k]) / (double)total);
+	return XO_OK;
+}
+
+static enum xo_status cpu_binary_accuracy(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	int64_t total = a->p.batch * a->p.ch, correct = 0;
+
+	(void)be;
+	for (int64_t k = 0; k < total; k++)
+		correct += t[k] == (p[k] > 0.5f ? 1.0f : 0.0f);
+	xo_tensor_f32(a->dst[0])[0] = (float)correct;
+	return XO_OK;
+}
+
+/* sparse_categorical_crossentropy (Keras 3: one_hot of the label, then the
+ * categorical form) and sparse_categorical_accuracy; t is int32 [batch]. */
+static enum xo_status cpu_scce_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]);
+	const int32_t *t = xo_tensor_i32(a->src[1]);
+	int64_t n = a->p.batch, ch = a->p.ch;
+	double total = 0.0;
+
+	(void)be;
+	for (int64_t r = 0; r < n; r++) {
+		double s = 0.0;
+
+		if (t[r] < 0 || t[r] >= ch)
+			continue;
+		for (int64_t c = 0; c < ch; c++)
+			s += p[r * ch + c];
+		total += log(bce_clip((double)p[r * ch + t[r]] / s));
+	}
+	xo_tensor_f32(a->dst[0])[0] = (float)(-total / (double)n);
+	return XO_OK;
+}
+
+static enum xo_status cpu_scce_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]);
+	const int32_t *t = xo_tensor_i32(a->src[1]);
+	float *dp = xo_tensor_f32(a->dst[0]);
+	int64_t n = a->p.batch, ch = a->p.ch;
+
+	(void)be;
+	for (int64_t r = 0; r < n; r++) {
+		bool in = t[r] >= 0 && t[r] < ch;
+		double s = 0.0;
+
+		for (int64_t c = 0; c < ch; c++)
+			s += p[r * ch + c];
+		if (in) {
+			double q = (double)p[r * ch + t[r]] / s;
+
+			in = bce_clip(q) == q;
+		}
+		for (int64_t c = 0; c < ch; c++)
+			dp[r * ch + c] =
+			    in ? (float)((1.0 / s - (c == t[r] ? 1.0 / (double)p[r * ch + c] : 0.0)) /
+			                 (double)n)
+			       : 0.0f;
+	}
+	return XO_OK;
+}
+
+static enum xo_status cpu_sparse_accuracy(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]);
+	const int32_t *t = xo_tensor_i32(a->src[1]);
+	int64_t correct = 0;
+
+	(void)be;
+	for (int64_t r = 0; r < a->p.batch; r++)
+		correct += xo_cpu_argmax_row(p + r * a->p.ch, a->p.ch) == t[r];
+	xo_tensor_f32(a->dst[0])[0] = (float)correct;
+	return XO_OK;
+}
+
+void xo_cpu_loss_register(struct xo_backend_iface *iface)
+{
+	iface->fwd[XO_OP_binary_crossentropy] = cpu_bce_fwd;
+	iface->bwd[XO_OP_binary_crossentropy] = cpu_bce_bwd;
+	iface->fwd[XO_OP_mean_squared_error] = cpu_mse_fwd;
+	iface->bwd[XO_OP_mean_squared_error] = cpu_mse_bwd;
+	iface->fwd[XO_OP_binary_accuracy] = cpu_binary_accuracy;
+	iface->fwd[XO_OP_sparse_categorical_crossentropy] = cpu_scce_fwd;
+	iface->bwd[XO_OP_sparse_categorical_crossentropy] = cpu_scce_bwd;
+	iface->fwd[XO_OP_sparse_categorical_accuracy] = cpu_sparse_accuracy;
+}
