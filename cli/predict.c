@@ -26,7 +26,7 @@ static bool input_fits(const struct xo_npy *a, int64_t in_size)
 		return false;
 	for (int i = 1; i < a->ndim; i++)
 		per *= a->dim[i];
-	return per == in_size && a->ndim <= 3;
+	return per == in_size && a->ndim <= 4; /* (n, H, W, C) for a rank-3 input */
 }
 
 int xo_cmd_predict(int argc, char **argv)

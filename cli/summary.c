@@ -46,9 +46,11 @@ static const char *keras_type(enum xo_layer_kind k)
 }
 
 /* "(None, 27, 16)" or "(None, 64)": one sample's shape after the batch. */
-static void shape_str(int rank, int64_t len, int64_t ch, char *buf, size_t size)
+static void shape_str(int rank, int64_t len, int64_t w, int64_t ch, char *buf, size_t size)
 {
-	if (rank == 2)
+	if (rank == 3)
+		snprintf(buf, size, "(None, %" PRId64 ", %" PRId64 ", %" PRId64 ")", len, w, ch);
+	else if (rank == 2)
 		snprintf(buf, size, "(None, %" PRId64 ", %" PRId64 ")", len, ch);
 	else
 		snprintf(buf, size, "(None, %" PRId64 ")", ch);
@@ -117,8 +119,10 @@ int xo_cmd_summary(int argc, char **argv)
 		printf("{\"model\": ");
 		xo_cli_json_string(path);
 		printf(", \"input_shape\": [null, ");
-		if (spec.in_rank == 2)
+		if (spec.in_rank >= 2)
 			printf("%" PRId64 ", ", spec.in_len);
+		if (spec.in_rank == 3)
+			printf("%" PRId64 ", ", spec.in_w);
 		printf("%" PRId64 "], \"layers\": [", spec.in_ch);
 		for (int i = 0; i < spec.nlayers; i++) {
 			const struct xo_layer_spec *l = &spec.layers[i];
@@ -126,8 +130,10 @@ int xo_cmd_summary(int argc, char **argv)
 			printf("%s\n  {\"name\": ", i ? "," : "");
 			xo_cli_json_string(l->name);
 			printf(", \"type\": \"%s\", \"output_shape\": [null, ", keras_type(l->kind));
-			if (l->out_rank == 2)
+			if (l->out_rank >= 2)
 				printf("%" PRId64 ", ", l->out_len);
+			if (l->out_rank == 3)
+				printf("%" PRId64 ", ", l->out_w);
 			printf("%" PRId64 "], \"params\": %" PRId64 "}", l->out_ch,
 			       xo_layer_total(l));
 		}
@@ -146,7 +152,7 @@ int xo_cmd_summary(int argc, char **argv)
 			char name[XO_LAYER_NAME_MAX + 24], shape[64];
 
 			snprintf(name, sizeof(name), "%s (%s)", l->name, keras_type(l->kind));
-			shape_str(l->out_rank, l->out_len, l->out_ch, shape, sizeof(shape));
+			shape_str(l->out_rank, l->out_len, l->out_w, l->out_ch, shape, sizeof(shape));
 			if (strlen(name) > 31) { /* too wide for its column: its own line */
 				printf(" %s\n", name);
 				name[0] = '\0';

@@ -130,7 +130,7 @@ int xo_cmd_train(int argc, char **argv)
 	per = 1;
 	for (int i = 1; i < x.ndim; i++)
 		per *= x.dim[i];
-	if (n < 1 || x.ndim > 3 || per != xo_model_input_size(m)) {
+	if (n < 1 || x.ndim > 4 || per != xo_model_input_size(m)) {
 		rc = xo_usage_error("train",
 		                    "%s: shape %s does not match the model input (%" PRId64
 		                    " values per sample, first axis = samples)",

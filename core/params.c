@@ -476,34 +476,43 @@ static void same_padding(int64_t len, int64_t stride, int64_t span, int64_t *out
 	*pad_left = total > 0 ? total / 2 : 0;
 }
 
-enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)
+/* The key names of one convolution axis, for messages: conv1d's, or the
+ * height or the width axis of conv2d. */
+struct conv_axis_keys {
+	const char *op, *len, *kernel, *strides, *dilation;
+};
+
+static const struct conv_axis_keys conv1d_keys = {"conv1d", "len", "kernel_size", "strides",
+                                                  "dilation_rate"};
+
+static enum xo_status conv_axis_geometry(const struct conv_axis_keys *k, const struct xo_params *p,
+                                         int64_t *out_len, int64_t *pad_left)
 {
 	int64_t stride = xo_conv1d_stride(p), span;
 	enum xo_status st;
 
-	if ((st = geometry_size("conv1d", "len", p->len)) ||
-	    (st = geometry_size("conv1d", "kernel_size", p->kernel_size)) ||
-	    (st = geometry_size("conv1d", "strides", stride)) ||
-	    (st = geometry_size("conv1d", "dilation_rate", p->dilation_rate)))
+	if ((st = geometry_size(k->op, k->len, p->len)) ||
+	    (st = geometry_size(k->op, k->kernel, p->kernel_size)) ||
+	    (st = geometry_size(k->op, k->strides, stride)) ||
+	    (st = geometry_size(k->op, k->dilation, p->dilation_rate)))
 		return st;
 	if (stride > 1 && p->dilation_rate > 1)
-		return xo_error(XO_EINVAL,
-				"conv1d: strides > 1 with dilation_rate > 1 is not allowed (Keras)");
+		return xo_error(XO_EINVAL, "%s: strides > 1 with dilation_rate > 1 is not allowed (Keras)",
+		                k->op);
 	if (!xo_mul_ok(p->dilation_rate, p->kernel_size - 1, &span) || !xo_add_ok(span, 1, &span) ||
 	    span > XO_GEOMETRY_MAX)
 		return xo_error(XO_EOVERFLOW,
-		                "conv1d: receptive field dilation_rate*(kernel_size-1)+1 with "
-		                "dilation_rate=%" PRId64 ", kernel_size=%" PRId64
+		                "%s: receptive field %s*(%s-1)+1 with %s=%" PRId64 ", %s=%" PRId64
 		                " is above the limit %" PRId64,
-		                p->dilation_rate, p->kernel_size, XO_GEOMETRY_MAX);
+		                k->op, k->dilation, k->kernel, k->dilation, p->dilation_rate, k->kernel,
+		                p->kernel_size, XO_GEOMETRY_MAX);
 	switch (p->padding) {
 	case XO_PADDING_VALID:
 		if (span > p->len)
 			return xo_error(XO_EINVAL,
-					"conv1d: receptive field %" PRId64
-					" (dilation_rate*(kernel_size-1)+1) is longer than len=%" PRId64
-					" with padding=valid",
-					span, p->len);
+			                "%s: receptive field %" PRId64
+			                " (%s*(%s-1)+1) is longer than %s=%" PRId64 " with padding=valid",
+			                k->op, span, k->dilation, k->kernel, k->len, p->len);
 		*out_len = (p->len - span) / stride + 1;
 		*pad_left = 0;
 		return XO_OK;
@@ -515,7 +524,35 @@ enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, i
 		*pad_left = span - 1;
 		return XO_OK;
 	}
-	return xo_error(XO_EINVAL, "conv1d: unknown padding");
+	return xo_error(XO_EINVAL, "%s: unknown padding", k->op);
+}
+
+enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, int64_t *pad_left)
+{
+	return conv_axis_geometry(&conv1d_keys, p, out_len, pad_left);
+}
+
+enum xo_status xo_conv2d_geometry(const struct xo_params *p, int64_t *out_h, int64_t *out_w,
+                                  int64_t *pad_top, int64_t *pad_left)
+{
+	static const struct conv_axis_keys hk = {"conv2d", "len", "kernel_size", "strides",
+	                                         "dilation_rate"};
+	static const struct conv_axis_keys wk = {"conv2d", "width", "kernel_w", "strides_w",
+	                                         "dilation_w"};
+	struct xo_params q = xo_params_width_axis(p);
+	enum xo_status st;
+
+	if (p->padding == XO_PADDING_CAUSAL)
+		return xo_error(XO_EINVAL, "conv2d: padding=causal is not supported (valid or same)");
+	/* Keras refuses any stride > 1 together with any dilation > 1, over
+	 * both axes (Conv2D(strides=(2, 1), dilation_rate=(1, 2)) too). */
+	if ((xo_conv1d_stride(p) > 1 || xo_conv1d_stride(&q) > 1) &&
+	    (p->dilation_rate > 1 || q.dilation_rate > 1))
+		return xo_error(XO_EINVAL,
+		                "conv2d: strides > 1 with dilation_rate > 1 is not allowed (Keras)");
+	if ((st = conv_axis_geometry(&hk, p, out_h, pad_top)))
+		return st;
+	return conv_axis_geometry(&wk, &q, out_w, pad_left);
 }
 
 bool xo_op_is_pool1d(enum xo_op op)

@@ -224,6 +224,13 @@ int64_t xo_pool1d_window(const struct xo_params *p, int64_t o, int64_t pad_left,
  * (the *_w fields, 0 resolved to the height's value), so the 1-D geometry
  * functions above serve each axis of a 2-D op. */
 struct xo_params xo_params_width_axis(const struct xo_params *p);
+/* A conv2d's output [out_h][out_w] and the padding before each axis: the
+ * conv1d geometry per axis (the width's from xo_params_width_axis), errors
+ * naming conv2d and the axis's keys (len/width, kernel_size/kernel_w, ...);
+ * padding valid or same; any stride > 1 with any dilation > 1 refused as
+ * Keras does. */
+enum xo_status xo_conv2d_geometry(const struct xo_params *p, int64_t *out_h, int64_t *out_w,
+                                  int64_t *pad_top, int64_t *pad_left);
 /* Effective stride (resolves the 0 default). */
 int64_t xo_conv1d_stride(const struct xo_params *p);
 int64_t xo_pool1d_stride(const struct xo_params *p);

@@ -432,15 +432,17 @@ static bool int_value(const json_t *v, json_int_t *out)
 	return true;
 }
 
-/* The input shape [null, d1 (, d2)] as spec text "input d1 d2". */
+/* The input shape [null, d1 (, d2 (, d3))] as spec text "input d1 d2 d3". */
 static enum xo_status shape_line(const struct lctx *c, const char *key, const json_t *v,
                                  struct sbuf *spec)
 {
 	size_t n = json_is_array(v) ? json_array_size(v) : 0;
 
-	if (n < 2 || n > 3 || !json_is_null(json_array_get(v, 0)))
+	if (n < 2 || n > 4 || !json_is_null(json_array_get(v, 0)))
 		return LAYER_ERR(c, XO_EFORMAT,
-		                 "%s: expected [None, steps, channels] or [None, features]", key);
+		                 "%s: expected [None, height, width, channels], [None, steps, "
+		                 "channels] or [None, features]",
+		                 key);
 	sb_printf(spec, "input");
 	for (size_t i = 1; i < n; i++) {
 		const json_t *d = json_array_get(v, i);
@@ -1143,8 +1145,10 @@ static json_t *model_config(struct xo_model *m)
 	int nl = xo_model_layer_count(m);
 
 	json_array_append_new(shape, json_null());
-	if (first->in_rank == 2)
+	if (first->in_rank >= 2)
 		json_array_append_new(shape, json_integer(first->in_len));
+	if (first->in_rank == 3)
+		json_array_append_new(shape, json_integer(first->in_w));
 	json_array_append_new(shape, json_integer(first->in_ch));
 	json_array_append_new(
 	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s}, s:n}", "module",

@@ -215,10 +215,16 @@ static void plan_free(struct xo_model *m)
 	m->plan_n = 0;
 }
 
-/* Dims of n samples of shape (rank, len, ch). */
-static int sample_dims(int64_t n, int rank, int64_t len, int64_t ch, int64_t *dims)
+/* Dims of n samples of shape (rank, len, w, ch). */
+static int sample_dims(int64_t n, int rank, int64_t len, int64_t w, int64_t ch, int64_t *dims)
 {
 	dims[0] = n;
+	if (rank == 3) {
+		dims[1] = len;
+		dims[2] = w;
+		dims[3] = ch;
+		return 4;
+	}
 	if (rank == 2) {
 		dims[1] = len;
 		dims[2] = ch;
@@ -241,7 +247,7 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 		return XO_OK;
 	plan_free(m);
 	XO_ASSERT(n >= 1 && n <= m->cap);
-	nd = sample_dims(n, m->spec.in_rank, m->spec.in_len, m->spec.in_ch, dims);
+	nd = sample_dims(n, m->spec.in_rank, m->spec.in_len, m->spec.in_w, m->spec.in_ch, dims);
 	st = xo_tensor_view(m->xb, 0, nd, dims, &m->x_in);
 	if (!st)
 		st = xo_tensor_view(m->xb, 0, 2, (int64_t[]){n, m->in_size}, &m->x_flat);
@@ -257,7 +263,7 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 
 		l->in = prev_out;
 		l->gin = training && l->need_dx ? prev_gout : NULL;
-		nd = sample_dims(n, l->s.out_rank, l->s.out_len, l->s.out_ch, dims);
+		nd = sample_dims(n, l->s.out_rank, l->s.out_len, l->s.out_w, l->s.out_ch, dims);
 		if (layer_is_view(&l->s)) {
 			/* Flatten is free: the same bytes, seen as [n][len*ch];
 			 * so is Activation(linear). */
@@ -329,7 +335,7 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 
 		if (layer_is_view(&l->s))
 			continue;
-		if (!xo_mul_ok(l->s.out_len, l->s.out_ch, &n))
+		if (!xo_mul_ok(l->s.out_len, l->s.out_w, &n) || !xo_mul_ok(n, l->s.out_ch, &n))
 			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
 		if (!st)
 			st =
@@ -509,17 +515,20 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 
 		m->net_layers[i] = (struct xo_net_layer){
 		    .kind = kinds[l->s.kind],
-		    .in_len = l->s.in_len,
+		    /* a rank-3 sample reaches the fused paths as [len * w][ch]:
+		     * only elementwise layers and flatten take one there */
+		    .in_len = l->s.in_len * l->s.in_w,
 		    .in_ch = l->s.in_ch,
-		    .out_len = l->s.out_len,
+		    .out_len = l->s.out_len * l->s.out_w,
 		    .out_ch = l->s.out_ch,
 		    .w_off = l->s.w_ndim ? l->w_off : -1,
 		    .b_off = l->s.w_ndim && l->s.b_count ? l->b_off : -1,
 		    .need_dx = l->need_dx,
 		};
 	}
-	m->in_size = m->spec.in_len * m->spec.in_ch;
-	m->classes = m->layers[m->nlayers - 1].s.out_len * m->layers[m->nlayers - 1].s.out_ch;
+	m->in_size = m->spec.in_len * m->spec.in_w * m->spec.in_ch;
+	m->classes = m->layers[m->nlayers - 1].s.out_len * m->layers[m->nlayers - 1].s.out_w *
+	             m->layers[m->nlayers - 1].s.out_ch;
 	st = params_alloc(m);
 	if (!st)
 		st = buffers_alloc(m, max_batch);
@@ -683,8 +692,8 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 
 	XO_ASSERT(m && out && i >= 0 && i < m->nlayers);
 	l = &m->layers[i];
-	in = 4.0 * (double)(l->s.in_len * l->s.in_ch);
-	outb = 4.0 * (double)(l->s.out_len * l->s.out_ch);
+	in = 4.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+	outb = 4.0 * (double)(l->s.out_len * l->s.out_w * l->s.out_ch);
 	w = 4.0 * (double)(l->s.w_count + l->s.b_count);
 	*out = (struct xo_layer_cost){.params = xo_layer_total(&l->s)};
 	switch (l->s.kind) {
@@ -1026,7 +1035,8 @@ static struct xo_params layer_params(const struct xo_model *m, int i, bool train
 	struct xo_params p = l->s.p;
 
 	p.batch = m->plan_n;
-	p.len = l->s.in_len;
+	/* 1-D and elementwise ops see a rank-3 sample as [len * w][ch] */
+	p.len = l->s.in_len * l->s.in_w;
 	p.ch = l->s.in_ch;
 	p.training = training;
 	p.seed = m->seed;
@@ -1074,7 +1084,7 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			if (st || !act_separate(&l->s))
 				break;
 			a = (struct xo_op_args){.p = layer_params(m, i, training)};
-			a.p.len = l->s.out_len;
+			a.p.len = l->s.out_len * l->s.out_w;
 			a.p.ch = l->s.out_ch;
 			a.src[0] = l->z;
 			a.dst[0] = l->out;
@@ -1143,7 +1153,7 @@ static enum xo_status backward(struct xo_model *m)
 				/* the activation's op first: gz = d loss / d z */
 				struct xo_op_args b = {.p = layer_params(m, i, true)};
 
-				b.p.len = l->s.out_len;
+				b.p.len = l->s.out_len * l->s.out_w;
 				b.p.ch = l->s.out_ch;
 				b.src[0] = act_bwd_from_x(l->s.p.activation) ? l->z : l->out;
 				b.src[1] = l->gout;

@@ -23,15 +23,17 @@ enum xo_layer_kind {
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is
- * [len][ch] (rank 2) or [ch] (rank 1, len = 1). */
+ * [len][w][ch] (rank 3: height, width, channels), [len][ch] (rank 2, w = 1)
+ * or [ch] (rank 1, len = w = 1); its size is always len * w * ch. */
 struct xo_layer_spec {
 	enum xo_layer_kind kind;
 	char name[XO_LAYER_NAME_MAX]; /* Keras name: given, or auto (dense_1) */
 	int line;                     /* line in the spec file */
 	struct xo_params p;           /* op parameters; batch set per call */
-	int in_rank, out_rank;        /* 2: [len][ch], 1: [ch] */
+	int in_rank, out_rank;        /* 3: [len][w][ch], 2: [len][ch], 1: [ch] */
 	int64_t in_len, in_ch;        /* input of one sample */
 	int64_t out_len, out_ch;      /* output of one sample */
+	int64_t in_w, out_w;          /* width (rank 3), else 1 */
 	int64_t w_dim[3];             /* kernel shape (Keras layout) */
 	int w_ndim;                   /* 0: no parameters */
 	int64_t w_count, b_count;     /* kernel and bias elements (b 0 without bias) */
@@ -55,6 +57,7 @@ static inline int64_t xo_layer_total(const struct xo_layer_spec *l)
 
 struct xo_model_spec {
 	int64_t in_len, in_ch; /* the input line */
+	int64_t in_w;          /* width of a rank-3 input, else 1 */
 	int in_rank;
 	int nlayers;
 	struct xo_layer_spec *layers; /* nlayers, malloc'd */

@@ -253,22 +253,37 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	return spec_error(XO_EFORMAT, origin, line, "unknown argument '%s'", key);
 }
 
+/* The input shape of l as "[h][w][ch]", "[len][ch]" or "[ch]" (messages). */
+static const char *in_shape_text(const struct xo_layer_spec *l, char *buf, size_t size)
+{
+	if (l->in_rank == 3)
+		snprintf(buf, size, "[%" PRId64 "][%" PRId64 "][%" PRId64 "]", l->in_len, l->in_w,
+		         l->in_ch);
+	else if (l->in_rank == 2)
+		snprintf(buf, size, "[%" PRId64 "][%" PRId64 "]", l->in_len, l->in_ch);
+	else
+		snprintf(buf, size, "a flat [%" PRId64 "]", l->in_ch);
+	return buf;
+}
+
 /* Resolves the output shape of l from its input shape; Keras's rules. */
 static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
 	int64_t out = 0, pad = 0, n;
 	enum xo_status st;
+	char shp[96];
 
 	p->len = l->in_len;
 	p->ch = l->in_ch;
+	l->out_w = 1;
 	switch (l->kind) {
 	case XO_LAYER_CONV1D:
 		if (l->in_rank != 2)
 			return spec_error(XO_EINVAL, origin, l->line,
-			                  "conv1d needs a [steps][channels] input, got a flat "
-			                  "[%" PRId64 "] (input LEN CH, or no flatten before)",
-			                  l->in_ch);
+			                  "conv1d needs a [steps][channels] input, got %s (input "
+			                  "LEN CH, or no flatten before)",
+			                  in_shape_text(l, shp, sizeof(shp)));
 		st = xo_conv1d_geometry(p, &out, &pad);
 		if (st)
 			return spec_error(st, origin, l->line, "%s", xo_last_error());
@@ -285,11 +300,9 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	case XO_LAYER_AVERAGE_POOLING1D:
 		if (l->in_rank != 2)
 			return spec_error(XO_EINVAL, origin, l->line,
-			                  "%s needs a [steps][channels] input, got a "
-			                  "flat [%" PRId64 "]",
-			                  l->kind == XO_LAYER_MAX_POOLING1D ? "max_pooling1d"
-			                                                    : "average_pooling1d",
-			                  l->in_ch);
+			                  "%s needs a [steps][channels] input, got %s",
+			                  xo_spec_kind_name(l->kind),
+			                  in_shape_text(l, shp, sizeof(shp)));
 		st = xo_pool1d_geometry_of(l->kind == XO_LAYER_MAX_POOLING1D
 		                               ? XO_OP_max_pooling1d
 		                               : XO_OP_average_pooling1d,
@@ -304,12 +317,9 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	case XO_LAYER_GLOBAL_MAX_POOLING1D:
 		if (l->in_rank != 2)
 			return spec_error(XO_EINVAL, origin, l->line,
-			                  "%s needs a [steps][channels] input, got a flat [%" PRId64
-			                  "]",
-			                  l->kind == XO_LAYER_GLOBAL_MAX_POOLING1D
-			                      ? "global_max_pooling1d"
-			                      : "global_average_pooling1d",
-			                  l->in_ch);
+			                  "%s needs a [steps][channels] input, got %s",
+			                  xo_spec_kind_name(l->kind),
+			                  in_shape_text(l, shp, sizeof(shp)));
 		l->out_rank = 1; /* keepdims=False: [ch] */
 		l->out_len = 1;
 		l->out_ch = l->in_ch;
@@ -317,13 +327,15 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	case XO_LAYER_FLATTEN:
 		l->out_rank = 1;
 		l->out_len = 1;
-		if (!xo_mul_ok(l->in_len, l->in_ch, &l->out_ch))
+		if (!xo_mul_ok(l->in_len, l->in_w, &n) || !xo_mul_ok(n, l->in_ch, &l->out_ch))
 			return spec_error(XO_EOVERFLOW, origin, l->line, "flatten: size overflows");
 		break;
 	case XO_LAYER_DROPOUT:
 	case XO_LAYER_ACTIVATION:
+		/* elementwise: any rank, the shape kept */
 		l->out_rank = l->in_rank;
 		l->out_len = l->in_len;
+		l->out_w = l->in_w;
 		l->out_ch = l->in_ch;
 		break;
 	case XO_LAYER_BATCH_NORMALIZATION: /* statistics per channel (the last axis) */
@@ -335,11 +347,13 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->state_count = 2 * l->in_ch;
 		break;
 	case XO_LAYER_DENSE:
+		/* Keras applies Dense to the last axis of a rank-2 or rank-3
+		 * sample; xo supports a flat input only: refused, not guessed. */
 		if (l->in_rank != 1)
 			return spec_error(XO_EINVAL, origin, l->line,
-			                  "dense needs a flat input; got [%" PRId64 "][%" PRId64
-			                  "] (add a flatten layer before it)",
-			                  l->in_len, l->in_ch);
+			                  "dense needs a flat input; got %s (add a flatten layer "
+			                  "before it)",
+			                  in_shape_text(l, shp, sizeof(shp)));
 		l->out_rank = 1;
 		l->out_len = 1;
 		l->out_ch = p->units;
@@ -358,7 +372,8 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 				                  "kernel size overflows");
 		l->w_count = n;
 	}
-	if (!xo_mul_ok(l->out_len, l->out_ch, &n) || n > (INT64_C(1) << 40))
+	if (!xo_mul_ok(l->out_len, l->out_w, &n) || !xo_mul_ok(n, l->out_ch, &n) ||
+	    n > (INT64_C(1) << 40))
 		return spec_error(XO_EOVERFLOW, origin, l->line, "output size overflows");
 	return XO_OK;
 }
@@ -379,13 +394,13 @@ static int tokenize(char *s, char **tok)
 static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok, const char *origin,
                                   int line)
 {
-	int64_t v[2];
+	int64_t v[3], n;
 	int nv = 0;
 
 	for (int i = 1; i < ntok; i++) {
 		const char *t = tok[i];
 
-		/* "input 29 1", or Keras's shape=(29,1) / shape=29,1. */
+		/* "input 29 1", "input 12 12 1", or Keras's shape=(29,1) / shape=29,1. */
 		if (!strncmp(t, "shape=", 6))
 			t += 6;
 		while (*t) {
@@ -396,10 +411,10 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 			if (!*t)
 				break;
 			k = strcspn(t, "(),");
-			if (k >= sizeof(buf) || nv == 2)
+			if (k >= sizeof(buf) || nv == 3)
 				return spec_error(XO_EINVAL, origin, line,
-				                  "input: expected 'input LEN CH' or 'input "
-				                  "FEATURES'");
+				                  "input: expected 'input H W CH', 'input LEN CH' "
+				                  "or 'input FEATURES'");
 			memcpy(buf, t, k);
 			buf[k] = '\0';
 			if (!parse_pos_int(buf, &v[nv]))
@@ -411,10 +426,15 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 	}
 	if (nv == 0)
 		return spec_error(XO_EINVAL, origin, line,
-		                  "input: expected 'input LEN CH' or 'input FEATURES'");
+		                  "input: expected 'input H W CH', 'input LEN CH' or 'input "
+		                  "FEATURES'");
 	s->in_rank = nv;
-	s->in_len = nv == 2 ? v[0] : 1;
-	s->in_ch = nv == 2 ? v[1] : v[0];
+	s->in_len = nv >= 2 ? v[0] : 1;
+	s->in_w = nv == 3 ? v[1] : 1;
+	s->in_ch = v[nv - 1];
+	if (!xo_mul_ok(s->in_len, s->in_w, &n) || !xo_mul_ok(n, s->in_ch, &n) ||
+	    n > (INT64_C(1) << 40))
+		return spec_error(XO_EINVAL, origin, line, "input: size overflows");
 	return XO_OK;
 }
 
@@ -593,6 +613,7 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		prev = out->nlayers ? &out->layers[out->nlayers - 1] : NULL;
 		l->in_rank = prev ? prev->out_rank : out->in_rank;
 		l->in_len = prev ? prev->out_len : out->in_len;
+		l->in_w = prev ? prev->out_w : out->in_w;
 		l->in_ch = prev ? prev->out_ch : out->in_ch;
 		st = layer_shape(l, origin);
 		if (st)

@@ -63,3 +63,9 @@ set_tests_properties(model.npy_numpy PROPERTIES LABELS "model;quick")
 add_test(NAME model.t3 COMMAND test_model --steps)
 set_tests_properties(model.t3 PROPERTIES LABELS "model;quick" TIMEOUT 300
   ENVIRONMENT "XO_THREADS=3")
+
+# Rank-3 samples on the command line: x as (n, H, W, C).
+add_test(NAME model.cli.rank3_npy
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/rank3_cli.py $<TARGET_FILE:xo>
+          ${CMAKE_CURRENT_BINARY_DIR}/rank3_cli)
+set_tests_properties(model.cli.rank3_npy PROPERTIES LABELS "model;quick")

@@ -430,6 +430,10 @@ static void test_keras_refused(void **state)
 	     "\"class_name\":\"InputLayer\",\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},"
 	     "{\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2}}]}}",
 	     "model: trainable=false"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,2,3,4,5]}},{\"class_name\":"
+	     "\"Flatten\",\"config\":{\"name\":\"f\"}}]}}",
+	     "expected [None, height, width, channels]"},
 	    {"[1,2]", "not an object"},
 	    {"{\"class_name\":\"Sequential\"", "bad model config JSON"},
 	};
@@ -526,6 +530,66 @@ static void test_keras_config_forms(void **state)
 	}
 }
 
+/*
+ * Rank-3 samples through Keras files: an Input of (None, H, W, C) maps to
+ * "input H W C", and a rank-3 model saved as .keras comes back with the
+ * same input shape, layer shapes and weights.
+ */
+static void test_keras_rank3(void **state)
+{
+	static const char *const json =
+	    "{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":"
+	    "\"InputLayer\",\"config\":{\"name\":\"in\",\"batch_shape\":[null,6,5,2]}},"
+	    "{\"class_name\":\"Flatten\",\"config\":{\"name\":\"f\"}},{\"class_name\":\"Dense\","
+	    "\"config\":{\"name\":\"d\",\"units\":3}}]}}";
+	struct xo_backend *be;
+	struct xo_model *m[2];
+	struct xo_model_spec sp;
+	char path[512], *text;
+	float *w[2];
+	int64_t np;
+
+	(void)state;
+	if (xo_keras_config_to_spec(json, strlen(json), "m.keras", &text))
+		fail_msg("%s", xo_last_error());
+	assert_string_equal(strchr(text, '\n') + 1, "input 6 5 2\nflatten name=f\ndense name=d units=3\n");
+	free(text);
+
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string("input 6 5 2\ndropout rate=0.5\nflatten\n"
+	                                      "dense units=3 activation=softmax\n",
+	                                      "r3", be, 4, &m[0]),
+	                 XO_OK);
+	assert_int_equal(xo_model_init(m[0], 7), XO_OK);
+	snprintf(path, sizeof(path), "%s/rank3.keras", g_tmp);
+	if (xo_model_save_weights(m[0], path))
+		fail_msg("%s", xo_last_error());
+	assert_int_equal(xo_keras_spec_text(path, &text), XO_OK);
+	assert_int_equal(xo_spec_parse(text, "r3", &sp), XO_OK);
+	assert_int_equal(sp.in_rank, 3);
+	assert_true(sp.in_len == 6 && sp.in_w == 5 && sp.in_ch == 2);
+	assert_true(sp.layers[0].out_rank == 3 && sp.layers[0].out_w == 5);
+	assert_int_equal(sp.layers[1].out_ch, 60);
+	xo_spec_free(&sp);
+	free(text);
+	if (xo_model_open(path, be, 4, &m[1]))
+		fail_msg("%s", xo_last_error());
+	assert_int_equal(xo_model_input_size(m[1]), 60);
+	np = xo_model_param_count(m[0]);
+	assert_int_equal(np, xo_model_param_count(m[1]));
+	for (int i = 0; i < 2; i++) {
+		w[i] = malloc(sizeof(float) * (size_t)np);
+		assert_non_null(w[i]);
+		assert_int_equal(xo_model_params_host(m[i], w[i], false), XO_OK);
+	}
+	assert_memory_equal(w[0], w[1], sizeof(float) * (size_t)np);
+	for (int i = 0; i < 2; i++) {
+		free(w[i]);
+		xo_model_close(m[i]);
+	}
+	xo_backend_close(be);
+}
+
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -548,6 +612,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_golden_structure),
 	    cmocka_unit_test(test_keras_refused),
 	    cmocka_unit_test(test_keras_config_forms),
+	    cmocka_unit_test(test_keras_rank3),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -272,6 +272,16 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nconv1d filters=4 filters=5 kernel_size=3\n", 2, "twice"},
     {"input 29 1\nflatten name=../x\n", 2, "name"},
     {"input 29 1\ndense units=4 strides=2\n", 2, "unknown argument"},
+    /* rank-3 samples: only elementwise layers and flatten take one (Keras
+     * would apply dense to the last axis: refused, not guessed) */
+    {"input 6 5 2\ndense units=4\n", 2, "dense needs a flat input; got [6][5][2]"},
+    {"input 6 5 2\nconv1d filters=4 kernel_size=3\n", 2, "conv1d needs"},
+    {"input 6 5 2\nmax_pooling1d\n", 2, "max_pooling1d needs a [steps][channels] input"},
+    {"input 6 5 2\nglobal_average_pooling1d\n", 2, "got [6][5][2]"},
+    {"input 6 5 2\ndropout rate=0.5\ndense units=4\n", 3, "got [6][5][2]"},
+    {"input 6 5 2 3\nflatten\n", 1, "'input H W CH'"},
+    {"input 6 0 2\nflatten\n", 1, "positive integer"},
+    {"input 4194304 4194304 4194304\nflatten\n", 1, "input: size overflows"},
 };
 
 static void test_spec_malformed(void **state)
@@ -960,6 +970,76 @@ static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
  * fuses, so the refusal is the layer's. The golden pool_* models then go
  * through the op path in test_fused_matches_ops and test_golden_*.
  */
+/*
+ * Rank-3 samples (input H W C): dropout and activation keep the shape,
+ * flatten makes it [H*W*C], so a rank-3 net of those layers is the same
+ * computation as its flat twin (input H*W*C): the dropout mask is keyed by
+ * the element index within the sample, the same in both. On every backend,
+ * op by op and fused (the fused paths see the sample as [H*W][C]), one
+ * epoch from the same init must give bit-identical gradients and parameters
+ * (the same arithmetic on the same numbers; bound: exact), and the shapes
+ * resolve as Keras's ((None, 6, 5, 2) through dropout and activation).
+ */
+static void test_rank3_samples(void **state)
+{
+	/* the same layers (flatten of a flat sample is the identity), so the
+	 * layer indices that key the init and the dropout masks agree */
+	static const char *const body = "dropout rate=0.25\nactivation activation=relu\nflatten\n"
+	                                 "dense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[2][512], text[512];
+	float *x, *y;
+
+	(void)state;
+	for (int t = 0; t < 2; t++) {
+		snprintf(path[t], sizeof(path[t]), "%s/rank3_%d.model", g_tmp, t);
+		snprintf(text, sizeof(text), "input %s\n%s", t == 0 ? "6 5 2" : "60", body);
+		write_file(path[t], text, strlen(text));
+	}
+	{
+		struct xo_model *m;
+		const struct xo_layer_spec *l;
+
+		assert_int_equal(xo_model_open(path[0], be[0], 8, &m), XO_OK);
+		assert_int_equal(xo_model_input_size(m), 60);
+		assert_int_equal(xo_model_classes(m), 3);
+		for (int i = 0; i < 2; i++) {
+			l = xo_model_layer_spec(m, i);
+			assert_int_equal(l->in_rank, 3);
+			assert_int_equal(l->out_rank, 3);
+			assert_true(l->out_len == 6 && l->out_w == 5 && l->out_ch == 2);
+		}
+		l = xo_model_layer_spec(m, 2);
+		assert_true(l->out_rank == 1 && l->out_ch == 60 && l->out_w == 1);
+		assert_int_equal(xo_model_param_count(m), 60 * 3 + 3);
+		xo_model_close(m);
+	}
+	random_set(REAL_N, 17, 60, 3, &x, &y);
+	for (int b = 0; b < nbe; b++)
+		for (int f = 0; f < 2; f++) {
+			struct real_result r[2];
+
+			for (int t = 0; t < 2; t++)
+				train_epoch(be[b], f == 1, path[t], x, y, REAL_N, REAL_BATCH, &r[t]);
+			assert_int_equal(r[0].np, r[1].np);
+			for (int64_t i = 0; i < r[0].np; i++)
+				if (!(r[0].params[i] == r[1].params[i]) ||
+				    !(r[0].grads[i] == r[1].grads[i]))
+					fail_msg("%s%s: rank-3 vs flat [%lld]: param %.9g vs %.9g, "
+					         "grad %.9g vs %.9g (bound: bit-exact)",
+					         xo_backend_name(be[b]), f ? " fused" : "", (long long)i,
+					         (double)r[0].params[i], (double)r[1].params[i],
+					         (double)r[0].grads[i], (double)r[1].grads[i]);
+			assert_true(r[0].grads[0] != 0.0f || r[0].grads[1] != 0.0f);
+			real_result_free(&r[0]);
+			real_result_free(&r[1]);
+		}
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
 static void test_fused_refuses_pooling(void **state)
 {
 	static const char *const head = "input 21 2\nconv1d filters=4 kernel_size=3 activation=relu\n";
@@ -2165,6 +2245,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_fused_matches_ops),
 	    cmocka_unit_test(test_fused_refuses_activations),
 	    cmocka_unit_test(test_fused_refuses_pooling),
+	    cmocka_unit_test(test_rank3_samples),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

@@ -56,6 +56,51 @@ static void test_params_width_axis(void **state)
 	assert_int_equal(p.len, 7); /* p untouched */
 }
 
+/* conv2d geometry: the conv1d rule per axis, errors naming the axis's keys. */
+static void test_conv2d_geometry(void **state)
+{
+	struct xo_params p = xo_params_default();
+	int64_t oh = 0, ow = 0, pt = -1, pl = -1;
+
+	(void)state;
+	assert_int_equal(xo_params_set(&p, "len", "12"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "width", "7"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "kernel_size", "3"), XO_OK);
+	assert_int_equal(xo_conv2d_geometry(&p, &oh, &ow, &pt, &pl), XO_OK);
+	assert_true(oh == 10 && ow == 5 && pt == 0 && pl == 0);
+	/* same, even kernel on the width, strides (2, 1): out = ceil(len / s);
+	 * width padding total 2 - 1 = 1, the smaller half (0) before */
+	assert_int_equal(xo_params_set(&p, "padding", "same"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "kernel_w", "2"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "strides", "2"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "strides_w", "1"), XO_OK);
+	assert_int_equal(xo_conv2d_geometry(&p, &oh, &ow, &pt, &pl), XO_OK);
+	assert_true(oh == 6 && ow == 7 && pt == 0 && pl == 0);
+	/* kernel 4 on the width, same: total 3, 1 before */
+	assert_int_equal(xo_params_set(&p, "kernel_w", "4"), XO_OK);
+	assert_int_equal(xo_conv2d_geometry(&p, &oh, &ow, &pt, &pl), XO_OK);
+	assert_true(ow == 7 && pl == 1);
+	/* a dilation on the width with a stride on the height: Keras refuses */
+	assert_int_equal(xo_params_set(&p, "dilation_w", "2"), XO_OK);
+	assert_int_equal(xo_conv2d_geometry(&p, &oh, &ow, &pt, &pl), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "conv2d: strides > 1 with dilation_rate > 1"));
+	/* valid with a width receptive field longer than the width: its keys */
+	p = xo_params_default();
+	assert_int_equal(xo_params_set(&p, "len", "12"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "width", "7"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "kernel_size", "3"), XO_OK);
+	assert_int_equal(xo_params_set(&p, "dilation_w", "4"), XO_OK);
+	assert_int_equal(xo_conv2d_geometry(&p, &oh, &ow, &pt, &pl), XO_EINVAL);
+	assert_string_equal(xo_last_error(), "conv2d: receptive field 9 (dilation_w*(kernel_w-1)+1) "
+	                                     "is longer than width=7 with padding=valid");
+	assert_int_equal(xo_params_set(&p, "width", "0"), XO_OK);
+	assert_int_equal(xo_conv2d_geometry(&p, &oh, &ow, &pt, &pl), XO_EINVAL);
+	assert_string_equal(xo_last_error(), "conv2d: width=0 must be >= 1");
+	assert_int_equal(xo_params_set(&p, "padding", "causal"), XO_OK);
+	assert_int_equal(xo_conv2d_geometry(&p, &oh, &ow, &pt, &pl), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "conv2d: padding=causal"));
+}
+
 static void test_error_one_line(void **state)
 {
 	(void)state;
@@ -153,6 +198,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_params_width_axis),
+	    cmocka_unit_test(test_conv2d_geometry),
 	    cmocka_unit_test(test_error_one_line),
 	    cmocka_unit_test(test_error_quotes_previous),
 	    cmocka_unit_test(test_error_truncates),

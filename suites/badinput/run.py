@@ -97,6 +97,14 @@ def fixtures(d, xo):
     with open(f"{d}/huge_strides.model", "w") as f:
         f.write("input 17 2\nconv1d filters=4 kernel_size=3 padding=same "
                 "strides=1099511627776\nflatten\ndense units=5 activation=softmax\n")
+    # rank-3 samples (input H W C): layers that do not take one, a size overflow
+    for name, text in (("rank3_dense", "input 6 5 2\ndense units=5 activation=softmax\n"),
+                       ("rank3_conv1d", "input 6 5 2\nconv1d filters=4 kernel_size=3\nflatten\n"
+                                        "dense units=5 activation=softmax\n"),
+                       ("rank3_huge", "input 4194304 4194304 4194304\nflatten\n"
+                                      "dense units=5 activation=softmax\n")):
+        with open(f"{d}/{name}.model", "w") as f:
+            f.write(text)
     # an existing output, and things that are not plain files
     shutil.copy(f"{d}/y.npy", f"{d}/out.npy")
     os.mkfifo(f"{d}/fifo")
@@ -307,6 +315,9 @@ CASES = {
     "argv_control_bytes": (["check", "--op", "re\x1b[31mlu\nx"], 2, r"unknown op 're\\x1b\[31mlu\\x0ax'", [], None, {}, None),
     "argv_option_control_bytes": (["train", "--b\x1bogus"], 2, r"unknown option.*'--b\\x1bogus'", [], None, {}, None),
     # geometry from a file, range-checked before arithmetic
+    "spec_rank3_dense": (predict(model="rank3_dense.model"), 2, r"rank3_dense\.model:2: dense needs a flat input; got \[6\]\[5\]\[2\] \(add a flatten layer before it\)", ["out.npy"], None, {}, None),
+    "spec_rank3_conv1d": (predict(model="rank3_conv1d.model"), 2, r"rank3_conv1d\.model:2: conv1d needs a \[steps\]\[channels\] input, got \[6\]\[5\]\[2\]", ["out.npy"], None, {}, None),
+    "spec_rank3_size_overflows": (predict(model="rank3_huge.model"), 2, r"rank3_huge\.model:1: input: size overflows", ["out.npy"], None, {}, None),
     "spec_huge_strides": (predict(model="huge_strides.model"), 2, r"huge_strides\.model:2: .*strides=1099511627776 is above the limit", ["out.npy"], None, {}, None),
     "check_huge_strides": (["check", "--op", "conv1d", "len=29", "ch=1", "filters=2", "kernel_size=3",
                             "strides=9223372036854775807", "padding=same", "--backend", "ref"],
