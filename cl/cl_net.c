@@ -171,6 +171,10 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 	case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 	case XO_NET_GLOBAL_MAX_POOLING1D:
 	case XO_NET_BATCH_NORMALIZATION:
+	case XO_NET_MAX_POOLING2D:
+	case XO_NET_AVERAGE_POOLING2D:
+	case XO_NET_GLOBAL_AVERAGE_POOLING2D:
+	case XO_NET_GLOBAL_MAX_POOLING2D:
 		return false;
 	}
 	return false;

@@ -41,6 +41,14 @@ static const char *keras_type(enum xo_layer_kind k)
 		return "GlobalMaxPooling1D";
 	case XO_LAYER_BATCH_NORMALIZATION:
 		return "BatchNormalization";
+	case XO_LAYER_MAX_POOLING2D:
+		return "MaxPooling2D";
+	case XO_LAYER_AVERAGE_POOLING2D:
+		return "AveragePooling2D";
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+		return "GlobalAveragePooling2D";
+	case XO_LAYER_GLOBAL_MAX_POOLING2D:
+		return "GlobalMaxPooling2D";
 	}
 	return "?";
 }

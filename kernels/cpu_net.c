@@ -234,6 +234,10 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 		case XO_NET_GLOBAL_MAX_POOLING1D:
 		case XO_NET_BATCH_NORMALIZATION:
+		case XO_NET_MAX_POOLING2D:
+		case XO_NET_AVERAGE_POOLING2D:
+		case XO_NET_GLOBAL_AVERAGE_POOLING2D:
+		case XO_NET_GLOBAL_MAX_POOLING2D:
 		default:
 			return false;
 		}
@@ -457,6 +461,10 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 		case XO_NET_GLOBAL_MAX_POOLING1D:
 		case XO_NET_BATCH_NORMALIZATION:
+		case XO_NET_MAX_POOLING2D:
+		case XO_NET_AVERAGE_POOLING2D:
+		case XO_NET_GLOBAL_AVERAGE_POOLING2D:
+		case XO_NET_GLOBAL_MAX_POOLING2D:
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:
@@ -775,6 +783,10 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 		case XO_NET_GLOBAL_MAX_POOLING1D:
 		case XO_NET_BATCH_NORMALIZATION:
+		case XO_NET_MAX_POOLING2D:
+		case XO_NET_AVERAGE_POOLING2D:
+		case XO_NET_GLOBAL_AVERAGE_POOLING2D:
+		case XO_NET_GLOBAL_MAX_POOLING2D:
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:
@@ -841,6 +853,10 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
 		case XO_NET_GLOBAL_MAX_POOLING1D:
 		case XO_NET_BATCH_NORMALIZATION:
+		case XO_NET_MAX_POOLING2D:
+		case XO_NET_AVERAGE_POOLING2D:
+		case XO_NET_GLOBAL_AVERAGE_POOLING2D:
+		case XO_NET_GLOBAL_MAX_POOLING2D:
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:

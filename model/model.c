@@ -100,6 +100,14 @@ static bool layer_is_view(const struct xo_layer_spec *s)
 	       (s->kind == XO_LAYER_ACTIVATION && s->p.activation == XO_ACTIVATION_LINEAR);
 }
 
+/* A 2-D pooling layer: its ops take x[batch][len][width][ch]. */
+static bool layer_is_2d(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_MAX_POOLING2D || s->kind == XO_LAYER_AVERAGE_POOLING2D ||
+	       s->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D ||
+	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D;
+}
+
 struct xo_model {
 	struct xo_backend *be;
 	struct xo_model_spec spec;
@@ -510,6 +518,10 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = XO_NET_GLOBAL_AVERAGE_POOLING1D,
 		    [XO_LAYER_GLOBAL_MAX_POOLING1D] = XO_NET_GLOBAL_MAX_POOLING1D,
 		    [XO_LAYER_BATCH_NORMALIZATION] = XO_NET_BATCH_NORMALIZATION,
+		    [XO_LAYER_MAX_POOLING2D] = XO_NET_MAX_POOLING2D,
+		    [XO_LAYER_AVERAGE_POOLING2D] = XO_NET_AVERAGE_POOLING2D,
+		    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = XO_NET_GLOBAL_AVERAGE_POOLING2D,
+		    [XO_LAYER_GLOBAL_MAX_POOLING2D] = XO_NET_GLOBAL_MAX_POOLING2D,
 		};
 		const struct layer *l = &m->layers[i];
 
@@ -737,6 +749,8 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 		break;
 	case XO_LAYER_MAX_POOLING1D:
 	case XO_LAYER_GLOBAL_MAX_POOLING1D:
+	case XO_LAYER_MAX_POOLING2D:
+	case XO_LAYER_GLOBAL_MAX_POOLING2D:
 		out->act_bytes_fwd = in + outb;
 		out->ops_train_fwd = out->ops_predict = 1;
 		if (l->need_dx) { /* reads x (argmax again) and dy, writes dx */
@@ -746,6 +760,8 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 		break;
 	case XO_LAYER_AVERAGE_POOLING1D:
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+	case XO_LAYER_AVERAGE_POOLING2D:
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
 		out->act_bytes_fwd = in + outb;
 		out->ops_train_fwd = out->ops_predict = 1;
 		if (l->need_dx) { /* reads dy, writes dx */
@@ -1035,8 +1051,14 @@ static struct xo_params layer_params(const struct xo_model *m, int i, bool train
 	struct xo_params p = l->s.p;
 
 	p.batch = m->plan_n;
-	/* 1-D and elementwise ops see a rank-3 sample as [len * w][ch] */
+	/* 1-D and elementwise ops see a rank-3 sample as [len * w][ch]; the
+	 * 2-D pooling ops see it as it is, [len][width][ch] */
 	p.len = l->s.in_len * l->s.in_w;
+	p.width = 1;
+	if (layer_is_2d(&l->s)) {
+		p.len = l->s.in_len;
+		p.width = l->s.in_w;
+	}
 	p.ch = l->s.in_ch;
 	p.training = training;
 	p.seed = m->seed;
@@ -1049,6 +1071,14 @@ static struct xo_params layer_params(const struct xo_model *m, int i, bool train
 static enum xo_op layer_pool_op(enum xo_layer_kind k)
 {
 	switch (k) {
+	case XO_LAYER_MAX_POOLING2D:
+		return XO_OP_max_pooling2d;
+	case XO_LAYER_AVERAGE_POOLING2D:
+		return XO_OP_average_pooling2d;
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+		return XO_OP_global_average_pooling2d;
+	case XO_LAYER_GLOBAL_MAX_POOLING2D:
+		return XO_OP_global_max_pooling2d;
 	case XO_LAYER_AVERAGE_POOLING1D:
 		return XO_OP_average_pooling1d;
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
@@ -1105,6 +1135,10 @@ static enum xo_status forward(struct xo_model *m, bool training)
 		case XO_LAYER_AVERAGE_POOLING1D:
 		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
 		case XO_LAYER_GLOBAL_MAX_POOLING1D:
+		case XO_LAYER_MAX_POOLING2D:
+		case XO_LAYER_AVERAGE_POOLING2D:
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+		case XO_LAYER_GLOBAL_MAX_POOLING2D:
 			a.src[0] = l->in;
 			a.dst[0] = l->out;
 			st = run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_FWD, &a);
@@ -1182,15 +1216,19 @@ static enum xo_status backward(struct xo_model *m)
 			st = run_op(m, i, XO_OP_max_pooling1d, XO_DIR_BWD, &a);
 			break;
 		case XO_LAYER_GLOBAL_MAX_POOLING1D:
+		case XO_LAYER_MAX_POOLING2D:
+		case XO_LAYER_GLOBAL_MAX_POOLING2D:
 			if (!l->need_dx)
 				break;
 			a.src[0] = l->in;
 			a.src[1] = l->gout;
 			a.dst[0] = l->gin;
-			st = run_op(m, i, XO_OP_global_max_pooling1d, XO_DIR_BWD, &a);
+			st = run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_BWD, &a);
 			break;
 		case XO_LAYER_AVERAGE_POOLING1D:
 		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+		case XO_LAYER_AVERAGE_POOLING2D:
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
 			if (!l->need_dx)
 				break;
 			a.src[0] = l->gout;

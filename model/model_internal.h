@@ -20,6 +20,11 @@ enum xo_layer_kind {
 	XO_LAYER_GLOBAL_AVERAGE_POOLING1D,
 	XO_LAYER_GLOBAL_MAX_POOLING1D,
 	XO_LAYER_BATCH_NORMALIZATION, /* Keras BatchNormalization, axis -1 */
+	/* 2-D pooling: a rank-3 [h][w][ch] input only */
+	XO_LAYER_MAX_POOLING2D,
+	XO_LAYER_AVERAGE_POOLING2D,
+	XO_LAYER_GLOBAL_AVERAGE_POOLING2D,
+	XO_LAYER_GLOBAL_MAX_POOLING2D,
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is

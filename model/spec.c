@@ -45,6 +45,10 @@ static const struct kind_info kinds[] = {
     {"global_average_pooling1d", "GlobalAveragePooling1D", XO_LAYER_GLOBAL_AVERAGE_POOLING1D},
     {"global_max_pooling1d", "GlobalMaxPooling1D", XO_LAYER_GLOBAL_MAX_POOLING1D},
     {"batch_normalization", "BatchNormalization", XO_LAYER_BATCH_NORMALIZATION},
+    {"max_pooling2d", "MaxPooling2D", XO_LAYER_MAX_POOLING2D},
+    {"average_pooling2d", "AveragePooling2D", XO_LAYER_AVERAGE_POOLING2D},
+    {"global_average_pooling2d", "GlobalAveragePooling2D", XO_LAYER_GLOBAL_AVERAGE_POOLING2D},
+    {"global_max_pooling2d", "GlobalMaxPooling2D", XO_LAYER_GLOBAL_MAX_POOLING2D},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -61,6 +65,11 @@ static const char *const conv_args[] = {"filters",  "kernel_size",   "strides",
                                         "padding",  "dilation_rate", "activation",
                                         "use_bias", "name",          NULL};
 static const char *const pool_args[] = {"pool_size", "strides", "padding", "name", NULL};
+/* 2-D pooling: pool_size and strides are the height's; pool_w and strides_w
+ * the width's (absent: as the height's, Keras's int form) */
+static const char *const pool2d_args[] = {"pool_size", "pool_w",  "strides",
+                                          "strides_w", "padding", "name",
+                                          NULL};
 static const char *const flatten_args[] = {"name", NULL};
 static const char *const dropout_args[] = {"rate", "name", NULL};
 static const char *const dense_args[] = {"units", "activation", "use_bias", "name", NULL};
@@ -76,8 +85,13 @@ static const char *const *kind_args(enum xo_layer_kind k)
 	case XO_LAYER_MAX_POOLING1D:
 	case XO_LAYER_AVERAGE_POOLING1D:
 		return pool_args;
+	case XO_LAYER_MAX_POOLING2D:
+	case XO_LAYER_AVERAGE_POOLING2D:
+		return pool2d_args;
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D: /* Keras defaults: channels_last, */
 	case XO_LAYER_GLOBAL_MAX_POOLING1D:     /* keepdims=False */
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+	case XO_LAYER_GLOBAL_MAX_POOLING2D:
 		return flatten_args;
 	case XO_LAYER_FLATTEN:
 		return flatten_args;
@@ -161,9 +175,14 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		return XO_OK;
 	}
 	if (!strcmp(key, "filters") || !strcmp(key, "kernel_size") || !strcmp(key, "strides") ||
-	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units")) {
+	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
+	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w")) {
 		if (!strcmp(val, "None") && !strcmp(key, "strides")) {
 			p->strides = 0;
+			return XO_OK;
+		}
+		if (!strcmp(val, "None") && !strcmp(key, "strides_w")) {
+			p->strides_w = 0;
 			return XO_OK;
 		}
 		if (!parse_pos_int(val, &v))
@@ -179,6 +198,10 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->dilation_rate = v;
 		else if (!strcmp(key, "pool_size"))
 			p->pool_size = v;
+		else if (!strcmp(key, "pool_w"))
+			p->pool_w = v;
+		else if (!strcmp(key, "strides_w"))
+			p->strides_w = v;
 		else
 			p->units = v;
 		return XO_OK;
@@ -324,6 +347,40 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->out_len = 1;
 		l->out_ch = l->in_ch;
 		break;
+	case XO_LAYER_MAX_POOLING2D:
+	case XO_LAYER_AVERAGE_POOLING2D: {
+		struct xo_pool2d_geom g;
+
+		if (l->in_rank != 3)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "%s needs a [height][width][channels] input, got %s",
+			                  xo_spec_kind_name(l->kind),
+			                  in_shape_text(l, shp, sizeof(shp)));
+		p->width = l->in_w;
+		st = xo_pool2d_geometry_of(l->kind == XO_LAYER_MAX_POOLING2D
+		                               ? XO_OP_max_pooling2d
+		                               : XO_OP_average_pooling2d,
+		                           p, &g);
+		if (st)
+			return spec_error(st, origin, l->line, "%s", xo_last_error());
+		l->out_rank = 3;
+		l->out_len = g.out_h;
+		l->out_w = g.out_w;
+		l->out_ch = l->in_ch;
+		break;
+	}
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+	case XO_LAYER_GLOBAL_MAX_POOLING2D:
+		if (l->in_rank != 3)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "%s needs a [height][width][channels] input, got %s",
+			                  xo_spec_kind_name(l->kind),
+			                  in_shape_text(l, shp, sizeof(shp)));
+		p->width = l->in_w;
+		l->out_rank = 1; /* keepdims=False: [ch] */
+		l->out_len = 1;
+		l->out_ch = l->in_ch;
+		break;
 	case XO_LAYER_FLATTEN:
 		l->out_rank = 1;
 		l->out_len = 1;
@@ -341,6 +398,7 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	case XO_LAYER_BATCH_NORMALIZATION: /* statistics per channel (the last axis) */
 		l->out_rank = l->in_rank;
 		l->out_len = l->in_len;
+		l->out_w = l->in_w;
 		l->out_ch = l->in_ch;
 		l->gamma_count = p->scale ? l->in_ch : 0;
 		l->beta_count = p->center ? l->in_ch : 0;

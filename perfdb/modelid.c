@@ -52,6 +52,8 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 	if (st)
 		return st;
 	h = fnv_i64(fnv_i64(fnv_i64(h, spec.in_len), spec.in_ch), spec.in_rank);
+	if (spec.in_w != 1)
+		h = fnv_i64(h, spec.in_w);
 	for (int i = 0; i < spec.nlayers; i++) {
 		const struct xo_layer_spec *l = &spec.layers[i];
 		const int64_t v[] = {l->kind,         l->in_len,        l->in_ch,
@@ -63,6 +65,15 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			h = fnv_i64(h, v[k]);
+		/* the width axis (rank-3 samples, 2-D pooling): hashed only
+		 * where it is not the default, so the fingerprints of models
+		 * without one stay as they were */
+		if (l->in_w != 1 || l->out_w != 1 || l->p.pool_w || l->p.strides_w) {
+			const int64_t w[] = {l->in_w, l->out_w, l->p.pool_w, l->p.strides_w};
+
+			for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
+				h = fnv_i64(h, w[k]);
+		}
 	}
 	xo_spec_free(&spec);
 	if (path) {

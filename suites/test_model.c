@@ -164,6 +164,12 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += (double)(l->p.pool_size + 4);
 		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D)
 			*k_path += (double)(l->in_len + 4);
+		/* the 2-D ones: pool_size * pool_w terms, or every cell */
+		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
+			*k_path += (double)(l->p.pool_size *
+			                    (l->p.pool_w ? l->p.pool_w : l->p.pool_size) + 4);
+		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D)
+			*k_path += (double)(l->in_len * l->in_w + 4);
 		/* batch_normalization: y = gamma ((x - mean) r) + beta is four
 		 * roundings and r = 1 / sqrt(var + eps) three more, about 16u
 		 * relative: 2 in units of 8u; training adds the statistics,
@@ -172,9 +178,10 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		 * |gamma| r (gamma and the moving variance in [0.5, 1.5]) stays
 		 * below 2.2, inside the constant 8's margin as the activations'. */
 		else if (l->kind == XO_LAYER_BATCH_NORMALIZATION)
-			*k_path += 2.0 + (batch > 1 ? (double)(batch * l->in_len) : 0.0);
-		if (l->kind == XO_LAYER_BATCH_NORMALIZATION && (double)(batch * l->in_len) > *k_grad)
-			*k_grad = (double)(batch * l->in_len);
+			*k_path += 2.0 + (batch > 1 ? (double)(batch * l->in_len * l->in_w) : 0.0);
+		if (l->kind == XO_LAYER_BATCH_NORMALIZATION &&
+		    (double)(batch * l->in_len * l->in_w) > *k_grad)
+			*k_grad = (double)(batch * l->in_len * l->in_w);
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_DENSE ||
 		    l->kind == XO_LAYER_ACTIVATION)
 			*k_path += act_length(l->p.activation);
@@ -802,11 +809,14 @@ static void check_steps(const char *what, const char *spec, const struct real_re
 	free(text);
 	assert_int_equal(a->np, b->np);
 	for (int l = 0; l < sp.nlayers; l++)
-		for (int part = 0; part < 2; part++) {
-			int64_t len = part ? sp.layers[l].b_count : sp.layers[l].w_count;
+		for (int part = 0; part < 4; part++) {
+			/* kernel, bias; batch_normalization's gamma, beta */
+			const int64_t lens[4] = {sp.layers[l].w_count, sp.layers[l].b_count,
+			                         sp.layers[l].gamma_count, sp.layers[l].beta_count};
+			int64_t len = lens[part];
 			double g = 0.0;
 
-			if (!sp.layers[l].w_ndim)
+			if (!len)
 				continue;
 			for (int64_t i = off; i < off + len; i++)
 				g = fmax(g, fabs((double)b->grads[i]));
@@ -820,7 +830,8 @@ static void check_steps(const char *what, const char *spec, const struct real_re
 				if (!(dg <= tg) || !(dw <= tw))
 					fail_msg("%s: %s %s[%lld]: gradient %.9g vs %.9g (|d| %.3g, bound "
 					         "%.3g), parameter %.9g vs %.9g (|d| %.3g, bound %.3g)",
-					         what, sp.layers[l].name, part ? "bias" : "kernel",
+					         what, sp.layers[l].name,
+					         (const char *[]){"kernel", "bias", "gamma", "beta"}[part],
 					         (long long)(i - off), (double)a->grads[i],
 					         (double)b->grads[i], dg, tg, (double)a->params[i],
 					         (double)b->params[i], dw, tw);
@@ -829,6 +840,10 @@ static void check_steps(const char *what, const char *spec, const struct real_re
 			}
 			off += len;
 		}
+	/* the moving statistics (the non-trainable tail) are not compared
+	 * here: test_batchnorm_state checks them */
+	for (int l = 0; l < sp.nlayers; l++)
+		off += sp.layers[l].state_count;
 	assert_int_equal(off, a->np);
 	xo_spec_free(&sp);
 	print_message("  %-44s gradients |d|/bound %.2g, parameters %.2g\n", what, worst_g,
@@ -1037,6 +1052,105 @@ static void test_rank3_samples(void **state)
 		}
 	free(x);
 	free(y);
+	close_backends(be, nbe);
+}
+
+/*
+ * The 2-D pooling layers (max_pooling2d, average_pooling2d and the global
+ * ones) on rank-3 samples: shapes as Keras resolves them (batch_normalization
+ * keeps the width: a rank-3 sample through it stays [h][w][ch]), other ranks
+ * refused naming the shape, no fused path takes them (every net_fits
+ * refuses), and the same seeded training steps on every backend agree with
+ * ref within check_steps's bounds (spec_lengths counts the 2-D averages'
+ * terms). batch_normalization before each pooling layer puts a trainable
+ * gamma and beta below it, so its backward runs and is compared. The tanh
+ * between the first pooling and the second batch_normalization is needed:
+ * a batch_normalization's dx sums to zero per channel and a pooling layer's
+ * backward keeps that sum, so the first beta's gradient would be zero in
+ * exact arithmetic, rounding noise in float, and no bound could hold it.
+ */
+static void test_pool2d_layers(void **state)
+{
+	static const char *const nets[3] = {
+	    /* [8][7][2] -> [4][4][2] (same: ceil(7 / 2) columns) -> [4][4][2] */
+	    "input 8 7 2\nbatch_normalization\n"
+	    "max_pooling2d pool_size=2 pool_w=3 strides_w=2 padding=same\n"
+	    "activation activation=tanh\n"
+	    "batch_normalization\naverage_pooling2d pool_size=3 pool_w=2 strides=1 "
+	    "padding=same\nflatten\ndense units=3 activation=softmax\n",
+	    "input 6 5 3\nbatch_normalization\nglobal_average_pooling2d\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 6 5 3\nbatch_normalization\nglobal_max_pooling2d\n"
+	    "dense units=3 activation=softmax\n",
+	};
+	static const int64_t in_size[3] = {8 * 7 * 2, 6 * 5 * 3, 6 * 5 * 3};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+
+	(void)state;
+	assert_string_equal(xo_backend_name(be[0]), "ref");
+	/* shapes: Keras's (None, 4, 4, 2) twice, (None, 32), (None, 3) */
+	assert_int_equal(xo_spec_parse(nets[0], "p2d", &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 3 && sp.layers[0].out_w == 7);
+	assert_true(sp.layers[1].out_rank == 3 && sp.layers[1].out_len == 4 &&
+	            sp.layers[1].out_w == 4 && sp.layers[1].out_ch == 2);
+	assert_true(sp.layers[4].out_rank == 3 && sp.layers[4].out_len == 4 &&
+	            sp.layers[4].out_w == 4 && sp.layers[4].out_ch == 2);
+	assert_true(sp.layers[5].out_rank == 1 && sp.layers[5].out_ch == 32);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse(nets[1], "p2d", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 1 && sp.layers[1].out_ch == 3 &&
+	            sp.layers[1].out_w == 1 && sp.layers[1].out_len == 1);
+	xo_spec_free(&sp);
+	/* valid padding, strides per axis: [9][7] pool (3, 2) strides (2, 3) */
+	assert_int_equal(xo_spec_parse("input 9 7 1\naverage_pooling2d pool_size=3 pool_w=2 "
+	                               "strides=2 strides_w=3\n",
+	                               "p2d", &sp),
+	                 XO_OK);
+	assert_true(sp.layers[0].out_len == 4 && sp.layers[0].out_w == 2);
+	xo_spec_free(&sp);
+	/* other ranks refused naming the shape; the geometry's errors name the key */
+	assert_int_equal(xo_spec_parse("input 8 2\nmax_pooling2d\n", "p2d", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "max_pooling2d needs a [height][width]"));
+	assert_non_null(strstr(xo_last_error(), "[8][2]"));
+	assert_int_equal(xo_spec_parse("input 8\nglobal_max_pooling2d\n", "p2d", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "a flat [8]"));
+	assert_int_equal(xo_spec_parse("input 4 3 1\nmax_pooling2d pool_w=4\n", "p2d", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "pool_w=4"));
+	assert_int_equal(xo_spec_parse("input 4 3 1\nmax_pooling1d\n", "p2d", &sp), XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 3 1\nglobal_max_pooling2d pool_w=2\n", "p2d", &sp),
+	                 XO_EFORMAT);
+	for (int t = 0; t < 3; t++) {
+		float *x, *y;
+		struct real_result ref, r;
+
+		snprintf(path, sizeof(path), "%s/p2d_%d.model", g_tmp, t);
+		write_file(path, nets[t], strlen(nets[t]));
+		random_set(REAL_N, 23 + (uint64_t)t, in_size[t], 3, &x, &y);
+		if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused a 2-D pooling net");
+		/* the first batch_normalization's gamma: reached only through
+		 * the pooling layer's backward */
+		assert_true(ref.grads[0] != 0.0f || ref.grads[1] != 0.0f);
+		for (int b = 1; b < nbe; b++) {
+			for (int f = 0; f < 2; f++) {
+				/* fused asked for: every net_fits refuses, op by op */
+				if (train_epoch(be[b], f == 1, path, x, y, REAL_N, REAL_BATCH, &r))
+					fail_msg("%s fused a 2-D pooling net: %s",
+					         xo_backend_name(be[b]), nets[t]);
+				snprintf(what, sizeof(what), "p2d_%d %s%s vs ref", t,
+				         xo_backend_name(be[b]), f ? " (fused asked)" : "");
+				check_steps(what, path, &r, &ref);
+				real_result_free(&r);
+			}
+		}
+		real_result_free(&ref);
+		free(x);
+		free(y);
+	}
 	close_backends(be, nbe);
 }
 
@@ -2246,6 +2360,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_fused_refuses_activations),
 	    cmocka_unit_test(test_fused_refuses_pooling),
 	    cmocka_unit_test(test_rank3_samples),
+	    cmocka_unit_test(test_pool2d_layers),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

@@ -56,6 +56,10 @@ enum xo_net_kind {
 	XO_NET_GLOBAL_AVERAGE_POOLING1D,
 	XO_NET_GLOBAL_MAX_POOLING1D,
 	XO_NET_BATCH_NORMALIZATION, /* per-channel batch statistics: no fused path */
+	XO_NET_MAX_POOLING2D, /* the 2-D pooling layers: no fused path */
+	XO_NET_AVERAGE_POOLING2D,
+	XO_NET_GLOBAL_AVERAGE_POOLING2D,
+	XO_NET_GLOBAL_MAX_POOLING2D,
 };
 
 struct xo_net_layer {
