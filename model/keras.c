@@ -290,6 +290,7 @@ enum key_rule {
 	K_AXIS,     /* -1 (or [-1]): the last axis (BatchNormalization) */
 	K_ONES,     /* the initializer Ones (BatchNormalization's default) */
 	K_ZEROS,    /* the initializer Zeros */
+	K_PAIR,     /* 2-D pooling: int or [h, w]: key=h and its width key (pool_w, strides_w) */
 };
 struct key_row {
 	const char *key;
@@ -336,6 +337,19 @@ static const struct class_row classes[] = {
      {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
       {"batch_input_shape", K_SHAPE}}},
     {"GlobalMaxPooling1D", "global_max_pooling1d",
+     {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+      {"batch_input_shape", K_SHAPE}}},
+    /* keras/src/layers/pooling/base_pooling.py and base_global_pooling.py */
+    {"MaxPooling2D", "max_pooling2d",
+     {COMMON_KEYS, {"pool_size", K_PAIR}, {"strides", K_PAIR}, {"padding", K_STR},
+      {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
+    {"AveragePooling2D", "average_pooling2d",
+     {COMMON_KEYS, {"pool_size", K_PAIR}, {"strides", K_PAIR}, {"padding", K_STR},
+      {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
+    {"GlobalAveragePooling2D", "global_average_pooling2d",
+     {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+      {"batch_input_shape", K_SHAPE}}},
+    {"GlobalMaxPooling2D", "global_max_pooling2d",
      {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
       {"batch_input_shape", K_SHAPE}}},
     /* keras/src/layers/normalization/batch_normalization.py get_config();
@@ -550,6 +564,29 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 			if (!json_is_string(cn) || strcmp(json_string_value(cn), want))
 				st = LAYER_ERR(c, XO_EINVAL, "%s: only %s (the default) is supported",
 				               key, want);
+			break;
+		}
+		case K_PAIR: {
+			/* pool_size=(2, 3) -> pool_size=2 pool_w=3; an int (or
+			 * [n]) is both axes; None (strides) the default */
+			const char *wkey = !strcmp(key, "strides") ? "strides_w" : "pool_w";
+			json_int_t iw;
+
+			if (json_is_array(v) && json_array_size(v) == 2) {
+				if (!int_value(json_array_get(v, 0), &iv) ||
+				    !int_value(json_array_get(v, 1), &iw) || iv < 0 || iw < 0)
+					st = LAYER_ERR(c, XO_EINVAL,
+					               "%s: expected an integer or two (height, width)",
+					               key);
+				else
+					sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT " %s=%" JSON_INTEGER_FORMAT,
+					          key, iv, wkey, iw);
+			} else if (!int_value(v, &iv)) {
+				st = LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, "
+				                             "width)", key);
+			} else if (iv >= 0) {
+				sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+			}
 			break;
 		}
 		case K_SHAPE:
@@ -1207,6 +1244,27 @@ static json_t *model_config(struct xo_model *m)
 		case XO_LAYER_GLOBAL_MAX_POOLING1D:
 			cls = ls->kind == XO_LAYER_GLOBAL_MAX_POOLING1D ? "GlobalMaxPooling1D"
 			                                                : "GlobalAveragePooling1D";
+			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			json_object_set_new(cfg, "keepdims", json_false());
+			break;
+		case XO_LAYER_MAX_POOLING2D:
+		case XO_LAYER_AVERAGE_POOLING2D: {
+			struct xo_params q = xo_params_width_axis(p);
+
+			cls = ls->kind == XO_LAYER_MAX_POOLING2D ? "MaxPooling2D" : "AveragePooling2D";
+			json_object_set_new(cfg, "pool_size", json_pack("[II]", (json_int_t)p->pool_size,
+			                                                (json_int_t)q.pool_size));
+			json_object_set_new(cfg, "strides",
+			                    json_pack("[II]", (json_int_t)xo_pool1d_stride(p),
+			                              (json_int_t)xo_pool1d_stride(&q)));
+			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			break;
+		}
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+		case XO_LAYER_GLOBAL_MAX_POOLING2D:
+			cls = ls->kind == XO_LAYER_GLOBAL_MAX_POOLING2D ? "GlobalMaxPooling2D"
+			                                                : "GlobalAveragePooling2D";
 			json_object_set_new(cfg, "data_format", json_string("channels_last"));
 			json_object_set_new(cfg, "keepdims", json_false());
 			break;

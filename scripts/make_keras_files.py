@@ -182,6 +182,52 @@ def keras2_weights(path, model):
                 g.create_dataset(n.decode(), data=v)
 
 
+def pool2d_model():
+    """The windowed 2-D poolings (issue 13 items 2-3): max valid with the
+    int pool size, average same with a (3, 2) window and (1, 2) strides
+    (edge windows average their valid cells)."""
+    return keras.Sequential([
+        keras.Input(shape=(12, 12, 2)),
+        layers.MaxPooling2D(2),
+        layers.AveragePooling2D((3, 2), strides=(1, 2), padding="same"),
+        layers.Flatten(),
+        layers.Dense(5, activation="softmax"),
+    ])
+
+
+def gpool2d_avg_model():
+    return keras.Sequential([
+        keras.Input(shape=(7, 6, 3)),
+        layers.AveragePooling2D((2, 3), strides=1),
+        layers.GlobalAveragePooling2D(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def gpool2d_max_model():
+    return keras.Sequential([
+        keras.Input(shape=(7, 6, 3)),
+        layers.MaxPooling2D(3, strides=(2, 1), padding="same"),
+        layers.GlobalMaxPooling2D(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+# the 2-D pooling fixtures, each with its own seed (--only=pool2d writes
+# them alone, so adding them rewrote no other file)
+POOL2D = (("pool2d", pool2d_model, 29), ("gavg2d", gpool2d_avg_model, 31),
+          ("gmax2d", gpool2d_max_model, 37))
+
+
+def pool2d_fixtures(out):
+    for name, make_model, seed in POOL2D:
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        write_inputs(out, name, m, r)
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -221,6 +267,10 @@ def main():
     if "--only=bn" in sys.argv[1:]:
         bn_fixtures(out)
         print("keras", keras.__version__, "wrote the bn fixtures to", out)
+        return
+    if "--only=pool2d" in sys.argv[1:]:
+        pool2d_fixtures(out)
+        print("keras", keras.__version__, "wrote the pool2d fixtures to", out)
         return
     keras.utils.set_random_seed(13)
     rng = np.random.default_rng(13)
@@ -274,6 +324,7 @@ def main():
         m.save(os.path.join(out, name + ".keras"))
         write_inputs(out, name, m, r)
     bn_fixtures(out)
+    pool2d_fixtures(out)
     print("keras", keras.__version__, "wrote", out)
 
 

@@ -109,6 +109,13 @@ static double k_path(const struct xo_model *m)
 			k += (double)(l->p.kernel_size * l->in_ch);
 		else if (l->kind == XO_LAYER_DENSE)
 			k += (double)l->in_ch;
+		/* the 2-D averages: a sum of their window's (or every) cell,
+		 * then a division of up to 5u (harness.c): K - 1 + 5 */
+		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
+			k += (double)(l->p.pool_size * (l->p.pool_w ? l->p.pool_w : l->p.pool_size) +
+			              4);
+		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D)
+			k += (double)(l->in_len * l->in_w + 4);
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -127,6 +134,9 @@ static const struct fixture fixtures[] = {
     {"acts.keras", NULL, "acts"},
     {"pool.keras", NULL, "pool"},
     {"gavg.keras", NULL, "gavg"},
+    {"pool2d.keras", NULL, "pool2d"},
+    {"gavg2d.keras", NULL, "gavg2d"},
+    {"gmax2d.keras", NULL, "gmax2d"},
     {"bn.keras", NULL, "bn"},
     {"bn.keras", "bn.weights.h5", "bn"},
     {"bn.keras", "bn.keras2_weights.h5", "bn"},
@@ -590,6 +600,104 @@ static void test_keras_rank3(void **state)
 	xo_backend_close(be);
 }
 
+/*
+ * The 2-D pooling layers in Keras configs: pool_size and strides as an int,
+ * [n] or [h, w] (the spec's pool_size/pool_w, strides/strides_w), null
+ * strides the default; channels_first, keepdims=true and a three-element
+ * pool_size refused naming the option. Written back (xo's .keras of each
+ * fixture), the config reads as the same layers, geometry and all.
+ */
+static void test_keras_pool2d(void **state)
+{
+#define P2D_JSON(LAYER)                                                                    \
+	"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":"           \
+	"\"InputLayer\",\"config\":{\"name\":\"in\",\"batch_shape\":[null,9,8,2]}}," LAYER \
+	"]}}"
+	static const char *const ok =
+	    P2D_JSON("{\"class_name\":\"MaxPooling2D\",\"config\":{\"name\":\"p\",\"pool_size\":[3,"
+	             "2],\"strides\":[1,2],\"padding\":\"same\",\"data_format\":\"channels_last\"}},"
+	             "{\"class_name\":\"AveragePooling2D\",\"config\":{\"name\":\"q\",\"pool_size\""
+	             ":2,\"strides\":null}},{\"class_name\":\"GlobalMaxPooling2D\",\"config\":{"
+	             "\"name\":\"g\",\"keepdims\":false}}");
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
+	    {P2D_JSON("{\"class_name\":\"MaxPooling2D\",\"config\":{\"name\":\"p\","
+	              "\"data_format\":\"channels_first\"}}"),
+	     "data_format: only channels_last"},
+	    {P2D_JSON("{\"class_name\":\"GlobalAveragePooling2D\",\"config\":{\"name\":\"p\","
+	              "\"keepdims\":true}}"),
+	     "keepdims=true is not supported"},
+	    {P2D_JSON("{\"class_name\":\"AveragePooling2D\",\"config\":{\"name\":\"p\","
+	              "\"pool_size\":[2,2,2]}}"),
+	     "pool_size: expected an integer or two"},
+	    {P2D_JSON("{\"class_name\":\"AveragePooling2D\",\"config\":{\"name\":\"p\","
+	              "\"strides\":[2,\"x\"]}}"),
+	     "strides: expected an integer or two"},
+	};
+	static const char *const files[3] = {"pool2d", "gavg2d", "gmax2d"};
+	struct xo_backend *be;
+	char *text, path[512];
+
+	(void)state;
+	if (xo_keras_config_to_spec(ok, strlen(ok), "m.keras", &text))
+		fail_msg("%s", xo_last_error());
+	assert_string_equal(strchr(text, '\n') + 1,
+	                    "input 9 8 2\nmax_pooling2d name=p pool_size=3 pool_w=2 strides=1 "
+	                    "strides_w=2 padding=same\naverage_pooling2d name=q pool_size=2\n"
+	                    "global_max_pooling2d name=g\n");
+	free(text);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_not_equal(xo_keras_config_to_spec(bad[i].json, strlen(bad[i].json),
+		                                             "m.keras", &text),
+		                     XO_OK);
+		if (!strstr(xo_last_error(), bad[i].msg) || !strstr(xo_last_error(), "'p'"))
+			fail_msg("bad[%zu]: %s (want '%s' naming layer 'p')", i, xo_last_error(),
+			         bad[i].msg);
+	}
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (int f = 0; f < 3; f++) {
+		struct xo_model_spec sp[2];
+		struct xo_model *m;
+
+		snprintf(path, sizeof(path), "%s/%s.keras", XO_KERAS_DIR, files[f]);
+		assert_int_equal(xo_keras_spec_text(path, &text), XO_OK);
+		assert_int_equal(xo_spec_parse(text, path, &sp[0]), XO_OK);
+		free(text);
+		if (xo_model_open(path, be, 4, &m))
+			fail_msg("%s", xo_last_error());
+		snprintf(path, sizeof(path), "%s/rt_%s.keras", g_tmp, files[f]);
+		if (xo_model_save_weights(m, path))
+			fail_msg("%s", xo_last_error());
+		xo_model_close(m);
+		assert_int_equal(xo_keras_spec_text(path, &text), XO_OK);
+		assert_int_equal(xo_spec_parse(text, path, &sp[1]), XO_OK);
+		free(text);
+		assert_int_equal(sp[0].nlayers, sp[1].nlayers);
+		for (int l = 0; l < sp[0].nlayers; l++) {
+			const struct xo_layer_spec *a = &sp[0].layers[l], *b = &sp[1].layers[l];
+
+			assert_int_equal(a->kind, b->kind);
+			assert_true(a->out_len == b->out_len && a->out_w == b->out_w &&
+			            a->out_ch == b->out_ch && a->out_rank == b->out_rank);
+			assert_true(a->p.padding == b->p.padding);
+			if (a->kind == XO_LAYER_MAX_POOLING2D || a->kind == XO_LAYER_AVERAGE_POOLING2D) {
+				struct xo_params qa = xo_params_width_axis(&a->p);
+				struct xo_params qb = xo_params_width_axis(&b->p);
+
+				assert_true(a->p.pool_size == b->p.pool_size &&
+				            qa.pool_size == qb.pool_size);
+				assert_true(xo_pool1d_stride(&a->p) == xo_pool1d_stride(&b->p) &&
+				            xo_pool1d_stride(&qa) == xo_pool1d_stride(&qb));
+			}
+		}
+		xo_spec_free(&sp[0]);
+		xo_spec_free(&sp[1]);
+	}
+	xo_backend_close(be);
+#undef P2D_JSON
+}
+
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -613,6 +721,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_refused),
 	    cmocka_unit_test(test_keras_config_forms),
 	    cmocka_unit_test(test_keras_rank3),
+	    cmocka_unit_test(test_keras_pool2d),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -232,6 +232,23 @@ def keras_bad_json(d):
             dst.writestr(name, data[:40] if name == "config.json" else data)
 
 
+def keras_channels_first(d):  # pool2d.keras with its MaxPooling2D channels_first
+    import json
+    import zipfile
+    shutil.copy(os.path.join(KERAS, "pool2d.x.npy"), f"{d}/kx.npy")
+    with zipfile.ZipFile(os.path.join(KERAS, "pool2d.keras")) as src, \
+            zipfile.ZipFile(f"{d}/cfirst.keras", "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "config.json":
+                cfg = json.loads(data)
+                layer = next(l for l in cfg["config"]["layers"]
+                             if l["class_name"] == "MaxPooling2D")
+                layer["config"]["data_format"] = "channels_first"
+                data = json.dumps(cfg).encode()
+            dst.writestr(name, data)
+
+
 def keras_truncated_h5(d):
     keras_inputs(d)
     data = open(os.path.join(KERAS, "seed.weights.h5"), "rb").read()
@@ -294,6 +311,7 @@ CASES = {
     "keras_truncated_zip": (kpredict("trunc.keras"), 2, r"trunc\.keras: not a readable \.keras archive", ["out.npy"], keras_truncated, {}, None),
     "keras_zip_without_config": (kpredict("noconf.keras"), 2, r"noconf\.keras: not a Keras archive: no config\.json in it", ["out.npy"], keras_no_config, {}, None),
     "keras_config_not_json": (kpredict("badjson.keras"), 2, r"badjson\.keras: bad model config JSON", ["out.npy"], keras_bad_json, {}, None),
+    "keras_pool2d_channels_first": (kpredict("cfirst.keras"), 2, r"cfirst\.keras: layer 'max_pooling2d' \(MaxPooling2D\): data_format: only channels_last is supported", ["out.npy"], keras_channels_first, {}, None),
     "keras_weights_wrong_shape": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.legacy_weights.h5")), 2, r"seed\.legacy_weights\.h5: layer 'conv1d': kernel has shape \(3, 1, 16\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
     "keras3_weights_of_another_model": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: layer 'hidden': kernel has shape \(64, 32\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
     "keras_truncated_weights_h5": (kpredict(os.path.join(KERAS, "seed.keras"), "trunc.weights.h5"), 2, r"trunc\.weights\.h5: not a readable HDF5 file", ["out.npy"], keras_truncated_h5, {}, None),
