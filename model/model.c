@@ -782,12 +782,12 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 		 * for y; bwd: x and dy read twice, dx written */
 		out->act_bytes_fwd = 3 * in + outb;
 		out->w_bytes_fwd = w;
-		out->flops_fwd = 8.0 * (double)(l->s.in_len * l->s.in_ch);
+		out->flops_fwd = 8.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
 		out->ops_train_fwd = out->ops_predict = 1;
 		if (l->has_grad) {
 			out->act_bytes_bwd = 4 * in + 2 * outb + (l->need_dx ? in : 0);
 			out->w_bytes_bwd = w;
-			out->flops_bwd = 12.0 * (double)(l->s.in_len * l->s.in_ch);
+			out->flops_bwd = 12.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
 			out->ops_bwd = 1;
 		}
 		break;

@@ -12,12 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cost.h"
 #include "explain.h"
+#include "perfdb.h"
 #include "split.h"
 #include "xo.h"
 
@@ -182,6 +185,83 @@ static void assert_adds_up(const struct xo_split *s)
 	assert_close(s->part_s[0] + s->part_s[1] + s->part_s[2] + s->part_s[3], s->wall_s);
 	for (int p = 0; p < XO_SPLIT_COUNT; p++)
 		assert_true(s->part_s[p] >= 0);
+}
+
+/*
+ * The 2-D pooling layers and a rank-3 batch_normalization by hand: input
+ * 4x6x2 (48 values), batch_normalization 48 -> 48 (8 and 12 FLOP per value),
+ * max_pooling2d 2x2 (pool_w 3: width 6 / 3) -> 2x2x2 = 8, global average ->
+ * 2; every pooling layer has an input gradient (the batch normalization
+ * before it learns). Then the model fingerprint: two specs that differ only
+ * in the width axis (pool_w and strides_w, or the input's width) are different models, and
+ * the seed's fingerprint is the one it had before the width was hashed.
+ */
+static void test_pool2d_cost_and_ident(void **state)
+{
+	static const char *const spec = "input 4 6 2\nbatch_normalization\nmax_pooling2d pool_w=3\n"
+	                                 "global_average_pooling2d\ndense units=3 activation=softmax\n";
+	static const struct {
+		double flops_fwd, flops_bwd, act_fwd, act_bwd;
+	} want[3] = {
+	    {8 * 48, 12 * 48, 4 * (3 * 48 + 48), 4 * (4 * 48 + 2 * 48)},
+	    {0, 0, 4 * (48 + 8), 4 * (2 * 48 + 8)},
+	    {0, 0, 4 * (8 + 2), 4 * (8 + 2)},
+	};
+	static const char *const texts[4] = {
+	    /* the same shapes everywhere ([2][2][2] after the pooling),
+	     * only the width's window and stride differ */
+	    "input 4 6 2\nmax_pooling2d pool_w=2 strides_w=3\nflatten\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 4 6 2\nmax_pooling2d pool_w=3\nflatten\ndense units=3 activation=softmax\n",
+	    /* only the input's width differs */
+	    "input 4 6 2\nglobal_max_pooling2d\ndense units=3 activation=softmax\n",
+	    "input 4 3 2\nglobal_max_pooling2d\ndense units=3 activation=softmax\n",
+	};
+	char dir[] = "/tmp/xo_test_cost.XXXXXX", path[4][64], name[64], arch[4][32];
+	struct xo_backend *be;
+	struct xo_model *m;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(spec, "p2d", be, 1, &m), XO_OK);
+	for (int i = 0; i < 3; i++) {
+		struct xo_layer_cost c;
+
+		xo_model_layer_cost(m, i, &c);
+		assert_close(c.flops_fwd, want[i].flops_fwd);
+		assert_close(c.flops_bwd, want[i].flops_bwd);
+		assert_close(c.act_bytes_fwd, want[i].act_fwd);
+		assert_close(c.act_bytes_bwd, want[i].act_bwd);
+		assert_int_equal(c.ops_train_fwd, 1);
+		assert_int_equal(c.ops_predict, 1);
+		assert_int_equal(c.ops_bwd, 1);
+	}
+	xo_model_close(m);
+	xo_backend_close(be);
+
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 4; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+		                                     sizeof(arch[i])),
+		                 XO_OK);
+	}
+	assert_string_not_equal(arch[0], arch[1]);
+	assert_string_not_equal(arch[2], arch[3]);
+	for (int i = 0; i < 4; i++)
+		unlink(path[i]);
+	rmdir(dir);
+	/* the seed's, as before the width was hashed (0184940) */
+	assert_int_equal(xo_perf_model_ident(NULL, name, sizeof(name), arch[0], sizeof(arch[0])),
+	                 XO_OK);
+	print_message("  seed arch %s\n", arch[0]);
+	assert_string_equal(arch[0], "bd5c6f95b448fe39");
 }
 
 static void test_cost_predict_call(void **state)
@@ -569,6 +649,7 @@ int main(void)
 	    cmocka_unit_test(test_cost_train_step),    cmocka_unit_test(test_split_from_events),
 	    cmocka_unit_test(test_diagnosis_rules),    cmocka_unit_test(test_crossover),
 	    cmocka_unit_test(test_crossover_interval), cmocka_unit_test(test_what_if),
+	    cmocka_unit_test(test_pool2d_cost_and_ident),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
