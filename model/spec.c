@@ -289,6 +289,18 @@ static const char *in_shape_text(const struct xo_layer_spec *l, char *buf, size_
 	return buf;
 }
 
+/* The layer's input rank is not the one its kind needs: the error naming
+ * both (rank 2: [steps][channels], rank 3: [height][width][channels]). */
+static enum xo_status rank_error(const struct xo_layer_spec *l, const char *origin, int rank)
+{
+	char shp[96];
+
+	return spec_error(XO_EINVAL, origin, l->line, "%s needs a %s input, got %s",
+	                  xo_spec_kind_name(l->kind),
+	                  rank == 3 ? "[height][width][channels]" : "[steps][channels]",
+	                  in_shape_text(l, shp, sizeof(shp)));
+}
+
 /* Resolves the output shape of l from its input shape; Keras's rules. */
 static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 {
@@ -322,10 +334,7 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	case XO_LAYER_MAX_POOLING1D:
 	case XO_LAYER_AVERAGE_POOLING1D:
 		if (l->in_rank != 2)
-			return spec_error(XO_EINVAL, origin, l->line,
-			                  "%s needs a [steps][channels] input, got %s",
-			                  xo_spec_kind_name(l->kind),
-			                  in_shape_text(l, shp, sizeof(shp)));
+			return rank_error(l, origin, 2);
 		st = xo_pool1d_geometry_of(l->kind == XO_LAYER_MAX_POOLING1D
 		                               ? XO_OP_max_pooling1d
 		                               : XO_OP_average_pooling1d,
@@ -339,10 +348,7 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
 	case XO_LAYER_GLOBAL_MAX_POOLING1D:
 		if (l->in_rank != 2)
-			return spec_error(XO_EINVAL, origin, l->line,
-			                  "%s needs a [steps][channels] input, got %s",
-			                  xo_spec_kind_name(l->kind),
-			                  in_shape_text(l, shp, sizeof(shp)));
+			return rank_error(l, origin, 2);
 		l->out_rank = 1; /* keepdims=False: [ch] */
 		l->out_len = 1;
 		l->out_ch = l->in_ch;
@@ -352,10 +358,7 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		struct xo_pool2d_geom g;
 
 		if (l->in_rank != 3)
-			return spec_error(XO_EINVAL, origin, l->line,
-			                  "%s needs a [height][width][channels] input, got %s",
-			                  xo_spec_kind_name(l->kind),
-			                  in_shape_text(l, shp, sizeof(shp)));
+			return rank_error(l, origin, 3);
 		p->width = l->in_w;
 		st = xo_pool2d_geometry_of(l->kind == XO_LAYER_MAX_POOLING2D
 		                               ? XO_OP_max_pooling2d
@@ -372,10 +375,7 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
 	case XO_LAYER_GLOBAL_MAX_POOLING2D:
 		if (l->in_rank != 3)
-			return spec_error(XO_EINVAL, origin, l->line,
-			                  "%s needs a [height][width][channels] input, got %s",
-			                  xo_spec_kind_name(l->kind),
-			                  in_shape_text(l, shp, sizeof(shp)));
+			return rank_error(l, origin, 3);
 		p->width = l->in_w;
 		l->out_rank = 1; /* keepdims=False: [ch] */
 		l->out_len = 1;
