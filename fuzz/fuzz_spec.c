@@ -9,9 +9,10 @@
 #include "fuzz.h"
 #include "model_internal.h"
 
-/* Elements a spec may have (input, parameters and one sample's activations)
- * to be built as well as parsed: a spec may ask for gigabytes legitimately;
- * the build is only worth its time and memory for small ones. */
+/* Elements a spec may have (input, parameters and state, one sample's
+ * activations; rank-3 widths included) to be built as well as parsed: a
+ * spec may ask for gigabytes legitimately; the build is only worth its time
+ * and memory for small ones. */
 #define BUILD_LIMIT (1 << 20)
 
 static struct xo_backend *ref;
@@ -33,13 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	xo_fuzz_check_refusal(st, "spec");
 	if (st)
 		goto out;
-	total = (double)spec.in_len * (double)spec.in_ch;
+	total = (double)spec.in_len * (double)spec.in_w * (double)spec.in_ch;
 	for (int i = 0; i < spec.nlayers; i++) {
 		const struct xo_layer_spec *l = &spec.layers[i];
 
 		/* in double: the sizes are whatever the parser let through */
-		total += (double)l->w_count + (double)l->b_count +
-		         (double)l->out_len * (double)l->out_ch;
+		total += (double)xo_layer_total(l) +
+		         (double)l->out_len * (double)l->out_w * (double)l->out_ch;
 	}
 	xo_spec_free(&spec);
 	if (total <= BUILD_LIMIT) {
