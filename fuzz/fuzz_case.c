@@ -43,6 +43,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		xo_fuzz_check_refusal(xo_conv1d_geometry(&p, &out_len, &pad), "case/conv1d");
 		xo_fuzz_check_refusal(xo_pool1d_geometry(&p, &out_len, &pad), "case/pool1d");
+		{
+			struct xo_pool2d_geom g;
+			int64_t out_w, pad_top;
+
+			xo_fuzz_check_refusal(xo_pool2d_geometry_of(XO_OP_max_pooling2d, &p, &g),
+			                      "case/pool2d");
+			xo_fuzz_check_refusal(
+			    xo_conv2d_geometry(&p, &out_len, &out_w, &pad_top, &pad), "case/conv2d");
+		}
 	}
 	free(text);
 	return 0;
