@@ -127,6 +127,8 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 	d[ND_STRIDE] = 1;
 	d[ND_DIL] = 1;
 	d[ND_PAD] = 0;
+	if (!xo_net_kind_fusable(l->kind))
+		return false;
 	switch (l->kind) {
 	case XO_NET_CONV1D:
 		stride = xo_conv1d_stride(&p);
@@ -166,18 +168,9 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 		/* softmax only as the last layer (the head) */
 		return act_elementwise(p.activation) ||
 		       (p.activation == XO_ACTIVATION_SOFTMAX && li == net->nlayers - 1);
-	case XO_NET_ACTIVATION: /* not in net.cl: such models run op by op */
-	case XO_NET_AVERAGE_POOLING1D: /* not in net.cl: these nets run op by op */
-	case XO_NET_GLOBAL_AVERAGE_POOLING1D:
-	case XO_NET_GLOBAL_MAX_POOLING1D:
-	case XO_NET_BATCH_NORMALIZATION:
-	case XO_NET_MAX_POOLING2D:
-	case XO_NET_AVERAGE_POOLING2D:
-	case XO_NET_GLOBAL_AVERAGE_POOLING2D:
-	case XO_NET_GLOBAL_MAX_POOLING2D:
+	default: /* XO_NET_ACTIVATION: not in net.cl, op by op */
 		return false;
 	}
-	return false;
 }
 
 /* The layers' kernel and bias ranges cover [0, size) without overlap (their

@@ -58,20 +58,7 @@ static void emit(struct check_totals *t, const struct xo_case *c, const char *ba
 		return;
 	}
 	/* the stride the op uses, as the repro line prints it */
-	p = c->p;
-	if (c->op == XO_OP_conv1d)
-		p.strides = xo_conv1d_stride(&c->p);
-	else if (xo_op_is_pool1d(c->op))
-		p.strides = xo_pool1d_stride(&c->p);
-	else if (xo_op_is_pool2d(c->op)) {
-		struct xo_pool2d_geom g;
-
-		if (!xo_pool2d_geometry_of(c->op, &c->p, &g)) {
-			p.strides = g.stride_h;
-			p.strides_w = g.stride_w;
-			p.pool_w = g.pool_w;
-		}
-	}
+	p = xo_params_resolved(c->op, &c->p);
 	xo_params_format(c->op, c->dir, &p, params, sizeof(params));
 	fprintf(t->out, "%s\n    {\"op\": \"%s\", \"dir\": \"%s\", \"mode\": \"%s\", \"backend\": ",
 	        t->passed + t->failed > 1 ? "," : "", xo_op_name(c->op), xo_dir_name(c->dir),

@@ -430,6 +430,26 @@ int64_t xo_pool1d_stride(const struct xo_params *p)
 	return p->strides ? p->strides : p->pool_size;
 }
 
+struct xo_params xo_params_resolved(enum xo_op op, const struct xo_params *p)
+{
+	struct xo_params q = *p;
+
+	if (op == XO_OP_conv1d)
+		q.strides = xo_conv1d_stride(p);
+	else if (xo_op_is_pool1d(op))
+		q.strides = xo_pool1d_stride(p);
+	else if (xo_op_is_pool2d(op)) {
+		struct xo_pool2d_geom g;
+
+		if (!xo_pool2d_geometry_of(op, p, &g)) {
+			q.strides = g.stride_h;
+			q.strides_w = g.stride_w;
+			q.pool_w = g.pool_w;
+		}
+	}
+	return q;
+}
+
 struct xo_params xo_params_width_axis(const struct xo_params *p)
 {
 	struct xo_params q = *p;

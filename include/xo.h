@@ -224,6 +224,10 @@ int64_t xo_pool1d_window(const struct xo_params *p, int64_t o, int64_t pad_left,
  * (the *_w fields, 0 resolved to the height's value), so the 1-D geometry
  * functions above serve each axis of a 2-D op. */
 struct xo_params xo_params_width_axis(const struct xo_params *p);
+/* p with the defaults op resolves written out (strides 0 -> the stride
+ * used; a 2-D pooling's strides_w and pool_w), as a repro line prints them;
+ * p itself when its geometry is invalid. */
+struct xo_params xo_params_resolved(enum xo_op op, const struct xo_params *p);
 /* A conv2d's output [out_h][out_w] and the padding before each axis: the
  * conv1d geometry per axis (the width's from xo_params_width_axis), errors
  * naming conv2d and the axis's keys (len/width, kernel_size/kernel_w, ...);

@@ -176,7 +176,8 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		s->out_len = l->out_len;
 		s->out_ch = l->out_ch;
 		s->pack_off = -1;
-		if (l->in_len < 1 || l->in_ch < 1 || l->out_len < 1 || l->out_ch < 1)
+		if (!xo_net_kind_fusable(l->kind) || l->in_len < 1 || l->in_ch < 1 ||
+		    l->out_len < 1 || l->out_ch < 1)
 			return false;
 		if (l->in_len > NET_MAX_SAMPLE_FLOATS / l->in_ch ||
 		    l->out_len > NET_MAX_SAMPLE_FLOATS / l->out_ch)
@@ -230,15 +231,7 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 			if (l->out_len != l->in_len || l->out_ch != l->in_ch)
 				return false;
 			break;
-		case XO_NET_AVERAGE_POOLING1D: /* not in cpu_net.inc: op by op */
-		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
-		case XO_NET_GLOBAL_MAX_POOLING1D:
-		case XO_NET_BATCH_NORMALIZATION:
-		case XO_NET_MAX_POOLING2D:
-		case XO_NET_AVERAGE_POOLING2D:
-		case XO_NET_GLOBAL_AVERAGE_POOLING2D:
-		case XO_NET_GLOBAL_MAX_POOLING2D:
-		default:
+		default: /* XO_NET_ACTIVATION: op by op */
 			return false;
 		}
 		if (i > 0 && (pl->st[i - 1].out_len * pl->st[i - 1].out_ch != l->in_len * l->in_ch))
@@ -457,14 +450,7 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 		struct act out = {dst, s->need_out * s->out_ch, s->need_out, s->out_ch};
 
 		switch (s->kind) {
-		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
-		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
-		case XO_NET_GLOBAL_MAX_POOLING1D:
-		case XO_NET_BATCH_NORMALIZATION:
-		case XO_NET_MAX_POOLING2D:
-		case XO_NET_AVERAGE_POOLING2D:
-		case XO_NET_GLOBAL_AVERAGE_POOLING2D:
-		case XO_NET_GLOBAL_MAX_POOLING2D:
+		default: /* !xo_net_kind_fusable: refused by plan_make */
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:
@@ -779,14 +765,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			continue;
 		}
 		switch (s->kind) {
-		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
-		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
-		case XO_NET_GLOBAL_MAX_POOLING1D:
-		case XO_NET_BATCH_NORMALIZATION:
-		case XO_NET_MAX_POOLING2D:
-		case XO_NET_AVERAGE_POOLING2D:
-		case XO_NET_GLOBAL_AVERAGE_POOLING2D:
-		case XO_NET_GLOBAL_MAX_POOLING2D:
+		default: /* !xo_net_kind_fusable: refused by plan_make */
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:
@@ -849,14 +828,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		int64_t gin_stride; /* floats per sample of gin: out_stride[i - 1] */
 
 		switch (s->kind) {
-		case XO_NET_AVERAGE_POOLING1D: /* refused by plan_make */
-		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
-		case XO_NET_GLOBAL_MAX_POOLING1D:
-		case XO_NET_BATCH_NORMALIZATION:
-		case XO_NET_MAX_POOLING2D:
-		case XO_NET_AVERAGE_POOLING2D:
-		case XO_NET_GLOBAL_AVERAGE_POOLING2D:
-		case XO_NET_GLOBAL_MAX_POOLING2D:
+		default: /* !xo_net_kind_fusable: refused by plan_make */
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
 			break;
 		case XO_NET_CONV1D:

@@ -329,22 +329,9 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
  * and, for the cpu backend, the ISA level its kernels run at. */
 void xo_case_repro(const struct xo_case *c, const char *backend, char *buf, size_t size)
 {
-	struct xo_params p = c->p;
+	struct xo_params p = xo_params_resolved(c->op, &c->p);
 	char params[512], isa[48] = "";
 
-	if (c->op == XO_OP_conv1d)
-		p.strides = xo_conv1d_stride(&c->p);
-	else if (xo_op_is_pool1d(c->op))
-		p.strides = xo_pool1d_stride(&c->p);
-	else if (xo_op_is_pool2d(c->op)) {
-		struct xo_pool2d_geom g;
-
-		if (!xo_pool2d_geometry_of(c->op, &c->p, &g)) {
-			p.strides = g.stride_h;
-			p.strides_w = g.stride_w;
-			p.pool_w = g.pool_w;
-		}
-	}
 #ifdef XO_HAVE_CPU
 	if (!strncmp(backend, "cpu", 3))
 		snprintf(isa, sizeof(isa), "XO_CPU_ISA=%s ",

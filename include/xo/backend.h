@@ -62,6 +62,14 @@ enum xo_net_kind {
 	XO_NET_GLOBAL_MAX_POOLING2D,
 };
 
+/* True for the kinds a fused path may implement (those before
+ * XO_NET_ACTIVATION); every net_fits refuses a net holding another, so the
+ * fused code never meets one and a new kind needs no entry there. */
+static inline bool xo_net_kind_fusable(enum xo_net_kind k)
+{
+	return k < XO_NET_ACTIVATION;
+}
+
 struct xo_net_layer {
 	enum xo_net_kind kind;
 	/* The layer's op params for this batch: batch = n, len/ch = the input
