@@ -238,6 +238,10 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		}
 		break;
 	case XO_OP_categorical_crossentropy:
+	case XO_OP_binary_crossentropy:
+	case XO_OP_mean_squared_error:
+	case XO_OP_binary_accuracy: /* forward only (checked above) */
+		/* p, t [batch][ch]; fwd a scalar (loss or count), bwd d / d p */
 		NEED(batch);
 		NEED(ch);
 		SLOT(src[0], false, p->batch, p->ch);
@@ -285,24 +289,6 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		SLOT(dst[0], false, p->size);
 		SLOT(dst[1], false, p->size);
 		SLOT(dst[2], false, p->size);
-		break;
-	case XO_OP_binary_crossentropy:
-	case XO_OP_mean_squared_error:
-		NEED(batch);
-		NEED(ch);
-		SLOT(src[0], false, p->batch, p->ch);
-		SLOT(src[1], false, p->batch, p->ch);
-		if (dir == XO_DIR_FWD)
-			SLOT(dst[0], false, 1);
-		else
-			SLOT(dst[0], false, p->batch, p->ch);
-		break;
-	case XO_OP_binary_accuracy:
-		NEED(batch);
-		NEED(ch);
-		SLOT(src[0], false, p->batch, p->ch);
-		SLOT(src[1], false, p->batch, p->ch);
-		SLOT(dst[0], false, 1);
 		break;
 	case XO_OP_sparse_categorical_crossentropy:
 	case XO_OP_sparse_categorical_accuracy:
