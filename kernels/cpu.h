@@ -219,6 +219,14 @@ void xo_cpu_triad(struct xo_cpu_pool_threads *tp, int nt, float *a, const float 
 void xo_cpu_triad_fill(struct xo_cpu_pool_threads *tp, int nt, float *a, float *b, float *c,
 		       int64_t n);
 float xo_cpu_triad_expect(int64_t i);
+/* The last-level cache one core's data can live in, from sysfs under
+ * sysfs_cpu0 (e.g. "/sys/devices/system/cpu/cpu0": the highest-level data or
+ * unified cache), glibc's figure where sysfs has none, 0 if neither; the
+ * size text as sysfs writes it ("32768K") parsed, 0 if it is not one; and the
+ * bytes of each triad array for an LLC of llc bytes (2x, 32..128 MiB). */
+size_t xo_cpu_llc_bytes(const char *sysfs_cpu0);
+size_t xo_cpu_cache_size_parse(const char *text);
+size_t xo_cpu_triad_bytes(size_t llc);
 
 /* ---- fused network path (cpu_net.c, cpu_net.inc) ------------------------------------ */
 

@@ -14,6 +14,8 @@
  * A host backend has no queue or transfers: those figures are NAN.
  */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -162,10 +164,80 @@ void xo_cpu_triad_fill(struct xo_cpu_pool_threads *tp, int nt, float *a, float *
 	xo_cpu_threads_run(tp, nt, triad_fill_part, &x);
 }
 
-static size_t triad_bytes(void)
+/* Reads a small sysfs text file into buf; false when it can't. */
+static bool read_small(const char *path, char *buf, size_t size)
 {
-	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	size_t bytes = l3 > 0 ? 2 * (size_t)l3 : PROBE_TRIAD_MIN;
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return n > 0;
+}
+
+/* "32768K", "1M", "512" (bytes) as sysfs writes a cache size; 0 if not one. */
+size_t xo_cpu_cache_size_parse(const char *text)
+{
+	char *end;
+	unsigned long long v = strtoull(text, &end, 10);
+
+	if (end == text)
+		return 0;
+	switch (*end) {
+	case 'K': v <<= 10; end++; break;
+	case 'M': v <<= 20; end++; break;
+	case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	while (*end == '\n' || *end == ' ')
+		end++;
+	return *end ? 0 : (size_t)v;
+}
+
+size_t xo_cpu_llc_bytes(const char *sysfs_cpu0)
+{
+	size_t best = 0;
+	int best_level = 0;
+
+	/* the highest-level data or unified cache that cpu0 sees: its own
+	 * slice (one CCD's L3 on a Zen part), which is what its streams can
+	 * live in; glibc's sysconf(_SC_LEVEL3_CACHE_SIZE) gave 320 MiB on a
+	 * 2-core Zen 4 guest whose L3 is 32 MiB, and the triad then allocated
+	 * 3 x 128 MiB */
+	for (int i = 0; i < 16; i++) {
+		char path[512], buf[64];
+		int level;
+		size_t size;
+
+		snprintf(path, sizeof(path), "%s/cache/index%d/level", sysfs_cpu0, i);
+		if (!read_small(path, buf, sizeof(buf)))
+			continue;
+		level = atoi(buf);
+		snprintf(path, sizeof(path), "%s/cache/index%d/type", sysfs_cpu0, i);
+		if (!read_small(path, buf, sizeof(buf)) || strncmp(buf, "Instruction", 11) == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/cache/index%d/size", sysfs_cpu0, i);
+		if (!read_small(path, buf, sizeof(buf)) || !(size = xo_cpu_cache_size_parse(buf)))
+			continue;
+		if (level > best_level) {
+			best_level = level;
+			best = size;
+		}
+	}
+	if (!best) {
+		long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+		best = l3 > 0 ? (size_t)l3 : 0;
+	}
+	return best;
+}
+
+size_t xo_cpu_triad_bytes(size_t llc)
+{
+	size_t bytes = llc > 0 ? 2 * llc : PROBE_TRIAD_MIN;
 
 	return bytes < PROBE_TRIAD_MIN ? PROBE_TRIAD_MIN
 	       : bytes > PROBE_TRIAD_MAX ? PROBE_TRIAD_MAX
@@ -174,7 +246,8 @@ static size_t triad_bytes(void)
 
 static enum xo_status probe_stream(struct xo_cpu_ctx *c, double share, struct xo_probe *p)
 {
-	int64_t n = (int64_t)(triad_bytes() / sizeof(float));
+	int64_t n = (int64_t)(xo_cpu_triad_bytes(xo_cpu_llc_bytes("/sys/devices/system/cpu/cpu0")) /
+	                    sizeof(float));
 	float *a = malloc((size_t)n * sizeof(float)), *b = malloc((size_t)n * sizeof(float)),
 	      *cc = malloc((size_t)n * sizeof(float));
 	enum xo_status st = XO_OK;

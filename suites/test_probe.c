@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -152,6 +153,81 @@ static void test_cpu_triad_checked(void **state)
 	free(a);
 	free(b);
 	free(c);
+}
+
+/* Writes text to dir/name (dir made if missing). */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	mkdir(dir, 0700);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The triad's arrays are sized by the LLC the core sees in sysfs (the
+ * highest-level data/unified cache), not glibc's sysconf figure, which on a
+ * 2-core Zen 4 guest said 320 MiB for a 32 MiB L3 and made the probe
+ * allocate 3 x 128 MiB. A fake sysfs tree: L1d 32K, L1i 32K (ignored, even
+ * if larger), L2 1M, L3 32M. */
+static void test_cpu_llc_from_sysfs(void **state)
+{
+	char root[] = "/tmp/xo_llc_XXXXXX", cache[600], idx[700];
+	const char *rows[][3] = {{"1", "Data", "32K"},
+				 {"1", "Instruction", "65536K"},
+				 {"2", "Unified", "1024K"},
+				 {"3", "Unified", "32768K\n"}};
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(cache, sizeof(cache), "%s/cache", root);
+	for (int i = 0; i < 4; i++) {
+		snprintf(idx, sizeof(idx), "%s/index%d", cache, i);
+		mkdir(cache, 0700);
+		put_file(idx, "level", rows[i][0]);
+		put_file(idx, "type", rows[i][1]);
+		put_file(idx, "size", rows[i][2]);
+	}
+	assert_int_equal(xo_cpu_llc_bytes(root), (size_t)32 << 20);
+	assert_int_equal(xo_cpu_triad_bytes(xo_cpu_llc_bytes(root)), (size_t)64 << 20);
+	/* the bounds: 32 MiB at least, 128 MiB at most, 32 MiB when unknown */
+	assert_int_equal(xo_cpu_triad_bytes((size_t)1 << 20), (size_t)32 << 20);
+	assert_int_equal(xo_cpu_triad_bytes((size_t)320 << 20), (size_t)128 << 20);
+	assert_int_equal(xo_cpu_triad_bytes(0), (size_t)32 << 20);
+	assert_int_equal(xo_cpu_cache_size_parse("32768K"), (size_t)32 << 20);
+	assert_int_equal(xo_cpu_cache_size_parse("2M\n"), (size_t)2 << 20);
+	assert_int_equal(xo_cpu_cache_size_parse("512"), (size_t)512);
+	assert_int_equal(xo_cpu_cache_size_parse("K"), (size_t)0);
+	assert_int_equal(xo_cpu_cache_size_parse("12Q"), (size_t)0);
+	/* this machine: where sysfs names an L3, the probe's arrays follow it */
+	{
+		size_t llc = xo_cpu_llc_bytes("/sys/devices/system/cpu/cpu0");
+		FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+
+		if (f) {
+			char buf[64] = {0};
+
+			assert_non_null(fgets(buf, sizeof(buf), f));
+			fclose(f);
+			assert_int_equal(llc, xo_cpu_cache_size_parse(buf));
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		const char *names[] = {"level", "type", "size"};
+
+		for (int k = 0; k < 3; k++) {
+			snprintf(idx, sizeof(idx), "%s/index%d/%s", cache, i, names[k]);
+			unlink(idx);
+		}
+		snprintf(idx, sizeof(idx), "%s/index%d", cache, i);
+		rmdir(idx);
+	}
+	rmdir(cache);
+	rmdir(root);
 }
 
 /* ---- cl -------------------------------------------------------------------------- */
@@ -441,6 +517,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cpu_figures),
 		cmocka_unit_test(test_cpu_flops_vs_one_thread),
 		cmocka_unit_test(test_cpu_triad_checked),
+		cmocka_unit_test(test_cpu_llc_from_sysfs),
 #ifdef XO_HAVE_CL
 		cmocka_unit_test(test_cl_figures),
 		cmocka_unit_test(test_cl_fma_checked),
