@@ -24,6 +24,7 @@
 
 struct xo_perfdb; /* opaque: an open store */
 struct sqlite3;
+struct xo_sql;
 
 /* ---- identity ------------------------------------------------------------ */
 
@@ -72,6 +73,10 @@ enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out);
  * refuse a path that is a directory, FIFO or device (XO_EINVAL). */
 enum xo_status xo_perfdb_open_readonly(const char *path, struct xo_perfdb **out);
 void xo_perfdb_close(struct xo_perfdb *db); /* accepts NULL */
+/* The store's connection (sql.h): every perfdb query goes through it. */
+struct xo_sql *xo_perfdb_sql(struct xo_perfdb *db);
+/* The raw handle of a SQLite store, for tests that inspect the file; NULL
+ * when the store is on another engine. */
 struct sqlite3 *xo_perfdb_sqlite(struct xo_perfdb *db);
 
 /* What a benchmark is: its name is unique and carries device and shape. */
