@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "perfdb.h"
+#include "sql.h"
 #include "xo.h"
 
 #define MAX_DEVICES 16
@@ -387,7 +388,8 @@ int xo_cmd_perf(int argc, char **argv)
 	/* only record and import create a store: a mistyped --db for the
 	 * readers would otherwise leave an empty perf.sqlite behind and report
 	 * "no run" instead of the real problem */
-	if (strcmp(sub, "record") && strcmp(sub, "import") && access(a.db, F_OK)) {
+	if (strcmp(sub, "record") && strcmp(sub, "import") && !xo_sql_is_uri(a.db) &&
+	    access(a.db, F_OK)) {
 		fprintf(stderr, "xo perf %s: %s: no such database (check --db, or record first)\n",
 		        sub, a.db);
 		return 2;

@@ -1299,7 +1299,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 		snprintf(sql, sizeof(sql),
 		         "DELETE FROM changes WHERE benchmark_id = ? AND testbed_id = ? AND"
 		         " state IN ('detected','confirmed') AND commit_id NOT IN (%s)",
-		         keep);
+		         keep[0] ? keep : "0"); /* ids start at 1; PostgreSQL refuses "IN ()" */
 		if (xo_sql_prepare(xo_perfdb_sql(db), sql, &del)) {
 			st = sql_err(db, "pruning changes");
 			goto out;
@@ -1453,8 +1453,8 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	        " prev_commit_id = excluded.prev_commit_id,"
 	        " direction = excluded.direction, ratio = excluded.ratio,"
 	        " p_value = excluded.p_value, updated = excluded.updated,"
-	        " state = CASE WHEN state IN ('accepted','ignored','fixed')"
-	        " THEN state ELSE excluded.state END", &ctx.upsert) ||
+	        " state = CASE WHEN changes.state IN ('accepted','ignored','fixed')"
+	        " THEN changes.state ELSE excluded.state END", &ctx.upsert) ||
 	    xo_sql_prepare(h,
 	                       "UPDATE changes SET state = 'fixed' WHERE benchmark_id = ? AND"
 	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'", &ctx.fix) ||

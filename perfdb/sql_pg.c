@@ -329,7 +329,11 @@ static int pg_meta_get(struct xo_sql *db, const char *key, int64_t *out)
 		xo_sql_set_error(db, XO_SQL_ERROR, "unknown store key %s", key);
 		return XO_SQL_ERROR;
 	}
-	if ((rc = pg_prepare(db, "SELECT to_regclass('xo_meta') IS NOT NULL", &s)) ||
+	/* an MVCC query of the catalog, not to_regclass: after waiting on the
+	 * migration's advisory lock it must see the table another process just
+	 * committed, and the catalog cache is not refreshed by that lock */
+	if ((rc = pg_prepare(db, "SELECT count(*) FROM pg_catalog.pg_tables WHERE"
+	                         " schemaname = current_schema() AND tablename = 'xo_meta'", &s)) ||
 	    (rc = pg_step(s)) != XO_SQL_ROW)
 		goto out;
 	if (!pg_column_int64(s, 0)) {
