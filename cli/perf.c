@@ -56,7 +56,11 @@ static const char usage_text[] =
     "  advise  [--db F] [--model M] [--json]   the faster device per batch size\n"
     "                       (every model in the store, listed, unless --model)\n"
     "  import  [--db F] --peer NAME --json FILE   another framework's timings\n"
+    "  import-db [--db F] SOURCE  merge every complete run of the store SOURCE\n"
+    "                       (a testbed's perf.sqlite) into --db; twice adds nothing\n"
     "\n"
+    "--db F is a SQLite file or a PostgreSQL URI (postgresql://USER@HOST/DB, a\n"
+    "store a fleet shares).\n"
     "--db defaults to perf.sqlite. compare/detect exit 1 when a regression is\n"
     "confirmed: Mann-Whitney p < alpha (0.002) and |change| > max(threshold (5%),\n"
     "base IQR/median, and for compare the run-to-run noise once a series has\n"
@@ -264,6 +268,7 @@ static const struct {
     {"report", " --db --out --model "},
     {"advise", " --db --model --json "},
     {"import", " --db --peer --json "},
+    {"import-db", " --db "},
 };
 
 static int check_options(const char *sub, const struct perf_args *a)
@@ -305,7 +310,7 @@ int xo_cmd_perf(int argc, char **argv)
 	if (strcmp(sub, "record") && strcmp(sub, "compare") && strcmp(sub, "detect") &&
 	    strcmp(sub, "accept") && strcmp(sub, "ignore") && strcmp(sub, "fix") &&
 	    strcmp(sub, "report") && strcmp(sub, "advise") && strcmp(sub, "import") &&
-	    strcmp(sub, "continuous") && strcmp(sub, "bisect"))
+	    strcmp(sub, "continuous") && strcmp(sub, "bisect") && strcmp(sub, "import-db"))
 		return xo_usage_error("perf", "unknown command '%s' (try `xo perf --help`)", sub);
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -319,7 +324,8 @@ int xo_cmd_perf(int argc, char **argv)
 
 	/* arity per command */
 	if (!strcmp(sub, "compare") || !strcmp(sub, "continuous") ? a.npos < 1
-	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix"))
+	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix") ||
+	       !strcmp(sub, "import-db"))
 	        ? a.npos != 1
 	        : a.npos != 0)
 		return xo_usage_error("perf",
@@ -388,7 +394,8 @@ int xo_cmd_perf(int argc, char **argv)
 	/* only record and import create a store: a mistyped --db for the
 	 * readers would otherwise leave an empty perf.sqlite behind and report
 	 * "no run" instead of the real problem */
-	if (strcmp(sub, "record") && strcmp(sub, "import") && !xo_sql_is_uri(a.db) &&
+	if (strcmp(sub, "record") && strcmp(sub, "import") && strcmp(sub, "import-db") &&
+	    !xo_sql_is_uri(a.db) &&
 	    access(a.db, F_OK)) {
 		fprintf(stderr, "xo perf %s: %s: no such database (check --db, or record first)\n",
 		        sub, a.db);
@@ -428,6 +435,11 @@ int xo_cmd_perf(int argc, char **argv)
 		st = xo_perf_advise(db, a.model, a.json_out, stdout);
 	} else if (!strcmp(sub, "import")) {
 		st = xo_perf_import(db, a.peer, a.json, stdout);
+	} else if (!strcmp(sub, "import-db")) {
+		char name[1024];
+
+		xo_sql_redact(a.db, name, sizeof(name));
+		st = xo_perfdb_import_db(db, a.pos[0], name, stdout);
 	} else {
 		int64_t id;
 

@@ -346,6 +346,14 @@ enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char
 #define XO_PERF_IMPORT_MIN_S       1e-9  /* 1 ns: no clock measures a call faster */
 #define XO_PERF_IMPORT_MAX_S       86400.0 /* one day per call */
 
+/* Merges every complete run of the store at src_path (a file or a
+ * PostgreSQL URI) into dst with its results, samples, op times and probes,
+ * one transaction per run; a run dst already has (same commit, testbed,
+ * start, finish and note) is skipped, so importing twice adds nothing.
+ * dst_name names the target in messages. Prints one summary line. */
+enum xo_status xo_perfdb_import_db(struct xo_perfdb *dst, const char *src_path,
+                                   const char *dst_name, FILE *out);
+
 /* A peer file, parsed and checked: what xo_perf_import stores. */
 struct xo_perf_import {
 	char device[48];             /* the peer's name, restricted to [A-Za-z0-9._+-] */

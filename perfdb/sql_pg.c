@@ -464,7 +464,7 @@ int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *wh
 				snprintf(nl, why_size - (size_t)(nl - why), "%s%s", red, rest);
 			}
 		}
-		while ((nl = strpbrk(why, "\r\n")))
+		while ((nl = strpbrk(why, "\r\n\t")))
 			*nl = nl[1] ? ' ' : '\0';
 		PQfinish(db->c);
 		free(db);

@@ -124,3 +124,7 @@ set_tests_properties(perf_report PROPERTIES LABELS "perfdb;quick" TIMEOUT 120
 add_test(NAME perfdb.pg COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh $<TARGET_FILE:test_perfdb>)
 set_tests_properties(perfdb.pg PROPERTIES LABELS "perfdb;postgres" TIMEOUT 300
                      SKIP_RETURN_CODE 77)
+add_test(NAME perfdb.pg.cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
+         sh ${CMAKE_CURRENT_LIST_DIR}/perfdb_pg_cli.sh $<TARGET_FILE:xo>)
+set_tests_properties(perfdb.pg.cli PROPERTIES LABELS "perfdb;postgres" TIMEOUT 300
+                     SKIP_RETURN_CODE 77)
