@@ -677,10 +677,10 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT res.id, b.batch, b.device, (SELECT count(DISTINCT b2.device)"
 	                       "  FROM results r2 JOIN benchmarks b2 ON b2.id = r2.benchmark_id"
-	                       "  WHERE r2.run_id = res.run_id AND r2.has_split AND"
+	                       "  WHERE r2.run_id = res.run_id AND r2.has_split != 0 AND"
 	                       "  b2.kind = 'model' AND b2.model = b.model AND b2.what = b.what)"
 	                       " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
-	                       " WHERE res.run_id = ? AND res.has_split AND b.kind = 'model'"
+	                       " WHERE res.run_id = ? AND res.has_split != 0 AND b.kind = 'model'"
 	                       " AND b.model = ? AND b.what = ? ORDER BY b.device, b.batch", &s))
 		return sql_err(db, "reading the OpenCL split");
 	xo_sql_bind_int64(s, 1, run);
@@ -962,6 +962,7 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
                                    const char *model_raw, int64_t run)
 {
+	char layer_sql[512];
 	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	struct xo_sql_stmt *s = NULL;
 	char path[4096], (*names)[64] = calloc(MAX_COLS, 64);
@@ -975,13 +976,15 @@ static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FIL
 		free(ms);
 		return xo_error(XO_ENOMEM, "perf: out of memory");
 	}
-	if (xo_sql_prepare(
-	        xo_perfdb_sql(db),
-	        "SELECT b.batch, o.op, o.kernel_s FROM result_ops o"
-	        " JOIN results res ON res.id = o.result_id"
-	        " JOIN benchmarks b ON b.id = res.benchmark_id"
-	        " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
-	        " AND b.model = ? AND b.what = 'train_step' ORDER BY b.batch, o.rowid", &s)) {
+	/* layers in the order they were stored: the engine's row order */
+	snprintf(layer_sql, sizeof(layer_sql),
+	         "SELECT b.batch, o.op, o.kernel_s FROM result_ops o"
+	         " JOIN results res ON res.id = o.result_id"
+	         " JOIN benchmarks b ON b.id = res.benchmark_id"
+	         " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
+	         " AND b.model = ? AND b.what = 'train_step' ORDER BY b.batch, o.%s",
+	         xo_sql_dialect(xo_perfdb_sql(db))->row_order);
+	if (xo_sql_prepare(xo_perfdb_sql(db), layer_sql, &s)) {
 		free(names);
 		free(ms);
 		return sql_err(db, "reading layer times");
@@ -1560,12 +1563,13 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	              "<th>benchmark</th><th>commit</th><th>change</th><th>p</th></tr>\n");
 	if (xo_sql_prepare(
 	        xo_perfdb_sql(db),
-	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio, ch.p_value,"
-	        " CASE WHEN b.device = 'ref' THEN 'ref' WHEN b.device = 'cpu' OR"
+	        /* a subquery: PostgreSQL orders by an alias only when it stands alone */
+	        "SELECT * FROM (SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio,"
+	        " ch.p_value, CASE WHEN b.device = 'ref' THEN 'ref' WHEN b.device = 'cpu' OR"
 	        " b.device LIKE 'cl%' THEN '' ELSE 'peer' END AS apart, b.device"
 	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
-	        " JOIN commits c ON c.id = ch.commit_id"
-	        " ORDER BY apart != '', apart, ch.state != 'confirmed', b.name", &s) == XO_SQL_OK) {
+	        " JOIN commits c ON c.id = ch.commit_id) q"
+	        " ORDER BY apart != '', apart, state != 'confirmed', name", &s) == XO_SQL_OK) {
 		while (xo_sql_step(s) == XO_SQL_ROW) {
 			char group[192], safe[256];
 
@@ -1874,10 +1878,13 @@ static int list_models(struct xo_perfdb *db, char (*names)[64], int max)
 	int n = 0;
 
 	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT DISTINCT b.model FROM benchmarks b WHERE b.kind = 'model'"
+	                       /* GROUP BY, not DISTINCT: PostgreSQL orders DISTINCT rows
+	                        * only by what they select */
+	                       "SELECT b.model FROM benchmarks b WHERE b.kind = 'model'"
 	                       " AND b.model != '' AND EXISTS (SELECT 1 FROM results res JOIN runs"
 	                       " ru ON ru.id = res.run_id WHERE res.benchmark_id = b.id AND"
-	                       " ru.state = 'complete') ORDER BY b.model = 'seed' DESC, b.model", &s))
+	                       " ru.state = 'complete') GROUP BY b.model"
+	                       " ORDER BY b.model = 'seed' DESC, b.model", &s))
 		return 0;
 	while (n < max && xo_sql_step(s) == XO_SQL_ROW)
 		snprintf(names[n++], 64, "%s", col_text(s, 0));

@@ -52,6 +52,7 @@ struct xo_sql_dialect {
 	const char *count_objects; /* schema objects in the store, 0 when new */
 	const char *setup_write;   /* after opening for writing (SQLite: WAL mode) */
 	const char *setup_read;    /* after opening for reading */
+	const char *row_order;     /* a column that orders a table's rows as inserted */
 };
 
 const struct xo_sql_dialect *xo_sql_dialect(const struct xo_sql *db);

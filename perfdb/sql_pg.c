@@ -31,6 +31,7 @@ struct pg_stmt {
 	char *sql;      /* with $N placeholders */
 	int nparams;    /* highest $N */
 	char **val;     /* nparams values, NULL for SQL NULL; owned */
+	Oid *type;      /* nparams: float8 for a double, else 0 (the server infers) */
 	PGresult *res;  /* after the first step */
 	int row, nrows; /* the row the getters read, rows in res */
 };
@@ -139,9 +140,12 @@ static int pg_prepare(struct xo_sql *db, const char *sql, struct xo_sql_stmt **o
 	int top;
 
 	if (!ps || (top = rewrite(sql, &ps->sql)) < 0 ||
-	    !(ps->val = calloc((size_t)(top ? top : 1), sizeof(*ps->val)))) {
-		if (ps)
+	    !(ps->val = calloc((size_t)(top ? top : 1), sizeof(*ps->val))) ||
+	    !(ps->type = calloc((size_t)(top ? top : 1), sizeof(*ps->type)))) {
+		if (ps) {
 			free(ps->sql);
+			free(ps->val);
+		}
 		free(ps);
 		xo_sql_set_error(db, XO_SQL_ERROR, "out of memory");
 		return XO_SQL_ERROR;
@@ -186,6 +190,10 @@ static int pg_bind(struct xo_sql_stmt *s, int i, int type, int64_t iv, double dv
 	}
 	free(ps->val[i - 1]);
 	ps->val[i - 1] = NULL;
+	/* a double is float8 whatever the context (`0.8 * ?` would otherwise
+	 * be numeric in one place and float8 in another); integers and text
+	 * take the type their context gives (substr(x, 1, ?) wants int4) */
+	ps->type[i - 1] = type == XO_SQL_T_DOUBLE ? 701 /* FLOAT8OID */ : 0;
 	if (v && !(ps->val[i - 1] = strdup(v))) {
 		xo_sql_set_error(s->db, XO_SQL_ERROR, "out of memory");
 		return XO_SQL_ERROR;
@@ -198,12 +206,17 @@ static int pg_step(struct xo_sql_stmt *s)
 	struct pg_stmt *ps = (struct pg_stmt *)s;
 
 	if (!ps->res) {
-		PGresult *res = PQexecParams(conn(s->db), ps->sql, ps->nparams, NULL,
+		PGresult *res = PQexecParams(conn(s->db), ps->sql, ps->nparams, ps->type,
 		                             (const char *const *)ps->val, NULL, NULL, 0);
 		ExecStatusType est = PQresultStatus(res);
 
 		if (est != PGRES_TUPLES_OK && est != PGRES_COMMAND_OK) {
 			int rc = fail(s->db, res);
+
+			/* XO_SQL_TRACE=1: the statement and the server's reason on
+			 * stderr, for queries whose failure a caller takes as "none" */
+			if (getenv("XO_SQL_TRACE"))
+				fprintf(stderr, "xo sql: %s\n  in: %s\n", s->db->errmsg, ps->sql);
 
 			PQclear(res);
 			return rc;
@@ -238,6 +251,7 @@ static void pg_finalize(struct xo_sql_stmt *s)
 	for (int i = 0; i < ps->nparams; i++)
 		free(ps->val[i]);
 	free(ps->val);
+	free(ps->type);
 	free(ps->sql);
 	free(ps);
 }
@@ -390,6 +404,9 @@ static const struct xo_sql_dialect pg_dialect = {
                      " ON n.oid = c.relnamespace WHERE n.nspname = current_schema()",
     .setup_write = "SET default_transaction_read_only = off",
     .setup_read = "SET default_transaction_read_only = on",
+    /* a row's place in the heap: insertion order for rows never updated
+     * (result_ops rows are written once, in one transaction) */
+    .row_order = "ctid",
 };
 
 static const struct xo_sql_ops pg_ops = {

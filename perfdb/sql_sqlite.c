@@ -212,6 +212,7 @@ static const struct xo_sql_dialect lite_dialect = {
     .setup_write = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                    " PRAGMA foreign_keys = ON",
     .setup_read = "PRAGMA foreign_keys = ON",
+    .row_order = "rowid",
 };
 
 static const struct xo_sql_ops lite_ops = {
