@@ -131,3 +131,7 @@ add_test(NAME perfdb.pg.cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
          sh ${CMAKE_CURRENT_LIST_DIR}/perfdb_pg_cli.sh $<TARGET_FILE:xo>)
 set_tests_properties(perfdb.pg.cli PROPERTIES LABELS "perfdb;postgres" TIMEOUT 300
                      SKIP_RETURN_CODE 77)
+
+# The scale check's history generator (ci/nightly.sh perf-scale stage).
+add_executable(perf_gen ${CMAKE_CURRENT_LIST_DIR}/perf_gen.c)
+target_link_libraries(perf_gen PRIVATE xo_perfdb m)
