@@ -26,7 +26,8 @@ static const char usage_text[] =
     "          [--model SPEC] [--list [--json]] [--no-progress] [--no-probe]\n"
     "                       time the benchmarks, store them for this commit\n"
     "                       (with a probe of each device measured, `xo probe`)\n"
-    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json] BASE [HEAD]\n"
+    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
+    "          [--testbed HOST] BASE [HEAD]\n"
     "                       BASE/HEAD are run:N, a commit sha prefix or any git\n"
     "                       revision; a commit pools its record runs (peers apart);\n"
     "                       HEAD defaults to the latest run's commit\n"
@@ -48,6 +49,7 @@ static const char usage_text[] =
     "                       alternating rounds (as continuous); a commit that does\n"
     "                       not build or stays UNKNOWN is skipped\n"
     "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
+    "          [--testbed HOST]    (compare, detect: that testbed's runs only)\n"
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
     "                       set a change's state (accepted starts a new baseline)\n"
@@ -78,6 +80,7 @@ struct perf_args {
 	double threshold, alpha;
 	const char *out, *peer, *json, *build_dir;
 	const char *good, *bad, *metric;
+	const char *testbed; /* --testbed NAME: compare/detect on that testbed only */
 	int max_rounds;
 	double budget;
 	const char *pos[2];
@@ -227,6 +230,9 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 		} else if (!strcmp(o, "--peer")) {
 			NEED_VALUE();
 			a->peer = v;
+		} else if (!strcmp(o, "--testbed")) {
+			NEED_VALUE();
+			a->testbed = v;
 		} else if (!strcmp(o, "--json") && !strcmp(sub, "import")) {
 			NEED_VALUE();
 			a->json = v;
@@ -256,8 +262,8 @@ static const struct {
 } sub_options[] = {
     {"record", " --db --filter --device --quick --list --no-progress --no-probe --samples --model"
                " --json "},
-    {"compare", " --db --threshold --alpha --filter --json "},
-    {"detect", " --db --threshold --alpha --filter --json "},
+    {"compare", " --db --threshold --alpha --filter --json --testbed "},
+    {"detect", " --db --threshold --alpha --filter --json --testbed "},
     {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
                    " --samples --model --build-dir --max-rounds --budget "},
     {"bisect", " --db --threshold --alpha --filter --json --rounds --device --quick"
@@ -409,6 +415,10 @@ int xo_cmd_perf(int argc, char **argv)
 		return fail(sub);
 	co = (struct xo_perf_compare_opts){
 	    .threshold = a.threshold, .alpha = a.alpha, .filter = a.filter, .json = a.json_out};
+	if (a.testbed && xo_perfdb_testbed_find(db, a.testbed, &co.testbed)) {
+		xo_perfdb_close(db);
+		return fail(sub);
+	}
 	if (!strcmp(sub, "record")) {
 		struct xo_perf_record_opts ro = {.filter = a.filter,
 		                                 .devices = a.ndevices ? a.devices : NULL,

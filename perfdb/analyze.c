@@ -643,11 +643,20 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		goto out;
 	}
 	/* base first (its error first); again on the head's testbed when it has runs there */
-	if ((st = side_resolve(db, base, 0, o->after_run, sb)) ||
-	    (st = side_resolve(db, head, 0, o->after_run, sh)) ||
+	if ((st = side_resolve(db, base, o->testbed, o->after_run, sb)) ||
+	    (st = side_resolve(db, head, o->testbed, o->after_run, sh)) ||
 	    (sb->commit_id && sb->testbed_id != sh->testbed_id &&
 	     (st = side_resolve(db, base, sh->testbed_id, o->after_run, sb))))
 		goto out;
+	/* --testbed: both sides on it (a commit prefers its runs there; without
+	 * any, or for a run:N of another testbed, the picker was not met) */
+	if (o->testbed && (sb->testbed_id != o->testbed || sh->testbed_id != o->testbed)) {
+		st = xo_error(XO_EINVAL, "%s has no complete run on testbed %lld (--testbed)",
+		              sb->testbed_id != o->testbed ? (base ? base : "base")
+		                                           : (head ? head : "the latest run"),
+		              (long long)o->testbed);
+		goto out;
+	}
 	if (o->filter) {
 		if (regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB)) {
 			st = xo_error(XO_EINVAL, "--filter '%s' is not a valid regex", o->filter);
@@ -1462,10 +1471,12 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	                       "SELECT DISTINCT res.benchmark_id, ru.testbed_id, b.name"
 	                       " FROM results res JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
-	                       " WHERE ru.state = 'complete' ORDER BY b.name", &s)) {
+	                       " WHERE ru.state = 'complete' AND (?1 = 0 OR ru.testbed_id = ?1)"
+	                       " ORDER BY b.name", &s)) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
+	xo_sql_bind_int64(s, 1, o->testbed);
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		const char *name = col_str(s, 2);
 

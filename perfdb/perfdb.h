@@ -215,7 +215,13 @@ struct xo_perf_compare_opts {
 	bool json; /* one JSON object on out instead of the text */
 	int64_t after_run; /* a commit pools only its runs with a larger id (continuous and
 	                      bisect: the rounds they recorded); 0: every run */
+	int64_t testbed;   /* compare and detect on this testbed id only; 0: any
+	                      (xo_perfdb_testbed_find) */
 };
+/* The testbed a fleet member is called by: its hostname (the testbed of that
+ * host's latest complete run, as a host's build or BLAS may change) or its
+ * hash. XO_EINVAL naming the known hostnames when there is none. */
+enum xo_status xo_perfdb_testbed_find(struct xo_perfdb *db, const char *name, int64_t *id);
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed);
 /* What a comparison found under test (cpu, cl; ref and peers never count):

@@ -954,6 +954,42 @@ enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64
 	return st;
 }
 
+enum xo_status xo_perfdb_testbed_find(struct xo_perfdb *db, const char *name, int64_t *id)
+{
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	char hosts[512] = "";
+	int rc;
+
+	/* coalesce: NULL sorts first in PostgreSQL's DESC, last in SQLite's */
+	if (xo_sql_prepare(db->h,
+	                   "SELECT t.id FROM testbeds t WHERE t.hostname = ?1 OR t.hash = ?1"
+	                   " ORDER BY coalesce((SELECT max(ru.id) FROM runs ru WHERE"
+	                   " ru.testbed_id = t.id AND ru.state = 'complete'), 0) DESC, t.id DESC"
+	                   " LIMIT 1", &s))
+		return db_err(db, "finding a testbed");
+	xo_sql_bind_text(s, 1, name);
+	rc = xo_sql_step(s);
+	if (rc == XO_SQL_ROW) {
+		*id = xo_sql_column_int64(s, 0);
+		xo_sql_finalize(s);
+		return XO_OK;
+	}
+	xo_sql_finalize(s);
+	if (rc != XO_SQL_DONE)
+		return db_err(db, "finding a testbed");
+	if (!xo_sql_prepare(db->h, "SELECT hostname FROM testbeds GROUP BY hostname ORDER BY hostname",
+	                    &s)) {
+		while (xo_sql_step(s) == XO_SQL_ROW && strlen(hosts) < sizeof(hosts) - 80)
+			snprintf(hosts + strlen(hosts), sizeof(hosts) - strlen(hosts), "%s%.64s",
+			         hosts[0] ? ", " : "", xo_sql_column_text(s, 0));
+		xo_sql_finalize(s);
+	}
+	st = xo_error(XO_EINVAL, "--testbed '%s': no such hostname or testbed hash in %s (hosts: %s)",
+	              name, db->path, hosts[0] ? hosts : "none");
+	return st;
+}
+
 int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, int64_t run_id, const char *name)
 {
 	struct xo_sql_stmt *s = NULL;

@@ -729,6 +729,71 @@ static void test_migration_from_v1(void **state)
 	assert_int_equal(query_int(path, "SELECT others_cpu IS NULL FROM runs WHERE id = 1"), 1);
 }
 
+/* ---- a fleet: two testbeds in one store ------------------------------------------ */
+
+static void record_on(struct xo_perfdb *db, const char *host, int commit, double level)
+{
+	struct xo_perf_commit c;
+	struct xo_perf_testbed t;
+	struct xo_perf_result *r = fake_results(1, 15, &level, 0.01);
+	int64_t run;
+
+	fake_commit(&c, commit);
+	fake_testbed(&t, "Haswell");
+	snprintf(t.hostname, sizeof(t.hostname), "%s", host);
+	assert_ok(xo_perfdb_run_begin(db, &c, &t, "test", &run));
+	assert_ok(xo_perfdb_run_finish(db, run, r, 1));
+	free_results(r, 1);
+}
+
+/*
+ * --testbed: host-a got 2x slower from commit 1 to 2, host-b did not. compare
+ * of the two commits on each host gives each host's answer (a commit has
+ * runs on both: without the picker the head's latest run decides which);
+ * an unknown name is refused with the hosts there are.
+ */
+static void test_testbed_picker(void **state)
+{
+	(void)state;
+	char path[512], base[48], head[48];
+	struct xo_perfdb *db;
+	FILE *devnull = fopen("/dev/null", "w");
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	struct xo_perf_commit c;
+	bool failed = false;
+	int64_t a, b;
+
+	db_path(path, sizeof(path), "picker.sqlite");
+	remove_db(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	rng_state = 31;
+	record_on(db, "host-a", 1, 1e-3);
+	record_on(db, "host-b", 1, 1e-3);
+	record_on(db, "host-a", 2, 2e-3);
+	record_on(db, "host-b", 2, 1e-3);
+	fake_commit(&c, 1);
+	snprintf(base, sizeof(base), "%s", c.sha);
+	fake_commit(&c, 2);
+	snprintf(head, sizeof(head), "%s", c.sha);
+	assert_ok(xo_perfdb_testbed_find(db, "host-a", &a));
+	assert_ok(xo_perfdb_testbed_find(db, "host-b", &b));
+	assert_true(a != b);
+	o.testbed = a;
+	assert_ok(xo_perf_compare(db, base, head, &o, devnull, &failed));
+	assert_true(failed); /* host-a: SLOWER */
+	o.testbed = b;
+	failed = true;
+	assert_ok(xo_perf_compare(db, base, head, &o, devnull, &failed));
+	assert_false(failed); /* host-b: SAME */
+	/* a run of another testbed does not meet the picker */
+	assert_int_equal(xo_perf_compare(db, "run:1", "run:3", &o, devnull, &failed), XO_EINVAL);
+	assert_int_equal(xo_perfdb_testbed_find(db, "host-c", &a), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "host-a, host-b"));
+	assert_ok(xo_perf_detect(db, &o, devnull, &failed));
+	xo_perfdb_close(db);
+	fclose(devnull);
+}
+
 /* ---- files that are not ours ---------------------------------------------------- */
 
 static void expect_refused(const char *path, const char *reason)
@@ -1040,6 +1105,7 @@ int main(void)
 	    cmocka_unit_test(test_detect_run_to_run_noise),
 	    cmocka_unit_test(test_compare_and_testbed_diff),
 	    cmocka_unit_test(test_compare_run_noise),
+	    cmocka_unit_test(test_testbed_picker),
 	    cmocka_unit_test(test_migration_from_v1),
 	    cmocka_unit_test(test_refuses_foreign_files),
 	    cmocka_unit_test(test_schema_versions_and_readers),
