@@ -1,5 +1,6 @@
 /*
- * perfdb.h - the perf runner, its SQLite store, statistics, regression
+ * perfdb.h - the perf runner, its store (a SQLite file, or a PostgreSQL
+ * server a fleet shares: sql.h), statistics, regression
  * detection and report data (DESIGN sections 9 and 10). Used by cli/perf.c and
  * suites/test_perfdb.c; not part of the public xo.h.
  *

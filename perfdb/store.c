@@ -1,7 +1,9 @@
 /*
- * store.c - the SQLite store of perf runs: open (refusing files that are not
- * ours), schema migrations keyed on PRAGMA user_version, and the two write
- * transactions of a run (DESIGN section 9).
+ * store.c - the store of perf runs, on either engine of sql.h (a SQLite file
+ * or a PostgreSQL URI): open (refusing stores that are not ours), schema
+ * migrations keyed on the schema version (SQLite's PRAGMA user_version), and
+ * the two write transactions of a run (DESIGN section 9). The schema text is
+ * written once; @ID, @INT and @REAL are the engine's type names.
  *
  * Every database, new or old, reaches the current schema through the same
  * chain of migrations (0 -> 1 -> 2 -> 3 -> 4), so the migration path is exercised by
