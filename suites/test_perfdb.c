@@ -729,6 +729,32 @@ static void test_migration_from_v1(void **state)
 	assert_int_equal(query_int(path, "SELECT others_cpu IS NULL FROM runs WHERE id = 1"), 1);
 }
 
+/* ---- messages never show a password ------------------------------------------------ */
+
+/* xo_sql_redact on the URI forms libpq takes: the password in the authority
+ * (up to its last '@') or in a password= parameter becomes ***; the rest,
+ * and a path, are kept so the message still names the store. */
+static void test_redact_password(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"postgresql://u:pw@h/db", "postgresql://u:***@h/db"},
+	    {"postgres://u:p@ss@h:5432/db?sslmode=require", "postgres://u:***@h:5432/db?sslmode=require"},
+	    {"postgresql://h/db?user=u&password=pw&x=1", "postgresql://h/db?user=u&password=***&x=1"},
+	    {"postgresql://u@h/db?password=pw", "postgresql://u@h/db?password=***"},
+	    {"postgresql:///xo?host=/tmp/s", "postgresql:///xo?host=/tmp/s"},
+	    {"/tmp/u:pw@h/perf.sqlite", "/tmp/u:pw@h/perf.sqlite"},
+	};
+	char out[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		xo_sql_redact(cases[i][0], out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
+	assert_true(xo_sql_is_uri("postgres://h/db") && xo_sql_is_uri("postgresql://h/db"));
+	assert_false(xo_sql_is_uri("perf.sqlite") || xo_sql_is_uri("postgresql:/x"));
+}
+
 /* ---- a fleet: two testbeds in one store ------------------------------------------ */
 
 static void record_on(struct xo_perfdb *db, const char *host, int commit, double level)
@@ -1105,6 +1131,7 @@ int main(void)
 	    cmocka_unit_test(test_detect_run_to_run_noise),
 	    cmocka_unit_test(test_compare_and_testbed_diff),
 	    cmocka_unit_test(test_compare_run_noise),
+	    cmocka_unit_test(test_redact_password),
 	    cmocka_unit_test(test_testbed_picker),
 	    cmocka_unit_test(test_migration_from_v1),
 	    cmocka_unit_test(test_refuses_foreign_files),
