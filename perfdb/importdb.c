@@ -40,8 +40,8 @@ static void copy_binds(struct xo_sql_stmt *src, struct xo_sql_stmt *dst, const c
 
 #define COMMIT_COLS  "sha, parent, subject, date, dirty, dirty_hash"
 #define COMMIT_TYPES "tttiit"
-#define TESTBED_COLS                                                                   \
-	"hash, hostname, cpu_model, cores, os, compiler, cflags, blas_name, blas_version," \
+#define TESTBED_COLS                                                                               \
+	"hash, hostname, cpu_model, cores, os, compiler, cflags, blas_name, blas_version,"         \
 	" blas_coretype, blas_config, cl_platform, cl_device, cl_driver, env, describe"
 #define TESTBED_TYPES "tttitttttttttttt"
 #define RUN_COLS      "started, finished, state, note, load_start, load_end, others_cpu"
@@ -49,15 +49,14 @@ static void copy_binds(struct xo_sql_stmt *src, struct xo_sql_stmt *dst, const c
 #define BENCH_COLS    "name, params, kind, device, what, dir, model, batch, version"
 #define BENCH_TYPES   "tttttttit"
 /* (the SELECT in copy_results names the same columns, qualified) */
-#define RESULT_COLS                                                                    \
-	"n, min, median, max, version, reps, q1, q3, mean, ci_lo, ci_hi, has_split"
-#define RESULT_TYPES "idddtiddddd" "i"
+#define RESULT_COLS "n, min, median, max, version, reps, q1, q3, mean, ci_lo, ci_hi, has_split"
+#define RESULT_TYPES "idddtidddddi"
 #define SAMPLE_COLS  "idx, wall_s, enqueue_s, h2d_s, kernel_s, d2h_s, wait_s, launches"
 #define SAMPLE_TYPES "iddddddd"
 #define OP_COLS      "op, dir, kernel_s, launches"
 #define OP_TYPES     "ttdd"
-#define PROBE_COLS                                                                     \
-	"device, launch_s, enqueue_s, sync_s, h2d_lat_s, h2d_bw, d2h_lat_s, d2h_bw, flops," \
+#define PROBE_COLS                                                                                 \
+	"device, launch_s, enqueue_s, sync_s, h2d_lat_s, h2d_bw, d2h_lat_s, d2h_bw, flops,"        \
 	" mem_bw, handoff_s, units, wall_s"
 #define PROBE_TYPES "tddddddddddid"
 
@@ -171,12 +170,14 @@ static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_r
 	                   " res.version, res.reps, res.q1, res.q3, res.mean, res.ci_lo, res.ci_hi,"
 	                   " res.has_split FROM results res JOIN benchmarks b"
 	                   " ON b.id = res.benchmark_id"
-	                   " WHERE res.run_id = ? ORDER BY res.id", &r))
+	                   " WHERE res.run_id = ? ORDER BY res.id",
+	                   &r))
 		return err(c->src, c->src_name, "results");
 	marks(q, sizeof(q), (int)strlen(RESULT_TYPES));
 	snprintf(sql, sizeof(sql),
 	         "INSERT INTO results(run_id, benchmark_id, " RESULT_COLS ") VALUES (?,?,%s)"
-	         " RETURNING id", q);
+	         " RETURNING id",
+	         q);
 	if (xo_sql_prepare(c->dst, sql, &w)) {
 		st = err(c->dst, c->dst_name, "results");
 		goto out;
@@ -186,7 +187,8 @@ static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_r
 		int64_t bench = 0, src_res = xo_sql_column_int64(r, 9), dst_res;
 
 		if ((st = upsert_id(c, r, "benchmarks", BENCH_COLS, BENCH_TYPES,
-		                    "SELECT id FROM benchmarks WHERE name = ?", name_key, 1, &bench)))
+		                    "SELECT id FROM benchmarks WHERE name = ?", name_key, 1,
+		                    &bench)))
 			goto out;
 		xo_sql_bind_int64(w, 1, dst_run);
 		xo_sql_bind_int64(w, 2, bench);
@@ -209,8 +211,8 @@ static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_r
 		}
 		dst_res = xo_sql_column_int64(w, 0);
 		xo_sql_reset(w);
-		if ((st = copy_children(c, "samples", "result_id", SAMPLE_COLS, SAMPLE_TYPES, src_res,
-		                        dst_res)) ||
+		if ((st = copy_children(c, "samples", "result_id", SAMPLE_COLS, SAMPLE_TYPES,
+		                        src_res, dst_res)) ||
 		    (st = copy_children(c, "result_ops", "result_id", OP_COLS, OP_TYPES, src_res,
 		                        dst_res)))
 			goto out;
@@ -245,13 +247,13 @@ static enum xo_status copy_run(struct ctx *c, struct xo_sql_stmt *r, bool *added
 	xo_sql_bind_int64(cm, 1, xo_sql_column_int64(r, 1));
 	xo_sql_bind_int64(tb, 1, xo_sql_column_int64(r, 2));
 	if (xo_sql_step(cm) != XO_SQL_ROW || xo_sql_step(tb) != XO_SQL_ROW) {
-		st = xo_error(XO_EDB, "%s: run %" PRId64 " has no commit or testbed row", c->src_name,
-		              src_run);
+		st = xo_error(XO_EDB, "%s: run %" PRId64 " has no commit or testbed row",
+		              c->src_name, src_run);
 		goto out;
 	}
 	if ((st = upsert_id(c, cm, "commits", COMMIT_COLS, COMMIT_TYPES,
-	                    "SELECT id FROM commits WHERE sha = ? AND dirty_hash = ?", commit_key, 2,
-	                    &commit_id)) ||
+	                    "SELECT id FROM commits WHERE sha = ? AND dirty_hash = ?", commit_key,
+	                    2, &commit_id)) ||
 	    (st = upsert_id(c, tb, "testbeds", TESTBED_COLS, TESTBED_TYPES,
 	                    "SELECT id FROM testbeds WHERE hash = ?", testbed_key, 1, &testbed_id)))
 		goto out;
@@ -262,7 +264,8 @@ static enum xo_status copy_run(struct ctx *c, struct xo_sql_stmt *r, bool *added
 	if (xo_sql_prepare(c->src,
 	                   "SELECT b.name, res.median FROM results res JOIN benchmarks b"
 	                   " ON b.id = res.benchmark_id WHERE res.run_id = ? ORDER BY res.id"
-	                   " LIMIT 1", &sig)) {
+	                   " LIMIT 1",
+	                   &sig)) {
 		st = err(c->src, c->src_name, "reading a run");
 		goto out;
 	}
@@ -303,7 +306,8 @@ static enum xo_status copy_run(struct ctx *c, struct xo_sql_stmt *r, bool *added
 
 	marks(q, sizeof(q), (int)strlen(RUN_TYPES));
 	snprintf(sql, sizeof(sql),
-	         "INSERT INTO runs(commit_id, testbed_id, " RUN_COLS ") VALUES (?,?,%s) RETURNING id",
+	         "INSERT INTO runs(commit_id, testbed_id, " RUN_COLS
+	         ") VALUES (?,?,%s) RETURNING id",
 	         q);
 	if (xo_sql_prepare(c->dst, sql, &s)) {
 		st = err(c->dst, c->dst_name, "runs");
@@ -369,7 +373,8 @@ enum xo_status xo_perfdb_import_db(struct xo_perfdb *dst, const char *src_path,
 	c.src = xo_perfdb_sql(src);
 	if (xo_sql_prepare(c.src,
 	                   "SELECT id, commit_id, testbed_id, " RUN_COLS " FROM runs"
-	                   " WHERE state = 'complete' ORDER BY id", &r)) {
+	                   " WHERE state = 'complete' ORDER BY id",
+	                   &r)) {
 		st = err(c.src, src_name, "reading the runs");
 		goto out;
 	}

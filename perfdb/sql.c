@@ -25,7 +25,8 @@ void xo_sql_set_error(struct xo_sql *db, int code, const char *fmt, ...)
 
 bool xo_sql_is_uri(const char *target)
 {
-	return target && (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11));
+	return target &&
+	       (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11));
 }
 
 /*

@@ -43,11 +43,11 @@ enum {
  * @ID (an auto-numbered primary key), @INT (64-bit integer) and @REAL
  * (double), expanded by xo_sql_exec_schema. */
 struct xo_sql_dialect {
-	const char *name;        /* "SQLite", "PostgreSQL" */
-	const char *id_type;     /* @ID */
-	const char *int_type;    /* @INT */
-	const char *real_type;   /* @REAL */
-	const char *begin_write; /* a transaction that writes (SQLite: take the write lock now) */
+	const char *name;          /* "SQLite", "PostgreSQL" */
+	const char *id_type;       /* @ID */
+	const char *int_type;      /* @INT */
+	const char *real_type;     /* @REAL */
+	const char *begin_write;   /* a transaction that writes (SQLite: take the write lock now) */
 	const char *begin_migrate; /* BEGIN plus a lock one migrating process holds at a time */
 	const char *count_objects; /* schema objects in the store, 0 when new */
 	const char *setup_write;   /* after opening for writing (SQLite: WAL mode) */
@@ -91,7 +91,7 @@ int xo_sql_exec(struct xo_sql *db, const char *sql);
 /* exec of schema text after expanding @ID, @INT and @REAL. */
 int xo_sql_exec_schema(struct xo_sql *db, const char *sql);
 const char *xo_sql_errmsg(struct xo_sql *db);
-int xo_sql_errcode(struct xo_sql *db); /* the last failure's XO_SQL_* code */
+int xo_sql_errcode(struct xo_sql *db);     /* the last failure's XO_SQL_* code */
 int64_t xo_sql_changes(struct xo_sql *db); /* rows the last statement changed */
 
 /* The store's identity: "application_id" and "user_version" (SQLite's
@@ -137,10 +137,9 @@ struct xo_sql_stmt {
 void xo_sql_set_error(struct xo_sql *db, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-int xo_sql_sqlite_open(const char *path, bool readonly, bool create, bool uri,
-                       struct xo_sql **out, char *why, size_t why_size);
-int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *why,
-                   size_t why_size);
+int xo_sql_sqlite_open(const char *path, bool readonly, bool create, bool uri, struct xo_sql **out,
+                       char *why, size_t why_size);
+int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *why, size_t why_size);
 struct sqlite3;
 struct sqlite3 *xo_sql_sqlite_handle(struct xo_sql *db);
 

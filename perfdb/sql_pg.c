@@ -156,8 +156,7 @@ static int pg_prepare(struct xo_sql *db, const char *sql, struct xo_sql_stmt **o
 	return XO_SQL_OK;
 }
 
-static int pg_bind(struct xo_sql_stmt *s, int i, int type, int64_t iv, double dv,
-                   const char *tv)
+static int pg_bind(struct xo_sql_stmt *s, int i, int type, int64_t iv, double dv, const char *tv)
 {
 	struct pg_stmt *ps = (struct pg_stmt *)s;
 	char buf[40];
@@ -346,8 +345,10 @@ static int pg_meta_get(struct xo_sql *db, const char *key, int64_t *out)
 	/* an MVCC query of the catalog, not to_regclass: after waiting on the
 	 * migration's advisory lock it must see the table another process just
 	 * committed, and the catalog cache is not refreshed by that lock */
-	if ((rc = pg_prepare(db, "SELECT count(*) FROM pg_catalog.pg_tables WHERE"
-	                         " schemaname = current_schema() AND tablename = 'xo_meta'", &s)) ||
+	if ((rc = pg_prepare(db,
+	                     "SELECT count(*) FROM pg_catalog.pg_tables WHERE"
+	                     " schemaname = current_schema() AND tablename = 'xo_meta'",
+	                     &s)) ||
 	    (rc = pg_step(s)) != XO_SQL_ROW)
 		goto out;
 	if (!pg_column_int64(s, 0)) {
@@ -443,8 +444,7 @@ static void scrub(char *msg, const char *secret)
 	}
 }
 
-int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *why,
-                   size_t why_size)
+int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *why, size_t why_size)
 {
 	struct pg *db = calloc(1, sizeof(*db));
 	PQconninfoOption *opts;

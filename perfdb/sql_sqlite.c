@@ -69,8 +69,7 @@ static sqlite3_stmt *st_of(struct xo_sql_stmt *s)
 	return ((struct lite_stmt *)s)->s;
 }
 
-static int lite_bind(struct xo_sql_stmt *s, int i, int type, int64_t iv, double dv,
-                     const char *tv)
+static int lite_bind(struct xo_sql_stmt *s, int i, int type, int64_t iv, double dv, const char *tv)
 {
 	int rc;
 
@@ -234,8 +233,8 @@ static const struct xo_sql_ops lite_ops = {
     .readonly = lite_readonly,
 };
 
-int xo_sql_sqlite_open(const char *path, bool readonly, bool create, bool uri,
-                       struct xo_sql **out, char *why, size_t why_size)
+int xo_sql_sqlite_open(const char *path, bool readonly, bool create, bool uri, struct xo_sql **out,
+                       char *why, size_t why_size)
 {
 	struct lite *db = calloc(1, sizeof(*db));
 	int flags = readonly ? SQLITE_OPEN_READONLY

@@ -75,8 +75,9 @@ int main(int argc, char **argv)
 		t.cores = 2;
 		for (long k = 0; k < nb; k++)
 			for (long s = 0; s < ns; s++)
-				r[k].samples[s].wall_s =
-				    1e-3 * (k == 0 && i >= runs / 2 ? 1.10 : 1.0) * (1.0 + 0.02 * gauss());
+				r[k].samples[s].wall_s = 1e-3 *
+				                         (k == 0 && i >= runs / 2 ? 1.10 : 1.0) *
+				                         (1.0 + 0.02 * gauss());
 		if (xo_perfdb_run_begin(db, &c, &t, "perf_gen", &run) ||
 		    xo_perfdb_run_finish(db, run, r, (size_t)nb)) {
 			fprintf(stderr, "perf_gen: run %ld: %s\n", i, xo_last_error());
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
 		free(r[k].samples);
 	free(r);
 	xo_perfdb_close(db);
-	printf("perf_gen: %ld runs of %ld benchmarks x %ld samples on %ld testbeds\n", runs, nb,
-	       ns, ntb);
+	printf("perf_gen: %ld runs of %ld benchmarks x %ld samples on %ld testbeds\n", runs, nb, ns,
+	       ntb);
 	return 0;
 }
