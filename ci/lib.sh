@@ -10,7 +10,7 @@ XO_SUMMARY=()
 XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
              ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
              libsqlite3-dev sqlite3 libjansson-dev gnuplot-nox clang libclang-rt-dev oclgrind
-             python3 python3-numpy libhdf5-dev libzip-dev)
+             python3 python3-numpy libhdf5-dev libzip-dev postgresql libpq-dev)
 
 # The lower ISA levels the cpu backend can fall back to, and the tests that
 # ci/test.sh runs again at each (XO_CPU_ISA=level); ci/mutate.sh runs the same.

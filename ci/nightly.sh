@@ -309,6 +309,22 @@ UNTRACKED_BEFORE=$LOGS/untracked-before.txt
 git -C "$XO_ROOT" status --porcelain --untracked-files=all 2>/dev/null | grep '^??' >"$UNTRACKED_BEFORE"
 echo "nightly: everything goes to $NIGHTLY_DIR (one line per stage; full logs in $LOGS)"
 rc=0
+# Issue 14's scale targets for the perf store, on both engines: 10 000 runs of
+# synthetic history (suites/perf_gen.c), then the medians of `xo perf compare`
+# (< 1 s) and `xo perf report` (< 60 s); PostgreSQL on a throwaway server
+# (suites/pg_cluster.sh). docs/perf.md quotes the numbers.
+stage_perf_scale() {
+    local gen=$XO_ROOT/build-release/suites/perf_gen rc=0 notes=""
+    cmake --build build-release --target perf_gen -j"$XO_JOBS" >/dev/null || return 1
+    sh suites/perf_scale.sh "$XO" "$gen" "$NIGHTLY_DIR/scale.sqlite" || rc=1
+    notes=$(tail -n 1 "$LOGS/perf-scale.log" | sed 's/^perf_scale: //')
+    XO_REQUIRE_POSTGRES=1 sh suites/pg_cluster.sh sh -c \
+        'sh suites/perf_scale.sh "$1" "$2" "$XO_TEST_PG"' _ "$XO" "$gen" || rc=1
+    NOTE="$notes; $(tail -n 1 "$LOGS/perf-scale.log" | sed 's/^perf_scale: //')"
+    rm -f "$NIGHTLY_DIR/scale.sqlite"*
+    return $rc
+}
+
 stage deps stage_deps || exit 1
 stage build stage_build || exit 1
 stage seed stage_seed || rc=1
@@ -321,6 +337,7 @@ stage bench stage_bench || rc=1
 stage zoo stage_zoo || rc=1
 stage mutate stage_mutate || rc=1
 stage bisect stage_bisect || rc=1
+stage perf-scale stage_perf_scale || rc=1
 # fuzzing, 2 minutes per target (XO_FUZZ_SECONDS=600 for the 10-minute run, docs/fuzzing.md)
 stage fuzz-build stage_fuzz_build && XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-120} stage fuzz stage_fuzz || rc=1
 if [ -f "$DB" ]; then

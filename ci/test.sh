@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/test.sh - the test command (README): install what is missing, build with
 # warnings as errors, run the quick suites and the OpenCL race checks
-# (Oclgrind), check that the mutation stage's mutants still apply, then
+# (Oclgrind), the perf store's suites on a throwaway PostgreSQL server, check that the mutation stage's mutants still apply, then
 # build again with AddressSanitizer + UndefinedBehaviorSanitizer and run the
 # quick suites there, then build the fuzz targets with clang and run each for
 # 36 s (docs/fuzzing.md).
@@ -35,6 +35,12 @@ stage_test() {
     done
 }
 
+# The perf store's suites on PostgreSQL (suites/pg_cluster.sh starts a
+# throwaway server; postgresql is in XO_PACKAGES): on CI they may not skip.
+stage_postgres() {
+    XO_REQUIRE_POSTGRES=1 ctest --test-dir build-ci -L postgres -j"$XO_JOBS" --timeout 300
+}
+
 # The mutation stage's list (docs/mutation.md) still applies to this tree:
 # a stale mutant is found here, not at night. Running them is
 # `bash ci/mutate.sh --all` (ci/nightly.sh runs a sample).
@@ -53,6 +59,7 @@ run_stage deps stage_deps || { print_summary; exit 1; }
 run_stage build stage_build || rc=1
 [ $rc -eq 0 ] && { run_stage test stage_test || rc=1; }
 [ $rc -eq 0 ] && { run_stage races stage_races || rc=1; }
+[ $rc -eq 0 ] && { run_stage postgres stage_postgres || rc=1; }
 run_stage mutants stage_mutants || rc=1
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "perfdb.h"
+#include "sql.h"
 #include "xo.h"
 
 #define MAX_DEVICES 16
@@ -25,7 +26,8 @@ static const char usage_text[] =
     "          [--model SPEC] [--list [--json]] [--no-progress] [--no-probe]\n"
     "                       time the benchmarks, store them for this commit\n"
     "                       (with a probe of each device measured, `xo probe`)\n"
-    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json] BASE [HEAD]\n"
+    "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
+    "          [--testbed HOST] BASE [HEAD]\n"
     "                       BASE/HEAD are run:N, a commit sha prefix or any git\n"
     "                       revision; a commit pools its record runs (peers apart);\n"
     "                       HEAD defaults to the latest run's commit\n"
@@ -47,6 +49,7 @@ static const char usage_text[] =
     "                       alternating rounds (as continuous); a commit that does\n"
     "                       not build or stays UNKNOWN is skipped\n"
     "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
+    "          [--testbed HOST]    (compare, detect: that testbed's runs only)\n"
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
     "                       set a change's state (accepted starts a new baseline)\n"
@@ -55,7 +58,11 @@ static const char usage_text[] =
     "  advise  [--db F] [--model M] [--json]   the faster device per batch size\n"
     "                       (every model in the store, listed, unless --model)\n"
     "  import  [--db F] --peer NAME --json FILE   another framework's timings\n"
+    "  import-db [--db F] SOURCE  merge every complete run of the store SOURCE\n"
+    "                       (a testbed's perf.sqlite) into --db; twice adds nothing\n"
     "\n"
+    "--db F is a SQLite file or a PostgreSQL URI (postgresql://USER@HOST/DB, a\n"
+    "store a fleet shares).\n"
     "--db defaults to perf.sqlite. compare/detect exit 1 when a regression is\n"
     "confirmed: Mann-Whitney p < alpha (0.002) and |change| > max(threshold (5%),\n"
     "base IQR/median, and for compare the run-to-run noise once a series has\n"
@@ -73,6 +80,7 @@ struct perf_args {
 	double threshold, alpha;
 	const char *out, *peer, *json, *build_dir;
 	const char *good, *bad, *metric;
+	const char *testbed; /* --testbed NAME: compare/detect on that testbed only */
 	int max_rounds;
 	double budget;
 	const char *pos[2];
@@ -222,6 +230,9 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 		} else if (!strcmp(o, "--peer")) {
 			NEED_VALUE();
 			a->peer = v;
+		} else if (!strcmp(o, "--testbed")) {
+			NEED_VALUE();
+			a->testbed = v;
 		} else if (!strcmp(o, "--json") && !strcmp(sub, "import")) {
 			NEED_VALUE();
 			a->json = v;
@@ -251,8 +262,8 @@ static const struct {
 } sub_options[] = {
     {"record", " --db --filter --device --quick --list --no-progress --no-probe --samples --model"
                " --json "},
-    {"compare", " --db --threshold --alpha --filter --json "},
-    {"detect", " --db --threshold --alpha --filter --json "},
+    {"compare", " --db --threshold --alpha --filter --json --testbed "},
+    {"detect", " --db --threshold --alpha --filter --json --testbed "},
     {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
                    " --samples --model --build-dir --max-rounds --budget "},
     {"bisect", " --db --threshold --alpha --filter --json --rounds --device --quick"
@@ -263,6 +274,7 @@ static const struct {
     {"report", " --db --out --model "},
     {"advise", " --db --model --json "},
     {"import", " --db --peer --json "},
+    {"import-db", " --db "},
 };
 
 static int check_options(const char *sub, const struct perf_args *a)
@@ -304,7 +316,7 @@ int xo_cmd_perf(int argc, char **argv)
 	if (strcmp(sub, "record") && strcmp(sub, "compare") && strcmp(sub, "detect") &&
 	    strcmp(sub, "accept") && strcmp(sub, "ignore") && strcmp(sub, "fix") &&
 	    strcmp(sub, "report") && strcmp(sub, "advise") && strcmp(sub, "import") &&
-	    strcmp(sub, "continuous") && strcmp(sub, "bisect"))
+	    strcmp(sub, "continuous") && strcmp(sub, "bisect") && strcmp(sub, "import-db"))
 		return xo_usage_error("perf", "unknown command '%s' (try `xo perf --help`)", sub);
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -318,7 +330,8 @@ int xo_cmd_perf(int argc, char **argv)
 
 	/* arity per command */
 	if (!strcmp(sub, "compare") || !strcmp(sub, "continuous") ? a.npos < 1
-	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix"))
+	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix") ||
+	       !strcmp(sub, "import-db"))
 	        ? a.npos != 1
 	        : a.npos != 0)
 		return xo_usage_error("perf",
@@ -387,7 +400,9 @@ int xo_cmd_perf(int argc, char **argv)
 	/* only record and import create a store: a mistyped --db for the
 	 * readers would otherwise leave an empty perf.sqlite behind and report
 	 * "no run" instead of the real problem */
-	if (strcmp(sub, "record") && strcmp(sub, "import") && access(a.db, F_OK)) {
+	if (strcmp(sub, "record") && strcmp(sub, "import") && strcmp(sub, "import-db") &&
+	    !xo_sql_is_uri(a.db) &&
+	    access(a.db, F_OK)) {
 		fprintf(stderr, "xo perf %s: %s: no such database (check --db, or record first)\n",
 		        sub, a.db);
 		return 2;
@@ -400,6 +415,10 @@ int xo_cmd_perf(int argc, char **argv)
 		return fail(sub);
 	co = (struct xo_perf_compare_opts){
 	    .threshold = a.threshold, .alpha = a.alpha, .filter = a.filter, .json = a.json_out};
+	if (a.testbed && xo_perfdb_testbed_find(db, a.testbed, &co.testbed)) {
+		xo_perfdb_close(db);
+		return fail(sub);
+	}
 	if (!strcmp(sub, "record")) {
 		struct xo_perf_record_opts ro = {.filter = a.filter,
 		                                 .devices = a.ndevices ? a.devices : NULL,
@@ -426,6 +445,11 @@ int xo_cmd_perf(int argc, char **argv)
 		st = xo_perf_advise(db, a.model, a.json_out, stdout);
 	} else if (!strcmp(sub, "import")) {
 		st = xo_perf_import(db, a.peer, a.json, stdout);
+	} else if (!strcmp(sub, "import-db")) {
+		char name[1024];
+
+		xo_sql_redact(a.db, name, sizeof(name));
+		st = xo_perfdb_import_db(db, a.pos[0], name, stdout);
 	} else {
 		int64_t id;
 

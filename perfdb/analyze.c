@@ -14,7 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <regex.h>
-#include <sqlite3.h>
+#include "sql.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,16 +28,16 @@
 /* A text column as a string, "" for NULL: the store is outside input (a
  * crafted or damaged file may hold NULL where xo writes text), and a NULL
  * must never reach strcmp, regexec or printf's %s. */
-static const char *col_str(sqlite3_stmt *s, int i)
+static const char *col_str(struct xo_sql_stmt *s, int i)
 {
-	const unsigned char *t = sqlite3_column_text(s, i);
+	const char *t = xo_sql_column_text(s, i);
 
 	return t ? (const char *)t : "";
 }
 
 static enum xo_status sql_err(struct xo_perfdb *db, const char *what)
 {
-	return xo_error(XO_EDB, "%s: %s", what, sqlite3_errmsg(xo_perfdb_sqlite(db)));
+	return xo_error(XO_EDB, "%s: %s", what, xo_sql_errmsg(xo_perfdb_sql(db)));
 }
 
 /* A growable array of doubles. */
@@ -63,22 +63,21 @@ static bool vec_push(struct vec *a, double x)
 
 static enum xo_status load_samples(struct xo_perfdb *db, int64_t result_id, struct vec *out)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int rc;
 
 	out->n = 0;
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                       "SELECT wall_s FROM samples WHERE result_id = ? ORDER BY idx", -1,
-	                       &s, NULL))
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                       "SELECT wall_s FROM samples WHERE result_id = ? ORDER BY idx", &s))
 		return sql_err(db, "reading samples");
-	sqlite3_bind_int64(s, 1, result_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		if (!vec_push(out, sqlite3_column_double(s, 0))) {
-			sqlite3_finalize(s);
+	xo_sql_bind_int64(s, 1, result_id);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW)
+		if (!vec_push(out, xo_sql_column_double(s, 0))) {
+			xo_sql_finalize(s);
 			return xo_error(XO_ENOMEM, "perf: out of memory");
 		}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? XO_OK : sql_err(db, "reading samples");
+	xo_sql_finalize(s);
+	return rc == XO_SQL_DONE ? XO_OK : sql_err(db, "reading samples");
 }
 
 /* "123.4 us" */
@@ -186,28 +185,27 @@ static double z_two_sided(double alpha)
 static double series_noise(struct xo_perfdb *db, int64_t bench, int64_t testbed, int64_t upto_run,
                            double alpha, int64_t skip_commit)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	struct vec m = {0};
 	double *d = NULL, bar = 0.0;
 	size_t k = 0;
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT res.median FROM results res"
 	                       " JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN commits c ON c.id = ru.commit_id"
 	                       " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
 	                       " AND ru.commit_id != ? AND ru.state = 'complete' AND res.median > 0"
-	                       " ORDER BY c.date, c.id, ru.id",
-	                       -1, &s, NULL))
+	                       " ORDER BY c.date, c.id, ru.id", &s))
 		return 0.0;
-	sqlite3_bind_int64(s, 1, bench);
-	sqlite3_bind_int64(s, 2, testbed);
-	sqlite3_bind_int64(s, 3, upto_run);
-	sqlite3_bind_int64(s, 4, skip_commit);
-	while (sqlite3_step(s) == SQLITE_ROW)
-		if (!vec_push(&m, log(sqlite3_column_double(s, 0))))
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	xo_sql_bind_int64(s, 3, upto_run);
+	xo_sql_bind_int64(s, 4, skip_commit);
+	while (xo_sql_step(s) == XO_SQL_ROW)
+		if (!vec_push(&m, log(xo_sql_column_double(s, 0))))
 			break;
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	if (m.n >= 4 && (d = malloc(m.n * sizeof(*d)))) {
 		for (size_t i = 1; i < m.n; i++)
 			d[k++] = fabs(m.v[i] - m.v[i - 1]);
@@ -240,7 +238,7 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 	char sql[1024] = "SELECT c.sha, c.subject, c.dirty, r.started, r.note, r.testbed_id,"
 	                 " coalesce(r.load_start, -1), coalesce(r.load_end, -1),"
 	                 " coalesce(r.others_cpu, -1), r.commit_id";
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
 	for (size_t i = 0; i < NFIELDS; i++)
@@ -248,10 +246,10 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql),
 	         " FROM runs r JOIN commits c ON c.id = r.commit_id"
 	         " JOIN testbeds t ON t.id = r.testbed_id WHERE r.id = ?");
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db), sql, -1, &s, NULL))
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s))
 		return sql_err(db, "reading a run");
-	sqlite3_bind_int64(s, 1, id);
-	if (sqlite3_step(s) != SQLITE_ROW) {
+	xo_sql_bind_int64(s, 1, id);
+	if (xo_sql_step(s) != XO_SQL_ROW) {
 		st = xo_error(XO_EINVAL, "no run %lld", (long long)id);
 		goto out;
 	}
@@ -259,23 +257,23 @@ static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info
 	r->id = id;
 	snprintf(r->sha, sizeof(r->sha), "%s", col_str(s, 0));
 	snprintf(r->subject, sizeof(r->subject), "%s",
-	         sqlite3_column_text(s, 1) ? col_str(s, 1) : "");
-	r->dirty = sqlite3_column_int(s, 2);
-	r->started = sqlite3_column_int64(s, 3);
+	         xo_sql_column_text(s, 1) ? col_str(s, 1) : "");
+	r->dirty = xo_sql_column_int(s, 2);
+	r->started = xo_sql_column_int64(s, 3);
 	snprintf(r->note, sizeof(r->note), "%s",
-	         sqlite3_column_text(s, 4) ? col_str(s, 4) : "");
-	r->testbed_id = sqlite3_column_int64(s, 5);
-	r->load_start = sqlite3_column_double(s, 6);
-	r->load_end = sqlite3_column_double(s, 7);
-	r->others = sqlite3_column_double(s, 8);
-	r->commit_id = sqlite3_column_int64(s, 9);
+	         xo_sql_column_text(s, 4) ? col_str(s, 4) : "");
+	r->testbed_id = xo_sql_column_int64(s, 5);
+	r->load_start = xo_sql_column_double(s, 6);
+	r->load_end = xo_sql_column_double(s, 7);
+	r->others = xo_sql_column_double(s, 8);
+	r->commit_id = xo_sql_column_int64(s, 9);
 	for (size_t i = 0; i < NFIELDS; i++) {
-		const unsigned char *t = sqlite3_column_text(s, 10 + (int)i);
+		const char *t = xo_sql_column_text(s, 10 + (int)i);
 
 		snprintf(r->field[i], sizeof(r->field[i]), "%s", t ? (const char *)t : "");
 	}
 out:
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return st;
 }
 
@@ -359,29 +357,28 @@ enum xo_status xo_perf_git_commit(const char *rev, char *sha, size_t size)
 
 static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 {
-	sqlite3 *h = xo_perfdb_sqlite(db);
-	sqlite3_stmt *s = NULL;
+	struct xo_sql *h = xo_perfdb_sql(db);
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st;
 	int64_t latest_own = 0;
 
 	if (sd->commit_id) {
-		if (sqlite3_prepare_v2(h,
+		if (xo_sql_prepare(h,
 		                       "SELECT ru.id, " OWN_RUN_SQL " FROM runs ru"
 		                       " WHERE ru.commit_id = ? AND ru.testbed_id = ?"
-		                       " AND ru.state = 'complete' AND ru.id > ? ORDER BY ru.id",
-		                       -1, &s, NULL))
+		                       " AND ru.state = 'complete' AND ru.id > ? ORDER BY ru.id", &s))
 			return sql_err(db, "finding the runs of a commit");
-		sqlite3_bind_int64(s, 1, sd->commit_id);
-		sqlite3_bind_int64(s, 2, sd->testbed_id);
-		sqlite3_bind_int64(s, 3, sd->after_run);
-		while (sqlite3_step(s) == SQLITE_ROW && sd->nruns < MAX_SIDE_RUNS) {
-			sd->runs[sd->nruns] = sqlite3_column_int64(s, 0);
-			sd->peer[sd->nruns] = !sqlite3_column_int(s, 1);
+		xo_sql_bind_int64(s, 1, sd->commit_id);
+		xo_sql_bind_int64(s, 2, sd->testbed_id);
+		xo_sql_bind_int64(s, 3, sd->after_run);
+		while (xo_sql_step(s) == XO_SQL_ROW && sd->nruns < MAX_SIDE_RUNS) {
+			sd->runs[sd->nruns] = xo_sql_column_int64(s, 0);
+			sd->peer[sd->nruns] = !xo_sql_column_int(s, 1);
 			if (!sd->peer[sd->nruns])
 				latest_own = sd->runs[sd->nruns];
 			sd->nruns++;
 		}
-		sqlite3_finalize(s);
+		xo_sql_finalize(s);
 		if (!sd->nruns)
 			return xo_error(XO_EINVAL, "no complete run of the commit");
 	}
@@ -407,7 +404,7 @@ static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64_t want_testbed,
                                    int64_t after_run, struct side *sd)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st;
 	int64_t run_id = 0;
 	char sha[48];
@@ -440,22 +437,21 @@ static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64
 	}
 	/* the commit row of that run (a dirty tree is its own row), and the
 	 * testbed: the wanted one when the commit has own runs there */
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT ru.commit_id, ru.testbed_id FROM runs ru"
 	                       " WHERE ru.commit_id IN (SELECT c2.id FROM commits c2 WHERE c2.sha ="
 	                       " (SELECT c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"
 	                       " WHERE r.id = ?1)) AND ru.state = 'complete'"
 	                       " ORDER BY " OWN_RUN_SQL " DESC, ru.testbed_id = ?2 DESC, ru.id DESC"
-	                       " LIMIT 1",
-	                       -1, &s, NULL))
+	                       " LIMIT 1", &s))
 		return sql_err(db, "finding a commit");
-	sqlite3_bind_int64(s, 1, run_id);
-	sqlite3_bind_int64(s, 2, want_testbed);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		sd->commit_id = sqlite3_column_int64(s, 0);
-		sd->testbed_id = sqlite3_column_int64(s, 1);
+	xo_sql_bind_int64(s, 1, run_id);
+	xo_sql_bind_int64(s, 2, want_testbed);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		sd->commit_id = xo_sql_column_int64(s, 0);
+		sd->testbed_id = xo_sql_column_int64(s, 1);
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	if (!sd->commit_id)
 		return xo_error(XO_EINVAL, "'%s': no complete run", spec ? spec : "latest");
 	sd->after_run = after_run;
@@ -517,23 +513,22 @@ static enum xo_status load_pooled(struct xo_perfdb *db, const struct side *sd, i
                                   struct vec *all, struct vec *rm, struct vec *tmp,
                                   char *version, size_t vsize)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
 	all->n = rm->n = 0;
 	version[0] = '\0';
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                       "SELECT id, version FROM results WHERE benchmark_id = ? AND run_id = ?",
-	                       -1, &s, NULL))
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                       "SELECT id, version FROM results WHERE benchmark_id = ? AND run_id = ?", &s))
 		return sql_err(db, "reading results");
 	for (size_t i = 0; i < sd->nruns; i++) {
-		sqlite3_bind_int64(s, 1, bench);
-		sqlite3_bind_int64(s, 2, sd->runs[i]);
-		if (sqlite3_step(s) == SQLITE_ROW) {
-			const unsigned char *v = sqlite3_column_text(s, 1);
+		xo_sql_bind_int64(s, 1, bench);
+		xo_sql_bind_int64(s, 2, sd->runs[i]);
+		if (xo_sql_step(s) == XO_SQL_ROW) {
+			const char *v = xo_sql_column_text(s, 1);
 
 			snprintf(version, vsize, "%s", v ? (const char *)v : "");
-			if ((st = load_samples(db, sqlite3_column_int64(s, 0), tmp)))
+			if ((st = load_samples(db, xo_sql_column_int64(s, 0), tmp)))
 				break;
 			for (size_t k = 0; k < tmp->n; k++)
 				if (!vec_push(all, tmp->v[k])) {
@@ -545,10 +540,10 @@ static enum xo_status load_pooled(struct xo_perfdb *db, const struct side *sd, i
 				goto out;
 			}
 		}
-		sqlite3_reset(s);
+		xo_sql_reset(s);
 	}
 out:
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return st;
 }
 
@@ -626,7 +621,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	struct vec vb = {0}, vh = {0}, mb = {0}, mh = {0}, tmp = {0};
 	struct compare_row *rows = NULL;
 	size_t nrows = 0, caprows = 0;
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int count[SEC_COUNT][5] = {{0}}; /* slower, faster, same, lowered, unknown */
 	int nmulti[SEC_COUNT] = {0};     /* series with >= 2 runs on both sides */
 	int ndiff_tb = 0;
@@ -648,11 +643,20 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		goto out;
 	}
 	/* base first (its error first); again on the head's testbed when it has runs there */
-	if ((st = side_resolve(db, base, 0, o->after_run, sb)) ||
-	    (st = side_resolve(db, head, 0, o->after_run, sh)) ||
+	if ((st = side_resolve(db, base, o->testbed, o->after_run, sb)) ||
+	    (st = side_resolve(db, head, o->testbed, o->after_run, sh)) ||
 	    (sb->commit_id && sb->testbed_id != sh->testbed_id &&
 	     (st = side_resolve(db, base, sh->testbed_id, o->after_run, sb))))
 		goto out;
+	/* --testbed: both sides on it (a commit prefers its runs there; without
+	 * any, or for a run:N of another testbed, the picker was not met) */
+	if (o->testbed && (sb->testbed_id != o->testbed || sh->testbed_id != o->testbed)) {
+		st = xo_error(XO_EINVAL, "%s has no complete run on testbed %lld (--testbed)",
+		              sb->testbed_id != o->testbed ? (base ? base : "base")
+		                                           : (head ? head : "the latest run"),
+		              (long long)o->testbed);
+		goto out;
+	}
 	if (o->filter) {
 		if (regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB)) {
 			st = xo_error(XO_EINVAL, "--filter '%s' is not a valid regex", o->filter);
@@ -698,14 +702,14 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	         " r.run_id IN (%s)) AND EXISTS (SELECT 1 FROM results r WHERE"
 	         " r.benchmark_id = b.id AND r.run_id IN (%s)) ORDER BY b.name",
 	         ib, ih);
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db), sql, -1, &s, NULL)) {
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s)) {
 		st = sql_err(db, "comparing runs");
 		goto out;
 	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		const char *name = col_str(s, 1);
 		const char *dev = col_str(s, 2);
-		int64_t bench = sqlite3_column_int64(s, 0);
+		int64_t bench = xo_sql_column_int64(s, 0);
 		char verb[24], verh[24], devbuf[48];
 		struct compare_row *w;
 		double run_noise;
@@ -792,11 +796,11 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		if (w->nb_runs >= 2 && w->nh_runs >= 2)
 			nmulti[w->sec]++;
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != XO_SQL_DONE) {
 		st = sql_err(db, "comparing runs");
 		goto out;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
 
 	for (size_t i = 0; i < nrows; i++) {
@@ -909,12 +913,12 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	         " (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
 	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s)))",
 	         ib, ih, ih, ib);
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db), sql, -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW) {
-		only_base = sqlite3_column_int64(s, 0);
-		only_head = sqlite3_column_int64(s, 1);
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s) == XO_SQL_OK &&
+	    xo_sql_step(s) == XO_SQL_ROW) {
+		only_base = xo_sql_column_int64(s, 0);
+		only_head = xo_sql_column_int64(s, 1);
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
 	fprintf(t, "\n%d slower, %d faster, %d same", count[SEC_TEST][0], count[SEC_TEST][1],
 	        count[SEC_TEST][2]);
@@ -1012,7 +1016,7 @@ out:
 	xo_perf_text_done(t, out);
 	json_decref(root);
 	json_decref(jrows);
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	if (have_re)
 		regfree(&re);
 	free(rows);
@@ -1044,12 +1048,12 @@ struct series {
 static enum xo_status load_series(struct xo_perfdb *db, int64_t bench, int64_t testbed,
                                   struct series *se)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int rc;
 
 	se->samples.n = 0;
 	se->npt = 0;
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT ru.commit_id, sm.wall_s FROM samples sm"
 	                       " JOIN results res ON res.id = sm.result_id"
 	                       " JOIN runs ru ON ru.id = res.run_id"
@@ -1057,13 +1061,12 @@ static enum xo_status load_series(struct xo_perfdb *db, int64_t bench, int64_t t
 	                       " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
 	                       " AND ru.state = 'complete'"
 	                       " ORDER BY c.date, (SELECT min(r2.id) FROM runs r2"
-	                       "  WHERE r2.commit_id = ru.commit_id), ru.commit_id",
-	                       -1, &s, NULL))
+	                       "  WHERE r2.commit_id = ru.commit_id), ru.commit_id", &s))
 		return sql_err(db, "reading a history");
-	sqlite3_bind_int64(s, 1, bench);
-	sqlite3_bind_int64(s, 2, testbed);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t commit = sqlite3_column_int64(s, 0);
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		int64_t commit = xo_sql_column_int64(s, 0);
 
 		if (!se->npt || se->pt[se->npt - 1].commit_id != commit) {
 			if (se->npt == se->cap) {
@@ -1078,16 +1081,16 @@ static enum xo_status load_series(struct xo_perfdb *db, int64_t bench, int64_t t
 			se->pt[se->npt++] =
 			    (struct point){.commit_id = commit, .first = se->samples.n};
 		}
-		if (!vec_push(&se->samples, sqlite3_column_double(s, 1)))
+		if (!vec_push(&se->samples, xo_sql_column_double(s, 1)))
 			goto out_nomem;
 		se->pt[se->npt - 1].n++;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
+	xo_sql_finalize(s);
+	if (rc != XO_SQL_DONE)
 		return sql_err(db, "reading a history");
 	return XO_OK;
 out_nomem:
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return xo_error(XO_ENOMEM, "perf: out of memory");
 }
 
@@ -1095,24 +1098,23 @@ out_nomem:
 static size_t baseline_start(struct xo_perfdb *db, int64_t bench, int64_t testbed,
                              const struct series *se)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	size_t start = 0;
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT commit_id FROM changes WHERE benchmark_id = ? AND"
-	                       " testbed_id = ? AND state = 'accepted'",
-	                       -1, &s, NULL))
+	                       " testbed_id = ? AND state = 'accepted'", &s))
 		return 0;
-	sqlite3_bind_int64(s, 1, bench);
-	sqlite3_bind_int64(s, 2, testbed);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t c = sqlite3_column_int64(s, 0);
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		int64_t c = xo_sql_column_int64(s, 0);
 
 		for (size_t i = 0; i < se->npt; i++)
 			if (se->pt[i].commit_id == c && i > start)
 				start = i;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return start;
 }
 
@@ -1154,7 +1156,7 @@ static double series_scale(const struct point *pt, size_t n)
 struct detect_ctx {
 	struct xo_perfdb *db;
 	const struct xo_perf_compare_opts *o;
-	sqlite3_stmt *upsert, *fix;
+	struct xo_sql_stmt *upsert, *fix;
 	int64_t now;
 	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates;
 };
@@ -1209,7 +1211,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	struct vec left = {0}, right = {0}, tmp = {0};
 	struct step_eval *ev = NULL;
 	enum xo_status st = XO_OK;
-	sqlite3_stmt *del = NULL;
+	struct xo_sql_stmt *del = NULL;
 	char keep[4096] = "";
 
 	if ((st = load_series(db, bench, testbed, se)))
@@ -1271,34 +1273,32 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 		if (e->v.sign && fabs(e->v.change) <= run_noise)
 			e->v.sign = 0; /* kept as "detected" */
 		ctx->nsteps++;
-		sqlite3_bind_int64(ctx->upsert, 1, bench);
-		sqlite3_bind_int64(ctx->upsert, 2, testbed);
-		sqlite3_bind_int64(ctx->upsert, 3, m->commit_id);
-		sqlite3_bind_int64(ctx->upsert, 4, se->pt[base + starts[k] - 1].commit_id);
-		sqlite3_bind_text(ctx->upsert, 5,
-		                  e->lvl_r > e->lvl_l ? "regression" : "improvement", -1,
-		                  SQLITE_STATIC);
-		sqlite3_bind_double(ctx->upsert, 6, e->lvl_r / e->lvl_l);
-		sqlite3_bind_double(ctx->upsert, 7, e->v.p);
-		sqlite3_bind_text(ctx->upsert, 8, e->v.sign ? "confirmed" : "detected", -1,
-		                  SQLITE_STATIC);
-		sqlite3_bind_int64(ctx->upsert, 9, ctx->now);
-		if (sqlite3_step(ctx->upsert) != SQLITE_DONE) {
-			sqlite3_reset(ctx->upsert);
+		xo_sql_bind_int64(ctx->upsert, 1, bench);
+		xo_sql_bind_int64(ctx->upsert, 2, testbed);
+		xo_sql_bind_int64(ctx->upsert, 3, m->commit_id);
+		xo_sql_bind_int64(ctx->upsert, 4, se->pt[base + starts[k] - 1].commit_id);
+		xo_sql_bind_text(ctx->upsert, 5,
+		                  e->lvl_r > e->lvl_l ? "regression" : "improvement");
+		xo_sql_bind_double(ctx->upsert, 6, e->lvl_r / e->lvl_l);
+		xo_sql_bind_double(ctx->upsert, 7, e->v.p);
+		xo_sql_bind_text(ctx->upsert, 8, e->v.sign ? "confirmed" : "detected");
+		xo_sql_bind_int64(ctx->upsert, 9, ctx->now);
+		if (xo_sql_step(ctx->upsert) != XO_SQL_DONE) {
+			xo_sql_reset(ctx->upsert);
 			st = sql_err(db, "storing a change");
 			goto out;
 		}
-		sqlite3_reset(ctx->upsert);
+		xo_sql_reset(ctx->upsert);
 		snprintf(keep + strlen(keep), sizeof(keep) - strlen(keep), "%s%lld",
 		         keep[0] ? "," : "", (long long)m->commit_id);
 		/* a confirmed regression whose history came back down is fixed */
 		if (e->v.sign > 0 && k + 1 < nsteps &&
 		    se->pt[se->npt - 1].y <= e->lvl_l * (1.0 + ctx->o->threshold)) {
-			sqlite3_bind_int64(ctx->fix, 1, bench);
-			sqlite3_bind_int64(ctx->fix, 2, testbed);
-			sqlite3_bind_int64(ctx->fix, 3, m->commit_id);
-			sqlite3_step(ctx->fix);
-			sqlite3_reset(ctx->fix);
+			xo_sql_bind_int64(ctx->fix, 1, bench);
+			xo_sql_bind_int64(ctx->fix, 2, testbed);
+			xo_sql_bind_int64(ctx->fix, 3, m->commit_id);
+			xo_sql_step(ctx->fix);
+			xo_sql_reset(ctx->fix);
 		}
 	}
 	/* steps an earlier detect found that the fuller history no longer shows */
@@ -1308,18 +1308,18 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 		snprintf(sql, sizeof(sql),
 		         "DELETE FROM changes WHERE benchmark_id = ? AND testbed_id = ? AND"
 		         " state IN ('detected','confirmed') AND commit_id NOT IN (%s)",
-		         keep);
-		if (sqlite3_prepare_v2(xo_perfdb_sqlite(db), sql, -1, &del, NULL)) {
+		         keep[0] ? keep : "0"); /* ids start at 1; PostgreSQL refuses "IN ()" */
+		if (xo_sql_prepare(xo_perfdb_sql(db), sql, &del)) {
 			st = sql_err(db, "pruning changes");
 			goto out;
 		}
-		sqlite3_bind_int64(del, 1, bench);
-		sqlite3_bind_int64(del, 2, testbed);
-		if (sqlite3_step(del) != SQLITE_DONE)
+		xo_sql_bind_int64(del, 1, bench);
+		xo_sql_bind_int64(del, 2, testbed);
+		if (xo_sql_step(del) != XO_SQL_DONE)
 			st = sql_err(db, "pruning changes");
 	}
 out:
-	sqlite3_finalize(del);
+	xo_sql_finalize(del);
 	free(left.v);
 	free(right.v);
 	free(tmp.v);
@@ -1353,10 +1353,10 @@ static const char lower_unchanged_sql[] =
 static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ctx,
                           const regex_t *re, json_t *jchanges, int *nbusy)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 
-	if (sqlite3_prepare_v2(
-	        xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(
+	        xo_perfdb_sql(db),
 	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, c.dirty,"
 	        " ch.ratio, ch.p_value, ch.testbed_id, b.device,"
 	        " coalesce(" CHANGE_VERSION_SQL("commit_id") ", ''),"
@@ -1368,22 +1368,21 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 	        " JOIN commits c ON c.id = ch.commit_id JOIN testbeds t ON t.id = ch.testbed_id"
 	        " ORDER BY b.device = 'ref' OR NOT (b.device = 'cpu' OR b.device LIKE 'cl%'),"
 	        " b.device = 'ref' DESC, ch.state != 'confirmed', ch.direction != 'regression',"
-	        " b.name, ch.id",
-	        -1, &s, NULL))
+	        " b.name, ch.id", &s))
 		return;
 	fprintf(out, "%6s %-10s %-11s %-58s %-14s %8s %9s  %s\n", "id", "state", "direction",
 	        "benchmark", "commit", "change", "p-value", "notes");
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (xo_sql_step(s) == XO_SQL_ROW) {
 		const char *state = col_str(s, 1);
 		const char *dir = col_str(s, 2);
 		const char *name = col_str(s, 3);
-		const char *dev = sqlite3_column_text(s, 9) ? col_str(s, 9)
+		const char *dev = xo_sql_column_text(s, 9) ? col_str(s, 9)
 		                                            : "";
 		const char *vh = col_str(s, 10);
 		const char *vb = col_str(s, 11);
-		double cores = sqlite3_column_double(s, 13) > 0 ? sqlite3_column_double(s, 13) : 1.0;
-		bool busy = sqlite3_column_type(s, 12) != SQLITE_NULL &&
-		            sqlite3_column_double(s, 12) > 0.1 * cores;
+		double cores = xo_sql_column_double(s, 13) > 0 ? xo_sql_column_double(s, 13) : 1.0;
+		bool busy = !xo_sql_column_null(s, 12) &&
+		            xo_sql_column_double(s, 12) > 0.1 * cores;
 		bool same_code = vh[0] && !strcmp(vh, vb);
 		enum compare_section sec = section_of(dev[0] ? dev : strrchr(name, '/') ?
 		                                                   strrchr(name, '/') + 1 : name);
@@ -1392,7 +1391,7 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 		if (re && regexec(re, name, 0, NULL, 0))
 			continue;
 		snprintf(commit, sizeof(commit), "%.10s%s", col_str(s, 4),
-		         sqlite3_column_int(s, 5) ? "+" : "");
+		         xo_sql_column_int(s, 5) ? "+" : "");
 		if (sec != SEC_TEST)
 			snprintf(notes, sizeof(notes), "[%s: not an alarm]", section_key[sec]);
 		if (same_code)
@@ -1401,22 +1400,22 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 		if (busy) {
 			snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
 			         "%s[load: other processes used %.2f cores]", notes[0] ? " " : "",
-			         sqlite3_column_double(s, 12));
+			         xo_sql_column_double(s, 12));
 			if (!strcmp(state, "confirmed") && sec == SEC_TEST)
 				(*nbusy)++;
 		}
 		fprintf(out, "%6lld %-10s %-11s %-58s %-14s %+7.1f%% %9.2g  %s\n",
-		        (long long)sqlite3_column_int64(s, 0), state, dir, name, commit,
-		        100.0 * (sqlite3_column_double(s, 6) - 1.0), sqlite3_column_double(s, 7),
+		        (long long)xo_sql_column_int64(s, 0), state, dir, name, commit,
+		        100.0 * (xo_sql_column_double(s, 6) - 1.0), xo_sql_column_double(s, 7),
 		        notes);
 		if (jchanges)
 			json_array_append_new(
 			    jchanges,
 			    json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:b, s:b, s:b}", "id",
-			              (json_int_t)sqlite3_column_int64(s, 0), "state", state,
+			              (json_int_t)xo_sql_column_int64(s, 0), "state", state,
 			              "direction", dir, "benchmark", name, "section", section_key[sec],
 			              "commit", col_str(s, 4), "ratio",
-			              sqlite3_column_double(s, 6), "p_value", sqlite3_column_double(s, 7),
+			              xo_sql_column_double(s, 6), "p_value", xo_sql_column_double(s, 7),
 			              "kernel_source_changed", !same_code, "load_busy", busy, "alarm",
 			              sec == SEC_TEST && !strcmp(state, "confirmed") &&
 			                  !strcmp(dir, "regression")));
@@ -1429,7 +1428,7 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 		else if (!strcmp(state, "detected"))
 			ctx->ndetected++;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 }
 
 enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare_opts *o, FILE *out,
@@ -1437,8 +1436,8 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 {
 	struct detect_ctx ctx = {.db = db, .o = o, .now = (int64_t)time(NULL)};
 	struct series se = {0};
-	sqlite3_stmt *s = NULL;
-	sqlite3 *h = xo_perfdb_sqlite(db);
+	struct xo_sql_stmt *s = NULL;
+	struct xo_sql *h = xo_perfdb_sql(db);
 	enum xo_status st = XO_OK;
 	regex_t re;
 	bool have_re = false;
@@ -1450,11 +1449,11 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 			return xo_error(XO_EINVAL, "--filter '%s' is not a valid regex", o->filter);
 		have_re = true;
 	}
-	if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL)) {
+	if (xo_sql_exec(h, xo_sql_dialect(h)->begin_write)) {
 		st = sql_err(db, "detect");
 		goto out_free;
 	}
-	if (sqlite3_prepare_v2(
+	if (xo_sql_prepare(
 	        h,
 	        "INSERT INTO changes(benchmark_id, testbed_id, commit_id,"
 	        " prev_commit_id, direction, ratio, p_value, state, detected, updated)"
@@ -1463,44 +1462,43 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	        " prev_commit_id = excluded.prev_commit_id,"
 	        " direction = excluded.direction, ratio = excluded.ratio,"
 	        " p_value = excluded.p_value, updated = excluded.updated,"
-	        " state = CASE WHEN state IN ('accepted','ignored','fixed')"
-	        " THEN state ELSE excluded.state END",
-	        -1, &ctx.upsert, NULL) ||
-	    sqlite3_prepare_v2(h,
+	        " state = CASE WHEN changes.state IN ('accepted','ignored','fixed')"
+	        " THEN changes.state ELSE excluded.state END", &ctx.upsert) ||
+	    xo_sql_prepare(h,
 	                       "UPDATE changes SET state = 'fixed' WHERE benchmark_id = ? AND"
-	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'",
-	                       -1, &ctx.fix, NULL) ||
-	    sqlite3_prepare_v2(h,
+	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'", &ctx.fix) ||
+	    xo_sql_prepare(h,
 	                       "SELECT DISTINCT res.benchmark_id, ru.testbed_id, b.name"
 	                       " FROM results res JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
-	                       " WHERE ru.state = 'complete' ORDER BY b.name",
-	                       -1, &s, NULL)) {
+	                       " WHERE ru.state = 'complete' AND (?1 = 0 OR ru.testbed_id = ?1)"
+	                       " ORDER BY b.name", &s)) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	xo_sql_bind_int64(s, 1, o->testbed);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		const char *name = col_str(s, 2);
 
 		if (have_re && regexec(&re, name, 0, NULL, 0))
 			continue;
 		nseries++;
-		st = detect_series(&ctx, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+		st = detect_series(&ctx, xo_sql_column_int64(s, 0), xo_sql_column_int64(s, 1),
 		                   &se);
 		if (st)
 			goto out_rollback;
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != XO_SQL_DONE) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
-	sqlite3_finalize(ctx.upsert);
-	sqlite3_finalize(ctx.fix);
+	xo_sql_finalize(ctx.upsert);
+	xo_sql_finalize(ctx.fix);
 	ctx.upsert = ctx.fix = NULL;
-	if (sqlite3_exec(h, lower_unchanged_sql, NULL, NULL, NULL) ||
-	    sqlite3_exec(h, "COMMIT", NULL, NULL, NULL)) {
+	if (xo_sql_exec(h, lower_unchanged_sql) ||
+	    xo_sql_exec(h, "COMMIT")) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
@@ -1552,11 +1550,11 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	goto out_free;
 
 out_rollback:
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
-	sqlite3_finalize(ctx.upsert);
-	sqlite3_finalize(ctx.fix);
-	sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+	xo_sql_finalize(ctx.upsert);
+	xo_sql_finalize(ctx.fix);
+	xo_sql_exec(h, "ROLLBACK");
 out_free:
 	if (have_re)
 		regfree(&re);
@@ -1567,25 +1565,24 @@ out_free:
 
 enum xo_status xo_perf_change_set(struct xo_perfdb *db, int64_t id, const char *state, FILE *out)
 {
-	sqlite3 *h = xo_perfdb_sqlite(db);
-	sqlite3_stmt *s = NULL;
+	struct xo_sql *h = xo_perfdb_sql(db);
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
 	if (strcmp(state, "accepted") && strcmp(state, "ignored") && strcmp(state, "fixed") &&
 	    strcmp(state, "confirmed") && strcmp(state, "detected"))
 		return xo_error(XO_EINVAL, "unknown change state '%s'", state);
-	if (sqlite3_prepare_v2(h, "UPDATE changes SET state = ?, updated = ? WHERE id = ?", -1, &s,
-	                       NULL))
+	if (xo_sql_prepare(h, "UPDATE changes SET state = ?, updated = ? WHERE id = ?", &s))
 		return sql_err(db, "updating a change");
-	sqlite3_bind_text(s, 1, state, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, (int64_t)time(NULL));
-	sqlite3_bind_int64(s, 3, id);
-	if (sqlite3_step(s) != SQLITE_DONE)
+	xo_sql_bind_text(s, 1, state);
+	xo_sql_bind_int64(s, 2, (int64_t)time(NULL));
+	xo_sql_bind_int64(s, 3, id);
+	if (xo_sql_step(s) != XO_SQL_DONE)
 		st = sql_err(db, "updating a change");
-	else if (sqlite3_changes(h) != 1)
+	else if (xo_sql_changes(h) != 1)
 		st = xo_error(XO_EINVAL, "no change %lld (see `xo perf detect`)", (long long)id);
 	else
 		fprintf(out, "change %lld: %s\n", (long long)id, state);
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return st;
 }

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
+#include "sql.h"
 
 #include "perfdb.h"
 #include "proc.h"
@@ -204,16 +204,15 @@ enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
 	if ((st = xo_perfdb_open(o->db_path, &db)))
 		goto out;
 	{
-		sqlite3_stmt *s = NULL;
+		struct xo_sql_stmt *s = NULL;
 
-		if (sqlite3_prepare_v2(xo_perfdb_sqlite(db), "SELECT coalesce(max(id), 0) FROM runs",
-		                       -1, &s, NULL) == SQLITE_OK &&
-		    sqlite3_step(s) == SQLITE_ROW)
-			*after_run = sqlite3_column_int64(s, 0);
+		if (xo_sql_prepare(xo_perfdb_sql(db), "SELECT coalesce(max(id), 0) FROM runs", &s) == XO_SQL_OK &&
+		    xo_sql_step(s) == XO_SQL_ROW)
+			*after_run = xo_sql_column_int64(s, 0);
 		else
 			st = xo_error(XO_EDB, "%s: reading the runs: %s", o->db_path,
-			              sqlite3_errmsg(xo_perfdb_sqlite(db)));
-		sqlite3_finalize(s);
+			              xo_sql_errmsg(xo_perfdb_sql(db)));
+		xo_sql_finalize(s);
 	}
 	xo_perfdb_close(db);
 	db = NULL;

@@ -1,5 +1,6 @@
 /*
- * perfdb.h - the perf runner, its SQLite store, statistics, regression
+ * perfdb.h - the perf runner, its store (a SQLite file, or a PostgreSQL
+ * server a fleet shares: sql.h), statistics, regression
  * detection and report data (DESIGN sections 9 and 10). Used by cli/perf.c and
  * suites/test_perfdb.c; not part of the public xo.h.
  *
@@ -24,6 +25,7 @@
 
 struct xo_perfdb; /* opaque: an open store */
 struct sqlite3;
+struct xo_sql;
 
 /* ---- identity ------------------------------------------------------------ */
 
@@ -72,6 +74,10 @@ enum xo_status xo_perfdb_open(const char *path, struct xo_perfdb **out);
  * refuse a path that is a directory, FIFO or device (XO_EINVAL). */
 enum xo_status xo_perfdb_open_readonly(const char *path, struct xo_perfdb **out);
 void xo_perfdb_close(struct xo_perfdb *db); /* accepts NULL */
+/* The store's connection (sql.h): every perfdb query goes through it. */
+struct xo_sql *xo_perfdb_sql(struct xo_perfdb *db);
+/* The raw handle of a SQLite store, for tests that inspect the file; NULL
+ * when the store is on another engine. */
 struct sqlite3 *xo_perfdb_sqlite(struct xo_perfdb *db);
 
 /* What a benchmark is: its name is unique and carries device and shape. */
@@ -210,7 +216,13 @@ struct xo_perf_compare_opts {
 	bool json; /* one JSON object on out instead of the text */
 	int64_t after_run; /* a commit pools only its runs with a larger id (continuous and
 	                      bisect: the rounds they recorded); 0: every run */
+	int64_t testbed;   /* compare and detect on this testbed id only; 0: any
+	                      (xo_perfdb_testbed_find) */
 };
+/* The testbed a fleet member is called by: its hostname (the testbed of that
+ * host's latest complete run, as a host's build or BLAS may change) or its
+ * hash. XO_EINVAL naming the known hostnames when there is none. */
+enum xo_status xo_perfdb_testbed_find(struct xo_perfdb *db, const char *name, int64_t *id);
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed);
 /* What a comparison found under test (cpu, cl; ref and peers never count):
@@ -340,6 +352,14 @@ enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char
 #define XO_PERF_IMPORT_MAX_BATCH   (1 << 24)
 #define XO_PERF_IMPORT_MIN_S       1e-9  /* 1 ns: no clock measures a call faster */
 #define XO_PERF_IMPORT_MAX_S       86400.0 /* one day per call */
+
+/* Merges every complete run of the store at src_path (a file or a
+ * PostgreSQL URI) into dst with its results, samples, op times and probes,
+ * one transaction per run; a run dst already has (same commit, testbed,
+ * start, finish and note) is skipped, so importing twice adds nothing.
+ * dst_name names the target in messages. Prints one summary line. */
+enum xo_status xo_perfdb_import_db(struct xo_perfdb *dst, const char *src_path,
+                                   const char *dst_name, FILE *out);
 
 /* A peer file, parsed and checked: what xo_perf_import stores. */
 struct xo_perf_import {

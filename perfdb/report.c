@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <sqlite3.h>
+#include "sql.h"
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
@@ -41,12 +41,12 @@
 
 static enum xo_status sql_err(struct xo_perfdb *db, const char *what)
 {
-	return xo_error(XO_EDB, "%s: %s", what, sqlite3_errmsg(xo_perfdb_sqlite(db)));
+	return xo_error(XO_EDB, "%s: %s", what, xo_sql_errmsg(xo_perfdb_sql(db)));
 }
 
-static const char *col_text(sqlite3_stmt *s, int i)
+static const char *col_text(struct xo_sql_stmt *s, int i)
 {
-	const unsigned char *t = sqlite3_column_text(s, i);
+	const char *t = xo_sql_column_text(s, i);
 
 	return t ? (const char *)t : "";
 }
@@ -119,31 +119,30 @@ struct curve {
 static enum xo_status load_curve(struct xo_perfdb *db, int64_t run_id, const char *model,
                                  const char *what, const char *device, struct curve *c)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->device, sizeof(c->device), "%s", device);
 	c->run_id = run_id;
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT b.batch, res.median, coalesce(res.ci_lo, res.median),"
 	                       " coalesce(res.ci_hi, res.median) FROM results res"
 	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " WHERE res.run_id = ? AND b.kind = 'model' AND b.model = ?"
-	                       " AND b.what = ? AND b.device = ? ORDER BY b.batch",
-	                       -1, &s, NULL))
+	                       " AND b.what = ? AND b.device = ? ORDER BY b.batch", &s))
 		return sql_err(db, "reading a sweep");
-	sqlite3_bind_int64(s, 1, run_id);
-	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, device, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW && c->n < MAX_BATCH) {
-		c->batch[c->n] = sqlite3_column_int64(s, 0);
-		c->med[c->n] = sqlite3_column_double(s, 1);
-		c->lo[c->n] = sqlite3_column_double(s, 2);
-		c->hi[c->n] = sqlite3_column_double(s, 3);
+	xo_sql_bind_int64(s, 1, run_id);
+	xo_sql_bind_text(s, 2, model);
+	xo_sql_bind_text(s, 3, what);
+	xo_sql_bind_text(s, 4, device);
+	while (xo_sql_step(s) == XO_SQL_ROW && c->n < MAX_BATCH) {
+		c->batch[c->n] = xo_sql_column_int64(s, 0);
+		c->med[c->n] = xo_sql_column_double(s, 1);
+		c->lo[c->n] = xo_sql_column_double(s, 2);
+		c->hi[c->n] = xo_sql_column_double(s, 3);
 		c->n++;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return XO_OK;
 }
 
@@ -152,27 +151,26 @@ static enum xo_status load_curve(struct xo_perfdb *db, int64_t run_id, const cha
 static enum xo_status load_curves(struct xo_perfdb *db, const char *model, const char *what,
                                   struct curve *cv, int *ncv, int64_t *main_run)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
 	*ncv = 0;
 	*main_run = 0;
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT b.device, max(res.run_id),"
 	                       " b.device IN ('ref','cpu') OR b.device LIKE 'cl%'"
 	                       " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " JOIN runs ru ON ru.id = res.run_id"
 	                       " WHERE ru.state = 'complete' AND b.kind = 'model' AND b.model = ?"
-	                       " AND b.what = ? GROUP BY b.device ORDER BY 3 DESC, 2 DESC",
-	                       -1, &s, NULL))
+	                       " AND b.what = ? GROUP BY b.device ORDER BY 3 DESC, 2 DESC", &s))
 		return sql_err(db, "finding sweeps");
-	sqlite3_bind_text(s, 1, model, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, what, -1, SQLITE_STATIC);
+	xo_sql_bind_text(s, 1, model);
+	xo_sql_bind_text(s, 2, what);
 	/* the first own device row has the latest own run: every own device
 	 * is then taken from that run, so the curves are one measurement */
-	while (sqlite3_step(s) == SQLITE_ROW && *ncv < MAX_DEV) {
-		bool own = sqlite3_column_int(s, 2);
-		int64_t run = sqlite3_column_int64(s, 1);
+	while (xo_sql_step(s) == XO_SQL_ROW && *ncv < MAX_DEV) {
+		bool own = xo_sql_column_int(s, 2);
+		int64_t run = xo_sql_column_int64(s, 1);
 
 		if (own && !*main_run)
 			*main_run = run;
@@ -183,7 +181,7 @@ static enum xo_status load_curves(struct xo_perfdb *db, const char *model, const
 		if (cv[*ncv].n)
 			(*ncv)++;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return st;
 }
 
@@ -372,40 +370,38 @@ struct meas {
  */
 static enum xo_status meas_load(struct xo_perfdb *db, int64_t result_id, struct meas *m)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	double share[XO_SPLIT_COUNT] = {0}, launches = 0.0;
 	size_t n = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT median, coalesce(ci_lo, median), coalesce(ci_hi, median),"
-	                       " has_split FROM results WHERE id = ?",
-	                       -1, &s, NULL))
+	                       " has_split FROM results WHERE id = ?", &s))
 		return sql_err(db, "reading a result");
-	sqlite3_bind_int64(s, 1, result_id);
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	xo_sql_bind_int64(s, 1, result_id);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
 		m->found = true;
-		m->med = sqlite3_column_double(s, 0);
-		m->lo = sqlite3_column_double(s, 1);
-		m->hi = sqlite3_column_double(s, 2);
-		m->has_split = sqlite3_column_int(s, 3) != 0;
+		m->med = xo_sql_column_double(s, 0);
+		m->lo = xo_sql_column_double(s, 1);
+		m->hi = xo_sql_column_double(s, 2);
+		m->has_split = xo_sql_column_int(s, 3) != 0;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
 	if (!m->has_split)
 		return XO_OK;
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT wall_s, enqueue_s, h2d_s, kernel_s, d2h_s, wait_s, launches"
-	                       " FROM samples WHERE result_id = ?",
-	                       -1, &s, NULL))
+	                       " FROM samples WHERE result_id = ?", &s))
 		return sql_err(db, "reading samples");
-	sqlite3_bind_int64(s, 1, result_id);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	xo_sql_bind_int64(s, 1, result_id);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
 		struct xo_split one;
 		double v[7];
 
 		for (int i = 0; i < 7; i++)
-			v[i] = sqlite3_column_double(s, i);
+			v[i] = xo_sql_column_double(s, i);
 		xo_split_from_events(v[0], v[1], v[2], v[3], v[4], v[5], v[6], &one);
 		if (!(one.wall_s > 0))
 			continue;
@@ -414,7 +410,7 @@ static enum xo_status meas_load(struct xo_perfdb *db, int64_t result_id, struct 
 		launches += one.launches;
 		n++;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	if (!n || !(m->med > 0)) {
 		m->has_split = false;
 		return XO_OK;
@@ -433,25 +429,24 @@ static enum xo_status meas_find(struct xo_perfdb *db, int64_t run, const char *m
                                 const char *what, const char *device, int64_t batch,
                                 struct meas *m)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int64_t id = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT res.id FROM results res JOIN benchmarks b"
 	                       " ON b.id = res.benchmark_id WHERE res.run_id = ? AND"
 	                       " b.kind = 'model' AND b.model = ? AND b.what = ? AND b.device = ?"
-	                       " AND b.batch = ?",
-	                       -1, &s, NULL))
+	                       " AND b.batch = ?", &s))
 		return sql_err(db, "finding a result");
-	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, model, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, device, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 5, batch);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	xo_sql_bind_int64(s, 1, run);
+	xo_sql_bind_text(s, 2, model);
+	xo_sql_bind_text(s, 3, what);
+	xo_sql_bind_text(s, 4, device);
+	xo_sql_bind_int64(s, 5, batch);
+	if (xo_sql_step(s) == XO_SQL_ROW)
+		id = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
 	return id ? meas_load(db, id, m) : XO_OK;
 }
 
@@ -586,16 +581,15 @@ static bool have_gnuplot(void)
  */
 static const char *cl_label(struct xo_perfdb *db, int64_t run)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	const char *label = "cl (OpenCL)";
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT t.cl_platform || ' ' || t.cl_device || ' ' || t.describe"
-	                       " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
-	                       -1, &s, NULL))
+	                       " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?", &s))
 		return label;
-	sqlite3_bind_int64(s, 1, run);
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	xo_sql_bind_int64(s, 1, run);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
 		const char *d = col_text(s, 0);
 
 		if (strstr(d, "PoCL") || strstr(d, "Portable Computing Language"))
@@ -605,7 +599,7 @@ static const char *cl_label(struct xo_perfdb *db, int64_t run)
 		else if (strstr(d, "type GPU"))
 			label = "cl: OpenCL on the GPU";
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return label;
 }
 
@@ -674,53 +668,52 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
                                   const char *model_raw, const char *what, int64_t run)
 {
 	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	char path[4096];
 	enum xo_status st = XO_OK;
 	FILE *f;
 	int rows = 0, ndev = 0;
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT res.id, b.batch, b.device, (SELECT count(DISTINCT b2.device)"
 	                       "  FROM results r2 JOIN benchmarks b2 ON b2.id = r2.benchmark_id"
-	                       "  WHERE r2.run_id = res.run_id AND r2.has_split AND"
+	                       "  WHERE r2.run_id = res.run_id AND r2.has_split != 0 AND"
 	                       "  b2.kind = 'model' AND b2.model = b.model AND b2.what = b.what)"
 	                       " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
-	                       " WHERE res.run_id = ? AND res.has_split AND b.kind = 'model'"
-	                       " AND b.model = ? AND b.what = ? ORDER BY b.device, b.batch",
-	                       -1, &s, NULL))
+	                       " WHERE res.run_id = ? AND res.has_split != 0 AND b.kind = 'model'"
+	                       " AND b.model = ? AND b.what = ? ORDER BY b.device, b.batch", &s))
 		return sql_err(db, "reading the OpenCL split");
-	sqlite3_bind_int64(s, 1, run);
+	xo_sql_bind_int64(s, 1, run);
 	safe_name(model_raw, model, sizeof(model));
-	sqlite3_bind_text(s, 2, model_raw, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, what, -1, SQLITE_STATIC);
+	xo_sql_bind_text(s, 2, model_raw);
+	xo_sql_bind_text(s, 3, what);
 	snprintf(path, sizeof(path), "%s/data/split_%s_%s.dat", outdir, model, what);
 	f = fopen(path, "w");
 	if (!f) {
-		sqlite3_finalize(s);
+		xo_sql_finalize(s);
 		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
 	}
 	fprintf(f, "# label launch_ms transfer_ms compute_ms other_ms wall_median_ms\n");
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (xo_sql_step(s) == XO_SQL_ROW) {
 		struct meas m;
 		char dev[48];
 
-		if ((st = meas_load(db, sqlite3_column_int64(s, 0), &m)))
+		if ((st = meas_load(db, xo_sql_column_int64(s, 0), &m)))
 			break;
 		if (!m.has_split)
 			continue;
 		/* more than one device with event times: the label names it */
-		ndev = sqlite3_column_int(s, 3);
+		ndev = xo_sql_column_int(s, 3);
 		safe_name(col_text(s, 2), dev, sizeof(dev));
 		fprintf(f, "\"%s%s%lld\\n%.3gms\\n%.0f launches\"", ndev > 1 ? dev : "",
-		        ndev > 1 ? " " : "", (long long)sqlite3_column_int64(s, 1), 1e3 * m.med,
+		        ndev > 1 ? " " : "", (long long)xo_sql_column_int64(s, 1), 1e3 * m.med,
 		        m.sp.launches);
 		for (int p = 0; p < XO_SPLIT_COUNT; p++)
 			fprintf(f, " %.9g", 1e3 * m.sp.part_s[p]);
 		fprintf(f, " %.9g\n", 1e3 * m.med);
 		rows++;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	fclose(f);
 	if (st || !rows)
 		return st;
@@ -734,13 +727,13 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 }
 
 /* One cell of the probe table: v scaled, or a dash where the probe has none. */
-static void probe_cell(FILE *html, sqlite3_stmt *s, int col, double scale, const char *fmt)
+static void probe_cell(FILE *html, struct xo_sql_stmt *s, int col, double scale, const char *fmt)
 {
 	fprintf(html, "<td>");
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+	if (xo_sql_column_null(s, col))
 		fprintf(html, "&ndash;");
 	else
-		fprintf(html, fmt, scale * sqlite3_column_double(s, col));
+		fprintf(html, fmt, scale * xo_sql_column_double(s, col));
 	fprintf(html, "</td>");
 }
 
@@ -751,17 +744,16 @@ static void probe_cell(FILE *html, sqlite3_stmt *s, int col, double scale, const
  */
 static int write_probes(struct xo_perfdb *db, FILE *html, int64_t run)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int rows = 0;
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT device, launch_s, enqueue_s, sync_s, h2d_lat_s, h2d_bw,"
 	                       " d2h_lat_s, d2h_bw, flops, mem_bw, handoff_s, units FROM probes"
-	                       " WHERE run_id = ? ORDER BY device = 'cpu' DESC, device",
-	                       -1, &s, NULL) != SQLITE_OK)
+	                       " WHERE run_id = ? ORDER BY device = 'cpu' DESC, device", &s) != XO_SQL_OK)
 		return 0; /* no table probes in this store */
-	sqlite3_bind_int64(s, 1, run);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	xo_sql_bind_int64(s, 1, run);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
 		if (!rows++)
 			fprintf(html,
 			        "<h3>Device probe (xo probe, run:%lld)</h3>\n<table class=\"probes\">"
@@ -786,7 +778,7 @@ static int write_probes(struct xo_perfdb *db, FILE *html, int64_t run)
 		probe_cell(html, s, 11, 1.0, "%.0f");
 		fprintf(html, "</tr>\n");
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	if (rows)
 		fprintf(html, "</table>\n<p>Launch: an empty kernel, enqueue to completion (cpu: "
 		              "one thread-pool round); H2D/D2H latency: a 4-byte blocking copy, "
@@ -970,8 +962,9 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
                                    const char *model_raw, int64_t run)
 {
+	char layer_sql[512];
 	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	char path[4096], (*names)[64] = calloc(MAX_COLS, 64);
 	double(*ms)[MAX_COLS] = calloc(MAX_BATCH, sizeof(*ms));
 	int64_t batches[MAX_BATCH];
@@ -983,23 +976,24 @@ static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FIL
 		free(ms);
 		return xo_error(XO_ENOMEM, "perf: out of memory");
 	}
-	if (sqlite3_prepare_v2(
-	        xo_perfdb_sqlite(db),
-	        "SELECT b.batch, o.op, o.kernel_s FROM result_ops o"
-	        " JOIN results res ON res.id = o.result_id"
-	        " JOIN benchmarks b ON b.id = res.benchmark_id"
-	        " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
-	        " AND b.model = ? AND b.what = 'train_step' ORDER BY b.batch, o.rowid",
-	        -1, &s, NULL)) {
+	/* layers in the order they were stored: the engine's row order */
+	snprintf(layer_sql, sizeof(layer_sql),
+	         "SELECT b.batch, o.op, o.kernel_s FROM result_ops o"
+	         " JOIN results res ON res.id = o.result_id"
+	         " JOIN benchmarks b ON b.id = res.benchmark_id"
+	         " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
+	         " AND b.model = ? AND b.what = 'train_step' ORDER BY b.batch, o.%s",
+	         xo_sql_dialect(xo_perfdb_sql(db))->row_order);
+	if (xo_sql_prepare(xo_perfdb_sql(db), layer_sql, &s)) {
 		free(names);
 		free(ms);
 		return sql_err(db, "reading layer times");
 	}
-	sqlite3_bind_int64(s, 1, run);
+	xo_sql_bind_int64(s, 1, run);
 	safe_name(model_raw, model, sizeof(model));
-	sqlite3_bind_text(s, 2, model_raw, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t batch = sqlite3_column_int64(s, 0);
+	xo_sql_bind_text(s, 2, model_raw);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		int64_t batch = xo_sql_column_int64(s, 0);
 		const char *name = col_text(s, 1);
 		int bi, ni;
 
@@ -1017,9 +1011,9 @@ static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FIL
 				continue;
 			snprintf(names[nn++], 64, "%s", name);
 		}
-		ms[bi][ni] = 1e3 * sqlite3_column_double(s, 2);
+		ms[bi][ni] = 1e3 * xo_sql_column_double(s, 2);
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	if (!nb)
 		goto out;
 	snprintf(path, sizeof(path), "%s/data/layers_%s.dat", outdir, model);
@@ -1126,7 +1120,7 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
                                           const struct hist_member *mem, int nmem,
                                           int64_t testbed)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	char path[4096], safe[256], title[256], devices[1024] = "";
 	struct hist_point *pt = NULL;
 	size_t n = 0, cap = 0;
@@ -1135,8 +1129,8 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 	enum xo_status st = XO_OK;
 
 	safe_name(mem[0].group, safe, sizeof(safe));
-	if (sqlite3_prepare_v2(
-	        xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(
+	        xo_perfdb_sql(db),
 	        "SELECT c.date, ru.id, c.sha, c.dirty, res.median, coalesce(res.ci_lo, res.median),"
 	        " coalesce(res.ci_hi, res.median), res.min,"
 	        " (SELECT ch.ratio FROM changes ch WHERE ch.benchmark_id = res.benchmark_id"
@@ -1147,14 +1141,13 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 	        "   AND r2.state = 'complete'))"
 	        " FROM results res JOIN runs ru ON ru.id = res.run_id"
 	        " JOIN commits c ON c.id = ru.commit_id"
-	        " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.state = 'complete'",
-	        -1, &s, NULL))
+	        " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.state = 'complete'", &s))
 		return sql_err(db, "reading a history");
 	for (int d = 0; d < nmem; d++) {
-		sqlite3_reset(s);
-		sqlite3_bind_int64(s, 1, mem[d].bench);
-		sqlite3_bind_int64(s, 2, testbed);
-		while (sqlite3_step(s) == SQLITE_ROW) {
+		xo_sql_reset(s);
+		xo_sql_bind_int64(s, 1, mem[d].bench);
+		xo_sql_bind_int64(s, 2, testbed);
+		while (xo_sql_step(s) == XO_SQL_ROW) {
 			struct hist_point *p;
 
 			if (n == cap) {
@@ -1170,15 +1163,15 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 			}
 			p = &pt[n++];
 			memset(p, 0, sizeof(*p));
-			p->date = sqlite3_column_int64(s, 0);
-			p->run = sqlite3_column_int64(s, 1);
+			p->date = xo_sql_column_int64(s, 0);
+			p->run = xo_sql_column_int64(s, 1);
 			snprintf(p->sha, sizeof(p->sha), "%.7s%s", col_text(s, 2),
-			         sqlite3_column_int(s, 3) ? "+" : "");
-			p->med = 1e3 * sqlite3_column_double(s, 4);
-			p->lo = 1e3 * sqlite3_column_double(s, 5);
-			p->hi = 1e3 * sqlite3_column_double(s, 6);
-			p->min = 1e3 * sqlite3_column_double(s, 7);
-			p->change = sqlite3_column_type(s, 8) != SQLITE_NULL;
+			         xo_sql_column_int(s, 3) ? "+" : "");
+			p->med = 1e3 * xo_sql_column_double(s, 4);
+			p->lo = 1e3 * xo_sql_column_double(s, 5);
+			p->hi = 1e3 * xo_sql_column_double(s, 6);
+			p->min = 1e3 * xo_sql_column_double(s, 7);
+			p->change = !xo_sql_column_null(s, 8);
 			p->dev = d;
 			nchanges += p->change;
 			if (p->med > 0 && p->med < vmin)
@@ -1231,7 +1224,7 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 	        "outbase = 'hist_%s'; load script_dir.'/history.gp'\n",
 	        safe, devices, nmem, title, nchanges, nx, vmax > HIST_LOG_RATIO * vmin, safe);
 out:
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	free(pt);
 	return st;
 }
@@ -1239,23 +1232,22 @@ out:
 /* The latest complete run that measured our own devices (not a peer import). */
 static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t *run)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
-	if (sqlite3_prepare_v2(
-	        xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(
+	        xo_perfdb_sql(db),
 	        "SELECT max(ru.id) FROM runs ru JOIN results res ON res.run_id = ru.id"
 	        " JOIN benchmarks b ON b.id = res.benchmark_id"
 	        " WHERE ru.state = 'complete' AND (b.device IN ('ref','cpu')"
-	        " OR b.device LIKE 'cl%')",
-	        -1, &s, NULL))
+	        " OR b.device LIKE 'cl%')", &s))
 		return sql_err(db, "finding the latest run");
-	if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL)
+	if (xo_sql_step(s) != XO_SQL_ROW || xo_sql_column_null(s, 0))
 		st = xo_error(XO_EINVAL, "no complete run of ref/cpu/cl recorded yet: run `xo perf "
 		                         "record` first");
 	else
-		*run = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+		*run = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
 	return st;
 }
 
@@ -1483,7 +1475,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	static const char *const whats[] = {"train_step", "predict"};
 	char path[4096], models[32][64];
 	int nmodels = 0;
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	FILE *gp = NULL, *html = NULL;
 	enum xo_status st = XO_OK;
 	int64_t testbed = 0, main_run = 0, nhist = 0, runs[32] = {0};
@@ -1518,34 +1510,33 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	              "<h1>crossover perf report</h1>\n");
 
 	/* one line on the evidence; the testbed's details close the page */
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT ru.testbed_id, c.sha, c.dirty, c.subject, ru.started,"
 	                       " t.hostname, t.cpu_model, t.cores, t.blas_config, t.blas_coretype,"
 	                       " t.cl_device, t.compiler, t.cflags, t.env"
 	                       " FROM runs ru JOIN commits c ON c.id = ru.commit_id"
-	                       " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
-	                       -1, &s, NULL)) {
+	                       " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?", &s)) {
 		st = sql_err(db, "report");
 		goto out;
 	}
-	sqlite3_bind_int64(s, 1, latest);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		time_t t = (time_t)sqlite3_column_int64(s, 4);
+	xo_sql_bind_int64(s, 1, latest);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		time_t t = (time_t)xo_sql_column_int64(s, 4);
 		char when[64] = "?";
 		struct tm tm;
 
-		testbed = sqlite3_column_int64(s, 0);
+		testbed = xo_sql_column_int64(s, 0);
 		if (gmtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
 		fprintf(html, "<p>Latest run: <b>run:%lld</b>, commit <code>%.12s%s</code> (",
 		        (long long)latest, col_text(s, 1),
-		        sqlite3_column_int(s, 2) ? " dirty" : "");
+		        xo_sql_column_int(s, 2) ? " dirty" : "");
 		html_escape(html, col_text(s, 3));
 		fprintf(html, "), %s, host ", when);
 		html_escape(html, col_text(s, 5));
 		fprintf(html, " (<a href=\"#testbed\">testbed %lld</a>).</p>\n", (long long)testbed);
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
 
 	/* 1. the answer, per model */
@@ -1570,16 +1561,16 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	fprintf(html, "<h2 id=\"regressions\">Regressions</h2>\n<h3>Changes (xo perf detect)</h3>\n"
 	              "<table><tr><th>id</th><th>state</th>"
 	              "<th>benchmark</th><th>commit</th><th>change</th><th>p</th></tr>\n");
-	if (sqlite3_prepare_v2(
-	        xo_perfdb_sqlite(db),
-	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio, ch.p_value,"
-	        " CASE WHEN b.device = 'ref' THEN 'ref' WHEN b.device = 'cpu' OR"
+	if (xo_sql_prepare(
+	        xo_perfdb_sql(db),
+	        /* a subquery: PostgreSQL orders by an alias only when it stands alone */
+	        "SELECT * FROM (SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio,"
+	        " ch.p_value, CASE WHEN b.device = 'ref' THEN 'ref' WHEN b.device = 'cpu' OR"
 	        " b.device LIKE 'cl%' THEN '' ELSE 'peer' END AS apart, b.device"
 	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
-	        " JOIN commits c ON c.id = ch.commit_id"
-	        " ORDER BY apart != '', apart, ch.state != 'confirmed', b.name",
-	        -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW) {
+	        " JOIN commits c ON c.id = ch.commit_id) q"
+	        " ORDER BY apart != '', apart, state != 'confirmed', name", &s) == XO_SQL_OK) {
+		while (xo_sql_step(s) == XO_SQL_ROW) {
 			char group[192], safe[256];
 
 			/* regressions and improvements in their own colours; each
@@ -1588,7 +1579,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 			safe_name(group, safe, sizeof(safe));
 			fprintf(html, "<tr class=\"%s\"><td>%lld</td><td>",
 			        !strcmp(col_text(s, 2), "regression") ? "reg" : "imp",
-			        (long long)sqlite3_column_int64(s, 0));
+			        (long long)xo_sql_column_int64(s, 0));
 			html_escape(html, col_text(s, 1));
 			fprintf(html, " %s</td><td><a href=\"hist_%s.svg\">",
 			        !strcmp(col_text(s, 2), "regression") ? "regression" : "improvement",
@@ -1598,10 +1589,10 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 				fprintf(html, "</a> (%s, not under test", col_text(s, 7));
 			fprintf(html, "%s</td><td><code>%.10s</code></td><td>%+.1f%%</td>",
 			        col_text(s, 7)[0] ? ")" : "</a>", col_text(s, 4),
-			        100.0 * (sqlite3_column_double(s, 5) - 1.0));
-			fprintf(html, "<td>%.2g</td></tr>\n", sqlite3_column_double(s, 6));
+			        100.0 * (xo_sql_column_double(s, 5) - 1.0));
+			fprintf(html, "<td>%.2g</td></tr>\n", xo_sql_column_double(s, 6));
 		}
-		sqlite3_finalize(s);
+		xo_sql_finalize(s);
 		s = NULL;
 	}
 	fprintf(html, "</table>\n");
@@ -1635,18 +1626,17 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 
 	/* the suites' power: the mutation stage's figures (ci/mutate.sh --db
 	 * writes table mutation_runs; a store without it has no section) */
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT date, sha, dirty, caught, total, equivalent, errors, missed,"
 	                       " seconds, mutants, mutants_all FROM mutation_runs"
-	                       " ORDER BY id DESC LIMIT 10",
-	                       -1, &s, NULL) == SQLITE_OK) {
+	                       " ORDER BY id DESC LIMIT 10", &s) == XO_SQL_OK) {
 		fprintf(html, "<h2>Suite power (ci/mutate.sh)</h2>\n<p>Planted bugs caught by what CI "
 		              "runs, newest first.</p>\n<table><tr><th>date</th><th>commit</th>"
 		              "<th>caught</th><th>equivalent</th><th>errors</th><th>mutants run</th>"
 		              "<th>seconds</th><th>missed</th></tr>\n");
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			bool all = sqlite3_column_int64(s, 3) == sqlite3_column_int64(s, 4) &&
-			           sqlite3_column_int64(s, 6) == 0;
+		while (xo_sql_step(s) == XO_SQL_ROW) {
+			bool all = xo_sql_column_int64(s, 3) == xo_sql_column_int64(s, 4) &&
+			           xo_sql_column_int64(s, 6) == 0;
 
 			fprintf(html, "<tr class=\"%s\"><td>", all ? "imp" : "reg");
 			html_escape(html, col_text(s, 0));
@@ -1654,15 +1644,15 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 			html_escape(html, col_text(s, 1));
 			fprintf(html, "%s</code></td><td>%lld/%lld</td><td>%lld</td><td>%lld</td>"
 			              "<td>%lld of %lld</td><td>%lld</td><td>",
-			        sqlite3_column_int64(s, 2) ? " (dirty)" : "",
-			        (long long)sqlite3_column_int64(s, 3), (long long)sqlite3_column_int64(s, 4),
-			        (long long)sqlite3_column_int64(s, 5), (long long)sqlite3_column_int64(s, 6),
-			        (long long)sqlite3_column_int64(s, 9), (long long)sqlite3_column_int64(s, 10),
-			        (long long)sqlite3_column_int64(s, 8));
+			        xo_sql_column_int64(s, 2) ? " (dirty)" : "",
+			        (long long)xo_sql_column_int64(s, 3), (long long)xo_sql_column_int64(s, 4),
+			        (long long)xo_sql_column_int64(s, 5), (long long)xo_sql_column_int64(s, 6),
+			        (long long)xo_sql_column_int64(s, 9), (long long)xo_sql_column_int64(s, 10),
+			        (long long)xo_sql_column_int64(s, 8));
 			html_escape(html, col_text(s, 7));
 			fprintf(html, "</td></tr>\n");
 		}
-		sqlite3_finalize(s);
+		xo_sql_finalize(s);
 		s = NULL;
 		fprintf(html, "</table>\n");
 	}
@@ -1672,17 +1662,16 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		goto out;
 
 	/* 5. the testbed of the latest run */
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT t.hostname, t.cpu_model, t.cores, t.blas_config,"
 	                       " t.blas_coretype, t.cl_device, t.compiler, t.cflags, t.env"
 	                       " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id"
-	                       " WHERE ru.id = ?",
-	                       -1, &s, NULL)) {
+	                       " WHERE ru.id = ?", &s)) {
 		st = sql_err(db, "report");
 		goto out;
 	}
-	sqlite3_bind_int64(s, 1, latest);
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	xo_sql_bind_int64(s, 1, latest);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
 		static const char *const labels[] = {
 		    "host",          "CPU",      "cores", "BLAS",       "BLAS core type",
 		    "OpenCL device", "compiler", "flags", "environment"};
@@ -1696,7 +1685,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		}
 		fprintf(html, "</table>\n");
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
 	fprintf(html, "</body></html>\n");
 	fclose(gp);
@@ -1712,7 +1701,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	*nhist_out = nhist;
 	*main_run_out = main_run;
 out:
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	free(ans);
 	if (gp)
 		fclose(gp);
@@ -1730,7 +1719,7 @@ static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t la
                                     int64_t testbed)
 {
 	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002, .json = true};
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int64_t prev = 0;
 	char base[32], head[32], *buf = NULL;
 	size_t len = 0, shown = 0;
@@ -1738,19 +1727,18 @@ static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t la
 	json_t *root, *rows;
 	FILE *f;
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT max(ru.id) FROM runs ru WHERE ru.state = 'complete' AND"
 	                       " ru.testbed_id = ? AND ru.id < ? AND EXISTS (SELECT 1 FROM results"
 	                       " res JOIN benchmarks b ON b.id = res.benchmark_id WHERE"
 	                       " res.run_id = ru.id AND (b.device IN ('ref','cpu') OR"
-	                       " b.device LIKE 'cl%'))",
-	                       -1, &s, NULL))
+	                       " b.device LIKE 'cl%'))", &s))
 		return sql_err(db, "finding the run before the latest");
-	sqlite3_bind_int64(s, 1, testbed);
-	sqlite3_bind_int64(s, 2, latest);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		prev = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	xo_sql_bind_int64(s, 1, testbed);
+	xo_sql_bind_int64(s, 2, latest);
+	if (xo_sql_step(s) == XO_SQL_ROW)
+		prev = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
 	fprintf(html, "<h3 id=\"compare\">Latest run against the one before (xo perf compare)"
 	              "</h3>\n");
 	if (!prev) {
@@ -1817,7 +1805,7 @@ static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t la
 static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, FILE *gp,
                                       FILE *html, int64_t testbed, int64_t *nhist)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	struct hist_member *mem = NULL;
 	size_t n = 0, cap = 0;
 	enum xo_status st = XO_OK;
@@ -1829,15 +1817,14 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 	        "points, detected changes as red diamonds; a log time axis where the devices "
 	        "differ by more than %.0fx.</p>\n",
 	        (long long)testbed, HIST_LOG_RATIO);
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT DISTINCT b.id, b.name, b.device FROM results res JOIN"
 	                       " benchmarks b ON b.id = res.benchmark_id JOIN runs ru ON"
 	                       " ru.id = res.run_id WHERE ru.testbed_id = ? AND"
-	                       " ru.state = 'complete'",
-	                       -1, &s, NULL))
+	                       " ru.state = 'complete'", &s))
 		return sql_err(db, "report");
-	sqlite3_bind_int64(s, 1, testbed);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	xo_sql_bind_int64(s, 1, testbed);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
 		if (n == cap) {
 			size_t c2 = cap ? 2 * cap : 256;
 			struct hist_member *nm = realloc(mem, c2 * sizeof(*nm));
@@ -1849,12 +1836,12 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 			mem = nm;
 			cap = c2;
 		}
-		mem[n].bench = sqlite3_column_int64(s, 0);
+		mem[n].bench = xo_sql_column_int64(s, 0);
 		snprintf(mem[n].device, sizeof(mem[n].device), "%s", col_text(s, 2));
 		bench_group(col_text(s, 1), mem[n].device, mem[n].group, sizeof(mem[n].group));
 		n++;
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
 	if (n)
 		qsort(mem, n, sizeof(*mem), hist_member_cmp);
@@ -1877,7 +1864,7 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 		i = j;
 	}
 out:
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	free(mem);
 	return st;
 }
@@ -1887,19 +1874,21 @@ out:
 /* The models the store holds model benchmarks of (ours or peers'), by name. */
 static int list_models(struct xo_perfdb *db, char (*names)[64], int max)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int n = 0;
 
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                       "SELECT DISTINCT b.model FROM benchmarks b WHERE b.kind = 'model'"
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                       /* GROUP BY, not DISTINCT: PostgreSQL orders DISTINCT rows
+	                        * only by what they select */
+	                       "SELECT b.model FROM benchmarks b WHERE b.kind = 'model'"
 	                       " AND b.model != '' AND EXISTS (SELECT 1 FROM results res JOIN runs"
 	                       " ru ON ru.id = res.run_id WHERE res.benchmark_id = b.id AND"
-	                       " ru.state = 'complete') ORDER BY b.model = 'seed' DESC, b.model",
-	                       -1, &s, NULL))
+	                       " ru.state = 'complete') GROUP BY b.model"
+	                       " ORDER BY b.model = 'seed' DESC, b.model", &s))
 		return 0;
-	while (n < max && sqlite3_step(s) == SQLITE_ROW)
+	while (n < max && xo_sql_step(s) == XO_SQL_ROW)
 		snprintf(names[n++], 64, "%s", col_text(s, 0));
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return n;
 }
 
@@ -1975,7 +1964,7 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 {
 	struct answer *a = calloc(1, sizeof(*a));
 	struct xo_perf_commit now_commit;
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 	char line[512];
 
@@ -2033,15 +2022,14 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 
 	/* how fresh and how comparable the evidence is */
 	xo_perf_commit_probe(xo_perf_source_dir(), &now_commit);
-	if (sqlite3_prepare_v2(xo_perfdb_sqlite(db),
+	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT c.sha, c.dirty, ru.started, t.hostname,"
 	                       " t.cpu_model, t.cl_device FROM runs ru"
 	                       " JOIN commits c ON c.id = ru.commit_id"
-	                       " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
-	                       -1, &s, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(s, 1, a->run);
-		if (sqlite3_step(s) == SQLITE_ROW) {
-			double age = difftime(time(NULL), (time_t)sqlite3_column_int64(s, 2)) / 86400.0;
+	                       " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?", &s) == XO_SQL_OK) {
+		xo_sql_bind_int64(s, 1, a->run);
+		if (xo_sql_step(s) == XO_SQL_ROW) {
+			double age = difftime(time(NULL), (time_t)xo_sql_column_int64(s, 2)) / 86400.0;
 			char host[128];
 
 			if (jm) {
@@ -2051,7 +2039,7 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 			}
 			fprintf(out, "\nevidence: run:%lld, commit %.12s%s, %.1f days old, host %s (%s)\n",
 			        (long long)a->run, col_text(s, 0),
-			        sqlite3_column_int(s, 1) ? " (dirty)" : "", age, col_text(s, 3),
+			        xo_sql_column_int(s, 1) ? " (dirty)" : "", age, col_text(s, 3),
 			        col_text(s, 4));
 			if (age > 30)
 				fprintf(out, "warning: the data is %.0f days old (> 30): re-run `xo perf "
@@ -2065,7 +2053,7 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 				fprintf(out, "warning: measured on host %s, this is %s\n", col_text(s, 3),
 				        host);
 		}
-		sqlite3_finalize(s);
+		xo_sql_finalize(s);
 		s = NULL;
 	}
 
@@ -2117,7 +2105,7 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 		fprintf(out, "%s\n", cross_sentence(&wl->x, line, sizeof(line)));
 	}
 out:
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	free(a);
 	return st;
 }

@@ -1,7 +1,9 @@
 /*
- * store.c - the SQLite store of perf runs: open (refusing files that are not
- * ours), schema migrations keyed on PRAGMA user_version, and the two write
- * transactions of a run (DESIGN section 9).
+ * store.c - the store of perf runs, on either engine of sql.h (a SQLite file
+ * or a PostgreSQL URI): open (refusing stores that are not ours), schema
+ * migrations keyed on the schema version (SQLite's PRAGMA user_version), and
+ * the two write transactions of a run (DESIGN section 9). The schema text is
+ * written once; @ID, @INT and @REAL are the engine's type names.
  *
  * Every database, new or old, reaches the current schema through the same
  * chain of migrations (0 -> 1 -> 2 -> 3 -> 4), so the migration path is exercised by
@@ -9,7 +11,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <sqlite3.h>
+#include "sql.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,36 +24,31 @@
 #include "perfdb.h"
 
 struct xo_perfdb {
-	sqlite3 *h;      /* the connection */
+	struct xo_sql *h;      /* the connection */
 	char path[1024]; /* for messages */
 	/* at run_begin, for the CPU time other processes took during the run */
 	double busy0, self0, wall0;
-	bool locked; /* the last failure was SQLITE_BUSY/LOCKED: worth a retry */
+	bool locked; /* the last failure was XO_SQL_BUSY/LOCKED: worth a retry */
 	bool stale;  /* a read-only open found a schema older than this xo's */
 };
 
 static enum xo_status db_err(struct xo_perfdb *db, const char *what)
 {
-	return xo_error(XO_EDB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+	return xo_error(XO_EDB, "%s: %s: %s", db->path, what, xo_sql_errmsg(db->h));
 }
 
 static bool is_busy(int rc)
 {
-	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+	return rc == XO_SQL_BUSY;
 }
 
 static enum xo_status exec(struct xo_perfdb *db, const char *sql)
 {
-	char *msg = NULL;
-	int rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
+	int rc = xo_sql_exec(db->h, sql);
 
-	if (rc != SQLITE_OK) {
-		enum xo_status st = xo_error(XO_EDB, "%s: %s", db->path, msg ? msg : "error");
-
+	if (rc != XO_SQL_OK) {
 		db->locked = is_busy(rc);
-
-		sqlite3_free(msg);
-		return st;
+		return xo_error(XO_EDB, "%s: %s", db->path, xo_sql_errmsg(db->h));
 	}
 	return XO_OK;
 }
@@ -63,47 +60,61 @@ static enum xo_status exec(struct xo_perfdb *db, const char *sql)
 static enum xo_status pragma_int(struct xo_perfdb *db, const char *sql, const char *what,
                                  int64_t *out)
 {
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(db->h, sql, -1, &s, NULL);
+	struct xo_sql_stmt *s = NULL;
+	int rc = xo_sql_prepare(db->h, sql, &s);
 
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
+	if (rc == XO_SQL_OK)
+		rc = xo_sql_step(s);
+	if (rc != XO_SQL_ROW) {
 		enum xo_status st;
 
-		db->locked = is_busy(rc) || is_busy(sqlite3_errcode(db->h));
-		if (rc == SQLITE_NOTADB || sqlite3_errcode(db->h) == SQLITE_NOTADB)
+		db->locked = is_busy(rc) || is_busy(xo_sql_errcode(db->h));
+		if (rc == XO_SQL_NOTADB || xo_sql_errcode(db->h) == XO_SQL_NOTADB)
 			st = xo_error(XO_EDB,
 			              "%s: not a SQLite database (corrupt or another kind of file)",
 			              db->path);
 		else
 			st = db_err(db, what);
-		sqlite3_finalize(s);
+		xo_sql_finalize(s);
 		return st;
 	}
-	*out = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	*out = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
 	return XO_OK;
+}
+
+/* The store's identity key (sql.h xo_sql_meta_get); messages as pragma_int's. */
+static enum xo_status meta_int(struct xo_perfdb *db, const char *key, const char *what,
+                               int64_t *out)
+{
+	int rc = xo_sql_meta_get(db->h, key, out);
+
+	if (rc == XO_SQL_OK)
+		return XO_OK;
+	db->locked = is_busy(rc);
+	if (rc == XO_SQL_NOTADB)
+		return xo_error(XO_EDB, "%s: not a SQLite database (corrupt or another kind of file)",
+		                db->path);
+	return db_err(db, what);
 }
 
 /* ---- migrations ------------------------------------------------------------- */
 
 /* Version 1: the first schema (commit, testbed, benchmark, run, summary, samples). */
 static const char migrate_1[] =
-    "PRAGMA application_id = 2020569188;" /* 0x786f7064 */
-    "CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT NOT NULL, subject TEXT,"
-    " date INTEGER);"
+    "CREATE TABLE commits(id @ID, sha TEXT NOT NULL, subject TEXT,"
+    " date @INT);"
     "CREATE UNIQUE INDEX commits_sha ON commits(sha);"
-    "CREATE TABLE testbeds(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE,"
-    " cpu_model TEXT, cores INTEGER);"
-    "CREATE TABLE benchmarks(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, params TEXT);"
-    "CREATE TABLE runs(id INTEGER PRIMARY KEY, commit_id INTEGER NOT NULL REFERENCES commits(id),"
-    " testbed_id INTEGER NOT NULL REFERENCES testbeds(id), started INTEGER);"
-    "CREATE TABLE results(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
-    " benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id), n INTEGER, min REAL,"
-    " median REAL, max REAL);"
-    "CREATE TABLE samples(result_id INTEGER NOT NULL REFERENCES results(id), idx INTEGER,"
-    " wall_s REAL);";
+    "CREATE TABLE testbeds(id @ID, hash TEXT NOT NULL UNIQUE,"
+    " cpu_model TEXT, cores @INT);"
+    "CREATE TABLE benchmarks(id @ID, name TEXT NOT NULL UNIQUE, params TEXT);"
+    "CREATE TABLE runs(id @ID, commit_id @INT NOT NULL REFERENCES commits(id),"
+    " testbed_id @INT NOT NULL REFERENCES testbeds(id), started @INT);"
+    "CREATE TABLE results(id @ID, run_id @INT NOT NULL REFERENCES runs(id),"
+    " benchmark_id @INT NOT NULL REFERENCES benchmarks(id), n @INT, min @REAL,"
+    " median @REAL, max @REAL);"
+    "CREATE TABLE samples(result_id @INT NOT NULL REFERENCES results(id), idx @INT,"
+    " wall_s @REAL);";
 
 /*
  * Version 2: dirty work trees are their own commits (sha + diff hash), the
@@ -115,7 +126,7 @@ static const char migrate_1[] =
  */
 static const char migrate_2[] =
     "ALTER TABLE commits ADD COLUMN parent TEXT NOT NULL DEFAULT '';"
-    "ALTER TABLE commits ADD COLUMN dirty INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE commits ADD COLUMN dirty @INT NOT NULL DEFAULT 0;"
     "ALTER TABLE commits ADD COLUMN dirty_hash TEXT NOT NULL DEFAULT '';"
     "DROP INDEX commits_sha;"
     "CREATE UNIQUE INDEX commits_identity ON commits(sha, dirty_hash);"
@@ -137,42 +148,42 @@ static const char migrate_2[] =
     "ALTER TABLE benchmarks ADD COLUMN what TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE benchmarks ADD COLUMN dir TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE benchmarks ADD COLUMN model TEXT NOT NULL DEFAULT '';"
-    "ALTER TABLE benchmarks ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE benchmarks ADD COLUMN batch @INT NOT NULL DEFAULT 0;"
     "ALTER TABLE benchmarks ADD COLUMN version TEXT NOT NULL DEFAULT '';"
-    "ALTER TABLE runs ADD COLUMN finished INTEGER;"
+    "ALTER TABLE runs ADD COLUMN finished @INT;"
     "ALTER TABLE runs ADD COLUMN state TEXT NOT NULL DEFAULT 'complete';"
     "ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';"
-    "ALTER TABLE runs ADD COLUMN load_start REAL;"
-    "ALTER TABLE runs ADD COLUMN load_end REAL;"
+    "ALTER TABLE runs ADD COLUMN load_start @REAL;"
+    "ALTER TABLE runs ADD COLUMN load_end @REAL;"
     "ALTER TABLE results ADD COLUMN version TEXT NOT NULL DEFAULT '';"
-    "ALTER TABLE results ADD COLUMN reps INTEGER NOT NULL DEFAULT 1;"
-    "ALTER TABLE results ADD COLUMN q1 REAL;"
-    "ALTER TABLE results ADD COLUMN q3 REAL;"
-    "ALTER TABLE results ADD COLUMN mean REAL;"
-    "ALTER TABLE results ADD COLUMN ci_lo REAL;"
-    "ALTER TABLE results ADD COLUMN ci_hi REAL;"
-    "ALTER TABLE results ADD COLUMN has_split INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE results ADD COLUMN reps @INT NOT NULL DEFAULT 1;"
+    "ALTER TABLE results ADD COLUMN q1 @REAL;"
+    "ALTER TABLE results ADD COLUMN q3 @REAL;"
+    "ALTER TABLE results ADD COLUMN mean @REAL;"
+    "ALTER TABLE results ADD COLUMN ci_lo @REAL;"
+    "ALTER TABLE results ADD COLUMN ci_hi @REAL;"
+    "ALTER TABLE results ADD COLUMN has_split @INT NOT NULL DEFAULT 0;"
     "CREATE UNIQUE INDEX results_run_benchmark ON results(run_id, benchmark_id);"
     "CREATE INDEX results_benchmark ON results(benchmark_id);"
-    "ALTER TABLE samples ADD COLUMN enqueue_s REAL NOT NULL DEFAULT 0;"
-    "ALTER TABLE samples ADD COLUMN h2d_s REAL NOT NULL DEFAULT 0;"
-    "ALTER TABLE samples ADD COLUMN kernel_s REAL NOT NULL DEFAULT 0;"
-    "ALTER TABLE samples ADD COLUMN d2h_s REAL NOT NULL DEFAULT 0;"
-    "ALTER TABLE samples ADD COLUMN wait_s REAL NOT NULL DEFAULT 0;"
-    "ALTER TABLE samples ADD COLUMN launches REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN enqueue_s @REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN h2d_s @REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN kernel_s @REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN d2h_s @REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN wait_s @REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE samples ADD COLUMN launches @REAL NOT NULL DEFAULT 0;"
     "CREATE INDEX samples_result ON samples(result_id);"
-    "CREATE TABLE result_ops(result_id INTEGER NOT NULL REFERENCES results(id),"
-    " op TEXT NOT NULL, dir TEXT NOT NULL, kernel_s REAL NOT NULL, launches REAL NOT NULL);"
+    "CREATE TABLE result_ops(result_id @INT NOT NULL REFERENCES results(id),"
+    " op TEXT NOT NULL, dir TEXT NOT NULL, kernel_s @REAL NOT NULL, launches @REAL NOT NULL);"
     "CREATE INDEX result_ops_result ON result_ops(result_id);"
-    "CREATE TABLE changes(id INTEGER PRIMARY KEY,"
-    " benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),"
-    " testbed_id INTEGER NOT NULL REFERENCES testbeds(id),"
-    " commit_id INTEGER NOT NULL REFERENCES commits(id),"
-    " prev_commit_id INTEGER REFERENCES commits(id),"
-    " direction TEXT NOT NULL, ratio REAL NOT NULL, p_value REAL NOT NULL,"
+    "CREATE TABLE changes(id @ID,"
+    " benchmark_id @INT NOT NULL REFERENCES benchmarks(id),"
+    " testbed_id @INT NOT NULL REFERENCES testbeds(id),"
+    " commit_id @INT NOT NULL REFERENCES commits(id),"
+    " prev_commit_id @INT REFERENCES commits(id),"
+    " direction TEXT NOT NULL, ratio @REAL NOT NULL, p_value @REAL NOT NULL,"
     " state TEXT NOT NULL CHECK (state IN"
     " ('detected','confirmed','accepted','ignored','fixed')),"
-    " detected INTEGER, updated INTEGER,"
+    " detected @INT, updated @INT,"
     " UNIQUE(benchmark_id, testbed_id, commit_id));";
 
 /*
@@ -181,7 +192,7 @@ static const char migrate_2[] =
  * cannot tell this: it counts the recorder's own threads and lags a minute.
  * Older runs: NULL (unknown).
  */
-static const char migrate_3[] = "ALTER TABLE runs ADD COLUMN others_cpu REAL;";
+static const char migrate_3[] = "ALTER TABLE runs ADD COLUMN others_cpu @REAL;";
 
 /*
  * Version 4: the device probe (struct xo_probe, `xo probe`) of each device a
@@ -190,9 +201,9 @@ static const char migrate_3[] = "ALTER TABLE runs ADD COLUMN others_cpu REAL;";
  * ("cpu", "cl"), as benchmarks.device.
  */
 static const char migrate_4[] =
-    "CREATE TABLE probes(run_id INTEGER NOT NULL REFERENCES runs(id), device TEXT NOT NULL,"
-    " launch_s REAL, enqueue_s REAL, sync_s REAL, h2d_lat_s REAL, h2d_bw REAL, d2h_lat_s REAL,"
-    " d2h_bw REAL, flops REAL, mem_bw REAL, handoff_s REAL, units INTEGER, wall_s REAL,"
+    "CREATE TABLE probes(run_id @INT NOT NULL REFERENCES runs(id), device TEXT NOT NULL,"
+    " launch_s @REAL, enqueue_s @REAL, sync_s @REAL, h2d_lat_s @REAL, h2d_bw @REAL, d2h_lat_s @REAL,"
+    " d2h_bw @REAL, flops @REAL, mem_bw @REAL, handoff_s @REAL, units @INT, wall_s @REAL,"
     " PRIMARY KEY(run_id, device));";
 
 static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {migrate_1, migrate_2,
@@ -223,37 +234,37 @@ static enum xo_status migrate(struct xo_perfdb *db, int64_t tables)
 {
 	enum xo_status st;
 	int64_t version;
-	char sql[64];
 
-	/* IMMEDIATE: a second process opening a fresh file waits here, then sees
-	 * the version the first one wrote and does nothing. */
-	if ((st = exec(db, "BEGIN IMMEDIATE")))
+	/* IMMEDIATE (SQLite) or an advisory lock (PostgreSQL): a second process
+	 * opening a fresh store waits here, then sees the version the first one
+	 * wrote and does nothing. */
+	if ((st = exec(db, xo_sql_dialect(db->h)->begin_migrate)))
 		return st;
-	if ((st = pragma_int(db, "PRAGMA user_version", "reading the schema version", &version)))
+	if ((st = meta_int(db, "user_version", "reading the schema version", &version)))
 		goto out_rollback;
 	/* open_setup checked the range; another process may have written it since */
 	if ((st = check_version(db, version, tables)))
 		goto out_rollback;
 	for (int64_t v = version; v < XO_PERFDB_SCHEMA_VERSION; v++) {
-		char *msg = NULL;
-
-		if (sqlite3_exec(db->h, migrations[v], NULL, NULL, &msg) != SQLITE_OK) {
-			/* SQLite's reason, copied before anything else can replace it */
+		/* the first migration also marks the store as ours */
+		if ((v == 0 && xo_sql_meta_set(db->h, "application_id", XO_PERFDB_APP_ID)) ||
+		    xo_sql_exec_schema(db->h, migrations[v]) != XO_SQL_OK) {
 			st = xo_error(XO_EDB, "%s: migrating schema version %" PRId64 " to %" PRId64
-			              " failed: %s", db->path, v, v + 1,
-			              msg ? msg : sqlite3_errmsg(db->h));
-			db->locked = is_busy(sqlite3_errcode(db->h));
-			sqlite3_free(msg);
+			              " failed: %s", db->path, v, v + 1, xo_sql_errmsg(db->h));
+			db->locked = is_busy(xo_sql_errcode(db->h));
 			goto out_rollback;
 		}
 	}
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", XO_PERFDB_SCHEMA_VERSION);
-	if ((st = exec(db, sql)) || (st = exec(db, "COMMIT")))
+	if (xo_sql_meta_set(db->h, "user_version", XO_PERFDB_SCHEMA_VERSION)) {
+		st = db_err(db, "writing the schema version");
+		goto out_rollback;
+	}
+	if ((st = exec(db, "COMMIT")))
 		goto out_rollback;
 	return XO_OK;
 
 out_rollback:
-	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	xo_sql_exec(db->h, "ROLLBACK");
 	return st;
 }
 
@@ -265,15 +276,15 @@ out_rollback:
  */
 static enum xo_status open_setup(struct xo_perfdb *db, bool readonly)
 {
-	int64_t app_id, version, tables;
+	int64_t app_id = 0, version = 0, tables = 0;
 	enum xo_status st;
 
 	db->locked = false;
 	/* reading the schema is the first access to the file's header */
-	if ((st = pragma_int(db, "SELECT count(*) FROM sqlite_master", "reading the schema",
+	if ((st = pragma_int(db, xo_sql_dialect(db->h)->count_objects, "reading the schema",
 	                     &tables)) ||
-	    (st = pragma_int(db, "PRAGMA application_id", "reading the application id", &app_id)) ||
-	    (st = pragma_int(db, "PRAGMA user_version", "reading the schema version", &version)))
+	    (st = meta_int(db, "application_id", "reading the application id", &app_id)) ||
+	    (st = meta_int(db, "user_version", "reading the schema version", &version)))
 		return st;
 	if (tables > 0 && app_id != XO_PERFDB_APP_ID)
 		return xo_error(XO_EDB,
@@ -290,11 +301,9 @@ static enum xo_status open_setup(struct xo_perfdb *db, bool readonly)
 			                "the store is read-only (`xo perf record` on a writable copy "
 			                "migrates it)",
 			                db->path, version, XO_PERFDB_SCHEMA_VERSION);
-		return exec(db, "PRAGMA foreign_keys = ON");
+		return exec(db, xo_sql_dialect(db->h)->setup_read);
 	}
-	if ((st = exec(db, "PRAGMA journal_mode = WAL")) ||
-	    (st = exec(db, "PRAGMA synchronous = NORMAL")) ||
-	    (st = exec(db, "PRAGMA foreign_keys = ON")))
+	if ((st = exec(db, xo_sql_dialect(db->h)->setup_write)))
 		return st;
 	if (version < XO_PERFDB_SCHEMA_VERSION && (st = migrate(db, tables)))
 		return st;
@@ -335,11 +344,11 @@ static enum xo_status check_path(const char *path, bool readonly)
  */
 static bool wal_blocked(struct xo_perfdb *db)
 {
-	int rc = sqlite3_extended_errcode(db->h) & 0xff;
+	int rc = xo_sql_errcode(db->h);
 	char wal[sizeof(db->path) + 8];
 	struct stat sb;
 
-	if (rc != SQLITE_READONLY && rc != SQLITE_CANTOPEN)
+	if (xo_sql_engine(db->h) != XO_SQL_SQLITE || (rc != XO_SQL_READONLY && rc != XO_SQL_CANTOPEN))
 		return false;
 	snprintf(wal, sizeof(wal), "%s-wal", db->path);
 	return stat(wal, &sb) || sb.st_size == 0;
@@ -370,26 +379,26 @@ static enum xo_status open_mode(const char *path, bool readonly, struct xo_perfd
 	struct xo_perfdb *db;
 	enum xo_status st;
 	double waited = 0.0;
-	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	char why[512];
 
 	*out = NULL;
-	if ((st = check_path(path, readonly)))
+	if (!xo_sql_is_uri(path) && (st = check_path(path, readonly)))
 		return st;
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return xo_error(XO_ENOMEM, "perfdb: out of memory");
-	snprintf(db->path, sizeof(db->path), "%s", path);
-	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
-		st = xo_error(XO_EDB, "%s: cannot open: %s", path,
-		              db->h ? sqlite3_errmsg(db->h) : "out of memory");
+	/* messages name the store; a URI's password never appears in them */
+	xo_sql_redact(path, db->path, sizeof(db->path));
+	if (xo_sql_open(path, readonly, true, false, &db->h, why, sizeof(why)) != XO_SQL_OK) {
+		st = xo_error(XO_EDB, "%s: cannot %s: %s", db->path,
+		              xo_sql_is_uri(path) ? "connect" : "open", why);
 		goto out_close;
 	}
-	sqlite3_busy_timeout(db->h, 60000);
 	/*
 	 * The busy timeout does not cover every lock conflict: when two
 	 * processes set up a fresh file at once, one can hold a read lock while
 	 * wanting more (the switch to WAL) as the other waits to commit its
-	 * migration, and SQLite answers SQLITE_BUSY at once instead of
+	 * migration, and SQLite answers XO_SQL_BUSY at once instead of
 	 * deadlocking (seen: 89 of 600 concurrent opens of a new file). The
 	 * setup is idempotent, so try it again after a short, growing pause,
 	 * within the same 60 s as the busy timeout.
@@ -404,12 +413,12 @@ static enum xo_status open_mode(const char *path, bool readonly, struct xo_perfd
 	if (st && readonly && wal_blocked(db)) {
 		char uri[3 * sizeof(db->path) + 32];
 
-		sqlite3_close_v2(db->h);
+		xo_sql_close(db->h);
 		db->h = NULL;
+		snprintf(why, sizeof(why), "path too long");
 		if (!immutable_uri(path, uri, sizeof(uri)) ||
-		    sqlite3_open_v2(uri, &db->h, flags | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-			st = xo_error(XO_EDB, "%s: cannot open read-only: %s", path,
-			              db->h ? sqlite3_errmsg(db->h) : "path too long");
+		    xo_sql_open(uri, readonly, false, true, &db->h, why, sizeof(why)) != XO_SQL_OK) {
+			st = xo_error(XO_EDB, "%s: cannot open read-only: %s", path, why);
 			goto out_close;
 		}
 		st = open_setup(db, readonly);
@@ -440,7 +449,7 @@ enum xo_status xo_perfdb_open_readonly(const char *path, struct xo_perfdb **out)
 	/* a store older than this xo (or a new, empty file) is migrated first
 	 * when it can be written, as any writer would; otherwise the refusal
 	 * above stands */
-	if (st && stale && !access(path, W_OK)) {
+	if (st && stale && (xo_sql_is_uri(path) || !access(path, W_OK))) {
 		xo_error_clear();
 		if (!(st = open_mode(path, false, out, NULL))) {
 			xo_perfdb_close(*out);
@@ -454,41 +463,46 @@ void xo_perfdb_close(struct xo_perfdb *db)
 {
 	if (!db)
 		return;
-	sqlite3_close_v2(db->h);
+	xo_sql_close(db->h);
 	free(db);
 }
 
-struct sqlite3 *xo_perfdb_sqlite(struct xo_perfdb *db)
+struct xo_sql *xo_perfdb_sql(struct xo_perfdb *db)
 {
 	return db->h;
 }
 
+struct sqlite3 *xo_perfdb_sqlite(struct xo_perfdb *db)
+{
+	return xo_sql_sqlite_handle(db->h);
+}
+
 /* ---- writes ----------------------------------------------------------------- */
 
-static int bind_text(sqlite3_stmt *s, int i, const char *v)
+static int bind_text(struct xo_sql_stmt *s, int i, const char *v)
 {
-	return sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_TRANSIENT);
+	return xo_sql_bind_text(s, i, v ? v : "");
 }
 
 /* Runs a prepared statement that returns no row (or ignores it) and resets it. */
-static int step_done(sqlite3_stmt *s)
+static int step_done(struct xo_sql_stmt *s)
 {
-	int rc = sqlite3_step(s);
+	int rc = xo_sql_step(s);
 
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+	xo_sql_reset(s);
+	return rc == XO_SQL_DONE || rc == XO_SQL_ROW ? XO_SQL_OK : rc;
 }
 
-static enum xo_status select_id(struct xo_perfdb *db, sqlite3_stmt *s, int64_t *id)
+static enum xo_status select_id(struct xo_perfdb *db, struct xo_sql_stmt *s, int64_t *id)
 {
-	int rc = sqlite3_step(s);
+	int rc = xo_sql_step(s);
 
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(s);
+	if (rc != XO_SQL_ROW) {
+		xo_sql_reset(s);
 		return db_err(db, "lookup");
 	}
-	*id = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
+	*id = xo_sql_column_int64(s, 0);
+	xo_sql_reset(s);
 	return XO_OK;
 }
 
@@ -571,51 +585,48 @@ enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_co
                                    const struct xo_perf_testbed *t, const char *note,
                                    int64_t *run_id)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int64_t commit_id, testbed_id;
 	enum xo_status st;
 	char hash[24];
 
-	if ((st = exec(db, "BEGIN IMMEDIATE")))
+	if ((st = exec(db, xo_sql_dialect(db->h)->begin_write)))
 		return st;
-	if (sqlite3_prepare_v2(db->h,
-	                       "INSERT OR IGNORE INTO commits(sha, parent, subject, date, dirty,"
-	                       " dirty_hash) VALUES (?,?,?,?,?,?)",
-	                       -1, &s, NULL))
+	if (xo_sql_prepare(db->h,
+	                       "INSERT INTO commits(sha, parent, subject, date, dirty,"
+	                       " dirty_hash) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING", &s))
 		goto out_db;
 	bind_text(s, 1, c->sha);
 	bind_text(s, 2, c->parent);
 	bind_text(s, 3, c->subject);
-	sqlite3_bind_int64(s, 4, c->date);
-	sqlite3_bind_int(s, 5, c->dirty);
+	xo_sql_bind_int64(s, 4, c->date);
+	xo_sql_bind_int64(s, 5, c->dirty);
 	bind_text(s, 6, c->dirty_hash);
 	if (step_done(s))
 		goto out_db;
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
-	if (sqlite3_prepare_v2(db->h, "SELECT id FROM commits WHERE sha = ? AND dirty_hash = ?", -1,
-	                       &s, NULL))
+	if (xo_sql_prepare(db->h, "SELECT id FROM commits WHERE sha = ? AND dirty_hash = ?", &s))
 		goto out_db;
 	bind_text(s, 1, c->sha);
 	bind_text(s, 2, c->dirty_hash);
 	if ((st = select_id(db, s, &commit_id)))
 		goto out_rollback;
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
 
 	testbed_hash(t, hash);
-	if (sqlite3_prepare_v2(
+	if (xo_sql_prepare(
 	        db->h,
-	        "INSERT OR IGNORE INTO testbeds(hash, hostname, cpu_model, cores, os,"
+	        "INSERT INTO testbeds(hash, hostname, cpu_model, cores, os,"
 	        " compiler, cflags, blas_name, blas_version, blas_coretype,"
 	        " blas_config, cl_platform, cl_device, cl_driver, env, describe)"
-	        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	        -1, &s, NULL))
+	        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING", &s))
 		goto out_db;
 	bind_text(s, 1, hash);
 	bind_text(s, 2, t->hostname);
 	bind_text(s, 3, t->cpu_model);
-	sqlite3_bind_int64(s, 4, t->cores);
+	xo_sql_bind_int64(s, 4, t->cores);
 	bind_text(s, 5, t->os);
 	bind_text(s, 6, t->compiler);
 	bind_text(s, 7, t->cflags);
@@ -630,30 +641,28 @@ enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_co
 	bind_text(s, 16, t->describe);
 	if (step_done(s))
 		goto out_db;
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
-	if (sqlite3_prepare_v2(db->h, "SELECT id FROM testbeds WHERE hash = ?", -1, &s, NULL))
+	if (xo_sql_prepare(db->h, "SELECT id FROM testbeds WHERE hash = ?", &s))
 		goto out_db;
 	bind_text(s, 1, hash);
 	if ((st = select_id(db, s, &testbed_id)))
 		goto out_rollback;
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	s = NULL;
 
-	if (sqlite3_prepare_v2(db->h,
+	if (xo_sql_prepare(db->h,
 	                       "INSERT INTO runs(commit_id, testbed_id, started, state, note,"
-	                       " load_start) VALUES (?,?,?,'incomplete',?,?)",
-	                       -1, &s, NULL))
+	                       " load_start) VALUES (?,?,?,'incomplete',?,?) RETURNING id", &s))
 		goto out_db;
-	sqlite3_bind_int64(s, 1, commit_id);
-	sqlite3_bind_int64(s, 2, testbed_id);
-	sqlite3_bind_int64(s, 3, (int64_t)time(NULL));
+	xo_sql_bind_int64(s, 1, commit_id);
+	xo_sql_bind_int64(s, 2, testbed_id);
+	xo_sql_bind_int64(s, 3, (int64_t)time(NULL));
 	bind_text(s, 4, note);
-	sqlite3_bind_double(s, 5, load_average());
-	if (step_done(s))
-		goto out_db;
-	*run_id = sqlite3_last_insert_rowid(db->h);
-	sqlite3_finalize(s);
+	xo_sql_bind_double(s, 5, load_average());
+	if ((st = select_id(db, s, run_id)))
+		goto out_rollback;
+	xo_sql_finalize(s);
 	s = NULL;
 	if ((st = exec(db, "COMMIT")))
 		goto out_rollback;
@@ -665,8 +674,8 @@ enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_co
 out_db:
 	st = db_err(db, "recording the run");
 out_rollback:
-	sqlite3_finalize(s);
-	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	xo_sql_finalize(s);
+	xo_sql_exec(db->h, "ROLLBACK");
 	return st;
 }
 
@@ -682,7 +691,7 @@ static const char *const finish_sql[S_COUNT] = {
     [S_BENCH_ID] = "SELECT id FROM benchmarks WHERE name = ?",
     [S_RESULT] = "INSERT INTO results(run_id, benchmark_id, n, min, median, max, version,"
                  " reps, q1, q3, mean, ci_lo, ci_hi, has_split)"
-                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
     [S_SAMPLE] = "INSERT INTO samples(result_id, idx, wall_s, enqueue_s, h2d_s, kernel_s,"
                  " d2h_s, wait_s, launches) VALUES (?,?,?,?,?,?,?,?,?)",
     [S_OP] = "INSERT INTO result_ops(result_id, op, dir, kernel_s, launches)"
@@ -694,7 +703,7 @@ static const char *const finish_sql[S_COUNT] = {
                    " others_cpu = ? WHERE id = ?",
 };
 
-static enum xo_status store_result(struct xo_perfdb *db, sqlite3_stmt **s, int64_t run_id,
+static enum xo_status store_result(struct xo_perfdb *db, struct xo_sql_stmt **s, int64_t run_id,
                                    const struct xo_perf_result *r)
 {
 	const struct xo_perf_bench *b = &r->b;
@@ -710,7 +719,7 @@ static enum xo_status store_result(struct xo_perfdb *db, sqlite3_stmt **s, int64
 	bind_text(s[S_BENCH_UPSERT], 5, b->what);
 	bind_text(s[S_BENCH_UPSERT], 6, b->dir);
 	bind_text(s[S_BENCH_UPSERT], 7, b->model);
-	sqlite3_bind_int64(s[S_BENCH_UPSERT], 8, b->batch);
+	xo_sql_bind_int64(s[S_BENCH_UPSERT], 8, b->batch);
 	bind_text(s[S_BENCH_UPSERT], 9, b->version);
 	if (step_done(s[S_BENCH_UPSERT]))
 		return db_err(db, "storing a benchmark");
@@ -726,39 +735,38 @@ static enum xo_status store_result(struct xo_perfdb *db, sqlite3_stmt **s, int64
 	xo_perf_summarize(wall, r->n, &sum);
 	free(wall);
 
-	sqlite3_stmt *q = s[S_RESULT];
+	struct xo_sql_stmt *q = s[S_RESULT];
 
-	sqlite3_bind_int64(q, 1, run_id);
-	sqlite3_bind_int64(q, 2, bench_id);
-	sqlite3_bind_int64(q, 3, (int64_t)r->n);
-	sqlite3_bind_double(q, 4, sum.min);
-	sqlite3_bind_double(q, 5, sum.median);
-	sqlite3_bind_double(q, 6, sum.max);
+	xo_sql_bind_int64(q, 1, run_id);
+	xo_sql_bind_int64(q, 2, bench_id);
+	xo_sql_bind_int64(q, 3, (int64_t)r->n);
+	xo_sql_bind_double(q, 4, sum.min);
+	xo_sql_bind_double(q, 5, sum.median);
+	xo_sql_bind_double(q, 6, sum.max);
 	bind_text(q, 7, b->version);
-	sqlite3_bind_int64(q, 8, r->reps);
-	sqlite3_bind_double(q, 9, sum.q1);
-	sqlite3_bind_double(q, 10, sum.q3);
-	sqlite3_bind_double(q, 11, sum.mean);
-	sqlite3_bind_double(q, 12, sum.ci_lo);
-	sqlite3_bind_double(q, 13, sum.ci_hi);
-	sqlite3_bind_int(q, 14, r->has_split);
-	if (step_done(q))
+	xo_sql_bind_int64(q, 8, r->reps);
+	xo_sql_bind_double(q, 9, sum.q1);
+	xo_sql_bind_double(q, 10, sum.q3);
+	xo_sql_bind_double(q, 11, sum.mean);
+	xo_sql_bind_double(q, 12, sum.ci_lo);
+	xo_sql_bind_double(q, 13, sum.ci_hi);
+	xo_sql_bind_int64(q, 14, r->has_split);
+	if (select_id(db, q, &result_id))
 		return db_err(db, "storing a result");
-	result_id = sqlite3_last_insert_rowid(db->h);
 
 	q = s[S_SAMPLE];
 	for (size_t i = 0; i < r->n; i++) {
 		const struct xo_perf_sample *x = &r->samples[i];
 
-		sqlite3_bind_int64(q, 1, result_id);
-		sqlite3_bind_int64(q, 2, (int64_t)i);
-		sqlite3_bind_double(q, 3, x->wall_s);
-		sqlite3_bind_double(q, 4, x->enqueue_s);
-		sqlite3_bind_double(q, 5, x->h2d_s);
-		sqlite3_bind_double(q, 6, x->kernel_s);
-		sqlite3_bind_double(q, 7, x->d2h_s);
-		sqlite3_bind_double(q, 8, x->wait_s);
-		sqlite3_bind_double(q, 9, x->launches);
+		xo_sql_bind_int64(q, 1, result_id);
+		xo_sql_bind_int64(q, 2, (int64_t)i);
+		xo_sql_bind_double(q, 3, x->wall_s);
+		xo_sql_bind_double(q, 4, x->enqueue_s);
+		xo_sql_bind_double(q, 5, x->h2d_s);
+		xo_sql_bind_double(q, 6, x->kernel_s);
+		xo_sql_bind_double(q, 7, x->d2h_s);
+		xo_sql_bind_double(q, 8, x->wait_s);
+		xo_sql_bind_double(q, 9, x->launches);
 		if (step_done(q))
 			return db_err(db, "storing a sample");
 	}
@@ -767,20 +775,20 @@ static enum xo_status store_result(struct xo_perfdb *db, sqlite3_stmt **s, int64
 		for (int d = 0; d < XO_DIR_COUNT; d++) {
 			if (r->op_kernel_s[op][d] <= 0.0 && r->op_launches[op][d] <= 0.0)
 				continue;
-			sqlite3_bind_int64(q, 1, result_id);
+			xo_sql_bind_int64(q, 1, result_id);
 			bind_text(q, 2, xo_op_name((enum xo_op)op));
 			bind_text(q, 3, xo_dir_name((enum xo_dir)d));
-			sqlite3_bind_double(q, 4, r->op_kernel_s[op][d]);
-			sqlite3_bind_double(q, 5, r->op_launches[op][d]);
+			xo_sql_bind_double(q, 4, r->op_kernel_s[op][d]);
+			xo_sql_bind_double(q, 5, r->op_launches[op][d]);
 			if (step_done(q))
 				return db_err(db, "storing an op time");
 		}
 	for (int i = 0; i < r->nlayers; i++) {
-		sqlite3_bind_int64(q, 1, result_id);
+		xo_sql_bind_int64(q, 1, result_id);
 		bind_text(q, 2, r->layer_name[i]);
 		bind_text(q, 3, "layer");
-		sqlite3_bind_double(q, 4, r->layer_kernel_s[i]);
-		sqlite3_bind_double(q, 5, r->layer_launches[i]);
+		xo_sql_bind_double(q, 4, r->layer_kernel_s[i]);
+		xo_sql_bind_double(q, 5, r->layer_launches[i]);
 		if (step_done(q))
 			return db_err(db, "storing a layer time");
 	}
@@ -788,20 +796,20 @@ static enum xo_status store_result(struct xo_perfdb *db, sqlite3_stmt **s, int64
 }
 
 /* A probe figure: NULL where it does not apply (NAN) or is not finite. */
-static void bind_figure(sqlite3_stmt *s, int i, double v)
+static void bind_figure(struct xo_sql_stmt *s, int i, double v)
 {
 	if (isfinite(v))
-		sqlite3_bind_double(s, i, v);
+		xo_sql_bind_double(s, i, v);
 	else
-		sqlite3_bind_null(s, i);
+		xo_sql_bind_null(s, i);
 }
 
-static enum xo_status store_probe(struct xo_perfdb *db, sqlite3_stmt *q, int64_t run_id,
+static enum xo_status store_probe(struct xo_perfdb *db, struct xo_sql_stmt *q, int64_t run_id,
                                   const struct xo_perf_probe *pr)
 {
 	const struct xo_probe *p = &pr->p;
 
-	sqlite3_bind_int64(q, 1, run_id);
+	xo_sql_bind_int64(q, 1, run_id);
 	bind_text(q, 2, pr->device);
 	bind_figure(q, 3, p->launch_s);
 	bind_figure(q, 4, p->enqueue_s);
@@ -813,7 +821,7 @@ static enum xo_status store_probe(struct xo_perfdb *db, sqlite3_stmt *q, int64_t
 	bind_figure(q, 10, p->flops);
 	bind_figure(q, 11, p->mem_bw);
 	bind_figure(q, 12, p->handoff_s);
-	sqlite3_bind_int64(q, 13, p->units);
+	xo_sql_bind_int64(q, 13, p->units);
 	bind_figure(q, 14, p->wall_s);
 	if (step_done(q))
 		return db_err(db, "storing a device probe");
@@ -830,13 +838,13 @@ enum xo_status xo_perfdb_run_finish_probes(struct xo_perfdb *db, int64_t run_id,
                                            const struct xo_perf_result *r, size_t n,
                                            const struct xo_perf_probe *probes, size_t nprobes)
 {
-	sqlite3_stmt *s[S_COUNT] = {0};
+	struct xo_sql_stmt *s[S_COUNT] = {0};
 	enum xo_status st;
 
-	if ((st = exec(db, "BEGIN IMMEDIATE")))
+	if ((st = exec(db, xo_sql_dialect(db->h)->begin_write)))
 		return st;
 	for (int i = 0; i < S_COUNT; i++)
-		if (sqlite3_prepare_v2(db->h, finish_sql[i], -1, &s[i], NULL) != SQLITE_OK) {
+		if (xo_sql_prepare(db->h, finish_sql[i], &s[i]) != XO_SQL_OK) {
 			st = db_err(db, "preparing the run's statements");
 			goto out_rollback;
 		}
@@ -846,58 +854,57 @@ enum xo_status xo_perfdb_run_finish_probes(struct xo_perfdb *db, int64_t run_id,
 	for (size_t i = 0; i < nprobes; i++)
 		if ((st = store_probe(db, s[S_PROBE], run_id, &probes[i])))
 			goto out_rollback;
-	sqlite3_bind_int64(s[S_RUN_DONE], 1, (int64_t)time(NULL));
-	sqlite3_bind_double(s[S_RUN_DONE], 2, load_average());
+	xo_sql_bind_int64(s[S_RUN_DONE], 1, (int64_t)time(NULL));
+	xo_sql_bind_double(s[S_RUN_DONE], 2, load_average());
 	{
 		double others = others_cpu(db);
 
 		if (others >= 0)
-			sqlite3_bind_double(s[S_RUN_DONE], 3, others);
+			xo_sql_bind_double(s[S_RUN_DONE], 3, others);
 		else
-			sqlite3_bind_null(s[S_RUN_DONE], 3);
+			xo_sql_bind_null(s[S_RUN_DONE], 3);
 	}
-	sqlite3_bind_int64(s[S_RUN_DONE], 4, run_id);
+	xo_sql_bind_int64(s[S_RUN_DONE], 4, run_id);
 	if (step_done(s[S_RUN_DONE])) {
 		st = db_err(db, "completing the run");
 		goto out_rollback;
 	}
 	for (int i = 0; i < S_COUNT; i++)
-		sqlite3_finalize(s[i]);
+		xo_sql_finalize(s[i]);
 	if ((st = exec(db, "COMMIT")))
 		goto out_rollback_only;
 	return XO_OK;
 
 out_rollback:
 	for (int i = 0; i < S_COUNT; i++)
-		sqlite3_finalize(s[i]);
+		xo_sql_finalize(s[i]);
 out_rollback_only:
-	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	xo_sql_exec(db->h, "ROLLBACK");
 	return st;
 }
 
 enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64_t *run_id)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 	int rc;
 
 	if (!spec) {
 		/* the latest run of our own devices: a peer import is not a HEAD */
-		if (sqlite3_prepare_v2(db->h,
+		if (xo_sql_prepare(db->h,
 		                       "SELECT ru.id FROM runs ru WHERE ru.state = 'complete' AND"
 		                       " EXISTS (SELECT 1 FROM results res JOIN benchmarks b"
 		                       " ON b.id = res.benchmark_id WHERE res.run_id = ru.id AND"
 		                       " (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))"
-		                       " ORDER BY ru.id DESC LIMIT 1",
-		                       -1, &s, NULL))
+		                       " ORDER BY ru.id DESC LIMIT 1", &s))
 			return db_err(db, "finding the latest run");
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW)
-			*run_id = sqlite3_column_int64(s, 0);
+		rc = xo_sql_step(s);
+		if (rc == XO_SQL_ROW)
+			*run_id = xo_sql_column_int64(s, 0);
 		else
 			st = xo_error(XO_EINVAL, "%s: no complete run of ref/cpu/cl recorded yet",
 			              db->path);
-		sqlite3_finalize(s);
+		xo_sql_finalize(s);
 		return st;
 	}
 	if (!strncmp(spec, "run:", 4)) {
@@ -907,19 +914,18 @@ enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64
 		if (end == spec + 4 || *end)
 			return xo_error(XO_EINVAL, "'%s': expected run:N", spec);
 		/* the store is outside input too: a NULL state reads as not complete */
-		if (sqlite3_prepare_v2(db->h, "SELECT state = 'complete' FROM runs WHERE id = ?", -1,
-		                       &s, NULL))
+		if (xo_sql_prepare(db->h, "SELECT state = 'complete' FROM runs WHERE id = ?", &s))
 			return db_err(db, "finding a run");
-		sqlite3_bind_int64(s, 1, id);
-		rc = sqlite3_step(s);
-		if (rc != SQLITE_ROW)
+		xo_sql_bind_int64(s, 1, id);
+		rc = xo_sql_step(s);
+		if (rc != XO_SQL_ROW)
 			st = xo_error(XO_EINVAL, "%s: no run %lld", db->path, id);
-		else if (sqlite3_column_int(s, 0) != 1)
+		else if (xo_sql_column_int(s, 0) != 1)
 			st = xo_error(XO_EINVAL, "%s: run %lld is incomplete (killed or failed)",
 			              db->path, id);
 		else
 			*run_id = id;
-		sqlite3_finalize(s);
+		xo_sql_finalize(s);
 		return st;
 	}
 	if (strlen(spec) < 4 || strspn(spec, "0123456789abcdefABCDEF") != strlen(spec)) {
@@ -930,71 +936,104 @@ enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64
 	}
 	/* the latest complete run of the commits matching the prefix; a dirty
 	 * tree counts as the commit it sits on (its latest run wins) */
-	if (sqlite3_prepare_v2(db->h,
+	if (xo_sql_prepare(db->h,
 	                       "SELECT r.id, (SELECT count(DISTINCT sha) FROM commits"
 	                       " WHERE substr(sha, 1, length(?1)) = ?1)"
 	                       " FROM runs r JOIN commits c ON c.id = r.commit_id"
 	                       " WHERE r.state = 'complete' AND substr(c.sha, 1, length(?1)) = ?1"
-	                       " ORDER BY r.id DESC LIMIT 1",
-	                       -1, &s, NULL))
+	                       " ORDER BY r.id DESC LIMIT 1", &s))
 		return db_err(db, "finding a commit");
 	bind_text(s, 1, spec);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW)
+	rc = xo_sql_step(s);
+	if (rc != XO_SQL_ROW)
 		st = xo_error(XO_EINVAL, "%s: no complete run of a commit '%s'", db->path, spec);
-	else if (sqlite3_column_int64(s, 1) > 1)
+	else if (xo_sql_column_int64(s, 1) > 1)
 		st = xo_error(XO_EINVAL, "'%s' is ambiguous: %lld commits match", spec,
-		              (long long)sqlite3_column_int64(s, 1));
+		              (long long)xo_sql_column_int64(s, 1));
 	else
-		*run_id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+		*run_id = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
+	return st;
+}
+
+enum xo_status xo_perfdb_testbed_find(struct xo_perfdb *db, const char *name, int64_t *id)
+{
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	char hosts[512] = "";
+	int rc;
+
+	/* coalesce: NULL sorts first in PostgreSQL's DESC, last in SQLite's */
+	if (xo_sql_prepare(db->h,
+	                   "SELECT t.id FROM testbeds t WHERE t.hostname = ?1 OR t.hash = ?1"
+	                   " ORDER BY coalesce((SELECT max(ru.id) FROM runs ru WHERE"
+	                   " ru.testbed_id = t.id AND ru.state = 'complete'), 0) DESC, t.id DESC"
+	                   " LIMIT 1", &s))
+		return db_err(db, "finding a testbed");
+	xo_sql_bind_text(s, 1, name);
+	rc = xo_sql_step(s);
+	if (rc == XO_SQL_ROW) {
+		*id = xo_sql_column_int64(s, 0);
+		xo_sql_finalize(s);
+		return XO_OK;
+	}
+	xo_sql_finalize(s);
+	if (rc != XO_SQL_DONE)
+		return db_err(db, "finding a testbed");
+	if (!xo_sql_prepare(db->h, "SELECT hostname FROM testbeds GROUP BY hostname ORDER BY hostname",
+	                    &s)) {
+		while (xo_sql_step(s) == XO_SQL_ROW && strlen(hosts) < sizeof(hosts) - 80)
+			snprintf(hosts + strlen(hosts), sizeof(hosts) - strlen(hosts), "%s%.64s",
+			         hosts[0] ? ", " : "", xo_sql_column_text(s, 0));
+		xo_sql_finalize(s);
+	}
+	st = xo_error(XO_EINVAL, "--testbed '%s': no such hostname or testbed hash in %s (hosts: %s)",
+	              name, db->path, hosts[0] ? hosts : "none");
 	return st;
 }
 
 int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, int64_t run_id, const char *name)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int64_t reps = 0;
 
-	if (sqlite3_prepare_v2(db->h,
+	if (xo_sql_prepare(db->h,
 	                       "SELECT res.reps FROM results res JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " WHERE b.name = ?1 AND ru.state = 'complete' AND ru.testbed_id ="
 	                       " (SELECT testbed_id FROM runs WHERE id = ?2)"
-	                       " ORDER BY ru.id DESC LIMIT 1",
-	                       -1, &s, NULL) != SQLITE_OK)
+	                       " ORDER BY ru.id DESC LIMIT 1", &s) != XO_SQL_OK)
 		return 0;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, run_id);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		reps = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	xo_sql_bind_text(s, 1, name);
+	xo_sql_bind_int64(s, 2, run_id);
+	if (xo_sql_step(s) == XO_SQL_ROW)
+		reps = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
 	return reps;
 }
 
 /* A REAL column of a probes row: NAN where NULL. */
-static double column_figure(sqlite3_stmt *s, int i)
+static double column_figure(struct xo_sql_stmt *s, int i)
 {
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+	return xo_sql_column_null(s, i) ? NAN : xo_sql_column_double(s, i);
 }
 
 enum xo_status xo_perfdb_probe_get(struct xo_perfdb *db, int64_t run_id, const char *device,
                                    struct xo_probe *out)
 {
-	sqlite3_stmt *s = NULL;
+	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 	int rc;
 
-	if (sqlite3_prepare_v2(db->h,
+	if (xo_sql_prepare(db->h,
 	                       "SELECT launch_s, enqueue_s, sync_s, h2d_lat_s, h2d_bw, d2h_lat_s,"
 	                       " d2h_bw, flops, mem_bw, handoff_s, units, wall_s FROM probes"
-	                       " WHERE run_id = ? AND device = ?",
-	                       -1, &s, NULL) != SQLITE_OK)
+	                       " WHERE run_id = ? AND device = ?", &s) != XO_SQL_OK)
 		return db_err(db, "reading a device probe");
-	sqlite3_bind_int64(s, 1, run_id);
+	xo_sql_bind_int64(s, 1, run_id);
 	bind_text(s, 2, device);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	rc = xo_sql_step(s);
+	if (rc == XO_SQL_ROW) {
 		*out = (struct xo_probe){
 		    .launch_s = column_figure(s, 0),
 		    .enqueue_s = column_figure(s, 1),
@@ -1006,15 +1045,15 @@ enum xo_status xo_perfdb_probe_get(struct xo_perfdb *db, int64_t run_id, const c
 		    .flops = column_figure(s, 7),
 		    .mem_bw = column_figure(s, 8),
 		    .handoff_s = column_figure(s, 9),
-		    .units = (int)sqlite3_column_int64(s, 10),
+		    .units = (int)xo_sql_column_int64(s, 10),
 		    .wall_s = column_figure(s, 11),
 		};
-	} else if (rc == SQLITE_DONE) {
+	} else if (rc == XO_SQL_DONE) {
 		st = xo_error(XO_ENODEV, "%s: run %lld has no probe of device %s", db->path,
 		              (long long)run_id, device);
 	} else {
 		st = db_err(db, "reading a device probe");
 	}
-	sqlite3_finalize(s);
+	xo_sql_finalize(s);
 	return st;
 }

@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sql.h"
 
 static char tmpdir[256];
 static uint64_t rng_state; /* each test seeds it */
@@ -50,6 +54,38 @@ static inline int teardown_tmp(void **state)
 	if (getenv("XO_TEST_KEEP"))
 		return 0;
 	return xo_proc_run(&p, &code, NULL, NULL) == XO_OK && code == 0 ? 0 : -1;
+}
+
+/*
+ * A fresh, empty store named name for this test run, its --db in out: a file
+ * in tmpdir, or, when XO_TEST_PG holds a PostgreSQL URI (suites/pg_cluster.sh),
+ * a schema of that database named for the file ("a.sqlite" -> t_a_sqlite),
+ * dropped and created again. The same test body then runs on either engine.
+ */
+static inline void fixture_store(const char *name, char *out, size_t size)
+{
+	const char *pg = getenv("XO_TEST_PG");
+	char schema[128], sql[320], why[512];
+	size_t n;
+	struct xo_sql *h = NULL;
+
+	if (!pg || !*pg) {
+		snprintf(out, size, "%s/%s", tmpdir, name);
+		unlink(out);
+		return;
+	}
+	n = (size_t)snprintf(schema, sizeof(schema), "t_");
+	for (const char *p = name; *p && n + 1 < sizeof(schema); p++)
+		schema[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p : '_');
+	schema[n] = '\0';
+	snprintf(out, size, "%s&options=-csearch_path%%3D%s", pg, schema);
+	snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema,
+	         schema);
+	if (xo_sql_open(pg, false, true, false, &h, why, sizeof(why)) || xo_sql_exec(h, sql)) {
+		fprintf(stderr, "fixture_store: %s: %s\n", name, h ? xo_sql_errmsg(h) : why);
+		abort();
+	}
+	xo_sql_close(h);
 }
 
 #endif

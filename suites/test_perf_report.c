@@ -24,7 +24,6 @@
  */
 #include <math.h>
 #include <setjmp.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -151,42 +150,40 @@ static int64_t record(struct xo_perfdb *db, int commit, const char *const *devic
 
 static void exec(struct xo_perfdb *db, const char *sql)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(xo_perfdb_sqlite(db), sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
+	if (xo_sql_exec(xo_perfdb_sql(db), sql) != XO_SQL_OK)
+		fail_msg("%s: %s", sql, xo_sql_errmsg(xo_perfdb_sql(db)));
 }
 
 /* The known medians and CIs [0.8 m, 1.25 m] of every model result. */
 static void set_known(struct xo_perfdb *db)
 {
-	sqlite3_stmt *s = NULL, *u = NULL;
+	struct xo_sql_stmt *s = NULL, *u = NULL;
 
-	assert_int_equal(sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                                    "SELECT res.id, b.device, b.what, b.batch FROM results"
-	                                    " res JOIN benchmarks b ON b.id = res.benchmark_id",
-	                                    -1, &s, NULL),
-	                 SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(xo_perfdb_sqlite(db),
-	                                    "UPDATE results SET median = ?1, ci_lo = 0.8 * ?1,"
-	                                    " ci_hi = 1.25 * ?1 WHERE id = ?2",
-	                                    -1, &u, NULL),
-	                 SQLITE_OK);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *dev = (const char *)sqlite3_column_text(s, 1);
-		const char *what = (const char *)sqlite3_column_text(s, 2);
-		int64_t b = sqlite3_column_int64(s, 3);
+	assert_int_equal(xo_sql_prepare(xo_perfdb_sql(db),
+	                                "SELECT res.id, b.device, b.what, b.batch FROM results"
+	                                " res JOIN benchmarks b ON b.id = res.benchmark_id",
+	                                &s),
+	                 XO_SQL_OK);
+	assert_int_equal(xo_sql_prepare(xo_perfdb_sql(db),
+	                                "UPDATE results SET median = ?1, ci_lo = 0.8 * ?1,"
+	                                " ci_hi = 1.25 * ?1 WHERE id = ?2",
+	                                &u),
+	                 XO_SQL_OK);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		const char *dev = xo_sql_column_text(s, 1);
+		const char *what = xo_sql_column_text(s, 2);
+		int64_t b = xo_sql_column_int64(s, 3);
 		double m = !strcmp(dev, "cl") ? cl_time_b(what, b) : cpu_time(b);
 
 		if (strcmp(dev, "cl") && strcmp(dev, "cpu"))
 			m *= 1.5;
-		sqlite3_bind_double(u, 1, m);
-		sqlite3_bind_int64(u, 2, sqlite3_column_int64(s, 0));
-		assert_int_equal(sqlite3_step(u), SQLITE_DONE);
-		sqlite3_reset(u);
+		xo_sql_bind_double(u, 1, m);
+		xo_sql_bind_int64(u, 2, xo_sql_column_int64(s, 0));
+		assert_int_equal(xo_sql_step(u), XO_SQL_DONE);
+		xo_sql_reset(u);
 	}
-	sqlite3_finalize(s);
-	sqlite3_finalize(u);
+	xo_sql_finalize(s);
+	xo_sql_finalize(u);
 }
 
 /* Two own runs (cpu, cl) and a peer's import: a store whose answer is known. */
@@ -197,8 +194,7 @@ static struct xo_perfdb *make_store(const char *name)
 	struct xo_perfdb *db = NULL;
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	unlink(path);
+	fixture_store(name, path, sizeof(path));
 	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
 	record(db, 1, own, 2);
 	record(db, 2, own, 2);
@@ -687,8 +683,7 @@ static void test_report_compare_verdicts(void **state)
 	(void)state;
 	need_gnuplot();
 	rng_state = 21;
-	snprintf(path, sizeof(path), "%s/verdicts.sqlite", tmpdir);
-	unlink(path);
+	fixture_store("verdicts.sqlite", path, sizeof(path));
 	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
 	record_ops(db, 1, base);
 	record_ops(db, 2, head);

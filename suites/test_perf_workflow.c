@@ -8,7 +8,6 @@
  */
 #include <math.h>
 #include <setjmp.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,7 +72,7 @@ static void set_others(struct xo_perfdb *db, int64_t run, double cores)
 
 	snprintf(sql, sizeof(sql), "UPDATE runs SET others_cpu = %g WHERE id = %lld", cores,
 	         (long long)run);
-	assert_int_equal(sqlite3_exec(xo_perfdb_sqlite(db), sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(xo_sql_exec(xo_perfdb_sql(db), sql), XO_SQL_OK);
 }
 
 /* compare into a string (caller frees). */
@@ -94,8 +93,7 @@ static void open_db(const char *name, struct xo_perfdb **db)
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	unlink(path);
+	fixture_store(name, path, sizeof(path));
 	assert_int_equal(xo_perfdb_open(path, db), XO_OK);
 }
 

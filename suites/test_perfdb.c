@@ -5,6 +5,12 @@
  * found at its commit, nothing found in pure noise), a writer killed with
  * SIGKILL at random points, two concurrent writers, and files that are not
  * ours.
+ *
+ * The same tests run on both engines of the store: SQLite files by default,
+ * and a PostgreSQL server when XO_TEST_PG holds its URI (suites/pg_cluster.sh
+ * starts a throwaway one): each store is then a schema of that database,
+ * named for the file. The few checks of SQLite's file format (foreign
+ * files, PRAGMA versions, read-only files) run on SQLite only.
  */
 #include <errno.h>
 #include <math.h>
@@ -26,17 +32,75 @@
 
 #include "perfdb.h"
 #include "proc.h"
+#include "sql.h"
 #include "perf_fixture.h"
+
+/* A call that must succeed; on failure the message says why. */
+#define assert_ok(call)                                                                \
+	do {                                                                           \
+		enum xo_status st_ = (call);                                           \
+		if (st_ != XO_OK)                                                      \
+			fail_msg("%s: status %d: %s", #call, (int)st_, xo_last_error()); \
+	} while (0)
+
+/* The PostgreSQL database the stores live in, or NULL: SQLite files. */
+static const char *pg_base(void)
+{
+	const char *u = getenv("XO_TEST_PG");
+
+	return u && *u ? u : NULL;
+}
+
+/* name "kill.sqlite" -> schema "t_kill_sqlite" */
+static void schema_of(const char *name, char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "t_");
+
+	for (const char *p = name; *p && n + 1 < size; p++)
+		out[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p : '_');
+	out[n] = '\0';
+}
 
 static void db_path(char *out, size_t size, const char *name)
 {
-	snprintf(out, size, "%s/%s", tmpdir, name);
+	char schema[128];
+
+	if (!pg_base()) {
+		snprintf(out, size, "%s/%s", tmpdir, name);
+		return;
+	}
+	/* a URI whose connections see only this store's schema */
+	schema_of(name, schema, sizeof(schema));
+	snprintf(out, size, "%s&options=-csearch_path%%3D%s", pg_base(), schema);
+}
+
+static void exec_sql(const char *path, const char *sql)
+{
+	struct xo_sql *h = NULL;
+	char why[512];
+
+	if (xo_sql_open(path, false, true, false, &h, why, sizeof(why)))
+		fail_msg("%s: %s", path, why);
+	if (xo_sql_exec(h, sql) != XO_SQL_OK)
+		fail_msg("%s: %s", sql, xo_sql_errmsg(h));
+	xo_sql_close(h);
 }
 
 static void remove_db(const char *path)
 {
 	char p[600];
 
+	if (pg_base()) {
+		char sql[400];
+		/* the schema named at the end of the URI: %3D then the name */
+		const char *eq = strstr(path, "search_path%3D");
+
+		assert_non_null(eq);
+		snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s",
+		         eq + 14, eq + 14);
+		exec_sql(pg_base(), sql);
+		return;
+	}
 	unlink(path);
 	snprintf(p, sizeof(p), "%s-wal", path);
 	unlink(p);
@@ -44,33 +108,40 @@ static void remove_db(const char *path)
 	unlink(p);
 }
 
-/* sqlite3 on a path: one statement, one integer result. */
+/* The store at path (either engine): one statement, one integer result. */
 static int64_t query_int(const char *path, const char *sql)
 {
-	sqlite3 *h = NULL;
-	sqlite3_stmt *s = NULL;
+	struct xo_sql *h = NULL;
+	struct xo_sql_stmt *s = NULL;
 	int64_t v = -1;
+	char why[512];
 
-	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-	sqlite3_busy_timeout(h, 10000);
-	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(h);
+	if (xo_sql_open(path, false, true, false, &h, why, sizeof(why)))
+		fail_msg("%s: %s", path, why);
+	if (xo_sql_prepare(h, sql, &s) != XO_SQL_OK)
+		fail_msg("%s: %s", sql, xo_sql_errmsg(h));
+	if (xo_sql_step(s) == XO_SQL_ROW)
+		v = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
+	xo_sql_close(h);
 	return v;
 }
 
-static void exec_sql(const char *path, const char *sql)
+/* The schema version, as the store keeps it on either engine. */
+static int64_t store_version(const char *path)
 {
-	sqlite3 *h = NULL;
-	char *msg = NULL;
-
-	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-	if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
-	sqlite3_close(h);
+	return pg_base() ? query_int(path, "SELECT value FROM xo_meta WHERE key = 'user_version'")
+	                 : query_int(path, "PRAGMA user_version");
 }
+
+/* Tests of SQLite's file format only. */
+#define SQLITE_ONLY()                                                                  \
+	do {                                                                           \
+		if (pg_base()) {                                                       \
+			print_message("(SQLite only: skipped on PostgreSQL)\n");      \
+			return;                                                        \
+		}                                                                      \
+	} while (0)
 
 /* ---- fixtures: synthetic commits, testbeds and results ---------------------- */
 
@@ -289,7 +360,7 @@ static void detect_history(const char *name, double run_sd, uint64_t seed, bool 
 		assert_int_equal(xo_perfdb_run_finish(db, run, r, NSERIES), XO_OK);
 		free_results(r, NSERIES);
 	}
-	assert_int_equal(xo_perf_detect(db, &o, devnull, failed), XO_OK);
+	assert_ok(xo_perf_detect(db, &o, devnull, failed));
 	xo_perfdb_close(db);
 	fclose(devnull);
 
@@ -369,9 +440,9 @@ static void test_accept_starts_baseline(void **state)
 	id = query_int(path, "SELECT id FROM changes WHERE direction = 'regression'");
 	assert_true(id > 0);
 	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
-	assert_int_equal(xo_perf_change_set(db, id, "accepted", devnull), XO_OK);
+	assert_ok(xo_perf_change_set(db, id, "accepted", devnull));
 	assert_int_equal(xo_perf_change_set(db, 999999, "accepted", devnull), XO_EINVAL);
-	assert_int_equal(xo_perf_detect(db, &o, devnull, &failed), XO_OK);
+	assert_ok(xo_perf_detect(db, &o, devnull, &failed));
 	assert_false(failed);
 	xo_perfdb_close(db);
 	fclose(devnull);
@@ -434,7 +505,7 @@ static char *verdict_of(const char *file, double lb, double lh, size_t n, double
 	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
 	record_fake(db, 1, "Haswell", 1, n, &lb, rel);
 	record_fake(db, 2, "Haswell", 1, n, &lh, rel);
-	assert_int_equal(xo_perf_compare(db, "run:1", "run:2", &o, f, failed), XO_OK);
+	assert_ok(xo_perf_compare(db, "run:1", "run:2", &o, f, failed));
 	xo_perfdb_close(db);
 	fclose(f);
 	root = json_loads(buf, 0, NULL);
@@ -508,14 +579,14 @@ static void test_compare_and_testbed_diff(void **state)
 	long len;
 
 	db_path(path, sizeof(path), "compare.sqlite");
-	db_path(out, sizeof(out), "compare.txt");
+	snprintf(out, sizeof(out), "%s/compare.txt", tmpdir);
 	remove_db(path);
 	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
 	rng_state = 777;
 	record_fake(db, 1, "Haswell", 3, 15, base, 0.01);
 	record_fake(db, 2, "Prescott", 3, 15, head, 0.01);
 	f = fopen(out, "w+");
-	assert_int_equal(xo_perf_compare(db, "run:1", "run:2", &o, f, &failed), XO_OK);
+	assert_ok(xo_perf_compare(db, "run:1", "run:2", &o, f, &failed));
 	assert_true(failed);
 	/* by sha prefix too; and a bad spec is bad input */
 	assert_int_equal(
@@ -565,7 +636,7 @@ static void test_compare_run_noise(void **state)
 	long len;
 
 	db_path(path, sizeof(path), "runnoise.sqlite");
-	db_path(out, sizeof(out), "runnoise.txt");
+	snprintf(out, sizeof(out), "%s/runnoise.txt", tmpdir);
 	remove_db(path);
 	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
 	rng_state = 4242;
@@ -573,9 +644,9 @@ static void test_compare_run_noise(void **state)
 		record_fake(db, c + 1, "Haswell", 1, 15, &lv[c], 1e-4);
 	f = fopen(out, "w+");
 	assert_non_null(f);
-	assert_int_equal(xo_perf_compare(db, "run:4", "run:5", &o, f, &failed), XO_OK);
+	assert_ok(xo_perf_compare(db, "run:4", "run:5", &o, f, &failed));
 	assert_false(failed);
-	assert_int_equal(xo_perf_compare(db, "run:1", "run:2", &o, f, &failed), XO_OK);
+	assert_ok(xo_perf_compare(db, "run:1", "run:2", &o, f, &failed));
 	assert_true(failed);
 	xo_perfdb_close(db);
 	len = ftell(f);
@@ -629,6 +700,7 @@ static void test_migration_from_v1(void **state)
 	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
 	bool failed;
 
+	SQLITE_ONLY(); /* the v1 schema is a SQLite file's */
 	db_path(path, sizeof(path), "v1.sqlite");
 	remove_db(path);
 	exec_sql(path, v1_schema);
@@ -637,7 +709,7 @@ static void test_migration_from_v1(void **state)
 	/* old data intact and readable through the new code; new rows fit */
 	rng_state = 1;
 	record_fake(db, 1, "Haswell", 1, 12, level, 0.01); /* the same sha as the v1 commit */
-	assert_int_equal(xo_perf_compare(db, "run:1", "run:2", &o, devnull, &failed), XO_OK);
+	assert_ok(xo_perf_compare(db, "run:1", "run:2", &o, devnull, &failed));
 	xo_perfdb_close(db);
 	assert_int_equal(xo_perfdb_open(path, &db), XO_OK); /* reopening is a no-op */
 	xo_perfdb_close(db);
@@ -655,6 +727,97 @@ static void test_migration_from_v1(void **state)
 	                                 " WHERE name = 'others_cpu'"),
 	                 1);
 	assert_int_equal(query_int(path, "SELECT others_cpu IS NULL FROM runs WHERE id = 1"), 1);
+}
+
+/* ---- messages never show a password ------------------------------------------------ */
+
+/* xo_sql_redact on the URI forms libpq takes: the password in the authority
+ * (up to its last '@') or in a password= parameter becomes ***; the rest,
+ * and a path, are kept so the message still names the store. */
+static void test_redact_password(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"postgresql://u:pw@h/db", "postgresql://u:***@h/db"},
+	    {"postgres://u:p@ss@h:5432/db?sslmode=require", "postgres://u:***@h:5432/db?sslmode=require"},
+	    {"postgresql://h/db?user=u&password=pw&x=1", "postgresql://h/db?user=u&password=***&x=1"},
+	    {"postgresql://u@h/db?password=pw", "postgresql://u@h/db?password=***"},
+	    {"postgresql:///xo?host=/tmp/s", "postgresql:///xo?host=/tmp/s"},
+	    {"/tmp/u:pw@h/perf.sqlite", "/tmp/u:pw@h/perf.sqlite"},
+	};
+	char out[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		xo_sql_redact(cases[i][0], out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
+	assert_true(xo_sql_is_uri("postgres://h/db") && xo_sql_is_uri("postgresql://h/db"));
+	assert_false(xo_sql_is_uri("perf.sqlite") || xo_sql_is_uri("postgresql:/x"));
+}
+
+/* ---- a fleet: two testbeds in one store ------------------------------------------ */
+
+static void record_on(struct xo_perfdb *db, const char *host, int commit, double level)
+{
+	struct xo_perf_commit c;
+	struct xo_perf_testbed t;
+	struct xo_perf_result *r = fake_results(1, 15, &level, 0.01);
+	int64_t run;
+
+	fake_commit(&c, commit);
+	fake_testbed(&t, "Haswell");
+	snprintf(t.hostname, sizeof(t.hostname), "%s", host);
+	assert_ok(xo_perfdb_run_begin(db, &c, &t, "test", &run));
+	assert_ok(xo_perfdb_run_finish(db, run, r, 1));
+	free_results(r, 1);
+}
+
+/*
+ * --testbed: host-a got 2x slower from commit 1 to 2, host-b did not. compare
+ * of the two commits on each host gives each host's answer (a commit has
+ * runs on both: without the picker the head's latest run decides which);
+ * an unknown name is refused with the hosts there are.
+ */
+static void test_testbed_picker(void **state)
+{
+	(void)state;
+	char path[512], base[48], head[48];
+	struct xo_perfdb *db;
+	FILE *devnull = fopen("/dev/null", "w");
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	struct xo_perf_commit c;
+	bool failed = false;
+	int64_t a, b;
+
+	db_path(path, sizeof(path), "picker.sqlite");
+	remove_db(path);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	rng_state = 31;
+	record_on(db, "host-a", 1, 1e-3);
+	record_on(db, "host-b", 1, 1e-3);
+	record_on(db, "host-a", 2, 2e-3);
+	record_on(db, "host-b", 2, 1e-3);
+	fake_commit(&c, 1);
+	snprintf(base, sizeof(base), "%s", c.sha);
+	fake_commit(&c, 2);
+	snprintf(head, sizeof(head), "%s", c.sha);
+	assert_ok(xo_perfdb_testbed_find(db, "host-a", &a));
+	assert_ok(xo_perfdb_testbed_find(db, "host-b", &b));
+	assert_true(a != b);
+	o.testbed = a;
+	assert_ok(xo_perf_compare(db, base, head, &o, devnull, &failed));
+	assert_true(failed); /* host-a: SLOWER */
+	o.testbed = b;
+	failed = true;
+	assert_ok(xo_perf_compare(db, base, head, &o, devnull, &failed));
+	assert_false(failed); /* host-b: SAME */
+	/* a run of another testbed does not meet the picker */
+	assert_int_equal(xo_perf_compare(db, "run:1", "run:3", &o, devnull, &failed), XO_EINVAL);
+	assert_int_equal(xo_perfdb_testbed_find(db, "host-c", &a), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "host-a, host-b"));
+	assert_ok(xo_perf_detect(db, &o, devnull, &failed));
+	xo_perfdb_close(db);
+	fclose(devnull);
 }
 
 /* ---- files that are not ours ---------------------------------------------------- */
@@ -675,6 +838,21 @@ static void test_refuses_foreign_files(void **state)
 	char path[512];
 	FILE *f;
 
+	if (pg_base()) {
+		/* a schema with another program's tables, and a newer store */
+		db_path(path, sizeof(path), "foreign.sqlite");
+		remove_db(path);
+		exec_sql(path, "CREATE TABLE t(x BIGINT); INSERT INTO t VALUES (1);");
+		expect_refused(path, "another program");
+		assert_int_equal(query_int(path, "SELECT count(*) FROM t"), 1); /* untouched */
+		db_path(path, sizeof(path), "newer.sqlite");
+		remove_db(path);
+		exec_sql(path, "CREATE TABLE xo_meta(key TEXT PRIMARY KEY, value BIGINT NOT NULL);"
+		               " INSERT INTO xo_meta VALUES ('application_id', 2020569188),"
+		               " ('user_version', 99); CREATE TABLE runs(id BIGINT);");
+		expect_refused(path, "newer");
+		return;
+	}
 	db_path(path, sizeof(path), "garbage.sqlite");
 	remove_db(path);
 	f = fopen(path, "w");
@@ -710,6 +888,7 @@ static void test_schema_versions_and_readers(void **state)
 	char path[512], msg[512];
 	double level[2] = {1e-3, 2e-3};
 
+	SQLITE_ONLY(); /* PRAGMA versions, read-only files, paths */
 	db_path(path, sizeof(path), "versions.sqlite");
 	remove_db(path);
 	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
@@ -812,7 +991,7 @@ static void test_kill_mid_write(void **state)
 		/* consistent after every kill */
 		assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
 		xo_perfdb_close(db);
-		{
+		if (!pg_base()) {
 			sqlite3 *h;
 			sqlite3_stmt *s;
 
@@ -935,7 +1114,7 @@ static void test_concurrent_fresh_open(void **state)
 			assert_true(WIFEXITED(status));
 			assert_int_equal(WEXITSTATUS(status), 0);
 		}
-		assert_int_equal(query_int(path, "PRAGMA user_version"), XO_PERFDB_SCHEMA_VERSION);
+		assert_int_equal(store_version(path), XO_PERFDB_SCHEMA_VERSION);
 	}
 }
 
@@ -952,6 +1131,8 @@ int main(void)
 	    cmocka_unit_test(test_detect_run_to_run_noise),
 	    cmocka_unit_test(test_compare_and_testbed_diff),
 	    cmocka_unit_test(test_compare_run_noise),
+	    cmocka_unit_test(test_redact_password),
+	    cmocka_unit_test(test_testbed_picker),
 	    cmocka_unit_test(test_migration_from_v1),
 	    cmocka_unit_test(test_refuses_foreign_files),
 	    cmocka_unit_test(test_schema_versions_and_readers),

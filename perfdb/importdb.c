@@ -1,0 +1,399 @@
+/*
+ * importdb.c - `xo perf import-db SOURCE --db TARGET`: merges every complete
+ * run of one store into another (a testbed's local SQLite file into the
+ * fleet's PostgreSQL store, or any engine into any other), without
+ * duplicates: importing the same file twice adds nothing.
+ *
+ * A run is the same run when its commit (sha, dirty hash), testbed (hash),
+ * start and finish times, note and its first result's benchmark and median
+ * time are; commits, testbeds and benchmarks are
+ * matched on their unique keys. Each run is copied in one transaction of the
+ * target with its results, samples, op times and device probes; detected
+ * changes are not copied (`xo perf detect` finds them again on the merged
+ * history). Incomplete runs (killed writers) are left behind.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfdb.h"
+#include "sql.h"
+
+/* Copies the current row of src (columns 0..n-1, types as in types: i
+ * integer, d double, t text) into binds first..first+n-1 of dst. NULL stays
+ * NULL. */
+static void copy_binds(struct xo_sql_stmt *src, struct xo_sql_stmt *dst, const char *types,
+                       int first)
+{
+	for (int i = 0; types[i]; i++) {
+		if (xo_sql_column_null(src, i))
+			xo_sql_bind_null(dst, first + i);
+		else if (types[i] == 'i')
+			xo_sql_bind_int64(dst, first + i, xo_sql_column_int64(src, i));
+		else if (types[i] == 'd')
+			xo_sql_bind_double(dst, first + i, xo_sql_column_double(src, i));
+		else
+			xo_sql_bind_text(dst, first + i, xo_sql_column_text(src, i));
+	}
+}
+
+#define COMMIT_COLS  "sha, parent, subject, date, dirty, dirty_hash"
+#define COMMIT_TYPES "tttiit"
+#define TESTBED_COLS                                                                               \
+	"hash, hostname, cpu_model, cores, os, compiler, cflags, blas_name, blas_version,"         \
+	" blas_coretype, blas_config, cl_platform, cl_device, cl_driver, env, describe"
+#define TESTBED_TYPES "tttitttttttttttt"
+#define RUN_COLS      "started, finished, state, note, load_start, load_end, others_cpu"
+#define RUN_TYPES     "iittddd"
+#define BENCH_COLS    "name, params, kind, device, what, dir, model, batch, version"
+#define BENCH_TYPES   "tttttttit"
+/* (the SELECT in copy_results names the same columns, qualified) */
+#define RESULT_COLS "n, min, median, max, version, reps, q1, q3, mean, ci_lo, ci_hi, has_split"
+#define RESULT_TYPES "idddtidddddi"
+#define SAMPLE_COLS  "idx, wall_s, enqueue_s, h2d_s, kernel_s, d2h_s, wait_s, launches"
+#define SAMPLE_TYPES "iddddddd"
+#define OP_COLS      "op, dir, kernel_s, launches"
+#define OP_TYPES     "ttdd"
+#define PROBE_COLS                                                                                 \
+	"device, launch_s, enqueue_s, sync_s, h2d_lat_s, h2d_bw, d2h_lat_s, d2h_bw, flops,"        \
+	" mem_bw, handoff_s, units, wall_s"
+#define PROBE_TYPES "tddddddddddid"
+
+/* "?,?,...,?" for n values after a leading k (k "?"s already written). */
+static void marks(char *out, size_t size, int n)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < n && len + 3 < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s?", i ? "," : "");
+}
+
+struct ctx {
+	struct xo_sql *src, *dst;
+	const char *src_name, *dst_name;
+};
+
+static enum xo_status err(struct xo_sql *h, const char *name, const char *what)
+{
+	return xo_error(XO_EDB, "%s: %s: %s", name, what, xo_sql_errmsg(h));
+}
+
+/*
+ * Inserts the row src holds into table (cols, types) unless its unique key
+ * is there, then returns the target's id for it (select_sql with the key
+ * columns bound from src columns key_cols).
+ */
+static enum xo_status upsert_id(struct ctx *c, struct xo_sql_stmt *src, const char *table,
+                                const char *cols, const char *types, const char *select_sql,
+                                const int *key_cols, int nkeys, int64_t *id)
+{
+	char sql[1024], q[256];
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	marks(q, sizeof(q), (int)strlen(types));
+	snprintf(sql, sizeof(sql), "INSERT INTO %s(%s) VALUES (%s) ON CONFLICT DO NOTHING", table,
+	         cols, q);
+	if (xo_sql_prepare(c->dst, sql, &s))
+		return err(c->dst, c->dst_name, table);
+	copy_binds(src, s, types, 1);
+	if (xo_sql_step(s) != XO_SQL_DONE) {
+		st = err(c->dst, c->dst_name, table);
+		goto out;
+	}
+	xo_sql_finalize(s);
+	s = NULL;
+	if (xo_sql_prepare(c->dst, select_sql, &s))
+		return err(c->dst, c->dst_name, table);
+	for (int k = 0; k < nkeys; k++)
+		xo_sql_bind_text(s, k + 1, xo_sql_column_text(src, key_cols[k]));
+	if (xo_sql_step(s) != XO_SQL_ROW)
+		st = err(c->dst, c->dst_name, table);
+	else
+		*id = xo_sql_column_int64(s, 0);
+out:
+	xo_sql_finalize(s);
+	return st;
+}
+
+/* Copies rows "SELECT cols FROM table WHERE key = src_id" under dst_id. */
+static enum xo_status copy_children(struct ctx *c, const char *table, const char *key,
+                                    const char *cols, const char *types, int64_t src_id,
+                                    int64_t dst_id)
+{
+	char sql[1024], q[256];
+	struct xo_sql_stmt *r = NULL, *w = NULL;
+	enum xo_status st = XO_OK;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE %s = ?", cols, table, key);
+	if (xo_sql_prepare(c->src, sql, &r))
+		return err(c->src, c->src_name, table);
+	marks(q, sizeof(q), (int)strlen(types));
+	snprintf(sql, sizeof(sql), "INSERT INTO %s(%s, %s) VALUES (?,%s)", table, key, cols, q);
+	if (xo_sql_prepare(c->dst, sql, &w)) {
+		st = err(c->dst, c->dst_name, table);
+		goto out;
+	}
+	xo_sql_bind_int64(r, 1, src_id);
+	while ((rc = xo_sql_step(r)) == XO_SQL_ROW) {
+		xo_sql_bind_int64(w, 1, dst_id);
+		copy_binds(r, w, types, 2);
+		if (xo_sql_step(w) != XO_SQL_DONE) {
+			st = err(c->dst, c->dst_name, table);
+			goto out;
+		}
+		xo_sql_reset(w);
+	}
+	if (rc != XO_SQL_DONE)
+		st = err(c->src, c->src_name, table);
+out:
+	xo_sql_finalize(r);
+	xo_sql_finalize(w);
+	return st;
+}
+
+/* The results of one run with their samples and op times. */
+static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_run)
+{
+	static const int name_key[] = {0};
+	struct xo_sql_stmt *r = NULL, *w = NULL;
+	enum xo_status st = XO_OK;
+	char q[256], sql[1024];
+	int rc;
+
+	if (xo_sql_prepare(c->src,
+	                   "SELECT b.name, b.params, b.kind, b.device, b.what, b.dir, b.model,"
+	                   " b.batch, b.version, res.id, res.n, res.min, res.median, res.max,"
+	                   " res.version, res.reps, res.q1, res.q3, res.mean, res.ci_lo, res.ci_hi,"
+	                   " res.has_split FROM results res JOIN benchmarks b"
+	                   " ON b.id = res.benchmark_id"
+	                   " WHERE res.run_id = ? ORDER BY res.id",
+	                   &r))
+		return err(c->src, c->src_name, "results");
+	marks(q, sizeof(q), (int)strlen(RESULT_TYPES));
+	snprintf(sql, sizeof(sql),
+	         "INSERT INTO results(run_id, benchmark_id, " RESULT_COLS ") VALUES (?,?,%s)"
+	         " RETURNING id",
+	         q);
+	if (xo_sql_prepare(c->dst, sql, &w)) {
+		st = err(c->dst, c->dst_name, "results");
+		goto out;
+	}
+	xo_sql_bind_int64(r, 1, src_run);
+	while ((rc = xo_sql_step(r)) == XO_SQL_ROW) {
+		int64_t bench = 0, src_res = xo_sql_column_int64(r, 9), dst_res;
+
+		if ((st = upsert_id(c, r, "benchmarks", BENCH_COLS, BENCH_TYPES,
+		                    "SELECT id FROM benchmarks WHERE name = ?", name_key, 1,
+		                    &bench)))
+			goto out;
+		xo_sql_bind_int64(w, 1, dst_run);
+		xo_sql_bind_int64(w, 2, bench);
+		/* the result's columns follow the benchmark's 9 and its id */
+		for (int i = 0; RESULT_TYPES[i]; i++) {
+			int col = 10 + i;
+
+			if (xo_sql_column_null(r, col))
+				xo_sql_bind_null(w, 3 + i);
+			else if (RESULT_TYPES[i] == 'i')
+				xo_sql_bind_int64(w, 3 + i, xo_sql_column_int64(r, col));
+			else if (RESULT_TYPES[i] == 'd')
+				xo_sql_bind_double(w, 3 + i, xo_sql_column_double(r, col));
+			else
+				xo_sql_bind_text(w, 3 + i, xo_sql_column_text(r, col));
+		}
+		if (xo_sql_step(w) != XO_SQL_ROW) {
+			st = err(c->dst, c->dst_name, "results");
+			goto out;
+		}
+		dst_res = xo_sql_column_int64(w, 0);
+		xo_sql_reset(w);
+		if ((st = copy_children(c, "samples", "result_id", SAMPLE_COLS, SAMPLE_TYPES,
+		                        src_res, dst_res)) ||
+		    (st = copy_children(c, "result_ops", "result_id", OP_COLS, OP_TYPES, src_res,
+		                        dst_res)))
+			goto out;
+	}
+	if (rc != XO_SQL_DONE)
+		st = err(c->src, c->src_name, "results");
+out:
+	xo_sql_finalize(r);
+	xo_sql_finalize(w);
+	return st;
+}
+
+/* One run of the source (its row current in r), in one target transaction;
+ * *added false when the target has it already. */
+static enum xo_status copy_run(struct ctx *c, struct xo_sql_stmt *r, bool *added)
+{
+	static const int commit_key[] = {0, 5}, testbed_key[] = {0};
+	struct xo_sql_stmt *cm = NULL, *tb = NULL, *s = NULL, *sig = NULL;
+	bool has_sig;
+	int64_t src_run = xo_sql_column_int64(r, 0), commit_id = 0, testbed_id = 0, run_id;
+	enum xo_status st = XO_OK;
+	char sql[1024], q[64];
+
+	*added = false;
+	if (xo_sql_exec(c->dst, xo_sql_dialect(c->dst)->begin_write))
+		return err(c->dst, c->dst_name, "starting a transaction");
+	if (xo_sql_prepare(c->src, "SELECT " COMMIT_COLS " FROM commits WHERE id = ?", &cm) ||
+	    xo_sql_prepare(c->src, "SELECT " TESTBED_COLS " FROM testbeds WHERE id = ?", &tb)) {
+		st = err(c->src, c->src_name, "reading a run");
+		goto out;
+	}
+	xo_sql_bind_int64(cm, 1, xo_sql_column_int64(r, 1));
+	xo_sql_bind_int64(tb, 1, xo_sql_column_int64(r, 2));
+	if (xo_sql_step(cm) != XO_SQL_ROW || xo_sql_step(tb) != XO_SQL_ROW) {
+		st = xo_error(XO_EDB, "%s: run %" PRId64 " has no commit or testbed row",
+		              c->src_name, src_run);
+		goto out;
+	}
+	if ((st = upsert_id(c, cm, "commits", COMMIT_COLS, COMMIT_TYPES,
+	                    "SELECT id FROM commits WHERE sha = ? AND dirty_hash = ?", commit_key,
+	                    2, &commit_id)) ||
+	    (st = upsert_id(c, tb, "testbeds", TESTBED_COLS, TESTBED_TYPES,
+	                    "SELECT id FROM testbeds WHERE hash = ?", testbed_key, 1, &testbed_id)))
+		goto out;
+
+	/* the same run already there: nothing to do. Times are whole seconds
+	 * and two quick runs can share them: the first result's median (a
+	 * measured time, copied exactly) tells them apart */
+	if (xo_sql_prepare(c->src,
+	                   "SELECT b.name, res.median FROM results res JOIN benchmarks b"
+	                   " ON b.id = res.benchmark_id WHERE res.run_id = ? ORDER BY res.id"
+	                   " LIMIT 1",
+	                   &sig)) {
+		st = err(c->src, c->src_name, "reading a run");
+		goto out;
+	}
+	xo_sql_bind_int64(sig, 1, src_run);
+	has_sig = xo_sql_step(sig) == XO_SQL_ROW && !xo_sql_column_null(sig, 1);
+	snprintf(sql, sizeof(sql),
+	         "SELECT count(*) FROM runs ru WHERE commit_id = ? AND testbed_id = ? AND"
+	         " started = ? AND coalesce(finished, -1) = coalesce(?, -1) AND note = ?"
+	         " AND state = 'complete'%s",
+	         has_sig ? " AND EXISTS (SELECT 1 FROM results res JOIN benchmarks b"
+	                   " ON b.id = res.benchmark_id WHERE res.run_id = ru.id AND b.name = ?"
+	                   " AND res.median = ?)"
+	                 : "");
+	if (xo_sql_prepare(c->dst, sql, &s)) {
+		st = err(c->dst, c->dst_name, "runs");
+		goto out;
+	}
+	if (has_sig) {
+		xo_sql_bind_text(s, 6, xo_sql_column_text(sig, 0));
+		xo_sql_bind_double(s, 7, xo_sql_column_double(sig, 1));
+	}
+	xo_sql_bind_int64(s, 1, commit_id);
+	xo_sql_bind_int64(s, 2, testbed_id);
+	xo_sql_bind_int64(s, 3, xo_sql_column_int64(r, 3));
+	if (xo_sql_column_null(r, 4))
+		xo_sql_bind_null(s, 4);
+	else
+		xo_sql_bind_int64(s, 4, xo_sql_column_int64(r, 4));
+	xo_sql_bind_text(s, 5, xo_sql_column_text(r, 6) ? xo_sql_column_text(r, 6) : "");
+	if (xo_sql_step(s) != XO_SQL_ROW) {
+		st = err(c->dst, c->dst_name, "runs");
+		goto out;
+	}
+	if (xo_sql_column_int64(s, 0) > 0)
+		goto out; /* committed below: the commit and testbed rows are harmless */
+	xo_sql_finalize(s);
+	s = NULL;
+
+	marks(q, sizeof(q), (int)strlen(RUN_TYPES));
+	snprintf(sql, sizeof(sql),
+	         "INSERT INTO runs(commit_id, testbed_id, " RUN_COLS
+	         ") VALUES (?,?,%s) RETURNING id",
+	         q);
+	if (xo_sql_prepare(c->dst, sql, &s)) {
+		st = err(c->dst, c->dst_name, "runs");
+		goto out;
+	}
+	xo_sql_bind_int64(s, 1, commit_id);
+	xo_sql_bind_int64(s, 2, testbed_id);
+	/* the run's columns follow id, commit_id, testbed_id in r */
+	for (int i = 0; RUN_TYPES[i]; i++) {
+		int col = 3 + i;
+
+		if (xo_sql_column_null(r, col))
+			xo_sql_bind_null(s, 3 + i);
+		else if (RUN_TYPES[i] == 'i')
+			xo_sql_bind_int64(s, 3 + i, xo_sql_column_int64(r, col));
+		else if (RUN_TYPES[i] == 'd')
+			xo_sql_bind_double(s, 3 + i, xo_sql_column_double(r, col));
+		else
+			xo_sql_bind_text(s, 3 + i, xo_sql_column_text(r, col));
+	}
+	if (xo_sql_step(s) != XO_SQL_ROW) {
+		st = err(c->dst, c->dst_name, "runs");
+		goto out;
+	}
+	run_id = xo_sql_column_int64(s, 0);
+	if ((st = copy_results(c, src_run, run_id)) ||
+	    (st = copy_children(c, "probes", "run_id", PROBE_COLS, PROBE_TYPES, src_run, run_id)))
+		goto out;
+	*added = true;
+out:
+	xo_sql_finalize(cm);
+	xo_sql_finalize(tb);
+	xo_sql_finalize(s);
+	xo_sql_finalize(sig);
+	if (st) {
+		xo_sql_exec(c->dst, "ROLLBACK");
+		*added = false;
+		return st;
+	}
+	if (xo_sql_exec(c->dst, "COMMIT")) {
+		st = err(c->dst, c->dst_name, "committing a run");
+		xo_sql_exec(c->dst, "ROLLBACK");
+		*added = false;
+	}
+	return st;
+}
+
+enum xo_status xo_perfdb_import_db(struct xo_perfdb *dst, const char *src_path,
+                                   const char *dst_name, FILE *out)
+{
+	struct xo_perfdb *src = NULL;
+	struct xo_sql_stmt *r = NULL;
+	struct ctx c = {.dst = xo_perfdb_sql(dst), .dst_name = dst_name};
+	char src_name[1024];
+	int64_t added = 0, present = 0;
+	enum xo_status st;
+	int rc;
+
+	xo_sql_redact(src_path, src_name, sizeof(src_name));
+	c.src_name = src_name;
+	if ((st = xo_perfdb_open_readonly(src_path, &src)))
+		return st;
+	c.src = xo_perfdb_sql(src);
+	if (xo_sql_prepare(c.src,
+	                   "SELECT id, commit_id, testbed_id, " RUN_COLS " FROM runs"
+	                   " WHERE state = 'complete' ORDER BY id",
+	                   &r)) {
+		st = err(c.src, src_name, "reading the runs");
+		goto out;
+	}
+	while ((rc = xo_sql_step(r)) == XO_SQL_ROW) {
+		bool was_added;
+
+		if ((st = copy_run(&c, r, &was_added)))
+			goto out;
+		added += was_added;
+		present += !was_added;
+	}
+	if (rc != XO_SQL_DONE) {
+		st = err(c.src, src_name, "reading the runs");
+		goto out;
+	}
+	fprintf(out, "import-db: %s: %" PRId64 " runs added, %" PRId64 " already in %s\n", src_name,
+	        added, present, dst_name);
+out:
+	xo_sql_finalize(r);
+	xo_perfdb_close(src);
+	return st;
+}
