@@ -178,6 +178,22 @@ struct xo_perf_shift {
 void xo_perf_shift_ci(const double *a, size_t na, const double *b, size_t nb, double level,
                       struct xo_perf_shift *s);
 
+/* The regularized incomplete beta function I_x(a, b) (a, b > 0; 0 for x <= 0,
+ * 1 for x >= 1). */
+double xo_perf_beta_inc(double a, double b, double x);
+/* Welch's two-sided t test of the means of a and b (b - a): the p-value, *t
+ * and the Welch-Satterthwaite *df (either may be NULL). 1 when a side has
+ * fewer than 2 values; 0 when both sides are constant and differ. */
+double xo_perf_welch(const double *a, size_t na, const double *b, size_t nb, double *t,
+                     double *df);
+/* compare's run-level rule (analyze.c) for a change of direction sign (+1
+ * slower, -1 faster) found in the pooled samples: the log run medians of base
+ * (nb) and head (nh), both >= 2, must differ by Welch's t test at p < 0.05 / m
+ * (m: the series of the section compared this way times the looks, Bonferroni), in the same
+ * direction, and so must their Hodges-Lehmann shift. true: confirmed; else
+ * why (one bracketed note) says what failed. p_out (may be NULL) gets p. */
+bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head_runs, size_t nh,
+                          int sign, int m, double *p_out, char *why, size_t why_size);
 /* Piecewise-constant L1 fit of y[0..n) minimizing
  *	sum over segments S of sum_{i in S} |y_i - median(S)| / scale  +  beta * K * ln(n)
  * (K segments, beta = XO_PERF_STEP_BETA; see stats.c for why 2). Writes the first index of each
@@ -210,6 +226,10 @@ struct xo_perf_compare_opts {
 	bool json; /* one JSON object on out instead of the text */
 	int64_t after_run; /* a commit pools only its runs with a larger id (continuous and
 	                      bisect: the rounds they recorded); 0: every run */
+	int looks;         /* how many times these rounds have been compared, this time
+	                      included (continuous and bisect's extra rounds on UNKNOWN); the
+	                      run rule's family level 0.05 / m is divided by it (Bonferroni
+	                      over the looks); 0 or 1: one look */
 };
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed);
