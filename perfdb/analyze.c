@@ -96,6 +96,52 @@ static void fmt_time(double s, char *buf, size_t size)
 		snprintf(buf, size, "%.3f s", s);
 }
 
+/* "1.234 M" instructions */
+static void fmt_count(double c, char *buf, size_t size)
+{
+	if (!isfinite(c))
+		snprintf(buf, size, "-");
+	else if (c < 1e4)
+		snprintf(buf, size, "%.0f", c);
+	else if (c < 1e6)
+		snprintf(buf, size, "%.2f k", c / 1e3);
+	else if (c < 1e9)
+		snprintf(buf, size, "%.3f M", c / 1e6);
+	else
+		snprintf(buf, size, "%.3f G", c / 1e9);
+}
+
+static bool is_count_metric(const char *metric)
+{
+	return metric && !strcmp(metric, "instructions");
+}
+
+void xo_perf_judge_counts(const double *b, size_t nb, const double *h, size_t nh,
+                          double threshold, int *sign, double *lo, double *hi)
+{
+	double bmin = INFINITY, bmax = -INFINITY, hmin = INFINITY, hmax = -INFINITY;
+
+	for (size_t i = 0; i < nb; i++) {
+		bmin = fmin(bmin, b[i]);
+		bmax = fmax(bmax, b[i]);
+	}
+	for (size_t i = 0; i < nh; i++) {
+		hmin = fmin(hmin, h[i]);
+		hmax = fmax(hmax, h[i]);
+	}
+	*sign = 0;
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	if (!nb || !nh || !(bmin > 0.0) || !(hmin > 0.0))
+		return;
+	*lo = log(hmin / bmax);
+	*hi = log(hmax / bmin);
+	if (expm1(*lo) > threshold)
+		*sign = 1;
+	else if (expm1(*hi) < -threshold)
+		*sign = -1;
+}
+
 struct verdict {
 	double base_med, head_med, change, p, noise;
 	double lo, hi; /* 95% interval of the log ratio head/base (see shift_ci) */
@@ -697,6 +743,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	json_t *root = NULL, *jrows = NULL;
 	FILE *t = out; /* the text; a sink with --json */
 	int rc;
+	bool counts = is_count_metric(o->metric);
 
 	*failed = false;
 	sb = malloc(sizeof(*sb));
@@ -731,6 +778,16 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	}
 	print_side(t, "base", sb, root ? json_object_get(root, "base") : NULL);
 	print_side(t, "head", sh, root ? json_object_get(root, "head") : NULL);
+	if (counts)
+		fprintf(t,
+		        "metric: instructions per call (callgrind; a deterministic count)\n"
+		        "verdict: SLOWER/FASTER when every head sample differs from every base "
+		        "sample by more than %.2g%% in the same direction; lowered to \"unchanged "
+		        "code\" (or \"environment\") when the kernel-source hash is the same on "
+		        "both sides; SAME when every pair lies within -+%.2g%%; UNKNOWN otherwise "
+		        "(the samples disagree: the count is not deterministic)\n",
+		        100.0 * o->threshold, 100.0 * o->threshold);
+	else
 	fprintf(t,
 	        "verdict: SLOWER/FASTER when Mann-Whitney p < %g and |change| > "
 	        "max(%.0f%%, base IQR/median, run-to-run noise of the series once it has "
@@ -751,7 +808,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	side_ids(sb, ib, sizeof(ib));
 	side_ids(sh, ih, sizeof(ih));
 	snprintf(sql, sizeof(sql),
-	         "SELECT b.id, b.name, b.device FROM benchmarks b"
+	         "SELECT b.id, b.name, b.device, b.metric FROM benchmarks b"
 	         " WHERE EXISTS (SELECT 1 FROM results r WHERE r.benchmark_id = b.id AND"
 	         " r.run_id IN (%s)) AND EXISTS (SELECT 1 FROM results r WHERE"
 	         " r.benchmark_id = b.id AND r.run_id IN (%s)) ORDER BY b.name",
@@ -770,6 +827,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 
 		if (have_re && regexec(&re, name, 0, NULL, 0))
 			continue;
+		if (strcmp(col_str(s, 3) ? col_str(s, 3) : "time", counts ? "instructions" : "time"))
+			continue; /* the other metric's series */
 		if (!dev || !dev[0]) { /* older stores: the device ends the name */
 			const char *slash = strrchr(name, '/');
 
@@ -797,6 +856,16 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		w->nb_runs = mb.n;
 		w->nh_runs = mh.n;
 		w->src_changed = strcmp(verb, verh) != 0;
+		if (counts) {
+			/* a deterministic metric: no sampling statistics, no run
+			 * offsets; every sample must agree (xo_perf_judge_counts) */
+			judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
+			w->v.p = NAN;
+			xo_perf_judge_counts(vb.v, vb.n, vh.v, vh.n, o->threshold, &w->v.sign,
+			                     &w->v.lo, &w->v.hi);
+			w->same_code = verb[0] && !w->src_changed;
+			continue;
+		}
 		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
 		/* compare's SAME needs the interval; detect does not ask (its
 		 * segments can be long: N pairs each) */
@@ -858,7 +927,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	for (size_t i = 0; i < nrows; i++) {
 		struct compare_row *w = &rows[i];
 
-		if (w->v.sign && w->nb_runs >= 2 && w->nh_runs >= 2 &&
+		if (!counts && w->v.sign && w->nb_runs >= 2 && w->nh_runs >= 2 &&
 		    !xo_perf_runs_confirm(w->bm, w->nb_runs, w->hm, w->nh_runs, w->v.sign,
 		                          nmulti[w->sec] * (o->looks > 1 ? o->looks : 1), NULL,
 		                          w->why, sizeof(w->why)))
@@ -899,13 +968,20 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 				        "95% interval", "p-value", "Verdict");
 				head_printed = true;
 			}
-			fmt_time(w->v.base_med, tb, sizeof(tb));
-			fmt_time(w->v.head_med, th, sizeof(th));
+			(counts ? fmt_count : fmt_time)(w->v.base_med, tb, sizeof(tb));
+			(counts ? fmt_count : fmt_time)(w->v.head_med, th, sizeof(th));
 			if (isfinite(w->v.lo) && isfinite(w->v.hi))
 				snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", 100.0 * expm1(w->v.lo),
 				         100.0 * expm1(w->v.hi));
 			else
 				snprintf(ci, sizeof(ci), "unbounded");
+			if (counts) {
+				snprintf(ci, sizeof(ci), "%+.2f..%+.2f%%", 100.0 * expm1(w->v.lo),
+				         100.0 * expm1(w->v.hi));
+				fprintf(t, "%-58s %12s %12s %+8.2f%% %17s %9s  %s%s%s\n", w->name, tb,
+				        th, 100.0 * w->v.change, ci, "-", w->word,
+				        w->src_changed ? "  [source changed]" : "", w->why);
+			} else
 			fprintf(t, "%-58s %12s %12s %+8.1f%% %17s %9.2g  %s%s%s\n", w->name, tb, th,
 			        100.0 * w->v.change, ci, w->v.p, w->word,
 			        w->src_changed ? "  [source changed]" : "", w->why);
@@ -914,11 +990,14 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 				    "{s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:I, s:I}", "benchmark",
 				    w->name, "section", section_key[sec], "base_median_s", w->v.base_med,
 				    "head_median_s", w->v.head_med, "change",
-				    isfinite(w->v.change) ? w->v.change : 0.0, "p_value", w->v.p,
+				    isfinite(w->v.change) ? w->v.change : 0.0, "p_value",
+				    isfinite(w->v.p) ? w->v.p : 1.0,
 				    "verdict", w->word, "source_changed", w->src_changed, "note",
 				    w->why[0] ? w->why + 2 : "", "base_runs", (json_int_t)w->nb_runs,
 				    "head_runs", (json_int_t)w->nh_runs);
 
+				if (jr && !isfinite(w->v.p)) /* counts: no test */
+					json_object_set_new(jr, "p_value", json_null());
 				if (jr && isfinite(w->v.lo) && isfinite(w->v.hi)) {
 					json_object_set_new(jr, "change_lo", json_real(expm1(w->v.lo)));
 					json_object_set_new(jr, "change_hi", json_real(expm1(w->v.hi)));
@@ -1022,6 +1101,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		}
 	}
 	if (root) {
+		json_object_set_new(root, "metric", json_string(counts ? "instructions" : "time"));
 		json_object_set_new(root, "threshold", json_real(o->threshold));
 		json_object_set_new(root, "alpha", json_real(o->alpha));
 		json_object_set_new(root, "results", jrows);
@@ -1233,6 +1313,42 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
  * or within what runs of one tree do: a point pools the samples of its runs,
  * and the U test cannot see that they share each run's offset).
  */
+/*
+ * Steps of an instruction series (a deterministic metric): between every two
+ * neighbouring points (commits) of the history since its baseline, a step is
+ * "confirmed" when every sample of the right point differs from every sample
+ * of the left one by more than threshold in one direction
+ * (xo_perf_judge_counts), "detected" when only the medians do (the samples
+ * disagree: a count that is not deterministic). No segment fit, no U test
+ * and no run-to-run bar: there is no sampling noise to average out, and a
+ * commit that changes the count is the commit that changed the code.
+ */
+static size_t count_steps(const struct series *se, size_t base, size_t n, double threshold,
+                          size_t *starts, struct step_eval *ev)
+{
+	size_t k = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		const struct point *a = &se->pt[base + i - 1], *z = &se->pt[base + i];
+		struct step_eval *e = &ev[k];
+
+		memset(e, 0, sizeof(*e));
+		xo_perf_judge_counts(se->samples.v + a->first, a->n, se->samples.v + z->first, z->n,
+		                     threshold, &e->v.sign, &e->v.lo, &e->v.hi);
+		e->lvl_l = a->y;
+		e->lvl_r = z->y;
+		e->v.base_med = a->y;
+		e->v.head_med = z->y;
+		e->v.change = a->y > 0.0 ? z->y / a->y - 1.0 : 0.0;
+		/* changes.p_value is NOT NULL: 0 for a step every sample pair
+		 * shows, 1 for one only the medians show (no test is made) */
+		e->v.p = e->v.sign ? 0.0 : 1.0;
+		if (e->v.sign || fabs(e->v.change) > threshold)
+			starts[k++] = i;
+	}
+	return k;
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1271,6 +1387,11 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	}
 	for (size_t i = 0; i < n; i++)
 		y[i] = se->pt[base + i].y;
+	if (is_count_metric(ctx->o->metric)) {
+		nsteps = count_steps(se, base, n, ctx->o->threshold, starts, ev);
+		ctx->ncandidates += (int)nsteps;
+		goto store;
+	}
 	scale = series_scale(se->pt + base, n);
 	nsteps = n >= 2 ? xo_perf_steps(y, n, scale, starts) : 0;
 	ctx->ncandidates += (int)nsteps;
@@ -1297,6 +1418,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 
 	if (nsteps)
 		run_noise = series_noise(db, bench, testbed, INT64_MAX, alpha, 0);
+store:
 	for (size_t k = 0; k < nsteps; k++) {
 		const struct point *m = &se->pt[base + starts[k]];
 		struct step_eval *e = &ev[k];
@@ -1396,7 +1518,7 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 	        " coalesce(" CHANGE_VERSION_SQL("prev_commit_id") ", ''),"
 	        " (SELECT max(ru.others_cpu) FROM runs ru WHERE ru.testbed_id = ch.testbed_id"
 	        "  AND ru.state = 'complete' AND ru.commit_id IN (ch.commit_id, ch.prev_commit_id)),"
-	        " t.cores"
+	        " t.cores, b.metric"
 	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
 	        " JOIN commits c ON c.id = ch.commit_id JOIN testbeds t ON t.id = ch.testbed_id"
 	        " ORDER BY b.device = 'ref' OR NOT (b.device = 'cpu' OR b.device LIKE 'cl%'),"
@@ -1424,6 +1546,9 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 
 		if (re && regexec(re, name, 0, NULL, 0))
 			continue;
+		if (strcmp(sqlite3_column_text(s, 14) ? col_str(s, 14) : "time",
+		           is_count_metric(ctx->o->metric) ? "instructions" : "time"))
+			continue; /* the other metric's changes */
 		snprintf(commit, sizeof(commit), "%.10s%s", col_str(s, 4),
 		         sqlite3_column_int(s, 5) ? "+" : "");
 		if (sec != SEC_TEST)
@@ -1504,7 +1629,7 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'",
 	                       -1, &ctx.fix, NULL) ||
 	    sqlite3_prepare_v2(h,
-	                       "SELECT DISTINCT res.benchmark_id, ru.testbed_id, b.name"
+	                       "SELECT DISTINCT res.benchmark_id, ru.testbed_id, b.name, b.metric"
 	                       " FROM results res JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " WHERE ru.state = 'complete' ORDER BY b.name",
@@ -1517,6 +1642,9 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 
 		if (have_re && regexec(&re, name, 0, NULL, 0))
 			continue;
+		if (strcmp(col_str(s, 3) ? col_str(s, 3) : "time",
+		           is_count_metric(o->metric) ? "instructions" : "time"))
+			continue; /* the other metric's series */
 		nseries++;
 		st = detect_series(&ctx, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
 		                   &se);

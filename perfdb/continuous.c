@@ -135,6 +135,10 @@ static enum xo_status record_rev(const struct xo_perf_rev *rev,
 	argv[n++] = "--db";
 	argv[n++] = o->db_path;
 	argv[n++] = "--no-progress";
+	if (o->metrics & XO_PERF_METRIC_INSTRUCTIONS) {
+		argv[n++] = "--metric";
+		argv[n++] = o->metrics & XO_PERF_METRIC_TIME ? "time,instructions" : "instructions";
+	}
 	if (o->quick)
 		argv[n++] = "--quick";
 	if (o->filter) {
