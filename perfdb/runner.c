@@ -582,6 +582,7 @@ static enum xo_status count_child(struct bench *b, size_t nb, struct device *dev
 				for (int j = 0; j < XO_PERF_COUNT_SAMPLES; j++)
 					fprintf(out, "\t%.0f", c[j]);
 				fputc('\n', out);
+				fflush(out); /* a long count shows its progress */
 			}
 		}
 	}
