@@ -1685,6 +1685,15 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 			        "cl) may have moved for that reason alone; record again when it is "
 			        "quiet\n",
 			        nbusy);
+		if (is_count_metric(o->metric))
+			fprintf(t,
+			        "\ndetect: %d instruction series, %d steps beyond %.2g%% between "
+			        "neighbouring commits; in the table: %d confirmed regressions, %d "
+			        "confirmed improvements, %d detected (samples disagree) (backends under "
+			        "test; ref and peers are listed apart)\n",
+			        nseries, ctx.nsteps, 100.0 * o->threshold, ctx.nconfirmed_reg,
+			        ctx.nconfirmed_imp, ctx.ndetected);
+		else
 		fprintf(t,
 		        "\ndetect: %d series, %d candidate steps, %d kept by the U test (p < %g / "
 		        "(points - 1)); "
