@@ -1060,6 +1060,17 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		st = count_child(b, nb, dev, ndev, o->count_dir);
 		goto out_free;
 	}
+	if (metrics == XO_PERF_METRIC_INSTRUCTIONS) {
+		bool any = false;
+
+		for (int d = 0; d < ndev; d++)
+			any |= !dev[d].is_cl;
+		if (!any) {
+			st = xo_error(XO_EINVAL, "--metric instructions counts ref and cpu only, and "
+			                         "no --device names either");
+			goto out_free;
+		}
+	}
 	if ((metrics & XO_PERF_METRIC_INSTRUCTIONS) && !xo_proc_found("valgrind")) {
 		st = xo_error(XO_EINVAL, "--metric instructions needs valgrind (Debian package "
 		                         "valgrind), and it is not in PATH");

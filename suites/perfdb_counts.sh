@@ -23,6 +23,13 @@ rc=$?
 cat err.txt
 check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'needs valgrind' err.txt"
 check "[ ! -f nv.sqlite ] || [ \"\$(sqlite3 nv.sqlite 'SELECT count(*) FROM runs')\" -eq 0 ]"
+# nothing to count on cl alone: refused before a run row exists
+"$XO" perf record --db nv.sqlite --metric instructions --device cl --no-progress \
+    >out.txt 2>err.txt
+rc=$?
+cat err.txt
+check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'counts ref and cpu only' err.txt"
+check "[ ! -f nv.sqlite ] || [ \"\$(sqlite3 nv.sqlite 'SELECT count(*) FROM runs')\" -eq 0 ]"
 if ! command -v valgrind >/dev/null; then
     echo "skipped: valgrind is not installed (Debian package valgrind)"
     [ $fails -eq 0 ] && exit 77 || exit 1
