@@ -1071,6 +1071,14 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			goto out_free;
 		}
 	}
+#if defined(__SANITIZE_ADDRESS__)
+	if (metrics & XO_PERF_METRIC_INSTRUCTIONS) {
+		st = xo_error(XO_EINVAL, "--metric instructions: this xo is built with "
+		                         "AddressSanitizer, which valgrind cannot run; use a "
+		                         "Release build");
+		goto out_free;
+	}
+#endif
 	if ((metrics & XO_PERF_METRIC_INSTRUCTIONS) && !xo_proc_found("valgrind")) {
 		st = xo_error(XO_EINVAL, "--metric instructions needs valgrind (Debian package "
 		                         "valgrind), and it is not in PATH");
