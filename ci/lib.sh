@@ -6,11 +6,13 @@ XO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 XO_JOBS=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 XO_SUMMARY=()
 
-# Debian packages the project needs to build, test and report.
+# Debian packages the project needs to build, test and report (valgrind:
+# `xo perf record --metric instructions` counts under callgrind, and its
+# header carries the client requests).
 XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
              ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
              libsqlite3-dev sqlite3 libjansson-dev gnuplot-nox clang libclang-rt-dev oclgrind
-             python3 python3-numpy libhdf5-dev libzip-dev postgresql libpq-dev)
+             python3 python3-numpy libhdf5-dev libzip-dev postgresql libpq-dev valgrind)
 
 # The lower ISA levels the cpu backend can fall back to, and the tests that
 # ci/test.sh runs again at each (XO_CPU_ISA=level); ci/mutate.sh runs the same.

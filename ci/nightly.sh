@@ -115,9 +115,16 @@ stage_explain() {
     return $rc
 }
 
+# Both metrics (issue 14 item 3): the times, then every ref and cpu benchmark's
+# instructions under callgrind (without valgrind: the times alone, said so).
 stage_record() {
     local args=(--db "$DB" --no-progress)
     [ "${XO_NIGHTLY_QUICK:-0}" = 1 ] && args+=(--quick)
+    if command -v valgrind >/dev/null; then
+        args+=(--metric time,instructions)
+    else
+        echo "record: no valgrind: times only (install valgrind for instruction counts)"
+    fi
     "$XO" perf record "${args[@]}"
     return $?
 }
@@ -296,6 +303,80 @@ PY
     return $rc
 }
 
+# Issue 14 item 3 end to end: instruction counts as a metric, in a store of
+# its own. (1) XO_NIGHTLY_COUNT_RECORDS (20) records of this build count the
+# cpu ops of the seed model's shapes (--quick); compare --metric instructions
+# of the first against each other must say SAME for every series (a false
+# positive is any other verdict), and the note gives the largest spread of a
+# series over all records. (2) A temporary clone with 5% extra work planted in
+# the cpu relu forward (a second pass over the first 1/20 of its elements),
+# built (Release, target xo) and recorded the same way: compare against the
+# first record must flag op/relu/fwd/*/cpu SLOWER (+5% or so) and nothing else.
+stage_instructions() {
+    local tmp db src n=${XO_NIGHTLY_COUNT_RECORDS:-20} k fp=0 rc start spread
+    local filter='^op/.*/cpu$'
+    local rec=(--metric instructions --device cpu --quick --filter "$filter" --no-progress)
+    command -v valgrind >/dev/null || {
+        NOTE="skipped: valgrind not installed"
+        return 0
+    }
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/xo-count-check-XXXXXX") || return 1
+    db=$tmp/counts.sqlite
+    start=$(date +%s)
+    for k in $(seq 1 "$n"); do
+        "$XO" perf record --db "$db" "${rec[@]}" || { NOTE="record $k failed"; rm -rf "$tmp"; return 1; }
+    done
+    for k in $(seq 2 "$n"); do
+        "$XO" perf compare --db "$db" --metric instructions --json run:1 "run:$k" >"$tmp/cmp.json"
+        rc=$?
+        [ $rc -le 1 ] || { NOTE="compare exit $rc"; rm -rf "$tmp"; return 1; }
+        fp=$((fp + $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(r["verdict"] != "SAME" for r in d["results"]))' "$tmp/cmp.json")))
+    done
+    spread=$(sqlite3 "$db" "SELECT printf('%.4f%% (%s)', 100 * d, name) FROM (SELECT b.name AS name,
+        max(r.max) / min(r.min) - 1 AS d FROM results r JOIN benchmarks b ON b.id = r.benchmark_id
+        WHERE b.metric = 'instructions' GROUP BY b.id) ORDER BY d DESC LIMIT 1")
+    echo "instructions: $n records, $((n - 1)) comparisons with the first: $fp series not SAME; largest spread $spread"
+    # (2) the planted 5%
+    src=$tmp/src
+    git clone --quiet --shared "$XO_ROOT" "$src" && git -C "$src" checkout --quiet --detach HEAD &&
+        python3 - "$src/kernels/cpu.c" <<'PY' || { NOTE="planting failed"; rm -rf "$tmp"; return 1; }
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "\treturn ew_act(be, a, EW_RELU_FWD, false, 1);\n"
+assert s.count(old) == 1, "cpu_relu_fwd not found"
+new = ("\t{ /* planted: 5% extra work, the first 1/20 of the elements again */\n"
+       "\t\tstruct ew_job extra = {.kind = EW_RELU_FWD, .x = xo_tensor_f32(a->src[0]),\n"
+       "\t\t\t\t\t.y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem / 20};\n"
+       "\t\tenum xo_status st = ew_run(be, &extra, 1);\n"
+       "\t\tif (st)\n\t\t\treturn st;\n\t}\n") + old
+open(p, "w").write(s.replace(old, new))
+PY
+    # built as $XO was (build-release/: Release), so only the plant differs
+    cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE="${XO_COUNT_BUILD_TYPE:-Release}" \
+        >"$tmp/build.log" 2>&1 &&
+        cmake --build "$tmp/build" --target xo -j "$XO_JOBS" >>"$tmp/build.log" 2>&1 ||
+        { cat "$tmp/build.log"; NOTE="planted build failed"; rm -rf "$tmp"; return 1; }
+    XO_SOURCE_DIR=$src "$tmp/build/cli/xo" perf record --db "$db" "${rec[@]}" ||
+        { NOTE="planted record failed"; rm -rf "$tmp"; return 1; }
+    "$XO" perf compare --db "$db" --metric instructions --json run:1 "run:$((n + 1))" >"$tmp/planted.json"
+    "$XO" perf compare --db "$db" --metric instructions run:1 "run:$((n + 1))" | grep -E 'SLOWER|FASTER|UNKNOWN'
+    python3 - "$tmp/planted.json" "$fp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+flagged = [r for r in d["results"] if r["verdict"] != "SAME"]
+relu = [r for r in flagged if r["benchmark"].startswith("op/relu/fwd/") and r["verdict"] == "SLOWER"]
+print("planted 5%%: %s; other series not SAME: %d" % (
+    ", ".join("%s %+.2f%%" % (r["benchmark"], 100 * r["change"]) for r in relu) or "NOT FLAGGED",
+    len(flagged) - len(relu)))
+sys.exit(0 if relu and len(flagged) == len(relu) and sys.argv[2] == "0" else 1)
+PY
+    rc=$?
+    NOTE="$n records: $fp false positives, spread $spread; planted +5% relu fwd: $([ $rc -eq 0 ] && echo flagged alone || echo FAILED), $(($(date +%s) - start)) s"
+    rm -rf "$tmp"
+    return $rc
+}
+
 # Files the job left in the tree that git would list as untracked: there
 # must be none (everything goes to $NIGHTLY_DIR, build-release/ is ignored).
 check_tree_clean() {
@@ -338,6 +419,7 @@ stage zoo stage_zoo || rc=1
 stage mutate stage_mutate || rc=1
 stage bisect stage_bisect || rc=1
 stage perf-scale stage_perf_scale || rc=1
+stage instructions stage_instructions || rc=1
 # fuzzing, 2 minutes per target (XO_FUZZ_SECONDS=600 for the 10-minute run, docs/fuzzing.md)
 stage fuzz-build stage_fuzz_build && XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-120} stage fuzz stage_fuzz || rc=1
 if [ -f "$DB" ]; then

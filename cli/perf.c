@@ -24,15 +24,19 @@ static const char usage_text[] =
     "\n"
     "  record  [--db F] [--filter RE] [--device D ...] [--quick] [--samples N]\n"
     "          [--model SPEC] [--list [--json]] [--no-progress] [--no-probe]\n"
+    "          [--metric time|instructions|time,instructions]\n"
     "                       time the benchmarks, store them for this commit\n"
-    "                       (with a probe of each device measured, `xo probe`)\n"
+    "                       (with a probe of each device measured, `xo probe`);\n"
+    "                       instructions: each call counted under valgrind's\n"
+    "                       callgrind (ref and cpu; AVX2, one thread)\n"
     "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
-    "          [--testbed HOST] BASE [HEAD]\n"
+    "          [--testbed HOST] [--metric time|instructions] BASE [HEAD]\n"
     "                       BASE/HEAD are run:N, a commit sha prefix or any git\n"
     "                       revision; a commit pools its record runs (peers apart);\n"
     "                       HEAD defaults to the latest run's commit\n"
     "  continuous [--db F] [--rounds N] [--threshold PCT] [--filter RE] [--device D ...]\n"
     "          [--quick] [--samples N] [--model SPEC] [--build-dir DIR] [--json]\n"
+    "          [--metric time|instructions]\n"
     "          BASE [HEAD]\n"
     "                       build BASE and HEAD (git revisions; HEAD defaults to\n"
     "                       HEAD) in temporary clones, record them in alternating\n"
@@ -41,7 +45,8 @@ static const char usage_text[] =
     "                       while a benchmark is UNKNOWN, more rounds up to\n"
     "                       --max-rounds N (2 x rounds) or --budget SECONDS\n"
     "  bisect  --good REV --bad REV [--db F] [--filter RE] [--device D ...]\n"
-    "          [--metric time] [--rounds N] [--max-rounds N] [--budget S] [--threshold PCT]\n"
+    "          [--metric time|instructions] [--rounds N] [--max-rounds N] [--budget S]\n"
+    "          [--threshold PCT]\n"
     "          [--quick] [--samples N] [--model SPEC] [--build-dir DIR] [--json]\n"
     "                       the first commit on --bad's first-parent line whose\n"
     "                       change against --good is a confirmed slowdown (SLOWER);\n"
@@ -49,7 +54,8 @@ static const char usage_text[] =
     "                       alternating rounds (as continuous); a commit that does\n"
     "                       not build or stays UNKNOWN is skipped\n"
     "  detect  [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
-    "          [--testbed HOST]    (compare, detect: that testbed's runs only)\n"
+    "          [--testbed HOST] [--metric time|instructions]\n"
+    "                       (compare, detect: that testbed's runs only)\n"
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
     "                       set a change's state (accepted starts a new baseline)\n"
@@ -66,7 +72,9 @@ static const char usage_text[] =
     "--db defaults to perf.sqlite. compare/detect exit 1 when a regression is\n"
     "confirmed: Mann-Whitney p < alpha (0.002) and |change| > max(threshold (5%),\n"
     "base IQR/median, and for compare the run-to-run noise once a series has\n"
-    ">= 4 runs). Options a command does not take are refused. docs/perf.md.\n";
+    ">= 4 runs). --metric instructions (callgrind's counts): a change is one every\n"
+    "sample pair shows beyond the threshold (0.5% unless given). Options a command\n"
+    "does not take are refused. docs/perf.md.\n";
 
 struct perf_args {
 	const char *db;
@@ -79,8 +87,9 @@ struct perf_args {
 	const char *model;
 	double threshold, alpha;
 	const char *out, *peer, *json, *build_dir;
-	const char *good, *bad, *metric;
+	const char *good, *bad, *metric, *count_child;
 	const char *testbed; /* --testbed NAME: compare/detect on that testbed only */
+	unsigned metrics; /* --metric: XO_PERF_METRIC_* bits, 0 when not given */
 	int max_rounds;
 	double budget;
 	const char *pos[2];
@@ -199,12 +208,23 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 			a->bad = v;
 		} else if (!strcmp(o, "--metric")) {
 			NEED_VALUE();
-			if (strcmp(v, "time"))
-				return xo_usage_error("perf",
-				                      "--metric %s: this xo measures only 'time' "
-				                      "(wall time per call)",
-				                      v);
+			/* record takes both at once; the readers one */
+			if (!strcmp(v, "time"))
+				a->metrics = XO_PERF_METRIC_TIME;
+			else if (!strcmp(v, "instructions"))
+				a->metrics = XO_PERF_METRIC_INSTRUCTIONS;
+			else if (!strcmp(sub, "record") &&
+			         (!strcmp(v, "time,instructions") || !strcmp(v, "instructions,time")))
+				a->metrics = XO_PERF_METRIC_TIME | XO_PERF_METRIC_INSTRUCTIONS;
+			else
+				return xo_usage_error(
+				    "perf", "--metric %s: need time or instructions%s", v,
+				    strcmp(sub, "record") ? "" : " (or time,instructions: both)");
 			a->metric = v;
+		} else if (!strcmp(o, "--count-child")) {
+			/* internal: the counting child under callgrind (runner.c) */
+			NEED_VALUE();
+			a->count_child = v;
 		} else if (!strcmp(o, "--model")) {
 			NEED_VALUE();
 			a->model = v;
@@ -261,11 +281,11 @@ static const struct {
 	const char *sub, *opts;
 } sub_options[] = {
     {"record", " --db --filter --device --quick --list --no-progress --no-probe --samples --model"
-               " --json "},
-    {"compare", " --db --threshold --alpha --filter --json --testbed "},
-    {"detect", " --db --threshold --alpha --filter --json --testbed "},
+               " --json --metric --count-child "},
+    {"compare", " --db --threshold --alpha --filter --json --testbed --metric "},
+    {"detect", " --db --threshold --alpha --filter --json --testbed --metric "},
     {"continuous", " --db --threshold --alpha --filter --json --rounds --device --quick"
-                   " --samples --model --build-dir --max-rounds --budget "},
+                   " --samples --model --build-dir --max-rounds --budget --metric "},
     {"bisect", " --db --threshold --alpha --filter --json --rounds --device --quick"
                " --samples --model --build-dir --max-rounds --budget --good --bad --metric "},
     {"accept", " --db "},
@@ -276,6 +296,14 @@ static const struct {
     {"import", " --db --peer --json "},
     {"import-db", " --db "},
 };
+
+static bool threshold_given(const struct perf_args *a)
+{
+	for (int i = 0; i < a->nopt; i++)
+		if (!strcmp(a->opt_seen[i], "--threshold"))
+			return true;
+	return false;
+}
 
 static int check_options(const char *sub, const struct perf_args *a)
 {
@@ -346,6 +374,19 @@ int xo_cmd_perf(int argc, char **argv)
 		return xo_usage_error("perf", "record takes --json only with --list");
 	if (!strcmp(sub, "record") && a.model && (rc = check_model(a.model)))
 		return rc;
+	if (a.count_child && !strcmp(sub, "record")) {
+		/* the counting child: no store (the parent stores what it writes) */
+		struct xo_perf_record_opts ro = {.filter = a.filter,
+		                                 .devices = a.ndevices ? a.devices : NULL,
+		                                 .ndevices = a.ndevices,
+		                                 .quick = a.quick,
+		                                 .model_path = a.model,
+		                                 .metrics = XO_PERF_METRIC_INSTRUCTIONS,
+		                                 .count_dir = a.count_child};
+		int64_t id = 0;
+
+		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
+	}
 	if (a.list && !strcmp(sub, "record")) {
 		struct xo_perf_record_opts ro = {.filter = a.filter,
 		                                 .devices = a.ndevices ? a.devices : NULL,
@@ -367,12 +408,18 @@ int xo_cmd_perf(int argc, char **argv)
 		    .devices = a.ndevices ? a.devices : NULL,
 		    .ndevices = a.ndevices,
 		    .quick = a.quick,
-		    .rounds = a.rounds ? a.rounds : 6, /* see compare: 6 a side for an alarm */
+		    /* see compare: 6 a side for an alarm; a count needs no rounds to
+		       average over (its samples must agree), one a side */
+		    .rounds = a.rounds                                   ? a.rounds
+		              : a.metrics == XO_PERF_METRIC_INSTRUCTIONS ? 1
+		                                                         : 6,
 		    .samples = a.samples,
 		    .model = a.model,
 		    .build_dir = a.build_dir,
 		    /* Pinpoint's rule: UNKNOWN gets more rounds, up to twice as many */
-		    .max_rounds = a.max_rounds ? a.max_rounds : 2 * (a.rounds ? a.rounds : 6),
+		    .max_rounds = a.max_rounds                                 ? a.max_rounds
+		                  : a.metrics == XO_PERF_METRIC_INSTRUCTIONS ? 2 * (a.rounds ? a.rounds : 1)
+		                                                             : 2 * (a.rounds ? a.rounds : 6),
 		    .budget_s = a.budget,
 		    .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
 
@@ -381,7 +428,11 @@ int xo_cmd_perf(int argc, char **argv)
 		cont.cmp = (struct xo_perf_compare_opts){.threshold = thr ? a.threshold : 0.10,
 		                                         .alpha = a.alpha,
 		                                         .filter = a.filter,
-		                                         .json = a.json_out};
+		                                         .json = a.json_out,
+		                                         .metric = a.metric};
+		cont.metrics = a.metrics;
+		if (a.metrics == XO_PERF_METRIC_INSTRUCTIONS && !thr)
+			cont.cmp.threshold = XO_PERF_COUNT_THRESHOLD;
 		if (!strcmp(sub, "bisect")) {
 			bool found;
 
@@ -413,8 +464,13 @@ int xo_cmd_perf(int argc, char **argv)
 	        ? xo_perfdb_open_readonly(a.db, &db)
 	        : xo_perfdb_open(a.db, &db))
 		return fail(sub);
-	co = (struct xo_perf_compare_opts){
-	    .threshold = a.threshold, .alpha = a.alpha, .filter = a.filter, .json = a.json_out};
+	co = (struct xo_perf_compare_opts){.threshold = a.threshold,
+	                                   .alpha = a.alpha,
+	                                   .filter = a.filter,
+	                                   .json = a.json_out,
+	                                   .metric = a.metric};
+	if (a.metrics == XO_PERF_METRIC_INSTRUCTIONS && !threshold_given(&a))
+		co.threshold = XO_PERF_COUNT_THRESHOLD; /* a deterministic metric: 0.5% */
 	if (a.testbed && xo_perfdb_testbed_find(db, a.testbed, &co.testbed)) {
 		xo_perfdb_close(db);
 		return fail(sub);
@@ -427,7 +483,8 @@ int xo_cmd_perf(int argc, char **argv)
 		                                 .samples = a.samples,
 		                                 .model_path = a.model,
 		                                 .progress = !a.no_progress && isatty(2),
-		                                 .no_probe = a.no_probe};
+		                                 .no_probe = a.no_probe,
+		                                 .metrics = a.metrics};
 		int64_t id = 0;
 
 		st = xo_perf_record(db, &ro, stdout, &id);

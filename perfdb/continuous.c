@@ -135,6 +135,10 @@ static enum xo_status record_rev(const struct xo_perf_rev *rev,
 	argv[n++] = "--db";
 	argv[n++] = o->db_path;
 	argv[n++] = "--no-progress";
+	if (o->metrics & XO_PERF_METRIC_INSTRUCTIONS) {
+		argv[n++] = "--metric";
+		argv[n++] = o->metrics & XO_PERF_METRIC_TIME ? "time,instructions" : "instructions";
+	}
 	if (o->quick)
 		argv[n++] = "--quick";
 	if (o->filter) {
@@ -240,6 +244,7 @@ enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
 
 			c.json = false;
 			c.after_run = *after_run;
+			c.looks = r - o->rounds + 1; /* the run rule divides its level by it */
 			if ((st = xo_perfdb_open(o->db_path, &db)))
 				goto out;
 			st = xo_perf_compare_tally(db, rev[0].sha, rev[1].sha, &c, sink, &failed,
@@ -309,6 +314,7 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
 	if ((st = xo_perfdb_open(o->db_path, &db)))
 		goto out;
 	cmp.after_run = after; /* this invocation's rounds */
+	cmp.looks = rounds > o->rounds ? rounds - o->rounds + 1 : 1; /* the last look again */
 	st = xo_perf_compare(db, sha[0], sha[1], &cmp, out, failed);
 	xo_perfdb_close(db);
 out:

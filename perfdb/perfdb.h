@@ -20,7 +20,7 @@
 
 #include "xo.h"
 
-#define XO_PERFDB_SCHEMA_VERSION 4
+#define XO_PERFDB_SCHEMA_VERSION 5
 #define XO_PERFDB_APP_ID         0x786f7064 /* "xopd" in PRAGMA application_id */
 
 struct xo_perfdb; /* opaque: an open store */
@@ -92,6 +92,8 @@ struct xo_perf_bench {
 	int64_t batch;
 	char params[256]; /* canonical parameters (xo_params_format) */
 	char version[24]; /* hash of the kernel sources and sampling settings */
+	char metric[16];  /* "time" (also ""), "instructions" (schema 5) */
+	char unit[16];    /* "s" (also ""), "instructions": of one call */
 };
 
 #define XO_PERF_MAX_LAYERS 32
@@ -184,6 +186,35 @@ struct xo_perf_shift {
 void xo_perf_shift_ci(const double *a, size_t na, const double *b, size_t nb, double level,
                       struct xo_perf_shift *s);
 
+/* The regularized incomplete beta function I_x(a, b) (a, b > 0; 0 for x <= 0,
+ * 1 for x >= 1). */
+double xo_perf_beta_inc(double a, double b, double x);
+/* Welch's two-sided t test of the means of a and b (b - a): the p-value, *t
+ * and the Welch-Satterthwaite *df (either may be NULL). 1 when a side has
+ * fewer than 2 values; 0 when both sides are constant and differ. */
+double xo_perf_welch(const double *a, size_t na, const double *b, size_t nb, double *t,
+                     double *df);
+/* compare's run-level rule (analyze.c) for a change of direction sign (+1
+ * slower, -1 faster) found in the pooled samples: the log run medians of base
+ * (nb) and head (nh), both >= 2, must differ by Welch's t test at p < 0.05 / m
+ * (m: the series of the section compared this way times the looks, Bonferroni), in the same
+ * direction, and so must their Hodges-Lehmann shift. true: confirmed; else
+ * why (one bracketed note) says what failed. p_out (may be NULL) gets p. */
+bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head_runs, size_t nh,
+                          int sign, int m, double *p_out, char *why, size_t why_size);
+/*
+ * The verdict on a deterministic metric (instruction counts), issue 14 item
+ * 3: *sign = +1 (more instructions) when every head sample exceeds every base
+ * sample by more than threshold (min h / max b - 1 > threshold), -1 when
+ * every one is below by more (max h / min b - 1 < -threshold), else 0; *lo and
+ * *hi the extremes of those pairwise changes (the "interval" compare prints;
+ * SAME when both lie within -+threshold, UNKNOWN otherwise: the samples
+ * disagree by more than the threshold, so the count is not deterministic).
+ */
+void xo_perf_judge_counts(const double *b, size_t nb, const double *h, size_t nh,
+                          double threshold, int *sign, double *lo, double *hi);
+/* The default threshold of the instruction metric: 0.5%. */
+#define XO_PERF_COUNT_THRESHOLD 0.005
 /* Piecewise-constant L1 fit of y[0..n) minimizing
  *	sum over segments S of sum_{i in S} |y_i - median(S)| / scale  +  beta * K * ln(n)
  * (K segments, beta = XO_PERF_STEP_BETA; see stats.c for why 2). Writes the first index of each
@@ -205,7 +236,25 @@ struct xo_perf_record_opts {
 	bool list_only;         /* print the benchmark names and stop */
 	bool json;              /* with list_only: a JSON array of the benchmarks */
 	bool no_probe;          /* skip the device probes (table probes) */
+	unsigned metrics;       /* XO_PERF_METRIC_* bits; 0: time */
+	const char *xo_exe;     /* the xo run under valgrind to count instructions;
+	                           NULL: this process's own executable */
+	const char *count_dir;  /* internal (`record --count-child DIR`): this process is
+	                           the counting child under callgrind; it writes
+	                           DIR/counts.tsv and stores nothing (db may be NULL) */
 };
+/* What `record` measures (--metric time,instructions). */
+#define XO_PERF_METRIC_TIME         1u
+#define XO_PERF_METRIC_INSTRUCTIONS 2u
+/* Samples of an instruction series (each one call under callgrind): the count
+ * is deterministic, so three show whether it is, at a fraction of the cost. */
+#define XO_PERF_COUNT_SAMPLES 3
+/* "op/relu/fwd/SHAPE/cpu" -> "op/relu/fwd/SHAPE/instructions/cpu": the name of
+ * a benchmark's instruction series. */
+void xo_perf_count_name(const char *name, char *out, size_t size);
+/* "summary:" (or "totals:") of a callgrind dump file: the events (Ir) of the
+ * dump; false when the file has none or cannot be read. */
+bool xo_perf_callgrind_total(const char *path, double *count);
 enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
                               int64_t *run_id);
 
@@ -218,6 +267,12 @@ struct xo_perf_compare_opts {
 	                      bisect: the rounds they recorded); 0: every run */
 	int64_t testbed;   /* compare and detect on this testbed id only; 0: any
 	                      (xo_perfdb_testbed_find) */
+	const char *metric; /* the series compared: "time" (also NULL) or "instructions"
+	                       (see xo_perf_judge_counts) */
+	int looks;         /* how many times these rounds have been compared, this time
+	                      included (continuous and bisect's extra rounds on UNKNOWN); the
+	                      run rule's family level 0.05 / m is divided by it (Bonferroni
+	                      over the looks); 0 or 1: one look */
 };
 /* The testbed a fleet member is called by: its hostname (the testbed of that
  * host's latest complete run, as a host's build or BLAS may change) or its
@@ -256,6 +311,8 @@ struct xo_perf_continuous_opts {
 	                          a temporary tree removed afterwards */
 	int max_rounds;        /* rounds while a benchmark is UNKNOWN (<= rounds: none extra) */
 	double budget_s;       /* and while the rounds so far took less (0: no limit) */
+	unsigned metrics;      /* record's --metric (XO_PERF_METRIC_*; 0: time); cmp.metric
+	                          is the one compared */
 	struct xo_perf_compare_opts cmp;
 };
 enum xo_status xo_perf_continuous(const char *base, const char *head,

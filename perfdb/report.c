@@ -1128,6 +1128,12 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 	double vmin = INFINITY, vmax = 0;
 	enum xo_status st = XO_OK;
 
+	/* an instruction series ("…/instructions/DEV", schema 5) is plotted in
+	 * millions of instructions per call, a time series in ms */
+	size_t glen = strlen(mem[0].group);
+	bool counts = glen >= 13 && !strcmp(mem[0].group + glen - 13, "/instructions");
+	double scale = counts ? 1e-6 : 1e3;
+
 	safe_name(mem[0].group, safe, sizeof(safe));
 	if (xo_sql_prepare(
 	        xo_perfdb_sql(db),
@@ -1167,10 +1173,10 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 			p->run = xo_sql_column_int64(s, 1);
 			snprintf(p->sha, sizeof(p->sha), "%.7s%s", col_text(s, 2),
 			         xo_sql_column_int(s, 3) ? "+" : "");
-			p->med = 1e3 * xo_sql_column_double(s, 4);
-			p->lo = 1e3 * xo_sql_column_double(s, 5);
-			p->hi = 1e3 * xo_sql_column_double(s, 6);
-			p->min = 1e3 * xo_sql_column_double(s, 7);
+			p->med = scale * xo_sql_column_double(s, 4);
+			p->lo = scale * xo_sql_column_double(s, 5);
+			p->hi = scale * xo_sql_column_double(s, 6);
+			p->min = scale * xo_sql_column_double(s, 7);
 			p->change = !xo_sql_column_null(s, 8);
 			p->dev = d;
 			nchanges += p->change;
@@ -1199,7 +1205,8 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 			st = xo_error(XO_EIO, "%s: %s", path, strerror(errno));
 			goto out;
 		}
-		fprintf(f, "# idx median_ms ci_lo ci_hi min change_marker commit\n");
+		fprintf(f, "# idx median_%s ci_lo ci_hi min change_marker commit\n",
+		        counts ? "Minstructions" : "ms");
 		for (size_t i = 0; i < n; i++) {
 			const struct hist_point *p = &pt[i];
 
@@ -1220,9 +1227,11 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 	gp_safe(mem[0].group, title, sizeof(title));
 	fprintf(gp,
 	        "prefix = 'data/hist_%s_'; devices = '%s'; ndev = %d; title_text = '%s';\n"
-	        "nchanges = %d; npoints = %d; logy = %d;\n"
+	        "nchanges = %d; npoints = %d; logy = %d; ylabel_text = '%s';\n"
 	        "outbase = 'hist_%s'; load script_dir.'/history.gp'\n",
-	        safe, devices, nmem, title, nchanges, nx, vmax > HIST_LOG_RATIO * vmin, safe);
+	        safe, devices, nmem, title, nchanges, nx, vmax > HIST_LOG_RATIO * vmin,
+	        counts ? "instructions per call (millions; callgrind)" : "time per call (ms)",
+	        safe);
 out:
 	xo_sql_finalize(s);
 	free(pt);

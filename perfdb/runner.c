@@ -20,9 +20,20 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#if defined(__has_include) && __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h> /* Debian valgrind: the client requests */
+#else
+/* built without valgrind's header: no process is ever counted (the
+ * counting child refuses, as it would outside valgrind) */
+#define RUNNING_ON_VALGRIND 0
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_TOGGLE_COLLECT
+#define CALLGRIND_DUMP_STATS_AT(name) ((void)(name))
+#endif
 
 #include "jsonout.h"
 #include "perfdb.h"
+#include "proc.h"
 #include "xo/backend.h"
 
 /* ---- the benchmark set ---------------------------------------------------------- */
@@ -442,6 +453,355 @@ static void progress(size_t done, size_t total, const char *name)
 	fflush(stderr);
 }
 
+/* ---- instruction counts (issue 14 item 3) ---------------------------------------------- */
+
+/*
+ * `record --metric instructions` counts the instructions of exactly the call
+ * a time sample times (xo_op_run or one model step, and the device sync),
+ * iai-callgrind style: the recorder runs itself again under `valgrind
+ * --tool=callgrind --collect-atstart=no` (xo_proc_run: an argument vector, no
+ * shell) as the counting child (`record --count-child DIR`), which builds the
+ * same benchmark set, warms each benchmark up with two uncounted calls, then
+ * per sample zeroes callgrind's counters, switches collection on around the
+ * one call, and dumps (CALLGRIND_DUMP_STATS_AT): dump k is DIR/cg.out.k, its
+ * "summary:" line the instructions (Ir) of that call. The child writes
+ * DIR/counts.tsv; this process stores it. Hardware counters
+ * (perf_event_open) would be faster, but counts from the two sources are not
+ * comparable, and on the development VM perf_event_open of
+ * PERF_COUNT_HW_INSTRUCTIONS fails (ENOENT: the hypervisor exposes no PMU),
+ * so callgrind is the one source: it counts the same on every x86-64 machine
+ * that runs the same binary and ISA.
+ *
+ * Deterministic counts: the child runs with XO_THREADS=1 (the cpu pool's
+ * workers spin-wait for work, and a spin's length depends on scheduling, so
+ * with workers a count would vary from call to call; one thread does all the
+ * work itself) and OPENBLAS_NUM_THREADS=1, and XO_CPU_ISA=avx2 (Valgrind
+ * cannot run AVX-512; scalar on a CPU without AVX2+FMA). The ISA and thread
+ * count are stored in the series' params and hashed into its version, so a
+ * change of either is a [source changed] series, never a silent jump. cl
+ * devices are not counted (the host instructions of an OpenCL runtime say
+ * little about the device, and PoCL's own threads would make them vary).
+ */
+
+void xo_perf_count_name(const char *name, char *out, size_t size)
+{
+	const char *slash = strrchr(name, '/');
+
+	if (!slash)
+		snprintf(out, size, "%s/instructions", name);
+	else
+		snprintf(out, size, "%.*s/instructions%s", (int)(slash - name), name, slash);
+}
+
+bool xo_perf_callgrind_total(const char *path, double *count)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (!ok && fgets(line, sizeof(line), f)) {
+		const char *v;
+		char *end;
+		unsigned long long n;
+
+		if (strncmp(line, "summary:", 8) && strncmp(line, "totals:", 7))
+			continue;
+		v = strchr(line, ':') + 1;
+		while (*v == ' ')
+			v++;
+		if (*v < '0' || *v > '9') /* strtoull would take "-3" */
+			continue;
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (end != v && !errno && (*end == '\n' || *end == '\0' || *end == ' ')) {
+			*count = (double)n;
+			ok = true;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+static bool counted_device(const struct device *d)
+{
+	return d->be && !d->is_cl;
+}
+
+/* The counting child: see the comment above. */
+static enum xo_status count_child(struct bench *b, size_t nb, struct device *dev, int ndev,
+                                  const char *dir)
+{
+	char path[4200];
+	FILE *out;
+	int dump = 0;
+	enum xo_status st = XO_OK;
+
+	if (!RUNNING_ON_VALGRIND)
+		return xo_error(XO_EINVAL, "--count-child runs only under valgrind --tool=callgrind "
+		                           "(`xo perf record --metric instructions` starts it)");
+	snprintf(path, sizeof(path), "%s/counts.tsv", dir);
+	if (!(out = fopen(path, "w")))
+		return xo_error(XO_EIO, "%s: %s", path, strerror(errno));
+	for (int d = 0; d < ndev; d++)
+		if (counted_device(&dev[d]))
+			fprintf(out, "#device\t%s\t%s\n", dev[d].label,
+			        xo_backend_describe(dev[d].be));
+	for (size_t i = 0; i < nb && !st; i++) {
+		struct bench *x = &b[i];
+		double c[XO_PERF_COUNT_SAMPLES];
+
+		if (!x->ok)
+			continue;
+		/* two uncounted calls: first-call work (dropout masks, packed
+		 * weights, page faults) is not the call's own */
+		for (int k = 0; k < 2 && !st; k++)
+			if (!(st = run_once(x)))
+				st = xo_backend_sync(x->dev->be);
+		if (st) {
+			fprintf(out, "#skip\t%s\t%s\n", x->r.b.name, xo_last_error());
+			st = XO_OK;
+			continue;
+		}
+		for (int k = 0; k < XO_PERF_COUNT_SAMPLES; k++) {
+			enum xo_status rs;
+
+			CALLGRIND_ZERO_STATS;
+			CALLGRIND_TOGGLE_COLLECT;
+			rs = run_once(x);
+			if (!rs)
+				rs = xo_backend_sync(x->dev->be);
+			CALLGRIND_TOGGLE_COLLECT;
+			CALLGRIND_DUMP_STATS_AT(x->r.b.name);
+			snprintf(path, sizeof(path), "%s/cg.out.%d", dir, ++dump);
+			if (rs) {
+				fprintf(out, "#skip\t%s\t%s\n", x->r.b.name, xo_last_error());
+				unlink(path);
+				break;
+			}
+			if (!xo_perf_callgrind_total(path, &c[k])) {
+				st = xo_error(XO_EIO, "%s: no callgrind summary (is this callgrind?)",
+				              path);
+				break;
+			}
+			unlink(path);
+			if (k == XO_PERF_COUNT_SAMPLES - 1) {
+				fprintf(out, "%s", x->r.b.name);
+				for (int j = 0; j < XO_PERF_COUNT_SAMPLES; j++)
+					fprintf(out, "\t%.0f", c[j]);
+				fputc('\n', out);
+				fflush(out); /* a long count shows its progress */
+			}
+		}
+	}
+	if (fclose(out) && !st)
+		st = xo_error(XO_EIO, "%s/counts.tsv: write failed", dir);
+	return st;
+}
+
+/* The word after "key=" in s ("cpu: isa=avx2 (vector ...)" -> "avx2"), or dflt. */
+static void desc_word(const char *s, const char *key, char *out, size_t size, const char *dflt)
+{
+	const char *p = strstr(s, key);
+	size_t n = 0;
+
+	if (!p) {
+		snprintf(out, size, "%s", dflt);
+		return;
+	}
+	p += strlen(key);
+	while (p[n] && p[n] != ' ' && p[n] != ',' && p[n] != '\t' && p[n] != '\n')
+		n++;
+	snprintf(out, size, "%.*s", (int)n, p);
+}
+
+static void remove_count_dir(const char *dir)
+{
+	static const char *const files[] = {"counts.tsv", "cg.out", "child.log"};
+	char path[4200];
+	DIR *d;
+	struct dirent *e;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	/* dumps a failed child left behind: cg.out.N only */
+	if ((d = opendir(dir))) {
+		while ((e = readdir(d)))
+			if (!strncmp(e->d_name, "cg.out.", 7)) {
+				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/*
+ * The parent's side: runs the counting child over the benchmarks of the
+ * counted devices and appends one instruction series per counted benchmark
+ * to res (room for nb more), *nres updated. A benchmark the child skipped is
+ * reported on stderr; a child that fails is an error naming its kept log.
+ */
+static enum xo_status count_pass(struct bench *b, size_t nb, struct device *dev, int ndev,
+                                 const struct xo_perf_record_opts *o,
+                                 struct xo_perf_result *res, size_t *nres, FILE *out)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *argv[64 + 2 * XO_PERF_MAX_LAYERS];
+	char dir[4096], cgout[4200], log[4200], tsv[4200], exe[4096], line[1024];
+	char isa_env[32], isa[24] = "", threads[16] = "";
+	int n = 0, code = 0, ndevs = 0;
+	size_t counted = 0;
+	enum xo_status st = XO_OK;
+	double t0 = now_s();
+	FILE *f;
+
+	for (int d = 0; d < ndev; d++)
+		ndevs += counted_device(&dev[d]);
+	if (!ndevs) {
+		fprintf(stderr, "xo perf: no instruction counts: only ref and cpu are counted, and "
+		                "neither is among the devices measured\n");
+		return XO_OK;
+	}
+	if (o->xo_exe) {
+		snprintf(exe, sizeof(exe), "%s", o->xo_exe);
+	} else {
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (len <= 0)
+			return xo_error(XO_EIO, "--metric instructions: cannot find this xo's "
+			                        "executable (/proc/self/exe): %s",
+			                strerror(errno));
+		exe[len] = '\0';
+	}
+	snprintf(dir, sizeof(dir), "%s/xo-count-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return xo_error(XO_EIO, "%s: cannot create a temporary directory: %s", dir,
+		                strerror(errno));
+	snprintf(cgout, sizeof(cgout), "--callgrind-out-file=%s/cg.out", dir);
+	snprintf(log, sizeof(log), "%s/child.log", dir);
+	snprintf(tsv, sizeof(tsv), "%s/counts.tsv", dir);
+	/* AVX2 where the CPU has it (Valgrind runs no AVX-512), else scalar */
+	snprintf(isa_env, sizeof(isa_env), "XO_CPU_ISA=%s",
+	         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? "avx2"
+	                                                                          : "scalar");
+	argv[n++] = "env";
+	argv[n++] = isa_env;
+	argv[n++] = "XO_THREADS=1";
+	argv[n++] = "OPENBLAS_NUM_THREADS=1";
+	argv[n++] = "valgrind";
+	argv[n++] = "--tool=callgrind";
+	argv[n++] = "--collect-atstart=no";
+	argv[n++] = cgout;
+	argv[n++] = exe;
+	argv[n++] = "perf";
+	argv[n++] = "record";
+	argv[n++] = "--count-child";
+	argv[n++] = dir;
+	argv[n++] = "--no-progress";
+	if (o->quick)
+		argv[n++] = "--quick";
+	if (o->filter) {
+		argv[n++] = "--filter";
+		argv[n++] = o->filter;
+	}
+	if (o->model_path) {
+		argv[n++] = "--model";
+		argv[n++] = o->model_path;
+	}
+	for (int d = 0; d < ndev && n + 3 < (int)(sizeof(argv) / sizeof(argv[0])); d++)
+		if (counted_device(&dev[d])) {
+			argv[n++] = "--device";
+			argv[n++] = dev[d].spec;
+		}
+	argv[n] = NULL;
+	{
+		struct xo_proc p = {.argv = argv, .cwd = dir, .log_path = log};
+
+		st = xo_proc_run(&p, &code, NULL, NULL);
+	}
+	if (!st && code)
+		st = xo_error(XO_EIO,
+		              "--metric instructions: the counting run under valgrind failed (exit "
+		              "%d); its log is %s",
+		              code, log);
+	if (st)
+		return st; /* the directory stays, for the log */
+	if (!(f = fopen(tsv, "r")))
+		return xo_error(XO_EIO, "%s: %s (the counting run's log is %s)", tsv, strerror(errno),
+		                log);
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t'), *save = NULL, *tok;
+		struct xo_perf_result *r;
+		struct bench *x = NULL;
+		char sig[96];
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!tab)
+			continue;
+		*tab = '\0';
+		if (!strcmp(line, "#device")) {
+			char *desc = strchr(tab + 1, '\t');
+
+			/* the cpu backend's ISA and threads (ref has neither) */
+			if (desc && !strncmp(tab + 1, "cpu", 3)) {
+				desc_word(desc + 1, "isa=", isa, sizeof(isa), "");
+				desc_word(desc + 1, "threads=", threads, sizeof(threads), "");
+			}
+			continue;
+		}
+		if (!strcmp(line, "#skip")) {
+			fprintf(stderr, "xo perf: not counted: %s\n", tab + 1);
+			continue;
+		}
+		for (size_t i = 0; i < nb && !x; i++)
+			if (!strcmp(b[i].r.b.name, line))
+				x = &b[i];
+		if (!x)
+			continue;
+		r = &res[*nres];
+		memset(r, 0, sizeof(*r));
+		r->b = x->r.b;
+		xo_perf_count_name(x->r.b.name, r->b.name, sizeof(r->b.name));
+		snprintf(r->b.metric, sizeof(r->b.metric), "instructions");
+		snprintf(r->b.unit, sizeof(r->b.unit), "instructions");
+		snprintf(sig, sizeof(sig), "counter=callgrind-Ir isa=%s threads=%s",
+		         x->dev->is_cl || strncmp(x->dev->label, "cpu", 3) ? "baseline" : isa,
+		         strncmp(x->dev->label, "cpu", 3) ? "1" : threads);
+		snprintf(r->b.params, sizeof(r->b.params), "%s %s", x->r.b.params, sig);
+		snprintf(r->b.version, sizeof(r->b.version), "%016llx",
+		         (unsigned long long)xo_perf_fnv(strtoull(x->r.b.version, NULL, 16), sig,
+		                                         strlen(sig)));
+		r->reps = 1;
+		r->samples = calloc(XO_PERF_COUNT_SAMPLES, sizeof(*r->samples));
+		if (!r->samples) {
+			st = xo_error(XO_ENOMEM, "perf: out of memory");
+			break;
+		}
+		for (tok = strtok_r(tab + 1, "\t", &save); tok && r->n < XO_PERF_COUNT_SAMPLES;
+		     tok = strtok_r(NULL, "\t", &save))
+			r->samples[r->n++].wall_s = strtod(tok, NULL);
+		if (r->n != XO_PERF_COUNT_SAMPLES) {
+			free(r->samples);
+			continue;
+		}
+		(*nres)++;
+		counted++;
+	}
+	fclose(f);
+	if (!st) {
+		fprintf(out, "counted %zu instruction series x %d calls under callgrind (cpu isa=%s, "
+		             "%s thread) in %.1f s\n",
+		        counted, XO_PERF_COUNT_SAMPLES, isa[0] ? isa : "-",
+		        threads[0] ? threads : "1", now_s() - t0);
+		remove_count_dir(dir);
+	}
+	return st;
+}
+
 /* ---- record ---------------------------------------------------------------------------- */
 
 /* Seconds of each device probe (struct xo_probe): a rough probe is enough to
@@ -506,7 +866,9 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	enum xo_status st = XO_OK;
 	size_t *order = NULL;
 	struct xo_perf_probe *probes = NULL;
-	size_t nprobes = 0;
+	size_t nprobes = 0, ntimed = 0;
+	unsigned metrics = o->metrics ? o->metrics : XO_PERF_METRIC_TIME;
+	bool timed = (metrics & XO_PERF_METRIC_TIME) && !o->count_dir;
 
 	if (o->filter) {
 		int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
@@ -669,6 +1031,69 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		goto out_free;
 	}
 
+	if (o->count_dir) {
+		/* the counting child (count_pass): counted devices only, no store */
+		for (int d = 0; d < ndev; d++)
+			if (!dev[d].is_cl && xo_backend_open(dev[d].spec, &dev[d].be)) {
+				st = xo_error(XO_EINVAL, "--device %s does not open", dev[d].spec);
+				goto out_free;
+			}
+		for (size_t i = 0; i < nb; i++) {
+			struct bench *x = &b[i];
+
+			if (!counted_device(x->dev))
+				continue;
+			if (x->is_model) {
+				st = model_setup(x, model_path[0] ? model_path : NULL);
+			} else {
+				size_t c;
+
+				for (c = 0; c < sizeof(op_cases) / sizeof(op_cases[0]); c++) {
+					char prefix[192];
+
+					snprintf(prefix, sizeof(prefix), "op/%s/%s/%s/",
+					         op_cases[c].op, x->r.b.dir, op_cases[c].label);
+					if (!strncmp(x->r.b.name, prefix, strlen(prefix)))
+						break;
+				}
+				st = op_setup(x, &op_cases[c], &rng);
+			}
+			if (st) {
+				fprintf(stderr, "xo perf: %s not counted: %s\n", x->r.b.name,
+				        xo_last_error());
+				st = XO_OK;
+				continue;
+			}
+			x->ok = true;
+		}
+		st = count_child(b, nb, dev, ndev, o->count_dir);
+		goto out_free;
+	}
+	if (metrics == XO_PERF_METRIC_INSTRUCTIONS) {
+		bool any = false;
+
+		for (int d = 0; d < ndev; d++)
+			any |= !dev[d].is_cl;
+		if (!any) {
+			st = xo_error(XO_EINVAL, "--metric instructions counts ref and cpu only, and "
+			                         "no --device names either");
+			goto out_free;
+		}
+	}
+#if defined(__SANITIZE_ADDRESS__)
+	if (metrics & XO_PERF_METRIC_INSTRUCTIONS) {
+		st = xo_error(XO_EINVAL, "--metric instructions: this xo is built with "
+		                         "AddressSanitizer, which valgrind cannot run; use a "
+		                         "Release build");
+		goto out_free;
+	}
+#endif
+	if ((metrics & XO_PERF_METRIC_INSTRUCTIONS) && !xo_proc_found("valgrind")) {
+		st = xo_error(XO_EINVAL, "--metric instructions needs valgrind (Debian package "
+		                         "valgrind), and it is not in PATH");
+		goto out_free;
+	}
+
 	/* identity first: the run exists, incomplete, before anything is timed */
 	xo_perf_commit_probe(xo_perf_source_dir(), &commit);
 	xo_perf_testbed_probe(&tb);
@@ -693,7 +1118,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	}
 	if ((st = xo_perfdb_run_begin(db, &commit, &tb, note, run_id)))
 		goto out_free;
-	for (size_t i = 0; i < nb; i++) {
+	for (size_t i = 0; i < nb && timed; i++) {
 		struct bench *x = &b[i];
 
 		if (!x->dev->be)
@@ -736,7 +1161,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	}
 	for (size_t i = 0; i < nb; i++)
 		order[i] = i;
-	for (int round = 0; round < samples; round++) {
+	for (int round = 0; round < samples && timed; round++) {
 		for (size_t i = nb - 1; i > 0; i--) {
 			size_t j = (size_t)(rng_next(&rng) % (i + 1)), t = order[i];
 
@@ -759,10 +1184,10 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			x->r.n++;
 		}
 	}
-	if (o->progress)
+	if (o->progress && timed)
 		progress((size_t)samples * nb, (size_t)samples * nb, "done");
 
-	res = calloc(nb, sizeof(*res));
+	res = calloc(2 * nb, sizeof(*res)); /* the times, then the counts */
 	if (!res) {
 		st = xo_error(XO_ENOMEM, "perf: out of memory");
 		goto out_free;
@@ -786,6 +1211,10 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			profile_layers(x);
 		res[nok++] = x->r;
 	}
+	ntimed = nok;
+	if ((metrics & XO_PERF_METRIC_INSTRUCTIONS) &&
+	    (st = count_pass(b, nb, dev, ndev, o, res, &nok, out)))
+		goto out_free;
 	if (!nok) {
 		st = xo_error(XO_EINVAL,
 		              "no benchmark could run (see the messages above); "
@@ -793,19 +1222,30 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		              (long long)*run_id);
 		goto out_free;
 	}
-	if (!o->no_probe && (st = probe_devices(dev, ndev, b, nb, o->quick, &probes, &nprobes)))
+	if (timed && !o->no_probe &&
+	    (st = probe_devices(dev, ndev, b, nb, o->quick, &probes, &nprobes)))
 		goto out_free;
 	if ((st = xo_perfdb_run_finish_probes(db, *run_id, res, nok, probes, nprobes)))
 		goto out_free;
-	fprintf(out, "run %lld: %zu benchmarks x %d samples in %.1f s, commit %.12s%s, stored\n",
-	        (long long)*run_id, nok, samples, now_s() - t_start, commit.sha,
-	        commit.dirty ? " (dirty)" : "");
-	if (nok < nb)
+	if (nok > ntimed)
+		fprintf(out,
+		        "run %lld: %zu benchmarks x %d samples and %zu instruction series x %d in "
+		        "%.1f s, commit %.12s%s, stored\n",
+		        (long long)*run_id, ntimed, timed ? samples : 0, nok - ntimed,
+		        XO_PERF_COUNT_SAMPLES, now_s() - t_start, commit.sha,
+		        commit.dirty ? " (dirty)" : "");
+	else
+		fprintf(out, "run %lld: %zu benchmarks x %d samples in %.1f s, commit %.12s%s, stored\n",
+		        (long long)*run_id, nok, samples, now_s() - t_start, commit.sha,
+		        commit.dirty ? " (dirty)" : "");
+	if (timed && ntimed < nb)
 		fprintf(out, "run %lld: %zu benchmarks skipped (messages above)\n",
-		        (long long)*run_id, nb - nok);
+		        (long long)*run_id, nb - ntimed);
 
 out_free:
 	free(probes);
+	for (size_t i = ntimed; res && i < nok; i++) /* the counts own their samples */
+		free(res[i].samples);
 	free(res);
 	free(order);
 	for (size_t i = 0; b && i < nb; i++)

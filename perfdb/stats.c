@@ -365,3 +365,94 @@ uint64_t xo_perf_fnv(uint64_t h, const void *data, size_t n)
 	}
 	return h;
 }
+
+/* ---- Welch's t test (run-level rule of compare) ----------------------------------- */
+
+/*
+ * The continued fraction of the regularized incomplete beta function I_x(a, b)
+ * (modified Lentz evaluation; converges fast for x < (a + 1) / (a + b + 2),
+ * the other side goes through the symmetry I_x(a, b) = 1 - I_(1-x)(b, a)).
+ */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1.0 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, num, del;
+
+		num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+		d = 1.0 + num * d;
+		c = 1.0 + num / c;
+		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+		if (fabs(c) < tiny)
+			c = tiny;
+		h *= d * c;
+		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+		d = 1.0 + num * d;
+		c = 1.0 + num / c;
+		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+		if (fabs(c) < tiny)
+			c = tiny;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1.0) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+double xo_perf_beta_inc(double a, double b, double x)
+{
+	double front;
+
+	if (!(x > 0.0))
+		return 0.0;
+	if (!(x < 1.0))
+		return 1.0;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1.0) / (a + b + 2.0))
+		return front * beta_cf(a, b, x) / a;
+	return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
+}
+
+double xo_perf_welch(const double *a, size_t na, const double *b, size_t nb, double *t_out,
+                     double *df_out)
+{
+	double ma = 0.0, mb = 0.0, va = 0.0, vb = 0.0, se2, t, df;
+
+	if (t_out)
+		*t_out = 0.0;
+	if (df_out)
+		*df_out = 0.0;
+	if (na < 2 || nb < 2)
+		return 1.0;
+	for (size_t i = 0; i < na; i++)
+		ma += a[i];
+	for (size_t i = 0; i < nb; i++)
+		mb += b[i];
+	ma /= (double)na;
+	mb /= (double)nb;
+	for (size_t i = 0; i < na; i++)
+		va += (a[i] - ma) * (a[i] - ma);
+	for (size_t i = 0; i < nb; i++)
+		vb += (b[i] - mb) * (b[i] - mb);
+	va /= (double)(na - 1) * (double)na; /* squared standard errors of the means */
+	vb /= (double)(nb - 1) * (double)nb;
+	se2 = va + vb;
+	if (!(se2 > 0.0)) /* both sides constant: any difference is certain */
+		return mb != ma ? 0.0 : 1.0;
+	t = (mb - ma) / sqrt(se2);
+	/* Welch-Satterthwaite degrees of freedom */
+	df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	if (t_out)
+		*t_out = t;
+	if (df_out)
+		*df_out = df;
+	/* P(|T_df| > |t|) = I_(df / (df + t^2))(df / 2, 1 / 2) */
+	return xo_perf_beta_inc(0.5 * df, 0.5, df / (df + t * t));
+}

@@ -6,7 +6,7 @@
  * written once; @ID, @INT and @REAL are the engine's type names.
  *
  * Every database, new or old, reaches the current schema through the same
- * chain of migrations (0 -> 1 -> 2 -> 3 -> 4), so the migration path is exercised by
+ * chain of migrations (0 -> 1 -> 2 -> 3 -> 4 -> 5), so the migration path is exercised by
  * every fresh store, not only by old files.
  */
 #include <inttypes.h>
@@ -206,8 +206,22 @@ static const char migrate_4[] =
     " d2h_bw @REAL, flops @REAL, mem_bw @REAL, handoff_s @REAL, units @INT, wall_s @REAL,"
     " PRIMARY KEY(run_id, device));";
 
-static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {migrate_1, migrate_2,
-                                                                 migrate_3, migrate_4};
+/*
+ * Version 5 (issue 14 item 3): what a series measures. metric is 'time' (a
+ * sample is the wall time per call in seconds, unit 's') or 'instructions' (a
+ * sample is the instructions one call executed, counted by Valgrind's
+ * callgrind around the call, unit 'instructions'); the sample's value is in
+ * samples.wall_s either way, so every reader of a series reads one column. A
+ * count and a time of one benchmark are two series (two benchmark names:
+ * "op/relu/fwd/SHAPE/instructions/cpu" beside "op/relu/fwd/SHAPE/cpu").
+ * Older rows: time in seconds.
+ */
+static const char migrate_5[] =
+    "ALTER TABLE benchmarks ADD COLUMN metric TEXT NOT NULL DEFAULT 'time';"
+    "ALTER TABLE benchmarks ADD COLUMN unit TEXT NOT NULL DEFAULT 's';";
+
+static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {
+    migrate_1, migrate_2, migrate_3, migrate_4, migrate_5};
 
 /*
  * A schema version this xo can read or migrate: 0 (new) to the current one.
@@ -683,11 +697,13 @@ enum { S_BENCH_UPSERT, S_BENCH_ID, S_RESULT, S_SAMPLE, S_OP, S_PROBE, S_RUN_DONE
 
 static const char *const finish_sql[S_COUNT] = {
     [S_BENCH_UPSERT] = "INSERT INTO benchmarks(name, params, kind, device, what, dir, model,"
-                       " batch, version) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(name) DO"
+                       " batch, version, metric, unit) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+                       " ON CONFLICT(name) DO"
                        " UPDATE SET params = excluded.params, kind = excluded.kind,"
                        " device = excluded.device, what = excluded.what, dir = excluded.dir,"
                        " model = excluded.model, batch = excluded.batch,"
-                       " version = excluded.version",
+                       " version = excluded.version, metric = excluded.metric,"
+                       " unit = excluded.unit",
     [S_BENCH_ID] = "SELECT id FROM benchmarks WHERE name = ?",
     [S_RESULT] = "INSERT INTO results(run_id, benchmark_id, n, min, median, max, version,"
                  " reps, q1, q3, mean, ci_lo, ci_hi, has_split)"
@@ -721,6 +737,8 @@ static enum xo_status store_result(struct xo_perfdb *db, struct xo_sql_stmt **s,
 	bind_text(s[S_BENCH_UPSERT], 7, b->model);
 	xo_sql_bind_int64(s[S_BENCH_UPSERT], 8, b->batch);
 	bind_text(s[S_BENCH_UPSERT], 9, b->version);
+	bind_text(s[S_BENCH_UPSERT], 10, b->metric[0] ? b->metric : "time");
+	bind_text(s[S_BENCH_UPSERT], 11, b->unit[0] ? b->unit : "s");
 	if (step_done(s[S_BENCH_UPSERT]))
 		return db_err(db, "storing a benchmark");
 	bind_text(s[S_BENCH_ID], 1, b->name);

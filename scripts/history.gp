@@ -4,13 +4,15 @@
 # as red diamonds, over a common x axis of the runs. Variables: prefix (data
 # files prefix.i.".dat", i = 1..ndev), devices (their names, space-separated),
 # ndev, title_text, outbase, nchanges, npoints, logy (1: the devices differ by
-# more than 10x, log time axis).
-# data file columns: idx median_ms ci_lo ci_hi min_ms change_marker commit
+# more than 10x, log time axis), ylabel_text (the metric's axis label: time per
+# call in ms, or instructions per call in millions).
+# data file columns: idx median (ms or millions of instructions) ci_lo ci_hi min change_marker commit
 reset
 set datafile missing "NaN"
 set title title_text noenhanced
 set xlabel "run (oldest to newest; + = dirty work tree)"
-set ylabel "time per call (ms)"
+if (!exists("ylabel_text")) ylabel_text = "time per call (ms)"
+set ylabel ylabel_text
 set grid ytics
 set key below horizontal noenhanced
 set xtics rotate by 45 right

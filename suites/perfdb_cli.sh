@@ -200,8 +200,13 @@ import)
 bisect)
     # issue 14 item 2: bisect's bad input, before anything is built or stored
     expect2 'needs --good REV and --bad REV' "$XO" perf bisect --good HEAD
-    expect2 "--metric instructions: .*only 'time'" "$XO" perf bisect --good a --bad b \
-        --metric instructions
+    expect2 "--metric cycles: need time or instructions" "$XO" perf bisect --good a --bad b \
+        --metric cycles
+    expect2 "--metric time,instructions: need time or instructions$" "$XO" perf compare \
+        --metric time,instructions run:1
+    expect2 "--metric 'instructions': need time or instructions (or time,instructions" \
+        "$XO" perf record --metric "'instructions'"
+    expect2 'report does not take --metric' "$XO" perf report --metric time --out x
     expect2 'budget nan' "$XO" perf bisect --good a --bad b --budget nan
     expect2 'budget 5%' "$XO" perf bisect --good a --bad b --budget 5%
     expect2 'budget 0' "$XO" perf continuous --budget 0 HEAD

@@ -558,8 +558,28 @@ static void test_history_grouped(void **state)
 	         " p_value, state) SELECT b.id, ru.testbed_id, ru.commit_id, 'regression', 1.3,"
 	         " 1e-4, 'confirmed' FROM benchmarks b, runs ru WHERE ru.id = 2 AND"
 	         " b.name = 'model/seed/train_step/b64/cl'");
+	/* an instruction series (schema 5): its own plot, in millions of
+	 * instructions per call, labelled so */
+	exec(db, "INSERT INTO benchmarks(name, kind, device, what, dir, metric, unit) VALUES"
+	         " ('op/relu/fwd/s/instructions/cpu', 'op', 'cpu', 'relu', 'fwd', 'instructions',"
+	         " 'instructions')");
+	exec(db, "INSERT INTO results(run_id, benchmark_id, n, min, median, max) SELECT 1, id, 3,"
+	         " 2.5e6, 2.5e6, 2.5e6 FROM benchmarks WHERE name = 'op/relu/fwd/s/instructions/cpu'");
 	free(report(db, "hist"));
 	gp = report_file("hist", "plots.gp");
+	assert_non_null(strstr(gp, "title_text = 'op/relu/fwd/s/instructions';\nnchanges = 0; "
+	                           "npoints = 1; logy = 0; ylabel_text = 'instructions per call "
+	                           "(millions; callgrind)';"));
+	assert_non_null(strstr(gp, "title_text = 'model/seed/train_step/b64';\nnchanges = 1; "
+	                           "npoints = 3; logy = 0; ylabel_text = 'time per call (ms)';"));
+	{
+		char *dat = report_file("hist", "data/hist_op_relu_fwd_s_instructions_1.dat");
+		double med;
+
+		assert_int_equal(sscanf(strstr(dat, "\n0 ") + 3, "%lf", &med), 1);
+		check_rel(med, 2.5, 1e-12, "instructions (millions)");
+		free(dat);
+	}
 	assert_non_null(strstr(gp, "prefix = 'data/hist_model_seed_train_step_b64_'; devices = "
 	                           "'cpu cl torchy'; ndev = 3; title_text = "
 	                           "'model/seed/train_step/b64';\nnchanges = 1;"));
