@@ -52,6 +52,7 @@
 
 #define U32 0x1p-24
 #define LR  1e-3
+#define SGD_G 2.0 /* the largest |gradient| the sgd golden bound assumes (step_max) */
 
 static char g_tmp[256]; /* scratch directory of this run */
 
@@ -509,8 +510,39 @@ static void test_npy_roundtrip(void **state)
 
 /* ---- golden fixtures --------------------------------------------------- */
 
-static const char *const golden_models[] = {"seed",     "mixed_a",  "mixed_b", "acts",
-                                             "pool_avg", "pool_gmax", "bn_conv", "bn_mlp"};
+static const char *const golden_models[] = {"seed",        "mixed_a",         "mixed_b",
+                                             "acts",        "pool_avg",        "pool_gmax",
+                                             "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
+                                             "cmp_mse_rmsprop", "cmp_sparse_adam"};
+
+/*
+ * The largest change one optimizer step makes to one weight (the "LR" of the
+ * weight bound; a relative gradient error eta changes each step by at most
+ * 2 eta of it):
+ *   adam:    lr |m^ / (sqrt(v^) + eps)| <= lr (about: |m^| <= sqrt(v^))
+ *   rmsprop: lr |g| / sqrt(v' + eps) with v' >= (1 - rho) g^2 (v' takes
+ *            (1 - rho) g^2 of this step): <= lr / sqrt(1 - rho); momentum
+ *            mu adds a geometric sum: / (1 - mu)
+ *   sgd:     m' = mu m - lr g, the step lr |g| + mu |m'| <= lr G / (1 - mu)
+ *            (nesterov the same sum), G the largest |g|: assumed <= 2 for
+ *            the golden nets (inputs in [-1, 1], Glorot weights, losses
+ *            whose d loss / d p is at most 1 per sample over the batch);
+ *            test_golden_train checks it on the last step's gradients.
+ */
+static double step_max(const struct xo_compile *c)
+{
+	const struct xo_params *p = &c->opt;
+
+	switch (c->optimizer) {
+	case XO_OPTIMIZER_RMSPROP:
+		return (double)p->lr / sqrt(1.0 - (double)p->rho) / (1.0 - (double)p->momentum);
+	case XO_OPTIMIZER_SGD:
+		return (double)p->lr * SGD_G / (1.0 - (double)p->momentum);
+	case XO_OPTIMIZER_ADAM:
+		break;
+	}
+	return (double)p->lr;
+}
 
 static void check_close(const char *what, const float *got, const float *want, int64_t n,
                         double atol, double rtol)
@@ -596,7 +628,7 @@ static void test_golden_train(void **state)
 		char dir[512], spec[600], wdir[600], tdir[600], out[600], what[1400];
 		struct xo_npy x, y, loss;
 		struct stat sb;
-		double k_path, k_grad, eta, tol_w, tol_l;
+		double k_path, k_grad, eta, tol_w, tol_l, lr_step;
 		int batch, epochs, steps;
 
 		snprintf(dir, sizeof(dir), "%s/%s", XO_GOLDEN_DIR, golden_models[g]);
@@ -631,6 +663,21 @@ static void test_golden_train(void **state)
 				fail_msg("%s on %s: %s", golden_models[g], xo_backend_name(be[b]),
 				         xo_last_error());
 			assert_int_equal(log.n, epochs);
+			lr_step = step_max(xo_model_compile(m));
+			if (xo_model_compile(m)->optimizer == XO_OPTIMIZER_SGD) {
+				int64_t np = xo_model_param_count(m);
+				float *gr = malloc(sizeof(*gr) * (size_t)np);
+
+				assert_non_null(gr);
+				assert_int_equal(xo_model_state_read(m, XO_MODEL_GRADS, gr), XO_OK);
+				for (int64_t i = 0; i < np; i++)
+					if (!(fabsf(gr[i]) <= SGD_G))
+						fail_msg("%s: |gradient %lld| = %g above the bound's "
+						         "G = %g",
+						         golden_models[g], (long long)i, (double)gr[i],
+						         SGD_G);
+				free(gr);
+			}
 			for (int l = 0; l < xo_model_layer_count(m); l++) {
 				char name[200];
 				struct xo_npy got, want;
@@ -662,7 +709,9 @@ static void test_golden_train(void **state)
 					assert_int_equal(got.count, want.count);
 					for (int64_t i = 0; i < want.count; i++)
 						wmax = fmax(wmax, fabs((double)want.data[i]));
-					tol_w = steps * LR * 2.0 * eta;
+					/* capped by the issue's target: two epochs
+					 * within 5e-5 of Keras's weights */
+					tol_w = fmin(steps * lr_step * 2.0 * eta, 5e-5);
 					snprintf(what, sizeof(what), "%s trained %s %s",
 					         golden_models[g], name, xo_backend_name(be[b]));
 					check_close(what, got.data, want.data, want.count, tol_w,
@@ -675,10 +724,30 @@ static void test_golden_train(void **state)
 				float got = (float)log.loss[e];
 
 				tol_l = 2.0 * exp((double)loss.data[e]) * 8.0 * U32 * k_path +
-				        steps * LR * 2.0 * eta;
+				        steps * lr_step * 2.0 * eta;
 				snprintf(what, sizeof(what), "%s loss epoch %d %s",
 				         golden_models[g], e + 1, xo_backend_name(be[b]));
 				check_close(what, &got, &loss.data[e], 1, tol_l, 0.0);
+			}
+			/* The metric per epoch (where Keras compiled one): a count
+			 * of samples (binary: elements) over n, so equal unless a
+			 * prediction within the bounds above sits on the 0.5
+			 * threshold or an argmax tie: none does in these data
+			 * (compared exactly). None compiled: xo reports none. */
+			snprintf(what, sizeof(what), "%s/accuracy.npy", dir);
+			if (!stat(what, &sb)) {
+				struct xo_npy acc = load(dir, "accuracy.npy");
+
+				assert_int_equal(acc.count, epochs);
+				for (int e = 0; e < epochs; e++)
+					if ((float)log.accuracy[e] != acc.data[e])
+						fail_msg("%s accuracy epoch %d %s: %.6f vs golden "
+						         "%.6f",
+						         golden_models[g], e + 1, xo_backend_name(be[b]),
+						         log.accuracy[e], (double)acc.data[e]);
+				xo_npy_free(&acc);
+			} else if (xo_model_compile(m)->accuracy) {
+				fail_msg("%s: xo compiled a metric Keras did not", golden_models[g]);
 			}
 			xo_model_close(m);
 		}
