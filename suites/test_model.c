@@ -1266,6 +1266,237 @@ static void test_fused_refuses_pooling(void **state)
 }
 
 /*
+ * The compile line: defaults, each loss and optimizer with Keras's defaults,
+ * the key set of each optimizer (a key the chosen optimizer lacks refused,
+ * naming it), values out of Keras's range, a round trip through
+ * xo_compile_format, and the metric Keras picks for "accuracy".
+ */
+static void test_compile_line(void **state)
+{
+	static const char *const net = "input 6\ndense units=3 activation=softmax\n";
+	static const struct {
+		const char *line;
+		enum xo_status st; /* XO_OK: parses */
+		const char *words;
+	} cases[] = {
+	    {"compile loss=categorical_crossentropy optimizer=adam", XO_OK, NULL},
+	    {"compile loss=binary_crossentropy optimizer=sgd momentum=0.9 nesterov=True", XO_OK,
+	     NULL},
+	    {"compile loss=\"mse\" optimizer='RMSprop' rho=0.8 epsilon=1e-6", XO_OK, NULL},
+	    {"compile loss=sparse_categorical_crossentropy optimizer=adam beta_1=0.8 "
+	     "metrics=none",
+	     XO_OK, NULL},
+	    {"compile loss=categorical_crossentropy optimizer=adam momentum=0.9", XO_EFORMAT,
+	     "momentum is not an argument of optimizer adam"},
+	    {"compile loss=binary_crossentropy optimizer=sgd rho=0.9", XO_EFORMAT,
+	     "rho is not an argument of optimizer sgd"},
+	    {"compile loss=binary_crossentropy optimizer=rmsprop nesterov=True", XO_EFORMAT,
+	     "nesterov is not an argument of optimizer rmsprop"},
+	    {"compile loss=hinge optimizer=adam", XO_EINVAL, "unknown loss 'hinge'"},
+	    {"compile loss=mse optimizer=adagrad", XO_EINVAL, "unknown optimizer 'adagrad'"},
+	    {"compile optimizer=adam", XO_EFORMAT, "needs loss= and optimizer="},
+	    {"compile loss=mse optimizer=sgd learning_rate=0", XO_EINVAL, "learning_rate=0"},
+	    {"compile loss=mse optimizer=sgd momentum=1.5", XO_EINVAL, "momentum=1.5"},
+	    {"compile loss=mse optimizer=sgd learning_rate=nan", XO_EINVAL, "not a finite"},
+	    {"compile loss=mse optimizer=adam beta_2=1", XO_EINVAL, "beta_2=1"},
+	    {"compile loss=mse optimizer=sgd nesterov=maybe", XO_EINVAL, "nesterov=maybe"},
+	    {"compile loss=mse optimizer=sgd metrics=mae", XO_EINVAL, "metrics=mae"},
+	    {"compile loss=mse optimizer=sgd clipnorm=1", XO_EFORMAT, "'clipnorm'"},
+	    {"compile loss=mse optimizer=sgd\ncompile loss=mse optimizer=sgd", XO_EFORMAT,
+	     "a second compile line"},
+	};
+	struct xo_model_spec sp;
+	char text[512], line[256];
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "c", &sp), XO_OK);
+	assert_int_equal(sp.compile_line, 0);
+	assert_int_equal(sp.compile.loss, XO_LOSS_CATEGORICAL_CROSSENTROPY);
+	assert_int_equal(sp.compile.optimizer, XO_OPTIMIZER_ADAM);
+	assert_true(sp.compile.accuracy);
+	assert_true(sp.compile.opt.lr == 1e-3f && sp.compile.opt.epsilon == 1e-7f);
+	xo_spec_free(&sp);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum xo_status st;
+
+		snprintf(text, sizeof(text), "%s%s\n", net, cases[i].line);
+		st = xo_spec_parse(text, "c", &sp);
+		if (st != cases[i].st || (cases[i].words && !strstr(xo_last_error(), cases[i].words)))
+			fail_msg("'%s': %s '%s'", cases[i].line, xo_status_str(st),
+			         st ? xo_last_error() : "");
+		if (st) {
+			print_message("  %s\n", xo_last_error());
+			continue;
+		}
+		/* the formatted line reads back to the same compile */
+		{
+			struct xo_model_spec back;
+			struct xo_compile c = sp.compile;
+
+			xo_compile_format(&c, line, sizeof(line));
+			snprintf(text, sizeof(text), "%s%s\n", net, line);
+			if (xo_spec_parse(text, "c", &back))
+				fail_msg("%s: %s", line, xo_last_error());
+			assert_int_equal(back.compile.loss, c.loss);
+			assert_int_equal(back.compile.optimizer, c.optimizer);
+			assert_int_equal(back.compile.accuracy, c.accuracy);
+			assert_true(back.compile.opt.lr == c.opt.lr &&
+			            back.compile.opt.momentum == c.opt.momentum &&
+			            back.compile.opt.nesterov == c.opt.nesterov &&
+			            back.compile.opt.rho == c.opt.rho &&
+			            back.compile.opt.epsilon == c.opt.epsilon &&
+			            back.compile.opt.beta_1 == c.opt.beta_1 &&
+			            back.compile.opt.beta_2 == c.opt.beta_2);
+			xo_spec_free(&back);
+		}
+		/* Keras's defaults: SGD's momentum 0 (not BatchNormalization's
+		 * 0.99), lr 0.01; RMSprop rho 0.9 momentum 0 */
+		if (sp.compile.optimizer == XO_OPTIMIZER_SGD)
+			assert_true(sp.compile.opt.lr == 0.01f && sp.compile.opt.momentum == 0.9f &&
+			            sp.compile.opt.nesterov);
+		if (sp.compile.optimizer == XO_OPTIMIZER_RMSPROP)
+			assert_true(sp.compile.opt.lr == 1e-3f && sp.compile.opt.momentum == 0.0f &&
+			            sp.compile.opt.rho == 0.8f && sp.compile.opt.epsilon == 1e-6f);
+		/* MSE compiles no metric unless asked (Keras); the others accuracy */
+		assert_int_equal(sp.compile.accuracy,
+		                 sp.compile.loss != XO_LOSS_MEAN_SQUARED_ERROR && !strstr(cases[i].line, "none"));
+		xo_spec_free(&sp);
+	}
+	/* compile_utils.py get_metric: 1 output -> binary; ids -> sparse */
+	{
+		struct xo_compile c = xo_compile_default();
+
+		assert_int_equal(xo_compile_metric_op(&c, 4), XO_OP_accuracy);
+		assert_int_equal(xo_compile_metric_op(&c, 1), XO_OP_binary_accuracy);
+		c.loss = XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+		assert_int_equal(xo_compile_metric_op(&c, 4), XO_OP_sparse_categorical_accuracy);
+		c.loss = XO_LOSS_BINARY_CROSSENTROPY;
+		assert_int_equal(xo_compile_metric_op(&c, 3), XO_OP_accuracy);
+		c.accuracy = false;
+		assert_int_equal(xo_compile_metric_op(&c, 3), XO_OP_COUNT);
+	}
+}
+
+/* Labels per loss: one line naming the file, sample, index and value. */
+static void test_compile_labels(void **state)
+{
+	static const struct {
+		const char *compile;
+		int64_t per;
+		float bad[6];
+		const char *words;
+	} cases[] = {
+	    {"compile loss=sparse_categorical_crossentropy optimizer=adam", 1,
+	     {0, 1, 2, 3, 0, 1}, "label 3 of sample 3 is not a class id in 0..2"},
+	    {"compile loss=sparse_categorical_crossentropy optimizer=adam", 1,
+	     {0, 1.5f, 2, 1, 0, 1}, "label 1.5 of sample 1"},
+	    {"compile loss=binary_crossentropy optimizer=sgd", 3,
+	     {0, 1, 0, 1, 1.25f, 0}, "label of sample 1 holds 1.25 at index 1"},
+	    {"compile loss=binary_crossentropy optimizer=sgd", 3,
+	     {0, 1, 0, -0.0f, NAN, 0}, "holds nan at index 1"},
+	    {"compile loss=mean_squared_error optimizer=sgd", 3,
+	     {0, 1, 0, 7, INFINITY, 0}, "holds inf at index 1 (mean_squared_error needs finite"},
+	};
+	struct xo_backend *be;
+	char text[256];
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xo_model *m;
+		float good[6] = {0, 1, 0, 0, 1, 0}; /* one-hot-like: valid for all */
+		float x[2 * 4] = {0};
+
+		snprintf(text, sizeof(text), "input 4\ndense units=3 activation=softmax\n%s\n",
+		         cases[i].compile);
+		assert_int_equal(xo_model_open_string(text, "lab", be, 4, &m), XO_OK);
+		assert_int_equal(xo_model_label_width(m), cases[i].per);
+		assert_int_equal(xo_model_check_labels(m, good, 2, "y.npy"), XO_OK);
+		if (xo_model_check_labels(m, cases[i].bad, 6 / cases[i].per, "y.npy") != XO_EINVAL ||
+		    !strstr(xo_last_error(), cases[i].words) || !strstr(xo_last_error(), "y.npy"))
+			fail_msg("%s: '%s' (want '%s')", cases[i].compile, xo_last_error(),
+			         cases[i].words);
+		print_message("  %s\n", xo_last_error());
+		/* fit refuses them before training */
+		if (cases[i].per == 3) {
+			struct xo_fit_options o = xo_fit_options_default();
+
+			o.epochs = 1;
+			assert_int_equal(xo_model_fit(m, x, cases[i].bad, 2, &o, NULL, NULL),
+			                 XO_EINVAL);
+		}
+		xo_model_close(m);
+	}
+	xo_backend_close(be);
+}
+
+/*
+ * The fused paths run categorical_crossentropy + Adam only: a model compiled
+ * otherwise (sgd with nesterov; rmsprop with MSE and no metric) trains op by
+ * op with the fused path asked for, bit-identically to fused off, while the
+ * same net with the default compile does run fused (the control).
+ */
+static void test_compile_not_fused(void **state)
+{
+	static const char *const body = "input 12 2\nconv1d filters=4 kernel_size=3 activation=relu\n"
+	                                "max_pooling1d pool_size=2\nflatten\n"
+	                                "dense units=3 activation=softmax\n";
+	static const char *const compiles[3] = {
+	    "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.1 "
+	    "momentum=0.9 nesterov=True\n",
+	    "compile loss=mean_squared_error optimizer=rmsprop momentum=0.5\n",
+	    "", /* control: fused */
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4), tested = 0;
+	const int64_t n = 24;
+	float *x, *y;
+
+	(void)state;
+	random_set(n, 5, 24, 3, &x, &y);
+	for (int b = 0; b < nbe; b++) {
+		if (!be[b]->iface->net_fits || !be[b]->iface->net_train_step)
+			continue;
+		for (int c = 0; c < 3; c++) {
+			float w[2][256];
+			char text[512];
+			int64_t np = 0;
+
+			snprintf(text, sizeof(text), "%s%s", body, compiles[c]);
+			for (int fused = 0; fused < 2; fused++) {
+				struct xo_fit_options o = xo_fit_options_default();
+				struct xo_model *m;
+
+				o.epochs = 2;
+				o.batch_size = 8;
+				o.validation_split = 0.25f;
+				o.seed = 9;
+				if (xo_model_open_string(text, "cf", be[b], 8, &m) || xo_model_init(m, 4))
+					fail_msg("%s", xo_last_error());
+				xo_model_set_fused(m, fused);
+				if (fused && xo_model_fused(m, true) != (c == 2))
+					fail_msg("%s: compile '%s' %s fused", xo_backend_name(be[b]),
+					         compiles[c], c == 2 ? "not" : "");
+				if (xo_model_fit(m, x, y, n, &o, NULL, NULL))
+					fail_msg("%s", xo_last_error());
+				np = xo_model_param_count(m);
+				assert_true(np <= 256);
+				assert_int_equal(xo_model_state_read(m, XO_MODEL_PARAMS, w[fused]), XO_OK);
+				xo_model_close(m);
+			}
+			if (c < 2 && memcmp(w[0], w[1], sizeof(float) * (size_t)np))
+				fail_msg("%s: '%s' trained differently with the fused path asked for",
+				         xo_backend_name(be[b]), compiles[c]);
+		}
+		tested++;
+	}
+	assert_true(tested >= 1);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/*
  * BatchNormalization's state on every backend: a fresh model holds Keras's
  * initial values (gamma 1, beta 0, moving_mean 0, moving_variance 1); one
  * training step on one batch of N rows sets moving_mean = 0.01 * (batch
@@ -2423,6 +2654,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_batchnorm_one_row),
 	    cmocka_unit_test(test_golden_predict),
 	    cmocka_unit_test(test_golden_train),
+	    cmocka_unit_test(test_compile_line),
+	    cmocka_unit_test(test_compile_labels),
+	    cmocka_unit_test(test_compile_not_fused),
 	    cmocka_unit_test(test_same_run_every_backend),
 	    cmocka_unit_test(test_checkpoint_and_batching),
 	    cmocka_unit_test(test_fused_matches_ops),
