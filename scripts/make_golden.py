@@ -17,6 +17,8 @@ For each model below it writes suites/golden/<model>/:
                           shuffle=False) with Adam (Keras defaults)
   loss.npy, accuracy.npy  the per-epoch loss and accuracy fit reported
   meta.txt                batch_size, epochs, steps (key=value lines)
+  model.keras             (keras_file models) the compiled model with its initial
+                          weights, saved by Keras: its compile_config is the spec's
 
 Everything on the framework side runs in float64 (jax_enable_x64, floatx
 float64) and is rounded to float32 only when written, so the fixtures are
@@ -179,7 +181,7 @@ MODELS = {
             "momentum=0.9 nesterov=True metrics=accuracy\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 7,
+        "seed_offset": 7, "keras_file": True,
     },
     "cmp_mse_rmsprop": {
         "spec": (
@@ -397,6 +399,21 @@ def make(name, cfg, root, seed):
     tm = build(train_spec)
     set_weights(tm, w0)
     tm.compile(optimizer=optimizer, loss=loss_name, metrics=metrics)
+    if cfg.get("keras_file"):
+        # the compiled model with its initial weights, as a user saves it:
+        # xo reads the compile from its compile_config and must train it as
+        # Keras does (suites/test_model.c test_golden_keras_compile)
+        # (built in float32, the dtype a user's file has and xo reads; the
+        # weights are float32 values either way)
+        keras.config.set_floatx("float32")
+        keras.config.set_dtype_policy("float32")
+        fm = build(train_spec)
+        set_weights(fm, w0)
+        fm.compile(optimizer=optimizer.__class__.from_config(optimizer.get_config()),
+                   loss=loss_name, metrics=metrics)
+        fm.save(out / "model.keras")
+        keras.config.set_floatx("float64")
+        keras.config.set_dtype_policy("float64")
     hist = tm.fit(xt.astype(np.float64), yt.astype(np.float64), batch_size=cfg["batch"],
                   epochs=cfg["epochs"], shuffle=False, verbose=0)
     write_weights(tm, spec_names(spec), out / "trained")

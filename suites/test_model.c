@@ -758,6 +758,73 @@ static void test_golden_train(void **state)
 	close_backends(be, nbe);
 }
 
+/*
+ * A Keras file with a compile_config trains as Keras trained it: Keras's own
+ * save of cmp_bce_sgd (compiled binary_crossentropy + SGD(0.05, momentum 0.9,
+ * nesterov), initial weights) opened by xo, whose compile comes from the
+ * file, fit as the golden run was: the parameters land on Keras's trained
+ * ones within test_golden_train's weight bound.
+ */
+static void test_golden_keras_compile(void **state)
+{
+	char dir[512], keras[600], spec[600], tdir[600];
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	struct xo_npy x, y;
+	double k_path, k_grad, eta, tol;
+	int batch, epochs, steps;
+	float want[256], got[256];
+	struct xo_model *ref;
+	int64_t np;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/cmp_bce_sgd", XO_GOLDEN_DIR);
+	snprintf(keras, sizeof(keras), "%s/model.keras", dir);
+	snprintf(spec, sizeof(spec), "%s/model.model", dir);
+	snprintf(tdir, sizeof(tdir), "%s/trained", dir);
+	batch = meta_int(dir, "batch_size");
+	epochs = meta_int(dir, "epochs");
+	steps = meta_int(dir, "steps");
+	spec_lengths(spec, batch, &k_path, &k_grad);
+	eta = 8.0 * U32 * (k_path + k_grad);
+	x = load(dir, "x_train.npy");
+	y = load(dir, "y_train.npy");
+	/* Keras's trained weights in the flat layout (the spec's names) */
+	if (xo_model_open(spec, be[0], batch, &ref) || xo_model_load_weights(ref, tdir))
+		fail_msg("%s", xo_last_error());
+	np = xo_model_param_count(ref);
+	assert_true(np <= 256);
+	assert_int_equal(xo_model_state_read(ref, XO_MODEL_PARAMS, want), XO_OK);
+	for (int b = 0; b < nbe; b++) {
+		struct xo_fit_options o = xo_fit_options_default();
+		const struct xo_compile *c;
+		struct xo_model *m;
+
+		o.epochs = epochs;
+		o.batch_size = batch;
+		o.shuffle = false;
+		if (xo_model_open(keras, be[b], batch, &m))
+			fail_msg("%s", xo_last_error());
+		c = xo_model_compile(m);
+		assert_int_equal(c->loss, XO_LOSS_BINARY_CROSSENTROPY);
+		assert_int_equal(c->optimizer, XO_OPTIMIZER_SGD);
+		assert_true(c->opt.lr == 0.05f && c->opt.momentum == 0.9f && c->opt.nesterov &&
+		            c->accuracy);
+		if (xo_model_fit(m, x.data, y.data, x.dim[0], &o, NULL, NULL))
+			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+		assert_int_equal(xo_model_param_count(m), np);
+		assert_int_equal(xo_model_state_read(m, XO_MODEL_PARAMS, got), XO_OK);
+		/* test_golden_train's bound for these weights */
+		tol = fmin(steps * step_max(c) * 2.0 * eta, 5e-5);
+		check_close(xo_backend_name(be[b]), got, want, np, tol, 4.0 * U32);
+		xo_model_close(m);
+	}
+	xo_model_close(ref);
+	xo_npy_free(&x);
+	xo_npy_free(&y);
+	close_backends(be, nbe);
+}
+
 /* ---- runtime properties ------------------------------------------------ */
 
 /* A seed-like data set: n samples of in uniform values in [0, 1), one-hot
@@ -2654,6 +2721,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_batchnorm_one_row),
 	    cmocka_unit_test(test_golden_predict),
 	    cmocka_unit_test(test_golden_train),
+	    cmocka_unit_test(test_golden_keras_compile),
 	    cmocka_unit_test(test_compile_line),
 	    cmocka_unit_test(test_compile_labels),
 	    cmocka_unit_test(test_compile_not_fused),
