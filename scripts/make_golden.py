@@ -17,8 +17,9 @@ For each model below it writes suites/golden/<model>/:
                           shuffle=False) with Adam (Keras defaults)
   loss.npy, accuracy.npy  the per-epoch loss and accuracy fit reported
   meta.txt                batch_size, epochs, steps (key=value lines)
-  model.keras             (keras_file models) the compiled model with its initial
-                          weights, saved by Keras: its compile_config is the spec's
+  model.keras, model.h5   (keras_file models) the compiled model with its initial
+                          weights, saved by Keras (.h5: the legacy format): its
+                          compile_config / training_config is the spec's
 
 Everything on the framework side runs in float64 (jax_enable_x64, floatx
 float64) and is rounded to float32 only when written, so the fixtures are
@@ -412,6 +413,7 @@ def make(name, cfg, root, seed):
         fm.compile(optimizer=optimizer.__class__.from_config(optimizer.get_config()),
                    loss=loss_name, metrics=metrics)
         fm.save(out / "model.keras")
+        fm.save(out / "model.h5")  # legacy: its training_config
         keras.config.set_floatx("float64")
         keras.config.set_dtype_policy("float64")
     hist = tm.fit(xt.astype(np.float64), yt.astype(np.float64), batch_size=cfg["batch"],

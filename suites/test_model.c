@@ -761,13 +761,14 @@ static void test_golden_train(void **state)
 /*
  * A Keras file with a compile_config trains as Keras trained it: Keras's own
  * save of cmp_bce_sgd (compiled binary_crossentropy + SGD(0.05, momentum 0.9,
- * nesterov), initial weights) opened by xo, whose compile comes from the
- * file, fit as the golden run was: the parameters land on Keras's trained
- * ones within test_golden_train's weight bound.
+ * nesterov), initial weights), as .keras (compile_config) and legacy .h5
+ * (training_config), opened by xo, whose compile comes from the file, fit as
+ * the golden run was: the parameters land on Keras's trained ones within
+ * test_golden_train's weight bound.
  */
 static void test_golden_keras_compile(void **state)
 {
-	char dir[512], keras[600], spec[600], tdir[600];
+	char dir[512], keras[2][600], spec[600], tdir[600];
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
 	struct xo_npy x, y;
@@ -779,7 +780,8 @@ static void test_golden_keras_compile(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/cmp_bce_sgd", XO_GOLDEN_DIR);
-	snprintf(keras, sizeof(keras), "%s/model.keras", dir);
+	snprintf(keras[0], sizeof(keras[0]), "%s/model.keras", dir);
+	snprintf(keras[1], sizeof(keras[1]), "%s/model.h5", dir);
 	snprintf(spec, sizeof(spec), "%s/model.model", dir);
 	snprintf(tdir, sizeof(tdir), "%s/trained", dir);
 	batch = meta_int(dir, "batch_size");
@@ -795,15 +797,16 @@ static void test_golden_keras_compile(void **state)
 	np = xo_model_param_count(ref);
 	assert_true(np <= 256);
 	assert_int_equal(xo_model_state_read(ref, XO_MODEL_PARAMS, want), XO_OK);
-	for (int b = 0; b < nbe; b++) {
+	for (int b = 0; b < 2 * nbe; b++) {
 		struct xo_fit_options o = xo_fit_options_default();
 		const struct xo_compile *c;
 		struct xo_model *m;
+		char what[700];
 
 		o.epochs = epochs;
 		o.batch_size = batch;
 		o.shuffle = false;
-		if (xo_model_open(keras, be[b], batch, &m))
+		if (xo_model_open(keras[b / nbe], be[b % nbe], batch, &m))
 			fail_msg("%s", xo_last_error());
 		c = xo_model_compile(m);
 		assert_int_equal(c->loss, XO_LOSS_BINARY_CROSSENTROPY);
@@ -811,12 +814,14 @@ static void test_golden_keras_compile(void **state)
 		assert_true(c->opt.lr == 0.05f && c->opt.momentum == 0.9f && c->opt.nesterov &&
 		            c->accuracy);
 		if (xo_model_fit(m, x.data, y.data, x.dim[0], &o, NULL, NULL))
-			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+			fail_msg("%s: %s", xo_backend_name(be[b % nbe]), xo_last_error());
 		assert_int_equal(xo_model_param_count(m), np);
 		assert_int_equal(xo_model_state_read(m, XO_MODEL_PARAMS, got), XO_OK);
 		/* test_golden_train's bound for these weights */
 		tol = fmin(steps * step_max(c) * 2.0 * eta, 5e-5);
-		check_close(xo_backend_name(be[b]), got, want, np, tol, 4.0 * U32);
+		snprintf(what, sizeof(what), "%s %s", strrchr(keras[b / nbe], '/') + 1,
+		         xo_backend_name(be[b % nbe]));
+		check_close(what, got, want, np, tol, 4.0 * U32);
 		xo_model_close(m);
 	}
 	xo_model_close(ref);
