@@ -364,9 +364,14 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 
 bool xo_cl_net_fits(struct xo_backend *be, const struct xo_net *net)
 {
-	struct plan *pl = malloc(sizeof(*pl));
+	struct plan *pl;
 	bool ok;
 
+	/* Only categorical_crossentropy + Adam + categorical accuracy run
+	 * fused (model.c net_describe); any other compile runs op by op. */
+	if (!net || (net->unfused_compile && (net->training || net->t)))
+		return false;
+	pl = malloc(sizeof(*pl));
 	if (!pl)
 		return false;
 	ok = plan_make(be->ctx, net, pl);

@@ -54,7 +54,16 @@ void xo_cli_cpu_model(char *buf, size_t size);
  * numbers, int32 or int64; range-checked, *out a new one-hot array the caller
  * frees). Anything else: one line "xo CMD: PATH: ..." and 2. */
 struct xo_npy;
+struct xo_model;
 int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, int64_t classes,
                           const char *path, float **out);
+/* The labels train takes for model m's loss, as y[n][xo_model_label_width]
+ * floats (*out is y->data or malloc'd): categorical as
+ * xo_cli_labels_one_hot; sparse_categorical_crossentropy class ids (n,) or
+ * (n, 1), int32/int64 or whole float32, each in 0..classes-1; binary and
+ * mean_squared_error float32 (n, classes) (or (n,) for one output; int
+ * arrays converted), checked by xo_model_check_labels. 0 or exit status 2. */
+int xo_cli_labels(const char *cmd, const struct xo_npy *y, int64_t n, const struct xo_model *m,
+                  const char *path, float **out);
 
 #endif

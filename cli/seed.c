@@ -460,6 +460,7 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 	struct xo_fit_options o = xo_fit_options_default();
 	struct xo_backend *be = NULL;
 	struct xo_model *m = NULL;
+	float *ids = NULL; /* class ids of the training labels (sparse loss) */
 	char tmpl[] = "/tmp/xo-seed-XXXXXX", *dir = NULL;
 	float *probs = NULL;
 	int64_t correct = 0;
@@ -497,7 +498,22 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 	o.shuffle = true;
 	o.seed = seed;
 	o.checkpoint_dir = dir;
-	if (xo_model_fit(m, d->xtr, d->ytr, d->ntr, &o, on_epoch, &sink) ||
+	/* A model compiled with sparse_categorical_crossentropy takes class
+	 * ids: the one-hot rows' ids (the data are the same). */
+	if (xo_model_label_width(m) != d->classes) {
+		ids = malloc(sizeof(*ids) * (size_t)d->ntr);
+		if (!ids) {
+			xo_usage_error("seed", "out of memory");
+			goto out_free;
+		}
+		for (int64_t i = 0; i < d->ntr; i++) {
+			ids[i] = 0.0f;
+			for (int64_t c = 0; c < d->classes; c++)
+				if (d->ytr[i * d->classes + c] == 1.0f)
+					ids[i] = (float)c;
+		}
+	}
+	if (xo_model_fit(m, d->xtr, ids ? ids : d->ytr, d->ntr, &o, on_epoch, &sink) ||
 	    xo_model_load_weights(m, dir)) {
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;
@@ -579,6 +595,7 @@ out_free:
 	if (dir)
 		checkpoint_remove(dir);
 	free(probs);
+	free(ids);
 	xo_model_close(m);
 	xo_backend_close(be);
 	return rc;

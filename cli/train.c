@@ -26,6 +26,8 @@ static const char usage[] =
 struct best {
 	int epoch;
 	double val_accuracy;
+	double val_loss;  /* monitored instead with metrics=none */
+	bool no_metric;
 };
 
 static void on_epoch(void *user, const struct xo_epoch_log *log)
@@ -35,6 +37,8 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 	if (log->checkpointed) {
 		b->epoch = log->epoch;
 		b->val_accuracy = log->val_accuracy;
+		b->val_loss = log->val_loss;
+		b->no_metric = log->no_metric;
 	}
 }
 
@@ -46,7 +50,7 @@ int xo_cmd_train(int argc, char **argv)
 	struct xo_backend *be = NULL;
 	struct xo_model *m = NULL;
 	struct xo_npy x = {0}, y = {0};
-	struct best best = {0, NAN};
+	struct best best = {0, NAN, NAN, false};
 	float *onehot = NULL;
 	int64_t n, per, v64;
 	int rc = 2;
@@ -141,7 +145,7 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	if (xo_cli_labels_one_hot("train", &y, n, xo_model_classes(m), ypath, &onehot))
+	if (xo_cli_labels("train", &y, n, m, ypath, &onehot))
 		goto out_free;
 	/* A Keras model file opened with its own weights: training continues
 	 * from them (Keras's load_model then fit); a spec starts from --seed. */
@@ -166,7 +170,10 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "val_accuracy never improved (NaN): nothing saved");
 		goto out_free;
 	}
-	if (o.validation_split > 0.0f)
+	if (o.validation_split > 0.0f && best.no_metric)
+		printf("Saved the weights of epoch %d (best val_loss %.4f) to %s\n", best.epoch,
+		       best.val_loss, save);
+	else if (o.validation_split > 0.0f)
 		printf("Saved the weights of epoch %d (best val_accuracy %.4f) to %s\n", best.epoch,
 		       best.val_accuracy, save);
 	else

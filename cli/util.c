@@ -171,3 +171,57 @@ int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, in
 	*out = oh;
 	return 0;
 }
+
+int xo_cli_labels(const char *cmd, const struct xo_npy *y, int64_t n, const struct xo_model *m,
+                  const char *path, float **out)
+{
+	const struct xo_compile *c = xo_model_compile(m);
+	int64_t classes = xo_model_classes(m), per = xo_model_label_width(m);
+	bool fits;
+	float *v;
+
+	if (c->loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)
+		return xo_cli_labels_one_hot(cmd, y, n, classes, path, out);
+	/* (n,) or (n, per): per is 1 for sparse ids, else the classes */
+	fits = y->ndim >= 1 && y->dim[0] == n &&
+	       ((y->ndim == 1 && per == 1) || (y->ndim == 2 && y->dim[1] == per) ||
+	        (c->loss == XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY && y->ndim == 2 &&
+	         y->dim[1] == 1) ||
+	        (y->ndim == 1 && classes == 1));
+	if (!fits)
+		return xo_usage_error(cmd,
+		                      "%s: shape %s does not fit: %s needs %s", path,
+		                      xo_npy_shape_str(y), xo_loss_name(c->loss),
+		                      per == 1 && c->loss == XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY
+		                          ? "class ids (n,)"
+		                          : "(n, outputs) float32 rows");
+	if (!y->is_int) {
+		v = y->data;
+	} else {
+		v = malloc(sizeof(*v) * (size_t)(n * per));
+		if (!v)
+			return xo_usage_error(cmd, "out of memory");
+		for (int64_t i = 0; i < n * per; i++) {
+			int64_t k = y->ints[i];
+
+			/* ids beyond 2^24 are not whole floats: say so, not
+			 * round them onto another class */
+			if (k < -(INT64_C(1) << 24) || k > (INT64_C(1) << 24)) {
+				free(v);
+				return xo_usage_error(cmd,
+				                      "%s: label %" PRId64 " of sample %" PRId64
+				                      " is not a class id in 0..%" PRId64 " (%s)",
+				                      path, k, i / per, classes - 1,
+				                      xo_loss_name(c->loss));
+			}
+			v[i] = (float)k;
+		}
+	}
+	if (xo_model_check_labels(m, v, n, path)) {
+		if (v != y->data)
+			free(v);
+		return xo_usage_error(cmd, "%s", xo_last_error());
+	}
+	*out = v;
+	return 0;
+}

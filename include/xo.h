@@ -414,6 +414,54 @@ int64_t xo_model_param_count(const struct xo_model *m);
 enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n,
 				int64_t batch_size, float *probs);
 
+/*
+ * compile(loss, optimizer, metrics): the spec's `compile` line (Keras's
+ * model.compile). Default: categorical_crossentropy + Adam (Keras defaults)
+ * + accuracy, the seed's. Labels follow the loss: one-hot rows [classes]
+ * (categorical), one class id per sample (sparse: xo_model_label_width 1),
+ * values in [0, 1] (binary), any finite value (mean_squared_error).
+ */
+enum xo_loss {
+	XO_LOSS_CATEGORICAL_CROSSENTROPY,        /* fused with a softmax last layer */
+	XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, /* integer class ids */
+	XO_LOSS_BINARY_CROSSENTROPY,
+	XO_LOSS_MEAN_SQUARED_ERROR,
+};
+enum xo_optimizer {
+	XO_OPTIMIZER_ADAM,
+	XO_OPTIMIZER_SGD,     /* momentum, nesterov */
+	XO_OPTIMIZER_RMSPROP, /* centered=False */
+};
+struct xo_compile {
+	enum xo_loss loss;
+	enum xo_optimizer optimizer;
+	bool accuracy;        /* metrics=accuracy (Keras picks its kind: xo_compile_metric_op) */
+	struct xo_params opt; /* lr, beta_1, beta_2, epsilon, momentum, nesterov, rho */
+};
+/* The seed's compile: categorical_crossentropy, Adam(Keras defaults), accuracy. */
+struct xo_compile xo_compile_default(void);
+/* Keras's default hyperparameters of an optimizer (and its defaults only). */
+void xo_compile_set_optimizer(struct xo_compile *c, enum xo_optimizer o);
+const char *xo_loss_name(enum xo_loss l);
+const char *xo_optimizer_name(enum xo_optimizer o);
+/* The "accuracy" metric Keras 3 chooses (trainers/compile_utils.py
+ * get_metric): binary_accuracy when the output has 1 unit, sparse when the
+ * labels are class ids, else categorical (the accuracy op); XO_OP_COUNT when
+ * metrics=none. */
+enum xo_op xo_compile_metric_op(const struct xo_compile *c, int64_t classes);
+/* The compile line, "compile loss=... optimizer=... <its keys> metrics=...",
+ * every key of the optimizer written (floats as %.9g: they read back exactly). */
+int xo_compile_format(const struct xo_compile *c, char *buf, size_t size);
+const struct xo_compile *xo_model_compile(const struct xo_model *m);
+/* Label values per sample fit/evaluate take: 1 for sparse ids, else classes. */
+int64_t xo_model_label_width(const struct xo_model *m);
+/* Checks labels y[n][xo_model_label_width] against the model's loss: one-hot
+ * rows (categorical), whole numbers in 0..classes-1 (sparse), values in
+ * [0, 1] (binary), finite values (MSE); XO_EINVAL naming what, the sample,
+ * the index and the value. */
+enum xo_status xo_model_check_labels(const struct xo_model *m, const float *y, int64_t n,
+				     const char *what);
+
 struct xo_fit_options {
 	int epochs;              /* default 10 */
 	int64_t batch_size;      /* default 32 (Keras); the seed uses 512 */
@@ -433,6 +481,7 @@ struct xo_epoch_log {
 	int epochs;              /* of the fit call (for "Epoch 3/10") */
 	int64_t steps;           /* training steps per epoch */
 	bool has_val;            /* validation data present */
+	bool no_metric;          /* metrics=none: accuracy fields unused, not printed */
 };
 /* Formats Keras's two epoch lines ("Epoch 1/10\n25/25 - 0s 3ms/step - loss:
  * ... - val_accuracy: ...\n") into buf; returns what snprintf returns. */

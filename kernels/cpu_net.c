@@ -591,6 +591,10 @@ bool xo_cpu_net_fits(struct xo_backend *be, const struct xo_net *net)
 
 	if (!be || !be->ctx || !net)
 		return false;
+	/* Only categorical_crossentropy + Adam + categorical accuracy run
+	 * fused (model.c net_describe); any other compile runs op by op. */
+	if (net->unfused_compile && (net->training || net->t))
+		return false;
 	return plan_make(be->ctx, net, &pl) && (!net->training || train_fits(&pl, net));
 }
 

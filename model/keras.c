@@ -756,6 +756,215 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 	return st;
 }
 
+/* ---- compile_config / training_config -> the compile line ---------------- */
+
+/*
+ * Keras 3 model.get_compile_config() (config.json "compile_config"; a legacy
+ * .h5's root attribute "training_config" holds the same with the optimizer
+ * under "optimizer_config"): loss, optimizer and metrics become the spec's
+ * compile line; what xo does not implement is refused naming the option
+ * (keras/src/trainers/trainer.py compile, keras/src/losses/losses.py,
+ * keras/src/optimizers/base_optimizer.py, sgd.py, rmsprop.py, adam.py).
+ */
+#define CC_ERR(st, origin, fmt, ...) xo_error(st, "%s: compile_config: " fmt, origin, __VA_ARGS__)
+
+/* The loss: a name, or a serialized Loss object whose config has Keras's
+ * defaults (from_logits false, label_smoothing 0, axis -1, ignore_class
+ * null, reduction sum_over_batch_size). */
+static enum xo_status cc_loss(const json_t *loss, const char *origin, const char **out)
+{
+	static const struct {
+		const char *name, *cls, *spec;
+	} losses[] = {
+	    {"categorical_crossentropy", "CategoricalCrossentropy", "categorical_crossentropy"},
+	    {"sparse_categorical_crossentropy", "SparseCategoricalCrossentropy",
+	     "sparse_categorical_crossentropy"},
+	    {"binary_crossentropy", "BinaryCrossentropy", "binary_crossentropy"},
+	    {"mean_squared_error", "MeanSquaredError", "mean_squared_error"},
+	    {"mse", NULL, "mean_squared_error"},
+	};
+	const char *key;
+	const json_t *v, *cfg;
+	const char *name = NULL;
+
+	if (json_is_string(loss))
+		name = json_string_value(loss);
+	else if (json_is_object(loss) && json_is_string(json_object_get(loss, "class_name")))
+		name = json_string_value(json_object_get(loss, "class_name"));
+	else
+		return CC_ERR(XO_EINVAL, origin, "%s",
+		              json_is_null(loss) || !loss
+		                  ? "no loss (compile(loss=...) is needed to train)"
+		                  : "loss: only one loss (a name or a Loss object) is supported, not "
+		                    "a list or dict");
+	for (size_t i = 0; i < sizeof(losses) / sizeof(losses[0]); i++)
+		if (json_is_string(loss) ? !strcmp(name, losses[i].name)
+		                         : losses[i].cls && !strcmp(name, losses[i].cls))
+			*out = losses[i].spec;
+	if (!*out)
+		return CC_ERR(XO_EINVAL, origin,
+		              "loss '%.64s' is not supported (categorical_crossentropy, "
+		              "sparse_categorical_crossentropy, binary_crossentropy, "
+		              "mean_squared_error)",
+		              name);
+	if (json_is_string(loss))
+		return XO_OK;
+	cfg = json_object_get(loss, "config");
+	if (cfg && !json_is_object(cfg) && !json_is_null(cfg))
+		return CC_ERR(XO_EFORMAT, origin, "loss %s: config is not an object", name);
+	json_object_foreach((json_t *)cfg, key, v) {
+		bool ok;
+
+		if (!strcmp(key, "name") || !strcmp(key, "dtype"))
+			ok = true;
+		else if (!strcmp(key, "from_logits"))
+			ok = json_is_false(v);
+		else if (!strcmp(key, "label_smoothing"))
+			ok = json_is_number(v) && json_number_value(v) == 0.0;
+		else if (!strcmp(key, "axis"))
+			ok = json_is_integer(v) && json_integer_value(v) == -1;
+		else if (!strcmp(key, "ignore_class"))
+			ok = json_is_null(v);
+		else if (!strcmp(key, "reduction"))
+			ok = json_is_string(v) && !strcmp(json_string_value(v), "sum_over_batch_size");
+		else
+			ok = false;
+		if (!ok)
+			return CC_ERR(XO_EINVAL, origin, "loss %s: %.64s%s is not supported", name, key,
+			              !strcmp(key, "from_logits")       ? "=True"
+			              : !strcmp(key, "label_smoothing") ? " != 0"
+			                                                : "");
+	}
+	return XO_OK;
+}
+
+/* The optimizer (a serialized Adam, SGD or RMSprop, or its name) as
+ * "optimizer=NAME key=value ..." appended to line. */
+static enum xo_status cc_optimizer(const json_t *opt, const char *origin, struct sbuf *line)
+{
+	static const struct {
+		const char *cls, *spec;
+		const char *keys[4]; /* passed to the compile line */
+		const char *must_false;
+	} opts[] = {
+	    {"Adam", "adam", {"beta_1", "beta_2", "epsilon", NULL}, "amsgrad"},
+	    {"SGD", "sgd", {"momentum", "nesterov", NULL, NULL}, NULL},
+	    {"RMSprop", "rmsprop", {"rho", "momentum", "epsilon", NULL}, "centered"},
+	};
+	const char *cls = NULL, *key;
+	const json_t *cfg, *v;
+	int k = -1;
+
+	if (json_is_string(opt))
+		cls = json_string_value(opt);
+	else if (json_is_object(opt) && json_is_string(json_object_get(opt, "class_name")))
+		cls = json_string_value(json_object_get(opt, "class_name"));
+	else
+		return CC_ERR(XO_EINVAL, origin, "%s", "no optimizer");
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(cls, opts[i].cls) || !strcmp(cls, opts[i].spec))
+			k = i;
+	if (k < 0)
+		return CC_ERR(XO_EINVAL, origin,
+		              "optimizer '%.64s' is not supported (Adam, SGD, RMSprop)", cls);
+	sb_printf(line, " optimizer=%s", opts[k].spec);
+	if (json_is_string(opt))
+		return XO_OK;
+	cfg = json_object_get(opt, "config");
+	if (!json_is_object(cfg))
+		return CC_ERR(XO_EFORMAT, origin, "optimizer %s: config is not an object", cls);
+	json_object_foreach((json_t *)cfg, key, v) {
+		bool pass = false, ok = true;
+		const char *why = "";
+
+		for (int j = 0; opts[k].keys[j]; j++)
+			pass |= !strcmp(key, opts[k].keys[j]);
+		if (pass || !strcmp(key, "learning_rate")) {
+			if (!strcmp(key, "nesterov")) {
+				ok = json_is_boolean(v);
+				if (ok)
+					sb_printf(line, " nesterov=%s", json_is_true(v) ? "True" : "False");
+			} else if (json_is_number(v)) {
+				sb_printf(line, " %s=%.9g", key, json_number_value(v)); /* float */
+			} else {
+				ok = false;
+				why = json_is_object(v) && !strcmp(key, "learning_rate")
+				          ? " (a LearningRateSchedule)"
+				          : " (not a number)";
+			}
+		} else if (!strcmp(key, "name") || !strcmp(key, "ema_momentum")) {
+			ok = true; /* no effect (ema_momentum: use_ema is false) */
+		} else if (!strcmp(key, "use_ema") ||
+		           (opts[k].must_false && !strcmp(key, opts[k].must_false))) {
+			ok = json_is_false(v);
+		} else if (!strcmp(key, "weight_decay") || !strcmp(key, "clipnorm") ||
+		           !strcmp(key, "clipvalue") || !strcmp(key, "global_clipnorm") ||
+		           !strcmp(key, "ema_overwrite_frequency") ||
+		           !strcmp(key, "loss_scale_factor") ||
+		           !strcmp(key, "gradient_accumulation_steps")) {
+			ok = json_is_null(v);
+		} else {
+			ok = false;
+		}
+		if (!ok)
+			return CC_ERR(XO_EINVAL, origin, "optimizer %s: %.64s%s is not supported", cls,
+			              key, why);
+	}
+	return XO_OK;
+}
+
+/* The compile line of a compile_config (or a legacy training_config, whose
+ * optimizer is under optimizer_config), appended to spec. */
+static enum xo_status map_compile(const json_t *cc, const char *origin, struct sbuf *spec)
+{
+	const char *key, *loss = NULL;
+	const json_t *v, *opt = NULL, *metrics = NULL;
+	struct sbuf line = {0};
+	enum xo_status st = XO_OK;
+	bool accuracy = false;
+
+	if (!json_is_object(cc))
+		return CC_ERR(XO_EFORMAT, origin, "%s", "not an object");
+	json_object_foreach((json_t *)cc, key, v) {
+		if (!strcmp(key, "loss"))
+			st = cc_loss(v, origin, &loss);
+		else if (!strcmp(key, "optimizer") || !strcmp(key, "optimizer_config"))
+			opt = v;
+		else if (!strcmp(key, "metrics"))
+			metrics = v;
+		else if (!strcmp(key, "loss_weights") || !strcmp(key, "weighted_metrics") ||
+		         !strcmp(key, "sample_weight_mode"))
+			st = json_is_null(v) || (json_is_array(v) && !json_array_size(v))
+			         ? XO_OK
+			         : CC_ERR(XO_EINVAL, origin, "%s is not supported", key);
+		else if (!strcmp(key, "run_eagerly") || !strcmp(key, "steps_per_execution") ||
+		         !strcmp(key, "jit_compile") || !strcmp(key, "auto_scale_loss"))
+			; /* how Keras runs the step, not what it computes */
+		else
+			st = CC_ERR(XO_EINVAL, origin, "%.64s is not supported", key);
+		if (st)
+			return st;
+	}
+	if (!loss)
+		return cc_loss(NULL, origin, &loss);
+	/* metrics: none, or the one "accuracy" (Keras picks its kind) */
+	if (json_is_array(metrics) && json_array_size(metrics) == 1 &&
+	    json_is_string(json_array_get(metrics, 0)) &&
+	    (!strcmp(json_string_value(json_array_get(metrics, 0)), "accuracy") ||
+	     !strcmp(json_string_value(json_array_get(metrics, 0)), "acc")))
+		accuracy = true;
+	else if (metrics && !json_is_null(metrics) &&
+	         !(json_is_array(metrics) && !json_array_size(metrics)))
+		return CC_ERR(XO_EINVAL, origin, "%s",
+		              "metrics: only ['accuracy'] (or none) is supported");
+	sb_printf(&line, "compile loss=%s", loss);
+	st = cc_optimizer(opt, origin, &line);
+	if (!st)
+		sb_printf(spec, "%s metrics=%s\n", line.s, accuracy ? "accuracy" : "none");
+	free(line.s);
+	return st;
+}
+
 /* The spec parser's verdict on the mapped text, its "origin:LINE: reason"
  * rewritten to name the Keras layer of that line. */
 static enum xo_status spec_check(const char *text, const char *origin)
@@ -777,6 +986,9 @@ static enum xo_status spec_check(const char *text, const char *origin)
 
 		for (int i = 1; i < line && l; i++)
 			l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+		if (l && !strncmp(l, "compile ", 8))
+			return xo_error(st, "%s: compile_config: %s", origin,
+			                p + 1 + (p[1] == ' '));
 		if (l && (l = strstr(l, " name=")))
 			sscanf(l + 6, "%63[^ \n]", name);
 		snprintf(reason, sizeof(reason), "%s", p + 1 + (p[1] == ' '));
@@ -785,11 +997,15 @@ static enum xo_status spec_check(const char *text, const char *origin)
 	return xo_error(st, "%s: %s", origin, msg);
 }
 
-enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char *origin,
-                                       char **text)
+/* The spec of a model config; its compile_config (Keras 3, in the config)
+ * or training_config (legacy .h5, its own JSON: tc) becomes the compile
+ * line; neither: the default compile (the seed's). */
+static enum xo_status config_to_spec(const char *json, size_t len, const char *tc,
+                                     const char *origin, char **text)
 {
 	json_error_t je;
-	json_t *root;
+	json_t *root, *troot = NULL;
+	const json_t *cc;
 	struct sbuf spec = {0};
 	enum xo_status st;
 
@@ -798,9 +1014,21 @@ enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char 
 	if (!root)
 		return xo_error(XO_EFORMAT, "%s: bad model config JSON: %s (line %d)", origin,
 		                je.text, je.line);
+	if (tc && !(troot = json_loads(tc, JSON_REJECT_DUPLICATES, &je))) {
+		json_decref(root);
+		return xo_error(XO_EFORMAT, "%s: bad training_config JSON: %s (line %d)", origin,
+		                je.text, je.line);
+	}
 	sb_printf(&spec, "# from the Keras model %s\n", origin);
 	st = json_is_object(root) ? map_config(root, origin, &spec)
 	                          : xo_error(XO_EFORMAT, "%s: model config is not an object", origin);
+	cc = troot ? troot : json_is_object(root) ? json_object_get(root, "compile_config") : NULL;
+	/* Keras writes {} (or nothing) for a model never compiled */
+	if (!st && cc && !json_is_null(cc) && !(json_is_object(cc) && !json_object_size(cc)))
+		st = map_compile(cc, origin, &spec);
+	if (!st && spec.oom)
+		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	json_decref(troot);
 	json_decref(root);
 	if (!st)
 		st = spec_check(spec.s, origin);
@@ -812,11 +1040,17 @@ enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char 
 	return XO_OK;
 }
 
+enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char *origin,
+                                       char **text)
+{
+	return config_to_spec(json, len, NULL, origin, text);
+}
+
 enum xo_status xo_keras_spec_text(const char *path, char **text)
 {
 	enum xo_keras_kind kind = xo_keras_sniff(path);
 	enum xo_status st;
-	char *json = NULL;
+	char *json = NULL, *tc = NULL;
 	size_t len = 0;
 
 	*text = NULL;
@@ -828,6 +1062,7 @@ enum xo_status xo_keras_spec_text(const char *path, char **text)
 		if (f < 0)
 			return xo_error(XO_EFORMAT, "%s: not a readable HDF5 file", path);
 		json = h5_attr_string(f, "model_config");
+		tc = json ? h5_attr_string(f, "training_config") : NULL;
 		H5Fclose(f);
 		if (!json)
 			return xo_error(XO_EFORMAT,
@@ -840,8 +1075,9 @@ enum xo_status xo_keras_spec_text(const char *path, char **text)
 		return xo_error(XO_EFORMAT, "%s: not a Keras file", path);
 	}
 	if (!st)
-		st = xo_keras_config_to_spec(json, len, path, text);
+		st = config_to_spec(json, len, tc, path, text);
 	free(json);
+	free(tc);
 	return st;
 }
 
@@ -1173,6 +1409,42 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 	return ok ? XO_OK : xo_error(XO_EIO, "%s: writing HDF5 failed", path);
 }
 
+/* The model's compile as Keras 3's get_compile_config(): loss by name, the
+ * optimizer serialized with its hyperparameters (Keras fills the rest with
+ * its defaults when it compiles from it: load_model(compile=True)). */
+static json_t *compile_config(const struct xo_compile *c)
+{
+	const struct xo_params *p = &c->opt;
+	json_t *oc = json_pack("{s:s, s:f}", "name", xo_optimizer_name(c->optimizer),
+	                       "learning_rate", (double)p->lr);
+	const char *cls = "Adam";
+
+	switch (c->optimizer) {
+	case XO_OPTIMIZER_ADAM:
+		json_object_set_new(oc, "beta_1", json_real((double)p->beta_1));
+		json_object_set_new(oc, "beta_2", json_real((double)p->beta_2));
+		json_object_set_new(oc, "epsilon", json_real((double)p->epsilon));
+		break;
+	case XO_OPTIMIZER_SGD:
+		cls = "SGD";
+		json_object_set_new(oc, "momentum", json_real((double)p->momentum));
+		json_object_set_new(oc, "nesterov", json_boolean(p->nesterov));
+		break;
+	case XO_OPTIMIZER_RMSPROP:
+		cls = "RMSprop";
+		json_object_set_new(oc, "rho", json_real((double)p->rho));
+		json_object_set_new(oc, "momentum", json_real((double)p->momentum));
+		json_object_set_new(oc, "epsilon", json_real((double)p->epsilon));
+		break;
+	}
+	return json_pack("{s:{s:s, s:s, s:o, s:n}, s:s, s:n, s:o, s:n, s:b, s:i, s:b}", "optimizer",
+	                 "module", "keras.optimizers", "class_name", cls, "config", oc,
+	                 "registered_name", "loss", xo_loss_name(c->loss), "loss_weights",
+	                 "metrics", c->accuracy ? json_pack("[s]", "accuracy") : json_null(),
+	                 "weighted_metrics", "run_eagerly", 0, "steps_per_execution", 1,
+	                 "jit_compile", 1);
+}
+
 /* The Keras 3 config.json of m: a Sequential of its layers with their
  * arguments (the rest are Keras's defaults when it loads the file). */
 static json_t *model_config(struct xo_model *m)
@@ -1308,6 +1580,8 @@ static json_t *model_config(struct xo_model *m)
 	root = json_pack("{s:s, s:s, s:{s:s, s:b, s:s, s:o}, s:n}", "module", "keras", "class_name",
 	                 "Sequential", "config", "name", "sequential", "trainable", 1, "dtype",
 	                 "float32", "layers", layers, "registered_name");
+	if (root)
+		json_object_set_new(root, "compile_config", compile_config(xo_model_compile(m)));
 	return root;
 }
 

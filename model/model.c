@@ -13,10 +13,15 @@
  * host-to-device copy (the shuffled indices) and one device-to-host copy
  * (the metrics), nothing per step.
  *
- * The last layer of a trainable model is dense(softmax) with
- * categorical_crossentropy: the loss's backward pass is the fused
+ * The loss, optimizer and metric are the spec's compile line (default
+ * categorical_crossentropy + Adam + accuracy). With categorical_crossentropy
+ * the last layer is dense(softmax) and the loss's backward pass is the fused
  * softmax + cross-entropy gradient dz = (p - t) / batch w.r.t. the softmax's
- * input, so that layer's backward runs with activation=linear and dy = dz.
+ * input, so that layer's backward runs with activation=linear and dy = dz;
+ * the other losses' backward is d loss / d p and the last layer's backward
+ * runs with its own activation. The optimizer's state lives in the adam_m /
+ * adam_v tensors: Adam's m and v, SGD's momentum (adam_m), RMSprop's rms
+ * (adam_v) and momentum (adam_m).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -122,7 +127,8 @@ struct xo_model {
 	bool tr_views;
 	int64_t cap; /* batch capacity of the activation buffers */
 	struct xo_tensor *params, *grads, *adam_m, *adam_v; /* [nparams] each */
-	struct xo_tensor *xb, *yb; /* batch input [cap][in_size], labels [cap][classes] */
+	struct xo_tensor *xb, *yb; /* batch input [cap][in_size], labels [cap][lw] (i32 [cap]
+	                            * class ids for sparse_categorical_crossentropy) */
 	struct xo_tensor *idx;     /* i32 [cap]: argmax scratch of the accuracy op */
 	struct xo_tensor *scalars; /* [2]: loss and correct of bench steps */
 	struct xo_tensor *sc_loss, *sc_correct; /* views of scalars */
@@ -130,7 +136,10 @@ struct xo_model {
 	int64_t plan_n; /* 0: no plan */
 	bool plan_training;
 	struct xo_tensor *x_in, *x_flat, *y_in, *idx_v;
-	int64_t iteration; /* Adam steps taken (Keras optimizer.iterations) */
+	int64_t iteration; /* optimizer steps taken (Keras optimizer.iterations) */
+	struct xo_compile compile; /* loss, optimizer and metric (the spec's) */
+	int64_t lw;                /* label values per sample: 1 (sparse ids) or classes */
+	enum xo_op metric_op;      /* xo_compile_metric_op; XO_OP_COUNT: none */
 	uint64_t seed;     /* dropout mask seed (of the last init/fit) */
 	int64_t bench_n;   /* batch made resident by bench_prepare; 0: none */
 	/* The backend's fused whole-network path (struct xo_net): used when
@@ -243,6 +252,12 @@ static int sample_dims(int64_t n, int rank, int64_t len, int64_t w, int64_t ch, 
 }
 
 /* Views for batch size n (<= cap) in training or inference mode. */
+/* The labels are class ids (sparse_categorical_crossentropy). */
+static bool sparse(const struct xo_model *m)
+{
+	return m->compile.loss == XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+}
+
 static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 {
 	const struct xo_tensor *prev_out;
@@ -260,7 +275,9 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 	if (!st)
 		st = xo_tensor_view(m->xb, 0, 2, (int64_t[]){n, m->in_size}, &m->x_flat);
 	if (!st)
-		st = xo_tensor_view(m->yb, 0, 2, (int64_t[]){n, m->classes}, &m->y_in);
+		st = m->lw == m->classes && !sparse(m)
+		         ? xo_tensor_view(m->yb, 0, 2, (int64_t[]){n, m->classes}, &m->y_in)
+		         : xo_tensor_view(m->yb, 0, 1, (int64_t[]){n}, &m->y_in);
 	if (!st)
 		st = xo_tensor_view(m->idx, 0, 1, (int64_t[]){n}, &m->idx_v);
 	if (st)
@@ -335,7 +352,9 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 
 	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, m->in_size}, &m->xb);
 	if (!st)
-		st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, m->classes}, &m->yb);
+		st = sparse(m) ? xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){cap}, &m->yb)
+		               : xo_tensor_create(m->be, XO_DTYPE_F32, 2,
+		                                  (int64_t[]){cap, m->classes}, &m->yb);
 	if (!st)
 		st = xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){cap}, &m->idx);
 	for (int i = 0; !st && i < m->nlayers; i++) {
@@ -541,6 +560,9 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 	m->in_size = m->spec.in_len * m->spec.in_w * m->spec.in_ch;
 	m->classes = m->layers[m->nlayers - 1].s.out_len * m->layers[m->nlayers - 1].s.out_w *
 	             m->layers[m->nlayers - 1].s.out_ch;
+	m->compile = m->spec.compile;
+	m->lw = sparse(m) ? 1 : m->classes;
+	m->metric_op = xo_compile_metric_op(&m->compile, m->classes);
 	st = params_alloc(m);
 	if (!st)
 		st = buffers_alloc(m, max_batch);
@@ -1181,7 +1203,8 @@ static enum xo_status backward(struct xo_model *m)
 		case XO_LAYER_DENSE:
 			/* The last layer's gout is already w.r.t. the softmax's
 			 * input (fused CE gradient): differentiate it as linear. */
-			if (i == m->nlayers - 1)
+			if (i == m->nlayers - 1 &&
+			    m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)
 				a.p.activation = XO_ACTIVATION_LINEAR;
 			if (act_separate(&l->s)) {
 				/* the activation's op first: gz = d loss / d z */
@@ -1268,9 +1291,27 @@ static enum xo_status backward(struct xo_model *m)
 	return st;
 }
 
-/* Loss (into loss[1]) and correct count (into correct[1]) of the current
- * batch against y_in. */
-static enum xo_status metrics(struct xo_model *m, struct xo_tensor *loss, struct xo_tensor *correct)
+/* The loss op of the compile. */
+static enum xo_op loss_op(const struct xo_model *m)
+{
+	switch (m->compile.loss) {
+	case XO_LOSS_CATEGORICAL_CROSSENTROPY:
+		break;
+	case XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY:
+		return XO_OP_sparse_categorical_crossentropy;
+	case XO_LOSS_BINARY_CROSSENTROPY:
+		return XO_OP_binary_crossentropy;
+	case XO_LOSS_MEAN_SQUARED_ERROR:
+		return XO_OP_mean_squared_error;
+	}
+	return XO_OP_categorical_crossentropy;
+}
+
+/* Loss (into loss[1]) and, with a metric, the correct count (into
+ * correct[1]; binary_accuracy counts elements) of the current batch against
+ * the labels t (y_in, or the batch's view of fit's sparse ids). */
+static enum xo_status metrics(struct xo_model *m, const struct xo_tensor *t,
+                              struct xo_tensor *loss, struct xo_tensor *correct)
 {
 	struct layer *last = &m->layers[m->nlayers - 1];
 	struct xo_op_args a = {.p = xo_params_default()};
@@ -1279,49 +1320,69 @@ static enum xo_status metrics(struct xo_model *m, struct xo_tensor *loss, struct
 	a.p.batch = m->plan_n;
 	a.p.ch = m->classes;
 	a.src[0] = last->out;
-	a.src[1] = m->y_in;
+	a.src[1] = t;
 	a.dst[0] = loss;
-	st = run_op(m, -1, XO_OP_categorical_crossentropy, XO_DIR_FWD, &a);
-	if (st)
+	st = run_op(m, -1, loss_op(m), XO_DIR_FWD, &a);
+	if (st || m->metric_op == XO_OP_COUNT)
 		return st;
-	a.dst[0] = m->idx_v;
-	a.dst[1] = correct;
-	return run_op(m, -1, XO_OP_accuracy, XO_DIR_FWD, &a);
+	if (m->metric_op == XO_OP_accuracy) {
+		a.dst[0] = m->idx_v;
+		a.dst[1] = correct;
+	} else {
+		a.dst[0] = correct;
+	}
+	return run_op(m, -1, m->metric_op, XO_DIR_FWD, &a);
 }
 
-/* One training step on the batch in x_in / y_in: forward, loss and accuracy,
- * backward, Adam over every parameter at once. */
-static enum xo_status train_step(struct xo_model *m, struct xo_tensor *loss,
-                                 struct xo_tensor *correct)
+/* One training step on the batch in x_in against labels t: forward, loss and
+ * metric, backward, the optimizer over every trainable parameter at once. */
+static enum xo_status train_step(struct xo_model *m, const struct xo_tensor *t,
+                                 struct xo_tensor *loss, struct xo_tensor *correct)
 {
 	struct layer *last = &m->layers[m->nlayers - 1];
 	struct xo_op_args a = {.p = xo_params_default()};
 	enum xo_status st;
+	enum xo_op op;
 
 	st = forward(m, true);
 	if (!st)
-		st = metrics(m, loss, correct);
+		st = metrics(m, t, loss, correct);
 	if (st)
 		return st;
 	a.p.batch = m->plan_n;
 	a.p.ch = m->classes;
 	a.src[0] = last->out;
-	a.src[1] = m->y_in;
+	a.src[1] = t;
 	a.dst[0] = last->gout;
-	st = run_op(m, -1, XO_OP_categorical_crossentropy, XO_DIR_BWD, &a);
+	st = run_op(m, -1, loss_op(m), XO_DIR_BWD, &a);
 	if (!st)
 		st = backward(m);
 	if (st)
 		return st;
-	a = (struct xo_op_args){.p = xo_params_default()};
+	a = (struct xo_op_args){.p = m->compile.opt};
 	a.p.size = m->ntrain; /* the trainable head: moving statistics untouched */
 	a.p.iteration = m->iteration + 1;
 	a.src[0] = m->tr_grads;
 	a.dst[0] = m->tr_params;
-	a.dst[1] = m->tr_m;
-	a.dst[2] = m->tr_v;
+	switch (m->compile.optimizer) {
+	case XO_OPTIMIZER_SGD: /* dst {w, momentum} */
+		op = XO_OP_sgd;
+		a.dst[1] = m->tr_m;
+		break;
+	case XO_OPTIMIZER_RMSPROP: /* dst {w, rms, momentum} */
+		op = XO_OP_rmsprop;
+		a.dst[1] = m->tr_v;
+		a.dst[2] = m->tr_m;
+		break;
+	case XO_OPTIMIZER_ADAM:
+	default:
+		op = XO_OP_adam;
+		a.dst[1] = m->tr_m;
+		a.dst[2] = m->tr_v;
+		break;
+	}
 	if (m->ntrain)
-		st = run_op(m, -1, XO_OP_adam, XO_DIR_FWD, &a);
+		st = run_op(m, -1, op, XO_DIR_FWD, &a);
 	if (!st)
 		m->iteration++;
 	return st;
@@ -1331,7 +1392,10 @@ static enum xo_status check_trainable(const struct xo_model *m, const char *what
 {
 	const struct layer *last = &m->layers[m->nlayers - 1];
 
-	if (last->s.kind != XO_LAYER_DENSE || last->s.p.activation != XO_ACTIVATION_SOFTMAX)
+	/* Only categorical_crossentropy is fused with its softmax; the other
+	 * losses differentiate through whatever the last layer is. */
+	if (m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
+	    (last->s.kind != XO_LAYER_DENSE || last->s.p.activation != XO_ACTIVATION_SOFTMAX))
 		return xo_error(XO_EINVAL,
 		                "%s: the last layer must be dense with activation=softmax "
 		                "(loss categorical_crossentropy)",
@@ -1394,8 +1458,14 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	    .adam_v = m->adam_v,
 	    .adam = xo_params_default(),
 	};
+	net->adam = m->compile.opt; /* Adam's lr, beta_1, beta_2, epsilon */
 	net->adam.size = m->ntrain; /* == nparams: no fused path runs batch_normalization */
 	net->adam.iteration = m->iteration + 1;
+	/* The fused paths compute categorical_crossentropy, Adam and the
+	 * categorical accuracy only (their net_fits refuse anything else). */
+	net->unfused_compile = m->compile.loss != XO_LOSS_CATEGORICAL_CROSSENTROPY ||
+	                       m->compile.optimizer != XO_OPTIMIZER_ADAM ||
+	                       (m->metric_op != XO_OP_accuracy && m->metric_op != XO_OP_COUNT);
 	if (!m->fits.valid || m->fits.n != net->n || m->fits.training != training ||
 	    m->fits.x != x || m->fits.x_elems != x->nelem || m->fits.index != !!index ||
 	    m->fits.t != !!t) {
@@ -1436,13 +1506,13 @@ static enum xo_status infer(struct xo_model *m, const struct xo_tensor *x,
 		return fused_refused(m, false);
 	if (index) {
 		st = gather(m, x, index, m->x_flat);
-		if (!st && t)
+		if (!st && t && !sparse(m))
 			st = gather(m, t, index, m->y_in);
 	}
 	if (!st)
 		st = forward(m, false);
 	if (!st && t)
-		st = metrics(m, loss, correct);
+		st = metrics(m, index && sparse(m) ? t : m->y_in, loss, correct);
 	return st;
 }
 
@@ -1465,11 +1535,13 @@ static enum xo_status step(struct xo_model *m, const struct xo_tensor *x,
 		return fused_refused(m, true);
 	if (index) {
 		st = gather(m, x, index, m->x_flat);
-		if (!st)
+		if (!st && !sparse(m))
 			st = gather(m, t, index, m->y_in);
 	}
+	/* fit's sparse ids are already in the epoch's order: t is the batch's
+	 * view (the gather op moves float rows only) */
 	if (!st)
-		st = train_step(m, loss, correct);
+		st = train_step(m, index && sparse(m) ? t : m->y_in, loss, correct);
 	return st;
 }
 
@@ -1542,6 +1614,94 @@ enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classe
 	return XO_OK;
 }
 
+const struct xo_compile *xo_model_compile(const struct xo_model *m)
+{
+	return &m->compile;
+}
+
+int64_t xo_model_label_width(const struct xo_model *m)
+{
+	return m->lw;
+}
+
+/*
+ * Labels per loss. categorical: one-hot rows (xo_labels_check_one_hot).
+ * sparse: one class id per sample, a whole number in 0..classes-1 (the
+ * float holds it exactly: ids below 2^24). binary: values in [0, 1] (Keras
+ * takes any; its binary_crossentropy is a cross-entropy only there, so a
+ * value outside is bad data). mean_squared_error: any finite value.
+ */
+enum xo_status xo_model_check_labels(const struct xo_model *m, const float *y, int64_t n,
+                                     const char *what)
+{
+	const char *loss = xo_loss_name(m->compile.loss);
+
+	switch (m->compile.loss) {
+	case XO_LOSS_CATEGORICAL_CROSSENTROPY:
+		return xo_labels_check_one_hot(y, n, m->classes, what);
+	case XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY:
+		for (int64_t i = 0; i < n; i++)
+			if (!(y[i] >= 0.0f && y[i] < (float)m->classes) || y[i] != floorf(y[i]))
+				return xo_error(XO_EINVAL,
+				                "%s: label %g of sample %" PRId64
+				                " is not a class id in 0..%" PRId64 " (%s)",
+				                what, (double)y[i], i, m->classes - 1, loss);
+		return XO_OK;
+	case XO_LOSS_BINARY_CROSSENTROPY:
+	case XO_LOSS_MEAN_SQUARED_ERROR:
+		for (int64_t i = 0; i < n; i++)
+			for (int64_t j = 0; j < m->classes; j++) {
+				float v = y[i * m->classes + j];
+				bool ok = m->compile.loss == XO_LOSS_BINARY_CROSSENTROPY
+				              ? v >= 0.0f && v <= 1.0f
+				              : isfinite(v);
+
+				if (!ok)
+					return xo_error(XO_EINVAL,
+					                "%s: label of sample %" PRId64
+					                " holds %g at index %" PRId64 " (%s needs %s)",
+					                what, i, (double)v, j, loss,
+					                m->compile.loss == XO_LOSS_BINARY_CROSSENTROPY
+					                    ? "values in [0, 1]"
+					                    : "finite values");
+			}
+		return XO_OK;
+	}
+	return XO_OK;
+}
+
+/* Writes bs labels y[bs][lw] into the device tensor t at sample offset off:
+ * float rows, or (sparse) the ids as i32. */
+static enum xo_status labels_write(const struct xo_model *m, struct xo_tensor *t, const float *y,
+                                   int64_t off, int64_t bs)
+{
+	int32_t *ids;
+	enum xo_status st;
+
+	if (!sparse(m))
+		return xo_tensor_write(t, y, off * m->classes, bs * m->classes);
+	ids = malloc(sizeof(*ids) * (size_t)(bs > 0 ? bs : 1));
+	if (!ids)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	for (int64_t i = 0; i < bs; i++)
+		ids[i] = (int32_t)y[i];
+	st = xo_tensor_write(t, ids, off, bs);
+	free(ids);
+	return st;
+}
+
+/* The epoch's metric from the summed correct counts of n samples. */
+static double accuracy_of(const struct xo_model *m, double correct, int64_t n)
+{
+	if (m->metric_op == XO_OP_COUNT)
+		return NAN;
+	/* binary_accuracy counts elements: Keras averages per sample over the
+	 * classes, then over the samples. */
+	if (m->metric_op == XO_OP_binary_accuracy)
+		return correct / ((double)n * (double)m->classes);
+	return correct / (double)n;
+}
+
 enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, int64_t batch_size,
                                 float *probs)
 {
@@ -1589,7 +1749,7 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 	if (!st)
 		st = xo_data_check_finite(x, n, m->in_size, "evaluate: x");
 	if (!st)
-		st = xo_labels_check_one_hot(y, n, m->classes, "evaluate: y");
+		st = xo_model_check_labels(m, y, n, "evaluate: y");
 	if (st)
 		return st;
 	steps = (n + batch_size - 1) / batch_size;
@@ -1610,7 +1770,7 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 		if (!st)
 			st = xo_tensor_write(m->xb, x + off * m->in_size, 0, bs * m->in_size);
 		if (!st)
-			st = xo_tensor_write(m->yb, y + off * m->classes, 0, bs * m->classes);
+			st = labels_write(m, m->yb, y + off * m->lw, 0, bs);
 		if (!st)
 			st = xo_tensor_view(met, s, 1, (int64_t[]){1}, &lv);
 		if (!st)
@@ -1633,7 +1793,7 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 		csum += (double)host[steps + s];
 	}
 	*loss = lsum / (double)n;
-	*accuracy = csum / (double)n;
+	*accuracy = accuracy_of(m, csum, n);
 out_free:
 	free(host);
 	xo_tensor_free(met);
@@ -1681,15 +1841,20 @@ int xo_epoch_log_format(const struct xo_epoch_log *log, char *buf, size_t size)
 		snprintf(step, sizeof(step), "%.0fms/step", log->ms_per_step);
 	else
 		snprintf(step, sizeof(step), "%.0fus/step", log->ms_per_step * 1e3);
-	n = snprintf(buf, size,
-	             "Epoch %d/%d\n%" PRId64 "/%" PRId64
-	             " - %.0fs %s - loss: %.4f - accuracy: %.4f",
+	n = snprintf(buf, size, "Epoch %d/%d\n%" PRId64 "/%" PRId64 " - %.0fs %s - loss: %.4f",
 	             log->epoch, log->epochs, log->steps, log->steps, log->epoch_ms / 1e3, step,
-	             log->loss, log->accuracy);
+	             log->loss);
+	if (n >= 0 && !log->no_metric)
+		n += snprintf(buf + ((size_t)n < size ? (size_t)n : size),
+		              (size_t)n < size ? size - (size_t)n : 0, " - accuracy: %.4f",
+		              log->accuracy);
 	if (n >= 0 && log->has_val)
 		n += snprintf(buf + ((size_t)n < size ? (size_t)n : size),
-		              (size_t)n < size ? size - (size_t)n : 0,
-		              " - val_loss: %.4f - val_accuracy: %.4f", log->val_loss,
+		              (size_t)n < size ? size - (size_t)n : 0, " - val_loss: %.4f",
+		              log->val_loss);
+	if (n >= 0 && log->has_val && !log->no_metric)
+		n += snprintf(buf + ((size_t)n < size ? (size_t)n : size),
+		              (size_t)n < size ? size - (size_t)n : 0, " - val_accuracy: %.4f",
 		              log->val_accuracy);
 	if (n >= 0)
 		n += snprintf(buf + ((size_t)n < size ? (size_t)n : size),
@@ -1702,10 +1867,14 @@ struct fit_state {
 	struct xo_tensor *xdata, *ydata; /* the whole data set [n][...] */
 	struct xo_tensor *perm;          /* i32 [n]: training order, then validation rows */
 	struct xo_tensor *met;           /* [2 * (steps + vsteps)] loss, correct */
-	struct xo_tensor **views;        /* per step: index, loss, correct views */
+	struct xo_tensor **views;        /* per step: index, loss, correct, label views */
 	int64_t nviews;
 	int32_t *host_idx; /* host copy of the epoch's order */
 	float *host_met;
+	/* sparse ids: ydata is i32 [n] in the epoch's order (the gather op
+	 * moves float rows only), uploaded with the order; host_ids[n] is
+	 * the ids in sample order, host_ord[n] in the epoch's. */
+	int32_t *host_ids, *host_ord;
 };
 
 static void fit_state_free(struct fit_state *f)
@@ -1719,6 +1888,8 @@ static void fit_state_free(struct fit_state *f)
 	xo_tensor_free(f->met);
 	free(f->host_idx);
 	free(f->host_met);
+	free(f->host_ids);
+	free(f->host_ord);
 }
 
 void xo_model_set_order_hook(struct xo_model *m, xo_fit_order_fn fn, void *user)
@@ -1783,7 +1954,7 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 		                INT32_MAX);
 	st = xo_data_check_finite(x, n, m->in_size, "fit: x");
 	if (!st)
-		st = xo_labels_check_one_hot(y, n, m->classes, "fit: y");
+		st = xo_model_check_labels(m, y, n, "fit: y");
 	if (st)
 		return st;
 	B = o->batch_size;
@@ -1809,7 +1980,9 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 	/* The data set goes to the device once. */
 	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){n, m->in_size}, &f.xdata);
 	if (!st)
-		st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){n, m->classes}, &f.ydata);
+		st = sparse(m) ? xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){n}, &f.ydata)
+		               : xo_tensor_create(m->be, XO_DTYPE_F32, 2,
+		                                  (int64_t[]){n, m->classes}, &f.ydata);
 	if (!st)
 		st = xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){n}, &f.perm);
 	if (!st)
@@ -1817,12 +1990,22 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 	if (!st)
 		st = xo_tensor_write(f.xdata, x, 0, n * m->in_size);
 	if (!st)
-		st = xo_tensor_write(f.ydata, y, 0, n * m->classes);
+		st = labels_write(m, f.ydata, y, 0, n);
 	if (st)
 		goto out_free;
+	if (sparse(m)) {
+		f.host_ids = malloc(sizeof(*f.host_ids) * (size_t)n);
+		f.host_ord = malloc(sizeof(*f.host_ord) * (size_t)n);
+		if (!f.host_ids || !f.host_ord) {
+			st = xo_error(XO_ENOMEM, "fit: out of memory");
+			goto out_free;
+		}
+		for (int64_t i = 0; i < n; i++)
+			f.host_ids[i] = (int32_t)y[i];
+	}
 	f.host_idx = malloc(sizeof(*f.host_idx) * (size_t)n);
 	f.host_met = malloc(sizeof(*f.host_met) * (size_t)(2 * nsteps));
-	f.nviews = 3 * nsteps;
+	f.nviews = 4 * nsteps;
 	f.views = calloc((size_t)f.nviews, sizeof(*f.views));
 	if (!f.host_idx || !f.host_met || !f.views) {
 		st = xo_error(XO_ENOMEM, "fit: out of memory");
@@ -1836,12 +2019,14 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 		int64_t end = s < steps ? n_train : n;
 		int64_t bs = end - first < B ? end - first : B;
 
-		st = xo_tensor_view(f.perm, first, 1, &bs, &f.views[3 * s]);
+		st = xo_tensor_view(f.perm, first, 1, &bs, &f.views[4 * s]);
 		if (!st)
-			st = xo_tensor_view(f.met, s, 1, (int64_t[]){1}, &f.views[3 * s + 1]);
+			st = xo_tensor_view(f.met, s, 1, (int64_t[]){1}, &f.views[4 * s + 1]);
 		if (!st)
 			st = xo_tensor_view(f.met, nsteps + s, 1, (int64_t[]){1},
-			                    &f.views[3 * s + 2]);
+			                    &f.views[4 * s + 2]);
+		if (!st && sparse(m))
+			st = xo_tensor_view(f.ydata, first, 1, &bs, &f.views[4 * s + 3]);
 	}
 	for (int64_t i = 0; i < n; i++)
 		f.host_idx[i] = (int32_t)i;
@@ -1864,27 +2049,34 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 			xo_philox_shuffle(f.host_idx, n_train, o->seed, XO_STREAM_SHUFFLE,
 			                  (uint32_t)e);
 			st = xo_tensor_write(f.perm, f.host_idx, 0, n_train);
+			if (!st && sparse(m)) {
+				for (int64_t i = 0; i < n_train; i++)
+					f.host_ord[i] = f.host_ids[f.host_idx[i]];
+				st = xo_tensor_write(f.ydata, f.host_ord, 0, n_train);
+			}
 		}
 		if (!st && m->order_fn)
 			st = order_report(m, f.perm, n_train, e);
 		for (int64_t s = 0; !st && s < steps; s++) {
-			int64_t bs = xo_tensor_nelem(f.views[3 * s]);
+			int64_t bs = xo_tensor_nelem(f.views[4 * s]);
 
 			st = plan_build(m, bs, true);
 			if (!st)
-				st = step(m, f.xdata, f.views[3 * s], f.ydata, f.views[3 * s + 1],
-				          f.views[3 * s + 2]);
+				st = step(m, f.xdata, f.views[4 * s],
+				          sparse(m) ? f.views[4 * s + 3] : f.ydata, f.views[4 * s + 1],
+				          f.views[4 * s + 2]);
 		}
 		if (!st)
 			st = xo_backend_sync(m->be);
 		t1 = now_ms();
 		for (int64_t s = steps; !st && s < nsteps; s++) {
-			int64_t bs = xo_tensor_nelem(f.views[3 * s]);
+			int64_t bs = xo_tensor_nelem(f.views[4 * s]);
 
 			st = plan_build(m, bs, false);
 			if (!st)
-				st = infer(m, f.xdata, f.views[3 * s], f.ydata, f.views[3 * s + 1],
-				           f.views[3 * s + 2]);
+				st = infer(m, f.xdata, f.views[4 * s],
+				           sparse(m) ? f.views[4 * s + 3] : f.ydata, f.views[4 * s + 1],
+				           f.views[4 * s + 2]);
 		}
 		/* The one read of the epoch: every step's loss and correct count. */
 		if (!st)
@@ -1912,7 +2104,7 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 		log.epoch_ms = now_ms() - t0;
 		log.ms_per_step = (t1 - t0) / (double)steps;
 		for (int64_t s = 0; s < nsteps; s++) {
-			double bs = (double)xo_tensor_nelem(f.views[3 * s]);
+			double bs = (double)xo_tensor_nelem(f.views[4 * s]);
 
 			if (s < steps) {
 				lsum += (double)f.host_met[s] * bs;
@@ -1923,17 +2115,21 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 			}
 		}
 		log.loss = lsum / (double)n_train;
-		log.accuracy = csum / (double)n_train;
+		log.accuracy = accuracy_of(m, csum, n_train);
+		log.no_metric = m->metric_op == XO_OP_COUNT;
 		if (n_val) {
 			log.val_loss = vlsum / (double)n_val;
-			log.val_accuracy = vcsum / (double)n_val;
+			log.val_accuracy = accuracy_of(m, vcsum, n_val);
 		}
 		/* ModelCheckpoint(save_best_only, monitor val_accuracy, mode max):
-		 * saved when strictly better. Without validation data, the
-		 * weights of every epoch are saved (the last one remains). */
-		if (o->checkpoint_dir && (!n_val || log.val_accuracy > best)) {
+		 * saved when strictly better; with metrics=none it monitors
+		 * val_loss, mode min (Keras's default monitor). Without
+		 * validation data, the weights of every epoch are saved (the last
+		 * one remains). */
+		if (o->checkpoint_dir &&
+		    (!n_val || (log.no_metric ? -log.val_loss : log.val_accuracy) > best)) {
 			if (n_val)
-				best = log.val_accuracy;
+				best = log.no_metric ? -log.val_loss : log.val_accuracy;
 			st = xo_model_save_weights(m, o->checkpoint_dir);
 			log.checkpointed = !st;
 		}
@@ -1978,9 +2174,16 @@ enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_
 
 		y[i * m->classes + (int64_t)(((uint64_t)r * (uint64_t)m->classes) >> 32)] = 1.0f;
 	}
+	if (sparse(m)) /* the ids of the one-hot rows */
+		for (int64_t i = 0; i < batch; i++)
+			for (int64_t c = 0; c < m->classes; c++)
+				if (y[i * m->classes + c] == 1.0f) {
+					y[i] = (float)c; /* row i's ids slot precedes row i + 1 */
+					break;
+				}
 	st = xo_tensor_write(m->xb, x, 0, batch * m->in_size);
 	if (!st)
-		st = xo_tensor_write(m->yb, y, 0, batch * m->classes);
+		st = labels_write(m, m->yb, y, 0, batch);
 	if (!st)
 		st = xo_backend_sync(m->be);
 	m->bench_n = st ? 0 : batch;

@@ -66,6 +66,8 @@ struct xo_model_spec {
 	int in_rank;
 	int nlayers;
 	struct xo_layer_spec *layers; /* nlayers, malloc'd */
+	struct xo_compile compile;    /* the compile line, else xo_compile_default */
+	int compile_line;             /* its line; 0: none */
 };
 
 /* Parses spec text; errors read "origin:line: reason". */

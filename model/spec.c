@@ -449,6 +449,268 @@ static int tokenize(char *s, char **tok)
 	return n;
 }
 
+/* ---- compile(loss, optimizer, metrics) --------------------------------------- */
+
+/*
+ * Keras 3 defaults (keras/src/optimizers/adam.py, sgd.py, rmsprop.py
+ * __init__): Adam lr 1e-3, beta_1 0.9, beta_2 0.999, epsilon 1e-7; SGD lr
+ * 0.01, momentum 0.0, nesterov False; RMSprop lr 1e-3, rho 0.9, momentum 0.0,
+ * epsilon 1e-7. SGD's and RMSprop's momentum 0 must be set here: the params
+ * default (0.99) is BatchNormalization's.
+ */
+void xo_compile_set_optimizer(struct xo_compile *c, enum xo_optimizer o)
+{
+	struct xo_params p = xo_params_default();
+
+	c->optimizer = o;
+	p.lr = o == XO_OPTIMIZER_SGD ? 0.01f : 1e-3f;
+	p.beta_1 = 0.9f;
+	p.beta_2 = 0.999f;
+	p.epsilon = 1e-7f;
+	p.momentum = 0.0f;
+	p.nesterov = false;
+	p.rho = 0.9f;
+	c->opt = p;
+}
+
+struct xo_compile xo_compile_default(void)
+{
+	struct xo_compile c = {.loss = XO_LOSS_CATEGORICAL_CROSSENTROPY, .accuracy = true};
+
+	xo_compile_set_optimizer(&c, XO_OPTIMIZER_ADAM);
+	return c;
+}
+
+static const char *const loss_names[] = {
+    [XO_LOSS_CATEGORICAL_CROSSENTROPY] = "categorical_crossentropy",
+    [XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY] = "sparse_categorical_crossentropy",
+    [XO_LOSS_BINARY_CROSSENTROPY] = "binary_crossentropy",
+    [XO_LOSS_MEAN_SQUARED_ERROR] = "mean_squared_error",
+};
+static const char *const optimizer_names[] = {
+    [XO_OPTIMIZER_ADAM] = "adam",
+    [XO_OPTIMIZER_SGD] = "sgd",
+    [XO_OPTIMIZER_RMSPROP] = "rmsprop",
+};
+
+const char *xo_loss_name(enum xo_loss l)
+{
+	return (unsigned)l < sizeof(loss_names) / sizeof(*loss_names) ? loss_names[l] : "?";
+}
+
+const char *xo_optimizer_name(enum xo_optimizer o)
+{
+	return (unsigned)o < sizeof(optimizer_names) / sizeof(*optimizer_names)
+	           ? optimizer_names[o]
+	           : "?";
+}
+
+enum xo_op xo_compile_metric_op(const struct xo_compile *c, int64_t classes)
+{
+	if (!c->accuracy)
+		return XO_OP_COUNT;
+	/* compile_utils.py is_binary_or_sparse_categorical: a 1-unit output is
+	 * binary whatever the loss; labels of lower rank are sparse. */
+	if (classes == 1)
+		return XO_OP_binary_accuracy;
+	if (c->loss == XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY)
+		return XO_OP_sparse_categorical_accuracy;
+	return XO_OP_accuracy;
+}
+
+int xo_compile_format(const struct xo_compile *c, char *buf, size_t size)
+{
+	const struct xo_params *p = &c->opt;
+	char opt[192];
+
+	switch (c->optimizer) {
+	case XO_OPTIMIZER_ADAM:
+		snprintf(opt, sizeof(opt), "learning_rate=%.9g beta_1=%.9g beta_2=%.9g epsilon=%.9g",
+		         (double)p->lr, (double)p->beta_1, (double)p->beta_2, (double)p->epsilon);
+		break;
+	case XO_OPTIMIZER_SGD:
+		snprintf(opt, sizeof(opt), "learning_rate=%.9g momentum=%.9g nesterov=%s",
+		         (double)p->lr, (double)p->momentum, p->nesterov ? "True" : "False");
+		break;
+	case XO_OPTIMIZER_RMSPROP:
+		snprintf(opt, sizeof(opt), "learning_rate=%.9g rho=%.9g momentum=%.9g epsilon=%.9g",
+		         (double)p->lr, (double)p->rho, (double)p->momentum, (double)p->epsilon);
+		break;
+	}
+	return snprintf(buf, size, "compile loss=%s optimizer=%s %s metrics=%s",
+	                xo_loss_name(c->loss), xo_optimizer_name(c->optimizer), opt,
+	                c->accuracy ? "accuracy" : "none");
+}
+
+/* The keys each optimizer takes besides learning_rate. */
+static bool optimizer_has_key(enum xo_optimizer o, const char *key)
+{
+	static const char *const adam[] = {"beta_1", "beta_2", "epsilon", NULL};
+	static const char *const sgd[] = {"momentum", "nesterov", NULL};
+	static const char *const rmsprop[] = {"rho", "momentum", "epsilon", NULL};
+	const char *const *k = o == XO_OPTIMIZER_ADAM ? adam : o == XO_OPTIMIZER_SGD ? sgd : rmsprop;
+
+	if (!strcmp(key, "learning_rate"))
+		return true;
+	for (; *k; k++)
+		if (!strcmp(*k, key))
+			return true;
+	return false;
+}
+
+/* A float key of the compile line: finite, and in Keras's range. */
+static enum xo_status compile_float(const char *key, const char *val, float *out,
+                                    const char *origin, int line)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end == val || *end || errno || !isfinite(v) || !isfinite((float)v))
+		return spec_error(XO_EINVAL, origin, line, "compile: %s=%s is not a finite number",
+		                  key, val);
+	if (!strcmp(key, "learning_rate") ? !(v > 0.0)
+	    : !strcmp(key, "epsilon")      ? !(v >= 0.0)
+	    : !strcmp(key, "beta_1") || !strcmp(key, "beta_2") ? !(v >= 0.0 && v < 1.0)
+	                                                         : !(v >= 0.0 && v <= 1.0))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "compile: %s=%s is out of range (%s)", key, val,
+		                  !strcmp(key, "learning_rate") ? "must be > 0"
+		                  : !strcmp(key, "epsilon")      ? "must be >= 0"
+		                  : !strcmp(key, "beta_1") || !strcmp(key, "beta_2")
+		                      ? "must be in [0, 1)"
+		                      : "must be in [0, 1]");
+	*out = (float)v;
+	return XO_OK;
+}
+
+/* Strips one pair of matching Python quotes (loss="mse"). */
+static char *unquote(char *val)
+{
+	size_t n = strlen(val);
+
+	if (n >= 3 && (val[0] == '"' || val[0] == '\'') && val[n - 1] == val[0]) {
+		val[n - 1] = '\0';
+		val++;
+	}
+	return val;
+}
+
+/*
+ * "compile loss=NAME optimizer=NAME [learning_rate=..] [momentum=..]
+ * [nesterov=..] [rho=..] [epsilon=..] [beta_1=..] [beta_2=..]
+ * [metrics=accuracy|none]": loss and optimizer are required; a key that the
+ * chosen optimizer does not take is refused (XO_EFORMAT), as an unknown
+ * layer argument is. metrics defaults to accuracy for the cross-entropies,
+ * none for mean_squared_error (Keras compiles no metric by default; the seed
+ * asked for accuracy).
+ */
+static enum xo_status parse_compile(struct xo_compile *c, char **tok, int ntok,
+                                    const char *origin, int line)
+{
+	const char *loss = NULL, *opt = NULL, *metrics = NULL;
+	static const char *const keys[] = {"loss",    "optimizer", "metrics", "learning_rate",
+	                                   "beta_1",  "beta_2",    "epsilon", "momentum",
+	                                   "nesterov", "rho",      NULL};
+	enum xo_status st;
+
+	*c = xo_compile_default();
+	for (int i = 1; i < ntok; i++) {
+		char *eq = strchr(tok[i], '=');
+		bool known = false;
+
+		if (!eq || eq == tok[i] || !eq[1])
+			return spec_error(XO_EFORMAT, origin, line, "expected key=value, got '%s'",
+			                  tok[i]);
+		*eq = '\0';
+		for (int k = 0; keys[k]; k++)
+			known |= !strcmp(keys[k], tok[i]);
+		if (!known)
+			return spec_error(XO_EFORMAT, origin, line,
+			                  "unknown argument '%s' for compile (expected loss, "
+			                  "optimizer, metrics or an optimizer's key)",
+			                  tok[i]);
+		for (int j = 1; j < i; j++)
+			if (!strcmp(tok[j], tok[i]))
+				return spec_error(XO_EFORMAT, origin, line,
+				                  "argument '%s' given twice", tok[i]);
+		if (!strcmp(tok[i], "loss"))
+			loss = unquote(eq + 1);
+		else if (!strcmp(tok[i], "optimizer"))
+			opt = unquote(eq + 1);
+		else if (!strcmp(tok[i], "metrics"))
+			metrics = unquote(eq + 1);
+	}
+	if (!loss || !opt)
+		return spec_error(XO_EFORMAT, origin, line,
+		                  "compile needs loss= and optimizer=");
+	if (!strcmp(loss, "categorical_crossentropy"))
+		c->loss = XO_LOSS_CATEGORICAL_CROSSENTROPY;
+	else if (!strcmp(loss, "sparse_categorical_crossentropy"))
+		c->loss = XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+	else if (!strcmp(loss, "binary_crossentropy"))
+		c->loss = XO_LOSS_BINARY_CROSSENTROPY;
+	else if (!strcmp(loss, "mean_squared_error") || !strcmp(loss, "mse"))
+		c->loss = XO_LOSS_MEAN_SQUARED_ERROR;
+	else
+		return spec_error(XO_EINVAL, origin, line,
+		                  "compile: unknown loss '%s' (expected categorical_crossentropy, "
+		                  "sparse_categorical_crossentropy, binary_crossentropy or "
+		                  "mean_squared_error)",
+		                  loss);
+	if (!strcmp(opt, "adam") || !strcmp(opt, "Adam"))
+		xo_compile_set_optimizer(c, XO_OPTIMIZER_ADAM);
+	else if (!strcmp(opt, "sgd") || !strcmp(opt, "SGD"))
+		xo_compile_set_optimizer(c, XO_OPTIMIZER_SGD);
+	else if (!strcmp(opt, "rmsprop") || !strcmp(opt, "RMSprop"))
+		xo_compile_set_optimizer(c, XO_OPTIMIZER_RMSPROP);
+	else
+		return spec_error(XO_EINVAL, origin, line,
+		                  "compile: unknown optimizer '%s' (expected adam, sgd or rmsprop)",
+		                  opt);
+	c->accuracy = c->loss != XO_LOSS_MEAN_SQUARED_ERROR;
+	if (metrics) {
+		if (!strcmp(metrics, "accuracy") || !strcmp(metrics, "acc") ||
+		    !strcmp(metrics, "[accuracy]") || !strcmp(metrics, "['accuracy']"))
+			c->accuracy = true;
+		else if (!strcmp(metrics, "none") || !strcmp(metrics, "None") ||
+		         !strcmp(metrics, "[]"))
+			c->accuracy = false;
+		else
+			return spec_error(XO_EINVAL, origin, line,
+			                  "compile: metrics=%s is not supported (expected accuracy "
+			                  "or none)",
+			                  metrics);
+	}
+	for (int i = 1; i < ntok; i++) {
+		const char *key = tok[i], *val = key + strlen(key) + 1;
+
+		if (!strcmp(key, "loss") || !strcmp(key, "optimizer") || !strcmp(key, "metrics"))
+			continue;
+		if (!optimizer_has_key(c->optimizer, key))
+			return spec_error(XO_EFORMAT, origin, line,
+			                  "compile: %s is not an argument of optimizer %s", key,
+			                  xo_optimizer_name(c->optimizer));
+		if (!strcmp(key, "nesterov")) {
+			if (!parse_bool_value(val, &c->opt.nesterov))
+				return spec_error(XO_EINVAL, origin, line,
+				                  "compile: nesterov=%s: expected True or False", val);
+			continue;
+		}
+		st = compile_float(key, val, !strcmp(key, "learning_rate") ? &c->opt.lr
+		                             : !strcmp(key, "beta_1")      ? &c->opt.beta_1
+		                             : !strcmp(key, "beta_2")      ? &c->opt.beta_2
+		                             : !strcmp(key, "epsilon")     ? &c->opt.epsilon
+		                             : !strcmp(key, "momentum")    ? &c->opt.momentum
+		                                                           : &c->opt.rho,
+		                   origin, line);
+		if (st)
+			return st;
+	}
+	return XO_OK;
+}
+
 static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok, const char *origin,
                                   int line)
 {
@@ -505,6 +767,7 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 	enum xo_status st = XO_OK;
 
 	memset(out, 0, sizeof(*out));
+	out->compile = xo_compile_default();
 	if (!text)
 		return xo_error(XO_EINVAL, "%s: no spec text", origin);
 	while (*cur) {
@@ -536,6 +799,19 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		}
 		if (ntok == 0)
 			continue;
+		if (!strcmp(tok[0], "compile")) {
+			if (out->compile_line) {
+				st = spec_error(XO_EFORMAT, origin, line,
+				                "a second compile line (line %d has one)",
+				                out->compile_line);
+				goto out_free;
+			}
+			st = parse_compile(&out->compile, tok, ntok, origin, line);
+			if (st)
+				goto out_free;
+			out->compile_line = line;
+			continue;
+		}
 		if (!strcmp(tok[0], "input") || !strcmp(tok[0], "Input")) {
 			if (have_input) {
 				st = spec_error(XO_EFORMAT, origin, line,

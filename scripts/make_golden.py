@@ -17,6 +17,9 @@ For each model below it writes suites/golden/<model>/:
                           shuffle=False) with Adam (Keras defaults)
   loss.npy, accuracy.npy  the per-epoch loss and accuracy fit reported
   meta.txt                batch_size, epochs, steps (key=value lines)
+  model.keras, model.h5   (keras_file models) the compiled model with its initial
+                          weights, saved by Keras (.h5: the legacy format): its
+                          compile_config / training_config is the spec's
 
 Everything on the framework side runs in float64 (jax_enable_x64, floatx
 float64) and is rounded to float32 only when written, so the fixtures are
@@ -166,7 +169,68 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 6,
     },
+    # compile(loss, optimizer, metrics) other than the seed's (issue 13):
+    # the spec's compile line is what Keras compiles; labels follow the loss
+    "cmp_bce_sgd": {
+        "spec": (
+            "# golden: binary_crossentropy + SGD(momentum 0.9, nesterov), a\n"
+            "# sigmoid output of 2 units (binary accuracy per element)\n"
+            "input 6\n"
+            "dense units=8 activation=relu\n"
+            "dense units=2 activation=sigmoid\n"
+            "compile loss=binary_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 nesterov=True metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 7, "keras_file": True,
+    },
+    "cmp_mse_rmsprop": {
+        "spec": (
+            "# golden: mean_squared_error + RMSprop (Keras defaults), a linear\n"
+            "# output, no metric (Keras compiles none unless asked)\n"
+            "input 7\n"
+            "dense units=9 activation=tanh\n"
+            "dense units=3\n"
+            "compile loss=mean_squared_error optimizer=rmsprop\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 8,
+    },
+    "cmp_sparse_adam": {
+        "spec": (
+            "# golden: sparse_categorical_crossentropy + Adam, class ids as\n"
+            "# labels (sparse categorical accuracy)\n"
+            "input 5 2\n"
+            "conv1d filters=4 kernel_size=2 activation=relu\n"
+            "flatten\n"
+            "dense units=4 activation=softmax\n"
+            "compile loss=sparse_categorical_crossentropy optimizer=adam metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 9,
+    },
 }
+
+
+def parse_compile(text):
+    """The spec's compile line as Keras's compile() arguments (the
+    seed's categorical_crossentropy + Adam + accuracy without one)."""
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].split()
+        if line and line[0] == "compile":
+            args = dict(tok.split("=", 1) for tok in line[1:])
+            break
+    else:
+        args = {"loss": "categorical_crossentropy", "optimizer": "adam",
+                "metrics": "accuracy"}
+    loss = args.pop("loss")
+    opt = args.pop("optimizer")
+    metrics = args.pop("metrics", "none" if loss == "mean_squared_error" else "accuracy")
+    kw = {k: (v in ("True", "true", "1")) if k == "nesterov" else float(v)
+          for k, v in args.items()}
+    cls = {"adam": keras.optimizers.Adam, "sgd": keras.optimizers.SGD,
+           "rmsprop": keras.optimizers.RMSprop}[opt]
+    return loss, cls(**kw), (["accuracy"] if metrics == "accuracy" else [])
 
 
 def parse_spec(text):
@@ -179,6 +243,8 @@ def parse_spec(text):
             continue
         if line[0] == "input":
             shape = tuple(int(v) for v in line[1:])
+            continue
+        if line[0] == "compile":
             continue
         args = dict(tok.split("=", 1) for tok in line[1:])
         layers.append((line[0], args))
@@ -318,19 +384,44 @@ def make(name, cfg, root, seed):
     save(out / "pred.npy", model.predict(x.astype(np.float64), batch_size=32, verbose=0))
 
     classes = model.output_shape[-1]
+    loss_name, optimizer, metrics = parse_compile(spec)
     xt = rng.uniform(lo, hi, (cfg["n_train"],) + shape).astype(np.float32)
-    yt = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, cfg["n_train"])]
+    if loss_name == "sparse_categorical_crossentropy":
+        # class ids, written as whole float32 numbers
+        yt = rng.integers(0, classes, cfg["n_train"]).astype(np.float32)
+    elif loss_name == "binary_crossentropy":
+        yt = rng.integers(0, 2, (cfg["n_train"], classes)).astype(np.float32)
+    elif loss_name == "mean_squared_error":
+        yt = rng.uniform(-1.0, 1.0, (cfg["n_train"], classes)).astype(np.float32)
+    else:
+        yt = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, cfg["n_train"])]
     save(out / "x_train.npy", xt)
     save(out / "y_train.npy", yt)
     tm = build(train_spec)
     set_weights(tm, w0)
-    tm.compile(optimizer=keras.optimizers.Adam(), loss="categorical_crossentropy",
-               metrics=["accuracy"])
+    tm.compile(optimizer=optimizer, loss=loss_name, metrics=metrics)
+    if cfg.get("keras_file"):
+        # the compiled model with its initial weights, as a user saves it:
+        # xo reads the compile from its compile_config and must train it as
+        # Keras does (suites/test_model.c test_golden_keras_compile)
+        # (built in float32, the dtype a user's file has and xo reads; the
+        # weights are float32 values either way)
+        keras.config.set_floatx("float32")
+        keras.config.set_dtype_policy("float32")
+        fm = build(train_spec)
+        set_weights(fm, w0)
+        fm.compile(optimizer=optimizer.__class__.from_config(optimizer.get_config()),
+                   loss=loss_name, metrics=metrics)
+        fm.save(out / "model.keras")
+        fm.save(out / "model.h5")  # legacy: its training_config
+        keras.config.set_floatx("float64")
+        keras.config.set_dtype_policy("float64")
     hist = tm.fit(xt.astype(np.float64), yt.astype(np.float64), batch_size=cfg["batch"],
                   epochs=cfg["epochs"], shuffle=False, verbose=0)
     write_weights(tm, spec_names(spec), out / "trained")
     save(out / "loss.npy", np.array(hist.history["loss"]))
-    save(out / "accuracy.npy", np.array(hist.history["accuracy"]))
+    if metrics:
+        save(out / "accuracy.npy", np.array(hist.history["accuracy"]))
     steps = -(-cfg["n_train"] // cfg["batch"]) * cfg["epochs"]
     (out / "meta.txt").write_text(
         f"batch_size={cfg['batch']}\nepochs={cfg['epochs']}\nsteps={steps}\n"

@@ -38,7 +38,44 @@ def main():
     # statistics (trained: the moving statistics move too) in Keras's order
     for name, shape, classes in (("seed", (29, 1), 12), ("bn", (13, 3), 4)):
         ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
+    ok = compiled(xo, os.path.join(work, "compiled")) and ok
     return 0 if ok else 1
+
+
+def compiled(xo, work):
+    """A spec with a compile line (binary_crossentropy + SGD momentum
+    nesterov), trained by xo and saved as .keras: Keras's
+    load_model(compile=True) compiles the same loss, optimizer and metric
+    from its compile_config and trains on."""
+    import keras
+    import numpy as np
+    os.makedirs(work, exist_ok=True)
+    spec = os.path.join(work, "m.model")
+    with open(spec, "w") as f:
+        f.write("input 6\ndense units=5 activation=relu\ndense units=2 activation=sigmoid\n"
+                "compile loss=binary_crossentropy optimizer=sgd learning_rate=0.05 "
+                "momentum=0.5 nesterov=True metrics=accuracy\n")
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-1, 1, (16, 6)).astype(np.float32)
+    y = rng.integers(0, 2, (16, 2)).astype(np.float32)
+    np.save(os.path.join(work, "x.npy"), x)
+    np.save(os.path.join(work, "y.npy"), y)
+    out = os.path.join(work, "trained.keras")
+    subprocess.check_call([xo, "train", "--model", spec, "--x", os.path.join(work, "x.npy"),
+                           "--y", os.path.join(work, "y.npy"), "--save", out, "--epochs", "1",
+                           "--batch-size", "16", "--device", "ref", "--seed", "3"],
+                          stdout=subprocess.DEVNULL)
+    m = keras.saving.load_model(out, compile=True)
+    opt = m.optimizer
+    got = (type(opt).__name__, round(float(opt.learning_rate), 6), round(float(opt.momentum), 6),
+           bool(opt.nesterov), m.loss)
+    want = ("SGD", 0.05, 0.5, True, "binary_crossentropy")
+    print("compiled: Keras compiled %s (want %s)" % (got, want))
+    ok = got == want
+    h = m.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    print("compiled: Keras trains on: %s" % h.history)
+    ok = ok and "accuracy" in h.history and np.isfinite(h.history["loss"][0])
+    return ok
 
 
 def one_model(xo, fixtures, work, name, shape, classes):

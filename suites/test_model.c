@@ -52,6 +52,7 @@
 
 #define U32 0x1p-24
 #define LR  1e-3
+#define SGD_G 2.0 /* the largest |gradient| the sgd golden bound assumes (step_max) */
 
 static char g_tmp[256]; /* scratch directory of this run */
 
@@ -509,8 +510,39 @@ static void test_npy_roundtrip(void **state)
 
 /* ---- golden fixtures --------------------------------------------------- */
 
-static const char *const golden_models[] = {"seed",     "mixed_a",  "mixed_b", "acts",
-                                             "pool_avg", "pool_gmax", "bn_conv", "bn_mlp"};
+static const char *const golden_models[] = {"seed",        "mixed_a",         "mixed_b",
+                                             "acts",        "pool_avg",        "pool_gmax",
+                                             "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
+                                             "cmp_mse_rmsprop", "cmp_sparse_adam"};
+
+/*
+ * The largest change one optimizer step makes to one weight (the "LR" of the
+ * weight bound; a relative gradient error eta changes each step by at most
+ * 2 eta of it):
+ *   adam:    lr |m^ / (sqrt(v^) + eps)| <= lr (about: |m^| <= sqrt(v^))
+ *   rmsprop: lr |g| / sqrt(v' + eps) with v' >= (1 - rho) g^2 (v' takes
+ *            (1 - rho) g^2 of this step): <= lr / sqrt(1 - rho); momentum
+ *            mu adds a geometric sum: / (1 - mu)
+ *   sgd:     m' = mu m - lr g, the step lr |g| + mu |m'| <= lr G / (1 - mu)
+ *            (nesterov the same sum), G the largest |g|: assumed <= 2 for
+ *            the golden nets (inputs in [-1, 1], Glorot weights, losses
+ *            whose d loss / d p is at most 1 per sample over the batch);
+ *            test_golden_train checks it on the last step's gradients.
+ */
+static double step_max(const struct xo_compile *c)
+{
+	const struct xo_params *p = &c->opt;
+
+	switch (c->optimizer) {
+	case XO_OPTIMIZER_RMSPROP:
+		return (double)p->lr / sqrt(1.0 - (double)p->rho) / (1.0 - (double)p->momentum);
+	case XO_OPTIMIZER_SGD:
+		return (double)p->lr * SGD_G / (1.0 - (double)p->momentum);
+	case XO_OPTIMIZER_ADAM:
+		break;
+	}
+	return (double)p->lr;
+}
 
 static void check_close(const char *what, const float *got, const float *want, int64_t n,
                         double atol, double rtol)
@@ -596,7 +628,7 @@ static void test_golden_train(void **state)
 		char dir[512], spec[600], wdir[600], tdir[600], out[600], what[1400];
 		struct xo_npy x, y, loss;
 		struct stat sb;
-		double k_path, k_grad, eta, tol_w, tol_l;
+		double k_path, k_grad, eta, tol_w, tol_l, lr_step;
 		int batch, epochs, steps;
 
 		snprintf(dir, sizeof(dir), "%s/%s", XO_GOLDEN_DIR, golden_models[g]);
@@ -631,6 +663,21 @@ static void test_golden_train(void **state)
 				fail_msg("%s on %s: %s", golden_models[g], xo_backend_name(be[b]),
 				         xo_last_error());
 			assert_int_equal(log.n, epochs);
+			lr_step = step_max(xo_model_compile(m));
+			if (xo_model_compile(m)->optimizer == XO_OPTIMIZER_SGD) {
+				int64_t np = xo_model_param_count(m);
+				float *gr = malloc(sizeof(*gr) * (size_t)np);
+
+				assert_non_null(gr);
+				assert_int_equal(xo_model_state_read(m, XO_MODEL_GRADS, gr), XO_OK);
+				for (int64_t i = 0; i < np; i++)
+					if (!(fabsf(gr[i]) <= SGD_G))
+						fail_msg("%s: |gradient %lld| = %g above the bound's "
+						         "G = %g",
+						         golden_models[g], (long long)i, (double)gr[i],
+						         SGD_G);
+				free(gr);
+			}
 			for (int l = 0; l < xo_model_layer_count(m); l++) {
 				char name[200];
 				struct xo_npy got, want;
@@ -662,7 +709,9 @@ static void test_golden_train(void **state)
 					assert_int_equal(got.count, want.count);
 					for (int64_t i = 0; i < want.count; i++)
 						wmax = fmax(wmax, fabs((double)want.data[i]));
-					tol_w = steps * LR * 2.0 * eta;
+					/* capped by the issue's target: two epochs
+					 * within 5e-5 of Keras's weights */
+					tol_w = fmin(steps * lr_step * 2.0 * eta, 5e-5);
 					snprintf(what, sizeof(what), "%s trained %s %s",
 					         golden_models[g], name, xo_backend_name(be[b]));
 					check_close(what, got.data, want.data, want.count, tol_w,
@@ -675,10 +724,30 @@ static void test_golden_train(void **state)
 				float got = (float)log.loss[e];
 
 				tol_l = 2.0 * exp((double)loss.data[e]) * 8.0 * U32 * k_path +
-				        steps * LR * 2.0 * eta;
+				        steps * lr_step * 2.0 * eta;
 				snprintf(what, sizeof(what), "%s loss epoch %d %s",
 				         golden_models[g], e + 1, xo_backend_name(be[b]));
 				check_close(what, &got, &loss.data[e], 1, tol_l, 0.0);
+			}
+			/* The metric per epoch (where Keras compiled one): a count
+			 * of samples (binary: elements) over n, so equal unless a
+			 * prediction within the bounds above sits on the 0.5
+			 * threshold or an argmax tie: none does in these data
+			 * (compared exactly). None compiled: xo reports none. */
+			snprintf(what, sizeof(what), "%s/accuracy.npy", dir);
+			if (!stat(what, &sb)) {
+				struct xo_npy acc = load(dir, "accuracy.npy");
+
+				assert_int_equal(acc.count, epochs);
+				for (int e = 0; e < epochs; e++)
+					if ((float)log.accuracy[e] != acc.data[e])
+						fail_msg("%s accuracy epoch %d %s: %.6f vs golden "
+						         "%.6f",
+						         golden_models[g], e + 1, xo_backend_name(be[b]),
+						         log.accuracy[e], (double)acc.data[e]);
+				xo_npy_free(&acc);
+			} else if (xo_model_compile(m)->accuracy) {
+				fail_msg("%s: xo compiled a metric Keras did not", golden_models[g]);
 			}
 			xo_model_close(m);
 		}
@@ -686,6 +755,78 @@ static void test_golden_train(void **state)
 		xo_npy_free(&y);
 		xo_npy_free(&loss);
 	}
+	close_backends(be, nbe);
+}
+
+/*
+ * A Keras file with a compile_config trains as Keras trained it: Keras's own
+ * save of cmp_bce_sgd (compiled binary_crossentropy + SGD(0.05, momentum 0.9,
+ * nesterov), initial weights), as .keras (compile_config) and legacy .h5
+ * (training_config), opened by xo, whose compile comes from the file, fit as
+ * the golden run was: the parameters land on Keras's trained ones within
+ * test_golden_train's weight bound.
+ */
+static void test_golden_keras_compile(void **state)
+{
+	char dir[512], keras[2][600], spec[600], tdir[600];
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	struct xo_npy x, y;
+	double k_path, k_grad, eta, tol;
+	int batch, epochs, steps;
+	float want[256], got[256];
+	struct xo_model *ref;
+	int64_t np;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/cmp_bce_sgd", XO_GOLDEN_DIR);
+	snprintf(keras[0], sizeof(keras[0]), "%s/model.keras", dir);
+	snprintf(keras[1], sizeof(keras[1]), "%s/model.h5", dir);
+	snprintf(spec, sizeof(spec), "%s/model.model", dir);
+	snprintf(tdir, sizeof(tdir), "%s/trained", dir);
+	batch = meta_int(dir, "batch_size");
+	epochs = meta_int(dir, "epochs");
+	steps = meta_int(dir, "steps");
+	spec_lengths(spec, batch, &k_path, &k_grad);
+	eta = 8.0 * U32 * (k_path + k_grad);
+	x = load(dir, "x_train.npy");
+	y = load(dir, "y_train.npy");
+	/* Keras's trained weights in the flat layout (the spec's names) */
+	if (xo_model_open(spec, be[0], batch, &ref) || xo_model_load_weights(ref, tdir))
+		fail_msg("%s", xo_last_error());
+	np = xo_model_param_count(ref);
+	assert_true(np <= 256);
+	assert_int_equal(xo_model_state_read(ref, XO_MODEL_PARAMS, want), XO_OK);
+	for (int b = 0; b < 2 * nbe; b++) {
+		struct xo_fit_options o = xo_fit_options_default();
+		const struct xo_compile *c;
+		struct xo_model *m;
+		char what[700];
+
+		o.epochs = epochs;
+		o.batch_size = batch;
+		o.shuffle = false;
+		if (xo_model_open(keras[b / nbe], be[b % nbe], batch, &m))
+			fail_msg("%s", xo_last_error());
+		c = xo_model_compile(m);
+		assert_int_equal(c->loss, XO_LOSS_BINARY_CROSSENTROPY);
+		assert_int_equal(c->optimizer, XO_OPTIMIZER_SGD);
+		assert_true(c->opt.lr == 0.05f && c->opt.momentum == 0.9f && c->opt.nesterov &&
+		            c->accuracy);
+		if (xo_model_fit(m, x.data, y.data, x.dim[0], &o, NULL, NULL))
+			fail_msg("%s: %s", xo_backend_name(be[b % nbe]), xo_last_error());
+		assert_int_equal(xo_model_param_count(m), np);
+		assert_int_equal(xo_model_state_read(m, XO_MODEL_PARAMS, got), XO_OK);
+		/* test_golden_train's bound for these weights */
+		tol = fmin(steps * step_max(c) * 2.0 * eta, 5e-5);
+		snprintf(what, sizeof(what), "%s %s", strrchr(keras[b / nbe], '/') + 1,
+		         xo_backend_name(be[b % nbe]));
+		check_close(what, got, want, np, tol, 4.0 * U32);
+		xo_model_close(m);
+	}
+	xo_model_close(ref);
+	xo_npy_free(&x);
+	xo_npy_free(&y);
 	close_backends(be, nbe);
 }
 
@@ -1193,6 +1334,237 @@ static void test_fused_refuses_pooling(void **state)
 		tested++;
 	}
 	assert_true(tested >= 1); /* cpu has the hooks */
+	close_backends(be, nbe);
+}
+
+/*
+ * The compile line: defaults, each loss and optimizer with Keras's defaults,
+ * the key set of each optimizer (a key the chosen optimizer lacks refused,
+ * naming it), values out of Keras's range, a round trip through
+ * xo_compile_format, and the metric Keras picks for "accuracy".
+ */
+static void test_compile_line(void **state)
+{
+	static const char *const net = "input 6\ndense units=3 activation=softmax\n";
+	static const struct {
+		const char *line;
+		enum xo_status st; /* XO_OK: parses */
+		const char *words;
+	} cases[] = {
+	    {"compile loss=categorical_crossentropy optimizer=adam", XO_OK, NULL},
+	    {"compile loss=binary_crossentropy optimizer=sgd momentum=0.9 nesterov=True", XO_OK,
+	     NULL},
+	    {"compile loss=\"mse\" optimizer='RMSprop' rho=0.8 epsilon=1e-6", XO_OK, NULL},
+	    {"compile loss=sparse_categorical_crossentropy optimizer=adam beta_1=0.8 "
+	     "metrics=none",
+	     XO_OK, NULL},
+	    {"compile loss=categorical_crossentropy optimizer=adam momentum=0.9", XO_EFORMAT,
+	     "momentum is not an argument of optimizer adam"},
+	    {"compile loss=binary_crossentropy optimizer=sgd rho=0.9", XO_EFORMAT,
+	     "rho is not an argument of optimizer sgd"},
+	    {"compile loss=binary_crossentropy optimizer=rmsprop nesterov=True", XO_EFORMAT,
+	     "nesterov is not an argument of optimizer rmsprop"},
+	    {"compile loss=hinge optimizer=adam", XO_EINVAL, "unknown loss 'hinge'"},
+	    {"compile loss=mse optimizer=adagrad", XO_EINVAL, "unknown optimizer 'adagrad'"},
+	    {"compile optimizer=adam", XO_EFORMAT, "needs loss= and optimizer="},
+	    {"compile loss=mse optimizer=sgd learning_rate=0", XO_EINVAL, "learning_rate=0"},
+	    {"compile loss=mse optimizer=sgd momentum=1.5", XO_EINVAL, "momentum=1.5"},
+	    {"compile loss=mse optimizer=sgd learning_rate=nan", XO_EINVAL, "not a finite"},
+	    {"compile loss=mse optimizer=adam beta_2=1", XO_EINVAL, "beta_2=1"},
+	    {"compile loss=mse optimizer=sgd nesterov=maybe", XO_EINVAL, "nesterov=maybe"},
+	    {"compile loss=mse optimizer=sgd metrics=mae", XO_EINVAL, "metrics=mae"},
+	    {"compile loss=mse optimizer=sgd clipnorm=1", XO_EFORMAT, "'clipnorm'"},
+	    {"compile loss=mse optimizer=sgd\ncompile loss=mse optimizer=sgd", XO_EFORMAT,
+	     "a second compile line"},
+	};
+	struct xo_model_spec sp;
+	char text[512], line[256];
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "c", &sp), XO_OK);
+	assert_int_equal(sp.compile_line, 0);
+	assert_int_equal(sp.compile.loss, XO_LOSS_CATEGORICAL_CROSSENTROPY);
+	assert_int_equal(sp.compile.optimizer, XO_OPTIMIZER_ADAM);
+	assert_true(sp.compile.accuracy);
+	assert_true(sp.compile.opt.lr == 1e-3f && sp.compile.opt.epsilon == 1e-7f);
+	xo_spec_free(&sp);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum xo_status st;
+
+		snprintf(text, sizeof(text), "%s%s\n", net, cases[i].line);
+		st = xo_spec_parse(text, "c", &sp);
+		if (st != cases[i].st || (cases[i].words && !strstr(xo_last_error(), cases[i].words)))
+			fail_msg("'%s': %s '%s'", cases[i].line, xo_status_str(st),
+			         st ? xo_last_error() : "");
+		if (st) {
+			print_message("  %s\n", xo_last_error());
+			continue;
+		}
+		/* the formatted line reads back to the same compile */
+		{
+			struct xo_model_spec back;
+			struct xo_compile c = sp.compile;
+
+			xo_compile_format(&c, line, sizeof(line));
+			snprintf(text, sizeof(text), "%s%s\n", net, line);
+			if (xo_spec_parse(text, "c", &back))
+				fail_msg("%s: %s", line, xo_last_error());
+			assert_int_equal(back.compile.loss, c.loss);
+			assert_int_equal(back.compile.optimizer, c.optimizer);
+			assert_int_equal(back.compile.accuracy, c.accuracy);
+			assert_true(back.compile.opt.lr == c.opt.lr &&
+			            back.compile.opt.momentum == c.opt.momentum &&
+			            back.compile.opt.nesterov == c.opt.nesterov &&
+			            back.compile.opt.rho == c.opt.rho &&
+			            back.compile.opt.epsilon == c.opt.epsilon &&
+			            back.compile.opt.beta_1 == c.opt.beta_1 &&
+			            back.compile.opt.beta_2 == c.opt.beta_2);
+			xo_spec_free(&back);
+		}
+		/* Keras's defaults: SGD's momentum 0 (not BatchNormalization's
+		 * 0.99), lr 0.01; RMSprop rho 0.9 momentum 0 */
+		if (sp.compile.optimizer == XO_OPTIMIZER_SGD)
+			assert_true(sp.compile.opt.lr == 0.01f && sp.compile.opt.momentum == 0.9f &&
+			            sp.compile.opt.nesterov);
+		if (sp.compile.optimizer == XO_OPTIMIZER_RMSPROP)
+			assert_true(sp.compile.opt.lr == 1e-3f && sp.compile.opt.momentum == 0.0f &&
+			            sp.compile.opt.rho == 0.8f && sp.compile.opt.epsilon == 1e-6f);
+		/* MSE compiles no metric unless asked (Keras); the others accuracy */
+		assert_int_equal(sp.compile.accuracy,
+		                 sp.compile.loss != XO_LOSS_MEAN_SQUARED_ERROR && !strstr(cases[i].line, "none"));
+		xo_spec_free(&sp);
+	}
+	/* compile_utils.py get_metric: 1 output -> binary; ids -> sparse */
+	{
+		struct xo_compile c = xo_compile_default();
+
+		assert_int_equal(xo_compile_metric_op(&c, 4), XO_OP_accuracy);
+		assert_int_equal(xo_compile_metric_op(&c, 1), XO_OP_binary_accuracy);
+		c.loss = XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+		assert_int_equal(xo_compile_metric_op(&c, 4), XO_OP_sparse_categorical_accuracy);
+		c.loss = XO_LOSS_BINARY_CROSSENTROPY;
+		assert_int_equal(xo_compile_metric_op(&c, 3), XO_OP_accuracy);
+		c.accuracy = false;
+		assert_int_equal(xo_compile_metric_op(&c, 3), XO_OP_COUNT);
+	}
+}
+
+/* Labels per loss: one line naming the file, sample, index and value. */
+static void test_compile_labels(void **state)
+{
+	static const struct {
+		const char *compile;
+		int64_t per;
+		float bad[6];
+		const char *words;
+	} cases[] = {
+	    {"compile loss=sparse_categorical_crossentropy optimizer=adam", 1,
+	     {0, 1, 2, 3, 0, 1}, "label 3 of sample 3 is not a class id in 0..2"},
+	    {"compile loss=sparse_categorical_crossentropy optimizer=adam", 1,
+	     {0, 1.5f, 2, 1, 0, 1}, "label 1.5 of sample 1"},
+	    {"compile loss=binary_crossentropy optimizer=sgd", 3,
+	     {0, 1, 0, 1, 1.25f, 0}, "label of sample 1 holds 1.25 at index 1"},
+	    {"compile loss=binary_crossentropy optimizer=sgd", 3,
+	     {0, 1, 0, -0.0f, NAN, 0}, "holds nan at index 1"},
+	    {"compile loss=mean_squared_error optimizer=sgd", 3,
+	     {0, 1, 0, 7, INFINITY, 0}, "holds inf at index 1 (mean_squared_error needs finite"},
+	};
+	struct xo_backend *be;
+	char text[256];
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xo_model *m;
+		float good[6] = {0, 1, 0, 0, 1, 0}; /* one-hot-like: valid for all */
+		float x[2 * 4] = {0};
+
+		snprintf(text, sizeof(text), "input 4\ndense units=3 activation=softmax\n%s\n",
+		         cases[i].compile);
+		assert_int_equal(xo_model_open_string(text, "lab", be, 4, &m), XO_OK);
+		assert_int_equal(xo_model_label_width(m), cases[i].per);
+		assert_int_equal(xo_model_check_labels(m, good, 2, "y.npy"), XO_OK);
+		if (xo_model_check_labels(m, cases[i].bad, 6 / cases[i].per, "y.npy") != XO_EINVAL ||
+		    !strstr(xo_last_error(), cases[i].words) || !strstr(xo_last_error(), "y.npy"))
+			fail_msg("%s: '%s' (want '%s')", cases[i].compile, xo_last_error(),
+			         cases[i].words);
+		print_message("  %s\n", xo_last_error());
+		/* fit refuses them before training */
+		if (cases[i].per == 3) {
+			struct xo_fit_options o = xo_fit_options_default();
+
+			o.epochs = 1;
+			assert_int_equal(xo_model_fit(m, x, cases[i].bad, 2, &o, NULL, NULL),
+			                 XO_EINVAL);
+		}
+		xo_model_close(m);
+	}
+	xo_backend_close(be);
+}
+
+/*
+ * The fused paths run categorical_crossentropy + Adam only: a model compiled
+ * otherwise (sgd with nesterov; rmsprop with MSE and no metric) trains op by
+ * op with the fused path asked for, bit-identically to fused off, while the
+ * same net with the default compile does run fused (the control).
+ */
+static void test_compile_not_fused(void **state)
+{
+	static const char *const body = "input 12 2\nconv1d filters=4 kernel_size=3 activation=relu\n"
+	                                "max_pooling1d pool_size=2\nflatten\n"
+	                                "dense units=3 activation=softmax\n";
+	static const char *const compiles[3] = {
+	    "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.1 "
+	    "momentum=0.9 nesterov=True\n",
+	    "compile loss=mean_squared_error optimizer=rmsprop momentum=0.5\n",
+	    "", /* control: fused */
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4), tested = 0;
+	const int64_t n = 24;
+	float *x, *y;
+
+	(void)state;
+	random_set(n, 5, 24, 3, &x, &y);
+	for (int b = 0; b < nbe; b++) {
+		if (!be[b]->iface->net_fits || !be[b]->iface->net_train_step)
+			continue;
+		for (int c = 0; c < 3; c++) {
+			float w[2][256];
+			char text[512];
+			int64_t np = 0;
+
+			snprintf(text, sizeof(text), "%s%s", body, compiles[c]);
+			for (int fused = 0; fused < 2; fused++) {
+				struct xo_fit_options o = xo_fit_options_default();
+				struct xo_model *m;
+
+				o.epochs = 2;
+				o.batch_size = 8;
+				o.validation_split = 0.25f;
+				o.seed = 9;
+				if (xo_model_open_string(text, "cf", be[b], 8, &m) || xo_model_init(m, 4))
+					fail_msg("%s", xo_last_error());
+				xo_model_set_fused(m, fused);
+				if (fused && xo_model_fused(m, true) != (c == 2))
+					fail_msg("%s: compile '%s' %s fused", xo_backend_name(be[b]),
+					         compiles[c], c == 2 ? "not" : "");
+				if (xo_model_fit(m, x, y, n, &o, NULL, NULL))
+					fail_msg("%s", xo_last_error());
+				np = xo_model_param_count(m);
+				assert_true(np <= 256);
+				assert_int_equal(xo_model_state_read(m, XO_MODEL_PARAMS, w[fused]), XO_OK);
+				xo_model_close(m);
+			}
+			if (c < 2 && memcmp(w[0], w[1], sizeof(float) * (size_t)np))
+				fail_msg("%s: '%s' trained differently with the fused path asked for",
+				         xo_backend_name(be[b]), compiles[c]);
+		}
+		tested++;
+	}
+	assert_true(tested >= 1);
+	free(x);
+	free(y);
 	close_backends(be, nbe);
 }
 
@@ -2354,6 +2726,10 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_batchnorm_one_row),
 	    cmocka_unit_test(test_golden_predict),
 	    cmocka_unit_test(test_golden_train),
+	    cmocka_unit_test(test_golden_keras_compile),
+	    cmocka_unit_test(test_compile_line),
+	    cmocka_unit_test(test_compile_labels),
+	    cmocka_unit_test(test_compile_not_fused),
 	    cmocka_unit_test(test_same_run_every_backend),
 	    cmocka_unit_test(test_checkpoint_and_batching),
 	    cmocka_unit_test(test_fused_matches_ops),

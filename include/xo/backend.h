@@ -107,6 +107,11 @@ struct xo_net {
 	 * size, iteration = the step being taken, from 1). */
 	struct xo_tensor *params, *grads, *adam_m, *adam_v;
 	struct xo_params adam;
+	/* The model's compile is not categorical_crossentropy + Adam +
+	 * categorical accuracy (its metric may be none): the fused paths
+	 * compute only those, so net_fits refuses a training step or metrics
+	 * (t set) of such a net; inference without t is the same. */
+	bool unfused_compile;
 };
 
 struct xo_backend_iface {

@@ -259,6 +259,55 @@ def stray(d):  # an extra .npy beside a checkpoint's files
     shutil.copy(f"{d}/ckpt_b/dense.bias.npy", f"{d}/ckpt/old_layer.kernel.npy")
 
 
+def trainm(model, y="y.npy"):
+    """`xo train` of another model (a compile line) on the fixture's x."""
+    return ["train", "--model", model, "--x", "x.npy", "--y", y, "--save", "ckpt", "--epochs", "1",
+            "--batch-size", "16", "--device", "ref"]
+
+
+def compile_files(d):
+    """mixed_a's model with compile lines, per-loss bad labels (40 samples,
+    5 outputs) and a .keras whose compile_config Keras could write but xo
+    does not implement."""
+    import json
+    import zipfile
+    base = open(MODEL).read()
+    for name, line in (("sparse", "loss=sparse_categorical_crossentropy optimizer=adam"),
+                       ("binary", "loss=binary_crossentropy optimizer=sgd momentum=0.9"),
+                       ("mse", "loss=mean_squared_error optimizer=rmsprop"),
+                       ("badkey", "loss=categorical_crossentropy optimizer=adam momentum=0.9"),
+                       ("badloss", "loss=hinge optimizer=adam"),
+                       ("badopt", "loss=mse optimizer=adagrad")):
+        open(f"{d}/{name}.model", "w").write(base + "compile " + line + "\n")
+    ids = [float(i % 5) for i in range(40)]
+    ids[4] = 7.0
+    write_f32(f"{d}/y_ids7.npy", (40,), ids)
+    rows = [float((i * 3 + j) % 2) for i in range(40) for j in range(5)]
+    rows[6 * 5 + 2] = 1.5
+    write_f32(f"{d}/y_bin15.npy", (40, 5), rows)
+    rows = [0.25] * 200
+    rows[3 * 5 + 1] = float("nan")
+    write_f32(f"{d}/y_mse_nan.npy", (40, 5), rows)
+    keras_inputs(d)
+    for name, cc in (("from_logits", {"loss": {"module": "keras.losses", "class_name": "CategoricalCrossentropy",
+                                                "config": {"name": "cce", "from_logits": True}},
+                                       "optimizer": "adam"}),
+                     ("clipnorm", {"loss": "categorical_crossentropy",
+                                   "optimizer": {"class_name": "SGD", "config": {"learning_rate": 0.01,
+                                                                                  "clipnorm": 1.0}}}),
+                     ("adagrad", {"loss": "categorical_crossentropy",
+                                  "optimizer": {"class_name": "Adagrad", "config": {}}})):
+        with zipfile.ZipFile(os.path.join(KERAS, "seed.keras")) as src, \
+                zipfile.ZipFile(f"{d}/cc_{name}.keras", "w") as dst:
+            for member in src.namelist():
+                data = src.read(member)
+                if member == "config.json":
+                    cfg = json.loads(data)
+                    cfg["compile_config"] = cc
+                    data = json.dumps(cfg).encode()
+                dst.writestr(member, data)
+
+
 # name: (argv, exit, stderr regex, protected paths, setup(d) or None, env, after(d) or None)
 CASES = {
     # bad data refused before anything is written
@@ -326,6 +375,17 @@ CASES = {
     "keras_not_a_chain": (kpredict(os.path.join(KERAS, "not_chain.keras")), 2, r"not_chain\.keras: not a plain chain: layer '[a-z_0-9]+' \(Dense\) takes '[a-z_0-9]+', not the layer before it", ["out.npy"], keras_inputs, {}, None),
     "keras_weights_file_as_model": (kpredict(os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: an HDF5 file without model_config: a weights file", ["out.npy"], keras_inputs, {}, None),
     "keras_save_legacy_h5": (train(save="out.h5"), 2, r"out\.h5: xo writes \.weights\.h5 \(Keras 3 save_weights\) or \.keras, not a legacy \.h5", ["out.h5"], None, {}, None),
+    # compile (issue 13): labels checked per loss, unknown loss/optimizer/key refused
+    "compile_sparse_label_out_of_range": (trainm("sparse.model", "y_ids7.npy"), 2, r"y_ids7\.npy: label 7 of sample 4 is not a class id in 0\.\.4 \(sparse_categorical_crossentropy\)", ["ckpt"], compile_files, {}, None),
+    "compile_sparse_one_hot_labels": (trainm("sparse.model"), 2, r"y\.npy: shape \(40, 5\) does not fit: sparse_categorical_crossentropy needs class ids \(n,\)", ["ckpt"], compile_files, {}, None),
+    "compile_binary_label_above_1": (trainm("binary.model", "y_bin15.npy"), 2, r"y_bin15\.npy: label of sample 6 holds 1\.5 at index 2 \(binary_crossentropy needs values in \[0, 1\]\)", ["ckpt"], compile_files, {}, None),
+    "compile_mse_label_nan": (trainm("mse.model", "y_mse_nan.npy"), 2, r"y_mse_nan\.npy: label of sample 3 holds nan at index 1 \(mean_squared_error needs finite values\)", ["ckpt"], compile_files, {}, None),
+    "compile_key_not_of_optimizer": (trainm("badkey.model"), 2, r"badkey\.model:\d+: compile: momentum is not an argument of optimizer adam", ["ckpt"], compile_files, {}, None),
+    "compile_unknown_loss": (trainm("badloss.model"), 2, r"badloss\.model:\d+: compile: unknown loss 'hinge'", ["ckpt"], compile_files, {}, None),
+    "compile_unknown_optimizer": (trainm("badopt.model"), 2, r"badopt\.model:\d+: compile: unknown optimizer 'adagrad'", ["ckpt"], compile_files, {}, None),
+    "keras_compile_from_logits": (kpredict("cc_from_logits.keras"), 2, r"cc_from_logits\.keras: compile_config: loss CategoricalCrossentropy: from_logits=True is not supported", ["out.npy"], compile_files, {}, None),
+    "keras_compile_clipnorm": (kpredict("cc_clipnorm.keras"), 2, r"cc_clipnorm\.keras: compile_config: optimizer SGD: clipnorm is not supported", ["out.npy"], compile_files, {}, None),
+    "keras_compile_unknown_optimizer": (kpredict("cc_adagrad.keras"), 2, r"cc_adagrad\.keras: compile_config: optimizer 'Adagrad' is not supported", ["out.npy"], compile_files, {}, None),
     # control bytes from files never reach the terminal raw
     "npy_descr_control_bytes": (predict("x_esc.npy"), 2, r"dtype '<f4\\x1b\[31m\\x0aX' is not supported", ["out.npy"], None, {}, None),
     "spec_control_bytes": (predict(model="esc.model"), 2, r"esc\.model:2: .*\\x1b", ["out.npy"], None, {}, None),
