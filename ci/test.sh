@@ -38,7 +38,7 @@ stage_test() {
 # The perf store's suites on PostgreSQL (suites/pg_cluster.sh starts a
 # throwaway server; postgresql is in XO_PACKAGES): on CI they may not skip.
 stage_postgres() {
-    XO_REQUIRE_POSTGRES=1 ctest --test-dir build-ci -L postgres -j"$XO_JOBS" --timeout 300
+    XO_REQUIRE_POSTGRES=1 ctest --test-dir build-ci -L postgres -j"$XO_JOBS" --timeout 600
 }
 
 # The mutation stage's list (docs/mutation.md) still applies to this tree:

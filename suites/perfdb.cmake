@@ -124,12 +124,12 @@ set_tests_properties(perf_report PROPERTIES LABELS "perfdb;quick" TIMEOUT 120
 foreach(suite perfdb perf_report perf_workflow)
   add_test(NAME ${suite}.pg COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
            $<TARGET_FILE:test_${suite}>)
-  set_tests_properties(${suite}.pg PROPERTIES LABELS "perfdb;postgres" TIMEOUT 300
+  set_tests_properties(${suite}.pg PROPERTIES LABELS "perfdb;postgres" TIMEOUT 600
                        SKIP_RETURN_CODE 77 ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endforeach()
 add_test(NAME perfdb.pg.cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
          sh ${CMAKE_CURRENT_LIST_DIR}/perfdb_pg_cli.sh $<TARGET_FILE:xo>)
-set_tests_properties(perfdb.pg.cli PROPERTIES LABELS "perfdb;postgres" TIMEOUT 300
+set_tests_properties(perfdb.pg.cli PROPERTIES LABELS "perfdb;postgres" TIMEOUT 600
                      SKIP_RETURN_CODE 77)
 
 # The scale check's history generator (ci/nightly.sh perf-scale stage).
