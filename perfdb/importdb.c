@@ -46,8 +46,8 @@ static void copy_binds(struct xo_sql_stmt *src, struct xo_sql_stmt *dst, const c
 #define TESTBED_TYPES "tttitttttttttttt"
 #define RUN_COLS      "started, finished, state, note, load_start, load_end, others_cpu"
 #define RUN_TYPES     "iittddd"
-#define BENCH_COLS    "name, params, kind, device, what, dir, model, batch, version"
-#define BENCH_TYPES   "tttttttit"
+#define BENCH_COLS    "name, params, kind, device, what, dir, model, batch, version, metric, unit"
+#define BENCH_TYPES   "tttttttittt"
 /* (the SELECT in copy_results names the same columns, qualified) */
 #define RESULT_COLS "n, min, median, max, version, reps, q1, q3, mean, ci_lo, ci_hi, has_split"
 #define RESULT_TYPES "idddtidddddi"
@@ -166,7 +166,7 @@ static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_r
 
 	if (xo_sql_prepare(c->src,
 	                   "SELECT b.name, b.params, b.kind, b.device, b.what, b.dir, b.model,"
-	                   " b.batch, b.version, res.id, res.n, res.min, res.median, res.max,"
+	                   " b.batch, b.version, b.metric, b.unit, res.id, res.n, res.min, res.median, res.max,"
 	                   " res.version, res.reps, res.q1, res.q3, res.mean, res.ci_lo, res.ci_hi,"
 	                   " res.has_split FROM results res JOIN benchmarks b"
 	                   " ON b.id = res.benchmark_id"
@@ -184,7 +184,7 @@ static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_r
 	}
 	xo_sql_bind_int64(r, 1, src_run);
 	while ((rc = xo_sql_step(r)) == XO_SQL_ROW) {
-		int64_t bench = 0, src_res = xo_sql_column_int64(r, 9), dst_res;
+		int64_t bench = 0, src_res = xo_sql_column_int64(r, 11), dst_res;
 
 		if ((st = upsert_id(c, r, "benchmarks", BENCH_COLS, BENCH_TYPES,
 		                    "SELECT id FROM benchmarks WHERE name = ?", name_key, 1,
@@ -192,9 +192,9 @@ static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_r
 			goto out;
 		xo_sql_bind_int64(w, 1, dst_run);
 		xo_sql_bind_int64(w, 2, bench);
-		/* the result's columns follow the benchmark's 9 and its id */
+		/* the result's columns follow the benchmark's 11 and its id */
 		for (int i = 0; RESULT_TYPES[i]; i++) {
-			int col = 10 + i;
+			int col = 12 + i;
 
 			if (xo_sql_column_null(r, col))
 				xo_sql_bind_null(w, 3 + i);

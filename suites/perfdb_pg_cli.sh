@@ -31,7 +31,14 @@ for i in 1 2; do
     "$XO" perf record --db local.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress >/dev/null ||
         die "record $i into local.sqlite"
 done
+# the local series relabelled as an instruction-count series (schema 5's
+# metric and unit columns): import-db must carry them over
+sqlite3 local.sqlite "UPDATE benchmarks SET name = replace(name, '/ref', '/instructions/ref'),
+    metric = 'instructions', unit = 'instructions'" || die "relabel local.sqlite"
 "$XO" perf import-db --db "$U" local.sqlite >imp1.txt || die "import-db: $(cat imp1.txt)"
+[ "$(count "SELECT count(*) FROM benchmarks WHERE metric = 'instructions' AND unit = 'instructions'")" = \
+  "$(sqlite3 local.sqlite 'SELECT count(*) FROM benchmarks')" ] ||
+    die "import-db dropped the benchmarks' metric/unit"
 grep -q '2 runs added, 0 already' imp1.txt || die "first import: $(cat imp1.txt)"
 n1="$(count 'SELECT count(*) FROM runs') $(count 'SELECT count(*) FROM results')"
 n1="$n1 $(count 'SELECT count(*) FROM samples') $(count 'SELECT count(*) FROM commits')"
