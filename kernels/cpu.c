@@ -1183,6 +1183,7 @@ static enum xo_status cpu_ce_bwd(struct xo_backend *be, const struct xo_op_args 
  * eps) with lr_t = lr sqrt(1 - b2^t) / (1 - b1^t), in double. Each parameter
  * is independent, so the parts (threads) do not change any bit. */
 struct adam_job {
+	const struct xo_cpu_kernels *k;
 	const float *g;
 	float *w, *m, *v;
 	int64_t size;
@@ -1192,21 +1193,12 @@ struct adam_job {
 static void adam_task(void *arg, int t, int nt)
 {
 	const struct adam_job *j = arg;
-	const float *g = j->g;
-	float *w = j->w, *m = j->m, *v = j->v;
-	double lr_t = j->lr_t, eps = j->eps, c1 = j->c1, c2 = j->c2;
 	int64_t lo, hi;
 
 	share(j->size, t, nt, &lo, &hi);
-	for (int64_t i = lo; i < hi; i++) {
-		double gi = g[i], mi = m[i], vi = v[i];
-		float mf = (float)(mi + (gi - mi) * c1);
-		float vf = (float)(vi + (gi * gi - vi) * c2);
-
-		m[i] = mf;
-		v[i] = vf;
-		w[i] = (float)((double)w[i] - lr_t * (double)mf / (sqrt((double)vf) + eps));
-	}
+	if (hi > lo)
+		j->k->adam(j->g + lo, j->w + lo, j->m + lo, j->v + lo, hi - lo, j->lr_t, j->eps,
+			   j->c1, j->c2);
 }
 
 static enum xo_status cpu_adam(struct xo_backend *be, const struct xo_op_args *a)
@@ -1215,13 +1207,14 @@ static enum xo_status cpu_adam(struct xo_backend *be, const struct xo_op_args *a
 	const struct xo_params *p = &a->p;
 	double t = (double)p->iteration, b1 = p->beta_1, b2 = p->beta_2;
 	struct adam_job j = {
-		.g = xo_tensor_f32(a->src[0]), .w = xo_tensor_f32(a->dst[0]),
+		.k = c->k, .g = xo_tensor_f32(a->src[0]), .w = xo_tensor_f32(a->dst[0]),
 		.m = xo_tensor_f32(a->dst[1]), .v = xo_tensor_f32(a->dst[2]), .size = p->size,
 		.lr_t = (double)p->lr * sqrt(1.0 - pow(b2, t)) / (1.0 - pow(b1, t)),
 		.eps = (double)p->epsilon, .c1 = 1.0 - b1, .c2 = 1.0 - b2,
 	};
 
-	/* a square root and a division in double: ~100 multiply-adds' time */
+	/* a square root and a division in double (vectorized: k->adam):
+	 * ~100 multiply-adds' time */
 	xo_cpu_threads_run(c->tp, threads_for(c, j.size * 100, j.size / 256 + 1), adam_task, &j);
 	return XO_OK;
 }

@@ -125,6 +125,12 @@ struct xo_cpu_kernels {
 	 * XO_CPU_FMA_CHAINS independent vector FMA chains; returns a value that
 	 * depends on all of them (so nothing is optimized away). */
 	float (*fma_loop)(int64_t iters);
+	/* Keras 3 Adam over n parameters (g, w, m, v distinct): m' = m +
+	 * (g - m) c1 and v' = v + (g^2 - v) c2 in double rounded to float, then
+	 * w' = w - lr_t m' / (sqrt(v') + eps) in double rounded to float; no
+	 * FMA contraction, so bit-identical at every ISA level */
+	void (*adam)(const float *g, float *w, float *m, float *v, int64_t n, double lr_t,
+		     double eps, double c1, double c2);
 };
 
 /* Independent chains of the FMA peak loop. Enough to hide the FMA latency on

@@ -176,13 +176,15 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		s->out_len = l->out_len;
 		s->out_ch = l->out_ch;
 		s->pack_off = -1;
-		if (!xo_net_kind_fusable(l->kind) || l->in_len < 1 || l->in_ch < 1 ||
+		if (!(xo_net_kind_fusable(l->kind) || l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D) ||
+		    l->in_len < 1 || l->in_ch < 1 ||
 		    l->out_len < 1 || l->out_ch < 1)
 			return false;
 		if (l->in_len > NET_MAX_SAMPLE_FLOATS / l->in_ch ||
 		    l->out_len > NET_MAX_SAMPLE_FLOATS / l->out_ch)
 			return false;
-		if ((l->kind == XO_NET_CONV1D || l->kind == XO_NET_MAX_POOLING1D) &&
+		if ((l->kind == XO_NET_CONV1D || l->kind == XO_NET_MAX_POOLING1D ||
+		     l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D) &&
 		    (p->len != l->in_len || p->ch != l->in_ch))
 			return false;
 		switch (l->kind) {
@@ -223,6 +225,11 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 			s->s = xo_pool1d_stride(p);
 			s->pad = pad;
 			break;
+		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+			/* one row of the channels' means (reads every input row) */
+			if (l->out_len != 1 || l->out_ch != l->in_ch)
+				return false;
+			break;
 		case XO_NET_FLATTEN:
 			if (l->out_len * l->out_ch != l->in_len * l->in_ch)
 				return false;
@@ -260,7 +267,7 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		case XO_NET_DROPOUT:
 			s->need_in = need;
 			break;
-		default: /* flatten, dense: every input row */
+		default: /* flatten, dense, global average pooling: every input row */
 			s->need_out = s->out_len;
 			s->need_in = s->in_len;
 			break;
@@ -418,6 +425,29 @@ static void tile_metrics(struct net_job *j, int part, int64_t s0, int64_t cnt)
 	}
 }
 
+/* global_average_pooling1d of cnt samples (x: len rows of ch, samples xs
+ * floats apart) into y (ch floats, samples ys apart): each channel summed in
+ * row order in float, then divided by len (an IEEE division), the op's
+ * arithmetic (cpu_pool.c window_mean), so the result is bit-identical; the
+ * row additions are the ISA level's vector add (one float addition per
+ * element, as the scalar loop). */
+static void tile_gap(const struct xo_cpu_kernels *k, const float *x, int64_t xs, int64_t len,
+                     int64_t ch, int64_t cnt, float *y, int64_t ys)
+{
+	const float cntf = (float)len;
+
+	for (int64_t n = 0; n < cnt; n++) {
+		const float *xn = x + n * xs;
+		float *yn = y + n * ys;
+
+		memcpy(yn, xn, (size_t)ch * sizeof(float));
+		for (int64_t l = 1; l < len; l++)
+			k->add(yn, xn + l * ch, ch);
+		for (int64_t c = 0; c < ch; c++)
+			yn[c] = yn[c] / cntf;
+	}
+}
+
 /* Runs samples [s0, s0 + cnt) through every layer with scratch scr. */
 static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float *scr)
 {
@@ -487,6 +517,9 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 			}
 			break;
 		}
+		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+			tile_gap(k, cur.p, cur.stride, s->in_len, s->in_ch, cnt, dst, out.stride);
+			break;
 		case XO_NET_ACTIVATION: /* refused by xo_cpu_net_fits */
 			XO_ASSERT(!"cpu_net: activation layer");
 			/* fall through */
@@ -789,6 +822,10 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			}
 			break;
 		}
+		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+			tile_gap(k, in[i], in_stride[i], s->in_len, s->in_ch, cnt, out[i],
+			         out_stride[i]);
+			break;
 		case XO_NET_DROPOUT:
 			if (j->drop_thr[i]) {
 				train_dropout(j, i, s0, cnt, in[i], out[i], in_stride[i],
@@ -850,11 +887,19 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 				xo_cpu_act_dz(k, s->act, out[i], gout, dz, m, s->out_ch, s->np);
 			if (l->b_off >= 0)
 				k->colsum(dz, m, s->np, sums + j->goff[i] + s->kc * s->np);
-			if (s->kind == XO_NET_DENSE)
+			if (s->kind == XO_NET_DENSE) {
 				tn.a = (struct xo_cpu_rows){in[i], in_stride[i], cnt, 0};
-			else
+			} else if (s->windows) {
 				tn.a = (struct xo_cpu_rows){in[i], s->s * s->in_ch, s->need_out,
 				                            in_stride[i]};
+			} else {
+				/* padding or dilation: the forward pass's im2col
+				 * rows again (col is overwritten by dx below) */
+				const struct act x = {in[i], in_stride[i], s->need_in, s->in_ch};
+
+				tile_im2col(s, &x, cnt, col);
+				tn.a = (struct xo_cpu_rows){col, s->kc, m, 0};
+			}
 			k->gemm_tn(&tn);
 			if (!gin)
 				break;
@@ -883,9 +928,23 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 					float *dxs = gin + n * gin_stride;
 
 					memset(dxs, 0, (size_t)gin_stride * sizeof(float));
-					for (int64_t o = 0; o < s->need_out; o++)
-						k->add(dxs + o * s->s * s->in_ch,
-						       col + (n * s->need_out + o) * s->kc, s->kc);
+					for (int64_t o = 0; o < s->need_out; o++) {
+						const float *cr = col + (n * s->need_out + o) * s->kc;
+
+						if (s->windows) {
+							k->add(dxs + o * s->s * s->in_ch, cr, s->kc);
+							continue;
+						}
+						/* col2im: tap q of row o is input row
+						 * o * s + q * dil - pad (none outside) */
+						for (int64_t q = 0; q < s->ks; q++) {
+							int64_t r = o * s->s + q * s->dil - s->pad;
+
+							if (r >= 0 && r < s->need_in)
+								k->add(dxs + r * s->in_ch,
+								       cr + q * s->in_ch, s->in_ch);
+						}
+					}
 				}
 			}
 			break;
@@ -915,6 +974,22 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			}
 			break;
 		}
+		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+			if (!gin)
+				break;
+			/* dx[l][c] = dy[c] / len for every row l (cpu_pool.c) */
+			gin_stride = s->need_in * s->in_ch;
+			for (int64_t n = 0; n < cnt; n++) {
+				float *dxs = gin + n * gin_stride;
+				const float *dys = gout + n * out_stride[i];
+
+				for (int64_t c = 0; c < s->in_ch; c++)
+					dxs[c] = dys[c] / (float)s->in_len;
+				for (int64_t r = 1; r < s->in_len; r++)
+					memcpy(dxs + r * s->in_ch, dxs,
+					       (size_t)s->in_ch * sizeof(float));
+			}
+			break;
 		case XO_NET_DROPOUT:
 			if (!gin)
 				break;
@@ -955,10 +1030,10 @@ static void train_task(void *arg, int t, int nt)
 	}
 }
 
-/* Whether the training step takes a net the plan fits: every convolution
- * reads its windows in place (valid padding, dilation 1), the last layer
- * is dense(softmax), the first needs no input gradient, and the step's
- * tensors are there. */
+/* Whether the training step takes a net the plan fits: the last layer is
+ * dense(softmax), the first needs no input gradient, and the step's tensors
+ * are there (convolutions that do not read their windows in place redo the
+ * tile's im2col for dW and add dx back tap by tap). */
 static bool train_fits(const struct net_plan *pl, const struct xo_net *net)
 {
 	const struct net_step *last = &pl->st[pl->nsteps - 1];
@@ -969,9 +1044,6 @@ static bool train_fits(const struct net_plan *pl, const struct xo_net *net)
 	if (last->kind != XO_NET_DENSE || last->act != XO_ACTIVATION_SOFTMAX ||
 	    net->layers[0].need_dx)
 		return false;
-	for (int i = 0; i < pl->nsteps; i++)
-		if (pl->st[i].kind == XO_NET_CONV1D && !pl->st[i].windows)
-			return false;
 	return true;
 }
 

@@ -1120,11 +1120,14 @@ static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
 }
 
 /*
- * Average and global pooling have no fused kernels (cpu_net.inc, net.cl):
- * every backend's net_fits must refuse a net holding one, so such a model
- * runs op by op; the control (the same net with max_pooling1d and flatten)
- * fuses, so the refusal is the layer's. The golden pool_* models then go
- * through the op path in test_fused_matches_ops and test_golden_*.
+ * Average and global pooling have no fused kernels (cpu_net.inc, net.cl),
+ * except global_average_pooling1d on cpu (cpu_net.c tile_gap, forward and
+ * training): every other backend's net_fits must refuse a net holding one,
+ * so such a model runs op by op; the control (the same net with
+ * max_pooling1d and flatten) fuses, so the refusal is the layer's. The
+ * golden pool_* models then go through the op path in
+ * test_fused_matches_ops and test_golden_*; the cpu's fused global average
+ * pooling is checked against its op path there (gap_spec).
  */
 /*
  * Rank-3 samples (input H W C): dropout and activation keep the shape,
@@ -1317,7 +1320,8 @@ static void test_fused_refuses_pooling(void **state)
 			continue;
 		for (int t = 0; t < 5; t++) {
 			struct xo_model *m;
-			bool control = t == 4;
+			bool control = t == 4 ||
+			               (t == 1 && strcmp(xo_backend_name(be[b]), "cpu") == 0);
 
 			snprintf(spec, sizeof(spec), "%s%s", head, tails[t]);
 			if (xo_model_open_string(spec, "pool", be[b], 16, &m) || xo_model_init(m, 3))
@@ -1735,6 +1739,16 @@ static void test_batchnorm_one_row(void **state)
 	close_backends(be, nbe);
 }
 
+/* The zoo's conv1d_sd model (scripts/zoo.py), smaller: a strided conv read
+ * in place, a dilated one through im2col (its dx added back tap by tap), a
+ * global average pooling; cpu's fused path takes it in both directions. */
+static const char gap_spec[] =
+    "input 23 2\n"
+    "conv1d filters=5 kernel_size=5 strides=2 activation=relu\n"
+    "conv1d filters=7 kernel_size=3 dilation_rate=2 activation=relu\n"
+    "global_average_pooling1d\n"
+    "dense units=3 activation=softmax\n";
+
 static void test_fused_matches_ops(void **state)
 {
 	struct xo_backend *be[4];
@@ -1747,6 +1761,9 @@ static void test_fused_matches_ops(void **state)
 			continue;
 		snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
 		fused_case(be[b], spec, true);
+		snprintf(spec, sizeof(spec), "%s/gap_sd.model", g_tmp);
+		write_file(spec, gap_spec, strlen(gap_spec));
+		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
 		for (int g = 0; g < 4; g++) {
 			static const char *const nets[4] = {"mixed_a", "mixed_b", "pool_avg",
 			                                    "pool_gmax"};
