@@ -925,6 +925,38 @@ enum xo_status xo_cl_gather_fwd(struct xo_backend *be, const struct xo_op_args *
 	return la_run_nd(&l, 2, (int64_t[]){a->p.ch, a->p.batch}, XO_OP_gather, XO_DIR_FWD);
 }
 
+/* ---- embedding (embed.cl): ids checked on the device, clamp-and-flag --------- */
+
+static enum xo_status la_embedding(struct xo_backend *be, const struct xo_op_args *a,
+				   enum xo_dir dir)
+{
+	struct xo_cl_ctx *c = ctx_of(be);
+	bool bwd = dir == XO_DIR_BWD;
+	struct xo_cl_launch l =
+	    xo_cl_launch_begin(c, bwd ? XO_CL_K_embedding_bwd : XO_CL_K_embedding_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_mem(&l, c->flag);
+	xo_cl_arg_int(&l, a->p.batch * a->p.len);
+	xo_cl_arg_int(&l, a->p.ch);
+	xo_cl_arg_int(&l, a->p.rows);
+	c->gather_pending = true;
+	return la_run_nd(&l, 2, (int64_t[]){a->p.ch, bwd ? a->p.rows : a->p.batch * a->p.len},
+			 XO_OP_embedding, dir);
+}
+
+enum xo_status xo_cl_embedding_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_embedding(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_embedding_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_embedding(be, a, XO_DIR_BWD);
+}
+
 /* ---- batch_normalization (norm.cl): one work-item per channel --------------- */
 
 enum xo_status xo_cl_batch_normalization_fwd(struct xo_backend *be, const struct xo_op_args *a)

@@ -247,6 +247,8 @@ static uint64_t op_keys(enum xo_op op)
 		       B(K_ITERATION);
 	case XO_OP_gather:
 		return B(K_BATCH) | B(K_CH) | B(K_ROWS);
+	case XO_OP_embedding:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ROWS);
 	case XO_OP_batch_normalization:
 		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_TRAINING) | B(K_MOMENTUM) |
 		       B(K_EPSILON) | B(K_CENTER) | B(K_SCALE);

@@ -339,6 +339,21 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		src[1].dtype = XO_DTYPE_I32;
 		SLOT(dst[0], false, p->batch, p->ch);
 		break;
+	case XO_OP_embedding:
+		NEED(batch);
+		NEED(len);
+		NEED(ch);
+		NEED(rows);
+		SLOT(src[0], false, p->batch, p->len);
+		src[0].dtype = XO_DTYPE_I32;
+		if (dir == XO_DIR_FWD) {
+			SLOT(src[1], false, p->rows, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->ch);
+		} else {
+			SLOT(src[1], false, p->batch, p->len, p->ch);
+			SLOT(dst[0], false, p->rows, p->ch);
+		}
+		break;
 	case XO_OP_COUNT:
 		return xo_error(XO_EINVAL, "unknown op");
 	}

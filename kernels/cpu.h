@@ -162,6 +162,8 @@ void xo_cpu_norm_register(struct xo_backend_iface *iface);
 void xo_cpu_opt_register(struct xo_backend_iface *iface);
 /* cpu_loss.c: binary_crossentropy, mean_squared_error, binary_accuracy. */
 void xo_cpu_loss_register(struct xo_backend_iface *iface);
+/* cpu_embed.c: embedding. */
+void xo_cpu_embed_register(struct xo_backend_iface *iface);
 void xo_cpu_threads_run(struct xo_cpu_pool_threads *tp, int n, xo_cpu_task_fn fn, void *arg);
 
 /* ---- context ------------------------------------------------------------------ */

@@ -312,6 +312,10 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 		return dst ? (i ? "correct" : "idx") : (i ? "t" : "p");
 	case XO_OP_gather:
 		return dst ? "y" : (i ? "index" : "x");
+	case XO_OP_embedding:
+		if (dir == XO_DIR_FWD)
+			return dst ? "y" : (i ? "table" : "ids");
+		return dst ? "dtable" : (i ? "dy" : "ids");
 	case XO_OP_batch_normalization:
 		if (dir == XO_DIR_FWD)
 			return dst ? (const char *[]){"y", "moving_mean", "moving_variance"}[i]
@@ -806,6 +810,18 @@ static enum xo_status fill_inputs(struct hcase *h)
 			memcpy(&h->src[1][i], &r, 4);
 		}
 		break;
+	case XO_OP_embedding:
+		/* ids uniform in [0, rows): with batch * len > rows rows repeat
+		 * (the backward's duplicates) and some may go unused (structural
+		 * zeros of dtable); table / dy nonzero */
+		for (int64_t i = 0; i < h->sn[0]; i++) {
+			int32_t r = (int32_t)(unif(h, 0, (uint64_t)i) * (float)p->rows);
+
+			r = r >= p->rows ? (int32_t)p->rows - 1 : r;
+			memcpy(&h->src[0][i], &r, 4);
+		}
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+		break;
 	case XO_OP_COUNT:
 		break;
 	}
@@ -1255,6 +1271,41 @@ static void tol_scce(struct hcase *h)
 			                        TINY;
 		}
 	}
+}
+
+/*
+ * embedding bwd in real mode: dtable[r][c] is the float sum of the K terms
+ * dy[i][c] with ids[i] == r, in position order on every backend; Higham's
+ * bound for K - 1 additions is (K - 1) u sum |dy[i][c]|, plus u |ref| for the
+ * reference's one rounding of its double sum, times C_ACC. K <= 1 is a copy
+ * (or 0): exact. The forward is a copy: exact.
+ */
+static void tol_embedding(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t n = p->batch * p->len, ch = p->ch;
+	int64_t *k = calloc((size_t)p->rows, sizeof(*k));
+	double *m = calloc((size_t)(p->rows * ch), sizeof(*m));
+
+	if (h->c->dir == XO_DIR_FWD || h->c->mode == XO_HMODE_EXACT || !k || !m)
+		goto out;
+	for (int64_t i = 0; i < n; i++) {
+		int32_t r;
+
+		memcpy(&r, &h->src[0][i], 4);
+		k[r]++;
+		for (int64_t c = 0; c < ch; c++)
+			m[r * ch + c] += fabs((double)h->src[1][i * ch + c]);
+	}
+	for (int64_t r = 0; r < p->rows; r++)
+		for (int64_t c = 0; k[r] > 1 && c < ch; c++)
+			h->tol[0][r * ch + c] =
+			    C_ACC * ((double)(k[r] - 1) * U * m[r * ch + c] +
+			             U * fabs((double)h->ref[0][r * ch + c])) +
+			    TINY;
+out:
+	free(k);
+	free(m);
 }
 
 /*
@@ -1737,6 +1788,9 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 	case XO_OP_rmsprop:
 		tol_rmsprop(h);
 		return XO_OK;
+	case XO_OP_embedding:
+		tol_embedding(h);
+		return XO_OK;
 	case XO_OP_relu:    /* max(x, 0), dy or 0: exact */
 	case XO_OP_flatten: /* a copy */
 	case XO_OP_dropout: /* x * scale, scale = 1/(1-rate) in float: one rounding, exact */
@@ -1817,6 +1871,23 @@ static int64_t structural_zeros(const struct hcase *h, int slot)
 	case XO_OP_dropout:
 		for (int64_t e = 0; p->training && e < h->dn[0]; e++)
 			z += !xo_dropout_keep(p->seed, p->step, p->layer, (uint64_t)e, p->rate);
+		return z;
+	case XO_OP_embedding: /* bwd: the rows no id names */
+		if (c->dir == XO_DIR_BWD) {
+			char *used = calloc((size_t)p->rows, 1);
+
+			if (!used)
+				return 0;
+			for (int64_t i = 0; i < p->batch * p->len; i++) {
+				int32_t r;
+
+				memcpy(&r, &h->src[0][i], 4);
+				used[r] = 1;
+			}
+			for (int64_t r = 0; r < p->rows; r++)
+				z += used[r] ? 0 : p->ch;
+			free(used);
+		}
 		return z;
 	case XO_OP_global_max_pooling1d: /* one first maximum per (sample, channel) */
 		return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len - 1) : 0;

@@ -670,6 +670,78 @@ static void test_gradcheck_loss(void **state)
 	free(pr);
 }
 
+/*
+ * embedding: the gradient w.r.t. the table only (ids are integers). L =
+ * sum r_k y_k is linear in the table, so the central difference has no
+ * truncation error: GC_TOL_LINEAR. The ids repeat (rows 1 and 2 used more
+ * than once, row 3 never: its gradient must be 0) and the public ref path's
+ * bad id is XO_EINVAL before anything is written.
+ */
+static void test_gradcheck_embedding(void **state)
+{
+	const struct gc_case *c = *state;
+	int64_t n = c->p.batch * c->p.len, ch = c->p.ch, size = c->p.rows * ch;
+	double *table = dalloc(size), *y = dalloc(n * ch), *r = dalloc(n * ch), *g = dalloc(size);
+	double *ym = dalloc(n * ch), *gm = dalloc(size);
+	int32_t ids[64];
+	struct xo_ref_src src[XO_MAX_SRC] = {{0}};
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+	int bad = 0;
+
+	assert_true(n <= 64 && c->p.rows >= 4);
+	for (int64_t i = 0; i < n; i++)
+		ids[i] = (int32_t)(i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : i % 4 == 0 ? 0 : 1);
+	for (int64_t k = 0; k < size; k++)
+		table[k] = rnd(9, 1, (uint64_t)k);
+	for (int64_t k = 0; k < n * ch; k++)
+		r[k] = rnd(9, 2, (uint64_t)k);
+	src[0].i = ids;
+	src[1].d = r;
+	dst[0].d = g;
+	mag[0].d = gm;
+	assert_int_equal(xo_ref_math(XO_OP_embedding, XO_DIR_BWD)(&c->p, src, dst, mag), XO_OK);
+	src[1].d = table;
+	dst[0].d = y;
+	mag[0].d = ym;
+	for (int64_t k = 0; k < size; k++) {
+		double v = table[k], l[2], fd, err;
+
+		for (int sgn = 0; sgn < 2; sgn++) {
+			table[k] = sgn ? v - GC_H : v + GC_H;
+			assert_int_equal(
+			    xo_ref_math(XO_OP_embedding, XO_DIR_FWD)(&c->p, src, dst, mag), XO_OK);
+			l[sgn] = 0.0;
+			for (int64_t e = 0; e < n * ch; e++)
+				l[sgn] += r[e] * y[e];
+		}
+		table[k] = v;
+		fd = (l[0] - l[1]) / (2.0 * GC_H);
+		err = fabs(g[k] - fd) / fmax(1.0, fabs(fd));
+		if (!(err <= c->tol) && bad++ < 5)
+			print_error("%s: dtable[%lld] %.12g, finite difference %.12g (error %.3g)\n",
+				    c->name, (long long)k, g[k], fd, err);
+		if (k / ch == 3)
+			assert_true(g[k] == 0.0 && gm[k] == 0.0);
+		else
+			assert_true(fabs(g[k]) <= gm[k]);
+	}
+	if (bad)
+		fail_msg("%s: %d gradient elements off", c->name, bad);
+	ids[n - 1] = (int32_t)c->p.rows;
+	src[0].i = ids;
+	y[0] = 42.0;
+	assert_int_equal(xo_ref_math(XO_OP_embedding, XO_DIR_FWD)(&c->p, src, dst, mag),
+			 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "outside [0, input_dim="));
+	assert_true(y[0] == 42.0);
+	free(table);
+	free(y);
+	free(r);
+	free(g);
+	free(ym);
+	free(gm);
+}
+
 /* ---- forward values worked out by hand ---------------------------------- */
 
 struct kv {
@@ -1311,6 +1383,12 @@ static void build_cases(void)
 	add_case(XO_OP_binary_crossentropy, p)->tol = GC_TOL_SMOOTH;
 	add_case(XO_OP_mean_squared_error, p)->tol = GC_TOL_SMOOTH;
 	add_case(XO_OP_sparse_categorical_crossentropy, p)->tol = GC_TOL_SMOOTH;
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 5;
+	p.ch = 3;
+	p.rows = 5;
+	add_case(XO_OP_embedding, p);
 }
 
 int main(void)
@@ -1335,7 +1413,8 @@ int main(void)
 
 		tests[i] = (struct CMUnitTest){
 			.name = c->name,
-			.test_func = c->op == XO_OP_categorical_crossentropy ? test_gradcheck_ce
+			.test_func = c->op == XO_OP_embedding                  ? test_gradcheck_embedding
+				     : c->op == XO_OP_categorical_crossentropy ? test_gradcheck_ce
 				     : c->op == XO_OP_binary_crossentropy ||
 				             c->op == XO_OP_mean_squared_error ||
 				             c->op == XO_OP_sparse_categorical_crossentropy
