@@ -358,6 +358,40 @@ static enum xo_status flatten_fwd_writes_src(struct xo_backend *be, const struct
 	return st;
 }
 
+/* embedding fwd reading the row after the id's (row offset by one, wrapping
+ * at the end of the table). */
+static enum xo_status embedding_fwd_row_off_by_one(struct xo_backend *be,
+						   const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const int32_t *ids = xo_tensor_i32(a->src[0]);
+	const float *table = xo_tensor_f32(a->src[1]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < p->batch * p->len; i++)
+		for (int64_t c = 0; c < p->ch; c++)
+			y[i * p->ch + c] = table[((ids[i] + 1) % p->rows) * p->ch + c];
+	return XO_OK;
+}
+
+/* embedding bwd storing each dy row over its table row instead of adding:
+ * a duplicated id keeps only its last position's gradient. */
+static enum xo_status embedding_bwd_overwrite(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const int32_t *ids = xo_tensor_i32(a->src[0]);
+	const float *dy = xo_tensor_f32(a->src[1]);
+	float *dt = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	memset(dt, 0, (size_t)(p->rows * p->ch) * sizeof(float));
+	for (int64_t i = 0; i < p->batch * p->len; i++)
+		for (int64_t c = 0; c < p->ch; c++)
+			dt[ids[i] * p->ch + c] = dy[i * p->ch + c];
+	return XO_OK;
+}
+
 /* gather fwd that reports a failure. */
 static enum xo_status gather_fwd_fails(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -486,6 +520,10 @@ static const struct fault faults[] = {
      "batch=2 len=3 ch=4", XO_FAIL_SRC_CHANGED},
     {"fault-error", XO_OP_gather, XO_DIR_FWD, gather_fwd_fails, XO_HMODE_REAL,
      "rows=10 batch=4 ch=3", XO_FAIL_RUN},
+    {"fault-embedding-row-off-by-one", XO_OP_embedding, XO_DIR_FWD, embedding_fwd_row_off_by_one,
+     XO_HMODE_EXACT, "batch=3 len=5 ch=4 rows=7", XO_FAIL_MISMATCH},
+    {"fault-embedding-bwd-overwrite", XO_OP_embedding, XO_DIR_BWD, embedding_bwd_overwrite,
+     XO_HMODE_EXACT, "batch=3 len=5 ch=4 rows=4", XO_FAIL_MISMATCH},
     {"fault-bn-unbiased-variance", XO_OP_batch_normalization, XO_DIR_FWD, bn_fwd_unbiased,
      XO_HMODE_REAL, "batch=16 len=4 ch=5 epsilon=0.001", XO_FAIL_MISMATCH},
     {"fault-bn-state-frozen", XO_OP_batch_normalization, XO_DIR_FWD, bn_fwd_state_frozen,
