@@ -407,6 +407,16 @@ enum xo_status xo_checkpoint_check(const char *dir);
  * it; XO_EFORMAT naming the file when mixed, partial or truncated. */
 enum xo_status xo_checkpoint_verify(const char *dir);
 int64_t xo_model_input_size(const struct xo_model *m); /* len * ch of one sample */
+/* input_dim when the model's input is int32 ids (`input T dtype=int32`, an
+ * embedding's), else 0. Its x arrays still pass as floats: the ids' values,
+ * each an integer in [0, input_dim) (input_dim <= 2^24, so exact). */
+int64_t xo_model_input_ids(const struct xo_model *m);
+struct xo_npy;
+/* Makes a (read by xo_npy_read_labels) the x of model m: an int32 input
+ * takes int32 / int64 ids, each checked in [0, input_dim) and converted to
+ * float values in a->data; a float input takes float32 only. Any other
+ * combination, or an id out of range, is XO_EINVAL naming path. */
+enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, const char *path);
 int64_t xo_model_classes(const struct xo_model *m);     /* outputs of one sample */
 int64_t xo_model_param_count(const struct xo_model *m);
 

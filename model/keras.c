@@ -291,6 +291,7 @@ enum key_rule {
 	K_ONES,     /* the initializer Ones (BatchNormalization's default) */
 	K_ZEROS,    /* the initializer Zeros */
 	K_PAIR,     /* 2-D pooling: int or [h, w]: key=h and its width key (pool_w, strides_w) */
+	K_IN_DTYPE, /* InputLayer: float32, or int32 / int64 (ids, an embedding's) */
 };
 struct key_row {
 	const char *key;
@@ -310,7 +311,7 @@ struct class_row {
 };
 static const struct class_row classes[] = {
     {"InputLayer", NULL,
-     {{"name", K_NAME}, {"dtype", K_DTYPE}, {"batch_shape", K_SHAPE},
+     {{"name", K_NAME}, {"dtype", K_IN_DTYPE}, {"batch_shape", K_SHAPE},
       {"batch_input_shape", K_SHAPE}, {"sparse", K_FALSE}, {"ragged", K_FALSE},
       {"optional", K_FALSE}}},
     {"Conv1D", "conv1d",
@@ -364,6 +365,16 @@ static const struct class_row classes[] = {
       {"synchronized", K_FALSE}, {"renorm", K_FALSE}, {"renorm_clipping", K_NULL},
       {"renorm_momentum", K_SKIP}, {"virtual_batch_size", K_NULL},
       {"adjustment", K_NULL}, {"batch_input_shape", K_SHAPE}}},
+    /* keras/src/layers/core/embedding.py get_config(); the initializer has
+     * no effect once weights are loaded; mask_zero=True is refused by the
+     * spec parser; Keras 2's input_length only fixes the input shape */
+    {"Embedding", "embedding",
+     {COMMON_KEYS, {"input_dim", K_INT}, {"output_dim", K_INT},
+      {"embeddings_initializer", K_SKIP}, {"embeddings_regularizer", K_NULL},
+      {"activity_regularizer", K_NULL}, {"embeddings_constraint", K_NULL},
+      {"mask_zero", K_BOOL}, {"quantization_config", K_NULL}, {"lora_rank", K_NULL},
+      {"lora_alpha", K_SKIP}, {"input_length", K_SKIP}, {"sparse", K_FALSE},
+      {"batch_input_shape", K_SHAPE}}},
 };
 #define NCLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
 
@@ -545,6 +556,13 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 				st = LAYER_ERR(c, XO_EINVAL, "%s=false (a frozen layer) is not supported",
 				               key);
 			break;
+		case K_IN_DTYPE: /* the embedding's line makes the input int32 */
+			if (!dtype_ok(v) &&
+			    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
+			                            !strcmp(json_string_value(v), "int64"))))
+				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
+				                             "supported%s", "");
+			break;
 		case K_DTYPE:
 			if (!dtype_ok(v))
 				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
@@ -598,6 +616,20 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 		}
 		if (st)
 			break;
+	}
+	if (!st && row->spec && *have_input && !strcmp(row->spec, "embedding")) {
+		/* Keras casts the input of an Embedding to ids whatever the
+		 * InputLayer's dtype (float32 by default): the input line gets
+		 * dtype=int32 (the spec refuses an embedding that is not the
+		 * first layer, so the input line is the last line written) */
+		char *nl = spec->s ? strrchr(spec->s, '\n') : NULL, *start = nl;
+
+		while (start && start > spec->s && start[-1] != '\n')
+			start--;
+		if (nl && !strncmp(start, "input", 5) && !strstr(start, "dtype=")) {
+			spec->len = (size_t)(nl - spec->s);
+			sb_printf(spec, " dtype=int32\n");
+		}
 	}
 	if (!st && row->spec) {
 		if (!*have_input)
@@ -1190,8 +1222,8 @@ static json_t *model_config(struct xo_model *m)
 	json_array_append_new(
 	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s}, s:n}", "module",
 	                      "keras.layers", "class_name", "InputLayer", "config", "batch_shape",
-	                      shape, "dtype", "float32", "sparse", 0, "ragged", 0, "name",
-	                      "input_layer", "registered_name"));
+	                      shape, "dtype", xo_model_input_ids(m) ? "int32" : "float32", "sparse",
+	                      0, "ragged", 0, "name", "input_layer", "registered_name"));
 	for (int i = 0; i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 		const struct xo_params *p = &ls->p;
@@ -1292,6 +1324,12 @@ static json_t *model_config(struct xo_model *m)
 				                              "registered_name"));
 			}
 			json_object_set_new(cfg, "synchronized", json_false());
+			break;
+		case XO_LAYER_EMBEDDING:
+			cls = "Embedding";
+			json_object_set_new(cfg, "input_dim", json_integer(p->rows));
+			json_object_set_new(cfg, "output_dim", json_integer(p->ch));
+			json_object_set_new(cfg, "mask_zero", json_false());
 			break;
 		default:
 			/* a layer kind added without its row here */

@@ -257,6 +257,11 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 	XO_ASSERT(n >= 1 && n <= m->cap);
 	nd = sample_dims(n, m->spec.in_rank, m->spec.in_len, m->spec.in_w, m->spec.in_ch, dims);
 	st = xo_tensor_view(m->xb, 0, nd, dims, &m->x_in);
+	/* an int32 input: the batch rows hold the ids' int32 bits (write_x),
+	 * moved as 4-byte words by the gather op; the embedding reads them
+	 * through this view as what they are */
+	if (!st && m->spec.in_int)
+		m->x_in->dtype = XO_DTYPE_I32;
 	if (!st)
 		st = xo_tensor_view(m->xb, 0, 2, (int64_t[]){n, m->in_size}, &m->x_flat);
 	if (!st)
@@ -522,6 +527,7 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    [XO_LAYER_AVERAGE_POOLING2D] = XO_NET_AVERAGE_POOLING2D,
 		    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = XO_NET_GLOBAL_AVERAGE_POOLING2D,
 		    [XO_LAYER_GLOBAL_MAX_POOLING2D] = XO_NET_GLOBAL_MAX_POOLING2D,
+		    [XO_LAYER_EMBEDDING] = XO_NET_EMBEDDING,
 		};
 		const struct layer *l = &m->layers[i];
 
@@ -791,6 +797,20 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 			out->ops_bwd = 1;
 		}
 		break;
+	case XO_LAYER_EMBEDDING:
+		/* fwd: T ids read, T table rows read, [T][dim] written; bwd
+		 * (the table trainable): ids and dy read, the table's
+		 * gradient written whole (unused rows are zeros) */
+		out->act_bytes_fwd = in + outb;
+		out->w_bytes_fwd = outb; /* the rows read */
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->has_grad) {
+			out->flops_bwd = (double)(l->s.out_len * l->s.out_ch); /* one add each */
+			out->act_bytes_bwd = in + outb;
+			out->w_bytes_bwd = w;
+			out->ops_bwd = 1;
+		}
+		break;
 	case XO_LAYER_FLATTEN: /* a view: no op, no bytes */
 		break;
 	}
@@ -836,6 +856,17 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 
 		if (!l->s.w_ndim)
 			continue;
+		if (l->s.kind == XO_LAYER_EMBEDDING) {
+			/* Keras Embedding: embeddings_initializer "uniform",
+			 * RandomUniform(-0.05, 0.05) */
+			for (int64_t e = 0; e < l->s.w_count; e++)
+				w[l->w_off + e] = (float)((2.0 * xo_philox_uniform(seed, XO_STREAM_INIT,
+				                                                    (uint32_t)i,
+				                                                    (uint64_t)e) -
+				                           1.0) *
+				                          0.05);
+			continue;
+		}
 		/* Keras's fans: conv1d [k][cin][cout] has receptive field k. */
 		if (l->s.w_ndim == 3) {
 			fan_in = (double)(l->s.w_dim[0] * l->s.w_dim[1]);
@@ -1001,7 +1032,9 @@ int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out
 	}
 	if (!l->s.w_ndim)
 		return 0;
-	out[n] = (struct xo_layer_var){.name = "kernel", .ndim = l->s.w_ndim,
+	out[n] = (struct xo_layer_var){.name = l->s.kind == XO_LAYER_EMBEDDING ? "embeddings"
+	                                                                       : "kernel",
+	                               .ndim = l->s.w_ndim,
 	                               .off = l->w_off, .count = l->s.w_count};
 	memcpy(out[n].dim, l->s.w_dim, sizeof(out[n].dim));
 	n++;
@@ -1060,6 +1093,10 @@ static struct xo_params layer_params(const struct xo_model *m, int i, bool train
 		p.width = l->s.in_w;
 	}
 	p.ch = l->s.in_ch;
+	if (l->s.kind == XO_LAYER_EMBEDDING) { /* ids [T] -> [T][output_dim] */
+		p.len = l->s.in_ch;
+		p.ch = l->s.out_ch;
+	}
 	p.training = training;
 	p.seed = m->seed;
 	p.step = (uint64_t)(m->iteration + 1); /* the step being taken, from 1 */
@@ -1161,6 +1198,12 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.dst[2] = l->mv;
 			st = run_op(m, i, XO_OP_batch_normalization, XO_DIR_FWD, &a);
 			break;
+		case XO_LAYER_EMBEDDING:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.dst[0] = l->out;
+			st = run_op(m, i, XO_OP_embedding, XO_DIR_FWD, &a);
+			break;
 		case XO_LAYER_FLATTEN:
 			break;
 		}
@@ -1260,6 +1303,12 @@ static enum xo_status backward(struct xo_model *m)
 			a.dst[1] = l->dgamma;
 			a.dst[2] = l->dbeta;
 			st = run_op(m, i, XO_OP_batch_normalization, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_EMBEDDING: /* the first layer: no dx (ids) */
+			a.src[0] = l->in;
+			a.src[1] = l->gout;
+			a.dst[0] = l->dw;
+			st = run_op(m, i, XO_OP_embedding, XO_DIR_BWD, &a);
 			break;
 		case XO_LAYER_FLATTEN:
 			break; /* gout is a view of the previous layer's gout */
@@ -1542,6 +1591,89 @@ enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classe
 	return XO_OK;
 }
 
+int64_t xo_model_input_ids(const struct xo_model *m)
+{
+	return m->spec.in_int ? m->layers[0].s.p.rows : 0;
+}
+
+enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, const char *path)
+{
+	int64_t vocab;
+	float *f;
+
+	if (!m->spec.in_int) {
+		if (a->is_int)
+			return xo_error(XO_EINVAL,
+			                "%s: integer (%s) values for a float32 model input (only an "
+			                "input of dtype=int32, an embedding's, takes ids)",
+			                path, a->itemsize == 8 ? "int64" : "int32");
+		return XO_OK;
+	}
+	if (!a->is_int)
+		return xo_error(XO_EINVAL,
+		                "%s: float values for the int32 ids of embedding '%s' (save the "
+		                "ids as int32 or int64: np.asarray(x, dtype='int32'))",
+		                path, m->layers[0].s.name);
+	vocab = m->layers[0].s.p.rows;
+	for (int64_t k = 0; k < a->count; k++)
+		if (a->ints[k] < 0 || a->ints[k] >= vocab)
+			return xo_error(XO_EINVAL,
+			                "%s: id %" PRId64 " of sample %" PRId64 ", step %" PRId64
+			                " is outside [0, input_dim=%" PRId64 ") of embedding '%s'",
+			                path, a->ints[k], k / m->in_size, k % m->in_size, vocab,
+			                m->layers[0].s.name);
+	f = malloc(sizeof(*f) * (size_t)(a->count ? a->count : 1));
+	if (!f)
+		return xo_error(XO_ENOMEM, "%s: out of memory", path);
+	for (int64_t k = 0; k < a->count; k++) /* below 2^24: exact */
+		f[k] = (float)a->ints[k];
+	free(a->ints);
+	a->ints = NULL;
+	a->data = f;
+	a->is_int = false;
+	a->itemsize = 4;
+	return XO_OK;
+}
+
+/*
+ * Writes ns samples of x (host floats, in_size each) to t from its element
+ * 0. An int32 input (an embedding's ids) arrives as float values; each must
+ * be an integer in [0, input_dim), else XO_EINVAL naming the sample and step
+ * (the op would refuse it too, but here the message can say where it came
+ * from); its int32 bits are what the device holds (plan_build's I32 view).
+ * first is the number of x's first sample in the caller's data.
+ */
+static enum xo_status write_x(struct xo_model *m, struct xo_tensor *t, const float *x,
+                              int64_t first, int64_t ns, const char *what)
+{
+	int64_t count = ns * m->in_size, vocab;
+	int32_t *ids;
+	enum xo_status st;
+
+	if (!m->spec.in_int)
+		return xo_tensor_write(t, x, 0, count);
+	vocab = m->layers[0].s.p.rows;
+	ids = malloc(sizeof(*ids) * (size_t)(count ? count : 1));
+	if (!ids)
+		return xo_error(XO_ENOMEM, "%s: out of memory", what);
+	for (int64_t k = 0; k < count; k++) {
+		float v = x[k];
+
+		if (!(v >= 0.0f && v < (float)vocab && v == floorf(v))) {
+			free(ids);
+			return xo_error(XO_EINVAL,
+			                "%s: id %g of sample %" PRId64 ", step %" PRId64
+			                " is outside [0, input_dim=%" PRId64 ") of embedding '%s'",
+			                what, (double)v, first + k / m->in_size, k % m->in_size, vocab,
+			                m->layers[0].s.name);
+		}
+		ids[k] = (int32_t)v;
+	}
+	st = xo_tensor_write(t, ids, 0, count);
+	free(ids);
+	return st;
+}
+
 enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, int64_t batch_size,
                                 float *probs)
 {
@@ -1562,7 +1694,7 @@ enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, i
 
 		st = plan_build(m, bs, false);
 		if (!st)
-			st = xo_tensor_write(m->xb, x + off * m->in_size, 0, bs * m->in_size);
+			st = write_x(m, m->xb, x + off * m->in_size, off, bs, "predict: x");
 		if (!st)
 			st = infer(m, m->x_flat, NULL, NULL, NULL, NULL);
 		if (!st)
@@ -1608,7 +1740,7 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 
 		st = plan_build(m, bs, false);
 		if (!st)
-			st = xo_tensor_write(m->xb, x + off * m->in_size, 0, bs * m->in_size);
+			st = write_x(m, m->xb, x + off * m->in_size, off, bs, "evaluate: x");
 		if (!st)
 			st = xo_tensor_write(m->yb, y + off * m->classes, 0, bs * m->classes);
 		if (!st)
@@ -1815,7 +1947,7 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 	if (!st)
 		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, (int64_t[]){2 * nsteps}, &f.met);
 	if (!st)
-		st = xo_tensor_write(f.xdata, x, 0, n * m->in_size);
+		st = write_x(m, f.xdata, x, 0, n, "fit: x");
 	if (!st)
 		st = xo_tensor_write(f.ydata, y, 0, n * m->classes);
 	if (st)
@@ -1971,14 +2103,18 @@ enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_
 		st = xo_error(XO_ENOMEM, "bench_prepare: out of memory");
 		goto out_free;
 	}
-	for (int64_t i = 0; i < batch * m->in_size; i++)
+	for (int64_t i = 0; i < batch * m->in_size; i++) {
 		x[i] = xo_philox_uniform(seed, XO_STREAM_BENCH, 0, (uint64_t)i);
+		if (m->spec.in_int) /* ids in [0, input_dim) */
+			x[i] = fminf(floorf(x[i] * (float)m->layers[0].s.p.rows),
+			             (float)(m->layers[0].s.p.rows - 1));
+	}
 	for (int64_t i = 0; i < batch; i++) {
 		uint32_t r = xo_philox_u32(seed, XO_STREAM_BENCH, 1, (uint64_t)i);
 
 		y[i * m->classes + (int64_t)(((uint64_t)r * (uint64_t)m->classes) >> 32)] = 1.0f;
 	}
-	st = xo_tensor_write(m->xb, x, 0, batch * m->in_size);
+	st = write_x(m, m->xb, x, 0, batch, "bench: x");
 	if (!st)
 		st = xo_tensor_write(m->yb, y, 0, batch * m->classes);
 	if (!st)

@@ -25,6 +25,9 @@ enum xo_layer_kind {
 	XO_LAYER_AVERAGE_POOLING2D,
 	XO_LAYER_GLOBAL_AVERAGE_POOLING2D,
 	XO_LAYER_GLOBAL_MAX_POOLING2D,
+	/* Keras Embedding: int32 ids [T] (the first layer, on an int32 input)
+	 * -> [T][output_dim]; p.rows = input_dim, p.ch = output_dim */
+	XO_LAYER_EMBEDDING,
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is
@@ -64,6 +67,7 @@ struct xo_model_spec {
 	int64_t in_len, in_ch; /* the input line */
 	int64_t in_w;          /* width of a rank-3 input, else 1 */
 	int in_rank;
+	bool in_int;           /* input dtype=int32: integer ids (an embedding's) */
 	int nlayers;
 	struct xo_layer_spec *layers; /* nlayers, malloc'd */
 };

@@ -49,6 +49,7 @@ static const struct kind_info kinds[] = {
     {"average_pooling2d", "AveragePooling2D", XO_LAYER_AVERAGE_POOLING2D},
     {"global_average_pooling2d", "GlobalAveragePooling2D", XO_LAYER_GLOBAL_AVERAGE_POOLING2D},
     {"global_max_pooling2d", "GlobalMaxPooling2D", XO_LAYER_GLOBAL_MAX_POOLING2D},
+    {"embedding", "Embedding", XO_LAYER_EMBEDDING},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -76,6 +77,8 @@ static const char *const dense_args[] = {"units", "activation", "use_bias", "nam
 static const char *const activation_args[] = {"activation", "name", NULL};
 /* batch_normalization: axis is -1 (the last), the only axis supported */
 static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale", "name", NULL};
+/* embedding: mask_zero is accepted only as False (refused otherwise) */
+static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_zero", "name", NULL};
 
 static const char *const *kind_args(enum xo_layer_kind k)
 {
@@ -103,6 +106,8 @@ static const char *const *kind_args(enum xo_layer_kind k)
 		return activation_args;
 	case XO_LAYER_BATCH_NORMALIZATION:
 		return bn_args;
+	case XO_LAYER_EMBEDDING:
+		return embedding_args;
 	}
 	return flatten_args;
 }
@@ -204,6 +209,31 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->strides_w = v;
 		else
 			p->units = v;
+		return XO_OK;
+	}
+	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
+		/* ids travel as float values through the model's x arrays
+		 * (exact up to 2^24) and as int32 on the device */
+		if (!parse_pos_int(val, &v) || v > (INT64_C(1) << 24))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "%s=%s: expected a positive integer up to 2^24 = 16777216",
+			                  key, val);
+		if (!strcmp(key, "input_dim"))
+			p->rows = v;
+		else
+			p->ch = v;
+		return XO_OK;
+	}
+	if (!strcmp(key, "mask_zero")) {
+		bool on;
+
+		if (!parse_bool_value(val, &on))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "mask_zero=%s: expected True or False", val);
+		if (on)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "embedding: mask_zero=True is not supported (masking "
+			                  "is not implemented; id 0 would be an ordinary row)");
 		return XO_OK;
 	}
 	if (!strcmp(key, "padding")) {
@@ -309,6 +339,22 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	enum xo_status st;
 	char shp[96];
 
+	if (l->kind == XO_LAYER_EMBEDDING) {
+		/* ids [T] of an int32 input (checked by the caller) -> [T][dim] */
+		if (l->in_rank != 1)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "embedding needs a flat [T] input of ids, got %s",
+			                  in_shape_text(l, shp, sizeof(shp)));
+		p->len = l->in_ch;
+		l->out_w = 1;
+		l->out_rank = 2;
+		l->out_len = l->in_ch;
+		l->out_ch = p->ch;
+		l->w_ndim = 2;
+		l->w_dim[0] = p->rows;
+		l->w_dim[1] = p->ch;
+		goto counts;
+	}
 	p->len = l->in_len;
 	p->ch = l->in_ch;
 	l->out_w = 1;
@@ -420,7 +466,10 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->w_dim[1] = p->units;
 		l->b_count = p->use_bias ? p->units : 0;
 		break;
+	case XO_LAYER_EMBEDDING: /* above */
+		break;
 	}
+counts:
 	l->w_count = 0;
 	if (l->w_ndim) {
 		n = 1;
@@ -455,9 +504,23 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 	int64_t v[3], n;
 	int nv = 0;
 
+	s->in_int = false;
 	for (int i = 1; i < ntok; i++) {
 		const char *t = tok[i];
 
+		/* dtype=int32: the samples are integer ids (an embedding's);
+		 * float32 is the default */
+		if (!strncmp(t, "dtype=", 6)) {
+			t += 6;
+			if (*t == '"' || *t == '\'')
+				t++;
+			if (!strncmp(t, "int32", 5) && strspn(t + 5, "\"'") == strlen(t + 5))
+				s->in_int = true;
+			else if (!(!strncmp(t, "float32", 7) && strspn(t + 7, "\"'") == strlen(t + 7)))
+				return spec_error(XO_EINVAL, origin, line,
+				                  "input: dtype=%s: expected int32 or float32", tok[i] + 6);
+			continue;
+		}
 		/* "input 29 1", "input 12 12 1", or Keras's shape=(29,1) / shape=29,1. */
 		if (!strncmp(t, "shape=", 6))
 			t += 6;
@@ -556,8 +619,8 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			st = spec_error(XO_EFORMAT, origin, line,
 			                "unknown layer '%s' (expected input, conv1d, "
 			                "max_pooling1d, average_pooling1d, global_average_pooling1d, "
-			                "global_max_pooling1d, flatten, dropout, dense, activation "
-			                "or batch_normalization)",
+			                "global_max_pooling1d, flatten, dropout, dense, activation, "
+			                "batch_normalization or embedding)",
 			                tok[0]);
 			goto out_free;
 		}
@@ -591,6 +654,9 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		l->p.units = 0;
 		l->p.epsilon = 1e-3f; /* batch_normalization's Keras default (the */
 		l->p.momentum = 0.99f; /* params default is Adam's 1e-7) */
+		l->p.rows = 0;         /* embedding: input_dim= and output_dim= required */
+		if (l->kind == XO_LAYER_EMBEDDING)
+			l->p.ch = 0;
 		for (int i = 1; i < ntok; i++) {
 			const char *const *allowed = kind_args(l->kind);
 			char *eq = strchr(tok[i], '='), *val;
@@ -640,6 +706,29 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 				                "has no default)");
 				goto out_free;
 			}
+		}
+		if (l->kind == XO_LAYER_EMBEDDING && (!l->p.rows || !l->p.ch)) {
+			st = spec_error(XO_EINVAL, origin, line,
+			                "embedding needs input_dim= and output_dim=");
+			goto out_free;
+		}
+		/* ids come from the input alone: an embedding is the first layer,
+		 * on an int32 input, and an int32 input feeds an embedding */
+		if (l->kind == XO_LAYER_EMBEDDING && (out->nlayers || !out->in_int)) {
+			st = spec_error(XO_EINVAL, origin, line,
+			                out->nlayers ? "embedding must be the first layer (its ids "
+			                               "come from the input)"
+			                             : "embedding needs integer ids: the input line "
+			                               "must say dtype=int32 (float inputs are "
+			                               "refused)");
+			goto out_free;
+		}
+		if (l->kind != XO_LAYER_EMBEDDING && !out->nlayers && out->in_int) {
+			st = spec_error(XO_EINVAL, origin, line,
+			                "an input of dtype=int32 feeds only an embedding layer (got "
+			                "%s)",
+			                ki->name);
+			goto out_free;
 		}
 		if ((l->kind == XO_LAYER_CONV1D && (!l->p.filters || !l->p.kernel_size)) ||
 		    (l->kind == XO_LAYER_DENSE && !l->p.units) ||
