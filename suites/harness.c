@@ -318,6 +318,15 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 			           : (const char *[]){"x", "gamma", "beta", "?"}[i];
 		return dst ? (const char *[]){"dx", "dgamma", "dbeta"}[i]
 		           : (const char *[]){"x", "gamma", "dy", "?"}[i];
+	case XO_OP_simple_rnn:
+	case XO_OP_lstm:
+	case XO_OP_gru:
+		if (dir == XO_DIR_FWD)
+			return dst ? (const char *[]){"y", "ws", "?", "?"}[i]
+			           : (const char *[]){"x", "kernel", "recurrent_kernel", "bias",
+			                              "?"}[i];
+		return dst ? (const char *[]){"dx", "dkernel", "drecurrent_kernel", "dbias"}[i]
+		           : (const char *[]){"x", "kernel", "recurrent_kernel", "ws", "dy"}[i];
 	case XO_OP_COUNT:
 		break;
 	}
@@ -806,6 +815,10 @@ static enum xo_status fill_inputs(struct hcase *h)
 			memcpy(&h->src[1][i], &r, 4);
 		}
 		break;
+	case XO_OP_simple_rnn:
+	case XO_OP_lstm:
+	case XO_OP_gru:
+		return xo_error(XO_EINVAL, "%s: no harness fills yet", xo_op_name(c->op));
 	case XO_OP_COUNT:
 		break;
 	}
@@ -1744,6 +1757,10 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 	case XO_OP_gather:
 	case XO_OP_COUNT:
 		break;
+	case XO_OP_simple_rnn:
+	case XO_OP_lstm:
+	case XO_OP_gru:
+		return xo_error(XO_EINVAL, "%s: no derived bound yet", xo_op_name(c->op));
 	}
 	return XO_OK;
 }
@@ -2340,6 +2357,7 @@ enum xo_status xo_case_parse(const char *line, enum xo_op *op, struct xo_params 
 	*op = xo_op_from_name(tok);
 	if (*op == XO_OP_COUNT)
 		return xo_error(XO_EINVAL, "unknown op '%s'", tok);
+	*p = xo_params_default_op(*op);
 	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
 		char *eq = strchr(tok, '=');
 
