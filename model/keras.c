@@ -292,6 +292,7 @@ enum key_rule {
 	K_ZEROS,    /* the initializer Zeros */
 	K_PAIR,     /* 2-D pooling: int or [h, w]: key=h and its width key (pool_w, strides_w) */
 	K_IN_DTYPE, /* InputLayer: float32, or int32 / int64 (ids, an embedding's) */
+	K_ZERO,     /* must be 0 (the recurrent layers' dropout, recurrent_dropout) */
 };
 struct key_row {
 	const char *key;
@@ -307,7 +308,7 @@ struct key_row {
 struct class_row {
 	const char *cls;  /* Keras class_name */
 	const char *spec; /* spec keyword; NULL: the InputLayer */
-	struct key_row keys[24];
+	struct key_row keys[40];
 };
 static const struct class_row classes[] = {
     {"InputLayer", NULL,
@@ -375,6 +376,33 @@ static const struct class_row classes[] = {
       {"mask_zero", K_BOOL}, {"quantization_config", K_NULL}, {"lora_rank", K_NULL},
       {"lora_alpha", K_SKIP}, {"input_length", K_SKIP}, {"sparse", K_FALSE},
       {"batch_input_shape", K_SHAPE}}},
+    /* keras/src/layers/rnn/simple_rnn.py, lstm.py, gru.py get_config() (and
+     * Keras 2's): dropout and recurrent_dropout must be 0, return_state,
+     * stateful, unroll and time_major false (xo has no states between calls,
+     * no second output, and checks only the loop form); initializers and
+     * unit_forget_bias act before weights are loaded; use_cudnn and Keras
+     * 2's implementation pick a kernel for the same math (the results are
+     * checked against Keras within the fixture bounds either way);
+     * zero_output_for_mask and seed matter only with a mask or dropout,
+     * which are refused */
+#define RNN_KEYS                                                                               \
+	COMMON_KEYS, {"units", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},               \
+	    {"return_sequences", K_BOOL}, {"go_backwards", K_BOOL}, {"return_state", K_FALSE},     \
+	    {"stateful", K_FALSE}, {"unroll", K_FALSE}, {"time_major", K_FALSE},                   \
+	    {"dropout", K_ZERO}, {"recurrent_dropout", K_ZERO}, {"kernel_initializer", K_SKIP},     \
+	    {"recurrent_initializer", K_SKIP}, {"bias_initializer", K_SKIP},                      \
+	    {"kernel_regularizer", K_NULL}, {"recurrent_regularizer", K_NULL},                    \
+	    {"bias_regularizer", K_NULL}, {"activity_regularizer", K_NULL},                       \
+	    {"kernel_constraint", K_NULL}, {"recurrent_constraint", K_NULL},                      \
+	    {"bias_constraint", K_NULL}, {"seed", K_SKIP}, {"zero_output_for_mask", K_SKIP},      \
+	    {"batch_input_shape", K_SHAPE}
+    {"SimpleRNN", "simple_rnn", {RNN_KEYS}},
+    {"LSTM", "lstm",
+     {RNN_KEYS, {"recurrent_activation", K_STR}, {"unit_forget_bias", K_SKIP},
+      {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}}},
+    {"GRU", "gru",
+     {RNN_KEYS, {"recurrent_activation", K_STR}, {"reset_after", K_BOOL},
+      {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}}},
 };
 #define NCLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
 
@@ -555,6 +583,11 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 			if (!json_is_true(v))
 				st = LAYER_ERR(c, XO_EINVAL, "%s=false (a frozen layer) is not supported",
 				               key);
+			break;
+		case K_ZERO:
+			if (!json_is_number(v) || json_number_value(v) != 0.0)
+				st = LAYER_ERR(c, XO_EINVAL, "%s=%g is not supported (only 0)", key,
+				               json_is_number(v) ? json_number_value(v) : -1.0);
 			break;
 		case K_IN_DTYPE: /* the embedding's line makes the input int32 */
 			if (!dtype_ok(v) &&
@@ -976,10 +1009,14 @@ static enum xo_status load_keras3(hid_t f, const char *origin, struct xo_model *
 
 		for (int j = 0; j < i; j++)
 			k += xo_model_layer_spec(m, j)->kind == ls->kind;
+		/* the recurrent layers keep their variables in their cell */
+		const char *vars = xo_layer_rnn_op(ls->kind) != XO_OP_COUNT ? "cell/vars" : "vars";
+
 		if (k)
-			snprintf(grp, sizeof(grp), "layers/%s_%d/vars", xo_spec_kind_name(ls->kind), k);
+			snprintf(grp, sizeof(grp), "layers/%s_%d/%s", xo_spec_kind_name(ls->kind), k,
+			         vars);
 		else
-			snprintf(grp, sizeof(grp), "layers/%s/vars", xo_spec_kind_name(ls->kind));
+			snprintf(grp, sizeof(grp), "layers/%s/%s", xo_spec_kind_name(ls->kind), vars);
 		if (!nv)
 			continue;
 		if (!path_ok(f, grp) || (g = H5Gopen2(f, grp, H5P_DEFAULT)) < 0) {
@@ -1170,6 +1207,15 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 			snprintf(name, sizeof(name), "%s", xo_spec_kind_name(ls->kind));
 		lg = h5_group(layers, name, NULL);
 		vg = lg >= 0 ? h5_group(lg, "vars", ls->name) : -1;
+		if (vg >= 0 && xo_layer_rnn_op(ls->kind) != XO_OP_COUNT) {
+			/* Keras 3: an empty vars beside cell/vars holding them */
+			hid_t cg = h5_group(lg, "cell", NULL);
+
+			H5Gclose(vg);
+			vg = cg >= 0 ? h5_group(cg, "vars", ls->name) : -1;
+			if (cg >= 0)
+				H5Gclose(cg);
+		}
 		ok = vg >= 0;
 		for (int j = 0; ok && j < nv; j++) {
 			hsize_t dims[XO_MAX_DIMS];
@@ -1324,6 +1370,23 @@ static json_t *model_config(struct xo_model *m)
 				                              "registered_name"));
 			}
 			json_object_set_new(cfg, "synchronized", json_false());
+			break;
+		case XO_LAYER_SIMPLE_RNN:
+		case XO_LAYER_LSTM:
+		case XO_LAYER_GRU:
+			cls = ls->kind == XO_LAYER_SIMPLE_RNN ? "SimpleRNN"
+			      : ls->kind == XO_LAYER_LSTM     ? "LSTM"
+			                                      : "GRU";
+			json_object_set_new(cfg, "units", json_integer(p->units));
+			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+			if (ls->kind != XO_LAYER_SIMPLE_RNN)
+				json_object_set_new(cfg, "recurrent_activation",
+				                    json_string(xo_activation_name(p->recurrent_activation)));
+			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+			json_object_set_new(cfg, "return_sequences", json_boolean(p->return_sequences));
+			json_object_set_new(cfg, "go_backwards", json_boolean(p->go_backwards));
+			if (ls->kind == XO_LAYER_GRU)
+				json_object_set_new(cfg, "reset_after", json_boolean(p->reset_after));
 			break;
 		case XO_LAYER_EMBEDDING:
 			cls = "Embedding";

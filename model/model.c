@@ -53,6 +53,13 @@ struct layer {
 	 * statistics in the non-trainable tail of the flat parameters. */
 	int64_t g_off, beta_off, mm_off, mv_off;
 	struct xo_tensor *gamma, *beta, *dgamma, *dbeta, *mm, *mv;
+	/* recurrent layers: recurrent_kernel (between kernel and bias in the
+	 * flat parameters, Keras's order), its gradient, and the op's
+	 * workspace [cap][T][S*units] (forward writes it, backward reads it) */
+	int64_t rk_off;
+	struct xo_tensor *rk, *drk;
+	struct xo_tensor *wsbuf, *ws; /* storage, plan view */
+	int64_t ws_per;               /* workspace floats per sample */
 };
 
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
@@ -208,6 +215,8 @@ static void plan_free(struct xo_model *m)
 		xo_tensor_free(l->gout);
 		xo_tensor_free(l->z);
 		xo_tensor_free(l->gz);
+		xo_tensor_free(l->ws);
+		l->ws = NULL;
 		l->z = l->gz = NULL;
 		l->out = NULL;
 		l->gout = NULL;
@@ -297,6 +306,10 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 				st = xo_tensor_view(l->zbuf, 0, nd, dims, &l->z);
 			if (!st && act_separate(&l->s) && training && l->has_grad)
 				st = xo_tensor_view(l->gzbuf, 0, nd, dims, &l->gz);
+			if (!st && l->ws_per) /* [n][T][S*units] */
+				st = xo_tensor_view(l->wsbuf, 0, 3,
+				                    (int64_t[]){n, l->s.in_len, l->ws_per / l->s.in_len},
+				                    &l->ws);
 		}
 		if (st)
 			goto out_free;
@@ -322,6 +335,8 @@ static void buffers_free(struct xo_model *m)
 		xo_tensor_free(m->layers[i].gbuf);
 		xo_tensor_free(m->layers[i].zbuf);
 		xo_tensor_free(m->layers[i].gzbuf);
+		xo_tensor_free(m->layers[i].wsbuf);
+		m->layers[i].wsbuf = NULL;
 		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
 		m->layers[i].zbuf = m->layers[i].gzbuf = NULL;
 	}
@@ -362,6 +377,9 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 		if (!st && act_separate(&l->s) && l->has_grad)
 			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
 			                      &l->gzbuf);
+		if (!st && l->ws_per)
+			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, l->ws_per},
+			                      &l->wsbuf);
 	}
 	if (st) {
 		buffers_free(m);
@@ -404,10 +422,24 @@ static enum xo_status params_alloc(struct xo_model *m)
 		st = xo_tensor_view(m->params, l->w_off, l->s.w_ndim, l->s.w_dim, &l->w);
 		if (!st)
 			st = xo_tensor_view(m->grads, l->w_off, l->s.w_ndim, l->s.w_dim, &l->dw);
-		if (!st && l->s.b_count)
-			st = xo_tensor_view(m->params, l->b_off, 1, &l->s.b_count, &l->b);
-		if (!st && l->s.b_count)
-			st = xo_tensor_view(m->grads, l->b_off, 1, &l->s.b_count, &l->db);
+		if (!st && l->s.rk_count) { /* [units][g*units] */
+			int64_t rd[2] = {l->s.p.units, l->s.rk_count / l->s.p.units};
+
+			st = xo_tensor_view(m->params, l->rk_off, 2, rd, &l->rk);
+			if (!st)
+				st = xo_tensor_view(m->grads, l->rk_off, 2, rd, &l->drk);
+		}
+		if (!st && l->s.b_count) {
+			/* gru reset_after: [2][3u] (ops.def) */
+			int64_t bd[2] = {2, l->s.b_count / 2};
+			bool two = l->s.kind == XO_LAYER_GRU && l->s.p.reset_after;
+
+			st = two ? xo_tensor_view(m->params, l->b_off, 2, bd, &l->b)
+			         : xo_tensor_view(m->params, l->b_off, 1, &l->s.b_count, &l->b);
+			if (!st)
+				st = two ? xo_tensor_view(m->grads, l->b_off, 2, bd, &l->db)
+				         : xo_tensor_view(m->grads, l->b_off, 1, &l->s.b_count, &l->db);
+		}
 	}
 	for (int i = 0; !st && i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
@@ -487,9 +519,13 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 			if (first_param < 0)
 				first_param = i;
 			l->w_off = off;
-			l->b_off = off + l->s.w_count;
-			off += l->s.w_count + l->s.b_count;
+			l->rk_off = off + l->s.w_count;
+			l->b_off = l->rk_off + l->s.rk_count;
+			off += l->s.w_count + l->s.rk_count + l->s.b_count;
 		}
+		if (xo_layer_rnn_op(l->s.kind) != XO_OP_COUNT)
+			l->ws_per = l->s.in_len * xo_rnn_ws_blocks(xo_layer_rnn_op(l->s.kind)) *
+			            l->s.p.units;
 		if (l->s.gamma_count + l->s.beta_count) { /* batch_normalization */
 			if (first_param < 0)
 				first_param = i;
@@ -528,6 +564,9 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = XO_NET_GLOBAL_AVERAGE_POOLING2D,
 		    [XO_LAYER_GLOBAL_MAX_POOLING2D] = XO_NET_GLOBAL_MAX_POOLING2D,
 		    [XO_LAYER_EMBEDDING] = XO_NET_EMBEDDING,
+		    [XO_LAYER_SIMPLE_RNN] = XO_NET_SIMPLE_RNN,
+		    [XO_LAYER_LSTM] = XO_NET_LSTM,
+		    [XO_LAYER_GRU] = XO_NET_GRU,
 		};
 		const struct layer *l = &m->layers[i];
 
@@ -811,6 +850,28 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 			out->ops_bwd = 1;
 		}
 		break;
+	case XO_LAYER_SIMPLE_RNN:
+	case XO_LAYER_LSTM:
+	case XO_LAYER_GRU: {
+		/* per step: the input projection (in_ch x g*u) and the
+		 * recurrent one (u x g*u) as multiply-adds; the workspace
+		 * (T * S * u) written forward and read backward */
+		double macs = (double)l->s.in_len * (double)(l->s.w_count + l->s.rk_count);
+		double wsb = 4.0 * (double)l->ws_per;
+
+		out->flops_fwd = 2 * macs;
+		out->act_bytes_fwd = in + outb + wsb;
+		out->w_bytes_fwd = w + 4.0 * (double)l->s.rk_count;
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->has_grad) {
+			/* dW, dU always (and dx unless first): 2 or 3 products */
+			out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1) + 2 * macs;
+			out->act_bytes_bwd = in + outb + wsb + (l->need_dx ? in : 0);
+			out->w_bytes_bwd = 2 * (w + 4.0 * (double)l->s.rk_count);
+			out->ops_bwd = 1;
+		}
+		break;
+	}
 	case XO_LAYER_FLATTEN: /* a view: no op, no bytes */
 		break;
 	}
@@ -865,6 +926,27 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 				                                                    (uint64_t)e) -
 				                           1.0) *
 				                          0.05);
+			continue;
+		}
+		if (l->s.rk_count) {
+			/* recurrent layers: kernel glorot-uniform over (in_ch,
+			 * g*u) as Keras; recurrent_kernel glorot-uniform over (u,
+			 * g*u) (Keras draws an orthogonal matrix: not matched, a
+			 * trained or loaded model does not depend on it); LSTM's
+			 * forget-gate bias 1 (unit_forget_bias=True) */
+			double lk = sqrt(6.0 / (double)(l->s.w_dim[0] + l->s.w_dim[1]));
+			double lr = sqrt(6.0 / (double)(l->s.p.units + l->s.w_dim[1]));
+
+			for (int64_t e = 0; e < l->s.w_count + l->s.rk_count; e++) {
+				double u = xo_philox_uniform(seed, XO_STREAM_INIT, (uint32_t)i,
+				                             (uint64_t)e);
+
+				w[l->w_off + e] =
+				    (float)((2.0 * u - 1.0) * (e < l->s.w_count ? lk : lr));
+			}
+			if (l->s.kind == XO_LAYER_LSTM && l->s.b_count)
+				for (int64_t e = 0; e < l->s.p.units; e++)
+					w[l->b_off + l->s.p.units + e] = 1.0f;
 			continue;
 		}
 		/* Keras's fans: conv1d [k][cin][cout] has receptive field k. */
@@ -1038,6 +1120,16 @@ int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out
 	                               .off = l->w_off, .count = l->s.w_count};
 	memcpy(out[n].dim, l->s.w_dim, sizeof(out[n].dim));
 	n++;
+	if (l->s.rk_count)
+		out[n++] = (struct xo_layer_var){.name = "recurrent_kernel", .ndim = 2,
+		                                 .dim = {l->s.p.units, l->s.rk_count / l->s.p.units},
+		                                 .off = l->rk_off, .count = l->s.rk_count};
+	if (l->s.b_count && l->s.kind == XO_LAYER_GRU && l->s.p.reset_after) {
+		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 2,
+		                                 .dim = {2, l->s.b_count / 2},
+		                                 .off = l->b_off, .count = l->s.b_count};
+		return n;
+	}
 	if (l->s.b_count)
 		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 1,
 		                                 .dim = {l->s.b_count},
@@ -1204,6 +1296,17 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.dst[0] = l->out;
 			st = run_op(m, i, XO_OP_embedding, XO_DIR_FWD, &a);
 			break;
+		case XO_LAYER_SIMPLE_RNN:
+		case XO_LAYER_LSTM:
+		case XO_LAYER_GRU:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->rk;
+			a.src[3] = l->b;
+			a.dst[0] = l->out;
+			a.dst[1] = l->ws;
+			st = run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_FWD, &a);
+			break;
 		case XO_LAYER_FLATTEN:
 			break;
 		}
@@ -1303,6 +1406,20 @@ static enum xo_status backward(struct xo_model *m)
 			a.dst[1] = l->dgamma;
 			a.dst[2] = l->dbeta;
 			st = run_op(m, i, XO_OP_batch_normalization, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_SIMPLE_RNN: /* back through time from the workspace */
+		case XO_LAYER_LSTM:
+		case XO_LAYER_GRU:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->rk;
+			a.src[3] = l->ws;
+			a.src[4] = l->gout;
+			a.dst[0] = l->gin;
+			a.dst[1] = l->dw;
+			a.dst[2] = l->drk;
+			a.dst[3] = l->db;
+			st = run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_BWD, &a);
 			break;
 		case XO_LAYER_EMBEDDING: /* the first layer: no dx (ids) */
 			a.src[0] = l->in;

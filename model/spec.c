@@ -50,6 +50,9 @@ static const struct kind_info kinds[] = {
     {"global_average_pooling2d", "GlobalAveragePooling2D", XO_LAYER_GLOBAL_AVERAGE_POOLING2D},
     {"global_max_pooling2d", "GlobalMaxPooling2D", XO_LAYER_GLOBAL_MAX_POOLING2D},
     {"embedding", "Embedding", XO_LAYER_EMBEDDING},
+    {"simple_rnn", "SimpleRNN", XO_LAYER_SIMPLE_RNN},
+    {"lstm", "LSTM", XO_LAYER_LSTM},
+    {"gru", "GRU", XO_LAYER_GRU},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -78,6 +81,15 @@ static const char *const activation_args[] = {"activation", "name", NULL};
 /* batch_normalization: axis is -1 (the last), the only axis supported */
 static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale", "name", NULL};
 /* embedding: mask_zero is accepted only as False (refused otherwise) */
+/* the recurrent layers (Keras defaults: activation tanh, recurrent_activation
+ * sigmoid, use_bias True, return_sequences and go_backwards False, GRU
+ * reset_after True); the op refuses the activations it lacks */
+static const char *const rnn_args[] = {"units",          "activation",      "recurrent_activation",
+                                       "use_bias",       "return_sequences", "go_backwards",
+                                       "name",           NULL};
+static const char *const gru_args[] = {"units",          "activation",       "recurrent_activation",
+                                       "use_bias",       "return_sequences", "go_backwards",
+                                       "reset_after",    "name",             NULL};
 static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_zero", "name", NULL};
 
 static const char *const *kind_args(enum xo_layer_kind k)
@@ -108,6 +120,11 @@ static const char *const *kind_args(enum xo_layer_kind k)
 		return bn_args;
 	case XO_LAYER_EMBEDDING:
 		return embedding_args;
+	case XO_LAYER_SIMPLE_RNN:
+	case XO_LAYER_LSTM:
+		return rnn_args;
+	case XO_LAYER_GRU:
+		return gru_args;
 	}
 	return flatten_args;
 }
@@ -249,12 +266,15 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                                             : "valid or same");
 		return XO_OK;
 	}
-	if (!strcmp(key, "activation")) {
+	if (!strcmp(key, "activation") || !strcmp(key, "recurrent_activation")) {
 		if (!strcmp(val, "None") || !strcmp(val, "none"))
 			val = "linear";
 		for (int a = 0; a <= XO_ACTIVATION_LAST; a++)
 			if (!strcmp(val, xo_activation_name((enum xo_activation)a))) {
-				p->activation = (enum xo_activation)a;
+				if (!strcmp(key, "activation"))
+					p->activation = (enum xo_activation)a;
+				else
+					p->recurrent_activation = (enum xo_activation)a;
 				return XO_OK;
 			}
 		return spec_error(XO_EINVAL, origin, line,
@@ -266,6 +286,17 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		if (!parse_bool_value(val, &p->use_bias))
 			return spec_error(XO_EINVAL, origin, line,
 			                  "use_bias=%s: expected True or False", val);
+		return XO_OK;
+	}
+	if (!strcmp(key, "return_sequences") || !strcmp(key, "go_backwards") ||
+	    !strcmp(key, "reset_after")) {
+		bool *b = !strcmp(key, "return_sequences") ? &p->return_sequences
+		          : !strcmp(key, "go_backwards")   ? &p->go_backwards
+		                                           : &p->reset_after;
+
+		if (!parse_bool_value(val, b))
+			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
+			                  key, val);
 		return XO_OK;
 	}
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
@@ -468,6 +499,32 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		break;
 	case XO_LAYER_EMBEDDING: /* above */
 		break;
+	case XO_LAYER_SIMPLE_RNN:
+	case XO_LAYER_LSTM:
+	case XO_LAYER_GRU: {
+		enum xo_op op = xo_layer_rnn_op(l->kind);
+		struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+		int64_t gu;
+
+		if (l->in_rank != 2)
+			return rank_error(l, origin, 2);
+		p->batch = 1;
+		/* the op's own checks (activations, sizes), with its message */
+		st = xo_op_shapes(op, XO_DIR_FWD, p, ss, ds);
+		if (st)
+			return spec_error(st, origin, l->line, "%s", xo_last_error());
+		gu = xo_rnn_gates(op) * p->units;
+		l->out_rank = p->return_sequences ? 2 : 1;
+		l->out_len = p->return_sequences ? l->in_len : 1;
+		l->out_ch = p->units;
+		l->w_ndim = 2;
+		l->w_dim[0] = l->in_ch;
+		l->w_dim[1] = gu;
+		if (!xo_mul_ok(p->units, gu, &l->rk_count))
+			return spec_error(XO_EOVERFLOW, origin, l->line, "recurrent kernel overflows");
+		l->b_count = !p->use_bias ? 0 : op == XO_OP_gru && p->reset_after ? 2 * gu : gu;
+		break;
+	}
 	}
 counts:
 	l->w_count = 0;
@@ -620,7 +677,7 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			                "unknown layer '%s' (expected input, conv1d, "
 			                "max_pooling1d, average_pooling1d, global_average_pooling1d, "
 			                "global_max_pooling1d, flatten, dropout, dense, activation, "
-			                "batch_normalization or embedding)",
+			                "batch_normalization, embedding, simple_rnn, lstm or gru)",
 			                tok[0]);
 			goto out_free;
 		}
@@ -657,6 +714,8 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		l->p.rows = 0;         /* embedding: input_dim= and output_dim= required */
 		if (l->kind == XO_LAYER_EMBEDDING)
 			l->p.ch = 0;
+		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
+			l->p.activation = XO_ACTIVATION_TANH; /* Keras's default */
 		for (int i = 1; i < ntok; i++) {
 			const char *const *allowed = kind_args(l->kind);
 			char *eq = strchr(tok[i], '='), *val;
@@ -731,12 +790,13 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			goto out_free;
 		}
 		if ((l->kind == XO_LAYER_CONV1D && (!l->p.filters || !l->p.kernel_size)) ||
-		    (l->kind == XO_LAYER_DENSE && !l->p.units) ||
+		    ((l->kind == XO_LAYER_DENSE || xo_layer_rnn_op(l->kind) != XO_OP_COUNT) &&
+		     !l->p.units) ||
 		    (l->kind == XO_LAYER_DROPOUT && l->p.rate < 0.0f)) {
 			st = spec_error(XO_EINVAL, origin, line, "%s needs %s", ki->name,
-			                l->kind == XO_LAYER_CONV1D  ? "filters= and kernel_size="
-			                : l->kind == XO_LAYER_DENSE ? "units="
-			                                            : "rate=");
+			                l->kind == XO_LAYER_CONV1D    ? "filters= and kernel_size="
+			                : l->kind == XO_LAYER_DROPOUT ? "rate="
+			                                              : "units=");
 			goto out_free;
 		}
 		if (!named) {
