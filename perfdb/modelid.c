@@ -78,6 +78,15 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 		}
 		if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
 			h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
+		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {
+			/* the recurrent layers' keys (units, activation and
+			 * use_bias are in v[] above) */
+			const int64_t r[] = {l->p.recurrent_activation, l->p.return_sequences,
+			                     l->p.go_backwards, l->p.reset_after, l->rk_count};
+
+			for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
+				h = fnv_i64(h, r[k]);
+		}
 	}
 	xo_spec_free(&spec);
 	if (path) {

@@ -85,6 +85,47 @@ static void test_spec(void **state)
 	               "flat [T] input");
 }
 
+/* The recurrent layers' lines: shapes, Keras's parameter counts, refusals. */
+static void test_rnn_spec(void **state)
+{
+	struct xo_model_spec s;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse("input 10 3\nGRU units=12 return_sequences=True\ngru "
+	                               "units=8 go_backwards=1\nlstm_x_is_not_a_layer\n",
+	                               "t.model", &s) == XO_OK,
+	                 false);
+	assert_int_equal(xo_spec_parse("input 10 3\ngru units=12 return_sequences=True\ngru "
+	                               "units=8 go_backwards=1\ndense units=5\n",
+	                               "t.model", &s),
+	                 XO_OK);
+	/* Keras: GRU(12) on 3 features 612 parameters, GRU(8) on 12: 528 */
+	assert_int_equal(xo_layer_trainable(&s.layers[0]), 612);
+	assert_int_equal(xo_layer_trainable(&s.layers[1]), 528);
+	assert_int_equal(s.layers[0].out_rank, 2);
+	assert_int_equal(s.layers[0].out_len, 10);
+	assert_int_equal(s.layers[1].out_rank, 1);
+	assert_true(s.layers[0].p.activation == XO_ACTIVATION_TANH);
+	xo_spec_free(&s);
+	/* LSTM(16) on 8: 4 * 16 * (8 + 16 + 1) = 1600; SimpleRNN(6) on 3: 60 */
+	assert_int_equal(xo_spec_parse("input 12 8\nlstm units=16\ndense units=2\n", "t.model",
+	                               &s),
+	                 XO_OK);
+	assert_int_equal(xo_layer_trainable(&s.layers[0]), 1600);
+	xo_spec_free(&s);
+	assert_int_equal(xo_spec_parse("input 12 3\nsimple_rnn units=6 use_bias=0\ndense "
+	                               "units=2\n",
+	                               "t.model", &s),
+	                 XO_OK);
+	assert_int_equal(xo_layer_trainable(&s.layers[0]), 54);
+	xo_spec_free(&s);
+	expect_refused("input 12\nlstm units=4\n", "lstm needs a [steps][channels] input");
+	expect_refused("input 12 3\nlstm\n", "lstm needs units=");
+	expect_refused("input 12 3\nlstm units=4 reset_after=0\n", "unknown argument 'reset_after'");
+	expect_refused("input 12 3\ngru units=4 recurrent_activation=relu\n", "gru");
+	expect_refused("input 12 3\nlstm units=4\nlstm units=4\n", "lstm needs a [steps]");
+}
+
 /* Ids as they enter: predict names the sample and step of a bad id; the
  * .npy forms. */
 static void test_ids_checked(void **state)
@@ -233,6 +274,26 @@ static void test_cost_and_ident(void **state)
 	assert_int_equal(xo_perf_model_ident("emb_b.model", name, sizeof(name), a2, sizeof(a2)),
 	                 XO_OK);
 	assert_string_not_equal(a1, a2);
+	/* and recurrent specs that differ only in go_backwards / reset_after */
+	f = fopen("emb_b.model", "w");
+	assert_non_null(f);
+	fputs("input 12 3\ngru units=4\ndense units=5 activation=softmax\n", f);
+	fclose(f);
+	assert_int_equal(xo_perf_model_ident("emb_b.model", name, sizeof(name), a1, sizeof(a1)),
+	                 XO_OK);
+	for (int k = 0; k < 3; k++) {
+		static const char *const alt[3] = {"go_backwards=1", "reset_after=0",
+		                                   "return_sequences=1\nflatten"};
+
+		f = fopen("emb_b.model", "w");
+		assert_non_null(f);
+		fprintf(f, "input 12 3\ngru units=4 %s\ndense units=5 activation=softmax\n",
+		        alt[k]);
+		fclose(f);
+		assert_int_equal(
+		    xo_perf_model_ident("emb_b.model", name, sizeof(name), a2, sizeof(a2)), XO_OK);
+		assert_string_not_equal(a1, a2);
+	}
 	remove("emb_a.model");
 	remove("emb_b.model");
 }
@@ -241,6 +302,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_spec),
+	    cmocka_unit_test(test_rnn_spec),
 	    cmocka_unit_test(test_ids_checked),
 	    cmocka_unit_test(test_train_backends),
 	    cmocka_unit_test(test_cost_and_ident),
