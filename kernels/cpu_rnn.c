@@ -42,6 +42,7 @@
 #define XO_CPU_RNN_PAR_MIN 300000
 
 struct rnn_job {
+	const struct xo_cpu_kernels *k; /* vector sigmoid and tanh of the chosen ISA */
 	enum xo_op op;
 	int64_t N, T, in, u, G, S, hb;
 	bool ra, relu, seq, back, bias;
@@ -74,6 +75,14 @@ static inline float act_d(bool relu, float a)
 static inline float sig(float v)
 {
 	return 1.0f / (1.0f + expf(-v));
+}
+
+/* y = tanh(x) (count elements) by the ISA's vector form where it has one */
+static void vtanh_n(const struct rnn_job *j, const float *x, float *y, int64_t count)
+{
+	if (!j->k->act_fwd(XO_ACTIVATION_TANH, x, y, count))
+		for (int64_t i = 0; i < count; i++)
+			y[i] = tanhf(x[i]);
 }
 
 /* ---- forward ------------------------------------------------------------ */
@@ -129,41 +138,42 @@ static void fwd_task(void *arg, int t, int nt)
 				    (int)u, 1.0f, hprev, (int)(T * S), j->U, (int)G, 1.0f, hp,
 				    (int)G);
 		for (int64_t n = 0; n < nb; n++) {
-			const float *xp = j->XP + ((n0 + n) * T + ti) * G, *h = hp + n * G;
+			const float *xp = j->XP + ((n0 + n) * T + ti) * G;
+			float *h = hp + n * G; /* becomes the pre-activations */
 			float *row = j->ws + ((n0 + n) * T + s) * S;
 			const float *prev = s > 0 ? row - S : NULL;
 
+			if (j->op == XO_OP_gru)
+				for (int64_t k = 0; k < u; k++) /* hz_h, before it is summed */
+					row[4 * u + k] = j->ra ? h[2 * u + k] : 0.0f;
+			for (int64_t c = 0; c < (j->op == XO_OP_gru ? 2 * u : G); c++)
+				h[c] += xp[c];
 			switch (j->op) {
 			case XO_OP_simple_rnn:
-				for (int64_t k = 0; k < u; k++)
-					row[k] = act(j->relu, xp[k] + h[k]);
+				if (j->relu)
+					for (int64_t k = 0; k < u; k++)
+						row[k] = act(true, h[k]);
+				else
+					vtanh_n(j, h, row, u);
 				break;
 			case XO_OP_lstm:
+				/* i, f sigmoid; g tanh; o sigmoid; then c, act(c), h */
+				j->k->sigmoid_fwd(h, row, 2 * u);
+				vtanh_n(j, h + 2 * u, row + 2 * u, u);
+				j->k->sigmoid_fwd(h + 3 * u, row + 3 * u, u);
 				for (int64_t k = 0; k < u; k++) {
-					float ig = sig(xp[k] + h[k]);
-					float fg = sig(xp[u + k] + h[u + k]);
-					float gg = act(false, xp[2 * u + k] + h[2 * u + k]);
-					float og = sig(xp[3 * u + k] + h[3 * u + k]);
 					float cp = prev ? prev[4 * u + k] : 0.0f;
-					float c = fg * cp + ig * gg;
-					float ac = act(false, c);
 
-					row[k] = ig;
-					row[u + k] = fg;
-					row[2 * u + k] = gg;
-					row[3 * u + k] = og;
-					row[4 * u + k] = c;
-					row[5 * u + k] = ac;
-					row[6 * u + k] = og * ac;
+					row[4 * u + k] = row[u + k] * cp + row[k] * row[2 * u + k];
 				}
+				vtanh_n(j, row + 4 * u, row + 5 * u, u);
+				for (int64_t k = 0; k < u; k++)
+					row[6 * u + k] = row[3 * u + k] * row[5 * u + k];
 				break;
 			default: /* gru: z, r; r h' for reset_after=0 */
-				for (int64_t k = 0; k < u; k++) {
-					row[k] = sig(xp[k] + h[k]);
-					row[u + k] = sig(xp[u + k] + h[u + k]);
-					row[4 * u + k] = j->ra ? h[2 * u + k] : 0.0f;
+				j->k->sigmoid_fwd(h, row, 2 * u);
+				for (int64_t k = 0; k < u; k++)
 					rh[n * u + k] = prev ? row[u + k] * prev[3 * u + k] : 0.0f;
-				}
 				break;
 			}
 		}
@@ -180,15 +190,16 @@ static void fwd_task(void *arg, int t, int nt)
 			const float *xp = j->XP + ((n0 + n) * T + ti) * G;
 			float *row = j->ws + ((n0 + n) * T + s) * S;
 			const float *prev = s > 0 ? row - S : NULL;
+			float *v = hp + n * G + 2 * u; /* hh's pre-activation */
 
+			for (int64_t k = 0; k < u; k++)
+				v[k] = j->ra ? xp[2 * u + k] + row[u + k] * row[4 * u + k]
+					     : xp[2 * u + k] + hz[n * u + k];
+			vtanh_n(j, v, row + 2 * u, u);
 			for (int64_t k = 0; k < u; k++) {
-				float z = row[k], hh, h0 = prev ? prev[3 * u + k] : 0.0f;
-				float v = j->ra ? xp[2 * u + k] + row[u + k] * row[4 * u + k]
-						: xp[2 * u + k] + hz[n * u + k];
+				float z = row[k], h0 = prev ? prev[3 * u + k] : 0.0f;
 
-				hh = act(false, v);
-				row[2 * u + k] = hh;
-				row[3 * u + k] = z * h0 + (1.0f - z) * hh;
+				row[3 * u + k] = z * h0 + (1.0f - z) * row[2 * u + k];
 			}
 		}
 	}
@@ -343,28 +354,32 @@ static void bwd_w_task(void *arg, int t, int nt)
 			    0.0f, j->dU + a, (int)G);
 		a = b;
 	}
-	if (j->db)
-		for (int64_t c = c0; c < c1; c++) {
-			float sx = 0.0f, sh = 0.0f;
-
-			for (int64_t r = 0; r < rows; r++) {
-				sx += j->DPX[r * G + c];
-				sh += j->DPH[r * G + c];
-			}
-			j->db[c] = sx;
-			if (j->ra)
-				j->db[G + c] = sh;
+	if (j->db) { /* column sums, rows in order (row-wise, contiguous) */
+		for (int64_t c = c0; c < c1; c++)
+			j->db[c] = 0.0f;
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t c = c0; c < c1; c++)
+				j->db[c] += j->DPX[r * G + c];
+		if (j->ra) {
+			for (int64_t c = c0; c < c1; c++)
+				j->db[G + c] = 0.0f;
+			for (int64_t r = 0; r < rows; r++)
+				for (int64_t c = c0; c < c1; c++)
+					j->db[G + c] += j->DPH[r * G + c];
 		}
+	}
 }
 
 /* ---- wrappers ------------------------------------------------------------ */
 
-static void job_of(enum xo_op op, const struct xo_op_args *a, struct rnn_job *j)
+static void job_of(const struct xo_cpu_ctx *cx, enum xo_op op, const struct xo_op_args *a,
+		   struct rnn_job *j)
 {
 	const struct xo_params *p = &a->p;
 
 	memset(j, 0, sizeof(*j));
 	j->op = op;
+	j->k = cx->k;
 	j->N = p->batch;
 	j->T = p->len;
 	j->in = p->ch;
@@ -395,12 +410,6 @@ static int threads_for(const struct xo_cpu_ctx *cx, const struct rnn_job *j)
 	return (int)nt;
 }
 
-static enum xo_status nomem(enum xo_op op, double floats)
-{
-	return xo_error(XO_ENOMEM, "cpu: %s: cannot allocate %.0f bytes", xo_op_name(op),
-			floats * 4.0);
-}
-
 /* cblas takes int sizes and leading dimensions */
 static enum xo_status int_sizes(enum xo_op op, const struct rnn_job *j)
 {
@@ -416,9 +425,10 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 {
 	struct xo_cpu_ctx *cx = be->ctx;
 	struct rnn_job j;
+	enum xo_status st;
 	size_t nxp, nscr;
 
-	job_of(op, a, &j);
+	job_of(cx, op, a, &j);
 	if (int_sizes(op, &j))
 		return XO_ERESOURCE;
 	j.b = a->src[3] ? xo_tensor_f32(a->src[3]) : NULL;
@@ -426,14 +436,14 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.ws = xo_tensor_f32(a->dst[1]);
 	nxp = (size_t)(j.N * j.T * j.G);
 	nscr = (size_t)(j.N * (4 * j.u + j.G));
-	j.XP = malloc((nxp + nscr) * sizeof(float));
-	if (!j.XP)
-		return nomem(op, (double)(nxp + nscr));
+	st = xo_cpu_scratch_reserve(cx, (int64_t)(nxp + nscr), 0, 0);
+	if (st)
+		return st;
+	j.XP = cx->shared.p; /* grow-only, kept between calls: no page faults per call */
 	j.scr = j.XP + nxp;
 	j.nt = threads_for(cx, &j);
 	xo_cpu_threads_run(cx->tp, j.nt, proj_task, &j);
 	xo_cpu_threads_run(cx->tp, j.nt, fwd_task, &j);
-	free(j.XP);
 	return XO_OK;
 }
 
@@ -442,9 +452,10 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	struct xo_cpu_ctx *cx = be->ctx;
 	struct rnn_job j;
 	size_t nd, nh, nscr, total;
+	enum xo_status st;
 	int ntw;
 
-	job_of(op, a, &j);
+	job_of(cx, op, a, &j);
 	if (int_sizes(op, &j))
 		return XO_ERESOURCE;
 	j.ws = (float *)xo_tensor_f32(a->src[3]); /* read only */
@@ -457,9 +468,10 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	nh = (size_t)(j.N * j.T * j.u);
 	nscr = (size_t)(j.N * (4 * j.u + j.G));
 	total = 2 * nd + 2 * nh + nscr;
-	j.DPX = malloc(total * sizeof(float));
-	if (!j.DPX)
-		return nomem(op, (double)total);
+	st = xo_cpu_scratch_reserve(cx, (int64_t)total, 0, 0);
+	if (st)
+		return st;
+	j.DPX = cx->shared.p;
 	j.DPH = j.DPX + nd;
 	j.HPM = j.DPH + nd;
 	j.RHM = op == XO_OP_gru && !j.ra ? j.HPM + nh : NULL;
@@ -470,7 +482,6 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	if (ntw > j.G)
 		ntw = (int)j.G;
 	xo_cpu_threads_run(cx->tp, ntw, bwd_w_task, &j);
-	free(j.DPX);
 	return XO_OK;
 }
 
