@@ -212,6 +212,25 @@ static void fwd_task(void *arg, int t, int nt)
 
 /* ---- backward ----------------------------------------------------------- */
 
+/* One lstm sample's step back: px [4u] from the ws row, c' (cp), the state
+ * gradient d and the carried cell gradient dc (updated); restrict-qualified
+ * so the compiler vectorizes the loop. */
+static void lstm_step_bwd(int64_t u, const float *restrict row, const float *restrict cp,
+			  const float *restrict d, float *restrict dc, float *restrict px)
+{
+	for (int64_t k = 0; k < u; k++) {
+		float ig = row[k], fg = row[u + k], gg = row[2 * u + k];
+		float og = row[3 * u + k], ac = row[5 * u + k];
+		float dcc = dc[k] + d[k] * og * (1.0f - ac * ac);
+
+		px[k] = dcc * gg * (ig * (1.0f - ig));
+		px[u + k] = dcc * cp[k] * (fg * (1.0f - fg));
+		px[2 * u + k] = dcc * ig * (1.0f - gg * gg);
+		px[3 * u + k] = d[k] * ac * (og * (1.0f - og));
+		dc[k] = dcc * fg;
+	}
+}
+
 static void bwd_seq_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
@@ -226,7 +245,7 @@ static void bwd_seq_task(void *arg, int t, int nt)
 	dc = dh + nb * u;
 	drh = dc + nb * u;
 	tmp = drh + nb * u;
-	memset(dh, 0, (size_t)(2 * nb * u) * sizeof(float));
+	memset(dh, 0, (size_t)(3 * nb * u) * sizeof(float)); /* dh, dc, drh (lstm: c' = 0) */
 	for (int64_t s = T - 1; s >= 0; s--) {
 		int64_t ti = j->back ? T - 1 - s : s;
 
@@ -255,18 +274,9 @@ static void bwd_seq_task(void *arg, int t, int nt)
 					px[k] = ph[k] = d[k] * act_d(j->relu, row[k]);
 				break;
 			case XO_OP_lstm:
-				for (int64_t k = 0; k < u; k++) {
-					float ig = row[k], fg = row[u + k], gg = row[2 * u + k];
-					float og = row[3 * u + k], ac = row[5 * u + k];
-					float cp = prev ? prev[4 * u + k] : 0.0f;
-					float dcc = dc[n * u + k] + d[k] * og * act_d(false, ac);
-
-					px[k] = ph[k] = dcc * gg * (ig * (1.0f - ig));
-					px[u + k] = ph[u + k] = dcc * cp * (fg * (1.0f - fg));
-					px[2 * u + k] = ph[2 * u + k] = dcc * ig * act_d(false, gg);
-					px[3 * u + k] = ph[3 * u + k] = d[k] * ac * (og * (1.0f - og));
-					dc[n * u + k] = dcc * fg;
-				}
+				lstm_step_bwd(u, row, prev ? prev + 4 * u : drh, d, dc + n * u, px);
+				if (ph != px)
+					memcpy(ph, px, (size_t)G * sizeof(float));
 				break;
 			default:
 				for (int64_t k = 0; k < u; k++) {
@@ -472,7 +482,9 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	if (st)
 		return st;
 	j.DPX = cx->shared.p;
-	j.DPH = j.DPX + nd;
+	/* simple_rnn and lstm have ph == px; without go_backwards their rows
+	 * coincide too (n*len + t, t = s): one array */
+	j.DPH = op != XO_OP_gru && !j.back ? j.DPX : j.DPX + nd;
 	j.HPM = j.DPH + nd;
 	j.RHM = op == XO_OP_gru && !j.ra ? j.HPM + nh : NULL;
 	j.scr = j.HPM + 2 * nh;
