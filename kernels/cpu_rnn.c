@@ -62,9 +62,10 @@ static void part_of(int64_t total, int t, int nt, int64_t *lo, int64_t *hi)
 	*hi = total * (t + 1) / nt;
 }
 
+/* relu keeps a NaN (as ref's xo_ref_relu: v > 0 is false for it) */
 static inline float act(bool relu, float v)
 {
-	return relu ? (v > 0.0f ? v : 0.0f) : tanhf(v);
+	return relu ? (v > 0.0f || v != v ? v : 0.0f) : tanhf(v);
 }
 
 static inline float act_d(bool relu, float a)
