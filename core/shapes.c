@@ -60,15 +60,19 @@ static enum xo_status slot_elems(const char *name, const struct xo_slot_shape *s
  */
 static enum xo_status rnn_check(const char *name, enum xo_op op, const struct xo_params *p)
 {
-	const int64_t max = INT64_C(2147483647) / 8;
+	const int64_t umax = INT64_C(2147483647) / 8;
+	const struct {
+		const char *key;
+		int64_t v, max;
+	} lim[] = {{"units", p->units, umax},
+		   {"len", p->len, XO_GEOMETRY_MAX},
+		   {"ch", p->ch, XO_GEOMETRY_MAX},
+		   {"batch", p->batch, XO_GEOMETRY_MAX}};
 
-	if (p->units > max || p->len > XO_GEOMETRY_MAX || p->ch > XO_GEOMETRY_MAX ||
-	    p->batch > XO_GEOMETRY_MAX)
-		return xo_error(XO_EOVERFLOW,
-				"%s: units=%" PRId64 ", len=%" PRId64 ", ch=%" PRId64
-				" or batch=%" PRId64 " is above the limit (units %" PRId64
-				", the others %" PRId64 ")",
-				name, p->units, p->len, p->ch, p->batch, max, XO_GEOMETRY_MAX);
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v > lim[i].max)
+			return xo_error(XO_EOVERFLOW, "%s: %s=%" PRId64 " is above the limit %" PRId64,
+					name, lim[i].key, lim[i].v, lim[i].max);
 	if (p->activation != XO_ACTIVATION_TANH &&
 	    !(op == XO_OP_simple_rnn && p->activation == XO_ACTIVATION_RELU))
 		return xo_error(XO_EINVAL, "%s: activation=%s is not supported (%s)", name,

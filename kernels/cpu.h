@@ -158,6 +158,8 @@ void xo_cpu_threads_free(struct xo_cpu_pool_threads *tp); /* accepts NULL */
 void xo_cpu_pool_register(struct xo_backend_iface *iface);
 /* cpu_norm.c: batch_normalization */
 void xo_cpu_norm_register(struct xo_backend_iface *iface);
+/* cpu_rnn.c: simple_rnn, lstm, gru */
+void xo_cpu_rnn_register(struct xo_backend_iface *iface);
 /* cpu_opt.c: sets the table entries of sgd and rmsprop. */
 void xo_cpu_opt_register(struct xo_backend_iface *iface);
 /* cpu_loss.c: binary_crossentropy, mean_squared_error, binary_accuracy. */

@@ -245,7 +245,7 @@ bool xo_hmode_applies(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
 	case XO_HMODE_REAL:
 		return true;
 	case XO_HMODE_NONFINITE:
-		return dir == XO_DIR_FWD && is_elementwise(op);
+		return dir == XO_DIR_FWD && (is_elementwise(op) || xo_op_is_rnn(op));
 	case XO_HMODE_COUNT:
 		break;
 	}
@@ -828,15 +828,15 @@ static void tol_rnn_fwd(struct hcase *h)
 			default:
 				XO_ASSERT(!"not a recurrent op");
 			}
-			for (int64_t k = 0; k < S; k++)
-				tol[k] += TINY;
+			for (int64_t k = 0; k < S; k++) /* an Inf input makes some NaN (Inf * 0) */
+				tol[k] = isnan(tol[k]) ? INFINITY : tol[k] + TINY;
 			for (int64_t k = 0; k < u; k++)
 				eh[k] = nh[k];
 			if (p->return_sequences || s == T - 1) {
 				double *ty = h->tol[0] + (p->return_sequences ? (n * T + s) * u : n * u);
 
 				for (int64_t k = 0; k < u; k++)
-					ty[k] = nh[k] + TINY;
+					ty[k] = isnan(nh[k]) ? INFINITY : nh[k] + TINY;
 			}
 		}
 	}
@@ -1331,6 +1331,28 @@ static void plant_nonfinite(struct hcase *h)
 	const struct xo_params *p = &h->c->p;
 	static const uint32_t special[3] = {0x7fc00000u, 0x7f800000u, 0xff800000u};
 	float *x = h->src[0];
+
+	if (xo_op_is_rnn(h->c->op)) {
+		/* The recurrent ops: a NaN in sample 0's input at the last step
+		 * processed (its last state and ws row NaN, the earlier ones
+		 * finite), +Inf in sample 1's at the middle step (every gate
+		 * pre-activation it reaches is +-Inf: the gates saturate to
+		 * exact 0, 1 or +-1, so the states stay finite; their bounds are
+		 * then infinite, and only a NaN or Inf where ref is finite fails)
+		 * and -Inf in sample 2's at its first processed step. The other
+		 * samples stay finite (the bounds are informative there). */
+		int64_t T = p->len, last = p->go_backwards ? 0 : T - 1;
+		int64_t first = p->go_backwards ? T - 1 : 0;
+
+		x[(0 * T + last) * p->ch] = u2f(special[0]);
+		if (T == 1) /* one step: the other samples stay finite */
+			return;
+		if (p->batch > 1)
+			x[(1 * T + T / 2) * p->ch + (p->ch > 1)] = u2f(special[1]);
+		if (p->batch > 2)
+			x[(2 * T + first) * p->ch] = u2f(special[2]);
+		return;
+	}
 
 	if (h->c->op == XO_OP_max_pooling1d) {
 		int64_t out, pad;

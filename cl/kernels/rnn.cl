@@ -14,9 +14,10 @@
  * recurrent activation is sigmoid.
  */
 
+/* relu keeps a NaN, as ref */
 static inline float xo_rnn_act(int relu, float v)
 {
-	return relu ? (v > 0.0f ? v : 0.0f) : tanh(v);
+	return relu ? (v > 0.0f || isnan(v) ? v : 0.0f) : tanh(v);
 }
 
 /* d act / d v from the output a */
