@@ -690,6 +690,8 @@ void xo_model_close(struct xo_model *m)
 		xo_tensor_free(l->b);
 		xo_tensor_free(l->dw);
 		xo_tensor_free(l->db);
+		xo_tensor_free(l->rk);
+		xo_tensor_free(l->drk);
 		xo_tensor_free(l->gamma);
 		xo_tensor_free(l->beta);
 		xo_tensor_free(l->dgamma);
