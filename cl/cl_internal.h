@@ -26,7 +26,7 @@
 	K(softplus_bwd)                                                                      \
 	K(softmax_fwd) K(softmax_bwd) K(categorical_crossentropy_fwd)                        \
 	K(categorical_crossentropy_bwd) K(accuracy_fwd) K(adam_fwd) K(sgd_fwd) K(rmsprop_fwd) K(binary_crossentropy_fwd) K(binary_crossentropy_bwd) K(mean_squared_error_fwd) K(mean_squared_error_bwd) K(binary_accuracy_fwd) K(sparse_categorical_crossentropy_fwd) K(sparse_categorical_crossentropy_bwd) K(sparse_categorical_accuracy_fwd) K(dropout_apply) K(copy) \
-	K(gather_fwd) K(batch_normalization_fwd) K(batch_normalization_bwd) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)          \
+	K(gather_fwd) K(embedding_fwd) K(embedding_bwd) K(batch_normalization_fwd) K(batch_normalization_bwd) K(rnn_fwd) K(rnn_bwd_seq) K(rnn_bwd_w) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)          \
 	K(probe_empty) K(probe_fma) K(probe_fill) K(probe_copy)
 
 enum xo_cl_kid {
@@ -123,7 +123,8 @@ struct xo_cl_ctx {
 	cl_ulong used;            /* bytes of live buffers made by this backend */
 	cl_mem flag;              /* one int: a gather index was out of range */
 	bool gather_pending;      /* a gather ran since the flag was last read */
-	cl_mem scratch[2];        /* temporaries: [0] dpre of softmax backward, [1] dw partials */
+	cl_mem scratch[2];        /* temporaries: [0] dpre of softmax backward and the
+	                           * recurrent ops' step gradients, [1] dw partials */
 	size_t scratch_bytes[2];
 	struct xo_cl_net *net;    /* the fused network path's buffers (cl_net.c), NULL until used */
 	struct xo_cl_pending *pend; /* events not yet read back */

@@ -925,6 +925,38 @@ enum xo_status xo_cl_gather_fwd(struct xo_backend *be, const struct xo_op_args *
 	return la_run_nd(&l, 2, (int64_t[]){a->p.ch, a->p.batch}, XO_OP_gather, XO_DIR_FWD);
 }
 
+/* ---- embedding (embed.cl): ids checked on the device, clamp-and-flag --------- */
+
+static enum xo_status la_embedding(struct xo_backend *be, const struct xo_op_args *a,
+				   enum xo_dir dir)
+{
+	struct xo_cl_ctx *c = ctx_of(be);
+	bool bwd = dir == XO_DIR_BWD;
+	struct xo_cl_launch l =
+	    xo_cl_launch_begin(c, bwd ? XO_CL_K_embedding_bwd : XO_CL_K_embedding_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_mem(&l, c->flag);
+	xo_cl_arg_int(&l, a->p.batch * a->p.len);
+	xo_cl_arg_int(&l, a->p.ch);
+	xo_cl_arg_int(&l, a->p.rows);
+	c->gather_pending = true;
+	return la_run_nd(&l, 2, (int64_t[]){a->p.ch, bwd ? a->p.rows : a->p.batch * a->p.len},
+			 XO_OP_embedding, dir);
+}
+
+enum xo_status xo_cl_embedding_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_embedding(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_embedding_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_embedding(be, a, XO_DIR_BWD);
+}
+
 /* ---- batch_normalization (norm.cl): one work-item per channel --------------- */
 
 enum xo_status xo_cl_batch_normalization_fwd(struct xo_backend *be, const struct xo_op_args *a)
@@ -968,3 +1000,108 @@ enum xo_status xo_cl_batch_normalization_bwd(struct xo_backend *be, const struct
 	xo_cl_arg_float(&l, p->epsilon);
 	return la_run(&l, p->ch, XO_OP_batch_normalization, XO_DIR_BWD);
 }
+
+/* ---- simple_rnn, lstm, gru (rnn.cl) ----------------------------------------
+ * fwd: 1 launch, one work-item per sample looping over every step (the
+ * launch count does not grow with len). bwd: 2 launches: back through time
+ * per sample into scratch slot 0 (2 * units * gates floats per sample and
+ * step, 3 * units per sample), then one work-item per weight gradient
+ * element. */
+
+static int rnn_code(enum xo_op op)
+{
+	return op == XO_OP_lstm ? 1 : op == XO_OP_gru ? 2 : 0;
+}
+
+static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_rnn_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->src[2], NULL);
+	xo_cl_arg_tensor(&l, a->src[3], a->src[0]);
+	xo_cl_arg_int(&l, a->src[3] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_int(&l, rnn_code(op));
+	xo_cl_arg_int(&l, p->batch);
+	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, p->units);
+	xo_cl_arg_int(&l, p->return_sequences);
+	xo_cl_arg_int(&l, p->go_backwards);
+	xo_cl_arg_int(&l, op == XO_OP_gru && p->reset_after);
+	xo_cl_arg_int(&l, p->activation == XO_ACTIVATION_RELU);
+	return la_run(&l, p->batch, op, XO_DIR_FWD);
+}
+
+static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_ctx *c = ctx_of(be);
+	int64_t G = xo_rnn_gates(op) * p->units;
+	int64_t nb = !p->use_bias ? 0 : op == XO_OP_gru && p->reset_after ? 2 * G : G;
+	int64_t items = p->ch * G + p->units * G + nb;
+	int64_t floats = p->batch * p->len * 2 * G + p->batch * 3 * p->units;
+	struct xo_cl_launch l;
+	enum xo_status st;
+	cl_mem P;
+
+	if (floats > INT_MAX || items > INT_MAX)
+		return xo_error(XO_ERESOURCE, "cl: %s backward: %lld scratch floats exceed the "
+				"kernels' int indexing", xo_op_name(op), (long long)floats);
+	st = xo_cl_scratch(c, 0, (size_t)floats * 4, &P);
+	if (st)
+		return st;
+	l = xo_cl_launch_begin(c, XO_CL_K_rnn_bwd_seq);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->src[2], NULL);
+	xo_cl_arg_tensor(&l, a->src[3], NULL);
+	xo_cl_arg_tensor(&l, a->src[4], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], a->dst[1]);
+	xo_cl_arg_int(&l, a->dst[0] != NULL);
+	xo_cl_arg_mem(&l, P);
+	xo_cl_arg_int(&l, rnn_code(op));
+	xo_cl_arg_int(&l, p->batch);
+	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, p->units);
+	xo_cl_arg_int(&l, p->return_sequences);
+	xo_cl_arg_int(&l, p->go_backwards);
+	xo_cl_arg_int(&l, op == XO_OP_gru && p->reset_after);
+	xo_cl_arg_int(&l, p->activation == XO_ACTIVATION_RELU);
+	st = la_run(&l, p->batch, op, XO_DIR_BWD);
+	if (st)
+		return st;
+	l = xo_cl_launch_begin(c, XO_CL_K_rnn_bwd_w);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[3], NULL);
+	xo_cl_arg_mem(&l, P);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], NULL);
+	xo_cl_arg_tensor(&l, a->dst[3], a->dst[1]);
+	xo_cl_arg_int(&l, nb);
+	xo_cl_arg_int(&l, rnn_code(op));
+	xo_cl_arg_int(&l, p->batch);
+	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, p->units);
+	xo_cl_arg_int(&l, p->go_backwards);
+	xo_cl_arg_int(&l, op == XO_OP_gru && p->reset_after);
+	return la_run(&l, items, op, XO_DIR_BWD);
+}
+
+#define CL_RNN(name)                                                                      \
+	enum xo_status xo_cl_##name##_fwd(struct xo_backend *be, const struct xo_op_args *a) \
+	{                                                                                 \
+		return rnn_fwd(be, XO_OP_##name, a);                                      \
+	}                                                                                 \
+	enum xo_status xo_cl_##name##_bwd(struct xo_backend *be, const struct xo_op_args *a) \
+	{                                                                                 \
+		return rnn_bwd(be, XO_OP_##name, a);                                      \
+	}
+CL_RNN(simple_rnn)
+CL_RNN(lstm)
+CL_RNN(gru)

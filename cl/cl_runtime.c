@@ -893,7 +893,7 @@ static enum xo_status check_gather_flag(struct xo_cl_ctx *c)
 	if (err != CL_SUCCESS)
 		return xo_cl_fail("clEnqueueWriteBuffer(gather flag)", err);
 	return xo_error(XO_EINVAL,
-			"gather: an index was outside [0, rows); those rows were written as zeros");
+			"gather/embedding: an index was outside [0, rows); those rows were written as zeros");
 }
 
 enum xo_status xo_cl_write_mem(struct xo_cl_ctx *c, cl_mem m, size_t off, size_t bytes,

@@ -537,6 +537,7 @@ int xo_cmd_check(int argc, char **argv)
 		rc = keys_ok("", op, kv, nkv);
 		if (rc)
 			return rc;
+		p = xo_params_default_op(op); /* the recurrent ops' tanh */
 		for (int k = 0; k < nkv; k++) {
 			char key[64];
 			const char *eq = strchr(kv[k], '=');

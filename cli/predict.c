@@ -84,7 +84,7 @@ int xo_cmd_predict(int argc, char **argv)
 		if (xo_output_target(output, false, target, sizeof(target), &exists))
 			return xo_usage_error("predict", "%s", xo_last_error());
 	}
-	if (xo_npy_read(input, &x))
+	if (xo_npy_read_labels(input, &x)) /* float32, or int ids for an int32 input */
 		return xo_usage_error("predict", "%s", xo_last_error());
 	if (x.ndim >= 2 && x.dim[0] == 0) {
 		xo_usage_error("predict", "%s: no samples (the first axis is 0)", input);
@@ -107,7 +107,8 @@ int xo_cmd_predict(int argc, char **argv)
 		               input, xo_npy_shape_str(&x), xo_model_input_size(m));
 		goto out_free;
 	}
-	if (xo_data_check_finite(x.data, n, xo_model_input_size(m), input)) {
+	if (xo_model_input_npy(m, &x, input) ||
+	    xo_data_check_finite(x.data, n, xo_model_input_size(m), input)) {
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}

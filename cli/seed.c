@@ -210,9 +210,11 @@ static int seed_data_split(struct seed_data *d, uint64_t seed, int64_t n, const 
 	return 0;
 }
 
-/* The synthetic data set: SEED_SAMPLES samples, x uniform in [0, 1), labels
- * uniform in 0..classes-1 (for the seed model, the seed experiment's). */
-static int seed_data_make(uint64_t seed, int64_t per, int64_t classes, struct seed_data *d)
+/* The synthetic data set: SEED_SAMPLES samples, x uniform in [0, 1) (ids
+ * uniform in [0, vocab) for an int32 input, vocab > 0), labels uniform in
+ * 0..classes-1 (for the seed model, the seed experiment's). */
+static int seed_data_make(uint64_t seed, int64_t per, int64_t classes, int64_t vocab,
+                          struct seed_data *d)
 {
 	float *x = malloc(sizeof(*x) * (size_t)(SEED_SAMPLES * per));
 	int32_t *label = malloc(sizeof(*label) * SEED_SAMPLES);
@@ -229,9 +231,13 @@ static int seed_data_make(uint64_t seed, int64_t per, int64_t classes, struct se
 		                                                (uint64_t)i) *
 		                      (uint64_t)classes) >>
 		                     32);
-		for (int64_t e = 0; e < per; e++)
+		for (int64_t e = 0; e < per; e++) {
 			x[i * per + e] = xo_philox_uniform(seed, XO_STREAM_SEED_DATA, 0,
 			                                   (uint64_t)(i * per + e));
+			if (vocab) /* an id: floor(u * vocab), below vocab */
+				x[i * per + e] = fminf(floorf(x[i * per + e] * (float)vocab),
+				                       (float)(vocab - 1));
+		}
 	}
 	rc = seed_data_alloc(d, SEED_SAMPLES, per, classes);
 	if (!rc)
@@ -246,17 +252,18 @@ static int seed_data_make(uint64_t seed, int64_t per, int64_t classes, struct se
 /* --data X.npy Y.npy: the user's arrays, checked as `xo train` checks them
  * (shape against the model's input, finite values, one-hot or class-id
  * labels), then split as the synthetic data. */
-static int seed_data_read(const char *xpath, const char *ypath, uint64_t seed, int64_t per,
-                          int64_t classes, struct seed_data *d)
+static int seed_data_read(const char *xpath, const char *ypath, uint64_t seed,
+                          const struct xo_model *m, int64_t classes, struct seed_data *d)
 {
 	struct xo_npy x = {0}, y = {0};
 	float *onehot = NULL;
 	int32_t *label = NULL;
-	int64_t n, got = 1;
+	int64_t n, got = 1, per = xo_model_input_size(m);
 	int rc = 2;
 
 	memset(d, 0, sizeof(*d));
-	if (xo_npy_read(xpath, &x) || xo_npy_read_labels(ypath, &y)) {
+	/* x: float32, or int32/int64 ids for an int32 input */
+	if (xo_npy_read_labels(xpath, &x) || xo_npy_read_labels(ypath, &y)) {
 		xo_usage_error("seed", "%s", xo_last_error());
 		goto out;
 	}
@@ -277,7 +284,7 @@ static int seed_data_read(const char *xpath, const char *ypath, uint64_t seed, i
 		               xpath, n, SEED_MIN_SAMPLES, INT32_MAX);
 		goto out;
 	}
-	if (xo_data_check_finite(x.data, n, per, xpath)) {
+	if (xo_model_input_npy(m, &x, xpath) || xo_data_check_finite(x.data, n, per, xpath)) {
 		xo_usage_error("seed", "%s", xo_last_error());
 		goto out;
 	}
@@ -951,6 +958,7 @@ int xo_cmd_seed(int argc, char **argv)
 		struct xo_backend *be = NULL;
 		struct xo_model *m = NULL;
 		int64_t per = 0, classes = 0;
+		int drc;
 
 		if (xo_perf_model_ident(sm.path, sm.name, sizeof(sm.name), sm.arch,
 		                        sizeof(sm.arch)) ||
@@ -962,16 +970,20 @@ int xo_cmd_seed(int argc, char **argv)
 		}
 		per = xo_model_input_size(m);
 		classes = xo_model_classes(m);
-		xo_model_close(m);
-		xo_backend_close(be);
 		sm.keras = sm.path && xo_keras_sniff(sm.path) != XO_KERAS_NONE;
-		if (classes < 2)
+		if (classes < 2) {
+			xo_model_close(m);
+			xo_backend_close(be);
 			return xo_usage_error("seed",
 			                      "--model %s: %" PRId64 " output: the seed protocol "
 			                      "needs a classifier (2 or more classes, softmax)",
 			                      sm.path, classes);
-		if (xpath ? seed_data_read(xpath, ypath, seed, per, classes, &data)
-		          : seed_data_make(seed, per, classes, &data))
+		}
+		drc = xpath ? seed_data_read(xpath, ypath, seed, m, classes, &data)
+		            : seed_data_make(seed, per, classes, xo_model_input_ids(m), &data);
+		xo_model_close(m);
+		xo_backend_close(be);
+		if (drc)
 			return 2;
 	}
 	/* Open (and so validate) the store before minutes of training. */

@@ -49,6 +49,14 @@ static const char *keras_type(enum xo_layer_kind k)
 		return "GlobalAveragePooling2D";
 	case XO_LAYER_GLOBAL_MAX_POOLING2D:
 		return "GlobalMaxPooling2D";
+	case XO_LAYER_EMBEDDING:
+		return "Embedding";
+	case XO_LAYER_SIMPLE_RNN:
+		return "SimpleRNN";
+	case XO_LAYER_LSTM:
+		return "LSTM";
+	case XO_LAYER_GRU:
+		return "GRU";
 	}
 	return "?";
 }

@@ -115,7 +115,8 @@ int xo_cmd_train(int argc, char **argv)
 		return xo_usage_error("train", "--model, --x, --y and --save are required");
 	o.checkpoint_dir = save;
 
-	if (xo_npy_read(xpath, &x) || xo_npy_read_labels(ypath, &y)) {
+	/* x: float32, or int32/int64 ids for an int32 input (checked below) */
+	if (xo_npy_read_labels(xpath, &x) || xo_npy_read_labels(ypath, &y)) {
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
@@ -141,7 +142,7 @@ int xo_cmd_train(int argc, char **argv)
 		                    xpath, xo_npy_shape_str(&x), xo_model_input_size(m));
 		goto out_free;
 	}
-	if (xo_data_check_finite(x.data, n, per, xpath)) {
+	if (xo_model_input_npy(m, &x, xpath) || xo_data_check_finite(x.data, n, per, xpath)) {
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}

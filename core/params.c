@@ -130,7 +130,37 @@ struct xo_params xo_params_default(void)
 		.pool_w = 0,
 		.nesterov = false,
 		.rho = 0.9f,
+		.recurrent_activation = XO_ACTIVATION_SIGMOID,
+		.return_sequences = false,
+		.go_backwards = false,
+		.reset_after = true,
 	};
+}
+
+struct xo_params xo_params_default_op(enum xo_op op)
+{
+	struct xo_params p = xo_params_default();
+
+	if (xo_op_is_rnn(op))
+		p.activation = XO_ACTIVATION_TANH;
+	return p;
+}
+
+bool xo_op_is_rnn(enum xo_op op)
+{
+	return op == XO_OP_simple_rnn || op == XO_OP_lstm || op == XO_OP_gru;
+}
+
+int64_t xo_rnn_gates(enum xo_op op)
+{
+	XO_ASSERT(xo_op_is_rnn(op));
+	return op == XO_OP_lstm ? 4 : op == XO_OP_gru ? 3 : 1;
+}
+
+int64_t xo_rnn_ws_blocks(enum xo_op op)
+{
+	XO_ASSERT(xo_op_is_rnn(op));
+	return op == XO_OP_lstm ? 7 : op == XO_OP_gru ? 5 : 1;
 }
 
 /* ---- key table ----------------------------------------------------------- */
@@ -147,6 +177,8 @@ enum key_id {
 	K_WIDTH, K_KERNEL_W, K_STRIDES_W, K_DILATION_W, K_POOL_W,
 	/* sgd, rmsprop */
 	K_NESTEROV, K_RHO,
+	/* simple_rnn, lstm, gru */
+	K_RECURRENT_ACTIVATION, K_RETURN_SEQUENCES, K_GO_BACKWARDS, K_RESET_AFTER,
 	K_COUNT
 };
 
@@ -192,6 +224,10 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_POOL_W, pool_w, KEY_I64),
 	KEY(K_NESTEROV, nesterov, KEY_BOOL),
 	KEY(K_RHO, rho, KEY_F32),
+	KEY(K_RECURRENT_ACTIVATION, recurrent_activation, KEY_ACTIVATION),
+	KEY(K_RETURN_SEQUENCES, return_sequences, KEY_BOOL),
+	KEY(K_GO_BACKWARDS, go_backwards, KEY_BOOL),
+	KEY(K_RESET_AFTER, reset_after, KEY_BOOL),
 };
 #undef KEY
 
@@ -247,6 +283,8 @@ static uint64_t op_keys(enum xo_op op)
 		       B(K_ITERATION);
 	case XO_OP_gather:
 		return B(K_BATCH) | B(K_CH) | B(K_ROWS);
+	case XO_OP_embedding:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ROWS);
 	case XO_OP_batch_normalization:
 		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_TRAINING) | B(K_MOMENTUM) |
 		       B(K_EPSILON) | B(K_CENTER) | B(K_SCALE);
@@ -254,6 +292,17 @@ static uint64_t op_keys(enum xo_op op)
 		return B(K_SIZE) | B(K_LR) | B(K_MOMENTUM) | B(K_NESTEROV);
 	case XO_OP_rmsprop:
 		return B(K_SIZE) | B(K_LR) | B(K_RHO) | B(K_MOMENTUM) | B(K_EPSILON);
+	case XO_OP_simple_rnn:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) |
+		       B(K_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS);
+	case XO_OP_lstm:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) |
+		       B(K_ACTIVATION) | B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) |
+		       B(K_GO_BACKWARDS);
+	case XO_OP_gru:
+		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) |
+		       B(K_ACTIVATION) | B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) |
+		       B(K_GO_BACKWARDS) | B(K_RESET_AFTER);
 	case XO_OP_COUNT:
 		break;
 	}

@@ -51,6 +51,44 @@ static enum xo_status slot_elems(const char *name, const struct xo_slot_shape *s
 	return XO_OK;
 }
 
+/*
+ * The recurrent ops' own rules: sizes small enough that every derived size
+ * (7 * units, len, ch) fits a 32-bit int as the OpenCL kernels take them,
+ * and the activations the ops implement (ops.def): activation tanh (relu
+ * too for simple_rnn), recurrent_activation sigmoid (Keras's defaults, and
+ * SimpleRNN's common relu variant). Anything else is refused by name.
+ */
+static enum xo_status rnn_check(const char *name, enum xo_op op, const struct xo_params *p)
+{
+	const int64_t umax = INT64_C(2147483647) / 8;
+	const struct {
+		const char *key;
+		int64_t v, max;
+	} lim[] = {{"units", p->units, umax},
+		   {"len", p->len, XO_GEOMETRY_MAX},
+		   {"ch", p->ch, XO_GEOMETRY_MAX},
+		   {"batch", p->batch, XO_GEOMETRY_MAX}};
+
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v > lim[i].max)
+			return xo_error(XO_EOVERFLOW, "%s: %s=%" PRId64 " is above the limit %" PRId64,
+					name, lim[i].key, lim[i].v, lim[i].max);
+	if (p->activation != XO_ACTIVATION_TANH &&
+	    !(op == XO_OP_simple_rnn && p->activation == XO_ACTIVATION_RELU))
+		return xo_error(XO_EINVAL, "%s: activation=%s is not supported (%s)", name,
+				(unsigned)p->activation <= XO_ACTIVATION_LAST
+				    ? xo_activation_name(p->activation)
+				    : "?",
+				op == XO_OP_simple_rnn ? "tanh or relu" : "tanh");
+	if (op != XO_OP_simple_rnn && p->recurrent_activation != XO_ACTIVATION_SIGMOID)
+		return xo_error(XO_EINVAL,
+				"%s: recurrent_activation=%s is not supported (sigmoid)", name,
+				(unsigned)p->recurrent_activation <= XO_ACTIVATION_LAST
+				    ? xo_activation_name(p->recurrent_activation)
+				    : "?");
+	return XO_OK;
+}
+
 enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
 			    struct xo_slot_shape src[XO_MAX_SRC], struct xo_slot_shape dst[XO_MAX_DST])
 {
@@ -204,6 +242,50 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 				SLOT(dst[2], false, p->units);
 		}
 		break;
+	case XO_OP_simple_rnn:
+	case XO_OP_lstm:
+	case XO_OP_gru: {
+		int64_t g = xo_rnn_gates(op), gu, su;
+		int64_t ydim_len = p->return_sequences ? p->len : 0;
+
+		NEED(batch);
+		NEED(len);
+		NEED(ch);
+		NEED(units);
+		st = rnn_check(name, op, p);
+		if (st)
+			return st;
+		gu = g * p->units;
+		su = xo_rnn_ws_blocks(op) * p->units;
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		SLOT(src[1], false, p->ch, gu);
+		SLOT(src[2], false, p->units, gu);
+		if (dir == XO_DIR_FWD) {
+			if (p->use_bias && op == XO_OP_gru && p->reset_after)
+				SLOT(src[3], false, 2, gu);
+			else if (p->use_bias)
+				SLOT(src[3], false, gu);
+			if (ydim_len)
+				SLOT(dst[0], false, p->batch, p->len, p->units);
+			else
+				SLOT(dst[0], false, p->batch, p->units);
+			SLOT(dst[1], false, p->batch, p->len, su);
+		} else {
+			SLOT(src[3], false, p->batch, p->len, su);
+			if (ydim_len)
+				SLOT(src[4], false, p->batch, p->len, p->units);
+			else
+				SLOT(src[4], false, p->batch, p->units);
+			SLOT(dst[0], true, p->batch, p->len, p->ch);
+			SLOT(dst[1], false, p->ch, gu);
+			SLOT(dst[2], false, p->units, gu);
+			if (p->use_bias && op == XO_OP_gru && p->reset_after)
+				SLOT(dst[3], false, 2, gu);
+			else if (p->use_bias)
+				SLOT(dst[3], false, gu);
+		}
+		break;
+	}
 	case XO_OP_relu:
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
@@ -338,6 +420,21 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 		SLOT(src[1], false, p->batch);
 		src[1].dtype = XO_DTYPE_I32;
 		SLOT(dst[0], false, p->batch, p->ch);
+		break;
+	case XO_OP_embedding:
+		NEED(batch);
+		NEED(len);
+		NEED(ch);
+		NEED(rows);
+		SLOT(src[0], false, p->batch, p->len);
+		src[0].dtype = XO_DTYPE_I32;
+		if (dir == XO_DIR_FWD) {
+			SLOT(src[1], false, p->rows, p->ch);
+			SLOT(dst[0], false, p->batch, p->len, p->ch);
+		} else {
+			SLOT(src[1], false, p->batch, p->len, p->ch);
+			SLOT(dst[0], false, p->rows, p->ch);
+		}
 		break;
 	case XO_OP_COUNT:
 		return xo_error(XO_EINVAL, "unknown op");

@@ -175,11 +175,20 @@ struct xo_params {
 	/* sgd, rmsprop */
 	bool nesterov;                 /* sgd Nesterov momentum (false) */
 	float rho;                     /* rmsprop decay (0.9) */
+	/* simple_rnn, lstm, gru (units: u; activation: tanh by default for them,
+	 * xo_params_default_op) */
+	enum xo_activation recurrent_activation; /* lstm / gru gates (sigmoid) */
+	bool return_sequences;         /* y holds every step's state (false: the last) */
+	bool go_backwards;             /* process the steps from the last one (false) */
+	bool reset_after;              /* gru: reset gate after the matmul (true, Keras 3) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
  * Adam 1e-3/0.9/0.999/1e-7, iteration 1, batch/len/ch 1. */
 struct xo_params xo_params_default(void);
+/* xo_params_default with op's own defaults where they differ from it: the
+ * recurrent ops' activation is tanh (Keras's default for them). */
+struct xo_params xo_params_default_op(enum xo_op op);
 
 /* Sets one key=value field; XO_EINVAL with a message on unknown key or bad value. */
 enum xo_status xo_params_set(struct xo_params *p, const char *key, const char *value);
@@ -204,6 +213,12 @@ enum xo_status xo_pool1d_geometry_of(enum xo_op op, const struct xo_params *p, i
 				     int64_t *pad_left);
 /* True for the windowed 1-D pooling ops (pool_size, strides, padding). */
 bool xo_op_is_pool1d(enum xo_op op);
+/* simple_rnn, lstm or gru. */
+bool xo_op_is_rnn(enum xo_op op);
+/* Gates per unit of a recurrent op: 1 simple_rnn, 4 lstm, 3 gru; and the
+ * u-blocks per (sample, step) row of its workspace (ops.def): 1, 7, 5. */
+int64_t xo_rnn_gates(enum xo_op op);
+int64_t xo_rnn_ws_blocks(enum xo_op op);
 /* The windowed 2-D pooling ops (max_pooling2d, average_pooling2d): each axis
  * is a 1-D pooling geometry (the width axis from xo_params_width_axis, so
  * xo_pool1d_window serves it); errors name the op and the axis's keys. */
@@ -246,8 +261,8 @@ struct xo_tensor;  /* opaque: storage owned by one backend, or a view into it */
 
 enum xo_dtype { XO_DTYPE_F32, XO_DTYPE_I32 };
 #define XO_MAX_DIMS 4
-#define XO_MAX_SRC 4
-#define XO_MAX_DST 3
+#define XO_MAX_SRC 5 /* 5: the recurrent ops' backward {x, kernel, recurrent_kernel, ws, dy} */
+#define XO_MAX_DST 4 /* 4: their backward {dx, dkernel, drecurrent_kernel, dbias} */
 
 /* Names of the compiled-in backends ("ref", "cpu", "cl"). */
 int xo_backend_count(void);
@@ -407,6 +422,16 @@ enum xo_status xo_checkpoint_check(const char *dir);
  * it; XO_EFORMAT naming the file when mixed, partial or truncated. */
 enum xo_status xo_checkpoint_verify(const char *dir);
 int64_t xo_model_input_size(const struct xo_model *m); /* len * ch of one sample */
+/* input_dim when the model's input is int32 ids (`input T dtype=int32`, an
+ * embedding's), else 0. Its x arrays still pass as floats: the ids' values,
+ * each an integer in [0, input_dim) (input_dim <= 2^24, so exact). */
+int64_t xo_model_input_ids(const struct xo_model *m);
+struct xo_npy;
+/* Makes a (read by xo_npy_read_labels) the x of model m: an int32 input
+ * takes int32 / int64 ids, each checked in [0, input_dim) and converted to
+ * float values in a->data; a float input takes float32 only. Any other
+ * combination, or an id out of range, is XO_EINVAL naming path. */
+enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, const char *path);
 int64_t xo_model_classes(const struct xo_model *m);     /* outputs of one sample */
 int64_t xo_model_param_count(const struct xo_model *m);
 

@@ -1332,7 +1332,9 @@ static void cpu_make_iface(void)
 	cpu_iface.bwd[XO_OP_max_pooling1d] = cpu_pool_bwd;
 	xo_cpu_pool_register(&cpu_iface); /* cpu_pool.c: the rest of the pooling family */
 	xo_cpu_norm_register(&cpu_iface); /* cpu_norm.c: batch_normalization */
+	xo_cpu_rnn_register(&cpu_iface);  /* cpu_rnn.c: simple_rnn, lstm, gru */
 	xo_cpu_opt_register(&cpu_iface);  /* cpu_opt.c: sgd, rmsprop */
+	xo_cpu_embed_register(&cpu_iface); /* cpu_embed.c: embedding */
 	xo_cpu_loss_register(&cpu_iface); /* cpu_loss.c: the other losses, metrics */
 	cpu_iface.fwd[XO_OP_dense] = cpu_dense_fwd;
 	cpu_iface.bwd[XO_OP_dense] = cpu_dense_bwd;

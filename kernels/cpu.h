@@ -164,10 +164,14 @@ void xo_cpu_threads_free(struct xo_cpu_pool_threads *tp); /* accepts NULL */
 void xo_cpu_pool_register(struct xo_backend_iface *iface);
 /* cpu_norm.c: batch_normalization */
 void xo_cpu_norm_register(struct xo_backend_iface *iface);
+/* cpu_rnn.c: simple_rnn, lstm, gru */
+void xo_cpu_rnn_register(struct xo_backend_iface *iface);
 /* cpu_opt.c: sets the table entries of sgd and rmsprop. */
 void xo_cpu_opt_register(struct xo_backend_iface *iface);
 /* cpu_loss.c: binary_crossentropy, mean_squared_error, binary_accuracy. */
 void xo_cpu_loss_register(struct xo_backend_iface *iface);
+/* cpu_embed.c: embedding. */
+void xo_cpu_embed_register(struct xo_backend_iface *iface);
 void xo_cpu_threads_run(struct xo_cpu_pool_threads *tp, int n, xo_cpu_task_fn fn, void *arg);
 
 /* ---- context ------------------------------------------------------------------ */

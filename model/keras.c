@@ -291,6 +291,8 @@ enum key_rule {
 	K_ONES,     /* the initializer Ones (BatchNormalization's default) */
 	K_ZEROS,    /* the initializer Zeros */
 	K_PAIR,     /* 2-D pooling: int or [h, w]: key=h and its width key (pool_w, strides_w) */
+	K_IN_DTYPE, /* InputLayer: float32, or int32 / int64 (ids, an embedding's) */
+	K_ZERO,     /* must be 0 (the recurrent layers' dropout, recurrent_dropout) */
 };
 struct key_row {
 	const char *key;
@@ -306,11 +308,11 @@ struct key_row {
 struct class_row {
 	const char *cls;  /* Keras class_name */
 	const char *spec; /* spec keyword; NULL: the InputLayer */
-	struct key_row keys[24];
+	struct key_row keys[40];
 };
 static const struct class_row classes[] = {
     {"InputLayer", NULL,
-     {{"name", K_NAME}, {"dtype", K_DTYPE}, {"batch_shape", K_SHAPE},
+     {{"name", K_NAME}, {"dtype", K_IN_DTYPE}, {"batch_shape", K_SHAPE},
       {"batch_input_shape", K_SHAPE}, {"sparse", K_FALSE}, {"ragged", K_FALSE},
       {"optional", K_FALSE}}},
     {"Conv1D", "conv1d",
@@ -364,6 +366,43 @@ static const struct class_row classes[] = {
       {"synchronized", K_FALSE}, {"renorm", K_FALSE}, {"renorm_clipping", K_NULL},
       {"renorm_momentum", K_SKIP}, {"virtual_batch_size", K_NULL},
       {"adjustment", K_NULL}, {"batch_input_shape", K_SHAPE}}},
+    /* keras/src/layers/core/embedding.py get_config(); the initializer has
+     * no effect once weights are loaded; mask_zero=True is refused by the
+     * spec parser; Keras 2's input_length only fixes the input shape */
+    {"Embedding", "embedding",
+     {COMMON_KEYS, {"input_dim", K_INT}, {"output_dim", K_INT},
+      {"embeddings_initializer", K_SKIP}, {"embeddings_regularizer", K_NULL},
+      {"activity_regularizer", K_NULL}, {"embeddings_constraint", K_NULL},
+      {"mask_zero", K_BOOL}, {"quantization_config", K_NULL}, {"lora_rank", K_NULL},
+      {"lora_alpha", K_SKIP}, {"input_length", K_SKIP}, {"sparse", K_FALSE},
+      {"batch_input_shape", K_SHAPE}}},
+    /* keras/src/layers/rnn/simple_rnn.py, lstm.py, gru.py get_config() (and
+     * Keras 2's): dropout and recurrent_dropout must be 0, return_state,
+     * stateful, unroll and time_major false (xo has no states between calls,
+     * no second output, and checks only the loop form); initializers and
+     * unit_forget_bias act before weights are loaded; use_cudnn and Keras
+     * 2's implementation pick a kernel for the same math (the results are
+     * checked against Keras within the fixture bounds either way);
+     * zero_output_for_mask and seed matter only with a mask or dropout,
+     * which are refused */
+#define RNN_KEYS                                                                               \
+	COMMON_KEYS, {"units", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},               \
+	    {"return_sequences", K_BOOL}, {"go_backwards", K_BOOL}, {"return_state", K_FALSE},     \
+	    {"stateful", K_FALSE}, {"unroll", K_FALSE}, {"time_major", K_FALSE},                   \
+	    {"dropout", K_ZERO}, {"recurrent_dropout", K_ZERO}, {"kernel_initializer", K_SKIP},     \
+	    {"recurrent_initializer", K_SKIP}, {"bias_initializer", K_SKIP},                      \
+	    {"kernel_regularizer", K_NULL}, {"recurrent_regularizer", K_NULL},                    \
+	    {"bias_regularizer", K_NULL}, {"activity_regularizer", K_NULL},                       \
+	    {"kernel_constraint", K_NULL}, {"recurrent_constraint", K_NULL},                      \
+	    {"bias_constraint", K_NULL}, {"seed", K_SKIP}, {"zero_output_for_mask", K_SKIP},      \
+	    {"batch_input_shape", K_SHAPE}
+    {"SimpleRNN", "simple_rnn", {RNN_KEYS}},
+    {"LSTM", "lstm",
+     {RNN_KEYS, {"recurrent_activation", K_STR}, {"unit_forget_bias", K_SKIP},
+      {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}}},
+    {"GRU", "gru",
+     {RNN_KEYS, {"recurrent_activation", K_STR}, {"reset_after", K_BOOL},
+      {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}}},
 };
 #define NCLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
 
@@ -545,6 +584,18 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 				st = LAYER_ERR(c, XO_EINVAL, "%s=false (a frozen layer) is not supported",
 				               key);
 			break;
+		case K_ZERO:
+			if (!json_is_number(v) || json_number_value(v) != 0.0)
+				st = LAYER_ERR(c, XO_EINVAL, "%s=%g is not supported (only 0)", key,
+				               json_is_number(v) ? json_number_value(v) : -1.0);
+			break;
+		case K_IN_DTYPE: /* the embedding's line makes the input int32 */
+			if (!dtype_ok(v) &&
+			    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
+			                            !strcmp(json_string_value(v), "int64"))))
+				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
+				                             "supported%s", "");
+			break;
 		case K_DTYPE:
 			if (!dtype_ok(v))
 				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
@@ -598,6 +649,20 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 		}
 		if (st)
 			break;
+	}
+	if (!st && row->spec && *have_input && !strcmp(row->spec, "embedding")) {
+		/* Keras casts the input of an Embedding to ids whatever the
+		 * InputLayer's dtype (float32 by default): the input line gets
+		 * dtype=int32 (the spec refuses an embedding that is not the
+		 * first layer, so the input line is the last line written) */
+		char *nl = spec->s ? strrchr(spec->s, '\n') : NULL, *start = nl;
+
+		while (start && start > spec->s && start[-1] != '\n')
+			start--;
+		if (nl && !strncmp(start, "input", 5) && !strstr(start, "dtype=")) {
+			spec->len = (size_t)(nl - spec->s);
+			sb_printf(spec, " dtype=int32\n");
+		}
 	}
 	if (!st && row->spec) {
 		if (!*have_input)
@@ -1180,10 +1245,14 @@ static enum xo_status load_keras3(hid_t f, const char *origin, struct xo_model *
 
 		for (int j = 0; j < i; j++)
 			k += xo_model_layer_spec(m, j)->kind == ls->kind;
+		/* the recurrent layers keep their variables in their cell */
+		const char *vars = xo_layer_rnn_op(ls->kind) != XO_OP_COUNT ? "cell/vars" : "vars";
+
 		if (k)
-			snprintf(grp, sizeof(grp), "layers/%s_%d/vars", xo_spec_kind_name(ls->kind), k);
+			snprintf(grp, sizeof(grp), "layers/%s_%d/%s", xo_spec_kind_name(ls->kind), k,
+			         vars);
 		else
-			snprintf(grp, sizeof(grp), "layers/%s/vars", xo_spec_kind_name(ls->kind));
+			snprintf(grp, sizeof(grp), "layers/%s/%s", xo_spec_kind_name(ls->kind), vars);
 		if (!nv)
 			continue;
 		if (!path_ok(f, grp) || (g = H5Gopen2(f, grp, H5P_DEFAULT)) < 0) {
@@ -1374,6 +1443,15 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 			snprintf(name, sizeof(name), "%s", xo_spec_kind_name(ls->kind));
 		lg = h5_group(layers, name, NULL);
 		vg = lg >= 0 ? h5_group(lg, "vars", ls->name) : -1;
+		if (vg >= 0 && xo_layer_rnn_op(ls->kind) != XO_OP_COUNT) {
+			/* Keras 3: an empty vars beside cell/vars holding them */
+			hid_t cg = h5_group(lg, "cell", NULL);
+
+			H5Gclose(vg);
+			vg = cg >= 0 ? h5_group(cg, "vars", ls->name) : -1;
+			if (cg >= 0)
+				H5Gclose(cg);
+		}
 		ok = vg >= 0;
 		for (int j = 0; ok && j < nv; j++) {
 			hsize_t dims[XO_MAX_DIMS];
@@ -1462,8 +1540,8 @@ static json_t *model_config(struct xo_model *m)
 	json_array_append_new(
 	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s}, s:n}", "module",
 	                      "keras.layers", "class_name", "InputLayer", "config", "batch_shape",
-	                      shape, "dtype", "float32", "sparse", 0, "ragged", 0, "name",
-	                      "input_layer", "registered_name"));
+	                      shape, "dtype", xo_model_input_ids(m) ? "int32" : "float32", "sparse",
+	                      0, "ragged", 0, "name", "input_layer", "registered_name"));
 	for (int i = 0; i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 		const struct xo_params *p = &ls->p;
@@ -1564,6 +1642,29 @@ static json_t *model_config(struct xo_model *m)
 				                              "registered_name"));
 			}
 			json_object_set_new(cfg, "synchronized", json_false());
+			break;
+		case XO_LAYER_SIMPLE_RNN:
+		case XO_LAYER_LSTM:
+		case XO_LAYER_GRU:
+			cls = ls->kind == XO_LAYER_SIMPLE_RNN ? "SimpleRNN"
+			      : ls->kind == XO_LAYER_LSTM     ? "LSTM"
+			                                      : "GRU";
+			json_object_set_new(cfg, "units", json_integer(p->units));
+			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+			if (ls->kind != XO_LAYER_SIMPLE_RNN)
+				json_object_set_new(cfg, "recurrent_activation",
+				                    json_string(xo_activation_name(p->recurrent_activation)));
+			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+			json_object_set_new(cfg, "return_sequences", json_boolean(p->return_sequences));
+			json_object_set_new(cfg, "go_backwards", json_boolean(p->go_backwards));
+			if (ls->kind == XO_LAYER_GRU)
+				json_object_set_new(cfg, "reset_after", json_boolean(p->reset_after));
+			break;
+		case XO_LAYER_EMBEDDING:
+			cls = "Embedding";
+			json_object_set_new(cfg, "input_dim", json_integer(p->rows));
+			json_object_set_new(cfg, "output_dim", json_integer(p->ch));
+			json_object_set_new(cfg, "mask_zero", json_false());
 			break;
 		default:
 			/* a layer kind added without its row here */

@@ -58,6 +58,13 @@ struct layer {
 	 * statistics in the non-trainable tail of the flat parameters. */
 	int64_t g_off, beta_off, mm_off, mv_off;
 	struct xo_tensor *gamma, *beta, *dgamma, *dbeta, *mm, *mv;
+	/* recurrent layers: recurrent_kernel (between kernel and bias in the
+	 * flat parameters, Keras's order), its gradient, and the op's
+	 * workspace [cap][T][S*units] (forward writes it, backward reads it) */
+	int64_t rk_off;
+	struct xo_tensor *rk, *drk;
+	struct xo_tensor *wsbuf, *ws; /* storage, plan view */
+	int64_t ws_per;               /* workspace floats per sample */
 };
 
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
@@ -217,6 +224,8 @@ static void plan_free(struct xo_model *m)
 		xo_tensor_free(l->gout);
 		xo_tensor_free(l->z);
 		xo_tensor_free(l->gz);
+		xo_tensor_free(l->ws);
+		l->ws = NULL;
 		l->z = l->gz = NULL;
 		l->out = NULL;
 		l->gout = NULL;
@@ -272,6 +281,11 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 	XO_ASSERT(n >= 1 && n <= m->cap);
 	nd = sample_dims(n, m->spec.in_rank, m->spec.in_len, m->spec.in_w, m->spec.in_ch, dims);
 	st = xo_tensor_view(m->xb, 0, nd, dims, &m->x_in);
+	/* an int32 input: the batch rows hold the ids' int32 bits (write_x),
+	 * moved as 4-byte words by the gather op; the embedding reads them
+	 * through this view as what they are */
+	if (!st && m->spec.in_int)
+		m->x_in->dtype = XO_DTYPE_I32;
 	if (!st)
 		st = xo_tensor_view(m->xb, 0, 2, (int64_t[]){n, m->in_size}, &m->x_flat);
 	if (!st)
@@ -309,6 +323,10 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 				st = xo_tensor_view(l->zbuf, 0, nd, dims, &l->z);
 			if (!st && act_separate(&l->s) && training && l->has_grad)
 				st = xo_tensor_view(l->gzbuf, 0, nd, dims, &l->gz);
+			if (!st && l->ws_per) /* [n][T][S*units] */
+				st = xo_tensor_view(l->wsbuf, 0, 3,
+				                    (int64_t[]){n, l->s.in_len, l->ws_per / l->s.in_len},
+				                    &l->ws);
 		}
 		if (st)
 			goto out_free;
@@ -334,6 +352,8 @@ static void buffers_free(struct xo_model *m)
 		xo_tensor_free(m->layers[i].gbuf);
 		xo_tensor_free(m->layers[i].zbuf);
 		xo_tensor_free(m->layers[i].gzbuf);
+		xo_tensor_free(m->layers[i].wsbuf);
+		m->layers[i].wsbuf = NULL;
 		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
 		m->layers[i].zbuf = m->layers[i].gzbuf = NULL;
 	}
@@ -376,6 +396,9 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 		if (!st && act_separate(&l->s) && l->has_grad)
 			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
 			                      &l->gzbuf);
+		if (!st && l->ws_per)
+			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, l->ws_per},
+			                      &l->wsbuf);
 	}
 	if (st) {
 		buffers_free(m);
@@ -418,10 +441,24 @@ static enum xo_status params_alloc(struct xo_model *m)
 		st = xo_tensor_view(m->params, l->w_off, l->s.w_ndim, l->s.w_dim, &l->w);
 		if (!st)
 			st = xo_tensor_view(m->grads, l->w_off, l->s.w_ndim, l->s.w_dim, &l->dw);
-		if (!st && l->s.b_count)
-			st = xo_tensor_view(m->params, l->b_off, 1, &l->s.b_count, &l->b);
-		if (!st && l->s.b_count)
-			st = xo_tensor_view(m->grads, l->b_off, 1, &l->s.b_count, &l->db);
+		if (!st && l->s.rk_count) { /* [units][g*units] */
+			int64_t rd[2] = {l->s.p.units, l->s.rk_count / l->s.p.units};
+
+			st = xo_tensor_view(m->params, l->rk_off, 2, rd, &l->rk);
+			if (!st)
+				st = xo_tensor_view(m->grads, l->rk_off, 2, rd, &l->drk);
+		}
+		if (!st && l->s.b_count) {
+			/* gru reset_after: [2][3u] (ops.def) */
+			int64_t bd[2] = {2, l->s.b_count / 2};
+			bool two = l->s.kind == XO_LAYER_GRU && l->s.p.reset_after;
+
+			st = two ? xo_tensor_view(m->params, l->b_off, 2, bd, &l->b)
+			         : xo_tensor_view(m->params, l->b_off, 1, &l->s.b_count, &l->b);
+			if (!st)
+				st = two ? xo_tensor_view(m->grads, l->b_off, 2, bd, &l->db)
+				         : xo_tensor_view(m->grads, l->b_off, 1, &l->s.b_count, &l->db);
+		}
 	}
 	for (int i = 0; !st && i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
@@ -501,9 +538,13 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 			if (first_param < 0)
 				first_param = i;
 			l->w_off = off;
-			l->b_off = off + l->s.w_count;
-			off += l->s.w_count + l->s.b_count;
+			l->rk_off = off + l->s.w_count;
+			l->b_off = l->rk_off + l->s.rk_count;
+			off += l->s.w_count + l->s.rk_count + l->s.b_count;
 		}
+		if (xo_layer_rnn_op(l->s.kind) != XO_OP_COUNT)
+			l->ws_per = l->s.in_len * xo_rnn_ws_blocks(xo_layer_rnn_op(l->s.kind)) *
+			            l->s.p.units;
 		if (l->s.gamma_count + l->s.beta_count) { /* batch_normalization */
 			if (first_param < 0)
 				first_param = i;
@@ -541,6 +582,10 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    [XO_LAYER_AVERAGE_POOLING2D] = XO_NET_AVERAGE_POOLING2D,
 		    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = XO_NET_GLOBAL_AVERAGE_POOLING2D,
 		    [XO_LAYER_GLOBAL_MAX_POOLING2D] = XO_NET_GLOBAL_MAX_POOLING2D,
+		    [XO_LAYER_EMBEDDING] = XO_NET_EMBEDDING,
+		    [XO_LAYER_SIMPLE_RNN] = XO_NET_SIMPLE_RNN,
+		    [XO_LAYER_LSTM] = XO_NET_LSTM,
+		    [XO_LAYER_GRU] = XO_NET_GRU,
 		};
 		const struct layer *l = &m->layers[i];
 
@@ -667,6 +712,8 @@ void xo_model_close(struct xo_model *m)
 		xo_tensor_free(l->b);
 		xo_tensor_free(l->dw);
 		xo_tensor_free(l->db);
+		xo_tensor_free(l->rk);
+		xo_tensor_free(l->drk);
 		xo_tensor_free(l->gamma);
 		xo_tensor_free(l->beta);
 		xo_tensor_free(l->dgamma);
@@ -813,6 +860,42 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 			out->ops_bwd = 1;
 		}
 		break;
+	case XO_LAYER_EMBEDDING:
+		/* fwd: T ids read, T table rows read, [T][dim] written; bwd
+		 * (the table trainable): ids and dy read, the table's
+		 * gradient written whole (unused rows are zeros) */
+		out->act_bytes_fwd = in + outb;
+		out->w_bytes_fwd = outb; /* the rows read */
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->has_grad) {
+			out->flops_bwd = (double)(l->s.out_len * l->s.out_ch); /* one add each */
+			out->act_bytes_bwd = in + outb;
+			out->w_bytes_bwd = w;
+			out->ops_bwd = 1;
+		}
+		break;
+	case XO_LAYER_SIMPLE_RNN:
+	case XO_LAYER_LSTM:
+	case XO_LAYER_GRU: {
+		/* per step: the input projection (in_ch x g*u) and the
+		 * recurrent one (u x g*u) as multiply-adds; the workspace
+		 * (T * S * u) written forward and read backward */
+		double macs = (double)l->s.in_len * (double)(l->s.w_count + l->s.rk_count);
+		double wsb = 4.0 * (double)l->ws_per;
+
+		out->flops_fwd = 2 * macs;
+		out->act_bytes_fwd = in + outb + wsb;
+		out->w_bytes_fwd = w + 4.0 * (double)l->s.rk_count;
+		out->ops_train_fwd = out->ops_predict = 1;
+		if (l->has_grad) {
+			/* dW, dU always (and dx unless first): 2 or 3 products */
+			out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1) + 2 * macs;
+			out->act_bytes_bwd = in + outb + wsb + (l->need_dx ? in : 0);
+			out->w_bytes_bwd = 2 * (w + 4.0 * (double)l->s.rk_count);
+			out->ops_bwd = 1;
+		}
+		break;
+	}
 	case XO_LAYER_FLATTEN: /* a view: no op, no bytes */
 		break;
 	}
@@ -858,6 +941,38 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 
 		if (!l->s.w_ndim)
 			continue;
+		if (l->s.kind == XO_LAYER_EMBEDDING) {
+			/* Keras Embedding: embeddings_initializer "uniform",
+			 * RandomUniform(-0.05, 0.05) */
+			for (int64_t e = 0; e < l->s.w_count; e++)
+				w[l->w_off + e] = (float)((2.0 * xo_philox_uniform(seed, XO_STREAM_INIT,
+				                                                    (uint32_t)i,
+				                                                    (uint64_t)e) -
+				                           1.0) *
+				                          0.05);
+			continue;
+		}
+		if (l->s.rk_count) {
+			/* recurrent layers: kernel glorot-uniform over (in_ch,
+			 * g*u) as Keras; recurrent_kernel glorot-uniform over (u,
+			 * g*u) (Keras draws an orthogonal matrix: not matched, a
+			 * trained or loaded model does not depend on it); LSTM's
+			 * forget-gate bias 1 (unit_forget_bias=True) */
+			double lk = sqrt(6.0 / (double)(l->s.w_dim[0] + l->s.w_dim[1]));
+			double lr = sqrt(6.0 / (double)(l->s.p.units + l->s.w_dim[1]));
+
+			for (int64_t e = 0; e < l->s.w_count + l->s.rk_count; e++) {
+				double u = xo_philox_uniform(seed, XO_STREAM_INIT, (uint32_t)i,
+				                             (uint64_t)e);
+
+				w[l->w_off + e] =
+				    (float)((2.0 * u - 1.0) * (e < l->s.w_count ? lk : lr));
+			}
+			if (l->s.kind == XO_LAYER_LSTM && l->s.b_count)
+				for (int64_t e = 0; e < l->s.p.units; e++)
+					w[l->b_off + l->s.p.units + e] = 1.0f;
+			continue;
+		}
 		/* Keras's fans: conv1d [k][cin][cout] has receptive field k. */
 		if (l->s.w_ndim == 3) {
 			fan_in = (double)(l->s.w_dim[0] * l->s.w_dim[1]);
@@ -1023,10 +1138,22 @@ int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out
 	}
 	if (!l->s.w_ndim)
 		return 0;
-	out[n] = (struct xo_layer_var){.name = "kernel", .ndim = l->s.w_ndim,
+	out[n] = (struct xo_layer_var){.name = l->s.kind == XO_LAYER_EMBEDDING ? "embeddings"
+	                                                                       : "kernel",
+	                               .ndim = l->s.w_ndim,
 	                               .off = l->w_off, .count = l->s.w_count};
 	memcpy(out[n].dim, l->s.w_dim, sizeof(out[n].dim));
 	n++;
+	if (l->s.rk_count)
+		out[n++] = (struct xo_layer_var){.name = "recurrent_kernel", .ndim = 2,
+		                                 .dim = {l->s.p.units, l->s.rk_count / l->s.p.units},
+		                                 .off = l->rk_off, .count = l->s.rk_count};
+	if (l->s.b_count && l->s.kind == XO_LAYER_GRU && l->s.p.reset_after) {
+		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 2,
+		                                 .dim = {2, l->s.b_count / 2},
+		                                 .off = l->b_off, .count = l->s.b_count};
+		return n;
+	}
 	if (l->s.b_count)
 		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 1,
 		                                 .dim = {l->s.b_count},
@@ -1082,6 +1209,10 @@ static struct xo_params layer_params(const struct xo_model *m, int i, bool train
 		p.width = l->s.in_w;
 	}
 	p.ch = l->s.in_ch;
+	if (l->s.kind == XO_LAYER_EMBEDDING) { /* ids [T] -> [T][output_dim] */
+		p.len = l->s.in_ch;
+		p.ch = l->s.out_ch;
+	}
 	p.training = training;
 	p.seed = m->seed;
 	p.step = (uint64_t)(m->iteration + 1); /* the step being taken, from 1 */
@@ -1183,6 +1314,23 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.dst[2] = l->mv;
 			st = run_op(m, i, XO_OP_batch_normalization, XO_DIR_FWD, &a);
 			break;
+		case XO_LAYER_EMBEDDING:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.dst[0] = l->out;
+			st = run_op(m, i, XO_OP_embedding, XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_SIMPLE_RNN:
+		case XO_LAYER_LSTM:
+		case XO_LAYER_GRU:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->rk;
+			a.src[3] = l->b;
+			a.dst[0] = l->out;
+			a.dst[1] = l->ws;
+			st = run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_FWD, &a);
+			break;
 		case XO_LAYER_FLATTEN:
 			break;
 		}
@@ -1283,6 +1431,26 @@ static enum xo_status backward(struct xo_model *m)
 			a.dst[1] = l->dgamma;
 			a.dst[2] = l->dbeta;
 			st = run_op(m, i, XO_OP_batch_normalization, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_SIMPLE_RNN: /* back through time from the workspace */
+		case XO_LAYER_LSTM:
+		case XO_LAYER_GRU:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->rk;
+			a.src[3] = l->ws;
+			a.src[4] = l->gout;
+			a.dst[0] = l->gin;
+			a.dst[1] = l->dw;
+			a.dst[2] = l->drk;
+			a.dst[3] = l->db;
+			st = run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_EMBEDDING: /* the first layer: no dx (ids) */
+			a.src[0] = l->in;
+			a.src[1] = l->gout;
+			a.dst[0] = l->dw;
+			st = run_op(m, i, XO_OP_embedding, XO_DIR_BWD, &a);
 			break;
 		case XO_LAYER_FLATTEN:
 			break; /* gout is a view of the previous layer's gout */
@@ -1690,6 +1858,89 @@ static enum xo_status labels_write(const struct xo_model *m, struct xo_tensor *t
 	return st;
 }
 
+int64_t xo_model_input_ids(const struct xo_model *m)
+{
+	return m->spec.in_int ? m->layers[0].s.p.rows : 0;
+}
+
+enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, const char *path)
+{
+	int64_t vocab;
+	float *f;
+
+	if (!m->spec.in_int) {
+		if (a->is_int)
+			return xo_error(XO_EINVAL,
+			                "%s: integer (%s) values for a float32 model input (only an "
+			                "input of dtype=int32, an embedding's, takes ids)",
+			                path, a->itemsize == 8 ? "int64" : "int32");
+		return XO_OK;
+	}
+	if (!a->is_int)
+		return xo_error(XO_EINVAL,
+		                "%s: float values for the int32 ids of embedding '%s' (save the "
+		                "ids as int32 or int64: np.asarray(x, dtype='int32'))",
+		                path, m->layers[0].s.name);
+	vocab = m->layers[0].s.p.rows;
+	for (int64_t k = 0; k < a->count; k++)
+		if (a->ints[k] < 0 || a->ints[k] >= vocab)
+			return xo_error(XO_EINVAL,
+			                "%s: id %" PRId64 " of sample %" PRId64 ", step %" PRId64
+			                " is outside [0, input_dim=%" PRId64 ") of embedding '%s'",
+			                path, a->ints[k], k / m->in_size, k % m->in_size, vocab,
+			                m->layers[0].s.name);
+	f = malloc(sizeof(*f) * (size_t)(a->count ? a->count : 1));
+	if (!f)
+		return xo_error(XO_ENOMEM, "%s: out of memory", path);
+	for (int64_t k = 0; k < a->count; k++) /* below 2^24: exact */
+		f[k] = (float)a->ints[k];
+	free(a->ints);
+	a->ints = NULL;
+	a->data = f;
+	a->is_int = false;
+	a->itemsize = 4;
+	return XO_OK;
+}
+
+/*
+ * Writes ns samples of x (host floats, in_size each) to t from its element
+ * 0. An int32 input (an embedding's ids) arrives as float values; each must
+ * be an integer in [0, input_dim), else XO_EINVAL naming the sample and step
+ * (the op would refuse it too, but here the message can say where it came
+ * from); its int32 bits are what the device holds (plan_build's I32 view).
+ * first is the number of x's first sample in the caller's data.
+ */
+static enum xo_status write_x(struct xo_model *m, struct xo_tensor *t, const float *x,
+                              int64_t first, int64_t ns, const char *what)
+{
+	int64_t count = ns * m->in_size, vocab;
+	int32_t *ids;
+	enum xo_status st;
+
+	if (!m->spec.in_int)
+		return xo_tensor_write(t, x, 0, count);
+	vocab = m->layers[0].s.p.rows;
+	ids = malloc(sizeof(*ids) * (size_t)(count ? count : 1));
+	if (!ids)
+		return xo_error(XO_ENOMEM, "%s: out of memory", what);
+	for (int64_t k = 0; k < count; k++) {
+		float v = x[k];
+
+		if (!(v >= 0.0f && v < (float)vocab && v == floorf(v))) {
+			free(ids);
+			return xo_error(XO_EINVAL,
+			                "%s: id %g of sample %" PRId64 ", step %" PRId64
+			                " is outside [0, input_dim=%" PRId64 ") of embedding '%s'",
+			                what, (double)v, first + k / m->in_size, k % m->in_size, vocab,
+			                m->layers[0].s.name);
+		}
+		ids[k] = (int32_t)v;
+	}
+	st = xo_tensor_write(t, ids, 0, count);
+	free(ids);
+	return st;
+}
+
 /* The epoch's metric from the summed correct counts of n samples. */
 static double accuracy_of(const struct xo_model *m, double correct, int64_t n)
 {
@@ -1722,7 +1973,7 @@ enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, i
 
 		st = plan_build(m, bs, false);
 		if (!st)
-			st = xo_tensor_write(m->xb, x + off * m->in_size, 0, bs * m->in_size);
+			st = write_x(m, m->xb, x + off * m->in_size, off, bs, "predict: x");
 		if (!st)
 			st = infer(m, m->x_flat, NULL, NULL, NULL, NULL);
 		if (!st)
@@ -1768,7 +2019,7 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 
 		st = plan_build(m, bs, false);
 		if (!st)
-			st = xo_tensor_write(m->xb, x + off * m->in_size, 0, bs * m->in_size);
+			st = write_x(m, m->xb, x + off * m->in_size, off, bs, "evaluate: x");
 		if (!st)
 			st = labels_write(m, m->yb, y + off * m->lw, 0, bs);
 		if (!st)
@@ -1988,7 +2239,7 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 	if (!st)
 		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, (int64_t[]){2 * nsteps}, &f.met);
 	if (!st)
-		st = xo_tensor_write(f.xdata, x, 0, n * m->in_size);
+		st = write_x(m, f.xdata, x, 0, n, "fit: x");
 	if (!st)
 		st = labels_write(m, f.ydata, y, 0, n);
 	if (st)
@@ -2167,8 +2418,12 @@ enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_
 		st = xo_error(XO_ENOMEM, "bench_prepare: out of memory");
 		goto out_free;
 	}
-	for (int64_t i = 0; i < batch * m->in_size; i++)
+	for (int64_t i = 0; i < batch * m->in_size; i++) {
 		x[i] = xo_philox_uniform(seed, XO_STREAM_BENCH, 0, (uint64_t)i);
+		if (m->spec.in_int) /* ids in [0, input_dim) */
+			x[i] = fminf(floorf(x[i] * (float)m->layers[0].s.p.rows),
+			             (float)(m->layers[0].s.p.rows - 1));
+	}
 	for (int64_t i = 0; i < batch; i++) {
 		uint32_t r = xo_philox_u32(seed, XO_STREAM_BENCH, 1, (uint64_t)i);
 
@@ -2181,7 +2436,7 @@ enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_
 					y[i] = (float)c; /* row i's ids slot precedes row i + 1 */
 					break;
 				}
-	st = xo_tensor_write(m->xb, x, 0, batch * m->in_size);
+	st = write_x(m, m->xb, x, 0, batch, "bench: x");
 	if (!st)
 		st = labels_write(m, m->yb, y, 0, batch);
 	if (!st)

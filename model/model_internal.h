@@ -25,6 +25,15 @@ enum xo_layer_kind {
 	XO_LAYER_AVERAGE_POOLING2D,
 	XO_LAYER_GLOBAL_AVERAGE_POOLING2D,
 	XO_LAYER_GLOBAL_MAX_POOLING2D,
+	/* Keras Embedding: int32 ids [T] (the first layer, on an int32 input)
+	 * -> [T][output_dim]; p.rows = input_dim, p.ch = output_dim */
+	XO_LAYER_EMBEDDING,
+	/* Keras SimpleRNN, LSTM, GRU: [T][features] -> [T][units]
+	 * (return_sequences) or [units]; variables kernel, recurrent_kernel,
+	 * bias in Keras's layouts (ops.def) */
+	XO_LAYER_SIMPLE_RNN,
+	XO_LAYER_LSTM,
+	XO_LAYER_GRU,
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is
@@ -42,6 +51,7 @@ struct xo_layer_spec {
 	int64_t w_dim[3];             /* kernel shape (Keras layout) */
 	int w_ndim;                   /* 0: no parameters */
 	int64_t w_count, b_count;     /* kernel and bias elements (b 0 without bias) */
+	int64_t rk_count;             /* recurrent layers: recurrent_kernel [units][g*units] */
 	/* batch_normalization: gamma (scale) and beta (center), trainable, ch
 	 * each or 0; state_count non-trainable elements (moving_mean and
 	 * moving_variance, ch each), which the optimizer never touches. */
@@ -52,7 +62,7 @@ struct xo_layer_spec {
  * "Trainable params" and "Total params" per layer). */
 static inline int64_t xo_layer_trainable(const struct xo_layer_spec *l)
 {
-	return l->w_count + l->b_count + l->gamma_count + l->beta_count;
+	return l->w_count + l->rk_count + l->b_count + l->gamma_count + l->beta_count;
 }
 
 static inline int64_t xo_layer_total(const struct xo_layer_spec *l)
@@ -64,11 +74,22 @@ struct xo_model_spec {
 	int64_t in_len, in_ch; /* the input line */
 	int64_t in_w;          /* width of a rank-3 input, else 1 */
 	int in_rank;
+	bool in_int;           /* input dtype=int32: integer ids (an embedding's) */
 	int nlayers;
 	struct xo_layer_spec *layers; /* nlayers, malloc'd */
 	struct xo_compile compile;    /* the compile line, else xo_compile_default */
 	int compile_line;             /* its line; 0: none */
 };
+
+/* The op of a recurrent layer kind (simple_rnn, lstm, gru); XO_OP_COUNT for
+ * any other kind. */
+static inline enum xo_op xo_layer_rnn_op(enum xo_layer_kind k)
+{
+	return k == XO_LAYER_SIMPLE_RNN ? XO_OP_simple_rnn
+	       : k == XO_LAYER_LSTM     ? XO_OP_lstm
+	       : k == XO_LAYER_GRU      ? XO_OP_gru
+	                                : XO_OP_COUNT;
+}
 
 /* Parses spec text; errors read "origin:line: reason". */
 enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_model_spec *out);

@@ -49,6 +49,10 @@ static const struct kind_info kinds[] = {
     {"average_pooling2d", "AveragePooling2D", XO_LAYER_AVERAGE_POOLING2D},
     {"global_average_pooling2d", "GlobalAveragePooling2D", XO_LAYER_GLOBAL_AVERAGE_POOLING2D},
     {"global_max_pooling2d", "GlobalMaxPooling2D", XO_LAYER_GLOBAL_MAX_POOLING2D},
+    {"embedding", "Embedding", XO_LAYER_EMBEDDING},
+    {"simple_rnn", "SimpleRNN", XO_LAYER_SIMPLE_RNN},
+    {"lstm", "LSTM", XO_LAYER_LSTM},
+    {"gru", "GRU", XO_LAYER_GRU},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -76,6 +80,17 @@ static const char *const dense_args[] = {"units", "activation", "use_bias", "nam
 static const char *const activation_args[] = {"activation", "name", NULL};
 /* batch_normalization: axis is -1 (the last), the only axis supported */
 static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale", "name", NULL};
+/* embedding: mask_zero is accepted only as False (refused otherwise) */
+/* the recurrent layers (Keras defaults: activation tanh, recurrent_activation
+ * sigmoid, use_bias True, return_sequences and go_backwards False, GRU
+ * reset_after True); the op refuses the activations it lacks */
+static const char *const rnn_args[] = {"units",          "activation",      "recurrent_activation",
+                                       "use_bias",       "return_sequences", "go_backwards",
+                                       "name",           NULL};
+static const char *const gru_args[] = {"units",          "activation",       "recurrent_activation",
+                                       "use_bias",       "return_sequences", "go_backwards",
+                                       "reset_after",    "name",             NULL};
+static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_zero", "name", NULL};
 
 static const char *const *kind_args(enum xo_layer_kind k)
 {
@@ -103,6 +118,13 @@ static const char *const *kind_args(enum xo_layer_kind k)
 		return activation_args;
 	case XO_LAYER_BATCH_NORMALIZATION:
 		return bn_args;
+	case XO_LAYER_EMBEDDING:
+		return embedding_args;
+	case XO_LAYER_SIMPLE_RNN:
+	case XO_LAYER_LSTM:
+		return rnn_args;
+	case XO_LAYER_GRU:
+		return gru_args;
 	}
 	return flatten_args;
 }
@@ -206,6 +228,31 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->units = v;
 		return XO_OK;
 	}
+	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
+		/* ids travel as float values through the model's x arrays
+		 * (exact up to 2^24) and as int32 on the device */
+		if (!parse_pos_int(val, &v) || v > (INT64_C(1) << 24))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "%s=%s: expected a positive integer up to 2^24 = 16777216",
+			                  key, val);
+		if (!strcmp(key, "input_dim"))
+			p->rows = v;
+		else
+			p->ch = v;
+		return XO_OK;
+	}
+	if (!strcmp(key, "mask_zero")) {
+		bool on;
+
+		if (!parse_bool_value(val, &on))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "mask_zero=%s: expected True or False", val);
+		if (on)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "embedding: mask_zero=True is not supported (masking "
+			                  "is not implemented; id 0 would be an ordinary row)");
+		return XO_OK;
+	}
 	if (!strcmp(key, "padding")) {
 		if (!strcmp(val, "valid"))
 			p->padding = XO_PADDING_VALID;
@@ -219,12 +266,15 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                                             : "valid or same");
 		return XO_OK;
 	}
-	if (!strcmp(key, "activation")) {
+	if (!strcmp(key, "activation") || !strcmp(key, "recurrent_activation")) {
 		if (!strcmp(val, "None") || !strcmp(val, "none"))
 			val = "linear";
 		for (int a = 0; a <= XO_ACTIVATION_LAST; a++)
 			if (!strcmp(val, xo_activation_name((enum xo_activation)a))) {
-				p->activation = (enum xo_activation)a;
+				if (!strcmp(key, "activation"))
+					p->activation = (enum xo_activation)a;
+				else
+					p->recurrent_activation = (enum xo_activation)a;
 				return XO_OK;
 			}
 		return spec_error(XO_EINVAL, origin, line,
@@ -236,6 +286,17 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		if (!parse_bool_value(val, &p->use_bias))
 			return spec_error(XO_EINVAL, origin, line,
 			                  "use_bias=%s: expected True or False", val);
+		return XO_OK;
+	}
+	if (!strcmp(key, "return_sequences") || !strcmp(key, "go_backwards") ||
+	    !strcmp(key, "reset_after")) {
+		bool *b = !strcmp(key, "return_sequences") ? &p->return_sequences
+		          : !strcmp(key, "go_backwards")   ? &p->go_backwards
+		                                           : &p->reset_after;
+
+		if (!parse_bool_value(val, b))
+			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
+			                  key, val);
 		return XO_OK;
 	}
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
@@ -309,6 +370,22 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 	enum xo_status st;
 	char shp[96];
 
+	if (l->kind == XO_LAYER_EMBEDDING) {
+		/* ids [T] of an int32 input (checked by the caller) -> [T][dim] */
+		if (l->in_rank != 1)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "embedding needs a flat [T] input of ids, got %s",
+			                  in_shape_text(l, shp, sizeof(shp)));
+		p->len = l->in_ch;
+		l->out_w = 1;
+		l->out_rank = 2;
+		l->out_len = l->in_ch;
+		l->out_ch = p->ch;
+		l->w_ndim = 2;
+		l->w_dim[0] = p->rows;
+		l->w_dim[1] = p->ch;
+		goto counts;
+	}
 	p->len = l->in_len;
 	p->ch = l->in_ch;
 	l->out_w = 1;
@@ -420,7 +497,36 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->w_dim[1] = p->units;
 		l->b_count = p->use_bias ? p->units : 0;
 		break;
+	case XO_LAYER_EMBEDDING: /* above */
+		break;
+	case XO_LAYER_SIMPLE_RNN:
+	case XO_LAYER_LSTM:
+	case XO_LAYER_GRU: {
+		enum xo_op op = xo_layer_rnn_op(l->kind);
+		struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+		int64_t gu;
+
+		if (l->in_rank != 2)
+			return rank_error(l, origin, 2);
+		p->batch = 1;
+		/* the op's own checks (activations, sizes), with its message */
+		st = xo_op_shapes(op, XO_DIR_FWD, p, ss, ds);
+		if (st)
+			return spec_error(st, origin, l->line, "%s", xo_last_error());
+		gu = xo_rnn_gates(op) * p->units;
+		l->out_rank = p->return_sequences ? 2 : 1;
+		l->out_len = p->return_sequences ? l->in_len : 1;
+		l->out_ch = p->units;
+		l->w_ndim = 2;
+		l->w_dim[0] = l->in_ch;
+		l->w_dim[1] = gu;
+		if (!xo_mul_ok(p->units, gu, &l->rk_count))
+			return spec_error(XO_EOVERFLOW, origin, l->line, "recurrent kernel overflows");
+		l->b_count = !p->use_bias ? 0 : op == XO_OP_gru && p->reset_after ? 2 * gu : gu;
+		break;
 	}
+	}
+counts:
 	l->w_count = 0;
 	if (l->w_ndim) {
 		n = 1;
@@ -717,9 +823,23 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 	int64_t v[3], n;
 	int nv = 0;
 
+	s->in_int = false;
 	for (int i = 1; i < ntok; i++) {
 		const char *t = tok[i];
 
+		/* dtype=int32: the samples are integer ids (an embedding's);
+		 * float32 is the default */
+		if (!strncmp(t, "dtype=", 6)) {
+			t += 6;
+			if (*t == '"' || *t == '\'')
+				t++;
+			if (!strncmp(t, "int32", 5) && strspn(t + 5, "\"'") == strlen(t + 5))
+				s->in_int = true;
+			else if (!(!strncmp(t, "float32", 7) && strspn(t + 7, "\"'") == strlen(t + 7)))
+				return spec_error(XO_EINVAL, origin, line,
+				                  "input: dtype=%s: expected int32 or float32", tok[i] + 6);
+			continue;
+		}
 		/* "input 29 1", "input 12 12 1", or Keras's shape=(29,1) / shape=29,1. */
 		if (!strncmp(t, "shape=", 6))
 			t += 6;
@@ -832,8 +952,8 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			st = spec_error(XO_EFORMAT, origin, line,
 			                "unknown layer '%s' (expected input, conv1d, "
 			                "max_pooling1d, average_pooling1d, global_average_pooling1d, "
-			                "global_max_pooling1d, flatten, dropout, dense, activation "
-			                "or batch_normalization)",
+			                "global_max_pooling1d, flatten, dropout, dense, activation, "
+			                "batch_normalization, embedding, simple_rnn, lstm or gru)",
 			                tok[0]);
 			goto out_free;
 		}
@@ -867,6 +987,11 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		l->p.units = 0;
 		l->p.epsilon = 1e-3f; /* batch_normalization's Keras default (the */
 		l->p.momentum = 0.99f; /* params default is Adam's 1e-7) */
+		l->p.rows = 0;         /* embedding: input_dim= and output_dim= required */
+		if (l->kind == XO_LAYER_EMBEDDING)
+			l->p.ch = 0;
+		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
+			l->p.activation = XO_ACTIVATION_TANH; /* Keras's default */
 		for (int i = 1; i < ntok; i++) {
 			const char *const *allowed = kind_args(l->kind);
 			char *eq = strchr(tok[i], '='), *val;
@@ -917,13 +1042,37 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 				goto out_free;
 			}
 		}
+		if (l->kind == XO_LAYER_EMBEDDING && (!l->p.rows || !l->p.ch)) {
+			st = spec_error(XO_EINVAL, origin, line,
+			                "embedding needs input_dim= and output_dim=");
+			goto out_free;
+		}
+		/* ids come from the input alone: an embedding is the first layer,
+		 * on an int32 input, and an int32 input feeds an embedding */
+		if (l->kind == XO_LAYER_EMBEDDING && (out->nlayers || !out->in_int)) {
+			st = spec_error(XO_EINVAL, origin, line,
+			                out->nlayers ? "embedding must be the first layer (its ids "
+			                               "come from the input)"
+			                             : "embedding needs integer ids: the input line "
+			                               "must say dtype=int32 (float inputs are "
+			                               "refused)");
+			goto out_free;
+		}
+		if (l->kind != XO_LAYER_EMBEDDING && !out->nlayers && out->in_int) {
+			st = spec_error(XO_EINVAL, origin, line,
+			                "an input of dtype=int32 feeds only an embedding layer (got "
+			                "%s)",
+			                ki->name);
+			goto out_free;
+		}
 		if ((l->kind == XO_LAYER_CONV1D && (!l->p.filters || !l->p.kernel_size)) ||
-		    (l->kind == XO_LAYER_DENSE && !l->p.units) ||
+		    ((l->kind == XO_LAYER_DENSE || xo_layer_rnn_op(l->kind) != XO_OP_COUNT) &&
+		     !l->p.units) ||
 		    (l->kind == XO_LAYER_DROPOUT && l->p.rate < 0.0f)) {
 			st = spec_error(XO_EINVAL, origin, line, "%s needs %s", ki->name,
-			                l->kind == XO_LAYER_CONV1D  ? "filters= and kernel_size="
-			                : l->kind == XO_LAYER_DENSE ? "units="
-			                                            : "rate=");
+			                l->kind == XO_LAYER_CONV1D    ? "filters= and kernel_size="
+			                : l->kind == XO_LAYER_DROPOUT ? "rate="
+			                                              : "units=");
 			goto out_free;
 		}
 		if (!named) {

@@ -54,6 +54,8 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 	h = fnv_i64(fnv_i64(fnv_i64(h, spec.in_len), spec.in_ch), spec.in_rank);
 	if (spec.in_w != 1)
 		h = fnv_i64(h, spec.in_w);
+	if (spec.in_int) /* int32 ids: hashed only when set (old fingerprints stay) */
+		h = fnv_i64(h, 32);
 	for (int i = 0; i < spec.nlayers; i++) {
 		const struct xo_layer_spec *l = &spec.layers[i];
 		const int64_t v[] = {l->kind,         l->in_len,        l->in_ch,
@@ -73,6 +75,17 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 
 			for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
 				h = fnv_i64(h, w[k]);
+		}
+		if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
+			h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
+		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {
+			/* the recurrent layers' keys (units, activation and
+			 * use_bias are in v[] above) */
+			const int64_t r[] = {l->p.recurrent_activation, l->p.return_sequences,
+			                     l->p.go_backwards, l->p.reset_after, l->rk_count};
+
+			for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
+				h = fnv_i64(h, r[k]);
 		}
 	}
 	xo_spec_free(&spec);

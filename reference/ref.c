@@ -3,7 +3,7 @@
  * kernels. Each kernel xo_ref_<op>_<dir> only turns its tensors into slot
  * arrays and calls the op's math (xo_ref_<op>_<dir>_math, in the op-family
  * files ref_conv.c, ref_pool.c, ref_act.c, ref_shape.c, ref_loss.c,
- * ref_adam.c, ref_norm.c), which the gradient check also runs on double arrays.
+ * ref_adam.c, ref_norm.c, ref_rnn.c), which the gradient check also runs on double arrays.
  *
  * Contract shared by every kernel: the core has validated the call (shapes
  * per xo_op_shapes, tensors of this backend); views are honoured through

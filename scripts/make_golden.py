@@ -209,6 +209,34 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 9,
     },
+    # issue 15 item 4: the recurrent and embedding layers, trained two epochs
+    # (their own seeds; T = 12)
+    "lstm": {
+        "spec": (
+            "# golden: Embedding(50, 8) -> LSTM(16) -> Dense softmax, T = 12\n"
+            "input 12 dtype=int32\n"
+            "embedding input_dim=50 output_dim=8\n"
+            "lstm units=16\n"
+            "dense units=5 activation=softmax\n"
+        ),
+        "n_pred": 16, "n_train": 48, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 31,
+    },
+    "gru": {
+        "spec": (
+            "# golden: GRU(12, return_sequences) -> GRU(8, go_backwards) -> Dense\n"
+            "input 12 3\n"
+            "gru units=12 return_sequences=1\n"
+            "gru units=8 go_backwards=1\n"
+            "dense units=5 activation=softmax\n"
+        ),
+        "n_pred": 16, "n_train": 48, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 37,
+    },
+    # no simple_rnn here: Keras 3.15 on JAX cannot run SimpleRNN in float64
+    # (its cell keeps a float32 state and jax.lax.scan refuses the mixed
+    # carry); make_keras_files.py --only=rnn checks SimpleRNN's predictions
+    # against the same recurrence in NumPy float64 instead
 }
 
 
@@ -233,6 +261,15 @@ def parse_compile(text):
     return loss, cls(**kw), (["accuracy"] if metrics == "accuracy" else [])
 
 
+def input_dtype(text):
+    """int32 when the input line says dtype=int32 (an embedding's ids)."""
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].split()
+        if line and line[0] == "input":
+            return "int32" if "dtype=int32" in line else "float32"
+    return "float32"
+
+
 def parse_spec(text):
     """The spec as (input shape, [(kind, {arg: value})]); mirrors model/spec.c
     for the subset used here."""
@@ -242,7 +279,7 @@ def parse_spec(text):
         if not line:
             continue
         if line[0] == "input":
-            shape = tuple(int(v) for v in line[1:])
+            shape = tuple(int(v) for v in line[1:] if "=" not in v)
             continue
         if line[0] == "compile":
             continue
@@ -267,8 +304,9 @@ def spec_names(text):
 
 def build(text):
     shape, layers = parse_spec(text)
-    ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units")
-    model = keras.Sequential([keras.Input(shape=shape)])
+    ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
+            "input_dim", "output_dim")
+    model = keras.Sequential([keras.Input(shape=shape, dtype=input_dtype(text))])
     for kind, args in layers:
         kw = {}
         for k, v in args.items():
@@ -278,7 +316,7 @@ def build(text):
                 kw[k] = v in ("True", "true", "1")
             elif k in ("rate", "momentum", "epsilon"):
                 kw[k] = float(v)
-            elif k in ("center", "scale"):
+            elif k in ("center", "scale", "return_sequences", "go_backwards", "reset_after"):
                 kw[k] = v in ("True", "true", "1")
             elif k == "activation":
                 kw[k] = None if v in ("None", "none", "linear") else v
@@ -290,7 +328,9 @@ def build(text):
                "global_max_pooling1d": keras.layers.GlobalMaxPooling1D,
                "flatten": keras.layers.Flatten, "dropout": keras.layers.Dropout,
                "dense": keras.layers.Dense, "activation": keras.layers.Activation,
-               "batch_normalization": keras.layers.BatchNormalization}[kind]
+               "batch_normalization": keras.layers.BatchNormalization,
+               "embedding": keras.layers.Embedding, "simple_rnn": keras.layers.SimpleRNN,
+               "lstm": keras.layers.LSTM, "gru": keras.layers.GRU}[kind]
         model.add(cls(**kw))
     return model
 
@@ -351,8 +391,10 @@ def write_weights(model, names, directory):
         ws = layer.get_weights()
         if not ws:
             continue
-        if isinstance(layer, keras.layers.BatchNormalization):
-            # gamma, beta, moving_mean, moving_variance by Keras's own names
+        if isinstance(layer, (keras.layers.BatchNormalization, keras.layers.Embedding,
+                              keras.layers.SimpleRNN, keras.layers.LSTM, keras.layers.GRU)):
+            # gamma, beta, moving_mean, moving_variance; embeddings;
+            # kernel, recurrent_kernel, bias: by Keras's own names
             for v, value in zip(layer.weights, ws):
                 save(directory / f"{name}.{v.name}.npy", value)
             continue
@@ -379,13 +421,21 @@ def make(name, cfg, root, seed):
 
     shape = model.input_shape[1:]
     lo, hi = cfg["x_range"]
-    x = rng.uniform(lo, hi, (cfg["n_pred"],) + shape).astype(np.float32)
+    vocab = next((int(a["input_dim"]) for k, a in parse_spec(spec)[1] if k == "embedding"), 0)
+
+    def draw(n):
+        """Inputs: uniform in x_range, or ids uniform in [0, vocab) (saved
+        as float32 values, as crossover's x arrays carry them)."""
+        if vocab:
+            return rng.integers(0, vocab, (n,) + shape).astype(np.float32)
+        return rng.uniform(lo, hi, (n,) + shape).astype(np.float32)
+    x = draw(cfg["n_pred"])
     save(out / "x.npy", x)
     save(out / "pred.npy", model.predict(x.astype(np.float64), batch_size=32, verbose=0))
 
     classes = model.output_shape[-1]
     loss_name, optimizer, metrics = parse_compile(spec)
-    xt = rng.uniform(lo, hi, (cfg["n_train"],) + shape).astype(np.float32)
+    xt = draw(cfg["n_train"])
     if loss_name == "sparse_categorical_crossentropy":
         # class ids, written as whole float32 numbers
         yt = rng.integers(0, classes, cfg["n_train"]).astype(np.float32)

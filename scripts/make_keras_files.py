@@ -258,6 +258,66 @@ def write_inputs(out, name, model, rng, n=16):
     np.save(os.path.join(out, name + ".y64.npy"), y)
 
 
+def rnn_fixtures(out):
+    """The recurrent and embedding fixtures (issue 15 item 4), each from its
+    own seed: lstm (Embedding(50, 8) -> LSTM(16) -> Dense softmax, T = 12,
+    int32 ids), gru (GRU(12, return_sequences) -> GRU(8, go_backwards) ->
+    Dense), gru_ra0 (GRU(7, reset_after=False)), simple_rnn (SimpleRNN(6,
+    return_sequences, go_backwards) -> SimpleRNN(5, relu) -> Dense).
+    Weights uniform in [-0.5, 0.5) (biases too); x uniform in [0, 1), or ids
+    uniform in [0, 50) saved as int32."""
+    T = 12
+    models = (
+        ("lstm", 31, lambda: keras.Sequential([
+            keras.Input(shape=(T,), dtype="int32"), layers.Embedding(50, 8),
+            layers.LSTM(16), layers.Dense(5, activation="softmax")])),
+        ("gru", 37, lambda: keras.Sequential([
+            keras.Input(shape=(T, 3)), layers.GRU(12, return_sequences=True),
+            layers.GRU(8, go_backwards=True), layers.Dense(5, activation="softmax")])),
+        ("gru_ra0", 41, lambda: keras.Sequential([
+            keras.Input(shape=(T, 3)), layers.GRU(7, reset_after=False),
+            layers.Dense(4, activation="softmax")])),
+        ("simple_rnn", 43, lambda: keras.Sequential([
+            keras.Input(shape=(T, 3)),
+            layers.SimpleRNN(6, return_sequences=True, go_backwards=True),
+            layers.SimpleRNN(5, activation="relu"), layers.Dense(5, activation="softmax")])),
+    )
+    for name, seed, make in models:
+        keras.utils.set_random_seed(seed)
+        r = np.random.default_rng(seed)
+        m = make()
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        if name == "lstm":
+            x = r.integers(0, 50, (16, T)).astype(np.int32)
+        else:
+            x = r.uniform(0.0, 1.0, (16, T, 3)).astype(np.float32)
+        np.save(os.path.join(out, name + ".x.npy"), x)
+        if name != "simple_rnn":
+            y = to_float64(m).predict(x.astype(np.float64), verbose=0)
+        else:
+            # SimpleRNN in float64: Keras 3.15 on JAX keeps the cell's state
+            # float32 under a widened config (scan refuses the mixed carry),
+            # so the same recurrence in NumPy float64 with Keras's weights,
+            # checked against Keras's own float32 predictions
+            w = [v.astype(np.float64) for v in m.get_weights()]
+            h_in = x.astype(np.float64)[:, ::-1, :]  # go_backwards
+            h = np.zeros((x.shape[0], 6))
+            seq = []
+            for t in range(T):
+                h = np.tanh(h_in[:, t] @ w[0] + h @ w[1] + w[2])
+                seq.append(h)
+            h = np.zeros((x.shape[0], 5))
+            for t in range(T):
+                h = np.maximum(seq[t] @ w[3] + h @ w[4] + w[5], 0.0)
+            z = h @ w[6] + w[7]
+            y = np.exp(z - z.max(axis=1, keepdims=True))
+            y /= y.sum(axis=1, keepdims=True)
+            assert np.abs(y - m.predict(x, verbose=0)).max() < 1e-5
+        assert y.dtype == np.float64
+        np.save(os.path.join(out, name + ".y64.npy"), y)
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--only")]
     out = args[0] if args else "suites/golden/keras"
@@ -267,6 +327,10 @@ def main():
     if "--only=bn" in sys.argv[1:]:
         bn_fixtures(out)
         print("keras", keras.__version__, "wrote the bn fixtures to", out)
+        return
+    if "--only=rnn" in sys.argv[1:]:
+        rnn_fixtures(out)
+        print("keras", keras.__version__, "wrote the rnn fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)
@@ -325,6 +389,7 @@ def main():
         write_inputs(out, name, m, r)
     bn_fixtures(out)
     pool2d_fixtures(out)
+    rnn_fixtures(out)
     print("keras", keras.__version__, "wrote", out)
 
 

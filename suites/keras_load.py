@@ -36,7 +36,11 @@ def main():
     ok = True
     # the seed, and bn.keras: BatchNormalization's gamma, beta and moving
     # statistics (trained: the moving statistics move too) in Keras's order
-    for name, shape, classes in (("seed", (29, 1), 12), ("bn", (13, 3), 4)):
+    # lstm.keras (issue 15): int32 ids through an Embedding, an LSTM's
+    # kernel, recurrent_kernel and bias in the cell's vars; gru.keras: two
+    # GRUs (reset_after's [2, 3u] bias, go_backwards)
+    for name, shape, classes in (("seed", (29, 1), 12), ("bn", (13, 3), 4),
+                                 ("lstm", (12,), 5), ("gru", (12, 3), 5)):
         ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
     ok = compiled(xo, os.path.join(work, "compiled")) and ok
     return 0 if ok else 1
@@ -84,6 +88,8 @@ def one_model(xo, fixtures, work, name, shape, classes):
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(5)
     x = rng.uniform(0, 1, (64,) + shape).astype(np.float32)
+    if name == "lstm":  # ids of its Embedding(50, 8)
+        x = rng.integers(0, 50, (64,) + shape).astype(np.int32)
     y = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, 64)]
     np.save(os.path.join(work, "x.npy"), x)
     np.save(os.path.join(work, "y.npy"), y)

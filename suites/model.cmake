@@ -69,3 +69,14 @@ add_test(NAME model.cli.rank3_npy
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/rank3_cli.py $<TARGET_FILE:xo>
           ${CMAKE_CURRENT_BINARY_DIR}/rank3_cli)
 set_tests_properties(model.cli.rank3_npy PROPERTIES LABELS "model;quick")
+
+# The embedding layer and int32 model inputs (issue 15 items 2-3,
+# suites/test_embed_layer.c): spec lines and refusals, ids checked where they
+# enter, training on every backend against ref, unused table rows untouched,
+# the layer's cost and fingerprint.
+add_executable(test_embed_layer ${CMAKE_CURRENT_LIST_DIR}/test_embed_layer.c)
+target_include_directories(test_embed_layer PRIVATE ${PROJECT_SOURCE_DIR}/model
+                           ${PROJECT_SOURCE_DIR}/perfdb)
+target_link_libraries(test_embed_layer PRIVATE xo_perfdb xo_model xo_lib PkgConfig::CMOCKA m)
+add_test(NAME model.embedding COMMAND test_embed_layer)
+set_tests_properties(model.embedding PROPERTIES LABELS "model;quick" TIMEOUT 120)

@@ -99,6 +99,42 @@ static void bad_shape_lines(void **state)
 	assert_int_equal(op, XO_OP_COUNT);
 }
 
+/* The recurrent ops: sizes, the activations they implement, refusals by
+ * name; the default activation of a shapes line is tanh (xo_params_default_op). */
+static void bad_rnn(void **state)
+{
+	struct xo_params p;
+	enum xo_op op;
+
+	(void)state;
+	EXPECT(XO_EINVAL, shapes(XO_OP_lstm, XO_DIR_FWD, params("len=5 units=0 activation=tanh")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_gru, XO_DIR_BWD, params("len=0 units=3 activation=tanh")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_simple_rnn, XO_DIR_FWD, params("len=5 units=3 batch=0 "
+	                                                               "activation=tanh")));
+	/* linear is the struct's default, not these ops' */
+	EXPECT(XO_EINVAL, shapes(XO_OP_lstm, XO_DIR_FWD, params("len=5 units=3")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_lstm, XO_DIR_FWD, params("len=5 units=3 activation=relu")));
+	assert_string_equal(xo_last_error(), "lstm: activation=relu is not supported (tanh)");
+	EXPECT(XO_EINVAL, shapes(XO_OP_gru, XO_DIR_FWD,
+	                         params("len=5 units=3 activation=tanh recurrent_activation=tanh")));
+	assert_string_equal(xo_last_error(),
+	                    "gru: recurrent_activation=tanh is not supported (sigmoid)");
+	EXPECT(XO_EINVAL, shapes(XO_OP_simple_rnn, XO_DIR_FWD,
+	                         params("len=5 units=3 activation=sigmoid")));
+	assert_string_equal(xo_last_error(),
+	                    "simple_rnn: activation=sigmoid is not supported (tanh or relu)");
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_lstm, XO_DIR_FWD,
+	                            params("len=5 units=4294967296 activation=tanh")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_gru, XO_DIR_FWD,
+	                            params("batch=4294967296 len=4294967296 units=3 "
+	                                   "activation=tanh")));
+	assert_int_equal(xo_case_parse("lstm len=5 units=3", &op, &p), XO_OK);
+	assert_int_equal(op, XO_OP_lstm);
+	assert_int_equal(p.activation, XO_ACTIVATION_TANH);
+	assert_int_equal(p.recurrent_activation, XO_ACTIVATION_SIGMOID);
+	assert_true(p.reset_after);
+}
+
 static void bad_conv1d(void **state)
 {
 	(void)state;
@@ -717,6 +753,7 @@ int main(void)
 	    cmocka_unit_test(bad_keys_and_values),
 	    cmocka_unit_test(bad_shape_lines),
 	    cmocka_unit_test(bad_conv1d),
+	    cmocka_unit_test(bad_rnn),
 	    cmocka_unit_test(bad_other_ops),
 	    cmocka_unit_test(geometry_limits),
 	    cmocka_unit_test(bad_tensors),

@@ -62,6 +62,12 @@ static const struct {
 	{XO_OP_global_max_pooling1d, XO_DIR_BWD, "batch=2 len=9 ch=2"},
 	{XO_OP_batch_normalization, XO_DIR_FWD, "batch=2 len=3 ch=4 epsilon=0.001"},
 	{XO_OP_batch_normalization, XO_DIR_BWD, "batch=2 len=3 ch=4 epsilon=0.001"},
+	{XO_OP_simple_rnn, XO_DIR_FWD, "batch=2 len=3 ch=2 units=3 activation=tanh"},
+	{XO_OP_simple_rnn, XO_DIR_BWD, "batch=2 len=3 ch=2 units=3 activation=tanh"},
+	{XO_OP_lstm, XO_DIR_FWD, "batch=2 len=3 ch=2 units=3 activation=tanh"},
+	{XO_OP_lstm, XO_DIR_BWD, "batch=2 len=3 ch=2 units=3 activation=tanh"},
+	{XO_OP_gru, XO_DIR_FWD, "batch=2 len=3 ch=2 units=3 activation=tanh"},
+	{XO_OP_gru, XO_DIR_BWD, "batch=2 len=3 ch=2 units=3 activation=tanh"},
 	{XO_OP_max_pooling2d, XO_DIR_FWD, "batch=2 len=5 width=4 ch=2 pool_size=2 padding=same"},
 	{XO_OP_max_pooling2d, XO_DIR_BWD, "batch=2 len=5 width=4 ch=2 pool_size=2 padding=same"},
 	{XO_OP_average_pooling2d, XO_DIR_FWD, "batch=2 len=5 width=4 ch=2 pool_size=2 padding=same"},
@@ -105,6 +111,8 @@ static const struct {
 	{XO_OP_sparse_categorical_crossentropy, XO_DIR_BWD, "batch=3 ch=4"},
 	{XO_OP_sparse_categorical_accuracy, XO_DIR_FWD, "batch=3 ch=4"},
 	{XO_OP_gather, XO_DIR_FWD, "batch=3 ch=4 rows=5"},
+	{XO_OP_embedding, XO_DIR_FWD, "batch=3 len=2 ch=4 rows=5"},
+	{XO_OP_embedding, XO_DIR_BWD, "batch=3 len=2 ch=4 rows=5"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive
@@ -601,6 +609,46 @@ static void test_gather_out_of_range(void **state)
 	free_args(&a);
 }
 
+/* embedding: an id outside [0, rows) reads and writes nothing out of bounds
+ * in either direction (fwd: that position's row is zeros; bwd: it adds
+ * nothing) and is XO_EINVAL at the next sync; the rows in range are right. */
+static void test_embedding_out_of_range(void **state)
+{
+	struct xo_params p = params_of("batch=1 len=3 ch=2 rows=4");
+	const int32_t ids[3] = {1, 4, -1}, ids_ok[3] = {1, 1, 3};
+	const float table[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	const float dy[6] = {1, 2, 4, 8, 16, 32};
+	float y[8];
+	struct xo_op_args a;
+
+	(void)state;
+	make_args(cl_be, XO_OP_embedding, XO_DIR_FWD, &p, &a);
+	assert_int_equal(xo_tensor_write((struct xo_tensor *)a.src[0], ids, 0, 3), XO_OK);
+	assert_int_equal(xo_tensor_write((struct xo_tensor *)a.src[1], table, 0, 8), XO_OK);
+	assert_int_equal(xo_op_run(cl_be, XO_OP_embedding, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_backend_sync(cl_be), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "outside [0, rows)"));
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 6), XO_OK);
+	assert_true(y[0] == 3 && y[1] == 4 && y[2] == 0 && y[3] == 0 && y[4] == 0 && y[5] == 0);
+	assert_int_equal(xo_backend_sync(cl_be), XO_OK);
+	free_args(&a);
+
+	make_args(cl_be, XO_OP_embedding, XO_DIR_BWD, &p, &a);
+	assert_int_equal(xo_tensor_write((struct xo_tensor *)a.src[0], ids, 0, 3), XO_OK);
+	assert_int_equal(xo_tensor_write((struct xo_tensor *)a.src[1], dy, 0, 6), XO_OK);
+	assert_int_equal(xo_op_run(cl_be, XO_OP_embedding, XO_DIR_BWD, &a), XO_OK);
+	assert_int_equal(xo_backend_sync(cl_be), XO_EINVAL);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 8), XO_OK);
+	assert_true(y[0] == 0 && y[1] == 0 && y[2] == 1 && y[3] == 2);
+	assert_true(y[4] == 0 && y[5] == 0 && y[6] == 0 && y[7] == 0);
+	/* in range: the duplicates of row 1 add up, nothing flagged */
+	assert_int_equal(xo_tensor_write((struct xo_tensor *)a.src[0], ids_ok, 0, 3), XO_OK);
+	assert_int_equal(xo_op_run(cl_be, XO_OP_embedding, XO_DIR_BWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, 8), XO_OK);
+	assert_true(y[2] == 5 && y[3] == 10 && y[6] == 16 && y[7] == 32 && y[0] == 0);
+	free_args(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_views_odd_offsets),
 		cmocka_unit_test(test_tuning_variants),
 		cmocka_unit_test(test_gather_out_of_range),
+		cmocka_unit_test(test_embedding_out_of_range),
 	};
 	enum xo_status st;
 	int rc;

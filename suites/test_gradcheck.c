@@ -26,7 +26,10 @@
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
  *        ~ 2e-11. tol = 1e-8 (a margin of ~500).
  *      - smooth ops (sigmoid, softmax, cross-entropy, tanh, elu, gelu,
- *        softplus): truncation error h^2/6 * |L'''| = 2.5e-9 * |L'''|, with
+ *        softplus), and the recurrent ops, relu included (their output is
+ *        a polynomial of degree up to T in the recurrent kernel even with
+ *        relu, so the central difference has a truncation error; measured
+ *        worst 3e-8 over every case, T = 7, batch 2, 2 features, 3 units): truncation error h^2/6 * |L'''| = 2.5e-9 * |L'''|, with
  *        |L'''| of order 10 for these shapes (|sigmoid'''| <= 1/8,
  *        |tanh'''| <= 2, |elu'''| <= 1, |gelu'''| <= 1.2 and |softplus'''|
  *        <= 1/8 on [-1, 1]; elu'' jumps at 0, so its inputs keep GC_KINK
@@ -56,7 +59,7 @@
 #define GC_TOL_LINEAR 1e-8
 #define GC_TOL_SMOOTH 1e-6
 #define GC_KINK 2e-3
-#define GC_CASES_MAX 160
+#define GC_CASES_MAX 256
 
 /* One gradient-check case: an op and its parameters. */
 struct gc_case {
@@ -102,16 +105,18 @@ static bool same_bits(float a, float b)
 
 /* What backward source slot s of op holds (ops.def): a forward input, the
  * forward output y, the incoming gradient dy, or nothing. */
-enum gc_bsrc { GC_NONE, GC_IN0, GC_IN1, GC_Y, GC_DY };
+enum gc_bsrc { GC_NONE, GC_IN0, GC_IN1, GC_IN2, GC_Y, GC_DY, GC_WS };
 
 static enum gc_bsrc bwd_src(enum xo_op op, int s)
 {
-	static const enum gc_bsrc with_params[] = {GC_IN0, GC_IN1, GC_Y, GC_DY};
-	static const enum gc_bsrc pool[] = {GC_IN0, GC_DY, GC_NONE, GC_NONE};
-	static const enum gc_bsrc act[] = {GC_Y, GC_DY, GC_NONE, GC_NONE};
-	static const enum gc_bsrc act_x[] = {GC_IN0, GC_DY, GC_NONE, GC_NONE};
-	static const enum gc_bsrc grad_only[] = {GC_DY, GC_NONE, GC_NONE, GC_NONE};
-	static const enum gc_bsrc norm[] = {GC_IN0, GC_IN1, GC_DY, GC_NONE};
+	/* XO_MAX_SRC entries each; the unnamed tail is GC_NONE */
+	static const enum gc_bsrc with_params[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_Y, GC_DY};
+	static const enum gc_bsrc pool[XO_MAX_SRC] = {GC_IN0, GC_DY};
+	static const enum gc_bsrc act[XO_MAX_SRC] = {GC_Y, GC_DY};
+	static const enum gc_bsrc act_x[XO_MAX_SRC] = {GC_IN0, GC_DY};
+	static const enum gc_bsrc grad_only[XO_MAX_SRC] = {GC_DY};
+	static const enum gc_bsrc norm[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_DY};
+	static const enum gc_bsrc rnn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_WS, GC_DY};
 
 	switch (op) {
 	case XO_OP_conv1d:
@@ -141,6 +146,10 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 		return grad_only[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
 		return norm[s];
+	case XO_OP_simple_rnn: /* {x, kernel, recurrent_kernel, ws, dy} */
+	case XO_OP_lstm:
+	case XO_OP_gru:
+		return rnn[s];
 	default:
 		fail_msg("bwd_src: op %s is not handled here", xo_op_name(op));
 	}
@@ -149,7 +158,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 
 /* The backward source arrays of op from its forward inputs, y and dy. */
 static void bwd_srcs(enum xo_op op, const struct xo_ref_src *in, struct xo_ref_src y,
-		     struct xo_ref_src dy, struct xo_ref_src out[XO_MAX_SRC])
+		     struct xo_ref_src dy, struct xo_ref_src ws, struct xo_ref_src out[XO_MAX_SRC])
 {
 	for (int s = 0; s < XO_MAX_SRC; s++) {
 		switch (bwd_src(op, s)) {
@@ -161,6 +170,12 @@ static void bwd_srcs(enum xo_op op, const struct xo_ref_src *in, struct xo_ref_s
 			break;
 		case GC_IN1:
 			out[s] = in[1];
+			break;
+		case GC_IN2:
+			out[s] = in[2];
+			break;
+		case GC_WS:
+			out[s] = ws;
 			break;
 		case GC_Y:
 			out[s] = y;
@@ -182,6 +197,8 @@ struct gc_data {
 	int64_t nin[XO_MAX_SRC]; /* their sizes (0: absent) */
 	double *y, *r;           /* forward output, weights of L */
 	int64_t ny;
+	double *ws;              /* the recurrent ops' workspace (forward dst[1]) */
+	int64_t nws;
 	double *g[XO_MAX_DST];   /* analytic gradients, g[i] of in[i] */
 };
 
@@ -193,6 +210,7 @@ static void data_free(struct gc_data *d)
 		free(d->g[i]);
 	free(d->y);
 	free(d->r);
+	free(d->ws);
 }
 
 static void math_fwd(const struct gc_case *c, const struct gc_data *d, const struct xo_params *p,
@@ -204,6 +222,7 @@ static void math_fwd(const struct gc_case *c, const struct gc_data *d, const str
 	for (int i = 0; i < XO_MAX_SRC; i++)
 		src[i].d = d->in[i];
 	dst[0].d = y;
+	dst[1].d = d->ws; /* NULL but for the recurrent ops */
 	assert_int_equal(xo_ref_math(c->op, XO_DIR_FWD)(p, src, dst, mag), XO_OK);
 }
 
@@ -215,6 +234,39 @@ static double loss(const struct gc_case *c, struct gc_data *d)
 	for (int64_t k = 0; k < d->ny; k++)
 		l += d->r[k] * d->y[k];
 	return l;
+}
+
+/*
+ * simple_rnn with relu: every pre-activation x_t W + h' U + b (h' from the
+ * double forward's ws) further than GC_KINK (16 h) from 0, as conv1d's. A
+ * later step's pre-activation moves by more than h per h of input (the
+ * state feeds through U at every step), so this keeps the fills away from
+ * kinks without proving that no perturbation crosses one; a crossing could
+ * only fail the check (a jump of order 1 / 2h in the difference quotient,
+ * far above tol), never let a wrong gradient pass.
+ */
+static bool rnn_relu_kink_free(const struct gc_case *c, struct gc_data *d)
+{
+	const struct xo_params *p = &c->p;
+	int64_t u = p->units, T = p->len, in = p->ch;
+
+	math_fwd(c, d, p, d->y);
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t s = 0; s < T; s++) {
+			int64_t t = p->go_backwards ? T - 1 - s : s;
+
+			for (int64_t j = 0; j < u; j++) {
+				double a = p->use_bias ? d->in[3][j] : 0.0;
+
+				for (int64_t i = 0; i < in; i++)
+					a += d->in[0][(n * T + t) * in + i] * d->in[1][i * u + j];
+				for (int64_t k = 0; s > 0 && k < u; k++)
+					a += d->ws[(n * T + s - 1) * u + k] * d->in[2][k * u + j];
+				if (fabs(a) <= GC_KINK)
+					return false;
+			}
+		}
+	return true;
 }
 
 /* Fills inputs for attempt a; false when a relu kink is too close. */
@@ -250,6 +302,8 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 			if (fabs(d->in[0][k]) <= GC_KINK)
 				return false;
 	}
+	if (c->op == XO_OP_simple_rnn && c->p.activation == XO_ACTIVATION_RELU)
+		return rnn_relu_kink_free(c, d);
 	if ((c->op == XO_OP_conv1d || c->op == XO_OP_dense) &&
 	    c->p.activation == XO_ACTIVATION_RELU) {
 		struct xo_params q = c->p;
@@ -272,7 +326,8 @@ static void analytic(const struct gc_case *c, struct gc_data *d)
 	math_fwd(c, d, &c->p, d->y);
 	for (int i = 0; i < XO_MAX_SRC; i++)
 		in[i].d = d->in[i];
-	bwd_srcs(c->op, in, (struct xo_ref_src){.d = d->y}, (struct xo_ref_src){.d = d->r}, src);
+	bwd_srcs(c->op, in, (struct xo_ref_src){.d = d->y}, (struct xo_ref_src){.d = d->r},
+		 (struct xo_ref_src){.d = d->ws}, src);
 	for (int i = 0; i < XO_MAX_DST; i++)
 		dst[i].d = d->g[i];
 	assert_int_equal(xo_ref_math(c->op, XO_DIR_BWD)(&c->p, src, dst, mag), XO_OK);
@@ -338,8 +393,9 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	struct xo_ref_src in[XO_MAX_SRC] = {{0}}, src[XO_MAX_SRC];
 	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
 	float *buf, *buf2;
-	double *yd, *gd[XO_MAX_DST] = {0};
-	int64_t nmax = d->ny;
+	double *yd, *wsd = NULL, *gd[XO_MAX_DST] = {0};
+	struct xo_tensor *tws = NULL, *twsm = NULL;
+	int64_t nmax = d->ny > d->nws ? d->ny : d->nws;
 
 	for (int i = 0; i < XO_MAX_SRC; i++)
 		if (d->nin[i] > nmax)
@@ -373,6 +429,14 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 			assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[i].ndim,
 							  d->fd[i].dim, &tst[i]), XO_OK),
 			    a.dst[i] = tst[i];
+	if (d->nws) { /* the recurrent ops' workspace, and its magnitude |ws| */
+		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[1].ndim, d->fd[1].dim,
+						  &tws), XO_OK);
+		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[1].ndim, d->fd[1].dim,
+						  &twsm), XO_OK);
+		a.dst[1] = tws;
+		a.mag[1] = twsm;
+	}
 	assert_int_equal(xo_op_run(be, c->op, XO_DIR_FWD, &a), XO_OK);
 	assert_int_equal(xo_tensor_read(ty, buf, 0, d->ny), XO_OK);
 	math_fwd(c, d, &c->p, d->y);
@@ -399,6 +463,20 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	}
 	for (int64_t k = 0; k < d->ny; k++)
 		yd[k] = (double)buf[k]; /* the float y the backward reads */
+	if (d->nws) { /* ws as the double math made it, rounded once; mag = |ws| */
+		wsd = dalloc(d->nws);
+		assert_int_equal(xo_tensor_read(tws, buf, 0, d->nws), XO_OK);
+		assert_int_equal(xo_tensor_read(twsm, buf2, 0, d->nws), XO_OK);
+		for (int64_t k = 0; k < d->nws; k++) {
+			if (!same_bits(buf[k], (float)d->ws[k]))
+				fail_msg("%s: fwd ws[%lld] = %.9g, double math rounded %.9g",
+					 c->name, (long long)k, (double)buf[k], (double)(float)d->ws[k]);
+			if (!same_bits(fabsf(buf[k]), buf2[k]))
+				fail_msg("%s: fwd ws mag[%lld] = %.9g, not |ws|", c->name,
+					 (long long)k, (double)buf2[k]);
+			wsd[k] = (double)buf[k]; /* the float ws the backward reads */
+		}
+	}
 
 	/* backward, dy = r */
 	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &tr),
@@ -409,11 +487,11 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	memset(&a, 0, sizeof(a));
 	a.p = c->p;
 	for (int s = 0; s < XO_MAX_SRC; s++) {
-		static const int in_slot[] = {[GC_IN0] = 0, [GC_IN1] = 1};
+		static const int in_slot[] = {[GC_IN0] = 0, [GC_IN1] = 1, [GC_IN2] = 2};
 		enum gc_bsrc what = bwd_src(c->op, s);
 
 		a.src[s] = what == GC_NONE ? NULL : what == GC_Y ? ty : what == GC_DY ? tr
-			   : tin[in_slot[what]];
+			   : what == GC_WS ? tws : tin[in_slot[what]];
 	}
 	for (int i = 0; i < XO_MAX_DST; i++) {
 		if (!d->bd[i].ndim)
@@ -429,7 +507,8 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 
 	for (int i = 0; i < XO_MAX_SRC; i++)
 		in[i].d = d->in[i];
-	bwd_srcs(c->op, in, (struct xo_ref_src){.d = yd}, (struct xo_ref_src){.d = d->r}, src);
+	bwd_srcs(c->op, in, (struct xo_ref_src){.d = yd}, (struct xo_ref_src){.d = d->r},
+		 (struct xo_ref_src){.d = wsd}, src);
 	for (int i = 0; i < XO_MAX_DST; i++)
 		if (d->bd[i].ndim)
 			dst[i].d = gd[i] = dalloc(slot_elems(&d->bd[i]));
@@ -451,8 +530,9 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 					 c->name, i, (long long)k, (double)buf[k], (double)buf2[k]);
 		}
 	}
-	/* dx is optional for conv1d and dense: without it, dw is unchanged */
-	if (c->op == XO_OP_conv1d || c->op == XO_OP_dense) {
+	/* dx is optional for conv1d, dense and the recurrent ops: without it,
+	 * dw (dkernel) is unchanged */
+	if (c->op == XO_OP_conv1d || c->op == XO_OP_dense || xo_op_is_rnn(c->op)) {
 		int64_t n = slot_elems(&d->bd[1]);
 
 		assert_int_equal(xo_tensor_read(tg[1], buf2, 0, n), XO_OK);
@@ -473,12 +553,15 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	for (int i = 0; i < XO_MAX_SRC; i++)
 		xo_tensor_free(tin[i]);
 	xo_tensor_free(tr);
+	xo_tensor_free(tws);
+	xo_tensor_free(twsm);
 	xo_tensor_free(tym);
 	xo_tensor_free(ty);
 	xo_backend_close(be);
 	for (int i = 0; i < XO_MAX_DST; i++)
 		free(gd[i]);
 	free(yd);
+	free(wsd);
 	free(buf2);
 	free(buf);
 }
@@ -499,6 +582,10 @@ static void test_gradcheck(void **state)
 	}
 	d.ny = slot_elems(&d.fd[0]);
 	d.y = dalloc(d.ny);
+	if (xo_op_is_rnn(c->op)) {
+		d.nws = slot_elems(&d.fd[1]);
+		d.ws = dalloc(d.nws);
+	}
 	d.r = dalloc(d.ny);
 	for (int i = 0; i < XO_MAX_DST; i++)
 		if (d.bd[i].ndim)
@@ -668,6 +755,78 @@ static void test_gradcheck_loss(void **state)
 	free(dp);
 	free(t);
 	free(pr);
+}
+
+/*
+ * embedding: the gradient w.r.t. the table only (ids are integers). L =
+ * sum r_k y_k is linear in the table, so the central difference has no
+ * truncation error: GC_TOL_LINEAR. The ids repeat (rows 1 and 2 used more
+ * than once, row 3 never: its gradient must be 0) and the public ref path's
+ * bad id is XO_EINVAL before anything is written.
+ */
+static void test_gradcheck_embedding(void **state)
+{
+	const struct gc_case *c = *state;
+	int64_t n = c->p.batch * c->p.len, ch = c->p.ch, size = c->p.rows * ch;
+	double *table = dalloc(size), *y = dalloc(n * ch), *r = dalloc(n * ch), *g = dalloc(size);
+	double *ym = dalloc(n * ch), *gm = dalloc(size);
+	int32_t ids[64];
+	struct xo_ref_src src[XO_MAX_SRC] = {{0}};
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+	int bad = 0;
+
+	assert_true(n <= 64 && c->p.rows >= 4);
+	for (int64_t i = 0; i < n; i++)
+		ids[i] = (int32_t)(i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : i % 4 == 0 ? 0 : 1);
+	for (int64_t k = 0; k < size; k++)
+		table[k] = rnd(9, 1, (uint64_t)k);
+	for (int64_t k = 0; k < n * ch; k++)
+		r[k] = rnd(9, 2, (uint64_t)k);
+	src[0].i = ids;
+	src[1].d = r;
+	dst[0].d = g;
+	mag[0].d = gm;
+	assert_int_equal(xo_ref_math(XO_OP_embedding, XO_DIR_BWD)(&c->p, src, dst, mag), XO_OK);
+	src[1].d = table;
+	dst[0].d = y;
+	mag[0].d = ym;
+	for (int64_t k = 0; k < size; k++) {
+		double v = table[k], l[2], fd, err;
+
+		for (int sgn = 0; sgn < 2; sgn++) {
+			table[k] = sgn ? v - GC_H : v + GC_H;
+			assert_int_equal(
+			    xo_ref_math(XO_OP_embedding, XO_DIR_FWD)(&c->p, src, dst, mag), XO_OK);
+			l[sgn] = 0.0;
+			for (int64_t e = 0; e < n * ch; e++)
+				l[sgn] += r[e] * y[e];
+		}
+		table[k] = v;
+		fd = (l[0] - l[1]) / (2.0 * GC_H);
+		err = fabs(g[k] - fd) / fmax(1.0, fabs(fd));
+		if (!(err <= c->tol) && bad++ < 5)
+			print_error("%s: dtable[%lld] %.12g, finite difference %.12g (error %.3g)\n",
+				    c->name, (long long)k, g[k], fd, err);
+		if (k / ch == 3)
+			assert_true(g[k] == 0.0 && gm[k] == 0.0);
+		else
+			assert_true(fabs(g[k]) <= gm[k]);
+	}
+	if (bad)
+		fail_msg("%s: %d gradient elements off", c->name, bad);
+	ids[n - 1] = (int32_t)c->p.rows;
+	src[0].i = ids;
+	y[0] = 42.0;
+	assert_int_equal(xo_ref_math(XO_OP_embedding, XO_DIR_FWD)(&c->p, src, dst, mag),
+			 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "outside [0, input_dim="));
+	assert_true(y[0] == 42.0);
+	free(table);
+	free(y);
+	free(r);
+	free(g);
+	free(ym);
+	free(gm);
 }
 
 /* ---- forward values worked out by hand ---------------------------------- */
@@ -1144,7 +1303,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	c->p = p;
 	c->tol = GC_TOL_LINEAR;
 	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
-	    op == XO_OP_batch_normalization ||
+	    op == XO_OP_batch_normalization || xo_op_is_rnn(op) ||
 	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
 	    ((op == XO_OP_conv1d || op == XO_OP_dense) &&
 	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
@@ -1298,6 +1457,49 @@ static void build_cases(void)
 		p.scale = cs != 2;
 		add_case(XO_OP_batch_normalization, p);
 	}
+	/* the recurrent ops back through time: T = 1, 2, 7; every combination
+	 * of go_backwards and return_sequences; gru reset_after both ways;
+	 * use_bias off once each; simple_rnn's relu */
+	for (int op = 0; op < 3; op++)
+		for (int T = 0; T < 3; T++)
+			for (int gs = 0; gs < 4; gs++)
+				for (int ra = 0; ra < (op == 2 ? 2 : 1); ra++) {
+					static const enum xo_op rnn_ops[] = {XO_OP_simple_rnn,
+									     XO_OP_lstm, XO_OP_gru};
+					static const int64_t lens[] = {1, 2, 7};
+
+					p = xo_params_default_op(rnn_ops[op]);
+					p.batch = 2;
+					p.len = lens[T];
+					p.ch = 2;
+					p.units = 3;
+					p.go_backwards = gs & 1;
+					p.return_sequences = gs >> 1;
+					p.reset_after = ra;
+					add_case(rnn_ops[op], p);
+				}
+	for (int op = 0; op < 3; op++) {
+		p = xo_params_default_op(op == 0 ? XO_OP_simple_rnn : op == 1 ? XO_OP_lstm
+									   : XO_OP_gru);
+		p.batch = 2;
+		p.len = 7;
+		p.ch = 2;
+		p.units = 3;
+		p.use_bias = false;
+		p.return_sequences = true;
+		add_case(op == 0 ? XO_OP_simple_rnn : op == 1 ? XO_OP_lstm : XO_OP_gru, p);
+	}
+	for (int T = 0; T < 2; T++) {
+		p = xo_params_default_op(XO_OP_simple_rnn);
+		p.batch = 2;
+		p.len = T ? 7 : 2;
+		p.ch = 2;
+		p.units = 3;
+		p.activation = XO_ACTIVATION_RELU;
+		p.return_sequences = true;
+		p.go_backwards = T;
+		add_case(XO_OP_simple_rnn, p);
+	}
 	p = xo_params_default();
 	p.batch = 4;
 	p.ch = 5;
@@ -1311,6 +1513,12 @@ static void build_cases(void)
 	add_case(XO_OP_binary_crossentropy, p)->tol = GC_TOL_SMOOTH;
 	add_case(XO_OP_mean_squared_error, p)->tol = GC_TOL_SMOOTH;
 	add_case(XO_OP_sparse_categorical_crossentropy, p)->tol = GC_TOL_SMOOTH;
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 5;
+	p.ch = 3;
+	p.rows = 5;
+	add_case(XO_OP_embedding, p);
 }
 
 int main(void)
@@ -1335,7 +1543,8 @@ int main(void)
 
 		tests[i] = (struct CMUnitTest){
 			.name = c->name,
-			.test_func = c->op == XO_OP_categorical_crossentropy ? test_gradcheck_ce
+			.test_func = c->op == XO_OP_embedding                  ? test_gradcheck_embedding
+				     : c->op == XO_OP_categorical_crossentropy ? test_gradcheck_ce
 				     : c->op == XO_OP_binary_crossentropy ||
 				             c->op == XO_OP_mean_squared_error ||
 				             c->op == XO_OP_sparse_categorical_crossentropy

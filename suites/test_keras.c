@@ -57,8 +57,19 @@ static struct xo_npy load(const char *name)
 	struct xo_npy a;
 
 	snprintf(path, sizeof(path), "%s/%s", XO_KERAS_DIR, name);
-	if (xo_npy_read(path, &a))
+	/* float32, or int32 ids (lstm.x.npy: an embedding's input) as their
+	 * float values, as xo_model_input_npy hands them to the model */
+	if (xo_npy_read_labels(path, &a))
 		fail_msg("%s", xo_last_error());
+	if (a.is_int) {
+		a.data = malloc(sizeof(*a.data) * (size_t)a.count);
+		assert_non_null(a.data);
+		for (int64_t i = 0; i < a.count; i++)
+			a.data[i] = (float)a.ints[i];
+		free(a.ints);
+		a.ints = NULL;
+		a.is_int = false;
+	}
 	return a;
 }
 
@@ -116,6 +127,12 @@ static double k_path(const struct xo_model *m)
 			              4);
 		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D)
 			k += (double)(l->in_len * l->in_w + 4);
+		/* a recurrent layer: each step's pre-activations sum in_ch +
+		 * units products and a bias, and a step's error is carried into
+		 * every later one: T times that (the gates' ulps are below one
+		 * product's rounding each); the embedding is a copy */
+		else if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
+			k += (double)(l->in_len * (l->in_ch + l->p.units + 1));
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -140,6 +157,11 @@ static const struct fixture fixtures[] = {
     {"bn.keras", NULL, "bn"},
     {"bn.keras", "bn.weights.h5", "bn"},
     {"bn.keras", "bn.keras2_weights.h5", "bn"},
+    /* issue 15 item 4 (make_keras_files.py --only=rnn) */
+    {"lstm.keras", NULL, "lstm"},
+    {"gru.keras", NULL, "gru"},
+    {"gru_ra0.keras", NULL, "gru_ra0"},
+    {"simple_rnn.keras", NULL, "simple_rnn"},
 };
 
 static void test_keras_predict(void **state)
@@ -428,10 +450,34 @@ static void test_keras_refused(void **state)
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dropout\","
 	     "\"config\":{\"name\":\"dr\",\"rate\":0.5,\"noise_shape\":[null,1]}}]}}",
 	     "layer 'dr' (Dropout): noise_shape is not supported"},
+	    /* the recurrent and embedding layers' options xo lacks (issue 15) */
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
-	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"LSTM\","
-	     "\"config\":{\"name\":\"l\"}}]}}",
-	     "layer 'l' (LSTM) is not supported"},
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3,\"dropout\":0.5}}]}}",
+	     "layer 'l' (LSTM): dropout=0.5 is not supported (only 0)"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"GRU\",\"config\":{\"name\":\"g\",\"units\":3,\"recurrent_dropout\":0.25}}]}}",
+	     "layer 'g' (GRU): recurrent_dropout=0.25 is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"SimpleRNN\",\"config\":{\"name\":\"s\",\"units\":3,\"stateful\":true}}]}}",
+	     "layer 's' (SimpleRNN): stateful=true is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3,\"return_state\":true}}]}}",
+	     "layer 'l' (LSTM): return_state=true is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3,\"unroll\":true}}]}}",
+	     "layer 'l' (LSTM): unroll=true is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"GRU\",\"config\":{\"name\":\"g\",\"units\":3,\"time_major\":true}}]}}",
+	     "layer 'g' (GRU): time_major=true is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3,\"recurrent_regularizer\":\"l2\"}}]}}",
+	     "layer 'l' (LSTM): recurrent_regularizer is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"mask_zero\":true}}]}}",
+	     "embedding: mask_zero=True is not supported"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"embeddings_regularizer\":\"l2\"}}]}}",
+	     "layer 'e' (Embedding): embeddings_regularizer is not supported"},
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dense\","
 	     "\"config\":{\"name\":\"d\\ndense units=9\",\"units\":2}}]}}",

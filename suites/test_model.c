@@ -180,6 +180,17 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		 * below 2.2, inside the constant 8's margin as the activations'. */
 		else if (l->kind == XO_LAYER_BATCH_NORMALIZATION)
 			*k_path += 2.0 + (batch > 1 ? (double)(batch * l->in_len * l->in_w) : 0.0);
+		/* a recurrent layer (issue 15): each step's pre-activations
+		 * sum in_ch + units products and a bias, and every step's
+		 * error is carried into the later ones: T times that (gates'
+		 * ulps below a product's rounding each); dkernel and
+		 * drecurrent_kernel sum batch * T terms (K_grad); the
+		 * embedding is a copy, its gradient a sum over batch * T */
+		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
+			*k_path += (double)(l->in_len * (l->in_ch + l->p.units + 1));
+		if ((xo_layer_rnn_op(l->kind) != XO_OP_COUNT || l->kind == XO_LAYER_EMBEDDING) &&
+		    (double)(batch * l->p.len) > *k_grad)
+			*k_grad = (double)(batch * l->p.len);
 		if (l->kind == XO_LAYER_BATCH_NORMALIZATION &&
 		    (double)(batch * l->in_len * l->in_w) > *k_grad)
 			*k_grad = (double)(batch * l->in_len * l->in_w);
@@ -513,7 +524,7 @@ static void test_npy_roundtrip(void **state)
 static const char *const golden_models[] = {"seed",        "mixed_a",         "mixed_b",
                                              "acts",        "pool_avg",        "pool_gmax",
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
-                                             "cmp_mse_rmsprop", "cmp_sparse_adam"};
+                                             "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the

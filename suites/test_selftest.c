@@ -358,6 +358,40 @@ static enum xo_status flatten_fwd_writes_src(struct xo_backend *be, const struct
 	return st;
 }
 
+/* embedding fwd reading the row after the id's (row offset by one, wrapping
+ * at the end of the table). */
+static enum xo_status embedding_fwd_row_off_by_one(struct xo_backend *be,
+						   const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const int32_t *ids = xo_tensor_i32(a->src[0]);
+	const float *table = xo_tensor_f32(a->src[1]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < p->batch * p->len; i++)
+		for (int64_t c = 0; c < p->ch; c++)
+			y[i * p->ch + c] = table[((ids[i] + 1) % p->rows) * p->ch + c];
+	return XO_OK;
+}
+
+/* embedding bwd storing each dy row over its table row instead of adding:
+ * a duplicated id keeps only its last position's gradient. */
+static enum xo_status embedding_bwd_overwrite(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const int32_t *ids = xo_tensor_i32(a->src[0]);
+	const float *dy = xo_tensor_f32(a->src[1]);
+	float *dt = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	memset(dt, 0, (size_t)(p->rows * p->ch) * sizeof(float));
+	for (int64_t i = 0; i < p->batch * p->len; i++)
+		for (int64_t c = 0; c < p->ch; c++)
+			dt[ids[i] * p->ch + c] = dy[i * p->ch + c];
+	return XO_OK;
+}
+
 /* gather fwd that reports a failure. */
 static enum xo_status gather_fwd_fails(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -429,6 +463,128 @@ static enum xo_status bn_fwd_infer_batch_stats(struct xo_backend *be, const stru
 	return xo_ref_iface.fwd[XO_OP_batch_normalization](be, &b);
 }
 
+/* ---- the recurrent ops' faults (sources changed in place around ref's
+ * kernel and put back before returning: the harness reads them back) ------- */
+
+/* swaps column blocks a and b (u columns each) of every row of m[rows][cols] */
+static void swap_blocks(float *m, int64_t rows, int64_t cols, int64_t u, int64_t a, int64_t b)
+{
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t k = 0; k < u; k++) {
+			float t = m[r * cols + a * u + k];
+
+			m[r * cols + a * u + k] = m[r * cols + b * u + k];
+			m[r * cols + b * u + k] = t;
+		}
+}
+
+/* lstm fwd with the gate order f, i, c, o (the first two of Keras's i, f,
+ * c, o swapped in kernel, recurrent_kernel and bias). */
+static enum xo_status lstm_fwd_gates_swapped(struct xo_backend *be, const struct xo_op_args *a)
+{
+	int64_t u = a->p.units, G = 4 * u;
+	float *w = (float *)xo_tensor_f32(a->src[1]), *r = (float *)xo_tensor_f32(a->src[2]);
+	float *b = a->src[3] ? (float *)xo_tensor_f32(a->src[3]) : NULL;
+	enum xo_status st = XO_OK;
+
+	for (int pass = 0; pass < 2; pass++) {
+		swap_blocks(w, a->p.ch, G, u, 0, 1);
+		swap_blocks(r, u, G, u, 0, 1);
+		if (b)
+			swap_blocks(b, 1, G, u, 0, 1);
+		if (pass == 0)
+			st = xo_ref_iface.fwd[XO_OP_lstm](be, a);
+	}
+	return st;
+}
+
+/* gru fwd reading each gate's block of recurrent_kernel transposed
+ * (U[j][k] for U[k][j]). */
+static enum xo_status gru_fwd_recurrent_transposed(struct xo_backend *be,
+						   const struct xo_op_args *a)
+{
+	int64_t u = a->p.units, G = 3 * u;
+	float *r = (float *)xo_tensor_f32(a->src[2]);
+	enum xo_status st = XO_OK;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int64_t g = 0; g < 3; g++)
+			for (int64_t k = 0; k < u; k++)
+				for (int64_t j = k + 1; j < u; j++) {
+					float t = r[k * G + g * u + j];
+
+					r[k * G + g * u + j] = r[j * G + g * u + k];
+					r[j * G + g * u + k] = t;
+				}
+		if (pass == 0)
+			st = xo_ref_iface.fwd[XO_OP_gru](be, a);
+	}
+	return st;
+}
+
+/* simple_rnn fwd (tanh) that skips step 1: its state stays the state of
+ * step 0 (its input never read). */
+static enum xo_status simple_rnn_fwd_step_skipped(struct xo_backend *be,
+						  const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *w = xo_tensor_f32(a->src[1]);
+	const float *r = xo_tensor_f32(a->src[2]);
+	const float *b = a->src[3] ? xo_tensor_f32(a->src[3]) : NULL;
+	float *y = xo_tensor_f32(a->dst[0]), *ws = xo_tensor_f32(a->dst[1]);
+	int64_t u = p->units, T = p->len;
+
+	(void)be;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t s = 0; s < T; s++) {
+			int64_t t = p->go_backwards ? T - 1 - s : s;
+			float *row = ws + (n * T + s) * u;
+
+			for (int64_t j = 0; j < u; j++) {
+				double v = b ? b[j] : 0.0;
+
+				if (s == 1) {
+					row[j] = row[j - u];
+					continue;
+				}
+				for (int64_t i = 0; i < p->ch; i++)
+					v += (double)x[(n * T + t) * p->ch + i] * w[i * u + j];
+				for (int64_t k = 0; s > 0 && k < u; k++)
+					v += (double)row[k - u] * r[k * u + j];
+				row[j] = (float)tanh(v);
+			}
+			if (p->return_sequences || s == T - 1)
+				memcpy(y + (p->return_sequences ? (n * T + s) * u : n * u), row,
+				       (size_t)u * sizeof(float));
+		}
+	return XO_OK;
+}
+
+/* lstm bwd reading every forget gate as 0: no cell gradient carried to the
+ * step before (dc' = dcc f = 0), and none for the forget gate itself. */
+static enum xo_status lstm_bwd_no_cell_carry(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	int64_t u = p->units, S = 7 * u, rows = p->batch * p->len;
+	float *ws = (float *)xo_tensor_f32(a->src[3]);
+	float *keep = malloc(sizeof(float) * (size_t)(rows * u));
+	enum xo_status st;
+
+	if (!keep)
+		return xo_error(XO_ENOMEM, "fault: out of memory");
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t k = 0; k < u; k++) {
+			keep[r * u + k] = ws[r * S + u + k];
+			ws[r * S + u + k] = 0.0f;
+		}
+	st = xo_ref_iface.bwd[XO_OP_lstm](be, a);
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t k = 0; k < u; k++)
+			ws[r * S + u + k] = keep[r * u + k];
+	free(keep);
+	return st;
+}
+
 /* ---- cases and the check ------------------------------------------------------ */
 
 struct fault {
@@ -486,6 +642,10 @@ static const struct fault faults[] = {
      "batch=2 len=3 ch=4", XO_FAIL_SRC_CHANGED},
     {"fault-error", XO_OP_gather, XO_DIR_FWD, gather_fwd_fails, XO_HMODE_REAL,
      "rows=10 batch=4 ch=3", XO_FAIL_RUN},
+    {"fault-embedding-row-off-by-one", XO_OP_embedding, XO_DIR_FWD, embedding_fwd_row_off_by_one,
+     XO_HMODE_EXACT, "batch=3 len=5 ch=4 rows=7", XO_FAIL_MISMATCH},
+    {"fault-embedding-bwd-overwrite", XO_OP_embedding, XO_DIR_BWD, embedding_bwd_overwrite,
+     XO_HMODE_EXACT, "batch=3 len=5 ch=4 rows=4", XO_FAIL_MISMATCH},
     {"fault-bn-unbiased-variance", XO_OP_batch_normalization, XO_DIR_FWD, bn_fwd_unbiased,
      XO_HMODE_REAL, "batch=16 len=4 ch=5 epsilon=0.001", XO_FAIL_MISMATCH},
     {"fault-bn-state-frozen", XO_OP_batch_normalization, XO_DIR_FWD, bn_fwd_state_frozen,
@@ -493,6 +653,14 @@ static const struct fault faults[] = {
     {"fault-bn-infer-batch-stats", XO_OP_batch_normalization, XO_DIR_FWD,
      bn_fwd_infer_batch_stats, XO_HMODE_REAL, "batch=4 len=3 ch=5 epsilon=0.001 training=0",
      XO_FAIL_MISMATCH},
+    {"fault-lstm-gates-f-i-c-o", XO_OP_lstm, XO_DIR_FWD, lstm_fwd_gates_swapped, XO_HMODE_REAL,
+     "batch=3 len=5 ch=4 units=6 return_sequences=1", XO_FAIL_MISMATCH},
+    {"fault-gru-recurrent-transposed", XO_OP_gru, XO_DIR_FWD, gru_fwd_recurrent_transposed,
+     XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6", XO_FAIL_MISMATCH},
+    {"fault-rnn-step-skipped", XO_OP_simple_rnn, XO_DIR_FWD, simple_rnn_fwd_step_skipped,
+     XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6 return_sequences=1", XO_FAIL_MISMATCH},
+    {"fault-lstm-bwd-no-cell-carry", XO_OP_lstm, XO_DIR_BWD, lstm_bwd_no_cell_carry,
+     XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -60,6 +60,10 @@ enum xo_net_kind {
 	XO_NET_AVERAGE_POOLING2D,
 	XO_NET_GLOBAL_AVERAGE_POOLING2D,
 	XO_NET_GLOBAL_MAX_POOLING2D,
+	XO_NET_EMBEDDING, /* int32 ids: no fused path */
+	XO_NET_SIMPLE_RNN, /* the recurrent layers: no fused path (yet) */
+	XO_NET_LSTM,
+	XO_NET_GRU,
 };
 
 /* True for the kinds a fused path may implement (those before

@@ -105,6 +105,23 @@ def fixtures(d, xo):
                                       "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
+    # embedding models and int32/int64 ids (issue 15 items 2-3)
+    emb = "embedding input_dim=50 output_dim=4\nflatten\ndense units=5 activation=softmax\n"
+    for name, text in (("emb", "input 12 dtype=int32\n" + emb),
+                       ("emb_mask", "input 12 dtype=int32\n" + emb.replace("\n", " mask_zero=True\n", 1)),
+                       ("emb_float_input", "input 12\n" + emb),
+                       ("emb_int_dense", "input 12 dtype=int32\ndense units=5 activation=softmax\n")):
+        with open(f"{d}/{name}.model", "w") as f:
+            f.write(text)
+    ids = [(i * 7 + i // 12) % 50 for i in range(n * 12)]
+    write_npy(f"{d}/x_ids32.npy", "'<i4'", (n, 12), struct.pack("<%di" % (n * 12), *ids))
+    bad = list(ids)
+    bad[77] = 50
+    write_npy(f"{d}/x_ids_range.npy", "'<i8'", (n, 12), struct.pack("<%dq" % (n * 12), *bad))
+    bad[77] = -3
+    write_npy(f"{d}/x_ids_negative.npy", "'<i4'", (n, 12), struct.pack("<%di" % (n * 12), *bad))
+    write_f32(f"{d}/x_ids_float.npy", (n, 12), [float(i) for i in ids])
+    write_npy(f"{d}/x_int_per.npy", "'<i4'", (n, per), struct.pack("<%di" % (n * per), *([1] * (n * per))))
     # an existing output, and things that are not plain files
     shutil.copy(f"{d}/y.npy", f"{d}/out.npy")
     os.mkfifo(f"{d}/fifo")
@@ -335,6 +352,16 @@ CASES = {
     "train_int64_labels": (train(y="y_int64.npy", save="new_int64"), 0, None, ["ckpt"], None, {}, None),
     "train_int_label_out_of_range": (train(y="y_int_range.npy"), 2, r"y_int_range\.npy: label 7 of sample 4 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
     "train_int_label_negative": (train(y="y_int_negative.npy"), 2, r"label -2 of sample 4 is not a class id", ["ckpt"], None, {}, None),
+    # embedding models and integer ids (issue 15 items 2-3)
+    "emb_mask_zero_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_mask.model"), 2, r"emb_mask\.model:2: embedding: mask_zero=True is not supported", ["ckpt"], None, {}, None),
+    "emb_float_input_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_float_input.model"), 2, r"embedding needs integer ids: the input line must say dtype=int32", ["ckpt"], None, {}, None),
+    "emb_int_input_feeds_dense": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_int_dense.model"), 2, r"an input of dtype=int32 feeds only an embedding layer \(got dense\)", ["ckpt"], None, {}, None),
+    "emb_id_out_of_range": (train("x_ids_range.npy", "y.npy", "ckpt", "--model", "emb.model"), 2, r"x_ids_range\.npy: id 50 of sample 6, step 5 is outside \[0, input_dim=50\) of embedding 'embedding'", ["ckpt"], None, {}, None),
+    "emb_id_negative": (train("x_ids_negative.npy", "y.npy", "ckpt", "--model", "emb.model"), 2, r"x_ids_negative\.npy: id -3 of sample 6, step 5 is outside", ["ckpt"], None, {}, None),
+    "emb_float_ids_refused": (train("x_ids_float.npy", "y.npy", "ckpt", "--model", "emb.model"), 2, r"x_ids_float\.npy: float values for the int32 ids of embedding 'embedding'", ["ckpt"], None, {}, None),
+    "emb_int_x_for_float_model": (train("x_int_per.npy"), 2, r"x_int_per\.npy: integer \(int32\) values for a float32 model input", ["ckpt"], None, {}, None),
+    "emb_seed_id_out_of_range": (seed("x_ids_range.npy", "y.npy", "emb.model"), 2, r"x_ids_range\.npy: id 50 of sample 6, step 5 is outside", [], None, {}, None),
+    "emb_train_int32_ids": (train("x_ids32.npy", "y.npy", "new_emb", "--model", "emb.model"), 0, None, ["ckpt"], None, {}, None),
     # files that are not plain files
     "predict_output_fifo": (predict(out="fifo"), 2, r"fifo: is a FIFO, not a regular file", ["fifo"], None, {}, None),
     "predict_output_dev_null": (predict(out="/dev/null"), 2, r"/dev/null: is a character device", ["/dev/null"], None, {}, None),

@@ -1,0 +1,524 @@
+/*
+ * cpu_rnn.c - cpu kernels of simple_rnn, lstm and gru (ops.def has the
+ * formulas and the ws layout; reference/ref_rnn.c the oracle; the bounds
+ * are in suites/harness.c, tol_rnn_fwd and tol_rnn_bwd).
+ *
+ * Forward:
+ *   1. the input projection of every step at once, XP[batch*len][G] =
+ *      x W + b, as ONE GEMM (cblas_sgemm, as the large dense path), split
+ *      over the threads by rows;
+ *   2. the recurrence, threaded over slices of the batch (the samples are
+ *      independent, so a thread runs its slice through every step with no
+ *      synchronisation per step): per step one small GEMM [slice][u] x
+ *      [u][G] of the previous states (read in place from the ws rows) with
+ *      recurrent_kernel, then the gates of the slice in one elementwise
+ *      pass that writes the ws row and y (gru reset_after=0 adds a second
+ *      GEMM (r h') U_h after its z and r gates).
+ * Backward:
+ *   1. back through time per batch slice, threaded as above: the
+ *      pre-activation gradients of every step go to DPX (input side, rows
+ *      in input order n*len + t) and DPH (recurrent side, rows n*len + s);
+ *      the state gradient carried to the step before is one GEMM
+ *      [slice][G] x U^T per step;
+ *   2. dx = DPX W^T, dkernel = x^T DPX and drecurrent_kernel = H'^T DPH
+ *      (H' the previous states of every step, 0 at step 0) as one GEMM each
+ *      over all batch*len rows, split over the threads by output rows or
+ *      columns; dbias the column sums of DPX (and DPH: gru's recurrent bias).
+ * Arithmetic in float; tanhf and 1 / (1 + expf(-v)) for the gates (glibc:
+ * within the harness's ULP_TANH_FWD and ULP_SIGMOID_FWD); every derivative
+ * from a stored output, in the forms the bounds assume: 1 - a a, y (1 - y),
+ * h = z h' + (1 - z) hh.
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+
+/* Below this many multiply-adds (batch * len * G * (ch + units)) a call runs
+ * on the calling thread alone, as the other ops' XO_CPU_PAR_MIN. */
+#define XO_CPU_RNN_PAR_MIN 300000
+
+struct rnn_job {
+	const struct xo_cpu_kernels *k; /* vector sigmoid and tanh of the chosen ISA */
+	enum xo_op op;
+	int64_t N, T, in, u, G, S, hb;
+	bool ra, relu, seq, back, bias;
+	const float *x, *W, *U, *b, *dy;
+	float *y, *ws;   /* fwd outputs; bwd: ws is the source (read only) */
+	float *XP;       /* fwd: [N*T][G] input projections, rows n*T + t */
+	float *DPX, *DPH; /* bwd: [N*T][G] each */
+	float *HPM, *RHM; /* bwd: [N*T][u] h' and (gru reset_after=0) r h' per (n, s) */
+	float *dx, *dW, *dU, *db;
+	float *scr;      /* per part: 4 * u + G floats per sample of its slice */
+	int nt;
+};
+
+static void part_of(int64_t total, int t, int nt, int64_t *lo, int64_t *hi)
+{
+	*lo = total * t / nt;
+	*hi = total * (t + 1) / nt;
+}
+
+/* relu keeps a NaN (as ref's xo_ref_relu: v > 0 is false for it) */
+static inline float act(bool relu, float v)
+{
+	return relu ? (v > 0.0f || v != v ? v : 0.0f) : tanhf(v);
+}
+
+static inline float act_d(bool relu, float a)
+{
+	return relu ? (a > 0.0f ? 1.0f : 0.0f) : 1.0f - a * a;
+}
+
+static inline float sig(float v)
+{
+	return 1.0f / (1.0f + expf(-v));
+}
+
+/* y = tanh(x) (count elements) by the ISA's vector form where it has one */
+static void vtanh_n(const struct rnn_job *j, const float *x, float *y, int64_t count)
+{
+	if (!j->k->act_fwd(XO_ACTIVATION_TANH, x, y, count))
+		for (int64_t i = 0; i < count; i++)
+			y[i] = tanhf(x[i]);
+}
+
+/* ---- forward ------------------------------------------------------------ */
+
+/* XP rows [lo, hi) = x W (+ b) */
+static void proj_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t lo, hi;
+
+	part_of(j->N * j->T, t, nt, &lo, &hi);
+	if (hi <= lo)
+		return;
+	for (int64_t r = lo; r < hi; r++) {
+		if (j->bias)
+			memcpy(j->XP + r * j->G, j->b, (size_t)j->G * sizeof(float));
+		else
+			memset(j->XP + r * j->G, 0, (size_t)j->G * sizeof(float));
+	}
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(hi - lo), (int)j->G,
+		    (int)j->in, 1.0f, j->x + lo * j->in, (int)j->in, j->W, (int)j->G, 1.0f,
+		    j->XP + lo * j->G, (int)j->G);
+}
+
+/* The recurrence of samples [n0, n1) through every step. */
+static void fwd_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t n0, n1, nb, u = j->u, G = j->G, S = j->S, T = j->T;
+	float *hp, *rh, *hz;
+
+	part_of(j->N, t, nt, &n0, &n1);
+	nb = n1 - n0;
+	if (nb <= 0)
+		return;
+	hp = j->scr + n0 * (4 * u + G); /* [nb][G] */
+	rh = hp + nb * G;               /* [nb][u] */
+	hz = rh + nb * u;               /* [nb][u] */
+	for (int64_t s = 0; s < T; s++) {
+		int64_t ti = j->back ? T - 1 - s : s;
+		int64_t ncol = j->op == XO_OP_gru && !j->ra ? 2 * u : G;
+		const float *hprev = j->ws + (n0 * T + s - 1) * S + j->hb * u; /* s > 0 */
+
+		/* hp = h' U (+ gru's recurrent bias) */
+		for (int64_t n = 0; n < nb; n++) {
+			if (j->ra && j->bias)
+				memcpy(hp + n * G, j->b + G, (size_t)G * sizeof(float));
+			else
+				memset(hp + n * G, 0, (size_t)G * sizeof(float));
+		}
+		if (s > 0)
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)ncol,
+				    (int)u, 1.0f, hprev, (int)(T * S), j->U, (int)G, 1.0f, hp,
+				    (int)G);
+		for (int64_t n = 0; n < nb; n++) {
+			const float *xp = j->XP + ((n0 + n) * T + ti) * G;
+			float *h = hp + n * G; /* becomes the pre-activations */
+			float *row = j->ws + ((n0 + n) * T + s) * S;
+			const float *prev = s > 0 ? row - S : NULL;
+
+			if (j->op == XO_OP_gru)
+				for (int64_t k = 0; k < u; k++) /* hz_h, before it is summed */
+					row[4 * u + k] = j->ra ? h[2 * u + k] : 0.0f;
+			for (int64_t c = 0; c < (j->op == XO_OP_gru ? 2 * u : G); c++)
+				h[c] += xp[c];
+			switch (j->op) {
+			case XO_OP_simple_rnn:
+				if (j->relu)
+					for (int64_t k = 0; k < u; k++)
+						row[k] = act(true, h[k]);
+				else
+					vtanh_n(j, h, row, u);
+				break;
+			case XO_OP_lstm:
+				/* i, f sigmoid; g tanh; o sigmoid; then c, act(c), h */
+				j->k->sigmoid_fwd(h, row, 2 * u);
+				vtanh_n(j, h + 2 * u, row + 2 * u, u);
+				j->k->sigmoid_fwd(h + 3 * u, row + 3 * u, u);
+				for (int64_t k = 0; k < u; k++) {
+					float cp = prev ? prev[4 * u + k] : 0.0f;
+
+					row[4 * u + k] = row[u + k] * cp + row[k] * row[2 * u + k];
+				}
+				vtanh_n(j, row + 4 * u, row + 5 * u, u);
+				for (int64_t k = 0; k < u; k++)
+					row[6 * u + k] = row[3 * u + k] * row[5 * u + k];
+				break;
+			default: /* gru: z, r; r h' for reset_after=0 */
+				j->k->sigmoid_fwd(h, row, 2 * u);
+				for (int64_t k = 0; k < u; k++)
+					rh[n * u + k] = prev ? row[u + k] * prev[3 * u + k] : 0.0f;
+				break;
+			}
+		}
+		if (j->op != XO_OP_gru)
+			continue;
+		if (!j->ra) { /* hz = (r h') U_h */
+			memset(hz, 0, (size_t)(nb * u) * sizeof(float));
+			if (s > 0)
+				cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb,
+					    (int)u, (int)u, 1.0f, rh, (int)u, j->U + 2 * u, (int)G,
+					    0.0f, hz, (int)u);
+		}
+		for (int64_t n = 0; n < nb; n++) {
+			const float *xp = j->XP + ((n0 + n) * T + ti) * G;
+			float *row = j->ws + ((n0 + n) * T + s) * S;
+			const float *prev = s > 0 ? row - S : NULL;
+			float *v = hp + n * G + 2 * u; /* hh's pre-activation */
+
+			for (int64_t k = 0; k < u; k++)
+				v[k] = j->ra ? xp[2 * u + k] + row[u + k] * row[4 * u + k]
+					     : xp[2 * u + k] + hz[n * u + k];
+			vtanh_n(j, v, row + 2 * u, u);
+			for (int64_t k = 0; k < u; k++) {
+				float z = row[k], h0 = prev ? prev[3 * u + k] : 0.0f;
+
+				row[3 * u + k] = z * h0 + (1.0f - z) * row[2 * u + k];
+			}
+		}
+	}
+	/* y: the h block of every step, or of the last */
+	for (int64_t n = n0; n < n1; n++)
+		for (int64_t s = j->seq ? 0 : T - 1; s < T; s++)
+			memcpy(j->y + (j->seq ? (n * T + s) * u : n * u),
+			       j->ws + (n * T + s) * S + j->hb * u, (size_t)u * sizeof(float));
+}
+
+/* ---- backward ----------------------------------------------------------- */
+
+/* One lstm sample's step back: px [4u] from the ws row, c' (cp), the state
+ * gradient d and the carried cell gradient dc (updated); restrict-qualified
+ * so the compiler vectorizes the loop. */
+static void lstm_step_bwd(int64_t u, const float *restrict row, const float *restrict cp,
+			  const float *restrict d, float *restrict dc, float *restrict px)
+{
+	for (int64_t k = 0; k < u; k++) {
+		float ig = row[k], fg = row[u + k], gg = row[2 * u + k];
+		float og = row[3 * u + k], ac = row[5 * u + k];
+		float dcc = dc[k] + d[k] * og * (1.0f - ac * ac);
+
+		px[k] = dcc * gg * (ig * (1.0f - ig));
+		px[u + k] = dcc * cp[k] * (fg * (1.0f - fg));
+		px[2 * u + k] = dcc * ig * (1.0f - gg * gg);
+		px[3 * u + k] = d[k] * ac * (og * (1.0f - og));
+		dc[k] = dcc * fg;
+	}
+}
+
+static void bwd_seq_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t n0, n1, nb, u = j->u, G = j->G, S = j->S, T = j->T;
+	float *dh, *dc, *drh, *tmp;
+
+	part_of(j->N, t, nt, &n0, &n1);
+	nb = n1 - n0;
+	if (nb <= 0)
+		return;
+	dh = j->scr + n0 * (4 * u + G);
+	dc = dh + nb * u;
+	drh = dc + nb * u;
+	tmp = drh + nb * u;
+	memset(dh, 0, (size_t)(3 * nb * u) * sizeof(float)); /* dh, dc, drh (lstm: c' = 0) */
+	for (int64_t s = T - 1; s >= 0; s--) {
+		int64_t ti = j->back ? T - 1 - s : s;
+
+		for (int64_t n = 0; n < nb; n++) {
+			const float *row = j->ws + ((n0 + n) * T + s) * S;
+			const float *prev = s > 0 ? row - S : NULL;
+			float *px = j->DPX + ((n0 + n) * T + ti) * G;
+			float *ph = j->DPH + ((n0 + n) * T + s) * G;
+			float *d = dh + n * u;
+			float *hpm = j->HPM + ((n0 + n) * T + s) * u;
+
+			if (j->seq)
+				for (int64_t k = 0; k < u; k++)
+					d[k] += j->dy[((n0 + n) * T + s) * u + k];
+			else if (s == T - 1)
+				for (int64_t k = 0; k < u; k++)
+					d[k] += j->dy[(n0 + n) * u + k];
+			for (int64_t k = 0; k < u; k++)
+				hpm[k] = prev ? prev[j->hb * u + k] : 0.0f;
+			if (j->RHM)
+				for (int64_t k = 0; k < u; k++)
+					j->RHM[((n0 + n) * T + s) * u + k] = row[u + k] * hpm[k];
+			switch (j->op) {
+			case XO_OP_simple_rnn:
+				for (int64_t k = 0; k < u; k++)
+					px[k] = ph[k] = d[k] * act_d(j->relu, row[k]);
+				break;
+			case XO_OP_lstm:
+				lstm_step_bwd(u, row, prev ? prev + 4 * u : drh, d, dc + n * u, px);
+				if (ph != px)
+					memcpy(ph, px, (size_t)G * sizeof(float));
+				break;
+			default:
+				for (int64_t k = 0; k < u; k++) {
+					float z = row[k], rg = row[u + k], hh = row[2 * u + k];
+					float hp = hpm[k];
+					float dp = d[k] * (1.0f - z) * act_d(false, hh);
+
+					px[k] = ph[k] = d[k] * (hp - hh) * (z * (1.0f - z));
+					px[2 * u + k] = dp;
+					ph[2 * u + k] = j->ra ? dp * rg : dp;
+					if (j->ra)
+						px[u + k] = ph[u + k] =
+						    dp * row[4 * u + k] * (rg * (1.0f - rg));
+				}
+				break;
+			}
+		}
+		if (j->op == XO_OP_gru && !j->ra) {
+			/* drh = px_h U_h^T, then the r gate */
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)u, (int)u,
+				    1.0f, j->DPX + (n0 * T + ti) * G + 2 * u, (int)(T * G),
+				    j->U + 2 * u, (int)G, 0.0f, drh, (int)u);
+			for (int64_t n = 0; n < nb; n++) {
+				const float *row = j->ws + ((n0 + n) * T + s) * S;
+				const float *hpm = j->HPM + ((n0 + n) * T + s) * u;
+				float *px = j->DPX + ((n0 + n) * T + ti) * G;
+				float *ph = j->DPH + ((n0 + n) * T + s) * G;
+
+				for (int64_t k = 0; k < u; k++) {
+					float rg = row[u + k];
+
+					px[u + k] = ph[u + k] =
+					    drh[n * u + k] * hpm[k] * (rg * (1.0f - rg));
+				}
+			}
+		}
+		if (s == 0)
+			break;
+		/* the state gradient of step s - 1: ph U^T over the gates that read h' */
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nb, (int)u,
+			    (int)(j->op == XO_OP_gru && !j->ra ? 2 * u : G), 1.0f,
+			    j->DPH + (n0 * T + s) * G, (int)(T * G), j->U, (int)G, 0.0f, tmp,
+			    (int)u);
+		for (int64_t n = 0; n < nb; n++) {
+			const float *row = j->ws + ((n0 + n) * T + s) * S;
+
+			for (int64_t k = 0; k < u; k++) {
+				float v = tmp[n * u + k];
+
+				if (j->op == XO_OP_gru) {
+					v += dh[n * u + k] * row[k];
+					if (!j->ra)
+						v += drh[n * u + k] * row[u + k];
+				}
+				dh[n * u + k] = v;
+			}
+		}
+	}
+}
+
+/* dx rows, and the weight gradients by columns of G */
+static void bwd_w_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t rows = j->N * j->T, G = j->G, u = j->u, lo, hi, c0, c1;
+
+	part_of(rows, t, nt, &lo, &hi);
+	if (j->dx && hi > lo)
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(hi - lo), (int)j->in,
+			    (int)G, 1.0f, j->DPX + lo * G, (int)G, j->W, (int)G, 0.0f,
+			    j->dx + lo * j->in, (int)j->in);
+	part_of(G, t, nt, &c0, &c1);
+	if (c1 <= c0)
+		return;
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)j->in, (int)(c1 - c0),
+		    (int)rows, 1.0f, j->x, (int)j->in, j->DPX + c0, (int)G, 0.0f, j->dW + c0,
+		    (int)G);
+	/* drecurrent_kernel: h' rows, or r h' for gru reset_after=0's h gate */
+	for (int64_t a = c0; a < c1;) {
+		bool via_r = j->RHM && a >= 2 * u;
+		int64_t b = !j->RHM || a >= 2 * u ? c1 : (c1 < 2 * u ? c1 : 2 * u);
+
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)u, (int)(b - a),
+			    (int)rows, 1.0f, via_r ? j->RHM : j->HPM, (int)u, j->DPH + a, (int)G,
+			    0.0f, j->dU + a, (int)G);
+		a = b;
+	}
+	if (j->db) { /* column sums, rows in order (row-wise, contiguous) */
+		for (int64_t c = c0; c < c1; c++)
+			j->db[c] = 0.0f;
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t c = c0; c < c1; c++)
+				j->db[c] += j->DPX[r * G + c];
+		if (j->ra) {
+			for (int64_t c = c0; c < c1; c++)
+				j->db[G + c] = 0.0f;
+			for (int64_t r = 0; r < rows; r++)
+				for (int64_t c = c0; c < c1; c++)
+					j->db[G + c] += j->DPH[r * G + c];
+		}
+	}
+}
+
+/* ---- wrappers ------------------------------------------------------------ */
+
+static void job_of(const struct xo_cpu_ctx *cx, enum xo_op op, const struct xo_op_args *a,
+		   struct rnn_job *j)
+{
+	const struct xo_params *p = &a->p;
+
+	memset(j, 0, sizeof(*j));
+	j->op = op;
+	j->k = cx->k;
+	j->N = p->batch;
+	j->T = p->len;
+	j->in = p->ch;
+	j->u = p->units;
+	j->G = xo_rnn_gates(op) * p->units;
+	j->S = xo_rnn_ws_blocks(op) * p->units;
+	j->hb = op == XO_OP_lstm ? 6 : op == XO_OP_gru ? 3 : 0;
+	j->ra = op == XO_OP_gru && p->reset_after;
+	j->relu = p->activation == XO_ACTIVATION_RELU;
+	j->seq = p->return_sequences;
+	j->back = p->go_backwards;
+	j->bias = p->use_bias;
+	j->x = xo_tensor_f32(a->src[0]);
+	j->W = xo_tensor_f32(a->src[1]);
+	j->U = xo_tensor_f32(a->src[2]);
+}
+
+/* threads for a call: 1 below the threshold, at most one per sample */
+static int threads_for(const struct xo_cpu_ctx *cx, const struct rnn_job *j)
+{
+	double work = (double)j->N * (double)j->T * (double)j->G * (double)(j->in + j->u);
+	int64_t nt = cx->nthreads;
+
+	if (work < (double)XO_CPU_RNN_PAR_MIN || nt < 1)
+		nt = 1;
+	if (nt > j->N)
+		nt = j->N;
+	return (int)nt;
+}
+
+/* cblas takes int sizes and leading dimensions */
+static enum xo_status int_sizes(enum xo_op op, const struct rnn_job *j)
+{
+	int64_t big = j->N * j->T * (j->S > j->in ? j->S : j->in);
+
+	if (big > INT32_MAX || j->N * j->T * j->G > INT32_MAX)
+		return xo_error(XO_ERESOURCE, "cpu: %s: batch * len * gates * units above %d",
+				xo_op_name(op), INT32_MAX);
+	return XO_OK;
+}
+
+static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct xo_op_args *a)
+{
+	struct xo_cpu_ctx *cx = be->ctx;
+	struct rnn_job j;
+	enum xo_status st;
+	size_t nxp, nscr;
+
+	job_of(cx, op, a, &j);
+	if (int_sizes(op, &j))
+		return XO_ERESOURCE;
+	j.b = a->src[3] ? xo_tensor_f32(a->src[3]) : NULL;
+	j.y = xo_tensor_f32(a->dst[0]);
+	j.ws = xo_tensor_f32(a->dst[1]);
+	nxp = (size_t)(j.N * j.T * j.G);
+	nscr = (size_t)(j.N * (4 * j.u + j.G));
+	st = xo_cpu_scratch_reserve(cx, (int64_t)(nxp + nscr), 0, 0);
+	if (st)
+		return st;
+	j.XP = cx->shared.p; /* grow-only, kept between calls: no page faults per call */
+	j.scr = j.XP + nxp;
+	j.nt = threads_for(cx, &j);
+	xo_cpu_threads_run(cx->tp, j.nt, proj_task, &j);
+	xo_cpu_threads_run(cx->tp, j.nt, fwd_task, &j);
+	return XO_OK;
+}
+
+static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct xo_op_args *a)
+{
+	struct xo_cpu_ctx *cx = be->ctx;
+	struct rnn_job j;
+	size_t nd, nh, nscr, total;
+	enum xo_status st;
+	int ntw;
+
+	job_of(cx, op, a, &j);
+	if (int_sizes(op, &j))
+		return XO_ERESOURCE;
+	j.ws = (float *)xo_tensor_f32(a->src[3]); /* read only */
+	j.dy = xo_tensor_f32(a->src[4]);
+	j.dx = a->dst[0] ? xo_tensor_f32(a->dst[0]) : NULL;
+	j.dW = xo_tensor_f32(a->dst[1]);
+	j.dU = xo_tensor_f32(a->dst[2]);
+	j.db = a->dst[3] ? xo_tensor_f32(a->dst[3]) : NULL;
+	nd = (size_t)(j.N * j.T * j.G);
+	nh = (size_t)(j.N * j.T * j.u);
+	nscr = (size_t)(j.N * (4 * j.u + j.G));
+	total = 2 * nd + 2 * nh + nscr;
+	st = xo_cpu_scratch_reserve(cx, (int64_t)total, 0, 0);
+	if (st)
+		return st;
+	j.DPX = cx->shared.p;
+	/* simple_rnn and lstm have ph == px; without go_backwards their rows
+	 * coincide too (n*len + t, t = s): one array */
+	j.DPH = op != XO_OP_gru && !j.back ? j.DPX : j.DPX + nd;
+	j.HPM = j.DPH + nd;
+	j.RHM = op == XO_OP_gru && !j.ra ? j.HPM + nh : NULL;
+	j.scr = j.HPM + 2 * nh;
+	j.nt = threads_for(cx, &j);
+	xo_cpu_threads_run(cx->tp, j.nt, bwd_seq_task, &j);
+	ntw = j.nt > 1 ? cx->nthreads : 1;
+	if (ntw > j.G)
+		ntw = (int)j.G;
+	xo_cpu_threads_run(cx->tp, ntw, bwd_w_task, &j);
+	return XO_OK;
+}
+
+#define CPU_RNN(name)                                                                     \
+	static enum xo_status cpu_##name##_fwd(struct xo_backend *be,                      \
+					       const struct xo_op_args *a)                 \
+	{                                                                                 \
+		return rnn_fwd(be, XO_OP_##name, a);                                      \
+	}                                                                                 \
+	static enum xo_status cpu_##name##_bwd(struct xo_backend *be,                      \
+					       const struct xo_op_args *a)                 \
+	{                                                                                 \
+		return rnn_bwd(be, XO_OP_##name, a);                                      \
+	}
+CPU_RNN(simple_rnn)
+CPU_RNN(lstm)
+CPU_RNN(gru)
+
+void xo_cpu_rnn_register(struct xo_backend_iface *iface)
+{
+	iface->fwd[XO_OP_simple_rnn] = cpu_simple_rnn_fwd;
+	iface->bwd[XO_OP_simple_rnn] = cpu_simple_rnn_bwd;
+	iface->fwd[XO_OP_lstm] = cpu_lstm_fwd;
+	iface->bwd[XO_OP_lstm] = cpu_lstm_bwd;
+	iface->fwd[XO_OP_gru] = cpu_gru_fwd;
+	iface->bwd[XO_OP_gru] = cpu_gru_bwd;
+}

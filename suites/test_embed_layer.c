@@ -1,0 +1,312 @@
+/*
+ * test_embed_layer.c - the embedding layer and integer model inputs (issue
+ * 15 items 2-3): the spec's `input T dtype=int32` and `embedding
+ * input_dim=.. output_dim=..` lines and every refusal (mask_zero, a float
+ * input, an int input feeding another layer, an embedding not first); ids
+ * checked where they enter (a non-integer or out-of-range id names its
+ * sample and step; .npy int32/int64 accepted for an int input only, float32
+ * refused); training on every backend: the same weights as ref within the
+ * bound below, and table rows no id names left exactly as they were (their
+ * gradient is 0, so Adam's m, v and the step stay 0); the layer's cost and
+ * the model fingerprint.
+ *
+ * Cross-backend bound: the model is embedding(50, 8) -> flatten -> dense(5,
+ * softmax); after S Adam steps a weight differs from ref's by at most
+ * S lr 2 eta + 4u |w| with eta = 8u (K_path + K_grad) (docs/model.md,
+ * "Fixture tolerance"): K_path = 12 * 8 + 5 (dense inputs, softmax), K_grad
+ * = 16 * 12 (the batch times the most repeats of one id in a batch), S = 6.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_backends.h"
+
+#include "model_internal.h"
+#include "perfdb.h"
+
+#define U32 0x1p-24
+
+static const char spec_ok[] = "input 12 dtype=int32\n"
+                              "embedding input_dim=50 output_dim=8\n"
+                              "flatten\n"
+                              "dense units=5 activation=softmax\n";
+
+static void expect_refused(const char *spec, const char *needle)
+{
+	struct xo_model_spec s;
+
+	assert_int_not_equal(xo_spec_parse(spec, "t.model", &s), XO_OK);
+	if (!strstr(xo_last_error(), needle))
+		fail_msg("'%s' not in '%s'", needle, xo_last_error());
+	assert_null(strchr(xo_last_error(), '\n'));
+}
+
+static void test_spec(void **state)
+{
+	struct xo_model_spec s;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(spec_ok, "t.model", &s), XO_OK);
+	assert_true(s.in_int);
+	assert_int_equal(s.layers[0].kind, XO_LAYER_EMBEDDING);
+	assert_int_equal(s.layers[0].out_rank, 2);
+	assert_int_equal(s.layers[0].out_len, 12);
+	assert_int_equal(s.layers[0].out_ch, 8);
+	assert_int_equal(s.layers[0].w_count, 400);
+	assert_int_equal(s.layers[0].b_count, 0);
+	assert_string_equal(s.layers[0].name, "embedding");
+	xo_spec_free(&s);
+	/* Keras's quoted forms and an explicit mask_zero=False */
+	assert_int_equal(xo_spec_parse("input shape=(12,) dtype='int32'\nEmbedding input_dim=3 "
+	                               "output_dim=2 mask_zero=False\nflatten\ndense units=2\n",
+	                               "t.model", &s),
+	                 XO_OK);
+	xo_spec_free(&s);
+	expect_refused("input 12 dtype=int32\nembedding input_dim=50 output_dim=8 mask_zero=True\n",
+	               "mask_zero=True is not supported");
+	expect_refused("input 12\nembedding input_dim=50 output_dim=8\n", "dtype=int32");
+	expect_refused("input 12 dtype=int32\nflatten\n", "feeds only an embedding");
+	expect_refused("input 12 dtype=int32\nembedding input_dim=5 output_dim=2\nembedding "
+	               "input_dim=5 output_dim=2\n",
+	               "must be the first layer");
+	expect_refused("input 12 dtype=int32\nembedding output_dim=8\n", "input_dim=");
+	expect_refused("input 12 dtype=int32\nembedding input_dim=16777217 output_dim=8\n",
+	               "2^24");
+	expect_refused("input 12 dtype=float64\n", "dtype=float64");
+	expect_refused("input 3 4 dtype=int32\nembedding input_dim=5 output_dim=2\n",
+	               "flat [T] input");
+}
+
+/* The recurrent layers' lines: shapes, Keras's parameter counts, refusals. */
+static void test_rnn_spec(void **state)
+{
+	struct xo_model_spec s;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse("input 10 3\nGRU units=12 return_sequences=True\ngru "
+	                               "units=8 go_backwards=1\nlstm_x_is_not_a_layer\n",
+	                               "t.model", &s) == XO_OK,
+	                 false);
+	assert_int_equal(xo_spec_parse("input 10 3\ngru units=12 return_sequences=True\ngru "
+	                               "units=8 go_backwards=1\ndense units=5\n",
+	                               "t.model", &s),
+	                 XO_OK);
+	/* Keras: GRU(12) on 3 features 612 parameters, GRU(8) on 12: 528 */
+	assert_int_equal(xo_layer_trainable(&s.layers[0]), 612);
+	assert_int_equal(xo_layer_trainable(&s.layers[1]), 528);
+	assert_int_equal(s.layers[0].out_rank, 2);
+	assert_int_equal(s.layers[0].out_len, 10);
+	assert_int_equal(s.layers[1].out_rank, 1);
+	assert_true(s.layers[0].p.activation == XO_ACTIVATION_TANH);
+	xo_spec_free(&s);
+	/* LSTM(16) on 8: 4 * 16 * (8 + 16 + 1) = 1600; SimpleRNN(6) on 3: 60 */
+	assert_int_equal(xo_spec_parse("input 12 8\nlstm units=16\ndense units=2\n", "t.model",
+	                               &s),
+	                 XO_OK);
+	assert_int_equal(xo_layer_trainable(&s.layers[0]), 1600);
+	xo_spec_free(&s);
+	assert_int_equal(xo_spec_parse("input 12 3\nsimple_rnn units=6 use_bias=0\ndense "
+	                               "units=2\n",
+	                               "t.model", &s),
+	                 XO_OK);
+	assert_int_equal(xo_layer_trainable(&s.layers[0]), 54);
+	xo_spec_free(&s);
+	expect_refused("input 12\nlstm units=4\n", "lstm needs a [steps][channels] input");
+	expect_refused("input 12 3\nlstm\n", "lstm needs units=");
+	expect_refused("input 12 3\nlstm units=4 reset_after=0\n", "unknown argument 'reset_after'");
+	expect_refused("input 12 3\ngru units=4 recurrent_activation=relu\n", "gru");
+	expect_refused("input 12 3\nlstm units=4\nlstm units=4\n", "lstm needs a [steps]");
+}
+
+/* Ids as they enter: predict names the sample and step of a bad id; the
+ * .npy forms. */
+static void test_ids_checked(void **state)
+{
+	struct xo_backend *be;
+	struct xo_model *m;
+	float x[2 * 12], p[2 * 5];
+	int64_t ints[3] = {0, 49, 50};
+	struct xo_npy a = {.ndim = 2, .dim = {1, 3}, .count = 3, .ints = ints, .itemsize = 8,
+	                   .is_int = true};
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(spec_ok, "t.model", be, 4, &m), XO_OK);
+	assert_int_equal(xo_model_input_ids(m), 50);
+	for (int i = 0; i < 24; i++)
+		x[i] = (float)(i * 2);
+	x[13] = 50.0f;
+	assert_int_equal(xo_model_predict(m, x, 2, 2, p), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "id 50 of sample 1, step 1 is outside [0, "
+	                                        "input_dim=50)"));
+	x[13] = 1.5f;
+	assert_int_equal(xo_model_predict(m, x, 2, 2, p), XO_EINVAL);
+	x[13] = -1.0f;
+	assert_int_equal(xo_model_predict(m, x, 2, 1, p), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "of sample 1, step 1"));
+	x[13] = 49.0f;
+	assert_int_equal(xo_model_predict(m, x, 2, 2, p), XO_OK);
+	/* .npy: int64 out of range refused, in range converted */
+	assert_int_equal(xo_model_input_npy(m, &a, "x.npy"), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "x.npy: id 50 of sample 0, step 2"));
+	ints[2] = 7;
+	a.ints = malloc(sizeof(ints));
+	memcpy(a.ints, ints, sizeof(ints));
+	assert_int_equal(xo_model_input_npy(m, &a, "x.npy"), XO_OK);
+	assert_false(a.is_int);
+	assert_true(a.data[0] == 0.0f && a.data[1] == 49.0f && a.data[2] == 7.0f);
+	/* float32 refused for ids */
+	assert_int_equal(xo_model_input_npy(m, &a, "x.npy"), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "float values for the int32 ids"));
+	xo_npy_free(&a);
+	xo_model_close(m);
+	/* ids refused for a float input */
+	assert_int_equal(xo_model_open_string("input 3\ndense units=2 activation=softmax\n",
+	                                      "f.model", be, 4, &m),
+	                 XO_OK);
+	assert_int_equal(xo_model_input_ids(m), 0);
+	a = (struct xo_npy){.ndim = 2, .dim = {1, 3}, .count = 3, .ints = ints, .itemsize = 4,
+	                    .is_int = true};
+	assert_int_equal(xo_model_input_npy(m, &a, "x.npy"), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "integer (int32) values for a float32"));
+	xo_model_close(m);
+	xo_backend_close(be);
+}
+
+#define NS 48
+
+static void train(struct xo_backend *be, float *w, int64_t *nparams)
+{
+	struct xo_model *m;
+	struct xo_fit_options o = xo_fit_options_default();
+	float x[NS * 12], y[NS * 5] = {0};
+
+	/* ids from rows 0..39 only: rows 40..49 are never used */
+	for (int i = 0; i < NS * 12; i++)
+		x[i] = (float)((i * 7 + i / 12) % 40);
+	for (int i = 0; i < NS; i++)
+		y[i * 5 + i % 5] = 1.0f;
+	o.epochs = 2;
+	o.batch_size = 16;
+	o.seed = 3;
+	assert_int_equal(xo_model_open_string(spec_ok, "t.model", be, 16, &m), XO_OK);
+	assert_int_equal(xo_model_init(m, 11), XO_OK);
+	*nparams = xo_model_param_count(m);
+	assert_int_equal(xo_model_params_host(m, w, false), XO_OK);
+	assert_int_equal(xo_model_fit(m, x, y, NS, &o, NULL, NULL), XO_OK);
+	assert_int_equal(xo_model_params_host(m, w + *nparams, false), XO_OK);
+	xo_model_close(m);
+}
+
+static void test_train_backends(void **state)
+{
+	struct xo_backend *be[4];
+	int nb = open_backends(be, 4);
+	static float ref[2 * 1000], got[2 * 1000];
+	int64_t np = 0;
+	/* the file comment's bound: S = 6 steps */
+	double eta = 8.0 * U32 * (12 * 8 + 5 + 16 * 12), lr = 1e-3;
+
+	(void)state;
+	assert_true(nb >= 1);
+	train(be[0], ref, &np);
+	assert_int_equal(np, 400 + 96 * 5 + 5);
+	for (int b = 0; b < nb; b++) {
+		train(be[b], got, &np);
+		for (int64_t k = 0; k < np; k++) {
+			double tol = 6 * lr * 2 * eta + 4 * U32 * fabs((double)ref[np + k]);
+
+			if (!(fabs((double)got[np + k] - (double)ref[np + k]) <= tol))
+				fail_msg("%s: weight %lld %.9g, ref %.9g", xo_backend_name(be[b]),
+				         (long long)k, (double)got[np + k], (double)ref[np + k]);
+		}
+		/* rows 40..49 of the table: never named, never changed */
+		for (int64_t k = 40 * 8; k < 400; k++)
+			assert_true(memcmp(&got[k], &got[np + k], 4) == 0);
+		/* rows that were named did move */
+		assert_true(got[0] != got[np]);
+	}
+	for (int b = 0; b < nb; b++)
+		xo_backend_close(be[b]);
+}
+
+static void test_cost_and_ident(void **state)
+{
+	struct xo_backend *be;
+	struct xo_model *m;
+	struct xo_layer_cost c;
+	char name[64], a1[32], a2[32];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(spec_ok, "t.model", be, 4, &m), XO_OK);
+	xo_model_layer_cost(m, 0, &c);
+	assert_int_equal(c.params, 400);
+	assert_true(c.act_bytes_fwd == 4.0 * (12 + 12 * 8)); /* ids in, rows out */
+	assert_true(c.w_bytes_fwd == 4.0 * 12 * 8);          /* the rows read */
+	assert_true(c.flops_bwd == 12.0 * 8);                /* one add per dy */
+	assert_int_equal(c.ops_predict, 1);
+	assert_int_equal(c.ops_bwd, 1);
+	xo_model_close(m);
+	xo_backend_close(be);
+	/* the fingerprint tells apart specs that differ only in input_dim */
+	f = fopen("emb_a.model", "w");
+	assert_non_null(f);
+	fputs(spec_ok, f);
+	fclose(f);
+	f = fopen("emb_b.model", "w");
+	assert_non_null(f);
+	fputs("input 12 dtype=int32\nembedding input_dim=40 output_dim=8\nflatten\ndense "
+	      "units=5 activation=softmax\n",
+	      f);
+	fclose(f);
+	assert_int_equal(xo_perf_model_ident("emb_a.model", name, sizeof(name), a1, sizeof(a1)),
+	                 XO_OK);
+	assert_int_equal(xo_perf_model_ident("emb_b.model", name, sizeof(name), a2, sizeof(a2)),
+	                 XO_OK);
+	assert_string_not_equal(a1, a2);
+	/* and recurrent specs that differ only in go_backwards / reset_after */
+	f = fopen("emb_b.model", "w");
+	assert_non_null(f);
+	fputs("input 12 3\ngru units=4\ndense units=5 activation=softmax\n", f);
+	fclose(f);
+	assert_int_equal(xo_perf_model_ident("emb_b.model", name, sizeof(name), a1, sizeof(a1)),
+	                 XO_OK);
+	for (int k = 0; k < 3; k++) {
+		static const char *const alt[3] = {"go_backwards=1", "reset_after=0",
+		                                   "return_sequences=1\nflatten"};
+
+		f = fopen("emb_b.model", "w");
+		assert_non_null(f);
+		fprintf(f, "input 12 3\ngru units=4 %s\ndense units=5 activation=softmax\n",
+		        alt[k]);
+		fclose(f);
+		assert_int_equal(
+		    xo_perf_model_ident("emb_b.model", name, sizeof(name), a2, sizeof(a2)), XO_OK);
+		assert_string_not_equal(a1, a2);
+	}
+	remove("emb_a.model");
+	remove("emb_b.model");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_spec),
+	    cmocka_unit_test(test_rnn_spec),
+	    cmocka_unit_test(test_ids_checked),
+	    cmocka_unit_test(test_train_backends),
+	    cmocka_unit_test(test_cost_and_ident),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
