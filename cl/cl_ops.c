@@ -6,7 +6,8 @@
  * Launches per call: conv1d/dense fwd 1 (a softmax activation adds an
  * in-place row softmax launch, except on a dense head of few units); bwd 2
  * (dx, dw+db; no dx: 1), +1 when the dw sums are split into chunks, +1 dpre
- * launch for a softmax activation; every other op 1.
+ * launch for a softmax activation; simple_rnn, lstm, gru fwd 1 and bwd 2 for any len
+ * (the loop over time steps is inside the kernels); every other op 1.
  * Where two kernels do one job, the fast one runs only when its
  * preconditions hold (STYLE rule 10): dense fwd tiled when batch and units
  * fill a tile; conv1d/dense dw+db one work-group per output when the
