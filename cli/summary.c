@@ -49,6 +49,8 @@ static const char *keras_type(enum xo_layer_kind k)
 		return "GlobalAveragePooling2D";
 	case XO_LAYER_GLOBAL_MAX_POOLING2D:
 		return "GlobalMaxPooling2D";
+	case XO_LAYER_CONV2D:
+		return "Conv2D";
 	}
 	return "?";
 }

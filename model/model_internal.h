@@ -25,6 +25,7 @@ enum xo_layer_kind {
 	XO_LAYER_AVERAGE_POOLING2D,
 	XO_LAYER_GLOBAL_AVERAGE_POOLING2D,
 	XO_LAYER_GLOBAL_MAX_POOLING2D,
+	XO_LAYER_CONV2D, /* Keras Conv2D: a rank-3 [h][w][ch] input only */
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is
@@ -39,7 +40,7 @@ struct xo_layer_spec {
 	int64_t in_len, in_ch;        /* input of one sample */
 	int64_t out_len, out_ch;      /* output of one sample */
 	int64_t in_w, out_w;          /* width (rank 3), else 1 */
-	int64_t w_dim[3];             /* kernel shape (Keras layout) */
+	int64_t w_dim[XO_MAX_DIMS];   /* kernel shape (Keras layout) */
 	int w_ndim;                   /* 0: no parameters */
 	int64_t w_count, b_count;     /* kernel and bias elements (b 0 without bias) */
 	/* batch_normalization: gamma (scale) and beta (center), trainable, ch

@@ -60,6 +60,7 @@ enum xo_net_kind {
 	XO_NET_AVERAGE_POOLING2D,
 	XO_NET_GLOBAL_AVERAGE_POOLING2D,
 	XO_NET_GLOBAL_MAX_POOLING2D,
+	XO_NET_CONV2D, /* Keras Conv2D: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before
