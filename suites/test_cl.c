@@ -52,6 +52,10 @@ static const struct {
 } cases[] = {
 	{XO_OP_conv1d, XO_DIR_FWD, "batch=2 len=9 ch=2 filters=3 kernel_size=3 activation=relu"},
 	{XO_OP_conv1d, XO_DIR_BWD, "batch=2 len=9 ch=2 filters=3 kernel_size=3 activation=relu"},
+	{XO_OP_conv2d, XO_DIR_FWD,
+	 "batch=2 len=5 width=4 ch=2 filters=3 kernel_size=3 kernel_w=2 padding=same activation=relu"},
+	{XO_OP_conv2d, XO_DIR_BWD,
+	 "batch=2 len=5 width=4 ch=2 filters=3 kernel_size=3 kernel_w=2 padding=same activation=relu"},
 	{XO_OP_max_pooling1d, XO_DIR_FWD, "batch=2 len=9 ch=2 pool_size=3"},
 	{XO_OP_max_pooling1d, XO_DIR_BWD, "batch=2 len=9 ch=2 pool_size=3"},
 	{XO_OP_average_pooling1d, XO_DIR_FWD, "batch=2 len=9 ch=2 pool_size=3 padding=same"},
