@@ -93,12 +93,11 @@ static bool layer_is_conv_dense(const struct xo_layer_spec *s)
 	       s->kind == XO_LAYER_DENSE;
 }
 
-/* Its op (conv2d by name until the conv2d op lands: XO_OP_COUNT where this
- * build has none, refused when the layer runs). */
+/* Its op. */
 static enum xo_op layer_conv_dense_op(const struct xo_layer_spec *s)
 {
 	return s->kind == XO_LAYER_CONV1D   ? XO_OP_conv1d
-	       : s->kind == XO_LAYER_CONV2D ? xo_op_from_name("conv2d")
+	       : s->kind == XO_LAYER_CONV2D ? XO_OP_conv2d
 	                                    : XO_OP_dense;
 }
 
@@ -1128,11 +1127,6 @@ static enum xo_status forward(struct xo_model *m, bool training)
 		case XO_LAYER_CONV1D:
 		case XO_LAYER_CONV2D:
 		case XO_LAYER_DENSE:
-			if (layer_conv_dense_op(&l->s) == XO_OP_COUNT) {
-				st = xo_error(XO_EBACKEND, "layer '%s': this build has no conv2d op",
-				              l->s.name);
-				break;
-			}
 			a.src[0] = l->in;
 			a.src[1] = l->w;
 			a.src[2] = l->b;
@@ -1213,11 +1207,6 @@ static enum xo_status backward(struct xo_model *m)
 		case XO_LAYER_DENSE:
 			/* The last layer's gout is already w.r.t. the softmax's
 			 * input (fused CE gradient): differentiate it as linear. */
-			if (layer_conv_dense_op(&l->s) == XO_OP_COUNT) {
-				st = xo_error(XO_EBACKEND, "layer '%s': this build has no conv2d op",
-				              l->s.name);
-				break;
-			}
 			if (i == m->nlayers - 1)
 				a.p.activation = XO_ACTIVATION_LINEAR;
 			if (act_separate(&l->s)) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """keras_load.py XO FIXTURES WORKDIR - the files xo writes, loaded by Keras 3.
 
-xo trains the seed and bn .keras fixtures for one epoch and saves it as .keras and
+xo trains the seed, bn, cnn2d and cnn_bn .keras fixtures for one epoch and saves it as .keras and
 .weights.h5 (`xo train --save`); Keras loads them unchanged
 (keras.saving.load_model, model.load_weights) and its predictions must match
 xo's (`xo predict --device ref`) within 1e-5, the issue's target (the
@@ -36,7 +36,10 @@ def main():
     ok = True
     # the seed, and bn.keras: BatchNormalization's gamma, beta and moving
     # statistics (trained: the moving statistics move too) in Keras's order
-    for name, shape, classes in (("seed", (29, 1), 12), ("bn", (13, 3), 4)):
+    # cnn2d.keras and cnn_bn.keras: Conv2D kernels [kh][kw][in][filters],
+    # (h, w) geometry pairs written back
+    for name, shape, classes in (("seed", (29, 1), 12), ("bn", (13, 3), 4),
+                                 ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4)):
         ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
     return 0 if ok else 1
 
