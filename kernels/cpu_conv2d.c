@@ -103,6 +103,7 @@ static void c2d_im2col(const struct c2d_job *j, int64_t n0, int64_t cnt, float *
 		for (int64_t oh = 0; oh < j->oh; oh++)
 			for (int64_t ow = 0; ow < j->ow; ow++) {
 				float *row = col + ((n * j->oh + oh) * j->ow + ow) * j->kc;
+				int64_t s0 = ow * j->sw - j->pl;
 
 				for (int64_t i = 0; i < j->kh; i++) {
 					int64_t r = oh * j->sh + i * j->dh - j->pt;
@@ -110,6 +111,12 @@ static void c2d_im2col(const struct c2d_job *j, int64_t n0, int64_t cnt, float *
 
 					if (r < 0 || r >= j->h) {
 						memset(blk, 0, run * (size_t)j->kw);
+						continue;
+					}
+					if (j->dw == 1 && s0 >= 0 && s0 + j->kw <= j->w) {
+						/* the row's taps are one contiguous run of x */
+						memcpy(blk, xs + (r * j->w + s0) * j->ch,
+						       run * (size_t)j->kw);
 						continue;
 					}
 					for (int64_t t = 0; t < j->kw; t++) {
@@ -137,12 +144,19 @@ static void c2d_col2im(const struct c2d_job *j, int64_t n0, int64_t cnt, const f
 		for (int64_t oh = 0; oh < j->oh; oh++)
 			for (int64_t ow = 0; ow < j->ow; ow++) {
 				const float *row = g + ((n * j->oh + oh) * j->ow + ow) * j->kc;
+				int64_t s0 = ow * j->sw - j->pl;
 
 				for (int64_t i = 0; i < j->kh; i++) {
 					int64_t r = oh * j->sh + i * j->dh - j->pt;
 
 					if (r < 0 || r >= j->h)
 						continue;
+					if (j->dw == 1 && s0 >= 0 && s0 + j->kw <= j->w) {
+						/* the row's taps are one contiguous run of dx */
+						j->k->add(dxs + (r * j->w + s0) * j->ch,
+							  row + i * j->kw * j->ch, j->kw * j->ch);
+						continue;
+					}
 					for (int64_t t = 0; t < j->kw; t++) {
 						int64_t s = ow * j->sw + t * j->dw - j->pl;
 
