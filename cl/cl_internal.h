@@ -16,6 +16,7 @@
 /* Every kernel of cl/kernels/<family>.cl; the kernel is named "xo_cl_" #name. */
 #define XO_CL_KERNELS(K)                                                                   \
 	K(conv1d_fwd) K(conv1d_bwd_dx) K(conv1d_bwd_dw) K(conv1d_bwd_dw__wg) K(conv1d_bwd_dw__split)                \
+	K(conv2d_fwd) K(conv2d_bwd_dx) K(conv2d_bwd_dw)                                     \
 	K(max_pooling1d_fwd)                 \
 	K(max_pooling1d_bwd) K(average_pooling1d_fwd) K(average_pooling1d_bwd)                    \
 	K(global_average_pooling1d_fwd) K(global_average_pooling1d_bwd)                      \

@@ -124,6 +124,7 @@ static const struct {
 	const char *keys[2];
 } required[] = {
 	{XO_OP_conv1d, {"filters", "kernel_size"}},
+	{XO_OP_conv2d, {"filters", "kernel_size"}},
 	{XO_OP_dense, {"units", NULL}},
 	{XO_OP_dropout, {"rate", NULL}},
 };
@@ -234,7 +235,7 @@ static void list_ops(bool json)
 		int n = 0;
 
 		/* the default stride as the op reads it */
-		d.strides = op == XO_OP_conv1d                              ? 1
+		d.strides = op == XO_OP_conv1d || op == XO_OP_conv2d        ? 1
 			    : xo_op_is_pool1d(op) || xo_op_is_pool2d(op) ? d.pool_size
 								     : 0;
 		xo_params_format(op, XO_DIR_FWD, &d, line, sizeof(line));
@@ -263,6 +264,12 @@ static void list_ops(bool json)
 				def = "strides";
 			else if (xo_op_is_pool2d(op) && !strcmp(tok, "pool_w"))
 				def = "pool_size";
+			else if (op == XO_OP_conv2d && !strcmp(tok, "strides_w"))
+				def = "strides";
+			else if (op == XO_OP_conv2d && !strcmp(tok, "kernel_w"))
+				def = "kernel_size";
+			else if (op == XO_OP_conv2d && !strcmp(tok, "dilation_w"))
+				def = "dilation_rate";
 			else if (strchr(def, '.') || strchr(def, 'e')) {
 				/* a float field printed to float's 7 digits, not the
 				 * 9 that round-trip it: lr=0.001, not 0.00100000005 */

@@ -57,6 +57,8 @@ static const char *keras_type(enum xo_layer_kind k)
 		return "LSTM";
 	case XO_LAYER_GRU:
 		return "GRU";
+	case XO_LAYER_CONV2D:
+		return "Conv2D";
 	}
 	return "?";
 }

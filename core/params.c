@@ -242,6 +242,11 @@ static uint64_t op_keys(enum xo_op op)
 		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |
 		       B(K_STRIDES) | B(K_DILATION) | B(K_PADDING) | B(K_USE_BIAS) |
 		       B(K_ACTIVATION);
+	case XO_OP_conv2d:
+		return B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) |
+		       B(K_KERNEL_SIZE) | B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) |
+		       B(K_DILATION) | B(K_DILATION_W) | B(K_PADDING) | B(K_USE_BIAS) |
+		       B(K_ACTIVATION);
 	case XO_OP_max_pooling1d:
 	case XO_OP_average_pooling1d:
 		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) |
@@ -485,7 +490,14 @@ struct xo_params xo_params_resolved(enum xo_op op, const struct xo_params *p)
 
 	if (op == XO_OP_conv1d)
 		q.strides = xo_conv1d_stride(p);
-	else if (xo_op_is_pool1d(op))
+	else if (op == XO_OP_conv2d) {
+		struct xo_params w = xo_params_width_axis(p);
+
+		q.strides = xo_conv1d_stride(p);
+		q.strides_w = xo_conv1d_stride(&w);
+		q.kernel_w = w.kernel_size;
+		q.dilation_w = w.dilation_rate;
+	} else if (xo_op_is_pool1d(op))
 		q.strides = xo_pool1d_stride(p);
 	else if (xo_op_is_pool2d(op)) {
 		struct xo_pool2d_geom g;

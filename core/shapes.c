@@ -131,6 +131,39 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 				SLOT(dst[2], false, p->filters);
 		}
 		break;
+	case XO_OP_conv2d: {
+		int64_t oh, ow, pt, pl;
+		struct xo_params q = xo_params_width_axis(p);
+
+		NEED(batch);
+		NEED(ch);
+		NEED(filters);
+		st = xo_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+		if (st)
+			return st;
+		if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+			return xo_error(XO_EINVAL,
+					"conv2d: activation=%s is not fused (linear, relu, sigmoid or "
+					"softmax); apply it as its own op",
+					(unsigned)p->activation <= XO_ACTIVATION_LAST
+					    ? xo_activation_name(p->activation)
+					    : "?");
+		SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+		SLOT(src[1], false, p->kernel_size, q.kernel_size, p->ch, p->filters);
+		if (p->use_bias)
+			SLOT(src[2], false, p->filters);
+		if (dir == XO_DIR_FWD) {
+			SLOT(dst[0], false, p->batch, oh, ow, p->filters);
+		} else {
+			SLOT(src[2], false, p->batch, oh, ow, p->filters);
+			SLOT(src[3], false, p->batch, oh, ow, p->filters);
+			SLOT(dst[0], true, p->batch, p->len, p->width, p->ch);
+			SLOT(dst[1], false, p->kernel_size, q.kernel_size, p->ch, p->filters);
+			if (p->use_bias)
+				SLOT(dst[2], false, p->filters);
+		}
+		break;
+	}
 	case XO_OP_max_pooling1d:
 		NEED(batch);
 		NEED(ch);

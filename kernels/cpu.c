@@ -11,6 +11,7 @@
  *                        dilation-1 convolutions read the input windows in place
  *                        (implicit im2col), others go through an im2col copy of
  *                        up to ~64k floats at a time; softmax after the GEMM.
+ *   conv2d               the same scheme on two axes, in cpu_conv2d.c.
  *   conv1d / dense bwd   d(activation) into a padded dz, db as column sums,
  *                        dw by gemm_tn per thread then summed over threads,
  *                        dx by gemm_nn against the packed transposed kernel
@@ -279,6 +280,11 @@ static int threads_for(const struct xo_cpu_ctx *c, int64_t macs, int64_t items)
 	if (nt > items)
 		nt = items;
 	return nt < 1 ? 1 : (int)nt;
+}
+
+int xo_cpu_threads_for(const struct xo_cpu_ctx *c, int64_t macs, int64_t items)
+{
+	return threads_for(c, macs, items);
 }
 
 /* Share t of n of [0, total): [*lo, *hi). */
@@ -1331,6 +1337,7 @@ static void cpu_make_iface(void)
 	cpu_iface.fwd[XO_OP_max_pooling1d] = cpu_pool_fwd;
 	cpu_iface.bwd[XO_OP_max_pooling1d] = cpu_pool_bwd;
 	xo_cpu_pool_register(&cpu_iface); /* cpu_pool.c: the rest of the pooling family */
+	xo_cpu_conv2d_register(&cpu_iface); /* cpu_conv2d.c: conv2d */
 	xo_cpu_norm_register(&cpu_iface); /* cpu_norm.c: batch_normalization */
 	xo_cpu_rnn_register(&cpu_iface);  /* cpu_rnn.c: simple_rnn, lstm, gru */
 	xo_cpu_opt_register(&cpu_iface);  /* cpu_opt.c: sgd, rmsprop */

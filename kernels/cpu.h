@@ -162,6 +162,8 @@ void xo_cpu_threads_free(struct xo_cpu_pool_threads *tp); /* accepts NULL */
 /* cpu_pool.c: sets the table entries of average_pooling1d, the global poolings and the 2-D poolings;
  * poolings. */
 void xo_cpu_pool_register(struct xo_backend_iface *iface);
+/* cpu_conv2d.c: sets the table entries of conv2d. */
+void xo_cpu_conv2d_register(struct xo_backend_iface *iface);
 /* cpu_norm.c: batch_normalization */
 void xo_cpu_norm_register(struct xo_backend_iface *iface);
 /* cpu_rnn.c: simple_rnn, lstm, gru */
@@ -291,6 +293,9 @@ extern const struct xo_cpu_net_kernels xo_cpu_net_kernels__avx512;
 bool xo_cpu_net_fits(struct xo_backend *be, const struct xo_net *net);
 enum xo_status xo_cpu_net_forward(struct xo_backend *be, const struct xo_net *net);
 enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net *net);
+/* Threads for work of macs multiply-adds over items independent parts: 1
+ * below the hand-off threshold, else at most items (cpu.c's rule). */
+int xo_cpu_threads_for(const struct xo_cpu_ctx *c, int64_t macs, int64_t items);
 /* Grows the context's shared scratch to shared floats and the first nt
  * per-thread buffers to per_thread floats each (grow-only, 64-byte
  * aligned). */

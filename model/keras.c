@@ -290,7 +290,8 @@ enum key_rule {
 	K_AXIS,     /* -1 (or [-1]): the last axis (BatchNormalization) */
 	K_ONES,     /* the initializer Ones (BatchNormalization's default) */
 	K_ZEROS,    /* the initializer Zeros */
-	K_PAIR,     /* 2-D pooling: int or [h, w]: key=h and its width key (pool_w, strides_w) */
+	K_PAIR,     /* 2-D layers: int or [h, w]: key=h and its width key (pool_w, strides_w,
+	             * kernel_w, dilation_w) */
 	K_IN_DTYPE, /* InputLayer: float32, or int32 / int64 (ids, an embedding's) */
 	K_ZERO,     /* must be 0 (the recurrent layers' dropout, recurrent_dropout) */
 };
@@ -354,6 +355,13 @@ static const struct class_row classes[] = {
     {"GlobalMaxPooling2D", "global_max_pooling2d",
      {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
       {"batch_input_shape", K_SHAPE}}},
+    /* keras/src/layers/convolutional/base_conv.py get_config(): the
+     * initializers have no effect once the weights are loaded (xo's own
+     * initialisation is Keras's default, Glorot-uniform and zeros) */
+    {"Conv2D", "conv2d",
+     {COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_PAIR}, {"strides", K_PAIR},
+      {"padding", K_STR}, {"data_format", K_LAST}, {"dilation_rate", K_PAIR}, {"groups", K_ONE},
+      {"activation", K_STR}, {"use_bias", K_BOOL}, {"batch_input_shape", K_SHAPE}}},
     /* keras/src/layers/normalization/batch_normalization.py get_config();
      * renorm_momentum has no effect without renorm; virtual_batch_size and
      * adjustment are Keras 2's */
@@ -620,7 +628,10 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 		case K_PAIR: {
 			/* pool_size=(2, 3) -> pool_size=2 pool_w=3; an int (or
 			 * [n]) is both axes; None (strides) the default */
-			const char *wkey = !strcmp(key, "strides") ? "strides_w" : "pool_w";
+			const char *wkey = !strcmp(key, "strides")         ? "strides_w"
+			                   : !strcmp(key, "kernel_size")   ? "kernel_w"
+			                   : !strcmp(key, "dilation_rate") ? "dilation_w"
+			                                                   : "pool_w";
 			json_int_t iw;
 
 			if (json_is_array(v) && json_array_size(v) == 2) {
@@ -1609,6 +1620,26 @@ static json_t *model_config(struct xo_model *m)
 			                              (json_int_t)xo_pool1d_stride(&q)));
 			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
 			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			break;
+		}
+		case XO_LAYER_CONV2D: {
+			struct xo_params q = xo_params_width_axis(p);
+
+			cls = "Conv2D";
+			json_object_set_new(cfg, "filters", json_integer(p->filters));
+			json_object_set_new(cfg, "kernel_size", json_pack("[II]", (json_int_t)p->kernel_size,
+			                                                  (json_int_t)q.kernel_size));
+			json_object_set_new(cfg, "strides",
+			                    json_pack("[II]", (json_int_t)xo_conv1d_stride(p),
+			                              (json_int_t)xo_conv1d_stride(&q)));
+			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+			json_object_set_new(cfg, "data_format", json_string("channels_last"));
+			json_object_set_new(cfg, "dilation_rate",
+			                    json_pack("[II]", (json_int_t)p->dilation_rate,
+			                              (json_int_t)q.dilation_rate));
+			json_object_set_new(cfg, "groups", json_integer(1));
+			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
 			break;
 		}
 		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:

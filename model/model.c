@@ -98,10 +98,25 @@ static bool act_bwd_from_x(enum xo_activation a)
 	return a == XO_ACTIVATION_GELU || a == XO_ACTIVATION_SOFTPLUS;
 }
 
-/* conv1d/dense with an activation the ops do not fuse: run as two ops. */
+/* A layer whose op takes x, kernel, bias (conv1d, conv2d, dense). */
+static bool layer_is_conv_dense(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_CONV2D ||
+	       s->kind == XO_LAYER_DENSE;
+}
+
+/* Its op. */
+static enum xo_op layer_conv_dense_op(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_CONV1D   ? XO_OP_conv1d
+	       : s->kind == XO_LAYER_CONV2D ? XO_OP_conv2d
+	                                    : XO_OP_dense;
+}
+
+/* conv1d/conv2d/dense with an activation the ops do not fuse: run as two ops. */
 static bool act_separate(const struct xo_layer_spec *s)
 {
-	return (s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_DENSE) &&
+	return layer_is_conv_dense(s) &&
 	       s->p.activation > XO_ACTIVATION_FUSED_LAST;
 }
 
@@ -112,10 +127,10 @@ static bool layer_is_view(const struct xo_layer_spec *s)
 	       (s->kind == XO_LAYER_ACTIVATION && s->p.activation == XO_ACTIVATION_LINEAR);
 }
 
-/* A 2-D pooling layer: its ops take x[batch][len][width][ch]. */
+/* A 2-D layer (conv2d, pooling): its ops take x[batch][len][width][ch]. */
 static bool layer_is_2d(const struct xo_layer_spec *s)
 {
-	return s->kind == XO_LAYER_MAX_POOLING2D || s->kind == XO_LAYER_AVERAGE_POOLING2D ||
+	return s->kind == XO_LAYER_CONV2D || s->kind == XO_LAYER_MAX_POOLING2D || s->kind == XO_LAYER_AVERAGE_POOLING2D ||
 	       s->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D ||
 	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D;
 }
@@ -586,6 +601,7 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    [XO_LAYER_SIMPLE_RNN] = XO_NET_SIMPLE_RNN,
 		    [XO_LAYER_LSTM] = XO_NET_LSTM,
 		    [XO_LAYER_GRU] = XO_NET_GRU,
+		    [XO_LAYER_CONV2D] = XO_NET_CONV2D,
 		};
 		const struct layer *l = &m->layers[i];
 
@@ -779,10 +795,13 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 	*out = (struct xo_layer_cost){.params = xo_layer_total(&l->s)};
 	switch (l->s.kind) {
 	case XO_LAYER_CONV1D:
+	case XO_LAYER_CONV2D:
 	case XO_LAYER_DENSE: {
 		/* every output element is one dot product of w_count / out_ch
-		 * terms: out_len * w_count multiply-adds per sample */
-		double macs = (double)l->s.out_len * (double)l->s.w_count;
+		 * terms: out_len * out_w * w_count multiply-adds per sample
+		 * (conv2d: kh * kw * in_ch terms for each of its out_h * out_w
+		 * * filters outputs) */
+		double macs = (double)l->s.out_len * (double)l->s.out_w * (double)l->s.w_count;
 
 		out->flops_fwd = 2 * macs;
 		out->act_bytes_fwd = in + outb;
@@ -973,13 +992,17 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 					w[l->b_off + l->s.p.units + e] = 1.0f;
 			continue;
 		}
-		/* Keras's fans: conv1d [k][cin][cout] has receptive field k. */
-		if (l->s.w_ndim == 3) {
-			fan_in = (double)(l->s.w_dim[0] * l->s.w_dim[1]);
-			fan_out = (double)(l->s.w_dim[0] * l->s.w_dim[2]);
-		} else {
-			fan_in = (double)l->s.w_dim[0];
-			fan_out = (double)l->s.w_dim[1];
+		/* Keras's fans (initializers compute_fans): the receptive
+		 * field is the product of the kernel's leading axes (conv1d
+		 * [k][cin][cout]: k; conv2d [kh][kw][cin][cout]: kh * kw;
+		 * dense [in][out]: 1), fan_in = cin * rf, fan_out = cout * rf */
+		{
+			double rf = 1.0;
+
+			for (int d = 0; d < l->s.w_ndim - 2; d++)
+				rf *= (double)l->s.w_dim[d];
+			fan_in = (double)l->s.w_dim[l->s.w_ndim - 2] * rf;
+			fan_out = (double)l->s.w_dim[l->s.w_ndim - 1] * rf;
 		}
 		limit = sqrt(6.0 / (fan_in + fan_out));
 		for (int64_t e = 0; e < l->s.w_count; e++) {
@@ -1255,6 +1278,7 @@ static enum xo_status forward(struct xo_model *m, bool training)
 
 		switch (l->s.kind) {
 		case XO_LAYER_CONV1D:
+		case XO_LAYER_CONV2D:
 		case XO_LAYER_DENSE:
 			a.src[0] = l->in;
 			a.src[1] = l->w;
@@ -1262,12 +1286,13 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.dst[0] = act_separate(&l->s) ? l->z : l->out;
 			if (act_separate(&l->s))
 				a.p.activation = XO_ACTIVATION_LINEAR;
-			st = run_op(m, i, l->s.kind == XO_LAYER_CONV1D ? XO_OP_conv1d : XO_OP_dense,
-			            XO_DIR_FWD, &a);
+			st = run_op(m, i, layer_conv_dense_op(&l->s), XO_DIR_FWD, &a);
 			if (st || !act_separate(&l->s))
 				break;
+			/* the activation op sees the output as [out_h * out_w][ch] */
 			a = (struct xo_op_args){.p = layer_params(m, i, training)};
 			a.p.len = l->s.out_len * l->s.out_w;
+			a.p.width = 1;
 			a.p.ch = l->s.out_ch;
 			a.src[0] = l->z;
 			a.dst[0] = l->out;
@@ -1348,6 +1373,7 @@ static enum xo_status backward(struct xo_model *m)
 
 		switch (l->s.kind) {
 		case XO_LAYER_CONV1D:
+		case XO_LAYER_CONV2D:
 		case XO_LAYER_DENSE:
 			/* The last layer's gout is already w.r.t. the softmax's
 			 * input (fused CE gradient): differentiate it as linear. */
@@ -1359,6 +1385,7 @@ static enum xo_status backward(struct xo_model *m)
 				struct xo_op_args b = {.p = layer_params(m, i, true)};
 
 				b.p.len = l->s.out_len * l->s.out_w;
+				b.p.width = 1;
 				b.p.ch = l->s.out_ch;
 				b.src[0] = act_bwd_from_x(l->s.p.activation) ? l->z : l->out;
 				b.src[1] = l->gout;
@@ -1375,8 +1402,7 @@ static enum xo_status backward(struct xo_model *m)
 			a.dst[0] = l->gin;
 			a.dst[1] = l->dw;
 			a.dst[2] = l->db;
-			st = run_op(m, i, l->s.kind == XO_LAYER_CONV1D ? XO_OP_conv1d : XO_OP_dense,
-			            XO_DIR_BWD, &a);
+			st = run_op(m, i, layer_conv_dense_op(&l->s), XO_DIR_BWD, &a);
 			break;
 		case XO_LAYER_MAX_POOLING1D:
 			if (!l->need_dx)

@@ -34,6 +34,7 @@ enum xo_layer_kind {
 	XO_LAYER_SIMPLE_RNN,
 	XO_LAYER_LSTM,
 	XO_LAYER_GRU,
+	XO_LAYER_CONV2D, /* Keras Conv2D: a rank-3 [h][w][ch] input only */
 };
 
 /* One layer of a spec, with its shapes resolved. A sample's shape is
@@ -48,7 +49,7 @@ struct xo_layer_spec {
 	int64_t in_len, in_ch;        /* input of one sample */
 	int64_t out_len, out_ch;      /* output of one sample */
 	int64_t in_w, out_w;          /* width (rank 3), else 1 */
-	int64_t w_dim[3];             /* kernel shape (Keras layout) */
+	int64_t w_dim[XO_MAX_DIMS];   /* kernel shape (Keras layout) */
 	int w_ndim;                   /* 0: no parameters */
 	int64_t w_count, b_count;     /* kernel and bias elements (b 0 without bias) */
 	int64_t rk_count;             /* recurrent layers: recurrent_kernel [units][g*units] */

@@ -53,6 +53,7 @@ static const struct kind_info kinds[] = {
     {"simple_rnn", "SimpleRNN", XO_LAYER_SIMPLE_RNN},
     {"lstm", "LSTM", XO_LAYER_LSTM},
     {"gru", "GRU", XO_LAYER_GRU},
+    {"conv2d", "Conv2D", XO_LAYER_CONV2D},
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -68,6 +69,13 @@ const char *xo_spec_kind_name(enum xo_layer_kind kind)
 static const char *const conv_args[] = {"filters",  "kernel_size",   "strides",
                                         "padding",  "dilation_rate", "activation",
                                         "use_bias", "name",          NULL};
+/* conv2d: kernel_size, strides and dilation_rate are the height's;
+ * kernel_w, strides_w and dilation_w the width's (absent: as the height's,
+ * Keras's int form) */
+static const char *const conv2d_args[] = {"filters",    "kernel_size", "kernel_w",
+                                          "strides",    "strides_w",   "padding",
+                                          "dilation_rate", "dilation_w", "activation",
+                                          "use_bias",   "name",        NULL};
 static const char *const pool_args[] = {"pool_size", "strides", "padding", "name", NULL};
 /* 2-D pooling: pool_size and strides are the height's; pool_w and strides_w
  * the width's (absent: as the height's, Keras's int form) */
@@ -97,6 +105,8 @@ static const char *const *kind_args(enum xo_layer_kind k)
 	switch (k) {
 	case XO_LAYER_CONV1D:
 		return conv_args;
+	case XO_LAYER_CONV2D:
+		return conv2d_args;
 	case XO_LAYER_MAX_POOLING1D:
 	case XO_LAYER_AVERAGE_POOLING1D:
 		return pool_args;
@@ -198,7 +208,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	}
 	if (!strcmp(key, "filters") || !strcmp(key, "kernel_size") || !strcmp(key, "strides") ||
 	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
-	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w")) {
+	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w") || !strcmp(key, "kernel_w") ||
+	    !strcmp(key, "dilation_w")) {
 		if (!strcmp(val, "None") && !strcmp(key, "strides")) {
 			p->strides = 0;
 			return XO_OK;
@@ -224,6 +235,10 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->pool_w = v;
 		else if (!strcmp(key, "strides_w"))
 			p->strides_w = v;
+		else if (!strcmp(key, "kernel_w"))
+			p->kernel_w = v;
+		else if (!strcmp(key, "dilation_w"))
+			p->dilation_w = v;
 		else
 			p->units = v;
 		return XO_OK;
@@ -408,6 +423,27 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->w_dim[2] = p->filters;
 		l->b_count = p->use_bias ? p->filters : 0;
 		break;
+	case XO_LAYER_CONV2D: {
+		int64_t oh, ow, pt, pl;
+
+		if (l->in_rank != 3)
+			return rank_error(l, origin, 3);
+		p->width = l->in_w;
+		st = xo_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+		if (st)
+			return spec_error(st, origin, l->line, "%s", xo_last_error());
+		l->out_rank = 3;
+		l->out_len = oh;
+		l->out_w = ow;
+		l->out_ch = p->filters;
+		l->w_ndim = 4; /* Keras's [kh][kw][in_ch][filters] */
+		l->w_dim[0] = p->kernel_size;
+		l->w_dim[1] = xo_params_width_axis(p).kernel_size;
+		l->w_dim[2] = l->in_ch;
+		l->w_dim[3] = p->filters;
+		l->b_count = p->use_bias ? p->filters : 0;
+		break;
+	}
 	case XO_LAYER_MAX_POOLING1D:
 	case XO_LAYER_AVERAGE_POOLING1D:
 		if (l->in_rank != 2)
@@ -952,7 +988,9 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			st = spec_error(XO_EFORMAT, origin, line,
 			                "unknown layer '%s' (expected input, conv1d, "
 			                "max_pooling1d, average_pooling1d, global_average_pooling1d, "
-			                "global_max_pooling1d, flatten, dropout, dense, activation, "
+			                "global_max_pooling1d, conv2d, max_pooling2d, "
+			                "average_pooling2d, global_average_pooling2d, "
+			                "global_max_pooling2d, flatten, dropout, dense, activation, "
 			                "batch_normalization, embedding, simple_rnn, lstm or gru)",
 			                tok[0]);
 			goto out_free;
@@ -1065,12 +1103,14 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			                ki->name);
 			goto out_free;
 		}
-		if ((l->kind == XO_LAYER_CONV1D && (!l->p.filters || !l->p.kernel_size)) ||
+		if (((l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D) &&
+		     (!l->p.filters || !l->p.kernel_size)) ||
 		    ((l->kind == XO_LAYER_DENSE || xo_layer_rnn_op(l->kind) != XO_OP_COUNT) &&
 		     !l->p.units) ||
 		    (l->kind == XO_LAYER_DROPOUT && l->p.rate < 0.0f)) {
 			st = spec_error(XO_EINVAL, origin, line, "%s needs %s", ki->name,
-			                l->kind == XO_LAYER_CONV1D    ? "filters= and kernel_size="
+			                l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D
+			                    ? "filters= and kernel_size="
 			                : l->kind == XO_LAYER_DROPOUT ? "rate="
 			                                              : "units=");
 			goto out_free;

@@ -61,7 +61,9 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 		const int64_t v[] = {l->kind,         l->in_len,        l->in_ch,
 		                     l->out_len,      l->out_ch,        l->w_count,
 		                     l->b_count,      l->p.filters,     l->p.kernel_size,
-		                     l->p.strides,    l->p.dilation_rate, l->p.padding,
+		                     /* conv2d: the resolved stride (below) */
+		                     l->kind == XO_LAYER_CONV2D ? 0 : l->p.strides,
+		                     l->p.dilation_rate, l->p.padding,
 		                     l->p.activation, l->p.pool_size,   l->p.units,
 		                     (int64_t)(l->p.rate * 1e6f)};
 
@@ -70,7 +72,8 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 		/* the width axis (rank-3 samples, 2-D pooling): hashed only
 		 * where it is not the default, so the fingerprints of models
 		 * without one stay as they were */
-		if (l->in_w != 1 || l->out_w != 1 || l->p.pool_w || l->p.strides_w) {
+		if (l->kind != XO_LAYER_CONV2D &&
+		    (l->in_w != 1 || l->out_w != 1 || l->p.pool_w || l->p.strides_w)) {
 			const int64_t w[] = {l->in_w, l->out_w, l->p.pool_w, l->p.strides_w};
 
 			for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
@@ -86,6 +89,20 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 
 			for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
 				h = fnv_i64(h, r[k]);
+		}
+		/* conv2d (a kind without older fingerprints to keep): the
+		 * width and every geometry key of both axes, resolved (an
+		 * absent kernel_w is the kernel_size it stands for, strides 0
+		 * is 1), so equal models hash equal however their spec spells
+		 * the defaults */
+		if (l->kind == XO_LAYER_CONV2D) {
+			struct xo_params q = xo_params_width_axis(&l->p);
+			const int64_t c[] = {l->in_w,           l->out_w,
+			                     q.kernel_size,     xo_conv1d_stride(&l->p),
+			                     xo_conv1d_stride(&q), q.dilation_rate};
+
+			for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
+				h = fnv_i64(h, c[k]);
 		}
 	}
 	xo_spec_free(&spec);

@@ -237,6 +237,39 @@ MODELS = {
     # (its cell keeps a float32 state and jax.lax.scan refuses the mixed
     # carry); make_keras_files.py --only=rnn checks SimpleRNN's predictions
     # against the same recurrence in NumPy float64 instead
+    # Conv2D (issue 13 item 2): a fused relu, valid and same padding,
+    # strides (2, 1) and a (3, 2) kernel, between 2-D max pooling and a
+    # dense head (--only cnn2d); and Conv2D -> BatchNormalization (statistics
+    # over batch, height and width) -> relu -> global average (--only cnn_bn).
+    # Their own seed_offsets, so no other fixture changes.
+    "cnn2d": {
+        "spec": (
+            "# golden: Conv2D relu -> MaxPooling2D -> Conv2D (3, 2) kernel,\n"
+            "# strides (2, 1), same padding -> Flatten -> Dense softmax\n"
+            "input 12 12 1\n"
+            "conv2d filters=8 kernel_size=3 activation=relu\n"
+            "max_pooling2d pool_size=2\n"
+            "conv2d filters=8 kernel_size=3 kernel_w=2 strides=2 strides_w=1 padding=same\n"
+            "flatten\n"
+            "dense units=10 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 41,
+    },
+    "cnn_bn": {
+        "spec": (
+            "# golden: Conv2D (no bias) -> BatchNormalization -> relu ->\n"
+            "# GlobalAveragePooling2D -> Dense softmax\n"
+            "input 10 9 2\n"
+            "conv2d filters=6 kernel_size=3 use_bias=False\n"
+            "batch_normalization\n"
+            "activation activation=relu\n"
+            "global_average_pooling2d\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 43,
+    },
 }
 
 
@@ -306,9 +339,21 @@ def build(text):
     shape, layers = parse_spec(text)
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
             "input_dim", "output_dim")
+    # the 2-D layers' width keys: Keras takes (height, width) pairs
+    width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
+                "pool_w": "pool_size"}
     model = keras.Sequential([keras.Input(shape=shape, dtype=input_dtype(text))])
     for kind, args in layers:
         kw = {}
+        if kind.endswith("2d"):
+            for wk, hk in width_of.items():
+                if wk in args or hk in args:
+                    h = int(args[hk]) if hk in args else {"strides": 1, "dilation_rate": 1,
+                                                          "pool_size": 2}[hk]
+                    if hk == "strides" and "strides" not in args and kind != "conv2d":
+                        h = int(args.get("pool_size", 2))
+                    kw[hk] = (h, int(args.pop(wk)) if wk in args else h)
+                    args.pop(hk, None)
         for k, v in args.items():
             if k in ints:
                 kw[k] = int(v)
@@ -330,7 +375,10 @@ def build(text):
                "dense": keras.layers.Dense, "activation": keras.layers.Activation,
                "batch_normalization": keras.layers.BatchNormalization,
                "embedding": keras.layers.Embedding, "simple_rnn": keras.layers.SimpleRNN,
-               "lstm": keras.layers.LSTM, "gru": keras.layers.GRU}[kind]
+               "lstm": keras.layers.LSTM, "gru": keras.layers.GRU,
+
+               "conv2d": keras.layers.Conv2D, "max_pooling2d": keras.layers.MaxPooling2D,
+               "global_average_pooling2d": keras.layers.GlobalAveragePooling2D}[kind]
         model.add(cls(**kw))
     return model
 

@@ -14,7 +14,8 @@ seed.keras2_weights.h5 (Keras 2 ModelCheckpoint(save_weights_only=True):
 fixed-length byte-string attributes, "layer/kernel:0" dataset names);
 NAME.x.npy (float32 inputs) and NAME.y64.npy (Keras's predictions with the
 same weights in float64: the model rebuilt with dtype float64).
-Bad files: unsupported_layer.keras (a Conv2D), unsupported_option.keras (a
+Bad files: unsupported_layer.keras (a Conv3D; a Conv2D until Conv2D was
+supported, rewritten by --only=conv2d), unsupported_option.keras (a
 Dense with kernel_regularizer), not_chain.keras (a Functional with a branch).
 """
 import json
@@ -228,6 +229,60 @@ def pool2d_fixtures(out):
         write_inputs(out, name, m, r)
 
 
+def cnn2d_model():
+    """Conv2D (issue 13 item 2): a fused relu, valid, then same padding with
+    strides (2, 1) and a (3, 2) kernel after a 2-D max pooling."""
+    return keras.Sequential([
+        keras.Input(shape=(12, 12, 1)),
+        layers.Conv2D(8, 3, activation="relu"),
+        layers.MaxPooling2D(2),
+        layers.Conv2D(8, (3, 2), strides=(2, 1), padding="same"),
+        layers.Flatten(),
+        layers.Dense(10, activation="softmax"),
+    ])
+
+
+def cnn_bn_model():
+    """Conv2D -> BatchNormalization -> relu -> GlobalAveragePooling2D, with a
+    dilated (2, 1) Conv2D without bias and tanh (an activation xo runs as
+    its own op) in front."""
+    return keras.Sequential([
+        keras.Input(shape=(10, 9, 2)),
+        layers.Conv2D(4, (2, 3), dilation_rate=(2, 1), padding="same", use_bias=False,
+                      activation="tanh"),
+        layers.Conv2D(6, 3, use_bias=False),
+        layers.BatchNormalization(),
+        layers.Activation("relu"),
+        layers.GlobalAveragePooling2D(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+# the Conv2D fixtures, each with its own seed (--only=conv2d writes them
+# alone, so adding them rewrote no other file)
+CONV2D = (("cnn2d", cnn2d_model, 41), ("cnn_bn", cnn_bn_model, 43))
+
+
+def conv2d_fixtures(out):
+    """cnn2d.keras, cnn_bn.keras (BN's moving variance in [0.5, 1.5]), their
+    inputs and float64 predictions; cnn2d.h5 (legacy full model) and
+    cnn2d.keras2_weights.h5 (Keras 2's weights layout, 4-D kernels); and
+    unsupported_layer.keras again, now a Conv3D (the layer it held, Conv2D,
+    is supported)."""
+    for name, make_model, seed in CONV2D:
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize_bn(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        if name == "cnn2d":
+            m.save(os.path.join(out, name + ".h5"))
+            keras2_weights(os.path.join(out, name + ".keras2_weights.h5"), m)
+        write_inputs(out, name, m, r)
+    bad = keras.Sequential([keras.Input(shape=(6, 6, 6, 1)), layers.Conv3D(2, 3),
+                            layers.Flatten(), layers.Dense(3)])
+    bad.save(os.path.join(out, "unsupported_layer.keras"))
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -332,6 +387,10 @@ def main():
         rnn_fixtures(out)
         print("keras", keras.__version__, "wrote the rnn fixtures to", out)
         return
+    if "--only=conv2d" in sys.argv[1:]:
+        conv2d_fixtures(out)
+        print("keras", keras.__version__, "wrote the conv2d fixtures to", out)
+        return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)
         print("keras", keras.__version__, "wrote the pool2d fixtures to", out)
@@ -364,9 +423,6 @@ def main():
     fn.save(os.path.join(out, "functional.keras"))
     write_inputs(out, "functional", fn, rng)
 
-    bad = keras.Sequential([keras.Input(shape=(6, 6, 1)), layers.Conv2D(2, 3),
-                            layers.Flatten(), layers.Dense(3)])
-    bad.save(os.path.join(out, "unsupported_layer.keras"))
     bad = keras.Sequential([keras.Input(shape=(4,)),
                             layers.Dense(3, kernel_regularizer="l2")])
     bad.save(os.path.join(out, "unsupported_option.keras"))
@@ -390,6 +446,7 @@ def main():
     bn_fixtures(out)
     pool2d_fixtures(out)
     rnn_fixtures(out)
+    conv2d_fixtures(out)
     print("keras", keras.__version__, "wrote", out)
 
 

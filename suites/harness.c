@@ -167,7 +167,7 @@ static bool is_elementwise(enum xo_op op)
 
 static bool has_activation(enum xo_op op)
 {
-	return op == XO_OP_conv1d || op == XO_OP_dense;
+	return op == XO_OP_conv1d || op == XO_OP_conv2d || op == XO_OP_dense;
 }
 
 static bool is_avg_pool(enum xo_op op)
@@ -268,6 +268,7 @@ static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
 
 	switch (op) {
 	case XO_OP_conv1d:
+	case XO_OP_conv2d:
 	case XO_OP_dense:
 		return dst ? conv_dst[dir][i] : conv_src[dir][i];
 	case XO_OP_max_pooling1d:
@@ -565,6 +566,17 @@ static int64_t acc_len_max(const struct xo_case *c)
 			k = p->kernel_size * p->filters;
 			if (p->batch * out > k)
 				k = p->batch * out;
+		}
+	} else if (c->op == XO_OP_conv2d) {
+		int64_t ow, pt, pl, kw = xo_params_width_axis(p).kernel_size;
+
+		if (xo_conv2d_geometry(p, &out, &ow, &pt, &pl))
+			return 0;
+		k = p->kernel_size * kw * p->ch + 1;
+		if (c->dir == XO_DIR_BWD) {
+			k = p->kernel_size * kw * p->filters;
+			if (p->batch * out * ow > k)
+				k = p->batch * out * ow;
 		}
 	} else if (c->op == XO_OP_dense) {
 		k = c->dir == XO_DIR_FWD ? p->ch + 1 : (p->units > p->batch ? p->units : p->batch);
@@ -1075,6 +1087,7 @@ static enum xo_status fill_inputs(struct hcase *h)
 
 	switch (c->op) {
 	case XO_OP_conv1d:
+	case XO_OP_conv2d:
 	case XO_OP_dense: {
 		/* relu forward: x and w skewed positive so most outputs are
 		 * not clipped. */
@@ -1615,18 +1628,26 @@ static double ulp_of(float v)
 static void acc_lengths(const struct xo_case *c, int64_t k[XO_MAX_DST])
 {
 	const struct xo_params *p = &c->p;
-	int64_t out = 1, pad;
-	bool conv = c->op == XO_OP_conv1d;
+	int64_t out = 1, pad, taps = 1;
+	bool conv = c->op == XO_OP_conv1d || c->op == XO_OP_conv2d;
 
-	if (conv)
+	if (c->op == XO_OP_conv1d) {
 		xo_conv1d_geometry(p, &out, &pad);
+		taps = p->kernel_size;
+	} else if (c->op == XO_OP_conv2d) {
+		int64_t oh = 1, ow = 1, pl;
+
+		/* conv2d: the taps are kh*kw, the outputs of a filter oh*ow */
+		xo_conv2d_geometry(p, &oh, &ow, &pad, &pl);
+		out = oh * ow;
+		taps = p->kernel_size * xo_params_width_axis(p).kernel_size;
+	}
 	if (c->dir == XO_DIR_FWD) {
-		/* kernel_size * ch (or ch) products, plus the bias */
-		k[0] = (conv ? p->kernel_size * p->ch : p->ch) + (p->use_bias ? 1 : 0);
+		/* taps * ch (or ch) products, plus the bias */
+		k[0] = (conv ? taps * p->ch : p->ch) + (p->use_bias ? 1 : 0);
 		k[1] = k[2] = 0;
 	} else {
-		k[0] =
-		    conv ? p->kernel_size * p->filters : p->units; /* dx: over window and filters */
+		k[0] = conv ? taps * p->filters : p->units; /* dx: over window and filters */
 		k[1] = p->batch * out;                             /* dw: over samples and steps */
 		k[2] = p->batch * out;                             /* db */
 	}
@@ -2110,10 +2131,11 @@ static enum xo_status set_tolerances(struct hcase *h, struct xo_backend *ref)
 
 	switch (c->op) {
 	case XO_OP_conv1d:
+	case XO_OP_conv2d:
 	case XO_OP_dense: {
 		double *prop[XO_MAX_DST] = {0};
 		int64_t k[XO_MAX_DST];
-		int64_t last = c->op == XO_OP_conv1d ? p->filters : p->units;
+		int64_t last = c->op == XO_OP_dense ? p->units : p->filters;
 
 		acc_lengths(c, k);
 		for (int i = 0; i < XO_MAX_DST && c->dir == XO_DIR_BWD; i++) {
@@ -2357,6 +2379,53 @@ static int64_t conv_geometry_zeros(const struct xo_params *p, int slot)
 	return z;
 }
 
+/* One axis of a conv2d (q: xo_params_width_axis for the width): *taps gets
+ * the count of taps some output reads inside [0, len), *cells the count of
+ * input positions some (output, tap) pair reads. */
+static void conv_axis_seen(const struct xo_params *q, int64_t out, int64_t pad, int64_t *taps,
+			   int64_t *cells)
+{
+	int64_t s = xo_conv1d_stride(q), d = q->dilation_rate;
+
+	*taps = *cells = 0;
+	for (int64_t k = 0; k < q->kernel_size; k++) {
+		bool seen = false;
+
+		for (int64_t o = 0; o < out && !seen; o++) {
+			int64_t t = o * s + k * d - pad;
+
+			seen = t >= 0 && t < q->len;
+		}
+		*taps += seen;
+	}
+	for (int64_t t = 0; t < q->len; t++) {
+		bool seen = false;
+
+		for (int64_t o = 0; o < out && !seen; o++)
+			for (int64_t k = 0; k < q->kernel_size && !seen; k++)
+				seen = o * s + k * d - pad == t;
+		*cells += seen;
+	}
+}
+
+/* conv2d bwd zeros fixed by the geometry: dw taps (i, j) of which either
+ * axis sees only padding, dx cells of which either axis is in no window. */
+static int64_t conv2d_geometry_zeros(const struct xo_params *p, int slot)
+{
+	struct xo_params q = xo_params_width_axis(p);
+	int64_t oh, ow, pt, pl, th, tw, ch, cw;
+
+	if (xo_conv2d_geometry(p, &oh, &ow, &pt, &pl))
+		return 0;
+	conv_axis_seen(p, oh, pt, &th, &ch);
+	conv_axis_seen(&q, ow, pl, &tw, &cw);
+	if (slot == 1)
+		return (p->kernel_size * q.kernel_size - th * tw) * p->ch * p->filters;
+	if (slot == 0)
+		return (p->len * p->width - ch * cw) * p->batch * p->ch;
+	return 0;
+}
+
 /*
  * Zeros an op must produce whatever the kernel (structural zeros), counted
  * from the inputs and the geometry: relu fwd where x <= 0 (or conv1d/dense
@@ -2390,10 +2459,13 @@ static int64_t structural_zeros(const struct hcase *h, int slot)
 		return conv_geometry_zeros(p, slot);
 	if (xo_op_is_rnn(c->op))
 		return rnn_structural_zeros(h, slot);
+	if (c->op == XO_OP_conv2d && c->dir == XO_DIR_BWD)
+		return conv2d_geometry_zeros(p, slot);
 	if (slot != 0)
 		return 0;
 	switch (c->op) {
 	case XO_OP_conv1d:
+	case XO_OP_conv2d:
 	case XO_OP_dense:
 		if (c->dir == XO_DIR_FWD && p->activation == XO_ACTIVATION_RELU)
 			for (int64_t e = 0; e < h->dn[0]; e++)

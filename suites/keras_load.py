@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """keras_load.py XO FIXTURES WORKDIR - the files xo writes, loaded by Keras 3.
 
-xo trains the seed and bn .keras fixtures for one epoch and saves it as .keras and
+xo trains the seed, bn, cnn2d and cnn_bn .keras fixtures for one epoch and saves it as .keras and
 .weights.h5 (`xo train --save`); Keras loads them unchanged
 (keras.saving.load_model, model.load_weights) and its predictions must match
 xo's (`xo predict --device ref`) within 1e-5, the issue's target (the
@@ -38,9 +38,11 @@ def main():
     # statistics (trained: the moving statistics move too) in Keras's order
     # lstm.keras (issue 15): int32 ids through an Embedding, an LSTM's
     # kernel, recurrent_kernel and bias in the cell's vars; gru.keras: two
-    # GRUs (reset_after's [2, 3u] bias, go_backwards)
+    # GRUs (reset_after's [2, 3u] bias, go_backwards); cnn2d.keras and
+    # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs
     for name, shape, classes in (("seed", (29, 1), 12), ("bn", (13, 3), 4),
-                                 ("lstm", (12,), 5), ("gru", (12, 3), 5)):
+                                 ("lstm", (12,), 5), ("gru", (12, 3), 5),
+                                 ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4)):
         ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
     ok = compiled(xo, os.path.join(work, "compiled")) and ok
     return 0 if ok else 1

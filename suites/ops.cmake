@@ -63,7 +63,7 @@ function(xo_add_op_tests shapes label prefix)
     endif()
     string(REGEX MATCH "^[a-z_0-9]+" op "${l}")
     set(pad "")
-    if(op MATCHES "^(conv1d|max_pooling1d|average_pooling1d|max_pooling2d|average_pooling2d)$")
+    if(op MATCHES "^(conv1d|conv2d|max_pooling1d|average_pooling1d|max_pooling2d|average_pooling2d)$")
       set(pad "valid")
       if(l MATCHES "padding=([a-z]+)")
         set(pad ${CMAKE_MATCH_1})
@@ -128,7 +128,7 @@ set(XO_CHECK_CLI_CASES
   "kernel_too_long|2|check|--op|conv1d|len=29|ch=1|filters=16|kernel_size=30"
   "overflow|2|check|--op|conv1d|len=29|ch=1|filters=16|kernel_size=3|batch=9223372036854775807"
   "unknown_key|2|check|--op|conv1d|foo=3"
-  "unknown_op|2|check|--op|conv2d"
+  "unknown_op|2|check|--op|conv3d"
   "unknown_option|2|check|--bogus"
   "op_twice|2|check|--op|relu|--op|dense"
   "unknown_backend|2|check|--op|relu|--backend|gpu9"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """xo train and predict take x as (n, H, W, C) for an 'input H W C' model
-(issue 13 item 2), and refuse a 4-D x whose sample size differs, exit 2."""
+(issue 13 item 2), and refuse a 4-D x whose sample size differs, exit 2;
+xo summary prints a Conv2D's shapes and parameter counts as Keras does."""
 import os
 import subprocess
 import sys
@@ -37,4 +38,18 @@ assert p.shape == (20, 3) and np.all(np.abs(p.sum(axis=1) - 1) < 1e-5)
 r = run("predict", "--model", spec, "--weights", w, "--input", "bad.npy", "--output",
         "q.npy", "--device", "cpu")
 assert r.returncode == 2 and "does not match the model input (60 values" in r.stderr
+# xo summary of a Conv2D prints Keras's shapes and counts (issue 13 item 2):
+# Conv2D(8, 3) on 28x28x1 is (None, 26, 26, 8) with 3*3*1*8 + 8 = 80 params
+with open(os.path.join(work, "c2d.model"), "w") as f:
+    f.write("input 28 28 1\nconv2d filters=8 kernel_size=3 activation=relu\n"
+            "conv2d filters=4 kernel_size=3 kernel_w=2 strides=2 strides_w=1 padding=same\n"
+            "flatten\ndense units=3 activation=softmax\n")
+r = subprocess.run([xo, "summary", "--model", "c2d.model"], capture_output=True, text=True,
+                   cwd=work)
+print(r.stdout)
+rows = [l.split() for l in r.stdout.splitlines() if "(Conv2D)" in l]
+assert r.returncode == 0 and len(rows) == 2, r.stderr
+assert " ".join(rows[0][2:]) == "(None, 26, 26, 8) 80", rows[0]
+# same, strides (2, 1): ceil(26 / 2) = 13 rows, 26 columns; 3*2*8*4 + 4 = 196
+assert " ".join(rows[1][2:]) == "(None, 13, 26, 4) 196", rows[1]
 print("ok")

@@ -52,6 +52,10 @@ static const struct {
 } cases[] = {
 	{XO_OP_conv1d, XO_DIR_FWD, "batch=2 len=9 ch=2 filters=3 kernel_size=3 activation=relu"},
 	{XO_OP_conv1d, XO_DIR_BWD, "batch=2 len=9 ch=2 filters=3 kernel_size=3 activation=relu"},
+	{XO_OP_conv2d, XO_DIR_FWD,
+	 "batch=2 len=5 width=4 ch=2 filters=3 kernel_size=3 kernel_w=2 padding=same activation=relu"},
+	{XO_OP_conv2d, XO_DIR_BWD,
+	 "batch=2 len=5 width=4 ch=2 filters=3 kernel_size=3 kernel_w=2 padding=same activation=relu"},
 	{XO_OP_max_pooling1d, XO_DIR_FWD, "batch=2 len=9 ch=2 pool_size=3"},
 	{XO_OP_max_pooling1d, XO_DIR_BWD, "batch=2 len=9 ch=2 pool_size=3"},
 	{XO_OP_average_pooling1d, XO_DIR_FWD, "batch=2 len=9 ch=2 pool_size=3 padding=same"},
@@ -226,6 +230,8 @@ static void test_fused_launch_counts(void **state)
 	} want[] = {
 		{XO_OP_conv1d, XO_DIR_FWD, "batch=2 len=9 ch=2 filters=3 kernel_size=3 activation=relu", 1},
 		{XO_OP_conv1d, XO_DIR_BWD, "batch=2 len=9 ch=2 filters=3 kernel_size=3 activation=relu", 2},
+		{XO_OP_conv2d, XO_DIR_FWD, "batch=2 len=5 width=4 ch=2 filters=3 kernel_size=3 activation=relu", 1},
+		{XO_OP_conv2d, XO_DIR_BWD, "batch=2 len=5 width=4 ch=2 filters=3 kernel_size=3 activation=relu", 2},
 		{XO_OP_dense, XO_DIR_FWD, "batch=3 ch=5 units=4 activation=sigmoid", 1},
 		{XO_OP_dense, XO_DIR_BWD, "batch=3 ch=5 units=4 activation=sigmoid", 2},
 		{XO_OP_adam, XO_DIR_FWD, "size=1000", 1},
@@ -514,6 +520,11 @@ static void test_views_odd_offsets(void **state)
 	check_views(XO_OP_conv1d, XO_DIR_FWD,
 		    "batch=2 len=9 ch=3 filters=5 kernel_size=3 padding=same activation=relu");
 	check_views(XO_OP_conv1d, XO_DIR_BWD, "batch=2 len=9 ch=3 filters=5 kernel_size=3");
+	check_views(XO_OP_conv2d, XO_DIR_FWD,
+		    "batch=2 len=6 width=5 ch=3 filters=5 kernel_size=3 kernel_w=2 padding=same "
+		    "activation=relu");
+	check_views(XO_OP_conv2d, XO_DIR_BWD,
+		    "batch=3 len=7 width=6 ch=3 filters=5 kernel_size=2 strides=2 activation=relu");
 	check_views(XO_OP_dense, XO_DIR_FWD, "batch=9 ch=11 units=10");
 	check_views(XO_OP_dense, XO_DIR_BWD, "batch=3 ch=5 units=4 activation=relu");
 	/* Batches past a dw chunk (PoCL's row splits the dw sums) or a

@@ -264,6 +264,70 @@ static void test_pool2d_cost_and_ident(void **state)
 	assert_string_equal(arch[0], "bd5c6f95b448fe39");
 }
 
+/*
+ * conv2d's cost and fingerprint (issue 13 item 2): out_h * out_w * w_count
+ * multiply-adds per sample forward (a first layer: dW only backward), and
+ * the fingerprint tells apart specs that differ only in a width geometry key
+ * (dilation_w: the same shapes and kernel) while an absent kernel_w and the
+ * same value written out hash alike.
+ */
+static void test_conv2d_cost_and_ident(void **state)
+{
+	/* [6][5][2] -> (3, 2) kernel, 3 filters: [4][4][3], w_count 36 */
+	static const char *const spec = "input 6 5 2\nconv2d filters=3 kernel_size=3 kernel_w=2 "
+	                                 "activation=tanh\nflatten\ndense units=3 "
+	                                 "activation=softmax\n";
+	static const char *const texts[4] = {
+	    "input 7 7 1\nconv2d filters=2 kernel_size=3 padding=same dilation_w=2\nflatten\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 7 7 1\nconv2d filters=2 kernel_size=3 padding=same\nflatten\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 7 7 1\nconv2d filters=2 kernel_size=3 kernel_w=3 padding=same strides_w=1\n"
+	    "flatten\ndense units=3 activation=softmax\n",
+	    "input 7 7 1\nconv2d filters=2 kernel_size=3 padding=same strides=1 dilation_w=1\n"
+	    "flatten\n"
+	    "dense units=3 activation=softmax\n",
+	};
+	char dir[] = "/tmp/xo_test_cost.XXXXXX", path[4][64], name[64], arch[4][32];
+	struct xo_backend *be;
+	struct xo_model *m;
+	struct xo_layer_cost c;
+	const double macs = 4.0 * 4.0 * 36.0, in = 4.0 * 60, out = 4.0 * 48;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(spec, "c2d", be, 1, &m), XO_OK);
+	xo_model_layer_cost(m, 0, &c);
+	assert_close(c.flops_fwd, 2 * macs);
+	assert_close(c.flops_bwd, 2 * macs); /* the first layer: no dx */
+	assert_close(c.w_bytes_fwd, 4.0 * (36 + 3));
+	/* tanh runs as its own op: z written and read again */
+	assert_close(c.act_bytes_fwd, in + out + 2 * out);
+	assert_int_equal(c.ops_predict, 2);
+	assert_int_equal(c.ops_bwd, 2);
+	xo_model_close(m);
+	xo_backend_close(be);
+
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 4; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+		                                     sizeof(arch[i])),
+		                 XO_OK);
+		unlink(path[i]);
+	}
+	rmdir(dir);
+	assert_string_not_equal(arch[0], arch[1]);
+	assert_string_equal(arch[1], arch[2]);
+	assert_string_equal(arch[1], arch[3]);
+}
+
 static void test_cost_predict_call(void **state)
 {
 	struct xo_probe p = synth_probe();
@@ -650,6 +714,7 @@ int main(void)
 	    cmocka_unit_test(test_diagnosis_rules),    cmocka_unit_test(test_crossover),
 	    cmocka_unit_test(test_crossover_interval), cmocka_unit_test(test_what_if),
 	    cmocka_unit_test(test_pool2d_cost_and_ident),
+	    cmocka_unit_test(test_conv2d_cost_and_ident),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

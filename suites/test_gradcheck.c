@@ -59,7 +59,7 @@
 #define GC_TOL_LINEAR 1e-8
 #define GC_TOL_SMOOTH 1e-6
 #define GC_KINK 2e-3
-#define GC_CASES_MAX 256
+#define GC_CASES_MAX 288
 
 /* One gradient-check case: an op and its parameters. */
 struct gc_case {
@@ -120,6 +120,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 
 	switch (op) {
 	case XO_OP_conv1d:
+	case XO_OP_conv2d:
 	case XO_OP_dense:
 		return with_params[s];
 	case XO_OP_max_pooling1d:
@@ -304,7 +305,7 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 	}
 	if (c->op == XO_OP_simple_rnn && c->p.activation == XO_ACTIVATION_RELU)
 		return rnn_relu_kink_free(c, d);
-	if ((c->op == XO_OP_conv1d || c->op == XO_OP_dense) &&
+	if ((c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense) &&
 	    c->p.activation == XO_ACTIVATION_RELU) {
 		struct xo_params q = c->p;
 
@@ -448,7 +449,7 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	 * ops that do not accumulate */
 	assert_int_equal(xo_tensor_read(tym, buf2, 0, d->ny), XO_OK);
 	for (int64_t k = 0; k < d->ny; k++) {
-		bool acc = c->op == XO_OP_conv1d || c->op == XO_OP_dense ||
+		bool acc = c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense ||
 			   c->op == XO_OP_average_pooling1d ||
 			   c->op == XO_OP_global_average_pooling1d ||
 			   c->op == XO_OP_average_pooling2d ||
@@ -530,9 +531,10 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 					 c->name, i, (long long)k, (double)buf[k], (double)buf2[k]);
 		}
 	}
-	/* dx is optional for conv1d, dense and the recurrent ops: without it,
-	 * dw (dkernel) is unchanged */
-	if (c->op == XO_OP_conv1d || c->op == XO_OP_dense || xo_op_is_rnn(c->op)) {
+	/* dx is optional for conv1d, conv2d, dense and the recurrent ops:
+	 * without it, dw (dkernel) is unchanged */
+	if (c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense ||
+	    xo_op_is_rnn(c->op)) {
 		int64_t n = slot_elems(&d->bd[1]);
 
 		assert_int_equal(xo_tensor_read(tg[1], buf2, 0, n), XO_OK);
@@ -934,6 +936,47 @@ static void test_known_conv1d(void **state)
  * filter f has w[k][0][f] = (f - 8) / 8 for every k and bias 0, so
  * y[o][f] = relu((f - 8)/8 * (x[o] + x[o+1] + x[o+2])) with x[i] = i / 32:
  * (f - 8) * 3 (o + 1) / 256, 0 for f < 8 (all exact in float). */
+/* conv2d on x = 1..9 as a 3x3 image, one channel, w = [[1, 2], [3, 4]]
+ * (w[i][j]), b = 0: y[r][s] = x[r][s] + 2 x[r][s+1] + 3 x[r+1][s] + 4 x[r+1][s+1]. */
+static void conv2d_case(enum xo_padding pad, int64_t strides_w, const float *want, int64_t oh,
+			int64_t ow)
+{
+	const float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 2, 3, 4}, b = 0.0f;
+	struct xo_op_args a = {.p = xo_params_default()};
+	float y[9];
+	struct kv k;
+
+	kv_open(&k);
+	a.p.len = 3;
+	a.p.width = 3;
+	a.p.kernel_size = 2;
+	a.p.strides_w = strides_w;
+	a.p.padding = pad;
+	a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 4, (int64_t[]){1, 3, 3, 1}, x);
+	a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 4, (int64_t[]){2, 2, 1, 1}, w);
+	a.src[2] = kv_tensor(&k, XO_DTYPE_F32, 1, (int64_t[]){1}, &b);
+	a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 4, (int64_t[]){1, oh, ow, 1}, NULL);
+	assert_int_equal(xo_op_run(k.be, XO_OP_conv2d, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], y, 0, oh * ow), XO_OK);
+	expect(y, want, oh * ow);
+	kv_close(&k);
+}
+
+static void test_known_conv2d(void **state)
+{
+	(void)state;
+	/* valid: 1 + 4 + 12 + 20 = 37, then +10 per column, +30 per row */
+	conv2d_case(XO_PADDING_VALID, 0, (const float[]){37, 47, 67, 77}, 2, 2);
+	/* same with a 2x2 kernel: total padding 1 per axis, all of it below and
+	 * right (Keras/TF put the smaller half above and left): the last row
+	 * and column lose their second taps, y[2][2] = x[2][2] = 9 */
+	conv2d_case(XO_PADDING_SAME, 0,
+		    (const float[]){37, 47, 3 + 3 * 6, 67, 77, 6 + 3 * 9, 7 + 2 * 8, 8 + 2 * 9, 9}, 3,
+		    3);
+	/* same, width stride 2: columns 0 and 2 of the above */
+	conv2d_case(XO_PADDING_SAME, 2, (const float[]){37, 21, 67, 33, 23, 9}, 3, 2);
+}
+
 static void test_known_seed_conv(void **state)
 {
 	float x[29], w[3 * 16], y[27 * 16], mag[27 * 16];
@@ -1305,7 +1348,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
 	    op == XO_OP_batch_normalization || xo_op_is_rnn(op) ||
 	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
-	    ((op == XO_OP_conv1d || op == XO_OP_dense) &&
+	    ((op == XO_OP_conv1d || op == XO_OP_conv2d || op == XO_OP_dense) &&
 	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
 		c->tol = GC_TOL_SMOOTH;
 	n = snprintf(c->name, sizeof(c->name), "%s ", xo_op_name(op));
@@ -1412,6 +1455,44 @@ static void build_cases(void)
 		p.ch = 2;
 		add_case(XO_OP_global_average_pooling2d, p);
 		add_case(XO_OP_global_max_pooling2d, p);
+	}
+	/* conv2d: valid/same (same with an even kernel: the smaller half of the
+	 * padding above/left), strides and dilation on each axis alone and a
+	 * width stride unlike the height's, non-square kernels, use_bias 0/1;
+	 * linear and relu on every geometry (piecewise linear: any size), the
+	 * smooth sigmoid and softmax on one channel and at most 6 taps so the
+	 * truncation bound of the header (6 terms per output) holds */
+	for (int k = 0; k < 6; k++) {
+		static const int64_t geo[6][8] = {
+		    /* pad, kernel_size, kernel_w, strides, strides_w, dil, dil_w, width */
+		    {XO_PADDING_VALID, 3, 2, 1, 0, 1, 0, 5},
+		    {XO_PADDING_SAME, 2, 4, 1, 0, 1, 0, 6},
+		    {XO_PADDING_VALID, 3, 3, 2, 1, 1, 0, 6},
+		    {XO_PADDING_SAME, 2, 3, 1, 2, 1, 0, 7},
+		    {XO_PADDING_VALID, 2, 3, 1, 0, 2, 1, 6},
+		    {XO_PADDING_SAME, 3, 2, 1, 0, 1, 2, 5},
+		};
+
+		for (int v = 0; v < 4; v++) {
+			p = xo_params_default();
+			p.batch = 2;
+			p.len = 6;
+			p.width = geo[k][7];
+			p.ch = v < 2 ? 2 : 1;
+			p.filters = 3;
+			p.padding = (enum xo_padding)geo[k][0];
+			p.kernel_size = geo[k][1];
+			p.kernel_w = geo[k][2];
+			p.strides = geo[k][3];
+			p.strides_w = geo[k][4];
+			p.dilation_rate = geo[k][5];
+			p.dilation_w = geo[k][6];
+			p.use_bias = (k + v) % 2;
+			p.activation = acts[v];
+			if (v >= 2 && p.kernel_size * p.kernel_w > 6)
+				continue;
+			add_case(XO_OP_conv2d, p);
+		}
 	}
 	for (int bias = 0; bias < 2; bias++)
 		for (int act = 0; act < 4; act++) {
@@ -1526,6 +1607,7 @@ int main(void)
 	static const struct CMUnitTest known[] = {
 		cmocka_unit_test(test_known_conv1d),
 		cmocka_unit_test(test_known_seed_conv),
+		cmocka_unit_test(test_known_conv2d),
 		cmocka_unit_test(test_known_max_pooling1d),
 		cmocka_unit_test(test_known_dense_softmax_sigmoid),
 		cmocka_unit_test(test_known_crossentropy_accuracy),

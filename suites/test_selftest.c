@@ -305,6 +305,76 @@ static enum xo_status elu_fwd_20ulp(struct xo_backend *be, const struct xo_op_ar
 	return st;
 }
 
+/*
+ * conv2d fwd, naive, linear activation, with one of two convention errors:
+ * transposed reads the kernel as w[kw][kh][ch][f] (taps i and j swapped;
+ * equal sizes on a square kernel, so only the values are wrong); ceil_left
+ * splits a same padding on the width with the larger half on the left
+ * (Keras puts the smaller half there).
+ */
+static enum xo_status conv2d_fwd_naive(const struct xo_op_args *a, bool transposed,
+				       bool ceil_left)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_params q = xo_params_width_axis(p);
+	const float *x = xo_tensor_f32(a->src[0]), *w = xo_tensor_f32(a->src[1]);
+	const float *b = p->use_bias ? xo_tensor_f32(a->src[2]) : NULL;
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t oh, ow, pt, pl, kh = p->kernel_size, kw = q.kernel_size;
+	int64_t sh = xo_conv1d_stride(p), sw = xo_conv1d_stride(&q);
+	int64_t dh = p->dilation_rate, dw = q.dilation_rate;
+	enum xo_status st = xo_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+
+	if (st)
+		return st;
+	if (ceil_left && p->padding == XO_PADDING_SAME) {
+		int64_t total = (ow - 1) * sw + (kw - 1) * dw + 1 - p->width;
+
+		pl = total > 0 ? total - total / 2 : 0;
+	}
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t r = 0; r < oh; r++)
+			for (int64_t c = 0; c < ow; c++)
+				for (int64_t f = 0; f < p->filters; f++) {
+					double acc = b ? b[f] : 0.0;
+
+					for (int64_t i = 0; i < kh; i++)
+						for (int64_t j = 0; j < kw; j++) {
+							int64_t xr = r * sh + i * dh - pt;
+							int64_t xc = c * sw + j * dw - pl;
+							int64_t tap = transposed ? j * kh + i : i * kw + j;
+
+							if (xr < 0 || xr >= p->len || xc < 0 ||
+							    xc >= p->width)
+								continue;
+							for (int64_t ci = 0; ci < p->ch; ci++)
+								acc += (double)x[((n * p->len + xr) *
+										      p->width +
+										  xc) *
+										     p->ch +
+										 ci] *
+								       w[(tap * p->ch + ci) *
+									     p->filters +
+									 f];
+						}
+					y[((n * oh + r) * ow + c) * p->filters + f] = (float)acc;
+				}
+	return XO_OK;
+}
+
+static enum xo_status conv2d_fwd_transposed(struct xo_backend *be, const struct xo_op_args *a)
+{
+	(void)be;
+	return conv2d_fwd_naive(a, true, false);
+}
+
+static enum xo_status conv2d_fwd_same_ceil_left(struct xo_backend *be,
+						const struct xo_op_args *a)
+{
+	(void)be;
+	return conv2d_fwd_naive(a, false, true);
+}
+
 /* conv1d bwd that never writes one element of dw. */
 static enum xo_status conv1d_bwd_skip_one(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -604,6 +674,11 @@ static const struct fault faults[] = {
      "batch=2 len=9 ch=2 filters=3 kernel_size=3 use_bias=1", XO_FAIL_MISMATCH},
     {"fault-conv-off-by-one", XO_OP_conv1d, XO_DIR_FWD, conv1d_fwd_off_by_one, XO_HMODE_REAL,
      "batch=2 len=9 ch=2 filters=3 kernel_size=3 use_bias=0", XO_FAIL_MISMATCH},
+    {"fault-conv2d-kernel-transposed", XO_OP_conv2d, XO_DIR_FWD, conv2d_fwd_transposed,
+     XO_HMODE_EXACT, "batch=2 len=6 width=5 ch=2 filters=3 kernel_size=3", XO_FAIL_MISMATCH},
+    {"fault-conv2d-same-split-width", XO_OP_conv2d, XO_DIR_FWD, conv2d_fwd_same_ceil_left,
+     XO_HMODE_EXACT, "batch=2 len=6 width=7 ch=2 filters=3 kernel_size=3 kernel_w=2 padding=same",
+     XO_FAIL_MISMATCH},
     {"fault-pool-last-max", XO_OP_max_pooling1d, XO_DIR_BWD, pool_bwd_last_max, XO_HMODE_EXACT,
      "batch=4 len=12 ch=3 pool_size=3", XO_FAIL_MISMATCH},
     {"fault-avgpool-full-window", XO_OP_average_pooling1d, XO_DIR_FWD, avgpool_fwd_full_window,

@@ -64,6 +64,7 @@ enum xo_net_kind {
 	XO_NET_SIMPLE_RNN, /* the recurrent layers: no fused path (yet) */
 	XO_NET_LSTM,
 	XO_NET_GRU,
+	XO_NET_CONV2D, /* Keras Conv2D: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before

@@ -102,7 +102,14 @@ def fixtures(d, xo):
                        ("rank3_conv1d", "input 6 5 2\nconv1d filters=4 kernel_size=3\nflatten\n"
                                         "dense units=5 activation=softmax\n"),
                        ("rank3_huge", "input 4194304 4194304 4194304\nflatten\n"
-                                      "dense units=5 activation=softmax\n")):
+                                      "dense units=5 activation=softmax\n"),
+                       # conv2d geometry errors (issue 13 item 2)
+                       ("c2d_rank2", "input 17 2\nconv2d filters=4 kernel_size=3\nflatten\n"
+                                     "dense units=5 activation=softmax\n"),
+                       ("c2d_empty", "input 8 6 1\nconv2d filters=4 kernel_size=3 kernel_w=7\n"
+                                     "flatten\ndense units=5 activation=softmax\n"),
+                       ("c2d_sd", "input 8 6 1\nconv2d filters=4 kernel_size=3 strides=2 "
+                                  "dilation_w=2\nflatten\ndense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids (issue 15 items 2-3)
@@ -266,6 +273,29 @@ def keras_channels_first(d):  # pool2d.keras with its MaxPooling2D channels_firs
             dst.writestr(name, data)
 
 
+def keras_conv2d_edit(key, value, out, **more):
+    """A fixture: cnn2d.keras with its first Conv2D's config key set to value
+    (and the keys of more) (issue 13 item 2: the Conv2D options crossover
+    refuses)."""
+    def make(d):
+        import json
+        import zipfile
+        shutil.copy(os.path.join(KERAS, "cnn2d.x.npy"), f"{d}/kx.npy")
+        with zipfile.ZipFile(os.path.join(KERAS, "cnn2d.keras")) as src, \
+                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
+            for name in src.namelist():
+                data = src.read(name)
+                if name == "config.json":
+                    cfg = json.loads(data)
+                    layer = next(l for l in cfg["config"]["layers"]
+                                 if l["class_name"] == "Conv2D")
+                    layer["config"][key] = value
+                    layer["config"].update(more)
+                    data = json.dumps(cfg).encode()
+                dst.writestr(name, data)
+    return make
+
+
 def keras_truncated_h5(d):
     keras_inputs(d)
     data = open(os.path.join(KERAS, "seed.weights.h5"), "rb").read()
@@ -391,7 +421,13 @@ CASES = {
     "keras_weights_wrong_shape": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.legacy_weights.h5")), 2, r"seed\.legacy_weights\.h5: layer 'conv1d': kernel has shape \(3, 1, 16\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
     "keras3_weights_of_another_model": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: layer 'hidden': kernel has shape \(64, 32\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
     "keras_truncated_weights_h5": (kpredict(os.path.join(KERAS, "seed.keras"), "trunc.weights.h5"), 2, r"trunc\.weights\.h5: not a readable HDF5 file", ["out.npy"], keras_truncated_h5, {}, None),
-    "keras_unsupported_layer": (kpredict(os.path.join(KERAS, "unsupported_layer.keras")), 2, r"unsupported_layer\.keras: layer 'conv2d' \(Conv2D\) is not supported", ["out.npy"], keras_inputs, {}, None),
+    "keras_unsupported_layer": (kpredict(os.path.join(KERAS, "unsupported_layer.keras")), 2, r"unsupported_layer\.keras: layer 'conv3d' \(Conv3D\) is not supported", ["out.npy"], keras_inputs, {}, None),
+    # Conv2D options crossover does not run: refused by name (layer, class, option)
+    "keras_conv2d_channels_first": (kpredict("c2d_cfirst.keras"), 2, r"c2d_cfirst\.keras: layer 'conv2d' \(Conv2D\): data_format: only channels_last is supported", ["out.npy"], keras_conv2d_edit("data_format", "channels_first", "c2d_cfirst.keras"), {}, None),
+    "keras_conv2d_groups": (kpredict("c2d_groups.keras"), 2, r"c2d_groups\.keras: layer 'conv2d' \(Conv2D\): groups: only 1 is supported", ["out.npy"], keras_conv2d_edit("groups", 2, "c2d_groups.keras"), {}, None),
+    "keras_conv2d_regularizer": (kpredict("c2d_reg.keras"), 2, r"c2d_reg\.keras: layer 'conv2d' \(Conv2D\): kernel_regularizer is not supported", ["out.npy"], keras_conv2d_edit("kernel_regularizer", {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, "registered_name": None}, "c2d_reg.keras"), {}, None),
+    "keras_conv2d_constraint": (kpredict("c2d_con.keras"), 2, r"c2d_con\.keras: layer 'conv2d' \(Conv2D\): bias_constraint is not supported", ["out.npy"], keras_conv2d_edit("bias_constraint", {"module": "keras.constraints", "class_name": "NonNeg", "config": {}, "registered_name": None}, "c2d_con.keras"), {}, None),
+    "keras_conv2d_strides_with_dilation": (kpredict("c2d_sd.keras"), 2, r"c2d_sd\.keras.*conv2d: strides > 1 with dilation_rate > 1 is not allowed \(Keras\)", ["out.npy"], keras_conv2d_edit("dilation_rate", [1, 2], "c2d_sd.keras", strides=[2, 1]), {}, None),
     "keras_unsupported_option": (kpredict(os.path.join(KERAS, "unsupported_option.keras")), 2, r"unsupported_option\.keras: layer '[a-z_0-9]+' \(Dense\): kernel_regularizer is not supported", ["out.npy"], keras_inputs, {}, None),
     # BatchNormalization options crossover does not run: refused by name (layer, class, option)
     "keras_bn_axis": (kpredict(os.path.join(KERAS, "bn_axis.keras")), 2, r"bn_axis\.keras: layer '[a-z_0-9]+' \(BatchNormalization\): axis: only -1 \(the last axis, channels\) is supported", ["out.npy"], keras_inputs, {}, None),
@@ -422,6 +458,9 @@ CASES = {
     # geometry from a file, range-checked before arithmetic
     "spec_rank3_dense": (predict(model="rank3_dense.model"), 2, r"rank3_dense\.model:2: dense needs a flat input; got \[6\]\[5\]\[2\] \(add a flatten layer before it\)", ["out.npy"], None, {}, None),
     "spec_rank3_conv1d": (predict(model="rank3_conv1d.model"), 2, r"rank3_conv1d\.model:2: conv1d needs a \[steps\]\[channels\] input, got \[6\]\[5\]\[2\]", ["out.npy"], None, {}, None),
+    "spec_conv2d_on_rank2": (predict(model="c2d_rank2.model"), 2, r"c2d_rank2\.model:2: conv2d needs a \[height\]\[width\]\[channels\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
+    "spec_conv2d_output_empty": (predict(model="c2d_empty.model"), 2, r"c2d_empty\.model:2: conv2d: receptive field 7 \(dilation_w\*\(kernel_w-1\)\+1\) is longer than width=6 with padding=valid", ["out.npy"], None, {}, None),
+    "spec_conv2d_strides_with_dilation": (predict(model="c2d_sd.model"), 2, r"c2d_sd\.model:2: conv2d: strides > 1 with dilation_rate > 1 is not allowed \(Keras\)", ["out.npy"], None, {}, None),
     "spec_rank3_size_overflows": (predict(model="rank3_huge.model"), 2, r"rank3_huge\.model:1: input: size overflows", ["out.npy"], None, {}, None),
     "spec_huge_strides": (predict(model="huge_strides.model"), 2, r"huge_strides\.model:2: .*strides=1099511627776 is above the limit", ["out.npy"], None, {}, None),
     "check_huge_strides": (["check", "--op", "conv1d", "len=29", "ch=1", "filters=2", "kernel_size=3",

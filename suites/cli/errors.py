@@ -28,7 +28,7 @@ def main():
         (["check", "--op", "dropout", "ch=3"], r"dropout needs rate=N"),
         (["check", "--op", "relu", "len=4", "filters=3"],
          r"relu takes no key 'filters' \(its keys: batch len ch\)"),
-        (["check", "--op", "conv2d"], r"unknown op 'conv2d' \(ops: conv1d, max_pooling1d, .*dense"),
+        (["check", "--op", "conv3d"], r"unknown op 'conv3d' \(ops: conv1d, max_pooling1d, .*dense"),
         (["check", "--shapes", shapes],
          re.escape(shapes) + r":3: dense takes no key 'filters' \(its keys: batch ch use_bias"),
         (["summary", "--model", spec], re.escape(spec) + r":2: .*kernel_size"),

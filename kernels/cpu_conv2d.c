@@ -1,0 +1,347 @@
+/*
+ * cpu_conv2d.c - backend "cpu": conv2d forward and backward (ops.def), the
+ * conv1d scheme of cpu.c on two axes. Not ISA-specific itself: the GEMMs are
+ * the chosen level's micro-kernels (c->k->gemm_nn, gemm_tn), so this file is
+ * built once.
+ *
+ *   fwd  im2col of a few samples at a time (~64k floats of columns per
+ *        thread: rows (oh, ow), columns (i, j, c), the Keras kernel's
+ *        [kh][kw][ch] order) then gemm_nn against the kernel packed to
+ *        [kh*kw*ch][fp] with bias and relu/sigmoid fused; softmax after. A
+ *        1x1 kernel with stride 1 reads x in place (no copy).
+ *   bwd  dz = d act(y) * dy (xo_cpu_act_dz) per thread's samples, db as
+ *        column sums, dw by gemm_tn of the im2col columns against dz, dx by
+ *        gemm_nn of dz against the packed transposed kernel into columns,
+ *        then col2im (adds each column's taps into dx); dw and db are summed
+ *        over threads in thread order (xo_cpu_parts_sum).
+ * Threads split the batch (xo_cpu_threads_for). Sums of products only: on
+ * integer fills every order is exact, so the comparison class is exact.
+ */
+#include <string.h>
+
+#include "cpu.h"
+
+/* Floats of im2col / dx-column scratch per thread and sub-batch (cpu.c's). */
+#define C2D_SUB_FLOATS 65536
+
+static inline int64_t round_up(int64_t v, int64_t m)
+{
+	return (v + m - 1) / m * m;
+}
+
+static inline int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* One conv2d call, described once for the task functions. */
+struct c2d_job {
+	const struct xo_cpu_ctx *c;
+	const struct xo_cpu_kernels *k;
+	int64_t batch, h, w, ch, f;  /* input rows, columns, channels; filters */
+	int64_t kh, kw, sh, sw, dh, dw; /* kernel, strides, dilations per axis */
+	int64_t oh, ow, pt, pl;      /* output rows, columns; padding above, left */
+	int64_t pix;                 /* oh * ow: output rows of one sample */
+	int64_t kc, fp, kcp;         /* kh * kw * ch; padded filters; padded kc */
+	int64_t sub;                 /* samples per column sub-batch */
+	bool in_place;               /* 1x1 kernel, stride 1: x rows are the columns */
+	int act;
+	const float *x, *wgt, *b, *y, *dy;
+	float *yo, *dx, *dwo, *db;
+	const float *bp, *biasp, *wt; /* packed kernel [kc][fp], bias [fp], kernel^T [f][kcp] */
+	int64_t off_col, off_dz, off_dw, off_db; /* per-thread scratch layout (floats) */
+};
+
+static enum xo_status c2d_setup(const struct xo_cpu_ctx *c, const struct xo_params *p,
+				struct c2d_job *j)
+{
+	struct xo_params q = xo_params_width_axis(p);
+	enum xo_status st;
+
+	memset(j, 0, sizeof(*j));
+	st = xo_conv2d_geometry(p, &j->oh, &j->ow, &j->pt, &j->pl);
+	if (st)
+		return st;
+	j->c = c;
+	j->k = c->k;
+	j->batch = p->batch;
+	j->h = p->len;
+	j->w = p->width;
+	j->ch = p->ch;
+	j->f = p->filters;
+	j->kh = p->kernel_size;
+	j->kw = q.kernel_size;
+	j->sh = xo_conv1d_stride(p);
+	j->sw = xo_conv1d_stride(&q);
+	j->dh = p->dilation_rate;
+	j->dw = q.dilation_rate;
+	j->act = (int)p->activation;
+	j->pix = j->oh * j->ow;
+	j->kc = j->kh * j->kw * j->ch;
+	j->fp = round_up(j->f, c->k->vw);
+	j->kcp = round_up(j->kc, c->k->vw);
+	/* a 1x1 kernel has no padding under either rule (its span is 1) */
+	j->in_place = j->kh == 1 && j->kw == 1 && j->sh == 1 && j->sw == 1;
+	j->sub = C2D_SUB_FLOATS / (j->pix * j->kcp);
+	if (j->sub < 1)
+		j->sub = 1;
+	return XO_OK;
+}
+
+/*
+ * col [cnt * pix][kc] from samples [n0, n0 + cnt): row (oh, ow) of a sample,
+ * column block (i, j) holds the ch floats of x[oh*sh + i*dh - pt][ow*sw +
+ * j*dw - pl], zeros where that is outside the input.
+ */
+static void c2d_im2col(const struct c2d_job *j, int64_t n0, int64_t cnt, float *col)
+{
+	size_t run = (size_t)j->ch * sizeof(float);
+
+	for (int64_t n = 0; n < cnt; n++) {
+		const float *xs = j->x + (n0 + n) * j->h * j->w * j->ch;
+
+		for (int64_t oh = 0; oh < j->oh; oh++)
+			for (int64_t ow = 0; ow < j->ow; ow++) {
+				float *row = col + ((n * j->oh + oh) * j->ow + ow) * j->kc;
+				int64_t s0 = ow * j->sw - j->pl;
+
+				for (int64_t i = 0; i < j->kh; i++) {
+					int64_t r = oh * j->sh + i * j->dh - j->pt;
+					float *blk = row + i * j->kw * j->ch;
+
+					if (r < 0 || r >= j->h) {
+						memset(blk, 0, run * (size_t)j->kw);
+						continue;
+					}
+					if (j->dw == 1 && s0 >= 0 && s0 + j->kw <= j->w) {
+						/* the row's taps are one contiguous run of x */
+						memcpy(blk, xs + (r * j->w + s0) * j->ch,
+						       run * (size_t)j->kw);
+						continue;
+					}
+					for (int64_t t = 0; t < j->kw; t++) {
+						int64_t s = ow * j->sw + t * j->dw - j->pl;
+
+						if (s >= 0 && s < j->w)
+							memcpy(blk + t * j->ch,
+							       xs + (r * j->w + s) * j->ch, run);
+						else
+							memset(blk + t * j->ch, 0, run);
+					}
+				}
+			}
+	}
+}
+
+/* Adds the columns g [cnt * pix][kc] of samples [n0, n0 + cnt) into dx
+ * (zeroed first): the inverse scatter of c2d_im2col. */
+static void c2d_col2im(const struct c2d_job *j, int64_t n0, int64_t cnt, const float *g)
+{
+	for (int64_t n = 0; n < cnt; n++) {
+		float *dxs = j->dx + (n0 + n) * j->h * j->w * j->ch;
+
+		memset(dxs, 0, (size_t)(j->h * j->w * j->ch) * sizeof(float));
+		for (int64_t oh = 0; oh < j->oh; oh++)
+			for (int64_t ow = 0; ow < j->ow; ow++) {
+				const float *row = g + ((n * j->oh + oh) * j->ow + ow) * j->kc;
+				int64_t s0 = ow * j->sw - j->pl;
+
+				for (int64_t i = 0; i < j->kh; i++) {
+					int64_t r = oh * j->sh + i * j->dh - j->pt;
+
+					if (r < 0 || r >= j->h)
+						continue;
+					if (j->dw == 1 && s0 >= 0 && s0 + j->kw <= j->w) {
+						/* the row's taps are one contiguous run of dx */
+						j->k->add(dxs + (r * j->w + s0) * j->ch,
+							  row + i * j->kw * j->ch, j->kw * j->ch);
+						continue;
+					}
+					for (int64_t t = 0; t < j->kw; t++) {
+						int64_t s = ow * j->sw + t * j->dw - j->pl;
+
+						if (s >= 0 && s < j->w)
+							j->k->add(dxs + (r * j->w + s) * j->ch,
+								  row + (i * j->kw + t) * j->ch,
+								  j->ch);
+					}
+				}
+			}
+	}
+}
+
+static void c2d_fwd_task(void *arg, int t, int nt)
+{
+	const struct c2d_job *j = arg;
+	struct xo_cpu_gemm g = {
+	    .k = j->kc, .n = j->f, .np = j->fp, .b = j->bp, .bias = j->biasp, .ldc = j->f,
+	    .act = j->act == XO_ACTIVATION_SOFTMAX ? XO_ACTIVATION_LINEAR : j->act,
+	};
+	int64_t lo = j->batch * t / nt, hi = j->batch * (t + 1) / nt;
+
+	if (hi <= lo)
+		return;
+	if (j->in_place) {
+		g.a = (struct xo_cpu_rows){j->x + lo * j->pix * j->ch, j->ch, (hi - lo) * j->pix, 0};
+		g.m = (hi - lo) * j->pix;
+		g.c = j->yo + lo * j->pix * j->f;
+		j->k->gemm_nn(&g);
+		if (j->act == XO_ACTIVATION_SOFTMAX)
+			j->k->softmax_fwd(g.c, g.c, g.m, j->f);
+		return;
+	}
+	for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
+		int64_t cnt = min64(j->sub, hi - n0);
+		float *col = j->c->thr[t].p + j->off_col;
+
+		c2d_im2col(j, n0, cnt, col);
+		g.a = (struct xo_cpu_rows){col, j->kc, cnt * j->pix, 0};
+		g.m = cnt * j->pix;
+		g.c = j->yo + n0 * j->pix * j->f;
+		j->k->gemm_nn(&g);
+		if (j->act == XO_ACTIVATION_SOFTMAX)
+			j->k->softmax_fwd(g.c, g.c, g.m, j->f);
+	}
+}
+
+static enum xo_status cpu_conv2d_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_cpu_ctx *c = be->ctx;
+	struct c2d_job j;
+	enum xo_status st;
+	int64_t m;
+	int nt;
+
+	st = c2d_setup(c, &a->p, &j);
+	if (st)
+		return st;
+	j.x = xo_tensor_f32(a->src[0]);
+	j.wgt = xo_tensor_f32(a->src[1]);
+	j.b = a->p.use_bias ? xo_tensor_f32(a->src[2]) : NULL;
+	j.yo = xo_tensor_f32(a->dst[0]);
+	m = j.batch * j.pix;
+	/* a fused softmax costs about 20 multiply-adds per output (the exp) */
+	nt = xo_cpu_threads_for(
+	    c, m * j.kc * j.f + (j.act == XO_ACTIVATION_SOFTMAX ? m * j.f * 20 : 0), j.batch);
+	j.off_col = 0;
+	st = xo_cpu_scratch_reserve(c, j.kc * j.fp + j.fp, j.in_place ? 0 : j.sub * j.pix * j.kc,
+				    nt);
+	if (st)
+		return st;
+	if (j.fp == j.f) {
+		/* filters a multiple of the vector width: w and b are already the
+		 * packed layout */
+		j.bp = j.wgt;
+		j.biasp = j.b;
+	} else {
+		xo_cpu_pack(j.wgt, j.b, j.kc, j.f, j.fp, c->shared.p, c->shared.p + j.kc * j.fp);
+		j.bp = c->shared.p;
+		j.biasp = j.b ? c->shared.p + j.kc * j.fp : NULL;
+	}
+	xo_cpu_threads_run(c->tp, nt, c2d_fwd_task, &j);
+	return XO_OK;
+}
+
+static void c2d_bwd_task(void *arg, int t, int nt)
+{
+	const struct c2d_job *j = arg;
+	float *scr = j->c->thr[t].p;
+	float *dz = scr + j->off_dz, *dwp = scr + j->off_dw, *dbp = scr + j->off_db;
+	float *col = scr + j->off_col;
+	int64_t lo = j->batch * t / nt, hi = j->batch * (t + 1) / nt, rows;
+
+	memset(dwp, 0, (size_t)(j->kc * j->fp) * sizeof(float));
+	memset(dbp, 0, (size_t)j->fp * sizeof(float));
+	if (hi <= lo)
+		return;
+	rows = (hi - lo) * j->pix;
+	xo_cpu_act_dz(j->k, j->act, j->y + lo * j->pix * j->f, j->dy + lo * j->pix * j->f, dz,
+		      rows, j->f, j->fp);
+	if (j->db)
+		j->k->colsum(dz, rows, j->fp, dbp);
+	for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
+		int64_t cnt = min64(j->sub, hi - n0);
+		struct xo_cpu_gemm_tn g = {
+		    .a = {col, j->kc, cnt * j->pix, 0},
+		    .m = cnt * j->pix, .k = j->kc, .np = j->fp,
+		    .z = dz + (n0 - lo) * j->pix * j->fp, .d = dwp,
+		};
+
+		if (j->in_place)
+			g.a = (struct xo_cpu_rows){j->x + n0 * j->pix * j->ch, j->ch, cnt * j->pix, 0};
+		else
+			c2d_im2col(j, n0, cnt, col);
+		j->k->gemm_tn(&g);
+	}
+	if (!j->dx)
+		return;
+	if (j->in_place) {
+		/* the columns are dx itself */
+		struct xo_cpu_gemm g = {
+		    .a = {dz, j->fp, rows, 0}, .m = rows, .k = j->f, .n = j->kc, .np = j->kcp,
+		    .b = j->wt, .c = j->dx + lo * j->pix * j->ch, .ldc = j->kc,
+		    .act = XO_ACTIVATION_LINEAR,
+		};
+
+		j->k->gemm_nn(&g);
+		return;
+	}
+	for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
+		int64_t cnt = min64(j->sub, hi - n0);
+		struct xo_cpu_gemm g = {
+		    .a = {dz + (n0 - lo) * j->pix * j->fp, j->fp, cnt * j->pix, 0},
+		    .m = cnt * j->pix, .k = j->f, .n = j->kc, .np = j->kcp, .b = j->wt,
+		    .c = col, .ldc = j->kc, .act = XO_ACTIVATION_LINEAR,
+		};
+
+		j->k->gemm_nn(&g);
+		c2d_col2im(j, n0, cnt, col);
+	}
+}
+
+static enum xo_status cpu_conv2d_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_cpu_ctx *c = be->ctx;
+	struct c2d_job j;
+	enum xo_status st;
+	int64_t m, chunk, per;
+	int nt;
+
+	st = c2d_setup(c, &a->p, &j);
+	if (st)
+		return st;
+	j.x = xo_tensor_f32(a->src[0]);
+	j.wgt = xo_tensor_f32(a->src[1]);
+	j.y = xo_tensor_f32(a->src[2]);
+	j.dy = xo_tensor_f32(a->src[3]);
+	j.dx = a->dst[0] ? xo_tensor_f32(a->dst[0]) : NULL;
+	j.dwo = xo_tensor_f32(a->dst[1]);
+	j.db = a->p.use_bias && a->dst[2] ? xo_tensor_f32(a->dst[2]) : NULL;
+	m = j.batch * j.pix;
+	nt = xo_cpu_threads_for(c, m * j.kc * j.f * (j.dx ? 2 : 1), j.batch);
+	chunk = (j.batch + nt - 1) / nt;
+	/* per thread: [dw kc*fp][db fp][dz chunk*pix*fp][col sub*pix*kcp] */
+	j.off_dw = 0;
+	j.off_db = j.kc * j.fp;
+	j.off_dz = j.off_db + j.fp;
+	j.off_col = round_up(j.off_dz + chunk * j.pix * j.fp, 16);
+	per = j.off_col + (j.in_place ? 0 : j.sub * j.pix * j.kcp);
+	st = xo_cpu_scratch_reserve(c, j.dx ? j.f * j.kcp : 0, per, nt);
+	if (st)
+		return st;
+	if (j.dx) {
+		xo_cpu_pack_t(j.wgt, j.kc, j.f, j.kcp, c->shared.p);
+		j.wt = c->shared.p;
+	}
+	xo_cpu_threads_run(c->tp, nt, c2d_bwd_task, &j);
+	xo_cpu_parts_sum(c, nt, j.off_dw, j.kc, j.f, j.fp, j.dwo);
+	if (j.db)
+		xo_cpu_parts_sum(c, nt, j.off_db, 1, j.f, j.fp, j.db);
+	return XO_OK;
+}
+
+void xo_cpu_conv2d_register(struct xo_backend_iface *iface)
+{
+	iface->fwd[XO_OP_conv2d] = cpu_conv2d_fwd;
+	iface->bwd[XO_OP_conv2d] = cpu_conv2d_bwd;
+}
