@@ -533,6 +533,9 @@ enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float
 /* Benchmark hooks for the perf runner: a random batch made resident on the
  * device once, then one training step (forward, backward, Adam; nothing read
  * back) or one forward pass, each waiting for the device at its end. */
+/* n samples of synthetic input (the bench's and explain's): uniform floats in
+ * [0, 1), or for an int32 input (an embedding's) ids uniform in [0, input_dim). */
+void xo_model_synthetic_x(const struct xo_model *m, uint64_t seed, int64_t n, float *x);
 enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_t seed);
 enum xo_status xo_model_bench_train_step(struct xo_model *m);
 enum xo_status xo_model_bench_predict(struct xo_model *m);

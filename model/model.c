@@ -2426,6 +2426,17 @@ out_free:
 	return st;
 }
 
+
+void xo_model_synthetic_x(const struct xo_model *m, uint64_t seed, int64_t n, float *x)
+{
+	for (int64_t i = 0; i < n * m->in_size; i++) {
+		x[i] = xo_philox_uniform(seed, XO_STREAM_BENCH, 0, (uint64_t)i);
+		if (m->spec.in_int) /* ids in [0, input_dim) */
+			x[i] = fminf(floorf(x[i] * (float)m->layers[0].s.p.rows),
+			             (float)(m->layers[0].s.p.rows - 1));
+	}
+}
+
 /* ---- perf runner hooks ----------------------------------------------------- */
 
 enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_t seed)
@@ -2444,12 +2455,7 @@ enum xo_status xo_model_bench_prepare(struct xo_model *m, int64_t batch, uint64_
 		st = xo_error(XO_ENOMEM, "bench_prepare: out of memory");
 		goto out_free;
 	}
-	for (int64_t i = 0; i < batch * m->in_size; i++) {
-		x[i] = xo_philox_uniform(seed, XO_STREAM_BENCH, 0, (uint64_t)i);
-		if (m->spec.in_int) /* ids in [0, input_dim) */
-			x[i] = fminf(floorf(x[i] * (float)m->layers[0].s.p.rows),
-			             (float)(m->layers[0].s.p.rows - 1));
-	}
+	xo_model_synthetic_x(m, seed, batch, x);
 	for (int64_t i = 0; i < batch; i++) {
 		uint32_t r = xo_philox_u32(seed, XO_STREAM_BENCH, 1, (uint64_t)i);
 

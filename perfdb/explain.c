@@ -488,8 +488,7 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	}
 	for (int i = 0; i < xo_model_layer_count(m); i++)
 		xo_model_layer_cost(m, i, &lc[i]);
-	for (int64_t i = 0; i < maxb * xo_model_input_size(m); i++)
-		x[i] = xo_philox_uniform(1, XO_STREAM_BENCH, 0, (uint64_t)i);
+	xo_model_synthetic_x(m, 1, maxb, x); /* ids for an embedding's input */
 	/* the GEMM rate and the call time are sampled before each batch, and
 	 * the cost model gets their medians over the run: the steps are timed
 	 * over its whole span, and a load that comes and goes during it (other

@@ -20,8 +20,12 @@ set(XO_EXPLAIN_CASES
   "unknown_option|2|explain|--frobnicate|1"
   "budget_nan|2|explain|--budget|nan"
   "budget_too_small|2|explain|--budget|0.001"
-  "tiny_run|0|explain|--device|cpu|--batch|1|--batch|8|--repeat|1|--budget|0.2")
+  "tiny_run|0|explain|--device|cpu|--batch|1|--batch|8|--repeat|1|--budget|0.2"
+  # an int32 input: explain's synthetic x must be ids in [0, input_dim) (it
+  # drew floats, and the embedding refused them: exit 2)
+  "ids_model|0|explain|--model|${PROJECT_SOURCE_DIR}/suites/golden/keras/lstm.keras|--device|cpu|--batch|4|--repeat|1|--budget|0.2")
 set(XO_CLI_MATCH_tiny_run "at batch 8 the cpu train step is")
+set(XO_CLI_MATCH_ids_model "at batch 4 the cpu train step is")
 xo_add_cli_tests(explain.cli "perfdb;quick" ${XO_EXPLAIN_CASES})
 if(Python3_Interpreter_FOUND)
   add_test(NAME explain.json
