@@ -48,11 +48,13 @@ struct rnn_job {
 	bool ra, relu, seq, back, bias;
 	const float *x, *W, *U, *b, *dy;
 	float *y, *ws;   /* fwd outputs; bwd: ws is the source (read only) */
-	float *XP;       /* fwd: [N*T][G] input projections, rows n*T + t */
+	float *XP;       /* fwd gru: [N*T][G] input projections, rows n*T + t */
+	float *WU;       /* fwd lstm, simple_rnn: [in + u][G], kernel rows then recurrent */
+	int64_t ss;      /* scr floats per sample */
 	float *DPX, *DPH; /* bwd: [N*T][G] each */
 	float *HPM, *RHM; /* bwd: [N*T][u] h' and (gru reset_after=0) r h' per (n, s) */
 	float *dx, *dW, *dU, *db;
-	float *scr;      /* per part: 4 * u + G floats per sample of its slice */
+	float *scr;      /* per part: ss floats per sample of its slice */
 	int nt;
 };
 
@@ -108,6 +110,99 @@ static void proj_task(void *arg, int t, int nt)
 		    j->XP + lo * j->G, (int)j->G);
 }
 
+/* Samples per chunk of a part's slice in the lstm / simple_rnn forward: a
+ * chunk runs through every step before the next, so that a step's GEMM
+ * operands, pre-activations and the ws rows it reads stay in cache (at
+ * in=16, u=64: the A rows 10 KB, the pre-activations 32 KB, the ws rows of
+ * a step 57 KB). LSTM(64) batch 512, one thread, CPU time: 16 19.3 ms,
+ * 32 19.8, 64 21.9, 128 21.6, 256 21.8 (medians of 7). */
+#define XO_CPU_RNN_CHUNK 32
+
+/* The gates of one lstm / simple_rnn sample from its pre-activations h [G]
+ * (bias not yet added), written to its ws row; prev the row of the step
+ * before (NULL at step 0). */
+static void gates_cat(const struct rnn_job *j, float *h, float *row, const float *prev)
+{
+	int64_t u = j->u, G = j->G;
+
+	if (j->bias)
+		for (int64_t c = 0; c < G; c++)
+			h[c] += j->b[c];
+	if (j->op == XO_OP_simple_rnn) {
+		if (j->relu)
+			for (int64_t k = 0; k < u; k++)
+				row[k] = act(true, h[k]);
+		else
+			vtanh_n(j, h, row, u);
+		return;
+	}
+	/* i, f sigmoid; g tanh; o sigmoid; then c, act(c), h */
+	j->k->sigmoid_fwd(h, row, 2 * u);
+	vtanh_n(j, h + 2 * u, row + 2 * u, u);
+	j->k->sigmoid_fwd(h + 3 * u, row + 3 * u, u);
+	for (int64_t k = 0; k < u; k++) {
+		float cp = prev ? prev[4 * u + k] : 0.0f;
+
+		row[4 * u + k] = row[u + k] * cp + row[k] * row[2 * u + k];
+	}
+	vtanh_n(j, row + 4 * u, row + 5 * u, u);
+	for (int64_t k = 0; k < u; k++)
+		row[6 * u + k] = row[3 * u + k] * row[5 * u + k];
+}
+
+/*
+ * lstm and simple_rnn: the recurrence of samples [n0, n1) in chunks of
+ * XO_CPU_RNN_CHUNK, each chunk through every step. Per step ONE GEMM
+ * [chunk][in + u] x [in + u][G] of the rows [x_t, h'] (copied into A; h' = 0
+ * at step 0: the x part alone, K = in) with WU = [kernel; recurrent_kernel],
+ * so the input projection is computed where it is used instead of streamed
+ * from a [batch*len][G] array (at batch 512 that array, 26 MB, was read back
+ * from memory once per step: 60% of this function's time in one add).
+ */
+static void fwd_cat_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t n0, n1, u = j->u, G = j->G, S = j->S, T = j->T, in = j->in, K = in + u;
+	float *hp, *A;
+
+	part_of(j->N, t, nt, &n0, &n1);
+	if (n1 <= n0)
+		return;
+	hp = j->scr + t * j->ss; /* [chunk][G] */
+	A = hp + XO_CPU_RNN_CHUNK * G; /* [chunk][K] */
+	for (int64_t c0 = n0; c0 < n1; c0 += XO_CPU_RNN_CHUNK) {
+		int64_t nb = n1 - c0 < XO_CPU_RNN_CHUNK ? n1 - c0 : XO_CPU_RNN_CHUNK;
+
+		for (int64_t s = 0; s < T; s++) {
+			int64_t ti = j->back ? T - 1 - s : s;
+
+			for (int64_t n = 0; n < nb; n++) {
+				const float *row = j->ws + ((c0 + n) * T + s) * S;
+
+				memcpy(A + n * K, j->x + ((c0 + n) * T + ti) * in,
+				       (size_t)in * sizeof(float));
+				if (s > 0)
+					memcpy(A + n * K + in, row - S + j->hb * u,
+					       (size_t)u * sizeof(float));
+			}
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)G,
+				    (int)(s > 0 ? K : in), 1.0f, A, (int)K, j->WU, (int)G, 0.0f,
+				    hp, (int)G);
+			for (int64_t n = 0; n < nb; n++) {
+				float *row = j->ws + ((c0 + n) * T + s) * S;
+
+				gates_cat(j, hp + n * G, row, s > 0 ? row - S : NULL);
+			}
+		}
+		/* y: the h block of every step, or of the last */
+		for (int64_t n = c0; n < c0 + nb; n++)
+			for (int64_t s = j->seq ? 0 : T - 1; s < T; s++)
+				memcpy(j->y + (j->seq ? (n * T + s) * u : n * u),
+				       j->ws + (n * T + s) * S + j->hb * u,
+				       (size_t)u * sizeof(float));
+	}
+}
+
 /* The recurrence of samples [n0, n1) through every step. */
 static void fwd_task(void *arg, int t, int nt)
 {
@@ -119,7 +214,7 @@ static void fwd_task(void *arg, int t, int nt)
 	nb = n1 - n0;
 	if (nb <= 0)
 		return;
-	hp = j->scr + n0 * (4 * u + G); /* [nb][G] */
+	hp = j->scr + n0 * j->ss; /* [nb][G] */
 	rh = hp + nb * G;               /* [nb][u] */
 	hz = rh + nb * u;               /* [nb][u] */
 	for (int64_t s = 0; s < T; s++) {
@@ -242,7 +337,7 @@ static void bwd_seq_task(void *arg, int t, int nt)
 	nb = n1 - n0;
 	if (nb <= 0)
 		return;
-	dh = j->scr + n0 * (4 * u + G);
+	dh = j->scr + n0 * j->ss;
 	dc = dh + nb * u;
 	drh = dc + nb * u;
 	tmp = drh + nb * u;
@@ -445,16 +540,27 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.b = a->src[3] ? xo_tensor_f32(a->src[3]) : NULL;
 	j.y = xo_tensor_f32(a->dst[0]);
 	j.ws = xo_tensor_f32(a->dst[1]);
-	nxp = (size_t)(j.N * j.T * j.G);
-	nscr = (size_t)(j.N * (4 * j.u + j.G));
+	/* gru: XP [N*T][G]; lstm, simple_rnn: WU [in + u][G] */
+	nxp = (size_t)(op == XO_OP_gru ? j.N * j.T * j.G : (j.in + j.u) * j.G);
+	j.nt = threads_for(cx, &j);
+	/* gru: ss floats per sample; the others: one chunk of hp and A per part */
+	j.ss = op == XO_OP_gru ? 4 * j.u + j.G : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u);
+	nscr = (size_t)((op == XO_OP_gru ? j.N : j.nt) * j.ss);
 	st = xo_cpu_scratch_reserve(cx, (int64_t)(nxp + nscr), 0, 0);
 	if (st)
 		return st;
-	j.XP = cx->shared.p; /* grow-only, kept between calls: no page faults per call */
-	j.scr = j.XP + nxp;
-	j.nt = threads_for(cx, &j);
-	xo_cpu_threads_run(cx->tp, j.nt, proj_task, &j);
-	xo_cpu_threads_run(cx->tp, j.nt, fwd_task, &j);
+	if (op == XO_OP_gru) {
+		j.XP = cx->shared.p; /* grow-only, kept between calls: no page faults per call */
+		j.scr = j.XP + nxp;
+		xo_cpu_threads_run(cx->tp, j.nt, proj_task, &j);
+		xo_cpu_threads_run(cx->tp, j.nt, fwd_task, &j);
+		return XO_OK;
+	}
+	j.WU = cx->shared.p;
+	j.scr = j.WU + nxp;
+	memcpy(j.WU, j.W, (size_t)(j.in * j.G) * sizeof(float));
+	memcpy(j.WU + j.in * j.G, j.U, (size_t)(j.u * j.G) * sizeof(float));
+	xo_cpu_threads_run(cx->tp, j.nt, fwd_cat_task, &j);
 	return XO_OK;
 }
 
@@ -477,7 +583,8 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	j.db = a->dst[3] ? xo_tensor_f32(a->dst[3]) : NULL;
 	nd = (size_t)(j.N * j.T * j.G);
 	nh = (size_t)(j.N * j.T * j.u);
-	nscr = (size_t)(j.N * (4 * j.u + j.G));
+	j.ss = 4 * j.u + j.G;
+	nscr = (size_t)(j.N * j.ss);
 	total = 2 * nd + 2 * nh + nscr;
 	st = xo_cpu_scratch_reserve(cx, (int64_t)total, 0, 0);
 	if (st)
