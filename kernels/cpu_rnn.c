@@ -4,16 +4,20 @@
  * are in suites/harness.c, tol_rnn_fwd and tol_rnn_bwd).
  *
  * Forward:
- *   1. the input projection of every step at once, XP[batch*len][G] =
- *      x W + b, as ONE GEMM (cblas_sgemm, as the large dense path), split
- *      over the threads by rows;
- *   2. the recurrence, threaded over slices of the batch (the samples are
- *      independent, so a thread runs its slice through every step with no
- *      synchronisation per step): per step one small GEMM [slice][u] x
- *      [u][G] of the previous states (read in place from the ws rows) with
- *      recurrent_kernel, then the gates of the slice in one elementwise
- *      pass that writes the ws row and y (gru reset_after=0 adds a second
- *      GEMM (r h') U_h after its z and r gates).
+ *   lstm, simple_rnn (fwd_cat_task): threaded over slices of the batch (the
+ *      samples are independent, so a thread runs its slice with no
+ *      synchronisation per step), each slice in chunks of XO_CPU_RNN_CHUNK
+ *      samples run through every step: per step ONE GEMM [chunk][in + u] x
+ *      [in + u][G] of the rows [x_t, h'] (copied into a small A) with
+ *      [kernel; recurrent_kernel], then the gates in one elementwise pass per
+ *      sample that adds the bias and writes the ws row; y at the end;
+ *   gru (proj_task, fwd_task): the input projection of every step at once,
+ *      XP[batch*len][G] = x W + b, as ONE GEMM split over the threads by
+ *      rows (gru needs x W and h' U apart: the h gate mixes them through r);
+ *      then per slice and step one small GEMM [slice][u] x [u][G] of the
+ *      previous states (read in place from the ws rows) with
+ *      recurrent_kernel and the gates (reset_after=0 adds a second GEMM
+ *      (r h') U_h after its z and r gates).
  * Backward:
  *   1. back through time per batch slice, threaded as above: the
  *      pre-activation gradients of every step go to DPX (input side, rows
@@ -203,7 +207,8 @@ static void fwd_cat_task(void *arg, int t, int nt)
 	}
 }
 
-/* The recurrence of samples [n0, n1) through every step. */
+/* gru: the recurrence of samples [n0, n1) through every step, on the
+ * projections XP of proj_task. */
 static void fwd_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
@@ -219,7 +224,7 @@ static void fwd_task(void *arg, int t, int nt)
 	hz = rh + nb * u;               /* [nb][u] */
 	for (int64_t s = 0; s < T; s++) {
 		int64_t ti = j->back ? T - 1 - s : s;
-		int64_t ncol = j->op == XO_OP_gru && !j->ra ? 2 * u : G;
+		int64_t ncol = !j->ra ? 2 * u : G;
 		const float *hprev = j->ws + (n0 * T + s - 1) * S + j->hb * u; /* s > 0 */
 
 		/* hp = h' U (+ gru's recurrent bias) */
@@ -239,42 +244,15 @@ static void fwd_task(void *arg, int t, int nt)
 			float *row = j->ws + ((n0 + n) * T + s) * S;
 			const float *prev = s > 0 ? row - S : NULL;
 
-			if (j->op == XO_OP_gru)
-				for (int64_t k = 0; k < u; k++) /* hz_h, before it is summed */
-					row[4 * u + k] = j->ra ? h[2 * u + k] : 0.0f;
-			for (int64_t c = 0; c < (j->op == XO_OP_gru ? 2 * u : G); c++)
+			for (int64_t k = 0; k < u; k++) /* hz_h, before it is summed */
+				row[4 * u + k] = j->ra ? h[2 * u + k] : 0.0f;
+			for (int64_t c = 0; c < 2 * u; c++)
 				h[c] += xp[c];
-			switch (j->op) {
-			case XO_OP_simple_rnn:
-				if (j->relu)
-					for (int64_t k = 0; k < u; k++)
-						row[k] = act(true, h[k]);
-				else
-					vtanh_n(j, h, row, u);
-				break;
-			case XO_OP_lstm:
-				/* i, f sigmoid; g tanh; o sigmoid; then c, act(c), h */
-				j->k->sigmoid_fwd(h, row, 2 * u);
-				vtanh_n(j, h + 2 * u, row + 2 * u, u);
-				j->k->sigmoid_fwd(h + 3 * u, row + 3 * u, u);
-				for (int64_t k = 0; k < u; k++) {
-					float cp = prev ? prev[4 * u + k] : 0.0f;
-
-					row[4 * u + k] = row[u + k] * cp + row[k] * row[2 * u + k];
-				}
-				vtanh_n(j, row + 4 * u, row + 5 * u, u);
-				for (int64_t k = 0; k < u; k++)
-					row[6 * u + k] = row[3 * u + k] * row[5 * u + k];
-				break;
-			default: /* gru: z, r; r h' for reset_after=0 */
-				j->k->sigmoid_fwd(h, row, 2 * u);
-				for (int64_t k = 0; k < u; k++)
-					rh[n * u + k] = prev ? row[u + k] * prev[3 * u + k] : 0.0f;
-				break;
-			}
+			/* z, r; r h' for reset_after=0 */
+			j->k->sigmoid_fwd(h, row, 2 * u);
+			for (int64_t k = 0; k < u; k++)
+				rh[n * u + k] = prev ? row[u + k] * prev[3 * u + k] : 0.0f;
 		}
-		if (j->op != XO_OP_gru)
-			continue;
 		if (!j->ra) { /* hz = (r h') U_h */
 			memset(hz, 0, (size_t)(nb * u) * sizeof(float));
 			if (s > 0)
