@@ -35,6 +35,7 @@
  */
 #include <cblas.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,9 @@ struct rnn_job {
 	float *y, *ws;   /* fwd outputs; bwd: ws is the source (read only) */
 	float *XP;       /* fwd gru: [N*T][G] input projections, rows n*T + t */
 	float *WU;       /* fwd lstm, simple_rnn: [in + u][G], kernel rows then recurrent */
-	int64_t ss;      /* scr floats per sample */
+	int64_t ss;      /* scr floats per sample (gru, bwd); per part (fwd_cat_task) */
+	atomic_llong *next; /* fwd_cat_task: the first sample of the next unclaimed chunk */
+	int64_t chunk;   /* fwd_cat_task: samples per chunk, <= XO_CPU_RNN_CHUNK */
 	float *DPX, *DPH; /* bwd: [N*T][G] each */
 	float *HPM, *RHM; /* bwd: [N*T][u] h' and (gru reset_after=0) r h' per (n, s) */
 	float *dx, *dW, *dU, *db;
@@ -155,8 +158,8 @@ static void gates_cat(const struct rnn_job *j, float *h, float *row, const float
 }
 
 /*
- * lstm and simple_rnn: the recurrence of samples [n0, n1) in chunks of
- * XO_CPU_RNN_CHUNK, each chunk through every step. Per step ONE GEMM
+ * lstm and simple_rnn: the recurrence in chunks of XO_CPU_RNN_CHUNK
+ * samples (claimed by the parts from j->next), each through every step. Per step ONE GEMM
  * [chunk][in + u] x [in + u][G] of the rows [x_t, h'] (copied into A; h' = 0
  * at step 0: the x part alone, K = in) with WU = [kernel; recurrent_kernel],
  * so the input projection is computed where it is used instead of streamed
@@ -166,17 +169,19 @@ static void gates_cat(const struct rnn_job *j, float *h, float *row, const float
 static void fwd_cat_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
-	int64_t n0, n1, u = j->u, G = j->G, S = j->S, T = j->T, in = j->in, K = in + u;
-	float *hp, *A;
+	int64_t u = j->u, G = j->G, S = j->S, T = j->T, in = j->in, K = in + u;
+	float *hp = j->scr + t * j->ss; /* [chunk][G] */
+	float *A = hp + XO_CPU_RNN_CHUNK * G; /* [chunk][K] */
 
-	part_of(j->N, t, nt, &n0, &n1);
-	if (n1 <= n0)
-		return;
-	hp = j->scr + t * j->ss; /* [chunk][G] */
-	A = hp + XO_CPU_RNN_CHUNK * G; /* [chunk][K] */
-	for (int64_t c0 = n0; c0 < n1; c0 += XO_CPU_RNN_CHUNK) {
-		int64_t nb = n1 - c0 < XO_CPU_RNN_CHUNK ? n1 - c0 : XO_CPU_RNN_CHUNK;
+	(void)nt;
+	/* chunks are claimed, not assigned: a part whose thread has no core (a
+	 * loaded machine) holds up one chunk, not half the batch */
+	for (;;) {
+		int64_t c0 = atomic_fetch_add(j->next, j->chunk), nb;
 
+		if (c0 >= j->N)
+			break;
+		nb = j->N - c0 < j->chunk ? j->N - c0 : j->chunk;
 		for (int64_t s = 0; s < T; s++) {
 			int64_t ti = j->back ? T - 1 - s : s;
 
@@ -511,6 +516,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	struct rnn_job j;
 	enum xo_status st;
 	size_t nxp, nscr;
+	atomic_llong next;
 
 	job_of(cx, op, a, &j);
 	if (int_sizes(op, &j))
@@ -536,6 +542,12 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	}
 	j.WU = cx->shared.p;
 	j.scr = j.WU + nxp;
+	atomic_init(&next, 0);
+	j.next = &next;
+	/* at least one chunk per part (batch 32 on 2 threads: 2 chunks of 16) */
+	j.chunk = (j.N + j.nt - 1) / j.nt;
+	if (j.chunk > XO_CPU_RNN_CHUNK)
+		j.chunk = XO_CPU_RNN_CHUNK;
 	memcpy(j.WU, j.W, (size_t)(j.in * j.G) * sizeof(float));
 	memcpy(j.WU + j.in * j.G, j.U, (size_t)(j.u * j.G) * sizeof(float));
 	xo_cpu_threads_run(cx->tp, j.nt, fwd_cat_task, &j);
