@@ -26,6 +26,8 @@
  *   average_pooling2d       as average_pooling1d over the window's in-bounds
  *                           cells in row-major order, divided by their count.
  *   global_*_pooling2d      the 1-D global kernels over len*width steps.
+ * The 2-D window loops use 4-float GCC vectors over channel groups (see
+ * pool2d_fwd_rows); the others rely on the compiler.
  */
 #include <string.h>
 
@@ -194,13 +196,40 @@ static int64_t window2d(const struct gpool_job *j, int64_t oh, int64_t ow, int64
 	return (*r1 - *r0) * (*s1 - *s0);
 }
 
+/* The 2-D window loops run over channels in groups of PV floats held in
+ * one GCC vector (an SSE register at the baseline ISA, where -O2 leaves a
+ * loop of runtime length scalar), loaded and stored unaligned; channels
+ * past the last full group take the scalar path. Lane by lane the
+ * operations are the scalar ones: `v > y` selects (a NaN never replaces,
+ * as in the scalar form), sums in cell order, one IEEE division. */
+#define PV 4
+typedef float pv_f __attribute__((vector_size(PV * 4)));
+typedef int32_t pv_i __attribute__((vector_size(PV * 4)));
+typedef float pv_fu __attribute__((vector_size(PV * 4), aligned(4), may_alias));
+
+static inline pv_f pv_ld(const float *p)
+{
+	return *(const pv_fu *)p;
+}
+
+static inline void pv_st(float *p, pv_f v)
+{
+	*(pv_fu *)p = v;
+}
+
+/* m lanes (all ones) take a, the others b */
+static inline pv_f pv_sel(pv_i m, pv_f a, pv_f b)
+{
+	return (pv_f)((m & (pv_i)a) | (~m & (pv_i)b));
+}
+
 /* fwd of both windowed 2-D ops for samples [n0, n1): y per window over the
  * cells in row-major order, the first cell copied, then `v > y` (max) or a
  * sum divided by the count (average). */
 static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 {
 	const struct xo_params *p = &j->p;
-	int64_t ch = p->ch, w = p->width;
+	int64_t ch = p->ch, w = p->width, cv = ch - ch % PV;
 	bool max = j->op == XO_OP_max_pooling2d;
 
 	for (int64_t n = n0; n < n1; n++) {
@@ -211,22 +240,36 @@ static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 				float *y = j->y + ((n * j->g.out_h + oh) * j->g.out_w + ow) * ch;
 				int64_t r0, r1, s0, s1;
 				float cnt = (float)window2d(j, oh, ow, &r0, &r1, &s0, &s1);
+				const float *x0 = x + (r0 * w + s0) * ch;
 
-				memcpy(y, x + (r0 * w + s0) * ch, (size_t)ch * sizeof(float));
-				for (int64_t r = r0; r < r1; r++)
-					for (int64_t s = r == r0 ? s0 + 1 : s0; s < s1; s++) {
-						const float *xc = x + (r * w + s) * ch;
+				for (int64_t c = 0; c < cv; c += PV) {
+					pv_f acc = pv_ld(x0 + c);
 
-						if (max)
-							for (int64_t c = 0; c < ch; c++)
-								y[c] = xc[c] > y[c] ? xc[c] : y[c];
-						else
-							for (int64_t c = 0; c < ch; c++)
-								y[c] += xc[c];
-					}
-				if (!max)
-					for (int64_t c = 0; c < ch; c++)
-						y[c] = y[c] / cnt;
+					for (int64_t r = r0; r < r1; r++)
+						for (int64_t s = r == r0 ? s0 + 1 : s0; s < s1; s++) {
+							pv_f v = pv_ld(x + (r * w + s) * ch + c);
+
+							if (max)
+								acc = pv_sel(v > acc, v, acc);
+							else
+								acc += v;
+						}
+					pv_st(y + c, max ? acc : acc / cnt);
+				}
+				for (int64_t c = cv; c < ch; c++) {
+					float acc = x0[c];
+
+					for (int64_t r = r0; r < r1; r++)
+						for (int64_t s = r == r0 ? s0 + 1 : s0; s < s1; s++) {
+							float v = x[(r * w + s) * ch + c];
+
+							if (max)
+								acc = v > acc ? v : acc;
+							else
+								acc += v;
+						}
+					y[c] = max ? acc : acc / cnt;
+				}
 			}
 	}
 }
@@ -236,8 +279,10 @@ static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 static void pool2d_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 {
 	const struct xo_params *p = &j->p;
-	int64_t ch = p->ch, w = p->width;
+	int64_t ch = p->ch, w = p->width, cv = ch - ch % PV;
 	bool max = j->op == XO_OP_max_pooling2d;
+	/* the vector max path keeps cell indices in int32 lanes */
+	int64_t cvm = p->len * w > INT32_MAX ? 0 : cv;
 
 	for (int64_t n = n0; n < n1; n++) {
 		const float *x = max ? j->x + n * p->len * w * ch : NULL;
@@ -251,7 +296,25 @@ static void pool2d_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 				int64_t r0, r1, s0, s1;
 				float cnt = (float)window2d(j, oh, ow, &r0, &r1, &s0, &s1);
 
-				for (int64_t c = 0; c < ch && max; c++) {
+				for (int64_t c = 0; c < cvm && max; c += PV) {
+					int32_t first = (int32_t)(r0 * w + s0);
+					pv_i at = {first, first, first, first};
+					pv_f best = pv_ld(x + first * ch + c);
+
+					for (int64_t r = r0; r < r1; r++)
+						for (int64_t s = s0; s < s1; s++) {
+							int32_t cell = (int32_t)(r * w + s);
+							pv_f v = pv_ld(x + cell * ch + c);
+							pv_i m = v > best;
+							pv_i vc = {cell, cell, cell, cell};
+
+							best = pv_sel(m, v, best);
+							at = (m & vc) | (~m & at);
+						}
+					for (int i = 0; i < PV; i++)
+						dx[(int64_t)at[i] * ch + c + i] += dy[c + i];
+				}
+				for (int64_t c = max ? cvm : ch; c < ch; c++) {
 					int64_t at = r0 * w + s0;
 					float best = x[at * ch + c];
 
@@ -264,9 +327,14 @@ static void pool2d_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 					dx[at * ch + c] += dy[c];
 				}
 				for (int64_t r = r0; r < r1 && !max; r++)
-					for (int64_t s = s0; s < s1; s++)
-						for (int64_t c = 0; c < ch; c++)
-							dx[(r * w + s) * ch + c] += dy[c] / cnt;
+					for (int64_t s = s0; s < s1; s++) {
+						float *d = dx + (r * w + s) * ch;
+
+						for (int64_t c = 0; c < cv; c += PV)
+							pv_st(d + c, pv_ld(d + c) + pv_ld(dy + c) / cnt);
+						for (int64_t c = cv; c < ch; c++)
+							d[c] += dy[c] / cnt;
+					}
 			}
 	}
 }
