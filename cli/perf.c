@@ -59,8 +59,9 @@ static const char usage_text[] =
     "                       step detection over every history, stored as changes\n"
     "  accept ID | ignore ID | fix ID  [--db F]\n"
     "                       set a change's state (accepted starts a new baseline)\n"
-    "  report  [--db F] [--model M] --out DIR   gnuplot PNG/SVG and index.html\n"
-    "                       (every model in the store unless --model)\n"
+    "  report  [--db F] [--model M] [--testbed HOST] --out DIR\n"
+    "                       gnuplot PNG/SVG and index.html (every model in the store\n"
+    "                       unless --model; a line per testbed unless --testbed)\n"
     "  advise  [--db F] [--model M] [--json]   the faster device per batch size\n"
     "                       (every model in the store, listed, unless --model)\n"
     "  import  [--db F] --peer NAME --json FILE   another framework's timings\n"
@@ -291,7 +292,7 @@ static const struct {
     {"accept", " --db "},
     {"ignore", " --db "},
     {"fix", " --db "},
-    {"report", " --db --out --model "},
+    {"report", " --db --out --model --testbed "},
     {"advise", " --db --model --json "},
     {"import", " --db --peer --json "},
     {"import-db", " --db "},
@@ -497,7 +498,7 @@ int xo_cmd_perf(int argc, char **argv)
 		char scripts[4096];
 
 		snprintf(scripts, sizeof(scripts), "%s/scripts", xo_perf_source_dir());
-		st = xo_perf_report(db, a.out, scripts, a.model, stdout);
+		st = xo_perf_report_testbed(db, a.out, scripts, a.model, co.testbed, stdout);
 	} else if (!strcmp(sub, "advise")) {
 		st = xo_perf_advise(db, a.model, a.json_out, stdout);
 	} else if (!strcmp(sub, "import")) {

@@ -395,6 +395,11 @@ enum xo_status xo_perf_change_set(struct xo_perfdb *db, int64_t id, const char *
  * model: that model's crossover and GPU split, NULL: every model in the store. */
 enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const char *scripts_dir,
                               const char *model, FILE *out);
+/* The same on one testbed (id from xo_perfdb_testbed_find; 0: every testbed,
+ * each history plot one line per device and testbed). */
+enum xo_status xo_perf_report_testbed(struct xo_perfdb *db, const char *outdir,
+                                      const char *scripts_dir, const char *model,
+                                      int64_t testbed, FILE *out);
 /* The faster device per batch for model (a name or a spec path), or for every
  * model in the store when NULL (listed first); json: one object on out. */
 enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model, bool json, FILE *out);

@@ -1065,8 +1065,11 @@ static void bench_group(const char *name, const char *device, char *out, size_t 
 /* One benchmark of a history group. */
 struct hist_member {
 	int64_t bench;
+	int64_t testbed;
 	char group[192];
 	char device[48];
+	char label[112];     /* the line's legend (file-name-safe parts): device, or
+	                        device@testbed where the report covers several */
 };
 
 /* cpu, cl..., ref, then peers: the order of the lines and the legend. */
@@ -1084,7 +1087,9 @@ static int hist_member_cmp(const void *pa, const void *pb)
 		return c;
 	if (device_rank(a->device) != device_rank(b->device))
 		return device_rank(a->device) - device_rank(b->device);
-	return strcmp(a->device, b->device);
+	if ((c = strcmp(a->device, b->device)))
+		return c;
+	return strcmp(a->label, b->label);
 }
 
 /* One stored point of a history. */
@@ -1117,11 +1122,10 @@ static int hist_point_cmp(const void *pa, const void *pb)
  * oldest first. Data: data/hist_GROUP_<i>.dat for the i-th device.
  */
 static enum xo_status write_history_group(struct xo_perfdb *db, const char *outdir, FILE *gp,
-                                          const struct hist_member *mem, int nmem,
-                                          int64_t testbed)
+                                          const struct hist_member *mem, int nmem)
 {
 	struct xo_sql_stmt *s = NULL;
-	char path[4096], safe[256], title[256], devices[1024] = "";
+	char path[4096], safe[256], title[256], devices[2048] = "";
 	struct hist_point *pt = NULL;
 	size_t n = 0, cap = 0;
 	int nchanges = 0, nx = 0;
@@ -1137,22 +1141,30 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 	safe_name(mem[0].group, safe, sizeof(safe));
 	if (xo_sql_prepare(
 	        xo_perfdb_sql(db),
+	        /* the change (changes is unique per benchmark, testbed and
+	         * commit) is marked on the commit's first complete run. A join,
+	         * and the first run looked up from the change's row (ch.*, not
+	         * ru.*): written as a scalar subquery on ru, PostgreSQL hoisted
+	         * the min() into a one-time filter evaluated for every point, a
+	         * scan of runs each (O(runs^2): 3.2 s a line at 10 000 runs, and
+	         * a cost estimate that made it JIT-compile the query as well);
+	         * now it runs once per stored change, 33 ms a line */
 	        "SELECT c.date, ru.id, c.sha, c.dirty, res.median, coalesce(res.ci_lo, res.median),"
-	        " coalesce(res.ci_hi, res.median), res.min,"
-	        " (SELECT ch.ratio FROM changes ch WHERE ch.benchmark_id = res.benchmark_id"
+	        " coalesce(res.ci_hi, res.median), res.min, ch.ratio"
+	        " FROM results res JOIN runs ru ON ru.id = res.run_id"
+	        " JOIN commits c ON c.id = ru.commit_id"
+	        " LEFT JOIN changes ch ON ch.benchmark_id = res.benchmark_id"
 	        "  AND ch.testbed_id = ru.testbed_id AND ch.commit_id = ru.commit_id"
 	        "  AND ch.state != 'ignored'"
 	        "  AND ru.id = (SELECT min(r2.id) FROM runs r2 WHERE"
-	        "   r2.commit_id = ru.commit_id AND r2.testbed_id = ru.testbed_id"
-	        "   AND r2.state = 'complete'))"
-	        " FROM results res JOIN runs ru ON ru.id = res.run_id"
-	        " JOIN commits c ON c.id = ru.commit_id"
+	        "   r2.commit_id = ch.commit_id AND r2.testbed_id = ch.testbed_id"
+	        "   AND r2.state = 'complete')"
 	        " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.state = 'complete'", &s))
 		return sql_err(db, "reading a history");
 	for (int d = 0; d < nmem; d++) {
 		xo_sql_reset(s);
 		xo_sql_bind_int64(s, 1, mem[d].bench);
-		xo_sql_bind_int64(s, 2, testbed);
+		xo_sql_bind_int64(s, 2, mem[d].testbed);
 		while (xo_sql_step(s) == XO_SQL_ROW) {
 			struct hist_point *p;
 
@@ -1197,7 +1209,6 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 	if (n)
 		nx++;
 	for (int d = 0; d < nmem; d++) {
-		char dev[48];
 		FILE *f;
 
 		snprintf(path, sizeof(path), "%s/data/hist_%s_%d.dat", outdir, safe, d + 1);
@@ -1220,9 +1231,8 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 			fprintf(f, " %s\n", p->sha);
 		}
 		fclose(f);
-		safe_name(mem[d].device, dev, sizeof(dev));
 		snprintf(devices + strlen(devices), sizeof(devices) - strlen(devices), "%s%s",
-		         d ? " " : "", dev[0] ? dev : "_");
+		         d ? " " : "", mem[d].label);
 	}
 	gp_safe(mem[0].group, title, sizeof(title));
 	fprintf(gp,
@@ -1239,7 +1249,7 @@ out:
 }
 
 /* The latest complete run that measured our own devices (not a peer import). */
-static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t *run)
+static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t testbed, int64_t *run)
 {
 	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
@@ -1249,11 +1259,13 @@ static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t *run)
 	        "SELECT max(ru.id) FROM runs ru JOIN results res ON res.run_id = ru.id"
 	        " JOIN benchmarks b ON b.id = res.benchmark_id"
 	        " WHERE ru.state = 'complete' AND (b.device IN ('ref','cpu')"
-	        " OR b.device LIKE 'cl%')", &s))
+	        " OR b.device LIKE 'cl%') AND (? = 0 OR ru.testbed_id = ?)", &s))
 		return sql_err(db, "finding the latest run");
+	xo_sql_bind_int64(s, 1, testbed);
+	xo_sql_bind_int64(s, 2, testbed);
 	if (xo_sql_step(s) != XO_SQL_ROW || xo_sql_column_null(s, 0))
-		st = xo_error(XO_EINVAL, "no complete run of ref/cpu/cl recorded yet: run `xo perf "
-		                         "record` first");
+		st = xo_error(XO_EINVAL, "no complete run of ref/cpu/cl recorded yet%s: run `xo perf "
+		                         "record` first", testbed ? " on that testbed" : "");
 	else
 		*run = xo_sql_column_int64(s, 0);
 	xo_sql_finalize(s);
@@ -1365,8 +1377,8 @@ static enum xo_status copy_scripts(const char *scripts_dir, const char *dir)
 }
 
 static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
-                                   const char *model_arg, int64_t latest, FILE *sum,
-                                   int64_t *nhist_out, int64_t *main_run_out);
+                                   const char *model_arg, int64_t latest, int64_t only,
+                                   FILE *sum, int64_t *nhist_out, int64_t *main_run_out);
 static int list_models(struct xo_perfdb *db, char (*names)[64], int max);
 static void model_name(const char *arg, char *out, size_t size);
 
@@ -1377,6 +1389,13 @@ static void model_name(const char *arg, char *out, size_t size);
  */
 enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const char *scripts_dir,
                               const char *model, FILE *out)
+{
+	return xo_perf_report_testbed(db, user_out, scripts_dir, model, 0, out);
+}
+
+enum xo_status xo_perf_report_testbed(struct xo_perfdb *db, const char *user_out,
+                                      const char *scripts_dir, const char *model,
+                                      int64_t only, FILE *out)
 {
 	char dst[4096], tmp[4200], old[4200], marker[4300];
 	enum xo_status st;
@@ -1396,7 +1415,7 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const 
 		return xo_error(XO_EINVAL, "--out: empty path");
 	if ((st = out_check(dst, &exists)))
 		return st;
-	if ((st = latest_own_run(db, &latest)))
+	if ((st = latest_own_run(db, only, &latest)))
 		return st;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dst);
 	if (!mkdtemp(tmp))
@@ -1412,7 +1431,7 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *user_out, const 
 		goto out_remove;
 	}
 	if ((st = copy_scripts(scripts_dir, tmp)) ||
-	    (st = write_report(db, tmp, model, latest, sum, &nhist, &main_run))) {
+	    (st = write_report(db, tmp, model, latest, only, sum, &nhist, &main_run))) {
 		fclose(sum);
 		free(sumtext);
 		sumtext = NULL;
@@ -1454,7 +1473,7 @@ out_remove:
 static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t latest,
                                     int64_t testbed);
 static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, FILE *gp,
-                                      FILE *html, int64_t testbed, int64_t *nhist);
+                                      FILE *html, int64_t only, int64_t *nhist);
 
 /* The text the report prints first: per model the crossover and diagnosis. */
 static void summary_answer(FILE *sum, const struct answer *a)
@@ -1478,8 +1497,8 @@ static void summary_answer(FILE *sum, const struct answer *a)
  * testbed. sum gets the text summary (summary_answer).
  */
 static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
-                                   const char *model_arg, int64_t latest, FILE *sum,
-                                   int64_t *nhist_out, int64_t *main_run_out)
+                                   const char *model_arg, int64_t latest, int64_t only,
+                                   FILE *sum, int64_t *nhist_out, int64_t *main_run_out)
 {
 	static const char *const whats[] = {"train_step", "predict"};
 	char path[4096], models[32][64];
@@ -1667,7 +1686,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 	}
 
 	/* 4. history, one plot per benchmark group */
-	if ((st = write_histories(db, outdir, gp, html, testbed, &nhist)))
+	if ((st = write_histories(db, outdir, gp, html, only, &nhist)))
 		goto out;
 
 	/* 5. the testbed of the latest run */
@@ -1809,31 +1828,109 @@ static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t la
 	return XO_OK;
 }
 
-/* History of every benchmark measured on testbed, one plot per group (the
- * benchmark name without its device suffix) with a line per device. */
+/* A testbed of the report: its legend label (the hostname, or hostname-HASH
+ * where two testbeds share the hostname; the hash where there is none). */
+struct hist_testbed {
+	int64_t id, runs, latest;
+	char host[64], hash[16], label[88], cpu[128];
+};
+
+#define MAX_TESTBEDS 64
+
+/*
+ * The testbeds with complete runs (only that one when only != 0), listed on
+ * the index page in a table (id="testbeds"), labelled for the legends.
+ */
+static enum xo_status list_testbeds(struct xo_perfdb *db, FILE *html, int64_t only,
+                                    struct hist_testbed *tb, int *ntb)
+{
+	struct xo_sql_stmt *s = NULL;
+
+	*ntb = 0;
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT t.id, t.hostname, t.hash, t.cpu_model, count(*), max(ru.id)"
+	                   " FROM testbeds t JOIN runs ru ON ru.testbed_id = t.id"
+	                   " WHERE ru.state = 'complete' AND (? = 0 OR t.id = ?)"
+	                   " GROUP BY t.id, t.hostname, t.hash, t.cpu_model"
+	                   " ORDER BY t.hostname, t.hash", &s))
+		return sql_err(db, "listing the testbeds");
+	xo_sql_bind_int64(s, 1, only);
+	xo_sql_bind_int64(s, 2, only);
+	fprintf(html, "<h3 id=\"testbeds\">Testbeds%s</h3>\n<table><tr><th>label</th><th>id</th>"
+	              "<th>host</th><th>hash</th><th>CPU</th><th>complete runs</th>"
+	              "<th>latest</th></tr>\n",
+	        only ? " (--testbed)" : "");
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		struct hist_testbed *t = &tb[*ntb];
+
+		if (*ntb == MAX_TESTBEDS)
+			break;
+		t->id = xo_sql_column_int64(s, 0);
+		snprintf(t->host, sizeof(t->host), "%s", col_text(s, 1));
+		snprintf(t->hash, sizeof(t->hash), "%.12s", col_text(s, 2));
+		snprintf(t->cpu, sizeof(t->cpu), "%s", col_text(s, 3));
+		t->runs = xo_sql_column_int64(s, 4);
+		t->latest = xo_sql_column_int64(s, 5);
+		(*ntb)++;
+	}
+	xo_sql_finalize(s);
+	for (int i = 0; i < *ntb; i++) {
+		bool shared = false;
+
+		for (int j = 0; j < *ntb; j++)
+			shared |= j != i && !strcmp(tb[i].host, tb[j].host);
+		if (!tb[i].host[0])
+			snprintf(tb[i].label, sizeof(tb[i].label), "%.8s", tb[i].hash);
+		else if (shared)
+			snprintf(tb[i].label, sizeof(tb[i].label), "%s-%.8s", tb[i].host, tb[i].hash);
+		else
+			snprintf(tb[i].label, sizeof(tb[i].label), "%s", tb[i].host);
+		fprintf(html, "<tr><td>");
+		html_escape(html, tb[i].label);
+		fprintf(html, "</td><td>%lld</td><td>", (long long)tb[i].id);
+		html_escape(html, tb[i].host);
+		fprintf(html, "</td><td><code>%s</code></td><td>", tb[i].hash);
+		html_escape(html, tb[i].cpu);
+		fprintf(html, "</td><td>%lld</td><td>run:%lld</td></tr>\n", (long long)tb[i].runs,
+		        (long long)tb[i].latest);
+	}
+	fprintf(html, "</table>\n");
+	return XO_OK;
+}
+
+/* History of every benchmark measured on the report's testbeds (only that
+ * one when only != 0), one plot per group (the benchmark name without its
+ * device suffix) with a line per device and testbed. */
 static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, FILE *gp,
-                                      FILE *html, int64_t testbed, int64_t *nhist)
+                                      FILE *html, int64_t only, int64_t *nhist)
 {
 	struct xo_sql_stmt *s = NULL;
 	struct hist_member *mem = NULL;
+	struct hist_testbed tb[MAX_TESTBEDS];
 	size_t n = 0, cap = 0;
+	int ntb = 0;
 	enum xo_status st = XO_OK;
 
 	*nhist = 0;
 	fprintf(html,
-	        "<h2 id=\"history\">History per benchmark (testbed %lld)</h2>\n<p>One plot per "
-	        "benchmark with a line per device: median per run with its 95%% CI, minimum as "
+	        "<h2 id=\"history\">History per benchmark</h2>\n<p>One plot per "
+	        "benchmark with a line per device%s: median per run with its 95%% CI, minimum as "
 	        "points, detected changes as red diamonds; a log time axis where the devices "
 	        "differ by more than %.0fx.</p>\n",
-	        (long long)testbed, HIST_LOG_RATIO);
+	        only ? "" : " and testbed (device@label)", HIST_LOG_RATIO);
+	if ((st = list_testbeds(db, html, only, tb, &ntb)))
+		return st;
 	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT DISTINCT b.id, b.name, b.device FROM results res JOIN"
-	                       " benchmarks b ON b.id = res.benchmark_id JOIN runs ru ON"
-	                       " ru.id = res.run_id WHERE ru.testbed_id = ? AND"
+	                       "SELECT DISTINCT b.id, b.name, b.device, ru.testbed_id FROM results"
+	                       " res JOIN benchmarks b ON b.id = res.benchmark_id JOIN runs ru ON"
+	                       " ru.id = res.run_id WHERE (? = 0 OR ru.testbed_id = ?) AND"
 	                       " ru.state = 'complete'", &s))
 		return sql_err(db, "report");
-	xo_sql_bind_int64(s, 1, testbed);
+	xo_sql_bind_int64(s, 1, only);
+	xo_sql_bind_int64(s, 2, only);
 	while (xo_sql_step(s) == XO_SQL_ROW) {
+		const char *tl = "";
+
 		if (n == cap) {
 			size_t c2 = cap ? 2 * cap : 256;
 			struct hist_member *nm = realloc(mem, c2 * sizeof(*nm));
@@ -1846,8 +1943,26 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 			cap = c2;
 		}
 		mem[n].bench = xo_sql_column_int64(s, 0);
+		mem[n].testbed = xo_sql_column_int64(s, 3);
 		snprintf(mem[n].device, sizeof(mem[n].device), "%s", col_text(s, 2));
 		bench_group(col_text(s, 1), mem[n].device, mem[n].group, sizeof(mem[n].group));
+		for (int i = 0; i < ntb; i++)
+			if (tb[i].id == mem[n].testbed)
+				tl = tb[i].label;
+		{
+			/* one word of gnuplot's devices list: file-name-safe parts, '@'
+			 * between them (inside single quotes '@' is no macro) */
+			char sd[48], st2[88];
+
+			safe_name(mem[n].device, sd, sizeof(sd));
+			safe_name(tl, st2, sizeof(st2));
+			if (!sd[0])
+				snprintf(sd, sizeof(sd), "_");
+			if (ntb > 1)
+				snprintf(mem[n].label, sizeof(mem[n].label), "%s@%s", sd, st2);
+			else
+				snprintf(mem[n].label, sizeof(mem[n].label), "%s", sd);
+		}
 		n++;
 	}
 	xo_sql_finalize(s);
@@ -1862,7 +1977,7 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 			j++;
 		/* at most MAX_DEV lines a plot: gnuplot's colours run out long before */
 		if ((st = write_history_group(db, outdir, gp, &mem[i],
-		                              (int)(j - i < MAX_DEV ? j - i : MAX_DEV), testbed)))
+		                              (int)(j - i < MAX_DEV ? j - i : MAX_DEV))))
 			goto out;
 		safe_name(mem[i].group, safe, sizeof(safe));
 		fprintf(html, "<a href=\"hist_%s.svg\"><img src=\"hist_%s.png\" title=\"", safe,

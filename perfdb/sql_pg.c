@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sql.h"
 
@@ -205,16 +206,30 @@ static int pg_step(struct xo_sql_stmt *s)
 	struct pg_stmt *ps = (struct pg_stmt *)s;
 
 	if (!ps->res) {
+		const char *trace = getenv("XO_SQL_TRACE");
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		PGresult *res = PQexecParams(conn(s->db), ps->sql, ps->nparams, ps->type,
 		                             (const char *const *)ps->val, NULL, NULL, 0);
 		ExecStatusType est = PQresultStatus(res);
+
+		/* XO_SQL_TRACE=time: every execution's round trip in ms and rows,
+		 * then the statement, on stderr (profiling: sort by the first field) */
+		if (trace && !strcmp(trace, "time")) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			fprintf(stderr, "xo sql: %.3f ms %d rows: %s\n",
+			        1e3 * (double)(t1.tv_sec - t0.tv_sec) +
+			            1e-6 * (double)(t1.tv_nsec - t0.tv_nsec),
+			        est == PGRES_TUPLES_OK ? PQntuples(res) : 0, ps->sql);
+		}
 
 		if (est != PGRES_TUPLES_OK && est != PGRES_COMMAND_OK) {
 			int rc = fail(s->db, res);
 
 			/* XO_SQL_TRACE=1: the statement and the server's reason on
 			 * stderr, for queries whose failure a caller takes as "none" */
-			if (getenv("XO_SQL_TRACE"))
+			if (trace)
 				fprintf(stderr, "xo sql: %s\n  in: %s\n", s->db->errmsg, ps->sql);
 
 			PQclear(res);

@@ -1,4 +1,5 @@
-# history.gp - one benchmark's history on one testbed, one line per device
+# history.gp - one benchmark's history, one line per device and testbed
+# (devices words are "cpu" or, across testbeds, "cpu@hostname")
 # (the benchmark name without its device suffix is the group): median per run
 # with its 95% CI (order statistics), the minimum as points, detected changes
 # as red diamonds, over a common x axis of the runs. Variables: prefix (data
