@@ -33,11 +33,6 @@
 
 #include "cpu.h"
 
-/* Multiply-adds below which an op runs on the calling thread alone: a task
- * hand-off to a spinning worker costs well under a microsecond, this much
- * work about two. At batch 32 only the second convolution of the seed model
- * (344k) is split; its other layers stay on the caller. */
-#define XO_CPU_PAR_MIN 300000
 /* GEMM dimensions from which OpenBLAS beats the register-tile kernels. */
 #define XO_CPU_BLAS_MIN 256
 /* Floats of im2col / dx-column scratch per thread and sub-batch. */

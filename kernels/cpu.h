@@ -11,6 +11,14 @@
 
 #include "xo/backend.h"
 
+/* Multiply-adds (or element operations) below which an op runs on the calling
+ * thread alone: a task hand-off to a spinning worker costs well under a
+ * microsecond, this much work about two. At batch 32 only the second
+ * convolution of the seed model (344k) is split; its other layers stay on the
+ * caller. The one value for every cpu kernel file, the fused path and the cost
+ * model (perfdb/explain.h). */
+#define XO_CPU_PAR_MIN 300000
+
 /* Widest vector of any ISA level, in floats: stack tiles are sized by it. */
 #define XO_CPU_MAX_VW 16
 

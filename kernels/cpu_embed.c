@@ -19,7 +19,7 @@
 #include "cpu.h"
 
 /* Below this many float moves the op stays on the calling thread. */
-#define XO_CPU_EMBED_PAR_MIN 300000
+#define XO_CPU_EMBED_PAR_MIN XO_CPU_PAR_MIN
 
 struct embed_job {
 	const int32_t *ids;

@@ -57,7 +57,7 @@
 #define NET_BLAS_MIN 256
 /* Multiply-adds of a call below which it runs on the calling thread only
  * (as XO_CPU_PAR_MIN of the op wrappers: a hand-off costs about as much). */
-#define NET_PAR_MIN 300000
+#define NET_PAR_MIN XO_CPU_PAR_MIN
 
 /* One layer as the tiles run it. */
 struct net_step {

@@ -26,7 +26,7 @@
 
 #include "cpu.h"
 
-#define XO_CPU_NORM_PAR_MIN 300000
+#define XO_CPU_NORM_PAR_MIN XO_CPU_PAR_MIN
 
 /* Rows per block of the per-channel sums: each block's partial sums are
  * formed in row order, then the blocks' partials are added in block order

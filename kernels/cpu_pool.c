@@ -35,7 +35,7 @@
 
 /* Same threshold and split as cpu.c: below this many operations an op
  * stays on the calling thread. */
-#define XO_CPU_POOL_PAR_MIN 300000
+#define XO_CPU_POOL_PAR_MIN XO_CPU_PAR_MIN
 
 static int pool_threads(const struct xo_cpu_ctx *c, double ops, int64_t items)
 {

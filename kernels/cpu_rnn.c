@@ -44,7 +44,7 @@
 
 /* Below this many multiply-adds (batch * len * G * (ch + units)) a call runs
  * on the calling thread alone, as the other ops' XO_CPU_PAR_MIN. */
-#define XO_CPU_RNN_PAR_MIN 300000
+#define XO_CPU_RNN_PAR_MIN XO_CPU_PAR_MIN
 
 struct rnn_job {
 	const struct xo_cpu_kernels *k; /* vector sigmoid and tanh of the chosen ISA */

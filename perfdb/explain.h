@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "cost.h"
+#include "../kernels/cpu.h" /* XO_CPU_PAR_MIN */
 
 #define XO_EXPLAIN_MAX_DEVICES 8
 #define XO_EXPLAIN_MAX_BATCHES 32
@@ -43,7 +44,7 @@ struct xo_explain_point {
 /* Multiply-adds of a cpu call below which the kernels run it on the
  * calling thread alone (kernels/cpu_net.c NET_PAR_MIN, kernels/cpu.c
  * XO_CPU_PAR_MIN): the cost step's pool_min_macs on cpu's fused path. */
-#define XO_EXPLAIN_CPU_PAR_MIN 300000.0
+#define XO_EXPLAIN_CPU_PAR_MIN ((double)XO_CPU_PAR_MIN)
 
 /* The step the cost model predicts for model m (layer costs lc) at batch n:
  * a training step on a resident batch, or a predict call that writes the
