@@ -1889,7 +1889,9 @@ static enum xo_status list_testbeds(struct xo_perfdb *db, FILE *html, int64_t on
 		html_escape(html, tb[i].label);
 		fprintf(html, "</td><td>%lld</td><td>", (long long)tb[i].id);
 		html_escape(html, tb[i].host);
-		fprintf(html, "</td><td><code>%s</code></td><td>", tb[i].hash);
+		fprintf(html, "</td><td><code>");
+		html_escape(html, tb[i].hash); /* a store's text, imported stores included */
+		fprintf(html, "</code></td><td>");
 		html_escape(html, tb[i].cpu);
 		fprintf(html, "</td><td>%lld</td><td>run:%lld</td></tr>\n", (long long)tb[i].runs,
 		        (long long)tb[i].latest);
