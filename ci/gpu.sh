@@ -16,6 +16,8 @@
 #   --out DIR        results and one log per stage (default out/gpu)
 # (relative paths are taken from the repository root)
 # Environment: XO_CL_DEVICE picks among several GPUs (docs/opencl.md);
+# OCL_ICD_VENDORS as the ICD loader reads it (when unset and no ICD file names
+# NVIDIA's driver but its library is there, the script makes one: nvidia_icd);
 # XO_JOBS build/test parallelism (nproc); XO_CLINFO the clinfo to ask
 # (clinfo; a missing one leaves the check to the built xo).
 # Exit: 0 every stage passed; 1 a stage failed (the others still ran);
@@ -54,6 +56,33 @@ XO_PACKAGES+=(ocl-icd-libopencl1 clinfo)
 no_gpu() {
     echo "ci/gpu.sh: no GPU OpenCL device: $1" >&2
     exit 2
+}
+
+# A container often mounts NVIDIA's driver libraries but not the one-line ICD
+# file naming libnvidia-opencl.so.1 (docs/opencl.md, "The driver and the ICD
+# loader"): the loader then lists no NVIDIA platform. When no ICD file names
+# it and the library is there, point the loader at it through a vendors
+# directory of our own, unless the caller set OCL_ICD_VENDORS. XO_NVIDIA_LIB_DIRS
+# (space-separated) replaces the directories searched after ldconfig's cache.
+nvidia_icd() {
+    local lib d
+    [ -z "${OCL_ICD_VENDORS:-}" ] || return 0
+    grep -qs libnvidia-opencl /etc/OpenCL/vendors/*.icd && return 0
+    if [ -z "${XO_NVIDIA_LIB_DIRS:-}" ]; then
+        lib=$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so\.1 / {print $NF; exit}')
+    fi
+    if [ -z "${lib:-}" ]; then
+        for d in ${XO_NVIDIA_LIB_DIRS:-/usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64}; do
+            if [ -e "$d/libnvidia-opencl.so.1" ]; then
+                lib=$d/libnvidia-opencl.so.1
+                break
+            fi
+        done
+    fi
+    [ -n "${lib:-}" ] || return 0
+    mkdir -p "$OUT/icd" && echo "$lib" >"$OUT/icd/nvidia.icd" || return 0
+    export OCL_ICD_VENDORS=$OUT/icd
+    echo "gpu: no ICD file names NVIDIA's OpenCL driver; using $lib (OCL_ICD_VENDORS=$OUT/icd)"
 }
 
 # Before building: clinfo must list a device of type GPU (it is not ours, so
@@ -100,7 +129,7 @@ stage_build_gpu() {
 # opens, cl included: the fused network path against ref); the races label
 # runs under Oclgrind's own device (ci/test.sh runs it), not the GPU's.
 stage_cl_suites() {
-    ctest --test-dir "$BUILD" -L 'opencl|model' -LE races -j1 --timeout 900
+    ctest --test-dir "$BUILD" -L 'opencl|model' -LE races -j"$XO_JOBS" --timeout 900
 }
 stage_seed() {
     "$XO" seed --device cl --device cpu --json >"$OUT/seed.json"
@@ -122,6 +151,7 @@ rc=0
 if [ $install -eq 1 ]; then
     run_stage deps with_log deps stage_deps || { print_summary; exit 1; }
 fi
+nvidia_icd
 precheck_clinfo
 if [ $build -eq 1 ]; then
     run_stage build with_log build stage_build_gpu || { print_summary; exit 1; }

@@ -38,6 +38,26 @@ fi
 # clinfo missing: the built xo decides, through the cl backend's own choice
 run_case xo '^ci/gpu\.sh: no GPU OpenCL device: cl: (XO_REQUIRE_OPENCL=gpu but the chosen device .* is not a GPU \(CL_DEVICE_TYPE [A-Za-z]+;|no OpenCL)' \
     XO_CLINFO=/nonexistent/clinfo
+# A driver library that no ICD file names (a container that mounts NVIDIA's
+# libraries without /etc/OpenCL/vendors/nvidia.icd): gpu.sh points the loader
+# at it through its own vendors directory and says so on stdout. The fake
+# library does not load, so the check still stops with exit 2 and one line.
+mkdir -p "$work/fakelib" && : >"$work/fakelib/libnvidia-opencl.so.1"
+rm -rf "$work/icd"
+env -u OCL_ICD_VENDORS XO_NVIDIA_LIB_DIRS="/nonexistent $work/fakelib" bash "$root/ci/gpu.sh" \
+    --no-install --no-build --build-dir "$build" --out "$work/icd/out" >"$work/icd.stdout" \
+    2>"$work/icd.stderr"
+rc=$?
+if grep -qs libnvidia-opencl /etc/OpenCL/vendors/*.icd; then
+    echo "icd: skipped (this machine's ICD files already name NVIDIA's driver)"
+elif [ $rc -ne 2 ] || [ "$(wc -l <"$work/icd.stderr")" -ne 1 ] ||
+    ! grep -q "^gpu: no ICD file names NVIDIA's OpenCL driver; using $work/fakelib/libnvidia-opencl.so.1 (OCL_ICD_VENDORS=" "$work/icd.stdout" ||
+    [ "$(cat "$work/icd/out/icd/nvidia.icd" 2>/dev/null)" != "$work/fakelib/libnvidia-opencl.so.1" ]; then
+    echo "FAIL icd: exit $rc, stdout: $(cat "$work/icd.stdout"), stderr: $(cat "$work/icd.stderr"), icd: $(cat "$work/icd/out/icd/nvidia.icd" 2>&1)"
+    fail=1
+else
+    echo "icd: exit 2, $(cat "$work/icd.stdout")"
+fi
 # bad usage is exit 2 too, with its own line
 bash "$root/ci/gpu.sh" --no-such-option 2>"$work/usage.err"
 rc=$?
