@@ -56,9 +56,16 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
                           double op_call_s, struct xo_cost_step *s);
 
 /* FLOP/s of the backend's own dense forward kernel on a fixed GEMM shape
- * (512 x 64 -> 64), launch and sync included, median of 9 (NAN when it
- * cannot run): the compute rate kernels of the model's size reach. */
+ * (512 x 64 -> 64; more rows, doubling, while the kernel's own time is under
+ * a call's fixed time), median of 9, less the smallest call's launch and
+ * sync (xo_explain_marginal_rate; NAN when it cannot run): the compute rate
+ * kernels of the model's size reach, launches being costed on their own. */
 double xo_explain_gemm_rate(struct xo_backend *be);
+/* flops / (call_s - fixed_s): a call's rate without its fixed part (launch,
+ * sync). flops / call_s when fixed_s is not a positive time; NAN when the
+ * kernel's part (call_s - fixed_s) is under fixed_s (too close to the launch
+ * to measure: use a larger call) or call_s is not a positive time. */
+double xo_explain_marginal_rate(double flops, double call_s, double fixed_s);
 /* Seconds of the backend's smallest dense forward call (1 x 1 -> 1, with its
  * sync), median of 9 (NAN when it cannot run): a host backend's fixed cost
  * per op call, struct xo_cost_step.op_call_s. */
