@@ -140,8 +140,7 @@ static int64_t record(struct xo_perfdb *db, int commit, const char *const *devic
 		for (int d = 0; d < ndev; d++)
 			for (int i = 0; i < NBATCH; i++)
 				fill_result(&r[k++], whats[w], devices[d], (int64_t)1 << i, 12);
-	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
-	assert_int_equal(xo_perfdb_run_finish(db, run, r, nres), XO_OK);
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", r, nres, &run), XO_OK);
 	for (size_t i = 0; i < nres; i++)
 		free(r[i].samples);
 	free(r);
@@ -683,8 +682,7 @@ static void record_ops(struct xo_perfdb *db, int commit, const double level[3])
 		for (size_t i = 0; i < n[k]; i++)
 			r[k].samples[i].wall_s = level[k] * (1.0 + rel[k] * gauss());
 	}
-	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
-	assert_int_equal(xo_perfdb_run_finish(db, run, r, 3), XO_OK);
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", r, 3, &run), XO_OK);
 	for (int k = 0; k < 3; k++)
 		free(r[k].samples);
 }
@@ -747,8 +745,7 @@ static void record_host(struct xo_perfdb *db, int commit, const char *host, cons
 	assert_non_null(r.samples);
 	for (size_t i = 0; i < r.n; i++)
 		r.samples[i].wall_s = level * (1.0 + 0.01 * gauss());
-	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
-	assert_int_equal(xo_perfdb_run_finish(db, run, &r, 1), XO_OK);
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", &r, 1, &run), XO_OK);
 	free(r.samples);
 }
 

@@ -200,8 +200,7 @@ static void record_fake(struct xo_perfdb *db, int commit, const char *coretype, 
 
 	fake_commit(&c, commit);
 	fake_testbed(&t, coretype);
-	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
-	assert_int_equal(xo_perfdb_run_finish(db, run, r, nres), XO_OK);
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", r, nres, &run), XO_OK);
 	free_results(r, nres);
 }
 
@@ -356,8 +355,7 @@ static void detect_history(const char *name, double run_sd, uint64_t seed, bool 
 		r = fake_results(NSERIES, 15, level, 0.03);
 		fake_commit(&cm, c);
 		fake_testbed(&tb, "Haswell");
-		assert_int_equal(xo_perfdb_run_begin(db, &cm, &tb, "t", &run), XO_OK);
-		assert_int_equal(xo_perfdb_run_finish(db, run, r, NSERIES), XO_OK);
+		assert_int_equal(xo_perfdb_run_write(db, &cm, &tb, "t", r, NSERIES, &run), XO_OK);
 		free_results(r, NSERIES);
 	}
 	assert_ok(xo_perf_detect(db, &o, devnull, failed));
@@ -825,8 +823,7 @@ static void record_counts(struct xo_perfdb *db, int commit, double level, double
 	r[1].samples = cs;
 	fake_commit(&c, commit);
 	fake_testbed(&t, "Haswell");
-	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
-	assert_int_equal(xo_perfdb_run_finish(db, run, r, 2), XO_OK);
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", r, 2, &run), XO_OK);
 }
 
 static void test_count_rule_and_parsing(void **state)
@@ -1070,8 +1067,7 @@ static void record_on(struct xo_perfdb *db, const char *host, int commit, double
 	fake_commit(&c, commit);
 	fake_testbed(&t, "Haswell");
 	snprintf(t.hostname, sizeof(t.hostname), "%s", host);
-	assert_ok(xo_perfdb_run_begin(db, &c, &t, "test", &run));
-	assert_ok(xo_perfdb_run_finish(db, run, r, 1));
+	assert_ok(xo_perfdb_run_write(db, &c, &t, "test", r, 1, &run));
 	free_results(r, 1);
 }
 
@@ -1240,6 +1236,132 @@ static void test_schema_versions_and_readers(void **state)
 	assert_non_null(strstr(xo_last_error(), "not a regular file"));
 }
 
+/* ---- one transaction per run (issue 14 item 1) ----------------------------------- */
+
+/*
+ * A write that fails in the middle of a run: a trigger on table results of
+ * the store at path aborts every result insert once the table holds `after`
+ * rows (SQLite RAISE(ABORT); PostgreSQL a PL/pgSQL trigger function that
+ * raises), as a full disk or a lost connection would mid-run.
+ */
+static void plant_result_failure(const char *path, int after)
+{
+	char sql[640];
+
+	if (pg_base())
+		snprintf(sql, sizeof(sql),
+		         "CREATE FUNCTION xo_planted() RETURNS trigger LANGUAGE plpgsql AS $$"
+		         " BEGIN IF (SELECT count(*) FROM results) >= %d THEN"
+		         " RAISE EXCEPTION 'planted failure'; END IF; RETURN NEW; END $$;"
+		         " CREATE TRIGGER xo_planted BEFORE INSERT ON results"
+		         " FOR EACH ROW EXECUTE FUNCTION xo_planted()",
+		         after);
+	else
+		snprintf(sql, sizeof(sql),
+		         "CREATE TRIGGER xo_planted BEFORE INSERT ON results"
+		         " WHEN (SELECT count(*) FROM results) >= %d"
+		         " BEGIN SELECT RAISE(ABORT, 'planted failure'); END",
+		         after);
+	exec_sql(path, sql);
+}
+
+static void remove_result_failure(const char *path)
+{
+	exec_sql(path, pg_base() ? "DROP TRIGGER xo_planted ON results; DROP FUNCTION xo_planted()"
+	                         : "DROP TRIGGER xo_planted");
+}
+
+/*
+ * A result insert that fails mid-run leaves nothing of that run: no run row
+ * (complete or not), no result, no sample, and not even its new commit's
+ * row; the run before it is whole, *run_id is untouched, and the message
+ * names the store. Failed while runs were written in two transactions (the
+ * run row first, 'incomplete', then the results): the run row stayed.
+ */
+static void test_failed_write_leaves_no_run(void **state)
+{
+	(void)state;
+	char path[512];
+	struct xo_perfdb *db;
+	struct xo_perf_commit c;
+	struct xo_perf_testbed t;
+	struct xo_perf_result *r;
+	double level[3] = {1e-3, 2e-3, 3e-3};
+	int64_t run = -7;
+
+	db_path(path, sizeof(path), "planted.sqlite");
+	remove_db(path);
+	assert_ok(xo_perfdb_open(path, &db));
+	rng_state = 11;
+	record_fake(db, 1, "Haswell", 3, 10, level, 0.01);
+	/* the next run's second result fails */
+	plant_result_failure(path, 4);
+	fake_commit(&c, 2);
+	fake_testbed(&t, "Haswell");
+	r = fake_results(3, 10, level, 0.01);
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", r, 3, &run), XO_EDB);
+	assert_non_null(strstr(xo_last_error(), "planted failure"));
+	assert_int_equal(run, -7);
+	free_results(r, 3);
+	xo_perfdb_close(db);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM runs WHERE state = 'complete'"), 1);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM results"), 3);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM samples"), 30);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM commits"), 1);
+	/* and the store takes the next run once the fault is gone */
+	remove_result_failure(path);
+	assert_ok(xo_perfdb_open(path, &db));
+	record_fake(db, 2, "Haswell", 3, 10, level, 0.01);
+	xo_perfdb_close(db);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM runs WHERE state = 'complete'"), 2);
+	assert_int_equal(query_int(path, "SELECT count(*) FROM results"), 6);
+}
+
+/*
+ * import-db copies one run per transaction: when the target fails on the
+ * second run's second result, the first run is there whole and nothing of
+ * the second; importing again once the fault is gone adds exactly the
+ * second (the first is recognised and skipped). The source is a SQLite file;
+ * the target either engine.
+ */
+static void test_import_db_failure_per_run(void **state)
+{
+	(void)state;
+	char src[512], dst[512];
+	struct xo_perfdb *db;
+	double level[2] = {1e-3, 2e-3};
+	FILE *sink = fopen("/dev/null", "w");
+
+	assert_non_null(sink);
+	snprintf(src, sizeof(src), "%s/import_src.sqlite", tmpdir);
+	unlink(src);
+	assert_ok(xo_perfdb_open(src, &db));
+	rng_state = 13;
+	record_fake(db, 1, "Haswell", 2, 10, level, 0.01);
+	record_fake(db, 2, "Haswell", 2, 10, level, 0.01);
+	xo_perfdb_close(db);
+
+	db_path(dst, sizeof(dst), "import_dst.sqlite");
+	remove_db(dst);
+	assert_ok(xo_perfdb_open(dst, &db));
+	xo_perfdb_close(db);
+	plant_result_failure(dst, 3);
+	assert_ok(xo_perfdb_open(dst, &db));
+	assert_int_equal(xo_perfdb_import_db(db, src, "target", sink), XO_EDB);
+	xo_perfdb_close(db);
+	assert_int_equal(query_int(dst, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(query_int(dst, "SELECT count(*) FROM results"), 2);
+	assert_int_equal(query_int(dst, "SELECT count(*) FROM samples"), 20);
+	remove_result_failure(dst);
+	assert_ok(xo_perfdb_open(dst, &db));
+	assert_ok(xo_perfdb_import_db(db, src, "target", sink));
+	xo_perfdb_close(db);
+	assert_int_equal(query_int(dst, "SELECT count(*) FROM runs WHERE state = 'complete'"), 2);
+	assert_int_equal(query_int(dst, "SELECT count(*) FROM results"), 4);
+	fclose(sink);
+}
+
 /* ---- kill -9 mid-write ---------------------------------------------------------- */
 
 #define KILL_RESULTS 200
@@ -1260,6 +1382,14 @@ static void writer_loop(const char *path, int tag)
 		            0.01);
 }
 
+/*
+ * A writer killed with SIGKILL at 12 random points (opening, inside a run's
+ * transaction, between runs) leaves a consistent store: the earlier runs
+ * intact, every run complete and whole, none 'incomplete' (issue 14 item 1:
+ * one transaction per run; with the run row written first in a transaction
+ * of its own, kills inside the second left 'incomplete' rows), on either
+ * engine.
+ */
 static void test_kill_mid_write(void **state)
 {
 	(void)state;
@@ -1284,7 +1414,7 @@ static void test_kill_mid_write(void **state)
 		assert_true(pid >= 0);
 		if (pid == 0)
 			writer_loop(path, round + 1);
-		/* 0..250 ms: lands in open, run_begin, run_finish or between */
+		/* 0..250 ms: lands in open, in a run's transaction or between runs */
 		ts.tv_sec = 0;
 		ts.tv_nsec = (long)(rand() % 250) * 1000000L;
 		nanosleep(&ts, NULL);
@@ -1314,13 +1444,14 @@ static void test_kill_mid_write(void **state)
 		assert_int_equal(query_int(path, "SELECT count(*) FROM samples s JOIN results r ON"
 		                                 " r.id = s.result_id WHERE r.run_id IN (1, 2)"),
 		                 60);
-		/* every run complete and whole, or incomplete and empty */
+		/* one transaction per run: no run that is not complete (a NULL
+		 * state counts as not complete), and every later run whole */
+		assert_int_equal(query_int(path, "SELECT count(*) FROM runs WHERE"
+		                                 " coalesce(state, '') != 'complete'"),
+		                 0);
 		assert_int_equal(
-		    query_int(path, "SELECT count(*) FROM runs ru WHERE"
-		                    " (ru.state = 'complete' AND ru.id > 2 AND"
-		                    " (SELECT count(*) FROM results WHERE run_id = ru.id) != 200)"
-		                    " OR (ru.state = 'incomplete' AND"
-		                    " (SELECT count(*) FROM results WHERE run_id = ru.id) != 0)"),
+		    query_int(path, "SELECT count(*) FROM runs ru WHERE ru.id > 2 AND"
+		                    " (SELECT count(*) FROM results WHERE run_id = ru.id) != 200"),
 		    0);
 		assert_int_equal(query_int(path,
 		                           "SELECT count(*) FROM results r WHERE"
@@ -1329,11 +1460,8 @@ static void test_kill_mid_write(void **state)
 		                 0);
 	}
 	assert_true(kills > 0);
-	/* and the kills did land mid-run somewhere */
-	print_message(
-	    "kill -9: %d kills, %lld runs left incomplete, %lld complete\n", kills,
-	    (long long)query_int(path, "SELECT count(*) FROM runs WHERE state = 'incomplete'"),
-	    (long long)query_int(path, "SELECT count(*) FROM runs WHERE state = 'complete'"));
+	print_message("kill -9: %d kills, %lld runs complete, none partial\n", kills,
+	              (long long)query_int(path, "SELECT count(*) FROM runs"));
 }
 
 /* ---- two writers at once ---------------------------------------------------------- */
@@ -1445,6 +1573,8 @@ int main(void)
 	    cmocka_unit_test(test_migration_from_v1),
 	    cmocka_unit_test(test_refuses_foreign_files),
 	    cmocka_unit_test(test_schema_versions_and_readers),
+	    cmocka_unit_test(test_failed_write_leaves_no_run),
+	    cmocka_unit_test(test_import_db_failure_per_run),
 	    cmocka_unit_test(test_kill_mid_write),
 	    cmocka_unit_test(test_concurrent_writers),
 	    cmocka_unit_test(test_concurrent_fresh_open),
