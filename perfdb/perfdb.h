@@ -22,7 +22,7 @@
 
 #include "xo.h"
 
-#define XO_PERFDB_SCHEMA_VERSION 5
+#define XO_PERFDB_SCHEMA_VERSION 6
 #define XO_PERFDB_APP_ID         0x786f7064 /* "xopd" in PRAGMA application_id */
 
 struct xo_perfdb; /* opaque: an open store */
