@@ -964,6 +964,99 @@ static void test_detect_counts(void **state)
 	fclose(sink);
 }
 
+/* ---- detect's reads at scale (PostgreSQL) ----------------------------------------- */
+
+/* The server's counters of table runs of the store at h: scans (sequential
+ * plus index) and rows read by them (seq_tup_read plus idx_tup_fetch). Read
+ * once two reads 300 ms apart agree: a closed connection's counts arrive when
+ * its server process exits, shortly after the client let go. */
+static void runs_reads(struct xo_sql *h, int64_t *scans, int64_t *rows)
+{
+	int64_t prev[2] = {-2, -2};
+
+	*scans = *rows = -1;
+	for (int i = 0; i < 40 && (*scans != prev[0] || *rows != prev[1]); i++) {
+		struct xo_sql_stmt *s = NULL;
+
+		prev[0] = *scans;
+		prev[1] = *rows;
+		usleep(300000);
+		assert_int_equal(xo_sql_prepare(h,
+		                                "SELECT seq_scan + coalesce(idx_scan, 0),"
+		                                " seq_tup_read + coalesce(idx_tup_fetch, 0)"
+		                                " FROM pg_stat_user_tables"
+		                                " WHERE relid = 'runs'::regclass",
+		                                &s),
+		                 XO_SQL_OK);
+		if (xo_sql_step(s) == XO_SQL_ROW) {
+			*scans = xo_sql_column_int64(s, 0);
+			*rows = xo_sql_column_int64(s, 1);
+		}
+		xo_sql_finalize(s);
+	}
+}
+
+/*
+ * Issue 14 item 1 (detect at 10 000 runs on PostgreSQL): detect's history
+ * read ordered its samples by each commit's first run, a scalar subquery on
+ * table runs per sample row, which PostgreSQL ran once per row: with the
+ * index on runs(commit_id, testbed_id) an index scan per sample, without it
+ * a whole scan of runs per sample (O(samples x runs)). Its reads of runs must
+ * grow with the runs, not with the samples: R = 120 runs of one series, 20
+ * samples each (2400 sample rows). Measured: 247 scans of runs (a primary-key
+ * lookup per point in each of detect's two reads of the series, the samples
+ * and the run-to-run history, and the one grouped read of the first runs)
+ * and 485 rows read, about 2 R and 4 R; the old query took 2646 scans and
+ * 2765 rows (22 R, 23 R: one lookup per sample). Bounds 4 R scans and 8 R
+ * rows: room for a plan with twice the lookups, and 5x below the old query.
+ * PostgreSQL only (the server's per-table counters; perfdb.pg runs it).
+ */
+static void test_detect_scans_bounded(void **state)
+{
+	enum { R = 120 };
+	char path[512], why[512];
+	struct xo_perfdb *db;
+	struct xo_sql *h = NULL;
+	double level[1];
+	FILE *devnull = fopen("/dev/null", "w");
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	int64_t scans0, rows0, scans1, rows1;
+	bool failed;
+
+	(void)state;
+	assert_non_null(devnull);
+	if (!pg_base()) {
+		print_message("(PostgreSQL only: its per-table scan counters)\n");
+		fclose(devnull);
+		return;
+	}
+	db_path(path, sizeof(path), "detect_scans.sqlite");
+	remove_db(path);
+	assert_ok(xo_perfdb_open(path, &db));
+	rng_state = 23;
+	for (int c = 0; c < R; c++) {
+		level[0] = c >= R / 2 ? 1.3e-3 : 1e-3; /* a step for detect to find */
+		record_fake(db, c, "Haswell", 1, 20, level, 0.01);
+	}
+	xo_perfdb_close(db);
+	if (xo_sql_open(path, true, false, false, &h, why, sizeof(why)))
+		fail_msg("%s", why);
+	runs_reads(h, &scans0, &rows0);
+	assert_ok(xo_perfdb_open(path, &db));
+	assert_ok(xo_perf_detect(db, &o, devnull, &failed));
+	xo_perfdb_close(db);
+	runs_reads(h, &scans1, &rows1);
+	xo_sql_close(h);
+	fclose(devnull);
+	print_message("detect: %lld scans of runs, %lld rows read (%d runs of 20 samples)\n",
+	              (long long)(scans1 - scans0), (long long)(rows1 - rows0), R);
+	assert_true(failed); /* it found the step */
+	if (scans0 < 0 || scans1 - scans0 > 4 * R || rows1 - rows0 > 8 * R)
+		fail_msg("detect scanned table runs %lld times and read %lld rows for %d runs"
+		         " (at most %d and %d)",
+		         (long long)(scans1 - scans0), (long long)(rows1 - rows0), R, 4 * R, 8 * R);
+}
+
 /* ---- migration ------------------------------------------------------------------ */
 
 /* The version-1 schema as it was shipped, written here independently of
@@ -1664,6 +1757,7 @@ int main(void)
 	    cmocka_unit_test(test_count_rule_and_parsing),
 	    cmocka_unit_test(test_compare_counts),
 	    cmocka_unit_test(test_detect_counts),
+	    cmocka_unit_test(test_detect_scans_bounded),
 	    cmocka_unit_test(test_migration_from_v1),
 	    cmocka_unit_test(test_migration_from_v5),
 	    cmocka_unit_test(test_refuses_foreign_files),
