@@ -854,9 +854,7 @@ static int store_results(struct xo_perfdb *db, const struct seed_model *sm,
 	xo_perf_commit_probe(xo_perf_source_dir(), &commit);
 	xo_perf_testbed_probe(&tb);
 	if (!st)
-		st = xo_perfdb_run_begin(db, &commit, &tb, "xo seed", &run_id);
-	if (!st)
-		st = xo_perfdb_run_finish(db, run_id, res, nres);
+		st = xo_perfdb_run_write(db, &commit, &tb, "xo seed", res, nres, &run_id);
 	for (size_t i = 0; i < nres; i++)
 		free(res[i].samples);
 	free(res);

@@ -312,8 +312,7 @@ enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char
 	xo_perf_testbed_probe(&tb);
 	snprintf(note, sizeof(note), "import --peer %s%s%s", imp.device, imp.note[0] ? ": " : "",
 	         imp.note);
-	if (!(st = xo_perfdb_run_begin(db, &commit, &tb, note, &run_id)) &&
-	    !(st = xo_perfdb_run_finish(db, run_id, imp.res, imp.n)))
+	if (!(st = xo_perfdb_run_write(db, &commit, &tb, note, imp.res, imp.n, &run_id)))
 		fprintf(out, "run %lld: imported %zu results of peer %s\n", (long long)run_id,
 		        imp.n, imp.device);
 	xo_perf_import_free(&imp);

@@ -4,11 +4,13 @@
  * detection and report data (DESIGN sections 9 and 10). Used by cli/perf.c and
  * suites/test_perfdb.c; not part of the public xo.h.
  *
- * A run is recorded in two transactions: the run row first ("incomplete"),
- * then every result, raw sample and op breakdown together with the run's
- * change to "complete". A run killed at any point is therefore absent or
- * incomplete and every earlier run is intact. Readers only look at complete
- * runs.
+ * A run is measured first, its results held in memory, and then written in
+ * one transaction: commit, testbed, the run row, every result, raw sample, op
+ * breakdown and probe (xo_perfdb_run_store). No transaction is open while a
+ * run measures, and a run killed at any point is absent, never partial;
+ * every earlier run is intact. Readers still only look at complete runs
+ * (state 'complete'): stores written before schema 6 may hold 'incomplete'
+ * rows of killed two-transaction writers.
  */
 #ifndef XO_PERFDB_H
 #define XO_PERFDB_H
@@ -20,7 +22,7 @@
 
 #include "xo.h"
 
-#define XO_PERFDB_SCHEMA_VERSION 5
+#define XO_PERFDB_SCHEMA_VERSION 6
 #define XO_PERFDB_APP_ID         0x786f7064 /* "xopd" in PRAGMA application_id */
 
 struct xo_perfdb; /* opaque: an open store */
@@ -123,24 +125,43 @@ struct xo_perf_result {
 	double layer_launches[XO_PERF_MAX_LAYERS];
 };
 
-/* Inserts the commit, testbed and an "incomplete" run in one transaction. */
-enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_commit *c,
-                                   const struct xo_perf_testbed *t, const char *note,
-                                   int64_t *run_id);
-/* Stores n results of run_id and marks it complete, all in one transaction. */
-enum xo_status xo_perfdb_run_finish(struct xo_perfdb *db, int64_t run_id,
-                                    const struct xo_perf_result *r, size_t n);
+/* A run being measured: what it is and the figures of its start, held in
+ * memory until xo_perfdb_run_store writes it whole. */
+struct xo_perf_run {
+	struct xo_perf_commit commit;
+	struct xo_perf_testbed testbed;
+	char note[1024];            /* the command, runs.note (longer is cut) */
+	int64_t started;            /* unix seconds */
+	double load_start;          /* 1-minute load average at the start, -1 unknown */
+	double busy0, self0, wall0; /* machine busy, own CPU and monotonic seconds at the
+	                               start: the CPU other processes take during the run */
+};
+/* Starts run: copies the identity, reads the clock and the load. Writes nothing. */
+void xo_perf_run_start(struct xo_perf_run *run, const struct xo_perf_commit *c,
+                       const struct xo_perf_testbed *t, const char *note);
 
 /* One device's probe in a run (table probes, schema version 4). */
 struct xo_perf_probe {
 	char device[48];   /* benchmark device label: "cpu", "cl", as benchmarks.device */
 	struct xo_probe p; /* NAN figures are stored as NULL */
 };
-/* xo_perfdb_run_finish, also storing nprobes device probes (one per device)
- * in the same transaction. */
-enum xo_status xo_perfdb_run_finish_probes(struct xo_perfdb *db, int64_t run_id,
-                                           const struct xo_perf_result *r, size_t n,
-                                           const struct xo_perf_probe *probes, size_t nprobes);
+/*
+ * Writes run in ONE transaction: its commit and testbed (when new), the run
+ * row (state 'complete', finished now, the load at the end and the CPU other
+ * processes took since xo_perf_run_start), the n results with their samples
+ * and op/layer times, and nprobes device probes (one per device). *run_id is
+ * the new run's id. On any failure the transaction rolls back: nothing of
+ * the run is stored (no run row either) and *run_id is left as it was.
+ */
+enum xo_status xo_perfdb_run_store(struct xo_perfdb *db, const struct xo_perf_run *run,
+                                   const struct xo_perf_result *r, size_t n,
+                                   const struct xo_perf_probe *probes, size_t nprobes,
+                                   int64_t *run_id);
+/* xo_perf_run_start and xo_perfdb_run_store at once, without probes: results
+ * measured elsewhere (peer imports, xo seed, synthetic stores). */
+enum xo_status xo_perfdb_run_write(struct xo_perfdb *db, const struct xo_perf_commit *c,
+                                   const struct xo_perf_testbed *t, const char *note,
+                                   const struct xo_perf_result *r, size_t n, int64_t *run_id);
 /* The probe of device (its label, "cpu", "cl") stored with run_id, NULL
  * columns read as NAN. XO_ENODEV (with a message) when that run has no probe
  * of that device (older runs, --no-probe, a device without a probe); XO_EDB
@@ -148,9 +169,10 @@ enum xo_status xo_perfdb_run_finish_probes(struct xo_perfdb *db, int64_t run_id,
 enum xo_status xo_perfdb_probe_get(struct xo_perfdb *db, int64_t run_id, const char *device,
                                    struct xo_probe *out);
 
-/* The reps (calls per sample) the latest complete run on run_id's testbed
- * used for benchmark name; 0 when there is none. */
-int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, int64_t run_id, const char *name);
+/* The reps (calls per sample) the latest complete run on testbed t used for
+ * benchmark name; 0 when there is none. */
+int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, const struct xo_perf_testbed *t,
+                            const char *name);
 
 /* ---- statistics (stats.c) ---------------------------------------------------- */
 

@@ -855,6 +855,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	struct xo_perf_result *res = NULL;
 	struct xo_perf_commit commit;
 	struct xo_perf_testbed tb;
+	struct xo_perf_run run; /* written whole at the end (xo_perfdb_run_store) */
 	size_t nb = 0, cap, nok = 0;
 	uint64_t rng = 0x5eed, core_hash, model_hash;
 	int samples = o->samples > 0 ? o->samples : (o->quick ? 10 : 15);
@@ -1094,14 +1095,16 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		goto out_free;
 	}
 
-	/* identity first: the run exists, incomplete, before anything is timed */
+	/* identity first; the run is written whole after the measurement, in
+	 * one transaction, so nothing is held open while it measures and a
+	 * killed record leaves no row behind */
 	xo_perf_commit_probe(xo_perf_source_dir(), &commit);
 	xo_perf_testbed_probe(&tb);
 	snprintf(note, sizeof(note), "record%s samples=%d%s%s", o->quick ? " --quick" : "", samples,
 	         o->filter ? " filter=" : "", o->filter ? o->filter : "");
 
-	/* devices before the run row: a device the user named (--device) that
-	 * does not open is bad input and leaves no run behind; one of the
+	/* devices first: a device the user named (--device) that
+	 * does not open is bad input (no run is stored); one of the
 	 * defaults (no OpenCL driver, say) is skipped with its reason */
 	for (int d = 0; d < ndev; d++) {
 		if (xo_backend_open(dev[d].spec, &dev[d].be) == XO_OK)
@@ -1116,8 +1119,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		}
 		fprintf(stderr, "xo perf: device %s skipped: %s\n", dev[d].spec, xo_last_error());
 	}
-	if ((st = xo_perfdb_run_begin(db, &commit, &tb, note, run_id)))
-		goto out_free;
+	xo_perf_run_start(&run, &commit, &tb, note);
 	for (size_t i = 0; i < nb && timed; i++) {
 		struct bench *x = &b[i];
 
@@ -1144,7 +1146,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			st = op_setup(x, &op_cases[c], &rng);
 		}
 		if (!st)
-			st = warm_up(x, target, xo_perfdb_prev_reps(db, *run_id, x->r.b.name));
+			st = warm_up(x, target, xo_perfdb_prev_reps(db, &tb, x->r.b.name));
 		if (st) {
 			fprintf(stderr, "xo perf: %s skipped: %s\n", x->r.b.name, xo_last_error());
 			st = XO_OK;
@@ -1218,14 +1220,13 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	if (!nok) {
 		st = xo_error(XO_EINVAL,
 		              "no benchmark could run (see the messages above); "
-		              "run %lld left incomplete",
-		              (long long)*run_id);
+		              "no run stored");
 		goto out_free;
 	}
 	if (timed && !o->no_probe &&
 	    (st = probe_devices(dev, ndev, b, nb, o->quick, &probes, &nprobes)))
 		goto out_free;
-	if ((st = xo_perfdb_run_finish_probes(db, *run_id, res, nok, probes, nprobes)))
+	if ((st = xo_perfdb_run_store(db, &run, res, nok, probes, nprobes, run_id)))
 		goto out_free;
 	if (nok > ntimed)
 		fprintf(out,

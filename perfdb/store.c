@@ -2,11 +2,11 @@
  * store.c - the store of perf runs, on either engine of sql.h (a SQLite file
  * or a PostgreSQL URI): open (refusing stores that are not ours), schema
  * migrations keyed on the schema version (SQLite's PRAGMA user_version), and
- * the two write transactions of a run (DESIGN section 9). The schema text is
+ * the one write transaction of a run (DESIGN section 9). The schema text is
  * written once; @ID, @INT and @REAL are the engine's type names.
  *
  * Every database, new or old, reaches the current schema through the same
- * chain of migrations (0 -> 1 -> 2 -> 3 -> 4 -> 5), so the migration path is exercised by
+ * chain of migrations (0 -> 1 -> ... -> 6), so the migration path is exercised by
  * every fresh store, not only by old files.
  */
 #include <inttypes.h>
@@ -26,8 +26,6 @@
 struct xo_perfdb {
 	struct xo_sql *h;      /* the connection */
 	char path[1024]; /* for messages */
-	/* at run_begin, for the CPU time other processes took during the run */
-	double busy0, self0, wall0;
 	bool locked; /* the last failure was XO_SQL_BUSY/LOCKED: worth a retry */
 	bool stale;  /* a read-only open found a schema older than this xo's */
 };
@@ -220,8 +218,20 @@ static const char migrate_5[] =
     "ALTER TABLE benchmarks ADD COLUMN metric TEXT NOT NULL DEFAULT 'time';"
     "ALTER TABLE benchmarks ADD COLUMN unit TEXT NOT NULL DEFAULT 's';";
 
+/*
+ * Version 6 (issue 14 item 1): runs are found by commit and testbed. compare
+ * pools a commit's runs on a testbed, detect and the report order a history
+ * by each commit's first run, the report and the changes list look up a
+ * change's runs; each of these searched table runs by commit_id, and SQLite
+ * and PostgreSQL both scanned the whole table for it (EXPLAIN; on PostgreSQL
+ * at 10 000 runs, per series or per point). Also from version 6 a run is
+ * written in one transaction and so is never 'incomplete'; older stores may
+ * still hold such rows, which every reader skips (no data change here).
+ */
+static const char migrate_6[] = "CREATE INDEX runs_commit_testbed ON runs(commit_id, testbed_id);";
+
 static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {
-    migrate_1, migrate_2, migrate_3, migrate_4, migrate_5};
+    migrate_1, migrate_2, migrate_3, migrate_4, migrate_5, migrate_6};
 
 /*
  * A schema version this xo can read or migrate: 0 (new) to the current one.
@@ -571,14 +581,14 @@ static double wall_s(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Cores other processes used on average since run_begin; -1 unknown. */
-static double others_cpu(const struct xo_perfdb *db)
+/* Cores other processes used on average since xo_perf_run_start; -1 unknown. */
+static double others_cpu(const struct xo_perf_run *run)
 {
-	double busy = machine_busy_s(), self = self_cpu_s(), wall = wall_s() - db->wall0;
+	double busy = machine_busy_s(), self = self_cpu_s(), wall = wall_s() - run->wall0;
 
-	if (busy < 0 || self < 0 || db->busy0 < 0 || db->self0 < 0 || wall < 0.5)
+	if (busy < 0 || self < 0 || run->busy0 < 0 || run->self0 < 0 || wall < 0.5)
 		return -1.0;
-	return fmax(0.0, (busy - db->busy0) - (self - db->self0)) / wall;
+	return fmax(0.0, (busy - run->busy0) - (self - run->self0)) / wall;
 }
 
 static void testbed_hash(const struct xo_perf_testbed *t, char out[24])
@@ -595,17 +605,30 @@ static void testbed_hash(const struct xo_perf_testbed *t, char out[24])
 	snprintf(out, 24, "%016" PRIx64, h);
 }
 
-enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_commit *c,
-                                   const struct xo_perf_testbed *t, const char *note,
-                                   int64_t *run_id)
+void xo_perf_run_start(struct xo_perf_run *run, const struct xo_perf_commit *c,
+                       const struct xo_perf_testbed *t, const char *note)
+{
+	memset(run, 0, sizeof(*run));
+	run->commit = *c;
+	run->testbed = *t;
+	snprintf(run->note, sizeof(run->note), "%s", note ? note : "");
+	run->started = (int64_t)time(NULL);
+	run->load_start = load_average();
+	run->busy0 = machine_busy_s();
+	run->self0 = self_cpu_s();
+	run->wall0 = wall_s();
+}
+
+/* The commit and testbed rows of a run (inserted when new) and their ids,
+ * inside the caller's transaction. */
+static enum xo_status store_identity(struct xo_perfdb *db, const struct xo_perf_commit *c,
+                                     const struct xo_perf_testbed *t, int64_t *commit_id,
+                                     int64_t *testbed_id)
 {
 	struct xo_sql_stmt *s = NULL;
-	int64_t commit_id, testbed_id;
 	enum xo_status st;
 	char hash[24];
 
-	if ((st = exec(db, xo_sql_dialect(db->h)->begin_write)))
-		return st;
 	if (xo_sql_prepare(db->h,
 	                       "INSERT INTO commits(sha, parent, subject, date, dirty,"
 	                       " dirty_hash) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING", &s))
@@ -624,8 +647,8 @@ enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_co
 		goto out_db;
 	bind_text(s, 1, c->sha);
 	bind_text(s, 2, c->dirty_hash);
-	if ((st = select_id(db, s, &commit_id)))
-		goto out_rollback;
+	if ((st = select_id(db, s, commit_id)))
+		goto out;
 	xo_sql_finalize(s);
 	s = NULL;
 
@@ -660,40 +683,17 @@ enum xo_status xo_perfdb_run_begin(struct xo_perfdb *db, const struct xo_perf_co
 	if (xo_sql_prepare(db->h, "SELECT id FROM testbeds WHERE hash = ?", &s))
 		goto out_db;
 	bind_text(s, 1, hash);
-	if ((st = select_id(db, s, &testbed_id)))
-		goto out_rollback;
-	xo_sql_finalize(s);
-	s = NULL;
-
-	if (xo_sql_prepare(db->h,
-	                       "INSERT INTO runs(commit_id, testbed_id, started, state, note,"
-	                       " load_start) VALUES (?,?,?,'incomplete',?,?) RETURNING id", &s))
-		goto out_db;
-	xo_sql_bind_int64(s, 1, commit_id);
-	xo_sql_bind_int64(s, 2, testbed_id);
-	xo_sql_bind_int64(s, 3, (int64_t)time(NULL));
-	bind_text(s, 4, note);
-	xo_sql_bind_double(s, 5, load_average());
-	if ((st = select_id(db, s, run_id)))
-		goto out_rollback;
-	xo_sql_finalize(s);
-	s = NULL;
-	if ((st = exec(db, "COMMIT")))
-		goto out_rollback;
-	db->busy0 = machine_busy_s();
-	db->self0 = self_cpu_s();
-	db->wall0 = wall_s();
-	return XO_OK;
+	st = select_id(db, s, testbed_id);
+	goto out;
 
 out_db:
 	st = db_err(db, "recording the run");
-out_rollback:
+out:
 	xo_sql_finalize(s);
-	xo_sql_exec(db->h, "ROLLBACK");
 	return st;
 }
 
-enum { S_BENCH_UPSERT, S_BENCH_ID, S_RESULT, S_SAMPLE, S_OP, S_PROBE, S_RUN_DONE, S_COUNT };
+enum { S_BENCH_UPSERT, S_BENCH_ID, S_RESULT, S_SAMPLE, S_OP, S_PROBE, S_COUNT };
 
 static const char *const finish_sql[S_COUNT] = {
     [S_BENCH_UPSERT] = "INSERT INTO benchmarks(name, params, kind, device, what, dir, model,"
@@ -715,8 +715,6 @@ static const char *const finish_sql[S_COUNT] = {
     [S_PROBE] = "INSERT INTO probes(run_id, device, launch_s, enqueue_s, sync_s, h2d_lat_s,"
                 " h2d_bw, d2h_lat_s, d2h_bw, flops, mem_bw, handoff_s, units, wall_s)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [S_RUN_DONE] = "UPDATE runs SET state = 'complete', finished = ?, load_end = ?,"
-                   " others_cpu = ? WHERE id = ?",
 };
 
 static enum xo_status store_result(struct xo_perfdb *db, struct xo_sql_stmt **s, int64_t run_id,
@@ -846,51 +844,70 @@ static enum xo_status store_probe(struct xo_perfdb *db, struct xo_sql_stmt *q, i
 	return XO_OK;
 }
 
-enum xo_status xo_perfdb_run_finish(struct xo_perfdb *db, int64_t run_id,
-                                    const struct xo_perf_result *r, size_t n)
+/*
+ * The run row, complete from the start: the state column stays for older
+ * stores, whose killed two-transaction writers left 'incomplete' rows that
+ * every reader still skips.
+ */
+static enum xo_status store_run_row(struct xo_perfdb *db, const struct xo_perf_run *run,
+                                    int64_t commit_id, int64_t testbed_id, int64_t *run_id)
 {
-	return xo_perfdb_run_finish_probes(db, run_id, r, n, NULL, 0);
+	struct xo_sql_stmt *s = NULL;
+	double others = others_cpu(run);
+	enum xo_status st;
+
+	if (xo_sql_prepare(db->h,
+	                   "INSERT INTO runs(commit_id, testbed_id, started, finished, state, note,"
+	                   " load_start, load_end, others_cpu)"
+	                   " VALUES (?,?,?,?,'complete',?,?,?,?) RETURNING id",
+	                   &s))
+		return db_err(db, "recording the run");
+	xo_sql_bind_int64(s, 1, commit_id);
+	xo_sql_bind_int64(s, 2, testbed_id);
+	xo_sql_bind_int64(s, 3, run->started);
+	xo_sql_bind_int64(s, 4, (int64_t)time(NULL));
+	bind_text(s, 5, run->note);
+	xo_sql_bind_double(s, 6, run->load_start);
+	xo_sql_bind_double(s, 7, load_average());
+	if (others >= 0)
+		xo_sql_bind_double(s, 8, others);
+	else
+		xo_sql_bind_null(s, 8);
+	st = select_id(db, s, run_id);
+	xo_sql_finalize(s);
+	return st;
 }
 
-enum xo_status xo_perfdb_run_finish_probes(struct xo_perfdb *db, int64_t run_id,
-                                           const struct xo_perf_result *r, size_t n,
-                                           const struct xo_perf_probe *probes, size_t nprobes)
+enum xo_status xo_perfdb_run_store(struct xo_perfdb *db, const struct xo_perf_run *run,
+                                   const struct xo_perf_result *r, size_t n,
+                                   const struct xo_perf_probe *probes, size_t nprobes,
+                                   int64_t *run_id)
 {
 	struct xo_sql_stmt *s[S_COUNT] = {0};
+	int64_t commit_id = 0, testbed_id = 0, id = 0;
 	enum xo_status st;
 
 	if ((st = exec(db, xo_sql_dialect(db->h)->begin_write)))
 		return st;
+	if ((st = store_identity(db, &run->commit, &run->testbed, &commit_id, &testbed_id)) ||
+	    (st = store_run_row(db, run, commit_id, testbed_id, &id)))
+		goto out_rollback;
 	for (int i = 0; i < S_COUNT; i++)
 		if (xo_sql_prepare(db->h, finish_sql[i], &s[i]) != XO_SQL_OK) {
 			st = db_err(db, "preparing the run's statements");
 			goto out_rollback;
 		}
 	for (size_t i = 0; i < n; i++)
-		if ((st = store_result(db, s, run_id, &r[i])))
+		if ((st = store_result(db, s, id, &r[i])))
 			goto out_rollback;
 	for (size_t i = 0; i < nprobes; i++)
-		if ((st = store_probe(db, s[S_PROBE], run_id, &probes[i])))
+		if ((st = store_probe(db, s[S_PROBE], id, &probes[i])))
 			goto out_rollback;
-	xo_sql_bind_int64(s[S_RUN_DONE], 1, (int64_t)time(NULL));
-	xo_sql_bind_double(s[S_RUN_DONE], 2, load_average());
-	{
-		double others = others_cpu(db);
-
-		if (others >= 0)
-			xo_sql_bind_double(s[S_RUN_DONE], 3, others);
-		else
-			xo_sql_bind_null(s[S_RUN_DONE], 3);
-	}
-	xo_sql_bind_int64(s[S_RUN_DONE], 4, run_id);
-	if (step_done(s[S_RUN_DONE])) {
-		st = db_err(db, "completing the run");
-		goto out_rollback;
-	}
 	for (int i = 0; i < S_COUNT; i++)
 		xo_sql_finalize(s[i]);
 	if ((st = exec(db, "COMMIT")))
 		goto out_rollback_only;
+	*run_id = id;
 	return XO_OK;
 
 out_rollback:
@@ -898,6 +915,21 @@ out_rollback:
 		xo_sql_finalize(s[i]);
 out_rollback_only:
 	xo_sql_exec(db->h, "ROLLBACK");
+	return st;
+}
+
+enum xo_status xo_perfdb_run_write(struct xo_perfdb *db, const struct xo_perf_commit *c,
+                                   const struct xo_perf_testbed *t, const char *note,
+                                   const struct xo_perf_result *r, size_t n, int64_t *run_id)
+{
+	struct xo_perf_run *run = malloc(sizeof(*run)); /* 4 KiB: not on the stack */
+	enum xo_status st;
+
+	if (!run)
+		return xo_error(XO_ENOMEM, "perfdb: out of memory");
+	xo_perf_run_start(run, c, t, note);
+	st = xo_perfdb_run_store(db, run, r, n, NULL, 0, run_id);
+	free(run);
 	return st;
 }
 
@@ -1010,20 +1042,23 @@ enum xo_status xo_perfdb_testbed_find(struct xo_perfdb *db, const char *name, in
 	return st;
 }
 
-int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, int64_t run_id, const char *name)
+int64_t xo_perfdb_prev_reps(struct xo_perfdb *db, const struct xo_perf_testbed *t,
+                            const char *name)
 {
 	struct xo_sql_stmt *s = NULL;
 	int64_t reps = 0;
+	char hash[24];
 
+	testbed_hash(t, hash);
 	if (xo_sql_prepare(db->h,
 	                       "SELECT res.reps FROM results res JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
-	                       " WHERE b.name = ?1 AND ru.state = 'complete' AND ru.testbed_id ="
-	                       " (SELECT testbed_id FROM runs WHERE id = ?2)"
+	                       " JOIN testbeds t ON t.id = ru.testbed_id"
+	                       " WHERE b.name = ?1 AND ru.state = 'complete' AND t.hash = ?2"
 	                       " ORDER BY ru.id DESC LIMIT 1", &s) != XO_SQL_OK)
 		return 0;
 	xo_sql_bind_text(s, 1, name);
-	xo_sql_bind_int64(s, 2, run_id);
+	xo_sql_bind_text(s, 2, hash);
 	if (xo_sql_step(s) == XO_SQL_ROW)
 		reps = xo_sql_column_int64(s, 0);
 	xo_sql_finalize(s);

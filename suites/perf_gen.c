@@ -2,7 +2,7 @@
  * perf_gen.c - a synthetic history for the store's scale check (issue 14:
  * 10 000 runs keep `xo perf compare` under 1 s and `xo perf report` under
  * 60 s, on either engine). Writes RUNS runs through the store's own
- * run_begin/run_finish, one commit each, alternating between TESTBEDS
+ * xo_perfdb_run_write, one commit each, alternating between TESTBEDS
  * testbeds, each with BENCH op benchmarks of SAMPLES samples (1 ms, 2%
  * noise, a 10% step at the middle commit for benchmark 0).
  *
@@ -78,8 +78,7 @@ int main(int argc, char **argv)
 				r[k].samples[s].wall_s = 1e-3 *
 				                         (k == 0 && i >= runs / 2 ? 1.10 : 1.0) *
 				                         (1.0 + 0.02 * gauss());
-		if (xo_perfdb_run_begin(db, &c, &t, "perf_gen", &run) ||
-		    xo_perfdb_run_finish(db, run, r, (size_t)nb)) {
+		if (xo_perfdb_run_write(db, &c, &t, "perf_gen", r, (size_t)nb, &run)) {
 			fprintf(stderr, "perf_gen: run %ld: %s\n", i, xo_last_error());
 			return 1;
 		}

@@ -82,9 +82,10 @@ add_test(NAME perfdb.continuous
 set_tests_properties(perfdb.continuous PROPERTIES LABELS "perfdb;nightly" TIMEOUT 1500)
 # Hostile and careless input (issue 11), suites/perfdb_cli.sh: schema versions
 # outside the migration table, a read-only store, --db that is not a file,
-# NaN options and bad --model specs, and every number and string of a peer
-# import. Each: exit 2, one line naming the cause, nothing changed.
-foreach(case schema nullstate nullname readonly notafile options import bisect)
+# NaN options and bad --model specs, every number and string of a peer
+# import, and a write that fails mid-run (writefail). Each: exit 2, one line
+# naming the cause, nothing changed.
+foreach(case schema nullstate nullname readonly notafile options import bisect writefail)
   file(MAKE_DIRECTORY ${XO_PERFDB_CLI_DIR}/${case})
   add_test(NAME perfdb.cli.${case}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/perfdb_cli.sh ${case} $<TARGET_FILE:xo>

@@ -65,6 +65,27 @@ schema)
         "$XO" perf import --db zero.sqlite --peer p --json <(peer_json 8 1e-4)
     check 'test "$(sqlite3 zero.sqlite "SELECT count(*) FROM runs")" -eq 1'
     ;;
+writefail)
+    # issue 14 item 1: a record whose write fails mid-run (a trigger aborts
+    # every result insert, as a full disk would) stores nothing of the run:
+    # exit 2, one line naming the store and the cause, and no run row, not
+    # even an incomplete one (the two-transaction writer before schema 6 left
+    # one), no new result; the store takes the next record once the fault is
+    # gone.
+    rm -f w.sqlite w.sqlite-wal w.sqlite-shm
+    "$XO" perf record --db w.sqlite --device ref --filter '^op/relu/fwd/.*/ref$' --no-progress \
+        >/dev/null || { echo "FAILED: recording w.sqlite"; exit 1; }
+    sqlite3 w.sqlite "CREATE TRIGGER planted BEFORE INSERT ON results
+        BEGIN SELECT RAISE(ABORT, 'planted failure'); END"
+    expect2 'w.sqlite: storing a result: planted failure' "$XO" perf record --db w.sqlite \
+        --device ref --filter '^op/relu/fwd/.*/ref$' --no-progress
+    check 'test "$(sqlite3 w.sqlite "SELECT count(*) FROM runs")" -eq 1'
+    check 'test "$(sqlite3 w.sqlite "SELECT count(*) FROM results")" -eq 1'
+    sqlite3 w.sqlite 'DROP TRIGGER planted'
+    "$XO" perf record --db w.sqlite --device ref --filter '^op/relu/fwd/.*/ref$' --no-progress \
+        >/dev/null || { echo "FAILED: recording w.sqlite after the fault"; exit 1; }
+    check 'test "$(sqlite3 w.sqlite "SELECT count(*) FROM runs WHERE state = '"'complete'"'")" -eq 2'
+    ;;
 nullstate)
     # The store is outside input too: a crafted file (schema edited, a NULL
     # where xo writes text) is refused, not a crash.

@@ -58,8 +58,7 @@ static int64_t record(struct xo_perfdb *db, const char *sha, int64_t date, const
 		for (size_t i = 0; i < n; i++)
 			r[k].samples[i].wall_s = fk[k].level * (1.0 + 0.01 * gauss());
 	}
-	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, note, &run), XO_OK);
-	assert_int_equal(xo_perfdb_run_finish(db, run, r, nres), XO_OK);
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, note, r, nres, &run), XO_OK);
 	for (size_t k = 0; k < nres; k++)
 		free(r[k].samples);
 	free(r);
