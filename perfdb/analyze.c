@@ -1093,6 +1093,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		tally->lowered = count[SEC_TEST][3];
 		tally->unknown = count[SEC_TEST][4];
 		tally->change = NAN;
+		tally->change_lo = NAN;
 		for (size_t i = 0; i < nrows; i++) {
 			const struct compare_row *w = &rows[i];
 
@@ -1100,6 +1101,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 			if (w->sec == SEC_TEST && w->v.sign > 0 &&
 			    !(fabs(w->v.change) <= fabs(tally->change))) {
 				tally->change = w->v.change;
+				tally->change_lo = isfinite(w->v.lo) ? expm1(w->v.lo) : NAN;
 				snprintf(tally->worst, sizeof(tally->worst), "%s", w->name);
 			}
 		}

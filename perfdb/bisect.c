@@ -33,6 +33,13 @@ double xo_perf_bisect_threshold(double change, double threshold)
 	return half > threshold ? half : threshold;
 }
 
+double xo_perf_bisect_hunt(const struct xo_perf_tally *bad, double threshold)
+{
+	if (!bad->slower || !isfinite(bad->change_lo) || !(bad->change_lo > 0.0))
+		return threshold;
+	return xo_perf_bisect_threshold(bad->change_lo, threshold);
+}
+
 const char *xo_perf_bisect_word(enum xo_bisect_verdict v)
 {
 	switch (v) {
@@ -163,16 +170,23 @@ static enum xo_bisect_verdict test_commit(void *p, size_t i)
 			 * (SLOWER) beyond that; never tighter than --threshold. On a
 			 * noisy machine run offsets of tens of percent would leave
 			 * every unchanged commit UNKNOWN against a 10% threshold.
+			 * "It" is the least change --bad's interval allows, not its
+			 * estimate, which busy runs can inflate (xo_perf_bisect_hunt).
 			 */
-			double half = xo_perf_bisect_threshold(t->change, c->o->cmp.threshold);
+			double half = xo_perf_bisect_hunt(t, c->o->cmp.threshold);
 
 			if (half > c->o->cmp.threshold) {
 				c->o->cmp.threshold = half;
 				fprintf(c->msg,
-				        "bisect: hunting %+.1f%%: threshold %.1f%% from here on (half the "
-				        "change, log scale)\n",
-				        100.0 * t->change, 100.0 * half);
-			}
+				        "bisect: hunting %+.1f%% (95%% interval from %+.1f%%): threshold "
+				        "%.1f%% from here on (half the interval's lower end, log scale)\n",
+				        100.0 * t->change, 100.0 * t->change_lo, 100.0 * half);
+			} else
+				fprintf(c->msg,
+				        "bisect: hunting %+.1f%% (95%% interval from %s): threshold stays "
+				        "%.1f%%\n",
+				        100.0 * t->change, isfinite(t->change_lo) ? "below it" : "unbounded",
+				        100.0 * c->o->cmp.threshold);
 		}
 		return XO_BISECT_BAD;
 	}
