@@ -25,6 +25,7 @@
 #             step, and every run it made is in the user's store.
 #   continuous  continuous across the bump: exit 1 (the 2x), 2 x rounds runs.
 #   noisy_bad the bisect case with busy runs at --bad (below).
+#   unknown   a commit too close to call: more rounds, then skipped (below).
 set -u
 case_name=$1
 XO=$2
@@ -107,11 +108,13 @@ EOF
     chmod +x "$1"
 }
 
-# make_history [BAD_ODD_FACTOR]: a git history C0..C5 (C3 planted: 2x) with
+# make_history [I=ODD_FACTOR ...]: a git history C0..C5 (C3 planted: 2x) with
 # the stand-in xo of each commit under builds/SHA; sets GOOD, BAD, PLANTED,
-# LINE (C1..C5). With BAD_ODD_FACTOR every other run of C5 (--bad) is that
-# factor instead of 2 (busy runs: the same code measured slower).
+# LINE (C1..C5). With I=F every other run of commit I is F times the base
+# instead of its own factor (busy runs: the same code measured slower).
 make_history() {
+    local odd=("" "" "" "" "" "") a
+    for a in "$@"; do odd[${a%%=*}]=${a#*=}; done
     rm -rf repo builds tmp user.sqlite*
     mkdir tmp
     git init --quiet repo || exit 1
@@ -123,7 +126,7 @@ make_history() {
                 -m "step $i$([ $i = 3 ] && echo ' (planted 2x)')" || exit 1
         sha=$(git -C repo rev-parse HEAD)
         fake_xo "builds/$sha/build/cli/xo" "$sha" "$([ $i -ge 3 ] && echo 2 || echo 1)" \
-            "$([ $i = 5 ] && echo "${1:-2}")"
+            "${odd[$i]}"
         [ $i = 0 ] && GOOD=$sha || LINE="$LINE $sha"
         [ $i = 3 ] && PLANTED=$sha
     done
@@ -166,7 +169,7 @@ bisect | noisy_bad)
     # the threshold bisect hunts with must come from the least change --bad's
     # interval allows (about +90%: -+38%), else C3 and C4 are SAME within
     # -+100% (good) and C5 is named: two false steps
-    if [ "$case_name" = noisy_bad ]; then make_history 8; else make_history; fi
+    if [ "$case_name" = noisy_bad ]; then make_history 5=8; else make_history; fi
     XO_SOURCE_DIR=$work/repo TMPDIR=$work/tmp timeout 100 "$XO" perf bisect --db user.sqlite \
         --good "$GOOD" --bad "$BAD" --build-dir "$work/builds" --filter '^op/relu/fwd/.*/cpu$' \
         --threshold 25 --rounds 4 --max-rounds 8 --json >bisect.json 2>err.txt
@@ -191,6 +194,33 @@ PY"
     check "test \$(runs_of user.sqlite) -eq \$((2 * \$(cat rounds.txt)))"
     check "test \$(sqlite3 user.sqlite 'PRAGMA user_version') -eq $current"
     check "test -z \"\$(ls tmp)\""
+    ;;
+unknown)
+    # issue 14 item 4 on bisect: C2's runs alternate 1x and 1.8x, so against
+    # good it is neither SLOWER (its change stays under the hunted 41%) nor
+    # SAME (the runs' interval reaches +80%): UNKNOWN, more rounds up to
+    # --max-rounds, then skipped with the reason, and the search goes on
+    # around it: the answer is the range C2..C3, never a wrong commit
+    make_history 2=1.8
+    XO_SOURCE_DIR=$work/repo TMPDIR=$work/tmp timeout 100 "$XO" perf bisect --db user.sqlite \
+        --good "$GOOD" --bad "$BAD" --build-dir "$work/builds" --filter '^op/relu/fwd/.*/cpu$' \
+        --threshold 25 --rounds 4 --max-rounds 6 --json >bisect.json 2>err.txt
+    rc=$?
+    cat err.txt bisect.json
+    check "test $rc -eq 0"
+    check "grep -q 'too close to call after 4 rounds: one more' err.txt"
+    check "grep -q 'round 6/4 (extra: too close to call)' err.txt"
+    check "python3 - bisect.json $PLANTED $LINE <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+planted, line = sys.argv[2], sys.argv[3:]
+c2 = [t for t in d['tested'] if t['sha'] == line[1]]
+print(d['outcome'], d.get('candidates'), c2)
+sys.exit(0 if d['outcome'] == 'range' and d['candidates'] == [line[1], planted] and
+         c2 and c2[0]['verdict'] == 'skip' and c2[0]['rounds'] == 6 and
+         'too close to call: 1 benchmark(s) UNKNOWN after 6 rounds' in c2[0]['why'] else 1)
+PY"
+    check "test \$(runs_of user.sqlite) -eq \$(python3 -c 'import json; print(2 * sum(t[\"rounds\"] for t in json.load(open(\"bisect.json\"))[\"tested\"]))')"
     ;;
 continuous)
     make_history
