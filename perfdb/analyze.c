@@ -1097,6 +1097,12 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		for (size_t i = 0; i < nrows; i++) {
 			const struct compare_row *w = &rows[i];
 
+			/* an UNKNOWN whose interval reaches above +threshold: a
+			 * slowdown is not excluded (one that reaches only down is
+			 * "not slower", all bisect asks) */
+			if (w->sec == SEC_TEST && w->word && !strcmp(w->word, "UNKNOWN") &&
+			    !(isfinite(w->v.hi) && expm1(w->v.hi) <= o->threshold))
+				tally->unknown_up++;
 			/* the largest confirmed slowdown under test: what bisect names */
 			if (w->sec == SEC_TEST && w->v.sign > 0 &&
 			    !(fabs(w->v.change) <= fabs(tally->change))) {

@@ -190,15 +190,31 @@ static enum xo_bisect_verdict test_commit(void *p, size_t i)
 		}
 		return XO_BISECT_BAD;
 	}
-	if (t->unknown) {
+	/*
+	 * Good is "not slower": no benchmark SLOWER and none whose interval
+	 * reaches above +threshold. An UNKNOWN whose interval reaches only down
+	 * (the commit may be faster, its rounds too noisy to say SAME) excludes
+	 * the slowdown hunted as well as SAME does; asking for SAME there skipped
+	 * unchanged commits whose good-side rounds were busy (run medians of one
+	 * build spread 10x at load 10-19).
+	 */
+	if (t->unknown_up) {
 		snprintf(c->why[i], sizeof(c->why[i]),
-		         "too close to call: %d benchmark(s) UNKNOWN after %d rounds", t->unknown,
-		         c->rounds[i]);
+		         "too close to call: %d benchmark(s) UNKNOWN (a slowdown beyond %+.1f%% "
+		         "not excluded) after %d rounds",
+		         t->unknown_up, 100.0 * c->o->cmp.threshold, c->rounds[i]);
 		fprintf(c->msg, "bisect: skip %.12s: %s\n", c->sha[i], c->why[i]);
 		return XO_BISECT_SKIP;
 	}
-	snprintf(c->why[i], sizeof(c->why[i]), "%d SAME, %d FASTER, %d lowered (%d rounds)",
-	         t->same, t->faster, t->lowered, c->rounds[i]);
+	if (t->unknown)
+		snprintf(c->why[i], sizeof(c->why[i]),
+		         "%d SAME, %d FASTER, %d lowered, %d UNKNOWN but not slower (%+.1f%% "
+		         "excluded) (%d rounds)",
+		         t->same, t->faster, t->lowered, t->unknown, 100.0 * c->o->cmp.threshold,
+		         c->rounds[i]);
+	else
+		snprintf(c->why[i], sizeof(c->why[i]), "%d SAME, %d FASTER, %d lowered (%d rounds)",
+		         t->same, t->faster, t->lowered, c->rounds[i]);
 	fprintf(c->msg, "bisect: good %.12s: %s\n", c->sha[i], c->why[i]);
 	return XO_BISECT_GOOD;
 }

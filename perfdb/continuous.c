@@ -74,7 +74,7 @@ static enum xo_status build_rev(const char *src, const char *sha, const char *di
 bool xo_perf_more_rounds(const struct xo_perf_tally *t, int done, int max_rounds, double elapsed_s,
                          double budget_s, bool stop_on_slower)
 {
-	if (!t->unknown || done >= max_rounds)
+	if (!(stop_on_slower ? t->unknown_up : t->unknown) || done >= max_rounds)
 		return false;
 	if (stop_on_slower && t->slower)
 		return false;
@@ -295,7 +295,7 @@ enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
 		                         stop_on_slower))
 			break;
 		fprintf(msg, "perf: %d benchmark(s) too close to call after %d rounds: one more\n",
-		        tally->unknown, r);
+		        stop_on_slower ? tally->unknown_up : tally->unknown, r);
 	}
 out:
 	if (sink)

@@ -284,6 +284,8 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
  * counts per verdict and the largest confirmed slowdown. */
 struct xo_perf_tally {
 	int slower, faster, same, lowered, unknown;
+	int unknown_up;  /* of unknown: those whose 95% interval reaches above +threshold
+	                    (a slowdown not excluded; bisect asks only this) */
 	char worst[192]; /* benchmark of the largest SLOWER change, "" when none */
 	double change;   /* its relative change of medians; NAN when none */
 	double change_lo; /* the lower end of that change's 95% interval (the one SAME
@@ -324,7 +326,9 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
  * the configured rounds) whose comparison gave t, one more round a side when
  * a benchmark is UNKNOWN, fewer than max_rounds were made and, with a budget
  * (> 0), the rounds so far took less than budget_s minus one round's average;
- * with stop_on_slower (bisect) not once a slowdown is confirmed. */
+ * with stop_on_slower (bisect) not once a slowdown is confirmed, and only
+ * while an UNKNOWN one may be slower (t->unknown_up): bisect asks "slower or
+ * not", and an interval that reaches down only (looks faster) answers "not". */
 bool xo_perf_more_rounds(const struct xo_perf_tally *t, int done, int max_rounds, double elapsed_s,
                          double budget_s, bool stop_on_slower);
 /* A revision built for `continuous` or `bisect`: a clone at sha with its

@@ -661,6 +661,15 @@ static void test_more_rounds_rule(void **state)
 	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, true)); /* bisect: decided */
 	t.unknown = 0;
 	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false)); /* nothing open */
+	/* bisect asks "slower or not": an UNKNOWN whose interval reaches only
+	 * down (maybe faster) needs no more rounds there; continuous still asks */
+	t.slower = 0;
+	t.unknown = 1;
+	t.unknown_up = 0;
+	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, true));
+	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false));
+	t.unknown_up = 1;
+	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, true));
 	/* bisect's threshold: half the hunted change on the log scale: 2x ->
 	 * sqrt 2 - 1; +21% -> +10% (1.1^2 = 1.21); never below the user's */
 	assert_true(fabs(xo_perf_bisect_threshold(1.0, 0.1) - (sqrt(2.0) - 1.0)) < 1e-15);
