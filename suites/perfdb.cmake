@@ -153,7 +153,7 @@ endif()
 # an older store through a migrated copy and leaves it unchanged. The older
 # xo is a stand-in script writing schema version 1 (suites/perf_schema_bump.sh),
 # so each case takes seconds.
-foreach(case import bisect continuous noisy_bad unknown noisy_good)
+foreach(case import bisect continuous noisy_bad unknown noisy_good busy)
   file(MAKE_DIRECTORY ${XO_PERFDB_CLI_DIR}/schema_bump_${case})
   add_test(NAME perfdb.schema_bump.${case}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/perf_schema_bump.sh ${case}
