@@ -649,7 +649,7 @@ static void test_bisect_search_skips(void **state)
 static void test_more_rounds_rule(void **state)
 {
 	(void)state;
-	struct xo_perf_tally t = {.unknown = 1};
+	struct xo_perf_tally t = {.unknown = 1, .unknown_up = 1};
 
 	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false));
 	assert_false(xo_perf_more_rounds(&t, 12, 12, 60.0, 0.0, false)); /* rounds spent */
