@@ -870,8 +870,11 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		memset(w, 0, sizeof(*w));
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		w->sec = section_of(dev);
-		if ((st = load_pooled(db, sb, bench, &vb, &mb, &tmp, verb, sizeof(verb), o->run_min)) ||
-		    (st = load_pooled(db, sh, bench, &vh, &mh, &tmp, verh, sizeof(verh), o->run_min)))
+		/* (a count has no load to shed: every sample counts) */
+		if ((st = load_pooled(db, sb, bench, &vb, &mb, &tmp, verb, sizeof(verb),
+		                      o->run_min && !counts)) ||
+		    (st = load_pooled(db, sh, bench, &vh, &mh, &tmp, verh, sizeof(verh),
+		                      o->run_min && !counts)))
 			goto out;
 		w->nb_runs = mb.n;
 		w->nh_runs = mh.n;

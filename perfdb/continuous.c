@@ -4,10 +4,11 @@
  * in alternating rounds (base, head, base, head, ...) so that drift on the
  * machine hits both sides alike, then compare them by commit (which pools
  * each side's rounds). Each revision's xo records into a store of its own in
- * the temporary tree (it may be older than the user's store's schema); its
- * runs are merged into the user's store after every record. Every program runs from an argument vector through
- * xo_proc_run, never a shell. The temporary tree is removed afterwards; a
- * failed build keeps it and names its log.
+ * the temporary tree (that xo may know an older schema than the user's store
+ * has); its runs are merged into the user's store after every record. Every
+ * program runs from an argument vector through xo_proc_run, never a shell.
+ * The temporary tree is removed afterwards; a failed build keeps it and
+ * names its log.
  */
 #include <errno.h>
 #include <stdio.h>
