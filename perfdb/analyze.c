@@ -550,14 +550,28 @@ static void print_side(FILE *out, const char *what, const struct side *sd, json_
 	}
 }
 
+/* The least of v's values (v->n > 0). */
+static double vec_min(const struct vec *v)
+{
+	double m = v->v[0];
+
+	for (size_t i = 1; i < v->n; i++)
+		m = fmin(m, v->v[i]);
+	return m;
+}
+
 /*
  * The samples of benchmark bench pooled over the side's runs (own and peer:
- * a benchmark belongs to one or the other), each run's median in rm, the
- * kernel-source version of the latest run measuring it in version.
+ * a benchmark belongs to one or the other) in all, one value per run in rm
+ * (its median), the kernel-source version of the latest run measuring it in
+ * version. With run_min (bisect) a run gives only its faster half (the
+ * samples at or below its median) to all and its minimum to rm: noise in a
+ * timing only adds (a descheduled sample is slower, never faster), so these
+ * are what load moves least, up to half of a run's samples being hit.
  */
 static enum xo_status load_pooled(struct xo_perfdb *db, const struct side *sd, int64_t bench,
                                   struct vec *all, struct vec *rm, struct vec *tmp,
-                                  char *version, size_t vsize)
+                                  char *version, size_t vsize, bool run_min)
 {
 	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
@@ -576,12 +590,14 @@ static enum xo_status load_pooled(struct xo_perfdb *db, const struct side *sd, i
 			snprintf(version, vsize, "%s", v ? (const char *)v : "");
 			if ((st = load_samples(db, xo_sql_column_int64(s, 0), tmp)))
 				break;
+			double med = tmp->n ? xo_perf_median(tmp->v, tmp->n) : 0.0;
+
 			for (size_t k = 0; k < tmp->n; k++)
-				if (!vec_push(all, tmp->v[k])) {
+				if ((!run_min || tmp->v[k] <= med) && !vec_push(all, tmp->v[k])) {
 					st = xo_error(XO_ENOMEM, "perf: out of memory");
 					goto out;
 				}
-			if (tmp->n && !vec_push(rm, xo_perf_median(tmp->v, tmp->n))) {
+			if (tmp->n && !vec_push(rm, run_min ? vec_min(tmp) : med)) {
 				st = xo_error(XO_ENOMEM, "perf: out of memory");
 				goto out;
 			}
@@ -854,8 +870,11 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		memset(w, 0, sizeof(*w));
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		w->sec = section_of(dev);
-		if ((st = load_pooled(db, sb, bench, &vb, &mb, &tmp, verb, sizeof(verb))) ||
-		    (st = load_pooled(db, sh, bench, &vh, &mh, &tmp, verh, sizeof(verh))))
+		/* (a count has no load to shed: every sample counts) */
+		if ((st = load_pooled(db, sb, bench, &vb, &mb, &tmp, verb, sizeof(verb),
+		                      o->run_min && !counts)) ||
+		    (st = load_pooled(db, sh, bench, &vh, &mh, &tmp, verh, sizeof(verh),
+		                      o->run_min && !counts)))
 			goto out;
 		w->nb_runs = mb.n;
 		w->nh_runs = mh.n;
@@ -1093,13 +1112,21 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		tally->lowered = count[SEC_TEST][3];
 		tally->unknown = count[SEC_TEST][4];
 		tally->change = NAN;
+		tally->change_lo = NAN;
 		for (size_t i = 0; i < nrows; i++) {
 			const struct compare_row *w = &rows[i];
 
+			/* an UNKNOWN whose interval reaches above +threshold: a
+			 * slowdown is not excluded (one that reaches only down is
+			 * "not slower", all bisect asks) */
+			if (w->sec == SEC_TEST && w->word && !strcmp(w->word, "UNKNOWN") &&
+			    !(isfinite(w->v.hi) && expm1(w->v.hi) <= o->threshold))
+				tally->unknown_up++;
 			/* the largest confirmed slowdown under test: what bisect names */
 			if (w->sec == SEC_TEST && w->v.sign > 0 &&
 			    !(fabs(w->v.change) <= fabs(tally->change))) {
 				tally->change = w->v.change;
+				tally->change_lo = isfinite(w->v.lo) ? expm1(w->v.lo) : NAN;
 				snprintf(tally->worst, sizeof(tally->worst), "%s", w->name);
 			}
 		}

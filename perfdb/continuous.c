@@ -3,9 +3,12 @@
  * each revision in its own temporary clone of the source tree, record both
  * in alternating rounds (base, head, base, head, ...) so that drift on the
  * machine hits both sides alike, then compare them by commit (which pools
- * each side's rounds). Every program runs from an argument vector through
- * xo_proc_run, never a shell. The temporary tree is removed afterwards; a
- * failed build keeps it and names its log.
+ * each side's rounds). Each revision's xo records into a store of its own in
+ * the temporary tree (that xo may know an older schema than the user's store
+ * has); its runs are merged into the user's store after every record. Every
+ * program runs from an argument vector through xo_proc_run, never a shell.
+ * The temporary tree is removed afterwards; a failed build keeps it and
+ * names its log.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -72,7 +75,7 @@ static enum xo_status build_rev(const char *src, const char *sha, const char *di
 bool xo_perf_more_rounds(const struct xo_perf_tally *t, int done, int max_rounds, double elapsed_s,
                          double budget_s, bool stop_on_slower)
 {
-	if (!t->unknown || done >= max_rounds)
+	if (!(stop_on_slower ? t->unknown_up : t->unknown) || done >= max_rounds)
 		return false;
 	if (stop_on_slower && t->slower)
 		return false;
@@ -99,6 +102,7 @@ enum xo_status xo_perf_rev_build(const char *sha, const char *root, const char *
 		snprintf(r->log, sizeof(r->log), "%s/build-%s.log", root, name);
 	}
 	snprintf(r->xo, sizeof(r->xo), "%s/build/cli/xo", r->dir);
+	snprintf(r->store, sizeof(r->store), "%s/%s.sqlite", root, name);
 	if (o->build_dir && !access(r->xo, X_OK)) {
 		fprintf(msg, "perf: reusing %s\n", r->xo);
 		return XO_OK;
@@ -118,7 +122,39 @@ enum xo_status xo_perf_rev_build(const char *sha, const char *root, const char *
 	return st;
 }
 
-/* One `xo perf record` of rev into o->db_path, output appended to rlog. */
+/*
+ * Merges the runs of rev's own store that o->db_path lacks into it (import-db's
+ * code: a run already there is skipped, so the earlier rounds' runs are not
+ * copied twice); its summary line goes to rlog.
+ */
+static enum xo_status merge_rev(const struct xo_perf_rev *rev,
+                                const struct xo_perf_continuous_opts *o, const char *rlog)
+{
+	struct xo_perfdb *db = NULL;
+	char name[1024];
+	FILE *log = fopen(rlog, "a");
+	enum xo_status st;
+
+	if (!log)
+		return xo_error(XO_EIO, "%s: %s", rlog, strerror(errno));
+	xo_sql_redact(o->db_path, name, sizeof(name));
+	if (!(st = xo_perfdb_open(o->db_path, &db)))
+		st = xo_perfdb_import_db(db, rev->store, name, log);
+	xo_perfdb_close(db);
+	fclose(log);
+	if (st)
+		return xo_error(st, "merging %.12s's runs from %s into %s: %s", rev->sha, rev->store,
+		                name, xo_last_error());
+	return XO_OK;
+}
+
+/*
+ * One `xo perf record` of rev into its own store rev->store (output appended
+ * to rlog), then merged into o->db_path. The revision's xo never opens the
+ * user's store: an older xo refuses a store of a newer schema than it knows
+ * ("schema version 5 is newer than this xo knows (4)"), which made
+ * continuous and bisect fail across every schema bump.
+ */
 static enum xo_status record_rev(const struct xo_perf_rev *rev,
                                  const struct xo_perf_continuous_opts *o, const char *rlog)
 {
@@ -133,7 +169,7 @@ static enum xo_status record_rev(const struct xo_perf_rev *rev,
 	argv[n++] = "perf";
 	argv[n++] = "record";
 	argv[n++] = "--db";
-	argv[n++] = o->db_path;
+	argv[n++] = rev->store;
 	argv[n++] = "--no-progress";
 	if (o->metrics & XO_PERF_METRIC_INSTRUCTIONS) {
 		argv[n++] = "--metric";
@@ -172,6 +208,8 @@ static enum xo_status record_rev(const struct xo_perf_rev *rev,
 	else
 		unsetenv("XO_SOURCE_DIR");
 	free(saved);
+	if (!st)
+		st = merge_rev(rev, o, rlog);
 	return st;
 }
 
@@ -258,7 +296,7 @@ enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
 		                         stop_on_slower))
 			break;
 		fprintf(msg, "perf: %d benchmark(s) too close to call after %d rounds: one more\n",
-		        tally->unknown, r);
+		        stop_on_slower ? tally->unknown_up : tally->unknown, r);
 	}
 out:
 	if (sink)

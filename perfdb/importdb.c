@@ -11,11 +11,16 @@
  * target with its results, samples, op times and device probes; detected
  * changes are not copied (`xo perf detect` finds them again on the merged
  * history). Incomplete runs (killed writers) are left behind.
+ *
+ * The source is never changed: one of an older schema is read through a
+ * migrated temporary copy (open_source).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "perfdb.h"
 #include "sql.h"
@@ -87,7 +92,9 @@ static enum xo_status err(struct xo_sql *h, const char *name, const char *what)
  */
 static enum xo_status upsert_id(struct ctx *c, struct xo_sql_stmt *src, const char *table,
                                 const char *cols, const char *types, const char *select_sql,
-                                const int *key_cols, int nkeys, int64_t *id)
+                                const int *key_cols, int nkeys,
+                                void (*fix)(struct xo_sql_stmt *src, struct xo_sql_stmt *dst),
+                                int64_t *id)
 {
 	char sql[1024], q[256];
 	struct xo_sql_stmt *s = NULL;
@@ -99,6 +106,8 @@ static enum xo_status upsert_id(struct ctx *c, struct xo_sql_stmt *src, const ch
 	if (xo_sql_prepare(c->dst, sql, &s))
 		return err(c->dst, c->dst_name, table);
 	copy_binds(src, s, types, 1);
+	if (fix)
+		fix(src, s);
 	if (xo_sql_step(s) != XO_SQL_DONE) {
 		st = err(c->dst, c->dst_name, table);
 		goto out;
@@ -116,6 +125,21 @@ static enum xo_status upsert_id(struct ctx *c, struct xo_sql_stmt *src, const ch
 out:
 	xo_sql_finalize(s);
 	return st;
+}
+
+/*
+ * A benchmark of a store from before schema version 2 has no device (the
+ * migration's default ''); the device is the name's last part, as compare
+ * reads such rows. Written out here so that the merged runs count as the
+ * runs of our devices (compare's "record runs pooled"), not as peer imports.
+ */
+static void bench_device(struct xo_sql_stmt *src, struct xo_sql_stmt *dst)
+{
+	const char *name = xo_sql_column_text(src, 0), *dev = xo_sql_column_text(src, 3);
+	const char *slash = name ? strrchr(name, '/') : NULL;
+
+	if ((!dev || !dev[0]) && slash && slash[1])
+		xo_sql_bind_text(dst, 4, slash + 1);
 }
 
 /* Copies rows "SELECT cols FROM table WHERE key = src_id" under dst_id. */
@@ -188,7 +212,7 @@ static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_r
 
 		if ((st = upsert_id(c, r, "benchmarks", BENCH_COLS, BENCH_TYPES,
 		                    "SELECT id FROM benchmarks WHERE name = ?", name_key, 1,
-		                    &bench)))
+		                    bench_device, &bench)))
 			goto out;
 		xo_sql_bind_int64(w, 1, dst_run);
 		xo_sql_bind_int64(w, 2, bench);
@@ -253,9 +277,10 @@ static enum xo_status copy_run(struct ctx *c, struct xo_sql_stmt *r, bool *added
 	}
 	if ((st = upsert_id(c, cm, "commits", COMMIT_COLS, COMMIT_TYPES,
 	                    "SELECT id FROM commits WHERE sha = ? AND dirty_hash = ?", commit_key,
-	                    2, &commit_id)) ||
+	                    2, NULL, &commit_id)) ||
 	    (st = upsert_id(c, tb, "testbeds", TESTBED_COLS, TESTBED_TYPES,
-	                    "SELECT id FROM testbeds WHERE hash = ?", testbed_key, 1, &testbed_id)))
+	                    "SELECT id FROM testbeds WHERE hash = ?", testbed_key, 1, NULL,
+	                    &testbed_id)))
 		goto out;
 
 	/* the same run already there: nothing to do. Times are whole seconds
@@ -355,20 +380,122 @@ out:
 	return st;
 }
 
+/* Removes the migrated copy of open_source and its directory (tmp "" : none). */
+static void remove_copy(const char *tmp)
+{
+	static const char *const file[] = {"copy.sqlite", "copy.sqlite-wal", "copy.sqlite-shm"};
+	char path[4200];
+
+	if (!tmp[0])
+		return;
+	for (size_t i = 0; i < sizeof(file) / sizeof(file[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, file[i]);
+		unlink(path);
+	}
+	rmdir(tmp);
+}
+
+/*
+ * The source, opened without changing it. A store at this xo's schema
+ * version is read as it is (read-only). An older SQLite store (the one a
+ * revision's own, older xo recorded into for `continuous` or `bisect`, or a
+ * testbed's file not yet migrated) is copied with VACUUM INTO into a new
+ * directory tmp (under TMPDIR) and the copy is migrated and read: migrating
+ * the source itself would make it unreadable to the xo that writes it (that
+ * xo refuses a schema newer than it knows). An older PostgreSQL store cannot
+ * be copied here and is refused with the reason. Anything else (not a
+ * store, another program's database, a newer schema, a file that does not
+ * open) takes xo_perfdb_open_readonly's path and its messages.
+ */
+static enum xo_status open_source(const char *path, const char *name, struct xo_perfdb **src,
+                                  char *tmp, size_t tmp_size)
+{
+	const char *tdir = getenv("TMPDIR");
+	struct xo_sql *h = NULL;
+	struct xo_sql_stmt *s = NULL;
+	int64_t tables = -1, app_id = -1, version = -1;
+	char why[512], copy[4300];
+	enum xo_status st;
+
+	tmp[0] = '\0';
+	if (xo_sql_open(path, true, false, false, &h, why, sizeof(why)) == XO_SQL_OK) {
+		if (xo_sql_prepare(h, xo_sql_dialect(h)->count_objects, &s) == XO_SQL_OK &&
+		    xo_sql_step(s) == XO_SQL_ROW)
+			tables = xo_sql_column_int64(s, 0);
+		xo_sql_finalize(s);
+		s = NULL;
+		if (tables >= 0 && (xo_sql_meta_get(h, "application_id", &app_id) ||
+		                    xo_sql_meta_get(h, "user_version", &version)))
+			version = -1;
+	}
+	/* older than this xo, and ours (or a new, empty file) */
+	if (version < 0 || version >= XO_PERFDB_SCHEMA_VERSION ||
+	    (tables > 0 && app_id != XO_PERFDB_APP_ID)) {
+		xo_sql_close(h);
+		return xo_perfdb_open_readonly(path, src);
+	}
+	if (xo_sql_is_uri(path)) {
+		xo_sql_close(h);
+		return xo_error(XO_EDB,
+		                "%s: schema version %" PRId64 " is older than this xo's (%d), and "
+		                "import-db does not change its source: migrate it first (any "
+		                "`xo perf` writer of this version does, e.g. `xo perf detect --db "
+		                "%s`)",
+		                name, version, XO_PERFDB_SCHEMA_VERSION, name);
+	}
+	snprintf(tmp, tmp_size, "%s/xo-import-XXXXXX", tdir && *tdir ? tdir : "/tmp");
+	if (!mkdtemp(tmp)) {
+		st = xo_error(XO_EIO, "%s: cannot create a temporary directory for a migrated copy "
+		              "of %s: %s", tmp, name, strerror(errno));
+		tmp[0] = '\0';
+		xo_sql_close(h);
+		return st;
+	}
+	snprintf(copy, sizeof(copy), "%s/copy.sqlite", tmp);
+	/* a consistent snapshot of the source, which is only read */
+	if (xo_sql_prepare(h, "VACUUM INTO ?", &s) != XO_SQL_OK ||
+	    xo_sql_bind_text(s, 1, copy) != XO_SQL_OK || xo_sql_step(s) != XO_SQL_DONE) {
+		st = xo_error(XO_EDB, "%s: copying the store (schema version %" PRId64
+		              ") to migrate it in %s: %s", name, version, tmp, xo_sql_errmsg(h));
+		goto out;
+	}
+	xo_sql_finalize(s);
+	s = NULL;
+	xo_sql_close(h);
+	h = NULL;
+	if ((st = xo_perfdb_open(copy, src)))
+		goto out_named;
+	xo_perfdb_close(*src);
+	*src = NULL;
+	if ((st = xo_perfdb_open_readonly(copy, src)))
+		goto out_named;
+	return XO_OK;
+
+out_named:
+	st = xo_error(st, "%s (a copy migrated from schema version %" PRId64 "): %s", name, version,
+	              xo_last_error());
+out:
+	xo_sql_finalize(s);
+	xo_sql_close(h);
+	remove_copy(tmp);
+	tmp[0] = '\0';
+	return st;
+}
+
 enum xo_status xo_perfdb_import_db(struct xo_perfdb *dst, const char *src_path,
                                    const char *dst_name, FILE *out)
 {
 	struct xo_perfdb *src = NULL;
 	struct xo_sql_stmt *r = NULL;
 	struct ctx c = {.dst = xo_perfdb_sql(dst), .dst_name = dst_name};
-	char src_name[1024];
+	char src_name[1024], tmp[4096];
 	int64_t added = 0, present = 0;
 	enum xo_status st;
 	int rc;
 
 	xo_sql_redact(src_path, src_name, sizeof(src_name));
 	c.src_name = src_name;
-	if ((st = xo_perfdb_open_readonly(src_path, &src)))
+	if ((st = open_source(src_path, src_name, &src, tmp, sizeof(tmp))))
 		return st;
 	c.src = xo_perfdb_sql(src);
 	if (xo_sql_prepare(c.src,
@@ -395,5 +522,6 @@ enum xo_status xo_perfdb_import_db(struct xo_perfdb *dst, const char *src_path,
 out:
 	xo_sql_finalize(r);
 	xo_perfdb_close(src);
+	remove_copy(tmp);
 	return st;
 }

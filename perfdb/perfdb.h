@@ -295,6 +295,10 @@ struct xo_perf_compare_opts {
 	                      included (continuous and bisect's extra rounds on UNKNOWN); the
 	                      run rule's family level 0.05 / m is divided by it (Bonferroni
 	                      over the looks); 0 or 1: one look */
+	bool run_min;      /* each run gives its minimum to the run-level rule and
+	                      interval (not its median) and only its faster half of
+	                      samples (at or below its median) to the pooled ones:
+	                      bisect, robust to load (docs/perf.md, bisect) */
 };
 /* The testbed a fleet member is called by: its hostname (the testbed of that
  * host's latest complete run, as a host's build or BLAS may change) or its
@@ -306,8 +310,12 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
  * counts per verdict and the largest confirmed slowdown. */
 struct xo_perf_tally {
 	int slower, faster, same, lowered, unknown;
+	int unknown_up;  /* of unknown: those whose 95% interval reaches above +threshold
+	                    (a slowdown not excluded; bisect asks only this) */
 	char worst[192]; /* benchmark of the largest SLOWER change, "" when none */
 	double change;   /* its relative change of medians; NAN when none */
+	double change_lo; /* the lower end of that change's 95% interval (the one SAME
+	                     reads); NAN when none or unbounded */
 };
 /* xo_perf_compare, also filling *tally (may be NULL). */
 enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, const char *head,
@@ -344,23 +352,31 @@ enum xo_status xo_perf_continuous(const char *base, const char *head,
  * the configured rounds) whose comparison gave t, one more round a side when
  * a benchmark is UNKNOWN, fewer than max_rounds were made and, with a budget
  * (> 0), the rounds so far took less than budget_s minus one round's average;
- * with stop_on_slower (bisect) not once a slowdown is confirmed. */
+ * with stop_on_slower (bisect) not once a slowdown is confirmed, and only
+ * while an UNKNOWN one may be slower (t->unknown_up): bisect asks "slower or
+ * not", and an interval that reaches down only (looks faster) answers "not". */
 bool xo_perf_more_rounds(const struct xo_perf_tally *t, int done, int max_rounds, double elapsed_s,
                          double budget_s, bool stop_on_slower);
 /* A revision built for `continuous` or `bisect`: a clone at sha with its
- * build (o->build_dir/SHA, reused when built before; else root/name). */
+ * build (o->build_dir/SHA, reused when built before; else root/name), and
+ * the store its own xo records into (root/name.sqlite: that xo may know an
+ * older schema than the user's store has; its runs are merged from there). */
 struct xo_perf_rev {
 	char sha[48];
 	char dir[4200];
 	char xo[4300];
 	char log[4200];
+	char store[4300];
 };
 /* Builds it (git clone --shared, cmake; every program through xo_proc_run).
  * On failure *keep is set when the tree under root holds the log. */
 enum xo_status xo_perf_rev_build(const char *sha, const char *root, const char *name,
                                  const struct xo_perf_continuous_opts *o, FILE *msg,
                                  struct xo_perf_rev *r, bool *keep);
-/* Records rev[0] and rev[1] alternately into o->db_path: o->rounds rounds,
+/* Records rev[0] and rev[1] alternately, each with its own xo into its own
+ * store (rev[k].store), every run merged into o->db_path right after it is
+ * recorded (xo_perfdb_import_db, which reads an older schema through a
+ * migrated copy): o->rounds rounds,
  * then more by xo_perf_more_rounds; *tally is the last comparison of the two
  * commits (o->cmp) over the runs these rounds made (*after_run: the store's
  * last run id before them, for xo_perf_compare_opts.after_run), *rounds_done
@@ -399,6 +415,14 @@ const char *xo_perf_bisect_word(enum xo_bisect_verdict v); /* "good", "bad", "sk
 /* The threshold bisect uses once --bad is SLOWER by change: half of it on
  * the log scale, sqrt(1 + change) - 1, and never below threshold. */
 double xo_perf_bisect_threshold(double change, double threshold);
+/* The threshold bisect hunts with once --bad's comparison gave *bad (SLOWER):
+ * xo_perf_bisect_threshold of the lower end of the 95% interval of its
+ * change (bad->change_lo), not of the change itself: one measurement of
+ * --bad inflated by busy runs (a planted 2x read as +307% under load) put
+ * the midpoint above what the commits with the same code show, which were
+ * then SAME (good) or UNKNOWN. threshold (the user's) when that interval is
+ * unbounded or not above zero. */
+double xo_perf_bisect_hunt(const struct xo_perf_tally *bad, double threshold);
 /* `xo perf bisect`: the commits after good up to bad on bad's first-parent
  * line, each built and recorded against good (o: rounds, budget, filter,
  * devices, comparison), searched by xo_perf_bisect_search. The answer on out

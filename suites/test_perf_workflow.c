@@ -648,7 +648,7 @@ static void test_bisect_search_skips(void **state)
 static void test_more_rounds_rule(void **state)
 {
 	(void)state;
-	struct xo_perf_tally t = {.unknown = 1};
+	struct xo_perf_tally t = {.unknown = 1, .unknown_up = 1};
 
 	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false));
 	assert_false(xo_perf_more_rounds(&t, 12, 12, 60.0, 0.0, false)); /* rounds spent */
@@ -660,12 +660,41 @@ static void test_more_rounds_rule(void **state)
 	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, true)); /* bisect: decided */
 	t.unknown = 0;
 	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false)); /* nothing open */
+	/* bisect asks "slower or not": an UNKNOWN whose interval reaches only
+	 * down (maybe faster) needs no more rounds there; continuous still asks */
+	t.slower = 0;
+	t.unknown = 1;
+	t.unknown_up = 0;
+	assert_false(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, true));
+	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, false));
+	t.unknown_up = 1;
+	assert_true(xo_perf_more_rounds(&t, 6, 12, 60.0, 0.0, true));
 	/* bisect's threshold: half the hunted change on the log scale: 2x ->
 	 * sqrt 2 - 1; +21% -> +10% (1.1^2 = 1.21); never below the user's */
 	assert_true(fabs(xo_perf_bisect_threshold(1.0, 0.1) - (sqrt(2.0) - 1.0)) < 1e-15);
 	assert_true(fabs(xo_perf_bisect_threshold(0.21, 0.05) - 0.1) < 1e-15);
 	assert_true(xo_perf_bisect_threshold(0.21, 0.25) == 0.25);
 	assert_true(xo_perf_bisect_threshold(-0.5, 0.1) == 0.1);
+	/*
+	 * What bisect hunts is the least change --bad's 95% interval allows: a
+	 * planted 2x measured +300% (busy runs at --bad) with the interval from
+	 * +90% is hunted at sqrt(1.9) - 1 = 37.8%, not at sqrt(4) - 1 = 100%,
+	 * where a commit with the same 2x (interval 1.9..2.1x) would be SAME
+	 * within -+100% and called good: a false step (nightly check, run 1).
+	 */
+	{
+		struct xo_perf_tally bad = {.slower = 1, .change = 3.0, .change_lo = 0.9};
+
+		assert_true(fabs(xo_perf_bisect_hunt(&bad, 0.25) - (sqrt(1.9) - 1.0)) < 1e-15);
+		assert_true(xo_perf_bisect_hunt(&bad, 0.25) < 0.9); /* the 2x stays SLOWER */
+		bad.change_lo = 0.2; /* the interval allows less than the user's 25% x 2 */
+		assert_true(xo_perf_bisect_hunt(&bad, 0.25) == 0.25);
+		bad.change_lo = NAN; /* unbounded (fewer than 4 runs a side) */
+		assert_true(xo_perf_bisect_hunt(&bad, 0.25) == 0.25);
+		bad.change_lo = 0.9;
+		bad.slower = 0; /* nothing confirmed: nothing hunted */
+		assert_true(xo_perf_bisect_hunt(&bad, 0.25) == 0.25);
+	}
 }
 
 /*
