@@ -47,15 +47,15 @@ static void assert_close(double got, double want)
 static void test_seed_layer_costs(void **state)
 {
 	static const struct xo_layer_cost want[8] = {
-	    {2592, 2592, 4 * (29 + 432), 4 * (29 + 2 * 432), 4 * 64, 4 * 64, 64, 1, 1, 1},
-	    {0, 0, 4 * (432 + 144), 4 * (2 * 432 + 144), 0, 0, 0, 1, 1, 1},
+	    {2592, 2592, 4 * (29 + 432), 4 * (29 + 2 * 432), 4 * 64, 4 * 64, 64, 1, 1, 1, NULL, 0, 0, 0, 0},
+	    {0, 0, 4 * (432 + 144), 4 * (2 * 432 + 144), 0, 0, 0, 1, 1, 1, NULL, 0, 0, 0, 0},
 	    {21504, 43008, 4 * (144 + 224), 4 * (2 * 144 + 2 * 224), 4 * 1568, 4 * 1568 + 4 * 1536,
-	     1568, 1, 1, 1},
-	    {0, 0, 4 * (224 + 64), 4 * (2 * 224 + 64), 0, 0, 0, 1, 1, 1},
-	    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	    {0, 0, 4 * 128, 4 * 128, 0, 0, 0, 1, 1, 0},
-	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1, 1},
-	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1, 1},
+	     1568, 1, 1, 1, NULL, 0, 0, 0, 0},
+	    {0, 0, 4 * (224 + 64), 4 * (2 * 224 + 64), 0, 0, 0, 1, 1, 1, NULL, 0, 0, 0, 0},
+	    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0},
+	    {0, 0, 4 * 128, 4 * 128, 0, 0, 0, 1, 1, 0, NULL, 0, 0, 0, 0},
+	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1, 1, NULL, 0, 0, 0, 0},
+	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1, 1, NULL, 0, 0, 0, 0},
 	};
 	struct xo_backend *be;
 	struct xo_model *m;
@@ -543,8 +543,9 @@ static void test_split_from_events(void **state)
 static struct xo_split split_of(double launch, double transfer, double compute, double other,
                                 double launches)
 {
-	struct xo_split s = {
-	    {launch, transfer, compute, other}, launch + transfer + compute + other, launches};
+	struct xo_split s = {.part_s = {launch, transfer, compute, other},
+	                     .wall_s = launch + transfer + compute + other,
+	                     .launches = launches};
 
 	return s;
 }
