@@ -25,8 +25,6 @@ void xo_split_from_events(double wall_s, double enqueue_s, double h2d_s, double 
 	double w = nonneg(wall_s), compute = nonneg(kernel_s), transfer = nonneg(h2d_s) + nonneg(d2h_s);
 	double busy = compute + transfer, idle, host_other;
 
-	*out = (struct xo_split){0}; /* no serial attribution unless one is made */
-
 	if (busy > w && busy > 0) { /* clock skew between device and host timers */
 		compute *= w / busy;
 		transfer *= w / busy;
@@ -37,6 +35,7 @@ void xo_split_from_events(double wall_s, double enqueue_s, double h2d_s, double 
 	host_other = host_other > 0 ? host_other : 0;
 	if (host_other > idle)
 		host_other = idle;
+	*out = (struct xo_split){0}; /* no serial attribution unless one is made */
 	out->part_s[XO_SPLIT_COMPUTE] = compute;
 	out->part_s[XO_SPLIT_TRANSFER] = transfer;
 	out->part_s[XO_SPLIT_OTHER] = host_other;
