@@ -28,7 +28,7 @@
 	K(softmax_fwd) K(softmax_bwd) K(categorical_crossentropy_fwd)                        \
 	K(categorical_crossentropy_bwd) K(accuracy_fwd) K(adam_fwd) K(sgd_fwd) K(rmsprop_fwd) K(binary_crossentropy_fwd) K(binary_crossentropy_bwd) K(mean_squared_error_fwd) K(mean_squared_error_bwd) K(binary_accuracy_fwd) K(sparse_categorical_crossentropy_fwd) K(sparse_categorical_crossentropy_bwd) K(sparse_categorical_accuracy_fwd) K(dropout_apply) K(copy) \
 	K(gather_fwd) K(embedding_fwd) K(embedding_bwd) K(batch_normalization_fwd) K(batch_normalization_bwd) K(rnn_fwd) K(rnn_bwd_seq) K(rnn_bwd_w) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)          \
-	K(probe_empty) K(probe_fma) K(probe_fill) K(probe_copy)
+	K(probe_empty) K(probe_fma) K(probe_fill) K(probe_copy) K(probe_steps)
 
 enum xo_cl_kid {
 #define XO_CL_K(name) XO_CL_K_##name,

@@ -161,6 +161,58 @@ float xo_cl_probe_copy_expect(size_t e)
 	return (float)(e & 0xffff) + 1.0f;
 }
 
+enum xo_status xo_cl_probe_steps_run(struct xo_cl_ctx *c, cl_mem w, cl_mem state, size_t local,
+				     int steps, int k, double *dev_s)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(c, XO_CL_K_probe_steps);
+	const char *name = xo_cl_kernel_name(l.kid);
+	char what[96];
+	cl_event ev = NULL;
+	enum xo_status st = XO_OK;
+	cl_int err;
+
+	XO_ASSERT(local >= 1 && local <= 1024 && !(local & (local - 1)) && steps >= 0 && k >= 0);
+	xo_cl_arg_mem(&l, w);
+	xo_cl_arg_mem(&l, state);
+	xo_cl_arg_int(&l, steps);
+	xo_cl_arg_int(&l, k);
+	if (l.err != CL_SUCCESS) {
+		snprintf(what, sizeof(what), "clSetKernelArg(%s, arg %u)", name, l.bad_arg);
+		return xo_cl_fail(what, l.err);
+	}
+	/* one work-group: the local size is the global size */
+	err = clEnqueueNDRangeKernel(c->queue, c->kernel[l.kid], 1, NULL, &local, &local, 0, NULL,
+				     dev_s ? &ev : NULL);
+	if (err != CL_SUCCESS) {
+		snprintf(what, sizeof(what), "clEnqueueNDRangeKernel(%s)", name);
+		return xo_cl_fail(what, err);
+	}
+	err = clFinish(c->queue);
+	if (err != CL_SUCCESS)
+		st = xo_cl_fail("clFinish", err);
+	else if (dev_s)
+		st = event_seconds(ev, name, dev_s);
+	if (ev)
+		clReleaseEvent(ev);
+	return st;
+}
+
+void xo_cl_probe_steps_expect(const float *w, float *state, int local, int steps, int k)
+{
+	for (int s = 0; s < steps; s++) {
+		const float *src = state + (s & 1) * local;
+		float *dst = state + ((s + 1) & 1) * local;
+
+		for (int l = 0; l < local; l++) {
+			float acc = 1.0f;
+
+			for (int i = 0; i < k; i++)
+				acc = fmaf(w[i], src[(l + i) & (local - 1)], acc);
+			dst[l] = acc;
+		}
+	}
+}
+
 /* ---- the figures ------------------------------------------------------------- */
 
 /* launch_s, enqueue_s and sync_s: host clock, median of tries. */
@@ -484,6 +536,98 @@ out_release:
 	return st;
 }
 
+/* The median device time of PROBE_MIN_TRIES runs of the step kernel (after
+ * an untimed one), state reset to init before each; the last run's state is
+ * checked against the host's. */
+static enum xo_status steps_time(struct xo_cl_ctx *c, cl_mem w, cl_mem state, const float *hw,
+				 const float *init, size_t local, int steps, int k, double *med)
+{
+	float got[2 * XO_CL_PROBE_STEP_L], want[2 * XO_CL_PROBE_STEP_L];
+	size_t bytes = 2 * local * sizeof(float);
+	double v[PROBE_MIN_TRIES];
+	enum xo_status st = XO_OK;
+	cl_int err;
+
+	for (int n = -1; !st && n < PROBE_MIN_TRIES; n++) {
+		err = clEnqueueWriteBuffer(c->queue, state, CL_TRUE, 0, bytes, init, 0, NULL, NULL);
+		if (err != CL_SUCCESS)
+			return xo_cl_fail("clEnqueueWriteBuffer(probe, step state)", err);
+		st = xo_cl_probe_steps_run(c, w, state, local, steps, k, n >= 0 ? &v[n] : NULL);
+	}
+	if (st)
+		return st;
+	err = clEnqueueReadBuffer(c->queue, state, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
+	if (err != CL_SUCCESS)
+		return xo_cl_fail("clEnqueueReadBuffer(probe, step state)", err);
+	memcpy(want, init, bytes);
+	xo_cl_probe_steps_expect(hw, want, (int)local, steps, k);
+	for (size_t i = 0; i < local; i++) {
+		size_t e = (size_t)(steps & 1) * local + i;
+
+		if (memcmp(&got[e], &want[e], sizeof(float)))
+			return xo_error(XO_EOPENCL,
+					"cl probe: the step kernel computed %.9g for work-item %zu, the "
+					"host %.9g (%d steps of %d terms): its latency would be wrong",
+					(double)got[e], i, (double)want[e], steps, k);
+	}
+	*med = xo_median(v, PROBE_MIN_TRIES);
+	return XO_OK;
+}
+
+/* step_s and lane_mac_s (cl_probe.h says how; probe.cl what the kernel
+ * does): device times, so the host's launch latency is not in them, and
+ * differences of two step or term counts, so the kernel's start is not. */
+static enum xo_status probe_steps(struct xo_cl_ctx *c, struct xo_probe *p)
+{
+	float hw[XO_CL_PROBE_LANE_K], init[2 * XO_CL_PROBE_STEP_L];
+	size_t local = XO_CL_PROBE_STEP_L;
+	double a, b;
+	cl_mem w = NULL, state = NULL;
+	enum xo_status st;
+	cl_int err;
+
+	while (local > 1 && local > c->kernel_wg[XO_CL_K_probe_steps])
+		local /= 2;
+	/* 2^-8 each: a 16-term step keeps the state near 16/15, a 256-term
+	 * chain adds about 1 per step; nothing overflows or goes subnormal */
+	for (int i = 0; i < XO_CL_PROBE_LANE_K; i++)
+		hw[i] = 0x1p-8f;
+	for (int i = 0; i < 2 * XO_CL_PROBE_STEP_L; i++)
+		init[i] = 1.0f + (float)i * 0x1p-7f;
+	w = clCreateBuffer(c->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(hw), hw,
+			   &err);
+	if (err != CL_SUCCESS)
+		return xo_cl_fail("clCreateBuffer(probe, step weights)", err);
+	state = clCreateBuffer(c->context, CL_MEM_READ_WRITE, sizeof(init), NULL, &err);
+	if (err != CL_SUCCESS) {
+		st = xo_cl_fail("clCreateBuffer(probe, step state)", err);
+		goto out_release;
+	}
+	if ((st = steps_time(c, w, state, hw, init, local, XO_CL_PROBE_STEPS_LONG,
+			     XO_CL_PROBE_STEP_K, &b)) ||
+	    (st = steps_time(c, w, state, hw, init, local, XO_CL_PROBE_STEPS_SHORT,
+			     XO_CL_PROBE_STEP_K, &a)))
+		goto out_release;
+	/* a difference lost in the noise (a loaded host's device): the long
+	 * run over its steps, the kernel's start included, is the bound */
+	p->step_s = b > a ? (b - a) / (XO_CL_PROBE_STEPS_LONG - XO_CL_PROBE_STEPS_SHORT)
+			  : b / XO_CL_PROBE_STEPS_LONG;
+	if ((st = steps_time(c, w, state, hw, init, 1, XO_CL_PROBE_STEPS_LONG, XO_CL_PROBE_LANE_K,
+			     &b)) ||
+	    (st = steps_time(c, w, state, hw, init, 1, XO_CL_PROBE_STEPS_LONG, XO_CL_PROBE_STEP_K,
+			     &a)))
+		goto out_release;
+	p->lane_mac_s = b > a ? (b - a) / ((double)XO_CL_PROBE_STEPS_LONG *
+					   (XO_CL_PROBE_LANE_K - XO_CL_PROBE_STEP_K))
+			      : b / ((double)XO_CL_PROBE_STEPS_LONG * XO_CL_PROBE_LANE_K);
+
+out_release:
+	if (state)
+		clReleaseMemObject(state);
+	clReleaseMemObject(w);
+	return st;
+}
+
 enum xo_status xo_cl_probe(struct xo_backend *be, double budget_s, struct xo_probe *out)
 {
 	struct xo_cl_ctx *c = be->ctx;
@@ -491,6 +635,7 @@ enum xo_status xo_cl_probe(struct xo_backend *be, double budget_s, struct xo_pro
 	    .launch_s = NAN, .enqueue_s = NAN, .sync_s = NAN, .h2d_lat_s = NAN,
 	    .h2d_bw = NAN, .d2h_lat_s = NAN, .d2h_bw = NAN, .flops = NAN,
 	    .mem_bw = NAN, .handoff_s = NAN, .units = 0, .wall_s = NAN,
+	    .step_s = NAN, .lane_mac_s = NAN,
 	};
 	double t0 = xo_now_s(), *v;
 	enum xo_status st;
@@ -511,8 +656,9 @@ enum xo_status xo_cl_probe(struct xo_backend *be, double budget_s, struct xo_pro
 	 * (the rest covers allocations and checks) */
 	if (!(st = probe_latency(c, 0.20 * budget_s, &p, v)) &&
 	    !(st = probe_transfers(c, 0.25 * budget_s, &p, v)) &&
-	    !(st = probe_flops(c, 0.25 * budget_s, units, &p)))
-		st = probe_stream(c, 0.25 * budget_s, &p);
+	    !(st = probe_flops(c, 0.25 * budget_s, units, &p)) &&
+	    !(st = probe_stream(c, 0.25 * budget_s, &p)))
+		st = probe_steps(c, &p); /* a fixed count of short kernels: ~10 ms */
 	free(v);
 	if (st)
 		return st;

@@ -36,4 +36,24 @@ enum xo_status xo_cl_probe_copy_run(struct xo_cl_ctx *c, cl_mem src, cl_mem dst,
 /* Float e of the copy's output: (float)(e & 0xffff) + 1. */
 float xo_cl_probe_copy_expect(size_t e);
 
+/* The serial-step figures (xo_cl_probe_steps, cl/kernels/probe.cl): step_s
+ * from one work-group of XO_CL_PROBE_STEP_L work-items (fewer where the
+ * kernel allows fewer) and XO_CL_PROBE_STEP_K terms per step, the difference
+ * of XO_CL_PROBE_STEPS_LONG and _SHORT steps over their difference (the
+ * launch cancels); lane_mac_s from one work-item alone at
+ * XO_CL_PROBE_LANE_K and XO_CL_PROBE_STEP_K terms, _LONG steps each, the
+ * difference over the extra multiply-adds. */
+#define XO_CL_PROBE_STEP_L 64
+#define XO_CL_PROBE_STEP_K 16
+#define XO_CL_PROBE_LANE_K 256
+#define XO_CL_PROBE_STEPS_SHORT 32
+#define XO_CL_PROBE_STEPS_LONG 288
+/* Runs xo_cl_probe_steps as one work-group of local work-items over state
+ * (2 x local floats, row 0 the input; the result in row steps & 1) with
+ * weights w (k floats), waits; *dev_s its device time when not NULL. */
+enum xo_status xo_cl_probe_steps_run(struct xo_cl_ctx *c, cl_mem w, cl_mem state, size_t local,
+				     int steps, int k, double *dev_s);
+/* The same steps on the host, in place over state (2 x local floats). */
+void xo_cl_probe_steps_expect(const float *w, float *state, int local, int steps, int k);
+
 #endif

@@ -111,6 +111,12 @@ static void print_text(FILE *f, const struct probe_dev *d)
 	print_rate(f, "flops", p->flops, 1e9, "GFLOP/s", "FP32 FMA peak, whole device");
 	print_rate(f, "mem bandwidth", p->mem_bw, 1e9, "GB/s",
 		   cl ? "copy kernel, read + written" : "triad, read + written");
+	print_time(f, "serial step", p->step_s,
+		   cl ? "one work-group, barrier + 16-term dot from global memory"
+		      : "GEMM call 1 x 32 -> 64 + gate pass, one thread");
+	if (isfinite(p->lane_mac_s))
+		fprintf(f, "  %-13s %10.2f %-8s %s\n", "lane chain", p->lane_mac_s * 1e9, "ns",
+			"one multiply-add of one work-item's dependent chain");
 	fprintf(f, "  %-13s %10.2f s\n", "probe took", p->wall_s);
 }
 
@@ -140,6 +146,8 @@ static json_t *probe_json(const struct probe_dev *d)
 	json_num(o, "handoff_s", p->handoff_s);
 	json_object_set_new(o, "units", json_integer(p->units));
 	json_num(o, "wall_s", p->wall_s);
+	json_num(o, "step_s", p->step_s);
+	json_num(o, "lane_mac_s", p->lane_mac_s);
 	return o;
 }
 

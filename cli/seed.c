@@ -112,6 +112,8 @@ struct seed_result {
 	 * model from a ~1 s probe where the backend has one (NAN otherwise) */
 	char diagnosis[256];
 	double predicted_ms_per_step;
+	double predicted_serial_ms;    /* of it: recurrent time steps run in series */
+	double predicted_serial_steps; /* time steps in series per training step */
 	char predicted_diagnosis[256];
 };
 
@@ -427,6 +429,7 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 	struct xo_cost_step step;
 	struct xo_split ms, ps;
 	struct xo_probe probe, model;
+	struct xo_cost_terms terms;
 	double launches = 0;
 
 	if (r->is_cl) {
@@ -439,19 +442,36 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 	} else {
 		xo_split_host(r->train_ms_per_step / 1e3, &ms);
 	}
-	xo_split_diagnose(&ms, r->device, "train step", batch, r->diagnosis,
-	                  sizeof(r->diagnosis));
 	r->predicted_ms_per_step = NAN;
+	r->predicted_serial_ms = NAN;
+	r->predicted_serial_steps = NAN;
 	r->predicted_diagnosis[0] = 0;
-	if (xo_model_layer_count(m) > 16 || xo_backend_probe(be, 0.5, &probe))
+	if (xo_model_layer_count(m) > 16 || xo_backend_probe(be, 0.5, &probe)) {
+		xo_split_diagnose(&ms, r->device, "train step", batch, r->diagnosis,
+		                  sizeof(r->diagnosis));
 		return;
+	}
 	for (int i = 0; i < xo_model_layer_count(m); i++)
 		xo_model_layer_cost(m, i, &lc[i]);
 	xo_explain_cost_step(m, lc, r->is_cl, true, batch, launches, xo_model_fused(m, true),
 	                     r->is_cl ? 0 : xo_explain_call_time(be), &step);
 	xo_explain_model_probe(&probe, xo_explain_gemm_rate(be), &model);
-	xo_cost_predict(&model, &step, &ps, NULL);
+	xo_cost_predict(&model, &step, &ps, &terms);
+	/* on cl op by op, each layer's kernel time was profiled: a recurrent
+	 * layer's is named serial steps when its time per step is nearer the
+	 * probe's step than the roofline's (xo_cost_serial_measured) */
+	if (r->is_cl && !r->fused) {
+		double layer_s[16];
+
+		for (int i = 0; i < r->nlayers; i++)
+			layer_s[i] = r->layer_ms[i] / 1e3;
+		xo_cost_serial_measured(&model, &step, layer_s, &ms);
+	}
+	xo_split_diagnose(&ms, r->device, "train step", batch, r->diagnosis,
+	                  sizeof(r->diagnosis));
 	r->predicted_ms_per_step = ps.wall_s * 1e3;
+	r->predicted_serial_ms = terms.serial_s * 1e3;
+	r->predicted_serial_steps = terms.serial_steps;
 	xo_split_diagnose(&ps, r->device, "train step", batch, r->predicted_diagnosis,
 	                  sizeof(r->predicted_diagnosis));
 }
@@ -744,6 +764,8 @@ static void print_json(const struct seed_model *sm, const struct seed_result *r,
 		xo_cli_json_string(r[i].diagnosis);
 		printf(", ");
 		json_number("predicted_train_ms_per_step", r[i].predicted_ms_per_step, true);
+		json_number("predicted_serial_ms", r[i].predicted_serial_ms, true);
+		json_number("predicted_serial_steps", r[i].predicted_serial_steps, true);
 		printf("\"predicted_diagnosis\": ");
 		if (r[i].predicted_diagnosis[0])
 			xo_cli_json_string(r[i].predicted_diagnosis);

@@ -324,6 +324,12 @@ struct xo_probe {
 	double handoff_s;  /* cpu: thread hand-off, one part to one worker and back; cl: NAN */
 	int units;         /* cpu: threads in the pool; cl: CL_DEVICE_MAX_COMPUTE_UNITS */
 	double wall_s;     /* how long the probe took */
+	double step_s;     /* one serial step of a recurrence, the latency no FLOP rate hides
+	                    * (docs/explain.md): cl, a work-group of 64 looping over steps, a
+	                    * barrier and a 16-term dot product from global memory each;
+	                    * cpu, one small GEMM call (1 x 32 -> 64) and its gate pass */
+	double lane_mac_s; /* cl: one multiply-add of one work-item's dependent chain (a
+	                    * work-item alone, looping over steps); cpu: NAN */
 };
 /* Measures be (cpu or cl; XO_EINVAL "no probe for backend ref" otherwise) in
  * about budget_s seconds of wall time. */
@@ -567,6 +573,13 @@ struct xo_layer_cost {
 	int64_t params;                      /* kernel + bias elements */
 	int ops_train_fwd, ops_bwd;          /* op calls per training step, op-by-op path */
 	int ops_predict;                     /* op calls per predict call (dropout: none) */
+	/* recurrent layers (else 0 / NULL): the time steps run in series, each
+	 * waiting for the last, and what one step of one sample costs */
+	const char *recurrent;               /* "LSTM", "GRU", "SimpleRNN"; NULL otherwise */
+	int64_t units;                       /* recurrent: units (for "LSTM(64)") */
+	int64_t steps;                       /* recurrent: time steps T per pass */
+	double step_macs_fwd, step_macs_bwd; /* recurrent: multiply-adds of one step of one
+	                                      * sample, forward and back through time */
 };
 /* The cost of layer i (0 <= i < xo_model_layer_count). */
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out);

@@ -10,9 +10,13 @@
  * launch_s, one pool round of an empty task over every thread, and
  * handoff_s, one part handed to one worker while the caller waits for it,
  * both medians of host-clock tries (of 16 rounds each). The triad's output
- * is checked.
+ * is checked. step_s, one serial step of a small LSTM-like recurrence on the
+ * caller's thread: a GEMM call [x_t, h'] (1 x 32) x (32 x 64) and the gate
+ * pass over its 16 units, each step needing the last's h (the per-step cost
+ * a recurrent layer pays however small its batch; docs/explain.md).
  * A host backend has no queue or transfers: those figures are NAN.
  */
+#include <cblas.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -347,6 +351,64 @@ static void probe_pool(struct xo_cpu_ctx *c, double share, struct xo_probe *p, d
 	p->handoff_s = xo_median(v, n);
 }
 
+/* The serial-step figure: STEP_IN inputs and STEP_UNITS units, 4 gates. */
+#define STEP_IN         16
+#define STEP_UNITS      16
+#define STEP_G          (4 * STEP_UNITS)
+#define STEP_K          (STEP_IN + STEP_UNITS)
+#define STEPS_SHORT     32
+#define STEPS_LONG      288
+
+static float sigm(float v)
+{
+	return 1.0f / (1.0f + expf(-v));
+}
+
+/* Seconds of steps LSTM-like steps on the caller's thread; returns h[0]
+ * through *sink so the work cannot be dropped. */
+static double step_run(const float *w, float *xh, float *z, float *cst, int steps, float *sink)
+{
+	double t0 = xo_now_s();
+
+	for (int s = 0; s < steps; s++) {
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, STEP_G, STEP_K, 1.0f, xh,
+			    STEP_K, w, STEP_G, 0.0f, z, STEP_G);
+		for (int u = 0; u < STEP_UNITS; u++) {
+			float i = sigm(z[u]), f = sigm(z[STEP_UNITS + u]);
+			float g = tanhf(z[2 * STEP_UNITS + u]), o = sigm(z[3 * STEP_UNITS + u]);
+
+			cst[u] = f * cst[u] + i * g;
+			xh[STEP_IN + u] = o * tanhf(cst[u]); /* the next step's h' */
+		}
+	}
+	*sink += xh[STEP_IN];
+	return xo_now_s() - t0;
+}
+
+/* step_s: the median of tries of (STEPS_LONG - STEPS_SHORT) steps, each try
+ * the difference of two runs, so a run's set-up cancels. */
+static void probe_steps(struct xo_probe *p, double *v)
+{
+	float w[STEP_K * STEP_G], xh[STEP_K], z[STEP_G], cst[STEP_UNITS], sink = 0;
+	int n;
+
+	for (int i = 0; i < STEP_K * STEP_G; i++)
+		w[i] = 0.05f * (float)(i % 7 - 3);
+	for (int i = 0; i < STEP_K; i++)
+		xh[i] = 0.1f * (float)(i % 5);
+	memset(cst, 0, sizeof(cst));
+	step_run(w, xh, z, cst, STEPS_SHORT, &sink); /* warm: code and data in cache */
+	for (n = 0; n < 2 * PROBE_MIN_TRIES; n++) {
+		double a = step_run(w, xh, z, cst, STEPS_SHORT, &sink);
+		double b = step_run(w, xh, z, cst, STEPS_LONG, &sink);
+
+		/* a difference lost in the noise (preempted during the short
+		 * run): the long run over its steps is the bound */
+		v[n] = b > a ? (b - a) / (STEPS_LONG - STEPS_SHORT) : b / STEPS_LONG;
+	}
+	p->step_s = isfinite(sink) ? xo_median(v, n) : NAN;
+}
+
 enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_probe *out)
 {
 	struct xo_cpu_ctx *c = be->ctx;
@@ -354,6 +416,7 @@ enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_pr
 	    .launch_s = NAN, .enqueue_s = NAN, .sync_s = NAN, .h2d_lat_s = NAN,
 	    .h2d_bw = NAN, .d2h_lat_s = NAN, .d2h_bw = NAN, .flops = NAN,
 	    .mem_bw = NAN, .handoff_s = NAN, .units = c->nthreads, .wall_s = NAN,
+	    .step_s = NAN, .lane_mac_s = NAN,
 	};
 	double t0 = xo_now_s(), *v = malloc(PROBE_MAX_TRIES * sizeof(*v));
 	enum xo_status st;
@@ -364,6 +427,7 @@ enum xo_status xo_cpu_probe(struct xo_backend *be, double budget_s, struct xo_pr
 	 * loaded machine its wall time is longer), stream 30%; the rest is for
 	 * the stream arrays' first touch */
 	probe_pool(c, 0.15 * budget_s, &p, v);
+	probe_steps(&p, v); /* 10 tries of 320 steps: ~2 ms */
 	free(v);
 	p.flops = xo_cpu_fma_peak_threads(c->isa, xo_cpu_peak_threads(c->nthreads),
 					  fmin(0.2 * budget_s / PROBE_PEAK_TRIES, 0.1),

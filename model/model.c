@@ -913,6 +913,19 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 			out->w_bytes_bwd = 2 * (w + 4.0 * (double)l->s.rk_count);
 			out->ops_bwd = 1;
 		}
+		/* the steps run in series (h_t needs h_{t-1}): one step of one
+		 * sample is x_t W + h' U forward; back through time dh' = dz
+		 * U^T, and dx_t = dz W^T unless first (the weight gradients
+		 * are summed over samples and steps apart, in parallel) */
+		out->recurrent = l->s.kind == XO_LAYER_LSTM  ? "LSTM"
+		                 : l->s.kind == XO_LAYER_GRU ? "GRU"
+		                                             : "SimpleRNN";
+		out->units = l->s.p.units;
+		out->steps = l->s.in_len;
+		out->step_macs_fwd = (double)(l->s.w_count + l->s.rk_count);
+		if (l->has_grad)
+			out->step_macs_bwd =
+			    (double)l->s.rk_count + (l->need_dx ? (double)l->s.w_count : 0);
 		break;
 	}
 	case XO_LAYER_FLATTEN: /* a view: no op, no bytes */

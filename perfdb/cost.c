@@ -4,6 +4,7 @@
  * batch of two time curves.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "cost.h"
 
@@ -65,26 +66,95 @@ static void pool(const struct xo_probe *p, const struct xo_cost_step *step,
 	t->compute_s += t->pool_s;
 }
 
+/* Layer c's FLOPs and bytes in the step. */
+static void layer_amounts(const struct xo_cost_step *step, const struct xo_layer_cost *c,
+                          double *flops, double *bytes)
+{
+	double n = (double)step->batch, act = c->act_bytes_fwd, w = c->w_bytes_fwd;
+
+	*flops = n * c->flops_fwd;
+	if (step->training) {
+		*flops += n * c->flops_bwd;
+		act += c->act_bytes_bwd;
+		w += c->w_bytes_bwd;
+	} else if (!c->ops_predict) {
+		act = 0; /* dropout: the identity at inference, no op */
+	}
+	if (step->fused)
+		act = 0; /* counted once by the caller: the model's input and output */
+	*bytes = n * act + w;
+}
+
+/* One recurrent step at the step's width (cost.h): the serial latency plus
+ * one sample's chain of macs spread over rnn_lanes work-items. */
+static double step_time(const struct xo_probe *p, const struct xo_cost_step *step, double macs)
+{
+	double t = have(p->step_s) ? p->step_s : 0;
+
+	if (step->rnn_lanes > 0 && have(p->lane_mac_s) && macs > 0)
+		t += macs / step->rnn_lanes * p->lane_mac_s;
+	return t;
+}
+
+/* Layer c's time steps in series: T x step forward, and back through time
+ * in training (*passes 1 or 2); 0 for a layer that is not recurrent. */
+static double serial_time(const struct xo_probe *p, const struct xo_cost_step *step,
+                          const struct xo_layer_cost *c, double *passes)
+{
+	double T = (double)c->steps, s;
+
+	*passes = 0;
+	if (!(c->steps > 0))
+		return 0;
+	s = T * step_time(p, step, c->step_macs_fwd);
+	*passes = 1;
+	if (step->training && c->step_macs_bwd > 0) {
+		s += T * step_time(p, step, c->step_macs_bwd);
+		*passes = 2;
+	}
+	return s;
+}
+
+/* Names layer c in out's serial fields when its serial time v beats the
+ * leading one so far (*lead); counts it either way. */
+static void serial_note(struct xo_split *out, const struct xo_layer_cost *c, double v,
+                        double passes, double *lead, int *count)
+{
+	if (v > *lead) {
+		*lead = v;
+		out->serial_passes = passes;
+		out->serial_steps = (double)c->steps;
+		out->serial_step_s = v / passes / (double)c->steps;
+		snprintf(out->serial_layer, sizeof(out->serial_layer), "%s(%lld)",
+		         c->recurrent ? c->recurrent : "RNN", (long long)c->units);
+	}
+	(*count)++;
+	out->serial_more = *count - 1;
+}
+
 void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
                      struct xo_split *out, struct xo_cost_terms *terms)
 {
 	struct xo_cost_terms t = {0};
-	double n = (double)step->batch, fl = 4.0 * (double)step->classes;
+	double n = (double)step->batch, fl = 4.0 * (double)step->classes, lead = 0;
+	int nserial = 0;
 
+	*out = (struct xo_split){0};
 	for (int i = 0; i < step->nlayers; i++) {
 		const struct xo_layer_cost *c = &step->layers[i];
-		double flops = n * c->flops_fwd, act = c->act_bytes_fwd, w = c->w_bytes_fwd;
+		double flops, bytes, r, ser, passes;
 
-		if (step->training) {
-			flops += n * c->flops_bwd;
-			act += c->act_bytes_bwd;
-			w += c->w_bytes_bwd;
-		} else if (!c->ops_predict) {
-			act = 0; /* dropout: the identity at inference, no op */
+		layer_amounts(step, c, &flops, &bytes);
+		r = roofline(p, flops, bytes, &t);
+		/* a recurrent layer: no faster than its steps in series */
+		ser = serial_time(p, step, c, &passes);
+		t.serial_steps += passes * (double)c->steps;
+		if (ser > r) {
+			t.serial_s += ser;
+			serial_note(out, c, ser, passes, &lead, &nserial);
+			r = ser;
 		}
-		if (step->fused)
-			act = 0; /* counted once below: the model's input and output */
-		t.compute_s += roofline(p, flops, n * act + w, &t);
+		t.compute_s += r;
 	}
 	if (step->fused) /* the input samples read, the probabilities written */
 		t.compute_s += roofline(p, 0, n * (4.0 * (double)step->in_size + fl), &t);
@@ -114,8 +184,42 @@ void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
 	out->part_s[XO_SPLIT_OTHER] = 0;
 	out->wall_s = t.launch_s + t.copy_lat_s + t.h2d_s + t.d2h_s + t.compute_s;
 	out->launches = step->launches > 0 ? step->launches : 0;
+	out->serial_s = t.serial_s;
 	if (terms)
 		*terms = t;
+}
+
+int xo_cost_serial_measured(const struct xo_probe *p, const struct xo_cost_step *step,
+                            const double *layer_s, struct xo_split *measured)
+{
+	double total = 0, lead = 0, compute = measured->part_s[XO_SPLIT_COMPUTE];
+	int n = 0;
+
+	measured->serial_s = 0;
+	measured->serial_layer[0] = 0;
+	for (int i = 0; i < step->nlayers; i++) {
+		const struct xo_layer_cost *c = &step->layers[i];
+		double flops, bytes, roof, ser, passes, k = layer_s[i], per, sstep, rstep;
+
+		if (!(c->steps > 0) || !(k > 0) || !isfinite(k))
+			continue;
+		layer_amounts(step, c, &flops, &bytes);
+		roof = fmax(over(flops, p->flops), over(bytes, p->mem_bw));
+		ser = serial_time(p, step, c, &passes);
+		if (!(ser > 0))
+			continue;
+		per = k / passes / (double)c->steps;
+		sstep = ser / passes / (double)c->steps;
+		rstep = roof / passes / (double)c->steps;
+		/* nearer (in log ratio) to the serial step than to the FLOP or
+		 * byte time per step: the steps' latency, not the rate, set it */
+		if (rstep > 0 && !(fabs(log(per / sstep)) < fabs(log(per / rstep))))
+			continue;
+		total += k;
+		serial_note(measured, c, k, passes, &lead, &n);
+	}
+	measured->serial_s = total < compute ? total : compute;
+	return n;
 }
 
 enum xo_cross xo_cost_crossover(const double *x, const double *a, const double *b, int n,

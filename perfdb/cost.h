@@ -28,6 +28,19 @@
  * woken or wait for a core), taking parts from then on: when c x u <=
  * handoff_s the caller finishes alone (pool_s = c x (u - 1)), else pool_s =
  * handoff_s x (1 - 1/u).
+ * Recurrent layers (layer.steps T > 0): the T steps of a pass run in series,
+ * each waiting for the last (h_t needs h_{t-1}); only the batch, and the
+ * units within a step, are parallel. However fast the device, a pass costs
+ * at least T x the time of one step at this batch's parallel width:
+ *   step  = probe.step_s (the serial step latency: a barrier and a
+ *           global-memory round trip on cl, a GEMM call and a gate pass on
+ *           cpu) + step_macs / rnn_lanes x probe.lane_mac_s (the multiply-
+ *           adds of one sample's step that one work-item runs as a
+ *           dependent chain; rnn_lanes 0: not modelled, the cpu)
+ *   serial = T x step_fwd (+ T x step_bwd in training, back through time)
+ *   layer  = max(roofline, serial)
+ * serial_s (struct xo_cost_terms, and the split's serial_s) sums the
+ * layers where serial won, so the diagnosis can name them.
  * A probe figure that is NAN (a host backend has no transfers) contributes 0.
  * Every term is kept (struct xo_cost_terms) so explain can print it.
  * docs/explain.md states the formula, the conventions and the accuracy.
@@ -65,6 +78,8 @@ struct xo_cost_step {
 	                              * launch latency already carries it */
 	double pool_min_macs;        /* cpu fused path: multiply-adds below which a call runs
 	                              * on the caller's thread alone; 0 = no pool model */
+	double rnn_lanes;            /* work-items one sample's recurrent step is spread over
+	                              * (cl/kernels/rnn.cl: 1); 0 = its chain not modelled */
 };
 
 /* The terms of a prediction, each in seconds. */
@@ -81,12 +96,27 @@ struct xo_cost_terms {
 	double pool_s;          /* the pool's added time: fewer threads, late workers */
 	double compute_s;       /* sum over layers of the max, plus op_fixed_s and pool_s */
 	int flop_bound_layers;  /* layers where flops / flops_rate won */
+	double serial_s;        /* recurrent layers where the serial steps won: their time */
+	double serial_steps;    /* time steps run in series in the step, all recurrent
+	                         * layers (T per pass, 2 passes in training) */
 };
 
 /* Predicts step on probe p into out (parts add up to out->wall_s; out->
  * launches = step->launches) and, when terms is not NULL, its terms. */
 void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
                      struct xo_split *out, struct xo_cost_terms *terms);
+
+/* The measured side of the serial term: given the measured kernel time of
+ * each layer of a training step (layer_s[nlayers], seconds, fwd + bwd; e.g.
+ * xo_model_bench_profile_step on cl), a recurrent layer's time is taken as
+ * serial steps when its time per step (layer_s / passes / T) is nearer,
+ * in log ratio, to the predicted serial step than to the roofline's time per
+ * step: |ln(k / step)| < |ln(k / roof_step)|. Such layers' measured times
+ * go into measured->serial_s (at most its compute part), the leading one's
+ * measured time per step into serial_step_s. Returns the number of layers
+ * attributed. */
+int xo_cost_serial_measured(const struct xo_probe *p, const struct xo_cost_step *step,
+                            const double *layer_s, struct xo_split *measured);
 
 /*
  * Where curve b (e.g. cl) first becomes faster than curve a (cpu), both

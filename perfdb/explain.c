@@ -126,6 +126,11 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
 	/* cpu's fused path is one pool round for the net, plus one for Adam in
 	 * training (kernels/cpu_net.c); op by op, one round per op */
 	s->launches = is_cl ? launches : fused ? (training ? 2 : 1) : ops;
+	/* cl/kernels/rnn.cl runs one sample's whole step in one work-item
+	 * (forward, and back through time): its chain is the step's
+	 * multiply-adds; the cpu splits a step's GEMM over the batch, its
+	 * per-step cost is the probe's step_s alone */
+	s->rnn_lanes = is_cl ? 1 : 0;
 	/* the fused path's threading rule (kernels/cpu_net.c NET_PAR_MIN, the
 	 * same as the op wrappers' XO_CPU_PAR_MIN in kernels/cpu.c): a call of
 	 * fewer multiply-adds runs on the caller's thread alone */
@@ -214,6 +219,8 @@ static json_t *probe_json(const struct dev *d)
 	json_object_set_new(o, "handoff_s", jnum(p->handoff_s));
 	json_object_set_new(o, "units", json_integer(p->units));
 	json_object_set_new(o, "wall_s", jnum(p->wall_s));
+	json_object_set_new(o, "step_s", jnum(p->step_s));
+	json_object_set_new(o, "lane_mac_s", jnum(p->lane_mac_s));
 	json_object_set_new(o, "gemm_flops", jnum(d->gemm_flops));
 	json_object_set_new(o, "model_flops", jnum(d->model.flops));
 	return o;
@@ -254,6 +261,11 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 	json_object_set_new(o, "predicted_pool_s", jnum(d->have_probe ? pt->terms.pool_s : NAN));
 	json_object_set_new(o, "predicted_pool_threads",
 	                    json_integer(d->have_probe ? pt->terms.pool_threads : 0));
+	json_object_set_new(o, "predicted_serial_s", jnum(d->have_probe ? pt->terms.serial_s : NAN));
+	json_object_set_new(o, "predicted_serial_steps",
+	                    jnum(d->have_probe ? pt->terms.serial_steps : NAN));
+	json_object_set_new(o, "measured_serial_s",
+	                    jnum(pt->serial_checked ? pt->measured.serial_s : NAN));
 	json_object_set_new(o, "ratio", jnum(pt->predicted.wall_s / pt->measured_s));
 	json_object_set_new(
 	    o, "diagnosis",
@@ -320,7 +332,7 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 {
 	const struct xo_cost_terms *t = &pt->terms;
 	char m[32], lo[32], hi[32], pr[32], sm[64], sp[64], diag[512], a[32], b[32], c[32], e[32],
-	    fx[128];
+	    fx[320];
 	char lat[32];
 
 	fprintf(f, "%6" PRId64 "  %-7s %10s (%s..%s) %10s %6.2f  %s  %s\n", pt->batch,
@@ -347,6 +359,20 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 
 		snprintf(fx + l, sizeof(fx) - l, ", pool %d thread%s +%s", t->pool_threads,
 		         t->pool_threads == 1 ? "" : "s", xo_fmt_seconds(t->pool_s, ps, sizeof(ps)));
+	}
+	if (t->serial_steps > 0) {
+		char ss[32], st[32];
+		size_t l = strlen(fx);
+
+		snprintf(fx + l, sizeof(fx) - l, ", %.0f serial steps x %s step",
+		         t->serial_steps, xo_fmt_seconds(d->model.step_s, st, sizeof(st)));
+		l = strlen(fx);
+		if (isfinite(d->model.lane_mac_s) && step->rnn_lanes > 0)
+			snprintf(fx + l, sizeof(fx) - l, " + chain x %s",
+			         xo_fmt_seconds(d->model.lane_mac_s, st, sizeof(st)));
+		l = strlen(fx);
+		snprintf(fx + l, sizeof(fx) - l, " (serial-bound %s)",
+		         xo_fmt_seconds(t->serial_s, ss, sizeof(ss)));
 	}
 	fprintf(f,
 	        "        predicted: %.1f launches x %s = %s, copy latency %s; copies %s; "
@@ -482,6 +508,22 @@ void xo_explain_model_probe(const struct xo_probe *p, double gemm_flops, struct 
 		out->flops = gemm_flops;
 }
 
+/* Each layer's device kernel time in one training step, op by op (the
+ * model's bench batch prepared), into pt->layer_s: what the serial check
+ * compares with the probe's step latency (xo_cost_serial_measured). */
+static enum xo_status profile_layers(struct xo_model *m, struct xo_explain_point *pt)
+{
+	uint64_t ns[XO_EXPLAIN_MAX_LAYERS], launches[XO_EXPLAIN_MAX_LAYERS], extra = 0;
+	enum xo_status st = xo_model_bench_profile_step(m, ns, launches, &extra);
+
+	if (st)
+		return st;
+	for (int i = 0; i < xo_model_layer_count(m); i++)
+		pt->layer_s[i] = (double)ns[i] * 1e-9;
+	pt->serial_checked = true;
+	return XO_OK;
+}
+
 /* Opens, probes and measures one device. Returns 0 or 2 (after a line). */
 static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *txt)
 {
@@ -493,6 +535,7 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	enum xo_status st;
 	int rc = 2;
 	double gemm[XO_EXPLAIN_MAX_BATCHES], call[XO_EXPLAIN_MAX_BATCHES];
+	bool rnn = false; /* recurrent layers: the measured serial check on cl */
 
 	for (int i = 0; i < o->nbatches; i++)
 		maxb = o->batches[i] > maxb ? o->batches[i] : maxb;
@@ -520,8 +563,13 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 		fprintf(o->err, "xo explain: out of memory\n");
 		goto out_free;
 	}
-	for (int i = 0; i < xo_model_layer_count(m); i++)
+	for (int i = 0; i < xo_model_layer_count(m); i++) {
 		xo_model_layer_cost(m, i, &lc[i]);
+		rnn |= lc[i].steps > 0;
+	}
+	/* the serial check needs each layer's kernel time (op by op, the path
+	 * the recurrent layers take on cl) */
+	rnn = rnn && xo_model_layer_count(m) <= XO_EXPLAIN_MAX_LAYERS && !xo_model_fused(m, true);
 	xo_model_synthetic_x(m, 1, maxb, x); /* ids for an embedding's input */
 	/* the GEMM rate and the call time are sampled before each batch, and
 	 * the cost model gets their medians over the run: the steps are timed
@@ -541,6 +589,8 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 			if (!st)
 				xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches,
 				                     xo_model_fused(m, k == 1), 0, &d->step[b][k]);
+			if (!st && k == 1 && rnn && d->is_cl)
+				st = profile_layers(m, pt);
 		}
 		if (st) {
 			fprintf(o->err, "xo explain: %s batch %" PRId64 ": %s\n", d->spec, n,
@@ -563,6 +613,9 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 			step->op_call_s = d->is_cl || !(d->call_s > 0) ? 0 : d->call_s;
 			if (d->have_probe) {
 				xo_cost_predict(&d->model, step, &pt->predicted, &pt->terms);
+				if (pt->serial_checked)
+					xo_cost_serial_measured(&d->model, step, pt->layer_s,
+					                        &pt->measured);
 			} else {
 				memset(&pt->predicted, 0, sizeof(pt->predicted));
 				pt->predicted.wall_s = NAN;

@@ -17,6 +17,7 @@
 
 #define XO_EXPLAIN_MAX_DEVICES 8
 #define XO_EXPLAIN_MAX_BATCHES 32
+#define XO_EXPLAIN_MAX_LAYERS 32 /* per-layer kernel times kept for the serial check */
 
 struct xo_explain_options {
 	const char *model_path; /* a spec file; NULL: the seed model */
@@ -39,6 +40,10 @@ struct xo_explain_point {
 	struct xo_split measured, predicted; /* predicted.wall_s NAN: no probe */
 	struct xo_cost_terms terms;
 	double launches; /* per step: counted (cl), structural (cpu) */
+	double layer_s[XO_EXPLAIN_MAX_LAYERS]; /* cl train step with recurrent layers: each
+	                                        * layer's kernel time, op by op (profile) */
+	bool serial_checked; /* layer_s measured: the measured split's serial_s is set
+	                      * (xo_cost_serial_measured) */
 };
 
 /* Multiply-adds of a cpu call below which the kernels run it on the

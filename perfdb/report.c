@@ -475,6 +475,105 @@ static void diag_sentence(const struct meas *m, const char *device, const char *
 	}
 }
 
+/* Keras's default names of the recurrent layers (the store keeps layer
+ * names, not kinds). */
+static bool recurrent_name(const char *n)
+{
+	return !strncmp(n, "lstm", 4) || !strncmp(n, "gru", 3) || !strncmp(n, "simple_rnn", 10);
+}
+
+#define SERIAL_MAX_BATCH 64
+
+/*
+ * The serial-steps sentence of a cl training step (issue 15 item 4), from
+ * the store alone: the run keeps each layer's kernel time per batch
+ * (result_ops, dir 'layer'). A recurrent layer whose time steps run in series
+ * takes about the same time whatever the batch: its time is the steps'
+ * latency, not the samples' work. Named when, at this batch, a recurrent
+ * layer's kernel time is at least half the call's median, and against a
+ * stored batch at least 8x away (the smallest, else the largest) its time
+ * changed by less than the square root of the batch ratio (work that grows
+ * with the batch grows near-linearly once the device is full; the root
+ * leaves room for a device filling up). Returns whether buf was written.
+ */
+static bool serial_sentence(struct xo_perfdb *db, int64_t run, const char *model,
+                            const char *device, int64_t batch, double med, char *buf,
+                            size_t size)
+{
+	struct xo_sql_stmt *s = NULL;
+	char best[64] = "", dev[48], ta[32], tb[32];
+	int64_t bs[SERIAL_MAX_BATCH];
+	double ts[SERIAL_MAX_BATCH], tb_s = 0, ratio;
+	int n = 0, ref = -1;
+
+	if (strncmp(device, "cl", 2) || !(med > 0))
+		return false;
+	/* the largest recurrent layer at this batch */
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT o.op, o.kernel_s FROM result_ops o"
+	                   " JOIN results res ON res.id = o.result_id"
+	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
+	                   " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
+	                   " AND b.model = ? AND b.what = 'train_step' AND b.device = ?"
+	                   " AND b.batch = ?",
+	                   &s))
+		return false;
+	xo_sql_bind_int64(s, 1, run);
+	xo_sql_bind_text(s, 2, model);
+	xo_sql_bind_text(s, 3, device);
+	xo_sql_bind_int64(s, 4, batch);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		const char *name = col_text(s, 0);
+		double k = xo_sql_column_double(s, 1);
+
+		if (recurrent_name(name) && k > tb_s) {
+			tb_s = k;
+			snprintf(best, sizeof(best), "%s", name);
+		}
+	}
+	xo_sql_finalize(s);
+	if (!best[0] || tb_s < 0.5 * med)
+		return false;
+	/* the same layer at the other batches */
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT b.batch, o.kernel_s FROM result_ops o"
+	                   " JOIN results res ON res.id = o.result_id"
+	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
+	                   " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
+	                   " AND b.model = ? AND b.what = 'train_step' AND b.device = ?"
+	                   " AND o.op = ? ORDER BY b.batch",
+	                   &s))
+		return false;
+	xo_sql_bind_int64(s, 1, run);
+	xo_sql_bind_text(s, 2, model);
+	xo_sql_bind_text(s, 3, device);
+	xo_sql_bind_text(s, 4, best);
+	while (n < SERIAL_MAX_BATCH && xo_sql_step(s) == XO_SQL_ROW) {
+		bs[n] = xo_sql_column_int64(s, 0);
+		ts[n++] = xo_sql_column_double(s, 1);
+	}
+	xo_sql_finalize(s);
+	if (n && bs[0] > 0 && batch >= 8 * bs[0])
+		ref = 0;
+	else if (n && bs[n - 1] >= 8 * batch)
+		ref = n - 1;
+	if (ref < 0 || !(ts[ref] > 0))
+		return false;
+	ratio = bs[ref] > batch ? (double)bs[ref] / (double)batch : (double)batch / (double)bs[ref];
+	if (!(fmax(tb_s, ts[ref]) / fmin(tb_s, ts[ref]) < sqrt(ratio)))
+		return false;
+	gp_safe(device, dev, sizeof(dev));
+	xo_fmt_seconds(tb_s, tb, sizeof(tb));
+	xo_fmt_seconds(ts[ref], ta, sizeof(ta));
+	/* both ratios larger batch over smaller: the samples' and the time's */
+	snprintf(buf, size,
+	         "at batch %lld the %s train step is %.0f%% serial time steps in %s: its kernel "
+	         "time is %s here and %s at batch %lld (%.0fx the samples, %.2fx the time)",
+	         (long long)batch, dev, fmin(100, 100 * tb_s / med), best, tb, ta,
+	         (long long)bs[ref], ratio, bs[ref] > batch ? ts[ref] / tb_s : tb_s / ts[ref]);
+	return true;
+}
+
 #define MAX_DIAG 32
 
 /* The answer for one workload of a model. */
@@ -558,9 +657,23 @@ static enum xo_status answer_load(struct xo_perfdb *db, const char *model, struc
 				if ((st = meas_find(db, c->run_id, model, wl->what, c->device, pick[k],
 				                    &m)))
 					return st;
-				if (m.found)
+				if (!m.found)
+					continue;
+				/* a recurrent layer whose time the batch does not
+				 * move names the cause, else the split's sentence */
+				if (!strcmp(wl->what, "train_step") &&
+				    serial_sentence(db, c->run_id, model, c->device, pick[k], m.med,
+				                    a->diag[a->ndiag], sizeof(a->diag[0]))) {
+					size_t len = strlen(a->diag[a->ndiag]);
+					char t[32];
+
+					snprintf(a->diag[a->ndiag] + len, sizeof(a->diag[0]) - len,
+					         " (%s per call)", xo_fmt_seconds(m.med, t, sizeof(t)));
+					a->ndiag++;
+				} else {
 					diag_sentence(&m, c->device, wl->what, pick[k],
 					              a->diag[a->ndiag++], sizeof(a->diag[0]));
+				}
 			}
 		}
 	}

@@ -35,6 +35,7 @@ void xo_split_from_events(double wall_s, double enqueue_s, double h2d_s, double 
 	host_other = host_other > 0 ? host_other : 0;
 	if (host_other > idle)
 		host_other = idle;
+	*out = (struct xo_split){0}; /* no serial attribution unless one is made */
 	out->part_s[XO_SPLIT_COMPUTE] = compute;
 	out->part_s[XO_SPLIT_TRANSFER] = transfer;
 	out->part_s[XO_SPLIT_OTHER] = host_other;
@@ -73,15 +74,43 @@ char *xo_fmt_seconds(double s, char *buf, size_t size)
 	return buf;
 }
 
+bool xo_split_serial_dominates(const struct xo_split *s)
+{
+	double c = s->part_s[XO_SPLIT_COMPUTE];
+
+	if (!(s->serial_s > 0) || xo_split_dominant(s) != XO_SPLIT_COMPUTE ||
+	    s->serial_s < c - s->serial_s)
+		return false;
+	for (int p = 0; p < XO_SPLIT_COUNT; p++)
+		if (p != XO_SPLIT_COMPUTE && s->part_s[p] > s->serial_s)
+			return false;
+	return true;
+}
+
 char *xo_split_diagnose(const struct xo_split *s, const char *device, const char *what,
                         int64_t batch, char *buf, size_t size)
 {
 	enum xo_split_part d = xo_split_dominant(s);
 	double pct = s->wall_s > 0 ? 100 * s->part_s[d] / s->wall_s : 0;
-	char t[32];
+	char t[32], passes[32] = "", more[48] = "";
 
 	if (!size)
 		return buf;
+	if (xo_split_serial_dominates(s)) {
+		xo_fmt_seconds(s->serial_step_s, t, sizeof(t));
+		if (s->serial_passes > 1.5)
+			snprintf(passes, sizeof(passes), "%.0f x ", s->serial_passes);
+		if (s->serial_more > 0)
+			snprintf(more, sizeof(more), ", and %d more recurrent layer%s", s->serial_more,
+			         s->serial_more > 1 ? "s" : "");
+		snprintf(buf, size,
+		         "at batch %lld the %s %s is %.0f%% serial time steps: %s%.0f steps x %s "
+		         "(%s%s)",
+		         (long long)batch, device, what,
+		         s->wall_s > 0 ? 100 * s->serial_s / s->wall_s : 0, passes, s->serial_steps, t,
+		         s->serial_layer, more);
+		return buf;
+	}
 	switch (d) {
 	case XO_SPLIT_LAUNCH:
 		if (s->launches >= 1) {

@@ -20,6 +20,7 @@
 #ifndef XO_PERFDB_SPLIT_H
 #define XO_PERFDB_SPLIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,16 @@ struct xo_split {
 	double part_s[XO_SPLIT_COUNT]; /* seconds, >= 0, sum == wall_s */
 	double wall_s;
 	double launches;               /* launches in the step (0 for a host backend) */
+	/* Of part_s[XO_SPLIT_COMPUTE]: the recurrent layers' time steps run in
+	 * series, each waiting for the last (perfdb/cost.h), where they and not
+	 * the FLOP or byte rate set a layer's time; 0 where none do. The
+	 * leading such layer (the largest serial time) names the sentence. */
+	double serial_s;
+	double serial_passes;  /* the leading layer: 1 (forward) or 2 (and back through time) */
+	double serial_steps;   /* its time steps per pass */
+	double serial_step_s;  /* its time per step: its serial time / passes / steps */
+	char serial_layer[24]; /* "LSTM(64)" */
+	int serial_more;       /* other recurrent layers counted in serial_s */
 };
 
 /* The split of one step of wall_s seconds from per-step event totals (all in
@@ -53,8 +64,12 @@ enum xo_split_part xo_split_dominant(const struct xo_split *s);
 /* One sentence, no trailing newline, into buf: "at batch 32 the cl train step
  * is 70% launch and sync latency: 2 launches x 40 us" / "... is
  * compute-bound (81% in kernels)" / "... is transfer-bound (55% in
- * host-device copies)" / "... is 60% host work outside the device". what is
- * "train step" or "predict call". Returns buf. */
+ * host-device copies)" / "... is 60% host work outside the device" / "... is
+ * 85% serial time steps: 2 x 50 steps x 9 us (LSTM(64))" when compute
+ * dominates and serial_s is at least the rest of compute and every other
+ * part (xo_split_serial_dominates). what is "train step" or "predict call".
+ * Returns buf. */
+bool xo_split_serial_dominates(const struct xo_split *s);
 char *xo_split_diagnose(const struct xo_split *s, const char *device, const char *what,
                         int64_t batch, char *buf, size_t size);
 

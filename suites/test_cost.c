@@ -47,15 +47,15 @@ static void assert_close(double got, double want)
 static void test_seed_layer_costs(void **state)
 {
 	static const struct xo_layer_cost want[8] = {
-	    {2592, 2592, 4 * (29 + 432), 4 * (29 + 2 * 432), 4 * 64, 4 * 64, 64, 1, 1, 1},
-	    {0, 0, 4 * (432 + 144), 4 * (2 * 432 + 144), 0, 0, 0, 1, 1, 1},
+	    {2592, 2592, 4 * (29 + 432), 4 * (29 + 2 * 432), 4 * 64, 4 * 64, 64, 1, 1, 1, NULL, 0, 0, 0, 0},
+	    {0, 0, 4 * (432 + 144), 4 * (2 * 432 + 144), 0, 0, 0, 1, 1, 1, NULL, 0, 0, 0, 0},
 	    {21504, 43008, 4 * (144 + 224), 4 * (2 * 144 + 2 * 224), 4 * 1568, 4 * 1568 + 4 * 1536,
-	     1568, 1, 1, 1},
-	    {0, 0, 4 * (224 + 64), 4 * (2 * 224 + 64), 0, 0, 0, 1, 1, 1},
-	    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	    {0, 0, 4 * 128, 4 * 128, 0, 0, 0, 1, 1, 0},
-	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1, 1},
-	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1, 1},
+	     1568, 1, 1, 1, NULL, 0, 0, 0, 0},
+	    {0, 0, 4 * (224 + 64), 4 * (2 * 224 + 64), 0, 0, 0, 1, 1, 1, NULL, 0, 0, 0, 0},
+	    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0},
+	    {0, 0, 4 * 128, 4 * 128, 0, 0, 0, 1, 1, 0, NULL, 0, 0, 0, 0},
+	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1, 1, NULL, 0, 0, 0, 0},
+	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1, 1, NULL, 0, 0, 0, 0},
 	};
 	struct xo_backend *be;
 	struct xo_model *m;
@@ -543,8 +543,9 @@ static void test_split_from_events(void **state)
 static struct xo_split split_of(double launch, double transfer, double compute, double other,
                                 double launches)
 {
-	struct xo_split s = {
-	    {launch, transfer, compute, other}, launch + transfer + compute + other, launches};
+	struct xo_split s = {.part_s = {launch, transfer, compute, other},
+	                     .wall_s = launch + transfer + compute + other,
+	                     .launches = launches};
 
 	return s;
 }
@@ -726,6 +727,218 @@ static void test_marginal_rate(void **state)
 	assert_true(isnan(xo_explain_marginal_rate(1e6, 0, 1e-6)));
 }
 
+/* The issue 15 benchmark's shape: LSTM(64) over 50 steps of 16 features. By
+ * hand: G = 4 x 64 = 256 gate columns; kernel 16 x 256 = 4096, recurrent
+ * kernel 64 x 256 = 16384 multiply-adds per step and sample; 50 steps:
+ * 1 024 000 MACs = 2 048 000 FLOPs forward; backward dW and dU (2 products)
+ * and no dx (the first layer): 4 096 000. One step back through time is dh'
+ * = dz U^T: 16384 MACs. */
+static const char lstm_spec[] = "input 50 16\nlstm units=64\ndense units=12 activation=softmax\n";
+
+/* A GPU-like synthetic device (issue 15 item 4): 10 us per serial step, 5 us
+ * launches, 10 TFLOP/s and 1 TB/s, so no FLOP or byte time comes near a
+ * step's latency. */
+static struct xo_probe gpu_like(void)
+{
+	return (struct xo_probe){.launch_s = 5e-6,
+	                         .flops = 1e13,
+	                         .mem_bw = 1e12,
+	                         .h2d_lat_s = NAN,
+	                         .h2d_bw = NAN,
+	                         .d2h_lat_s = NAN,
+	                         .d2h_bw = NAN,
+	                         .handoff_s = NAN,
+	                         .units = 132,
+	                         .step_s = 10e-6,
+	                         .lane_mac_s = NAN};
+}
+
+static void test_serial_steps(void **state)
+{
+	struct xo_backend *be;
+	struct xo_model *m;
+	struct xo_layer_cost lc[2];
+	struct xo_cost_step st;
+	struct xo_cost_terms t;
+	struct xo_split sp;
+	struct xo_probe p = gpu_like();
+	char buf[256], want[256];
+	double wall;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(lstm_spec, "lstm", be, 64, &m), XO_OK);
+	for (int i = 0; i < 2; i++)
+		xo_model_layer_cost(m, i, &lc[i]);
+	assert_string_equal(lc[0].recurrent, "LSTM");
+	assert_int_equal(lc[0].units, 64);
+	assert_int_equal(lc[0].steps, 50);
+	assert_close(lc[0].step_macs_fwd, 4096 + 16384);
+	assert_close(lc[0].step_macs_bwd, 16384);
+	assert_close(lc[0].flops_fwd, 2048000);
+	assert_close(lc[0].flops_bwd, 4096000);
+	assert_null(lc[1].recurrent);
+	assert_int_equal(lc[1].steps, 0);
+
+	/* cl training step at batch 32, 11 launches: the LSTM's FLOP time is
+	 * 32 x 6.144e6 / 1e13 = 19.7 us, its 2 x 50 steps x 10 us = 1 ms */
+	xo_explain_cost_step(m, lc, true, true, 32, 11, false, 0, &st);
+	assert_close(st.rnn_lanes, 1);
+	xo_cost_predict(&p, &st, &sp, &t);
+	assert_close(t.serial_s, 2 * 50 * 10e-6);
+	assert_close(t.serial_steps, 100);
+	assert_close(sp.serial_s, 1e-3);
+	assert_close(sp.serial_passes, 2);
+	assert_close(sp.serial_steps, 50);
+	assert_close(sp.serial_step_s, 10e-6);
+	assert_string_equal(sp.serial_layer, "LSTM(64)");
+	assert_int_equal(sp.serial_more, 0);
+	/* the layer costs its serial time, not its roofline */
+	assert_true(t.compute_s >= 1e-3 && t.compute_s < 1e-3 + 1e-5);
+	wall = sp.wall_s;
+	assert_close(wall, 11 * 5e-6 + t.compute_s);
+	assert_true(xo_split_serial_dominates(&sp));
+	snprintf(want, sizeof(want),
+	         "at batch 32 the cl train step is %.0f%% serial time steps: 2 x 50 steps x 10 us "
+	         "(LSTM(64))",
+	         100 * 1e-3 / wall);
+	assert_string_equal(xo_split_diagnose(&sp, "cl", "train step", 32, buf, sizeof(buf)), want);
+	assert_true(1e-3 / wall > 0.9);
+
+	/* a predict call: one pass forward, 50 x 10 us */
+	xo_explain_cost_step(m, lc, true, false, 32, 2, false, 0, &st);
+	xo_cost_predict(&p, &st, &sp, &t);
+	assert_close(t.serial_s, 50 * 10e-6);
+	assert_close(t.serial_steps, 50);
+	xo_split_diagnose(&sp, "cl", "predict call", 32, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "serial time steps: 50 steps x 10 us (LSTM(64))"));
+
+	/* one work-item runs a sample's step (rnn.cl): its chain of 20480
+	 * multiply-adds forward and 16384 back at 1 ns each adds to the step */
+	p.lane_mac_s = 1e-9;
+	xo_explain_cost_step(m, lc, true, true, 32, 11, false, 0, &st);
+	xo_cost_predict(&p, &st, &sp, &t);
+	assert_close(t.serial_s, 50 * (10e-6 + 20480e-9) + 50 * (10e-6 + 16384e-9));
+	assert_close(sp.serial_step_s, t.serial_s / 100);
+	/* the cpu's step is the probe's alone (rnn_lanes 0) */
+	xo_explain_cost_step(m, lc, false, true, 32, 0, false, 0, &st);
+	assert_close(st.rnn_lanes, 0);
+	xo_cost_predict(&p, &st, &sp, &t);
+	assert_close(t.serial_s, 1e-3);
+	p.lane_mac_s = NAN;
+
+	/* at 1 GFLOP/s the FLOPs take 197 ms: the roofline wins, no serial
+	 * time, the sentence is compute-bound */
+	p.flops = 1e9;
+	xo_explain_cost_step(m, lc, true, true, 32, 11, false, 0, &st);
+	xo_cost_predict(&p, &st, &sp, &t);
+	assert_close(t.serial_s, 0);
+	assert_close(t.serial_steps, 100);
+	assert_false(xo_split_serial_dominates(&sp));
+	xo_split_diagnose(&sp, "cl", "train step", 32, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "compute-bound"));
+	p.flops = 1e13;
+	xo_model_close(m);
+
+	/* the seed model (no recurrent layer) on the same device: no serial
+	 * term at all, and the sentence does not name one */
+	assert_int_equal(xo_model_open_string(xo_model_seed_spec, "seed", be, 64, &m), XO_OK);
+	{
+		struct xo_layer_cost sl[8];
+
+		for (int i = 0; i < 8; i++)
+			xo_model_layer_cost(m, i, &sl[i]);
+		xo_explain_cost_step(m, sl, true, true, 32, 2, true, 0, &st);
+		xo_cost_predict(&p, &st, &sp, &t);
+		assert_close(t.serial_s, 0);
+		assert_close(t.serial_steps, 0);
+		assert_close(sp.serial_s, 0);
+		xo_split_diagnose(&sp, "cl", "train step", 32, buf, sizeof(buf));
+		assert_null(strstr(buf, "serial"));
+		assert_non_null(strstr(buf, "launch and sync latency"));
+	}
+	xo_model_close(m);
+	xo_backend_close(be);
+}
+
+/* The measured side: a recurrent layer's profiled kernel time is named
+ * serial steps when its time per step is nearer the predicted step than the
+ * roofline's per-step time (in log ratio), else left as compute. */
+static void test_serial_measured(void **state)
+{
+	struct xo_backend *be;
+	struct xo_model *m;
+	struct xo_layer_cost lc[2];
+	struct xo_cost_step st;
+	struct xo_split ms;
+	struct xo_probe p = gpu_like();
+	char buf[256], want[256];
+	double near[2] = {1.05e-3, 1e-5}, far[2] = {25e-6, 1e-5};
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(lstm_spec, "lstm", be, 64, &m), XO_OK);
+	for (int i = 0; i < 2; i++)
+		xo_model_layer_cost(m, i, &lc[i]);
+	xo_explain_cost_step(m, lc, true, true, 32, 11, false, 0, &st);
+	/* 1.2 ms measured, 1.1 ms of it in kernels; the LSTM 1.05 ms = 10.5 us
+	 * per step (the probe's 10 us, not the roofline's 0.197 us) */
+	xo_split_from_events(1.2e-3, 0.05e-3, 0, 1.1e-3, 0, 1e-3, 11, &ms);
+	assert_int_equal(xo_cost_serial_measured(&p, &st, near, &ms), 1);
+	assert_close(ms.serial_s, 1.05e-3);
+	assert_close(ms.serial_step_s, 10.5e-6);
+	snprintf(want, sizeof(want),
+	         "at batch 32 the cl train step is %.0f%% serial time steps: 2 x 50 steps x 10.5 us "
+	         "(LSTM(64))",
+	         100 * 1.05e-3 / ms.wall_s);
+	assert_string_equal(xo_split_diagnose(&ms, "cl", "train step", 32, buf, sizeof(buf)), want);
+	/* 25 us over 100 steps = 0.25 us per step: the roofline's order */
+	xo_split_from_events(1.2e-3, 0.05e-3, 0, 1.1e-3, 0, 1e-3, 11, &ms);
+	assert_int_equal(xo_cost_serial_measured(&p, &st, far, &ms), 0);
+	assert_close(ms.serial_s, 0);
+	xo_split_diagnose(&ms, "cl", "train step", 32, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "compute-bound"));
+	/* the attribution never exceeds the measured compute part */
+	near[0] = 5e-3;
+	p.step_s = 50e-6;
+	xo_split_from_events(1.2e-3, 0.05e-3, 0, 1.1e-3, 0, 1e-3, 11, &ms);
+	assert_int_equal(xo_cost_serial_measured(&p, &st, near, &ms), 1);
+	assert_close(ms.serial_s, ms.part_s[XO_SPLIT_COMPUTE]);
+	xo_model_close(m);
+	xo_backend_close(be);
+}
+
+/* The sentence names serial steps only when they are at least the rest of
+ * compute and at least every other part. */
+static void test_serial_rule(void **state)
+{
+	struct xo_split s = split_of(0.40, 0, 0.60, 0, 2);
+	char buf[256];
+
+	(void)state;
+	snprintf(s.serial_layer, sizeof(s.serial_layer), "GRU(8)");
+	s.serial_passes = 1;
+	s.serial_steps = 12;
+	s.serial_step_s = 0.35 / 12;
+	s.serial_s = 0.35; /* > the rest of compute (0.25), < launch (0.40) */
+	assert_false(xo_split_serial_dominates(&s));
+	assert_non_null(strstr(xo_split_diagnose(&s, "cl", "predict call", 4, buf, sizeof(buf)),
+	                       "compute-bound"));
+	s = split_of(0.20, 0, 0.80, 0, 2);
+	snprintf(s.serial_layer, sizeof(s.serial_layer), "GRU(8)");
+	s.serial_passes = 1;
+	s.serial_steps = 12;
+	s.serial_s = 0.35; /* < the rest of compute (0.45) */
+	assert_false(xo_split_serial_dominates(&s));
+	s.serial_s = 0.45; /* >= the rest (0.35) and >= launch */
+	s.serial_step_s = 0.45 / 12;
+	s.serial_more = 1;
+	assert_true(xo_split_serial_dominates(&s));
+	assert_string_equal(xo_split_diagnose(&s, "cl", "predict call", 4, buf, sizeof(buf)),
+	                    "at batch 4 the cl predict call is 45% serial time steps: 12 steps x "
+	                    "37.5 ms (GRU(8), and 1 more recurrent layer)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -737,6 +950,9 @@ int main(void)
 	    cmocka_unit_test(test_pool2d_cost_and_ident),
 	    cmocka_unit_test(test_conv2d_cost_and_ident),
 	    cmocka_unit_test(test_marginal_rate),
+	    cmocka_unit_test(test_serial_steps),
+	    cmocka_unit_test(test_serial_measured),
+	    cmocka_unit_test(test_serial_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

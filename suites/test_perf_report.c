@@ -942,6 +942,109 @@ static void test_history_scans_bounded(void **state)
 		         (long long)(after - before), R, R / 4);
 }
 
+/* Model "lstm": cpu and cl train_step and predict at every batch (the main
+ * store's times), each cl train_step with per-layer kernel times: "lstm"
+ * 70% of the cl call (6.4e-4 s) at every batch when flat (its time steps in
+ * series: the batch does not move it), else 70% at batch 8192 scaled down
+ * with the batch (work that grows with the samples); "dense" 5%. */
+static struct xo_perfdb *make_lstm_store(const char *name, bool flat)
+{
+	static const char *const whats[] = {"train_step", "predict"};
+	static const char *const devs[] = {"cpu", "cl"};
+	struct xo_perf_commit c = {0};
+	struct xo_perf_testbed t = {0};
+	struct xo_perf_result r[2 * 2 * NBATCH];
+	struct xo_perfdb *db = NULL;
+	char path[512];
+	size_t k = 0;
+	int64_t run;
+
+	memset(r, 0, sizeof(r));
+	fixture_store(name, path, sizeof(path));
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	snprintf(c.sha, sizeof(c.sha), "%040x", 0x15u);
+	snprintf(c.subject, sizeof(c.subject), "lstm");
+	c.date = 1700000000;
+	snprintf(t.hostname, sizeof(t.hostname), "testhost");
+	snprintf(t.cpu_model, sizeof(t.cpu_model), "Test CPU");
+	t.cores = 2;
+	for (int w = 0; w < 2; w++)
+		for (int d = 0; d < 2; d++)
+			for (int i = 0; i < NBATCH; i++, k++) {
+				int64_t b = (int64_t)1 << i;
+
+				fill_result(&r[k], whats[w], devs[d], b, 12);
+				snprintf(r[k].b.name, sizeof(r[k].b.name), "model/lstm/%s/b%lld/%s",
+				         whats[w], (long long)b, devs[d]);
+				snprintf(r[k].b.model, sizeof(r[k].b.model), "lstm");
+				if (d != 1 || w != 0)
+					continue;
+				r[k].nlayers = 2;
+				snprintf(r[k].layer_name[0], 64, "lstm");
+				snprintf(r[k].layer_name[1], 64, "dense");
+				r[k].layer_kernel_s[0] =
+				    0.7 * cl_time("train_step") * (flat ? 1.0 : (double)b / 8192);
+				r[k].layer_kernel_s[1] = 0.05 * cl_time("train_step");
+			}
+	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
+	assert_int_equal(xo_perfdb_run_finish(db, run, r, k), XO_OK);
+	for (size_t i = 0; i < k; i++)
+		free(r[i].samples);
+	return db;
+}
+
+/* The diagnosis names serial time steps from the store's layer times when a
+ * recurrent layer's time stays flat across the batches, and not when it
+ * grows with them (issue 15 item 4). */
+static void test_serial_diagnosis(void **state)
+{
+	for (int flat = 1; flat >= 0; flat--) {
+		struct xo_perfdb *db;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f;
+		json_t *root, *d;
+
+		(void)state;
+		rng_state = 15;
+		edges = 0;
+		db = make_lstm_store(flat ? "lstm_flat.sqlite" : "lstm_lin.sqlite", flat);
+		f = open_memstream(&buf, &len);
+		assert_non_null(f);
+		assert_int_equal(xo_perf_advise(db, "lstm", true, f), XO_OK);
+		fclose(f);
+		root = json_loads(buf, 0, NULL);
+		assert_non_null(root);
+		d = json_object_get(json_array_get(json_object_get(root, "models"), 0), "diagnosis");
+		assert_int_equal(json_array_size(d), 12);
+		for (size_t i = 0; i < 12; i++) {
+			const char *t = json_string_value(json_array_get(d, i));
+			/* cl's train step at batch 1, 512 and 8192 (items 3..5) */
+			bool want = flat && i >= 3 && i <= 5;
+
+			print_message("  %s\n", t);
+			assert_true((strstr(t, "serial time steps") != NULL) == want);
+		}
+		if (flat) {
+			/* at 512 against batch 1: 0.7 of the median (the samples'
+			 * +-5% spread moves the median a little), the same 448 us */
+			const char *t = json_string_value(json_array_get(d, 4));
+
+			assert_non_null(strstr(t, "at batch 512 the cl train step is"));
+			assert_non_null(strstr(t, "serial time steps in lstm: its kernel time is 448 us "
+			                          "here and 448 us at batch 1 (512x the samples, 1.00x "
+			                          "the time)"));
+		} else {
+			/* grows with the batch: the split's sentence at 8192 */
+			assert_non_null(strstr(json_string_value(json_array_get(d, 5)),
+			                       "compute-bound"));
+		}
+		json_decref(root);
+		free(buf);
+		xo_perfdb_close(db);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -956,6 +1059,7 @@ int main(void)
 	    cmocka_unit_test(test_report_per_testbed),
 	    cmocka_unit_test(test_report_escapes_testbed_hash),
 	    cmocka_unit_test(test_history_scans_bounded),
+	    cmocka_unit_test(test_serial_diagnosis),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

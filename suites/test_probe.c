@@ -80,6 +80,12 @@ static void test_cpu_figures(void **state)
 	 * back, so it costs more (swapped fields would fail this) */
 	if (p.units >= 2)
 		assert_true(p.handoff_s > p.launch_s);
+	/* the serial step: a GEMM call and a gate pass take at least a few
+	 * hundred instructions (> 10 ns) and, on a loaded machine, less than
+	 * a millisecond each; a cpu has no work-item chain */
+	assert_figure("step_s", p.step_s);
+	assert_true(p.step_s > 1e-8 && p.step_s < 1e-3);
+	assert_true(isnan(p.lane_mac_s));
 	xo_backend_close(be);
 }
 
@@ -264,6 +270,73 @@ static void test_cl_figures(void **state)
 	assert_true((double)XO_CL_PROBE_XFER_BYTES / p.h2d_bw > p.h2d_lat_s);
 	assert_true((double)XO_CL_PROBE_XFER_BYTES / p.d2h_bw > p.d2h_lat_s);
 	assert_true(p.launch_s > p.enqueue_s);
+	/* the serial step and one work-item's multiply-add: a step holds 16
+	 * dependent multiply-adds and a barrier, so it costs more than one */
+	assert_figure("step_s", p.step_s);
+	assert_figure("lane_mac_s", p.lane_mac_s);
+	assert_true(p.step_s > p.lane_mac_s);
+}
+
+/* The step kernel's final state equals the host's, bit for bit, for a
+ * work-group of 64 and for one work-item, with an odd and an even count of
+ * steps (the result row alternates). */
+static void test_cl_steps_checked(void **state)
+{
+	struct xo_cl_ctx *c;
+	float w[XO_CL_PROBE_LANE_K], init[2 * XO_CL_PROBE_STEP_L], got[2 * XO_CL_PROBE_STEP_L];
+	float want[2 * XO_CL_PROBE_STEP_L];
+	const int steps[2] = {7, 8};
+	cl_mem wb, sb;
+	cl_int err;
+
+	(void)state;
+	if (!cl_be)
+		skip();
+	c = cl_be->ctx;
+	for (int i = 0; i < XO_CL_PROBE_LANE_K; i++)
+		w[i] = 0x1p-8f * (float)(1 + i % 3);
+	for (int i = 0; i < 2 * XO_CL_PROBE_STEP_L; i++)
+		init[i] = 1.0f + (float)i * 0x1p-7f;
+	wb = clCreateBuffer(c->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(w), w, &err);
+	assert_int_equal(err, CL_SUCCESS);
+	sb = clCreateBuffer(c->context, CL_MEM_READ_WRITE, sizeof(init), NULL, &err);
+	assert_int_equal(err, CL_SUCCESS);
+	for (int local = 1; local <= XO_CL_PROBE_STEP_L; local *= XO_CL_PROBE_STEP_L) {
+		if ((size_t)local > c->kernel_wg[XO_CL_K_probe_steps])
+			continue;
+		for (int j = 0; j < 2; j++) {
+			int k = local == 1 ? XO_CL_PROBE_LANE_K : XO_CL_PROBE_STEP_K;
+			double dev_s = 0;
+			size_t e0 = (size_t)(steps[j] & 1) * (size_t)local;
+
+			assert_int_equal(clEnqueueWriteBuffer(c->queue, sb, CL_TRUE, 0, sizeof(init),
+							      init, 0, NULL, NULL),
+					 CL_SUCCESS);
+			assert_int_equal(xo_cl_probe_steps_run(c, wb, sb, (size_t)local, steps[j], k,
+							       &dev_s),
+					 XO_OK);
+			assert_true(dev_s > 0);
+			assert_int_equal(clEnqueueReadBuffer(c->queue, sb, CL_TRUE, 0, sizeof(got),
+							     got, 0, NULL, NULL),
+					 CL_SUCCESS);
+			memcpy(want, init, sizeof(init));
+			xo_cl_probe_steps_expect(w, want, local, steps[j], k);
+			for (int l = 0; l < local; l++) {
+				/* sensitive: the steps moved the state */
+				assert_true(want[e0 + (size_t)l] != init[e0 + (size_t)l]);
+				if (memcmp(&got[e0 + (size_t)l], &want[e0 + (size_t)l],
+					   sizeof(float))) {
+					print_error("local %d, %d steps, item %d: device %.9g, "
+						    "host %.9g\n",
+						    local, steps[j], l, (double)got[e0 + (size_t)l],
+						    (double)want[e0 + (size_t)l]);
+					fail();
+				}
+			}
+		}
+	}
+	clReleaseMemObject(sb);
+	clReleaseMemObject(wb);
 }
 
 /* The FMA kernel's every output equals the host's fmaf chains, bit for bit. */
@@ -526,6 +599,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cl_figures),
 		cmocka_unit_test(test_cl_fma_checked),
 		cmocka_unit_test(test_cl_copy_checked),
+		cmocka_unit_test(test_cl_steps_checked),
 #endif
 		cmocka_unit_test(test_store_migrates_v3),
 		cmocka_unit_test(test_store_roundtrip),

@@ -62,3 +62,31 @@ __kernel void xo_cl_probe_copy(__global const float4 *src, __global float4 *dst)
 
 	dst[i] = src[i] + (float4)(1.0f);
 }
+
+/*
+ * Serial steps (step_s and lane_mac_s of the probe): the shape of a recurrent
+ * kernel, whose step t needs step t - 1's state, with nothing to hide a step's
+ * latency. Each work-group (local size L, a power of 2) owns two rows of L
+ * floats of state (row 0 the input) and loops over steps: work-item l reads
+ * the row the last step wrote from global memory, computes the dependent
+ * chain acc = fma(w[i], h[(l + i) & (L - 1)], acc) for i < k from acc = 1 (a
+ * k-term dot product), writes acc to the other row, and the group meets at a barrier
+ * before the next step reads it. The final state is in row (steps & 1); the
+ * host computes it too (cl_probe.c), so a kernel that skipped its loop
+ * cannot report a latency.
+ */
+__kernel void xo_cl_probe_steps(__global const float *w, __global float *state, int steps, int k)
+{
+	int l = get_local_id(0), L = get_local_size(0);
+	__global float *h = state + (size_t)get_group_id(0) * 2 * L;
+
+	for (int s = 0; s < steps; s++) {
+		__global const float *src = h + (s & 1) * L;
+		float acc = 1.0f;
+
+		for (int i = 0; i < k; i++)
+			acc = fma(w[i], src[(l + i) & (L - 1)], acc);
+		h[((s + 1) & 1) * L + l] = acc;
+		barrier(CLK_GLOBAL_MEM_FENCE);
+	}
+}

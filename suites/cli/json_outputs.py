@@ -177,7 +177,7 @@ def main():
     elif what == "probe":
         probe_fields = ("launch_s", "enqueue_s", "sync_s", "h2d_lat_s", "h2d_bw",
                         "d2h_lat_s", "d2h_bw", "flops", "mem_bw", "handoff_s", "units",
-                        "wall_s")
+                        "wall_s", "step_s", "lane_mac_s")
         # default devices: cpu, then every OpenCL device that opens
         d = run([xo, "probe", "--budget", "0.2", "--json"])
         assert isinstance(d, list) and d and d[0]["device"] == "cpu", d
@@ -192,7 +192,8 @@ def main():
             assert set(x) == {"device", "desc"} | set(probe_fields), sorted(x)
             assert isinstance(x["units"], int) and x["units"] >= 1, x
             # defined figures are positive numbers; the rest null, per device
-            none = ({"enqueue_s", "sync_s", "h2d_lat_s", "h2d_bw", "d2h_lat_s", "d2h_bw"}
+            none = ({"enqueue_s", "sync_s", "h2d_lat_s", "h2d_bw", "d2h_lat_s", "d2h_bw",
+                     "lane_mac_s"}
                     if x["device"] == "cpu" else {"handoff_s"})
             if x["device"] == "cpu" and x["units"] == 1:
                 none |= {"handoff_s"}
