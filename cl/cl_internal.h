@@ -27,7 +27,7 @@
 	K(softplus_bwd)                                                                      \
 	K(softmax_fwd) K(softmax_bwd) K(categorical_crossentropy_fwd)                        \
 	K(categorical_crossentropy_bwd) K(accuracy_fwd) K(adam_fwd) K(sgd_fwd) K(rmsprop_fwd) K(binary_crossentropy_fwd) K(binary_crossentropy_bwd) K(mean_squared_error_fwd) K(mean_squared_error_bwd) K(binary_accuracy_fwd) K(sparse_categorical_crossentropy_fwd) K(sparse_categorical_crossentropy_bwd) K(sparse_categorical_accuracy_fwd) K(dropout_apply) K(copy) \
-	K(gather_fwd) K(embedding_fwd) K(embedding_bwd) K(batch_normalization_fwd) K(batch_normalization_bwd) K(rnn_fwd) K(rnn_bwd_seq) K(rnn_bwd_w) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)          \
+	K(gather_fwd) K(embedding_fwd) K(embedding_bwd) K(batch_normalization_fwd) K(batch_normalization_bwd) K(rnn_fwd) K(rnn_bwd_seq) K(rnn_bwd_w) K(rnn_fwd__wg) K(rnn_bwd_seq__wg) K(rnn_bwd_w__part) K(rnn_bwd_w__sum) K(sum_chunks) K(net_fwd) K(net_metrics) K(net_train) K(net_update)          \
 	K(probe_empty) K(probe_fma) K(probe_fill) K(probe_copy) K(probe_steps)
 
 enum xo_cl_kid {
@@ -50,6 +50,8 @@ struct xo_cl_tune {
 	unsigned dw_wg;     /* 1: dw+db as one work-group per output (GPUs); 0: per work-item */
 	unsigned dw_chunk;  /* dw_wg 0: samples per chunk of the split dw kernels (0 = no split) */
 	unsigned net_wg;    /* work-items per sample of the fused network kernels (cl_net.c) */
+	unsigned rnn_nb;    /* recurrent ops: most samples per work-group of the __wg kernels;
+	                     * 0 = one work-item per sample (the general kernels) */
 	cl_device_type type; /* CL_DEVICE_TYPE_* bit the device must have, 0 = any */
 };
 

@@ -6,8 +6,9 @@
  * Launches per call: conv1d/dense fwd 1 (a softmax activation adds an
  * in-place row softmax launch, except on a dense head of few units); bwd 2
  * (dx, dw+db; no dx: 1), +1 when the dw sums are split into chunks, +1 dpre
- * launch for a softmax activation; simple_rnn, lstm, gru fwd 1 and bwd 2 for any len
- * (the loop over time steps is inside the kernels); every other op 1.
+ * launch for a softmax activation; simple_rnn, lstm, gru fwd 1 and bwd 2 (3 when
+ * the tiled path splits the weight gradients) for any len (the loop over time
+ * steps is inside the kernels); every other op 1.
  * Where two kernels do one job, the fast one runs only when its
  * preconditions hold (STYLE rule 10): dense fwd tiled when batch and units
  * fill a tile; conv1d/dense dw+db one work-group per output when the
@@ -1099,21 +1100,112 @@ enum xo_status xo_cl_batch_normalization_bwd(struct xo_backend *be, const struct
 }
 
 /* ---- simple_rnn, lstm, gru (rnn.cl) ----------------------------------------
- * fwd: 1 launch, one work-item per sample looping over every step (the
- * launch count does not grow with len). bwd: 2 launches: back through time
- * per sample into scratch slot 0 (2 * units * gates floats per sample and
- * step, 3 * units per sample), then one work-item per weight gradient
- * element. */
+ * The loop over time steps is inside the kernels: launches per call do not
+ * grow with len. Two shapes (STYLE rule 10):
+ * - tiles (the row's rnn_nb > 0, GPUs): one work-group per tile of nb
+ *   samples, the state in local memory. fwd 1 launch; bwd 2 or 3: back
+ *   through time per tile into scratch slot 0 (2 * units * gates floats per
+ *   sample and step), then the weight gradients split over chunks of the
+ *   batch * len (sample, step) rows into slot 1 and those partials summed
+ *   in chunk order (or in one pass, 2 launches, when one pass already has
+ *   enough work-items);
+ * - one work-item per sample (rnn_nb = 0, PoCL's row, or when not even one
+ *   sample's tile fits the local memory): fwd 1, bwd 2 (one work-item per
+ *   weight gradient element summing every row).
+ * Each sum has a fixed order (no atomics): results do not depend on timing. */
 
 static int rnn_code(enum xo_op op)
 {
 	return op == XO_OP_lstm ? 1 : op == XO_OP_gru ? 2 : 0;
 }
 
+/* CL_DEVICE_MAX_COMPUTE_UNITS, at least 1. */
+static int64_t rnn_compute_units(const struct xo_cl_ctx *c)
+{
+	cl_uint cu = 0;
+
+	if (clGetDeviceInfo(c->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cu), &cu, NULL) !=
+	        CL_SUCCESS ||
+	    !cu)
+		cu = 1;
+	return cu;
+}
+
+/* Samples per work-group of a __wg kernel whose tile needs per_sample
+ * floats of local memory each, 0 = run the general kernel: at most the
+ * row's rnn_nb, at most batch / compute units rounded up (so that the
+ * groups spread over the device: batch 32 on 132 SMs is 32 groups of one
+ * sample), and what CL_DEVICE_LOCAL_MEM_SIZE holds. */
+static int64_t rnn_tile(const struct xo_cl_ctx *c, int64_t batch, int64_t per_sample)
+{
+	cl_ulong local = 0;
+	int64_t nb = c->tune.rnn_nb, cu = rnn_compute_units(c), fit;
+
+	if (!nb)
+		return 0;
+	if (clGetDeviceInfo(c->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local), &local, NULL) !=
+	    CL_SUCCESS)
+		return 0;
+	fit = (int64_t)(local / 4) / per_sample;
+	if (nb > (batch + cu - 1) / cu)
+		nb = (batch + cu - 1) / cu;
+	if (nb > fit)
+		nb = fit;
+	return nb < 1 ? 0 : nb;
+}
+
+/* The work-group size of a __wg kernel over items work-items' worth of
+ * work per step: the row's wg within the kernel's limit, halved while half
+ * of it still covers the items (not below 32, a warp). */
+static size_t rnn_group(const struct xo_cl_ctx *c, enum xo_cl_kid kid, int64_t items)
+{
+	size_t wl = c->tune.wg;
+
+	if (wl > c->kernel_wg[kid])
+		wl = c->kernel_wg[kid];
+	while (wl > 32 && (int64_t)(wl / 2) >= items)
+		wl /= 2;
+	return wl < 1 ? 1 : wl;
+}
+
+/* The common arguments after the tensors: op, N, T, in, u, (seq,) back,
+ * ra (, relu). */
+static void rnn_args(struct xo_cl_launch *l, enum xo_op op, const struct xo_params *p,
+		     bool seq_relu)
+{
+	xo_cl_arg_int(l, rnn_code(op));
+	xo_cl_arg_int(l, p->batch);
+	xo_cl_arg_int(l, p->len);
+	xo_cl_arg_int(l, p->ch);
+	xo_cl_arg_int(l, p->units);
+	if (seq_relu)
+		xo_cl_arg_int(l, p->return_sequences);
+	xo_cl_arg_int(l, p->go_backwards);
+	xo_cl_arg_int(l, op == XO_OP_gru && p->reset_after);
+	if (seq_relu)
+		xo_cl_arg_int(l, p->activation == XO_ACTIVATION_RELU);
+}
+
+/* Runs a __wg kernel: groups of wl work-items, nb samples each, with
+ * per_sample floats of local memory per sample as its last argument. */
+static enum xo_status rnn_run_tiles(struct xo_cl_launch *l, const struct xo_params *p,
+				    int64_t nb, int64_t per_sample, size_t wl, enum xo_op op,
+				    enum xo_dir dir)
+{
+	size_t global = (size_t)((p->batch + nb - 1) / nb) * wl;
+
+	xo_cl_arg_int(l, nb);
+	xo_cl_arg(l, (size_t)(nb * per_sample) * 4, NULL);
+	return xo_cl_launch_run(l, 1, &global, &wl, op, dir);
+}
+
 static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct xo_op_args *a)
 {
 	const struct xo_params *p = &a->p;
-	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_rnn_fwd);
+	struct xo_cl_ctx *c = ctx_of(be);
+	int64_t G = xo_rnn_gates(op) * p->units, per = G + 4 * p->units;
+	int64_t nb = rnn_tile(c, p->batch, per);
+	struct xo_cl_launch l = xo_cl_launch_begin(c, nb ? XO_CL_K_rnn_fwd__wg : XO_CL_K_rnn_fwd);
 
 	xo_cl_arg_tensor(&l, a->src[0], NULL);
 	xo_cl_arg_tensor(&l, a->src[1], NULL);
@@ -1122,26 +1214,75 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	xo_cl_arg_int(&l, a->src[3] != NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_tensor(&l, a->dst[1], NULL);
-	xo_cl_arg_int(&l, rnn_code(op));
-	xo_cl_arg_int(&l, p->batch);
-	xo_cl_arg_int(&l, p->len);
-	xo_cl_arg_int(&l, p->ch);
-	xo_cl_arg_int(&l, p->units);
-	xo_cl_arg_int(&l, p->return_sequences);
-	xo_cl_arg_int(&l, p->go_backwards);
-	xo_cl_arg_int(&l, op == XO_OP_gru && p->reset_after);
-	xo_cl_arg_int(&l, p->activation == XO_ACTIVATION_RELU);
-	return la_run(&l, p->batch, op, XO_DIR_FWD);
+	rnn_args(&l, op, p, true);
+	if (!nb)
+		return la_run(&l, p->batch, op, XO_DIR_FWD);
+	return rnn_run_tiles(&l, p, nb, per,
+			     rnn_group(c, XO_CL_K_rnn_fwd__wg, nb * G), op, XO_DIR_FWD);
+}
+
+/* The weight gradients of the tiled path: chunks of the batch * len rows
+ * so that about compute units * wg * 8 work-items run (a GPU's resident
+ * threads), partials in scratch slot 1, then their sum in chunk order; one
+ * pass (the general kernel) when a single chunk already has that many. */
+static enum xo_status rnn_bwd_w_split(struct xo_cl_ctx *c, enum xo_op op,
+				      const struct xo_op_args *a, cl_mem P, int64_t nbias,
+				      bool *done)
+{
+	const struct xo_params *p = &a->p;
+	int64_t G = xo_rnn_gates(op) * p->units, nw = p->ch * G, nu = p->units * G;
+	int64_t ne = nw + nu + nbias, R = p->batch * p->len;
+	int64_t want = rnn_compute_units(c) * (int64_t)c->tune.wg * 8;
+	int64_t nq = (want + ne - 1) / ne, rows, items[2];
+	struct xo_cl_launch l;
+	enum xo_status st;
+	cl_mem part;
+
+	if (nq > R)
+		nq = R;
+	rows = nq > 0 ? (R + nq - 1) / nq : R;
+	nq = rows > 0 ? (R + rows - 1) / rows : 1;
+	*done = false;
+	if (nq <= 1 || nq * ne > INT_MAX)
+		return XO_OK;
+	*done = true;
+	st = xo_cl_scratch(c, 1, (size_t)(nq * ne) * 4, &part);
+	if (st)
+		return st;
+	l = xo_cl_launch_begin(c, XO_CL_K_rnn_bwd_w__part);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[3], NULL);
+	xo_cl_arg_mem(&l, P);
+	xo_cl_arg_mem(&l, part);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, nbias);
+	rnn_args(&l, op, p, false);
+	items[0] = ne;
+	items[1] = nq;
+	st = la_run_nd(&l, 2, items, op, XO_DIR_BWD);
+	if (st)
+		return st;
+	l = xo_cl_launch_begin(c, XO_CL_K_rnn_bwd_w__sum);
+	xo_cl_arg_mem(&l, part);
+	xo_cl_arg_int(&l, nq);
+	xo_cl_arg_int(&l, nw);
+	xo_cl_arg_int(&l, nu);
+	xo_cl_arg_int(&l, nbias);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], NULL);
+	xo_cl_arg_tensor(&l, a->dst[3], a->dst[1]);
+	return la_run(&l, ne, op, XO_DIR_BWD);
 }
 
 static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct xo_op_args *a)
 {
 	const struct xo_params *p = &a->p;
 	struct xo_cl_ctx *c = ctx_of(be);
-	int64_t G = xo_rnn_gates(op) * p->units;
+	int64_t G = xo_rnn_gates(op) * p->units, per = 3 * p->units + 2 * G;
 	int64_t nb = !p->use_bias ? 0 : op == XO_OP_gru && p->reset_after ? 2 * G : G;
 	int64_t items = p->ch * G + p->units * G + nb;
 	int64_t floats = p->batch * p->len * 2 * G + p->batch * 3 * p->units;
+	int64_t tile = rnn_tile(c, p->batch, per);
 	struct xo_cl_launch l;
 	enum xo_status st;
 	cl_mem P;
@@ -1152,7 +1293,7 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	st = xo_cl_scratch(c, 0, (size_t)floats * 4, &P);
 	if (st)
 		return st;
-	l = xo_cl_launch_begin(c, XO_CL_K_rnn_bwd_seq);
+	l = xo_cl_launch_begin(c, tile ? XO_CL_K_rnn_bwd_seq__wg : XO_CL_K_rnn_bwd_seq);
 	xo_cl_arg_tensor(&l, a->src[1], NULL);
 	xo_cl_arg_tensor(&l, a->src[2], NULL);
 	xo_cl_arg_tensor(&l, a->src[3], NULL);
@@ -1160,18 +1301,23 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	xo_cl_arg_tensor(&l, a->dst[0], a->dst[1]);
 	xo_cl_arg_int(&l, a->dst[0] != NULL);
 	xo_cl_arg_mem(&l, P);
-	xo_cl_arg_int(&l, rnn_code(op));
-	xo_cl_arg_int(&l, p->batch);
-	xo_cl_arg_int(&l, p->len);
-	xo_cl_arg_int(&l, p->ch);
-	xo_cl_arg_int(&l, p->units);
-	xo_cl_arg_int(&l, p->return_sequences);
-	xo_cl_arg_int(&l, p->go_backwards);
-	xo_cl_arg_int(&l, op == XO_OP_gru && p->reset_after);
-	xo_cl_arg_int(&l, p->activation == XO_ACTIVATION_RELU);
-	st = la_run(&l, p->batch, op, XO_DIR_BWD);
-	if (st)
-		return st;
+	rnn_args(&l, op, p, true);
+	if (tile) {
+		int64_t work = tile * (p->ch > G ? p->ch : G);
+		bool done;
+
+		st = rnn_run_tiles(&l, p, tile, per, rnn_group(c, XO_CL_K_rnn_bwd_seq__wg, work),
+				   op, XO_DIR_BWD);
+		if (st)
+			return st;
+		st = rnn_bwd_w_split(c, op, a, P, nb, &done);
+		if (st || done)
+			return st;
+	} else {
+		st = la_run(&l, p->batch, op, XO_DIR_BWD);
+		if (st)
+			return st;
+	}
 	l = xo_cl_launch_begin(c, XO_CL_K_rnn_bwd_w);
 	xo_cl_arg_tensor(&l, a->src[0], NULL);
 	xo_cl_arg_tensor(&l, a->src[3], NULL);
@@ -1180,13 +1326,7 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	xo_cl_arg_tensor(&l, a->dst[2], NULL);
 	xo_cl_arg_tensor(&l, a->dst[3], a->dst[1]);
 	xo_cl_arg_int(&l, nb);
-	xo_cl_arg_int(&l, rnn_code(op));
-	xo_cl_arg_int(&l, p->batch);
-	xo_cl_arg_int(&l, p->len);
-	xo_cl_arg_int(&l, p->ch);
-	xo_cl_arg_int(&l, p->units);
-	xo_cl_arg_int(&l, p->go_backwards);
-	xo_cl_arg_int(&l, op == XO_OP_gru && p->reset_after);
+	rnn_args(&l, op, p, false);
 	return la_run(&l, items, op, XO_DIR_BWD);
 }
 

@@ -96,15 +96,20 @@ uint64_t xo_cl_now_ns(void)
  * strided loops, so there one work-item per sample (no barrier cost)
  * measured fastest (seed training step under load: 22 ms against 29-40 ms
  * for 2-64 work-items; see docs/opencl.md).
+ * rnn_nb: simple_rnn/lstm/gru run one work-group per tile of at most this
+ * many samples (state in local memory, the step's dot products spread over
+ * the group; cl_ops.c lowers it so that there are about as many groups as
+ * compute units and the tile fits the local memory); 0 keeps one work-item
+ * per sample, which has no barriers: PoCL's row (see docs/opencl.md).
  */
 static const struct xo_cl_tune tune_table[] = {
 	/* PoCL also drives GPUs (its CUDA and Level Zero devices): its row is
 	 * for its CPU device only; a PoCL GPU falls through to its vendor's. */
-	{"portable computing language", "", "pocl", 1024, 64, 8, 256, 0, 16, 1, CL_DEVICE_TYPE_CPU},
-	{"nvidia", "", "nvidia", 256, 256, 16, 64, 1, 0, 128, 0},
-	{"advanced micro devices", "", "amd", 256, 256, 16, 64, 1, 0, 128, 0},
-	{"intel", "", "intel", 128, 128, 8, 64, 1, 0, 64, 0},
-	{"", "", "default", 64, 64, 8, 64, 1, 0, 64, 0},
+	{"portable computing language", "", "pocl", 1024, 64, 8, 256, 0, 16, 1, 0, CL_DEVICE_TYPE_CPU},
+	{"nvidia", "", "nvidia", 256, 256, 16, 64, 1, 0, 128, 8, 0},
+	{"advanced micro devices", "", "amd", 256, 256, 16, 64, 1, 0, 128, 8, 0},
+	{"intel", "", "intel", 128, 128, 8, 64, 1, 0, 64, 8, 0},
+	{"", "", "default", 64, 64, 8, 64, 1, 0, 64, 8, 0},
 };
 
 const struct xo_cl_tune *xo_cl_tune_row(const char *label)
@@ -190,6 +195,8 @@ static enum xo_status tune_override(struct xo_cl_tune *t, const char *spec)
 			t->dw_chunk = (unsigned)v;
 		else if (!strcmp(tok, "net_wg") && v >= 1)
 			t->net_wg = (unsigned)v;
+		else if (!strcmp(tok, "rnn_nb"))
+			t->rnn_nb = (unsigned)v;
 		else
 			goto bad;
 	}
@@ -197,7 +204,7 @@ static enum xo_status tune_override(struct xo_cl_tune *t, const char *spec)
 bad:
 	return xo_error(XO_EINVAL,
 			"cl: bad XO_CL_TUNE '%s' (want key=value,... with keys wg, red_wg "
-			"(power of 2), tile, softmax_row_max, dw_wg (0/1), dw_chunk, net_wg)",
+			"(power of 2), tile, softmax_row_max, dw_wg (0/1), dw_chunk, net_wg, rnn_nb)",
 			spec);
 }
 
@@ -589,10 +596,10 @@ enum xo_status xo_cl_init(struct xo_backend *be, const char *spec)
 	/* A description longer than desc is cut; that is fine for a label. */
 	if (snprintf(be->desc, sizeof(be->desc),
 		     "cl: %s | %s | driver %s | %s | platform %.60s | tune %s (wg %u, red %u, "
-		     "tile %u, dw_wg %u, dw_chunk %u, net_wg %u)",
+		     "tile %u, dw_wg %u, dw_chunk %u, net_wg %u, rnn_nb %u)",
 		     pname, dname, drv, dver, pver, c->tune.label, c->tune.wg, c->tune.red_wg,
-		     c->tune.tile, c->tune.dw_wg, c->tune.dw_chunk,
-		     c->tune.net_wg) >= (int)sizeof(be->desc))
+		     c->tune.tile, c->tune.dw_wg, c->tune.dw_chunk, c->tune.net_wg,
+		     c->tune.rnn_nb) >= (int)sizeof(be->desc))
 		be->desc[sizeof(be->desc) - 1] = '\0';
 
 	c->context = clCreateContext(NULL, 1, &c->device, NULL, NULL, &err);

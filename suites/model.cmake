@@ -17,7 +17,7 @@ set_tests_properties(model PROPERTIES LABELS "model;quick" TIMEOUT 300)
 # the kernels a GPU would run are checked on every push too.
 add_test(NAME model.cl_gpu_row COMMAND test_model)
 set_tests_properties(model.cl_gpu_row PROPERTIES LABELS "model;quick;opencl" TIMEOUT 300
-  ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128")
+  ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128,rnn_nb=8")
 
 # The commands (DESIGN section 8): they work on the golden fixtures, and every
 # bad input exits 2 with exactly one line on stderr.

@@ -117,6 +117,13 @@ xo_add_op_tests(${CMAKE_CURRENT_LIST_DIR}/shapes/nightly.txt nightly nightly.ops
 # '^ops\.cpu\.' and so run them too).
 xo_add_op_tests(${CMAKE_CURRENT_LIST_DIR}/shapes/threads.txt quick ops
   BACKENDS cpu SUFFIX .t3 ENV XO_THREADS=3)
+# cl's tiled recurrent kernels at the edges of their tiles
+# (suites/shapes/rnn_tiles.txt), tiles of up to 4 samples in 32-wide groups,
+# as ops.cl.OP.DIR.tiles (PoCL's own row runs one work-item per sample).
+if(XO_OPENCL)
+  xo_add_op_tests(${CMAKE_CURRENT_LIST_DIR}/shapes/rnn_tiles.txt quick ops
+    BACKENDS cl SUFFIX .tiles ENV XO_CL_TUNE=rnn_nb=4,wg=32)
+endif()
 
 # `xo check` from the command line, as issue 2 states it: a valid case
 # prints PASSED with the command line that reruns it (exit 0); bad usage and

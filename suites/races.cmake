@@ -13,8 +13,8 @@ if(XO_OPENCL)
   set(XO_RACES_DIR ${CMAKE_CURRENT_BINARY_DIR}/races)
   file(MAKE_DIRECTORY ${XO_RACES_DIR})
   set(XO_RACES ${CMAKE_CURRENT_LIST_DIR}/races.sh)
-  set(XO_RACES_GPU "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128")
-  set(XO_RACES_POCL "XO_CL_TUNE=wg=1024,red_wg=64,tile=8,softmax_row_max=256,dw_wg=0,dw_chunk=16,net_wg=1")
+  set(XO_RACES_GPU "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128,rnn_nb=8")
+  set(XO_RACES_POCL "XO_CL_TUNE=wg=1024,red_wg=64,tile=8,softmax_row_max=256,dw_wg=0,dw_chunk=16,net_wg=1,rnn_nb=0")
   set(XO_RACES_48K --local-mem-size 49152)
   set(XO_G ${PROJECT_SOURCE_DIR}/suites/golden)
 
@@ -43,6 +43,17 @@ if(XO_OPENCL)
                      $<TARGET_FILE:xo> check --shapes ${PROJECT_SOURCE_DIR}/suites/shapes/quick.txt
                      --backend cl)
   endforeach()
+
+  # The tiled recurrent kernels at the edges of their tiles
+  # (suites/shapes/rnn_tiles.txt): the nvidia row's launch shapes with 48 KiB
+  # (256-wide groups, tiles of up to 8 samples), and 32-wide groups with
+  # tiles of up to 4 (units not a multiple of the group). quick.txt's
+  # recurrent lines run above on every row too.
+  set(XO_RNN_TILES ${PROJECT_SOURCE_DIR}/suites/shapes/rnn_tiles.txt)
+  xo_add_race_test(rnn.gpu "${XO_RACES_GPU}" --data-races ${XO_RACES_48K} --
+                   $<TARGET_FILE:xo> check --shapes ${XO_RNN_TILES} --backend cl)
+  xo_add_race_test(rnn.tiles "XO_CL_TUNE=rnn_nb=4,wg=32" --data-races --
+                   $<TARGET_FILE:xo> check --shapes ${XO_RNN_TILES} --backend cl)
 
   # The fused whole-network kernels (XO_FUSE=require: never op by op without
   # failing), training with partial batches and validation, and predict, on
