@@ -4,7 +4,12 @@
  * are in suites/harness.c, tol_rnn_fwd and tol_rnn_bwd).
  *
  * Forward:
- *   lstm, simple_rnn (fwd_cat_task): threaded over slices of the batch (the
+ *   lstm (fwd_lstm_task): chunks of samples as below, but each step is ONE
+ *      call of the ISA's fused kernel k->lstm_step (cpu_rnn.inc): x_t and
+ *      h' read in place against [kernel; recurrent_kernel] packed once per
+ *      call (gate blocks padded to the vector width), the bias, the gates
+ *      and the c and h updates on register tiles, the ws row written once;
+ *   simple_rnn (fwd_cat_task): threaded over slices of the batch (the
  *      samples are independent, so a thread runs its slice with no
  *      synchronisation per step), each slice in chunks of XO_CPU_RNN_CHUNK
  *      samples run through every step: per step ONE GEMM [chunk][in + u] x
@@ -19,6 +24,11 @@
  *      recurrent_kernel and the gates (reset_after=0 adds a second GEMM
  *      (r h') U_h after its z and r gates).
  * Backward:
+ *   lstm (bwd_lstm_task): fixed chunks per part, back through every step;
+ *      per step px of the chunk, then dx_t, dkernel, drecurrent_kernel,
+ *      dbias and dh' from it by the ISA's gemm_nn / gemm_tn / colsum while
+ *      it is in cache; the parts' weight sums added in part order.
+ *   simple_rnn, gru:
  *   1. back through time per batch slice, threaded as above: the
  *      pre-activation gradients of every step go to DPX (input side, rows
  *      in input order n*len + t) and DPH (recurrent side, rows n*len + s);
