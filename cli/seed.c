@@ -1,6 +1,7 @@
 /*
  * seed.c - `xo seed [--model FILE] [--data X.npy Y.npy] [--device D ...]
- * [--epochs N] [--batch-size N] [--seed S] [--json] [--db FILE]`: the seed
+ * [--epochs N] [--batch-size N] [--predict-batch N] [--seed S] [--json]
+ * [--db FILE]`: the seed
  * experiment of DESIGN section 1 on each device, then a side-by-side table.
  *
  * Model: the seed (built in), or --model FILE, a spec or a Keras .keras/.h5
@@ -15,8 +16,9 @@
  * validation_split=0.2) with a checkpoint of the best val_accuracy in a
  * temporary directory; the best weights are loaded again and the 4000 test
  * samples predicted at batch 32 (Keras's default, as the seed ran:
- * predict_s) and as one batch (predict_s_one_batch), each --repeat times
- * (default 9) after a warm-up.
+ * predict_s; --predict-batch N times that at batch N instead, e.g. the
+ * training batch, as scripts/zoo.py's lstm workload does) and as one batch
+ * (predict_s_one_batch), each --repeat times (default 9) after a warm-up.
  *
  * Figures: train_ms_per_step and epoch_ms are medians over the epochs (the
  * first epoch carries warm-up), predict_s and predict_s_one_batch medians of
@@ -53,7 +55,8 @@
 
 static const char usage[] =
     "usage: xo seed [--model FILE] [--data X.npy Y.npy] [--device D ...] [--epochs N]\n"
-    "               [--batch-size N] [--seed S] [--repeat N] [--json] [--db FILE]\n"
+    "               [--batch-size N] [--predict-batch N] [--seed S] [--repeat N] [--json]\n"
+    "               [--db FILE]\n"
     "  --model FILE: a spec or a Keras .keras/.h5 (default: the seed model); a\n"
     "  Keras file trains from its own weights\n"
     "  --data X.npy Y.npy: the user's samples and labels (one-hot or class ids)\n"
@@ -61,7 +64,8 @@ static const char usage[] =
     "  D: ref, cpu, cl or cl:PLATFORM:DEVICE (default: every device that opens)\n"
     "  --repeat N: predict timed N times (default 9) after a warm-up; the table\n"
     "  gives medians with their 95% interval, and a ratio whose intervals\n"
-    "  overlap the best device's is marked '~' (no difference shown)\n";
+    "  overlap the best device's is marked '~' (no difference shown)\n"
+    "  --predict-batch N: predict_s timed at batch N (default 32, Keras's)\n";
 
 struct seed_data {
 	float *xtr, *ytr, *xte, *yte; /* 80% train, 20% test */
@@ -105,6 +109,7 @@ struct seed_result {
 	 * predict_s_one_batch are the medians, the summaries carry the 95%
 	 * interval of the median, as `xo perf record` reports it. */
 	int repeat;
+	int64_t predict_batch; /* the batch of predict_s (--predict-batch, default 32) */
 	double p32_s[MAX_REPEAT], p1_s[MAX_REPEAT];
 	struct xo_perf_summary s32, s1, sstep;
 	/* issue 12: the training step at the seed batch, measured split and
@@ -478,8 +483,8 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 
 /* The whole experiment on one device. Returns 0, or 2 after one line. */
 static int run_device(const char *spec, const struct seed_model *sm, const struct seed_data *d,
-                      int epochs, int64_t batch, uint64_t seed, int repeat, bool json,
-                      struct seed_result *r)
+                      int epochs, int64_t batch, int64_t pbatch, uint64_t seed, int repeat,
+                      bool json, struct seed_result *r)
 {
 	FILE *out = json ? stderr : stdout;
 	double ms_per_step[1000], epoch_ms[1000], t0;
@@ -546,7 +551,7 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 		goto out_free;
 	}
 	/* the accuracy run is the warm-up of the timed repeats below */
-	if (xo_model_predict(m, d->xte, d->nte, SEED_PREDICT_BATCH, probs)) {
+	if (xo_model_predict(m, d->xte, d->nte, pbatch, probs)) {
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;
 	}
@@ -563,9 +568,10 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 		goto out_free;
 	}
 	r->repeat = repeat;
+	r->predict_batch = pbatch;
 	for (int k = 0; k < repeat; k++) {
 		t0 = xo_now_s();
-		if (xo_model_predict(m, d->xte, d->nte, SEED_PREDICT_BATCH, probs)) {
+		if (xo_model_predict(m, d->xte, d->nte, pbatch, probs)) {
 			xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 			goto out_free;
 		}
@@ -591,7 +597,7 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 	        "Predict %" PRId64 " samples in %.4f s [%.4f, %.4f], %.3g s on avg (batch %d; "
 	        "median of %d)\n",
 	        d->nte, r->predict_s, r->s32.ci_lo, r->s32.ci_hi, r->predict_s / (double)d->nte,
-	        SEED_PREDICT_BATCH, repeat);
+	        (int)pbatch, repeat);
 	fprintf(out,
 	        "Predict %" PRId64 " samples in %.4f s [%.4f, %.4f], %.3g s on avg (one batch; "
 	        "median of %d)\n",
@@ -758,6 +764,7 @@ static void print_json(const struct seed_model *sm, const struct seed_result *r,
 		json_number("predict_s_one_batch_ci_lo", r[i].s1.ci_lo, true);
 		json_number("predict_s_one_batch_ci_hi", r[i].s1.ci_hi, true);
 		printf("\"predict_samples\": %" PRId64 ", ", npredict);
+		printf("\"predict_batch\": %" PRId64 ", ", r[i].predict_batch);
 		json_number("val_accuracy", r[i].val_accuracy, true);
 		json_number("test_accuracy", r[i].test_accuracy, true);
 		printf("\"diagnosis\": ");
@@ -847,7 +854,7 @@ static int store_results(struct xo_perfdb *db, const struct seed_model *sm,
 	struct xo_perf_commit commit;
 	struct xo_perf_testbed tb;
 	enum xo_status st = XO_OK;
-	int64_t run_id = 0, calls32 = (npredict + SEED_PREDICT_BATCH - 1) / SEED_PREDICT_BATCH;
+	int64_t run_id = 0;
 	size_t nres = 0;
 
 	if (!res)
@@ -858,12 +865,13 @@ static int store_results(struct xo_perfdb *db, const struct seed_model *sm,
 	}
 	for (int i = 0; i < n; i++) {
 		double steps[1000], p32[MAX_REPEAT];
+		int64_t pb = r[i].predict_batch, calls32 = (npredict + pb - 1) / pb;
 
 		for (int k = 0; k < r[i].nsteps; k++)
 			steps[k] = r[i].step_ms[k] * 1e-3;
 		for (int k = 0; k < r[i].repeat; k++)
 			p32[k] = r[i].p32_s[k] / (double)calls32;
-		seed_bench(&res[nres++], sm, r[i].device, "fit_predict", SEED_PREDICT_BATCH, p32,
+		seed_bench(&res[nres++], sm, r[i].device, "fit_predict", pb, p32,
 		           (size_t)r[i].repeat);
 		seed_bench(&res[nres++], sm, r[i].device, "fit_step", batch, steps,
 		           (size_t)r[i].nsteps);
@@ -894,7 +902,7 @@ int xo_cmd_seed(int argc, char **argv)
 	struct xo_perfdb *store = NULL;
 	struct seed_data data;
 	int ndev = 0, nres = 0, rc = 0;
-	int64_t epochs = 10, batch = 512, repeat = 9, v;
+	int64_t epochs = 10, batch = 512, pbatch = SEED_PREDICT_BATCH, repeat = 9, v;
 	uint64_t seed = 1;
 	bool json = false, explicit_devices;
 
@@ -940,6 +948,12 @@ int xo_cmd_seed(int argc, char **argv)
 			if (!xo_cli_parse_i64(val, 1, 12800, &batch))
 				return xo_usage_error("seed",
 				                      "--batch-size %s: expected an integer in "
+				                      "1..12800",
+				                      val);
+		} else if (!strcmp(a, "--predict-batch")) {
+			if (!xo_cli_parse_i64(val, 1, 12800, &pbatch))
+				return xo_usage_error("seed",
+				                      "--predict-batch %s: expected an integer in "
 				                      "1..12800",
 				                      val);
 		} else if (!strcmp(a, "--seed")) {
@@ -1025,7 +1039,7 @@ int xo_cmd_seed(int argc, char **argv)
 			}
 			xo_backend_close(be);
 		}
-		if (run_device(devices[i], &sm, &data, (int)epochs, batch, seed, (int)repeat, json,
+		if (run_device(devices[i], &sm, &data, (int)epochs, batch, pbatch, seed, (int)repeat, json,
 		               &results[nres])) {
 			rc = 2;
 			break;

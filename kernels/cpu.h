@@ -90,6 +90,36 @@ struct xo_cpu_pool {
 	float *y;        /* fwd: y; bwd: dx */
 };
 
+/*
+ * One lstm time step of m samples, fused (issue 15; kernels/cpu_rnn.inc):
+ * z = bias + x_t W + h' U per sample in registers, one tile of rows x one
+ * vector of units of all four gates at a time, then the cell on the tile:
+ * i, f, o = sigmoid, g = tanh (the ISA's vector forms, as the sigmoid and
+ * tanh ops), c = f c' + i g, h = o tanh(c); written to the sample's ws row.
+ *   x: sample i's input row at x + i * ldx, read at [0, kx).
+ *   wu: packed [kx + u][4 * up], up = u rounded up to the vector width:
+ *       rows [0, kx) the kernel, then the recurrent_kernel; gate q's
+ *       columns at q * up, columns [u, up) of each gate zero.
+ *   bias: [4 * up] laid out as wu's rows (zero padded), or NULL.
+ *   prev: the ws row of the step before for sample i at prev + i * ldr,
+ *       its c block read at [4u, 5u) and h at [6u, 7u); NULL at step 0
+ *       (c' = h' = 0: the recurrent rows are skipped).
+ *   row: sample i's ws row at row + i * ldr: the blocks i, f, g, o, c,
+ *       act(c), h of u (ops.def), columns [0, u) of each written, nothing
+ *       else.
+ * Per output one FMA chain, bias first, then k in order: a sample's result
+ * does not depend on m or its place in the tile. row must not overlap x,
+ * wu, bias or prev's rows. m, kx, u >= 1.
+ */
+struct xo_cpu_lstm_step {
+	const float *x;
+	int64_t ldx, m, kx, u, up;
+	const float *wu, *bias;
+	const float *prev;
+	float *row;
+	int64_t ldr;
+};
+
 /* The kernels of one ISA level; every pointer is set. Element-wise kernels
  * take contiguous arrays of count >= 1 elements; out may equal in. */
 struct xo_cpu_kernels {
@@ -139,6 +169,8 @@ struct xo_cpu_kernels {
 	 * FMA contraction, so bit-identical at every ISA level */
 	void (*adam)(const float *g, float *w, float *m, float *v, int64_t n, double lr_t,
 		     double eps, double c1, double c2);
+	/* one lstm step, struct xo_cpu_lstm_step (cpu_rnn.inc) */
+	void (*lstm_step)(const struct xo_cpu_lstm_step *p);
 };
 
 /* Independent chains of the FMA peak loop. Enough to hide the FMA latency on

@@ -4,7 +4,12 @@
  * are in suites/harness.c, tol_rnn_fwd and tol_rnn_bwd).
  *
  * Forward:
- *   lstm, simple_rnn (fwd_cat_task): threaded over slices of the batch (the
+ *   lstm (fwd_lstm_task): chunks of samples as below, but each step is ONE
+ *      call of the ISA's fused kernel k->lstm_step (cpu_rnn.inc): x_t and
+ *      h' read in place against [kernel; recurrent_kernel] packed once per
+ *      call (gate blocks padded to the vector width), the bias, the gates
+ *      and the c and h updates on register tiles, the ws row written once;
+ *   simple_rnn (fwd_cat_task): threaded over slices of the batch (the
  *      samples are independent, so a thread runs its slice with no
  *      synchronisation per step), each slice in chunks of XO_CPU_RNN_CHUNK
  *      samples run through every step: per step ONE GEMM [chunk][in + u] x
@@ -19,6 +24,11 @@
  *      recurrent_kernel and the gates (reset_after=0 adds a second GEMM
  *      (r h') U_h after its z and r gates).
  * Backward:
+ *   lstm (bwd_lstm_task): fixed chunks per part, back through every step;
+ *      per step px of the chunk, then dx_t, dkernel, drecurrent_kernel,
+ *      dbias and dh' from it by the ISA's gemm_nn / gemm_tn / colsum while
+ *      it is in cache; the parts' weight sums added in part order.
+ *   simple_rnn, gru:
  *   1. back through time per batch slice, threaded as above: the
  *      pre-activation gradients of every step go to DPX (input side, rows
  *      in input order n*len + t) and DPH (recurrent side, rows n*len + s);
@@ -54,12 +64,15 @@ struct rnn_job {
 	const float *x, *W, *U, *b, *dy;
 	float *y, *ws;   /* fwd outputs; bwd: ws is the source (read only) */
 	float *XP;       /* fwd gru: [N*T][G] input projections, rows n*T + t */
-	float *WU;       /* fwd lstm, simple_rnn: [in + u][G], kernel rows then recurrent */
+	float *WU;       /* fwd simple_rnn: [in + u][G], kernel rows then recurrent;
+			  * lstm: [in + u][4 up] packed for k->lstm_step, then the bias [4 up] */
+	int64_t up;      /* fwd lstm: u rounded up to the ISA's vector width */
 	int64_t ss;      /* scr floats per sample (gru, bwd); per part (fwd_cat_task) */
 	atomic_llong *next; /* fwd_cat_task: the first sample of the next unclaimed chunk */
 	int64_t chunk;   /* fwd_cat_task: samples per chunk, <= XO_CPU_RNN_CHUNK */
 	float *DPX, *DPH; /* bwd: [N*T][G] each */
 	float *HPM, *RHM; /* bwd: [N*T][u] h' and (gru reset_after=0) r h' per (n, s) */
+	float *WT, *UT;   /* bwd lstm: [4 up][inp] and [4 up][up], W^T and U^T packed */
 	float *dx, *dW, *dU, *db;
 	float *scr;      /* per part: ss floats per sample of its slice */
 	int nt;
@@ -212,6 +225,46 @@ static void fwd_cat_task(void *arg, int t, int nt)
 	}
 }
 
+/*
+ * lstm: as fwd_cat_task, chunks claimed from j->next, each through every
+ * step, but a step is ONE call of the ISA's fused kernel (k->lstm_step):
+ * the GEMM of [x_t, h'] with the packed [kernel; recurrent_kernel] and the
+ * cell in registers, reading x_t and h', c' in place (no A copy, no
+ * pre-activation array, no separate gate passes).
+ */
+static void fwd_lstm_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t S = j->S, T = j->T, in = j->in;
+	struct xo_cpu_lstm_step p = {
+	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
+	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL, .ldr = T * S};
+
+	(void)t;
+	(void)nt;
+	for (;;) {
+		int64_t c0 = atomic_fetch_add(j->next, j->chunk), nb;
+
+		if (c0 >= j->N)
+			break;
+		nb = j->N - c0 < j->chunk ? j->N - c0 : j->chunk;
+		p.m = nb;
+		for (int64_t s = 0; s < T; s++) {
+			int64_t ti = j->back ? T - 1 - s : s;
+
+			p.x = j->x + (c0 * T + ti) * in;
+			p.row = j->ws + (c0 * T + s) * S;
+			p.prev = s > 0 ? p.row - S : NULL;
+			j->k->lstm_step(&p);
+		}
+		for (int64_t n = c0; n < c0 + nb; n++)
+			for (int64_t s = j->seq ? 0 : T - 1; s < T; s++)
+				memcpy(j->y + (j->seq ? (n * T + s) * j->u : n * j->u),
+				       j->ws + (n * T + s) * S + j->hb * j->u,
+				       (size_t)j->u * sizeof(float));
+	}
+}
+
 /* gru: the recurrence of samples [n0, n1) through every step, on the
  * projections XP of proj_task. */
 static void fwd_task(void *arg, int t, int nt)
@@ -291,11 +344,13 @@ static void fwd_task(void *arg, int t, int nt)
 
 /* ---- backward ----------------------------------------------------------- */
 
-/* One lstm sample's step back: px [4u] from the ws row, c' (cp), the state
- * gradient d and the carried cell gradient dc (updated); restrict-qualified
- * so the compiler vectorizes the loop. */
-static void lstm_step_bwd(int64_t u, const float *restrict row, const float *restrict cp,
-			  const float *restrict d, float *restrict dc, float *restrict px)
+/* One lstm sample's step back: px (gate q's u values at q * gs, gs >= u)
+ * from the ws row, c' (cp), the state gradient d and the carried cell
+ * gradient dc (updated); restrict-qualified so the compiler vectorizes the
+ * loop. */
+static void lstm_step_bwd(int64_t u, int64_t gs, const float *restrict row,
+			  const float *restrict cp, const float *restrict d, float *restrict dc,
+			  float *restrict px)
 {
 	for (int64_t k = 0; k < u; k++) {
 		float ig = row[k], fg = row[u + k], gg = row[2 * u + k];
@@ -303,9 +358,9 @@ static void lstm_step_bwd(int64_t u, const float *restrict row, const float *res
 		float dcc = dc[k] + d[k] * og * (1.0f - ac * ac);
 
 		px[k] = dcc * gg * (ig * (1.0f - ig));
-		px[u + k] = dcc * cp[k] * (fg * (1.0f - fg));
-		px[2 * u + k] = dcc * ig * (1.0f - gg * gg);
-		px[3 * u + k] = d[k] * ac * (og * (1.0f - og));
+		px[gs + k] = dcc * cp[k] * (fg * (1.0f - fg));
+		px[2 * gs + k] = dcc * ig * (1.0f - gg * gg);
+		px[3 * gs + k] = d[k] * ac * (og * (1.0f - og));
 		dc[k] = dcc * fg;
 	}
 }
@@ -353,7 +408,7 @@ static void bwd_seq_task(void *arg, int t, int nt)
 					px[k] = ph[k] = d[k] * act_d(j->relu, row[k]);
 				break;
 			case XO_OP_lstm:
-				lstm_step_bwd(u, row, prev ? prev + 4 * u : drh, d, dc + n * u, px);
+				lstm_step_bwd(u, u, row, prev ? prev + 4 * u : drh, d, dc + n * u, px);
 				if (ph != px)
 					memcpy(ph, px, (size_t)G * sizeof(float));
 				break;
@@ -411,6 +466,106 @@ static void bwd_seq_task(void *arg, int t, int nt)
 						v += drh[n * u + k] * row[u + k];
 				}
 				dh[n * u + k] = v;
+			}
+		}
+	}
+}
+
+/*
+ * lstm backward (bwd_lstm_task): part t takes the chunks t, t + nt, ... of
+ * j->chunk samples (fixed, so the sums below are in one order for a
+ * thread count) and runs each back through every step; per step, with the
+ * chunk's pre-activation gradients px [nb][4 up] (gate q at q * up, the
+ * columns past u zero) still in cache, the ISA's kernels compute
+ *   dx_t = px W^T (gemm_nn against WT, [4 up][inp] packed once per call),
+ *   dkernel += x_t^T px, drecurrent_kernel += h'^T px (gemm_tn into the
+ *   part's own sums), dbias += column sums of px (colsum),
+ *   dh' = px U^T (gemm_nn against UT [4 up][up]),
+ * so no [batch*len][G] gradient array is written and read back, and no
+ * BLAS call packs its operands per step. The parts' sums are added in part
+ * order at the end (rnn_bwd).
+ */
+struct lstm_bwd_part {
+	float *dh, *dc, *px;    /* [chunk][u], [chunk][u], [chunk][4 up] */
+	float *dW, *dU, *db;    /* [in][4 up], [u][4 up], [4 up]: the part's sums */
+	float *zero;            /* [u] zeros: c' at step 0 */
+};
+
+static void lstm_bwd_part_of(const struct rnn_job *j, int t, struct lstm_bwd_part *q)
+{
+	int64_t gp = 4 * j->up;
+
+	q->dh = j->scr + t * j->ss;
+	q->dc = q->dh + j->chunk * j->u;
+	q->px = q->dc + j->chunk * j->u;
+	q->dW = q->px + j->chunk * gp;
+	q->dU = q->dW + j->in * gp;
+	q->db = q->dU + j->u * gp;
+	q->zero = q->db + gp;
+}
+
+static void bwd_lstm_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t u = j->u, up = j->up, gp = 4 * up, S = j->S, T = j->T, in = j->in;
+	int64_t inp = (in + j->k->vw - 1) / j->k->vw * j->k->vw;
+	struct lstm_bwd_part q;
+
+	lstm_bwd_part_of(j, t, &q);
+	/* px's padding columns stay zero; the sums start at zero */
+	memset(q.px, 0, (size_t)(j->chunk * gp) * sizeof(float));
+	memset(q.dW, 0, (size_t)((in + u + 1) * gp + u) * sizeof(float)); /* and zero */
+	for (int64_t c0 = t * j->chunk; c0 < j->N; c0 += nt * j->chunk) {
+		int64_t nb = j->N - c0 < j->chunk ? j->N - c0 : j->chunk;
+
+		memset(q.dh, 0, (size_t)(nb * u) * sizeof(float)); /* dh and dc: a */
+		memset(q.dc, 0, (size_t)(nb * u) * sizeof(float)); /* short chunk too */
+		for (int64_t s = T - 1; s >= 0; s--) {
+			int64_t ti = j->back ? T - 1 - s : s;
+			const float *row0 = j->ws + (c0 * T + s) * S;
+
+			for (int64_t n = 0; n < nb; n++) {
+				const float *row = row0 + n * T * S;
+				float *d = q.dh + n * u;
+
+				if (j->seq || s == T - 1) {
+					const float *g = j->dy + (j->seq ? ((c0 + n) * T + s) * u
+									 : (c0 + n) * u);
+
+					for (int64_t k = 0; k < u; k++)
+						d[k] += g[k];
+				}
+				lstm_step_bwd(u, up, row, s > 0 ? row - S + 4 * u : q.zero, d,
+					      q.dc + n * u, q.px + n * gp);
+			}
+			if (j->dx) {
+				struct xo_cpu_gemm g = {
+				    .a = {q.px, gp, nb, 0}, .m = nb, .k = gp, .n = in, .np = inp,
+				    .b = j->WT, .c = j->dx + (c0 * T + ti) * in, .ldc = T * in,
+				    .act = XO_ACTIVATION_LINEAR};
+
+				j->k->gemm_nn(&g);
+			}
+			{
+				struct xo_cpu_gemm_tn g = {
+				    .a = {j->x + (c0 * T + ti) * in, T * in, nb, 0}, .m = nb, .k = in,
+				    .np = gp, .z = q.px, .d = q.dW};
+
+				j->k->gemm_tn(&g);
+			}
+			j->k->colsum(q.px, nb, gp, q.db);
+			if (s == 0)
+				break;
+			{
+				struct xo_cpu_gemm_tn g = {
+				    .a = {row0 - S + 6 * u, T * S, nb, 0}, .m = nb, .k = u,
+				    .np = gp, .z = q.px, .d = q.dU};
+				struct xo_cpu_gemm h = {
+				    .a = {q.px, gp, nb, 0}, .m = nb, .k = gp, .n = u, .np = up,
+				    .b = j->UT, .c = q.dh, .ldc = u, .act = XO_ACTIVATION_LINEAR};
+
+				j->k->gemm_tn(&g);
+				j->k->gemm_nn(&h);
 			}
 		}
 	}
@@ -524,8 +679,10 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.b = a->src[3] ? xo_tensor_f32(a->src[3]) : NULL;
 	j.y = xo_tensor_f32(a->dst[0]);
 	j.ws = xo_tensor_f32(a->dst[1]);
-	/* gru: XP [N*T][G]; lstm, simple_rnn: WU [in + u][G] */
-	nxp = (size_t)(op == XO_OP_gru ? j.N * j.T * j.G : (j.in + j.u) * j.G);
+	/* gru: XP [N*T][G]; simple_rnn: WU [in + u][G]; lstm: packed WU and bias */
+	j.up = (j.u + cx->k->vw - 1) / cx->k->vw * cx->k->vw;
+	nxp = (size_t)(op == XO_OP_gru ? j.N * j.T * j.G
+		       : op == XO_OP_lstm ? (j.in + j.u + 1) * 4 * j.up : (j.in + j.u) * j.G);
 	j.nt = threads_for(cx, &j);
 	/* gru: ss floats per sample; the others: one chunk of hp and A per part */
 	j.ss = op == XO_OP_gru ? 4 * j.u + j.G : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u);
@@ -548,9 +705,79 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.chunk = (j.N + j.nt - 1) / j.nt;
 	if (j.chunk > XO_CPU_RNN_CHUNK)
 		j.chunk = XO_CPU_RNN_CHUNK;
+	if (op == XO_OP_lstm) {
+		/* gate q's columns at q * up, zero padded; the bias row last */
+		int64_t u = j.u, up = j.up, rows = j.in + u;
+
+		for (int64_t r = 0; r <= rows; r++) {
+			const float *src = r < j.in ? j.W + r * j.G
+					   : r < rows ? j.U + (r - j.in) * j.G : j.b;
+			float *dst = j.WU + r * 4 * up;
+
+			if (!src)
+				break;
+			for (int q = 0; q < 4; q++) {
+				memcpy(dst + q * up, src + q * u, (size_t)u * sizeof(float));
+				memset(dst + q * up + u, 0, (size_t)(up - u) * sizeof(float));
+			}
+		}
+		xo_cpu_threads_run(cx->tp, j.nt, fwd_lstm_task, &j);
+		return XO_OK;
+	}
 	memcpy(j.WU, j.W, (size_t)(j.in * j.G) * sizeof(float));
 	memcpy(j.WU + j.in * j.G, j.U, (size_t)(j.u * j.G) * sizeof(float));
 	xo_cpu_threads_run(cx->tp, j.nt, fwd_cat_task, &j);
+	return XO_OK;
+}
+
+/* lstm backward: bwd_lstm_task over the parts, then their sums in order */
+static enum xo_status lstm_bwd(struct xo_cpu_ctx *cx, struct rnn_job *j)
+{
+	int64_t vw = cx->k->vw, u = j->u, G = j->G, in = j->in;
+	int64_t up = (u + vw - 1) / vw * vw, gp = 4 * up, inp = (in + vw - 1) / vw * vw;
+	int64_t nwt = gp * inp + gp * up;
+	enum xo_status st;
+
+	j->up = up;
+	j->nt = threads_for(cx, j);
+	/* chunks as the forward's: at least one per part, at most 32 samples */
+	j->chunk = (j->N + j->nt - 1) / j->nt;
+	if (j->chunk > XO_CPU_RNN_CHUNK)
+		j->chunk = XO_CPU_RNN_CHUNK;
+	j->ss = 2 * j->chunk * u + j->chunk * gp + (in + u + 1) * gp + u;
+	st = xo_cpu_scratch_reserve(cx, nwt + j->nt * j->ss, 0, 0);
+	if (st)
+		return st;
+	j->WT = cx->shared.p;
+	j->UT = j->WT + gp * inp;
+	j->scr = j->UT + gp * up;
+	/* WT[q up + c][i] = W[i][q u + c], UT[q up + c][k] = U[k][q u + c];
+	 * rows c >= u and columns past in / u zero */
+	memset(j->WT, 0, (size_t)nwt * sizeof(float));
+	for (int64_t q = 0; q < 4; q++)
+		for (int64_t c = 0; c < u; c++) {
+			for (int64_t i = 0; i < in; i++)
+				j->WT[(q * up + c) * inp + i] = j->W[i * G + q * u + c];
+			for (int64_t k = 0; k < u; k++)
+				j->UT[(q * up + c) * up + k] = j->U[k * G + q * u + c];
+		}
+	xo_cpu_threads_run(cx->tp, j->nt, bwd_lstm_task, j);
+	/* the parts' sums, in part order, unpadded */
+	for (int t = 0; t < j->nt; t++) {
+		struct lstm_bwd_part q;
+
+		lstm_bwd_part_of(j, t, &q);
+		for (int64_t r = 0; r < in + u + 1; r++) {
+			float *dst = r < in ? j->dW + r * G : r < in + u ? j->dU + (r - in) * G : j->db;
+			const float *src = q.dW + r * gp;
+
+			if (!dst)
+				break;
+			for (int64_t g = 0; g < 4; g++)
+				for (int64_t c = 0; c < u; c++)
+					dst[g * u + c] = (t ? dst[g * u + c] : 0.0f) + src[g * up + c];
+		}
+	}
 	return XO_OK;
 }
 
@@ -571,6 +798,8 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	j.dW = xo_tensor_f32(a->dst[1]);
 	j.dU = xo_tensor_f32(a->dst[2]);
 	j.db = a->dst[3] ? xo_tensor_f32(a->dst[3]) : NULL;
+	if (op == XO_OP_lstm)
+		return lstm_bwd(cx, &j);
 	nd = (size_t)(j.N * j.T * j.G);
 	nh = (size_t)(j.N * j.T * j.u);
 	j.ss = 4 * j.u + j.G;

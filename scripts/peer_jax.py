@@ -4,7 +4,8 @@ JAX on the CPU with jax.jit over the whole training step, reading the same
 Keras model file (issue 13, Targets).
 
     KERAS_BACKEND=jax /tmp/kvenv/bin/python scripts/peer_jax.py --model m.keras \
-        [--samples 20000] [--batch-size 512] [--repeat 5] [--json] [--out peer.json]
+        [--samples 20000] [--batch-size 512] [--predict-batch 32] [--repeat 5] [--json]
+        [--out peer.json]
 
 The model is loaded with keras.saving.load_model (its weights and layers as
 Keras built them) and run through Keras's stateless_call, so the forward
@@ -30,8 +31,8 @@ synthetic samples (x uniform in [0, 1) in the model's input shape, labels
 uniform over its classes; numpy seed 1), 80/20 train/test; an epoch is
 fit(validation_split=0.2): the training part's first 80% in shuffled
 batches of --batch-size (one jit'ed step each) plus the forward pass over the
-last 20% at the same batch size; predict the test part at batch 32 and as one
-batch. Each is timed --repeat times after a warm-up that compiles every shape;
+last 20% at the same batch size; predict the test part at batch 32 (or
+--predict-batch, as `xo seed --predict-batch`) and as one batch. Each is timed --repeat times after a warm-up that compiles every shape;
 the medians are printed (--json: one object). --out FILE writes the samples
 in the format `xo perf import --peer jax-cpu --json FILE` reads
 (perfdb/import.c): train_step per step at --batch-size, predict per call at
@@ -119,6 +120,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--samples", type=int, default=20000)
     ap.add_argument("--batch-size", type=int, default=512)
+    ap.add_argument("--predict-batch", type=int, default=32)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--name", default=None, help="the model's name in the store (default: stem)")
     ap.add_argument("--json", action="store_true")
@@ -130,8 +132,9 @@ def main():
         err = check_adam(a.model)
         print(f"peer step vs Keras fit, one Adam step: max |w difference| {err:.3g}")
         return 0 if err < 1e-6 else 1
-    if a.samples < 25 or a.batch_size < 1 or a.repeat < 1:
-        print("peer_jax.py: --samples >= 25, --batch-size and --repeat >= 1", file=sys.stderr)
+    if a.samples < 25 or a.batch_size < 1 or a.predict_batch < 1 or a.repeat < 1:
+        print("peer_jax.py: --samples >= 25, --batch-size, --predict-batch and --repeat >= 1",
+              file=sys.stderr)
         return 2
     if not os.path.isfile(a.model):
         print(f"peer_jax.py: {a.model}: no such file", file=sys.stderr)
@@ -183,15 +186,16 @@ def main():
     nsteps = -(-nfit // a.batch_size)
     steps_s = steps_s[nsteps:]  # the warm-up epoch's steps compile
     full = [s for k, s in enumerate(steps_s) if (k % nsteps) < nfit // a.batch_size]
-    p32 = timed(predict_at(32), a.repeat)
+    p32 = timed(predict_at(a.predict_batch), a.repeat)
     p1 = timed(predict_at(nte), a.repeat)
-    calls32 = -(-nte // 32)
+    calls32 = -(-nte // a.predict_batch)
     name = a.name or os.path.basename(a.model).split(".")[0]
     note = (f"jax {jax.__version__}, keras {keras.__version__}, jit over the whole step, "
             f"float32, {jax.devices()[0].platform}")
     res = {
         "peer": "jax", "model": name, "note": note, "repeat": a.repeat,
         "samples": a.samples, "batch_size": a.batch_size, "predict_samples": nte,
+        "predict_batch": a.predict_batch,
         "epoch_s": statistics.median(epochs),
         "train_ms_per_step": statistics.median(full) * 1e3 if full else None,
         "predict_s": statistics.median(p32),
@@ -200,7 +204,8 @@ def main():
     if a.out:
         imp = {"device": "jax-cpu", "model": name, "note": note, "results": [
             {"benchmark": "train_step", "batch": a.batch_size, "samples_s": full},
-            {"benchmark": "predict", "batch": 32, "samples_s": [s / calls32 for s in p32]},
+            {"benchmark": "predict", "batch": a.predict_batch,
+             "samples_s": [s / calls32 for s in p32]},
             {"benchmark": "predict", "batch": nte, "samples_s": p1}]}
         with open(a.out, "w") as f:
             json.dump(imp, f)
@@ -209,7 +214,8 @@ def main():
     else:
         print(f"{note}; medians of {a.repeat} runs after a warm-up")
         print(f"{name}: epoch {res['epoch_s']*1e3:.2f} ms ({res['train_ms_per_step']:.3f} ms/step "
-              f"at batch {a.batch_size}), predict {nte} at batch 32 {res['predict_s']*1e3:.2f} ms, "
+              f"at batch {a.batch_size}), predict {nte} at batch {a.predict_batch} "
+              f"{res['predict_s']*1e3:.2f} ms, "
               f"as one batch {res['predict_s_one_batch']*1e3:.2f} ms")
     return 0
 

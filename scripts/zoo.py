@@ -14,6 +14,8 @@ The zoo (built with Keras 3 into a temporary directory, float32, seeds fixed):
            Flatten, Dense 10 softmax on 16x16x1
   conv1d_sd Conv1D 16 k5 strides 2 relu, Conv1D 32 k3 dilation 2 relu,
            GlobalAveragePooling1D, Dense 8 softmax on 64x2
+  lstm     (issue 15; only when named in --only) LSTM(64), Dense 10 softmax on
+           50 steps x 16 features
 Protocol per model, both sides: the seed's (`xo seed --model`, docs/model.md):
 20000 synthetic samples, 80/20 split, an epoch = fit(batch_size=512,
 validation_split=0.2) (25 steps + the validation pass), predict the 4000 test
@@ -24,6 +26,16 @@ warm-up. Peer: one peer_jax.py process, medians of R after a warm-up that
 compiles. The ratio is peer time / xo time (> 1: xo faster); the issue's
 target is >= 3x on every model and workload. A model xo cannot load yet is
 reported with xo's one-line error and the run goes on.
+
+The lstm workload (issue 15's target: cpu >= 3x JAX jit, training and
+predict, at batch 32 and 512) runs the same protocol once per batch B in
+(32, 512): `xo seed --model lstm.keras --device cpu --batch-size B
+--predict-batch B --epochs R --repeat R --json` and `peer_jax.py
+--batch-size B --predict-batch B --repeat R`; its table gives the training
+step (train_ms_per_step, the median over the epochs; the peer's median over
+its full steps) and predicting the 4000 test samples at batch B, with the
+CPU time (user + sys, from getrusage of the child) beside each process's
+wall time and the load average before and after.
 
 Also printed: per model at batch 512, the FLOPs of the GEMM-shaped layers
 (Dense, Conv1D, Conv2D: forward + the two backward GEMMs = 3x the forward's
@@ -46,6 +58,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 os.environ.setdefault("KERAS_BACKEND", "jax")
@@ -110,9 +123,81 @@ def gemm_flops_per_sample(m):
     return total
 
 
+CHILD_CPU = [0.0]  # CPU seconds (user + sys) of the last child run() waited for
+
+
 def run(cmd, timeout=1800):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CHILD_CPU[0] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return p.returncode, p.stdout, p.stderr
+
+
+LSTM_BATCHES = (32, 512)
+
+
+def build_lstm(d):
+    import keras
+    from keras import layers as L
+
+    keras.config.set_floatx("float32")
+    keras.utils.set_random_seed(2)
+    m = keras.Sequential([keras.Input((50, 16)), L.LSTM(64),
+                          L.Dense(10, activation="softmax")])
+    path = os.path.join(d, "lstm.keras")
+    m.save(path)
+    return path
+
+
+def lstm_workload(xo, path, repeat):
+    """Both sides at each batch of LSTM_BATCHES; one row per (batch, workload)."""
+    rows = []
+    for b in LSTM_BATCHES:
+        t0 = time.time()
+        rc, out, err = run([xo, "seed", "--model", path, "--device", "cpu", "--epochs",
+                            str(repeat), "--repeat", str(repeat), "--batch-size", str(b),
+                            "--predict-batch", str(b), "--json"])
+        xcpu, xwall = CHILD_CPU[0], time.time() - t0
+        x = json.loads(out)[0] if rc == 0 else None
+        xerr = None if x else (err.strip().splitlines() or [f"exit {rc}"])[-1]
+        t0 = time.time()
+        rc, out, err = run([sys.executable, os.path.join(HERE, "peer_jax.py"), "--model", path,
+                            "--repeat", str(repeat), "--batch-size", str(b),
+                            "--predict-batch", str(b), "--json"])
+        pcpu, pwall = CHILD_CPU[0], time.time() - t0
+        p = json.loads(out.strip().splitlines()[-1]) if rc == 0 else None
+        perr = None if p else (err.strip().splitlines() or [f"exit {rc}"])[-1]
+        for label, key, scale in (("train step", "train_ms_per_step", 1e-3),
+                                  ("predict 4000", "predict_s", 1.0)):
+            xt = x[key] * scale if x else None
+            pt = p[key] * scale if p and p.get(key) else None
+            rows.append({"batch": b, "workload": label, "xo_s": xt, "jax_s": pt,
+                         "ratio": pt / xt if xt and pt else None, "xo_error": xerr,
+                         "peer_error": perr, "xo_process_cpu_s": xcpu,
+                         "xo_process_wall_s": xwall, "peer_process_cpu_s": pcpu,
+                         "peer_process_wall_s": pwall})
+    return rows
+
+
+def print_lstm(rows, repeat):
+    print(f"\nlstm: LSTM(64) + Dense(10) softmax, 50 steps x 16 features; medians of {repeat}")
+    print(f"{'batch':>5} {'workload':<13} {'xo cpu ms':>10} {'jax ms':>10} {'jax/xo':>8}  "
+          "3x target   process CPU s / wall s (xo; jax)")
+    held = 0
+    for r in rows:
+        if r["xo_s"] is None:
+            print(f"{r['batch']:>5} {r['workload']:<13} xo failed: {r['xo_error']}")
+            continue
+        ok = r["ratio"] is not None and r["ratio"] >= 3.0
+        held += ok
+        jt = f"{r['jax_s'] * 1e3:10.3f}" if r["jax_s"] else f"{'n/a':>10}"
+        rt = f"{r['ratio']:.2f}x" if r["ratio"] else "n/a"
+        print(f"{r['batch']:>5} {r['workload']:<13} {r['xo_s'] * 1e3:10.3f} {jt} {rt:>8}  "
+              f"{'holds ' if ok else 'MISSED'}      {r['xo_process_cpu_s']:.1f}/"
+              f"{r['xo_process_wall_s']:.1f}; {r['peer_process_cpu_s']:.1f}/"
+              f"{r['peer_process_wall_s']:.1f}")
+    print(f"lstm 3x target: held {held} of {len(rows)}")
 
 
 def xo_side(xo, path, repeat):
@@ -186,15 +271,34 @@ def main():
     print(f"zoo: {m['date']}; {m['cpu']}, {m['cores']} cores, avx2 "
           f"{'yes' if m['avx2'] else 'no'}, avx512f {'yes' if m['avx512f'] else 'no'}; "
           f"xo cpu vs JAX (jit over the whole step), medians of {a.repeat}")
+    only = a.only.split(",") if a.only else None
+    if only == ["lstm"]:  # the issue 15 workload alone
+        load0 = os.getloadavg()
+        with tempfile.TemporaryDirectory() as tmp:
+            d = a.keep or tmp
+            os.makedirs(d, exist_ok=True)
+            lrows = lstm_workload(xo, build_lstm(d), a.repeat)
+        load1 = os.getloadavg()
+        print(f"load average before {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f}, "
+              f"after {load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f}")
+        print_lstm(lrows, a.repeat)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"machine": m, "load_before": load0, "load_after": load1,
+                           "lstm": lrows}, f, indent=1)
+        return 0
     rss = seed_rss(xo)  # first: RUSAGE_CHILDREN must see xo alone
     peak = fma_peak(xo)
     rows = []
+    lrows = None
     with tempfile.TemporaryDirectory() as tmp:
         d = a.keep or tmp
         os.makedirs(d, exist_ok=True)
         paths, flops = build_zoo(d)
+        if only and "lstm" in only:
+            lrows = lstm_workload(xo, build_lstm(d), a.repeat)
         for name, path in paths.items():
-            if a.only and name not in a.only.split(","):
+            if only and name not in only:
                 continue
             x, xerr = xo_side(xo, path, a.repeat)
             p, perr = peer_side(path, a.repeat)
@@ -238,6 +342,9 @@ def main():
               f"{step_s*1e3:.3f} ms: >= {rate/1e9:.1f} GFLOP/s = {100*rate/peak:.1f}% of peak "
               f"(target 50%: {'holds' if rate >= 0.5 * peak else 'not shown'})")
 
+    if lrows:
+        print_lstm(lrows, a.repeat)
+
     if rss.get("rc") == 0:
         whole = rss["maxrss_kb"] / 1024
         exp = rss["seed"]["peak_rss_mb"]
@@ -249,7 +356,8 @@ def main():
         print(f"\npeak RSS: the seed run failed: {rss}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"machine": m, "fma_peak": peak, "rss": rss, "models": rows}, f, indent=1)
+            json.dump({"machine": m, "fma_peak": peak, "rss": rss, "models": rows,
+                       "lstm": lrows}, f, indent=1)
     return 0
 
 

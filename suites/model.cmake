@@ -80,3 +80,11 @@ target_include_directories(test_embed_layer PRIVATE ${PROJECT_SOURCE_DIR}/model
 target_link_libraries(test_embed_layer PRIVATE xo_perfdb xo_model xo_lib PkgConfig::CMOCKA m)
 add_test(NAME model.embedding COMMAND test_embed_layer)
 set_tests_properties(model.embedding PROPERTIES LABELS "model;quick" TIMEOUT 120)
+
+# The cpu lstm kernels compute each sample alone (suites/test_rnn_rows.c):
+# y, ws and dx of a sample in a threaded batch of 13 equal its batch-1 run
+# bit for bit (a tile that mixed rows would pass the bounds against ref).
+add_executable(test_rnn_rows ${CMAKE_CURRENT_LIST_DIR}/test_rnn_rows.c)
+target_link_libraries(test_rnn_rows PRIVATE xo_lib PkgConfig::CMOCKA m)
+add_test(NAME ops.cpu.lstm.rows COMMAND test_rnn_rows)
+set_tests_properties(ops.cpu.lstm.rows PROPERTIES LABELS "quick" TIMEOUT 120)

@@ -35,6 +35,8 @@ def main():
         (["summary", "--model", tmp], re.escape(tmp) + r": is a directory, not a model spec"),
         (["summary"], r"--model M is required"),
         (["seed", "--repeat", "0"], r"--repeat 0: expected an integer in 1\.\.101"),
+        (["seed", "--predict-batch", "0"],
+         r"--predict-batch 0: expected an integer in 1\.\.12800"),
         (["bench", "--repeat", "x"], r"--repeat must be 1\.\.1000"),
     ]
     bad = 0

@@ -3,7 +3,8 @@
 (issue 16 item 4): the same device run twice reports, for each timing, a
 median inside its own 95% interval, the number of repeats, and the table
 marks ratios whose intervals overlap. Before, predict was one run and the
-table compared single runs (a device against itself read 1.77x).
+table compared single runs (a device against itself read 1.77x). And
+--predict-batch N times predict_s at batch N (issue 15's zoo workload).
 Exit 0 pass, 1 fail.
 """
 import json
@@ -40,6 +41,15 @@ def main():
     assert any(l.split()[-2] == "1.00x~" for l in rows), rows
     assert any(l.split()[-1] == "1.00x~" for l in rows), rows
     print("\n".join(rows))
+    # --predict-batch N: predict_s timed at batch N (scripts/zoo.py --only
+    # lstm); the default is Keras's 32
+    assert all(r["predict_batch"] == 32 for r in d), d
+    p = subprocess.run([xo, "seed", "--device", "cpu", "--epochs", "1", "--repeat", "1",
+                        "--predict-batch", "400", "--json"], capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)[0]["predict_batch"] == 400, p.stdout
+    assert "(batch 400; median of 1)" in p.stderr, p.stderr
     return 0
 
 
