@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "cpu_conv2d.h"
 
 /* Floats of im2col / dx-column scratch per thread and sub-batch (cpu.c's). */
 #define C2D_SUB_FLOATS 65536
@@ -45,12 +46,26 @@ struct c2d_job {
 	int64_t kc, fp, kcp;         /* kh * kw * ch; padded filters; padded kc */
 	int64_t sub;                 /* samples per column sub-batch */
 	bool in_place;               /* 1x1 kernel, stride 1: x rows are the columns */
+	bool direct;                 /* fwd reads the windows in place (c2d->direct) */
+	const struct xo_cpu_c2d_kernels *c2d; /* the ISA level's 2-D kernels */
 	int act;
 	const float *x, *wgt, *b, *y, *dy;
 	float *yo, *dx, *dwo, *db;
 	const float *bp, *biasp, *wt; /* packed kernel [kc][fp], bias [fp], kernel^T [f][kcp] */
 	int64_t off_col, off_dz, off_dw, off_db; /* per-thread scratch layout (floats) */
 };
+
+const struct xo_cpu_c2d_kernels *xo_cpu_c2d_kernels_for(const struct xo_cpu_ctx *c)
+{
+	switch (c->isa) {
+	case XO_CPU_ISA_AVX512:
+		return &xo_cpu_c2d_kernels__avx512;
+	case XO_CPU_ISA_AVX2:
+		return &xo_cpu_c2d_kernels__avx2;
+	default:
+		return &xo_cpu_c2d_kernels__scalar;
+	}
+}
 
 static enum xo_status c2d_setup(const struct xo_cpu_ctx *c, const struct xo_params *p,
 				struct c2d_job *j)
@@ -82,6 +97,12 @@ static enum xo_status c2d_setup(const struct xo_cpu_ctx *c, const struct xo_para
 	j->kcp = round_up(j->kc, c->k->vw);
 	/* a 1x1 kernel has no padding under either rule (its span is 1) */
 	j->in_place = j->kh == 1 && j->kw == 1 && j->sh == 1 && j->sw == 1;
+	/* every window inside the input (valid padding, or a "same" one that
+	 * pads nothing) with its kernel-row taps contiguous: no im2col copy */
+	j->direct = !j->in_place && j->pt == 0 && j->pl == 0 &&
+		    (j->oh - 1) * j->sh + (j->kh - 1) * j->dh < j->h &&
+		    (j->ow - 1) * j->sw + (j->kw - 1) * j->dw < j->w && (j->dw == 1 || j->kw == 1);
+	j->c2d = xo_cpu_c2d_kernels_for(c);
 	j->sub = C2D_SUB_FLOATS / (j->pix * j->kcp);
 	if (j->sub < 1)
 		j->sub = 1;
@@ -222,6 +243,25 @@ static void c2d_fwd_task(void *arg, int t, int nt)
 			j->k->softmax_fwd(g.c, g.c, g.m, j->f);
 		return;
 	}
+	if (j->direct) {
+		struct xo_cpu_c2d_direct d = {
+		    .x = j->x + lo * j->h * j->w * j->ch, .x_stride = j->h * j->w * j->ch,
+		    .samples = hi - lo, .oh = j->oh, .ow = j->ow,
+		    .row_step = j->sh * j->w * j->ch, .col_step = j->sw * j->ch,
+		    .seg_step = j->dh * j->w * j->ch, .kh = j->kh, .seg = j->kw * j->ch,
+		    .w = j->bp, .bias = j->biasp, .f = j->f, .fp = j->fp,
+		    .act = g.act == XO_ACTIVATION_RELU ? XO_ACTIVATION_RELU : XO_ACTIVATION_LINEAR,
+		    .y = j->yo + lo * j->pix * j->f,
+		};
+
+		j->c2d->direct(&d);
+		/* a sigmoid through the same vector sigmoid as gemm_nn's epilogue */
+		if (g.act == XO_ACTIVATION_SIGMOID)
+			j->k->sigmoid_fwd(d.y, d.y, (hi - lo) * j->pix * j->f);
+		if (j->act == XO_ACTIVATION_SOFTMAX)
+			j->k->softmax_fwd(d.y, d.y, (hi - lo) * j->pix, j->f);
+		return;
+	}
 	for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
 		int64_t cnt = min64(j->sub, hi - n0);
 		float *col = j->c->thr[t].p + j->off_col;
@@ -256,8 +296,8 @@ static enum xo_status cpu_conv2d_fwd(struct xo_backend *be, const struct xo_op_a
 	nt = xo_cpu_threads_for(
 	    c, m * j.kc * j.f + (j.act == XO_ACTIVATION_SOFTMAX ? m * j.f * 20 : 0), j.batch);
 	j.off_col = 0;
-	st = xo_cpu_scratch_reserve(c, j.kc * j.fp + j.fp, j.in_place ? 0 : j.sub * j.pix * j.kc,
-				    nt);
+	st = xo_cpu_scratch_reserve(c, j.kc * j.fp + j.fp,
+				    j.in_place || j.direct ? 0 : j.sub * j.pix * j.kc, nt);
 	if (st)
 		return st;
 	if (j.fp == j.f) {
