@@ -223,6 +223,18 @@ static void c2d_col2im(const struct c2d_job *j, int64_t n0, int64_t cnt, const f
 	}
 }
 
+/* The direct kernels' view of samples [n0, n0 + cnt) (fwd: y, w, bias set
+ * by the caller). */
+static struct xo_cpu_c2d_direct c2d_direct_args(const struct c2d_job *j, int64_t n0, int64_t cnt)
+{
+	return (struct xo_cpu_c2d_direct){
+	    .x = j->x + n0 * j->h * j->w * j->ch, .x_stride = j->h * j->w * j->ch,
+	    .samples = cnt, .oh = j->oh, .ow = j->ow,
+	    .row_step = j->sh * j->w * j->ch, .col_step = j->sw * j->ch,
+	    .seg_step = j->dh * j->w * j->ch, .kh = j->kh, .seg = j->kw * j->ch,
+	};
+}
+
 static void c2d_fwd_task(void *arg, int t, int nt)
 {
 	const struct c2d_job *j = arg;
@@ -244,15 +256,14 @@ static void c2d_fwd_task(void *arg, int t, int nt)
 		return;
 	}
 	if (j->direct) {
-		struct xo_cpu_c2d_direct d = {
-		    .x = j->x + lo * j->h * j->w * j->ch, .x_stride = j->h * j->w * j->ch,
-		    .samples = hi - lo, .oh = j->oh, .ow = j->ow,
-		    .row_step = j->sh * j->w * j->ch, .col_step = j->sw * j->ch,
-		    .seg_step = j->dh * j->w * j->ch, .kh = j->kh, .seg = j->kw * j->ch,
-		    .w = j->bp, .bias = j->biasp, .f = j->f, .fp = j->fp,
-		    .act = g.act == XO_ACTIVATION_RELU ? XO_ACTIVATION_RELU : XO_ACTIVATION_LINEAR,
-		    .y = j->yo + lo * j->pix * j->f,
-		};
+		struct xo_cpu_c2d_direct d = c2d_direct_args(j, lo, hi - lo);
+
+		d.w = j->bp;
+		d.bias = j->biasp;
+		d.f = j->f;
+		d.fp = j->fp;
+		d.act = g.act == XO_ACTIVATION_RELU ? XO_ACTIVATION_RELU : XO_ACTIVATION_LINEAR;
+		d.y = j->yo + lo * j->pix * j->f;
 
 		j->c2d->direct(&d);
 		/* a sigmoid through the same vector sigmoid as gemm_nn's epilogue */
@@ -314,60 +325,63 @@ static enum xo_status cpu_conv2d_fwd(struct xo_backend *be, const struct xo_op_a
 	return XO_OK;
 }
 
+/*
+ * A part's samples in sub-batches of j->sub: d(activation) of the
+ * sub-batch's rows into dz (a few hundred KB at most, so colsum, the dw
+ * GEMM and the dx GEMM read it from cache), db by colsum, dw by gemm_tn over
+ * the im2col columns (or the windows read in place: c2d->direct_tn, the
+ * same bits), dx by gemm_nn against the transposed kernel into columns and
+ * col2im (or straight into dx for a 1x1 stride-1 kernel).
+ */
 static void c2d_bwd_task(void *arg, int t, int nt)
 {
 	const struct c2d_job *j = arg;
 	float *scr = j->c->thr[t].p;
 	float *dz = scr + j->off_dz, *dwp = scr + j->off_dw, *dbp = scr + j->off_db;
 	float *col = scr + j->off_col;
-	int64_t lo = j->batch * t / nt, hi = j->batch * (t + 1) / nt, rows;
+	int64_t lo = j->batch * t / nt, hi = j->batch * (t + 1) / nt;
 
 	memset(dwp, 0, (size_t)(j->kc * j->fp) * sizeof(float));
 	memset(dbp, 0, (size_t)j->fp * sizeof(float));
-	if (hi <= lo)
-		return;
-	rows = (hi - lo) * j->pix;
-	xo_cpu_act_dz(j->k, j->act, j->y + lo * j->pix * j->f, j->dy + lo * j->pix * j->f, dz,
-		      rows, j->f, j->fp);
-	if (j->db)
-		j->k->colsum(dz, rows, j->fp, dbp);
 	for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
-		int64_t cnt = min64(j->sub, hi - n0);
+		int64_t cnt = min64(j->sub, hi - n0), rows = cnt * j->pix;
 		struct xo_cpu_gemm_tn g = {
-		    .a = {col, j->kc, cnt * j->pix, 0},
-		    .m = cnt * j->pix, .k = j->kc, .np = j->fp,
-		    .z = dz + (n0 - lo) * j->pix * j->fp, .d = dwp,
+		    .a = {col, j->kc, rows, 0}, .m = rows, .k = j->kc, .np = j->fp,
+		    .z = dz, .d = dwp,
 		};
 
-		if (j->in_place)
-			g.a = (struct xo_cpu_rows){j->x + n0 * j->pix * j->ch, j->ch, cnt * j->pix, 0};
-		else
-			c2d_im2col(j, n0, cnt, col);
-		j->k->gemm_tn(&g);
-	}
-	if (!j->dx)
-		return;
-	if (j->in_place) {
-		/* the columns are dx itself */
-		struct xo_cpu_gemm g = {
-		    .a = {dz, j->fp, rows, 0}, .m = rows, .k = j->f, .n = j->kc, .np = j->kcp,
-		    .b = j->wt, .c = j->dx + lo * j->pix * j->ch, .ldc = j->kc,
-		    .act = XO_ACTIVATION_LINEAR,
-		};
+		xo_cpu_act_dz(j->k, j->act, j->y + n0 * j->pix * j->f, j->dy + n0 * j->pix * j->f,
+			      dz, rows, j->f, j->fp);
+		if (j->db)
+			j->k->colsum(dz, rows, j->fp, dbp);
+		if (j->direct) {
+			struct xo_cpu_c2d_direct_tn d = {
+			    .a = c2d_direct_args(j, n0, cnt), .z = dz, .np = j->fp, .d = dwp,
+			};
 
-		j->k->gemm_nn(&g);
-		return;
-	}
-	for (int64_t n0 = lo; n0 < hi; n0 += j->sub) {
-		int64_t cnt = min64(j->sub, hi - n0);
-		struct xo_cpu_gemm g = {
-		    .a = {dz + (n0 - lo) * j->pix * j->fp, j->fp, cnt * j->pix, 0},
-		    .m = cnt * j->pix, .k = j->f, .n = j->kc, .np = j->kcp, .b = j->wt,
-		    .c = col, .ldc = j->kc, .act = XO_ACTIVATION_LINEAR,
-		};
+			j->c2d->direct_tn(&d);
+		} else {
+			if (j->in_place)
+				g.a = (struct xo_cpu_rows){j->x + n0 * j->pix * j->ch, j->ch, rows, 0};
+			else
+				c2d_im2col(j, n0, cnt, col);
+			j->k->gemm_tn(&g);
+		}
+		if (!j->dx)
+			continue;
+		{
+			/* the columns are dx itself for a 1x1 stride-1 kernel */
+			struct xo_cpu_gemm gd = {
+			    .a = {dz, j->fp, rows, 0}, .m = rows, .k = j->f, .n = j->kc,
+			    .np = j->kcp, .b = j->wt,
+			    .c = j->in_place ? j->dx + n0 * j->pix * j->ch : col, .ldc = j->kc,
+			    .act = XO_ACTIVATION_LINEAR,
+			};
 
-		j->k->gemm_nn(&g);
-		c2d_col2im(j, n0, cnt, col);
+			j->k->gemm_nn(&gd);
+			if (!j->in_place)
+				c2d_col2im(j, n0, cnt, col);
+		}
 	}
 }
 
@@ -376,7 +390,7 @@ static enum xo_status cpu_conv2d_bwd(struct xo_backend *be, const struct xo_op_a
 	struct xo_cpu_ctx *c = be->ctx;
 	struct c2d_job j;
 	enum xo_status st;
-	int64_t m, chunk, per;
+	int64_t m, per;
 	int nt;
 
 	st = c2d_setup(c, &a->p, &j);
@@ -391,13 +405,13 @@ static enum xo_status cpu_conv2d_bwd(struct xo_backend *be, const struct xo_op_a
 	j.db = a->p.use_bias && a->dst[2] ? xo_tensor_f32(a->dst[2]) : NULL;
 	m = j.batch * j.pix;
 	nt = xo_cpu_threads_for(c, m * j.kc * j.f * (j.dx ? 2 : 1), j.batch);
-	chunk = (j.batch + nt - 1) / nt;
-	/* per thread: [dw kc*fp][db fp][dz chunk*pix*fp][col sub*pix*kcp] */
+	/* per thread: [dw kc*fp][db fp][dz sub*pix*fp][col sub*pix*kcp] (no
+	 * columns when the windows are read in place and no dx is wanted) */
 	j.off_dw = 0;
 	j.off_db = j.kc * j.fp;
 	j.off_dz = j.off_db + j.fp;
-	j.off_col = round_up(j.off_dz + chunk * j.pix * j.fp, 16);
-	per = j.off_col + (j.in_place ? 0 : j.sub * j.pix * j.kcp);
+	j.off_col = round_up(j.off_dz + j.sub * j.pix * j.fp, 16);
+	per = j.off_col + (j.in_place || (j.direct && !j.dx) ? 0 : j.sub * j.pix * j.kcp);
 	st = xo_cpu_scratch_reserve(c, j.dx ? j.f * j.kcp : 0, per, nt);
 	if (st)
 		return st;

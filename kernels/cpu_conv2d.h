@@ -49,8 +49,26 @@ struct xo_cpu_c2d_maxpool {
 	float *y;
 };
 
+/*
+ * conv2d's weight gradient from the same windows read in place:
+ *   d[kk][0:np] += sum over the pixels p of the samples, in order, of
+ *   window_p[kk] * z[p][0:np], for the window's taps kk in [0, kh * seg)
+ * (the geometry fields of a as for direct; w, bias, f, act, y unused).
+ * z: [samples * oh * ow][np], np a multiple of the vector width; d:
+ * [kh * seg][np], accumulated into. Per element the chain of gemm_tn over
+ * c2d_im2col's columns (acc = +0, the pixels in order, then d += acc): the
+ * same bits as that path.
+ */
+struct xo_cpu_c2d_direct_tn {
+	struct xo_cpu_c2d_direct a;
+	const float *z;
+	int64_t np;
+	float *d;
+};
+
 struct xo_cpu_c2d_kernels {
 	void (*direct)(const struct xo_cpu_c2d_direct *a);
+	void (*direct_tn)(const struct xo_cpu_c2d_direct_tn *t);
 	void (*maxpool)(const struct xo_cpu_c2d_maxpool *a);
 };
 
