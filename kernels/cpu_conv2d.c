@@ -24,6 +24,8 @@
 
 /* Floats of im2col / dx-column scratch per thread and sub-batch (cpu.c's). */
 #define C2D_SUB_FLOATS 65536
+/* Runs of taps (kw * ch floats) shorter than this: dw by c2d->direct_tn. */
+#define C2D_TN_RUN 16
 
 static inline int64_t round_up(int64_t v, int64_t m)
 {
@@ -47,6 +49,7 @@ struct c2d_job {
 	int64_t sub;                 /* samples per column sub-batch */
 	bool in_place;               /* 1x1 kernel, stride 1: x rows are the columns */
 	bool direct;                 /* fwd reads the windows in place (c2d->direct) */
+	bool direct_tn;              /* so does bwd's dw (c2d->direct_tn): short runs */
 	const struct xo_cpu_c2d_kernels *c2d; /* the ISA level's 2-D kernels */
 	int act;
 	const float *x, *wgt, *b, *y, *dy;
@@ -102,6 +105,12 @@ static enum xo_status c2d_setup(const struct xo_cpu_ctx *c, const struct xo_para
 	j->direct = !j->in_place && j->pt == 0 && j->pl == 0 &&
 		    (j->oh - 1) * j->sh + (j->kh - 1) * j->dh < j->h &&
 		    (j->ow - 1) * j->sw + (j->kw - 1) * j->dw < j->w && (j->dw == 1 || j->kw == 1);
+	/* dw from the windows in place only where a kernel row's run of taps
+	 * is short (im2col's copies cost most there: 3 floats a run for 3x3
+	 * over one channel, dw 2.3x faster at batch 512); for longer runs
+	 * im2col + gemm_tn was faster (cnn2d's second conv, 48-float runs:
+	 * 3.26-3.33 ms vs 3.55-3.62 ms, one thread, CPU time) */
+	j->direct_tn = j->direct && j->kw * j->ch < C2D_TN_RUN;
 	j->c2d = xo_cpu_c2d_kernels_for(c);
 	j->sub = C2D_SUB_FLOATS / (j->pix * j->kcp);
 	if (j->sub < 1)
@@ -354,7 +363,7 @@ static void c2d_bwd_task(void *arg, int t, int nt)
 			      dz, rows, j->f, j->fp);
 		if (j->db)
 			j->k->colsum(dz, rows, j->fp, dbp);
-		if (j->direct) {
+		if (j->direct_tn) {
 			struct xo_cpu_c2d_direct_tn d = {
 			    .a = c2d_direct_args(j, n0, cnt), .z = dz, .np = j->fp, .d = dwp,
 			};
@@ -411,7 +420,7 @@ static enum xo_status cpu_conv2d_bwd(struct xo_backend *be, const struct xo_op_a
 	j.off_db = j.kc * j.fp;
 	j.off_dz = j.off_db + j.fp;
 	j.off_col = round_up(j.off_dz + j.sub * j.pix * j.fp, 16);
-	per = j.off_col + (j.in_place || (j.direct && !j.dx) ? 0 : j.sub * j.pix * j.kcp);
+	per = j.off_col + (j.in_place || (j.direct_tn && !j.dx) ? 0 : j.sub * j.pix * j.kcp);
 	st = xo_cpu_scratch_reserve(c, j.dx ? j.f * j.kcp : 0, per, nt);
 	if (st)
 		return st;
