@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "cpu_conv2d.h"
 
 /* Same threshold and split as cpu.c: below this many operations an op
  * stays on the calling thread. */
@@ -54,6 +55,9 @@ struct gpool_job {
 	struct xo_params p;
 	int64_t out, pad;   /* average_pooling1d geometry */
 	struct xo_pool2d_geom g; /* max/average_pooling2d geometry */
+	/* max_pooling2d fwd whose windows tile the input (strides == pool, no
+	 * padding, every window inside): the ISA level's kernel */
+	const struct xo_cpu_c2d_kernels *tiled;
 	const float *x, *dy;
 	float *y;           /* y (fwd) or dx (bwd) */
 };
@@ -360,6 +364,18 @@ static void gpool_task(void *arg, int t, int nt)
 		break;
 	case XO_OP_max_pooling2d:
 	case XO_OP_average_pooling2d:
+		if (j->tiled) {
+			int64_t in = j->p.len * j->p.width * j->p.ch;
+			struct xo_cpu_c2d_maxpool mp = {
+			    .x = j->x + n0 * in, .x_stride = in, .samples = n1 - n0,
+			    .w = j->p.width, .ch = j->p.ch, .oh = j->g.out_h, .ow = j->g.out_w,
+			    .ph = j->g.pool_h, .pw = j->g.pool_w,
+			    .y = j->y + n0 * j->g.out_h * j->g.out_w * j->p.ch,
+			};
+
+			j->tiled->maxpool(&mp);
+			break;
+		}
 		(j->bwd ? pool2d_bwd_rows : pool2d_fwd_rows)(j, n0, n1);
 		break;
 	default:
@@ -392,6 +408,10 @@ static enum xo_status gpool_run(struct xo_backend *be, enum xo_op op, bool bwd,
 		       ((double)j.g.out_h * (double)j.g.out_w * (double)j.g.pool_h *
 			    (double)j.g.pool_w +
 			(double)a->p.len * (double)a->p.width);
+		if (op == XO_OP_max_pooling2d && !bwd && j.g.pad_h == 0 && j.g.pad_w == 0 &&
+		    j.g.stride_h == j.g.pool_h && j.g.stride_w == j.g.pool_w &&
+		    j.g.out_h * j.g.pool_h <= a->p.len && j.g.out_w * j.g.pool_w <= a->p.width)
+			j.tiled = xo_cpu_c2d_kernels_for(c);
 	} else if (op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d) {
 		/* the 1-D global kernels over the len*width cells (sizes
 		 * validated: the product fits) */

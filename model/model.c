@@ -183,6 +183,11 @@ struct xo_model {
 		const struct xo_tensor *x;
 		int64_t x_elems;
 	} fits;
+	/* predict_step's last finding that its chunk of chunk_fused samples
+	 * runs on the fused path (with fuse as it was then): predict does not
+	 * chunk, and does not rebuild the plan to ask again on every call. */
+	int64_t chunk_fused;
+	bool chunk_fused_fuse;
 	/* Test hook: each epoch's training order (xo_model_set_order_hook). */
 	xo_fit_order_fn order_fn;
 	void *order_user;
@@ -1992,6 +1997,60 @@ static double accuracy_of(const struct xo_model *m, double correct, int64_t n)
 	return correct / (double)n;
 }
 
+/*
+ * Samples per call of the op-by-op path when predict is given a larger batch
+ * on the cpu backend: each op makes a pass over its whole input and output,
+ * so a batch whose activations exceed the caches streams every layer through
+ * memory (cnn2d at 4000 samples: its first conv's output alone is 50 MB). In
+ * chunks whose largest activation is about PREDICT_CHUNK_BYTES they stay in
+ * cache from one op to the next. Inference is per sample (no batch
+ * statistics, no dropout), and each op computes a sample's outputs with the
+ * same arithmetic whatever the batch, so the probabilities are the same.
+ * Not chunked: other backends (a device wants one large launch), a net the
+ * backend runs fused (it tiles the batch itself), and batches below the
+ * chunk. XO_PREDICT_CHUNK=N sets the samples per chunk (0: no chunking).
+ */
+#define PREDICT_CHUNK_BYTES (1 << 20)
+#define PREDICT_CHUNK_MIN 16
+
+static int64_t predict_step(struct xo_model *m, int64_t n, int64_t batch_size)
+{
+	int64_t bs = batch_size < n ? batch_size : n, per = m->in_size, chunk;
+	const char *env = getenv("XO_PREDICT_CHUNK");
+	struct xo_net net;
+
+	if (strcmp(xo_backend_name(m->be), "cpu") != 0)
+		return batch_size;
+	for (int i = 0; i < m->nlayers; i++) {
+		const struct xo_layer_spec *s = &m->layers[i].s;
+		int64_t f = s->out_len * s->out_w * s->out_ch;
+
+		per = f > per ? f : per;
+	}
+	chunk = PREDICT_CHUNK_BYTES / (per * (int64_t)sizeof(float));
+	if (chunk < PREDICT_CHUNK_MIN)
+		chunk = PREDICT_CHUNK_MIN;
+	if (env && *env) {
+		char *end;
+		long long v = strtoll(env, &end, 10);
+
+		if (*end || v < 0)
+			return batch_size; /* not a count: no chunking */
+		chunk = v ? (int64_t)v : bs;
+	}
+	if (chunk >= bs || (m->chunk_fused == chunk && m->chunk_fused_fuse == m->fuse))
+		return batch_size;
+	/* the fused path, where the backend takes this net, tiles by itself */
+	if (ensure_cap(m, chunk) || plan_build(m, chunk, false))
+		return batch_size;
+	if (net_describe(m, false, m->x_flat, NULL, NULL, NULL, NULL, &net)) {
+		m->chunk_fused = chunk;
+		m->chunk_fused_fuse = m->fuse;
+		return batch_size;
+	}
+	return chunk;
+}
+
 enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, int64_t batch_size,
                                 float *probs)
 {
@@ -2006,6 +2065,7 @@ enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, i
 	if (st)
 		return st;
 	last = &m->layers[m->nlayers - 1];
+	batch_size = predict_step(m, n, batch_size);
 	st = ensure_cap(m, batch_size < n ? batch_size : n);
 	for (int64_t off = 0; !st && off < n; off += batch_size) {
 		int64_t bs = n - off < batch_size ? n - off : batch_size;

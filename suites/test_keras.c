@@ -228,6 +228,73 @@ static void test_keras_predict(void **state)
 		xo_backend_close(be[b]);
 }
 
+/*
+ * predict on cpu runs a batch larger than its chunk op by op in chunks
+ * (model.c predict_step; XO_PREDICT_CHUNK sets the chunk): every chunk,
+ * the tail one included, lands at its own samples' rows, and the
+ * probabilities are those of the whole batch run at once bit for bit (each
+ * op computes a sample with the same arithmetic whatever the batch). The
+ * 2-D CNN fixtures (direct conv2d, tiled max_pooling2d, batch norm) with
+ * 53 samples: chunks of 16 (3 and a tail of 5), 1, 52, and batch 7.
+ */
+static void test_keras_predict_chunked(void **state)
+{
+	static const char *const models[] = {"cnn2d", "cnn_bn"};
+	static const char *const chunks[] = {"16", "1", "52"};
+	struct xo_backend *be;
+	const int64_t n = 53;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("cpu", &be), XO_OK);
+	for (size_t f = 0; f < sizeof(models) / sizeof(models[0]); f++) {
+		char path[512], name[128];
+		struct xo_model *m;
+		struct xo_npy x0;
+		int64_t per, cl, k0;
+		float *x, *whole, *p;
+
+		snprintf(path, sizeof(path), "%s/%s.keras", XO_KERAS_DIR, models[f]);
+		snprintf(name, sizeof(name), "%s.x.npy", models[f]);
+		x0 = load(name);
+		assert_int_equal(xo_model_open(path, be, 8, &m), XO_OK);
+		per = xo_model_input_size(m);
+		cl = xo_model_classes(m);
+		k0 = x0.dim[0];
+		x = malloc(sizeof(*x) * (size_t)(n * per));
+		whole = malloc(sizeof(*whole) * (size_t)(n * cl));
+		p = malloc(sizeof(*p) * (size_t)(n * cl));
+		assert_true(x && whole && p);
+		/* the fixture's samples, each later copy scaled so rows differ */
+		for (int64_t i = 0; i < n; i++)
+			for (int64_t e = 0; e < per; e++)
+				x[i * per + e] = x0.data[(i % k0) * per + e] * (float)(1 + i / k0);
+		setenv("XO_PREDICT_CHUNK", "0", 1);
+		assert_int_equal(xo_model_predict(m, x, n, n, whole), XO_OK);
+		for (size_t c = 0; c <= sizeof(chunks) / sizeof(chunks[0]); c++) {
+			bool b7 = c == sizeof(chunks) / sizeof(chunks[0]);
+
+			if (!b7)
+				setenv("XO_PREDICT_CHUNK", chunks[c], 1);
+			memset(p, 0xff, sizeof(*p) * (size_t)(n * cl)); /* NaN: unwritten */
+			assert_int_equal(xo_model_predict(m, x, n, b7 ? 7 : n, p), XO_OK);
+			for (int64_t i = 0; i < n * cl; i++)
+				if (memcmp(&p[i], &whole[i], sizeof(float)))
+					fail_msg("%s on cpu, %s: sample %lld class %lld: %.9g, the "
+					         "whole batch at once %.9g",
+					         models[f], b7 ? "batch 7" : chunks[c],
+					         (long long)(i / cl), (long long)(i % cl), (double)p[i],
+					         (double)whole[i]);
+		}
+		unsetenv("XO_PREDICT_CHUNK");
+		free(x);
+		free(whole);
+		free(p);
+		xo_npy_free(&x0);
+		xo_model_close(m);
+	}
+	xo_backend_close(be);
+}
+
 static float *params(struct xo_model *m)
 {
 	float *w = malloc(sizeof(*w) * (size_t)xo_model_param_count(m));
@@ -899,6 +966,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_keras_predict),
+	    cmocka_unit_test(test_keras_predict_chunked),
 	    cmocka_unit_test(test_keras_roundtrip),
 	    cmocka_unit_test(test_keras_golden_structure),
 	    cmocka_unit_test(test_keras_refused),
