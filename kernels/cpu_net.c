@@ -836,6 +836,19 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		float *xin = scr + tile * j->a_in;
 		int64_t is = j->f.net->in_size;
 
+		/* shuffled rows are cache misses: ask for this tile's label rows
+		 * (read by the metrics after the forward pass) and for the next
+		 * tile's input and label rows (train_task runs a part's tiles in
+		 * order) while this tile computes */
+		for (int64_t n = s0; n < min64(s0 + 2 * tile, j->f.n); n++) {
+			int64_t r = j->f.index ? j->f.index[n] : n;
+
+			__builtin_prefetch(j->f.t + r * classes);
+			if (n < s0 + cnt)
+				continue;
+			for (int64_t e = 0; e < is; e += 16)
+				__builtin_prefetch(j->f.x + r * is + e);
+		}
 		for (int64_t n = 0; n < cnt; n++) {
 			int64_t r = j->f.index ? j->f.index[s0 + n] : s0 + n;
 
