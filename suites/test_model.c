@@ -1941,6 +1941,14 @@ static const char direct_vw_spec[] =
     "conv1d filters=32 kernel_size=3 dilation_rate=2 activation=relu\n"
     "global_average_pooling1d\n"
     "dense units=8 activation=softmax\n";
+/* a short conv (4 taps of 3 channels: 12 floats, one vector of filters
+ * or fewer) straight into the global average pooling: conv_small with the
+ * pooled sum in its epilogue, 6 rows a sample */
+static const char direct_small_spec[] =
+    "input 19 3\n"
+    "conv1d filters=6 kernel_size=4 strides=3 activation=relu\n"
+    "global_average_pooling1d\n"
+    "dense units=4 activation=softmax\n";
 static const char direct_tdx_spec[] =
     "input 31 2\n"
     "conv1d filters=24 kernel_size=1 activation=relu\n"
@@ -1966,6 +1974,9 @@ static void test_fused_matches_ops(void **state)
 		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
 		snprintf(spec, sizeof(spec), "%s/direct_vw.model", g_tmp);
 		write_file(spec, direct_vw_spec, strlen(direct_vw_spec));
+		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
+		snprintf(spec, sizeof(spec), "%s/direct_small.model", g_tmp);
+		write_file(spec, direct_small_spec, strlen(direct_small_spec));
 		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
 		snprintf(spec, sizeof(spec), "%s/direct_tdx.model", g_tmp);
 		write_file(spec, direct_tdx_spec, strlen(direct_tdx_spec));
