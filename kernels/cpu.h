@@ -310,9 +310,74 @@ struct xo_cpu_net_conv_pool {
 	int64_t y_stride;
 };
 
+/*
+ * A conv1d without padding, any stride and dilation, read in place (no
+ * im2col copy), for samples one after the other ("direct" convolution):
+ *   x: sample n's row r at x + n * x_stride + r * ldx; output row o, tap q
+ *      reads the ch floats of input row o * s + q * dil, for o in [0, out),
+ *      q in [0, ks): at most (out - 1) * s + (ks - 1) * dil + 1 rows.
+ *   w: [ks * ch][np], np = f rounded up to the vector width, columns f..np-1
+ *      zero; bias [np] or NULL.
+ *   act: linear or relu.
+ *   y: NULL, or sample n's row o at y + n * y_stride + o * ldy: f floats of
+ *      act(bias + sum over (q, c) of x[o * s + q * dil][c] * w[q * ch + c]),
+ *      the terms in (q, c) order in one FMA chain, as gemm_nn over the im2col
+ *      rows, so the results equal im2col + gemm_nn bit for bit.
+ *   gap: NULL, or sample n's f floats at gap + n * gap_stride: the mean of
+ *      the out rows act(...) (global_average_pooling1d fused: the first row,
+ *      plus the others in row order in float, divided by out), tile_gap's
+ *      arithmetic bit for bit.
+ * Also the input gradient of a stride-1 valid conv1d: x = its dz padded with
+ * (ks - 1) * dil zero rows before and after each sample, w = its kernel
+ * with the taps reversed and transposed ([ks * filters][in_ch] padded),
+ * out = its input rows. Nothing else written; y and gap alias nothing.
+ */
+struct xo_cpu_net_conv {
+	const float *x;
+	int64_t x_stride, ldx;
+	int64_t samples, out, s, dil, ks, ch;
+	const float *w, *bias;
+	int64_t f, np;
+	int act;
+	float *y;
+	int64_t y_stride, ldy;
+	float *gap;
+	int64_t gap_stride;
+};
+
+/*
+ * The weight gradient of a direct conv1d (geometry as struct
+ * xo_cpu_net_conv): d[q * ch + c][0:np] += sum over samples n and rows o in
+ * order of x[n][o * s + q * dil][c] * z[n][o][0:np], z sample n's row o at
+ * z + n * z_stride + o * np (np a multiple of the vector width, columns past
+ * the filters zero). Per element one FMA chain from 0 over the rows, then
+ * added to d: gemm_tn over the im2col rows, bit for bit. No aliasing of d.
+ */
+struct xo_cpu_net_conv_dw {
+	const float *x;
+	int64_t x_stride, ldx;
+	int64_t samples, out, s, dil, ks, ch;
+	const float *z;
+	int64_t z_stride, np;
+	float *d;
+};
+
 struct xo_cpu_net_kernels {
 	bool (*conv_pool_fits)(int64_t f, int64_t pool, int act);
 	void (*conv_pool)(const struct xo_cpu_net_conv_pool *a);
+	/* the direct conv1d (struct xo_cpu_net_conv) and its weight gradient */
+	void (*conv)(const struct xo_cpu_net_conv *a);
+	void (*conv_dw)(const struct xo_cpu_net_conv_dw *a);
+	/*
+	 * global_average_pooling1d's backward fused with the activation's of the
+	 * conv before it: for samples n in [0, cnt), rows o in [0, len), dz row
+	 * n * z_stride + o * np gets act'(y) * (g[n][c] / len) for c < f (y
+	 * sample n's row o at y + n * len * f + o * f, g sample n at g + n * f),
+	 * +0 for c in [f, np): the GAP op's dy / len then relu_bwd, bit for bit.
+	 * act linear or relu.
+	 */
+	void (*gap_dz)(const float *y, const float *g, float *dz, int64_t cnt, int64_t len,
+	               int64_t f, int64_t np, int64_t z_stride, int act);
 	/*
 	 * The backward pass of a conv_pool up to the convolution's
 	 * pre-activation gradient: for rows r in [0, rows) of y, arg and g

@@ -73,6 +73,13 @@ struct net_step {
 	bool pool_fused;         /* conv1d: the next layer's pooling done here */
 	int64_t pool;            /* the fused pooling's window (= its stride) */
 	int64_t pooled;          /* rows after the fused pooling */
+	bool direct;             /* conv1d: the direct kernel (no padding, linear/relu) */
+	bool gap_fused;          /* direct conv1d: the next layer's global average
+	                          * pooling done in its epilogue */
+	bool tdx;                /* training: dx by the direct kernel over a padded dz
+	                          * (stride 1; needs dx) */
+	int64_t zpad;            /* training: zero rows before and after each sample's
+	                          * dz ((ks - 1) * dil where tdx, else 0) */
 	const float *w, *b;      /* packed (or in place) kernel [kc][np], bias [np] */
 	int64_t pack_off;        /* offset of the packed kernel in shared scratch; -1 */
 };
@@ -292,7 +299,14 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 			continue;
 		s->windows = s->pad == 0 && (s->dil == 1 || s->ks == 1) &&
 		             (s->need_out - 1) * s->s + s->ks <= s->need_in;
-		if (!s->windows)
+		/* every tap row of every output row computed is a row read */
+		s->direct = s->pad == 0 &&
+		            (s->act == XO_ACTIVATION_LINEAR || s->act == XO_ACTIVATION_RELU) &&
+		            (s->need_out - 1) * s->s + (s->ks - 1) * s->dil < s->need_in;
+		s->gap_fused = s->direct && i + 1 < nl &&
+		               pl->st[i + 1].kind == XO_NET_GLOBAL_AVERAGE_POOLING1D &&
+		               s->need_out == s->out_len;
+		if (!s->windows && !s->direct)
 			pl->col_max = max64(pl->col_max, s->need_out * s->kc);
 		if (i + 1 < nl && pl->st[i + 1].kind == XO_NET_MAX_POOLING1D && s->windows &&
 		    s->s == 1 && s->np == s->out_ch &&
@@ -304,6 +318,7 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 				s->pool_fused = true;
 				s->pool = q->ks;
 				s->pooled = q->need_out;
+				s->direct = s->gap_fused = false;
 			}
 		}
 	}
@@ -394,6 +409,35 @@ static struct xo_cpu_net_conv_pool conv_pool_of(const struct net_step *s, const 
 	};
 }
 
+/* The direct conv of step s over cnt samples of in: rows into y (NULL: not
+ * stored; sample stride need_out * out_ch), the fused global average
+ * pooling into gap (NULL: none; sample stride out_ch). */
+static struct xo_cpu_net_conv conv_of(const struct net_step *s, const struct act *in, int64_t cnt,
+                                      float *y, float *gap)
+{
+	return (struct xo_cpu_net_conv){
+	    .x = in->p,
+	    .x_stride = in->stride,
+	    .ldx = s->in_ch,
+	    .samples = cnt,
+	    .out = s->need_out,
+	    .s = s->s,
+	    .dil = s->dil,
+	    .ks = s->ks,
+	    .ch = s->in_ch,
+	    .w = s->w,
+	    .bias = s->b,
+	    .f = s->out_ch,
+	    .np = s->np,
+	    .act = s->act,
+	    .y = y,
+	    .y_stride = s->need_out * s->out_ch,
+	    .ldy = s->out_ch,
+	    .gap = gap,
+	    .gap_stride = s->out_ch,
+	};
+}
+
 /* The pooling of one sample of step s, as the pool kernels take it (x and y
  * set per sample). */
 static struct xo_cpu_pool pool_of(const struct net_step *s)
@@ -474,7 +518,7 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 	for (int i = 0; i < pl->nsteps; i++) {
 		const struct net_step *s = &pl->st[i];
 		/* a fused pooling makes the next layer this one's end */
-		bool last = i + (s->pool_fused ? 1 : 0) == pl->nsteps - 1;
+		bool last = i + (s->pool_fused || s->gap_fused ? 1 : 0) == pl->nsteps - 1;
 		int db = cb == 0 ? 1 : 0;
 		float *dst = last ? j->probs + s0 * classes : buf[db];
 		struct act out = {dst, s->need_out * s->out_ch, s->need_out, s->out_ch};
@@ -493,6 +537,21 @@ static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float
 				out =
 				    (struct act){dst, s->pooled * s->out_ch, s->pooled, s->out_ch};
 				i++;
+				break;
+			}
+			if (s->gap_fused) {
+				/* the conv's rows are not stored: their means are */
+				struct xo_cpu_net_conv cv = conv_of(s, &cur, cnt, NULL, dst);
+
+				j->nk->conv(&cv);
+				out = (struct act){dst, s->out_ch, 1, s->out_ch};
+				i++;
+				break;
+			}
+			if (s->direct) {
+				struct xo_cpu_net_conv cv = conv_of(s, &cur, cnt, dst, NULL);
+
+				j->nk->conv(&cv);
 				break;
 			}
 			if (s->kind == XO_NET_DENSE && last)
@@ -740,6 +799,19 @@ static void train_dropout(const struct train_job *j, int i, int64_t s0, int64_t 
 	}
 }
 
+/* Zeroes the zpad rows before and after each of cnt samples' dz of step s. */
+static void dz_pads(const struct net_step *s, float *dz, int64_t cnt)
+{
+	const int64_t zs = (s->need_out + 2 * s->zpad) * s->np, pad = s->zpad * s->np;
+
+	if (!pad)
+		return;
+	for (int64_t n = 0; n < cnt; n++) {
+		memset(dz + n * zs, 0, (size_t)pad * sizeof(float));
+		memset(dz + n * zs + pad + s->need_out * s->np, 0, (size_t)pad * sizeof(float));
+	}
+}
+
 static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, float *scr,
                        float *sums)
 {
@@ -764,6 +836,19 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		float *xin = scr + tile * j->a_in;
 		int64_t is = j->f.net->in_size;
 
+		/* shuffled rows are cache misses: ask for this tile's label rows
+		 * (read by the metrics after the forward pass) and for the next
+		 * tile's input and label rows (train_task runs a part's tiles in
+		 * order) while this tile computes */
+		for (int64_t n = s0; n < min64(s0 + 2 * tile, j->f.n); n++) {
+			int64_t r = j->f.index ? j->f.index[n] : n;
+
+			__builtin_prefetch(j->f.t + r * classes);
+			if (n < s0 + cnt)
+				continue;
+			for (int64_t e = 0; e < is; e += 16)
+				__builtin_prefetch(j->f.x + r * is + e);
+		}
 		for (int64_t n = 0; n < cnt; n++) {
 			int64_t r = j->f.index ? j->f.index[s0 + n] : s0 + n;
 
@@ -809,6 +894,28 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		case XO_NET_DENSE: {
 			const struct act x = {in[i], in_stride[i], s->need_in, s->in_ch};
 
+			if (s->gap_fused) {
+				/* rows kept (the backward pass reads them) and
+				 * the global average pooling (layer i + 1 < nl - 1:
+				 * the last layer is dense) in one pass */
+				struct xo_cpu_net_conv cv =
+				    conv_of(s, &x, cnt, out[i], scr + tile * j->aoff[i + 1]);
+
+				j->f.nk->conv(&cv);
+				in[i + 1] = out[i];
+				in_stride[i + 1] = out_stride[i];
+				out[i + 1] = cv.gap;
+				out_stride[i + 1] = s->out_ch;
+				i++;
+				break;
+			}
+			if (s->direct) {
+				struct xo_cpu_net_conv cv = conv_of(s, &x, cnt, out[i], NULL);
+
+				cv.y_stride = out_stride[i];
+				j->f.nk->conv(&cv);
+				break;
+			}
 			step_gemm(k, s, &x, cnt, col, out[i]);
 			break;
 		}
@@ -883,11 +990,44 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			    .d = sums + j->goff[i],
 			};
 
-			if (i != nl - 1 && !s->pool_fused)
-				xo_cpu_act_dz(k, s->act, out[i], gout, dz, m, s->out_ch, s->np);
-			if (l->b_off >= 0)
-				k->colsum(dz, m, s->np, sums + j->goff[i] + s->kc * s->np);
-			if (s->kind == XO_NET_DENSE) {
+			/* dz: sample n's row o at dz + n * zs + (zpad + o) * np */
+			const int64_t zs = (s->need_out + 2 * s->zpad) * s->np;
+
+			if (i != nl - 1 && !s->pool_fused && !s->gap_fused) {
+				if (s->zpad == 0) {
+					xo_cpu_act_dz(k, s->act, out[i], gout, dz, m, s->out_ch,
+					              s->np);
+				} else {
+					dz_pads(s, dz, cnt);
+					for (int64_t n = 0; n < cnt; n++)
+						xo_cpu_act_dz(k, s->act, out[i] + n * out_stride[i],
+						              gout + n * out_stride[i],
+						              dz + n * zs + s->zpad * s->np, s->need_out,
+						              s->out_ch, s->np);
+				}
+			}
+			if (l->b_off >= 0) /* zero pad rows add +0 */
+				k->colsum(dz, s->zpad ? cnt * (s->need_out + 2 * s->zpad) : m, s->np,
+				          sums + j->goff[i] + s->kc * s->np);
+			if (s->direct) {
+				const struct xo_cpu_net_conv_dw dw = {
+				    .x = in[i],
+				    .x_stride = in_stride[i],
+				    .ldx = s->in_ch,
+				    .samples = cnt,
+				    .out = s->need_out,
+				    .s = s->s,
+				    .dil = s->dil,
+				    .ks = s->ks,
+				    .ch = s->in_ch,
+				    .z = dz + s->zpad * s->np,
+				    .z_stride = zs,
+				    .np = s->np,
+				    .d = sums + j->goff[i],
+				};
+
+				j->f.nk->conv_dw(&dw);
+			} else if (s->kind == XO_NET_DENSE) {
 				tn.a = (struct xo_cpu_rows){in[i], in_stride[i], cnt, 0};
 			} else if (s->windows) {
 				tn.a = (struct xo_cpu_rows){in[i], s->s * s->in_ch, s->need_out,
@@ -900,9 +1040,37 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 				tile_im2col(s, &x, cnt, col);
 				tn.a = (struct xo_cpu_rows){col, s->kc, m, 0};
 			}
-			k->gemm_tn(&tn);
+			if (!s->direct)
+				k->gemm_tn(&tn);
 			if (!gin)
 				break;
+			gin_stride = s->need_in * s->in_ch;
+			if (s->tdx) {
+				/* dx[r] = sum over taps q of dz[r - q * dil] W_q^T: a
+				 * direct conv over the padded dz with the taps
+				 * reversed */
+				const struct xo_cpu_net_conv cv = {
+				    .x = dz,
+				    .x_stride = zs,
+				    .ldx = s->np,
+				    .samples = cnt,
+				    .out = s->need_in,
+				    .s = 1,
+				    .dil = s->dil,
+				    .ks = s->ks,
+				    .ch = s->out_ch,
+				    .w = j->wt[i],
+				    .f = s->in_ch,
+				    .np = j->kcp[i],
+				    .act = XO_ACTIVATION_LINEAR,
+				    .y = gin,
+				    .y_stride = gin_stride,
+				    .ldy = s->in_ch,
+				};
+
+				j->f.nk->conv(&cv);
+				break;
+			}
 			{
 				struct xo_cpu_gemm gm = {
 				    .a = {dz, s->np, m, 0},
@@ -975,6 +1143,17 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			break;
 		}
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
+			if (i > 0 && pl->st[i - 1].gap_fused) {
+				/* dy / len and d(act): the convolution's dz, straight */
+				const struct net_step *cv = &pl->st[i - 1];
+				const int64_t zs = (cv->need_out + 2 * cv->zpad) * cv->np;
+
+				dz_pads(cv, dz, cnt);
+				j->f.nk->gap_dz(out[i - 1], gout, dz + cv->zpad * cv->np, cnt,
+				                cv->need_out, cv->out_ch, cv->np, zs, cv->act);
+				gin = NULL;
+				break;
+			}
 			if (!gin)
 				break;
 			/* dx[l][c] = dy[c] / len for every row l (cpu_pool.c) */
@@ -1047,6 +1226,22 @@ static bool train_fits(const struct net_plan *pl, const struct xo_net *net)
 	return true;
 }
 
+/* The kernel w [ks][in_ch][f] of step s with its taps reversed and
+ * transposed, [ks][f][cp] (cp >= in_ch, zero padded): row (q, o) column c is
+ * w[ks - 1 - q][c][o], the weights of dx = a direct conv over dz. */
+static void pack_flip(const float *w, const struct net_step *s, int64_t cp, float *wf)
+{
+	for (int64_t q = 0; q < s->ks; q++)
+		for (int64_t o = 0; o < s->out_ch; o++) {
+			float *d = wf + (q * s->out_ch + o) * cp;
+
+			for (int64_t c = 0; c < s->in_ch; c++)
+				d[c] = w[((s->ks - 1 - q) * s->in_ch + c) * s->out_ch + o];
+			for (int64_t c = s->in_ch; c < cp; c++)
+				d[c] = 0.0f;
+		}
+}
+
 enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net *net)
 {
 	struct xo_cpu_ctx *c = be->ctx;
@@ -1091,12 +1286,20 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 		}
 		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
 			continue;
-		j->dz_max = max64(j->dz_max, s->need_out * s->np);
-		if (s->kind == XO_NET_CONV1D)
+		/* dx by the direct kernel over a zero-padded dz (the padded
+		 * rows are exactly the input rows: stride 1, no padding) */
+		s->tdx = s->direct && l->need_dx && s->s == 1 &&
+		         s->need_in == s->need_out + (s->ks - 1) * s->dil;
+		s->zpad = s->tdx ? (s->ks - 1) * s->dil : 0;
+		j->dz_max = max64(j->dz_max, (s->need_out + 2 * s->zpad) * s->np);
+		/* im2col rows, or dx columns */
+		if (s->kind == XO_NET_CONV1D && (!s->direct || (l->need_dx && !s->tdx)))
 			j->col_max = max64(j->col_max, s->need_out * s->kc);
 		j->goff[i] = j->part_floats;
 		j->part_floats += (s->kc + 1) * s->np;
-		j->kcp[i] = round_up(s->kc, vw);
+		/* dx's packed kernel: [f][kcp] transposed, or for tdx the taps
+		 * reversed, [ks * f][kcp] with kcp the input channels padded */
+		j->kcp[i] = s->tdx ? round_up(s->in_ch, vw) : round_up(s->kc, vw);
 	}
 	j->a_tot = off;
 	j->part_floats = round_up(j->part_floats, 16);
@@ -1108,7 +1311,8 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 	for (int i = 0; i < pl.nsteps; i++)
 		if (net->layers[i].need_dx && pl.st[i].kind != XO_NET_MAX_POOLING1D &&
 		    (pl.st[i].kind == XO_NET_CONV1D || pl.st[i].kind == XO_NET_DENSE))
-			shared += round_up(pl.st[i].out_ch * j->kcp[i], 16);
+			shared += round_up(pl.st[i].out_ch * j->kcp[i] *
+			                       (pl.st[i].tdx ? pl.st[i].ks : 1), 16);
 	shared += 2 * net->n;
 
 	/* forward, dx and dw: about three times the forward's multiply-adds */
@@ -1130,7 +1334,11 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 
 		if (s->kind != XO_NET_CONV1D && s->kind != XO_NET_DENSE)
 			continue;
-		if (l->need_dx) {
+		if (l->need_dx && s->tdx) {
+			pack_flip(params + l->w_off, s, j->kcp[i], c->shared.p + wt_off);
+			j->wt[i] = c->shared.p + wt_off;
+			wt_off += round_up(s->out_ch * j->kcp[i] * s->ks, 16);
+		} else if (l->need_dx) {
 			xo_cpu_pack_t(params + l->w_off, s->kc, s->out_ch, j->kcp[i],
 				      c->shared.p + wt_off);
 			j->wt[i] = c->shared.p + wt_off;

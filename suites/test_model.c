@@ -1926,6 +1926,37 @@ static const char gap_spec[] =
     "global_average_pooling1d\n"
     "dense units=3 activation=softmax\n";
 
+/* cpu's direct conv1d kernels (cpu_net.inc: no im2col, any stride and
+ * dilation without padding): the same net with filters a multiple of the
+ * vector width (two full vectors, one full vector; 15 rows of conv2 a
+ * sample: blocks of 12 or 24 rows span samples) and odd lengths; and a
+ * chain where a linear dilated conv's dx runs as a direct conv over its
+ * zero-padded dz (no global pooling after it), filters 24, 13 and 40
+ * (partial vectors at every width), a kernel_size 1 conv, and a strided conv
+ * whose last input row is never read (need_in < len) with its dx through
+ * the dx columns. */
+static const char direct_vw_spec[] =
+    "input 41 3\n"
+    "conv1d filters=16 kernel_size=5 strides=2 activation=relu\n"
+    "conv1d filters=32 kernel_size=3 dilation_rate=2 activation=relu\n"
+    "global_average_pooling1d\n"
+    "dense units=8 activation=softmax\n";
+/* a short conv (4 taps of 3 channels: 12 floats, one vector of filters
+ * or fewer) straight into the global average pooling: conv_small with the
+ * pooled sum in its epilogue, 6 rows a sample */
+static const char direct_small_spec[] =
+    "input 19 3\n"
+    "conv1d filters=6 kernel_size=4 strides=3 activation=relu\n"
+    "global_average_pooling1d\n"
+    "dense units=4 activation=softmax\n";
+static const char direct_tdx_spec[] =
+    "input 31 2\n"
+    "conv1d filters=24 kernel_size=1 activation=relu\n"
+    "conv1d filters=13 kernel_size=4 dilation_rate=3\n"
+    "conv1d filters=40 kernel_size=3 strides=2 activation=relu\n"
+    "flatten\n"
+    "dense units=5 activation=softmax\n";
+
 static void test_fused_matches_ops(void **state)
 {
 	struct xo_backend *be[4];
@@ -1940,6 +1971,15 @@ static void test_fused_matches_ops(void **state)
 		fused_case(be[b], spec, true);
 		snprintf(spec, sizeof(spec), "%s/gap_sd.model", g_tmp);
 		write_file(spec, gap_spec, strlen(gap_spec));
+		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
+		snprintf(spec, sizeof(spec), "%s/direct_vw.model", g_tmp);
+		write_file(spec, direct_vw_spec, strlen(direct_vw_spec));
+		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
+		snprintf(spec, sizeof(spec), "%s/direct_small.model", g_tmp);
+		write_file(spec, direct_small_spec, strlen(direct_small_spec));
+		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
+		snprintf(spec, sizeof(spec), "%s/direct_tdx.model", g_tmp);
+		write_file(spec, direct_tdx_spec, strlen(direct_tdx_spec));
 		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
 		for (int g = 0; g < 4; g++) {
 			static const char *const nets[4] = {"mixed_a", "mixed_b", "pool_avg",
