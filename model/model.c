@@ -782,6 +782,34 @@ const char *xo_model_layer_name(const struct xo_model *m, int i)
 	return m->layers[i].s.name;
 }
 
+static struct xo_params layer_params(const struct xo_model *m, int i, bool training);
+
+bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct xo_layer_gemm *out)
+{
+	const struct layer *l;
+
+	XO_ASSERT(m && out && i >= 0 && i < m->nlayers && batch >= 1);
+	l = &m->layers[i];
+	if (!layer_is_conv_dense(&l->s))
+		return false;
+	*out = (struct xo_layer_gemm){
+	    .op = layer_conv_dense_op(&l->s),
+	    .fwd = layer_params(m, i, false),
+	    .bwd = layer_params(m, i, true),
+	    .has_grad = l->has_grad,
+	    .need_dx = l->need_dx,
+	    .rows = l->s.out_len * l->s.out_w,
+	    .k = l->s.w_count / l->s.out_ch,
+	    .n = l->s.out_ch,
+	};
+	out->fwd.batch = out->bwd.batch = batch;
+	if (act_separate(&l->s))
+		out->fwd.activation = out->bwd.activation = XO_ACTIVATION_LINEAR;
+	if (i == m->nlayers - 1 && m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)
+		out->bwd.activation = XO_ACTIVATION_LINEAR;
+	return true;
+}
+
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out)
 {
 	const struct layer *l;
