@@ -340,7 +340,10 @@ def main():
                       f"{w:9.1f} us {c:9.1f} us cpu {l['flops']/(w*1e-6)/1e9:7.1f} GFLOP/s "
                       f"{100*l['flops']/(w*1e-6)/pn:5.1f}% of {lay['threads']}-thread peak, "
                       f"{100*share:5.1f}% of a core per CPU-s"
-                      + (f"  below 50%: {layer_reason(l, share, vw)}" if share < 0.5 else ""))
+                      + (f"  below 50%: {layer_reason(l, share, vw)}" if share < 0.5 else "")
+                      + ("  (dX over the peak by wall time: a difference of two medians "
+                         "under load, noise)" if call == "dX" and
+                         l["flops"] / (w * 1e-6) > pn else ""))
         if tot_c:
             r["gemm_layers_core_share"] = tot_f / tot_c / p1
             print(f"    all GEMM products together: {100*tot_f/tot_c/p1:.1f}% of a core's peak "
