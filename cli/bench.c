@@ -88,14 +88,27 @@ static void fill(float *v, int64_t n, uint64_t seed)
 		v[i] = xo_philox_uniform(seed, 9, 0, (uint64_t)i) - 0.25f;
 }
 
-/* Times one op call (seconds, median over repeat samples of reps calls). */
+/* This process's CPU time (every thread's), seconds. */
+static double cpu_now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Times one op call: seconds per call, the median over repeat samples of
+ * reps calls each; reps is 20, or with min_sample_s > 0 enough calls for a
+ * sample to last that long (a thread's CPU time is brought up to date at
+ * scheduler ticks, 4 ms apart: a CPU-time sample of a few ms could miss a
+ * busy worker's time). *cpu_med (may be NULL): the same in process CPU time. */
 static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, int repeat,
-			      double *med)
+			      double min_sample_s, double *med, double *cpu_med)
 {
 	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
 	struct xo_tensor *t[XO_MAX_SRC + XO_MAX_DST] = {0};
 	struct xo_op_args a = {.p = c->p};
-	double *samples = NULL;
+	double *samples = NULL, *cpu = NULL;
 	enum xo_status st;
 	int reps = 20;
 
@@ -134,14 +147,25 @@ static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, in
 			a.dst[i - XO_MAX_SRC] = t[i];
 	}
 	samples = calloc((size_t)repeat, sizeof(*samples));
-	if (!st && !samples)
+	cpu = calloc((size_t)repeat, sizeof(*cpu));
+	if (!st && (!samples || !cpu))
 		st = xo_error(XO_ENOMEM, "bench: out of memory");
 	for (int w = 0; !st && w < 3; w++)
 		st = xo_op_run(be, c->op, c->dir, &a);
 	if (!st)
 		st = xo_backend_sync(be);
+	if (!st && min_sample_s > 0) {
+		double t0 = xo_now_s(), one;
+
+		st = xo_op_run(be, c->op, c->dir, &a);
+		if (!st)
+			st = xo_backend_sync(be);
+		one = fmax(xo_now_s() - t0, 1e-7);
+		if (min_sample_s / one > reps)
+			reps = (int)fmin(min_sample_s / one, 1e6);
+	}
 	for (int r = 0; !st && r < repeat; r++) {
-		double t0 = xo_now_s();
+		double c0 = cpu_now_s(), t0 = xo_now_s();
 
 		for (int k = 0; !st && k < reps; k++) {
 			/* a new training step draws a new dropout mask (the cpu
@@ -153,9 +177,13 @@ static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, in
 		if (!st)
 			st = xo_backend_sync(be);
 		samples[r] = (xo_now_s() - t0) / reps;
+		cpu[r] = (cpu_now_s() - c0) / reps;
 	}
 	if (!st)
 		*med = xo_median(samples, repeat);
+	if (!st && cpu_med)
+		*cpu_med = xo_median(cpu, repeat);
+	free(cpu);
 	free(samples);
 	for (int i = 0; i < XO_MAX_SRC + XO_MAX_DST; i++)
 		xo_tensor_free(t[i]);
@@ -325,13 +353,165 @@ out:
 	return st;
 }
 
+/* ---- per GEMM layer of a model (--layers) ---------------------------------------------- */
+
+/* One GEMM-shaped layer's calls at the bench batch: forward, backward
+ * without dx (dW + db + the activation's derivative) and with dx; the dx
+ * product's time is the difference of the two backward medians. */
+struct layer_times {
+	const char *name;
+	struct xo_layer_gemm g;
+	double flops;               /* 2 * batch * rows * k * n: one product */
+	double fwd, fwd_cpu;        /* seconds, medians */
+	double dw, dw_cpu;          /* backward without dx; NAN without grad */
+	double bwd, bwd_cpu;        /* backward with dx; NAN when not needed */
+};
+
+#define LAYER_SAMPLE_S 0.05 /* >= 12 scheduler ticks per CPU-time sample */
+
+static enum xo_status time_layer(struct xo_backend *be, struct layer_times *t, int repeat)
+{
+	struct op_case c = {.name = t->name, .op = t->g.op, .dir = XO_DIR_FWD, .p = t->g.fwd};
+	enum xo_status st;
+
+	t->dw = t->dw_cpu = t->bwd = t->bwd_cpu = NAN;
+	st = time_op(be, &c, repeat, LAYER_SAMPLE_S, &t->fwd, &t->fwd_cpu);
+	if (st || !t->g.has_grad)
+		return st;
+	c.dir = XO_DIR_BWD;
+	c.p = t->g.bwd;
+	c.no_dx = true;
+	st = time_op(be, &c, repeat, LAYER_SAMPLE_S, &t->dw, &t->dw_cpu);
+	if (st || !t->g.need_dx)
+		return st;
+	c.no_dx = false;
+	return time_op(be, &c, repeat, LAYER_SAMPLE_S, &t->bwd, &t->bwd_cpu);
+}
+
+static void json_num(const char *key, double v)
+{
+	if (isfinite(v))
+		printf(", \"%s\": %.6g", key, v);
+	else
+		printf(", \"%s\": null", key);
+}
+
+/*
+ * `--layers`: every conv1d / conv2d / dense layer of the model (the seed's
+ * when no --model) timed alone at batch, its op called on its exact shapes
+ * (xo_model_layer_gemm: the op-by-op path's parameters), wall and CPU time
+ * (the process's, all threads: a worker's spin after a task counts, so the
+ * CPU figure can only under-state the rate) against the FMA peaks.
+ */
+static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, int repeat,
+			bool json, int threads, enum xo_cpu_isa isa)
+{
+	const char *isa_name = xo_cpu_kernels_for(isa)->isa;
+	double peak1, peakn;
+	struct xo_model *m = NULL;
+	struct layer_times *t = NULL;
+	int n = 0, nl, rc = 2;
+
+	if (path ? xo_model_open(path, be, batch, &m)
+		 : xo_model_open_string(xo_model_seed_spec, "seed", be, batch, &m))
+		return xo_usage_error("bench", "%s", xo_last_error());
+	peak1 = peak_one(isa);
+	peakn = peak_threads(isa, threads);
+	nl = xo_model_layer_count(m);
+	t = calloc((size_t)nl, sizeof(*t));
+	if (!t) {
+		xo_usage_error("bench", "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < nl; i++) {
+		if (!xo_model_layer_gemm(m, i, batch, &t[n].g))
+			continue;
+		t[n].name = xo_model_layer_name(m, i);
+		t[n].flops = 2.0 * (double)batch * (double)t[n].g.rows * (double)t[n].g.k *
+			     (double)t[n].g.n;
+		if (time_layer(be, &t[n], repeat)) {
+			xo_usage_error("bench", "layer %s: %s", t[n].name, xo_last_error());
+			goto out;
+		}
+		n++;
+	}
+	if (json) {
+		printf("{\"device\": ");
+		xo_cli_json_string(xo_backend_name(be));
+		printf(", \"model\": ");
+		xo_cli_json_string(path ? path : "seed");
+		printf(", \"batch\": %" PRId64 ", \"threads\": %d, \"repeat\": %d, \"isa\": \"%s\"",
+		       batch, threads, repeat, isa_name);
+		json_num("peak_gflops_1", peak1 * 1e-9);
+		json_num("peak_gflops_n", peakn * 1e-9);
+		json_num("load_average", load_average());
+		printf(", \"layers\": [");
+		for (int i = 0; i < n; i++) {
+			const struct layer_times *l = &t[i];
+
+			printf("%s{\"layer\": ", i ? ", " : "");
+			xo_cli_json_string(l->name);
+			printf(", \"op\": \"%s\", \"m\": %" PRId64 ", \"k\": %" PRId64
+			       ", \"n\": %" PRId64 ", \"flops\": %.0f",
+			       xo_op_name(l->g.op), batch * l->g.rows, l->g.k, l->g.n, l->flops);
+			json_num("fwd_us", l->fwd * 1e6);
+			json_num("fwd_cpu_us", l->fwd_cpu * 1e6);
+			json_num("dw_us", l->dw * 1e6);
+			json_num("dw_cpu_us", l->dw_cpu * 1e6);
+			json_num("bwd_us", l->bwd * 1e6);
+			json_num("bwd_cpu_us", l->bwd_cpu * 1e6);
+			json_num("dx_us", (l->bwd - l->dw) * 1e6);
+			json_num("dx_cpu_us", (l->bwd_cpu - l->dw_cpu) * 1e6);
+			printf("}");
+		}
+		printf("]}\n");
+	} else {
+		printf("GEMM-shaped layers of %s at batch %" PRId64 " (median of %d; %s, %d "
+		       "thread%s; fma peak %.1f GFLOP/s one core, %.1f %d threads):\n",
+		       path ? path : "seed", batch, repeat, isa_name, threads,
+		       threads == 1 ? "" : "s", peak1 * 1e-9, peakn * 1e-9, threads);
+		printf("  %-16s %-7s %16s %-4s %10s %10s %9s %7s %9s\n", "layer", "op", "M x K x N",
+		       "call", "wall us", "cpu us", "GFLOP/s", "% peak", "% 1-core");
+		for (int i = 0; i < n; i++) {
+			const struct layer_times *l = &t[i];
+			const char *call[3] = {"fwd", "dW", "dX"};
+			double w[3] = {l->fwd, l->dw, l->bwd - l->dw};
+			double c[3] = {l->fwd_cpu, l->dw_cpu, l->bwd_cpu - l->dw_cpu};
+			char shape[48];
+
+			snprintf(shape, sizeof(shape), "%" PRId64 "x%" PRId64 "x%" PRId64,
+				 batch * l->g.rows, l->g.k, l->g.n);
+			for (int k = 0; k < 3; k++) {
+				if (!isfinite(w[k]))
+					continue;
+				printf("  %-16s %-7s %16s %-4s %10.2f %10.2f %9.2f %6.1f%% %8.1f%%\n",
+				       k ? "" : l->name, k ? "" : xo_op_name(l->g.op),
+				       k ? "" : shape, call[k], w[k] * 1e6, c[k] * 1e6,
+				       l->flops / w[k] * 1e-9, 100.0 * l->flops / w[k] / peakn,
+				       100.0 * l->flops / c[k] / peak1);
+			}
+		}
+		printf("dW: the backward call without dx (dW, db and the activation's "
+		       "derivative); dX: the backward with dx minus it\n"
+		       "%% peak: wall-time rate / the %d-thread peak; %% 1-core: the rate "
+		       "per CPU-second / one core's peak (load cannot lower it)\n",
+		       threads);
+	}
+	rc = 0;
+out:
+	free(t);
+	xo_model_close(m);
+	return rc;
+}
+
 /* ---- the command ----------------------------------------------------------------------- */
 
 int xo_cmd_bench(int argc, char **argv)
 {
-	const char *device = "cpu";
+	const char *device = "cpu", *model_path = NULL;
 	int threads = 0, repeat = 9;
-	bool json = false;
+	int64_t batch = BENCH_BATCH;
+	bool json = false, layers = false;
 	struct xo_backend *be = NULL;
 	struct op_case cases[32];
 	double op_s[32];
@@ -347,7 +527,8 @@ int xo_cmd_bench(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		bool takes_value = !strcmp(argv[i], "--device") || !strcmp(argv[i], "--threads") ||
-				   !strcmp(argv[i], "--repeat");
+				   !strcmp(argv[i], "--repeat") || !strcmp(argv[i], "--model") ||
+				   !strcmp(argv[i], "--batch");
 		int64_t v;
 
 		if (takes_value && i + 1 == argc)
@@ -363,22 +544,39 @@ int xo_cmd_bench(int argc, char **argv)
 			if (!xo_cli_parse_i64(argv[++i], 1, 1000, &v))
 				return xo_usage_error("bench", "--repeat must be 1..1000");
 			repeat = (int)v;
+		} else if (!strcmp(argv[i], "--model")) {
+			model_path = argv[++i];
+		} else if (!strcmp(argv[i], "--batch")) {
+			if (!xo_cli_parse_i64(argv[++i], 1, 65536, &v))
+				return xo_usage_error("bench", "--batch must be 1..65536");
+			batch = v;
+		} else if (!strcmp(argv[i], "--layers")) {
+			layers = true;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: xo bench [--device cpu|ref|cl] [--threads N] [--repeat N] "
 			       "[--json]\n"
+			       "       xo bench --layers [--model F] [--batch N] [--device D] "
+			       "[--threads N] [--repeat N] [--json]\n"
 			       "  the seed model's predict (4000 samples at batch 32 and as one "
 			       "batch),\n  one training epoch, peak RSS, and per-op GFLOP/s against "
-			       "an FMA peak\n  measured in the same run (docs/cpu.md)\n");
+			       "an FMA peak\n  measured in the same run (docs/cpu.md); --layers: "
+			       "each GEMM-shaped layer\n  (conv1d, conv2d, dense) of the model "
+			       "(default the seed) alone at batch N\n  (default 512): forward, dW "
+			       "and dX, wall and CPU time, share of the peak\n");
 			return 0;
 		} else {
 			return xo_usage_error("bench", "unknown argument '%s' (usage: xo bench "
 						       "[--device cpu|ref|cl] [--threads N] "
-						       "[--repeat N] [--json])",
+						       "[--repeat N] [--json] [--layers [--model F] "
+						       "[--batch N]])",
 					      argv[i]);
 		}
 	}
+	if ((model_path || batch != BENCH_BATCH) && !layers)
+		return xo_usage_error("bench", "--model and --batch go with --layers (a model's "
+					       "whole workloads: xo seed --model F)");
 	if (threads) {
 		snprintf(thr, sizeof(thr), "%d", threads);
 		setenv("XO_THREADS", thr, 1);
@@ -396,6 +594,12 @@ int xo_cmd_bench(int argc, char **argv)
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	isa = xo_cpu_isa_detect();
 	isa_name = xo_cpu_kernels_for(isa)->isa;
+	if (layers) {
+		int rc = bench_layers(be, model_path, batch, repeat, json, threads, isa);
+
+		xo_backend_close(be);
+		return rc;
+	}
 	peak1 = peak_one(isa);
 	peakn = peak_threads(isa, threads);
 	if (!json) {
@@ -411,7 +615,7 @@ int xo_cmd_bench(int argc, char **argv)
 	}
 	ncases = seed_cases(cases, BENCH_BATCH);
 	for (int i = 0; i < ncases && !st; i++)
-		st = time_op(be, &cases[i], repeat, &op_s[i]);
+		st = time_op(be, &cases[i], repeat, 0, &op_s[i], NULL);
 	if (st) {
 		fprintf(stderr, "xo bench: %s\n", xo_last_error());
 		xo_backend_close(be);

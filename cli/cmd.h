@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "xo.h"
+
 int xo_cmd_devices(int argc, char **argv);
 int xo_cmd_check(int argc, char **argv);
 int xo_cmd_seed(int argc, char **argv);
@@ -21,6 +23,14 @@ int xo_cmd_summary(int argc, char **argv);
 int xo_cmd_probe(int argc, char **argv);
 int xo_cmd_explain(int argc, char **argv);
 int xo_cmd_import(int argc, char **argv);
+
+/* The probe of device (xo_backend_probe, budget_s seconds) run in a child
+ * `xo probe --device D --json` (cli/probe_child.c, no shell), so its memory
+ * (the triad's arrays exceed the LLC) is not the caller's peak RSS;
+ * *child_rss_mb (may be NULL) the child's peak. XO_OK or a status with a
+ * message naming the child's failure. */
+enum xo_status xo_cli_probe_child(const char *device, double budget_s, struct xo_probe *out,
+                                  double *child_rss_mb);
 
 /* `xo --version` (cli/version.c): version, git commit, compiler. */
 void xo_cli_print_version(void);

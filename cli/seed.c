@@ -89,6 +89,10 @@ struct seed_result {
 	double predict_s, predict_s_one_batch;
 	double val_accuracy, test_accuracy;
 	double peak_rss_mb;
+	/* issue 13: the cost model's probe runs in a child on cpu (cli/
+	 * probe_child.c); the process's own peak after it, and the child's */
+	bool probe_in_child;
+	double process_peak_rss_mb, probe_peak_rss_mb;
 	bool is_cl;
 	/* Per training step at the seed batch, data resident: [0] the path the
 	 * run takes (fused when the backend runs the whole net), [1] op by op. */
@@ -451,7 +455,11 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 	r->predicted_serial_ms = NAN;
 	r->predicted_serial_steps = NAN;
 	r->predicted_diagnosis[0] = 0;
-	if (xo_model_layer_count(m) > 16 || xo_backend_probe(be, 0.5, &probe)) {
+	r->probe_peak_rss_mb = NAN;
+	r->probe_in_child = xo_model_layer_count(m) <= 16 && !r->is_cl &&
+	                    !xo_cli_probe_child(r->device, 0.5, &probe, &r->probe_peak_rss_mb);
+	if (xo_model_layer_count(m) > 16 ||
+	    (!r->probe_in_child && xo_backend_probe(be, 0.5, &probe))) {
 		xo_split_diagnose(&ms, r->device, "train step", batch, r->diagnosis,
 		                  sizeof(r->diagnosis));
 		return;
@@ -623,6 +631,7 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 	 * bandwidth buffers are not the experiment's) */
 	r->peak_rss_mb = peak_rss_mb();
 	diagnose(m, be, batch, r);
+	r->process_peak_rss_mb = peak_rss_mb();
 	rc = 0;
 out_free:
 	if (dir)
@@ -730,6 +739,12 @@ static void print_table(FILE *out, const struct seed_result *r, int n)
 		}
 		fprintf(out, "\n");
 	}
+	for (int i = 0; i < n; i++)
+		if (r[i].probe_in_child)
+			fprintf(out, "peak RSS on %s: %.1f MB the experiment, %.1f MB the process "
+			        "(the diagnosis's probe ran in a child: %.1f MB)\n",
+			        r[i].device, r[i].peak_rss_mb, r[i].process_peak_rss_mb,
+			        r[i].probe_peak_rss_mb);
 }
 
 static void json_number(const char *key, double v, bool comma)
@@ -779,6 +794,9 @@ static void print_json(const struct seed_model *sm, const struct seed_result *r,
 		else
 			printf("null");
 		printf(", ");
+		printf("\"probe_in_child\": %s, ", r[i].probe_in_child ? "true" : "false");
+		json_number("process_peak_rss_mb", r[i].process_peak_rss_mb, true);
+		json_number("probe_peak_rss_mb", r[i].probe_peak_rss_mb, true);
 		json_number("peak_rss_mb", r[i].peak_rss_mb, r[i].is_cl);
 		if (r[i].is_cl) {
 			const struct step_split *q = &r[i].split[r[i].fused ? 0 : 1];

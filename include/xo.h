@@ -583,6 +583,23 @@ struct xo_layer_cost {
 };
 /* The cost of layer i (0 <= i < xo_model_layer_count). */
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out);
+/*
+ * The GEMM of layer i as the op-by-op path runs it (`xo bench --model F
+ * --layers`): false unless the layer is conv1d, conv2d or dense. op and its
+ * parameters at batch for the forward call (activation linear when the
+ * layer's activation runs as its own op) and for the backward call (also
+ * linear for a softmax last layer under categorical cross-entropy, whose
+ * gradient arrives w.r.t. the logits); per sample the GEMM is rows x k x n:
+ * rows = output positions, k = kernel terms per output, n = filters/units.
+ */
+struct xo_layer_gemm {
+	enum xo_op op;
+	struct xo_params fwd, bwd; /* batch set */
+	bool has_grad;             /* training runs its backward */
+	bool need_dx;              /* ... and the backward computes dx */
+	int64_t rows, k, n;
+};
+bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct xo_layer_gemm *out);
 /* Op calls per step beyond the layers' (op-by-op path): training has loss,
  * accuracy, loss gradient and Adam (4); predict none. */
 #define XO_MODEL_TRAIN_EXTRA_OPS 4

@@ -137,10 +137,11 @@ struct xo_cpu_kernels {
 	void (*sigmoid_fwd)(const float *x, float *y, int64_t count);
 	/* dx = dy * (y * (1 - y)) */
 	void (*sigmoid_bwd)(const float *y, const float *dy, float *dx, int64_t count);
-	/* tanh, elu forward (vector expm1) and tanh, elu, softplus backward,
-	 * the forms of kernels/cpu_act.c within the same bounds; false (nothing
-	 * written) for an activation without a vector form: the caller uses
-	 * xo_cpu_act_fwd/_bwd */
+	/* tanh, elu, gelu, softplus forward and backward over count >= 1
+	 * contiguous floats (forms, bounds and contract in cpu_kernels.inc;
+	 * bwd's s is y for tanh and elu, x for gelu and softplus, ops.def);
+	 * out may equal an input. false (nothing written) for any other
+	 * activation. */
 	bool (*act_fwd)(int act, const float *x, float *y, int64_t count);
 	bool (*act_bwd)(int act, const float *s, const float *dy, float *dx, int64_t count);
 	/* rows of ch: y = exp(x - max) * (1 / sum); x and y may be the same */
@@ -437,12 +438,5 @@ struct xo_cpu_im2col {
 /* col [cnt * out][ks * ch] from cnt samples at x: tap q of output row o is
  * input row o * s + q * dil - pad, zeros outside [0, len). */
 void xo_cpu_im2col(const struct xo_cpu_im2col *g, const float *x, int64_t cnt, float *col);
-
-/* cpu_act.c: tanh, elu, gelu and softplus over n >= 1 contiguous floats
- * (forms and contract in cpu_act.c); bwd's s is y for tanh and elu, x for
- * gelu and softplus (ops.def). Not ISA-specific: one build for all levels. */
-void xo_cpu_act_fwd(enum xo_activation act, const float *x, float *y, int64_t n);
-void xo_cpu_act_bwd(enum xo_activation act, const float *s, const float *dy, float *dx,
-		    int64_t n);
 
 #endif /* XO_KERNELS_CPU_H */

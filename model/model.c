@@ -787,6 +787,34 @@ const char *xo_model_layer_name(const struct xo_model *m, int i)
 	return m->layers[i].s.name;
 }
 
+static struct xo_params layer_params(const struct xo_model *m, int i, bool training);
+
+bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct xo_layer_gemm *out)
+{
+	const struct layer *l;
+
+	XO_ASSERT(m && out && i >= 0 && i < m->nlayers && batch >= 1);
+	l = &m->layers[i];
+	if (!layer_is_conv_dense(&l->s))
+		return false;
+	*out = (struct xo_layer_gemm){
+	    .op = layer_conv_dense_op(&l->s),
+	    .fwd = layer_params(m, i, false),
+	    .bwd = layer_params(m, i, true),
+	    .has_grad = l->has_grad,
+	    .need_dx = l->need_dx,
+	    .rows = l->s.out_len * l->s.out_w,
+	    .k = l->s.w_count / l->s.out_ch,
+	    .n = l->s.out_ch,
+	};
+	out->fwd.batch = out->bwd.batch = batch;
+	if (act_separate(&l->s))
+		out->fwd.activation = out->bwd.activation = XO_ACTIVATION_LINEAR;
+	if (i == m->nlayers - 1 && m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)
+		out->bwd.activation = XO_ACTIVATION_LINEAR;
+	return true;
+}
+
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out)
 {
 	const struct layer *l;
@@ -1777,8 +1805,46 @@ bool xo_model_fused(struct xo_model *m, bool training)
 
 /* ---- predict / evaluate ---------------------------------------------------- */
 
+/* Blocks of the finiteness check: a constant trip count and no early exit
+ * inside a block, so GCC's -O2 vectorizes the test. */
+#define FINITE_BLOCK 1024
+
+/* Nonzero when one of v[0..FINITE_BLOCK) is NaN or +-Inf: its exponent bits
+ * all ones, the only case where (bits & 0x7f800000) + 0x00800000 carries
+ * into bit 31 (the sign is masked off first). */
+static uint32_t block_nonfinite(const float *v)
+{
+	uint32_t bad = 0;
+
+	for (int k = 0; k < FINITE_BLOCK; k++) {
+		uint32_t u;
+
+		memcpy(&u, v + k, sizeof(u));
+		bad |= (u & 0x7f800000u) + 0x00800000u;
+	}
+	return bad & 0x80000000u;
+}
+
+static bool any_nonfinite(const float *v, int64_t count)
+{
+	int64_t b = 0;
+
+	for (; b + FINITE_BLOCK <= count; b += FINITE_BLOCK)
+		if (block_nonfinite(v + b))
+			return true;
+	for (; b < count; b++)
+		if (!isfinite(v[b]))
+			return true;
+	return false;
+}
+
 enum xo_status xo_data_check_finite(const float *v, int64_t n, int64_t per, const char *what)
 {
+	/* the fast test first (predict's 4000 x 64 inputs: 85 -> 20 us of CPU
+	 * time on the calling thread, before any tile runs); the loop below
+	 * only finds and names the first bad element */
+	if (!any_nonfinite(v, n * per))
+		return XO_OK;
 	for (int64_t i = 0; i < n; i++)
 		for (int64_t j = 0; j < per; j++) {
 			float f = v[i * per + j];

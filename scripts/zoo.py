@@ -37,15 +37,21 @@ its full steps) and predicting the 4000 test samples at batch B, with the
 CPU time (user + sys, from getrusage of the child) beside each process's
 wall time and the load average before and after.
 
-Also printed: per model at batch 512, the FLOPs of the GEMM-shaped layers
-(Dense, Conv1D, Conv2D: forward + the two backward GEMMs = 3x the forward's
-2*MACs) per training step over xo's measured ms/step, against
-`xo probe --device cpu`'s FMA peak (target >= 50%). xo reports no per-layer
-cpu times, so the whole step's time is the denominator: the figure is a
-LOWER bound on the GEMM layers' own rate. And the peak RSS of a seed-sized
-`xo seed --device cpu` in a fresh child (resource.getrusage(RUSAGE_CHILDREN)
-.ru_maxrss: the whole process, the cost model's probe included) beside the
-experiment's own peak that xo seed reports (peak_rss_mb, before the probe);
+Also printed: per workload, the GEMM FLOPs (Dense, Conv1D, Conv2D; an epoch
+= 12800 x (forward + dW + dX, no dX for the first layer) + 3200 validation
+forwards, predict = 4000 forwards), JAX's rate on them, and the rate xo's
+kernels would need to be 3x faster than JAX, marked "(beyond peak)" where it
+exceeds `xo probe --device cpu`'s FMA peak: no kernel reaches those. Per
+model at batch 512, the GEMM FLOPs of a training step (3x the forward's)
+over xo's measured ms/step (the whole step's time: a LOWER bound on the
+GEMM layers' rate), and the real table: `xo bench --layers` times each
+GEMM-shaped layer's forward, dW and dX alone on its exact shapes (wall and
+CPU medians), against the FMA peak (target >= 50%), with the reason for
+each product below it (K < 16: not GEMM-efficient; N below the vector
+width; a small call). And the peak RSS of a seed-sized
+`xo seed --device cpu`: the experiment's own (peak_rss_mb) and the whole
+xo process's (process_peak_rss_mb, after the closing diagnosis, whose cost
+model probe runs in a child `xo probe`: probe_peak_rss_mb, reported apart);
 target < 64 MB. Exit 0 when everything ran (targets missed are reported, not
 failed), 2 on bad usage.
 """
@@ -105,8 +111,10 @@ def build_zoo(d):
 
 
 def gemm_flops_per_sample(m):
-    """Forward FLOPs (2 per multiply-add) of the GEMM-shaped layers for one sample."""
-    total = 0
+    """Forward FLOPs (2 per multiply-add) of the GEMM-shaped layers for one
+    sample, and those of the first one (the first layer with parameters in
+    every zoo model: training computes no dX for it)."""
+    total, first = 0, None
     for layer in m.layers:
         kind = type(layer).__name__
         if kind not in ("Dense", "Conv1D", "Conv2D"):
@@ -119,8 +127,41 @@ def gemm_flops_per_sample(m):
         macs_per_out = 1
         for s in kernel[:-1]:
             macs_per_out *= s
-        total += 2 * positions * out[-1] * macs_per_out
-    return total
+        f = 2 * positions * out[-1] * macs_per_out
+        first = f if first is None else first
+        total += f
+    return total, first or 0
+
+
+# The protocol's sample counts (xo seed, docs/model.md): 20000 samples, 16000
+# for fit, of which validation_split=0.2 holds out the last 3200; 4000 test
+# samples predicted.
+FIT_TRAIN, FIT_VAL, PREDICT_N = 12800, 3200, 4000
+
+
+def workload_gemm_flops(fwd, first):
+    """GEMM FLOPs of each workload: an epoch trains FIT_TRAIN samples (forward,
+    dW, and dX except the first layer's: 3 fwd - first) and runs the
+    validation forward on FIT_VAL; predict is PREDICT_N forwards either way.
+    Only the GEMM-shaped layers count: a lower bound on the work."""
+    return {"epoch": FIT_TRAIN * (3 * fwd - first) + FIT_VAL * fwd,
+            "predict b32": PREDICT_N * fwd, "predict 1 batch": PREDICT_N * fwd}
+
+
+def layer_reason(l, share, vw):
+    """Why a GEMM-shaped layer's product runs below half the peak."""
+    if share is None or share >= 0.5:
+        return ""
+    why = []
+    if l["k"] < 16:
+        why.append(f"K={l['k']}: {l['k']}-term dot products, not GEMM-efficient "
+                   "(loads and the epilogue per FMA)")
+    if l["n"] < vw:
+        why.append(f"N={l['n']} fills {l['n']} of {vw} vector lanes")
+    if l["flops"] < 4e6:
+        why.append(f"{l['flops']/1e6:.1f} MFLOP a call: per-call cost (threads, "
+                   "bias/activation pass) weighs")
+    return "; ".join(why) or "see docs/cpu.md"
 
 
 CHILD_CPU = [0.0]  # CPU seconds (user + sys) of the last child run() waited for
@@ -209,6 +250,16 @@ def xo_side(xo, path, repeat):
     return json.loads(out)[0], None
 
 
+def layers_side(xo, path, repeat, threads):
+    """`xo bench --layers` on the model: each GEMM-shaped layer alone at
+    batch 512 (forward, dW, dX), medians of repeat, wall and CPU time."""
+    rc, out, err = run([xo, "bench", "--layers", "--model", path, "--batch", "512",
+                        "--repeat", str(repeat), "--threads", str(threads), "--json"])
+    if rc:
+        return None, err.strip().splitlines()[-1] if err.strip() else f"exit {rc}"
+    return json.loads(out), None
+
+
 def peer_side(path, repeat):
     rc, out, err = run([sys.executable, os.path.join(HERE, "peer_jax.py"), "--model", path,
                         "--repeat", str(repeat), "--json"])
@@ -259,6 +310,8 @@ def main():
     ap.add_argument("--only", default=None, help="comma-separated model names")
     ap.add_argument("--json", default=None, help="write every figure to this file")
     ap.add_argument("--keep", default=None, help="build the zoo here and keep it")
+    ap.add_argument("--layer-threads", type=int, default=2,
+                    help="threads of the per-layer table (xo bench --layers --threads)")
     a = ap.parse_args()
     if a.repeat < 5:
         print("zoo.py: --repeat must be >= 5 (medians of at least 5 runs)", file=sys.stderr)
@@ -302,21 +355,26 @@ def main():
                 continue
             x, xerr = xo_side(xo, path, a.repeat)
             p, perr = peer_side(path, a.repeat)
+            lay, lerr = layers_side(xo, path, a.repeat, a.layer_threads) if x else (None, xerr)
             rows.append({"model": name, "xo": x, "xo_error": xerr, "peer": p,
-                         "peer_error": perr, "gemm_flops_per_sample": flops[name]})
+                         "peer_error": perr, "gemm_flops_per_sample": flops[name][0],
+                         "gemm_flops_first_layer": flops[name][1],
+                         "layers": lay, "layers_error": lerr})
             print(f"  {name}: xo {'ok' if x else 'not supported'}, peer {'ok' if p else perr}",
                   file=sys.stderr)
 
     work = (("epoch", "epoch_ms", 1e-3, "epoch_s", 1.0),
             ("predict b32", "predict_s", 1.0, "predict_s", 1.0),
             ("predict 1 batch", "predict_s_one_batch", 1.0, "predict_s_one_batch", 1.0))
-    print(f"\n{'model':<10} {'workload':<16} {'xo cpu ms':>10} {'jax ms':>10} {'jax/xo':>8}  3x target")
-    held = missed = 0
+    print(f"\n{'model':<10} {'workload':<16} {'xo cpu ms':>10} {'jax ms':>10} {'jax/xo':>8}  "
+          f"{'3x target':<9} {'GEMM MFLOP':>10} {'jax GFLOP/s':>11} {'3x needs':>9}")
+    held = missed = beyond = 0
     for r in rows:
         if not r["xo"]:
             print(f"{r['model']:<10} not supported by this build: {r['xo_error']}")
             continue
-        r["ratios"] = {}
+        r["ratios"], r["needs_3x_gflops"] = {}, {}
+        wf = workload_gemm_flops(r["gemm_flops_per_sample"], r["gemm_flops_first_layer"])
         for label, xk, xs, pk, ps in work:
             xt = r["xo"][xk] * xs
             pt = r["peer"][pk] * ps if r["peer"] else None
@@ -325,10 +383,24 @@ def main():
             ok = ratio is not None and ratio >= 3.0
             held += ok
             missed += not ok
+            # the GEMM FLOPs alone at 3x the peer's speed: the rate xo's
+            # kernels would need; above the FMA peak no kernel can do it
+            need = 3 * wf[label] / pt if pt else None
+            r["needs_3x_gflops"][label] = need / 1e9 if need else None
+            over = bool(need and peak and need > peak)
+            beyond += over
             print(f"{r['model']:<10} {label:<16} {xt*1e3:>10.3f} "
                   f"{(pt*1e3 if pt else float('nan')):>10.3f} "
-                  f"{(f'{ratio:.2f}x' if ratio else 'n/a'):>8}  {'holds' if ok else 'MISSED'}")
-    print(f"3x target: held {held}, missed {missed} (of the workloads that ran)")
+                  f"{(f'{ratio:.2f}x' if ratio else 'n/a'):>8}  {'holds' if ok else 'MISSED':<9} "
+                  f"{wf[label]/1e6:>10.1f} {(wf[label]/pt/1e9 if pt else float('nan')):>11.1f} "
+                  + (f"{need/1e9:>9.1f}" if need else f"{'n/a':>9}")
+                  + (f" = {100*need/peak:.0f}% of peak" if need and peak else "")
+                  + (" (beyond peak)" if over else ""))
+    print(f"3x target: held {held}, missed {missed} (of the workloads that ran); "
+          f"{beyond} workloads would need more than the measured FMA peak"
+          + (f" ({peak/1e9:.1f} GFLOP/s, xo probe)" if peak else "")
+          + " for their GEMM FLOPs alone (GEMM MFLOP: epoch = 12800 x (3 fwd - the first "
+          "layer's dX) + 3200 fwd, predict = 4000 fwd; 3x needs = 3 x GEMM FLOPs / jax time)")
 
     print(f"\nGEMM-shaped layers at batch 512 (FMA peak {peak/1e9:.1f} GFLOP/s from xo probe; "
           "whole-step time, so a lower bound):" if peak else "\nno FMA peak (xo probe failed)")
@@ -344,14 +416,60 @@ def main():
 
     if lrows:
         print_lstm(lrows, a.repeat)
+    print(f"\nGEMM-shaped layers timed alone at batch 512 (xo bench --layers --threads "
+          f"{a.layer_threads}; medians of {a.repeat}): each product's GFLOP/s by wall time "
+          "against the run's N-thread FMA peak, and per CPU-second against one core's "
+          "peak (load cannot lower it; the pool's spinning counts, so a lower bound); "
+          "dX = the backward with dx minus without; target 50%:")
+    for r in rows:
+        lay = r.get("layers")
+        if not lay:
+            if r["xo"]:
+                print(f"  {r['model']:<10} no per-layer table: {r['layers_error']}")
+            continue
+        p1, pn = lay["peak_gflops_1"] * 1e9, lay["peak_gflops_n"] * 1e9
+        vw = 16 if lay["isa"] == "avx512" else 8 if lay["isa"] == "avx2" else 1
+        print(f"  {r['model']} (peak {p1/1e9:.1f} GFLOP/s one core, {pn/1e9:.1f} "
+              f"{lay['threads']} threads; load {lay['load_average']:.1f})")
+        tot_f = tot_c = 0.0
+        for l in lay["layers"]:
+            shape = f"{l['m']}x{l['k']}x{l['n']}"
+            for call, wk, ck in (("fwd", "fwd_us", "fwd_cpu_us"), ("dW", "dw_us", "dw_cpu_us"),
+                                 ("dX", "dx_us", "dx_cpu_us")):
+                w, c = l.get(wk), l.get(ck)
+                if w is None or c is None or w <= 0 or c <= 0:
+                    continue
+                tot_f += l["flops"]
+                tot_c += c * 1e-6
+                share = l["flops"] / (c * 1e-6) / p1
+                print(f"    {l['layer']:<12} {l['op']:<7} {shape:>14} {call:<3} "
+                      f"{w:9.1f} us {c:9.1f} us cpu {l['flops']/(w*1e-6)/1e9:7.1f} GFLOP/s "
+                      f"{100*l['flops']/(w*1e-6)/pn:5.1f}% of {lay['threads']}-thread peak, "
+                      f"{100*share:5.1f}% of a core per CPU-s"
+                      + (f"  below 50%: {layer_reason(l, share, vw)}" if share < 0.5 else "")
+                      + ("  (dX over the peak by wall time: a difference of two medians "
+                         "under load, noise)" if call == "dX" and
+                         l["flops"] / (w * 1e-6) > pn else ""))
+        if tot_c:
+            r["gemm_layers_core_share"] = tot_f / tot_c / p1
+            print(f"    all GEMM products together: {100*tot_f/tot_c/p1:.1f}% of a core's peak "
+                  "per CPU-second (FLOP-weighted)")
 
     if rss.get("rc") == 0:
-        whole = rss["maxrss_kb"] / 1024
-        exp = rss["seed"]["peak_rss_mb"]
-        print(f"\npeak RSS of a seed-sized xo seed --device cpu: {whole:.1f} MB the whole process "
-              f"(getrusage, the cost model's probe included), {exp:.1f} MB the experiment "
-              f"(xo's peak_rss_mb); target < 64 MB: {'holds' if exp < 64 else 'MISSED'} "
-              f"for the experiment, {'holds' if whole < 64 else 'MISSED'} for the process")
+        tree = rss["maxrss_kb"] / 1024
+        sd = rss["seed"]
+        exp = sd["peak_rss_mb"]
+        proc = sd.get("process_peak_rss_mb")
+        child = sd.get("probe_peak_rss_mb")
+        print(f"\npeak RSS of a seed-sized xo seed --device cpu: {exp:.1f} MB the experiment "
+              f"(peak_rss_mb), "
+              + (f"{proc:.1f} MB the whole xo process (process_peak_rss_mb; the diagnosis's "
+                 f"probe ran in a child: {child:.1f} MB, its triad arrays exceed the LLC)"
+                 if sd.get("probe_in_child") else
+                 f"{tree:.1f} MB the whole process (getrusage; the probe ran in it)")
+              + f"; target < 64 MB: {'holds' if exp < 64 else 'MISSED'} for the experiment, "
+              f"{'holds' if (proc if sd.get('probe_in_child') else tree) < 64 else 'MISSED'} "
+              "for the process")
     else:
         print(f"\npeak RSS: the seed run failed: {rss}")
     if a.json:

@@ -79,6 +79,11 @@ if(Python3_Interpreter_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/seed_model.py $<TARGET_FILE:xo>
                    ${PROJECT_SOURCE_DIR})
   set_tests_properties(papercuts.seed_model PROPERTIES LABELS "quick" TIMEOUT 300)
+  # `xo bench --layers`: the GEMM-shaped layers of a model timed alone (issue 13).
+  add_test(NAME papercuts.bench_layers
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/bench_layers.py
+                   $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(papercuts.bench_layers PROPERTIES LABELS "quick" TIMEOUT 300)
   if(XO_SANITIZE)
     # ASan's shadow memory and redzones are not the experiment's: no RSS bound
     set_tests_properties(papercuts.seed_model PROPERTIES ENVIRONMENT "XO_TEST_SANITIZED=1")

@@ -597,6 +597,41 @@ static void model_bad_data(void **state)
 	xo_model_close(m);
 }
 
+/* The finiteness check over large inputs (model/model.c tests blocks of
+ * 1024 floats on their exponent bits, then names the first bad element):
+ * every kind of non-finite value is found at a block's first and last
+ * element, the next block's first and in the tail, and the largest finite
+ * values, -0 and subnormals pass. */
+static void data_check_finite_blocks(void **state)
+{
+	enum { PER = 30, N = 100 }; /* 3000 floats: two full blocks and a tail */
+	static float v[N * PER];
+	const float bad[] = {NAN, -NAN, INFINITY, -INFINITY};
+	const char *name[] = {"NaN", "NaN", "+Inf", "-Inf"};
+	const int64_t at[] = {0, 1023, 1024, 2047, 2048, 2999};
+	char want[96];
+
+	(void)state;
+	for (int64_t i = 0; i < N * PER; i++)
+		v[i] = (float)(i % 7) - 3.0f;
+	v[5] = 3.4028235e38f;
+	v[1500] = -3.4028235e38f;
+	v[2500] = -0.0f;
+	v[2990] = 1e-45f;
+	assert_int_equal(xo_data_check_finite(v, N, PER, "x"), XO_OK);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+		for (size_t a = 0; a < sizeof(at) / sizeof(at[0]); a++) {
+			float keep = v[at[a]];
+
+			v[at[a]] = bad[k];
+			EXPECT(XO_EINVAL, xo_data_check_finite(v, N, PER, "x"));
+			snprintf(want, sizeof(want), "sample %d holds %s at element %d",
+			         (int)(at[a] / PER), name[k], (int)(at[a] % PER));
+			assert_non_null(strstr(xo_last_error(), want));
+			v[at[a]] = keep;
+		}
+}
+
 /* A diverging fit and NaN weights never replace a good checkpoint. */
 static void model_keeps_good_checkpoint(void **state)
 {
@@ -761,6 +796,7 @@ int main(void)
 	    cmocka_unit_test(bad_op_calls),
 	    cmocka_unit_test(bad_cases),
 	    cmocka_unit_test(model_bad_data),
+	    cmocka_unit_test(data_check_finite_blocks),
 	    cmocka_unit_test(model_keeps_good_checkpoint),
 	    cmocka_unit_test(npy_integer_labels),  cmocka_unit_test(write_error_names_user_path),
 	};
