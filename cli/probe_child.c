@@ -78,6 +78,8 @@ enum xo_status xo_cli_probe_child(const char *device, double budget_s, struct xo
 	    .flops = json_num(o, "flops"),
 	    .mem_bw = json_num(o, "mem_bw"),
 	    .handoff_s = json_num(o, "handoff_s"),
+	    .step_s = json_num(o, "step_s"),
+	    .lane_mac_s = json_num(o, "lane_mac_s"),
 	    .units = (int)json_integer_value(json_object_get(o, "units")),
 	    .wall_s = json_num(o, "wall_s"),
 	};
