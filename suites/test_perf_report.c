@@ -986,8 +986,7 @@ static struct xo_perfdb *make_lstm_store(const char *name, bool flat)
 				    0.7 * cl_time("train_step") * (flat ? 1.0 : (double)b / 8192);
 				r[k].layer_kernel_s[1] = 0.05 * cl_time("train_step");
 			}
-	assert_int_equal(xo_perfdb_run_begin(db, &c, &t, "test", &run), XO_OK);
-	assert_int_equal(xo_perfdb_run_finish(db, run, r, k), XO_OK);
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", r, k, &run), XO_OK);
 	for (size_t i = 0; i < k; i++)
 		free(r[i].samples);
 	return db;
