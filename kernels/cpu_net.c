@@ -12,10 +12,18 @@
  *                        window in registers; only the pooled rows are
  *                        stored (valid padding, dilation 1, pool windows
  *                        that tile their input; others as below).
- *   conv1d, dense        gemm_nn (cpu_kernels.inc) over the tile's rows,
- *                        bias and relu/sigmoid fused; convolutions read
- *                        their input windows in place or through an im2col
- *                        copy of the tile; softmax after the last GEMM.
+ *   conv1d               without padding, linear/relu: the ISA level's
+ *                        direct kernel (cpu_net.inc conv): input rows read
+ *                        in place at any stride and dilation, a
+ *                        global_average_pooling1d after it summed in its
+ *                        epilogue; in training its dW per tap (conv_dw)
+ *                        and, at stride 1, its dx as a direct conv over the
+ *                        zero-padded dz with the taps reversed.
+ *   conv1d, dense        otherwise gemm_nn (cpu_kernels.inc) over the tile's
+ *                        rows, bias and relu/sigmoid fused; convolutions
+ *                        read their input windows in place or through an
+ *                        im2col copy of the tile; softmax after the last
+ *                        GEMM.
  *   max_pooling1d        pool_fwd over the tile.
  *   flatten, dropout     nothing (the same bytes; dropout is the identity
  *                        at inference).
