@@ -24,6 +24,7 @@ static const struct xo_backend_iface cl_iface = {
 	.net_forward = xo_cl_net_forward,
 	.net_train_step = xo_cl_net_train_step,
 	.probe = xo_cl_probe,
+	.rnn_lanes = xo_cl_rnn_lanes,
 	.fwd = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = xo_cl_##name##_fwd,
 #include "xo/ops.def"

@@ -183,6 +183,9 @@ float xo_cl_adam_lr_t(const struct xo_params *p);
 
 /* The fused whole-network path (cl_net.c; struct xo_net in xo/backend.h). */
 bool xo_cl_net_fits(struct xo_backend *be, const struct xo_net *net);
+/* iface rnn_lanes (xo_backend_rnn_lanes): the work-items one sample's
+ * recurrent step is spread over by rnn_fwd's launch (cl_ops.c). */
+double xo_cl_rnn_lanes(struct xo_backend *be, enum xo_op op, const struct xo_params *p);
 enum xo_status xo_cl_net_forward(struct xo_backend *be, const struct xo_net *net);
 enum xo_status xo_cl_net_train_step(struct xo_backend *be, const struct xo_net *net);
 /* Releases its buffers (xo_cl_free); accepts a context that never used it. */

@@ -1168,6 +1168,19 @@ static size_t rnn_group(const struct xo_cl_ctx *c, enum xo_cl_kid kid, int64_t i
 	return wl < 1 ? 1 : wl;
 }
 
+double xo_cl_rnn_lanes(struct xo_backend *be, enum xo_op op, const struct xo_params *p)
+{
+	struct xo_cl_ctx *c = ctx_of(be);
+	int64_t G = xo_rnn_gates(op) * p->units, nb = rnn_tile(c, p->batch, G + 4 * p->units);
+	double lanes;
+
+	if (!nb)
+		return 1; /* the general kernel: one work-item per sample */
+	/* as rnn_fwd launches it: nb samples' G gate columns over the group */
+	lanes = (double)rnn_group(c, XO_CL_K_rnn_fwd__wg, nb * G) / (double)nb;
+	return lanes < (double)G ? lanes : (double)G;
+}
+
 /* The common arguments after the tensors: op, N, T, in, u, (seq,) back,
  * ra (, relu). */
 static void rnn_args(struct xo_cl_launch *l, enum xo_op op, const struct xo_params *p,

@@ -468,6 +468,7 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 		xo_model_layer_cost(m, i, &lc[i]);
 	xo_explain_cost_step(m, lc, r->is_cl, true, batch, launches, xo_model_fused(m, true),
 	                     r->is_cl ? 0 : xo_explain_call_time(be), &step);
+	xo_explain_rnn_lanes(be, &step);
 	xo_explain_model_probe(&probe, xo_explain_gemm_rate(be), &model);
 	xo_cost_predict(&model, &step, &ps, &terms);
 	/* on cl op by op, each layer's kernel time was profiled: a recurrent

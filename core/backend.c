@@ -125,6 +125,13 @@ enum xo_status xo_backend_probe(struct xo_backend *be, double budget_s, struct x
 	return be->iface->probe(be, budget_s, out);
 }
 
+double xo_backend_rnn_lanes(struct xo_backend *be, enum xo_op op, const struct xo_params *p)
+{
+	if (!be || !p || !be->iface->rnn_lanes)
+		return 0;
+	return be->iface->rnn_lanes(be, op, p);
+}
+
 /* ---- tensors ----------------------------------------------------------- */
 
 static enum xo_status dims_elems(int ndim, const int64_t *dims, int64_t *out)

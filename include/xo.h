@@ -334,6 +334,11 @@ struct xo_probe {
 /* Measures be (cpu or cl; XO_EINVAL "no probe for backend ref" otherwise) in
  * about budget_s seconds of wall time. */
 enum xo_status xo_backend_probe(struct xo_backend *be, double budget_s, struct xo_probe *out);
+/* The work-items one sample's recurrent step (op simple_rnn, lstm or gru at
+ * p's batch and units) is spread over on be: cl's tiled kernels spread it
+ * over wg / nb work-items, its general kernel over 1; 0 where the backend
+ * does not say (the cpu splits a step's GEMM over the batch). */
+double xo_backend_rnn_lanes(struct xo_backend *be, enum xo_op op, const struct xo_params *p);
 
 /* Monotonic clock in seconds; qsort's comparison of doubles; the median of
  * v[0..n) (sorts v; the mean of the middle two for even n; NAN for n 0). */

@@ -103,6 +103,28 @@ static enum xo_status time_point(struct xo_model *m, struct xo_backend *be, bool
 	return XO_OK;
 }
 
+void xo_explain_rnn_lanes(struct xo_backend *be, struct xo_cost_step *s)
+{
+	for (int i = 0; i < s->nlayers; i++) {
+		const struct xo_layer_cost *c = &s->layers[i];
+		struct xo_params p = xo_params_default();
+		enum xo_op op;
+		double lanes;
+
+		if (!(c->steps > 0) || !c->recurrent)
+			continue;
+		op = !strcmp(c->recurrent, "LSTM") ? XO_OP_lstm
+		     : !strcmp(c->recurrent, "GRU") ? XO_OP_gru
+		                                    : XO_OP_simple_rnn;
+		p.batch = s->batch;
+		p.units = c->units;
+		lanes = xo_backend_rnn_lanes(be, op, &p);
+		if (lanes > 0 && s->rnn_lanes > 0)
+			s->rnn_lanes = lanes;
+		return; /* the first recurrent layer's, for the step */
+	}
+}
+
 void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
                           bool training, int64_t n, double launches, bool fused,
                           double op_call_s, struct xo_cost_step *s)
@@ -586,9 +608,11 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 			struct xo_explain_point *pt = &d->pt[b][k];
 
 			st = time_point(m, be, d->is_cl, k == 1, n, x, probs, o->repeat, pt);
-			if (!st)
+			if (!st) {
 				xo_explain_cost_step(m, lc, d->is_cl, pt->training, n, pt->launches,
 				                     xo_model_fused(m, k == 1), 0, &d->step[b][k]);
+				xo_explain_rnn_lanes(be, &d->step[b][k]);
+			}
 			if (!st && k == 1 && rnn && d->is_cl)
 				st = profile_layers(m, pt);
 		}

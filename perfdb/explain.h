@@ -56,6 +56,9 @@ struct xo_explain_point {
  * batch and reads the probabilities back. launches: counted on a measured
  * step (cl); cpu's thread-pool rounds come from the structure (fused: one
  * per net, one for Adam; op by op: one per op). */
+/* s->rnn_lanes from be (xo_backend_rnn_lanes) for the step's first
+ * recurrent layer, where xo_explain_cost_step modelled lanes (cl). */
+void xo_explain_rnn_lanes(struct xo_backend *be, struct xo_cost_step *s);
 void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bool is_cl,
                           bool training, int64_t n, double launches, bool fused,
                           double op_call_s, struct xo_cost_step *s);

@@ -139,6 +139,11 @@ struct xo_backend_iface {
 	void (*stats_reset)(struct xo_backend *be);
 	/* Optional (NULL where the backend has none): `xo probe` (struct xo_probe). */
 	enum xo_status (*probe)(struct xo_backend *be, double budget_s, struct xo_probe *out);
+	/* Optional (NULL where a step's work is not spread per sample): the
+	 * work-items one sample's recurrent step (op simple_rnn, lstm or gru, at
+	 * p's batch and units) is spread over by this device's kernels; the
+	 * cost model's rnn_lanes (perfdb/cost.h). */
+	double (*rnn_lanes)(struct xo_backend *be, enum xo_op op, const struct xo_params *p);
 	/* Ops, indexed by enum xo_op. fwd is never NULL; bwd is never NULL where
 	 * xo_op_has_bwd(op). */
 	xo_op_fn fwd[XO_OP_COUNT];
