@@ -640,7 +640,9 @@ static float *run_dst(struct xo_backend *be, enum xo_op op, enum xo_dir dir, con
  * same order per output, and the backward's dx and step gradients too, so
  * y, ws and dx are the same bits (only the weight gradients' split sums
  * differ in order; their bound is the suites'). Launches: forward 1,
- * backward 3 (the split weight sums) at len 3 and 40 alike.
+ * backward 3 (the split weight sums; 2 when one pass over the weights
+ * already has compute units * wg * 8 work-items: a 1-unit device such as
+ * Oclgrind at 264 weights), the same at len 3 and 40.
  */
 static void test_rnn_tiles(void **state)
 {
@@ -675,11 +677,15 @@ static void test_rnn_tiles(void **state)
 				assert_int_equal(n1, nt);
 				assert_memory_equal(a, b, (size_t)n1 * 4);
 				assert_int_equal(l1, dir == XO_DIR_FWD ? 1 : 2);
-				assert_int_equal(lt, dir == XO_DIR_FWD ? 1 : 3);
+				if (dir == XO_DIR_FWD)
+					assert_int_equal(lt, 1);
+				else
+					assert_true(lt == 2 || lt == 3);
 				free(a);
 				free(b);
 			}
 		}
+	/* 112 weights: split on any device (at least 1 * 32 * 8 work-items) */
 	for (int len = 3; len <= 40; len += 37) {
 		char line[80];
 		uint64_t l;
