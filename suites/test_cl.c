@@ -697,6 +697,21 @@ static void test_rnn_tiles(void **state)
 		free(run_dst(tiles, XO_OP_lstm, XO_DIR_BWD, line, 0, &n, &l));
 		assert_int_equal(l, 3);
 	}
+	/* the cost model's lanes (xo_backend_rnn_lanes, perfdb/explain.c): the
+	 * general kernel runs a sample's step in 1 work-item; a tile of batch 1
+	 * (nb 1 on any device) spreads its G = 96 gate columns over the group's
+	 * wg = 32 work-items. The cost model once assumed 1 lane for both: an
+	 * H200's LSTM(64) step predicted at 262 us against 39 us measured. */
+	{
+		struct xo_params p = xo_params_default();
+
+		p.batch = 1;
+		p.units = 24;
+		assert_true(xo_backend_rnn_lanes(one, XO_OP_lstm, &p) == 1);
+		assert_true(xo_backend_rnn_lanes(tiles, XO_OP_lstm, &p) == 32);
+		p.units = 4; /* G = 16 < wg: one lane per gate column */
+		assert_true(xo_backend_rnn_lanes(tiles, XO_OP_lstm, &p) == 16);
+	}
 	xo_backend_close(one);
 	xo_backend_close(tiles);
 }
