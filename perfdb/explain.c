@@ -148,10 +148,10 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
 	/* cpu's fused path is one pool round for the net, plus one for Adam in
 	 * training (kernels/cpu_net.c); op by op, one round per op */
 	s->launches = is_cl ? launches : fused ? (training ? 2 : 1) : ops;
-	/* cl/kernels/rnn.cl runs one sample's whole step in one work-item
-	 * (forward, and back through time): its chain is the step's
-	 * multiply-adds; the cpu splits a step's GEMM over the batch, its
-	 * per-step cost is the probe's step_s alone */
+	/* cl: one lane until xo_explain_rnn_lanes asks the backend (rnn.cl's
+	 * general kernel runs a sample's whole step in one work-item, its tiled
+	 * kernels spread it over wg / nb); the cpu splits a step's GEMM over the
+	 * batch, its per-step cost is the probe's step_s alone */
 	s->rnn_lanes = is_cl ? 1 : 0;
 	/* the fused path's threading rule (kernels/cpu_net.c NET_PAR_MIN, the
 	 * same as the op wrappers' XO_CPU_PAR_MIN in kernels/cpu.c): a call of
