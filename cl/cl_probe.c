@@ -77,9 +77,11 @@ static enum xo_status event_seconds(cl_event ev, const char *what, double *out)
 	return XO_OK;
 }
 
-/* Enqueues kernel kid (arguments already set in l) over global work-items,
- * waits for it, and gets its device time when dev_s is not NULL. */
-static enum xo_status run_kernel(struct xo_cl_launch *l, size_t global, double *dev_s)
+/* Enqueues kernel kid (arguments already set in l) over global work-items
+ * in work-groups of local (0: the driver's choice), waits for it, and gets
+ * its device time when dev_s is not NULL. */
+static enum xo_status run_kernel(struct xo_cl_launch *l, size_t global, size_t local,
+				 double *dev_s)
 {
 	struct xo_cl_ctx *c = l->c;
 	const char *name = xo_cl_kernel_name(l->kid);
@@ -92,8 +94,8 @@ static enum xo_status run_kernel(struct xo_cl_launch *l, size_t global, double *
 		snprintf(what, sizeof(what), "clSetKernelArg(%s, arg %u)", name, l->bad_arg);
 		return xo_cl_fail(what, l->err);
 	}
-	err = clEnqueueNDRangeKernel(c->queue, c->kernel[l->kid], 1, NULL, &global, NULL, 0, NULL,
-				     dev_s ? &ev : NULL);
+	err = clEnqueueNDRangeKernel(c->queue, c->kernel[l->kid], 1, NULL, &global,
+				     local ? &local : NULL, 0, NULL, dev_s ? &ev : NULL);
 	if (err != CL_SUCCESS) {
 		snprintf(what, sizeof(what), "clEnqueueNDRangeKernel(%s)", name);
 		return xo_cl_fail(what, err);
@@ -121,7 +123,7 @@ enum xo_status xo_cl_probe_fma_run(struct xo_cl_ctx *c, cl_mem out, size_t globa
 	xo_cl_arg_int(&l, iters);
 	xo_cl_arg_float(&l, PROBE_M);
 	xo_cl_arg_float(&l, PROBE_C);
-	return run_kernel(&l, global, dev_s);
+	return run_kernel(&l, global, 0, dev_s);
 }
 
 float xo_cl_probe_fma_expect(size_t g, int iters)
@@ -142,7 +144,7 @@ enum xo_status xo_cl_probe_fill_run(struct xo_cl_ctx *c, cl_mem src, size_t n4)
 
 	XO_ASSERT(n4 >= 1 && n4 <= (size_t)1 << 30);
 	xo_cl_arg_mem(&l, src);
-	return run_kernel(&l, n4, NULL);
+	return run_kernel(&l, n4, 0, NULL);
 }
 
 enum xo_status xo_cl_probe_copy_run(struct xo_cl_ctx *c, cl_mem src, cl_mem dst, size_t n4,
@@ -153,7 +155,7 @@ enum xo_status xo_cl_probe_copy_run(struct xo_cl_ctx *c, cl_mem src, cl_mem dst,
 	XO_ASSERT(n4 >= 1 && n4 <= (size_t)1 << 30);
 	xo_cl_arg_mem(&l, src);
 	xo_cl_arg_mem(&l, dst);
-	return run_kernel(&l, n4, dev_s);
+	return run_kernel(&l, n4, 0, dev_s);
 }
 
 float xo_cl_probe_copy_expect(size_t e)
@@ -165,36 +167,14 @@ enum xo_status xo_cl_probe_steps_run(struct xo_cl_ctx *c, cl_mem w, cl_mem state
 				     int steps, int k, double *dev_s)
 {
 	struct xo_cl_launch l = xo_cl_launch_begin(c, XO_CL_K_probe_steps);
-	const char *name = xo_cl_kernel_name(l.kid);
-	char what[96];
-	cl_event ev = NULL;
-	enum xo_status st = XO_OK;
-	cl_int err;
 
 	XO_ASSERT(local >= 1 && local <= 1024 && !(local & (local - 1)) && steps >= 0 && k >= 0);
 	xo_cl_arg_mem(&l, w);
 	xo_cl_arg_mem(&l, state);
 	xo_cl_arg_int(&l, steps);
 	xo_cl_arg_int(&l, k);
-	if (l.err != CL_SUCCESS) {
-		snprintf(what, sizeof(what), "clSetKernelArg(%s, arg %u)", name, l.bad_arg);
-		return xo_cl_fail(what, l.err);
-	}
 	/* one work-group: the local size is the global size */
-	err = clEnqueueNDRangeKernel(c->queue, c->kernel[l.kid], 1, NULL, &local, &local, 0, NULL,
-				     dev_s ? &ev : NULL);
-	if (err != CL_SUCCESS) {
-		snprintf(what, sizeof(what), "clEnqueueNDRangeKernel(%s)", name);
-		return xo_cl_fail(what, err);
-	}
-	err = clFinish(c->queue);
-	if (err != CL_SUCCESS)
-		st = xo_cl_fail("clFinish", err);
-	else if (dev_s)
-		st = event_seconds(ev, name, dev_s);
-	if (ev)
-		clReleaseEvent(ev);
-	return st;
+	return run_kernel(&l, local, local, dev_s);
 }
 
 void xo_cl_probe_steps_expect(const float *w, float *state, int local, int steps, int k)
