@@ -138,40 +138,48 @@ static void proj_task(void *arg, int t, int nt)
  * 32 19.8, 64 21.9, 128 21.6, 256 21.8 (medians of 7). */
 #define XO_CPU_RNN_CHUNK 32
 
-/* The gates of one lstm / simple_rnn sample from its pre-activations h [G]
- * (bias not yet added), written to its ws row; prev the row of the step
- * before (NULL at step 0). */
-static void gates_cat(const struct rnn_job *j, float *h, float *row, const float *prev)
+/* The state of one simple_rnn sample from its pre-activations h [u] (bias
+ * not yet added), written to its ws row (lstm's cell is k->lstm_step). */
+static void gates_cat(const struct rnn_job *j, float *h, float *row)
 {
-	int64_t u = j->u, G = j->G;
+	int64_t u = j->u;
 
 	if (j->bias)
-		for (int64_t c = 0; c < G; c++)
+		for (int64_t c = 0; c < u; c++)
 			h[c] += j->b[c];
-	if (j->op == XO_OP_simple_rnn) {
-		if (j->relu)
-			for (int64_t k = 0; k < u; k++)
-				row[k] = act(true, h[k]);
-		else
-			vtanh_n(j, h, row, u);
-		return;
-	}
-	/* i, f sigmoid; g tanh; o sigmoid; then c, act(c), h */
-	j->k->sigmoid_fwd(h, row, 2 * u);
-	vtanh_n(j, h + 2 * u, row + 2 * u, u);
-	j->k->sigmoid_fwd(h + 3 * u, row + 3 * u, u);
-	for (int64_t k = 0; k < u; k++) {
-		float cp = prev ? prev[4 * u + k] : 0.0f;
+	if (j->relu)
+		for (int64_t k = 0; k < u; k++)
+			row[k] = act(true, h[k]);
+	else
+		vtanh_n(j, h, row, u);
+}
 
-		row[4 * u + k] = row[u + k] * cp + row[k] * row[2 * u + k];
-	}
-	vtanh_n(j, row + 4 * u, row + 5 * u, u);
-	for (int64_t k = 0; k < u; k++)
-		row[6 * u + k] = row[3 * u + k] * row[5 * u + k];
+/* The next chunk of the forward's samples, claimed from j->next (a part
+ * whose thread has no core, on a loaded machine, holds up one chunk, not
+ * half the batch): its first sample in *c0 and size in *nb; false when the
+ * batch is done. */
+static bool claim_chunk(const struct rnn_job *j, int64_t *c0, int64_t *nb)
+{
+	*c0 = atomic_fetch_add(j->next, j->chunk);
+	if (*c0 >= j->N)
+		return false;
+	*nb = j->N - *c0 < j->chunk ? j->N - *c0 : j->chunk;
+	return true;
+}
+
+/* y of samples [c0, c0 + nb): the h block of every step, or of the last. */
+static void copy_y(const struct rnn_job *j, int64_t c0, int64_t nb)
+{
+	int64_t u = j->u, S = j->S, T = j->T;
+
+	for (int64_t n = c0; n < c0 + nb; n++)
+		for (int64_t s = j->seq ? 0 : T - 1; s < T; s++)
+			memcpy(j->y + (j->seq ? (n * T + s) * u : n * u),
+			       j->ws + (n * T + s) * S + j->hb * u, (size_t)u * sizeof(float));
 }
 
 /*
- * lstm and simple_rnn: the recurrence in chunks of XO_CPU_RNN_CHUNK
+ * simple_rnn: the recurrence in chunks of XO_CPU_RNN_CHUNK
  * samples (claimed by the parts from j->next), each through every step. Per step ONE GEMM
  * [chunk][in + u] x [in + u][G] of the rows [x_t, h'] (copied into A; h' = 0
  * at step 0: the x part alone, K = in) with WU = [kernel; recurrent_kernel],
@@ -187,14 +195,7 @@ static void fwd_cat_task(void *arg, int t, int nt)
 	float *A = hp + XO_CPU_RNN_CHUNK * G; /* [chunk][K] */
 
 	(void)nt;
-	/* chunks are claimed, not assigned: a part whose thread has no core (a
-	 * loaded machine) holds up one chunk, not half the batch */
-	for (;;) {
-		int64_t c0 = atomic_fetch_add(j->next, j->chunk), nb;
-
-		if (c0 >= j->N)
-			break;
-		nb = j->N - c0 < j->chunk ? j->N - c0 : j->chunk;
+	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
 		for (int64_t s = 0; s < T; s++) {
 			int64_t ti = j->back ? T - 1 - s : s;
 
@@ -213,15 +214,10 @@ static void fwd_cat_task(void *arg, int t, int nt)
 			for (int64_t n = 0; n < nb; n++) {
 				float *row = j->ws + ((c0 + n) * T + s) * S;
 
-				gates_cat(j, hp + n * G, row, s > 0 ? row - S : NULL);
+				gates_cat(j, hp + n * G, row);
 			}
 		}
-		/* y: the h block of every step, or of the last */
-		for (int64_t n = c0; n < c0 + nb; n++)
-			for (int64_t s = j->seq ? 0 : T - 1; s < T; s++)
-				memcpy(j->y + (j->seq ? (n * T + s) * u : n * u),
-				       j->ws + (n * T + s) * S + j->hb * u,
-				       (size_t)u * sizeof(float));
+		copy_y(j, c0, nb);
 	}
 }
 
@@ -242,12 +238,7 @@ static void fwd_lstm_task(void *arg, int t, int nt)
 
 	(void)t;
 	(void)nt;
-	for (;;) {
-		int64_t c0 = atomic_fetch_add(j->next, j->chunk), nb;
-
-		if (c0 >= j->N)
-			break;
-		nb = j->N - c0 < j->chunk ? j->N - c0 : j->chunk;
+	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
 		p.m = nb;
 		for (int64_t s = 0; s < T; s++) {
 			int64_t ti = j->back ? T - 1 - s : s;
@@ -257,11 +248,7 @@ static void fwd_lstm_task(void *arg, int t, int nt)
 			p.prev = s > 0 ? p.row - S : NULL;
 			j->k->lstm_step(&p);
 		}
-		for (int64_t n = c0; n < c0 + nb; n++)
-			for (int64_t s = j->seq ? 0 : T - 1; s < T; s++)
-				memcpy(j->y + (j->seq ? (n * T + s) * j->u : n * j->u),
-				       j->ws + (n * T + s) * S + j->hb * j->u,
-				       (size_t)j->u * sizeof(float));
+		copy_y(j, c0, nb);
 	}
 }
 
