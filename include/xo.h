@@ -581,6 +581,7 @@ struct xo_layer_cost {
 	/* recurrent layers (else 0 / NULL): the time steps run in series, each
 	 * waiting for the last, and what one step of one sample costs */
 	const char *recurrent;               /* "LSTM", "GRU", "SimpleRNN"; NULL otherwise */
+	enum xo_op rnn_op;                   /* recurrent: its op (xo_backend_rnn_lanes) */
 	int64_t units;                       /* recurrent: units (for "LSTM(64)") */
 	int64_t steps;                       /* recurrent: time steps T per pass */
 	double step_macs_fwd, step_macs_bwd; /* recurrent: multiply-adds of one step of one

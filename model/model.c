@@ -953,6 +953,7 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 		out->recurrent = l->s.kind == XO_LAYER_LSTM  ? "LSTM"
 		                 : l->s.kind == XO_LAYER_GRU ? "GRU"
 		                                             : "SimpleRNN";
+		out->rnn_op = xo_layer_rnn_op(l->s.kind);
 		out->units = l->s.p.units;
 		out->steps = l->s.in_len;
 		out->step_macs_fwd = (double)(l->s.w_count + l->s.rk_count);

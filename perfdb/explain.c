@@ -108,17 +108,13 @@ void xo_explain_rnn_lanes(struct xo_backend *be, struct xo_cost_step *s)
 	for (int i = 0; i < s->nlayers; i++) {
 		const struct xo_layer_cost *c = &s->layers[i];
 		struct xo_params p = xo_params_default();
-		enum xo_op op;
 		double lanes;
 
 		if (!(c->steps > 0) || !c->recurrent)
 			continue;
-		op = !strcmp(c->recurrent, "LSTM") ? XO_OP_lstm
-		     : !strcmp(c->recurrent, "GRU") ? XO_OP_gru
-		                                    : XO_OP_simple_rnn;
 		p.batch = s->batch;
 		p.units = c->units;
-		lanes = xo_backend_rnn_lanes(be, op, &p);
+		lanes = xo_backend_rnn_lanes(be, c->rnn_op, &p);
 		if (lanes > 0 && s->rnn_lanes > 0)
 			s->rnn_lanes = lanes;
 		return; /* the first recurrent layer's, for the step */
