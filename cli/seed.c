@@ -439,7 +439,7 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 	struct xo_split ms, ps;
 	struct xo_probe probe, model;
 	struct xo_cost_terms terms;
-	double launches = 0;
+	double launches = 0, call_s;
 
 	if (r->is_cl) {
 		const struct step_split *q = &r->split[r->fused ? 0 : 1];
@@ -466,10 +466,11 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 	}
 	for (int i = 0; i < xo_model_layer_count(m); i++)
 		xo_model_layer_cost(m, i, &lc[i]);
+	call_s = xo_explain_call_time(be);
 	xo_explain_cost_step(m, lc, r->is_cl, true, batch, launches, xo_model_fused(m, true),
-	                     r->is_cl ? 0 : xo_explain_call_time(be), &step);
+	                     r->is_cl ? 0 : call_s, &step);
 	xo_explain_rnn_lanes(be, &step);
-	xo_explain_model_probe(&probe, xo_explain_gemm_rate(be), &model);
+	xo_explain_model_probe(&probe, xo_explain_gemm_rate(be, call_s), &model);
 	xo_cost_predict(&model, &step, &ps, &terms);
 	/* on cl op by op, each layer's kernel time was profiled: a recurrent
 	 * layer's is named serial steps when its time per step is nearer the

@@ -496,9 +496,9 @@ double xo_explain_marginal_rate(double flops, double call_s, double fixed_s)
 	return flops / (call_s - fixed_s);
 }
 
-double xo_explain_gemm_rate(struct xo_backend *be)
+double xo_explain_gemm_rate(struct xo_backend *be, double fixed)
 {
-	double fixed = dense_time(be, 1, 1, 1), rate = NAN, t = NAN;
+	double rate = NAN, t = NAN;
 
 	for (int64_t n = GEMM_N; n <= GEMM_N_MAX; n *= 2) {
 		t = dense_time(be, n, GEMM_K, GEMM_M);
@@ -597,8 +597,12 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	for (int b = 0; b < o->nbatches; b++) {
 		int64_t n = o->batches[b];
 
-		gemm[b] = d->have_probe ? xo_explain_gemm_rate(be) : NAN;
-		call[b] = d->have_probe && !d->is_cl ? xo_explain_call_time(be) : NAN;
+		/* the 1x1 call's time: the cpu's fixed cost per op call, and what
+		 * the GEMM rate leaves out on every device */
+		call[b] = d->have_probe ? xo_explain_call_time(be) : NAN;
+		gemm[b] = d->have_probe ? xo_explain_gemm_rate(be, call[b]) : NAN;
+		if (d->is_cl)
+			call[b] = NAN; /* cl: launch latency carries a call's fixed cost */
 		st = xo_model_bench_prepare(m, n, 1);
 		for (int k = 0; !st && k < 2; k++) {
 			struct xo_explain_point *pt = &d->pt[b][k];

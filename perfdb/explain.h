@@ -65,10 +65,11 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
 
 /* FLOP/s of the backend's own dense forward kernel on a fixed GEMM shape
  * (512 x 64 -> 64; more rows, doubling, while the kernel's own time is under
- * a call's fixed time), median of 9, less the smallest call's launch and
- * sync (xo_explain_marginal_rate; NAN when it cannot run): the compute rate
+ * a call's fixed time), median of 9, less fixed_s, the smallest call's
+ * launch and sync (xo_explain_call_time, measured once by the caller;
+ * xo_explain_marginal_rate; NAN when it cannot run): the compute rate
  * kernels of the model's size reach, launches being costed on their own. */
-double xo_explain_gemm_rate(struct xo_backend *be);
+double xo_explain_gemm_rate(struct xo_backend *be, double fixed_s);
 /* flops / (call_s - fixed_s): a call's rate without its fixed part (launch,
  * sync). flops / call_s when fixed_s is not a positive time; NAN when the
  * kernel's part (call_s - fixed_s) is under fixed_s (too close to the launch
