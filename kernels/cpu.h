@@ -120,6 +120,34 @@ struct xo_cpu_lstm_step {
 	int64_t ldr;
 };
 
+/*
+ * One lstm time step back of m samples (issue 15; the end of
+ * cpu_kernels.inc), the pre-activation gradients from the ws rows:
+ *   row: sample i's ws row of this step at row + i * ldr (the blocks i, f,
+ *       g, o, c, act(c), h of u, ops.def); cp: its c' at cp + i * ldr
+ *       (the c block of the row before), or NULL at step 0 (c' = 0).
+ *   dy: the output gradient to add to dh first, at dy + i * ldy, or NULL.
+ *   dh, dc: [m][u] the state and cell gradients; dh read (after dy is
+ *       added to it), dc read and replaced by the cell gradient carried to
+ *       the step before.
+ *   px: [m][4 up] out: gate q's u values at q * up (columns [u, up) not
+ *       written).
+ * Per unit, in this order (the forms tol_rnn_bwd assumes):
+ *   dcc = dc + dh o (1 - a a); px_i = dcc g (i (1 - i));
+ *   px_f = dcc c' (f (1 - f)); px_g = dcc i (1 - g g);
+ *   px_o = dh a (o (1 - o)); dc = dcc f
+ * A sample's results depend only on its own rows (not on m or i). px must
+ * not overlap the other arrays. m, u >= 1, up >= u.
+ */
+struct xo_cpu_lstm_step_bwd {
+	int64_t m, u, up;
+	const float *row, *cp;
+	int64_t ldr;
+	const float *dy;
+	int64_t ldy;
+	float *dh, *dc, *px;
+};
+
 /* The kernels of one ISA level; every pointer is set. Element-wise kernels
  * take contiguous arrays of count >= 1 elements; out may equal in. */
 struct xo_cpu_kernels {
@@ -172,6 +200,8 @@ struct xo_cpu_kernels {
 		     double eps, double c1, double c2);
 	/* one lstm step, struct xo_cpu_lstm_step (cpu_rnn.inc) */
 	void (*lstm_step)(const struct xo_cpu_lstm_step *p);
+	/* one lstm step back, struct xo_cpu_lstm_step_bwd (cpu_kernels.inc) */
+	void (*lstm_step_bwd)(const struct xo_cpu_lstm_step_bwd *p);
 };
 
 /* Independent chains of the FMA peak loop. Enough to hide the FMA latency on

@@ -70,6 +70,7 @@ struct rnn_job {
 	int64_t ss;      /* scr floats per sample (gru, bwd); per part (fwd_cat_task) */
 	atomic_llong *next; /* fwd_cat_task: the first sample of the next unclaimed chunk */
 	int64_t chunk;   /* fwd_cat_task: samples per chunk, <= XO_CPU_RNN_CHUNK */
+	int64_t blk;     /* bwd lstm: steps per block of the weight gradients */
 	float *DPX, *DPH; /* bwd: [N*T][G] each */
 	float *HPM, *RHM; /* bwd: [N*T][u] h' and (gru reset_after=0) r h' per (n, s) */
 	float *WT, *UT;   /* bwd lstm: [4 up][inp] and [4 up][up], W^T and U^T packed */
@@ -331,27 +332,6 @@ static void fwd_task(void *arg, int t, int nt)
 
 /* ---- backward ----------------------------------------------------------- */
 
-/* One lstm sample's step back: px (gate q's u values at q * gs, gs >= u)
- * from the ws row, c' (cp), the state gradient d and the carried cell
- * gradient dc (updated); restrict-qualified so the compiler vectorizes the
- * loop. */
-static void lstm_step_bwd(int64_t u, int64_t gs, const float *restrict row,
-			  const float *restrict cp, const float *restrict d, float *restrict dc,
-			  float *restrict px)
-{
-	for (int64_t k = 0; k < u; k++) {
-		float ig = row[k], fg = row[u + k], gg = row[2 * u + k];
-		float og = row[3 * u + k], ac = row[5 * u + k];
-		float dcc = dc[k] + d[k] * og * (1.0f - ac * ac);
-
-		px[k] = dcc * gg * (ig * (1.0f - ig));
-		px[gs + k] = dcc * cp[k] * (fg * (1.0f - fg));
-		px[2 * gs + k] = dcc * ig * (1.0f - gg * gg);
-		px[3 * gs + k] = d[k] * ac * (og * (1.0f - og));
-		dc[k] = dcc * fg;
-	}
-}
-
 static void bwd_seq_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
@@ -394,11 +374,17 @@ static void bwd_seq_task(void *arg, int t, int nt)
 				for (int64_t k = 0; k < u; k++)
 					px[k] = ph[k] = d[k] * act_d(j->relu, row[k]);
 				break;
-			case XO_OP_lstm:
-				lstm_step_bwd(u, u, row, prev ? prev + 4 * u : drh, d, dc + n * u, px);
+			case XO_OP_lstm: { /* not reached: lstm runs lstm_bwd */
+				struct xo_cpu_lstm_step_bwd sb = {
+				    .m = 1, .u = u, .up = u, .row = row,
+				    .cp = prev ? prev + 4 * u : NULL, .dh = d, .dc = dc + n * u,
+				    .px = px};
+
+				j->k->lstm_step_bwd(&sb);
 				if (ph != px)
 					memcpy(ph, px, (size_t)G * sizeof(float));
 				break;
+			}
 			default:
 				for (int64_t k = 0; k < u; k++) {
 					float z = row[k], rg = row[u + k], hh = row[2 * u + k];
@@ -461,21 +447,23 @@ static void bwd_seq_task(void *arg, int t, int nt)
 /*
  * lstm backward (bwd_lstm_task): part t takes the chunks t, t + nt, ... of
  * j->chunk samples (fixed, so the sums below are in one order for a
- * thread count) and runs each back through every step; per step, with the
- * chunk's pre-activation gradients px [nb][4 up] (gate q at q * up, the
- * columns past u zero) still in cache, the ISA's kernels compute
- *   dx_t = px W^T (gemm_nn against WT, [4 up][inp] packed once per call),
- *   dkernel += x_t^T px, drecurrent_kernel += h'^T px (gemm_tn into the
- *   part's own sums), dbias += column sums of px (colsum),
- *   dh' = px U^T (gemm_nn against UT [4 up][up]),
- * so no [batch*len][G] gradient array is written and read back, and no
- * BLAS call packs its operands per step. The parts' sums are added in part
- * order at the end (rnn_bwd).
+ * thread count) and runs each back through every step, in blocks of
+ * j->blk steps. Per step only what the recurrence needs: the chunk's
+ * pre-activation gradients px [nb][4 up] (gate q at q * up, the columns
+ * past u zero) into the block's PX, and dh' = px U^T (the ISA's gemm_nn
+ * against UT [4 up][up]). Per block, with PX [steps][nb][4 up] in cache,
+ *   dx_t = px W^T per step (gemm_nn against WT, [4 up][inp]),
+ *   dkernel += x^T PX and drecurrent_kernel += H'^T PX (ONE gemm_tn each
+ *   over the block's steps x nb rows, read in place: x_t and the ws rows'
+ *   h' a step apart), dbias += column sums of PX (colsum),
+ * so the [in + u][4 up] sums are read and written once per block instead
+ * of once per step (16 rows at batch 32), no [batch*len][G] gradient array
+ * is written and read back, and no BLAS call packs its operands per step.
+ * The parts' sums are added in part order at the end (lstm_bwd).
  */
 struct lstm_bwd_part {
-	float *dh, *dc, *px;    /* [chunk][u], [chunk][u], [chunk][4 up] */
+	float *dh, *dc, *px;    /* [chunk][u], [chunk][u], [blk][chunk][4 up] */
 	float *dW, *dU, *db;    /* [in][4 up], [u][4 up], [4 up]: the part's sums */
-	float *zero;            /* [u] zeros: c' at step 0 */
 };
 
 static void lstm_bwd_part_of(const struct rnn_job *j, int t, struct lstm_bwd_part *q)
@@ -485,75 +473,87 @@ static void lstm_bwd_part_of(const struct rnn_job *j, int t, struct lstm_bwd_par
 	q->dh = j->scr + t * j->ss;
 	q->dc = q->dh + j->chunk * j->u;
 	q->px = q->dc + j->chunk * j->u;
-	q->dW = q->px + j->chunk * gp;
+	q->dW = q->px + j->blk * j->chunk * gp;
 	q->dU = q->dW + j->in * gp;
 	q->db = q->dU + j->u * gp;
-	q->zero = q->db + gp;
+}
+
+/* The weight gradients of one block of steps [s_lo, s_hi] of the chunk at
+ * c0 (nb samples), PX rows (s_hi - s, n): x_t and h' rows read in place. */
+static void lstm_bwd_block(const struct rnn_job *j, const struct lstm_bwd_part *q, int64_t c0,
+			   int64_t nb, int64_t s_lo, int64_t s_hi)
+{
+	int64_t u = j->u, gp = 4 * j->up, S = j->S, T = j->T, in = j->in;
+	int64_t nsb = s_hi - s_lo + 1, nsu = s_lo > 0 ? nsb : nsb - 1;
+	int64_t ti = j->back ? T - 1 - s_hi : s_hi;
+	/* x_t of step s - 1 is one input row later with go_backwards, else earlier */
+	struct xo_cpu_gemm_tn gw = {
+	    .a = {j->x + (c0 * T + ti) * in, T * in, nb, j->back ? in : -in},
+	    .m = nsb * nb, .k = in, .np = gp, .z = q->px, .d = q->dW};
+
+	if (j->dx) {
+		int64_t inp = (in + j->k->vw - 1) / j->k->vw * j->k->vw;
+
+		for (int64_t b = 0; b < nsb; b++) {
+			int64_t tb = j->back ? ti + b : ti - b;
+			struct xo_cpu_gemm g = {
+			    .a = {q->px + b * nb * gp, gp, nb, 0}, .m = nb, .k = gp, .n = in,
+			    .np = inp, .b = j->WT, .c = j->dx + (c0 * T + tb) * in, .ldc = T * in,
+			    .act = XO_ACTIVATION_LINEAR};
+
+			j->k->gemm_nn(&g);
+		}
+	}
+	j->k->gemm_tn(&gw);
+	if (nsu > 0) { /* h' of step s is the h block of the ws row of s - 1 */
+		struct xo_cpu_gemm_tn gu = {
+		    .a = {j->ws + (c0 * T + s_hi - 1) * S + 6 * u, T * S, nb, -S},
+		    .m = nsu * nb, .k = u, .np = gp, .z = q->px, .d = q->dU};
+
+		j->k->gemm_tn(&gu);
+	}
+	j->k->colsum(q->px, nsb * nb, gp, q->db);
 }
 
 static void bwd_lstm_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
 	int64_t u = j->u, up = j->up, gp = 4 * up, S = j->S, T = j->T, in = j->in;
-	int64_t inp = (in + j->k->vw - 1) / j->k->vw * j->k->vw;
 	struct lstm_bwd_part q;
 
 	lstm_bwd_part_of(j, t, &q);
 	/* px's padding columns stay zero; the sums start at zero */
-	memset(q.px, 0, (size_t)(j->chunk * gp) * sizeof(float));
-	memset(q.dW, 0, (size_t)((in + u + 1) * gp + u) * sizeof(float)); /* and zero */
+	memset(q.px, 0, (size_t)(j->blk * j->chunk * gp) * sizeof(float));
+	memset(q.dW, 0, (size_t)((in + u + 1) * gp) * sizeof(float));
 	for (int64_t c0 = t * j->chunk; c0 < j->N; c0 += nt * j->chunk) {
 		int64_t nb = j->N - c0 < j->chunk ? j->N - c0 : j->chunk;
 
 		memset(q.dh, 0, (size_t)(nb * u) * sizeof(float)); /* dh and dc: a */
 		memset(q.dc, 0, (size_t)(nb * u) * sizeof(float)); /* short chunk too */
-		for (int64_t s = T - 1; s >= 0; s--) {
-			int64_t ti = j->back ? T - 1 - s : s;
-			const float *row0 = j->ws + (c0 * T + s) * S;
+		for (int64_t s_hi = T - 1; s_hi >= 0; s_hi -= j->blk) {
+			int64_t s_lo = s_hi - j->blk + 1 > 0 ? s_hi - j->blk + 1 : 0;
 
-			for (int64_t n = 0; n < nb; n++) {
-				const float *row = row0 + n * T * S;
-				float *d = q.dh + n * u;
+			for (int64_t s = s_hi; s >= s_lo; s--) {
+				const float *row0 = j->ws + (c0 * T + s) * S;
+				float *px = q.px + (s_hi - s) * nb * gp;
+				struct xo_cpu_lstm_step_bwd sb = {
+				    .m = nb, .u = u, .up = up, .row = row0,
+				    .cp = s > 0 ? row0 - S + 4 * u : NULL, .ldr = T * S,
+				    .dy = j->seq ? j->dy + (c0 * T + s) * u
+					  : s == T - 1 ? j->dy + c0 * u : NULL,
+				    .ldy = j->seq ? T * u : u, .dh = q.dh, .dc = q.dc, .px = px};
 
-				if (j->seq || s == T - 1) {
-					const float *g = j->dy + (j->seq ? ((c0 + n) * T + s) * u
-									 : (c0 + n) * u);
+				j->k->lstm_step_bwd(&sb);
+				if (s > 0) {
+					struct xo_cpu_gemm h = {
+					    .a = {px, gp, nb, 0}, .m = nb, .k = gp, .n = u,
+					    .np = up, .b = j->UT, .c = q.dh, .ldc = u,
+					    .act = XO_ACTIVATION_LINEAR};
 
-					for (int64_t k = 0; k < u; k++)
-						d[k] += g[k];
+					j->k->gemm_nn(&h);
 				}
-				lstm_step_bwd(u, up, row, s > 0 ? row - S + 4 * u : q.zero, d,
-					      q.dc + n * u, q.px + n * gp);
 			}
-			if (j->dx) {
-				struct xo_cpu_gemm g = {
-				    .a = {q.px, gp, nb, 0}, .m = nb, .k = gp, .n = in, .np = inp,
-				    .b = j->WT, .c = j->dx + (c0 * T + ti) * in, .ldc = T * in,
-				    .act = XO_ACTIVATION_LINEAR};
-
-				j->k->gemm_nn(&g);
-			}
-			{
-				struct xo_cpu_gemm_tn g = {
-				    .a = {j->x + (c0 * T + ti) * in, T * in, nb, 0}, .m = nb, .k = in,
-				    .np = gp, .z = q.px, .d = q.dW};
-
-				j->k->gemm_tn(&g);
-			}
-			j->k->colsum(q.px, nb, gp, q.db);
-			if (s == 0)
-				break;
-			{
-				struct xo_cpu_gemm_tn g = {
-				    .a = {row0 - S + 6 * u, T * S, nb, 0}, .m = nb, .k = u,
-				    .np = gp, .z = q.px, .d = q.dU};
-				struct xo_cpu_gemm h = {
-				    .a = {q.px, gp, nb, 0}, .m = nb, .k = gp, .n = u, .np = up,
-				    .b = j->UT, .c = q.dh, .ldc = u, .act = XO_ACTIVATION_LINEAR};
-
-				j->k->gemm_tn(&g);
-				j->k->gemm_nn(&h);
-			}
+			lstm_bwd_block(j, &q, c0, nb, s_lo, s_hi);
 		}
 	}
 }
@@ -717,6 +717,9 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	return XO_OK;
 }
 
+/* Bytes of a part's PX block in the lstm backward (blocks of steps) */
+#define XO_CPU_LSTM_BWD_PX (128 * 1024)
+
 /* lstm backward: bwd_lstm_task over the parts, then their sums in order */
 static enum xo_status lstm_bwd(struct xo_cpu_ctx *cx, struct rnn_job *j)
 {
@@ -731,7 +734,12 @@ static enum xo_status lstm_bwd(struct xo_cpu_ctx *cx, struct rnn_job *j)
 	j->chunk = (j->N + j->nt - 1) / j->nt;
 	if (j->chunk > XO_CPU_RNN_CHUNK)
 		j->chunk = XO_CPU_RNN_CHUNK;
-	j->ss = 2 * j->chunk * u + j->chunk * gp + (in + u + 1) * gp + u;
+	j->blk = XO_CPU_LSTM_BWD_PX / (j->chunk * gp * (int64_t)sizeof(float));
+	if (j->blk < 1)
+		j->blk = 1;
+	if (j->blk > j->T)
+		j->blk = j->T;
+	j->ss = 2 * j->chunk * u + j->blk * j->chunk * gp + (in + u + 1) * gp;
 	st = xo_cpu_scratch_reserve(cx, nwt + j->nt * j->ss, 0, 0);
 	if (st)
 		return st;
