@@ -68,10 +68,10 @@ struct rnn_job {
 			  * lstm: [in + u][4 up] packed for k->lstm_step, then the bias [4 up] */
 	int64_t up;      /* fwd lstm: u rounded up to the ISA's vector width */
 	int64_t ss;      /* scr floats per sample (gru, bwd); per part (fwd_cat_task) */
-	atomic_llong *next; /* fwd_cat_task: the first sample of the next unclaimed chunk */
-	int64_t chunk;   /* fwd_cat_task: samples per chunk, <= XO_CPU_RNN_CHUNK */
+	atomic_llong *next; /* fwd_cat_task, bwd lstm: the first sample of the next unclaimed chunk */
+	int64_t chunk;   /* fwd_cat_task, bwd lstm: samples per chunk, <= XO_CPU_RNN_CHUNK */
 	int64_t blk;     /* bwd lstm: steps per block of the weight gradients */
-	float *DPX, *DPH; /* bwd: [N*T][G] each */
+	float *DPX, *DPH; /* bwd: [N*T][G] each; lstm: DPX the chunks' weight sums */
 	float *HPM, *RHM; /* bwd: [N*T][u] h' and (gru reset_after=0) r h' per (n, s) */
 	float *WT, *UT;   /* bwd lstm: [4 up][inp] and [4 up][up], W^T and U^T packed */
 	float *dx, *dW, *dU, *db;
@@ -445,13 +445,14 @@ static void bwd_seq_task(void *arg, int t, int nt)
 }
 
 /*
- * lstm backward (bwd_lstm_task): part t takes the chunks t, t + nt, ... of
- * j->chunk samples (fixed, so the sums below are in one order for a
- * thread count) and runs each back through every step, in blocks of
- * j->blk steps. Per step only what the recurrence needs: the chunk's
- * pre-activation gradients px [nb][4 up] (gate q at q * up, the columns
- * past u zero) into the block's PX, and dh' = px U^T (the ISA's gemm_nn
- * against UT [4 up][up]). Per block, with PX [steps][nb][4 up] in cache,
+ * lstm backward (bwd_lstm_task): the parts claim chunks of j->chunk
+ * samples from j->next (as the forward: a part whose thread has no core
+ * holds up one chunk, not half the batch) and run each back through every
+ * step, in blocks of j->blk steps. Per step only what the recurrence
+ * needs: the chunk's pre-activation gradients px [nb][4 up] (gate q at
+ * q * up, the columns past u zero; k->lstm_step_bwd) into the block's PX,
+ * and dh' = px U^T (the ISA's gemm_nn against UT [4 up][up]). Per block,
+ * with PX [steps][nb][4 up] in cache,
  *   dx_t = px W^T per step (gemm_nn against WT, [4 up][inp]),
  *   dkernel += x^T PX and drecurrent_kernel += H'^T PX (ONE gemm_tn each
  *   over the block's steps x nb rows, read in place: x_t and the ws rows'
@@ -459,21 +460,25 @@ static void bwd_seq_task(void *arg, int t, int nt)
  * so the [in + u][4 up] sums are read and written once per block instead
  * of once per step (16 rows at batch 32), no [batch*len][G] gradient array
  * is written and read back, and no BLAS call packs its operands per step.
- * The parts' sums are added in part order at the end (lstm_bwd).
+ * Each chunk has its own sums, added in chunk order at the end
+ * (lstm_sum_task): the result does not depend on which thread ran a chunk,
+ * nor on the thread count.
  */
 struct lstm_bwd_part {
 	float *dh, *dc, *px;    /* [chunk][u], [chunk][u], [blk][chunk][4 up] */
-	float *dW, *dU, *db;    /* [in][4 up], [u][4 up], [4 up]: the part's sums */
+	float *dW, *dU, *db;    /* [in][4 up], [u][4 up], [4 up]: the chunk's sums */
 };
 
-static void lstm_bwd_part_of(const struct rnn_job *j, int t, struct lstm_bwd_part *q)
+/* Part t's scratch, with the sums of chunk ci */
+static void lstm_bwd_part_of(const struct rnn_job *j, int t, int64_t ci,
+			     struct lstm_bwd_part *q)
 {
 	int64_t gp = 4 * j->up;
 
 	q->dh = j->scr + t * j->ss;
 	q->dc = q->dh + j->chunk * j->u;
 	q->px = q->dc + j->chunk * j->u;
-	q->dW = q->px + j->blk * j->chunk * gp;
+	q->dW = j->DPX + ci * (j->in + j->u + 1) * gp;
 	q->dU = q->dW + j->in * gp;
 	q->db = q->dU + j->u * gp;
 }
@@ -521,13 +526,13 @@ static void bwd_lstm_task(void *arg, int t, int nt)
 	int64_t u = j->u, up = j->up, gp = 4 * up, S = j->S, T = j->T, in = j->in;
 	struct lstm_bwd_part q;
 
-	lstm_bwd_part_of(j, t, &q);
-	/* px's padding columns stay zero; the sums start at zero */
+	(void)nt;
+	lstm_bwd_part_of(j, t, 0, &q);
+	/* px's padding columns stay zero */
 	memset(q.px, 0, (size_t)(j->blk * j->chunk * gp) * sizeof(float));
-	memset(q.dW, 0, (size_t)((in + u + 1) * gp) * sizeof(float));
-	for (int64_t c0 = t * j->chunk; c0 < j->N; c0 += nt * j->chunk) {
-		int64_t nb = j->N - c0 < j->chunk ? j->N - c0 : j->chunk;
-
+	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
+		lstm_bwd_part_of(j, t, c0 / j->chunk, &q);
+		memset(q.dW, 0, (size_t)((in + u + 1) * gp) * sizeof(float));
 		memset(q.dh, 0, (size_t)(nb * u) * sizeof(float)); /* dh and dc: a */
 		memset(q.dc, 0, (size_t)(nb * u) * sizeof(float)); /* short chunk too */
 		for (int64_t s_hi = T - 1; s_hi >= 0; s_hi -= j->blk) {
@@ -555,6 +560,30 @@ static void bwd_lstm_task(void *arg, int t, int nt)
 			}
 			lstm_bwd_block(j, &q, c0, nb, s_lo, s_hi);
 		}
+	}
+}
+
+/* dkernel, drecurrent_kernel and dbias rows (in + u + 1 of them, padded
+ * as the chunks' sums) of part t: the chunks' sums added in chunk order */
+static void lstm_sum_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t u = j->u, up = j->up, gp = 4 * up, in = j->in, G = j->G, lo, hi;
+	int64_t nc = (j->N + j->chunk - 1) / j->chunk, cs = (in + u + 1) * gp;
+
+	part_of(in + u + (j->db ? 1 : 0), t, nt, &lo, &hi);
+	for (int64_t r = lo; r < hi; r++) {
+		float *dst = r < in ? j->dW + r * G : r < in + u ? j->dU + (r - in) * G : j->db;
+
+		for (int64_t g = 0; g < 4; g++)
+			for (int64_t c = 0; c < u; c++) {
+				const float *src = j->DPX + r * gp + g * up + c;
+				float v = src[0];
+
+				for (int64_t ci = 1; ci < nc; ci++)
+					v += src[ci * cs];
+				dst[g * u + c] = v;
+			}
 	}
 }
 
@@ -720,13 +749,15 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 /* Bytes of a part's PX block in the lstm backward (blocks of steps) */
 #define XO_CPU_LSTM_BWD_PX (128 * 1024)
 
-/* lstm backward: bwd_lstm_task over the parts, then their sums in order */
+/* lstm backward: bwd_lstm_task over the chunks, then their sums in order */
 static enum xo_status lstm_bwd(struct xo_cpu_ctx *cx, struct rnn_job *j)
 {
 	int64_t vw = cx->k->vw, u = j->u, G = j->G, in = j->in;
 	int64_t up = (u + vw - 1) / vw * vw, gp = 4 * up, inp = (in + vw - 1) / vw * vw;
-	int64_t nwt = gp * inp + gp * up;
+	int64_t nwt = (j->dx ? gp * inp : 0) + gp * up, nc;
 	enum xo_status st;
+	atomic_llong next;
+	int nts;
 
 	j->up = up;
 	j->nt = threads_for(cx, j);
@@ -734,45 +765,38 @@ static enum xo_status lstm_bwd(struct xo_cpu_ctx *cx, struct rnn_job *j)
 	j->chunk = (j->N + j->nt - 1) / j->nt;
 	if (j->chunk > XO_CPU_RNN_CHUNK)
 		j->chunk = XO_CPU_RNN_CHUNK;
+	nc = (j->N + j->chunk - 1) / j->chunk;
 	j->blk = XO_CPU_LSTM_BWD_PX / (j->chunk * gp * (int64_t)sizeof(float));
 	if (j->blk < 1)
 		j->blk = 1;
 	if (j->blk > j->T)
 		j->blk = j->T;
-	j->ss = 2 * j->chunk * u + j->blk * j->chunk * gp + (in + u + 1) * gp;
-	st = xo_cpu_scratch_reserve(cx, nwt + j->nt * j->ss, 0, 0);
+	j->ss = 2 * j->chunk * u + j->blk * j->chunk * gp;
+	st = xo_cpu_scratch_reserve(cx, nwt + j->nt * j->ss + nc * (in + u + 1) * gp, 0, 0);
 	if (st)
 		return st;
-	j->WT = cx->shared.p;
-	j->UT = j->WT + gp * inp;
-	j->scr = j->UT + gp * up;
-	/* WT[q up + c][i] = W[i][q u + c], UT[q up + c][k] = U[k][q u + c];
-	 * rows c >= u and columns past in / u zero */
-	memset(j->WT, 0, (size_t)nwt * sizeof(float));
-	for (int64_t q = 0; q < 4; q++)
-		for (int64_t c = 0; c < u; c++) {
-			for (int64_t i = 0; i < in; i++)
-				j->WT[(q * up + c) * inp + i] = j->W[i * G + q * u + c];
-			for (int64_t k = 0; k < u; k++)
+	j->UT = cx->shared.p;
+	j->WT = j->dx ? j->UT + gp * up : NULL;
+	j->scr = j->UT + nwt;
+	j->DPX = j->scr + j->nt * j->ss; /* the chunks' sums */
+	/* UT[q up + c][k] = U[k][q u + c], WT[q up + c][i] = W[i][q u + c]
+	 * (only for dx); rows c >= u and columns past u / in zero */
+	memset(j->UT, 0, (size_t)nwt * sizeof(float));
+	for (int64_t k = 0; k < u; k++)
+		for (int64_t q = 0; q < 4; q++)
+			for (int64_t c = 0; c < u; c++)
 				j->UT[(q * up + c) * up + k] = j->U[k * G + q * u + c];
-		}
-	xo_cpu_threads_run(cx->tp, j->nt, bwd_lstm_task, j);
-	/* the parts' sums, in part order, unpadded */
-	for (int t = 0; t < j->nt; t++) {
-		struct lstm_bwd_part q;
-
-		lstm_bwd_part_of(j, t, &q);
-		for (int64_t r = 0; r < in + u + 1; r++) {
-			float *dst = r < in ? j->dW + r * G : r < in + u ? j->dU + (r - in) * G : j->db;
-			const float *src = q.dW + r * gp;
-
-			if (!dst)
-				break;
-			for (int64_t g = 0; g < 4; g++)
+	if (j->WT)
+		for (int64_t i = 0; i < in; i++)
+			for (int64_t q = 0; q < 4; q++)
 				for (int64_t c = 0; c < u; c++)
-					dst[g * u + c] = (t ? dst[g * u + c] : 0.0f) + src[g * up + c];
-		}
-	}
+					j->WT[(q * up + c) * inp + i] = j->W[i * G + q * u + c];
+	atomic_init(&next, 0);
+	j->next = &next;
+	xo_cpu_threads_run(cx->tp, j->nt, bwd_lstm_task, j);
+	/* the sums split by rows over the threads when there is more than one chunk */
+	nts = nc > 1 && j->nt > 1 ? j->nt : 1;
+	xo_cpu_threads_run(cx->tp, nts, lstm_sum_task, j);
 	return XO_OK;
 }
 

@@ -7,8 +7,11 @@
  * comparison against ref (suites/shapes) allows rounding differences, so a
  * tile that mixed rows, or a chain that depended on the row's place in the
  * tile or on the thread count, would pass there; here it cannot.
- * dkernel, drecurrent_kernel and dbias are sums over the batch and are not
- * compared (their order depends on the parts).
+ * dkernel, drecurrent_kernel and dbias are sums over the batch: each chunk
+ * of samples has its own sums, added in chunk order, so they must be the
+ * same bits whichever thread claimed a chunk; at batch 97 the chunks are
+ * 32 samples at 1, 2 and 3 threads alike, so the three runs must agree
+ * (sums kept per part or per thread would not).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,10 +171,63 @@ static void test_lstm_rows_alone(void **state)
 	check_rows(33, true, true); /* units past the vector width */
 }
 
+/* dst 1..3 of the lstm backward at batch 97 with XO_THREADS=nt, on the ws
+ * of a 1-thread forward (ws NULL: computed and returned in *ws) */
+static void wsums(const char *nt, float **ws, float *out[3])
+{
+	struct xo_backend *be;
+	struct xo_params p = xo_params_default_op(XO_OP_lstm);
+	const float *given[XO_MAX_SRC] = {0};
+	struct run fb, bb;
+
+	assert_int_equal(setenv("XO_THREADS", nt, 1), 0);
+	assert_int_equal(xo_backend_open("cpu", &be), XO_OK);
+	p.batch = 97;
+	p.len = 11; /* blocks of steps do not divide it (kernels/cpu_rnn.c) */
+	p.ch = 5;
+	p.units = 20;
+	if (!*ws) {
+		setup(be, XO_OP_lstm, XO_DIR_FWD, &p, 0, NULL, &fb);
+		run_op(be, XO_OP_lstm, XO_DIR_FWD, &p, &fb);
+		*ws = get(&fb, XO_MAX_SRC + 1);
+		done(&fb);
+	}
+	given[3] = *ws;
+	setup(be, XO_OP_lstm, XO_DIR_BWD, &p, 0, given, &bb);
+	run_op(be, XO_OP_lstm, XO_DIR_BWD, &p, &bb);
+	for (int i = 0; i < 3; i++)
+		out[i] = get(&bb, XO_MAX_SRC + 1 + i);
+	done(&bb);
+	xo_backend_close(be);
+}
+
+static void test_lstm_wsums_threads(void **state)
+{
+	static const char *const nts[] = {"2", "3", "2"};
+	float *ws = NULL, *one[3], *other[3];
+	int64_t n[3] = {5 * 80, 20 * 80, 80};
+
+	(void)state;
+	wsums("1", &ws, one);
+	for (int r = 0; r < 3; r++) {
+		wsums(nts[r], &ws, other);
+		for (int i = 0; i < 3; i++) {
+			if (memcmp(one[i], other[i], (size_t)n[i] * sizeof(float)))
+				fail_msg("lstm bwd dst %d differs at XO_THREADS=1 and %s", i + 1,
+					 nts[r]);
+			free(other[i]);
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		free(one[i]);
+	free(ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lstm_rows_alone),
+	    cmocka_unit_test(test_lstm_wsums_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
