@@ -528,8 +528,9 @@ static void bwd_lstm_task(void *arg, int t, int nt)
 
 	(void)nt;
 	lstm_bwd_part_of(j, t, 0, &q);
-	/* px's padding columns stay zero */
-	memset(q.px, 0, (size_t)(j->blk * j->chunk * gp) * sizeof(float));
+	/* px's padding columns (u not a multiple of the vector width) stay zero */
+	if (up > u)
+		memset(q.px, 0, (size_t)(j->blk * j->chunk * gp) * sizeof(float));
 	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
 		lstm_bwd_part_of(j, t, c0 / j->chunk, &q);
 		memset(q.dW, 0, (size_t)((in + u + 1) * gp) * sizeof(float));
@@ -794,8 +795,8 @@ static enum xo_status lstm_bwd(struct xo_cpu_ctx *cx, struct rnn_job *j)
 	atomic_init(&next, 0);
 	j->next = &next;
 	xo_cpu_threads_run(cx->tp, j->nt, bwd_lstm_task, j);
-	/* the sums split by rows over the threads when there is more than one chunk */
-	nts = nc > 1 && j->nt > 1 ? j->nt : 1;
+	/* the sums split by rows over the threads when there are enough adds */
+	nts = nc * (in + u + 1) * gp >= XO_CPU_RNN_PAR_MIN ? j->nt : 1;
 	xo_cpu_threads_run(cx->tp, nts, lstm_sum_task, j);
 	return XO_OK;
 }
