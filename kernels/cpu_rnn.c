@@ -24,10 +24,12 @@
  *      recurrent_kernel and the gates (reset_after=0 adds a second GEMM
  *      (r h') U_h after its z and r gates).
  * Backward:
- *   lstm (bwd_lstm_task): fixed chunks per part, back through every step;
- *      per step px of the chunk, then dx_t, dkernel, drecurrent_kernel,
- *      dbias and dh' from it by the ISA's gemm_nn / gemm_tn / colsum while
- *      it is in cache; the parts' weight sums added in part order.
+ *   lstm (bwd_lstm_task): chunks claimed from a counter, each back through
+ *      every step in blocks of steps; per step px of the chunk
+ *      (k->lstm_step_bwd) and dh' (gemm_nn), per block dx, dkernel,
+ *      drecurrent_kernel and dbias from the block's px while it is in cache
+ *      (gemm_nn / gemm_tn / colsum); each chunk's weight sums added in chunk
+ *      order.
  *   simple_rnn, gru:
  *   1. back through time per batch slice, threaded as above: the
  *      pre-activation gradients of every step go to DPX (input side, rows
@@ -573,17 +575,18 @@ static void lstm_sum_task(void *arg, int t, int nt)
 	int64_t nc = (j->N + j->chunk - 1) / j->chunk, cs = (in + u + 1) * gp;
 
 	part_of(in + u + (j->db ? 1 : 0), t, nt, &lo, &hi);
+	/* row by row, chunk by chunk: contiguous adds, each element's terms in
+	 * chunk order */
 	for (int64_t r = lo; r < hi; r++) {
 		float *dst = r < in ? j->dW + r * G : r < in + u ? j->dU + (r - in) * G : j->db;
 
-		for (int64_t g = 0; g < 4; g++)
-			for (int64_t c = 0; c < u; c++) {
-				const float *src = j->DPX + r * gp + g * up + c;
-				float v = src[0];
+		for (int64_t ci = 0; ci < nc; ci++)
+			for (int64_t g = 0; g < 4; g++) {
+				const float *src = j->DPX + ci * cs + r * gp + g * up;
+				float *d = dst + g * u;
 
-				for (int64_t ci = 1; ci < nc; ci++)
-					v += src[ci * cs];
-				dst[g * u + c] = v;
+				for (int64_t c = 0; c < u; c++)
+					d[c] = ci ? d[c] + src[c] : src[c];
 			}
 	}
 }
