@@ -35,7 +35,9 @@ struct xo_cpu_rows {
 	const float *a;       /* first element of row 0 */
 	int64_t lda;          /* elements between consecutive rows of a group */
 	int64_t group_rows;   /* rows per group, >= 1 */
-	int64_t group_stride; /* elements between the first rows of two groups */
+	int64_t group_stride; /* elements between the first rows of two groups
+			       * (negative: groups backwards in memory, as the
+			       * lstm backward's steps) */
 };
 
 /*
