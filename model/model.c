@@ -60,11 +60,15 @@ struct layer {
 	struct xo_tensor *gamma, *beta, *dgamma, *dbeta, *mm, *mv;
 	/* recurrent layers: recurrent_kernel (between kernel and bias in the
 	 * flat parameters, Keras's order), its gradient, and the op's
-	 * workspace [cap][T][S*units] (forward writes it, backward reads it) */
+	 * workspace [ws_cap][T][S*units] (the training forward writes it, the
+	 * backward reads it): made by the first training plan, never for
+	 * predict / evaluate / validation, whose forward is the inference form
+	 * (ws NULL, ops.def) */
 	int64_t rk_off;
 	struct xo_tensor *rk, *drk;
-	struct xo_tensor *wsbuf, *ws; /* storage, plan view */
+	struct xo_tensor *wsbuf, *ws; /* storage, plan view (training only) */
 	int64_t ws_per;               /* workspace floats per sample */
+	int64_t ws_cap;               /* samples wsbuf holds; 0: none yet */
 };
 
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
@@ -343,7 +347,21 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 				st = xo_tensor_view(l->zbuf, 0, nd, dims, &l->z);
 			if (!st && act_separate(&l->s) && training && l->has_grad)
 				st = xo_tensor_view(l->gzbuf, 0, nd, dims, &l->gz);
-			if (!st && l->ws_per) /* [n][T][S*units] */
+			/* [n][T][S*units] where a backward reads it (training,
+			 * a gradient through the layer); else none, and the
+			 * forward runs the inference form. Grown to n on demand. */
+			bool want_ws = l->ws_per && training && l->has_grad;
+
+			if (!st && want_ws && l->ws_cap < n) {
+				xo_tensor_free(l->wsbuf);
+				l->wsbuf = NULL;
+				l->ws_cap = 0;
+				st = xo_tensor_create(m->be, XO_DTYPE_F32, 2,
+				                      (int64_t[]){n, l->ws_per}, &l->wsbuf);
+				if (!st)
+					l->ws_cap = n;
+			}
+			if (!st && want_ws)
 				st = xo_tensor_view(l->wsbuf, 0, 3,
 				                    (int64_t[]){n, l->s.in_len, l->ws_per / l->s.in_len},
 				                    &l->ws);
@@ -374,6 +392,7 @@ static void buffers_free(struct xo_model *m)
 		xo_tensor_free(m->layers[i].gzbuf);
 		xo_tensor_free(m->layers[i].wsbuf);
 		m->layers[i].wsbuf = NULL;
+		m->layers[i].ws_cap = 0;
 		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
 		m->layers[i].zbuf = m->layers[i].gzbuf = NULL;
 	}
@@ -416,9 +435,6 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 		if (!st && act_separate(&l->s) && l->has_grad)
 			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
 			                      &l->gzbuf);
-		if (!st && l->ws_per)
-			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, l->ws_per},
-			                      &l->wsbuf);
 	}
 	if (st) {
 		buffers_free(m);
@@ -1400,6 +1416,8 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.src[2] = l->rk;
 			a.src[3] = l->b;
 			a.dst[0] = l->out;
+			/* NULL unless a backward follows (plan_build): the
+			 * inference form (ops.def) */
 			a.dst[1] = l->ws;
 			st = run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_FWD, &a);
 			break;
