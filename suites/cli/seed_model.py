@@ -24,14 +24,16 @@ import sys
 import tempfile
 
 
-def run(xo, *args, code=0, cwd=None):
-    p = subprocess.run([xo, *args], capture_output=True, text=True, timeout=600, cwd=cwd)
+def run(xo, *args, code=0, cwd=None, env=None):
+    p = subprocess.run([xo, *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+                       env=env)
     assert p.returncode == code, (args, p.returncode, p.stderr[-2000:])
     return p
 
 
-def seed_json(xo, *args):
-    p = run(xo, "seed", "--device", "cpu", "--epochs", "1", "--repeat", "1", "--json", *args)
+def seed_json(xo, *args, env=None):
+    p = run(xo, "seed", "--device", "cpu", "--epochs", "1", "--repeat", "1", "--json", *args,
+            env=env)
     return json.loads(p.stdout)[0]
 
 
@@ -64,9 +66,12 @@ def main():
     # floats, 64 MB; fit's resident training rows, 51 MB), the training ws
     # at batch 512 (512 x 50 x 7 x 64 floats, 46 MB) and the rest: 183 MB
     # measured. Before, the one-batch predict of 4000 samples wrote a ws of
-    # 4000 x 50 x 7 x 64 floats (358 MB) of its own: 482 MB.
+    # 4000 x 50 x 7 x 64 floats (358 MB) of its own: 482 MB. Unchunked
+    # (XO_PREDICT_CHUNK=0), so that predict runs its 4000 samples as one
+    # batch and a ws made for it (the model's inference plan) would show.
     if not os.environ.get("XO_TEST_SANITIZED"):
-        r = seed_json(xo, "--model", os.path.join(src, "models", "lstm.model"))
+        r = seed_json(xo, "--model", os.path.join(src, "models", "lstm.model"),
+                      env=dict(os.environ, XO_PREDICT_CHUNK="0"))
         assert r["predict_samples"] == 4000, r
         assert r["peak_rss_mb"] < 240, r["peak_rss_mb"]
 
