@@ -143,6 +143,31 @@ static void proj_task(void *arg, int t, int nt)
  * 32 19.8, 64 21.9, 128 21.6, 256 21.8 (medians of 7). */
 #define XO_CPU_RNN_CHUNK 32
 
+/* The forward's chunks are a multiple of this many samples: the row tile
+ * of k->lstm_step at AVX-512 (6 rows; AVX2's 3 divides it), so that no tile
+ * but the batch's last computes padding rows. LSTM(64) inference forward,
+ * one thread, load 2-6: batch 32 chunks of 6, 12, 16 or 32 1.13-1.16 ms a
+ * call, of 4 or 8 1.35-1.45 (a padded tile per chunk); batch 512 CPU time
+ * per call chunks of 32 18.4-18.5 ms (16 chunks, each with a tile of 2
+ * rows padded to 6), of 30 or 24 17.2-18.0 ms. */
+#define XO_CPU_RNN_ROWS 6
+#define XO_CPU_RNN_FWD_CHUNK 30 /* <= XO_CPU_RNN_CHUNK, a multiple of the rows */
+
+int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt)
+{
+	int64_t tiles = (batch + XO_CPU_RNN_ROWS - 1) / XO_CPU_RNN_ROWS, per;
+
+	XO_ASSERT(batch >= 1 && nt >= 1);
+	if (nt == 1)
+		return batch < XO_CPU_RNN_FWD_CHUNK ? batch : XO_CPU_RNN_FWD_CHUNK;
+	/* at least XO_CPU_RNN_PER_PART chunks per part where the batch has
+	 * that many row tiles: tiles per chunk rounded down, at least 1 */
+	per = tiles / (XO_CPU_RNN_PER_PART * nt);
+	per = per < 1 ? 1 : per;
+	return per * XO_CPU_RNN_ROWS < XO_CPU_RNN_FWD_CHUNK ? per * XO_CPU_RNN_ROWS
+							    : XO_CPU_RNN_FWD_CHUNK;
+}
+
 /* The state of one simple_rnn sample from its pre-activations h [u] (bias
  * not yet added), written to its ws row (lstm's cell is k->lstm_step). */
 static void gates_cat(const struct rnn_job *j, float *h, float *row)
@@ -723,10 +748,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.scr = j.WU + nxp;
 	atomic_init(&next, 0);
 	j.next = &next;
-	/* at least one chunk per part (batch 32 on 2 threads: 2 chunks of 16) */
-	j.chunk = (j.N + j.nt - 1) / j.nt;
-	if (j.chunk > XO_CPU_RNN_CHUNK)
-		j.chunk = XO_CPU_RNN_CHUNK;
+	j.chunk = xo_cpu_rnn_fwd_chunk(j.N, j.nt);
 	if (op == XO_OP_lstm) {
 		/* gate q's columns at q * up, zero padded; the bias row last */
 		int64_t u = j.u, up = j.up, rows = j.in + u;
