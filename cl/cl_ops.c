@@ -1218,15 +1218,34 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	struct xo_cl_ctx *c = ctx_of(be);
 	int64_t G = xo_rnn_gates(op) * p->units, per = G + 4 * p->units;
 	int64_t nb = rnn_tile(c, p->batch, per);
-	struct xo_cl_launch l = xo_cl_launch_begin(c, nb ? XO_CL_K_rnn_fwd__wg : XO_CL_K_rnn_fwd);
+	struct xo_cl_launch l;
+	cl_mem ws = NULL;
 
+	/* The inference form (ws NULL, ops.def): the rows go to scratch slot
+	 * 0 instead. The general kernel reads each step's state back from the
+	 * row of the step before, so they are written either way; the model
+	 * passes NULL on every backend alike, and host memory (the model's ws
+	 * buffer) is what it saves. */
+	if (!a->dst[1]) {
+		enum xo_status st = xo_cl_scratch(
+		    c, 0, (size_t)(p->batch * p->len * xo_rnn_ws_blocks(op) * p->units) * 4, &ws);
+
+		if (st)
+			return st;
+	}
+	l = xo_cl_launch_begin(c, nb ? XO_CL_K_rnn_fwd__wg : XO_CL_K_rnn_fwd);
 	xo_cl_arg_tensor(&l, a->src[0], NULL);
 	xo_cl_arg_tensor(&l, a->src[1], NULL);
 	xo_cl_arg_tensor(&l, a->src[2], NULL);
 	xo_cl_arg_tensor(&l, a->src[3], a->src[0]);
 	xo_cl_arg_int(&l, a->src[3] != NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
-	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	if (ws) {
+		xo_cl_arg_mem(&l, ws);
+		xo_cl_arg_int(&l, 0);
+	} else {
+		xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	}
 	rnn_args(&l, op, p, true);
 	if (!nb)
 		return la_run(&l, p->batch, op, XO_DIR_FWD);

@@ -302,7 +302,8 @@ enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_para
 				SLOT(dst[0], false, p->batch, p->len, p->units);
 			else
 				SLOT(dst[0], false, p->batch, p->units);
-			SLOT(dst[1], false, p->batch, p->len, su);
+			/* ws optional: NULL is the inference form (ops.def) */
+			SLOT(dst[1], true, p->batch, p->len, su);
 		} else {
 			SLOT(src[3], false, p->batch, p->len, su);
 			if (ydim_len)

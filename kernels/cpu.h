@@ -241,6 +241,15 @@ void xo_cpu_conv2d_register(struct xo_backend_iface *iface);
 void xo_cpu_norm_register(struct xo_backend_iface *iface);
 /* cpu_rnn.c: simple_rnn, lstm, gru */
 void xo_cpu_rnn_register(struct xo_backend_iface *iface);
+/* Samples per chunk of the lstm / simple_rnn forward of batch samples on nt
+ * parts (1 <= result <= 30): the parts claim chunks until none is left, so
+ * at small batches there are about XO_CPU_RNN_PER_PART chunks per part (a
+ * worker that starts late still takes a share instead of finding every
+ * chunk claimed: at batch 32 on 2 threads, 5 chunks of 6 and one of 2, not
+ * 2 of 16), each a whole number of 6-row lstm tiles; one part: chunks of
+ * 30, or the whole batch below that (cpu_rnn.c). */
+#define XO_CPU_RNN_PER_PART 3
+int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt);
 /* cpu_opt.c: sets the table entries of sgd and rmsprop. */
 void xo_cpu_opt_register(struct xo_backend_iface *iface);
 /* cpu_loss.c: binary_crossentropy, mean_squared_error, binary_accuracy. */

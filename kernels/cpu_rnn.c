@@ -23,6 +23,10 @@
  *      previous states (read in place from the ws rows) with
  *      recurrent_kernel and the gates (reset_after=0 adds a second GEMM
  *      (r h') U_h after its z and r gates).
+ *   Without a ws (the inference form, ops.def) the same code writes each
+ *   step's rows to a ring of 2 steps (step_rows): lstm and simple_rnn the
+ *   chunk's rows in the part's scratch, gru the slice's; y is copied from
+ *   the rows after each step either way, so it is the same bits.
  * Backward:
  *   lstm (bwd_lstm_task): chunks claimed from a counter, each back through
  *      every step in blocks of steps; per step px of the chunk
@@ -64,7 +68,8 @@ struct rnn_job {
 	int64_t N, T, in, u, G, S, hb;
 	bool ra, relu, seq, back, bias;
 	const float *x, *W, *U, *b, *dy;
-	float *y, *ws;   /* fwd outputs; bwd: ws is the source (read only) */
+	float *y, *ws;   /* fwd outputs (ws NULL: the inference form, rings in scr);
+			  * bwd: ws is the source (read only) */
 	float *XP;       /* fwd gru: [N*T][G] input projections, rows n*T + t */
 	float *WU;       /* fwd simple_rnn: [in + u][G], kernel rows then recurrent;
 			  * lstm: [in + u][4 up] packed for k->lstm_step, then the bias [4 up] */
@@ -141,6 +146,31 @@ static void proj_task(void *arg, int t, int nt)
  * 32 19.8, 64 21.9, 128 21.6, 256 21.8 (medians of 7). */
 #define XO_CPU_RNN_CHUNK 32
 
+/* The forward's chunks are a multiple of this many samples: the row tile
+ * of k->lstm_step at AVX-512 (6 rows; AVX2's 3 divides it), so that no tile
+ * but the batch's last computes padding rows. LSTM(64) inference forward,
+ * one thread, load 2-6: batch 32 chunks of 6, 12, 16 or 32 1.13-1.16 ms a
+ * call, of 4 or 8 1.35-1.45 (a padded tile per chunk); batch 512 CPU time
+ * per call chunks of 32 18.4-18.5 ms (16 chunks, each with a tile of 2
+ * rows padded to 6), of 30 or 24 17.2-18.0 ms. */
+#define XO_CPU_RNN_ROWS 6
+#define XO_CPU_RNN_FWD_CHUNK 30 /* <= XO_CPU_RNN_CHUNK, a multiple of the rows */
+
+int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt)
+{
+	int64_t tiles = (batch + XO_CPU_RNN_ROWS - 1) / XO_CPU_RNN_ROWS, per;
+
+	XO_ASSERT(batch >= 1 && nt >= 1);
+	if (nt == 1)
+		return batch < XO_CPU_RNN_FWD_CHUNK ? batch : XO_CPU_RNN_FWD_CHUNK;
+	/* at least XO_CPU_RNN_PER_PART chunks per part where the batch has
+	 * that many row tiles: tiles per chunk rounded down, at least 1 */
+	per = tiles / (XO_CPU_RNN_PER_PART * nt);
+	per = per < 1 ? 1 : per;
+	return per * XO_CPU_RNN_ROWS < XO_CPU_RNN_FWD_CHUNK ? per * XO_CPU_RNN_ROWS
+							    : XO_CPU_RNN_FWD_CHUNK;
+}
+
 /* The state of one simple_rnn sample from its pre-activations h [u] (bias
  * not yet added), written to its ws row (lstm's cell is k->lstm_step). */
 static void gates_cat(const struct rnn_job *j, float *h, float *row)
@@ -170,15 +200,38 @@ static bool claim_chunk(const struct rnn_job *j, int64_t *c0, int64_t *nb)
 	return true;
 }
 
-/* y of samples [c0, c0 + nb): the h block of every step, or of the last. */
-static void copy_y(const struct rnn_job *j, int64_t c0, int64_t nb)
+/*
+ * Where step s's state rows of a chunk of samples live: sample n's row at
+ * *base + n * *ldr. With a ws, its rows (n * T + s); without (the inference
+ * form, ops.def), a ring of 2 steps x j->chunk rows in the part's scratch
+ * at ring: step s in slot s & 1, so the step before is still there and the
+ * rows of a chunk stay in cache instead of streaming batch * len * S floats
+ * to memory that nothing reads.
+ */
+static void step_rows(const struct rnn_job *j, float *ring, int64_t c0, int64_t s, float **base,
+		      int64_t *ldr)
 {
-	int64_t u = j->u, S = j->S, T = j->T;
+	if (j->ws) {
+		*base = j->ws + (c0 * j->T + s) * j->S;
+		*ldr = j->T * j->S;
+	} else {
+		*base = ring + (s & 1) * j->chunk * j->S;
+		*ldr = j->S;
+	}
+}
 
-	for (int64_t n = c0; n < c0 + nb; n++)
-		for (int64_t s = j->seq ? 0 : T - 1; s < T; s++)
-			memcpy(j->y + (j->seq ? (n * T + s) * u : n * u),
-			       j->ws + (n * T + s) * S + j->hb * u, (size_t)u * sizeof(float));
+/* y of samples [c0, c0 + nb) at step s: the h block of their rows (base,
+ * ldr as step_rows), for every step or only the last. */
+static void copy_y(const struct rnn_job *j, int64_t c0, int64_t nb, int64_t s,
+		   const float *base, int64_t ldr)
+{
+	int64_t u = j->u, T = j->T;
+
+	if (!j->seq && s != T - 1)
+		return;
+	for (int64_t n = 0; n < nb; n++)
+		memcpy(j->y + (j->seq ? ((c0 + n) * T + s) * u : (c0 + n) * u),
+		       base + n * ldr + j->hb * u, (size_t)u * sizeof(float));
 }
 
 /*
@@ -193,34 +246,35 @@ static void copy_y(const struct rnn_job *j, int64_t c0, int64_t nb)
 static void fwd_cat_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
-	int64_t u = j->u, G = j->G, S = j->S, T = j->T, in = j->in, K = in + u;
+	int64_t u = j->u, G = j->G, T = j->T, in = j->in, K = in + u;
 	float *hp = j->scr + t * j->ss; /* [chunk][G] */
 	float *A = hp + XO_CPU_RNN_CHUNK * G; /* [chunk][K] */
+	float *ring = A + XO_CPU_RNN_CHUNK * K; /* [2][chunk][S] without ws */
 
 	(void)nt;
 	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
+		float *base = NULL, *pbase;
+		int64_t ldr = 0;
+
 		for (int64_t s = 0; s < T; s++) {
 			int64_t ti = j->back ? T - 1 - s : s;
 
+			pbase = base;
+			step_rows(j, ring, c0, s, &base, &ldr);
 			for (int64_t n = 0; n < nb; n++) {
-				const float *row = j->ws + ((c0 + n) * T + s) * S;
-
 				memcpy(A + n * K, j->x + ((c0 + n) * T + ti) * in,
 				       (size_t)in * sizeof(float));
 				if (s > 0)
-					memcpy(A + n * K + in, row - S + j->hb * u,
+					memcpy(A + n * K + in, pbase + n * ldr + j->hb * u,
 					       (size_t)u * sizeof(float));
 			}
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)G,
 				    (int)(s > 0 ? K : in), 1.0f, A, (int)K, j->WU, (int)G, 0.0f,
 				    hp, (int)G);
-			for (int64_t n = 0; n < nb; n++) {
-				float *row = j->ws + ((c0 + n) * T + s) * S;
-
-				gates_cat(j, hp + n * G, row);
-			}
+			for (int64_t n = 0; n < nb; n++)
+				gates_cat(j, hp + n * G, base + n * ldr);
+			copy_y(j, c0, nb, s, base, ldr);
 		}
-		copy_y(j, c0, nb);
 	}
 }
 
@@ -234,34 +288,38 @@ static void fwd_cat_task(void *arg, int t, int nt)
 static void fwd_lstm_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
-	int64_t S = j->S, T = j->T, in = j->in;
+	int64_t T = j->T, in = j->in;
+	float *ring = j->scr + t * j->ss; /* [2][chunk][S] without ws */
 	struct xo_cpu_lstm_step p = {
 	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
-	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL, .ldr = T * S};
+	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL};
 
-	(void)t;
 	(void)nt;
 	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
+		float *base;
+
 		p.m = nb;
 		for (int64_t s = 0; s < T; s++) {
 			int64_t ti = j->back ? T - 1 - s : s;
 
 			p.x = j->x + (c0 * T + ti) * in;
-			p.row = j->ws + (c0 * T + s) * S;
-			p.prev = s > 0 ? p.row - S : NULL;
+			p.prev = s > 0 ? p.row : NULL;
+			step_rows(j, ring, c0, s, &base, &p.ldr);
+			p.row = base;
 			j->k->lstm_step(&p);
+			copy_y(j, c0, nb, s, base, p.ldr);
 		}
-		copy_y(j, c0, nb);
 	}
 }
 
 /* gru: the recurrence of samples [n0, n1) through every step, on the
- * projections XP of proj_task. */
+ * projections XP of proj_task; without a ws its rows are a ring of 2 steps
+ * x nb rows after hz (as step_rows). */
 static void fwd_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
-	int64_t n0, n1, nb, u = j->u, G = j->G, S = j->S, T = j->T;
-	float *hp, *rh, *hz;
+	int64_t n0, n1, nb, u = j->u, G = j->G, S = j->S, T = j->T, ldr;
+	float *hp, *rh, *hz, *ring, *base = NULL, *pbase;
 
 	part_of(j->N, t, nt, &n0, &n1);
 	nb = n1 - n0;
@@ -270,11 +328,14 @@ static void fwd_task(void *arg, int t, int nt)
 	hp = j->scr + n0 * j->ss; /* [nb][G] */
 	rh = hp + nb * G;               /* [nb][u] */
 	hz = rh + nb * u;               /* [nb][u] */
+	ring = hz + nb * u;             /* [2][nb][S] without ws */
+	ldr = j->ws ? T * S : S;
 	for (int64_t s = 0; s < T; s++) {
 		int64_t ti = j->back ? T - 1 - s : s;
 		int64_t ncol = !j->ra ? 2 * u : G;
-		const float *hprev = j->ws + (n0 * T + s - 1) * S + j->hb * u; /* s > 0 */
 
+		pbase = base;
+		base = j->ws ? j->ws + (n0 * T + s) * S : ring + (s & 1) * nb * S;
 		/* hp = h' U (+ gru's recurrent bias) */
 		for (int64_t n = 0; n < nb; n++) {
 			if (j->ra && j->bias)
@@ -284,13 +345,13 @@ static void fwd_task(void *arg, int t, int nt)
 		}
 		if (s > 0)
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)ncol,
-				    (int)u, 1.0f, hprev, (int)(T * S), j->U, (int)G, 1.0f, hp,
-				    (int)G);
+				    (int)u, 1.0f, pbase + j->hb * u, (int)ldr, j->U, (int)G, 1.0f,
+				    hp, (int)G);
 		for (int64_t n = 0; n < nb; n++) {
 			const float *xp = j->XP + ((n0 + n) * T + ti) * G;
 			float *h = hp + n * G; /* becomes the pre-activations */
-			float *row = j->ws + ((n0 + n) * T + s) * S;
-			const float *prev = s > 0 ? row - S : NULL;
+			float *row = base + n * ldr;
+			const float *prev = s > 0 ? pbase + n * ldr : NULL;
 
 			for (int64_t k = 0; k < u; k++) /* hz_h, before it is summed */
 				row[4 * u + k] = j->ra ? h[2 * u + k] : 0.0f;
@@ -310,8 +371,8 @@ static void fwd_task(void *arg, int t, int nt)
 		}
 		for (int64_t n = 0; n < nb; n++) {
 			const float *xp = j->XP + ((n0 + n) * T + ti) * G;
-			float *row = j->ws + ((n0 + n) * T + s) * S;
-			const float *prev = s > 0 ? row - S : NULL;
+			float *row = base + n * ldr;
+			const float *prev = s > 0 ? pbase + n * ldr : NULL;
 			float *v = hp + n * G + 2 * u; /* hh's pre-activation */
 
 			for (int64_t k = 0; k < u; k++)
@@ -324,12 +385,8 @@ static void fwd_task(void *arg, int t, int nt)
 				row[3 * u + k] = z * h0 + (1.0f - z) * row[2 * u + k];
 			}
 		}
+		copy_y(j, n0, nb, s, base, ldr);
 	}
-	/* y: the h block of every step, or of the last */
-	for (int64_t n = n0; n < n1; n++)
-		for (int64_t s = j->seq ? 0 : T - 1; s < T; s++)
-			memcpy(j->y + (j->seq ? (n * T + s) * u : n * u),
-			       j->ws + (n * T + s) * S + j->hb * u, (size_t)u * sizeof(float));
 }
 
 /* ---- backward ----------------------------------------------------------- */
@@ -698,14 +755,17 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 		return XO_ERESOURCE;
 	j.b = a->src[3] ? xo_tensor_f32(a->src[3]) : NULL;
 	j.y = xo_tensor_f32(a->dst[0]);
-	j.ws = xo_tensor_f32(a->dst[1]);
+	j.ws = a->dst[1] ? xo_tensor_f32(a->dst[1]) : NULL; /* NULL: the inference form */
 	/* gru: XP [N*T][G]; simple_rnn: WU [in + u][G]; lstm: packed WU and bias */
 	j.up = (j.u + cx->k->vw - 1) / cx->k->vw * cx->k->vw;
 	nxp = (size_t)(op == XO_OP_gru ? j.N * j.T * j.G
 		       : op == XO_OP_lstm ? (j.in + j.u + 1) * 4 * j.up : (j.in + j.u) * j.G);
 	j.nt = threads_for(cx, &j);
-	/* gru: ss floats per sample; the others: one chunk of hp and A per part */
-	j.ss = op == XO_OP_gru ? 4 * j.u + j.G : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u);
+	/* gru: ss floats per sample; the others: one chunk of hp and A per part
+	 * (simple_rnn); without a ws, the ring of 2 steps x rows (step_rows) */
+	j.ss = op == XO_OP_gru ? 4 * j.u + j.G + (j.ws ? 0 : 2 * j.S)
+	       : (op == XO_OP_lstm ? 0 : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u)) +
+		     (j.ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j.S);
 	nscr = (size_t)((op == XO_OP_gru ? j.N : j.nt) * j.ss);
 	st = xo_cpu_scratch_reserve(cx, (int64_t)(nxp + nscr), 0, 0);
 	if (st)
@@ -721,10 +781,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.scr = j.WU + nxp;
 	atomic_init(&next, 0);
 	j.next = &next;
-	/* at least one chunk per part (batch 32 on 2 threads: 2 chunks of 16) */
-	j.chunk = (j.N + j.nt - 1) / j.nt;
-	if (j.chunk > XO_CPU_RNN_CHUNK)
-		j.chunk = XO_CPU_RNN_CHUNK;
+	j.chunk = xo_cpu_rnn_fwd_chunk(j.N, j.nt);
 	if (op == XO_OP_lstm) {
 		/* gate q's columns at q * up, zero padded; the bias row last */
 		int64_t u = j.u, up = j.up, rows = j.in + u;

@@ -60,11 +60,15 @@ struct layer {
 	struct xo_tensor *gamma, *beta, *dgamma, *dbeta, *mm, *mv;
 	/* recurrent layers: recurrent_kernel (between kernel and bias in the
 	 * flat parameters, Keras's order), its gradient, and the op's
-	 * workspace [cap][T][S*units] (forward writes it, backward reads it) */
+	 * workspace [ws_cap][T][S*units] (the training forward writes it, the
+	 * backward reads it): made by the first training plan, never for
+	 * predict / evaluate / validation, whose forward is the inference form
+	 * (ws NULL, ops.def) */
 	int64_t rk_off;
 	struct xo_tensor *rk, *drk;
-	struct xo_tensor *wsbuf, *ws; /* storage, plan view */
+	struct xo_tensor *wsbuf, *ws; /* storage, plan view (training only) */
 	int64_t ws_per;               /* workspace floats per sample */
+	int64_t ws_cap;               /* samples wsbuf holds; 0: none yet */
 };
 
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
@@ -343,7 +347,21 @@ static enum xo_status plan_build(struct xo_model *m, int64_t n, bool training)
 				st = xo_tensor_view(l->zbuf, 0, nd, dims, &l->z);
 			if (!st && act_separate(&l->s) && training && l->has_grad)
 				st = xo_tensor_view(l->gzbuf, 0, nd, dims, &l->gz);
-			if (!st && l->ws_per) /* [n][T][S*units] */
+			/* [n][T][S*units] where a backward reads it (training,
+			 * a gradient through the layer); else none, and the
+			 * forward runs the inference form. Grown to n on demand. */
+			bool want_ws = l->ws_per && training && l->has_grad;
+
+			if (!st && want_ws && l->ws_cap < n) {
+				xo_tensor_free(l->wsbuf);
+				l->wsbuf = NULL;
+				l->ws_cap = 0;
+				st = xo_tensor_create(m->be, XO_DTYPE_F32, 2,
+				                      (int64_t[]){n, l->ws_per}, &l->wsbuf);
+				if (!st)
+					l->ws_cap = n;
+			}
+			if (!st && want_ws)
 				st = xo_tensor_view(l->wsbuf, 0, 3,
 				                    (int64_t[]){n, l->s.in_len, l->ws_per / l->s.in_len},
 				                    &l->ws);
@@ -374,6 +392,7 @@ static void buffers_free(struct xo_model *m)
 		xo_tensor_free(m->layers[i].gzbuf);
 		xo_tensor_free(m->layers[i].wsbuf);
 		m->layers[i].wsbuf = NULL;
+		m->layers[i].ws_cap = 0;
 		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
 		m->layers[i].zbuf = m->layers[i].gzbuf = NULL;
 	}
@@ -416,9 +435,6 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 		if (!st && act_separate(&l->s) && l->has_grad)
 			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
 			                      &l->gzbuf);
-		if (!st && l->ws_per)
-			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, l->ws_per},
-			                      &l->wsbuf);
 	}
 	if (st) {
 		buffers_free(m);
@@ -1400,6 +1416,8 @@ static enum xo_status forward(struct xo_model *m, bool training)
 			a.src[2] = l->rk;
 			a.src[3] = l->b;
 			a.dst[0] = l->out;
+			/* NULL unless a backward follows (plan_build): the
+			 * inference form (ops.def) */
 			a.dst[1] = l->ws;
 			st = run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_FWD, &a);
 			break;
@@ -2075,19 +2093,48 @@ static double accuracy_of(const struct xo_model *m, double correct, int64_t n)
  * same arithmetic whatever the batch, so the probabilities are the same.
  * Not chunked: other backends (a device wants one large launch), a net the
  * backend runs fused (it tiles the batch itself), and batches below the
- * chunk. XO_PREDICT_CHUNK=N sets the samples per chunk (0: no chunking).
+ * chunk. XO_PREDICT_CHUNK=N sets the samples per chunk (0: no chunking);
+ * anything but such a count is refused (XO_EINVAL, on every backend).
  */
 #define PREDICT_CHUNK_BYTES (1 << 20)
 #define PREDICT_CHUNK_MIN 16
 
-static int64_t predict_step(struct xo_model *m, int64_t n, int64_t batch_size)
+/* XO_PREDICT_CHUNK as a count of samples in *v (-1: unset or empty); a
+ * value that is not a count (sign, letters, overflow) is bad input, said in
+ * one line, never ignored. */
+static enum xo_status predict_chunk_env(int64_t *v)
 {
-	int64_t bs = batch_size < n ? batch_size : n, per = m->in_size, chunk;
 	const char *env = getenv("XO_PREDICT_CHUNK");
-	struct xo_net net;
+	char *end;
+	long long c;
 
+	*v = -1;
+	if (!env || !*env)
+		return XO_OK;
+	errno = 0;
+	c = strtoll(env, &end, 10);
+	if (env[0] < '0' || env[0] > '9' || *end || errno == ERANGE)
+		return xo_error(XO_EINVAL,
+		                "predict: XO_PREDICT_CHUNK='%s' is not a count of samples (an "
+		                "integer >= 0; 0 turns chunking off)",
+		                env);
+	*v = (int64_t)c;
+	return XO_OK;
+}
+
+/* The samples per call predict runs, in *step (batch_size, or the chunk). */
+static enum xo_status predict_step(struct xo_model *m, int64_t n, int64_t batch_size,
+                                   int64_t *step)
+{
+	int64_t bs = batch_size < n ? batch_size : n, per = m->in_size, chunk, v;
+	struct xo_net net;
+	enum xo_status st = predict_chunk_env(&v);
+
+	*step = batch_size;
+	if (st)
+		return st;
 	if (strcmp(xo_backend_name(m->be), "cpu") != 0)
-		return batch_size;
+		return XO_OK;
 	for (int i = 0; i < m->nlayers; i++) {
 		const struct xo_layer_spec *s = &m->layers[i].s;
 		int64_t f = s->out_len * s->out_w * s->out_ch;
@@ -2097,25 +2144,20 @@ static int64_t predict_step(struct xo_model *m, int64_t n, int64_t batch_size)
 	chunk = PREDICT_CHUNK_BYTES / (per * (int64_t)sizeof(float));
 	if (chunk < PREDICT_CHUNK_MIN)
 		chunk = PREDICT_CHUNK_MIN;
-	if (env && *env) {
-		char *end;
-		long long v = strtoll(env, &end, 10);
-
-		if (*end || v < 0)
-			return batch_size; /* not a count: no chunking */
-		chunk = v ? (int64_t)v : bs;
-	}
+	if (v >= 0)
+		chunk = v ? v : bs;
 	if (chunk >= bs || (m->chunk_fused == chunk && m->chunk_fused_fuse == m->fuse))
-		return batch_size;
+		return XO_OK;
 	/* the fused path, where the backend takes this net, tiles by itself */
 	if (ensure_cap(m, chunk) || plan_build(m, chunk, false))
-		return batch_size;
+		return XO_OK;
 	if (net_describe(m, false, m->x_flat, NULL, NULL, NULL, NULL, &net)) {
 		m->chunk_fused = chunk;
 		m->chunk_fused_fuse = m->fuse;
-		return batch_size;
+		return XO_OK;
 	}
-	return chunk;
+	*step = chunk;
+	return XO_OK;
 }
 
 enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, int64_t batch_size,
@@ -2132,8 +2174,9 @@ enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, i
 	if (st)
 		return st;
 	last = &m->layers[m->nlayers - 1];
-	batch_size = predict_step(m, n, batch_size);
-	st = ensure_cap(m, batch_size < n ? batch_size : n);
+	st = predict_step(m, n, batch_size, &batch_size);
+	if (!st)
+		st = ensure_cap(m, batch_size < n ? batch_size : n);
 	for (int64_t off = 0; !st && off < n; off += batch_size) {
 		int64_t bs = n - off < batch_size ? n - off : batch_size;
 

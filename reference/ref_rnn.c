@@ -24,7 +24,9 @@
  *
  * The forward keeps the state in double from step to step (never the rounded
  * ws), so the float path and the gradient check's double path compute the
- * same values. The backward reads only its sources: the gates and states of
+ * same values; so the inference form (ws NULL, ops.def) needs nothing of
+ * its own: the ws stores are dropped (xo_ref_st of an empty slot). The
+ * backward reads only its sources: the gates and states of
  * ws (ops.def layout) and every derivative from a stored activation output
  * (tanh 1 - a^2, sigmoid a (1 - a), relu a > 0), so it has no transcendental
  * call of its own.

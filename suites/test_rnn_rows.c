@@ -2,8 +2,8 @@
  * test_rnn_rows.c - the cpu lstm kernels compute each sample alone (issue
  * 15; kernels/cpu_rnn.c, struct xo_cpu_lstm_step in kernels/cpu.h): a
  * sample's forward (y and its ws rows) and its dx rows must be the same
- * bits whether it runs in a batch of 13 (row tiles of 6 / 3 / 4 rows, chunks
- * of 7 and 6 over 2 threads, a short last tile) or alone at batch 1. The
+ * bits whether it runs in a batch of 13 (row tiles of 6 / 3 / 4 rows, forward
+ * chunks of 6, 6 and 1 over 2 threads, a short last tile) or alone at batch 1. The
  * comparison against ref (suites/shapes) allows rounding differences, so a
  * tile that mixed rows, or a chain that depended on the row's place in the
  * tile or on the thread count, would pass there; here it cannot.
@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "xo.h"
+#include "../kernels/cpu.h"
 
 #define NB 13
 
@@ -221,6 +222,34 @@ static void test_lstm_wsums_threads(void **state)
 	for (int i = 0; i < 3; i++)
 		free(one[i]);
 	free(ws);
+/*
+ * The forward's chunks (xo_cpu_rnn_fwd_chunk) keep the parts balanced when
+ * a worker starts late (issue 15, predict at batch 32): with nt parts there
+ * are at least min(batch / 6, 2 nt) chunks, so each part has more than one
+ * to claim and a part that arrives after the first chunks are taken still
+ * finds work; every chunk but the batch's last is a whole number of 6-row
+ * tiles (a chunk of 32 computed a padded tile of 2 rows: 6% more work at
+ * batch 512); none is above 32 (the ring and scratch are sized for 32). At batch
+ * 32 on 2 parts the rule before gave 2 chunks of 16: a worker that woke 0.6
+ * ms late (a VM's idle core) found both claimed and the caller ran the whole
+ * call alone.
+ */
+static void test_fwd_chunks_balanced(void **state)
+{
+	(void)state;
+	for (int nt = 1; nt <= 4; nt++)
+		for (int64_t n = 1; n <= 700; n++) {
+			int64_t c = xo_cpu_rnn_fwd_chunk(n, nt), chunks = (n + c - 1) / c;
+			int64_t want = n / 6 < 2 * nt ? n / 6 : 2 * nt;
+
+			if (c < 1 || c > 32)
+				fail_msg("batch %d on %d parts: chunk %d", (int)n, nt, (int)c);
+			if ((c < n && c % 6) || (nt > 1 && chunks < want))
+				fail_msg("batch %d on %d parts: %d chunks of %d (want >= %d of a "
+					 "multiple of 6)",
+					 (int)n, nt, (int)chunks, (int)c, (int)want);
+		}
+	assert_int_equal(xo_cpu_rnn_fwd_chunk(32, 2), 6);
 }
 
 int main(void)
@@ -228,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lstm_rows_alone),
 	    cmocka_unit_test(test_lstm_wsums_threads),
+	    cmocka_unit_test(test_fwd_chunks_balanced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -365,6 +365,9 @@ CASES = {
     "train_not_one_hot": (train(y="y_not_one_hot.npy"), 2, r"sample 6 is not one-hot: 0\.5", ["ckpt"], None, {}, None),
     "train_class_id_negative": (train(y="y_ids_negative.npy"), 2, r"label -1 of sample 9 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
     "train_diverges_keeps_checkpoint": (train("x_huge.npy"), 2, r"loss became (NaN|Inf) at epoch 1, step 1: training stopped; the last saved checkpoint is kept", ["ckpt"], None, {}, None),
+    # XO_PREDICT_CHUNK (model.c predict_step) was ignored when not a count
+    "predict_chunk_env_letters": (predict(), 2, r"XO_PREDICT_CHUNK='12x' is not a count of samples", ["out.npy"], None, {"XO_PREDICT_CHUNK": "12x"}, None),
+    "predict_chunk_env_negative": (predict(), 2, r"XO_PREDICT_CHUNK='-3' is not a count of samples", ["out.npy"], None, {"XO_PREDICT_CHUNK": "-3"}, None),
     "predict_nan_input": (predict("x_nan.npy"), 2, r"x_nan\.npy: sample 3 holds NaN", ["out.npy"], None, {}, None),
     "predict_shape_names_file_shape": (predict("y.npy"), 2, r"y\.npy: shape \(40, 5\) does not match the model input \(34 values", ["out.npy"], None, {}, None),
     # integer class labels (issue 16 item 10)
