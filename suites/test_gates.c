@@ -20,10 +20,15 @@
  * own rounding u, which a double oracle does not have, so the kernel may
  * take 12 and 10), with the harness's absolute floor FLT_MIN (results below
  * it may flush to zero, TINY in suites/harness.c). Measured over every
- * float (STRIDE 1, this machine, all three ISA levels; scalar has no FMA
- * and rounds each product):
- *     sigmoid gate: MEAS_SIGMOID u    tanh gate: MEAS_TANH u
- * and asserted at MEAS + MARGIN: the margin (1 u) absorbs a compiler's
+ * float (STRIDE 1 on the AMD EPYC Zen 4 of 2026-11-26, GCC 12.2; scalar has
+ * no FMA and rounds each product):
+ *     sigmoid gate: scalar 4.827 u (x = -15.5449), avx2 and avx512 4.503 u
+ *                   (x = -3.87529)
+ *     tanh gate:    scalar 5.665 u (x = 6.10734), avx2 and avx512 5.229 u
+ *                   (x = 7.25451)
+ * (the stride-61 sample finds 4.688 / 4.401 and 5.034 / 4.653) and asserted
+ * at MEAS (the largest, rounded up) + MARGIN: the margin (1 u) absorbs a
+ * compiler's
  * different contraction of a*b+c into FMAs, which moves single roundings;
  * anything more is a changed function, to be re-measured. Also: sigmoid in
  * [0, 1] and tanh in [-1, 1] for every input, tanh odd bit for bit, and the
@@ -44,8 +49,8 @@
 #include "../kernels/cpu.h"
 
 #define U         0x1p-24
-#define MEAS_SIGMOID 4.7 /* measured, every float, see the file's comment */
-#define MEAS_TANH    5.1
+#define MEAS_SIGMOID 4.9 /* measured, every float, see the file's comment */
+#define MEAS_TANH    5.7
 #define MARGIN       1.0
 #define CHUNK        (1 << 16)
 
