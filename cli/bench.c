@@ -356,12 +356,14 @@ out:
 /* ---- per GEMM layer of a model (--layers) ---------------------------------------------- */
 
 /* One GEMM-shaped layer's calls at the bench batch: forward, backward
- * without dx (dW + db + the activation's derivative) and with dx; the dx
- * product's time is the difference of the two backward medians. */
+ * without dx (dW + db + the activation's derivative; a recurrent layer's
+ * also carries dh' back through time) and with dx; the dx product's time is
+ * the difference of the two backward medians. */
 struct layer_times {
 	const char *name;
 	struct xo_layer_gemm g;
-	double flops;               /* 2 * batch * rows * k * n: one product */
+	double flops;               /* 2 * batch * rows * k * n: the forward's product */
+	double flops_dw, flops_dx;  /* the same with k_dw, k_dx (xo_model_layer_gemm) */
 	double fwd, fwd_cpu;        /* seconds, medians */
 	double dw, dw_cpu;          /* backward without dx; NAN without grad */
 	double bwd, bwd_cpu;        /* backward with dx; NAN when not needed */
@@ -397,8 +399,8 @@ static void json_num(const char *key, double v)
 }
 
 /*
- * `--layers`: every conv1d / conv2d / dense layer of the model (the seed's
- * when no --model) timed alone at batch, its op called on its exact shapes
+ * `--layers`: every conv1d / conv2d / dense / simple_rnn / lstm / gru layer
+ * of the model (the seed's when no --model) timed alone at batch, its op called on its exact shapes
  * (xo_model_layer_gemm: the op-by-op path's parameters), wall and CPU time
  * (the process's, all threads: a worker's spin after a task counts, so the
  * CPU figure can only under-state the rate) against the FMA peaks.
@@ -429,6 +431,8 @@ static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, 
 		t[n].name = xo_model_layer_name(m, i);
 		t[n].flops = 2.0 * (double)batch * (double)t[n].g.rows * (double)t[n].g.k *
 			     (double)t[n].g.n;
+		t[n].flops_dw = t[n].flops / (double)t[n].g.k * (double)t[n].g.k_dw;
+		t[n].flops_dx = t[n].flops / (double)t[n].g.k * (double)t[n].g.k_dx;
 		if (time_layer(be, &t[n], repeat)) {
 			xo_usage_error("bench", "layer %s: %s", t[n].name, xo_last_error());
 			goto out;
@@ -454,6 +458,7 @@ static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, 
 			printf(", \"op\": \"%s\", \"m\": %" PRId64 ", \"k\": %" PRId64
 			       ", \"n\": %" PRId64 ", \"flops\": %.0f",
 			       xo_op_name(l->g.op), batch * l->g.rows, l->g.k, l->g.n, l->flops);
+			printf(", \"dw_flops\": %.0f, \"dx_flops\": %.0f", l->flops_dw, l->flops_dx);
 			json_num("fwd_us", l->fwd * 1e6);
 			json_num("fwd_cpu_us", l->fwd_cpu * 1e6);
 			json_num("dw_us", l->dw * 1e6);
@@ -477,6 +482,7 @@ static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, 
 			const char *call[3] = {"fwd", "dW", "dX"};
 			double w[3] = {l->fwd, l->dw, l->bwd - l->dw};
 			double c[3] = {l->fwd_cpu, l->dw_cpu, l->bwd_cpu - l->dw_cpu};
+			double f[3] = {l->flops, l->flops_dw, l->flops_dx};
 			char shape[48];
 
 			snprintf(shape, sizeof(shape), "%" PRId64 "x%" PRId64 "x%" PRId64,
@@ -487,12 +493,14 @@ static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, 
 				printf("  %-16s %-7s %16s %-4s %10.2f %10.2f %9.2f %6.1f%% %8.1f%%\n",
 				       k ? "" : l->name, k ? "" : xo_op_name(l->g.op),
 				       k ? "" : shape, call[k], w[k] * 1e6, c[k] * 1e6,
-				       l->flops / w[k] * 1e-9, 100.0 * l->flops / w[k] / peakn,
-				       100.0 * l->flops / c[k] / peak1);
+				       f[k] / w[k] * 1e-9, 100.0 * f[k] / w[k] / peakn,
+				       100.0 * f[k] / c[k] / peak1);
 			}
 		}
 		printf("dW: the backward call without dx (dW, db and the activation's "
 		       "derivative); dX: the backward with dx minus it\n"
+		       "recurrent layers: M = batch x steps, K = ch + units, N = gates x units; "
+		       "dW counts K + units (dh' back through time), dX ch\n"
 		       "%% peak: wall-time rate / the %d-thread peak; %% 1-core: the rate "
 		       "per CPU-second / one core's peak (load cannot lower it)\n",
 		       threads);
@@ -562,9 +570,9 @@ int xo_cmd_bench(int argc, char **argv)
 			       "  the seed model's predict (4000 samples at batch 32 and as one "
 			       "batch),\n  one training epoch, peak RSS, and per-op GFLOP/s against "
 			       "an FMA peak\n  measured in the same run (docs/cpu.md); --layers: "
-			       "each GEMM-shaped layer\n  (conv1d, conv2d, dense) of the model "
-			       "(default the seed) alone at batch N\n  (default 512): forward, dW "
-			       "and dX, wall and CPU time, share of the peak\n");
+			       "each GEMM-shaped layer\n  (conv1d, conv2d, dense, simple_rnn, lstm, "
+			       "gru) of the model (default the\n  seed) alone at batch N (default "
+			       "512): forward, dW and dX, wall and CPU time,\n  share of the peak\n");
 			return 0;
 		} else {
 			return xo_usage_error("bench", "unknown argument '%s' (usage: xo bench "

@@ -591,12 +591,19 @@ struct xo_layer_cost {
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out);
 /*
  * The GEMM of layer i as the op-by-op path runs it (`xo bench --model F
- * --layers`): false unless the layer is conv1d, conv2d or dense. op and its
- * parameters at batch for the forward call (activation linear when the
- * layer's activation runs as its own op) and for the backward call (also
- * linear for a softmax last layer under categorical cross-entropy, whose
- * gradient arrives w.r.t. the logits); per sample the GEMM is rows x k x n:
- * rows = output positions, k = kernel terms per output, n = filters/units.
+ * --layers`): false unless the layer is conv1d, conv2d, dense or recurrent
+ * (simple_rnn, lstm, gru). op and its parameters at batch for the forward
+ * call (activation linear when the layer's activation runs as its own op)
+ * and for the backward call (also linear for a softmax last layer under
+ * categorical cross-entropy, whose gradient arrives w.r.t. the logits); per
+ * sample the GEMM is rows x k x n: rows = output positions, k = kernel terms
+ * per output, n = filters/units. A recurrent layer: rows = time steps,
+ * k = ch + units (x_t W + h' U as one product), n = gates x units, the
+ * step 0 recurrent terms (h' = 0) counted though a kernel may skip them.
+ * The backward calls' terms per output: k_dw for the call without dx (a
+ * GEMM layer's dW: k; recurrent: dkernel, drecurrent_kernel and the dh'
+ * = dz U^T carried back through time, ch + 2 units), k_dx what dx adds
+ * (k; recurrent: dx_t = dz W^T, ch).
  */
 struct xo_layer_gemm {
 	enum xo_op op;
@@ -604,6 +611,7 @@ struct xo_layer_gemm {
 	bool has_grad;             /* training runs its backward */
 	bool need_dx;              /* ... and the backward computes dx */
 	int64_t rows, k, n;
+	int64_t k_dw, k_dx;        /* per output of the backward's products (above) */
 };
 bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct xo_layer_gemm *out);
 /* Op calls per step beyond the layers' (op-by-op path): training has loss,

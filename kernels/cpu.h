@@ -96,8 +96,9 @@ struct xo_cpu_pool {
  * One lstm time step of m samples, fused (issue 15; kernels/cpu_rnn.inc):
  * z = bias + x_t W + h' U per sample in registers, one tile of rows x one
  * vector of units of all four gates at a time, then the cell on the tile:
- * i, f, o = sigmoid, g = tanh (the ISA's vector forms, as the sigmoid and
- * tanh ops), c = f c' + i g, h = o tanh(c); written to the sample's ws row.
+ * i, f, o = sigmoid, g = tanh (the ISA's gate forms vsigmoid_gate and
+ * vtanh_gate, within the lstm's bounds), c = f c' + i g, h = o tanh(c);
+ * written to the sample's ws row.
  *   x: sample i's input row at x + i * ldx, read at [0, kx).
  *   wu: packed [kx + u][4 * up], up = u rounded up to the vector width:
  *       rows [0, kx) the kernel, then the recurrent_kernel; gate q's
@@ -204,6 +205,10 @@ struct xo_cpu_kernels {
 	void (*lstm_step)(const struct xo_cpu_lstm_step *p);
 	/* one lstm step back, struct xo_cpu_lstm_step_bwd (cpu_kernels.inc) */
 	void (*lstm_step_bwd)(const struct xo_cpu_lstm_step_bwd *p);
+	/* y = the lstm cell's gate sigmoid (fn 0) or tanh (fn 1) of x, count
+	 * >= 1 floats (vsigmoid_gate, vtanh_gate in cpu_kernels.inc: their
+	 * bounds; suites/test_gates.c sweeps them) */
+	void (*gate_fwd)(int fn, const float *x, float *y, int64_t count);
 };
 
 /* Independent chains of the FMA peak loop. Enough to hide the FMA latency on

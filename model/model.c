@@ -811,6 +811,24 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 
 	XO_ASSERT(m && out && i >= 0 && i < m->nlayers && batch >= 1);
 	l = &m->layers[i];
+	if (xo_layer_rnn_op(l->s.kind) != XO_OP_COUNT) {
+		int64_t ch = l->s.in_ch, u = l->s.p.units;
+
+		*out = (struct xo_layer_gemm){
+		    .op = xo_layer_rnn_op(l->s.kind),
+		    .fwd = layer_params(m, i, false),
+		    .bwd = layer_params(m, i, true),
+		    .has_grad = l->has_grad,
+		    .need_dx = l->need_dx,
+		    .rows = l->s.in_len,
+		    .k = ch + u,
+		    .n = l->s.w_dim[1], /* g * u */
+		    .k_dw = ch + 2 * u,
+		    .k_dx = ch,
+		};
+		out->fwd.batch = out->bwd.batch = batch;
+		return true;
+	}
 	if (!layer_is_conv_dense(&l->s))
 		return false;
 	*out = (struct xo_layer_gemm){
@@ -823,6 +841,7 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	    .k = l->s.w_count / l->s.out_ch,
 	    .n = l->s.out_ch,
 	};
+	out->k_dw = out->k_dx = out->k;
 	out->fwd.batch = out->bwd.batch = batch;
 	if (act_separate(&l->s))
 		out->fwd.activation = out->bwd.activation = XO_ACTIVATION_LINEAR;

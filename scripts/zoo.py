@@ -434,22 +434,25 @@ def main():
         tot_f = tot_c = 0.0
         for l in lay["layers"]:
             shape = f"{l['m']}x{l['k']}x{l['n']}"
-            for call, wk, ck in (("fwd", "fwd_us", "fwd_cpu_us"), ("dW", "dw_us", "dw_cpu_us"),
-                                 ("dX", "dx_us", "dx_cpu_us")):
-                w, c = l.get(wk), l.get(ck)
+            # recurrent layers: the backward calls' FLOPs differ from the
+            # forward's (xo bench --layers: dw_flops, dx_flops)
+            for call, wk, ck, fk in (("fwd", "fwd_us", "fwd_cpu_us", "flops"),
+                                     ("dW", "dw_us", "dw_cpu_us", "dw_flops"),
+                                     ("dX", "dx_us", "dx_cpu_us", "dx_flops")):
+                w, c, f = l.get(wk), l.get(ck), l.get(fk, l["flops"])
                 if w is None or c is None or w <= 0 or c <= 0:
                     continue
-                tot_f += l["flops"]
+                tot_f += f
                 tot_c += c * 1e-6
-                share = l["flops"] / (c * 1e-6) / p1
+                share = f / (c * 1e-6) / p1
                 print(f"    {l['layer']:<12} {l['op']:<7} {shape:>14} {call:<3} "
-                      f"{w:9.1f} us {c:9.1f} us cpu {l['flops']/(w*1e-6)/1e9:7.1f} GFLOP/s "
-                      f"{100*l['flops']/(w*1e-6)/pn:5.1f}% of {lay['threads']}-thread peak, "
+                      f"{w:9.1f} us {c:9.1f} us cpu {f/(w*1e-6)/1e9:7.1f} GFLOP/s "
+                      f"{100*f/(w*1e-6)/pn:5.1f}% of {lay['threads']}-thread peak, "
                       f"{100*share:5.1f}% of a core per CPU-s"
                       + (f"  below 50%: {layer_reason(l, share, vw)}" if share < 0.5 else "")
                       + ("  (dX over the peak by wall time: a difference of two medians "
                          "under load, noise)" if call == "dX" and
-                         l["flops"] / (w * 1e-6) > pn else ""))
+                         f / (w * 1e-6) > pn else ""))
         if tot_c:
             r["gemm_layers_core_share"] = tot_f / tot_c / p1
             print(f"    all GEMM products together: {100*tot_f/tot_c/p1:.1f}% of a core's peak "

@@ -2,14 +2,21 @@
 """bench_layers.py XO SRC - `xo bench --layers [--model F] [--batch N] --json`
 (issue 13's table of the GEMM-shaped layers at batch 512). Exit 0 pass, 1 fail.
 
-- Every conv1d / conv2d / dense layer of the model is listed, in order, with
-  its GEMM's shape at the batch asked (M = batch x output positions, K the
-  kernel terms of an output, N the filters/units), FLOPs 2 M K N, and wall
-  and CPU medians of the forward call, the backward without dx (dW) and,
-  except for the first layer (no dx in training), with dx: null exactly
-  where the training step does not run that product.
-- A Keras file's shapes (the golden cnn2d: two conv2d and a dense; the
-  seed's default run is the same code on conv1d, left out for time).
+- Every conv1d / conv2d / dense / simple_rnn / lstm / gru layer of the
+  model is listed, in order, with its GEMM's shape at the batch asked (M =
+  batch x output positions, K the kernel terms of an output, N the
+  filters/units; recurrent: M = batch x steps, K = ch + units, N = gates x
+  units), FLOPs 2 M K N, the backward's dw_flops (2 M N K_dw, K_dw = K for
+  a GEMM layer, ch + 2 units for a recurrent one: dh' goes back through
+  time) and dx_flops (K_dx = K, recurrent ch), and wall and CPU medians of
+  the forward call, the backward without dx (dW) and, except for the first
+  layer with weights (no dx in training), with dx: null exactly where the
+  training step does not run that product.
+- Keras files' shapes (the golden cnn2d: two conv2d and a dense; lstm:
+  an embedding first, so the lstm has a dx; gru: two grus, the first
+  without dx; simple_rnn is the same code with one gate, and the seed's
+  default run the same code on conv1d, left out for time: each run
+  measures the FMA peaks, ~2 s).
 - Bad input: an unreadable model, --model without --layers: exit 2, one line.
 """
 import json
@@ -31,17 +38,20 @@ def layers(xo, *args):
     return out
 
 
-def check(out, batch, want):
+def check(out, batch, want, no_dx=(0,)):
+    """want: (layer, op, M, K, N, K_dw, K_dx) in order; no_dx: the indices
+    of the layers whose backward computes no dx."""
     assert out["batch"] == batch, out
     got = [(l["layer"], l["op"], l["m"], l["k"], l["n"]) for l in out["layers"]]
-    assert got == want, (got, want)
-    for i, l in enumerate(out["layers"]):
+    assert got == [w[:5] for w in want], (got, want)
+    for i, (l, w) in enumerate(zip(out["layers"], want)):
         assert l["flops"] == 2 * l["m"] * l["k"] * l["n"], l
+        assert l["dw_flops"] == 2 * l["m"] * w[5] * l["n"], (l, w)
+        assert l["dx_flops"] == 2 * l["m"] * w[6] * l["n"], (l, w)
         for key in ("fwd_us", "fwd_cpu_us", "dw_us", "dw_cpu_us"):
             assert l[key] is not None and l[key] > 0, (key, l)
-        # the first layer's backward computes no dx in training
         for key in ("bwd_us", "bwd_cpu_us", "dx_us"):
-            assert (l[key] is None) == (i == 0), (key, i, l)
+            assert (l[key] is None) == (i in no_dx), (key, i, l)
 
 
 def main():
@@ -49,9 +59,19 @@ def main():
     cnn = os.path.join(src, "suites", "golden", "keras", "cnn2d.keras")
     # 12x12x1 -> conv2d 8 3x3 -> 10x10x8 -> ... -> dense 120 -> 10
     check(layers(xo, "--model", cnn, "--batch", "64"), 64,
-          [("conv2d", "conv2d", 64 * 100, 9, 8),
-           ("conv2d_1", "conv2d", 64 * 15, 48, 8),
-           ("dense", "dense", 64, 120, 10)])
+          [("conv2d", "conv2d", 64 * 100, 9, 8, 9, 9),
+           ("conv2d_1", "conv2d", 64 * 15, 48, 8, 48, 48),
+           ("dense", "dense", 64, 120, 10, 120, 120)])
+    keras = os.path.join(src, "suites", "golden", "keras")
+    # embedding 12 ids -> [12][8] -> lstm 16 -> dense 5: the lstm has a dx
+    check(layers(xo, "--model", os.path.join(keras, "lstm.keras"), "--batch", "8"), 8,
+          [("lstm", "lstm", 8 * 12, 8 + 16, 4 * 16, 8 + 32, 8),
+           ("dense", "dense", 8, 16, 5, 16, 16)], no_dx=())
+    # [12][3] -> gru 12 (sequences) -> gru 8 -> dense 5
+    check(layers(xo, "--model", os.path.join(keras, "gru.keras"), "--batch", "4"), 4,
+          [("gru", "gru", 4 * 12, 3 + 12, 3 * 12, 3 + 24, 3),
+           ("gru_1", "gru", 4 * 12, 12 + 8, 3 * 8, 12 + 16, 12),
+           ("dense_1", "dense", 4, 8, 5, 8, 8)])
     for args in (("--layers", "--model", os.path.join(src, "no-such.model")),
                  ("--model", cnn), ("--layers", "--batch", "0")):
         p = run(xo, *args, code=2)
