@@ -96,6 +96,7 @@ add_executable(test_rnn_infer ${CMAKE_CURRENT_LIST_DIR}/test_rnn_infer.c)
 target_link_libraries(test_rnn_infer PRIVATE xo_lib PkgConfig::CMOCKA m)
 add_test(NAME ops.rnn.infer COMMAND test_rnn_infer)
 set_tests_properties(ops.rnn.infer PROPERTIES LABELS "quick;opencl" TIMEOUT 120)
+
 # The lstm cell's own sigmoid and tanh (kernels/cpu_kernels.inc vsigmoid_gate,
 # vtanh_gate) against double at every ISA level: a dense sample of the
 # floats in quick, every float nightly (suites/test_gates.c says why).

@@ -222,6 +222,8 @@ static void test_lstm_wsums_threads(void **state)
 	for (int i = 0; i < 3; i++)
 		free(one[i]);
 	free(ws);
+}
+
 /*
  * The forward's chunks (xo_cpu_rnn_fwd_chunk) keep the parts balanced when
  * a worker starts late (issue 15, predict at batch 32): with nt parts there
