@@ -28,11 +28,10 @@
  *                   (x = 7.25451)
  * (the stride-61 sample finds 4.688 / 4.401 and 5.034 / 4.653) and asserted
  * at MEAS (the largest, rounded up) + MARGIN: the margin (1 u) absorbs a
- * compiler's
- * different contraction of a*b+c into FMAs, which moves single roundings;
- * anything more is a changed function, to be re-measured. Also: sigmoid in
- * [0, 1] and tanh in [-1, 1] for every input, tanh odd bit for bit, and the
- * special values below.
+ * compiler's different contraction of a*b+c into FMAs, which moves single
+ * roundings; anything more is a changed function, to be re-measured.
+ * Also: sigmoid in [0, 1] and tanh in [-1, 1] for every input, tanh odd bit
+ * for bit, and the special values below.
  */
 #include <float.h>
 #include <math.h>
