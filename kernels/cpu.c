@@ -33,6 +33,17 @@
 
 #include "cpu.h"
 
+/* OpenBLAS's pthread build starts its server threads when the library loads
+ * (one per core) and leaves each spinning on sched_yield for ~2^28 TSC ticks
+ * (OPENBLAS_THREAD_TIMEOUT's default: ~0.1 s here) after start and after
+ * every threaded call before it sleeps. With one BLAS thread (below) no call
+ * ever wakes them again, but the first spin takes a core from our own worker
+ * for the first ~0.1 s of every process (issue 15: `xo predict` of the lstm
+ * model at batch 32 lasts ~0.1 s, so its worker ran 9% of the chunks). This
+ * stops them; OpenBLAS restarts them by itself if a threaded call ever comes.
+ * Weak: other BLAS builds (serial, OpenMP) have no such symbol. */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
 /* GEMM dimensions from which OpenBLAS beats the register-tile kernels. */
 #define XO_CPU_BLAS_MIN 256
 /* Floats of im2col / dx-column scratch per thread and sub-batch. */
@@ -177,6 +188,8 @@ static enum xo_status cpu_init(struct xo_backend *be, const char *spec)
 		goto out_free_ctx;
 	/* Our threads split the batch; BLAS must not start its own inside them. */
 	openblas_set_num_threads(1);
+	if (blas_thread_shutdown_)
+		blas_thread_shutdown_();
 	cfg = openblas_get_config();
 	core = openblas_get_corename();
 	snprintf(blas_core, sizeof(blas_core), "%s", core ? core : "?");

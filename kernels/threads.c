@@ -13,11 +13,22 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cpu.h"
 
-/* Spin iterations before a worker sleeps (~tens of microseconds), and how
- * often a spinning worker yields its core. */
+/* How long a worker spins for the next task after its last one before it
+ * sleeps, in time (a pause lasts from a few to ~140 cycles by CPU model, so a
+ * count of them is no duration): longer than one single-threaded call of a
+ * recurrent layer at batch 32 (~1.2 ms, issue 15), so a worker that arrived
+ * late at one call, found every chunk claimed and went back to spinning is
+ * still awake for the next instead of sleeping through it and waking late
+ * again (docs/cpu.md, "Why 2 threads gave 1.3x at batch 32"). The clock is
+ * read every XO_CPU_SPIN_CHECK pauses; the core is yielded every
+ * XO_CPU_SPIN_YIELD. The caller's own wait below is bounded by its task, so
+ * it keeps a count (XO_CPU_SPIN). */
+#define XO_CPU_SPIN_NS 2000000
+#define XO_CPU_SPIN_CHECK 64
 #define XO_CPU_SPIN 20000
 #define XO_CPU_SPIN_YIELD 1024
 
@@ -66,6 +77,14 @@ static void run_parts(struct xo_cpu_pool_threads *tp)
 	}
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void *worker_main(void *p)
 {
 	struct worker_arg wa = *(struct worker_arg *)p;
@@ -76,9 +95,13 @@ static void *worker_main(void *p)
 	for (;;) {
 		uint32_t g;
 		int spins = 0;
+		int64_t until = now_ns() + XO_CPU_SPIN_NS;
+		bool awake = true;
 
 		while ((g = gen_of(atomic_load(&tp->claim))) == seen && !atomic_load(&tp->quit)) {
-			if (++spins < XO_CPU_SPIN) {
+			if (++spins % XO_CPU_SPIN_CHECK == 0 && awake)
+				awake = now_ns() < until;
+			if (awake) {
 				/* give the core away now and then: on a loaded machine
 				 * the thread we would spin against may be our caller */
 				if (spins % XO_CPU_SPIN_YIELD == 0)
@@ -94,6 +117,8 @@ static void *worker_main(void *p)
 			atomic_fetch_sub(&tp->sleepers, 1);
 			pthread_mutex_unlock(&tp->mu);
 			spins = 0;
+			awake = true;
+			until = now_ns() + XO_CPU_SPIN_NS;
 		}
 		if (atomic_load(&tp->quit))
 			return NULL;

@@ -25,3 +25,10 @@ if(Python3_Interpreter_FOUND)
                    $<TARGET_FILE:xo> probe ${PROJECT_SOURCE_DIR})
   set_tests_properties(probe.cli PROPERTIES LABELS "quick" TIMEOUT 300)
 endif()
+
+# An open, idle cpu backend burns no CPU (suites/test_cpu_idle.c: OpenBLAS's
+# server threads stopped, the pool's spin bounded in time; issue 15).
+add_executable(test_cpu_idle ${CMAKE_CURRENT_LIST_DIR}/test_cpu_idle.c)
+target_link_libraries(test_cpu_idle PRIVATE xo_lib PkgConfig::CMOCKA m)
+add_test(NAME cpu.idle COMMAND test_cpu_idle)
+set_tests_properties(cpu.idle PROPERTIES LABELS "quick" TIMEOUT 60)
