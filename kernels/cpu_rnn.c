@@ -234,7 +234,9 @@ static void fwd_lstm_task(void *arg, int t, int nt)
 	int64_t S = j->S, T = j->T, in = j->in;
 	struct xo_cpu_lstm_step p = {
 	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
-	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL, .ldr = T * S};
+	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL, .ldr = T * S,
+	    /* a ws beyond 8 MB (batch 512: 46 MB) is not in cache for its stores */
+	    .prefetch_rows = j->N * T * S > (2 << 20)};
 
 	(void)t;
 	(void)nt;
