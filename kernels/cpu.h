@@ -121,6 +121,9 @@ struct xo_cpu_lstm_step {
 	const float *prev;
 	float *row;
 	int64_t ldr;
+	/* nonzero: prefetch the ws lines each tile stores while its products
+	 * run (for a ws larger than the caches; 0, the default, does not) */
+	int prefetch_rows;
 };
 
 /*

@@ -292,7 +292,10 @@ static void fwd_lstm_task(void *arg, int t, int nt)
 	float *ring = j->scr + t * j->ss; /* [2][chunk][S] without ws */
 	struct xo_cpu_lstm_step p = {
 	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
-	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL};
+	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL,
+	    /* a ws beyond 8 MB (batch 512: 46 MB) is not in cache for its
+	     * stores; the inference form's ring is */
+	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20)};
 
 	(void)nt;
 	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
