@@ -208,6 +208,9 @@ struct xo_cpu_kernels {
 	void (*lstm_step)(const struct xo_cpu_lstm_step *p);
 	/* one lstm step back, struct xo_cpu_lstm_step_bwd (cpu_kernels.inc) */
 	void (*lstm_step_bwd)(const struct xo_cpu_lstm_step_bwd *p);
+	/* rows of lstm_step's register tile (cpu_rnn.inc's LSTM_MR: 6 at
+	 * AVX-512, 3 at AVX2, 4 scalar): the forward's chunks are multiples */
+	int lstm_rows;
 	/* y = the lstm cell's gate sigmoid (fn 0) or tanh (fn 1) of x, count
 	 * >= 1 floats (vsigmoid_gate, vtanh_gate in cpu_kernels.inc: their
 	 * bounds; suites/test_gates.c sweeps them) */
@@ -254,10 +257,11 @@ void xo_cpu_rnn_register(struct xo_backend_iface *iface);
  * at small batches there are about XO_CPU_RNN_PER_PART chunks per part (a
  * worker that starts late still takes a share instead of finding every
  * chunk claimed: at batch 32 on 2 threads, 5 chunks of 6 and one of 2, not
- * 2 of 16), each a whole number of 6-row lstm tiles; one part: chunks of
- * 30, or the whole batch below that (cpu_rnn.c). */
+ * 2 of 16), each a whole number of the kernel's row tiles (rows, k->lstm_rows);
+ * one part: chunks of 30 (rounded down to the tile), or the whole batch below
+ * that (cpu_rnn.c). */
 #define XO_CPU_RNN_PER_PART 3
-int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt);
+int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt, int rows);
 /* cpu_opt.c: sets the table entries of sgd and rmsprop. */
 void xo_cpu_opt_register(struct xo_backend_iface *iface);
 /* cpu_loss.c: binary_crossentropy, mean_squared_error, binary_accuracy. */

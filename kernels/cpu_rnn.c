@@ -146,29 +146,28 @@ static void proj_task(void *arg, int t, int nt)
  * 32 19.8, 64 21.9, 128 21.6, 256 21.8 (medians of 7). */
 #define XO_CPU_RNN_CHUNK 32
 
-/* The forward's chunks are a multiple of this many samples: the row tile
- * of k->lstm_step at AVX-512 (6 rows; AVX2's 3 divides it), so that no tile
- * but the batch's last computes padding rows. LSTM(64) inference forward,
+/* The forward's chunks are a multiple of the row tile of k->lstm_step
+ * (k->lstm_rows: 6 at AVX-512), so that no tile but the batch's last runs
+ * short. LSTM(64) inference forward,
  * one thread, load 2-6: batch 32 chunks of 6, 12, 16 or 32 1.13-1.16 ms a
  * call, of 4 or 8 1.35-1.45 (a padded tile per chunk); batch 512 CPU time
  * per call chunks of 32 18.4-18.5 ms (16 chunks, each with a tile of 2
  * rows padded to 6), of 30 or 24 17.2-18.0 ms. */
-#define XO_CPU_RNN_ROWS 6
-#define XO_CPU_RNN_FWD_CHUNK 30 /* <= XO_CPU_RNN_CHUNK, a multiple of the rows */
+#define XO_CPU_RNN_FWD_CHUNK 30 /* <= XO_CPU_RNN_CHUNK */
 
-int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt)
+int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt, int rows)
 {
-	int64_t tiles = (batch + XO_CPU_RNN_ROWS - 1) / XO_CPU_RNN_ROWS, per;
+	int64_t tiles = (batch + rows - 1) / rows, most, per;
 
-	XO_ASSERT(batch >= 1 && nt >= 1);
+	XO_ASSERT(batch >= 1 && nt >= 1 && rows >= 1 && rows <= XO_CPU_RNN_FWD_CHUNK);
+	most = XO_CPU_RNN_FWD_CHUNK / rows * rows; /* whole tiles */
 	if (nt == 1)
-		return batch < XO_CPU_RNN_FWD_CHUNK ? batch : XO_CPU_RNN_FWD_CHUNK;
+		return batch < most ? batch : most;
 	/* at least XO_CPU_RNN_PER_PART chunks per part where the batch has
 	 * that many row tiles: tiles per chunk rounded down, at least 1 */
 	per = tiles / (XO_CPU_RNN_PER_PART * nt);
 	per = per < 1 ? 1 : per;
-	return per * XO_CPU_RNN_ROWS < XO_CPU_RNN_FWD_CHUNK ? per * XO_CPU_RNN_ROWS
-							    : XO_CPU_RNN_FWD_CHUNK;
+	return per * rows < most ? per * rows : most;
 }
 
 /* The state of one simple_rnn sample from its pre-activations h [u] (bias
@@ -784,7 +783,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.scr = j.WU + nxp;
 	atomic_init(&next, 0);
 	j.next = &next;
-	j.chunk = xo_cpu_rnn_fwd_chunk(j.N, j.nt);
+	j.chunk = xo_cpu_rnn_fwd_chunk(j.N, j.nt, cx->k->lstm_rows);
 	if (op == XO_OP_lstm) {
 		/* gate q's columns at q * up, zero padded; the bias row last */
 		int64_t u = j.u, up = j.up, rows = j.in + u;

@@ -227,10 +227,10 @@ static void test_lstm_wsums_threads(void **state)
 /*
  * The forward's chunks (xo_cpu_rnn_fwd_chunk) keep the parts balanced when
  * a worker starts late (issue 15, predict at batch 32): with nt parts there
- * are at least min(batch / 6, 2 nt) chunks, so each part has more than one
- * to claim and a part that arrives after the first chunks are taken still
- * finds work; every chunk but the batch's last is a whole number of 6-row
- * tiles (a chunk of 32 computed a padded tile of 2 rows: 6% more work at
+ * are at least min(batch / rows, 2 nt) chunks, so each part has more than
+ * one to claim and a part that arrives after the first chunks are taken
+ * still finds work; every chunk but the batch's last is a whole number of
+ * the kernel's row tiles (rows 6 at AVX-512, 3 AVX2, 4 scalar) (a chunk of 32 computed a padded tile of 2 rows: 6% more work at
  * batch 512); none is above 32 (the ring and scratch are sized for 32). At batch
  * 32 on 2 parts the rule before gave 2 chunks of 16: a worker that woke 0.6
  * ms late (a VM's idle core) found both claimed and the caller ran the whole
@@ -239,19 +239,26 @@ static void test_lstm_wsums_threads(void **state)
 static void test_fwd_chunks_balanced(void **state)
 {
 	(void)state;
-	for (int nt = 1; nt <= 4; nt++)
-		for (int64_t n = 1; n <= 700; n++) {
-			int64_t c = xo_cpu_rnn_fwd_chunk(n, nt), chunks = (n + c - 1) / c;
-			int64_t want = n / 6 < 2 * nt ? n / 6 : 2 * nt;
+	static const int rows[] = {3, 4, 6};
 
-			if (c < 1 || c > 32)
-				fail_msg("batch %d on %d parts: chunk %d", (int)n, nt, (int)c);
-			if ((c < n && c % 6) || (nt > 1 && chunks < want))
-				fail_msg("batch %d on %d parts: %d chunks of %d (want >= %d of a "
-					 "multiple of 6)",
-					 (int)n, nt, (int)chunks, (int)c, (int)want);
-		}
-	assert_int_equal(xo_cpu_rnn_fwd_chunk(32, 2), 6);
+	for (int r = 0; r < 3; r++)
+		for (int nt = 1; nt <= 4; nt++)
+			for (int64_t n = 1; n <= 700; n++) {
+				int64_t c = xo_cpu_rnn_fwd_chunk(n, nt, rows[r]);
+				int64_t chunks = (n + c - 1) / c, t = n / rows[r];
+				int64_t want = t < 2 * nt ? t : 2 * nt;
+
+				if (c < 1 || c > 32)
+					fail_msg("batch %d on %d parts, tiles of %d: chunk %d", (int)n,
+						 nt, rows[r], (int)c);
+				if ((c < n && c % rows[r]) || (nt > 1 && chunks < want))
+					fail_msg("batch %d on %d parts: %d chunks of %d (want >= %d "
+						 "of a multiple of %d)",
+						 (int)n, nt, (int)chunks, (int)c, (int)want, rows[r]);
+			}
+	assert_int_equal(xo_cpu_rnn_fwd_chunk(32, 2, 6), 6);
+	/* the table says the tile its kernel uses at each level */
+	assert_int_equal(xo_cpu_kernels_for(XO_CPU_ISA_SCALAR)->lstm_rows, 4);
 }
 
 int main(void)
