@@ -120,13 +120,8 @@ static void print_text(FILE *f, const struct probe_dev *d)
 	fprintf(f, "  %-13s %10.2f s\n", "probe took", p->wall_s);
 }
 
-static void json_num(json_t *o, const char *key, double v)
-{
-	json_object_set_new(o, key, isnan(v) ? json_null() : json_real(v));
-}
-
 /* One device as a JSON object: device, desc, and every struct xo_probe field
- * under its own name (null where NAN). */
+ * under its own name (xo_probe_json_set: null where not finite). */
 static json_t *probe_json(const struct probe_dev *d)
 {
 	const struct xo_probe *p = &d->p;
@@ -134,20 +129,7 @@ static json_t *probe_json(const struct probe_dev *d)
 
 	json_object_set_new(o, "device", json_string(d->spec));
 	json_object_set_new(o, "desc", json_string(xo_backend_describe(d->be)));
-	json_num(o, "launch_s", p->launch_s);
-	json_num(o, "enqueue_s", p->enqueue_s);
-	json_num(o, "sync_s", p->sync_s);
-	json_num(o, "h2d_lat_s", p->h2d_lat_s);
-	json_num(o, "h2d_bw", p->h2d_bw);
-	json_num(o, "d2h_lat_s", p->d2h_lat_s);
-	json_num(o, "d2h_bw", p->d2h_bw);
-	json_num(o, "flops", p->flops);
-	json_num(o, "mem_bw", p->mem_bw);
-	json_num(o, "handoff_s", p->handoff_s);
-	json_object_set_new(o, "units", json_integer(p->units));
-	json_num(o, "wall_s", p->wall_s);
-	json_num(o, "step_s", p->step_s);
-	json_num(o, "lane_mac_s", p->lane_mac_s);
+	xo_probe_json_set(o, p);
 	return o;
 }
 

@@ -23,15 +23,10 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "jsonout.h"
 #include "proc.h"
 #include "xo.h"
 
-static double json_num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 enum xo_status xo_cli_probe_child(const char *device, double budget_s, struct xo_probe *out,
                                   double *child_rss_mb)
@@ -67,22 +62,7 @@ enum xo_status xo_cli_probe_child(const char *device, double budget_s, struct xo
 		json_decref(root);
 		goto out_free;
 	}
-	*out = (struct xo_probe){
-	    .launch_s = json_num(o, "launch_s"),
-	    .enqueue_s = json_num(o, "enqueue_s"),
-	    .sync_s = json_num(o, "sync_s"),
-	    .h2d_lat_s = json_num(o, "h2d_lat_s"),
-	    .h2d_bw = json_num(o, "h2d_bw"),
-	    .d2h_lat_s = json_num(o, "d2h_lat_s"),
-	    .d2h_bw = json_num(o, "d2h_bw"),
-	    .flops = json_num(o, "flops"),
-	    .mem_bw = json_num(o, "mem_bw"),
-	    .handoff_s = json_num(o, "handoff_s"),
-	    .step_s = json_num(o, "step_s"),
-	    .lane_mac_s = json_num(o, "lane_mac_s"),
-	    .units = (int)json_integer_value(json_object_get(o, "units")),
-	    .wall_s = json_num(o, "wall_s"),
-	};
+	xo_probe_json_get(o, out);
 	json_decref(root);
 	if (!(out->flops > 0) || !(out->mem_bw > 0)) {
 		st = xo_error(XO_EFORMAT, "probe child: no flops or mem_bw in `xo probe --json`");

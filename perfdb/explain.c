@@ -225,20 +225,7 @@ static json_t *probe_json(const struct dev *d)
 	if (!d->have_probe)
 		return json_null();
 	o = json_object();
-	json_object_set_new(o, "launch_s", jnum(p->launch_s));
-	json_object_set_new(o, "enqueue_s", jnum(p->enqueue_s));
-	json_object_set_new(o, "sync_s", jnum(p->sync_s));
-	json_object_set_new(o, "h2d_lat_s", jnum(p->h2d_lat_s));
-	json_object_set_new(o, "h2d_bw", jnum(p->h2d_bw));
-	json_object_set_new(o, "d2h_lat_s", jnum(p->d2h_lat_s));
-	json_object_set_new(o, "d2h_bw", jnum(p->d2h_bw));
-	json_object_set_new(o, "flops", jnum(p->flops));
-	json_object_set_new(o, "mem_bw", jnum(p->mem_bw));
-	json_object_set_new(o, "handoff_s", jnum(p->handoff_s));
-	json_object_set_new(o, "units", json_integer(p->units));
-	json_object_set_new(o, "wall_s", jnum(p->wall_s));
-	json_object_set_new(o, "step_s", jnum(p->step_s));
-	json_object_set_new(o, "lane_mac_s", jnum(p->lane_mac_s));
+	xo_probe_json_set(o, p);
 	json_object_set_new(o, "gemm_flops", jnum(d->gemm_flops));
 	json_object_set_new(o, "model_flops", jnum(d->model.flops));
 	return o;
