@@ -586,6 +586,10 @@ struct xo_layer_cost {
 	int64_t steps;                       /* recurrent: time steps T per pass */
 	double step_macs_fwd, step_macs_bwd; /* recurrent: multiply-adds of one step of one
 	                                      * sample, forward and back through time */
+	double ws_bytes;                     /* per sample: what the training form's forward
+	                                      * also writes (a recurrent layer's workspace,
+	                                      * which the backward reads: in act_bytes_bwd);
+	                                      * predict runs the inference form, without it */
 };
 /* The cost of layer i (0 <= i < xo_model_layer_count). */
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out);

@@ -966,12 +966,14 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 	case XO_LAYER_GRU: {
 		/* per step: the input projection (in_ch x g*u) and the
 		 * recurrent one (u x g*u) as multiply-adds; the workspace
-		 * (T * S * u) written forward and read backward */
+		 * (T * S * u) written by the training form's forward and read
+		 * backward (the inference form, predict's, writes none) */
 		double macs = (double)l->s.in_len * (double)(l->s.w_count + l->s.rk_count);
 		double wsb = 4.0 * (double)l->ws_per;
 
 		out->flops_fwd = 2 * macs;
-		out->act_bytes_fwd = in + outb + wsb;
+		out->act_bytes_fwd = in + outb;
+		out->ws_bytes = l->has_grad ? wsb : 0;
 		out->w_bytes_fwd = w + 4.0 * (double)l->s.rk_count;
 		out->ops_train_fwd = out->ops_predict = 1;
 		if (l->has_grad) {

@@ -75,7 +75,7 @@ static void layer_amounts(const struct xo_cost_step *step, const struct xo_layer
 	*flops = n * c->flops_fwd;
 	if (step->training) {
 		*flops += n * c->flops_bwd;
-		act += c->act_bytes_bwd;
+		act += c->ws_bytes + c->act_bytes_bwd;
 		w += c->w_bytes_bwd;
 	} else if (!c->ops_predict) {
 		act = 0; /* dropout: the identity at inference, no op */

@@ -47,15 +47,15 @@ static void assert_close(double got, double want)
 static void test_seed_layer_costs(void **state)
 {
 	static const struct xo_layer_cost want[8] = {
-	    {2592, 2592, 4 * (29 + 432), 4 * (29 + 2 * 432), 4 * 64, 4 * 64, 64, 1, 1, 1, NULL, 0, 0, 0, 0, 0},
-	    {0, 0, 4 * (432 + 144), 4 * (2 * 432 + 144), 0, 0, 0, 1, 1, 1, NULL, 0, 0, 0, 0, 0},
+	    {2592, 2592, 4 * (29 + 432), 4 * (29 + 2 * 432), 4 * 64, 4 * 64, 64, 1, 1, 1, NULL, 0, 0, 0, 0, 0, 0},
+	    {0, 0, 4 * (432 + 144), 4 * (2 * 432 + 144), 0, 0, 0, 1, 1, 1, NULL, 0, 0, 0, 0, 0, 0},
 	    {21504, 43008, 4 * (144 + 224), 4 * (2 * 144 + 2 * 224), 4 * 1568, 4 * 1568 + 4 * 1536,
-	     1568, 1, 1, 1, NULL, 0, 0, 0, 0, 0},
-	    {0, 0, 4 * (224 + 64), 4 * (2 * 224 + 64), 0, 0, 0, 1, 1, 1, NULL, 0, 0, 0, 0, 0},
-	    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0},
-	    {0, 0, 4 * 128, 4 * 128, 0, 0, 0, 1, 1, 0, NULL, 0, 0, 0, 0, 0},
-	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1, 1, NULL, 0, 0, 0, 0, 0},
-	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1, 1, NULL, 0, 0, 0, 0, 0},
+	     1568, 1, 1, 1, NULL, 0, 0, 0, 0, 0, 0},
+	    {0, 0, 4 * (224 + 64), 4 * (2 * 224 + 64), 0, 0, 0, 1, 1, 1, NULL, 0, 0, 0, 0, 0, 0},
+	    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0},
+	    {0, 0, 4 * 128, 4 * 128, 0, 0, 0, 1, 1, 0, NULL, 0, 0, 0, 0, 0, 0},
+	    {4096, 8192, 4 * (64 + 32), 4 * (3 * 64), 4 * 2080, 4 * 2080 + 4 * 2048, 2080, 1, 1, 1, NULL, 0, 0, 0, 0, 0, 0},
+	    {768, 1536, 4 * (32 + 12), 4 * (2 * 32 + 24), 4 * 396, 4 * 396 + 4 * 384, 396, 1, 1, 1, NULL, 0, 0, 0, 0, 0, 0},
 	};
 	struct xo_backend *be;
 	struct xo_model *m;
@@ -777,7 +777,13 @@ static void test_serial_steps(void **state)
 	assert_close(lc[0].step_macs_bwd, 16384);
 	assert_close(lc[0].flops_fwd, 2048000);
 	assert_close(lc[0].flops_bwd, 4096000);
+	/* x [50][16] in, h [64] out; the training form's workspace apart:
+	 * 50 steps x 7 blocks x 64 units (ops.def), which predict's inference
+	 * form never writes */
+	assert_close(lc[0].act_bytes_fwd, 4 * (50 * 16 + 64));
+	assert_close(lc[0].ws_bytes, 4 * 50 * 7 * 64);
 	assert_null(lc[1].recurrent);
+	assert_close(lc[1].ws_bytes, 0);
 	assert_int_equal(lc[1].steps, 0);
 
 	/* cl training step at batch 32, 11 launches: the LSTM's FLOP time is
@@ -812,6 +818,23 @@ static void test_serial_steps(void **state)
 	assert_close(t.serial_steps, 50);
 	xo_split_diagnose(&sp, "cl", "predict call", 32, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "serial time steps: 50 steps x 10 us (LSTM(64))"));
+	/* the workspace's bytes count in a training step (32 samples' worth),
+	 * never in a predict call */
+	{
+		struct xo_layer_cost nows[2] = {lc[0], lc[1]};
+		struct xo_cost_terms t0;
+		double pb = t.bytes;
+
+		nows[0].ws_bytes = 0;
+		xo_explain_cost_step(m, nows, true, false, 32, 2, false, 0, &st);
+		xo_cost_predict(&p, &st, &sp, &t0);
+		assert_close(t0.bytes, pb);
+		xo_explain_cost_step(m, lc, true, true, 32, 11, false, 0, &st);
+		xo_cost_predict(&p, &st, &sp, &t);
+		xo_explain_cost_step(m, nows, true, true, 32, 11, false, 0, &st);
+		xo_cost_predict(&p, &st, &sp, &t0);
+		assert_close(t.bytes - t0.bytes, 32 * lc[0].ws_bytes);
+	}
 
 	/* one work-item runs a sample's step (rnn.cl): its chain of 20480
 	 * multiply-adds forward and 16384 back at 1 ns each adds to the step */
