@@ -80,6 +80,7 @@ struct op_case {
 	struct xo_params p;
 	double flops;
 	bool no_dx; /* leave the optional dx out (the first layer's backward) */
+	bool no_ws; /* leave the optional ws out (a recurrent forward's inference form) */
 };
 
 static void fill(float *v, int64_t n, uint64_t seed)
@@ -120,7 +121,7 @@ static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, in
 		int64_t n = 1;
 		float *h;
 
-		if (!s->ndim || (c->no_dx && i == XO_MAX_SRC))
+		if (!s->ndim || (c->no_dx && i == XO_MAX_SRC) || (c->no_ws && i == XO_MAX_SRC + 1))
 			continue;
 		for (int d = 0; d < s->ndim; d++)
 			n *= s->dim[d];
@@ -365,19 +366,32 @@ struct layer_times {
 	double flops;               /* 2 * batch * rows * k * n: the forward's product */
 	double flops_dw, flops_dx;  /* the same with k_dw, k_dx (xo_model_layer_gemm) */
 	double fwd, fwd_cpu;        /* seconds, medians */
+	double inf, inf_cpu;        /* the forward without ws (recurrent layers: what
+				     * predict runs); NAN for the others */
 	double dw, dw_cpu;          /* backward without dx; NAN without grad */
 	double bwd, bwd_cpu;        /* backward with dx; NAN when not needed */
 };
 
 #define LAYER_SAMPLE_S 0.05 /* >= 12 scheduler ticks per CPU-time sample */
 
+/* simple_rnn, lstm, gru: a forward with an optional ws (ops.def) */
+static bool is_recurrent(enum xo_op op)
+{
+	return op == XO_OP_simple_rnn || op == XO_OP_lstm || op == XO_OP_gru;
+}
+
 static enum xo_status time_layer(struct xo_backend *be, struct layer_times *t, int repeat)
 {
 	struct op_case c = {.name = t->name, .op = t->g.op, .dir = XO_DIR_FWD, .p = t->g.fwd};
 	enum xo_status st;
 
-	t->dw = t->dw_cpu = t->bwd = t->bwd_cpu = NAN;
+	t->inf = t->inf_cpu = t->dw = t->dw_cpu = t->bwd = t->bwd_cpu = NAN;
 	st = time_op(be, &c, repeat, LAYER_SAMPLE_S, &t->fwd, &t->fwd_cpu);
+	if (!st && is_recurrent(t->g.op)) {
+		c.no_ws = true;
+		st = time_op(be, &c, repeat, LAYER_SAMPLE_S, &t->inf, &t->inf_cpu);
+		c.no_ws = false;
+	}
 	if (st || !t->g.has_grad)
 		return st;
 	c.dir = XO_DIR_BWD;
@@ -461,6 +475,8 @@ static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, 
 			printf(", \"dw_flops\": %.0f, \"dx_flops\": %.0f", l->flops_dw, l->flops_dx);
 			json_num("fwd_us", l->fwd * 1e6);
 			json_num("fwd_cpu_us", l->fwd_cpu * 1e6);
+			json_num("infer_us", l->inf * 1e6);
+			json_num("infer_cpu_us", l->inf_cpu * 1e6);
 			json_num("dw_us", l->dw * 1e6);
 			json_num("dw_cpu_us", l->dw_cpu * 1e6);
 			json_num("bwd_us", l->bwd * 1e6);
@@ -479,15 +495,15 @@ static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, 
 		       "call", "wall us", "cpu us", "GFLOP/s", "% peak", "% 1-core");
 		for (int i = 0; i < n; i++) {
 			const struct layer_times *l = &t[i];
-			const char *call[3] = {"fwd", "dW", "dX"};
-			double w[3] = {l->fwd, l->dw, l->bwd - l->dw};
-			double c[3] = {l->fwd_cpu, l->dw_cpu, l->bwd_cpu - l->dw_cpu};
-			double f[3] = {l->flops, l->flops_dw, l->flops_dx};
+			const char *call[4] = {"fwd", "inf", "dW", "dX"};
+			double w[4] = {l->fwd, l->inf, l->dw, l->bwd - l->dw};
+			double c[4] = {l->fwd_cpu, l->inf_cpu, l->dw_cpu, l->bwd_cpu - l->dw_cpu};
+			double f[4] = {l->flops, l->flops, l->flops_dw, l->flops_dx};
 			char shape[48];
 
 			snprintf(shape, sizeof(shape), "%" PRId64 "x%" PRId64 "x%" PRId64,
 				 batch * l->g.rows, l->g.k, l->g.n);
-			for (int k = 0; k < 3; k++) {
+			for (int k = 0; k < 4; k++) {
 				if (!isfinite(w[k]))
 					continue;
 				printf("  %-16s %-7s %16s %-4s %10.2f %10.2f %9.2f %6.1f%% %8.1f%%\n",
@@ -497,7 +513,9 @@ static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, 
 				       100.0 * f[k] / c[k] / peak1);
 			}
 		}
-		printf("dW: the backward call without dx (dW, db and the activation's "
+		printf("fwd: the forward (recurrent layers: with the ws training keeps); inf: "
+		       "a recurrent forward without ws (predict's), rated by the forward's FLOPs\n"
+		       "dW: the backward call without dx (dW, db and the activation's "
 		       "derivative); dX: the backward with dx minus it\n"
 		       "recurrent layers: M = batch x steps, K = ch + units, N = gates x units; "
 		       "dW counts K + units (dh' back through time), dX ch\n"
@@ -572,7 +590,8 @@ int xo_cmd_bench(int argc, char **argv)
 			       "an FMA peak\n  measured in the same run (docs/cpu.md); --layers: "
 			       "each GEMM-shaped layer\n  (conv1d, conv2d, dense, simple_rnn, lstm, "
 			       "gru) of the model (default the\n  seed) alone at batch N (default "
-			       "512): forward, dW and dX, wall and CPU time,\n  share of the peak\n");
+			       "512): forward, dW and dX (a recurrent layer's\n  forward also without its ws, as "
+			       "predict runs it: inf), wall and CPU time,\n  share of the peak\n");
 			return 0;
 		} else {
 			return xo_usage_error("bench", "unknown argument '%s' (usage: xo bench "

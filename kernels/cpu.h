@@ -109,7 +109,7 @@ struct xo_cpu_pool {
  *       (c' = h' = 0: the recurrent rows are skipped).
  *   row: sample i's ws row at row + i * ldr: the blocks i, f, g, o, c,
  *       act(c), h of u (ops.def), columns [0, u) of each written, nothing
- *       else.
+ *       else (with ch_only only those of c and h).
  * Per output one FMA chain, bias first, then k in order: a sample's result
  * does not depend on m or its place in the tile. row must not overlap x,
  * wu, bias or prev's rows. m, kx, u >= 1.
@@ -124,6 +124,10 @@ struct xo_cpu_lstm_step {
 	/* nonzero: prefetch the ws lines each tile stores while its products
 	 * run (for a ws larger than the caches; 0, the default, does not) */
 	int prefetch_rows;
+	/* nonzero: write only the c and h blocks of each row (the inference
+	 * form: the next step reads c and h, y reads h, nothing reads i, f,
+	 * g, o, act(c)); 0, the default, all seven */
+	int ch_only;
 };
 
 /*

@@ -294,7 +294,10 @@ static void fwd_lstm_task(void *arg, int t, int nt)
 	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL,
 	    /* a ws beyond 8 MB (batch 512: 46 MB) is not in cache for its
 	     * stores; the inference form's ring is */
-	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20)};
+	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20),
+	    /* without a ws the ring's rows are read only for c' and h' of
+	     * the next step and y (h): i, f, g, o and act(c) are not stored */
+	    .ch_only = !j->ws};
 
 	(void)nt;
 	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {

@@ -11,7 +11,9 @@
   time) and dx_flops (K_dx = K, recurrent ch), and wall and CPU medians of
   the forward call, the backward without dx (dW) and, except for the first
   layer with weights (no dx in training), with dx: null exactly where the
-  training step does not run that product.
+  training step does not run that product; a recurrent layer's forward
+  also in its inference form (no ws, what predict runs): infer_us and
+  infer_cpu_us, null for the other layers.
 - Keras files' shapes (the golden cnn2d: two conv2d and a dense; lstm:
   an embedding first, so the lstm has a dx; gru: two grus, the first
   without dx; simple_rnn is the same code with one gate, and the seed's
@@ -38,6 +40,9 @@ def layers(xo, *args):
     return out
 
 
+RECURRENT = ("simple_rnn", "lstm", "gru")
+
+
 def check(out, batch, want, no_dx=(0,)):
     """want: (layer, op, M, K, N, K_dw, K_dx) in order; no_dx: the indices
     of the layers whose backward computes no dx."""
@@ -52,6 +57,11 @@ def check(out, batch, want, no_dx=(0,)):
             assert l[key] is not None and l[key] > 0, (key, l)
         for key in ("bwd_us", "bwd_cpu_us", "dx_us"):
             assert (l[key] is None) == (i in no_dx), (key, i, l)
+        for key in ("infer_us", "infer_cpu_us"):
+            if l["op"] in RECURRENT:
+                assert l[key] is not None and l[key] > 0, (key, l)
+            else:
+                assert l[key] is None, (key, l)
 
 
 def main():
