@@ -272,7 +272,8 @@ static double claim_sim(int64_t n, int nt, int rows, int64_t c, const double *sl
  * - one part at half speed (a loaded machine): the call takes at most 1.3x
  *   the time with every part busy to the end, where the batch has
  *   XO_CPU_RNN_PER_PART * nt tiles (the worst of the rule is 1.25x at 4
- *   parts, 1.125x at 2; one chunk per part gives 1.5x at 2 parts);
+ *   parts, 1.13x at 2; the rule before 1.19x and 1.125x; one chunk per part
+ *   gives 1.5x at 2 parts);
  * - one part: chunks of whole tiles, 30 rows rounded down, or the batch.
  */
 static void test_fwd_chunks_balanced(void **state)
