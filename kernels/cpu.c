@@ -1340,6 +1340,7 @@ static void cpu_make_iface(void)
 {
 	cpu_iface = xo_ref_iface;
 	cpu_iface.name = "cpu";
+	cpu_iface.predict_chunks = true; /* passes over the batch, in cache */
 	cpu_iface.init = cpu_init;
 	cpu_iface.free = cpu_free;
 	cpu_iface.alloc = cpu_alloc;

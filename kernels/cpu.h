@@ -257,14 +257,24 @@ void xo_cpu_norm_register(struct xo_backend_iface *iface);
 /* cpu_rnn.c: simple_rnn, lstm, gru */
 void xo_cpu_rnn_register(struct xo_backend_iface *iface);
 /* Samples per chunk of the lstm / simple_rnn forward of batch samples on nt
- * parts (1 <= result <= 30): the parts claim chunks until none is left, so
- * at small batches there are about XO_CPU_RNN_PER_PART chunks per part (a
- * worker that starts late still takes a share instead of finding every
- * chunk claimed: at batch 32 on 2 threads, 5 chunks of 6 and one of 2, not
- * 2 of 16), each a whole number of the kernel's row tiles (rows, k->lstm_rows);
- * one part: chunks of 30 (rounded down to the tile), or the whole batch below
- * that (cpu_rnn.c). */
+ * parts (1 <= result <= 30), rows the kernel's row tile (k->lstm_rows). The
+ * parts claim chunks from a counter until none is left, so where the batch
+ * has that many tiles there are at least XO_CPU_RNN_PER_PART chunks per part
+ * (a worker that starts late or runs slower takes fewer chunks instead of
+ * holding up half the batch); of those chunk sizes, the one whose busiest
+ * part costs least when the parts claim in turn (xo_cpu_rnn_fwd_span, costs
+ * xo_cpu_rnn_chunk_cost): at batch 32 on 2 parts with tiles of 6, 8 chunks of
+ * 4 (16 rows a part), not 5 of 6 and one of 2 (18 and 14). One part: chunks
+ * of 30 (rounded down to the tile), or the whole batch below that. */
 #define XO_CPU_RNN_PER_PART 3
+/* The cost of a chunk of nb rows in lstm_step's tiles of rows (cpu_rnn.inc:
+ * whole tiles, the last one as 2 or 4 rows where that covers it), in half
+ * rows: 2 a row of a whole tile, 5 for a tail of 2 rows (measured: a 2-row
+ * tile costs 2.5 rows of a 6-row one at AVX-512), 8 for a tail of 4. */
+int64_t xo_cpu_rnn_chunk_cost(int64_t nb, int rows);
+/* The busiest part's cost (and in *least the idlest's) with chunks of c
+ * rows claimed in turn by nt parts of equal speed, per-chunk overhead in. */
+int64_t xo_cpu_rnn_fwd_span(int64_t batch, int nt, int rows, int64_t c, int64_t *least);
 int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt, int rows);
 /* cpu_opt.c: sets the table entries of sgd and rmsprop. */
 void xo_cpu_opt_register(struct xo_backend_iface *iface);

@@ -146,28 +146,79 @@ static void proj_task(void *arg, int t, int nt)
  * 32 19.8, 64 21.9, 128 21.6, 256 21.8 (medians of 7). */
 #define XO_CPU_RNN_CHUNK 32
 
-/* The forward's chunks are a multiple of the row tile of k->lstm_step
- * (k->lstm_rows: 6 at AVX-512), so that no tile but the batch's last runs
- * short. LSTM(64) inference forward,
+/* The forward's chunks: at most XO_CPU_RNN_FWD_CHUNK rows (the ring and the
+ * scratch are sized for XO_CPU_RNN_CHUNK). LSTM(64) inference forward,
  * one thread, load 2-6: batch 32 chunks of 6, 12, 16 or 32 1.13-1.16 ms a
- * call, of 4 or 8 1.35-1.45 (a padded tile per chunk); batch 512 CPU time
- * per call chunks of 32 18.4-18.5 ms (16 chunks, each with a tile of 2
- * rows padded to 6), of 30 or 24 17.2-18.0 ms. */
+ * call; batch 512 CPU time per call chunks of 32 18.4-18.5 ms (16 chunks,
+ * each with a tile of 2 rows), of 30 or 24 17.2-18.0 ms. */
 #define XO_CPU_RNN_FWD_CHUNK 30 /* <= XO_CPU_RNN_CHUNK */
+
+/* The cost in the rule below of each chunk claimed (the claim, the kernel's
+ * calls and loop set-up of every step, the weights streamed from L2 once per
+ * step and chunk), in xo_cpu_rnn_chunk_cost's half rows: LSTM(64) batch 512,
+ * one thread, chunks forced to 16 (32 chunks) and to 30 (18), fwd CPU time
+ * medians of 5 alternated (load 5): 13.78 and 13.45 ms, 24 us for each of
+ * the 14 more chunks against 26 us a row: about one row. */
+#define XO_CPU_RNN_CHUNK_OVERHEAD 2
+
+int64_t xo_cpu_rnn_chunk_cost(int64_t nb, int rows)
+{
+	int64_t r = nb % rows, tail;
+
+	XO_ASSERT(nb >= 1 && rows >= 1);
+	/* the last tile as cpu_rnn.inc's lstm_step runs it: 2 rows, 4 rows
+	 * (where the tile is wider) or a whole tile */
+	tail = r == 0 ? 0 : r <= 2 && rows > 2 ? 5 : r <= 4 && rows > 4 ? 8 : 2 * rows;
+	return nb / rows * 2 * rows + tail;
+}
+
+/* The busiest part's cost (chunk costs plus XO_CPU_RNN_CHUNK_OVERHEAD per
+ * chunk) when nt parts of equal speed claim chunks of c rows of batch in
+ * turn (part t the chunks t, t + nt, ...), and in *least the idlest one's. */
+int64_t xo_cpu_rnn_fwd_span(int64_t batch, int nt, int rows, int64_t c, int64_t *least)
+{
+	int64_t nc = (batch + c - 1) / c, last = batch - (nc - 1) * c, most = 0;
+	int64_t full = xo_cpu_rnn_chunk_cost(c, rows) + XO_CPU_RNN_CHUNK_OVERHEAD;
+
+	*least = INT64_MAX;
+	for (int t = 0; t < nt; t++) {
+		int64_t w = (nc / nt + (t < nc % nt)) * full;
+
+		if (t == (nc - 1) % nt) /* the short chunk */
+			w += xo_cpu_rnn_chunk_cost(last, rows) - xo_cpu_rnn_chunk_cost(c, rows);
+		most = w > most ? w : most;
+		*least = w < *least ? w : *least;
+	}
+	return most;
+}
 
 int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt, int rows)
 {
-	int64_t tiles = (batch + rows - 1) / rows, most, per;
+	int64_t tiles = (batch + rows - 1) / rows, want, best = 0, best_span = 0, least;
+	int64_t top = batch < XO_CPU_RNN_FWD_CHUNK ? batch : XO_CPU_RNN_FWD_CHUNK;
 
 	XO_ASSERT(batch >= 1 && nt >= 1 && rows >= 1 && rows <= XO_CPU_RNN_FWD_CHUNK);
-	most = XO_CPU_RNN_FWD_CHUNK / rows * rows; /* whole tiles */
-	if (nt == 1)
+	if (nt == 1) {
+		int64_t most = XO_CPU_RNN_FWD_CHUNK / rows * rows; /* whole tiles */
+
 		return batch < most ? batch : most;
-	/* at least XO_CPU_RNN_PER_PART chunks per part where the batch has
-	 * that many row tiles: tiles per chunk rounded down, at least 1 */
-	per = tiles / (XO_CPU_RNN_PER_PART * nt);
-	per = per < 1 ? 1 : per;
-	return per * rows < most ? per * rows : most;
+	}
+	/* at least XO_CPU_RNN_PER_PART chunks per part where the batch has that
+	 * many tiles; of those sizes the one whose busiest part costs least
+	 * when the parts claim in turn, the largest of equals (fewer claims) */
+	want = tiles < XO_CPU_RNN_PER_PART * nt ? tiles : XO_CPU_RNN_PER_PART * nt;
+	for (int64_t c = top; c >= 1; c--) {
+		int64_t span;
+
+		if ((batch + c - 1) / c < want)
+			continue;
+		span = xo_cpu_rnn_fwd_span(batch, nt, rows, c, &least);
+		if (!best || span < best_span) {
+			best = c;
+			best_span = span;
+		}
+	}
+	return best;
 }
 
 /* The state of one simple_rnn sample from its pre-activations h [u] (bias

@@ -2112,7 +2112,8 @@ static double accuracy_of(const struct xo_model *m, double correct, int64_t n)
  * cache from one op to the next. Inference is per sample (no batch
  * statistics, no dropout), and each op computes a sample's outputs with the
  * same arithmetic whatever the batch, so the probabilities are the same.
- * Not chunked: other backends (a device wants one large launch), a net the
+ * Not chunked: backends that do not say predict_chunks (struct
+ * xo_backend_iface: a device wants one large launch), a net the
  * backend runs fused (it tiles the batch itself), and batches below the
  * chunk. XO_PREDICT_CHUNK=N sets the samples per chunk (0: no chunking);
  * anything but such a count is refused (XO_EINVAL, on every backend).
@@ -2154,7 +2155,7 @@ static enum xo_status predict_step(struct xo_model *m, int64_t n, int64_t batch_
 	*step = batch_size;
 	if (st)
 		return st;
-	if (strcmp(xo_backend_name(m->be), "cpu") != 0)
+	if (!m->be->iface->predict_chunks)
 		return XO_OK;
 	for (int i = 0; i < m->nlayers; i++) {
 		const struct xo_layer_spec *s = &m->layers[i].s;

@@ -228,6 +228,75 @@ static void test_keras_predict(void **state)
 		xo_backend_close(be[b]);
 }
 
+/* test_keras_predict_chunk_flag: the calls of dense's forward, through
+ * the cpu table's own */
+static int dense_calls;
+static xo_op_fn dense_fwd_cpu;
+
+static enum xo_status dense_fwd_counted(struct xo_backend *be, const struct xo_op_args *a)
+{
+	dense_calls++;
+	return dense_fwd_cpu(be, a);
+}
+
+/*
+ * predict chunks the batch where the backend says so (struct
+ * xo_backend_iface predict_chunks; model.c predict_step once tested the
+ * backend's name "cpu"): the cpu table with a dense forward that counts its
+ * calls, cnn2d at 53 samples with XO_PREDICT_CHUNK=16: 4 calls (chunks of
+ * 16, 16, 16 and 5) where the flag is set, 1 (the whole batch) where the
+ * same table does not set it, with the same probabilities.
+ */
+static void test_keras_predict_chunk_flag(void **state)
+{
+	struct xo_backend *be;
+	struct xo_backend_iface ifc;
+	const struct xo_backend_iface *cpu;
+	char path[512];
+	struct xo_model *m;
+	struct xo_npy x0;
+	const int64_t n = 53;
+	int64_t per, cl;
+	float *x, *p[2];
+
+	(void)state;
+	assert_int_equal(xo_backend_open("cpu", &be), XO_OK);
+	cpu = be->iface;
+	assert_true(cpu->predict_chunks);
+	ifc = *cpu;
+	dense_fwd_cpu = cpu->fwd[XO_OP_dense];
+	ifc.fwd[XO_OP_dense] = dense_fwd_counted;
+	snprintf(path, sizeof(path), "%s/cnn2d.keras", XO_KERAS_DIR);
+	x0 = load("cnn2d.x.npy");
+	assert_int_equal(xo_model_open(path, be, 8, &m), XO_OK);
+	per = xo_model_input_size(m);
+	cl = xo_model_classes(m);
+	x = malloc(sizeof(*x) * (size_t)(n * per));
+	p[0] = malloc(sizeof(*p[0]) * (size_t)(n * cl));
+	p[1] = malloc(sizeof(*p[1]) * (size_t)(n * cl));
+	assert_true(x && p[0] && p[1]);
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t e = 0; e < per; e++)
+			x[i * per + e] = x0.data[(i % x0.dim[0]) * per + e] * (float)(1 + i);
+	setenv("XO_PREDICT_CHUNK", "16", 1);
+	be->iface = &ifc;
+	for (int f = 1; f >= 0; f--) {
+		ifc.predict_chunks = f;
+		dense_calls = 0;
+		assert_int_equal(xo_model_predict(m, x, n, n, p[f]), XO_OK);
+		assert_int_equal(dense_calls, f ? 4 : 1);
+	}
+	be->iface = cpu;
+	unsetenv("XO_PREDICT_CHUNK");
+	assert_memory_equal(p[0], p[1], sizeof(*p[0]) * (size_t)(n * cl));
+	free(x);
+	free(p[0]);
+	free(p[1]);
+	xo_npy_free(&x0);
+	xo_model_close(m);
+	xo_backend_close(be);
+}
+
 /*
  * predict on cpu runs a batch larger than its chunk op by op in chunks
  * (model.c predict_step; XO_PREDICT_CHUNK sets the chunk): every chunk,
@@ -967,6 +1036,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_keras_predict),
 	    cmocka_unit_test(test_keras_predict_chunked),
+	    cmocka_unit_test(test_keras_predict_chunk_flag),
 	    cmocka_unit_test(test_keras_roundtrip),
 	    cmocka_unit_test(test_keras_golden_structure),
 	    cmocka_unit_test(test_keras_refused),

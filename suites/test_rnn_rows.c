@@ -3,7 +3,7 @@
  * 15; kernels/cpu_rnn.c, struct xo_cpu_lstm_step in kernels/cpu.h): a
  * sample's forward (y and its ws rows) and its dx rows must be the same
  * bits whether it runs in a batch of 13 (row tiles of 6 / 3 / 4 rows, forward
- * chunks of 6, 6 and 1 over 2 threads, a short last tile) or alone at batch 1. The
+ * chunks of 4, 4, 4 and 1 over 2 threads at AVX-512, a short last tile) or alone at batch 1. The
  * comparison against ref (suites/shapes) allows rounding differences, so a
  * tile that mixed rows, or a chain that depended on the row's place in the
  * tile or on the thread count, would pass there; here it cannot.
@@ -224,39 +224,117 @@ static void test_lstm_wsums_threads(void **state)
 	free(ws);
 }
 
+/* The call's time when nt parts claim the chunks of c rows from the
+ * counter, part t needing slow[t] time units per cost unit (xo_cpu_rnn_
+ * chunk_cost plus the per-chunk overhead as xo_cpu_rnn_fwd_span counts it:
+ * the difference of the two costs below): each chunk goes to the part that
+ * is free first (the lowest index of equals). In *ideal the time if every
+ * part were busy to the end: the chunks' costs over the parts' speeds. */
+static double claim_sim(int64_t n, int nt, int rows, int64_t c, const double *slow, double *ideal)
+{
+	double free_at[4] = {0}, end = 0.0, speed = 0.0;
+	int64_t nc = (n + c - 1) / c, least;
+	int64_t over = xo_cpu_rnn_fwd_span(c, 1, rows, c, &least) - xo_cpu_rnn_chunk_cost(c, rows);
+
+	*ideal = 0.0;
+
+	for (int64_t i = 0; i < nc; i++) {
+		int64_t nb = i == nc - 1 ? n - i * c : c;
+		int b = 0;
+
+		for (int t = 1; t < nt; t++)
+			if (free_at[t] < free_at[b])
+				b = t;
+		free_at[b] += (double)(xo_cpu_rnn_chunk_cost(nb, rows) + over) * slow[b];
+		*ideal += (double)(xo_cpu_rnn_chunk_cost(nb, rows) + over);
+	}
+	for (int t = 0; t < nt; t++) {
+		end = free_at[t] > end ? free_at[t] : end;
+		speed += 1.0 / slow[t];
+	}
+	*ideal /= speed;
+	return end;
+}
+
 /*
- * The forward's chunks (xo_cpu_rnn_fwd_chunk) keep the parts balanced when
- * a worker starts late (issue 15, predict at batch 32): with nt parts there
- * are at least min(batch / rows, 2 nt) chunks, so each part has more than
- * one to claim and a part that arrives after the first chunks are taken
- * still finds work; every chunk but the batch's last is a whole number of
- * the kernel's row tiles (rows 6 at AVX-512, 3 AVX2, 4 scalar) (a chunk of 32 computed a padded tile of 2 rows: 6% more work at
- * batch 512); none is above 32 (the ring and scratch are sized for 32). At batch
- * 32 on 2 parts the rule before gave 2 chunks of 16: a worker that woke 0.6
- * ms late (a VM's idle core) found both claimed and the caller ran the whole
- * call alone.
+ * The forward's chunks (xo_cpu_rnn_fwd_chunk, issue 15, predict at batch
+ * 32) for row tiles of 3, 4 and 6 (AVX2, scalar, AVX-512) on 1-4 parts,
+ * batches 1-700:
+ * - 1 to 30 rows (the ring and scratch are sized for 32), at most the batch;
+ * - dynamic: at least min(tiles, XO_CPU_RNN_PER_PART * nt) chunks, so a part
+ *   that starts late still finds work (the rule before last gave 2 chunks of
+ *   16 at batch 32: a worker that woke 0.6 ms late found both claimed);
+ * - balanced: under in-order claiming at equal speeds the busiest part costs
+ *   no more than with any other admissible size (xo_cpu_rnn_fwd_span), and
+ *   at batch 32 on 2 parts of tiles of 6 both parts get the same work
+ *   (the rule before gave 5 chunks of 6 and one of 2: 18 rows against 14,
+ *   the call waiting ~10% on the slower part);
+ * - one part at half speed (a loaded machine): the call takes at most 1.3x
+ *   the time with every part busy to the end, where the batch has
+ *   XO_CPU_RNN_PER_PART * nt tiles (the worst of the rule is 1.25x at 4
+ *   parts, 1.13x at 2; the rule before 1.19x and 1.125x; one chunk per part
+ *   gives 1.5x at 2 parts);
+ * - one part: chunks of whole tiles, 30 rows rounded down, or the batch.
  */
 static void test_fwd_chunks_balanced(void **state)
 {
 	(void)state;
 	static const int rows[] = {3, 4, 6};
+	static const double slow[4][4] = {{1}, {1, 2}, {1, 1, 2}, {1, 1, 1, 2}};
 
 	for (int r = 0; r < 3; r++)
 		for (int nt = 1; nt <= 4; nt++)
 			for (int64_t n = 1; n <= 700; n++) {
-				int64_t c = xo_cpu_rnn_fwd_chunk(n, nt, rows[r]);
-				int64_t chunks = (n + c - 1) / c, t = n / rows[r];
-				int64_t want = t < 2 * nt ? t : 2 * nt;
+				int64_t c = xo_cpu_rnn_fwd_chunk(n, nt, rows[r]), least, span;
+				int64_t chunks = (n + c - 1) / c, tiles = (n + rows[r] - 1) / rows[r];
+				int64_t want = tiles < 3 * nt ? tiles : 3 * nt;
+				double ideal, took;
 
-				if (c < 1 || c > 32)
+				if (c < 1 || c > 30 || c > n)
 					fail_msg("batch %d on %d parts, tiles of %d: chunk %d", (int)n,
 						 nt, rows[r], (int)c);
-				if ((c < n && c % rows[r]) || (nt > 1 && chunks < want))
-					fail_msg("batch %d on %d parts: %d chunks of %d (want >= %d "
-						 "of a multiple of %d)",
-						 (int)n, nt, (int)chunks, (int)c, (int)want, rows[r]);
+				if (nt == 1) {
+					int64_t most = 30 / rows[r] * rows[r];
+
+					assert_int_equal(c, n < most ? n : most);
+					continue;
+				}
+				if (chunks < want)
+					fail_msg("batch %d on %d parts, tiles of %d: %d chunks of %d, "
+						 "want >= %d",
+						 (int)n, nt, rows[r], (int)chunks, (int)c, (int)want);
+				span = xo_cpu_rnn_fwd_span(n, nt, rows[r], c, &least);
+				for (int64_t o = 1; o <= 30 && o <= n; o++)
+					if ((n + o - 1) / o >= want &&
+					    xo_cpu_rnn_fwd_span(n, nt, rows[r], o, &least) < span)
+						fail_msg("batch %d on %d parts, tiles of %d: chunks of "
+							 "%d leave the busiest part more than of %d",
+							 (int)n, nt, rows[r], (int)c, (int)o);
+				if (tiles < 3 * nt)
+					continue;
+				took = claim_sim(n, nt, rows[r], c, slow[nt - 1], &ideal);
+				if (took > 1.3 * ideal)
+					fail_msg("batch %d on %d parts, tiles of %d, one at half speed: "
+						 "chunks of %d take %.2fx the ideal",
+						 (int)n, nt, rows[r], (int)c, took / ideal);
 			}
-	assert_int_equal(xo_cpu_rnn_fwd_chunk(32, 2, 6), 6);
+	/* the target: 8 chunks of 4 rows, 16 a part, same cost */
+	assert_int_equal(xo_cpu_rnn_fwd_chunk(32, 2, 6), 4);
+	{
+		int64_t least, span = xo_cpu_rnn_fwd_span(32, 2, 6, 4, &least);
+
+		assert_int_equal(span, least);
+		/* the rule before: 18 rows against 14 */
+		assert_true(xo_cpu_rnn_fwd_span(32, 2, 6, 6, &least) > least);
+	}
+	/* the cost model follows lstm_step's tiles: 2 half rows a row of a whole
+	 * tile, a tail of 1-2 rows as 5 (a 2-row tile), 3-4 as 8 (4 rows) */
+	assert_int_equal(xo_cpu_rnn_chunk_cost(6, 6), 12);
+	assert_int_equal(xo_cpu_rnn_chunk_cost(8, 6), 17);
+	assert_int_equal(xo_cpu_rnn_chunk_cost(16, 6), 32);
+	assert_int_equal(xo_cpu_rnn_chunk_cost(5, 6), 12);
+	assert_int_equal(xo_cpu_rnn_chunk_cost(7, 3), 17);
+	assert_int_equal(xo_cpu_rnn_chunk_cost(3, 4), 8);
 	/* the table says the tile its kernel uses at each level */
 	assert_int_equal(xo_cpu_kernels_for(XO_CPU_ISA_SCALAR)->lstm_rows, 4);
 }

@@ -121,6 +121,12 @@ struct xo_net {
 
 struct xo_backend_iface {
 	const char *name; /* "ref", "cpu", "cl" */
+	/* The backend runs each op as a pass over its whole input and output on
+	 * the host, so predict cuts a batch larger than its caches hold into
+	 * chunks that stay in cache from op to op (model.c predict_step); false
+	 * (the default) for one that wants the batch whole (a device's launch)
+	 * or is not about speed (ref). */
+	bool predict_chunks;
 	/* Fills be->ctx and be->desc for spec (everything after "name:" or ""). */
 	enum xo_status (*init)(struct xo_backend *be, const char *spec);
 	void (*free)(struct xo_backend *be);
