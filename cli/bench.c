@@ -206,6 +206,7 @@ static int seed_cases(struct op_case *c, int64_t B)
 		c[n].p = p;                                                                \
 		c[n].flops = (double)(fl);                                                 \
 		c[n].no_dx = strstr(nm, "no dx") != NULL;                                  \
+		c[n].no_ws = false;                                                        \
 		n++;                                                                       \
 	} while (0)
 	p.batch = B;
