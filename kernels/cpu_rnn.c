@@ -72,8 +72,9 @@ struct rnn_job {
 			  * bwd: ws is the source (read only) */
 	float *XP;       /* fwd gru: [N*T][G] input projections, rows n*T + t */
 	float *WU;       /* fwd simple_rnn: [in + u][G], kernel rows then recurrent;
-			  * lstm: [in + u][4 up] packed for k->lstm_step, then the bias [4 up] */
-	int64_t up;      /* fwd lstm: u rounded up to the ISA's vector width */
+			  * lstm: [in + u][4 up] packed for k->lstm_step, then the bias [4 up];
+			  * gru reset_after=1: [in + u][3 up] for k->gru_step, the bias [4 up] */
+	int64_t up;      /* fwd lstm, gru: u rounded up to the ISA's vector width */
 	int64_t ss;      /* scr floats per sample (gru, bwd); per part (fwd_cat_task) */
 	atomic_llong *next; /* fwd_cat_task, bwd lstm: the first sample of the next unclaimed chunk */
 	int64_t chunk;   /* fwd_cat_task, bwd lstm: samples per chunk, <= XO_CPU_RNN_CHUNK */
@@ -314,7 +315,42 @@ static void fwd_lstm_task(void *arg, int t, int nt)
 	}
 }
 
-/* gru: the recurrence of samples [n0, n1) through every step, on the
+/*
+ * gru reset_after=1: as fwd_lstm_task, chunks claimed from j->next, each
+ * through every step, a step ONE call of the ISA's fused kernel
+ * (k->gru_step): x_t and h' read in place against the packed [kernel;
+ * recurrent_kernel], the biases, the gates and h on register tiles, the ws
+ * row written once (no projection array, no pre-activation array).
+ */
+static void fwd_gru_task(void *arg, int t, int nt)
+{
+	const struct rnn_job *j = arg;
+	int64_t T = j->T, in = j->in;
+	float *ring = j->scr + t * j->ss; /* [2][chunk][S] without ws */
+	struct xo_cpu_gru_step p = {
+	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
+	    .bias = j->bias ? j->WU + (in + j->u) * 3 * j->up : NULL,
+	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20)};
+
+	(void)nt;
+	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
+		float *base;
+
+		p.m = nb;
+		for (int64_t s = 0; s < T; s++) {
+			int64_t ti = j->back ? T - 1 - s : s;
+
+			p.x = j->x + (c0 * T + ti) * in;
+			p.prev = s > 0 ? p.row : NULL;
+			step_rows(j, ring, c0, s, &base, &p.ldr);
+			p.row = base;
+			j->k->gru_step(&p);
+			copy_y(j, c0, nb, s, base, p.ldr);
+		}
+	}
+}
+
+/* gru reset_after=0: the recurrence of samples [n0, n1) through every step, on the
  * projections XP of proj_task; without a ws its rows are a ring of 2 steps
  * x nb rows after hz (as step_rows). */
 static void fwd_task(void *arg, int t, int nt)
@@ -760,18 +796,50 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.ws = a->dst[1] ? xo_tensor_f32(a->dst[1]) : NULL; /* NULL: the inference form */
 	/* gru: XP [N*T][G]; simple_rnn: WU [in + u][G]; lstm: packed WU and bias */
 	j.up = (j.u + cx->k->vw - 1) / cx->k->vw * cx->k->vw;
-	nxp = (size_t)(op == XO_OP_gru ? j.N * j.T * j.G
+	nxp = (size_t)(op == XO_OP_gru && j.ra ? (j.in + j.u) * 3 * j.up + 4 * j.up
+		       : op == XO_OP_gru ? j.N * j.T * j.G
 		       : op == XO_OP_lstm ? (j.in + j.u + 1) * 4 * j.up : (j.in + j.u) * j.G);
 	j.nt = threads_for(cx, &j);
 	/* gru: ss floats per sample; the others: one chunk of hp and A per part
 	 * (simple_rnn); without a ws, the ring of 2 steps x rows (step_rows) */
-	j.ss = op == XO_OP_gru ? 4 * j.u + j.G + (j.ws ? 0 : 2 * j.S)
-	       : (op == XO_OP_lstm ? 0 : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u)) +
+	j.ss = op == XO_OP_gru && !j.ra ? 4 * j.u + j.G + (j.ws ? 0 : 2 * j.S)
+	       : (op != XO_OP_simple_rnn ? 0 : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u)) +
 		     (j.ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j.S);
-	nscr = (size_t)((op == XO_OP_gru ? j.N : j.nt) * j.ss);
+	nscr = (size_t)((op == XO_OP_gru && !j.ra ? j.N : j.nt) * j.ss);
 	st = xo_cpu_scratch_reserve(cx, (int64_t)(nxp + nscr), 0, 0);
 	if (st)
 		return st;
+	if (op == XO_OP_gru && j.ra) {
+		/* [kernel; recurrent_kernel] with gate q at q * up, zero padded;
+		 * then the bias [4 up]: z and r the input and recurrent biases
+		 * summed, then the h gate's input bias and recurrent bias */
+		int64_t u = j.u, up = j.up, rows = j.in + u;
+		float *bias = j.WU = cx->shared.p;
+
+		j.scr = j.WU + nxp;
+		for (int64_t r = 0; r < rows; r++) {
+			const float *src = r < j.in ? j.W + r * j.G : j.U + (r - j.in) * j.G;
+			float *dst = j.WU + r * 3 * up;
+
+			for (int q = 0; q < 3; q++) {
+				memcpy(dst + q * up, src + q * u, (size_t)u * sizeof(float));
+				memset(dst + q * up + u, 0, (size_t)(up - u) * sizeof(float));
+			}
+		}
+		bias += rows * 3 * up;
+		memset(bias, 0, (size_t)(4 * up) * sizeof(float));
+		for (int64_t c = 0; j.b && c < u; c++) {
+			bias[c] = j.b[c] + j.b[j.G + c];
+			bias[up + c] = j.b[u + c] + j.b[j.G + u + c];
+			bias[2 * up + c] = j.b[2 * u + c];
+			bias[3 * up + c] = j.b[j.G + 2 * u + c];
+		}
+		atomic_init(&next, 0);
+		j.next = &next;
+		j.chunk = xo_cpu_rnn_fwd_chunk(j.N, j.nt, cx->k->gru_rows);
+		xo_cpu_threads_run(cx->tp, j.nt, fwd_gru_task, &j);
+		return XO_OK;
+	}
 	if (op == XO_OP_gru) {
 		j.XP = cx->shared.p; /* grow-only, kept between calls: no page faults per call */
 		j.scr = j.XP + nxp;
