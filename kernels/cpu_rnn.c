@@ -139,6 +139,12 @@ static void proj_task(void *arg, int t, int nt)
 		    j->XP + lo * j->G, (int)j->G);
 }
 
+/* gru reset_after=0 through k->gru_step's two phases (1) or the
+ * projection array and BLAS steps of fwd_task (0) */
+#ifndef XO_CPU_GRU_RA0_FUSED
+#define XO_CPU_GRU_RA0_FUSED 1
+#endif
+
 /* Samples per chunk of a part's slice in the lstm / simple_rnn forward: a
  * chunk runs through every step before the next, so that a step's GEMM
  * operands, pre-activations and the ws rows it reads stay in cache (at
@@ -330,7 +336,10 @@ static void fwd_gru_task(void *arg, int t, int nt)
 	struct xo_cpu_gru_step p = {
 	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
 	    .bias = j->bias ? j->WU + (in + j->u) * 3 * j->up : NULL,
-	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20)};
+	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20),
+	    .reset_after = j->ra,
+	    /* reset_after=0's r h' rows, after the ring */
+	    .rh = j->ra ? NULL : ring + (j->ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j->S)};
 
 	(void)nt;
 	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
@@ -787,6 +796,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	enum xo_status st;
 	size_t nxp, nscr;
 	atomic_llong next;
+	bool gru_fused;
 
 	job_of(cx, op, a, &j);
 	if (int_sizes(op, &j))
@@ -796,20 +806,22 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.ws = a->dst[1] ? xo_tensor_f32(a->dst[1]) : NULL; /* NULL: the inference form */
 	/* gru: XP [N*T][G]; simple_rnn: WU [in + u][G]; lstm: packed WU and bias */
 	j.up = (j.u + cx->k->vw - 1) / cx->k->vw * cx->k->vw;
-	nxp = (size_t)(op == XO_OP_gru && j.ra ? (j.in + j.u) * 3 * j.up + 4 * j.up
+	gru_fused = op == XO_OP_gru && (j.ra || XO_CPU_GRU_RA0_FUSED);
+	nxp = (size_t)(gru_fused ? (j.in + j.u) * 3 * j.up + 4 * j.up
 		       : op == XO_OP_gru ? j.N * j.T * j.G
 		       : op == XO_OP_lstm ? (j.in + j.u + 1) * 4 * j.up : (j.in + j.u) * j.G);
 	j.nt = threads_for(cx, &j);
 	/* gru: ss floats per sample; the others: one chunk of hp and A per part
 	 * (simple_rnn); without a ws, the ring of 2 steps x rows (step_rows) */
-	j.ss = op == XO_OP_gru && !j.ra ? 4 * j.u + j.G + (j.ws ? 0 : 2 * j.S)
+	j.ss = op == XO_OP_gru && !gru_fused ? 4 * j.u + j.G + (j.ws ? 0 : 2 * j.S)
 	       : (op != XO_OP_simple_rnn ? 0 : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u)) +
-		     (j.ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j.S);
-	nscr = (size_t)((op == XO_OP_gru && !j.ra ? j.N : j.nt) * j.ss);
+		     (j.ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j.S) +
+		     (gru_fused && !j.ra ? XO_CPU_RNN_CHUNK * j.up : 0);
+	nscr = (size_t)((op == XO_OP_gru && !gru_fused ? j.N : j.nt) * j.ss);
 	st = xo_cpu_scratch_reserve(cx, (int64_t)(nxp + nscr), 0, 0);
 	if (st)
 		return st;
-	if (op == XO_OP_gru && j.ra) {
+	if (op == XO_OP_gru && (j.ra || XO_CPU_GRU_RA0_FUSED)) {
 		/* [kernel; recurrent_kernel] with gate q at q * up, zero padded;
 		 * then the bias [4 up]: z and r the input and recurrent biases
 		 * summed, then the h gate's input bias and recurrent bias */
@@ -828,12 +840,15 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 		}
 		bias += rows * 3 * up;
 		memset(bias, 0, (size_t)(4 * up) * sizeof(float));
-		for (int64_t c = 0; j.b && c < u; c++) {
+		for (int64_t c = 0; j.b && j.ra && c < u; c++) {
 			bias[c] = j.b[c] + j.b[j.G + c];
 			bias[up + c] = j.b[u + c] + j.b[j.G + u + c];
 			bias[2 * up + c] = j.b[2 * u + c];
 			bias[3 * up + c] = j.b[j.G + 2 * u + c];
 		}
+		for (int64_t c = 0; j.b && !j.ra && c < u; c++)
+			for (int q = 0; q < 3; q++)
+				bias[q * up + c] = j.b[q * u + c];
 		atomic_init(&next, 0);
 		j.next = &next;
 		j.chunk = xo_cpu_rnn_fwd_chunk(j.N, j.nt, cx->k->gru_rows);

@@ -176,16 +176,16 @@ static void test_lstm_rows_alone(void **state)
 	check_rows(XO_OP_lstm, false, 33, true, true); /* units past the vector width */
 }
 
-/* gru's fused forward step (k->gru_step, reset_after=1): the same rule for
- * y and ws (batch 13 x 9 x 3u x
+/* gru's fused forward step (k->gru_step), reset_after=1 and 0: the same
+ * rule for y and ws (batch 13 x 9 x 3u x
  * (5 + u) is threaded for units >= 23) */
 static void test_gru_rows_alone(void **state)
 {
 	(void)state;
 	check_rows(XO_OP_gru, true, 64, false, false);
 	check_rows(XO_OP_gru, true, 33, true, true);
-	/* reset_after=0 keeps the BLAS path (cpu_rnn.c fwd_task), whose
-	 * results depend on the slice: not held to this */
+	check_rows(XO_OP_gru, false, 64, true, false);
+	check_rows(XO_OP_gru, false, 33, false, true);
 }
 
 /* dst 1..3 of the lstm backward at batch 97 with XO_THREADS=nt, on the ws
