@@ -131,6 +131,49 @@ struct xo_cpu_lstm_step {
 };
 
 /*
+ * One gru time step of m samples, fused (issue 15;
+ * kernels/cpu_rnn.inc), as struct xo_cpu_lstm_step: reset_after=1, per
+ * sample and vector of units four sums in registers, z = bz + x W_z + h' U_z, r likewise,
+ * xh = b0_h + x W_h and hz = b1_h + h' U_h (apart: r multiplies only the
+ * recurrent part); z, r = sigmoid, hh = tanh(xh + r hz) (the gate forms
+ * vsigmoid_gate, vtanh_gate), h = z h' + (1 - z) hh; written to the ws row.
+ *   x: sample i's input row at x + i * ldx, read at [0, kx).
+ *   wu: packed [kx + u][3 * up], up = u rounded up to the vector width:
+ *       rows [0, kx) the kernel, then the recurrent_kernel; gate q (z, r,
+ *       h) at columns q * up, columns [u, up) of each gate zero.
+ *   bias: [4 * up] (zero padded): b0_z + b1_z, b0_r + b1_r (the input and
+ *       recurrent biases summed), b0_h, b1_h (reset_after=0: b_z, b_r, b_h,
+ *       zeros); or NULL (no bias).
+ *   prev: the ws row of the step before for sample i at prev + i * ldr, its
+ *       h block read at [3u, 4u); NULL at step 0 (h' = 0: the recurrent rows
+ *       are skipped, hz = b1_h).
+ *   row: sample i's ws row at row + i * ldr: the blocks z, r, hh, h, hz of
+ *       u (ops.def), columns [0, u) of each written, nothing else.
+ * reset_after=0 (hh = tanh(xh + (r h') U_h), the bias [4 up] the kernel's
+ * bias z, r, h then zeros): two phases, as r of every unit comes before the
+ * product: the first z, r (to the row), xh = b_h + x W_h (to the hh block)
+ * and r h' (to rh); the second (r h') U_h on tiles of rows x 4 vectors of
+ * units, then hh, h and hz = 0 (ops.def).
+ * Per output one FMA chain, bias first, then k in order: a sample's result
+ * does not depend on m or its place in the tile. row must not overlap x,
+ * wu, bias, prev's rows or rh. m, kx, u >= 1.
+ */
+struct xo_cpu_gru_step {
+	const float *x;
+	int64_t ldx, m, kx, u, up;
+	const float *wu, *bias;
+	const float *prev;
+	float *row;
+	int64_t ldr;
+	/* nonzero: prefetch the ws lines each tile stores (as the lstm's) */
+	int prefetch_rows;
+	/* 0: reset_after=0 (below); nonzero: reset_after=1 */
+	int reset_after;
+	/* reset_after=0: [m][up] scratch for r h' (sample i's at rh + i * up) */
+	float *rh;
+};
+
+/*
  * One lstm time step back of m samples (issue 15; the end of
  * cpu_kernels.inc), the pre-activation gradients from the ws rows:
  *   row: sample i's ws row of this step at row + i * ldr (the blocks i, f,
@@ -219,6 +262,10 @@ struct xo_cpu_kernels {
 	 * >= 1 floats (vsigmoid_gate, vtanh_gate in cpu_kernels.inc: their
 	 * bounds; suites/test_gates.c sweeps them) */
 	void (*gate_fwd)(int fn, const float *x, float *y, int64_t count);
+	/* one gru step, struct xo_cpu_gru_step (cpu_rnn.inc) */
+	void (*gru_step)(const struct xo_cpu_gru_step *p);
+	/* rows of gru_step's register tile (cpu_rnn.inc's GRU_MR) */
+	int gru_rows;
 };
 
 /* Independent chains of the FMA peak loop. Enough to hide the FMA latency on

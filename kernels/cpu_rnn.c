@@ -16,17 +16,15 @@
  *      [in + u][G] of the rows [x_t, h'] (copied into a small A) with
  *      [kernel; recurrent_kernel], then the gates in one elementwise pass per
  *      sample that adds the bias and writes the ws row; y at the end;
- *   gru (proj_task, fwd_task): the input projection of every step at once,
- *      XP[batch*len][G] = x W + b, as ONE GEMM split over the threads by
- *      rows (gru needs x W and h' U apart: the h gate mixes them through r);
- *      then per slice and step one small GEMM [slice][u] x [u][G] of the
- *      previous states (read in place from the ws rows) with
- *      recurrent_kernel and the gates (reset_after=0 adds a second GEMM
- *      (r h') U_h after its z and r gates).
+ *   gru (fwd_gru_task): as lstm, a step ONE call of k->gru_step: z and r
+ *      sum x W + h' U together, the h gate keeps x W_h and h' U_h apart (r
+ *      multiplies only the recurrent part); reset_after=0, whose h gate
+ *      needs r of every unit before (r h') U_h, in two phases within the
+ *      call (z, r and r h'; then the product and hh, h).
  *   Without a ws (the inference form, ops.def) the same code writes each
- *   step's rows to a ring of 2 steps (step_rows): lstm and simple_rnn the
- *   chunk's rows in the part's scratch, gru the slice's; y is copied from
- *   the rows after each step either way, so it is the same bits.
+ *   step's rows to a ring of 2 steps (step_rows): the chunk's rows in the
+ *   part's scratch; y is copied from the rows after each step either way,
+ *   so it is the same bits.
  * Backward:
  *   lstm (bwd_lstm_task): chunks claimed from a counter, each back through
  *      every step in blocks of steps; per step px of the chunk
@@ -70,10 +68,10 @@ struct rnn_job {
 	const float *x, *W, *U, *b, *dy;
 	float *y, *ws;   /* fwd outputs (ws NULL: the inference form, rings in scr);
 			  * bwd: ws is the source (read only) */
-	float *XP;       /* fwd gru: [N*T][G] input projections, rows n*T + t */
 	float *WU;       /* fwd simple_rnn: [in + u][G], kernel rows then recurrent;
-			  * lstm: [in + u][4 up] packed for k->lstm_step, then the bias [4 up] */
-	int64_t up;      /* fwd lstm: u rounded up to the ISA's vector width */
+			  * lstm: [in + u][4 up] packed for k->lstm_step, then the bias [4 up];
+			  * gru reset_after=1: [in + u][3 up] for k->gru_step, the bias [4 up] */
+	int64_t up;      /* fwd lstm, gru: u rounded up to the ISA's vector width */
 	int64_t ss;      /* scr floats per sample (gru, bwd); per part (fwd_cat_task) */
 	atomic_llong *next; /* fwd_cat_task, bwd lstm: the first sample of the next unclaimed chunk */
 	int64_t chunk;   /* fwd_cat_task, bwd lstm: samples per chunk, <= XO_CPU_RNN_CHUNK */
@@ -117,26 +115,6 @@ static void vtanh_n(const struct rnn_job *j, const float *x, float *y, int64_t c
 }
 
 /* ---- forward ------------------------------------------------------------ */
-
-/* XP rows [lo, hi) = x W (+ b) */
-static void proj_task(void *arg, int t, int nt)
-{
-	const struct rnn_job *j = arg;
-	int64_t lo, hi;
-
-	part_of(j->N * j->T, t, nt, &lo, &hi);
-	if (hi <= lo)
-		return;
-	for (int64_t r = lo; r < hi; r++) {
-		if (j->bias)
-			memcpy(j->XP + r * j->G, j->b, (size_t)j->G * sizeof(float));
-		else
-			memset(j->XP + r * j->G, 0, (size_t)j->G * sizeof(float));
-	}
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(hi - lo), (int)j->G,
-		    (int)j->in, 1.0f, j->x + lo * j->in, (int)j->in, j->W, (int)j->G, 1.0f,
-		    j->XP + lo * j->G, (int)j->G);
-}
 
 /* Samples per chunk of a part's slice in the lstm / simple_rnn forward: a
  * chunk runs through every step before the next, so that a step's GEMM
@@ -368,80 +346,41 @@ static void fwd_lstm_task(void *arg, int t, int nt)
 	}
 }
 
-/* gru: the recurrence of samples [n0, n1) through every step, on the
- * projections XP of proj_task; without a ws its rows are a ring of 2 steps
- * x nb rows after hz (as step_rows). */
-static void fwd_task(void *arg, int t, int nt)
+/*
+ * gru reset_after=1: as fwd_lstm_task, chunks claimed from j->next, each
+ * through every step, a step ONE call of the ISA's fused kernel
+ * (k->gru_step): x_t and h' read in place against the packed [kernel;
+ * recurrent_kernel], the biases, the gates and h on register tiles, the ws
+ * row written once (no projection array, no pre-activation array).
+ */
+static void fwd_gru_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
-	int64_t n0, n1, nb, u = j->u, G = j->G, S = j->S, T = j->T, ldr;
-	float *hp, *rh, *hz, *ring, *base = NULL, *pbase;
+	int64_t T = j->T, in = j->in;
+	float *ring = j->scr + t * j->ss; /* [2][chunk][S] without ws */
+	struct xo_cpu_gru_step p = {
+	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
+	    .bias = j->bias ? j->WU + (in + j->u) * 3 * j->up : NULL,
+	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20),
+	    .reset_after = j->ra,
+	    /* reset_after=0's r h' rows, after the ring */
+	    .rh = j->ra ? NULL : ring + (j->ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j->S)};
 
-	part_of(j->N, t, nt, &n0, &n1);
-	nb = n1 - n0;
-	if (nb <= 0)
-		return;
-	hp = j->scr + n0 * j->ss; /* [nb][G] */
-	rh = hp + nb * G;               /* [nb][u] */
-	hz = rh + nb * u;               /* [nb][u] */
-	ring = hz + nb * u;             /* [2][nb][S] without ws */
-	ldr = j->ws ? T * S : S;
-	for (int64_t s = 0; s < T; s++) {
-		int64_t ti = j->back ? T - 1 - s : s;
-		int64_t ncol = !j->ra ? 2 * u : G;
+	(void)nt;
+	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
+		float *base;
 
-		pbase = base;
-		base = j->ws ? j->ws + (n0 * T + s) * S : ring + (s & 1) * nb * S;
-		/* hp = h' U (+ gru's recurrent bias) */
-		for (int64_t n = 0; n < nb; n++) {
-			if (j->ra && j->bias)
-				memcpy(hp + n * G, j->b + G, (size_t)G * sizeof(float));
-			else
-				memset(hp + n * G, 0, (size_t)G * sizeof(float));
+		p.m = nb;
+		for (int64_t s = 0; s < T; s++) {
+			int64_t ti = j->back ? T - 1 - s : s;
+
+			p.x = j->x + (c0 * T + ti) * in;
+			p.prev = s > 0 ? p.row : NULL;
+			step_rows(j, ring, c0, s, &base, &p.ldr);
+			p.row = base;
+			j->k->gru_step(&p);
+			copy_y(j, c0, nb, s, base, p.ldr);
 		}
-		if (s > 0)
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)ncol,
-				    (int)u, 1.0f, pbase + j->hb * u, (int)ldr, j->U, (int)G, 1.0f,
-				    hp, (int)G);
-		for (int64_t n = 0; n < nb; n++) {
-			const float *xp = j->XP + ((n0 + n) * T + ti) * G;
-			float *h = hp + n * G; /* becomes the pre-activations */
-			float *row = base + n * ldr;
-			const float *prev = s > 0 ? pbase + n * ldr : NULL;
-
-			for (int64_t k = 0; k < u; k++) /* hz_h, before it is summed */
-				row[4 * u + k] = j->ra ? h[2 * u + k] : 0.0f;
-			for (int64_t c = 0; c < 2 * u; c++)
-				h[c] += xp[c];
-			/* z, r; r h' for reset_after=0 */
-			j->k->sigmoid_fwd(h, row, 2 * u);
-			for (int64_t k = 0; k < u; k++)
-				rh[n * u + k] = prev ? row[u + k] * prev[3 * u + k] : 0.0f;
-		}
-		if (!j->ra) { /* hz = (r h') U_h */
-			memset(hz, 0, (size_t)(nb * u) * sizeof(float));
-			if (s > 0)
-				cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb,
-					    (int)u, (int)u, 1.0f, rh, (int)u, j->U + 2 * u, (int)G,
-					    0.0f, hz, (int)u);
-		}
-		for (int64_t n = 0; n < nb; n++) {
-			const float *xp = j->XP + ((n0 + n) * T + ti) * G;
-			float *row = base + n * ldr;
-			const float *prev = s > 0 ? pbase + n * ldr : NULL;
-			float *v = hp + n * G + 2 * u; /* hh's pre-activation */
-
-			for (int64_t k = 0; k < u; k++)
-				v[k] = j->ra ? xp[2 * u + k] + row[u + k] * row[4 * u + k]
-					     : xp[2 * u + k] + hz[n * u + k];
-			vtanh_n(j, v, row + 2 * u, u);
-			for (int64_t k = 0; k < u; k++) {
-				float z = row[k], h0 = prev ? prev[3 * u + k] : 0.0f;
-
-				row[3 * u + k] = z * h0 + (1.0f - z) * row[2 * u + k];
-			}
-		}
-		copy_y(j, n0, nb, s, base, ldr);
 	}
 }
 
@@ -812,25 +751,52 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	j.b = a->src[3] ? xo_tensor_f32(a->src[3]) : NULL;
 	j.y = xo_tensor_f32(a->dst[0]);
 	j.ws = a->dst[1] ? xo_tensor_f32(a->dst[1]) : NULL; /* NULL: the inference form */
-	/* gru: XP [N*T][G]; simple_rnn: WU [in + u][G]; lstm: packed WU and bias */
+	/* simple_rnn: WU [in + u][G]; lstm, gru: packed WU and bias */
 	j.up = (j.u + cx->k->vw - 1) / cx->k->vw * cx->k->vw;
-	nxp = (size_t)(op == XO_OP_gru ? j.N * j.T * j.G
+	nxp = (size_t)(op == XO_OP_gru ? (j.in + j.u) * 3 * j.up + 4 * j.up
 		       : op == XO_OP_lstm ? (j.in + j.u + 1) * 4 * j.up : (j.in + j.u) * j.G);
 	j.nt = threads_for(cx, &j);
-	/* gru: ss floats per sample; the others: one chunk of hp and A per part
-	 * (simple_rnn); without a ws, the ring of 2 steps x rows (step_rows) */
-	j.ss = op == XO_OP_gru ? 4 * j.u + j.G + (j.ws ? 0 : 2 * j.S)
-	       : (op == XO_OP_lstm ? 0 : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u)) +
-		     (j.ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j.S);
-	nscr = (size_t)((op == XO_OP_gru ? j.N : j.nt) * j.ss);
+	/* per part: one chunk of hp and A (simple_rnn); without a ws, the ring
+	 * of 2 steps x rows (step_rows); gru reset_after=0, a chunk of r h' */
+	j.ss = (op != XO_OP_simple_rnn ? 0 : XO_CPU_RNN_CHUNK * (j.G + j.in + j.u)) +
+	       (j.ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j.S) +
+	       (op == XO_OP_gru && !j.ra ? XO_CPU_RNN_CHUNK * j.up : 0);
+	nscr = (size_t)(j.nt * j.ss);
 	st = xo_cpu_scratch_reserve(cx, (int64_t)(nxp + nscr), 0, 0);
 	if (st)
 		return st;
 	if (op == XO_OP_gru) {
-		j.XP = cx->shared.p; /* grow-only, kept between calls: no page faults per call */
-		j.scr = j.XP + nxp;
-		xo_cpu_threads_run(cx->tp, j.nt, proj_task, &j);
-		xo_cpu_threads_run(cx->tp, j.nt, fwd_task, &j);
+		/* [kernel; recurrent_kernel] with gate q at q * up, zero padded;
+		 * then the bias [4 up]: z and r the input and recurrent biases
+		 * summed, then the h gate's input bias and recurrent bias */
+		int64_t u = j.u, up = j.up, rows = j.in + u;
+		float *bias = j.WU = cx->shared.p;
+
+		j.scr = j.WU + nxp;
+		for (int64_t r = 0; r < rows; r++) {
+			const float *src = r < j.in ? j.W + r * j.G : j.U + (r - j.in) * j.G;
+			float *dst = j.WU + r * 3 * up;
+
+			for (int q = 0; q < 3; q++) {
+				memcpy(dst + q * up, src + q * u, (size_t)u * sizeof(float));
+				memset(dst + q * up + u, 0, (size_t)(up - u) * sizeof(float));
+			}
+		}
+		bias += rows * 3 * up;
+		memset(bias, 0, (size_t)(4 * up) * sizeof(float));
+		for (int64_t c = 0; j.b && j.ra && c < u; c++) {
+			bias[c] = j.b[c] + j.b[j.G + c];
+			bias[up + c] = j.b[u + c] + j.b[j.G + u + c];
+			bias[2 * up + c] = j.b[2 * u + c];
+			bias[3 * up + c] = j.b[j.G + 2 * u + c];
+		}
+		for (int64_t c = 0; j.b && !j.ra && c < u; c++)
+			for (int q = 0; q < 3; q++)
+				bias[q * up + c] = j.b[q * u + c];
+		atomic_init(&next, 0);
+		j.next = &next;
+		j.chunk = xo_cpu_rnn_fwd_chunk(j.N, j.nt, cx->k->gru_rows);
+		xo_cpu_threads_run(cx->tp, j.nt, fwd_gru_task, &j);
 		return XO_OK;
 	}
 	j.WU = cx->shared.p;

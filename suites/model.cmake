@@ -88,6 +88,8 @@ add_executable(test_rnn_rows ${CMAKE_CURRENT_LIST_DIR}/test_rnn_rows.c)
 target_link_libraries(test_rnn_rows PRIVATE xo_lib PkgConfig::CMOCKA m)
 add_test(NAME ops.cpu.lstm.rows COMMAND test_rnn_rows)
 set_tests_properties(ops.cpu.lstm.rows PROPERTIES LABELS "quick" TIMEOUT 120)
+add_test(NAME ops.cpu.gru.rows COMMAND test_rnn_rows gru)
+set_tests_properties(ops.cpu.gru.rows PROPERTIES LABELS "quick" TIMEOUT 120)
 
 # The inference form of the recurrent ops (suites/test_rnn_infer.c): y of a
 # forward without ws (predict, evaluate, validation) is the same bits as

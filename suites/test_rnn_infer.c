@@ -2,14 +2,14 @@
  * test_rnn_infer.c - the inference form of the recurrent ops (issue 15;
  * include/xo/ops.def: fwd dst {y, ws|NULL}): a forward without a ws must
  * give y bit for bit as the forward with one, on every backend and every
- * path through it: ref; cpu at each ISA level the machine has (its lstm and
- * simple_rnn keep a ring of 2 steps x a chunk of samples instead of the ws
- * rows, gru a ring per thread's slice); cl's general kernel and, with
+ * path through it: ref; cpu at each ISA level the machine has (its lstm, gru
+ * and simple_rnn keep a ring of 2 steps x a chunk of samples instead of the
+ * ws rows); cl's general kernel and, with
  * XO_CL_TUNE=rnn_nb=4,wg=32, its tiled one (both write the rows to a
  * scratch buffer instead). simple_rnn (tanh and relu), lstm, gru
  * (reset_after both ways), with and without return_sequences and
  * go_backwards, at batch 1, 13 (cpu: 2 threads, chunks of 7 and 6) and 77
- * (chunks of 32, 32 and a tail of 13; gru slices of 38 and 39).
+ * (chunks of 32, 32 and a tail of 13).
  *
  * The comparison is exact: the same kernels run on the same inputs, only
  * the place where the state rows are kept differs, so any difference is a
