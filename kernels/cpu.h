@@ -93,28 +93,44 @@ struct xo_cpu_pool {
 };
 
 /*
- * One lstm time step of m samples, fused (issue 15; kernels/cpu_rnn.inc):
- * z = bias + x_t W + h' U per sample in registers, one tile of rows x one
- * vector of units of all four gates at a time, then the cell on the tile:
- * i, f, o = sigmoid, g = tanh (the ISA's gate forms vsigmoid_gate and
- * vtanh_gate, within the lstm's bounds), c = f c' + i g, h = o tanh(c);
- * written to the sample's ws row.
+ * One recurrent time step of m samples, fused (issue 15;
+ * kernels/cpu_rnn.inc): k->lstm_step and k->gru_step take the same
+ * arguments. Per sample and vector of units the gate sums in registers
+ * (bias first, then x_t W, then h' U), one tile of rows at a time, then the
+ * cell on the tile with the ISA's gate forms vsigmoid_gate and vtanh_gate
+ * (within the recurrent bounds), written to the sample's ws row.
+ *   lstm: z = bias + x_t W + h' U of the gates i, f, g, o; i, f, o =
+ *       sigmoid, g = tanh, c = f c' + i g, h = o tanh(c).
+ *   gru reset_after=1: z, r = sigmoid(b0 + b1 + x W + h' U) of their
+ *       gates; xh = b0_h + x W_h and hz = b1_h + h' U_h apart (r multiplies
+ *       only the recurrent part); hh = tanh(xh + r hz), h = z h' + (1 - z) hh.
+ *   gru reset_after=0 (hh = tanh(xh + (r h') U_h)): two phases, as r of
+ *       every unit comes before the product: the first z, r (to the row),
+ *       xh = b_h + x W_h (to the hh block) and r h' (to rh); the second
+ *       (r h') U_h on tiles of rows x 4 vectors of units, then hh, h and
+ *       hz = 0 (ops.def).
+ * The operands (G gates: lstm 4, gru 3):
  *   x: sample i's input row at x + i * ldx, read at [0, kx).
- *   wu: packed [kx + u][4 * up], up = u rounded up to the vector width:
+ *   wu: packed [kx + u][G * up], up = u rounded up to the vector width:
  *       rows [0, kx) the kernel, then the recurrent_kernel; gate q's
  *       columns at q * up, columns [u, up) of each gate zero.
- *   bias: [4 * up] laid out as wu's rows (zero padded), or NULL.
- *   prev: the ws row of the step before for sample i at prev + i * ldr,
- *       its c block read at [4u, 5u) and h at [6u, 7u); NULL at step 0
- *       (c' = h' = 0: the recurrent rows are skipped).
- *   row: sample i's ws row at row + i * ldr: the blocks i, f, g, o, c,
- *       act(c), h of u (ops.def), columns [0, u) of each written, nothing
- *       else (with ch_only only those of c and h).
+ *   bias: zero padded, or NULL (no bias). lstm: [4 * up] laid out as wu's
+ *       rows. gru: [4 * up], reset_after=1 b0_z + b1_z, b0_r + b1_r (the
+ *       input and recurrent biases summed), b0_h, b1_h; reset_after=0 the
+ *       kernel's b_z, b_r, b_h, then zeros.
+ *   prev: the ws row of the step before for sample i at prev + i * ldr
+ *       (lstm: its c block read at [4u, 5u) and h at [6u, 7u); gru: h at
+ *       [3u, 4u)); NULL at step 0 (c' = h' = 0: the recurrent rows are
+ *       skipped; gru's hz = b1_h).
+ *   row: sample i's ws row at row + i * ldr: the blocks of ops.def (lstm
+ *       i, f, g, o, c, act(c), h; gru z, r, hh, h, hz) of u, columns
+ *       [0, u) of each written, nothing else (lstm with ch_only only those
+ *       of c and h).
  * Per output one FMA chain, bias first, then k in order: a sample's result
  * does not depend on m or its place in the tile. row must not overlap x,
- * wu, bias or prev's rows. m, kx, u >= 1.
+ * wu, bias, prev's rows or rh. m, kx, u >= 1.
  */
-struct xo_cpu_lstm_step {
+struct xo_cpu_rnn_step {
 	const float *x;
 	int64_t ldx, m, kx, u, up;
 	const float *wu, *bias;
@@ -124,52 +140,13 @@ struct xo_cpu_lstm_step {
 	/* nonzero: prefetch the ws lines each tile stores while its products
 	 * run (for a ws larger than the caches; 0, the default, does not) */
 	int prefetch_rows;
-	/* nonzero: write only the c and h blocks of each row (the inference
-	 * form: the next step reads c and h, y reads h, nothing reads i, f,
-	 * g, o, act(c)); 0, the default, all seven */
+	/* lstm, nonzero: write only the c and h blocks of each row (the
+	 * inference form: the next step reads c and h, y reads h, nothing
+	 * reads i, f, g, o, act(c)); 0, the default, all seven */
 	int ch_only;
-};
-
-/*
- * One gru time step of m samples, fused (issue 15;
- * kernels/cpu_rnn.inc), as struct xo_cpu_lstm_step: reset_after=1, per
- * sample and vector of units four sums in registers, z = bz + x W_z + h' U_z, r likewise,
- * xh = b0_h + x W_h and hz = b1_h + h' U_h (apart: r multiplies only the
- * recurrent part); z, r = sigmoid, hh = tanh(xh + r hz) (the gate forms
- * vsigmoid_gate, vtanh_gate), h = z h' + (1 - z) hh; written to the ws row.
- *   x: sample i's input row at x + i * ldx, read at [0, kx).
- *   wu: packed [kx + u][3 * up], up = u rounded up to the vector width:
- *       rows [0, kx) the kernel, then the recurrent_kernel; gate q (z, r,
- *       h) at columns q * up, columns [u, up) of each gate zero.
- *   bias: [4 * up] (zero padded): b0_z + b1_z, b0_r + b1_r (the input and
- *       recurrent biases summed), b0_h, b1_h (reset_after=0: b_z, b_r, b_h,
- *       zeros); or NULL (no bias).
- *   prev: the ws row of the step before for sample i at prev + i * ldr, its
- *       h block read at [3u, 4u); NULL at step 0 (h' = 0: the recurrent rows
- *       are skipped, hz = b1_h).
- *   row: sample i's ws row at row + i * ldr: the blocks z, r, hh, h, hz of
- *       u (ops.def), columns [0, u) of each written, nothing else.
- * reset_after=0 (hh = tanh(xh + (r h') U_h), the bias [4 up] the kernel's
- * bias z, r, h then zeros): two phases, as r of every unit comes before the
- * product: the first z, r (to the row), xh = b_h + x W_h (to the hh block)
- * and r h' (to rh); the second (r h') U_h on tiles of rows x 4 vectors of
- * units, then hh, h and hz = 0 (ops.def).
- * Per output one FMA chain, bias first, then k in order: a sample's result
- * does not depend on m or its place in the tile. row must not overlap x,
- * wu, bias, prev's rows or rh. m, kx, u >= 1.
- */
-struct xo_cpu_gru_step {
-	const float *x;
-	int64_t ldx, m, kx, u, up;
-	const float *wu, *bias;
-	const float *prev;
-	float *row;
-	int64_t ldr;
-	/* nonzero: prefetch the ws lines each tile stores (as the lstm's) */
-	int prefetch_rows;
-	/* 0: reset_after=0 (below); nonzero: reset_after=1 */
+	/* gru: 0 reset_after=0, nonzero reset_after=1 */
 	int reset_after;
-	/* reset_after=0: [m][up] scratch for r h' (sample i's at rh + i * up) */
+	/* gru reset_after=0: [m][up] scratch for r h' (sample i's at rh + i * up) */
 	float *rh;
 };
 
@@ -251,8 +228,8 @@ struct xo_cpu_kernels {
 	 * FMA contraction, so bit-identical at every ISA level */
 	void (*adam)(const float *g, float *w, float *m, float *v, int64_t n, double lr_t,
 		     double eps, double c1, double c2);
-	/* one lstm step, struct xo_cpu_lstm_step (cpu_rnn.inc) */
-	void (*lstm_step)(const struct xo_cpu_lstm_step *p);
+	/* one lstm step, struct xo_cpu_rnn_step (cpu_rnn.inc) */
+	void (*lstm_step)(const struct xo_cpu_rnn_step *p);
 	/* one lstm step back, struct xo_cpu_lstm_step_bwd (cpu_kernels.inc) */
 	void (*lstm_step_bwd)(const struct xo_cpu_lstm_step_bwd *p);
 	/* rows of lstm_step's register tile (cpu_rnn.inc's LSTM_MR: 6 at
@@ -262,8 +239,8 @@ struct xo_cpu_kernels {
 	 * >= 1 floats (vsigmoid_gate, vtanh_gate in cpu_kernels.inc: their
 	 * bounds; suites/test_gates.c sweeps them) */
 	void (*gate_fwd)(int fn, const float *x, float *y, int64_t count);
-	/* one gru step, struct xo_cpu_gru_step (cpu_rnn.inc) */
-	void (*gru_step)(const struct xo_cpu_gru_step *p);
+	/* one gru step, struct xo_cpu_rnn_step (cpu_rnn.inc) */
+	void (*gru_step)(const struct xo_cpu_rnn_step *p);
 	/* rows of gru_step's register tile (cpu_rnn.inc's GRU_MR) */
 	int gru_rows;
 };

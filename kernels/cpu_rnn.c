@@ -4,7 +4,7 @@
  * are in suites/harness.c, tol_rnn_fwd and tol_rnn_bwd).
  *
  * Forward:
- *   lstm (fwd_lstm_task): chunks of samples as below, but each step is ONE
+ *   lstm (fwd_fused_task): chunks of samples as below, but each step is ONE
  *      call of the ISA's fused kernel k->lstm_step (cpu_rnn.inc): x_t and
  *      h' read in place against [kernel; recurrent_kernel] packed once per
  *      call (gate blocks padded to the vector width), the bias, the gates
@@ -16,7 +16,7 @@
  *      [in + u][G] of the rows [x_t, h'] (copied into a small A) with
  *      [kernel; recurrent_kernel], then the gates in one elementwise pass per
  *      sample that adds the bias and writes the ws row; y at the end;
- *   gru (fwd_gru_task): as lstm, a step ONE call of k->gru_step: z and r
+ *   gru (fwd_fused_task): as lstm, a step ONE call of k->gru_step: z and r
  *      sum x W + h' U together, the h gate keeps x W_h and h' U_h apart (r
  *      multiplies only the recurrent part); reset_after=0, whose h gate
  *      needs r of every unit before (r h') U_h, in two phases within the
@@ -307,64 +307,33 @@ static void fwd_cat_task(void *arg, int t, int nt)
 }
 
 /*
- * lstm: as fwd_cat_task, chunks claimed from j->next, each through every
- * step, but a step is ONE call of the ISA's fused kernel (k->lstm_step):
- * the GEMM of [x_t, h'] with the packed [kernel; recurrent_kernel] and the
- * cell in registers, reading x_t and h', c' in place (no A copy, no
- * pre-activation array, no separate gate passes).
+ * lstm and gru: as fwd_cat_task, chunks claimed from j->next, each through
+ * every step, but a step is ONE call of the ISA's fused kernel
+ * (k->lstm_step, k->gru_step: struct xo_cpu_rnn_step): the GEMM of [x_t,
+ * h'] with the packed [kernel; recurrent_kernel] and the cell in registers,
+ * reading x_t and h' (lstm also c') in place, the ws row written once (no A
+ * copy, no projection or pre-activation array, no separate gate passes).
  */
-static void fwd_lstm_task(void *arg, int t, int nt)
+static void fwd_fused_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
-	int64_t T = j->T, in = j->in;
+	int64_t T = j->T, in = j->in, g = j->op == XO_OP_gru ? 3 : 4;
 	float *ring = j->scr + t * j->ss; /* [2][chunk][S] without ws */
-	struct xo_cpu_lstm_step p = {
+	struct xo_cpu_rnn_step p = {
 	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
-	    .bias = j->bias ? j->WU + (in + j->u) * 4 * j->up : NULL,
-	    /* a ws beyond 8 MB (batch 512: 46 MB) is not in cache for its
-	     * stores; the inference form's ring is */
+	    .bias = j->bias ? j->WU + (in + j->u) * g * j->up : NULL,
+	    /* a ws beyond 8 MB (lstm at batch 512: 46 MB) is not in cache for
+	     * its stores; the inference form's ring is */
 	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20),
-	    /* without a ws the ring's rows are read only for c' and h' of
-	     * the next step and y (h): i, f, g, o and act(c) are not stored */
-	    .ch_only = !j->ws};
-
-	(void)nt;
-	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
-		float *base;
-
-		p.m = nb;
-		for (int64_t s = 0; s < T; s++) {
-			int64_t ti = j->back ? T - 1 - s : s;
-
-			p.x = j->x + (c0 * T + ti) * in;
-			p.prev = s > 0 ? p.row : NULL;
-			step_rows(j, ring, c0, s, &base, &p.ldr);
-			p.row = base;
-			j->k->lstm_step(&p);
-			copy_y(j, c0, nb, s, base, p.ldr);
-		}
-	}
-}
-
-/*
- * gru reset_after=1: as fwd_lstm_task, chunks claimed from j->next, each
- * through every step, a step ONE call of the ISA's fused kernel
- * (k->gru_step): x_t and h' read in place against the packed [kernel;
- * recurrent_kernel], the biases, the gates and h on register tiles, the ws
- * row written once (no projection array, no pre-activation array).
- */
-static void fwd_gru_task(void *arg, int t, int nt)
-{
-	const struct rnn_job *j = arg;
-	int64_t T = j->T, in = j->in;
-	float *ring = j->scr + t * j->ss; /* [2][chunk][S] without ws */
-	struct xo_cpu_gru_step p = {
-	    .ldx = T * in, .kx = in, .u = j->u, .up = j->up, .wu = j->WU,
-	    .bias = j->bias ? j->WU + (in + j->u) * 3 * j->up : NULL,
-	    .prefetch_rows = j->ws && j->N * T * j->S > (2 << 20),
+	    /* lstm without a ws: the ring's rows are read only for c' and h'
+	     * of the next step and y (h): i, f, g, o and act(c) not stored */
+	    .ch_only = !j->ws,
 	    .reset_after = j->ra,
-	    /* reset_after=0's r h' rows, after the ring */
-	    .rh = j->ra ? NULL : ring + (j->ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j->S)};
+	    /* gru reset_after=0's r h' rows, after the ring */
+	    .rh = j->op != XO_OP_gru || j->ra ? NULL
+	          : ring + (j->ws ? 0 : 2 * XO_CPU_RNN_CHUNK * j->S)};
+	void (*step)(const struct xo_cpu_rnn_step *) =
+	    j->op == XO_OP_gru ? j->k->gru_step : j->k->lstm_step;
 
 	(void)nt;
 	for (int64_t c0, nb; claim_chunk(j, &c0, &nb);) {
@@ -378,7 +347,7 @@ static void fwd_gru_task(void *arg, int t, int nt)
 			p.prev = s > 0 ? p.row : NULL;
 			step_rows(j, ring, c0, s, &base, &p.ldr);
 			p.row = base;
-			j->k->gru_step(&p);
+			step(&p);
 			copy_y(j, c0, nb, s, base, p.ldr);
 		}
 	}
@@ -796,7 +765,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 		atomic_init(&next, 0);
 		j.next = &next;
 		j.chunk = xo_cpu_rnn_fwd_chunk(j.N, j.nt, cx->k->gru_rows);
-		xo_cpu_threads_run(cx->tp, j.nt, fwd_gru_task, &j);
+		xo_cpu_threads_run(cx->tp, j.nt, fwd_fused_task, &j);
 		return XO_OK;
 	}
 	j.WU = cx->shared.p;
@@ -820,7 +789,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 				memset(dst + q * up + u, 0, (size_t)(up - u) * sizeof(float));
 			}
 		}
-		xo_cpu_threads_run(cx->tp, j.nt, fwd_lstm_task, &j);
+		xo_cpu_threads_run(cx->tp, j.nt, fwd_fused_task, &j);
 		return XO_OK;
 	}
 	memcpy(j.WU, j.W, (size_t)(j.in * j.G) * sizeof(float));

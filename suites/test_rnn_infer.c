@@ -8,8 +8,8 @@
  * XO_CL_TUNE=rnn_nb=4,wg=32, its tiled one (both write the rows to a
  * scratch buffer instead). simple_rnn (tanh and relu), lstm, gru
  * (reset_after both ways), with and without return_sequences and
- * go_backwards, at batch 1, 13 (cpu: 2 threads, chunks of 7 and 6) and 77
- * (chunks of 32, 32 and a tail of 13).
+ * go_backwards, at batch 1, 13 and 77 (cpu: 2 threads, each claiming
+ * several chunks of the size xo_cpu_rnn_fwd_chunk picks).
  *
  * The comparison is exact: the same kernels run on the same inputs, only
  * the place where the state rows are kept differs, so any difference is a

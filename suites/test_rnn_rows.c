@@ -1,6 +1,6 @@
 /*
  * test_rnn_rows.c - the cpu lstm kernels compute each sample alone (issue
- * 15; kernels/cpu_rnn.c, struct xo_cpu_lstm_step in kernels/cpu.h): a
+ * 15; kernels/cpu_rnn.c, struct xo_cpu_rnn_step in kernels/cpu.h): a
  * sample's forward (y and its ws rows) and its dx rows must be the same
  * bits whether it runs in a batch of 13 (row tiles of 6 / 3 / 4 rows, forward
  * chunks of 4, 4, 4 and 1 over 2 threads at AVX-512, a short last tile) or alone at batch 1. The
