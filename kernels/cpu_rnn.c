@@ -72,7 +72,7 @@ struct rnn_job {
 			  * lstm: [in + u][4 up] packed for k->lstm_step, then the bias [4 up];
 			  * gru reset_after=1: [in + u][3 up] for k->gru_step, the bias [4 up] */
 	int64_t up;      /* fwd lstm, gru: u rounded up to the ISA's vector width */
-	int64_t ss;      /* scr floats per sample (gru, bwd); per part (fwd_cat_task) */
+	int64_t ss;      /* scr floats: per sample (bwd_seq_task), per part (the rest) */
 	atomic_llong *next; /* fwd_cat_task, bwd lstm: the first sample of the next unclaimed chunk */
 	int64_t chunk;   /* fwd_cat_task, bwd lstm: samples per chunk, <= XO_CPU_RNN_CHUNK */
 	int64_t blk;     /* bwd lstm: steps per block of the weight gradients */
@@ -359,17 +359,16 @@ static void bwd_seq_task(void *arg, int t, int nt)
 {
 	const struct rnn_job *j = arg;
 	int64_t n0, n1, nb, u = j->u, G = j->G, S = j->S, T = j->T;
-	float *dh, *dc, *drh, *tmp;
+	float *dh, *drh, *tmp;
 
 	part_of(j->N, t, nt, &n0, &n1);
 	nb = n1 - n0;
 	if (nb <= 0)
 		return;
 	dh = j->scr + n0 * j->ss;
-	dc = dh + nb * u;
-	drh = dc + nb * u;
+	drh = dh + nb * u;
 	tmp = drh + nb * u;
-	memset(dh, 0, (size_t)(3 * nb * u) * sizeof(float)); /* dh, dc, drh (lstm: c' = 0) */
+	memset(dh, 0, (size_t)(2 * nb * u) * sizeof(float)); /* dh, drh */
 	for (int64_t s = T - 1; s >= 0; s--) {
 		int64_t ti = j->back ? T - 1 - s : s;
 
@@ -397,17 +396,6 @@ static void bwd_seq_task(void *arg, int t, int nt)
 				for (int64_t k = 0; k < u; k++)
 					px[k] = ph[k] = d[k] * act_d(j->relu, row[k]);
 				break;
-			case XO_OP_lstm: { /* not reached: lstm runs lstm_bwd */
-				struct xo_cpu_lstm_step_bwd sb = {
-				    .m = 1, .u = u, .up = u, .row = row,
-				    .cp = prev ? prev + 4 * u : NULL, .dh = d, .dc = dc + n * u,
-				    .px = px};
-
-				j->k->lstm_step_bwd(&sb);
-				if (ph != px)
-					memcpy(ph, px, (size_t)G * sizeof(float));
-				break;
-			}
 			default:
 				for (int64_t k = 0; k < u; k++) {
 					float z = row[k], rg = row[u + k], hh = row[2 * u + k];
@@ -706,6 +694,17 @@ static enum xo_status int_sizes(enum xo_op op, const struct rnn_job *j)
 	return XO_OK;
 }
 
+/* One row of [kernel; recurrent_kernel] (or lstm's bias) for the fused
+ * steps: its g gates of u columns each to gate q's columns at q * up, the
+ * columns [u, up) of each gate zero (struct xo_cpu_rnn_step's wu). */
+static void pack_gates(const float *src, int g, int64_t u, int64_t up, float *dst)
+{
+	for (int q = 0; q < g; q++) {
+		memcpy(dst + q * up, src + q * u, (size_t)u * sizeof(float));
+		memset(dst + q * up + u, 0, (size_t)(up - u) * sizeof(float));
+	}
+}
+
 static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct xo_op_args *a)
 {
 	struct xo_cpu_ctx *cx = be->ctx;
@@ -742,15 +741,9 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 		float *bias = j.WU = cx->shared.p;
 
 		j.scr = j.WU + nxp;
-		for (int64_t r = 0; r < rows; r++) {
-			const float *src = r < j.in ? j.W + r * j.G : j.U + (r - j.in) * j.G;
-			float *dst = j.WU + r * 3 * up;
-
-			for (int q = 0; q < 3; q++) {
-				memcpy(dst + q * up, src + q * u, (size_t)u * sizeof(float));
-				memset(dst + q * up + u, 0, (size_t)(up - u) * sizeof(float));
-			}
-		}
+		for (int64_t r = 0; r < rows; r++)
+			pack_gates(r < j.in ? j.W + r * j.G : j.U + (r - j.in) * j.G, 3, u, up,
+				   j.WU + r * 3 * up);
 		bias += rows * 3 * up;
 		memset(bias, 0, (size_t)(4 * up) * sizeof(float));
 		for (int64_t c = 0; j.b && j.ra && c < u; c++) {
@@ -780,14 +773,10 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 		for (int64_t r = 0; r <= rows; r++) {
 			const float *src = r < j.in ? j.W + r * j.G
 					   : r < rows ? j.U + (r - j.in) * j.G : j.b;
-			float *dst = j.WU + r * 4 * up;
 
 			if (!src)
 				break;
-			for (int q = 0; q < 4; q++) {
-				memcpy(dst + q * up, src + q * u, (size_t)u * sizeof(float));
-				memset(dst + q * up + u, 0, (size_t)(up - u) * sizeof(float));
-			}
+			pack_gates(src, 4, u, up, j.WU + r * 4 * up);
 		}
 		xo_cpu_threads_run(cx->tp, j.nt, fwd_fused_task, &j);
 		return XO_OK;
@@ -873,15 +862,15 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 		return lstm_bwd(cx, &j);
 	nd = (size_t)(j.N * j.T * j.G);
 	nh = (size_t)(j.N * j.T * j.u);
-	j.ss = 4 * j.u + j.G;
+	j.ss = 3 * j.u; /* dh, drh, tmp */
 	nscr = (size_t)(j.N * j.ss);
 	total = 2 * nd + 2 * nh + nscr;
 	st = xo_cpu_scratch_reserve(cx, (int64_t)total, 0, 0);
 	if (st)
 		return st;
 	j.DPX = cx->shared.p;
-	/* simple_rnn and lstm have ph == px; without go_backwards their rows
-	 * coincide too (n*len + t, t = s): one array */
+	/* simple_rnn has ph == px; without go_backwards the rows coincide too
+	 * (n*len + t, t = s): one array */
 	j.DPH = op != XO_OP_gru && !j.back ? j.DPX : j.DPX + nd;
 	j.HPM = j.DPH + nd;
 	j.RHM = op == XO_OP_gru && !j.ra ? j.HPM + nh : NULL;

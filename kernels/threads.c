@@ -13,7 +13,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "cpu.h"
 
@@ -77,14 +76,6 @@ static void run_parts(struct xo_cpu_pool_threads *tp)
 	}
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void *worker_main(void *p)
 {
 	struct worker_arg wa = *(struct worker_arg *)p;
@@ -95,12 +86,12 @@ static void *worker_main(void *p)
 	for (;;) {
 		uint32_t g;
 		int spins = 0;
-		int64_t until = now_ns() + XO_CPU_SPIN_NS;
+		double until = xo_now_s() + XO_CPU_SPIN_NS * 1e-9;
 		bool awake = true;
 
 		while ((g = gen_of(atomic_load(&tp->claim))) == seen && !atomic_load(&tp->quit)) {
 			if (++spins % XO_CPU_SPIN_CHECK == 0 && awake)
-				awake = now_ns() < until;
+				awake = xo_now_s() < until;
 			if (awake) {
 				/* give the core away now and then: on a loaded machine
 				 * the thread we would spin against may be our caller */
@@ -118,7 +109,7 @@ static void *worker_main(void *p)
 			pthread_mutex_unlock(&tp->mu);
 			spins = 0;
 			awake = true;
-			until = now_ns() + XO_CPU_SPIN_NS;
+			until = xo_now_s() + XO_CPU_SPIN_NS * 1e-9;
 		}
 		if (atomic_load(&tp->quit))
 			return NULL;
