@@ -5,11 +5,10 @@
  * (benchmark, testbed) history, written to the changes table), and the state
  * changes a person makes (accept, ignore, fix).
  *
- * A change is real when both hold: the two-sided Mann-Whitney U test on the
- * raw samples gives p < alpha (0.002), and the medians differ by more than
- * max(threshold, noise), noise = IQR / median of the base samples and, once
- * the series has 4 runs, the run-to-run noise of the series (series_noise
- * below).
+ * Whether a change is real is decided by the one rule of verdict.c
+ * (xo_perf_verdict_judge), for compare and detect alike; this file gathers
+ * the samples it judges and the run-to-run noise of a series (series_noise
+ * below), and lowers a change whose kernel source is the same on both sides.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -24,6 +23,7 @@
 #include "perfdb.h"
 #include "jsonout.h"
 #include "proc.h"
+#include "verdict.h"
 
 /* A text column as a string, "" for NULL: the store is outside input (a
  * crafted or damaged file may hold NULL where xo writes text), and a NULL
@@ -139,60 +139,6 @@ void xo_perf_judge_counts(const double *b, size_t nb, const double *h, size_t nh
 		*sign = 1;
 	else if (expm1(*hi) < -threshold)
 		*sign = -1;
-}
-
-struct verdict {
-	double base_med, head_med, change, p, noise;
-	double lo, hi; /* 95% interval of the log ratio head/base (see shift_ci) */
-	int sign;      /* +1 regression (slower), -1 improvement, 0 no change */
-};
-
-/* The 95% Hodges-Lehmann/Moses interval of log(h) - log(b): the log of the
- * ratio of the two distributions (stats.c xo_perf_shift_ci). */
-static void log_shift_ci(const double *b, size_t nb, const double *h, size_t nh, double *lo,
-                         double *hi)
-{
-	double *lb = malloc((nb + 1) * sizeof(*lb)), *lh = malloc((nh + 1) * sizeof(*lh));
-	struct xo_perf_shift sh = {NAN, -INFINITY, INFINITY};
-	size_t mb = 0, mh = 0;
-
-	if (lb && lh) {
-		/* a time that is not positive has no log: left out (the store
-		 * holds what a damaged file held) */
-		for (size_t i = 0; i < nb; i++)
-			if (b[i] > 0.0)
-				lb[mb++] = log(b[i]);
-		for (size_t i = 0; i < nh; i++)
-			if (h[i] > 0.0)
-				lh[mh++] = log(h[i]);
-		xo_perf_shift_ci(lb, mb, lh, mh, 0.95, &sh);
-	}
-	*lo = sh.lo;
-	*hi = sh.hi;
-	free(lb);
-	free(lh);
-}
-
-/* The two-part test of the file comment; b is sorted in place. */
-static void judge(double *b, size_t nb, double *h, size_t nh, double threshold, double alpha,
-                  struct verdict *v)
-{
-	struct xo_perf_summary sb, sh;
-	double bar;
-
-	xo_perf_summarize(b, nb, &sb);
-	xo_perf_summarize(h, nh, &sh);
-	v->base_med = sb.median;
-	v->head_med = sh.median;
-	v->change = sh.median / sb.median - 1.0;
-	v->p = xo_perf_mann_whitney(b, nb, h, nh, NULL);
-	v->noise = sb.median > 0 ? (sb.q3 - sb.q1) / sb.median : 0.0;
-	bar = threshold > v->noise ? threshold : v->noise;
-	v->lo = -INFINITY;
-	v->hi = INFINITY;
-	v->sign = 0;
-	if (v->p < alpha && fabs(v->change) > bar)
-		v->sign = v->change > 0 ? 1 : -1;
 }
 
 /* ---- compare ------------------------------------------------------------------- */
@@ -550,33 +496,21 @@ static void print_side(FILE *out, const char *what, const struct side *sd, json_
 	}
 }
 
-/* The least of v's values (v->n > 0). */
-static double vec_min(const struct vec *v)
-{
-	double m = v->v[0];
-
-	for (size_t i = 1; i < v->n; i++)
-		m = fmin(m, v->v[i]);
-	return m;
-}
-
 /*
- * The samples of benchmark bench pooled over the side's runs (own and peer:
- * a benchmark belongs to one or the other) in all, one value per run in rm
- * (its median), the kernel-source version of the latest run measuring it in
- * version. With run_min (bisect) a run gives only its faster half (the
- * samples at or below its median) to all and its minimum to rm: noise in a
- * timing only adds (a descheduled sample is slower, never faster), so these
- * are what load moves least, up to half of a run's samples being hit.
+ * The samples of benchmark bench over the side's runs (own and peer: a
+ * benchmark belongs to one or the other), run after run, in all, and the
+ * number each run gave in per_run; the kernel-source version of the latest
+ * run measuring it in version.
  */
 static enum xo_status load_pooled(struct xo_perfdb *db, const struct side *sd, int64_t bench,
-                                  struct vec *all, struct vec *rm, struct vec *tmp,
-                                  char *version, size_t vsize, bool run_min)
+                                  struct vec *all, size_t *per_run, size_t *nruns,
+                                  char *version, size_t vsize)
 {
 	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
 
-	all->n = rm->n = 0;
+	all->n = 0;
+	*nruns = 0;
 	version[0] = '\0';
 	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                       "SELECT id, version FROM results WHERE benchmark_id = ? AND run_id = ?", &s))
@@ -586,21 +520,21 @@ static enum xo_status load_pooled(struct xo_perfdb *db, const struct side *sd, i
 		xo_sql_bind_int64(s, 2, sd->runs[i]);
 		if (xo_sql_step(s) == XO_SQL_ROW) {
 			const char *v = xo_sql_column_text(s, 1);
+			size_t before = all->n;
+			struct vec one = {0};
 
 			snprintf(version, vsize, "%s", v ? (const char *)v : "");
-			if ((st = load_samples(db, xo_sql_column_int64(s, 0), tmp)))
+			if ((st = load_samples(db, xo_sql_column_int64(s, 0), &one)))
 				break;
-			double med = tmp->n ? xo_perf_median(tmp->v, tmp->n) : 0.0;
-
-			for (size_t k = 0; k < tmp->n; k++)
-				if ((!run_min || tmp->v[k] <= med) && !vec_push(all, tmp->v[k])) {
+			for (size_t k = 0; k < one.n; k++)
+				if (!vec_push(all, one.v[k])) {
+					free(one.v);
 					st = xo_error(XO_ENOMEM, "perf: out of memory");
 					goto out;
 				}
-			if (tmp->n && !vec_push(rm, run_min ? vec_min(tmp) : med)) {
-				st = xo_error(XO_ENOMEM, "perf: out of memory");
-				goto out;
-			}
+			free(one.v);
+			if (all->n > before)
+				per_run[(*nruns)++] = all->n - before;
 		}
 		xo_sql_reset(s);
 	}
@@ -630,12 +564,15 @@ static enum compare_section section_of(const char *device)
 struct compare_row {
 	char name[192];
 	enum compare_section sec;
-	struct verdict v;
+	struct xo_perf_verdict v;
 	const char *word;
-	char why[128];
+	char why[192];
 	bool src_changed, same_code;
 	size_t nb_runs, nh_runs;
-	double *bm, *hm; /* the run medians of each side (nb_runs, nh_runs of them) */
+	double run_noise;      /* the series' run-to-run bar (0 with several runs a side) */
+	double *bx, *hx;       /* every sample of each side, run after run */
+	size_t nbx, nhx;
+	size_t *bn, *hn;       /* samples per run (nb_runs, nh_runs of them) */
 };
 
 /*
@@ -647,14 +584,6 @@ struct compare_row {
  * 2 cores a fifth of the second core that the cpu backend's second thread
  * wants.
  */
-/* SAME is a finding: the whole 95% interval of the ratio head/base lies
- * within 1 -+ threshold. */
-static bool same_shown(const struct verdict *v, double threshold)
-{
-	return isfinite(v->lo) && isfinite(v->hi) && expm1(v->lo) >= -threshold &&
-	       expm1(v->hi) <= threshold;
-}
-
 static bool side_busy(const struct side *sd, double cores)
 {
 	if (sd->others >= 0)
@@ -727,6 +656,82 @@ bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head
 	return ok;
 }
 
+/*
+ * Each side must hold series of the metric compared: runs recorded with
+ * --metric instructions only, compared for time, have nothing to compare,
+ * and "0 slower, 0 faster" would read as a pass. XO_EINVAL naming the side
+ * and what it holds instead.
+ */
+static enum xo_status side_has_metric(struct xo_perfdb *db, const char *what, const char *spec,
+                                      const char *ids, const char *metric)
+{
+	struct xo_sql_stmt *s = NULL;
+	char sql[9000];
+	int64_t mine = 0, other = 0;
+
+	snprintf(sql, sizeof(sql),
+	         "SELECT count(CASE WHEN b.metric = ? THEN 1 END),"
+	         " count(CASE WHEN b.metric != ? THEN 1 END) FROM results r"
+	         " JOIN benchmarks b ON b.id = r.benchmark_id WHERE r.run_id IN (%s)",
+	         ids);
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s))
+		return sql_err(db, "reading the metrics of a run");
+	xo_sql_bind_text(s, 1, metric);
+	xo_sql_bind_text(s, 2, metric);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		mine = xo_sql_column_int64(s, 0);
+		other = xo_sql_column_int64(s, 1);
+	}
+	xo_sql_finalize(s);
+	if (mine || !other)
+		return XO_OK;
+	return xo_error(XO_EINVAL,
+	                "%s %s holds no %s series, only %s: compare --metric %s (or record "
+	                "--metric %s)",
+	                what, spec ? spec : "(the latest run)", metric,
+	                strcmp(metric, "time") ? "times" : "instruction counts",
+	                strcmp(metric, "time") ? "time" : "instructions", metric);
+}
+
+/*
+ * One row of compare: the samples of benchmark bench on both sides, run by
+ * run, kept in w for the rule (judged once every row is read: the run-level
+ * test's family is the number of rows with several runs a side), whether the
+ * kernel source differs, and the run-to-run bar of the series when a side
+ * has a single run. The bar is for one run against one run: with several
+ * runs a side the run-level test judges the offsets themselves, and the
+ * head's own runs are not "an unchanged tree" (with alternating rounds they
+ * sit among the base's in run order).
+ */
+static enum xo_status row_load(struct xo_perfdb *db, const struct side *sb, const struct side *sh,
+                               int64_t bench, bool counts, double alpha, struct compare_row *w)
+{
+	struct vec vb = {0}, vh = {0};
+	char verb[24], verh[24];
+	enum xo_status st;
+
+	w->bn = malloc((sb->nruns + 1) * sizeof(*w->bn));
+	w->hn = malloc((sh->nruns + 1) * sizeof(*w->hn));
+	if (!w->bn || !w->hn)
+		return xo_error(XO_ENOMEM, "perf: out of memory");
+	if ((st = load_pooled(db, sb, bench, &vb, w->bn, &w->nb_runs, verb, sizeof(verb))) ||
+	    (st = load_pooled(db, sh, bench, &vh, w->hn, &w->nh_runs, verh, sizeof(verh)))) {
+		free(vb.v);
+		free(vh.v);
+		return st;
+	}
+	w->bx = vb.v;
+	w->nbx = vb.n;
+	w->hx = vh.v;
+	w->nhx = vh.n;
+	w->src_changed = strcmp(verb, verh) != 0;
+	w->same_code = verb[0] && !w->src_changed;
+	if (!counts && (w->nb_runs < 2 || w->nh_runs < 2))
+		w->run_noise = series_noise(db, bench, sb->testbed_id, sb->info.id, alpha,
+		                            sh->info.commit_id);
+	return XO_OK;
+}
+
 enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const char *head,
                                const struct xo_perf_compare_opts *o, FILE *out, bool *failed)
 {
@@ -738,7 +743,6 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
                                      bool *failed, struct xo_perf_tally *tally)
 {
 	struct side *sb = NULL, *sh = NULL;
-	struct vec vb = {0}, vh = {0}, mb = {0}, mh = {0}, tmp = {0};
 	struct compare_row *rows = NULL;
 	size_t nrows = 0, caprows = 0;
 	struct xo_sql_stmt *s = NULL;
@@ -755,6 +759,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	FILE *t = out; /* the text; a sink with --json */
 	int rc;
 	bool counts = is_count_metric(o->metric);
+	const char *metric = counts ? "instructions" : "time";
 
 	*failed = false;
 	sb = malloc(sizeof(*sb));
@@ -778,6 +783,11 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		              (long long)o->testbed);
 		goto out;
 	}
+	side_ids(sb, ib, sizeof(ib));
+	side_ids(sh, ih, sizeof(ih));
+	if ((st = side_has_metric(db, "base", base, ib, metric)) ||
+	    (st = side_has_metric(db, "head", head, ih, metric)))
+		goto out;
 	if (o->filter) {
 		if (regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB)) {
 			st = xo_error(XO_EINVAL, "--filter '%s' is not a valid regex", o->filter);
@@ -824,31 +834,28 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	busy_h = side_busy(sh, cores);
 	ldiff = load_differs(sb, sh, cores);
 
-	/* every benchmark both sides measured (own runs and peers alike) */
-	side_ids(sb, ib, sizeof(ib));
-	side_ids(sh, ih, sizeof(ih));
+	/* every benchmark of the metric compared both sides measured (own
+	 * runs and peers alike) */
 	snprintf(sql, sizeof(sql),
 	         "SELECT b.id, b.name, b.device, b.metric FROM benchmarks b"
-	         " WHERE EXISTS (SELECT 1 FROM results r WHERE r.benchmark_id = b.id AND"
-	         " r.run_id IN (%s)) AND EXISTS (SELECT 1 FROM results r WHERE"
-	         " r.benchmark_id = b.id AND r.run_id IN (%s)) ORDER BY b.name",
+	         " WHERE b.metric = ? AND EXISTS (SELECT 1 FROM results r WHERE"
+	         " r.benchmark_id = b.id AND r.run_id IN (%s)) AND EXISTS (SELECT 1 FROM"
+	         " results r WHERE r.benchmark_id = b.id AND r.run_id IN (%s)) ORDER BY b.name",
 	         ib, ih);
 	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s)) {
 		st = sql_err(db, "comparing runs");
 		goto out;
 	}
+	xo_sql_bind_text(s, 1, metric);
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		const char *name = col_str(s, 1);
 		const char *dev = col_str(s, 2);
 		int64_t bench = xo_sql_column_int64(s, 0);
-		char verb[24], verh[24], devbuf[48];
+		char devbuf[48];
 		struct compare_row *w;
-		double run_noise;
 
 		if (have_re && regexec(&re, name, 0, NULL, 0))
 			continue;
-		if (strcmp(xo_sql_column_text(s, 3) ? col_str(s, 3) : "time", counts ? "instructions" : "time"))
-			continue; /* the other metric's series */
 		if (!dev || !dev[0]) { /* older stores: the device ends the name */
 			const char *slash = strrchr(name, '/');
 
@@ -870,73 +877,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		memset(w, 0, sizeof(*w));
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		w->sec = section_of(dev);
-		/* (a count has no load to shed: every sample counts) */
-		if ((st = load_pooled(db, sb, bench, &vb, &mb, &tmp, verb, sizeof(verb),
-		                      o->run_min && !counts)) ||
-		    (st = load_pooled(db, sh, bench, &vh, &mh, &tmp, verh, sizeof(verh),
-		                      o->run_min && !counts)))
+		if ((st = row_load(db, sb, sh, bench, counts, o->alpha, w)))
 			goto out;
-		w->nb_runs = mb.n;
-		w->nh_runs = mh.n;
-		w->src_changed = strcmp(verb, verh) != 0;
-		if (counts) {
-			/* a deterministic metric: no sampling statistics, no run
-			 * offsets; every sample must agree (xo_perf_judge_counts) */
-			judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
-			w->v.p = NAN;
-			xo_perf_judge_counts(vb.v, vb.n, vh.v, vh.n, o->threshold, &w->v.sign,
-			                     &w->v.lo, &w->v.hi);
-			w->same_code = verb[0] && !w->src_changed;
-			continue;
-		}
-		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
-		/* compare's SAME needs the interval; detect does not ask (its
-		 * segments can be long: N pairs each) */
-		log_shift_ci(vb.v, vb.n, vh.v, vh.n, &w->v.lo, &w->v.hi);
-		/*
-		 * The run-to-run bar is for one run against one run: the change of
-		 * two run offsets. With several runs a side the run rule below
-		 * judges the offsets themselves (without assuming their spread),
-		 * and the bar of a single pair would only hide what every run
-		 * shows. The head's own runs are not "an unchanged tree": with
-		 * alternating rounds they sit among the base's in run order.
-		 */
-		run_noise = mb.n >= 2 && mh.n >= 2
-		                ? 0.0
-		                : series_noise(db, bench, sb->testbed_id, sb->info.id, o->alpha,
-		                               sh->info.commit_id);
-		if (w->v.sign && fabs(w->v.change) <= run_noise) {
-			/* significant for these samples, not beyond what runs of an
-			 * unchanged tree do: say so rather than hide it */
-			w->v.sign = 0;
-			snprintf(w->why, sizeof(w->why), "  [within run-to-run noise %.0f%%]",
-			         100.0 * run_noise);
-		}
-		/*
-		 * SAME needs the interval of the ratio to hold run offsets too:
-		 * with several runs a side the interval of the run medians joins
-		 * it (4 runs a side at least, else that one is unbounded); with
-		 * one run, the series' run-to-run bar widens it on both sides.
-		 */
-		if (mb.n >= 2 && mh.n >= 2) {
-			double rlo, rhi;
-
-			log_shift_ci(mb.v, mb.n, mh.v, mh.n, &rlo, &rhi);
-			w->v.lo = fmin(w->v.lo, rlo);
-			w->v.hi = fmax(w->v.hi, rhi);
-		} else if (run_noise > 0.0) {
-			w->v.lo -= log1p(run_noise);
-			w->v.hi += log1p(run_noise);
-		}
-		w->bm = malloc((mb.n + 1) * sizeof(*w->bm));
-		w->hm = malloc((mh.n + 1) * sizeof(*w->hm));
-		if (!w->bm || !w->hm) {
-			st = xo_error(XO_ENOMEM, "perf: out of memory");
-			goto out;
-		}
-		memcpy(w->bm, mb.v, mb.n * sizeof(*w->bm));
-		memcpy(w->hm, mh.v, mh.n * sizeof(*w->hm));
-		w->same_code = verb[0] && !w->src_changed;
 		if (w->nb_runs >= 2 && w->nh_runs >= 2)
 			nmulti[w->sec]++;
 	}
@@ -950,11 +892,19 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	for (size_t i = 0; i < nrows; i++) {
 		struct compare_row *w = &rows[i];
 
-		if (!counts && w->v.sign && w->nb_runs >= 2 && w->nh_runs >= 2 &&
-		    !xo_perf_runs_confirm(w->bm, w->nb_runs, w->hm, w->nh_runs, w->v.sign,
-		                          nmulti[w->sec] * (o->looks > 1 ? o->looks : 1), NULL,
-		                          w->why, sizeof(w->why)))
-			w->v.sign = 0;
+		struct xo_perf_sample_set bs = {w->bx, w->bn, w->nb_runs, w->nbx};
+		struct xo_perf_sample_set hs = {w->hx, w->hn, w->nh_runs, w->nhx};
+		struct xo_perf_rule rule = {
+		    .threshold = o->threshold,
+		    .alpha = o->alpha,
+		    .noise = w->run_noise,
+		    .family = nmulti[w->sec] * (o->looks > 1 ? o->looks : 1),
+		    .counts = counts,
+		    .interval = true,
+		};
+
+		xo_perf_verdict_judge(&bs, &hs, &rule, &w->v);
+		snprintf(w->why, sizeof(w->why), "%s", w->v.why);
 		if (w->v.sign && w->same_code) {
 			/* the code measured is the same on both sides */
 			w->word = sb->testbed_id != sh->testbed_id || ldiff ? "environment"
@@ -966,7 +916,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		} else if (w->v.sign) {
 			w->word = w->v.sign > 0 ? "SLOWER" : "FASTER";
 			count[w->sec][w->v.sign > 0 ? 0 : 1]++;
-		} else if (same_shown(&w->v, o->threshold)) {
+		} else if (w->v.same) {
 			w->word = "SAME";
 			count[w->sec][2]++;
 		} else {
@@ -991,8 +941,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 				        "95% interval", "p-value", "Verdict");
 				head_printed = true;
 			}
-			(counts ? fmt_count : fmt_time)(w->v.base_med, tb, sizeof(tb));
-			(counts ? fmt_count : fmt_time)(w->v.head_med, th, sizeof(th));
+			(counts ? fmt_count : fmt_time)(w->v.base, tb, sizeof(tb));
+			(counts ? fmt_count : fmt_time)(w->v.head, th, sizeof(th));
 			if (isfinite(w->v.lo) && isfinite(w->v.hi))
 				snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", 100.0 * expm1(w->v.lo),
 				         100.0 * expm1(w->v.hi));
@@ -1011,8 +961,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 			if (jrows) {
 				json_t *jr = json_pack(
 				    "{s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:I, s:I}", "benchmark",
-				    w->name, "section", section_key[sec], "base_median_s", w->v.base_med,
-				    "head_median_s", w->v.head_med, "change",
+				    w->name, "section", section_key[sec], "base_median_s", w->v.base,
+				    "head_median_s", w->v.head, "change",
 				    isfinite(w->v.change) ? w->v.change : 0.0, "p_value",
 				    isfinite(w->v.p) ? w->v.p : 1.0,
 				    "verdict", w->word, "source_changed", w->src_changed, "note",
@@ -1036,12 +986,14 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	/* what only one side measured */
 	snprintf(sql, sizeof(sql),
 	         "SELECT (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
-	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))),"
+	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))"
+	         " AND benchmark_id IN (SELECT id FROM benchmarks WHERE metric = ?1)),"
 	         " (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
-	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s)))",
+	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))"
+	         " AND benchmark_id IN (SELECT id FROM benchmarks WHERE metric = ?1))",
 	         ib, ih, ih, ib);
 	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s) == XO_SQL_OK &&
-	    xo_sql_step(s) == XO_SQL_ROW) {
+	    (xo_sql_bind_text(s, 1, metric), xo_sql_step(s) == XO_SQL_ROW)) {
 		only_base = xo_sql_column_int64(s, 0);
 		only_head = xo_sql_column_int64(s, 1);
 	}
@@ -1156,15 +1108,12 @@ out:
 	if (have_re)
 		regfree(&re);
 	for (size_t i = 0; i < nrows; i++) {
-		free(rows[i].bm);
-		free(rows[i].hm);
+		free(rows[i].bx);
+		free(rows[i].hx);
+		free(rows[i].bn);
+		free(rows[i].hn);
 	}
 	free(rows);
-	free(vb.v);
-	free(vh.v);
-	free(mb.v);
-	free(mh.v);
-	free(tmp.v);
 	free(sb);
 	free(sh);
 	return st;
@@ -1311,23 +1260,28 @@ struct detect_ctx {
 /* The step at point mid between segments [lo, mid) and [mid, hi): the U test
  * on their raw samples, and the fit's levels (medians of point medians). */
 struct step_eval {
-	struct verdict v;
+	struct xo_perf_verdict v;
 	double lvl_l, lvl_r;
 };
 
+/* Each point (a commit: its runs' samples pooled) is one run of the rule;
+ * sizes has room for the series' points. */
 static void eval_step(const struct series *se, size_t base, const double *y, size_t lo, size_t mid,
-                      size_t hi, double threshold, double alpha, struct vec *left,
-                      struct vec *right, struct vec *tmp, struct step_eval *e)
+                      size_t hi, const struct xo_perf_rule *rule, size_t *sizes, struct vec *tmp,
+                      struct step_eval *e)
 {
 	const struct point *a = &se->pt[base + lo], *m = &se->pt[base + mid];
 	const struct point *z = &se->pt[base + hi - 1];
+	struct xo_perf_sample_set l, r;
 
-	left->n = right->n = tmp->n = 0;
-	for (size_t i = a->first; i < m->first; i++)
-		vec_push(left, se->samples.v[i]);
-	for (size_t i = m->first; i < z->first + z->n; i++)
-		vec_push(right, se->samples.v[i]);
-	judge(left->v, left->n, right->v, right->n, threshold, alpha, &e->v);
+	for (size_t i = lo; i < hi; i++)
+		sizes[i] = se->pt[base + i].n;
+	l = (struct xo_perf_sample_set){se->samples.v + a->first, sizes + lo, mid - lo,
+	                                m->first - a->first};
+	r = (struct xo_perf_sample_set){se->samples.v + m->first, sizes + mid, hi - mid,
+	                                z->first + z->n - m->first};
+	xo_perf_verdict_judge(&l, &r, rule, &e->v);
+	tmp->n = 0;
 	for (size_t i = lo; i < mid; i++)
 		vec_push(tmp, y[i]);
 	e->lvl_l = xo_perf_median(tmp->v, tmp->n);
@@ -1344,10 +1298,10 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
  * step is removed and its segments merged. The fit chose each boundary among
  * n - 1 places, so the test is Bonferroni-corrected for them (with two points
  * it is the plain alpha of `compare`). What remains is stored: "confirmed"
- * when the change also exceeds max(threshold, noise, the run-to-run noise of
- * the series at the same corrected alpha), else "detected" (real but small,
- * or within what runs of one tree do: a point pools the samples of its runs,
- * and the U test cannot see that they share each run's offset).
+ * when compare's rule (verdict.c, each point one run of it, the series'
+ * run-to-run bar at the same corrected alpha) confirms it, else "detected"
+ * (real but small, within what runs of one tree do, or load that the
+ * minima do not show).
  */
 /*
  * Steps of an instruction series (a deterministic metric): between every two
@@ -1373,8 +1327,8 @@ static size_t count_steps(const struct series *se, size_t base, size_t n, double
 		                     threshold, &e->v.sign, &e->v.lo, &e->v.hi);
 		e->lvl_l = a->y;
 		e->lvl_r = z->y;
-		e->v.base_med = a->y;
-		e->v.head_med = z->y;
+		e->v.base = a->y;
+		e->v.head = z->y;
 		e->v.change = a->y > 0.0 ? z->y / a->y - 1.0 : 0.0;
 		/* changes.p_value is NOT NULL: 0 for a step every sample pair
 		 * shows, 1 for one only the medians show (no test is made) */
@@ -1390,8 +1344,10 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 {
 	struct xo_perfdb *db = ctx->db;
 	size_t base, n, nsteps, *starts = NULL;
-	double *y = NULL, scale, alpha, run_noise = 0.0;
-	struct vec left = {0}, right = {0}, tmp = {0};
+	double *y = NULL, scale, alpha;
+	struct vec tmp = {0};
+	size_t *sizes = NULL;
+	struct xo_perf_rule rule = {.threshold = ctx->o->threshold, .family = 1};
 	struct step_eval *ev = NULL;
 	enum xo_status st = XO_OK;
 	struct xo_sql_stmt *del = NULL;
@@ -1432,6 +1388,15 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	nsteps = n >= 2 ? xo_perf_steps(y, n, scale, starts) : 0;
 	ctx->ncandidates += (int)nsteps;
 	alpha = ctx->o->alpha / (double)(n > 2 ? n - 1 : 1);
+	/* each step is judged by the one rule (verdict.c), at the level the fit's
+	 * choice among n - 1 places leaves, with the series' run-to-run bar */
+	rule.alpha = alpha;
+	if (nsteps)
+		rule.noise = series_noise(db, bench, testbed, INT64_MAX, alpha, 0);
+	if (!(sizes = malloc((n ? n : 1) * sizeof(*sizes)))) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out;
+	}
 
 	for (;;) {
 		size_t worst = nsteps;
@@ -1439,8 +1404,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 
 		for (size_t k = 0; k < nsteps; k++) {
 			eval_step(se, base, y, k ? starts[k - 1] : 0, starts[k],
-			          k + 1 < nsteps ? starts[k + 1] : n, ctx->o->threshold, alpha,
-			          &left, &right, &tmp, &ev[k]);
+			          k + 1 < nsteps ? starts[k + 1] : n, &rule, sizes, &tmp, &ev[k]);
 			if (ev[k].v.p >= worst_p) {
 				worst_p = ev[k].v.p;
 				worst = k;
@@ -1451,16 +1415,11 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 		memmove(starts + worst, starts + worst + 1, (nsteps - worst - 1) * sizeof(*starts));
 		nsteps--;
 	}
-
-	if (nsteps)
-		run_noise = series_noise(db, bench, testbed, INT64_MAX, alpha, 0);
 store:
 	for (size_t k = 0; k < nsteps; k++) {
 		const struct point *m = &se->pt[base + starts[k]];
 		struct step_eval *e = &ev[k];
 
-		if (e->v.sign && fabs(e->v.change) <= run_noise)
-			e->v.sign = 0; /* kept as "detected" */
 		ctx->nsteps++;
 		xo_sql_bind_int64(ctx->upsert, 1, bench);
 		xo_sql_bind_int64(ctx->upsert, 2, testbed);
@@ -1509,8 +1468,7 @@ store:
 	}
 out:
 	xo_sql_finalize(del);
-	free(left.v);
-	free(right.v);
+	free(sizes);
 	free(tmp.v);
 	free(ev);
 	free(y);

@@ -336,18 +336,10 @@ enum xo_status xo_perf_bisect(const char *good, const char *bad,
 		oo.build_dir = bdir;
 	}
 	/*
-	 * The run-level rule reads each run's fastest sample, and the pooled
-	 * statistics (U test, IQR bar, interval) each run's faster half. Under
-	 * load a run's samples are two populations, the call's time and the
-	 * same plus a deschedule (the nightly check at load 15-21: good's
-	 * samples 24-30 us, and in most runs the upper half 60-1100 us), so run
-	 * medians of one build spread 16x and a planted 2x stayed UNKNOWN after
-	 * 12 rounds (Welch p 0.08 against 0.007; the base's IQR/median bar near
-	 * 3), while the run minima read 1.80-1.86x from the 6th round on (p
-	 * 4e-8). Noise in timings only adds: the minimum is the location that
-	 * load moves least (Chen and Revels 2016, BenchmarkTools.jl).
+	 * No rule of its own: each commit is judged by compare's, which under
+	 * load reads each run's fastest sample and faster half (verdict.c), so
+	 * a commit gets the verdict compare and continuous give on its runs.
 	 */
-	oo.cmp.run_min = true;
 	c.o = &oo;
 	c.root = root;
 	c.msg = msg;

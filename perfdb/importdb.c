@@ -142,6 +142,35 @@ static void bench_device(struct xo_sql_stmt *src, struct xo_sql_stmt *dst)
 		xo_sql_bind_text(dst, 4, slash + 1);
 }
 
+/*
+ * A series is one metric: the benchmark the source row names (its columns
+ * current in src, metric at column 9) must not exist in the target under
+ * another metric, or its results would join a series of another unit.
+ * XO_EINVAL naming both.
+ */
+static enum xo_status bench_metric_check(struct ctx *c, struct xo_sql_stmt *src)
+{
+	const char *name = xo_sql_column_text(src, 0), *m = xo_sql_column_text(src, 9);
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	if (xo_sql_prepare(c->dst, "SELECT metric FROM benchmarks WHERE name = ?", &s))
+		return err(c->dst, c->dst_name, "benchmarks");
+	xo_sql_bind_text(s, 1, name);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		const char *have = xo_sql_column_text(s, 0);
+
+		if (strcmp(have ? have : "time", m && m[0] ? m : "time"))
+			st = xo_error(XO_EINVAL,
+			              "%s: benchmark %s measures %s there but %s in %s: a series "
+			              "never mixes metrics",
+			              c->dst_name, name ? name : "?", have ? have : "time",
+			              m && m[0] ? m : "time", c->src_name);
+	}
+	xo_sql_finalize(s);
+	return st;
+}
+
 /* Copies rows "SELECT cols FROM table WHERE key = src_id" under dst_id. */
 static enum xo_status copy_children(struct ctx *c, const char *table, const char *key,
                                     const char *cols, const char *types, int64_t src_id,
@@ -210,7 +239,8 @@ static enum xo_status copy_results(struct ctx *c, int64_t src_run, int64_t dst_r
 	while ((rc = xo_sql_step(r)) == XO_SQL_ROW) {
 		int64_t bench = 0, src_res = xo_sql_column_int64(r, 11), dst_res;
 
-		if ((st = upsert_id(c, r, "benchmarks", BENCH_COLS, BENCH_TYPES,
+		if ((st = bench_metric_check(c, r)) ||
+		    (st = upsert_id(c, r, "benchmarks", BENCH_COLS, BENCH_TYPES,
 		                    "SELECT id FROM benchmarks WHERE name = ?", name_key, 1,
 		                    bench_device, &bench)))
 			goto out;

@@ -295,10 +295,9 @@ struct xo_perf_compare_opts {
 	                      included (continuous and bisect's extra rounds on UNKNOWN); the
 	                      run rule's family level 0.05 / m is divided by it (Bonferroni
 	                      over the looks); 0 or 1: one look */
-	bool run_min;      /* each run gives its minimum to the run-level rule and
-	                      interval (not its median) and only its faster half of
-	                      samples (at or below its median) to the pooled ones:
-	                      bisect, robust to load (docs/perf.md, bisect) */
+	bool run_min;      /* ignored (kept for callers): the one rule (verdict.h)
+	                      judges every command's samples alike, on each run's
+	                      minimum and faster half where it sees load */
 };
 /* The testbed a fleet member is called by: its hostname (the testbed of that
  * host's latest complete run, as a host's build or BLAS may change) or its

@@ -15,6 +15,15 @@
  * the cpu curve, interpolated linearly in log(batch) on log(time ratio)
  * between the two measured batches around the sign change; its interval is
  * the same crossing of the curves' 95% CI ends (cross_find).
+ *
+ * The answer, the sweeps, the splits, the layer times, the model list and
+ * "the latest run" read time series only (benchmarks.metric = 'time'): a
+ * store recorded with --metric time,instructions also holds instruction
+ * counts per call of the same model, batch and device, another unit, which
+ * must never join a curve (the report and advise of such a store answer as
+ * its time series alone do). An instruction series keeps its own history
+ * plot, grouped apart by its name ("…/instructions/DEV") and drawn in
+ * instructions.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -129,7 +138,8 @@ static enum xo_status load_curve(struct xo_perfdb *db, int64_t run_id, const cha
 	                       " coalesce(res.ci_hi, res.median) FROM results res"
 	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " WHERE res.run_id = ? AND b.kind = 'model' AND b.model = ?"
-	                       " AND b.what = ? AND b.device = ? ORDER BY b.batch", &s))
+	                       " AND b.what = ? AND b.device = ? AND b.metric = 'time'"
+	                       " ORDER BY b.batch", &s))
 		return sql_err(db, "reading a sweep");
 	xo_sql_bind_int64(s, 1, run_id);
 	xo_sql_bind_text(s, 2, model);
@@ -162,7 +172,8 @@ static enum xo_status load_curves(struct xo_perfdb *db, const char *model, const
 	                       " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " JOIN runs ru ON ru.id = res.run_id"
 	                       " WHERE ru.state = 'complete' AND b.kind = 'model' AND b.model = ?"
-	                       " AND b.what = ? GROUP BY b.device ORDER BY 3 DESC, 2 DESC", &s))
+	                       " AND b.what = ? AND b.metric = 'time'"
+	                       " GROUP BY b.device ORDER BY 3 DESC, 2 DESC", &s))
 		return sql_err(db, "finding sweeps");
 	xo_sql_bind_text(s, 1, model);
 	xo_sql_bind_text(s, 2, what);
@@ -437,7 +448,7 @@ static enum xo_status meas_find(struct xo_perfdb *db, int64_t run, const char *m
 	                       "SELECT res.id FROM results res JOIN benchmarks b"
 	                       " ON b.id = res.benchmark_id WHERE res.run_id = ? AND"
 	                       " b.kind = 'model' AND b.model = ? AND b.what = ? AND b.device = ?"
-	                       " AND b.batch = ?", &s))
+	                       " AND b.batch = ? AND b.metric = 'time'", &s))
 		return sql_err(db, "finding a result");
 	xo_sql_bind_int64(s, 1, run);
 	xo_sql_bind_text(s, 2, model);
@@ -515,7 +526,7 @@ static bool serial_sentence(struct xo_perfdb *db, int64_t run, const char *model
 	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
 	                   " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
 	                   " AND b.model = ? AND b.what = 'train_step' AND b.device = ?"
-	                   " AND b.batch = ?",
+	                   " AND b.batch = ? AND b.metric = 'time'",
 	                   &s))
 		return false;
 	xo_sql_bind_int64(s, 1, run);
@@ -541,7 +552,7 @@ static bool serial_sentence(struct xo_perfdb *db, int64_t run, const char *model
 	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
 	                   " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
 	                   " AND b.model = ? AND b.what = 'train_step' AND b.device = ?"
-	                   " AND o.op = ? ORDER BY b.batch",
+	                   " AND o.op = ? AND b.metric = 'time' ORDER BY b.batch",
 	                   &s))
 		return false;
 	xo_sql_bind_int64(s, 1, run);
@@ -791,10 +802,12 @@ static enum xo_status write_split(struct xo_perfdb *db, const char *outdir, FILE
 	                       "SELECT res.id, b.batch, b.device, (SELECT count(DISTINCT b2.device)"
 	                       "  FROM results r2 JOIN benchmarks b2 ON b2.id = r2.benchmark_id"
 	                       "  WHERE r2.run_id = res.run_id AND r2.has_split != 0 AND"
-	                       "  b2.kind = 'model' AND b2.model = b.model AND b2.what = b.what)"
+	                       "  b2.kind = 'model' AND b2.model = b.model AND b2.what = b.what"
+	                       "  AND b2.metric = 'time')"
 	                       " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " WHERE res.run_id = ? AND res.has_split != 0 AND b.kind = 'model'"
-	                       " AND b.model = ? AND b.what = ? ORDER BY b.device, b.batch", &s))
+	                       " AND b.model = ? AND b.what = ? AND b.metric = 'time'"
+	                       " ORDER BY b.device, b.batch", &s))
 		return sql_err(db, "reading the OpenCL split");
 	xo_sql_bind_int64(s, 1, run);
 	safe_name(model_raw, model, sizeof(model));
@@ -1095,7 +1108,8 @@ static enum xo_status write_layers(struct xo_perfdb *db, const char *outdir, FIL
 	         " JOIN results res ON res.id = o.result_id"
 	         " JOIN benchmarks b ON b.id = res.benchmark_id"
 	         " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
-	         " AND b.model = ? AND b.what = 'train_step' ORDER BY b.batch, o.%s",
+	         " AND b.model = ? AND b.what = 'train_step' AND b.metric = 'time'"
+	         " ORDER BY b.batch, o.%s",
 	         xo_sql_dialect(xo_perfdb_sql(db))->row_order);
 	if (xo_sql_prepare(xo_perfdb_sql(db), layer_sql, &s)) {
 		free(names);
@@ -1372,7 +1386,8 @@ static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t testbed, int6
 	        "SELECT max(ru.id) FROM runs ru JOIN results res ON res.run_id = ru.id"
 	        " JOIN benchmarks b ON b.id = res.benchmark_id"
 	        " WHERE ru.state = 'complete' AND (b.device IN ('ref','cpu')"
-	        " OR b.device LIKE 'cl%') AND (? = 0 OR ru.testbed_id = ?)", &s))
+	        " OR b.device LIKE 'cl%') AND b.metric = 'time' AND (? = 0 OR ru.testbed_id = ?)",
+	        &s))
 		return sql_err(db, "finding the latest run");
 	xo_sql_bind_int64(s, 1, testbed);
 	xo_sql_bind_int64(s, 2, testbed);
@@ -1872,8 +1887,8 @@ static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t la
 	                       "SELECT max(ru.id) FROM runs ru WHERE ru.state = 'complete' AND"
 	                       " ru.testbed_id = ? AND ru.id < ? AND EXISTS (SELECT 1 FROM results"
 	                       " res JOIN benchmarks b ON b.id = res.benchmark_id WHERE"
-	                       " res.run_id = ru.id AND (b.device IN ('ref','cpu') OR"
-	                       " b.device LIKE 'cl%'))", &s))
+	                       " res.run_id = ru.id AND b.metric = 'time' AND"
+	                       " (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))", &s))
 		return sql_err(db, "finding the run before the latest");
 	xo_sql_bind_int64(s, 1, testbed);
 	xo_sql_bind_int64(s, 2, latest);
@@ -2120,7 +2135,7 @@ static int list_models(struct xo_perfdb *db, char (*names)[64], int max)
 	                       /* GROUP BY, not DISTINCT: PostgreSQL orders DISTINCT rows
 	                        * only by what they select */
 	                       "SELECT b.model FROM benchmarks b WHERE b.kind = 'model'"
-	                       " AND b.model != '' AND EXISTS (SELECT 1 FROM results res JOIN runs"
+	                       " AND b.model != '' AND b.metric = 'time' AND EXISTS (SELECT 1 FROM results res JOIN runs"
 	                       " ru ON ru.id = res.run_id WHERE res.benchmark_id = b.id AND"
 	                       " ru.state = 'complete') GROUP BY b.model"
 	                       " ORDER BY b.model = 'seed' DESC, b.model", &s))

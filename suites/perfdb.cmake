@@ -163,3 +163,14 @@ foreach(case import bisect continuous noisy_bad unknown noisy_good busy)
   set_tests_properties(perfdb.schema_bump.${case} PROPERTIES LABELS "perfdb;quick" TIMEOUT 120
                        SKIP_RETURN_CODE 77)
 endforeach()
+# One metric per reader and one decision rule (perfdb/verdict.c): a store
+# holding times and instruction counts answers as its times alone; compare,
+# continuous, bisect and detect give the same samples the same verdict, and
+# load (a long right tail within a run) is judged on the run minima.
+add_executable(test_perf_verdict ${CMAKE_CURRENT_LIST_DIR}/test_perf_verdict.c)
+target_link_libraries(test_perf_verdict PRIVATE xo_perfdb PkgConfig::CMOCKA m)
+target_compile_definitions(test_perf_verdict PRIVATE
+                           XO_TEST_SCRIPTS_DIR="${PROJECT_SOURCE_DIR}/scripts")
+add_test(NAME perf_verdict COMMAND test_perf_verdict)
+set_tests_properties(perf_verdict PROPERTIES LABELS "perfdb;quick" TIMEOUT 60
+                     ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
