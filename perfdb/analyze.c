@@ -819,15 +819,19 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		        100.0 * o->threshold, 100.0 * o->threshold);
 	else
 	fprintf(t,
-	        "verdict: SLOWER/FASTER when Mann-Whitney p < %g and |change| > "
-	        "max(%.0f%%, base IQR/median, run-to-run noise of the series once it has "
-	        ">= 4 runs), and with several runs a side, the run medians' change shown by "
-	        "Welch's t test on their logs at p < 0.05 over the series compared; lowered to \"unchanged code\" (or \"environment\": other testbed or "
-	        "load) when the benchmark's kernel-source hash is the same on both sides; "
-	        "SAME when the 95%% interval of the ratio head/base (Hodges-Lehmann, with the "
-	        "run medians' once a side has several runs) lies within -+%.0f%%; UNKNOWN "
-	        "otherwise (too close to call: more rounds)\n",
-	        o->alpha, 100.0 * o->threshold, 100.0 * o->threshold);
+	        "verdict (one rule for compare, continuous, bisect, detect): SLOWER/FASTER "
+	        "when Mann-Whitney p < %g and |change| > max(%.0f%%, base IQR/median, "
+	        "run-to-run noise of the series once it has >= 4 runs), and with several "
+	        "runs a side, the run values' change shown by Welch's t test on their logs "
+	        "at p < 0.05 over the series compared; under load (a run whose slowest "
+	        "tenth lies > %.0f%% above its fastest sample) on each run's faster half and "
+	        "minimum, and the fastest sample must move too; lowered to \"unchanged "
+	        "code\" (or \"environment\": other testbed or load) when the benchmark's "
+	        "kernel-source hash is the same on both sides; SAME when the 95%% interval "
+	        "of the ratio head/base (Hodges-Lehmann, with the run values' once a side "
+	        "has several runs) lies within -+%.0f%%; UNKNOWN otherwise (too close to "
+	        "call: more rounds)\n",
+	        o->alpha, 100.0 * o->threshold, 100.0 * o->threshold, 100.0 * o->threshold);
 
 	cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
 	busy_b = side_busy(sb, cores);

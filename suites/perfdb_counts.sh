@@ -70,5 +70,22 @@ check "grep -q '^ref: 0 slower, 0 faster, 3 same' cmp.txt"
 # the time compare does not see the instruction series
 "$XO" perf compare --db c.sqlite run:1 run:1 >tcmp.txt
 check "! grep -q '/instructions/' tcmp.txt"
+# run 2 holds counts only: compare for time says so, one line, exit 2 (it
+# said "0 slower, 0 faster" and exited 0)
+"$XO" perf compare --db c.sqlite run:1 run:2 >out.txt 2>err.txt
+rc=$?
+cat err.txt
+check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'no time series' err.txt"
+# the store as the nightly records it answers as its time series alone:
+# advise on it and on a copy without the instruction series agree
+cp c.sqlite t.sqlite
+sqlite3 t.sqlite "DELETE FROM samples WHERE result_id IN (SELECT r.id FROM results r JOIN
+    benchmarks b ON b.id = r.benchmark_id WHERE b.metric = 'instructions');
+    DELETE FROM results WHERE benchmark_id IN (SELECT id FROM benchmarks WHERE
+    metric = 'instructions'); DELETE FROM benchmarks WHERE metric = 'instructions'"
+"$XO" perf advise --db c.sqlite --model seed >adv_mixed.txt 2>&1
+"$XO" perf advise --db t.sqlite --model seed >adv_time.txt 2>&1
+cat adv_mixed.txt
+check "diff adv_time.txt adv_mixed.txt"
 [ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all checks passed"
