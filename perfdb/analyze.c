@@ -1325,10 +1325,11 @@ static size_t count_steps(const struct series *se, size_t base, size_t n, double
 	for (size_t i = 1; i < n; i++) {
 		const struct point *a = &se->pt[base + i - 1], *z = &se->pt[base + i];
 		struct step_eval *e = &ev[k];
+		struct xo_perf_sample_set l = {se->samples.v + a->first, NULL, 1, a->n};
+		struct xo_perf_sample_set r = {se->samples.v + z->first, NULL, 1, z->n};
+		struct xo_perf_rule rule = {.threshold = threshold, .counts = true};
 
-		memset(e, 0, sizeof(*e));
-		xo_perf_judge_counts(se->samples.v + a->first, a->n, se->samples.v + z->first, z->n,
-		                     threshold, &e->v.sign, &e->v.lo, &e->v.hi);
+		xo_perf_verdict_judge(&l, &r, &rule, &e->v);
 		e->lvl_l = a->y;
 		e->lvl_r = z->y;
 		e->v.base = a->y;

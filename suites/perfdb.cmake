@@ -174,3 +174,7 @@ target_compile_definitions(test_perf_verdict PRIVATE
 add_test(NAME perf_verdict COMMAND test_perf_verdict)
 set_tests_properties(perf_verdict PROPERTIES LABELS "perfdb;quick" TIMEOUT 60
                      ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+add_test(NAME perf_verdict.pg COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
+         $<TARGET_FILE:test_perf_verdict>)
+set_tests_properties(perf_verdict.pg PROPERTIES LABELS "perfdb;postgres" TIMEOUT 600
+                     SKIP_RETURN_CODE 77 ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
