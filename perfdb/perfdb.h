@@ -216,8 +216,9 @@ double xo_perf_beta_inc(double a, double b, double x);
  * fewer than 2 values; 0 when both sides are constant and differ. */
 double xo_perf_welch(const double *a, size_t na, const double *b, size_t nb, double *t,
                      double *df);
-/* compare's run-level rule (analyze.c) for a change of direction sign (+1
- * slower, -1 faster) found in the pooled samples: the log run medians of base
+/* The run-level step of the one rule (verdict.c, defined in analyze.c) for a
+ * change of direction sign (+1 slower, -1 faster) found in the pooled
+ * samples: the log run values (medians; minima under load) of base
  * (nb) and head (nh), both >= 2, must differ by Welch's t test at p < 0.05 / m
  * (m: the series of the section compared this way times the looks, Bonferroni), in the same
  * direction, and so must their Hodges-Lehmann shift. true: confirmed; else
