@@ -179,9 +179,10 @@ static void same_text(const char *what, const char *a, const char *b)
 /*
  * The nightly's store (times and counts in one run) answers as the same
  * store without counts: advise (text and JSON) and the report's answer (its
- * summary up to the line that counts the plots) are equal, byte for byte. Before every reader filtered the metric, the sweep
- * read the cpu counts (2e5 x batch "seconds") beside the times: "cl becomes
- * faster than cpu at batch ~1", ratios of 1e8, each diagnosis line twice.
+ * summary up to the line that counts the plots) are equal, byte for byte.
+ * A sweep that also read the cpu counts (2e5 x batch "seconds") beside the
+ * times answers "cl becomes faster than cpu at batch ~1", with ratios of
+ * 1e8 and each diagnosis line twice.
  */
 static void test_mixed_store_same_answer(void **state)
 {
@@ -414,8 +415,8 @@ struct scenario {
  *    tail): SLOWER.
  *  - tail only: floors equal, 80% of the head's samples descheduled (its
  *    median +200% or more): not SLOWER: the fastest samples did not move.
- *    Before the one rule compare, bisect's faster-half variant and detect
- *    all called it SLOWER / a confirmed regression.
+ *    Medians, or faster halves without the floor's check, call it SLOWER
+ *    (and detect a confirmed regression).
  */
 static void test_same_verdict_every_command(void **state)
 {
@@ -436,7 +437,7 @@ static void test_same_verdict_every_command(void **state)
 		const char *w_cmp, *w_cont, *w_bis, *w_det;
 
 		cont.looks = 1;    /* continuous: its first comparison of the rounds */
-		bis.run_min = true; /* what bisect asked of compare before the one rule */
+		bis.run_min = true; /* bisect's option: must change nothing */
 		rng_state = 100 + k;
 		snprintf(name, sizeof(name), "rule%zu.sqlite", k);
 		db = open_store(name);
@@ -465,8 +466,8 @@ static void test_same_verdict_every_command(void **state)
  * sides loaded, each run with its own share of descheduled samples (10..80%),
  * so run medians jump between the floor and the tail on both sides. The
  * head's floor is +15% (9.1 -> 10.5 us). The run minima show it in every
- * run: SLOWER. With run medians (the rule before) the Welch test on them and
- * the pooled IQR bar could not: "+12.8% ... UNKNOWN".
+ * run: SLOWER. Run medians, in the Welch test and the pooled IQR bar,
+ * cannot show it ("+15.4% ... UNKNOWN").
  */
 static void test_loaded_rounds_floor_moved(void **state)
 {
@@ -497,7 +498,7 @@ static void test_loaded_rounds_floor_moved(void **state)
  * Rounds where only the tail moved: 6 runs a side, floors equal, the base
  * quiet and every head run 70-90% descheduled (its run medians +200% and
  * more, in every run): not SLOWER, and the reason says the runs' minima do
- * not show it. The rule before read the run medians: SLOWER.
+ * not show it. Read on run medians it is SLOWER.
  */
 static void test_loaded_rounds_tail_only(void **state)
 {
