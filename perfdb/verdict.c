@@ -61,7 +61,8 @@ bool xo_perf_side_loaded(const struct xo_perf_sample_set *s, double threshold)
 		if (n >= 2) {
 			memcpy(t, s->x + at, n * sizeof(*t));
 			qsort(t, n, sizeof(*t), cmp_double);
-			loaded = t[0] > 0.0 && xo_perf_quantile(t, n, 0.9) > (1.0 + threshold) * t[0];
+			loaded =
+			    t[0] > 0.0 && xo_perf_quantile(t, n, 0.9) > (1.0 + threshold) * t[0];
 		}
 		at += n;
 	}
@@ -173,7 +174,8 @@ void xo_perf_verdict_judge(const struct xo_perf_sample_set *base,
 		judge_counts(base, head, r, v);
 		return;
 	}
-	v->loaded = xo_perf_side_loaded(base, r->threshold) || xo_perf_side_loaded(head, r->threshold);
+	v->loaded =
+	    xo_perf_side_loaded(base, r->threshold) || xo_perf_side_loaded(head, r->threshold);
 	if (!side_keep(base, v->loaded, &kb) || !side_keep(head, v->loaded, &kh)) {
 		snprintf(v->why, sizeof(v->why), "  [out of memory]");
 		goto out;
@@ -209,12 +211,13 @@ void xo_perf_verdict_judge(const struct xo_perf_sample_set *base,
 		/* significant for these samples, not beyond what runs of an
 		 * unchanged tree do: say so rather than hide it */
 		v->sign = 0;
-		snprintf(v->why, sizeof(v->why), "  [within run-to-run noise %.0f%%]", 100.0 * noise);
+		snprintf(v->why, sizeof(v->why), "  [within run-to-run noise %.0f%%]",
+		         100.0 * noise);
 		v->bar = noise;
 		goto out;
 	}
-	if (multi && !xo_perf_runs_confirm(kb.runs, kb.nruns, kh.runs, kh.nruns, v->sign,
-	                                   r->family, NULL, v->why, sizeof(v->why))) {
+	if (multi && !xo_perf_runs_confirm(kb.runs, kb.nruns, kh.runs, kh.nruns, v->sign, r->family,
+	                                   NULL, v->why, sizeof(v->why))) {
 		char *m = strstr(v->why, "run medians");
 
 		if (m && v->loaded) /* the run values were the minima */

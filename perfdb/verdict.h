@@ -15,10 +15,10 @@
  * measured together: a recorded run for compare, a commit's point for
  * detect). */
 struct xo_perf_sample_set {
-	const double *x;  /* every sample, in run order */
-	const size_t *n;  /* samples of each run; NULL: one run of nx samples */
+	const double *x; /* every sample, in run order */
+	const size_t *n; /* samples of each run; NULL: one run of nx samples */
 	size_t nruns;
-	size_t nx;        /* total samples */
+	size_t nx; /* total samples */
 };
 
 struct xo_perf_rule {
@@ -34,17 +34,17 @@ struct xo_perf_rule {
 };
 
 struct xo_perf_verdict {
-	int sign;       /* confirmed change: +1 slower, -1 faster; 0 none */
-	bool same;      /* the 95% interval lies within -+threshold */
-	bool loaded;    /* load seen in the samples: judged on the fast part */
+	int sign;          /* confirmed change: +1 slower, -1 faster; 0 none */
+	bool same;         /* the 95% interval lies within -+threshold */
+	bool loaded;       /* load seen in the samples: judged on the fast part */
 	double base, head; /* the statistic each side is judged on: the median of
 	                      the samples, or under load of the runs' faster halves */
-	double change;  /* head / base - 1 */
-	double p;       /* Mann-Whitney p (NAN for counts) */
-	double bar;     /* max(threshold, base spread, noise) the change must pass */
-	double lo, hi;  /* 95% interval of log(head / base); -inf/+inf when unknown */
+	double change;     /* head / base - 1 */
+	double p;          /* Mann-Whitney p (NAN for counts) */
+	double bar;        /* max(threshold, base spread, noise) the change must pass */
+	double lo, hi;     /* 95% interval of log(head / base); -inf/+inf when unknown */
 	double min_change; /* the run minima's change (min head / min base - 1) */
-	char why[160];  /* "  [reason]" when sign is 0 for a reason worth saying */
+	char why[160];     /* "  [reason]" when sign is 0 for a reason worth saying */
 };
 
 /*

@@ -29,10 +29,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "perf_fixture.h"
 #include "perfdb.h"
 #include "proc.h"
 #include "verdict.h"
-#include "perf_fixture.h"
 
 #define SHA_0 "0000000000000000000000000000000000000000"
 #define SHA_A "aaaa000000000000000000000000000000000001"
@@ -119,7 +119,8 @@ static void record_sweep(struct xo_perfdb *db, bool counts)
 			for (int i = 0; i < NB; i++) {
 				sweep_result(&r[k++], whats[w], devs[d], (int64_t)1 << i, false);
 				if (counts && d == 0)
-					sweep_result(&r[k++], whats[w], devs[d], (int64_t)1 << i, true);
+					sweep_result(&r[k++], whats[w], devs[d], (int64_t)1 << i,
+					             true);
 			}
 	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", r, k, &run), XO_OK);
 	for (size_t i = 0; i < k; i++)
@@ -342,8 +343,8 @@ static void record_run(struct xo_perfdb *db, const char *sha, int64_t date, cons
 	r.samples = calloc(n, sizeof(*r.samples));
 	assert_non_null(r.samples);
 	for (size_t i = 0; i < n; i++)
-		r.samples[i].wall_s = floor_s * (i < nhit ? 1.5 + 4.5 * uniform()
-		                                            : 1.0 + 0.003 * gauss());
+		r.samples[i].wall_s =
+		    floor_s * (i < nhit ? 1.5 + 4.5 * uniform() : 1.0 + 0.003 * gauss());
 	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", &r, 1, &run), XO_OK);
 	free(r.samples);
 }
@@ -393,7 +394,7 @@ static const char *detect_word(struct xo_perfdb *db)
 	xo_sql_bind_text(s, 1, SHA_B);
 	if (xo_sql_step(s) == XO_SQL_ROW)
 		word = !strcmp((const char *)xo_sql_column_text(s, 0), "regression") ? "SLOWER"
-		                                                                      : "FASTER";
+		                                                                     : "FASTER";
 	xo_sql_finalize(s);
 	return word;
 }
@@ -436,7 +437,7 @@ static void test_same_verdict_every_command(void **state)
 		char name[64], why[512];
 		const char *w_cmp, *w_cont, *w_bis, *w_det;
 
-		cont.looks = 1;    /* continuous: its first comparison of the rounds */
+		cont.looks = 1;     /* continuous: its first comparison of the rounds */
 		bis.run_min = true; /* bisect's option: must change nothing */
 		rng_state = 100 + k;
 		snprintf(name, sizeof(name), "rule%zu.sqlite", k);
@@ -451,8 +452,8 @@ static void test_same_verdict_every_command(void **state)
 		if (strcmp(w_cmp, sc[k].want) || strcmp(w_cont, sc[k].want) ||
 		    strcmp(w_bis, sc[k].want) ||
 		    strcmp(w_det, sc[k].want[0] == 'S' && sc[k].want[1] == 'A' ? "none"
-		                  : sc[k].want[0] == 'U'                        ? "none"
-		                                                                : sc[k].want))
+		                  : sc[k].want[0] == 'U'                       ? "none"
+		                                                               : sc[k].want))
 			fail_msg("%s: compare %s, continuous %s, bisect %s, detect %s; want %s\n%s",
 			         sc[k].what, w_cmp, w_cont, w_bis, w_det, sc[k].want, why);
 		if (!strcmp(sc[k].want, "UNKNOWN") && !strstr(why, "[load:"))
@@ -516,7 +517,8 @@ static void test_loaded_rounds_tail_only(void **state)
 	}
 	w = compare_word(db, &o, why, sizeof(why));
 	if (!strcmp(w, "SLOWER") || (!strstr(why, "run minima") && !strstr(why, "[load:")))
-		fail_msg("tail only: %s, want SAME or UNKNOWN with the minima's reason\n%s", w, why);
+		fail_msg("tail only: %s, want SAME or UNKNOWN with the minima's reason\n%s", w,
+		         why);
 	xo_perfdb_close(db);
 }
 
