@@ -29,10 +29,12 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "perf_fixture.h"
 #include "perfdb.h"
 #include "proc.h"
 #include "verdict.h"
+
+/* after proc.h: it uses struct xo_proc */
+#include "perf_fixture.h"
 
 #define SHA_0 "0000000000000000000000000000000000000000"
 #define SHA_A "aaaa000000000000000000000000000000000001"
