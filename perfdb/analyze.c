@@ -618,10 +618,12 @@ static bool load_differs(const struct side *b, const struct side *h, double core
  * veto. False positives measured on synthetic runs (suites/test_perfdb.c
  * test_runs_rule_synthetic) are stated in docs/perf.md.
  */
+#define RUNS_HL_MAX_PAIRS 65536 /* 256 x 256 runs */
+
 bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head_runs, size_t nh,
                           int sign, int m, double *p_out, char *why, size_t why_size)
 {
-	double *lb = malloc((nb + 1) * sizeof(*lb)), *lh = malloc((nh + 1) * sizeof(*lh));
+	double *lb = calloc(nb + 1, sizeof(*lb)), *lh = calloc(nh + 1, sizeof(*lh));
 	double p = 1.0, t = 0.0, df = 0.0, family = 0.05 / (double)(m > 0 ? m : 1);
 	struct xo_perf_shift hl = {NAN, -INFINITY, INFINITY};
 	size_t kb = 0, kh = 0;
@@ -637,7 +639,14 @@ bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head
 			if (head_runs[i] > 0.0)
 				lh[kh++] = log(head_runs[i]);
 		p = xo_perf_welch(lb, kb, lh, kh, &t, &df);
-		xo_perf_shift_ci(lb, kb, lh, kh, 0.95, &hl);
+		/* the shift's direction: Hodges-Lehmann's over every pair, or,
+		 * where pairs are too many to sort at each look (detect's long
+		 * segments), the difference of the medians (xo_perf_median sorts
+		 * lb and lh: after Welch) */
+		if (kb * kh <= RUNS_HL_MAX_PAIRS)
+			xo_perf_shift_ci(lb, kb, lh, kh, 0.95, &hl);
+		else if (kb && kh)
+			hl.est = xo_perf_median(lh, kh) - xo_perf_median(lb, kb);
 	}
 	if (p_out)
 		*p_out = p;

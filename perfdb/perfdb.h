@@ -221,7 +221,8 @@ double xo_perf_welch(const double *a, size_t na, const double *b, size_t nb, dou
  * samples: the log run values (medians; minima under load) of base
  * (nb) and head (nh), both >= 2, must differ by Welch's t test at p < 0.05 / m
  * (m: the series of the section compared this way times the looks, Bonferroni), in the same
- * direction, and so must their Hodges-Lehmann shift. true: confirmed; else
+ * direction, and so must their Hodges-Lehmann shift (beyond 65536 pairs,
+ * detect's long segments: the difference of their medians). true: confirmed; else
  * why (one bracketed note) says what failed. p_out (may be NULL) gets p. */
 bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head_runs, size_t nh,
                           int sign, int m, double *p_out, char *why, size_t why_size);
