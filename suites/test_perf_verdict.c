@@ -524,6 +524,65 @@ static void test_loaded_rounds_tail_only(void **state)
 	xo_perfdb_close(db);
 }
 
+/*
+ * A long history: 260 commits at 10 us then 260 at 12 us (+20%), one run of
+ * 5 samples each, 1% noise. detect confirms the one step at commit 260 by
+ * the rule's run-level test over 260 + 260 point values: 67600 pairs, more
+ * than the run-level test sorts for the Hodges-Lehmann shift, so its
+ * direction is the difference of the medians. (Beyond 2048 + 2048 points
+ * xo_perf_shift_ci gives no estimate at all, which confirmed nothing; a
+ * history that long is beyond a quick test while the step search is cubic.)
+ */
+static void test_detect_long_segments(void **state)
+{
+	struct xo_perfdb *db;
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	struct xo_sql_stmt *s = NULL;
+	bool failed = false;
+	FILE *sink = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(sink);
+	rng_state = 10;
+	db = open_store("long.sqlite");
+	for (int i = 0; i < 520; i++) {
+		struct xo_perf_result r = {0};
+		struct xo_perf_commit c;
+		struct xo_perf_testbed t;
+		char sha[48];
+		int64_t run;
+
+		snprintf(sha, sizeof(sha), "%040x", 0x1000u + (unsigned)i);
+		identity(sha, 1700000000 + 60 * (int64_t)i, &c, &t);
+		snprintf(r.b.name, sizeof(r.b.name), "op/softmax/fwd/x/cpu");
+		snprintf(r.b.kind, sizeof(r.b.kind), "op");
+		snprintf(r.b.device, sizeof(r.b.device), "cpu");
+		snprintf(r.b.version, sizeof(r.b.version), "%s", i < 260 ? "k1" : "k2");
+		r.reps = 1;
+		r.n = 5;
+		r.samples = calloc(r.n, sizeof(*r.samples));
+		assert_non_null(r.samples);
+		for (size_t k = 0; k < r.n; k++)
+			r.samples[k].wall_s = (i < 260 ? 10e-6 : 12e-6) * (1.0 + 0.01 * gauss());
+		assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", &r, 1, &run), XO_OK);
+		free(r.samples);
+	}
+	assert_int_equal(xo_perf_detect(db, &o, sink, &failed), XO_OK);
+	fclose(sink);
+	assert_int_equal(xo_sql_prepare(xo_perfdb_sql(db),
+	                                "SELECT c.sha, ch.direction FROM changes ch JOIN commits c"
+	                                " ON c.id = ch.commit_id WHERE ch.state = 'confirmed'",
+	                                &s),
+	                 XO_SQL_OK);
+	assert_int_equal(xo_sql_step(s), XO_SQL_ROW);
+	assert_string_equal((const char *)xo_sql_column_text(s, 0),
+	                    "0000000000000000000000000000000000001104"); /* 0x1000 + 260 */
+	assert_string_equal((const char *)xo_sql_column_text(s, 1), "regression");
+	assert_int_equal(xo_sql_step(s), XO_SQL_DONE);
+	xo_sql_finalize(s);
+	xo_perfdb_close(db);
+}
+
 /* The rule's load test on its own: a quiet run is not loaded, one whose
  * tenth slowest samples lie beyond the threshold above its floor is, and
  * offsets between quiet runs are not load. */
@@ -556,6 +615,7 @@ int main(void)
 	    cmocka_unit_test(test_same_verdict_every_command),
 	    cmocka_unit_test(test_loaded_rounds_floor_moved),
 	    cmocka_unit_test(test_loaded_rounds_tail_only),
+	    cmocka_unit_test(test_detect_long_segments),
 	    cmocka_unit_test(test_side_loaded),
 	};
 
