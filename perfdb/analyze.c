@@ -917,7 +917,10 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		};
 
 		xo_perf_verdict_judge(&bs, &hs, &rule, &w->v);
-		snprintf(w->why, sizeof(w->why), "%s", w->v.why);
+		/* say which statistic was judged when it was not every sample */
+		snprintf(w->why, sizeof(w->why), "%s",
+		         w->v.why[0] || !w->v.loaded ? w->v.why
+		                                     : "  [load: judged on runs' faster halves and minima]");
 		if (w->v.sign && w->same_code) {
 			/* the code measured is the same on both sides */
 			w->word = sb->testbed_id != sh->testbed_id || ldiff ? "environment"
@@ -982,6 +985,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 				    w->why[0] ? w->why + 2 : "", "base_runs", (json_int_t)w->nb_runs,
 				    "head_runs", (json_int_t)w->nh_runs);
 
+				if (jr)
+					json_object_set_new(jr, "load_robust", json_boolean(w->v.loaded));
 				if (jr && !isfinite(w->v.p)) /* counts: no test */
 					json_object_set_new(jr, "p_value", json_null());
 				if (jr && isfinite(w->v.lo) && isfinite(w->v.hi)) {
