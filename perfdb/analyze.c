@@ -213,6 +213,31 @@ static double z_two_sided(double alpha)
 	return 0.5 * (lo + hi);
 }
 
+/* A stored value placed in history order: by the commit's place in the
+ * graph (order.c), then by run. */
+struct placed {
+	int64_t rank, run;
+	double v;
+};
+
+static int placed_cmp(const void *pa, const void *pb)
+{
+	const struct placed *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* The history order of the store, read on first use (a compare that never
+ * needs it never reads the commits). NULL when it cannot be read. */
+static const struct xo_perf_order *order_get(struct xo_perfdb *db, struct xo_perf_order *ord)
+{
+	if (!ord->loaded && xo_perf_order_load(db, ord) != XO_OK)
+		return NULL;
+	return ord;
+}
+
 /*
  * The run-to-run noise of a series, as the relative change two runs of an
  * unchanged tree stay within at the two-sided level alpha. The samples of one
@@ -221,45 +246,56 @@ static double z_two_sided(double alpha)
  * unchanged tree differ "significantly" as soon as their offsets differ. With
  * k >= 4 complete runs of the benchmark on the base's testbed up to the base
  * run (3 successive differences; fewer give no usable spread), in history
- * order (commit date, then run: the runs of one commit side by side, so an
- * A/B/A/B experiment is one step, not three), the log run medians m_i give
- * sigma = 1.4826 median |m_i - m_(i-1)| / sqrt 2 (the robust sd of a
- * difference over sqrt 2; a real step in the history moves only one
+ * order (the commit graph's, order.c, then run: the runs of one commit side
+ * by side, so an A/B/A/B experiment is one step, not three), the log run
+ * medians m_i give sigma = 1.4826 median |m_i - m_(i-1)| / sqrt 2 (the robust
+ * sd of a difference over sqrt 2; a real step in the history moves only one
  * difference); a difference of two runs has sd sqrt 2 sigma, so the bar is
  * expm1(z(alpha) sqrt 2 sigma), z(0.002) = 3.09. 0 when not known.
  */
-static double series_noise(struct xo_perfdb *db, int64_t bench, int64_t testbed, int64_t upto_run,
-                           double alpha, int64_t skip_commit)
+static double series_noise(struct xo_perfdb *db, struct xo_perf_order *ord, int64_t bench,
+                           int64_t testbed, int64_t upto_run, double alpha, int64_t skip_commit)
 {
+	const struct xo_perf_order *o = order_get(db, ord);
 	struct xo_sql_stmt *s = NULL;
-	struct vec m = {0};
+	struct placed *m = NULL;
 	double *d = NULL, bar = 0.0;
-	size_t k = 0;
+	size_t n = 0, cap = 0, k = 0;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT res.median FROM results res"
-	                       " JOIN runs ru ON ru.id = res.run_id"
-	                       " JOIN commits c ON c.id = ru.commit_id"
-	                       " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
-	                       " AND ru.commit_id != ? AND ru.state = 'complete' AND res.median > 0"
-	                       " ORDER BY c.date, c.id, ru.id", &s))
+	if (!o || xo_sql_prepare(xo_perfdb_sql(db),
+	                         "SELECT ru.commit_id, ru.id, res.median FROM results res"
+	                         " JOIN runs ru ON ru.id = res.run_id"
+	                         " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
+	                         " AND ru.commit_id != ? AND ru.state = 'complete'"
+	                         " AND res.median > 0", &s))
 		return 0.0;
 	xo_sql_bind_int64(s, 1, bench);
 	xo_sql_bind_int64(s, 2, testbed);
 	xo_sql_bind_int64(s, 3, upto_run);
 	xo_sql_bind_int64(s, 4, skip_commit);
-	while (xo_sql_step(s) == XO_SQL_ROW)
-		if (!vec_push(&m, log(xo_sql_column_double(s, 0))))
-			break;
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		if (n == cap) {
+			size_t c2 = cap ? 2 * cap : 64;
+			struct placed *p = realloc(m, c2 * sizeof(*p));
+
+			if (!p)
+				break;
+			m = p;
+			cap = c2;
+		}
+		m[n++] = (struct placed){xo_perf_order_rank(o, xo_sql_column_int64(s, 0)),
+		                         xo_sql_column_int64(s, 1), log(xo_sql_column_double(s, 2))};
+	}
 	xo_sql_finalize(s);
-	if (m.n >= 4 && (d = malloc(m.n * sizeof(*d)))) {
-		for (size_t i = 1; i < m.n; i++)
-			d[k++] = fabs(m.v[i] - m.v[i - 1]);
+	if (n >= 4 && (d = malloc(n * sizeof(*d)))) {
+		qsort(m, n, sizeof(*m), placed_cmp);
+		for (size_t i = 1; i < n; i++)
+			d[k++] = fabs(m[i].v - m[i - 1].v);
 		bar = expm1(z_two_sided(alpha) * sqrt(2.0) * 1.4826 * xo_perf_median(d, k) /
 		            sqrt(2.0));
 	}
 	free(d);
-	free(m.v);
+	free(m);
 	return bar;
 }
 
@@ -755,6 +791,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	FILE *t = out; /* the text; a sink with --json */
 	int rc;
 	bool counts = is_count_metric(o->metric);
+	struct xo_perf_order ord = {0};
 
 	*failed = false;
 	sb = malloc(sizeof(*sb));
@@ -903,7 +940,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		 */
 		run_noise = mb.n >= 2 && mh.n >= 2
 		                ? 0.0
-		                : series_noise(db, bench, sb->testbed_id, sb->info.id, o->alpha,
+		                : series_noise(db, &ord, bench, sb->testbed_id, sb->info.id, o->alpha,
 		                               sh->info.commit_id);
 		if (w->v.sign && fabs(w->v.change) <= run_noise) {
 			/* significant for these samples, not beyond what runs of an
@@ -1149,6 +1186,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	}
 
 out:
+	xo_perf_order_free(&ord);
 	xo_perf_text_done(t, out);
 	json_decref(root);
 	json_decref(jrows);
@@ -1173,69 +1211,150 @@ out:
 /* ---- detect -------------------------------------------------------------------- */
 
 struct point {
-	int64_t commit_id;
-	size_t first, n; /* samples[first .. first+n) of the series */
-	double y;        /* median */
-	double se;       /* standard error of the median, from the IQR */
+	int64_t commit_id, rank; /* rank: the commit's place in history (order.c) */
+	size_t first, n;         /* samples[first .. first+n) of the series */
+	double y;                /* median */
+	double se;               /* standard error of the median, from the IQR */
+	uint64_t ver;            /* hash of the kernel-source version of the latest run */
+	int64_t ver_run;         /* that run; 0 before any */
+	bool ver_known;          /* the version was derived ("" is not) */
+};
+
+/* One stored sample as read, before it is put in history order. */
+struct srow {
+	int64_t rank, run, commit;
+	double v;
 };
 
 struct series {
 	struct vec samples;
 	struct point *pt;
 	size_t npt, cap;
+	struct srow *rows;
+	size_t caprows;
 };
 
-static enum xo_status load_series(struct xo_perfdb *db, int64_t bench, int64_t testbed,
-                                  struct series *se)
+static int srow_cmp(const void *pa, const void *pb)
+{
+	const struct srow *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* The point of a commit of the series (points in rank order), or NULL. */
+static struct point *point_of(struct series *se, int64_t rank)
+{
+	size_t lo = 0, hi = se->npt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (se->pt[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < se->npt && se->pt[lo].rank == rank ? &se->pt[lo] : NULL;
+}
+
+/* Each point's kernel-source version: its commit's latest complete run's. */
+static enum xo_status load_versions(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                    int64_t bench, int64_t testbed, struct series *se)
 {
 	struct xo_sql_stmt *s = NULL;
 	int rc;
 
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT ru.commit_id, ru.id, res.version FROM results res"
+	                   " JOIN runs ru ON ru.id = res.run_id"
+	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
+	                   " AND ru.state = 'complete'", &s))
+		return sql_err(db, "reading a history");
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		struct point *p = point_of(se, xo_perf_order_rank(ord, xo_sql_column_int64(s, 0)));
+		int64_t run = xo_sql_column_int64(s, 1);
+		const char *v = col_str(s, 2);
+
+		if (!p || run < p->ver_run)
+			continue;
+		p->ver_run = run;
+		p->ver_known = v[0] != '\0';
+		p->ver = xo_perf_fnv(0xcbf29ce484222325ULL, v, strlen(v));
+	}
+	xo_sql_finalize(s);
+	return rc == XO_SQL_DONE ? XO_OK : sql_err(db, "reading a history");
+}
+
+/*
+ * The samples of one (benchmark, testbed) history, grouped into one point
+ * per commit, the points in history order (the commit graph's: order.c),
+ * the samples of each point contiguous and the points' samples in that
+ * order. One read of the samples, unordered (the order is the graph's, which
+ * SQL does not know), sorted here.
+ */
+static enum xo_status load_series(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                  int64_t bench, int64_t testbed, struct series *se)
+{
+	struct xo_sql_stmt *s = NULL;
+	size_t nrows = 0;
+	int rc;
+
 	se->samples.n = 0;
 	se->npt = 0;
-	/* commits in date order, ties in the order of each commit's first run
-	 * (of any testbed, so every testbed's series orders commits alike). The
-	 * first runs come from one grouped read of runs joined in: as a scalar
-	 * subquery on ru, PostgreSQL ran it once per sample row (an index scan
-	 * each, a scan of all runs before schema 6's index): 2646 scans of runs
-	 * for 120 runs of 20 samples; test_detect_scans_bounded */
 	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT ru.commit_id, sm.wall_s FROM samples sm"
-	                       " JOIN results res ON res.id = sm.result_id"
-	                       " JOIN runs ru ON ru.id = res.run_id"
-	                       " JOIN commits c ON c.id = ru.commit_id"
-	                       " JOIN (SELECT r2.commit_id, min(r2.id) AS first_run FROM runs r2"
-	                       "  GROUP BY r2.commit_id) fr ON fr.commit_id = ru.commit_id"
-	                       " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
-	                       " AND ru.state = 'complete'"
-	                       " ORDER BY c.date, fr.first_run, ru.commit_id", &s))
+	                   "SELECT ru.commit_id, ru.id, sm.wall_s FROM samples sm"
+	                   " JOIN results res ON res.id = sm.result_id"
+	                   " JOIN runs ru ON ru.id = res.run_id"
+	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
+	                   " AND ru.state = 'complete'", &s))
 		return sql_err(db, "reading a history");
 	xo_sql_bind_int64(s, 1, bench);
 	xo_sql_bind_int64(s, 2, testbed);
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		int64_t commit = xo_sql_column_int64(s, 0);
 
-		if (!se->npt || se->pt[se->npt - 1].commit_id != commit) {
+		if (nrows == se->caprows) {
+			size_t cap = se->caprows ? 2 * se->caprows : 1024;
+			struct srow *p = realloc(se->rows, cap * sizeof(*p));
+
+			if (!p)
+				goto out_nomem;
+			se->rows = p;
+			se->caprows = cap;
+		}
+		se->rows[nrows++] = (struct srow){xo_perf_order_rank(ord, commit),
+		                                  xo_sql_column_int64(s, 1), commit,
+		                                  xo_sql_column_double(s, 2)};
+	}
+	xo_sql_finalize(s);
+	if (rc != XO_SQL_DONE)
+		return sql_err(db, "reading a history");
+	qsort(se->rows, nrows, sizeof(*se->rows), srow_cmp);
+	for (size_t r = 0; r < nrows; r++) {
+		const struct srow *row = &se->rows[r];
+
+		if (!se->npt || se->pt[se->npt - 1].commit_id != row->commit) {
 			if (se->npt == se->cap) {
 				size_t cap = se->cap ? 2 * se->cap : 32;
 				struct point *p = realloc(se->pt, cap * sizeof(*p));
 
 				if (!p)
-					goto out_nomem;
+					return xo_error(XO_ENOMEM, "perf: out of memory");
 				se->pt = p;
 				se->cap = cap;
 			}
-			se->pt[se->npt++] =
-			    (struct point){.commit_id = commit, .first = se->samples.n};
+			se->pt[se->npt++] = (struct point){
+			    .commit_id = row->commit, .rank = row->rank, .first = se->samples.n};
 		}
-		if (!vec_push(&se->samples, xo_sql_column_double(s, 1)))
-			goto out_nomem;
+		if (!vec_push(&se->samples, row->v))
+			return xo_error(XO_ENOMEM, "perf: out of memory");
 		se->pt[se->npt - 1].n++;
 	}
-	xo_sql_finalize(s);
-	if (rc != XO_SQL_DONE)
-		return sql_err(db, "reading a history");
-	return XO_OK;
+	return load_versions(db, ord, bench, testbed, se);
 out_nomem:
 	xo_sql_finalize(s);
 	return xo_error(XO_ENOMEM, "perf: out of memory");
@@ -1305,7 +1424,8 @@ struct detect_ctx {
 	const struct xo_perf_compare_opts *o;
 	struct xo_sql_stmt *upsert, *fix;
 	int64_t now;
-	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates;
+	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates, nmoved;
+	struct xo_perf_order ord;
 };
 
 /* The step at point mid between segments [lo, mid) and [mid, hi): the U test
@@ -1385,6 +1505,45 @@ static size_t count_steps(const struct series *se, size_t base, size_t n, double
 	return k;
 }
 
+/* Both versions derived and equal: the measured code did not change. */
+static bool same_version(const struct point *a, const struct point *b)
+{
+	return a->ver_known && b->ver_known && a->ver == b->ver;
+}
+
+/*
+ * A step is put on a commit whose measured code changed. When the fit put a
+ * step between two points of one kernel-source version, it moves to the
+ * nearest boundary between its neighbouring steps where the version changed
+ * (or cannot be told: a version not derived), the earlier one when two are
+ * as near; with none (the code is the same over both segments) it stays, and
+ * the store's version check marks it as not the code's doing. true when a
+ * step moved (its neighbours' segments changed: evaluate again).
+ */
+static bool attribute_steps(const struct point *pt, size_t n, size_t *starts, size_t nsteps)
+{
+	bool moved = false;
+
+	for (size_t k = 0; k < nsteps; k++) {
+		size_t s = starts[k], lo = k ? starts[k - 1] : 0, hi = k + 1 < nsteps ? starts[k + 1] : n;
+
+		if (!same_version(&pt[s - 1], &pt[s]))
+			continue;
+		for (size_t d = 1; s - lo > d || s + d < hi; d++) {
+			if (s - lo > d && !same_version(&pt[s - d - 1], &pt[s - d])) {
+				starts[k] = s - d;
+				break;
+			}
+			if (s + d < hi && !same_version(&pt[s + d - 1], &pt[s + d])) {
+				starts[k] = s + d;
+				break;
+			}
+		}
+		moved |= starts[k] != s;
+	}
+	return moved;
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1397,7 +1556,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	struct xo_sql_stmt *del = NULL;
 	char keep[4096] = "";
 
-	if ((st = load_series(db, bench, testbed, se)))
+	if ((st = load_series(db, &ctx->ord, bench, testbed, se)))
 		return st;
 	base = baseline_start(db, bench, testbed, se);
 	n = se->npt - base;
@@ -1451,9 +1610,16 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 		memmove(starts + worst, starts + worst + 1, (nsteps - worst - 1) * sizeof(*starts));
 		nsteps--;
 	}
+	if (attribute_steps(se->pt + base, n, starts, nsteps)) {
+		ctx->nmoved++;
+		for (size_t k = 0; k < nsteps; k++)
+			eval_step(se, base, y, k ? starts[k - 1] : 0, starts[k],
+			          k + 1 < nsteps ? starts[k + 1] : n, ctx->o->threshold, alpha,
+			          &left, &right, &tmp, &ev[k]);
+	}
 
 	if (nsteps)
-		run_noise = series_noise(db, bench, testbed, INT64_MAX, alpha, 0);
+		run_noise = series_noise(db, &ctx->ord, bench, testbed, INT64_MAX, alpha, 0);
 store:
 	for (size_t k = 0; k < nsteps; k++) {
 		const struct point *m = &se->pt[base + starts[k]];
@@ -1645,6 +1811,8 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 		st = sql_err(db, "detect");
 		goto out_free;
 	}
+	if ((st = xo_perf_order_load(db, &ctx.ord)))
+		goto out_rollback;
 	if (xo_sql_prepare(
 	        h,
 	        "INSERT INTO changes(benchmark_id, testbed_id, commit_id,"
@@ -1710,6 +1878,18 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 			goto out_free;
 		}
 		print_changes(db, t, &ctx, have_re ? &re : NULL, jch, &nbusy);
+		if (ctx.ord.by_date)
+			fprintf(t,
+			        "\nnote: %zu stretches of history start at a commit whose first parent "
+			        "is not in the store; the commit graph cannot order them, so their "
+			        "commit dates do\n",
+			        ctx.ord.by_date);
+		if (ctx.nmoved)
+			fprintf(t,
+			        "\nnote: in %d series a step fell between two commits of the same "
+			        "kernel-source version and was put on the nearest commit whose code "
+			        "changed\n",
+			        ctx.nmoved);
 		if (nbusy)
 			fprintf(t,
 			        "\nwarning: %d confirmed changes sit on runs during which other "
@@ -1762,8 +1942,10 @@ out_rollback:
 out_free:
 	if (have_re)
 		regfree(&re);
+	xo_perf_order_free(&ctx.ord);
 	free(se.samples.v);
 	free(se.pt);
+	free(se.rows);
 	return st;
 }
 
