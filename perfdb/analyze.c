@@ -1684,6 +1684,143 @@ out:
 	return st;
 }
 
+/* ---- what the last detect fitted (detect_state, schema 7) ------------------------- */
+
+/* Names what decides a series' changes besides its runs and the settings:
+ * change it with the fit, the confirmation or the attribution, and the next
+ * detect refits every series. */
+#define DETECT_RULE "l1-fit window 128 + merges; U-test merges; version attribution; 1"
+
+struct fitted {
+	int64_t bench, testbed, results, last_run, upto;
+	char settings[160], hash[24];
+};
+
+struct fit_state {
+	struct fitted *f; /* by (bench, testbed) */
+	size_t n;
+	struct {
+		int64_t upto;
+		char hash[24];
+	} memo[8];
+	size_t nmemo;
+	char settings[160], hash[24]; /* this detect's */
+	int64_t upto;
+	struct xo_sql_stmt *put;
+	int nskipped;
+};
+
+static const char *order_hash_text(struct fit_state *fs, const struct xo_perf_order *ord,
+                                   int64_t upto)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nmemo; i++)
+		if (fs->memo[i].upto == upto)
+			return fs->memo[i].hash;
+	i = fs->nmemo < 8 ? fs->nmemo++ : 7;
+	fs->memo[i].upto = upto;
+	snprintf(fs->memo[i].hash, sizeof(fs->memo[i].hash), "%016llx",
+	         (unsigned long long)xo_perf_order_hash(ord, upto));
+	return fs->memo[i].hash;
+}
+
+/* Reads detect_state and prepares its upsert; the settings of this detect. */
+static enum xo_status fit_state_load(struct xo_perfdb *db, const struct xo_perf_compare_opts *o,
+                                     const struct xo_perf_order *ord, struct fit_state *fs)
+{
+	struct xo_sql_stmt *s = NULL;
+	size_t cap = 0;
+	int rc;
+
+	snprintf(fs->settings, sizeof(fs->settings), "threshold %.17g alpha %.17g %s; %s",
+	         o->threshold, o->alpha, is_count_metric(o->metric) ? "instructions" : "time",
+	         DETECT_RULE);
+	fs->upto = ord->n ? ord->id[ord->n - 1] : 0;
+	snprintf(fs->hash, sizeof(fs->hash), "%s", order_hash_text(fs, ord, fs->upto));
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT benchmark_id, testbed_id, results, last_run, settings,"
+	                   " order_upto, order_hash FROM detect_state"
+	                   " ORDER BY benchmark_id, testbed_id", &s))
+		return sql_err(db, "reading detect_state");
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		struct fitted *f;
+
+		if (fs->n == cap) {
+			size_t c2 = cap ? 2 * cap : 64;
+			struct fitted *p = realloc(fs->f, c2 * sizeof(*p));
+
+			if (!p) {
+				xo_sql_finalize(s);
+				return xo_error(XO_ENOMEM, "perf: out of memory");
+			}
+			fs->f = p;
+			cap = c2;
+		}
+		f = &fs->f[fs->n++];
+		f->bench = xo_sql_column_int64(s, 0);
+		f->testbed = xo_sql_column_int64(s, 1);
+		f->results = xo_sql_column_int64(s, 2);
+		f->last_run = xo_sql_column_int64(s, 3);
+		snprintf(f->settings, sizeof(f->settings), "%s", col_str(s, 4));
+		f->upto = xo_sql_column_int64(s, 5);
+		snprintf(f->hash, sizeof(f->hash), "%s", col_str(s, 6));
+	}
+	xo_sql_finalize(s);
+	if (rc != XO_SQL_DONE)
+		return sql_err(db, "reading detect_state");
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "INSERT INTO detect_state(benchmark_id, testbed_id, results, last_run,"
+	                   " settings, order_upto, order_hash) VALUES (?1,?2,?3,?4,?5,?6,?7)"
+	                   " ON CONFLICT(benchmark_id, testbed_id) DO UPDATE SET"
+	                   " results = excluded.results, last_run = excluded.last_run,"
+	                   " settings = excluded.settings, order_upto = excluded.order_upto,"
+	                   " order_hash = excluded.order_hash", &fs->put))
+		return sql_err(db, "writing detect_state");
+	return XO_OK;
+}
+
+/* The series was fitted by a detect with these settings, over the same runs,
+ * in the same order: what that detect stored stands. */
+static bool fit_state_fresh(struct fit_state *fs, const struct xo_perf_order *ord, int64_t bench,
+                            int64_t testbed, int64_t results, int64_t last_run)
+{
+	size_t lo = 0, hi = fs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fitted *f = &fs->f[mid];
+
+		if (f->bench < bench || (f->bench == bench && f->testbed < testbed))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == fs->n || fs->f[lo].bench != bench || fs->f[lo].testbed != testbed)
+		return false;
+	return fs->f[lo].results == results && fs->f[lo].last_run == last_run &&
+	       !strcmp(fs->f[lo].settings, fs->settings) &&
+	       !strcmp(fs->f[lo].hash, order_hash_text(fs, ord, fs->f[lo].upto));
+}
+
+static enum xo_status fit_state_put(struct xo_perfdb *db, struct fit_state *fs, int64_t bench,
+                                    int64_t testbed, int64_t results, int64_t last_run)
+{
+	xo_sql_bind_int64(fs->put, 1, bench);
+	xo_sql_bind_int64(fs->put, 2, testbed);
+	xo_sql_bind_int64(fs->put, 3, results);
+	xo_sql_bind_int64(fs->put, 4, last_run);
+	xo_sql_bind_text(fs->put, 5, fs->settings);
+	xo_sql_bind_int64(fs->put, 6, fs->upto);
+	xo_sql_bind_text(fs->put, 7, fs->hash);
+	if (xo_sql_step(fs->put) != XO_SQL_DONE) {
+		xo_sql_reset(fs->put);
+		return sql_err(db, "writing detect_state");
+	}
+	xo_sql_reset(fs->put);
+	return XO_OK;
+}
+
 /* The kernel-source version a change's benchmark had at a commit (?1 the
  * change's column holding the commit): the latest complete run's. */
 #define CHANGE_VERSION_SQL(col)                                                                    \
@@ -1793,6 +1930,8 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
                               bool *failed)
 {
 	struct detect_ctx ctx = {.db = db, .o = o, .now = (int64_t)time(NULL)};
+	struct fit_state fs = {0};
+	int64_t bench, testbed, nres, last;
 	struct series se = {0};
 	struct xo_sql_stmt *s = NULL;
 	struct xo_sql *h = xo_perfdb_sql(db);
@@ -1811,7 +1950,8 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 		st = sql_err(db, "detect");
 		goto out_free;
 	}
-	if ((st = xo_perf_order_load(db, &ctx.ord)))
+	if ((st = xo_perf_order_load(db, &ctx.ord)) ||
+	    (st = fit_state_load(db, o, &ctx.ord, &fs)))
 		goto out_rollback;
 	if (xo_sql_prepare(
 	        h,
@@ -1828,11 +1968,13 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	                       "UPDATE changes SET state = 'fixed' WHERE benchmark_id = ? AND"
 	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'", &ctx.fix) ||
 	    xo_sql_prepare(h,
-	                       "SELECT DISTINCT res.benchmark_id, ru.testbed_id, b.name, b.metric"
+	                       "SELECT res.benchmark_id, ru.testbed_id, b.name, b.metric,"
+	                       " count(*), max(ru.id)"
 	                       " FROM results res JOIN runs ru ON ru.id = res.run_id"
 	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
 	                       " WHERE ru.state = 'complete' AND (?1 = 0 OR ru.testbed_id = ?1)"
-	                       " ORDER BY b.name", &s)) {
+	                       " GROUP BY res.benchmark_id, ru.testbed_id, b.name, b.metric"
+	                       " ORDER BY b.name, ru.testbed_id", &s)) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
@@ -1846,9 +1988,16 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 		           is_count_metric(o->metric) ? "instructions" : "time"))
 			continue; /* the other metric's series */
 		nseries++;
-		st = detect_series(&ctx, xo_sql_column_int64(s, 0), xo_sql_column_int64(s, 1),
-		                   &se);
-		if (st)
+		bench = xo_sql_column_int64(s, 0);
+		testbed = xo_sql_column_int64(s, 1);
+		nres = xo_sql_column_int64(s, 4);
+		last = xo_sql_column_int64(s, 5);
+		if (fit_state_fresh(&fs, &ctx.ord, bench, testbed, nres, last)) {
+			fs.nskipped++; /* no new run: its stored changes stand */
+			continue;
+		}
+		if ((st = detect_series(&ctx, bench, testbed, &se)) ||
+		    (st = fit_state_put(db, &fs, bench, testbed, nres, last)))
 			goto out_rollback;
 	}
 	if (rc != XO_SQL_DONE) {
@@ -1859,7 +2008,8 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	s = NULL;
 	xo_sql_finalize(ctx.upsert);
 	xo_sql_finalize(ctx.fix);
-	ctx.upsert = ctx.fix = NULL;
+	xo_sql_finalize(fs.put);
+	ctx.upsert = ctx.fix = fs.put = NULL;
 	if (xo_sql_exec(h, lower_unchanged_sql) ||
 	    xo_sql_exec(h, "COMMIT")) {
 		st = sql_err(db, "detect");
@@ -1884,6 +2034,12 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 			        "is not in the store; the commit graph cannot order them, so their "
 			        "commit dates do\n",
 			        ctx.ord.by_date);
+		if (fs.nskipped)
+			fprintf(t,
+			        "\nnote: %d series had no new run since the last detect with these "
+			        "settings: their changes above stand as it stored them (not fitted "
+			        "again)\n",
+			        fs.nskipped);
 		if (ctx.nmoved)
 			fprintf(t,
 			        "\nnote: in %d series a step fell between two commits of the same "
@@ -1938,11 +2094,13 @@ out_rollback:
 	s = NULL;
 	xo_sql_finalize(ctx.upsert);
 	xo_sql_finalize(ctx.fix);
+	xo_sql_finalize(fs.put);
 	xo_sql_exec(h, "ROLLBACK");
 out_free:
 	if (have_re)
 		regfree(&re);
 	xo_perf_order_free(&ctx.ord);
+	free(fs.f);
 	free(se.samples.v);
 	free(se.pt);
 	free(se.rows);
@@ -1969,6 +2127,15 @@ enum xo_status xo_perf_change_set(struct xo_perfdb *db, int64_t id, const char *
 		st = xo_error(XO_EINVAL, "no change %lld (see `xo perf detect`)", (long long)id);
 	else
 		fprintf(out, "change %lld: %s\n", (long long)id, state);
+	xo_sql_finalize(s);
+	s = NULL;
+	/* the series' baseline may have moved: the next detect fits it again */
+	if (!st && (xo_sql_prepare(h,
+	                           "DELETE FROM detect_state WHERE EXISTS (SELECT 1 FROM changes ch"
+	                           " WHERE ch.id = ?1 AND ch.benchmark_id = detect_state.benchmark_id"
+	                           " AND ch.testbed_id = detect_state.testbed_id)", &s) ||
+	            (xo_sql_bind_int64(s, 1, id), xo_sql_step(s)) != XO_SQL_DONE))
+		st = sql_err(db, "updating a change");
 	xo_sql_finalize(s);
 	return st;
 }

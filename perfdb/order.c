@@ -260,3 +260,26 @@ void xo_perf_order_free(struct xo_perf_order *o)
 	free(o->rank);
 	memset(o, 0, sizeof(*o));
 }
+
+uint64_t xo_perf_order_hash(const struct xo_perf_order *o, int64_t upto)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t *key = malloc((o->n ? o->n : 1) * sizeof(*key)), span = (int64_t)o->n + 1;
+	size_t k = 0;
+
+	if (!key)
+		return 0; /* matches no stored hash: the caller refits */
+	/* each commit up to upto as rank * span + its index: sorted, the
+	 * indices come out in history order (rank and index are both < span) */
+	for (size_t i = 0; i < o->n; i++)
+		if (o->id[i] <= upto)
+			key[k++] = o->rank[i] * span + (int64_t)i;
+	qsort(key, k, sizeof(*key), by_id);
+	for (size_t i = 0; i < k; i++) {
+		int64_t id = o->id[key[i] % span];
+
+		h = xo_perf_fnv(h, &id, sizeof(id));
+	}
+	free(key);
+	return h ? h : 1;
+}

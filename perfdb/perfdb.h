@@ -22,7 +22,7 @@
 
 #include "xo.h"
 
-#define XO_PERFDB_SCHEMA_VERSION 6
+#define XO_PERFDB_SCHEMA_VERSION 7
 #define XO_PERFDB_APP_ID         0x786f7064 /* "xopd" in PRAGMA application_id */
 
 struct xo_perfdb; /* opaque: an open store */
@@ -247,7 +247,7 @@ size_t xo_perf_steps(const double *y, size_t n, double scale, size_t *starts);
  * programme: the definition xo_perf_steps is tested against. xo_perf_steps is
  * exact up to XO_PERF_STEP_WINDOW points and bounded beyond (steps.c). */
 size_t xo_perf_steps_exhaustive(const double *y, size_t n, double scale, size_t *starts);
-#define XO_PERF_STEP_WINDOW 256
+#define XO_PERF_STEP_WINDOW 128
 
 /* ---- the order of a history (order.c) -------------------------------------------- */
 
@@ -267,6 +267,9 @@ enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o)
  * load) comes after all that it does. */
 int64_t xo_perf_order_rank(const struct xo_perf_order *o, int64_t commit_id);
 void xo_perf_order_free(struct xo_perf_order *o); /* accepts NULL */
+/* A hash of the order of the commits with id <= upto (never 0 unless out of
+ * memory): equal while no commit recorded later came in between them. */
+uint64_t xo_perf_order_hash(const struct xo_perf_order *o, int64_t upto);
 
 /* ---- commands (each prints to out; *failed set when a regression is confirmed) -- */
 

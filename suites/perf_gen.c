@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 		int64_t run;
 
 		snprintf(c.sha, sizeof(c.sha), "%040lx", 0x9e000000L + i);
+		if (i) /* a straight first-parent line, as a branch's history is */
+			snprintf(c.parent, sizeof(c.parent), "%040lx", 0x9e000000L + i - 1);
 		snprintf(c.subject, sizeof(c.subject), "generated commit %ld", i);
 		c.date = 1700000000 + 600 * (int64_t)i;
 		snprintf(t.hostname, sizeof(t.hostname), "gen-host-%ld", i % ntb);
