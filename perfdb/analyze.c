@@ -1821,6 +1821,74 @@ static enum xo_status fit_state_put(struct xo_perfdb *db, struct fit_state *fs, 
 	return XO_OK;
 }
 
+/* Every series of the store (of --testbed, --filter and the metric), each
+ * fitted unless detect_state says the last detect fitted it as it is. */
+static enum xo_status fit_all(struct detect_ctx *ctx, struct fit_state *fs, struct series *se,
+                              const regex_t *re, int *nseries)
+{
+	struct xo_perfdb *db = ctx->db;
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	int rc;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT res.benchmark_id, ru.testbed_id, b.name, b.metric,"
+	                   " count(*), max(ru.id)"
+	                   " FROM results res JOIN runs ru ON ru.id = res.run_id"
+	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
+	                   " WHERE ru.state = 'complete' AND (?1 = 0 OR ru.testbed_id = ?1)"
+	                   " GROUP BY res.benchmark_id, ru.testbed_id, b.name, b.metric"
+	                   " ORDER BY b.name, ru.testbed_id", &s))
+		return sql_err(db, "detect");
+	xo_sql_bind_int64(s, 1, ctx->o->testbed);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		int64_t bench = xo_sql_column_int64(s, 0), testbed = xo_sql_column_int64(s, 1);
+		int64_t nres = xo_sql_column_int64(s, 4), last = xo_sql_column_int64(s, 5);
+
+		if (re && regexec(re, col_str(s, 2), 0, NULL, 0))
+			continue;
+		if (strcmp(xo_sql_column_text(s, 3) ? col_str(s, 3) : "time",
+		           is_count_metric(ctx->o->metric) ? "instructions" : "time"))
+			continue; /* the other metric's series */
+		(*nseries)++;
+		if (fit_state_fresh(fs, &ctx->ord, bench, testbed, nres, last)) {
+			fs->nskipped++; /* no new run: its stored changes stand */
+			continue;
+		}
+		if ((st = detect_series(ctx, bench, testbed, se)) ||
+		    (st = fit_state_put(db, fs, bench, testbed, nres, last)))
+			break;
+	}
+	if (!st && rc != XO_SQL_DONE)
+		st = sql_err(db, "detect");
+	xo_sql_finalize(s);
+	return st;
+}
+
+/* What detect did beyond fitting: the order it could not take from the
+ * graph, steps it moved onto a code change, series it did not fit again. */
+static void print_notes(FILE *t, const struct detect_ctx *ctx, const struct fit_state *fs)
+{
+	if (ctx->ord.by_date)
+		fprintf(t,
+		        "\nnote: %zu stretches of history start at a commit whose first parent "
+		        "is not in the store; the commit graph cannot order them, so their "
+		        "commit dates do\n",
+		        ctx->ord.by_date);
+	if (fs->nskipped)
+		fprintf(t,
+		        "\nnote: %d series had no new run since the last detect with these "
+		        "settings: their changes above stand as it stored them (not fitted "
+		        "again)\n",
+		        fs->nskipped);
+	if (ctx->nmoved)
+		fprintf(t,
+		        "\nnote: in %d series a step fell between two commits of the same "
+		        "kernel-source version and was put on the nearest commit whose code "
+		        "changed\n",
+		        ctx->nmoved);
+}
+
 /* The kernel-source version a change's benchmark had at a commit (?1 the
  * change's column holding the commit): the latest complete run's. */
 #define CHANGE_VERSION_SQL(col)                                                                    \
@@ -1931,14 +1999,12 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 {
 	struct detect_ctx ctx = {.db = db, .o = o, .now = (int64_t)time(NULL)};
 	struct fit_state fs = {0};
-	int64_t bench, testbed, nres, last;
 	struct series se = {0};
-	struct xo_sql_stmt *s = NULL;
 	struct xo_sql *h = xo_perfdb_sql(db);
 	enum xo_status st = XO_OK;
 	regex_t re;
 	bool have_re = false;
-	int nseries = 0, rc;
+	int nseries = 0;
 
 	*failed = false;
 	if (o->filter) {
@@ -1966,46 +2032,12 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	        " THEN changes.state ELSE excluded.state END", &ctx.upsert) ||
 	    xo_sql_prepare(h,
 	                       "UPDATE changes SET state = 'fixed' WHERE benchmark_id = ? AND"
-	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'", &ctx.fix) ||
-	    xo_sql_prepare(h,
-	                       "SELECT res.benchmark_id, ru.testbed_id, b.name, b.metric,"
-	                       " count(*), max(ru.id)"
-	                       " FROM results res JOIN runs ru ON ru.id = res.run_id"
-	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
-	                       " WHERE ru.state = 'complete' AND (?1 = 0 OR ru.testbed_id = ?1)"
-	                       " GROUP BY res.benchmark_id, ru.testbed_id, b.name, b.metric"
-	                       " ORDER BY b.name, ru.testbed_id", &s)) {
+	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'", &ctx.fix)) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
-	xo_sql_bind_int64(s, 1, o->testbed);
-	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
-		const char *name = col_str(s, 2);
-
-		if (have_re && regexec(&re, name, 0, NULL, 0))
-			continue;
-		if (strcmp(xo_sql_column_text(s, 3) ? col_str(s, 3) : "time",
-		           is_count_metric(o->metric) ? "instructions" : "time"))
-			continue; /* the other metric's series */
-		nseries++;
-		bench = xo_sql_column_int64(s, 0);
-		testbed = xo_sql_column_int64(s, 1);
-		nres = xo_sql_column_int64(s, 4);
-		last = xo_sql_column_int64(s, 5);
-		if (fit_state_fresh(&fs, &ctx.ord, bench, testbed, nres, last)) {
-			fs.nskipped++; /* no new run: its stored changes stand */
-			continue;
-		}
-		if ((st = detect_series(&ctx, bench, testbed, &se)) ||
-		    (st = fit_state_put(db, &fs, bench, testbed, nres, last)))
-			goto out_rollback;
-	}
-	if (rc != XO_SQL_DONE) {
-		st = sql_err(db, "detect");
+	if ((st = fit_all(&ctx, &fs, &se, have_re ? &re : NULL, &nseries)))
 		goto out_rollback;
-	}
-	xo_sql_finalize(s);
-	s = NULL;
 	xo_sql_finalize(ctx.upsert);
 	xo_sql_finalize(ctx.fix);
 	xo_sql_finalize(fs.put);
@@ -2028,24 +2060,7 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 			goto out_free;
 		}
 		print_changes(db, t, &ctx, have_re ? &re : NULL, jch, &nbusy);
-		if (ctx.ord.by_date)
-			fprintf(t,
-			        "\nnote: %zu stretches of history start at a commit whose first parent "
-			        "is not in the store; the commit graph cannot order them, so their "
-			        "commit dates do\n",
-			        ctx.ord.by_date);
-		if (fs.nskipped)
-			fprintf(t,
-			        "\nnote: %d series had no new run since the last detect with these "
-			        "settings: their changes above stand as it stored them (not fitted "
-			        "again)\n",
-			        fs.nskipped);
-		if (ctx.nmoved)
-			fprintf(t,
-			        "\nnote: in %d series a step fell between two commits of the same "
-			        "kernel-source version and was put on the nearest commit whose code "
-			        "changed\n",
-			        ctx.nmoved);
+		print_notes(t, &ctx, &fs);
 		if (nbusy)
 			fprintf(t,
 			        "\nwarning: %d confirmed changes sit on runs during which other "
@@ -2090,8 +2105,6 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	goto out_free;
 
 out_rollback:
-	xo_sql_finalize(s);
-	s = NULL;
 	xo_sql_finalize(ctx.upsert);
 	xo_sql_finalize(ctx.fix);
 	xo_sql_finalize(fs.put);
