@@ -122,6 +122,8 @@ set_tests_properties(perf_report PROPERTIES LABELS "perfdb;quick" TIMEOUT 120
 # docs-only commit never blamed. About 5 s on 2 busy cores.
 add_executable(test_perf_detect ${CMAKE_CURRENT_LIST_DIR}/test_perf_detect.c)
 target_link_libraries(test_perf_detect PRIVATE xo_perfdb PkgConfig::CMOCKA m)
+target_compile_definitions(test_perf_detect PRIVATE
+                           XO_TEST_SCRIPTS_DIR="${PROJECT_SOURCE_DIR}/scripts")
 add_test(NAME perf_detect COMMAND test_perf_detect)
 set_tests_properties(perf_detect PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
 

@@ -12,6 +12,7 @@
  * - Attribution: a step the fit puts between two commits of one known
  *   kernel-source version (a docs-only commit) moves to the commit where the
  *   version changed; the docs-only commit is never blamed.
+ * - The report's history plot puts its points in the same order.
  * - Incremental: a second detect fits only the series with new runs.
  *
  * Runs on SQLite, and on PostgreSQL under suites/pg_cluster.sh (XO_TEST_PG).
@@ -233,6 +234,43 @@ static void detect(const char *path)
 }
 
 /*
+ * The report's history plot of the one benchmark draws its points in the
+ * same order as detect: the change marker (column 6 of data/hist_*_1.dat,
+ * not NaN) sits at x = want, the commit's place in the graph's order.
+ */
+static void report_marker_at(const char *path, int want)
+{
+	char out[600], dat[700], line[256];
+	struct xo_perfdb *db;
+	FILE *sink = fopen("/dev/null", "w"), *f;
+	int marked = -1, lines = 0;
+
+	assert_non_null(sink);
+	snprintf(out, sizeof(out), "%s/report_order", tmpdir);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	assert_int_equal(xo_perf_report(db, out, XO_TEST_SCRIPTS_DIR, NULL, sink), XO_OK);
+	xo_perfdb_close(db);
+	fclose(sink);
+	snprintf(dat, sizeof(dat), "%s/data/hist_op_test_fwd_bench000_1.dat", out);
+	f = fopen(dat, "r");
+	if (!f)
+		fail_msg("%s: not written", dat);
+	while (fgets(line, sizeof(line), f)) {
+		int x;
+		char mark[32];
+
+		if (line[0] == '#' || sscanf(line, "%d %*s %*s %*s %*s %31s", &x, mark) != 2)
+			continue;
+		lines++;
+		if (strcmp(mark, "NaN"))
+			marked = x;
+	}
+	fclose(f);
+	assert_int_equal(lines, NCOMMITS);
+	assert_int_equal(marked, want);
+}
+
+/*
  * Commits 0..15 of one date, parent links a straight line; commit 10 changes
  * the kernel (version v2) and makes it 20% slower, commits 11..15 change only
  * the docs (v2 still). They are recorded 0..9, 11..15 and 10 last (a bisect
@@ -268,6 +306,7 @@ static void test_detect_graph_order(void **state)
 	assert_int_equal(changes_at(path, 10, true), 1);
 	assert_int_equal(changes_at(path, 11, false), 0);
 	assert_int_equal(query_int(path, "SELECT count(*) FROM changes"), 1);
+	report_marker_at(path, 10);
 }
 
 /*
