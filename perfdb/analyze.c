@@ -1243,68 +1243,139 @@ static int srow_cmp(const void *pa, const void *pb)
 	return a->run < b->run ? -1 : a->run > b->run;
 }
 
-/* The point of a commit of the series (points in rank order), or NULL. */
-static struct point *point_of(struct series *se, int64_t rank)
+/* One stored result as read, before it is put in history order. */
+struct rrow {
+	int64_t rank, run, commit, n;
+	double med, q1, q3;
+	bool summary; /* median, quartiles and n were stored */
+	bool known;   /* a version was derived ("" is not) */
+	uint64_t ver;
+};
+
+static int rrow_cmp(const void *pa, const void *pb)
 {
-	size_t lo = 0, hi = se->npt;
+	const struct rrow *a = pa, *b = pb;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (se->pt[mid].rank < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < se->npt && se->pt[lo].rank == rank ? &se->pt[lo] : NULL;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
 }
 
-/* Each point's kernel-source version: its commit's latest complete run's. */
-static enum xo_status load_versions(struct xo_perfdb *db, const struct xo_perf_order *ord,
-                                    int64_t bench, int64_t testbed, struct series *se)
+/*
+ * The points of one (benchmark, testbed) history from its results: one per
+ * commit, in history order (the commit graph's: order.c), each with the
+ * kernel-source version of its latest run, and its median and standard
+ * error from the stored summary when the commit has one run with one (the
+ * store computes it from the same samples with xo_perf_summarize, so it is
+ * what the samples give). *need_samples when some commit pools several runs
+ * or lacks a summary: then only the samples tell.
+ */
+static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                  int64_t bench, int64_t testbed, struct series *se,
+                                  bool *need_samples)
 {
 	struct xo_sql_stmt *s = NULL;
+	struct rrow *r = NULL;
+	size_t nr = 0, cap = 0;
+	enum xo_status st = XO_OK;
 	int rc;
 
+	se->samples.n = 0;
+	se->npt = 0;
+	*need_samples = false;
 	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT ru.commit_id, ru.id, res.version FROM results res"
-	                   " JOIN runs ru ON ru.id = res.run_id"
+	                   "SELECT ru.commit_id, ru.id, res.version, res.median, res.q1, res.q3,"
+	                   " res.n, res.median IS NOT NULL AND res.q1 IS NOT NULL AND"
+	                   " res.q3 IS NOT NULL AND res.n > 0"
+	                   " FROM results res JOIN runs ru ON ru.id = res.run_id"
 	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
 	                   " AND ru.state = 'complete'", &s))
 		return sql_err(db, "reading a history");
 	xo_sql_bind_int64(s, 1, bench);
 	xo_sql_bind_int64(s, 2, testbed);
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
-		struct point *p = point_of(se, xo_perf_order_rank(ord, xo_sql_column_int64(s, 0)));
-		int64_t run = xo_sql_column_int64(s, 1);
 		const char *v = col_str(s, 2);
 
-		if (!p || run < p->ver_run)
-			continue;
-		p->ver_run = run;
-		p->ver_known = v[0] != '\0';
-		p->ver = xo_perf_fnv(0xcbf29ce484222325ULL, v, strlen(v));
+		if (nr == cap) {
+			size_t c2 = cap ? 2 * cap : 256;
+			struct rrow *p = realloc(r, c2 * sizeof(*p));
+
+			if (!p) {
+				st = xo_error(XO_ENOMEM, "perf: out of memory");
+				goto out;
+			}
+			r = p;
+			cap = c2;
+		}
+		r[nr].commit = xo_sql_column_int64(s, 0);
+		r[nr].rank = xo_perf_order_rank(ord, r[nr].commit);
+		r[nr].run = xo_sql_column_int64(s, 1);
+		r[nr].known = v[0] != '\0';
+		r[nr].ver = xo_perf_fnv(0xcbf29ce484222325ULL, v, strlen(v));
+		r[nr].med = xo_sql_column_double(s, 3);
+		r[nr].q1 = xo_sql_column_double(s, 4);
+		r[nr].q3 = xo_sql_column_double(s, 5);
+		r[nr].n = xo_sql_column_int64(s, 6);
+		r[nr].summary = xo_sql_column_int(s, 7) != 0;
+		nr++;
 	}
+	if (rc != XO_SQL_DONE) {
+		st = sql_err(db, "reading a history");
+		goto out;
+	}
+	if (nr)
+		qsort(r, nr, sizeof(*r), rrow_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		struct point *p;
+
+		if (se->npt && se->pt[se->npt - 1].commit_id == r[i].commit) {
+			*need_samples = true; /* a point pools several runs */
+			p = &se->pt[se->npt - 1];
+		} else {
+			if (se->npt == se->cap) {
+				size_t c2 = se->cap ? 2 * se->cap : 32;
+				struct point *np = realloc(se->pt, c2 * sizeof(*np));
+
+				if (!np) {
+					st = xo_error(XO_ENOMEM, "perf: out of memory");
+					goto out;
+				}
+				se->pt = np;
+				se->cap = c2;
+			}
+			p = &se->pt[se->npt++];
+			*p = (struct point){.commit_id = r[i].commit, .rank = r[i].rank};
+			p->y = r[i].med;
+			p->se = 1.2533 * ((r[i].q3 - r[i].q1) / 1.349) / sqrt((double)r[i].n);
+		}
+		if (!r[i].summary)
+			*need_samples = true;
+		p->ver_run = r[i].run; /* ascending within a commit: the latest wins */
+		p->ver_known = r[i].known;
+		p->ver = r[i].ver;
+	}
+out:
 	xo_sql_finalize(s);
-	return rc == XO_SQL_DONE ? XO_OK : sql_err(db, "reading a history");
+	free(r);
+	return st;
 }
 
 /*
- * The samples of one (benchmark, testbed) history, grouped into one point
- * per commit, the points in history order (the commit graph's: order.c),
- * the samples of each point contiguous and the points' samples in that
- * order. One read of the samples, unordered (the order is the graph's, which
- * SQL does not know), sorted here.
+ * The raw samples of the history's points (load_points first), each point's
+ * samples contiguous and the points' in history order. One read of the
+ * samples, unordered (the order is the graph's, which SQL does not know),
+ * sorted here. With resummarize each point's median and standard error are
+ * computed from them (a point that pools runs, a result with no summary).
  */
-static enum xo_status load_series(struct xo_perfdb *db, const struct xo_perf_order *ord,
-                                  int64_t bench, int64_t testbed, struct series *se)
+static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                          int64_t bench, int64_t testbed, struct series *se,
+                                          bool resummarize)
 {
 	struct xo_sql_stmt *s = NULL;
-	size_t nrows = 0;
+	size_t nrows = 0, k = 0;
 	int rc;
 
 	se->samples.n = 0;
-	se->npt = 0;
 	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                   "SELECT ru.commit_id, ru.id, sm.wall_s FROM samples sm"
 	                   " JOIN results res ON res.id = sm.result_id"
@@ -1321,8 +1392,10 @@ static enum xo_status load_series(struct xo_perfdb *db, const struct xo_perf_ord
 			size_t cap = se->caprows ? 2 * se->caprows : 1024;
 			struct srow *p = realloc(se->rows, cap * sizeof(*p));
 
-			if (!p)
-				goto out_nomem;
+			if (!p) {
+				xo_sql_finalize(s);
+				return xo_error(XO_ENOMEM, "perf: out of memory");
+			}
 			se->rows = p;
 			se->caprows = cap;
 		}
@@ -1334,30 +1407,36 @@ static enum xo_status load_series(struct xo_perfdb *db, const struct xo_perf_ord
 	if (rc != XO_SQL_DONE)
 		return sql_err(db, "reading a history");
 	qsort(se->rows, nrows, sizeof(*se->rows), srow_cmp);
-	for (size_t r = 0; r < nrows; r++) {
-		const struct srow *row = &se->rows[r];
+	/* rows of a commit load_points did not see (written since) are left out */
+	for (size_t r = 0, i = 0; i < se->npt; i++) {
+		struct point *p = &se->pt[i];
 
-		if (!se->npt || se->pt[se->npt - 1].commit_id != row->commit) {
-			if (se->npt == se->cap) {
-				size_t cap = se->cap ? 2 * se->cap : 32;
-				struct point *p = realloc(se->pt, cap * sizeof(*p));
-
-				if (!p)
-					return xo_error(XO_ENOMEM, "perf: out of memory");
-				se->pt = p;
-				se->cap = cap;
-			}
-			se->pt[se->npt++] = (struct point){
-			    .commit_id = row->commit, .rank = row->rank, .first = se->samples.n};
-		}
-		if (!vec_push(&se->samples, row->v))
-			return xo_error(XO_ENOMEM, "perf: out of memory");
-		se->pt[se->npt - 1].n++;
+		p->first = se->samples.n;
+		p->n = 0;
+		while (r < nrows && se->rows[r].rank < p->rank)
+			r++;
+		for (; r < nrows && se->rows[r].rank == p->rank; r++, p->n++)
+			if (!vec_push(&se->samples, se->rows[r].v))
+				return xo_error(XO_ENOMEM, "perf: out of memory");
+		if (p->n || !resummarize)
+			se->pt[k++] = *p; /* a point with no samples is no point */
 	}
-	return load_versions(db, ord, bench, testbed, se);
-out_nomem:
-	xo_sql_finalize(s);
-	return xo_error(XO_ENOMEM, "perf: out of memory");
+	if (resummarize)
+		se->npt = k;
+	for (size_t i = 0; resummarize && i < se->npt; i++) {
+		struct point *p = &se->pt[i];
+		struct xo_perf_summary sum;
+		double *x = malloc((p->n ? p->n : 1) * sizeof(*x));
+
+		if (!x)
+			return xo_error(XO_ENOMEM, "perf: out of memory");
+		memcpy(x, se->samples.v + p->first, p->n * sizeof(*x));
+		xo_perf_summarize(x, p->n, &sum);
+		free(x);
+		p->y = sum.median;
+		p->se = 1.2533 * ((sum.q3 - sum.q1) / 1.349) / sqrt((double)p->n);
+	}
+	return XO_OK;
 }
 
 /* Index of the first point after the last accepted change: the baseline. */
@@ -1555,24 +1634,17 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	enum xo_status st = XO_OK;
 	struct xo_sql_stmt *del = NULL;
 	char keep[4096] = "";
+	bool have_samples;
 
-	if ((st = load_series(db, &ctx->ord, bench, testbed, se)))
+	/* the fit needs the points only; the raw samples are read where the
+	 * summaries do not give the points, or for the tests of found steps */
+	if ((st = load_points(db, &ctx->ord, bench, testbed, se, &have_samples)))
+		return st;
+	have_samples = have_samples || is_count_metric(ctx->o->metric);
+	if (have_samples && (st = load_series_samples(db, &ctx->ord, bench, testbed, se, true)))
 		return st;
 	base = baseline_start(db, bench, testbed, se);
 	n = se->npt - base;
-	for (size_t i = 0; i < se->npt; i++) {
-		struct point *p = &se->pt[i];
-		struct xo_perf_summary sum;
-		double *x = malloc(p->n * sizeof(*x));
-
-		if (!x)
-			return xo_error(XO_ENOMEM, "perf: out of memory");
-		memcpy(x, se->samples.v + p->first, p->n * sizeof(*x));
-		xo_perf_summarize(x, p->n, &sum);
-		free(x);
-		p->y = sum.median;
-		p->se = 1.2533 * ((sum.q3 - sum.q1) / 1.349) / sqrt((double)p->n);
-	}
 	y = malloc((n ? n : 1) * sizeof(*y));
 	starts = malloc((n ? n : 1) * sizeof(*starts));
 	ev = malloc((n ? n : 1) * sizeof(*ev));
@@ -1590,6 +1662,9 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	scale = series_scale(se->pt + base, n);
 	nsteps = n >= 2 ? xo_perf_steps(y, n, scale, starts) : 0;
 	ctx->ncandidates += (int)nsteps;
+	if (nsteps && !have_samples &&
+	    (st = load_series_samples(db, &ctx->ord, bench, testbed, se, false)))
+		goto out;
 	alpha = ctx->o->alpha / (double)(n > 2 ? n - 1 : 1);
 
 	for (;;) {
