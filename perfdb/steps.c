@@ -53,9 +53,9 @@ static void heap_push(struct heap *h, double x)
 	h->v[i] = x;
 }
 
-static double heap_pop(struct heap *h)
+/* Replaces the top (the least) by x and restores the heap. */
+static void heap_replace_top(struct heap *h, double x)
 {
-	double top = h->v[0], x = h->v[--h->n];
 	size_t i = 0;
 
 	for (;;) {
@@ -70,9 +70,7 @@ static double heap_pop(struct heap *h)
 		h->v[i] = h->v[c];
 		i = c;
 	}
-	if (h->n)
-		h->v[i] = x;
-	return top;
+	h->v[i] = x;
 }
 
 /* lo: the lower half (negated, so its top is the median), hi: the upper;
@@ -81,27 +79,29 @@ struct runmed {
 	struct heap lo, hi;
 };
 
+/* One heap operation and at most one top replacement per value. */
 static void runmed_add(struct runmed *r, double x)
 {
-	if (!r->lo.n || x <= -r->lo.v[0]) {
+	if (r->lo.n == r->hi.n) { /* x or the upper half's least joins lo */
+		if (r->hi.n && x > r->hi.v[0]) {
+			double v = r->hi.v[0];
+
+			heap_replace_top(&r->hi, x);
+			r->hi.sum += x - v;
+			x = v;
+		}
 		heap_push(&r->lo, -x);
 		r->lo.sum += x;
-	} else {
+	} else { /* x or the median joins hi */
+		if (x < -r->lo.v[0]) {
+			double v = -r->lo.v[0];
+
+			heap_replace_top(&r->lo, -x);
+			r->lo.sum += x - v;
+			x = v;
+		}
 		heap_push(&r->hi, x);
 		r->hi.sum += x;
-	}
-	if (r->lo.n > r->hi.n + 1) {
-		double v = -heap_pop(&r->lo);
-
-		r->lo.sum -= v;
-		heap_push(&r->hi, v);
-		r->hi.sum += v;
-	} else if (r->hi.n > r->lo.n) {
-		double v = heap_pop(&r->hi);
-
-		r->hi.sum -= v;
-		heap_push(&r->lo, -v);
-		r->lo.sum += v;
 	}
 }
 
