@@ -159,6 +159,31 @@ static double z_two_sided(double alpha)
 	return 0.5 * (lo + hi);
 }
 
+/* A stored value placed in history order: by the commit's place in the
+ * graph (order.c), then by run. */
+struct placed {
+	int64_t rank, run;
+	double v;
+};
+
+static int placed_cmp(const void *pa, const void *pb)
+{
+	const struct placed *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* The history order of the store, read on first use (a compare that never
+ * needs it never reads the commits). NULL when it cannot be read. */
+static const struct xo_perf_order *order_get(struct xo_perfdb *db, struct xo_perf_order *ord)
+{
+	if (!ord->loaded && xo_perf_order_load(db, ord) != XO_OK)
+		return NULL;
+	return ord;
+}
+
 /*
  * The run-to-run noise of a series, as the relative change two runs of an
  * unchanged tree stay within at the two-sided level alpha. The samples of one
@@ -167,45 +192,56 @@ static double z_two_sided(double alpha)
  * unchanged tree differ "significantly" as soon as their offsets differ. With
  * k >= 4 complete runs of the benchmark on the base's testbed up to the base
  * run (3 successive differences; fewer give no usable spread), in history
- * order (commit date, then run: the runs of one commit side by side, so an
- * A/B/A/B experiment is one step, not three), the log run medians m_i give
- * sigma = 1.4826 median |m_i - m_(i-1)| / sqrt 2 (the robust sd of a
- * difference over sqrt 2; a real step in the history moves only one
+ * order (the commit graph's, order.c, then run: the runs of one commit side
+ * by side, so an A/B/A/B experiment is one step, not three), the log run
+ * medians m_i give sigma = 1.4826 median |m_i - m_(i-1)| / sqrt 2 (the robust
+ * sd of a difference over sqrt 2; a real step in the history moves only one
  * difference); a difference of two runs has sd sqrt 2 sigma, so the bar is
  * expm1(z(alpha) sqrt 2 sigma), z(0.002) = 3.09. 0 when not known.
  */
-static double series_noise(struct xo_perfdb *db, int64_t bench, int64_t testbed, int64_t upto_run,
-                           double alpha, int64_t skip_commit)
+static double series_noise(struct xo_perfdb *db, struct xo_perf_order *ord, int64_t bench,
+                           int64_t testbed, int64_t upto_run, double alpha, int64_t skip_commit)
 {
+	const struct xo_perf_order *o = order_get(db, ord);
 	struct xo_sql_stmt *s = NULL;
-	struct vec m = {0};
+	struct placed *m = NULL;
 	double *d = NULL, bar = 0.0;
-	size_t k = 0;
+	size_t n = 0, cap = 0, k = 0;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT res.median FROM results res"
-	                       " JOIN runs ru ON ru.id = res.run_id"
-	                       " JOIN commits c ON c.id = ru.commit_id"
-	                       " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
-	                       " AND ru.commit_id != ? AND ru.state = 'complete' AND res.median > 0"
-	                       " ORDER BY c.date, c.id, ru.id", &s))
+	if (!o || xo_sql_prepare(xo_perfdb_sql(db),
+	                         "SELECT ru.commit_id, ru.id, res.median FROM results res"
+	                         " JOIN runs ru ON ru.id = res.run_id"
+	                         " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
+	                         " AND ru.commit_id != ? AND ru.state = 'complete'"
+	                         " AND res.median > 0", &s))
 		return 0.0;
 	xo_sql_bind_int64(s, 1, bench);
 	xo_sql_bind_int64(s, 2, testbed);
 	xo_sql_bind_int64(s, 3, upto_run);
 	xo_sql_bind_int64(s, 4, skip_commit);
-	while (xo_sql_step(s) == XO_SQL_ROW)
-		if (!vec_push(&m, log(xo_sql_column_double(s, 0))))
-			break;
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		if (n == cap) {
+			size_t c2 = cap ? 2 * cap : 64;
+			struct placed *p = realloc(m, c2 * sizeof(*p));
+
+			if (!p)
+				break;
+			m = p;
+			cap = c2;
+		}
+		m[n++] = (struct placed){xo_perf_order_rank(o, xo_sql_column_int64(s, 0)),
+		                         xo_sql_column_int64(s, 1), log(xo_sql_column_double(s, 2))};
+	}
 	xo_sql_finalize(s);
-	if (m.n >= 4 && (d = malloc(m.n * sizeof(*d)))) {
-		for (size_t i = 1; i < m.n; i++)
-			d[k++] = fabs(m.v[i] - m.v[i - 1]);
+	if (n >= 4 && (d = malloc(n * sizeof(*d)))) {
+		qsort(m, n, sizeof(*m), placed_cmp);
+		for (size_t i = 1; i < n; i++)
+			d[k++] = fabs(m[i].v - m[i - 1].v);
 		bar = expm1(z_two_sided(alpha) * sqrt(2.0) * 1.4826 * xo_perf_median(d, k) /
 		            sqrt(2.0));
 	}
 	free(d);
-	free(m.v);
+	free(m);
 	return bar;
 }
 
@@ -712,8 +748,9 @@ static enum xo_status side_has_metric(struct xo_perfdb *db, const char *what, co
  * head's own runs are not "an unchanged tree" (with alternating rounds they
  * sit among the base's in run order).
  */
-static enum xo_status row_load(struct xo_perfdb *db, const struct side *sb, const struct side *sh,
-                               int64_t bench, bool counts, double alpha, struct compare_row *w)
+static enum xo_status row_load(struct xo_perfdb *db, struct xo_perf_order *ord,
+                               const struct side *sb, const struct side *sh, int64_t bench,
+                               bool counts, double alpha, struct compare_row *w)
 {
 	struct vec vb = {0}, vh = {0};
 	char verb[24], verh[24];
@@ -736,7 +773,7 @@ static enum xo_status row_load(struct xo_perfdb *db, const struct side *sb, cons
 	w->src_changed = strcmp(verb, verh) != 0;
 	w->same_code = verb[0] && !w->src_changed;
 	if (!counts && (w->nb_runs < 2 || w->nh_runs < 2))
-		w->run_noise = series_noise(db, bench, sb->testbed_id, sb->info.id, alpha,
+		w->run_noise = series_noise(db, ord, bench, sb->testbed_id, sb->info.id, alpha,
 		                            sh->info.commit_id);
 	return XO_OK;
 }
@@ -769,6 +806,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	int rc;
 	bool counts = is_count_metric(o->metric);
 	const char *metric = counts ? "instructions" : "time";
+	struct xo_perf_order ord = {0};
 
 	*failed = false;
 	sb = malloc(sizeof(*sb));
@@ -890,7 +928,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		memset(w, 0, sizeof(*w));
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		w->sec = section_of(dev);
-		if ((st = row_load(db, sb, sh, bench, counts, o->alpha, w)))
+		if ((st = row_load(db, &ord, sb, sh, bench, counts, o->alpha, w)))
 			goto out;
 		if (w->nb_runs >= 2 && w->nh_runs >= 2)
 			nmulti[w->sec]++;
@@ -1119,6 +1157,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	}
 
 out:
+	xo_perf_order_free(&ord);
 	xo_perf_text_done(t, out);
 	json_decref(root);
 	json_decref(jrows);
@@ -1140,72 +1179,232 @@ out:
 /* ---- detect -------------------------------------------------------------------- */
 
 struct point {
-	int64_t commit_id;
-	size_t first, n; /* samples[first .. first+n) of the series */
-	double y;        /* median */
-	double se;       /* standard error of the median, from the IQR */
+	int64_t commit_id, rank; /* rank: the commit's place in history (order.c) */
+	size_t first, n;         /* samples[first .. first+n) of the series */
+	double y;                /* median */
+	double se;               /* standard error of the median, from the IQR */
+	uint64_t ver;            /* hash of the kernel-source version of the latest run */
+	int64_t ver_run;         /* that run; 0 before any */
+	bool ver_known;          /* the version was derived ("" is not) */
+};
+
+/* One stored sample as read, before it is put in history order. */
+struct srow {
+	int64_t rank, run, commit;
+	double v;
 };
 
 struct series {
 	struct vec samples;
 	struct point *pt;
 	size_t npt, cap;
+	struct srow *rows;
+	size_t caprows;
 };
 
-static enum xo_status load_series(struct xo_perfdb *db, int64_t bench, int64_t testbed,
-                                  struct series *se)
+static int srow_cmp(const void *pa, const void *pb)
+{
+	const struct srow *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* One stored result as read, before it is put in history order. */
+struct rrow {
+	int64_t rank, run, commit, n;
+	double med, q1, q3;
+	bool summary; /* median, quartiles and n were stored */
+	bool known;   /* a version was derived ("" is not) */
+	uint64_t ver;
+};
+
+static int rrow_cmp(const void *pa, const void *pb)
+{
+	const struct rrow *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/*
+ * The points of one (benchmark, testbed) history from its results: one per
+ * commit, in history order (the commit graph's: order.c), each with the
+ * kernel-source version of its latest run, and its median and standard
+ * error from the stored summary when the commit has one run with one (the
+ * store computes it from the same samples with xo_perf_summarize, so it is
+ * what the samples give). *need_samples when some commit pools several runs
+ * or lacks a summary: then only the samples tell.
+ */
+static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                  int64_t bench, int64_t testbed, struct series *se,
+                                  bool *need_samples)
 {
 	struct xo_sql_stmt *s = NULL;
+	struct rrow *r = NULL;
+	size_t nr = 0, cap = 0;
+	enum xo_status st = XO_OK;
 	int rc;
 
 	se->samples.n = 0;
 	se->npt = 0;
-	/* commits in date order, ties in the order of each commit's first run
-	 * (of any testbed, so every testbed's series orders commits alike). The
-	 * first runs come from one grouped read of runs joined in: as a scalar
-	 * subquery on ru, PostgreSQL ran it once per sample row (an index scan
-	 * each, a scan of all runs before schema 6's index): 2646 scans of runs
-	 * for 120 runs of 20 samples; test_detect_scans_bounded */
+	*need_samples = false;
 	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT ru.commit_id, sm.wall_s FROM samples sm"
-	                       " JOIN results res ON res.id = sm.result_id"
-	                       " JOIN runs ru ON ru.id = res.run_id"
-	                       " JOIN commits c ON c.id = ru.commit_id"
-	                       " JOIN (SELECT r2.commit_id, min(r2.id) AS first_run FROM runs r2"
-	                       "  GROUP BY r2.commit_id) fr ON fr.commit_id = ru.commit_id"
-	                       " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
-	                       " AND ru.state = 'complete'"
-	                       " ORDER BY c.date, fr.first_run, ru.commit_id", &s))
+	                   "SELECT ru.commit_id, ru.id, res.version, res.median, res.q1, res.q3,"
+	                   " res.n, res.median IS NOT NULL AND res.q1 IS NOT NULL AND"
+	                   " res.q3 IS NOT NULL AND res.n > 0"
+	                   " FROM results res JOIN runs ru ON ru.id = res.run_id"
+	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
+	                   " AND ru.state = 'complete'", &s))
+		return sql_err(db, "reading a history");
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		const char *v = col_str(s, 2);
+
+		if (nr == cap) {
+			size_t c2 = cap ? 2 * cap : 256;
+			struct rrow *p = realloc(r, c2 * sizeof(*p));
+
+			if (!p) {
+				st = xo_error(XO_ENOMEM, "perf: out of memory");
+				goto out;
+			}
+			r = p;
+			cap = c2;
+		}
+		r[nr].commit = xo_sql_column_int64(s, 0);
+		r[nr].rank = xo_perf_order_rank(ord, r[nr].commit);
+		r[nr].run = xo_sql_column_int64(s, 1);
+		r[nr].known = v[0] != '\0';
+		r[nr].ver = xo_perf_fnv(0xcbf29ce484222325ULL, v, strlen(v));
+		r[nr].med = xo_sql_column_double(s, 3);
+		r[nr].q1 = xo_sql_column_double(s, 4);
+		r[nr].q3 = xo_sql_column_double(s, 5);
+		r[nr].n = xo_sql_column_int64(s, 6);
+		r[nr].summary = xo_sql_column_int(s, 7) != 0;
+		nr++;
+	}
+	if (rc != XO_SQL_DONE) {
+		st = sql_err(db, "reading a history");
+		goto out;
+	}
+	if (nr)
+		qsort(r, nr, sizeof(*r), rrow_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		struct point *p;
+
+		if (se->npt && se->pt[se->npt - 1].commit_id == r[i].commit) {
+			*need_samples = true; /* a point pools several runs */
+			p = &se->pt[se->npt - 1];
+		} else {
+			if (se->npt == se->cap) {
+				size_t c2 = se->cap ? 2 * se->cap : 32;
+				struct point *np = realloc(se->pt, c2 * sizeof(*np));
+
+				if (!np) {
+					st = xo_error(XO_ENOMEM, "perf: out of memory");
+					goto out;
+				}
+				se->pt = np;
+				se->cap = c2;
+			}
+			p = &se->pt[se->npt++];
+			*p = (struct point){.commit_id = r[i].commit, .rank = r[i].rank};
+			p->y = r[i].med;
+			p->se = 1.2533 * ((r[i].q3 - r[i].q1) / 1.349) / sqrt((double)r[i].n);
+		}
+		if (!r[i].summary)
+			*need_samples = true;
+		p->ver_run = r[i].run; /* ascending within a commit: the latest wins */
+		p->ver_known = r[i].known;
+		p->ver = r[i].ver;
+	}
+out:
+	xo_sql_finalize(s);
+	free(r);
+	return st;
+}
+
+/*
+ * The raw samples of the history's points (load_points first), each point's
+ * samples contiguous and the points' in history order. One read of the
+ * samples, unordered (the order is the graph's, which SQL does not know),
+ * sorted here. With resummarize each point's median and standard error are
+ * computed from them (a point that pools runs, a result with no summary).
+ */
+static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                          int64_t bench, int64_t testbed, struct series *se,
+                                          bool resummarize)
+{
+	struct xo_sql_stmt *s = NULL;
+	size_t nrows = 0, k = 0;
+	int rc;
+
+	se->samples.n = 0;
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT ru.commit_id, ru.id, sm.wall_s FROM samples sm"
+	                   " JOIN results res ON res.id = sm.result_id"
+	                   " JOIN runs ru ON ru.id = res.run_id"
+	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
+	                   " AND ru.state = 'complete'", &s))
 		return sql_err(db, "reading a history");
 	xo_sql_bind_int64(s, 1, bench);
 	xo_sql_bind_int64(s, 2, testbed);
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		int64_t commit = xo_sql_column_int64(s, 0);
 
-		if (!se->npt || se->pt[se->npt - 1].commit_id != commit) {
-			if (se->npt == se->cap) {
-				size_t cap = se->cap ? 2 * se->cap : 32;
-				struct point *p = realloc(se->pt, cap * sizeof(*p));
+		if (nrows == se->caprows) {
+			size_t cap = se->caprows ? 2 * se->caprows : 1024;
+			struct srow *p = realloc(se->rows, cap * sizeof(*p));
 
-				if (!p)
-					goto out_nomem;
-				se->pt = p;
-				se->cap = cap;
+			if (!p) {
+				xo_sql_finalize(s);
+				return xo_error(XO_ENOMEM, "perf: out of memory");
 			}
-			se->pt[se->npt++] =
-			    (struct point){.commit_id = commit, .first = se->samples.n};
+			se->rows = p;
+			se->caprows = cap;
 		}
-		if (!vec_push(&se->samples, xo_sql_column_double(s, 1)))
-			goto out_nomem;
-		se->pt[se->npt - 1].n++;
+		se->rows[nrows++] = (struct srow){xo_perf_order_rank(ord, commit),
+		                                  xo_sql_column_int64(s, 1), commit,
+		                                  xo_sql_column_double(s, 2)};
 	}
 	xo_sql_finalize(s);
 	if (rc != XO_SQL_DONE)
 		return sql_err(db, "reading a history");
+	qsort(se->rows, nrows, sizeof(*se->rows), srow_cmp);
+	/* rows of a commit load_points did not see (written since) are left out */
+	for (size_t r = 0, i = 0; i < se->npt; i++) {
+		struct point *p = &se->pt[i];
+
+		p->first = se->samples.n;
+		p->n = 0;
+		while (r < nrows && se->rows[r].rank < p->rank)
+			r++;
+		for (; r < nrows && se->rows[r].rank == p->rank; r++, p->n++)
+			if (!vec_push(&se->samples, se->rows[r].v))
+				return xo_error(XO_ENOMEM, "perf: out of memory");
+		if (p->n || !resummarize)
+			se->pt[k++] = *p; /* a point with no samples is no point */
+	}
+	if (resummarize)
+		se->npt = k;
+	for (size_t i = 0; resummarize && i < se->npt; i++) {
+		struct point *p = &se->pt[i];
+		struct xo_perf_summary sum;
+		double *x = malloc((p->n ? p->n : 1) * sizeof(*x));
+
+		if (!x)
+			return xo_error(XO_ENOMEM, "perf: out of memory");
+		memcpy(x, se->samples.v + p->first, p->n * sizeof(*x));
+		xo_perf_summarize(x, p->n, &sum);
+		free(x);
+		p->y = sum.median;
+		p->se = 1.2533 * ((sum.q3 - sum.q1) / 1.349) / sqrt((double)p->n);
+	}
 	return XO_OK;
-out_nomem:
-	xo_sql_finalize(s);
-	return xo_error(XO_ENOMEM, "perf: out of memory");
 }
 
 /* Index of the first point after the last accepted change: the baseline. */
@@ -1272,7 +1471,8 @@ struct detect_ctx {
 	const struct xo_perf_compare_opts *o;
 	struct xo_sql_stmt *upsert, *fix;
 	int64_t now;
-	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates;
+	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates, nmoved;
+	struct xo_perf_order ord;
 };
 
 /* The step at point mid between segments [lo, mid) and [mid, hi): the U test
@@ -1358,6 +1558,45 @@ static size_t count_steps(const struct series *se, size_t base, size_t n, double
 	return k;
 }
 
+/* Both versions derived and equal: the measured code did not change. */
+static bool same_version(const struct point *a, const struct point *b)
+{
+	return a->ver_known && b->ver_known && a->ver == b->ver;
+}
+
+/*
+ * A step is put on a commit whose measured code changed. When the fit put a
+ * step between two points of one kernel-source version, it moves to the
+ * nearest boundary between its neighbouring steps where the version changed
+ * (or cannot be told: a version not derived), the earlier one when two are
+ * as near; with none (the code is the same over both segments) it stays, and
+ * the store's version check marks it as not the code's doing. true when a
+ * step moved (its neighbours' segments changed: evaluate again).
+ */
+static bool attribute_steps(const struct point *pt, size_t n, size_t *starts, size_t nsteps)
+{
+	bool moved = false;
+
+	for (size_t k = 0; k < nsteps; k++) {
+		size_t s = starts[k], lo = k ? starts[k - 1] : 0, hi = k + 1 < nsteps ? starts[k + 1] : n;
+
+		if (!same_version(&pt[s - 1], &pt[s]))
+			continue;
+		for (size_t d = 1; s - lo > d || s + d < hi; d++) {
+			if (s - lo > d && !same_version(&pt[s - d - 1], &pt[s - d])) {
+				starts[k] = s - d;
+				break;
+			}
+			if (s + d < hi && !same_version(&pt[s + d - 1], &pt[s + d])) {
+				starts[k] = s + d;
+				break;
+			}
+		}
+		moved |= starts[k] != s;
+	}
+	return moved;
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1371,24 +1610,17 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	enum xo_status st = XO_OK;
 	struct xo_sql_stmt *del = NULL;
 	char keep[4096] = "";
+	bool have_samples;
 
-	if ((st = load_series(db, bench, testbed, se)))
+	/* the fit needs the points only; the raw samples are read where the
+	 * summaries do not give the points, or for the tests of found steps */
+	if ((st = load_points(db, &ctx->ord, bench, testbed, se, &have_samples)))
+		return st;
+	have_samples = have_samples || is_count_metric(ctx->o->metric);
+	if (have_samples && (st = load_series_samples(db, &ctx->ord, bench, testbed, se, true)))
 		return st;
 	base = baseline_start(db, bench, testbed, se);
 	n = se->npt - base;
-	for (size_t i = 0; i < se->npt; i++) {
-		struct point *p = &se->pt[i];
-		struct xo_perf_summary sum;
-		double *x = malloc(p->n * sizeof(*x));
-
-		if (!x)
-			return xo_error(XO_ENOMEM, "perf: out of memory");
-		memcpy(x, se->samples.v + p->first, p->n * sizeof(*x));
-		xo_perf_summarize(x, p->n, &sum);
-		free(x);
-		p->y = sum.median;
-		p->se = 1.2533 * ((sum.q3 - sum.q1) / 1.349) / sqrt((double)p->n);
-	}
 	y = malloc((n ? n : 1) * sizeof(*y));
 	starts = malloc((n ? n : 1) * sizeof(*starts));
 	ev = malloc((n ? n : 1) * sizeof(*ev));
@@ -1406,12 +1638,15 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	scale = series_scale(se->pt + base, n);
 	nsteps = n >= 2 ? xo_perf_steps(y, n, scale, starts) : 0;
 	ctx->ncandidates += (int)nsteps;
+	if (nsteps && !have_samples &&
+	    (st = load_series_samples(db, &ctx->ord, bench, testbed, se, false)))
+		goto out;
 	alpha = ctx->o->alpha / (double)(n > 2 ? n - 1 : 1);
 	/* each step is judged by the one rule (verdict.c), at the level the fit's
 	 * choice among n - 1 places leaves, with the series' run-to-run bar */
 	rule.alpha = alpha;
 	if (nsteps)
-		rule.noise = series_noise(db, bench, testbed, INT64_MAX, alpha, 0);
+		rule.noise = series_noise(db, &ctx->ord, bench, testbed, INT64_MAX, alpha, 0);
 	if (!(sizes = malloc((n ? n : 1) * sizeof(*sizes)))) {
 		st = xo_error(XO_ENOMEM, "perf: out of memory");
 		goto out;
@@ -1433,6 +1668,12 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 			break;
 		memmove(starts + worst, starts + worst + 1, (nsteps - worst - 1) * sizeof(*starts));
 		nsteps--;
+	}
+	if (attribute_steps(se->pt + base, n, starts, nsteps)) {
+		ctx->nmoved++;
+		for (size_t k = 0; k < nsteps; k++)
+			eval_step(se, base, y, k ? starts[k - 1] : 0, starts[k],
+			          k + 1 < nsteps ? starts[k + 1] : n, &rule, sizes, &tmp, &ev[k]);
 	}
 store:
 	for (size_t k = 0; k < nsteps; k++) {
@@ -1493,6 +1734,211 @@ out:
 	free(y);
 	free(starts);
 	return st;
+}
+
+/* ---- what the last detect fitted (detect_state, schema 7) ------------------------- */
+
+/* Names what decides a series' changes besides its runs and the settings:
+ * change it with the fit, the confirmation or the attribution, and the next
+ * detect refits every series. */
+#define DETECT_RULE "l1-fit window 128 + merges; verdict rule; version attribution; 2"
+
+struct fitted {
+	int64_t bench, testbed, results, last_run, upto;
+	char settings[160], hash[24];
+};
+
+struct fit_state {
+	struct fitted *f; /* by (bench, testbed) */
+	size_t n;
+	struct {
+		int64_t upto;
+		char hash[24];
+	} memo[8];
+	size_t nmemo;
+	char settings[160], hash[24]; /* this detect's */
+	int64_t upto;
+	struct xo_sql_stmt *put;
+	int nskipped;
+};
+
+static const char *order_hash_text(struct fit_state *fs, const struct xo_perf_order *ord,
+                                   int64_t upto)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nmemo; i++)
+		if (fs->memo[i].upto == upto)
+			return fs->memo[i].hash;
+	i = fs->nmemo < 8 ? fs->nmemo++ : 7;
+	fs->memo[i].upto = upto;
+	snprintf(fs->memo[i].hash, sizeof(fs->memo[i].hash), "%016llx",
+	         (unsigned long long)xo_perf_order_hash(ord, upto));
+	return fs->memo[i].hash;
+}
+
+/* Reads detect_state and prepares its upsert; the settings of this detect. */
+static enum xo_status fit_state_load(struct xo_perfdb *db, const struct xo_perf_compare_opts *o,
+                                     const struct xo_perf_order *ord, struct fit_state *fs)
+{
+	struct xo_sql_stmt *s = NULL;
+	size_t cap = 0;
+	int rc;
+
+	snprintf(fs->settings, sizeof(fs->settings), "threshold %.17g alpha %.17g %s; %s",
+	         o->threshold, o->alpha, is_count_metric(o->metric) ? "instructions" : "time",
+	         DETECT_RULE);
+	fs->upto = ord->n ? ord->id[ord->n - 1] : 0;
+	snprintf(fs->hash, sizeof(fs->hash), "%s", order_hash_text(fs, ord, fs->upto));
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT benchmark_id, testbed_id, results, last_run, settings,"
+	                   " order_upto, order_hash FROM detect_state"
+	                   " ORDER BY benchmark_id, testbed_id", &s))
+		return sql_err(db, "reading detect_state");
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		struct fitted *f;
+
+		if (fs->n == cap) {
+			size_t c2 = cap ? 2 * cap : 64;
+			struct fitted *p = realloc(fs->f, c2 * sizeof(*p));
+
+			if (!p) {
+				xo_sql_finalize(s);
+				return xo_error(XO_ENOMEM, "perf: out of memory");
+			}
+			fs->f = p;
+			cap = c2;
+		}
+		f = &fs->f[fs->n++];
+		f->bench = xo_sql_column_int64(s, 0);
+		f->testbed = xo_sql_column_int64(s, 1);
+		f->results = xo_sql_column_int64(s, 2);
+		f->last_run = xo_sql_column_int64(s, 3);
+		snprintf(f->settings, sizeof(f->settings), "%s", col_str(s, 4));
+		f->upto = xo_sql_column_int64(s, 5);
+		snprintf(f->hash, sizeof(f->hash), "%s", col_str(s, 6));
+	}
+	xo_sql_finalize(s);
+	if (rc != XO_SQL_DONE)
+		return sql_err(db, "reading detect_state");
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "INSERT INTO detect_state(benchmark_id, testbed_id, results, last_run,"
+	                   " settings, order_upto, order_hash) VALUES (?1,?2,?3,?4,?5,?6,?7)"
+	                   " ON CONFLICT(benchmark_id, testbed_id) DO UPDATE SET"
+	                   " results = excluded.results, last_run = excluded.last_run,"
+	                   " settings = excluded.settings, order_upto = excluded.order_upto,"
+	                   " order_hash = excluded.order_hash", &fs->put))
+		return sql_err(db, "writing detect_state");
+	return XO_OK;
+}
+
+/* The series was fitted by a detect with these settings, over the same runs,
+ * in the same order: what that detect stored stands. */
+static bool fit_state_fresh(struct fit_state *fs, const struct xo_perf_order *ord, int64_t bench,
+                            int64_t testbed, int64_t results, int64_t last_run)
+{
+	size_t lo = 0, hi = fs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fitted *f = &fs->f[mid];
+
+		if (f->bench < bench || (f->bench == bench && f->testbed < testbed))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == fs->n || fs->f[lo].bench != bench || fs->f[lo].testbed != testbed)
+		return false;
+	return fs->f[lo].results == results && fs->f[lo].last_run == last_run &&
+	       !strcmp(fs->f[lo].settings, fs->settings) &&
+	       !strcmp(fs->f[lo].hash, order_hash_text(fs, ord, fs->f[lo].upto));
+}
+
+static enum xo_status fit_state_put(struct xo_perfdb *db, struct fit_state *fs, int64_t bench,
+                                    int64_t testbed, int64_t results, int64_t last_run)
+{
+	xo_sql_bind_int64(fs->put, 1, bench);
+	xo_sql_bind_int64(fs->put, 2, testbed);
+	xo_sql_bind_int64(fs->put, 3, results);
+	xo_sql_bind_int64(fs->put, 4, last_run);
+	xo_sql_bind_text(fs->put, 5, fs->settings);
+	xo_sql_bind_int64(fs->put, 6, fs->upto);
+	xo_sql_bind_text(fs->put, 7, fs->hash);
+	if (xo_sql_step(fs->put) != XO_SQL_DONE) {
+		xo_sql_reset(fs->put);
+		return sql_err(db, "writing detect_state");
+	}
+	xo_sql_reset(fs->put);
+	return XO_OK;
+}
+
+/* Every series of the store (of --testbed, --filter and the metric), each
+ * fitted unless detect_state says the last detect fitted it as it is. */
+static enum xo_status fit_all(struct detect_ctx *ctx, struct fit_state *fs, struct series *se,
+                              const regex_t *re, int *nseries)
+{
+	struct xo_perfdb *db = ctx->db;
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	int rc;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT res.benchmark_id, ru.testbed_id, b.name, b.metric,"
+	                   " count(*), max(ru.id)"
+	                   " FROM results res JOIN runs ru ON ru.id = res.run_id"
+	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
+	                   " WHERE ru.state = 'complete' AND (?1 = 0 OR ru.testbed_id = ?1)"
+	                   " GROUP BY res.benchmark_id, ru.testbed_id, b.name, b.metric"
+	                   " ORDER BY b.name, ru.testbed_id", &s))
+		return sql_err(db, "detect");
+	xo_sql_bind_int64(s, 1, ctx->o->testbed);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		int64_t bench = xo_sql_column_int64(s, 0), testbed = xo_sql_column_int64(s, 1);
+		int64_t nres = xo_sql_column_int64(s, 4), last = xo_sql_column_int64(s, 5);
+
+		if (re && regexec(re, col_str(s, 2), 0, NULL, 0))
+			continue;
+		if (strcmp(xo_sql_column_text(s, 3) ? col_str(s, 3) : "time",
+		           is_count_metric(ctx->o->metric) ? "instructions" : "time"))
+			continue; /* the other metric's series */
+		(*nseries)++;
+		if (fit_state_fresh(fs, &ctx->ord, bench, testbed, nres, last)) {
+			fs->nskipped++; /* no new run: its stored changes stand */
+			continue;
+		}
+		if ((st = detect_series(ctx, bench, testbed, se)) ||
+		    (st = fit_state_put(db, fs, bench, testbed, nres, last)))
+			break;
+	}
+	if (!st && rc != XO_SQL_DONE)
+		st = sql_err(db, "detect");
+	xo_sql_finalize(s);
+	return st;
+}
+
+/* What detect did beyond fitting: the order it could not take from the
+ * graph, steps it moved onto a code change, series it did not fit again. */
+static void print_notes(FILE *t, const struct detect_ctx *ctx, const struct fit_state *fs)
+{
+	if (ctx->ord.by_date)
+		fprintf(t,
+		        "\nnote: %zu stretches of history start at a commit whose first parent "
+		        "is not in the store; the commit graph cannot order them, so their "
+		        "commit dates do\n",
+		        ctx->ord.by_date);
+	if (fs->nskipped)
+		fprintf(t,
+		        "\nnote: %d series had no new run since the last detect with these "
+		        "settings: their changes above stand as it stored them (not fitted "
+		        "again)\n",
+		        fs->nskipped);
+	if (ctx->nmoved)
+		fprintf(t,
+		        "\nnote: in %d series a step fell between two commits of the same "
+		        "kernel-source version and was put on the nearest commit whose code "
+		        "changed\n",
+		        ctx->nmoved);
 }
 
 /* The kernel-source version a change's benchmark had at a commit (?1 the
@@ -1604,13 +2050,13 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
                               bool *failed)
 {
 	struct detect_ctx ctx = {.db = db, .o = o, .now = (int64_t)time(NULL)};
+	struct fit_state fs = {0};
 	struct series se = {0};
-	struct xo_sql_stmt *s = NULL;
 	struct xo_sql *h = xo_perfdb_sql(db);
 	enum xo_status st = XO_OK;
 	regex_t re;
 	bool have_re = false;
-	int nseries = 0, rc;
+	int nseries = 0;
 
 	*failed = false;
 	if (o->filter) {
@@ -1622,6 +2068,9 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 		st = sql_err(db, "detect");
 		goto out_free;
 	}
+	if ((st = xo_perf_order_load(db, &ctx.ord)) ||
+	    (st = fit_state_load(db, o, &ctx.ord, &fs)))
+		goto out_rollback;
 	if (xo_sql_prepare(
 	        h,
 	        "INSERT INTO changes(benchmark_id, testbed_id, commit_id,"
@@ -1635,40 +2084,16 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	        " THEN changes.state ELSE excluded.state END", &ctx.upsert) ||
 	    xo_sql_prepare(h,
 	                       "UPDATE changes SET state = 'fixed' WHERE benchmark_id = ? AND"
-	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'", &ctx.fix) ||
-	    xo_sql_prepare(h,
-	                       "SELECT DISTINCT res.benchmark_id, ru.testbed_id, b.name, b.metric"
-	                       " FROM results res JOIN runs ru ON ru.id = res.run_id"
-	                       " JOIN benchmarks b ON b.id = res.benchmark_id"
-	                       " WHERE ru.state = 'complete' AND (?1 = 0 OR ru.testbed_id = ?1)"
-	                       " ORDER BY b.name", &s)) {
+	                       " testbed_id = ? AND commit_id = ? AND state = 'confirmed'", &ctx.fix)) {
 		st = sql_err(db, "detect");
 		goto out_rollback;
 	}
-	xo_sql_bind_int64(s, 1, o->testbed);
-	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
-		const char *name = col_str(s, 2);
-
-		if (have_re && regexec(&re, name, 0, NULL, 0))
-			continue;
-		if (strcmp(xo_sql_column_text(s, 3) ? col_str(s, 3) : "time",
-		           is_count_metric(o->metric) ? "instructions" : "time"))
-			continue; /* the other metric's series */
-		nseries++;
-		st = detect_series(&ctx, xo_sql_column_int64(s, 0), xo_sql_column_int64(s, 1),
-		                   &se);
-		if (st)
-			goto out_rollback;
-	}
-	if (rc != XO_SQL_DONE) {
-		st = sql_err(db, "detect");
+	if ((st = fit_all(&ctx, &fs, &se, have_re ? &re : NULL, &nseries)))
 		goto out_rollback;
-	}
-	xo_sql_finalize(s);
-	s = NULL;
 	xo_sql_finalize(ctx.upsert);
 	xo_sql_finalize(ctx.fix);
-	ctx.upsert = ctx.fix = NULL;
+	xo_sql_finalize(fs.put);
+	ctx.upsert = ctx.fix = fs.put = NULL;
 	if (xo_sql_exec(h, lower_unchanged_sql) ||
 	    xo_sql_exec(h, "COMMIT")) {
 		st = sql_err(db, "detect");
@@ -1687,6 +2112,7 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 			goto out_free;
 		}
 		print_changes(db, t, &ctx, have_re ? &re : NULL, jch, &nbusy);
+		print_notes(t, &ctx, &fs);
 		if (nbusy)
 			fprintf(t,
 			        "\nwarning: %d confirmed changes sit on runs during which other "
@@ -1731,16 +2157,18 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 	goto out_free;
 
 out_rollback:
-	xo_sql_finalize(s);
-	s = NULL;
 	xo_sql_finalize(ctx.upsert);
 	xo_sql_finalize(ctx.fix);
+	xo_sql_finalize(fs.put);
 	xo_sql_exec(h, "ROLLBACK");
 out_free:
 	if (have_re)
 		regfree(&re);
+	xo_perf_order_free(&ctx.ord);
+	free(fs.f);
 	free(se.samples.v);
 	free(se.pt);
+	free(se.rows);
 	return st;
 }
 
@@ -1764,6 +2192,15 @@ enum xo_status xo_perf_change_set(struct xo_perfdb *db, int64_t id, const char *
 		st = xo_error(XO_EINVAL, "no change %lld (see `xo perf detect`)", (long long)id);
 	else
 		fprintf(out, "change %lld: %s\n", (long long)id, state);
+	xo_sql_finalize(s);
+	s = NULL;
+	/* the series' baseline may have moved: the next detect fits it again */
+	if (!st && (xo_sql_prepare(h,
+	                           "DELETE FROM detect_state WHERE EXISTS (SELECT 1 FROM changes ch"
+	                           " WHERE ch.id = ?1 AND ch.benchmark_id = detect_state.benchmark_id"
+	                           " AND ch.testbed_id = detect_state.testbed_id)", &s) ||
+	            (xo_sql_bind_int64(s, 1, id), xo_sql_step(s)) != XO_SQL_DONE))
+		st = sql_err(db, "updating a change");
 	xo_sql_finalize(s);
 	return st;
 }

@@ -22,7 +22,7 @@
 
 #include "xo.h"
 
-#define XO_PERFDB_SCHEMA_VERSION 6
+#define XO_PERFDB_SCHEMA_VERSION 7
 #define XO_PERFDB_APP_ID         0x786f7064 /* "xopd" in PRAGMA application_id */
 
 struct xo_perfdb; /* opaque: an open store */
@@ -245,6 +245,33 @@ void xo_perf_judge_counts(const double *b, size_t nb, const double *h, size_t nh
  *segment after the first to starts (room for n) and returns how many there are. */
 #define XO_PERF_STEP_BETA 2.0
 size_t xo_perf_steps(const double *y, size_t n, double scale, size_t *starts);
+/* The same criterion minimized over every segmentation by the plain O(n^3 log n)
+ * programme: the definition xo_perf_steps is tested against. xo_perf_steps is
+ * exact up to XO_PERF_STEP_WINDOW points and bounded beyond (steps.c). */
+size_t xo_perf_steps_exhaustive(const double *y, size_t n, double scale, size_t *starts);
+#define XO_PERF_STEP_WINDOW 128
+
+/* ---- the order of a history (order.c) -------------------------------------------- */
+
+/* Every commit of a store placed in first-parent order of the commit graph
+ * (commits.parent), never by date: rank[i] is the place of commit id[i]
+ * (ids ascending). by_date counts the chains after the first whose start's
+ * first parent is not in the store: the graph cannot place those against
+ * each other, so their first commits' dates do. */
+struct xo_perf_order {
+	int64_t *id, *rank;
+	size_t n;
+	size_t by_date;
+	bool loaded; /* set by xo_perf_order_load */
+};
+enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o);
+/* The place of a commit; one the order does not hold (recorded after the
+ * load) comes after all that it does. */
+int64_t xo_perf_order_rank(const struct xo_perf_order *o, int64_t commit_id);
+void xo_perf_order_free(struct xo_perf_order *o); /* accepts NULL */
+/* A hash of the order of the commits with id <= upto (never 0 unless out of
+ * memory): equal while no commit recorded later came in between them. */
+uint64_t xo_perf_order_hash(const struct xo_perf_order *o, int64_t upto);
 
 /* ---- commands (each prints to out; *failed set when a regression is confirmed) -- */
 

@@ -1221,7 +1221,7 @@ static int hist_member_cmp(const void *pa, const void *pb)
 
 /* One stored point of a history. */
 struct hist_point {
-	int64_t date, run;   /* commit date, run id: the x order */
+	int64_t rank, run;   /* the commit's place in history (order.c), run id: the x order */
 	char sha[12];        /* short sha, '+' when dirty */
 	double med, lo, hi, min;
 	bool change;         /* a stored change (not ignored) at this run */
@@ -1233,8 +1233,8 @@ static int hist_point_cmp(const void *pa, const void *pb)
 {
 	const struct hist_point *a = pa, *b = pb;
 
-	if (a->date != b->date)
-		return a->date < b->date ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
 	return a->run < b->run ? -1 : a->run > b->run;
 }
 
@@ -1248,7 +1248,8 @@ static int hist_point_cmp(const void *pa, const void *pb)
  * diamonds) over a common x axis of the runs that measured any of them,
  * oldest first. Data: data/hist_GROUP_<i>.dat for the i-th device.
  */
-static enum xo_status write_history_group(struct xo_perfdb *db, const char *outdir, FILE *gp,
+static enum xo_status write_history_group(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                          const char *outdir, FILE *gp,
                                           const struct hist_member *mem, int nmem)
 {
 	struct xo_sql_stmt *s = NULL;
@@ -1276,7 +1277,7 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 	         * scan of runs each (O(runs^2): 3.2 s a line at 10 000 runs, and
 	         * a cost estimate that made it JIT-compile the query as well);
 	         * now it runs once per stored change, 33 ms a line */
-	        "SELECT c.date, ru.id, c.sha, c.dirty, res.median, coalesce(res.ci_lo, res.median),"
+	        "SELECT ru.commit_id, ru.id, c.sha, c.dirty, res.median, coalesce(res.ci_lo, res.median),"
 	        " coalesce(res.ci_hi, res.median), res.min, ch.ratio"
 	        " FROM results res JOIN runs ru ON ru.id = res.run_id"
 	        " JOIN commits c ON c.id = ru.commit_id"
@@ -1308,7 +1309,7 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const char *outd
 			}
 			p = &pt[n++];
 			memset(p, 0, sizeof(*p));
-			p->date = xo_sql_column_int64(s, 0);
+			p->rank = xo_perf_order_rank(ord, xo_sql_column_int64(s, 0));
 			p->run = xo_sql_column_int64(s, 1);
 			snprintf(p->sha, sizeof(p->sha), "%.7s%s", col_text(s, 2),
 			         xo_sql_column_int(s, 3) ? "+" : "");
@@ -2037,6 +2038,7 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 	struct xo_sql_stmt *s = NULL;
 	struct hist_member *mem = NULL;
 	struct hist_testbed tb[MAX_TESTBEDS];
+	struct xo_perf_order ord = {0};
 	size_t n = 0, cap = 0;
 	int ntb = 0;
 	enum xo_status st = XO_OK;
@@ -2099,6 +2101,9 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 	s = NULL;
 	if (n)
 		qsort(mem, n, sizeof(*mem), hist_member_cmp);
+	/* every history in the order detect uses: the commit graph's */
+	if (n && (st = xo_perf_order_load(db, &ord)))
+		goto out;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		char safe[256];
@@ -2106,7 +2111,7 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 		while (j < n && !strcmp(mem[j].group, mem[i].group))
 			j++;
 		/* at most MAX_DEV lines a plot: gnuplot's colours run out long before */
-		if ((st = write_history_group(db, outdir, gp, &mem[i],
+		if ((st = write_history_group(db, &ord, outdir, gp, &mem[i],
 		                              (int)(j - i < MAX_DEV ? j - i : MAX_DEV))))
 			goto out;
 		safe_name(mem[i].group, safe, sizeof(safe));
@@ -2118,6 +2123,7 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 		i = j;
 	}
 out:
+	xo_perf_order_free(&ord);
 	xo_sql_finalize(s);
 	free(mem);
 	return st;

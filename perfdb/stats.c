@@ -309,9 +309,11 @@ static double l1_cost(const double *y, size_t i, size_t j, double *tmp)
  * overfits (simulated on Gaussian noise: about half of the 16-point series
  * get a false step), so the charge is XO_PERF_STEP_BETA = 2 times that
  * (about 9% of 16-point noise series get a candidate step, which the U test
- * of analyze.c then has to confirm).
+ * of analyze.c then has to confirm). This is the definition; steps.c
+ * xo_perf_steps computes the same optimum fast, and the suites hold the two
+ * to each other.
  */
-size_t xo_perf_steps(const double *y, size_t n, double scale, size_t *starts)
+size_t xo_perf_steps_exhaustive(const double *y, size_t n, double scale, size_t *starts)
 {
 	double *best, *tmp, pen;
 	size_t *from, k = 0;

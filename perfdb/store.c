@@ -230,8 +230,25 @@ static const char migrate_5[] =
  */
 static const char migrate_6[] = "CREATE INDEX runs_commit_testbed ON runs(commit_id, testbed_id);";
 
+/*
+ * Version 7: what detect last fitted, per series, so that a detect after a
+ * new run fits only the series that have new runs. A series' row holds the
+ * count of its complete results and its newest run at that detect, the
+ * detect settings (threshold, alpha, the rule's version) as text, and the
+ * order of history then: the newest commit id it knew and a hash of the
+ * order of the commits up to it (order.c), so that a commit recorded later
+ * into the middle of the history refits everything. `accept`, `ignore` and
+ * `fix` delete the row of their series (its baseline moved). "IF NOT
+ * EXISTS": a store whose version was set back by hand keeps the table.
+ */
+static const char migrate_7[] =
+    "CREATE TABLE IF NOT EXISTS detect_state(benchmark_id @INT NOT NULL REFERENCES benchmarks(id),"
+    " testbed_id @INT NOT NULL REFERENCES testbeds(id), results @INT NOT NULL,"
+    " last_run @INT NOT NULL, settings TEXT NOT NULL, order_upto @INT NOT NULL,"
+    " order_hash TEXT NOT NULL, PRIMARY KEY(benchmark_id, testbed_id));";
+
 static const char *const migrations[XO_PERFDB_SCHEMA_VERSION] = {
-    migrate_1, migrate_2, migrate_3, migrate_4, migrate_5, migrate_6};
+    migrate_1, migrate_2, migrate_3, migrate_4, migrate_5, migrate_6, migrate_7};
 
 /*
  * A schema version this xo can read or migrate: 0 (new) to the current one.

@@ -6,9 +6,8 @@
 # a PostgreSQL URI (run under suites/pg_cluster.sh with "$XO_TEST_PG").
 # Prints one line with the medians; exit 1 when a target is missed.
 # XO_SCALE_RUNS overrides the 10 000. XO_SCALE_DETECT=1 also times 3 `xo perf
-# detect` (no target; off by default: its step search is cubic in the points
-# of a series, and 5000 points a series at 10 000 runs do not finish in
-# minutes, docs/perf.md "Scale").
+# detect` (no target here; detect's own scale check, 100 000 runs with a
+# target, is suites/perf_detect_scale.sh).
 set -u
 XO=$1 GEN=$2 DB=$3
 RUNS=${XO_SCALE_RUNS:-10000}

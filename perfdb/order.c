@@ -1,0 +1,285 @@
+/*
+ * order.c - the order of a history: the commit graph, not the clock.
+ *
+ * Every reader that lays runs out in time (detect's series, the run-to-run
+ * noise of a series, baselines, the report's history plots) takes its order
+ * from here, so they all agree. Committer dates do not order commits:
+ * scripted commits and rebases give many commits one date, and a clock can
+ * go backwards. The store keeps each commit's first parent
+ * (commits.parent), so the recorded commits form a forest of first-parent
+ * chains; a commit's place is its chain's place, then its depth in the chain
+ * (how many recorded first-parent ancestors it has). Commits need not be
+ * recorded back to back: a commit whose first parent is not in the store
+ * starts a chain of its own, and chains, which the graph cannot order
+ * against each other, are ordered by the date of their first commit, then
+ * by insertion (the count of such chains beyond the first is reported as
+ * placed by date). Side branches recorded off a chain sit by depth among
+ * the chain's commits (by date, then insertion, among commits of one
+ * depth); a dirty tree of a commit comes right after the clean commit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfdb.h"
+#include "sql.h"
+
+struct node {
+	int64_t id, date, rank_key;
+	char *sha, *parent;
+	int dirty;
+	size_t up;    /* index of the first parent, SIZE_MAX when not recorded */
+	size_t root;  /* index of the first commit of the chain */
+	size_t depth; /* recorded first-parent ancestors */
+};
+
+static int by_sha(const void *pa, const void *pb)
+{
+	const struct node *a = *(struct node *const *)pa, *b = *(struct node *const *)pb;
+	int c = strcmp(a->sha, b->sha);
+
+	if (c)
+		return c;
+	if (a->dirty != b->dirty)
+		return a->dirty - b->dirty; /* the clean commit first */
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The clean (else first) commit with this sha in the sorted index, or NULL. */
+static struct node *find_sha(struct node **idx, size_t n, const char *sha)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(idx[mid]->sha, sha) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(idx[lo]->sha, sha) ? idx[lo] : NULL;
+}
+
+/* Depth and root of every node, walking up each chain once (a crafted store
+ * may hold a cycle of parents: the walk stops where it meets itself). */
+static void place(struct node *nd, size_t n, size_t *stack)
+{
+	const size_t pending = SIZE_MAX - 1;
+
+	for (size_t i = 0; i < n; i++)
+		nd[i].depth = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t top = 0, cur = i;
+
+		while (nd[cur].depth == SIZE_MAX) {
+			nd[cur].depth = pending;
+			stack[top++] = cur;
+			if (nd[cur].up == SIZE_MAX || nd[nd[cur].up].depth == pending)
+				break;
+			cur = nd[cur].up;
+		}
+		while (top) {
+			size_t k = stack[--top];
+			size_t u = nd[k].up;
+
+			if (u == SIZE_MAX || nd[u].depth == pending) {
+				nd[k].up = SIZE_MAX; /* a root, or a cycle cut here */
+				nd[k].root = k;
+				nd[k].depth = 0;
+			} else {
+				nd[k].root = nd[u].root;
+				nd[k].depth = nd[u].depth + 1;
+			}
+		}
+	}
+}
+
+static const struct node *sort_base;
+
+static int by_history(const void *pa, const void *pb)
+{
+	const struct node *a = &sort_base[*(const size_t *)pa], *b = &sort_base[*(const size_t *)pb];
+	const struct node *ra = &sort_base[a->root], *rb = &sort_base[b->root];
+
+	if (a->root != b->root) {
+		if (ra->date != rb->date)
+			return ra->date < rb->date ? -1 : 1;
+		return ra->id < rb->id ? -1 : 1;
+	}
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	if (a->date != b->date)
+		return a->date < b->date ? -1 : 1;
+	if (a->dirty != b->dirty)
+		return a->dirty - b->dirty;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int by_id(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static enum xo_status read_commits(struct xo_perfdb *db, struct node **out, size_t *nout)
+{
+	struct xo_sql_stmt *s = NULL;
+	struct node *nd = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT id, coalesce(sha, ''), coalesce(parent, ''), coalesce(date, 0),"
+	                   " coalesce(dirty, 0) FROM commits", &s))
+		return xo_error(XO_EIO, "perf: reading the commits: %s",
+		                xo_sql_errmsg(xo_perfdb_sql(db)));
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		if (n == cap) {
+			size_t c2 = cap ? 2 * cap : 256;
+			struct node *p = realloc(nd, c2 * sizeof(*p));
+
+			if (!p)
+				goto out_nomem;
+			nd = p;
+			cap = c2;
+		}
+		memset(&nd[n], 0, sizeof(nd[n]));
+		nd[n].id = xo_sql_column_int64(s, 0);
+		nd[n].sha = strdup((const char *)xo_sql_column_text(s, 1));
+		nd[n].parent = strdup((const char *)xo_sql_column_text(s, 2));
+		nd[n].date = xo_sql_column_int64(s, 3);
+		nd[n].dirty = xo_sql_column_int(s, 4) != 0;
+		n++;
+		if (!nd[n - 1].sha || !nd[n - 1].parent)
+			goto out_nomem;
+	}
+	xo_sql_finalize(s);
+	*out = nd;
+	*nout = n;
+	if (rc != XO_SQL_DONE)
+		return xo_error(XO_EIO, "perf: reading the commits: %s",
+		                xo_sql_errmsg(xo_perfdb_sql(db)));
+	return XO_OK;
+out_nomem:
+	xo_sql_finalize(s);
+	*out = nd;
+	*nout = n;
+	return xo_error(XO_ENOMEM, "perf: out of memory");
+}
+
+enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o)
+{
+	struct node *nd = NULL, **idx = NULL;
+	size_t n = 0, *perm = NULL, *stack = NULL;
+	struct {
+		int64_t id, rank;
+	} *pairs = NULL;
+	enum xo_status st;
+
+	memset(o, 0, sizeof(*o));
+	if ((st = read_commits(db, &nd, &n)))
+		goto out_free;
+	idx = malloc((n ? n : 1) * sizeof(*idx));
+	perm = malloc((n ? n : 1) * sizeof(*perm));
+	stack = malloc((n ? n : 1) * sizeof(*stack));
+	pairs = malloc((n ? n : 1) * sizeof(*pairs));
+	o->id = malloc((n ? n : 1) * sizeof(*o->id));
+	o->rank = malloc((n ? n : 1) * sizeof(*o->rank));
+	if (!idx || !perm || !stack || !pairs || !o->id || !o->rank) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out_free;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = &nd[i];
+	qsort(idx, n, sizeof(*idx), by_sha);
+	for (size_t i = 0; i < n; i++) {
+		struct node *p = nd[i].parent[0] ? find_sha(idx, n, nd[i].parent) : NULL;
+
+		nd[i].up = p && p != &nd[i] ? (size_t)(p - nd) : SIZE_MAX;
+	}
+	place(nd, n, stack);
+	for (size_t i = 0; i < n; i++) {
+		perm[i] = i;
+		if (nd[i].root == i)
+			o->by_date++;
+	}
+	if (o->by_date)
+		o->by_date--; /* the oldest chain's start is where history begins */
+	sort_base = nd;
+	qsort(perm, n, sizeof(*perm), by_history);
+	for (size_t r = 0; r < n; r++) {
+		pairs[r].id = nd[perm[r]].id;
+		pairs[r].rank = (int64_t)r;
+	}
+	qsort(pairs, n, sizeof(*pairs), by_id); /* id first in the pair */
+	for (size_t i = 0; i < n; i++) {
+		o->id[i] = pairs[i].id;
+		o->rank[i] = pairs[i].rank;
+	}
+	o->n = n;
+	o->loaded = true;
+out_free:
+	if (st)
+		xo_perf_order_free(o);
+	for (size_t i = 0; i < n; i++) {
+		free(nd[i].sha);
+		free(nd[i].parent);
+	}
+	free(pairs);
+	free(stack);
+	free(perm);
+	free(idx);
+	free(nd);
+	return st;
+}
+
+int64_t xo_perf_order_rank(const struct xo_perf_order *o, int64_t commit_id)
+{
+	size_t lo = 0, hi = o ? o->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->id[mid] < commit_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (o && lo < o->n && o->id[lo] == commit_id)
+		return o->rank[lo];
+	/* a commit recorded after the order was read: after everything */
+	return (int64_t)(o ? o->n : 0) + commit_id;
+}
+
+void xo_perf_order_free(struct xo_perf_order *o)
+{
+	if (!o)
+		return;
+	free(o->id);
+	free(o->rank);
+	memset(o, 0, sizeof(*o));
+}
+
+uint64_t xo_perf_order_hash(const struct xo_perf_order *o, int64_t upto)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t *key = malloc((o->n ? o->n : 1) * sizeof(*key)), span = (int64_t)o->n + 1;
+	size_t k = 0;
+
+	if (!key)
+		return 0; /* matches no stored hash: the caller refits */
+	/* each commit up to upto as rank * span + its index: sorted, the
+	 * indices come out in history order (rank and index are both < span) */
+	for (size_t i = 0; i < o->n; i++)
+		if (o->id[i] <= upto)
+			key[k++] = o->rank[i] * span + (int64_t)i;
+	qsort(key, k, sizeof(*key), by_id);
+	for (size_t i = 0; i < k; i++) {
+		int64_t id = o->id[key[i] % span];
+
+		h = xo_perf_fnv(h, &id, sizeof(id));
+	}
+	free(key);
+	return h ? h : 1;
+}
