@@ -1601,7 +1601,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
                                     struct series *se)
 {
 	struct xo_perfdb *db = ctx->db;
-	size_t base, n, nsteps, *starts = NULL;
+	size_t base, n, nsteps, *starts = NULL, *orig = NULL;
 	double *y = NULL, scale, alpha;
 	struct vec tmp = {0};
 	size_t *sizes = NULL;
@@ -1669,8 +1669,31 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 		memmove(starts + worst, starts + worst + 1, (nsteps - worst - 1) * sizeof(*starts));
 		nsteps--;
 	}
+	/* A step on a commit whose measured code did not change moves to the
+	 * nearest version change in its segments, but only where the rule
+	 * confirms it there too: a code change whose commit the data show
+	 * unchanged is not the cause, and the step stays where it is (then not
+	 * confirmed: the code did not change there). */
+	if (nsteps && !(orig = malloc(nsteps * sizeof(*orig)))) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out;
+	}
+	if (nsteps)
+		memcpy(orig, starts, nsteps * sizeof(*orig));
 	if (attribute_steps(se->pt + base, n, starts, nsteps)) {
-		ctx->nmoved++;
+		bool moved = false;
+
+		for (size_t k = 0; k < nsteps; k++) {
+			if (starts[k] == orig[k])
+				continue;
+			eval_step(se, base, y, k ? starts[k - 1] : 0, starts[k],
+			          k + 1 < nsteps ? starts[k + 1] : n, &rule, sizes, &tmp, &ev[k]);
+			if (ev[k].v.sign)
+				moved = true;
+			else
+				starts[k] = orig[k];
+		}
+		ctx->nmoved += moved;
 		for (size_t k = 0; k < nsteps; k++)
 			eval_step(se, base, y, k ? starts[k - 1] : 0, starts[k],
 			          k + 1 < nsteps ? starts[k + 1] : n, &rule, sizes, &tmp, &ev[k]);
@@ -1732,6 +1755,7 @@ out:
 	free(tmp.v);
 	free(ev);
 	free(y);
+	free(orig);
 	free(starts);
 	return st;
 }
