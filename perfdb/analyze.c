@@ -634,6 +634,7 @@ struct compare_row {
 	const char *word;
 	char why[128];
 	bool src_changed, same_code;
+	bool ver_unknown; /* a side's code version is unknown: never "unchanged" */
 	size_t nb_runs, nh_runs;
 	double *bm, *hm; /* the run medians of each side (nb_runs, nh_runs of them) */
 };
@@ -653,6 +654,14 @@ static bool same_shown(const struct verdict *v, double threshold)
 {
 	return isfinite(v->lo) && isfinite(v->hi) && expm1(v->lo) >= -threshold &&
 	       expm1(v->hi) <= threshold;
+}
+
+/* The note after a compare row's verdict: whether the code measured changed. */
+static const char *src_note(const struct compare_row *w)
+{
+	if (w->ver_unknown)
+		return "  [code version unknown]";
+	return w->src_changed ? "  [source changed]" : "";
 }
 
 static bool side_busy(const struct side *sd, double cores)
@@ -878,7 +887,10 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 			goto out;
 		w->nb_runs = mb.n;
 		w->nh_runs = mh.n;
-		w->src_changed = strcmp(verb, verh) != 0;
+		/* "changed" unless both versions are known and equal: an unknown
+		 * version is never the same code (xo_perf_same_code) */
+		w->src_changed = !xo_perf_same_code(verb, verh);
+		w->ver_unknown = !xo_perf_version_known(verb) || !xo_perf_version_known(verh);
 		if (counts) {
 			/* a deterministic metric: no sampling statistics, no run
 			 * offsets; every sample must agree (xo_perf_judge_counts) */
@@ -886,7 +898,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 			w->v.p = NAN;
 			xo_perf_judge_counts(vb.v, vb.n, vh.v, vh.n, o->threshold, &w->v.sign,
 			                     &w->v.lo, &w->v.hi);
-			w->same_code = verb[0] && !w->src_changed;
+			w->same_code = xo_perf_same_code(verb, verh);
 			continue;
 		}
 		judge(vb.v, vb.n, vh.v, vh.n, o->threshold, o->alpha, &w->v);
@@ -936,7 +948,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		}
 		memcpy(w->bm, mb.v, mb.n * sizeof(*w->bm));
 		memcpy(w->hm, mh.v, mh.n * sizeof(*w->hm));
-		w->same_code = verb[0] && !w->src_changed;
+		w->same_code = xo_perf_same_code(verb, verh);
 		if (w->nb_runs >= 2 && w->nh_runs >= 2)
 			nmulti[w->sec]++;
 	}
@@ -1003,11 +1015,11 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 				         100.0 * expm1(w->v.hi));
 				fprintf(t, "%-58s %12s %12s %+8.2f%% %17s %9s  %s%s%s\n", w->name, tb,
 				        th, 100.0 * w->v.change, ci, "-", w->word,
-				        w->src_changed ? "  [source changed]" : "", w->why);
+				        src_note(w), w->why);
 			} else
 			fprintf(t, "%-58s %12s %12s %+8.1f%% %17s %9.2g  %s%s%s\n", w->name, tb, th,
 			        100.0 * w->v.change, ci, w->v.p, w->word,
-			        w->src_changed ? "  [source changed]" : "", w->why);
+			        src_note(w), w->why);
 			if (jrows) {
 				json_t *jr = json_pack(
 				    "{s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:I, s:I}", "benchmark",
@@ -1525,12 +1537,13 @@ out:
 	" WHERE res.benchmark_id = ch.benchmark_id AND ru.testbed_id = ch.testbed_id"              \
 	" AND ru.commit_id = ch." col " AND ru.state = 'complete' ORDER BY ru.id DESC LIMIT 1)"
 
-/* A step whose benchmark's kernel source is the same on both sides of it is
- * not the code's doing: never "confirmed" (issue 16 item 3). */
+/* A step whose benchmark's code version is the same, and known, on both sides
+ * of it is not the code's doing: never "confirmed". An unknown version (empty,
+ * or XO_PERF_VERSION_UNKNOWN) lowers nothing (xo_perf_same_code in SQL). */
 static const char lower_unchanged_sql[] =
     "UPDATE changes AS ch SET state = 'detected' WHERE state = 'confirmed' AND "
     CHANGE_VERSION_SQL("commit_id") " = " CHANGE_VERSION_SQL("prev_commit_id")
-    " AND " CHANGE_VERSION_SQL("commit_id") " != ''";
+    " AND " CHANGE_VERSION_SQL("commit_id") " NOT IN ('', '" XO_PERF_VERSION_UNKNOWN "')";
 
 /*
  * The changes table, the backends under test first, then ref and the peers
@@ -1572,7 +1585,7 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 		double cores = xo_sql_column_double(s, 13) > 0 ? xo_sql_column_double(s, 13) : 1.0;
 		bool busy = !xo_sql_column_null(s, 12) &&
 		            xo_sql_column_double(s, 12) > 0.1 * cores;
-		bool same_code = vh[0] && !strcmp(vh, vb);
+		bool same_code = xo_perf_same_code(vh, vb);
 		enum compare_section sec = section_of(dev[0] ? dev : strrchr(name, '/') ?
 		                                                   strrchr(name, '/') + 1 : name);
 		char commit[32], notes[160] = "";
