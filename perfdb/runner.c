@@ -853,8 +853,8 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	if (st)
 		goto out_free;
 
-	/* versions: an op measures the core and its backend's objects; a model
-	 * the model library's too, and its architecture */
+	/* versions: an op measures the core, this runner and its backend's
+	 * objects; a model the model library's too, and its architecture */
 	snprintf(settings, sizeof(settings), "samples>=10 target=%g", target);
 	snprintf(model_settings, sizeof(model_settings), "%s arch=%s", settings, model_arch);
 
@@ -871,8 +871,9 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		struct device *D = &dev[d];
 		bool is_ref = !strcmp(devs[d], "ref");
 		int64_t ref_cap = o->quick ? 64 : 512;
-		const char *op_units[] = {"core", backend_unit(devs[d]), NULL};
-		const char *model_units[] = {"core", "model", backend_unit(devs[d]), NULL};
+		const char *op_units[] = {"core", "runner", backend_unit(devs[d]), NULL};
+		const char *model_units[] = {"core", "runner", "model", backend_unit(devs[d]),
+		                             NULL};
 		char model_version[24];
 
 		snprintf(D->spec, sizeof(D->spec), "%s", devs[d]);

@@ -17,8 +17,9 @@
 #                 for ops, another for models, and "unknown" for a copy of xo
 #                 without its manifest; the build's own dependency files,
 #                 moved onto a copy of the tree, give the same versions, and
-#                 touching kernels/cpu_kernels.inc changes "cpu" only, ops.def
-#                 every unit that read it, docs and tests nothing.
+#                 touching kernels/cpu_kernels.inc changes "cpu" only,
+#                 perfdb/runner.c "runner" only, ops.def every unit that read
+#                 it, perfdb/report.c, docs and tests nothing.
 # Exit 0 when every case holds, 1 with the case that failed.
 set -u -o pipefail
 mode=${1:?usage: perf_versions.sh tiny SCRIPT | real XO SRC}
@@ -157,11 +158,11 @@ real() {
     [ -s "$m" ] || { echo "FAIL  no $m beside $xo"; exit 1; }
     units=$(sed -n 's/^# units //p' "$m")
     bdir=$(cd "$(dirname "$xo")/.." && pwd)
-    for u in core ref cpu model; do
+    for u in core runner ref cpu model; do
         grep -q "^$u"$'\t''[0-9a-f]\{16\}$' "$m" ||
             { echo "FAIL  unit $u has no version in $m:"; cat "$m" "$m.why"; exit 1; }
     done
-    echo "ok    $m names core, ref, cpu and model"
+    echo "ok    $m names core, runner, ref, cpu and model"
     # one version per (kind, backend); all known; backends and kinds apart
     local devs=(ref cpu)
     grep -q $'^cl\t[0-9a-f]\{16\}$' "$m" && devs+=(cl)
@@ -191,7 +192,7 @@ PY
     fi
     # the build's dependency files moved onto a copy of the tree
     mkdir -p "$tmp/src" "$tmp/build"
-    for d in include core kernels cl reference model models docs suites; do
+    for d in include core kernels cl reference model models perfdb cli docs suites; do
         [ -d "$src/$d" ] && cp -r "$src/$d" "$tmp/src/"
     done
     sed -e "s|$bdir/|$tmp/build/|g" -e "s|$src/|$tmp/src/|g" \
@@ -220,6 +221,8 @@ PY
     touchit ".h: kernels/cpu.h" "cpu" kernels/cpu.h
     touchit ".c: reference/ref_act.c" "ref" reference/ref_act.c
     touchit ".c: model/spec.c" "model" model/spec.c
+    touchit ".c: perfdb/runner.c (times every benchmark)" "runner" perfdb/runner.c
+    touchit ".c: perfdb/report.c (builds no benchmark)" "" perfdb/report.c
     touchit "docs: docs/perf.md" "" docs/perf.md
     touchit "tests: suites/test_perf_versions.c" "" suites/test_perf_versions.c
     # ops.def: every unit whose TUs read it (all of them in xo)
