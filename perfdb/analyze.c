@@ -967,12 +967,16 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		                          nmulti[w->sec] * (o->looks > 1 ? o->looks : 1), NULL,
 		                          w->why, sizeof(w->why)))
 			w->v.sign = 0;
-		if (w->v.sign && w->same_code) {
-			/* the code measured is the same on both sides */
+		if (w->same_code && (w->v.sign || !same_shown(&w->v, o->threshold))) {
+			/* the code measured is the same, and known, on both sides: a
+			 * difference, or a difference too close to call, is the
+			 * machine's, never the commit's (a docs-only commit is
+			 * neither SLOWER nor left UNKNOWN for bisect to skip) */
 			w->word = sb->testbed_id != sh->testbed_id || ldiff ? "environment"
 			                                                    : "unchanged code";
 			snprintf(w->why, sizeof(w->why), "  [%s %+.1f%%: kernel source unchanged]",
-			         w->v.sign > 0 ? "slower" : "faster", 100.0 * w->v.change);
+			         w->v.sign > 0 ? "slower" : w->v.sign < 0 ? "faster" : "unclear",
+			         100.0 * w->v.change);
 			w->v.sign = 0;
 			count[w->sec][3]++;
 		} else if (w->v.sign) {
