@@ -18,7 +18,8 @@
 # as continuous and bisect build), and its xo with its xo.versions is placed
 # where `--build-dir` finds it, so continuous and bisect reuse those builds.
 # Then, per kind, on that kind's benchmark only:
-#   record   2 runs at each of base, docs, plant, tests into one store
+#   record   PLANTED_RUNS (3) runs at each of base, docs, plant, tests into
+#            one store
 #   compare  plant^ plant SLOWER; docs^ docs and tests^ tests not SLOWER
 #   continuous  plant^ plant exits 1 with SLOWER; base docs exits 0
 #   bisect   --good base --bad tests names the plant
@@ -26,12 +27,17 @@
 #            or tests
 # The last lines are the table (kind x tool x verdict) and a summary; the
 # table is also written to OUT_TABLE when given. PLANTED_KINDS (a space-
-# separated subset of: c inc h cl opsdef flag) limits the kinds.
+# separated subset of: c inc cl flag h opsdef, cheapest builds first) limits
+# the kinds; each kind's verdicts are logged as it ends.
 # Exit: 0 when every cell is right, 1 otherwise.
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT_TABLE=${1:-}
-KINDS=${PLANTED_KINDS:-c inc h cl opsdef flag}
+KINDS=${PLANTED_KINDS:-c inc cl flag h opsdef}
+# runs a commit: compare pools a commit's runs and asks their medians to
+# separate too (Welch's t on the logs), which 2 + 2 runs under load could not
+# show for a +700% slowdown (p 0.09); 3 + 3 can
+RUNS=${PLANTED_RUNS:-3}
 command -v git >/dev/null && git -C "$ROOT" rev-parse --verify -q HEAD >/dev/null || {
     echo "planted: skipped (no git history)"
     exit 0
@@ -150,9 +156,9 @@ for k in $KINDS; do
     cmp -s "$bd/$base/build/cli/xo.versions" "$bd/$docs/build/cli/xo.versions" ||
         log "$k: the docs commit changed a unit's version"
     db=$tmp/$k.sqlite
-    log "$k: recording $filter on $dev (2 runs at each of 4 commits)"
+    log "$k: recording $filter on $dev ($RUNS runs at each of 4 commits)"
     for c in "$base" "$docs" "$pl" "$tests"; do
-        for r in 1 2; do
+        for r in $(seq 1 "$RUNS"); do
             XO_SOURCE_DIR=$bd/$c "$bd/$c/build/cli/xo" perf record --db "$db" --device "$dev" \
                 --quick --filter "$filter" --no-progress >>"$tmp/$k.record.log" 2>&1 ||
                 { tail -5 "$tmp/$k.record.log"; exit 1; }
@@ -214,7 +220,7 @@ print(int(at(sys.argv[2], True)), int(at(sys.argv[3], False)), int(at(sys.argv[4
     [ "$dp" = 1 ] && cell "$k" detect SLOWER || { cell "$k" detect "missed"; head -c 1500 "$tmp/$k.det.json"; echo; }
     [ "$dd" = 0 ] && cell "$k/docs" detect "not blamed" || cell "$k/docs" detect "BLAMED"
     [ "$dt" = 0 ] && cell "$k/tests" detect "not blamed" || cell "$k/tests" detect "BLAMED"
-    log "$k: done"
+    log "$k: done: compare ${V["$k,compare"]}, continuous ${V["$k,continuous"]}, bisect ${V["$k,bisect"]}, detect ${V["$k,detect"]}; docs: compare ${V["$k/docs,compare"]}, continuous ${V["$k/docs,continuous"]}, detect ${V["$k/docs,detect"]}; tests: compare ${V["$k/tests,compare"]}, detect ${V["$k/tests,detect"]}"
 done
 
 # the table: rows the kinds, then docs and tests over all kinds' histories
