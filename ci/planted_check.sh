@@ -25,7 +25,11 @@
 #   bisect   --good base --bad tests names the plant
 #   detect   a confirmed regression at the plant; nothing confirmed at docs
 #            or tests
-# The last lines are the table (kind x tool x verdict) and a summary; the
+# A plant's cell is SLOWER, or what was said instead: LOWERED (its version
+# missed the plant: "unchanged code"), UNKNOWN (compare's rule could not call
+# it), "detected only" (detect put the step at the plant but did not confirm
+# it), missed. The last lines are the table (kind x tool x verdict) and a
+# summary; the
 # table is also written to OUT_TABLE when given. PLANTED_KINDS (a space-
 # separated subset of: c inc cl flag h opsdef, cheapest builds first) limits
 # the kinds; each kind's verdicts are logged as it ends.
@@ -131,6 +135,17 @@ build_at() {
         cp "$bdir/cli/xo" "$bdir/cli/xo.versions" "$bd/$sha/build/cli/"
 }
 
+# the plant's verdict in a compare or continuous output (exit rc): SLOWER, or
+# what it said instead (a lowered verdict would be a version that missed the
+# plant; UNKNOWN the decision rule's indecision, with its reason)
+word() {
+    if [ "$1" -eq 1 ] && grep -q ' SLOWER' "$2"; then echo SLOWER; return; fi
+    sed 's/^/    /' "$2" | tail -8 >&2
+    if grep -q 'unchanged code\|environment' "$2"; then echo "LOWERED"
+    elif grep -q '^op/.* UNKNOWN' "$2"; then echo "UNKNOWN"
+    else echo "missed($1)"; fi
+}
+
 mkdir -p "$bd"
 log "building the base $(git -C "$src" rev-parse --short HEAD) (Release, target xo)"
 build_at "$base" || exit 1
@@ -168,11 +183,7 @@ for k in $KINDS; do
     # compare
     XO_SOURCE_DIR=$bd/$pl "$x" perf compare --db "$db" --filter "$filter" "$docs" "$pl" >"$tmp/$k.cmp" 2>&1
     rc=$?
-    if [ $rc -eq 1 ] && grep -q ' SLOWER' "$tmp/$k.cmp"; then
-        cell "$k" compare SLOWER
-    else
-        cell "$k" compare "missed($rc)"; sed 's/^/    /' "$tmp/$k.cmp" | tail -8
-    fi
+    cell "$k" compare "$(word "$rc" "$tmp/$k.cmp")"
     for pair in "docs $base $docs" "tests $pl $tests"; do
         set -- $pair
         XO_SOURCE_DIR=$bd/$3 "$x" perf compare --db "$db" --filter "$filter" "$2" "$3" >"$tmp/$k.cmp.$1" 2>&1
@@ -186,8 +197,7 @@ for k in $KINDS; do
         --device "$dev" --filter "$filter" --quick --rounds 2 --max-rounds 4 "$docs" "$pl" \
         >"$tmp/$k.cont" 2>&1
     rc=$?
-    if [ $rc -eq 1 ] && grep -q ' SLOWER' "$tmp/$k.cont"; then cell "$k" continuous SLOWER; else
-        cell "$k" continuous "missed($rc)"; tail -8 "$tmp/$k.cont" | sed 's/^/    /'; fi
+    cell "$k" continuous "$(word "$rc" "$tmp/$k.cont")"
     XO_SOURCE_DIR=$src "$x" perf continuous --db "$tmp/$k.contd.sqlite" --build-dir "$bd" \
         --device "$dev" --filter "$filter" --quick --rounds 2 --max-rounds 4 "$base" "$docs" \
         >"$tmp/$k.contd" 2>&1
@@ -213,11 +223,18 @@ print(d.get("outcome"), d.get("first_bad", {}).get("sha", "-"))' "$tmp/$k.bis.js
     XO_SOURCE_DIR=$bd/$tests "$x" perf detect --db "$db" --json >"$tmp/$k.det.json" 2>"$tmp/$k.det.err"
     read -r dp dd dt < <(python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
-ch = [c for c in d.get("changes", []) if c.get("state") == "confirmed"]
-def at(sha, reg): return any(c["commit"] == sha and (c["direction"] == "regression" or not reg) for c in ch)
-print(int(at(sys.argv[2], True)), int(at(sys.argv[3], False)), int(at(sys.argv[4], False)))' \
+ch = d.get("changes", [])
+def at(sha, reg, states=("confirmed",)):
+    return any(c["commit"] == sha and c.get("state") in states and
+               (c["direction"] == "regression" or not reg) for c in ch)
+plant = 1 if at(sys.argv[2], True) else 2 if at(sys.argv[2], True, ("detected",)) else 0
+print(plant, int(at(sys.argv[3], False)), int(at(sys.argv[4], False)))' \
         "$tmp/$k.det.json" "$pl" "$docs" "$tests" 2>/dev/null || echo "x x x")
-    [ "$dp" = 1 ] && cell "$k" detect SLOWER || { cell "$k" detect "missed"; head -c 1500 "$tmp/$k.det.json"; echo; }
+    case $dp in
+    1) cell "$k" detect SLOWER ;;
+    2) cell "$k" detect "detected only" ;; # the step at the plant, not confirmed
+    *) cell "$k" detect "missed"; head -c 1500 "$tmp/$k.det.json"; echo ;;
+    esac
     [ "$dd" = 0 ] && cell "$k/docs" detect "not blamed" || cell "$k/docs" detect "BLAMED"
     [ "$dt" = 0 ] && cell "$k/tests" detect "not blamed" || cell "$k/tests" detect "BLAMED"
     log "$k: done: compare ${V["$k,compare"]}, continuous ${V["$k,continuous"]}, bisect ${V["$k,bisect"]}, detect ${V["$k,detect"]}; docs: compare ${V["$k/docs,compare"]}, continuous ${V["$k/docs,continuous"]}, detect ${V["$k/docs,detect"]}; tests: compare ${V["$k/tests,compare"]}, detect ${V["$k/tests,detect"]}"
