@@ -604,6 +604,7 @@ struct compare_row {
 	const char *word;
 	char why[192];
 	bool src_changed, same_code;
+	bool ver_unknown; /* a side's code version is unknown: never "unchanged" */
 	size_t nb_runs, nh_runs;
 	double run_noise;      /* the series' run-to-run bar (0 with several runs a side) */
 	double *bx, *hx;       /* every sample of each side, run after run */
@@ -620,6 +621,14 @@ struct compare_row {
  * 2 cores a fifth of the second core that the cpu backend's second thread
  * wants.
  */
+/* The note after a compare row's verdict: whether the code measured changed. */
+static const char *src_note(const struct compare_row *w)
+{
+	if (w->ver_unknown)
+		return "  [code version unknown]";
+	return w->src_changed ? "  [source changed]" : "";
+}
+
 static bool side_busy(const struct side *sd, double cores)
 {
 	if (sd->others >= 0)
@@ -770,8 +779,11 @@ static enum xo_status row_load(struct xo_perfdb *db, struct xo_perf_order *ord,
 	w->nbx = vb.n;
 	w->hx = vh.v;
 	w->nhx = vh.n;
-	w->src_changed = strcmp(verb, verh) != 0;
-	w->same_code = verb[0] && !w->src_changed;
+	/* "changed" unless both versions are known and equal: an unknown
+	 * version is never the same code (xo_perf_same_code) */
+	w->src_changed = !xo_perf_same_code(verb, verh);
+	w->ver_unknown = !xo_perf_version_known(verb) || !xo_perf_version_known(verh);
+	w->same_code = xo_perf_same_code(verb, verh);
 	if (!counts && (w->nb_runs < 2 || w->nh_runs < 2))
 		w->run_noise = series_noise(db, ord, bench, sb->testbed_id, sb->info.id, alpha,
 		                            sh->info.commit_id);
@@ -959,12 +971,16 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		snprintf(w->why, sizeof(w->why), "%s",
 		         w->v.why[0] || !w->v.loaded ? w->v.why
 		                                     : "  [load: judged on runs' faster halves and minima]");
-		if (w->v.sign && w->same_code) {
-			/* the code measured is the same on both sides */
+		if (w->same_code && (w->v.sign || !w->v.same)) {
+			/* the code measured is the same, and known, on both sides: a
+			 * difference, or a difference too close to call, is the
+			 * machine's, never the commit's (a docs-only commit is
+			 * neither SLOWER nor left UNKNOWN for bisect to skip) */
 			w->word = sb->testbed_id != sh->testbed_id || ldiff ? "environment"
 			                                                    : "unchanged code";
 			snprintf(w->why, sizeof(w->why), "  [%s %+.1f%%: kernel source unchanged]",
-			         w->v.sign > 0 ? "slower" : "faster", 100.0 * w->v.change);
+			         w->v.sign > 0 ? "slower" : w->v.sign < 0 ? "faster" : "unclear",
+			         100.0 * w->v.change);
 			w->v.sign = 0;
 			count[w->sec][3]++;
 		} else if (w->v.sign) {
@@ -1007,11 +1023,11 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 				         100.0 * expm1(w->v.hi));
 				fprintf(t, "%-58s %12s %12s %+8.2f%% %17s %9s  %s%s%s\n", w->name, tb,
 				        th, 100.0 * w->v.change, ci, "-", w->word,
-				        w->src_changed ? "  [source changed]" : "", w->why);
+				        src_note(w), w->why);
 			} else
 			fprintf(t, "%-58s %12s %12s %+8.1f%% %17s %9.2g  %s%s%s\n", w->name, tb, th,
 			        100.0 * w->v.change, ci, w->v.p, w->word,
-			        w->src_changed ? "  [source changed]" : "", w->why);
+			        src_note(w), w->why);
 			if (jrows) {
 				json_t *jr = json_pack(
 				    "{s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:I, s:I}", "benchmark",
@@ -1278,7 +1294,7 @@ static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_ord
 		r[nr].commit = xo_sql_column_int64(s, 0);
 		r[nr].rank = xo_perf_order_rank(ord, r[nr].commit);
 		r[nr].run = xo_sql_column_int64(s, 1);
-		r[nr].known = v[0] != '\0';
+		r[nr].known = xo_perf_version_known(v);
 		r[nr].ver = xo_perf_fnv(0xcbf29ce484222325ULL, v, strlen(v));
 		r[nr].med = xo_sql_column_double(s, 3);
 		r[nr].q1 = xo_sql_column_double(s, 4);
@@ -1972,12 +1988,13 @@ static void print_notes(FILE *t, const struct detect_ctx *ctx, const struct fit_
 	" WHERE res.benchmark_id = ch.benchmark_id AND ru.testbed_id = ch.testbed_id"              \
 	" AND ru.commit_id = ch." col " AND ru.state = 'complete' ORDER BY ru.id DESC LIMIT 1)"
 
-/* A step whose benchmark's kernel source is the same on both sides of it is
- * not the code's doing: never "confirmed" (issue 16 item 3). */
+/* A step whose benchmark's code version is the same, and known, on both sides
+ * of it is not the code's doing: never "confirmed". An unknown version (empty,
+ * or XO_PERF_VERSION_UNKNOWN) lowers nothing (xo_perf_same_code in SQL). */
 static const char lower_unchanged_sql[] =
     "UPDATE changes AS ch SET state = 'detected' WHERE state = 'confirmed' AND "
     CHANGE_VERSION_SQL("commit_id") " = " CHANGE_VERSION_SQL("prev_commit_id")
-    " AND " CHANGE_VERSION_SQL("commit_id") " != ''";
+    " AND " CHANGE_VERSION_SQL("commit_id") " NOT IN ('', '" XO_PERF_VERSION_UNKNOWN "')";
 
 /*
  * The changes table, the backends under test first, then ref and the peers
@@ -2019,7 +2036,7 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 		double cores = xo_sql_column_double(s, 13) > 0 ? xo_sql_column_double(s, 13) : 1.0;
 		bool busy = !xo_sql_column_null(s, 12) &&
 		            xo_sql_column_double(s, 12) > 0.1 * cores;
-		bool same_code = vh[0] && !strcmp(vh, vb);
+		bool same_code = xo_perf_same_code(vh, vb);
 		enum compare_section sec = section_of(dev[0] ? dev : strrchr(name, '/') ?
 		                                                   strrchr(name, '/') + 1 : name);
 		char commit[32], notes[160] = "";

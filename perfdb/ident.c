@@ -28,6 +28,56 @@ const char *xo_perf_source_dir(void)
 	return env && *env ? env : XO_BUILD_SOURCE_DIR;
 }
 
+bool xo_perf_version_known(const char *v)
+{
+	return v && v[0] && strcmp(v, XO_PERF_VERSION_UNKNOWN) != 0;
+}
+
+bool xo_perf_same_code(const char *a, const char *b)
+{
+	return xo_perf_version_known(a) && xo_perf_version_known(b) && !strcmp(a, b);
+}
+
+/*
+ * The manifest is "unit<TAB>version" lines (perfdb/versions.cmake), found as
+ * xo.versions in the directory of the running binary (/proc/self/exe: the
+ * build's cli/ or the install's bin/). A version is taken only when it is 16
+ * hex digits; anything else is unknown.
+ */
+void xo_perf_unit_version(const char *unit, char *out, size_t n)
+{
+	char exe[4096], line[256];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	FILE *f;
+
+	snprintf(out, n, "%s", XO_PERF_VERSION_UNKNOWN);
+	if (len <= 0)
+		return;
+	exe[len] = '\0';
+	if (!(slash = strrchr(exe, '/')) || (size_t)(slash - exe) + sizeof("/xo.versions") > sizeof(exe))
+		return;
+	strcpy(slash, "/xo.versions");
+	if (!(f = fopen(exe, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t');
+		size_t k;
+
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab++ = '\0';
+		if (strcmp(line, unit))
+			continue;
+		for (k = 0; k < 16 && isxdigit((unsigned char)tab[k]); k++)
+			;
+		if (k == 16 && (tab[16] == '\n' || tab[16] == '\0'))
+			snprintf(out, n, "%.16s", tab);
+		break;
+	}
+	fclose(f);
+}
+
 static void chomp(char *s)
 {
 	size_t n = strlen(s);

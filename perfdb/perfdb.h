@@ -532,6 +532,22 @@ enum xo_status xo_perfdb_model_claim(struct xo_perfdb *db, const char *name, con
 uint64_t xo_perf_fnv(uint64_t h, const void *data, size_t n);
 /* The source tree this binary was built from (XO_SOURCE_DIR env overrides). */
 const char *xo_perf_source_dir(void);
+/*
+ * Code versions (docs/perf.md "Kernel versions"): a benchmark's version hashes
+ * what the build compiled into the code it measures, read from the manifest
+ * xo.versions that the build writes beside the binary. Where that cannot be
+ * known (no manifest, a unit it marks unknown) the version is
+ * XO_PERF_VERSION_UNKNOWN; an empty version (runs recorded before versions
+ * were kept) is unknown too. Two versions name the same code only when both
+ * are known and equal: only then may "unchanged code" lower an alarm.
+ */
+#define XO_PERF_VERSION_UNKNOWN "unknown"
+bool xo_perf_version_known(const char *v);
+bool xo_perf_same_code(const char *a, const char *b);
+/* The version of unit ("core", "ref", "cpu", "cl", "model") in the manifest
+ * beside this binary, as 16 hex digits in out; XO_PERF_VERSION_UNKNOWN when
+ * the manifest or the unit is missing or marked unknown. */
+void xo_perf_unit_version(const char *unit, char *out, size_t n);
 /* Resolves "run:N", a commit sha prefix, or NULL (the latest complete run that
  * measured ref/cpu/cl, i.e. not a peer import). */
 enum xo_status xo_perf_resolve_run(struct xo_perfdb *db, const char *spec, int64_t *run_id);

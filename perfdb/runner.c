@@ -96,7 +96,7 @@ struct device {
 	char label[64];        /* in benchmark names */
 	struct xo_backend *be; /* NULL when it did not open */
 	bool is_cl;
-	char version[24]; /* hash of its kernel sources */
+	char version[24]; /* its op benchmarks' code version */
 };
 
 struct bench {
@@ -117,102 +117,44 @@ struct bench {
 	uint64_t untimed_events;                 /* OpenCL events with no times, all samples */
 };
 
-/* ---- kernel source versions ---------------------------------------------------------- */
+/* ---- code versions ------------------------------------------------------------------- */
 
-struct strlist {
-	char **v;
-	size_t n, cap;
-};
-
-static void strlist_push(struct strlist *l, const char *s)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		char **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n] = strdup(s);
-	if (l->v[l->n])
-		l->n++;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool source_file(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	return dot && (!strcmp(dot, ".c") || !strcmp(dot, ".h") || !strcmp(dot, ".cl") ||
-	               !strcmp(dot, ".def") || !strcmp(dot, ".model"));
-}
-
-static void list_sources(const char *dir, struct strlist *out)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4096];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		struct stat st;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode))
-			list_sources(path, out);
-		else if (S_ISREG(st.st_mode) && source_file(e->d_name))
-			strlist_push(out, path);
-	}
-	closedir(d);
-}
-
-/* FNV-1a over the sorted relative paths and contents of a source directory. */
-static uint64_t hash_dir(uint64_t h, const char *subdir)
-{
-	struct strlist l = {0};
-	char dir[4096];
-	size_t skip;
-
-	snprintf(dir, sizeof(dir), "%s/%s", xo_perf_source_dir(), subdir);
-	skip = strlen(xo_perf_source_dir()) + 1;
-	list_sources(dir, &l);
-	qsort(l.v, l.n, sizeof(*l.v), cmp_str);
-	for (size_t i = 0; i < l.n; i++) {
-		char buf[8192];
-		size_t n;
-		FILE *f = fopen(l.v[i], "rb");
-
-		h = xo_perf_fnv(h, l.v[i] + skip, strlen(l.v[i] + skip) + 1);
-		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-			h = xo_perf_fnv(h, buf, n);
-		if (f)
-			fclose(f);
-		free(l.v[i]);
-	}
-	free(l.v);
-	return h;
-}
-
-static const char *backend_dir(const char *label)
+/* The manifest unit holding a device's kernels (perfdb/versions.cmake). */
+static const char *backend_unit(const char *label)
 {
 	if (!strncmp(label, "ref", 3))
-		return "reference";
+		return "ref";
 	if (!strncmp(label, "cpu", 3))
-		return "kernels";
+		return "cpu";
 	if (!strncmp(label, "cl", 2))
 		return "cl";
 	return "";
+}
+
+/*
+ * The version of a benchmark measuring the units named (NULL-terminated):
+ * each unit's build version from the manifest, then extra (the sampling
+ * settings, a model's architecture) hashed together; XO_PERF_VERSION_UNKNOWN
+ * as soon as one unit's is unknown, so that no two such benchmarks compare as
+ * the same code.
+ */
+static void code_version(const char *const *units, const char *extra, char *out, size_t n)
+{
+	uint64_t h = XO_FNV_OFFSET;
+
+	for (size_t i = 0; units[i]; i++) {
+		char v[24], tag[64];
+
+		xo_perf_unit_version(units[i], v, sizeof(v));
+		if (!xo_perf_version_known(v)) {
+			snprintf(out, n, "%s", XO_PERF_VERSION_UNKNOWN);
+			return;
+		}
+		snprintf(tag, sizeof(tag), "%s=%s;", units[i], v);
+		h = xo_perf_fnv(h, tag, strlen(tag));
+	}
+	h = xo_perf_fnv(h, extra, strlen(extra));
+	snprintf(out, n, "%016llx", (unsigned long long)h);
 }
 
 /* ---- helpers ------------------------------------------------------------------------- */
@@ -772,9 +714,12 @@ static enum xo_status count_pass(struct bench *b, size_t nb, struct device *dev,
 		         x->dev->is_cl || strncmp(x->dev->label, "cpu", 3) ? "baseline" : isa,
 		         strncmp(x->dev->label, "cpu", 3) ? "1" : threads);
 		snprintf(r->b.params, sizeof(r->b.params), "%s %s", x->r.b.params, sig);
-		snprintf(r->b.version, sizeof(r->b.version), "%016llx",
-		         (unsigned long long)xo_perf_fnv(strtoull(x->r.b.version, NULL, 16), sig,
-		                                         strlen(sig)));
+		if (xo_perf_version_known(x->r.b.version))
+			snprintf(r->b.version, sizeof(r->b.version), "%016llx",
+			         (unsigned long long)xo_perf_fnv(strtoull(x->r.b.version, NULL, 16),
+			                                         sig, strlen(sig)));
+		else
+			snprintf(r->b.version, sizeof(r->b.version), "%s", XO_PERF_VERSION_UNKNOWN);
 		r->reps = 1;
 		r->samples = calloc(XO_PERF_COUNT_SAMPLES, sizeof(*r->samples));
 		if (!r->samples) {
@@ -857,7 +802,8 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	struct xo_perf_testbed tb;
 	struct xo_perf_run run; /* written whole at the end (xo_perfdb_run_store) */
 	size_t nb = 0, cap, nok = 0;
-	uint64_t rng = 0x5eed, core_hash, model_hash;
+	uint64_t rng = 0x5eed;
+	char settings[64], model_settings[320];
 	int samples = o->samples > 0 ? o->samples : (o->quick ? 10 : 15);
 	double target = o->quick ? 0.003 : 0.010, t_start = now_s();
 	char model_path[4096], model_name[64], model_arch[24], note[256];
@@ -907,16 +853,10 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	if (st)
 		goto out_free;
 
-	/* versions: the core and the header always; each backend's own dir; model/ */
-	core_hash = hash_dir(hash_dir(XO_FNV_OFFSET, "include"), "core");
-	model_hash = hash_dir(hash_dir(core_hash, "model"), "models");
-	{
-		char s[64];
-
-		snprintf(s, sizeof(s), "samples>=10 target=%g", target);
-		core_hash = xo_perf_fnv(core_hash, s, strlen(s));
-		model_hash = xo_perf_fnv(model_hash, s, strlen(s));
-	}
+	/* versions: an op measures the core, this runner and its backend's
+	 * objects; a model the model library's too, and its architecture */
+	snprintf(settings, sizeof(settings), "samples>=10 target=%g", target);
+	snprintf(model_settings, sizeof(model_settings), "%s arch=%s", settings, model_arch);
 
 	dev = calloc((size_t)ndev, sizeof(*dev));
 	cap = (sizeof(op_cases) / sizeof(op_cases[0]) * 2 + 2 * 16) * (size_t)ndev;
@@ -931,13 +871,16 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		struct device *D = &dev[d];
 		bool is_ref = !strcmp(devs[d], "ref");
 		int64_t ref_cap = o->quick ? 64 : 512;
-		uint64_t model_version = 0; /* hash of the model sources, 0 until needed */
+		const char *op_units[] = {"core", "runner", backend_unit(devs[d]), NULL};
+		const char *model_units[] = {"core", "runner", "model", backend_unit(devs[d]),
+		                             NULL};
+		char model_version[24];
 
 		snprintf(D->spec, sizeof(D->spec), "%s", devs[d]);
 		snprintf(D->label, sizeof(D->label), "%s", devs[d]);
 		D->is_cl = !strncmp(devs[d], "cl", 2);
-		snprintf(D->version, sizeof(D->version), "%016llx",
-		         (unsigned long long)hash_dir(core_hash, backend_dir(devs[d])));
+		code_version(op_units, settings, D->version, sizeof(D->version));
+		code_version(model_units, model_settings, model_version, sizeof(model_version));
 		for (size_t c = 0; c < sizeof(op_cases) / sizeof(op_cases[0]); c++) {
 			const struct op_case *oc = &op_cases[c];
 			enum xo_op op = xo_op_from_name(oc->op);
@@ -995,12 +938,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 				info->batch = batch;
 				snprintf(info->params, sizeof(info->params), "model=%s batch=%lld arch=%s",
 				         model_name, (long long)batch, model_arch);
-				/* hashed once per device, and only if a benchmark needs it */
-				if (!model_version)
-					model_version = hash_dir(model_hash,
-					                         backend_dir(D->label));
-				snprintf(info->version, sizeof(info->version), "%016llx",
-				         (unsigned long long)model_version);
+				snprintf(info->version, sizeof(info->version), "%s", model_version);
 				nb++;
 			}
 		}

@@ -48,6 +48,21 @@ add_executable(test_perf_workflow ${CMAKE_CURRENT_LIST_DIR}/test_perf_workflow.c
 target_link_libraries(test_perf_workflow PRIVATE xo_perfdb PkgConfig::CMOCKA m)
 add_test(NAME perf_workflow COMMAND test_perf_workflow)
 set_tests_properties(perf_workflow PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
+# Code versions (perfdb/versions.cmake, docs/perf.md "Kernel versions"): an
+# unknown version never lowers an alarm (test_perf_versions.c); each kind of
+# file that builds a unit changes exactly that unit's version, docs and tests
+# none, on a small CMake project built for real and on xo's own build
+# (suites/perf_versions.sh).
+add_executable(test_perf_versions ${CMAKE_CURRENT_LIST_DIR}/test_perf_versions.c)
+target_link_libraries(test_perf_versions PRIVATE xo_perfdb PkgConfig::CMOCKA m)
+add_test(NAME perf_versions COMMAND test_perf_versions)
+set_tests_properties(perf_versions PROPERTIES LABELS "perfdb;quick" TIMEOUT 60)
+add_test(NAME perf_versions.tiny COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/perf_versions.sh tiny
+         ${PROJECT_SOURCE_DIR}/perfdb/versions.cmake)
+add_test(NAME perf_versions.real COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/perf_versions.sh real
+         $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR})
+set_tests_properties(perf_versions.tiny perf_versions.real PROPERTIES LABELS "perfdb;quick"
+                     TIMEOUT 60)
 # issue 11 item 1: a peer name built to break out of gnuplot's quotes (quote,
 # system(), backquotes, a macro '@') reaches the report; nothing may run.
 # Fails on the code that pasted names into the gnuplot script.
