@@ -1613,6 +1613,27 @@ static bool attribute_steps(const struct point *pt, size_t n, size_t *starts, si
 	return moved;
 }
 
+/*
+ * A step moved from the fit's place `from` to `to` passes over the points
+ * between them: the move stands only where each of those points is nearer
+ * the level of the side it joins than of the side it leaves (a point the
+ * fit put on the wrong side by noise), never where the data show the step
+ * plainly at `from`.
+ */
+static bool skipped_agree(const double *y, size_t from, size_t to, const struct step_eval *e)
+{
+	if (to < from) { /* the points to..from-1 join the right side */
+		for (size_t i = to; i < from; i++)
+			if (fabs(y[i] - e->lvl_r) >= fabs(y[i] - e->lvl_l))
+				return false;
+	} else { /* the points from..to-1 join the left side */
+		for (size_t i = from; i < to; i++)
+			if (fabs(y[i] - e->lvl_l) >= fabs(y[i] - e->lvl_r))
+				return false;
+	}
+	return true;
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1687,9 +1708,10 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	}
 	/* A step on a commit whose measured code did not change moves to the
 	 * nearest version change in its segments, but only where the rule
-	 * confirms it there too: a code change whose commit the data show
-	 * unchanged is not the cause, and the step stays where it is (then not
-	 * confirmed: the code did not change there). */
+	 * confirms it there too and the points it passes over agree: a code
+	 * change whose commit the data show unchanged is not the cause, and the
+	 * step stays where it is (then not confirmed: the code did not change
+	 * there). */
 	if (nsteps && !(orig = malloc(nsteps * sizeof(*orig)))) {
 		st = xo_error(XO_ENOMEM, "perf: out of memory");
 		goto out;
@@ -1704,7 +1726,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 				continue;
 			eval_step(se, base, y, k ? starts[k - 1] : 0, starts[k],
 			          k + 1 < nsteps ? starts[k + 1] : n, &rule, sizes, &tmp, &ev[k]);
-			if (ev[k].v.sign)
+			if (ev[k].v.sign && skipped_agree(y, orig[k], starts[k], &ev[k]))
 				moved = true;
 			else
 				starts[k] = orig[k];
