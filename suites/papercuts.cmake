@@ -105,3 +105,11 @@ add_test(NAME papercuts.install
                  -DPREFIX=${CMAKE_CURRENT_BINARY_DIR}/install_test_prefix
                  -P ${CMAKE_CURRENT_LIST_DIR}/cli/install_test.cmake)
 set_tests_properties(papercuts.install PROPERTIES LABELS "quick" TIMEOUT 120)
+
+# ci/nightly.sh's bookkeeping (suites/ci_nightly_job.sh): a killed stage, a
+# spent budget or a missing build still end with report/index.html and the
+# answer; rotation days; the bench line's column names.
+add_test(NAME ci.nightly_job
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_nightly_job.sh ${PROJECT_BINARY_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/ci_nightly_job)
+set_tests_properties(ci.nightly_job PROPERTIES LABELS "quick" TIMEOUT 120)
