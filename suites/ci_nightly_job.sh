@@ -50,7 +50,7 @@ grep -qE '^report +PASS' "$work/killed.out" || bad "killed: the report stage did
 grep -q 'no perf report' "$work/killed/report/index.html" && bad "killed: the fallback page, not the report of the store"
 tail -n 1 "$work/killed.out" | grep -qF "== report: $work/killed/report/index.html" ||
     bad "killed: the last line is not where the report is"
-grep -A1 '^== the answer' "$work/killed.out" | grep -q '^seed predict: crossover:' ||
+grep -A3 '^== the answer' "$work/killed.out" | grep -q '^seed predict: crossover:' ||
     bad "killed: the answer is not advise's crossover line"
 grep -q '^== alarms' "$work/killed.out" || bad "killed: no alarms block"
 grep -q 'Killed' "$work/killed.err" && bad "killed: bash's own Killed line reached the terminal"
