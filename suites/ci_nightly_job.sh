@@ -9,7 +9,8 @@
 #            the report still runs
 #   nobuild: no xo (a failed build): the stages say so, index.html is still
 #            written (a page with the stage lines)
-#   rotation: a rotating stage runs on its day only; a bad day is exit 2
+#   rotation: a rotating stage runs on its day only, a weekly one in the
+#            full run only; a bad day is exit 2
 #   bench:   the bench stage's summary names its columns
 # Exit 0 pass, 1 fail.
 set -u
@@ -68,12 +69,16 @@ grep -q 'no perf report' "$work/nobuild/report/index.html" 2>/dev/null ||
     bad "nobuild: no fallback report/index.html"
 grep -q '^seed ' "$work/nobuild/report/index.html" 2>/dev/null || bad "nobuild: the page lacks the stage lines"
 
-# bisect's day is 0: on day 3 it does not run, on day 0 it would (the
-# budget of 1 s skips it there, saying so, so nothing long runs)
-nightly rotation XO_NIGHTLY_STAGES=bisect
-grep -q '^bisect ' "$work/rotation.out" && bad "rotation: bisect ran on day 3"
-nightly rotation0 XO_NIGHTLY_STAGES=bisect XO_NIGHTLY_DAY=0 XO_NIGHTLY_BUDGET=1
-grep -qE '^bisect +SKIP .*budget' "$work/rotation0.out" || bad "rotation: bisect not considered on day 0"
+# perf-scale's days are 0 and 6: on day 3 it does not run, on day 0 it
+# would (the budget of 1 s skips it there, saying so, so nothing long runs);
+# bisect is weekly: not on a rotation day, only in the full run
+nightly rotation XO_NIGHTLY_STAGES=perf-scale,bisect
+grep -qE '^(perf-scale|bisect) ' "$work/rotation.out" && bad "rotation: perf-scale or bisect ran on day 3"
+nightly rotation0 XO_NIGHTLY_STAGES=perf-scale,bisect XO_NIGHTLY_DAY=0 XO_NIGHTLY_BUDGET=1
+grep -qE '^perf-scale +SKIP .*budget' "$work/rotation0.out" || bad "rotation: perf-scale not considered on day 0"
+grep -qE '^bisect ' "$work/rotation0.out" && bad "rotation: the weekly bisect ran on a night"
+nightly full XO_NIGHTLY_STAGES=bisect XO_NIGHTLY_FULL=1 XO_NIGHTLY_BUDGET=1
+grep -qE '^bisect +SKIP .*budget' "$work/full.out" || bad "full: the weekly bisect not considered"
 nightly badday XO_NIGHTLY_DAY=9
 [ $rc -eq 2 ] || bad "badday: exit $rc, want 2"
 
