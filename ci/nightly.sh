@@ -573,8 +573,18 @@ run_stage_budgeted() {
     rm -f "$LOGS/$name.note"
     # (the braces keep bash's own "Killed" line off the terminal: the
     # summary line says it)
-    { "${cmd[@]}" </dev/null >"$log" 2>&1; } 2>/dev/null
-    rc=$?
+    if [ $left -gt 0 ]; then
+        # timeout runs the stage in a process group of its own, which a ^C
+        # on the terminal does not reach: the trap passes it on
+        { "${cmd[@]}" </dev/null >"$log" 2>&1 & } 2>/dev/null
+        STAGE_PID=$!
+        { wait "$STAGE_PID"; } 2>/dev/null
+        rc=$?
+        STAGE_PID=""
+    else
+        { "${cmd[@]}" </dev/null >"$log" 2>&1; } 2>/dev/null
+        rc=$?
+    fi
     secs=$(($(date +%s) - start))
     note=$(cat "$LOGS/$name.note" 2>/dev/null)
     [ -n "$note" ] || note=$(tail -n 1 "$log" 2>/dev/null)
@@ -637,6 +647,9 @@ print_answer() {
     echo "== report: $REPORT/index.html (stage lines: $LOGS/stages.txt)"
 }
 
+STAGE_PID=""
+exec 3>&2 # the trap may run inside a redirection of stderr
+trap '[ -n "$STAGE_PID" ] && kill -TERM "$STAGE_PID" 2>/dev/null; echo "nightly: interrupted" >&3; exit 130' INT TERM
 JOB_START=$(date +%s)
 BUDGET=${XO_NIGHTLY_BUDGET:-1200}
 [ "$FULL" = 1 ] && BUDGET=${XO_NIGHTLY_BUDGET:-0}
