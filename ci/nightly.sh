@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/nightly.sh - the nightly perf job (README): install what is missing, build
-# Release (build-release/), run the seed experiment on every device, the quick
-# suites and a shard of the long ones, record the perf set, time the PyTorch
+# Release (build-release/), run the seed experiment on cpu and cl, a seventh of
+# the quick tests and of the long ones, record the perf set, time the PyTorch
 # peer and the cpu benchmark beside it, one rotating long check, detect
 # changes over the history and draw the report; then print the answer: which
 # device is faster at which batch, the alarms with their verdicts, and where
@@ -29,6 +29,7 @@
 #                      A stage whose expected time does not fit what is left
 #                      (less the report's reserve) is skipped, a stage that
 #                      overruns is stopped; each says so in its line.
+#   XO_NIGHTLY_RESERVE seconds kept back for detect and report (90)
 #   XO_NIGHTLY_FULL=1  the weekly job (above)
 #   XO_NIGHTLY_DAY     the rotation day 0-6 (default from the date)
 #   XO_NIGHTLY_QUICK=1 `xo perf record --quick` (a 2-minute smoke run)
@@ -42,7 +43,8 @@
 #                      `bash ci/mutate.sh --all` runs the whole list)
 #   XO_JOBS            build/test parallelism (nproc)
 # Exit: 0 all stages run passed and no regression confirmed; 1 otherwise
-# (a stage skipped for the budget is not a failure; its line says why).
+# (a stage skipped for the budget is not a failure; its line says why);
+# 2 a bad setting; 130 interrupted (the running stage is stopped too).
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$XO_ROOT"
@@ -654,6 +656,7 @@ JOB_START=$(date +%s)
 BUDGET=${XO_NIGHTLY_BUDGET:-1200}
 [ "$FULL" = 1 ] && BUDGET=${XO_NIGHTLY_BUDGET:-0}
 [[ $BUDGET =~ ^[0-9]+$ ]] || { echo "nightly: XO_NIGHTLY_BUDGET '$BUDGET' is not a number of seconds" >&2; exit 2; }
+[[ $REPORT_RESERVE =~ ^[0-9]+$ ]] || { echo "nightly: XO_NIGHTLY_RESERVE '$REPORT_RESERVE' is not a number of seconds" >&2; exit 2; }
 [[ $DAY =~ ^[0-6]$ ]] || { echo "nightly: XO_NIGHTLY_DAY '$DAY' is not 0-6" >&2; exit 2; }
 rm -f "$NOTES_FILE" "$LOGS/stages.txt"
 UNTRACKED_BEFORE=$LOGS/untracked-before.txt
