@@ -39,7 +39,7 @@
 #   XO_NIGHTLY_KILL    a stage name: that stage's process is killed (SIGKILL)
 #                      as it starts; the job's own test uses it to prove the
 #                      report survives a dead stage
-#   XO_MUTATE_SAMPLE   mutants the mutation stage runs (6; 0 skips the stage;
+#   XO_MUTATE_SAMPLE   mutants the mutation stage runs (3, 6 in a full run; 0 skips it;
 #                      `bash ci/mutate.sh --all` runs the whole list)
 #   XO_JOBS            build/test parallelism (nproc)
 # Exit: 0 all stages run passed and no regression confirmed; 1 otherwise
@@ -85,14 +85,14 @@ NIGHTLY_STAGES=(
     "record every 100"
     "peer every 45"
     "bench every 40"
-    "perf-scale 0 300"
+    "perf-scale 0 200"
     "explain 1 240"
     "keras 2 60"
     "zoo 2 300"
     "fuzz 3 330"
     "mutate 4 300"
     "explain 5 240"
-    "perf-scale 6 300"
+    "perf-scale 6 200"
     "bisect weekly 900"
     "instructions weekly 900"
     "counts weekly 600"
@@ -311,7 +311,9 @@ stage_bench() {
 # what CI runs; the figure goes to mutation.txt and the store. A missed
 # mutant fails the stage (exit 1), as a confirmed regression does.
 stage_mutate() {
-    local n=${XO_MUTATE_SAMPLE:-6}
+    local n=3
+    [ "$FULL" = 1 ] && n=6
+    n=${XO_MUTATE_SAMPLE:-$n}
     if [ "$n" = 0 ]; then
         echo "mutate: skipped (XO_MUTATE_SAMPLE=0)"
         return 0
