@@ -60,7 +60,7 @@
 #define CHUNK        (1 << 16)
 
 static uint64_t g_stride = 61;
-static uint64_t g_first; /* the first bit pattern: the shard's K x STRIDE */
+static uint64_t g_first;  /* the first bit pattern: the shard's K x STRIDE */
 static const char *g_isa; /* NULL: every level up to the detected one */
 
 static float from_bits(uint32_t b)
