@@ -556,9 +556,16 @@ run_stage_budgeted() {
     local name=$1 est=$2 start left=0 rc secs note status log=$LOGS/$1.log
     local cmd=(bash "$XO_ROOT/ci/nightly.sh" --run-stage "$name")
     start=$(date +%s)
-    if [ "$name" != deps ] && [ "$name" != build ] && [ "$name" != report ] && [ ! -x "$XO" ]; then
-        summary_line "$name" SKIP 0 "skipped: no $XO (the build failed)"
-        return 0
+    if [ "$name" != deps ] && [ "$name" != build ] && [ "$name" != report ]; then
+        if [ ! -x "$XO" ]; then
+            summary_line "$name" SKIP 0 "skipped: no $XO (the build failed)"
+            return 0
+        fi
+        if [ "$BUILD_FAILED" = 1 ]; then
+            # an xo of an older build would be measured as this commit's
+            summary_line "$name" SKIP 0 "skipped: the build failed ($XO is an older build's)"
+            return 0
+        fi
     fi
     if [ "$BUDGET" -gt 0 ]; then
         left=$((JOB_START + BUDGET - start))
@@ -670,12 +677,16 @@ else
     echo "nightly: rotation day $DAY of 0-6 (long tests shard $DAY/7; XO_NIGHTLY_FULL=1 runs all), budget ${BUDGET}s"
 fi
 rc=0
+BUILD_FAILED=0
 ran=" "
 for entry in "${NIGHTLY_STAGES[@]}"; do
     read -r name when est <<<"$entry"
     stage_tonight "$name" "$when" && [[ $ran != *" $name "* ]] || continue
     ran="$ran$name "
-    run_stage_budgeted "$name" "$est" || rc=1
+    if ! run_stage_budgeted "$name" "$est"; then
+        rc=1
+        [ "$name" = build ] && BUILD_FAILED=1
+    fi
 done
 run_stage_budgeted report 60 || rc=1
 check_tree_clean

@@ -8,7 +8,8 @@
 #   budget:  a stage that does not fit the budget is skipped with the reason;
 #            the report still runs
 #   nobuild: no xo (a failed build): the stages say so, index.html is still
-#            written (a page with the stage lines)
+#            written (a page with the stage lines); a failed build with an
+#            older xo in its folder measures nothing with that xo
 #   rotation: a rotating stage runs on its day only, a weekly one in the
 #            full run only; a bad day is exit 2
 #   bench:   the bench stage's summary names its columns
@@ -68,6 +69,14 @@ grep -qE '^seed +SKIP .*no .*xo' "$work/nobuild.out" || bad "nobuild: seed not s
 grep -q 'no perf report' "$work/nobuild/report/index.html" 2>/dev/null ||
     bad "nobuild: no fallback report/index.html"
 grep -q '^seed ' "$work/nobuild/report/index.html" 2>/dev/null || bad "nobuild: the page lacks the stage lines"
+
+# a failed build with an older xo in the folder: nothing is measured with it
+# (a cache made for another source tree makes cmake fail at once)
+mkdir -p "$work/stale/cli" && ln -s "$xo" "$work/stale/cli/xo" &&
+    echo 'CMAKE_HOME_DIRECTORY:INTERNAL=/nonexistent/elsewhere' >"$work/stale/CMakeCache.txt"
+nightly stalebuild XO_NIGHTLY_STAGES=build,seed XO_NIGHTLY_BUILD="$work/stale"
+grep -qE '^build +FAIL' "$work/stalebuild.out" || bad "stalebuild: the build did not fail"
+grep -qE '^seed +SKIP .*build failed' "$work/stalebuild.out" || bad "stalebuild: seed ran an older build's xo"
 
 # perf-scale's days are 0 and 6: on day 3 it does not run, on day 0 it
 # would (the budget of 1 s skips it there, saying so, so nothing long runs);
