@@ -558,7 +558,7 @@ run_stage_budgeted() {
     start=$(date +%s)
     if [ "$name" != deps ] && [ "$name" != build ] && [ "$name" != report ]; then
         if [ ! -x "$XO" ]; then
-            summary_line "$name" SKIP 0 "skipped: no $XO (the build failed)"
+            summary_line "$name" SKIP 0 "skipped: no $XO (the build failed or did not run)"
             return 0
         fi
         if [ "$BUILD_FAILED" = 1 ]; then
@@ -667,6 +667,13 @@ BUDGET=${XO_NIGHTLY_BUDGET:-1200}
 [[ $BUDGET =~ ^[0-9]+$ ]] || { echo "nightly: XO_NIGHTLY_BUDGET '$BUDGET' is not a number of seconds" >&2; exit 2; }
 [[ $REPORT_RESERVE =~ ^[0-9]+$ ]] || { echo "nightly: XO_NIGHTLY_RESERVE '$REPORT_RESERVE' is not a number of seconds" >&2; exit 2; }
 [[ $DAY =~ ^[0-6]$ ]] || { echo "nightly: XO_NIGHTLY_DAY '$DAY' is not 0-6" >&2; exit 2; }
+stages=${XO_NIGHTLY_STAGES:-}
+for name in ${stages//,/ }; do
+    [ "$name" = report ] || printf '%s\n' "${NIGHTLY_STAGES[@]}" | grep -q "^$name " || {
+        echo "nightly: XO_NIGHTLY_STAGES: no stage '$name' (stages: $(printf '%s\n' "${NIGHTLY_STAGES[@]}" | awk '!s[$1]++ {printf "%s ", $1}')report)" >&2
+        exit 2
+    }
+done
 rm -f "$NOTES_FILE" "$LOGS/stages.txt"
 UNTRACKED_BEFORE=$LOGS/untracked-before.txt
 git -C "$XO_ROOT" status --porcelain --untracked-files=all 2>/dev/null | grep '^??' >"$UNTRACKED_BEFORE"

@@ -90,6 +90,8 @@ nightly full XO_NIGHTLY_STAGES=bisect XO_NIGHTLY_FULL=1 XO_NIGHTLY_BUDGET=1
 grep -qE '^bisect +SKIP .*budget' "$work/full.out" || bad "full: the weekly bisect not considered"
 nightly badday XO_NIGHTLY_DAY=9
 [ $rc -eq 2 ] || bad "badday: exit $rc, want 2"
+nightly badstage XO_NIGHTLY_STAGES=seed,sede
+[ $rc -eq 2 ] && grep -q "no stage 'sede'" "$work/badstage.err" || bad "badstage: exit $rc, want 2 naming sede"
 
 # bench_vs_pytorch.py's table as it prints it
 printf '%-50s %9s %10s %9s %12s\n' workload 'xo ms' 'torch ms' torch/xo 'worst round' >"$work/bench.log"
