@@ -74,9 +74,10 @@ add_note() {
 # The stages in the order they run: NAME WHEN SECONDS. WHEN is `every` (each
 # night), a rotation day 0-6 (that night only) or `weekly` (the full run
 # only); a full run runs every stage.
-# SECONDS is what the stage takes on 2 quiet cores (measured, docs/perf.md,
-# "Nightly"); the budget skips a stage that does not fit. The report's
-# reserve (detect and report) is kept back from every other stage.
+# SECONDS is what the stage takes on 2 quiet cores (estimated from the times
+# measured on a loaded 2-core VM, docs/perf.md "Nightly"); the budget skips
+# a stage that does not fit. The report's reserve (detect and report) is
+# kept back from every other stage.
 NIGHTLY_STAGES=(
     "deps every 5"
     "build every 200"
