@@ -36,6 +36,12 @@ enum xo_status xo_cli_probe_child(const char *device, double budget_s, struct xo
 void xo_cli_print_version(void);
 const char *xo_cli_git_commit(void);
 
+/* True (having printed one line, "xo CMD: ...", to stderr) when spec asks
+ * for a GPU by name ("gpu", "gpu:..."): there is no such device; the line
+ * says whether --device cl is a GPU here, and what to install when it is not.
+ * The caller returns 2. */
+bool xo_cli_gpu_requested(const char *cmd, const char *spec);
+
 /* Prints "xo CMD: message" to stderr and returns 2. */
 int xo_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -12,7 +12,7 @@
 
 static const char usage[] =
     "usage: xo explain [--model M] [--device D ...] [--batch N ...] [--json] [--repeat N]\n"
-    "                  [--budget S]\n"
+    "                  [--budget S] [--no-progress]\n"
     "  per device and batch size: a training step and a predict call measured and\n"
     "  predicted from the device's probe (launches x latency + bytes / bandwidth +\n"
     "  per-layer roofline), the split of each (launch/transfer/compute/other) and a\n"
@@ -23,12 +23,13 @@ static const char usage[] =
     "  --batch N    1..1048576 (default: 1, 2, 4 .. 8192)\n"
     "  --repeat N   timed repetitions per point, at least (1..50, default 5)\n"
     "  --budget S   seconds of probing per device (0.05..30, default 1)\n"
-    "  --json       one JSON object on stdout (measured_*, predicted_*, diagnosis)\n";
+    "  --json       one JSON object on stdout (measured_*, predicted_*, diagnosis)\n"
+    "  --no-progress  no progress lines on stderr (a line per device and batch)\n";
 
 int xo_cmd_explain(int argc, char **argv)
 {
 	struct xo_explain_options o = {
-	    .repeat = 5, .probe_budget_s = 1.0, .out = stdout, .err = stderr};
+	    .repeat = 5, .probe_budget_s = 1.0, .out = stdout, .err = stderr, .progress = stderr};
 	int64_t v;
 
 	for (int i = 1; i < argc; i++) {
@@ -42,6 +43,10 @@ int xo_cmd_explain(int argc, char **argv)
 			o.json = true;
 			continue;
 		}
+		if (!strcmp(a, "--no-progress")) {
+			o.progress = NULL;
+			continue;
+		}
 		if (!val)
 			return xo_usage_error("explain", "unknown option or missing value: '%s'",
 			                      a);
@@ -49,6 +54,8 @@ int xo_cmd_explain(int argc, char **argv)
 			if (o.ndevices == XO_EXPLAIN_MAX_DEVICES)
 				return xo_usage_error("explain", "at most %d devices",
 				                      XO_EXPLAIN_MAX_DEVICES);
+			if (xo_cli_gpu_requested("explain", val))
+				return 2;
 			o.devices[o.ndevices++] = val;
 		} else if (!strcmp(a, "--batch")) {
 			if (o.nbatches == XO_EXPLAIN_MAX_BATCHES)

@@ -28,7 +28,9 @@ static const char usage_text[] =
     "                       time the benchmarks, store them for this commit\n"
     "                       (with a probe of each device measured, `xo probe`);\n"
     "                       instructions: each call counted under valgrind's\n"
-    "                       callgrind (ref and cpu; AVX2, one thread)\n"
+    "                       callgrind (ref and cpu; AVX2, one thread);\n"
+    "                       --model SPEC: that model's benchmarks alone\n"
+    "                       (--filter . adds the seed's op set)\n"
     "  compare [--db F] [--threshold PCT] [--alpha P] [--filter RE] [--json]\n"
     "          [--testbed HOST] [--metric time|instructions] BASE [HEAD]\n"
     "                       BASE/HEAD are run:N, a commit sha prefix or any git\n"
@@ -162,6 +164,11 @@ static int parse(const char *sub, int argc, char **argv, struct perf_args *a)
 			NEED_VALUE();
 			if (a->ndevices == MAX_DEVICES)
 				return xo_usage_error("perf", "too many --device");
+			char cmd[32];
+
+			snprintf(cmd, sizeof(cmd), "perf %s", sub);
+			if (xo_cli_gpu_requested(cmd, v))
+				return 2;
 			a->devices[a->ndevices++] = v;
 		} else if (!strcmp(o, "--quick")) {
 			a->quick = true;
@@ -375,6 +382,10 @@ int xo_cmd_perf(int argc, char **argv)
 		return xo_usage_error("perf", "record takes --json only with --list");
 	if (!strcmp(sub, "record") && a.model && (rc = check_model(a.model)))
 		return rc;
+	/* record --model FILE times that model; the seed's op benchmarks too
+	 * only when a --filter asks for them (--filter . keeps everything) */
+	if (!strcmp(sub, "record") && a.model && !a.filter)
+		a.filter = "^model/";
 	if (a.count_child && !strcmp(sub, "record")) {
 		/* the counting child: no store (the parent stores what it writes) */
 		struct xo_perf_record_opts ro = {.filter = a.filter,

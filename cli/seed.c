@@ -517,6 +517,8 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 	r->is_cl = !strcmp(xo_backend_name(be), "cl");
 	r->epochs = epochs;
 	fprintf(out, "== %s: %s\n", spec, r->desc);
+	if (r->is_cl && xo_perf_cl_on_cpu(r->desc))
+		fprintf(out, "%s (PoCL or another CPU device)\n", XO_PERF_NO_GPU);
 	if ((sm->path ? xo_model_open(sm->path, be, batch > d->nte ? batch : d->nte, &m)
 	              : xo_model_open_string(xo_model_seed_spec, "seed.model", be,
 	                                     batch > d->nte ? batch : d->nte, &m)) ||
@@ -747,6 +749,12 @@ static void print_table(FILE *out, const struct seed_result *r, int n)
 			        "(the diagnosis's probe ran in a child: %.1f MB)\n",
 			        r[i].device, r[i].peak_rss_mb, r[i].process_peak_rss_mb,
 			        r[i].probe_peak_rss_mb);
+	for (int i = 0; i < n; i++)
+		if (r[i].is_cl && xo_perf_cl_on_cpu(r[i].desc)) {
+			fprintf(out, "%s: the cl column is not a GPU's; for a GPU, %s\n",
+			        XO_PERF_NO_GPU, XO_PERF_GPU_INSTALL);
+			break;
+		}
 }
 
 static void json_number(const char *key, double v, bool comma)
@@ -954,6 +962,8 @@ int xo_cmd_seed(int argc, char **argv)
 		} else if (!strcmp(a, "--device")) {
 			if (ndev == MAX_DEVICES)
 				return xo_usage_error("seed", "at most %d devices", MAX_DEVICES);
+			if (xo_cli_gpu_requested("seed", val))
+				return 2;
 			if (!known_device(val))
 				return xo_usage_error("seed",
 				                      "unknown device '%s' (ref, cpu, cl or "

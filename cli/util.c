@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd.h"
+#include "perfdb.h"
 #include "xo.h"
 
 bool xo_cli_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
@@ -224,4 +226,28 @@ int xo_cli_labels(const char *cmd, const struct xo_npy *y, int64_t n, const stru
 	}
 	*out = v;
 	return 0;
+}
+
+bool xo_cli_gpu_requested(const char *cmd, const char *spec)
+{
+	struct xo_backend *be = NULL;
+
+	if (!spec || strncasecmp(spec, "gpu", 3) || (spec[3] && spec[3] != ':'))
+		return false;
+	if (xo_backend_open("cl", &be)) {
+		fprintf(stderr,
+		        "xo %s: --device %s: a GPU is measured through OpenCL (--device cl), and no "
+		        "OpenCL device opens here (%s): install ocl-icd-libopencl1 and %s\n",
+		        cmd, spec, xo_last_error(), XO_PERF_GPU_INSTALL);
+	} else if (xo_perf_cl_on_cpu(xo_backend_describe(be))) {
+		fprintf(stderr, "xo %s: --device %s: %s; %s\n", cmd, spec, XO_PERF_NO_GPU,
+		        XO_PERF_GPU_INSTALL);
+	} else {
+		fprintf(stderr,
+		        "xo %s: --device %s: a GPU is measured as --device cl (here: %s; `xo devices` "
+		        "lists cl:PLATFORM:DEVICE)\n",
+		        cmd, spec, xo_backend_describe(be));
+	}
+	xo_backend_close(be);
+	return true;
 }

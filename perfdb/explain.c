@@ -558,6 +558,12 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 		goto out_free;
 	}
 	fprintf(txt, "== %s: %s\n", d->spec, d->desc);
+	if (d->is_cl && xo_perf_cl_on_cpu(d->desc))
+		fprintf(txt, "%s (PoCL or another CPU device): its figures are not a GPU's; "
+		             "for a GPU, %s\n",
+		        XO_PERF_NO_GPU, XO_PERF_GPU_INSTALL);
+	if (o->progress)
+		fprintf(o->progress, "xo explain: %s: probing\n", d->spec);
 	d->have_probe = !xo_backend_probe(be, o->probe_budget_s, &d->probe);
 	if (!d->have_probe)
 		snprintf(d->probe_error, sizeof(d->probe_error), "%s", xo_last_error());
@@ -584,6 +590,11 @@ static int run_device(const struct xo_explain_options *o, struct dev *d, FILE *t
 	for (int b = 0; b < o->nbatches; b++) {
 		int64_t n = o->batches[b];
 
+		if (o->progress) {
+			fprintf(o->progress, "xo explain: %s: batch %" PRId64 " (%d of %d)\n",
+			        d->spec, n, b + 1, o->nbatches);
+			fflush(o->progress);
+		}
 		/* the 1x1 call's time: the cpu's fixed cost per op call, and what
 		 * the GEMM rate leaves out on every device */
 		call[b] = d->have_probe ? xo_explain_call_time(be) : NAN;

@@ -29,6 +29,7 @@ struct xo_explain_options {
 	double probe_budget_s; /* per device */
 	bool json;             /* out gets one JSON object; the text goes to err */
 	FILE *out, *err;
+	FILE *progress; /* a line per device and batch as it is measured; NULL: none */
 };
 
 /* One measured and predicted step. */

@@ -474,6 +474,17 @@ enum xo_status xo_perf_report(struct xo_perfdb *db, const char *outdir, const ch
 enum xo_status xo_perf_report_testbed(struct xo_perfdb *db, const char *outdir,
                                       const char *scripts_dir, const char *model,
                                       int64_t testbed, FILE *out);
+/* True when a cl backend's description (xo_backend_describe, or a testbed's
+ * cl platform and device) is OpenCL on the host's CPU: PoCL or another CPU
+ * device, never a GPU. */
+bool xo_perf_cl_on_cpu(const char *describe);
+/* The sentence seed, explain, advise and the report print then. */
+#define XO_PERF_NO_GPU "no GPU here: cl is OpenCL on this machine's CPU"
+/* What to install for a GPU (one line, no newline). */
+#define XO_PERF_GPU_INSTALL                                                                 \
+	"install the GPU vendor's OpenCL driver (NVIDIA: nvidia-opencl-icd; AMD: "          \
+	"rocm-opencl-runtime or mesa-opencl-icd; Intel: intel-opencl-icd), then `xo "       \
+	"devices` lists it and --device cl measures it"
 /* The faster device per batch for model (a name or a spec path), or for every
  * model in the store when NULL (listed first); json: one object on out. */
 enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model, bool json, FILE *out);

@@ -698,6 +698,12 @@ static bool have_gnuplot(void)
 	return xo_proc_found("gnuplot");
 }
 
+bool xo_perf_cl_on_cpu(const char *d)
+{
+	return d && (strstr(d, "PoCL") || strstr(d, "Portable Computing Language") ||
+	             strstr(d, "pthread") || strstr(d, "type CPU"));
+}
+
 /*
  * The legend of the cl curve: what kind of device the run's OpenCL device is.
  * PoCL (and any CPU device) is OpenCL on the CPU, never "the GPU" (issue 16
@@ -718,13 +724,25 @@ static const char *cl_label(struct xo_perfdb *db, int64_t run)
 
 		if (strstr(d, "PoCL") || strstr(d, "Portable Computing Language"))
 			label = "cl: OpenCL on the CPU (PoCL)";
-		else if (strstr(d, "type CPU") || strstr(d, "pthread"))
+		else if (xo_perf_cl_on_cpu(d))
 			label = "cl: OpenCL on the CPU";
 		else if (strstr(d, "type GPU"))
 			label = "cl: OpenCL on the GPU";
 	}
 	xo_sql_finalize(s);
 	return label;
+}
+
+/* True when the answer's cl curves were measured on OpenCL on the CPU. */
+static bool answer_cl_on_cpu(struct xo_perfdb *db, const struct answer *a)
+{
+	for (int w = 0; w < 2; w++) {
+		const struct curve *cl = find_curve(a->wl[w].cv, a->wl[w].ncv, "cl");
+
+		if (cl && strstr(cl_label(db, cl->run_id), "on the CPU"))
+			return true;
+	}
+	return false;
 }
 
 /* The crossover plot of one workload: data files and the gnuplot lines;
@@ -1030,13 +1048,17 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 	enum xo_status st;
 
 	safe_name(a->model, model, sizeof(model));
-	fprintf(html, "<h2 id=\"answer_%s\">Answer: model ", model);
+	fprintf(html, "<h2 id=\"answer_%s\">Answer for ", model);
 	html_escape(html, a->model);
 	fprintf(html, ", which device is faster per batch size, and why</h2>\n");
 	if (!a->wl[0].ncv && !a->wl[1].ncv) {
 		fprintf(html, "<p>No measurement of this model's train_step or predict.</p>\n");
 		return XO_OK;
 	}
+	if (answer_cl_on_cpu(db, a))
+		fprintf(html, "<p class=\"nogpu\"><b>%s</b> (PoCL or another CPU device): the cl "
+		              "curves are not a GPU's.</p>\n",
+		        XO_PERF_NO_GPU);
 	/* the answer in words first: the crossover per workload, then why */
 	fprintf(html, "<ul class=\"crossover\">\n");
 	for (int w = 0; w < 2; w++)
@@ -1045,14 +1067,17 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 			html_escape(html, cross_sentence(&a->wl[w].x, line, sizeof(line)));
 			fprintf(html, "</li>\n");
 		}
-	fprintf(html, "</ul>\n<h3 id=\"diagnosis_%s\">Diagnosis (from the measured split of the "
-	              "stored samples)</h3>\n<ul class=\"diagnosis\">\n", model);
-	for (int i = 0; i < a->ndiag; i++) {
-		fprintf(html, "<li>");
-		html_escape(html, a->diag[i]);
-		fprintf(html, "</li>\n");
-	}
 	fprintf(html, "</ul>\n");
+	if (a->ndiag) { /* no heading without its content */
+		fprintf(html, "<h3 id=\"diagnosis_%s\">Diagnosis (from the measured split of the "
+		              "stored samples)</h3>\n<ul class=\"diagnosis\">\n", model);
+		for (int i = 0; i < a->ndiag; i++) {
+			fprintf(html, "<li>");
+			html_escape(html, a->diag[i]);
+			fprintf(html, "</li>\n");
+		}
+		fprintf(html, "</ul>\n");
+	}
 	/* the cost model's predicted sentences (issue 12 item 2) go here */
 	for (int w = 0; w < 2; w++) {
 		const struct answer_wl *wl = &a->wl[w];
@@ -1511,6 +1536,30 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 static int list_models(struct xo_perfdb *db, char (*names)[64], int max);
 static void model_name(const char *arg, char *out, size_t size);
 
+/* XO_OK when the store holds measurements of model (a name or a spec or
+ * Keras file's path); otherwise an error that lists the models it holds. */
+static enum xo_status model_check(struct xo_perfdb *db, const char *model)
+{
+	char names[32][64], name[64], have[512] = "";
+	int n;
+
+	model_name(model, name, sizeof(name));
+	n = list_models(db, names, 32);
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(names[i], name))
+			return XO_OK;
+		snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s", i ? ", " : "",
+		         names[i]);
+	}
+	if (!n)
+		return xo_error(XO_EINVAL, "--model %s: the store holds no model measurements: run "
+		                           "`xo perf record` first",
+		                model);
+	return xo_error(XO_EINVAL, "--model %s: no measurements of model '%s' in the store; it holds: "
+	                           "%s (choose one with --model)",
+	                model, name, have);
+}
+
 /*
  * The report is built in a temporary sibling of --out and renamed into place
  * when it is complete: --out is never written before the report is known to
@@ -1542,6 +1591,8 @@ enum xo_status xo_perf_report_testbed(struct xo_perfdb *db, const char *user_out
 		dst[n - 1] = '\0';
 	if (!dst[0])
 		return xo_error(XO_EINVAL, "--out: empty path");
+	if (model && (st = model_check(db, model)))
+		return st;
 	if ((st = out_check(dst, &exists)))
 		return st;
 	if ((st = latest_own_run(db, only, &latest)))
@@ -1715,6 +1766,8 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 
 	/* 2. regressions: the stored changes, then the latest run against the
 	 * one before it on the same testbed */
+	int nch = 0; /* changes listed: none gets a row that says so */
+
 	fprintf(html, "<h2 id=\"regressions\">Regressions</h2>\n<h3>Changes (xo perf detect)</h3>\n"
 	              "<table><tr><th>id</th><th>state</th>"
 	              "<th>benchmark</th><th>commit</th><th>change</th><th>p</th></tr>\n");
@@ -1730,6 +1783,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		while (xo_sql_step(s) == XO_SQL_ROW) {
 			char group[192], safe[256];
 
+			nch++;
 			/* regressions and improvements in their own colours; each
 			 * change links to its benchmark group's history plot */
 			bench_group(col_text(s, 3), col_text(s, 8), group, sizeof(group));
@@ -1752,6 +1806,9 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		xo_sql_finalize(s);
 		s = NULL;
 	}
+	if (!nch)
+		fprintf(html, "<tr><td colspan=\"6\">none: xo perf detect has stored no change "
+		              "in this store</td></tr>\n");
 	fprintf(html, "</table>\n");
 	if ((st = write_compare(db, html, latest, testbed)))
 		goto out;
@@ -1765,7 +1822,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 			continue;
 		fprintf(html, "<h2 id=\"split_");
 		html_escape(html, model);
-		fprintf(html, "\">Where the OpenCL time goes: model ");
+		fprintf(html, "\">Where the OpenCL time goes: ");
 		html_escape(html, model);
 		fprintf(html,
 		        "</h2>\n<p>The wall time of one call split into parts that add up to its "
@@ -2029,6 +2086,77 @@ static enum xo_status list_testbeds(struct xo_perfdb *db, FILE *html, int64_t on
 	return XO_OK;
 }
 
+/* The number of complete runs with results (on testbed only; 0: all). */
+static int64_t count_runs(struct xo_perfdb *db, int64_t only)
+{
+	struct xo_sql_stmt *s = NULL;
+	int64_t n = 0;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                       "SELECT count(*) FROM runs ru WHERE ru.state = 'complete' AND"
+	                       " (? = 0 OR ru.testbed_id = ?) AND EXISTS (SELECT 1 FROM results"
+	                       " res WHERE res.run_id = ru.id)", &s))
+		return -1;
+	xo_sql_bind_int64(s, 1, only);
+	xo_sql_bind_int64(s, 2, only);
+	if (xo_sql_step(s) == XO_SQL_ROW)
+		n = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
+	return n;
+}
+
+/* A store of one run has no history to plot: its results as one table
+ * (benchmark, device, metric, median with its 95% CI, minimum). */
+static enum xo_status write_single_run(struct xo_perfdb *db, FILE *html, int64_t only)
+{
+	struct xo_sql_stmt *s = NULL;
+
+	fprintf(html, "<h2 id=\"history\">The run's results</h2>\n<p>One run in the store: no "
+	              "history to plot yet (a plot per benchmark comes with the second run). Per "
+	              "benchmark the median per call with its 95%% CI and the minimum.</p>\n"
+	              "<table><tr><th>benchmark</th><th>device</th><th>median [95%% CI]</th>"
+	              "<th>minimum</th></tr>\n");
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                       "SELECT b.name, b.device, b.metric, b.unit, res.median, res.ci_lo,"
+	                       " res.ci_hi, res.min FROM results res JOIN benchmarks b ON b.id ="
+	                       " res.benchmark_id JOIN runs ru ON ru.id = res.run_id WHERE"
+	                       " ru.state = 'complete' AND (? = 0 OR ru.testbed_id = ?)"
+	                       " ORDER BY b.name", &s))
+		return sql_err(db, "report");
+	xo_sql_bind_int64(s, 1, only);
+	xo_sql_bind_int64(s, 2, only);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		double med = xo_sql_column_double(s, 4), lo = xo_sql_column_double(s, 5),
+		       hi = xo_sql_column_double(s, 6), mn = xo_sql_column_double(s, 7);
+		char ci[96], m[48];
+
+		if (!strcmp(col_text(s, 2), "time")) {
+			fmt_ci(med, lo, hi, ci, sizeof(ci));
+			xo_fmt_seconds(mn, m, sizeof(m));
+		} else {
+			snprintf(ci, sizeof(ci), "%.6g [%.6g, %.6g] %s", med, lo, hi, col_text(s, 3));
+			snprintf(m, sizeof(m), "%.6g %s", mn, col_text(s, 3));
+		}
+		fprintf(html, "<tr><td>");
+		html_escape(html, col_text(s, 0));
+		fprintf(html, "</td><td>");
+		html_escape(html, col_text(s, 1));
+		fprintf(html, "</td><td>");
+		html_escape(html, ci);
+		fprintf(html, "</td><td>");
+		html_escape(html, m);
+		fprintf(html, "</td></tr>\n");
+	}
+	xo_sql_finalize(s);
+	fprintf(html, "</table>\n");
+	{
+		struct hist_testbed tb[MAX_TESTBEDS];
+		int ntb = 0;
+
+		return list_testbeds(db, html, only, tb, &ntb);
+	}
+}
+
 /* History of every benchmark measured on the report's testbeds (only that
  * one when only != 0), one plot per group (the benchmark name without its
  * device suffix) with a line per device and testbed. */
@@ -2044,12 +2172,15 @@ static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, 
 	enum xo_status st = XO_OK;
 
 	*nhist = 0;
+	if (count_runs(db, only) == 1)
+		return write_single_run(db, html, only);
 	fprintf(html,
 	        "<h2 id=\"history\">History per benchmark</h2>\n<p>One plot per "
-	        "benchmark with a line per device%s: median per run with its 95%% CI, minimum as "
-	        "points, detected changes as red diamonds; a log time axis where the devices "
-	        "differ by more than %.0fx.</p>\n",
-	        only ? "" : " and testbed (device@label)", HIST_LOG_RATIO);
+	        "benchmark with a line per device%s, one colour per device in every plot: median "
+	        "per run with its 95%% CI, the run's minimum as crosses (the least disturbed "
+	        "sample: a step there is code, not load), detected changes as red diamonds; a "
+	        "log axis, so a step of the same ratio reads the same height.</p>\n",
+	        only ? "" : " and testbed (device@label)");
 	if ((st = list_testbeds(db, html, only, tb, &ntb)))
 		return st;
 	if (xo_sql_prepare(xo_perfdb_sql(db),
@@ -2183,6 +2314,8 @@ enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, bool 
 		return xo_error(XO_ENOMEM, "perf advise: out of memory");
 	}
 	if (model_arg) {
+		if ((st = model_check(db, model_arg)))
+			goto out;
 		model_name(model_arg, names[0], sizeof(names[0]));
 		n = 1;
 	} else {
@@ -2247,6 +2380,12 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 	if (jm) {
 		json_object_set_new(jm, "diagnosis", jd);
 		json_object_set_new(jm, "crossover", jx);
+	}
+	if (answer_cl_on_cpu(db, a)) {
+		fprintf(out, "%s (PoCL or another CPU device): the cl column is not a GPU's\n",
+		        XO_PERF_NO_GPU);
+		if (jm)
+			json_object_set_new(jm, "no_gpu", json_true());
 	}
 	for (int w = 0; w < 2; w++) {
 		const struct answer_wl *wl = &a->wl[w];

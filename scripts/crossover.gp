@@ -4,6 +4,7 @@
 # prefix), devices (space-separated), xcross (0: none, <0: cl faster
 # everywhere), xband_lo, xband_hi (the crossover's interval from the CIs,
 # clipped to the measured range; 0: none), cl_label, title_text, outbase.
+# Each device in its own colour (common.gp devcolor, the history plots' too).
 # data file columns: batch s_per_sample_median ci_lo ci_hi
 reset
 set title title_text noenhanced
@@ -33,6 +34,6 @@ if (xcross > 0) {
 do for [fmt in "png svg"] {
 	if (fmt eq "png") { eval("set terminal ".png_term) } else { eval("set terminal ".svg_term) }
 	set output outbase.".".fmt
-	plot for [d in devices] prefix.d.".dat" using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 title (d eq "cl" ? cl_label : d) noenhanced
+	plot for [i=1:words(devices)] prefix.word(devices, i).".dat" using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.8 lc rgb devcolor(word(devices, i), i) title (word(devices, i) eq "cl" ? cl_label : word(devices, i)) noenhanced
 	set output
 }

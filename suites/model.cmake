@@ -107,4 +107,10 @@ target_link_libraries(test_gates PRIVATE xo_lib PkgConfig::CMOCKA m)
 add_test(NAME ops.cpu.lstm.gates COMMAND test_gates 61)
 set_tests_properties(ops.cpu.lstm.gates PROPERTIES LABELS "quick" TIMEOUT 300)
 add_test(NAME ops.cpu.lstm.gates_all COMMAND test_gates 1)
-set_tests_properties(ops.cpu.lstm.gates_all PROPERTIES LABELS "nightly" TIMEOUT 1800)
+set_tests_properties(ops.cpu.lstm.gates_all PROPERTIES LABELS "nightly;sharded" TIMEOUT 1800)
+# ci/nightly.sh runs gates_all in seven shards, one a night (XO_TEST_SHARD):
+# a shard starts at K x STRIDE and steps N x STRIDE; a malformed shard is
+# refused (exit 2), never read as the whole sweep.
+add_test(NAME ops.cpu.lstm.gates_shard
+         COMMAND sh -c "XO_TEST_SHARD=6/7 $<TARGET_FILE:test_gates> 4099 > gates_shard.txt || exit 1; grep -q 'shard 6/7: bit patterns 24594, 53287,' gates_shard.txt || exit 1; XO_TEST_SHARD=7/7 $<TARGET_FILE:test_gates> 4099; test $? -eq 2 || exit 1; XO_TEST_SHARD=1/x $<TARGET_FILE:test_gates> 4099; test $? -eq 2")
+set_tests_properties(ops.cpu.lstm.gates_shard PROPERTIES LABELS "quick" TIMEOUT 120)

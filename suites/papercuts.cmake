@@ -84,6 +84,13 @@ if(Python3_Interpreter_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/bench_layers.py
                    $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR})
   set_tests_properties(papercuts.bench_layers PROPERTIES LABELS "quick" TIMEOUT 300)
+  # What the perf commands say: a model the store lacks (exit 2, the models it
+  # has), the report's heading, record --model alone, --device gpu, no GPU
+  # here in words, explain's progress (suites/cli/perf_words.py).
+  add_test(NAME papercuts.perf_words
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/perf_words.py
+                   $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(papercuts.perf_words PROPERTIES LABELS "quick" TIMEOUT 300)
   if(XO_SANITIZE)
     # ASan's shadow memory and redzones are not the experiment's: no RSS bound
     set_tests_properties(papercuts.seed_model PROPERTIES ENVIRONMENT "XO_TEST_SANITIZED=1")
@@ -105,3 +112,11 @@ add_test(NAME papercuts.install
                  -DPREFIX=${CMAKE_CURRENT_BINARY_DIR}/install_test_prefix
                  -P ${CMAKE_CURRENT_LIST_DIR}/cli/install_test.cmake)
 set_tests_properties(papercuts.install PROPERTIES LABELS "quick" TIMEOUT 120)
+
+# ci/nightly.sh's bookkeeping (suites/ci_nightly_job.sh): a killed stage, a
+# spent budget or a missing build still end with report/index.html and the
+# answer; rotation days; the bench line's column names.
+add_test(NAME ci.nightly_job
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_nightly_job.sh ${PROJECT_BINARY_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/ci_nightly_job)
+set_tests_properties(ci.nightly_job PROPERTIES LABELS "quick" TIMEOUT 120)

@@ -7,6 +7,10 @@
  *   test_gates [STRIDE [ISA]]   bit patterns 0, STRIDE, 2 STRIDE, ... of all
  *                               2^32; ISA (scalar, avx2, avx512): that level only
  *
+ * XO_TEST_SHARD=K/N (0 <= K < N; ci/nightly.sh sets it) keeps every Nth
+ * input of that sequence from the Kth: the N shards together are the whole
+ * sequence, so the nightly checks every float over N nights.
+ *
  * STRIDE 1 (ctest label nightly) is every float; the quick run takes a
  * dense deterministic sample (STRIDE 61, odd, so it hits every exponent,
  * both signs and mantissas of every residue; ~70M inputs) because the
@@ -56,6 +60,7 @@
 #define CHUNK        (1 << 16)
 
 static uint64_t g_stride = 61;
+static uint64_t g_first;  /* the first bit pattern: the shard's K x STRIDE */
 static const char *g_isa; /* NULL: every level up to the detected one */
 
 static float from_bits(uint32_t b)
@@ -110,7 +115,7 @@ static void sweep(const struct xo_cpu_kernels *k, int fn, double limit)
 {
 	float *x = malloc(CHUNK * sizeof(float)), *y = malloc(CHUNK * sizeof(float));
 	struct worst w = {0};
-	uint64_t b = 0, n = 0;
+	uint64_t b = g_first, n = 0;
 
 	assert_non_null(x);
 	assert_non_null(y);
@@ -245,6 +250,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gates),
 	};
+	const char *shard;
 
 	if (argc > 1) {
 		char *end;
@@ -258,5 +264,21 @@ int main(int argc, char **argv)
 	}
 	if (argc > 2)
 		g_isa = argv[2];
+	shard = getenv("XO_TEST_SHARD");
+	if (shard && *shard) {
+		unsigned k, n;
+		char tail;
+
+		if (sscanf(shard, "%u/%u%c", &k, &n, &tail) != 2 || n < 1 || k >= n ||
+		    g_stride * n > 0xffffffffull) {
+			fprintf(stderr, "test_gates: XO_TEST_SHARD '%s' must be K/N, 0 <= K < N\n",
+				shard);
+			return 2;
+		}
+		g_first = (uint64_t)k * g_stride;
+		g_stride *= n;
+		printf("test_gates: shard %u/%u: bit patterns %llu, %llu, ...\n", k, n,
+		       (unsigned long long)g_first, (unsigned long long)(g_first + g_stride));
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
