@@ -441,25 +441,21 @@ static int child_walk(struct child *c, bool want_config)
 
 /* ---- child: the file ----------------------------------------------------- */
 
-/* A regular file's bytes, at most FILE_MAX. */
-static char *child_slurp(struct child *c, const char *path, size_t *len)
+/* The bytes of the file open at fd (checked regular and at most FILE_MAX
+ * by the parent). */
+static char *child_slurp(struct child *c, int fd, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	struct stat sb;
 	char *buf = NULL;
 	size_t got = 0;
 
-	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		refuse(c, "%s", "not a regular readable file");
-		goto out;
-	}
-	if (sb.st_size > FILE_MAX) {
-		refuse(c, "%s", "larger than the 1 GiB limit for a model file");
-		goto out;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > FILE_MAX) {
+		refuse(c, "%s", "not a regular file of at most 1 GiB");
+		return NULL;
 	}
 	buf = malloc((size_t)sb.st_size + 1);
 	while (buf && got < (size_t)sb.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
+		ssize_t r = pread(fd, buf + got, (size_t)sb.st_size - got, (off_t)got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -470,12 +466,9 @@ static char *child_slurp(struct child *c, const char *path, size_t *len)
 	if (!buf || got != (size_t)sb.st_size) {
 		refuse(c, "%s", buf ? "read failed" : "out of memory");
 		free(buf);
-		buf = NULL;
+		return NULL;
 	}
 	*len = got;
-out:
-	if (fd >= 0)
-		close(fd);
 	return buf;
 }
 
@@ -532,6 +525,18 @@ static int child_h5(struct child *c, char *img, size_t len, bool want_config)
 	return rc;
 }
 
+/* Every descriptor but 0-2, out and in closed. */
+static void child_fds(int out, int in)
+{
+	int lo = out < in ? out : in, hi = out < in ? in : out;
+
+	if (lo > 3)
+		close_range(3, (unsigned)lo - 1, 0);
+	if (hi > lo + 1)
+		close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+	close_range((unsigned)hi + 1, ~0U, 0);
+}
+
 static void child_limits(int deadline)
 {
 	struct rlimit r;
@@ -548,7 +553,7 @@ static void child_limits(int deadline)
 	setrlimit(RLIMIT_FSIZE, &r);
 	r.rlim_cur = r.rlim_max = (rlim_t)deadline;
 	setrlimit(RLIMIT_CPU, &r);
-	r.rlim_cur = r.rlim_max = 16;
+	r.rlim_cur = r.rlim_max = 16; /* libzip dups the archive's; 0 once it is read */
 	setrlimit(RLIMIT_NOFILE, &r);
 #ifndef XO_H5_ASAN
 	/* ASan reserves terabytes of shadow address space: no limit there */
@@ -565,8 +570,7 @@ static void child_limits(int deadline)
 }
 
 /* The child's whole life: never returns. */
-static void child_main(int fd, const char *path, enum xo_keras_kind kind, bool data,
-                       int deadline)
+static void child_main(int fd, int in, enum xo_keras_kind kind, bool data, int deadline)
 {
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE, SIGXFSZ};
 	struct child c = {.fd = fd, .data = data};
@@ -579,6 +583,7 @@ static void child_main(int fd, const char *path, enum xo_keras_kind kind, bool d
 	 * fuzzer's) writes reports or files from here */
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
+	child_fds(fd, in);
 	child_limits(deadline);
 	/* test-only hook (docs/model.md): prove a crash, a hang and garbage are
 	 * contained */
@@ -595,14 +600,16 @@ static void child_main(int fd, const char *path, enum xo_keras_kind kind, bool d
 	}
 	if (kind == XO_KERAS_ZIP) {
 		int err = 0;
-		zip_t *z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+		zip_t *z = zip_fdopen(in, ZIP_CHECKCONS, &err);
 		char *cfg;
 
 		if (!z) {
 			refuse(&c, "%s", "not a readable .keras archive (a corrupt zip)");
 		} else {
 			cfg = child_member(&c, z, "config.json", CONFIG_MAX, &len);
-			if (cfg && !rec(fd, REC_CONFIG, cfg, len))
+			if (cfg && strlen(cfg) != len)
+				refuse(&c, "%s", "its config.json is not text (a NUL byte)");
+			else if (cfg && !rec(fd, REC_CONFIG, cfg, len))
 				refuse(&c, "%s", "cannot write to the parent");
 			if (cfg && !c.err[0])
 				img = child_member(&c, z, "model.weights.h5", FILE_MAX, &len);
@@ -610,10 +617,15 @@ static void child_main(int fd, const char *path, enum xo_keras_kind kind, bool d
 			zip_discard(z);
 		}
 	} else {
-		img = child_slurp(&c, path, &len);
+		img = child_slurp(&c, in, &len);
 	}
-	if (img)
+	if (img) {
+		/* libzip is done: from here no new descriptor at all */
+		struct rlimit r = {0, 0};
+
+		setrlimit(RLIMIT_NOFILE, &r);
 		rc = child_h5(&c, img, len, kind != XO_KERAS_ZIP);
+	}
 	if (rc || c.err[0]) {
 		rec(fd, REC_REFUSE, c.err, strlen(c.err));
 		_exit(3);
@@ -905,7 +917,8 @@ static enum xo_status verdict(const char *path, int status, int rd, bool timed_o
 enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
 {
 	enum xo_keras_kind kind = xo_keras_sniff(path);
-	int fds[2], status = 0, deadline = deadline_s(), rd;
+	int fds[2], status = 0, deadline = deadline_s(), rd, in;
+	struct stat sb;
 	char *buf = NULL, *why = NULL;
 	size_t len = 0;
 	bool timed_out = false, decoded = false, ended = false;
@@ -915,12 +928,24 @@ enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
 	memset(out, 0, sizeof(*out));
 	if (kind == XO_KERAS_NONE)
 		return xo_error(XO_EFORMAT, "%s: not a Keras .keras or HDF5 file", path);
-	if (pipe2(fds, O_CLOEXEC))
+	/* opened here, read only by the child: a FIFO or device swapped in
+	 * after the sniff is refused, never read */
+	in = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (in < 0)
+		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(in, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > FILE_MAX) {
+		close(in);
+		return xo_error(XO_EFORMAT, "%s: not a regular file of at most 1 GiB", path);
+	}
+	if (pipe2(fds, O_CLOEXEC)) {
+		close(in);
 		return xo_error(XO_EIO, "%s: cannot start the HDF5 reader: %s", path,
 		                strerror(errno));
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
+		close(in);
 		close(fds[0]);
 		close(fds[1]);
 		return xo_error(XO_EIO, "%s: cannot start the HDF5 reader: %s", path,
@@ -928,8 +953,9 @@ enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
 	}
 	if (!pid) {
 		close(fds[0]);
-		child_main(fds[1], path, kind, data, deadline);
+		child_main(fds[1], in, kind, data, deadline);
 	}
+	close(in);
 	close(fds[1]);
 	rd = stream_read(fds[0], now_s() + deadline, &buf, &len);
 	close(fds[0]);

@@ -1144,14 +1144,15 @@ static enum xo_status weight_file_add(struct xo_ckpt_writer *w, const char *laye
  * replace a good checkpoint. */
 static enum xo_status weight_files(struct xo_model *m, const char *dir, bool save)
 {
-	float *w = malloc((size_t)m->nparams * sizeof(*w));
+	/* a model without weights (pooling, flatten) has no params tensor */
+	float *w = malloc((size_t)(m->nparams ? m->nparams : 1) * sizeof(*w));
 	struct xo_ckpt_writer cw = {0};
 	enum xo_status st = XO_OK;
 
 	if (!w)
 		return xo_error(XO_ENOMEM, "model: out of memory");
 	if (save) {
-		st = xo_tensor_read(m->params, w, 0, m->nparams);
+		st = m->nparams ? xo_tensor_read(m->params, w, 0, m->nparams) : XO_OK;
 		for (int64_t i = 0; !st && i < m->nparams; i++)
 			if (!isfinite(w[i]))
 				st = xo_error(XO_EINVAL,
@@ -1182,7 +1183,7 @@ static enum xo_status weight_files(struct xo_model *m, const char *dir, bool sav
 		else
 			xo_ckpt_abort(&cw);
 	}
-	if (!st && !save)
+	if (!st && !save && m->nparams)
 		st = xo_tensor_write(m->params, w, 0, m->nparams);
 	free(w);
 	return st;
