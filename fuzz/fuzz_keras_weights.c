@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	st = xo_model_load_weights(m, keras_file_put(data, size));
 	xo_fuzz_check_refusal(st, "keras_weights");
+	keras_file_say(st);
 	if (!st)
 		keras_file_check(m, "keras_weights");
 	return 0;

@@ -70,6 +70,14 @@ static inline void keras_file_check(struct xo_model *m, const char *target)
 	free(w);
 }
 
+/* XO_FUZZ_VERBOSE set: each refusal on stderr (to count, when replaying a
+ * corpus, how many inputs the reader's child crashed or timed out on). */
+static inline void keras_file_say(enum xo_status st)
+{
+	if (st && getenv("XO_FUZZ_VERBOSE"))
+		fprintf(stderr, "refused: %s\n", xo_last_error());
+}
+
 /* A whole model file (.h5 model or .keras): opened with its weights. */
 static inline int keras_file_model(const uint8_t *data, size_t size, const char *target)
 {
@@ -80,6 +88,7 @@ static inline int keras_file_model(const uint8_t *data, size_t size, const char 
 		return 0;
 	st = xo_model_open(keras_file_put(data, size), keras_file_backend(), 2, &m);
 	xo_fuzz_check_refusal(st, target);
+	keras_file_say(st);
 	if (!st)
 		keras_file_check(m, target);
 	xo_model_close(m);

@@ -31,7 +31,8 @@ set_tests_properties(keras.train_from_file_weights PROPERTIES LABELS "model;quic
 add_executable(test_keras_hostile ${CMAKE_CURRENT_LIST_DIR}/test_keras_hostile.c)
 target_include_directories(test_keras_hostile PRIVATE ${PROJECT_SOURCE_DIR}/model)
 target_compile_definitions(test_keras_hostile PRIVATE
-  XO_KERAS_DIR="${PROJECT_SOURCE_DIR}/suites/golden/keras")
+  XO_KERAS_DIR="${PROJECT_SOURCE_DIR}/suites/golden/keras"
+  XO_FUZZ_REGRESS="${PROJECT_SOURCE_DIR}/fuzz/regress")
 target_link_libraries(test_keras_hostile PRIVATE xo_model xo_lib PkgConfig::CMOCKA
                       PkgConfig::XO_T_HDF5 PkgConfig::XO_T_LIBZIP m)
 add_test(NAME keras.hostile COMMAND test_keras_hostile)

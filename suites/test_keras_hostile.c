@@ -18,6 +18,8 @@
  *   file, the layer and the variable;
  * - a crash, a hang and garbage from the reader (the test-only hook
  *   XO_HDF5_READER_FAULT) are one line each, the hang within the deadline;
+ *   so are the files the fuzz targets found that hang libhdf5 or make it
+ *   read outside its heap;
  *   truncated and byte-flipped files are a model or one line, never a crash
  *   of this process;
  * - a model without weights (max pooling, flatten) opens, predicts, and its
@@ -43,8 +45,8 @@
 
 #include "model_internal.h"
 
-#ifndef XO_KERAS_DIR
-#error "XO_KERAS_DIR must name suites/golden/keras"
+#if !defined(XO_KERAS_DIR) || !defined(XO_FUZZ_REGRESS)
+#error "XO_KERAS_DIR must name suites/golden/keras, XO_FUZZ_REGRESS fuzz/regress"
 #endif
 
 /* input 7 -> dense units=3 softmax, as Keras 3 writes it */
@@ -473,6 +475,36 @@ static void test_hostile_contained(void **state)
 	unsetenv("XO_HDF5_DEADLINE_S");
 }
 
+/* Files the whole-file fuzz targets found (fuzz/regress/): two on which
+ * libhdf5 1.10.8 never returns, one on which it reads outside its heap
+ * (valgrind: an invalid read in H5Aexists; a SIGSEGV under the fuzz build's
+ * allocator). Each is one line, the hangs at the deadline. */
+static void test_hostile_libhdf5_found(void **state)
+{
+	static const char *const hangs[] = {"keras_h5/libhdf5-hang-a.h5",
+	                                    "keras_h5/libhdf5-hang-b.h5"};
+	struct xo_backend *be = ref_backend();
+	struct xo_model *m;
+	char path[512];
+
+	(void)state;
+	setenv("XO_HDF5_DEADLINE_S", "2", 1);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", XO_FUZZ_REGRESS, hangs[i]);
+		assert_refused(path, (const char *const[]){"HDF5 reader", "2 s", NULL});
+	}
+	snprintf(path, sizeof(path), "%s/seed.keras", XO_KERAS_DIR);
+	assert_int_equal(xo_model_open(path, be, 4, &m), XO_OK);
+	snprintf(path, sizeof(path), "%s/keras_weights/libhdf5-segv-a.weights.h5", XO_FUZZ_REGRESS);
+	assert_int_not_equal(xo_model_load_weights(m, path), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), path));
+	assert_null(strchr(xo_last_error(), '\n'));
+	xo_model_close(m);
+	unsetenv("XO_HDF5_DEADLINE_S");
+	xo_backend_close(be);
+}
+
 /* Truncations and byte flips of every fixture kind: a model, or one line. */
 static void test_hostile_corrupt(void **state)
 {
@@ -600,6 +632,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_attributes), cmocka_unit_test(test_hostile_indirection),
 	    cmocka_unit_test(test_hostile_sizes),      cmocka_unit_test(test_hostile_values),
 	    cmocka_unit_test(test_hostile_contained),  cmocka_unit_test(test_hostile_corrupt),
+	    cmocka_unit_test(test_hostile_libhdf5_found),
 	    cmocka_unit_test(test_weightless),
 	};
 
