@@ -942,6 +942,9 @@ enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
 		return xo_error(XO_EIO, "%s: cannot start the HDF5 reader: %s", path,
 		                strerror(errno));
 	}
+	/* the library's own start-up (no file involved) done once here, not
+	 * again in every child: most of a child's cost */
+	H5open();
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
