@@ -151,34 +151,34 @@ static long attr_strings(struct child *c, hid_t obj, const char *name, bool want
 	if ((a = H5Aopen(obj, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(a)) < 0 ||
 	    (s = H5Aget_space(a)) < 0) {
 		refuse(c, "attribute %s cannot be read", name);
-		goto out_close;
+		goto out_close_attr;
 	}
 	rank = H5Sget_simple_extent_ndims(s);
 	n = H5Sget_simple_extent_npoints(s);
 	if (want_list && n == 0 && rank == 1) {
 		got = 0;
-		goto out_close;
+		goto out_close_attr;
 	}
 	if (H5Tget_class(t) != H5T_STRING) {
 		refuse(c, "attribute %s is not a string", name);
-		goto out_close;
+		goto out_close_attr;
 	}
 	if (rank < 0 || rank > 1 || n < 1 || (!want_list && n != 1) || n > STRINGS_MAX) {
 		refuse(c, want_list ? "attribute %s is not a list of names"
 		                    : "attribute %s is not one string (wrong dataspace)",
 		       name);
-		goto out_close;
+		goto out_close_attr;
 	}
 	v = calloc((size_t)n, sizeof(*v));
 	if (!v || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_cset(mt, H5Tget_cset(t)) < 0) {
 		refuse(c, "attribute %s: out of memory", name);
-		goto out_close;
+		goto out_close_attr;
 	}
 	if (H5Tis_variable_str(t) > 0) {
 		if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, v) < 0) {
 			refuse(c, "attribute %s cannot be read", name);
 			memset(v, 0, (size_t)n * sizeof(*v));
-			goto out_close;
+			goto out_close_attr;
 		}
 		got = (long)n;
 		for (long i = 0; i < got; i++) {
@@ -205,14 +205,14 @@ static long attr_strings(struct child *c, hid_t obj, const char *name, bool want
 
 		if (!sz || sz > cap) {
 			refuse(c, "attribute %s holds a string over the size limit", name);
-			goto out_close;
+			goto out_close_attr;
 		}
 		flat = calloc((size_t)n, sz);
 		if (!flat || H5Tset_size(mt, sz) < 0 || H5Tset_strpad(mt, H5T_STR_NULLPAD) < 0 ||
 		    H5Aread(a, mt, flat) < 0) {
 			refuse(c, "attribute %s cannot be read", name);
 			free(flat);
-			goto out_close;
+			goto out_close_attr;
 		}
 		got = (long)n;
 		for (long i = 0; i < got; i++)
@@ -225,7 +225,7 @@ static long attr_strings(struct child *c, hid_t obj, const char *name, bool want
 				free(v[i]);
 		}
 	}
-out_close:
+out_close_attr:
 	if (got < 0) {
 		free(v);
 		v = NULL;
@@ -300,28 +300,28 @@ static int child_dataset(struct child *c, const char *name)
 		return refuse(c, "dataset '%s' cannot be opened", name);
 	if ((dcpl = H5Dget_create_plist(d)) < 0) {
 		rc = refuse(c, "dataset '%s' cannot be read", name);
-		goto out;
+		goto out_close_dataset;
 	}
 	if (H5Pget_layout(dcpl) == H5D_VIRTUAL) {
 		rc = refuse(c, "dataset '%s' is a virtual dataset (data from other files): refused",
 		            name);
-		goto out;
+		goto out_close_dataset;
 	}
 	if (H5Pget_external_count(dcpl) != 0) {
 		rc = refuse(c, "dataset '%s' has external raw-data storage (data in another file): "
 		               "refused", name);
-		goto out;
+		goto out_close_dataset;
 	}
 	if ((s = H5Dget_space(d)) < 0 || (t = H5Dget_type(d)) < 0 ||
 	    (nd = H5Sget_simple_extent_ndims(s)) < 0 || nd > H5S_MAX_RANK ||
 	    H5Sget_simple_extent_dims(s, dims, NULL) < 0) {
 		rc = refuse(c, "dataset '%s' has an unreadable shape", name);
-		goto out;
+		goto out_close_dataset;
 	}
 	for (int i = 0; i < nd; i++) {
 		if (dims[i] > (hsize_t)XO_H5_FLOATS_MAX || n * (int64_t)dims[i] > XO_H5_FLOATS_MAX) {
 			rc = refuse(c, "dataset '%s' holds more values than the limit", name);
-			goto out;
+			goto out_close_dataset;
 		}
 		n *= (int64_t)dims[i];
 	}
@@ -332,18 +332,18 @@ static int child_dataset(struct child *c, const char *name)
 	if ((flags & DS_FLOAT) && (flags & DS_STORED)) {
 		if (c->floats + n > XO_H5_FLOATS_MAX) {
 			rc = refuse(c, "%s: the file holds more float values than the limit", name);
-			goto out;
+			goto out_close_dataset;
 		}
 		c->floats += n;
 		if (c->data) {
 			buf = malloc((size_t)(n ? n : 1) * sizeof(*buf));
 			if (!buf) {
 				rc = refuse(c, "dataset '%s': out of memory", name);
-				goto out;
+				goto out_close_dataset;
 			}
 			if (n && H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
 				rc = refuse(c, "dataset '%s' cannot be read", name);
-				goto out;
+				goto out_close_dataset;
 			}
 			flags |= DS_DATA;
 		}
@@ -362,7 +362,7 @@ static int child_dataset(struct child *c, const char *name)
 		    ((flags & DS_DATA) && !put(c->fd, buf, (size_t)n * sizeof(float))))
 			rc = refuse(c, "%s", "cannot write to the parent");
 	}
-out:
+out_close_dataset:
 	free(buf);
 	if (t >= 0)
 		H5Tclose(t);
