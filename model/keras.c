@@ -1170,6 +1170,9 @@ enum xo_status xo_keras_load_weights(struct xo_model *m, const char *path)
 		st = load_keras3(&f, path, m, w);
 	else if (!st && xo_h5_dataset_find(&f, "model_weights"))
 		st = xo_error(XO_EFORMAT, "%s: model_weights is not a group", path);
+	else if (!st && !np && !xo_h5_group_find(&f, "model_weights") &&
+	         (!xo_h5_group_find(&f, "") || xo_h5_group_find(&f, "")->n_layer_names < 0))
+		; /* no weights to load, and the file lists none (a pooling-only model) */
 	else if (!st)
 		st = load_legacy(&f, xo_h5_group_find(&f, "model_weights") ? "model_weights" : "",
 		                 path, m, w);

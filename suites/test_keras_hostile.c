@@ -578,6 +578,40 @@ static void test_hostile_corrupt(void **state)
 	xo_backend_close(be);
 }
 
+/* A .keras of pool_cfg whose model.weights.h5 holds, as Keras 3 writes
+ * for layers without variables, empty layers/<kind>/vars groups (groups
+ * true) or nothing at all. */
+static void make_weightless_keras(const char *name, bool groups, char *path, size_t cap)
+{
+	char h5[512];
+	hid_t f, g;
+	zip_t *z;
+	int err = 0;
+
+	tmp_path(h5, sizeof(h5), "weightless.weights.h5");
+	f = H5Fcreate(h5, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	assert_true(f >= 0);
+	if (groups) {
+		static const char *const paths[] = {"layers", "layers/max_pooling1d",
+		                                    "layers/max_pooling1d/vars", "layers/flatten",
+		                                    "layers/flatten/vars"};
+
+		for (int i = 0; i < 5; i++) {
+			g = H5Gcreate2(f, paths[i], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+			assert_true(g >= 0);
+			H5Gclose(g);
+		}
+	}
+	H5Fclose(f);
+	tmp_path(path, cap, name);
+	z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	assert_non_null(z);
+	assert_true(zip_file_add(z, "config.json",
+	                         zip_source_buffer(z, pool_cfg, strlen(pool_cfg), 0), 0) >= 0);
+	assert_true(zip_file_add(z, "model.weights.h5", zip_source_file(z, h5, 0, -1), 0) >= 0);
+	assert_int_equal(zip_close(z), 0);
+}
+
 static void test_weightless(void **state)
 {
 	char path[512];
@@ -605,6 +639,13 @@ static void test_weightless(void **state)
 	if (xo_model_save_weights(m, path) || xo_model_load_weights(m, path))
 		fail_msg("weights of a model without weights: %s", xo_last_error());
 	xo_model_close(m);
+	for (int k = 0; k < 2; k++) { /* the same as a .keras */
+		make_weightless_keras(k ? "pool.keras" : "pool_bare.keras", k, path, sizeof(path));
+		if (xo_model_open(path, be, 4, &m))
+			fail_msg("%s: %s", path, xo_last_error());
+		assert_int_equal(xo_model_param_count(m), 0);
+		xo_model_close(m);
+	}
 	xo_backend_close(be);
 }
 
