@@ -36,7 +36,7 @@ static inline const char *keras_file_put(const uint8_t *data, size_t size)
 			abort();
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		/* a child that hangs is killed well inside libFuzzer's -timeout */
-		setenv("XO_HDF5_DEADLINE_S", "3", 0);
+		setenv("XO_HDF5_DEADLINE_S", "1", 0);
 	}
 	if (ftruncate(fd, 0) || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
 		abort();
