@@ -60,7 +60,7 @@
 #define LINKS_MAX 100000              /* links in one file */
 #define STRINGS_MAX 100000            /* names in one attribute */
 #define MEM_BUDGET (INT64_C(4) << 30) /* child address space beyond its start */
-#define STREAM_MAX ((XO_H5_FLOATS_MAX + (INT64_C(64) << 20)) * 4)
+#define STREAM_MAX ((XO_MODEL_PARAMS_MAX + (INT64_C(64) << 20)) * 4)
 #define DEADLINE_S 60                 /* wall clock and CPU seconds */
 
 enum { REC_CONFIG = 'C', REC_TRAINING = 'T', REC_GROUP = 'G', REC_NAMES = 'N',
@@ -319,7 +319,7 @@ static int child_dataset(struct child *c, const char *name)
 		goto out_close_dataset;
 	}
 	for (int i = 0; i < nd; i++) {
-		if (dims[i] > (hsize_t)XO_H5_FLOATS_MAX || n * (int64_t)dims[i] > XO_H5_FLOATS_MAX) {
+		if (dims[i] > (hsize_t)XO_MODEL_PARAMS_MAX || n * (int64_t)dims[i] > XO_MODEL_PARAMS_MAX) {
 			rc = refuse(c, "dataset '%s' holds more values than the limit", name);
 			goto out_close_dataset;
 		}
@@ -330,7 +330,7 @@ static int child_dataset(struct child *c, const char *name)
 	if (n == 0 || (H5Dget_space_status(d, &ss) >= 0 && ss == H5D_SPACE_STATUS_ALLOCATED))
 		flags |= DS_STORED;
 	if ((flags & DS_FLOAT) && (flags & DS_STORED)) {
-		if (c->floats + n > XO_H5_FLOATS_MAX) {
+		if (c->floats + n > XO_MODEL_PARAMS_MAX) {
 			rc = refuse(c, "%s: the file holds more float values than the limit", name);
 			goto out_close_dataset;
 		}
@@ -779,15 +779,15 @@ static bool decode_dataset(struct xo_h5_file *f, struct cursor *c)
 	for (int i = 0; i < nd; i++) {
 		uint64_t v;
 
-		if (!take(c, &v, 8) || v > (uint64_t)XO_H5_FLOATS_MAX ||
-		    n * (int64_t)v > XO_H5_FLOATS_MAX)
+		if (!take(c, &v, 8) || v > (uint64_t)XO_MODEL_PARAMS_MAX ||
+		    n * (int64_t)v > XO_MODEL_PARAMS_MAX)
 			return false;
 		d->dim[i] = (int64_t)v;
 		n *= (int64_t)v;
 	}
 	d->count = n;
 	if ((d->flags & DS_FLOAT) && (d->flags & DS_STORED)) {
-		if (f->floats + n > XO_H5_FLOATS_MAX)
+		if (f->floats + n > XO_MODEL_PARAMS_MAX)
 			return false;
 		f->floats += n;
 	}

@@ -931,7 +931,7 @@ enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char 
 }
 
 /* Declared parameters of a spec text, counted without building the model
- * (capped just above XO_H5_FLOATS_MAX). */
+ * (capped just above XO_MODEL_PARAMS_MAX). */
 static enum xo_status spec_params(const char *text, const char *origin, int64_t *n)
 {
 	struct xo_model_spec s;
@@ -943,8 +943,8 @@ static enum xo_status spec_params(const char *text, const char *origin, int64_t 
 	for (int i = 0; i < s.nlayers; i++) {
 		int64_t t = xo_layer_total(&s.layers[i]);
 
-		if (t < 0 || t > XO_H5_FLOATS_MAX - *n) {
-			*n = XO_H5_FLOATS_MAX + 1;
+		if (t < 0 || t > XO_MODEL_PARAMS_MAX - *n) {
+			*n = XO_MODEL_PARAMS_MAX + 1;
 			break;
 		}
 		*n += t;
@@ -956,7 +956,7 @@ static enum xo_status spec_params(const char *text, const char *origin, int64_t 
 /*
  * The spec of a .keras or legacy .h5 model, read by the isolated reader
  * (h5read.c). Its declared parameters are bounded by what the file stores
- * and by XO_H5_FLOATS_MAX before anyone allocates the model: a small file
+ * and by XO_MODEL_PARAMS_MAX before anyone allocates the model: a small file
  * cannot declare a large model.
  */
 enum xo_status xo_keras_spec_text(const char *path, char **text)
@@ -977,10 +977,10 @@ enum xo_status xo_keras_spec_text(const char *path, char **text)
 		st = config_to_spec(f.config, f.config_len, f.training, path, text);
 	if (!st)
 		st = spec_params(*text, path, &declared);
-	if (!st && declared > XO_H5_FLOATS_MAX)
+	if (!st && declared > XO_MODEL_PARAMS_MAX)
 		st = xo_error(XO_EFORMAT, "%s: the config declares more than %" PRId64
 		                          " parameters, the limit for a model file", path,
-		              (int64_t)XO_H5_FLOATS_MAX);
+		              (int64_t)XO_MODEL_PARAMS_MAX);
 	else if (!st && declared > f.floats)
 		st = xo_error(XO_EFORMAT, "%s: the config declares %" PRId64 " parameters, the file "
 		                          "stores %" PRId64 " weight values", path, declared, f.floats);

@@ -602,6 +602,14 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		off += l->s.state_count;
 	}
 	m->nparams = off;
+	/* a spec is outside input too (a model.spec someone sent): its
+	 * parameters are bounded before anything is allocated for them */
+	if (m->nparams > XO_MODEL_PARAMS_MAX) {
+		st = xo_error(XO_EFORMAT, "%s: the model declares %" PRId64 " parameters, more than "
+		                          "the limit of %" PRId64, origin, m->nparams,
+		              (int64_t)XO_MODEL_PARAMS_MAX);
+		goto out_free;
+	}
 	for (int i = 0; i < m->nlayers; i++) {
 		static const enum xo_net_kind kinds[] = {
 		    [XO_LAYER_CONV1D] = XO_NET_CONV1D,

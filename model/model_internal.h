@@ -154,7 +154,9 @@ enum xo_status xo_model_params_host(struct xo_model *m, float *w, bool write);
 /* An untrusted Keras file read by an isolated child process (h5read.c):
  * only checked data. Paths are relative to the HDF5 root ("" is the root;
  * "layers/dense/vars/0"). A group's name lists are -1 when absent. */
-#define XO_H5_FLOATS_MAX (INT64_C(1) << 27) /* float values in one file */
+/* The most parameters a model may declare, and float values a model file
+ * may store: 2^27 (512 MiB of float32), checked before allocating. */
+#define XO_MODEL_PARAMS_MAX (INT64_C(1) << 27)
 struct xo_h5_group {
 	char *path;
 	char **layer_names, **weight_names;

@@ -435,7 +435,21 @@ static void test_hostile_sizes(void **state)
 	after = peak_rss_kb();
 	print_message("peak RSS %ld kB -> %ld kB\n", before, after);
 	assert_true(after - before < 64 * 1024);
-	/* 160 M parameters: over XO_H5_FLOATS_MAX */
+	/* the same as a spec: 256 M parameters, over the limit, refused before
+	 * allocation */
+	{
+		struct xo_backend *be = ref_backend();
+		struct xo_model *m = NULL;
+
+		assert_int_equal(xo_model_open_string("input 16384\ndense units=16384\n", "huge.model",
+		                                      be, 1, &m),
+		                 XO_EFORMAT);
+		print_message("refused: %s\n", xo_last_error());
+		assert_non_null(strstr(xo_last_error(), "declares 268451840 parameters"));
+		assert_true(peak_rss_kb() - before < 64 * 1024);
+		xo_backend_close(be);
+	}
+	/* 160 M parameters: over XO_MODEL_PARAMS_MAX */
 	make_model("huge.h5", NULL, 20000, 8000, H_PLAIN, path, sizeof(path));
 	assert_refused(path, (const char *const[]){"the limit", NULL});
 	assert_true(peak_rss_kb() - before < 64 * 1024);
