@@ -489,8 +489,9 @@ static void test_hostile_contained(void **state)
 	unsetenv("XO_HDF5_DEADLINE_S");
 }
 
-/* Files the whole-file fuzz targets found (fuzz/regress/): two on which
- * libhdf5 1.10.8 never returns, one on which it reads outside its heap
+/* Files the whole-file fuzz targets found (fuzz/regress/): one on which
+ * libhdf5 1.10.8 never returns, one on which it takes seconds and
+ * gigabytes, one on which it reads outside its heap
  * (valgrind: an invalid read in H5Aexists; a SIGSEGV under the fuzz build's
  * allocator). Each is one line, the hangs at the deadline. */
 static void test_hostile_libhdf5_found(void **state)
@@ -503,10 +504,13 @@ static void test_hostile_libhdf5_found(void **state)
 
 	(void)state;
 	setenv("XO_HDF5_DEADLINE_S", "2", 1);
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s", XO_FUZZ_REGRESS, hangs[i]);
-		assert_refused(path, (const char *const[]){"HDF5 reader", "2 s", NULL});
-	}
+	/* b loops in libhdf5 (H5C_protect under H5HG_read, reading the vlen
+	 * model_config) for ever; a makes it allocate 1.9 GB for that string
+	 * and take about 2 s, so it ends either way */
+	snprintf(path, sizeof(path), "%s/%s", XO_FUZZ_REGRESS, hangs[1]);
+	assert_refused(path, (const char *const[]){"HDF5 reader timed out after 2 s", NULL});
+	snprintf(path, sizeof(path), "%s/%s", XO_FUZZ_REGRESS, hangs[0]);
+	assert_refused(path, (const char *const[]){NULL});
 	snprintf(path, sizeof(path), "%s/seed.keras", XO_KERAS_DIR);
 	assert_int_equal(xo_model_open(path, be, 4, &m), XO_OK);
 	snprintf(path, sizeof(path), "%s/keras_weights/libhdf5-segv-a.weights.h5", XO_FUZZ_REGRESS);

@@ -429,7 +429,7 @@ CASES = {
     # untrusted Keras files (model/h5read.c): the reader's child crashes or hangs, indirection, bad values
     "keras_reader_crash": (kpredict(os.path.join(KERAS, "seed.keras")), 2, r"seed\.keras: HDF5 reader crashed \(signal 11\) on this file", ["out.npy"], keras_inputs, {"XO_HDF5_READER_FAULT": "segv"}, None),
     "keras_reader_hang": (kpredict(os.path.join(KERAS, "seed.h5")), 2, r"seed\.h5: HDF5 reader (timed out after 1 s|ran out of CPU time \(1 s\))", ["out.npy"], keras_inputs, {"XO_HDF5_READER_FAULT": "spin", "XO_HDF5_DEADLINE_S": "1"}, None),
-    "keras_libhdf5_hang": (kpredict(os.path.join(HOSTILE, "libhdf5-hang-a.h5")), 2, r"libhdf5-hang-a\.h5: HDF5 reader (timed out after 1 s|ran out of CPU time)", ["out.npy"], keras_inputs, {"XO_HDF5_DEADLINE_S": "1"}, None),
+    "keras_libhdf5_hang": (kpredict(os.path.join(HOSTILE, "libhdf5-hang-b.h5")), 2, r"libhdf5-hang-b\.h5: HDF5 reader (timed out after 1 s|ran out of CPU time)", ["out.npy"], keras_inputs, {"XO_HDF5_DEADLINE_S": "1"}, None),
     "keras_external_link": (kpredict(os.path.join(HOSTILE, "external-link.h5")), 2, r"external-link\.h5: 'model_weights/dense/dense' is an external link \(to another file\): refused", ["out.npy"], keras_inputs, {}, None),
     "keras_external_storage": (kpredict(os.path.join(HOSTILE, "external-storage-etc-passwd.h5")), 2, r"external-storage-etc-passwd\.h5: dataset 'model_weights/dense/dense/kernel:0' has external raw-data storage", ["out.npy"], keras_inputs, {}, None),
     "keras_nan_weight": (kpredict(os.path.join(HOSTILE, "nan-weight.h5")), 2, r"nan-weight\.h5: layer 'dense': kernel holds NaN at index 4", ["out.npy"], keras_inputs, {}, None),
