@@ -15,7 +15,7 @@ build=${XO_FUZZ_BUILD:-$root/build-fuzz}
 secs=${XO_FUZZ_SECONDS:-60}
 out=${XO_FUZZ_OUT:-$build/fuzz-out}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(spec npy case import keras_config)
+[ ${#targets[@]} -gt 0 ] || targets=(spec npy case import keras_config keras_h5 keras_weights keras_zip)
 
 # seed_files TARGET: the repository's valid inputs of that kind
 seed_files() {
@@ -25,6 +25,10 @@ seed_files() {
     case) ls "$root"/suites/shapes/*.txt ;;
     import) ls "$root"/fuzz/regress/import/seed-*.json ;;
     keras_config) ls "$root"/fuzz/regress/keras_config/seed-*.json ;;
+    # whole files (through the isolated reader): every fixture of that kind
+    keras_h5) ls "$root"/suites/golden/keras/{seed,cnn2d}.h5 "$root"/suites/golden/*/model.h5 ;;
+    keras_weights) ls "$root"/suites/golden/keras/*weights.h5 ;;
+    keras_zip) ls "$root"/suites/golden/keras/*.keras "$root"/suites/golden/*/model.keras ;;
     esac
 }
 

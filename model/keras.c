@@ -32,7 +32,6 @@
 
 #include "model_internal.h"
 
-#define MAX_MEMBER (64 << 20) /* largest archive member read (config, weights) */
 
 /* ---- sniffing ---------------------------------------------------------- */
 
@@ -63,197 +62,6 @@ enum xo_keras_kind xo_keras_sniff(const char *path)
 static void h5_quiet(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-/* ---- reading the archive ------------------------------------------------ */
-
-/* Member name of the archive at path into a malloc'd buffer (NUL added). */
-static enum xo_status zip_member(const char *path, const char *name, char **buf, size_t *len)
-{
-	zip_stat_t zs;
-	zip_file_t *zf;
-	zip_t *z;
-	int err = 0;
-	enum xo_status st = XO_OK;
-
-	*buf = NULL;
-	z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &err);
-	if (!z) {
-		zip_error_t ze;
-
-		zip_error_init_with_code(&ze, err);
-		st = xo_error(XO_EFORMAT, "%s: not a readable .keras archive (%s)", path,
-		              zip_error_strerror(&ze));
-		zip_error_fini(&ze);
-		return st;
-	}
-	if (zip_stat(z, name, 0, &zs) || !(zs.valid & ZIP_STAT_SIZE)) {
-		st = xo_error(XO_EFORMAT, "%s: not a Keras archive: no %s in it", path, name);
-		goto out;
-	}
-	if (zs.size > MAX_MEMBER) {
-		st = xo_error(XO_EFORMAT, "%s: %s is %" PRIu64 " bytes, more than %d", path, name,
-		              (uint64_t)zs.size, MAX_MEMBER);
-		goto out;
-	}
-	*buf = malloc((size_t)zs.size + 1);
-	if (!*buf) {
-		st = xo_error(XO_ENOMEM, "%s: out of memory", path);
-		goto out;
-	}
-	zf = zip_fopen(z, name, 0);
-	if (!zf || zip_fread(zf, *buf, zs.size) != (zip_int64_t)zs.size) {
-		st = xo_error(XO_EFORMAT, "%s: %s cannot be read (%s)", path, name,
-		              zf ? zip_file_strerror(zf) : zip_strerror(z));
-		free(*buf);
-		*buf = NULL;
-	} else {
-		(*buf)[zs.size] = '\0';
-		*len = (size_t)zs.size;
-	}
-	if (zf)
-		zip_fclose(zf);
-out:
-	zip_discard(z);
-	return st;
-}
-
-/* An HDF5 file: from disk, or from a memory image (an archive member). */
-static hid_t h5_open(const char *path, const void *image, size_t len)
-{
-	hid_t fapl, f;
-
-	h5_quiet();
-	if (!image)
-		return H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	fapl = H5Pcreate(H5P_FILE_ACCESS);
-	if (fapl < 0)
-		return -1;
-	f = -1;
-	/* The core driver opens an existing file of that name instead of the
-	 * image: the name must be one no file has (path is a regular file, so
-	 * nothing lies beneath it). */
-	char name[4200];
-	snprintf(name, sizeof(name), "%s/model.weights.h5", path);
-	if (H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
-	    H5Pset_file_image(fapl, (void *)image, len) >= 0)
-		f = H5Fopen(name, H5F_ACC_RDONLY, fapl);
-	H5Pclose(fapl);
-	return f;
-}
-
-/* A string attribute (variable or fixed length) of obj, malloc'd. */
-static char *h5_attr_string(hid_t obj, const char *name)
-{
-	hid_t a, t, mt;
-	char *out = NULL;
-
-	if (H5Aexists(obj, name) <= 0)
-		return NULL;
-	a = H5Aopen(obj, name, H5P_DEFAULT);
-	if (a < 0)
-		return NULL;
-	t = H5Aget_type(a);
-	if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
-		if (H5Tis_variable_str(t) > 0) {
-			char *v = NULL;
-
-			mt = H5Tcopy(H5T_C_S1);
-			H5Tset_size(mt, H5T_VARIABLE);
-			if (H5Aread(a, mt, &v) >= 0 && v)
-				out = strdup(v);
-			if (v)
-				H5free_memory(v);
-			H5Tclose(mt);
-		} else {
-			size_t n = H5Tget_size(t);
-
-			out = calloc(n + 1, 1);
-			mt = H5Tcopy(H5T_C_S1);
-			H5Tset_size(mt, n + 1);
-			if (out && H5Aread(a, mt, out) < 0) {
-				free(out);
-				out = NULL;
-			}
-			H5Tclose(mt);
-		}
-	}
-	if (t >= 0)
-		H5Tclose(t);
-	H5Aclose(a);
-	return out;
-}
-
-/* A 1-D string array attribute (layer_names, weight_names): *n strings,
- * each malloc'd, in a malloc'd array. An empty float array (what Keras
- * writes for a layer without weights) reads as no strings. */
-static int h5_attr_strings(hid_t obj, const char *name, char ***out)
-{
-	hid_t a, t, s, mt;
-	hssize_t n;
-	int count = -1;
-
-	*out = NULL;
-	if (H5Aexists(obj, name) <= 0)
-		return -1;
-	a = H5Aopen(obj, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
-	t = H5Aget_type(a);
-	s = H5Aget_space(a);
-	n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
-	if (n == 0) {
-		count = 0;
-	} else if (n > 0 && n < 100000 && t >= 0 && H5Tget_class(t) == H5T_STRING) {
-		char **v = calloc((size_t)n, sizeof(*v));
-
-		if (v && H5Tis_variable_str(t) > 0) {
-			mt = H5Tcopy(H5T_C_S1);
-			H5Tset_size(mt, H5T_VARIABLE);
-			if (H5Aread(a, mt, v) >= 0) {
-				count = (int)n;
-				for (int i = 0; i < count; i++) {
-					char *c = v[i] ? strdup(v[i]) : strdup("");
-
-					if (v[i])
-						H5free_memory(v[i]);
-					v[i] = c;
-				}
-			}
-			H5Tclose(mt);
-		} else if (v) {
-			size_t sz = H5Tget_size(t);
-			char *flat = calloc((size_t)n, sz);
-
-			mt = H5Tcopy(H5T_C_S1);
-			H5Tset_size(mt, sz);
-			H5Tset_strpad(mt, H5T_STR_NULLPAD);
-			if (flat && H5Aread(a, mt, flat) >= 0) {
-				count = (int)n;
-				for (int i = 0; i < count; i++)
-					v[i] = strndup(flat + (size_t)i * sz, sz);
-			}
-			H5Tclose(mt);
-			free(flat);
-		}
-		if (count < 0)
-			free(v);
-		else
-			*out = v;
-	}
-	if (s >= 0)
-		H5Sclose(s);
-	if (t >= 0)
-		H5Tclose(t);
-	H5Aclose(a);
-	return count;
-}
-
-static void strings_free(char **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 /* v as a double with at most 9 significant digits (0.99f -> 0.99), which
@@ -1122,137 +930,139 @@ enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char 
 	return config_to_spec(json, len, NULL, origin, text);
 }
 
+/* Declared parameters of a spec text, counted without building the model
+ * (capped just above XO_MODEL_PARAMS_MAX). */
+static enum xo_status spec_params(const char *text, const char *origin, int64_t *n)
+{
+	struct xo_model_spec s;
+	enum xo_status st = xo_spec_parse(text, origin, &s);
+
+	*n = 0;
+	if (st)
+		return st;
+	for (int i = 0; i < s.nlayers; i++) {
+		int64_t t = xo_layer_total(&s.layers[i]);
+
+		if (t < 0 || t > XO_MODEL_PARAMS_MAX - *n) {
+			*n = XO_MODEL_PARAMS_MAX + 1;
+			break;
+		}
+		*n += t;
+	}
+	xo_spec_free(&s);
+	return XO_OK;
+}
+
+/*
+ * The spec of a .keras or legacy .h5 model, read by the isolated reader
+ * (h5read.c). Its declared parameters are bounded by what the file stores
+ * and by XO_MODEL_PARAMS_MAX before anyone allocates the model: a small file
+ * cannot declare a large model.
+ */
 enum xo_status xo_keras_spec_text(const char *path, char **text)
 {
-	enum xo_keras_kind kind = xo_keras_sniff(path);
+	struct xo_h5_file f;
 	enum xo_status st;
-	char *json = NULL, *tc = NULL;
-	size_t len = 0;
+	int64_t declared = 0;
 
 	*text = NULL;
-	if (kind == XO_KERAS_ZIP) {
-		st = zip_member(path, "config.json", &json, &len);
-	} else if (kind == XO_KERAS_HDF5) {
-		hid_t f = h5_open(path, NULL, 0);
-
-		if (f < 0)
-			return xo_error(XO_EFORMAT, "%s: not a readable HDF5 file", path);
-		json = h5_attr_string(f, "model_config");
-		tc = json ? h5_attr_string(f, "training_config") : NULL;
-		H5Fclose(f);
-		if (!json)
-			return xo_error(XO_EFORMAT,
-			                "%s: an HDF5 file without model_config: a weights file, not a "
-			                "model (give it to --weights, the model to --model)",
-			                path);
-		len = strlen(json);
-		st = XO_OK;
-	} else {
-		return xo_error(XO_EFORMAT, "%s: not a Keras file", path);
-	}
+	if ((st = xo_h5_read(path, false, &f)))
+		return st;
+	if (!f.config)
+		st = xo_error(XO_EFORMAT,
+		              "%s: an HDF5 file without model_config: a weights file, not a "
+		              "model (give it to --weights, the model to --model)",
+		              path);
 	if (!st)
-		st = config_to_spec(json, len, tc, path, text);
-	free(json);
-	free(tc);
+		st = config_to_spec(f.config, f.config_len, f.training, path, text);
+	if (!st)
+		st = spec_params(*text, path, &declared);
+	if (!st && declared > XO_MODEL_PARAMS_MAX)
+		st = xo_error(XO_EFORMAT, "%s: the config declares more than %" PRId64
+		                          " parameters, the limit for a model file", path,
+		              (int64_t)XO_MODEL_PARAMS_MAX);
+	else if (!st && declared > f.floats)
+		st = xo_error(XO_EFORMAT, "%s: the config declares %" PRId64 " parameters, the file "
+		                          "stores %" PRId64 " weight values", path, declared, f.floats);
+	if (st) {
+		free(*text);
+		*text = NULL;
+	}
+	xo_h5_file_free(&f);
 	return st;
 }
 
 /* ---- weights in ------------------------------------------------------------ */
 
-/* Whether every link of the relative path a/b/c exists (H5Lexists fails,
- * rather than answering false, when a middle group is missing). */
-static bool path_ok(hid_t loc, const char *path)
+/* dir/name, or name alone under the root. */
+static void join(char *dst, size_t cap, const char *dir, const char *name)
 {
-	char buf[1024];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf) || !n)
-		return false;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf;; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = '\0';
-			if (H5Lexists(loc, buf, H5P_DEFAULT) <= 0)
-				return false;
-			if (!c)
-				return true;
-			*p = c;
-		}
-	}
+	snprintf(dst, cap, "%s%s%s", dir, *dir ? "/" : "", name);
 }
 
-/* Dataset path (relative to loc) into dst, its shape checked against v. */
-static enum xo_status read_var(hid_t loc, const char *dpath, const char *origin,
+/* The dataset at dpath into dst: its shape checked against v, every value
+ * finite (a NaN, an Inf, or a float64 beyond float32's range, which reads
+ * as Inf, is refused naming the layer and the variable). */
+static enum xo_status read_var(const struct xo_h5_file *f, const char *dpath, const char *origin,
                                const char *layer, const struct xo_layer_var *v, float *dst)
 {
-	hid_t d, s, t;
-	hsize_t dims[8];
-	int nd;
-	enum xo_status st = XO_OK;
+	const struct xo_h5_dataset *d = xo_h5_dataset_find(f, dpath);
+	bool same;
 
-	if (!path_ok(loc, dpath))
-		return xo_error(XO_EFORMAT, "%s: layer '%s': no %s (%s) in the file", origin, layer,
-		                v->name, dpath);
-	d = H5Dopen2(loc, dpath, H5P_DEFAULT);
-	if (d < 0)
-		return xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) is not a dataset", origin,
+	if (!d)
+		return xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) %s", origin, layer, v->name,
+		                dpath, xo_h5_group_find(f, dpath) ? "is not a dataset"
+		                                                  : "is not in the file");
+	if (!(d->flags & 1))
+		return xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) is not a float array", origin,
 		                layer, v->name, dpath);
-	s = H5Dget_space(d);
-	t = H5Dget_type(d);
-	nd = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
-	if (nd < 0 || nd > 8 || H5Sget_simple_extent_dims(s, dims, NULL) < 0 || t < 0 ||
-	    H5Tget_class(t) != H5T_FLOAT) {
-		st = xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) is not a float array", origin,
-		              layer, v->name, dpath);
-	} else {
-		bool same = nd == v->ndim;
+	if (!(d->flags & 4))
+		return xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) stores no values", origin,
+		                layer, v->name, dpath);
+	same = d->ndim == v->ndim;
+	for (int i = 0; same && i < d->ndim; i++)
+		same = d->dim[i] == v->dim[i];
+	if (!same) {
+		char got[128] = "", want[128] = "";
+		size_t g = 0, w = 0;
 
-		for (int i = 0; same && i < nd; i++)
-			same = (int64_t)dims[i] == v->dim[i];
-		if (!same) {
-			char got[128] = "", want[128] = "";
-			size_t g = 0, w = 0;
-
-			for (int i = 0; i < nd && g < sizeof(got); i++)
-				g += (size_t)snprintf(got + g, sizeof(got) - g, "%s%llu", i ? ", " : "",
-				                      (unsigned long long)dims[i]);
-			for (int i = 0; i < v->ndim && w < sizeof(want); i++)
-				w += (size_t)snprintf(want + w, sizeof(want) - w, "%s%" PRId64,
-				                      i ? ", " : "", v->dim[i]);
-			st = xo_error(XO_EFORMAT, "%s: layer '%s': %s has shape (%s), the model needs "
-			                          "(%s)", origin, layer, v->name, got, want);
-		} else if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, dst) < 0) {
-			st = xo_error(XO_EFORMAT, "%s: layer '%s': %s cannot be read", origin, layer,
-			              v->name);
-		}
+		for (int i = 0; i < d->ndim && g < sizeof(got); i++)
+			g += (size_t)snprintf(got + g, sizeof(got) - g, "%s%" PRId64, i ? ", " : "",
+			                      d->dim[i]);
+		for (int i = 0; i < v->ndim && w < sizeof(want); i++)
+			w += (size_t)snprintf(want + w, sizeof(want) - w, "%s%" PRId64, i ? ", " : "",
+			                      v->dim[i]);
+		return xo_error(XO_EFORMAT, "%s: layer '%s': %s has shape (%s), the model needs (%s)",
+		                origin, layer, v->name, got, want);
 	}
-	if (t >= 0)
-		H5Tclose(t);
-	if (s >= 0)
-		H5Sclose(s);
-	H5Dclose(d);
-	return st;
+	if (!d->data && d->count)
+		return xo_error(XO_EFORMAT, "%s: layer '%s': %s cannot be read", origin, layer,
+		                v->name);
+	for (int64_t i = 0; i < d->count; i++)
+		if (!isfinite(d->data[i]))
+			return xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %s at index %" PRId64
+			                            " (weights must be finite float32 values)",
+			                origin, layer, v->name,
+			                isnan(d->data[i]) ? "NaN" : "an infinite or beyond-float32 value",
+			                i);
+	if (d->count)
+		memcpy(dst, d->data, (size_t)d->count * sizeof(*dst));
+	return XO_OK;
 }
 
 /* Keras 3 layout: layers/<kind>[_k]/vars/<i>, <kind> Keras's snake-case
  * class name counted per class in layer order (not the layer's name). */
-static enum xo_status load_keras3(hid_t f, const char *origin, struct xo_model *m, float *w)
+static enum xo_status load_keras3(const struct xo_h5_file *f, const char *origin,
+                                  struct xo_model *m, float *w)
 {
 	int nl = xo_model_layer_count(m);
-	int *seen = calloc((size_t)nl + 1, sizeof(*seen));
 	enum xo_status st = XO_OK;
 
-	if (!seen)
-		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
 	for (int i = 0; !st && i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 		struct xo_layer_var v[XO_LAYER_VARS_MAX];
-		int nv = xo_model_layer_vars(m, i, v), k = 0;
+		int nv = xo_model_layer_vars(m, i, v), k = 0, have;
 		char grp[256], path[300];
-		H5G_info_t gi;
-		hid_t g;
 
 		for (int j = 0; j < i; j++)
 			k += xo_model_layer_spec(m, j)->kind == ls->kind;
@@ -1266,55 +1076,52 @@ static enum xo_status load_keras3(hid_t f, const char *origin, struct xo_model *
 			snprintf(grp, sizeof(grp), "layers/%s/%s", xo_spec_kind_name(ls->kind), vars);
 		if (!nv)
 			continue;
-		if (!path_ok(f, grp) || (g = H5Gopen2(f, grp, H5P_DEFAULT)) < 0) {
-			st = xo_error(XO_EFORMAT, "%s: layer '%s': no %s in the file", origin, ls->name,
-			              grp);
-			break;
-		}
-		if (H5Gget_info(g, &gi) < 0 || gi.nlinks != (hsize_t)nv)
-			st = xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %llu variables, the model "
-			                          "needs %d (%s%s)", origin, ls->name, grp,
-			              (unsigned long long)gi.nlinks, nv, v[0].name,
-			              nv > 1 ? " and bias" : "");
+		if (!xo_h5_group_find(f, grp))
+			return xo_error(XO_EFORMAT, "%s: layer '%s': no %s in the file", origin,
+			                ls->name, grp);
+		have = xo_h5_group_children(f, grp);
+		if (have != nv)
+			st = xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %d variables, the model "
+			                          "needs %d (%s%s)", origin, ls->name, grp, have, nv,
+			              v[0].name, nv > 1 ? " and bias" : "");
 		for (int j = 0; !st && j < nv; j++) {
-			snprintf(path, sizeof(path), "%d", j);
-			st = read_var(g, path, origin, ls->name, &v[j], w + v[j].off);
+			snprintf(path, sizeof(path), "%s/%d", grp, j);
+			st = read_var(f, path, origin, ls->name, &v[j], w + v[j].off);
 		}
-		H5Gclose(g);
 	}
-	free(seen);
 	return st;
 }
 
 /* Legacy layout (Keras 2 save_weights / ModelCheckpoint, and a legacy full
- * model's model_weights): attribute layer_names; each layer's group has
- * weight_names, dataset paths relative to it. Matched in order, as Keras
- * loads it (layers with weights only). */
-static enum xo_status load_legacy(hid_t g, const char *origin, struct xo_model *m, float *w)
+ * model's model_weights): attribute layer_names of the group at gpath; each
+ * layer's group has weight_names, dataset paths relative to it. Matched in
+ * order, as Keras loads it (layers with weights only). */
+static enum xo_status load_legacy(const struct xo_h5_file *f, const char *gpath,
+                                  const char *origin, struct xo_model *m, float *w)
 {
-	char **names = NULL;
-	int nn = h5_attr_strings(g, "layer_names", &names);
+	const struct xo_h5_group *g = xo_h5_group_find(f, gpath);
 	int nl = xo_model_layer_count(m), li = 0, file_with = 0, model_with = 0;
 	enum xo_status st = XO_OK;
 
-	if (nn < 0)
+	if (!g)
+		return xo_error(XO_EFORMAT, "%s: %s is not a group", origin, gpath);
+	if (g->n_layer_names < 0)
 		return xo_error(XO_EFORMAT, "%s: HDF5 file without Keras weights (no layers group, "
 		                            "no layer_names attribute)", origin);
-	for (int i = 0; !st && i < nn; i++) {
-		char **wn = NULL;
+	for (int i = 0; !st && i < g->n_layer_names; i++) {
+		const char *name = g->layer_names[i];
+		const struct xo_h5_group *lg;
+		char lpath[2100], dpath[3200];
 		int nw;
-		hid_t lg;
 
-		if (!path_ok(g, names[i]) || (lg = H5Gopen2(g, names[i], H5P_DEFAULT)) < 0) {
-			st = xo_error(XO_EFORMAT, "%s: layer_names names '%s', which is not in the file",
-			              origin, names[i]);
-			break;
-		}
-		nw = h5_attr_strings(lg, "weight_names", &wn);
+		join(lpath, sizeof(lpath), gpath, name);
+		if (!(lg = xo_h5_group_find(f, lpath)))
+			return xo_error(XO_EFORMAT, "%s: layer_names names '%s', which is not in the "
+			                            "file", origin, name);
+		nw = lg->n_weight_names;
 		if (nw < 0)
-			st = xo_error(XO_EFORMAT, "%s: layer '%s' has no weight_names", origin,
-			              names[i]);
-		if (!st && nw > 0) {
+			return xo_error(XO_EFORMAT, "%s: layer '%s' has no weight_names", origin, name);
+		if (nw > 0) {
 			struct xo_layer_var v[XO_LAYER_VARS_MAX];
 			int nv = 0;
 
@@ -1325,18 +1132,17 @@ static enum xo_status load_legacy(hid_t g, const char *origin, struct xo_model *
 				; /* more layers in the file than in the model: counted below */
 			} else if (nv != nw) {
 				st = xo_error(XO_EFORMAT, "%s: layer '%s' holds %d weights, the model's "
-				                          "layer '%s' needs %d", origin, names[i], nw,
+				                          "layer '%s' needs %d", origin, name, nw,
 				              xo_model_layer_spec(m, li)->name, nv);
 			} else {
-				for (int j = 0; !st && j < nv; j++)
-					st = read_var(lg, wn[j], origin, names[i], &v[j], w + v[j].off);
+				for (int j = 0; !st && j < nv; j++) {
+					join(dpath, sizeof(dpath), lpath, lg->weight_names[j]);
+					st = read_var(f, dpath, origin, name, &v[j], w + v[j].off);
+				}
 				li++;
 			}
 		}
-		strings_free(wn, nw > 0 ? nw : 0);
-		H5Gclose(lg);
 	}
-	strings_free(names, nn);
 	for (int i = 0; i < nl; i++)
 		model_with += xo_model_layer_vars(m, i, (struct xo_layer_var[XO_LAYER_VARS_MAX]){0}) > 0;
 	if (!st && file_with != model_with)
@@ -1347,44 +1153,30 @@ static enum xo_status load_legacy(hid_t g, const char *origin, struct xo_model *
 
 enum xo_status xo_keras_load_weights(struct xo_model *m, const char *path)
 {
-	enum xo_keras_kind kind = xo_keras_sniff(path);
 	int64_t np = xo_model_param_count(m);
+	struct xo_h5_file f;
 	float *w = NULL;
-	char *img = NULL;
-	size_t len = 0;
-	enum xo_status st = XO_OK;
-	hid_t f;
+	enum xo_status st;
 
-	if (kind == XO_KERAS_NONE)
-		return xo_error(XO_EFORMAT, "%s: not a Keras .keras or HDF5 file", path);
-	if (kind == XO_KERAS_ZIP && (st = zip_member(path, "model.weights.h5", &img, &len)))
+	if ((st = xo_h5_read(path, true, &f)))
 		return st;
-	f = h5_open(path, img, len);
-	if (f < 0) {
-		free(img);
-		return xo_error(XO_EFORMAT, "%s: %snot a readable HDF5 file", path,
-		                img ? "its model.weights.h5 is " : "");
-	}
 	w = malloc((size_t)(np ? np : 1) * sizeof(*w));
 	if (!w)
 		st = xo_error(XO_ENOMEM, "%s: out of memory", path);
 	xo_error_clear();
 	if (!st && np && (st = xo_model_params_host(m, w, false)))
 		;
-	else if (!st && path_ok(f, "layers"))
-		st = load_keras3(f, path, m, w);
-	else if (!st && path_ok(f, "model_weights")) {
-		hid_t g = H5Gopen2(f, "model_weights", H5P_DEFAULT);
-
-		st = g < 0 ? xo_error(XO_EFORMAT, "%s: model_weights is not a group", path)
-		           : load_legacy(g, path, m, w);
-		if (g >= 0)
-			H5Gclose(g);
-	} else if (!st) {
-		st = load_legacy(f, path, m, w);
-	}
-	H5Fclose(f);
-	free(img);
+	else if (!st && xo_h5_group_find(&f, "layers"))
+		st = load_keras3(&f, path, m, w);
+	else if (!st && xo_h5_dataset_find(&f, "model_weights"))
+		st = xo_error(XO_EFORMAT, "%s: model_weights is not a group", path);
+	else if (!st && !np && !xo_h5_group_find(&f, "model_weights") &&
+	         (!xo_h5_group_find(&f, "") || xo_h5_group_find(&f, "")->n_layer_names < 0))
+		; /* no weights to load, and the file lists none (a pooling-only model) */
+	else if (!st)
+		st = load_legacy(&f, xo_h5_group_find(&f, "model_weights") ? "model_weights" : "",
+		                 path, m, w);
+	xo_h5_file_free(&f);
 	if (!st)
 		st = xo_model_params_host(m, w, true);
 	free(w);

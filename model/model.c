@@ -602,6 +602,14 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		off += l->s.state_count;
 	}
 	m->nparams = off;
+	/* a spec is outside input too (a model.spec someone sent): its
+	 * parameters are bounded before anything is allocated for them */
+	if (m->nparams > XO_MODEL_PARAMS_MAX) {
+		st = xo_error(XO_EFORMAT, "%s: the model declares %" PRId64 " parameters, more than "
+		                          "the limit of %" PRId64, origin, m->nparams,
+		              (int64_t)XO_MODEL_PARAMS_MAX);
+		goto out_free;
+	}
 	for (int i = 0; i < m->nlayers; i++) {
 		static const enum xo_net_kind kinds[] = {
 		    [XO_LAYER_CONV1D] = XO_NET_CONV1D,
@@ -1144,14 +1152,15 @@ static enum xo_status weight_file_add(struct xo_ckpt_writer *w, const char *laye
  * replace a good checkpoint. */
 static enum xo_status weight_files(struct xo_model *m, const char *dir, bool save)
 {
-	float *w = malloc((size_t)m->nparams * sizeof(*w));
+	/* a model without weights (pooling, flatten) has no params tensor */
+	float *w = malloc((size_t)(m->nparams ? m->nparams : 1) * sizeof(*w));
 	struct xo_ckpt_writer cw = {0};
 	enum xo_status st = XO_OK;
 
 	if (!w)
 		return xo_error(XO_ENOMEM, "model: out of memory");
 	if (save) {
-		st = xo_tensor_read(m->params, w, 0, m->nparams);
+		st = m->nparams ? xo_tensor_read(m->params, w, 0, m->nparams) : XO_OK;
 		for (int64_t i = 0; !st && i < m->nparams; i++)
 			if (!isfinite(w[i]))
 				st = xo_error(XO_EINVAL,
@@ -1182,7 +1191,7 @@ static enum xo_status weight_files(struct xo_model *m, const char *dir, bool sav
 		else
 			xo_ckpt_abort(&cw);
 	}
-	if (!st && !save)
+	if (!st && !save && m->nparams)
 		st = xo_tensor_write(m->params, w, 0, m->nparams);
 	free(w);
 	return st;

@@ -151,6 +151,43 @@ int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out
  * written from w (which also restarts the optimizer, as loading does). */
 enum xo_status xo_model_params_host(struct xo_model *m, float *w, bool write);
 
+/* An untrusted Keras file read by an isolated child process (h5read.c):
+ * only checked data. Paths are relative to the HDF5 root ("" is the root;
+ * "layers/dense/vars/0"). A group's name lists are -1 when absent. */
+/* The most parameters a model may declare, and float values a model file
+ * may store: 2^27 (512 MiB of float32), checked before allocating. */
+#define XO_MODEL_PARAMS_MAX (INT64_C(1) << 27)
+struct xo_h5_group {
+	char *path;
+	char **layer_names, **weight_names;
+	int n_layer_names, n_weight_names;
+};
+struct xo_h5_dataset {
+	char *path;
+	uint8_t flags;   /* 1: float class, 2: data present, 4: storage allocated */
+	int ndim;
+	int64_t dim[XO_MAX_DIMS];
+	int64_t count;
+	float *data;     /* count values when read with data */
+};
+struct xo_h5_file {
+	char *config, *training; /* model_config / config.json, training_config */
+	size_t config_len;
+	struct xo_h5_group *groups;
+	struct xo_h5_dataset *datasets;
+	int ng, nd;
+	int64_t floats;  /* float values the file stores */
+};
+/* Reads path (.keras, .h5, .weights.h5) in a child under limits and a
+ * deadline; data: also every float dataset's values. Any refusal, crash
+ * or timeout of the child is one line naming path. */
+enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out);
+void xo_h5_file_free(struct xo_h5_file *f);
+const struct xo_h5_group *xo_h5_group_find(const struct xo_h5_file *f, const char *path);
+const struct xo_h5_dataset *xo_h5_dataset_find(const struct xo_h5_file *f, const char *path);
+/* Links directly below the group at path. */
+int xo_h5_group_children(const struct xo_h5_file *f, const char *path);
+
 /* What a file is, by its first bytes: a zip ("PK\3\4", a Keras 3 .keras),
  * HDF5 ("\x89HDF\r\n\x1a\n", .h5 / .weights.h5), or neither. */
 enum xo_keras_kind { XO_KERAS_NONE, XO_KERAS_ZIP, XO_KERAS_HDF5 };

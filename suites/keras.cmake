@@ -23,3 +23,17 @@ add_test(NAME keras.train_from_file_weights
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/keras_cli.py $<TARGET_FILE:xo>
           ${PROJECT_SOURCE_DIR}/suites/golden/keras ${CMAKE_CURRENT_BINARY_DIR}/keras_cli)
 set_tests_properties(keras.train_from_file_weights PROPERTIES LABELS "model;quick" TIMEOUT 120)
+
+# Keras files from strangers (model/h5read.c): hostile HDF5 files written by
+# libhdf5 itself (attributes of the wrong shape, external storage and links,
+# virtual datasets, a huge config over a tiny file, NaN and float64 weights,
+# a reader that crashes or hangs, corrupt files, a model without weights).
+add_executable(test_keras_hostile ${CMAKE_CURRENT_LIST_DIR}/test_keras_hostile.c)
+target_include_directories(test_keras_hostile PRIVATE ${PROJECT_SOURCE_DIR}/model)
+target_compile_definitions(test_keras_hostile PRIVATE
+  XO_KERAS_DIR="${PROJECT_SOURCE_DIR}/suites/golden/keras"
+  XO_FUZZ_REGRESS="${PROJECT_SOURCE_DIR}/fuzz/regress")
+target_link_libraries(test_keras_hostile PRIVATE xo_model xo_lib PkgConfig::CMOCKA
+                      PkgConfig::XO_T_HDF5 PkgConfig::XO_T_LIBZIP m)
+add_test(NAME keras.hostile COMMAND test_keras_hostile)
+set_tests_properties(keras.hostile PROPERTIES LABELS "model;quick" TIMEOUT 120)

@@ -218,6 +218,7 @@ def old_writer_killed(d):  # what the writer before the manifest left after a ki
 # ---- Keras files (issue 13 item 1): each refused with one line, exit 2 ----------
 
 KERAS = os.path.join(HERE, "..", "golden", "keras")
+HOSTILE = os.path.join(HERE, "..", "..", "fuzz", "regress", "keras_h5")  # test_keras_hostile.c's files
 
 
 def kpredict(model, weights=None):
@@ -425,6 +426,15 @@ CASES = {
     "keras3_weights_of_another_model": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: layer 'hidden': kernel has shape \(64, 32\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
     "keras_truncated_weights_h5": (kpredict(os.path.join(KERAS, "seed.keras"), "trunc.weights.h5"), 2, r"trunc\.weights\.h5: not a readable HDF5 file", ["out.npy"], keras_truncated_h5, {}, None),
     "keras_unsupported_layer": (kpredict(os.path.join(KERAS, "unsupported_layer.keras")), 2, r"unsupported_layer\.keras: layer 'conv3d' \(Conv3D\) is not supported", ["out.npy"], keras_inputs, {}, None),
+    # untrusted Keras files (model/h5read.c): the reader's child crashes or hangs, indirection, bad values
+    "keras_reader_crash": (kpredict(os.path.join(KERAS, "seed.keras")), 2, r"seed\.keras: HDF5 reader crashed \(signal 11\) on this file", ["out.npy"], keras_inputs, {"XO_HDF5_READER_FAULT": "segv"}, None),
+    "keras_reader_hang": (kpredict(os.path.join(KERAS, "seed.h5")), 2, r"seed\.h5: HDF5 reader (timed out after 1 s|ran out of CPU time \(1 s\))", ["out.npy"], keras_inputs, {"XO_HDF5_READER_FAULT": "spin", "XO_HDF5_DEADLINE_S": "1"}, None),
+    "keras_libhdf5_hang": (kpredict(os.path.join(HOSTILE, "libhdf5-hang-b.h5")), 2, r"libhdf5-hang-b\.h5: HDF5 reader (timed out after 1 s|ran out of CPU time)", ["out.npy"], keras_inputs, {"XO_HDF5_DEADLINE_S": "1"}, None),
+    "keras_external_link": (kpredict(os.path.join(HOSTILE, "external-link.h5")), 2, r"external-link\.h5: 'model_weights/dense/dense' is an external link \(to another file\): refused", ["out.npy"], keras_inputs, {}, None),
+    "keras_external_storage": (kpredict(os.path.join(HOSTILE, "external-storage-etc-passwd.h5")), 2, r"external-storage-etc-passwd\.h5: dataset 'model_weights/dense/dense/kernel:0' has external raw-data storage", ["out.npy"], keras_inputs, {}, None),
+    "keras_nan_weight": (kpredict(os.path.join(HOSTILE, "nan-weight.h5")), 2, r"nan-weight\.h5: layer 'dense': kernel holds NaN at index 4", ["out.npy"], keras_inputs, {}, None),
+    "keras_float64_beyond_float32": (kpredict(os.path.join(HOSTILE, "float64-1e300.h5")), 2, r"float64-1e300\.h5: layer 'dense': kernel holds an infinite or beyond-float32 value at index 4", ["out.npy"], keras_inputs, {}, None),
+    "keras_config_larger_than_file": (kpredict(os.path.join(HOSTILE, "config-72M-params-file-24.h5")), 2, r"config-72M-params-file-24\.h5: the config declares 72009000 parameters, the file stores 24 weight values", ["out.npy"], keras_inputs, {}, None),
     # Conv2D options crossover does not run: refused by name (layer, class, option)
     "keras_conv2d_channels_first": (kpredict("c2d_cfirst.keras"), 2, r"c2d_cfirst\.keras: layer 'conv2d' \(Conv2D\): data_format: only channels_last is supported", ["out.npy"], keras_conv2d_edit("data_format", "channels_first", "c2d_cfirst.keras"), {}, None),
     "keras_conv2d_groups": (kpredict("c2d_groups.keras"), 2, r"c2d_groups\.keras: layer 'conv2d' \(Conv2D\): groups: only 1 is supported", ["out.npy"], keras_conv2d_edit("groups", 2, "c2d_groups.keras"), {}, None),
