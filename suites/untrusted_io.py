@@ -15,6 +15,9 @@ its own ctest (suites/untrusted_io.cmake):
                stderr line, exit 2, the bytes escaped
   pg_secret    no form of a PostgreSQL password reaches stderr (a refused
                port on 127.0.0.1 gives the error path)
+  importdb_values  perf import-db refuses the sample values perf import
+               refuses (NULL, text, Inf, negative, out of range), naming the
+               row, and leaves the target unchanged
 """
 import os
 import shutil
@@ -261,6 +264,48 @@ def case_pg_secret(xo, fx, work):
                 print(f"FAIL: the password shows: {sub!r}: {err!r}")
                 return 1
     print(f"{len(dbs)} password forms, redacted in every message")
+    return 0
+
+
+def case_importdb_values(xo, fx, work):
+    import sqlite3
+    peer = os.path.join(work, "peer.json")
+    with open(peer, "w") as f:
+        f.write('{"results":[{"benchmark":"predict","batch":8,"samples_s":[1e-4,1.1e-4,1.2e-4]}]}')
+    src = os.path.join(work, "src.sqlite")
+    dst = os.path.join(work, "dst.sqlite")
+    for db, name in ((src, "p"), (dst, "q")):
+        r = run(xo, "perf", "import", "--db", db, "--peer", name, "--json", peer)
+        if r.returncode:
+            print(f"FAIL: perf import: {r.stderr.decode()!r}")
+            return 1
+
+    def dump(path):
+        with sqlite3.connect(path) as c:
+            return list(c.iterdump())
+
+    before = dump(dst)
+    bad = [("Inf", "9e999"), ("-Inf", "-9e999"), ("negative", "-1e-4"), ("NULL", "NULL"),
+           ("text", "'fast'"), ("zero", "0"), ("a day and more", "90000")]
+    for what, value in bad:
+        b = os.path.join(work, "bad.sqlite")
+        shutil.copy(src, b)
+        with sqlite3.connect(b) as c:
+            c.execute(f"UPDATE samples SET wall_s = {value} WHERE idx = 1")
+        r = run(xo, "perf", "import-db", "--db", dst, b)
+        err = r.stderr.decode("utf-8", "replace")
+        if r.returncode != 2 or err.count("\n") != 1 or "sample 1" not in err or \
+                "run " not in err:
+            print(f"FAIL: import-db of a {what} sample: exit {r.returncode}, {err!r}")
+            return 1
+        if dump(dst) != before:
+            print(f"FAIL: import-db of a {what} sample changed the target")
+            return 1
+    r = run(xo, "perf", "import-db", "--db", dst, src)
+    if r.returncode or dump(dst) == before:
+        print(f"FAIL: a valid source was not imported: {r.stderr.decode()!r}")
+        return 1
+    print(f"import-db refused {len(bad)} bad sample values, target unchanged; a good one lands")
     return 0
 
 
