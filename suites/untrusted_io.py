@@ -98,7 +98,8 @@ def case_tmp_symlink(xo, fx, work):
             err = proc.communicate()[1]
             hit = proc.pid in pids
             for n in names:
-                os.unlink(os.path.join(work, n))
+                if os.path.lexists(os.path.join(work, n)):
+                    os.unlink(os.path.join(work, n))
             if proc.returncode != 0:
                 print(f"FAIL: {target}: xo train exit {proc.returncode}: {err.decode()!r}")
                 return 1
