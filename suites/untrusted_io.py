@@ -235,6 +235,18 @@ def case_one_line(xo, fx, work):
                 print(f"FAIL: xo {args!r}: stderr is not UTF-8: {err!r}")
                 return 1
             n += 1
+    # a real model file of such a name: its stem would name benchmarks
+    src = os.path.join(os.path.dirname(fx), "..", "..", "models", "seed.model")
+    for p in bad[:3]:
+        dst = os.path.join(os.fsencode(work), p)
+        shutil.copy(src, dst)
+        r = subprocess.run([os.fsencode(xo), b"perf", b"record", b"--db", b"p.sqlite",
+                            b"--model", dst, b"--quick", b"--no-progress", b"--filter", b"^none$"],
+                           capture_output=True, cwd=work)
+        if r.returncode != 2 or r.stderr.count(b"\n") != 1 or b"control byte" not in r.stderr:
+            print(f"FAIL: perf record --model {dst!r}: exit {r.returncode}, {r.stderr!r}")
+            return 1
+        n += 1
     print(f"{n} messages quoting bad paths: one escaped line each, exit 2")
     return 0
 
