@@ -100,13 +100,13 @@ def case_tmp_symlink(xo, fx, work):
             for n in names:
                 if os.path.lexists(os.path.join(work, n)):
                     os.unlink(os.path.join(work, n))
-            if proc.returncode != 0:
-                print(f"FAIL: {target}: xo train exit {proc.returncode}: {err.decode()!r}")
-                return 1
             if open(victim_file, "rb").read() != VICTIM or \
                     sorted(os.listdir(victim_dir)) != ["keep.npy"] or \
                     open(os.path.join(victim_dir, "keep.npy"), "rb").read() != VICTIM:
                 print(f"FAIL: {target}: a save wrote through a planted symlink")
+                return 1
+            if proc.returncode != 0:
+                print(f"FAIL: {target}: xo train exit {proc.returncode}: {err.decode()!r}")
                 return 1
             if hit:
                 break
