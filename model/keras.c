@@ -1453,8 +1453,11 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 			H5Pclose(fapl);
 		return xo_error(XO_ENOMEM, "%s: cannot set up HDF5 in memory", path);
 	}
-	/* the name only labels the in-memory file */
-	f = H5Fcreate("xo-save.weights.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	/* The name only labels the in-memory file, but libhdf5 first tries to
+	 * open it O_RDWR (is that file open already?): a name beneath a
+	 * character device, which no file can have (ENOTDIR), so nothing
+	 * planted in the working directory is opened or read. */
+	f = H5Fcreate("/dev/null/xo-in-memory.weights.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
 	H5Pclose(fapl);
 	if (f < 0)
 		return xo_error(XO_EIO, "%s: cannot create an HDF5 image in memory", path);
