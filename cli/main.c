@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "xo: unknown command '%s' (try `xo --help`)\n", argv[1]);
+	xo_error(XO_EINVAL, "xo: unknown command '%s' (try `xo --help`)", argv[1]);
+	fprintf(stderr, "%s\n", xo_last_error());
 	return 2;
 }

@@ -117,7 +117,9 @@ static int check_model(const char *path)
 	xo_model_close(m);
 	xo_backend_close(be);
 	if (st) {
-		fprintf(stderr, "xo perf record: --model %s: %s\n", path, xo_last_error());
+		/* through xo_error: a control byte in the path is escaped */
+		xo_error(st, "xo perf record: --model %s: %s", path, xo_last_error());
+		fprintf(stderr, "%s\n", xo_last_error());
 		return 2;
 	}
 	return 0;
@@ -466,8 +468,14 @@ int xo_cmd_perf(int argc, char **argv)
 	if (strcmp(sub, "record") && strcmp(sub, "import") && strcmp(sub, "import-db") &&
 	    !xo_sql_is_uri(a.db) &&
 	    access(a.db, F_OK)) {
-		fprintf(stderr, "xo perf %s: %s: no such database (check --db, or record first)\n",
-		        sub, a.db);
+		char name[1024];
+
+		/* a conninfo string is no URI, so it lands here: its password
+		 * is redacted, its control bytes escaped */
+		xo_sql_redact(a.db, name, sizeof(name));
+		xo_error(XO_EINVAL, "xo perf %s: %s: no such database (check --db, or record first)",
+		         sub, name);
+		fprintf(stderr, "%s\n", xo_last_error());
 		return 2;
 	}
 	/* readers open the store read-only: a store in a read-only directory or

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "xo.h"
 
@@ -36,35 +37,82 @@ const char *xo_last_error(void)
 	return last_error;
 }
 
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 when the bytes there
+ * are not one (overlong forms, surrogates and values past U+10FFFF are
+ * not), or when it encodes a C1 control (U+0080-U+009F, which terminals
+ * act on as they do on ESC). */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n;
+	uint32_t c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, c = p[0] & 0x1fu;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, c = p[0] & 0x0fu;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, c = p[0] & 0x07u;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3fu);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff) || (c >= 0x80 && c <= 0x9f))
+		return 0;
+	return n;
+}
+
+char *xo_escape_line(char *out, size_t size, const char *in)
+{
+	const unsigned char *p = (const unsigned char *)(in ? in : "(null)");
+	size_t n = 0;
+
+	if (!size)
+		return out;
+	while (*p) {
+		size_t k = utf8_len(p);
+
+		if (k == 1 && (*p < 0x20 || *p == 0x7f))
+			k = 0;
+		if (k) {
+			if (n + k >= size)
+				break;
+			memcpy(out + n, p, k);
+			n += k;
+			p += k;
+		} else {
+			if (n + 4 >= size)
+				break;
+			snprintf(out + n, 5, "\\x%02x", *p);
+			n += 4;
+			p++;
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
 /*
  * Formats into a scratch buffer first, so a message may quote the previous
  * one (xo_error(s, "%s: %s", path, xo_last_error())) without vsnprintf
- * reading the buffer it writes. Then every control byte (a newline or ESC
- * from a file name or a file's contents) is written as \xHH: a message is
- * always one printable line, whatever it quotes.
+ * reading the buffer it writes. Then xo_escape_line: a message is always
+ * one printable line, whatever it quotes (a newline or ESC from a file
+ * name or a file's contents).
  */
 enum xo_status xo_error(enum xo_status s, const char *fmt, ...)
 {
 	char raw[sizeof(last_error)];
-	size_t n = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	for (const unsigned char *p = (const unsigned char *)raw; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f) {
-			if (n + 1 >= sizeof(last_error))
-				break;
-			last_error[n++] = (char)*p;
-		} else {
-			if (n + 4 >= sizeof(last_error))
-				break;
-			snprintf(last_error + n, 5, "\\x%02x", *p);
-			n += 4;
-		}
-	}
-	last_error[n] = '\0';
+	xo_escape_line(last_error, sizeof(last_error), raw);
 	return s;
 }
 

@@ -75,6 +75,12 @@ enum xo_status xo_error(enum xo_status s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Clears this thread's message. */
 void xo_error_clear(void);
+/* Copies outside text (a path, a name from a file) into out as one
+ * printable line: control bytes (C0, DEL), C1 controls and bytes that are
+ * not valid UTF-8 become \xHH; valid UTF-8 is kept. Truncates at a whole
+ * character or escape; returns out. Every message that quotes outside text
+ * goes through it (xo_error does). */
+char *xo_escape_line(char *out, size_t size, const char *in);
 
 /* Aborts with file and line when a programming error is found. */
 #define XO_ASSERT(cond)                                                        \
@@ -711,6 +717,9 @@ enum xo_status xo_output_file(const char *path, const void *buf, size_t n);
  * *exists says whether it exists. */
 enum xo_status xo_output_target(const char *path, bool want_dir, char *target, size_t size,
                                 bool *exists);
+/* The mode mkdir(path, 0777) would give under this process's umask: for a
+ * directory made by mkdtemp (always 0700) that stands in for one. */
+unsigned xo_output_dir_mode(void);
 /* "a directory", "a FIFO", ... for a st_mode. */
 const char *xo_file_kind(unsigned mode);
 

@@ -3,7 +3,8 @@
  * and a mixed or partial one is refused on load (issue 11 item 3).
  *
  * Saving DIR: the files go to a hidden sibling directory
- * ".<name>.xo-ckpt-<pid>" beside DIR's final target (symlinks followed),
+ * ".<name>.xo-ckpt-<pid>.XXXXXX" (a new directory of a random name) beside
+ * DIR's final target (symlinks followed),
  * each written and fsync'd, then the manifest "xo-checkpoint.txt" is written
  * last, naming every file with its size and CRC-32; the sibling is then
  * exchanged with DIR in one renameat2(RENAME_EXCHANGE) (a plain rename when
@@ -91,20 +92,23 @@ static bool checkpoint_entry(const char *name)
 	return !strcmp(name, MANIFEST) || ends_with(name, ".npy") || ends_with(name, ".npy.tmp");
 }
 
-/* Removes a directory holding only regular files (never recursing). */
+/* Removes a directory holding only regular files (never recursing). A
+ * symlink at dir is not followed: only a real directory's entries go. */
 static void remove_flat_dir(const char *dir)
 {
-	char path[PATH_MAX];
 	struct dirent *e;
-	DIR *d = opendir(dir);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path))
-			unlink(path);
+		unlinkat(dirfd(d), e->d_name, 0); /* a link itself, never its target */
 	}
 	closedir(d);
 	rmdir(dir);
@@ -192,12 +196,14 @@ enum xo_status xo_checkpoint_check(const char *dir)
 	return st;
 }
 
-/* Removes hidden siblings ".<base>.xo-ckpt-<pid>" left by a save that was
- * killed (its pid no longer runs). */
+/* Removes hidden siblings ".<base>.xo-ckpt-<pid>.XXXXXX" left by a save
+ * that was killed (its pid no longer runs): only real directories of this
+ * user, never what a symlink of that name points to. */
 static void remove_stale_siblings(const char *parent, const char *base)
 {
 	char prefix[NAME_MAX + 32], path[PATH_MAX];
 	struct dirent *e;
+	struct stat sb;
 	DIR *d = opendir(parent);
 	size_t plen;
 
@@ -213,11 +219,12 @@ static void remove_stale_siblings(const char *parent, const char *base)
 			continue;
 		errno = 0;
 		pid = strtol(e->d_name + plen, &end, 10);
-		if (errno || *end || pid <= 0 || pid == (long)getpid())
+		if (errno || *end != '.' || strlen(end) != 7 || pid <= 0 || pid == (long)getpid())
 			continue;
 		if (!kill((pid_t)pid, 0) || errno != ESRCH)
 			continue; /* its writer may still run */
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) < sizeof(path))
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) < sizeof(path) &&
+		    !lstat(path, &sb) && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid())
 			remove_flat_dir(path);
 	}
 	closedir(d);
@@ -254,11 +261,12 @@ enum xo_status xo_ckpt_begin(struct xo_ckpt_writer *w, const char *dir)
 		w->target[n - 1] = '\0';
 	split_path(w->target, parent, sizeof(parent), base, sizeof(base));
 	remove_stale_siblings(parent, base);
-	if ((size_t)snprintf(w->tmp, sizeof(w->tmp), "%s/.%s" SIBLING_TAG "%ld", parent, base,
-	                     (long)getpid()) >= sizeof(w->tmp))
+	/* mkdtemp: a new directory of a random name (created with O_EXCL
+	 * semantics), so nothing planted beside DIR is ever written through */
+	if ((size_t)snprintf(w->tmp, sizeof(w->tmp), "%s/.%s" SIBLING_TAG "%ld.XXXXXX", parent,
+	                     base, (long)getpid()) >= sizeof(w->tmp))
 		return xo_error(XO_EINVAL, "%s: path too long", dir);
-	remove_flat_dir(w->tmp); /* an earlier failed save of this process */
-	if (mkdir(w->tmp, 0777)) {
+	if (!mkdtemp(w->tmp) || chmod(w->tmp, xo_output_dir_mode())) {
 		st = xo_error(XO_EIO, "%s: cannot create a directory beside it: %s", dir,
 		              strerror(errno));
 		w->tmp[0] = '\0';

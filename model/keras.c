@@ -903,7 +903,13 @@ static enum xo_status config_to_spec(const char *json, size_t len, const char *t
 		return xo_error(XO_EFORMAT, "%s: bad training_config JSON: %s (line %d)", origin,
 		                je.text, je.line);
 	}
-	sb_printf(&spec, "# from the Keras model %s\n", origin);
+	{
+		/* a comment line: the path, escaped, can add no line to the spec */
+		char shown[4200];
+
+		sb_printf(&spec, "# from the Keras model %s\n",
+		          xo_escape_line(shown, sizeof(shown), origin));
+	}
 	st = json_is_object(root) ? map_config(root, origin, &spec)
 	                          : xo_error(XO_EFORMAT, "%s: model config is not an object", origin);
 	cc = troot ? troot : json_is_object(root) ? json_object_get(root, "compile_config") : NULL;
@@ -1216,19 +1222,37 @@ static hid_t h5_group(hid_t loc, const char *name, const char *name_attr)
 	return g;
 }
 
-/* The Keras 3 .weights.h5 layout of m into the new file path (float32
- * datasets layers/<kind>[_k]/vars/<i>, each vars group naming its layer, as
- * Keras 3.x's save_weights writes). */
-static enum xo_status write_weights_h5(struct xo_model *m, const char *path, const float *w)
+/* The Keras 3 .weights.h5 layout of m into a new in-memory HDF5 file
+ * (float32 datasets layers/<kind>[_k]/vars/<i>, each vars group naming its
+ * layer, as Keras 3.x's save_weights writes), its bytes handed back in
+ * *image (malloc'd). The core driver without a backing store never opens a
+ * file by name, so no name beside the target is ever created or followed:
+ * the bytes reach the disk only through xo_output. */
+static enum xo_status write_weights_h5(struct xo_model *m, const char *path, const float *w,
+                                       char **image, size_t *image_len)
 {
 	int nl = xo_model_layer_count(m);
-	hid_t f, layers, g;
+	hid_t f, fapl, layers, g;
+	ssize_t n;
 	bool ok = true;
 
+	*image = NULL;
+	*image_len = 0;
 	h5_quiet();
-	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0) {
+		if (fapl >= 0)
+			H5Pclose(fapl);
+		return xo_error(XO_ENOMEM, "%s: cannot set up HDF5 in memory", path);
+	}
+	/* The name only labels the in-memory file, but libhdf5 first tries to
+	 * open it O_RDWR (is that file open already?): a name beneath a
+	 * character device, which no file can have (ENOTDIR), so nothing
+	 * planted in the working directory is opened or read. */
+	f = H5Fcreate("/dev/null/xo-in-memory.weights.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
 	if (f < 0)
-		return xo_error(XO_EIO, "%s: cannot create: %s", path, strerror(errno));
+		return xo_error(XO_EIO, "%s: cannot create an HDF5 image in memory", path);
 	layers = h5_group(f, "layers", NULL);
 	ok = layers >= 0;
 	for (int i = 0; ok && i < nl; i++) {
@@ -1285,9 +1309,19 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 	ok = g >= 0;
 	if (g >= 0)
 		H5Gclose(g);
+	ok = ok && H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0;
+	n = ok ? H5Fget_file_image(f, NULL, 0) : -1;
+	ok = n > 0 && (*image = malloc((size_t)n)) &&
+	     H5Fget_file_image(f, *image, (size_t)n) == n;
 	if (H5Fclose(f) < 0)
 		ok = false;
-	return ok ? XO_OK : xo_error(XO_EIO, "%s: writing HDF5 failed", path);
+	if (!ok) {
+		free(*image);
+		*image = NULL;
+		return xo_error(XO_EIO, "%s: writing HDF5 failed", path);
+	}
+	*image_len = (size_t)n;
+	return XO_OK;
 }
 
 /* The model's compile as Keras 3's get_compile_config(): loss by name, the
@@ -1509,70 +1543,76 @@ static json_t *model_config(struct xo_model *m)
 	return root;
 }
 
-/* Reads a whole small file (the .weights.h5 just written) into memory. */
-static enum xo_status slurp(const char *path, char **buf, size_t *len)
-{
-	struct stat sb;
-	FILE *f = fopen(path, "rb");
-
-	*buf = NULL;
-	if (!f || fstat(fileno(f), &sb) || !(*buf = malloc((size_t)sb.st_size + 1)) ||
-	    fread(*buf, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) {
-		if (f)
-			fclose(f);
-		free(*buf);
-		*buf = NULL;
-		return xo_error(XO_EIO, "%s: cannot read back", path);
-	}
-	fclose(f);
-	*len = (size_t)sb.st_size;
-	return XO_OK;
-}
-
-static enum xo_status write_keras_zip(struct xo_model *m, const char *tmp, const char *h5tmp)
+/* The .keras archive (metadata.json, config.json, model.weights.h5 from
+ * h5) built in memory, its bytes into *out (malloc'd): like the HDF5
+ * image, it never touches a file by name. */
+static enum xo_status write_keras_zip(struct xo_model *m, const char *path, const char *h5,
+                                      size_t h5len, char **out, size_t *out_len)
 {
 	json_t *cfg = model_config(m);
-	char *cjson = cfg ? json_dumps(cfg, JSON_INDENT(1)) : NULL, *h5 = NULL, meta[160];
-	size_t h5len = 0;
+	char *cjson = cfg ? json_dumps(cfg, JSON_INDENT(1)) : NULL, meta[160];
+	zip_source_t *mem = NULL, *src;
+	zip_stat_t zst;
 	zip_t *z = NULL;
-	zip_source_t *src;
-	int err = 0;
 	enum xo_status st = XO_OK;
 	time_t t = time(NULL);
 	struct tm tmv;
 
+	*out = NULL;
+	*out_len = 0;
 	if (!cfg)
 		return xo_error(XO_EINVAL, "%s", xo_last_error());
 	json_decref(cfg);
 	if (!cjson)
-		return xo_error(XO_ENOMEM, "%s: out of memory", tmp);
+		return xo_error(XO_ENOMEM, "%s: out of memory", path);
 	gmtime_r(&t, &tmv);
 	snprintf(meta, sizeof(meta),
 	         "{\"keras_version\": \"3.0.0\", \"date_saved\": \"%04d-%02d-%02d@%02d:%02d:%02d\"}",
 	         tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday, tmv.tm_hour, tmv.tm_min,
 	         tmv.tm_sec);
-	st = slurp(h5tmp, &h5, &h5len);
-	if (!st && !(z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &err)))
-		st = xo_error(XO_EIO, "%s: cannot create the archive", tmp);
+	if (!(mem = zip_source_buffer_create(NULL, 0, 0, NULL)) ||
+	    !(z = zip_open_from_source(mem, ZIP_TRUNCATE, NULL))) {
+		st = xo_error(XO_ENOMEM, "%s: cannot create the archive in memory", path);
+		goto out_free;
+	}
+	zip_source_keep(mem); /* read back below, after zip_close */
 	/* the buffers are freed by us after zip_close, so sources do not own them */
 	if (!st && (!(src = zip_source_buffer(z, meta, strlen(meta), 0)) ||
 	            zip_file_add(z, "metadata.json", src, ZIP_FL_ENC_UTF_8) < 0))
-		st = xo_error(XO_EIO, "%s: %s", tmp, zip_strerror(z));
+		st = xo_error(XO_EIO, "%s: %s", path, zip_strerror(z));
 	if (!st && (!(src = zip_source_buffer(z, cjson, strlen(cjson), 0)) ||
 	            zip_file_add(z, "config.json", src, ZIP_FL_ENC_UTF_8) < 0))
-		st = xo_error(XO_EIO, "%s: %s", tmp, zip_strerror(z));
+		st = xo_error(XO_EIO, "%s: %s", path, zip_strerror(z));
 	if (!st && (!(src = zip_source_buffer(z, h5, h5len, 0)) ||
 	            zip_file_add(z, "model.weights.h5", src, ZIP_FL_ENC_UTF_8) < 0))
-		st = xo_error(XO_EIO, "%s: %s", tmp, zip_strerror(z));
-	if (z) {
-		if (st)
-			zip_discard(z);
-		else if (zip_close(z) < 0) {
-			st = xo_error(XO_EIO, "%s: %s", tmp, zip_strerror(z));
-			zip_discard(z);
-		}
+		st = xo_error(XO_EIO, "%s: %s", path, zip_strerror(z));
+	if (st) {
+		zip_discard(z);
+		goto out_free;
 	}
-	free(h5);
+	if (zip_close(z) < 0) {
+		st = xo_error(XO_EIO, "%s: %s", path, zip_strerror(z));
+		zip_discard(z);
+		goto out_free;
+	}
+	zip_stat_init(&zst);
+	if (zip_source_stat(mem, &zst) < 0 || !(zst.valid & ZIP_STAT_SIZE) ||
+	    !(*out = malloc(zst.size ? (size_t)zst.size : 1)) || zip_source_open(mem) < 0) {
+		st = xo_error(XO_ENOMEM, "%s: cannot read the archive back", path);
+		goto out_free;
+	}
+	if (zip_source_read(mem, *out, zst.size) != (zip_int64_t)zst.size)
+		st = xo_error(XO_EIO, "%s: cannot read the archive back", path);
+	zip_source_close(mem);
+	*out_len = (size_t)zst.size;
+out_free:
+	if (st) {
+		free(*out);
+		*out = NULL;
+		*out_len = 0;
+	}
+	if (mem)
+		zip_source_free(mem);
 	free(cjson);
 	return st;
 }
@@ -1595,24 +1635,20 @@ enum xo_save_kind xo_keras_save_kind(const char *path)
 	return XO_SAVE_DIR;
 }
 
-/* Written to temporaries beside path (HDF5 and libzip write files), then
- * copied through xo_output_file: fsync'd and renamed over path, so path is
- * the old file or the whole new one. */
+/* Built whole in memory (HDF5's core driver, libzip's buffer source), then
+ * written through xo_output_file: an unnamed temporary, fsync'd and renamed
+ * over path, so path is the old file or the whole new one, and no name
+ * beside it is created or followed. */
 enum xo_status xo_keras_save(struct xo_model *m, const char *path, bool keras)
 {
 	int64_t np = xo_model_param_count(m);
 	float *w = malloc((size_t)(np ? np : 1) * sizeof(*w));
-	char tmp[4096], h5tmp[4120], *buf = NULL;
-	size_t len = 0;
+	char *h5 = NULL, *zipped = NULL;
+	size_t h5len = 0, ziplen = 0;
 	enum xo_status st = XO_OK;
 
 	if (!w)
 		return xo_error(XO_ENOMEM, "%s: out of memory", path);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid()) >= sizeof(tmp)) {
-		free(w);
-		return xo_error(XO_EINVAL, "%s: path too long", path);
-	}
-	snprintf(h5tmp, sizeof(h5tmp), "%s.h5", tmp);
 	st = xo_model_params_host(m, w, false);
 	for (int64_t i = 0; !st && i < np; i++)
 		if (!isfinite(w[i]))
@@ -1620,16 +1656,13 @@ enum xo_status xo_keras_save(struct xo_model *m, const char *path, bool keras)
 			                         "diverged); the file is left as it was",
 			              path, i, isnan(w[i]) ? "NaN" : "Inf");
 	if (!st)
-		st = write_weights_h5(m, keras ? h5tmp : tmp, w);
+		st = write_weights_h5(m, path, w, &h5, &h5len);
 	if (!st && keras)
-		st = write_keras_zip(m, tmp, h5tmp);
-	unlink(h5tmp);
+		st = write_keras_zip(m, path, h5, h5len, &zipped, &ziplen);
 	if (!st)
-		st = slurp(tmp, &buf, &len);
-	unlink(tmp);
-	if (!st)
-		st = xo_output_file(path, buf, len);
-	free(buf);
+		st = keras ? xo_output_file(path, zipped, ziplen) : xo_output_file(path, h5, h5len);
+	free(zipped);
+	free(h5);
 	free(w);
 	return st;
 }

@@ -15,18 +15,38 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "xo.h"
 
 /* Longest symlink chain followed (Linux's own limit). */
 #define OUTPUT_MAX_LINKS 40
+
+/* "dir/.base.xo-<16 random hex digits>": a name nobody can predict, so
+ * none can be planted before it is created (with O_EXCL or linkat, which
+ * never follow or replace what is there). */
+static bool random_name(char *out, size_t size, const char *dir, const char *base)
+{
+	uint64_t r = 0;
+
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		/* no getrandom: the clock and pid still vary per attempt */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
+	}
+	return (size_t)snprintf(out, size, "%s/.%s.xo-%016" PRIx64, dir, base, r) < size;
+}
 
 const char *xo_file_kind(unsigned mode)
 {
@@ -60,6 +80,21 @@ static bool dir_of(const char *path, char *out, size_t size)
 	else
 		n = snprintf(out, size, "%.*s", (int)(slash - path), path);
 	return n >= 0 && (size_t)n < size;
+}
+
+unsigned xo_output_dir_mode(void)
+{
+	char line[128];
+	unsigned mask = 022;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	/* read, not umask(): umask() sets it too, racing other threads */
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Umask: %o", &mask) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return 0777u & ~mask;
 }
 
 enum xo_status xo_output_target(const char *path, bool want_dir, char *target, size_t size,
@@ -149,10 +184,10 @@ enum xo_status xo_output_open(struct xo_output *o, const char *path)
 
 		base = base ? base + 1 : o->target;
 		for (int i = 0; o->fd < 0 && i < 100; i++) {
-			if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.xo-%ld-%d", dir, base,
-			                     (long)getpid(), i) >= sizeof(o->tmp))
+			if (!random_name(o->tmp, sizeof(o->tmp), dir, base))
 				return xo_error(XO_EINVAL, "%s: path too long", path);
-			o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+			o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			             0666);
 			if (o->fd < 0 && errno != EEXIST)
 				break;
 		}
@@ -223,8 +258,7 @@ enum xo_status xo_output_commit(struct xo_output *o)
 		base = base ? base + 1 : o->target;
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
 		for (int i = 0; i < 100; i++) {
-			if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.xo-%ld-%d", dir, base,
-			                     (long)getpid(), i) >= sizeof(o->tmp)) {
+			if (!random_name(o->tmp, sizeof(o->tmp), dir, base)) {
 				st = xo_error(XO_EINVAL, "%s: path too long", o->path);
 				o->tmp[0] = '\0';
 				goto out_abort;

@@ -76,6 +76,27 @@ static bool json_int_in(const json_t *v, int64_t lo, int64_t hi, int64_t *out)
 	return true;
 }
 
+const char *xo_perf_sample_check(const char *metric, double v)
+{
+	bool instr = metric && !strcmp(metric, "instructions");
+
+	if (!metric || (!instr && strcmp(metric, "time")))
+		return "belongs to a series of an unknown metric";
+	if (isnan(v))
+		return "is NaN";
+	if (isinf(v))
+		return v > 0 ? "is Inf" : "is -Inf";
+	if (v < 0)
+		return "is negative";
+	if (instr)
+		return v >= 1.0 && v <= XO_PERF_IMPORT_MAX_INSTR
+		           ? NULL
+		           : "is outside 1..8.64e14 instructions per call";
+	return v >= XO_PERF_IMPORT_MIN_S && v <= XO_PERF_IMPORT_MAX_S
+	           ? NULL
+	           : "is outside 1e-9..86400 seconds per call";
+}
+
 static bool json_time(const json_t *v, double *out)
 {
 	double d;
@@ -83,7 +104,7 @@ static bool json_time(const json_t *v, double *out)
 	if (!json_is_number(v))
 		return false;
 	d = json_number_value(v);
-	if (!isfinite(d) || !(d >= XO_PERF_IMPORT_MIN_S && d <= XO_PERF_IMPORT_MAX_S))
+	if (xo_perf_sample_check("time", d))
 		return false;
 	*out = d;
 	return true;

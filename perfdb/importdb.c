@@ -512,6 +512,55 @@ out:
 	return st;
 }
 
+/*
+ * Every sample of every complete run of the source, checked as `perf
+ * import` checks a peer's (xo_perf_sample_check) before any run is copied:
+ * a source with one bad value (NULL, text, NaN, Inf, negative, out of
+ * range) is refused whole, naming the row, and the target is unchanged.
+ */
+static enum xo_status check_samples(struct xo_sql *src, const char *name)
+{
+	/* a REAL column keeps text that is no number as text (SQLite): typeof
+	 * tells it; a PostgreSQL column holds numbers only */
+	const char *sql =
+	    xo_sql_engine(src) == XO_SQL_SQLITE
+	        ? "SELECT ru.id, b.name, b.metric, s.idx, s.wall_s, typeof(s.wall_s) FROM samples s"
+	          " JOIN results res ON res.id = s.result_id JOIN runs ru ON ru.id = res.run_id"
+	          " JOIN benchmarks b ON b.id = res.benchmark_id WHERE ru.state = 'complete'"
+	        : "SELECT ru.id, b.name, b.metric, s.idx, s.wall_s, 'real' FROM samples s"
+	          " JOIN results res ON res.id = s.result_id JOIN runs ru ON ru.id = res.run_id"
+	          " JOIN benchmarks b ON b.id = res.benchmark_id WHERE ru.state = 'complete'";
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	int rc;
+
+	if (xo_sql_prepare(src, sql, &s))
+		return err(src, name, "reading the samples");
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		const char *type = xo_sql_column_text(s, 5), *why;
+
+		if (xo_sql_column_null(s, 4))
+			why = "is NULL";
+		else if (type && strcmp(type, "real") && strcmp(type, "integer"))
+			why = "is not a number";
+		else
+			why = xo_perf_sample_check(xo_sql_column_text(s, 2),
+			                           xo_sql_column_double(s, 4));
+		if (why) {
+			st = xo_error(XO_EINVAL, "%s: run %" PRId64 ", benchmark %s, sample %" PRId64
+			              ": the value %s; nothing imported",
+			              name, xo_sql_column_int64(s, 0),
+			              xo_sql_column_text(s, 1) ? xo_sql_column_text(s, 1) : "?",
+			              xo_sql_column_int64(s, 3), why);
+			break;
+		}
+	}
+	if (!st && rc != XO_SQL_DONE)
+		st = err(src, name, "reading the samples");
+	xo_sql_finalize(s);
+	return st;
+}
+
 enum xo_status xo_perfdb_import_db(struct xo_perfdb *dst, const char *src_path,
                                    const char *dst_name, FILE *out)
 {
@@ -528,6 +577,8 @@ enum xo_status xo_perfdb_import_db(struct xo_perfdb *dst, const char *src_path,
 	if ((st = open_source(src_path, src_name, &src, tmp, sizeof(tmp))))
 		return st;
 	c.src = xo_perfdb_sql(src);
+	if ((st = check_samples(c.src, src_name)))
+		goto out;
 	if (xo_sql_prepare(c.src,
 	                   "SELECT id, commit_id, testbed_id, " RUN_COLS " FROM runs"
 	                   " WHERE state = 'complete' ORDER BY id",

@@ -115,6 +115,12 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 	}
 	if (!name[0])
 		return xo_error(XO_EINVAL, "%s: no file stem to name the model by", path);
+	/* the name goes into benchmark names, stored and printed in lines and
+	 * plots: a control byte there would split or rewrite them */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return xo_error(XO_EINVAL, "%s: the file stem has a control byte, which a "
+			                "benchmark name cannot hold: rename the file", path);
 	snprintf(arch, arch_size, "%016" PRIx64, h);
 	return XO_OK;
 }

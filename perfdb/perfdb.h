@@ -499,6 +499,15 @@ enum xo_status xo_perf_import(struct xo_perfdb *db, const char *peer, const char
 #define XO_PERF_IMPORT_MAX_BATCH   (1 << 24)
 #define XO_PERF_IMPORT_MIN_S       1e-9  /* 1 ns: no clock measures a call faster */
 #define XO_PERF_IMPORT_MAX_S       86400.0 /* one day per call */
+/* Instructions one call may execute: a day (XO_PERF_IMPORT_MAX_S) at 1e10
+ * instructions a second, more than any core retires. */
+#define XO_PERF_IMPORT_MAX_INSTR   8.64e14
+
+/* NULL when v is a sample a store may hold for a series of metric ("time":
+ * seconds per call in XO_PERF_IMPORT_MIN_S..MAX_S; "instructions": a count
+ * per call, a mean over calls, in 1..XO_PERF_IMPORT_MAX_INSTR), else what is wrong with it ("is
+ * Inf", ...). The one check of `perf import` and `perf import-db`. */
+const char *xo_perf_sample_check(const char *metric, double v);
 
 /* Merges every complete run of the store at src_path (a file or a
  * PostgreSQL URI) into dst with its results, samples, op times and probes,

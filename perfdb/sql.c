@@ -2,10 +2,12 @@
  * sql.c - the engine-neutral half of the SQL layer (sql.h): dispatch to the
  * engine's table, the schema-token expansion and URI handling.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sql.h"
 
@@ -29,39 +31,155 @@ bool xo_sql_is_uri(const char *target)
 	       (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11));
 }
 
-/*
- * The password of a URI sits between "user:" and "@" in the authority, or in
- * a "password=" parameter; both become "***". Anything else is kept so the
- * message still names the server and database.
- */
+/* A span [start, start + len) of target that holds a secret. */
+struct secret {
+	const char *start;
+	size_t len;
+};
+
+#define SECRETS_MAX 16
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	                              : -1;
+}
+
+/* s[0..n) percent-decoded into out (size > n), as libpq decodes URI parts;
+ * a malformed %xx is kept as written. */
+static void pct_decode(const char *s, size_t n, char *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n && hexval((unsigned char)s[i + 1]) >= 0 &&
+		    hexval((unsigned char)s[i + 2]) >= 0) {
+			out[k++] = (char)(hexval((unsigned char)s[i + 1]) * 16 +
+			                  hexval((unsigned char)s[i + 2]));
+			i += 2;
+		} else {
+			out[k++] = s[i];
+		}
+	}
+	out[k] = '\0';
+}
+
+/* Whether key[0..n), percent-decoded, names a password (password,
+ * sslpassword, in any case). */
+static bool password_key(const char *key, size_t n)
+{
+	char dec[256];
+
+	if (n >= sizeof(dec))
+		return true; /* too long to tell: treat as secret */
+	pct_decode(key, n, dec);
+	for (char *p = dec; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return strstr(dec, "password") != NULL;
+}
+
+static void add_secret(struct secret *sec, int *n, const char *start, size_t len)
+{
+	if (len && *n < SECRETS_MAX) {
+		sec[*n].start = start;
+		sec[*n].len = len;
+		(*n)++;
+	}
+}
+
+/* conninfo values: 'quoted' (backslash escapes) or up to whitespace. Every
+ * "password" (any case) followed by optional blanks and '=' starts one, in
+ * any text, so a conninfo string and a garbled target are both covered. */
+static void conninfo_secrets(const char *t, struct secret *sec, int *n)
+{
+	for (const char *p = t; *p; p++) {
+		const char *v;
+
+		if (strncasecmp(p, "password", 8))
+			continue;
+		v = p + 8;
+		while (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r')
+			v++;
+		if (*v != '=')
+			continue;
+		v++;
+		while (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r')
+			v++;
+		const char *e = v;
+
+		if (*e == '\'') {
+			for (e++; *e && *e != '\''; e++)
+				if (*e == '\\' && e[1])
+					e++;
+			if (*e)
+				e++;
+		} else {
+			for (; *e && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r'; e++)
+				if (*e == '\\' && e[1])
+					e++;
+		}
+		add_secret(sec, n, v, (size_t)(e - v));
+		p = e > p ? e - 1 : p;
+	}
+}
+
+/* Every secret span of target, in order of their start. */
+static int find_secrets(const char *t, struct secret *sec)
+{
+	const char *scheme = strstr(t, "://");
+	int n = 0;
+
+	if (!xo_sql_is_uri(t) || !scheme) {
+		conninfo_secrets(t, sec, &n);
+		return n;
+	}
+	/* libpq ends the user info at the first '@' before any '/'; a password
+	 * holding '@' then spills into the host. Up to the last '@' before the
+	 * first '/' covers both readings (and a '?' or '#' in the password). */
+	const char *auth = scheme + 3, *slash = auth + strcspn(auth, "/"), *at = NULL, *q;
+
+	for (const char *p = auth; p < slash; p++)
+		if (*p == '@')
+			at = p;
+	if (at) {
+		const char *colon = memchr(auth, ':', (size_t)(at - auth));
+
+		if (colon)
+			add_secret(sec, &n, colon + 1, (size_t)(at - colon - 1));
+	}
+	/* parameters: '&'-separated key=value after the first '?' past the
+	 * user info; libpq percent-decodes the key and knows no fragment */
+	q = strchr(at ? at : auth, '?');
+	while (q && *q) {
+		const char *k = q + 1, *end = k + strcspn(k, "&"), *eq = memchr(k, '=', (size_t)(end - k));
+
+		if (eq && password_key(k, (size_t)(eq - k)))
+			add_secret(sec, &n, eq + 1, (size_t)(end - eq - 1));
+		q = *end ? end : NULL;
+	}
+	return n;
+}
+
 void xo_sql_redact(const char *target, char *out, size_t size)
 {
-	const char *scheme = strstr(target, "://");
+	struct secret sec[SECRETS_MAX];
+	int ns, i = 0;
 	size_t n = 0;
 
 	if (!size)
 		return;
 	out[0] = '\0';
-	if (!xo_sql_is_uri(target) || !scheme) {
-		snprintf(out, size, "%s", target);
+	if (!target)
 		return;
-	}
-	const char *auth = scheme + 3, *end = auth + strcspn(auth, "/?#"), *at = NULL;
-
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-
+	ns = find_secrets(target, sec);
 	for (const char *p = target; *p && n + 1 < size;) {
-		if (colon && p == colon + 1) {
+		if (i < ns && p == sec[i].start) {
 			n += (size_t)snprintf(out + n, size - n, "***");
-			p = at;
-			continue;
-		}
-		if (p > end && (p[-1] == '?' || p[-1] == '&') && !strncmp(p, "password=", 9)) {
-			n += (size_t)snprintf(out + n, size - n, "password=***");
-			p += 9 + strcspn(p + 9, "&#");
+			p += sec[i].len;
+			i++;
 			continue;
 		}
 		out[n++] = *p++;
@@ -69,6 +187,50 @@ void xo_sql_redact(const char *target, char *out, size_t size)
 	}
 	if (n >= size)
 		out[size - 1] = '\0';
+}
+
+/* Replaces every occurrence of s (k > 0 bytes) in msg by min(k, 3) '*'s. */
+static void scrub_one(char *msg, const char *s, size_t k)
+{
+	size_t stars = k < 3 ? k : 3;
+	char *p = msg;
+
+	if (!k)
+		return;
+	while ((p = memmem(p, strlen(p), s, k))) {
+		memmove(p + stars, p + k, strlen(p + k) + 1);
+		memset(p, '*', stars);
+		p += stars;
+	}
+}
+
+void xo_sql_scrub(const char *target, char *msg)
+{
+	struct secret sec[SECRETS_MAX];
+	int ns = target && msg ? find_secrets(target, sec) : 0;
+
+	for (int i = 0; i < ns; i++) {
+		char raw[1024], dec[1024];
+		size_t k = 0;
+
+		if (sec[i].len >= sizeof(raw))
+			continue;
+		memcpy(raw, sec[i].start, sec[i].len);
+		raw[sec[i].len] = '\0';
+		/* as written, percent-decoded, and unquoted (conninfo) */
+		scrub_one(msg, raw, sec[i].len);
+		pct_decode(raw, sec[i].len, dec);
+		scrub_one(msg, dec, strlen(dec));
+		for (size_t j = raw[0] == '\'' ? 1 : 0; raw[j]; j++) {
+			if (raw[j] == '\'' && j > 0 && !raw[j + 1])
+				break;
+			if (raw[j] == '\\' && raw[j + 1])
+				j++;
+			dec[k++] = raw[j];
+		}
+		dec[k] = '\0';
+		scrub_one(msg, dec, k);
+	}
 }
 
 int xo_sql_open(const char *target, bool readonly, bool create, bool uri, struct xo_sql **out,

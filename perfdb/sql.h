@@ -60,8 +60,17 @@ enum xo_sql_engine xo_sql_engine(const struct xo_sql *db);
 
 /* A PostgreSQL connection URI (postgresql:// or postgres://) rather than a path. */
 bool xo_sql_is_uri(const char *target);
-/* target with any password replaced by "***", for messages. */
+/*
+ * target with every password replaced by "***", for messages: every form
+ * libpq takes (a URI's user:password@ up to its last '@' before the path, a
+ * URI parameter whose percent-decoded name holds "password", a conninfo
+ * keyword holding "password" with its value quoted or not), and the same
+ * keyword anywhere in a path, whatever store it names.
+ */
 void xo_sql_redact(const char *target, char *out, size_t size);
+/* Replaces in msg (a NUL-terminated buffer, never grown) every password of
+ * target, as written and as decoded (%xx, conninfo quoting), by '*'s. */
+void xo_sql_scrub(const char *target, char *msg);
 
 /*
  * Opens target: a PostgreSQL URI, else a SQLite path (flags: readonly, create,

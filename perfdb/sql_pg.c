@@ -453,7 +453,7 @@ static void scrub(char *msg, const char *secret)
 
 	if (!k)
 		return;
-	while ((p = strstr(msg, secret))) {
+	for (p = msg; (p = strstr(p, secret)); p += stars) {
 		memmove(p + stars, p + k, strlen(p + k) + 1);
 		memset(p, '*', stars);
 	}
@@ -475,14 +475,6 @@ int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *wh
 	db->c = PQconnectdb(uri);
 	if (!db->c || PQstatus(db->c) != CONNECTION_OK) {
 		snprintf(why, why_size, "%s", db->c ? PQerrorMessage(db->c) : "out of memory");
-		/* libpq's message may quote the URI back (a malformed one): take
-		 * the password out wherever it appears */
-		if ((opts = PQconninfoParse(uri, NULL))) {
-			for (PQconninfoOption *o = opts; o->keyword; o++)
-				if (!strcmp(o->keyword, "password"))
-					scrub(why, o->val);
-			PQconninfoFree(opts);
-		}
 		{
 			char red[1024];
 
@@ -495,6 +487,16 @@ int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *wh
 				snprintf(rest, sizeof(rest), "%s", nl + strlen(uri));
 				snprintf(nl, why_size - (size_t)(nl - why), "%s%s", red, rest);
 			}
+		}
+		/* libpq's message may quote a piece of the URI back (a malformed
+		 * one): take every password out wherever it appears, as written,
+		 * as decoded, and as libpq parsed it */
+		xo_sql_scrub(uri, why);
+		if ((opts = PQconninfoParse(uri, NULL))) {
+			for (PQconninfoOption *o = opts; o->keyword; o++)
+				if (o->val && strstr(o->keyword, "password"))
+					scrub(why, o->val);
+			PQconninfoFree(opts);
 		}
 		while ((nl = strpbrk(why, "\r\n\t")))
 			*nl = nl[1] ? ' ' : '\0';

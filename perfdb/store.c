@@ -359,21 +359,24 @@ static enum xo_status open_setup(struct xo_perfdb *db, bool readonly)
 static enum xo_status check_path(const char *path, bool readonly)
 {
 	struct stat sb;
+	char name[1024];
 
 	if (!path || !*path)
 		return xo_error(XO_EINVAL, "perfdb: empty database path");
+	/* a conninfo string is no URI and lands here: no password in messages */
+	xo_sql_redact(path, name, sizeof(name));
 	if (stat(path, &sb)) {
 		if (errno == ENOENT && !readonly)
 			return XO_OK;
-		return xo_error(XO_EINVAL, "%s: %s", path,
+		return xo_error(XO_EINVAL, "%s: %s", name,
 		                errno == ENOENT ? "no such database (check --db, or record first)"
 		                                : strerror(errno));
 	}
 	if (S_ISDIR(sb.st_mode))
-		return xo_error(XO_EINVAL, "%s: is a directory, not a perf store", path);
+		return xo_error(XO_EINVAL, "%s: is a directory, not a perf store", name);
 	if (!S_ISREG(sb.st_mode))
 		return xo_error(XO_EINVAL, "%s: not a regular file (FIFO, socket or device), not a "
-		                "perf store", path);
+		                "perf store", name);
 	return XO_OK;
 }
 

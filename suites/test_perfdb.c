@@ -1219,8 +1219,9 @@ static void test_migration_from_v5(void **state)
 
 /* ---- messages never show a password ------------------------------------------------ */
 
-/* xo_sql_redact on the URI forms libpq takes: the password in the authority
- * (up to its last '@') or in a password= parameter becomes ***; the rest,
+/* xo_sql_redact on every form libpq takes: the password in the authority
+ * (up to its last '@' before the path), in a parameter whose decoded name
+ * holds "password", or a conninfo password keyword, becomes ***; the rest,
  * and a path, are kept so the message still names the store. */
 static void test_redact_password(void **state)
 {
@@ -1231,6 +1232,20 @@ static void test_redact_password(void **state)
 	    {"postgresql://u@h/db?password=pw", "postgresql://u@h/db?password=***"},
 	    {"postgresql:///xo?host=/tmp/s", "postgresql:///xo?host=/tmp/s"},
 	    {"/tmp/u:pw@h/perf.sqlite", "/tmp/u:pw@h/perf.sqlite"},
+	    /* '?', '#', '@' and %xx inside the password */
+	    {"postgresql://u:pa?ss@h/db", "postgresql://u:***@h/db"},
+	    {"postgresql://u:pa#ss@h/db?x=1", "postgresql://u:***@h/db?x=1"},
+	    {"postgresql://u:p%40s%3Fs@h/db", "postgresql://u:***@h/db"},
+	    {"postgresql://u:pa?ss@h", "postgresql://u:***@h"},
+	    /* parameters: percent-encoded keys, any case, sslpassword, no fragment */
+	    {"postgresql://h/db?pass%77ord=pw&x=1", "postgresql://h/db?pass%77ord=***&x=1"},
+	    {"postgresql://h/db?PassWord=pw", "postgresql://h/db?PassWord=***"},
+	    {"postgresql://h/db?password=p#w&y=2", "postgresql://h/db?password=***&y=2"},
+	    {"postgresql://h/db?sslpassword=pw", "postgresql://h/db?sslpassword=***"},
+	    /* conninfo keyword=value, quoted (with escapes) or not */
+	    {"host=h password='a b\\' c' dbname=x", "host=h password=*** dbname=x"},
+	    {"host=h password = pw port=1", "host=h password = *** port=1"},
+	    {"host=h PASSWORD=pw", "host=h PASSWORD=***"},
 	};
 	char out[256];
 

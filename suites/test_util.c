@@ -110,6 +110,30 @@ static void test_error_one_line(void **state)
 		assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
 }
 
+/* xo_escape_line: valid UTF-8 is kept; bytes that are not UTF-8 (a lone
+ * continuation, an overlong form, a surrogate, a truncated sequence) and C1
+ * controls (U+009B, a CSI on many terminals) become \xHH, as xo_error
+ * writes them. */
+static void test_escape_line_utf8(void **state)
+{
+	char out[128];
+
+	(void)state;
+	assert_string_equal(xo_escape_line(out, sizeof(out), "caf\xc3\xa9 \xe2\x82\xac"),
+	                    "caf\xc3\xa9 \xe2\x82\xac");
+	assert_string_equal(xo_escape_line(out, sizeof(out), "a\xff\x80" "b"), "a\\xff\\x80b");
+	assert_string_equal(xo_escape_line(out, sizeof(out), "\xc0\xaf"), "\\xc0\\xaf");
+	assert_string_equal(xo_escape_line(out, sizeof(out), "\xed\xa0\x80"),
+	                    "\\xed\\xa0\\x80");
+	assert_string_equal(xo_escape_line(out, sizeof(out), "\xc2\x9b" "2J"), "\\xc2\\x9b2J");
+	assert_string_equal(xo_escape_line(out, sizeof(out), "x\xe2\x82"), "x\\xe2\\x82");
+	assert_string_equal(xo_escape_line(out, sizeof(out), "a\tb\x7f"), "a\\x09b\\x7f");
+	/* cut at a whole character: 5 bytes leave "ab" and no half of the euro */
+	assert_string_equal(xo_escape_line(out, 5, "ab\xe2\x82\xac"), "ab");
+	xo_error(XO_EINVAL, "p: %s", "\xff\n");
+	assert_string_equal(xo_last_error(), "p: \\xff\\x0a");
+}
+
 /* A message that quotes the previous one keeps it (vsnprintf into its own
  * source buffer is undefined and lost the reason). */
 static void test_error_quotes_previous(void **state)
@@ -200,6 +224,7 @@ int main(void)
 	    cmocka_unit_test(test_params_width_axis),
 	    cmocka_unit_test(test_conv2d_geometry),
 	    cmocka_unit_test(test_error_one_line),
+	    cmocka_unit_test(test_escape_line_utf8),
 	    cmocka_unit_test(test_error_quotes_previous),
 	    cmocka_unit_test(test_error_truncates),
 	    cmocka_unit_test(test_proc_no_shell),
