@@ -168,15 +168,20 @@ options)
     expect2 'bad.model:2' "$XO" perf record --db opt.sqlite --model bad.model --no-progress
     expect2 'bad.model:2' "$XO" perf record --model bad.model --list
     expect2 'missing.model' "$XO" perf record --model missing.model --list
-    # A valid spec too large to allocate (800 GB at batch 1): the allocation
-    # fails and the code's own error path refuses it. Under the sanitizer
-    # build this needs ASAN_OPTIONS=allocator_may_return_null=1 (ci/lib.sh),
-    # else ASan aborts first. Skipped where the kernel overcommits always
-    # (vm.overcommit_memory=1): there the allocation would succeed.
+    # A valid spec declaring more parameters than the documented limit is
+    # refused before anything is allocated, whatever the kernel's overcommit.
+    printf 'input 100000000 1\nconv1d filters=1000 kernel_size=3\nflatten\ndense units=2\n' \
+        >huge.model
+    expect2 'huge.model: .*parameters, more than the limit' "$XO" perf record --model huge.model --list
+    # Few parameters, activations too large to allocate (400 GB at batch 1):
+    # the allocation fails and the code's own error path refuses it. Under
+    # the sanitizer build this needs ASAN_OPTIONS=allocator_may_return_null=1
+    # (ci/lib.sh), else ASan aborts first. Skipped where the kernel
+    # overcommits always (vm.overcommit_memory=1): there it would succeed.
     if [ "$(cat /proc/sys/vm/overcommit_memory 2>/dev/null)" != 1 ]; then
-        printf 'input 100000000 1\nconv1d filters=1000 kernel_size=3\nflatten\ndense units=2\n' \
-            >huge.model
-        expect2 'huge.model: .*cannot allocate' "$XO" perf record --model huge.model --list
+        printf 'input 100000000 1\nconv1d filters=1000 kernel_size=1\nglobal_max_pooling1d\ndense units=1\n' \
+            >wide.model
+        expect2 'wide.model: .*cannot allocate' "$XO" perf record --model wide.model --list
     fi
     check 'test ! -e opt.sqlite'
     ;;
