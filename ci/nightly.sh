@@ -98,15 +98,11 @@ NIGHTLY_STAGES=(
     "instructions weekly 900"
     "counts weekly 600"
     "long-tests weekly 900"
-    # ---- planted-slowdown table and detect-at-scale benchmark: their
-    # stages go here, every night, about 180 s together (already counted
-    # in the every-night total), e.g.
-    #   "planted every 120"        (ci/planted_check.sh)
-    #   "detect-scale every 60"    (detect over 100 000 runs, both engines)
-    # ----
+    "planted every 240"
+    "detect-scale every 60"
     "detect every 30"
 )
-# The every-night stages, the marked place above and the report come to
+# The every-night stages (planted and detect-scale among them) and the report come to
 # about 850 s from a fresh clone (the build's 200 s are seconds when
 # build-release/ is kept), which leaves a rotating stage its ~300 s of the
 # 1200. The weekly stages (bisect, the instruction-count checks, the long
@@ -505,6 +501,41 @@ stage_perf_scale() {
     return $rc
 }
 
+
+# Planted slowdowns (ci/planted_check.sh): a slowdown planted in one kind of
+# file that builds a kernel must be SLOWER in compare, continuous, bisect and
+# detect, and the docs-only and tests-only commits around it never blamed.
+# One kind a night in turn (.c, .inc, .cl, a CMake flag, .h, ops.def, then
+# .c again on day 6), every kind in a full run; the table (kind x tool x
+# verdict) is in planted.txt.
+stage_planted() {
+    local kinds=(c inc cl flag h opsdef c) rc
+    local pick=${kinds[$DAY]}
+    [ "$FULL" = 1 ] && pick="c inc cl flag h opsdef"
+    PLANTED_KINDS=$pick bash ci/planted_check.sh "$NIGHTLY_DIR/planted.txt"
+    rc=$?
+    NOTE="kinds: $pick; $(tail -n 1 "$LOGS/planted.log")"
+    return $rc
+}
+
+# Detect at fleet size (suites/perf_detect_scale.sh): 100 000 runs of
+# synthetic history, a full detect (target < 30 s) and the incremental one
+# after a new run; SQLite every night, PostgreSQL (a throwaway server) in a
+# full run, where generating the history alone takes minutes.
+stage_detect_scale() {
+    local gen=$BUILD/suites/perf_gen rc=0 notes
+    cmake --build "$BUILD" --target perf_gen -j"$XO_JOBS" >/dev/null || return 1
+    sh suites/perf_detect_scale.sh "$XO" "$gen" "$NIGHTLY_DIR/detect-scale.sqlite" || rc=1
+    notes=$(tail -n 1 "$LOGS/detect-scale.log" | sed 's/^perf_detect_scale: //')
+    rm -f "$NIGHTLY_DIR/detect-scale.sqlite"*
+    if [ "$FULL" = 1 ]; then
+        XO_REQUIRE_POSTGRES=1 sh suites/pg_cluster.sh sh -c \
+            'sh suites/perf_detect_scale.sh "$1" "$2" "$XO_TEST_PG"' _ "$XO" "$gen" || rc=1
+        notes="$notes; $(tail -n 1 "$LOGS/detect-scale.log" | sed 's/^perf_detect_scale: //')"
+    fi
+    NOTE=$notes
+    return $rc
+}
 
 # Fuzzing (docs/fuzzing.md): the clang build, then each target for
 # XO_FUZZ_SECONDS (30 on its night; 120 in a full run; 600 for the
