@@ -40,7 +40,8 @@ const char *xo_last_error(void)
 /* Length of the valid UTF-8 sequence at p (1-4), or 0 when the bytes there
  * are not one (overlong forms, surrogates and values past U+10FFFF are
  * not), or when it encodes a C1 control (U+0080-U+009F, which terminals
- * act on as they do on ESC). */
+ * act on as they do on ESC) or the line and paragraph separators U+2028 and
+ * U+2029 (Unicode-aware readers split a line there, as at U+0085). */
 static size_t utf8_len(const unsigned char *p)
 {
 	size_t n;
@@ -62,7 +63,8 @@ static size_t utf8_len(const unsigned char *p)
 		c = c << 6 | (p[i] & 0x3fu);
 	}
 	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff) || (c >= 0x80 && c <= 0x9f))
+	    (c >= 0xd800 && c <= 0xdfff) || (c >= 0x80 && c <= 0x9f) || c == 0x2028 ||
+	    c == 0x2029)
 		return 0;
 	return n;
 }

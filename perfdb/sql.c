@@ -126,41 +126,106 @@ static void conninfo_secrets(const char *t, struct secret *sec, int *n)
 	}
 }
 
-/* Every secret span of target, in order of their start. */
-static int find_secrets(const char *t, struct secret *sec)
+/* Length of a PostgreSQL URI scheme ("postgresql://", "postgres://", any
+ * case) at p, else 0. */
+static size_t scheme_len(const char *p)
 {
-	const char *scheme = strstr(t, "://");
-	int n = 0;
+	if (!strncasecmp(p, "postgresql://", 13))
+		return 13;
+	if (!strncasecmp(p, "postgres://", 11))
+		return 11;
+	return 0;
+}
 
-	if (!xo_sql_is_uri(t) || !scheme) {
-		conninfo_secrets(t, sec, &n);
-		return n;
+/*
+ * Where the URI whose scheme starts at u (inside t) ends: the whole of t
+ * when t is the URI; else the URI is a conninfo value (libpq expands a URI
+ * given as dbname's value), which ends at the closing quote when it was
+ * opened by one and at a blank when not, backslash escapes skipped.
+ */
+static const char *uri_end(const char *t, const char *u)
+{
+	bool quoted = u > t && u[-1] == '\'';
+	const char *e = u;
+
+	if (u == t)
+		return u + strlen(u);
+	for (; *e; e++) {
+		if (*e == '\\' && e[1])
+			e++;
+		else if (quoted ? *e == '\'' : (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r'))
+			break;
 	}
+	return e;
+}
+
+/* The secrets of a URI whose authority starts at auth and which ends at end. */
+static void uri_secrets(const char *auth, const char *end, struct secret *sec, int *n)
+{
+	const char *slash = auth, *at = NULL, *q;
+
 	/* libpq ends the user info at the first '@' before any '/'; a password
 	 * holding '@' then spills into the host. Up to the last '@' before the
 	 * first '/' covers both readings (and a '?' or '#' in the password). */
-	const char *auth = scheme + 3, *slash = auth + strcspn(auth, "/"), *at = NULL, *q;
-
-	for (const char *p = auth; p < slash; p++)
-		if (*p == '@')
-			at = p;
+	for (; slash < end && *slash != '/'; slash++)
+		if (*slash == '@')
+			at = slash;
 	if (at) {
 		const char *colon = memchr(auth, ':', (size_t)(at - auth));
 
 		if (colon)
-			add_secret(sec, &n, colon + 1, (size_t)(at - colon - 1));
+			add_secret(sec, n, colon + 1, (size_t)(at - colon - 1));
 	}
 	/* parameters: '&'-separated key=value after the first '?' past the
 	 * user info; libpq percent-decodes the key and knows no fragment */
-	q = strchr(at ? at : auth, '?');
-	while (q && *q) {
-		const char *k = q + 1, *end = k + strcspn(k, "&"), *eq = memchr(k, '=', (size_t)(end - k));
+	q = at ? at : auth;
+	q = memchr(q, '?', (size_t)(end - q));
+	while (q && q < end) {
+		const char *k = q + 1, *e = k, *eq;
 
+		while (e < end && *e != '&')
+			e++;
+		eq = memchr(k, '=', (size_t)(e - k));
 		if (eq && password_key(k, (size_t)(eq - k)))
-			add_secret(sec, &n, eq + 1, (size_t)(end - eq - 1));
-		q = *end ? end : NULL;
+			add_secret(sec, n, eq + 1, (size_t)(e - eq - 1));
+		q = e < end ? e : NULL;
 	}
-	return n;
+}
+
+/* Every secret span of target, in order of their start, overlaps merged:
+ * a conninfo string's password= values (not in a URI, whose parameters
+ * are its own), and the password of every PostgreSQL URI inside target,
+ * wherever it starts. */
+static int find_secrets(const char *t, struct secret *sec)
+{
+	int n = 0, m = 0;
+
+	if (!xo_sql_is_uri(t))
+		conninfo_secrets(t, sec, &n);
+	for (const char *p = t; *p; p++) {
+		size_t k = scheme_len(p);
+
+		if (k)
+			uri_secrets(p + k, uri_end(t, p), sec, &n);
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && sec[j].start < sec[j - 1].start; j--) {
+			struct secret x = sec[j];
+
+			sec[j] = sec[j - 1];
+			sec[j - 1] = x;
+		}
+	for (int i = 0; i < n; i++) {
+		const char *e = sec[i].start + sec[i].len;
+
+		if (m && sec[i].start <= sec[m - 1].start + sec[m - 1].len) {
+			if (e > sec[m - 1].start + sec[m - 1].len)
+				sec[m - 1].len = (size_t)(e - sec[m - 1].start);
+			continue;
+		}
+		sec[m++] = sec[i];
+	}
+	return m;
 }
 
 void xo_sql_redact(const char *target, char *out, size_t size)
@@ -189,48 +254,47 @@ void xo_sql_redact(const char *target, char *out, size_t size)
 		out[size - 1] = '\0';
 }
 
-/* Replaces every occurrence of s (k > 0 bytes) in msg by min(k, 3) '*'s. */
-static void scrub_one(char *msg, const char *s, size_t k)
+/* s (NUL-terminated) with conninfo quoting undone into out (as large): the
+ * enclosing quotes dropped, each backslash escape replaced by its byte. */
+static void unquote(const char *s, char *out)
 {
-	size_t stars = k < 3 ? k : 3;
-	char *p = msg;
+	size_t k = 0, n = strlen(s);
 
-	if (!k)
-		return;
-	while ((p = memmem(p, strlen(p), s, k))) {
-		memmove(p + stars, p + k, strlen(p + k) + 1);
-		memset(p, '*', stars);
-		p += stars;
+	if (n >= 2 && s[0] == '\'' && s[n - 1] == '\'')
+		s++, n -= 2;
+	for (size_t j = 0; j < n; j++) {
+		if (s[j] == '\\' && j + 1 < n)
+			j++;
+		out[k++] = s[j];
 	}
+	out[k] = '\0';
 }
 
-void xo_sql_scrub(const char *target, char *msg)
+static bool holds(const char *msg, const char *s)
+{
+	return *s && strstr(msg, s);
+}
+
+bool xo_sql_quotes_secret(const char *target, const char *msg)
 {
 	struct secret sec[SECRETS_MAX];
 	int ns = target && msg ? find_secrets(target, sec) : 0;
 
 	for (int i = 0; i < ns; i++) {
-		char raw[1024], dec[1024];
-		size_t k = 0;
+		char raw[1024], dec[1024], unq[1024], both[1024];
 
+		/* a secret too long to copy: assume the message holds it */
 		if (sec[i].len >= sizeof(raw))
-			continue;
+			return true;
 		memcpy(raw, sec[i].start, sec[i].len);
 		raw[sec[i].len] = '\0';
-		/* as written, percent-decoded, and unquoted (conninfo) */
-		scrub_one(msg, raw, sec[i].len);
 		pct_decode(raw, sec[i].len, dec);
-		scrub_one(msg, dec, strlen(dec));
-		for (size_t j = raw[0] == '\'' ? 1 : 0; raw[j]; j++) {
-			if (raw[j] == '\'' && j > 0 && !raw[j + 1])
-				break;
-			if (raw[j] == '\\' && raw[j + 1])
-				j++;
-			dec[k++] = raw[j];
-		}
-		dec[k] = '\0';
-		scrub_one(msg, dec, k);
+		unquote(raw, unq);
+		pct_decode(unq, strlen(unq), both);
+		if (holds(msg, raw) || holds(msg, dec) || holds(msg, unq) || holds(msg, both))
+			return true;
 	}
+	return false;
 }
 
 int xo_sql_open(const char *target, bool readonly, bool create, bool uri, struct xo_sql **out,

@@ -65,12 +65,14 @@ bool xo_sql_is_uri(const char *target);
  * libpq takes (a URI's user:password@ up to its last '@' before the path, a
  * URI parameter whose percent-decoded name holds "password", a conninfo
  * keyword holding "password" with its value quoted or not), and the same
- * keyword anywhere in a path, whatever store it names.
+ * keyword anywhere in a path, whatever store it names; a URI anywhere inside
+ * target (libpq takes one as a conninfo dbname= value) and a scheme in any
+ * case are covered too.
  */
 void xo_sql_redact(const char *target, char *out, size_t size);
-/* Replaces in msg (a NUL-terminated buffer, never grown) every password of
- * target, as written and as decoded (%xx, conninfo quoting), by '*'s. */
-void xo_sql_scrub(const char *target, char *msg);
+/* Whether msg holds any password of target, as written or as libpq may
+ * have read it (%xx decoded, conninfo quoting undone). */
+bool xo_sql_quotes_secret(const char *target, const char *msg);
 
 /*
  * Opens target: a PostgreSQL URI, else a SQLite path (flags: readonly, create,

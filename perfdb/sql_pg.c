@@ -444,25 +444,30 @@ static const struct xo_sql_ops pg_ops = {
     .readonly = pg_readonly,
 };
 
-/* Replaces every occurrence of secret in msg by "***" (never longer: a
- * secret shorter than 3 characters is replaced by as many '*'). */
-static void scrub(char *msg, const char *secret)
+/*
+ * Whether libpq's message quotes a password of uri: one of the forms
+ * xo_sql_quotes_secret knows, or a value libpq's own parse gives a keyword
+ * holding "password". Masking the password inside the message would not do:
+ * where the masks land tells a short or common password ("p", "server")
+ * from the text around it.
+ */
+static bool quotes_secret(const char *uri, const char *msg)
 {
-	size_t k = secret ? strlen(secret) : 0, stars = k < 3 ? k : 3;
-	char *p;
+	PQconninfoOption *opts;
+	bool found = xo_sql_quotes_secret(uri, msg);
 
-	if (!k)
-		return;
-	for (p = msg; (p = strstr(p, secret)); p += stars) {
-		memmove(p + stars, p + k, strlen(p + k) + 1);
-		memset(p, '*', stars);
+	if (!found && (opts = PQconninfoParse(uri, NULL))) {
+		for (PQconninfoOption *o = opts; o->keyword; o++)
+			if (o->val && *o->val && strstr(o->keyword, "password") && strstr(msg, o->val))
+				found = true;
+		PQconninfoFree(opts);
 	}
+	return found;
 }
 
 int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *why, size_t why_size)
 {
 	struct pg *db = calloc(1, sizeof(*db));
-	PQconninfoOption *opts;
 	char *nl;
 
 	*out = NULL;
@@ -474,30 +479,15 @@ int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *wh
 	db->readonly = readonly;
 	db->c = PQconnectdb(uri);
 	if (!db->c || PQstatus(db->c) != CONNECTION_OK) {
-		snprintf(why, why_size, "%s", db->c ? PQerrorMessage(db->c) : "out of memory");
-		{
-			char red[1024];
+		const char *msg = db->c ? PQerrorMessage(db->c) : "out of memory";
 
-			xo_sql_redact(uri, red, sizeof(red));
-			/* the raw URI, if quoted whole, becomes its redacted form */
-			if (strlen(uri) < 1024 && (nl = strstr(why, uri)) &&
-			    strlen(why) - strlen(uri) + strlen(red) < why_size) {
-				char rest[1024];
-
-				snprintf(rest, sizeof(rest), "%s", nl + strlen(uri));
-				snprintf(nl, why_size - (size_t)(nl - why), "%s%s", red, rest);
-			}
-		}
-		/* libpq's message may quote a piece of the URI back (a malformed
-		 * one): take every password out wherever it appears, as written,
-		 * as decoded, and as libpq parsed it */
-		xo_sql_scrub(uri, why);
-		if ((opts = PQconninfoParse(uri, NULL))) {
-			for (PQconninfoOption *o = opts; o->keyword; o++)
-				if (o->val && strstr(o->keyword, "password"))
-					scrub(why, o->val);
-			PQconninfoFree(opts);
-		}
+		/* libpq's message as is, unless it quotes a password back (a
+		 * malformed connection string is echoed): then none of it */
+		if (quotes_secret(uri, msg))
+			snprintf(why, why_size, "libpq's error message is withheld: it quotes the "
+			         "connection string's password");
+		else
+			snprintf(why, why_size, "%s", msg);
 		while ((nl = strpbrk(why, "\r\n\t")))
 			*nl = nl[1] ? ' ' : '\0';
 		PQfinish(db->c);

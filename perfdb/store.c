@@ -462,7 +462,7 @@ static enum xo_status open_mode(const char *path, bool readonly, struct xo_perfd
 		snprintf(why, sizeof(why), "path too long");
 		if (!immutable_uri(path, uri, sizeof(uri)) ||
 		    xo_sql_open(uri, readonly, false, true, &db->h, why, sizeof(why)) != XO_SQL_OK) {
-			st = xo_error(XO_EDB, "%s: cannot open read-only: %s", path, why);
+			st = xo_error(XO_EDB, "%s: cannot open read-only: %s", db->path, why);
 			goto out_close;
 		}
 		st = open_setup(db, readonly);

@@ -1246,6 +1246,14 @@ static void test_redact_password(void **state)
 	    {"host=h password='a b\\' c' dbname=x", "host=h password=*** dbname=x"},
 	    {"host=h password = pw port=1", "host=h password = *** port=1"},
 	    {"host=h PASSWORD=pw", "host=h PASSWORD=***"},
+	    /* a URI as a conninfo value (libpq expands dbname=URI), quoted or
+	     * not, and a scheme in any case */
+	    {"dbname=postgresql://u:PWa13@127.0.0.1:1/db", "dbname=postgresql://u:***@127.0.0.1:1/db"},
+	    {"dbname='postgresql://u:p w\\'x@h/db' port=1", "dbname='postgresql://u:***@h/db' port=1"},
+	    {"port=1 dbname = postgres://u:pw@h/db?sslpassword=q&x=1 user=v",
+	     "port=1 dbname = postgres://u:***@h/db?sslpassword=*** user=v"},
+	    {"POSTGRESQL://u:pw@h/db", "POSTGRESQL://u:***@h/db"},
+	    {"x PostGres://u:pw@h/db?password=q", "x PostGres://u:***@h/db?password=***"},
 	};
 	char out[256];
 
@@ -1256,6 +1264,13 @@ static void test_redact_password(void **state)
 	}
 	assert_true(xo_sql_is_uri("postgres://h/db") && xo_sql_is_uri("postgresql://h/db"));
 	assert_false(xo_sql_is_uri("perf.sqlite") || xo_sql_is_uri("postgresql:/x"));
+	/* a message that holds a password in any form libpq reads it in */
+	assert_true(xo_sql_quotes_secret("postgresql://u:server@h/db", "connection to server at"));
+	assert_true(xo_sql_quotes_secret("postgresql://u:p%41ss@h/db", "bad pAss here"));
+	assert_true(xo_sql_quotes_secret("host=h password='a\\'b c'", "got a'b c"));
+	assert_true(xo_sql_quotes_secret("dbname='postgresql://u:a\\'b@h/db'", "at a'b"));
+	assert_false(xo_sql_quotes_secret("postgresql://u:Zq9@h/db", "connection refused"));
+	assert_false(xo_sql_quotes_secret("postgresql://u@h/db", "u h db"));
 }
 
 /* ---- a fleet: two testbeds in one store ------------------------------------------ */

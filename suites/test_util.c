@@ -127,6 +127,13 @@ static void test_escape_line_utf8(void **state)
 	                    "\\xed\\xa0\\x80");
 	assert_string_equal(xo_escape_line(out, sizeof(out), "\xc2\x9b" "2J"), "\\xc2\\x9b2J");
 	assert_string_equal(xo_escape_line(out, sizeof(out), "x\xe2\x82"), "x\\xe2\\x82");
+	/* NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR: line breaks to Unicode-aware
+	 * readers; their neighbours U+2027 and U+202A stay */
+	assert_string_equal(xo_escape_line(out, sizeof(out),
+	                                   "a\xc2\x85" "b\xe2\x80\xa8" "c\xe2\x80\xa9" "d"),
+	                    "a\\xc2\\x85b\\xe2\\x80\\xa8c\\xe2\\x80\\xa9d");
+	assert_string_equal(xo_escape_line(out, sizeof(out), "\xe2\x80\xa7\xe2\x80\xaa"),
+	                    "\xe2\x80\xa7\xe2\x80\xaa");
 	assert_string_equal(xo_escape_line(out, sizeof(out), "a\tb\x7f"), "a\\x09b\\x7f");
 	/* cut at a whole character: 5 bytes leave "ab" and no half of the euro */
 	assert_string_equal(xo_escape_line(out, 5, "ab\xe2\x82\xac"), "ab");
