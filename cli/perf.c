@@ -470,8 +470,8 @@ int xo_cmd_perf(int argc, char **argv)
 	    access(a.db, F_OK)) {
 		char name[1024];
 
-		/* a conninfo string is no URI, so it lands here: its password
-		 * is redacted, its control bytes escaped */
+		/* a garbled connection string lands here: its password is
+		 * redacted, its control bytes escaped */
 		xo_sql_redact(a.db, name, sizeof(name));
 		xo_error(XO_EINVAL, "xo perf %s: %s: no such database (check --db, or record first)",
 		         sub, name);

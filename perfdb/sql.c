@@ -25,10 +25,16 @@ void xo_sql_set_error(struct xo_sql *db, int code, const char *fmt, ...)
 		*nl = nl[1] ? ' ' : '\0';
 }
 
+/* A URI's scheme at the start, as libpq tells one (case as written). */
+static bool uri_prefix(const char *t)
+{
+	return !strncmp(t, "postgresql://", 13) || !strncmp(t, "postgres://", 11);
+}
+
 bool xo_sql_is_uri(const char *target)
 {
-	return target &&
-	       (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11));
+	return target && (uri_prefix(target) ||
+	                  (strchr(target, '=') && xo_sql_pg_is_conninfo(target)));
 }
 
 /* A span [start, start + len) of target that holds a secret. */
@@ -200,7 +206,7 @@ static int find_secrets(const char *t, struct secret *sec)
 {
 	int n = 0, m = 0;
 
-	if (!xo_sql_is_uri(t))
+	if (!uri_prefix(t))
 		conninfo_secrets(t, sec, &n);
 	for (const char *p = t; *p; p++) {
 		size_t k = scheme_len(p);

@@ -58,7 +58,13 @@ struct xo_sql_dialect {
 const struct xo_sql_dialect *xo_sql_dialect(const struct xo_sql *db);
 enum xo_sql_engine xo_sql_engine(const struct xo_sql *db);
 
-/* A PostgreSQL connection URI (postgresql:// or postgres://) rather than a path. */
+/*
+ * A PostgreSQL connection string rather than a SQLite path: a URI
+ * (postgresql:// or postgres://), or a libpq conninfo string (keyword=value
+ * pairs libpq's own parser takes whole, e.g. "host=h dbname=d"; libpq too
+ * takes a string holding '=' as one). A file named like a conninfo string
+ * is reached as ./host=h...
+ */
 bool xo_sql_is_uri(const char *target);
 /*
  * target with every password replaced by "***", for messages: every form
@@ -151,6 +157,8 @@ void xo_sql_set_error(struct xo_sql *db, int code, const char *fmt, ...)
 int xo_sql_sqlite_open(const char *path, bool readonly, bool create, bool uri, struct xo_sql **out,
                        char *why, size_t why_size);
 int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *why, size_t why_size);
+/* Whether libpq parses s as a conninfo string (known keywords, valid syntax). */
+bool xo_sql_pg_is_conninfo(const char *s);
 struct sqlite3;
 struct sqlite3 *xo_sql_sqlite_handle(struct xo_sql *db);
 

@@ -465,6 +465,16 @@ static bool quotes_secret(const char *uri, const char *msg)
 	return found;
 }
 
+bool xo_sql_pg_is_conninfo(const char *s)
+{
+	char *err = NULL;
+	PQconninfoOption *opts = PQconninfoParse(s, &err);
+
+	PQfreemem(err);
+	PQconninfoFree(opts);
+	return opts != NULL;
+}
+
 int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *why, size_t why_size)
 {
 	struct pg *db = calloc(1, sizeof(*db));

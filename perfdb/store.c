@@ -363,7 +363,7 @@ static enum xo_status check_path(const char *path, bool readonly)
 
 	if (!path || !*path)
 		return xo_error(XO_EINVAL, "perfdb: empty database path");
-	/* a conninfo string is no URI and lands here: no password in messages */
+	/* a string libpq would not parse may still hold "password=": redacted */
 	xo_sql_redact(path, name, sizeof(name));
 	if (stat(path, &sb)) {
 		if (errno == ENOENT && !readonly)

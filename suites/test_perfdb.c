@@ -1264,6 +1264,11 @@ static void test_redact_password(void **state)
 	}
 	assert_true(xo_sql_is_uri("postgres://h/db") && xo_sql_is_uri("postgresql://h/db"));
 	assert_false(xo_sql_is_uri("perf.sqlite") || xo_sql_is_uri("postgresql:/x"));
+	/* a conninfo string is PostgreSQL too; a path with '=' that libpq
+	 * does not parse (unknown keyword, no value) stays a path */
+	assert_true(xo_sql_is_uri("host=h port=1 dbname=d") && xo_sql_is_uri(" dbname = 'a b'"));
+	assert_false(xo_sql_is_uri("runs=1.sqlite") || xo_sql_is_uri("file:/x?immutable=1") ||
+	             xo_sql_is_uri("/tmp/host=h.sqlite") || xo_sql_is_uri("host=h x"));
 	/* a message that holds a password in any form libpq reads it in */
 	assert_true(xo_sql_quotes_secret("postgresql://u:server@h/db", "connection to server at"));
 	assert_true(xo_sql_quotes_secret("postgresql://u:p%41ss@h/db", "bad pAss here"));

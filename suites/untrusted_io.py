@@ -296,6 +296,12 @@ def case_pg_secret(xo, fx, work):
     if r.returncode != 2 or "withheld" in err or "127.0.0.1" not in err.split("***", 1)[1]:
         print(f"FAIL: libpq's message should show: exit {r.returncode}, {err!r}")
         return 1
+    # a libpq conninfo string is a PostgreSQL store, not a SQLite path
+    r = run(xo, "perf", "compare", "--db", "host=127.0.0.1 port=1 dbname=x", "run:1")
+    err = r.stderr.decode("utf-8", "replace")
+    if r.returncode != 2 or "cannot connect" not in err:
+        print(f"FAIL: a conninfo --db was not taken for PostgreSQL: {err!r}")
+        return 1
     print(f"{len(dbs)} password forms, redacted in every message; libpq's text withheld "
           "when it holds the password")
     return 0
