@@ -33,8 +33,8 @@ static bool uri_prefix(const char *t)
 
 bool xo_sql_is_uri(const char *target)
 {
-	return target && (uri_prefix(target) ||
-	                  (strchr(target, '=') && xo_sql_pg_is_conninfo(target)));
+	return target &&
+	       (uri_prefix(target) || (strchr(target, '=') && xo_sql_pg_is_conninfo(target)));
 }
 
 /* A span [start, start + len) of target that holds a secret. */
@@ -159,7 +159,8 @@ static const char *uri_end(const char *t, const char *u)
 	for (; *e; e++) {
 		if (*e == '\\' && e[1])
 			e++;
-		else if (quoted ? *e == '\'' : (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r'))
+		else if (quoted ? *e == '\''
+		                : (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r'))
 			break;
 	}
 	return e;

@@ -458,7 +458,8 @@ static bool quotes_secret(const char *uri, const char *msg)
 
 	if (!found && (opts = PQconninfoParse(uri, NULL))) {
 		for (PQconninfoOption *o = opts; o->keyword; o++)
-			if (o->val && *o->val && strstr(o->keyword, "password") && strstr(msg, o->val))
+			if (o->val && *o->val && strstr(o->keyword, "password") &&
+			    strstr(msg, o->val))
 				found = true;
 		PQconninfoFree(opts);
 	}
@@ -494,7 +495,8 @@ int xo_sql_pg_open(const char *uri, bool readonly, struct xo_sql **out, char *wh
 		/* libpq's message as is, unless it quotes a password back (a
 		 * malformed connection string is echoed): then none of it */
 		if (quotes_secret(uri, msg))
-			snprintf(why, why_size, "libpq's error message is withheld: it quotes the "
+			snprintf(why, why_size,
+			         "libpq's error message is withheld: it quotes the "
 			         "connection string's password");
 		else
 			snprintf(why, why_size, "%s", msg);
