@@ -87,13 +87,23 @@ static bool password_key(const char *key, size_t n)
 	return strstr(dec, "password") != NULL;
 }
 
+/* Past SECRETS_MAX spans the last one grows to run from the earliest start
+ * it has seen to the end of the string: more is hidden, never less. */
 static void add_secret(struct secret *sec, int *n, const char *start, size_t len)
 {
-	if (len && *n < SECRETS_MAX) {
+	struct secret *last = &sec[SECRETS_MAX - 1];
+
+	if (!len)
+		return;
+	if (*n < SECRETS_MAX) {
 		sec[*n].start = start;
 		sec[*n].len = len;
 		(*n)++;
+		return;
 	}
+	if (start < last->start)
+		last->start = start;
+	last->len = strlen(last->start);
 }
 
 /* conninfo values: 'quoted' (backslash escapes) or up to whitespace. Every
