@@ -275,7 +275,7 @@ struct cross {
 	enum cross_state state;
 	double at, lo, hi;  /* see above */
 	int64_t bmin, bmax; /* the smallest and largest batch both measured */
-	char cpu_wins[192], cl_wins[192], unclear[192]; /* "1, 64 and 4096" */
+	char cpu_wins[256], cl_wins[256], unclear[256]; /* "1, 64 and 4096" */
 };
 
 /* Appends batch b to a list "1, 64 and 4096" of n batches so far (the
@@ -294,8 +294,18 @@ static void list_add(char *list, size_t size, int *n, int64_t b)
 	(*n)++;
 }
 
-/* The table's verdict at each common batch (faster_of's rule: the 95% CIs
- * apart or not), as lists; returns whether the decided batches go cpu, then
+/* The verdict of one batch: the faster of cpu and cl when their 95% CIs are
+ * apart, "unclear" when they overlap. */
+static const char *faster_of(double cpu_lo, double cpu_med, double cpu_hi, double cl_lo,
+                             double cl_med, double cl_hi)
+{
+	if (cpu_hi >= cl_lo && cl_hi >= cpu_lo)
+		return "unclear";
+	return cpu_med < cl_med ? "cpu" : "cl";
+}
+
+/* The table's verdict at each common batch (faster_of, the rule the table
+ * itself prints), as lists; returns whether the decided batches go cpu, then
  * cl, with one switch. */
 static bool cross_table(const struct curve *cpu, const struct curve *cl, struct cross *x,
                         int *ncpu, int *ncl, int64_t *last_cpu, int64_t *first_cl)
@@ -307,15 +317,18 @@ static bool cross_table(const struct curve *cpu, const struct curve *cl, struct 
 	*last_cpu = *first_cl = 0;
 	for (size_t i = 0; i < cpu->n; i++)
 		for (size_t j = 0; j < cl->n; j++) {
+			const char *f;
 			char v;
 
 			if (cpu->batch[i] != cl->batch[j])
 				continue;
-			if (cpu->hi[i] >= cl->lo[j] && cl->hi[j] >= cpu->lo[i]) {
+			f = faster_of(cpu->lo[i], cpu->med[i], cpu->hi[i], cl->lo[j], cl->med[j],
+			              cl->hi[j]);
+			if (!strcmp(f, "unclear")) {
 				list_add(x->unclear, sizeof(x->unclear), &nun, cpu->batch[i]);
 				continue;
 			}
-			v = cpu->med[i] < cl->med[j] ? 'c' : 'g';
+			v = !strcmp(f, "cpu") ? 'c' : 'g';
 			if (v == 'c') {
 				list_add(x->cpu_wins, sizeof(x->cpu_wins), ncpu, cpu->batch[i]);
 				*last_cpu = cpu->batch[i];
@@ -422,6 +435,14 @@ static void cross_table_sentence(const struct cross *x, char *buf, size_t size)
 		snprintf(buf + n, size - n, ", too close to tell at %s", x->unclear);
 }
 
+/* Whether the state has an interval (lo, hi) to show: the table-only states
+ * claim no batch and bound nothing. */
+static bool cross_bounded(const struct cross *x)
+{
+	return x->both && (x->state == XS_CROSS || x->state == XS_CL_EVERYWHERE ||
+	                   x->state == XS_NONE);
+}
+
 /* The state's name in advise --json. */
 static const char *cross_state_name(const struct cross *x)
 {
@@ -476,16 +497,6 @@ static char *cross_sentence(const struct cross *x, char *buf, size_t size)
 	else
 		cross_table_sentence(x, buf, size);
 	return buf;
-}
-
-/* The verdict of one batch: the faster of cpu and cl when their 95% CIs are
- * apart, "unclear" when they overlap. */
-static const char *faster_of(double cpu_lo, double cpu_med, double cpu_hi, double cl_lo,
-                             double cl_med, double cl_hi)
-{
-	if (cpu_hi >= cl_lo && cl_hi >= cpu_lo)
-		return "unclear";
-	return cpu_med < cl_med ? "cpu" : "cl";
 }
 
 /* "1.63 us [1.59, 1.74]": a median and its CI in one unit chosen by the median. */
@@ -2543,7 +2554,8 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 			              "batch", x->at > 0 ? json_real(x->at) : json_null(), "lo",
 			              x->lo > 0 ? json_real(x->lo) : json_null(), "hi",
 			              x->hi > 0 ? json_real(x->hi) : json_null(), "lo_text",
-			              x->both ? lo : "", "hi_text", x->both ? hi : "", "text", line));
+			              cross_bounded(x) ? lo : "", "hi_text", cross_bounded(x) ? hi : "",
+			              "text", line));
 		}
 	}
 	for (int i = 0; i < a->ndiag; i++) {

@@ -473,6 +473,7 @@ static void test_crossover_follows_table(void **state)
 	x = json_object_get(json_object_get(m, "crossover"), "train_step");
 	assert_string_equal(json_string_value(json_object_get(x, "state")), "too_close_everywhere");
 	assert_true(json_is_null(json_object_get(x, "batch")));
+	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "");
 	assert_string_equal(json_string_value(json_object_get(x, "text")),
 	                    "crossover: none shown, cpu and cl are too close to tell at every "
 	                    "measured batch (1 to 8192)");
