@@ -35,6 +35,9 @@ enum xo_status xo_cli_probe_child(const char *device, double budget_s, struct xo
 /* `xo --version` (cli/version.c): version, git commit, compiler. */
 void xo_cli_print_version(void);
 const char *xo_cli_git_commit(void);
+/* Hands the build's commit (sha, and the diff hash of a dirty build) to
+ * perfdb (xo_perf_build_commit_set); main calls it first. */
+void xo_cli_build_commit_register(void);
 
 /* True (having printed one line, "xo CMD: ...", to stderr) when spec asks
  * for a GPU by name ("gpu", "gpu:..."): there is no such device; the line

@@ -53,6 +53,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	xo_cli_build_commit_register();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -909,7 +909,7 @@ static int store_results(struct xo_perfdb *db, const struct seed_model *sm,
 	for (size_t i = 0; i < nres; i++)
 		if (!res[i].samples)
 			st = xo_error(XO_ENOMEM, "out of memory");
-	xo_perf_commit_probe(xo_perf_source_dir(), &commit);
+	xo_perf_commit_of_build(&commit);
 	xo_perf_testbed_probe(&tb);
 	if (!st)
 		st = xo_perfdb_run_write(db, &commit, &tb, "xo seed", res, nres, &run_id);

@@ -1,6 +1,7 @@
 /*
- * ident.c - what a measurement belongs to: the commit (git HEAD, parent,
- * subject, date, and whether the work tree was dirty) and the testbed (CPU,
+ * ident.c - what a measurement belongs to: the commit (the one the binary
+ * was built from, cli/git_version.cmake, with parent, subject and date from
+ * git; git HEAD of the source tree when the build's is unknown) and the testbed (CPU,
  * build, OpenBLAS core type, OpenCL platform/device/driver, environment).
  * A BLAS that detected the CPU wrongly is a 4-5x slowdown; the core type it
  * chose is recorded so that `xo perf compare` shows it.
@@ -149,6 +150,49 @@ void xo_perf_commit_probe(const char *dir, struct xo_perf_commit *c)
 			h = 0; /* unknown: every such tree shares one identity */
 		snprintf(c->dirty_hash, sizeof(c->dirty_hash), "%016" PRIx64, h);
 	}
+}
+
+static char build_sha[48], build_dirty_hash[24];
+
+void xo_perf_build_commit_set(const char *sha, const char *dirty_hash)
+{
+	size_t n = sha ? strspn(sha, "0123456789abcdef") : 0;
+
+	build_sha[0] = build_dirty_hash[0] = '\0';
+	if (n != 40 || sha[40])
+		return;
+	snprintf(build_sha, sizeof(build_sha), "%s", sha);
+	snprintf(build_dirty_hash, sizeof(build_dirty_hash), "%s", dirty_hash ? dirty_hash : "");
+}
+
+void xo_perf_commit_of_build(struct xo_perf_commit *c)
+{
+	const char *dir = xo_perf_source_dir();
+	char buf[512];
+
+	if (!build_sha[0]) {
+		xo_perf_commit_probe(dir, c);
+		fprintf(stderr,
+		        "xo perf: this binary's build commit is unknown (built outside git): the "
+		        "run is stored under the source tree's commit %.12s (%s)\n",
+		        c->sha, dir);
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	snprintf(c->sha, sizeof(c->sha), "%s", build_sha);
+	c->dirty = build_dirty_hash[0] != '\0';
+	snprintf(c->dirty_hash, sizeof(c->dirty_hash), "%s", build_dirty_hash);
+	/* "--end-of-options": the sha is data, never an option */
+	if (git_line(dir, GIT("log", "-1", "--format=%P", "--end-of-options", build_sha), buf,
+	             sizeof(buf), NULL)) {
+		buf[strcspn(buf, " ")] = '\0';
+		snprintf(c->parent, sizeof(c->parent), "%s", buf);
+	}
+	git_line(dir, GIT("log", "-1", "--format=%s", "--end-of-options", build_sha), c->subject,
+	         sizeof(c->subject), NULL);
+	if (git_line(dir, GIT("log", "-1", "--format=%ct", "--end-of-options", build_sha), buf,
+	             sizeof(buf), NULL))
+		c->date = strtoll(buf, NULL, 10);
 }
 
 static void read_cpu_model(char *out, size_t size)

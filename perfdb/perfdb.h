@@ -60,6 +60,16 @@ struct xo_perf_testbed {
 
 /* HEAD of the git work tree at dir (git run by xo_proc_run); "nogit" when it is none. */
 void xo_perf_commit_probe(const char *dir, struct xo_perf_commit *c);
+/* The commit the running binary was built from: sha (40 hex digits; "" or
+ * anything else: unknown) and, for a build from a dirty tree, the hash of its
+ * diff at build time ("" when clean). Copied; the xo binary sets it at start. */
+void xo_perf_build_commit_set(const char *sha, const char *dirty_hash);
+/* The commit a run recorded now belongs to: the build's (set above), with
+ * parent, subject and date from git in xo_perf_source_dir() when that repository
+ * has the commit (else "" and 0). When the build's commit is unknown (built
+ * outside git, or never set), the source tree's HEAD (xo_perf_commit_probe),
+ * said once on stderr. */
+void xo_perf_commit_of_build(struct xo_perf_commit *c);
 /* This machine and build; opens each backend once to read its description. */
 void xo_perf_testbed_probe(struct xo_perf_testbed *t);
 

@@ -14,7 +14,10 @@
  * Crossover: the batch size where the cl curve (time per sample) goes below
  * the cpu curve, interpolated linearly in log(batch) on log(time ratio)
  * between the two measured batches around the sign change; its interval is
- * the same crossing of the curves' 95% CI ends (cross_find).
+ * the same crossing of the curves' 95% CI ends (cross_find). It is claimed
+ * only where the per-batch table (95% CIs apart or "too close to tell")
+ * shows cpu faster at smaller batches and cl at larger ones, with no
+ * alternation; otherwise the sentence says what the table shows.
  *
  * The answer, the sweeps, the splits, the layer times, the model list and
  * "the latest run" read time series only (benchmarks.metric = 'time'): a
@@ -217,9 +220,9 @@ static const double *curve_col(const struct curve *c, enum curve_y y)
  * measured batches around the sign change (0 when it never does within the
  * measured range; -1 when b is faster at every batch both measured; a b that
  * wins only at the smallest batches and then loses has no crossover in this
- * sense: 0). */
+ * sense: 0). Only batches in [from, to] are looked at. */
 static double crossover_y(const struct curve *a, enum curve_y ya, const struct curve *b,
-                          enum curve_y yb)
+                          enum curve_y yb, int64_t from, int64_t to)
 {
 	const double *va = curve_col(a, ya), *vb = curve_col(b, yb);
 	double prev_d = NAN, prev_x = NAN;
@@ -227,7 +230,7 @@ static double crossover_y(const struct curve *a, enum curve_y ya, const struct c
 
 	for (size_t i = 0; i < a->n; i++) {
 		for (size_t j = 0; j < b->n; j++) {
-			if (a->batch[i] != b->batch[j])
+			if (a->batch[i] != b->batch[j] || a->batch[i] < from || a->batch[i] > to)
 				continue;
 			double d = log(vb[j] / va[i]); /* > 0: b slower */
 			double x = log((double)a->batch[i]);
@@ -245,23 +248,107 @@ static double crossover_y(const struct curve *a, enum curve_y ya, const struct c
 }
 
 /*
- * The cl/cpu crossover and its interval. at: the crossing of the medians;
- * lo: of the optimistic curves for cl (cl's CI low against cpu's CI high),
- * hi: of the pessimistic ones (cl's CI high against cpu's CI low). Each is a
- * batch (> 0), -1 (cl faster at every measured batch) or 0 (no crossing in
- * the measured range). Pointwise the optimistic log ratio is <= the median's
- * <= the pessimistic one, so the optimistic curve crosses first; with curves
- * that cross more than once the first crossings need not be ordered, so the
- * interval is widened to hold the median's crossing.
+ * The cl/cpu crossover and its interval, claimed only where the per-batch
+ * table shows one (state XS_CROSS): at some batches cpu is faster with the
+ * 95% CIs apart, at every larger decided batch cl is, and no batch decides
+ * the other way again (batches whose CIs overlap are "too close to tell" and
+ * decide nothing). at: the crossing of the medians between the last batch
+ * cpu wins and the first cl wins; lo: of the optimistic curves for cl (cl's
+ * CI low against cpu's CI high), hi: of the pessimistic ones (cl's CI high
+ * against cpu's CI low), each held inside those two batches and around at.
+ * Each is a batch (> 0), -1 (cl faster at every measured batch) or 0 (no
+ * crossing in the measured range).
+ *
+ * Otherwise the sentence says what the table shows: cl faster at every batch
+ * (XS_CL_EVERYWHERE, by the medians; the table gives cl some batches and cpu
+ * none), no crossing of the medians with cpu winning some batches and cl
+ * none (XS_NONE), every
+ * batch too close (XS_UNCLEAR), one device winning some batches with the rest
+ * too close while the medians cross (XS_ONE_SIDE), or both winning batches
+ * in alternation or cl first (XS_MIXED). Those claim no batch: at, lo, hi 0.
  */
+enum cross_state { XS_NOT_BOTH, XS_CROSS, XS_CL_EVERYWHERE, XS_NONE, XS_UNCLEAR, XS_ONE_SIDE,
+	           XS_MIXED };
+
 struct cross {
 	bool both;          /* cpu and cl both measured at a common batch */
+	enum cross_state state;
 	double at, lo, hi;  /* see above */
 	int64_t bmin, bmax; /* the smallest and largest batch both measured */
+	char cpu_wins[256], cl_wins[256], unclear[256]; /* "1, 64 and 4096" */
 };
+
+/* Appends batch b to a list "1, 64 and 4096" of n batches so far (the
+ * " and " is fixed up when the next one comes). */
+static void list_add(char *list, size_t size, int *n, int64_t b)
+{
+	size_t len = strlen(list);
+	char *and = strstr(list, " and ");
+
+	if (*n >= 2 && and) { /* "1 and 64" -> "1, 64" before the new " and " */
+		memmove(and + 2, and + 5, strlen(and + 5) + 1);
+		memcpy(and, ", ", 2);
+		len = strlen(list);
+	}
+	snprintf(list + len, size - len, "%s%lld", *n ? " and " : "", (long long)b);
+	(*n)++;
+}
+
+/* The verdict of one batch: the faster of cpu and cl when their 95% CIs are
+ * apart, "unclear" when they overlap. */
+static const char *faster_of(double cpu_lo, double cpu_med, double cpu_hi, double cl_lo,
+                             double cl_med, double cl_hi)
+{
+	if (cpu_hi >= cl_lo && cl_hi >= cpu_lo)
+		return "unclear";
+	return cpu_med < cl_med ? "cpu" : "cl";
+}
+
+/* The table's verdict at each common batch (faster_of, the rule the table
+ * itself prints), as lists; returns whether the decided batches go cpu, then
+ * cl, with one switch. */
+static bool cross_table(const struct curve *cpu, const struct curve *cl, struct cross *x,
+                        int *ncpu, int *ncl, int64_t *last_cpu, int64_t *first_cl)
+{
+	int nun = 0, switches = 0;
+	char prev = 0;
+
+	*ncpu = *ncl = 0;
+	*last_cpu = *first_cl = 0;
+	for (size_t i = 0; i < cpu->n; i++)
+		for (size_t j = 0; j < cl->n; j++) {
+			const char *f;
+			char v;
+
+			if (cpu->batch[i] != cl->batch[j])
+				continue;
+			f = faster_of(cpu->lo[i], cpu->med[i], cpu->hi[i], cl->lo[j], cl->med[j],
+			              cl->hi[j]);
+			if (!strcmp(f, "unclear")) {
+				list_add(x->unclear, sizeof(x->unclear), &nun, cpu->batch[i]);
+				continue;
+			}
+			v = !strcmp(f, "cpu") ? 'c' : 'g';
+			if (v == 'c') {
+				list_add(x->cpu_wins, sizeof(x->cpu_wins), ncpu, cpu->batch[i]);
+				*last_cpu = cpu->batch[i];
+			} else {
+				list_add(x->cl_wins, sizeof(x->cl_wins), ncl, cpu->batch[i]);
+				if (!*first_cl)
+					*first_cl = cpu->batch[i];
+			}
+			switches += prev && prev != v;
+			prev = v;
+		}
+	return *ncpu && *ncl && switches == 1 && prev == 'g';
+}
 
 static void cross_find(const struct curve *cpu, const struct curve *cl, struct cross *x)
 {
+	int64_t last_cpu, first_cl;
+	int ncpu, ncl;
+	bool clean;
+
 	memset(x, 0, sizeof(*x));
 	if (!cpu || !cl)
 		return;
@@ -276,19 +363,37 @@ static void cross_find(const struct curve *cpu, const struct curve *cl, struct c
 			}
 	if (!x->both)
 		return;
-	x->at = crossover_y(cpu, Y_MED, cl, Y_MED);
-	x->lo = crossover_y(cpu, Y_HI, cl, Y_LO);
-	x->hi = crossover_y(cpu, Y_LO, cl, Y_HI);
-	if (x->at > 0) {
-		if (x->lo == 0 || x->lo > x->at)
+	clean = cross_table(cpu, cl, x, &ncpu, &ncl, &last_cpu, &first_cl);
+	if (clean) {
+		x->state = XS_CROSS;
+		x->at = crossover_y(cpu, Y_MED, cl, Y_MED, last_cpu, first_cl);
+		x->lo = crossover_y(cpu, Y_HI, cl, Y_LO, 0, INT64_MAX);
+		x->hi = crossover_y(cpu, Y_LO, cl, Y_HI, 0, INT64_MAX);
+		if (x->lo <= 0 || x->lo < (double)last_cpu)
+			x->lo = (double)last_cpu;
+		if (x->lo > x->at)
 			x->lo = x->at;
-		if (x->hi < 0 || (x->hi > 0 && x->hi < x->at))
+		if (x->hi <= 0 || x->hi > (double)first_cl)
+			x->hi = (double)first_cl;
+		if (x->hi < x->at)
 			x->hi = x->at;
-	} else if (x->at < 0) {
-		x->lo = -1; /* the optimistic curve is below the medians' everywhere */
-	} else {
-		x->hi = 0; /* the medians never cross: nothing bounds it above */
+		return;
 	}
+	x->at = crossover_y(cpu, Y_MED, cl, Y_MED, 0, INT64_MAX);
+	if (x->at < 0 && !ncpu && ncl) {
+		x->state = XS_CL_EVERYWHERE;
+		x->lo = -1; /* the optimistic curve is below the medians' everywhere */
+		x->hi = crossover_y(cpu, Y_LO, cl, Y_HI, 0, INT64_MAX);
+		return;
+	}
+	if (x->at == 0 && ncpu && !ncl) {
+		x->state = XS_NONE;
+		x->lo = crossover_y(cpu, Y_HI, cl, Y_LO, 0, INT64_MAX);
+		x->hi = 0; /* the medians never cross: nothing bounds it above */
+		return;
+	}
+	x->state = !ncpu && !ncl ? XS_UNCLEAR : ncpu && ncl ? XS_MIXED : XS_ONE_SIDE;
+	x->at = x->lo = x->hi = 0;
 }
 
 /* "64", "<=1" (at or below the smallest batch), ">8192" (beyond the largest). */
@@ -302,7 +407,57 @@ static void fmt_bound(double v, const struct cross *x, char *buf, size_t size)
 		snprintf(buf, size, ">%lld", (long long)x->bmax);
 }
 
-/* The crossover in one line, for the report, its summary and advise. */
+/* What the table shows where no crossover is claimed: the batches each
+ * device wins and those too close to tell. */
+static void cross_table_sentence(const struct cross *x, char *buf, size_t size)
+{
+	size_t n;
+
+	if (x->state == XS_UNCLEAR) {
+		snprintf(buf, size,
+		         "crossover: none shown, cpu and cl are too close to tell at every measured "
+		         "batch (%lld to %lld)",
+		         (long long)x->bmin, (long long)x->bmax);
+		return;
+	}
+	snprintf(buf, size, "crossover: %s",
+	         x->state == XS_MIXED ? "no single crossover: " : "none shown: ");
+	n = strlen(buf);
+	if (x->cl_wins[0])
+		snprintf(buf + n, size - n, "cl faster at batch %s%s", x->cl_wins,
+		         x->cpu_wins[0] ? ", cpu at " : "");
+	else
+		snprintf(buf + n, size - n, "cpu faster at batch ");
+	n = strlen(buf);
+	snprintf(buf + n, size - n, "%s", x->cpu_wins);
+	n = strlen(buf);
+	if (x->unclear[0])
+		snprintf(buf + n, size - n, ", too close to tell at %s", x->unclear);
+}
+
+/* Whether the state has an interval (lo, hi) to show: the table-only states
+ * claim no batch and bound nothing. */
+static bool cross_bounded(const struct cross *x)
+{
+	return x->both && (x->state == XS_CROSS || x->state == XS_CL_EVERYWHERE ||
+	                   x->state == XS_NONE);
+}
+
+/* The state's name in advise --json. */
+static const char *cross_state_name(const struct cross *x)
+{
+	static const char *const names[] = {
+	    [XS_NOT_BOTH] = "not_both_measured", [XS_CROSS] = "crossover",
+	    [XS_CL_EVERYWHERE] = "cl_faster_everywhere", [XS_NONE] = "none_in_range",
+	    [XS_UNCLEAR] = "too_close_everywhere", [XS_ONE_SIDE] = "one_side_only",
+	    [XS_MIXED] = "no_single_crossover",
+	};
+
+	return names[x->both ? x->state : XS_NOT_BOTH];
+}
+
+/* The crossover in one line, for the report, its summary and advise: the
+ * state cross_find decided from the per-batch table. */
 static char *cross_sentence(const struct cross *x, char *buf, size_t size)
 {
 	char lo[32], hi[32];
@@ -313,43 +468,35 @@ static char *cross_sentence(const struct cross *x, char *buf, size_t size)
 	}
 	fmt_bound(x->lo, x, lo, sizeof(lo));
 	fmt_bound(x->hi, x, hi, sizeof(hi));
-	if (x->at > 0)
+	if (x->state == XS_CROSS)
 		snprintf(buf, size,
 		         "crossover: cl becomes faster than cpu at batch ~%.0f (from the 95%% CIs: "
 		         "between %s and %s)",
 		         x->at, lo, hi);
-	else if (x->at < 0 && x->hi < 0)
+	else if (x->state == XS_CL_EVERYWHERE && x->hi < 0)
 		snprintf(buf, size,
 		         "crossover: none, cl is faster than cpu at every measured batch (%lld to "
 		         "%lld), within the 95%% CIs too",
 		         (long long)x->bmin, (long long)x->bmax);
-	else if (x->at < 0)
+	else if (x->state == XS_CL_EVERYWHERE)
 		snprintf(buf, size,
 		         "crossover: none, cl is faster than cpu at every measured batch (%lld to "
 		         "%lld) by the medians; from the 95%% CIs it is between %s and %s",
 		         (long long)x->bmin, (long long)x->bmax, lo, hi);
-	else if (x->lo == 0)
+	else if (x->state == XS_NONE && x->lo == 0)
 		snprintf(buf, size,
 		         "crossover: none in the measured range (batch %lld to %lld): cl never goes "
 		         "from slower to faster than cpu, within the 95%% CIs too",
 		         (long long)x->bmin, (long long)x->bmax);
-	else
+	else if (x->state == XS_NONE)
 		snprintf(buf, size,
 		         "crossover: none in the measured range (batch %lld to %lld) by the medians "
 		         "(cl never goes from slower to faster than cpu); from the 95%% CIs it is "
 		         "between %s and %s",
 		         (long long)x->bmin, (long long)x->bmax, lo, hi);
+	else
+		cross_table_sentence(x, buf, size);
 	return buf;
-}
-
-/* The verdict of one batch: the faster of cpu and cl when their 95% CIs are
- * apart, "unclear" when they overlap. */
-static const char *faster_of(double cpu_lo, double cpu_med, double cpu_hi, double cl_lo,
-                             double cl_med, double cl_hi)
-{
-	if (cpu_hi >= cl_lo && cl_hi >= cpu_lo)
-		return "unclear";
-	return cpu_med < cl_med ? "cpu" : "cl";
 }
 
 /* "1.63 us [1.59, 1.74]": a median and its CI in one unit chosen by the median. */
@@ -2403,14 +2550,12 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 			json_object_set_new(
 			    jx, wl->what,
 			    json_pack("{s:s, s:o, s:o, s:o, s:s, s:s, s:s}", "state",
-			              !x->both    ? "not_both_measured"
-			              : x->at > 0 ? "crossover"
-			              : x->at < 0 ? "cl_faster_everywhere"
-			                          : "none_in_range",
+			              cross_state_name(x),
 			              "batch", x->at > 0 ? json_real(x->at) : json_null(), "lo",
 			              x->lo > 0 ? json_real(x->lo) : json_null(), "hi",
 			              x->hi > 0 ? json_real(x->hi) : json_null(), "lo_text",
-			              x->both ? lo : "", "hi_text", x->both ? hi : "", "text", line));
+			              cross_bounded(x) ? lo : "", "hi_text", cross_bounded(x) ? hi : "",
+			              "text", line));
 		}
 	}
 	for (int i = 0; i < a->ndiag; i++) {

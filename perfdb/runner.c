@@ -1036,7 +1036,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	/* identity first; the run is written whole after the measurement, in
 	 * one transaction, so nothing is held open while it measures and a
 	 * killed record leaves no row behind */
-	xo_perf_commit_probe(xo_perf_source_dir(), &commit);
+	xo_perf_commit_of_build(&commit);
 	xo_perf_testbed_probe(&tb);
 	snprintf(note, sizeof(note), "record%s samples=%d%s%s", o->quick ? " --quick" : "", samples,
 	         o->filter ? " filter=" : "", o->filter ? o->filter : "");

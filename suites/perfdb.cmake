@@ -108,6 +108,12 @@ foreach(case schema nullstate nullname readonly notafile options import bisect w
            WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR}/${case})
   set_tests_properties(perfdb.cli.${case} PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
 endforeach()
+# A run belongs to the commit the binary was built from, not to the one the
+# source tree has checked out when it runs (suites/perf_build_commit.sh).
+add_test(NAME perfdb.cli.build_commit
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/perf_build_commit.sh $<TARGET_FILE:xo>
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(perfdb.cli.build_commit PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
 # No shell anywhere: every program is run from an argument vector
 # (perfdb/proc.h). Comment lines do not count.
 add_test(NAME lint.noshell

@@ -46,7 +46,8 @@ static double cpu_time(int64_t b) { return 1e-5 * (double)b; }
 /* edges: the second store (test_crossover_edges), where cl's time per call
  * is 1.2e-5 s flat (train_step: cl/cpu = 1.2/batch) and half the cpu's
  * (predict: cl faster everywhere) */
-static int edges; /* 0: the main store, 1: open ends, 2: curves that cross twice */
+static int edges; /* 0: the main store, 1: open ends, 2: curves that cross twice,
+                   * 3: medians that alternate batch by batch */
 
 /* log(cl/cpu) of the store that crosses twice (edges 2): +0.2 at batch 1,
  * -0.1 at 2, +0.6 at 4, -0.1 from 8 on */
@@ -61,8 +62,23 @@ static double wiggle_predict(int64_t b)
 	return b == 2 ? -0.6 : b == 4 ? 0.1 : -0.1;
 }
 
+/* log(cl/cpu) of the alternating store (edges 3): +-0.2 for train_step, every
+ * batch inside the CIs' reach (log(1.25/0.8) = 0.446), and +-0.6 for
+ * predict, every batch decided; cpu faster at 1, 4, 16, ..., cl at 2, 8, ... */
+static double alternate(const char *what, int64_t b)
+{
+	double a = !strcmp(what, "train_step") ? 0.2 : 0.6;
+	int k = 0;
+
+	while (((int64_t)1 << k) < b)
+		k++;
+	return k % 2 ? -a : a;
+}
+
 static double cl_time_b(const char *what, int64_t b)
 {
+	if (edges == 3)
+		return cpu_time(b) * exp(alternate(what, b));
 	if (edges == 2)
 		return cpu_time(b) * exp(!strcmp(what, "train_step") ? wiggle(b) : wiggle_predict(b));
 	if (edges)
@@ -366,11 +382,11 @@ static json_t *advise_json(struct xo_perfdb *db, json_t **root)
 }
 
 /*
- * The crossover's open ends. train_step: cl/cpu = 1.2/b, so the medians
- * cross at 1.2 (between the measured 1 and 2, exact as above); cl's
- * optimistic curve, 0.8 * 1.2/b against 1.25, is below already at batch 1:
- * the interval opens at "<=1"; the pessimistic one, 1.25 * 1.2/b = 0.8, gives
- * b = 1.875. predict: cl = cpu/2, and even cl's CI high (0.625 cpu) is below
+ * A crossover is claimed only where the per-batch table shows one. edges 1,
+ * train_step: cl/cpu = 1.2/b, so the medians cross at 1.2, but at batch 1 the
+ * CIs [0.8, 1.25] overlap (log 1.2 = 0.18 < log(1.25/0.8) = 0.446): the table
+ * never shows cpu faster, so no batch is claimed; the sentence says what the
+ * table shows. predict: cl = cpu/2, and even cl's CI high (0.625 cpu) is below
  * cpu's CI low (0.8 cpu): faster everywhere, within the CIs too.
  */
 static void test_crossover_edges(void **state)
@@ -385,11 +401,11 @@ static void test_crossover_edges(void **state)
 	edges = 0;
 	m = advise_json(db, &root);
 	x = json_object_get(json_object_get(m, "crossover"), "train_step");
-	assert_string_equal(json_string_value(json_object_get(x, "state")), "crossover");
-	check_rel(json_number_value(json_object_get(x, "batch")), 1.2, 1e-9, "crossover");
-	assert_true(json_is_null(json_object_get(x, "lo")));
-	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "<=1");
-	check_rel(json_number_value(json_object_get(x, "hi")), 1.875, 1e-9, "crossover hi");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "one_side_only");
+	assert_true(json_is_null(json_object_get(x, "batch")));
+	assert_string_equal(json_string_value(json_object_get(x, "text")),
+	                    "crossover: none shown: cl faster at batch 2, 4, 8, 16, 32, 64, 128, "
+	                    "256, 512, 1024, 2048, 4096 and 8192, too close to tell at 1");
 	x = json_object_get(json_object_get(m, "crossover"), "predict");
 	assert_string_equal(json_string_value(json_object_get(x, "state")), "cl_faster_everywhere");
 	assert_true(json_is_null(json_object_get(x, "batch")));
@@ -403,18 +419,15 @@ static void test_crossover_edges(void **state)
 
 /*
  * Curves that cross more than once (edges 2): log(cl/cpu) is +0.2, -0.1,
- * +0.6, -0.1, ... at batch 1, 2, 4, 8, ...; the optimistic curve is that
- * minus log(1.25/0.8) = 0.446: -, -, +, -, so its first crossing (between 4
- * and 8) lies after the medians' (between 1 and 2, at 2^(0.2/0.3) by the
- * interpolation). The interval must still hold the median's crossing: its
- * low end is the crossing itself; the pessimistic curve (+0.446) never
- * crosses: the high end is open.
+ * +0.6, -0.1, ... at batch 1, 2, 4, 8, ...: the medians cross between 1 and
+ * 2, but the table (CIs apart beyond +-0.446) shows only cpu faster at 4 and
+ * every other batch too close: no crossover is claimed. predict (-0.1, -0.6,
+ * +0.1, -0.1, ...): only cl faster at 2.
  */
 static void test_crossover_twice(void **state)
 {
 	struct xo_perfdb *db;
 	json_t *root, *m, *x;
-	double at = pow(2.0, 0.2 / 0.3);
 
 	(void)state;
 	rng_state = 18;
@@ -423,20 +436,64 @@ static void test_crossover_twice(void **state)
 	edges = 0;
 	m = advise_json(db, &root);
 	x = json_object_get(json_object_get(m, "crossover"), "train_step");
-	check_rel(json_number_value(json_object_get(x, "batch")), at, 1e-9, "crossover");
-	check_rel(json_number_value(json_object_get(x, "lo")), at, 1e-9, "crossover lo");
-	assert_true(json_is_null(json_object_get(x, "hi")));
-	assert_string_equal(json_string_value(json_object_get(x, "hi_text")), ">8192");
-	/* predict: the medians cross between 4 and 8 (at 4 * 2^(0.1/0.2)); the
-	 * pessimistic curve (+0.446: +, -, +, +, ...) first crosses between 1 and
-	 * 2, before them: the high end is the crossing itself; the optimistic one
-	 * is below everywhere: the low end is open */
-	at = 4.0 * pow(2.0, 0.5);
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "one_side_only");
+	assert_true(json_is_null(json_object_get(x, "batch")));
+	assert_non_null(strstr(json_string_value(json_object_get(x, "text")),
+	                       "crossover: none shown: cpu faster at batch 4, too close to tell at "
+	                       "1, 2, 8, 16,"));
 	x = json_object_get(json_object_get(m, "crossover"), "predict");
-	check_rel(json_number_value(json_object_get(x, "batch")), at, 1e-9, "crossover");
-	check_rel(json_number_value(json_object_get(x, "hi")), at, 1e-9, "crossover hi");
-	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "<=1");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "one_side_only");
+	assert_non_null(strstr(json_string_value(json_object_get(x, "text")),
+	                       "crossover: none shown: cl faster at batch 2, too close to tell at "
+	                       "1, 4, 8,"));
 	json_decref(root);
+	xo_perfdb_close(db);
+}
+
+/*
+ * Medians that alternate batch by batch (edges 3), the shape where a
+ * crossing of the medians was once announced although the table said "too
+ * close to tell" at every batch. train_step (+-0.2, inside the CIs
+ * everywhere): no crossover, too close at every batch, in advise and in the
+ * report's summary alike. predict (+-0.6, every batch decided, alternating):
+ * no single crossover, each device's batches named.
+ */
+static void test_crossover_follows_table(void **state)
+{
+	struct xo_perfdb *db;
+	json_t *root, *m, *x;
+	char *sum;
+
+	(void)state;
+	rng_state = 19;
+	edges = 3;
+	db = make_store("alternate.sqlite");
+	edges = 0;
+	m = advise_json(db, &root);
+	x = json_object_get(json_object_get(m, "crossover"), "train_step");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "too_close_everywhere");
+	assert_true(json_is_null(json_object_get(x, "batch")));
+	assert_string_equal(json_string_value(json_object_get(x, "lo_text")), "");
+	assert_string_equal(json_string_value(json_object_get(x, "text")),
+	                    "crossover: none shown, cpu and cl are too close to tell at every "
+	                    "measured batch (1 to 8192)");
+	for (size_t i = 0; i < NBATCH; i++)
+		assert_string_equal(json_string_value(json_object_get(
+		                        json_array_get(json_object_get(m, "train_step"), i), "faster")),
+		                    "unclear");
+	x = json_object_get(json_object_get(m, "crossover"), "predict");
+	assert_string_equal(json_string_value(json_object_get(x, "state")), "no_single_crossover");
+	assert_true(json_is_null(json_object_get(x, "batch")));
+	assert_string_equal(json_string_value(json_object_get(x, "text")),
+	                    "crossover: no single crossover: cl faster at batch 2, 8, 32, 128, 512, "
+	                    "2048 and 8192, cpu at 1, 4, 16, 64, 256, 1024 and 4096");
+	json_decref(root);
+	if (xo_proc_found("gnuplot")) {
+		sum = report(db, "alternate-report");
+		assert_null(strstr(sum, "becomes faster"));
+		assert_non_null(strstr(sum, "too close to tell at every measured batch"));
+		free(sum);
+	}
 	xo_perfdb_close(db);
 }
 
@@ -1050,6 +1107,7 @@ int main(void)
 	    cmocka_unit_test(test_advise_known_answer),
 	    cmocka_unit_test(test_crossover_edges),
 	    cmocka_unit_test(test_crossover_twice),
+	    cmocka_unit_test(test_crossover_follows_table),
 	    cmocka_unit_test(test_report_answer_first),
 	    cmocka_unit_test(test_split_adds_up),
 	    cmocka_unit_test(test_history_grouped),
