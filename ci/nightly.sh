@@ -84,6 +84,8 @@ NIGHTLY_STAGES=(
     "seed every 40"
     "test every 150"
     "record every 100"
+    "planted every 240"
+    "detect-scale every 60"
     "peer every 45"
     "bench every 40"
     "perf-scale 0 200"
@@ -98,8 +100,6 @@ NIGHTLY_STAGES=(
     "instructions weekly 900"
     "counts weekly 600"
     "long-tests weekly 900"
-    "planted every 240"
-    "detect-scale every 60"
     "detect every 30"
 )
 # The every-night stages (planted and detect-scale among them) and the report come to
