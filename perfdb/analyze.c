@@ -220,6 +220,8 @@ static double series_noise(struct xo_perfdb *db, struct xo_perf_order *ord, int6
 	xo_sql_bind_int64(s, 3, upto_run);
 	xo_sql_bind_int64(s, 4, skip_commit);
 	while (xo_sql_step(s) == XO_SQL_ROW) {
+		if (!xo_perf_order_main(o, xo_sql_column_int64(s, 0)))
+			continue; /* a side branch is not in the history */
 		if (n == cap) {
 			size_t c2 = cap ? 2 * cap : 64;
 			struct placed *p = realloc(m, c2 * sizeof(*p));
@@ -1292,6 +1294,8 @@ static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_ord
 			cap = c2;
 		}
 		r[nr].commit = xo_sql_column_int64(s, 0);
+		if (!xo_perf_order_main(ord, r[nr].commit))
+			continue; /* a side branch: compared against its base only */
 		r[nr].rank = xo_perf_order_rank(ord, r[nr].commit);
 		r[nr].run = xo_sql_column_int64(s, 1);
 		r[nr].known = xo_perf_version_known(v);
@@ -1498,8 +1502,20 @@ struct step_eval {
 	double lvl_l, lvl_r;
 };
 
+/*
+ * The fewest points a side of a step needs for the run-level test of the
+ * rule (Welch on the points' log medians). Welch's degrees of freedom are
+ * at least min(nb, nh) - 1: with 2 points a side they can fall to 1, where
+ * p < 0.05 needs t > 12.7, so a 16x step whose two points before it differ
+ * by 1.75x (a loaded run) was never confirmed. A shorter side is judged as
+ * compare judges a side of a single run: its points' samples pooled as one
+ * run, the change held to the series' run-to-run noise bar (rule->noise).
+ */
+#define STEP_RUNS_MIN 3
+
 /* Each point (a commit: its runs' samples pooled) is one run of the rule;
- * sizes has room for the series' points. */
+ * sizes has room for the series' points. A side shorter than STEP_RUNS_MIN
+ * points is one run of its pooled samples. */
 static void eval_step(const struct series *se, size_t base, const double *y, size_t lo, size_t mid,
                       size_t hi, const struct xo_perf_rule *rule, size_t *sizes, struct vec *tmp,
                       struct step_eval *e)
@@ -1514,6 +1530,10 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
 	                                m->first - a->first};
 	r = (struct xo_perf_sample_set){se->samples.v + m->first, sizes + mid, hi - mid,
 	                                z->first + z->n - m->first};
+	if (mid - lo < STEP_RUNS_MIN)
+		l = (struct xo_perf_sample_set){l.x, NULL, 1, l.nx};
+	if (hi - mid < STEP_RUNS_MIN)
+		r = (struct xo_perf_sample_set){r.x, NULL, 1, r.nx};
 	xo_perf_verdict_judge(&l, &r, rule, &e->v);
 	tmp->n = 0;
 	for (size_t i = lo; i < mid; i++)
@@ -1803,7 +1823,7 @@ out:
 /* Names what decides a series' changes besides its runs and the settings:
  * change it with the fit, the confirmation or the attribution, and the next
  * detect refits every series. */
-#define DETECT_RULE "l1-fit window 128 + merges; verdict rule; version attribution; 2"
+#define DETECT_RULE "l1-fit window 128 + merges; verdict rule; version attribution; 3"
 
 struct fitted {
 	int64_t bench, testbed, results, last_run, upto;
@@ -1989,6 +2009,11 @@ static void print_notes(FILE *t, const struct detect_ctx *ctx, const struct fit_
 		        "is not in the store; the commit graph cannot order them, so their "
 		        "commit dates do\n",
 		        ctx->ord.by_date);
+	if (ctx->ord.off_main)
+		fprintf(t,
+		        "\nnote: %zu commits off the main line (side branches) were left out "
+		        "of the history; compare or continuous judges them against their base\n",
+		        ctx->ord.off_main);
 	if (fs->nskipped)
 		fprintf(t,
 		        "\nnote: %d series had no new run since the last detect with these "
