@@ -13,9 +13,11 @@
  * starts a chain of its own, and chains, which the graph cannot order
  * against each other, are ordered by the date of their first commit, then
  * by insertion (the count of such chains beyond the first is reported as
- * placed by date). Side branches recorded off a chain sit by depth among
- * the chain's commits (by date, then insertion, among commits of one
- * depth); a dirty tree of a commit comes right after the clean commit.
+ * placed by date). A dirty tree of a commit comes right after the clean
+ * commit. The history is each chain's main line (mark_main): a side branch
+ * recorded off it keeps a place by depth (by date, then insertion, among
+ * commits of one depth) for the readers that only compare two commits, but
+ * is flagged off the main line, and the history's readers leave it out.
  */
 #include <stdlib.h>
 #include <string.h>
