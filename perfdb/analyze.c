@@ -1491,7 +1491,7 @@ struct detect_ctx {
 	const struct xo_perf_compare_opts *o;
 	struct xo_sql_stmt *upsert, *fix;
 	int64_t now;
-	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates, nmoved;
+	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates, nmoved, nmachine;
 	struct xo_perf_order ord;
 };
 
@@ -1761,6 +1761,14 @@ store:
 		const struct point *m = &se->pt[base + starts[k]];
 		struct step_eval *e = &ev[k];
 
+		/* the code measured is known and the same on both sides and the
+		 * floor did not move: the medians moved with the machine, not
+		 * with this commit; no row is kept against it */
+		if (same_version(m - 1, m) && isfinite(e->v.min_change) &&
+		    fabs(e->v.min_change) <= ctx->o->threshold) {
+			ctx->nmachine++;
+			continue;
+		}
 		ctx->nsteps++;
 		xo_sql_bind_int64(ctx->upsert, 1, bench);
 		xo_sql_bind_int64(ctx->upsert, 2, testbed);
@@ -2026,6 +2034,11 @@ static void print_notes(FILE *t, const struct detect_ctx *ctx, const struct fit_
 		        "kernel-source version and was put on the nearest commit whose code "
 		        "changed\n",
 		        ctx->nmoved);
+	if (ctx->nmachine)
+		fprintf(t,
+		        "\nnote: %d steps fell where the kernel-source version did not change and "
+		        "the fastest sample moved within -+%.0f%%: the machine's, not stored\n",
+		        ctx->nmachine, 100.0 * ctx->o->threshold);
 }
 
 /* The kernel-source version a change's benchmark had at a commit (?1 the

@@ -179,20 +179,21 @@ static void chain_commit(struct xo_perf_commit *c, int i)
 /* One run of commit i: one cpu benchmark at level (15 samples, 3% noise),
  * with the kernel-source version ver. */
 static void record_commit(struct xo_perfdb *db, const struct xo_perf_commit *c, double level,
-                          const char *ver, double noise);
+                          const char *ver, double noise, double floor);
 
 static void record(struct xo_perfdb *db, int i, double level, const char *ver)
 {
 	struct xo_perf_commit c;
 
 	chain_commit(&c, i);
-	record_commit(db, &c, level, ver, 0.03);
+	record_commit(db, &c, level, ver, 0.03, 0.0);
 }
 
 /* One run of commit c: the benchmark at level, 15 samples of relative noise
- * noise (Gaussian). */
+ * noise (Gaussian); with floor > 0 the first sample is floor (the run's
+ * fastest call). */
 static void record_commit(struct xo_perfdb *db, const struct xo_perf_commit *c, double level,
-                          const char *ver, double noise)
+                          const char *ver, double noise, double floor)
 {
 	struct xo_perf_testbed tb = {0};
 	struct xo_perf_result r = {0};
@@ -211,6 +212,8 @@ static void record_commit(struct xo_perfdb *db, const struct xo_perf_commit *c, 
 	r.samples = smp;
 	for (size_t k = 0; k < 15; k++)
 		smp[k].wall_s = level * (1.0 + noise * gauss());
+	if (floor > 0.0)
+		smp[0].wall_s = floor;
 	assert_int_equal(xo_perfdb_run_write(db, c, &tb, "t", &r, 1, &run), XO_OK);
 }
 
@@ -549,7 +552,7 @@ static void test_detect_side_branch(void **state)
 	snprintf(h1.subject, sizeof(h1.subject), "side branch");
 	h1.date = 1700000000;
 	for (int run = 0; run < 2; run++)
-		record_commit(db, &h1, 30e-3, "vh", 0.03);
+		record_commit(db, &h1, 30e-3, "vh", 0.03, 0.0);
 	assert_int_equal(xo_perf_order_load(db, &ord), XO_OK);
 	assert_int_equal(ord.off_main, 1);
 	for (int i = 0; i <= 100; i += i == 3 ? 97 : 1) {
@@ -601,7 +604,7 @@ static void test_detect_short_history(void **state)
 					if (step)
 						level = i >= 2 ? 560e-6 : i == 1 ? 35e-6 : 20e-6;
 					chain_commit(&c, i);
-					record_commit(db, &c, level, step && i >= 2 ? "v2" : "v1", 0.03);
+					record_commit(db, &c, level, step && i >= 2 ? "v2" : "v1", 0.03, 0.0);
 				}
 			xo_perfdb_close(db);
 			failed = detect_text(path, NULL, 0);
@@ -622,6 +625,37 @@ static void test_detect_short_history(void **state)
 	}
 }
 
+/*
+ * A step that is the machine's: 16 commits of one known kernel-source
+ * version (docs, tests), every run's fastest call at 1 ms, the rest of the
+ * samples at 1.3 ms from commit 8 on (other work on the machine: the
+ * medians moved, the floor did not). No row is stored against commit 8 (it
+ * was listed as a "detected regression" against a tests-only commit), and
+ * detect says why. The same step with the floor moving too (the version
+ * still equal) stays a detected, unconfirmed row (test_detect_same_version_
+ * not_blamed's env_step).
+ */
+static void test_detect_machine_step_not_stored(void **state)
+{
+	(void)state;
+	char path[512], text[8192];
+	struct xo_perfdb *db;
+
+	fixture_store("machine_step.sqlite", path, sizeof(path));
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	rng_state = 7070;
+	for (int i = 0; i < NCOMMITS; i++) {
+		struct xo_perf_commit c;
+
+		chain_commit(&c, i);
+		record_commit(db, &c, i >= 8 ? 1.3e-3 : 1.02e-3, "v1", 0.01, 1e-3);
+	}
+	xo_perfdb_close(db);
+	assert_false(detect_text(path, text, sizeof(text)));
+	assert_non_null(strstr(text, "the machine's, not stored"));
+	assert_int_equal(changes_all(path, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +668,7 @@ int main(void)
 	    cmocka_unit_test(test_detect_incremental),
 	    cmocka_unit_test(test_detect_side_branch),
 	    cmocka_unit_test(test_detect_short_history),
+	    cmocka_unit_test(test_detect_machine_step_not_stored),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
