@@ -1654,6 +1654,39 @@ static bool skipped_agree(const double *y, size_t from, size_t to, const struct 
 	return true;
 }
 
+/* Removes the changes of a series that an earlier detect found and the
+ * fuller history no longer shows: those at commits not in keep (a comma
+ * list of commit ids, "" for none). */
+static enum xo_status prune_changes(struct xo_perfdb *db, int64_t bench, int64_t testbed,
+                                    const char *keep)
+{
+	struct xo_sql_stmt *del = NULL;
+	enum xo_status st = XO_OK;
+	char sql[4400];
+
+	snprintf(sql, sizeof(sql),
+	         "DELETE FROM changes WHERE benchmark_id = ? AND testbed_id = ? AND"
+	         " state IN ('detected','confirmed') AND commit_id NOT IN (%s)",
+	         keep[0] ? keep : "0"); /* ids start at 1; PostgreSQL refuses "IN ()" */
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &del))
+		return sql_err(db, "pruning changes");
+	xo_sql_bind_int64(del, 1, bench);
+	xo_sql_bind_int64(del, 2, testbed);
+	if (xo_sql_step(del) != XO_SQL_DONE)
+		st = sql_err(db, "pruning changes");
+	xo_sql_finalize(del);
+	return st;
+}
+
+/* A step the machine made: the code measured is known and the same on both
+ * sides and the floor did not move (the medians moved with the machine, not
+ * with the commit). No row is kept against the commit. */
+static bool machine_step(const struct point *m, const struct step_eval *e, double threshold)
+{
+	return same_version(m - 1, m) && isfinite(e->v.min_change) &&
+	       fabs(e->v.min_change) <= threshold;
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1665,7 +1698,6 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	struct xo_perf_rule rule = {.threshold = ctx->o->threshold, .family = 1};
 	struct step_eval *ev = NULL;
 	enum xo_status st = XO_OK;
-	struct xo_sql_stmt *del = NULL;
 	char keep[4096] = "";
 	bool have_samples;
 
@@ -1761,11 +1793,7 @@ store:
 		const struct point *m = &se->pt[base + starts[k]];
 		struct step_eval *e = &ev[k];
 
-		/* the code measured is known and the same on both sides and the
-		 * floor did not move: the medians moved with the machine, not
-		 * with this commit; no row is kept against it */
-		if (same_version(m - 1, m) && isfinite(e->v.min_change) &&
-		    fabs(e->v.min_change) <= ctx->o->threshold) {
+		if (machine_step(m, e, ctx->o->threshold)) {
 			ctx->nmachine++;
 			continue;
 		}
@@ -1798,25 +1826,8 @@ store:
 			xo_sql_reset(ctx->fix);
 		}
 	}
-	/* steps an earlier detect found that the fuller history no longer shows */
-	{
-		char sql[4400];
-
-		snprintf(sql, sizeof(sql),
-		         "DELETE FROM changes WHERE benchmark_id = ? AND testbed_id = ? AND"
-		         " state IN ('detected','confirmed') AND commit_id NOT IN (%s)",
-		         keep[0] ? keep : "0"); /* ids start at 1; PostgreSQL refuses "IN ()" */
-		if (xo_sql_prepare(xo_perfdb_sql(db), sql, &del)) {
-			st = sql_err(db, "pruning changes");
-			goto out;
-		}
-		xo_sql_bind_int64(del, 1, bench);
-		xo_sql_bind_int64(del, 2, testbed);
-		if (xo_sql_step(del) != XO_SQL_DONE)
-			st = sql_err(db, "pruning changes");
-	}
+	st = prune_changes(db, bench, testbed, keep);
 out:
-	xo_sql_finalize(del);
 	free(sizes);
 	free(tmp.v);
 	free(ev);

@@ -34,9 +34,9 @@ struct node {
 	size_t height; /* the longest first-parent path below, in commits */
 	size_t next;   /* the child the main line follows, SIZE_MAX when none */
 	size_t clean;  /* a dirty tree's clean commit, SIZE_MAX when not recorded */
-	size_t up;    /* index of the first parent, SIZE_MAX when not recorded */
-	size_t root;  /* index of the first commit of the chain */
-	size_t depth; /* recorded first-parent ancestors */
+	size_t up;     /* index of the first parent, SIZE_MAX when not recorded */
+	size_t root;   /* index of the first commit of the chain */
+	size_t depth;  /* recorded first-parent ancestors */
 };
 
 static int by_sha(const void *pa, const void *pb)

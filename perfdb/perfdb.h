@@ -264,7 +264,7 @@ struct xo_perf_order {
 	size_t n;
 	size_t by_date;
 	size_t off_main; /* commits off the main line */
-	bool loaded; /* set by xo_perf_order_load */
+	bool loaded;     /* set by xo_perf_order_load */
 };
 enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o);
 /* The place of a commit; one the order does not hold (recorded after the
