@@ -220,6 +220,8 @@ static double series_noise(struct xo_perfdb *db, struct xo_perf_order *ord, int6
 	xo_sql_bind_int64(s, 3, upto_run);
 	xo_sql_bind_int64(s, 4, skip_commit);
 	while (xo_sql_step(s) == XO_SQL_ROW) {
+		if (!xo_perf_order_main(o, xo_sql_column_int64(s, 0)))
+			continue; /* a side branch is not in the history */
 		if (n == cap) {
 			size_t c2 = cap ? 2 * cap : 64;
 			struct placed *p = realloc(m, c2 * sizeof(*p));
@@ -1292,6 +1294,8 @@ static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_ord
 			cap = c2;
 		}
 		r[nr].commit = xo_sql_column_int64(s, 0);
+		if (!xo_perf_order_main(ord, r[nr].commit))
+			continue; /* a side branch: compared against its base only */
 		r[nr].rank = xo_perf_order_rank(ord, r[nr].commit);
 		r[nr].run = xo_sql_column_int64(s, 1);
 		r[nr].known = xo_perf_version_known(v);
@@ -1487,7 +1491,7 @@ struct detect_ctx {
 	const struct xo_perf_compare_opts *o;
 	struct xo_sql_stmt *upsert, *fix;
 	int64_t now;
-	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates, nmoved;
+	int nconfirmed_reg, nconfirmed_imp, ndetected, nsteps, ncandidates, nmoved, nmachine;
 	struct xo_perf_order ord;
 };
 
@@ -1498,8 +1502,20 @@ struct step_eval {
 	double lvl_l, lvl_r;
 };
 
+/*
+ * The fewest points a side of a step needs for the run-level test of the
+ * rule (Welch on the points' log medians). Welch's degrees of freedom are
+ * at least min(nb, nh) - 1: with 2 points a side they can fall to 1, where
+ * p < 0.05 needs t > 12.7, so a 16x step whose two points before it differ
+ * by 1.75x (a loaded run) was never confirmed. A shorter side is judged as
+ * compare judges a side of a single run: its points' samples pooled as one
+ * run, the change held to the series' run-to-run noise bar (rule->noise).
+ */
+#define STEP_RUNS_MIN 3
+
 /* Each point (a commit: its runs' samples pooled) is one run of the rule;
- * sizes has room for the series' points. */
+ * sizes has room for the series' points. A side shorter than STEP_RUNS_MIN
+ * points is one run of its pooled samples. */
 static void eval_step(const struct series *se, size_t base, const double *y, size_t lo, size_t mid,
                       size_t hi, const struct xo_perf_rule *rule, size_t *sizes, struct vec *tmp,
                       struct step_eval *e)
@@ -1514,6 +1530,10 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
 	                                m->first - a->first};
 	r = (struct xo_perf_sample_set){se->samples.v + m->first, sizes + mid, hi - mid,
 	                                z->first + z->n - m->first};
+	if (mid - lo < STEP_RUNS_MIN)
+		l = (struct xo_perf_sample_set){l.x, NULL, 1, l.nx};
+	if (hi - mid < STEP_RUNS_MIN)
+		r = (struct xo_perf_sample_set){r.x, NULL, 1, r.nx};
 	xo_perf_verdict_judge(&l, &r, rule, &e->v);
 	tmp->n = 0;
 	for (size_t i = lo; i < mid; i++)
@@ -1634,6 +1654,39 @@ static bool skipped_agree(const double *y, size_t from, size_t to, const struct 
 	return true;
 }
 
+/* Removes the changes of a series that an earlier detect found and the
+ * fuller history no longer shows: those at commits not in keep (a comma
+ * list of commit ids, "" for none). */
+static enum xo_status prune_changes(struct xo_perfdb *db, int64_t bench, int64_t testbed,
+                                    const char *keep)
+{
+	struct xo_sql_stmt *del = NULL;
+	enum xo_status st = XO_OK;
+	char sql[4400];
+
+	snprintf(sql, sizeof(sql),
+	         "DELETE FROM changes WHERE benchmark_id = ? AND testbed_id = ? AND"
+	         " state IN ('detected','confirmed') AND commit_id NOT IN (%s)",
+	         keep[0] ? keep : "0"); /* ids start at 1; PostgreSQL refuses "IN ()" */
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &del))
+		return sql_err(db, "pruning changes");
+	xo_sql_bind_int64(del, 1, bench);
+	xo_sql_bind_int64(del, 2, testbed);
+	if (xo_sql_step(del) != XO_SQL_DONE)
+		st = sql_err(db, "pruning changes");
+	xo_sql_finalize(del);
+	return st;
+}
+
+/* A step the machine made: the code measured is known and the same on both
+ * sides and the floor did not move (the medians moved with the machine, not
+ * with the commit). No row is kept against the commit. */
+static bool machine_step(const struct point *m, const struct step_eval *e, double threshold)
+{
+	return same_version(m - 1, m) && isfinite(e->v.min_change) &&
+	       fabs(e->v.min_change) <= threshold;
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1645,7 +1698,6 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	struct xo_perf_rule rule = {.threshold = ctx->o->threshold, .family = 1};
 	struct step_eval *ev = NULL;
 	enum xo_status st = XO_OK;
-	struct xo_sql_stmt *del = NULL;
 	char keep[4096] = "";
 	bool have_samples;
 
@@ -1741,6 +1793,10 @@ store:
 		const struct point *m = &se->pt[base + starts[k]];
 		struct step_eval *e = &ev[k];
 
+		if (machine_step(m, e, ctx->o->threshold)) {
+			ctx->nmachine++;
+			continue;
+		}
 		ctx->nsteps++;
 		xo_sql_bind_int64(ctx->upsert, 1, bench);
 		xo_sql_bind_int64(ctx->upsert, 2, testbed);
@@ -1770,25 +1826,8 @@ store:
 			xo_sql_reset(ctx->fix);
 		}
 	}
-	/* steps an earlier detect found that the fuller history no longer shows */
-	{
-		char sql[4400];
-
-		snprintf(sql, sizeof(sql),
-		         "DELETE FROM changes WHERE benchmark_id = ? AND testbed_id = ? AND"
-		         " state IN ('detected','confirmed') AND commit_id NOT IN (%s)",
-		         keep[0] ? keep : "0"); /* ids start at 1; PostgreSQL refuses "IN ()" */
-		if (xo_sql_prepare(xo_perfdb_sql(db), sql, &del)) {
-			st = sql_err(db, "pruning changes");
-			goto out;
-		}
-		xo_sql_bind_int64(del, 1, bench);
-		xo_sql_bind_int64(del, 2, testbed);
-		if (xo_sql_step(del) != XO_SQL_DONE)
-			st = sql_err(db, "pruning changes");
-	}
+	st = prune_changes(db, bench, testbed, keep);
 out:
-	xo_sql_finalize(del);
 	free(sizes);
 	free(tmp.v);
 	free(ev);
@@ -1803,7 +1842,7 @@ out:
 /* Names what decides a series' changes besides its runs and the settings:
  * change it with the fit, the confirmation or the attribution, and the next
  * detect refits every series. */
-#define DETECT_RULE "l1-fit window 128 + merges; verdict rule; version attribution; 2"
+#define DETECT_RULE "l1-fit window 128 + merges; verdict rule; version attribution; 3"
 
 struct fitted {
 	int64_t bench, testbed, results, last_run, upto;
@@ -1989,6 +2028,11 @@ static void print_notes(FILE *t, const struct detect_ctx *ctx, const struct fit_
 		        "is not in the store; the commit graph cannot order them, so their "
 		        "commit dates do\n",
 		        ctx->ord.by_date);
+	if (ctx->ord.off_main)
+		fprintf(t,
+		        "\nnote: %zu commits off the main line (side branches) were left out "
+		        "of the history; compare or continuous judges them against their base\n",
+		        ctx->ord.off_main);
 	if (fs->nskipped)
 		fprintf(t,
 		        "\nnote: %d series had no new run since the last detect with these "
@@ -2001,6 +2045,11 @@ static void print_notes(FILE *t, const struct detect_ctx *ctx, const struct fit_
 		        "kernel-source version and was put on the nearest commit whose code "
 		        "changed\n",
 		        ctx->nmoved);
+	if (ctx->nmachine)
+		fprintf(t,
+		        "\nnote: %d steps fell where the kernel-source version did not change and "
+		        "the fastest sample moved within -+%.0f%%: the machine's, not stored\n",
+		        ctx->nmachine, 100.0 * ctx->o->threshold);
 }
 
 /* The kernel-source version a change's benchmark had at a commit (?1 the

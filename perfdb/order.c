@@ -13,9 +13,11 @@
  * starts a chain of its own, and chains, which the graph cannot order
  * against each other, are ordered by the date of their first commit, then
  * by insertion (the count of such chains beyond the first is reported as
- * placed by date). Side branches recorded off a chain sit by depth among
- * the chain's commits (by date, then insertion, among commits of one
- * depth); a dirty tree of a commit comes right after the clean commit.
+ * placed by date). A dirty tree of a commit comes right after the clean
+ * commit. The history is each chain's main line (mark_main): a side branch
+ * recorded off it keeps a place by depth (by date, then insertion, among
+ * commits of one depth) for the readers that only compare two commits, but
+ * is flagged off the main line, and the history's readers leave it out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +27,16 @@
 
 struct node {
 	int64_t id, date, rank_key;
+	int64_t newest; /* the commit's newest complete run, 0 when none */
 	char *sha, *parent;
 	int dirty;
-	size_t up;    /* index of the first parent, SIZE_MAX when not recorded */
-	size_t root;  /* index of the first commit of the chain */
-	size_t depth; /* recorded first-parent ancestors */
+	bool main;     /* on the main line of its chain */
+	size_t height; /* the longest first-parent path below, in commits */
+	size_t next;   /* the child the main line follows, SIZE_MAX when none */
+	size_t clean;  /* a dirty tree's clean commit, SIZE_MAX when not recorded */
+	size_t up;     /* index of the first parent, SIZE_MAX when not recorded */
+	size_t root;   /* index of the first commit of the chain */
+	size_t depth;  /* recorded first-parent ancestors */
 };
 
 static int by_sha(const void *pa, const void *pb)
@@ -96,6 +103,70 @@ static void place(struct node *nd, size_t n, size_t *stack)
 
 static const struct node *sort_base;
 
+static int by_depth_desc(const void *pa, const void *pb)
+{
+	size_t a = sort_base[*(const size_t *)pa].depth, b = sort_base[*(const size_t *)pb].depth;
+
+	return a > b ? -1 : a < b;
+}
+
+/* Does child a make a better main line below its parent than child b? */
+static bool better_line(const struct node *a, const struct node *b)
+{
+	if (a->height != b->height)
+		return a->height > b->height;
+	if (a->newest != b->newest)
+		return a->newest > b->newest;
+	return a->id < b->id;
+}
+
+/*
+ * Mark the main line of every chain (place first): from the chain's first
+ * commit, each step goes to the child with the longest first-parent path
+ * below it (ties: the child whose newest complete run is newest, then the
+ * one recorded first). A dirty tree whose clean commit is recorded is
+ * not a child of its own: it goes with its clean commit. perm is scratch
+ * (room for n). Returns how many commits are off the main line.
+ */
+static size_t mark_main(struct node *nd, size_t n, struct node **idx, size_t *perm)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct node *c = nd[i].dirty ? find_sha(idx, n, nd[i].sha) : NULL;
+
+		nd[i].clean = c && !c->dirty ? (size_t)(c - nd) : SIZE_MAX;
+		nd[i].height = 0;
+		nd[i].next = SIZE_MAX;
+		nd[i].main = false;
+		perm[i] = i;
+	}
+	/* deepest first, so each child's height is final before its parent's */
+	sort_base = nd;
+	qsort(perm, n, sizeof(*perm), by_depth_desc);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = perm[k], u = nd[i].up;
+
+		if (u == SIZE_MAX || nd[i].clean != SIZE_MAX)
+			continue;
+		if (nd[u].height < nd[i].height + 1)
+			nd[u].height = nd[i].height + 1;
+		if (nd[u].next == SIZE_MAX || better_line(&nd[i], &nd[nd[u].next]))
+			nd[u].next = i;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (nd[i].up == SIZE_MAX && nd[i].clean == SIZE_MAX)
+			for (size_t c = i; c != SIZE_MAX && !nd[c].main; c = nd[c].next)
+				nd[c].main = true;
+	for (size_t i = 0; i < n; i++) {
+		if (nd[i].clean != SIZE_MAX)
+			nd[i].main = nd[nd[i].clean].main;
+		off += !nd[i].main;
+	}
+	return off;
+}
+
+
 static int by_history(const void *pa, const void *pb)
 {
 	const struct node *a = &sort_base[*(const size_t *)pa], *b = &sort_base[*(const size_t *)pb];
@@ -131,7 +202,9 @@ static enum xo_status read_commits(struct xo_perfdb *db, struct node **out, size
 
 	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                   "SELECT id, coalesce(sha, ''), coalesce(parent, ''), coalesce(date, 0),"
-	                   " coalesce(dirty, 0) FROM commits", &s))
+	                   " coalesce(dirty, 0), coalesce((SELECT max(ru.id) FROM runs ru"
+	                   "  WHERE ru.commit_id = commits.id AND ru.state = 'complete'), 0)"
+	                   " FROM commits", &s))
 		return xo_error(XO_EIO, "perf: reading the commits: %s",
 		                xo_sql_errmsg(xo_perfdb_sql(db)));
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
@@ -150,6 +223,7 @@ static enum xo_status read_commits(struct xo_perfdb *db, struct node **out, size
 		nd[n].parent = strdup((const char *)xo_sql_column_text(s, 2));
 		nd[n].date = xo_sql_column_int64(s, 3);
 		nd[n].dirty = xo_sql_column_int(s, 4) != 0;
+		nd[n].newest = xo_sql_column_int64(s, 5);
 		n++;
 		if (!nd[n - 1].sha || !nd[n - 1].parent)
 			goto out_nomem;
@@ -174,6 +248,7 @@ enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o)
 	size_t n = 0, *perm = NULL, *stack = NULL;
 	struct {
 		int64_t id, rank;
+		bool main;
 	} *pairs = NULL;
 	enum xo_status st;
 
@@ -186,7 +261,8 @@ enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o)
 	pairs = malloc((n ? n : 1) * sizeof(*pairs));
 	o->id = malloc((n ? n : 1) * sizeof(*o->id));
 	o->rank = malloc((n ? n : 1) * sizeof(*o->rank));
-	if (!idx || !perm || !stack || !pairs || !o->id || !o->rank) {
+	o->main = malloc((n ? n : 1) * sizeof(*o->main));
+	if (!idx || !perm || !stack || !pairs || !o->id || !o->rank || !o->main) {
 		st = xo_error(XO_ENOMEM, "perf: out of memory");
 		goto out_free;
 	}
@@ -199,6 +275,7 @@ enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o)
 		nd[i].up = p && p != &nd[i] ? (size_t)(p - nd) : SIZE_MAX;
 	}
 	place(nd, n, stack);
+	o->off_main = mark_main(nd, n, idx, perm);
 	for (size_t i = 0; i < n; i++) {
 		perm[i] = i;
 		if (nd[i].root == i)
@@ -211,11 +288,13 @@ enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o)
 	for (size_t r = 0; r < n; r++) {
 		pairs[r].id = nd[perm[r]].id;
 		pairs[r].rank = (int64_t)r;
+		pairs[r].main = nd[perm[r]].main;
 	}
 	qsort(pairs, n, sizeof(*pairs), by_id); /* id first in the pair */
 	for (size_t i = 0; i < n; i++) {
 		o->id[i] = pairs[i].id;
 		o->rank[i] = pairs[i].rank;
+		o->main[i] = pairs[i].main;
 	}
 	o->n = n;
 	o->loaded = true;
@@ -234,7 +313,8 @@ out_free:
 	return st;
 }
 
-int64_t xo_perf_order_rank(const struct xo_perf_order *o, int64_t commit_id)
+/* The index of a commit in the order, o->n when it does not hold it. */
+static size_t order_find(const struct xo_perf_order *o, int64_t commit_id)
 {
 	size_t lo = 0, hi = o ? o->n : 0;
 
@@ -246,7 +326,21 @@ int64_t xo_perf_order_rank(const struct xo_perf_order *o, int64_t commit_id)
 		else
 			hi = mid;
 	}
-	if (o && lo < o->n && o->id[lo] == commit_id)
+	return o && lo < o->n && o->id[lo] == commit_id ? lo : (o ? o->n : 0);
+}
+
+bool xo_perf_order_main(const struct xo_perf_order *o, int64_t commit_id)
+{
+	size_t i = order_find(o, commit_id);
+
+	return !o || i == o->n || o->main[i];
+}
+
+int64_t xo_perf_order_rank(const struct xo_perf_order *o, int64_t commit_id)
+{
+	size_t lo = order_find(o, commit_id);
+
+	if (o && lo < o->n)
 		return o->rank[lo];
 	/* a commit recorded after the order was read: after everything */
 	return (int64_t)(o ? o->n : 0) + commit_id;
@@ -258,6 +352,7 @@ void xo_perf_order_free(struct xo_perf_order *o)
 		return;
 	free(o->id);
 	free(o->rank);
+	free(o->main);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -276,7 +371,11 @@ uint64_t xo_perf_order_hash(const struct xo_perf_order *o, int64_t upto)
 			key[k++] = o->rank[i] * span + (int64_t)i;
 	qsort(key, k, sizeof(*key), by_id);
 	for (size_t i = 0; i < k; i++) {
-		int64_t id = o->id[key[i] % span];
+		size_t at = (size_t)(key[i] % span);
+		/* a commit off the main line hashes as its negated id: a main
+		 * line that changes changes the hash, and a store with no side
+		 * branches keeps the hash it had */
+		int64_t id = o->main[at] ? o->id[at] : -o->id[at];
 
 		h = xo_perf_fnv(h, &id, sizeof(id));
 	}

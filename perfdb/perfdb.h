@@ -270,15 +270,24 @@ size_t xo_perf_steps_exhaustive(const double *y, size_t n, double scale, size_t 
  * each other, so their first commits' dates do. */
 struct xo_perf_order {
 	int64_t *id, *rank;
+	bool *main; /* main[i]: commit id[i] is on the main line */
 	size_t n;
 	size_t by_date;
-	bool loaded; /* set by xo_perf_order_load */
+	size_t off_main; /* commits off the main line */
+	bool loaded;     /* set by xo_perf_order_load */
 };
 enum xo_status xo_perf_order_load(struct xo_perfdb *db, struct xo_perf_order *o);
 /* The place of a commit; one the order does not hold (recorded after the
  * load) comes after all that it does. */
 int64_t xo_perf_order_rank(const struct xo_perf_order *o, int64_t commit_id);
 void xo_perf_order_free(struct xo_perf_order *o); /* accepts NULL */
+/* Whether a commit is on the main line of its chain: from the chain's first
+ * commit, always the child with the longest first-parent path below it
+ * (ties: the newest complete run, then the first recorded); a dirty tree
+ * goes with its clean commit. A side branch (a commit whose first parent
+ * has a child on the main line) is compared against its base only, never
+ * laid into the history. true for a commit the order does not hold. */
+bool xo_perf_order_main(const struct xo_perf_order *o, int64_t commit_id);
 /* A hash of the order of the commits with id <= upto (never 0 unless out of
  * memory): equal while no commit recorded later came in between them. */
 uint64_t xo_perf_order_hash(const struct xo_perf_order *o, int64_t upto);

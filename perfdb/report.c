@@ -1468,6 +1468,9 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const struct xo_
 		while (xo_sql_step(s) == XO_SQL_ROW) {
 			struct hist_point *p;
 
+			if (!xo_perf_order_main(ord, xo_sql_column_int64(s, 0)))
+				continue; /* a side branch is not in the history */
+
 			if (n == cap) {
 				size_t c2 = cap ? 2 * cap : 64;
 				struct hist_point *np = realloc(pt, c2 * sizeof(*np));

@@ -178,15 +178,28 @@ static void chain_commit(struct xo_perf_commit *c, int i)
 
 /* One run of commit i: one cpu benchmark at level (15 samples, 3% noise),
  * with the kernel-source version ver. */
+static void record_commit(struct xo_perfdb *db, const struct xo_perf_commit *c, double level,
+                          const char *ver, double noise, double floor);
+
 static void record(struct xo_perfdb *db, int i, double level, const char *ver)
 {
 	struct xo_perf_commit c;
+
+	chain_commit(&c, i);
+	record_commit(db, &c, level, ver, 0.03, 0.0);
+}
+
+/* One run of commit c: the benchmark at level, 15 samples of relative noise
+ * noise (Gaussian); with floor > 0 the first sample is floor (the run's
+ * fastest call). */
+static void record_commit(struct xo_perfdb *db, const struct xo_perf_commit *c, double level,
+                          const char *ver, double noise, double floor)
+{
 	struct xo_perf_testbed tb = {0};
 	struct xo_perf_result r = {0};
 	struct xo_perf_sample smp[15] = {{0}};
 	int64_t run;
 
-	chain_commit(&c, i);
 	snprintf(tb.hostname, sizeof(tb.hostname), "testhost");
 	snprintf(tb.cpu_model, sizeof(tb.cpu_model), "Test CPU");
 	tb.cores = 2;
@@ -198,8 +211,10 @@ static void record(struct xo_perfdb *db, int i, double level, const char *ver)
 	r.n = 15;
 	r.samples = smp;
 	for (size_t k = 0; k < 15; k++)
-		smp[k].wall_s = level * (1.0 + 0.03 * gauss());
-	assert_int_equal(xo_perfdb_run_write(db, &c, &tb, "t", &r, 1, &run), XO_OK);
+		smp[k].wall_s = level * (1.0 + noise * gauss());
+	if (floor > 0.0)
+		smp[0].wall_s = floor;
+	assert_int_equal(xo_perfdb_run_write(db, c, &tb, "t", &r, 1, &run), XO_OK);
 }
 
 /* The changes detect stored at commit i: how many, and how many confirmed
@@ -236,9 +251,10 @@ static void detect(const char *path)
 /*
  * The report's history plot of the one benchmark draws its points in the
  * same order as detect: the change marker (column 6 of data/hist_*_1.dat,
- * not NaN) sits at x = want, the commit's place in the graph's order.
+ * not NaN) sits at x = want, the commit's place in the graph's order, among
+ * want_lines points.
  */
-static void report_marker_at(const char *path, int want)
+static void report_marker_at(const char *path, int want, int want_lines)
 {
 	char out[600], dat[700], line[256];
 	struct xo_perfdb *db;
@@ -266,7 +282,7 @@ static void report_marker_at(const char *path, int want)
 			marked = x;
 	}
 	fclose(f);
-	assert_int_equal(lines, NCOMMITS);
+	assert_int_equal(lines, want_lines);
 	assert_int_equal(marked, want);
 }
 
@@ -306,7 +322,7 @@ static void test_detect_graph_order(void **state)
 	assert_int_equal(changes_at(path, 10, true), 1);
 	assert_int_equal(changes_at(path, 11, false), 0);
 	assert_int_equal(query_int(path, "SELECT count(*) FROM changes"), 1);
-	report_marker_at(path, 10);
+	report_marker_at(path, 10, NCOMMITS);
 }
 
 /*
@@ -478,6 +494,168 @@ static void test_detect_incremental(void **state)
 	assert_int_equal(changes_at(path, 10, true), 1);
 }
 
+/* How many changes detect stored, and how many confirmed regressions. */
+static int64_t changes_all(const char *path, bool confirmed_regression)
+{
+	return query_int(path, confirmed_regression
+	                           ? "SELECT count(*) FROM changes WHERE state = 'confirmed'"
+	                             " AND direction = 'regression'"
+	                           : "SELECT count(*) FROM changes");
+}
+
+/* detect over the store; true when it confirmed a regression. Its text goes
+ * to text (room for size) when text is not NULL. */
+static bool detect_text(const char *path, char *text, size_t size)
+{
+	struct xo_perfdb *db;
+	FILE *sink = text ? fmemopen(text, size, "w") : fopen("/dev/null", "w");
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002};
+	bool failed = false;
+
+	assert_non_null(sink);
+	if (text)
+		memset(text, 0, size);
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	assert_int_equal(xo_perf_detect(db, &o, sink, &failed), XO_OK);
+	xo_perfdb_close(db);
+	fclose(sink);
+	return failed;
+}
+
+/*
+ * A side branch is not history. C0..C3 on the main line (first parents a
+ * straight line), C2 makes the kernel 30x slower (v1 -> v2); H1, a pull
+ * request off C0, makes it 30x slower its own way and is recorded last, as a
+ * PR check is. Two runs each. Slotted by depth next to C1, H1 took the step
+ * and the real one at C2 was lost. The main line is C0..C3 (the child with
+ * the longest first-parent path below it), H1 is left out of the series
+ * (noted), the step is confirmed at C2 and nothing is stored at H1; the
+ * report's history plots C0..C3 only.
+ */
+static void test_detect_side_branch(void **state)
+{
+	(void)state;
+	char path[512], text[8192], sha[48], sql[200];
+	struct xo_perfdb *db;
+	struct xo_perf_order ord;
+	struct xo_perf_commit h1;
+
+	fixture_store("side_branch.sqlite", path, sizeof(path));
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	rng_state = 5050;
+	for (int i = 0; i < 4; i++)
+		for (int run = 0; run < 2; run++)
+			record(db, i, i >= 2 ? 30e-3 : 1e-3, i >= 2 ? "v2" : "v1");
+	memset(&h1, 0, sizeof(h1));
+	sha_of(h1.sha, sizeof(h1.sha), 100);
+	sha_of(h1.parent, sizeof(h1.parent), 0);
+	snprintf(h1.subject, sizeof(h1.subject), "side branch");
+	h1.date = 1700000000;
+	for (int run = 0; run < 2; run++)
+		record_commit(db, &h1, 30e-3, "vh", 0.03, 0.0);
+	assert_int_equal(xo_perf_order_load(db, &ord), XO_OK);
+	assert_int_equal(ord.off_main, 1);
+	for (int i = 0; i <= 100; i += i == 3 ? 97 : 1) {
+		sha_of(sha, sizeof(sha), i);
+		snprintf(sql, sizeof(sql), "SELECT id FROM commits WHERE sha = '%s'", sha);
+		assert_int_equal(xo_perf_order_main(&ord, query_int(path, sql)), i != 100);
+	}
+	xo_perf_order_free(&ord);
+	xo_perfdb_close(db);
+
+	assert_true(detect_text(path, text, sizeof(text)));
+	assert_non_null(strstr(text, "note: 1 commits off the main line"));
+	assert_int_equal(changes_at(path, 2, true), 1);
+	assert_int_equal(changes_at(path, 100, false), 0);
+	assert_int_equal(changes_all(path, false), 1);
+	report_marker_at(path, 4, 8); /* C0..C3 two runs each: C2 first at 4 */
+}
+
+/*
+ * Short histories: four commits, one run each (then two), 15 samples of 3%
+ * noise, the kernel 16x slower from commit 2 (v1 -> v2), and commit 1's run
+ * slower by 1.75x (a loaded run, as measured: 20 and 35 us before, 560 us
+ * after). Each side of the step has two points; Welch on two run values a
+ * side has as little as one degree of freedom and never confirmed it, while
+ * compare of commits 1 and 2 (one run each) says SLOWER. Judged as compare
+ * judges single runs, detect confirms it at commit 2 and nowhere else. The
+ * same histories with no step (every run at one level, 3% noise) confirm
+ * nothing.
+ */
+static void test_detect_short_history(void **state)
+{
+	(void)state;
+	char path[512], name[64];
+
+	for (int runs = 1; runs <= 2; runs++) {
+		for (int step = 0; step <= 1; step++) {
+			struct xo_perfdb *db;
+			bool failed;
+
+			snprintf(name, sizeof(name), "short_%d_%d.sqlite", runs, step);
+			fixture_store(name, path, sizeof(path));
+			assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+			rng_state = 6060 + (uint64_t)(10 * runs + step);
+			for (int i = 0; i < 4; i++)
+				for (int k = 0; k < runs; k++) {
+					struct xo_perf_commit c;
+					double level = 20e-6;
+
+					if (step)
+						level = i >= 2 ? 560e-6 : i == 1 ? 35e-6 : 20e-6;
+					chain_commit(&c, i);
+					record_commit(db, &c, level, step && i >= 2 ? "v2" : "v1", 0.03, 0.0);
+				}
+			xo_perfdb_close(db);
+			failed = detect_text(path, NULL, 0);
+			print_message("%d run(s) a commit, %s: %lld confirmed regressions\n", runs,
+			              step ? "16x step at commit 2" : "no step",
+			              (long long)changes_all(path, true));
+			if (step) {
+				assert_true(failed);
+				assert_int_equal(changes_at(path, 2, true), 1);
+				assert_int_equal(changes_all(path, true), 1);
+			} else {
+				assert_false(failed);
+				assert_int_equal(query_int(path, "SELECT count(*) FROM changes"
+				                                 " WHERE state = 'confirmed'"),
+				                 0);
+			}
+		}
+	}
+}
+
+/*
+ * A step that is the machine's: 16 commits of one known kernel-source
+ * version (docs, tests), every run's fastest call at 1 ms, the rest of the
+ * samples at 1.3 ms from commit 8 on (other work on the machine: the
+ * medians moved, the floor did not). No row is stored against commit 8 (it
+ * was listed as a "detected regression" against a tests-only commit), and
+ * detect says why. The same step with the floor moving too (the version
+ * still equal) stays a detected, unconfirmed row (test_detect_same_version_
+ * not_blamed's env_step).
+ */
+static void test_detect_machine_step_not_stored(void **state)
+{
+	(void)state;
+	char path[512], text[8192];
+	struct xo_perfdb *db;
+
+	fixture_store("machine_step.sqlite", path, sizeof(path));
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	rng_state = 7070;
+	for (int i = 0; i < NCOMMITS; i++) {
+		struct xo_perf_commit c;
+
+		chain_commit(&c, i);
+		record_commit(db, &c, i >= 8 ? 1.3e-3 : 1.02e-3, "v1", 0.01, 1e-3);
+	}
+	xo_perfdb_close(db);
+	assert_false(detect_text(path, text, sizeof(text)));
+	assert_non_null(strstr(text, "the machine's, not stored"));
+	assert_int_equal(changes_all(path, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +666,9 @@ int main(void)
 	    cmocka_unit_test(test_detect_same_version_not_blamed),
 	    cmocka_unit_test(test_order_gaps_by_date),
 	    cmocka_unit_test(test_detect_incremental),
+	    cmocka_unit_test(test_detect_side_branch),
+	    cmocka_unit_test(test_detect_short_history),
+	    cmocka_unit_test(test_detect_machine_step_not_stored),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
