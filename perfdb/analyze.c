@@ -337,6 +337,7 @@ struct side {
 	bool peer[MAX_SIDE_RUNS];    /* the run measured only peers (an import) */
 	size_t nruns;
 	double others; /* most CPU other processes used over the own runs, -1 unknown */
+	double others_lo; /* the least of it, -1 unknown */
 	double load;   /* highest 1-minute load average seen, -1 unknown */
 	struct run_info info; /* the latest own run of the side */
 };
@@ -414,7 +415,7 @@ static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 		latest_own = sd->runs[sd->nruns - 1];
 	if ((st = load_run(db, latest_own, &sd->info)))
 		return st;
-	sd->others = sd->load = -1.0;
+	sd->others = sd->others_lo = sd->load = -1.0;
 	for (size_t i = 0; i < sd->nruns; i++) {
 		struct run_info *r = malloc(sizeof(*r));
 
@@ -422,6 +423,8 @@ static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 			return xo_error(XO_ENOMEM, "perf: out of memory");
 		if (!sd->peer[i] && !load_run(db, sd->runs[i], r)) {
 			sd->others = fmax(sd->others, r->others);
+			if (r->others >= 0 && (sd->others_lo < 0 || r->others < sd->others_lo))
+				sd->others_lo = r->others;
 			sd->load = fmax(sd->load, fmax(r->load_start, r->load_end));
 		}
 		free(r);
@@ -599,6 +602,7 @@ static enum compare_section section_of(const char *device)
 
 struct compare_row {
 	char name[192];
+	char dev[48];
 	enum compare_section sec;
 	struct xo_perf_verdict v;
 	const char *word;
@@ -627,6 +631,20 @@ static const char *src_note(const struct compare_row *w)
 	if (w->ver_unknown)
 		return "  [code version unknown]";
 	return w->src_changed ? "  [source changed]" : "";
+}
+
+/* The testbed's description of its devices ("" when not there). */
+static void testbed_describe(struct xo_perfdb *db, int64_t testbed, char *buf, size_t size)
+{
+	struct xo_sql_stmt *s = NULL;
+
+	buf[0] = '\0';
+	if (xo_sql_prepare(xo_perfdb_sql(db), "SELECT describe FROM testbeds WHERE id = ?", &s))
+		return;
+	xo_sql_bind_int64(s, 1, testbed);
+	if (xo_sql_step(s) == XO_SQL_ROW && xo_sql_column_text(s, 0))
+		snprintf(buf, size, "%s", col_str(s, 0));
+	xo_sql_finalize(s);
 }
 
 static bool side_busy(const struct side *sd, double cores)
@@ -813,6 +831,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	enum xo_status st;
 	char ib[8192], ih[8192], sql[17000];
 	double cores;
+	struct xo_perf_load lb, lh; /* the load bound's (verdict.c, step 7) */
+	char describe[4096] = "";
 	json_t *root = NULL, *jrows = NULL;
 	FILE *t = out; /* the text; a sink with --json */
 	int rc;
@@ -893,6 +913,9 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	        o->alpha, 100.0 * o->threshold, 100.0 * o->threshold, 100.0 * o->threshold);
 
 	cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
+	lb = (struct xo_perf_load){sb->others_lo, sb->others};
+	lh = (struct xo_perf_load){sh->others_lo, sh->others};
+	testbed_describe(db, sh->testbed_id, describe, sizeof(describe));
 	busy_b = side_busy(sb, cores);
 	busy_h = side_busy(sh, cores);
 	ldiff = load_differs(sb, sh, cores);
@@ -939,6 +962,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		w = &rows[nrows++];
 		memset(w, 0, sizeof(*w));
 		snprintf(w->name, sizeof(w->name), "%s", name);
+		snprintf(w->dev, sizeof(w->dev), "%s", dev);
 		w->sec = section_of(dev);
 		if ((st = row_load(db, &ord, sb, sh, bench, counts, o->alpha, w)))
 			goto out;
@@ -955,8 +979,10 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	for (size_t i = 0; i < nrows; i++) {
 		struct compare_row *w = &rows[i];
 
-		struct xo_perf_sample_set bs = {w->bx, w->bn, w->nb_runs, w->nbx};
-		struct xo_perf_sample_set hs = {w->hx, w->hn, w->nh_runs, w->nhx};
+		struct xo_perf_sample_set bs = {w->bx, w->bn, w->nb_runs, w->nbx,
+		                                lb.lo >= 0 ? &lb : NULL};
+		struct xo_perf_sample_set hs = {w->hx, w->hn, w->nh_runs, w->nhx,
+		                                lh.lo >= 0 ? &lh : NULL};
 		struct xo_perf_rule rule = {
 		    .threshold = o->threshold,
 		    .alpha = o->alpha,
@@ -964,6 +990,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		    .family = nmulti[w->sec] * (o->looks > 1 ? o->looks : 1),
 		    .counts = counts,
 		    .interval = true,
+		    .cores = cores,
+		    .threads = xo_perf_bench_threads(w->dev, describe, cores),
 		};
 
 		xo_perf_verdict_judge(&bs, &hs, &rule, &w->v);
@@ -1511,9 +1539,9 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
 	for (size_t i = lo; i < hi; i++)
 		sizes[i] = se->pt[base + i].n;
 	l = (struct xo_perf_sample_set){se->samples.v + a->first, sizes + lo, mid - lo,
-	                                m->first - a->first};
+	                                m->first - a->first, NULL};
 	r = (struct xo_perf_sample_set){se->samples.v + m->first, sizes + mid, hi - mid,
-	                                z->first + z->n - m->first};
+	                                z->first + z->n - m->first, NULL};
 	xo_perf_verdict_judge(&l, &r, rule, &e->v);
 	tmp->n = 0;
 	for (size_t i = lo; i < mid; i++)
@@ -1555,8 +1583,8 @@ static size_t count_steps(const struct series *se, size_t base, size_t n, double
 	for (size_t i = 1; i < n; i++) {
 		const struct point *a = &se->pt[base + i - 1], *z = &se->pt[base + i];
 		struct step_eval *e = &ev[k];
-		struct xo_perf_sample_set l = {se->samples.v + a->first, NULL, 1, a->n};
-		struct xo_perf_sample_set r = {se->samples.v + z->first, NULL, 1, z->n};
+		struct xo_perf_sample_set l = {se->samples.v + a->first, NULL, 1, a->n, NULL};
+		struct xo_perf_sample_set r = {se->samples.v + z->first, NULL, 1, z->n, NULL};
 		struct xo_perf_rule rule = {.threshold = threshold, .counts = true};
 
 		xo_perf_verdict_judge(&l, &r, &rule, &e->v);
