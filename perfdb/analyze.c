@@ -1230,12 +1230,15 @@ struct point {
 	uint64_t ver;            /* hash of the kernel-source version of the latest run */
 	int64_t ver_run;         /* that run; 0 before any */
 	bool ver_known;          /* the version was derived ("" is not) */
+	struct xo_perf_load load; /* others' cores over its runs (lo < 0: unknown);
+	                             set with the raw samples */
 };
 
 /* One stored sample as read, before it is put in history order. */
 struct srow {
 	int64_t rank, run, commit;
 	double v;
+	double others; /* its run's runs.others_cpu, -1 unknown */
 };
 
 struct series {
@@ -1372,6 +1375,16 @@ out:
 	return st;
 }
 
+/* Widen a load range (lo < 0: none yet) by a run's others, unknown (< 0)
+ * left out, as compare's sides leave such runs out. */
+static void load_widen(struct xo_perf_load *l, double others)
+{
+	if (others < 0)
+		return;
+	l->lo = l->lo < 0 ? others : fmin(l->lo, others);
+	l->hi = fmax(l->hi, others);
+}
+
 /*
  * The raw samples of the history's points (load_points first), each point's
  * samples contiguous and the points' in history order. One read of the
@@ -1389,7 +1402,8 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 
 	se->samples.n = 0;
 	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT ru.commit_id, ru.id, sm.wall_s FROM samples sm"
+	                   "SELECT ru.commit_id, ru.id, sm.wall_s, coalesce(ru.others_cpu, -1)"
+	                   " FROM samples sm"
 	                   " JOIN results res ON res.id = sm.result_id"
 	                   " JOIN runs ru ON ru.id = res.run_id"
 	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
@@ -1413,7 +1427,8 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 		}
 		se->rows[nrows++] = (struct srow){xo_perf_order_rank(ord, commit),
 		                                  xo_sql_column_int64(s, 1), commit,
-		                                  xo_sql_column_double(s, 2)};
+		                                  xo_sql_column_double(s, 2),
+		                                  xo_sql_column_double(s, 3)};
 	}
 	xo_sql_finalize(s);
 	if (rc != XO_SQL_DONE)
@@ -1425,11 +1440,14 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 
 		p->first = se->samples.n;
 		p->n = 0;
+		p->load = (struct xo_perf_load){-1.0, -1.0};
 		while (r < nrows && se->rows[r].rank < p->rank)
 			r++;
-		for (; r < nrows && se->rows[r].rank == p->rank; r++, p->n++)
+		for (; r < nrows && se->rows[r].rank == p->rank; r++, p->n++) {
+			load_widen(&p->load, se->rows[r].others);
 			if (!vec_push(&se->samples, se->rows[r].v))
 				return xo_error(XO_ENOMEM, "perf: out of memory");
+		}
 		if (p->n || !resummarize)
 			se->pt[k++] = *p; /* a point with no samples is no point */
 	}
@@ -1535,13 +1553,17 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
 	const struct point *a = &se->pt[base + lo], *m = &se->pt[base + mid];
 	const struct point *z = &se->pt[base + hi - 1];
 	struct xo_perf_sample_set l, r;
+	struct xo_perf_load ll = {-1.0, -1.0}, lr = {-1.0, -1.0};
 
-	for (size_t i = lo; i < hi; i++)
+	for (size_t i = lo; i < hi; i++) {
 		sizes[i] = se->pt[base + i].n;
+		load_widen(i < mid ? &ll : &lr, se->pt[base + i].load.lo);
+		load_widen(i < mid ? &ll : &lr, se->pt[base + i].load.hi);
+	}
 	l = (struct xo_perf_sample_set){se->samples.v + a->first, sizes + lo, mid - lo,
-	                                m->first - a->first, NULL};
+	                                m->first - a->first, ll.lo >= 0 ? &ll : NULL};
 	r = (struct xo_perf_sample_set){se->samples.v + m->first, sizes + mid, hi - mid,
-	                                z->first + z->n - m->first, NULL};
+	                                z->first + z->n - m->first, lr.lo >= 0 ? &lr : NULL};
 	xo_perf_verdict_judge(&l, &r, rule, &e->v);
 	tmp->n = 0;
 	for (size_t i = lo; i < mid; i++)
@@ -1662,6 +1684,32 @@ static bool skipped_agree(const double *y, size_t from, size_t to, const struct 
 	return true;
 }
 
+/* The load bound's cores and threads for a series (verdict.c, step 7), as
+ * compare takes them; none when the testbed is not read. */
+static void series_threads(struct xo_perfdb *db, int64_t bench, int64_t testbed,
+                           struct xo_perf_rule *rule)
+{
+	struct xo_sql_stmt *s = NULL;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT t.cores, t.describe, b.device, b.name FROM testbeds t,"
+	                   " benchmarks b WHERE t.id = ? AND b.id = ?", &s))
+		return;
+	xo_sql_bind_int64(s, 1, testbed);
+	xo_sql_bind_int64(s, 2, bench);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		const char *dev = xo_sql_column_text(s, 2) ? col_str(s, 2) : "";
+		const char *name = col_str(s, 3), *slash = strrchr(name, '/');
+
+		rule->cores = xo_sql_column_double(s, 0) > 0 ? xo_sql_column_double(s, 0) : 1.0;
+		/* older stores: the device ends the name */
+		rule->threads = xo_perf_bench_threads(dev[0] ? dev : slash ? slash + 1 : name,
+		                                      xo_sql_column_text(s, 1) ? col_str(s, 1) : "",
+		                                      rule->cores);
+	}
+	xo_sql_finalize(s);
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1712,6 +1760,8 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	rule.alpha = alpha;
 	if (nsteps)
 		rule.noise = series_noise(db, &ctx->ord, bench, testbed, INT64_MAX, alpha, 0);
+	if (nsteps)
+		series_threads(db, bench, testbed, &rule);
 	if (!(sizes = malloc((n ? n : 1) * sizeof(*sizes)))) {
 		st = xo_error(XO_ENOMEM, "perf: out of memory");
 		goto out;

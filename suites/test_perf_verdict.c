@@ -745,6 +745,54 @@ static void test_load_bound_compare(void **state)
 	xo_perfdb_close(db);
 }
 
+/* The store of test_load_bound_compare: 3 + 3 runs, minima +70..90%, other
+ * processes on base_others and head_others cores of 2. */
+static struct xo_perfdb *load_store(const char *name, double base_others, double head_others)
+{
+	static const double fb[3] = {9.3e-6, 9.5e-6, 9.7e-6};
+	struct xo_perfdb *db = open_store(name);
+	char sql[256];
+
+	rng_state = 22;
+	for (int i = 0; i < 3; i++) {
+		record_run(db, SHA_A, 1700000000, "k1", fb[i], 0.3, 15);
+		record_run(db, SHA_B, 1700003600, "k2", 9.5e-6 * (1.7 + 0.1 * i), 0.3, 15);
+	}
+	snprintf(sql, sizeof(sql),
+	         "UPDATE runs SET others_cpu = CASE WHEN commit_id = (SELECT id FROM commits"
+	         " WHERE sha = '" SHA_A "') THEN %.2f ELSE %.2f END",
+	         base_others, head_others);
+	assert_int_equal(xo_sql_exec(xo_perfdb_sql(db), sql), XO_SQL_OK);
+	return db;
+}
+
+/* detect judges its steps by the same bound, from the same recorded load:
+ * the store compare calls UNKNOWN for load is no confirmed regression; with
+ * the load equal it is, as compare's SLOWER. */
+static void test_load_bound_detect(void **state)
+{
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002, .looks = 1};
+	struct xo_perfdb *db;
+	char why[512];
+	const char *wc, *wd;
+
+	(void)state;
+	db = load_store("loaddet1.sqlite", 1.37, 1.80);
+	wc = compare_word(db, &o, why, sizeof(why));
+	wd = detect_word(db);
+	if (strcmp(wc, "UNKNOWN") || strcmp(wd, "none"))
+		fail_msg("load 1.37 vs 1.80: compare %s, detect %s, want UNKNOWN and none\n%s", wc,
+		         wd, why);
+	xo_perfdb_close(db);
+	db = load_store("loaddet2.sqlite", 1.80, 1.80);
+	wc = compare_word(db, &o, why, sizeof(why));
+	wd = detect_word(db);
+	if (strcmp(wc, "SLOWER") || strcmp(wd, "SLOWER"))
+		fail_msg("load equal: compare %s, detect %s, want SLOWER from both\n%s", wc, wd,
+		         why);
+	xo_perfdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -759,6 +807,7 @@ int main(void)
 	    cmocka_unit_test(test_load_bound_arithmetic),
 	    cmocka_unit_test(test_load_bound_verdicts),
 	    cmocka_unit_test(test_load_bound_compare),
+	    cmocka_unit_test(test_load_bound_detect),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
