@@ -915,8 +915,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	        o->alpha, 100.0 * o->threshold, 100.0 * o->threshold, 100.0 * o->threshold);
 
 	cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
-	lb = (struct xo_perf_load){sb->others_lo, sb->others};
-	lh = (struct xo_perf_load){sh->others_lo, sh->others};
+	lb = (struct xo_perf_load){sb->others_lo};
+	lh = (struct xo_perf_load){sh->others_lo};
 	testbed_describe(db, sh->testbed_id, describe, sizeof(describe));
 	busy_b = side_busy(sb, cores);
 	busy_h = side_busy(sh, cores);
@@ -982,9 +982,9 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		struct compare_row *w = &rows[i];
 
 		struct xo_perf_sample_set bs = {w->bx, w->bn, w->nb_runs, w->nbx,
-		                                lb.lo >= 0 ? &lb : NULL};
+		                                lb.least >= 0 ? &lb : NULL};
 		struct xo_perf_sample_set hs = {w->hx, w->hn, w->nh_runs, w->nhx,
-		                                lh.lo >= 0 ? &lh : NULL};
+		                                lh.least >= 0 ? &lh : NULL};
 		struct xo_perf_rule rule = {
 		    .threshold = o->threshold,
 		    .alpha = o->alpha,
@@ -1232,8 +1232,8 @@ struct point {
 	uint64_t ver;            /* hash of the kernel-source version of the latest run */
 	int64_t ver_run;         /* that run; 0 before any */
 	bool ver_known;          /* the version was derived ("" is not) */
-	struct xo_perf_load load; /* others' cores over its runs (lo < 0: unknown);
-	                             set with the raw samples */
+	struct xo_perf_load load; /* the least of its runs' others_cpu (< 0:
+	                             unknown); set with the raw samples */
 };
 
 /* One stored sample as read, before it is put in history order. */
@@ -1377,14 +1377,12 @@ out:
 	return st;
 }
 
-/* Widen a load range (lo < 0: none yet) by a run's others, unknown (< 0)
+/* Take a run's others into a load (least < 0: none yet); unknown (< 0) is
  * left out, as compare's sides leave such runs out. */
 static void load_widen(struct xo_perf_load *l, double others)
 {
-	if (others < 0)
-		return;
-	l->lo = l->lo < 0 ? others : fmin(l->lo, others);
-	l->hi = fmax(l->hi, others);
+	if (others >= 0)
+		l->least = l->least < 0 ? others : fmin(l->least, others);
 }
 
 /*
@@ -1442,7 +1440,7 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 
 		p->first = se->samples.n;
 		p->n = 0;
-		p->load = (struct xo_perf_load){-1.0, -1.0};
+		p->load = (struct xo_perf_load){-1.0};
 		while (r < nrows && se->rows[r].rank < p->rank)
 			r++;
 		for (; r < nrows && se->rows[r].rank == p->rank; r++, p->n++) {
@@ -1555,17 +1553,16 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
 	const struct point *a = &se->pt[base + lo], *m = &se->pt[base + mid];
 	const struct point *z = &se->pt[base + hi - 1];
 	struct xo_perf_sample_set l, r;
-	struct xo_perf_load ll = {-1.0, -1.0}, lr = {-1.0, -1.0};
+	struct xo_perf_load ll = {-1.0}, lr = {-1.0};
 
 	for (size_t i = lo; i < hi; i++) {
 		sizes[i] = se->pt[base + i].n;
-		load_widen(i < mid ? &ll : &lr, se->pt[base + i].load.lo);
-		load_widen(i < mid ? &ll : &lr, se->pt[base + i].load.hi);
+		load_widen(i < mid ? &ll : &lr, se->pt[base + i].load.least);
 	}
 	l = (struct xo_perf_sample_set){se->samples.v + a->first, sizes + lo, mid - lo,
-	                                m->first - a->first, ll.lo >= 0 ? &ll : NULL};
+	                                m->first - a->first, ll.least >= 0 ? &ll : NULL};
 	r = (struct xo_perf_sample_set){se->samples.v + m->first, sizes + mid, hi - mid,
-	                                z->first + z->n - m->first, lr.lo >= 0 ? &lr : NULL};
+	                                z->first + z->n - m->first, lr.least >= 0 ? &lr : NULL};
 	xo_perf_verdict_judge(&l, &r, rule, &e->v);
 	tmp->n = 0;
 	for (size_t i = lo; i < mid; i++)

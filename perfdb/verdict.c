@@ -33,8 +33,9 @@
  *    code's only when it exceeds what that load difference alone can explain
  *    (xo_perf_load_explains): T threads on N cores with c taken by others get
  *    at most min(T, N - c) cores, so wall time can grow by up to
- *    f(c) = T / min(T, max(N - c, 0.1)); a head slower by no more than
- *    f(c_head, most) / f(c_base, least) (both the judged statistic and the
+ *    f(c) = T / min(T, max(N - c, 0.1)); with c each side's least loaded
+ *    run (a side's fastest sample comes at best from it), a head slower by
+ *    no more than f(c_head) / f(c_base) (on the judged statistic or the
  *    minima), or faster by no more than the inverse, is UNKNOWN
  *    ("[load: ...]"). The same samples and the same recorded load get the
  *    same verdict in every command.
@@ -96,10 +97,10 @@ double xo_perf_load_explains(const struct xo_perf_load *base, const struct xo_pe
 
 	if (!base || !head)
 		return 1.0;
-	x = sign > 0 ? xo_perf_load_factor(head->hi, threads, cores) /
-	                   xo_perf_load_factor(base->lo, threads, cores)
-	             : xo_perf_load_factor(base->hi, threads, cores) /
-	                   xo_perf_load_factor(head->lo, threads, cores);
+	x = xo_perf_load_factor(head->least, threads, cores) /
+	    xo_perf_load_factor(base->least, threads, cores);
+	if (sign < 0)
+		x = 1.0 / x;
 	return fmax(1.0, x);
 }
 
@@ -139,8 +140,7 @@ static void load_bound(const struct xo_perf_sample_set *b, const struct xo_perf_
 		return;
 	snprintf(v->why, sizeof(v->why),
 	         "  [load: other processes used %.2f vs %.2f cores: up to %.1fx from load alone]",
-	         v->sign > 0 ? b->load->lo : b->load->hi, v->sign > 0 ? h->load->hi : h->load->lo,
-	         x);
+	         b->load->least, h->load->least, x);
 	v->sign = 0;
 }
 

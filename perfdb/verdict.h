@@ -14,10 +14,10 @@
 /* One side of a comparison: its samples run after run (a "run" is a group
  * measured together: a recorded run for compare, a commit's point for
  * detect). */
-/* The cores other processes took during a side's runs (runs.others_cpu): the
- * least and the most over its runs. */
+/* The cores other processes took during a side's runs (runs.others_cpu):
+ * the least over its runs, the one its fastest sample can have run under. */
 struct xo_perf_load {
-	double lo, hi;
+	double least;
 };
 
 struct xo_perf_sample_set {
@@ -78,9 +78,9 @@ double xo_perf_load_factor(double others, double threads, double cores);
 
 /*
  * The ratio head/base (sign > 0) or base/head (sign < 0) that the difference
- * in load between the sides can explain: the loaded side's factor at the most
- * its runs saw over the other side's at the least. 1 where a side's load is
- * not known.
+ * in load between the sides can explain: the slower side's factor over the
+ * other's, each at the least load its runs saw (a side's fastest sample is at
+ * best from its least loaded run). 1 where a side's load is not known.
  */
 double xo_perf_load_explains(const struct xo_perf_load *base, const struct xo_perf_load *head,
                              int sign, double threads, double cores);

@@ -647,7 +647,7 @@ static const char *judge_word(const double *fb, const double *fh, const struct x
  */
 static void test_load_bound_arithmetic(void **state)
 {
-	struct xo_perf_load b = {1.37, 1.37}, h = {1.80, 1.80};
+	struct xo_perf_load b = {1.37}, h = {1.80};
 	const char *desc = "ref: ref: naive scalar reference\n"
 	                   "cpu: cpu: isa=avx512 (vector 16 floats), threads=4, blas=OpenBLAS\n"
 	                   "cl: cl: Portable Computing Language threads=9";
@@ -683,7 +683,7 @@ static void test_load_bound_verdicts(void **state)
 	static const double fb[3] = {9.3e-6, 9.5e-6, 9.7e-6};
 	static const double fh[3] = {9.5e-6 * 1.7, 9.5e-6 * 1.8, 9.5e-6 * 1.9};
 	static const double f8[3] = {9.3e-6 * 8, 9.5e-6 * 8, 9.7e-6 * 8};
-	struct xo_perf_load lb = {1.37, 1.37}, lh = {1.80, 1.80};
+	struct xo_perf_load lb = {1.37}, lh = {1.80};
 	struct xo_perf_verdict v;
 	const char *w;
 
