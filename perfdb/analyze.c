@@ -339,6 +339,7 @@ struct side {
 	bool peer[MAX_SIDE_RUNS];    /* the run measured only peers (an import) */
 	size_t nruns;
 	double others; /* most CPU other processes used over the own runs, -1 unknown */
+	double others_lo; /* the least of it, -1 unknown */
 	double load;   /* highest 1-minute load average seen, -1 unknown */
 	struct run_info info; /* the latest own run of the side */
 };
@@ -416,7 +417,7 @@ static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 		latest_own = sd->runs[sd->nruns - 1];
 	if ((st = load_run(db, latest_own, &sd->info)))
 		return st;
-	sd->others = sd->load = -1.0;
+	sd->others = sd->others_lo = sd->load = -1.0;
 	for (size_t i = 0; i < sd->nruns; i++) {
 		struct run_info *r = malloc(sizeof(*r));
 
@@ -424,6 +425,8 @@ static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 			return xo_error(XO_ENOMEM, "perf: out of memory");
 		if (!sd->peer[i] && !load_run(db, sd->runs[i], r)) {
 			sd->others = fmax(sd->others, r->others);
+			if (r->others >= 0 && (sd->others_lo < 0 || r->others < sd->others_lo))
+				sd->others_lo = r->others;
 			sd->load = fmax(sd->load, fmax(r->load_start, r->load_end));
 		}
 		free(r);
@@ -601,6 +604,7 @@ static enum compare_section section_of(const char *device)
 
 struct compare_row {
 	char name[192];
+	char dev[48];
 	enum compare_section sec;
 	struct xo_perf_verdict v;
 	const char *word;
@@ -629,6 +633,20 @@ static const char *src_note(const struct compare_row *w)
 	if (w->ver_unknown)
 		return "  [code version unknown]";
 	return w->src_changed ? "  [source changed]" : "";
+}
+
+/* The testbed's description of its devices ("" when not there). */
+static void testbed_describe(struct xo_perfdb *db, int64_t testbed, char *buf, size_t size)
+{
+	struct xo_sql_stmt *s = NULL;
+
+	buf[0] = '\0';
+	if (xo_sql_prepare(xo_perfdb_sql(db), "SELECT describe FROM testbeds WHERE id = ?", &s))
+		return;
+	xo_sql_bind_int64(s, 1, testbed);
+	if (xo_sql_step(s) == XO_SQL_ROW && xo_sql_column_text(s, 0))
+		snprintf(buf, size, "%s", col_str(s, 0));
+	xo_sql_finalize(s);
 }
 
 static bool side_busy(const struct side *sd, double cores)
@@ -815,6 +833,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	enum xo_status st;
 	char ib[8192], ih[8192], sql[17000];
 	double cores;
+	struct xo_perf_load lb, lh; /* the load bound's (verdict.c, step 7) */
+	char describe[4096] = "";
 	json_t *root = NULL, *jrows = NULL;
 	FILE *t = out; /* the text; a sink with --json */
 	int rc;
@@ -886,7 +906,9 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	        "runs a side, the run values' change shown by Welch's t test on their logs "
 	        "at p < 0.05 over the series compared; under load (a run whose slowest "
 	        "tenth lies > %.0f%% above its fastest sample) on each run's faster half and "
-	        "minimum, and the fastest sample must move too; lowered to \"unchanged "
+	        "minimum, and the fastest sample must move too; beyond what the sides' "
+	        "difference in other processes' CPU can explain (docs/perf.md, the load "
+	        "bound); lowered to \"unchanged "
 	        "code\" (or \"environment\": other testbed or load) when the benchmark's "
 	        "kernel-source hash is the same on both sides; SAME when the 95%% interval "
 	        "of the ratio head/base (Hodges-Lehmann, with the run values' once a side "
@@ -895,6 +917,9 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	        o->alpha, 100.0 * o->threshold, 100.0 * o->threshold, 100.0 * o->threshold);
 
 	cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
+	lb = (struct xo_perf_load){sb->others_lo};
+	lh = (struct xo_perf_load){sh->others_lo};
+	testbed_describe(db, sh->testbed_id, describe, sizeof(describe));
 	busy_b = side_busy(sb, cores);
 	busy_h = side_busy(sh, cores);
 	ldiff = load_differs(sb, sh, cores);
@@ -941,6 +966,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		w = &rows[nrows++];
 		memset(w, 0, sizeof(*w));
 		snprintf(w->name, sizeof(w->name), "%s", name);
+		snprintf(w->dev, sizeof(w->dev), "%s", dev);
 		w->sec = section_of(dev);
 		if ((st = row_load(db, &ord, sb, sh, bench, counts, o->alpha, w)))
 			goto out;
@@ -957,8 +983,10 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	for (size_t i = 0; i < nrows; i++) {
 		struct compare_row *w = &rows[i];
 
-		struct xo_perf_sample_set bs = {w->bx, w->bn, w->nb_runs, w->nbx};
-		struct xo_perf_sample_set hs = {w->hx, w->hn, w->nh_runs, w->nhx};
+		struct xo_perf_sample_set bs = {w->bx, w->bn, w->nb_runs, w->nbx,
+		                                lb.least >= 0 ? &lb : NULL};
+		struct xo_perf_sample_set hs = {w->hx, w->hn, w->nh_runs, w->nhx,
+		                                lh.least >= 0 ? &lh : NULL};
 		struct xo_perf_rule rule = {
 		    .threshold = o->threshold,
 		    .alpha = o->alpha,
@@ -966,6 +994,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		    .family = nmulti[w->sec] * (o->looks > 1 ? o->looks : 1),
 		    .counts = counts,
 		    .interval = true,
+		    .cores = cores,
+		    .threads = xo_perf_bench_threads(w->dev, describe, cores),
 		};
 
 		xo_perf_verdict_judge(&bs, &hs, &rule, &w->v);
@@ -1204,12 +1234,15 @@ struct point {
 	uint64_t ver;            /* hash of the kernel-source version of the latest run */
 	int64_t ver_run;         /* that run; 0 before any */
 	bool ver_known;          /* the version was derived ("" is not) */
+	struct xo_perf_load load; /* the least of its runs' others_cpu (< 0:
+	                             unknown); set with the raw samples */
 };
 
 /* One stored sample as read, before it is put in history order. */
 struct srow {
 	int64_t rank, run, commit;
 	double v;
+	double others; /* its run's runs.others_cpu, -1 unknown */
 };
 
 struct series {
@@ -1348,6 +1381,14 @@ out:
 	return st;
 }
 
+/* Take a run's others into a load (least < 0: none yet); unknown (< 0) is
+ * left out, as compare's sides leave such runs out. */
+static void load_widen(struct xo_perf_load *l, double others)
+{
+	if (others >= 0)
+		l->least = l->least < 0 ? others : fmin(l->least, others);
+}
+
 /*
  * The raw samples of the history's points (load_points first), each point's
  * samples contiguous and the points' in history order. One read of the
@@ -1365,7 +1406,8 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 
 	se->samples.n = 0;
 	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT ru.commit_id, ru.id, sm.wall_s FROM samples sm"
+	                   "SELECT ru.commit_id, ru.id, sm.wall_s, coalesce(ru.others_cpu, -1)"
+	                   " FROM samples sm"
 	                   " JOIN results res ON res.id = sm.result_id"
 	                   " JOIN runs ru ON ru.id = res.run_id"
 	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
@@ -1389,7 +1431,8 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 		}
 		se->rows[nrows++] = (struct srow){xo_perf_order_rank(ord, commit),
 		                                  xo_sql_column_int64(s, 1), commit,
-		                                  xo_sql_column_double(s, 2)};
+		                                  xo_sql_column_double(s, 2),
+		                                  xo_sql_column_double(s, 3)};
 	}
 	xo_sql_finalize(s);
 	if (rc != XO_SQL_DONE)
@@ -1401,11 +1444,14 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 
 		p->first = se->samples.n;
 		p->n = 0;
+		p->load = (struct xo_perf_load){-1.0};
 		while (r < nrows && se->rows[r].rank < p->rank)
 			r++;
-		for (; r < nrows && se->rows[r].rank == p->rank; r++, p->n++)
+		for (; r < nrows && se->rows[r].rank == p->rank; r++, p->n++) {
+			load_widen(&p->load, se->rows[r].others);
 			if (!vec_push(&se->samples, se->rows[r].v))
 				return xo_error(XO_ENOMEM, "perf: out of memory");
+		}
 		if (p->n || !resummarize)
 			se->pt[k++] = *p; /* a point with no samples is no point */
 	}
@@ -1523,17 +1569,20 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
 	const struct point *a = &se->pt[base + lo], *m = &se->pt[base + mid];
 	const struct point *z = &se->pt[base + hi - 1];
 	struct xo_perf_sample_set l, r;
+	struct xo_perf_load ll = {-1.0}, lr = {-1.0};
 
-	for (size_t i = lo; i < hi; i++)
+	for (size_t i = lo; i < hi; i++) {
 		sizes[i] = se->pt[base + i].n;
+		load_widen(i < mid ? &ll : &lr, se->pt[base + i].load.least);
+	}
 	l = (struct xo_perf_sample_set){se->samples.v + a->first, sizes + lo, mid - lo,
-	                                m->first - a->first};
+	                                m->first - a->first, ll.least >= 0 ? &ll : NULL};
 	r = (struct xo_perf_sample_set){se->samples.v + m->first, sizes + mid, hi - mid,
-	                                z->first + z->n - m->first};
+	                                z->first + z->n - m->first, lr.least >= 0 ? &lr : NULL};
 	if (mid - lo < STEP_RUNS_MIN)
-		l = (struct xo_perf_sample_set){l.x, NULL, 1, l.nx};
+		l = (struct xo_perf_sample_set){l.x, NULL, 1, l.nx, l.load};
 	if (hi - mid < STEP_RUNS_MIN)
-		r = (struct xo_perf_sample_set){r.x, NULL, 1, r.nx};
+		r = (struct xo_perf_sample_set){r.x, NULL, 1, r.nx, r.load};
 	xo_perf_verdict_judge(&l, &r, rule, &e->v);
 	tmp->n = 0;
 	for (size_t i = lo; i < mid; i++)
@@ -1575,8 +1624,8 @@ static size_t count_steps(const struct series *se, size_t base, size_t n, double
 	for (size_t i = 1; i < n; i++) {
 		const struct point *a = &se->pt[base + i - 1], *z = &se->pt[base + i];
 		struct step_eval *e = &ev[k];
-		struct xo_perf_sample_set l = {se->samples.v + a->first, NULL, 1, a->n};
-		struct xo_perf_sample_set r = {se->samples.v + z->first, NULL, 1, z->n};
+		struct xo_perf_sample_set l = {se->samples.v + a->first, NULL, 1, a->n, NULL};
+		struct xo_perf_sample_set r = {se->samples.v + z->first, NULL, 1, z->n, NULL};
 		struct xo_perf_rule rule = {.threshold = threshold, .counts = true};
 
 		xo_perf_verdict_judge(&l, &r, &rule, &e->v);
@@ -1687,6 +1736,32 @@ static bool machine_step(const struct point *m, const struct step_eval *e, doubl
 	       fabs(e->v.min_change) <= threshold;
 }
 
+/* The load bound's cores and threads for a series (verdict.c, step 7), as
+ * compare takes them; none when the testbed is not read. */
+static void series_threads(struct xo_perfdb *db, int64_t bench, int64_t testbed,
+                           struct xo_perf_rule *rule)
+{
+	struct xo_sql_stmt *s = NULL;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT t.cores, t.describe, b.device, b.name FROM testbeds t,"
+	                   " benchmarks b WHERE t.id = ? AND b.id = ?", &s))
+		return;
+	xo_sql_bind_int64(s, 1, testbed);
+	xo_sql_bind_int64(s, 2, bench);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		const char *dev = xo_sql_column_text(s, 2) ? col_str(s, 2) : "";
+		const char *name = col_str(s, 3), *slash = strrchr(name, '/');
+
+		rule->cores = xo_sql_column_double(s, 0) > 0 ? xo_sql_column_double(s, 0) : 1.0;
+		/* older stores: the device ends the name */
+		rule->threads = xo_perf_bench_threads(dev[0] ? dev : slash ? slash + 1 : name,
+		                                      xo_sql_column_text(s, 1) ? col_str(s, 1) : "",
+		                                      rule->cores);
+	}
+	xo_sql_finalize(s);
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1736,6 +1811,8 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	rule.alpha = alpha;
 	if (nsteps)
 		rule.noise = series_noise(db, &ctx->ord, bench, testbed, INT64_MAX, alpha, 0);
+	if (nsteps)
+		series_threads(db, bench, testbed, &rule);
 	if (!(sizes = malloc((n ? n : 1) * sizeof(*sizes)))) {
 		st = xo_error(XO_ENOMEM, "perf: out of memory");
 		goto out;
@@ -1842,7 +1919,7 @@ out:
 /* Names what decides a series' changes besides its runs and the settings:
  * change it with the fit, the confirmation or the attribution, and the next
  * detect refits every series. */
-#define DETECT_RULE "l1-fit window 128 + merges; verdict rule; version attribution; 3"
+#define DETECT_RULE "l1-fit window 128 + merges; verdict rule; version attribution; load bound; 4"
 
 struct fitted {
 	int64_t bench, testbed, results, last_run, upto;

@@ -9,8 +9,8 @@
  *    slower, never faster), so under load the samples get a long right tail
  *    and the median can move by any amount while the floor stays where
  *    the code puts it.
- *    The decision uses the samples alone (never the run's recorded CPU
- *    figures), so the same samples get the same verdict in every command.
+ *    Whether a side is loaded is read from the samples alone; the recorded
+ *    CPU figures enter only at step 7.
  * 2. The statistic. Quiet: every sample, and each run's median as its run
  *    value. Loaded (either side): each run gives only its faster half (the
  *    samples at or below its median) and its minimum as its run value.
@@ -28,6 +28,17 @@
  *    samples (joined with the run values' interval when both sides have
  *    several runs, widened by the series' run-to-run noise when not) lies
  *    within -+threshold. Neither a change nor SAME: UNKNOWN, with the reason.
+ * 7. Load between the sides. Where both sides' load is known (the cores other
+ *    processes took during their runs, runs.others_cpu), a change is the
+ *    code's only when it exceeds what that load difference alone can explain
+ *    (xo_perf_load_explains): T threads on N cores with c taken by others get
+ *    at most min(T, N - c) cores, so wall time can grow by up to
+ *    f(c) = T / min(T, max(N - c, 0.1)); with c each side's least loaded
+ *    run (a side's fastest sample comes at best from it), a head slower by
+ *    no more than f(c_head) / f(c_base) (on the judged statistic or the
+ *    minima), or faster by no more than the inverse, is UNKNOWN
+ *    ("[load: ...]"). The same samples and the same recorded load get the
+ *    same verdict in every command.
  *
  * A deterministic metric (instruction counts) has its own rule,
  * xo_perf_judge_counts: every pair of samples must agree.
@@ -68,6 +79,69 @@ bool xo_perf_side_loaded(const struct xo_perf_sample_set *s, double threshold)
 	}
 	free(t);
 	return loaded;
+}
+
+double xo_perf_load_factor(double others, double threads, double cores)
+{
+	if (!(cores > 0.0) || !(others >= 0.0))
+		return 1.0;
+	if (!(threads > 0.0))
+		threads = cores;
+	return threads / fmin(threads, fmax(cores - others, XO_PERF_LOAD_FLOOR));
+}
+
+double xo_perf_load_explains(const struct xo_perf_load *base, const struct xo_perf_load *head,
+                             int sign, double threads, double cores)
+{
+	double x;
+
+	if (!base || !head)
+		return 1.0;
+	x = xo_perf_load_factor(head->least, threads, cores) /
+	    xo_perf_load_factor(base->least, threads, cores);
+	if (sign < 0)
+		x = 1.0 / x;
+	return fmax(1.0, x);
+}
+
+double xo_perf_bench_threads(const char *dev, const char *describe, double cores)
+{
+	const char *line = describe, *t;
+
+	if (dev && !strcmp(dev, "ref"))
+		return 1.0;
+	if (!dev || strncmp(dev, "cpu", 3))
+		return cores;
+	/* the testbed's description: one line a device, "cpu: ... threads=N, ..." */
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+
+		if (!strncmp(line, "cpu:", 4) && (t = strstr(line, "threads=")) &&
+		    (!end || t < end)) {
+			double n = atof(t + 8);
+
+			return n >= 1.0 ? n : cores;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return cores;
+}
+
+/* Step 7: a change within what the sides' load difference can explain is
+ * not the code's. */
+static void load_bound(const struct xo_perf_sample_set *b, const struct xo_perf_sample_set *h,
+                       const struct xo_perf_rule *r, struct xo_perf_verdict *v)
+{
+	double x = xo_perf_load_explains(b->load, h->load, v->sign, r->threads, r->cores);
+	double ratio = v->sign > 0 ? fmin(1.0 + v->change, 1.0 + v->min_change)
+	                           : fmin(1.0 / (1.0 + v->change), 1.0 / (1.0 + v->min_change));
+
+	if (x <= 1.0 || ratio > x)
+		return;
+	snprintf(v->why, sizeof(v->why),
+	         "  [load: other processes used %.2f vs %.2f cores: up to %.1fx from load alone]",
+	         b->load->least, h->load->least, x);
+	v->sign = 0;
 }
 
 /* The 95% Hodges-Lehmann/Moses interval of log(h) - log(b); values that
@@ -232,6 +306,8 @@ void xo_perf_verdict_judge(const struct xo_perf_sample_set *base,
 		         100.0 * v->change, 100.0 * v->min_change, 100.0 * r->threshold);
 		v->sign = 0;
 	}
+	if (v->sign)
+		load_bound(base, head, r, v);
 out:
 	free(kb.x);
 	free(kb.runs);

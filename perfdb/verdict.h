@@ -14,11 +14,18 @@
 /* One side of a comparison: its samples run after run (a "run" is a group
  * measured together: a recorded run for compare, a commit's point for
  * detect). */
+/* The cores other processes took during a side's runs (runs.others_cpu):
+ * the least over its runs, the one its fastest sample can have run under. */
+struct xo_perf_load {
+	double least;
+};
+
 struct xo_perf_sample_set {
 	const double *x; /* every sample, in run order */
 	const size_t *n; /* samples of each run; NULL: one run of nx samples */
 	size_t nruns;
-	size_t nx; /* total samples */
+	size_t nx;                        /* total samples */
+	const struct xo_perf_load *load;  /* NULL: not known (no load bound) */
 };
 
 struct xo_perf_rule {
@@ -31,6 +38,8 @@ struct xo_perf_rule {
 	bool counts;      /* a deterministic metric (instruction counts) */
 	bool interval;    /* compute the 95% interval (SAME needs it; detect's long
 	                     segments skip it) */
+	double cores;     /* the testbed's cores N; 0: unknown (no load bound) */
+	double threads;   /* threads T the benchmark runs on (xo_perf_bench_threads) */
 };
 
 struct xo_perf_verdict {
@@ -56,6 +65,31 @@ struct xo_perf_verdict {
  * this kind: the run-level test judges them.)
  */
 bool xo_perf_side_loaded(const struct xo_perf_sample_set *s, double threshold);
+
+/*
+ * The load bound. A benchmark that wants T threads on N cores of which other
+ * processes take c gets at most min(T, N - c) cores' time (floored at
+ * XO_PERF_LOAD_FLOOR cores, so that the bound stays finite), so its wall time
+ * can grow by up to T / min(T, max(N - c, floor)) from that load alone. This
+ * is that factor (1 when T, N or c is not known).
+ */
+#define XO_PERF_LOAD_FLOOR 0.1
+double xo_perf_load_factor(double others, double threads, double cores);
+
+/*
+ * The ratio head/base (sign > 0) or base/head (sign < 0) that the difference
+ * in load between the sides can explain: the slower side's factor over the
+ * other's, each at the least load its runs saw (a side's fastest sample is at
+ * best from its least loaded run). 1 where a side's load is not known.
+ */
+double xo_perf_load_explains(const struct xo_perf_load *base, const struct xo_perf_load *head,
+                             int sign, double threads, double cores);
+
+/* The threads T a benchmark of device dev runs on: ref 1; cpu the backend's
+ * thread count, read from the testbed's description ("threads=N" on its cpu
+ * line), else the cores; any other device (OpenCL on the host, a peer) the
+ * cores. */
+double xo_perf_bench_threads(const char *dev, const char *describe, double cores);
 
 /* The rule (verdict.c's file comment); v is filled whole. */
 void xo_perf_verdict_judge(const struct xo_perf_sample_set *base,

@@ -590,8 +590,8 @@ static void test_side_loaded(void **state)
 {
 	double quiet[20], tail[20], two[40];
 	size_t n2[2] = {20, 20};
-	struct xo_perf_sample_set q = {quiet, NULL, 1, 20}, t = {tail, NULL, 1, 20};
-	struct xo_perf_sample_set o = {two, n2, 2, 40};
+	struct xo_perf_sample_set q = {quiet, NULL, 1, 20, NULL}, t = {tail, NULL, 1, 20, NULL};
+	struct xo_perf_sample_set o = {two, n2, 2, 40, NULL};
 
 	(void)state;
 	rng_state = 9;
@@ -606,6 +606,193 @@ static void test_side_loaded(void **state)
 	assert_false(xo_perf_side_loaded(&o, 0.05));
 }
 
+/* ---- the load bound ------------------------------------------------------ */
+
+/*
+ * Three runs a side of 15 samples: each run's floor, 0.3% noise, and a third
+ * of its samples 1.5-6x slower (a loaded machine's tail).
+ */
+static void loaded_runs(double *x, size_t *n, const double *floors)
+{
+	for (int r = 0; r < 3; r++) {
+		n[r] = 15;
+		for (int i = 0; i < 15; i++)
+			x[15 * r + i] =
+			    floors[r] * (i < 5 ? 1.5 + 4.5 * uniform() : 1.0 + 0.003 * gauss());
+	}
+}
+
+static const char *judge_word(const double *fb, const double *fh, const struct xo_perf_load *lb,
+                              const struct xo_perf_load *lh, struct xo_perf_verdict *v)
+{
+	double xb[45], xh[45];
+	size_t nb[3], nh[3];
+	struct xo_perf_sample_set b = {xb, nb, 3, 45, lb}, h = {xh, nh, 3, 45, lh};
+	struct xo_perf_rule r = {.threshold = 0.05, .alpha = 0.002, .family = 1,
+	                         .interval = true, .cores = 2.0, .threads = 2.0};
+
+	loaded_runs(xb, nb, fb);
+	loaded_runs(xh, nh, fh);
+	xo_perf_verdict_judge(&b, &h, &r, v);
+	return xo_perf_verdict_word(v);
+}
+
+/*
+ * The bound's arithmetic: T threads on N cores with c taken by others get
+ * min(T, max(N - c, 0.1)) cores: 2 threads on 2 cores at 1.37 and 1.80 cores
+ * taken inflate by 3.17x and 10x, so 3.15x between them is load's; the floor
+ * keeps an all-taken machine finite; one thread on 2 cores is not slowed
+ * until others take more than one core; equal loads explain nothing; an
+ * unknown load explains nothing. And the thread count each device runs on.
+ */
+static void test_load_bound_arithmetic(void **state)
+{
+	struct xo_perf_load b = {1.37}, h = {1.80};
+	const char *desc = "ref: ref: naive scalar reference\n"
+	                   "cpu: cpu: isa=avx512 (vector 16 floats), threads=4, blas=OpenBLAS\n"
+	                   "cl: cl: Portable Computing Language threads=9";
+
+	(void)state;
+	assert_true(fabs(xo_perf_load_factor(1.37, 2, 2) - (2.0 / 0.63)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_factor(1.80, 2, 2) - (10.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_factor(2.50, 2, 2) - (20.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_factor(0.50, 1, 2) - (1.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_factor(-1.0, 2, 2) - (1.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_explains(&b, &h, 1, 2, 2) - (10.0 * 0.63 / 2.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_explains(&h, &b, -1, 2, 2) - (10.0 * 0.63 / 2.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_explains(&h, &b, 1, 2, 2) - (1.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_explains(&h, &h, 1, 2, 2) - (1.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_load_explains(NULL, &h, 1, 2, 2) - (1.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_bench_threads("ref", desc, 2) - (1.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_bench_threads("cpu", desc, 2) - (4.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_bench_threads("cl", desc, 2) - (2.0)) <= 1e-9);
+	assert_true(fabs(xo_perf_bench_threads("cpu", "", 2) - (2.0)) <= 1e-9);
+	assert_true(xo_perf_bench_threads("cpu", "cl: x threads=7\ncpu: no count", 2) == 2.0);
+}
+
+/*
+ * Unchanged code under different load (the outside review's numbers: run
+ * minima +70..90%, other processes on 1.37 vs 1.80 of 2 cores, load up to
+ * 3.15x): UNKNOWN with the load's reason, not SLOWER; the same samples with
+ * that load unknown, or equal on both sides, are SLOWER as the rule was; an
+ * 8x slowdown under the same load difference stays SLOWER; the mirror image
+ * (base the more loaded, head faster) is UNKNOWN too.
+ */
+static void test_load_bound_verdicts(void **state)
+{
+	static const double fb[3] = {9.3e-6, 9.5e-6, 9.7e-6};
+	static const double fh[3] = {9.5e-6 * 1.7, 9.5e-6 * 1.8, 9.5e-6 * 1.9};
+	static const double f8[3] = {9.3e-6 * 8, 9.5e-6 * 8, 9.7e-6 * 8};
+	struct xo_perf_load lb = {1.37}, lh = {1.80};
+	struct xo_perf_verdict v;
+	const char *w;
+
+	(void)state;
+	rng_state = 21;
+	w = judge_word(fb, fh, &lb, &lh, &v);
+	if (strcmp(w, "UNKNOWN") ||
+	    !strstr(v.why, "[load: other processes used 1.37 vs 1.80 cores: up to 3.1x from "
+	                   "load alone]"))
+		fail_msg("unchanged code, load 1.37 vs 1.80: %s%s", w, v.why);
+	rng_state = 21;
+	w = judge_word(fb, fh, NULL, &lh, &v);
+	if (strcmp(w, "SLOWER"))
+		fail_msg("the same samples, base load unknown: %s%s", w, v.why);
+	rng_state = 21;
+	w = judge_word(fb, fh, &lh, &lh, &v);
+	if (strcmp(w, "SLOWER"))
+		fail_msg("the same samples, both sides at 1.80: %s%s", w, v.why);
+	rng_state = 21;
+	w = judge_word(fb, f8, &lb, &lh, &v);
+	if (strcmp(w, "SLOWER"))
+		fail_msg("8x under load 1.37 vs 1.80: %s%s", w, v.why);
+	rng_state = 21;
+	w = judge_word(fh, fb, &lh, &lb, &v);
+	if (strcmp(w, "UNKNOWN") || !strstr(v.why, "1.80 vs 1.37 cores"))
+		fail_msg("mirror, base the more loaded: %s%s", w, v.why);
+}
+
+/* The same through compare on a store whose runs recorded the load
+ * (runs.others_cpu): UNKNOWN with the reason; the load made equal, SLOWER. */
+static void test_load_bound_compare(void **state)
+{
+	static const double fb[3] = {9.3e-6, 9.5e-6, 9.7e-6};
+	struct xo_perfdb *db;
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002, .looks = 1};
+	char why[512];
+	const char *w;
+
+	(void)state;
+	rng_state = 22;
+	db = open_store("loadbound.sqlite");
+	for (int i = 0; i < 3; i++) {
+		record_run(db, SHA_A, 1700000000, "k1", fb[i], 0.3, 15);
+		record_run(db, SHA_B, 1700003600, "k2", 9.5e-6 * (1.7 + 0.1 * i), 0.3, 15);
+	}
+	assert_int_equal(xo_sql_exec(xo_perfdb_sql(db),
+	                             "UPDATE runs SET others_cpu = CASE WHEN commit_id = (SELECT"
+	                             " id FROM commits WHERE sha = '" SHA_A "') THEN 1.37"
+	                             " ELSE 1.80 END"),
+	                 XO_SQL_OK);
+	w = compare_word(db, &o, why, sizeof(why));
+	if (strcmp(w, "UNKNOWN") || !strstr(why, "[load: other processes used 1.37 vs 1.80 cores"))
+		fail_msg("compare, load 1.37 vs 1.80: %s\n%s", w, why);
+	assert_int_equal(xo_sql_exec(xo_perfdb_sql(db), "UPDATE runs SET others_cpu = 1.80"),
+	                 XO_SQL_OK);
+	w = compare_word(db, &o, why, sizeof(why));
+	if (strcmp(w, "SLOWER"))
+		fail_msg("compare, both sides at 1.80: %s\n%s", w, why);
+	xo_perfdb_close(db);
+}
+
+/* The store of test_load_bound_compare: 3 + 3 runs, minima +70..90%, other
+ * processes on base_others and head_others cores of 2. */
+static struct xo_perfdb *load_store(const char *name, double base_others, double head_others)
+{
+	static const double fb[3] = {9.3e-6, 9.5e-6, 9.7e-6};
+	struct xo_perfdb *db = open_store(name);
+	char sql[256];
+
+	rng_state = 22;
+	for (int i = 0; i < 3; i++) {
+		record_run(db, SHA_A, 1700000000, "k1", fb[i], 0.3, 15);
+		record_run(db, SHA_B, 1700003600, "k2", 9.5e-6 * (1.7 + 0.1 * i), 0.3, 15);
+	}
+	snprintf(sql, sizeof(sql),
+	         "UPDATE runs SET others_cpu = CASE WHEN commit_id = (SELECT id FROM commits"
+	         " WHERE sha = '" SHA_A "') THEN %.2f ELSE %.2f END",
+	         base_others, head_others);
+	assert_int_equal(xo_sql_exec(xo_perfdb_sql(db), sql), XO_SQL_OK);
+	return db;
+}
+
+/* detect judges its steps by the same bound, from the same recorded load:
+ * the store compare calls UNKNOWN for load is no confirmed regression; with
+ * the load equal it is, as compare's SLOWER. */
+static void test_load_bound_detect(void **state)
+{
+	struct xo_perf_compare_opts o = {.threshold = 0.05, .alpha = 0.002, .looks = 1};
+	struct xo_perfdb *db;
+	char why[512];
+	const char *wc, *wd;
+
+	(void)state;
+	db = load_store("loaddet1.sqlite", 1.37, 1.80);
+	wc = compare_word(db, &o, why, sizeof(why));
+	wd = detect_word(db);
+	if (strcmp(wc, "UNKNOWN") || strcmp(wd, "none"))
+		fail_msg("load 1.37 vs 1.80: compare %s, detect %s, want UNKNOWN and none\n%s", wc,
+		         wd, why);
+	xo_perfdb_close(db);
+	db = load_store("loaddet2.sqlite", 1.80, 1.80);
+	wc = compare_word(db, &o, why, sizeof(why));
+	wd = detect_word(db);
+	if (strcmp(wc, "SLOWER") || strcmp(wd, "SLOWER"))
+		fail_msg("load equal: compare %s, detect %s, want SLOWER from both\n%s", wc, wd,
+		         why);
+	xo_perfdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +804,10 @@ int main(void)
 	    cmocka_unit_test(test_loaded_rounds_tail_only),
 	    cmocka_unit_test(test_detect_long_segments),
 	    cmocka_unit_test(test_side_loaded),
+	    cmocka_unit_test(test_load_bound_arithmetic),
+	    cmocka_unit_test(test_load_bound_verdicts),
+	    cmocka_unit_test(test_load_bound_compare),
+	    cmocka_unit_test(test_load_bound_detect),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
