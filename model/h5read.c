@@ -55,7 +55,7 @@
 
 /* The limits (docs/model.md lists them). */
 #define FILE_MAX (INT64_C(1) << 30)   /* bytes of a .h5 file or archive member */
-#define CONFIG_MAX (64 << 20)         /* bytes of a config text */
+#define CONFIG_MAX (16 << 20)         /* bytes of a config text */
 #define NAME_MAX_H5 1024              /* bytes of a link path or listed name */
 #define LINKS_MAX 100000              /* links in one file */
 #define STRINGS_MAX 100000            /* names in one attribute */

@@ -551,6 +551,11 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 	layers = json_is_array(cfg) ? cfg : json_object_get(cfg, "layers");
 	if (!json_is_array(layers) || !json_array_size(layers))
 		return xo_error(XO_EFORMAT, "%s: model config has no layers", origin);
+	/* the InputLayer of a Functional model adds none to the spec */
+	if (json_array_size(layers) > (size_t)XO_SPEC_LAYERS_MAX + 1)
+		return xo_error(XO_EINVAL, "%s: model config has %zu layers, more than the limit "
+		                           "of %d", origin, json_array_size(layers),
+		                XO_SPEC_LAYERS_MAX);
 	/* Two passes: every layer's class and the chain first (so the message
 	 * names the layer Keras users look for), then every option. */
 	for (int pass = 0; pass < 2 && !st; pass++)
@@ -881,6 +886,50 @@ static enum xo_status spec_check(const char *text, const char *origin)
 	return xo_error(st, "%s: %s", origin, msg);
 }
 
+/* The bounds on a config's JSON (docs/model.md), checked on the text before
+ * jansson builds its tree: a few KB of a real config holds hundreds of
+ * values; a small file of "[[],[],...]" would hold tens of millions. */
+#define JSON_VALUES_MAX 1000000
+#define JSON_DEPTH_MAX 64
+
+/* A cheap pass over the text: its containers and separators (an upper bound
+ * on the values a tree would hold) and its nesting, strings skipped. */
+static enum xo_status json_bounded(const char *s, size_t len, const char *origin,
+                                   const char *what)
+{
+	int64_t values = 1;
+	int depth = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+			continue;
+		}
+		if (ch == '"') {
+			in_str = true;
+		} else if (ch == '[' || ch == '{') {
+			values++;
+			if (++depth > JSON_DEPTH_MAX)
+				return xo_error(XO_EFORMAT, "%s: %s nests deeper than %d, the limit",
+				                origin, what, JSON_DEPTH_MAX);
+		} else if (ch == ']' || ch == '}') {
+			depth--;
+		} else if (ch == ',' || ch == ':') {
+			values++;
+		}
+		if (values > JSON_VALUES_MAX)
+			return xo_error(XO_EFORMAT, "%s: %s holds more than %d values, the limit",
+			                origin, what, JSON_VALUES_MAX);
+	}
+	return XO_OK;
+}
+
 /* The spec of a model config; its compile_config (Keras 3, in the config)
  * or training_config (legacy .h5, its own JSON: tc) becomes the compile
  * line; neither: the default compile (the seed's). */
@@ -894,6 +943,9 @@ static enum xo_status config_to_spec(const char *json, size_t len, const char *t
 	enum xo_status st;
 
 	*text = NULL;
+	if ((st = json_bounded(json, len, origin, "model config JSON")) ||
+	    (tc && (st = json_bounded(tc, strlen(tc), origin, "training_config JSON"))))
+		return st;
 	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return xo_error(XO_EFORMAT, "%s: bad model config JSON: %s (line %d)", origin,

@@ -8,6 +8,10 @@
 #include "xo/backend.h"
 
 #define XO_LAYER_NAME_MAX 64
+/* The most layers a spec (or a Keras config mapped to one) may hold
+ * (docs/model.md): real small nets have tens; the bound keeps every pass
+ * over the layers cheap on a hostile file. */
+#define XO_SPEC_LAYERS_MAX 10000
 
 enum xo_layer_kind {
 	XO_LAYER_CONV1D,

@@ -473,6 +473,78 @@ static void test_hostile_sizes(void **state)
 	assert_true(peak_rss_kb() - before < 64 * 1024);
 }
 
+/* Counts in the text: a spec or a Keras config of more layers than
+ * XO_SPEC_LAYERS_MAX is refused (and the duplicate-name check is no pass over
+ * the earlier layers: 10 000 layers parse in well under a second), and a
+ * config whose JSON holds millions of values or nests deeply is refused
+ * before jansson builds its tree. */
+static void test_hostile_counts(void **state)
+{
+	const size_t n = XO_SPEC_LAYERS_MAX + 1;
+	char *text = malloc(40 * n + 64), *p = text, *spec = NULL;
+	struct xo_model_spec s;
+	struct timespec t0, t1;
+	double secs;
+
+	(void)state;
+	assert_non_null(text);
+	p += sprintf(p, "input 4\n");
+	for (size_t i = 0; i < n - 1; i++)
+		p += sprintf(p, "activation name=a%zu activation=relu\n", i);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(xo_spec_parse(text, "many.model", &s), XO_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	print_message("%d layers parsed in %.3f s\n", s.nlayers, secs);
+	assert_int_equal(s.nlayers, XO_SPEC_LAYERS_MAX);
+	xo_spec_free(&s);
+	assert_true(secs < 1.0);
+	sprintf(p, "activation name=a7 activation=relu\n");
+	assert_int_not_equal(xo_spec_parse(text, "many.model", &s), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "more than 10000 layers"));
+	sprintf(p, "activation name=a_last activation=relu\n");
+	assert_int_not_equal(xo_spec_parse(text, "many.model", &s), XO_OK);
+	assert_non_null(strstr(xo_last_error(), "more than 10000 layers"));
+	free(text);
+
+	/* the same count as a Keras config */
+	text = malloc(100 * n + 256);
+	assert_non_null(text);
+	p = text + sprintf(text, "{\"class_name\": \"Sequential\", \"config\": {\"layers\": [");
+	for (size_t i = 0; i < n + 1; i++)
+		p += sprintf(p, "%s{\"class_name\": \"Activation\", \"config\": {\"name\": "
+		                "\"a%zu\", \"activation\": \"relu\"}}", i ? "," : "", i);
+	sprintf(p, "]}}");
+	assert_int_not_equal(xo_keras_config_to_spec(text, strlen(text), "many.keras", &spec), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "more than the limit of 10000"));
+	assert_null(spec);
+	free(text);
+
+	/* "x": [[],[],...] 1.5 M times (4.5 MB of text, under the byte limit) */
+	text = malloc(3 * 1500000 + 256);
+	assert_non_null(text);
+	p = text + sprintf(text, "{\"class_name\": \"Sequential\", \"x\": [");
+	for (size_t i = 0; i < 1500000; i++)
+		p += sprintf(p, "%s[]", i ? "," : "");
+	sprintf(p, "]}");
+	assert_int_not_equal(xo_keras_config_to_spec(text, strlen(text), "bomb.keras", &spec), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "more than 1000000 values"));
+	/* nested 100 deep */
+	p = text + sprintf(text, "{\"class_name\": \"Sequential\", \"x\": ");
+	for (int i = 0; i < 100; i++)
+		*p++ = '[';
+	for (int i = 0; i < 100; i++)
+		*p++ = ']';
+	sprintf(p, "}");
+	assert_int_not_equal(xo_keras_config_to_spec(text, strlen(text), "deep.keras", &spec), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "nests deeper than 64"));
+	free(text);
+}
+
 static void test_hostile_values(void **state)
 {
 	char path[512];
@@ -718,6 +790,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_contained),  cmocka_unit_test(test_hostile_corrupt),
 	    cmocka_unit_test(test_hostile_libhdf5_found),
 	    cmocka_unit_test(test_weightless),
+	    cmocka_unit_test(test_hostile_counts),
 	};
 
 	/* one test by name (to show each failing alone on an older build) */
