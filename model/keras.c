@@ -44,10 +44,7 @@ enum xo_keras_kind xo_keras_sniff(const char *path)
 	size_t n;
 	FILE *f;
 
-	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
-		return XO_KERAS_NONE;
-	f = fopen(path, "rb");
-	if (!f)
+	if (xo_input_open(path, "a model file", &f, &sb))
 		return XO_KERAS_NONE;
 	n = fread(b, 1, sizeof(b), f);
 	fclose(f);

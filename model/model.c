@@ -688,24 +688,20 @@ enum xo_status xo_spec_read_file(const char *path, char **text)
 	FILE *f;
 
 	*text = NULL;
-	/* stat first: fopen would block on a FIFO and open a directory */
-	if (stat(path, &sb))
-		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
-	if (S_ISDIR(sb.st_mode))
-		return xo_error(XO_EIO, "%s: is a directory, not a model spec", path);
-	if (!S_ISREG(sb.st_mode))
-		return xo_error(XO_EIO, "%s: not a regular file (%s), not a model spec", path,
-		                xo_file_kind(sb.st_mode));
+	/* a FIFO or a directory is refused here, before anything reads it */
+	if ((st = xo_input_open(path, "a model spec", &f, &sb)))
+		return st;
 	/* A Keras file (told by its first bytes, not its name) is read as the
 	 * spec its config maps to (keras.c). */
-	if (xo_keras_sniff(path) != XO_KERAS_NONE)
+	if (xo_keras_sniff(path) != XO_KERAS_NONE) {
+		fclose(f);
 		return xo_keras_spec_text(path, text);
-	if (sb.st_size > (1 << 20))
+	}
+	if (sb.st_size > (1 << 20)) {
+		fclose(f);
 		return xo_error(XO_EFORMAT, "%s: %lld bytes is too large for a model spec", path,
 		                (long long)sb.st_size);
-	f = fopen(path, "rb");
-	if (!f)
-		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
+	}
 	*text = malloc((size_t)sb.st_size + 1);
 	if (!*text)
 		st = xo_error(XO_ENOMEM, "%s: out of memory", path);
