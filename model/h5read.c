@@ -65,7 +65,16 @@
 
 enum { REC_CONFIG = 'C', REC_TRAINING = 'T', REC_GROUP = 'G', REC_NAMES = 'N',
        REC_DATASET = 'D', REC_REFUSE = 'E', REC_END = 'Z' };
-enum { DS_FLOAT = 1, DS_DATA = 2, DS_STORED = 4 };
+/* DS_ALIAS: the same HDF5 object as an earlier dataset (a hard link): its
+ * values are not stored twice, so not counted twice as stored */
+enum { DS_FLOAT = 1, DS_DATA = 2, DS_STORED = 4, DS_ALIAS = 8 };
+/* open addressing over object addresses (+ 1; 0 is empty), at most half
+ * full with LINKS_MAX datasets */
+#define SEEN_SIZE (1 << 18)
+_Static_assert(SEEN_SIZE >= 2 * LINKS_MAX, "seen set below half load");
+/* the weights member of a .keras: its floats at the limit plus room for
+ * HDF5's own structures */
+#define WEIGHTS_MEMBER_MAX (XO_MODEL_PARAMS_MAX * 4 + (INT64_C(64) << 20))
 
 /* ---- child: writing records ---------------------------------------------- */
 
@@ -74,7 +83,9 @@ struct child {
 	bool data;       /* send dataset values */
 	hid_t root;
 	long links;
-	int64_t floats;  /* float elements sent so far */
+	int64_t floats;  /* float elements of distinct datasets so far */
+	int64_t visited; /* float elements of every dataset (links included) */
+	uint64_t *seen;  /* addresses of the datasets so far (SEEN_SIZE) */
 	char err[512];   /* the refusal, when set */
 };
 
@@ -285,6 +296,25 @@ static int group_names(struct child *c, hid_t g)
 
 /* ---- child: the walk ------------------------------------------------------ */
 
+/* Whether dataset d is an object seen before (a hard link to it); else
+ * remembers it. An object without an address counts as new. */
+static bool seen_add(struct child *c, hid_t d)
+{
+	H5O_info_t oi;
+	uint64_t key, k;
+
+	if (H5Oget_info2(d, &oi, H5O_INFO_BASIC) < 0)
+		return false;
+	if (!c->seen && !(c->seen = calloc(SEEN_SIZE, sizeof(*c->seen))))
+		return false;
+	key = (uint64_t)oi.addr + 1;
+	for (k = (key * 0x9e3779b97f4a7c15u) >> 46; c->seen[k]; k = (k + 1) & (SEEN_SIZE - 1))
+		if (c->seen[k] == key)
+			return true;
+	c->seen[k] = key;
+	return false;
+}
+
 static int child_dataset(struct child *c, const char *name)
 {
 	hid_t d, dcpl = -1, s = -1, t = -1;
@@ -330,11 +360,15 @@ static int child_dataset(struct child *c, const char *name)
 	if (n == 0 || (H5Dget_space_status(d, &ss) >= 0 && ss == H5D_SPACE_STATUS_ALLOCATED))
 		flags |= DS_STORED;
 	if ((flags & DS_FLOAT) && (flags & DS_STORED)) {
-		if (c->floats + n > XO_MODEL_PARAMS_MAX) {
+		if (c->visited + n > XO_MODEL_PARAMS_MAX) {
 			rc = refuse(c, "%s: the file holds more float values than the limit", name);
 			goto out_close_dataset;
 		}
-		c->floats += n;
+		c->visited += n;
+		if (seen_add(c, d))
+			flags |= DS_ALIAS;
+		else
+			c->floats += n;
 		if (c->data) {
 			buf = malloc((size_t)(n ? n : 1) * sizeof(*buf));
 			if (!buf) {
@@ -612,7 +646,7 @@ static void child_main(int fd, int in, enum xo_keras_kind kind, bool data, int d
 			else if (cfg && !rec(fd, REC_CONFIG, cfg, len))
 				refuse(&c, "%s", "cannot write to the parent");
 			if (cfg && !c.err[0])
-				img = child_member(&c, z, "model.weights.h5", FILE_MAX, &len);
+				img = child_member(&c, z, "model.weights.h5", WEIGHTS_MEMBER_MAX, &len);
 			free(cfg);
 			zip_discard(z);
 		}
@@ -786,7 +820,7 @@ static bool decode_dataset(struct xo_h5_file *f, struct cursor *c)
 		n *= (int64_t)v;
 	}
 	d->count = n;
-	if ((d->flags & DS_FLOAT) && (d->flags & DS_STORED)) {
+	if ((d->flags & DS_FLOAT) && (d->flags & DS_STORED) && !(d->flags & DS_ALIAS)) {
 		if (f->floats + n > XO_MODEL_PARAMS_MAX)
 			return false;
 		f->floats += n;

@@ -535,6 +535,22 @@ static enum xo_status params_alloc(struct xo_model *m)
 	return st;
 }
 
+int64_t xo_model_params_max(void)
+{
+	static int64_t max;
+
+	if (!max) {
+		const char *e = getenv("XO_MODEL_PARAMS_MAX");
+		char *end = NULL;
+		long long v = e ? strtoll(e, &end, 10) : 0;
+
+		max = e && *e && end && !*end && v > 0 && v <= (INT64_C(1) << 31)
+		          ? (int64_t)v
+		          : XO_MODEL_PARAMS_DEFAULT;
+	}
+	return max;
+}
+
 static enum xo_status model_open(const char *text, const char *origin, struct xo_backend *be,
                                  int64_t max_batch, struct xo_model **out)
 {

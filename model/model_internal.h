@@ -159,8 +159,14 @@ enum xo_status xo_model_params_host(struct xo_model *m, float *w, bool write);
  * only checked data. Paths are relative to the HDF5 root ("" is the root;
  * "layers/dense/vars/0"). A group's name lists are -1 when absent. */
 /* The most parameters a model may declare, and float values a model file
- * may store: 2^27 (512 MiB of float32), checked before allocating. */
-#define XO_MODEL_PARAMS_MAX (INT64_C(1) << 27)
+ * may store, checked before allocating: 2^25 (128 MiB of float32; the
+ * parent holds a model's weights about twice while loading), or the
+ * environment's XO_MODEL_PARAMS_MAX (a positive integer up to 2^31; any
+ * other value: the default) for a user who knowingly loads a bigger model
+ * (docs/model.md). */
+#define XO_MODEL_PARAMS_DEFAULT (INT64_C(1) << 25)
+int64_t xo_model_params_max(void);
+#define XO_MODEL_PARAMS_MAX (xo_model_params_max())
 struct xo_h5_group {
 	char *path;
 	char **layer_names, **weight_names;

@@ -545,6 +545,45 @@ static void test_hostile_counts(void **state)
 	free(text);
 }
 
+/* Hard links to one dataset store its values once: a config declaring 240
+ * parameters over 24 stored values, with the kernel hard-linked 20 more
+ * times (420 values more if each link counted), is refused; and the default
+ * parameter limit is 2^25 (a spec declaring 2^25 + 8192 is refused). */
+static void test_hostile_hardlinks(void **state)
+{
+	char path[512], *text = NULL;
+	hid_t f;
+
+	(void)state;
+	make_model("hardlinks.h5", NULL, 30, 7, H_PLAIN, path, sizeof(path));
+	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	assert_true(f >= 0);
+	for (int i = 0; i < 20; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "copy%d", i);
+		assert_true(H5Lcreate_hard(f, "model_weights/dense/dense/kernel:0", f, name,
+		                           H5P_DEFAULT, H5P_DEFAULT) >= 0);
+	}
+	assert_true(H5Fclose(f) >= 0);
+	assert_int_equal(xo_keras_spec_text(path, &text), XO_EFORMAT);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "declares 240 parameters"));
+	assert_non_null(strstr(xo_last_error(), "stores 24 weight values"));
+	assert_null(text);
+	{
+		struct xo_backend *be = ref_backend();
+		struct xo_model *m = NULL;
+
+		assert_int_equal(xo_model_open_string("input 4096\ndense units=8192\n", "big.model",
+		                                      be, 1, &m),
+		                 XO_EFORMAT);
+		print_message("refused: %s\n", xo_last_error());
+		assert_non_null(strstr(xo_last_error(), "the limit of 33554432"));
+		xo_backend_close(be);
+	}
+}
+
 static void test_hostile_values(void **state)
 {
 	char path[512];
@@ -791,6 +830,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_libhdf5_found),
 	    cmocka_unit_test(test_weightless),
 	    cmocka_unit_test(test_hostile_counts),
+	    cmocka_unit_test(test_hostile_hardlinks),
 	};
 
 	/* one test by name (to show each failing alone on an older build) */
