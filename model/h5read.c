@@ -67,6 +67,8 @@ enum { REC_CONFIG = 'C', REC_TRAINING = 'T', REC_GROUP = 'G', REC_NAMES = 'N',
        REC_DATASET = 'D', REC_REFUSE = 'E', REC_END = 'Z' };
 /* DS_ALIAS: the same HDF5 object as an earlier dataset (a hard link): its
  * values are not stored twice, so not counted twice as stored */
+/* what the child reads: the config alone, also dataset shapes, also values */
+enum { WANT_CONFIG, WANT_SHAPES, WANT_DATA };
 enum { DS_FLOAT = 1, DS_DATA = 2, DS_STORED = 4, DS_ALIAS = 8 };
 /* open addressing over object addresses (+ 1; 0 is empty), at most half
  * full with LINKS_MAX datasets */
@@ -604,10 +606,10 @@ static void child_limits(int deadline)
 }
 
 /* The child's whole life: never returns. */
-static void child_main(int fd, int in, enum xo_keras_kind kind, bool data, int deadline)
+static void child_main(int fd, int in, enum xo_keras_kind kind, int want, int deadline)
 {
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE, SIGXFSZ};
-	struct child c = {.fd = fd, .data = data};
+	struct child c = {.fd = fd, .data = want == WANT_DATA};
 	const char *fault = getenv("XO_HDF5_READER_FAULT");
 	char *img = NULL;
 	size_t len = 0;
@@ -645,7 +647,9 @@ static void child_main(int fd, int in, enum xo_keras_kind kind, bool data, int d
 				refuse(&c, "%s", "its config.json is not text (a NUL byte)");
 			else if (cfg && !rec(fd, REC_CONFIG, cfg, len))
 				refuse(&c, "%s", "cannot write to the parent");
-			if (cfg && !c.err[0])
+			if (cfg && !c.err[0] && want == WANT_CONFIG)
+				rc = 0;
+			else if (cfg && !c.err[0])
 				img = child_member(&c, z, "model.weights.h5", WEIGHTS_MEMBER_MAX, &len);
 			free(cfg);
 			zip_discard(z);
@@ -948,7 +952,7 @@ static enum xo_status verdict(const char *path, int status, int rd, bool timed_o
 	return XO_OK;
 }
 
-enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
+static enum xo_status h5_read(const char *path, int want, struct xo_h5_file *out)
 {
 	enum xo_keras_kind kind = xo_keras_sniff(path);
 	int fds[2], status = 0, deadline = deadline_s(), rd, in;
@@ -990,7 +994,7 @@ enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
 	}
 	if (!pid) {
 		close(fds[0]);
-		child_main(fds[1], in, kind, data, deadline);
+		child_main(fds[1], in, kind, want, deadline);
 	}
 	close(in);
 	close(fds[1]);
@@ -1042,4 +1046,14 @@ int xo_h5_group_children(const struct xo_h5_file *f, const char *path)
 			count++;
 	}
 	return count;
+}
+
+enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
+{
+	return h5_read(path, data ? WANT_DATA : WANT_SHAPES, out);
+}
+
+enum xo_status xo_h5_read_config(const char *path, struct xo_h5_file *out)
+{
+	return h5_read(path, WANT_CONFIG, out);
 }

@@ -1014,14 +1014,14 @@ static enum xo_status spec_params(const char *text, const char *origin, int64_t 
  * and by XO_MODEL_PARAMS_MAX before anyone allocates the model: a small file
  * cannot declare a large model.
  */
-enum xo_status xo_keras_spec_text(const char *path, char **text)
+static enum xo_status keras_spec(const char *path, bool weights, char **text)
 {
 	struct xo_h5_file f;
 	enum xo_status st;
 	int64_t declared = 0;
 
 	*text = NULL;
-	if ((st = xo_h5_read(path, false, &f)))
+	if ((st = weights ? xo_h5_read(path, false, &f) : xo_h5_read_config(path, &f)))
 		return st;
 	if (!f.config)
 		st = xo_error(XO_EFORMAT,
@@ -1036,7 +1036,7 @@ enum xo_status xo_keras_spec_text(const char *path, char **text)
 		st = xo_error(XO_EFORMAT, "%s: the config declares more than %" PRId64
 		                          " parameters, the limit for a model file", path,
 		              (int64_t)XO_MODEL_PARAMS_MAX);
-	else if (!st && declared > f.floats)
+	else if (!st && weights && declared > f.floats)
 		st = xo_error(XO_EFORMAT, "%s: the config declares %" PRId64 " parameters, the file "
 		                          "stores %" PRId64 " weight values", path, declared, f.floats);
 	if (st) {
@@ -1045,6 +1045,16 @@ enum xo_status xo_keras_spec_text(const char *path, char **text)
 	}
 	xo_h5_file_free(&f);
 	return st;
+}
+
+enum xo_status xo_keras_spec_text(const char *path, char **text)
+{
+	return keras_spec(path, true, text);
+}
+
+enum xo_status xo_keras_spec_config(const char *path, char **text)
+{
+	return keras_spec(path, false, text);
 }
 
 /* ---- weights in ------------------------------------------------------------ */

@@ -697,7 +697,7 @@ enum xo_status xo_model_open_string(const char *spec, const char *origin, struct
 	return model_open(spec, origin ? origin : "<spec>", be, max_batch, out);
 }
 
-enum xo_status xo_spec_read_file(const char *path, char **text)
+static enum xo_status spec_read(const char *path, bool weights, char **text)
 {
 	enum xo_status st = XO_OK;
 	struct stat sb;
@@ -711,7 +711,7 @@ enum xo_status xo_spec_read_file(const char *path, char **text)
 	 * spec its config maps to (keras.c). */
 	if (xo_keras_sniff(path) != XO_KERAS_NONE) {
 		fclose(f);
-		return xo_keras_spec_text(path, text);
+		return weights ? xo_keras_spec_text(path, text) : xo_keras_spec_config(path, text);
 	}
 	if (sb.st_size > (1 << 20)) {
 		fclose(f);
@@ -731,6 +731,16 @@ enum xo_status xo_spec_read_file(const char *path, char **text)
 		*text = NULL;
 	}
 	return st;
+}
+
+enum xo_status xo_spec_read_file(const char *path, char **text)
+{
+	return spec_read(path, true, text);
+}
+
+enum xo_status xo_spec_read_architecture(const char *path, char **text)
+{
+	return spec_read(path, false, text);
 }
 
 enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64_t max_batch,

@@ -13,7 +13,7 @@
  *   refused by name, the FIFO without hanging;
  * - a config declaring a large model over a tiny file is refused before the
  *   model is allocated (peak RSS of this process grows by under 64 MiB;
- *   the model declared would take 288 MB), and one over the limit too;
+ *   the model declared would take 120 MB), and one over the limit too;
  * - NaN weights and float64 weights beyond float32 are refused naming the
  *   file, the layer and the variable;
  * - a crash, a hang and garbage from the reader (the test-only hook
@@ -445,10 +445,11 @@ static void test_hostile_sizes(void **state)
 	long before, after;
 
 	(void)state;
-	/* 8000 x 9000 dense: 72,009,000 parameters (288 MB) over 24 stored values */
-	make_model("big.h5", NULL, 9000, 8000, H_PLAIN, path, sizeof(path));
+	/* 5000 x 6000 dense: 30,006,000 parameters (120 MB, under the default
+	 * limit) over 24 stored values */
+	make_model("big.h5", NULL, 6000, 5000, H_PLAIN, path, sizeof(path));
 	before = peak_rss_kb();
-	assert_refused(path, (const char *const[]){"declares 72009000 parameters",
+	assert_refused(path, (const char *const[]){"declares 30006000 parameters",
 	                                           "stores 24", NULL});
 	after = peak_rss_kb();
 	print_message("peak RSS %ld kB -> %ld kB\n", before, after);
@@ -582,6 +583,43 @@ static void test_hostile_hardlinks(void **state)
 		assert_non_null(strstr(xo_last_error(), "the limit of 33554432"));
 		xo_backend_close(be);
 	}
+}
+
+/* A .keras archive's weights: xo summary's reader (the architecture alone)
+ * never extracts them, so junk there does not matter to it; and a weights
+ * member larger than the parameter limit's bytes plus 64 MiB (200 MiB of
+ * deflated zeros, 200 KB in the archive) is refused before extraction. */
+static void test_hostile_weights_member(void **state)
+{
+	char junk[512], path[512], *text = NULL;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	tmp_path(junk, sizeof(junk), "junk.bin");
+	f = fopen(junk, "wb");
+	assert_non_null(f);
+	fputs("not an HDF5 file at all", f);
+	fclose(f);
+	make_keras("junkw.keras", junk, path, sizeof(path));
+	assert_int_equal(xo_spec_read_architecture(path, &text), XO_OK);
+	assert_non_null(strstr(text, "dense"));
+	free(text);
+	text = NULL;
+	assert_int_not_equal(xo_spec_read_file(path, &text), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_null(text);
+
+	fd = open(junk, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, INT64_C(200) << 20), 0);
+	close(fd);
+	make_keras("bigw.keras", junk, path, sizeof(path));
+	assert_int_not_equal(xo_spec_read_file(path, &text), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "model.weights.h5 is larger than the limit"));
+	assert_null(text);
+	remove(junk);
 }
 
 static void test_hostile_values(void **state)
@@ -831,6 +869,7 @@ int main(void)
 	    cmocka_unit_test(test_weightless),
 	    cmocka_unit_test(test_hostile_counts),
 	    cmocka_unit_test(test_hostile_hardlinks),
+	    cmocka_unit_test(test_hostile_weights_member),
 	};
 
 	/* one test by name (to show each failing alone on an older build) */
