@@ -78,6 +78,8 @@ enum xo_status xo_input_open(const char *path, const char *what, FILE **out, str
 		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
 	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
 		close(fd);
+		if (S_ISDIR(st->st_mode))
+			return xo_error(XO_EIO, "%s: is a directory, not %s", path, what);
 		return xo_error(XO_EIO, "%s: not a regular file (%s), not %s", path,
 		                xo_file_kind(st->st_mode), what);
 	}
