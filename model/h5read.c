@@ -952,6 +952,17 @@ static enum xo_status verdict(const char *path, int status, int rd, bool timed_o
 	return XO_OK;
 }
 
+static int group_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct xo_h5_group *)a)->path, ((const struct xo_h5_group *)b)->path);
+}
+
+static int dataset_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct xo_h5_dataset *)a)->path,
+	              ((const struct xo_h5_dataset *)b)->path);
+}
+
 static enum xo_status h5_read(const char *path, int want, struct xo_h5_file *out)
 {
 	enum xo_keras_kind kind = xo_keras_sniff(path);
@@ -1013,25 +1024,31 @@ static enum xo_status h5_read(const char *path, int want, struct xo_h5_file *out
 	free(buf);
 	st = verdict(path, status, rd, timed_out, deadline, decoded, ended, why);
 	free(why);
-	if (st)
+	if (st) {
 		xo_h5_file_free(out);
+	} else {
+		/* sorted by path: every lookup below is a binary search, so
+		 * loading stays O(n log n) in the layers and links */
+		if (out->ng)
+			qsort(out->groups, (size_t)out->ng, sizeof(*out->groups), group_cmp);
+		if (out->nd)
+			qsort(out->datasets, (size_t)out->nd, sizeof(*out->datasets), dataset_cmp);
+	}
 	return st;
 }
 
 const struct xo_h5_group *xo_h5_group_find(const struct xo_h5_file *f, const char *path)
 {
-	for (int i = 0; i < f->ng; i++)
-		if (!strcmp(f->groups[i].path, path))
-			return &f->groups[i];
-	return NULL;
+	struct xo_h5_group key = {.path = (char *)path};
+
+	return f->ng ? bsearch(&key, f->groups, (size_t)f->ng, sizeof(key), group_cmp) : NULL;
 }
 
 const struct xo_h5_dataset *xo_h5_dataset_find(const struct xo_h5_file *f, const char *path)
 {
-	for (int i = 0; i < f->nd; i++)
-		if (!strcmp(f->datasets[i].path, path))
-			return &f->datasets[i];
-	return NULL;
+	struct xo_h5_dataset key = {.path = (char *)path};
+
+	return f->nd ? bsearch(&key, f->datasets, (size_t)f->nd, sizeof(key), dataset_cmp) : NULL;
 }
 
 int xo_h5_group_children(const struct xo_h5_file *f, const char *path)
