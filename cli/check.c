@@ -362,10 +362,10 @@ static int run_shapes(struct xo_backend *ref, struct xo_backend *be, const char 
 	size_t n = 0, cap = 0;
 	char buf[1024], where[1100];
 	int lineno = 0, rc = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f;
 
-	if (!f)
-		return xo_usage_error("check", "cannot open %s: %s", path, strerror(errno));
+	if (xo_input_open(path, "a parameter file", &f, NULL))
+		return xo_usage_error("check", "%s", xo_last_error());
 	while (fgets(buf, sizeof(buf), f)) {
 		struct xo_params p;
 		enum xo_op op;

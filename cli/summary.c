@@ -120,7 +120,7 @@ int xo_cmd_summary(int argc, char **argv)
 	}
 	if (!path)
 		return xo_usage_error("summary", "--model M is required (e.g. models/seed.model)");
-	if (xo_spec_read_file(path, &text))
+	if (xo_spec_read_architecture(path, &text))
 		return xo_usage_error("summary", "%s", xo_last_error());
 	if (xo_spec_parse(text, path, &spec)) {
 		free(text);

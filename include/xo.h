@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -722,6 +723,13 @@ enum xo_status xo_output_target(const char *path, bool want_dir, char *target, s
 unsigned xo_output_dir_mode(void);
 /* "a directory", "a FIFO", ... for a st_mode. */
 const char *xo_file_kind(unsigned mode);
+/* Opens path, a file from outside (a model, a spec, a .npy, a weights
+ * file), for reading: opened without blocking (a FIFO never waits for a
+ * writer), then refused with one line naming it (XO_EIO) unless a regular
+ * file; what says what it should be ("a .npy file"). *sb (when given) is
+ * its fstat. */
+struct stat;
+enum xo_status xo_input_open(const char *path, const char *what, FILE **out, struct stat *sb);
 
 #ifdef __cplusplus
 }

@@ -59,11 +59,11 @@ static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
 static enum xo_status file_sum(const char *path, const char *shown, int64_t *size, uint32_t *crc)
 {
 	unsigned char buf[65536];
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	size_t n;
 
-	if (!f)
-		return xo_error(XO_EFORMAT, "%s: cannot open: %s", shown, strerror(errno));
+	if (xo_input_open(path, "a weights file", &f, NULL))
+		return XO_EFORMAT; /* the line names path */
 	*size = 0;
 	*crc = 0;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
@@ -507,12 +507,10 @@ enum xo_status xo_checkpoint_verify(const char *dir)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/" MANIFEST, dir) >= sizeof(path))
 		return xo_error(XO_EINVAL, "%s: path too long", dir);
-	f = fopen(path, "r");
-	if (!f) {
-		if (errno == ENOENT)
-			return plain_weights_check(dir);
-		return xo_error(XO_EIO, "%s: cannot read " MANIFEST ": %s", dir, strerror(errno));
-	}
+	if (access(path, F_OK) && errno == ENOENT)
+		return plain_weights_check(dir);
+	if ((st = xo_input_open(path, "a manifest", &f, NULL)))
+		return st;
 	while (!st && fgets(line, sizeof(line), f)) {
 		size_t n = strlen(line);
 

@@ -55,7 +55,7 @@
 
 /* The limits (docs/model.md lists them). */
 #define FILE_MAX (INT64_C(1) << 30)   /* bytes of a .h5 file or archive member */
-#define CONFIG_MAX (64 << 20)         /* bytes of a config text */
+#define CONFIG_MAX (16 << 20)         /* bytes of a config text */
 #define NAME_MAX_H5 1024              /* bytes of a link path or listed name */
 #define LINKS_MAX 100000              /* links in one file */
 #define STRINGS_MAX 100000            /* names in one attribute */
@@ -65,7 +65,18 @@
 
 enum { REC_CONFIG = 'C', REC_TRAINING = 'T', REC_GROUP = 'G', REC_NAMES = 'N',
        REC_DATASET = 'D', REC_REFUSE = 'E', REC_END = 'Z' };
-enum { DS_FLOAT = 1, DS_DATA = 2, DS_STORED = 4 };
+/* DS_ALIAS: the same HDF5 object as an earlier dataset (a hard link): its
+ * values are not stored twice, so not counted twice as stored */
+/* what the child reads: the config alone, also dataset shapes, also values */
+enum { WANT_CONFIG, WANT_SHAPES, WANT_DATA };
+enum { DS_FLOAT = 1, DS_DATA = 2, DS_STORED = 4, DS_ALIAS = 8 };
+/* open addressing over object addresses (+ 1; 0 is empty), at most half
+ * full with LINKS_MAX datasets */
+#define SEEN_SIZE (1 << 18)
+_Static_assert(SEEN_SIZE >= 2 * LINKS_MAX, "seen set below half load");
+/* the weights member of a .keras: its floats at the limit plus room for
+ * HDF5's own structures */
+#define WEIGHTS_MEMBER_MAX (XO_MODEL_PARAMS_MAX * 4 + (INT64_C(64) << 20))
 
 /* ---- child: writing records ---------------------------------------------- */
 
@@ -74,7 +85,9 @@ struct child {
 	bool data;       /* send dataset values */
 	hid_t root;
 	long links;
-	int64_t floats;  /* float elements sent so far */
+	int64_t floats;  /* float elements of distinct datasets so far */
+	int64_t visited; /* float elements of every dataset (links included) */
+	uint64_t *seen;  /* addresses of the datasets so far (SEEN_SIZE) */
 	char err[512];   /* the refusal, when set */
 };
 
@@ -285,6 +298,25 @@ static int group_names(struct child *c, hid_t g)
 
 /* ---- child: the walk ------------------------------------------------------ */
 
+/* Whether dataset d is an object seen before (a hard link to it); else
+ * remembers it. An object without an address counts as new. */
+static bool seen_add(struct child *c, hid_t d)
+{
+	H5O_info_t oi;
+	uint64_t key, k;
+
+	if (H5Oget_info2(d, &oi, H5O_INFO_BASIC) < 0)
+		return false;
+	if (!c->seen && !(c->seen = calloc(SEEN_SIZE, sizeof(*c->seen))))
+		return false;
+	key = (uint64_t)oi.addr + 1;
+	for (k = (key * 0x9e3779b97f4a7c15u) >> 46; c->seen[k]; k = (k + 1) & (SEEN_SIZE - 1))
+		if (c->seen[k] == key)
+			return true;
+	c->seen[k] = key;
+	return false;
+}
+
 static int child_dataset(struct child *c, const char *name)
 {
 	hid_t d, dcpl = -1, s = -1, t = -1;
@@ -330,11 +362,15 @@ static int child_dataset(struct child *c, const char *name)
 	if (n == 0 || (H5Dget_space_status(d, &ss) >= 0 && ss == H5D_SPACE_STATUS_ALLOCATED))
 		flags |= DS_STORED;
 	if ((flags & DS_FLOAT) && (flags & DS_STORED)) {
-		if (c->floats + n > XO_MODEL_PARAMS_MAX) {
+		if (c->visited + n > XO_MODEL_PARAMS_MAX) {
 			rc = refuse(c, "%s: the file holds more float values than the limit", name);
 			goto out_close_dataset;
 		}
-		c->floats += n;
+		c->visited += n;
+		if (seen_add(c, d))
+			flags |= DS_ALIAS;
+		else
+			c->floats += n;
 		if (c->data) {
 			buf = malloc((size_t)(n ? n : 1) * sizeof(*buf));
 			if (!buf) {
@@ -570,10 +606,10 @@ static void child_limits(int deadline)
 }
 
 /* The child's whole life: never returns. */
-static void child_main(int fd, int in, enum xo_keras_kind kind, bool data, int deadline)
+static void child_main(int fd, int in, enum xo_keras_kind kind, int want, int deadline)
 {
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE, SIGXFSZ};
-	struct child c = {.fd = fd, .data = data};
+	struct child c = {.fd = fd, .data = want == WANT_DATA};
 	const char *fault = getenv("XO_HDF5_READER_FAULT");
 	char *img = NULL;
 	size_t len = 0;
@@ -611,8 +647,10 @@ static void child_main(int fd, int in, enum xo_keras_kind kind, bool data, int d
 				refuse(&c, "%s", "its config.json is not text (a NUL byte)");
 			else if (cfg && !rec(fd, REC_CONFIG, cfg, len))
 				refuse(&c, "%s", "cannot write to the parent");
-			if (cfg && !c.err[0])
-				img = child_member(&c, z, "model.weights.h5", FILE_MAX, &len);
+			if (cfg && !c.err[0] && want == WANT_CONFIG)
+				rc = 0;
+			else if (cfg && !c.err[0])
+				img = child_member(&c, z, "model.weights.h5", WEIGHTS_MEMBER_MAX, &len);
 			free(cfg);
 			zip_discard(z);
 		}
@@ -786,7 +824,7 @@ static bool decode_dataset(struct xo_h5_file *f, struct cursor *c)
 		n *= (int64_t)v;
 	}
 	d->count = n;
-	if ((d->flags & DS_FLOAT) && (d->flags & DS_STORED)) {
+	if ((d->flags & DS_FLOAT) && (d->flags & DS_STORED) && !(d->flags & DS_ALIAS)) {
 		if (f->floats + n > XO_MODEL_PARAMS_MAX)
 			return false;
 		f->floats += n;
@@ -914,7 +952,18 @@ static enum xo_status verdict(const char *path, int status, int rd, bool timed_o
 	return XO_OK;
 }
 
-enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
+static int group_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct xo_h5_group *)a)->path, ((const struct xo_h5_group *)b)->path);
+}
+
+static int dataset_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct xo_h5_dataset *)a)->path,
+	              ((const struct xo_h5_dataset *)b)->path);
+}
+
+static enum xo_status h5_read(const char *path, int want, struct xo_h5_file *out)
 {
 	enum xo_keras_kind kind = xo_keras_sniff(path);
 	int fds[2], status = 0, deadline = deadline_s(), rd, in;
@@ -956,7 +1005,7 @@ enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
 	}
 	if (!pid) {
 		close(fds[0]);
-		child_main(fds[1], in, kind, data, deadline);
+		child_main(fds[1], in, kind, want, deadline);
 	}
 	close(in);
 	close(fds[1]);
@@ -975,25 +1024,31 @@ enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
 	free(buf);
 	st = verdict(path, status, rd, timed_out, deadline, decoded, ended, why);
 	free(why);
-	if (st)
+	if (st) {
 		xo_h5_file_free(out);
+	} else {
+		/* sorted by path: every lookup below is a binary search, so
+		 * loading stays O(n log n) in the layers and links */
+		if (out->ng)
+			qsort(out->groups, (size_t)out->ng, sizeof(*out->groups), group_cmp);
+		if (out->nd)
+			qsort(out->datasets, (size_t)out->nd, sizeof(*out->datasets), dataset_cmp);
+	}
 	return st;
 }
 
 const struct xo_h5_group *xo_h5_group_find(const struct xo_h5_file *f, const char *path)
 {
-	for (int i = 0; i < f->ng; i++)
-		if (!strcmp(f->groups[i].path, path))
-			return &f->groups[i];
-	return NULL;
+	struct xo_h5_group key = {.path = (char *)path};
+
+	return f->ng ? bsearch(&key, f->groups, (size_t)f->ng, sizeof(key), group_cmp) : NULL;
 }
 
 const struct xo_h5_dataset *xo_h5_dataset_find(const struct xo_h5_file *f, const char *path)
 {
-	for (int i = 0; i < f->nd; i++)
-		if (!strcmp(f->datasets[i].path, path))
-			return &f->datasets[i];
-	return NULL;
+	struct xo_h5_dataset key = {.path = (char *)path};
+
+	return f->nd ? bsearch(&key, f->datasets, (size_t)f->nd, sizeof(key), dataset_cmp) : NULL;
 }
 
 int xo_h5_group_children(const struct xo_h5_file *f, const char *path)
@@ -1008,4 +1063,14 @@ int xo_h5_group_children(const struct xo_h5_file *f, const char *path)
 			count++;
 	}
 	return count;
+}
+
+enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out)
+{
+	return h5_read(path, data ? WANT_DATA : WANT_SHAPES, out);
+}
+
+enum xo_status xo_h5_read_config(const char *path, struct xo_h5_file *out)
+{
+	return h5_read(path, WANT_CONFIG, out);
 }

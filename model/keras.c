@@ -44,10 +44,7 @@ enum xo_keras_kind xo_keras_sniff(const char *path)
 	size_t n;
 	FILE *f;
 
-	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
-		return XO_KERAS_NONE;
-	f = fopen(path, "rb");
-	if (!f)
+	if (xo_input_open(path, "a model file", &f, &sb))
 		return XO_KERAS_NONE;
 	n = fread(b, 1, sizeof(b), f);
 	fclose(f);
@@ -551,6 +548,11 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 	layers = json_is_array(cfg) ? cfg : json_object_get(cfg, "layers");
 	if (!json_is_array(layers) || !json_array_size(layers))
 		return xo_error(XO_EFORMAT, "%s: model config has no layers", origin);
+	/* the InputLayer of a Functional model adds none to the spec */
+	if (json_array_size(layers) > (size_t)XO_SPEC_LAYERS_MAX + 1)
+		return xo_error(XO_EINVAL, "%s: model config has %zu layers, more than the limit "
+		                           "of %d", origin, json_array_size(layers),
+		                XO_SPEC_LAYERS_MAX);
 	/* Two passes: every layer's class and the chain first (so the message
 	 * names the layer Keras users look for), then every option. */
 	for (int pass = 0; pass < 2 && !st; pass++)
@@ -881,6 +883,50 @@ static enum xo_status spec_check(const char *text, const char *origin)
 	return xo_error(st, "%s: %s", origin, msg);
 }
 
+/* The bounds on a config's JSON (docs/model.md), checked on the text before
+ * jansson builds its tree: a few KB of a real config holds hundreds of
+ * values; a small file of "[[],[],...]" would hold tens of millions. */
+#define JSON_VALUES_MAX 1000000
+#define JSON_DEPTH_MAX 64
+
+/* A cheap pass over the text: its containers and separators (an upper bound
+ * on the values a tree would hold) and its nesting, strings skipped. */
+static enum xo_status json_bounded(const char *s, size_t len, const char *origin,
+                                   const char *what)
+{
+	int64_t values = 1;
+	int depth = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+			continue;
+		}
+		if (ch == '"') {
+			in_str = true;
+		} else if (ch == '[' || ch == '{') {
+			values++;
+			if (++depth > JSON_DEPTH_MAX)
+				return xo_error(XO_EFORMAT, "%s: %s nests deeper than %d, the limit",
+				                origin, what, JSON_DEPTH_MAX);
+		} else if (ch == ']' || ch == '}') {
+			depth--;
+		} else if (ch == ',' || ch == ':') {
+			values++;
+		}
+		if (values > JSON_VALUES_MAX)
+			return xo_error(XO_EFORMAT, "%s: %s holds more than %d values, the limit",
+			                origin, what, JSON_VALUES_MAX);
+	}
+	return XO_OK;
+}
+
 /* The spec of a model config; its compile_config (Keras 3, in the config)
  * or training_config (legacy .h5, its own JSON: tc) becomes the compile
  * line; neither: the default compile (the seed's). */
@@ -894,6 +940,9 @@ static enum xo_status config_to_spec(const char *json, size_t len, const char *t
 	enum xo_status st;
 
 	*text = NULL;
+	if ((st = json_bounded(json, len, origin, "model config JSON")) ||
+	    (tc && (st = json_bounded(tc, strlen(tc), origin, "training_config JSON"))))
+		return st;
 	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return xo_error(XO_EFORMAT, "%s: bad model config JSON: %s (line %d)", origin,
@@ -965,14 +1014,14 @@ static enum xo_status spec_params(const char *text, const char *origin, int64_t 
  * and by XO_MODEL_PARAMS_MAX before anyone allocates the model: a small file
  * cannot declare a large model.
  */
-enum xo_status xo_keras_spec_text(const char *path, char **text)
+static enum xo_status keras_spec(const char *path, bool weights, char **text)
 {
 	struct xo_h5_file f;
 	enum xo_status st;
 	int64_t declared = 0;
 
 	*text = NULL;
-	if ((st = xo_h5_read(path, false, &f)))
+	if ((st = weights ? xo_h5_read(path, false, &f) : xo_h5_read_config(path, &f)))
 		return st;
 	if (!f.config)
 		st = xo_error(XO_EFORMAT,
@@ -987,7 +1036,7 @@ enum xo_status xo_keras_spec_text(const char *path, char **text)
 		st = xo_error(XO_EFORMAT, "%s: the config declares more than %" PRId64
 		                          " parameters, the limit for a model file", path,
 		              (int64_t)XO_MODEL_PARAMS_MAX);
-	else if (!st && declared > f.floats)
+	else if (!st && weights && declared > f.floats)
 		st = xo_error(XO_EFORMAT, "%s: the config declares %" PRId64 " parameters, the file "
 		                          "stores %" PRId64 " weight values", path, declared, f.floats);
 	if (st) {
@@ -996,6 +1045,16 @@ enum xo_status xo_keras_spec_text(const char *path, char **text)
 	}
 	xo_h5_file_free(&f);
 	return st;
+}
+
+enum xo_status xo_keras_spec_text(const char *path, char **text)
+{
+	return keras_spec(path, true, text);
+}
+
+enum xo_status xo_keras_spec_config(const char *path, char **text)
+{
+	return keras_spec(path, false, text);
 }
 
 /* ---- weights in ------------------------------------------------------------ */

@@ -535,6 +535,22 @@ static enum xo_status params_alloc(struct xo_model *m)
 	return st;
 }
 
+int64_t xo_model_params_max(void)
+{
+	static int64_t max;
+
+	if (!max) {
+		const char *e = getenv("XO_MODEL_PARAMS_MAX");
+		char *end = NULL;
+		long long v = e ? strtoll(e, &end, 10) : 0;
+
+		max = e && *e && end && !*end && v > 0 && v <= (INT64_C(1) << 31)
+		          ? (int64_t)v
+		          : XO_MODEL_PARAMS_DEFAULT;
+	}
+	return max;
+}
+
 static enum xo_status model_open(const char *text, const char *origin, struct xo_backend *be,
                                  int64_t max_batch, struct xo_model **out)
 {
@@ -681,31 +697,27 @@ enum xo_status xo_model_open_string(const char *spec, const char *origin, struct
 	return model_open(spec, origin ? origin : "<spec>", be, max_batch, out);
 }
 
-enum xo_status xo_spec_read_file(const char *path, char **text)
+static enum xo_status spec_read(const char *path, bool weights, char **text)
 {
 	enum xo_status st = XO_OK;
 	struct stat sb;
 	FILE *f;
 
 	*text = NULL;
-	/* stat first: fopen would block on a FIFO and open a directory */
-	if (stat(path, &sb))
-		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
-	if (S_ISDIR(sb.st_mode))
-		return xo_error(XO_EIO, "%s: is a directory, not a model spec", path);
-	if (!S_ISREG(sb.st_mode))
-		return xo_error(XO_EIO, "%s: not a regular file (%s), not a model spec", path,
-		                xo_file_kind(sb.st_mode));
+	/* a FIFO or a directory is refused here, before anything reads it */
+	if ((st = xo_input_open(path, "a model spec", &f, &sb)))
+		return st;
 	/* A Keras file (told by its first bytes, not its name) is read as the
 	 * spec its config maps to (keras.c). */
-	if (xo_keras_sniff(path) != XO_KERAS_NONE)
-		return xo_keras_spec_text(path, text);
-	if (sb.st_size > (1 << 20))
+	if (xo_keras_sniff(path) != XO_KERAS_NONE) {
+		fclose(f);
+		return weights ? xo_keras_spec_text(path, text) : xo_keras_spec_config(path, text);
+	}
+	if (sb.st_size > (1 << 20)) {
+		fclose(f);
 		return xo_error(XO_EFORMAT, "%s: %lld bytes is too large for a model spec", path,
 		                (long long)sb.st_size);
-	f = fopen(path, "rb");
-	if (!f)
-		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
+	}
 	*text = malloc((size_t)sb.st_size + 1);
 	if (!*text)
 		st = xo_error(XO_ENOMEM, "%s: out of memory", path);
@@ -719,6 +731,16 @@ enum xo_status xo_spec_read_file(const char *path, char **text)
 		*text = NULL;
 	}
 	return st;
+}
+
+enum xo_status xo_spec_read_file(const char *path, char **text)
+{
+	return spec_read(path, true, text);
+}
+
+enum xo_status xo_spec_read_architecture(const char *path, char **text)
+{
+	return spec_read(path, false, text);
 }
 
 enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64_t max_batch,

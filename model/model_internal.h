@@ -8,6 +8,10 @@
 #include "xo/backend.h"
 
 #define XO_LAYER_NAME_MAX 64
+/* The most layers a spec (or a Keras config mapped to one) may hold
+ * (docs/model.md): real small nets have tens; the bound keeps every pass
+ * over the layers cheap on a hostile file. */
+#define XO_SPEC_LAYERS_MAX 10000
 
 enum xo_layer_kind {
 	XO_LAYER_CONV1D,
@@ -98,6 +102,9 @@ void xo_spec_free(struct xo_model_spec *s);
 /* The text of the model spec file at path (malloc'd, NUL-terminated): a
  * regular file of at most 1 MiB without NUL bytes; else an error naming it. */
 enum xo_status xo_spec_read_file(const char *path, char **text);
+/* Like xo_spec_read_file, for the architecture alone (xo summary): a Keras
+ * archive's weights are neither extracted nor checked against the config. */
+enum xo_status xo_spec_read_architecture(const char *path, char **text);
 
 /*
  * Test hook of the runtime (suites/test_model.c): fit calls fn once per
@@ -155,8 +162,14 @@ enum xo_status xo_model_params_host(struct xo_model *m, float *w, bool write);
  * only checked data. Paths are relative to the HDF5 root ("" is the root;
  * "layers/dense/vars/0"). A group's name lists are -1 when absent. */
 /* The most parameters a model may declare, and float values a model file
- * may store: 2^27 (512 MiB of float32), checked before allocating. */
-#define XO_MODEL_PARAMS_MAX (INT64_C(1) << 27)
+ * may store, checked before allocating: 2^25 (128 MiB of float32; the
+ * parent holds a model's weights about twice while loading), or the
+ * environment's XO_MODEL_PARAMS_MAX (a positive integer up to 2^31; any
+ * other value: the default) for a user who knowingly loads a bigger model
+ * (docs/model.md). */
+#define XO_MODEL_PARAMS_DEFAULT (INT64_C(1) << 25)
+int64_t xo_model_params_max(void);
+#define XO_MODEL_PARAMS_MAX (xo_model_params_max())
 struct xo_h5_group {
 	char *path;
 	char **layer_names, **weight_names;
@@ -182,6 +195,9 @@ struct xo_h5_file {
  * deadline; data: also every float dataset's values. Any refusal, crash
  * or timeout of the child is one line naming path. */
 enum xo_status xo_h5_read(const char *path, bool data, struct xo_h5_file *out);
+/* The config alone: a .keras archive's model.weights.h5 is not extracted
+ * (a legacy .h5 is walked as by xo_h5_read without data). */
+enum xo_status xo_h5_read_config(const char *path, struct xo_h5_file *out);
 void xo_h5_file_free(struct xo_h5_file *f);
 const struct xo_h5_group *xo_h5_group_find(const struct xo_h5_file *f, const char *path);
 const struct xo_h5_dataset *xo_h5_dataset_find(const struct xo_h5_file *f, const char *path);
@@ -195,6 +211,9 @@ enum xo_keras_kind xo_keras_sniff(const char *path);
 /* The spec text (malloc'd) of a .keras or legacy .h5 model's config; an
  * unsupported layer or option is refused naming the layer, class, option. */
 enum xo_status xo_keras_spec_text(const char *path, char **text);
+/* The spec of the config alone (xo_h5_read_config): nothing checked against
+ * the stored weights. */
+enum xo_status xo_keras_spec_config(const char *path, char **text);
 /* The config.json -> spec mapping alone (fuzz target, tests): json is the
  * model config text, origin names it in messages. */
 enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char *origin,

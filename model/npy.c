@@ -67,6 +67,15 @@ static const char *dict_value(const char *h, const char *key)
 	return NULL;
 }
 
+/* Whether 'key' is a key of the header dict twice: NumPy takes the last,
+ * a reader taking the first would read another array, so refused. */
+static bool dict_dup(const char *h, const char *key)
+{
+	const char *v = dict_value(h, key);
+
+	return v && dict_value(v, key);
+}
+
 /* The descr value v is the quoted dtype d (either quote). */
 static bool descr_is(const char *v, const char *d)
 {
@@ -81,6 +90,13 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 	const char *v;
 	int64_t count = 1;
 
+	for (int i = 0; i < 3; i++) {
+		static const char *const keys[] = {"descr", "fortran_order", "shape"};
+
+		if (dict_dup(h, keys[i]))
+			return xo_error(XO_EFORMAT, "%s: npy header has the key '%s' twice", path,
+			                keys[i]);
+	}
 	v = dict_value(h, "descr");
 	if (!v)
 		return xo_error(XO_EFORMAT, "%s: npy header has no 'descr'", path);
@@ -155,14 +171,8 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, bool ints)
 	if (!path || !out)
 		return xo_error(XO_EINVAL, "xo_npy_read: NULL argument");
 	memset(out, 0, sizeof(*out));
-	f = fopen(path, "rb");
-	if (!f)
-		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
-	/* fopen opens a directory too; its reads then fail as "too short" */
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		st = xo_error(XO_EIO, "%s: is a directory, not a .npy file", path);
-		goto out_close;
-	}
+	if ((st = xo_input_open(path, "a .npy file", &f, &sb)))
+		return st;
 	if (fread(pre, 1, 10, f) != 10) {
 		st = xo_error(XO_EFORMAT, "%s: too short for a .npy file", path);
 		goto out_close;

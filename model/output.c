@@ -67,6 +67,33 @@ const char *xo_file_kind(unsigned mode)
 	return "not a regular file";
 }
 
+enum xo_status xo_input_open(const char *path, const char *what, FILE **out, struct stat *sb)
+{
+	struct stat st_buf, *st = sb ? sb : &st_buf;
+	int fd, flags;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		close(fd);
+		if (S_ISDIR(st->st_mode))
+			return xo_error(XO_EIO, "%s: is a directory, not %s", path, what);
+		return xo_error(XO_EIO, "%s: not a regular file (%s), not %s", path,
+		                xo_file_kind(st->st_mode), what);
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+	    !(*out = fdopen(fd, "rb"))) {
+		enum xo_status e = xo_error(XO_EIO, "%s: cannot open: %s", path, strerror(errno));
+
+		close(fd);
+		return e;
+	}
+	return XO_OK;
+}
+
 /* dir part of path ("." when none) into out. */
 static bool dir_of(const char *path, char *out, size_t size)
 {

@@ -914,11 +914,38 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 	return XO_OK;
 }
 
+/* Layer names seen so far: open addressing over indices into the layers
+ * (0 is empty, i + 1 is layer i), sized for XO_SPEC_LAYERS_MAX at half load,
+ * so the duplicate check is O(1) a layer, not a pass over the earlier ones. */
+#define NAMESET_SIZE 32768
+_Static_assert(NAMESET_SIZE >= 2 * XO_SPEC_LAYERS_MAX, "name set below half load");
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The earlier layer named like layers[i], or -1 (then layers[i] is added). */
+static int nameset_add(int *set, const struct xo_layer_spec *layers, int i)
+{
+	uint32_t k = name_hash(layers[i].name) & (NAMESET_SIZE - 1);
+
+	for (; set[k]; k = (k + 1) & (NAMESET_SIZE - 1))
+		if (!strcmp(layers[set[k] - 1].name, layers[i].name))
+			return set[k] - 1;
+	set[k] = i + 1;
+	return -1;
+}
+
 enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_model_spec *out)
 {
 	int counters[NKINDS] = {0};
 	bool have_input = false;
-	int line = 0, cap = 0;
+	int line = 0, cap = 0, *names = NULL;
 	const char *cur = text;
 	enum xo_status st = XO_OK;
 
@@ -999,6 +1026,16 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			st = spec_error(XO_EFORMAT, origin, line,
 			                "missing input line: the first layer line must be "
 			                "'input LEN CH'");
+			goto out_free;
+		}
+		if (out->nlayers == XO_SPEC_LAYERS_MAX) {
+			st = spec_error(XO_EINVAL, origin, line,
+			                "more than %d layers, the limit for a model",
+			                XO_SPEC_LAYERS_MAX);
+			goto out_free;
+		}
+		if (!names && !(names = calloc(NAMESET_SIZE, sizeof(*names)))) {
+			st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
 			goto out_free;
 		}
 		if (out->nlayers == cap) {
@@ -1126,13 +1163,16 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 				snprintf(l->name, sizeof(l->name), "%s", ki->name);
 			(*c)++;
 		}
-		for (int j = 0; j < out->nlayers; j++)
-			if (!strcmp(out->layers[j].name, l->name)) {
+		{
+			int j = nameset_add(names, out->layers, out->nlayers);
+
+			if (j >= 0) {
 				st = spec_error(XO_EINVAL, origin, line,
 				                "duplicate layer name '%s' (line %d)", l->name,
 				                out->layers[j].line);
 				goto out_free;
 			}
+		}
 		prev = out->nlayers ? &out->layers[out->nlayers - 1] : NULL;
 		l->in_rank = prev ? prev->out_rank : out->in_rank;
 		l->in_len = prev ? prev->out_len : out->in_len;
@@ -1152,10 +1192,12 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		st = spec_error(XO_EFORMAT, origin, line, "no layers after the input line");
 		goto out_free;
 	}
+	free(names);
 	return XO_OK;
 
 out_free:
 	xo_spec_free(out);
+	free(names);
 	return st;
 }
 

@@ -774,6 +774,42 @@ static void npy_integer_labels(void **state)
 	rmdir(tmp);
 }
 
+/* Outside files that are no regular file (a FIFO: a .npy in a weights
+ * directory, an --input) are refused at once, never waited on; a .npy header
+ * naming a key twice (NumPy takes the last) is refused. */
+static void npy_fifo_and_dup_keys(void **state)
+{
+	char tmp[] = "/tmp/xo-badinput-npy2-XXXXXX", path[512];
+	static const unsigned char pre[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+	const char *h = "{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, 'shape': (2,), }";
+	const float v[4] = {1, 2, 3, 4};
+	struct xo_npy a;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/fifo.npy", tmp);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(20); /* a reader waiting on the FIFO fails the test, not hangs it */
+	EXPECT(XO_EIO, xo_npy_read(path, &a));
+	assert_non_null(strstr(xo_last_error(), "a FIFO"));
+	assert_non_null(strstr(xo_last_error(), path));
+	EXPECT(XO_EIO, xo_npy_read_labels(path, &a));
+	alarm(0);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/dup.npy", tmp);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(pre, 1, sizeof(pre), f);
+	fprintf(f, "%-117s\n", h);
+	fwrite(v, 4, 4, f);
+	fclose(f);
+	EXPECT(XO_EFORMAT, xo_npy_read(path, &a));
+	assert_non_null(strstr(xo_last_error(), "'descr' twice"));
+	remove(path);
+	rmdir(tmp);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -807,6 +843,7 @@ int main(void)
 	    cmocka_unit_test(data_check_finite_blocks),
 	    cmocka_unit_test(model_keeps_good_checkpoint),
 	    cmocka_unit_test(npy_integer_labels),  cmocka_unit_test(write_error_names_user_path),
+	    cmocka_unit_test(npy_fifo_and_dup_keys),
 	};
 
 	return cmocka_run_group_tests_name("badinput", tests, group_setup, group_teardown);

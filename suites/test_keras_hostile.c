@@ -13,7 +13,7 @@
  *   refused by name, the FIFO without hanging;
  * - a config declaring a large model over a tiny file is refused before the
  *   model is allocated (peak RSS of this process grows by under 64 MiB;
- *   the model declared would take 288 MB), and one over the limit too;
+ *   the model declared would take 120 MB), and one over the limit too;
  * - NaN weights and float64 weights beyond float32 are refused naming the
  *   file, the layer and the variable;
  * - a crash, a hang and garbage from the reader (the test-only hook
@@ -445,10 +445,11 @@ static void test_hostile_sizes(void **state)
 	long before, after;
 
 	(void)state;
-	/* 8000 x 9000 dense: 72,009,000 parameters (288 MB) over 24 stored values */
-	make_model("big.h5", NULL, 9000, 8000, H_PLAIN, path, sizeof(path));
+	/* 5000 x 6000 dense: 30,006,000 parameters (120 MB, under the default
+	 * limit) over 24 stored values */
+	make_model("big.h5", NULL, 6000, 5000, H_PLAIN, path, sizeof(path));
 	before = peak_rss_kb();
-	assert_refused(path, (const char *const[]){"declares 72009000 parameters",
+	assert_refused(path, (const char *const[]){"declares 30006000 parameters",
 	                                           "stores 24", NULL});
 	after = peak_rss_kb();
 	print_message("peak RSS %ld kB -> %ld kB\n", before, after);
@@ -471,6 +472,154 @@ static void test_hostile_sizes(void **state)
 	make_model("huge.h5", NULL, 20000, 8000, H_PLAIN, path, sizeof(path));
 	assert_refused(path, (const char *const[]){"the limit", NULL});
 	assert_true(peak_rss_kb() - before < 64 * 1024);
+}
+
+/* Counts in the text: a spec or a Keras config of more layers than
+ * XO_SPEC_LAYERS_MAX is refused (and the duplicate-name check is no pass over
+ * the earlier layers: 10 000 layers parse in well under a second), and a
+ * config whose JSON holds millions of values or nests deeply is refused
+ * before jansson builds its tree. */
+static void test_hostile_counts(void **state)
+{
+	const size_t n = XO_SPEC_LAYERS_MAX + 1;
+	char *text = malloc(40 * n + 64), *p = text, *spec = NULL;
+	struct xo_model_spec s;
+	struct timespec t0, t1;
+	double secs;
+
+	(void)state;
+	assert_non_null(text);
+	p += sprintf(p, "input 4\n");
+	for (size_t i = 0; i < n - 1; i++)
+		p += sprintf(p, "activation name=a%zu activation=relu\n", i);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(xo_spec_parse(text, "many.model", &s), XO_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	print_message("%d layers parsed in %.3f s\n", s.nlayers, secs);
+	assert_int_equal(s.nlayers, XO_SPEC_LAYERS_MAX);
+	xo_spec_free(&s);
+	assert_true(secs < 1.0);
+	sprintf(p, "activation name=a7 activation=relu\n");
+	assert_int_not_equal(xo_spec_parse(text, "many.model", &s), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "more than 10000 layers"));
+	sprintf(p, "activation name=a_last activation=relu\n");
+	assert_int_not_equal(xo_spec_parse(text, "many.model", &s), XO_OK);
+	assert_non_null(strstr(xo_last_error(), "more than 10000 layers"));
+	free(text);
+
+	/* the same count as a Keras config */
+	text = malloc(100 * n + 256);
+	assert_non_null(text);
+	p = text + sprintf(text, "{\"class_name\": \"Sequential\", \"config\": {\"layers\": [");
+	for (size_t i = 0; i < n + 1; i++)
+		p += sprintf(p, "%s{\"class_name\": \"Activation\", \"config\": {\"name\": "
+		                "\"a%zu\", \"activation\": \"relu\"}}", i ? "," : "", i);
+	sprintf(p, "]}}");
+	assert_int_not_equal(xo_keras_config_to_spec(text, strlen(text), "many.keras", &spec), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "more than the limit of 10000"));
+	assert_null(spec);
+	free(text);
+
+	/* "x": [[],[],...] 1.5 M times (4.5 MB of text, under the byte limit) */
+	text = malloc(3 * 1500000 + 256);
+	assert_non_null(text);
+	p = text + sprintf(text, "{\"class_name\": \"Sequential\", \"x\": [");
+	for (size_t i = 0; i < 1500000; i++)
+		p += sprintf(p, "%s[]", i ? "," : "");
+	sprintf(p, "]}");
+	assert_int_not_equal(xo_keras_config_to_spec(text, strlen(text), "bomb.keras", &spec), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "more than 1000000 values"));
+	/* nested 100 deep */
+	p = text + sprintf(text, "{\"class_name\": \"Sequential\", \"x\": ");
+	for (int i = 0; i < 100; i++)
+		*p++ = '[';
+	for (int i = 0; i < 100; i++)
+		*p++ = ']';
+	sprintf(p, "}");
+	assert_int_not_equal(xo_keras_config_to_spec(text, strlen(text), "deep.keras", &spec), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "nests deeper than 64"));
+	free(text);
+}
+
+/* Hard links to one dataset store its values once: a config declaring 240
+ * parameters over 24 stored values, with the kernel hard-linked 20 more
+ * times (420 values more if each link counted), is refused; and the default
+ * parameter limit is 2^25 (a spec declaring 2^25 + 8192 is refused). */
+static void test_hostile_hardlinks(void **state)
+{
+	char path[512], *text = NULL;
+	hid_t f;
+
+	(void)state;
+	make_model("hardlinks.h5", NULL, 30, 7, H_PLAIN, path, sizeof(path));
+	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	assert_true(f >= 0);
+	for (int i = 0; i < 20; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "copy%d", i);
+		assert_true(H5Lcreate_hard(f, "model_weights/dense/dense/kernel:0", f, name,
+		                           H5P_DEFAULT, H5P_DEFAULT) >= 0);
+	}
+	assert_true(H5Fclose(f) >= 0);
+	assert_int_equal(xo_keras_spec_text(path, &text), XO_EFORMAT);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "declares 240 parameters"));
+	assert_non_null(strstr(xo_last_error(), "stores 24 weight values"));
+	assert_null(text);
+	{
+		struct xo_backend *be = ref_backend();
+		struct xo_model *m = NULL;
+
+		assert_int_equal(xo_model_open_string("input 4096\ndense units=8192\n", "big.model",
+		                                      be, 1, &m),
+		                 XO_EFORMAT);
+		print_message("refused: %s\n", xo_last_error());
+		assert_non_null(strstr(xo_last_error(), "the limit of 33554432"));
+		xo_backend_close(be);
+	}
+}
+
+/* A .keras archive's weights: xo summary's reader (the architecture alone)
+ * never extracts them, so junk there does not matter to it; and a weights
+ * member larger than the parameter limit's bytes plus 64 MiB (200 MiB of
+ * deflated zeros, 200 KB in the archive) is refused before extraction. */
+static void test_hostile_weights_member(void **state)
+{
+	char junk[512], path[512], *text = NULL;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	tmp_path(junk, sizeof(junk), "junk.bin");
+	f = fopen(junk, "wb");
+	assert_non_null(f);
+	fputs("not an HDF5 file at all", f);
+	fclose(f);
+	make_keras("junkw.keras", junk, path, sizeof(path));
+	assert_int_equal(xo_spec_read_architecture(path, &text), XO_OK);
+	assert_non_null(strstr(text, "dense"));
+	free(text);
+	text = NULL;
+	assert_int_not_equal(xo_spec_read_file(path, &text), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_null(text);
+
+	fd = open(junk, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, INT64_C(200) << 20), 0);
+	close(fd);
+	make_keras("bigw.keras", junk, path, sizeof(path));
+	assert_int_not_equal(xo_spec_read_file(path, &text), XO_OK);
+	print_message("refused: %s\n", xo_last_error());
+	assert_non_null(strstr(xo_last_error(), "model.weights.h5 is larger than the limit"));
+	assert_null(text);
+	remove(junk);
 }
 
 static void test_hostile_values(void **state)
@@ -718,6 +867,9 @@ int main(void)
 	    cmocka_unit_test(test_hostile_contained),  cmocka_unit_test(test_hostile_corrupt),
 	    cmocka_unit_test(test_hostile_libhdf5_found),
 	    cmocka_unit_test(test_weightless),
+	    cmocka_unit_test(test_hostile_counts),
+	    cmocka_unit_test(test_hostile_hardlinks),
+	    cmocka_unit_test(test_hostile_weights_member),
 	};
 
 	/* one test by name (to show each failing alone on an older build) */

@@ -434,7 +434,9 @@ CASES = {
     "keras_external_storage": (kpredict(os.path.join(HOSTILE, "external-storage-etc-passwd.h5")), 2, r"external-storage-etc-passwd\.h5: dataset 'model_weights/dense/dense/kernel:0' has external raw-data storage", ["out.npy"], keras_inputs, {}, None),
     "keras_nan_weight": (kpredict(os.path.join(HOSTILE, "nan-weight.h5")), 2, r"nan-weight\.h5: layer 'dense': kernel holds NaN at index 4", ["out.npy"], keras_inputs, {}, None),
     "keras_float64_beyond_float32": (kpredict(os.path.join(HOSTILE, "float64-1e300.h5")), 2, r"float64-1e300\.h5: layer 'dense': kernel holds an infinite or beyond-float32 value at index 4", ["out.npy"], keras_inputs, {}, None),
-    "keras_config_larger_than_file": (kpredict(os.path.join(HOSTILE, "config-72M-params-file-24.h5")), 2, r"config-72M-params-file-24\.h5: the config declares 72009000 parameters, the file stores 24 weight values", ["out.npy"], keras_inputs, {}, None),
+    "keras_config_larger_than_file": (kpredict(os.path.join(HOSTILE, "config-72M-params-file-24.h5")), 2, r"config-72M-params-file-24\.h5: the config declares 72009000 parameters, the file stores 24 weight values", ["out.npy"], keras_inputs, {"XO_MODEL_PARAMS_MAX": "134217728"}, None),
+    # the same file under the default parameter limit (2^25)
+    "keras_config_over_params_limit": (kpredict(os.path.join(HOSTILE, "config-72M-params-file-24.h5")), 2, r"config-72M-params-file-24\.h5: the config declares more than 33554432 parameters, the limit for a model file", ["out.npy"], keras_inputs, {}, None),
     # Conv2D options crossover does not run: refused by name (layer, class, option)
     "keras_conv2d_channels_first": (kpredict("c2d_cfirst.keras"), 2, r"c2d_cfirst\.keras: layer 'conv2d' \(Conv2D\): data_format: only channels_last is supported", ["out.npy"], keras_conv2d_edit("data_format", "channels_first", "c2d_cfirst.keras"), {}, None),
     "keras_conv2d_groups": (kpredict("c2d_groups.keras"), 2, r"c2d_groups\.keras: layer 'conv2d' \(Conv2D\): groups: only 1 is supported", ["out.npy"], keras_conv2d_edit("groups", 2, "c2d_groups.keras"), {}, None),
