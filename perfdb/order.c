@@ -201,10 +201,11 @@ static enum xo_status read_commits(struct xo_perfdb *db, struct node **out, size
 	int rc;
 
 	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT id, coalesce(sha, ''), coalesce(parent, ''), coalesce(date, 0),"
-	                   " coalesce(dirty, 0), coalesce((SELECT max(ru.id) FROM runs ru"
-	                   "  WHERE ru.commit_id = commits.id AND ru.state = 'complete'), 0)"
-	                   " FROM commits", &s))
+	                   "SELECT c.id, coalesce(c.sha, ''), coalesce(c.parent, ''),"
+	                   " coalesce(c.date, 0), coalesce(c.dirty, 0), coalesce(lr.last, 0)"
+	                   " FROM commits c LEFT JOIN (SELECT commit_id, max(id) AS last FROM runs"
+	                   "  WHERE state = 'complete' GROUP BY commit_id) lr"
+	                   " ON lr.commit_id = c.id", &s))
 		return xo_error(XO_EIO, "perf: reading the commits: %s",
 		                xo_sql_errmsg(xo_perfdb_sql(db)));
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
