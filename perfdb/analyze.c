@@ -159,21 +159,27 @@ static double z_two_sided(double alpha)
 	return 0.5 * (lo + hi);
 }
 
-/* A stored value placed in history order: by the commit's place in the
- * graph (order.c), then by run. */
-struct placed {
+/* Where a stored row stands in history: the commit's place in the graph
+ * (order.c), then its run. Every row type sorted into history order begins
+ * with one, so one comparator sorts them all. */
+struct hist_key {
 	int64_t rank, run;
-	double v;
 };
 
-static int placed_cmp(const void *pa, const void *pb)
+static int hist_key_cmp(const void *pa, const void *pb)
 {
-	const struct placed *a = pa, *b = pb;
+	const struct hist_key *a = pa, *b = pb;
 
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
 	return a->run < b->run ? -1 : a->run > b->run;
 }
+
+/* A stored value placed in history order. */
+struct placed {
+	struct hist_key k;
+	double v;
+};
 
 /* The history order of the store, read on first use (a compare that never
  * needs it never reads the commits). NULL when it cannot be read. */
@@ -231,12 +237,13 @@ static double series_noise(struct xo_perfdb *db, struct xo_perf_order *ord, int6
 			m = p;
 			cap = c2;
 		}
-		m[n++] = (struct placed){xo_perf_order_rank(o, xo_sql_column_int64(s, 0)),
-		                         xo_sql_column_int64(s, 1), log(xo_sql_column_double(s, 2))};
+		m[n++] = (struct placed){{xo_perf_order_rank(o, xo_sql_column_int64(s, 0)),
+		                          xo_sql_column_int64(s, 1)},
+		                         log(xo_sql_column_double(s, 2))};
 	}
 	xo_sql_finalize(s);
 	if (n >= 4 && (d = malloc(n * sizeof(*d)))) {
-		qsort(m, n, sizeof(*m), placed_cmp);
+		qsort(m, n, sizeof(*m), hist_key_cmp);
 		for (size_t i = 1; i < n; i++)
 			d[k++] = fabs(m[i].v - m[i - 1].v);
 		bar = expm1(z_two_sided(alpha) * sqrt(2.0) * 1.4826 * xo_perf_median(d, k) /
@@ -1240,7 +1247,8 @@ struct point {
 
 /* One stored sample as read, before it is put in history order. */
 struct srow {
-	int64_t rank, run, commit;
+	struct hist_key k;
+	int64_t commit;
 	double v;
 	double others; /* its run's runs.others_cpu, -1 unknown */
 };
@@ -1253,32 +1261,16 @@ struct series {
 	size_t caprows;
 };
 
-static int srow_cmp(const void *pa, const void *pb)
-{
-	const struct srow *a = pa, *b = pb;
-
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->run < b->run ? -1 : a->run > b->run;
-}
-
 /* One stored result as read, before it is put in history order. */
 struct rrow {
-	int64_t rank, run, commit, n;
+	struct hist_key k;
+	int64_t commit, n;
 	double med, q1, q3;
 	bool summary; /* median, quartiles and n were stored */
 	bool known;   /* a version was derived ("" is not) */
 	uint64_t ver;
 };
 
-static int rrow_cmp(const void *pa, const void *pb)
-{
-	const struct rrow *a = pa, *b = pb;
-
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->run < b->run ? -1 : a->run > b->run;
-}
 
 /*
  * The points of one (benchmark, testbed) history from its results: one per
@@ -1329,8 +1321,8 @@ static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_ord
 		r[nr].commit = xo_sql_column_int64(s, 0);
 		if (!xo_perf_order_main(ord, r[nr].commit))
 			continue; /* a side branch: compared against its base only */
-		r[nr].rank = xo_perf_order_rank(ord, r[nr].commit);
-		r[nr].run = xo_sql_column_int64(s, 1);
+		r[nr].k.rank = xo_perf_order_rank(ord, r[nr].commit);
+		r[nr].k.run = xo_sql_column_int64(s, 1);
 		r[nr].known = xo_perf_version_known(v);
 		r[nr].ver = xo_perf_fnv(0xcbf29ce484222325ULL, v, strlen(v));
 		r[nr].med = xo_sql_column_double(s, 3);
@@ -1345,7 +1337,7 @@ static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_ord
 		goto out;
 	}
 	if (nr)
-		qsort(r, nr, sizeof(*r), rrow_cmp);
+		qsort(r, nr, sizeof(*r), hist_key_cmp);
 	for (size_t i = 0; i < nr; i++) {
 		struct point *p;
 
@@ -1365,13 +1357,13 @@ static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_ord
 				se->cap = c2;
 			}
 			p = &se->pt[se->npt++];
-			*p = (struct point){.commit_id = r[i].commit, .rank = r[i].rank};
+			*p = (struct point){.commit_id = r[i].commit, .rank = r[i].k.rank};
 			p->y = r[i].med;
 			p->se = 1.2533 * ((r[i].q3 - r[i].q1) / 1.349) / sqrt((double)r[i].n);
 		}
 		if (!r[i].summary)
 			*need_samples = true;
-		p->ver_run = r[i].run; /* ascending within a commit: the latest wins */
+		p->ver_run = r[i].k.run; /* ascending within a commit: the latest wins */
 		p->ver_known = r[i].known;
 		p->ver = r[i].ver;
 	}
@@ -1429,15 +1421,16 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 			se->rows = p;
 			se->caprows = cap;
 		}
-		se->rows[nrows++] = (struct srow){xo_perf_order_rank(ord, commit),
-		                                  xo_sql_column_int64(s, 1), commit,
+		se->rows[nrows++] = (struct srow){{xo_perf_order_rank(ord, commit),
+		                                   xo_sql_column_int64(s, 1)},
+		                                  commit,
 		                                  xo_sql_column_double(s, 2),
 		                                  xo_sql_column_double(s, 3)};
 	}
 	xo_sql_finalize(s);
 	if (rc != XO_SQL_DONE)
 		return sql_err(db, "reading a history");
-	qsort(se->rows, nrows, sizeof(*se->rows), srow_cmp);
+	qsort(se->rows, nrows, sizeof(*se->rows), hist_key_cmp);
 	/* rows of a commit load_points did not see (written since) are left out */
 	for (size_t r = 0, i = 0; i < se->npt; i++) {
 		struct point *p = &se->pt[i];
@@ -1445,9 +1438,9 @@ static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_
 		p->first = se->samples.n;
 		p->n = 0;
 		p->load = (struct xo_perf_load){-1.0};
-		while (r < nrows && se->rows[r].rank < p->rank)
+		while (r < nrows && se->rows[r].k.rank < p->rank)
 			r++;
-		for (; r < nrows && se->rows[r].rank == p->rank; r++, p->n++) {
+		for (; r < nrows && se->rows[r].k.rank == p->rank; r++, p->n++) {
 			load_widen(&p->load, se->rows[r].others);
 			if (!vec_push(&se->samples, se->rows[r].v))
 				return xo_error(XO_ENOMEM, "perf: out of memory");

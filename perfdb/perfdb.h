@@ -259,6 +259,8 @@ size_t xo_perf_steps(const double *y, size_t n, double scale, size_t *starts);
  * programme: the definition xo_perf_steps is tested against. xo_perf_steps is
  * exact up to XO_PERF_STEP_WINDOW points and bounded beyond (steps.c). */
 size_t xo_perf_steps_exhaustive(const double *y, size_t n, double scale, size_t *starts);
+/* The segment starts from a fit's back pointers (stats.c), shared by both fits. */
+size_t xo_perf_steps_walk(const size_t *from, size_t n, size_t *starts);
 #define XO_PERF_STEP_WINDOW 128
 
 /* ---- the order of a history (order.c) -------------------------------------------- */

@@ -299,6 +299,25 @@ static double l1_cost(const double *y, size_t i, size_t j, double *tmp)
 	return c;
 }
 
+/* The segment starts of a fit from its back pointers (from[j]: where the
+ * last segment of the best fit of y[0..j) starts), in increasing order;
+ * returns how many. */
+size_t xo_perf_steps_walk(const size_t *from, size_t n, size_t *starts)
+{
+	size_t k = 0;
+
+	for (size_t j = n; j > 0; j = from[j])
+		if (from[j] > 0)
+			starts[k++] = from[j];
+	for (size_t i = 0; i < k / 2; i++) {
+		size_t t = starts[i];
+
+		starts[i] = starts[k - 1 - i];
+		starts[k - 1 - i] = t;
+	}
+	return k;
+}
+
 /*
  * Exact minimizer by dynamic programming over the end of the last segment
  * (O(n^2) segments, each costed in O(len log len)). The criterion is
@@ -340,16 +359,7 @@ size_t xo_perf_steps_exhaustive(const double *y, size_t n, double scale, size_t 
 			}
 		}
 	}
-	/* walk back: segment starts from the end, then reverse */
-	for (size_t j = n; j > 0; j = from[j])
-		if (from[j] > 0)
-			starts[k++] = from[j];
-	for (size_t i = 0; i < k / 2; i++) {
-		size_t t = starts[i];
-
-		starts[i] = starts[k - 1 - i];
-		starts[k - 1 - i] = t;
-	}
+	k = xo_perf_steps_walk(from, n, starts);
 out_free:
 	free(tmp);
 	free(from);

@@ -338,15 +338,7 @@ size_t xo_perf_steps(const double *y, size_t n, double scale, size_t *starts)
 			}
 		}
 	}
-	for (size_t j = n; j > 0; j = from[j])
-		if (from[j] > 0)
-			starts[k++] = from[j];
-	for (size_t i = 0; i < k / 2; i++) {
-		size_t t = starts[i];
-
-		starts[i] = starts[k - 1 - i];
-		starts[k - 1 - i] = t;
-	}
+	k = xo_perf_steps_walk(from, n, starts);
 	if (n > w && k)
 		k = merge_segments(y, n, scale, pen, starts, k);
 out_free:
