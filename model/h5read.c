@@ -587,7 +587,10 @@ static void child_limits(int deadline)
 	r.rlim_cur = r.rlim_max = 0;
 	setrlimit(RLIMIT_CORE, &r);
 	setrlimit(RLIMIT_FSIZE, &r);
-	r.rlim_cur = r.rlim_max = (rlim_t)deadline;
+	/* SIGXCPU at the deadline; the hard limit a second later, so that the
+	 * kernel's SIGKILL (which would read as a crash) never comes first */
+	r.rlim_cur = (rlim_t)deadline;
+	r.rlim_max = (rlim_t)deadline + 1;
 	setrlimit(RLIMIT_CPU, &r);
 	r.rlim_cur = r.rlim_max = 16; /* libzip dups the archive's; 0 once it is read */
 	setrlimit(RLIMIT_NOFILE, &r);
@@ -935,8 +938,8 @@ static enum xo_status verdict(const char *path, int status, int rd, bool timed_o
 		return xo_error(XO_EFORMAT, "%s: HDF5 reader timed out after %d s (a hanging or "
 		                            "hostile file)", path, deadline);
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
-		return xo_error(XO_EFORMAT, "%s: HDF5 reader ran out of CPU time (%d s)", path,
-		                deadline);
+		return xo_error(XO_EFORMAT, "%s: HDF5 reader timed out after %d s of CPU time (a "
+		                            "hanging or hostile file)", path, deadline);
 	if (WIFSIGNALED(status))
 		return xo_error(XO_EFORMAT, "%s: HDF5 reader crashed (signal %d) on this file", path,
 		                WTERMSIG(status));

@@ -36,4 +36,4 @@ target_compile_definitions(test_keras_hostile PRIVATE
 target_link_libraries(test_keras_hostile PRIVATE xo_model xo_lib PkgConfig::CMOCKA
                       PkgConfig::XO_T_HDF5 PkgConfig::XO_T_LIBZIP m)
 add_test(NAME keras.hostile COMMAND test_keras_hostile)
-set_tests_properties(keras.hostile PROPERTIES LABELS "model;quick" TIMEOUT 120)
+set_tests_properties(keras.hostile PROPERTIES LABELS "model;quick" TIMEOUT 300)
