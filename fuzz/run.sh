@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # fuzz/run.sh [TARGET...] - runs the libFuzzer targets (docs/fuzzing.md) built
 # by `-DXO_FUZZ=ON` with clang in $XO_FUZZ_BUILD (default build-fuzz/), each
-# for $XO_FUZZ_SECONDS (default 60), one after the other, ASan + UBSan with
-# leak detection, allocator_may_return_null=1 (a failed malloc must reach the
-# code's own error path). Seeds are the repository's own valid files, copied
+# for $XO_FUZZ_SECONDS (default 60), $XO_FUZZ_JOBS at a time (default the
+# core count), ASan + UBSan with leak detection, allocator_may_return_null=1
+# (a failed malloc must reach the code's own error path). Seeds are the repository's own valid files, copied
 # into a fresh corpus at run time. Any crash, leak, timeout, out-of-memory or
 # UB report fails the run and leaves its reproducer in
 # $XO_FUZZ_OUT/artifacts/<target>/ (default build-fuzz/fuzz-out/); to keep it
@@ -32,16 +32,18 @@ seed_files() {
     esac
 }
 
-rc=0
-summary=()
 for t in "${targets[@]}"; do
-    bin=$build/fuzz/xo_fuzz_$t
-    if [ ! -x "$bin" ]; then
-        echo "fuzz: $bin missing: configure with CC=clang -DXO_FUZZ=ON and build xo_fuzz_targets" >&2
+    if [ ! -x "$build/fuzz/xo_fuzz_$t" ]; then
+        echo "fuzz: $build/fuzz/xo_fuzz_$t missing: configure with CC=clang -DXO_FUZZ=ON and build xo_fuzz_targets" >&2
         exit 2
     fi
-    corpus=$out/corpus/$t
-    art=$out/artifacts/$t
+done
+
+# run_target TARGET: one target's fresh corpus, its run, and its one-line
+# result in $out/TARGET.line; exit status 1 on a finding.
+run_target() {
+    local t=$1 bin=$build/fuzz/xo_fuzz_$1 corpus=$out/corpus/$1 art=$out/artifacts/$1
+    local log=$out/$1.log trc execs cov ft corp found line
     rm -rf "$corpus" "$art"
     mkdir -p "$corpus" "$art"
     # shapes files are split into a few lines per seed: short inputs mutate better
@@ -53,7 +55,6 @@ for t in "${targets[@]}"; do
         fi
     done < <(seed_files "$t")
     cp "$root"/fuzz/regress/"$t"/* "$corpus/" 2>/dev/null
-    log=$out/$t.log
     echo "fuzz: $t for ${secs}s, $(ls "$corpus" | wc -l) seeds, log $log"
     ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -68,13 +69,45 @@ for t in "${targets[@]}"; do
     line=$(printf '%-7s %s  execs %s  cov %s  ft %s  corpus %s  findings %s' "$t" \
         "$([ $trc -eq 0 ] && [ "$found" -eq 0 ] && echo PASS || echo FAIL)" \
         "${execs:-?}" "${cov:-?}" "${ft:-?}" "$corp" "$found")
-    summary+=("$line")
+    echo "$line" >"$out/$t.line"
     echo "fuzz: $line"
     if [ $trc -ne 0 ] || [ "$found" -ne 0 ]; then
-        rc=1
         grep -m1 -E 'ERROR: |runtime error|SUMMARY' "$log" >&2
         echo "fuzz: $t: reproducer(s) in $art:" >&2
         ls "$art" >&2
+        return 1
+    fi
+}
+
+# A libFuzzer process uses one core: $XO_FUZZ_JOBS targets (default the
+# core count, XO_JOBS) run side by side, each for its full $XO_FUZZ_SECONDS,
+# so the stage takes about ceil(targets / jobs) * seconds instead of
+# targets * seconds with the same fuzzing per target.
+jobs=${XO_FUZZ_JOBS:-${XO_JOBS:-$(nproc 2>/dev/null || echo 1)}}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: XO_FUZZ_JOBS must be a count >= 1" >&2; exit 2; }
+mkdir -p "$out"
+rc=0
+running=0
+for t in "${targets[@]}"; do
+    rm -f "$out/$t.line"
+    if [ $running -ge "$jobs" ]; then
+        wait -n || rc=1
+        running=$((running - 1))
+    fi
+    run_target "$t" &
+    running=$((running + 1))
+done
+while [ $running -gt 0 ]; do
+    wait -n || rc=1
+    running=$((running - 1))
+done
+summary=()
+for t in "${targets[@]}"; do
+    if [ -s "$out/$t.line" ]; then
+        summary+=("$(cat "$out/$t.line")")
+    else
+        summary+=("$(printf '%-7s FAIL  (no result)' "$t")")
+        rc=1
     fi
 done
 printf '%s\n' "${summary[@]}" >"$out/summary.txt"
