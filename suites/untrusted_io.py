@@ -79,11 +79,12 @@ def case_tmp_symlink(xo, fx, work):
     targets = ["out.keras", "out.weights.h5", "ckdir"]
     for target in targets:
         # Plant the names of the old writer for the next pids: the pid xo
-        # gets is in the window unless 400 processes start meanwhile, which
-        # the loop then retries.
-        for attempt in range(5):
+        # gets is in the window unless 2000 processes start meanwhile (a
+        # machine running parallel test suites starts hundreds a second),
+        # which the loop then retries.
+        for attempt in range(12):
             first = last_pid() + 1
-            pids = range(first, first + 400)
+            pids = range(first, first + 2000)
             names = []
             for pid in pids:
                 names += [f"{target}.tmp{pid}", f"{target}.tmp{pid}.h5",
