@@ -21,8 +21,12 @@
  * a failure names its block; each failing case prints its repro line (up to
  * a few per block, then the count). A case whose reference output is
  * uninformative (XO_FAIL_MISTRUST: a fill that happens to make too many
- * zeros at these tiny sizes) is run again with the next fill seeds; only a
- * case mistrusted under every seed fails as such.
+ * zeros at these tiny sizes) is run again with the next fill seeds; one
+ * uninformative under every seed is a degenerate geometry (every tap in
+ * padding, one window over the whole input: a constant output whatever the
+ * fill), compared all the same (xo_case.uninformative_ok) and counted in
+ * the block's line: leaving it out would leave exactly the edge windows
+ * untested.
  *
  * cl without an OpenCL platform exits 77 (SKIPPED) unless XO_REQUIRE_OPENCL=1.
  * suites/sweep.cmake makes one ctest test per backend x op x dir x padding.
