@@ -44,7 +44,7 @@
 #include "harness.h"
 
 #define SKIP_CODE 77
-#define SWEEP_MAX_AXES 10
+#define SWEEP_MAX_AXES 12
 #define SWEEP_REPORTED 4 /* failing cases printed in full per block */
 #define SWEEP_SEEDS 4    /* fill seeds tried on a mistrusted reference */
 
@@ -85,7 +85,9 @@ static const struct sweep_op sweep_table[] = {
       {"dilation_rate", 1, 2, false},
       {"dilation_w", 1, 2, false},
       {"ch", 1, 3, true},
-      {"batch", 1, 2, true}}},
+      {"batch", 1, 2, true},
+      {"filters", 1, 3, true},
+      {"use_bias", 0, 1, true}}},
     {"max_pooling1d", "valid same",
      {{"len", 1, 7, false},
       {"pool_size", 1, 3, false},
