@@ -48,7 +48,7 @@
 #define SHA_C "eeee000000000000000000000000000000000006"
 
 #define OP_NAME "op/softmax/fwd/x/cpu"
-#define LEVEL 1e-4 /* the base's op time, s */
+#define LEVEL   1e-4 /* the base's op time, s */
 
 static struct xo_perfdb *open_store(const char *name)
 {
@@ -104,7 +104,7 @@ static int64_t put_run(struct xo_perfdb *db, const char *sha, const char *parent
 		}
 	for (size_t k = 0; k < nr; k++) {
 		/* the op at level; the sweep at level x batch (cpu), 4 level (cl) */
-		double m = k == 0 ? level
+		double m = k == 0   ? level
 		           : k <= 5 ? level * (double)((int64_t)1 << (k - 1))
 		                    : 4.0 * level;
 
@@ -183,8 +183,8 @@ static void side_runs(json_t *root, const char *side, const char *want)
 		json_int_t id = json_is_integer(r) ? json_integer_value(r)
 		                                   : json_integer_value(json_object_get(r, "id"));
 
-		used += (size_t)snprintf(got + used, sizeof(got) - used, "%srun:%lld",
-		                         i ? " " : "", (long long)id);
+		used += (size_t)snprintf(got + used, sizeof(got) - used, "%srun:%lld", i ? " " : "",
+		                         (long long)id);
 		if (used >= sizeof(got))
 			break;
 	}
@@ -399,9 +399,9 @@ static int64_t commit_id(struct xo_perfdb *db, const char *sha)
 	struct xo_sql_stmt *s = NULL;
 	int64_t id = 0;
 
-	assert_int_equal(xo_sql_prepare(xo_perfdb_sql(db), "SELECT id FROM commits WHERE sha = ?",
-	                                &s),
-	                 XO_SQL_OK);
+	assert_int_equal(
+	    xo_sql_prepare(xo_perfdb_sql(db), "SELECT id FROM commits WHERE sha = ?", &s),
+	    XO_SQL_OK);
 	xo_sql_bind_text(s, 1, sha);
 	assert_int_equal(xo_sql_step(s), XO_SQL_ROW);
 	id = xo_sql_column_int64(s, 0);
@@ -441,8 +441,8 @@ static void test_select_order(void **state)
 
 /* The verdict of the op row: compare, continuous's first look and bisect's
  * options through xo_perf_compare_tally, each one word; *why the row. */
-static const char *tally_word(struct xo_perfdb *db, const struct xo_perf_compare_opts *o,
-                              char *why, size_t size)
+static const char *tally_word(struct xo_perfdb *db, const struct xo_perf_compare_opts *o, char *why,
+                              size_t size)
 {
 	struct xo_perf_tally t;
 	char *buf = NULL, *line;

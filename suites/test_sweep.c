@@ -43,10 +43,10 @@
 
 #include "harness.h"
 
-#define SKIP_CODE 77
+#define SKIP_CODE      77
 #define SWEEP_MAX_AXES 12
 #define SWEEP_REPORTED 4 /* failing cases printed in full per block */
-#define SWEEP_SEEDS 4    /* fill seeds tried on a mistrusted reference */
+#define SWEEP_SEEDS    4 /* fill seeds tried on a mistrusted reference */
 
 /* One parameter and its values lo..hi; turning axes advance per valid case. */
 struct sweep_axis {
@@ -66,7 +66,8 @@ struct sweep_op {
  * windows 1..3, strides 1..3 (pooling: 0, its default = the pool size, too),
  * dilation 1..3 (conv1d) or 1..2 per axis (conv2d), channels 1..3, batch 1..2. */
 static const struct sweep_op sweep_table[] = {
-    {"conv1d", "valid same causal",
+    {"conv1d",
+     "valid same causal",
      {{"len", 1, 7, false},
       {"kernel_size", 1, 3, false},
       {"strides", 1, 3, false},
@@ -75,7 +76,8 @@ static const struct sweep_op sweep_table[] = {
       {"batch", 1, 2, true},
       {"filters", 1, 3, true},
       {"use_bias", 0, 1, true}}},
-    {"conv2d", "valid same",
+    {"conv2d",
+     "valid same",
      {{"len", 1, 7, false},
       {"width", 1, 7, false},
       {"kernel_size", 1, 3, false},
@@ -88,19 +90,22 @@ static const struct sweep_op sweep_table[] = {
       {"batch", 1, 2, true},
       {"filters", 1, 3, true},
       {"use_bias", 0, 1, true}}},
-    {"max_pooling1d", "valid same",
+    {"max_pooling1d",
+     "valid same",
      {{"len", 1, 7, false},
       {"pool_size", 1, 3, false},
       {"strides", 0, 3, false},
       {"ch", 1, 3, true},
       {"batch", 1, 2, true}}},
-    {"average_pooling1d", "valid same",
+    {"average_pooling1d",
+     "valid same",
      {{"len", 1, 7, false},
       {"pool_size", 1, 3, false},
       {"strides", 0, 3, false},
       {"ch", 1, 3, true},
       {"batch", 1, 2, true}}},
-    {"max_pooling2d", "valid same",
+    {"max_pooling2d",
+     "valid same",
      {{"len", 1, 7, false},
       {"width", 1, 7, false},
       {"pool_size", 1, 3, false},
@@ -109,7 +114,8 @@ static const struct sweep_op sweep_table[] = {
       {"strides_w", 0, 3, false},
       {"ch", 1, 3, true},
       {"batch", 1, 2, true}}},
-    {"average_pooling2d", "valid same",
+    {"average_pooling2d",
+     "valid same",
      {{"len", 1, 7, false},
       {"width", 1, 7, false},
       {"pool_size", 1, 3, false},
@@ -175,7 +181,7 @@ static bool sweep_params(const struct sweep_block *b, const int *val, struct xo_
 /* Runs one case in every mode; returns the failures it counted (0 or more),
  * printing the first SWEEP_REPORTED of the block in full. */
 static int sweep_case(const struct sweep_block *b, const struct xo_params *p, int *failed,
-		      int64_t *runs, int64_t *degenerate)
+                      int64_t *runs, int64_t *degenerate)
 {
 	int bad = 0;
 
@@ -211,7 +217,8 @@ static int sweep_case(const struct sweep_block *b, const struct xo_params *p, in
 				print_error("could not run: %s\n  repro: %s\n", xo_last_error(),
 				            r.repro);
 			else
-				print_error("%s: %s\n%s\n", xo_fail_name(r.fail), r.repro, r.report);
+				print_error("%s: %s\n%s\n", xo_fail_name(r.fail), r.repro,
+				            r.report);
 		}
 	}
 	return bad;
@@ -283,8 +290,7 @@ static const struct sweep_op *sweep_find(const char *op, const char *padding)
 	return NULL;
 }
 
-static int sweep_run(const struct sweep_op *s, enum xo_op op, enum xo_dir dir,
-		     const char *padding)
+static int sweep_run(const struct sweep_op *s, enum xo_op op, enum xo_dir dir, const char *padding)
 {
 	const struct sweep_axis *x = &s->ax[0];
 	struct sweep_block blocks[16];
