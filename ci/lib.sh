@@ -17,7 +17,7 @@ XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
 # The lower ISA levels the cpu backend can fall back to, and the tests that
 # ci/test.sh runs again at each (XO_CPU_ISA=level); ci/mutate.sh runs the same.
 XO_ISA_LEVELS=(avx2 scalar)
-XO_ISA_TESTS='^ops\.cpu\.|^model$|^model\.t3$'
+XO_ISA_TESTS='^ops\.cpu\.|^sweep\.cpu\.|^model$|^model\.t3$'
 
 xo_missing_packages() {
     local missing=() p

@@ -55,6 +55,11 @@ struct xo_case {
 	enum xo_hmode mode;
 	struct xo_params p; /* op parameters (p.seed is the dropout key, not the fill) */
 	uint64_t seed;      /* fill seed */
+	bool uninformative_ok; /* an uninformative reference does not fail the case:
+	                        * it is compared all the same and flagged in
+	                        * r->uninformative (the geometry sweep, whose
+	                        * degenerate windows give constant outputs under
+	                        * every fill) */
 };
 
 /* Why a case failed. A case may fail for several reasons; see fails. */
@@ -75,6 +80,8 @@ struct xo_case_result {
 	enum xo_fail fail; /* the first reason found; XO_FAIL_NONE when passed */
 	unsigned fails;    /* bit (1u << reason) for every reason found */
 	int64_t nbad;      /* bad elements over all dst slots */
+	bool uninformative; /* the reference was uninformative, accepted by
+	                     * c->uninformative_ok */
 	double worst;      /* largest |got - ref| / bound over bounded elements
 	                    * (how close a passing case came; 0 when all exact) */
 	double max_err;    /* largest |got - ref| over finite elements */

@@ -210,3 +210,16 @@ add_test(NAME perf_verdict.pg COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
          $<TARGET_FILE:test_perf_verdict>)
 set_tests_properties(perf_verdict.pg PROPERTIES LABELS "perfdb;postgres" TIMEOUT 600
                      SKIP_RETURN_CODE 77 ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+# Which runs each reader takes when a commit holds several complete runs and
+# an incomplete one, and verdicts over a noisy base (test_perf_select.c).
+add_executable(test_perf_select ${CMAKE_CURRENT_LIST_DIR}/test_perf_select.c)
+target_link_libraries(test_perf_select PRIVATE xo_perfdb PkgConfig::CMOCKA m)
+target_compile_definitions(test_perf_select PRIVATE
+                           XO_TEST_SCRIPTS_DIR="${PROJECT_SOURCE_DIR}/scripts")
+add_test(NAME perf_select COMMAND test_perf_select)
+set_tests_properties(perf_select PROPERTIES LABELS "perfdb;quick" TIMEOUT 60
+                     ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+add_test(NAME perf_select.pg COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
+         $<TARGET_FILE:test_perf_select>)
+set_tests_properties(perf_select.pg PROPERTIES LABELS "perfdb;postgres" TIMEOUT 600
+                     SKIP_RETURN_CODE 77 ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")

@@ -815,6 +815,45 @@ static void mistrust_caught(void **state)
 	assert_non_null(strstr(r.report, "fill"));
 }
 
+/* softmax fwd that writes one output halved (an uninformative case's one
+ * constant value, 1, turned into 0.5). */
+static enum xo_status softmax_fwd_one_halved(struct xo_backend *be, const struct xo_op_args *a)
+{
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_softmax](be, a);
+
+	xo_tensor_f32(a->dst[0])[a->dst[0]->nelem - 1] *= 0.5f;
+	return st;
+}
+
+/* The same uninformative case with uninformative_ok (the geometry sweep's
+ * degenerate windows): it passes on a correct backend, flagged, and is still
+ * compared: a wrong output fails it. */
+static void uninformative_compared(void **state)
+{
+	struct xo_case c = {.op = XO_OP_softmax,
+	                    .dir = XO_DIR_FWD,
+	                    .mode = XO_HMODE_REAL,
+	                    .seed = XO_CASE_SEED_DEFAULT,
+	                    .uninformative_ok = true};
+	struct xo_backend_iface bad = xo_ref_iface;
+	struct xo_backend *be_bad;
+	struct xo_case_result r;
+	enum xo_op op;
+
+	(void)state;
+	assert_int_equal(xo_case_parse("softmax batch=4 len=2 ch=1", &op, &c.p), XO_OK);
+	assert_int_equal(xo_case_run(g_ref, g_ref, &c, &r), XO_OK);
+	assert_int_equal(r.fail, XO_FAIL_NONE);
+	assert_true(r.uninformative);
+	bad.name = "fault-softmax-one-halved";
+	bad.fwd[XO_OP_softmax] = softmax_fwd_one_halved;
+	be_bad = fake_open(&bad);
+	assert_int_equal(xo_case_run(g_ref, be_bad, &c, &r), XO_OK);
+	print_message("%s", r.report);
+	assert_int_equal(r.fail, XO_FAIL_MISMATCH);
+	xo_backend_close(be_bad);
+}
+
 /* The repro line names op, dir, mode, backend, seed and every parameter. */
 static void repro_line(void **state)
 {
@@ -851,7 +890,7 @@ static int group_teardown(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[NFAULTS + 2];
+	struct CMUnitTest tests[NFAULTS + 3];
 	static char names[NFAULTS][96];
 
 	for (size_t i = 0; i < NFAULTS; i++) {
@@ -864,5 +903,7 @@ int main(void)
 	tests[NFAULTS] = (struct CMUnitTest){.name = "uninformative case is mistrusted",
 	                                     .test_func = mistrust_caught};
 	tests[NFAULTS + 1] = (struct CMUnitTest){.name = "repro line", .test_func = repro_line};
-	return _cmocka_run_group_tests("selftest", tests, NFAULTS + 2, group_setup, group_teardown);
+	tests[NFAULTS + 2] = (struct CMUnitTest){.name = "uninformative_ok still compares",
+	                                         .test_func = uninformative_compared};
+	return _cmocka_run_group_tests("selftest", tests, NFAULTS + 3, group_setup, group_teardown);
 }
