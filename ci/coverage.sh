@@ -14,7 +14,8 @@
 #   OUT/coverage-files.tsv  the same per source file, with its to-do count
 #   OUT/todo.txt            the lines no quick test reaches in model/, perfdb/
 #                           and the kernels' drivers (cl/*.c, kernels/*.c
-#                           without '__'), by file and function, as line ranges
+#                           without '__'), by file and function, as line ranges;
+#                           the code of ci/coverage-blind.txt apart, with its reason
 #   OUT/coverage.txt        the per-folder table as the terminal shows it
 #
 # -Og: gcc's level for debugging keeps each statement on its own line and
@@ -35,6 +36,8 @@
 #                   (date, sha, folder) in that crossover perf store (SQLite;
 #                   an existing store, never any other file); `xo perf report` draws them
 #   -j N            build and ctest parallelism (XO_JOBS, else nproc)
+#   --blind FILE    the list of code gcov cannot count (default ci/coverage-blind.txt):
+#                   todo.txt lists it apart, with the reason, off the to-do counts
 #   --collect-only  read the counters already in --build; configure, build and
 #                   run nothing (--src: the source tree the build compiled,
 #                   default the repository)
@@ -49,17 +52,18 @@ die() {
     exit 2
 }
 
-build=$XO_ROOT/build-cov out=$XO_ROOT/out/coverage db= src= collect_only=0
+build=$XO_ROOT/build-cov out=$XO_ROOT/out/coverage db= src= blind= collect_only=0
 jobs=$XO_JOBS
 while [ $# -gt 0 ]; do
     case $1 in
-    --build | --out | --db | --src)
+    --build | --out | --db | --src | --blind)
         [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"
         case $1 in
         --build) build=$2 ;;
         --out) out=$2 ;;
         --db) db=$2 ;;
         --src) src=$2 ;;
+        --blind) blind=$2 ;;
         esac
         shift
         ;;
@@ -120,6 +124,6 @@ dirty=0
     [ -z "$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=1
 t0=$(date +%s)
 "${AGG[@]}" --build "$build" --src "$src" --out "$out" -j "$jobs" --sha "$sha" --dirty $dirty \
-    --date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${db:+--db "$db"} || exit $?
+    --date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${db:+--db "$db"} ${blind:+--blind "$blind"} || exit $?
 echo "coverage: collected in $(($(date +%s) - t0))s; total $(($(date +%s) - t_all))s"
 exit $test_rc

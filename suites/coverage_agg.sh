@@ -136,6 +136,17 @@ grep -qx '  m_pick: 8' "$T/out/todo.txt" && grep -qx '  m_never: 12-16' "$T/out/
     fail "todo.txt: $(cat "$T/out/todo.txt")"
 ! grep -q 'k__avx2\|kernels/k.c\|cli/' "$T/out/todo.txt" || fail "todo.txt lists a file out of scope"
 
+# code on the blind list: off the to-do count and listed apart with the
+# reason; a function the file does not have is reported as a stale entry
+printf '# test\nmodel/m.c m_never,m_gone runs where gcov cannot count\n' >"$T/blind.txt"
+bash "$ROOT/ci/coverage.sh" --collect-only --build "$B" --src "$S" --out "$T/out2" \
+    --blind "$T/blind.txt" >/dev/null 2>"$T/blind.err" || fail "--blind"
+grep -q '^model/m.c	model	7	3	2	1	1$' "$T/out2/coverage-files.tsv" ||
+    fail "--blind: the to-do count of model/m.c is not 1"
+grep -A1 '^model/m.c, not measured: runs where gcov cannot count$' "$T/out2/todo.txt" |
+    grep -qx '  m_never: 12-16' || fail "--blind: todo.txt: $(cat "$T/out2/todo.txt")"
+grep -q 'm_gone in model/m.c.*stale' "$T/blind.err" || fail "--blind: no stale-entry warning"
+
 rows=$(sqlite3 "$T/s.sqlite" "SELECT folder, lines, lines_hit, branches, branches_hit,
   coalesce(todo, '-') FROM coverage WHERE sha = '$sha' ORDER BY folder" | tr '\n' ' ')
 [ "$rows" = "cli|4|3|2|1|- kernels|7|5|2|2|0 model|7|3|2|1|4 " ] || fail "stored rows: $rows"
