@@ -52,7 +52,7 @@ die() {
     exit 2
 }
 
-build=$XO_ROOT/build-cov out=$XO_ROOT/out/coverage db= src= blind= collect_only=0
+build=$XO_ROOT/build-cov out=$XO_ROOT/out/coverage db='' src='' blind='' collect_only=0
 jobs=$XO_JOBS
 while [ $# -gt 0 ]; do
     case $1 in
