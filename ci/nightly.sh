@@ -100,13 +100,14 @@ NIGHTLY_STAGES=(
     "instructions weekly 900"
     "counts weekly 600"
     "long-tests weekly 900"
+    "coverage weekly 900"
     "detect every 30"
 )
 # The every-night stages (planted and detect-scale among them) and the report come to
 # about 850 s from a fresh clone (the build's 200 s are seconds when
 # build-release/ is kept), which leaves a rotating stage its ~300 s of the
 # 1200. The weekly stages (bisect, the instruction-count checks, the long
-# tests) take minutes each: XO_NIGHTLY_FULL=1 runs them, with no budget.
+# tests, coverage) take minutes each: XO_NIGHTLY_FULL=1 runs them, with no budget.
 REPORT_RESERVE=${XO_NIGHTLY_RESERVE:-90} # seconds kept for detect and report
 
 stage_build() {
@@ -320,6 +321,28 @@ stage_mutate() {
     bash ci/mutate.sh "${args[@]}"
     local rc=$?
     add_note "mutation: $(head -n 1 "$NIGHTLY_DIR/mutation.txt" 2>/dev/null || echo "no result (exit $rc)")"
+    return $rc
+}
+
+# Line and branch coverage of the quick suites per folder (ci/coverage.sh,
+# docs/coverage.md): a --coverage build of its own (build-cov/, kept between
+# runs, so later builds are incremental) and every quick test, so weekly; the
+# figures go into the store for the report, the tables and todo.txt to
+# coverage/. The note quotes the line % of the folders with a to-do list.
+stage_coverage() {
+    local args=(--out "$NIGHTLY_DIR/coverage") rc tsv=$NIGHTLY_DIR/coverage/coverage.tsv
+    [ -f "$DB" ] && args+=(--db "$DB")
+    rm -f "$tsv"
+    bash ci/coverage.sh "${args[@]}"
+    rc=$?
+    if [ -f "$tsv" ]; then
+        NOTE="lines covered by the quick suites: $(awk -F '\t' '
+            $1 ~ /^(model|perfdb|kernels|cl)$/ && $2 > 0 {
+                printf "%s%s %.1f%%", sep, $1, 100 * $3 / $2; sep = ", " }' "$tsv")"
+        add_note "coverage: $NOTE (to-do: $NIGHTLY_DIR/coverage/todo.txt)"
+    else
+        NOTE="no coverage tables (exit $rc)"
+    fi
     return $rc
 }
 

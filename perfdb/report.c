@@ -1820,11 +1820,146 @@ static void summary_answer(FILE *sum, const struct answer *a)
 }
 
 /*
+ * The quick suites' coverage per folder (ci/coverage.sh --db writes table
+ * coverage: one row per run date, commit and folder; a store without it has
+ * no section): line and branch % of the last COV_RUNS runs, one line per
+ * folder, then the latest run's figures with its to-do count (the lines no
+ * quick test reaches in model/, perfdb/ and the kernels' drivers, listed by
+ * that run's todo.txt). Data: data/coverage_FOLDER.dat.
+ */
+#define COV_RUNS    60 /* the query's LIMIT */
+#define COV_FOLDERS 16
+
+struct cov_row {
+	char folder[32];      /* file-name-safe */
+	long long lines, lines_hit, branches, branches_hit, todo; /* todo < 0: not listed */
+};
+
+/* hit/n as a percentage followed by unit, or none where n is 0 (a folder
+ * without branches) */
+static void cov_pct(FILE *f, long long hit, long long n, const char *unit, const char *none)
+{
+	if (n > 0)
+		fprintf(f, "%.1f%s", 100.0 * (double)hit / (double)n, unit);
+	else
+		fputs(none, f);
+}
+
+static enum xo_status write_coverage(struct xo_perfdb *db, const char *outdir, FILE *gp,
+                                     FILE *html)
+{
+	static const char *const what[2][2] = {{"lines", "lines covered (%)"},
+	                                       {"branches", "branch outcomes taken (%)"}};
+	struct xo_sql_stmt *s = NULL;
+	struct cov_row last[COV_FOLDERS];
+	char folders[COV_FOLDERS][32], date[40] = "", sha[24] = "", path[4200];
+	FILE *dat[COV_FOLDERS] = {NULL};
+	int nf = 0, nlast = 0, nx = 0;
+	enum xo_status st = XO_OK;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT q.date, q.sha, q.dirty, q.folder, q.lines, q.lines_hit,"
+	                   " q.branches, q.branches_hit, coalesce(q.todo, -1),"
+	                   " dense_rank() OVER (ORDER BY q.date) FROM coverage q"
+	                   " WHERE q.date IN (SELECT date FROM (SELECT DISTINCT date FROM coverage"
+	                   " ORDER BY date DESC LIMIT 60) r)" /* COV_RUNS */
+	                   " ORDER BY q.date, q.folder", &s) != XO_SQL_OK)
+		return XO_OK;
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		struct cov_row r;
+		int f;
+
+		safe_name(col_text(s, 3), r.folder, sizeof(r.folder));
+		r.lines = xo_sql_column_int64(s, 4);
+		r.lines_hit = xo_sql_column_int64(s, 5);
+		r.branches = xo_sql_column_int64(s, 6);
+		r.branches_hit = xo_sql_column_int64(s, 7);
+		r.todo = xo_sql_column_int64(s, 8);
+		nx = (int)xo_sql_column_int64(s, 9);
+		if (strcmp(date, col_text(s, 0))) { /* a newer run: the table is its rows */
+			snprintf(date, sizeof(date), "%s", col_text(s, 0));
+			safe_name(col_text(s, 1), sha, sizeof(sha) - 1);
+			if (xo_sql_column_int64(s, 2))
+				strcat(sha, "+");
+			nlast = 0;
+		}
+		if (nlast < COV_FOLDERS)
+			last[nlast++] = r;
+		for (f = 0; f < nf && strcmp(folders[f], r.folder); f++)
+			;
+		if (f == nf) {
+			if (nf == COV_FOLDERS)
+				continue;
+			snprintf(folders[nf++], sizeof(folders[0]), "%s", r.folder);
+			snprintf(path, sizeof(path), "%s/data/coverage_%s.dat", outdir, r.folder);
+			if (!(dat[f] = fopen(path, "w"))) {
+				st = xo_error(XO_EIO, "%s: cannot write: %s", path, strerror(errno));
+				goto out;
+			}
+			fprintf(dat[f], "# run line_pct branch_pct commit\n");
+		}
+		fprintf(dat[f], "%d ", nx - 1);
+		cov_pct(dat[f], r.lines_hit, r.lines, "", "NaN");
+		fputc(' ', dat[f]);
+		cov_pct(dat[f], r.branches_hit, r.branches, "", "NaN");
+		fprintf(dat[f], " %s\n", sha);
+	}
+	if (!nf)
+		goto out;
+	for (int m = 0; m < 2; m++) {
+		fprintf(gp, "reset\nset datafile missing 'NaN'\nset title 'coverage of the quick suites:"
+		            " %s'\nset ylabel '%s'\nset xlabel 'coverage run (oldest to newest; + ="
+		            " dirty)'\nset yrange [0:100]\nset xrange [-0.5:%d.5]\nset grid ytics\n"
+		            "set key below horizontal noenhanced\nset xtics rotate by 45 right\n"
+		            "do for [fmt in \"png svg\"] {\n"
+		            "\tif (fmt eq \"png\") { eval(\"set terminal \".png_term) }"
+		            " else { eval(\"set terminal \".svg_term) }\n"
+		            "\tset output 'coverage_%s.'.fmt\n\tplot ",
+		        what[m][0], what[m][1], nx - 1, what[m][0]);
+		for (int f = 0; f < nf; f++)
+			fprintf(gp, "%s'data/coverage_%s.dat' using 1:%d%s with linespoints lw 2 pt 7"
+			            " title '%s'", f ? ", \\\n\t     " : "", folders[f], 2 + m,
+			        f ? "" : ":xtic(4)", folders[f]);
+		fprintf(gp, "\n\tset output\n}\n");
+	}
+	fprintf(html, "<h2 id=\"coverage\">Coverage of the quick suites (ci/coverage.sh)</h2>\n"
+	              "<p>Line and branch coverage (gcov) per folder, the last %d runs at most; "
+	              "to-do: lines no quick test reaches in model/, perfdb/ and the kernels' "
+	              "drivers (the run's todo.txt lists them). Latest: commit <code>%s</code>, ",
+	        COV_RUNS, sha);
+	html_escape(html, date);
+	fprintf(html, ".</p>\n<a href=\"coverage_lines.svg\"><img src=\"coverage_lines.png\"></a>"
+	              "<a href=\"coverage_branches.svg\"><img src=\"coverage_branches.png\"></a>\n"
+	              "<table><tr><th>folder</th><th>lines</th><th>line %%</th><th>branches</th>"
+	              "<th>branch %%</th><th>to-do</th></tr>\n");
+	for (int i = 0; i < nlast; i++) {
+		const struct cov_row *r = &last[i];
+
+		fprintf(html, "<tr><td>%s</td><td>%lld/%lld</td><td>", r->folder, r->lines_hit,
+		        r->lines);
+		cov_pct(html, r->lines_hit, r->lines, "%", "-");
+		fprintf(html, "</td><td>%lld/%lld</td><td>", r->branches_hit, r->branches);
+		cov_pct(html, r->branches_hit, r->branches, "%", "-");
+		if (r->todo >= 0)
+			fprintf(html, "</td><td>%lld</td></tr>\n", r->todo);
+		else
+			fprintf(html, "</td><td>-</td></tr>\n");
+	}
+	fprintf(html, "</table>\n");
+out:
+	for (int f = 0; f < nf; f++)
+		if (dat[f] && fclose(dat[f]) && !st)
+			st = xo_error(XO_EIO, "%s/data: cannot write coverage data", outdir);
+	xo_sql_finalize(s);
+	return st;
+}
+
+/*
  * index.html in the order a reader asks: the answer per model (faster device
  * per batch, crossover with its interval, diagnosis, probe), regressions
  * (stored changes, then the latest run against the one before), where the
- * OpenCL time goes, the suites' power, history per benchmark group, and the
- * testbed. sum gets the text summary (summary_answer).
+ * OpenCL time goes, the suites' power and coverage, history per benchmark
+ * group, and the testbed. sum gets the text summary (summary_answer).
  */
 static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
                                    const char *model_arg, int64_t latest, int64_t only,
@@ -2020,6 +2155,9 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		s = NULL;
 		fprintf(html, "</table>\n");
 	}
+
+	if ((st = write_coverage(db, outdir, gp, html)))
+		goto out;
 
 	/* 4. history, one plot per benchmark group */
 	if ((st = write_histories(db, outdir, gp, html, only, &nhist)))
