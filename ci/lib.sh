@@ -79,7 +79,7 @@ stage_keras_venv() {
     local py
     py=$(xo_keras_python) || return 1
     export XO_KERAS_PYTHON=$py
-    echo "keras-venv: $py (Keras $(KERAS_BACKEND=jax "$py" -c 'import keras; print(keras.__version__)' 2>/dev/null))"
+    echo "keras-venv: $py (${XO_KERAS_PINS[*]})"
 }
 
 # xo_keras_venv_ok DIR: the venv finished installing and imports what the
