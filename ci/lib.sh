@@ -12,7 +12,7 @@ XO_SUMMARY=()
 XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
              ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
              libsqlite3-dev sqlite3 libjansson-dev gnuplot-nox clang libclang-rt-dev oclgrind
-             python3 python3-numpy libhdf5-dev libzip-dev postgresql libpq-dev valgrind)
+             python3 python3-numpy python3-venv libhdf5-dev libzip-dev postgresql libpq-dev valgrind)
 
 # The lower ISA levels the cpu backend can fall back to, and the tests that
 # ci/test.sh runs again at each (XO_CPU_ISA=level); ci/mutate.sh runs the same.
@@ -26,6 +26,67 @@ xo_missing_packages() {
             missing+=("$p")
     done
     echo "${missing[@]}"
+}
+
+# The Python packages of the Keras venv (xo_keras_python): Keras 3 on JAX's
+# CPU build, h5py and NumPy, pinned to the versions the Keras fixtures and
+# docs/model.md were checked with (all support Debian 12's Python 3.11).
+XO_KERAS_PINS=(keras==3.15.1 jax==0.10.2 jaxlib==0.10.2 h5py==3.16.0 numpy==2.4.6)
+
+# xo_keras_python: prints the python of a venv that imports Keras (on JAX),
+# JAX and h5py, making it first where it is missing. The venv lives outside
+# the clone, in ${XO_CACHE_DIR:-$HOME/.cache/crossover}/kvenv/KEY, KEY made
+# of the base Python's version and the pins, so a fresh clone reuses it and
+# a pin change makes a new one (the other keys are removed then). A venv is
+# used only once its marker file says the install finished and the imports
+# work; two jobs on one machine take turns (flock). Fails with one line on
+# stderr when the venv cannot be made (pip cannot reach the index, say):
+# CI then fails, it never skips the Keras checks.
+xo_keras_python() {
+    local base=${XO_KERAS_BASE_PYTHON:-/usr/bin/python3} root key dir rc
+    root=${XO_CACHE_DIR:-$HOME/.cache/crossover}/kvenv
+    [ -x "$base" ] || { echo "keras-venv: no $base (apt-get install python3 python3-venv)" >&2; return 1; }
+    key=py$("$base" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-$(IFS=-; echo "${XO_KERAS_PINS[*]}" | sed 's/==//g')
+    dir=$root/$key
+    mkdir -p "$root" || { echo "keras-venv: cannot create $root" >&2; return 1; }
+    (
+        flock 9 || exit 1
+        xo_keras_venv_ok "$dir" && exit 0
+        rm -rf "$dir" && find "$root" -mindepth 1 -maxdepth 1 -type d -name 'py*' -exec rm -rf {} + &&
+            "$base" -m venv "$dir" >"$root/install.log" 2>&1 &&
+            "$dir/bin/python" -m pip install --no-input --progress-bar off \
+                "${XO_KERAS_PINS[@]}" >>"$root/install.log" 2>&1 || {
+            echo "keras-venv: pip install ${XO_KERAS_PINS[*]} into $dir failed" \
+                "(is the package index reachable?): $(grep -E 'ERROR|Error' "$root/install.log" | tail -n 1)" >&2
+            rm -rf "$dir"
+            exit 1
+        }
+        touch "$dir/.xo-complete"
+        xo_keras_venv_ok "$dir" || {
+            echo "keras-venv: $dir installed but does not import keras, jax and h5py" >&2
+            rm -rf "$dir"
+            exit 1
+        }
+    ) 9>"$root/.lock"
+    rc=$?
+    [ $rc -eq 0 ] && echo "$dir/bin/python"
+    return $rc
+}
+
+# The Keras venv as a stage (ci/test.sh, ci/sanitize.sh): the stages after
+# it get its python in XO_KERAS_PYTHON, so keras.load_in_keras runs there.
+stage_keras_venv() {
+    local py
+    py=$(xo_keras_python) || return 1
+    export XO_KERAS_PYTHON=$py
+    echo "keras-venv: $py (${XO_KERAS_PINS[*]})"
+}
+
+# xo_keras_venv_ok DIR: the venv finished installing and imports what the
+# Keras checks need.
+xo_keras_venv_ok() {
+    [ -f "$1/.xo-complete" ] && [ -x "$1/bin/python" ] &&
+        KERAS_BACKEND=jax "$1/bin/python" -c 'import keras, jax, h5py' >/dev/null 2>&1
 }
 
 # Installs what is missing when root; otherwise prints the command and fails.
@@ -69,6 +130,23 @@ run_stage() {
         XO_SUMMARY+=("$(printf '%-10s FAIL  %4ss  (exit %d)' "$name" $((end - start)) $rc)")
     fi
     echo "==== stage $name: $([ $rc -eq 0 ] && echo PASS || echo FAIL) in $((end - start))s"
+    return $rc
+}
+
+# xo_ctest STAGE BUILD [CTEST ARGS...]: ctest --test-dir BUILD ARGS, then no
+# skip that ci/skips.tsv does not allow for STAGE (ci/skips.py): ctest keeps
+# its results, every passing test's whole output included (CMocka prints a
+# skipped case there), in BUILD/Testing/junit-STAGE.xml for the check. Fails
+# when ctest fails or the check does; the check's lines say which skip.
+xo_ctest() {
+    local stage=$1 build=$2 junit rc
+    shift 2
+    junit=$(cd "$build" 2>/dev/null && pwd)/Testing/junit-$stage.xml
+    rm -f "$junit"
+    ctest --test-dir "$build" --output-junit "$junit" --test-output-size-passed 8000000 "$@"
+    rc=$?
+    python3 "$XO_ROOT/ci/skips.py" --stage "$stage" --list "${XO_SKIPS_LIST:-$XO_ROOT/ci/skips.tsv}" \
+        "$junit" || rc=1
     return $rc
 }
 
@@ -137,11 +215,14 @@ xo_asan_env() {
 }
 
 stage_asan_test() {
-    local envs vars
+    local envs vars v
     envs=$(xo_asan_env) || return 1
     mapfile -t vars <<<"$envs"
     echo "asan-test: ${vars[*]}"
-    env "${vars[@]}" ctest --test-dir build-asan -L quick -j"$XO_JOBS" --timeout 600
+    (
+        for v in "${vars[@]}"; do export "${v?}"; done
+        xo_ctest asan build-asan -L quick -j"$XO_JOBS" --timeout 600
+    )
 }
 
 # The fuzz targets (docs/fuzzing.md): a clang build with libFuzzer, ASan and

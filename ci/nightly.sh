@@ -151,26 +151,16 @@ stage_long_tests() {
     return $rc
 }
 
-# The Keras venv's python, when it imports Keras (on JAX: Keras's default
-# backend, TensorFlow, is not installed there), JAX and h5py.
-keras_python() {
-    local py=$NIGHTLY_DIR/kvenv/bin/python
-    [ -x "$py" ] && KERAS_BACKEND=jax "$py" -c 'import keras, jax, h5py' 2>/dev/null || return 1
-    echo "$py"
-}
-
-# Keras itself loads the files xo writes (issue 13 item 1): a venv with Keras 3
-# + JAX on the CPU (made once, kept in $NIGHTLY_DIR/kvenv), then the
-# keras.load_in_keras test with it, which must run, not skip.
+# Keras itself loads the files xo writes: the keras.load_in_keras test, which
+# must run, not skip, with the python of the Keras venv (Keras 3 + JAX on the
+# CPU at pinned versions, made once in a cache outside the clone and shared
+# with ci/test.sh: ci/lib.sh xo_keras_python).
 stage_keras() {
-    local venv=$NIGHTLY_DIR/kvenv out py
-    if ! py=$(keras_python); then
-        python3 -m venv "$venv" && "$venv/bin/pip" install -q numpy keras jax h5py &&
-            py=$(keras_python) || {
-            NOTE="cannot make the Keras venv (pip install numpy keras jax h5py failed)"
-            return 1
-        }
-    fi
+    local out py
+    py=$(xo_keras_python) || {
+        NOTE="cannot make the Keras venv (ci/lib.sh xo_keras_python; its log: ${XO_CACHE_DIR:-$HOME/.cache/crossover}/kvenv/install.log)"
+        return 1
+    }
     out=$(XO_KERAS_PYTHON=$py ctest --test-dir "$BUILD" -R '^keras\.load_in_keras$' -V 2>&1)
     echo "$out"
     if ! grep -q 'keras.load_in_keras .*Passed' <<<"$out"; then
@@ -263,14 +253,15 @@ stage_peer() {
 
 # The issue 13 speed targets: the zoo of five Keras models (scripts/zoo.py),
 # xo cpu beside the JAX peer (scripts/peer_jax.py, jit over the whole step),
-# with the venv stage_keras made; the table in the log, the figures in
-# zoo.json. Targets missed are reported, not failed; a crash fails the stage.
+# with the Keras venv (ci/lib.sh xo_keras_python; the keras stage before it
+# has made it); the table in the log, the figures in zoo.json. Targets
+# missed are reported, not failed; a crash, or no venv, fails the stage.
 stage_zoo() {
     local py
-    if ! py=$(keras_python); then
-        NOTE="skipped: no Keras + JAX venv in $NIGHTLY_DIR/kvenv (the keras stage makes it)"
-        return 0
-    fi
+    py=$(xo_keras_python) || {
+        NOTE="cannot make the Keras venv (ci/lib.sh xo_keras_python)"
+        return 1
+    }
     KERAS_BACKEND=jax PYTHONDONTWRITEBYTECODE=1 "$py" scripts/zoo.py --xo "$XO" \
         --json "$NIGHTLY_DIR/zoo.json" || return 1
     NOTE="$(grep -E '^3x target' "$LOGS/zoo.log"); $NIGHTLY_DIR/zoo.json"

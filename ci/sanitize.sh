@@ -7,16 +7,20 @@
 # CUDA driver; suites/lsan.supp suppresses its leaks by library name;
 # XO_ASAN_OPENCL=pocl hides every ICD but PoCL's from the sanitized tests
 # instead (docs/opencl.md, "Sanitizers on an NVIDIA host"). The stage prints
-# the environment it uses (ci/lib.sh xo_asan_env).
+# the environment it uses (ci/lib.sh xo_asan_env). As in ci/test.sh nothing
+# may be skipped that ci/skips.tsv does not allow: the Keras venv is made (or
+# reused) first and the PostgreSQL suites require a server.
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$XO_ROOT"
 
 export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
+export XO_REQUIRE_POSTGRES=${XO_REQUIRE_POSTGRES:-1}
 export CTEST_OUTPUT_ON_FAILURE=1
 
 rc=0
 run_stage deps stage_deps || { print_summary; exit 1; }
+run_stage keras-venv stage_keras_venv || rc=1
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
 print_summary

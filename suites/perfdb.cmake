@@ -151,18 +151,20 @@ set_tests_properties(perf_detect PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
 # The same store suites on PostgreSQL (issue 14): suites/pg_cluster.sh starts a
 # throwaway server on a Unix socket and hands the suites its URI (XO_TEST_PG);
 # every store is then a schema of that database. Skipped, with the reason,
-# where no server can be started, unless XO_REQUIRE_POSTGRES=1 (ci/test.sh's
-# postgres stage). Not "quick": a cluster start and the kill -9 rounds take
+# where no server can be started, unless XO_REQUIRE_POSTGRES=1 (ci/test.sh,
+# which runs them with the other quick suites). Each test has a cluster of
+# its own (a fresh temporary directory, a Unix socket, no TCP port), so they
+# run in parallel with anything; a cluster start and the kill -9 rounds take
 # about 30 s on 2 busy cores.
 foreach(suite perfdb perf_report perf_workflow perf_detect)
   add_test(NAME ${suite}.pg COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
            $<TARGET_FILE:test_${suite}>)
-  set_tests_properties(${suite}.pg PROPERTIES LABELS "perfdb;postgres" TIMEOUT 600
+  set_tests_properties(${suite}.pg PROPERTIES LABELS "perfdb;postgres;quick" TIMEOUT 600
                        SKIP_RETURN_CODE 77 ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endforeach()
 add_test(NAME perfdb.pg.cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
          sh ${CMAKE_CURRENT_LIST_DIR}/perfdb_pg_cli.sh $<TARGET_FILE:xo>)
-set_tests_properties(perfdb.pg.cli PROPERTIES LABELS "perfdb;postgres" TIMEOUT 600
+set_tests_properties(perfdb.pg.cli PROPERTIES LABELS "perfdb;postgres;quick" TIMEOUT 600
                      SKIP_RETURN_CODE 77)
 
 # The scale check's history generator (ci/nightly.sh perf-scale stage).
@@ -208,7 +210,7 @@ set_tests_properties(perf_verdict PROPERTIES LABELS "perfdb;quick" TIMEOUT 60
                      ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 add_test(NAME perf_verdict.pg COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pg_cluster.sh
          $<TARGET_FILE:test_perf_verdict>)
-set_tests_properties(perf_verdict.pg PROPERTIES LABELS "perfdb;postgres" TIMEOUT 600
+set_tests_properties(perf_verdict.pg PROPERTIES LABELS "perfdb;postgres;quick" TIMEOUT 600
                      SKIP_RETURN_CODE 77 ENVIRONMENT "XO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 # Which runs each reader takes when a commit holds several complete runs and
 # an incomplete one, and verdicts over a noisy base (test_perf_select.c).
