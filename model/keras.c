@@ -1383,42 +1383,6 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 	return XO_OK;
 }
 
-/* The model's compile as Keras 3's get_compile_config(): loss by name, the
- * optimizer serialized with its hyperparameters (Keras fills the rest with
- * its defaults when it compiles from it: load_model(compile=True)). */
-static json_t *compile_config(const struct xo_compile *c)
-{
-	const struct xo_params *p = &c->opt;
-	json_t *oc = json_pack("{s:s, s:f}", "name", xo_optimizer_name(c->optimizer),
-	                       "learning_rate", (double)p->lr);
-	const char *cls = "Adam";
-
-	switch (c->optimizer) {
-	case XO_OPTIMIZER_ADAM:
-		json_object_set_new(oc, "beta_1", json_real((double)p->beta_1));
-		json_object_set_new(oc, "beta_2", json_real((double)p->beta_2));
-		json_object_set_new(oc, "epsilon", json_real((double)p->epsilon));
-		break;
-	case XO_OPTIMIZER_SGD:
-		cls = "SGD";
-		json_object_set_new(oc, "momentum", json_real((double)p->momentum));
-		json_object_set_new(oc, "nesterov", json_boolean(p->nesterov));
-		break;
-	case XO_OPTIMIZER_RMSPROP:
-		cls = "RMSprop";
-		json_object_set_new(oc, "rho", json_real((double)p->rho));
-		json_object_set_new(oc, "momentum", json_real((double)p->momentum));
-		json_object_set_new(oc, "epsilon", json_real((double)p->epsilon));
-		break;
-	}
-	return json_pack("{s:{s:s, s:s, s:o, s:n}, s:s, s:n, s:o, s:n, s:b, s:i, s:b}", "optimizer",
-	                 "module", "keras.optimizers", "class_name", cls, "config", oc,
-	                 "registered_name", "loss", xo_loss_name(c->loss), "loss_weights",
-	                 "metrics", c->accuracy ? json_pack("[s]", "accuracy") : json_null(),
-	                 "weighted_metrics", "run_eagerly", 0, "steps_per_execution", 1,
-	                 "jit_compile", 1);
-}
-
 /*
  * The Keras 3 config.json of m, key for key what Keras 3.15's model.save()
  * writes for the same Sequential (suites/test_keras_config.c compares them
@@ -1688,6 +1652,63 @@ static bool has_build_config(enum xo_layer_kind k)
 	default:
 		return false;
 	}
+}
+
+/*
+ * The model's compile as Keras 3.15's get_compile_config(), key for key:
+ * the loss by name, the optimizer serialized with every key Keras writes
+ * (its default name, the learning rate as the float32 Keras keeps it in, so
+ * 0.001 is 0.0010000000474974513, the other hyperparameters as the shortest
+ * decimal of the float, 0.9 not 0.8999999762, and Keras's defaults for
+ * what xo does not implement: no weight decay, clipping, EMA, loss scaling
+ * or gradient accumulation).
+ */
+static json_t *compile_config(const struct xo_compile *c)
+{
+	static const char *const nulls[] = {"weight_decay", "clipnorm", "global_clipnorm",
+	                                    "clipvalue", NULL};
+	const struct xo_params *p = &c->opt;
+	const char *cls = "Adam", *name = "adam";
+	json_t *oc;
+
+	if (c->optimizer == XO_OPTIMIZER_SGD) {
+		cls = "SGD";
+		name = "sgd";
+	} else if (c->optimizer == XO_OPTIMIZER_RMSPROP) {
+		cls = "RMSprop";
+		name = "rm_sprop"; /* Keras's snake case of the class name */
+	}
+	oc = json_pack("{s:s, s:f}", "name", name, "learning_rate", (double)p->lr);
+	set_nulls(oc, nulls);
+	json_object_set_new(oc, "use_ema", json_false());
+	json_object_set_new(oc, "ema_momentum", json_real(0.99));
+	json_object_set_new(oc, "ema_overwrite_frequency", json_null());
+	json_object_set_new(oc, "loss_scale_factor", json_null());
+	json_object_set_new(oc, "gradient_accumulation_steps", json_null());
+	switch (c->optimizer) {
+	case XO_OPTIMIZER_ADAM:
+		json_object_set_new(oc, "beta_1", json_real(short_real(p->beta_1)));
+		json_object_set_new(oc, "beta_2", json_real(short_real(p->beta_2)));
+		json_object_set_new(oc, "epsilon", json_real(short_real(p->epsilon)));
+		json_object_set_new(oc, "amsgrad", json_false());
+		break;
+	case XO_OPTIMIZER_SGD:
+		json_object_set_new(oc, "momentum", json_real(short_real(p->momentum)));
+		json_object_set_new(oc, "nesterov", json_boolean(p->nesterov));
+		break;
+	case XO_OPTIMIZER_RMSPROP:
+		json_object_set_new(oc, "rho", json_real(short_real(p->rho)));
+		json_object_set_new(oc, "momentum", json_real(short_real(p->momentum)));
+		json_object_set_new(oc, "epsilon", json_real(short_real(p->epsilon)));
+		json_object_set_new(oc, "centered", json_false());
+		break;
+	}
+	return json_pack("{s:{s:s, s:s, s:o, s:n}, s:s, s:n, s:o, s:n, s:b, s:i, s:b}", "optimizer",
+	                 "module", "keras.optimizers", "class_name", cls, "config", oc,
+	                 "registered_name", "loss", xo_loss_name(c->loss), "loss_weights",
+	                 "metrics", c->accuracy ? json_pack("[s]", "accuracy") : json_null(),
+	                 "weighted_metrics", "run_eagerly", 0, "steps_per_execution", 1,
+	                 "jit_compile", 1);
 }
 
 static json_t *model_config(struct xo_model *m)

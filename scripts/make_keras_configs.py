@@ -9,7 +9,8 @@ key. The cases set every argument xo writes to a value other than Keras's
 default where the layer has one (strides, padding, dilation, use_bias,
 activation, BatchNormalization's momentum/epsilon/center/scale, the
 recurrent layers' return_sequences, go_backwards and reset_after), so a
-writer that drops or inverts one is caught. Nothing here is crossover code;
+writer that drops or inverts one is caught; the compile_* cases are
+compiled, with each optimizer's hyperparameters off their defaults. Nothing here is crossover code;
 run in a venv with Keras:
     python3 -m venv .kvenv && .kvenv/bin/pip install keras jax h5py numpy
     .kvenv/bin/python scripts/make_keras_configs.py suites/golden/keras_config
@@ -142,13 +143,52 @@ CASES = {
                            layers.Dense(2, activation="softmax")]),
 }
 
+# Compiled cases: the model's compile_config compared too (optimizer
+# hyperparameters off their defaults; a loss without metrics).
+_MLP = "input 5\ndense units=4 activation=relu\ndense units=3 activation=%s\n"
+COMPILED = {
+    "compile_adam": (_MLP % "softmax" +
+                     "compile loss=categorical_crossentropy optimizer=adam learning_rate=0.003 "
+                     "beta_1=0.85 beta_2=0.99 epsilon=1e-6 metrics=accuracy\n",
+                     "softmax", "categorical_crossentropy",
+                     lambda: keras.optimizers.Adam(learning_rate=0.003, beta_1=0.85,
+                                                   beta_2=0.99, epsilon=1e-6),
+                     ["accuracy"]),
+    "compile_sgd": (_MLP % "sigmoid" +
+                    "compile loss=binary_crossentropy optimizer=sgd learning_rate=0.05 "
+                    "momentum=0.9 nesterov=True metrics=accuracy\n",
+                    "sigmoid", "binary_crossentropy",
+                    lambda: keras.optimizers.SGD(learning_rate=0.05, momentum=0.9,
+                                                 nesterov=True),
+                    ["accuracy"]),
+    "compile_rmsprop": (_MLP % "linear" +
+                        "compile loss=mean_squared_error optimizer=rmsprop learning_rate=0.002 "
+                        "rho=0.8 momentum=0.1 epsilon=1e-5 metrics=none\n",
+                        "linear", "mean_squared_error",
+                        lambda: keras.optimizers.RMSprop(learning_rate=0.002, rho=0.8,
+                                                         momentum=0.1, epsilon=1e-5),
+                        None),
+}
+
+
+def compiled_case(act, loss, opt, metrics):
+    def build():
+        return [keras.Input(shape=(5,)), layers.Dense(4, activation="relu"),
+                layers.Dense(3, activation=act)]
+    return build, lambda m: m.compile(loss=loss, optimizer=opt(), metrics=metrics)
+
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "suites/golden/keras_config"
     os.makedirs(out, exist_ok=True)
-    for name, (spec, build) in CASES.items():
+    cases = {name: (spec, build, None) for name, (spec, build) in CASES.items()}
+    for name, (spec, act, loss, opt, metrics) in COMPILED.items():
+        cases[name] = (spec,) + compiled_case(act, loss, opt, metrics)
+    for name, (spec, build, compile_fn) in cases.items():
         keras.backend.clear_session()  # Keras's default names count from 0 again
         model = keras.Sequential(build())
+        if compile_fn:
+            compile_fn(model)
         path = os.path.join(out, name + ".keras")
         model.save(path)
         with zipfile.ZipFile(path) as z:
@@ -159,7 +199,7 @@ def main():
         with open(os.path.join(out, name + ".model"), "w") as f:
             f.write("# Keras %s: scripts/make_keras_configs.py\n" % keras.__version__)
             f.write(spec)
-    print("wrote %d cases to %s (Keras %s)" % (len(CASES), out, keras.__version__))
+    print("wrote %d cases to %s (Keras %s)" % (len(cases), out, keras.__version__))
 
 
 if __name__ == "__main__":

@@ -13,9 +13,10 @@
  * named by its path (`layers[3].config.go_backwards`). The only key left out
  * is Keras's `shared_object_id`, the Python id() of a shared dtype policy
  * object, which differs on every save and which Keras's loader does not
- * need. The model's `compile_config` is left out too: Keras writes null for
- * a model never compiled, xo always writes the model's compile (its own
- * suite checks that: keras_load.py `compiled`).
+ * need. The compile_* cases are compiled in Keras as their spec's compile
+ * line says (each optimizer with hyperparameters off its defaults), and
+ * their `compile_config` is compared too; the other cases' Keras models
+ * were never compiled (Keras writes `{}`), so theirs is left out.
  *
  * Both directions: xo's export of CASE.model, and xo's import of CASE.json
  * (config -> spec -> model) exported again, so an importer that drops or
@@ -42,8 +43,9 @@
 #error "XO_KERAS_CONFIG_DIR must name suites/golden/keras_config"
 #endif
 
-static const char *const cases[] = {"conv1d", "dense",     "conv2d", "global2d",
-                                    "gmax2d", "bn",        "rnn",    "embedding"};
+static const char *const cases[] = {
+    "conv1d", "dense", "conv2d", "global2d", "gmax2d", "bn", "rnn", "embedding",
+    "compile_adam", "compile_sgd", "compile_rmsprop"};
 
 static char g_tmp[256];
 
@@ -128,15 +130,19 @@ static bool json_differs(const json_t *a, const json_t *b, const char *path, cha
 	}
 }
 
-/* The config compared: the whole file less compile_config (file comment). */
+/* The config compared: the whole file, less compile_config where Keras's
+ * model was never compiled (file comment). */
 static bool config_differs(json_t *xo, json_t *keras, char *why, size_t cap)
 {
 	json_t *a = json_deep_copy(xo), *b = json_deep_copy(keras);
+	json_t *kc = json_object_get(keras, "compile_config");
 	bool d;
 
 	assert_true(a && b);
-	json_object_del(a, "compile_config");
-	json_object_del(b, "compile_config");
+	if (!kc || (json_is_object(kc) && !json_object_size(kc))) {
+		json_object_del(a, "compile_config");
+		json_object_del(b, "compile_config");
+	}
 	d = json_differs(a, b, "$", why, cap);
 	json_decref(a);
 	json_decref(b);
@@ -329,12 +335,16 @@ static void test_comparator_catches(void **state)
 			fail_msg("plant %zu: '%s' does not say '%s'", i, why, plants[i].needle);
 		json_decref(a);
 	}
-	/* the compile_config is the only top-level key left out */
+	/* the compile_config is left out only where Keras's is {} */
 	{
-		json_t *a = json_deep_copy(keras);
+		json_t *a = json_deep_copy(keras), *k2 = json_deep_copy(keras);
 
 		json_object_set_new(a, "compile_config", json_string("x"));
 		assert_false(config_differs(a, keras, why, sizeof(why)));
+		json_object_set_new(k2, "compile_config", json_pack("{s:s}", "loss", "mse"));
+		assert_true(config_differs(a, k2, why, sizeof(why)));
+		assert_non_null(strstr(why, "$.compile_config: xo has string, Keras object"));
+		json_decref(k2);
 		json_object_set_new(a, "build_config", json_null());
 		assert_true(config_differs(a, keras, why, sizeof(why)));
 		json_decref(a);
