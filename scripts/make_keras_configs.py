@@ -3,7 +3,8 @@
 
 Each case is one xo spec (CASE.model) and the same model built in Keras 3
 and saved by model.save("CASE.keras"); CASE.json is that archive's
-config.json, byte for byte as Keras wrote it. suites/test_keras_config.c
+config.json, byte for byte as Keras wrote it, and CASE.h5config.json the
+model_config attribute of model.save("CASE.h5") (the legacy format). suites/test_keras_config.c
 saves the spec from xo and compares its config.json with CASE.json key by
 key. The cases set every argument xo writes to a value other than Keras's
 default where the layer has one (strides, padding, dilation, use_bias,
@@ -20,6 +21,7 @@ import sys
 import zipfile
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
+import h5py  # noqa: E402
 import keras  # noqa: E402
 from keras import layers  # noqa: E402
 
@@ -196,6 +198,18 @@ def main():
         os.unlink(path)
         with open(os.path.join(out, name + ".json"), "wb") as f:
             f.write(cfg)
+        # the legacy full-model .h5 of the same model: its model_config
+        # attribute (the config text xo's legacy reader maps)
+        if not compile_fn:
+            path = os.path.join(out, name + ".h5")
+            model.save(path)
+            with h5py.File(path, "r") as h:
+                legacy = h.attrs["model_config"]
+            os.unlink(path)
+            if isinstance(legacy, bytes):
+                legacy = legacy.decode("utf-8")
+            with open(os.path.join(out, name + ".h5config.json"), "w") as f:
+                f.write(legacy)
         with open(os.path.join(out, name + ".model"), "w") as f:
             f.write("# Keras %s: scripts/make_keras_configs.py\n" % keras.__version__)
             f.write(spec)

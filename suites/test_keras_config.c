@@ -20,7 +20,10 @@
  *
  * Both directions: xo's export of CASE.model, and xo's import of CASE.json
  * (config -> spec -> model) exported again, so an importer that drops or
- * inverts an argument is caught the same way. The comparator is checked
+ * inverts an argument is caught the same way; the legacy reader too, from
+ * CASE.h5config.json (the model_config attribute of Keras's legacy
+ * model.save("CASE.h5"); xo writes no legacy .h5, so only its reading is
+ * compared). The comparator is checked
  * too: each kind of difference planted in a copy of a fixture is reported,
  * at its path.
  */
@@ -279,6 +282,43 @@ static void test_import_export_matches_keras(void **state)
 	xo_backend_close(be);
 }
 
+/* The legacy format: the model_config of Keras's model.save("CASE.h5") read
+ * by xo and written as a .keras equals Keras's own .keras config (the
+ * compiled cases have no legacy file). */
+static void test_legacy_import_matches_keras(void **state)
+{
+	struct xo_backend *be;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char path[512], why[1024], *spec, *text, *legacy;
+		json_t *keras, *xo;
+
+		snprintf(path, sizeof(path), "%s/%s.h5config.json", XO_KERAS_CONFIG_DIR, cases[c]);
+		if (access(path, F_OK))
+			continue;
+		n++;
+		keras = keras_config(cases[c], &text);
+		legacy = read_text(path);
+		if (xo_keras_config_to_spec(legacy, strlen(legacy), path, &spec))
+			fail_msg("%s: %s", cases[c], xo_last_error());
+		xo = xo_config(be, spec, cases[c]);
+		if (config_differs(xo, keras, why, sizeof(why)))
+			fail_msg("%s (Keras's legacy .h5 model_config imported by xo and written as "
+			         ".keras): %s",
+			         cases[c], why);
+		json_decref(xo);
+		json_decref(keras);
+		free(spec);
+		free(text);
+		free(legacy);
+	}
+	assert_int_equal(n, 8); /* every uncompiled case has its legacy config */
+	xo_backend_close(be);
+}
+
 /* The comparator finds each kind of difference, at its path. */
 static void test_comparator_catches(void **state)
 {
@@ -373,6 +413,7 @@ int main(void)
 	    cmocka_unit_test(test_comparator_catches),
 	    cmocka_unit_test(test_export_matches_keras),
 	    cmocka_unit_test(test_import_export_matches_keras),
+	    cmocka_unit_test(test_legacy_import_matches_keras),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
