@@ -22,7 +22,10 @@
  *   parameters bit for bit as before) and the next call unharmed. The op
  *   itself with one id at input_dim: ref and cpu refuse before writing, cl
  *   writes zeros and says XO_EINVAL at the next sync; an id at
- *   input_dim - 1 is that row exactly everywhere.
+ *   input_dim - 1 is that row exactly everywhere. A shuffled fit (batches
+ *   gathered from the resident ids) over ids 0 and input_dim - 1 only:
+ *   the same weights as ref within 2 (S lr 2 eta + 4 u |w|) (S = 2 Adam
+ *   steps, eta = 8 u (K_path 5 + K_grad 4)), rows 1..5 untouched.
  *
  * chunk: predict with XO_PREDICT_CHUNK unset, 0 (off), 1, 7 (does not
  *   divide 53), 52, 53 and 54 samples, and at batch sizes 1 and 7: the same
@@ -655,15 +658,64 @@ static void id_op(struct xo_backend *be)
 	xo_tensor_free(y);
 }
 
+/* Shuffled fit over samples holding only ids 0 and input_dim - 1 (the
+ * batches gathered from the resident data set as int32 rows): the
+ * parameters after it into w (param count in *np). */
+static void id_fit_shuffled(struct xo_backend *be, float *w, int64_t *np)
+{
+	float x[6] = {ID_V - 1, 0, ID_V - 1, ID_V - 1, 0, ID_V - 1};
+	float y[12] = {0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 1};
+	struct xo_fit_options fo = xo_fit_options_default();
+	struct xo_model *m;
+
+	fo.epochs = 1;
+	fo.batch_size = 4; /* two steps: 4 and a tail of 2 */
+	fo.shuffle = true;
+	fo.seed = 4;
+	assert_int_equal(xo_model_open_string(id_spec, "ids.model", be, 4, &m), XO_OK);
+	assert_int_equal(xo_model_init(m, 5), XO_OK);
+	*np = xo_model_param_count(m);
+	assert_int_equal(xo_model_params_host(m, w, false), XO_OK);
+	if (xo_model_fit(m, x, y, 6, &fo, NULL, NULL))
+		fail_msg("%s: %s", xo_backend_name(be), xo_last_error());
+	assert_int_equal(xo_model_params_host(m, w + *np, false), XO_OK);
+	xo_model_close(m);
+}
+
 static void test_ids_at_input_dim(void **state)
 {
 	struct xo_backend *be[NB];
 	int nb = open_backends(be, NB);
+	/* table 21 + dense 8: before and after */
+	float ref[2 * 64], got[2 * 64];
+	int64_t np = 0;
+	/* Adam, S = 2 steps, lr 1e-3: K_path = dense 3 + softmax 2, K_grad = 4
+	 * (a batch's repeats of one row) */
+	double eta = 8.0 * U32 * (5 + 4), lr = 1e-3;
 
 	(void)state;
 	for (int b = 0; b < nb; b++) {
 		id_model(be[b]);
 		id_op(be[b]);
+		float *w = b ? got : ref;
+
+		id_fit_shuffled(be[b], w, &np);
+		assert_true(np <= 64);
+		/* rows 1..5 of the table: never named, never changed; 0 and 6 moved */
+		for (int64_t k = 0; k < ID_V * ID_D; k++)
+			if ((k / ID_D == 0 || k / ID_D == ID_V - 1) == (w[k] == w[np + k]))
+				fail_msg("%s: shuffled fit: table element %lld %s", xo_backend_name(be[b]),
+				         (long long)k, w[k] == w[np + k] ? "did not move" : "moved");
+		if (!b)
+			continue;
+		for (int64_t k = 0; k < np; k++) {
+			double tol = 2.0 * (2 * lr * 2 * eta + 4 * U32 * fabs((double)ref[np + k]));
+
+			if (!(fabs((double)got[np + k] - (double)ref[np + k]) <= tol))
+				fail_msg("%s: shuffled fit on ids 0 and %d: weight %lld %.9g, ref %.9g",
+				         xo_backend_name(be[b]), ID_V - 1, (long long)k,
+				         (double)got[np + k], (double)ref[np + k]);
+		}
 	}
 	for (int b = 0; b < nb; b++)
 		xo_backend_close(be[b]);
