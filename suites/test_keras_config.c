@@ -47,23 +47,22 @@
 #endif
 
 static const char *const cases[] = {
-    "conv1d", "dense", "conv2d", "global2d", "gmax2d", "bn", "rnn", "embedding",
-    "compile_adam", "compile_sgd", "compile_rmsprop"};
+    "conv1d", "dense",     "conv2d",       "global2d",    "gmax2d",         "bn",
+    "rnn",    "embedding", "compile_adam", "compile_sgd", "compile_rmsprop"};
 
 static char g_tmp[256];
 
 static const char *type_name(const json_t *v)
 {
-	static const char *const names[] = {"object", "array",  "string", "integer",
-	                                    "real",   "true",   "false",  "null"};
+	static const char *const names[] = {"object", "array", "string", "integer",
+	                                    "real",   "true",  "false",  "null"};
 
 	return names[json_typeof(v)];
 }
 
 /* The first difference between a (xo) and b (Keras) below path, written to
  * why; false when they agree. */
-static bool json_differs(const json_t *a, const json_t *b, const char *path, char *why,
-                         size_t cap)
+static bool json_differs(const json_t *a, const json_t *b, const char *path, char *why, size_t cap)
 {
 	char sub[512];
 
@@ -76,7 +75,8 @@ static bool json_differs(const json_t *a, const json_t *b, const char *path, cha
 		const char *k;
 		json_t *v;
 
-		json_object_foreach((json_t *)b, k, v) {
+		json_object_foreach((json_t *)b, k, v)
+		{
 			if (!strcmp(k, "shared_object_id"))
 				continue;
 			snprintf(sub, sizeof(sub), "%s.%s", path, k);
@@ -87,7 +87,8 @@ static bool json_differs(const json_t *a, const json_t *b, const char *path, cha
 			if (json_differs(json_object_get(a, k), v, sub, why, cap))
 				return true;
 		}
-		json_object_foreach((json_t *)a, k, v) {
+		json_object_foreach((json_t *)a, k, v)
+		{
 			if (strcmp(k, "shared_object_id") && !json_object_get(b, k)) {
 				snprintf(why, cap, "%s.%s: xo writes it, Keras does not", path, k);
 				return true;
@@ -109,15 +110,16 @@ static bool json_differs(const json_t *a, const json_t *b, const char *path, cha
 		return false;
 	case JSON_STRING:
 		if (strcmp(json_string_value(a), json_string_value(b))) {
-			snprintf(why, cap, "%s: xo \"%s\", Keras \"%s\"", path, json_string_value(a),
-			         json_string_value(b));
+			snprintf(why, cap, "%s: xo \"%s\", Keras \"%s\"", path,
+			         json_string_value(a), json_string_value(b));
 			return true;
 		}
 		return false;
 	case JSON_INTEGER:
 		if (json_integer_value(a) != json_integer_value(b)) {
 			snprintf(why, cap, "%s: xo %lld, Keras %lld", path,
-			         (long long)json_integer_value(a), (long long)json_integer_value(b));
+			         (long long)json_integer_value(a),
+			         (long long)json_integer_value(b));
 			return true;
 		}
 		return false;
@@ -306,9 +308,10 @@ static void test_legacy_import_matches_keras(void **state)
 			fail_msg("%s: %s", cases[c], xo_last_error());
 		xo = xo_config(be, spec, cases[c]);
 		if (config_differs(xo, keras, why, sizeof(why)))
-			fail_msg("%s (Keras's legacy .h5 model_config imported by xo and written as "
-			         ".keras): %s",
-			         cases[c], why);
+			fail_msg(
+			    "%s (Keras's legacy .h5 model_config imported by xo and written as "
+			    ".keras): %s",
+			    cases[c], why);
 		json_decref(xo);
 		json_decref(keras);
 		free(spec);
@@ -396,8 +399,8 @@ static void test_comparator_catches(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(g_tmp, sizeof(g_tmp), "%s/xo_kcfg_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR")
-	                                                                      : "/tmp");
+	snprintf(g_tmp, sizeof(g_tmp), "%s/xo_kcfg_XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	return mkdtemp(g_tmp) ? 0 : -1;
 }
 

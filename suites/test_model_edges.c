@@ -65,7 +65,7 @@
 #include "model_internal.h"
 
 #define U32 0x1p-24
-#define NB 4 /* backends at most */
+#define NB  4 /* backends at most */
 
 static char g_tmp[256];
 
@@ -80,13 +80,13 @@ static float *params(struct xo_model *m)
 
 /* ---- bn ---------------------------------------------------------------- */
 
-#define BN_N 8  /* samples: one batch, one step */
-#define BN_T 6  /* input steps */
-#define BN_C 3  /* input and conv channels */
-#define BN_L 5  /* conv output steps (valid, kernel 2) */
-#define BN_K 4  /* classes */
-#define BN_F (BN_L * BN_C)
-#define BN_LR 0.5
+#define BN_N   8 /* samples: one batch, one step */
+#define BN_T   6 /* input steps */
+#define BN_C   3 /* input and conv channels */
+#define BN_L   5 /* conv output steps (valid, kernel 2) */
+#define BN_K   4 /* classes */
+#define BN_F   (BN_L * BN_C)
+#define BN_LR  0.5
 #define BN_MOM 0.9
 #define BN_EPS 0.001
 
@@ -166,7 +166,8 @@ static void bn_data(float *x, float *y)
 		for (int t = 0; t < BN_T; t++)
 			for (int c = 0; c < BN_C; c++)
 				x[(n * BN_T + t) * BN_C + c] =
-				    (float)(0.5 * sin(0.7 * n + 1.3 * t + 2.1 * c) + 0.25 * c - 0.1);
+				    (float)(0.5 * sin(0.7 * n + 1.3 * t + 2.1 * c) + 0.25 * c -
+				            0.1);
 	memset(y, 0, sizeof(*y) * BN_N * BN_K);
 	for (int n = 0; n < BN_N; n++)
 		y[n * BN_K + (n * 3) % BN_K] = 1.0f;
@@ -181,7 +182,8 @@ static void bn_conv(const float *x, const struct bn_vars *v, double a[BN_N][BN_L
 
 				for (int k = 0; k < 2; k++)
 					for (int i = 0; i < BN_C; i++)
-						s += (double)x[(n * BN_T + t + k) * BN_C + i] * v->k[k][i][o];
+						s += (double)x[(n * BN_T + t + k) * BN_C + i] *
+						     v->k[k][i][o];
 				a[n][t][o] = s;
 			}
 }
@@ -214,8 +216,8 @@ static void bn_predict(const float *x, const struct bn_vars *v, double p[BN_N][B
 	for (int n = 0; n < BN_N; n++)
 		for (int t = 0; t < BN_L; t++)
 			for (int c = 0; c < BN_C; c++)
-				h[n][t * BN_C + c] = (a[n][t][c] - v->mm[c]) / sqrt(v->mv[c] + BN_EPS) *
-				                         v->gamma[c] +
+				h[n][t * BN_C + c] = (a[n][t][c] - v->mm[c]) /
+				                         sqrt(v->mv[c] + BN_EPS) * v->gamma[c] +
 				                     v->beta[c];
 	bn_head(h, v, p);
 }
@@ -275,11 +277,13 @@ static void bn_step(const float *x, const float *y, struct bn_vars *v, struct bn
 			}
 		for (int n = 0; n < BN_N; n++)
 			for (int t = 0; t < BN_L; t++) {
-				double da = (dxh[n][t][c] - s1 - xh[n][t][c] * s2) / sqrt(var[c] + BN_EPS);
+				double da =
+				    (dxh[n][t][c] - s1 - xh[n][t][c] * s2) / sqrt(var[c] + BN_EPS);
 
 				for (int k = 0; k < 2; k++)
 					for (int i = 0; i < BN_C; i++)
-						g->k[k][i][c] += (double)x[(n * BN_T + t + k) * BN_C + i] * da;
+						g->k[k][i][c] +=
+						    (double)x[(n * BN_T + t + k) * BN_C + i] * da;
 			}
 		v->mm[c] = v->mm[c] * BN_MOM + mean[c] * (1.0 - BN_MOM);
 		v->mv[c] = v->mv[c] * BN_MOM + var[c] * (1.0 - BN_MOM);
@@ -320,16 +324,16 @@ static void bn_check_step(const char *be, const float *w1, const struct bn_offs 
 		bn_check_tensor(be, "gamma", w1 + o->gamma, v0->gamma, g->gamma, BN_C, eta);
 	if (o->beta >= 0)
 		bn_check_tensor(be, "beta", w1 + o->beta, v0->beta, g->beta, BN_C, eta);
-	bn_check_tensor(be, "dense kernel", w1 + o->w, &v0->w[0][0], &g->w[0][0], BN_F * BN_K,
-	                eta);
+	bn_check_tensor(be, "dense kernel", w1 + o->w, &v0->w[0][0], &g->w[0][0], BN_F * BN_K, eta);
 	bn_check_tensor(be, "dense bias", w1 + o->b, v0->b, g->b, BN_K, eta);
 	for (int c = 0; c < BN_C; c++) {
 		if (!(fabs((double)w1[o->mm + c] - v1->mm[c]) <= tol_stat) ||
 		    !(fabs((double)w1[o->mv + c] - v1->mv[c]) <= tol_stat))
-			fail_msg("%s: moving statistics of channel %d: %.9g %.9g, by hand %.9g %.9g "
-			         "(tol %.3g)",
-			         be, c, (double)w1[o->mm + c], (double)w1[o->mv + c], v1->mm[c],
-			         v1->mv[c], tol_stat);
+			fail_msg(
+			    "%s: moving statistics of channel %d: %.9g %.9g, by hand %.9g %.9g "
+			    "(tol %.3g)",
+			    be, c, (double)w1[o->mm + c], (double)w1[o->mv + c], v1->mm[c],
+			    v1->mv[c], tol_stat);
 	}
 }
 
@@ -463,8 +467,9 @@ static void bn_case(struct xo_backend **be, int nb, bool center, bool scale)
 		assert_int_equal(xo_model_predict(m, x, BN_N, BN_N, p), XO_OK);
 		for (int i = 0; i < BN_N * BN_K; i++)
 			if (!(fabs((double)p[i] - want[i / BN_K][i % BN_K]) <= 8.0 * U32 * 27))
-				fail_msg("%s: center=%d scale=%d: predict %d: %.9g, by hand %.9g", name,
-				         center, scale, i, (double)p[i], want[i / BN_K][i % BN_K]);
+				fail_msg("%s: center=%d scale=%d: predict %d: %.9g, by hand %.9g",
+				         name, center, scale, i, (double)p[i],
+				         want[i / BN_K][i % BN_K]);
 		bn_roundtrip(be[b], m, spec, "bn.keras", center, scale);
 		bn_roundtrip(be[b], m, spec, "bn.weights.h5", center, scale);
 		bn_roundtrip(be[b], m, spec, "bn_npy", center, scale);
@@ -582,8 +587,8 @@ static void id_model(struct xo_backend *be)
 		assert_int_equal(xo_model_predict(m, &x, 1, 1, p), XO_OK);
 		for (int k = 0; k < 2; k++) /* K_path: dense 3 + softmax 2 */
 			if (!(fabs((double)p[k] - want[k]) <= 8.0 * U32 * 5))
-				fail_msg("%s: id %d: p[%d] %.9g, by hand %.9g", name, id, k, (double)p[k],
-				         want[k]);
+				fail_msg("%s: id %d: p[%d] %.9g, by hand %.9g", name, id, k,
+				         (double)p[k], want[k]);
 		assert_int_equal(xo_model_evaluate(m, &x, y, 1, 1, &loss, &acc), XO_OK);
 		/* -log p turns p's error d into d / p (docs/model.md, epoch losses) */
 		assert_true(fabs(loss + log(want[1])) <= 2.0 * 8.0 * U32 * 5 / want[1]);
@@ -645,8 +650,8 @@ static void id_op(struct xo_backend *be)
 			continue;
 		}
 		if (st != XO_EINVAL || !strstr(xo_last_error(), "outside [0,"))
-			fail_msg("%s: the op on id %d (input_dim): not XO_EINVAL (%d: %s)", name, id,
-			         (int)st, xo_last_error());
+			fail_msg("%s: the op on id %d (input_dim): not XO_EINVAL (%d: %s)", name,
+			         id, (int)st, xo_last_error());
 		/* nothing from outside the table: untouched, or zeros (cl) */
 		for (int j = 0; j < ID_D; j++)
 			if (out[j] != -7.0f && out[j] != 0.0f)
@@ -704,17 +709,19 @@ static void test_ids_at_input_dim(void **state)
 		/* rows 1..5 of the table: never named, never changed; 0 and 6 moved */
 		for (int64_t k = 0; k < ID_V * ID_D; k++)
 			if ((k / ID_D == 0 || k / ID_D == ID_V - 1) == (w[k] == w[np + k]))
-				fail_msg("%s: shuffled fit: table element %lld %s", xo_backend_name(be[b]),
-				         (long long)k, w[k] == w[np + k] ? "did not move" : "moved");
+				fail_msg("%s: shuffled fit: table element %lld %s",
+				         xo_backend_name(be[b]), (long long)k,
+				         w[k] == w[np + k] ? "did not move" : "moved");
 		if (!b)
 			continue;
 		for (int64_t k = 0; k < np; k++) {
 			double tol = 2.0 * (2 * lr * 2 * eta + 4 * U32 * fabs((double)ref[np + k]));
 
 			if (!(fabs((double)got[np + k] - (double)ref[np + k]) <= tol))
-				fail_msg("%s: shuffled fit on ids 0 and %d: weight %lld %.9g, ref %.9g",
-				         xo_backend_name(be[b]), ID_V - 1, (long long)k,
-				         (double)got[np + k], (double)ref[np + k]);
+				fail_msg(
+				    "%s: shuffled fit on ids 0 and %d: weight %lld %.9g, ref %.9g",
+				    xo_backend_name(be[b]), ID_V - 1, (long long)k,
+				    (double)got[np + k], (double)ref[np + k]);
 		}
 	}
 	for (int b = 0; b < nb; b++)
@@ -731,21 +738,23 @@ static const struct {
 	int kpath;
 } ch_models[] = {
     /* op by op everywhere (batch norm, average pooling) */
-    {"conv_bn", "input 12 2\nconv1d filters=4 kernel_size=3 padding=same\n"
-                "batch_normalization\nactivation activation=relu\n"
-                "average_pooling1d pool_size=2\nflatten\ndense units=3 activation=softmax\n",
+    {"conv_bn",
+     "input 12 2\nconv1d filters=4 kernel_size=3 padding=same\n"
+     "batch_normalization\nactivation activation=relu\n"
+     "average_pooling1d pool_size=2\nflatten\ndense units=3 activation=softmax\n",
      6 + 2 + 1 + 6 + 24 + 3},
     /* recurrent: op by op, the inference form */
-    {"lstm", "input 5 2\nlstm units=3 return_sequences=1 go_backwards=1\nflatten\n"
-             "dense units=3 activation=softmax\n",
+    {"lstm",
+     "input 5 2\nlstm units=3 return_sequences=1 go_backwards=1\nflatten\n"
+     "dense units=3 activation=softmax\n",
      5 * (2 + 3) * 4 + 15 + 3},
     /* a net the cpu backend fuses (its own tiling, never chunked) */
     {"mlp", "input 9\ndense units=6 activation=relu\ndense units=3 activation=softmax\n",
      9 + 6 + 3},
 };
 
-static void ch_predict(struct xo_model *m, const char *env, const float *x, int64_t bs,
-                       float *p, int64_t cl)
+static void ch_predict(struct xo_model *m, const char *env, const float *x, int64_t bs, float *p,
+                       int64_t cl)
 {
 	if (env)
 		setenv("XO_PREDICT_CHUNK", env, 1);
@@ -785,7 +794,8 @@ static void test_predict_chunk_off(void **state)
 				ref = malloc(sizeof(*ref) * (size_t)(CH_N * cl));
 				assert_true(x && ref);
 				for (int64_t i = 0; i < CH_N * per; i++)
-					x[i] = (float)sin(0.37 * (double)i) * (float)(1 + i / per % 5);
+					x[i] =
+					    (float)sin(0.37 * (double)i) * (float)(1 + i / per % 5);
 			}
 			whole = malloc(sizeof(*whole) * (size_t)(CH_N * cl));
 			p = malloc(sizeof(*p) * (size_t)(CH_N * cl));
@@ -799,12 +809,17 @@ static void test_predict_chunk_off(void **state)
 				if (memcmp(p, whole, sizeof(*p) * (size_t)(CH_N * cl)))
 					for (int64_t i = 0; i < CH_N * cl; i++)
 						if (memcmp(&p[i], &whole[i], sizeof(*p)))
-							fail_msg("%s on %s: XO_PREDICT_CHUNK=%s batch %lld: sample "
-							         "%lld class %lld: %.9g, chunking off %.9g",
-							         ch_models[f].name, name,
-							         e < ne ? (envs[e] ? envs[e] : "(unset)") : "3",
-							         (long long)bs, (long long)(i / cl),
-							         (long long)(i % cl), (double)p[i], (double)whole[i]);
+							fail_msg(
+							    "%s on %s: XO_PREDICT_CHUNK=%s batch "
+							    "%lld: sample "
+							    "%lld class %lld: %.9g, chunking off "
+							    "%.9g",
+							    ch_models[f].name, name,
+							    e < ne ? (envs[e] ? envs[e] : "(unset)")
+							           : "3",
+							    (long long)bs, (long long)(i / cl),
+							    (long long)(i % cl), (double)p[i],
+							    (double)whole[i]);
 			}
 			/* a bad chunk is bad input on every backend */
 			setenv("XO_PREDICT_CHUNK", "-1", 1);
@@ -819,10 +834,12 @@ static void test_predict_chunk_off(void **state)
 
 				for (int64_t i = 0; i < CH_N * cl; i++)
 					if (!(fabs((double)whole[i] - (double)ref[i]) <= tol))
-						fail_msg("%s on %s: sample %lld class %lld: %.9g, ref %.9g (tol "
+						fail_msg("%s on %s: sample %lld class %lld: %.9g, "
+						         "ref %.9g (tol "
 						         "%.3g)",
-						         ch_models[f].name, name, (long long)(i / cl),
-						         (long long)(i % cl), (double)whole[i], (double)ref[i], tol);
+						         ch_models[f].name, name,
+						         (long long)(i / cl), (long long)(i % cl),
+						         (double)whole[i], (double)ref[i], tol);
 			}
 			free(whole);
 			free(p);
