@@ -136,3 +136,10 @@ add_test(NAME model.cli.embedding_ids
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/embed_ids_cli.py $<TARGET_FILE:xo>
           ${CMAKE_CURRENT_BINARY_DIR}/embed_ids_cli)
 set_tests_properties(model.cli.embedding_ids PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60)
+# bn and ids again with the cl backend on the nvidia tuning row's launch
+# shapes (as model.cl_gpu_row): the kernels a GPU would run.
+add_test(NAME model.bn_fresh.cl_gpu_row COMMAND test_model_edges bn)
+add_test(NAME model.embedding_ids.cl_gpu_row COMMAND test_model_edges ids)
+set_tests_properties(model.bn_fresh.cl_gpu_row model.embedding_ids.cl_gpu_row
+  PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60
+  ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128,rnn_nb=8")
