@@ -351,7 +351,7 @@ static void bn_check_h5(const char *path, int n)
 		fail_msg("%s: batch_normalization/vars holds %d variables, Keras's %d", path,
 		         (int)info.nlinks, n);
 	for (int i = 0; i < n; i++) {
-		char name[8];
+		char name[16];
 		hid_t d, s;
 		hsize_t dim[2];
 
