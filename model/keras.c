@@ -1383,32 +1383,324 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 	return XO_OK;
 }
 
-/* The model's compile as Keras 3's get_compile_config(): loss by name, the
- * optimizer serialized with its hyperparameters (Keras fills the rest with
- * its defaults when it compiles from it: load_model(compile=True)). */
+/*
+ * The Keras 3 config.json of m, key for key what Keras 3.15's model.save()
+ * writes for the same Sequential (suites/test_keras_config.c compares them
+ * against Keras's own files): every layer's whole config, its defaults
+ * included (initializers, null regularizers and constraints, the recurrent
+ * layers' return_state, stateful, unroll, dropout), the DTypePolicy objects
+ * and each built layer's build_config. Keras's shared_object_id (a Python
+ * id()) is not written: its loader does not need it.
+ */
+
+/* keras.DTypePolicy("float32"), as every layer's dtype */
+static json_t *dtype_policy(void)
+{
+	return json_pack("{s:s, s:s, s:{s:s}, s:n}", "module", "keras", "class_name", "DTypePolicy",
+	                 "config", "name", "float32", "registered_name");
+}
+
+/* A keras.initializers object of class cls with config cfg (consumed). */
+static json_t *initializer(const char *cls, json_t *cfg)
+{
+	return json_pack("{s:s, s:s, s:o, s:n}", "module", "keras.initializers", "class_name", cls,
+	                 "config", cfg, "registered_name");
+}
+
+static json_t *glorot_uniform(void)
+{
+	return initializer("GlorotUniform",
+	                   json_pack("{s:n, s:n, s:n}", "seed", "input_axes", "output_axes"));
+}
+
+static json_t *zeros(void)
+{
+	return initializer("Zeros", json_object());
+}
+
+/* [null, dims of one sample]: a batch shape of rank+1 entries */
+static json_t *batch_shape(int rank, int64_t len, int64_t w, int64_t ch)
+{
+	json_t *s = json_array();
+
+	json_array_append_new(s, json_null());
+	if (rank >= 2)
+		json_array_append_new(s, json_integer(len));
+	if (rank == 3)
+		json_array_append_new(s, json_integer(w));
+	json_array_append_new(s, json_integer(ch));
+	return s;
+}
+
+/* cfg[k] = null for each key of the NULL-terminated list */
+static void set_nulls(json_t *cfg, const char *const *keys)
+{
+	for (; *keys; keys++)
+		json_object_set_new(cfg, *keys, json_null());
+}
+
+/* [h] or [h, w] of a geometry key (w from the width-axis params) */
+static json_t *pair(const struct xo_layer_spec *ls, int64_t h, int64_t w)
+{
+	return ls->in_rank == 3 ? json_pack("[II]", (json_int_t)h, (json_int_t)w)
+	                        : json_pack("[I]", (json_int_t)h);
+}
+
+/* Conv1D, Conv2D: geometry, activation, bias, and Keras's defaults. */
+static void conv_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	static const char *const nulls[] = {"kernel_regularizer", "bias_regularizer",
+	                                    "activity_regularizer", "kernel_constraint",
+	                                    "bias_constraint", NULL};
+	const struct xo_params *p = &ls->p;
+	struct xo_params q = xo_params_width_axis(p);
+
+	json_object_set_new(cfg, "filters", json_integer(p->filters));
+	json_object_set_new(cfg, "kernel_size", pair(ls, p->kernel_size, q.kernel_size));
+	json_object_set_new(cfg, "strides",
+	                    pair(ls, xo_conv1d_stride(p), xo_conv1d_stride(&q)));
+	json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+	json_object_set_new(cfg, "dilation_rate", pair(ls, p->dilation_rate, q.dilation_rate));
+	json_object_set_new(cfg, "groups", json_integer(1));
+	json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+	json_object_set_new(cfg, "kernel_initializer", glorot_uniform());
+	json_object_set_new(cfg, "bias_initializer", zeros());
+	set_nulls(cfg, nulls);
+}
+
+/* Max/AveragePooling1D/2D (Keras's key order: pool_size, padding, strides). */
+static void pool_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	const struct xo_params *p = &ls->p;
+	struct xo_params q = xo_params_width_axis(p);
+
+	json_object_set_new(cfg, "pool_size", pair(ls, p->pool_size, q.pool_size));
+	json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+	json_object_set_new(cfg, "strides", pair(ls, xo_pool1d_stride(p), xo_pool1d_stride(&q)));
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+}
+
+static void dense_config(const struct xo_params *p, json_t *cfg)
+{
+	static const char *const nulls[] = {"kernel_regularizer", "bias_regularizer",
+	                                    "kernel_constraint", "bias_constraint",
+	                                    "quantization_config", NULL};
+
+	json_object_set_new(cfg, "units", json_integer(p->units));
+	json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+	json_object_set_new(cfg, "kernel_initializer", glorot_uniform());
+	json_object_set_new(cfg, "bias_initializer", zeros());
+	set_nulls(cfg, nulls);
+}
+
+static void bn_config(const struct xo_params *p, json_t *cfg)
+{
+	static const char *const inits[4] = {"beta_initializer", "gamma_initializer",
+	                                     "moving_mean_initializer",
+	                                     "moving_variance_initializer"};
+	static const char *const nulls[] = {"beta_regularizer", "gamma_regularizer",
+	                                    "beta_constraint", "gamma_constraint", NULL};
+
+	json_object_set_new(cfg, "axis", json_integer(-1));
+	/* the shortest decimal that reads back as the float */
+	json_object_set_new(cfg, "momentum", json_real(short_real(p->momentum)));
+	json_object_set_new(cfg, "epsilon", json_real(short_real(p->epsilon)));
+	json_object_set_new(cfg, "center", json_boolean(p->center));
+	json_object_set_new(cfg, "scale", json_boolean(p->scale));
+	for (int q = 0; q < 4; q++)
+		json_object_set_new(cfg, inits[q], initializer(q % 2 ? "Ones" : "Zeros", json_object()));
+	set_nulls(cfg, nulls);
+	json_object_set_new(cfg, "synchronized", json_false());
+	json_object_set_new(cfg, "renorm", json_false());
+	json_object_set_new(cfg, "renorm_clipping", json_null());
+	json_object_set_new(cfg, "renorm_momentum", json_real(0.99));
+}
+
+/* SimpleRNN, LSTM, GRU in Keras's key order; the flags xo refuses on import
+ * (return_state, stateful, unroll, dropout) at the values it implements. */
+static void rnn_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	static const char *const nulls[] = {
+	    "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+	    "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+	    "bias_constraint", NULL};
+	const struct xo_params *p = &ls->p;
+
+	json_object_set_new(cfg, "return_sequences", json_boolean(p->return_sequences));
+	json_object_set_new(cfg, "return_state", json_false());
+	json_object_set_new(cfg, "go_backwards", json_boolean(p->go_backwards));
+	json_object_set_new(cfg, "stateful", json_false());
+	json_object_set_new(cfg, "unroll", json_false());
+	json_object_set_new(cfg, "zero_output_for_mask", json_false());
+	json_object_set_new(cfg, "units", json_integer(p->units));
+	json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+	if (ls->kind != XO_LAYER_SIMPLE_RNN)
+		json_object_set_new(cfg, "recurrent_activation",
+		                    json_string(xo_activation_name(p->recurrent_activation)));
+	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+	json_object_set_new(cfg, "kernel_initializer", glorot_uniform());
+	json_object_set_new(cfg, "recurrent_initializer",
+	                    initializer("Orthogonal", json_pack("{s:n, s:f}", "seed", "gain", 1.0)));
+	json_object_set_new(cfg, "bias_initializer", zeros());
+	if (ls->kind == XO_LAYER_LSTM)
+		json_object_set_new(cfg, "unit_forget_bias", json_true());
+	set_nulls(cfg, nulls);
+	json_object_set_new(cfg, "dropout", json_real(0.0));
+	json_object_set_new(cfg, "recurrent_dropout", json_real(0.0));
+	if (ls->kind == XO_LAYER_GRU)
+		json_object_set_new(cfg, "reset_after", json_boolean(p->reset_after));
+	if (ls->kind != XO_LAYER_SIMPLE_RNN)
+		json_object_set_new(cfg, "seed", json_null());
+}
+
+static void embedding_config(const struct xo_params *p, json_t *cfg)
+{
+	static const char *const nulls[] = {"embeddings_regularizer", "activity_regularizer",
+	                                    "embeddings_constraint", NULL};
+
+	json_object_set_new(cfg, "input_dim", json_integer(p->rows));
+	json_object_set_new(cfg, "output_dim", json_integer(p->ch));
+	json_object_set_new(cfg, "embeddings_initializer",
+	                    initializer("RandomUniform", json_pack("{s:n, s:f, s:f}", "seed",
+	                                                           "minval", -0.05, "maxval", 0.05)));
+	set_nulls(cfg, nulls);
+	json_object_set_new(cfg, "mask_zero", json_false());
+	json_object_set_new(cfg, "quantization_config", json_null());
+}
+
+/* The Keras class of layer ls with its config in cfg (name, trainable and
+ * dtype already there); NULL for a kind without a row here. */
+static const char *layer_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	const struct xo_params *p = &ls->p;
+
+	switch (ls->kind) {
+	case XO_LAYER_CONV1D:
+	case XO_LAYER_CONV2D:
+		conv_config(ls, cfg);
+		return ls->kind == XO_LAYER_CONV1D ? "Conv1D" : "Conv2D";
+	case XO_LAYER_MAX_POOLING1D:
+	case XO_LAYER_AVERAGE_POOLING1D:
+	case XO_LAYER_MAX_POOLING2D:
+	case XO_LAYER_AVERAGE_POOLING2D:
+		pool_config(ls, cfg);
+		return ls->kind == XO_LAYER_MAX_POOLING1D       ? "MaxPooling1D"
+		       : ls->kind == XO_LAYER_AVERAGE_POOLING1D ? "AveragePooling1D"
+		       : ls->kind == XO_LAYER_MAX_POOLING2D     ? "MaxPooling2D"
+		                                                : "AveragePooling2D";
+	case XO_LAYER_FLATTEN:
+		json_object_set_new(cfg, "data_format", json_string("channels_last"));
+		return "Flatten";
+	case XO_LAYER_DROPOUT:
+		json_object_set_new(cfg, "rate", json_real(short_real(p->rate)));
+		json_object_set_new(cfg, "seed", json_null());
+		json_object_set_new(cfg, "noise_shape", json_null());
+		return "Dropout";
+	case XO_LAYER_DENSE:
+		dense_config(p, cfg);
+		return "Dense";
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+	case XO_LAYER_GLOBAL_MAX_POOLING1D:
+	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+	case XO_LAYER_GLOBAL_MAX_POOLING2D:
+		json_object_set_new(cfg, "data_format", json_string("channels_last"));
+		json_object_set_new(cfg, "keepdims", json_false());
+		return ls->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D ? "GlobalAveragePooling1D"
+		       : ls->kind == XO_LAYER_GLOBAL_MAX_POOLING1D   ? "GlobalMaxPooling1D"
+		       : ls->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D
+		           ? "GlobalAveragePooling2D"
+		           : "GlobalMaxPooling2D";
+	case XO_LAYER_ACTIVATION:
+		json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+		return "Activation";
+	case XO_LAYER_BATCH_NORMALIZATION:
+		bn_config(p, cfg);
+		return "BatchNormalization";
+	case XO_LAYER_SIMPLE_RNN:
+	case XO_LAYER_LSTM:
+	case XO_LAYER_GRU:
+		rnn_config(ls, cfg);
+		return ls->kind == XO_LAYER_SIMPLE_RNN ? "SimpleRNN"
+		       : ls->kind == XO_LAYER_LSTM     ? "LSTM"
+		                                       : "GRU";
+	case XO_LAYER_EMBEDDING:
+		embedding_config(p, cfg);
+		return "Embedding";
+	default:
+		return NULL;
+	}
+}
+
+/* Keras writes a build_config for the layers that build state (weights) and
+ * for Flatten; the stateless others have none. */
+static bool has_build_config(enum xo_layer_kind k)
+{
+	switch (k) {
+	case XO_LAYER_CONV1D:
+	case XO_LAYER_CONV2D:
+	case XO_LAYER_DENSE:
+	case XO_LAYER_BATCH_NORMALIZATION:
+	case XO_LAYER_SIMPLE_RNN:
+	case XO_LAYER_LSTM:
+	case XO_LAYER_GRU:
+	case XO_LAYER_EMBEDDING:
+	case XO_LAYER_FLATTEN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The model's compile as Keras 3.15's get_compile_config(), key for key:
+ * the loss by name, the optimizer serialized with every key Keras writes
+ * (its default name, the learning rate as the float32 Keras keeps it in, so
+ * 0.001 is 0.0010000000474974513, the other hyperparameters as the shortest
+ * decimal of the float, 0.9 not 0.8999999762, and Keras's defaults for
+ * what xo does not implement: no weight decay, clipping, EMA, loss scaling
+ * or gradient accumulation).
+ */
 static json_t *compile_config(const struct xo_compile *c)
 {
+	static const char *const nulls[] = {"weight_decay", "clipnorm", "global_clipnorm",
+	                                    "clipvalue", NULL};
 	const struct xo_params *p = &c->opt;
-	json_t *oc = json_pack("{s:s, s:f}", "name", xo_optimizer_name(c->optimizer),
-	                       "learning_rate", (double)p->lr);
-	const char *cls = "Adam";
+	const char *cls = "Adam", *name = "adam";
+	json_t *oc;
 
+	if (c->optimizer == XO_OPTIMIZER_SGD) {
+		cls = "SGD";
+		name = "sgd";
+	} else if (c->optimizer == XO_OPTIMIZER_RMSPROP) {
+		cls = "RMSprop";
+		name = "rm_sprop"; /* Keras's snake case of the class name */
+	}
+	oc = json_pack("{s:s, s:f}", "name", name, "learning_rate", (double)p->lr);
+	set_nulls(oc, nulls);
+	json_object_set_new(oc, "use_ema", json_false());
+	json_object_set_new(oc, "ema_momentum", json_real(0.99));
+	json_object_set_new(oc, "ema_overwrite_frequency", json_null());
+	json_object_set_new(oc, "loss_scale_factor", json_null());
+	json_object_set_new(oc, "gradient_accumulation_steps", json_null());
 	switch (c->optimizer) {
 	case XO_OPTIMIZER_ADAM:
-		json_object_set_new(oc, "beta_1", json_real((double)p->beta_1));
-		json_object_set_new(oc, "beta_2", json_real((double)p->beta_2));
-		json_object_set_new(oc, "epsilon", json_real((double)p->epsilon));
+		json_object_set_new(oc, "beta_1", json_real(short_real(p->beta_1)));
+		json_object_set_new(oc, "beta_2", json_real(short_real(p->beta_2)));
+		json_object_set_new(oc, "epsilon", json_real(short_real(p->epsilon)));
+		json_object_set_new(oc, "amsgrad", json_false());
 		break;
 	case XO_OPTIMIZER_SGD:
-		cls = "SGD";
-		json_object_set_new(oc, "momentum", json_real((double)p->momentum));
+		json_object_set_new(oc, "momentum", json_real(short_real(p->momentum)));
 		json_object_set_new(oc, "nesterov", json_boolean(p->nesterov));
 		break;
 	case XO_OPTIMIZER_RMSPROP:
-		cls = "RMSprop";
-		json_object_set_new(oc, "rho", json_real((double)p->rho));
-		json_object_set_new(oc, "momentum", json_real((double)p->momentum));
-		json_object_set_new(oc, "epsilon", json_real((double)p->epsilon));
+		json_object_set_new(oc, "rho", json_real(short_real(p->rho)));
+		json_object_set_new(oc, "momentum", json_real(short_real(p->momentum)));
+		json_object_set_new(oc, "epsilon", json_real(short_real(p->epsilon)));
+		json_object_set_new(oc, "centered", json_false());
 		break;
 	}
 	return json_pack("{s:{s:s, s:s, s:o, s:n}, s:s, s:n, s:o, s:n, s:b, s:i, s:b}", "optimizer",
@@ -1419,170 +1711,27 @@ static json_t *compile_config(const struct xo_compile *c)
 	                 "jit_compile", 1);
 }
 
-/* The Keras 3 config.json of m: a Sequential of its layers with their
- * arguments (the rest are Keras's defaults when it loads the file). */
 static json_t *model_config(struct xo_model *m)
 {
 	const struct xo_layer_spec *first = xo_model_layer_spec(m, 0);
-	json_t *layers = json_array(), *shape = json_array(), *root;
+	json_t *layers = json_array(), *root;
 	int nl = xo_model_layer_count(m);
 
-	json_array_append_new(shape, json_null());
-	if (first->in_rank >= 2)
-		json_array_append_new(shape, json_integer(first->in_len));
-	if (first->in_rank == 3)
-		json_array_append_new(shape, json_integer(first->in_w));
-	json_array_append_new(shape, json_integer(first->in_ch));
 	json_array_append_new(
-	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s}, s:n}", "module",
+	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
 	                      "keras.layers", "class_name", "InputLayer", "config", "batch_shape",
-	                      shape, "dtype", xo_model_input_ids(m) ? "int32" : "float32", "sparse",
-	                      0, "ragged", 0, "name", "input_layer", "registered_name"));
+	                      batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch),
+	                      "dtype", xo_model_input_ids(m) ? "int32" : "float32", "sparse", 0,
+	                      "ragged", 0, "name", "input_layer", "optional", 0,
+	                      "registered_name"));
 	for (int i = 0; i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
-		const struct xo_params *p = &ls->p;
-		json_t *cfg = json_pack("{s:s, s:b, s:s}", "name", ls->name, "trainable", 1, "dtype",
-		                        "float32");
-		const char *cls = "?";
+		json_t *cfg = json_pack("{s:s, s:b, s:o}", "name", ls->name, "trainable", 1, "dtype",
+		                        dtype_policy());
+		const char *cls = layer_config(ls, cfg);
+		json_t *entry;
 
-		switch (ls->kind) {
-		case XO_LAYER_CONV1D:
-			cls = "Conv1D";
-			json_object_set_new(cfg, "filters", json_integer(p->filters));
-			json_object_set_new(cfg, "kernel_size", json_pack("[I]", (json_int_t)p->kernel_size));
-			json_object_set_new(cfg, "strides", json_pack("[I]", (json_int_t)xo_conv1d_stride(p)));
-			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
-			json_object_set_new(cfg, "data_format", json_string("channels_last"));
-			json_object_set_new(cfg, "dilation_rate",
-			                    json_pack("[I]", (json_int_t)p->dilation_rate));
-			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
-			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
-			break;
-		case XO_LAYER_MAX_POOLING1D:
-			cls = "MaxPooling1D";
-			json_object_set_new(cfg, "pool_size", json_pack("[I]", (json_int_t)p->pool_size));
-			json_object_set_new(cfg, "strides", json_pack("[I]", (json_int_t)xo_pool1d_stride(p)));
-			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
-			json_object_set_new(cfg, "data_format", json_string("channels_last"));
-			break;
-		case XO_LAYER_FLATTEN:
-			cls = "Flatten";
-			json_object_set_new(cfg, "data_format", json_string("channels_last"));
-			break;
-		case XO_LAYER_DROPOUT:
-			cls = "Dropout";
-			json_object_set_new(cfg, "rate", json_real(p->rate));
-			break;
-		case XO_LAYER_DENSE:
-			cls = "Dense";
-			json_object_set_new(cfg, "units", json_integer(p->units));
-			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
-			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
-			break;
-		case XO_LAYER_AVERAGE_POOLING1D:
-			cls = "AveragePooling1D";
-			json_object_set_new(cfg, "pool_size", json_pack("[I]", (json_int_t)p->pool_size));
-			json_object_set_new(cfg, "strides", json_pack("[I]", (json_int_t)xo_pool1d_stride(p)));
-			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
-			json_object_set_new(cfg, "data_format", json_string("channels_last"));
-			break;
-		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
-		case XO_LAYER_GLOBAL_MAX_POOLING1D:
-			cls = ls->kind == XO_LAYER_GLOBAL_MAX_POOLING1D ? "GlobalMaxPooling1D"
-			                                                : "GlobalAveragePooling1D";
-			json_object_set_new(cfg, "data_format", json_string("channels_last"));
-			json_object_set_new(cfg, "keepdims", json_false());
-			break;
-		case XO_LAYER_MAX_POOLING2D:
-		case XO_LAYER_AVERAGE_POOLING2D: {
-			struct xo_params q = xo_params_width_axis(p);
-
-			cls = ls->kind == XO_LAYER_MAX_POOLING2D ? "MaxPooling2D" : "AveragePooling2D";
-			json_object_set_new(cfg, "pool_size", json_pack("[II]", (json_int_t)p->pool_size,
-			                                                (json_int_t)q.pool_size));
-			json_object_set_new(cfg, "strides",
-			                    json_pack("[II]", (json_int_t)xo_pool1d_stride(p),
-			                              (json_int_t)xo_pool1d_stride(&q)));
-			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
-			json_object_set_new(cfg, "data_format", json_string("channels_last"));
-			break;
-		}
-		case XO_LAYER_CONV2D: {
-			struct xo_params q = xo_params_width_axis(p);
-
-			cls = "Conv2D";
-			json_object_set_new(cfg, "filters", json_integer(p->filters));
-			json_object_set_new(cfg, "kernel_size", json_pack("[II]", (json_int_t)p->kernel_size,
-			                                                  (json_int_t)q.kernel_size));
-			json_object_set_new(cfg, "strides",
-			                    json_pack("[II]", (json_int_t)xo_conv1d_stride(p),
-			                              (json_int_t)xo_conv1d_stride(&q)));
-			json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
-			json_object_set_new(cfg, "data_format", json_string("channels_last"));
-			json_object_set_new(cfg, "dilation_rate",
-			                    json_pack("[II]", (json_int_t)p->dilation_rate,
-			                              (json_int_t)q.dilation_rate));
-			json_object_set_new(cfg, "groups", json_integer(1));
-			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
-			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
-			break;
-		}
-		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
-		case XO_LAYER_GLOBAL_MAX_POOLING2D:
-			cls = ls->kind == XO_LAYER_GLOBAL_MAX_POOLING2D ? "GlobalMaxPooling2D"
-			                                                : "GlobalAveragePooling2D";
-			json_object_set_new(cfg, "data_format", json_string("channels_last"));
-			json_object_set_new(cfg, "keepdims", json_false());
-			break;
-		case XO_LAYER_ACTIVATION:
-			cls = "Activation";
-			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
-			break;
-		case XO_LAYER_BATCH_NORMALIZATION:
-			cls = "BatchNormalization";
-			json_object_set_new(cfg, "axis", json_integer(-1));
-			/* the shortest decimal that reads back as the float */
-			json_object_set_new(cfg, "momentum", json_real(short_real(p->momentum)));
-			json_object_set_new(cfg, "epsilon", json_real(short_real(p->epsilon)));
-			json_object_set_new(cfg, "center", json_boolean(p->center));
-			json_object_set_new(cfg, "scale", json_boolean(p->scale));
-			for (int q = 0; q < 4; q++) {
-				static const char *const keys[4] = {
-				    "beta_initializer", "gamma_initializer", "moving_mean_initializer",
-				    "moving_variance_initializer"};
-
-				json_object_set_new(cfg, keys[q],
-				                    json_pack("{s:s, s:s, s:{}, s:n}", "module",
-				                              "keras.initializers", "class_name",
-				                              q % 2 ? "Ones" : "Zeros", "config",
-				                              "registered_name"));
-			}
-			json_object_set_new(cfg, "synchronized", json_false());
-			break;
-		case XO_LAYER_SIMPLE_RNN:
-		case XO_LAYER_LSTM:
-		case XO_LAYER_GRU:
-			cls = ls->kind == XO_LAYER_SIMPLE_RNN ? "SimpleRNN"
-			      : ls->kind == XO_LAYER_LSTM     ? "LSTM"
-			                                      : "GRU";
-			json_object_set_new(cfg, "units", json_integer(p->units));
-			json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
-			if (ls->kind != XO_LAYER_SIMPLE_RNN)
-				json_object_set_new(cfg, "recurrent_activation",
-				                    json_string(xo_activation_name(p->recurrent_activation)));
-			json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
-			json_object_set_new(cfg, "return_sequences", json_boolean(p->return_sequences));
-			json_object_set_new(cfg, "go_backwards", json_boolean(p->go_backwards));
-			if (ls->kind == XO_LAYER_GRU)
-				json_object_set_new(cfg, "reset_after", json_boolean(p->reset_after));
-			break;
-		case XO_LAYER_EMBEDDING:
-			cls = "Embedding";
-			json_object_set_new(cfg, "input_dim", json_integer(p->rows));
-			json_object_set_new(cfg, "output_dim", json_integer(p->ch));
-			json_object_set_new(cfg, "mask_zero", json_false());
-			break;
-		default:
+		if (!cls) {
 			/* a layer kind added without its row here */
 			xo_error(XO_EINVAL, "layer '%s' (%s): writing it to a .keras config is not "
 			                    "supported yet", ls->name, xo_spec_kind_name(ls->kind));
@@ -1590,13 +1739,21 @@ static json_t *model_config(struct xo_model *m)
 			json_decref(layers);
 			return NULL;
 		}
-		json_array_append_new(layers, json_pack("{s:s, s:s, s:o, s:n}", "module", "keras.layers",
-		                                        "class_name", cls, "config", cfg,
-		                                        "registered_name"));
+		entry = json_pack("{s:s, s:s, s:o, s:n}", "module", "keras.layers", "class_name", cls,
+		                  "config", cfg, "registered_name");
+		if (has_build_config(ls->kind))
+			json_object_set_new(entry, "build_config",
+			                    json_pack("{s:o}", "input_shape",
+			                              batch_shape(ls->in_rank, ls->in_len, ls->in_w,
+			                                          ls->in_ch)));
+		json_array_append_new(layers, entry);
 	}
-	root = json_pack("{s:s, s:s, s:{s:s, s:b, s:s, s:o}, s:n}", "module", "keras", "class_name",
-	                 "Sequential", "config", "name", "sequential", "trainable", 1, "dtype",
-	                 "float32", "layers", layers, "registered_name");
+	root = json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:o}, s:n, s:{s:o}}", "module", "keras",
+	                 "class_name", "Sequential", "config", "name", "sequential", "trainable", 1,
+	                 "dtype", dtype_policy(), "layers", layers, "build_input_shape",
+	                 batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch),
+	                 "registered_name", "build_config", "input_shape",
+	                 batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch));
 	if (root)
 		json_object_set_new(root, "compile_config", compile_config(xo_model_compile(m)));
 	return root;

@@ -38,3 +38,17 @@ target_link_libraries(test_keras_hostile PRIVATE xo_model xo_lib PkgConfig::CMOC
                       PkgConfig::XO_T_HDF5 PkgConfig::XO_T_LIBZIP m)
 add_test(NAME keras.hostile COMMAND test_keras_hostile)
 set_tests_properties(keras.hostile PROPERTIES LABELS "model;quick" TIMEOUT 300)
+
+# The config.json xo writes, field by field against Keras's own for the same
+# model, every layer kind xo exports with non-default arguments, both
+# directions (suites/test_keras_config.c; fixtures suites/golden/keras_config/,
+# made by scripts/make_keras_configs.py from real Keras).
+pkg_check_modules(XO_T_JANSSON REQUIRED IMPORTED_TARGET jansson)
+add_executable(test_keras_config ${CMAKE_CURRENT_LIST_DIR}/test_keras_config.c)
+target_include_directories(test_keras_config PRIVATE ${PROJECT_SOURCE_DIR}/model)
+target_compile_definitions(test_keras_config PRIVATE
+  XO_KERAS_CONFIG_DIR="${PROJECT_SOURCE_DIR}/suites/golden/keras_config")
+target_link_libraries(test_keras_config PRIVATE xo_model xo_lib PkgConfig::CMOCKA
+                      PkgConfig::XO_T_JANSSON PkgConfig::XO_T_LIBZIP m)
+add_test(NAME keras.config_fields COMMAND test_keras_config)
+set_tests_properties(keras.config_fields PROPERTIES LABELS "model;quick" TIMEOUT 60)

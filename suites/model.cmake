@@ -114,3 +114,32 @@ set_tests_properties(ops.cpu.lstm.gates_all PROPERTIES LABELS "nightly;sharded" 
 add_test(NAME ops.cpu.lstm.gates_shard
          COMMAND sh -c "XO_TEST_SHARD=6/7 $<TARGET_FILE:test_gates> 4099 > gates_shard.txt || exit 1; grep -q 'shard 6/7: bit patterns 24594, 53287,' gates_shard.txt || exit 1; XO_TEST_SHARD=7/7 $<TARGET_FILE:test_gates> 4099; test $? -eq 2 || exit 1; XO_TEST_SHARD=1/x $<TARGET_FILE:test_gates> 4099; test $? -eq 2")
 set_tests_properties(ops.cpu.lstm.gates_shard PROPERTIES LABELS "quick" TIMEOUT 120)
+
+# The runtime at the edges (suites/test_model_edges.c), on every backend:
+# BatchNormalization with scale/center off from a fresh init against a hand
+# step in double; embedding ids at and around input_dim alone in a call;
+# predict with chunking off, chunk 1 and chunks that do not divide the batch.
+pkg_check_modules(XO_TE_HDF5 REQUIRED IMPORTED_TARGET hdf5)
+add_executable(test_model_edges ${CMAKE_CURRENT_LIST_DIR}/test_model_edges.c)
+target_include_directories(test_model_edges PRIVATE ${PROJECT_SOURCE_DIR}/model)
+target_link_libraries(test_model_edges PRIVATE xo_model xo_lib PkgConfig::CMOCKA
+                      PkgConfig::XO_TE_HDF5 m)
+add_test(NAME model.bn_fresh COMMAND test_model_edges bn)
+add_test(NAME model.embedding_ids COMMAND test_model_edges ids)
+add_test(NAME model.predict_chunk_off COMMAND test_model_edges chunk)
+set_tests_properties(model.bn_fresh model.embedding_ids model.predict_chunk_off
+  PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60)
+# The same ids through the command line, each alone in x, on every device:
+# exit 0 in range, exit 2 with one line naming the id out of range, and the
+# output file and save target left as they were.
+add_test(NAME model.cli.embedding_ids
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/embed_ids_cli.py $<TARGET_FILE:xo>
+          ${CMAKE_CURRENT_BINARY_DIR}/embed_ids_cli)
+set_tests_properties(model.cli.embedding_ids PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60)
+# bn and ids again with the cl backend on the nvidia tuning row's launch
+# shapes (as model.cl_gpu_row): the kernels a GPU would run.
+add_test(NAME model.bn_fresh.cl_gpu_row COMMAND test_model_edges bn)
+add_test(NAME model.embedding_ids.cl_gpu_row COMMAND test_model_edges ids)
+set_tests_properties(model.bn_fresh.cl_gpu_row model.embedding_ids.cl_gpu_row
+  PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60
+  ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128,rnn_nb=8")
