@@ -120,6 +120,15 @@ add_test(NAME lint.noshell
          COMMAND sh -c "! grep -rn --include=*.c -E '(^|[^_[:alnum:]])(system|popen)[[:space:]]*\\(' core reference kernels cl model perfdb cli suites fuzz | grep -v -E '^[^:]+:[0-9]+:[[:space:]]*(/[*]|[*]|//)'"
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(lint.noshell PROPERTIES LABELS "quick" TIMEOUT 30)
+# No tracker references in source: comments state contracts and reasons
+# (suites/lint_noissue.sh names each FILE:LINE); .selftest shows the guard
+# fails on a planted reference and skips build trees.
+add_test(NAME lint.noissue
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_noissue.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.noissue PROPERTIES LABELS "quick" TIMEOUT 30)
+add_test(NAME lint.noissue.selftest
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_noissue.sh --self-test)
+set_tests_properties(lint.noissue.selftest PROPERTIES LABELS "quick" TIMEOUT 30)
 # issue 10: the mutation stage's figure is stored like any other and the
 # report shows it (table mutation_runs as ci/mutate.sh --db writes it; the
 # row's missed list is escaped in the HTML).
