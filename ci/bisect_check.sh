@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/bisect_check.sh XO [OUT_JSON] - issue 14 item 2 end to end: `xo perf
+# ci/bisect_check.sh XO [OUT_JSON] - bisect end to end: `xo perf
 # bisect` on a planted history (ci/nightly.sh's stage `bisect` runs this; run
 # it alone to measure the target). A temporary clone of this tree's HEAD gets
 # 5 commits; the third runs the cpu relu forward twice (a 2x slowdown of one

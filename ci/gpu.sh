@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/gpu.sh - one command for a machine with a GPU (issue 12 item 5): installs
+# ci/gpu.sh - one command for a machine with a GPU: installs
 # what it needs, builds, runs the OpenCL suites on the GPU, the seed
 # experiment, `xo probe`, `xo explain`, the model benchmarks with the batch
 # sweep into a perf store and its report, and prints where the results are.

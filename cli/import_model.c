@@ -1,5 +1,5 @@
 /*
- * import_model.c - `xo import MODEL --out DIR` (issue 13 item 1): a Keras
+ * import_model.c - `xo import MODEL --out DIR`: a Keras
  * .keras or legacy .h5 model (or a spec) as text: DIR/model.spec, the spec
  * its config maps to, and DIR/weights/, its weights as <layer>.<variable>.npy
  * (Keras's variable names). Then `xo predict --model DIR/model.spec

@@ -8,7 +8,7 @@
  * larger than the last-level cache (STREAM's rule: each array at least 4x
  * the caches; here 2x the LLC per array, three arrays: 192 MiB for a 32 MiB
  * L3). Run in the experiment's process, those arrays became its peak RSS
- * (241 MB for a 49 MB experiment, issue 13's 64 MB target). In a child they
+ * (241 MB for a 49 MB experiment, against a 64 MB target). In a child they
  * are the child's: the experiment's process keeps its own peak, and the
  * child's peak is reported beside it.
  */

@@ -89,7 +89,7 @@ struct seed_result {
 	double predict_s, predict_s_one_batch;
 	double val_accuracy, test_accuracy;
 	double peak_rss_mb;
-	/* issue 13: the cost model's probe runs in a child on cpu (cli/
+	/* the cost model's probe runs in a child on cpu (cli/
 	 * probe_child.c); the process's own peak after it, and the child's */
 	bool probe_in_child;
 	double process_peak_rss_mb, probe_peak_rss_mb;
@@ -116,7 +116,7 @@ struct seed_result {
 	int64_t predict_batch; /* the batch of predict_s (--predict-batch, default 32) */
 	double p32_s[MAX_REPEAT], p1_s[MAX_REPEAT];
 	struct xo_perf_summary s32, s1, sstep;
-	/* issue 12: the training step at the seed batch, measured split and
+	/* the training step at the seed batch, measured split and
 	 * the one-sentence diagnosis (perfdb/split.h); predicted by the cost
 	 * model from a ~1 s probe where the backend has one (NAN otherwise) */
 	char diagnosis[256];

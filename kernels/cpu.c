@@ -38,7 +38,7 @@
  * (OPENBLAS_THREAD_TIMEOUT's default: ~0.1 s here) after start and after
  * every threaded call before it sleeps. With one BLAS thread (below) no call
  * ever wakes them again, but the first spin takes a core from our own worker
- * for the first ~0.1 s of every process (issue 15: `xo predict` of the lstm
+ * for the first ~0.1 s of every process (`xo predict` of the lstm
  * model at batch 32 lasts ~0.1 s, so its worker ran 9% of the chunks). This
  * stops them; OpenBLAS restarts them by itself if a threaded call ever comes.
  * Weak: other BLAS builds (serial, OpenMP) have no such symbol. */

@@ -93,8 +93,8 @@ struct xo_cpu_pool {
 };
 
 /*
- * One recurrent time step of m samples, fused (issue 15;
- * kernels/cpu_rnn.inc): k->lstm_step and k->gru_step take the same
+ * One recurrent time step of m samples, fused
+ * (kernels/cpu_rnn.inc): k->lstm_step and k->gru_step take the same
  * arguments. Per sample and vector of units the gate sums in registers
  * (bias first, then x_t W, then h' U), one tile of rows at a time, then the
  * cell on the tile with the ISA's gate forms vsigmoid_gate and vtanh_gate
@@ -151,7 +151,7 @@ struct xo_cpu_rnn_step {
 };
 
 /*
- * One lstm time step back of m samples (issue 15; the end of
+ * One lstm time step back of m samples (the end of
  * cpu_kernels.inc), the pre-activation gradients from the ws rows:
  *   row: sample i's ws row of this step at row + i * ldr (the blocks i, f,
  *       g, o, c, act(c), h of u, ops.def); cp: its c' at cp + i * ldr

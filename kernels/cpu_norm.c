@@ -8,9 +8,9 @@
  * statistic is one phase: per block partial sums in row order, then the
  * partials added in block order on the calling thread, so results do not
  * depend on the thread count (small work stays on the calling thread).
- * Until issue 13's cnn_bn profile the threads split the channels instead,
- * which gave cnn_bn's 16 channels 8 per thread at a stride of 16 floats,
- * scalar (about 3x the cpu time of this form).
+ * Splitting the channels among the threads instead would give cnn_bn's 16
+ * channels 8 per thread at a stride of 16 floats, scalar (about 3x the cpu time
+ * of this form).
  *
  * Arithmetic, float throughout, per channel over the N = batch*len rows
  * (sums blocked as above; the bounds hold for any order; the bounds are in suites/harness.c, tol_batch_normalization):

@@ -19,7 +19,7 @@
 /* How long a worker spins for the next task after its last one before it
  * sleeps, in time (a pause lasts from a few to ~140 cycles by CPU model, so a
  * count of them is no duration): longer than one single-threaded call of a
- * recurrent layer at batch 32 (~1.2 ms, issue 15), so a worker that arrived
+ * recurrent layer at batch 32 (~1.2 ms), so a worker that arrived
  * late at one call, found every chunk claimed and went back to spinning is
  * still awake for the next instead of sleeping through it and waking late
  * again (docs/cpu.md, "Why 2 threads gave 1.3x at batch 32"). The clock is

@@ -1,6 +1,6 @@
 /*
  * checkpoint.c - a weights directory is replaced as a whole or not at all,
- * and a mixed or partial one is refused on load (issue 11 item 3).
+ * and a mixed or partial one is refused on load.
  *
  * Saving DIR: the files go to a hidden sibling directory
  * ".<name>.xo-ckpt-<pid>.XXXXXX" (a new directory of a random name) beside

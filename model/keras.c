@@ -1,5 +1,5 @@
 /*
- * keras.c - Keras model files in and out (issue 13 item 1; docs/model.md).
+ * keras.c - Keras model files in and out (docs/model.md).
  *
  * In: a Keras 3 .keras archive (a zip: config.json, model.weights.h5), a
  * legacy full-model .h5 (root attribute model_config, group model_weights)

@@ -1,7 +1,7 @@
 /*
  * output.c - every file the model commands write goes through here, so a
  * path from the user can never destroy something that is not a file of
- * ours (DESIGN section 10, issue 11 items 3-4):
+ * ours (DESIGN section 10):
  *  - a symlink is followed to its final target, and the target is replaced
  *    (the link stays a link);
  *  - a target that exists and is not a regular file (a directory, device

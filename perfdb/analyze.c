@@ -333,7 +333,7 @@ static void print_run(FILE *out, const char *what, const struct run_info *r)
  * tree, resolved with `git rev-parse --verify REV^{commit}`), and the side is
  * every complete run recorded at that commit on one testbed: the runs of our
  * own devices (`record`, possibly several, e.g. the rounds of `perf
- * continuous`) pooled, and the peers' imports kept apart (issue 16 item 1).
+ * continuous`) pooled, and the peers' imports kept apart.
  * The testbed is the head's where the base has runs there too.
  */
 #define MAX_SIDE_RUNS 256
@@ -671,7 +671,7 @@ static bool load_differs(const struct side *b, const struct side *h, double core
 }
 
 /*
- * The run-level rule (issue 14, compare under load). Each run has its own
+ * The run-level rule (compare under load). Each run has its own
  * offset (load, frequency, placement) that moves all of its samples, which
  * the U test on the pooled samples cannot see; on the shared 2-core VM run
  * medians of one tree differ by 30% and more. The rule before this one asked

@@ -1,5 +1,5 @@
 /*
- * bisect.c - `xo perf bisect --good G --bad B` (issue 14 item 2): the first
+ * bisect.c - `xo perf bisect --good G --bad B`: the first
  * commit on B's first-parent line after G whose change against G is a
  * confirmed slowdown by compare's statistics. Each commit tested is built by
  * continuous.c (xo_perf_rev_build) and recorded in alternating rounds with

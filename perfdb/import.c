@@ -11,7 +11,7 @@
  * samples_s are per-call wall times in seconds.
  *
  * The file comes from another program, possibly another machine: it is
- * untrusted input (issue 11). It is parsed by jansson (a maintained, fuzzed
+ * untrusted input. It is parsed by jansson (a maintained, fuzzed
  * JSON library; see docs/perf.md for why not a hand-written reader), then
  * every value is checked before it is used: names are restricted to a safe
  * set of bytes (they become benchmark names, file names of plots and text in

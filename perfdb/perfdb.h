@@ -237,8 +237,8 @@ double xo_perf_welch(const double *a, size_t na, const double *b, size_t nb, dou
 bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head_runs, size_t nh,
                           int sign, int m, double *p_out, char *why, size_t why_size);
 /*
- * The verdict on a deterministic metric (instruction counts), issue 14 item
- * 3: *sign = +1 (more instructions) when every head sample exceeds every base
+ * The verdict on a deterministic metric (instruction counts):
+ * *sign = +1 (more instructions) when every head sample exceeds every base
  * sample by more than threshold (min h / max b - 1 > threshold), -1 when
  * every one is below by more (max h / min b - 1 < -threshold), else 0; *lo and
  * *hi the extremes of those pairwise changes (the "interval" compare prints;

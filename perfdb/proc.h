@@ -3,8 +3,8 @@
  *
  * Every external program crossover runs goes through xo_proc_run: the program
  * and its arguments are an argument vector handed to posix_spawnp, so no byte
- * of a path, a benchmark name or a file's contents is ever parsed by a shell
- * (issue 11). Used by perfdb (git identity, gnuplot) and cli (perf bisect and
+ * of a path, a benchmark name or a file's contents is ever parsed by a shell.
+ * Used by perfdb (git identity, gnuplot) and cli (perf bisect and
  * continuous builds).
  */
 #ifndef XO_PROC_H

@@ -395,7 +395,7 @@ static void progress(size_t done, size_t total, const char *name)
 	fflush(stderr);
 }
 
-/* ---- instruction counts (issue 14 item 3) ---------------------------------------------- */
+/* ---- instruction counts ---------------------------------------------- */
 
 /*
  * `record --metric instructions` counts the instructions of exactly the call

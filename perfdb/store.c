@@ -205,7 +205,7 @@ static const char migrate_4[] =
     " PRIMARY KEY(run_id, device));";
 
 /*
- * Version 5 (issue 14 item 3): what a series measures. metric is 'time' (a
+ * Version 5: what a series measures. metric is 'time' (a
  * sample is the wall time per call in seconds, unit 's') or 'instructions' (a
  * sample is the instructions one call executed, counted by Valgrind's
  * callgrind around the call, unit 'instructions'); the sample's value is in
@@ -219,7 +219,7 @@ static const char migrate_5[] =
     "ALTER TABLE benchmarks ADD COLUMN unit TEXT NOT NULL DEFAULT 's';";
 
 /*
- * Version 6 (issue 14 item 1): runs are found by commit and testbed. compare
+ * Version 6: runs are found by commit and testbed. compare
  * pools a commit's runs on a testbed, detect and the report order a history
  * by each commit's first run, the report and the changes list look up a
  * change's runs; each of these searched table runs by commit_id, and SQLite

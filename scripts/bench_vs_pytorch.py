@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench_vs_pytorch.py - `xo bench` and its PyTorch peer side by side in one run.
 
-Issue 4's "at least 10x faster than PyTorch's CPU build" is a ratio, and on a
+The target "at least 10x faster than PyTorch's CPU build" is a ratio, and on a
 shared 2-core VM two runs taken minutes apart are not comparable (load and
 slow phases move either side by 1.5x). So this script alternates the two in
 rounds: round r runs `xo bench --json --repeat K` then

@@ -137,7 +137,7 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 3, "x_range": (-1.0, 1.0),
         "seed_offset": 4,
     },
-    # BatchNormalization (issue 13): statistics over batch and steps after a
+    # BatchNormalization: statistics over batch and steps after a
     # conv, over the batch after a dense; training uses the batch statistics
     # and updates the moving ones, predict uses the moving ones. The layer
     # before BN has no bias: BN removes it, so its gradient is rounding noise
@@ -169,7 +169,7 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 6,
     },
-    # compile(loss, optimizer, metrics) other than the seed's (issue 13):
+    # compile(loss, optimizer, metrics) other than the seed's:
     # the spec's compile line is what Keras compiles; labels follow the loss
     "cmp_bce_sgd": {
         "spec": (
@@ -209,7 +209,7 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 9,
     },
-    # issue 15 item 4: the recurrent and embedding layers, trained two epochs
+    # the recurrent and embedding layers, trained two epochs
     # (their own seeds; T = 12)
     "lstm": {
         "spec": (
@@ -237,7 +237,7 @@ MODELS = {
     # (its cell keeps a float32 state and jax.lax.scan refuses the mixed
     # carry); make_keras_files.py --only=rnn checks SimpleRNN's predictions
     # against the same recurrence in NumPy float64 instead
-    # Conv2D (issue 13 item 2): a fused relu, valid and same padding,
+    # Conv2D: a fused relu, valid and same padding,
     # strides (2, 1) and a (3, 2) kernel, between 2-D max pooling and a
     # dense head (--only cnn2d); and Conv2D -> BatchNormalization (statistics
     # over batch, height and width) -> relu -> global average (--only cnn_bn).

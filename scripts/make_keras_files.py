@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the Keras fixtures of suites/golden/keras/ (issue 13 item 1).
+"""Writes the Keras fixtures of suites/golden/keras/.
 
 Keras 3 with the JAX backend on the CPU writes every file the way a user's
 Keras does; nothing here is crossover code. Run in a venv:
@@ -66,7 +66,7 @@ def functional_model():
 
 def acts_model():
     """Every activation crossover runs, in Dense layers and as Activation
-    layers (issue 13: tanh, elu, gelu - exact, Keras's default - softplus)."""
+    layers (tanh, elu, gelu - exact, Keras's default - softplus)."""
     return keras.Sequential([
         keras.Input(shape=(12,)),
         layers.Dense(16, activation="tanh"),
@@ -184,7 +184,7 @@ def keras2_weights(path, model):
 
 
 def pool2d_model():
-    """The windowed 2-D poolings (issue 13 items 2-3): max valid with the
+    """The windowed 2-D poolings: max valid with the
     int pool size, average same with a (3, 2) window and (1, 2) strides
     (edge windows average their valid cells)."""
     return keras.Sequential([
@@ -230,7 +230,7 @@ def pool2d_fixtures(out):
 
 
 def cnn2d_model():
-    """Conv2D (issue 13 item 2): a fused relu, valid, then same padding with
+    """Conv2D: a fused relu, valid, then same padding with
     strides (2, 1) and a (3, 2) kernel after a 2-D max pooling."""
     return keras.Sequential([
         keras.Input(shape=(12, 12, 1)),
@@ -314,7 +314,7 @@ def write_inputs(out, name, model, rng, n=16):
 
 
 def rnn_fixtures(out):
-    """The recurrent and embedding fixtures (issue 15 item 4), each from its
+    """The recurrent and embedding fixtures, each from its
     own seed: lstm (Embedding(50, 8) -> LSTM(16) -> Dense softmax, T = 12,
     int32 ids), gru (GRU(12, return_sequences) -> GRU(8, go_backwards) ->
     Dense), gru_ra0 (GRU(7, reset_after=False)), simple_rnn (SimpleRNN(6,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """peer_jax.py - the strongest peer available here for `xo seed --model FILE`:
 JAX on the CPU with jax.jit over the whole training step, reading the same
-Keras model file (issue 13, Targets).
+Keras model file.
 
     KERAS_BACKEND=jax /tmp/kvenv/bin/python scripts/peer_jax.py --model m.keras \
         [--samples 20000] [--batch-size 512] [--predict-batch 32] [--repeat 5] [--json]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""zoo.py - the issue 13 speed targets on a zoo of five small Keras models,
+"""zoo.py - the speed targets on a zoo of five small Keras models,
 `xo` cpu and the JAX peer (scripts/peer_jax.py) side by side in one run.
 
     KERAS_BACKEND=jax /tmp/kvenv/bin/python scripts/zoo.py --xo build/cli/xo \
@@ -14,7 +14,7 @@ The zoo (built with Keras 3 into a temporary directory, float32, seeds fixed):
            Flatten, Dense 10 softmax on 16x16x1
   conv1d_sd Conv1D 16 k5 strides 2 relu, Conv1D 32 k3 dilation 2 relu,
            GlobalAveragePooling1D, Dense 8 softmax on 64x2
-  lstm     (issue 15; only when named in --only) LSTM(64), Dense 10 softmax on
+  lstm     (only when named in --only) LSTM(64), Dense 10 softmax on
            50 steps x 16 features
 Protocol per model, both sides: the seed's (`xo seed --model`, docs/model.md):
 20000 synthetic samples, 80/20 split, an epoch = fit(batch_size=512,
@@ -23,11 +23,11 @@ samples at batch 32 and as one batch. xo: ONE `xo seed --model F --device cpu
 --epochs R --repeat R --json` process; its epoch_ms is the median of the R
 epochs, predict_s/predict_s_one_batch the medians of R timed calls after a
 warm-up. Peer: one peer_jax.py process, medians of R after a warm-up that
-compiles. The ratio is peer time / xo time (> 1: xo faster); the issue's
+compiles. The ratio is peer time / xo time (> 1: xo faster); the
 target is >= 3x on every model and workload. A model xo cannot load yet is
 reported with xo's one-line error and the run goes on.
 
-The lstm workload (issue 15's target: cpu >= 3x JAX jit, training and
+The lstm workload (its target: cpu >= 3x JAX jit, training and
 predict, at batch 32 and 512) runs the same protocol once per batch B in
 (32, 512): `xo seed --model lstm.keras --device cpu --batch-size B
 --predict-batch B --epochs R --repeat R --json` and `peer_jax.py
@@ -325,7 +325,7 @@ def main():
           f"{'yes' if m['avx2'] else 'no'}, avx512f {'yes' if m['avx512f'] else 'no'}; "
           f"xo cpu vs JAX (jit over the whole step), medians of {a.repeat}")
     only = a.only.split(",") if a.only else None
-    if only == ["lstm"]:  # the issue 15 workload alone
+    if only == ["lstm"]:  # the lstm workload alone
         load0 = os.getloadavg()
         with tempfile.TemporaryDirectory() as tmp:
             d = a.keep or tmp

@@ -1,4 +1,4 @@
-# The bad-input table of the model commands (suites/badinput/run.py, issue 11):
+# The bad-input table of the model commands (suites/badinput/run.py):
 # one test per row, each in a fresh directory: the exit code, the one stderr
 # line it must match, and the files that must be unchanged afterwards.
 find_package(Python3 COMPONENTS Interpreter)

@@ -12,7 +12,7 @@ if(XO_OPENCL)
 
   # Device choice and tuning rows over synthetic candidate lists (no device
   # needed): unavailable devices, a failing platform, GPU first, pocl row
-  # for CPUs only (issue 12 item 5).
+  # for CPUs only.
   add_executable(test_cl_choose ${CMAKE_CURRENT_LIST_DIR}/test_cl_choose.c)
   target_include_directories(test_cl_choose PRIVATE ${PROJECT_SOURCE_DIR}/cl)
   target_compile_definitions(test_cl_choose PRIVATE CL_TARGET_OPENCL_VERSION=120)
@@ -52,7 +52,7 @@ if(XO_OPENCL)
   set_tests_properties(cl.offline_gpu_compile PROPERTIES LABELS "opencl;quick" TIMEOUT 300)
 endif()
 
-# Every helper in cl/kernels/*.cl is `static inline` (issue 12 item 5): a plain
+# Every helper in cl/kernels/*.cl is `static inline`: a plain
 # `inline` function has C99 inline semantics, so clang-based GPU drivers emit
 # an external declaration that nothing defines ("undefined function" at build
 # or link time) while PoCL happens to accept it. Any `inline` (or __inline,

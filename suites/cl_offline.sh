@@ -2,7 +2,7 @@
 # cl_offline.sh - compiles the OpenCL program offline for GPU targets, the way
 # a clang-based GPU driver would (NVIDIA's and most others' OpenCL compilers
 # are LLVM-based), so a program that only PoCL accepts fails here, on a
-# machine without a GPU (issue 10, item 6).
+# machine without a GPU.
 #
 # For each tuning row's build options (the -D macros a GPU gets), each target
 # (nvptx64-nvidia-nvcl, spir64) and -O0 / -O2: clang must compile it, and the

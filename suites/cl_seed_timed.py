@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""cl_seed_timed.py XO - `xo seed --device cl --json` reports untimed_events
-(issue 12 item 5): the OpenCL events whose profiled times could not be read.
+"""cl_seed_timed.py XO - `xo seed --device cl --json` reports untimed_events:
+the OpenCL events whose profiled times could not be read.
 On a working driver every event of the split's steps is timed, so the field
 is there and 0, next to a split with launches. Exit 0 pass, 1 fail, 77 no
 OpenCL device (unless XO_REQUIRE_OPENCL is set)."""

@@ -1,4 +1,4 @@
-# issue 12 items 2 and 3: the cost model, the split, the diagnosis rules, the
+# the cost model, the split, the diagnosis rules, the
 # crossover and the what-if search against hand-computed answers
 # (suites/test_cost.c); `xo explain` on bad input (exit 2, one line) and a
 # tiny real run; its --json fields (suites/cli/json_outputs.py explain).

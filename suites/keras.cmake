@@ -1,4 +1,4 @@
-# Keras model files (model/keras.c, issue 13 item 1): suites/test_keras.c
+# Keras model files (model/keras.c): suites/test_keras.c
 # against the fixtures Keras itself wrote (suites/golden/keras/, made by
 # scripts/make_keras_files.py), and xo's written files loaded by Keras where
 # a Keras venv exists (skipped with the reason otherwise; ci/test.sh and the

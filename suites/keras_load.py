@@ -4,7 +4,7 @@
 xo trains the seed, bn, cnn2d and cnn_bn .keras fixtures for one epoch and saves it as .keras and
 .weights.h5 (`xo train --save`); Keras loads them unchanged
 (keras.saving.load_model, model.load_weights) and its predictions must match
-xo's (`xo predict --device ref`) within 1e-5, the issue's target (the
+xo's (`xo predict --device ref`) within 1e-5, the interchange target (the
 bound of docs/model.md, 8 u K_path = 7.6e-5 for the seed, is looser).
 A spec with BatchNormalization scale=False, center=False and both, trained
 from xo's fresh init, loads with Keras's variables in Keras's order.
@@ -40,7 +40,7 @@ def main():
     ok = True
     # the seed, and bn.keras: BatchNormalization's gamma, beta and moving
     # statistics (trained: the moving statistics move too) in Keras's order
-    # lstm.keras (issue 15): int32 ids through an Embedding, an LSTM's
+    # lstm.keras: int32 ids through an Embedding, an LSTM's
     # kernel, recurrent_kernel and bias in the cell's vars; gru.keras: two
     # GRUs (reset_after's [2, 3u] bias, go_backwards); cnn2d.keras and
     # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs

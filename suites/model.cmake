@@ -70,8 +70,8 @@ add_test(NAME model.cli.rank3_npy
           ${CMAKE_CURRENT_BINARY_DIR}/rank3_cli)
 set_tests_properties(model.cli.rank3_npy PROPERTIES LABELS "model;quick")
 
-# The embedding layer and int32 model inputs (issue 15 items 2-3,
-# suites/test_embed_layer.c): spec lines and refusals, ids checked where they
+# The embedding layer and int32 model inputs
+# (suites/test_embed_layer.c): spec lines and refusals, ids checked where they
 # enter, training on every backend against ref, unused table rows untouched,
 # the layer's cost and fingerprint.
 add_executable(test_embed_layer ${CMAKE_CURRENT_LIST_DIR}/test_embed_layer.c)

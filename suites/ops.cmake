@@ -125,7 +125,7 @@ if(XO_OPENCL)
     BACKENDS cl SUFFIX .tiles ENV XO_CL_TUNE=rnn_nb=4,wg=32)
 endif()
 
-# `xo check` from the command line, as issue 2 states it: a valid case
+# `xo check` from the command line, as a user meets it: a valid case
 # prints PASSED with the command line that reruns it (exit 0); bad usage and
 # invalid cases exit 2 with exactly one line on stderr.
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/check_empty_shapes.txt "# no cases\n")

@@ -1,4 +1,4 @@
-# Issue 16 papercuts and self-description (helper F): figures that can be
+# Papercuts and self-description: figures that can be
 # true (the FMA peak of `xo bench`), machine-readable output (--json,
 # --version, --list), Keras defaults and required keys in `xo check`,
 # `xo summary`, and the install rule. Label quick.
@@ -74,12 +74,12 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME papercuts.seed_ci
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/seed_ci.py $<TARGET_FILE:xo>)
   set_tests_properties(papercuts.seed_ci PROPERTIES LABELS "quick" TIMEOUT 300)
-  # `xo seed --model FILE [--data X Y]` and `xo perf record --model FILE` (issue 13 item 4).
+  # `xo seed --model FILE [--data X Y]` and `xo perf record --model FILE`.
   add_test(NAME papercuts.seed_model
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/seed_model.py $<TARGET_FILE:xo>
                    ${PROJECT_SOURCE_DIR})
   set_tests_properties(papercuts.seed_model PROPERTIES LABELS "quick" TIMEOUT 300)
-  # `xo bench --layers`: the GEMM-shaped layers of a model timed alone (issue 13).
+  # `xo bench --layers`: the GEMM-shaped layers of a model timed alone.
   add_test(NAME papercuts.bench_layers
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/bench_layers.py
                    $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR})

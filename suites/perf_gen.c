@@ -1,6 +1,6 @@
 /*
- * perf_gen.c - a synthetic history for the store's scale check (issue 14:
- * 10 000 runs keep `xo perf compare` under 1 s and `xo perf report` under
+ * perf_gen.c - a synthetic history for the store's scale check
+ * (10 000 runs keep `xo perf compare` under 1 s and `xo perf report` under
  * 60 s, on either engine). Writes RUNS runs through the store's own
  * xo_perfdb_run_write, one commit each, alternating between TESTBEDS
  * testbeds, each with BENCH op benchmarks of SAMPLES samples (1 ms, 2%

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf_scale.sh XO PERF_GEN DB - the store's scale targets (issue 14): a
+# perf_scale.sh XO PERF_GEN DB - the store's scale targets: a
 # history of 10 000 runs (perf_gen: 5 benchmarks x 10 samples, 2 testbeds)
 # in DB, then the median wall time of 5 `xo perf compare` (target < 1 s) and
 # 3 `xo perf report` (target < 60 s). DB is a SQLite path (removed first) or

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # suites/perf_schema_bump.sh CASE XO SRC - continuous, bisect and import-db
-# across a schema bump (issue 14 items 1 and 2): the revisions being measured
+# across a schema bump: the revisions being measured
 # may run an xo that knows an older store schema than the user's store has,
 # and an older xo refuses a newer store ("schema version 5 is newer than this
 # xo knows (4)"). Each revision records into a store of its own and the
@@ -220,7 +220,7 @@ PY"
     check "test -z \"\$(ls tmp)\""
     ;;
 unknown)
-    # issue 14 item 4 on bisect: C2's runs alternate 1x and 1.8x, so against
+    # bisect's UNKNOWN verdict: C2's runs alternate 1x and 1.8x, so against
     # good it is neither SLOWER (its change stays under the hunted 41%) nor
     # SAME (the runs' interval reaches +80%): UNKNOWN, more rounds up to
     # --max-rounds, then skipped with the reason, and the search goes on

@@ -42,7 +42,7 @@ xo_perfdb_cli_test(badopts
 xo_perfdb_cli_test(roundtrip
   "set -e; rm -rf rt.sqlite* rt_report; for i in 1 2; do ${XO} perf record --db rt.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress; done; set +e; ${XO} perf compare --db rt.sqlite run:1 > cmp.txt; rc=$?; cat cmp.txt; test $rc -le 1 && grep -q 'op/relu/fwd/n512_l27_c16/ref' cmp.txt || exit 1; ${XO} perf detect --db rt.sqlite; test $? -le 1 || exit 1; printf '{\"results\":[{\"benchmark\":\"predict\",\"batch\":8,\"samples_s\":[1e-4,1.1e-4]}]}' > peer.json; ${XO} perf import --db rt.sqlite --peer testpeer --json peer.json || exit 1; test $(sqlite3 rt.sqlite 'SELECT count(*) FROM runs WHERE state = \"complete\"') -eq 3 || exit 1; if command -v gnuplot >/dev/null; then ${XO} perf report --db rt.sqlite --out rt_report && test -s rt_report/index.html && test -s rt_report/hist_op_relu_fwd_n512_l27_c16.png || exit 1; fi")
 
-# The regression loop of issue 16 (compare by commit, git revisions, lowered
+# The regression loop (compare by commit, git revisions, lowered
 # verdicts, ref and peers apart, --json) on synthetic stores.
 add_executable(test_perf_workflow ${CMAKE_CURRENT_LIST_DIR}/test_perf_workflow.c)
 target_link_libraries(test_perf_workflow PRIVATE xo_perfdb PkgConfig::CMOCKA m)
@@ -63,30 +63,30 @@ add_test(NAME perf_versions.real COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/perf_ver
          $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR})
 set_tests_properties(perf_versions.tiny perf_versions.real PROPERTIES LABELS "perfdb;quick"
                      TIMEOUT 60)
-# issue 11 item 1: a peer name built to break out of gnuplot's quotes (quote,
+# a peer name built to break out of gnuplot's quotes (quote,
 # system(), backquotes, a macro '@') reaches the report; nothing may run.
 # Fails on the code that pasted names into the gnuplot script.
 xo_perfdb_cli_test(report_injection
   "bash ${CMAKE_CURRENT_SOURCE_DIR}/perfdb_inject.sh ${XO}")
-# issue 11 items 1, 3, 4 for the report's --out: a symlink, a file and a
+# The report's --out: a symlink, a file and a
 # non-empty directory no report wrote are refused (exit 2, left as they were);
 # a report replaces its own earlier output; a failing report leaves --out
 # untouched and no temporary sibling; a quote and ';' in the path run nothing.
 xo_perfdb_cli_test(report_out
   "command -v gnuplot >/dev/null || exit 0; rm -rf ro.sqlite* empty.sqlite* link target file foreign good good.* \"a'b;touch PWN\" PWN; ${XO} perf record --db ro.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress >/dev/null || exit 1; mkdir target; ln -s target link; ${XO} perf report --db ro.sqlite --out link 2> err.txt; a=$?; : > file; ${XO} perf report --db ro.sqlite --out file 2>> err.txt; b=$?; mkdir foreign; echo keep > foreign/x; ${XO} perf report --db ro.sqlite --out foreign 2>> err.txt; c=$?; cat err.txt; test $a -eq 2 -a $b -eq 2 -a $c -eq 2 || exit 1; grep -q 'symbolic link' err.txt && grep -q 'not a directory' err.txt && grep -q 'non-empty directory' err.txt || exit 1; test -z \"$(ls target)\" -a ! -s file -a \"$(cat foreign/x)\" = keep -a \"$(ls foreign)\" = x || exit 1; ${XO} perf report --db ro.sqlite --out good/ && ${XO} perf report --db ro.sqlite --out good && test -f good/.xo-perf-report -a -s good/index.html || exit 1; : > empty.sqlite; ${XO} perf report --db empty.sqlite --out good; test $? -eq 2 -a -s good/index.html || exit 1; test -z \"$(ls -d good.* 2>/dev/null)\" || exit 1; ${XO} perf report --db ro.sqlite --out \"a'b;touch PWN\" && test -s \"a'b;touch PWN/index.html\" -a ! -e PWN")
-# issue 16 items 5, 6: advise and report work for every recorded model (a
+# advise and report work for every recorded model (a
 # list of the models when --model is not given), advise --json parses (with
-# its diagnosis sentences, issue 12 item 5), and a
+# its diagnosis sentences), and a
 # PoCL cl device is labelled as OpenCL on the CPU in the plots.
 xo_perfdb_cli_test(models
   "rm -rf m.sqlite* rep; cp ${CMAKE_SOURCE_DIR}/models/seed.model tiny.model; for m in ${CMAKE_SOURCE_DIR}/models/seed.model tiny.model; do ${XO} perf record --db m.sqlite --model $m --filter '^model/.*/predict/b(1|8)/(cpu|cl)$' --quick --no-progress >/dev/null || exit 1; done; ${XO} perf advise --db m.sqlite > adv.txt || exit 1; cat adv.txt; grep -q 'models in the store: seed tiny' adv.txt && grep -q '==== model tiny' adv.txt || exit 1; ${XO} perf advise --db m.sqlite --model tiny --json > adv.json || exit 1; python3 -c 'import json,sys; d=json.load(open(\"adv.json\")); m=d[\"models\"][0]; sys.exit(0 if m[\"model\"] == \"tiny\" and m[\"diagnosis\"] and all(x.startswith(\"at batch \") for x in m[\"diagnosis\"]) else 1)' || exit 1; command -v gnuplot >/dev/null || exit 0; ${XO} perf report --db m.sqlite --out rep > /dev/null || exit 1; grep -q 'Answer for tiny,' rep/index.html || exit 1; if ${XO} devices | grep -q '^cl .*PoCL'; then grep -q \"cl_label = 'cl: OpenCL on the CPU (PoCL)'\" rep/plots.gp || exit 1; fi")
-# issue 16 item 5: --json of record --list, compare and detect is JSON
-# (python3 parses it); item 2: continuous refuses what git does not know and
+# --json of record --list, compare and detect is JSON
+# (python3 parses it); continuous refuses what git does not know and
 # a comparison of a commit with itself, exit 2, before building anything.
 xo_perfdb_cli_test(json
   "rm -rf j.sqlite*; ${XO} perf record --list --json --quick --device cpu > list.json && python3 -c 'import json; d=json.load(open(\"list.json\")); assert d and all(\"name\" in b and \"version\" in b for b in d)' || exit 1; for i in 1 2; do ${XO} perf record --db j.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress > /dev/null || exit 1; done; ${XO} perf compare --db j.sqlite --json run:1 run:2 > cmp.json; test $? -le 1 || exit 1; ${XO} perf detect --db j.sqlite --json > det.json; test $? -le 1 || exit 1; python3 -c 'import json; c=json.load(open(\"cmp.json\")); d=json.load(open(\"det.json\")); assert c[\"results\"][0][\"benchmark\"] == \"op/relu/fwd/n512_l27_c16/ref\" and c[\"results\"][0][\"section\"] == \"ref\" and \"changes\" in d' || exit 1; XO_SOURCE_DIR=${CMAKE_SOURCE_DIR} ${XO} perf continuous --db j.sqlite no-such-revision 2> err.txt; a=$?; XO_SOURCE_DIR=${CMAKE_SOURCE_DIR} ${XO} perf continuous --db j.sqlite -x 2>> err.txt; b=$?; cat err.txt; test $a -eq 2 -a $b -eq 2 && grep -q no-such-revision err.txt")
 
-# issue 16 item 2 end to end (label nightly: it builds two revisions): `xo perf
+# Git revisions end to end (label nightly: it builds two revisions): `xo perf
 # continuous HEAD~1 HEAD` on one small benchmark, 2 rounds: both commits are
 # recorded in alternating runs (base 1, 3; head 2, 4), the comparison names
 # them, exit 0 or 1, and the temporary clones are gone afterwards. Skipped
@@ -95,7 +95,7 @@ add_test(NAME perfdb.continuous
          COMMAND sh -c "git -C ${CMAKE_SOURCE_DIR} rev-parse --verify -q HEAD~1 >/dev/null || exit 0; rm -rf c.sqlite* tmp; mkdir tmp; TMPDIR=$PWD/tmp XO_SOURCE_DIR=${CMAKE_SOURCE_DIR} ${XO} perf continuous --db c.sqlite --rounds 2 --device ref --filter '^op/relu/fwd/.*/ref$' HEAD~1 HEAD > out.txt 2> err.txt; rc=$?; cat err.txt out.txt; test $rc -le 1 && grep -q 'record runs pooled: run:1 run:3' out.txt && grep -q 'record runs pooled: run:2 run:4' out.txt && test -z \"$(ls tmp)\""
          WORKING_DIRECTORY ${XO_PERFDB_CLI_DIR})
 set_tests_properties(perfdb.continuous PROPERTIES LABELS "perfdb;nightly" TIMEOUT 1500)
-# Hostile and careless input (issue 11), suites/perfdb_cli.sh: schema versions
+# Hostile and careless input, suites/perfdb_cli.sh: schema versions
 # outside the migration table, a read-only store, --db that is not a file,
 # NaN options and bad --model specs, every number and string of a peer
 # import, and a write that fails mid-run (writefail). Each: exit 2, one line
@@ -129,12 +129,12 @@ set_tests_properties(lint.noissue PROPERTIES LABELS "quick" TIMEOUT 30)
 add_test(NAME lint.noissue.selftest
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_noissue.sh --self-test)
 set_tests_properties(lint.noissue.selftest PROPERTIES LABELS "quick" TIMEOUT 30)
-# issue 10: the mutation stage's figure is stored like any other and the
+# the mutation stage's figure is stored like any other and the
 # report shows it (table mutation_runs as ci/mutate.sh --db writes it; the
 # row's missed list is escaped in the HTML).
 xo_perfdb_cli_test(report_mutation
   "command -v gnuplot >/dev/null || exit 0; rm -rf mu.sqlite* rep; ${XO} perf record --db mu.sqlite --filter '^op/relu/fwd/.*/ref$' --no-progress >/dev/null || exit 1; sqlite3 mu.sqlite \"CREATE TABLE mutation_runs(id INTEGER PRIMARY KEY, date TEXT NOT NULL, sha TEXT NOT NULL, dirty INTEGER NOT NULL, caught INTEGER NOT NULL, total INTEGER NOT NULL, equivalent INTEGER NOT NULL, errors INTEGER NOT NULL, missed TEXT, seconds INTEGER, mutants INTEGER NOT NULL, mutants_all INTEGER NOT NULL); INSERT INTO mutation_runs VALUES(NULL, '2026-11-25T18:00:00Z', 'abc123', 0, 52, 53, 5, 0, 'k-<b>x', 900, 58, 58)\" || exit 1; ${XO} perf report --db mu.sqlite --out rep >/dev/null || exit 1; grep -q 'Suite power' rep/index.html && grep -q '<td>52/53</td>' rep/index.html && grep -q 'k-&lt;b&gt;x' rep/index.html")
-# issue 12 item 4: the report that answers first, and advise, on a synthetic
+# the report that answers first, and advise, on a synthetic
 # store with known answers (faster device per batch, crossover interval from
 # the CI curves, split bars that add up, grouped history, with and without
 # table probes). Without gnuplot the report cases skip.
@@ -157,7 +157,7 @@ target_compile_definitions(test_perf_detect PRIVATE
 add_test(NAME perf_detect COMMAND test_perf_detect)
 set_tests_properties(perf_detect PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
 
-# The same store suites on PostgreSQL (issue 14): suites/pg_cluster.sh starts a
+# The same store suites on PostgreSQL: suites/pg_cluster.sh starts a
 # throwaway server on a Unix socket and hands the suites its URI (XO_TEST_PG);
 # every store is then a schema of that database. Skipped, with the reason,
 # where no server can be started, unless XO_REQUIRE_POSTGRES=1 (ci/test.sh,
@@ -179,7 +179,7 @@ set_tests_properties(perfdb.pg.cli PROPERTIES LABELS "perfdb;postgres;quick" TIM
 # The scale check's history generator (ci/nightly.sh perf-scale stage).
 add_executable(perf_gen ${CMAKE_CURRENT_LIST_DIR}/perf_gen.c)
 target_link_libraries(perf_gen PRIVATE xo_perfdb m)
-# Instruction counts for real (issue 14 item 3): two records under callgrind
+# Instruction counts for real: two records under callgrind
 # of one build agree within 0.5% and compare calls every series SAME;
 # skipped (77) without valgrind. ~10 s on the 2-core VM.
 # Not in a sanitizer build: valgrind cannot run an ASan binary (its shadow
@@ -192,7 +192,7 @@ if(NOT XO_SANITIZE)
   set_tests_properties(perfdb.counts PROPERTIES LABELS "perfdb;quick" TIMEOUT 300
                        SKIP_RETURN_CODE 77)
 endif()
-# Across a schema bump (issue 14 items 1, 2): continuous and bisect let each
+# Across a schema bump: continuous and bisect let each
 # revision's xo record into its own store and merge the runs; import-db reads
 # an older store through a migrated copy and leaves it unchanged. The older
 # xo is a stand-in script writing schema version 1 (suites/perf_schema_bump.sh),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# suites/perfdb_cli.sh CASE XO - `xo perf` on hostile or careless input
-# (issue 11): each case expects exit 2, exactly one line on stderr naming the
+# suites/perfdb_cli.sh CASE XO - `xo perf` on hostile or careless input:
+# each case expects exit 2, exactly one line on stderr naming the
 # cause, and no store changed or created that should not be. Run by ctest
 # (suites/perfdb.cmake) in a fresh directory per case.
 set -u
@@ -66,7 +66,7 @@ schema)
     check 'test "$(sqlite3 zero.sqlite "SELECT count(*) FROM runs")" -eq 1'
     ;;
 writefail)
-    # issue 14 item 1: a record whose write fails mid-run (a trigger aborts
+    # a record whose write fails mid-run (a trigger aborts
     # every result insert, as a full disk would) stores nothing of the run:
     # exit 2, one line naming the store and the cause, and no run row, not
     # even an incomplete one (the two-transaction writer before schema 6 left
@@ -224,7 +224,7 @@ import)
     check 'test "$(sqlite3 imp.sqlite "SELECT max(batch) FROM benchmarks")" -eq 8'
     ;;
 bisect)
-    # issue 14 item 2: bisect's bad input, before anything is built or stored
+    # bisect's bad input, before anything is built or stored
     expect2 'needs --good REV and --bad REV' "$XO" perf bisect --good HEAD
     expect2 "--metric cycles: need time or instructions" "$XO" perf bisect --good a --bad b \
         --metric cycles

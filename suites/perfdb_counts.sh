@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# suites/perfdb_counts.sh XO - `xo perf record --metric instructions` for real
-# (issue 14 item 3): two records of one build count every benchmark's call
+# suites/perfdb_counts.sh XO - `xo perf record --metric instructions` for real:
+# two records of one build count every benchmark's call
 # under valgrind's callgrind; each instruction series must be within 0.5% of
 # itself across the two records (the property compare's count rule relies
 # on), stored with its metric, unit, ISA and thread count, and compare

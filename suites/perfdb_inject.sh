@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perfdb_inject.sh XO - issue 11 item 1: strings from a store reach the
+# perfdb_inject.sh XO - strings from a store reach the
 # report's gnuplot script and HTML and must never run anything there.
 # `perf import` refuses such a peer name up front (exit 2), so the hostile
 # name is written into the store the way a crafted or foreign store would
@@ -23,7 +23,7 @@ q=${EVIL//\'/\'\'}
 sqlite3 inj.sqlite "UPDATE benchmarks SET name = replace(name, 'evilpeer', '$q'),
     params = replace(params, 'evilpeer', '$q'), device = '$q' WHERE device = 'evilpeer'" || exit 1
 [ "$(sqlite3 inj.sqlite "SELECT count(*) FROM benchmarks WHERE device = '$q'")" = 1 ] || exit 1
-# issue 12 item 4: a probe row of the hostile device (table probes as perf
+# a probe row of the hostile device (table probes as perf
 # record writes it from schema version 4; created here when absent)
 sqlite3 inj.sqlite "CREATE TABLE IF NOT EXISTS probes(run_id INTEGER NOT NULL, device TEXT NOT NULL,
     launch_s REAL, enqueue_s REAL, sync_s REAL, h2d_lat_s REAL, h2d_bw REAL, d2h_lat_s REAL,

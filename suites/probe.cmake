@@ -1,4 +1,4 @@
-# The device probe (issue 12 item 1, suites/test_probe.c): figures finite
+# The device probe (suites/test_probe.c): figures finite
 # where defined and NAN where not, the FMA, copy and triad kernels checked
 # against the host, orderings, the cpu peak against one thread's x threads,
 # the probes table (migration from v3, one row per device, NAN <-> NULL).
@@ -27,7 +27,7 @@ if(Python3_Interpreter_FOUND)
 endif()
 
 # An open, idle cpu backend burns no CPU (suites/test_cpu_idle.c: OpenBLAS's
-# server threads stopped, the pool's spin bounded in time; issue 15).
+# server threads stopped, the pool's spin bounded in time).
 add_executable(test_cpu_idle ${CMAKE_CURRENT_LIST_DIR}/test_cpu_idle.c)
 target_link_libraries(test_cpu_idle PRIVATE xo_lib PkgConfig::CMOCKA m)
 add_test(NAME cpu.idle COMMAND test_cpu_idle)

@@ -4,8 +4,8 @@
 # (--data-races), a divergent barrier or out-of-bounds access (always
 # checked), an uninitialized value (--uninitialized, where it is sound: see
 # docs/opencl.md), or an Oclgrind fatal error. PoCL runs a work-group as a
-# loop on one core, so a missing barrier or a race passes every suite there
-# (issue 10, item 5); Oclgrind sees it.
+# loop on one core, so a missing barrier or a race passes every suite there;
+# Oclgrind sees it.
 #
 # usage: races.sh XO_BINARY NAME [OCLGRIND_OPTION ...] -- COMMAND [ARG ...]
 # Writes NAME.log (Oclgrind's diagnostics) and NAME.out (the command's output)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""xo train and predict take x as (n, H, W, C) for an 'input H W C' model
-(issue 13 item 2), and refuse a 4-D x whose sample size differs, exit 2;
-xo summary prints a Conv2D's shapes and parameter counts as Keras does."""
+"""xo train and predict take x as (n, H, W, C) for an 'input H W C' model as
+Keras's channels-last Conv2D does, and refuse a 4-D x whose sample size
+differs, exit 2; xo summary prints a Conv2D's shapes and parameter counts as
+Keras does."""
 import os
 import subprocess
 import sys
@@ -38,7 +39,7 @@ assert p.shape == (20, 3) and np.all(np.abs(p.sum(axis=1) - 1) < 1e-5)
 r = run("predict", "--model", spec, "--weights", w, "--input", "bad.npy", "--output",
         "q.npy", "--device", "cpu")
 assert r.returncode == 2 and "does not match the model input (60 values" in r.stderr
-# xo summary of a Conv2D prints Keras's shapes and counts (issue 13 item 2):
+# xo summary of a Conv2D prints Keras's shapes and counts:
 # Conv2D(8, 3) on 28x28x1 is (None, 26, 26, 8) with 3*3*1*8 + 8 = 80 params
 with open(os.path.join(work, "c2d.model"), "w") as f:
     f.write("input 28 28 1\nconv2d filters=8 kernel_size=3 activation=relu\n"

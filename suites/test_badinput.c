@@ -713,8 +713,8 @@ static void model_keeps_good_checkpoint(void **state)
 	remove_tree(tmp);
 }
 
-/* A failed write names the user's path, never a temporary (issue 16 item
- * 9): /proc takes no new files, whatever the user. */
+/* A failed write names the user's path, never a temporary:
+ * /proc takes no new files, whatever the user. */
 static void write_error_names_user_path(void **state)
 {
 	const float v[2] = {1.0f, 2.0f};

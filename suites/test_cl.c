@@ -236,7 +236,7 @@ static void test_fused_launch_counts(void **state)
 		{XO_OP_dense, XO_DIR_FWD, "batch=3 ch=5 units=4 activation=sigmoid", 1},
 		{XO_OP_dense, XO_DIR_BWD, "batch=3 ch=5 units=4 activation=sigmoid", 2},
 		{XO_OP_adam, XO_DIR_FWD, "size=1000", 1},
-		/* the recurrent ops: the same count at any len (issue 15) */
+		/* the recurrent ops: the same count at any len */
 		{XO_OP_lstm, XO_DIR_FWD, "batch=2 len=3 ch=2 units=4 activation=tanh", 1},
 		{XO_OP_lstm, XO_DIR_FWD, "batch=2 len=40 ch=2 units=4 activation=tanh", 1},
 		{XO_OP_lstm, XO_DIR_BWD, "batch=2 len=3 ch=2 units=4 activation=tanh", 2},

@@ -1,6 +1,6 @@
 /*
- * test_cost.c - the pieces of `xo explain` against answers computed by hand
- * (issue 12 items 2 and 3): the seed model's per-layer costs (DESIGN
+ * test_cost.c - the pieces of `xo explain` against answers computed by hand:
+ * the seed model's per-layer costs (DESIGN
  * section 1 shapes), the cost model on a synthetic probe and a synthetic
  * model, the wall-time split (adds up, clamps, ignores junk), each diagnosis
  * rule on a split with a known dominant part, the crossover interpolation
@@ -265,7 +265,7 @@ static void test_pool2d_cost_and_ident(void **state)
 }
 
 /*
- * conv2d's cost and fingerprint (issue 13 item 2): out_h * out_w * w_count
+ * conv2d's cost and fingerprint: out_h * out_w * w_count
  * multiply-adds per sample forward (a first layer: dW only backward), and
  * the fingerprint tells apart specs that differ only in a width geometry key
  * (dilation_w: the same shapes and kernel) while an absent kernel_w and the
@@ -727,7 +727,7 @@ static void test_marginal_rate(void **state)
 	assert_true(isnan(xo_explain_marginal_rate(1e6, 0, 1e-6)));
 }
 
-/* The issue 15 benchmark's shape: LSTM(64) over 50 steps of 16 features. By
+/* The lstm zoo workload's shape: LSTM(64) over 50 steps of 16 features. By
  * hand: G = 4 x 64 = 256 gate columns; kernel 16 x 256 = 4096, recurrent
  * kernel 64 x 256 = 16384 multiply-adds per step and sample; 50 steps:
  * 1 024 000 MACs = 2 048 000 FLOPs forward; backward dW and dU (2 products)
@@ -735,7 +735,7 @@ static void test_marginal_rate(void **state)
  * = dz U^T: 16384 MACs. */
 static const char lstm_spec[] = "input 50 16\nlstm units=64\ndense units=12 activation=softmax\n";
 
-/* A GPU-like synthetic device (issue 15 item 4): 10 us per serial step, 5 us
+/* A GPU-like synthetic device: 10 us per serial step, 5 us
  * launches, 10 TFLOP/s and 1 TB/s, so no FLOP or byte time comes near a
  * step's latency. */
 static struct xo_probe gpu_like(void)

@@ -1,7 +1,7 @@
 /*
- * test_cpu_idle.c - an open cpu backend that runs nothing burns no CPU
- * (issue 15, predict at batch 32): the process's CPU time over 200 ms of
- * sleep right after xo_backend_open("cpu") stays below IDLE_CPU_MS.
+ * test_cpu_idle.c - an open cpu backend that runs nothing burns no CPU: the
+ * process's CPU time over 200 ms of sleep right after xo_backend_open("cpu")
+ * stays below IDLE_CPU_MS.
  *
  * What it catches: a thread that keeps spinning while the process waits.
  * OpenBLAS's pthread build starts its server threads when the library loads

@@ -1,7 +1,7 @@
 /*
  * test_gates.c - the error of the lstm cell's own sigmoid and tanh
- * (kernels/cpu_kernels.inc vsigmoid_gate, vtanh_gate; issue 15, the fwd
- * brief's item 1) over the float inputs, at every ISA level this CPU runs
+ * (kernels/cpu_kernels.inc vsigmoid_gate, vtanh_gate) over the
+ * float inputs, at every ISA level this CPU runs
  * (XO_CPU_ISA caps it, as for the backend), against double precision.
  *
  *   test_gates [STRIDE [ISA]]   bit patterns 0, STRIDE, 2 STRIDE, ... of all
@@ -31,9 +31,8 @@
  *     tanh gate:    scalar 5.665 u (x = 6.10734), avx2 and avx512 5.229 u
  *                   (x = 7.25451)
  * (the stride-61 sample finds 3.906 / 4.049 and 5.034 / 4.653; the sigmoid
- * as 1 / (1 + exp(-x)) of the cell brief, before it e / (1 + e) with
- * e = exp(-|x|): 4.827 / 4.503 u) and asserted
- * at MEAS (the largest, rounded up) + MARGIN: the margin (1 u) absorbs a
+ * in the form e / (1 + e) with e = exp(-|x|) measures 4.827 / 4.503 u)
+ * and asserted at MEAS (the largest, rounded up) + MARGIN: the margin (1 u) absorbs a
  * compiler's different contraction of a*b+c into FMAs, which moves single
  * roundings; anything more is a changed function, to be re-measured.
  * Also: sigmoid in [0, 1] and tanh in [-1, 1] for every input, tanh odd bit

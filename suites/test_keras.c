@@ -1,5 +1,5 @@
 /*
- * test_keras.c - Keras model files (model/keras.c, issue 13 item 1):
+ * test_keras.c - Keras model files (model/keras.c):
  *
  * - predictions of every Keras fixture of suites/golden/keras/ (written by
  *   Keras 3 itself, scripts/make_keras_files.py) on ref, cpu and cl against
@@ -11,7 +11,7 @@
  *   error by 8 u K_path (u = 2^-24, K_path the accumulation lengths along
  *   the depth: conv1d kernel_size * channels, dense inputs, softmax classes):
  *   7.6e-5 for the seed (K_path 159), 3.1e-5 for the MLP (65), 1.8e-5 for
- *   the chain (4+48+48+10+4 = 114 -> 5.4e-5). The issue's target, 1e-5, is
+ *   the chain (4+48+48+10+4 = 114 -> 5.4e-5). The interchange target, 1e-5, is
  *   tighter than each; the test asserts the smaller of the two, so it holds
  *   the target, and prints the measured error against it.
  * - round trip xo -> .weights.h5 / .keras / .npy -> xo: identical bits.
@@ -164,7 +164,7 @@ static const struct fixture fixtures[] = {
     {"bn.keras", NULL, "bn"},
     {"bn.keras", "bn.weights.h5", "bn"},
     {"bn.keras", "bn.keras2_weights.h5", "bn"},
-    /* issue 15 item 4 (make_keras_files.py --only=rnn) */
+    /* recurrent fixtures (make_keras_files.py --only=rnn) */
     {"lstm.keras", NULL, "lstm"},
     {"gru.keras", NULL, "gru"},
     {"gru_ra0.keras", NULL, "gru_ra0"},
@@ -593,7 +593,7 @@ static void test_keras_refused(void **state)
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Dropout\","
 	     "\"config\":{\"name\":\"dr\",\"rate\":0.5,\"noise_shape\":[null,1]}}]}}",
 	     "layer 'dr' (Dropout): noise_shape is not supported"},
-	    /* the recurrent and embedding layers' options xo lacks (issue 15) */
+	    /* the recurrent and embedding layers' options xo lacks */
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3,\"dropout\":0.5}}]}}",
 	     "layer 'l' (LSTM): dropout=0.5 is not supported (only 0)"},

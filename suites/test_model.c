@@ -186,7 +186,7 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		 * below 2.2, inside the constant 8's margin as the activations'. */
 		else if (l->kind == XO_LAYER_BATCH_NORMALIZATION)
 			*k_path += 2.0 + (batch > 1 ? (double)(batch * l->in_len * l->in_w) : 0.0);
-		/* a recurrent layer (issue 15): each step's pre-activations
+		/* a recurrent layer: each step's pre-activations
 		 * sum in_ch + units products and a bias, and every step's
 		 * error is carried into the later ones: T times that (gates'
 		 * ulps below a product's rounding each); dkernel and
@@ -736,7 +736,7 @@ static void test_golden_train(void **state)
 					assert_int_equal(got.count, want.count);
 					for (int64_t i = 0; i < want.count; i++)
 						wmax = fmax(wmax, fabs((double)want.data[i]));
-					/* capped by the issue's target: two epochs
+					/* capped by the Keras-parity target: two epochs
 					 * within 5e-5 of Keras's weights */
 					tol_w = fmin(steps * lr_step * 2.0 * eta, 5e-5);
 					snprintf(what, sizeof(what), "%s trained %s %s",
@@ -1326,7 +1326,7 @@ static void test_pool2d_layers(void **state)
 }
 
 /*
- * The conv2d layer (issue 13 item 2): shapes as Keras resolves them (valid,
+ * The conv2d layer: shapes as Keras resolves them (valid,
  * same, strides and dilation per axis; the kernel [kh][kw][in_ch][filters]),
  * Keras's Glorot fans (receptive field kh * kw), its .npy kernel and bias
  * out and back in, no fused path takes it (every net_fits refuses
@@ -2043,7 +2043,7 @@ static void test_fused_refuses_activations(void **state)
 }
 
 /*
- * Launches per step on a profiling backend (cl), the issue's "<= 12 kernel
+ * Launches per step on a profiling backend (cl), the target "<= 12 kernel
  * launches per training step" for the seed model at batch 512 with the
  * data resident: the fused path's documented counts (docs/opencl.md: 2 per
  * training step, 1 per predict batch) and, op by op, more than that (so the

@@ -1,6 +1,6 @@
 /*
  * test_peak.c - the FMA peak that `xo bench` divides by is the machine's,
- * not an artefact of how the peak loop was compiled (issue 16 item 4).
+ * not an artefact of how the peak loop was compiled.
  *
  * Each ISA level's peak loop (kernels/cpu_kernels.inc, fma_loop) is timed
  * against an independent loop written here with the same instructions

@@ -1,5 +1,5 @@
 /*
- * test_perf_report.c - the perf report that answers first (issue 12 item 4)
+ * test_perf_report.c - the perf report that answers first
  * and `xo perf advise` on a synthetic store whose answers are known: the
  * order of the report's sections, the faster device per batch, the crossover
  * and its interval from the CI curves, the diagnosis sentences, the OpenCL
@@ -745,7 +745,7 @@ static void record_ops(struct xo_perfdb *db, int commit, const double level[3])
 }
 
 /*
- * Issue 14 item 4: the report's compare table reads compare --json's
+ * The report's compare table reads compare --json's
  * verdicts: SLOWER is a red row, UNKNOWN (too close to call) a row of its
  * own class, never dropped as if SAME; SAME is the absence of a row.
  */
@@ -819,7 +819,7 @@ static int data_lines(const char *out, const char *name)
 }
 
 /*
- * Issue 14 item 5: the report across testbeds. hostA records commits 1-2 at
+ * The report across testbeds. hostA records commits 1-2 at
  * 1 ms, hostB commits 1-3 at 2 ms: the benchmark's one plot has a line per
  * testbed (cpu@hostA, cpu@hostB) over the 5 runs, and the index lists both
  * testbeds; --testbed hostB draws hostB's 3 runs only and never names hostA.
@@ -955,7 +955,7 @@ static int64_t runs_scans(struct xo_sql *h)
 }
 
 /*
- * Issue 14 item 1 (report < 60 s at 10 000 runs on PostgreSQL): the history
+ * Report under 60 s at 10 000 runs on PostgreSQL: the history
  * query marked a point's stored change through a scalar subquery on the
  * point's run, which PostgreSQL ran as a one-time filter per point, a scan of
  * table runs each: O(runs^2), 3.2 s a history line at 10 000 runs. The
@@ -1051,7 +1051,7 @@ static struct xo_perfdb *make_lstm_store(const char *name, bool flat)
 
 /* The diagnosis names serial time steps from the store's layer times when a
  * recurrent layer's time stays flat across the batches, and not when it
- * grows with them (issue 15 item 4). */
+ * grows with them. */
 static void test_serial_diagnosis(void **state)
 {
 	for (int flat = 1; flat >= 0; flat--) {

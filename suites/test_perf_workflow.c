@@ -1,9 +1,9 @@
 /*
- * test_perf_workflow.c - the everyday regression loop of issue 16: compare by
- * commit pools the commit's own record runs and keeps peer imports apart
- * (item 1), any git revision names a commit (item 2), verdicts on code that
- * did not change are lowered and ref/peers never raise the alarm (item 3),
- * and --json output parses (item 5). Synthetic stores: the statistics are
+ * test_perf_workflow.c - the everyday regression loop: compare by
+ * commit pools the commit's own record runs and keeps peer imports apart,
+ * any git revision names a commit, verdicts on code that did not change are
+ * lowered and ref/peers never raise the alarm, Pinpoint's rule for more
+ * rounds holds, and --json output parses. Synthetic stores: the statistics are
  * exercised on data whose answer is known.
  */
 #include <math.h>
@@ -100,11 +100,11 @@ static void open_db(const char *name, struct xo_perfdb **db)
 #define SHA_B "bbbb000000000000000000000000000000000002"
 
 /*
- * Item 1: a commit holds a record run and then a peer import (the nightly's
- * order). Compare by commit must use the record runs (here two, pooled), not
- * the latest run (the import), find the +77% predict regression, name the
- * runs it used, and show the peer in its own section. On the code before the
- * fix the head was the import: "0 slower".
+ * Compare by commit: a commit holds a record run and then a peer import (the
+ * nightly's order). Compare by commit must use the record runs (here two,
+ * pooled), not the latest run (the import), find the +77% predict regression,
+ * name the runs it used, and show the peer in its own section. Taking the
+ * latest run as the head would compare the import: "0 slower".
  */
 static void test_compare_by_commit_pools_record_runs(void **state)
 {
@@ -150,10 +150,10 @@ static void test_compare_by_commit_pools_record_runs(void **state)
 }
 
 /*
- * Item 3: a slowdown of a benchmark whose kernel-source hash did not change is
- * lowered ("unchanged code", or "environment" when the other processes' load
- * differed between the sides); a ref or peer slowdown is reported in its own
- * section and never fails the comparison.
+ * Lowered verdicts: a slowdown of a benchmark whose kernel-source hash did not
+ * change is lowered ("unchanged code", or "environment" when the other
+ * processes' load differed between the sides); a ref or peer slowdown is
+ * reported in its own section and never fails the comparison.
  */
 static void test_compare_lowers_unchanged_code(void **state)
 {
@@ -304,11 +304,11 @@ static void test_compare_rounds_family(void **state)
 }
 
 /*
- * Item 3 for detect: a step in a series whose kernel source did not change is
- * kept "detected", never "confirmed"; ref's step is listed apart and is no
- * alarm; runs under load are flagged and warned about; --json parses. Six
- * commits, a +50% step at commit 4 in three series (1% noise, 15 samples: the
- * U test on 45 vs 45 samples gives p ~ 1e-16).
+ * Lowered verdicts in detect: a step in a series whose kernel source did not
+ * change is kept "detected", never "confirmed"; ref's step is listed apart and
+ * is no alarm; runs under load are flagged and warned about; --json parses. Six
+ * commits, a +50% step at commit 4 in three series (1% noise, 15 samples: the U
+ * test on 45 vs 45 samples gives p ~ 1e-16).
  */
 static void test_detect_lowers_and_separates(void **state)
 {
@@ -423,8 +423,8 @@ static char *git(const char *dir, const char *a, const char *b, const char *c, c
 }
 
 /*
- * Item 2: HEAD~1 and HEAD are accepted (git rev-parse in the source tree);
- * a revision git does not know, or one that looks like an option, is bad
+ * Git revisions: HEAD~1 and HEAD are accepted (git rev-parse in the source
+ * tree); a revision git does not know, or one that looks like an option, is bad
  * input; a known commit without runs says so.
  */
 static void test_compare_git_revisions(void **state)
@@ -504,7 +504,7 @@ static void test_compare_git_revisions(void **state)
 	xo_perfdb_close(db);
 }
 
-/* ---- issue 14 item 2: the bisect search on synthetic histories ---------------- */
+/* ---- bisect: the search on synthetic histories ---------------- */
 
 /* A planted history: commits >= first are bad, those in skip (a bit mask)
  * are skipped, abort_at (when not 0) aborts; every call is counted. */
@@ -644,7 +644,7 @@ static void test_bisect_search_skips(void **state)
 	}
 }
 
-/* Item 4: Pinpoint's rule for more rounds (continuous, bisect). */
+/* Pinpoint's rule for more rounds (continuous, bisect). */
 static void test_more_rounds_rule(void **state)
 {
 	(void)state;
@@ -779,7 +779,7 @@ static void test_compare_after_run(void **state)
 	xo_perfdb_close(db);
 }
 
-/* Item 5: compare --json is one JSON object with the verdicts. */
+/* compare --json is one JSON object with the verdicts. */
 static void test_compare_json(void **state)
 {
 	(void)state;

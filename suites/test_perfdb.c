@@ -449,7 +449,7 @@ static void test_accept_starts_baseline(void **state)
 }
 
 /*
- * The Hodges-Lehmann shift and Moses' interval (issue 14 item 4), against an
+ * The Hodges-Lehmann shift and Moses' interval, against an
  * independent computation in Python: the null distribution of U by
  * enumerating all C(m+n, m) arrangements in exact fractions, k the largest
  * with 2 P(U <= k-1) <= 0.05, the interval [d_(k), d_(N+1-k)] of the sorted
@@ -517,7 +517,7 @@ static char *verdict_of(const char *file, double lb, double lh, size_t n, double
 }
 
 /*
- * Item 4: the four verdicts on samples whose answer is known. A clear 2x
+ * The four verdicts on samples whose answer is known. A clear 2x
  * (15 samples, 1% noise) is SLOWER, exit 1; its inverse FASTER. 200 samples
  * a side of one distribution (1% noise): the 95% interval of the ratio is
  * about -+2 * 1.25 * 1% / sqrt(100) = -+0.25% (the median's standard error
@@ -662,7 +662,7 @@ static void test_compare_run_noise(void **state)
 	free(text);
 }
 
-/* ---- compare's run-level rule on synthetic runs (issue 14 item 3) ---------------- */
+/* ---- compare's run-level rule on synthetic runs ---------------- */
 
 /*
  * One run's median under load: the level times the run's offset (uniform in
@@ -785,7 +785,7 @@ static void test_runs_rule_synthetic(void **state)
 	assert_true(xo_perf_runs_confirm(b, R, h, R, -1, 1, NULL, why, sizeof(why)));
 }
 
-/* ---- instruction counts: a deterministic metric (issue 14 item 3) ----------------- */
+/* ---- instruction counts: a deterministic metric ----------------- */
 
 /* One run at commit i: a time series and an instruction series of the same
  * benchmark; the counts are level * (1 + jitter * U(-1, 1)) (callgrind counts
@@ -997,7 +997,7 @@ static void runs_reads(struct xo_sql *h, int64_t *scans, int64_t *rows)
 }
 
 /*
- * Issue 14 item 1 (detect at 10 000 runs on PostgreSQL): detect's history
+ * Detect at 10 000 runs on PostgreSQL: detect's history
  * read ordered its samples by each commit's first run, a scalar subquery on
  * table runs per sample row, which PostgreSQL ran once per row: with the
  * index on runs(commit_id, testbed_id) an index scan per sample, without it
@@ -1136,7 +1136,7 @@ static int64_t index_exists(const char *path, const char *name)
 }
 
 /*
- * Version 5 -> 6 (issue 14 item 1, on both engines): a store written before
+ * Version 5 -> 6 (on both engines): a store written before
  * the index on runs(commit_id, testbed_id) gets it, and its data stays: two
  * complete runs and the 'incomplete' row a killed two-transaction writer of
  * that time left, which is still skipped. The v5 store is this store with
@@ -1469,7 +1469,7 @@ static void test_schema_versions_and_readers(void **state)
 	assert_non_null(strstr(xo_last_error(), "not a regular file"));
 }
 
-/* ---- one transaction per run (issue 14 item 1) ----------------------------------- */
+/* ---- one transaction per run ----------------------------------- */
 
 /*
  * A write that fails in the middle of a run: a trigger on table results of
@@ -1618,8 +1618,8 @@ static void writer_loop(const char *path, int tag)
 /*
  * A writer killed with SIGKILL at 12 random points (opening, inside a run's
  * transaction, between runs) leaves a consistent store: the earlier runs
- * intact, every run complete and whole, none 'incomplete' (issue 14 item 1:
- * one transaction per run; with the run row written first in a transaction
+ * intact, every run complete and whole, none 'incomplete' (one
+ * transaction per run; with the run row written first in a transaction
  * of its own, kills inside the second left 'incomplete' rows), on either
  * engine.
  */

@@ -1,6 +1,6 @@
 /*
- * test_probe.c - the device probe (struct xo_probe, `xo probe`, issue 12
- * item 1): the figures a backend defines are finite and positive and the
+ * test_probe.c - the device probe (struct xo_probe, `xo probe`): the
+ * figures a backend defines are finite and positive and the
  * others NAN; the kernels behind the peaks compute what the host computes
  * (the cl FMA kernel's chains, the cl copy, the cpu triad), so a kernel that
  * does nothing cannot report a peak; orderings that could fail (a large

@@ -1,6 +1,6 @@
 /*
- * test_rnn_infer.c - the inference form of the recurrent ops (issue 15;
- * include/xo/ops.def: fwd dst {y, ws|NULL}): a forward without a ws must
+ * test_rnn_infer.c - the inference form of the recurrent ops
+ * (include/xo/ops.def: fwd dst {y, ws|NULL}): a forward without a ws must
  * give y bit for bit as the forward with one, on every backend and every
  * path through it: ref; cpu at each ISA level the machine has (its lstm, gru
  * and simple_rnn keep a ring of 2 steps x a chunk of samples instead of the

@@ -273,8 +273,8 @@ static double claim_sim(int64_t n, int nt, int rows, int64_t c, const double *sl
 }
 
 /*
- * The forward's chunks (xo_cpu_rnn_fwd_chunk, issue 15, predict at batch
- * 32) for row tiles of 3, 4 and 6 (AVX2, scalar, AVX-512) on 1-4 parts,
+ * The forward's chunks (xo_cpu_rnn_fwd_chunk, predict at batch 32)
+ * for row tiles of 3, 4 and 6 (AVX2, scalar, AVX-512) on 1-4 parts,
  * batches 1-700:
  * - 1 to 30 rows (the ring and scratch are sized for 32), at most the batch;
  * - dynamic: at least min(tiles, XO_CPU_RNN_PER_PART * nt) chunks, so a part

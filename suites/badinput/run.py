@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""run.py XO CASE | --list - the bad-input table of the model commands (issue 11).
+"""run.py XO CASE | --list - the bad-input table of the model commands.
 
 Each row of CASES is one hostile input given to `xo` the way a careless user
 or an attacker would: the exit code it must give, a regex its one stderr line
@@ -103,7 +103,7 @@ def fixtures(d, xo):
                                         "dense units=5 activation=softmax\n"),
                        ("rank3_huge", "input 4194304 4194304 4194304\nflatten\n"
                                       "dense units=5 activation=softmax\n"),
-                       # conv2d geometry errors (issue 13 item 2)
+                       # conv2d geometry errors
                        ("c2d_rank2", "input 17 2\nconv2d filters=4 kernel_size=3\nflatten\n"
                                      "dense units=5 activation=softmax\n"),
                        ("c2d_empty", "input 8 6 1\nconv2d filters=4 kernel_size=3 kernel_w=7\n"
@@ -112,7 +112,7 @@ def fixtures(d, xo):
                                   "dilation_w=2\nflatten\ndense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
-    # embedding models and int32/int64 ids (issue 15 items 2-3)
+    # embedding models and int32/int64 ids
     emb = "embedding input_dim=50 output_dim=4\nflatten\ndense units=5 activation=softmax\n"
     for name, text in (("emb", "input 12 dtype=int32\n" + emb),
                        ("emb_mask", "input 12 dtype=int32\n" + emb.replace("\n", " mask_zero=True\n", 1)),
@@ -215,7 +215,7 @@ def old_writer_killed(d):  # what the writer before the manifest left after a ki
     shutil.copy(f"{d}/ckpt_b/dense.bias.npy", f"{d}/ckpt/dense.bias.npy.tmp")
 
 
-# ---- Keras files (issue 13 item 1): each refused with one line, exit 2 ----------
+# ---- Keras files: each refused with one line, exit 2 ----------
 
 KERAS = os.path.join(HERE, "..", "golden", "keras")
 HOSTILE = os.path.join(HERE, "..", "..", "fuzz", "regress", "keras_h5")  # test_keras_hostile.c's files
@@ -276,7 +276,7 @@ def keras_channels_first(d):  # pool2d.keras with its MaxPooling2D channels_firs
 
 def keras_conv2d_edit(key, value, out, **more):
     """A fixture: cnn2d.keras with its first Conv2D's config key set to value
-    (and the keys of more) (issue 13 item 2: the Conv2D options crossover
+    (and the keys of more) (the Conv2D options crossover
     refuses)."""
     def make(d):
         import json
@@ -371,8 +371,8 @@ CASES = {
     "predict_chunk_env_negative": (predict(), 2, r"XO_PREDICT_CHUNK='-3' is not a count of samples", ["out.npy"], None, {"XO_PREDICT_CHUNK": "-3"}, None),
     "predict_nan_input": (predict("x_nan.npy"), 2, r"x_nan\.npy: sample 3 holds NaN", ["out.npy"], None, {}, None),
     "predict_shape_names_file_shape": (predict("y.npy"), 2, r"y\.npy: shape \(40, 5\) does not match the model input \(34 values", ["out.npy"], None, {}, None),
-    # integer class labels (issue 16 item 10)
-    # `xo seed --model FILE --data X Y` (issue 13 item 4): checked as train checks them
+    # integer class labels
+    # `xo seed --model FILE --data X Y`: checked as train checks them
     "seed_data_shape": (seed(model=os.path.join(KERAS, "mlp.keras")), 2, r"x\.npy: shape \(40, 17, 2\) does not match the model input \(20 values per sample", [], None, {}, None),
     "seed_data_missing": (seed("nope.npy"), 2, r"nope\.npy: ", [], None, {}, None),
     "seed_data_nan": (seed("x_nan.npy"), 2, r"x_nan\.npy: sample 3 holds NaN at element 5", [], None, {}, None),
@@ -386,7 +386,7 @@ CASES = {
     "train_int64_labels": (train(y="y_int64.npy", save="new_int64"), 0, None, ["ckpt"], None, {}, None),
     "train_int_label_out_of_range": (train(y="y_int_range.npy"), 2, r"y_int_range\.npy: label 7 of sample 4 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
     "train_int_label_negative": (train(y="y_int_negative.npy"), 2, r"label -2 of sample 4 is not a class id", ["ckpt"], None, {}, None),
-    # embedding models and integer ids (issue 15 items 2-3)
+    # embedding models and integer ids
     "emb_mask_zero_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_mask.model"), 2, r"emb_mask\.model:2: embedding: mask_zero=True is not supported", ["ckpt"], None, {}, None),
     "emb_float_input_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_float_input.model"), 2, r"embedding needs integer ids: the input line must say dtype=int32", ["ckpt"], None, {}, None),
     "emb_int_input_feeds_dense": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_int_dense.model"), 2, r"an input of dtype=int32 feeds only an embedding layer \(got dense\)", ["ckpt"], None, {}, None),
@@ -417,7 +417,7 @@ CASES = {
     "checkpoint_manifest_truncated": (predict(), 2, r"xo-checkpoint\.txt is truncated", ["out.npy"], cut_manifest, {}, None),
     "checkpoint_extra_file": (predict(), 2, r"mixed checkpoint: old_layer\.kernel\.npy is not named", ["out.npy"], stray, {}, None),
     "checkpoint_old_writer_killed": (predict(), 2, r"ckpt: partial checkpoint: dense\.bias\.npy\.tmp is left from an interrupted save", ["out.npy"], old_writer_killed, {}, None),
-    # Keras files (issue 13 item 1)
+    # Keras files
     "keras_truncated_zip": (kpredict("trunc.keras"), 2, r"trunc\.keras: not a readable \.keras archive", ["out.npy"], keras_truncated, {}, None),
     "keras_zip_without_config": (kpredict("noconf.keras"), 2, r"noconf\.keras: not a Keras archive: no config\.json in it", ["out.npy"], keras_no_config, {}, None),
     "keras_config_not_json": (kpredict("badjson.keras"), 2, r"badjson\.keras: bad model config JSON", ["out.npy"], keras_bad_json, {}, None),
@@ -453,7 +453,7 @@ CASES = {
     "keras_not_a_chain": (kpredict(os.path.join(KERAS, "not_chain.keras")), 2, r"not_chain\.keras: not a plain chain: layer '[a-z_0-9]+' \(Dense\) takes '[a-z_0-9]+', not the layer before it", ["out.npy"], keras_inputs, {}, None),
     "keras_weights_file_as_model": (kpredict(os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: an HDF5 file without model_config: a weights file", ["out.npy"], keras_inputs, {}, None),
     "keras_save_legacy_h5": (train(save="out.h5"), 2, r"out\.h5: xo writes \.weights\.h5 \(Keras 3 save_weights\) or \.keras, not a legacy \.h5", ["out.h5"], None, {}, None),
-    # compile (issue 13): labels checked per loss, unknown loss/optimizer/key refused
+    # compile: labels checked per loss, unknown loss/optimizer/key refused
     "compile_sparse_label_out_of_range": (trainm("sparse.model", "y_ids7.npy"), 2, r"y_ids7\.npy: label 7 of sample 4 is not a class id in 0\.\.4 \(sparse_categorical_crossentropy\)", ["ckpt"], compile_files, {}, None),
     "compile_sparse_one_hot_labels": (trainm("sparse.model"), 2, r"y\.npy: shape \(40, 5\) does not fit: sparse_categorical_crossentropy needs class ids \(n,\)", ["ckpt"], compile_files, {}, None),
     "compile_binary_label_above_1": (trainm("binary.model", "y_bin15.npy"), 2, r"y_bin15\.npy: label of sample 6 holds 1\.5 at index 2 \(binary_crossentropy needs values in \[0, 1\]\)", ["ckpt"], compile_files, {}, None),

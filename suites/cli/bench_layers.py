@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench_layers.py XO SRC - `xo bench --layers [--model F] [--batch N] --json`
-(issue 13's table of the GEMM-shaped layers at batch 512). Exit 0 pass, 1 fail.
+(the table of the GEMM-shaped layers at batch 512). Exit 0 pass, 1 fail.
 
 - Every conv1d / conv2d / dense / simple_rnn / lstm / gru layer of the
   model is listed, in order, with its GEMM's shape at the batch asked (M =

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench_peak.py XO [LEVEL...] - `xo bench --json` never reports a kernel above the
-measured FMA peak without saying why (issue 16 item 4).
+measured FMA peak without saying why.
 
 For each ISA level given (default: the one the cpu backend picks here; the
 levels are scalar, avx2, avx512, and test_peak.c checks every level's peak

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docs_links.py SRC - the README and docs/ stand alone (issue 16 item 11):
+"""docs_links.py SRC - the README and docs/ stand alone:
  - every file they name (markdown links, and words ending in .md, .sh, .py,
    .c, .h, .cmake, .txt, .model, .gp in backticks or links) exists in the tree;
  - nothing points outside the tree (../shared, ../, absolute /work paths);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""errors.py XO SHAPES_DIR - bad input to the commands of issue 16 items 7,
-9 and 10 (check, summary, bench, seed) gives exit 2 and one line on stderr
+"""errors.py XO SHAPES_DIR - bad input to the commands
+(check, summary, bench, seed) gives exit 2 and one line on stderr
 that names what was found: the missing key, the key the op does not take
 (with the keys it does), the unknown op (with the ops there are), the file
 and line. Exit 0 pass, 1 fail.

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """explain_accuracy.py XO [--json FILE] [--require] [xo explain options...] -
-the issue 12 target as a benchmark, not a unit test: runs `xo explain --json`
-(default: the seed model, cpu and cl, batch 1..8192), prints one row per
-point (measured, predicted, ratio, measured and predicted dominant part) and
-the summary line: points whose prediction is within 2x of the measurement
-(0.5 <= predicted / measured <= 2) and points whose predicted dominant part
-is the measured one. --json FILE keeps the raw output; --require exits 1
-when either is under 80% (the target). Used by ci/nightly.sh (stage explain).
+the cost model's accuracy target as a benchmark, not a unit test: runs `xo
+explain --json` (default: the seed model, cpu and cl, batch 1..8192), prints one
+row per point (measured, predicted, ratio, measured and predicted dominant part)
+and the summary line: points whose prediction is within 2x of the measurement
+(0.5 <= predicted / measured <= 2) and points whose predicted dominant part is
+the measured one. --json FILE keeps the raw output; --require exits 1 when
+either is under 80% (the target). Used by ci/nightly.sh (stage explain).
 """
 import json
 import subprocess

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""json_outputs.py XO WHAT - the machine-readable outputs of issue 16 item 5
-are valid JSON (checked by `python3 -m json.tool`, an independent parser) and
+"""json_outputs.py XO WHAT - the machine-readable outputs are
+valid JSON (checked by `python3 -m json.tool`, an independent parser) and
 carry the fields a script selects on. WHAT: check, check-shapes, list,
-devices, summary, explain, probe (issue 12 item 1: every struct xo_probe field, null
+devices, summary, explain, probe (every struct xo_probe field, null
 where the device has no such figure; bad devices exit 2 with one line; `xo
 perf record` stores one probe row per device it measured); and version
 (`xo --version` names the source's commit).
@@ -138,7 +138,7 @@ def main():
             got = [(l["type"], l["output_shape"], l["params"]) for l in d["layers"]]
             assert got == want, (g, got)
     elif what == "explain":
-        # issue 12 item 3: machine-read fields are measured_*, predicted_*,
+        # machine-read fields are measured_*, predicted_*,
         # diagnosis; the measured split adds up to the measured time
         argv = [xo, "explain", "--batch", "1", "--batch", "8", "--repeat", "1", "--budget",
                 "0.2", "--json"]

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""seed_ci.py XO - `xo seed` gives medians over repeats with an interval
-(issue 16 item 4): the same device run twice reports, for each timing, a
+"""seed_ci.py XO - `xo seed` gives medians over repeats with an interval:
+the same device run twice reports, for each timing, a
 median inside its own 95% interval, the number of repeats, and the table
 marks ratios whose intervals overlap. Before, predict was one run and the
 table compared single runs (a device against itself read 1.77x). And
---predict-batch N times predict_s at batch N (issue 15's zoo workload).
+--predict-batch N times predict_s at batch N (the lstm zoo workload).
 Exit 0 pass, 1 fail.
 """
 import json
@@ -27,7 +27,7 @@ def main():
         for key in ("train_ms_per_step", "predict_s", "predict_s_one_batch"):
             lo, hi = r[key + "_ci_lo"], r[key + "_ci_hi"]
             assert 0 < lo <= r[key] <= hi, (key, lo, r[key], hi)
-        # issue 12 item 4: one diagnosis sentence per device from its split
+        # one diagnosis sentence per device from its split
         assert r["diagnosis"].startswith("at batch 512 the cpu train step is "), r
         assert "predicted_diagnosis" in r and "predicted_train_ms_per_step" in r, r
     assert p.stderr.count("  at batch 512 the cpu train step is ") == 2, p.stderr

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """seed_model.py XO SRC - `xo seed --model FILE [--data X Y]` and `xo perf
---model FILE` on a user's model (issue 13 item 4). Exit 0 pass, 1 fail.
+--model FILE` on a user's model. Exit 0 pass, 1 fail.
 
 - A Keras file runs the seed protocol on synthetic data shaped for it: the
   JSON names the model, predicts the 20% test part (4000 of 20000 samples).
@@ -8,11 +8,11 @@
   the same data and initial weights, so the same accuracies, bit for bit.
 - --data: the user's arrays split 80/20 (40 samples: 8 predicted).
 - The peak RSS of a seed-sized run on cpu is the experiment's, under the
-  issue's 64 MB target (it used to include the cost model's probe buffers:
-  433 MB here), and so is the whole process's: the probe runs in a child
+  64 MB target (with the cost model's probe buffers in the same process it
+  reached 433 MB here), and so is the whole process's: the probe runs in a child
   (probe_in_child), whose peak is reported apart.
 - The lstm model's seed run stays under 240 MB: its predict makes no ws
-  (the recurrent ops' inference form, issue 15).
+  (the recurrent ops' inference form).
 - perf record --model: a Keras file is stored under its stem and advise
   answers for it; a different model with the same stem is refused (exit 2,
   one line) instead of mixing its series with the first one's.
@@ -50,7 +50,7 @@ def main():
     spec = seed_json(xo, "--model", os.path.join(src, "models", "seed.model"))
     for key in ("val_accuracy", "test_accuracy"):
         assert built_in[key] == spec[key], (key, built_in[key], spec[key])
-    # issue 13 target: a seed-sized experiment stays under 64 MB on cpu (not
+    # the memory target: a seed-sized experiment stays under 64 MB on cpu (not
     # under the sanitizers: ASan's shadow memory took it to 68 MB)
     if not os.environ.get("XO_TEST_SANITIZED"):
         assert built_in["peak_rss_mb"] < 64, built_in["peak_rss_mb"]
@@ -60,7 +60,7 @@ def main():
     assert built_in["probe_in_child"] is True, built_in
     assert built_in["probe_peak_rss_mb"] > 0, built_in
 
-    # issue 15: predict, evaluate and validation run the recurrent ops'
+    # predict, evaluate and validation run the recurrent ops'
     # inference form (no ws), and the model makes a ws only for training.
     # LSTM(64) over 50 x 16 (models/lstm.model): the data (x 20000 x 800
     # floats, 64 MB; fit's resident training rows, 51 MB), the training ws
