@@ -16,8 +16,18 @@
 # must pass the same passes (a baseline, skipped when the tree has not
 # changed since the last one that passed); its test times order the tests.
 #
+# Generated mutants (ci/mutgen.py; --from DIR) go through a cheaper path:
+# the tests of the mutated file's area first (XO_MUTATE_AREAS, ci/lib.sh),
+# stopping at the first failure; only one that lives through them runs on
+# every other pass CI runs and, living still, is a survivor. One that does
+# not build is stillborn (counted apart, not an ERROR); a pass that runs past
+# three times its unmutated time (pass_limit) kills the mutant, as a test's
+# own timeout does (said so). The unmutated tree must build, and every test that caught a mutant
+# must pass on it (checked once at the end; --trust-baseline skips that).
+#
 # Usage: ci/mutate.sh [--all | --sample N [--offset K]] [--list | --check]
-#                     [--keep-going] [-j N] [--db FILE] [--out DIR] [NAME ...]
+#                     [--keep-going] [-j N] [--db FILE] [--out DIR]
+#                     [--from DIR [--budget S] [--trust-baseline BUILD]] [NAME ...]
 #   --all          every mutant (the default)
 #   --sample N     N mutants, a window that rotates by the date (or --offset K)
 #                  so that successive nights cover the whole list
@@ -30,11 +40,23 @@
 #                  store (an existing crossover store; needs sqlite3)
 #   --out DIR      where mutation.txt / mutation.tsv / mutation-history.tsv go
 #                  (default out/)
-#   NAME ...       only these mutants (file names without .patch)
+#   --from DIR     the mutants of DIR (ci/mutgen.py's output) instead of
+#                  ci/mutants/; results in mutgen.txt, mutgen.tsv and
+#                  mutgen-pending.txt of --out, and with --db in table
+#                  mutant_results; an empty DIR is nothing to run (exit 0)
+#   --budget S     generated mutants: start none after S seconds of the run;
+#                  those not run are pending (mutgen-pending.txt)
+#   --trust-baseline BUILD  generated mutants: BUILD (same configuration) has
+#                  just passed every pass on this very tree (ci/test.sh's
+#                  build-ci): no check of the killing tests, no final rebuild
+#   NAME ...       only these mutants (file names without .patch), in this order
 # Environment: XO_MUTATE_DIR (scratch tree and build, default build-mutate/),
-#   XO_MUTATE_TIMEOUT (per-test ctest timeout in seconds, default 300).
-# Exit: 0 every non-equivalent mutant caught; 1 some missed; 2 usage error,
-# a mutant that does not apply or build, or a baseline that fails.
+#   XO_MUTATE_TIMEOUT (per-test ctest timeout in seconds, default 300),
+#   XO_MUTGEN_TIMEOUT (generated mutants: the longest one pass may run when
+#   no test times are known yet, 240; else three times the pass's time + 30).
+# Exit: 0 every non-equivalent mutant caught; 1 some missed (survived); 2
+# usage error, a mutant that does not apply (or, hand-written, build), or a
+# baseline that fails.
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # XO_ROOT, XO_ISA_LEVELS, XO_ISA_TESTS
 MUTANTS_DIR=$XO_ROOT/ci/mutants
@@ -300,6 +322,23 @@ pass_order() {
     fi
 }
 
+# pass_limit ARGS: the seconds a pass of a generated mutant may run: three
+# times what its tests took unmutated (ctest's cost file; 5 s for a test it
+# does not know), over the jobs, plus 30 s for the start; without a cost file
+# XO_MUTGEN_TIMEOUT. Past it the mutant is caught by a hang.
+pass_limit() {
+    local est
+    if [ ! -f "$S/baseline-cost.txt" ]; then
+        echo "$MUTGEN_TIMEOUT"
+        return
+    fi
+    # shellcheck disable=SC2086 # args are words
+    est=$(ctest --test-dir "$B" -N $1 | sed -n 's/^ *Test *#[0-9]*: //p' |
+        awk 'NR == FNR { if (NF == 3) c[$1] = $3; next } { s += ($1 in c) ? c[$1] : 5 }
+             END { printf "%d", s }' "$S/baseline-cost.txt" -)
+    echo $((3 * est / jobs + 30))
+}
+
 # run_passes LOG STOP [ORDER...]: runs the passes (in ORDER, indices into
 # PASSES; all in turn by default); prints the first failing test (pass/test)
 # and returns 1, or returns 0 when all pass. STOP=1 stops at the first
@@ -317,13 +356,15 @@ run_passes() {
         cheapest_first
         rm -f "$B/Testing/Temporary/LastTestsFailed.log"
         echo "==== pass $name: ${env:+$env }ctest $args" >>"$log"
+        local cap=
+        [ -z "$pass_cap" ] || cap=$(pass_limit "$args")
         # shellcheck disable=SC2086 # args are words
-        env $env ${pass_cap:+timeout -k 10 "$pass_cap"} ctest --test-dir "$B" $args \
+        env $env ${cap:+timeout -k 10 "$cap"} ctest --test-dir "$B" $args \
             -j"$jobs" --timeout "$to" --output-on-failure \
             $([ "$stop" = 1 ] && echo --stop-on-failure) >>"$log" 2>&1
         rc=$?
-        if [ -n "$pass_cap" ] && [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-            echo "$name/(timed out: the pass ran past ${pass_cap}s)"
+        if [ -n "$cap" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
+            echo "$name/(timed out: the pass ran past ${cap}s)"
             return 1
         elif [ -s "$B/Testing/Temporary/LastTestsFailed.log" ]; then
             failed=$(head -n 1 "$B/Testing/Temporary/LastTestsFailed.log" | cut -d: -f2-)
@@ -379,32 +420,31 @@ revert() {
     "${SCRATCH_GIT[@]}" checkout -q -- . && "${SCRATCH_GIT[@]}" clean -qfd -- . >/dev/null
 }
 
-# ensure_baseline KEY PASS...: the unmutated tree builds and passes these
-# passes; remembered per KEY with the tree's fingerprint. --trust-baseline
-# DIR stands for all of them: the caller has just run every pass of CI on
-# this very tree, built the same way in DIR (ci/test.sh), so the area
-# passes, subsets of those, passed too.
-ensure_baseline() {
-    local key=$1 okf t0 failed
-    shift
-    okf=$S/baseline-ok-gen-$key
-    [ -f "$okf" ] && [ "$(cat "$okf")" = "$fp" ] && return 0
-    if [ -n "$trust" ]; then
-        echo "mutate: baseline ($key): trusted from $trust (every pass ran there on this tree)"
-        echo "$fp" >"$okf"
-        return 0
-    fi
-    t0=$(date +%s)
-    echo "mutate: baseline ($key): building and testing the unmutated tree"
-    build "$LOGS/baseline-$key.build.log" ||
-        die "baseline: the unmutated tree does not build (see $LOGS/baseline-$key.build.log)"
-    if failed=$(pass_cap= run_passes "$LOGS/baseline-$key.test.log" 0 "$@"); then
-        cp "$B/Testing/Temporary/CTestCostData.txt" "$S/baseline-cost.txt" 2>/dev/null
-        echo "$fp" >"$okf"
-        echo "mutate: baseline ($key) passed in $(($(date +%s) - t0))s"
-    else
-        die "baseline ($key): the unmutated tree fails $failed (see $LOGS/baseline-$key.test.log)"
-    fi
+# verify_killers: every test that caught a generated mutant passes on the
+# unmutated tree (else its failure was not the mutant's doing): the tree is
+# rebuilt clean and those tests run once, per pass, from KILLERS (lines
+# PASS-INDEX<TAB>TEST). Returns 1 naming the first that fails. A kill by a
+# whole pass running out of time is not re-run (the tree passed CI).
+verify_killers() {
+    local i re log=$LOGS/baseline-killers.test.log name env args
+    [ -s "$S/killers.tsv" ] || return 0
+    build "$LOGS/baseline-killers.build.log" ||
+        die "baseline: the unmutated tree does not build (see $LOGS/baseline-killers.build.log)"
+    : >"$log"
+    for i in $(cut -f1 "$S/killers.tsv" | sort -u); do
+        re=$(awk -F'\t' -v i="$i" '$1 == i { gsub(/[.]/, "\\.", $2); printf "%s^%s$", n++ ? "|" : "", $2 }' \
+            "$S/killers.tsv")
+        p=${PASSES[$i]}
+        name=${p%%:*} p=${p#*:} env=${p%%:*} args=${p#*:}
+        echo "==== verify pass $name: ${env:+$env }ctest $args -R $re" >>"$log"
+        # shellcheck disable=SC2086 # args are words
+        if ! env $env ctest --test-dir "$B" $args -R "$re" -j"$jobs" --timeout "$timeout" \
+            --output-on-failure >>"$log" 2>&1; then
+            echo "$name/$(head -n 1 "$B/Testing/Temporary/LastTestsFailed.log" 2>/dev/null | cut -d: -f2-)"
+            return 1
+        fi
+    done
+    return 0
 }
 
 # try_mutant NAME PASS...: applies, builds and runs the passes; prints
@@ -434,16 +474,31 @@ try_mutant() {
 # time-boxes the run: the mutants not started are pending, listed in
 # mutgen-pending.txt for the next run.
 run_generated() {
-    local n f r test dt t0 eqv idx full e i
+    local n f r test t0 eqv idx full e i failed
     local caught=0 survived=0 equiv=0 equiv_caught=0 stillborn=0 errors=0 pending=0
     local survivor_lines=() error_names=() lived=() pend=()
     declare -A RES=() TEST=() SECS=()
     pass_cap=$MUTGEN_TIMEOUT
+    : >"$S/killers.tsv"
+    # the unmutated test times (cheapest tests first, each pass's time
+    # limit): from the build that passed when trusted, else those of the
+    # last full baseline here (hand-written mutants' runs write them)
     [ -z "$trust" ] || [ ! -f "$trust/Testing/Temporary/CTestCostData.txt" ] ||
-        [ -f "$S/baseline-cost.txt" ] ||
         cp "$trust/Testing/Temporary/CTestCostData.txt" "$S/baseline-cost.txt"
+    build "$LOGS/baseline.build.log" ||
+        die "baseline: the unmutated tree does not build (see $LOGS/baseline.build.log)"
     trap 'revert; exit 130' INT TERM
     over() { [ "$budget" -gt 0 ] && [ $(($(date +%s) - start_all)) -ge "$budget" ]; }
+    # killed TEST-LINE: remembers the pass and test that caught a mutant
+    killed() {
+        local pname=${1%%/*} t=${1#*/} k
+        t=${t% (timeout)}
+        [[ $t == \(* ]] && return 0
+        for k in "${!PASSES[@]}"; do
+            [ "${PASSES[$k]%%:*}" = "$pname" ] && printf '%s\t%s\n' "$k" "$t" >>"$S/killers.tsv"
+        done
+        return 0
+    }
     for n in "${selected[@]}"; do
         if over; then
             pend+=("$n") RES[$n]=pending
@@ -452,11 +507,11 @@ run_generated() {
         f=$MUTANTS_DIR/$n.patch
         area_passes "$(header "$f" file)"
         idx=${AREA_IDX[*]}
-        ensure_baseline "area-$(header "$f" file | cut -d/ -f1)" $idx
         t0=$(date +%s)
         IFS=$'\t' read -r r test < <(try_mutant "$n" $idx)
         RES[$n]=$r TEST[$n]=$test SECS[$n]=$(($(date +%s) - t0))
         [ "$r" = lived ] && lived+=("$n")
+        [ "$r" = caught ] && killed "$test"
         printf '%-14s %-10s %-48s %4ss  (area)\n' "$n" "$r" "$test" "${SECS[$n]}"
     done
     for n in "${lived[@]}"; do
@@ -467,26 +522,38 @@ run_generated() {
         f=$MUTANTS_DIR/$n.patch
         area_passes "$(header "$f" file)"
         idx=${AREA_IDX[*]}
-        ensure_baseline full $(seq 0 $((NBASE - 1)))
         full=()
         for i in $(pass_order "$f"); do
             [[ " $idx " == *" $i "* ]] && continue
             if [ "$i" = 0 ] && [ -n "$AREA_RE" ]; then
                 # the quick pass less the area's tests, which it has passed
-                PASSES+=("quick-rest::-L quick -E $AREA_RE")
-                i=$((${#PASSES[@]} - 1))
+                i=$(printf '%s\n' "${PASSES[@]}" | grep -nxF "quick-rest::-L quick -E $AREA_RE" | cut -d: -f1)
+                if [ -z "$i" ]; then
+                    PASSES+=("quick-rest::-L quick -E $AREA_RE")
+                    i=${#PASSES[@]}
+                fi
+                i=$((i - 1))
             fi
             full+=("$i")
         done
         t0=$(date +%s)
         IFS=$'\t' read -r r test < <(try_mutant "$n" "${full[@]}")
         [ "$r" = lived ] && r=survived
-        RES[$n]=$r
-        [ -z "$(header "$f" equivalent)" ] || [ "$r" != survived ] || r=equivalent TEST[$n]=$test SECS[$n]=$((${SECS[$n]} + $(date +%s) - t0))
+        [ "$r" = caught ] && killed "$test"
+        RES[$n]=$r TEST[$n]=$test SECS[$n]=$((${SECS[$n]} + $(date +%s) - t0))
+        [ -z "$(header "$f" equivalent)" ] || [ "$r" != survived ] || r=equivalent
         printf '%-14s %-10s %-48s %4ss  (every pass)\n' "$n" "$r" "$test" "${SECS[$n]}"
     done
     trap - INT TERM
-    build "$LOGS/final.build.log" >/dev/null 2>&1
+    if [ -n "$trust" ]; then
+        echo "mutate: the tests that caught mutants are trusted to pass unmutated ($trust ran them)"
+    elif ! failed=$(verify_killers); then
+        die "baseline: $failed fails on the unmutated tree too, so what it caught is unknown (see $LOGS/baseline-killers.test.log)"
+    elif [ -s "$S/killers.tsv" ]; then
+        echo "mutate: the $(cut -f2 "$S/killers.tsv" | sort -u | wc -l) test(s) that caught mutants pass on the unmutated tree"
+    fi
+    # the next run starts from a clean build (a scratch tree kept for it)
+    [ -n "$trust" ] || build "$LOGS/final.build.log" >/dev/null 2>&1
 
     local tsv=$out_dir/mutgen.tsv rows=$S/mutgen-rows.tsv
     printf 'mutant\tfile\tline\toperator\toriginal\tmutated\tresult\ttest\tseconds\treason\n' >"$tsv"

@@ -496,6 +496,10 @@ def since_day(repo):
             break
         first = sha
     parents = git(repo, "log", "-1", "--format=%P", first).split()
+    if not parents and git(repo, "rev-parse", "--is-shallow-repository").strip() == "true":
+        die("--since-day: the clone is shallow and lacks the parent of %s "
+            "(git fetch --deepen=50 gets it)" % first[:12])
+    # the root commit's change is everything it adds: the diff from the empty tree
     base = parents[0] if parents else git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
     return base, "HEAD"
 
