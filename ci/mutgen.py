@@ -336,7 +336,8 @@ def line_mutants(lines, ln, ltoks, toks, func_ret):
             op = "bound" if in_for and t.text in ("<", "<=", ">", ">=") else "rel"
             out.append((op, where, [repl(t, REL_SWAP[t.text])]))
         elif t.kind == "op" and t.text in ("&&", "||"):
-            out.append(("logic", where, [repl(t, "||" if t.text == "&&" else "&&")]))
+            if sole_logical(toks, ltoks, k):
+                out.append(("logic", where, [repl(t, "||" if t.text == "&&" else "&&")]))
         elif t.kind == "op" and t.text in ARITH_SWAP:
             binary = prev is not None and is_operand_end(prev)
             if t.text in ("++", "--", "+=", "-=", "*=", "/="):
@@ -362,6 +363,36 @@ def line_mutants(lines, ln, ltoks, toks, func_ret):
             add_swap(out, toks, k, ln, text)
     add_statement_ops(out, lines, ln, ltoks, toks, func_ret)
     return out
+
+
+def sole_logical(toks, ltoks, k):
+    """True when the && or || at k is the only one at its parenthesis depth
+    between its enclosing parentheses (or the line's ends): swapping one of
+    several would mix && and || without parentheses, which -Wparentheses
+    (an error under -Werror) refuses to build."""
+    pos = ltoks.index(k)
+    depth, lo = 0, 0
+    for m in range(pos - 1, -1, -1):
+        x = toks[ltoks[m]].text
+        if x in (")", "]"):
+            depth += 1
+        elif x in ("(", "["):
+            if depth == 0:
+                lo = m + 1
+                break
+            depth -= 1
+    depth, count = 0, 0
+    for m in range(lo, len(ltoks)):
+        x = toks[ltoks[m]].text
+        if x in ("(", "["):
+            depth += 1
+        elif x in (")", "]"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and x in ("&&", "||"):
+            count += 1
+    return count == 1
 
 
 def add_const(out, t, repl, where):

@@ -18,6 +18,8 @@
 #                file:line and the mutation, one equivalent with its
 #                reason; the results go to table mutant_results of a real
 #                perf store and `xo perf report` lists the survivor
+#   pending:     a spent --budget leaves the mutants pending, listed in
+#                order, and exits 0; an empty --from folder is nothing to run
 # Exit 0 pass, 1 fail.
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -266,6 +268,27 @@ runner)
             grep -q 'equivalent: calc_flag is never called by anything' "$work/rep/index.html" ||
             bad "the report does not list the survivor and the equivalent one"
     fi
+    ;;
+pending)
+    # a budget spent before the first mutant: every one is pending, listed
+    # in the order given for the next run, and that is not a failure
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    names=$(idx "$work/m" | cut -f1 | sort -r | head -n 4)
+    # shellcheck disable=SC2086 # ids are words
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" bash ci/mutate.sh --from "$work/m" -j 2 \
+        --budget 1 --out "$work/res" $names) >"$work/run.out" 2>&1
+    rc=$?
+    cat "$work/run.out"
+    [ $rc = 0 ] || bad "exit $rc with everything pending (want 0)"
+    [ "$(cat "$work/res/mutgen-pending.txt")" = "$names" ] ||
+        bad "pending list: $(cat "$work/res/mutgen-pending.txt")"
+    grep -q '^mutgen: caught 0/0 (0 stillborn, 0 equivalent, 4 pending), survived: 0' "$work/res/mutgen.txt" &&
+        grep -q '^pending: 4 not run in the 1s budget' "$work/res/mutgen.txt" ||
+        bad "summary: $(cat "$work/res/mutgen.txt")"
+    # an empty folder: nothing to run, exit 0
+    mkdir -p "$work/empty"
+    out=$(cd "$repo" && bash ci/mutate.sh --from "$work/empty" 2>&1)
+    [ $? = 0 ] && [[ $out == *"nothing to run"* ]] || bad "empty folder: $out"
     ;;
 *)
     echo "FAIL unknown case $case"
