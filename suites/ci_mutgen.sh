@@ -19,7 +19,8 @@
 #                reason; the results go to table mutant_results of a real
 #                perf store and `xo perf report` lists the survivor
 #   pending:     a spent --budget leaves the mutants pending, listed in
-#                order, and exits 0; an empty --from folder is nothing to run
+#                order, and exits 0; --trust-baseline takes another build's
+#                word for the baseline; an empty --from folder is nothing to run
 # Exit 0 pass, 1 fail.
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -285,6 +286,17 @@ pending)
     grep -q '^mutgen: caught 0/0 (0 stillborn, 0 equivalent, 4 pending), survived: 0' "$work/res/mutgen.txt" &&
         grep -q '^pending: 4 not run in the 1s budget' "$work/res/mutgen.txt" ||
         bad "summary: $(cat "$work/res/mutgen.txt")"
+    # --trust-baseline: a build of the same tree that ran its tests gives
+    # the test times (a pass's time limit) and stands for the baseline
+    cmake -S "$repo" -B "$work/ci-build" >/dev/null 2>&1 && cmake --build "$work/ci-build" >/dev/null 2>&1 &&
+        ctest --test-dir "$work/ci-build" >/dev/null 2>&1 || bad "the trusted build failed"
+    one=$(idx "$work/m" | awk -F'\t' '$5 == "s += a[i];" && $4 == "arith" { print $1; exit }')
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" bash ci/mutate.sh --from "$work/m" -j 2 \
+        --trust-baseline "$work/ci-build" --out "$work/res2" "$one") >"$work/run2.out" 2>&1
+    rc=$?
+    cat "$work/run2.out"
+    [ $rc = 0 ] && grep -q "^$one *caught *quick/calc" "$work/run2.out" &&
+        grep -q 'trusted to pass unmutated' "$work/run2.out" || bad "trusted run: exit $rc"
     # an empty folder: nothing to run, exit 0
     mkdir -p "$work/empty"
     out=$(cd "$repo" && bash ci/mutate.sh --from "$work/empty" 2>&1)
