@@ -53,14 +53,14 @@
 # Environment: XO_MUTATE_DIR (scratch tree and build, default build-mutate/),
 #   XO_MUTATE_TIMEOUT (per-test ctest timeout in seconds, default 300),
 #   XO_MUTGEN_TIMEOUT (generated mutants: the longest one pass may run when
-#   no test times are known yet, 240; else three times the pass's time + 30).
+#   no test times are known yet, 900; else three times the pass's time + 30).
 # Exit: 0 every non-equivalent mutant caught; 1 some missed (survived); 2
 # usage error, a mutant that does not apply (or, hand-written, build), or a
 # baseline that fails.
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # XO_ROOT, XO_ISA_LEVELS, XO_ISA_TESTS
 MUTANTS_DIR=$XO_ROOT/ci/mutants
-MUTGEN_TIMEOUT=${XO_MUTGEN_TIMEOUT:-240}
+MUTGEN_TIMEOUT=${XO_MUTGEN_TIMEOUT:-900}
 
 die() {
     echo "xo: mutate: $*" >&2
