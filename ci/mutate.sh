@@ -22,8 +22,9 @@
 # every other pass CI runs and, living still, is a survivor. One that does
 # not build is stillborn (counted apart, not an ERROR); a pass that runs past
 # three times its unmutated time (pass_limit) kills the mutant, as a test's
-# own timeout does (said so). The unmutated tree must build, and every test that caught a mutant
-# must pass on it (checked once at the end; --trust-baseline skips that).
+# own timeout does (said so). The unmutated tree must build, and every test
+# that caught a mutant must pass on it (checked once at the end;
+# --trust-baseline skips that).
 #
 # Usage: ci/mutate.sh [--all | --sample N [--offset K]] [--list | --check]
 #                     [--keep-going] [-j N] [--db FILE] [--out DIR]
