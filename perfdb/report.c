@@ -1837,7 +1837,8 @@ static void write_mutants(struct xo_perfdb *db, FILE *html)
 	fprintf(html, ".</p>\n");
 	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                   "SELECT mutant, file, line, operator, original, mutated, result, reason"
-	                   " FROM mutant_results WHERE date = (SELECT MAX(date) FROM mutant_results)"
+	                   " FROM mutant_results"
+	                   " WHERE date = (SELECT MAX(date) FROM mutant_results)"
 	                   " AND result IN ('survived', 'equivalent', 'caught-equivalent')"
 	                   " ORDER BY result DESC, file, line", &s) != XO_SQL_OK)
 		return;
