@@ -86,24 +86,20 @@ def tokenize(lines):
     """C tokens of the file (a list of lines without newlines), with comments,
     preprocessor lines (and their continuations) dropped and string or
     character literals kept as single 'str' tokens so nothing inside them
-    is ever mutated. Returns the tokens and the set of 0-based line numbers
-    that hold any comment or preprocessor text."""
-    toks, touched = [], set()
+    is ever mutated."""
+    toks = []
     in_comment = False
     pp_cont = False
     for ln, text in enumerate(lines):
         i, n = 0, len(text)
         if pp_cont:
-            touched.add(ln)
             pp_cont = text.endswith("\\")
             continue
         if not in_comment and text.lstrip().startswith("#"):
-            touched.add(ln)
             pp_cont = text.endswith("\\")
             continue
         while i < n:
             if in_comment:
-                touched.add(ln)
                 j = text.find("*/", i)
                 if j < 0:
                     break
@@ -114,10 +110,8 @@ def tokenize(lines):
                 i += 1
             elif text.startswith("/*", i):
                 in_comment = True
-                touched.add(ln)
                 i += 2
             elif text.startswith("//", i):
-                touched.add(ln)
                 break
             elif c in "\"'":
                 j = i + 1
@@ -144,7 +138,7 @@ def tokenize(lines):
                         break
                 else:
                     i += 1
-    return toks, touched
+    return toks
 
 
 def classify(toks):
@@ -576,7 +570,7 @@ def read_equivalents(path):
 
 
 def mutate_file(path, lines, changed, per_line):
-    toks, _ = tokenize(lines)
+    toks = tokenize(lines)
     func_ret = classify(toks)
     by_line = {}
     for k, t in enumerate(toks):
