@@ -193,6 +193,8 @@ done
 
 [ $generated -eq 0 ] || [ $handwritten -eq 0 ] ||
     die "$MUTANTS_DIR mixes generated and hand-written mutants: give them separate directories"
+[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ -z "$trust" ]; } ||
+    die "--budget and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
 selected=()
 if [ ${#names[@]} -gt 0 ]; then
     for n in "${names[@]}"; do
