@@ -404,6 +404,14 @@ area_passes() {
             case $p in
             isa) for ((i = 0; i < NBASE; i++)); do [[ ${PASSES[$i]} == isa-* ]] && AREA_IDX+=("$i"); done ;;
             races) for ((i = 0; i < NBASE; i++)); do [[ ${PASSES[$i]} == races:* ]] && AREA_IDX+=("$i"); done ;;
+            postgres)
+                # ci/test.sh's postgres stage: the stores on a throwaway server
+                if [ -z "${AREA_INDEX[postgres]:-}" ]; then
+                    PASSES+=("postgres:XO_REQUIRE_POSTGRES=1:-L postgres")
+                    AREA_INDEX[postgres]=$((${#PASSES[@]} - 1))
+                fi
+                AREA_IDX+=("${AREA_INDEX[postgres]}")
+                ;;
             *)
                 if [ -z "${AREA_INDEX[$folder]:-}" ]; then
                     PASSES+=("${p/#area:/area-$folder:}")
