@@ -443,8 +443,10 @@ def add_statement_ops(out, lines, ln, ltoks, toks, func_ret):
     names = [toks[k].text for k in ltoks]
     indent = re.match(r"[ \t]*", lines[ln]).group(0)
     val = func_ret[k0]
-    # the early return skips the work of a block: before its first statement
+    # the early return skips the work of a block: before its first statement,
+    # unless that reports an error (a block of message only is arid)
     if val is not None and toks[k0 - 1].text == "{" and \
+            not any(toks[k].arid for k in ltoks) and \
             t0.text not in ("case", "default", "else", "return", "}", "{") and \
             not (len(names) > 1 and names[1] == ":"):
         stmt = "return%s;" % (" " + val if val else "")

@@ -114,6 +114,10 @@ int calc_flag(int v)
 {
 	char c = '<';
 	bool ok = true;
+	if (v < 0) {
+		fprintf(stderr, "calc: %d is negative\n", v);
+		return 0;
+	}
 	if (v == 3 && c == '<')
 		fprintf(stderr, "calc: bad value %d of %s\n", v + 1, calc_msg);
 	return ok && v != 0;
