@@ -435,7 +435,9 @@ def add_statement_ops(out, lines, ln, ltoks, toks, func_ret):
     ends on it) and an early return before it."""
     k0 = ltoks[0]
     t0 = toks[k0]
-    if t0.ctx != "code" or t0.arid:
+    # a line that reports an error (rc = refuse(...)) is arid: neither deleted
+    # nor skipped by an early return, which would only test the message path
+    if t0.ctx != "code" or any(toks[k].arid for k in ltoks):
         return
     if k0 > 0 and toks[k0 - 1].text not in (";", "{", "}"):
         return  # not the start of a statement
@@ -443,10 +445,8 @@ def add_statement_ops(out, lines, ln, ltoks, toks, func_ret):
     names = [toks[k].text for k in ltoks]
     indent = re.match(r"[ \t]*", lines[ln]).group(0)
     val = func_ret[k0]
-    # the early return skips the work of a block: before its first statement,
-    # unless that reports an error (a block of message only is arid)
+    # the early return skips the work of a block: before its first statement
     if val is not None and toks[k0 - 1].text == "{" and \
-            not any(toks[k].arid for k in ltoks) and \
             t0.text not in ("case", "default", "else", "return", "}", "{") and \
             not (len(names) > 1 and names[1] == ":"):
         stmt = "return%s;" % (" " + val if val else "")

@@ -115,7 +115,7 @@ int calc_flag(int v)
 	char c = '<';
 	bool ok = true;
 	if (v < 0) {
-		fprintf(stderr, "calc: %d is negative\n", v);
+		v = fprintf(stderr, "calc: %d is negative\n", v);
 		return 0;
 	}
 	if (v == 3 && c == '<')
