@@ -19,6 +19,20 @@ XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
 XO_ISA_LEVELS=(avx2 scalar)
 XO_ISA_TESTS='^ops\.cpu\.|^sweep\.cpu\.|^model$|^model\.t3$'
 
+# The tests of each product folder's area, as FOLDER=PASS[;PASS...] with a
+# pass written as ci/mutate.sh's NAME:ENV:CTEST-ARGS (isa and races name its
+# ISA and races passes, postgres ci/test.sh's postgres stage). ci/mutate.sh runs a generated mutant of a file in
+# FOLDER against these first, stopping at the first failure; only a mutant
+# that survives them is run on every pass CI runs. A folder not listed (core/,
+# cli/, include/: everything uses them) gets the whole quick pass.
+XO_MUTATE_AREAS=(
+    'perfdb=area::-L quick -R ^(perfdb|perf_|explain|probe|untrusted_io|fuzz\.regress\.(spec|import|case));postgres'
+    'model=area::-L quick -R ^(model|keras|fuzz\.regress\.(keras|npy)|badinput|untrusted_io|papercuts)'
+    'kernels=area::-L quick -R ^(ops\.cpu\.|model$|model\.t3$|gradcheck|peak|probe|cpu\.);isa'
+    'cl=area::-L quick -R ^(cl|ops\.cl\.|model|lint\.cl);races'
+    'reference=area::-L quick -R ^(ops\.|gradcheck|model$|philox)'
+)
+
 xo_missing_packages() {
     local missing=() p
     for p in "${XO_PACKAGES[@]}"; do

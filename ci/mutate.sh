@@ -16,8 +16,19 @@
 # must pass the same passes (a baseline, skipped when the tree has not
 # changed since the last one that passed); its test times order the tests.
 #
+# Generated mutants (ci/mutgen.py; --from DIR) go through a cheaper path:
+# the tests of the mutated file's area first (XO_MUTATE_AREAS, ci/lib.sh),
+# stopping at the first failure; only one that lives through them runs on
+# every other pass CI runs and, living still, is a survivor. One that does
+# not build is stillborn (counted apart, not an ERROR); a pass that runs past
+# three times its unmutated time (pass_limit) kills the mutant, as a test's
+# own timeout does (said so). The unmutated tree must build, and every test
+# that caught a mutant must pass on it (checked once at the end;
+# --trust-baseline skips that).
+#
 # Usage: ci/mutate.sh [--all | --sample N [--offset K]] [--list | --check]
-#                     [--keep-going] [-j N] [--db FILE] [--out DIR] [NAME ...]
+#                     [--keep-going] [-j N] [--db FILE] [--out DIR]
+#                     [--from DIR [--budget S] [--trust-baseline BUILD]] [NAME ...]
 #   --all          every mutant (the default)
 #   --sample N     N mutants, a window that rotates by the date (or --offset K)
 #                  so that successive nights cover the whole list
@@ -30,14 +41,27 @@
 #                  store (an existing crossover store; needs sqlite3)
 #   --out DIR      where mutation.txt / mutation.tsv / mutation-history.tsv go
 #                  (default out/)
-#   NAME ...       only these mutants (file names without .patch)
+#   --from DIR     the mutants of DIR (ci/mutgen.py's output) instead of
+#                  ci/mutants/; results in mutgen.txt, mutgen.tsv and
+#                  mutgen-pending.txt of --out, and with --db in table
+#                  mutant_results; an empty DIR is nothing to run (exit 0)
+#   --budget S     generated mutants: start none after S seconds of the run;
+#                  those not run are pending (mutgen-pending.txt)
+#   --trust-baseline BUILD  generated mutants: BUILD (same configuration) has
+#                  just passed every pass on this very tree (ci/test.sh's
+#                  build-ci): no check of the killing tests, no final rebuild
+#   NAME ...       only these mutants (file names without .patch), in this order
 # Environment: XO_MUTATE_DIR (scratch tree and build, default build-mutate/),
-#   XO_MUTATE_TIMEOUT (per-test ctest timeout in seconds, default 300).
-# Exit: 0 every non-equivalent mutant caught; 1 some missed; 2 usage error,
-# a mutant that does not apply or build, or a baseline that fails.
+#   XO_MUTATE_TIMEOUT (per-test ctest timeout in seconds, default 300),
+#   XO_MUTGEN_TIMEOUT (generated mutants: the longest one pass may run when
+#   no test times are known yet, 900; else three times the pass's time + 30).
+# Exit: 0 every non-equivalent mutant caught; 1 some missed (survived); 2
+# usage error, a mutant that does not apply (or, hand-written, build), or a
+# baseline that fails.
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # XO_ROOT, XO_ISA_LEVELS, XO_ISA_TESTS
 MUTANTS_DIR=$XO_ROOT/ci/mutants
+MUTGEN_TIMEOUT=${XO_MUTGEN_TIMEOUT:-900}
 
 die() {
     echo "xo: mutate: $*" >&2
@@ -45,6 +69,7 @@ die() {
 }
 
 mode=all sample=0 offset= list=0 check=0 keep_going=0 db= out_dir=$XO_ROOT/out
+from= budget=0 trust=
 jobs=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 names=()
 while [ $# -gt 0 ]; do
@@ -61,6 +86,21 @@ while [ $# -gt 0 ]; do
         shift
         ;;
     --list) list=1 ;;
+    --from)
+        [ $# -ge 2 ] && [ -n "$2" ] || die "--from needs a directory"
+        from=$2
+        shift
+        ;;
+    --budget)
+        [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--budget needs seconds >= 1"
+        budget=$2
+        shift
+        ;;
+    --trust-baseline)
+        [ $# -ge 2 ] && [ -n "$2" ] || die "--trust-baseline needs the build directory that passed"
+        trust=$2
+        shift
+        ;;
     --check) check=1 ;;
     --keep-going) keep_going=1 ;;
     -j)
@@ -93,28 +133,68 @@ while [ $# -gt 0 ]; do
 done
 timeout=${XO_MUTATE_TIMEOUT:-300}
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "XO_MUTATE_TIMEOUT='$timeout' must be seconds >= 1"
+[[ $MUTGEN_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "XO_MUTGEN_TIMEOUT='$MUTGEN_TIMEOUT' must be seconds >= 1"
+if [ -n "$from" ]; then
+    [ -d "$from" ] || die "--from $from: no such directory"
+    MUTANTS_DIR=$(cd "$from" && pwd)
+fi
+if [ -n "$trust" ]; then
+    [ -f "$trust/CMakeCache.txt" ] || die "--trust-baseline $trust: not a build directory"
+    trust=$(cd "$trust" && pwd)
+fi
 
 # ---- the mutant list ------------------------------------------------------------
 
-# header FILE KEY: the value of '# KEY: value' in the comment block of FILE.
+# header FILE KEY: the value of '# KEY: value' in the comment block of FILE
+# (a mutant of MUTANTS_DIR: read once for all of them, into HDR).
+declare -A HDR=()
 header() {
-    sed -n "/^diff --git/q; s/^# $2: *//p" "$1" | head -n 1
+    local n=${1##*/}
+    printf '%s\n' "${HDR[${n%.patch}/$2]:-}"
+}
+read_headers() {
+    local n k v
+    while IFS=$'\t' read -r n k v; do
+        HDR[$n/$k]=$v
+    done < <(awk 'FNR == 1 { n = FILENAME; sub(/.*\//, "", n); sub(/\.patch$/, "", n) }
+        /^diff --git/ { nextfile }
+        /^# [a-z]+:/ { k = $2; sub(/:$/, "", k); v = $0; sub(/^# [a-z]+: */, "", v)
+                       if (!((n, k) in seen)) { seen[n, k] = 1; print n "\t" k "\t" v } }' \
+        "$MUTANTS_DIR"/*.patch)
 }
 
 all=()
 for f in "$MUTANTS_DIR"/*.patch; do
     [ -e "$f" ] && all+=("$(basename "$f" .patch)")
 done
+[ ${#all[@]} -eq 0 ] || read_headers
+if [ ${#all[@]} -eq 0 ] && [ -n "$from" ]; then
+    echo "mutate: no mutants in $MUTANTS_DIR: nothing to run"
+    exit 0
+fi
 [ ${#all[@]} -gt 0 ] || die "no mutants in $MUTANTS_DIR"
+generated=0 handwritten=0
 for n in "${all[@]}"; do
     f=$MUTANTS_DIR/$n.patch
-    [ -n "$(header "$f" class)" ] || die "$f: header has no '# class:' line"
-    e=$(header "$f" expect) q=$(header "$f" equivalent)
+    [ -n "${HDR[$n/class]:-}" ] || die "$f: header has no '# class:' line"
+    if [ -n "${HDR[$n/generated]:-}" ]; then
+        generated=$((generated + 1))
+        for k in file line operator; do
+            [ -n "${HDR[$n/$k]:-}" ] || die "$f: a generated mutant's header needs '# $k:'"
+        done
+    else
+        handwritten=$((handwritten + 1))
+    fi
+    e=${HDR[$n/expect]:-} q=${HDR[$n/equivalent]:-}
     [ "$e" = caught ] || [ -n "$q" ] ||
         die "$f: header needs '# expect: caught' or '# equivalent: <reason>'"
     [ -z "$q" ] || [ -z "$e" ] || die "$f: header has both 'expect' and 'equivalent'"
 done
 
+[ $generated -eq 0 ] || [ $handwritten -eq 0 ] ||
+    die "$MUTANTS_DIR mixes generated and hand-written mutants: give them separate directories"
+[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ -z "$trust" ]; } ||
+    die "--budget and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
 selected=()
 if [ ${#names[@]} -gt 0 ]; then
     for n in "${names[@]}"; do
@@ -230,12 +310,13 @@ for isa in "${XO_ISA_LEVELS[@]}"; do
     PASSES+=("isa-$isa:XO_CPU_ISA=$isa:-L quick -R $XO_ISA_TESTS")
 done
 PASSES+=("races::-L races")
+NBASE=${#PASSES[@]} # the passes of CI; generated mutants append their areas' after
 
 # The order of the passes for mutant file $1: the verdict does not depend
 # on it, only the time to a failure. A mutant of OpenCL code only is most
 # likely caught by the races label, which the ISA passes (cpu) cannot see.
 pass_order() {
-    local last=$((${#PASSES[@]} - 1))
+    local last=$((NBASE - 1))
     if grep '^diff --git ' "$1" | grep -qv '^diff --git a/cl/'; then
         seq 0 $last
     else
@@ -244,12 +325,33 @@ pass_order() {
     fi
 }
 
+# pass_limit ARGS: the seconds a pass of a generated mutant may run: three
+# times what its tests took unmutated (ctest's cost file), over the jobs,
+# plus 30 s for the start; XO_MUTGEN_TIMEOUT when the file lacks a time of
+# one of its tests (a guess there once cut the races pass short of its
+# Oclgrind minutes). Past it the mutant is caught by a hang.
+pass_limit() {
+    local est
+    if [ -f "$S/baseline-cost.txt" ]; then
+        # shellcheck disable=SC2086 # args are words
+        est=$(ctest --test-dir "$B" -N $1 | sed -n 's/^ *Test *#[0-9]*: //p' |
+            awk 'NR == FNR { if (NF == 3) c[$1] = $3; next }
+                 { if ($1 in c) s += c[$1]; else u++ }
+                 END { printf "%d", u ? -1 : s }' "$S/baseline-cost.txt" -)
+    fi
+    if [ "${est:--1}" -lt 0 ]; then
+        echo "$MUTGEN_TIMEOUT"
+    else
+        echo $((3 * est / jobs + 30))
+    fi
+}
+
 # run_passes LOG STOP [ORDER...]: runs the passes (in ORDER, indices into
 # PASSES; all in turn by default); prints the first failing test (pass/test)
 # and returns 1, or returns 0 when all pass. STOP=1 stops at the first
 # failure (mutants), 0 runs everything (baseline).
 run_passes() {
-    local log=$1 stop=$2 p name env args failed to i
+    local log=$1 stop=$2 p name env args failed to i rc
     shift 2
     [ $# -gt 0 ] || set -- "${!PASSES[@]}"
     : >"$log"
@@ -261,13 +363,25 @@ run_passes() {
         cheapest_first
         rm -f "$B/Testing/Temporary/LastTestsFailed.log"
         echo "==== pass $name: ${env:+$env }ctest $args" >>"$log"
+        local cap=
+        [ -z "$pass_cap" ] || cap=$(pass_limit "$args")
         # shellcheck disable=SC2086 # args are words
-        env $env ctest --test-dir "$B" $args -j"$jobs" --timeout "$to" --output-on-failure \
+        env $env ${cap:+timeout -k 10 "$cap"} ctest --test-dir "$B" $args \
+            -j"$jobs" --timeout "$to" --output-on-failure \
             $([ "$stop" = 1 ] && echo --stop-on-failure) >>"$log" 2>&1
-        if [ -s "$B/Testing/Temporary/LastTestsFailed.log" ]; then
+        rc=$?
+        if [ -n "$cap" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
+            echo "$name/(timed out: the pass ran past ${cap}s)"
+            return 1
+        elif [ -s "$B/Testing/Temporary/LastTestsFailed.log" ]; then
             failed=$(head -n 1 "$B/Testing/Temporary/LastTestsFailed.log" | cut -d: -f2-)
+            # a test that ran past its timeout kills the mutant too; say so
+            grep -qE "[0-9]+ - $failed \(Timeout\)|Test +#[0-9]+: $failed .*\*\*\*Timeout" "$log" &&
+                failed="$failed (timeout)"
             echo "$name/$failed"
             return 1
+        elif tail -n 5 "$log" | grep -q '^No tests were found'; then
+            : # an area or pass with no test of this project's own: nothing fails
         elif ! tail -n 40 "$log" | grep -q 'tests passed'; then
             echo "$name/(ctest failed)"
             return 1
@@ -276,6 +390,261 @@ run_passes() {
     return 0
 }
 
+# ---- generated mutants (ci/mutgen.py, docs/mutation.md "Generated mutants") ----
+
+# area_passes FILE: sets AREA_IDX to the indices into PASSES of the tests of
+# the mutated file's area (XO_MUTATE_AREAS in ci/lib.sh; an area's pass is
+# appended to PASSES once) and AREA_RE to its ctest -R regex (empty: the
+# whole quick pass is the area).
+declare -A AREA_INDEX=()
+AREA_IDX=() AREA_RE=
+area_passes() {
+    local folder=${1%%/*} entry p i parts
+    AREA_IDX=() AREA_RE=
+    for entry in "${XO_MUTATE_AREAS[@]}"; do
+        [ "${entry%%=*}" = "$folder" ] || continue
+        IFS=';' read -ra parts <<<"${entry#*=}"
+        for p in "${parts[@]}"; do
+            case $p in
+            isa) for ((i = 0; i < NBASE; i++)); do [[ ${PASSES[$i]} == isa-* ]] && AREA_IDX+=("$i"); done ;;
+            races) for ((i = 0; i < NBASE; i++)); do [[ ${PASSES[$i]} == races:* ]] && AREA_IDX+=("$i"); done ;;
+            postgres)
+                # ci/test.sh's postgres stage: the stores on a throwaway server
+                if [ -z "${AREA_INDEX[postgres]:-}" ]; then
+                    PASSES+=("postgres:XO_REQUIRE_POSTGRES=1:-L postgres")
+                    AREA_INDEX[postgres]=$((${#PASSES[@]} - 1))
+                fi
+                AREA_IDX+=("${AREA_INDEX[postgres]}")
+                ;;
+            *)
+                if [ -z "${AREA_INDEX[$folder]:-}" ]; then
+                    PASSES+=("${p/#area:/area-$folder:}")
+                    AREA_INDEX[$folder]=$((${#PASSES[@]} - 1))
+                fi
+                AREA_IDX=("${AREA_INDEX[$folder]}" "${AREA_IDX[@]}")
+                [[ $p =~ -R\ ([^ ]+) ]] && AREA_RE=${BASH_REMATCH[1]}
+                ;;
+            esac
+        done
+    done
+    [ ${#AREA_IDX[@]} -gt 0 ] || AREA_IDX=(0)
+}
+
+# The tree as synced, before the next mutant.
+revert() {
+    "${SCRATCH_GIT[@]}" checkout -q -- . && "${SCRATCH_GIT[@]}" clean -qfd -- . >/dev/null
+}
+
+# verify_killers: every test that caught a generated mutant passes on the
+# unmutated tree (else its failure was not the mutant's doing): the tree is
+# rebuilt clean and those tests run once, per pass, from KILLERS (lines
+# PASS-INDEX<TAB>TEST). Returns 1 naming the first that fails. A kill by a
+# whole pass running out of time is not re-run (the tree passed CI).
+verify_killers() {
+    local i re log=$LOGS/baseline-killers.test.log name env args
+    [ -s "$S/killers.tsv" ] || return 0
+    build "$LOGS/baseline-killers.build.log" ||
+        die "baseline: the unmutated tree does not build (see $LOGS/baseline-killers.build.log)"
+    : >"$log"
+    for i in $(cut -f1 "$S/killers.tsv" | sort -u); do
+        re=$(awk -F'\t' -v i="$i" '$1 == i { gsub(/[.]/, "\\.", $2); printf "%s^%s$", n++ ? "|" : "", $2 }' \
+            "$S/killers.tsv")
+        p=${PASSES[$i]}
+        name=${p%%:*} p=${p#*:} env=${p%%:*} args=${p#*:}
+        echo "==== verify pass $name: ${env:+$env }ctest $args -R $re" >>"$log"
+        # shellcheck disable=SC2086 # args are words
+        if ! env $env ctest --test-dir "$B" $args -R "$re" -j"$jobs" --timeout "$timeout" \
+            --output-on-failure >>"$log" 2>&1; then
+            echo "$name/$(head -n 1 "$B/Testing/Temporary/LastTestsFailed.log" 2>/dev/null | cut -d: -f2-)"
+            return 1
+        fi
+    done
+    return 0
+}
+
+# try_mutant NAME PASS...: applies, builds and runs the passes; prints
+# RESULT<TAB>TEST with RESULT ERROR (does not apply), stillborn (does not
+# build), caught or lived; reverts the tree.
+try_mutant() {
+    local n=$1 f=$MUTANTS_DIR/$1.patch r test=-
+    shift
+    if ! (cd "$SRC" && git apply "$f") >"$LOGS/$n.build.log" 2>&1; then
+        r=ERROR test="(does not apply)"
+    elif ! build "$LOGS/$n.build.log"; then
+        r=stillborn test="(does not build: $LOGS/$n.build.log)"
+    elif test=$(run_passes "$LOGS/$n.test.log" 1 "$@"); then
+        r=lived test=-
+    else
+        r=caught
+    fi
+    revert || die "cannot revert $n in $SRC"
+    printf '%s\t%s\n' "$r" "$test"
+}
+
+# Generated mutants: each runs the tests of its file's area first, stopping
+# at the first failure; one that lives through them is run on every other
+# pass CI runs (the quick pass less the area's tests, the ISA passes, the
+# races) before it is called a survivor. One that does not build is
+# stillborn (the generator cannot know types), counted apart. --budget
+# time-boxes the run: the mutants not started are pending, listed in
+# mutgen-pending.txt for the next run.
+run_generated() {
+    local n f r test t0 eqv idx full e i failed
+    local caught=0 survived=0 equiv=0 equiv_caught=0 stillborn=0 errors=0 pending=0
+    local survivor_lines=() error_names=() lived=() pend=()
+    declare -A RES=() TEST=() SECS=()
+    pass_cap=$MUTGEN_TIMEOUT
+    : >"$S/killers.tsv"
+    # the unmutated test times (cheapest tests first, each pass's time
+    # limit): from the build that passed when trusted, else those of the
+    # last full baseline here (hand-written mutants' runs write them)
+    [ -z "$trust" ] || [ ! -f "$trust/Testing/Temporary/CTestCostData.txt" ] ||
+        cp "$trust/Testing/Temporary/CTestCostData.txt" "$S/baseline-cost.txt"
+    build "$LOGS/baseline.build.log" ||
+        die "baseline: the unmutated tree does not build (see $LOGS/baseline.build.log)"
+    trap 'revert; exit 130' INT TERM
+    over() { [ "$budget" -gt 0 ] && [ $(($(date +%s) - start_all)) -ge "$budget" ]; }
+    # killed TEST-LINE: remembers the pass and test that caught a mutant
+    killed() {
+        local pname=${1%%/*} t=${1#*/} k
+        t=${t% (timeout)}
+        [[ $t == \(* ]] && return 0
+        for k in "${!PASSES[@]}"; do
+            [ "${PASSES[$k]%%:*}" = "$pname" ] && printf '%s\t%s\n' "$k" "$t" >>"$S/killers.tsv"
+        done
+        return 0
+    }
+    for n in "${selected[@]}"; do
+        if over; then
+            pend+=("$n") RES[$n]=pending
+            continue
+        fi
+        f=$MUTANTS_DIR/$n.patch
+        area_passes "$(header "$f" file)"
+        idx=${AREA_IDX[*]}
+        t0=$(date +%s)
+        IFS=$'\t' read -r r test < <(try_mutant "$n" $idx)
+        RES[$n]=$r TEST[$n]=$test SECS[$n]=$(($(date +%s) - t0))
+        [ "$r" = lived ] && lived+=("$n")
+        [ "$r" = caught ] && killed "$test"
+        printf '%-14s %-10s %-48s %4ss  (area)\n' "$n" "$r" "$test" "${SECS[$n]}"
+    done
+    for n in "${lived[@]}"; do
+        if over; then
+            pend+=("$n") RES[$n]=pending
+            continue
+        fi
+        f=$MUTANTS_DIR/$n.patch
+        area_passes "$(header "$f" file)"
+        idx=${AREA_IDX[*]}
+        full=()
+        for i in $(pass_order "$f"); do
+            [[ " $idx " == *" $i "* ]] && continue
+            if [ "$i" = 0 ] && [ -n "$AREA_RE" ]; then
+                # the quick pass less the area's tests, which it has passed
+                i=$(printf '%s\n' "${PASSES[@]}" | grep -nxF "quick-rest::-L quick -E $AREA_RE" | cut -d: -f1)
+                if [ -z "$i" ]; then
+                    PASSES+=("quick-rest::-L quick -E $AREA_RE")
+                    i=${#PASSES[@]}
+                fi
+                i=$((i - 1))
+            fi
+            full+=("$i")
+        done
+        t0=$(date +%s)
+        IFS=$'\t' read -r r test < <(try_mutant "$n" "${full[@]}")
+        [ "$r" = lived ] && r=survived
+        [ "$r" = caught ] && killed "$test"
+        RES[$n]=$r TEST[$n]=$test SECS[$n]=$((${SECS[$n]} + $(date +%s) - t0))
+        [ -z "$(header "$f" equivalent)" ] || [ "$r" != survived ] || r=equivalent
+        printf '%-14s %-10s %-48s %4ss  (every pass)\n' "$n" "$r" "$test" "${SECS[$n]}"
+    done
+    trap - INT TERM
+    if [ -n "$trust" ]; then
+        echo "mutate: the tests that caught mutants are trusted to pass unmutated ($trust ran them)"
+    elif ! failed=$(verify_killers); then
+        die "baseline: $failed fails on the unmutated tree too, so what it caught is unknown (see $LOGS/baseline-killers.test.log)"
+    elif [ -s "$S/killers.tsv" ]; then
+        echo "mutate: the $(cut -f2 "$S/killers.tsv" | sort -u | wc -l) test(s) that caught mutants pass on the unmutated tree"
+    fi
+    # the next run starts from a clean build (a scratch tree kept for it)
+    [ -n "$trust" ] || build "$LOGS/final.build.log" >/dev/null 2>&1
+
+    local tsv=$out_dir/mutgen.tsv rows=$S/mutgen-rows.tsv
+    printf 'mutant\tfile\tline\toperator\toriginal\tmutated\tresult\ttest\tseconds\treason\n' >"$tsv"
+    : >"$rows"
+    for n in "${selected[@]}"; do
+        f=$MUTANTS_DIR/$n.patch
+        r=${RES[$n]} eqv=$(header "$f" equivalent)
+        case $r in
+        caught) [ -n "$eqv" ] && r=caught-equivalent ;;
+        survived) [ -n "$eqv" ] && r=equivalent ;;
+        esac
+        case $r in
+        caught) caught=$((caught + 1)) ;;
+        survived)
+            survived=$((survived + 1))
+            survivor_lines+=("$n $(header "$f" file):$(header "$f" line) $(header "$f" operator): $(header "$f" original) -> $(header "$f" mutated)")
+            ;;
+        equivalent) equiv=$((equiv + 1)) ;;
+        caught-equivalent) equiv=$((equiv + 1)) equiv_caught=$((equiv_caught + 1)) ;;
+        stillborn) stillborn=$((stillborn + 1)) ;;
+        pending) pending=$((pending + 1)) ;;
+        ERROR) errors=$((errors + 1)) error_names+=("$n") ;;
+        esac
+        RES[$n]=$r
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$(header "$f" file)" \
+            "$(header "$f" line)" "$(header "$f" operator)" "$(header "$f" original)" \
+            "$(header "$f" mutated)" "$r" "${TEST[$n]:--}" "${SECS[$n]:-0}" "$eqv" >>"$rows"
+    done
+    cat "$rows" >>"$tsv"
+    printf '%s\n' "${pend[@]}" | sed '/^$/d' >"$out_dir/mutgen-pending.txt"
+
+    local secs=$(($(date +%s) - start_all)) total=$((caught + survived)) when
+    when=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    local summary="mutgen: caught $caught/$total ($stillborn stillborn, $equiv equivalent, $pending pending), survived: $survived"
+    {
+        echo "$summary"
+        echo "commit $sha$([ "$dirty" = 1 ] && echo ' (dirty)'), $when, ${#selected[@]} of ${#all[@]} generated mutants, ${secs}s"
+        for e in "${survivor_lines[@]}"; do echo "survivor: $e"; done
+        [ $pending -eq 0 ] || echo "pending: $pending not run in the ${budget}s budget (mutgen-pending.txt)"
+        [ $errors -eq 0 ] || echo "ERROR: ${error_names[*]} did not apply"
+    } >"$out_dir/mutgen.txt"
+    cat "$out_dir/mutgen.txt"
+    [ $equiv_caught -eq 0 ] ||
+        echo "mutate: $equiv_caught mutant(s) marked equivalent failed a test: the reason is wrong"
+    echo "mutate: results in $out_dir/mutgen.txt, mutgen.tsv, mutgen-pending.txt"
+    [ -z "$db" ] || store_generated "$rows" "$when" || die "--db $db: cannot store the results"
+    [ $errors -eq 0 ] || exit 2
+    [ $survived -eq 0 ] && [ $equiv_caught -eq 0 ] || exit 1
+    exit 0
+}
+
+# store_generated ROWS DATE: one row per mutant in table mutant_results.
+store_generated() {
+    local rows=$1 when=$2 rng sql=$S/mutgen-store.sql
+    q() { printf "'%s'" "${1//\'/\'\'}"; }
+    rng=$(header "$MUTANTS_DIR/${selected[0]}.patch" generated)
+    rng=${rng##* }
+    {
+        echo "PRAGMA busy_timeout = 10000; BEGIN;"
+        echo "CREATE TABLE IF NOT EXISTS mutant_results(id INTEGER PRIMARY KEY, date TEXT NOT NULL,
+  sha TEXT NOT NULL, range TEXT, mutant TEXT NOT NULL, file TEXT NOT NULL, line INTEGER,
+  operator TEXT NOT NULL, original TEXT, mutated TEXT, result TEXT NOT NULL, test TEXT,
+  seconds INTEGER, reason TEXT);"
+        while IFS=$'\t' read -r n file line op orig mut r test secs reason; do
+            echo "INSERT INTO mutant_results(date, sha, range, mutant, file, line, operator,
+  original, mutated, result, test, seconds, reason) VALUES($(q "$when"), $(q "$sha"),
+  $(q "$rng"), $(q "$n"), $(q "$file"), $line, $(q "$op"), $(q "$orig"), $(q "$mut"),
+  $(q "$r"), $(q "$test"), $secs, $(q "$reason"));"
+        done <"$rows"
+        echo "COMMIT;"
+    } >"$sql"
+    sqlite3 "$db" <"$sql" >/dev/null || return 1
+    echo "mutate: stored in $db (table mutant_results)"
+}
+
+pass_cap= # generated mutants: the longest one pass may run (XO_MUTGEN_TIMEOUT)
 start_all=$(date +%s)
 # the commit the results are for: the checkout as it is copied
 sha=$(git -C "$XO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -283,6 +652,9 @@ dirty=$([ -n "$(git -C "$XO_ROOT" status --porcelain --untracked-files=no 2>/dev
 echo "mutate: syncing the tree into $SRC"
 sync_tree || die "cannot copy the tree into $SRC"
 fp=$(fingerprint)
+if [ $generated -gt 0 ]; then
+    run_generated # never returns
+fi
 if [ -f "$S/baseline-ok" ] && [ "$(cat "$S/baseline-ok")" = "$fp" ] && [ -f "$S/baseline-cost.txt" ]; then
     echo "mutate: baseline: the tree is unchanged since the last passing baseline"
 else
@@ -307,9 +679,6 @@ caught=0 missed=0 equiv=0 errors=0 equiv_caught=0
 missed_names=() error_names=()
 tsv=$out_dir/mutation.tsv
 printf 'mutant\tclass\tresult\ttest\tseconds\n' >"$tsv"
-revert() {
-    "${SCRATCH_GIT[@]}" checkout -q -- . && "${SCRATCH_GIT[@]}" clean -qfd -- . >/dev/null
-}
 trap 'revert; exit 130' INT TERM
 
 for n in "${selected[@]}"; do

@@ -41,6 +41,9 @@
 #                      report survives a dead stage
 #   XO_MUTATE_SAMPLE   mutants the mutation stage runs (3, 6 in a full run; 0 skips it;
 #                      `bash ci/mutate.sh --all` runs the whole list)
+#   XO_MUTGEN_BUDGET   seconds the mutgen stage (the generated mutants of the
+#                      last day's change) may take at most (600; less when the
+#                      job's budget leaves it less); the rest wait for the next night
 #   XO_JOBS            build/test parallelism (nproc)
 # Exit: 0 all stages run passed and no regression confirmed; 1 otherwise
 # (a stage skipped for the budget is not a failure; its line says why);
@@ -96,6 +99,7 @@ NIGHTLY_STAGES=(
     "mutate 4 300"
     "explain 5 60"
     "perf-scale 6 200"
+    "mutgen every 120"
     "bisect weekly 900"
     "instructions weekly 900"
     "counts weekly 600"
@@ -334,6 +338,57 @@ stage_coverage() {
     else
         NOTE="no coverage tables (exit $rc)"
     fi
+    return $rc
+}
+
+# Every mutant ci/mutgen.py makes from the last day's change (HEAD's
+# first-parent commits within 24 h of it; docs/mutation.md, "Generated
+# mutants"), time-boxed: the mutants not started by the stage's end (what the
+# job's budget leaves it, less 30 s, at most XO_MUTGEN_BUDGET, 600 s) are
+# pending, kept in mutgen-queue/ and run first the next night (those that no
+# longer apply are dropped, counted). Results go to mutgen.txt and table
+# mutant_results of the store; a survivor not listed in
+# ci/mutgen-equivalent.tsv fails the stage.
+stage_mutgen() {
+    local gen=$NIGHTLY_DIR/mutgen queue=$NIGHTLY_DIR/mutgen-queue run=$NIGHTLY_DIR/mutgen-run
+    local names=() f n stale=0 queued=0 budget rc pend
+    python3 ci/mutgen.py --since-day --per-line 0 --out "$gen" || return 1
+    rm -rf "$run" && mkdir -p "$run" "$queue" || return 1
+    for f in "$queue"/*.patch; do
+        [ -e "$f" ] || continue
+        n=$(basename "$f" .patch)
+        if git apply --check "$f" 2>/dev/null; then
+            cp "$f" "$run/" && names+=("$n") && queued=$((queued + 1))
+        else
+            stale=$((stale + 1))
+        fi
+    done
+    for f in "$gen"/*.patch; do
+        [ -e "$f" ] || continue
+        n=$(basename "$f" .patch)
+        [ -e "$run/$n.patch" ] || names+=("$n")
+        cp "$f" "$run/" # today's header (an equivalent's reason) wins
+    done
+    rm -f "$queue"/*.patch
+    if [ ${#names[@]} -eq 0 ]; then
+        NOTE="no product-code line changed in the last day and none pending: nothing to run"
+        return 0
+    fi
+    budget=${XO_MUTGEN_BUDGET:-600}
+    if [ -n "${XO_NIGHTLY_STAGE_LEFT:-}" ] && [ $((XO_NIGHTLY_STAGE_LEFT - 30)) -lt "$budget" ]; then
+        budget=$((XO_NIGHTLY_STAGE_LEFT - 30))
+    fi
+    [ "$budget" -ge 1 ] || budget=1
+    local args=(--from "$run" --budget "$budget" --out "$NIGHTLY_DIR")
+    [ -f "$DB" ] && args+=(--db "$DB")
+    bash ci/mutate.sh "${args[@]}" "${names[@]}"
+    rc=$?
+    while IFS= read -r n; do
+        [ -n "$n" ] && cp "$run/$n.patch" "$queue/"
+    done <"$NIGHTLY_DIR/mutgen-pending.txt" 2>/dev/null
+    pend=$(find "$queue" -name '*.patch' | wc -l)
+    NOTE="$(head -n 1 "$NIGHTLY_DIR/mutgen.txt" 2>/dev/null || echo "no result (exit $rc)"); ${#names[@]} mutants ($queued from the queue) in ${budget}s; $pend pending for the next night$([ "$stale" = 0 ] || echo ", $stale stale pending dropped")"
+    add_note "$NOTE"
     return $rc
 }
 
@@ -625,7 +680,8 @@ run_stage_budgeted() {
                 return 0
             fi
         fi
-        cmd=(timeout -k 10 "$left" "${cmd[@]}")
+        # (env execs timeout: the same process; a stage may size itself by it)
+        cmd=(env XO_NIGHTLY_STAGE_LEFT="$left" timeout -k 10 "$left" "${cmd[@]}")
     fi
     rm -f "$LOGS/$name.note"
     # (the braces keep bash's own "Killed" line off the terminal: the

@@ -3,7 +3,8 @@
 # reuse) the cached Keras venv, build with warnings as errors, run the quick
 # suites (the perf store's PostgreSQL suites among them, on throwaway
 # servers) and the OpenCL race checks (Oclgrind), check that the mutation
-# stage's mutants still apply, then build again with AddressSanitizer +
+# stage's mutants still apply, run a sample of the mutants ci/mutgen.py
+# makes from the day's change, then build again with AddressSanitizer +
 # UndefinedBehaviorSanitizer and run the quick suites there, then build the
 # fuzz targets with clang and run each for 22 s (docs/fuzzing.md).
 # No check may be skipped: OpenCL suites run on whatever platform is found
@@ -48,6 +49,30 @@ stage_mutants() {
     bash ci/mutate.sh --check
 }
 
+# Mutants made by ci/mutgen.py from the day's change (HEAD's first-parent
+# commits within 24 h of it), a sample of XO_MUTGEN_SAMPLE (6), each against
+# its area's tests and, if it lives, every pass above (docs/mutation.md,
+# "Generated mutants"). Time-boxed: the scratch tree's build (~60 s on 2
+# cores) and the mutants stop starting after XO_MUTGEN_BUDGET (120 s); a
+# mutant not started is pending, not a failure. The test and races stages
+# have just passed on this tree in build-ci, so their result stands for the
+# baseline (--trust-baseline). A survivor fails the stage unless
+# ci/mutgen-equivalent.tsv gives its reason.
+stage_mutgen() {
+    local dir=$XO_ROOT/out/mutgen-ci
+    if [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
+        git fetch -q --deepen=50 2>/dev/null || echo "mutgen: shallow clone and no fetch"
+    fi
+    python3 ci/mutgen.py --since-day --per-line 1 --out "$dir" || return 1
+    if ! ls "$dir" | grep -q '\.patch$'; then
+        echo "mutgen: the day's change has no product-code lines: no mutants to run"
+        return 0
+    fi
+    XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
+        --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-120}" \
+        --trust-baseline build-ci -j"$XO_JOBS" --out "$dir/result"
+}
+
 # The OpenCL kernels under Oclgrind: races, divergent barriers, out-of-bounds
 # and uninitialized reads that PoCL cannot see (suites/races.cmake).
 stage_races() {
@@ -60,6 +85,7 @@ run_stage keras-venv stage_keras_venv || rc=1
 run_stage build stage_build || rc=1
 [ $rc -eq 0 ] && { run_stage test stage_test || rc=1; }
 [ $rc -eq 0 ] && { run_stage races stage_races || rc=1; }
+[ $rc -eq 0 ] && { run_stage mutgen stage_mutgen || rc=1; }
 run_stage mutants stage_mutants || rc=1
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }

@@ -1800,6 +1800,80 @@ out_remove:
 	return st;
 }
 
+/* The generated mutants of the latest run that ci/mutate.sh --from stored
+ * (table mutant_results; a store without it has no such table): the counts
+ * by result, then every survivor with file:line and the mutation, and every
+ * one marked equivalent with its reason (ci/mutgen-equivalent.tsv). */
+static void write_mutants(struct xo_perfdb *db, FILE *html)
+{
+	struct xo_sql_stmt *s = NULL;
+	bool any = false;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT date, sha, range, result, COUNT(*) FROM mutant_results"
+	                   " WHERE date = (SELECT MAX(date) FROM mutant_results)"
+	                   " GROUP BY result ORDER BY result", &s) != XO_SQL_OK)
+		return;
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		if (!any) {
+			fprintf(html, "<h2>Suite power: generated mutants (ci/mutgen.py)</h2>\n"
+			              "<p>");
+			html_escape(html, col_text(s, 0));
+			fprintf(html, ", commit <code>");
+			html_escape(html, col_text(s, 1));
+			fprintf(html, "</code>, lines added by <code>");
+			html_escape(html, col_text(s, 2));
+			fprintf(html, "</code>:");
+		}
+		fprintf(html, "%s ", any ? "," : "");
+		html_escape(html, col_text(s, 3));
+		fprintf(html, " %lld", (long long)xo_sql_column_int64(s, 4));
+		any = true;
+	}
+	xo_sql_finalize(s);
+	s = NULL;
+	if (!any)
+		return;
+	fprintf(html, ".</p>\n");
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT mutant, file, line, operator, original, mutated, result, reason"
+	                   " FROM mutant_results"
+	                   " WHERE date = (SELECT MAX(date) FROM mutant_results)"
+	                   " AND result IN ('survived', 'equivalent', 'caught-equivalent')"
+	                   " ORDER BY result DESC, file, line", &s) != XO_SQL_OK)
+		return;
+	fprintf(html, "<table><tr><th>mutant</th><th>where</th><th>operator</th><th>original</th>"
+	              "<th>mutated</th><th>result</th></tr>\n");
+	any = false;
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		bool survived = !strcmp(col_text(s, 6), "survived");
+
+		fprintf(html, "<tr class=\"%s\"><td>", survived ? "reg" : "imp");
+		html_escape(html, col_text(s, 0));
+		fprintf(html, "</td><td>");
+		html_escape(html, col_text(s, 1));
+		fprintf(html, ":%lld</td>", (long long)xo_sql_column_int64(s, 2));
+		for (int i = 3; i <= 5; i++) {
+			fprintf(html, "<td>%s", i > 3 ? "<code>" : "");
+			html_escape(html, col_text(s, i));
+			fprintf(html, "%s</td>", i > 3 ? "</code>" : "");
+		}
+		fprintf(html, "<td>");
+		html_escape(html, col_text(s, 6));
+		if (col_text(s, 7)[0]) {
+			fprintf(html, ": ");
+			html_escape(html, col_text(s, 7));
+		}
+		fprintf(html, "</td></tr>\n");
+		any = true;
+	}
+	xo_sql_finalize(s);
+	if (!any)
+		fprintf(html, "<tr><td colspan=\"6\">none: every mutant that built was "
+		              "caught</td></tr>\n");
+	fprintf(html, "</table>\n");
+}
+
 static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t latest,
                                     int64_t testbed);
 static enum xo_status write_histories(struct xo_perfdb *db, const char *outdir, FILE *gp,
@@ -2155,6 +2229,7 @@ static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
 		s = NULL;
 		fprintf(html, "</table>\n");
 	}
+	write_mutants(db, html);
 
 	if ((st = write_coverage(db, outdir, gp, html)))
 		goto out;

@@ -1,0 +1,679 @@
+#!/usr/bin/env python3
+"""ci/mutgen.py - mutants made by a program from the lines a change added.
+
+Diff-based mutation testing (docs/mutation.md, "Generated mutants"): for a
+commit range, every added or modified line of product code (core/ kernels/
+reference/ cl/ model/ perfdb/ cli/ include/; .c .h .inc .cl) gets small
+realistic bugs - relational, arithmetic and logical operator swaps, +-1 on
+integer constants, loop bounds and index shifts, negated conditions,
+deleted statements and calls, swapped plain-identifier arguments,
+true/false, an early return. A small C tokenizer keeps comments, strings,
+character literals, preprocessor lines and declarations out of reach, and
+"arid" code (the arguments of error-message and assertion calls) is left
+alone. Each mutant is a patch in ci/mutants' format for ci/mutate.sh --from
+DIR, named by a stable id: a hash of the path, the line's text, the
+operator with its place in the line, and which of the file's identical
+lines it is - never the line number, so an id survives the line moving.
+
+Usage: ci/mutgen.py (--range A..B | --since-day) [--per-line N] [--out DIR]
+                    [--equivalents FILE] [--repo DIR] [--list]
+  --range A..B       the lines B adds to A (git diff A B)
+  --since-day        the first-parent commits of HEAD whose committer date
+                     is within 24 h of HEAD's: the range FIRST^..HEAD
+  --per-line N       mutants per line, picked deterministically from the
+                     operators that apply, one operator each first (default
+                     1; 0: every mutant)
+  --out DIR          where the patches and index.tsv go (default out/mutgen;
+                     its old *.patch files are removed first)
+  --equivalents FILE survivors known to be equivalent, with their reasons
+                     (default ci/mutgen-equivalent.tsv of the repository)
+  --repo DIR         the git repository (default: the one holding this file)
+  --list             print the counts per operator; write nothing
+Exit: 0 done (no mutants is not an error: the change had no product code);
+2 bad usage, a bad range, or a bad equivalents file.
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
+PRODUCT_DIRS = ("core/", "kernels/", "reference/", "cl/", "model/", "perfdb/", "cli/", "include/")
+PRODUCT_EXTS = (".c", ".h", ".inc", ".cl")
+OPERATORS = ("rel", "bound", "arith", "const", "index", "negate", "delete", "swap", "bool",
+             "return", "logic")
+
+# Calls whose arguments are messages or checks, not behaviour a test pins:
+# error messages, usage errors, logging, assertions.
+ARID_CALLS = re.compile(r"^(fprintf|fputs|puts|perror|printf|xo_error|xo_usage_error|xo_cl_fail|"
+                        r"refuse|sql_err|db_err|xo_sql_set_error|XO_ASSERT|assert|"
+                        r"xo_log\w*|xo_warn\w*|\w+_errorf?)$")
+KEYWORDS = {"return", "goto", "case", "default", "else", "do", "sizeof", "if", "while", "for",
+            "switch", "break", "continue", "_Alignof", "alignof"}
+QUALIFIERS = {"const", "static", "volatile", "unsigned", "signed", "struct", "enum", "union",
+              "register", "inline", "extern", "__global", "__local", "__constant", "__private",
+              "global", "local", "constant", "private", "restrict", "__restrict", "_Thread_local"}
+NUMERIC_TYPES = {"int", "long", "short", "char", "size_t", "ssize_t", "double", "float",
+                 "unsigned", "signed", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+                 "uint16_t", "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "ptrdiff_t",
+                 "uint", "ulong", "ushort", "uchar", "half"}
+REL_SWAP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
+ARITH_SWAP = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*", "+=": "-=", "-=": "+=",
+              "*=": "/=", "/=": "*=", "++": "--", "--": "++"}
+PUNCT = sorted("... <<= >>= -> ++ -- << >> <= >= == != && || += -= *= /= %= &= |= ^= ## "
+               "[ ] ( ) { } . & * + - ~ ! / % < > ^ | ? : ; = , #".split(), key=len,
+               reverse=True)
+
+
+def die(msg):
+    print("xo: mutgen: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+class Tok:
+    __slots__ = ("kind", "text", "line", "col", "end", "arid", "decl", "ctx")
+
+    def __init__(self, kind, text, line, col, end):
+        self.kind, self.text, self.line, self.col, self.end = kind, text, line, col, end
+        self.arid = False  # inside the arguments of a message or assertion call
+        self.decl = False  # part of a declaration before its initializer
+        self.ctx = "file"  # brace context: file, code, init or agg
+
+
+def tokenize(lines):
+    """C tokens of the file (a list of lines without newlines), with comments,
+    preprocessor lines (and their continuations) dropped and string or
+    character literals kept as single 'str' tokens so nothing inside them
+    is ever mutated."""
+    toks = []
+    in_comment = False
+    pp_cont = False
+    for ln, text in enumerate(lines):
+        i, n = 0, len(text)
+        if pp_cont:
+            pp_cont = text.endswith("\\")
+            continue
+        if not in_comment and text.lstrip().startswith("#"):
+            pp_cont = text.endswith("\\")
+            continue
+        while i < n:
+            if in_comment:
+                j = text.find("*/", i)
+                if j < 0:
+                    break
+                in_comment, i = False, j + 2
+                continue
+            c = text[i]
+            if c in " \t\r\f\v":
+                i += 1
+            elif text.startswith("/*", i):
+                in_comment = True
+                i += 2
+            elif text.startswith("//", i):
+                break
+            elif c in "\"'":
+                j = i + 1
+                while j < n and text[j] != c:
+                    j += 2 if text[j] == "\\" else 1
+                toks.append(Tok("str", text[i:j + 1], ln, i, min(j + 1, n)))
+                i = j + 1
+            elif c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+                m = re.match(r"(0[xX][0-9a-fA-F']+[uUlL]*|[0-9.]+([eEpP][+-]?[0-9]+)?"
+                             r"[fFuUlLhH]*)", text[i:])
+                j = i + m.end()
+                toks.append(Tok("num", text[i:j], ln, i, j))
+                i = j
+            elif c.isalpha() or c == "_":
+                m = re.match(r"[A-Za-z_0-9]+", text[i:])
+                j = i + m.end()
+                toks.append(Tok("id", text[i:j], ln, i, j))
+                i = j
+            else:
+                for p in PUNCT:
+                    if text.startswith(p, i):
+                        toks.append(Tok("op", p, ln, i, i + len(p)))
+                        i += len(p)
+                        break
+                else:
+                    i += 1
+    return toks
+
+
+def classify(toks):
+    """Marks each token's brace context, the declaration parts of statements
+    and the arid arguments; returns the return-value text of the function
+    each token is in (None: no early return known for it), per token."""
+    stack = []  # brace kinds
+    start = 0  # first token of the current statement
+    func_ret = [None] * len(toks)
+    cur_ret = None
+    paren = 0
+    for k, t in enumerate(toks):
+        t.ctx = stack[-1] if stack else "file"
+        func_ret[k] = cur_ret if "code" in stack else None
+        if t.text == "(":
+            paren += 1
+        elif t.text == ")":
+            paren = max(0, paren - 1)
+        if t.kind == "op" and t.text == "{":
+            prev = toks[k - 1].text if k else ""
+            head = [x.text for x in toks[start:k]]
+            if stack and stack[-1] == "init" or prev in ("=", ","):
+                kind = "init"
+            elif any(h in ("struct", "union", "enum") for h in head) and "(" not in head:
+                kind = "agg"
+            elif not stack and prev == ")":
+                kind = "code"
+                cur_ret = return_value(toks[start:k])
+            elif prev == ")" and head and head[0] not in KEYWORDS and "=" in head:
+                kind = "init"  # a compound literal: x = (struct s){...}
+            else:
+                kind = "code" if (not stack or stack[-1] == "code") else stack[-1]
+            stack.append(kind)
+            start = k + 1
+        elif t.kind == "op" and t.text == "}":
+            if stack:
+                stack.pop()
+            if not stack:
+                cur_ret = None
+            start = k + 1
+        elif t.kind == "op" and t.text == ";" and paren == 0:
+            start = k + 1
+        elif t.kind == "op" and t.text == ":" and k > 0 and \
+                toks[k - 1].kind == "id" and k - 1 == start and paren == 0:
+            start = k + 1  # a label
+    mark_statements(toks)
+    mark_arid(toks)
+    return func_ret
+
+
+def return_value(head):
+    """The value an early return gives in a function whose definition head
+    (tokens before its body's '{') is `head`; None when no harmless one is
+    known (a struct returned by value, an unknown typedef)."""
+    names = [t.text for t in head]
+    if "(" not in names:
+        return None
+    ret = [x for x in names[:names.index("(") - 1]
+           if x not in QUALIFIERS and x not in ("__kernel", "kernel")
+           and not x.startswith("__attribute")]
+    if not ret:
+        return None
+    if "*" in ret:
+        return "NULL"
+    if ret == ["void"]:
+        return ""
+    if ret == ["bool"]:
+        return "false"
+    if ret == ["xo_status"] or names[:3] == ["enum", "xo_status"] or \
+            ret[-1:] == ["xo_status"]:
+        return "XO_OK"
+    if all(x in NUMERIC_TYPES for x in ret):
+        return "0"
+    return None
+
+
+def mark_statements(toks):
+    """Declarations: a statement inside code or at file scope whose first
+    tokens are qualifiers then TYPE [*...] NAME. Its tokens before the first
+    '=' are marked; what follows (the initializer) stays mutable. Every
+    file-scope token outside an initializer is a declaration too."""
+    n = len(toks)
+    k = 0
+    while k < n:
+        t = toks[k]
+        if t.ctx in ("file", "agg"):
+            t.decl = True
+            k += 1
+            continue
+        if t.ctx != "code" or (k and toks[k - 1].text not in (";", "{", "}")):
+            k += 1
+            continue
+        j = k
+        while j < n and toks[j].text in QUALIFIERS:
+            j += 1
+        is_decl = False
+        if j + 1 < n and toks[j].kind == "id" and toks[j].text not in KEYWORDS:
+            m = j + 1
+            while m < n and toks[m].text == "*":
+                m += 1
+            is_decl = (m < n and toks[m].kind == "id" and toks[m].text not in KEYWORDS
+                       and (m > j + 1 or toks[m].text not in KEYWORDS))
+            if j > k and toks[j].kind == "id":
+                is_decl = True
+        if is_decl:
+            m = k
+            depth = 0
+            while m < n and not (depth == 0 and toks[m].text in (";", "=")):
+                if toks[m].text in "([{":
+                    depth += 1
+                elif toks[m].text in ")]}":
+                    depth -= 1
+                toks[m].decl = True
+                m += 1
+            if m < n and toks[m].text == "=":
+                toks[m].decl = True
+            k = m + 1
+            continue
+        k += 1
+
+
+def mark_arid(toks):
+    """The arguments of message and assertion calls (ARID_CALLS)."""
+    n = len(toks)
+    for k in range(n - 1):
+        t = toks[k]
+        if t.kind == "id" and ARID_CALLS.match(t.text) and toks[k + 1].text == "(":
+            if t.text in ("printf",):
+                continue  # a command's output: tests read it
+            if t.text == "fprintf" and not (k + 2 < n and toks[k + 2].text == "stderr"):
+                continue
+            t.arid = True
+            depth = 0
+            for m in range(k + 1, n):
+                toks[m].arid = True
+                if toks[m].text == "(":
+                    depth += 1
+                elif toks[m].text == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+
+
+def matching(toks, k):
+    """Index of the ')' matching the '(' at k, or -1."""
+    depth = 0
+    for m in range(k, len(toks)):
+        if toks[m].text == "(":
+            depth += 1
+        elif toks[m].text == ")":
+            depth -= 1
+            if depth == 0:
+                return m
+    return -1
+
+
+def is_operand_end(t):
+    return t.kind in ("id", "num") and t.text not in KEYWORDS or t.text in (")", "]")
+
+
+def line_mutants(lines, ln, ltoks, toks, func_ret):
+    """Candidate mutants of line ln: (operator, where, new line texts) where
+    new line texts replace line ln (an empty list deletes it). ltoks are the
+    indices into toks of the tokens on that line."""
+    text = lines[ln]
+    out = []
+
+    def repl(t, new):
+        return text[:t.col] + new + text[t.end:]
+
+    def ok(t):
+        return not t.arid and not t.decl and t.ctx in ("code", "init") and t.kind != "str"
+
+    usable = [k for k in ltoks if ok(toks[k])]
+    if not usable:
+        return out
+    first = toks[ltoks[0]]
+    in_for = first.text == "for"
+    for k in usable:
+        t = toks[k]
+        prev = toks[k - 1] if k else None
+        nxt = toks[k + 1] if k + 1 < len(toks) else None
+        where = "%s@%d" % (t.text, ltoks.index(k))
+        if t.ctx == "init":
+            if t.kind == "num" and re.match(r"^(0[xX][0-9a-fA-F]+|0|[1-9][0-9]*)[uUlL]*$", t.text):
+                add_const(out, t, repl, where)
+            continue
+        if t.kind == "op" and t.text in REL_SWAP and prev is not None and is_operand_end(prev):
+            op = "bound" if in_for and t.text in ("<", "<=", ">", ">=") else "rel"
+            out.append((op, where, [repl(t, REL_SWAP[t.text])]))
+        elif t.kind == "op" and t.text in ("&&", "||"):
+            if sole_logical(toks, ltoks, k):
+                out.append(("logic", where, [repl(t, "||" if t.text == "&&" else "&&")]))
+        elif t.kind == "op" and t.text in ARITH_SWAP:
+            binary = prev is not None and is_operand_end(prev)
+            if t.text in ("++", "--", "+=", "-=", "*=", "/="):
+                out.append(("arith", where, [repl(t, ARITH_SWAP[t.text])]))
+            elif binary and not (t.text == "*" and (nxt is None or nxt.text in (")", ","))) \
+                    and not (t.text == "*" and prev.text in NUMERIC_TYPES | {"void", "bool"}):
+                out.append(("arith", where, [repl(t, ARITH_SWAP[t.text])]))
+        elif t.kind == "num" and re.match(r"^(0[xX][0-9a-fA-F]+|0|[1-9][0-9]*)[uUlL]*$", t.text):
+            add_const(out, t, repl, where)
+        elif t.kind == "id" and t.text in ("true", "false"):
+            out.append(("bool", where, [repl(t, "false" if t.text == "true" else "true")]))
+        elif t.kind == "id" and prev is not None and prev.text == "[" and nxt is not None \
+                and nxt.text == "]" and t.text not in KEYWORDS:
+            out.append(("index", where, [repl(t, t.text + " + 1")]))
+        elif t.kind == "id" and t.text in ("if", "while") and nxt is not None and nxt.text == "(":
+            close = matching(toks, k + 1)
+            if close > 0 and toks[close].line == ln:
+                inner = text[nxt.end:toks[close].col]
+                new = text[:nxt.end] + "!(" + inner + ")" + text[toks[close].col:]
+                out.append(("negate", where, [new]))
+        if t.kind == "id" and nxt is not None and nxt.text == "(" and not t.arid and \
+                t.text not in KEYWORDS:
+            add_swap(out, toks, k, ln, text)
+    add_statement_ops(out, lines, ln, ltoks, toks, func_ret)
+    return out
+
+
+def sole_logical(toks, ltoks, k):
+    """True when the && or || at k is the only one at its parenthesis depth
+    between its enclosing parentheses (or the line's ends): swapping one of
+    several would mix && and || without parentheses, which -Wparentheses
+    (an error under -Werror) refuses to build."""
+    pos = ltoks.index(k)
+    depth, lo = 0, 0
+    for m in range(pos - 1, -1, -1):
+        x = toks[ltoks[m]].text
+        if x in (")", "]"):
+            depth += 1
+        elif x in ("(", "["):
+            if depth == 0:
+                lo = m + 1
+                break
+            depth -= 1
+    depth, count = 0, 0
+    for m in range(lo, len(ltoks)):
+        x = toks[ltoks[m]].text
+        if x in ("(", "["):
+            depth += 1
+        elif x in (")", "]"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and x in ("&&", "||"):
+            count += 1
+    return count == 1
+
+
+def add_const(out, t, repl, where):
+    m = re.match(r"^(0[xX][0-9a-fA-F]+|0|[1-9][0-9]*)([uUlL]*)$", t.text)
+    v = int(m.group(1), 0)
+    for d, name in ((1, "+1"), (-1, "-1")):
+        if v + d < 0:
+            continue
+        new = (hex(v + d) if m.group(1)[:2] in ("0x", "0X") else str(v + d)) + m.group(2)
+        out.append(("const", where + name, [repl(t, new)]))
+
+
+def add_swap(out, toks, k, ln, text):
+    """Two adjacent arguments of the call at k that are each one plain
+    identifier (the types are unknown to a tokenizer; a swap of different
+    types does not build and counts as stillborn)."""
+    close = matching(toks, k + 1)
+    if close < 0 or toks[close].line != ln:
+        return
+    args, cur, depth = [], [], 0
+    for m in range(k + 2, close):
+        x = toks[m]
+        if x.text in "([{":
+            depth += 1
+        elif x.text in ")]}":
+            depth -= 1
+        if x.text == "," and depth == 0:
+            args.append(cur)
+            cur = []
+        else:
+            cur.append(x)
+    args.append(cur)
+    for a in range(len(args) - 1):
+        x, y = args[a], args[a + 1]
+        if len(x) == 1 and len(y) == 1 and x[0].kind == "id" and y[0].kind == "id" and \
+                x[0].text != y[0].text and x[0].line == ln and y[0].line == ln and \
+                x[0].text not in ("NULL", "true", "false") and \
+                y[0].text not in ("NULL", "true", "false"):
+            new = (text[:x[0].col] + y[0].text + text[x[0].end:y[0].col] + x[0].text +
+                   text[y[0].end:])
+            out.append(("swap", "%s(%s,%s)" % (toks[k].text, x[0].text, y[0].text), [new]))
+
+
+def add_statement_ops(out, lines, ln, ltoks, toks, func_ret):
+    """Deleting the line's statement (a call or an assignment that starts and
+    ends on it) and an early return before it."""
+    k0 = ltoks[0]
+    t0 = toks[k0]
+    # a line that reports an error (rc = refuse(...)) is arid: neither deleted
+    # nor skipped by an early return, which would only test the message path
+    if t0.ctx != "code" or any(toks[k].arid for k in ltoks):
+        return
+    if k0 > 0 and toks[k0 - 1].text not in (";", "{", "}"):
+        return  # not the start of a statement
+    last = toks[ltoks[-1]]
+    names = [toks[k].text for k in ltoks]
+    indent = re.match(r"[ \t]*", lines[ln]).group(0)
+    val = func_ret[k0]
+    # the early return skips the work of a block: before its first statement
+    if val is not None and toks[k0 - 1].text == "{" and \
+            t0.text not in ("case", "default", "else", "return", "}", "{") and \
+            not (len(names) > 1 and names[1] == ":"):
+        stmt = "return%s;" % (" " + val if val else "")
+        out.append(("return", "before", [indent + stmt, lines[ln]]))
+    if t0.decl:
+        return
+    assigns = ("=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>=", "++", "--")
+    if (t0.kind == "id" and t0.text not in KEYWORDS or t0.text == "*") and last.text == ";" \
+            and names.count(";") == 1 and names.count("(") == names.count(")") and \
+            len(names) > 2 and (names[1] == "(" or any(x in names for x in assigns)):
+        out.append(("delete", "stmt", []))
+
+
+def stable_id(path, text, op, where, occurrence):
+    h = hashlib.sha1("\0".join((path, text.strip(), op, where, str(occurrence))).encode())
+    return "g" + h.hexdigest()[:10]
+
+
+def pick(cands, n, key):
+    """n candidates, deterministic: operators ordered by a hash of the line,
+    one candidate of each operator first."""
+    if n <= 0 or len(cands) <= n:
+        return cands
+    by_op = {}
+    for c in cands:
+        by_op.setdefault(c[0], []).append(c)
+    ops = sorted(by_op, key=lambda o: hashlib.sha1((key + o).encode()).hexdigest())
+    chosen = []
+    rnd = 0
+    while len(chosen) < n:
+        for o in ops:
+            if rnd < len(by_op[o]) and len(chosen) < n:
+                chosen.append(by_op[o][rnd])
+        rnd += 1
+    return chosen
+
+
+def hunk(lines, ln, new, path, ends_nl):
+    """A git-style unified diff replacing line ln of lines by the list new."""
+    ctx = 3
+    a0 = max(0, ln - ctx)
+    a1 = min(len(lines), ln + 1 + ctx)
+    old_block = lines[a0:a1]
+    new_block = lines[a0:ln] + new + lines[ln + 1:a1]
+    out = ["diff --git a/%s b/%s" % (path, path), "--- a/%s" % path, "+++ b/%s" % path]
+    alen, blen = len(old_block), len(new_block)
+    out.append("@@ -%d,%d +%d,%d @@" % (a0 + 1, alen, a0 + 1 if blen else a0, blen))
+    for x in lines[a0:ln]:
+        out.append(" " + x)
+    out.append("-" + lines[ln])
+    for x in new:
+        out.append("+" + x)
+    for x in lines[ln + 1:a1]:
+        out.append(" " + x)
+    if not ends_nl and a1 == len(lines):
+        return None  # the "no newline at end of file" case is not worth the mutant
+    return "\n".join(out) + "\n"
+
+
+def git(repo, *args):
+    r = subprocess.run(["git", "-C", repo] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        die("git %s: %s" % (" ".join(args), r.stderr.decode(errors="replace").strip()))
+    return r.stdout.decode(errors="replace")
+
+
+def since_day(repo):
+    head_t = int(git(repo, "log", "-1", "--format=%ct", "HEAD").strip())
+    first = None
+    for row in git(repo, "log", "--first-parent", "--format=%H %ct", "HEAD").splitlines():
+        sha, t = row.split()
+        if head_t - int(t) > 86400:
+            break
+        first = sha
+    parents = git(repo, "log", "-1", "--format=%P", first).split()
+    if not parents and git(repo, "rev-parse", "--is-shallow-repository").strip() == "true":
+        die("--since-day: the clone is shallow and lacks the parent of %s "
+            "(git fetch --deepen=50 gets it)" % first[:12])
+    # the root commit's change is everything it adds: the diff from the empty tree
+    base = parents[0] if parents else git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
+    return base, "HEAD"
+
+
+def changed_lines(repo, a, b):
+    """{path: set of 0-based line numbers of b that the diff a..b adds}."""
+    diff = git(repo, "diff", "-U0", "--no-renames", "--no-color", "--diff-filter=AM", a, b,
+               "--", *PRODUCT_DIRS)
+    res, path = {}, None
+    for row in diff.splitlines():
+        if row.startswith("+++ "):
+            p = row[4:]
+            path = p[2:] if p.startswith("b/") else None
+            if path and not (path.startswith(PRODUCT_DIRS) and path.endswith(PRODUCT_EXTS)):
+                path = None
+        elif row.startswith("@@") and path:
+            m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", row)
+            start, count = int(m.group(1)), int(m.group(2) or "1")
+            res.setdefault(path, set()).update(range(start - 1, start - 1 + count))
+    return res
+
+
+def read_equivalents(path):
+    """{id: reason}; a row without four fields or a reason is an error."""
+    eq = {}
+    if not os.path.exists(path):
+        return eq
+    with open(path, encoding="utf-8") as f:
+        for no, row in enumerate(f, 1):
+            row = row.rstrip("\n")
+            if not row.strip() or row.startswith("#"):
+                continue
+            fields = row.split("\t")
+            if len(fields) != 4 or not fields[3].strip():
+                die("%s:%d: an equivalent survivor needs id, file:line, operator and a reason "
+                    "(tab-separated); this row has %s" %
+                    (path, no, "no reason" if len(fields) >= 3 else "%d field(s)" % len(fields)))
+            if not re.match(r"^g[0-9a-f]{10}$", fields[0]):
+                die("%s:%d: '%s' is not a generated mutant id (g + 10 hex digits)" %
+                    (path, no, fields[0][:40]))
+            eq[fields[0]] = fields[3].strip()
+    return eq
+
+
+def mutate_file(path, lines, changed, per_line):
+    toks = tokenize(lines)
+    func_ret = classify(toks)
+    by_line = {}
+    for k, t in enumerate(toks):
+        by_line.setdefault(t.line, []).append(k)
+    seen = {}
+    res = []
+    for ln in range(len(lines)):
+        key = lines[ln].strip()
+        occ = seen.get(key, 0)
+        seen[key] = occ + 1
+        if ln not in changed or ln not in by_line:
+            continue
+        cands = line_mutants(lines, ln, by_line[ln], toks, func_ret)
+        for op, where, new in pick(cands, per_line, path + key + str(occ)):
+            res.append((stable_id(path, key, op, where, occ), ln, op, new))
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(add_help=True, usage=__doc__.split("Usage: ")[1].split("\n")[0])
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--range")
+    g.add_argument("--since-day", action="store_true")
+    ap.add_argument("--per-line", default="1")
+    ap.add_argument("--out")
+    ap.add_argument("--equivalents")
+    ap.add_argument("--repo")
+    ap.add_argument("--list", action="store_true")
+    try:
+        args = ap.parse_args()
+    except SystemExit as e:
+        sys.exit(0 if e.code == 0 else 2)
+    repo = args.repo or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not re.match(r"^[0-9]+$", args.per_line):
+        die("--per-line needs a count >= 0, not '%s'" % args.per_line[:40])
+    per_line = int(args.per_line)
+    if args.range:
+        m = re.match(r"^([^.\s]+)\.\.([^.\s]+)$", args.range)
+        if not m:
+            die("--range needs A..B, not '%s'" % args.range[:80])
+        a, b = m.group(1), m.group(2)
+        if a.startswith("-") or b.startswith("-"):
+            die("--range: '%s' is not a commit" % args.range[:80])
+    elif args.since_day:
+        a, b = since_day(repo)
+    else:
+        die("give --range A..B or --since-day")
+    a = git(repo, "rev-parse", "--verify", "--quiet", a + "^{commit}").strip()
+    b = git(repo, "rev-parse", "--verify", "--quiet", b + "^{commit}").strip()
+    eq_path = args.equivalents or os.path.join(repo, "ci", "mutgen-equivalent.tsv")
+    equivalents = read_equivalents(eq_path)
+    out = args.out or os.path.join(repo, "out", "mutgen")
+    rng = "%s..%s" % (a[:12], b[:12])
+
+    mutants = []
+    for path, changed in sorted(changed_lines(repo, a, b).items()):
+        content = git(repo, "show", "%s:%s" % (b, path))
+        ends_nl = content.endswith("\n")
+        lines = content.split("\n")
+        if ends_nl:
+            lines.pop()
+        for mid, ln, op, new in mutate_file(path, lines, changed, per_line):
+            patch = hunk(lines, ln, new, path, ends_nl)
+            if patch:
+                mutants.append((mid, path, ln, op, lines[ln], new, patch))
+    counts = {}
+    for m in mutants:
+        counts[m[3]] = counts.get(m[3], 0) + 1
+    summary = "mutgen: %d mutants of %s (per line %s): %s" % (
+        len(mutants), rng, per_line or "all",
+        ", ".join("%s %d" % (o, counts[o]) for o in OPERATORS if o in counts) or "none")
+    if args.list:
+        print(summary)
+        return 0
+    try:
+        os.makedirs(out, exist_ok=True)
+        for f in os.listdir(out):
+            if f.endswith(".patch") or f == "index.tsv":
+                os.remove(os.path.join(out, f))
+    except OSError as e:
+        die("--out %s: %s" % (out, e.strerror))
+    flat = lambda s: s.strip().replace("\t", " ")
+    index = ["id\tfile\tline\toperator\toriginal\tmutated"]
+    for mid, path, ln, op, orig, new, patch in mutants:
+        mutated = " / ".join(flat(x) for x in new) if new else "(line deleted)"
+        head = ["# mutant: " + mid, "# class: generated-" + op,
+                "# breaks: %s:%d: %s -> %s" % (path, ln + 1, flat(orig), mutated),
+                "# generated: ci/mutgen.py " + rng, "# file: " + path,
+                "# line: %d" % (ln + 1), "# operator: " + op, "# original: " + flat(orig),
+                "# mutated: " + mutated]
+        head.append("# equivalent: " + equivalents[mid] if mid in equivalents
+                    else "# expect: caught")
+        with open(os.path.join(out, mid + ".patch"), "w", encoding="utf-8") as f:
+            f.write("\n".join(head) + "\n#\n" + patch)
+        index.append("\t".join((mid, path, str(ln + 1), op, flat(orig), mutated)))
+    with open(os.path.join(out, "index.tsv"), "w", encoding="utf-8") as f:
+        f.write("\n".join(index) + "\n")
+    print(summary)
+    print("mutgen: patches and index.tsv in %s" % out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

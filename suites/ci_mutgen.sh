@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# ci_mutgen.sh CASE WORK [XO] - the mutant generator (ci/mutgen.py) and the
+# runner of its mutants (ci/mutate.sh --from) on a real git repository made
+# in WORK: a small C project whose second commit adds code beside comments,
+# strings, character literals, a macro, declarations and an error message.
+#   generate:    only the lines the change added, in product folders, are
+#                mutated; never inside a comment, string, character literal,
+#                preprocessor line, declaration or message; every operator
+#                fires; --per-line 1 gives one mutant a line; every patch
+#                applies with git apply and passes ci/mutate.sh --check
+#   stable:      the same mutants keep their ids when the lines move
+#   equivalents: a survivor marked equivalent carries its reason into the
+#                patch; a row without a reason, or a bad id, is exit 2 with
+#                one line
+#   runner:      ci/mutate.sh --from runs chosen mutants of the project (its
+#                own CMake build and ctest): one caught, one caught by a
+#                timeout (said so), one stillborn, one survivor with
+#                file:line and the mutation, one equivalent with its
+#                reason; the results go to table mutant_results of a real
+#                perf store and `xo perf report` lists the survivor
+#   pending:     a spent --budget leaves the mutants pending, listed in
+#                order, and exits 0; --trust-baseline takes another build's
+#                word for the baseline; an empty --from folder is nothing to run
+# Exit 0 pass, 1 fail.
+set -u
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+case=$1 work=$2 xo=${3:-}
+fail=0
+bad() {
+    echo "FAIL $*"
+    fail=1
+}
+rm -rf "$work" && mkdir -p "$work" || exit 1
+repo=$work/repo
+G=(git -C "$repo" -c user.name=t -c user.email=t@localhost -c commit.gpgsign=false)
+
+# The project: commit A has calc_clamp only; commit B adds the rest of
+# core/calc.c (the lines under test) and touches suites/ and docs/, which
+# are never mutated.
+make_repo() {
+    mkdir -p "$repo/core" "$repo/suites" "$repo/docs" "$repo/ci"
+    git init -q "$repo"
+    cat >"$repo/core/calc.c" <<'EOF'
+/* calc.c: the unit the mutants break */
+#include <stdbool.h>
+#include <stdio.h>
+#include "calc.h"
+
+int calc_clamp(int x, int lo, int hi)
+{
+	if (x < lo)
+		return lo;
+	if (x > hi)
+		return hi;
+	return x;
+}
+EOF
+    cat >"$repo/core/calc.h" <<'EOF'
+int calc_clamp(int x, int lo, int hi);
+int calc_sum(const int *a, int n);
+int calc_mean(const int *a, int n);
+int calc_flag(int v);
+int calc_pick(int x, int lo, int hi);
+int calc_count(int n);
+EOF
+    cat >"$repo/suites/t.c" <<'EOF'
+#include "calc.h"
+int main(void)
+{
+	int a[4] = {1, 2, 3, 4};
+	return !(calc_clamp(5, 0, 3) == 3 && calc_sum(a, 4) == 10 && calc_mean(a, 4) == 2 &&
+	         calc_pick(9, 1, 4) == 4 && calc_count(3) == 3);
+}
+EOF
+    cat >"$repo/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.18)
+project(calc C)
+option(XO_WERROR "warnings as errors" OFF)
+add_compile_options(-Wall -Wextra)
+if(XO_WERROR)
+  add_compile_options(-Werror)
+endif()
+enable_testing()
+add_executable(t suites/t.c core/calc.c)
+target_include_directories(t PRIVATE core)
+add_test(NAME calc COMMAND t)
+set_tests_properties(calc PROPERTIES LABELS quick TIMEOUT 5)
+EOF
+    echo "# calc" >"$repo/docs/calc.md"
+    printf '/build*/\n/out/\n' >"$repo/.gitignore"
+    cp "$root/ci/mutgen.py" "$root/ci/mutate.sh" "$root/ci/lib.sh" "$repo/ci/"
+    "${G[@]}" add -A && "${G[@]}" commit -qm A || return 1
+    cat >>"$repo/core/calc.c" <<'EOF'
+
+/* a comment with a < b and x + 1 that no mutant may touch */
+static const char *calc_msg = "a < b + 1";
+#define CALC_TWICE(x) ((x) * 2)
+
+int calc_sum(const int *a, int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++) {
+		s += a[i];
+	}
+	return s;
+}
+
+int calc_mean(const int *a, int n)
+{
+	return calc_sum(a, n) / n;
+}
+
+int calc_flag(int v)
+{
+	char c = '<';
+	bool ok = true;
+	if (v < 0) {
+		v = fprintf(stderr, "calc: %d is negative\n", v);
+		return 0;
+	}
+	if (v == 3 && c == '<')
+		fprintf(stderr, "calc: bad value %d of %s\n", v + 1, calc_msg);
+	return ok && v != 0;
+}
+
+int calc_pick(int x, int lo, int hi)
+{
+	return calc_clamp(x, lo, hi);
+}
+
+int calc_count(int n)
+{
+	int k = 0;
+	while (k < n) {
+		k++;
+	}
+	return k;
+}
+EOF
+    echo "more" >>"$repo/docs/calc.md"
+    echo "/* more */" >>"$repo/suites/t.c"
+    "${G[@]}" commit -qam B
+}
+
+# gen OUT ARGS...: the generator over the repository, into OUT
+gen() {
+    local out=$1
+    shift
+    python3 "$repo/ci/mutgen.py" --repo "$repo" --out "$out" "$@" >"$work/gen.out" 2>"$work/gen.err"
+}
+
+make_repo || { echo "FAIL cannot make the repository"; exit 1; }
+idx() { tail -n +2 "$1/index.tsv"; }
+
+case $case in
+generate)
+    gen "$work/all" --range HEAD~1..HEAD --per-line 0 || bad "generator exit $?: $(cat "$work/gen.err")"
+    cat "$work/gen.out"
+    # the lines B added to core/calc.c
+    added=$(git -C "$repo" diff -U0 HEAD~1 HEAD -- core/calc.c | sed -n 's/^@@ .* +\([0-9]*\),\([0-9]*\) @@.*/\1 \2/p')
+    read -r first count <<<"$added"
+    [ -n "$first" ] || bad "no added lines found"
+    n=$(idx "$work/all" | wc -l)
+    [ "$n" -ge 20 ] || bad "only $n mutants of the added lines"
+    while IFS=$'\t' read -r id file line op orig mut; do
+        [ "$file" = core/calc.c ] || bad "$id mutates $file (not product code of the change)"
+        [ "$line" -ge "$first" ] && [ "$line" -lt $((first + count)) ] ||
+            bad "$id mutates line $line, which the change did not add ($orig)"
+        case $orig in
+        *comment* | *calc_msg\ =* | \#define* | *fprintf* | int\ calc_*)
+            bad "$id mutates a comment, string, macro, declaration or message line: $orig -> $mut" ;;
+        esac
+        case $orig in *"'<'"*) [[ $mut == *"'<'"* ]] || bad "$id changes a character literal: $mut" ;; esac
+        [[ $id =~ ^g[0-9a-f]{10}$ ]] || bad "bad id '$id'"
+        f=$work/all/$id.patch
+        git -C "$repo" apply --check "$f" 2>/dev/null || bad "$id does not apply: $(head -n 3 "$f")"
+    done < <(idx "$work/all")
+    for op in rel bound arith const index negate delete swap bool return logic; do
+        idx "$work/all" | cut -f4 | grep -qx "$op" || bad "no '$op' mutant"
+    done
+    # the index's rows and the patch files are the same set
+    [ "$(ls "$work/all" | grep -c '\.patch$')" = "$n" ] || bad "index and patches differ"
+    (cd "$repo" && bash ci/mutate.sh --from "$work/all" --check) || bad "mutate.sh --check refused them"
+    gen "$work/one" --range HEAD~1..HEAD || bad "per-line 1: exit $?"
+    dup=$(idx "$work/one" | cut -f3 | sort | uniq -d)
+    [ -z "$dup" ] || bad "--per-line 1 gave lines $dup more than one mutant"
+    [ "$(idx "$work/one" | wc -l)" -ge 9 ] || bad "--per-line 1 gave too few mutants"
+    # a change to suites/ and docs/ only has no mutants, and says so
+    "${G[@]}" commit -qm C --allow-empty && echo x >>"$repo/docs/calc.md" && "${G[@]}" commit -qam D
+    gen "$work/none" --range HEAD~1..HEAD || bad "docs-only change: exit $?"
+    grep -q '^mutgen: 0 mutants' "$work/gen.out" || bad "docs-only change: $(cat "$work/gen.out")"
+    # bad input: one line, exit 2
+    for a in "--range nope" "--range HEAD..nosuchcommit" "--per-line -1" "--range=-x..HEAD"; do
+        # shellcheck disable=SC2086 # words on purpose
+        gen "$work/bad" $a
+        rc=$?
+        [ $rc = 2 ] && [ "$(wc -l <"$work/gen.err")" = 1 ] || bad "$a: exit $rc, $(cat "$work/gen.err")"
+    done
+    ;;
+stable)
+    gen "$work/b" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    # move every line of B down by three (a new include block on top)
+    sed -i '1a /* moved */\n/* down */\n/* three */' "$repo/core/calc.c"
+    "${G[@]}" commit -qam C
+    gen "$work/c" --range HEAD~2..HEAD --per-line 0 || bad "exit $?"
+    a=$(idx "$work/b" | cut -f1,4,5,6 | sort)
+    c=$(idx "$work/c" | cut -f1,4,5,6 | sort)
+    [ -n "$a" ] && [ "$a" = "$c" ] || bad "ids changed when the lines moved: $(diff <(echo "$a") <(echo "$c") | head -5)"
+    l1=$(idx "$work/b" | sort | head -n 1 | cut -f1,3)
+    l2=$(idx "$work/c" | sort | head -n 1 | cut -f1,3)
+    [ "${l2#*$'\t'}" = $((${l1#*$'\t'} + 3)) ] || bad "line numbers not moved: $l1 / $l2"
+    ;;
+equivalents)
+    gen "$work/b" --range HEAD~1..HEAD || bad "exit $?"
+    row=$(idx "$work/b" | grep -F 'v != 0' | head -n 1)
+    id=${row%%$'\t'*}
+    [ -n "$id" ] || bad "no mutant of 'return ok && v != 0;'"
+    printf '# id\tfile:line\toperator\treason\n%s\tcore/calc.c:1\tx\tcalc_flag is a probe nobody reads\n' \
+        "$id" >"$work/eq.tsv"
+    gen "$work/b" --range HEAD~1..HEAD --equivalents "$work/eq.tsv" || bad "exit $?"
+    grep -qx '# equivalent: calc_flag is a probe nobody reads' "$work/b/$id.patch" ||
+        bad "the reason is not in the patch: $(head -n 12 "$work/b/$id.patch")"
+    (cd "$repo" && bash ci/mutate.sh --from "$work/b" --list) | grep "^$id " | grep -q 'equivalent: calc_flag' ||
+        bad "mutate.sh --list does not show it equivalent"
+    for r in "$id	core/calc.c:1	x" "$id	core/calc.c:1	x	 " "nonsense	a:1	x	a reason"; do
+        printf '%s\n' "$r" >"$work/eq.tsv"
+        gen "$work/b" --range HEAD~1..HEAD --equivalents "$work/eq.tsv"
+        rc=$?
+        [ $rc = 2 ] && [ "$(wc -l <"$work/gen.err")" = 1 ] && grep -q 'eq.tsv:1' "$work/gen.err" ||
+            bad "row '$r': exit $rc, $(cat "$work/gen.err")"
+    done
+    ;;
+runner)
+    [ -x "$xo" ] || { echo "FAIL runner needs the xo binary"; exit 1; }
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    pick() { idx "$work/m" | awk -F'\t' -v o="$1" -v t="$2" -v m="$3" \
+        '$4 == o && index($5, t) && index($6, m) { print $1; exit }'; }
+    caught=$(pick arith 's += a[i];' 's -= a[i];')
+    hang=$(pick delete 'k++;' '(line deleted)')
+    still=$(pick swap 'calc_sum(a, n)' 'calc_sum(n, a)')
+    lives=$(pick const 'v == 3' 'v == 4') # calc_flag: no test calls it
+    eqv=$(pick rel 'v != 0' 'v == 0')
+    for v in caught hang still lives eqv; do [ -n "${!v}" ] || bad "no '$v' mutant in the index"; done
+    printf '%s\tcore/calc.c:1\trel\tcalc_flag is never called by anything\n' "$eqv" >"$work/eq.tsv"
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 --equivalents "$work/eq.tsv" || bad "exit $?"
+    command -v sqlite3 >/dev/null || { echo "FAIL runner needs sqlite3"; exit 1; }
+    "$xo" perf record --db "$work/store.sqlite" --filter '^op/relu/fwd/.*/ref$' --no-progress \
+        >/dev/null 2>&1 || bad "xo perf record failed"
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/m" -j 2 --out "$work/res" --db "$work/store.sqlite" \
+        "$caught" "$hang" "$still" "$lives" "$eqv") >"$work/run.out" 2>&1
+    rc=$?
+    cat "$work/run.out"
+    [ $rc = 1 ] || bad "exit $rc with a survivor (want 1)"
+    res() { awk -F'\t' -v n="$1" '$1 == n { print $7 "|" $8 }' "$work/res/mutgen.tsv"; }
+    # core/ has no area of its own in XO_MUTATE_AREAS: its area is the quick pass
+    [[ $(res "$caught") == caught\|quick/calc ]] || bad "caught: $(res "$caught")"
+    [[ $(res "$hang") == "caught|quick/calc (timeout)" ]] || bad "timeout: $(res "$hang")"
+    [[ $(res "$still") == stillborn* ]] || bad "stillborn: $(res "$still")"
+    [[ $(res "$lives") == survived\|* ]] || bad "survivor: $(res "$lives")"
+    [[ $(res "$eqv") == equivalent\|* ]] || bad "equivalent: $(res "$eqv")"
+    line=$(idx "$work/m" | awk -F'\t' -v n="$lives" '$1 == n { print $3 }')
+    grep -q "^survivor: $lives core/calc.c:$line const: if (v == 3 && c == '<') -> if (v == 4 && c == '<')\$" "$work/res/mutgen.txt" ||
+        bad "mutgen.txt does not list the survivor with file:line: $(cat "$work/res/mutgen.txt")"
+    grep -q '^mutgen: caught 2/3 (1 stillborn, 1 equivalent, 0 pending), survived: 1' "$work/res/mutgen.txt" ||
+        bad "summary: $(head -n 1 "$work/res/mutgen.txt")"
+    got=$(sqlite3 "$work/store.sqlite" "SELECT result || ' ' || file || ':' || line FROM mutant_results ORDER BY result")
+    [ "$(wc -l <<<"$got")" = 5 ] && grep -qx "survived core/calc.c:$line" <<<"$got" || bad "store: $got"
+    if command -v gnuplot >/dev/null; then
+        "$xo" perf report --db "$work/store.sqlite" --out "$work/rep" >/dev/null 2>&1 || bad "report failed"
+        grep -q 'generated mutants' "$work/rep/index.html" &&
+            grep -q "core/calc.c:$line</td>" "$work/rep/index.html" &&
+            grep -q 'equivalent: calc_flag is never called by anything' "$work/rep/index.html" ||
+            bad "the report does not list the survivor and the equivalent one"
+    fi
+    ;;
+pending)
+    # a budget spent before the first mutant: every one is pending, listed
+    # in the order given for the next run, and that is not a failure
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    names=$(idx "$work/m" | cut -f1 | sort -r | head -n 4)
+    # shellcheck disable=SC2086 # ids are words
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" bash ci/mutate.sh --from "$work/m" -j 2 \
+        --budget 1 --out "$work/res" $names) >"$work/run.out" 2>&1
+    rc=$?
+    cat "$work/run.out"
+    [ $rc = 0 ] || bad "exit $rc with everything pending (want 0)"
+    [ "$(cat "$work/res/mutgen-pending.txt")" = "$names" ] ||
+        bad "pending list: $(cat "$work/res/mutgen-pending.txt")"
+    grep -q '^mutgen: caught 0/0 (0 stillborn, 0 equivalent, 4 pending), survived: 0' "$work/res/mutgen.txt" &&
+        grep -q '^pending: 4 not run in the 1s budget' "$work/res/mutgen.txt" ||
+        bad "summary: $(cat "$work/res/mutgen.txt")"
+    # --trust-baseline: a build of the same tree that ran its tests gives
+    # the test times (a pass's time limit) and stands for the baseline
+    cmake -S "$repo" -B "$work/ci-build" >/dev/null 2>&1 && cmake --build "$work/ci-build" >/dev/null 2>&1 &&
+        ctest --test-dir "$work/ci-build" >/dev/null 2>&1 || bad "the trusted build failed"
+    one=$(idx "$work/m" | awk -F'\t' '$5 == "s += a[i];" && $4 == "arith" { print $1; exit }')
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" bash ci/mutate.sh --from "$work/m" -j 2 \
+        --trust-baseline "$work/ci-build" --out "$work/res2" "$one") >"$work/run2.out" 2>&1
+    rc=$?
+    cat "$work/run2.out"
+    [ $rc = 0 ] && grep -q "^$one *caught *quick/calc" "$work/run2.out" &&
+        grep -q 'trusted to pass unmutated' "$work/run2.out" || bad "trusted run: exit $rc"
+    # an empty folder: nothing to run, exit 0
+    mkdir -p "$work/empty"
+    out=$(cd "$repo" && bash ci/mutate.sh --from "$work/empty" 2>&1)
+    [ $? = 0 ] && [[ $out == *"nothing to run"* ]] || bad "empty folder: $out"
+    ;;
+*)
+    echo "FAIL unknown case $case"
+    exit 1
+    ;;
+esac
+[ $fail = 0 ] && echo "PASS $case"
+exit $fail
