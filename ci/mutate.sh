@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/mutate.sh - the mutation stage (issue 10): how many realistic bugs does
+# ci/mutate.sh - the mutation stage: how many realistic bugs does
 # what CI runs catch? Each mutant in ci/mutants/*.patch is one small bug (a
 # unified diff with a comment header, docs/mutation.md). For each one this
 # script, in a scratch copy of the tree (never the checkout itself):

@@ -193,7 +193,7 @@ print("; ".join("%s: train step %.3g ms, predict 4000 %.3g ms" % (r["device"],
 }
 
 stage_explain() {
-    # issue 12: the cost model against the measurement (seed model, cpu and
+    # The cost model against the measurement (seed model, cpu and
     # cl, batch 1..8192): the fraction of points predicted within 2x and of
     # dominant costs named as measured; a benchmark, so it reports, it does
     # not fail on the target (suites/cli/explain_accuracy.py --require would).
@@ -255,7 +255,7 @@ stage_peer() {
     return $rc
 }
 
-# The issue 13 speed targets: the zoo of five Keras models (scripts/zoo.py),
+# The cpu's speed targets against JAX: the zoo of five Keras models (scripts/zoo.py),
 # xo cpu beside the JAX peer (scripts/peer_jax.py, jit over the whole step),
 # with the Keras venv (ci/lib.sh xo_keras_python; the keras stage before it
 # has made it); the table in the log, the figures in zoo.json. Targets
@@ -282,7 +282,7 @@ bench_note() {
 }
 
 # The cpu backend's benchmark beside PyTorch's CPU build, in alternating
-# rounds (issue 4's targets: predict 4000 <= 1 ms, epoch <= 10 ms, >= 10x).
+# rounds (the targets: predict 4000 <= 1 ms, epoch <= 10 ms, >= 10x).
 stage_bench() {
     local py
     if ! py=$(find_torch_python); then
@@ -299,7 +299,7 @@ stage_bench() {
     return $rc
 }
 
-# The suites' power (issue 10, docs/mutation.md): a sample of the mutants,
+# The suites' power (docs/mutation.md): a sample of the mutants,
 # a window that moves every night so the whole list comes round, against
 # what CI runs; the figure goes to mutation.txt and the store. A missed
 # mutant fails the stage (exit 1), as a confirmed regression does.
@@ -453,7 +453,7 @@ stage_report() {
     return 0
 }
 
-# Issue 14 item 2 end to end: `xo perf bisect` on a planted history
+# Bisect end to end: `xo perf bisect` on a planted history
 # (ci/bisect_check.sh, which runs alone too): a temporary clone of HEAD gets
 # 5 commits, the third running the cpu relu forward twice (a 2x slowdown of
 # one op); bisect must name the third, exactly, with no false step. Its own
@@ -471,7 +471,7 @@ stage_bisect() {
     return $rc
 }
 
-# Issue 14 item 3 end to end: instruction counts as a metric, in a store of
+# Counts end to end: instruction counts as a metric, in a store of
 # its own. (1) XO_NIGHTLY_COUNT_RECORDS (20) records of this build count the
 # cpu ops of the seed model's shapes (--quick); compare --metric instructions
 # of the first against each other must say SAME for every series (a false
@@ -554,7 +554,7 @@ check_tree_clean() {
     [ -z "$stray" ] || add_note "warning: the job left untracked files in the tree: $(echo $stray)"
 }
 
-# Issue 14's scale targets for the perf store, on both engines: 10 000 runs of
+# The perf store's scale targets, on both engines: 10 000 runs of
 # synthetic history (suites/perf_gen.c), then the medians of `xo perf compare`
 # (< 1 s) and `xo perf report` (< 60 s); PostgreSQL on a throwaway server
 # (suites/pg_cluster.sh). docs/perf.md quotes the numbers.

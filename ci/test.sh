@@ -89,8 +89,8 @@ run_stage build stage_build || rc=1
 run_stage mutants stage_mutants || rc=1
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
-# each fuzz target XO_FUZZ_SECONDS: 22 s here (3 min for 8 targets, plus a
-# 30 s build) keeps the fuzz stage where it was with 5 targets at 36 s; the
+# each fuzz target XO_FUZZ_SECONDS: 22 s here (two at a time: 1.5 min for 8
+# targets, plus a 30 s build); the
 # regression inputs of every target replay in the quick suites as well
 export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-22}
 if run_stage fuzz-build stage_fuzz_build; then

@@ -4,7 +4,7 @@
  * gpu_layers.gp), an index.html that shows them, and the per-batch advice
  * "which device is faster here", all from stored measurements.
  *
- * The report answers first (issue 12 item 4): per model the answer (struct
+ * The report answers first: per model the answer (struct
  * answer: the faster device per batch, the crossover with its interval, the
  * diagnosis from the measured split of perfdb/split.h, the device probe);
  * then regressions, where the OpenCL time goes, and history grouped per
@@ -83,7 +83,7 @@ static void safe_name(const char *name, char *out, size_t size)
  * A string that reaches gnuplot: only [A-Za-z0-9 ._/:+=,()-] kept, the rest
  * '_'. Inside gnuplot's single quotes none of these is special: no quote to
  * end the string, no backquote (command substitution), no '@' (macros), no
- * newline or ';' to start a command (issue 11 item 1). Benchmark and peer
+ * newline or ';' to start a command. Benchmark and peer
  * names come from the store, which an import fills from another program.
  */
 static void gp_safe(const char *in, char *out, size_t size)
@@ -643,7 +643,7 @@ static bool recurrent_name(const char *n)
 #define SERIAL_MAX_BATCH 64
 
 /*
- * The serial-steps sentence of a cl training step (issue 15 item 4), from
+ * The serial-steps sentence of a cl training step, from
  * the store alone: the run keeps each layer's kernel time per batch
  * (result_ops, dir 'layer'). A recurrent layer whose time steps run in series
  * takes about the same time whatever the batch: its time is the steps'
@@ -853,8 +853,7 @@ bool xo_perf_cl_on_cpu(const char *d)
 
 /*
  * The legend of the cl curve: what kind of device the run's OpenCL device is.
- * PoCL (and any CPU device) is OpenCL on the CPU, never "the GPU" (issue 16
- * item 6); the testbed keeps the platform and device the cl backend reported.
+ * PoCL (and any CPU device) is OpenCL on the CPU, never "the GPU"; the testbed keeps the platform and device the cl backend reported.
  */
 static const char *cl_label(struct xo_perfdb *db, int64_t run)
 {
@@ -1185,7 +1184,7 @@ static void write_answer_table(FILE *html, const struct answer_wl *wl)
  * sentence, the diagnosis (one sentence per device at a few batch sizes, from
  * the measured split), then per workload the answer table beside the
  * crossover plot with its interval, and the device probe when the run stored
- * one. The cost model's predicted sentences (issue 12 item 2) belong here,
+ * one. The cost model's predicted sentences belong here,
  * after the measured diagnosis (marked below).
  */
 static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FILE *gp,
@@ -1225,7 +1224,7 @@ static enum xo_status write_answer(struct xo_perfdb *db, const char *outdir, FIL
 		}
 		fprintf(html, "</ul>\n");
 	}
-	/* the cost model's predicted sentences (issue 12 item 2) go here */
+	/* the cost model's predicted sentences go here */
 	for (int w = 0; w < 2; w++) {
 		const struct answer_wl *wl = &a->wl[w];
 
@@ -1608,7 +1607,7 @@ static void remove_tree(const char *dir)
  * --out may be a path that does not exist yet, an empty directory, or a
  * directory an earlier report wrote (it holds REPORT_MARKER). A symlink, a
  * file, a device or someone else's non-empty directory is refused: the
- * report replaces the directory as a whole (issue 11 items 3 and 4).
+ * report replaces the directory as a whole, never merges into it.
  */
 static enum xo_status out_check(const char *dst, bool *exists)
 {
@@ -2661,7 +2660,7 @@ static enum xo_status advise_one(struct xo_perfdb *db, const char *model, FILE *
 /*
  * `xo perf advise`: for --model M, that model; without, every model the store
  * holds (listed first), so a store with more than the seed model is never
- * answered for the seed alone (issue 16 item 6).
+ * answered for the seed alone.
  */
 enum xo_status xo_perf_advise(struct xo_perfdb *db, const char *model_arg, bool json, FILE *out)
 {
