@@ -86,6 +86,18 @@ def fixtures(d, xo):
     write_npy(f"{d}/y_int_range.npy", "'<i8'", (n,), struct.pack("<%dq" % n, *bad))
     bad[4] = -2
     write_npy(f"{d}/y_int_negative.npy", "'<i4'", (n,), struct.pack("<%di" % n, *bad))
+    # a class id of exactly `classes`, the first value past the bound: in
+    # the middle (it would set the next sample's first class) and in the
+    # last sample (it would write past the one-hot buffer)
+    edge = list(ids)
+    edge[4] = classes
+    write_npy(f"{d}/y_int_at_classes.npy", "'<i8'", (n,), struct.pack("<%dq" % n, *edge))
+    edge = list(ids)
+    edge[n - 1] = classes
+    write_npy(f"{d}/y_int_last_at_classes.npy", "'<i4'", (n,), struct.pack("<%di" % n, *edge))
+    write_f32(f"{d}/y_ids_at_classes.npy", (n,), [float(i) for i in edge])
+    # the last class id is a class: every sample labelled classes - 1
+    write_npy(f"{d}/y_int_top.npy", "'<i8'", (n,), struct.pack("<%dq" % n, *([classes - 1] * n)))
     fbad = [float(i) for i in ids]
     fbad[9] = -1.0
     write_f32(f"{d}/y_ids_negative.npy", (n,), fbad)
@@ -386,6 +398,11 @@ CASES = {
     "train_int64_labels": (train(y="y_int64.npy", save="new_int64"), 0, None, ["ckpt"], None, {}, None),
     "train_int_label_out_of_range": (train(y="y_int_range.npy"), 2, r"y_int_range\.npy: label 7 of sample 4 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
     "train_int_label_negative": (train(y="y_int_negative.npy"), 2, r"label -2 of sample 4 is not a class id", ["ckpt"], None, {}, None),
+    "train_int_label_at_classes": (train(y="y_int_at_classes.npy"), 2, r"y_int_at_classes\.npy: label 5 of sample 4 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
+    "train_int_label_last_at_classes": (train(y="y_int_last_at_classes.npy"), 2, r"label 5 of sample 39 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
+    "train_class_id_at_classes": (train(y="y_ids_at_classes.npy"), 2, r"label 5 of sample 39 is not a class id in 0\.\.4", ["ckpt"], None, {}, None),
+    "seed_data_label_at_classes": (seed(y="y_int_at_classes.npy"), 2, r"label 5 of sample 4 is not a class id in 0\.\.4", [], None, {}, None),
+    "train_int_label_top_class": (train(y="y_int_top.npy", save="new_top"), 0, None, ["ckpt"], None, {}, None),
     # embedding models and integer ids
     "emb_mask_zero_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_mask.model"), 2, r"emb_mask\.model:2: embedding: mask_zero=True is not supported", ["ckpt"], None, {}, None),
     "emb_float_input_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_float_input.model"), 2, r"embedding needs integer ids: the input line must say dtype=int32", ["ckpt"], None, {}, None),
