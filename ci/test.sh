@@ -71,6 +71,18 @@ stage_mutgen() {
     XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
         --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-120}" \
         --trust-baseline build-ci -j"$XO_JOBS" --out "$dir/result"
+    local rc=$?
+    # A survivor is a finding about the suites, listed above with file:line
+    # and the mutation for whoever changed those lines; which mutants the
+    # sample holds moves with every commit, so it does not fail CI (the
+    # nightly's mutgen stage, which runs all of the day's mutants, does).
+    # A stage error (a mutant that does not apply, a kill that was not the
+    # mutant's) does.
+    if [ $rc = 1 ]; then
+        echo "mutgen: survivors listed above (CI reports them; the nightly fails on them)"
+        return 0
+    fi
+    return $rc
 }
 
 # The OpenCL kernels under Oclgrind: races, divergent barriers, out-of-bounds
