@@ -149,18 +149,22 @@ run_stage() {
 
 # xo_ctest STAGE BUILD [CTEST ARGS...]: ctest --test-dir BUILD ARGS, then no
 # skip that ci/skips.tsv does not allow for STAGE (ci/skips.py): ctest keeps
-# its results, every passing test's whole output included (CMocka prints a
-# skipped case there), in BUILD/Testing/junit-STAGE.xml for the check. Fails
+# its results, every passing test's output included (CMocka prints a
+# skipped case there) up to XO_CTEST_OUTPUT_MAX bytes (default 32 MB; a test
+# that prints more fails the check, its skips unseen), in
+# BUILD/Testing/junit-STAGE.xml for the check. CMOCKA_MESSAGE_OUTPUT is
+# unset so CMocka prints its standard format, the one the check reads. Fails
 # when ctest fails or the check does; the check's lines say which skip.
 xo_ctest() {
-    local stage=$1 build=$2 junit rc
+    local stage=$1 build=$2 junit rc max=${XO_CTEST_OUTPUT_MAX:-32000000}
     shift 2
     junit=$(cd "$build" 2>/dev/null && pwd)/Testing/junit-$stage.xml
     rm -f "$junit"
-    ctest --test-dir "$build" --output-junit "$junit" --test-output-size-passed 8000000 "$@"
+    env -u CMOCKA_MESSAGE_OUTPUT ctest --test-dir "$build" --output-junit "$junit" \
+        --test-output-size-passed "$max" "$@"
     rc=$?
     python3 "$XO_ROOT/ci/skips.py" --stage "$stage" --list "${XO_SKIPS_LIST:-$XO_ROOT/ci/skips.tsv}" \
-        "$junit" || rc=1
+        --max-output "$max" "$junit" || rc=1
     return $rc
 }
 

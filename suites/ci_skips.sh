@@ -2,15 +2,23 @@
 # ci_skips.sh WORK - the skip check of every CI ctest run (ci/lib.sh xo_ctest,
 # ci/skips.py) on a real CMake + ctest project made in WORK: a CMocka suite
 # with one case that skips after printing more than ctest keeps of a passing
-# test's output by default (1024 bytes), a test that exits 77 under
-# SKIP_RETURN_CODE, and a test that passes. It checks that
-#   - an unlisted skip fails the run, naming the test and the case;
+# test's output by default (1024 bytes) and a "[  SKIPPED ] x" line of a
+# child process's log, one that prints text without a newline and skips,
+# the same suite run with CMOCKA_MESSAGE_OUTPUT=TAP, a test that exits 77
+# under SKIP_RETURN_CODE, a test that passes and one that only prints a
+# "[  SKIPPED ] x" line. It checks that
+#   - an unlisted skip fails the run, naming the test and the case, in
+#     CMocka's standard and TAP formats, also with CMOCKA_MESSAGE_OUTPUT=XML
+#     in the caller's environment; a "[  SKIPPED ] x" line outside a CMocka
+#     case is not a skip;
+#   - a passing test whose output ctest cut (its marker, or output of
+#     --max-output bytes or more) fails the check: its skips are unseen;
 #   - listed skips pass (exact names and a pattern);
 #   - an entry for another stage does not allow a skip in this one;
 #   - a listed entry whose test ran and did not skip is reported as stale and
 #     fails the run; one whose test did not run here is not stale;
-#   - a malformed list and a missing results file are bad input (exit 2,
-#     one line).
+#   - a malformed or non-UTF-8 list and a missing results file are bad
+#     input (exit 2, one line).
 # Output of the inner runs goes to files, never to this test's stdout: CI
 # reads that for skipped CMocka cases too.
 set -u
@@ -35,6 +43,9 @@ add_test(NAME demo.suite COMMAND suite)
 add_test(NAME demo.skipper COMMAND sh -c "echo 'no widget here'; exit 77")
 set_tests_properties(demo.skipper PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME demo.plain COMMAND sh -c "echo fine")
+add_test(NAME demo.fakeskip COMMAND sh -c "echo '[  SKIPPED ] test_from_child_log'")
+add_test(NAME demo.tap COMMAND suite)
+set_tests_properties(demo.tap PROPERTIES ENVIRONMENT CMOCKA_MESSAGE_OUTPUT=TAP)
 EOF
 cat >"$work/src/suite.c" <<'EOF'
 #include <stdarg.h>
@@ -49,6 +60,15 @@ static void test_chatty(void **state)
 	(void)state;
 	for (int i = 0; i < 200; i++)
 		printf("line %d of output that pushes the summary past 1024 bytes\n", i);
+	printf("[  SKIPPED ] test_from_child_log\n");
+}
+
+static void test_needs_probe(void **state)
+{
+	(void)state;
+	printf("probing the widget...");
+	fflush(stdout);
+	skip();
 }
 
 static void test_needs_widget(void **state)
@@ -62,6 +82,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chatty),
 		cmocka_unit_test(test_needs_widget),
+		cmocka_unit_test(test_needs_probe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -82,7 +103,7 @@ run_check() {
     (
         source "$root/ci/lib.sh"
         XO_SKIPS_LIST=$list xo_ctest "$stage" "$work/build" "$@"
-    ) >"$work/$name.out" 2>"$work/$name.err"
+    ) >"$work/$name.out" 2>"$work/$name.err" </dev/null
     rc=$?
 }
 expect() { # NAME WANT_RC [PATTERN IN STDERR...]
@@ -98,14 +119,33 @@ tab=$'\t'
 : >"$work/empty.tsv"
 run_check unlisted quick "$work/empty.tsv"
 expect unlisted 1 "not allowed: demo.skipper (ctest: SKIP_RETURN_CODE=77) in stage quick" \
-    "not allowed: demo.suite/test_needs_widget (a CMocka case) in stage quick"
+    "not allowed: demo.suite/test_needs_widget (a CMocka case) in stage quick" \
+    "not allowed: demo.suite/test_needs_probe (a CMocka case)" \
+    "not allowed: demo.tap/test_needs_widget (a CMocka case)" \
+    "not allowed: demo.tap/test_needs_probe (a CMocka case)"
+grep -q 'test_from_child_log' "$work/unlisted.err" &&
+    fail "unlisted: a child's '[  SKIPPED ]' line counted as a skip"
+# CMocka's XML format (or any other) in the caller's environment: xo_ctest
+# unsets it, so the skips are still seen
+CMOCKA_MESSAGE_OUTPUT=XML run_check xml quick "$work/empty.tsv"
+expect xml 1 "not allowed: demo.suite/test_needs_widget (a CMocka case) in stage quick" \
+    "not allowed: demo.suite/test_needs_probe (a CMocka case)"
 
 printf '# comment\n\ndemo.skipper\tquick,asan\tno widget\tthe widget is elsewhere\n%s\n' \
-    "demo.suite/test_needs_*${tab}*${tab}no widget${tab}same" >"$work/listed.tsv"
+    "demo.[st]*/test_needs_*${tab}*${tab}no widget${tab}same" >"$work/listed.tsv"
 run_check listed quick "$work/listed.tsv"
 expect listed 0
-grep -q 'skips: stage quick: 3 tests, 2 skips allowed' "$work/listed.out" ||
+grep -q 'skips: stage quick: 5 tests, 5 skips allowed' "$work/listed.out" ||
     fail "listed: no summary line ($(tr '\n' '|' <"$work/listed.out" | tail -c 300))"
+# the same results read as if ctest kept only 5000 bytes: demo.suite's
+# 12 kB may have lost its skip lines
+python3 "$root/ci/skips.py" --stage quick --list "$work/listed.tsv" --max-output 5000 \
+    "$work/build/Testing/junit-quick.xml" >"$work/oversize.out" 2>"$work/oversize.err"
+rc=$?
+expect oversize 1 "output truncated: skips cannot be checked: demo.suite in stage quick"
+# ctest really cutting the output: its marker line
+XO_CTEST_OUTPUT_MAX=4000 run_check truncated quick "$work/listed.tsv"
+expect truncated 1 "output truncated: skips cannot be checked: demo.suite in stage quick"
 
 run_check other_stage races "$work/listed.tsv"
 expect other_stage 1 "not allowed: demo.skipper (ctest: SKIP_RETURN_CODE=77) in stage races"
@@ -130,6 +170,12 @@ expect subset 0
 printf 'demo.skipper quick no tabs\n' >"$work/bad.tsv"
 run_check badlist quick "$work/bad.tsv"
 expect badlist 1 "bad.tsv:1: want 4 tab-separated fields"
+printf 'demo.skipper\tquick\tcaf\351\treason\n' >"$work/latin1.tsv"
+python3 "$root/ci/skips.py" --stage quick --list "$work/latin1.tsv" \
+    "$work/build/Testing/junit-quick.xml" >"$work/latin1.out" 2>"$work/latin1.err"
+rc=$?
+expect latin1 2 "latin1.tsv is not UTF-8 text"
+[ "$(wc -l <"$work/latin1.err")" = 1 ] || fail "latin1: more than one line on stderr"
 python3 "$root/ci/skips.py" --stage quick --list "$work/listed.tsv" "$work/nonexistent.xml" \
     >"$work/nofile.out" 2>"$work/nofile.err"
 rc=$?
