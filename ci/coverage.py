@@ -24,8 +24,10 @@ cl/*.c (the OpenCL host code) and the kernels' drivers: kernels/*.c whose
 name has no '__' (the per-ISA files and the .inc bodies they include are the
 SIMD inner loops).
 
-Exit: 0 done; 2 bad usage, a --db that is not a crossover perf store, or
-no counters found.
+Exit: 0 done; 2 bad usage, a --db that is not a crossover perf store (or
+one this cannot write: read-only, locked, a table coverage of another
+shape), an --out that is not a directory, no counters found, or a table or
+the store that cannot be written at the end; always one line on stderr.
 """
 import argparse
 import concurrent.futures
@@ -37,6 +39,8 @@ import sys
 
 FOLDERS = ["core", "kernels", "reference", "cl", "model", "perfdb", "cli", "include"]
 XO_PERFDB_APP_ID = 0x786F7064  # perfdb/perfdb.h: PRAGMA application_id of a crossover store
+COLUMNS = ["id", "date", "sha", "dirty", "folder", "lines", "lines_hit", "branches",
+           "branches_hit", "todo"]
 SCHEMA = """CREATE TABLE IF NOT EXISTS coverage(id INTEGER PRIMARY KEY, date TEXT NOT NULL,
   sha TEXT NOT NULL, dirty INTEGER NOT NULL, folder TEXT NOT NULL, lines INTEGER NOT NULL,
   lines_hit INTEGER NOT NULL, branches INTEGER NOT NULL, branches_hit INTEGER NOT NULL,
@@ -64,7 +68,7 @@ def load_blind(path):
     """{file: ({function, ...}, reason)} from the blind list (ci/coverage-blind.txt)."""
     blind = {}
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
                 if not line.strip() or line.startswith("#"):
                     continue
@@ -74,23 +78,57 @@ def load_blind(path):
                 blind[parts[0]] = (set(parts[1].split(",")), parts[2].strip())
     except OSError as e:
         die("--blind %s: %s" % (path, e.strerror))
+    except UnicodeDecodeError as e:
+        die("--blind %s: not UTF-8 text (byte %d)" % (path, e.start))
     return blind
 
 
+def busy(e):
+    """True when a SQLite error says another connection holds the lock."""
+    return isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e))
+
+
+def refuse(path, e, otherwise):
+    """Exit 2 on a SQLite error of the store: locked, read-only, or otherwise."""
+    if busy(e):
+        die("--db %s: the store is locked by another process (%s); try again when it is done"
+            % (path, e))
+    if isinstance(e, sqlite3.OperationalError) and "readonly" in str(e):
+        # a store in WAL mode fails even to read where its -wal/-shm cannot be made
+        die("--db %s: the store cannot be written (%s)" % (path, e))
+    die("--db %s: %s (%s)" % (path, otherwise, e))
+
+
 def open_store(path):
-    """The crossover store at path, opened for writing; refuses anything else."""
+    """The crossover store at path, opened and proven writable (a rolled-back
+    row in table coverage), so that a store this run cannot fill is refused
+    before the build; refuses anything else."""
     if path.startswith("postgresql://") or path.startswith("postgres://"):
         die("--db %s: coverage is stored in a SQLite store only" % path)
     if not os.path.isfile(path):
         die("--db %s: no such perf store (xo perf record creates one)" % path)
+    # how long to wait for another writer (xo perf record) before giving up
+    wait = float(os.environ.get("XO_COVERAGE_DB_WAIT", "10"))
+    con = None
     try:
-        con = sqlite3.connect(path, timeout=10)
+        con = sqlite3.connect(path, timeout=wait, isolation_level=None)
         app = con.execute("PRAGMA application_id").fetchone()[0]
+        if app != XO_PERFDB_APP_ID:
+            die("--db %s: not a crossover perf store (application_id %d)" % (path, app))
+        cols = [r[1] for r in con.execute("PRAGMA table_info(coverage)")]
+        if cols and cols != COLUMNS:
+            die("--db %s: its table coverage has other columns (%s), not those this writes (%s)"
+                % (path, ", ".join(cols), ", ".join(COLUMNS)))
     except sqlite3.Error as e:
-        die("--db %s: not a readable SQLite database (%s)" % (path, e))
-    if app != XO_PERFDB_APP_ID:
-        con.close()
-        die("--db %s: not a crossover perf store (application_id %d)" % (path, app))
+        refuse(path, e, "not a readable SQLite database")
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute(SCHEMA)
+        con.execute("INSERT INTO coverage(date, sha, dirty, folder, lines, lines_hit, branches,"
+                    " branches_hit) VALUES('probe', 'probe', 0, 'probe', 0, 0, 0, 0)")
+        con.execute("ROLLBACK")
+    except sqlite3.Error as e:
+        refuse(path, e, "the store cannot be written")
     return con
 
 
@@ -253,8 +291,10 @@ def table(folders, todo_scope, total):
 
 
 def store(con, args, folders, todo_scope):
-    con.execute(SCHEMA)
-    with con:  # one transaction: every folder of the run or none
+    """The run's per-folder rows, in one transaction: every folder or none."""
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute(SCHEMA)
         for name in FOLDERS:
             v = folders[name]
             if not v[0]:
@@ -263,7 +303,14 @@ def store(con, args, folders, todo_scope):
                         " branches, branches_hit, todo) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (args.date, args.sha, args.dirty, name, v[0], v[1], v[2], v[3],
                          v[4] if todo_scope[name] else None))
-    con.close()
+        con.execute("COMMIT")
+    except sqlite3.Error as e:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        die("--db %s: the coverage rows were not stored (%s)%s" % (
+            args.db, e, "; another process holds the lock" if busy(e) else ""))
+    finally:
+        con.close()
 
 
 def main():
@@ -288,21 +335,28 @@ def main():
         return 0
     if not (args.build and args.src and args.out):
         die("--build, --src and --out are needed")
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        die("--out %s: exists and is not a directory" % args.out)
+    if args.db and not args.date:
+        die("--db needs --date")
     con = open_store(args.db) if args.db else None
     files = collect(args.build, args.src, max(1, args.j))
     if not files:
         die("--build %s: no counters of a file under %s in %s" % (args.build, args.src,
                                                                 "/".join(FOLDERS)))
-    folders, todo_scope, total = write_outputs(files, args.out, load_blind(args.blind))
-    text = table(folders, todo_scope, total)
-    with open(os.path.join(args.out, "coverage.txt"), "w") as f:
-        f.write("coverage of commit %s%s, %s\n" % (args.sha, " (dirty)" if args.dirty else "",
-                                                   args.date) + text)
+    blind = load_blind(args.blind)
+    try:
+        folders, todo_scope, total = write_outputs(files, args.out, blind)
+        text = table(folders, todo_scope, total)
+        with open(os.path.join(args.out, "coverage.txt"), "w") as f:
+            f.write("coverage of commit %s%s, %s\n" % (args.sha, " (dirty)" if args.dirty else "",
+                                                       args.date) + text)
+    except OSError as e:
+        die("--out %s: cannot write the tables (%s: %s)" % (args.out, e.filename or args.out,
+                                                            e.strerror))
     sys.stdout.write(text)
     print("coverage: tables in %s (coverage.tsv, coverage-files.tsv, todo.txt)" % args.out)
     if con:
-        if not args.date:
-            die("--db needs --date")
         store(con, args, folders, todo_scope)
         print("coverage: stored in %s (table coverage)" % args.db)
     return 0

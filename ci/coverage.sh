@@ -43,7 +43,10 @@
 #                   default the repository)
 # Exit: 0 done and every quick test passed; 1 a quick test failed (the
 # tables are still written); 2 bad usage, a --db that is not a crossover
-# store, a build that fails, or no counters to read.
+# store or cannot be written (read-only, locked: XO_COVERAGE_DB_WAIT seconds,
+# default 10, are waited for the lock; a table coverage of another shape),
+# an --out that is not a directory, a build that fails, no counters to read,
+# or tables or rows that cannot be written at the end; one line on stderr.
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # XO_ROOT, XO_JOBS
 
@@ -88,10 +91,12 @@ done
 [ -z "$src" ] || [ $collect_only = 1 ] || die "--src goes with --collect-only"
 src=${src:-$XO_ROOT}
 [ -d "$src" ] || die "--src $src: no such directory"
+[ ! -e "$out" ] || [ -d "$out" ] || die "--out $out: exists and is not a directory"
 command -v python3 >/dev/null || die "python3 is needed (Debian package python3)"
 command -v gcov >/dev/null || die "gcov is needed (it comes with gcc)"
 AGG=(python3 "$XO_ROOT/ci/coverage.py")
-# a store that will be refused is refused before minutes of build and test
+# a store that will be refused (not a crossover store, read-only, locked, a
+# table coverage of another shape) is refused before minutes of build and test
 [ -z "$db" ] || "${AGG[@]}" --check-db "$db" || exit 2
 
 t_all=$(date +%s)
@@ -124,6 +129,6 @@ dirty=0
     [ -z "$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=1
 t0=$(date +%s)
 "${AGG[@]}" --build "$build" --src "$src" --out "$out" -j "$jobs" --sha "$sha" --dirty $dirty \
-    --date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${db:+--db "$db"} ${blind:+--blind "$blind"} || exit $?
+    --date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${db:+--db "$db"} ${blind:+--blind "$blind"} || exit 2
 echo "coverage: collected in $(($(date +%s) - t0))s; total $(($(date +%s) - t_all))s"
 exit $test_rc

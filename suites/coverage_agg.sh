@@ -15,12 +15,18 @@
 #   suites/t.c     not counted (a test, not code under test)
 #
 # Then the figures go into a real crossover store (xo perf record made it)
-# and `xo perf report` shows the section with both plots; a file that is
-# not a crossover store is refused with exit 2, one line, and left as it was.
+# and `xo perf report` shows the section with both plots. Refused up front
+# (before any build; exit 2, one line, no tables, the file left as it was):
+# a file that is not a crossover store, a store this user cannot write, one
+# whose table coverage has other columns, one another process holds locked
+# (said as such), and an --out that is an existing file. A table that cannot
+# be written at the end is one line and exit 2 too (exit 1 means a test
+# failed), never a traceback.
 set -u -o pipefail
 XO=$1 ROOT=$2
 T=$(mktemp -d "${TMPDIR:-/tmp}/xo-coverage.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+trap 'kill "$holder" 2>/dev/null; rm -rf "$T"' EXIT
+holder=''
 fail() {
     echo "FAIL: $*" >&2
     exit 1
@@ -102,9 +108,34 @@ sha=$(git -C "$S" rev-parse --short=12 HEAD)
 sqlite3 "$T/other.sqlite" 'CREATE TABLE t(x); INSERT INTO t VALUES(1)' || fail sqlite3
 printf 'not a database, just text\n' >"$T/text.sqlite"
 cp "$T/other.sqlite" "$T/other.orig"
-for bad in other.sqlite text.sqlite missing.sqlite; do
-    bash "$ROOT/ci/coverage.sh" --collect-only --build "$B" --src "$S" --out "$T/out-bad" \
-        --db "$T/$bad" >"$T/bad.out" 2>"$T/bad.err"
+# a crossover store with a table coverage that is not this one
+cp "$T/s.sqlite" "$T/shaped.sqlite" && sqlite3 "$T/shaped.sqlite" 'CREATE TABLE coverage(x)' ||
+    fail sqlite3
+# a store this user cannot write: mode 444; root writes any file, so the
+# check runs as nobody there (setpriv), which may read the tree but not it
+cp "$T/s.sqlite" "$T/ro.sqlite" && chmod 444 "$T/ro.sqlite" && chmod 755 "$T" || fail chmod
+as_reader() {
+    if [ "$(id -u)" = 0 ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+    else
+        "$@"
+    fi
+}
+# a store another process holds an exclusive lock on while the check runs
+cp "$T/s.sqlite" "$T/locked.sqlite" || fail cp
+python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+print("held", flush=True)
+time.sleep(50)' "$T/locked.sqlite" >"$T/holder.out" &
+holder=$!
+for _ in $(seq 100); do grep -q held "$T/holder.out" && break; sleep 0.1; done
+grep -q held "$T/holder.out" || fail "the lock holder did not start"
+for bad in other.sqlite text.sqlite missing.sqlite shaped.sqlite ro.sqlite locked.sqlite; do
+    runner=()
+    [ $bad = ro.sqlite ] && runner=(as_reader)
+    XO_COVERAGE_DB_WAIT=0.2 "${runner[@]}" bash "$ROOT/ci/coverage.sh" --collect-only \
+        --build "$B" --src "$S" --out "$T/out-bad" --db "$T/$bad" >"$T/bad.out" 2>"$T/bad.err"
     rc=$?
     cat "$T/bad.err"
     [ $rc -eq 2 ] || fail "--db $bad: exit $rc, not 2"
@@ -113,12 +144,39 @@ for bad in other.sqlite text.sqlite missing.sqlite; do
     case $bad in
     other.*) why='not a crossover perf store' ;;
     text.*) why='not a readable SQLite database' ;;
+    shaped.*) why='its table coverage has other columns (x)' ;;
+    ro.*) why='the store cannot be written (attempt to write a readonly database)' ;;
+    locked.*) why='the store is locked by another process' ;;
     *) why='no such perf store' ;;
     esac
-    grep -q "$why" "$T/bad.err" || fail "--db $bad: the reason is not '$why'"
+    grep -qF "$why" "$T/bad.err" || fail "--db $bad: the reason is not '$why'"
 done
+kill "$holder" && wait "$holder" 2>/dev/null
+holder=''
 cmp -s "$T/other.sqlite" "$T/other.orig" || fail "a foreign database was changed"
 [ ! -e "$T/missing.sqlite" ] || fail "a missing store was created"
+[ "$(sqlite3 "$T/shaped.sqlite" 'SELECT count(*) FROM coverage')" = 0 ] ||
+    fail "the foreign table coverage was written"
+
+# --out an existing file: refused, the file left as it was
+printf 'keep me\n' >"$T/outfile"
+bash "$ROOT/ci/coverage.sh" --collect-only --build "$B" --src "$S" --out "$T/outfile" \
+    >"$T/bad.out" 2>"$T/bad.err"
+rc=$?
+cat "$T/bad.err"
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/bad.err")" -eq 1 ] &&
+    grep -q 'outfile: exists and is not a directory' "$T/bad.err" ||
+    fail "--out an existing file: exit $rc, $(cat "$T/bad.err")"
+[ "$(cat "$T/outfile")" = 'keep me' ] || fail "--out an existing file: it was changed"
+# a table that cannot be written at the end (a directory in its place)
+mkdir -p "$T/out-late/coverage.tsv"
+bash "$ROOT/ci/coverage.sh" --collect-only --build "$B" --src "$S" --out "$T/out-late" \
+    >"$T/bad.out" 2>"$T/bad.err"
+rc=$?
+cat "$T/bad.err"
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/bad.err")" -eq 1 ] &&
+    grep -q 'cannot write the tables' "$T/bad.err" ||
+    fail "--out with an unwritable table: exit $rc, $(cat "$T/bad.err")"
 
 bash "$ROOT/ci/coverage.sh" --collect-only --build "$B" --src "$S" --out "$T/out" \
     --db "$T/s.sqlite" || fail "ci/coverage.sh --collect-only"
