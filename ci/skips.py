@@ -161,8 +161,8 @@ def check(stage, entries, tests):
     for name, ran, failed, cases, why_not_run, truncated in tests:
         if truncated:
             bad.append("skips: output truncated: skips cannot be checked: %s in stage %s (it"
-                       " printed more than ctest keeps; print less or raise xo_ctest's"
-                       " --test-output-size-passed)" % (name, stage))
+                       " printed more than ctest keeps, XO_CTEST_OUTPUT_MAX in ci/lib.sh:"
+                       " print less or raise it)" % (name, stage))
         skips = [name] if not ran else ["%s/%s" % (name, c) for c in cases]
         for s in skips:
             hit = [e for e in mine if fnmatch.fnmatchcase(s, e[1])]
