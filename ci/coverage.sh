@@ -98,6 +98,9 @@ AGG=(python3 "$XO_ROOT/ci/coverage.py")
 # a store that will be refused (not a crossover store, read-only, locked, a
 # table coverage of another shape) is refused before minutes of build and test
 [ -z "$db" ] || "${AGG[@]}" --check-db "$db" || exit 2
+# and so is an --out that cannot be made or written
+mkdir -p "$out" 2>/dev/null || die "--out $out: cannot create the directory"
+[ -w "$out" ] || die "--out $out: not writable"
 
 t_all=$(date +%s)
 test_rc=0

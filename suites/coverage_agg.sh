@@ -19,9 +19,9 @@
 # (before any build; exit 2, one line, no tables, the file left as it was):
 # a file that is not a crossover store, a store this user cannot write, one
 # whose table coverage has other columns, one another process holds locked
-# (said as such), and an --out that is an existing file. A table that cannot
-# be written at the end is one line and exit 2 too (exit 1 means a test
-# failed), never a traceback.
+# (said as such), and an --out that is an existing file or cannot be made
+# (a path under a file). A table that cannot be written at the end is one
+# line and exit 2 too (exit 1 means a test failed), never a traceback.
 set -u -o pipefail
 XO=$1 ROOT=$2
 T=$(mktemp -d "${TMPDIR:-/tmp}/xo-coverage.XXXXXX") || exit 1
@@ -168,6 +168,14 @@ cat "$T/bad.err"
     grep -q 'outfile: exists and is not a directory' "$T/bad.err" ||
     fail "--out an existing file: exit $rc, $(cat "$T/bad.err")"
 [ "$(cat "$T/outfile")" = 'keep me' ] || fail "--out an existing file: it was changed"
+# --out under a file: it cannot be made
+bash "$ROOT/ci/coverage.sh" --collect-only --build "$B" --src "$S" --out "$T/outfile/sub" \
+    >"$T/bad.out" 2>"$T/bad.err"
+rc=$?
+cat "$T/bad.err"
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/bad.err")" -eq 1 ] &&
+    grep -q 'outfile/sub: cannot create the directory' "$T/bad.err" ||
+    fail "--out under a file: exit $rc, $(cat "$T/bad.err")"
 # a table that cannot be written at the end (a directory in its place)
 mkdir -p "$T/out-late/coverage.tsv"
 bash "$ROOT/ci/coverage.sh" --collect-only --build "$B" --src "$S" --out "$T/out-late" \
