@@ -698,10 +698,12 @@ def changed_lines(repo, a, b):
     # --text: a .gitattributes that calls product code binary hides nothing
     opts = ("--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", "--text",
             "--diff-filter=AM", a, b, "--", *PRODUCT_DIRS)
-    want = {}
+    want, binary = {}, set()
     for row in git(repo, "diff", "--numstat", "-z", *opts).split("\0"):
         f = row.split("\t", 2)
-        if len(f) == 3 and is_product(f[2]) and f[0] != "-" and int(f[0]) > 0:
+        if len(f) == 3 and is_product(f[2]) and f[0] == "-":
+            binary.add(f[2])  # no count (numstat ignores --text): the diff's word
+        elif len(f) == 3 and is_product(f[2]) and int(f[0]) > 0:
             want[f[2]] = int(f[0])
     diff = git(repo, "diff", "-U0", "--src-prefix=a/", "--dst-prefix=b/", *opts)
     res, path = {}, None
@@ -718,7 +720,7 @@ def changed_lines(repo, a, b):
                     (a[:12], b[:12], row[:60], path))
             start, count = int(m.group(1)), int(m.group(2) or "1")
             res.setdefault(path, set()).update(range(start - 1, start - 1 + count))
-    got = {p: len(s) for p, s in res.items()}
+    got = {p: len(s) for p, s in res.items() if p not in binary}
     if got != want:
         bad = sorted(set(got.items()) ^ set(want.items()))[0][0]
         die("git diff %s..%s: the added lines of %s do not match git's count (%d, not %d): "
