@@ -12,8 +12,9 @@ character literals, preprocessor lines and declarations out of reach, and
 "arid" code (the arguments of error-message and assertion calls) is left
 alone. Each mutant is a patch in ci/mutants' format for ci/mutate.sh --from
 DIR, named by a stable id: a hash of the path, the line's text, the
-operator with its place in the line, and which of the file's identical
-lines it is - never the line number, so an id survives the line moving.
+operator with its place in the line (and among identical candidates
+there), and which of the file's identical lines it is - never the line
+number, so an id survives the line moving.
 
 Usage: ci/mutgen.py (--range A..B | --since-day) [--per-line N] [--out DIR]
                     [--equivalents FILE] [--repo DIR] [--list]
@@ -24,13 +25,16 @@ Usage: ci/mutgen.py (--range A..B | --since-day) [--per-line N] [--out DIR]
                      operators that apply, one operator each first (default
                      1; 0: every mutant)
   --out DIR          where the patches and index.tsv go (default out/mutgen;
-                     its old *.patch files are removed first)
+                     its old output is removed first; a folder holding
+                     other files is refused)
   --equivalents FILE survivors known to be equivalent, with their reasons
-                     (default ci/mutgen-equivalent.tsv of the repository)
+                     (default ci/mutgen-equivalent.tsv of the repository,
+                     which alone may be absent)
   --repo DIR         the git repository (default: the one holding this file)
   --list             print the counts per operator; write nothing
 Exit: 0 done (no mutants is not an error: the change had no product code);
-2 bad usage, a bad range, or a bad equivalents file.
+2 bad usage, a bad range, a bad equivalents file or --out folder, a diff
+that cannot be read, or two mutants with one id.
 """
 
 import argparse
@@ -817,14 +821,16 @@ def parse_range(rng):
 
 
 def clear_out(out):
-    """Makes --out ready: a new folder, or one that holds only this
-    program's output (index.tsv and generated patches), which is removed.
-    A folder holding anything else (ci/mutants) is refused, not emptied."""
+    """Makes --out ready: a new folder, or one whose files are only this
+    program's output (index.tsv and generated patches), which is removed;
+    sub-folders (a runner's results: ci/test.sh) are left alone. A folder
+    holding any other file (ci/mutants) is refused, not emptied."""
     if os.path.lexists(out) and not os.path.isdir(out):
         die("--out %s: not a folder" % out)
     try:
         os.makedirs(out, exist_ok=True)
-        names = os.listdir(out)
+        names = [f for f in os.listdir(out)
+                 if os.path.islink(os.path.join(out, f)) or not os.path.isdir(os.path.join(out, f))]
         for f in names:
             p = os.path.join(out, f)
             ours = f == "index.tsv" and os.path.isfile(p)

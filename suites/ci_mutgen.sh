@@ -488,9 +488,11 @@ badargs)
     rm "$work/mine/README"
     one 'm1.patch' --range HEAD~1..HEAD --out "$work/mine"
     [ -f "$work/mine/m1.patch" ] || bad "--out deleted a patch it did not write"
-    # its own output is replaced
-    gen "$work/ok" --range HEAD~1..HEAD --per-line 0 && gen "$work/ok" --range HEAD~1..HEAD ||
+    # its own output is replaced; a sub-folder (a runner's results) is kept
+    gen "$work/ok" --range HEAD~1..HEAD --per-line 0 && mkdir -p "$work/ok/result" &&
+        echo r >"$work/ok/result/mutgen.txt" && gen "$work/ok" --range HEAD~1..HEAD ||
         bad "--out over its own output: $(cat "$work/gen.err")"
+    [ -f "$work/ok/result/mutgen.txt" ] || bad "--out removed a sub-folder's file"
     [ "$(find "$work/ok" -name '*.patch' | wc -l)" = "$(idx "$work/ok" | wc -l)" ] || bad "old patches left in --out"
     ;;
 *)
