@@ -12,8 +12,9 @@ character literals, preprocessor lines and declarations out of reach, and
 "arid" code (the arguments of error-message and assertion calls) is left
 alone. Each mutant is a patch in ci/mutants' format for ci/mutate.sh --from
 DIR, named by a stable id: a hash of the path, the line's text, the
-operator with its place in the line, and which of the file's identical
-lines it is - never the line number, so an id survives the line moving.
+operator with its place in the line (and among identical candidates
+there), and which of the file's identical lines it is - never the line
+number, so an id survives the line moving.
 
 Usage: ci/mutgen.py (--range A..B | --since-day) [--per-line N] [--out DIR]
                     [--equivalents FILE] [--repo DIR] [--list]
@@ -24,13 +25,16 @@ Usage: ci/mutgen.py (--range A..B | --since-day) [--per-line N] [--out DIR]
                      operators that apply, one operator each first (default
                      1; 0: every mutant)
   --out DIR          where the patches and index.tsv go (default out/mutgen;
-                     its old *.patch files are removed first)
+                     its old output is removed first; a folder holding
+                     other files is refused)
   --equivalents FILE survivors known to be equivalent, with their reasons
-                     (default ci/mutgen-equivalent.tsv of the repository)
+                     (default ci/mutgen-equivalent.tsv of the repository,
+                     which alone may be absent)
   --repo DIR         the git repository (default: the one holding this file)
   --list             print the counts per operator; write nothing
 Exit: 0 done (no mutants is not an error: the change had no product code);
-2 bad usage, a bad range, or a bad equivalents file.
+2 bad usage, a bad range, a bad equivalents file or --out folder, a diff
+that cannot be read, or two mutants with one id.
 """
 
 import argparse
@@ -59,6 +63,10 @@ NUMERIC_TYPES = {"int", "long", "short", "char", "size_t", "ssize_t", "double", 
                  "unsigned", "signed", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
                  "uint16_t", "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "ptrdiff_t",
                  "uint", "ulong", "ushort", "uchar", "half"}
+# Declaration specifiers that take a parenthesized argument, and static
+# assertions: compile-time statements a mutant could only break the build of.
+SPECIFIER_CALLS = {"_Alignas", "alignas", "__attribute__", "__attribute", "__declspec"}
+STATIC_ASSERT = re.compile(r"^(_Static_assert|static_assert|\w*_STATIC_ASSERT)$")
 REL_SWAP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 ARITH_SWAP = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*", "+=": "-=", "-=": "+=",
               "*=": "/=", "/=": "*=", "++": "--", "--": "++"}
@@ -82,22 +90,86 @@ class Tok:
         self.ctx = "file"  # brace context: file, code, init or agg
 
 
+def pp_directive(text):
+    """The name and argument of a preprocessor line: ('if', '0'), or None."""
+    m = re.match(r"\s*#\s*([A-Za-z_]+)\s*(.*?)\s*(?:/[*/].*)?$", text)
+    return (m.group(1), m.group(2)) if m else None
+
+
+class Conditionals:
+    """Which lines `#if 0` (or the `#else` of `#if 1`) compiles out: a stack
+    of open conditional groups, each [live now, a later branch may be live].
+    Any other condition is unknown and taken as live."""
+
+    def __init__(self):
+        self.stack = []
+
+    def dead(self):
+        return any(not live for live, _ in self.stack)
+
+    def directive(self, name, arg):
+        const = arg.strip("() ")
+        if name in ("if", "ifdef", "ifndef"):
+            known = name == "if" and const in ("0", "1")
+            self.stack.append([const == "1", const == "0"] if known else [True, True])
+        elif name.startswith("elif") and self.stack:
+            later = self.stack[-1][1]
+            self.stack[-1] = [later, later]
+        elif name == "else" and self.stack:
+            self.stack[-1] = [self.stack[-1][1], False]
+        elif name == "endif" and self.stack:
+            self.stack.pop()
+
+
+def string_end(text, i, quote):
+    """Where the literal whose body starts at i ends: the index after its
+    closing quote; len(text) when the line ends without one; len(text) + 1
+    when its last backslash escapes the newline (the literal goes on)."""
+    n = len(text)
+    while i < n and text[i] != quote:
+        i += 2 if text[i] == "\\" else 1
+    return i + 1 if i < n else i
+
+
 def tokenize(lines):
     """C tokens of the file (a list of lines without newlines), with comments,
-    preprocessor lines (and their continuations) dropped and string or
-    character literals kept as single 'str' tokens so nothing inside them
-    is ever mutated."""
+    preprocessor lines (and their continuations) and code compiled out by
+    `#if 0` dropped, and string or character literals kept as 'str' tokens
+    so nothing inside them is ever mutated. The lexer's state (inside a
+    block comment, a literal or a `//` comment continued by a backslash-
+    newline, a directive continued by one or by a comment) carries from line
+    to line, through preprocessor and compiled-out lines too; a carriage
+    return ending the line is not part of it."""
     toks = []
-    in_comment = False
-    pp_cont = False
-    for ln, text in enumerate(lines):
-        i, n = 0, len(text)
-        if pp_cont:
-            pp_cont = text.endswith("\\")
+    in_comment = False  # inside /* */
+    in_str = None  # the quote of a literal continued by backslash-newline
+    line_cmt = False  # a // comment continued by backslash-newline
+    pp = False  # a directive goes on onto this line
+    cond = Conditionals()
+    for ln, raw in enumerate(lines):
+        text = raw[:-1] if raw.endswith("\r") else raw
+        n = len(text)
+        cont = text.endswith("\\")
+        if line_cmt:
+            line_cmt = cont
             continue
-        if not in_comment and text.lstrip().startswith("#"):
-            pp_cont = text.endswith("\\")
-            continue
+        if not (in_comment or in_str or pp) and text.lstrip().startswith("#"):
+            d = pp_directive(text)
+            if d:
+                cond.directive(*d)
+            pp = True
+        emit = not pp and not cond.dead()
+
+        def add(kind, a, b):
+            if emit:
+                toks.append(Tok(kind, text[a:b], ln, a, min(b, n)))
+
+        i = 0
+        if in_str:
+            j = string_end(text, 0, in_str)
+            add("str", 0, j)
+            in_str = in_str if j > n else None
+            i = j
         while i < n:
             if in_comment:
                 j = text.find("*/", i)
@@ -112,32 +184,33 @@ def tokenize(lines):
                 in_comment = True
                 i += 2
             elif text.startswith("//", i):
+                line_cmt = cont
                 break
             elif c in "\"'":
-                j = i + 1
-                while j < n and text[j] != c:
-                    j += 2 if text[j] == "\\" else 1
-                toks.append(Tok("str", text[i:j + 1], ln, i, min(j + 1, n)))
-                i = j + 1
+                j = string_end(text, i + 1, c)
+                if j > n:
+                    in_str = c
+                add("str", i, j)
+                i = j
             elif c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
                 m = re.match(r"(0[xX][0-9a-fA-F']+[uUlL]*|[0-9.]+([eEpP][+-]?[0-9]+)?"
                              r"[fFuUlLhH]*)", text[i:])
-                j = i + m.end()
-                toks.append(Tok("num", text[i:j], ln, i, j))
-                i = j
+                add("num", i, i + m.end())
+                i += m.end()
             elif c.isalpha() or c == "_":
                 m = re.match(r"[A-Za-z_0-9]+", text[i:])
-                j = i + m.end()
-                toks.append(Tok("id", text[i:j], ln, i, j))
-                i = j
+                add("id", i, i + m.end())
+                i += m.end()
             else:
                 for p in PUNCT:
                     if text.startswith(p, i):
-                        toks.append(Tok("op", p, ln, i, i + len(p)))
+                        add("op", i, i + len(p))
                         i += len(p)
                         break
                 else:
                     i += 1
+        # a comment spanning lines is one space: the directive goes on past it
+        pp = pp and (cont or in_comment)
     return toks
 
 
@@ -160,23 +233,26 @@ def classify(toks):
         if t.kind == "op" and t.text == "{":
             prev = toks[k - 1].text if k else ""
             head = [x.text for x in toks[start:k]]
+            top = all(s == "file" for s in stack)  # extern "C" { is file scope
             if stack and stack[-1] == "init" or prev in ("=", ","):
                 kind = "init"
+            elif head[:1] == ["extern"] and len(head) == 2 and toks[k - 1].kind == "str":
+                kind = "file"
             elif any(h in ("struct", "union", "enum") for h in head) and "(" not in head:
                 kind = "agg"
-            elif not stack and prev == ")":
+            elif top and prev == ")":
                 kind = "code"
                 cur_ret = return_value(toks[start:k])
             elif prev == ")" and head and head[0] not in KEYWORDS and "=" in head:
                 kind = "init"  # a compound literal: x = (struct s){...}
             else:
-                kind = "code" if (not stack or stack[-1] == "code") else stack[-1]
+                kind = "code" if (top or stack[-1] == "code") else stack[-1]
             stack.append(kind)
             start = k + 1
         elif t.kind == "op" and t.text == "}":
             if stack:
                 stack.pop()
-            if not stack:
+            if "code" not in stack:
                 cur_ret = None
             start = k + 1
         elif t.kind == "op" and t.text == ";" and paren == 0:
@@ -231,9 +307,16 @@ def mark_statements(toks):
         if t.ctx != "code" or (k and toks[k - 1].text not in (";", "{", "}")):
             k += 1
             continue
-        j = k
-        while j < n and toks[j].text in QUALIFIERS:
-            j += 1
+        if STATIC_ASSERT.match(t.text):
+            m = k
+            while m < n and toks[m].text != ";":
+                toks[m].decl = True
+                m += 1
+            if m < n:
+                toks[m].decl = True
+            k = m + 1
+            continue
+        j = skip_specifiers(toks, k)
         is_decl = False
         if j + 1 < n and toks[j].kind == "id" and toks[j].text not in KEYWORDS:
             m = j + 1
@@ -258,6 +341,23 @@ def mark_statements(toks):
             k = m + 1
             continue
         k += 1
+
+
+def skip_specifiers(toks, k):
+    """The index of the first token from k on that is not a qualifier or a
+    parenthesized specifier (_Alignas(32), __attribute__((aligned(64))))."""
+    n = len(toks)
+    while k < n:
+        if toks[k].text in QUALIFIERS:
+            k += 1
+        elif toks[k].text in SPECIFIER_CALLS and k + 1 < n and toks[k + 1].text == "(":
+            close = matching(toks, k + 1)
+            if close < 0:
+                return k
+            k = close + 1
+        else:
+            return k
+    return k
 
 
 def mark_arid(toks):
@@ -450,6 +550,7 @@ def add_statement_ops(out, lines, ln, ltoks, toks, func_ret):
             t0.text not in ("case", "default", "else", "return", "}", "{") and \
             not (len(names) > 1 and names[1] == ":"):
         stmt = "return%s;" % (" " + val if val else "")
+        stmt += "\r" if lines[ln].endswith("\r") else ""  # the file's line ending
         out.append(("return", "before", [indent + stmt, lines[ln]]))
     if t0.decl:
         return
@@ -461,7 +562,8 @@ def add_statement_ops(out, lines, ln, ltoks, toks, func_ret):
 
 
 def stable_id(path, text, op, where, occurrence):
-    h = hashlib.sha1("\0".join((path, text.strip(), op, where, str(occurrence))).encode())
+    h = hashlib.sha1("\0".join((path, text.strip(), op, where, str(occurrence)))
+                     .encode("utf-8", "surrogateescape"))
     return "g" + h.hexdigest()[:10]
 
 
@@ -473,7 +575,8 @@ def pick(cands, n, key):
     by_op = {}
     for c in cands:
         by_op.setdefault(c[0], []).append(c)
-    ops = sorted(by_op, key=lambda o: hashlib.sha1((key + o).encode()).hexdigest())
+    ops = sorted(by_op, key=lambda o: hashlib.sha1((key + o).encode("utf-8", "surrogateescape"))
+                 .hexdigest())
     chosen = []
     rnd = 0
     while len(chosen) < n:
@@ -484,34 +587,66 @@ def pick(cands, n, key):
     return chosen
 
 
+def diff_path(prefix, path):
+    """A path in a diff header as git writes it: C-quoted when it holds a
+    quote, a backslash or a control character; a trailing tab when it holds
+    a space (so git apply reads the name to the end)."""
+    name = prefix + path
+    if any(c in '"\\' or ord(c) < 32 or ord(c) == 127 for c in name):
+        esc = {"\"": '\\"', "\\": "\\\\", "\t": "\\t", "\n": "\\n"}
+        name = '"%s"' % "".join(esc.get(c, "\\%03o" % ord(c) if ord(c) < 32 or ord(c) == 127
+                                        else c) for c in name)
+    return name + ("\t" if " " in path else "")
+
+
 def hunk(lines, ln, new, path, ends_nl):
-    """A git-style unified diff replacing line ln of lines by the list new."""
+    """A git-style unified diff replacing line ln of lines by the list new;
+    a file without a newline at its end gets git's marker after its last
+    line, on the side (old, new or both) where that line is."""
     ctx = 3
     a0 = max(0, ln - ctx)
     a1 = min(len(lines), ln + 1 + ctx)
     old_block = lines[a0:a1]
     new_block = lines[a0:ln] + new + lines[ln + 1:a1]
-    out = ["diff --git a/%s b/%s" % (path, path), "--- a/%s" % path, "+++ b/%s" % path]
+    last = len(lines) - 1
+    nonl = "\\ No newline at end of file"
+    out = ["diff --git %s %s" % (diff_path("a/", path), diff_path("b/", path)),
+           "--- " + diff_path("a/", path), "+++ " + diff_path("b/", path)]
     alen, blen = len(old_block), len(new_block)
     out.append("@@ -%d,%d +%d,%d @@" % (a0 + 1, alen, a0 + 1 if blen else a0, blen))
     for x in lines[a0:ln]:
         out.append(" " + x)
     out.append("-" + lines[ln])
+    if ln == last and not ends_nl:
+        out.append(nonl)
     for x in new:
         out.append("+" + x)
+    if new and ln == last and not ends_nl:
+        out.append(nonl)
     for x in lines[ln + 1:a1]:
         out.append(" " + x)
-    if not ends_nl and a1 == len(lines):
-        return None  # the "no newline at end of file" case is not worth the mutant
+    if a1 - 1 > ln and a1 - 1 == last and not ends_nl:
+        out.append(nonl)
     return "\n".join(out) + "\n"
 
 
+# Settings of the user's or the repository's git config that would change
+# what `git diff` prints (prefixes, colors, an external diff, quoted paths)
+# are overridden: the parser reads exactly the format it knows.
+GIT_CONFIG = ("-c", "core.quotePath=false", "-c", "diff.noprefix=false",
+              "-c", "diff.mnemonicPrefix=false", "-c", "color.ui=never",
+              "-c", "color.diff=never")
+
+
 def git(repo, *args):
-    r = subprocess.run(["git", "-C", repo] + list(args), stdout=subprocess.PIPE,
+    """Git's output as text; bytes that are not UTF-8 are kept as surrogate
+    escapes, so they are written back unchanged."""
+    r = subprocess.run(["git", "-C", repo, *GIT_CONFIG] + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
     if r.returncode != 0:
-        die("git %s: %s" % (" ".join(args), r.stderr.decode(errors="replace").strip()))
-    return r.stdout.decode(errors="replace")
+        err = r.stderr.decode(errors="replace").strip().splitlines()
+        die("git %s: %s" % (" ".join(args), err[-1] if err else "exit %d" % r.returncode))
+    return r.stdout.decode("utf-8", "surrogateescape")
 
 
 def since_day(repo):
@@ -531,32 +666,88 @@ def since_day(repo):
     return base, "HEAD"
 
 
+def unquote_path(p):
+    """A path from a diff header: C-quoted ("core/a\\tb.c", octal escapes of
+    raw bytes) or plain, with the tab git adds after a name with a space."""
+    if not p.startswith('"'):
+        return p[:-1] if p.endswith("\t") else p
+    m = re.match(r'^"((?:[^"\\]|\\.)*)"$', p)
+    if not m:
+        return None
+    esc = {"a": b"\a", "b": b"\b", "f": b"\f", "n": b"\n", "r": b"\r", "t": b"\t",
+           "v": b"\v", '"': b'"', "\\": b"\\"}
+    raw, body, i = b"", m.group(1), 0
+    while i < len(body):
+        if body[i] != "\\":
+            raw += body[i].encode("utf-8", "surrogateescape")
+            i += 1
+        elif re.match(r"[0-7]{3}", body[i + 1:i + 4]):
+            raw += bytes([int(body[i + 1:i + 4], 8)])
+            i += 4
+        else:
+            raw += esc.get(body[i + 1], body[i + 1].encode())
+            i += 2
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def is_product(path):
+    return path.startswith(PRODUCT_DIRS) and path.endswith(PRODUCT_EXTS)
+
+
 def changed_lines(repo, a, b):
-    """{path: set of 0-based line numbers of b that the diff a..b adds}."""
-    diff = git(repo, "diff", "-U0", "--no-renames", "--no-color", "--diff-filter=AM", a, b,
-               "--", *PRODUCT_DIRS)
+    """{path: set of 0-based line numbers of b that the diff a..b adds}.
+    Fails closed: the lines found per file must add up to git's own count
+    (--numstat), so a diff this parser cannot read is an error, never
+    "no change"."""
+    # --text: a .gitattributes that calls product code binary hides nothing
+    opts = ("--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", "--text",
+            "--diff-filter=AM", a, b, "--", *PRODUCT_DIRS)
+    want, binary = {}, set()
+    for row in git(repo, "diff", "--numstat", "-z", *opts).split("\0"):
+        f = row.split("\t", 2)
+        if len(f) == 3 and is_product(f[2]) and f[0] == "-":
+            binary.add(f[2])  # no count (numstat ignores --text): the diff's word
+        elif len(f) == 3 and is_product(f[2]) and int(f[0]) > 0:
+            want[f[2]] = int(f[0])
+    diff = git(repo, "diff", "-U0", "--src-prefix=a/", "--dst-prefix=b/", *opts)
     res, path = {}, None
-    for row in diff.splitlines():
+    for row in diff.split("\n"):
         if row.startswith("+++ "):
-            p = row[4:]
-            path = p[2:] if p.startswith("b/") else None
-            if path and not (path.startswith(PRODUCT_DIRS) and path.endswith(PRODUCT_EXTS)):
+            p = unquote_path(row[4:])
+            path = p[2:] if p and p.startswith("b/") else None
+            if path and not is_product(path):
                 path = None
         elif row.startswith("@@") and path:
             m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", row)
+            if not m:
+                die("git diff %s..%s: cannot read the hunk header '%s' of %s" %
+                    (a[:12], b[:12], row[:60], path))
             start, count = int(m.group(1)), int(m.group(2) or "1")
             res.setdefault(path, set()).update(range(start - 1, start - 1 + count))
+    got = {p: len(s) for p, s in res.items() if p not in binary}
+    if got != want:
+        bad = sorted(set(got.items()) ^ set(want.items()))[0][0]
+        die("git diff %s..%s: the added lines of %s do not match git's count (%d, not %d): "
+            "the diff is in a format this parser cannot read" %
+            (a[:12], b[:12], bad, got.get(bad, 0), want.get(bad, 0)))
     return res
 
 
-def read_equivalents(path):
-    """{id: reason}; a row without four fields or a reason is an error."""
+def read_equivalents(path, given):
+    """{id: reason}; a row without four fields or a reason is an error, and
+    so is a file that cannot be read as UTF-8 text. Only the default file
+    (not `given`) may be absent."""
     eq = {}
-    if not os.path.exists(path):
+    if not given and not os.path.lexists(path):
         return eq
-    with open(path, encoding="utf-8") as f:
-        for no, row in enumerate(f, 1):
-            row = row.rstrip("\n")
+    try:
+        with open(path, encoding="utf-8") as f:
+            rows = f.read().split("\n")
+    except (OSError, UnicodeDecodeError) as e:
+        die("--equivalents %s: %s" % (path, e.strerror if isinstance(e, OSError)
+                                      else "not UTF-8 text (byte %d)" % e.start))
+    if True:
+        for no, row in enumerate(rows, 1):
             if not row.strip() or row.startswith("#"):
                 continue
             fields = row.split("\t")
@@ -586,13 +777,107 @@ def mutate_file(path, lines, changed, per_line):
         if ln not in changed or ln not in by_line:
             continue
         cands = line_mutants(lines, ln, by_line[ln], toks, func_ret)
-        for op, where, new in pick(cands, per_line, path + key + str(occ)):
+        for op, where, new in pick(distinct(cands), per_line, path + key + str(occ)):
             res.append((stable_id(path, key, op, where, occ), ln, op, new))
     return res
 
 
+def distinct(cands):
+    """The candidates with `where` told apart among identical ones on the
+    line (the same swap in two identical calls): the second gets '#1', the
+    third '#2' - a place among its twins, kept when the line moves."""
+    seen, res = {}, []
+    for op, where, new in cands:
+        k = seen.get((op, where), 0)
+        seen[(op, where)] = k + 1
+        res.append((op, where + ("#%d" % k if k else ""), new))
+    return res
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        die(message)  # one line, exit 2
+
+
+def commit_of(repo, ref, what):
+    """The commit a ref names; an unknown one is an error naming it."""
+    if not ref or ref.startswith("-") or re.search(r"\s", ref):
+        die("%s: '%s' is not a commit" % (what, ref[:80]))
+    r = subprocess.run(["git", "-C", repo, "rev-parse", "--verify", "--quiet",
+                        "--end-of-options", ref + "^{commit}"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        die("%s: '%s' is an unknown commit in %s" % (what, ref[:80], repo))
+    return r.stdout.decode().strip()
+
+
+def parse_range(rng):
+    """A..B into (A, B); ref names may hold single dots and slashes
+    (v1.0..origin/main), never '..' (git check-ref-format)."""
+    parts = rng.split("..")
+    if len(parts) != 2 or not parts[0] or not parts[1] or parts[1].startswith("."):
+        die("--range needs A..B (two commits), not '%s'" % rng[:80])
+    return parts[0], parts[1]
+
+
+def clear_out(out):
+    """Makes --out ready: a new folder, or one whose files are only this
+    program's output (index.tsv and generated patches), which is removed;
+    sub-folders (a runner's results: ci/test.sh) are left alone. A folder
+    holding any other file (ci/mutants) is refused, not emptied."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        die("--out %s: not a folder" % out)
+    try:
+        os.makedirs(out, exist_ok=True)
+        names = [f for f in os.listdir(out)
+                 if os.path.islink(os.path.join(out, f)) or not os.path.isdir(os.path.join(out, f))]
+        for f in names:
+            p = os.path.join(out, f)
+            ours = f == "index.tsv" and os.path.isfile(p)
+            if f.endswith(".patch") and os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as fh:
+                    ours = b"\n# generated: ci/mutgen.py " in fh.read(4096)
+            if not ours:
+                die("--out %s holds '%s', which ci/mutgen.py did not write: "
+                    "give an empty or a new folder" % (out, f[:80]))
+        for f in names:
+            os.remove(os.path.join(out, f))
+    except OSError as e:
+        die("--out %s: %s" % (out, e.strerror))
+
+
+def write_out(out, mutants, equivalents, rng):
+    """<id>.patch per mutant and index.tsv; two mutants with one id are an
+    error (a mutant's results are stored and marked by its id)."""
+    ids = {}
+    for m in mutants:
+        if m[0] in ids:
+            die("two mutants with the id %s: %s:%d (%s) and %s:%d (%s)" %
+                (m[0], ids[m[0]][1], ids[m[0]][2] + 1, ids[m[0]][3], m[1], m[2] + 1, m[3]))
+        ids[m[0]] = m
+    clear_out(out)
+    flat = lambda s: s.strip().replace("\t", " ")
+    index = ["id\tfile\tline\toperator\toriginal\tmutated"]
+    for mid, path, ln, op, orig, new, patch in mutants:
+        mutated = " / ".join(flat(x) for x in new) if new else "(line deleted)"
+        head = ["# mutant: " + mid, "# class: generated-" + op,
+                "# breaks: %s:%d: %s -> %s" % (path, ln + 1, flat(orig), mutated),
+                "# generated: ci/mutgen.py " + rng, "# file: " + path,
+                "# line: %d" % (ln + 1), "# operator: " + op, "# original: " + flat(orig),
+                "# mutated: " + mutated]
+        head.append("# equivalent: " + equivalents[mid] if mid in equivalents
+                    else "# expect: caught")
+        with open(os.path.join(out, mid + ".patch"), "w", encoding="utf-8",
+                  errors="surrogateescape", newline="") as f:
+            f.write("\n".join(head) + "\n#\n" + patch)
+        index.append("\t".join((mid, path, str(ln + 1), op, flat(orig), mutated)))
+    with open(os.path.join(out, "index.tsv"), "w", encoding="utf-8",
+              errors="surrogateescape", newline="") as f:
+        f.write("\n".join(index) + "\n")
+
+
 def main():
-    ap = argparse.ArgumentParser(add_help=True, usage=__doc__.split("Usage: ")[1].split("\n")[0])
+    ap = Parser(add_help=True, usage=__doc__.split("Usage: ")[1].split("\n")[0])
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--range")
     g.add_argument("--since-day", action="store_true")
@@ -601,29 +886,21 @@ def main():
     ap.add_argument("--equivalents")
     ap.add_argument("--repo")
     ap.add_argument("--list", action="store_true")
-    try:
-        args = ap.parse_args()
-    except SystemExit as e:
-        sys.exit(0 if e.code == 0 else 2)
+    args = ap.parse_args()
     repo = args.repo or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if not re.match(r"^[0-9]+$", args.per_line):
         die("--per-line needs a count >= 0, not '%s'" % args.per_line[:40])
     per_line = int(args.per_line)
     if args.range:
-        m = re.match(r"^([^.\s]+)\.\.([^.\s]+)$", args.range)
-        if not m:
-            die("--range needs A..B, not '%s'" % args.range[:80])
-        a, b = m.group(1), m.group(2)
-        if a.startswith("-") or b.startswith("-"):
-            die("--range: '%s' is not a commit" % args.range[:80])
+        a, b = parse_range(args.range)
     elif args.since_day:
         a, b = since_day(repo)
     else:
         die("give --range A..B or --since-day")
-    a = git(repo, "rev-parse", "--verify", "--quiet", a + "^{commit}").strip()
-    b = git(repo, "rev-parse", "--verify", "--quiet", b + "^{commit}").strip()
+    a = commit_of(repo, a, "--range")
+    b = commit_of(repo, b, "--range")
     eq_path = args.equivalents or os.path.join(repo, "ci", "mutgen-equivalent.tsv")
-    equivalents = read_equivalents(eq_path)
+    equivalents = read_equivalents(eq_path, args.equivalents is not None)
     out = args.out or os.path.join(repo, "out", "mutgen")
     rng = "%s..%s" % (a[:12], b[:12])
 
@@ -636,8 +913,7 @@ def main():
             lines.pop()
         for mid, ln, op, new in mutate_file(path, lines, changed, per_line):
             patch = hunk(lines, ln, new, path, ends_nl)
-            if patch:
-                mutants.append((mid, path, ln, op, lines[ln], new, patch))
+            mutants.append((mid, path, ln, op, lines[ln], new, patch))
     counts = {}
     for m in mutants:
         counts[m[3]] = counts.get(m[3], 0) + 1
@@ -647,29 +923,7 @@ def main():
     if args.list:
         print(summary)
         return 0
-    try:
-        os.makedirs(out, exist_ok=True)
-        for f in os.listdir(out):
-            if f.endswith(".patch") or f == "index.tsv":
-                os.remove(os.path.join(out, f))
-    except OSError as e:
-        die("--out %s: %s" % (out, e.strerror))
-    flat = lambda s: s.strip().replace("\t", " ")
-    index = ["id\tfile\tline\toperator\toriginal\tmutated"]
-    for mid, path, ln, op, orig, new, patch in mutants:
-        mutated = " / ".join(flat(x) for x in new) if new else "(line deleted)"
-        head = ["# mutant: " + mid, "# class: generated-" + op,
-                "# breaks: %s:%d: %s -> %s" % (path, ln + 1, flat(orig), mutated),
-                "# generated: ci/mutgen.py " + rng, "# file: " + path,
-                "# line: %d" % (ln + 1), "# operator: " + op, "# original: " + flat(orig),
-                "# mutated: " + mutated]
-        head.append("# equivalent: " + equivalents[mid] if mid in equivalents
-                    else "# expect: caught")
-        with open(os.path.join(out, mid + ".patch"), "w", encoding="utf-8") as f:
-            f.write("\n".join(head) + "\n#\n" + patch)
-        index.append("\t".join((mid, path, str(ln + 1), op, flat(orig), mutated)))
-    with open(os.path.join(out, "index.tsv"), "w", encoding="utf-8") as f:
-        f.write("\n".join(index) + "\n")
+    write_out(out, mutants, equivalents, rng)
     print(summary)
     print("mutgen: patches and index.tsv in %s" % out)
     return 0

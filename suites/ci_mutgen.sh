@@ -21,6 +21,18 @@
 #   pending:     a spent --budget leaves the mutants pending, listed in
 #                order, and exits 0; --trust-baseline takes another build's
 #                word for the baseline; an empty --from folder is nothing to run
+#   sources:     files that are hard to read: the same call twice on a line
+#                (two ids, kept when the line moves), git config and
+#                attributes that change git diff's format, #if 0 regions,
+#                comments and literals going on past a directive or a
+#                backslash-newline, CRLF, Latin-1 bytes, static assertions
+#                and aligned declarations, extern "C", no newline at the end,
+#                a name with a space: one id a mutant, every patch applies,
+#                no compiled-out or commented code mutated
+#   badargs:     ranges of ref names with dots and slashes; a missing,
+#                folder or non-UTF-8 --equivalents, an unknown commit, A...B,
+#                argparse errors, an --out folder holding other files: one
+#                line, exit 2, nothing deleted
 # Exit 0 pass, 1 fail.
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -305,6 +317,183 @@ pending)
     mkdir -p "$work/empty"
     out=$(cd "$repo" && bash ci/mutate.sh --from "$work/empty" 2>&1)
     [ $? = 0 ] && [[ $out == *"nothing to run"* ]] || bad "empty folder: $out"
+    ;;
+sources)
+    # each sample is a file a change adds, in a repository of its own
+    S=$work/src
+    mkdir -p "$S"
+    cat >"$S/dup.c" <<'EOF'
+int g(int a, int b);
+int f(int a, int b)
+{
+	int x = 0;
+	x = g(a, b) + g(a, b);
+	return x;
+}
+EOF
+    cat >"$S/if0.c" <<'EOF'
+int f(int a, int b)
+{
+	int x = 0;
+#if 0
+	x = a < b; /* dead0 */
+#else
+	x = a > b;
+#endif
+#if 1
+	x = x + 1;
+#else
+	x = a * b; /* dead1 */
+#endif
+#if 0
+#if X
+	x = a - b; /* dead2 */
+#endif
+#elif defined(Y)
+	x = x * 3;
+#endif
+	return x;
+}
+EOF
+    printf '%s\n' '#define LIMIT 8 /* a comment that' '   goes on: if (a < b) { x = y + 1; } dead3 */' \
+        'static const char *m = "a \' '    if (x < 1) y = 2; dead4";' 'int f(int a, int b)' '{' \
+        '	int x = 0; // a comment \' '	x = a + 1; // dead5' '	x = x * a;' \
+        '	return x < b;' '}' >"$S/cmt.c"
+    printf '%s\r\n' 'int f(int a, int b)' '{' '	int x = 0;' '#define M(p) do { \' \
+        '		p = p + 1; /* dead6 */ \' '	} while (0)' '	x = a + b;' '	return x;' '}' >"$S/crlf.c"
+    printf 'int f(int a, int b)\n{\n\t/* caf\351 */\n\tint x = 0;\n\tx = a + b;\n\treturn x;\n}\n' \
+        >"$S/latin1.c"
+    cat >"$S/decl.c" <<'EOF'
+#include <assert.h>
+int f(int a)
+{
+	int n = a + 1;
+	_Alignas(32) float buf[16]; /* dead7 */
+	__attribute__((aligned(64))) double acc[8]; /* dead8 */
+	static_assert(sizeof(buf) == 64, "size"); /* dead9 */
+	_Static_assert(sizeof(acc) == 64, "size"); /* dead10 */
+	buf[0] = acc[0] = 1;
+	return n + (int)buf[0] + (int)acc[0];
+}
+EOF
+    printf '%s\n' '#ifdef __cplusplus' 'extern "C" {' '#endif' \
+        '_Static_assert(sizeof(int) == 4, "int"); /* dead11 */' 'XO_STATIC_ASSERT(XO_MAX == 8); /* dead12 */' \
+        'int xo_g(int a, int b);' '#ifdef __cplusplus' '}' '#endif' >"$S/h.h"
+    printf '%s\n' 'int f(int a, int b)' '{' '	int x = a * b;' '	x = a + b;' '	return x;' '}' >"$S/nonl.c"
+    printf 'int g(int a) { return a - 2; }' >>"$S/nonl.c"
+    cp "$S/nonl.c" "$S/my dir.c"
+    # onefile NAME FILE: a repository in $work/NAME whose second commit adds
+    # core/FILE; its mutants go to $work/NAME.out
+    onefile() {
+        local r=$work/$1 f=$2
+        rm -rf "$r" && git init -q "$r" && echo base >"$r/README" &&
+            git -C "$r" add -A && git -C "$r" -c user.name=t -c user.email=t@t commit -qm base &&
+            mkdir -p "$r/core" && cp "$S/$f" "$r/core/$f" && git -C "$r" add -A &&
+            git -C "$r" -c user.name=t -c user.email=t@t commit -qm change || return 1
+        python3 "$root/ci/mutgen.py" --repo "$r" --range HEAD~1..HEAD --per-line 0 \
+            --out "$work/$1.out" >"$work/gen.out" 2>"$work/gen.err"
+    }
+    # check NAME MIN: at least MIN mutants, one patch per index row and one
+    # id each, every patch applies, no compiled-out or commented code mutated
+    check() {
+        local d=$work/$1.out n f row
+        n=$(idx "$d" | wc -l)
+        [ "$n" -ge "$2" ] || bad "$1: $n mutants, want >= $2: $(cat "$work/gen.err")"
+        [ "$(find "$d" -name '*.patch' | wc -l)" = "$n" ] || bad "$1: index rows and patches differ"
+        [ -z "$(idx "$d" | cut -f1 | sort | uniq -d)" ] || bad "$1: two mutants with one id"
+        for f in "$d"/*.patch; do
+            [ -f "$f" ] || continue
+            git -C "$work/$1" apply --check "$f" 2>/dev/null || bad "$1: $(basename "$f") does not apply"
+        done
+        while read -r row; do
+            bad "$1: compiled-out, commented or declaration code mutated: $row"
+        done < <(idx "$d" | grep -E 'dead[0-9]')
+    }
+    onefile dup dup.c || bad "dup: exit $?"
+    check dup 6
+    [ "$(idx "$work/dup.out" | awk -F'\t' '$4 == "swap"' | wc -l)" = 2 ] || bad "dup: not 2 swaps"
+    ids=$(idx "$work/dup.out" | cut -f1 | sort)
+    # the twin calls keep their ids when the line moves
+    sed -i '1i /* moved */' "$work/dup/core/dup.c" &&
+        git -C "$work/dup" -c user.name=t -c user.email=t@t commit -qam moved || bad "cannot move"
+    python3 "$root/ci/mutgen.py" --repo "$work/dup" --range HEAD~2..HEAD --per-line 0 \
+        --out "$work/dup2.out" >/dev/null || bad "dup moved: exit $?"
+    [ "$ids" = "$(idx "$work/dup2.out" | cut -f1 | sort)" ] || bad "dup: ids changed when the line moved"
+    # git config and attributes that change git diff's format hide nothing
+    for c in diff.noprefix=true diff.mnemonicPrefix=true color.diff=always color.ui=always \
+        diff.external=/bin/false diff.srcPrefix=x/ attr; do
+        if [ $c = attr ]; then
+            echo '*.c binary' >"$work/dup/.gitattributes"
+        else
+            git -C "$work/dup" config "${c%%=*}" "${c#*=}"
+        fi
+        rm -rf "$work/dup3.out"
+        python3 "$root/ci/mutgen.py" --repo "$work/dup" --range HEAD~2..HEAD --per-line 0 \
+            --out "$work/dup3.out" >/dev/null 2>"$work/gen.err" || bad "with $c: exit $?"
+        [ "$ids" = "$(idx "$work/dup3.out" | cut -f1 | sort)" ] || bad "with $c: $(cat "$work/gen.err")"
+        [ $c = attr ] || git -C "$work/dup" config --unset "${c%%=*}"
+    done
+    onefile if0 if0.c || bad "if0: exit $?"
+    check if0 6
+    for live in 'x = a > b;' 'x = x + 1;' 'x = x * 3;'; do
+        idx "$work/if0.out" | cut -f5 | grep -qxF "$live" || bad "if0: live '$live' has no mutant"
+    done
+    onefile cmt cmt.c || bad "cmt: exit $?"
+    check cmt 4
+    idx "$work/cmt.out" | cut -f5 | grep -qxF 'x = x * a;' || bad "cmt: the code after the comments has no mutant"
+    onefile crlf crlf.c || bad "crlf: exit $?"
+    check crlf 4
+    onefile latin1 latin1.c || bad "latin1: exit $?"
+    check latin1 4
+    onefile decl decl.c || bad "decl: exit $?"
+    check decl 3
+    idx "$work/decl.out" | cut -f5 | grep -qxF 'int n = a + 1;' || bad "decl: a plain initializer has no mutant"
+    onefile hdr h.h || bad "h.h: exit $?"
+    check hdr 0
+    onefile nonl nonl.c || bad "nonl: exit $?"
+    check nonl 6
+    for l in 'int g(int a) { return a - 2; }' 'x = a + b;'; do
+        idx "$work/nonl.out" | cut -f5 | grep -qxF "$l" || bad "nonl: '$l' near the end has no mutant"
+    done
+    onefile space "my dir.c" || bad "my dir.c: exit $?"
+    check space 6
+    ;;
+badargs)
+    "${G[@]}" tag v1.0 HEAD~1 && "${G[@]}" update-ref refs/remotes/origin/main HEAD~1
+    for r in v1.0..HEAD origin/main..HEAD; do
+        gen "$work/ok" --range "$r" || bad "--range $r: exit $?: $(cat "$work/gen.err")"
+        [ "$(idx "$work/ok" | wc -l)" -ge 9 ] || bad "--range $r: too few mutants"
+    done
+    # one ARGS...: one line on stderr holding WANT, exit 2
+    one() {
+        local want=$1 rc
+        shift
+        gen "$work/bad" "$@"
+        rc=$?
+        [ $rc = 2 ] && [ "$(wc -l <"$work/gen.err")" = 1 ] && grep -qF -- "$want" "$work/gen.err" ||
+            bad "$*: exit $rc, want 2 and one line with '$want': $(cat "$work/gen.err")"
+    }
+    printf 'g0123456789\tcore/calc.c:1\trel\tcaf\351\n' >"$work/latin1.tsv"
+    one 'no-such.tsv' --range HEAD~1..HEAD --equivalents "$work/no-such.tsv"
+    one "$work" --range HEAD~1..HEAD --equivalents "$work"
+    one 'UTF-8' --range HEAD~1..HEAD --equivalents "$work/latin1.tsv"
+    one "'nosuch' is an unknown commit" --range HEAD..nosuch
+    one 'A..B' --range HEAD~1...HEAD
+    one 'unrecognized' --range HEAD~1..HEAD --bogus
+    one 'expected one argument' --range
+    # an --out folder that holds other files is refused and left whole
+    mkdir -p "$work/mine" && echo keep >"$work/mine/README" && printf '# mutant: m1\n' >"$work/mine/m1.patch"
+    one 'which ci/mutgen.py did not write' --range HEAD~1..HEAD --out "$work/mine"
+    [ -f "$work/mine/README" ] && [ -f "$work/mine/m1.patch" ] || bad "--out deleted files it did not write"
+    rm "$work/mine/README"
+    one 'm1.patch' --range HEAD~1..HEAD --out "$work/mine"
+    [ -f "$work/mine/m1.patch" ] || bad "--out deleted a patch it did not write"
+    # its own output is replaced; a sub-folder (a runner's results) is kept
+    gen "$work/ok" --range HEAD~1..HEAD --per-line 0 && mkdir -p "$work/ok/result" &&
+        echo r >"$work/ok/result/mutgen.txt" && gen "$work/ok" --range HEAD~1..HEAD ||
+        bad "--out over its own output: $(cat "$work/gen.err")"
+    [ -f "$work/ok/result/mutgen.txt" ] || bad "--out removed a sub-folder's file"
+    [ "$(find "$work/ok" -name '*.patch' | wc -l)" = "$(idx "$work/ok" | wc -l)" ] || bad "old patches left in --out"
     ;;
 *)
     echo "FAIL unknown case $case"
