@@ -999,6 +999,69 @@ static void test_report_single_run_of_testbed(void **state)
 	free(html);
 }
 
+/*
+ * The Suite power table of generated mutants (table mutant_results, which
+ * ci/mutate.sh --db creates): the latest date's counts by result, then each
+ * survivor and each equivalent one as a row of exactly six cells - id,
+ * file:line, operator, the original and mutated code (each one <code>
+ * element, escaped) and the result with its reason. Rows of older dates are
+ * not shown; a latest run with neither says every mutant was caught.
+ */
+static void test_report_generated_mutants(void **state)
+{
+	static const char *const want[] = {
+	    "<p>2026-01-02, commit <code>abc</code>, lines added by <code>r1..r2</code>: caught 1, "
+	    "equivalent 1, survived 1.</p>",
+	    "<tr class=\"reg\"><td>g0000000002</td><td>core/a.c:12</td><td>rel</td><td><code>if "
+	    "(a &lt; b)</code></td><td><code>if (a &lt;= b)</code></td><td>survived</td></tr>\n",
+	    "<tr class=\"imp\"><td>g0000000003</td><td>perfdb/b.c:7</td><td>logic</td><td><code>x "
+	    "&amp;&amp; y</code></td><td><code>x || y</code></td><td>equivalent: y &lt;= x "
+	    "there</td></tr>\n"};
+	struct xo_perfdb *db;
+	char path[512], *html;
+
+	(void)state;
+	need_gnuplot();
+	rng_state = 41;
+	fixture_store("mutants.sqlite", path, sizeof(path));
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	record_host(db, 1, "hostM", "CPU M", 1e-3);
+	exec(db, "CREATE TABLE mutant_results(id INTEGER PRIMARY KEY, date TEXT NOT NULL, sha TEXT"
+	         " NOT NULL, range TEXT, mutant TEXT NOT NULL, file TEXT NOT NULL, line INTEGER,"
+	         " operator TEXT NOT NULL, original TEXT, mutated TEXT, result TEXT NOT NULL,"
+	         " test TEXT, seconds INTEGER, reason TEXT)");
+	exec(db, "INSERT INTO mutant_results VALUES"
+	         " (1, '2026-01-01', 'old', 'r0..r1', 'g0000000009', 'core/old.c', 3, 'rel',"
+	         " 'a', 'b', 'survived', '-', 1, ''),"
+	         " (2, '2026-01-02', 'abc', 'r1..r2', 'g0000000001', 'core/a.c', 10, 'const',"
+	         " 'n = 1;', 'n = 2;', 'caught', 'quick/t', 4, ''),"
+	         " (3, '2026-01-02', 'abc', 'r1..r2', 'g0000000002', 'core/a.c', 12, 'rel',"
+	         " 'if (a < b)', 'if (a <= b)', 'survived', '-', 9, ''),"
+	         " (4, '2026-01-02', 'abc', 'r1..r2', 'g0000000003', 'perfdb/b.c', 7, 'logic',"
+	         " 'x && y', 'x || y', 'equivalent', '-', 9, 'y <= x there')");
+	free(report(db, "mutants"));
+	html = report_file("mutants", "index.html");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(html, want[i]))
+			fail_msg("the Suite power table lacks\n%s\nin:\n%s", want[i], html);
+	if (strstr(html, "g0000000009") || strstr(html, "g0000000001"))
+		fail_msg("an older run's or a caught mutant is listed:\n%s", html);
+	free(html);
+	/* a later run whose every mutant was caught */
+	exec(db, "INSERT INTO mutant_results VALUES (5, '2026-01-03', 'def', 'r2..r3',"
+	         " 'g0000000004', 'core/a.c', 20, 'delete', 'f();', '(line deleted)', 'caught',"
+	         " 'quick/t', 3, '')");
+	free(report(db, "mutants2"));
+	xo_perfdb_close(db);
+	html = report_file("mutants2", "index.html");
+	if (!strstr(html, "<code>r2..r3</code>: caught 1.</p>") ||
+	    !strstr(html,
+	            "<tr><td colspan=\"6\">none: every mutant that built was caught</td></tr>") ||
+	    strstr(html, "g0000000002"))
+		fail_msg("a run with every mutant caught:\n%s", html);
+	free(html);
+}
+
 /* The scans of table runs the server has counted (pg_stat_user_tables),
  * once two reads 300 ms apart agree: a closed connection's counts arrive
  * when its server process exits, shortly after the client let go. */
@@ -1184,6 +1247,7 @@ int main(void)
 	    cmocka_unit_test(test_report_per_testbed),
 	    cmocka_unit_test(test_report_escapes_testbed_hash),
 	    cmocka_unit_test(test_report_single_run_of_testbed),
+	    cmocka_unit_test(test_report_generated_mutants),
 	    cmocka_unit_test(test_history_scans_bounded),
 	    cmocka_unit_test(test_serial_diagnosis),
 	};
