@@ -1812,7 +1812,8 @@ static void write_mutants(struct xo_perfdb *db, FILE *html)
 	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                   "SELECT date, sha, range, result, COUNT(*) FROM mutant_results"
 	                   " WHERE date = (SELECT MAX(date) FROM mutant_results)"
-	                   " GROUP BY date, sha, range, result ORDER BY result", &s) != XO_SQL_OK)
+	                   " GROUP BY date, sha, range, result ORDER BY result",
+	                   &s) != XO_SQL_OK)
 		return;
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		if (!any) {
