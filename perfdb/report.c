@@ -1802,7 +1802,8 @@ out_remove:
 /* The generated mutants of the latest run that ci/mutate.sh --from stored
  * (table mutant_results; a store without it has no such table): the counts
  * by result, then every survivor with file:line and the mutation, and every
- * one marked equivalent with its reason (ci/mutgen-equivalent.tsv). */
+ * one marked equivalent with its reason (ci/mutgen-equivalent.tsv). Every
+ * column shown is grouped: PostgreSQL refuses one that is not. */
 static void write_mutants(struct xo_perfdb *db, FILE *html)
 {
 	struct xo_sql_stmt *s = NULL;
@@ -1811,7 +1812,8 @@ static void write_mutants(struct xo_perfdb *db, FILE *html)
 	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                   "SELECT date, sha, range, result, COUNT(*) FROM mutant_results"
 	                   " WHERE date = (SELECT MAX(date) FROM mutant_results)"
-	                   " GROUP BY result ORDER BY result", &s) != XO_SQL_OK)
+	                   " GROUP BY date, sha, range, result ORDER BY result",
+	                   &s) != XO_SQL_OK)
 		return;
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		if (!any) {

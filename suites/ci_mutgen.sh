@@ -5,7 +5,8 @@
 # strings, character literals, a macro, declarations and an error message.
 #   generate:    only the lines the change added, in product folders, are
 #                mutated; never inside a comment, string, character literal,
-#                preprocessor line, declaration or message; every operator
+#                preprocessor line, declaration or message; a call that only
+#                frees (free, fclose, *_free) is never deleted; every operator
 #                fires; --per-line 1 gives one mutant a line; every patch
 #                applies with git apply and passes ci/mutate.sh --check
 #   stable:      the same mutants keep their ids when the lines move
@@ -148,6 +149,31 @@ int calc_count(int n)
 	}
 	return k;
 }
+
+#include <stdlib.h>
+
+static void calc_buf_free(int *b)
+{
+	free(b);
+}
+
+int calc_first(int n)
+{
+	int *b = malloc(sizeof(*b));
+	FILE *f = tmpfile();
+	if (!f) {
+		free(b);
+		return -1;
+	}
+	int v = -1;
+	if (b) {
+		b[0] = n;
+		v = b[0];
+	}
+	fclose(f);
+	calc_buf_free(b);
+	return v;
+}
 EOF
     echo "more" >>"$repo/docs/calc.md"
     echo "/* more */" >>"$repo/suites/t.c"
@@ -183,6 +209,11 @@ generate)
             bad "$id mutates a comment, string, macro, declaration or message line: $orig -> $mut" ;;
         esac
         case $orig in *"'<'"*) [[ $mut == *"'<'"* ]] || bad "$id changes a character literal: $mut" ;; esac
+        # a release call's only effect is freeing: deleting it is a leak
+        # that no pass without a leak checker sees
+        case $op:$orig in
+        delete:*free\(* | delete:*fclose\(*) bad "$id deletes a release call: $orig" ;;
+        esac
         [[ $id =~ ^g[0-9a-f]{10}$ ]] || bad "bad id '$id'"
         f=$work/all/$id.patch
         git -C "$repo" apply --check "$f" 2>/dev/null || bad "$id does not apply: $(head -n 3 "$f")"

@@ -15,7 +15,8 @@
 #   real XO SRC   xo's own build: the manifest beside XO names every unit;
 #                 `perf record --list --json` gives one version per backend
 #                 for ops, another for models, and "unknown" for a copy of xo
-#                 without its manifest; the build's own dependency files,
+#                 without its manifest or with a unit's version that is not
+#                 exactly 16 hex digits; the build's own dependency files,
 #                 moved onto a copy of the tree, give the same versions, and
 #                 touching kernels/cpu_kernels.inc changes "cpu" only,
 #                 perfdb/runner.c "runner" only, ops.def every unit that read
@@ -190,6 +191,22 @@ PY
     else
         echo "FAIL  an xo without xo.versions:"; head -3 "$tmp/list2"; fails=$((fails + 1))
     fi
+    # a unit's version is taken only when it is exactly 16 hex digits: one
+    # non-hex anywhere, one digit short or one too many makes every ref
+    # benchmark unknown, while cpu's stay known
+    local v bad_v=0
+    for v in 0123456789abcdeg g123456789abcdef 01234567x9abcdef 0123456789abcde \
+        0123456789abcdef0 zzzzzzzzzzzzzzzz; do
+        sed "s/^ref"$'\t'".*/ref"$'\t'"$v/" "$m" >"$tmp/xo.versions"
+        list_versions "$tmp/xo" ref cpu >"$tmp/list3" || exit 1
+        if grep -q '/ref [0-9a-f]\{16\}$' "$tmp/list3" || ! grep -q '/ref unknown$' "$tmp/list3" ||
+            ! grep -q '/cpu [0-9a-f]\{16\}$' "$tmp/list3"; then
+            echo "FAIL  ref's version '$v' in xo.versions:"; grep -m 2 '/ref ' "$tmp/list3"
+            fails=$((fails + 1)) bad_v=1
+        fi
+    done
+    rm -f "$tmp/xo.versions"
+    [ $bad_v = 0 ] && echo "ok    a version that is not 16 hex digits is unknown"
     # the build's dependency files moved onto a copy of the tree
     mkdir -p "$tmp/src" "$tmp/build"
     for d in include core kernels cl reference model models perfdb cli docs suites; do

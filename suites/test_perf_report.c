@@ -931,6 +931,137 @@ static void test_report_escapes_testbed_hash(void **state)
 	free(html);
 }
 
+/*
+ * The report of one testbed whose store holds one complete run of it (and
+ * more of another testbed) is the one-run table, of that run: every row with
+ * its device, and a count metric's minimum with its unit. Both queries behind
+ * it filter on the testbed with two bound places ("? = 0 OR id = ?"); one left
+ * unbound matches no row, which took the one-run page away, or emptied it.
+ */
+static void test_report_single_run_of_testbed(void **state)
+{
+	struct xo_perfdb *db;
+	struct xo_perf_commit c = {0};
+	struct xo_perf_testbed t = {0};
+	struct xo_perf_result r[2];
+	char path[512], *html, *buf = NULL;
+	int64_t run, tb_a = 0;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	need_gnuplot();
+	rng_state = 37;
+	fixture_store("single_tb.sqlite", path, sizeof(path));
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	/* hostA: one run timing op/x/fwd/tb/cpu and counting its instructions */
+	snprintf(c.sha, sizeof(c.sha), "%040d", 1);
+	c.date = 1001;
+	snprintf(t.hostname, sizeof(t.hostname), "hostA");
+	snprintf(t.cpu_model, sizeof(t.cpu_model), "CPU A");
+	t.cores = 2;
+	memset(r, 0, sizeof(r));
+	for (int k = 0; k < 2; k++) {
+		snprintf(r[k].b.name, sizeof(r[k].b.name), "op/x/fwd/tb/cpu%s", k ? "-ins" : "");
+		snprintf(r[k].b.kind, sizeof(r[k].b.kind), "op");
+		snprintf(r[k].b.device, sizeof(r[k].b.device), "cpu");
+		snprintf(r[k].b.metric, sizeof(r[k].b.metric), "%s", k ? "instructions" : "time");
+		snprintf(r[k].b.unit, sizeof(r[k].b.unit), "%s", k ? "instructions" : "s");
+		r[k].reps = 1;
+		r[k].n = 5;
+		r[k].samples = calloc(r[k].n, sizeof(*r[k].samples));
+		assert_non_null(r[k].samples);
+		for (size_t i = 0; i < r[k].n; i++)
+			r[k].samples[i].wall_s = k ? 4096.0 + (double)i : 1e-3 * (1.0 + 0.01 * gauss());
+	}
+	assert_int_equal(xo_perfdb_run_write(db, &c, &t, "test", r, 2, &run), XO_OK);
+	free(r[0].samples);
+	free(r[1].samples);
+	/* hostB: two runs, so the store as a whole has history */
+	record_host(db, 1, "hostB", "CPU B", 2e-3);
+	record_host(db, 2, "hostB", "CPU B", 2e-3);
+
+	assert_int_equal(xo_perfdb_testbed_find(db, "hostA", &tb_a), XO_OK);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	snprintf(path, sizeof(path), "%s/single_tb", tmpdir);
+	if (xo_perf_report_testbed(db, path, XO_TEST_SCRIPTS_DIR, NULL, tb_a, f) != XO_OK)
+		fail_msg("report --testbed: %s", xo_last_error());
+	fclose(f);
+	free(buf);
+	xo_perfdb_close(db);
+	html = report_file("single_tb", "index.html");
+	if (!strstr(html, "The run's results") ||
+	    !strstr(html, "<tr><td>op/x/fwd/tb/cpu</td><td>cpu</td>") ||
+	    !strstr(html, "<tr><td>op/x/fwd/tb/cpu-ins</td><td>cpu</td>") ||
+	    !strstr(html, "<td>4096 instructions</td></tr>") || strstr(html, "hostB"))
+		fail_msg("--testbed hostA: not the one-run table of hostA's run:\n%s", html);
+	free(html);
+}
+
+/*
+ * The Suite power table of generated mutants (table mutant_results, which
+ * ci/mutate.sh --db creates): the latest date's counts by result, then each
+ * survivor and each equivalent one as a row of exactly six cells - id,
+ * file:line, operator, the original and mutated code (each one <code>
+ * element, escaped) and the result with its reason. Rows of older dates are
+ * not shown; a latest run with neither says every mutant was caught.
+ */
+static void test_report_generated_mutants(void **state)
+{
+	static const char *const want[] = {
+	    "<p>2026-01-02, commit <code>abc</code>, lines added by <code>r1..r2</code>: caught 1, "
+	    "equivalent 1, survived 1.</p>",
+	    "<tr class=\"reg\"><td>g0000000002</td><td>core/a.c:12</td><td>rel</td><td><code>if "
+	    "(a &lt; b)</code></td><td><code>if (a &lt;= b)</code></td><td>survived</td></tr>\n",
+	    "<tr class=\"imp\"><td>g0000000003</td><td>perfdb/b.c:7</td><td>logic</td><td><code>x "
+	    "&amp;&amp; y</code></td><td><code>x || y</code></td><td>equivalent: y &lt;= x "
+	    "there</td></tr>\n"};
+	struct xo_perfdb *db;
+	char path[512], *html;
+
+	(void)state;
+	need_gnuplot();
+	rng_state = 41;
+	fixture_store("mutants.sqlite", path, sizeof(path));
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	record_host(db, 1, "hostM", "CPU M", 1e-3);
+	exec(db, "CREATE TABLE mutant_results(id INTEGER PRIMARY KEY, date TEXT NOT NULL, sha TEXT"
+	         " NOT NULL, range TEXT, mutant TEXT NOT NULL, file TEXT NOT NULL, line INTEGER,"
+	         " operator TEXT NOT NULL, original TEXT, mutated TEXT, result TEXT NOT NULL,"
+	         " test TEXT, seconds INTEGER, reason TEXT)");
+	exec(db, "INSERT INTO mutant_results VALUES"
+	         " (1, '2026-01-01', 'old', 'r0..r1', 'g0000000009', 'core/old.c', 3, 'rel',"
+	         " 'a', 'b', 'survived', '-', 1, ''),"
+	         " (2, '2026-01-02', 'abc', 'r1..r2', 'g0000000001', 'core/a.c', 10, 'const',"
+	         " 'n = 1;', 'n = 2;', 'caught', 'quick/t', 4, ''),"
+	         " (3, '2026-01-02', 'abc', 'r1..r2', 'g0000000002', 'core/a.c', 12, 'rel',"
+	         " 'if (a < b)', 'if (a <= b)', 'survived', '-', 9, ''),"
+	         " (4, '2026-01-02', 'abc', 'r1..r2', 'g0000000003', 'perfdb/b.c', 7, 'logic',"
+	         " 'x && y', 'x || y', 'equivalent', '-', 9, 'y <= x there')");
+	free(report(db, "mutants"));
+	html = report_file("mutants", "index.html");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(html, want[i]))
+			fail_msg("the Suite power table lacks\n%s\nin:\n%s", want[i], html);
+	if (strstr(html, "g0000000009") || strstr(html, "g0000000001"))
+		fail_msg("an older run's or a caught mutant is listed:\n%s", html);
+	free(html);
+	/* a later run whose every mutant was caught */
+	exec(db, "INSERT INTO mutant_results VALUES (5, '2026-01-03', 'def', 'r2..r3',"
+	         " 'g0000000004', 'core/a.c', 20, 'delete', 'f();', '(line deleted)', 'caught',"
+	         " 'quick/t', 3, '')");
+	free(report(db, "mutants2"));
+	xo_perfdb_close(db);
+	html = report_file("mutants2", "index.html");
+	if (!strstr(html, "<code>r2..r3</code>: caught 1.</p>") ||
+	    !strstr(html,
+	            "<tr><td colspan=\"6\">none: every mutant that built was caught</td></tr>") ||
+	    strstr(html, "g0000000002"))
+		fail_msg("a run with every mutant caught:\n%s", html);
+	free(html);
+}
+
 /* The scans of table runs the server has counted (pg_stat_user_tables),
  * once two reads 300 ms apart agree: a closed connection's counts arrive
  * when its server process exits, shortly after the client let go. */
@@ -1115,6 +1246,8 @@ int main(void)
 	    cmocka_unit_test(test_report_compare_verdicts),
 	    cmocka_unit_test(test_report_per_testbed),
 	    cmocka_unit_test(test_report_escapes_testbed_hash),
+	    cmocka_unit_test(test_report_single_run_of_testbed),
+	    cmocka_unit_test(test_report_generated_mutants),
 	    cmocka_unit_test(test_history_scans_bounded),
 	    cmocka_unit_test(test_serial_diagnosis),
 	};
