@@ -53,7 +53,7 @@ stage_mutants() {
 # commits within 24 h of it), a sample of XO_MUTGEN_SAMPLE (6), each against
 # its area's tests and, if it lives, every pass above (docs/mutation.md,
 # "Generated mutants"). Time-boxed: the scratch tree's build (~60 s on 2
-# cores) and the mutants stop starting after XO_MUTGEN_BUDGET (120 s); a
+# cores) and the mutants stop starting after XO_MUTGEN_BUDGET (180 s); a
 # mutant not started is pending, not a failure. The test and races stages
 # have just passed on this tree in build-ci, so their result stands for the
 # baseline (--trust-baseline). Survivors are listed (see below), errors fail.
@@ -70,7 +70,7 @@ stage_mutgen() {
         return 0
     fi
     XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
-        --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-120}" \
+        --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-180}" \
         --trust-baseline build-ci -j"$XO_JOBS" --out "$dir/result"
     local rc=$?
     # A survivor is a finding about the suites, listed above with file:line
