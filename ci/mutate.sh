@@ -491,7 +491,7 @@ try_mutant() {
 run_generated() {
     local n f r test t0 eqv idx full e i failed
     local caught=0 survived=0 equiv=0 equiv_caught=0 stillborn=0 errors=0 pending=0
-    local survivor_lines=() error_names=() lived=() pend=()
+    local survivor_lines=() error_names=() lived=()
     declare -A RES=() TEST=() SECS=()
     pass_cap=$MUTGEN_TIMEOUT
     : >"$S/killers.tsv"
@@ -516,7 +516,7 @@ run_generated() {
     }
     for n in "${selected[@]}"; do
         if over; then
-            pend+=("$n") RES[$n]=pending
+            RES[$n]=pending
             continue
         fi
         f=$MUTANTS_DIR/$n.patch
@@ -531,7 +531,7 @@ run_generated() {
     done
     for n in "${lived[@]}"; do
         if over; then
-            pend+=("$n") RES[$n]=pending
+            RES[$n]=pending
             continue
         fi
         f=$MUTANTS_DIR/$n.patch
@@ -598,7 +598,11 @@ run_generated() {
             "$(header "$f" mutated)" "$r" "${TEST[$n]:--}" "${SECS[$n]:-0}" "$eqv" >>"$rows"
     done
     cat "$rows" >>"$tsv"
-    printf '%s\n' "${pend[@]}" | sed '/^$/d' >"$out_dir/mutgen-pending.txt"
+    # in the order the mutants were given, whether a mutant was never
+    # started or lived through its area before the budget ran out
+    for n in "${selected[@]}"; do
+        [ "${RES[$n]:-}" = pending ] && echo "$n"
+    done >"$out_dir/mutgen-pending.txt"
 
     local secs=$(($(date +%s) - start_all)) total=$((caught + survived)) when
     when=$(date -u +%Y-%m-%dT%H:%M:%SZ)
