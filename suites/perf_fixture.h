@@ -2,7 +2,7 @@
  * perf_fixture.h - what the perf store suites (test_perfdb.c,
  * test_perf_workflow.c) share: a scratch directory per run, removed
  * afterwards unless XO_TEST_KEEP is set, and a seeded noise source.
- * Include after cmocka.h and perfdb/proc.h.
+ * Include after cmocka.h, perfdb.h and perfdb/proc.h.
  */
 #ifndef XO_PERF_FIXTURE_H
 #define XO_PERF_FIXTURE_H
@@ -86,6 +86,17 @@ static inline void fixture_store(const char *name, char *out, size_t size)
 		abort();
 	}
 	xo_sql_close(h);
+}
+
+/* fixture_store's fresh store, opened (a failure fails the test) */
+static inline struct xo_perfdb *fixture_open(const char *name)
+{
+	struct xo_perfdb *db = NULL;
+	char path[512];
+
+	fixture_store(name, path, sizeof(path));
+	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
+	return db;
 }
 
 #endif

@@ -50,16 +50,6 @@
 #define OP_NAME "op/softmax/fwd/x/cpu"
 #define LEVEL   1e-4 /* the base's op time, s */
 
-static struct xo_perfdb *open_store(const char *name)
-{
-	struct xo_perfdb *db = NULL;
-	char path[512];
-
-	fixture_store(name, path, sizeof(path));
-	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
-	return db;
-}
-
 /* One run of the op series at sha (first parent parent) and, with model, a
  * predict sweep of the model "seed" on cpu and cl (batches 1..16, cl flat
  * at 4x cpu's batch-1 time) scaled by level too; samples level x (1 + 0.3%
@@ -135,7 +125,7 @@ static int64_t put_run(struct xo_perfdb *db, const char *sha, const char *parent
  * sweep. run[] gets the ids: P, A, B1, B2, B's incomplete one, B3, C's. */
 static struct xo_perfdb *several_runs_store(const char *name, bool model, int64_t run[7])
 {
-	struct xo_perfdb *db = open_store(name);
+	struct xo_perfdb *db = fixture_open(name);
 
 	run[0] = put_run(db, SHA_P, "", LEVEL, 15, 0.0, model, true);
 	run[1] = put_run(db, SHA_A, SHA_P, LEVEL, 15, 0.0, model, true);
@@ -422,7 +412,7 @@ static void test_select_order(void **state)
 
 	(void)state;
 	rng_state = 35;
-	db = open_store("select_order.sqlite");
+	db = fixture_open("select_order.sqlite");
 	put_run(db, SHA_P, "", LEVEL, 10, 0.0, false, true);
 	put_run(db, SHA_X, SHA_P, LEVEL, 10, 0.0, false, true);
 	put_run(db, SHA_Y, SHA_P, LEVEL, 10, 0.0, false, true);
@@ -511,7 +501,7 @@ static void test_noisy_base(void **state)
 		bis.run_min = true;
 		rng_state = 200 + k;
 		snprintf(name, sizeof(name), "noisy%zu.sqlite", k);
-		db = open_store(name);
+		db = fixture_open(name);
 		for (size_t r = 0; r < sc[k].runs; r++) {
 			double lv = LEVEL * (sc[k].levels ? sc[k].levels[r] : 1.0);
 

@@ -40,16 +40,6 @@
 #define SHA_A "aaaa000000000000000000000000000000000001"
 #define SHA_B "bbbb000000000000000000000000000000000002"
 
-static struct xo_perfdb *open_store(const char *name)
-{
-	struct xo_perfdb *db = NULL;
-	char path[512];
-
-	fixture_store(name, path, sizeof(path));
-	assert_int_equal(xo_perfdb_open(path, &db), XO_OK);
-	return db;
-}
-
 static void identity(const char *sha, int64_t date, struct xo_perf_commit *c,
                      struct xo_perf_testbed *t)
 {
@@ -194,10 +184,10 @@ static void test_mixed_store_same_answer(void **state)
 
 	(void)state;
 	rng_state = 41;
-	plain = open_store("plain.sqlite");
+	plain = fixture_open("plain.sqlite");
 	record_sweep(plain, false);
 	rng_state = 41;
-	mixed = open_store("mixed.sqlite");
+	mixed = fixture_open("mixed.sqlite");
 	record_sweep(mixed, true);
 	for (int json = 0; json < 2; json++) {
 		a = advise_text(plain, json);
@@ -265,7 +255,7 @@ static void test_compare_time_on_counts_refused(void **state)
 
 	(void)state;
 	assert_non_null(sink);
-	db = open_store("counts.sqlite");
+	db = fixture_open("counts.sqlite");
 	record_counts(db, SHA_A, 1700000000, 1e6);
 	record_counts(db, SHA_B, 1700003600, 1.1e6);
 	assert_int_equal(xo_perf_compare(db, "run:1", "run:2", &o, sink, &failed), XO_EINVAL);
@@ -299,7 +289,7 @@ static void test_import_metric_clash_refused(void **state)
 	assert_int_equal(xo_perfdb_open(src_path, &src), XO_OK);
 	record_counts(src, SHA_A, 1700000000, 1e6);
 	xo_perfdb_close(src);
-	dst = open_store("clash_dst.sqlite");
+	dst = fixture_open("clash_dst.sqlite");
 	identity(SHA_B, 1700003600, &c, &t);
 	snprintf(r.b.name, sizeof(r.b.name), "op/relu/fwd/x/instructions/cpu");
 	snprintf(r.b.kind, sizeof(r.b.kind), "op");
@@ -443,7 +433,7 @@ static void test_same_verdict_every_command(void **state)
 		bis.run_min = true; /* bisect's option: must change nothing */
 		rng_state = 100 + k;
 		snprintf(name, sizeof(name), "rule%zu.sqlite", k);
-		db = open_store(name);
+		db = fixture_open(name);
 		record_run(db, SHA_0, 1699996400, "k1", sc[k].base_floor, sc[k].base_hit, 40);
 		record_run(db, SHA_A, 1700000000, "k1", sc[k].base_floor, sc[k].base_hit, 40);
 		record_run(db, SHA_B, 1700003600, "k2", sc[k].head_floor, sc[k].head_hit, 40);
@@ -482,7 +472,7 @@ static void test_loaded_rounds_floor_moved(void **state)
 
 	(void)state;
 	rng_state = 7;
-	db = open_store("rounds.sqlite");
+	db = fixture_open("rounds.sqlite");
 	for (int i = 0; i < 6; i++) {
 		record_run(db, SHA_A, 1700000000, "k1", 9.1e-6, hit[i], 20);
 		record_run(db, SHA_B, 1700003600, "k2", 10.5e-6, hit[(i + 3) % 6], 20);
@@ -512,7 +502,7 @@ static void test_loaded_rounds_tail_only(void **state)
 
 	(void)state;
 	rng_state = 8;
-	db = open_store("tail.sqlite");
+	db = fixture_open("tail.sqlite");
 	for (int i = 0; i < 6; i++) {
 		record_run(db, SHA_A, 1700000000, "k1", 9.1e-6, 0.0, 20);
 		record_run(db, SHA_B, 1700003600, "k2", 9.1e-6, 0.7 + 0.04 * i, 20);
@@ -544,7 +534,7 @@ static void test_detect_long_segments(void **state)
 	(void)state;
 	assert_non_null(sink);
 	rng_state = 10;
-	db = open_store("long.sqlite");
+	db = fixture_open("long.sqlite");
 	for (int i = 0; i < 520; i++) {
 		struct xo_perf_result r = {0};
 		struct xo_perf_commit c;
@@ -724,7 +714,7 @@ static void test_load_bound_compare(void **state)
 
 	(void)state;
 	rng_state = 22;
-	db = open_store("loadbound.sqlite");
+	db = fixture_open("loadbound.sqlite");
 	for (int i = 0; i < 3; i++) {
 		record_run(db, SHA_A, 1700000000, "k1", fb[i], 0.3, 15);
 		record_run(db, SHA_B, 1700003600, "k2", 9.5e-6 * (1.7 + 0.1 * i), 0.3, 15);
@@ -750,7 +740,7 @@ static void test_load_bound_compare(void **state)
 static struct xo_perfdb *load_store(const char *name, double base_others, double head_others)
 {
 	static const double fb[3] = {9.3e-6, 9.5e-6, 9.7e-6};
-	struct xo_perfdb *db = open_store(name);
+	struct xo_perfdb *db = fixture_open(name);
 	char sql[256];
 
 	rng_state = 22;
