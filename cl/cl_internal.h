@@ -2,6 +2,13 @@
  * cl_internal.h - what the cl backend's files share: the context, the kernel
  * list, the tuning row, and the launch/event helpers. Suites may include it
  * (suites/test_cl.c checks error-name translation and the device limits).
+ *
+ * The files call downwards only: cl_runtime.c (context, program, memory,
+ * events) calls none of the others; cl_launch.c (launches, what the ops and
+ * the fused path share) calls the runtime; cl_ops.c, cl_net.c and
+ * cl_probe.c call those two and not each other; cl.c, the backend's entry
+ * table, names them all. Where the runtime must reach a file above it (the
+ * fused path's buffers at xo_cl_free), the context holds a hook.
  */
 #ifndef XO_CL_INTERNAL_H
 #define XO_CL_INTERNAL_H
@@ -130,6 +137,9 @@ struct xo_cl_ctx {
 	                           * recurrent ops' step gradients, [1] dw partials */
 	size_t scratch_bytes[2];
 	struct xo_cl_net *net;    /* the fused network path's buffers (cl_net.c), NULL until used */
+	/* releases net (xo_cl_free calls it): set by cl_net.c along with net, so
+	 * the runtime frees the path's buffers without calling up into it */
+	void (*net_free)(struct xo_cl_ctx *c);
 	struct xo_cl_pending *pend; /* events not yet read back */
 	size_t npend, cap;
 	cl_ulong busy_until;           /* device time the last resolved command ended */
@@ -164,6 +174,9 @@ void xo_cl_limits(struct xo_backend *be, uint64_t *max_alloc, uint64_t *global_m
 bool xo_cl_event_timed(cl_int state, cl_int err_start, cl_int err_end, cl_ulong t0,
 		       cl_ulong t1);
 
+/* "xo_cl_<name>" of a kernel of XO_CL_KERNELS (cl_runtime.c, which creates
+ * them; launches and the probe name a failing kernel with it). */
+const char *xo_cl_kernel_name(enum xo_cl_kid kid);
 /* Monotonic clock in ns. */
 uint64_t xo_cl_now_ns(void);
 /* Records an event to be profiled later (takes ownership of ev). */
@@ -176,11 +189,6 @@ enum xo_status xo_cl_write_mem(struct xo_cl_ctx *c, cl_mem m, size_t off, size_t
 /* Temporary device buffer `slot` (0 or 1) of at least bytes, kept for reuse. */
 enum xo_status xo_cl_scratch(struct xo_cl_ctx *c, int slot, size_t bytes, cl_mem *out);
 
-/* Adam's step size of iteration p->iteration (Keras 3): lr_t = lr *
- * sqrt(1 - b2^t) / (1 - b1^t), in double, then float; shared by the adam op
- * and the fused network update so both round alike (cl_ops.c). */
-float xo_cl_adam_lr_t(const struct xo_params *p);
-
 /* The fused whole-network path (cl_net.c; struct xo_net in xo/backend.h). */
 bool xo_cl_net_fits(struct xo_backend *be, const struct xo_net *net);
 /* iface rnn_lanes (xo_backend_rnn_lanes): the work-items one sample's
@@ -188,8 +196,6 @@ bool xo_cl_net_fits(struct xo_backend *be, const struct xo_net *net);
 double xo_cl_rnn_lanes(struct xo_backend *be, enum xo_op op, const struct xo_params *p);
 enum xo_status xo_cl_net_forward(struct xo_backend *be, const struct xo_net *net);
 enum xo_status xo_cl_net_train_step(struct xo_backend *be, const struct xo_net *net);
-/* Releases its buffers (xo_cl_free); accepts a context that never used it. */
-void xo_cl_net_free(struct xo_cl_ctx *c);
 
 /* Kernel launches (cl_launch.c): set arguments one by one, then run. The
  * first failure is kept and reported by xo_cl_launch_run. */
@@ -201,7 +207,6 @@ struct xo_cl_launch {
 	cl_uint bad_arg;  /* its index */
 };
 
-const char *xo_cl_kernel_name(enum xo_cl_kid kid); /* "xo_cl_<name>" */
 struct xo_cl_launch xo_cl_launch_begin(struct xo_cl_ctx *c, enum xo_cl_kid kid);
 void xo_cl_arg(struct xo_cl_launch *l, size_t size, const void *v);
 void xo_cl_arg_int(struct xo_cl_launch *l, int64_t v); /* as cl_int; asserts the range */
@@ -217,6 +222,11 @@ void xo_cl_arg_tensor(struct xo_cl_launch *l, const struct xo_tensor *t,
  * op < 0. */
 enum xo_status xo_cl_launch_run(struct xo_cl_launch *l, cl_uint dims, const size_t *global,
 				const size_t *local, int op, int dir);
+/* Adam's step size of iteration p->iteration (Keras 3): lr_t = lr *
+ * sqrt(1 - b2^t) / (1 - b1^t), in double, then float; shared by the adam op
+ * (cl_ops.c) and the fused network update (cl_net.c) so both round alike
+ * (cl_launch.c, beneath both). */
+float xo_cl_adam_lr_t(const struct xo_params *p);
 
 /* The ops (cl_ops.c), one per op and direction of ops.def:
  * xo_cl_conv1d_fwd, xo_cl_conv1d_bwd, ... (a missing one fails to link). */

@@ -3,23 +3,13 @@
  * (cl_ops.c) and the fused network path (cl_net.c): arguments set one by one
  * with the first failure kept, then one clEnqueueNDRangeKernel whose event
  * is profiled later and booked to its op (or, op < 0, to the fused network
- * kernels' stats.net_ns).
+ * kernels' stats.net_ns); and Adam's step size, which both pass on.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "cl_internal.h"
-
-static const char *const kernel_names[] = {
-#define XO_CL_K(name) "xo_cl_" #name,
-	XO_CL_KERNELS(XO_CL_K)
-#undef XO_CL_K
-};
-
-const char *xo_cl_kernel_name(enum xo_cl_kid kid)
-{
-	return kernel_names[kid];
-}
 
 struct xo_cl_launch xo_cl_launch_begin(struct xo_cl_ctx *c, enum xo_cl_kid kid)
 {
@@ -106,4 +96,15 @@ enum xo_status xo_cl_launch_run(struct xo_cl_launch *l, cl_uint dims, const size
 	else
 		c->stats.op_launches[op][dir]++;
 	return xo_cl_track(c, ev, XO_CL_EV_KERNEL, op, dir);
+}
+
+/* Adam's step size (contract in cl_internal.h): here, beside the launches,
+ * because the adam op (cl_ops.c) and the fused network update (cl_net.c)
+ * both pass it to their kernels and neither file calls the other. */
+float xo_cl_adam_lr_t(const struct xo_params *p)
+{
+	double t = (double)p->iteration;
+
+	return (float)((double)p->lr * sqrt(1.0 - pow((double)p->beta_2, t)) /
+		       (1.0 - pow((double)p->beta_1, t)));
 }

@@ -379,7 +379,8 @@ bool xo_cl_net_fits(struct xo_backend *be, const struct xo_net *net)
 	return ok;
 }
 
-void xo_cl_net_free(struct xo_cl_ctx *c)
+/* The context's destructor hook for c->net (set with it in net_prepare). */
+static void net_free(struct xo_cl_ctx *c)
 {
 	struct xo_cl_net *s = c->net;
 
@@ -414,6 +415,7 @@ static enum xo_status net_prepare(struct xo_cl_ctx *c, const struct plan *pl, in
 		if (!s)
 			return xo_error(XO_ENOMEM, "cl: out of memory");
 		c->net = s;
+		c->net_free = net_free;
 	}
 	if (!s->desc[mode]) {
 		s->desc[mode] =

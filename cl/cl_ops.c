@@ -17,7 +17,6 @@
  * launch) when the batch is longer than a chunk.
  */
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 
 #include "cl_internal.h"
@@ -947,14 +946,6 @@ enum xo_status xo_cl_sparse_categorical_accuracy_fwd(struct xo_backend *be,
 }
 
 /* ---- adam, gather -------------------------------------------------------- */
-
-float xo_cl_adam_lr_t(const struct xo_params *p)
-{
-	double t = (double)p->iteration;
-
-	return (float)((double)p->lr * sqrt(1.0 - pow((double)p->beta_2, t)) /
-		       (1.0 - pow((double)p->beta_1, t)));
-}
 
 enum xo_status xo_cl_adam_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {

@@ -450,6 +450,17 @@ static enum xo_status require_gpu(const struct xo_cl_ctx *c, const char *pname, 
 
 /* ---- program ------------------------------------------------------------- */
 
+static const char *const kernel_names[] = {
+#define XO_CL_K(name) "xo_cl_" #name,
+	XO_CL_KERNELS(XO_CL_K)
+#undef XO_CL_K
+};
+
+const char *xo_cl_kernel_name(enum xo_cl_kid kid)
+{
+	return kernel_names[kid];
+}
+
 char *xo_cl_program_source(void)
 {
 	size_t total = 1, n = 0;
@@ -640,7 +651,8 @@ void xo_cl_free(struct xo_backend *be)
 		clFinish(c->queue);
 	resolve_events(c, true);
 	free(c->pend);
-	xo_cl_net_free(c);
+	if (c->net_free)
+		c->net_free(c);
 	for (int i = 0; i < 2; i++)
 		if (c->scratch[i])
 			clReleaseMemObject(c->scratch[i]);
