@@ -1,7 +1,6 @@
 /*
  * main.c - the `xo` command: dispatches to the subcommands of DESIGN section 8.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,21 +26,6 @@ static const struct command commands[] = {
 	{"explain", xo_cmd_explain, "measured vs predicted step time per batch size, and why"},
 	{"import", xo_cmd_import, "a Keras .keras/.h5 model as a spec and .npy weights"},
 };
-
-int xo_usage_error(const char *cmd, const char *fmt, ...)
-{
-	char raw[1024];
-	va_list ap;
-
-	/* values from the command line may hold control bytes: xo_error
-	 * escapes them, so the message stays one printable line */
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	xo_error(XO_EINVAL, "xo %s: %s", cmd, raw);
-	fprintf(stderr, "%s\n", xo_last_error());
-	return 2;
-}
 
 static void usage(FILE *f)
 {

@@ -1,10 +1,12 @@
 /*
- * util.c - helpers shared by the `xo` subcommands: whole-number option
- * values, JSON string output and label arrays.
+ * util.c - helpers shared by the `xo` subcommands: the usage-error line,
+ * whole-number option values, JSON string output and label arrays. Here,
+ * not in main.c, so the subcommands never call back into the dispatcher.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,21 @@
 #include "cmd.h"
 #include "perfdb.h"
 #include "xo.h"
+
+int xo_usage_error(const char *cmd, const char *fmt, ...)
+{
+	char raw[1024];
+	va_list ap;
+
+	/* values from the command line may hold control bytes: xo_error
+	 * escapes them, so the message stays one printable line */
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	xo_error(XO_EINVAL, "xo %s: %s", cmd, raw);
+	fprintf(stderr, "%s\n", xo_last_error());
+	return 2;
+}
 
 bool xo_cli_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 {
