@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernels/cpu.h"
 #include "cmd.h"
 #include "xo.h"
+#include "xo/cpu.h"
 
 #define BENCH_PREDICT_N 4000
 #define BENCH_TRAIN_N 16000 /* 12800 train + 3200 validation (split 0.2) */
@@ -423,7 +423,7 @@ static void json_num(const char *key, double v)
 static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, int repeat,
 			bool json, int threads, enum xo_cpu_isa isa)
 {
-	const char *isa_name = xo_cpu_kernels_for(isa)->isa;
+	const char *isa_name = xo_cpu_isa_name(isa);
 	double peak1, peakn;
 	struct xo_model *m = NULL;
 	struct layer_times *t = NULL;
@@ -621,7 +621,7 @@ int xo_cmd_bench(int argc, char **argv)
 	xo_cli_cpu_model(model, sizeof(model));
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	isa = xo_cpu_isa_detect();
-	isa_name = xo_cpu_kernels_for(isa)->isa;
+	isa_name = xo_cpu_isa_name(isa);
 	if (layers) {
 		int rc = bench_layers(be, model_path, batch, repeat, json, threads, isa);
 

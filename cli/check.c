@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../kernels/cpu.h"
 #include "harness.h"
+#include "xo/cpu.h"
 
 #define DIR_BOTH XO_DIR_COUNT
 
@@ -595,7 +595,7 @@ int xo_cmd_check(int argc, char **argv)
 			xo_cli_json_string(xo_backend_describe(be));
 			printf(", \"cpu_isa\": \"%s\", \"cases\": [%s\n  ], \"passed\": %d, "
 			       "\"failed\": %d}\n",
-			       xo_cpu_kernels_for(xo_cpu_isa_detect())->isa, jbuf ? jbuf : "",
+			       xo_cpu_isa_name(xo_cpu_isa_detect()), jbuf ? jbuf : "",
 			       t.passed, t.failed);
 		}
 		free(jbuf);

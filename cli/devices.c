@@ -17,18 +17,18 @@
 
 #include <cblas.h>
 
-#include "../kernels/cpu.h"
 #include "cmd.h"
 #include "xo.h"
+#include "xo/cpu.h"
 
 #ifdef XO_HAVE_CL
-#include "../cl/cl_internal.h"
+#include "xo/cl.h"
 #endif
 
 /* The "cpu" object's fields (after its description). */
 static void cpu_json(void)
 {
-	const struct xo_cpu_kernels *k = xo_cpu_kernels_for(xo_cpu_isa_detect());
+	enum xo_cpu_isa isa = xo_cpu_isa_detect();
 	const char *e = getenv("XO_THREADS"), *cfg = openblas_get_config();
 	char model[256], version[64] = "?";
 
@@ -40,7 +40,8 @@ static void cpu_json(void)
 	xo_cli_json_string(model);
 	printf(", \"cores\": %ld, \"isa\": \"%s\", \"vector_floats\": %d, \"threads\": %d, "
 	       "\"blas\": {\"name\": \"OpenBLAS\", \"version\": ",
-	       sysconf(_SC_NPROCESSORS_ONLN), k->isa, k->vw, e && atoi(e) > 0 ? atoi(e) : 2);
+	       sysconf(_SC_NPROCESSORS_ONLN), xo_cpu_isa_name(isa), xo_cpu_isa_floats(isa),
+	       e && atoi(e) > 0 ? atoi(e) : 2);
 	xo_cli_json_string(version);
 	printf(", \"config\": ");
 	xo_cli_json_string(cfg ? cfg : "?");

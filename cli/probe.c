@@ -25,7 +25,7 @@
 #include "xo/backend.h"
 
 #ifdef XO_HAVE_CL
-#include "../cl/cl_internal.h"
+#include "xo/cl.h"
 #endif
 
 #define PROBE_MAX_DEVICES 16

@@ -1,8 +1,8 @@
 /*
  * cpu.h - internals of backend "cpu": the per-ISA kernel table, the kernels'
  * argument structs (each kernel's contract is written next to its struct), the
- * thread pool and the backend context. Included by the files of kernels/ only (and by
- * cli/bench.c for the FMA peak loop, and the probe's suite).
+ * thread pool and the backend context. Included by the files of kernels/ and
+ * by suites/ only; what other folders may use is in xo/cpu.h.
  */
 #ifndef XO_KERNELS_CPU_H
 #define XO_KERNELS_CPU_H
@@ -10,19 +10,10 @@
 #include <stdint.h>
 
 #include "xo/backend.h"
-
-/* Multiply-adds (or element operations) below which an op runs on the calling
- * thread alone: a task hand-off to a spinning worker costs well under a
- * microsecond, this much work about two. At batch 32 only the second
- * convolution of the seed model (344k) is split; its other layers stay on the
- * caller. The one value for every cpu kernel file, the fused path and the cost
- * model (perfdb/explain.h). */
-#define XO_CPU_PAR_MIN 300000
+#include "xo/cpu.h"
 
 /* Widest vector of any ISA level, in floats: stack tiles are sized by it. */
 #define XO_CPU_MAX_VW 16
-
-enum xo_cpu_isa { XO_CPU_ISA_SCALAR, XO_CPU_ISA_AVX2, XO_CPU_ISA_AVX512, XO_CPU_ISA_COUNT };
 
 /*
  * Rows of an operand A that is read row by row, possibly as overlapping
@@ -310,8 +301,6 @@ void xo_cpu_threads_run(struct xo_cpu_pool_threads *tp, int n, xo_cpu_task_fn fn
 
 /* ---- context ------------------------------------------------------------------ */
 
-#define XO_CPU_MAX_THREADS 64
-
 /* Grow-only scratch: one shared buffer and one per thread, 64-byte aligned. */
 struct xo_cpu_buf {
 	float *p;
@@ -335,19 +324,8 @@ struct xo_cpu_ctx {
 	bool mask_valid;
 };
 
-/* The ISA level this process would choose (CPU features, XO_CPU_ISA). */
-enum xo_cpu_isa xo_cpu_isa_detect(void);
+/* The kernel table of an ISA level (xo_cpu_isa_detect in xo/cpu.h). */
 const struct xo_cpu_kernels *xo_cpu_kernels_for(enum xo_cpu_isa isa);
-/* Single-precision FLOP per second of one thread running the FMA loop of
- * the given ISA for about seconds of its own CPU time (CLOCK_THREAD_CPUTIME_ID,
- * so time other processes hold the core does not lower it). */
-double xo_cpu_fma_peak(enum xo_cpu_isa isa, double seconds);
-/* The sum of n threads' xo_cpu_fma_peak(isa, seconds) run at once, the best
- * of tries (cpu_probe.c; `xo bench` and the probe's flops). */
-double xo_cpu_fma_peak_threads(enum xo_cpu_isa isa, int n, double seconds, int tries);
-/* How many threads a peak of nthreads can count: at most one per online CPU
- * (threads timed in CPU time that share a core would each count it whole). */
-int xo_cpu_peak_threads(int nthreads);
 
 /* ---- probe (cpu_probe.c) ------------------------------------------------------------ */
 

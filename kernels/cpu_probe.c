@@ -108,6 +108,16 @@ int xo_cpu_peak_threads(int nthreads)
 	return cpus >= 1 && cpus < nthreads ? (int)cpus : nthreads;
 }
 
+const char *xo_cpu_isa_name(enum xo_cpu_isa isa)
+{
+	return xo_cpu_kernels_for(isa)->isa;
+}
+
+int xo_cpu_isa_floats(enum xo_cpu_isa isa)
+{
+	return xo_cpu_kernels_for(isa)->vw;
+}
+
 /* ---- triad ---------------------------------------------------------------------- */
 
 struct triad_arg {

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "cost.h"
-#include "../kernels/cpu.h" /* XO_CPU_PAR_MIN */
+#include "xo/cpu.h" /* XO_CPU_PAR_MIN */
 
 #define XO_EXPLAIN_MAX_DEVICES 8
 #define XO_EXPLAIN_MAX_BATCHES 32
