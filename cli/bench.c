@@ -533,25 +533,17 @@ out:
 
 /* ---- the command ----------------------------------------------------------------------- */
 
-int xo_cmd_bench(int argc, char **argv)
-{
-	const char *device = "cpu", *model_path = NULL;
-	int threads = 0, repeat = 9;
-	int64_t batch = BENCH_BATCH;
-	bool json = false, layers = false;
-	struct xo_backend *be = NULL;
-	struct op_case cases[32];
-	double op_s[32];
-	struct model_times mt = {0};
-	enum xo_status st;
-	enum xo_cpu_isa isa;
-	double peak1, peakn, load, share[32];
-	const char *isa_name;
-	char model[256], thr[16], why[256];
-	int over = 0;
-	struct rusage ru;
-	int ncases, ncpu;
+struct bench_opts {
+	const char *device, *model_path;
+	int threads, repeat;
+	int64_t batch;
+	bool json, layers;
+};
 
+/* Reads the arguments into o: -1 to go on, else the exit status (0 after
+ * --help; 2, the line printed, after a bad argument). */
+static int bench_args(int argc, char **argv, struct bench_opts *o)
+{
 	for (int i = 1; i < argc; i++) {
 		bool takes_value = !strcmp(argv[i], "--device") || !strcmp(argv[i], "--threads") ||
 				   !strcmp(argv[i], "--repeat") || !strcmp(argv[i], "--model") ||
@@ -561,26 +553,26 @@ int xo_cmd_bench(int argc, char **argv)
 		if (takes_value && i + 1 == argc)
 			return xo_usage_error("bench", "%s needs a value", argv[i]);
 		if (!strcmp(argv[i], "--device")) {
-			device = argv[++i];
+			o->device = argv[++i];
 		} else if (!strcmp(argv[i], "--threads")) {
 			if (!xo_cli_parse_i64(argv[++i], 1, XO_CPU_MAX_THREADS, &v))
 				return xo_usage_error("bench", "--threads must be 1..%d",
 						      XO_CPU_MAX_THREADS);
-			threads = (int)v;
+			o->threads = (int)v;
 		} else if (!strcmp(argv[i], "--repeat")) {
 			if (!xo_cli_parse_i64(argv[++i], 1, 1000, &v))
 				return xo_usage_error("bench", "--repeat must be 1..1000");
-			repeat = (int)v;
+			o->repeat = (int)v;
 		} else if (!strcmp(argv[i], "--model")) {
-			model_path = argv[++i];
+			o->model_path = argv[++i];
 		} else if (!strcmp(argv[i], "--batch")) {
 			if (!xo_cli_parse_i64(argv[++i], 1, 65536, &v))
 				return xo_usage_error("bench", "--batch must be 1..65536");
-			batch = v;
+			o->batch = v;
 		} else if (!strcmp(argv[i], "--layers")) {
-			layers = true;
+			o->layers = true;
 		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
+			o->json = true;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: xo bench [--device cpu|ref|cl] [--threads N] [--repeat N] "
 			       "[--json]\n"
@@ -602,130 +594,189 @@ int xo_cmd_bench(int argc, char **argv)
 					      argv[i]);
 		}
 	}
-	if ((model_path || batch != BENCH_BATCH) && !layers)
+	if ((o->model_path || o->batch != BENCH_BATCH) && !o->layers)
 		return xo_usage_error("bench", "--model and --batch go with --layers (a model's "
 					       "whole workloads: xo seed --model F)");
-	if (threads) {
-		snprintf(thr, sizeof(thr), "%d", threads);
-		setenv("XO_THREADS", thr, 1);
-	} else {
-		const char *e = getenv("XO_THREADS");
+	return -1;
+}
 
-		threads = e && atoi(e) > 0 ? atoi(e) : 2;
-	}
-	st = xo_backend_open(device, &be);
-	if (st) {
-		fprintf(stderr, "xo bench: %s\n", xo_last_error());
-		return 2;
-	}
-	xo_cli_cpu_model(model, sizeof(model));
-	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	isa = xo_cpu_isa_detect();
-	isa_name = xo_cpu_isa_name(isa);
-	if (layers) {
-		int rc = bench_layers(be, model_path, batch, repeat, json, threads, isa);
+/* What the seed run measured, for the report. */
+struct bench_result {
+	const char *isa_name;
+	char model[256];
+	int ncpu;
+	double peak1, peakn, load;
+	struct model_times mt;
+	struct op_case cases[32];
+	double op_s[32], share[32];
+	int ncases, over;  /* over: ops above the peak */
+	char why[256];     /* why an op can be above it */
+	struct rusage ru;
+};
 
-		xo_backend_close(be);
-		return rc;
-	}
-	peak1 = peak_one(isa);
-	peakn = peak_threads(isa, threads);
-	if (!json) {
-		printf("machine: %s, %d cores, isa %s\n", model, ncpu, isa_name);
-		printf("backend: %s\n", xo_backend_describe(be));
-		printf("threads: %d\n", threads);
-	}
-	st = bench_model(be, repeat, &mt);
-	if (st) {
-		fprintf(stderr, "xo bench: %s\n", xo_last_error());
-		xo_backend_close(be);
-		return 2;
-	}
-	ncases = seed_cases(cases, BENCH_BATCH);
-	for (int i = 0; i < ncases && !st; i++)
-		st = time_op(be, &cases[i], repeat, 0, &op_s[i], NULL);
-	if (st) {
-		fprintf(stderr, "xo bench: %s\n", xo_last_error());
-		xo_backend_close(be);
-		return 2;
-	}
-	/* The peak again after the ops: the load may have changed since. */
-	peakn = fmax(peakn, peak_threads(isa, threads));
-	load = load_average();
-	for (int i = 0; i < ncases; i++) {
-		share[i] = cases[i].flops > 0 ? cases[i].flops / op_s[i] / peakn : 0.0;
-		if (share[i] > 1.0)
-			over++;
+/* The seed model's times, each seed op's, the peak again after them (the
+ * load may have changed since r->peakn was taken) and each op's share of it. */
+static enum xo_status bench_measure(struct xo_backend *be, const struct bench_opts *o,
+				    enum xo_cpu_isa isa, struct bench_result *r)
+{
+	enum xo_status st = bench_model(be, o->repeat, &r->mt);
+
+	if (st)
+		return st;
+	r->ncases = seed_cases(r->cases, BENCH_BATCH);
+	for (int i = 0; i < r->ncases && !st; i++)
+		st = time_op(be, &r->cases[i], o->repeat, 0, &r->op_s[i], NULL);
+	if (st)
+		return st;
+	r->peakn = fmax(r->peakn, peak_threads(isa, o->threads));
+	r->load = load_average();
+	for (int i = 0; i < r->ncases; i++) {
+		r->share[i] = r->cases[i].flops > 0 ? r->cases[i].flops / r->op_s[i] / r->peakn : 0.0;
+		if (r->share[i] > 1.0)
+			r->over++;
 	}
 	/* A kernel cannot beat the FMA rate of its own ISA level. The peak is
 	 * timed in CPU time (load cannot lower it) and the ops in wall time (load
 	 * only slows them), so a share above 1 means the device does not run the
 	 * cpu backend's kernels at this level (ref, cl, or BLAS at a wider ISA),
 	 * or the core clocked higher during the op than during the peak tries. */
-	snprintf(why, sizeof(why), "above the measured %s peak: %s", isa_name,
+	snprintf(r->why, sizeof(r->why), "above the measured %s peak: %s", r->isa_name,
 	         strcmp(xo_backend_name(be), "cpu")
 	             ? "this device does not run the cpu backend's kernels at this ISA level"
 	             : "the core clocked higher during this op than during the peak tries "
 	               "(or the op used wider instructions than this level); rerun");
-	getrusage(RUSAGE_SELF, &ru);
-	if (json) {
-		printf("{\"device\": ");
-		xo_cli_json_string(xo_backend_name(be));
-		printf(", \"describe\": ");
-		xo_cli_json_string(xo_backend_describe(be));
-		printf(", \"cpu\": ");
-		xo_cli_json_string(model);
-		printf(", \"cores\": %d, \"isa\": \"%s\", \"threads\": %d, \"repeat\": %d, "
-		       "\"peak_isa\": \"%s\", \"peak_tries\": %d, \"load_average\": %.2f, "
-		       "\"peak_gflops_1\": %.2f, \"peak_gflops_n\": %.2f, "
-		       "\"predict_ms_batch32_median\": %.4f, \"predict_ms_batch32_min\": %.4f, "
-		       "\"predict_ms_one_batch_median\": %.4f, \"predict_ms_one_batch_min\": %.4f, "
-		       "\"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, \"peak_rss_mb\": %.1f, "
-		       "\"ops\": [",
-		       ncpu, isa_name, threads, repeat, isa_name, PEAK_TRIES, load, peak1 * 1e-9,
-		       peakn * 1e-9, mt.p32_med * 1e3, mt.p32_min * 1e3, mt.p1_med * 1e3,
-		       mt.p1_min * 1e3, mt.epoch_med * 1e3, mt.epoch_min * 1e3,
-		       (double)ru.ru_maxrss / 1024.0);
-		for (int i = 0; i < ncases; i++) {
-			printf("%s{\"op\": \"%s\", \"dir\": \"%s\", \"shape\": ", i ? ", " : "",
-			       xo_op_name(cases[i].op), xo_dir_name(cases[i].dir));
-			xo_cli_json_string(cases[i].name);
-			printf(", \"us\": %.3f, \"flops\": %.0f, \"gflops\": %.2f, "
-			       "\"peak_share\": %.4f, \"over_peak\": ",
-			       op_s[i] * 1e6, cases[i].flops,
-			       cases[i].flops > 0 ? cases[i].flops / op_s[i] * 1e-9 : 0.0, share[i]);
-			if (share[i] > 1.0)
-				xo_cli_json_string(why);
-			else
-				printf("null");
-			printf("}");
-		}
-		printf("]}\n");
-	} else {
-		printf("fma peak (%s, best of %d): %.1f GFLOP/s one core, %.1f GFLOP/s %d thread%s"
-		       " (load average %.2f)\n",
-		       isa_name, PEAK_TRIES, peak1 * 1e-9, peakn * 1e-9, threads,
-		       threads == 1 ? "" : "s", load);
-		printf("seed predict 4000 at batch 32:  median %.3f ms  min %.3f ms\n",
-		       mt.p32_med * 1e3, mt.p32_min * 1e3);
-		printf("seed predict 4000 as one batch: median %.3f ms  min %.3f ms\n",
-		       mt.p1_med * 1e3, mt.p1_min * 1e3);
-		printf("seed epoch (12800 at batch 512 + 3200 validation): median %.3f ms  min %.3f ms\n",
-		       mt.epoch_med * 1e3, mt.epoch_min * 1e3);
-		printf("peak RSS: %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
-		printf("per op at batch %d (median of %d):\n", BENCH_BATCH, repeat);
-		for (int i = 0; i < ncases; i++) {
-			printf("  %-26s %-3s %-34s %9.2f us", xo_op_name(cases[i].op),
-			       xo_dir_name(cases[i].dir), cases[i].name, op_s[i] * 1e6);
-			if (cases[i].flops > 0)
-				printf("  %7.2f GFLOP/s  %5.1f%%%s of %d-thread peak",
-				       cases[i].flops / op_s[i] * 1e-9, 100.0 * share[i],
-				       share[i] > 1.0 ? "*" : "", threads);
-			printf("\n");
-		}
-		if (over)
-			printf("* %s\n", why);
+	getrusage(RUSAGE_SELF, &r->ru);
+	return XO_OK;
+}
+
+static void bench_print_json(struct xo_backend *be, const struct bench_opts *o,
+			     const struct bench_result *r)
+{
+	printf("{\"device\": ");
+	xo_cli_json_string(xo_backend_name(be));
+	printf(", \"describe\": ");
+	xo_cli_json_string(xo_backend_describe(be));
+	printf(", \"cpu\": ");
+	xo_cli_json_string(r->model);
+	printf(", \"cores\": %d, \"isa\": \"%s\", \"threads\": %d, \"repeat\": %d, "
+	       "\"peak_isa\": \"%s\", \"peak_tries\": %d, \"load_average\": %.2f, "
+	       "\"peak_gflops_1\": %.2f, \"peak_gflops_n\": %.2f, "
+	       "\"predict_ms_batch32_median\": %.4f, \"predict_ms_batch32_min\": %.4f, "
+	       "\"predict_ms_one_batch_median\": %.4f, \"predict_ms_one_batch_min\": %.4f, "
+	       "\"epoch_ms_median\": %.4f, \"epoch_ms_min\": %.4f, \"peak_rss_mb\": %.1f, "
+	       "\"ops\": [",
+	       r->ncpu, r->isa_name, o->threads, o->repeat, r->isa_name, PEAK_TRIES, r->load,
+	       r->peak1 * 1e-9, r->peakn * 1e-9, r->mt.p32_med * 1e3, r->mt.p32_min * 1e3,
+	       r->mt.p1_med * 1e3, r->mt.p1_min * 1e3, r->mt.epoch_med * 1e3,
+	       r->mt.epoch_min * 1e3, (double)r->ru.ru_maxrss / 1024.0);
+	for (int i = 0; i < r->ncases; i++) {
+		const struct op_case *c = &r->cases[i];
+
+		printf("%s{\"op\": \"%s\", \"dir\": \"%s\", \"shape\": ", i ? ", " : "",
+		       xo_op_name(c->op), xo_dir_name(c->dir));
+		xo_cli_json_string(c->name);
+		printf(", \"us\": %.3f, \"flops\": %.0f, \"gflops\": %.2f, "
+		       "\"peak_share\": %.4f, \"over_peak\": ",
+		       r->op_s[i] * 1e6, c->flops, c->flops > 0 ? c->flops / r->op_s[i] * 1e-9 : 0.0,
+		       r->share[i]);
+		if (r->share[i] > 1.0)
+			xo_cli_json_string(r->why);
+		else
+			printf("null");
+		printf("}");
 	}
+	printf("]}\n");
+}
+
+static void bench_print_text(const struct bench_opts *o, const struct bench_result *r)
+{
+	printf("fma peak (%s, best of %d): %.1f GFLOP/s one core, %.1f GFLOP/s %d thread%s"
+	       " (load average %.2f)\n",
+	       r->isa_name, PEAK_TRIES, r->peak1 * 1e-9, r->peakn * 1e-9, o->threads,
+	       o->threads == 1 ? "" : "s", r->load);
+	printf("seed predict 4000 at batch 32:  median %.3f ms  min %.3f ms\n",
+	       r->mt.p32_med * 1e3, r->mt.p32_min * 1e3);
+	printf("seed predict 4000 as one batch: median %.3f ms  min %.3f ms\n",
+	       r->mt.p1_med * 1e3, r->mt.p1_min * 1e3);
+	printf("seed epoch (12800 at batch 512 + 3200 validation): median %.3f ms  min %.3f ms\n",
+	       r->mt.epoch_med * 1e3, r->mt.epoch_min * 1e3);
+	printf("peak RSS: %.1f MB\n", (double)r->ru.ru_maxrss / 1024.0);
+	printf("per op at batch %d (median of %d):\n", BENCH_BATCH, o->repeat);
+	for (int i = 0; i < r->ncases; i++) {
+		const struct op_case *c = &r->cases[i];
+
+		printf("  %-26s %-3s %-34s %9.2f us", xo_op_name(c->op), xo_dir_name(c->dir),
+		       c->name, r->op_s[i] * 1e6);
+		if (c->flops > 0)
+			printf("  %7.2f GFLOP/s  %5.1f%%%s of %d-thread peak",
+			       c->flops / r->op_s[i] * 1e-9, 100.0 * r->share[i],
+			       r->share[i] > 1.0 ? "*" : "", o->threads);
+		printf("\n");
+	}
+	if (r->over)
+		printf("* %s\n", r->why);
+}
+
+int xo_cmd_bench(int argc, char **argv)
+{
+	struct bench_opts o = {.device = "cpu", .repeat = 9, .batch = BENCH_BATCH};
+	struct xo_backend *be = NULL;
+	struct bench_result *r;
+	enum xo_status st;
+	enum xo_cpu_isa isa;
+	char thr[16];
+	int rc = bench_args(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (o.threads) {
+		snprintf(thr, sizeof(thr), "%d", o.threads);
+		setenv("XO_THREADS", thr, 1);
+	} else {
+		const char *e = getenv("XO_THREADS");
+
+		o.threads = e && atoi(e) > 0 ? atoi(e) : 2;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(stderr, "xo bench: out of memory\n");
+		return 2;
+	}
+	st = xo_backend_open(o.device, &be);
+	if (st) {
+		fprintf(stderr, "xo bench: %s\n", xo_last_error());
+		rc = 2;
+		goto out_result;
+	}
+	xo_cli_cpu_model(r->model, sizeof(r->model));
+	r->ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	isa = xo_cpu_isa_detect();
+	r->isa_name = xo_cpu_isa_name(isa);
+	if (o.layers) {
+		rc = bench_layers(be, o.model_path, o.batch, o.repeat, o.json, o.threads, isa);
+		goto out_backend;
+	}
+	r->peak1 = peak_one(isa);
+	r->peakn = peak_threads(isa, o.threads);
+	if (!o.json) {
+		printf("machine: %s, %d cores, isa %s\n", r->model, r->ncpu, r->isa_name);
+		printf("backend: %s\n", xo_backend_describe(be));
+		printf("threads: %d\n", o.threads);
+	}
+	st = bench_measure(be, &o, isa, r);
+	if (st) {
+		fprintf(stderr, "xo bench: %s\n", xo_last_error());
+		rc = 2;
+		goto out_backend;
+	}
+	if (o.json)
+		bench_print_json(be, &o, r);
+	else
+		bench_print_text(&o, r);
+	rc = 0;
+out_backend:
 	xo_backend_close(be);
-	return 0;
+out_result:
+	free(r);
+	return rc;
 }

@@ -423,35 +423,78 @@ out:
 	return rc;
 }
 
-int xo_cmd_check(int argc, char **argv)
-{
-	const char *backend = "cpu", *shapes = NULL, *opname = NULL;
-	struct xo_backend *ref = NULL, *be = NULL;
-	struct xo_params p = xo_params_default();
-	struct check_totals t = {.out = stdout};
-	bool list = false;
-	char *jbuf = NULL;
-	size_t jlen = 0;
-	int dirsel = DIR_BOTH, modesel = XO_HMODE_COUNT, rc;
-	uint64_t seed = XO_CASE_SEED_DEFAULT;
-	enum xo_op op = XO_OP_COUNT;
-	bool have_params = false;
+/* The command line of a check. */
+struct check_opts {
+	const char *backend, *shapes, *opname;
+	bool list, have_params;
+	int dirsel, modesel;
+	uint64_t seed;
 	char *kv[128]; /* the key=value words, for the required-key check */
-	int nkv = 0;
+	int nkv;
+};
 
+/* One option a that takes a value, v its value: 0, or 2 after printing why
+ * the value is bad. */
+static int check_option(struct check_opts *o, const char *a, const char *v)
+{
+	if (!strcmp(a, "--op")) {
+		/* a second --op would silently drop the first */
+		if (o->opname)
+			return xo_usage_error("check", "--op given twice");
+		o->opname = v;
+	} else if (!strcmp(a, "--dir")) {
+		if (!strcmp(v, "fwd"))
+			o->dirsel = XO_DIR_FWD;
+		else if (!strcmp(v, "bwd"))
+			o->dirsel = XO_DIR_BWD;
+		else if (!strcmp(v, "both"))
+			o->dirsel = DIR_BOTH;
+		else
+			return xo_usage_error("check", "--dir must be fwd, bwd or both, not '%s'",
+					      v);
+	} else if (!strcmp(a, "--mode")) {
+		o->modesel = (int)xo_hmode_from_name(v);
+		if (o->modesel == XO_HMODE_COUNT)
+			return xo_usage_error(
+			    "check", "--mode must be exact, real or nonfinite, not '%s'", v);
+	} else if (!strcmp(a, "--backend")) {
+		o->backend = v;
+	} else if (!strcmp(a, "--seed")) {
+		char *end;
+
+		errno = 0;
+		o->seed = strtoull(v, &end, 0);
+		if (errno || end == v || *end || v[0] == '-')
+			return xo_usage_error("check",
+					      "--seed must be an unsigned integer, not '%s'", v);
+	} else if (!strcmp(a, "--shapes")) {
+		if (o->shapes)
+			return xo_usage_error("check", "--shapes given twice");
+		o->shapes = v;
+	}
+	return 0;
+}
+
+/* Reads the arguments into o (--json into t): -1 to go on, else the exit
+ * status (0 after --help; 2, the line printed, after a bad argument). */
+static int check_args(int argc, char **argv, struct check_opts *o, struct check_totals *t)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char key[64];
+		const char *eq;
+		int rc;
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
 		}
 		if (!strcmp(a, "--json")) {
-			t.json = true;
+			t->json = true;
 			continue;
 		}
 		if (!strcmp(a, "--list")) {
-			list = true;
+			o->list = true;
 			continue;
 		}
 		if (a[0] == '-' && a[1] == '-') {
@@ -461,133 +504,102 @@ int xo_cmd_check(int argc, char **argv)
 			if (!v)
 				return xo_usage_error("check", "%s needs a value", a);
 			i++;
-			if (!strcmp(a, "--op")) {
-				/* a second --op would silently drop the first */
-				if (opname)
-					return xo_usage_error("check", "--op given twice");
-				opname = v;
-			} else if (!strcmp(a, "--dir")) {
-				if (!strcmp(v, "fwd"))
-					dirsel = XO_DIR_FWD;
-				else if (!strcmp(v, "bwd"))
-					dirsel = XO_DIR_BWD;
-				else if (!strcmp(v, "both"))
-					dirsel = DIR_BOTH;
-				else
-					return xo_usage_error(
-					    "check", "--dir must be fwd, bwd or both, not '%s'", v);
-			} else if (!strcmp(a, "--mode")) {
-				modesel = (int)xo_hmode_from_name(v);
-				if (modesel == XO_HMODE_COUNT)
-					return xo_usage_error(
-					    "check",
-					    "--mode must be exact, real or nonfinite, not '%s'", v);
-			} else if (!strcmp(a, "--backend")) {
-				backend = v;
-			} else if (!strcmp(a, "--seed")) {
-				char *end;
-
-				errno = 0;
-				seed = strtoull(v, &end, 0);
-				if (errno || end == v || *end || v[0] == '-')
-					return xo_usage_error(
-					    "check", "--seed must be an unsigned integer, not '%s'",
-					    v);
-			} else if (!strcmp(a, "--shapes")) {
-				if (shapes)
-					return xo_usage_error("check", "--shapes given twice");
-				shapes = v;
-			}
+			if ((rc = check_option(o, a, v)))
+				return rc;
 			continue;
 		}
-		{
-			char key[64];
-			const char *eq = strchr(a, '=');
-
-			if (!eq || eq == a || (size_t)(eq - a) >= sizeof(key))
-				return xo_usage_error(
-				    "check", "expected key=value or an option, got '%s'", a);
-			if (nkv == (int)(sizeof(kv) / sizeof(kv[0])))
-				return xo_usage_error("check", "more than %zu key=value arguments",
-				                      sizeof(kv) / sizeof(kv[0]));
-			have_params = true;
-			kv[nkv++] = argv[i];
-		}
+		eq = strchr(a, '=');
+		if (!eq || eq == a || (size_t)(eq - a) >= sizeof(key))
+			return xo_usage_error("check", "expected key=value or an option, got '%s'",
+					      a);
+		if (o->nkv == (int)(sizeof(o->kv) / sizeof(o->kv[0])))
+			return xo_usage_error("check", "more than %zu key=value arguments",
+			                      sizeof(o->kv) / sizeof(o->kv[0]));
+		o->have_params = true;
+		o->kv[o->nkv++] = argv[i];
 	}
-	if (list) {
-		if (opname || shapes || have_params)
-			return xo_usage_error("check", "--list takes no --op, --shapes or key=value");
-		list_ops(t.json);
-		return 0;
+	return -1;
+}
+
+/* The op of --op with its key=value parameters, validated (keys, shapes,
+ * and that --mode applies): 0, or 2 after printing why not. */
+static int check_op_params(const struct check_opts *o, enum xo_op *op_out,
+			   struct xo_params *p)
+{
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_op op = xo_op_from_name(o->opname);
+	int rc;
+
+	if (op == XO_OP_COUNT) {
+		char ops[512];
+		size_t used = 0;
+
+		ops[0] = '\0';
+		for (int k = 0; k < XO_OP_COUNT && used < sizeof(ops); k++)
+			used += (size_t)snprintf(ops + used, sizeof(ops) - used, "%s%s",
+			                         k ? ", " : "", xo_op_name((enum xo_op)k));
+		return xo_usage_error("check", "unknown op '%s' (ops: %s)", o->opname, ops);
 	}
-	if ((opname == NULL) == (shapes == NULL))
-		return xo_usage_error("check",
-		                      "give exactly one of --op OP or --shapes FILE (try --help)");
-	if (shapes && (have_params || dirsel != DIR_BOTH || modesel != XO_HMODE_COUNT))
-		return xo_usage_error("check", "--shapes takes no key=value, --dir or --mode");
-	if (opname) {
-		struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	if (o->dirsel == XO_DIR_BWD && !xo_op_has_bwd(op))
+		return xo_usage_error("check", "%s has no backward pass", o->opname);
+	rc = keys_ok("", op, o->kv, o->nkv);
+	if (rc)
+		return rc;
+	*p = xo_params_default_op(op); /* the recurrent ops' tanh */
+	for (int k = 0; k < o->nkv; k++) {
+		char key[64];
+		const char *eq = strchr(o->kv[k], '=');
 
-		op = xo_op_from_name(opname);
-		if (op == XO_OP_COUNT) {
-			char ops[512];
-			size_t used = 0;
-
-			ops[0] = '\0';
-			for (int o = 0; o < XO_OP_COUNT && used < sizeof(ops); o++)
-				used += (size_t)snprintf(ops + used, sizeof(ops) - used, "%s%s",
-				                         o ? ", " : "", xo_op_name((enum xo_op)o));
-			return xo_usage_error("check", "unknown op '%s' (ops: %s)", opname, ops);
-		}
-		if (dirsel == XO_DIR_BWD && !xo_op_has_bwd(op))
-			return xo_usage_error("check", "%s has no backward pass", opname);
-		rc = keys_ok("", op, kv, nkv);
-		if (rc)
-			return rc;
-		p = xo_params_default_op(op); /* the recurrent ops' tanh */
-		for (int k = 0; k < nkv; k++) {
-			char key[64];
-			const char *eq = strchr(kv[k], '=');
-
-			memcpy(key, kv[k], (size_t)(eq - kv[k]));
-			key[eq - kv[k]] = '\0';
-			if (xo_params_set(&p, key, eq + 1))
-				return xo_usage_error("check", "%s", xo_last_error());
-		}
-		if (xo_op_shapes(op, XO_DIR_FWD, &p, ss, ds))
+		memcpy(key, o->kv[k], (size_t)(eq - o->kv[k]));
+		key[eq - o->kv[k]] = '\0';
+		if (xo_params_set(p, key, eq + 1))
 			return xo_usage_error("check", "%s", xo_last_error());
-		if (modesel != XO_HMODE_COUNT) {
-			bool any = false;
-
-			for (int d = 0; d < XO_DIR_COUNT; d++)
-				if ((dirsel == DIR_BOTH || d == dirsel) &&
-				    (d == XO_DIR_FWD || xo_op_has_bwd(op)) &&
-				    xo_hmode_applies(op, (enum xo_dir)d, &p,
-				                     (enum xo_hmode)modesel))
-					any = true;
-			if (!any)
-				return xo_usage_error(
-				    "check", "mode %s does not apply to %s with these parameters",
-				    xo_hmode_name((enum xo_hmode)modesel), opname);
-		}
 	}
+	if (xo_op_shapes(op, XO_DIR_FWD, p, ss, ds))
+		return xo_usage_error("check", "%s", xo_last_error());
+	if (o->modesel != XO_HMODE_COUNT) {
+		bool any = false;
 
-	if (xo_backend_open(backend, &be))
-		return xo_usage_error("check", "backend '%s': %s", backend, xo_last_error());
+		for (int d = 0; d < XO_DIR_COUNT; d++)
+			if ((o->dirsel == DIR_BOTH || d == o->dirsel) &&
+			    (d == XO_DIR_FWD || xo_op_has_bwd(op)) &&
+			    xo_hmode_applies(op, (enum xo_dir)d, p, (enum xo_hmode)o->modesel))
+				any = true;
+		if (!any)
+			return xo_usage_error(
+			    "check", "mode %s does not apply to %s with these parameters",
+			    xo_hmode_name((enum xo_hmode)o->modesel), o->opname);
+	}
+	*op_out = op;
+	return 0;
+}
+
+/* Runs the cases on the backend against ref and prints them and the totals:
+ * 0 all passed, 1 some failed, 2 bad input. */
+static int check_run(const struct check_opts *o, enum xo_op op, const struct xo_params *p,
+		     struct check_totals *t)
+{
+	struct xo_backend *ref = NULL, *be = NULL;
+	char *jbuf = NULL;
+	size_t jlen = 0;
+	int rc;
+
+	if (xo_backend_open(o->backend, &be))
+		return xo_usage_error("check", "backend '%s': %s", o->backend, xo_last_error());
 	if (xo_backend_open("ref", &ref)) {
 		rc = xo_usage_error("check", "ref: %s", xo_last_error());
 		goto out_close;
 	}
-	if (t.json && !(t.out = open_memstream(&jbuf, &jlen))) {
+	if (t->json && !(t->out = open_memstream(&jbuf, &jlen))) {
 		rc = xo_usage_error("check", "out of memory");
 		goto out_close;
 	}
-	if (shapes)
-		rc = run_shapes(ref, be, shapes, seed, &t);
+	if (o->shapes)
+		rc = run_shapes(ref, be, o->shapes, o->seed, t);
 	else
-		rc = run_line(ref, be, "", op, &p, dirsel, modesel, seed, &t);
-	if (t.json) {
-		fclose(t.out);
+		rc = run_line(ref, be, "", op, p, o->dirsel, o->modesel, o->seed, t);
+	if (t->json) {
+		fclose(t->out);
 		if (!rc) {
 			printf("{\"backend\": ");
 			xo_cli_json_string(xo_backend_name(be));
@@ -596,16 +608,45 @@ int xo_cmd_check(int argc, char **argv)
 			printf(", \"cpu_isa\": \"%s\", \"cases\": [%s\n  ], \"passed\": %d, "
 			       "\"failed\": %d}\n",
 			       xo_cpu_isa_name(xo_cpu_isa_detect()), jbuf ? jbuf : "",
-			       t.passed, t.failed);
+			       t->passed, t->failed);
 		}
 		free(jbuf);
 	} else if (!rc) {
-		printf("%d passed, %d failed\n", t.passed, t.failed);
+		printf("%d passed, %d failed\n", t->passed, t->failed);
 	}
 	if (!rc)
-		rc = t.failed ? 1 : 0;
+		rc = t->failed ? 1 : 0;
 out_close:
 	xo_backend_close(ref);
 	xo_backend_close(be);
 	return rc;
+}
+
+int xo_cmd_check(int argc, char **argv)
+{
+	struct check_opts o = {.backend = "cpu",
+	                       .dirsel = DIR_BOTH,
+	                       .modesel = XO_HMODE_COUNT,
+	                       .seed = XO_CASE_SEED_DEFAULT};
+	struct xo_params p = xo_params_default();
+	struct check_totals t = {.out = stdout};
+	enum xo_op op = XO_OP_COUNT;
+	int rc = check_args(argc, argv, &o, &t);
+
+	if (rc >= 0)
+		return rc;
+	if (o.list) {
+		if (o.opname || o.shapes || o.have_params)
+			return xo_usage_error("check", "--list takes no --op, --shapes or key=value");
+		list_ops(t.json);
+		return 0;
+	}
+	if ((o.opname == NULL) == (o.shapes == NULL))
+		return xo_usage_error("check",
+		                      "give exactly one of --op OP or --shapes FILE (try --help)");
+	if (o.shapes && (o.have_params || o.dirsel != DIR_BOTH || o.modesel != XO_HMODE_COUNT))
+		return xo_usage_error("check", "--shapes takes no key=value, --dir or --mode");
+	if (o.opname && (rc = check_op_params(&o, &op, &p)))
+		return rc;
+	return check_run(&o, op, &p, &t);
 }

@@ -492,12 +492,71 @@ static void diagnose(struct xo_model *m, struct xo_backend *be, int64_t batch,
 }
 
 /* The whole experiment on one device. Returns 0, or 2 after one line. */
+/* The test accuracy from a predict at pbatch (the warm-up of the timed runs),
+ * then predict timed repeat times at pbatch and as one batch, alternating
+ * (after one more warm-up of the latter): their medians and intervals in r,
+ * printed to out. probs holds d->nte rows. 0, or 2 after printing why. */
+static int seed_predict(struct xo_model *m, const char *spec, const struct seed_data *d,
+			int64_t pbatch, int repeat, float *probs, FILE *out, struct seed_result *r)
+{
+	int64_t correct = 0;
+	double t0;
+
+	/* the accuracy run is the warm-up of the timed repeats below */
+	if (xo_model_predict(m, d->xte, d->nte, pbatch, probs))
+		return xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+	for (int64_t i = 0; i < d->nte; i++) {
+		int best = 0;
+
+		for (int c = 1; c < d->classes; c++)
+			if (probs[i * d->classes + c] > probs[i * d->classes + best])
+				best = c;
+		correct += best == d->lte[i];
+	}
+	if (xo_model_predict(m, d->xte, d->nte, d->nte, probs)) /* warm-up */
+		return xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+	r->repeat = repeat;
+	r->predict_batch = pbatch;
+	for (int k = 0; k < repeat; k++) {
+		t0 = xo_now_s();
+		if (xo_model_predict(m, d->xte, d->nte, pbatch, probs))
+			return xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+		r->p32_s[k] = xo_now_s() - t0;
+		t0 = xo_now_s();
+		if (xo_model_predict(m, d->xte, d->nte, d->nte, probs))
+			return xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+		r->p1_s[k] = xo_now_s() - t0;
+	}
+	{
+		double v[MAX_REPEAT];
+
+		memcpy(v, r->p32_s, sizeof(double) * (size_t)repeat);
+		xo_perf_summarize(v, (size_t)repeat, &r->s32);
+		memcpy(v, r->p1_s, sizeof(double) * (size_t)repeat);
+		xo_perf_summarize(v, (size_t)repeat, &r->s1);
+	}
+	r->predict_s = r->s32.median;
+	r->predict_s_one_batch = r->s1.median;
+	fprintf(out,
+	        "Predict %" PRId64 " samples in %.4f s [%.4f, %.4f], %.3g s on avg (batch %d; "
+	        "median of %d)\n",
+	        d->nte, r->predict_s, r->s32.ci_lo, r->s32.ci_hi, r->predict_s / (double)d->nte,
+	        (int)pbatch, repeat);
+	fprintf(out,
+	        "Predict %" PRId64 " samples in %.4f s [%.4f, %.4f], %.3g s on avg (one batch; "
+	        "median of %d)\n",
+	        d->nte, r->predict_s_one_batch, r->s1.ci_lo, r->s1.ci_hi,
+	        r->predict_s_one_batch / (double)d->nte, repeat);
+	r->test_accuracy = (double)correct / (double)d->nte;
+	return 0;
+}
+
 static int run_device(const char *spec, const struct seed_model *sm, const struct seed_data *d,
                       int epochs, int64_t batch, int64_t pbatch, uint64_t seed, int repeat,
                       bool json, struct seed_result *r)
 {
 	FILE *out = json ? stderr : stdout;
-	double ms_per_step[1000], epoch_ms[1000], t0;
+	double ms_per_step[1000], epoch_ms[1000];
 	struct epoch_sink sink = {ms_per_step, epoch_ms, NAN, 0, out};
 	struct xo_fit_options o = xo_fit_options_default();
 	struct xo_backend *be = NULL;
@@ -505,7 +564,6 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 	float *ids = NULL; /* class ids of the training labels (sparse loss) */
 	char tmpl[] = "/tmp/xo-seed-XXXXXX", *dir = NULL;
 	float *probs = NULL;
-	int64_t correct = 0;
 	int rc = 2;
 
 	memset(r, 0, sizeof(*r));
@@ -562,60 +620,8 @@ static int run_device(const char *spec, const struct seed_model *sm, const struc
 		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
 		goto out_free;
 	}
-	/* the accuracy run is the warm-up of the timed repeats below */
-	if (xo_model_predict(m, d->xte, d->nte, pbatch, probs)) {
-		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
+	if (seed_predict(m, spec, d, pbatch, repeat, probs, out, r))
 		goto out_free;
-	}
-	for (int64_t i = 0; i < d->nte; i++) {
-		int best = 0;
-
-		for (int c = 1; c < d->classes; c++)
-			if (probs[i * d->classes + c] > probs[i * d->classes + best])
-				best = c;
-		correct += best == d->lte[i];
-	}
-	if (xo_model_predict(m, d->xte, d->nte, d->nte, probs)) { /* warm-up */
-		xo_usage_error("seed", "%s: %s", spec, xo_last_error());
-		goto out_free;
-	}
-	r->repeat = repeat;
-	r->predict_batch = pbatch;
-	for (int k = 0; k < repeat; k++) {
-		t0 = xo_now_s();
-		if (xo_model_predict(m, d->xte, d->nte, pbatch, probs)) {
-			xo_usage_error("seed", "%s: %s", spec, xo_last_error());
-			goto out_free;
-		}
-		r->p32_s[k] = xo_now_s() - t0;
-		t0 = xo_now_s();
-		if (xo_model_predict(m, d->xte, d->nte, d->nte, probs)) {
-			xo_usage_error("seed", "%s: %s", spec, xo_last_error());
-			goto out_free;
-		}
-		r->p1_s[k] = xo_now_s() - t0;
-	}
-	{
-		double v[MAX_REPEAT];
-
-		memcpy(v, r->p32_s, sizeof(double) * (size_t)repeat);
-		xo_perf_summarize(v, (size_t)repeat, &r->s32);
-		memcpy(v, r->p1_s, sizeof(double) * (size_t)repeat);
-		xo_perf_summarize(v, (size_t)repeat, &r->s1);
-	}
-	r->predict_s = r->s32.median;
-	r->predict_s_one_batch = r->s1.median;
-	fprintf(out,
-	        "Predict %" PRId64 " samples in %.4f s [%.4f, %.4f], %.3g s on avg (batch %d; "
-	        "median of %d)\n",
-	        d->nte, r->predict_s, r->s32.ci_lo, r->s32.ci_hi, r->predict_s / (double)d->nte,
-	        (int)pbatch, repeat);
-	fprintf(out,
-	        "Predict %" PRId64 " samples in %.4f s [%.4f, %.4f], %.3g s on avg (one batch; "
-	        "median of %d)\n",
-	        d->nte, r->predict_s_one_batch, r->s1.ci_lo, r->s1.ci_hi,
-	        r->predict_s_one_batch / (double)d->nte, repeat);
-	r->test_accuracy = (double)correct / (double)d->nte;
 	r->val_accuracy = sink.best_val;
 	r->nsteps = sink.count;
 	memcpy(r->step_ms, ms_per_step, sizeof(double) * (size_t)sink.count);
@@ -922,17 +928,76 @@ static int store_results(struct xo_perfdb *db, const struct seed_model *sm,
 	return 0;
 }
 
-int xo_cmd_seed(int argc, char **argv)
+/* The command line of a seed run. */
+struct seed_opts {
+	const char *devices[MAX_DEVICES];
+	int ndev;
+	bool explicit_devices; /* --device given: a device that does not open is bad input */
+	const char *db, *xpath, *ypath;
+	int64_t epochs, batch, pbatch, repeat;
+	uint64_t seed;
+	bool json;
+};
+
+/* One option a with its value val: 0, or 2 after printing why it is bad. */
+static int seed_option(struct seed_opts *o, struct seed_model *sm, const char *a,
+		       const char *val)
 {
-	const char *devices[MAX_DEVICES], *db = NULL, *xpath = NULL, *ypath = NULL;
-	struct seed_model sm = {0};
-	static struct seed_result results[MAX_DEVICES];
-	struct xo_perfdb *store = NULL;
-	struct seed_data data;
-	int ndev = 0, nres = 0, rc = 0;
-	int64_t epochs = 10, batch = 512, pbatch = SEED_PREDICT_BATCH, repeat = 9, v;
-	uint64_t seed = 1;
-	bool json = false, explicit_devices;
+	int64_t v;
+
+	if (!strcmp(a, "--model")) {
+		sm->path = val;
+	} else if (!strcmp(a, "--device")) {
+		if (o->ndev == MAX_DEVICES)
+			return xo_usage_error("seed", "at most %d devices", MAX_DEVICES);
+		if (xo_cli_gpu_requested("seed", val))
+			return 2;
+		if (!known_device(val))
+			return xo_usage_error("seed",
+			                      "unknown device '%s' (ref, cpu, cl or "
+			                      "cl:PLATFORM:DEVICE)",
+			                      val);
+		o->devices[o->ndev++] = val;
+	} else if (!strcmp(a, "--epochs")) {
+		if (!xo_cli_parse_i64(val, 1, 1000, &o->epochs))
+			return xo_usage_error("seed", "--epochs %s: expected an integer in 1..1000",
+					      val);
+	} else if (!strcmp(a, "--batch-size")) {
+		if (!xo_cli_parse_i64(val, 1, 12800, &o->batch))
+			return xo_usage_error("seed",
+			                      "--batch-size %s: expected an integer in "
+			                      "1..12800",
+			                      val);
+	} else if (!strcmp(a, "--predict-batch")) {
+		if (!xo_cli_parse_i64(val, 1, 12800, &o->pbatch))
+			return xo_usage_error("seed",
+			                      "--predict-batch %s: expected an integer in "
+			                      "1..12800",
+			                      val);
+	} else if (!strcmp(a, "--seed")) {
+		if (!xo_cli_parse_i64(val, 0, INT64_MAX, &v))
+			return xo_usage_error("seed", "--seed %s: expected a non-negative integer",
+					      val);
+		o->seed = (uint64_t)v;
+	} else if (!strcmp(a, "--repeat")) {
+		if (!xo_cli_parse_i64(val, 1, MAX_REPEAT, &o->repeat))
+			return xo_usage_error("seed", "--repeat %s: expected an integer in 1..%d",
+					      val, MAX_REPEAT);
+	} else if (!strcmp(a, "--db")) {
+		o->db = val;
+	} else {
+		return xo_usage_error("seed", "unknown option '%s'", a);
+	}
+	return 0;
+}
+
+/* Reads the arguments into o and sm, then the device list (every backend
+ * compiled in when none is named; a named one that does not open is
+ * refused now, not after the devices before it have run for minutes): -1
+ * to go on, else the exit status (0 after --help, 2 after bad input). */
+static int seed_args(int argc, char **argv, struct seed_opts *o, struct seed_model *sm)
+{
+	int rc;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -942,7 +1007,7 @@ int xo_cmd_seed(int argc, char **argv)
 			return 0;
 		}
 		if (!strcmp(a, "--json")) {
-			json = true;
+			o->json = true;
 			continue;
 		}
 		if (!val)
@@ -953,137 +1018,120 @@ int xo_cmd_seed(int argc, char **argv)
 			if (i + 2 >= argc || !strncmp(argv[i + 1], "--", 2) ||
 			    !strncmp(argv[i + 2], "--", 2))
 				return xo_usage_error("seed", "--data needs two files: X.npy Y.npy");
-			xpath = argv[++i];
-			ypath = argv[++i];
+			o->xpath = argv[++i];
+			o->ypath = argv[++i];
 			continue;
 		}
-		if (!strcmp(a, "--model")) {
-			sm.path = val;
-		} else if (!strcmp(a, "--device")) {
-			if (ndev == MAX_DEVICES)
-				return xo_usage_error("seed", "at most %d devices", MAX_DEVICES);
-			if (xo_cli_gpu_requested("seed", val))
-				return 2;
-			if (!known_device(val))
-				return xo_usage_error("seed",
-				                      "unknown device '%s' (ref, cpu, cl or "
-				                      "cl:PLATFORM:DEVICE)",
-				                      val);
-			devices[ndev++] = val;
-		} else if (!strcmp(a, "--epochs")) {
-			if (!xo_cli_parse_i64(val, 1, 1000, &epochs))
-				return xo_usage_error(
-				    "seed", "--epochs %s: expected an integer in 1..1000", val);
-		} else if (!strcmp(a, "--batch-size")) {
-			if (!xo_cli_parse_i64(val, 1, 12800, &batch))
-				return xo_usage_error("seed",
-				                      "--batch-size %s: expected an integer in "
-				                      "1..12800",
-				                      val);
-		} else if (!strcmp(a, "--predict-batch")) {
-			if (!xo_cli_parse_i64(val, 1, 12800, &pbatch))
-				return xo_usage_error("seed",
-				                      "--predict-batch %s: expected an integer in "
-				                      "1..12800",
-				                      val);
-		} else if (!strcmp(a, "--seed")) {
-			if (!xo_cli_parse_i64(val, 0, INT64_MAX, &v))
-				return xo_usage_error(
-				    "seed", "--seed %s: expected a non-negative integer", val);
-			seed = (uint64_t)v;
-		} else if (!strcmp(a, "--repeat")) {
-			if (!xo_cli_parse_i64(val, 1, MAX_REPEAT, &repeat))
-				return xo_usage_error("seed",
-				                      "--repeat %s: expected an integer in 1..%d", val,
-				                      MAX_REPEAT);
-		} else if (!strcmp(a, "--db")) {
-			db = val;
-		} else {
-			return xo_usage_error("seed", "unknown option '%s'", a);
-		}
+		if ((rc = seed_option(o, sm, a, val)))
+			return rc;
 		i++;
 	}
-	explicit_devices = ndev > 0;
-	if (!explicit_devices)
-		for (int i = 0; i < xo_backend_count() && ndev < MAX_DEVICES; i++)
-			devices[ndev++] = xo_backend_kind(i);
-	/* A named device that does not open (cl:9:9) is bad input: refuse it
-	 * now, not after the devices before it have run for minutes. */
-	for (int i = 0; explicit_devices && i < ndev; i++) {
+	o->explicit_devices = o->ndev > 0;
+	if (!o->explicit_devices)
+		for (int i = 0; i < xo_backend_count() && o->ndev < MAX_DEVICES; i++)
+			o->devices[o->ndev++] = xo_backend_kind(i);
+	for (int i = 0; o->explicit_devices && i < o->ndev; i++) {
 		struct xo_backend *be;
 
-		if (xo_backend_open(devices[i], &be))
+		if (xo_backend_open(o->devices[i], &be))
 			return xo_usage_error("seed", "%s", xo_last_error());
 		xo_backend_close(be);
 	}
-	/* The model first (a bad file is refused before any data is read or
-	 * made): its input size and classes shape the data. */
-	{
-		struct xo_backend *be = NULL;
-		struct xo_model *m = NULL;
-		int64_t per = 0, classes = 0;
-		int drc;
+	return -1;
+}
 
-		if (xo_perf_model_ident(sm.path, sm.name, sizeof(sm.name), sm.arch,
-		                        sizeof(sm.arch)) ||
-		    xo_backend_open("ref", &be) ||
-		    (sm.path ? xo_model_open(sm.path, be, 1, &m)
-		             : xo_model_open_string(xo_model_seed_spec, "seed.model", be, 1, &m))) {
-			xo_backend_close(be);
-			return xo_usage_error("seed", "%s", xo_last_error());
-		}
-		per = xo_model_input_size(m);
-		classes = xo_model_classes(m);
-		sm.keras = sm.path && xo_keras_sniff(sm.path) != XO_KERAS_NONE;
-		if (classes < 2) {
-			xo_model_close(m);
-			xo_backend_close(be);
-			return xo_usage_error("seed",
-			                      "--model %s: %" PRId64 " output: the seed protocol "
-			                      "needs a classifier (2 or more classes, softmax)",
-			                      sm.path, classes);
-		}
-		drc = xpath ? seed_data_read(xpath, ypath, seed, m, classes, &data)
-		            : seed_data_make(seed, per, classes, xo_model_input_ids(m), &data);
+/* The model first (a bad file is refused before any data is read or made):
+ * its name in the store, whether it is a Keras file, and its input size and
+ * classes, which shape the data read (--data) or made. 0, or 2 after
+ * printing why. */
+static int seed_data_prepare(const struct seed_opts *o, struct seed_model *sm,
+			     struct seed_data *data)
+{
+	struct xo_backend *be = NULL;
+	struct xo_model *m = NULL;
+	int64_t per = 0, classes = 0;
+	int drc;
+
+	if (xo_perf_model_ident(sm->path, sm->name, sizeof(sm->name), sm->arch,
+	                        sizeof(sm->arch)) ||
+	    xo_backend_open("ref", &be) ||
+	    (sm->path ? xo_model_open(sm->path, be, 1, &m)
+	              : xo_model_open_string(xo_model_seed_spec, "seed.model", be, 1, &m))) {
+		xo_backend_close(be);
+		return xo_usage_error("seed", "%s", xo_last_error());
+	}
+	per = xo_model_input_size(m);
+	classes = xo_model_classes(m);
+	sm->keras = sm->path && xo_keras_sniff(sm->path) != XO_KERAS_NONE;
+	if (classes < 2) {
 		xo_model_close(m);
 		xo_backend_close(be);
-		if (drc)
-			return 2;
+		return xo_usage_error("seed",
+		                      "--model %s: %" PRId64 " output: the seed protocol "
+		                      "needs a classifier (2 or more classes, softmax)",
+		                      sm->path, classes);
 	}
-	/* Open (and so validate) the store before minutes of training. */
-	if (db && (xo_perfdb_open(db, &store) ||
-	           xo_perfdb_model_claim(store, sm.name, sm.arch, sm.path))) {
-		xo_perfdb_close(store);
-		seed_data_free(&data);
-		return xo_usage_error("seed", "--db %s: %s", db, xo_last_error());
-	}
-	for (int i = 0; i < ndev; i++) {
-		if (!explicit_devices) {
-			/* Default list: a device that does not open is skipped. */
+	drc = o->xpath ? seed_data_read(o->xpath, o->ypath, o->seed, m, classes, data)
+	               : seed_data_make(o->seed, per, classes, xo_model_input_ids(m), data);
+	xo_model_close(m);
+	xo_backend_close(be);
+	return drc ? 2 : 0;
+}
+
+/* The experiment on each device in turn (of the default list, one that
+ * does not open is skipped with a line): 0 with *nres results, or 2. */
+static int seed_run_devices(const struct seed_opts *o, const struct seed_model *sm,
+			    const struct seed_data *data, struct seed_result *results, int *nres)
+{
+	for (int i = 0; i < o->ndev; i++) {
+		if (!o->explicit_devices) {
 			struct xo_backend *be;
 
-			if (xo_backend_open(devices[i], &be)) {
-				fprintf(json ? stderr : stdout, "== %s: skipped (%s)\n", devices[i],
-				        xo_last_error());
+			if (xo_backend_open(o->devices[i], &be)) {
+				fprintf(o->json ? stderr : stdout, "== %s: skipped (%s)\n",
+				        o->devices[i], xo_last_error());
 				continue;
 			}
 			xo_backend_close(be);
 		}
-		if (run_device(devices[i], &sm, &data, (int)epochs, batch, pbatch, seed, (int)repeat, json,
-		               &results[nres])) {
-			rc = 2;
-			break;
-		}
-		nres++;
+		if (run_device(o->devices[i], sm, data, (int)o->epochs, o->batch, o->pbatch,
+		               o->seed, (int)o->repeat, o->json, &results[*nres]))
+			return 2;
+		(*nres)++;
 	}
+	return 0;
+}
+
+int xo_cmd_seed(int argc, char **argv)
+{
+	struct seed_opts o = {.epochs = 10, .batch = 512, .pbatch = SEED_PREDICT_BATCH,
+	                      .repeat = 9, .seed = 1};
+	struct seed_model sm = {0};
+	static struct seed_result results[MAX_DEVICES];
+	struct xo_perfdb *store = NULL;
+	struct seed_data data;
+	int nres = 0, rc = seed_args(argc, argv, &o, &sm);
+
+	if (rc >= 0)
+		return rc;
+	if (seed_data_prepare(&o, &sm, &data))
+		return 2;
+	/* Open (and so validate) the store before minutes of training. */
+	if (o.db && (xo_perfdb_open(o.db, &store) ||
+	             xo_perfdb_model_claim(store, sm.name, sm.arch, sm.path))) {
+		xo_perfdb_close(store);
+		seed_data_free(&data);
+		return xo_usage_error("seed", "--db %s: %s", o.db, xo_last_error());
+	}
+	rc = seed_run_devices(&o, &sm, &data, results, &nres);
 	if (!rc) {
 		/* With --json the human-readable run (epoch lines, table) goes
 		 * to stderr and stdout carries only the JSON. */
-		print_table(json ? stderr : stdout, results, nres);
-		if (json)
+		print_table(o.json ? stderr : stdout, results, nres);
+		if (o.json)
 			print_json(&sm, results, nres, data.nte);
 		if (store)
-			rc = store_results(store, &sm, results, nres, batch, data.nte);
+			rc = store_results(store, &sm, results, nres, o.batch, data.nte);
 	}
 	xo_perfdb_close(store);
 	seed_data_free(&data);
