@@ -631,7 +631,9 @@ static enum xo_status bench_measure(struct xo_backend *be, const struct bench_op
 	r->peakn = fmax(r->peakn, peak_threads(isa, o->threads));
 	r->load = load_average();
 	for (int i = 0; i < r->ncases; i++) {
-		r->share[i] = r->cases[i].flops > 0 ? r->cases[i].flops / r->op_s[i] / r->peakn : 0.0;
+		const struct op_case *c = &r->cases[i];
+
+		r->share[i] = c->flops > 0 ? c->flops / r->op_s[i] / r->peakn : 0.0;
 		if (r->share[i] > 1.0)
 			r->over++;
 	}
@@ -677,8 +679,8 @@ static void bench_print_json(struct xo_backend *be, const struct bench_opts *o,
 		xo_cli_json_string(c->name);
 		printf(", \"us\": %.3f, \"flops\": %.0f, \"gflops\": %.2f, "
 		       "\"peak_share\": %.4f, \"over_peak\": ",
-		       r->op_s[i] * 1e6, c->flops, c->flops > 0 ? c->flops / r->op_s[i] * 1e-9 : 0.0,
-		       r->share[i]);
+		       r->op_s[i] * 1e6, c->flops,
+		       c->flops > 0 ? c->flops / r->op_s[i] * 1e-9 : 0.0, r->share[i]);
 		if (r->share[i] > 1.0)
 			xo_cli_json_string(r->why);
 		else

@@ -637,7 +637,8 @@ int xo_cmd_check(int argc, char **argv)
 		return rc;
 	if (o.list) {
 		if (o.opname || o.shapes || o.have_params)
-			return xo_usage_error("check", "--list takes no --op, --shapes or key=value");
+			return xo_usage_error("check",
+			                      "--list takes no --op, --shapes or key=value");
 		list_ops(t.json);
 		return 0;
 	}
