@@ -33,28 +33,6 @@
 #include "model_internal.h"
 
 
-/* ---- sniffing ---------------------------------------------------------- */
-
-enum xo_keras_kind xo_keras_sniff(const char *path)
-{
-	static const unsigned char zip_magic[4] = {'P', 'K', 3, 4};
-	static const unsigned char h5_magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-	unsigned char b[8] = {0};
-	struct stat sb;
-	size_t n;
-	FILE *f;
-
-	if (xo_input_open(path, "a model file", &f, &sb))
-		return XO_KERAS_NONE;
-	n = fread(b, 1, sizeof(b), f);
-	fclose(f);
-	if (n >= 4 && !memcmp(b, zip_magic, 4))
-		return XO_KERAS_ZIP;
-	if (n == 8 && !memcmp(b, h5_magic, 8))
-		return XO_KERAS_HDF5;
-	return XO_KERAS_NONE;
-}
-
 /* HDF5 prints its error stack to stderr by default; messages here are ours. */
 static void h5_quiet(void)
 {
@@ -1571,8 +1549,8 @@ static void embedding_config(const struct xo_params *p, json_t *cfg)
 	json_object_set_new(cfg, "quantization_config", json_null());
 }
 
-/* The Keras class of layer ls with its config in cfg (name, trainable and
- * dtype already there); NULL for a kind without a row here. */
+/* The Keras class of layer ls (layers.def) with its config in cfg (name,
+ * trainable and dtype already there); NULL for a kind without a case here. */
 static const char *layer_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	const struct xo_params *p = &ls->p;
@@ -1581,57 +1559,49 @@ static const char *layer_config(const struct xo_layer_spec *ls, json_t *cfg)
 	case XO_LAYER_CONV1D:
 	case XO_LAYER_CONV2D:
 		conv_config(ls, cfg);
-		return ls->kind == XO_LAYER_CONV1D ? "Conv1D" : "Conv2D";
+		break;
 	case XO_LAYER_MAX_POOLING1D:
 	case XO_LAYER_AVERAGE_POOLING1D:
 	case XO_LAYER_MAX_POOLING2D:
 	case XO_LAYER_AVERAGE_POOLING2D:
 		pool_config(ls, cfg);
-		return ls->kind == XO_LAYER_MAX_POOLING1D       ? "MaxPooling1D"
-		       : ls->kind == XO_LAYER_AVERAGE_POOLING1D ? "AveragePooling1D"
-		       : ls->kind == XO_LAYER_MAX_POOLING2D     ? "MaxPooling2D"
-		                                                : "AveragePooling2D";
+		break;
 	case XO_LAYER_FLATTEN:
 		json_object_set_new(cfg, "data_format", json_string("channels_last"));
-		return "Flatten";
+		break;
 	case XO_LAYER_DROPOUT:
 		json_object_set_new(cfg, "rate", json_real(short_real(p->rate)));
 		json_object_set_new(cfg, "seed", json_null());
 		json_object_set_new(cfg, "noise_shape", json_null());
-		return "Dropout";
+		break;
 	case XO_LAYER_DENSE:
 		dense_config(p, cfg);
-		return "Dense";
+		break;
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
 	case XO_LAYER_GLOBAL_MAX_POOLING1D:
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
 	case XO_LAYER_GLOBAL_MAX_POOLING2D:
 		json_object_set_new(cfg, "data_format", json_string("channels_last"));
 		json_object_set_new(cfg, "keepdims", json_false());
-		return ls->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D ? "GlobalAveragePooling1D"
-		       : ls->kind == XO_LAYER_GLOBAL_MAX_POOLING1D   ? "GlobalMaxPooling1D"
-		       : ls->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D
-		           ? "GlobalAveragePooling2D"
-		           : "GlobalMaxPooling2D";
+		break;
 	case XO_LAYER_ACTIVATION:
 		json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
-		return "Activation";
+		break;
 	case XO_LAYER_BATCH_NORMALIZATION:
 		bn_config(p, cfg);
-		return "BatchNormalization";
+		break;
 	case XO_LAYER_SIMPLE_RNN:
 	case XO_LAYER_LSTM:
 	case XO_LAYER_GRU:
 		rnn_config(ls, cfg);
-		return ls->kind == XO_LAYER_SIMPLE_RNN ? "SimpleRNN"
-		       : ls->kind == XO_LAYER_LSTM     ? "LSTM"
-		                                       : "GRU";
+		break;
 	case XO_LAYER_EMBEDDING:
 		embedding_config(p, cfg);
-		return "Embedding";
+		break;
 	default:
 		return NULL;
 	}
+	return xo_layer_keras_class(ls->kind);
 }
 
 /* Keras writes a build_config for the layers that build state (weights) and
@@ -1831,24 +1801,6 @@ out_free:
 		zip_source_free(mem);
 	free(cjson);
 	return st;
-}
-
-static bool ends_with(const char *s, const char *suf)
-{
-	size_t n = strlen(s), k = strlen(suf);
-
-	return n > k && !strcmp(s + n - k, suf);
-}
-
-enum xo_save_kind xo_keras_save_kind(const char *path)
-{
-	if (ends_with(path, ".weights.h5"))
-		return XO_SAVE_WEIGHTS_H5;
-	if (ends_with(path, ".keras"))
-		return XO_SAVE_KERAS;
-	if (ends_with(path, ".h5") || ends_with(path, ".hdf5"))
-		return XO_SAVE_BAD;
-	return XO_SAVE_DIR;
 }
 
 /* Built whole in memory (HDF5's core driver, libzip's buffer source), then
