@@ -90,6 +90,9 @@ struct fit_state {
 	 * moves float rows only), uploaded with the order; host_ids[n] is
 	 * the ids in sample order, host_ord[n] in the epoch's. */
 	int32_t *host_ids, *host_ord;
+	/* the split: n samples, the first n_train trained on in steps
+	 * batches of B, the rest validated; nsteps = steps + validation's */
+	int64_t n, n_train, steps, nsteps, B;
 };
 
 static void fit_state_free(struct fit_state *f)
@@ -141,18 +144,12 @@ static enum xo_status order_report(struct xo_model *m, const struct xo_tensor *p
 	return st;
 }
 
-enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, int64_t n,
-                            const struct xo_fit_options *o,
-                            void (*on_epoch)(void *user, const struct xo_epoch_log *log),
-                            void *user)
+/* fit's refusals before anything is allocated: the options, then x and y. */
+static enum xo_status fit_check(const struct xo_model *m, const float *x, const float *y,
+                                int64_t n, const struct xo_fit_options *o)
 {
-	struct fit_state f = {0};
-	int64_t n_train, n_val, steps, vsteps, B, nsteps;
-	double best = -INFINITY;
 	enum xo_status st;
 
-	if (!m || !x || !y || !o)
-		return xo_error(XO_EINVAL, "fit: NULL argument");
 	st = xo_model_check_trainable(m, "fit");
 	if (st)
 		return st;
@@ -170,6 +167,150 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 	st = xo_data_check_finite(x, n, m->in_size, "fit: x");
 	if (!st)
 		st = xo_model_check_labels(m, y, n, "fit: y");
+	return st;
+}
+
+/* The data set on the device once (x, y, the order and metric tensors in
+ * f) with every step's views; what it made is f's to free. */
+static enum xo_status fit_upload(struct xo_model *m, struct fit_state *f, const float *x,
+                                 const float *y)
+{
+	int64_t n = f->n, n_train = f->n_train, steps = f->steps, nsteps = f->nsteps, B = f->B;
+	enum xo_status st;
+
+	/* The data set goes to the device once. */
+	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){n, m->in_size}, &f->xdata);
+	if (!st)
+		st = sparse(m) ? xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){n}, &f->ydata)
+		               : xo_tensor_create(m->be, XO_DTYPE_F32, 2,
+		                                  (int64_t[]){n, m->classes}, &f->ydata);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){n}, &f->perm);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, (int64_t[]){2 * nsteps}, &f->met);
+	if (!st)
+		st = xo_model_write_x(m, f->xdata, x, 0, n, "fit: x");
+	if (!st)
+		st = xo_model_labels_write(m, f->ydata, y, 0, n);
+	if (st)
+		return st;
+	if (sparse(m)) {
+		f->host_ids = malloc(sizeof(*f->host_ids) * (size_t)n);
+		f->host_ord = malloc(sizeof(*f->host_ord) * (size_t)n);
+		if (!f->host_ids || !f->host_ord)
+			return xo_error(XO_ENOMEM, "fit: out of memory");
+		for (int64_t i = 0; i < n; i++)
+			f->host_ids[i] = (int32_t)y[i];
+	}
+	f->host_idx = malloc(sizeof(*f->host_idx) * (size_t)n);
+	f->host_met = malloc(sizeof(*f->host_met) * (size_t)(2 * nsteps));
+	f->nviews = 4 * nsteps;
+	f->views = calloc((size_t)f->nviews, sizeof(*f->views));
+	if (!f->host_idx || !f->host_met || !f->views)
+		return xo_error(XO_ENOMEM, "fit: out of memory");
+	/* perm holds the training order in [0, n_train) and the validation
+	 * rows (in order) in [n_train, n), so every step picks its batch with
+	 * one gather from the resident data set. */
+	for (int64_t s = 0; !st && s < nsteps; s++) {
+		int64_t first = s < steps ? s * B : n_train + (s - steps) * B;
+		int64_t end = s < steps ? n_train : n;
+		int64_t bs = end - first < B ? end - first : B;
+
+		st = xo_tensor_view(f->perm, first, 1, &bs, &f->views[4 * s]);
+		if (!st)
+			st = xo_tensor_view(f->met, s, 1, (int64_t[]){1}, &f->views[4 * s + 1]);
+		if (!st)
+			st = xo_tensor_view(f->met, nsteps + s, 1, (int64_t[]){1},
+			                    &f->views[4 * s + 2]);
+		if (!st && sparse(m))
+			st = xo_tensor_view(f->ydata, first, 1, &bs, &f->views[4 * s + 3]);
+	}
+	for (int64_t i = 0; i < n; i++)
+		f->host_idx[i] = (int32_t)i;
+	if (!st)
+		st = xo_tensor_write(f->perm, f->host_idx, 0, n);
+	return st;
+}
+
+/* Epoch e's steps and validation, up to its one read of the metrics into
+ * f->host_met (a loss that is not finite refused); *t1 the end of its
+ * training steps, in now_ms's time. */
+static enum xo_status fit_epoch(struct xo_model *m, struct fit_state *f,
+                                const struct xo_fit_options *o, int e, double *t1)
+{
+	int64_t n_train = f->n_train, steps = f->steps, nsteps = f->nsteps;
+	enum xo_status st = XO_OK;
+
+	if (o->shuffle) {
+		xo_philox_shuffle(f->host_idx, n_train, o->seed, XO_STREAM_SHUFFLE,
+		                  (uint32_t)e);
+		st = xo_tensor_write(f->perm, f->host_idx, 0, n_train);
+		if (!st && sparse(m)) {
+			for (int64_t i = 0; i < n_train; i++)
+				f->host_ord[i] = f->host_ids[f->host_idx[i]];
+			st = xo_tensor_write(f->ydata, f->host_ord, 0, n_train);
+		}
+	}
+	if (!st && m->order_fn)
+		st = order_report(m, f->perm, n_train, e);
+	for (int64_t s = 0; !st && s < steps; s++) {
+		int64_t bs = xo_tensor_nelem(f->views[4 * s]);
+
+		st = xo_model_plan_build(m, bs, true);
+		if (!st)
+			st = xo_model_step(m, f->xdata, f->views[4 * s],
+			                   sparse(m) ? f->views[4 * s + 3] : f->ydata,
+			                   f->views[4 * s + 1], f->views[4 * s + 2]);
+	}
+	if (!st)
+		st = xo_backend_sync(m->be);
+	*t1 = now_ms();
+	for (int64_t s = steps; !st && s < nsteps; s++) {
+		int64_t bs = xo_tensor_nelem(f->views[4 * s]);
+
+		st = xo_model_plan_build(m, bs, false);
+		if (!st)
+			st = xo_model_infer(m, f->xdata, f->views[4 * s],
+			                    sparse(m) ? f->views[4 * s + 3] : f->ydata,
+			                    f->views[4 * s + 1], f->views[4 * s + 2]);
+	}
+	/* The one read of the epoch: every step's loss and correct count. */
+	if (!st)
+		st = xo_tensor_read(f->met, f->host_met, 0, 2 * nsteps);
+	if (st)
+		return st;
+	/* Keras's TerminateOnNaN, per epoch (the one read): a step whose
+	 * loss is not finite stops training before anything is saved, so
+	 * the last checkpoint stays the last good one. */
+	for (int64_t s = 0; s < nsteps; s++)
+		if (!isfinite(f->host_met[s])) {
+			st =
+			    xo_error(XO_EINVAL,
+			             "fit: the %s loss became %s at epoch %d, step %" PRId64
+			             ": training stopped; %s",
+			             s < steps ? "training" : "validation",
+			             isnan(f->host_met[s]) ? "NaN" : "Inf", e,
+			             (s < steps ? s : s - steps) + 1,
+			             o->checkpoint_dir ? "the last saved checkpoint is kept"
+			                               : "nothing saved");
+			break;
+		}
+	return st;
+}
+
+enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, int64_t n,
+                            const struct xo_fit_options *o,
+                            void (*on_epoch)(void *user, const struct xo_epoch_log *log),
+                            void *user)
+{
+	struct fit_state f = {0};
+	int64_t n_train, n_val, steps, vsteps, B, nsteps;
+	double best = -INFINITY;
+	enum xo_status st;
+
+	if (!m || !x || !y || !o)
+		return xo_error(XO_EINVAL, "fit: NULL argument");
+	st = fit_check(m, x, y, n, o);
 	if (st)
 		return st;
 	B = o->batch_size;
@@ -192,61 +333,12 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 	if (st)
 		return st;
 
-	/* The data set goes to the device once. */
-	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){n, m->in_size}, &f.xdata);
-	if (!st)
-		st = sparse(m) ? xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){n}, &f.ydata)
-		               : xo_tensor_create(m->be, XO_DTYPE_F32, 2,
-		                                  (int64_t[]){n, m->classes}, &f.ydata);
-	if (!st)
-		st = xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){n}, &f.perm);
-	if (!st)
-		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, (int64_t[]){2 * nsteps}, &f.met);
-	if (!st)
-		st = xo_model_write_x(m, f.xdata, x, 0, n, "fit: x");
-	if (!st)
-		st = xo_model_labels_write(m, f.ydata, y, 0, n);
-	if (st)
-		goto out_free;
-	if (sparse(m)) {
-		f.host_ids = malloc(sizeof(*f.host_ids) * (size_t)n);
-		f.host_ord = malloc(sizeof(*f.host_ord) * (size_t)n);
-		if (!f.host_ids || !f.host_ord) {
-			st = xo_error(XO_ENOMEM, "fit: out of memory");
-			goto out_free;
-		}
-		for (int64_t i = 0; i < n; i++)
-			f.host_ids[i] = (int32_t)y[i];
-	}
-	f.host_idx = malloc(sizeof(*f.host_idx) * (size_t)n);
-	f.host_met = malloc(sizeof(*f.host_met) * (size_t)(2 * nsteps));
-	f.nviews = 4 * nsteps;
-	f.views = calloc((size_t)f.nviews, sizeof(*f.views));
-	if (!f.host_idx || !f.host_met || !f.views) {
-		st = xo_error(XO_ENOMEM, "fit: out of memory");
-		goto out_free;
-	}
-	/* perm holds the training order in [0, n_train) and the validation
-	 * rows (in order) in [n_train, n), so every step picks its batch with
-	 * one gather from the resident data set. */
-	for (int64_t s = 0; !st && s < nsteps; s++) {
-		int64_t first = s < steps ? s * B : n_train + (s - steps) * B;
-		int64_t end = s < steps ? n_train : n;
-		int64_t bs = end - first < B ? end - first : B;
-
-		st = xo_tensor_view(f.perm, first, 1, &bs, &f.views[4 * s]);
-		if (!st)
-			st = xo_tensor_view(f.met, s, 1, (int64_t[]){1}, &f.views[4 * s + 1]);
-		if (!st)
-			st = xo_tensor_view(f.met, nsteps + s, 1, (int64_t[]){1},
-			                    &f.views[4 * s + 2]);
-		if (!st && sparse(m))
-			st = xo_tensor_view(f.ydata, first, 1, &bs, &f.views[4 * s + 3]);
-	}
-	for (int64_t i = 0; i < n; i++)
-		f.host_idx[i] = (int32_t)i;
-	if (!st)
-		st = xo_tensor_write(f.perm, f.host_idx, 0, n);
+	f.n = n;
+	f.n_train = n_train;
+	f.steps = steps;
+	f.nsteps = nsteps;
+	f.B = B;
+	st = fit_upload(m, &f, x, y);
 	if (st)
 		goto out_free;
 	m->seed = o->seed;
@@ -260,60 +352,7 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 		                           .has_val = n_val > 0};
 		double t0 = now_ms(), t1, lsum = 0, csum = 0, vlsum = 0, vcsum = 0;
 
-		if (o->shuffle) {
-			xo_philox_shuffle(f.host_idx, n_train, o->seed, XO_STREAM_SHUFFLE,
-			                  (uint32_t)e);
-			st = xo_tensor_write(f.perm, f.host_idx, 0, n_train);
-			if (!st && sparse(m)) {
-				for (int64_t i = 0; i < n_train; i++)
-					f.host_ord[i] = f.host_ids[f.host_idx[i]];
-				st = xo_tensor_write(f.ydata, f.host_ord, 0, n_train);
-			}
-		}
-		if (!st && m->order_fn)
-			st = order_report(m, f.perm, n_train, e);
-		for (int64_t s = 0; !st && s < steps; s++) {
-			int64_t bs = xo_tensor_nelem(f.views[4 * s]);
-
-			st = xo_model_plan_build(m, bs, true);
-			if (!st)
-				st = xo_model_step(m, f.xdata, f.views[4 * s],
-				          sparse(m) ? f.views[4 * s + 3] : f.ydata, f.views[4 * s + 1],
-				          f.views[4 * s + 2]);
-		}
-		if (!st)
-			st = xo_backend_sync(m->be);
-		t1 = now_ms();
-		for (int64_t s = steps; !st && s < nsteps; s++) {
-			int64_t bs = xo_tensor_nelem(f.views[4 * s]);
-
-			st = xo_model_plan_build(m, bs, false);
-			if (!st)
-				st = xo_model_infer(m, f.xdata, f.views[4 * s],
-				           sparse(m) ? f.views[4 * s + 3] : f.ydata, f.views[4 * s + 1],
-				           f.views[4 * s + 2]);
-		}
-		/* The one read of the epoch: every step's loss and correct count. */
-		if (!st)
-			st = xo_tensor_read(f.met, f.host_met, 0, 2 * nsteps);
-		if (st)
-			break;
-		/* Keras's TerminateOnNaN, per epoch (the one read): a step whose
-		 * loss is not finite stops training before anything is saved, so
-		 * the last checkpoint stays the last good one. */
-		for (int64_t s = 0; s < nsteps; s++)
-			if (!isfinite(f.host_met[s])) {
-				st =
-				    xo_error(XO_EINVAL,
-				             "fit: the %s loss became %s at epoch %d, step %" PRId64
-				             ": training stopped; %s",
-				             s < steps ? "training" : "validation",
-				             isnan(f.host_met[s]) ? "NaN" : "Inf", e,
-				             (s < steps ? s : s - steps) + 1,
-				             o->checkpoint_dir ? "the last saved checkpoint is kept"
-				                               : "nothing saved");
-				break;
-			}
+		st = fit_epoch(m, &f, o, e, &t1);
 		if (st)
 			break;
 		log.epoch_ms = now_ms() - t0;
@@ -363,7 +402,6 @@ out_free:
 	fit_state_free(&f);
 	return st;
 }
-
 
 void xo_model_synthetic_x(const struct xo_model *m, uint64_t seed, int64_t n, float *x)
 {

@@ -301,6 +301,137 @@ static enum xo_status shape_line(const struct lctx *c, const char *key, const js
 	return XO_OK;
 }
 
+/* One key of a layer's config by its rule k: checked, and written to args
+ * as spec arguments (or, for the input shape, as the input line to spec). */
+static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
+                              const json_t *v, bool *have_input, struct sbuf *spec,
+                              struct sbuf *args)
+{
+	enum xo_status st = XO_OK;
+	json_int_t iv;
+
+	switch (k->rule) {
+	case K_NAME:
+		break; /* c->name, written below */
+	case K_INT:
+		if (!int_value(v, &iv))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected one non-negative integer",
+			               key);
+		else if (iv >= 0)
+			sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+		break;
+	case K_STR:
+		if (!json_is_string(v) || !*json_string_value(v) ||
+		    strpbrk(json_string_value(v), " \t\r\n#="))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a name (a custom %s is not "
+			                             "supported)", key, key);
+		else
+			sb_printf(args, " %s=%s", key, json_string_value(v));
+		break;
+	case K_BOOL:
+		if (!json_is_boolean(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected true or false", key);
+		else
+			sb_printf(args, " %s=%s", key, json_is_true(v) ? "True" : "False");
+		break;
+	case K_FLOAT:
+		if (!json_is_number(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
+		else
+			sb_printf(args, " %s=%.17g", key, json_number_value(v));
+		break;
+	case K_SKIP:
+		break;
+	case K_NULL:
+		if (!json_is_null(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
+		break;
+	case K_LAST:
+		if (!json_is_string(v) || strcmp(json_string_value(v), "channels_last"))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: only channels_last is supported", key);
+		break;
+	case K_ONE:
+		if (!json_is_integer(v) || json_integer_value(v) != 1)
+			st = LAYER_ERR(c, XO_EINVAL, "%s: only 1 is supported", key);
+		break;
+	case K_FALSE:
+		if (!json_is_false(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
+		break;
+	case K_TRUE:
+		if (!json_is_true(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s=false (a frozen layer) is not supported",
+			               key);
+		break;
+	case K_ZERO:
+		if (!json_is_number(v) || json_number_value(v) != 0.0)
+			st = LAYER_ERR(c, XO_EINVAL, "%s=%g is not supported (only 0)", key,
+			               json_is_number(v) ? json_number_value(v) : -1.0);
+		break;
+	case K_IN_DTYPE: /* the embedding's line makes the input int32 */
+		if (!dtype_ok(v) &&
+		    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
+		                            !strcmp(json_string_value(v), "int64"))))
+			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
+			                             "supported%s", "");
+		break;
+	case K_DTYPE:
+		if (!dtype_ok(v))
+			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
+		break;
+	case K_AXIS:
+		if (json_is_array(v) && json_array_size(v) == 1)
+			v = json_array_get(v, 0);
+		if (!json_is_integer(v) || json_integer_value(v) != -1)
+			st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
+			                             "is supported%s", "");
+		break;
+	case K_ONES:
+	case K_ZEROS: {
+		const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
+		const char *want = k->rule == K_ONES ? "Ones" : "Zeros";
+
+		if (!json_is_string(cn) || strcmp(json_string_value(cn), want))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: only %s (the default) is supported",
+			               key, want);
+		break;
+	}
+	case K_PAIR: {
+		/* pool_size=(2, 3) -> pool_size=2 pool_w=3; an int (or
+		 * [n]) is both axes; None (strides) the default */
+		const char *wkey = !strcmp(key, "strides")         ? "strides_w"
+		                   : !strcmp(key, "kernel_size")   ? "kernel_w"
+		                   : !strcmp(key, "dilation_rate") ? "dilation_w"
+		                                                   : "pool_w";
+		json_int_t iw;
+
+		if (json_is_array(v) && json_array_size(v) == 2) {
+			if (!int_value(json_array_get(v, 0), &iv) ||
+			    !int_value(json_array_get(v, 1), &iw) || iv < 0 || iw < 0)
+				st = LAYER_ERR(c, XO_EINVAL,
+				               "%s: expected an integer or two (height, width)",
+				               key);
+			else
+				sb_printf(args, " %s=%" JSON_INTEGER_FORMAT " %s=%" JSON_INTEGER_FORMAT,
+				          key, iv, wkey, iw);
+		} else if (!int_value(v, &iv)) {
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, "
+			                             "width)", key);
+		} else if (iv >= 0) {
+			sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+		}
+		break;
+	}
+	case K_SHAPE:
+		if (*have_input)
+			st = LAYER_ERR(c, XO_EINVAL, "%s after the input is not supported", key);
+		else if (!(st = shape_line(c, key, v, spec)))
+			*have_input = true;
+		break;
+	}
+	return st;
+}
+
 /* One layer's config into one spec line (or the input line). have_input
  * tells whether the input line is written already. */
 static enum xo_status layer_line(const struct lctx *c, const struct class_row *row,
@@ -313,7 +444,6 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 
 	json_object_foreach((json_t *)cfg, key, v) {
 		const struct key_row *k = NULL;
-		json_int_t iv;
 
 		for (int i = 0; i < (int)(sizeof(row->keys) / sizeof(row->keys[0])) && row->keys[i].key; i++)
 			if (!strcmp(row->keys[i].key, key))
@@ -322,125 +452,7 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 			st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
 			break;
 		}
-		switch (k->rule) {
-		case K_NAME:
-			break; /* c->name, written below */
-		case K_INT:
-			if (!int_value(v, &iv))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected one non-negative integer",
-				               key);
-			else if (iv >= 0)
-				sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
-			break;
-		case K_STR:
-			if (!json_is_string(v) || !*json_string_value(v) ||
-			    strpbrk(json_string_value(v), " \t\r\n#="))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected a name (a custom %s is not "
-				                             "supported)", key, key);
-			else
-				sb_printf(&args, " %s=%s", key, json_string_value(v));
-			break;
-		case K_BOOL:
-			if (!json_is_boolean(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected true or false", key);
-			else
-				sb_printf(&args, " %s=%s", key, json_is_true(v) ? "True" : "False");
-			break;
-		case K_FLOAT:
-			if (!json_is_number(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
-			else
-				sb_printf(&args, " %s=%.17g", key, json_number_value(v));
-			break;
-		case K_SKIP:
-			break;
-		case K_NULL:
-			if (!json_is_null(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
-			break;
-		case K_LAST:
-			if (!json_is_string(v) || strcmp(json_string_value(v), "channels_last"))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: only channels_last is supported", key);
-			break;
-		case K_ONE:
-			if (!json_is_integer(v) || json_integer_value(v) != 1)
-				st = LAYER_ERR(c, XO_EINVAL, "%s: only 1 is supported", key);
-			break;
-		case K_FALSE:
-			if (!json_is_false(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
-			break;
-		case K_TRUE:
-			if (!json_is_true(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s=false (a frozen layer) is not supported",
-				               key);
-			break;
-		case K_ZERO:
-			if (!json_is_number(v) || json_number_value(v) != 0.0)
-				st = LAYER_ERR(c, XO_EINVAL, "%s=%g is not supported (only 0)", key,
-				               json_is_number(v) ? json_number_value(v) : -1.0);
-			break;
-		case K_IN_DTYPE: /* the embedding's line makes the input int32 */
-			if (!dtype_ok(v) &&
-			    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
-			                            !strcmp(json_string_value(v), "int64"))))
-				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
-				                             "supported%s", "");
-			break;
-		case K_DTYPE:
-			if (!dtype_ok(v))
-				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
-			break;
-		case K_AXIS:
-			if (json_is_array(v) && json_array_size(v) == 1)
-				v = json_array_get(v, 0);
-			if (!json_is_integer(v) || json_integer_value(v) != -1)
-				st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
-				                             "is supported%s", "");
-			break;
-		case K_ONES:
-		case K_ZEROS: {
-			const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
-			const char *want = k->rule == K_ONES ? "Ones" : "Zeros";
-
-			if (!json_is_string(cn) || strcmp(json_string_value(cn), want))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: only %s (the default) is supported",
-				               key, want);
-			break;
-		}
-		case K_PAIR: {
-			/* pool_size=(2, 3) -> pool_size=2 pool_w=3; an int (or
-			 * [n]) is both axes; None (strides) the default */
-			const char *wkey = !strcmp(key, "strides")         ? "strides_w"
-			                   : !strcmp(key, "kernel_size")   ? "kernel_w"
-			                   : !strcmp(key, "dilation_rate") ? "dilation_w"
-			                                                   : "pool_w";
-			json_int_t iw;
-
-			if (json_is_array(v) && json_array_size(v) == 2) {
-				if (!int_value(json_array_get(v, 0), &iv) ||
-				    !int_value(json_array_get(v, 1), &iw) || iv < 0 || iw < 0)
-					st = LAYER_ERR(c, XO_EINVAL,
-					               "%s: expected an integer or two (height, width)",
-					               key);
-				else
-					sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT " %s=%" JSON_INTEGER_FORMAT,
-					          key, iv, wkey, iw);
-			} else if (!int_value(v, &iv)) {
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, "
-				                             "width)", key);
-			} else if (iv >= 0) {
-				sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
-			}
-			break;
-		}
-		case K_SHAPE:
-			if (*have_input)
-				st = LAYER_ERR(c, XO_EINVAL, "%s after the input is not supported", key);
-			else if (!(st = shape_line(c, key, v, spec)))
-				*have_input = true;
-			break;
-		}
+		st = key_arg(c, k, key, v, have_input, spec, &args);
 		if (st)
 			break;
 	}
