@@ -655,6 +655,7 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->p.ch = l->in_ch;
 	}
 	l->out_w = 1;
+	XO_ASSERT(layer_shapes[l->kind]); /* every layers.def row has one */
 	st = layer_shapes[l->kind](l, origin);
 	return st ? st : layer_counts(l, origin);
 }

@@ -129,6 +129,10 @@ add_test(NAME model.embedding_ids COMMAND test_model_edges ids)
 add_test(NAME model.predict_chunk_off COMMAND test_model_edges chunk)
 set_tests_properties(model.bn_fresh model.embedding_ids model.predict_chunk_off
   PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60)
+# The layer kinds' list (include/xo/layers.def) against the parser, the
+# name lookups, the ops and the fused paths' kinds; no backend opened.
+add_test(NAME model.layer_kinds COMMAND test_model_edges kinds)
+set_tests_properties(model.layer_kinds PROPERTIES LABELS "model;quick" TIMEOUT 30)
 # The same ids through the command line, each alone in x, on every device:
 # exit 0 in range, exit 2 with one line naming the id out of range, and the
 # output file and save target left as they were.
