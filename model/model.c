@@ -643,11 +643,18 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	return true;
 }
 
-/* xo_model_layer_cost of a conv1d, conv2d or dense layer; in, outb and w
- * are its input, output and parameter bytes per sample. */
-static void cost_conv_dense(const struct layer *l, double in, double outb, double w,
+/* A layer's input, output and parameter (kernel and bias) bytes per sample:
+ * what each kind's cost below starts from. */
+struct cost_bytes {
+	double in, out, w;
+};
+
+/* conv1d, conv2d, dense */
+static void cost_conv_dense(const struct layer *l, const struct cost_bytes *b,
                             struct xo_layer_cost *out)
 {
+	double in = b->in, outb = b->out, w = b->w;
+
 	/* every output element is one dot product of w_count / out_ch
 	 * terms: out_len * out_w * w_count multiply-adds per sample
 	 * (conv2d: kh * kw * in_ch terms for each of its out_h * out_w
@@ -676,10 +683,12 @@ static void cost_conv_dense(const struct layer *l, double in, double outb, doubl
 	}
 }
 
-/* xo_model_layer_cost of a recurrent layer (simple_rnn, lstm, gru). */
-static void cost_rnn(const struct layer *l, double in, double outb, double w,
+/* simple_rnn, lstm, gru */
+static void cost_rnn(const struct layer *l, const struct cost_bytes *b,
                      struct xo_layer_cost *out)
 {
+	double in = b->in, outb = b->out, w = b->w;
+
 	/* per step: the input projection (in_ch x g*u) and the
 	 * recurrent one (u x g*u) as multiply-adds; the workspace
 	 * (T * S * u) written by the training form's forward and read
@@ -713,99 +722,150 @@ static void cost_rnn(const struct layer *l, double in, double outb, double w,
 		    (double)l->s.rk_count + (l->need_dx ? (double)l->s.w_count : 0);
 }
 
+/* activation */
+static void cost_activation(const struct layer *l, const struct cost_bytes *b,
+                            struct xo_layer_cost *out)
+{
+	double in = b->in, outb = b->out;
+
+	if (layer_is_view(&l->s))
+		return; /* linear: a view, as flatten */
+	out->act_bytes_fwd = in + outb;
+	out->ops_train_fwd = out->ops_predict = 1;
+	if (l->need_dx) { /* reads x or y and dy, writes dx */
+		out->act_bytes_bwd = in + 2 * outb;
+		out->ops_bwd = 1;
+	}
+}
+
+/* max_pooling1d, global_max_pooling1d, max_pooling2d, global_max_pooling2d */
+static void cost_max_pool(const struct layer *l, const struct cost_bytes *b,
+                          struct xo_layer_cost *out)
+{
+	double in = b->in, outb = b->out;
+
+	out->act_bytes_fwd = in + outb;
+	out->ops_train_fwd = out->ops_predict = 1;
+	if (l->need_dx) { /* reads x (argmax again) and dy, writes dx */
+		out->act_bytes_bwd = 2 * in + outb;
+		out->ops_bwd = 1;
+	}
+}
+
+/* average_pooling1d, global_average_pooling1d, average_pooling2d, global_average_pooling2d */
+static void cost_average_pool(const struct layer *l, const struct cost_bytes *b,
+                              struct xo_layer_cost *out)
+{
+	double in = b->in, outb = b->out;
+
+	out->act_bytes_fwd = in + outb;
+	out->ops_train_fwd = out->ops_predict = 1;
+	if (l->need_dx) { /* reads dy, writes dx */
+		out->act_bytes_bwd = in + outb;
+		out->ops_bwd = 1;
+	}
+}
+
+/* dropout: training only: the identity at inference */
+static void cost_dropout(const struct layer *l, const struct cost_bytes *b,
+                         struct xo_layer_cost *out)
+{
+	double in = b->in, outb = b->out;
+
+	out->act_bytes_fwd = in + outb;
+	out->ops_train_fwd = 1;
+	if (l->need_dx) {
+		out->act_bytes_bwd = in + outb;
+		out->ops_bwd = 1;
+	}
+}
+
+/* batch_normalization */
+static void cost_batch_normalization(const struct layer *l, const struct cost_bytes *b,
+                                     struct xo_layer_cost *out)
+{
+	double in = b->in, outb = b->out, w = b->w;
+
+	/* fwd: x read twice for the statistics in training, once more
+	 * for y; bwd: x and dy read twice, dx written */
+	out->act_bytes_fwd = 3 * in + outb;
+	out->w_bytes_fwd = w;
+	out->flops_fwd = 8.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+	out->ops_train_fwd = out->ops_predict = 1;
+	if (l->has_grad) {
+		out->act_bytes_bwd = 4 * in + 2 * outb + (l->need_dx ? in : 0);
+		out->w_bytes_bwd = w;
+		out->flops_bwd = 12.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+		out->ops_bwd = 1;
+	}
+}
+
+/* embedding */
+static void cost_embedding(const struct layer *l, const struct cost_bytes *b,
+                           struct xo_layer_cost *out)
+{
+	double in = b->in, outb = b->out, w = b->w;
+
+	/* fwd: T ids read, T table rows read, [T][dim] written; bwd
+	 * (the table trainable): ids and dy read, the table's
+	 * gradient written whole (unused rows are zeros) */
+	out->act_bytes_fwd = in + outb;
+	out->w_bytes_fwd = outb; /* the rows read */
+	out->ops_train_fwd = out->ops_predict = 1;
+	if (l->has_grad) {
+		out->flops_bwd = (double)(l->s.out_len * l->s.out_ch); /* one add each */
+		out->act_bytes_bwd = in + outb;
+		out->w_bytes_bwd = w;
+		out->ops_bwd = 1;
+	}
+}
+
+/* flatten: a view: no op, no bytes */
+static void cost_view(const struct layer *l, const struct cost_bytes *b,
+                      struct xo_layer_cost *out)
+{
+	(void)l;
+	(void)b;
+	(void)out;
+}
+
+/* Each kind's cost per sample (xo_model_layer_cost, docs/explain.md). */
+static void (*const layer_costs[XO_LAYER_COUNT])(const struct layer *l, const struct cost_bytes *b,
+                                                 struct xo_layer_cost *out) = {
+    [XO_LAYER_CONV1D] = cost_conv_dense,
+    [XO_LAYER_MAX_POOLING1D] = cost_max_pool,
+    [XO_LAYER_FLATTEN] = cost_view,
+    [XO_LAYER_DROPOUT] = cost_dropout,
+    [XO_LAYER_DENSE] = cost_conv_dense,
+    [XO_LAYER_ACTIVATION] = cost_activation,
+    [XO_LAYER_AVERAGE_POOLING1D] = cost_average_pool,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = cost_average_pool,
+    [XO_LAYER_GLOBAL_MAX_POOLING1D] = cost_max_pool,
+    [XO_LAYER_BATCH_NORMALIZATION] = cost_batch_normalization,
+    [XO_LAYER_MAX_POOLING2D] = cost_max_pool,
+    [XO_LAYER_AVERAGE_POOLING2D] = cost_average_pool,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = cost_average_pool,
+    [XO_LAYER_GLOBAL_MAX_POOLING2D] = cost_max_pool,
+    [XO_LAYER_EMBEDDING] = cost_embedding,
+    [XO_LAYER_SIMPLE_RNN] = cost_rnn,
+    [XO_LAYER_LSTM] = cost_rnn,
+    [XO_LAYER_GRU] = cost_rnn,
+    [XO_LAYER_CONV2D] = cost_conv_dense,
+};
+
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out)
 {
 	const struct layer *l;
-	double in, outb, w;
+	struct cost_bytes b;
 
 	XO_ASSERT(m && out && i >= 0 && i < m->nlayers);
 	l = &m->layers[i];
-	in = 4.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
-	outb = 4.0 * (double)(l->s.out_len * l->s.out_w * l->s.out_ch);
-	w = 4.0 * (double)(l->s.w_count + l->s.b_count);
+	b.in = 4.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+	b.out = 4.0 * (double)(l->s.out_len * l->s.out_w * l->s.out_ch);
+	b.w = 4.0 * (double)(l->s.w_count + l->s.b_count);
 	*out = (struct xo_layer_cost){.params = xo_layer_total(&l->s)};
-	switch (l->s.kind) {
-	case XO_LAYER_CONV1D:
-	case XO_LAYER_CONV2D:
-	case XO_LAYER_DENSE:
-		cost_conv_dense(l, in, outb, w, out);
-		break;
-	case XO_LAYER_ACTIVATION:
-		if (layer_is_view(&l->s))
-			break; /* linear: a view, as flatten */
-		out->act_bytes_fwd = in + outb;
-		out->ops_train_fwd = out->ops_predict = 1;
-		if (l->need_dx) { /* reads x or y and dy, writes dx */
-			out->act_bytes_bwd = in + 2 * outb;
-			out->ops_bwd = 1;
-		}
-		break;
-	case XO_LAYER_MAX_POOLING1D:
-	case XO_LAYER_GLOBAL_MAX_POOLING1D:
-	case XO_LAYER_MAX_POOLING2D:
-	case XO_LAYER_GLOBAL_MAX_POOLING2D:
-		out->act_bytes_fwd = in + outb;
-		out->ops_train_fwd = out->ops_predict = 1;
-		if (l->need_dx) { /* reads x (argmax again) and dy, writes dx */
-			out->act_bytes_bwd = 2 * in + outb;
-			out->ops_bwd = 1;
-		}
-		break;
-	case XO_LAYER_AVERAGE_POOLING1D:
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
-	case XO_LAYER_AVERAGE_POOLING2D:
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
-		out->act_bytes_fwd = in + outb;
-		out->ops_train_fwd = out->ops_predict = 1;
-		if (l->need_dx) { /* reads dy, writes dx */
-			out->act_bytes_bwd = in + outb;
-			out->ops_bwd = 1;
-		}
-		break;
-	case XO_LAYER_DROPOUT: /* training only: the identity at inference */
-		out->act_bytes_fwd = in + outb;
-		out->ops_train_fwd = 1;
-		if (l->need_dx) {
-			out->act_bytes_bwd = in + outb;
-			out->ops_bwd = 1;
-		}
-		break;
-	case XO_LAYER_BATCH_NORMALIZATION:
-		/* fwd: x read twice for the statistics in training, once more
-		 * for y; bwd: x and dy read twice, dx written */
-		out->act_bytes_fwd = 3 * in + outb;
-		out->w_bytes_fwd = w;
-		out->flops_fwd = 8.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
-		out->ops_train_fwd = out->ops_predict = 1;
-		if (l->has_grad) {
-			out->act_bytes_bwd = 4 * in + 2 * outb + (l->need_dx ? in : 0);
-			out->w_bytes_bwd = w;
-			out->flops_bwd = 12.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
-			out->ops_bwd = 1;
-		}
-		break;
-	case XO_LAYER_EMBEDDING:
-		/* fwd: T ids read, T table rows read, [T][dim] written; bwd
-		 * (the table trainable): ids and dy read, the table's
-		 * gradient written whole (unused rows are zeros) */
-		out->act_bytes_fwd = in + outb;
-		out->w_bytes_fwd = outb; /* the rows read */
-		out->ops_train_fwd = out->ops_predict = 1;
-		if (l->has_grad) {
-			out->flops_bwd = (double)(l->s.out_len * l->s.out_ch); /* one add each */
-			out->act_bytes_bwd = in + outb;
-			out->w_bytes_bwd = w;
-			out->ops_bwd = 1;
-		}
-		break;
-	case XO_LAYER_SIMPLE_RNN:
-	case XO_LAYER_LSTM:
-	case XO_LAYER_GRU:
-		cost_rnn(l, in, outb, w, out);
-		break;
-	case XO_LAYER_FLATTEN: /* a view: no op, no bytes */
-		break;
-	}
+	XO_ASSERT(layer_costs[l->s.kind]); /* every layers.def row has one */
+	layer_costs[l->s.kind](l, &b, out);
 }
 
 /* ---- weights --------------------------------------------------------------- */
