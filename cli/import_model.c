@@ -19,9 +19,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../model/model_internal.h"
 #include "cmd.h"
 #include "xo.h"
+#include "xo/model_spec.h"
 
 /* What an import writes into DIR; a DIR holding anything else is refused,
  * since the whole directory is swapped. */

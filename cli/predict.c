@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../model/model_internal.h"
 #include "cmd.h"
 #include "xo.h"
+#include "xo/model_spec.h"
 
 static const char usage[] =
     "usage: xo predict --model M --weights DIR --input X.npy --output Y.npy\n"

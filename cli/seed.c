@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../model/model_internal.h"
+#include "xo/model_spec.h"
 #include "cmd.h"
 #include "explain.h"
 #include "perfdb.h"

@@ -13,55 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../model/model_internal.h"
 #include "cmd.h"
 #include "xo.h"
-
-/* The Keras class name of a layer kind. */
-static const char *keras_type(enum xo_layer_kind k)
-{
-	switch (k) {
-	case XO_LAYER_CONV1D:
-		return "Conv1D";
-	case XO_LAYER_MAX_POOLING1D:
-		return "MaxPooling1D";
-	case XO_LAYER_FLATTEN:
-		return "Flatten";
-	case XO_LAYER_DROPOUT:
-		return "Dropout";
-	case XO_LAYER_DENSE:
-		return "Dense";
-	case XO_LAYER_ACTIVATION:
-		return "Activation";
-	case XO_LAYER_AVERAGE_POOLING1D:
-		return "AveragePooling1D";
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
-		return "GlobalAveragePooling1D";
-	case XO_LAYER_GLOBAL_MAX_POOLING1D:
-		return "GlobalMaxPooling1D";
-	case XO_LAYER_BATCH_NORMALIZATION:
-		return "BatchNormalization";
-	case XO_LAYER_MAX_POOLING2D:
-		return "MaxPooling2D";
-	case XO_LAYER_AVERAGE_POOLING2D:
-		return "AveragePooling2D";
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
-		return "GlobalAveragePooling2D";
-	case XO_LAYER_GLOBAL_MAX_POOLING2D:
-		return "GlobalMaxPooling2D";
-	case XO_LAYER_EMBEDDING:
-		return "Embedding";
-	case XO_LAYER_SIMPLE_RNN:
-		return "SimpleRNN";
-	case XO_LAYER_LSTM:
-		return "LSTM";
-	case XO_LAYER_GRU:
-		return "GRU";
-	case XO_LAYER_CONV2D:
-		return "Conv2D";
-	}
-	return "?";
-}
+#include "xo/model_spec.h"
 
 /* "(None, 27, 16)" or "(None, 64)": one sample's shape after the batch. */
 static void shape_str(int rank, int64_t len, int64_t w, int64_t ch, char *buf, size_t size)
@@ -147,7 +101,7 @@ int xo_cmd_summary(int argc, char **argv)
 
 			printf("%s\n  {\"name\": ", i ? "," : "");
 			xo_cli_json_string(l->name);
-			printf(", \"type\": \"%s\", \"output_shape\": [null, ", keras_type(l->kind));
+			printf(", \"type\": \"%s\", \"output_shape\": [null, ", xo_layer_keras_class(l->kind));
 			if (l->out_rank >= 2)
 				printf("%" PRId64 ", ", l->out_len);
 			if (l->out_rank == 3)
@@ -169,7 +123,7 @@ int xo_cmd_summary(int argc, char **argv)
 			const struct xo_layer_spec *l = &spec.layers[i];
 			char name[XO_LAYER_NAME_MAX + 24], shape[64];
 
-			snprintf(name, sizeof(name), "%s (%s)", l->name, keras_type(l->kind));
+			snprintf(name, sizeof(name), "%s (%s)", l->name, xo_layer_keras_class(l->kind));
 			shape_str(l->out_rank, l->out_len, l->out_w, l->out_ch, shape, sizeof(shape));
 			if (strlen(name) > 31) { /* too wide for its column: its own line */
 				printf(" %s\n", name);

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../model/model_internal.h"
 #include "cmd.h"
 #include "xo.h"
+#include "xo/model_spec.h"
 
 static const char usage[] =
     "usage: xo train --model M [--weights DIR] --x X.npy --y Y.npy --save DIR\n"

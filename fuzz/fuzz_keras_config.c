@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "model_internal.h"
+#include "xo/model_spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

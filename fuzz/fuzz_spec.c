@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "model_internal.h"
+#include "xo/model_spec.h"
 
 /* Elements a spec may have (input, parameters and state, one sample's
  * activations; rank-3 widths included) to be built as well as parsed: a

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "model_internal.h"
+#include "xo/model_spec.h"
 
 #ifndef XO_KERAS_DIR
 #error "XO_KERAS_DIR must name suites/golden/keras"

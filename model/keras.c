@@ -33,28 +33,6 @@
 #include "model_internal.h"
 
 
-/* ---- sniffing ---------------------------------------------------------- */
-
-enum xo_keras_kind xo_keras_sniff(const char *path)
-{
-	static const unsigned char zip_magic[4] = {'P', 'K', 3, 4};
-	static const unsigned char h5_magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-	unsigned char b[8] = {0};
-	struct stat sb;
-	size_t n;
-	FILE *f;
-
-	if (xo_input_open(path, "a model file", &f, &sb))
-		return XO_KERAS_NONE;
-	n = fread(b, 1, sizeof(b), f);
-	fclose(f);
-	if (n >= 4 && !memcmp(b, zip_magic, 4))
-		return XO_KERAS_ZIP;
-	if (n == 8 && !memcmp(b, h5_magic, 8))
-		return XO_KERAS_HDF5;
-	return XO_KERAS_NONE;
-}
-
 /* HDF5 prints its error stack to stderr by default; messages here are ours. */
 static void h5_quiet(void)
 {
@@ -323,6 +301,137 @@ static enum xo_status shape_line(const struct lctx *c, const char *key, const js
 	return XO_OK;
 }
 
+/* One key of a layer's config by its rule k: checked, and written to args
+ * as spec arguments (or, for the input shape, as the input line to spec). */
+static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
+                              const json_t *v, bool *have_input, struct sbuf *spec,
+                              struct sbuf *args)
+{
+	enum xo_status st = XO_OK;
+	json_int_t iv;
+
+	switch (k->rule) {
+	case K_NAME:
+		break; /* c->name, written below */
+	case K_INT:
+		if (!int_value(v, &iv))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected one non-negative integer",
+			               key);
+		else if (iv >= 0)
+			sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+		break;
+	case K_STR:
+		if (!json_is_string(v) || !*json_string_value(v) ||
+		    strpbrk(json_string_value(v), " \t\r\n#="))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a name (a custom %s is not "
+			                             "supported)", key, key);
+		else
+			sb_printf(args, " %s=%s", key, json_string_value(v));
+		break;
+	case K_BOOL:
+		if (!json_is_boolean(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected true or false", key);
+		else
+			sb_printf(args, " %s=%s", key, json_is_true(v) ? "True" : "False");
+		break;
+	case K_FLOAT:
+		if (!json_is_number(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
+		else
+			sb_printf(args, " %s=%.17g", key, json_number_value(v));
+		break;
+	case K_SKIP:
+		break;
+	case K_NULL:
+		if (!json_is_null(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
+		break;
+	case K_LAST:
+		if (!json_is_string(v) || strcmp(json_string_value(v), "channels_last"))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: only channels_last is supported", key);
+		break;
+	case K_ONE:
+		if (!json_is_integer(v) || json_integer_value(v) != 1)
+			st = LAYER_ERR(c, XO_EINVAL, "%s: only 1 is supported", key);
+		break;
+	case K_FALSE:
+		if (!json_is_false(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
+		break;
+	case K_TRUE:
+		if (!json_is_true(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s=false (a frozen layer) is not supported",
+			               key);
+		break;
+	case K_ZERO:
+		if (!json_is_number(v) || json_number_value(v) != 0.0)
+			st = LAYER_ERR(c, XO_EINVAL, "%s=%g is not supported (only 0)", key,
+			               json_is_number(v) ? json_number_value(v) : -1.0);
+		break;
+	case K_IN_DTYPE: /* the embedding's line makes the input int32 */
+		if (!dtype_ok(v) &&
+		    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
+		                            !strcmp(json_string_value(v), "int64"))))
+			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
+			                             "supported%s", "");
+		break;
+	case K_DTYPE:
+		if (!dtype_ok(v))
+			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
+		break;
+	case K_AXIS:
+		if (json_is_array(v) && json_array_size(v) == 1)
+			v = json_array_get(v, 0);
+		if (!json_is_integer(v) || json_integer_value(v) != -1)
+			st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
+			                             "is supported%s", "");
+		break;
+	case K_ONES:
+	case K_ZEROS: {
+		const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
+		const char *want = k->rule == K_ONES ? "Ones" : "Zeros";
+
+		if (!json_is_string(cn) || strcmp(json_string_value(cn), want))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: only %s (the default) is supported",
+			               key, want);
+		break;
+	}
+	case K_PAIR: {
+		/* pool_size=(2, 3) -> pool_size=2 pool_w=3; an int (or
+		 * [n]) is both axes; None (strides) the default */
+		const char *wkey = !strcmp(key, "strides")         ? "strides_w"
+		                   : !strcmp(key, "kernel_size")   ? "kernel_w"
+		                   : !strcmp(key, "dilation_rate") ? "dilation_w"
+		                                                   : "pool_w";
+		json_int_t iw;
+
+		if (json_is_array(v) && json_array_size(v) == 2) {
+			if (!int_value(json_array_get(v, 0), &iv) ||
+			    !int_value(json_array_get(v, 1), &iw) || iv < 0 || iw < 0)
+				st = LAYER_ERR(c, XO_EINVAL,
+				               "%s: expected an integer or two (height, width)",
+				               key);
+			else
+				sb_printf(args, " %s=%" JSON_INTEGER_FORMAT " %s=%" JSON_INTEGER_FORMAT,
+				          key, iv, wkey, iw);
+		} else if (!int_value(v, &iv)) {
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, "
+			                             "width)", key);
+		} else if (iv >= 0) {
+			sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+		}
+		break;
+	}
+	case K_SHAPE:
+		if (*have_input)
+			st = LAYER_ERR(c, XO_EINVAL, "%s after the input is not supported", key);
+		else if (!(st = shape_line(c, key, v, spec)))
+			*have_input = true;
+		break;
+	}
+	return st;
+}
+
 /* One layer's config into one spec line (or the input line). have_input
  * tells whether the input line is written already. */
 static enum xo_status layer_line(const struct lctx *c, const struct class_row *row,
@@ -335,7 +444,6 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 
 	json_object_foreach((json_t *)cfg, key, v) {
 		const struct key_row *k = NULL;
-		json_int_t iv;
 
 		for (int i = 0; i < (int)(sizeof(row->keys) / sizeof(row->keys[0])) && row->keys[i].key; i++)
 			if (!strcmp(row->keys[i].key, key))
@@ -344,125 +452,7 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 			st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
 			break;
 		}
-		switch (k->rule) {
-		case K_NAME:
-			break; /* c->name, written below */
-		case K_INT:
-			if (!int_value(v, &iv))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected one non-negative integer",
-				               key);
-			else if (iv >= 0)
-				sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
-			break;
-		case K_STR:
-			if (!json_is_string(v) || !*json_string_value(v) ||
-			    strpbrk(json_string_value(v), " \t\r\n#="))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected a name (a custom %s is not "
-				                             "supported)", key, key);
-			else
-				sb_printf(&args, " %s=%s", key, json_string_value(v));
-			break;
-		case K_BOOL:
-			if (!json_is_boolean(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected true or false", key);
-			else
-				sb_printf(&args, " %s=%s", key, json_is_true(v) ? "True" : "False");
-			break;
-		case K_FLOAT:
-			if (!json_is_number(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
-			else
-				sb_printf(&args, " %s=%.17g", key, json_number_value(v));
-			break;
-		case K_SKIP:
-			break;
-		case K_NULL:
-			if (!json_is_null(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
-			break;
-		case K_LAST:
-			if (!json_is_string(v) || strcmp(json_string_value(v), "channels_last"))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: only channels_last is supported", key);
-			break;
-		case K_ONE:
-			if (!json_is_integer(v) || json_integer_value(v) != 1)
-				st = LAYER_ERR(c, XO_EINVAL, "%s: only 1 is supported", key);
-			break;
-		case K_FALSE:
-			if (!json_is_false(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
-			break;
-		case K_TRUE:
-			if (!json_is_true(v))
-				st = LAYER_ERR(c, XO_EINVAL, "%s=false (a frozen layer) is not supported",
-				               key);
-			break;
-		case K_ZERO:
-			if (!json_is_number(v) || json_number_value(v) != 0.0)
-				st = LAYER_ERR(c, XO_EINVAL, "%s=%g is not supported (only 0)", key,
-				               json_is_number(v) ? json_number_value(v) : -1.0);
-			break;
-		case K_IN_DTYPE: /* the embedding's line makes the input int32 */
-			if (!dtype_ok(v) &&
-			    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
-			                            !strcmp(json_string_value(v), "int64"))))
-				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
-				                             "supported%s", "");
-			break;
-		case K_DTYPE:
-			if (!dtype_ok(v))
-				st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
-			break;
-		case K_AXIS:
-			if (json_is_array(v) && json_array_size(v) == 1)
-				v = json_array_get(v, 0);
-			if (!json_is_integer(v) || json_integer_value(v) != -1)
-				st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
-				                             "is supported%s", "");
-			break;
-		case K_ONES:
-		case K_ZEROS: {
-			const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
-			const char *want = k->rule == K_ONES ? "Ones" : "Zeros";
-
-			if (!json_is_string(cn) || strcmp(json_string_value(cn), want))
-				st = LAYER_ERR(c, XO_EINVAL, "%s: only %s (the default) is supported",
-				               key, want);
-			break;
-		}
-		case K_PAIR: {
-			/* pool_size=(2, 3) -> pool_size=2 pool_w=3; an int (or
-			 * [n]) is both axes; None (strides) the default */
-			const char *wkey = !strcmp(key, "strides")         ? "strides_w"
-			                   : !strcmp(key, "kernel_size")   ? "kernel_w"
-			                   : !strcmp(key, "dilation_rate") ? "dilation_w"
-			                                                   : "pool_w";
-			json_int_t iw;
-
-			if (json_is_array(v) && json_array_size(v) == 2) {
-				if (!int_value(json_array_get(v, 0), &iv) ||
-				    !int_value(json_array_get(v, 1), &iw) || iv < 0 || iw < 0)
-					st = LAYER_ERR(c, XO_EINVAL,
-					               "%s: expected an integer or two (height, width)",
-					               key);
-				else
-					sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT " %s=%" JSON_INTEGER_FORMAT,
-					          key, iv, wkey, iw);
-			} else if (!int_value(v, &iv)) {
-				st = LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, "
-				                             "width)", key);
-			} else if (iv >= 0) {
-				sb_printf(&args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
-			}
-			break;
-		}
-		case K_SHAPE:
-			if (*have_input)
-				st = LAYER_ERR(c, XO_EINVAL, "%s after the input is not supported", key);
-			else if (!(st = shape_line(c, key, v, spec)))
-				*have_input = true;
-			break;
-		}
+		st = key_arg(c, k, key, v, have_input, spec, &args);
 		if (st)
 			break;
 	}
@@ -1571,8 +1561,8 @@ static void embedding_config(const struct xo_params *p, json_t *cfg)
 	json_object_set_new(cfg, "quantization_config", json_null());
 }
 
-/* The Keras class of layer ls with its config in cfg (name, trainable and
- * dtype already there); NULL for a kind without a row here. */
+/* The Keras class of layer ls (layers.def) with its config in cfg (name,
+ * trainable and dtype already there); NULL for a kind without a case here. */
 static const char *layer_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	const struct xo_params *p = &ls->p;
@@ -1581,57 +1571,49 @@ static const char *layer_config(const struct xo_layer_spec *ls, json_t *cfg)
 	case XO_LAYER_CONV1D:
 	case XO_LAYER_CONV2D:
 		conv_config(ls, cfg);
-		return ls->kind == XO_LAYER_CONV1D ? "Conv1D" : "Conv2D";
+		break;
 	case XO_LAYER_MAX_POOLING1D:
 	case XO_LAYER_AVERAGE_POOLING1D:
 	case XO_LAYER_MAX_POOLING2D:
 	case XO_LAYER_AVERAGE_POOLING2D:
 		pool_config(ls, cfg);
-		return ls->kind == XO_LAYER_MAX_POOLING1D       ? "MaxPooling1D"
-		       : ls->kind == XO_LAYER_AVERAGE_POOLING1D ? "AveragePooling1D"
-		       : ls->kind == XO_LAYER_MAX_POOLING2D     ? "MaxPooling2D"
-		                                                : "AveragePooling2D";
+		break;
 	case XO_LAYER_FLATTEN:
 		json_object_set_new(cfg, "data_format", json_string("channels_last"));
-		return "Flatten";
+		break;
 	case XO_LAYER_DROPOUT:
 		json_object_set_new(cfg, "rate", json_real(short_real(p->rate)));
 		json_object_set_new(cfg, "seed", json_null());
 		json_object_set_new(cfg, "noise_shape", json_null());
-		return "Dropout";
+		break;
 	case XO_LAYER_DENSE:
 		dense_config(p, cfg);
-		return "Dense";
+		break;
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
 	case XO_LAYER_GLOBAL_MAX_POOLING1D:
 	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
 	case XO_LAYER_GLOBAL_MAX_POOLING2D:
 		json_object_set_new(cfg, "data_format", json_string("channels_last"));
 		json_object_set_new(cfg, "keepdims", json_false());
-		return ls->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D ? "GlobalAveragePooling1D"
-		       : ls->kind == XO_LAYER_GLOBAL_MAX_POOLING1D   ? "GlobalMaxPooling1D"
-		       : ls->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D
-		           ? "GlobalAveragePooling2D"
-		           : "GlobalMaxPooling2D";
+		break;
 	case XO_LAYER_ACTIVATION:
 		json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
-		return "Activation";
+		break;
 	case XO_LAYER_BATCH_NORMALIZATION:
 		bn_config(p, cfg);
-		return "BatchNormalization";
+		break;
 	case XO_LAYER_SIMPLE_RNN:
 	case XO_LAYER_LSTM:
 	case XO_LAYER_GRU:
 		rnn_config(ls, cfg);
-		return ls->kind == XO_LAYER_SIMPLE_RNN ? "SimpleRNN"
-		       : ls->kind == XO_LAYER_LSTM     ? "LSTM"
-		                                       : "GRU";
+		break;
 	case XO_LAYER_EMBEDDING:
 		embedding_config(p, cfg);
-		return "Embedding";
+		break;
 	default:
 		return NULL;
 	}
+	return xo_layer_keras_class(ls->kind);
 }
 
 /* Keras writes a build_config for the layers that build state (weights) and
@@ -1831,24 +1813,6 @@ out_free:
 		zip_source_free(mem);
 	free(cjson);
 	return st;
-}
-
-static bool ends_with(const char *s, const char *suf)
-{
-	size_t n = strlen(s), k = strlen(suf);
-
-	return n > k && !strcmp(s + n - k, suf);
-}
-
-enum xo_save_kind xo_keras_save_kind(const char *path)
-{
-	if (ends_with(path, ".weights.h5"))
-		return XO_SAVE_WEIGHTS_H5;
-	if (ends_with(path, ".keras"))
-		return XO_SAVE_KERAS;
-	if (ends_with(path, ".h5") || ends_with(path, ".hdf5"))
-		return XO_SAVE_BAD;
-	return XO_SAVE_DIR;
 }
 
 /* Built whole in memory (HDF5's core driver, libzip's buffer source), then

@@ -28,41 +28,20 @@ const char xo_model_seed_spec[] = "# The seed model (DESIGN section 1): the refe
 #define MAX_TOKENS 16
 #define MAX_LINE   1024
 
-struct kind_info {
-	const char *name;  /* Keras auto-name prefix and spec name */
-	const char *alias; /* Keras class name */
-	enum xo_layer_kind kind;
+const struct xo_layer_kind_info xo_layer_kinds[XO_LAYER_COUNT] = {
+#define XO_LAYER(kind, spec, keras, op, net) [XO_LAYER_##kind] = {spec, keras, op, net},
+#include "xo/layers.def"
+#undef XO_LAYER
 };
-
-static const struct kind_info kinds[] = {
-    {"conv1d", "Conv1D", XO_LAYER_CONV1D},
-    {"max_pooling1d", "MaxPooling1D", XO_LAYER_MAX_POOLING1D},
-    {"flatten", "Flatten", XO_LAYER_FLATTEN},
-    {"dropout", "Dropout", XO_LAYER_DROPOUT},
-    {"dense", "Dense", XO_LAYER_DENSE},
-    {"activation", "Activation", XO_LAYER_ACTIVATION},
-    {"average_pooling1d", "AveragePooling1D", XO_LAYER_AVERAGE_POOLING1D},
-    {"global_average_pooling1d", "GlobalAveragePooling1D", XO_LAYER_GLOBAL_AVERAGE_POOLING1D},
-    {"global_max_pooling1d", "GlobalMaxPooling1D", XO_LAYER_GLOBAL_MAX_POOLING1D},
-    {"batch_normalization", "BatchNormalization", XO_LAYER_BATCH_NORMALIZATION},
-    {"max_pooling2d", "MaxPooling2D", XO_LAYER_MAX_POOLING2D},
-    {"average_pooling2d", "AveragePooling2D", XO_LAYER_AVERAGE_POOLING2D},
-    {"global_average_pooling2d", "GlobalAveragePooling2D", XO_LAYER_GLOBAL_AVERAGE_POOLING2D},
-    {"global_max_pooling2d", "GlobalMaxPooling2D", XO_LAYER_GLOBAL_MAX_POOLING2D},
-    {"embedding", "Embedding", XO_LAYER_EMBEDDING},
-    {"simple_rnn", "SimpleRNN", XO_LAYER_SIMPLE_RNN},
-    {"lstm", "LSTM", XO_LAYER_LSTM},
-    {"gru", "GRU", XO_LAYER_GRU},
-    {"conv2d", "Conv2D", XO_LAYER_CONV2D},
-};
-#define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
 const char *xo_spec_kind_name(enum xo_layer_kind kind)
 {
-	for (int i = 0; i < NKINDS; i++)
-		if (kinds[i].kind == kind)
-			return kinds[i].name;
-	return "?";
+	return (unsigned)kind < XO_LAYER_COUNT ? xo_layer_kinds[kind].spec : "?";
+}
+
+const char *xo_layer_keras_class(enum xo_layer_kind kind)
+{
+	return (unsigned)kind < XO_LAYER_COUNT ? xo_layer_kinds[kind].keras : "?";
 }
 
 /* Arguments each layer accepts (Keras names). */
@@ -191,6 +170,47 @@ static bool valid_name(const char *s)
 	return true;
 }
 
+/* The positive integer arguments of set_arg (strides and strides_w also
+ * take None, kept as 0: the default). */
+static enum xo_status set_int_arg(struct xo_params *p, const char *key, const char *val,
+                                  const char *origin, int line)
+{
+	int64_t v;
+
+	if (!strcmp(val, "None") && !strcmp(key, "strides")) {
+		p->strides = 0;
+		return XO_OK;
+	}
+	if (!strcmp(val, "None") && !strcmp(key, "strides_w")) {
+		p->strides_w = 0;
+		return XO_OK;
+	}
+	if (!parse_pos_int(val, &v))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "%s=%s: expected a positive integer", key, val);
+	if (!strcmp(key, "filters"))
+		p->filters = v;
+	else if (!strcmp(key, "kernel_size"))
+		p->kernel_size = v;
+	else if (!strcmp(key, "strides"))
+		p->strides = v;
+	else if (!strcmp(key, "dilation_rate"))
+		p->dilation_rate = v;
+	else if (!strcmp(key, "pool_size"))
+		p->pool_size = v;
+	else if (!strcmp(key, "pool_w"))
+		p->pool_w = v;
+	else if (!strcmp(key, "strides_w"))
+		p->strides_w = v;
+	else if (!strcmp(key, "kernel_w"))
+		p->kernel_w = v;
+	else if (!strcmp(key, "dilation_w"))
+		p->dilation_w = v;
+	else
+		p->units = v;
+	return XO_OK;
+}
+
 /* Applies one key=value argument of layer l. */
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
@@ -209,40 +229,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	if (!strcmp(key, "filters") || !strcmp(key, "kernel_size") || !strcmp(key, "strides") ||
 	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
 	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w") || !strcmp(key, "kernel_w") ||
-	    !strcmp(key, "dilation_w")) {
-		if (!strcmp(val, "None") && !strcmp(key, "strides")) {
-			p->strides = 0;
-			return XO_OK;
-		}
-		if (!strcmp(val, "None") && !strcmp(key, "strides_w")) {
-			p->strides_w = 0;
-			return XO_OK;
-		}
-		if (!parse_pos_int(val, &v))
-			return spec_error(XO_EINVAL, origin, line,
-			                  "%s=%s: expected a positive integer", key, val);
-		if (!strcmp(key, "filters"))
-			p->filters = v;
-		else if (!strcmp(key, "kernel_size"))
-			p->kernel_size = v;
-		else if (!strcmp(key, "strides"))
-			p->strides = v;
-		else if (!strcmp(key, "dilation_rate"))
-			p->dilation_rate = v;
-		else if (!strcmp(key, "pool_size"))
-			p->pool_size = v;
-		else if (!strcmp(key, "pool_w"))
-			p->pool_w = v;
-		else if (!strcmp(key, "strides_w"))
-			p->strides_w = v;
-		else if (!strcmp(key, "kernel_w"))
-			p->kernel_w = v;
-		else if (!strcmp(key, "dilation_w"))
-			p->dilation_w = v;
-		else
-			p->units = v;
-		return XO_OK;
-	}
+	    !strcmp(key, "dilation_w"))
+		return set_int_arg(p, key, val, origin, line);
 	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
 		/* ids travel as float values through the model's x arrays
 		 * (exact up to 2^24) and as int32 on the device */
@@ -377,192 +365,271 @@ static enum xo_status rank_error(const struct xo_layer_spec *l, const char *orig
 	                  in_shape_text(l, shp, sizeof(shp)));
 }
 
-/* Resolves the output shape of l from its input shape; Keras's rules. */
-static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
+/* embedding: ids [T] of an int32 input (checked by the caller) -> [T][dim] */
+static enum xo_status shape_embedding(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	int64_t out = 0, pad = 0, n;
-	enum xo_status st;
 	char shp[96];
 
-	if (l->kind == XO_LAYER_EMBEDDING) {
-		/* ids [T] of an int32 input (checked by the caller) -> [T][dim] */
-		if (l->in_rank != 1)
-			return spec_error(XO_EINVAL, origin, l->line,
-			                  "embedding needs a flat [T] input of ids, got %s",
-			                  in_shape_text(l, shp, sizeof(shp)));
-		p->len = l->in_ch;
-		l->out_w = 1;
-		l->out_rank = 2;
-		l->out_len = l->in_ch;
-		l->out_ch = p->ch;
-		l->w_ndim = 2;
-		l->w_dim[0] = p->rows;
-		l->w_dim[1] = p->ch;
-		goto counts;
-	}
-	p->len = l->in_len;
-	p->ch = l->in_ch;
+	if (l->in_rank != 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "embedding needs a flat [T] input of ids, got %s",
+		                  in_shape_text(l, shp, sizeof(shp)));
+	p->len = l->in_ch;
 	l->out_w = 1;
-	switch (l->kind) {
-	case XO_LAYER_CONV1D:
-		if (l->in_rank != 2)
-			return spec_error(XO_EINVAL, origin, l->line,
-			                  "conv1d needs a [steps][channels] input, got %s (input "
-			                  "LEN CH, or no flatten before)",
-			                  in_shape_text(l, shp, sizeof(shp)));
-		st = xo_conv1d_geometry(p, &out, &pad);
-		if (st)
-			return spec_error(st, origin, l->line, "%s", xo_last_error());
-		l->out_rank = 2;
-		l->out_len = out;
-		l->out_ch = p->filters;
-		l->w_ndim = 3;
-		l->w_dim[0] = p->kernel_size;
-		l->w_dim[1] = l->in_ch;
-		l->w_dim[2] = p->filters;
-		l->b_count = p->use_bias ? p->filters : 0;
-		break;
-	case XO_LAYER_CONV2D: {
-		int64_t oh, ow, pt, pl;
+	l->out_rank = 2;
+	l->out_len = l->in_ch;
+	l->out_ch = p->ch;
+	l->w_ndim = 2;
+	l->w_dim[0] = p->rows;
+	l->w_dim[1] = p->ch;
+	return XO_OK;
+}
 
-		if (l->in_rank != 3)
-			return rank_error(l, origin, 3);
-		p->width = l->in_w;
-		st = xo_conv2d_geometry(p, &oh, &ow, &pt, &pl);
-		if (st)
-			return spec_error(st, origin, l->line, "%s", xo_last_error());
-		l->out_rank = 3;
-		l->out_len = oh;
-		l->out_w = ow;
-		l->out_ch = p->filters;
-		l->w_ndim = 4; /* Keras's [kh][kw][in_ch][filters] */
-		l->w_dim[0] = p->kernel_size;
-		l->w_dim[1] = xo_params_width_axis(p).kernel_size;
-		l->w_dim[2] = l->in_ch;
-		l->w_dim[3] = p->filters;
-		l->b_count = p->use_bias ? p->filters : 0;
-		break;
-	}
-	case XO_LAYER_MAX_POOLING1D:
-	case XO_LAYER_AVERAGE_POOLING1D:
-		if (l->in_rank != 2)
-			return rank_error(l, origin, 2);
-		st = xo_pool1d_geometry_of(l->kind == XO_LAYER_MAX_POOLING1D
-		                               ? XO_OP_max_pooling1d
-		                               : XO_OP_average_pooling1d,
-		                           p, &out, &pad);
-		if (st)
-			return spec_error(st, origin, l->line, "%s", xo_last_error());
-		l->out_rank = 2;
-		l->out_len = out;
-		l->out_ch = l->in_ch;
-		break;
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
-	case XO_LAYER_GLOBAL_MAX_POOLING1D:
-		if (l->in_rank != 2)
-			return rank_error(l, origin, 2);
-		l->out_rank = 1; /* keepdims=False: [ch] */
-		l->out_len = 1;
-		l->out_ch = l->in_ch;
-		break;
-	case XO_LAYER_MAX_POOLING2D:
-	case XO_LAYER_AVERAGE_POOLING2D: {
-		struct xo_pool2d_geom g;
+/* conv1d */
+static enum xo_status shape_conv1d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	enum xo_status st;
+	int64_t out = 0, pad = 0;
+	char shp[96];
 
-		if (l->in_rank != 3)
-			return rank_error(l, origin, 3);
-		p->width = l->in_w;
-		st = xo_pool2d_geometry_of(l->kind == XO_LAYER_MAX_POOLING2D
-		                               ? XO_OP_max_pooling2d
-		                               : XO_OP_average_pooling2d,
-		                           p, &g);
-		if (st)
-			return spec_error(st, origin, l->line, "%s", xo_last_error());
-		l->out_rank = 3;
-		l->out_len = g.out_h;
-		l->out_w = g.out_w;
-		l->out_ch = l->in_ch;
-		break;
-	}
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
-	case XO_LAYER_GLOBAL_MAX_POOLING2D:
-		if (l->in_rank != 3)
-			return rank_error(l, origin, 3);
-		p->width = l->in_w;
-		l->out_rank = 1; /* keepdims=False: [ch] */
-		l->out_len = 1;
-		l->out_ch = l->in_ch;
-		break;
-	case XO_LAYER_FLATTEN:
-		l->out_rank = 1;
-		l->out_len = 1;
-		if (!xo_mul_ok(l->in_len, l->in_w, &n) || !xo_mul_ok(n, l->in_ch, &l->out_ch))
-			return spec_error(XO_EOVERFLOW, origin, l->line, "flatten: size overflows");
-		break;
-	case XO_LAYER_DROPOUT:
-	case XO_LAYER_ACTIVATION:
-		/* elementwise: any rank, the shape kept */
-		l->out_rank = l->in_rank;
-		l->out_len = l->in_len;
-		l->out_w = l->in_w;
-		l->out_ch = l->in_ch;
-		break;
-	case XO_LAYER_BATCH_NORMALIZATION: /* statistics per channel (the last axis) */
-		l->out_rank = l->in_rank;
-		l->out_len = l->in_len;
-		l->out_w = l->in_w;
-		l->out_ch = l->in_ch;
-		l->gamma_count = p->scale ? l->in_ch : 0;
-		l->beta_count = p->center ? l->in_ch : 0;
-		l->state_count = 2 * l->in_ch;
-		break;
-	case XO_LAYER_DENSE:
-		/* Keras applies Dense to the last axis of a rank-2 or rank-3
-		 * sample; xo supports a flat input only: refused, not guessed. */
-		if (l->in_rank != 1)
-			return spec_error(XO_EINVAL, origin, l->line,
-			                  "dense needs a flat input; got %s (add a flatten layer "
-			                  "before it)",
-			                  in_shape_text(l, shp, sizeof(shp)));
-		l->out_rank = 1;
-		l->out_len = 1;
-		l->out_ch = p->units;
-		l->w_ndim = 2;
-		l->w_dim[0] = l->in_ch;
-		l->w_dim[1] = p->units;
-		l->b_count = p->use_bias ? p->units : 0;
-		break;
-	case XO_LAYER_EMBEDDING: /* above */
-		break;
-	case XO_LAYER_SIMPLE_RNN:
-	case XO_LAYER_LSTM:
-	case XO_LAYER_GRU: {
-		enum xo_op op = xo_layer_rnn_op(l->kind);
-		struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
-		int64_t gu;
+	if (l->in_rank != 2)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "conv1d needs a [steps][channels] input, got %s (input "
+		                  "LEN CH, or no flatten before)",
+		                  in_shape_text(l, shp, sizeof(shp)));
+	st = xo_conv1d_geometry(p, &out, &pad);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 2;
+	l->out_len = out;
+	l->out_ch = p->filters;
+	l->w_ndim = 3;
+	l->w_dim[0] = p->kernel_size;
+	l->w_dim[1] = l->in_ch;
+	l->w_dim[2] = p->filters;
+	l->b_count = p->use_bias ? p->filters : 0;
+	return XO_OK;
+}
 
-		if (l->in_rank != 2)
-			return rank_error(l, origin, 2);
-		p->batch = 1;
-		/* the op's own checks (activations, sizes), with its message */
-		st = xo_op_shapes(op, XO_DIR_FWD, p, ss, ds);
-		if (st)
-			return spec_error(st, origin, l->line, "%s", xo_last_error());
-		gu = xo_rnn_gates(op) * p->units;
-		l->out_rank = p->return_sequences ? 2 : 1;
-		l->out_len = p->return_sequences ? l->in_len : 1;
-		l->out_ch = p->units;
-		l->w_ndim = 2;
-		l->w_dim[0] = l->in_ch;
-		l->w_dim[1] = gu;
-		if (!xo_mul_ok(p->units, gu, &l->rk_count))
-			return spec_error(XO_EOVERFLOW, origin, l->line, "recurrent kernel overflows");
-		l->b_count = !p->use_bias ? 0 : op == XO_OP_gru && p->reset_after ? 2 * gu : gu;
-		break;
-	}
-	}
-counts:
+/* conv2d */
+static enum xo_status shape_conv2d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	enum xo_status st;
+	int64_t oh, ow, pt, pl;
+
+	if (l->in_rank != 3)
+		return rank_error(l, origin, 3);
+	p->width = l->in_w;
+	st = xo_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 3;
+	l->out_len = oh;
+	l->out_w = ow;
+	l->out_ch = p->filters;
+	l->w_ndim = 4; /* Keras's [kh][kw][in_ch][filters] */
+	l->w_dim[0] = p->kernel_size;
+	l->w_dim[1] = xo_params_width_axis(p).kernel_size;
+	l->w_dim[2] = l->in_ch;
+	l->w_dim[3] = p->filters;
+	l->b_count = p->use_bias ? p->filters : 0;
+	return XO_OK;
+}
+
+/* max_pooling1d, average_pooling1d */
+static enum xo_status shape_pool1d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	enum xo_status st;
+	int64_t out = 0, pad = 0;
+
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	st = xo_pool1d_geometry_of(l->kind == XO_LAYER_MAX_POOLING1D
+	                               ? XO_OP_max_pooling1d
+	                               : XO_OP_average_pooling1d,
+	                           p, &out, &pad);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 2;
+	l->out_len = out;
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
+/* global_average_pooling1d, global_max_pooling1d */
+static enum xo_status shape_global_pool1d(struct xo_layer_spec *l, const char *origin)
+{
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	l->out_rank = 1; /* keepdims=False: [ch] */
+	l->out_len = 1;
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
+/* max_pooling2d, average_pooling2d */
+static enum xo_status shape_pool2d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	enum xo_status st;
+	struct xo_pool2d_geom g;
+
+	if (l->in_rank != 3)
+		return rank_error(l, origin, 3);
+	p->width = l->in_w;
+	st = xo_pool2d_geometry_of(l->kind == XO_LAYER_MAX_POOLING2D
+	                               ? XO_OP_max_pooling2d
+	                               : XO_OP_average_pooling2d,
+	                           p, &g);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 3;
+	l->out_len = g.out_h;
+	l->out_w = g.out_w;
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
+/* global_average_pooling2d, global_max_pooling2d */
+static enum xo_status shape_global_pool2d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+
+	if (l->in_rank != 3)
+		return rank_error(l, origin, 3);
+	p->width = l->in_w;
+	l->out_rank = 1; /* keepdims=False: [ch] */
+	l->out_len = 1;
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
+/* flatten */
+static enum xo_status shape_flatten(struct xo_layer_spec *l, const char *origin)
+{
+	int64_t n;
+
+	l->out_rank = 1;
+	l->out_len = 1;
+	if (!xo_mul_ok(l->in_len, l->in_w, &n) || !xo_mul_ok(n, l->in_ch, &l->out_ch))
+		return spec_error(XO_EOVERFLOW, origin, l->line, "flatten: size overflows");
+	return XO_OK;
+}
+
+/* dropout, activation */
+static enum xo_status shape_elementwise(struct xo_layer_spec *l, const char *origin)
+{
+	(void)origin; /* elementwise: any rank, the shape kept; nothing to refuse */
+	l->out_rank = l->in_rank;
+	l->out_len = l->in_len;
+	l->out_w = l->in_w;
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
+/* batch_normalization: statistics per channel (the last axis) */
+static enum xo_status shape_batch_normalization(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+
+	(void)origin; /* any rank: nothing to refuse */
+	l->out_rank = l->in_rank;
+	l->out_len = l->in_len;
+	l->out_w = l->in_w;
+	l->out_ch = l->in_ch;
+	l->gamma_count = p->scale ? l->in_ch : 0;
+	l->beta_count = p->center ? l->in_ch : 0;
+	l->state_count = 2 * l->in_ch;
+	return XO_OK;
+}
+
+/* dense */
+static enum xo_status shape_dense(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	char shp[96];
+
+	/* Keras applies Dense to the last axis of a rank-2 or rank-3
+	 * sample; xo supports a flat input only: refused, not guessed. */
+	if (l->in_rank != 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "dense needs a flat input; got %s (add a flatten layer "
+		                  "before it)",
+		                  in_shape_text(l, shp, sizeof(shp)));
+	l->out_rank = 1;
+	l->out_len = 1;
+	l->out_ch = p->units;
+	l->w_ndim = 2;
+	l->w_dim[0] = l->in_ch;
+	l->w_dim[1] = p->units;
+	l->b_count = p->use_bias ? p->units : 0;
+	return XO_OK;
+}
+
+/* simple_rnn, lstm, gru */
+static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	enum xo_status st;
+	enum xo_op op = xo_layer_rnn_op(l->kind);
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	int64_t gu;
+
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	p->batch = 1;
+	/* the op's own checks (activations, sizes), with its message */
+	st = xo_op_shapes(op, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	gu = xo_rnn_gates(op) * p->units;
+	l->out_rank = p->return_sequences ? 2 : 1;
+	l->out_len = p->return_sequences ? l->in_len : 1;
+	l->out_ch = p->units;
+	l->w_ndim = 2;
+	l->w_dim[0] = l->in_ch;
+	l->w_dim[1] = gu;
+	if (!xo_mul_ok(p->units, gu, &l->rk_count))
+		return spec_error(XO_EOVERFLOW, origin, l->line, "recurrent kernel overflows");
+	l->b_count = !p->use_bias ? 0 : op == XO_OP_gru && p->reset_after ? 2 * gu : gu;
+	return XO_OK;
+}
+
+/* Each kind's output shape and variables from its input shape (Keras's
+ * rules); p.len and p.ch already hold the input's, but for an embedding. */
+static enum xo_status (*const layer_shapes[XO_LAYER_COUNT])(struct xo_layer_spec *l,
+                                                             const char *origin) = {
+    [XO_LAYER_CONV1D] = shape_conv1d,
+    [XO_LAYER_MAX_POOLING1D] = shape_pool1d,
+    [XO_LAYER_FLATTEN] = shape_flatten,
+    [XO_LAYER_DROPOUT] = shape_elementwise,
+    [XO_LAYER_DENSE] = shape_dense,
+    [XO_LAYER_ACTIVATION] = shape_elementwise,
+    [XO_LAYER_AVERAGE_POOLING1D] = shape_pool1d,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = shape_global_pool1d,
+    [XO_LAYER_GLOBAL_MAX_POOLING1D] = shape_global_pool1d,
+    [XO_LAYER_BATCH_NORMALIZATION] = shape_batch_normalization,
+    [XO_LAYER_MAX_POOLING2D] = shape_pool2d,
+    [XO_LAYER_AVERAGE_POOLING2D] = shape_pool2d,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = shape_global_pool2d,
+    [XO_LAYER_GLOBAL_MAX_POOLING2D] = shape_global_pool2d,
+    [XO_LAYER_EMBEDDING] = shape_embedding,
+    [XO_LAYER_SIMPLE_RNN] = shape_rnn,
+    [XO_LAYER_LSTM] = shape_rnn,
+    [XO_LAYER_GRU] = shape_rnn,
+    [XO_LAYER_CONV2D] = shape_conv2d,
+};
+
+/* The kernel's and the output's element counts of a shaped layer, bounded
+ * (2^40) so that every later product of them stays in range. */
+static enum xo_status layer_counts(struct xo_layer_spec *l, const char *origin)
+{
+	int64_t n;
+
 	l->w_count = 0;
 	if (l->w_ndim) {
 		n = 1;
@@ -576,6 +643,21 @@ counts:
 	    n > (INT64_C(1) << 40))
 		return spec_error(XO_EOVERFLOW, origin, l->line, "output size overflows");
 	return XO_OK;
+}
+
+/* Resolves the output shape of l from its input shape; Keras's rules. */
+static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
+{
+	enum xo_status st;
+
+	if (l->kind != XO_LAYER_EMBEDDING) { /* its p.ch is output_dim */
+		l->p.len = l->in_len;
+		l->p.ch = l->in_ch;
+	}
+	l->out_w = 1;
+	XO_ASSERT(layer_shapes[l->kind]); /* every layers.def row has one */
+	st = layer_shapes[l->kind](l, origin);
+	return st ? st : layer_counts(l, origin);
 }
 
 /* Splits a line (comment already cut) into whitespace-separated tokens. */
@@ -941,11 +1023,249 @@ static int nameset_add(int *set, const struct xo_layer_spec *layers, int i)
 	return -1;
 }
 
+/* The state of one xo_spec_parse across its lines. */
+struct spec_parse {
+	const char *origin;
+	struct xo_model_spec *out;
+	int counters[XO_LAYER_COUNT]; /* unnamed layers of each kind so far */
+	bool have_input;
+	int line, cap, *names;
+};
+
+/* The kind a layer keyword names (spec name or Keras class); -1: none. */
+static int kind_find(const char *word)
+{
+	int found = -1;
+
+	for (int i = 0; i < XO_LAYER_COUNT; i++)
+		if (!strcmp(word, xo_layer_kinds[i].spec) || !strcmp(word, xo_layer_kinds[i].keras))
+			found = i;
+	return found;
+}
+
+/* A new layer's parameters before its arguments: the params defaults with
+ * the layers' own (Keras's) where they differ. */
+static void layer_defaults(struct xo_layer_spec *l)
+{
+	l->p = xo_params_default();
+	l->p.strides = 0;
+	l->p.pool_size = 2;
+	l->p.rate = -1.0f;
+	l->p.filters = 0;
+	l->p.kernel_size = 0;
+	l->p.units = 0;
+	l->p.epsilon = 1e-3f; /* batch_normalization's Keras default (the */
+	l->p.momentum = 0.99f; /* params default is Adam's 1e-7) */
+	l->p.rows = 0;         /* embedding: input_dim= and output_dim= required */
+	if (l->kind == XO_LAYER_EMBEDDING)
+		l->p.ch = 0;
+	if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
+		l->p.activation = XO_ACTIVATION_TANH; /* Keras's default */
+}
+
+/* The key=value arguments of a layer line (tok[1..ntok-1]), each checked
+ * against the kind's argument list and set. */
+static enum xo_status layer_args(struct xo_layer_spec *l, char **tok, int ntok,
+                                 const char *origin, int line, bool *named)
+{
+	enum xo_status st;
+	const char *kname = xo_layer_kinds[l->kind].spec;
+
+	for (int i = 1; i < ntok; i++) {
+		const char *const *allowed = kind_args(l->kind);
+		char *eq = strchr(tok[i], '='), *val;
+		bool ok = false;
+		size_t vlen;
+
+		if (!eq || eq == tok[i] || !eq[1])
+			return spec_error(XO_EFORMAT, origin, line,
+			                  "expected key=value, got '%s'", tok[i]);
+		*eq = '\0';
+		for (int a = 0; allowed[a]; a++)
+			ok |= !strcmp(allowed[a], tok[i]);
+		if (!ok)
+			return spec_error(XO_EFORMAT, origin, line,
+			                  "unknown argument '%s' for %s", tok[i], kname);
+		for (int j = 1; j < i; j++)
+			if (!strcmp(tok[j], tok[i]))
+				return spec_error(XO_EFORMAT, origin, line,
+				                  "argument '%s' given twice", tok[i]);
+		/* Keras writes strings quoted (activation="relu",
+		 * padding='same'): one pair of matching quotes is dropped. */
+		val = eq + 1;
+		vlen = strlen(val);
+		if (vlen >= 3 && (val[0] == '"' || val[0] == '\'') &&
+		    val[vlen - 1] == val[0]) {
+			val[vlen - 1] = '\0';
+			val++;
+		}
+		st = set_arg(l, tok[i], val, origin, line, named);
+		if (st)
+			return st;
+	}
+	return XO_OK;
+}
+
+/* What a layer line must hold beyond its arguments' own checks: the
+ * required arguments, and an embedding exactly where integer ids are. */
+static enum xo_status layer_check(const struct xo_model_spec *out, const struct xo_layer_spec *l,
+                                  char **tok, int ntok, const char *origin, int line)
+{
+	const char *kname = xo_layer_kinds[l->kind].spec;
+
+	if (l->kind == XO_LAYER_ACTIVATION) {
+		bool given = false;
+
+		for (int i = 1; i < ntok; i++)
+			given |= !strcmp(tok[i], "activation");
+		if (!given)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "activation needs activation= (Keras's Activation "
+			                  "has no default)");
+	}
+	if (l->kind == XO_LAYER_EMBEDDING && (!l->p.rows || !l->p.ch))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "embedding needs input_dim= and output_dim=");
+	/* ids come from the input alone: an embedding is the first layer,
+	 * on an int32 input, and an int32 input feeds an embedding */
+	if (l->kind == XO_LAYER_EMBEDDING && (out->nlayers || !out->in_int))
+		return spec_error(XO_EINVAL, origin, line,
+		                  out->nlayers ? "embedding must be the first layer (its ids "
+		                                 "come from the input)"
+		                               : "embedding needs integer ids: the input line "
+		                                 "must say dtype=int32 (float inputs are "
+		                                 "refused)");
+	if (l->kind != XO_LAYER_EMBEDDING && !out->nlayers && out->in_int)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "an input of dtype=int32 feeds only an embedding layer (got "
+		                  "%s)",
+		                  kname);
+	if (((l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D) &&
+	     (!l->p.filters || !l->p.kernel_size)) ||
+	    ((l->kind == XO_LAYER_DENSE || xo_layer_rnn_op(l->kind) != XO_OP_COUNT) &&
+	     !l->p.units) ||
+	    (l->kind == XO_LAYER_DROPOUT && l->p.rate < 0.0f))
+		return spec_error(XO_EINVAL, origin, line, "%s needs %s", kname,
+		                  l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D
+		                      ? "filters= and kernel_size="
+		                  : l->kind == XO_LAYER_DROPOUT ? "rate="
+		                                                : "units=");
+	return XO_OK;
+}
+
+/* One layer line (tok[0] names its kind): the layer appended to ps->out
+ * with its arguments, name and shapes resolved. */
+static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
+{
+	struct xo_model_spec *out = ps->out;
+	const char *origin = ps->origin, *kname;
+	int line = ps->line, kind = kind_find(tok[0]);
+	struct xo_layer_spec *l, *prev;
+	bool named = false;
+	enum xo_status st;
+
+	if (kind < 0)
+		return spec_error(XO_EFORMAT, origin, line,
+		                  "unknown layer '%s' (expected input, conv1d, "
+		                  "max_pooling1d, average_pooling1d, global_average_pooling1d, "
+		                  "global_max_pooling1d, conv2d, max_pooling2d, "
+		                  "average_pooling2d, global_average_pooling2d, "
+		                  "global_max_pooling2d, flatten, dropout, dense, activation, "
+		                  "batch_normalization, embedding, simple_rnn, lstm or gru)",
+		                  tok[0]);
+	kname = xo_layer_kinds[kind].spec;
+	if (!ps->have_input)
+		return spec_error(XO_EFORMAT, origin, line,
+		                  "missing input line: the first layer line must be "
+		                  "'input LEN CH'");
+	if (out->nlayers == XO_SPEC_LAYERS_MAX)
+		return spec_error(XO_EINVAL, origin, line, "more than %d layers, the limit for a model",
+		                  XO_SPEC_LAYERS_MAX);
+	if (!ps->names && !(ps->names = calloc(NAMESET_SIZE, sizeof(*ps->names))))
+		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	if (out->nlayers == ps->cap) {
+		int ncap = ps->cap ? ps->cap * 2 : 8;
+		struct xo_layer_spec *nl = realloc(out->layers, sizeof(*nl) * (size_t)ncap);
+
+		if (!nl)
+			return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+		out->layers = nl;
+		ps->cap = ncap;
+	}
+	l = &out->layers[out->nlayers];
+	memset(l, 0, sizeof(*l));
+	l->kind = (enum xo_layer_kind)kind;
+	l->line = line;
+	layer_defaults(l);
+	if ((st = layer_args(l, tok, ntok, origin, line, &named)) ||
+	    (st = layer_check(out, l, tok, ntok, origin, line)))
+		return st;
+	if (!named) {
+		/* Keras: the first unnamed layer of a kind is "dense",
+		 * the next "dense_1", ... */
+		int *c = &ps->counters[kind];
+
+		if (*c)
+			snprintf(l->name, sizeof(l->name), "%s_%d", kname, *c);
+		else
+			snprintf(l->name, sizeof(l->name), "%s", kname);
+		(*c)++;
+	}
+	{
+		int j = nameset_add(ps->names, out->layers, out->nlayers);
+
+		if (j >= 0)
+			return spec_error(XO_EINVAL, origin, line, "duplicate layer name '%s' (line %d)",
+			                  l->name, out->layers[j].line);
+	}
+	prev = out->nlayers ? &out->layers[out->nlayers - 1] : NULL;
+	l->in_rank = prev ? prev->out_rank : out->in_rank;
+	l->in_len = prev ? prev->out_len : out->in_len;
+	l->in_w = prev ? prev->out_w : out->in_w;
+	l->in_ch = prev ? prev->out_ch : out->in_ch;
+	st = layer_shape(l, origin);
+	if (st)
+		return st;
+	out->nlayers++;
+	return XO_OK;
+}
+
+/* One line that is not a layer: the compile line or the input line.
+ * *done: it was one of them. */
+static enum xo_status header_line(struct spec_parse *ps, char **tok, int ntok, bool *done)
+{
+	struct xo_model_spec *out = ps->out;
+	const char *origin = ps->origin;
+	int line = ps->line;
+	enum xo_status st;
+
+	*done = true;
+	if (!strcmp(tok[0], "compile")) {
+		if (out->compile_line)
+			return spec_error(XO_EFORMAT, origin, line,
+			                  "a second compile line (line %d has one)", out->compile_line);
+		st = parse_compile(&out->compile, tok, ntok, origin, line);
+		if (!st)
+			out->compile_line = line;
+		return st;
+	}
+	if (!strcmp(tok[0], "input") || !strcmp(tok[0], "Input")) {
+		if (ps->have_input)
+			return spec_error(XO_EFORMAT, origin, line,
+			                  "a second input line (only the first line may be "
+			                  "input)");
+		st = parse_input(out, tok, ntok, origin, line);
+		if (!st)
+			ps->have_input = true;
+		return st;
+	}
+	*done = false;
+	return XO_OK;
+}
+
 enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_model_spec *out)
 {
-	int counters[NKINDS] = {0};
-	bool have_input = false;
-	int line = 0, cap = 0, *names = NULL;
+	struct spec_parse ps = {.origin = origin, .out = out};
 	const char *cur = text;
 	enum xo_status st = XO_OK;
 
@@ -956,14 +1276,12 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 	while (*cur) {
 		char buf[MAX_LINE], *tok[MAX_TOKENS], *hash;
 		size_t len = strcspn(cur, "\n");
-		const struct kind_info *ki = NULL;
-		struct xo_layer_spec *l, *prev;
-		bool named = false;
+		bool done;
 		int ntok;
 
-		line++;
+		ps.line++;
 		if (len >= sizeof(buf)) {
-			st = spec_error(XO_EFORMAT, origin, line, "line longer than %d characters",
+			st = spec_error(XO_EFORMAT, origin, ps.line, "line longer than %d characters",
 			                MAX_LINE - 1);
 			goto out_free;
 		}
@@ -977,227 +1295,32 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 			*hash = '\0';
 		ntok = tokenize(buf, tok);
 		if (ntok < 0) {
-			st = spec_error(XO_EFORMAT, origin, line, "too many arguments");
+			st = spec_error(XO_EFORMAT, origin, ps.line, "too many arguments");
 			goto out_free;
 		}
 		if (ntok == 0)
 			continue;
-		if (!strcmp(tok[0], "compile")) {
-			if (out->compile_line) {
-				st = spec_error(XO_EFORMAT, origin, line,
-				                "a second compile line (line %d has one)",
-				                out->compile_line);
-				goto out_free;
-			}
-			st = parse_compile(&out->compile, tok, ntok, origin, line);
-			if (st)
-				goto out_free;
-			out->compile_line = line;
-			continue;
-		}
-		if (!strcmp(tok[0], "input") || !strcmp(tok[0], "Input")) {
-			if (have_input) {
-				st = spec_error(XO_EFORMAT, origin, line,
-				                "a second input line (only the first line may be "
-				                "input)");
-				goto out_free;
-			}
-			st = parse_input(out, tok, ntok, origin, line);
-			if (st)
-				goto out_free;
-			have_input = true;
-			continue;
-		}
-		for (int i = 0; i < NKINDS; i++)
-			if (!strcmp(tok[0], kinds[i].name) || !strcmp(tok[0], kinds[i].alias))
-				ki = &kinds[i];
-		if (!ki) {
-			st = spec_error(XO_EFORMAT, origin, line,
-			                "unknown layer '%s' (expected input, conv1d, "
-			                "max_pooling1d, average_pooling1d, global_average_pooling1d, "
-			                "global_max_pooling1d, conv2d, max_pooling2d, "
-			                "average_pooling2d, global_average_pooling2d, "
-			                "global_max_pooling2d, flatten, dropout, dense, activation, "
-			                "batch_normalization, embedding, simple_rnn, lstm or gru)",
-			                tok[0]);
-			goto out_free;
-		}
-		if (!have_input) {
-			st = spec_error(XO_EFORMAT, origin, line,
-			                "missing input line: the first layer line must be "
-			                "'input LEN CH'");
-			goto out_free;
-		}
-		if (out->nlayers == XO_SPEC_LAYERS_MAX) {
-			st = spec_error(XO_EINVAL, origin, line,
-			                "more than %d layers, the limit for a model",
-			                XO_SPEC_LAYERS_MAX);
-			goto out_free;
-		}
-		if (!names && !(names = calloc(NAMESET_SIZE, sizeof(*names)))) {
-			st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
-			goto out_free;
-		}
-		if (out->nlayers == cap) {
-			int ncap = cap ? cap * 2 : 8;
-			struct xo_layer_spec *nl = realloc(out->layers, sizeof(*nl) * (size_t)ncap);
-
-			if (!nl) {
-				st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
-				goto out_free;
-			}
-			out->layers = nl;
-			cap = ncap;
-		}
-		l = &out->layers[out->nlayers];
-		memset(l, 0, sizeof(*l));
-		l->kind = ki->kind;
-		l->line = line;
-		l->p = xo_params_default();
-		l->p.strides = 0;
-		l->p.pool_size = 2;
-		l->p.rate = -1.0f;
-		l->p.filters = 0;
-		l->p.kernel_size = 0;
-		l->p.units = 0;
-		l->p.epsilon = 1e-3f; /* batch_normalization's Keras default (the */
-		l->p.momentum = 0.99f; /* params default is Adam's 1e-7) */
-		l->p.rows = 0;         /* embedding: input_dim= and output_dim= required */
-		if (l->kind == XO_LAYER_EMBEDDING)
-			l->p.ch = 0;
-		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
-			l->p.activation = XO_ACTIVATION_TANH; /* Keras's default */
-		for (int i = 1; i < ntok; i++) {
-			const char *const *allowed = kind_args(l->kind);
-			char *eq = strchr(tok[i], '='), *val;
-			bool ok = false;
-			size_t vlen;
-
-			if (!eq || eq == tok[i] || !eq[1]) {
-				st = spec_error(XO_EFORMAT, origin, line,
-				                "expected key=value, got '%s'", tok[i]);
-				goto out_free;
-			}
-			*eq = '\0';
-			for (int a = 0; allowed[a]; a++)
-				ok |= !strcmp(allowed[a], tok[i]);
-			if (!ok) {
-				st = spec_error(XO_EFORMAT, origin, line,
-				                "unknown argument '%s' for %s", tok[i], ki->name);
-				goto out_free;
-			}
-			for (int j = 1; j < i; j++)
-				if (!strcmp(tok[j], tok[i])) {
-					st = spec_error(XO_EFORMAT, origin, line,
-					                "argument '%s' given twice", tok[i]);
-					goto out_free;
-				}
-			/* Keras writes strings quoted (activation="relu",
-			 * padding='same'): one pair of matching quotes is dropped. */
-			val = eq + 1;
-			vlen = strlen(val);
-			if (vlen >= 3 && (val[0] == '"' || val[0] == '\'') &&
-			    val[vlen - 1] == val[0]) {
-				val[vlen - 1] = '\0';
-				val++;
-			}
-			st = set_arg(l, tok[i], val, origin, line, &named);
-			if (st)
-				goto out_free;
-		}
-		if (l->kind == XO_LAYER_ACTIVATION) {
-			bool given = false;
-
-			for (int i = 1; i < ntok; i++)
-				given |= !strcmp(tok[i], "activation");
-			if (!given) {
-				st = spec_error(XO_EINVAL, origin, line,
-				                "activation needs activation= (Keras's Activation "
-				                "has no default)");
-				goto out_free;
-			}
-		}
-		if (l->kind == XO_LAYER_EMBEDDING && (!l->p.rows || !l->p.ch)) {
-			st = spec_error(XO_EINVAL, origin, line,
-			                "embedding needs input_dim= and output_dim=");
-			goto out_free;
-		}
-		/* ids come from the input alone: an embedding is the first layer,
-		 * on an int32 input, and an int32 input feeds an embedding */
-		if (l->kind == XO_LAYER_EMBEDDING && (out->nlayers || !out->in_int)) {
-			st = spec_error(XO_EINVAL, origin, line,
-			                out->nlayers ? "embedding must be the first layer (its ids "
-			                               "come from the input)"
-			                             : "embedding needs integer ids: the input line "
-			                               "must say dtype=int32 (float inputs are "
-			                               "refused)");
-			goto out_free;
-		}
-		if (l->kind != XO_LAYER_EMBEDDING && !out->nlayers && out->in_int) {
-			st = spec_error(XO_EINVAL, origin, line,
-			                "an input of dtype=int32 feeds only an embedding layer (got "
-			                "%s)",
-			                ki->name);
-			goto out_free;
-		}
-		if (((l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D) &&
-		     (!l->p.filters || !l->p.kernel_size)) ||
-		    ((l->kind == XO_LAYER_DENSE || xo_layer_rnn_op(l->kind) != XO_OP_COUNT) &&
-		     !l->p.units) ||
-		    (l->kind == XO_LAYER_DROPOUT && l->p.rate < 0.0f)) {
-			st = spec_error(XO_EINVAL, origin, line, "%s needs %s", ki->name,
-			                l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D
-			                    ? "filters= and kernel_size="
-			                : l->kind == XO_LAYER_DROPOUT ? "rate="
-			                                              : "units=");
-			goto out_free;
-		}
-		if (!named) {
-			/* Keras: the first unnamed layer of a kind is "dense",
-			 * the next "dense_1", ... */
-			int *c = &counters[ki - kinds];
-
-			if (*c)
-				snprintf(l->name, sizeof(l->name), "%s_%d", ki->name, *c);
-			else
-				snprintf(l->name, sizeof(l->name), "%s", ki->name);
-			(*c)++;
-		}
-		{
-			int j = nameset_add(names, out->layers, out->nlayers);
-
-			if (j >= 0) {
-				st = spec_error(XO_EINVAL, origin, line,
-				                "duplicate layer name '%s' (line %d)", l->name,
-				                out->layers[j].line);
-				goto out_free;
-			}
-		}
-		prev = out->nlayers ? &out->layers[out->nlayers - 1] : NULL;
-		l->in_rank = prev ? prev->out_rank : out->in_rank;
-		l->in_len = prev ? prev->out_len : out->in_len;
-		l->in_w = prev ? prev->out_w : out->in_w;
-		l->in_ch = prev ? prev->out_ch : out->in_ch;
-		st = layer_shape(l, origin);
+		st = header_line(&ps, tok, ntok, &done);
+		if (!st && !done)
+			st = layer_line(&ps, tok, ntok);
 		if (st)
 			goto out_free;
-		out->nlayers++;
 	}
-	if (!have_input) {
-		st = spec_error(XO_EFORMAT, origin, line ? line : 1,
+	if (!ps.have_input) {
+		st = spec_error(XO_EFORMAT, origin, ps.line ? ps.line : 1,
 		                "missing input line ('input LEN CH')");
 		goto out_free;
 	}
 	if (!out->nlayers) {
-		st = spec_error(XO_EFORMAT, origin, line, "no layers after the input line");
+		st = spec_error(XO_EFORMAT, origin, ps.line, "no layers after the input line");
 		goto out_free;
 	}
-	free(names);
+	free(ps.names);
 	return XO_OK;
 
 out_free:
 	xo_spec_free(out);
-	free(names);
+	free(ps.names);
 	return st;
 }
 

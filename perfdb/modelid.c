@@ -22,9 +22,9 @@
 
 #include "sql.h"
 
-#include "../model/model_internal.h"
 #include "perfdb.h"
 #include "xo.h"
+#include "xo/model_spec.h"
 
 static uint64_t fnv_i64(uint64_t h, int64_t v)
 {

@@ -129,6 +129,10 @@ add_test(NAME model.embedding_ids COMMAND test_model_edges ids)
 add_test(NAME model.predict_chunk_off COMMAND test_model_edges chunk)
 set_tests_properties(model.bn_fresh model.embedding_ids model.predict_chunk_off
   PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60)
+# The layer kinds' list (include/xo/layers.def) against the parser, the
+# name lookups, the ops and the fused paths' kinds; no backend opened.
+add_test(NAME model.layer_kinds COMMAND test_model_edges kinds)
+set_tests_properties(model.layer_kinds PROPERTIES LABELS "model;quick" TIMEOUT 30)
 # The same ids through the command line, each alone in x, on every device:
 # exit 0 in range, exit 2 with one line naming the id out of range, and the
 # output file and save target left as they were.
@@ -143,3 +147,18 @@ add_test(NAME model.embedding_ids.cl_gpu_row COMMAND test_model_edges ids)
 set_tests_properties(model.bn_fresh.cl_gpu_row model.embedding_ids.cl_gpu_row
   PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60
   ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128,rnn_nb=8")
+# The layering of model/ (suites/lint_model_layers.py): no call cycle
+# between its files, read from the built archive's symbols, and its private
+# headers included from model/ and suites/ only; .selftest shows the lint
+# finds a planted cycle and a planted outside include.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME model.lint_layers
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/lint_model_layers.py
+                   ${PROJECT_SOURCE_DIR} $<TARGET_FILE:xo_model>)
+  add_test(NAME model.lint_layers.selftest
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/lint_model_layers.py
+                   --self-test)
+  set_tests_properties(model.lint_layers model.lint_layers.selftest
+    PROPERTIES LABELS "model;quick" TIMEOUT 30)
+endif()

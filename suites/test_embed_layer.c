@@ -29,8 +29,8 @@
 
 #include "test_backends.h"
 
-#include "model_internal.h"
 #include "perfdb.h"
+#include "xo/model_spec.h"
 
 #define U32 0x1p-24
 

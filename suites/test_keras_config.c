@@ -40,7 +40,7 @@
 
 #include <cmocka.h>
 
-#include "model_internal.h"
+#include "xo/model_spec.h"
 
 #ifndef XO_KERAS_CONFIG_DIR
 #error "XO_KERAS_CONFIG_DIR must name suites/golden/keras_config"

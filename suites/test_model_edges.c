@@ -859,6 +859,82 @@ static void test_predict_chunk_off(void **state)
 		xo_backend_close(be[b]);
 }
 
+/*
+ * The layer kinds' list (include/xo/layers.def) against what uses it: each
+ * kind's spec name and Keras class are distinct and both parse to that
+ * kind (a one-layer spec per kind, below: a new kind without a line here
+ * fails), the names read back through xo_spec_kind_name and
+ * xo_layer_keras_class, the op is the op of the same name (Activation's is
+ * chosen by its argument), and only the five kinds the fused paths
+ * implement get a fusable net kind.
+ */
+static const struct {
+	enum xo_layer_kind kind;
+	const char *input, *args;
+} kind_lines[] = {
+    {XO_LAYER_CONV1D, "input 8 3", "filters=2 kernel_size=2"},
+    {XO_LAYER_MAX_POOLING1D, "input 8 3", ""},
+    {XO_LAYER_FLATTEN, "input 8 3", ""},
+    {XO_LAYER_DROPOUT, "input 8 3", "rate=0.5"},
+    {XO_LAYER_DENSE, "input 6", "units=2"},
+    {XO_LAYER_ACTIVATION, "input 6", "activation=tanh"},
+    {XO_LAYER_AVERAGE_POOLING1D, "input 8 3", ""},
+    {XO_LAYER_GLOBAL_AVERAGE_POOLING1D, "input 8 3", ""},
+    {XO_LAYER_GLOBAL_MAX_POOLING1D, "input 8 3", ""},
+    {XO_LAYER_BATCH_NORMALIZATION, "input 8 3", ""},
+    {XO_LAYER_MAX_POOLING2D, "input 4 4 2", ""},
+    {XO_LAYER_AVERAGE_POOLING2D, "input 4 4 2", ""},
+    {XO_LAYER_GLOBAL_AVERAGE_POOLING2D, "input 4 4 2", ""},
+    {XO_LAYER_GLOBAL_MAX_POOLING2D, "input 4 4 2", ""},
+    {XO_LAYER_EMBEDDING, "input 5 dtype=int32", "input_dim=10 output_dim=3"},
+    {XO_LAYER_SIMPLE_RNN, "input 5 3", "units=2"},
+    {XO_LAYER_LSTM, "input 5 3", "units=2"},
+    {XO_LAYER_GRU, "input 5 3", "units=2"},
+    {XO_LAYER_CONV2D, "input 4 4 2", "filters=2 kernel_size=2"},
+};
+
+static void test_layer_kinds(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(kind_lines) / sizeof(kind_lines[0]), XO_LAYER_COUNT);
+	for (int i = 0; i < XO_LAYER_COUNT; i++) {
+		const struct xo_layer_kind_info *k = &xo_layer_kinds[kind_lines[i].kind];
+		bool fusable = kind_lines[i].kind == XO_LAYER_CONV1D ||
+		               kind_lines[i].kind == XO_LAYER_MAX_POOLING1D ||
+		               kind_lines[i].kind == XO_LAYER_FLATTEN ||
+		               kind_lines[i].kind == XO_LAYER_DROPOUT ||
+		               kind_lines[i].kind == XO_LAYER_DENSE;
+
+		assert_int_equal(kind_lines[i].kind, i);
+		assert_non_null(k->spec);
+		assert_non_null(k->keras);
+		assert_string_equal(xo_spec_kind_name((enum xo_layer_kind)i), k->spec);
+		assert_string_equal(xo_layer_keras_class((enum xo_layer_kind)i), k->keras);
+		for (int j = 0; j < i; j++) {
+			assert_string_not_equal(xo_layer_kinds[j].spec, k->spec);
+			assert_string_not_equal(xo_layer_kinds[j].keras, k->keras);
+		}
+		if (i == XO_LAYER_ACTIVATION)
+			assert_int_equal(k->op, XO_OP_COUNT);
+		else
+			assert_string_equal(xo_op_name(k->op), k->spec);
+		assert_int_equal(xo_net_kind_fusable(k->net), fusable);
+		for (int alias = 0; alias < 2; alias++) {
+			struct xo_model_spec spec;
+			char text[256];
+
+			snprintf(text, sizeof(text), "%s\n%s %s\n", kind_lines[i].input,
+			         alias ? k->keras : k->spec, kind_lines[i].args);
+			if (xo_spec_parse(text, "kinds", &spec))
+				fail_msg("%s: %s", text, xo_last_error());
+			assert_int_equal(spec.nlayers, 1);
+			assert_int_equal(spec.layers[0].kind, i);
+			assert_string_equal(spec.layers[0].name, k->spec);
+			xo_spec_free(&spec);
+		}
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -878,6 +954,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest bn[] = {cmocka_unit_test(test_bn_fresh)};
 	const struct CMUnitTest ids[] = {cmocka_unit_test(test_ids_at_input_dim)};
 	const struct CMUnitTest chunk[] = {cmocka_unit_test(test_predict_chunk_off)};
+	const struct CMUnitTest kinds[] = {cmocka_unit_test(test_layer_kinds)};
 	const char *g = argc > 1 ? argv[1] : "";
 
 	if (!strcmp(g, "bn"))
@@ -886,6 +963,8 @@ int main(int argc, char **argv)
 		return cmocka_run_group_tests(ids, setup, teardown);
 	if (!strcmp(g, "chunk"))
 		return cmocka_run_group_tests(chunk, setup, teardown);
-	fprintf(stderr, "test_model_edges: name a group: bn, ids or chunk\n");
+	if (!strcmp(g, "kinds"))
+		return cmocka_run_group_tests(kinds, NULL, NULL);
+	fprintf(stderr, "test_model_edges: name a group: bn, ids, chunk or kinds\n");
 	return 2;
 }

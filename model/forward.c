@@ -1,0 +1,940 @@
+/*
+ * forward.c - running the sequential model (model.c's state): forward and
+ * backward op by op, one training step, the backends' fused whole-network
+ * path, and Keras's predict and evaluate with their input and label checks.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "model_run.h"
+
+/* ---- forward, backward, steps ---------------------------------------------- */
+
+/* The op of a pooling layer without a fused path. */
+static enum xo_op layer_pool_op(enum xo_layer_kind k)
+{
+	XO_ASSERT(xo_layer_kinds[k].op != XO_OP_COUNT);
+	return xo_layer_kinds[k].op;
+}
+
+static enum xo_status forward(struct xo_model *m, bool training)
+{
+	enum xo_status st = XO_OK;
+
+	for (int i = 0; !st && i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		struct xo_op_args a = {.p = xo_model_layer_params(m, i, training)};
+
+		switch (l->s.kind) {
+		case XO_LAYER_CONV1D:
+		case XO_LAYER_CONV2D:
+		case XO_LAYER_DENSE:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->b;
+			a.dst[0] = act_separate(&l->s) ? l->z : l->out;
+			if (act_separate(&l->s))
+				a.p.activation = XO_ACTIVATION_LINEAR;
+			st = xo_model_run_op(m, i, layer_conv_dense_op(&l->s), XO_DIR_FWD, &a);
+			if (st || !act_separate(&l->s))
+				break;
+			/* the activation op sees the output as [out_h * out_w][ch] */
+			a = (struct xo_op_args){.p = xo_model_layer_params(m, i, training)};
+			a.p.len = l->s.out_len * l->s.out_w;
+			a.p.width = 1;
+			a.p.ch = l->s.out_ch;
+			a.src[0] = l->z;
+			a.dst[0] = l->out;
+			st = xo_model_run_op(m, i, act_op(l->s.p.activation), XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_ACTIVATION:
+			if (layer_is_view(&l->s))
+				break;
+			a.src[0] = l->in;
+			a.dst[0] = l->out;
+			st = xo_model_run_op(m, i, act_op(l->s.p.activation), XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_MAX_POOLING1D:
+			a.src[0] = l->in;
+			a.dst[0] = l->out;
+			st = xo_model_run_op(m, i, XO_OP_max_pooling1d, XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_AVERAGE_POOLING1D:
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+		case XO_LAYER_GLOBAL_MAX_POOLING1D:
+		case XO_LAYER_MAX_POOLING2D:
+		case XO_LAYER_AVERAGE_POOLING2D:
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+		case XO_LAYER_GLOBAL_MAX_POOLING2D:
+			a.src[0] = l->in;
+			a.dst[0] = l->out;
+			st = xo_model_run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_DROPOUT:
+			if (!training)
+				break;
+			a.src[0] = l->in;
+			a.dst[0] = l->out;
+			st = xo_model_run_op(m, i, XO_OP_dropout, XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_BATCH_NORMALIZATION:
+			/* training: batch statistics, and the moving statistics
+			 * updated in place; inference: the moving statistics */
+			a.src[0] = l->in;
+			a.src[1] = l->gamma;
+			a.src[2] = l->beta;
+			a.dst[0] = l->out;
+			a.dst[1] = l->mm;
+			a.dst[2] = l->mv;
+			st = xo_model_run_op(m, i, XO_OP_batch_normalization, XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_EMBEDDING:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.dst[0] = l->out;
+			st = xo_model_run_op(m, i, XO_OP_embedding, XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_SIMPLE_RNN:
+		case XO_LAYER_LSTM:
+		case XO_LAYER_GRU:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->rk;
+			a.src[3] = l->b;
+			a.dst[0] = l->out;
+			/* NULL unless a backward follows (plan_build): the
+			 * inference form (ops.def) */
+			a.dst[1] = l->ws;
+			st = xo_model_run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_FWD, &a);
+			break;
+		case XO_LAYER_FLATTEN:
+			break;
+		}
+	}
+	return st;
+}
+
+static enum xo_status backward(struct xo_model *m)
+{
+	enum xo_status st = XO_OK;
+
+	for (int i = m->nlayers - 1; !st && i >= 0 && m->layers[i].has_grad; i--) {
+		struct layer *l = &m->layers[i];
+		struct xo_op_args a = {.p = xo_model_layer_params(m, i, true)};
+
+		switch (l->s.kind) {
+		case XO_LAYER_CONV1D:
+		case XO_LAYER_CONV2D:
+		case XO_LAYER_DENSE:
+			/* The last layer's gout is already w.r.t. the softmax's
+			 * input (fused CE gradient): differentiate it as linear. */
+			if (i == m->nlayers - 1 &&
+			    m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)
+				a.p.activation = XO_ACTIVATION_LINEAR;
+			if (act_separate(&l->s)) {
+				/* the activation's op first: gz = d loss / d z */
+				struct xo_op_args b = {.p = xo_model_layer_params(m, i, true)};
+
+				b.p.len = l->s.out_len * l->s.out_w;
+				b.p.width = 1;
+				b.p.ch = l->s.out_ch;
+				b.src[0] = act_bwd_from_x(l->s.p.activation) ? l->z : l->out;
+				b.src[1] = l->gout;
+				b.dst[0] = l->gz;
+				st = xo_model_run_op(m, i, act_op(l->s.p.activation), XO_DIR_BWD, &b);
+				if (st)
+					break;
+				a.p.activation = XO_ACTIVATION_LINEAR;
+			}
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = act_separate(&l->s) ? l->z : l->out;
+			a.src[3] = act_separate(&l->s) ? l->gz : l->gout;
+			a.dst[0] = l->gin;
+			a.dst[1] = l->dw;
+			a.dst[2] = l->db;
+			st = xo_model_run_op(m, i, layer_conv_dense_op(&l->s), XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_MAX_POOLING1D:
+			if (!l->need_dx)
+				break;
+			a.src[0] = l->in;
+			a.src[1] = l->gout;
+			a.dst[0] = l->gin;
+			st = xo_model_run_op(m, i, XO_OP_max_pooling1d, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_GLOBAL_MAX_POOLING1D:
+		case XO_LAYER_MAX_POOLING2D:
+		case XO_LAYER_GLOBAL_MAX_POOLING2D:
+			if (!l->need_dx)
+				break;
+			a.src[0] = l->in;
+			a.src[1] = l->gout;
+			a.dst[0] = l->gin;
+			st = xo_model_run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_AVERAGE_POOLING1D:
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
+		case XO_LAYER_AVERAGE_POOLING2D:
+		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
+			if (!l->need_dx)
+				break;
+			a.src[0] = l->gout;
+			a.dst[0] = l->gin;
+			st = xo_model_run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_DROPOUT:
+			if (!l->need_dx)
+				break;
+			a.src[0] = l->gout;
+			a.dst[0] = l->gin;
+			st = xo_model_run_op(m, i, XO_OP_dropout, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_ACTIVATION:
+			if (!l->need_dx || layer_is_view(&l->s))
+				break; /* linear: gout is a view, as flatten's */
+			a.src[0] = act_bwd_from_x(l->s.p.activation) ? l->in : l->out;
+			a.src[1] = l->gout;
+			a.dst[0] = l->gin;
+			st = xo_model_run_op(m, i, act_op(l->s.p.activation), XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_BATCH_NORMALIZATION:
+			if (!l->need_dx && !l->gamma && !l->beta)
+				break;
+			a.src[0] = l->in;
+			a.src[1] = l->gamma;
+			a.src[2] = l->gout;
+			a.dst[0] = l->gin;
+			a.dst[1] = l->dgamma;
+			a.dst[2] = l->dbeta;
+			st = xo_model_run_op(m, i, XO_OP_batch_normalization, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_SIMPLE_RNN: /* back through time from the workspace */
+		case XO_LAYER_LSTM:
+		case XO_LAYER_GRU:
+			a.src[0] = l->in;
+			a.src[1] = l->w;
+			a.src[2] = l->rk;
+			a.src[3] = l->ws;
+			a.src[4] = l->gout;
+			a.dst[0] = l->gin;
+			a.dst[1] = l->dw;
+			a.dst[2] = l->drk;
+			a.dst[3] = l->db;
+			st = xo_model_run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_EMBEDDING: /* the first layer: no dx (ids) */
+			a.src[0] = l->in;
+			a.src[1] = l->gout;
+			a.dst[0] = l->dw;
+			st = xo_model_run_op(m, i, XO_OP_embedding, XO_DIR_BWD, &a);
+			break;
+		case XO_LAYER_FLATTEN:
+			break; /* gout is a view of the previous layer's gout */
+		}
+	}
+	return st;
+}
+
+/* The loss op of the compile. */
+static enum xo_op loss_op(const struct xo_model *m)
+{
+	switch (m->compile.loss) {
+	case XO_LOSS_CATEGORICAL_CROSSENTROPY:
+		break;
+	case XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY:
+		return XO_OP_sparse_categorical_crossentropy;
+	case XO_LOSS_BINARY_CROSSENTROPY:
+		return XO_OP_binary_crossentropy;
+	case XO_LOSS_MEAN_SQUARED_ERROR:
+		return XO_OP_mean_squared_error;
+	}
+	return XO_OP_categorical_crossentropy;
+}
+
+/* Loss (into loss[1]) and, with a metric, the correct count (into
+ * correct[1]; binary_accuracy counts elements) of the current batch against
+ * the labels t (y_in, or the batch's view of fit's sparse ids). */
+static enum xo_status metrics(struct xo_model *m, const struct xo_tensor *t,
+                              struct xo_tensor *loss, struct xo_tensor *correct)
+{
+	struct layer *last = &m->layers[m->nlayers - 1];
+	struct xo_op_args a = {.p = xo_params_default()};
+	enum xo_status st;
+
+	a.p.batch = m->plan_n;
+	a.p.ch = m->classes;
+	a.src[0] = last->out;
+	a.src[1] = t;
+	a.dst[0] = loss;
+	st = xo_model_run_op(m, -1, loss_op(m), XO_DIR_FWD, &a);
+	if (st || m->metric_op == XO_OP_COUNT)
+		return st;
+	if (m->metric_op == XO_OP_accuracy) {
+		a.dst[0] = m->idx_v;
+		a.dst[1] = correct;
+	} else {
+		a.dst[0] = correct;
+	}
+	return xo_model_run_op(m, -1, m->metric_op, XO_DIR_FWD, &a);
+}
+
+/* One training step on the batch in x_in against labels t: forward, loss and
+ * metric, backward, the optimizer over every trainable parameter at once. */
+static enum xo_status train_step(struct xo_model *m, const struct xo_tensor *t,
+                                 struct xo_tensor *loss, struct xo_tensor *correct)
+{
+	struct layer *last = &m->layers[m->nlayers - 1];
+	struct xo_op_args a = {.p = xo_params_default()};
+	enum xo_status st;
+	enum xo_op op;
+
+	st = forward(m, true);
+	if (!st)
+		st = metrics(m, t, loss, correct);
+	if (st)
+		return st;
+	a.p.batch = m->plan_n;
+	a.p.ch = m->classes;
+	a.src[0] = last->out;
+	a.src[1] = t;
+	a.dst[0] = last->gout;
+	st = xo_model_run_op(m, -1, loss_op(m), XO_DIR_BWD, &a);
+	if (!st)
+		st = backward(m);
+	if (st)
+		return st;
+	a = (struct xo_op_args){.p = m->compile.opt};
+	a.p.size = m->ntrain; /* the trainable head: moving statistics untouched */
+	a.p.iteration = m->iteration + 1;
+	a.src[0] = m->tr_grads;
+	a.dst[0] = m->tr_params;
+	switch (m->compile.optimizer) {
+	case XO_OPTIMIZER_SGD: /* dst {w, momentum} */
+		op = XO_OP_sgd;
+		a.dst[1] = m->tr_m;
+		break;
+	case XO_OPTIMIZER_RMSPROP: /* dst {w, rms, momentum} */
+		op = XO_OP_rmsprop;
+		a.dst[1] = m->tr_v;
+		a.dst[2] = m->tr_m;
+		break;
+	case XO_OPTIMIZER_ADAM:
+	default:
+		op = XO_OP_adam;
+		a.dst[1] = m->tr_m;
+		a.dst[2] = m->tr_v;
+		break;
+	}
+	if (m->ntrain)
+		st = xo_model_run_op(m, -1, op, XO_DIR_FWD, &a);
+	if (!st)
+		m->iteration++;
+	return st;
+}
+
+enum xo_status xo_model_check_trainable(const struct xo_model *m, const char *what)
+{
+	const struct layer *last = &m->layers[m->nlayers - 1];
+
+	/* Only categorical_crossentropy is fused with its softmax; the other
+	 * losses differentiate through whatever the last layer is. */
+	if (m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
+	    (last->s.kind != XO_LAYER_DENSE || last->s.p.activation != XO_ACTIVATION_SOFTMAX))
+		return xo_error(XO_EINVAL,
+		                "%s: the last layer must be dense with activation=softmax "
+		                "(loss categorical_crossentropy)",
+		                what);
+	return XO_OK;
+}
+
+/* Picks rows index[0..n) of data [rows][ch] into dst [n][ch] on the device. */
+static enum xo_status gather(struct xo_model *m, const struct xo_tensor *data,
+                             const struct xo_tensor *index, struct xo_tensor *dst)
+{
+	struct xo_op_args a = {.p = xo_params_default()};
+
+	a.p.batch = m->plan_n;
+	a.p.rows = xo_tensor_dim(data, 0);
+	a.p.ch = xo_tensor_dim(data, 1);
+	a.src[0] = data;
+	a.src[1] = index;
+	a.dst[0] = dst;
+	return xo_model_run_op(m, -1, XO_OP_gather, XO_DIR_FWD, &a);
+}
+
+/* ---- fused whole-network path ----------------------------------------------- */
+
+/*
+ * Describes the current plan (batch m->plan_n, its mode) as a struct xo_net
+ * over input rows x (through index when set) and labels t (NULL: no
+ * metrics, loss and correct unused), complete before net_fits sees it.
+ * Returns whether the backend's fused path runs it; when not, the caller
+ * runs op by op.
+ */
+static bool net_describe(struct xo_model *m, bool training, const struct xo_tensor *x,
+                         const struct xo_tensor *index, const struct xo_tensor *t,
+                         struct xo_tensor *loss, struct xo_tensor *correct, struct xo_net *net)
+{
+	const struct xo_backend_iface *ifc = m->be->iface;
+	struct layer *last = &m->layers[m->nlayers - 1];
+
+	if (!m->fuse || m->profiling || !ifc->net_fits ||
+	    !(training ? ifc->net_train_step : ifc->net_forward))
+		return false;
+	for (int i = 0; i < m->nlayers; i++)
+		m->net_layers[i].p = xo_model_layer_params(m, i, training);
+	*net = (struct xo_net){
+	    .nlayers = m->nlayers,
+	    .layers = m->net_layers,
+	    .n = m->plan_n,
+	    .in_size = m->in_size,
+	    .classes = m->classes,
+	    .training = training,
+	    .x = x,
+	    .index = index,
+	    .t = t,
+	    .probs = last->out,
+	    .loss = t ? loss : NULL,
+	    .correct = t ? correct : NULL,
+	    .params = m->params,
+	    .grads = m->grads,
+	    .adam_m = m->adam_m,
+	    .adam_v = m->adam_v,
+	    .adam = xo_params_default(),
+	};
+	net->adam = m->compile.opt; /* Adam's lr, beta_1, beta_2, epsilon */
+	net->adam.size = m->ntrain; /* == nparams: no fused path runs batch_normalization */
+	net->adam.iteration = m->iteration + 1;
+	/* The fused paths compute categorical_crossentropy, Adam and the
+	 * categorical accuracy only (their net_fits refuse anything else). */
+	net->unfused_compile = m->compile.loss != XO_LOSS_CATEGORICAL_CROSSENTROPY ||
+	                       m->compile.optimizer != XO_OPTIMIZER_ADAM ||
+	                       (m->metric_op != XO_OP_accuracy && m->metric_op != XO_OP_COUNT);
+	if (!m->fits.valid || m->fits.n != net->n || m->fits.training != training ||
+	    m->fits.x != x || m->fits.x_elems != x->nelem || m->fits.index != !!index ||
+	    m->fits.t != !!t) {
+		m->fits.valid = true;
+		m->fits.n = net->n;
+		m->fits.training = training;
+		m->fits.x = x;
+		m->fits.x_elems = x->nelem;
+		m->fits.index = index;
+		m->fits.t = t;
+		m->fits.fits = ifc->net_fits(m->be, net);
+	}
+	return m->fits.fits;
+}
+
+static enum xo_status fused_refused(const struct xo_model *m, bool training)
+{
+	return xo_error(XO_EBACKEND,
+	                "XO_FUSE=require: backend %s does not run this model's %s batch of %lld "
+	                "on its fused path",
+	                xo_backend_name(m->be), training ? "training" : "inference",
+	                (long long)m->plan_n);
+}
+
+/* Forward of the current plan (inference), with metrics into loss / correct
+ * when t is set: fused when the backend runs the net, else op by op (x and
+ * t then already in m->xb / m->yb, or gathered here through index). */
+enum xo_status xo_model_infer(struct xo_model *m, const struct xo_tensor *x,
+                              const struct xo_tensor *index, const struct xo_tensor *t,
+                              struct xo_tensor *loss, struct xo_tensor *correct)
+{
+	struct xo_net net;
+	enum xo_status st = XO_OK;
+
+	if (net_describe(m, false, x, index, t, loss, correct, &net))
+		return m->be->iface->net_forward(m->be, &net);
+	if (m->fuse_required)
+		return fused_refused(m, false);
+	if (index) {
+		st = gather(m, x, index, m->x_flat);
+		if (!st && t && !sparse(m))
+			st = gather(m, t, index, m->y_in);
+	}
+	if (!st)
+		st = forward(m, false);
+	if (!st && t)
+		st = metrics(m, index && sparse(m) ? t : m->y_in, loss, correct);
+	return st;
+}
+
+/* One training step of the current plan (training mode): fused when the
+ * backend runs the net, else op by op as infer. */
+enum xo_status xo_model_step(struct xo_model *m, const struct xo_tensor *x,
+                             const struct xo_tensor *index, const struct xo_tensor *t,
+                             struct xo_tensor *loss, struct xo_tensor *correct)
+{
+	struct xo_net net;
+	enum xo_status st = XO_OK;
+
+	if (net_describe(m, true, x, index, t, loss, correct, &net)) {
+		st = m->be->iface->net_train_step(m->be, &net);
+		if (!st)
+			m->iteration++;
+		return st;
+	}
+	if (m->fuse_required)
+		return fused_refused(m, true);
+	if (index) {
+		st = gather(m, x, index, m->x_flat);
+		if (!st && !sparse(m))
+			st = gather(m, t, index, m->y_in);
+	}
+	/* fit's sparse ids are already in the epoch's order: t is the batch's
+	 * view (the gather op moves float rows only) */
+	if (!st)
+		st = train_step(m, index && sparse(m) ? t : m->y_in, loss, correct);
+	return st;
+}
+
+void xo_model_set_fused(struct xo_model *m, bool on)
+{
+	if (m)
+		m->fuse = on;
+}
+
+bool xo_model_fused(struct xo_model *m, bool training)
+{
+	struct xo_net net;
+	bool fits;
+
+	if (!m || !m->cap || xo_model_plan_build(m, 1, training))
+		return false;
+	fits = net_describe(m, training, m->x_flat, NULL, training ? m->y_in : NULL, m->sc_loss,
+	                    m->sc_correct, &net);
+	return fits;
+}
+
+/* ---- predict / evaluate ---------------------------------------------------- */
+
+/* Blocks of the finiteness check: a constant trip count and no early exit
+ * inside a block, so GCC's -O2 vectorizes the test. */
+#define FINITE_BLOCK 1024
+
+/* Nonzero when one of v[0..FINITE_BLOCK) is NaN or +-Inf: its exponent bits
+ * all ones, the only case where (bits & 0x7f800000) + 0x00800000 carries
+ * into bit 31 (the sign is masked off first). */
+static uint32_t block_nonfinite(const float *v)
+{
+	uint32_t bad = 0;
+
+	for (int k = 0; k < FINITE_BLOCK; k++) {
+		uint32_t u;
+
+		memcpy(&u, v + k, sizeof(u));
+		bad |= (u & 0x7f800000u) + 0x00800000u;
+	}
+	return bad & 0x80000000u;
+}
+
+static bool any_nonfinite(const float *v, int64_t count)
+{
+	int64_t b = 0;
+
+	for (; b + FINITE_BLOCK <= count; b += FINITE_BLOCK)
+		if (block_nonfinite(v + b))
+			return true;
+	for (; b < count; b++)
+		if (!isfinite(v[b]))
+			return true;
+	return false;
+}
+
+enum xo_status xo_data_check_finite(const float *v, int64_t n, int64_t per, const char *what)
+{
+	/* the fast test first (predict's 4000 x 64 inputs: 85 -> 20 us of CPU
+	 * time on the calling thread, before any tile runs); the loop below
+	 * only finds and names the first bad element */
+	if (!any_nonfinite(v, n * per))
+		return XO_OK;
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t j = 0; j < per; j++) {
+			float f = v[i * per + j];
+
+			if (!isfinite(f))
+				return xo_error(XO_EINVAL,
+				                "%s: sample %" PRId64
+				                " holds %s at element %" PRId64
+				                " (inputs must be finite)",
+				                what, i,
+				                isnan(f) ? "NaN"
+				                : f > 0  ? "+Inf"
+				                         : "-Inf",
+				                j);
+		}
+	return XO_OK;
+}
+
+enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes, const char *what)
+{
+	for (int64_t i = 0; i < n; i++) {
+		int64_t ones = 0;
+
+		for (int64_t c = 0; c < classes; c++) {
+			float f = y[i * classes + c];
+
+			if (f == 1.0f) {
+				ones++;
+			} else if (f != 0.0f) {
+				return xo_error(
+				    XO_EINVAL,
+				    "%s: label of sample %" PRId64 " is not one-hot: %g at "
+				    "class %" PRId64 " (categorical_crossentropy needs one 1 "
+				    "and zeros per row)",
+				    what, i, (double)f, c);
+			}
+		}
+		if (ones != 1)
+			return xo_error(
+			    XO_EINVAL,
+			    "%s: label of sample %" PRId64 " is not one-hot: %" PRId64
+			    " ones (categorical_crossentropy needs one 1 and zeros per row)",
+			    what, i, ones);
+	}
+	return XO_OK;
+}
+
+/*
+ * Labels per loss. categorical: one-hot rows (xo_labels_check_one_hot).
+ * sparse: one class id per sample, a whole number in 0..classes-1 (the
+ * float holds it exactly: ids below 2^24). binary: values in [0, 1] (Keras
+ * takes any; its binary_crossentropy is a cross-entropy only there, so a
+ * value outside is bad data). mean_squared_error: any finite value.
+ */
+enum xo_status xo_model_check_labels(const struct xo_model *m, const float *y, int64_t n,
+                                     const char *what)
+{
+	const char *loss = xo_loss_name(m->compile.loss);
+
+	switch (m->compile.loss) {
+	case XO_LOSS_CATEGORICAL_CROSSENTROPY:
+		return xo_labels_check_one_hot(y, n, m->classes, what);
+	case XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY:
+		for (int64_t i = 0; i < n; i++)
+			if (!(y[i] >= 0.0f && y[i] < (float)m->classes) || y[i] != floorf(y[i]))
+				return xo_error(XO_EINVAL,
+				                "%s: label %g of sample %" PRId64
+				                " is not a class id in 0..%" PRId64 " (%s)",
+				                what, (double)y[i], i, m->classes - 1, loss);
+		return XO_OK;
+	case XO_LOSS_BINARY_CROSSENTROPY:
+	case XO_LOSS_MEAN_SQUARED_ERROR:
+		for (int64_t i = 0; i < n; i++)
+			for (int64_t j = 0; j < m->classes; j++) {
+				float v = y[i * m->classes + j];
+				bool ok = m->compile.loss == XO_LOSS_BINARY_CROSSENTROPY
+				              ? v >= 0.0f && v <= 1.0f
+				              : isfinite(v);
+
+				if (!ok)
+					return xo_error(XO_EINVAL,
+					                "%s: label of sample %" PRId64
+					                " holds %g at index %" PRId64 " (%s needs %s)",
+					                what, i, (double)v, j, loss,
+					                m->compile.loss == XO_LOSS_BINARY_CROSSENTROPY
+					                    ? "values in [0, 1]"
+					                    : "finite values");
+			}
+		return XO_OK;
+	}
+	return XO_OK;
+}
+
+/* Writes bs labels y[bs][lw] into the device tensor t at sample offset off:
+ * float rows, or (sparse) the ids as i32. */
+enum xo_status xo_model_labels_write(const struct xo_model *m, struct xo_tensor *t, const float *y,
+                                     int64_t off, int64_t bs)
+{
+	int32_t *ids;
+	enum xo_status st;
+
+	if (!sparse(m))
+		return xo_tensor_write(t, y, off * m->classes, bs * m->classes);
+	ids = malloc(sizeof(*ids) * (size_t)(bs > 0 ? bs : 1));
+	if (!ids)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	for (int64_t i = 0; i < bs; i++)
+		ids[i] = (int32_t)y[i];
+	st = xo_tensor_write(t, ids, off, bs);
+	free(ids);
+	return st;
+}
+
+enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, const char *path)
+{
+	int64_t vocab;
+	float *f;
+
+	if (!m->spec.in_int) {
+		if (a->is_int)
+			return xo_error(XO_EINVAL,
+			                "%s: integer (%s) values for a float32 model input (only an "
+			                "input of dtype=int32, an embedding's, takes ids)",
+			                path, a->itemsize == 8 ? "int64" : "int32");
+		return XO_OK;
+	}
+	if (!a->is_int)
+		return xo_error(XO_EINVAL,
+		                "%s: float values for the int32 ids of embedding '%s' (save the "
+		                "ids as int32 or int64: np.asarray(x, dtype='int32'))",
+		                path, m->layers[0].s.name);
+	vocab = m->layers[0].s.p.rows;
+	for (int64_t k = 0; k < a->count; k++)
+		if (a->ints[k] < 0 || a->ints[k] >= vocab)
+			return xo_error(XO_EINVAL,
+			                "%s: id %" PRId64 " of sample %" PRId64 ", step %" PRId64
+			                " is outside [0, input_dim=%" PRId64 ") of embedding '%s'",
+			                path, a->ints[k], k / m->in_size, k % m->in_size, vocab,
+			                m->layers[0].s.name);
+	f = malloc(sizeof(*f) * (size_t)(a->count ? a->count : 1));
+	if (!f)
+		return xo_error(XO_ENOMEM, "%s: out of memory", path);
+	for (int64_t k = 0; k < a->count; k++) /* below 2^24: exact */
+		f[k] = (float)a->ints[k];
+	free(a->ints);
+	a->ints = NULL;
+	a->data = f;
+	a->is_int = false;
+	a->itemsize = 4;
+	return XO_OK;
+}
+
+/*
+ * Writes ns samples of x (host floats, in_size each) to t from its element
+ * 0. An int32 input (an embedding's ids) arrives as float values; each must
+ * be an integer in [0, input_dim), else XO_EINVAL naming the sample and step
+ * (the op would refuse it too, but here the message can say where it came
+ * from); its int32 bits are what the device holds (plan_build's I32 view).
+ * first is the number of x's first sample in the caller's data.
+ */
+enum xo_status xo_model_write_x(struct xo_model *m, struct xo_tensor *t, const float *x,
+                                int64_t first, int64_t ns, const char *what)
+{
+	int64_t count = ns * m->in_size, vocab;
+	int32_t *ids;
+	enum xo_status st;
+
+	if (!m->spec.in_int)
+		return xo_tensor_write(t, x, 0, count);
+	vocab = m->layers[0].s.p.rows;
+	ids = malloc(sizeof(*ids) * (size_t)(count ? count : 1));
+	if (!ids)
+		return xo_error(XO_ENOMEM, "%s: out of memory", what);
+	for (int64_t k = 0; k < count; k++) {
+		float v = x[k];
+
+		if (!(v >= 0.0f && v < (float)vocab && v == floorf(v))) {
+			free(ids);
+			return xo_error(XO_EINVAL,
+			                "%s: id %g of sample %" PRId64 ", step %" PRId64
+			                " is outside [0, input_dim=%" PRId64 ") of embedding '%s'",
+			                what, (double)v, first + k / m->in_size, k % m->in_size, vocab,
+			                m->layers[0].s.name);
+		}
+		ids[k] = (int32_t)v;
+	}
+	st = xo_tensor_write(t, ids, 0, count);
+	free(ids);
+	return st;
+}
+
+/* The epoch's metric from the summed correct counts of n samples. */
+double xo_model_accuracy_of(const struct xo_model *m, double correct, int64_t n)
+{
+	if (m->metric_op == XO_OP_COUNT)
+		return NAN;
+	/* binary_accuracy counts elements: Keras averages per sample over the
+	 * classes, then over the samples. */
+	if (m->metric_op == XO_OP_binary_accuracy)
+		return correct / ((double)n * (double)m->classes);
+	return correct / (double)n;
+}
+
+/*
+ * Samples per call of the op-by-op path when predict is given a larger batch
+ * on the cpu backend: each op makes a pass over its whole input and output,
+ * so a batch whose activations exceed the caches streams every layer through
+ * memory (cnn2d at 4000 samples: its first conv's output alone is 50 MB). In
+ * chunks whose largest activation is about PREDICT_CHUNK_BYTES they stay in
+ * cache from one op to the next. Inference is per sample (no batch
+ * statistics, no dropout), and each op computes a sample's outputs with the
+ * same arithmetic whatever the batch, so the probabilities are the same.
+ * Not chunked: backends that do not say predict_chunks (struct
+ * xo_backend_iface: a device wants one large launch), a net the
+ * backend runs fused (it tiles the batch itself), and batches below the
+ * chunk. XO_PREDICT_CHUNK=N sets the samples per chunk (0: no chunking);
+ * anything but such a count is refused (XO_EINVAL, on every backend).
+ */
+#define PREDICT_CHUNK_BYTES (1 << 20)
+#define PREDICT_CHUNK_MIN 16
+
+/* XO_PREDICT_CHUNK as a count of samples in *v (-1: unset or empty); a
+ * value that is not a count (sign, letters, overflow) is bad input, said in
+ * one line, never ignored. */
+static enum xo_status predict_chunk_env(int64_t *v)
+{
+	const char *env = getenv("XO_PREDICT_CHUNK");
+	char *end;
+	long long c;
+
+	*v = -1;
+	if (!env || !*env)
+		return XO_OK;
+	errno = 0;
+	c = strtoll(env, &end, 10);
+	if (env[0] < '0' || env[0] > '9' || *end || errno == ERANGE)
+		return xo_error(XO_EINVAL,
+		                "predict: XO_PREDICT_CHUNK='%s' is not a count of samples (an "
+		                "integer >= 0; 0 turns chunking off)",
+		                env);
+	*v = (int64_t)c;
+	return XO_OK;
+}
+
+/* The samples per call predict runs, in *step (batch_size, or the chunk). */
+static enum xo_status predict_step(struct xo_model *m, int64_t n, int64_t batch_size,
+                                   int64_t *step)
+{
+	int64_t bs = batch_size < n ? batch_size : n, per = m->in_size, chunk, v;
+	struct xo_net net;
+	enum xo_status st = predict_chunk_env(&v);
+
+	*step = batch_size;
+	if (st)
+		return st;
+	if (!m->be->iface->predict_chunks)
+		return XO_OK;
+	for (int i = 0; i < m->nlayers; i++) {
+		const struct xo_layer_spec *s = &m->layers[i].s;
+		int64_t f = s->out_len * s->out_w * s->out_ch;
+
+		per = f > per ? f : per;
+	}
+	chunk = PREDICT_CHUNK_BYTES / (per * (int64_t)sizeof(float));
+	if (chunk < PREDICT_CHUNK_MIN)
+		chunk = PREDICT_CHUNK_MIN;
+	if (v >= 0)
+		chunk = v ? v : bs;
+	if (chunk >= bs || (m->chunk_fused == chunk && m->chunk_fused_fuse == m->fuse))
+		return XO_OK;
+	/* the fused path, where the backend takes this net, tiles by itself */
+	if (xo_model_ensure_cap(m, chunk) || xo_model_plan_build(m, chunk, false))
+		return XO_OK;
+	if (net_describe(m, false, m->x_flat, NULL, NULL, NULL, NULL, &net)) {
+		m->chunk_fused = chunk;
+		m->chunk_fused_fuse = m->fuse;
+		return XO_OK;
+	}
+	*step = chunk;
+	return XO_OK;
+}
+
+enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n, int64_t batch_size,
+                                float *probs)
+{
+	struct layer *last;
+	enum xo_status st;
+
+	if (!m || !x || !probs)
+		return xo_error(XO_EINVAL, "predict: NULL argument");
+	if (n < 1 || batch_size < 1)
+		return xo_error(XO_EINVAL, "predict: need n >= 1 and batch_size >= 1");
+	st = xo_data_check_finite(x, n, m->in_size, "predict: x");
+	if (st)
+		return st;
+	last = &m->layers[m->nlayers - 1];
+	st = predict_step(m, n, batch_size, &batch_size);
+	if (!st)
+		st = xo_model_ensure_cap(m, batch_size < n ? batch_size : n);
+	for (int64_t off = 0; !st && off < n; off += batch_size) {
+		int64_t bs = n - off < batch_size ? n - off : batch_size;
+
+		st = xo_model_plan_build(m, bs, false);
+		if (!st)
+			st = xo_model_write_x(m, m->xb, x + off * m->in_size, off, bs, "predict: x");
+		if (!st)
+			st = xo_model_infer(m, m->x_flat, NULL, NULL, NULL, NULL);
+		if (!st)
+			st =
+			    xo_tensor_read(last->out, probs + off * m->classes, 0, bs * m->classes);
+	}
+	return st;
+}
+
+enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float *y, int64_t n,
+                                 int64_t batch_size, double *loss, double *accuracy)
+{
+	struct xo_tensor *met = NULL, *lv = NULL, *cv = NULL;
+	double lsum = 0.0, csum = 0.0;
+	float *host = NULL;
+	int64_t steps;
+	enum xo_status st;
+
+	if (!m || !x || !y || !loss || !accuracy)
+		return xo_error(XO_EINVAL, "evaluate: NULL argument");
+	if (n < 1 || batch_size < 1)
+		return xo_error(XO_EINVAL, "evaluate: need n >= 1 and batch_size >= 1");
+	st = xo_model_check_trainable(m, "evaluate");
+	if (!st)
+		st = xo_data_check_finite(x, n, m->in_size, "evaluate: x");
+	if (!st)
+		st = xo_model_check_labels(m, y, n, "evaluate: y");
+	if (st)
+		return st;
+	steps = (n + batch_size - 1) / batch_size;
+	st = xo_model_ensure_cap(m, batch_size < n ? batch_size : n);
+	if (!st)
+		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, (int64_t[]){2 * steps}, &met);
+	if (st)
+		return st;
+	host = malloc(sizeof(*host) * (size_t)(2 * steps));
+	if (!host) {
+		st = xo_error(XO_ENOMEM, "evaluate: out of memory");
+		goto out_free;
+	}
+	for (int64_t s = 0; !st && s < steps; s++) {
+		int64_t off = s * batch_size, bs = n - off < batch_size ? n - off : batch_size;
+
+		st = xo_model_plan_build(m, bs, false);
+		if (!st)
+			st = xo_model_write_x(m, m->xb, x + off * m->in_size, off, bs, "evaluate: x");
+		if (!st)
+			st = xo_model_labels_write(m, m->yb, y + off * m->lw, 0, bs);
+		if (!st)
+			st = xo_tensor_view(met, s, 1, (int64_t[]){1}, &lv);
+		if (!st)
+			st = xo_tensor_view(met, steps + s, 1, (int64_t[]){1}, &cv);
+		if (!st)
+			st = xo_model_infer(m, m->x_flat, NULL, m->y_in, lv, cv);
+		xo_tensor_free(lv);
+		xo_tensor_free(cv);
+		lv = cv = NULL;
+	}
+	if (!st)
+		st = xo_tensor_read(met, host, 0, 2 * steps);
+	if (st)
+		goto out_free;
+	/* Keras: the mean of batch losses weighted by batch size. */
+	for (int64_t s = 0; s < steps; s++) {
+		int64_t bs = n - s * batch_size < batch_size ? n - s * batch_size : batch_size;
+
+		lsum += (double)host[s] * (double)bs;
+		csum += (double)host[steps + s];
+	}
+	*loss = lsum / (double)n;
+	*accuracy = xo_model_accuracy_of(m, csum, n);
+out_free:
+	free(host);
+	xo_tensor_free(met);
+	return st;
+}
+

@@ -1,0 +1,228 @@
+/*
+ * model_run.h - the sequential model's runtime state, shared by the files
+ * that make it up: model.c (open and close, plans, buffers, parameters,
+ * cost), forward.c (forward, backward, a step, the fused path, predict and
+ * evaluate) and fit.c (fit and the perf runner's hooks). Private to model/;
+ * the files formats (modelfile.c, keras.c) reach a model through its
+ * functions, never its fields.
+ */
+#ifndef XO_MODEL_RUN_H
+#define XO_MODEL_RUN_H
+
+#include <time.h>
+
+#include "model_internal.h"
+
+struct layer {
+	struct xo_layer_spec s;
+	bool has_grad;             /* the gradient w.r.t. the output is needed */
+	bool need_dx;              /* the gradient w.r.t. the input is needed */
+	int64_t w_off, b_off;      /* kernel and bias offsets in the flat parameters */
+	struct xo_tensor *w, *b;   /* views of the parameters (b NULL without bias) */
+	struct xo_tensor *dw, *db; /* views of the gradients */
+	struct xo_tensor *ybuf;    /* output storage [cap][out]; NULL for flatten */
+	struct xo_tensor *gbuf;    /* output gradient storage; NULL when unused */
+	/* The plan of the current batch size and mode (plan_build). */
+	const struct xo_tensor *in; /* borrowed: the previous output or the input */
+	struct xo_tensor *out;      /* a view of ybuf (or of in for flatten) ... */
+	bool out_owned;             /* ... or in itself for dropout at inference */
+	struct xo_tensor *gout;     /* gradient w.r.t. out (a view), training only */
+	struct xo_tensor *gin;      /* borrowed: the previous layer's gout, or NULL */
+	/* conv1d/dense whose activation the ops do not fuse (act_separate):
+	 * the op runs linear into z, then the activation's op makes out. */
+	struct xo_tensor *zbuf, *gzbuf; /* storage of z and of its gradient */
+	struct xo_tensor *z, *gz;       /* plan views of them */
+	/* batch_normalization: gamma and beta among the trainable parameters
+	 * (NULL when scale / center are off), their gradients, and the moving
+	 * statistics in the non-trainable tail of the flat parameters. */
+	int64_t g_off, beta_off, mm_off, mv_off;
+	struct xo_tensor *gamma, *beta, *dgamma, *dbeta, *mm, *mv;
+	/* recurrent layers: recurrent_kernel (between kernel and bias in the
+	 * flat parameters, Keras's order), its gradient, and the op's
+	 * workspace [ws_cap][T][S*units] (the training forward writes it, the
+	 * backward reads it): made by the first training plan, never for
+	 * predict / evaluate / validation, whose forward is the inference form
+	 * (ws NULL, ops.def) */
+	int64_t rk_off;
+	struct xo_tensor *rk, *drk;
+	struct xo_tensor *wsbuf, *ws; /* storage, plan view (training only) */
+	int64_t ws_per;               /* workspace floats per sample */
+	int64_t ws_cap;               /* samples wsbuf holds; 0: none yet */
+};
+/* The op of an activation; XO_OP_COUNT for linear (the identity). */
+static inline enum xo_op act_op(enum xo_activation a)
+{
+	switch (a) {
+	case XO_ACTIVATION_LINEAR:
+		return XO_OP_COUNT;
+	case XO_ACTIVATION_RELU:
+		return XO_OP_relu;
+	case XO_ACTIVATION_SIGMOID:
+		return XO_OP_sigmoid;
+	case XO_ACTIVATION_SOFTMAX:
+		return XO_OP_softmax;
+	case XO_ACTIVATION_TANH:
+		return XO_OP_tanh;
+	case XO_ACTIVATION_ELU:
+		return XO_OP_elu;
+	case XO_ACTIVATION_GELU:
+		return XO_OP_gelu;
+	case XO_ACTIVATION_SOFTPLUS:
+		return XO_OP_softplus;
+	}
+	XO_ASSERT(!"unknown activation");
+	return XO_OP_COUNT;
+}
+
+/* Whether an activation op's backward takes x (else y): ops.def. */
+static inline bool act_bwd_from_x(enum xo_activation a)
+{
+	return a == XO_ACTIVATION_GELU || a == XO_ACTIVATION_SOFTPLUS;
+}
+
+/* A layer whose op takes x, kernel, bias (conv1d, conv2d, dense). */
+static inline bool layer_is_conv_dense(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_CONV2D ||
+	       s->kind == XO_LAYER_DENSE;
+}
+
+/* Its op. */
+static inline enum xo_op layer_conv_dense_op(const struct xo_layer_spec *s)
+{
+	return xo_layer_kinds[s->kind].op;
+}
+
+/* conv1d/conv2d/dense with an activation the ops do not fuse: run as two ops. */
+static inline bool act_separate(const struct xo_layer_spec *s)
+{
+	return layer_is_conv_dense(s) &&
+	       s->p.activation > XO_ACTIVATION_FUSED_LAST;
+}
+
+/* A layer that is the same bytes as its input: flatten, Activation(linear). */
+static inline bool layer_is_view(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_FLATTEN ||
+	       (s->kind == XO_LAYER_ACTIVATION && s->p.activation == XO_ACTIVATION_LINEAR);
+}
+
+/* A 2-D layer (conv2d, pooling): its ops take x[batch][len][width][ch]. */
+static inline bool layer_is_2d(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_CONV2D || s->kind == XO_LAYER_MAX_POOLING2D || s->kind == XO_LAYER_AVERAGE_POOLING2D ||
+	       s->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D ||
+	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D;
+}
+struct xo_model {
+	struct xo_backend *be;
+	struct xo_model_spec spec;
+	struct layer *layers;
+	int nlayers;
+	int64_t in_size, classes, nparams;
+	/* The flat parameters are [trainable (ntrain)][non-trainable]: Adam
+	 * runs over the first ntrain only (views tr_*; the whole tensors when
+	 * every parameter is trainable). */
+	int64_t ntrain;
+	struct xo_tensor *tr_params, *tr_grads, *tr_m, *tr_v;
+	bool tr_views;
+	int64_t cap; /* batch capacity of the activation buffers */
+	struct xo_tensor *params, *grads, *adam_m, *adam_v; /* [nparams] each */
+	struct xo_tensor *xb, *yb; /* batch input [cap][in_size], labels [cap][lw] (i32 [cap]
+	                            * class ids for sparse_categorical_crossentropy) */
+	struct xo_tensor *idx;     /* i32 [cap]: argmax scratch of the accuracy op */
+	struct xo_tensor *scalars; /* [2]: loss and correct of bench steps */
+	struct xo_tensor *sc_loss, *sc_correct; /* views of scalars */
+	/* Plan views of the current batch size n and mode. */
+	int64_t plan_n; /* 0: no plan */
+	bool plan_training;
+	struct xo_tensor *x_in, *x_flat, *y_in, *idx_v;
+	int64_t iteration; /* optimizer steps taken (Keras optimizer.iterations) */
+	struct xo_compile compile; /* loss, optimizer and metric (the spec's) */
+	int64_t lw;                /* label values per sample: 1 (sparse ids) or classes */
+	enum xo_op metric_op;      /* xo_compile_metric_op; XO_OP_COUNT: none */
+	uint64_t seed;     /* dropout mask seed (of the last init/fit) */
+	int64_t bench_n;   /* batch made resident by bench_prepare; 0: none */
+	/* The backend's fused whole-network path (struct xo_net): used when
+	 * fuse is on (xo_model_set_fused, env XO_FUSE) and the backend says
+	 * the net fits; never while profiling per layer. */
+	bool fuse;
+	/* XO_FUSE=require: a batch the fused path does not run is an error, so
+	 * a test that means to exercise the fused kernels (the races label)
+	 * can never run op by op without noticing. */
+	bool fuse_required;
+	struct xo_net_layer *net_layers; /* nlayers; all but p fixed at open */
+	/* The backend's net_fits answer for the last net described: it
+	 * depends only on the batch size, the mode, the input rows and
+	 * whether an index and labels are given, so it is asked once per
+	 * such key, not per batch. */
+	struct {
+		bool valid, fits, training, index, t;
+		int64_t n;
+		const struct xo_tensor *x;
+		int64_t x_elems;
+	} fits;
+	/* predict_step's last finding that its chunk of chunk_fused samples
+	 * runs on the fused path (with fuse as it was then): predict does not
+	 * chunk, and does not rebuild the plan to ask again on every call. */
+	int64_t chunk_fused;
+	bool chunk_fused_fuse;
+	/* Test hook: each epoch's training order (xo_model_set_order_hook). */
+	xo_fit_order_fn order_fn;
+	void *order_user;
+	/* Per-layer profiling of xo_model_bench_profile_step. */
+	bool profiling;
+	uint64_t *prof_ns, *prof_launches, prof_extra;
+};
+
+/* Views for batch size n (<= cap) in training or inference mode. */
+/* The labels are class ids (sparse_categorical_crossentropy). */
+static inline bool sparse(const struct xo_model *m)
+{
+	return m->compile.loss == XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+}
+
+static inline double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+/* Runs one op; layer >= 0 names the layer it belongs to when profiling. */
+enum xo_status xo_model_run_op(struct xo_model *m, int layer, enum xo_op op, enum xo_dir dir,
+                               const struct xo_op_args *a);
+/* The plan: views for batch size n (<= cap) in training or inference mode,
+ * and their release (n = 0: no plan). */
+enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training);
+void xo_model_plan_free(struct xo_model *m);
+/* Grows the buffers to hold n samples (the model was opened for fewer). */
+enum xo_status xo_model_ensure_cap(struct xo_model *m, int64_t n);
+/* Layer i's op parameters for the current plan. */
+struct xo_params xo_model_layer_params(const struct xo_model *m, int i, bool training);
+/* XO_EINVAL naming what (fit, a bench step) when the model cannot train. */
+enum xo_status xo_model_check_trainable(const struct xo_model *m, const char *what);
+/* Forward of the current plan (inference), with metrics into loss / correct
+ * when t is set: fused when the backend runs the net, else op by op (x and
+ * t then already in m->xb / m->yb, or gathered here through index). */
+enum xo_status xo_model_infer(struct xo_model *m, const struct xo_tensor *x,
+                              const struct xo_tensor *index, const struct xo_tensor *t,
+                              struct xo_tensor *loss, struct xo_tensor *correct);
+/* One training step of the current plan (training mode): fused when the
+ * backend runs the net, else op by op as infer. */
+enum xo_status xo_model_step(struct xo_model *m, const struct xo_tensor *x,
+                             const struct xo_tensor *index, const struct xo_tensor *t,
+                             struct xo_tensor *loss, struct xo_tensor *correct);
+/* Writes bs labels y[bs][lw] into the device tensor t at sample offset off:
+ * float rows, or (sparse) the ids as i32. */
+enum xo_status xo_model_labels_write(const struct xo_model *m, struct xo_tensor *t,
+                                     const float *y, int64_t off, int64_t bs);
+/* Writes ns samples of x into the device tensor t (forward.c says how an
+ * int32 input is checked); first numbers x's first sample in the caller's
+ * data, what names it in messages. */
+enum xo_status xo_model_write_x(struct xo_model *m, struct xo_tensor *t, const float *x,
+                                int64_t first, int64_t ns, const char *what);
+/* The epoch's metric from the summed correct counts of n samples. */
+double xo_model_accuracy_of(const struct xo_model *m, double correct, int64_t n);
+
+#endif /* XO_MODEL_RUN_H */
