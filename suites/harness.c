@@ -129,82 +129,186 @@ static bool has_state(const struct xo_case *c, int i)
 	       (c->op == XO_OP_batch_normalization && c->dir == XO_DIR_FWD && i > 0);
 }
 
-/* Slot names for reports, from the slot conventions of ops.def. */
-static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
+/* conv1d, conv2d, dense */
+static const char *names_conv_dense(enum xo_dir dir, bool dst, int i)
 {
 	static const char *const conv_src[2][4] = {{"x", "w", "b", "?"}, {"x", "w", "y", "dy"}};
 	static const char *const conv_dst[2][3] = {{"y", "?", "?"}, {"dx", "dw", "db"}};
 
-	switch (op) {
-	case XO_OP_conv1d:
-	case XO_OP_conv2d:
-	case XO_OP_dense:
-		return dst ? conv_dst[dir][i] : conv_src[dir][i];
-	case XO_OP_max_pooling1d:
-	case XO_OP_global_max_pooling1d:
-	case XO_OP_max_pooling2d:
-	case XO_OP_global_max_pooling2d:
-		return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
-	case XO_OP_average_pooling1d:
-	case XO_OP_global_average_pooling1d:
-	case XO_OP_average_pooling2d:
-	case XO_OP_global_average_pooling2d:
-		return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
-	case XO_OP_relu:
-	case XO_OP_sigmoid:
-	case XO_OP_softmax:
-	case XO_OP_tanh:
-	case XO_OP_elu:
-		return dst ? (dir ? "dx" : "y") : (dir ? (i ? "dy" : "y") : "x");
-	case XO_OP_gelu: /* bwd from x */
-	case XO_OP_softplus:
-		return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
-	case XO_OP_flatten:
-	case XO_OP_dropout:
-		return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
-	case XO_OP_categorical_crossentropy:
-		return dst ? (dir ? "dz" : "loss") : (i ? "t" : "p");
-	case XO_OP_adam:
-		return dst ? (const char *[]){"w", "m", "v"}[i] : "g";
-	case XO_OP_binary_crossentropy:
-	case XO_OP_mean_squared_error:
-		return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
-	case XO_OP_binary_accuracy:
-	case XO_OP_sparse_categorical_accuracy:
-		return dst ? "correct" : (i ? "t" : "p");
-	case XO_OP_sparse_categorical_crossentropy:
-		return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
-	case XO_OP_sgd:
-		return dst ? (const char *[]){"w", "m"}[i] : "g";
-	case XO_OP_rmsprop:
-		return dst ? (const char *[]){"w", "v", "mom"}[i] : "g";
-	case XO_OP_accuracy:
-		return dst ? (i ? "correct" : "idx") : (i ? "t" : "p");
-	case XO_OP_gather:
-		return dst ? "y" : (i ? "index" : "x");
-	case XO_OP_embedding:
-		if (dir == XO_DIR_FWD)
-			return dst ? "y" : (i ? "table" : "ids");
-		return dst ? "dtable" : (i ? "dy" : "ids");
-	case XO_OP_batch_normalization:
-		if (dir == XO_DIR_FWD)
-			return dst ? (const char *[]){"y", "moving_mean", "moving_variance"}[i]
-			           : (const char *[]){"x", "gamma", "beta", "?"}[i];
-		return dst ? (const char *[]){"dx", "dgamma", "dbeta"}[i]
-		           : (const char *[]){"x", "gamma", "dy", "?"}[i];
-	case XO_OP_simple_rnn:
-	case XO_OP_lstm:
-	case XO_OP_gru:
-		if (dir == XO_DIR_FWD)
-			return dst ? (const char *[]){"y", "ws", "?", "?"}[i]
-			           : (const char *[]){"x", "kernel", "recurrent_kernel", "bias",
-			                              "?"}[i];
-		return dst ? (const char *[]){"dx", "dkernel", "drecurrent_kernel", "dbias"}[i]
-		           : (const char *[]){"x", "kernel", "recurrent_kernel", "ws", "dy"}[i];
-	case XO_OP_COUNT:
-		break;
-	}
-	return "?";
+	return dst ? conv_dst[dir][i] : conv_src[dir][i];
+}
+#define NAMES_conv1d names_conv_dense
+#define NAMES_conv2d names_conv_dense
+#define NAMES_dense names_conv_dense
+
+/* max_pooling1d, global_max_pooling1d, max_pooling2d, global_max_pooling2d */
+static const char *names_max_pool(enum xo_dir dir, bool dst, int i)
+{
+	return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
+}
+#define NAMES_max_pooling1d names_max_pool
+#define NAMES_global_max_pooling1d names_max_pool
+#define NAMES_max_pooling2d names_max_pool
+#define NAMES_global_max_pooling2d names_max_pool
+
+/* average_pooling1d, global_average_pooling1d, average_pooling2d, global_average_pooling2d */
+static const char *names_avg_pool(enum xo_dir dir, bool dst, int i)
+{
+	(void)i;
+	return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
+}
+#define NAMES_average_pooling1d names_avg_pool
+#define NAMES_global_average_pooling1d names_avg_pool
+#define NAMES_average_pooling2d names_avg_pool
+#define NAMES_global_average_pooling2d names_avg_pool
+
+/* relu, sigmoid, softmax, tanh, elu */
+static const char *names_act_y(enum xo_dir dir, bool dst, int i)
+{
+	return dst ? (dir ? "dx" : "y") : (dir ? (i ? "dy" : "y") : "x");
+}
+#define NAMES_relu names_act_y
+#define NAMES_sigmoid names_act_y
+#define NAMES_softmax names_act_y
+#define NAMES_tanh names_act_y
+#define NAMES_elu names_act_y
+
+/* gelu, softplus. gelu: bwd from x. */
+static const char *names_act_x(enum xo_dir dir, bool dst, int i)
+{
+	return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
+}
+#define NAMES_gelu names_act_x
+#define NAMES_softplus names_act_x
+
+/* flatten, dropout */
+static const char *names_copy(enum xo_dir dir, bool dst, int i)
+{
+	(void)i;
+	return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
+}
+#define NAMES_flatten names_copy
+#define NAMES_dropout names_copy
+
+/* categorical_crossentropy */
+static const char *names_cce(enum xo_dir dir, bool dst, int i)
+{
+	return dst ? (dir ? "dz" : "loss") : (i ? "t" : "p");
+}
+#define NAMES_categorical_crossentropy names_cce
+
+/* adam */
+static const char *names_adam(enum xo_dir dir, bool dst, int i)
+{
+	(void)dir;
+	return dst ? (const char *[]){"w", "m", "v"}[i] : "g";
+}
+#define NAMES_adam names_adam
+
+/* binary_crossentropy, mean_squared_error */
+static const char *names_loss(enum xo_dir dir, bool dst, int i)
+{
+	return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
+}
+#define NAMES_binary_crossentropy names_loss
+#define NAMES_mean_squared_error names_loss
+
+/* binary_accuracy, sparse_categorical_accuracy */
+static const char *names_count(enum xo_dir dir, bool dst, int i)
+{
+	(void)dir;
+	return dst ? "correct" : (i ? "t" : "p");
+}
+#define NAMES_binary_accuracy names_count
+#define NAMES_sparse_categorical_accuracy names_count
+
+/* sparse_categorical_crossentropy */
+static const char *names_scce(enum xo_dir dir, bool dst, int i)
+{
+	return dst ? (dir ? "dp" : "loss") : (i ? "t" : "p");
+}
+#define NAMES_sparse_categorical_crossentropy names_scce
+
+/* sgd */
+static const char *names_sgd(enum xo_dir dir, bool dst, int i)
+{
+	(void)dir;
+	return dst ? (const char *[]){"w", "m"}[i] : "g";
+}
+#define NAMES_sgd names_sgd
+
+/* rmsprop */
+static const char *names_rmsprop(enum xo_dir dir, bool dst, int i)
+{
+	(void)dir;
+	return dst ? (const char *[]){"w", "v", "mom"}[i] : "g";
+}
+#define NAMES_rmsprop names_rmsprop
+
+/* accuracy */
+static const char *names_accuracy(enum xo_dir dir, bool dst, int i)
+{
+	(void)dir;
+	return dst ? (i ? "correct" : "idx") : (i ? "t" : "p");
+}
+#define NAMES_accuracy names_accuracy
+
+/* gather */
+static const char *names_gather(enum xo_dir dir, bool dst, int i)
+{
+	(void)dir;
+	return dst ? "y" : (i ? "index" : "x");
+}
+#define NAMES_gather names_gather
+
+/* embedding */
+static const char *names_embedding(enum xo_dir dir, bool dst, int i)
+{
+	if (dir == XO_DIR_FWD)
+		return dst ? "y" : (i ? "table" : "ids");
+	return dst ? "dtable" : (i ? "dy" : "ids");
+}
+#define NAMES_embedding names_embedding
+
+/* batch_normalization */
+static const char *names_batch_normalization(enum xo_dir dir, bool dst, int i)
+{
+	if (dir == XO_DIR_FWD)
+		return dst ? (const char *[]){"y", "moving_mean", "moving_variance"}[i]
+		           : (const char *[]){"x", "gamma", "beta", "?"}[i];
+	return dst ? (const char *[]){"dx", "dgamma", "dbeta"}[i]
+	           : (const char *[]){"x", "gamma", "dy", "?"}[i];
+}
+#define NAMES_batch_normalization names_batch_normalization
+
+/* simple_rnn, lstm, gru */
+static const char *names_rnn(enum xo_dir dir, bool dst, int i)
+{
+	if (dir == XO_DIR_FWD)
+		return dst ? (const char *[]){"y", "ws", "?", "?"}[i]
+		           : (const char *[]){"x", "kernel", "recurrent_kernel", "bias",
+		                              "?"}[i];
+	return dst ? (const char *[]){"dx", "dkernel", "drecurrent_kernel", "dbias"}[i]
+	           : (const char *[]){"x", "kernel", "recurrent_kernel", "ws", "dy"}[i];
+}
+#define NAMES_simple_rnn names_rnn
+#define NAMES_lstm names_rnn
+#define NAMES_gru names_rnn
+
+/* The names of every op's slots, for reports. One entry per op of ops.def: an op without its NAMES_
+ * entry does not compile. */
+static const char *(*const names_of[XO_OP_COUNT])(enum xo_dir dir, bool dst, int i) = {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = NAMES_##name,
+#include "xo/ops.def"
+#undef XO_OP
+};
+
+/* Slot names for reports, from the slot conventions of ops.def. */
+static const char *slot_name(enum xo_op op, enum xo_dir dir, bool dst, int i)
+{
+	if ((unsigned)op >= XO_OP_COUNT)
+		return "?";
+	return names_of[op](dir, dst, i);
 }
 
 /* The repro line names every value as Keras would read it: the stride the

@@ -642,226 +642,379 @@ static enum xo_status tol_batch_normalization(struct hcase *h)
 	return XO_OK;
 }
 
-enum xo_status xo_hcase_set_tolerances(struct hcase *h, struct xo_backend *ref)
+/* conv1d, conv2d, dense */
+static enum xo_status bound_conv_dense(struct hcase *h, struct xo_backend *ref)
 {
 	const struct xo_case *c = h->c;
 	const struct xo_params *p = &c->p;
 	bool exact = c->mode == XO_HMODE_EXACT;
 	enum xo_status st = XO_OK;
+	double *prop[XO_MAX_DST] = {0};
+	int64_t k[XO_MAX_DST];
+	int64_t last = c->op == XO_OP_dense ? p->units : p->filters;
 
+	acc_lengths(c, k);
+	for (int i = 0; i < XO_MAX_DST && c->dir == XO_DIR_BWD; i++) {
+		prop[i] = h->dn[i] ? calloc((size_t)h->dn[i], sizeof(double)) : NULL;
+		if (h->dn[i] && !prop[i]) {
+			st = xo_error(XO_ENOMEM, "harness: out of memory");
+			goto out_prop;
+		}
+	}
+	st = conv_dense_extra(h, ref, !exact, prop);
+	if (st || exact)
+		goto out_prop;
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		double kk = (double)k[i];
+
+		for (int64_t e = 0; e < h->dn[i]; e++) {
+			double mag = h->mag[i][e], acc = C_ACC * kk * U * mag;
+
+			switch (p->activation) {
+			case XO_ACTIVATION_LINEAR:
+			case XO_ACTIVATION_RELU: /* 1-Lipschitz, exact */
+				h->tol[i][e] = acc + TINY;
+				break;
+			case XO_ACTIVATION_SIGMOID:
+				if (c->dir == XO_DIR_FWD) /* sigmoid' <= 1/4 */
+					h->tol[i][e] =
+					    acc / 4.0 +
+					    ULP_SIGMOID_FWD * ulp_of(h->ref[i][e]) + TINY;
+				else /* dpre = dy y (1 - y): 3 more roundings */
+					h->tol[i][e] = C_ACC * (kk + 3.0) * U * mag + TINY;
+				break;
+			case XO_ACTIVATION_TANH: /* never fused */
+			case XO_ACTIVATION_ELU:
+			case XO_ACTIVATION_GELU:
+			case XO_ACTIVATION_SOFTPLUS:
+				XO_ASSERT(!"activation not fused");
+				break;
+			case XO_ACTIVATION_SOFTMAX:
+				if (c->dir == XO_DIR_FWD)
+					h->tol[i][e] = acc; /* row maxima below */
+				else
+					h->tol[i][e] = acc + C_ACC * prop[i][e] + TINY;
+				break;
+			}
+		}
+	}
+	if (c->dir == XO_DIR_FWD && p->activation == XO_ACTIVATION_SOFTMAX) {
+		double *dz = malloc(sizeof(double) * (size_t)h->dn[0]);
+
+		if (!dz) {
+			st = xo_error(XO_ENOMEM, "harness: out of memory");
+			goto out_prop;
+		}
+		memcpy(dz, h->tol[0], sizeof(double) * (size_t)h->dn[0]);
+		tol_softmax_rows(h->ref[0], h->z, dz, h->tol[0], h->dn[0], last);
+		free(dz);
+	}
+out_prop:
+	for (int i = 0; i < XO_MAX_DST; i++)
+		free(prop[i]);
+	return st;
+}
+#define BOUND_conv1d bound_conv_dense
+#define BOUND_conv2d bound_conv_dense
+#define BOUND_dense bound_conv_dense
+
+/* max_pooling1d */
+static enum xo_status bound_max_pool1d(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT;
+
+	(void)ref;
+	if (c->dir == XO_DIR_BWD && !exact) {
+		/* dx sums the (positive) dy of every window whose first
+		 * maximum it is: at most ceil(pool / stride) terms, so
+		 * ceil(pool / stride) - 1 additions; |dx| is the magnitude. */
+		int64_t s = xo_pool1d_stride(p), adds = (p->pool_size + s - 1) / s - 1;
+
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			h->tol[0][e] =
+			    C_ACC * (double)adds * U * fabs((double)h->ref[0][e]);
+	}
+	return XO_OK;
+}
+#define BOUND_max_pooling1d bound_max_pool1d
+
+/* max_pooling2d */
+static enum xo_status bound_max_pool2d(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT;
+
+	(void)ref;
+	if (c->dir == XO_DIR_BWD && !exact) {
+		/* as max_pooling1d: a cell's dx sums the positive dy of
+		 * at most ceil(pool_h / stride_h) * ceil(pool_w /
+		 * stride_w) windows, one addition fewer */
+		struct xo_pool2d_geom g;
+		int64_t adds;
+
+		if (xo_pool2d_geometry_of(c->op, p, &g))
+			return XO_OK;
+		adds = ((g.pool_h + g.stride_h - 1) / g.stride_h) *
+		           ((g.pool_w + g.stride_w - 1) / g.stride_w) -
+		       1;
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			h->tol[0][e] =
+			    C_ACC * (double)adds * U * fabs((double)h->ref[0][e]);
+	}
+	return XO_OK;
+}
+#define BOUND_max_pooling2d bound_max_pool2d
+
+/* average_pooling1d, global_average_pooling1d, average_pooling2d, global_average_pooling2d */
+static enum xo_status bound_avg_pool(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+	bool exact = c->mode == XO_HMODE_EXACT;
+
+	(void)ref;
+	if (!exact)
+		tol_avg_pool(h);
+	return XO_OK;
+}
+#define BOUND_average_pooling1d bound_avg_pool
+#define BOUND_global_average_pooling1d bound_avg_pool
+#define BOUND_average_pooling2d bound_avg_pool
+#define BOUND_global_average_pooling2d bound_avg_pool
+
+/* global_max_pooling1d, global_max_pooling2d: a copy of x, dy or 0: exact */
+static enum xo_status bound_global_max_pool(struct hcase *h, struct xo_backend *ref)
+{
+	(void)h;
+	(void)ref;
+	return XO_OK;
+}
+#define BOUND_global_max_pooling1d bound_global_max_pool
+#define BOUND_global_max_pooling2d bound_global_max_pool
+
+/* sigmoid */
+static enum xo_status bound_sigmoid(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+
+	(void)ref;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = (c->dir == XO_DIR_FWD ? ULP_SIGMOID_FWD : ULP_SIGMOID_BWD) *
+		                   ulp_of(h->ref[0][e]) +
+		               TINY;
+	return XO_OK;
+}
+#define BOUND_sigmoid bound_sigmoid
+
+/* tanh, elu, softplus */
+static enum xo_status bound_tanh_elu_softplus(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+	static const double u[][2] = {{ULP_TANH_FWD, ULP_TANH_BWD},
+	                              {ULP_ELU_FWD, ULP_ELU_BWD},
+	                              {ULP_SOFTPLUS_FWD, ULP_SOFTPLUS_BWD}};
+	int k = c->op == XO_OP_tanh ? 0 : c->op == XO_OP_elu ? 1 : 2;
+
+	(void)ref;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = u[k][c->dir] * ulp_of(h->ref[0][e]) + TINY;
+	return XO_OK;
+}
+#define BOUND_tanh bound_tanh_elu_softplus
+#define BOUND_elu bound_tanh_elu_softplus
+#define BOUND_softplus bound_tanh_elu_softplus
+
+/* gelu */
+static enum xo_status bound_gelu(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+
+	(void)ref;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = c->dir == XO_DIR_FWD
+		                   ? gelu_fwd_ulps(h->src[0][e]) * ulp_of(h->ref[0][e]) + TINY
+		                   : gelu_bwd_factor(h->src[0][e]) * U * h->mag[0][e] + TINY;
+	return XO_OK;
+}
+#define BOUND_gelu bound_gelu
+
+/* softmax */
+static enum xo_status bound_softmax(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	(void)ref;
+	if (c->dir == XO_DIR_FWD) {
+		tol_softmax_rows(h->ref[0], h->src[0], NULL, h->tol[0], h->dn[0], p->ch);
+	} else {
+		/* dx_i = y_i (dy_i - s): as the softmax activation's dpre
+		 * (dpre_host), (ch + 3) u y_i (|dy_i| + sum|y_j dy_j|),
+		 * times C_ACC for the reference's rounding. */
+		double *dpre = malloc(sizeof(double) * (size_t)h->dn[0]);
+		double *err = malloc(sizeof(double) * (size_t)h->dn[0]);
+		struct xo_params sp = *p;
+
+		if (!dpre || !err) {
+			free(dpre);
+			free(err);
+			return xo_error(XO_ENOMEM, "harness: out of memory");
+		}
+		sp.activation = XO_ACTIVATION_SOFTMAX;
+		dpre_host(&sp, h->src[0], h->src[1], h->dn[0], p->ch, dpre, err);
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			h->tol[0][e] = C_ACC * err[e] + TINY;
+		free(dpre);
+		free(err);
+	}
+	return XO_OK;
+}
+#define BOUND_softmax bound_softmax
+
+/* categorical_crossentropy */
+static enum xo_status bound_cce(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	(void)ref;
+	if (c->dir == XO_DIR_FWD) {
+		double tsum = 0.0;
+
+		for (int64_t e = 0; e < h->sn[1]; e++)
+			tsum += fabs((double)h->src[1][e]);
+		h->tol[0][0] = ce_fwd_ulps(p->batch * p->ch) * ulp_of(h->ref[0][0]) +
+		               (double)(p->ch + 4) * U * tsum / (double)p->batch + TINY;
+	} else {
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			h->tol[0][e] = ULP_CE_BWD * ulp_of(h->ref[0][e]) + TINY;
+	}
+	return XO_OK;
+}
+#define BOUND_categorical_crossentropy bound_cce
+
+/* adam */
+static enum xo_status bound_adam(struct hcase *h, struct xo_backend *ref)
+{
+	(void)ref;
+	tol_adam(h);
+	return XO_OK;
+}
+#define BOUND_adam bound_adam
+
+/* batch_normalization */
+static enum xo_status bound_batch_normalization(struct hcase *h, struct xo_backend *ref)
+{
+	(void)ref;
+	return tol_batch_normalization(h);
+}
+#define BOUND_batch_normalization bound_batch_normalization
+
+/* binary_crossentropy, mean_squared_error */
+static enum xo_status bound_bce_mse(struct hcase *h, struct xo_backend *ref)
+{
+	(void)ref;
+	tol_bce_mse(h);
+	return XO_OK;
+}
+#define BOUND_binary_crossentropy bound_bce_mse
+#define BOUND_mean_squared_error bound_bce_mse
+
+/* binary_accuracy, sparse_categorical_accuracy: integer counts: exact */
+static enum xo_status bound_counts(struct hcase *h, struct xo_backend *ref)
+{
+	(void)h;
+	(void)ref;
+	return XO_OK;
+}
+#define BOUND_binary_accuracy bound_counts
+#define BOUND_sparse_categorical_accuracy bound_counts
+
+/* sparse_categorical_crossentropy */
+static enum xo_status bound_scce(struct hcase *h, struct xo_backend *ref)
+{
+	(void)ref;
+	tol_scce(h);
+	return XO_OK;
+}
+#define BOUND_sparse_categorical_crossentropy bound_scce
+
+/* sgd */
+static enum xo_status bound_sgd(struct hcase *h, struct xo_backend *ref)
+{
+	(void)ref;
+	tol_sgd(h);
+	return XO_OK;
+}
+#define BOUND_sgd bound_sgd
+
+/* rmsprop */
+static enum xo_status bound_rmsprop(struct hcase *h, struct xo_backend *ref)
+{
+	(void)ref;
+	tol_rmsprop(h);
+	return XO_OK;
+}
+#define BOUND_rmsprop bound_rmsprop
+
+/* embedding */
+static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
+{
+	(void)ref;
+	tol_embedding(h);
+	return XO_OK;
+}
+#define BOUND_embedding bound_embedding
+
+/*
+ * Exact results:
+ *   relu       max(x, 0), dy or 0
+ *   flatten    a copy
+ *   dropout    x * scale, scale = 1/(1-rate) in float: one rounding, exact
+ *   accuracy, gather
+ */
+static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
+{
+	(void)h;
+	(void)ref;
+	return XO_OK;
+}
+#define BOUND_relu bound_exact
+#define BOUND_flatten bound_exact
+#define BOUND_dropout bound_exact
+#define BOUND_accuracy bound_exact
+#define BOUND_gather bound_exact
+
+/* simple_rnn, lstm, gru */
+static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_case *c = h->c;
+
+	(void)ref;
+	if (c->dir == XO_DIR_FWD)
+		xo_hcase_tol_rnn_fwd(h);
+	else
+		xo_hcase_tol_rnn_bwd(h);
+	return XO_OK;
+}
+#define BOUND_simple_rnn bound_rnn
+#define BOUND_lstm bound_rnn
+#define BOUND_gru bound_rnn
+
+/* The bounds of every op (0 where its results are exact). One entry per op of ops.def: an op
+ * without its BOUND_ entry does not compile. */
+static enum xo_status (*const bound_of[XO_OP_COUNT])(struct hcase *h, struct xo_backend *ref) = {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = BOUND_##name,
+#include "xo/ops.def"
+#undef XO_OP
+};
+
+enum xo_status xo_hcase_set_tolerances(struct hcase *h, struct xo_backend *ref)
+{
 	for (int i = 0; i < XO_MAX_DST; i++)
 		for (int64_t e = 0; e < h->dn[i]; e++)
 			h->tol[i][e] = 0.0;
-
-	switch (c->op) {
-	case XO_OP_conv1d:
-	case XO_OP_conv2d:
-	case XO_OP_dense: {
-		double *prop[XO_MAX_DST] = {0};
-		int64_t k[XO_MAX_DST];
-		int64_t last = c->op == XO_OP_dense ? p->units : p->filters;
-
-		acc_lengths(c, k);
-		for (int i = 0; i < XO_MAX_DST && c->dir == XO_DIR_BWD; i++) {
-			prop[i] = h->dn[i] ? calloc((size_t)h->dn[i], sizeof(double)) : NULL;
-			if (h->dn[i] && !prop[i]) {
-				st = xo_error(XO_ENOMEM, "harness: out of memory");
-				goto out_prop;
-			}
-		}
-		st = conv_dense_extra(h, ref, !exact, prop);
-		if (st || exact)
-			goto out_prop;
-		for (int i = 0; i < XO_MAX_DST; i++) {
-			double kk = (double)k[i];
-
-			for (int64_t e = 0; e < h->dn[i]; e++) {
-				double mag = h->mag[i][e], acc = C_ACC * kk * U * mag;
-
-				switch (p->activation) {
-				case XO_ACTIVATION_LINEAR:
-				case XO_ACTIVATION_RELU: /* 1-Lipschitz, exact */
-					h->tol[i][e] = acc + TINY;
-					break;
-				case XO_ACTIVATION_SIGMOID:
-					if (c->dir == XO_DIR_FWD) /* sigmoid' <= 1/4 */
-						h->tol[i][e] =
-						    acc / 4.0 +
-						    ULP_SIGMOID_FWD * ulp_of(h->ref[i][e]) + TINY;
-					else /* dpre = dy y (1 - y): 3 more roundings */
-						h->tol[i][e] = C_ACC * (kk + 3.0) * U * mag + TINY;
-					break;
-				case XO_ACTIVATION_TANH: /* never fused */
-				case XO_ACTIVATION_ELU:
-				case XO_ACTIVATION_GELU:
-				case XO_ACTIVATION_SOFTPLUS:
-					XO_ASSERT(!"activation not fused");
-					break;
-				case XO_ACTIVATION_SOFTMAX:
-					if (c->dir == XO_DIR_FWD)
-						h->tol[i][e] = acc; /* row maxima below */
-					else
-						h->tol[i][e] = acc + C_ACC * prop[i][e] + TINY;
-					break;
-				}
-			}
-		}
-		if (c->dir == XO_DIR_FWD && p->activation == XO_ACTIVATION_SOFTMAX) {
-			double *dz = malloc(sizeof(double) * (size_t)h->dn[0]);
-
-			if (!dz) {
-				st = xo_error(XO_ENOMEM, "harness: out of memory");
-				goto out_prop;
-			}
-			memcpy(dz, h->tol[0], sizeof(double) * (size_t)h->dn[0]);
-			tol_softmax_rows(h->ref[0], h->z, dz, h->tol[0], h->dn[0], last);
-			free(dz);
-		}
-	out_prop:
-		for (int i = 0; i < XO_MAX_DST; i++)
-			free(prop[i]);
-		return st;
-	}
-	case XO_OP_max_pooling1d:
-		if (c->dir == XO_DIR_BWD && !exact) {
-			/* dx sums the (positive) dy of every window whose first
-			 * maximum it is: at most ceil(pool / stride) terms, so
-			 * ceil(pool / stride) - 1 additions; |dx| is the magnitude. */
-			int64_t s = xo_pool1d_stride(p), adds = (p->pool_size + s - 1) / s - 1;
-
-			for (int64_t e = 0; e < h->dn[0]; e++)
-				h->tol[0][e] =
-				    C_ACC * (double)adds * U * fabs((double)h->ref[0][e]);
-		}
-		return XO_OK;
-	case XO_OP_max_pooling2d:
-		if (c->dir == XO_DIR_BWD && !exact) {
-			/* as max_pooling1d: a cell's dx sums the positive dy of
-			 * at most ceil(pool_h / stride_h) * ceil(pool_w /
-			 * stride_w) windows, one addition fewer */
-			struct xo_pool2d_geom g;
-			int64_t adds;
-
-			if (xo_pool2d_geometry_of(c->op, p, &g))
-				return XO_OK;
-			adds = ((g.pool_h + g.stride_h - 1) / g.stride_h) *
-			           ((g.pool_w + g.stride_w - 1) / g.stride_w) -
-			       1;
-			for (int64_t e = 0; e < h->dn[0]; e++)
-				h->tol[0][e] =
-				    C_ACC * (double)adds * U * fabs((double)h->ref[0][e]);
-		}
-		return XO_OK;
-	case XO_OP_average_pooling1d:
-	case XO_OP_global_average_pooling1d:
-	case XO_OP_average_pooling2d:
-	case XO_OP_global_average_pooling2d:
-		if (!exact)
-			tol_avg_pool(h);
-		return XO_OK;
-	case XO_OP_global_max_pooling1d: /* a copy of x, dy or 0: exact */
-	case XO_OP_global_max_pooling2d:
-		return XO_OK;
-	case XO_OP_sigmoid:
-		for (int64_t e = 0; e < h->dn[0]; e++)
-			h->tol[0][e] = (c->dir == XO_DIR_FWD ? ULP_SIGMOID_FWD : ULP_SIGMOID_BWD) *
-			                   ulp_of(h->ref[0][e]) +
-			               TINY;
-		return XO_OK;
-	case XO_OP_tanh:
-	case XO_OP_elu:
-	case XO_OP_softplus: {
-		static const double u[][2] = {{ULP_TANH_FWD, ULP_TANH_BWD},
-		                              {ULP_ELU_FWD, ULP_ELU_BWD},
-		                              {ULP_SOFTPLUS_FWD, ULP_SOFTPLUS_BWD}};
-		int k = c->op == XO_OP_tanh ? 0 : c->op == XO_OP_elu ? 1 : 2;
-
-		for (int64_t e = 0; e < h->dn[0]; e++)
-			h->tol[0][e] = u[k][c->dir] * ulp_of(h->ref[0][e]) + TINY;
-		return XO_OK;
-	}
-	case XO_OP_gelu:
-		for (int64_t e = 0; e < h->dn[0]; e++)
-			h->tol[0][e] = c->dir == XO_DIR_FWD
-			                   ? gelu_fwd_ulps(h->src[0][e]) * ulp_of(h->ref[0][e]) + TINY
-			                   : gelu_bwd_factor(h->src[0][e]) * U * h->mag[0][e] + TINY;
-		return XO_OK;
-	case XO_OP_softmax:
-		if (c->dir == XO_DIR_FWD) {
-			tol_softmax_rows(h->ref[0], h->src[0], NULL, h->tol[0], h->dn[0], p->ch);
-		} else {
-			/* dx_i = y_i (dy_i - s): as the softmax activation's dpre
-			 * (dpre_host), (ch + 3) u y_i (|dy_i| + sum|y_j dy_j|),
-			 * times C_ACC for the reference's rounding. */
-			double *dpre = malloc(sizeof(double) * (size_t)h->dn[0]);
-			double *err = malloc(sizeof(double) * (size_t)h->dn[0]);
-			struct xo_params sp = *p;
-
-			if (!dpre || !err) {
-				free(dpre);
-				free(err);
-				return xo_error(XO_ENOMEM, "harness: out of memory");
-			}
-			sp.activation = XO_ACTIVATION_SOFTMAX;
-			dpre_host(&sp, h->src[0], h->src[1], h->dn[0], p->ch, dpre, err);
-			for (int64_t e = 0; e < h->dn[0]; e++)
-				h->tol[0][e] = C_ACC * err[e] + TINY;
-			free(dpre);
-			free(err);
-		}
-		return XO_OK;
-	case XO_OP_categorical_crossentropy:
-		if (c->dir == XO_DIR_FWD) {
-			double tsum = 0.0;
-
-			for (int64_t e = 0; e < h->sn[1]; e++)
-				tsum += fabs((double)h->src[1][e]);
-			h->tol[0][0] = ce_fwd_ulps(p->batch * p->ch) * ulp_of(h->ref[0][0]) +
-			               (double)(p->ch + 4) * U * tsum / (double)p->batch + TINY;
-		} else {
-			for (int64_t e = 0; e < h->dn[0]; e++)
-				h->tol[0][e] = ULP_CE_BWD * ulp_of(h->ref[0][e]) + TINY;
-		}
-		return XO_OK;
-	case XO_OP_adam:
-		tol_adam(h);
-		return XO_OK;
-	case XO_OP_batch_normalization:
-		return tol_batch_normalization(h);
-	case XO_OP_binary_crossentropy:
-	case XO_OP_mean_squared_error:
-		tol_bce_mse(h);
-		return XO_OK;
-	case XO_OP_binary_accuracy: /* integer counts: exact */
-	case XO_OP_sparse_categorical_accuracy:
-		return XO_OK;
-	case XO_OP_sparse_categorical_crossentropy:
-		tol_scce(h);
-		return XO_OK;
-	case XO_OP_sgd:
-		tol_sgd(h);
-		return XO_OK;
-	case XO_OP_rmsprop:
-		tol_rmsprop(h);
-		return XO_OK;
-	case XO_OP_embedding:
-		tol_embedding(h);
-		return XO_OK;
-	case XO_OP_relu:    /* max(x, 0), dy or 0: exact */
-	case XO_OP_flatten: /* a copy */
-	case XO_OP_dropout: /* x * scale, scale = 1/(1-rate) in float: one rounding, exact */
-	case XO_OP_accuracy:
-	case XO_OP_gather:
-	case XO_OP_COUNT:
-		break;
-	case XO_OP_simple_rnn:
-	case XO_OP_lstm:
-	case XO_OP_gru:
-		if (c->dir == XO_DIR_FWD)
-			xo_hcase_tol_rnn_fwd(h);
-		else
-			xo_hcase_tol_rnn_bwd(h);
-		return XO_OK;
-	}
-	return XO_OK;
+	return bound_of[h->c->op](h, ref);
 }

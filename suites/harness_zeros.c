@@ -112,143 +112,249 @@ static int64_t rnn_structural_zeros(const struct hcase *h, int slot)
 	return z;
 }
 
-int64_t xo_hcase_structural_zeros(const struct hcase *h, int slot)
+/* conv1d, conv2d, dense */
+static int64_t zeros_conv_dense_relu(const struct hcase *h)
 {
 	const struct xo_case *c = h->c;
 	const struct xo_params *p = &c->p;
 	int64_t z = 0;
 
+	if (c->dir == XO_DIR_FWD && p->activation == XO_ACTIVATION_RELU)
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			z += !(h->z[e] > 0.0f);
+	return z;
+}
+#define ZEROS_conv1d zeros_conv_dense_relu
+#define ZEROS_conv2d zeros_conv_dense_relu
+#define ZEROS_dense zeros_conv_dense_relu
+
+/* relu */
+static int64_t zeros_relu(const struct hcase *h)
+{
+	int64_t z = 0;
+
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		z += !(h->src[0][e] > 0.0f);
+	return z;
+}
+#define ZEROS_relu zeros_relu
+
+/* dropout */
+static int64_t zeros_dropout(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+
+	for (int64_t e = 0; p->training && e < h->dn[0]; e++)
+		z += !xo_dropout_keep(p->seed, p->step, p->layer, (uint64_t)e, p->rate);
+	return z;
+}
+#define ZEROS_dropout zeros_dropout
+
+/* embedding: bwd: the rows no id names */
+static int64_t zeros_embedding(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+
+	if (c->dir == XO_DIR_BWD) {
+		char *used = calloc((size_t)p->rows, 1);
+
+		if (!used)
+			return 0;
+		for (int64_t i = 0; i < p->batch * p->len; i++) {
+			int32_t r;
+
+			memcpy(&r, &h->src[0][i], 4);
+			used[r] = 1;
+		}
+		for (int64_t r = 0; r < p->rows; r++)
+			z += used[r] ? 0 : p->ch;
+		free(used);
+	}
+	return z;
+}
+#define ZEROS_embedding zeros_embedding
+
+/* global_max_pooling1d: one first maximum per (sample, channel) */
+static int64_t zeros_global_max_pool1d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len - 1) : 0;
+}
+#define ZEROS_global_max_pooling1d zeros_global_max_pool1d
+
+/* global_max_pooling2d */
+static int64_t zeros_global_max_pool2d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len * p->width - 1) : 0;
+}
+#define ZEROS_global_max_pooling2d zeros_global_max_pool2d
+
+/* average_pooling2d, max_pooling2d bwd: cells no window holds (average), or
+ * the first maximum of no window (max) */
+static int64_t zeros_pool2d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+	struct xo_pool2d_geom g;
+	bool max = c->op == XO_OP_max_pooling2d;
+	int64_t hw = p->len * p->width;
+	char *hit;
+
+	if (c->dir != XO_DIR_BWD || xo_pool2d_geometry_of(c->op, p, &g))
+		return 0;
+	hit = calloc((size_t)h->dn[0], 1);
+	if (!hit)
+		return 0;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t oh = 0; oh < g.out_h; oh++)
+			for (int64_t ow = 0; ow < g.out_w; ow++)
+				for (int64_t ch = 0; ch < p->ch; ch++) {
+					int64_t r[4], best = -1;
+
+					pool2d_window(p, &g, oh, ow, r);
+					for (int64_t i = r[0]; i < r[1]; i++)
+						for (int64_t j = r[2]; j < r[3]; j++) {
+							int64_t e = ((n * hw) + i * p->width + j) *
+							                p->ch + ch;
+
+							if (!max)
+								hit[e] = 1;
+							else if (best < 0 ||
+							         h->src[0][e] > h->src[0][best])
+								best = e;
+						}
+					if (max && best >= 0)
+						hit[best] = 1;
+				}
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		z += !hit[e];
+	free(hit);
+	return z;
+}
+#define ZEROS_average_pooling2d zeros_pool2d
+#define ZEROS_max_pooling2d zeros_pool2d
+
+/* average_pooling1d bwd: steps no window holds */
+static int64_t zeros_avg_pool1d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+	int64_t out, pad, lo, hi;
+
+	if (c->dir != XO_DIR_BWD || xo_pool1d_geometry_of(c->op, p, &out, &pad))
+		return 0;
+	for (int64_t t = 0; t < p->len; t++) {
+		bool seen = false;
+
+		for (int64_t o = 0; o < out && !seen; o++) {
+			xo_pool1d_window(p, o, pad, &lo, &hi);
+			seen = t >= lo && t < hi;
+		}
+		z += seen ? 0 : p->batch * p->ch;
+	}
+	return z;
+}
+#define ZEROS_average_pooling1d zeros_avg_pool1d
+
+/* max_pooling1d */
+static int64_t zeros_max_pool1d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+	int64_t out, pad;
+	char *hit;
+
+	if (c->dir != XO_DIR_BWD || xo_pool1d_geometry(p, &out, &pad))
+		return 0;
+	hit = calloc((size_t)h->dn[0], 1);
+	if (!hit)
+		return 0;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t o = 0; o < out; o++)
+			for (int64_t ch = 0; ch < p->ch; ch++) {
+				int64_t lo, hi, best;
+
+				pool_window(p, o, pad, &lo, &hi);
+				best = lo;
+				for (int64_t j = lo + 1; j < hi; j++)
+					if (h->src[0][(n * p->len + j) * p->ch + ch] >
+					    h->src[0][(n * p->len + best) * p->ch + ch])
+						best = j;
+				if (lo < hi)
+					hit[(n * p->len + best) * p->ch + ch] = 1;
+			}
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		z += !hit[e];
+	free(hit);
+	return z;
+}
+#define ZEROS_max_pooling1d zeros_max_pool1d
+
+/* every other op: none */
+static int64_t zeros_none(const struct hcase *h)
+{
+	(void)h;
+	return 0;
+}
+#define ZEROS_global_average_pooling1d zeros_none
+#define ZEROS_global_average_pooling2d zeros_none
+#define ZEROS_sigmoid zeros_none
+#define ZEROS_softmax zeros_none
+#define ZEROS_tanh zeros_none
+#define ZEROS_elu zeros_none
+#define ZEROS_gelu zeros_none
+#define ZEROS_softplus zeros_none
+#define ZEROS_flatten zeros_none
+#define ZEROS_categorical_crossentropy zeros_none
+#define ZEROS_adam zeros_none
+#define ZEROS_accuracy zeros_none
+#define ZEROS_gather zeros_none
+#define ZEROS_batch_normalization zeros_none
+#define ZEROS_sgd zeros_none
+#define ZEROS_rmsprop zeros_none
+#define ZEROS_binary_crossentropy zeros_none
+#define ZEROS_mean_squared_error zeros_none
+#define ZEROS_binary_accuracy zeros_none
+#define ZEROS_sparse_categorical_crossentropy zeros_none
+#define ZEROS_sparse_categorical_accuracy zeros_none
+#define ZEROS_simple_rnn zeros_none
+#define ZEROS_lstm zeros_none
+#define ZEROS_gru zeros_none
+
+/* The structural zeros of dst slot 0 (those of the other slots, of the convolutions' backward and
+ * of the recurrent ops: above). One entry per op of ops.def: an op without its ZEROS_ entry does
+ * not compile. */
+static int64_t (*const zeros_of[XO_OP_COUNT])(const struct hcase *h) = {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = ZEROS_##name,
+#include "xo/ops.def"
+#undef XO_OP
+};
+
+int64_t xo_hcase_structural_zeros(const struct hcase *h, int slot)
+{
+	const struct xo_case *c = h->c;
+
 	if (c->op == XO_OP_conv1d && c->dir == XO_DIR_BWD)
-		return conv_geometry_zeros(p, slot);
+		return conv_geometry_zeros(&c->p, slot);
 	if (xo_op_is_rnn(c->op))
 		return rnn_structural_zeros(h, slot);
 	if (c->op == XO_OP_conv2d && c->dir == XO_DIR_BWD)
-		return conv2d_geometry_zeros(p, slot);
+		return conv2d_geometry_zeros(&c->p, slot);
 	if (slot != 0)
 		return 0;
-	switch (c->op) {
-	case XO_OP_conv1d:
-	case XO_OP_conv2d:
-	case XO_OP_dense:
-		if (c->dir == XO_DIR_FWD && p->activation == XO_ACTIVATION_RELU)
-			for (int64_t e = 0; e < h->dn[0]; e++)
-				z += !(h->z[e] > 0.0f);
-		return z;
-	case XO_OP_relu:
-		for (int64_t e = 0; e < h->dn[0]; e++)
-			z += !(h->src[0][e] > 0.0f);
-		return z;
-	case XO_OP_dropout:
-		for (int64_t e = 0; p->training && e < h->dn[0]; e++)
-			z += !xo_dropout_keep(p->seed, p->step, p->layer, (uint64_t)e, p->rate);
-		return z;
-	case XO_OP_embedding: /* bwd: the rows no id names */
-		if (c->dir == XO_DIR_BWD) {
-			char *used = calloc((size_t)p->rows, 1);
-
-			if (!used)
-				return 0;
-			for (int64_t i = 0; i < p->batch * p->len; i++) {
-				int32_t r;
-
-				memcpy(&r, &h->src[0][i], 4);
-				used[r] = 1;
-			}
-			for (int64_t r = 0; r < p->rows; r++)
-				z += used[r] ? 0 : p->ch;
-			free(used);
-		}
-		return z;
-	case XO_OP_global_max_pooling1d: /* one first maximum per (sample, channel) */
-		return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len - 1) : 0;
-	case XO_OP_global_max_pooling2d:
-		return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len * p->width - 1) : 0;
-	case XO_OP_average_pooling2d:
-	case XO_OP_max_pooling2d: { /* bwd: cells no window holds (average), or
-				     * the first maximum of no window (max) */
-		struct xo_pool2d_geom g;
-		bool max = c->op == XO_OP_max_pooling2d;
-		int64_t hw = p->len * p->width;
-		char *hit;
-
-		if (c->dir != XO_DIR_BWD || xo_pool2d_geometry_of(c->op, p, &g))
-			return 0;
-		hit = calloc((size_t)h->dn[0], 1);
-		if (!hit)
-			return 0;
-		for (int64_t n = 0; n < p->batch; n++)
-			for (int64_t oh = 0; oh < g.out_h; oh++)
-				for (int64_t ow = 0; ow < g.out_w; ow++)
-					for (int64_t ch = 0; ch < p->ch; ch++) {
-						int64_t r[4], best = -1;
-
-						pool2d_window(p, &g, oh, ow, r);
-						for (int64_t i = r[0]; i < r[1]; i++)
-							for (int64_t j = r[2]; j < r[3]; j++) {
-								int64_t e = ((n * hw) + i * p->width + j) *
-								                p->ch + ch;
-
-								if (!max)
-									hit[e] = 1;
-								else if (best < 0 ||
-								         h->src[0][e] > h->src[0][best])
-									best = e;
-							}
-						if (max && best >= 0)
-							hit[best] = 1;
-					}
-		for (int64_t e = 0; e < h->dn[0]; e++)
-			z += !hit[e];
-		free(hit);
-		return z;
-	}
-	case XO_OP_average_pooling1d: { /* bwd: steps no window holds */
-		int64_t out, pad, lo, hi;
-
-		if (c->dir != XO_DIR_BWD || xo_pool1d_geometry_of(c->op, p, &out, &pad))
-			return 0;
-		for (int64_t t = 0; t < p->len; t++) {
-			bool seen = false;
-
-			for (int64_t o = 0; o < out && !seen; o++) {
-				xo_pool1d_window(p, o, pad, &lo, &hi);
-				seen = t >= lo && t < hi;
-			}
-			z += seen ? 0 : p->batch * p->ch;
-		}
-		return z;
-	}
-	case XO_OP_max_pooling1d: {
-		int64_t out, pad;
-		char *hit;
-
-		if (c->dir != XO_DIR_BWD || xo_pool1d_geometry(p, &out, &pad))
-			return 0;
-		hit = calloc((size_t)h->dn[0], 1);
-		if (!hit)
-			return 0;
-		for (int64_t n = 0; n < p->batch; n++)
-			for (int64_t o = 0; o < out; o++)
-				for (int64_t ch = 0; ch < p->ch; ch++) {
-					int64_t lo, hi, best;
-
-					pool_window(p, o, pad, &lo, &hi);
-					best = lo;
-					for (int64_t j = lo + 1; j < hi; j++)
-						if (h->src[0][(n * p->len + j) * p->ch + ch] >
-						    h->src[0][(n * p->len + best) * p->ch + ch])
-							best = j;
-					if (lo < hi)
-						hit[(n * p->len + best) * p->ch + ch] = 1;
-				}
-		for (int64_t e = 0; e < h->dn[0]; e++)
-			z += !hit[e];
-		free(hit);
-		return z;
-	}
-	default:
-		return 0;
-	}
+	return zeros_of[c->op](h);
 }
 
 /*
