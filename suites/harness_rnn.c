@@ -296,6 +296,67 @@ static struct ev ev_sig_d(double y)
 	return (struct ev){v, 2.0 * U * fabs(v)};
 }
 
+/* lstm's step back (xo_hcase_tol_rnn_bwd): the gate gradients px (= ph) of
+ * one (sample, step) from dh, and the cell gradient dc carried back. */
+static void tol_rnn_bwd_lstm(int64_t u, int64_t G, const float *row, const float *prev,
+                             const struct ev *dh, struct ev *dc, struct ev *px, struct ev *ph)
+{
+	for (int64_t k = 0; k < u; k++) {
+		double ig = row[k], fg = row[u + k], gg = row[2 * u + k];
+		double og = row[3 * u + k], ac = row[5 * u + k];
+		double cp = prev ? prev[4 * u + k] : 0.0;
+		struct ev dcc = ev_add(dc[k], ev_mul(ev_mul(dh[k], ev_x(og)),
+		                                     ev_tanh_d(ac)));
+
+		px[k] = ev_mul(ev_mul(dcc, ev_x(gg)), ev_sig_d(ig));
+		px[u + k] = ev_mul(ev_mul(dcc, ev_x(cp)), ev_sig_d(fg));
+		px[2 * u + k] = ev_mul(ev_mul(dcc, ev_x(ig)), ev_tanh_d(gg));
+		px[3 * u + k] = ev_mul(ev_mul(dh[k], ev_x(ac)), ev_sig_d(og));
+		dc[k] = ev_mul(dcc, ev_x(fg));
+	}
+	for (int64_t j = 0; j < G; j++)
+		ph[j] = px[j];
+}
+
+/* gru's step back (xo_hcase_tol_rnn_bwd): the gate gradients px (input
+ * side) and ph (recurrent side) of one (sample, step) from dh; with
+ * reset_after=0 also drh, the gradient of r h' through U_h. */
+static void tol_rnn_bwd_gru(int64_t u, int64_t G, bool ra, const float *row, const float *prev,
+                            const float *Uw, const struct ev *dh, struct ev *px, struct ev *ph,
+                            struct ev *drh)
+{
+	for (int64_t k = 0; k < u; k++) {
+		double z = row[k], rg = row[u + k], hh = row[2 * u + k];
+		double hp = prev ? prev[3 * u + k] : 0.0;
+		struct ev hd = {hp - hh, U * fabs(hp - hh)};
+		struct ev omz = {1.0 - z, U * fabs(1.0 - z)};
+
+		px[k] = ph[k] = ev_mul(ev_mul(dh[k], hd), ev_sig_d(z));
+		px[2 * u + k] = ev_mul(ev_mul(dh[k], omz), ev_tanh_d(hh));
+		ph[2 * u + k] = ra ? ev_mul(px[2 * u + k], ev_x(rg)) : px[2 * u + k];
+		if (ra)
+			px[u + k] = ph[u + k] =
+			    ev_mul(ev_mul(px[2 * u + k], ev_x(row[4 * u + k])),
+			           ev_sig_d(rg));
+	}
+	if (!ra)
+		for (int64_t k = 0; k < u; k++) {
+			double rg = row[u + k], hp = prev ? prev[3 * u + k] : 0.0;
+			double v = 0.0, e = 0.0, m = 0.0;
+
+			for (int64_t j = 0; j < u; j++) {
+				double w = Uw[k * G + 2 * u + j];
+
+				v += px[2 * u + j].v * w;
+				e += fabs(w) * px[2 * u + j].e;
+				m += fabs(px[2 * u + j].v * w);
+			}
+			drh[k] = (struct ev){v, e + C_ACC * (double)u * U * m};
+			px[u + k] = ph[u + k] =
+			    ev_mul(ev_mul(drh[k], ev_x(hp)), ev_sig_d(rg));
+		}
+}
+
 /*
  * Backward bound: the backward has no transcendental call (ops.def: every
  * derivative from a stored output), so its error is that of a polynomial
@@ -362,53 +423,10 @@ void xo_hcase_tol_rnn_bwd(struct hcase *h)
 					                                   : ev_tanh_d(row[k]));
 				break;
 			case XO_OP_lstm:
-				for (int64_t k = 0; k < u; k++) {
-					double ig = row[k], fg = row[u + k], gg = row[2 * u + k];
-					double og = row[3 * u + k], ac = row[5 * u + k];
-					double cp = prev ? prev[4 * u + k] : 0.0;
-					struct ev dcc = ev_add(dc[k], ev_mul(ev_mul(dh[k], ev_x(og)),
-					                                     ev_tanh_d(ac)));
-
-					px[k] = ev_mul(ev_mul(dcc, ev_x(gg)), ev_sig_d(ig));
-					px[u + k] = ev_mul(ev_mul(dcc, ev_x(cp)), ev_sig_d(fg));
-					px[2 * u + k] = ev_mul(ev_mul(dcc, ev_x(ig)), ev_tanh_d(gg));
-					px[3 * u + k] = ev_mul(ev_mul(dh[k], ev_x(ac)), ev_sig_d(og));
-					dc[k] = ev_mul(dcc, ev_x(fg));
-				}
-				for (int64_t j = 0; j < G; j++)
-					ph[j] = px[j];
+				tol_rnn_bwd_lstm(u, G, row, prev, dh, dc, px, ph);
 				break;
 			case XO_OP_gru:
-				for (int64_t k = 0; k < u; k++) {
-					double z = row[k], rg = row[u + k], hh = row[2 * u + k];
-					double hp = prev ? prev[3 * u + k] : 0.0;
-					struct ev hd = {hp - hh, U * fabs(hp - hh)};
-					struct ev omz = {1.0 - z, U * fabs(1.0 - z)};
-
-					px[k] = ph[k] = ev_mul(ev_mul(dh[k], hd), ev_sig_d(z));
-					px[2 * u + k] = ev_mul(ev_mul(dh[k], omz), ev_tanh_d(hh));
-					ph[2 * u + k] = ra ? ev_mul(px[2 * u + k], ev_x(rg)) : px[2 * u + k];
-					if (ra)
-						px[u + k] = ph[u + k] =
-						    ev_mul(ev_mul(px[2 * u + k], ev_x(row[4 * u + k])),
-						           ev_sig_d(rg));
-				}
-				if (!ra)
-					for (int64_t k = 0; k < u; k++) {
-						double rg = row[u + k], hp = prev ? prev[3 * u + k] : 0.0;
-						double v = 0.0, e = 0.0, m = 0.0;
-
-						for (int64_t j = 0; j < u; j++) {
-							double w = Uw[k * G + 2 * u + j];
-
-							v += px[2 * u + j].v * w;
-							e += fabs(w) * px[2 * u + j].e;
-							m += fabs(px[2 * u + j].v * w);
-						}
-						drh[k] = (struct ev){v, e + C_ACC * (double)u * U * m};
-						px[u + k] = ph[u + k] =
-						    ev_mul(ev_mul(drh[k], ev_x(hp)), ev_sig_d(rg));
-					}
+				tol_rnn_bwd_gru(u, G, ra, row, prev, Uw, dh, px, ph, drh);
 				break;
 			default:
 				XO_ASSERT(!"not a recurrent op");
