@@ -243,7 +243,8 @@ _Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
 	(B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |          \
 	 B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_DILATION) | B(K_DILATION_W) |         \
 	 B(K_PADDING) | B(K_USE_BIAS) | B(K_ACTIVATION))
-#define KEYS_POOL1D                   (B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) | B(K_PADDING))
+#define KEYS_POOL1D \
+	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) | B(K_PADDING))
 #define KEYS_max_pooling1d            KEYS_POOL1D
 #define KEYS_average_pooling1d        KEYS_POOL1D
 #define KEYS_GLOBAL_POOL1D            (B(K_BATCH) | B(K_LEN) | B(K_CH))
@@ -257,7 +258,7 @@ _Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
 #define KEYS_GLOBAL_POOL2D            (B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH))
 #define KEYS_global_average_pooling2d KEYS_GLOBAL_POOL2D
 #define KEYS_global_max_pooling2d     KEYS_GLOBAL_POOL2D
-#define KEYS_dense                    (B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION))
+#define KEYS_dense (B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION))
 #define KEYS_ELEMENTWISE              (B(K_BATCH) | B(K_LEN) | B(K_CH))
 #define KEYS_relu                     KEYS_ELEMENTWISE
 #define KEYS_sigmoid                  KEYS_ELEMENTWISE
@@ -278,7 +279,8 @@ _Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
 #define KEYS_binary_accuracy                 KEYS_LOSS
 #define KEYS_sparse_categorical_crossentropy KEYS_LOSS
 #define KEYS_sparse_categorical_accuracy     KEYS_LOSS
-#define KEYS_adam                            (B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) | B(K_ITERATION))
+#define KEYS_adam \
+	(B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) | B(K_ITERATION))
 #define KEYS_gather                          (B(K_BATCH) | B(K_CH) | B(K_ROWS))
 #define KEYS_embedding                       (B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ROWS))
 #define KEYS_batch_normalization                                                                   \
