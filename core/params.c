@@ -234,84 +234,80 @@ static const struct key_info keys[K_COUNT] = {
 _Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
 
 #define B(k) (UINT64_C(1) << (k))
-/* Which keys each op reads (its canonical line). */
+/* Which keys each op reads (its canonical line): one KEYS_<op> mask per op of
+ * ops.def, shared within a family; an op without one does not compile. */
+#define KEYS_conv1d                                                                                \
+	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) | B(K_STRIDES) |        \
+	 B(K_DILATION) | B(K_PADDING) | B(K_USE_BIAS) | B(K_ACTIVATION))
+#define KEYS_conv2d                                                                                \
+	(B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |          \
+	 B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_DILATION) | B(K_DILATION_W) |         \
+	 B(K_PADDING) | B(K_USE_BIAS) | B(K_ACTIVATION))
+#define KEYS_POOL1D \
+	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) | B(K_PADDING))
+#define KEYS_max_pooling1d            KEYS_POOL1D
+#define KEYS_average_pooling1d        KEYS_POOL1D
+#define KEYS_GLOBAL_POOL1D            (B(K_BATCH) | B(K_LEN) | B(K_CH))
+#define KEYS_global_average_pooling1d KEYS_GLOBAL_POOL1D
+#define KEYS_global_max_pooling1d     KEYS_GLOBAL_POOL1D
+#define KEYS_POOL2D                                                                                \
+	(B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_POOL_SIZE) | B(K_POOL_W) |             \
+	 B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING))
+#define KEYS_max_pooling2d            KEYS_POOL2D
+#define KEYS_average_pooling2d        KEYS_POOL2D
+#define KEYS_GLOBAL_POOL2D            (B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH))
+#define KEYS_global_average_pooling2d KEYS_GLOBAL_POOL2D
+#define KEYS_global_max_pooling2d     KEYS_GLOBAL_POOL2D
+#define KEYS_dense (B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION))
+#define KEYS_ELEMENTWISE              (B(K_BATCH) | B(K_LEN) | B(K_CH))
+#define KEYS_relu                     KEYS_ELEMENTWISE
+#define KEYS_sigmoid                  KEYS_ELEMENTWISE
+#define KEYS_softmax                  KEYS_ELEMENTWISE
+#define KEYS_tanh                     KEYS_ELEMENTWISE
+#define KEYS_elu                      KEYS_ELEMENTWISE
+#define KEYS_gelu                     KEYS_ELEMENTWISE
+#define KEYS_softplus                 KEYS_ELEMENTWISE
+#define KEYS_flatten                  KEYS_ELEMENTWISE
+#define KEYS_dropout                                                                               \
+	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_RATE) | B(K_TRAINING) | B(K_SEED) | B(K_STEP) |     \
+	 B(K_LAYER))
+#define KEYS_LOSS                            (B(K_BATCH) | B(K_CH))
+#define KEYS_categorical_crossentropy        KEYS_LOSS
+#define KEYS_accuracy                        KEYS_LOSS
+#define KEYS_binary_crossentropy             KEYS_LOSS
+#define KEYS_mean_squared_error              KEYS_LOSS
+#define KEYS_binary_accuracy                 KEYS_LOSS
+#define KEYS_sparse_categorical_crossentropy KEYS_LOSS
+#define KEYS_sparse_categorical_accuracy     KEYS_LOSS
+#define KEYS_adam \
+	(B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) | B(K_ITERATION))
+#define KEYS_gather                          (B(K_BATCH) | B(K_CH) | B(K_ROWS))
+#define KEYS_embedding                       (B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ROWS))
+#define KEYS_batch_normalization                                                                   \
+	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_TRAINING) | B(K_MOMENTUM) | B(K_EPSILON) |          \
+	 B(K_CENTER) | B(K_SCALE))
+#define KEYS_sgd     (B(K_SIZE) | B(K_LR) | B(K_MOMENTUM) | B(K_NESTEROV))
+#define KEYS_rmsprop (B(K_SIZE) | B(K_LR) | B(K_RHO) | B(K_MOMENTUM) | B(K_EPSILON))
+#define KEYS_simple_rnn                                                                            \
+	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |          \
+	 B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS))
+#define KEYS_lstm                                                                                  \
+	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |          \
+	 B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS))
+#define KEYS_gru                                                                                   \
+	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |          \
+	 B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS) | B(K_RESET_AFTER))
+
+static const uint64_t op_key_masks[XO_OP_COUNT] = {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,
+#include "xo/ops.def"
+#undef XO_OP
+};
+
 static uint64_t op_keys(enum xo_op op)
 {
-	switch (op) {
-	case XO_OP_conv1d:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |
-		       B(K_STRIDES) | B(K_DILATION) | B(K_PADDING) | B(K_USE_BIAS) |
-		       B(K_ACTIVATION);
-	case XO_OP_conv2d:
-		return B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) |
-		       B(K_KERNEL_SIZE) | B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) |
-		       B(K_DILATION) | B(K_DILATION_W) | B(K_PADDING) | B(K_USE_BIAS) |
-		       B(K_ACTIVATION);
-	case XO_OP_max_pooling1d:
-	case XO_OP_average_pooling1d:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) |
-		       B(K_PADDING);
-	case XO_OP_global_average_pooling1d:
-	case XO_OP_global_max_pooling1d:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH);
-	case XO_OP_max_pooling2d:
-	case XO_OP_average_pooling2d:
-		return B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_POOL_SIZE) |
-		       B(K_POOL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING);
-	case XO_OP_global_average_pooling2d:
-	case XO_OP_global_max_pooling2d:
-		return B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH);
-	case XO_OP_dense:
-		return B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION);
-	case XO_OP_relu:
-	case XO_OP_sigmoid:
-	case XO_OP_softmax:
-	case XO_OP_tanh:
-	case XO_OP_elu:
-	case XO_OP_gelu:
-	case XO_OP_softplus:
-	case XO_OP_flatten:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH);
-	case XO_OP_dropout:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_RATE) | B(K_TRAINING) | B(K_SEED) |
-		       B(K_STEP) | B(K_LAYER);
-	case XO_OP_categorical_crossentropy:
-	case XO_OP_accuracy:
-	case XO_OP_binary_crossentropy:
-	case XO_OP_mean_squared_error:
-	case XO_OP_binary_accuracy:
-	case XO_OP_sparse_categorical_crossentropy:
-	case XO_OP_sparse_categorical_accuracy:
-		return B(K_BATCH) | B(K_CH);
-	case XO_OP_adam:
-		return B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) |
-		       B(K_ITERATION);
-	case XO_OP_gather:
-		return B(K_BATCH) | B(K_CH) | B(K_ROWS);
-	case XO_OP_embedding:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ROWS);
-	case XO_OP_batch_normalization:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_TRAINING) | B(K_MOMENTUM) |
-		       B(K_EPSILON) | B(K_CENTER) | B(K_SCALE);
-	case XO_OP_sgd:
-		return B(K_SIZE) | B(K_LR) | B(K_MOMENTUM) | B(K_NESTEROV);
-	case XO_OP_rmsprop:
-		return B(K_SIZE) | B(K_LR) | B(K_RHO) | B(K_MOMENTUM) | B(K_EPSILON);
-	case XO_OP_simple_rnn:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) |
-		       B(K_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS);
-	case XO_OP_lstm:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) |
-		       B(K_ACTIVATION) | B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) |
-		       B(K_GO_BACKWARDS);
-	case XO_OP_gru:
-		return B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) |
-		       B(K_ACTIVATION) | B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) |
-		       B(K_GO_BACKWARDS) | B(K_RESET_AFTER);
-	case XO_OP_COUNT:
-		break;
-	}
-	XO_ASSERT(!"unknown op");
+	XO_ASSERT((unsigned)op < XO_OP_COUNT);
+	return op_key_masks[op];
 }
 #undef B
 

@@ -89,390 +89,572 @@ static enum xo_status rnn_check(const char *name, enum xo_op op, const struct xo
 	return XO_OK;
 }
 
-enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
-			    struct xo_slot_shape src[XO_MAX_SRC], struct xo_slot_shape dst[XO_MAX_DST])
+/* conv1d */
+static enum xo_status shapes_conv1d(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                    struct xo_slot_shape *src, struct xo_slot_shape *dst)
 {
 	const char *name = xo_op_name(op);
-	int64_t out = 0, pad = 0, flat = 0;
+	int64_t out = 0, pad = 0;
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(ch);
+	NEED(filters);
+	st = xo_conv1d_geometry(p, &out, &pad);
+	if (st)
+		return st;
+	if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+		return xo_error(XO_EINVAL,
+		                "conv1d: activation=%s is not fused (linear, relu, sigmoid or "
+		                "softmax); apply it as its own op",
+		                (unsigned)p->activation <= XO_ACTIVATION_LAST
+		                    ? xo_activation_name(p->activation)
+		                    : "?");
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	SLOT(src[1], false, p->kernel_size, p->ch, p->filters);
+	if (p->use_bias)
+		SLOT(src[2], false, p->filters);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[0], false, p->batch, out, p->filters);
+	} else {
+		SLOT(src[2], false, p->batch, out, p->filters);
+		SLOT(src[3], false, p->batch, out, p->filters);
+		SLOT(dst[0], true, p->batch, p->len, p->ch);
+		SLOT(dst[1], false, p->kernel_size, p->ch, p->filters);
+		if (p->use_bias)
+			SLOT(dst[2], false, p->filters);
+	}
+	return XO_OK;
+}
+#define SHAPES_conv1d shapes_conv1d
+
+/* conv2d */
+static enum xo_status shapes_conv2d(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                    struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t oh, ow, pt, pl;
+	struct xo_params q = xo_params_width_axis(p);
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(ch);
+	NEED(filters);
+	st = xo_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+	if (st)
+		return st;
+	if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+		return xo_error(XO_EINVAL,
+		                "conv2d: activation=%s is not fused (linear, relu, sigmoid or "
+		                "softmax); apply it as its own op",
+		                (unsigned)p->activation <= XO_ACTIVATION_LAST
+		                    ? xo_activation_name(p->activation)
+		                    : "?");
+	SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+	SLOT(src[1], false, p->kernel_size, q.kernel_size, p->ch, p->filters);
+	if (p->use_bias)
+		SLOT(src[2], false, p->filters);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[0], false, p->batch, oh, ow, p->filters);
+	} else {
+		SLOT(src[2], false, p->batch, oh, ow, p->filters);
+		SLOT(src[3], false, p->batch, oh, ow, p->filters);
+		SLOT(dst[0], true, p->batch, p->len, p->width, p->ch);
+		SLOT(dst[1], false, p->kernel_size, q.kernel_size, p->ch, p->filters);
+		if (p->use_bias)
+			SLOT(dst[2], false, p->filters);
+	}
+	return XO_OK;
+}
+#define SHAPES_conv2d shapes_conv2d
+
+/* max_pooling1d */
+static enum xo_status shapes_max_pooling1d(enum xo_op op, enum xo_dir dir,
+                                           const struct xo_params *p, struct xo_slot_shape *src,
+                                           struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t out = 0, pad = 0;
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(ch);
+	st = xo_pool1d_geometry(p, &out, &pad);
+	if (st)
+		return st;
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[0], false, p->batch, out, p->ch);
+	} else {
+		SLOT(src[1], false, p->batch, out, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_max_pooling1d shapes_max_pooling1d
+
+/* average_pooling1d */
+static enum xo_status shapes_average_pooling1d(enum xo_op op, enum xo_dir dir,
+                                               const struct xo_params *p, struct xo_slot_shape *src,
+                                               struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t out = 0, pad = 0;
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(ch);
+	st = xo_pool1d_geometry_of(op, p, &out, &pad);
+	if (st)
+		return st;
+	if (dir == XO_DIR_FWD) {
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		SLOT(dst[0], false, p->batch, out, p->ch);
+	} else {
+		SLOT(src[0], false, p->batch, out, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_average_pooling1d shapes_average_pooling1d
+
+/* global_average_pooling1d, global_max_pooling1d */
+static enum xo_status shapes_global_pooling1d(enum xo_op op, enum xo_dir dir,
+                                              const struct xo_params *p, struct xo_slot_shape *src,
+                                              struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	if (dir == XO_DIR_FWD) {
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		SLOT(dst[0], false, p->batch, p->ch);
+	} else if (op == XO_OP_global_max_pooling1d) {
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		SLOT(src[1], false, p->batch, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->ch);
+	} else {
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_global_average_pooling1d shapes_global_pooling1d
+#define SHAPES_global_max_pooling1d     shapes_global_pooling1d
+
+/* max_pooling2d, average_pooling2d */
+static enum xo_status shapes_pooling2d(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                       struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	struct xo_pool2d_geom g;
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(ch);
+	st = xo_pool2d_geometry_of(op, p, &g);
+	if (st)
+		return st;
+	if (dir == XO_DIR_FWD) {
+		SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+		SLOT(dst[0], false, p->batch, g.out_h, g.out_w, p->ch);
+	} else if (op == XO_OP_max_pooling2d) {
+		SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+		SLOT(src[1], false, p->batch, g.out_h, g.out_w, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+	} else {
+		SLOT(src[0], false, p->batch, g.out_h, g.out_w, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_max_pooling2d     shapes_pooling2d
+#define SHAPES_average_pooling2d shapes_pooling2d
+
+/* global_average_pooling2d, global_max_pooling2d */
+static enum xo_status shapes_global_pooling2d(enum xo_op op, enum xo_dir dir,
+                                              const struct xo_params *p, struct xo_slot_shape *src,
+                                              struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(len);
+	NEED(width);
+	NEED(ch);
+	if (dir == XO_DIR_FWD) {
+		SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+		SLOT(dst[0], false, p->batch, p->ch);
+	} else if (op == XO_OP_global_max_pooling2d) {
+		SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+		SLOT(src[1], false, p->batch, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+	} else {
+		SLOT(src[0], false, p->batch, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_global_average_pooling2d shapes_global_pooling2d
+#define SHAPES_global_max_pooling2d     shapes_global_pooling2d
+
+/* dense */
+static enum xo_status shapes_dense(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                   struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(ch);
+	NEED(units);
+	if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+		return xo_error(XO_EINVAL,
+		                "dense: activation=%s is not fused (linear, relu, sigmoid or "
+		                "softmax); apply it as its own op",
+		                (unsigned)p->activation <= XO_ACTIVATION_LAST
+		                    ? xo_activation_name(p->activation)
+		                    : "?");
+	SLOT(src[0], false, p->batch, p->ch);
+	SLOT(src[1], false, p->ch, p->units);
+	if (p->use_bias)
+		SLOT(src[2], false, p->units);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[0], false, p->batch, p->units);
+	} else {
+		SLOT(src[2], false, p->batch, p->units);
+		SLOT(src[3], false, p->batch, p->units);
+		SLOT(dst[0], true, p->batch, p->ch);
+		SLOT(dst[1], false, p->ch, p->units);
+		if (p->use_bias)
+			SLOT(dst[2], false, p->units);
+	}
+	return XO_OK;
+}
+#define SHAPES_dense shapes_dense
+
+/* simple_rnn, lstm, gru */
+static enum xo_status shapes_rnn(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                 struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t g = xo_rnn_gates(op), gu, su;
+	int64_t ydim_len = p->return_sequences ? p->len : 0;
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	NEED(units);
+	st = rnn_check(name, op, p);
+	if (st)
+		return st;
+	gu = g * p->units;
+	su = xo_rnn_ws_blocks(op) * p->units;
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	SLOT(src[1], false, p->ch, gu);
+	SLOT(src[2], false, p->units, gu);
+	if (dir == XO_DIR_FWD) {
+		if (p->use_bias && op == XO_OP_gru && p->reset_after)
+			SLOT(src[3], false, 2, gu);
+		else if (p->use_bias)
+			SLOT(src[3], false, gu);
+		if (ydim_len)
+			SLOT(dst[0], false, p->batch, p->len, p->units);
+		else
+			SLOT(dst[0], false, p->batch, p->units);
+		/* ws optional: NULL is the inference form (ops.def) */
+		SLOT(dst[1], true, p->batch, p->len, su);
+	} else {
+		SLOT(src[3], false, p->batch, p->len, su);
+		if (ydim_len)
+			SLOT(src[4], false, p->batch, p->len, p->units);
+		else
+			SLOT(src[4], false, p->batch, p->units);
+		SLOT(dst[0], true, p->batch, p->len, p->ch);
+		SLOT(dst[1], false, p->ch, gu);
+		SLOT(dst[2], false, p->units, gu);
+		if (p->use_bias && op == XO_OP_gru && p->reset_after)
+			SLOT(dst[3], false, 2, gu);
+		else if (p->use_bias)
+			SLOT(dst[3], false, gu);
+	}
+	return XO_OK;
+}
+#define SHAPES_simple_rnn shapes_rnn
+#define SHAPES_lstm       shapes_rnn
+#define SHAPES_gru        shapes_rnn
+
+/* relu, sigmoid, softmax, tanh, elu, gelu, softplus, dropout */
+static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                         struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	if (op == XO_OP_dropout && !(p->rate >= 0.0f && p->rate < 1.0f))
+		return xo_error(XO_EINVAL, "dropout: rate=%g must be in [0, 1)", (double)p->rate);
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	SLOT(dst[0], false, p->batch, p->len, p->ch);
+	if (dir == XO_DIR_BWD && op != XO_OP_dropout)
+		SLOT(src[1], false, p->batch, p->len, p->ch);
+	return XO_OK;
+}
+#define SHAPES_relu     shapes_elementwise
+#define SHAPES_sigmoid  shapes_elementwise
+#define SHAPES_softmax  shapes_elementwise
+#define SHAPES_tanh     shapes_elementwise
+#define SHAPES_elu      shapes_elementwise
+#define SHAPES_gelu     shapes_elementwise
+#define SHAPES_softplus shapes_elementwise
+#define SHAPES_dropout  shapes_elementwise
+
+/* flatten */
+static enum xo_status shapes_flatten(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                     struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t flat = 0;
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	if (!xo_mul_ok(p->len, p->ch, &flat))
+		return xo_error(XO_EOVERFLOW, "flatten: len * ch overflows");
+	if (dir == XO_DIR_FWD) {
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		SLOT(dst[0], false, p->batch, flat);
+	} else {
+		SLOT(src[0], false, p->batch, flat);
+		SLOT(dst[0], false, p->batch, p->len, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_flatten shapes_flatten
+
+/* categorical_crossentropy, binary_crossentropy, mean_squared_error, binary_accuracy */
+static enum xo_status shapes_loss(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                  struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	/* p, t [batch][ch]; fwd a scalar (loss or count), bwd d / d p */
+	NEED(batch);
+	NEED(ch);
+	SLOT(src[0], false, p->batch, p->ch);
+	SLOT(src[1], false, p->batch, p->ch);
+	if (dir == XO_DIR_FWD)
+		SLOT(dst[0], false, 1);
+	else
+		SLOT(dst[0], false, p->batch, p->ch);
+	return XO_OK;
+}
+#define SHAPES_categorical_crossentropy shapes_loss
+#define SHAPES_binary_crossentropy      shapes_loss
+#define SHAPES_mean_squared_error       shapes_loss
+#define SHAPES_binary_accuracy          shapes_loss
+
+/* batch_normalization */
+static enum xo_status shapes_batch_normalization(enum xo_op op, enum xo_dir dir,
+                                                 const struct xo_params *p,
+                                                 struct xo_slot_shape *src,
+                                                 struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	if (!(p->epsilon > 0.0f) || !(p->momentum >= 0.0f && p->momentum <= 1.0f))
+		return xo_error(XO_EINVAL,
+		                "batch_normalization: need epsilon > 0 and 0 <= momentum <= 1");
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	/* bwd: dx optional (a first layer's input needs no gradient) */
+	SLOT(dst[0], dir == XO_DIR_BWD, p->batch, p->len, p->ch);
+	if (dir == XO_DIR_FWD) {
+		if (p->scale)
+			SLOT(src[1], false, p->ch);
+		if (p->center)
+			SLOT(src[2], false, p->ch);
+		SLOT(dst[1], false, p->ch);
+		SLOT(dst[2], false, p->ch);
+	} else {
+		if (p->scale) {
+			SLOT(src[1], false, p->ch);
+			SLOT(dst[1], false, p->ch);
+		}
+		SLOT(src[2], false, p->batch, p->len, p->ch);
+		if (p->center)
+			SLOT(dst[2], false, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_batch_normalization shapes_batch_normalization
+
+/* adam */
+static enum xo_status shapes_adam(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                  struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	(void)dir;
+	NEED(size);
+	NEED(iteration);
+	if (!(p->lr > 0.0f) || !(p->beta_1 >= 0.0f && p->beta_1 < 1.0f) ||
+	    !(p->beta_2 >= 0.0f && p->beta_2 < 1.0f) || !(p->epsilon >= 0.0f))
+		return xo_error(XO_EINVAL,
+		                "adam: need lr > 0, 0 <= beta_1, beta_2 < 1, epsilon >= 0");
+	SLOT(src[0], false, p->size);
+	SLOT(dst[0], false, p->size);
+	SLOT(dst[1], false, p->size);
+	SLOT(dst[2], false, p->size);
+	return XO_OK;
+}
+#define SHAPES_adam shapes_adam
+
+/* sparse_categorical_crossentropy, sparse_categorical_accuracy */
+static enum xo_status shapes_sparse_loss(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                         struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(ch);
+	SLOT(src[0], false, p->batch, p->ch);
+	SLOT(src[1], false, p->batch);
+	src[1].dtype = XO_DTYPE_I32;
+	if (op == XO_OP_sparse_categorical_crossentropy && dir == XO_DIR_BWD)
+		SLOT(dst[0], false, p->batch, p->ch);
+	else
+		SLOT(dst[0], false, 1);
+	return XO_OK;
+}
+#define SHAPES_sparse_categorical_crossentropy shapes_sparse_loss
+#define SHAPES_sparse_categorical_accuracy     shapes_sparse_loss
+
+/* sgd */
+static enum xo_status shapes_sgd(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                 struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	(void)dir;
+	NEED(size);
+	if (!(p->lr > 0.0f) || !(p->momentum >= 0.0f && p->momentum <= 1.0f))
+		return xo_error(XO_EINVAL, "sgd: need lr > 0, 0 <= momentum <= 1");
+	SLOT(src[0], false, p->size);
+	SLOT(dst[0], false, p->size);
+	SLOT(dst[1], false, p->size);
+	return XO_OK;
+}
+#define SHAPES_sgd shapes_sgd
+
+/* rmsprop */
+static enum xo_status shapes_rmsprop(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                     struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	(void)dir;
+	NEED(size);
+	if (!(p->lr > 0.0f) || !(p->rho >= 0.0f && p->rho <= 1.0f) ||
+	    !(p->momentum >= 0.0f && p->momentum <= 1.0f) || !(p->epsilon >= 0.0f))
+		return xo_error(XO_EINVAL, "rmsprop: need lr > 0, 0 <= rho <= 1, "
+		                           "0 <= momentum <= 1, epsilon >= 0");
+	SLOT(src[0], false, p->size);
+	SLOT(dst[0], false, p->size);
+	SLOT(dst[1], false, p->size);
+	SLOT(dst[2], false, p->size);
+	return XO_OK;
+}
+#define SHAPES_rmsprop shapes_rmsprop
+
+/* accuracy */
+static enum xo_status shapes_accuracy(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                      struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	(void)dir;
+	NEED(batch);
+	NEED(ch);
+	SLOT(src[0], false, p->batch, p->ch);
+	SLOT(src[1], false, p->batch, p->ch);
+	SLOT(dst[0], false, p->batch);
+	dst[0].dtype = XO_DTYPE_I32;
+	SLOT(dst[1], false, 1);
+	return XO_OK;
+}
+#define SHAPES_accuracy shapes_accuracy
+
+/* gather */
+static enum xo_status shapes_gather(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                    struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	(void)dir;
+	NEED(batch);
+	NEED(ch);
+	NEED(rows);
+	SLOT(src[0], false, p->rows, p->ch);
+	SLOT(src[1], false, p->batch);
+	src[1].dtype = XO_DTYPE_I32;
+	SLOT(dst[0], false, p->batch, p->ch);
+	return XO_OK;
+}
+#define SHAPES_gather shapes_gather
+
+/* embedding */
+static enum xo_status shapes_embedding(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                       struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	NEED(rows);
+	SLOT(src[0], false, p->batch, p->len);
+	src[0].dtype = XO_DTYPE_I32;
+	if (dir == XO_DIR_FWD) {
+		SLOT(src[1], false, p->rows, p->ch);
+		SLOT(dst[0], false, p->batch, p->len, p->ch);
+	} else {
+		SLOT(src[1], false, p->batch, p->len, p->ch);
+		SLOT(dst[0], false, p->rows, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_embedding shapes_embedding
+
+typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                    struct xo_slot_shape *src, struct xo_slot_shape *dst);
+
+/* One entry per op of ops.def: an op without its SHAPES_ entry does not compile. */
+static const shapes_fn shapes_of[XO_OP_COUNT] = {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = SHAPES_##name,
+#include "xo/ops.def"
+#undef XO_OP
+};
+
+enum xo_status xo_op_shapes(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                            struct xo_slot_shape src[XO_MAX_SRC],
+                            struct xo_slot_shape dst[XO_MAX_DST])
+{
+	const char *name = xo_op_name(op);
 	enum xo_status st;
 
 	memset(src, 0, sizeof(*src) * XO_MAX_SRC);
 	memset(dst, 0, sizeof(*dst) * XO_MAX_DST);
 	if (dir == XO_DIR_BWD && !xo_op_has_bwd(op))
 		return xo_error(XO_EINVAL, "%s has no backward pass", name);
-
-	switch (op) {
-	case XO_OP_conv1d:
-		NEED(batch);
-		NEED(ch);
-		NEED(filters);
-		st = xo_conv1d_geometry(p, &out, &pad);
-		if (st)
-			return st;
-		if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
-			return xo_error(XO_EINVAL,
-					"conv1d: activation=%s is not fused (linear, relu, sigmoid or "
-					"softmax); apply it as its own op",
-					(unsigned)p->activation <= XO_ACTIVATION_LAST
-					    ? xo_activation_name(p->activation)
-					    : "?");
-		SLOT(src[0], false, p->batch, p->len, p->ch);
-		SLOT(src[1], false, p->kernel_size, p->ch, p->filters);
-		if (p->use_bias)
-			SLOT(src[2], false, p->filters);
-		if (dir == XO_DIR_FWD) {
-			SLOT(dst[0], false, p->batch, out, p->filters);
-		} else {
-			SLOT(src[2], false, p->batch, out, p->filters);
-			SLOT(src[3], false, p->batch, out, p->filters);
-			SLOT(dst[0], true, p->batch, p->len, p->ch);
-			SLOT(dst[1], false, p->kernel_size, p->ch, p->filters);
-			if (p->use_bias)
-				SLOT(dst[2], false, p->filters);
-		}
-		break;
-	case XO_OP_conv2d: {
-		int64_t oh, ow, pt, pl;
-		struct xo_params q = xo_params_width_axis(p);
-
-		NEED(batch);
-		NEED(ch);
-		NEED(filters);
-		st = xo_conv2d_geometry(p, &oh, &ow, &pt, &pl);
-		if (st)
-			return st;
-		if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
-			return xo_error(XO_EINVAL,
-					"conv2d: activation=%s is not fused (linear, relu, sigmoid or "
-					"softmax); apply it as its own op",
-					(unsigned)p->activation <= XO_ACTIVATION_LAST
-					    ? xo_activation_name(p->activation)
-					    : "?");
-		SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
-		SLOT(src[1], false, p->kernel_size, q.kernel_size, p->ch, p->filters);
-		if (p->use_bias)
-			SLOT(src[2], false, p->filters);
-		if (dir == XO_DIR_FWD) {
-			SLOT(dst[0], false, p->batch, oh, ow, p->filters);
-		} else {
-			SLOT(src[2], false, p->batch, oh, ow, p->filters);
-			SLOT(src[3], false, p->batch, oh, ow, p->filters);
-			SLOT(dst[0], true, p->batch, p->len, p->width, p->ch);
-			SLOT(dst[1], false, p->kernel_size, q.kernel_size, p->ch, p->filters);
-			if (p->use_bias)
-				SLOT(dst[2], false, p->filters);
-		}
-		break;
-	}
-	case XO_OP_max_pooling1d:
-		NEED(batch);
-		NEED(ch);
-		st = xo_pool1d_geometry(p, &out, &pad);
-		if (st)
-			return st;
-		SLOT(src[0], false, p->batch, p->len, p->ch);
-		if (dir == XO_DIR_FWD) {
-			SLOT(dst[0], false, p->batch, out, p->ch);
-		} else {
-			SLOT(src[1], false, p->batch, out, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->ch);
-		}
-		break;
-	case XO_OP_average_pooling1d:
-		NEED(batch);
-		NEED(ch);
-		st = xo_pool1d_geometry_of(op, p, &out, &pad);
-		if (st)
-			return st;
-		if (dir == XO_DIR_FWD) {
-			SLOT(src[0], false, p->batch, p->len, p->ch);
-			SLOT(dst[0], false, p->batch, out, p->ch);
-		} else {
-			SLOT(src[0], false, p->batch, out, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->ch);
-		}
-		break;
-	case XO_OP_global_average_pooling1d:
-	case XO_OP_global_max_pooling1d:
-		NEED(batch);
-		NEED(len);
-		NEED(ch);
-		if (dir == XO_DIR_FWD) {
-			SLOT(src[0], false, p->batch, p->len, p->ch);
-			SLOT(dst[0], false, p->batch, p->ch);
-		} else if (op == XO_OP_global_max_pooling1d) {
-			SLOT(src[0], false, p->batch, p->len, p->ch);
-			SLOT(src[1], false, p->batch, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->ch);
-		} else {
-			SLOT(src[0], false, p->batch, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->ch);
-		}
-		break;
-	case XO_OP_max_pooling2d:
-	case XO_OP_average_pooling2d: {
-		struct xo_pool2d_geom g;
-
-		NEED(batch);
-		NEED(ch);
-		st = xo_pool2d_geometry_of(op, p, &g);
-		if (st)
-			return st;
-		if (dir == XO_DIR_FWD) {
-			SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
-			SLOT(dst[0], false, p->batch, g.out_h, g.out_w, p->ch);
-		} else if (op == XO_OP_max_pooling2d) {
-			SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
-			SLOT(src[1], false, p->batch, g.out_h, g.out_w, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
-		} else {
-			SLOT(src[0], false, p->batch, g.out_h, g.out_w, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
-		}
-		break;
-	}
-	case XO_OP_global_average_pooling2d:
-	case XO_OP_global_max_pooling2d:
-		NEED(batch);
-		NEED(len);
-		NEED(width);
-		NEED(ch);
-		if (dir == XO_DIR_FWD) {
-			SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
-			SLOT(dst[0], false, p->batch, p->ch);
-		} else if (op == XO_OP_global_max_pooling2d) {
-			SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
-			SLOT(src[1], false, p->batch, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
-		} else {
-			SLOT(src[0], false, p->batch, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
-		}
-		break;
-	case XO_OP_dense:
-		NEED(batch);
-		NEED(ch);
-		NEED(units);
-		if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
-			return xo_error(XO_EINVAL,
-					"dense: activation=%s is not fused (linear, relu, sigmoid or "
-					"softmax); apply it as its own op",
-					(unsigned)p->activation <= XO_ACTIVATION_LAST
-					    ? xo_activation_name(p->activation)
-					    : "?");
-		SLOT(src[0], false, p->batch, p->ch);
-		SLOT(src[1], false, p->ch, p->units);
-		if (p->use_bias)
-			SLOT(src[2], false, p->units);
-		if (dir == XO_DIR_FWD) {
-			SLOT(dst[0], false, p->batch, p->units);
-		} else {
-			SLOT(src[2], false, p->batch, p->units);
-			SLOT(src[3], false, p->batch, p->units);
-			SLOT(dst[0], true, p->batch, p->ch);
-			SLOT(dst[1], false, p->ch, p->units);
-			if (p->use_bias)
-				SLOT(dst[2], false, p->units);
-		}
-		break;
-	case XO_OP_simple_rnn:
-	case XO_OP_lstm:
-	case XO_OP_gru: {
-		int64_t g = xo_rnn_gates(op), gu, su;
-		int64_t ydim_len = p->return_sequences ? p->len : 0;
-
-		NEED(batch);
-		NEED(len);
-		NEED(ch);
-		NEED(units);
-		st = rnn_check(name, op, p);
-		if (st)
-			return st;
-		gu = g * p->units;
-		su = xo_rnn_ws_blocks(op) * p->units;
-		SLOT(src[0], false, p->batch, p->len, p->ch);
-		SLOT(src[1], false, p->ch, gu);
-		SLOT(src[2], false, p->units, gu);
-		if (dir == XO_DIR_FWD) {
-			if (p->use_bias && op == XO_OP_gru && p->reset_after)
-				SLOT(src[3], false, 2, gu);
-			else if (p->use_bias)
-				SLOT(src[3], false, gu);
-			if (ydim_len)
-				SLOT(dst[0], false, p->batch, p->len, p->units);
-			else
-				SLOT(dst[0], false, p->batch, p->units);
-			/* ws optional: NULL is the inference form (ops.def) */
-			SLOT(dst[1], true, p->batch, p->len, su);
-		} else {
-			SLOT(src[3], false, p->batch, p->len, su);
-			if (ydim_len)
-				SLOT(src[4], false, p->batch, p->len, p->units);
-			else
-				SLOT(src[4], false, p->batch, p->units);
-			SLOT(dst[0], true, p->batch, p->len, p->ch);
-			SLOT(dst[1], false, p->ch, gu);
-			SLOT(dst[2], false, p->units, gu);
-			if (p->use_bias && op == XO_OP_gru && p->reset_after)
-				SLOT(dst[3], false, 2, gu);
-			else if (p->use_bias)
-				SLOT(dst[3], false, gu);
-		}
-		break;
-	}
-	case XO_OP_relu:
-	case XO_OP_sigmoid:
-	case XO_OP_softmax:
-	case XO_OP_tanh:
-	case XO_OP_elu:
-	case XO_OP_gelu:
-	case XO_OP_softplus:
-	case XO_OP_dropout:
-		NEED(batch);
-		NEED(len);
-		NEED(ch);
-		if (op == XO_OP_dropout && !(p->rate >= 0.0f && p->rate < 1.0f))
-			return xo_error(XO_EINVAL, "dropout: rate=%g must be in [0, 1)",
-					(double)p->rate);
-		SLOT(src[0], false, p->batch, p->len, p->ch);
-		SLOT(dst[0], false, p->batch, p->len, p->ch);
-		if (dir == XO_DIR_BWD && op != XO_OP_dropout)
-			SLOT(src[1], false, p->batch, p->len, p->ch);
-		break;
-	case XO_OP_flatten:
-		NEED(batch);
-		NEED(len);
-		NEED(ch);
-		if (!xo_mul_ok(p->len, p->ch, &flat))
-			return xo_error(XO_EOVERFLOW, "flatten: len * ch overflows");
-		if (dir == XO_DIR_FWD) {
-			SLOT(src[0], false, p->batch, p->len, p->ch);
-			SLOT(dst[0], false, p->batch, flat);
-		} else {
-			SLOT(src[0], false, p->batch, flat);
-			SLOT(dst[0], false, p->batch, p->len, p->ch);
-		}
-		break;
-	case XO_OP_categorical_crossentropy:
-	case XO_OP_binary_crossentropy:
-	case XO_OP_mean_squared_error:
-	case XO_OP_binary_accuracy: /* forward only (checked above) */
-		/* p, t [batch][ch]; fwd a scalar (loss or count), bwd d / d p */
-		NEED(batch);
-		NEED(ch);
-		SLOT(src[0], false, p->batch, p->ch);
-		SLOT(src[1], false, p->batch, p->ch);
-		if (dir == XO_DIR_FWD)
-			SLOT(dst[0], false, 1);
-		else
-			SLOT(dst[0], false, p->batch, p->ch);
-		break;
-	case XO_OP_batch_normalization:
-		NEED(batch);
-		NEED(len);
-		NEED(ch);
-		if (!(p->epsilon > 0.0f) || !(p->momentum >= 0.0f && p->momentum <= 1.0f))
-			return xo_error(XO_EINVAL,
-					"batch_normalization: need epsilon > 0 and 0 <= momentum <= 1");
-		SLOT(src[0], false, p->batch, p->len, p->ch);
-		/* bwd: dx optional (a first layer's input needs no gradient) */
-		SLOT(dst[0], dir == XO_DIR_BWD, p->batch, p->len, p->ch);
-		if (dir == XO_DIR_FWD) {
-			if (p->scale)
-				SLOT(src[1], false, p->ch);
-			if (p->center)
-				SLOT(src[2], false, p->ch);
-			SLOT(dst[1], false, p->ch);
-			SLOT(dst[2], false, p->ch);
-		} else {
-			if (p->scale) {
-				SLOT(src[1], false, p->ch);
-				SLOT(dst[1], false, p->ch);
-			}
-			SLOT(src[2], false, p->batch, p->len, p->ch);
-			if (p->center)
-				SLOT(dst[2], false, p->ch);
-		}
-		break;
-	case XO_OP_adam:
-		NEED(size);
-		NEED(iteration);
-		if (!(p->lr > 0.0f) || !(p->beta_1 >= 0.0f && p->beta_1 < 1.0f) ||
-		    !(p->beta_2 >= 0.0f && p->beta_2 < 1.0f) || !(p->epsilon >= 0.0f))
-			return xo_error(XO_EINVAL,
-					"adam: need lr > 0, 0 <= beta_1, beta_2 < 1, epsilon >= 0");
-		SLOT(src[0], false, p->size);
-		SLOT(dst[0], false, p->size);
-		SLOT(dst[1], false, p->size);
-		SLOT(dst[2], false, p->size);
-		break;
-	case XO_OP_sparse_categorical_crossentropy:
-	case XO_OP_sparse_categorical_accuracy:
-		NEED(batch);
-		NEED(ch);
-		SLOT(src[0], false, p->batch, p->ch);
-		SLOT(src[1], false, p->batch);
-		src[1].dtype = XO_DTYPE_I32;
-		if (op == XO_OP_sparse_categorical_crossentropy && dir == XO_DIR_BWD)
-			SLOT(dst[0], false, p->batch, p->ch);
-		else
-			SLOT(dst[0], false, 1);
-		break;
-	case XO_OP_sgd:
-		NEED(size);
-		if (!(p->lr > 0.0f) || !(p->momentum >= 0.0f && p->momentum <= 1.0f))
-			return xo_error(XO_EINVAL, "sgd: need lr > 0, 0 <= momentum <= 1");
-		SLOT(src[0], false, p->size);
-		SLOT(dst[0], false, p->size);
-		SLOT(dst[1], false, p->size);
-		break;
-	case XO_OP_rmsprop:
-		NEED(size);
-		if (!(p->lr > 0.0f) || !(p->rho >= 0.0f && p->rho <= 1.0f) ||
-		    !(p->momentum >= 0.0f && p->momentum <= 1.0f) || !(p->epsilon >= 0.0f))
-			return xo_error(XO_EINVAL, "rmsprop: need lr > 0, 0 <= rho <= 1, "
-			                           "0 <= momentum <= 1, epsilon >= 0");
-		SLOT(src[0], false, p->size);
-		SLOT(dst[0], false, p->size);
-		SLOT(dst[1], false, p->size);
-		SLOT(dst[2], false, p->size);
-		break;
-	case XO_OP_accuracy:
-		NEED(batch);
-		NEED(ch);
-		SLOT(src[0], false, p->batch, p->ch);
-		SLOT(src[1], false, p->batch, p->ch);
-		SLOT(dst[0], false, p->batch);
-		dst[0].dtype = XO_DTYPE_I32;
-		SLOT(dst[1], false, 1);
-		break;
-	case XO_OP_gather:
-		NEED(batch);
-		NEED(ch);
-		NEED(rows);
-		SLOT(src[0], false, p->rows, p->ch);
-		SLOT(src[1], false, p->batch);
-		src[1].dtype = XO_DTYPE_I32;
-		SLOT(dst[0], false, p->batch, p->ch);
-		break;
-	case XO_OP_embedding:
-		NEED(batch);
-		NEED(len);
-		NEED(ch);
-		NEED(rows);
-		SLOT(src[0], false, p->batch, p->len);
-		src[0].dtype = XO_DTYPE_I32;
-		if (dir == XO_DIR_FWD) {
-			SLOT(src[1], false, p->rows, p->ch);
-			SLOT(dst[0], false, p->batch, p->len, p->ch);
-		} else {
-			SLOT(src[1], false, p->batch, p->len, p->ch);
-			SLOT(dst[0], false, p->rows, p->ch);
-		}
-		break;
-	case XO_OP_COUNT:
-		return xo_error(XO_EINVAL, "unknown op");
-	}
+	st = shapes_of[op](op, dir, p, src, dst);
+	if (st)
+		return st;
 
 	for (int i = 0; i < XO_MAX_SRC; i++) {
 		int64_t n;

@@ -1,10 +1,12 @@
 /*
- * cpu.c - backend "cpu": the table (a copy of the reference table with every
- * op overridden, STYLE rule 5), init (ISA level, thread pool, BLAS report),
- * 64-byte aligned host tensors, and the op wrappers. A wrapper sizes the
- * grow-only scratch of the context, packs weights, splits the batch over the
- * pool's threads (small work stays on the calling thread) and calls the ISA
- * level's micro-kernels (cpu_kernels.inc) chosen once at init.
+ * cpu.c - backend "cpu": init (ISA level, thread pool, BLAS report), 64-byte
+ * aligned host tensors, the helpers every family's file shares, and the op
+ * wrappers of conv1d, dense, max_pooling1d, the activations, dropout, flatten,
+ * crossentropy, adam, accuracy and gather (the table: cpu_backend.c). A
+ * wrapper sizes the grow-only scratch of the context, packs weights, splits
+ * the batch over the pool's threads (small work stays on the calling thread)
+ * and calls the ISA level's micro-kernels (cpu_kernels.inc) chosen once at
+ * init.
  *
  * Which kernel serves which shape:
  *   conv1d / dense fwd   gemm_nn with bias and relu/sigmoid fused; valid,
@@ -51,8 +53,6 @@ extern int blas_thread_shutdown_(void) __attribute__((weak));
 /* Floats of dz per step of the backward pass's dz -> db, dw loop (L1-sized). */
 #define XO_CPU_DZ_FLOATS 4096
 
-static struct xo_backend_iface cpu_iface;
-static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 
 static inline struct xo_cpu_ctx *ctx_of(struct xo_backend *be)
 {
@@ -146,7 +146,7 @@ static void blas_warn(void)
 
 /* ---- init / free / memory ---------------------------------------------------------- */
 
-static enum xo_status cpu_init(struct xo_backend *be, const char *spec)
+enum xo_status xo_cpu_init(struct xo_backend *be, const char *spec)
 {
 	struct xo_cpu_ctx *c;
 	enum xo_status st;
@@ -207,7 +207,7 @@ out_free_ctx:
 	return st;
 }
 
-static void cpu_free(struct xo_backend *be)
+void xo_cpu_free(struct xo_backend *be)
 {
 	struct xo_cpu_ctx *c = ctx_of(be);
 
@@ -222,7 +222,7 @@ static void cpu_free(struct xo_backend *be)
 	be->ctx = NULL;
 }
 
-static enum xo_status cpu_alloc(struct xo_backend *be, struct xo_tensor *t)
+enum xo_status xo_cpu_alloc(struct xo_backend *be, struct xo_tensor *t)
 {
 	size_t bytes = round_up(t->capacity * 4, 64);
 
@@ -234,7 +234,7 @@ static enum xo_status cpu_alloc(struct xo_backend *be, struct xo_tensor *t)
 	return XO_OK;
 }
 
-static void cpu_release(struct xo_backend *be, struct xo_tensor *t)
+void xo_cpu_release(struct xo_backend *be, struct xo_tensor *t)
 {
 	(void)be;
 	free(t->data);
@@ -1334,64 +1334,37 @@ static enum xo_status cpu_gather(struct xo_backend *be, const struct xo_op_args 
 	return XO_OK;
 }
 
-/* ---- the table ------------------------------------------------------------------------------ */
+/* ---- the table's entries (cpu_backend.c) ------------------------------------------------------ */
 
-static void cpu_make_iface(void)
-{
-	cpu_iface = xo_ref_iface;
-	cpu_iface.name = "cpu";
-	cpu_iface.predict_chunks = true; /* passes over the batch, in cache */
-	cpu_iface.init = cpu_init;
-	cpu_iface.free = cpu_free;
-	cpu_iface.alloc = cpu_alloc;
-	cpu_iface.release = cpu_release;
-	cpu_iface.fwd[XO_OP_conv1d] = cpu_conv1d_fwd;
-	cpu_iface.bwd[XO_OP_conv1d] = cpu_conv1d_bwd;
-	cpu_iface.fwd[XO_OP_max_pooling1d] = cpu_pool_fwd;
-	cpu_iface.bwd[XO_OP_max_pooling1d] = cpu_pool_bwd;
-	xo_cpu_pool_register(&cpu_iface); /* cpu_pool.c: the rest of the pooling family */
-	xo_cpu_conv2d_register(&cpu_iface); /* cpu_conv2d.c: conv2d */
-	xo_cpu_norm_register(&cpu_iface); /* cpu_norm.c: batch_normalization */
-	xo_cpu_rnn_register(&cpu_iface);  /* cpu_rnn.c: simple_rnn, lstm, gru */
-	xo_cpu_opt_register(&cpu_iface);  /* cpu_opt.c: sgd, rmsprop */
-	xo_cpu_embed_register(&cpu_iface); /* cpu_embed.c: embedding */
-	xo_cpu_loss_register(&cpu_iface); /* cpu_loss.c: the other losses, metrics */
-	cpu_iface.fwd[XO_OP_dense] = cpu_dense_fwd;
-	cpu_iface.bwd[XO_OP_dense] = cpu_dense_bwd;
-	cpu_iface.fwd[XO_OP_relu] = cpu_relu_fwd;
-	cpu_iface.bwd[XO_OP_relu] = cpu_relu_bwd;
-	cpu_iface.fwd[XO_OP_sigmoid] = cpu_sigmoid_fwd;
-	cpu_iface.bwd[XO_OP_sigmoid] = cpu_sigmoid_bwd;
-	cpu_iface.fwd[XO_OP_softmax] = cpu_softmax_fwd;
-	cpu_iface.bwd[XO_OP_softmax] = cpu_softmax_bwd;
-	cpu_iface.fwd[XO_OP_tanh] = cpu_tanh_fwd;
-	cpu_iface.bwd[XO_OP_tanh] = cpu_tanh_bwd;
-	cpu_iface.fwd[XO_OP_elu] = cpu_elu_fwd;
-	cpu_iface.bwd[XO_OP_elu] = cpu_elu_bwd;
-	cpu_iface.fwd[XO_OP_gelu] = cpu_gelu_fwd;
-	cpu_iface.bwd[XO_OP_gelu] = cpu_gelu_bwd;
-	cpu_iface.fwd[XO_OP_softplus] = cpu_softplus_fwd;
-	cpu_iface.bwd[XO_OP_softplus] = cpu_softplus_bwd;
-	cpu_iface.fwd[XO_OP_flatten] = cpu_flatten;
-	cpu_iface.bwd[XO_OP_flatten] = cpu_flatten;
-	cpu_iface.fwd[XO_OP_dropout] = dropout_common;
-	cpu_iface.bwd[XO_OP_dropout] = dropout_common;
-	cpu_iface.fwd[XO_OP_categorical_crossentropy] = cpu_ce_fwd;
-	cpu_iface.bwd[XO_OP_categorical_crossentropy] = cpu_ce_bwd;
-	cpu_iface.fwd[XO_OP_adam] = cpu_adam;
-	cpu_iface.fwd[XO_OP_accuracy] = cpu_accuracy;
-	cpu_iface.fwd[XO_OP_gather] = cpu_gather;
-	cpu_iface.net_fits = xo_cpu_net_fits;
-	cpu_iface.net_forward = xo_cpu_net_forward;
-	cpu_iface.net_train_step = xo_cpu_net_train_step;
-	cpu_iface.probe = xo_cpu_probe;
-}
-
-const struct xo_backend_iface *xo_cpu_backend(void)
-{
-	pthread_once(&cpu_once, cpu_make_iface);
-	return &cpu_iface;
-}
+XO_CPU_ENTRY(conv1d, fwd, cpu_conv1d_fwd)
+XO_CPU_ENTRY(conv1d, bwd, cpu_conv1d_bwd)
+XO_CPU_ENTRY(max_pooling1d, fwd, cpu_pool_fwd)
+XO_CPU_ENTRY(max_pooling1d, bwd, cpu_pool_bwd)
+XO_CPU_ENTRY(dense, fwd, cpu_dense_fwd)
+XO_CPU_ENTRY(dense, bwd, cpu_dense_bwd)
+XO_CPU_ENTRY(relu, fwd, cpu_relu_fwd)
+XO_CPU_ENTRY(relu, bwd, cpu_relu_bwd)
+XO_CPU_ENTRY(sigmoid, fwd, cpu_sigmoid_fwd)
+XO_CPU_ENTRY(sigmoid, bwd, cpu_sigmoid_bwd)
+XO_CPU_ENTRY(softmax, fwd, cpu_softmax_fwd)
+XO_CPU_ENTRY(softmax, bwd, cpu_softmax_bwd)
+XO_CPU_ENTRY(tanh, fwd, cpu_tanh_fwd)
+XO_CPU_ENTRY(tanh, bwd, cpu_tanh_bwd)
+XO_CPU_ENTRY(elu, fwd, cpu_elu_fwd)
+XO_CPU_ENTRY(elu, bwd, cpu_elu_bwd)
+XO_CPU_ENTRY(gelu, fwd, cpu_gelu_fwd)
+XO_CPU_ENTRY(gelu, bwd, cpu_gelu_bwd)
+XO_CPU_ENTRY(softplus, fwd, cpu_softplus_fwd)
+XO_CPU_ENTRY(softplus, bwd, cpu_softplus_bwd)
+XO_CPU_ENTRY(flatten, fwd, cpu_flatten)
+XO_CPU_ENTRY(flatten, bwd, cpu_flatten)
+XO_CPU_ENTRY(dropout, fwd, dropout_common)
+XO_CPU_ENTRY(dropout, bwd, dropout_common)
+XO_CPU_ENTRY(categorical_crossentropy, fwd, cpu_ce_fwd)
+XO_CPU_ENTRY(categorical_crossentropy, bwd, cpu_ce_bwd)
+XO_CPU_ENTRY(adam, fwd, cpu_adam)
+XO_CPU_ENTRY(accuracy, fwd, cpu_accuracy)
+XO_CPU_ENTRY(gather, fwd, cpu_gather)
 
 /* ---- FMA peak --------------------------------------------------------------------------------- */
 

@@ -262,15 +262,6 @@ void xo_cpu_threads_free(struct xo_cpu_pool_threads *tp); /* accepts NULL */
  * threads; the caller and the workers claim parts until none is left, so a
  * part may run on any thread (scratch is per part, thr[t]); returns when all
  * are done. n == 1 runs inline. */
-/* cpu_pool.c: sets the table entries of average_pooling1d, the global poolings and the 2-D poolings;
- * poolings. */
-void xo_cpu_pool_register(struct xo_backend_iface *iface);
-/* cpu_conv2d.c: sets the table entries of conv2d. */
-void xo_cpu_conv2d_register(struct xo_backend_iface *iface);
-/* cpu_norm.c: batch_normalization */
-void xo_cpu_norm_register(struct xo_backend_iface *iface);
-/* cpu_rnn.c: simple_rnn, lstm, gru */
-void xo_cpu_rnn_register(struct xo_backend_iface *iface);
 /* Samples per chunk of the lstm / simple_rnn forward of batch samples on nt
  * parts (1 <= result <= 30), rows the kernel's row tile (k->lstm_rows). The
  * parts claim chunks from a counter until none is left, so where the batch
@@ -291,12 +282,6 @@ int64_t xo_cpu_rnn_chunk_cost(int64_t nb, int rows);
  * rows claimed in turn by nt parts of equal speed, per-chunk overhead in. */
 int64_t xo_cpu_rnn_fwd_span(int64_t batch, int nt, int rows, int64_t c, int64_t *least);
 int64_t xo_cpu_rnn_fwd_chunk(int64_t batch, int nt, int rows);
-/* cpu_opt.c: sets the table entries of sgd and rmsprop. */
-void xo_cpu_opt_register(struct xo_backend_iface *iface);
-/* cpu_loss.c: binary_crossentropy, mean_squared_error, binary_accuracy. */
-void xo_cpu_loss_register(struct xo_backend_iface *iface);
-/* cpu_embed.c: embedding. */
-void xo_cpu_embed_register(struct xo_backend_iface *iface);
 void xo_cpu_threads_run(struct xo_cpu_pool_threads *tp, int n, xo_cpu_task_fn fn, void *arg);
 
 /* ---- context ------------------------------------------------------------------ */
@@ -463,6 +448,36 @@ struct xo_cpu_net_kernels {
 extern const struct xo_cpu_net_kernels xo_cpu_net_kernels__scalar;
 extern const struct xo_cpu_net_kernels xo_cpu_net_kernels__avx2;
 extern const struct xo_cpu_net_kernels xo_cpu_net_kernels__avx512;
+
+/* ---- the op kernels of the table ------------------------------------------- */
+
+/* The backend's table (cpu_backend.c) is built from ops.def, as ref's and
+ * cl's are: every op has xo_cpu_<op>_fwd, and xo_cpu_<op>_bwd when it has a
+ * backward pass, defined in its family's file (cpu.c, cpu_pool.c, ...). An
+ * op without its kernel does not link. */
+#define XO_CPU_KERNEL_DECL(name, dir) \
+	enum xo_status xo_cpu_##name##_##dir(struct xo_backend *be, const struct xo_op_args *a);
+#define XO_CPU_BWD_DECL_1(name) XO_CPU_KERNEL_DECL(name, bwd)
+#define XO_CPU_BWD_DECL_0(name)
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) \
+	XO_CPU_KERNEL_DECL(name, fwd) XO_CPU_BWD_DECL_##has_bwd(name)
+#include "xo/ops.def"
+#undef XO_OP
+#undef XO_CPU_BWD_DECL_0
+#undef XO_CPU_BWD_DECL_1
+
+/* A table entry whose kernel is a family's shared wrapper (fn(be, a)). */
+#define XO_CPU_ENTRY(name, dir, fn)                                                         \
+	enum xo_status xo_cpu_##name##_##dir(struct xo_backend *be, const struct xo_op_args *a) \
+	{                                                                                   \
+		return fn(be, a);                                                           \
+	}
+
+/* Backend lifetime and host memory (cpu.c), the table's non-op entries. */
+enum xo_status xo_cpu_init(struct xo_backend *be, const char *spec);
+void xo_cpu_free(struct xo_backend *be);
+enum xo_status xo_cpu_alloc(struct xo_backend *be, struct xo_tensor *t);
+void xo_cpu_release(struct xo_backend *be, struct xo_tensor *t);
 
 /* The backend's net hooks (struct xo_backend_iface, xo/backend.h). */
 bool xo_cpu_net_fits(struct xo_backend *be, const struct xo_net *net);

@@ -435,8 +435,5 @@ static enum xo_status cpu_conv2d_bwd(struct xo_backend *be, const struct xo_op_a
 	return XO_OK;
 }
 
-void xo_cpu_conv2d_register(struct xo_backend_iface *iface)
-{
-	iface->fwd[XO_OP_conv2d] = cpu_conv2d_fwd;
-	iface->bwd[XO_OP_conv2d] = cpu_conv2d_bwd;
-}
+XO_CPU_ENTRY(conv2d, fwd, cpu_conv2d_fwd)
+XO_CPU_ENTRY(conv2d, bwd, cpu_conv2d_bwd)

@@ -107,18 +107,13 @@ static enum xo_status cpu_embedding(struct xo_backend *be, const struct xo_op_ar
 	return XO_OK;
 }
 
-static enum xo_status xo_cpu_embedding_fwd(struct xo_backend *be, const struct xo_op_args *a)
+enum xo_status xo_cpu_embedding_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return cpu_embedding(be, a, false);
 }
 
-static enum xo_status xo_cpu_embedding_bwd(struct xo_backend *be, const struct xo_op_args *a)
+enum xo_status xo_cpu_embedding_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return cpu_embedding(be, a, true);
 }
 
-void xo_cpu_embed_register(struct xo_backend_iface *iface)
-{
-	iface->fwd[XO_OP_embedding] = xo_cpu_embedding_fwd;
-	iface->bwd[XO_OP_embedding] = xo_cpu_embedding_bwd;
-}

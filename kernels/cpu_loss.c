@@ -159,14 +159,11 @@ static enum xo_status cpu_sparse_accuracy(struct xo_backend *be, const struct xo
 	return XO_OK;
 }
 
-void xo_cpu_loss_register(struct xo_backend_iface *iface)
-{
-	iface->fwd[XO_OP_binary_crossentropy] = cpu_bce_fwd;
-	iface->bwd[XO_OP_binary_crossentropy] = cpu_bce_bwd;
-	iface->fwd[XO_OP_mean_squared_error] = cpu_mse_fwd;
-	iface->bwd[XO_OP_mean_squared_error] = cpu_mse_bwd;
-	iface->fwd[XO_OP_binary_accuracy] = cpu_binary_accuracy;
-	iface->fwd[XO_OP_sparse_categorical_crossentropy] = cpu_scce_fwd;
-	iface->bwd[XO_OP_sparse_categorical_crossentropy] = cpu_scce_bwd;
-	iface->fwd[XO_OP_sparse_categorical_accuracy] = cpu_sparse_accuracy;
-}
+XO_CPU_ENTRY(binary_crossentropy, fwd, cpu_bce_fwd)
+XO_CPU_ENTRY(binary_crossentropy, bwd, cpu_bce_bwd)
+XO_CPU_ENTRY(mean_squared_error, fwd, cpu_mse_fwd)
+XO_CPU_ENTRY(mean_squared_error, bwd, cpu_mse_bwd)
+XO_CPU_ENTRY(binary_accuracy, fwd, cpu_binary_accuracy)
+XO_CPU_ENTRY(sparse_categorical_crossentropy, fwd, cpu_scce_fwd)
+XO_CPU_ENTRY(sparse_categorical_crossentropy, bwd, cpu_scce_bwd)
+XO_CPU_ENTRY(sparse_categorical_accuracy, fwd, cpu_sparse_accuracy)

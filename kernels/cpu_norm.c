@@ -385,20 +385,15 @@ static enum xo_status bn_run(struct xo_backend *be, bool bwd, const struct xo_op
 	return XO_OK;
 }
 
-static enum xo_status xo_cpu_batch_normalization_fwd(struct xo_backend *be,
+enum xo_status xo_cpu_batch_normalization_fwd(struct xo_backend *be,
 						     const struct xo_op_args *a)
 {
 	return bn_run(be, false, a);
 }
 
-static enum xo_status xo_cpu_batch_normalization_bwd(struct xo_backend *be,
+enum xo_status xo_cpu_batch_normalization_bwd(struct xo_backend *be,
 						     const struct xo_op_args *a)
 {
 	return bn_run(be, true, a);
 }
 
-void xo_cpu_norm_register(struct xo_backend_iface *iface)
-{
-	iface->fwd[XO_OP_batch_normalization] = xo_cpu_batch_normalization_fwd;
-	iface->bwd[XO_OP_batch_normalization] = xo_cpu_batch_normalization_bwd;
-}

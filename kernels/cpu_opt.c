@@ -61,8 +61,5 @@ static enum xo_status cpu_rmsprop(struct xo_backend *be, const struct xo_op_args
 	return XO_OK;
 }
 
-void xo_cpu_opt_register(struct xo_backend_iface *iface)
-{
-	iface->fwd[XO_OP_sgd] = cpu_sgd;
-	iface->fwd[XO_OP_rmsprop] = cpu_rmsprop;
-}
+XO_CPU_ENTRY(sgd, fwd, cpu_sgd)
+XO_CPU_ENTRY(rmsprop, fwd, cpu_rmsprop)

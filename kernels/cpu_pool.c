@@ -432,12 +432,12 @@ static enum xo_status gpool_run(struct xo_backend *be, enum xo_op op, bool bwd,
 }
 
 #define GPOOL_KERNELS(name, op)                                                              \
-	static enum xo_status xo_cpu_##name##_fwd(struct xo_backend *be,                     \
+	enum xo_status xo_cpu_##name##_fwd(struct xo_backend *be,                     \
 						  const struct xo_op_args *a)                \
 	{                                                                                    \
 		return gpool_run(be, op, false, a);                                          \
 	}                                                                                    \
-	static enum xo_status xo_cpu_##name##_bwd(struct xo_backend *be,                     \
+	enum xo_status xo_cpu_##name##_bwd(struct xo_backend *be,                     \
 						  const struct xo_op_args *a)                \
 	{                                                                                    \
 		return gpool_run(be, op, true, a);                                           \
@@ -450,20 +450,3 @@ GPOOL_KERNELS(average_pooling2d, XO_OP_average_pooling2d)
 GPOOL_KERNELS(global_average_pooling2d, XO_OP_global_average_pooling2d)
 GPOOL_KERNELS(global_max_pooling2d, XO_OP_global_max_pooling2d)
 
-void xo_cpu_pool_register(struct xo_backend_iface *iface)
-{
-	iface->fwd[XO_OP_average_pooling1d] = xo_cpu_average_pooling1d_fwd;
-	iface->bwd[XO_OP_average_pooling1d] = xo_cpu_average_pooling1d_bwd;
-	iface->fwd[XO_OP_global_average_pooling1d] = xo_cpu_global_average_pooling1d_fwd;
-	iface->bwd[XO_OP_global_average_pooling1d] = xo_cpu_global_average_pooling1d_bwd;
-	iface->fwd[XO_OP_global_max_pooling1d] = xo_cpu_global_max_pooling1d_fwd;
-	iface->bwd[XO_OP_global_max_pooling1d] = xo_cpu_global_max_pooling1d_bwd;
-#define REG2D(name)                                            \
-	iface->fwd[XO_OP_##name] = xo_cpu_##name##_fwd;      \
-	iface->bwd[XO_OP_##name] = xo_cpu_##name##_bwd;
-	REG2D(max_pooling2d)
-	REG2D(average_pooling2d)
-	REG2D(global_average_pooling2d)
-	REG2D(global_max_pooling2d)
-#undef REG2D
-}

@@ -899,12 +899,9 @@ CPU_RNN(simple_rnn)
 CPU_RNN(lstm)
 CPU_RNN(gru)
 
-void xo_cpu_rnn_register(struct xo_backend_iface *iface)
-{
-	iface->fwd[XO_OP_simple_rnn] = cpu_simple_rnn_fwd;
-	iface->bwd[XO_OP_simple_rnn] = cpu_simple_rnn_bwd;
-	iface->fwd[XO_OP_lstm] = cpu_lstm_fwd;
-	iface->bwd[XO_OP_lstm] = cpu_lstm_bwd;
-	iface->fwd[XO_OP_gru] = cpu_gru_fwd;
-	iface->bwd[XO_OP_gru] = cpu_gru_bwd;
-}
+XO_CPU_ENTRY(simple_rnn, fwd, cpu_simple_rnn_fwd)
+XO_CPU_ENTRY(simple_rnn, bwd, cpu_simple_rnn_bwd)
+XO_CPU_ENTRY(lstm, fwd, cpu_lstm_fwd)
+XO_CPU_ENTRY(lstm, bwd, cpu_lstm_bwd)
+XO_CPU_ENTRY(gru, fwd, cpu_gru_fwd)
+XO_CPU_ENTRY(gru, bwd, cpu_gru_bwd)

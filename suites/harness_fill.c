@@ -1,0 +1,680 @@
+/*
+ * harness_fill.c - the case's inputs (DESIGN section 5): deterministic fills
+ * per op from Philox streams (exact integer fills, real fills, probabilities,
+ * one-hot and label targets, activation outputs), and the nonfinite mode's
+ * planted NaN and Inf.
+ */
+#include "harness_internal.h"
+
+/* ---- the case's host data ------------------------------------------------ */
+
+/* Integer in [lo, hi]. */
+static float int_in(const struct hcase *h, uint32_t stream, uint64_t i, int lo, int hi)
+{
+	int v = lo + (int)(unif(h, stream, i) * (float)(hi - lo + 1));
+
+	return (float)(v > hi ? hi : v);
+}
+
+/* Nonzero integer in [lo, hi] (lo < 0 < hi). */
+static float int_nz(const struct hcase *h, uint32_t stream, uint64_t i, int lo, int hi)
+{
+	float v = int_in(h, stream, i, lo, hi - 1);
+
+	return v >= 0.0f ? v + 1.0f : v;
+}
+
+/* Rows of softmax probabilities over the last dim (n), from logits in [-2, 2). */
+void xo_hcase_fill_probs(const struct hcase *h, uint32_t stream, float *y, int64_t count, int64_t n)
+{
+	for (int64_t r = 0; r < count / n; r++) {
+		double sum = 0.0, e[4096];
+		double *ex = n <= 4096 ? e : malloc(sizeof(double) * (size_t)n);
+
+		XO_ASSERT(ex);
+		for (int64_t j = 0; j < n; j++) {
+			ex[j] = exp((double)real_in(h, stream, (uint64_t)(r * n + j), -2.0f, 2.0f));
+			sum += ex[j];
+		}
+		for (int64_t j = 0; j < n; j++)
+			y[r * n + j] = (float)(ex[j] / sum);
+		if (ex != e)
+			free(ex);
+	}
+}
+
+/* One-hot targets; even rows take the first argmax of p (so accuracy counts
+ * something), odd rows a random class. p may be NULL (all random). */
+static void fill_onehot(const struct hcase *h, uint32_t stream, float *t, const float *p,
+                        int64_t count, int64_t n)
+{
+	memset(t, 0, sizeof(float) * (size_t)count);
+	for (int64_t r = 0; r < count / n; r++) {
+		int64_t label = (int64_t)(unif(h, stream, (uint64_t)r) * (float)n);
+
+		if (label >= n)
+			label = n - 1;
+		if (p && r % 2 == 0) {
+			label = 0;
+			for (int64_t j = 1; j < n; j++)
+				if (p[r * n + j] > p[r * n + label])
+					label = j;
+		}
+		t[r * n + label] = 1.0f;
+	}
+}
+
+/* Integer class ids (int32 in the float slot's bytes), as fill_onehot: even
+ * rows take the first argmax of p when p is given (informative accuracy). */
+static void fill_labels(const struct hcase *h, uint32_t stream, float *t, const float *p,
+                        int64_t rows, int64_t n)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		int32_t label = (int32_t)(unif(h, stream, (uint64_t)r) * (float)n);
+
+		if (label >= n)
+			label = (int32_t)n - 1;
+		if (p && r % 2 == 0) {
+			label = 0;
+			for (int32_t j = 1; j < n; j++)
+				if (p[r * n + j] > p[r * n + label])
+					label = j;
+		}
+		memcpy(&t[r], &label, 4);
+	}
+}
+
+/* The activation an activation op computes (tanh and elu: the ops whose
+ * backward takes y). */
+static enum xo_activation c_op_act(enum xo_op op)
+{
+	return op == XO_OP_tanh ? XO_ACTIVATION_TANH : XO_ACTIVATION_ELU;
+}
+
+/* The derivative factor's input y of an activation's backward pass. */
+static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t last,
+                       enum xo_activation act, bool exact)
+{
+	for (int64_t i = 0; i < count; i++) {
+		switch (act) {
+		case XO_ACTIVATION_LINEAR:
+			y[i] = exact ? int_nz(h, 2, (uint64_t)i, -4, 4)
+			             : real_in(h, 2, (uint64_t)i, -1.0f, 1.0f);
+			break;
+		case XO_ACTIVATION_RELU:
+			/* A fixed eighth of the outputs is clipped: d relu = 0 there. */
+			if (i % 8 == 5)
+				y[i] = 0.0f;
+			else
+				y[i] = exact ? int_in(h, 2, (uint64_t)i, 1, 4)
+				             : real_in(h, 2, (uint64_t)i, 0.01f, 1.0f);
+			break;
+		case XO_ACTIVATION_SIGMOID:
+			y[i] = real_in(h, 2, (uint64_t)i, 0.02f, 0.98f);
+			break;
+		case XO_ACTIVATION_SOFTMAX:
+			break;
+		case XO_ACTIVATION_TANH: /* the range of tanh, away from +-1 */
+			y[i] = real_in(h, 2, (uint64_t)i, -0.98f, 0.98f);
+			break;
+		case XO_ACTIVATION_ELU: /* (-1, inf): a third on the linear side */
+			y[i] = real_in(h, 2, (uint64_t)i, -0.98f, 1.0f);
+			break;
+		case XO_ACTIVATION_GELU: /* bwd from x: not used */
+		case XO_ACTIVATION_SOFTPLUS:
+			XO_ASSERT(!"fill_act_y: gelu and softplus take x");
+		}
+	}
+	if (act == XO_ACTIVATION_SOFTMAX)
+		xo_hcase_fill_probs(h, 2, y, count, last);
+}
+
+/* Input i of slot s: small integers in exact mode, reals otherwise. */
+static void fill_plain(const struct hcase *h, int s, bool nonzero, float lo, float hi)
+{
+	bool exact = h->c->mode == XO_HMODE_EXACT;
+	int a = (int)h->amp;
+
+	for (int64_t i = 0; i < h->sn[s]; i++) {
+		if (!exact)
+			h->src[s][i] = real_in(h, (uint32_t)s, (uint64_t)i, lo, hi);
+		else if (nonzero)
+			h->src[s][i] = int_nz(h, (uint32_t)s, (uint64_t)i, -a, a);
+		else
+			h->src[s][i] = int_in(h, (uint32_t)s, (uint64_t)i, -a, a);
+	}
+}
+
+/* Longest exact accumulation of a conv1d/dense case (for the exact fills). */
+static int64_t acc_len_max(const struct xo_case *c)
+{
+	const struct xo_params *p = &c->p;
+	int64_t out = 1, pad, k = 0;
+
+	if (c->op == XO_OP_conv1d) {
+		if (xo_conv1d_geometry(p, &out, &pad))
+			return 0;
+		k = p->kernel_size * p->ch + 1;
+		if (c->dir == XO_DIR_BWD) {
+			k = p->kernel_size * p->filters;
+			if (p->batch * out > k)
+				k = p->batch * out;
+		}
+	} else if (c->op == XO_OP_conv2d) {
+		int64_t ow, pt, pl, kw = xo_params_width_axis(p).kernel_size;
+
+		if (xo_conv2d_geometry(p, &out, &ow, &pt, &pl))
+			return 0;
+		k = p->kernel_size * kw * p->ch + 1;
+		if (c->dir == XO_DIR_BWD) {
+			k = p->kernel_size * kw * p->filters;
+			if (p->batch * out * ow > k)
+				k = p->batch * out * ow;
+		}
+	} else if (c->op == XO_OP_dense) {
+		k = c->dir == XO_DIR_FWD ? p->ch + 1 : (p->units > p->batch ? p->units : p->batch);
+	}
+	return k;
+}
+
+/* The integer amplitude of exact fills: every partial sum of K products of
+ * integers up to amp, plus a bias, must stay below 2^24 to be exact in
+ * float32. */
+enum xo_status xo_hcase_exact_amplitude(const struct xo_case *c, float *amp)
+{
+	double k = (double)acc_len_max(c);
+
+	*amp = 4.0f;
+	if (c->mode != XO_HMODE_EXACT || !has_activation(c->op))
+		return XO_OK;
+	while (*amp >= 1.0f && k * *amp * *amp + *amp >= 0x1p24)
+		*amp /= 2.0f;
+	if (*amp < 1.0f)
+		return xo_error(
+		    XO_EINVAL,
+		    "%s: exact mode impossible: %.0f accumulated terms exceed float32's "
+		    "24 bits",
+		    xo_op_name(c->op), k);
+	return XO_OK;
+}
+
+/* conv1d, conv2d, dense */
+static void fill_conv_dense(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT;
+	bool bwd = c->dir == XO_DIR_BWD;
+	/* relu forward: x and w skewed positive so most outputs are
+	 * not clipped. */
+	bool skew = p->activation == XO_ACTIVATION_RELU && !bwd;
+	int a = (int)h->amp, lo = skew ? -(a + 1) / 2 : -a;
+
+	for (int s = 0; s < 2; s++)
+		for (int64_t i = 0; i < h->sn[s]; i++) {
+			if (exact)
+				h->src[s][i] = int_nz(h, (uint32_t)s, (uint64_t)i, lo, a);
+			else
+				h->src[s][i] = real_in(h, (uint32_t)s, (uint64_t)i,
+				                       skew ? -0.5f : -1.0f, 1.0f);
+		}
+	if (!bwd) {
+		if (h->sn[2])
+			fill_plain(h, 2, true, -1.0f, 1.0f);
+	} else {
+		fill_act_y(h, h->src[2], h->sn[2], h->ss[2].dim[h->ss[2].ndim - 1],
+		           p->activation, exact);
+		fill_plain(h, 3, true, -1.0f, 1.0f);
+	}
+}
+#define FILL_conv1d fill_conv_dense
+#define FILL_conv2d fill_conv_dense
+#define FILL_dense fill_conv_dense
+
+/* max_pooling1d, max_pooling2d */
+static void fill_max_pool(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	/* Exact mode keeps zeros and repeats: ties test the first-maximum rule. */
+	fill_plain(h, 0, false, -1.0f, 1.0f);
+	if (bwd) /* Positive gradients: |dx| is then its own magnitude. */
+		fill_plain(h, 1, true, 0.25f, 1.0f);
+}
+#define FILL_max_pooling1d fill_max_pool
+#define FILL_max_pooling2d fill_max_pool
+
+/* global_max_pooling1d, global_max_pooling2d */
+static void fill_global_max_pool(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	/* exact mode: nonzero integers in +-(cells + 4), cells = len
+	 * (times width for 2-D), so maxima vary across channels while
+	 * long rows still repeat values (ties test the first-maximum
+	 * rule) */
+	for (int64_t i = 0; i < h->sn[0]; i++) {
+		int64_t cells = c->op == XO_OP_global_max_pooling2d ? p->len * p->width
+		                                                    : p->len;
+		int a = (int)(cells < 1000 ? cells + 4 : 1004);
+
+		h->src[0][i] = exact ? int_nz(h, 0, (uint64_t)i, -a, a)
+		                     : real_in(h, 0, (uint64_t)i, -1.0f, 1.0f);
+	}
+	if (bwd)
+		fill_plain(h, 1, true, 0.25f, 1.0f);
+}
+#define FILL_global_max_pooling1d fill_global_max_pool
+#define FILL_global_max_pooling2d fill_global_max_pool
+
+/* average_pooling1d, global_average_pooling1d, average_pooling2d, global_average_pooling2d */
+static void fill_avg_pool(struct hcase *h)
+{
+	/* x (fwd) or dy (bwd), nonzero; averages of mixed signs may still
+	 * cancel to 0 in exact mode, rarely enough for the 30% rule */
+	fill_plain(h, 0, true, -1.0f, 1.0f);
+}
+#define FILL_average_pooling1d fill_avg_pool
+#define FILL_global_average_pooling1d fill_avg_pool
+#define FILL_average_pooling2d fill_avg_pool
+#define FILL_global_average_pooling2d fill_avg_pool
+
+/* relu */
+static void fill_relu(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	if (!bwd) {
+		/* A fixed quarter negative (element 0 positive): clipped
+		 * outputs are structural zeros, and some always remain. */
+		for (int64_t i = 0; i < h->sn[0]; i++) {
+			float v = exact ? int_in(h, 0, (uint64_t)i, 1, 6)
+			                : real_in(h, 0, (uint64_t)i, 0.01f, 1.5f);
+
+			h->src[0][i] = i % 4 == 3 ? -v : v;
+		}
+	} else {
+		fill_act_y(h, h->src[0], h->sn[0], p->ch, XO_ACTIVATION_RELU, exact);
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+	}
+}
+#define FILL_relu fill_relu
+
+/* sigmoid */
+static void fill_sigmoid(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	if (!bwd) {
+		fill_plain(h, 0, true, -8.0f, 8.0f);
+	} else {
+		fill_act_y(h, h->src[0], h->sn[0], p->ch, XO_ACTIVATION_SIGMOID, false);
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+	}
+}
+#define FILL_sigmoid fill_sigmoid
+
+/* tanh, elu */
+static void fill_tanh_elu(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	/* fwd: both sides of 0 and tanh's saturation begins (|x| = 4:
+	 * tanh = 1 - 7e-4); bwd: y over the activation's range */
+	if (!bwd) {
+		fill_plain(h, 0, true, -4.0f, 4.0f);
+	} else {
+		fill_act_y(h, h->src[0], h->sn[0], p->ch,
+		           c_op_act(h->c->op), false);
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+	}
+}
+#define FILL_tanh fill_tanh_elu
+#define FILL_elu fill_tanh_elu
+
+/* gelu */
+static void fill_gelu(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	/* x in [-5, 5]: gelu's dip (minimum at -0.75, its derivative's
+	 * zero there) and the tail where 1 + erf would cancel */
+	fill_plain(h, 0, true, -5.0f, 5.0f);
+	if (bwd)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+#define FILL_gelu fill_gelu
+
+/* softplus */
+static void fill_softplus(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	/* x in [-20, 20]: exp(-|x|) down to 2e-9, log1p's small-argument
+	 * range, and the large-x side where max(x, 0) dominates; every
+	 * 8th in [89, 100], where exp(x) overflows float (log(1 + exp(x))
+	 * would give Inf) */
+	fill_plain(h, 0, true, -20.0f, 20.0f);
+	for (int64_t i = 7; i < h->sn[0]; i += 8)
+		h->src[0][i] = real_in(h, 0, (uint64_t)i, 89.0f, 100.0f);
+	if (bwd)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+#define FILL_softplus fill_softplus
+
+/* softmax */
+static void fill_softmax(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	if (!bwd) {
+		fill_plain(h, 0, true, -4.0f, 4.0f);
+	} else {
+		xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+	}
+}
+#define FILL_softmax fill_softmax
+
+/* flatten, dropout */
+static void fill_copy(struct hcase *h)
+{
+	fill_plain(h, 0, true, -1.0f, 1.0f);
+}
+#define FILL_flatten fill_copy
+#define FILL_dropout fill_copy
+
+/* categorical_crossentropy */
+static void fill_cce(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
+	fill_onehot(h, 1, h->src[1], NULL, h->sn[1], p->ch);
+}
+#define FILL_categorical_crossentropy fill_cce
+
+/* adam */
+static void fill_adam(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	fill_plain(h, 0, true, -1.0f, 1.0f);
+	for (int64_t i = 0; i < p->size; i++) {
+		h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
+		h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.1f, 0.1f);
+		h->init[2][i] = real_in(h, 6, (uint64_t)i, 0.0f, 0.01f);
+	}
+}
+#define FILL_adam fill_adam
+
+/* batch_normalization */
+static void fill_batch_normalization(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool bwd = c->dir == XO_DIR_BWD;
+
+	/* x off centre (mean about 0.5) so that the mean's error enters
+	 * x - mean; gamma of both signs away from 0; the state (fwd) a
+	 * moving mean near 0 and a moving variance in [0.5, 1.5] */
+	fill_plain(h, 0, true, -0.5f, 1.5f);
+	if (h->sn[1])
+		for (int64_t i = 0; i < h->sn[1]; i++) {
+			float v = real_in(h, 1, (uint64_t)i, 0.5f, 1.5f);
+
+			h->src[1][i] = i % 3 == 1 ? -v : v;
+		}
+	if (bwd) {
+		fill_plain(h, 2, true, -1.0f, 1.0f);
+	} else {
+		if (h->sn[2])
+			fill_plain(h, 2, true, -1.0f, 1.0f);
+		for (int64_t i = 0; i < p->ch; i++) {
+			h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.5f, 0.5f);
+			h->init[2][i] = real_in(h, 6, (uint64_t)i, 0.5f, 1.5f);
+		}
+	}
+}
+#define FILL_batch_normalization fill_batch_normalization
+
+/* binary_crossentropy */
+static void fill_bce(struct hcase *h)
+{
+	/* p over [0, 1] (a few land outside the clip), soft targets in [0, 1] */
+	for (int64_t i = 0; i < h->sn[0]; i++) {
+		h->src[0][i] = real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
+		if (i % 17 == 3)
+			h->src[0][i] = i % 2 ? 0.0f : 1.0f; /* clipped */
+		h->src[1][i] = i % 3 ? (float)int_in(h, 1, (uint64_t)i, 0, 1)
+		                     : real_in(h, 1, (uint64_t)i, 0.0f, 1.0f);
+	}
+}
+#define FILL_binary_crossentropy fill_bce
+
+/* sparse_categorical_crossentropy */
+static void fill_scce(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
+	fill_labels(h, 1, h->src[1], NULL, p->batch, p->ch);
+}
+#define FILL_sparse_categorical_crossentropy fill_scce
+
+/* sparse_categorical_accuracy */
+static void fill_sparse_accuracy(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT;
+
+	for (int64_t i = 0; i < h->sn[0]; i++)
+		h->src[0][i] = exact ? int_in(h, 0, (uint64_t)i, 0, 3)
+		                     : real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
+	fill_labels(h, 1, h->src[1], h->src[0], p->batch, p->ch);
+}
+#define FILL_sparse_categorical_accuracy fill_sparse_accuracy
+
+/* mean_squared_error */
+static void fill_mse(struct hcase *h)
+{
+	fill_plain(h, 0, false, -2.0f, 2.0f);
+	fill_plain(h, 1, false, -2.0f, 2.0f);
+}
+#define FILL_mean_squared_error fill_mse
+
+/* binary_accuracy */
+static void fill_binary_accuracy(struct hcase *h)
+{
+	/* p on quarters (0.5 itself is "not above"), t 0 or 1, now and then 0.5 */
+	for (int64_t i = 0; i < h->sn[0]; i++) {
+		h->src[0][i] = 0.25f * (float)int_in(h, 0, (uint64_t)i, 0, 4);
+		h->src[1][i] = i % 11 == 5 ? 0.5f : (float)int_in(h, 1, (uint64_t)i, 0, 1);
+	}
+	/* element 0 a hit, so that no case counts zero (uninformative) */
+	h->src[1][0] = h->src[0][0] > 0.5f ? 1.0f : 0.0f;
+}
+#define FILL_binary_accuracy fill_binary_accuracy
+
+/* sgd */
+static void fill_sgd(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	fill_plain(h, 0, true, -1.0f, 1.0f);
+	for (int64_t i = 0; i < p->size; i++) {
+		h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
+		h->init[1][i] = real_in(h, 5, (uint64_t)i, -0.1f, 0.1f);
+	}
+}
+#define FILL_sgd fill_sgd
+
+/* rmsprop */
+static void fill_rmsprop(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	fill_plain(h, 0, true, -1.0f, 1.0f);
+	for (int64_t i = 0; i < p->size; i++) {
+		h->init[0][i] = real_in(h, 4, (uint64_t)i, -1.0f, 1.0f);
+		h->init[1][i] = real_in(h, 5, (uint64_t)i, 0.0f, 0.01f);
+		h->init[2][i] = real_in(h, 6, (uint64_t)i, -0.1f, 0.1f);
+	}
+}
+#define FILL_rmsprop fill_rmsprop
+
+/* accuracy */
+static void fill_accuracy(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	bool exact = c->mode == XO_HMODE_EXACT;
+
+	for (int64_t i = 0; i < h->sn[0]; i++)
+		h->src[0][i] = exact ? int_in(h, 0, (uint64_t)i, 0, 3)
+		                     : real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
+	fill_onehot(h, 1, h->src[1], h->src[0], h->sn[1], p->ch);
+}
+#define FILL_accuracy fill_accuracy
+
+/* gather */
+static void fill_gather(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	fill_plain(h, 0, true, -1.0f, 1.0f);
+	for (int64_t i = 0; i < h->sn[1]; i++) {
+		int32_t r = (int32_t)(unif(h, 1, (uint64_t)i) * (float)p->rows);
+
+		r = r >= p->rows ? (int32_t)p->rows - 1 : r;
+		memcpy(&h->src[1][i], &r, 4);
+	}
+}
+#define FILL_gather fill_gather
+
+/* embedding */
+static void fill_embedding(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	/* ids uniform in [0, rows): with batch * len > rows rows repeat
+	 * (the backward's duplicates) and some may go unused (structural
+	 * zeros of dtable); table / dy nonzero */
+	for (int64_t i = 0; i < h->sn[0]; i++) {
+		int32_t r = (int32_t)(unif(h, 0, (uint64_t)i) * (float)p->rows);
+
+		r = r >= p->rows ? (int32_t)p->rows - 1 : r;
+		memcpy(&h->src[0][i], &r, 4);
+	}
+	fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+#define FILL_embedding fill_embedding
+
+/* simple_rnn, lstm, gru */
+static void fill_rnn(struct hcase *h)
+{
+	xo_hcase_fill_rnn(h);
+}
+#define FILL_simple_rnn fill_rnn
+#define FILL_lstm fill_rnn
+#define FILL_gru fill_rnn
+
+/* The fill of every op's inputs. One entry per op of ops.def: an op without its FILL_ entry
+ * does not compile. */
+static void (*const fill_of[XO_OP_COUNT])(struct hcase *h) = {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = FILL_##name,
+#include "xo/ops.def"
+#undef XO_OP
+};
+
+enum xo_status xo_hcase_fill(struct hcase *h)
+{
+	fill_of[h->c->op](h);
+	return XO_OK;
+}
+
+/* Nonfinite mode: NaN and Inf planted in the inputs of elementwise ops. */
+void xo_hcase_plant_nonfinite(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	static const uint32_t special[3] = {0x7fc00000u, 0x7f800000u, 0xff800000u};
+	float *x = h->src[0];
+
+	if (xo_op_is_rnn(h->c->op)) {
+		/* The recurrent ops: a NaN in sample 0's input at the last step
+		 * processed (its last state and ws row NaN, the earlier ones
+		 * finite), +Inf in sample 1's at the middle step (every gate
+		 * pre-activation it reaches is +-Inf: the gates saturate to
+		 * exact 0, 1 or +-1, so the states stay finite; their bounds are
+		 * then infinite, and only a NaN or Inf where ref is finite fails)
+		 * and -Inf in sample 2's at its first processed step. The other
+		 * samples stay finite (the bounds are informative there). */
+		int64_t T = p->len, last = p->go_backwards ? 0 : T - 1;
+		int64_t first = p->go_backwards ? T - 1 : 0;
+
+		x[(0 * T + last) * p->ch] = u2f(special[0]);
+		if (T == 1) /* one step: the other samples stay finite */
+			return;
+		if (p->batch > 1)
+			x[(1 * T + T / 2) * p->ch + (p->ch > 1)] = u2f(special[1]);
+		if (p->batch > 2)
+			x[(2 * T + first) * p->ch] = u2f(special[2]);
+		return;
+	}
+
+	if (h->c->op == XO_OP_max_pooling1d) {
+		int64_t out, pad;
+
+		if (xo_pool1d_geometry(p, &out, &pad))
+			return;
+		/* NaN at the first element of every other window: the first
+		 * element starts the running maximum, so y is NaN there; and an
+		 * Inf inside some others. */
+		for (int64_t n = 0; n < p->batch; n++)
+			for (int64_t o = 0; o < out; o += 2)
+				for (int64_t ch = 0; ch < p->ch; ch++) {
+					int64_t lo, hi;
+
+					pool_window(p, o, pad, &lo, &hi);
+					if (lo >= hi)
+						continue;
+					if ((o / 2 + ch) % 2 == 0)
+						x[(n * p->len + lo) * p->ch + ch] = u2f(special[0]);
+					else
+						x[(n * p->len + hi - 1) * p->ch + ch] =
+						    u2f(special[1]);
+				}
+		return;
+	}
+	for (int64_t i = 2; i < h->sn[0]; i += 5) {
+		/* Dropout: only kept elements, since 0 * Inf's kind is not part
+		 * of the dropout contract. */
+		if (h->c->op == XO_OP_dropout && p->training &&
+		    !xo_dropout_keep(p->seed, p->step, p->layer, (uint64_t)i, p->rate))
+			continue;
+		x[i] = u2f(special[(i / 5) % 3]);
+	}
+}

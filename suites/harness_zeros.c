@@ -1,0 +1,403 @@
+/*
+ * harness_zeros.c - mistrust: the structural zeros an op must produce (geometry
+ * that reads only padding, recurrent rows never reached), and the test of
+ * whether a slot's reference is trusted.
+ */
+#include "harness_internal.h"
+
+/* ---- mistrust -------------------------------------------------------------- */
+
+/*
+ * conv1d bwd zeros fixed by the geometry: dw taps k that see only padding
+ * (no output o has 0 <= o*stride + k*dilation - pad < len), and dx steps no
+ * window covers (stride longer than the receptive field).
+ */
+static int64_t conv_geometry_zeros(const struct xo_params *p, int slot)
+{
+	int64_t out, pad, s = xo_conv1d_stride(p), d = p->dilation_rate, z = 0;
+
+	if (xo_conv1d_geometry(p, &out, &pad))
+		return 0;
+	if (slot == 1) {
+		for (int64_t k = 0; k < p->kernel_size; k++) {
+			bool seen = false;
+
+			for (int64_t o = 0; o < out && !seen; o++) {
+				int64_t t = o * s + k * d - pad;
+
+				seen = t >= 0 && t < p->len;
+			}
+			z += seen ? 0 : p->ch * p->filters;
+		}
+	} else if (slot == 0) {
+		for (int64_t t = 0; t < p->len; t++) {
+			bool seen = false;
+
+			for (int64_t o = 0; o < out && !seen; o++)
+				for (int64_t k = 0; k < p->kernel_size && !seen; k++)
+					seen = o * s + k * d - pad == t;
+			z += seen ? 0 : p->batch * p->ch;
+		}
+	}
+	return z;
+}
+
+/* One axis of a conv2d (q: xo_params_width_axis for the width): *taps gets
+ * the count of taps some output reads inside [0, len), *cells the count of
+ * input positions some (output, tap) pair reads. */
+static void conv_axis_seen(const struct xo_params *q, int64_t out, int64_t pad, int64_t *taps,
+			   int64_t *cells)
+{
+	int64_t s = xo_conv1d_stride(q), d = q->dilation_rate;
+
+	*taps = *cells = 0;
+	for (int64_t k = 0; k < q->kernel_size; k++) {
+		bool seen = false;
+
+		for (int64_t o = 0; o < out && !seen; o++) {
+			int64_t t = o * s + k * d - pad;
+
+			seen = t >= 0 && t < q->len;
+		}
+		*taps += seen;
+	}
+	for (int64_t t = 0; t < q->len; t++) {
+		bool seen = false;
+
+		for (int64_t o = 0; o < out && !seen; o++)
+			for (int64_t k = 0; k < q->kernel_size && !seen; k++)
+				seen = o * s + k * d - pad == t;
+		*cells += seen;
+	}
+}
+
+/* conv2d bwd zeros fixed by the geometry: dw taps (i, j) of which either
+ * axis sees only padding, dx cells of which either axis is in no window. */
+static int64_t conv2d_geometry_zeros(const struct xo_params *p, int slot)
+{
+	struct xo_params q = xo_params_width_axis(p);
+	int64_t oh, ow, pt, pl, th, tw, ch, cw;
+
+	if (xo_conv2d_geometry(p, &oh, &ow, &pt, &pl))
+		return 0;
+	conv_axis_seen(p, oh, pt, &th, &ch);
+	conv_axis_seen(&q, ow, pl, &tw, &cw);
+	if (slot == 1)
+		return (p->kernel_size * q.kernel_size - th * tw) * p->ch * p->filters;
+	if (slot == 0)
+		return (p->len * p->width - ch * cw) * p->batch * p->ch;
+	return 0;
+}
+
+/*
+ * Zeros an op must produce whatever the kernel (structural zeros), counted
+ * from the inputs and the geometry: relu fwd where x <= 0 (or conv1d/dense
+ * with relu where the pre-activation z <= 0), relu bwd where y <= 0, dropout
+ * where the mask drops, max_pooling1d bwd at inputs that are the first
+ * maximum of no window, conv1d bwd where padding or strides leave a dw tap
+ * or a dx step out of every window.
+ */
+static int64_t rnn_structural_zeros(const struct hcase *h, int slot)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t z = 0;
+
+	if (h->c->dir == XO_DIR_BWD) /* h' = 0 before step 0: no recurrent gradient at len 1 */
+		return slot == 2 && p->len == 1 ? h->dn[2] : 0;
+	if (h->c->op == XO_OP_gru && !p->reset_after && slot == 1)
+		return p->batch * p->len * p->units; /* the hz_h block: 0 by definition */
+	if (h->c->op == XO_OP_simple_rnn && p->activation == XO_ACTIVATION_RELU)
+		for (int64_t e = 0; e < h->dn[slot]; e++) /* relu's clipped states */
+			z += h->ref[slot][e] == 0.0f;
+	return z;
+}
+
+/* conv1d, conv2d, dense */
+static int64_t zeros_conv_dense_relu(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+
+	if (c->dir == XO_DIR_FWD && p->activation == XO_ACTIVATION_RELU)
+		for (int64_t e = 0; e < h->dn[0]; e++)
+			z += !(h->z[e] > 0.0f);
+	return z;
+}
+#define ZEROS_conv1d zeros_conv_dense_relu
+#define ZEROS_conv2d zeros_conv_dense_relu
+#define ZEROS_dense zeros_conv_dense_relu
+
+/* relu */
+static int64_t zeros_relu(const struct hcase *h)
+{
+	int64_t z = 0;
+
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		z += !(h->src[0][e] > 0.0f);
+	return z;
+}
+#define ZEROS_relu zeros_relu
+
+/* dropout */
+static int64_t zeros_dropout(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+
+	for (int64_t e = 0; p->training && e < h->dn[0]; e++)
+		z += !xo_dropout_keep(p->seed, p->step, p->layer, (uint64_t)e, p->rate);
+	return z;
+}
+#define ZEROS_dropout zeros_dropout
+
+/* embedding: bwd: the rows no id names */
+static int64_t zeros_embedding(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+
+	if (c->dir == XO_DIR_BWD) {
+		char *used = calloc((size_t)p->rows, 1);
+
+		if (!used)
+			return 0;
+		for (int64_t i = 0; i < p->batch * p->len; i++) {
+			int32_t r;
+
+			memcpy(&r, &h->src[0][i], 4);
+			used[r] = 1;
+		}
+		for (int64_t r = 0; r < p->rows; r++)
+			z += used[r] ? 0 : p->ch;
+		free(used);
+	}
+	return z;
+}
+#define ZEROS_embedding zeros_embedding
+
+/* global_max_pooling1d: one first maximum per (sample, channel) */
+static int64_t zeros_global_max_pool1d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len - 1) : 0;
+}
+#define ZEROS_global_max_pooling1d zeros_global_max_pool1d
+
+/* global_max_pooling2d */
+static int64_t zeros_global_max_pool2d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+
+	return c->dir == XO_DIR_BWD ? p->batch * p->ch * (p->len * p->width - 1) : 0;
+}
+#define ZEROS_global_max_pooling2d zeros_global_max_pool2d
+
+/* average_pooling2d, max_pooling2d bwd: cells no window holds (average), or
+ * the first maximum of no window (max) */
+static int64_t zeros_pool2d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+	struct xo_pool2d_geom g;
+	bool max = c->op == XO_OP_max_pooling2d;
+	int64_t hw = p->len * p->width;
+	char *hit;
+
+	if (c->dir != XO_DIR_BWD || xo_pool2d_geometry_of(c->op, p, &g))
+		return 0;
+	hit = calloc((size_t)h->dn[0], 1);
+	if (!hit)
+		return 0;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t oh = 0; oh < g.out_h; oh++)
+			for (int64_t ow = 0; ow < g.out_w; ow++)
+				for (int64_t ch = 0; ch < p->ch; ch++) {
+					int64_t r[4], best = -1;
+
+					pool2d_window(p, &g, oh, ow, r);
+					for (int64_t i = r[0]; i < r[1]; i++)
+						for (int64_t j = r[2]; j < r[3]; j++) {
+							int64_t e = ((n * hw) + i * p->width + j) *
+							                p->ch + ch;
+
+							if (!max)
+								hit[e] = 1;
+							else if (best < 0 ||
+							         h->src[0][e] > h->src[0][best])
+								best = e;
+						}
+					if (max && best >= 0)
+						hit[best] = 1;
+				}
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		z += !hit[e];
+	free(hit);
+	return z;
+}
+#define ZEROS_average_pooling2d zeros_pool2d
+#define ZEROS_max_pooling2d zeros_pool2d
+
+/* average_pooling1d bwd: steps no window holds */
+static int64_t zeros_avg_pool1d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+	int64_t out, pad, lo, hi;
+
+	if (c->dir != XO_DIR_BWD || xo_pool1d_geometry_of(c->op, p, &out, &pad))
+		return 0;
+	for (int64_t t = 0; t < p->len; t++) {
+		bool seen = false;
+
+		for (int64_t o = 0; o < out && !seen; o++) {
+			xo_pool1d_window(p, o, pad, &lo, &hi);
+			seen = t >= lo && t < hi;
+		}
+		z += seen ? 0 : p->batch * p->ch;
+	}
+	return z;
+}
+#define ZEROS_average_pooling1d zeros_avg_pool1d
+
+/* max_pooling1d */
+static int64_t zeros_max_pool1d(const struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+	const struct xo_params *p = &c->p;
+	int64_t z = 0;
+	int64_t out, pad;
+	char *hit;
+
+	if (c->dir != XO_DIR_BWD || xo_pool1d_geometry(p, &out, &pad))
+		return 0;
+	hit = calloc((size_t)h->dn[0], 1);
+	if (!hit)
+		return 0;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t o = 0; o < out; o++)
+			for (int64_t ch = 0; ch < p->ch; ch++) {
+				int64_t lo, hi, best;
+
+				pool_window(p, o, pad, &lo, &hi);
+				best = lo;
+				for (int64_t j = lo + 1; j < hi; j++)
+					if (h->src[0][(n * p->len + j) * p->ch + ch] >
+					    h->src[0][(n * p->len + best) * p->ch + ch])
+						best = j;
+				if (lo < hi)
+					hit[(n * p->len + best) * p->ch + ch] = 1;
+			}
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		z += !hit[e];
+	free(hit);
+	return z;
+}
+#define ZEROS_max_pooling1d zeros_max_pool1d
+
+/* every other op: none */
+static int64_t zeros_none(const struct hcase *h)
+{
+	(void)h;
+	return 0;
+}
+#define ZEROS_global_average_pooling1d zeros_none
+#define ZEROS_global_average_pooling2d zeros_none
+#define ZEROS_sigmoid zeros_none
+#define ZEROS_softmax zeros_none
+#define ZEROS_tanh zeros_none
+#define ZEROS_elu zeros_none
+#define ZEROS_gelu zeros_none
+#define ZEROS_softplus zeros_none
+#define ZEROS_flatten zeros_none
+#define ZEROS_categorical_crossentropy zeros_none
+#define ZEROS_adam zeros_none
+#define ZEROS_accuracy zeros_none
+#define ZEROS_gather zeros_none
+#define ZEROS_batch_normalization zeros_none
+#define ZEROS_sgd zeros_none
+#define ZEROS_rmsprop zeros_none
+#define ZEROS_binary_crossentropy zeros_none
+#define ZEROS_mean_squared_error zeros_none
+#define ZEROS_binary_accuracy zeros_none
+#define ZEROS_sparse_categorical_crossentropy zeros_none
+#define ZEROS_sparse_categorical_accuracy zeros_none
+#define ZEROS_simple_rnn zeros_none
+#define ZEROS_lstm zeros_none
+#define ZEROS_gru zeros_none
+
+/* The structural zeros of dst slot 0 (those of the other slots, of the convolutions' backward and
+ * of the recurrent ops: above). One entry per op of ops.def: an op without its ZEROS_ entry does
+ * not compile. */
+static int64_t (*const zeros_of[XO_OP_COUNT])(const struct hcase *h) = {
+#define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = ZEROS_##name,
+#include "xo/ops.def"
+#undef XO_OP
+};
+
+int64_t xo_hcase_structural_zeros(const struct hcase *h, int slot)
+{
+	const struct xo_case *c = h->c;
+
+	if (c->op == XO_OP_conv1d && c->dir == XO_DIR_BWD)
+		return conv_geometry_zeros(&c->p, slot);
+	if (xo_op_is_rnn(c->op))
+		return rnn_structural_zeros(h, slot);
+	if (c->op == XO_OP_conv2d && c->dir == XO_DIR_BWD)
+		return conv2d_geometry_zeros(&c->p, slot);
+	if (slot != 0)
+		return 0;
+	return zeros_of[c->op](h);
+}
+
+/*
+ * A reference output is uninformative, and the case fails, when among its n
+ * elements, after setting aside the s structural zeros, more than 30% of the
+ * remaining n - s are zero ((zeros - s) > 0.3 (n - s)), or none remain, or
+ * when it has at least 4 finite elements and they are all the same value.
+ * Index outputs (accuracy's idx, I32) skip the zero rule: 0 is a class.
+ */
+bool xo_hcase_mistrusted(struct hcase *h, int slot, char *why, size_t size)
+{
+	int64_t n = h->dn[slot], s = h->structural[slot], zeros = 0, finite = 0;
+	bool constant = true, i32 = h->ds[slot].dtype == XO_DTYPE_I32;
+	uint32_t first = 0;
+
+	for (int64_t e = 0; e < n; e++) {
+		float v = h->ref[slot][e];
+
+		if (!i32 && !isfinite(v))
+			continue;
+		if (!i32 && v == 0.0f)
+			zeros++;
+		if (finite++ == 0)
+			first = f2u(v);
+		else if (f2u(v) != first && !(!i32 && v == 0.0f && u2f(first) == 0.0f))
+			constant = false;
+	}
+	/* a slot that is all structural zeros (the recurrent ops' recurrent
+	 * kernel gradient at len 1, where h' = 0) is compared bit-exact (its
+	 * tolerance is 0) and carries no other information: allowed */
+	if (n > 0 && s == n && zeros == n && xo_op_is_rnn(h->c->op))
+		return false;
+	if (!i32 && (n - s <= 0 || (double)(zeros - s) > 0.3 * (double)(n - s))) {
+		snprintf(why, size,
+		         "%" PRId64 " of %" PRId64 " reference outputs are zero (%" PRId64
+		         " of them structural): more than 30%% of the rest",
+		         zeros, n, s);
+		return true;
+	}
+	if (finite >= 4 && constant) {
+		snprintf(why, size, "all %" PRId64 " reference outputs are the same value (%g)",
+		         finite, i32 ? (double)(int32_t)first : (double)u2f(first));
+		return true;
+	}
+	return false;
+}
