@@ -30,6 +30,45 @@ if(XO_OPENCL)
   # The cl suite (device limits, views at odd offsets, kernel variants) and
   # every op of the quick shapes, on each row's launch shapes.
   xo_add_race_test(cl "" --data-races -- $<TARGET_FILE:test_cl>)
+
+  # The quick shapes go to Oclgrind in four parts by op family (a test each,
+  # so that -j balances them and none runs for minutes under load): every
+  # case line of quick.txt lands in exactly one part, in its order, and
+  # `xo check` seeds each case from --seed alone, so the parts check what
+  # the whole file did. Configure fails if a line were lost.
+  set(XO_QUICK_SHAPES ${PROJECT_SOURCE_DIR}/suites/shapes/quick.txt)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${XO_QUICK_SHAPES})
+  file(STRINGS ${XO_QUICK_SHAPES} xo_quick_lines REGEX "^[a-z]")
+  set(XO_RACES_PARTS conv pool rnn rest)
+  foreach(part ${XO_RACES_PARTS})
+    set(xo_part_${part} "")
+  endforeach()
+  set(xo_parted 0)
+  foreach(line IN LISTS xo_quick_lines)
+    string(REGEX MATCH "^[a-z0-9_]+" op "${line}")
+    if(op MATCHES "^conv")
+      set(part conv)
+    elseif(op MATCHES "pooling")
+      set(part pool)
+    elseif(op MATCHES "^(gru|lstm|simple_rnn)$")
+      set(part rnn)
+    else()
+      set(part rest)
+    endif()
+    string(APPEND xo_part_${part} "${line}\n")
+    math(EXPR xo_parted "${xo_parted} + 1")
+  endforeach()
+  list(LENGTH xo_quick_lines xo_quick_n)
+  if(NOT xo_parted EQUAL xo_quick_n OR xo_quick_n EQUAL 0)
+    message(FATAL_ERROR "races: ${xo_parted} of ${xo_quick_n} quick.txt lines in a part")
+  endif()
+  foreach(part ${XO_RACES_PARTS})
+    if(xo_part_${part} STREQUAL "")
+      message(FATAL_ERROR "races: no quick.txt line for part ${part}")
+    endif()
+    file(WRITE ${XO_RACES_DIR}/quick-${part}.txt "${xo_part_${part}}")
+  endforeach()
+
   foreach(row default gpu pocl)
     set(env "")
     set(extra "")
@@ -39,9 +78,11 @@ if(XO_OPENCL)
     elseif(row STREQUAL "pocl")
       set(env "${XO_RACES_POCL}")
     endif()
-    xo_add_race_test(ops.${row} "${env}" --data-races ${extra} --
-                     $<TARGET_FILE:xo> check --shapes ${PROJECT_SOURCE_DIR}/suites/shapes/quick.txt
-                     --backend cl)
+    foreach(part ${XO_RACES_PARTS})
+      xo_add_race_test(ops.${row}.${part} "${env}" --data-races ${extra} --
+                       $<TARGET_FILE:xo> check --shapes ${XO_RACES_DIR}/quick-${part}.txt
+                       --backend cl)
+    endforeach()
   endforeach()
 
   # The tiled recurrent kernels at the edges of their tiles
