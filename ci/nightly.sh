@@ -105,13 +105,14 @@ NIGHTLY_STAGES=(
     "counts weekly 600"
     "long-tests weekly 900"
     "coverage weekly 900"
+    "asan weekly 700"
     "detect every 30"
 )
 # The every-night stages (planted and detect-scale among them) and the report come to
 # about 850 s from a fresh clone (the build's 200 s are seconds when
 # build-release/ is kept), which leaves a rotating stage its ~300 s of the
 # 1200. The weekly stages (bisect, the instruction-count checks, the long
-# tests, coverage) take minutes each: XO_NIGHTLY_FULL=1 runs them, with no budget.
+# tests, coverage, the full sanitizer pass) take minutes each: XO_NIGHTLY_FULL=1 runs them, with no budget.
 REPORT_RESERVE=${XO_NIGHTLY_RESERVE:-90} # seconds kept for detect and report
 
 stage_build() {
@@ -604,6 +605,20 @@ stage_detect_scale() {
     fi
     NOTE=$notes
     return $rc
+}
+
+# The sanitizer pass over every quick test, the few that ci/test.sh's
+# leaves out among them (ci/lib.sh XO_ASAN_CI_EXCLUDE), with the Keras venv
+# and a PostgreSQL server required as in CI.
+stage_asan() {
+    local py
+    py=$(xo_keras_python) || {
+        NOTE="cannot make the Keras venv (ci/lib.sh xo_keras_python)"
+        return 1
+    }
+    xo_ccache_setup >/dev/null || return 1
+    XO_KERAS_PYTHON=$py XO_REQUIRE_POSTGRES=1 XO_ASAN_ALL=1 stage_asan_build &&
+        XO_KERAS_PYTHON=$py XO_REQUIRE_POSTGRES=1 XO_ASAN_ALL=1 stage_asan_test
 }
 
 # Fuzzing (docs/fuzzing.md): the clang build, then each target for
