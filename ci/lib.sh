@@ -268,7 +268,27 @@ xo_ctest() {
     rc=$?
     python3 "$XO_ROOT/ci/skips.py" --stage "$stage" --list "${XO_SKIPS_LIST:-$XO_ROOT/ci/skips.tsv}" \
         --max-output "$max" "$junit" || rc=1
+    xo_ctest_slowest "$stage" "$junit"
     return $rc
+}
+
+# xo_ctest_slowest STAGE JUNIT: one line naming the stage's three slowest
+# tests, and one naming every test over a minute (CI's bound per test: a
+# longer one is split into ctest entries so that -j balances; docs/testing.md).
+# Informational: a loaded machine stretches wall times.
+xo_ctest_slowest() {
+    [ -s "$2" ] || return 0
+    python3 - "$1" "$2" <<'PY' || true
+import sys
+import xml.etree.ElementTree as ET
+stage, path = sys.argv[1:3]
+t = sorted(((float(c.get("time") or 0), c.get("name")) for c in ET.parse(path).iter("testcase")),
+           reverse=True)
+print("%s: slowest: %s" % (stage, ", ".join("%s %.0fs" % (n, s) for s, n in t[:3])))
+over = [(s, n) for s, n in t if s > 60]
+if over:
+    print("%s: over 60 s: %s" % (stage, ", ".join("%s %.0fs" % (n, s) for s, n in over)))
+PY
 }
 
 # The sanitizer build and its quick suites (ci/test.sh, ci/sanitize.sh).
