@@ -262,7 +262,9 @@ xo_ci_times_store() {
 # ctest starts the tests it knows to be long first (their times in
 # BUILD/Testing/Temporary/CTestCostData.txt), so -j keeps both cores busy to
 # the end instead of one long test running alone last. A fresh clone has no
-# such file: it is kept between jobs in
+# such file: where the caller sets XO_CTEST_COST_KEEP=1 (ci/test.sh,
+# ci/sanitize.sh; a shell variable, not exported, so the tests' own ctest
+# runs keep out of it) it is kept between jobs in
 # ${XO_CACHE_DIR:-$HOME/.cache/crossover}/ctest-cost/BUILD-NAME.txt, copied
 # in where the build has none and back after the run. It only orders tests.
 xo_ctest() {
@@ -272,13 +274,14 @@ xo_ctest() {
     rm -f "$junit"
     cost=$build/Testing/Temporary/CTestCostData.txt
     kept=${XO_CACHE_DIR:-$HOME/.cache/crossover}/ctest-cost/$(basename "$build").txt
-    if [ ! -s "$cost" ] && [ -s "$kept" ]; then
+    [ "${XO_CTEST_COST_KEEP:-0}" = 1 ] || kept=""
+    if [ -n "$kept" ] && [ ! -s "$cost" ] && [ -s "$kept" ]; then
         mkdir -p "$(dirname "$cost")" && cp "$kept" "$cost"
     fi
     env -u CMOCKA_MESSAGE_OUTPUT ctest --test-dir "$build" --output-junit "$junit" \
         --test-output-size-passed "$max" "$@"
     rc=$?
-    if [ -s "$cost" ]; then
+    if [ -n "$kept" ] && [ -s "$cost" ]; then
         mkdir -p "$(dirname "$kept")" && cp "$cost" "$kept.$$" && mv "$kept.$$" "$kept"
     fi
     python3 "$XO_ROOT/ci/skips.py" --stage "$stage" --list "${XO_SKIPS_LIST:-$XO_ROOT/ci/skips.tsv}" \

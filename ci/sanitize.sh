@@ -18,6 +18,7 @@ cd "$XO_ROOT"
 export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
 export XO_REQUIRE_POSTGRES=${XO_REQUIRE_POSTGRES:-1}
 export CTEST_OUTPUT_ON_FAILURE=1
+XO_CTEST_COST_KEEP=1 # ctest's test times kept between jobs (ci/lib.sh xo_ctest)
 # every quick test, also those ci/test.sh's pass leaves out (ci/lib.sh)
 export XO_ASAN_ALL=${XO_ASAN_ALL:-1}
 

@@ -26,6 +26,7 @@ cd "$XO_ROOT"
 export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
 export XO_REQUIRE_POSTGRES=${XO_REQUIRE_POSTGRES:-1}
 export CTEST_OUTPUT_ON_FAILURE=1
+XO_CTEST_COST_KEEP=1 # ctest's test times kept between jobs (ci/lib.sh xo_ctest)
 
 stage_build() {
     cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXO_WERROR=ON >build-ci.log 2>&1 &&
