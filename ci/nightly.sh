@@ -171,7 +171,7 @@ stage_keras() {
     echo "$out"
     local ran passed
     ran=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: keras\.load_in_keras\.' <<<"$out")
-    passed=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: keras\.load_in_keras\.[a-z_]+ .*Passed' <<<"$out")
+    passed=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: keras\.load_in_keras\.[a-z0-9_]+ .*Passed' <<<"$out")
     if [ "$ran" = 0 ] || [ "$passed" != "$ran" ]; then
         NOTE="Keras did not load xo's files (or the test skipped)"
         return 1
