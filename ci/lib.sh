@@ -12,7 +12,8 @@ XO_SUMMARY=()
 XO_PACKAGES=(build-essential cmake pkg-config git libopenblas-dev libcmocka-dev
              ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
              libsqlite3-dev sqlite3 libjansson-dev gnuplot-nox clang libclang-rt-dev oclgrind
-             python3 python3-numpy python3-venv libhdf5-dev libzip-dev postgresql libpq-dev valgrind)
+             python3 python3-numpy python3-venv libhdf5-dev libzip-dev postgresql libpq-dev valgrind
+             ccache)
 
 # The lower ISA levels the cpu backend can fall back to, and the tests that
 # ci/test.sh runs again at each (XO_CPU_ISA=level); ci/mutate.sh runs the same.
@@ -103,6 +104,30 @@ xo_keras_venv_ok() {
         KERAS_BACKEND=jax "$1/bin/python" -c 'import keras, jax, h5py' >/dev/null 2>&1
 }
 
+# xo_ccache_setup: every CMake build the CI job starts (its three builds,
+# the scratch trees of the mutation stages and of the tests that build one)
+# compiles through ccache, CMake reading CMAKE_C_COMPILER_LAUNCHER from the
+# environment. The cache lives outside the clone, in
+# ${XO_CACHE_DIR:-$HOME/.cache/crossover}/ccache, so a fresh clone on the same
+# machine compiles only what changed; CCACHE_BASEDIR (the clone) and
+# CCACHE_NOHASHDIR make the paths relative, so a clone elsewhere hits too.
+# ccache hashes the preprocessed source, flags and compiler, so a hit is the
+# object the compiler would make. XO_CCACHE=0, or no ccache, compiles
+# directly (a cold build: docs/testing.md gives both times).
+xo_ccache_setup() {
+    if [ "${XO_CCACHE:-1}" = 0 ] || ! command -v ccache >/dev/null; then
+        unset CMAKE_C_COMPILER_LAUNCHER
+        echo "ccache: off (XO_CCACHE=${XO_CCACHE:-1}, ccache $(command -v ccache || echo missing))"
+        return 0
+    fi
+    export CMAKE_C_COMPILER_LAUNCHER=ccache
+    export CCACHE_DIR=${CCACHE_DIR:-${XO_CACHE_DIR:-$HOME/.cache/crossover}/ccache}
+    export CCACHE_BASEDIR=$XO_ROOT CCACHE_NOHASHDIR=1
+    export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+    mkdir -p "$CCACHE_DIR" || { echo "ccache: cannot create $CCACHE_DIR" >&2; return 1; }
+    echo "ccache: $CCACHE_DIR"
+}
+
 # Installs what is missing when root; otherwise prints the command and fails.
 stage_deps() {
     local missing
@@ -129,22 +154,100 @@ stage_deps() {
     echo "deps: installed"
 }
 
-# run_stage NAME FUNCTION [ARGS...]: runs it, times it, records PASS/FAIL.
+# xo_cpu_ticks: user+sys clock ticks of every child this shell has waited
+# for (cutime + cstime of /proc/$$/stat; a stage's tools, ctest's tests and
+# their children, each counted once its parent reaps it), 0 without /proc.
+xo_cpu_ticks() {
+    local s
+    s=$(cat "/proc/$$/stat" 2>/dev/null) || { echo 0; return; }
+    s=${s##*) }
+    # shellcheck disable=SC2086
+    set -- $s
+    echo $((${14} + ${15}))
+}
+
+# The stages run so far, for the summary and xo_ci_times_store: name, wall
+# and CPU (user+sys of its processes) in milliseconds, exit status.
+XO_STAGE_NAME=() XO_STAGE_WALL_MS=() XO_STAGE_CPU_MS=() XO_STAGE_RC=()
+XO_CI_LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+
+# run_stage NAME FUNCTION [ARGS...]: runs it, times it (wall and CPU),
+# records PASS/FAIL.
 run_stage() {
-    local name=$1 start end rc
+    local name=$1 start end c0 c1 rc wall cpu hz
     shift
     echo "==== stage $name"
-    start=$(date +%s)
+    hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+    c0=$(xo_cpu_ticks)
+    start=$(date +%s%N)
     "$@"
     rc=$?
-    end=$(date +%s)
+    end=$(date +%s%N)
+    c1=$(xo_cpu_ticks)
+    wall=$(((end - start) / 1000000))
+    cpu=$(((c1 - c0) * 1000 / hz))
+    XO_STAGE_NAME+=("$name") XO_STAGE_WALL_MS+=("$wall") XO_STAGE_CPU_MS+=("$cpu") XO_STAGE_RC+=("$rc")
     if [ $rc -eq 0 ]; then
-        XO_SUMMARY+=("$(printf '%-10s PASS  %4ss' "$name" $((end - start)))")
+        XO_SUMMARY+=("$(printf '%-10s PASS  %4ss  cpu %5ss' "$name" $((wall / 1000)) $((cpu / 1000)))")
     else
-        XO_SUMMARY+=("$(printf '%-10s FAIL  %4ss  (exit %d)' "$name" $((end - start)) $rc)")
+        XO_SUMMARY+=("$(printf '%-10s FAIL  %4ss  cpu %5ss  (exit %d)' "$name" $((wall / 1000)) \
+            $((cpu / 1000)) $rc)")
     fi
-    echo "==== stage $name: $([ $rc -eq 0 ] && echo PASS || echo FAIL) in $((end - start))s"
+    echo "==== stage $name: $([ $rc -eq 0 ] && echo PASS || echo FAIL) in $((wall / 1000))s" \
+        "(cpu $((cpu / 1000))s)"
     return $rc
+}
+
+# xo_ci_times_json PEER I: stage I's time as an `xo perf import` file
+# (docs/perf.md, "import"; the names it takes): model ci.NAME, one sample of
+# benchmark train_step at batch 1, as peer PEER: ci for the wall time,
+# ci-cpu for user+sys. The note carries the machine's load averages at the
+# job's start and end and the parallelism, since both move a wall time.
+xo_ci_times_json() {
+    local peer=$1 i=$2 t load_end
+    load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+    if [ "$peer" = ci-cpu ]; then t=${XO_STAGE_CPU_MS[$i]}; else t=${XO_STAGE_WALL_MS[$i]}; fi
+    printf '{"device": "%s", "model": "ci.%s",\n "note": "load %s at start, %s at end; XO_JOBS %s; ccache %s",\n' \
+        "$peer" "${XO_STAGE_NAME[$i]}" "${XO_CI_LOAD_START:-?}" "${load_end:-?}" "$XO_JOBS" \
+        "$([ -n "${CMAKE_C_COMPILER_LAUNCHER:-}" ] && echo on || echo off)"
+    printf ' "results": [{"benchmark": "train_step", "batch": 1, "samples_s": [%d.%03d]}]}\n' \
+        $((t / 1000)) $((t % 1000))
+}
+
+# xo_ci_times_store XO STORE: every passed stage's wall and CPU time into
+# the perf store STORE (made if missing) through `XO perf import`, at this
+# tree's commit (XO_SOURCE_DIR) and the machine's testbed, so that `xo perf
+# detect/compare/report --db STORE` show CI's own time as series
+# model/ci.STAGE/train_step/b1/ci (wall) and .../ci-cpu (user+sys). A failed
+# stage did a different amount of work and is left out, as is a time under
+# a millisecond. Prints one line; a store that cannot be written is said on
+# stderr and returns 1 (ci/test.sh reports it and does not fail the job:
+# the checks passed).
+xo_ci_times_store() {
+    local xo=$1 db=$2 i peer tmp n=0 err
+    [ -x "$xo" ] || { echo "ci-times: no $xo to store the stage times with" >&2; return 1; }
+    mkdir -p "$(dirname "$db")" || { echo "ci-times: cannot create $(dirname "$db")" >&2; return 1; }
+    tmp=$(mktemp) || return 1
+    for i in "${!XO_STAGE_NAME[@]}"; do
+        [ "${XO_STAGE_RC[$i]}" = 0 ] || continue
+        for peer in ci ci-cpu; do
+            if [ "$peer" = ci-cpu ]; then
+                [ "${XO_STAGE_CPU_MS[$i]}" -gt 0 ] || continue
+            else
+                [ "${XO_STAGE_WALL_MS[$i]}" -gt 0 ] || continue
+            fi
+            xo_ci_times_json "$peer" "$i" >"$tmp"
+            if ! err=$(XO_SOURCE_DIR=$XO_ROOT "$xo" perf import --db "$db" --peer "$peer" \
+                --json "$tmp" 2>&1 >/dev/null); then
+                echo "ci-times: storing stage ${XO_STAGE_NAME[$i]} in $db failed: $err" >&2
+                rm -f "$tmp"
+                return 1
+            fi
+            n=$((n + 1))
+        done
+    done
+    rm -f "$tmp"
+    echo "ci-times: $n stage times stored in $db (xo perf detect --db $db)"
 }
 
 # xo_ctest STAGE BUILD [CTEST ARGS...]: ctest --test-dir BUILD ARGS, then no
@@ -155,17 +258,55 @@ run_stage() {
 # BUILD/Testing/junit-STAGE.xml for the check. CMOCKA_MESSAGE_OUTPUT is
 # unset so CMocka prints its standard format, the one the check reads. Fails
 # when ctest fails or the check does; the check's lines say which skip.
+#
+# ctest starts the tests it knows to be long first (their times in
+# BUILD/Testing/Temporary/CTestCostData.txt), so -j keeps both cores busy to
+# the end instead of one long test running alone last. A fresh clone has no
+# such file: where the caller sets XO_CTEST_COST_KEEP=1 (ci/test.sh,
+# ci/sanitize.sh; a shell variable, not exported, so the tests' own ctest
+# runs keep out of it) it is kept between jobs in
+# ${XO_CACHE_DIR:-$HOME/.cache/crossover}/ctest-cost/BUILD-NAME.txt, copied
+# in where the build has none and back after the run. It only orders tests.
 xo_ctest() {
-    local stage=$1 build=$2 junit rc max=${XO_CTEST_OUTPUT_MAX:-32000000}
+    local stage=$1 build=$2 junit rc max=${XO_CTEST_OUTPUT_MAX:-32000000} cost kept
     shift 2
     junit=$(cd "$build" 2>/dev/null && pwd)/Testing/junit-$stage.xml
     rm -f "$junit"
+    cost=$build/Testing/Temporary/CTestCostData.txt
+    kept=${XO_CACHE_DIR:-$HOME/.cache/crossover}/ctest-cost/$(basename "$build").txt
+    [ "${XO_CTEST_COST_KEEP:-0}" = 1 ] || kept=""
+    if [ -n "$kept" ] && [ ! -s "$cost" ] && [ -s "$kept" ]; then
+        mkdir -p "$(dirname "$cost")" && cp "$kept" "$cost"
+    fi
     env -u CMOCKA_MESSAGE_OUTPUT ctest --test-dir "$build" --output-junit "$junit" \
         --test-output-size-passed "$max" "$@"
     rc=$?
+    if [ -n "$kept" ] && [ -s "$cost" ]; then
+        mkdir -p "$(dirname "$kept")" && cp "$cost" "$kept.$$" && mv "$kept.$$" "$kept"
+    fi
     python3 "$XO_ROOT/ci/skips.py" --stage "$stage" --list "${XO_SKIPS_LIST:-$XO_ROOT/ci/skips.tsv}" \
         --max-output "$max" "$junit" || rc=1
+    xo_ctest_slowest "$stage" "$junit"
     return $rc
+}
+
+# xo_ctest_slowest STAGE JUNIT: one line naming the stage's three slowest
+# tests, and one naming every test over a minute (CI's bound per test: a
+# longer one is split into ctest entries so that -j balances; docs/testing.md).
+# Informational: a loaded machine stretches wall times.
+xo_ctest_slowest() {
+    [ -s "$2" ] || return 0
+    python3 - "$1" "$2" <<'PY' || true
+import sys
+import xml.etree.ElementTree as ET
+stage, path = sys.argv[1:3]
+t = sorted(((float(c.get("time") or 0), c.get("name")) for c in ET.parse(path).iter("testcase")),
+           reverse=True)
+print("%s: slowest: %s" % (stage, ", ".join("%s %.0fs" % (n, s) for s, n in t[:3])))
+over = [(s, n) for s, n in t if s > 60]
+if over:
+    print("%s: over 60 s: %s" % (stage, ", ".join("%s %.0fs" % (n, s) for s, n in over)))
+PY
 }
 
 # The sanitizer build and its quick suites (ci/test.sh, ci/sanitize.sh).
@@ -232,20 +373,55 @@ xo_asan_env() {
     echo "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
 }
 
+# The quick tests ci/test.sh's sanitizer pass leaves out: the checks they
+# make run unsanitized in its test stage, and ASan and UBSan would watch
+# little of ours in them. ci.*, lint.* and coverage.*: scripts checking the
+# CI tooling, the sources and coverage (the scratch trees ci.* build are
+# plain builds of their own); cl.offline_gpu_compile: clang compiling the
+# kernels for GPU targets (our only binary there prints the program's
+# source); keras.load_in_keras*: Keras (Python) reading files xo wrote, the
+# C side of which (xo train --save, predict, the .keras and .weights.h5
+# writers) runs sanitized in the keras and model.cli suites; sweep.cl.*:
+# the cl ops over the sweep's shapes, whose time is the kernels' inside
+# PoCL, which ASan does not instrument (61 s sanitized against 57 s plain
+# in the last measured run; Oclgrind checks the kernels' accesses in the
+# races stage), the host side of every cl op running sanitized in ops.cl.*.
+# ci/sanitize.sh and the nightly's weekly asan stage run every quick test
+# (XO_ASAN_ALL=1).
+XO_ASAN_CI_EXCLUDE='^(ci|lint|coverage)\.|^cl\.offline_gpu_compile$|^keras\.load_in_keras|^sweep\.cl\.'
+
+# The quick tests ci/test.sh runs sanitized only, not again in its plain
+# test stage: the perf store, the command line's words and errors, hostile
+# and bad input, untrusted files, the fuzz regressions, explain and probe.
+# What they check is control flow and I/O (SQL, files, parsing, messages),
+# which the optimizer does not change (no fast-math anywhere; their
+# numbers are compared with derived margins, not bits), while parsing
+# untrusted bytes is exactly where ASan and UBSan see what a plain run
+# cannot. The numeric suites (ops, sweeps, gradcheck, model, Keras goldens)
+# run in both, since vectorization and FMA contraction differ between the
+# two builds' optimization levels. Keeping CI within 10 minutes on 2 cores
+# is the reason; ci/nightly.sh's test stage runs them plain.
+XO_PLAIN_CI_EXCLUDE='^(perfdb|perf_[a-z_]+|explain|probe|papercuts|badinput|untrusted_io|fuzz\.regress)(\.|$)|^keras\.hostile$'
+
 stage_asan_test() {
-    local envs vars v
+    local envs vars v sel=()
     envs=$(xo_asan_env) || return 1
     mapfile -t vars <<<"$envs"
     echo "asan-test: ${vars[*]}"
+    if [ "${XO_ASAN_ALL:-0}" != 1 ]; then
+        sel=(-E "$XO_ASAN_CI_EXCLUDE")
+        echo "asan-test: every quick test but $XO_ASAN_CI_EXCLUDE (XO_ASAN_ALL=1: all)"
+    fi
     (
         for v in "${vars[@]}"; do export "${v?}"; done
-        xo_ctest asan build-asan -L quick -j"$XO_JOBS" --timeout 600
+        xo_ctest asan build-asan -L quick "${sel[@]}" -j"$XO_JOBS" --timeout 600
     )
 }
 
 # The fuzz targets (docs/fuzzing.md): a clang build with libFuzzer, ASan and
 # UBSan in build-fuzz/, then fuzz/run.sh runs each target for
-# $XO_FUZZ_SECONDS (60 in ci/test.sh, 600 in ci/nightly.sh). A finding fails
+# $XO_FUZZ_SECONDS (10 in ci/test.sh; ci/nightly.sh: 30 on its night, 120
+# in the weekly run). A finding fails
 # the stage; its reproducer stays in build-fuzz/fuzz-out/artifacts/<target>/.
 stage_fuzz_build() {
     CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
@@ -268,8 +444,13 @@ stage_fuzz() {
 print_summary() {
     echo
     echo "==== summary"
-    local line
+    local line i wall=0 cpu=0
     for line in "${XO_SUMMARY[@]}"; do
         echo "$line"
     done
+    for i in "${!XO_STAGE_NAME[@]}"; do
+        wall=$((wall + XO_STAGE_WALL_MS[i])) cpu=$((cpu + XO_STAGE_CPU_MS[i]))
+    done
+    printf '%-10s       %4ss  cpu %5ss  (load %s at start, %s now)\n' total $((wall / 1000)) \
+        $((cpu / 1000)) "${XO_CI_LOAD_START:-?}" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 }

@@ -105,13 +105,14 @@ NIGHTLY_STAGES=(
     "counts weekly 600"
     "long-tests weekly 900"
     "coverage weekly 900"
+    "asan weekly 700"
     "detect every 30"
 )
 # The every-night stages (planted and detect-scale among them) and the report come to
 # about 850 s from a fresh clone (the build's 200 s are seconds when
 # build-release/ is kept), which leaves a rotating stage its ~300 s of the
 # 1200. The weekly stages (bisect, the instruction-count checks, the long
-# tests, coverage) take minutes each: XO_NIGHTLY_FULL=1 runs them, with no budget.
+# tests, coverage, the full sanitizer pass) take minutes each: XO_NIGHTLY_FULL=1 runs them, with no budget.
 REPORT_RESERVE=${XO_NIGHTLY_RESERVE:-90} # seconds kept for detect and report
 
 stage_build() {
@@ -155,7 +156,7 @@ stage_long_tests() {
     return $rc
 }
 
-# Keras itself loads the files xo writes: the keras.load_in_keras test, which
+# Keras itself loads the files xo writes: the keras.load_in_keras tests, which
 # must run, not skip, with the python of the Keras venv (Keras 3 + JAX on the
 # CPU at pinned versions, made once in a cache outside the clone and shared
 # with ci/test.sh: ci/lib.sh xo_keras_python).
@@ -165,9 +166,13 @@ stage_keras() {
         NOTE="cannot make the Keras venv (ci/lib.sh xo_keras_python; its log: ${XO_CACHE_DIR:-$HOME/.cache/crossover}/kvenv/install.log)"
         return 1
     }
-    out=$(XO_KERAS_PYTHON=$py ctest --test-dir "$BUILD" -R '^keras\.load_in_keras$' -V 2>&1)
+    # the test in its parts (keras.load_in_keras.GROUP): every one must pass
+    out=$(XO_KERAS_PYTHON=$py ctest --test-dir "$BUILD" -R '^keras\.load_in_keras\.' -V 2>&1)
     echo "$out"
-    if ! grep -q 'keras.load_in_keras .*Passed' <<<"$out"; then
+    local ran passed
+    ran=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: keras\.load_in_keras\.' <<<"$out")
+    passed=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: keras\.load_in_keras\.[a-z0-9_]+ .*Passed' <<<"$out")
+    if [ "$ran" = 0 ] || [ "$passed" != "$ran" ]; then
         NOTE="Keras did not load xo's files (or the test skipped)"
         return 1
     fi
@@ -604,6 +609,20 @@ stage_detect_scale() {
     fi
     NOTE=$notes
     return $rc
+}
+
+# The sanitizer pass over every quick test, the few that ci/test.sh's
+# leaves out among them (ci/lib.sh XO_ASAN_CI_EXCLUDE), with the Keras venv
+# and a PostgreSQL server required as in CI.
+stage_asan() {
+    local py
+    py=$(xo_keras_python) || {
+        NOTE="cannot make the Keras venv (ci/lib.sh xo_keras_python)"
+        return 1
+    }
+    xo_ccache_setup >/dev/null || return 1
+    XO_KERAS_PYTHON=$py XO_REQUIRE_POSTGRES=1 XO_ASAN_ALL=1 stage_asan_build &&
+        XO_KERAS_PYTHON=$py XO_REQUIRE_POSTGRES=1 XO_ASAN_ALL=1 stage_asan_test
 }
 
 # Fuzzing (docs/fuzzing.md): the clang build, then each target for

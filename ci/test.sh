@@ -5,8 +5,14 @@
 # servers) and the OpenCL race checks (Oclgrind), check that the mutation
 # stage's mutants still apply, run a sample of the mutants ci/mutgen.py
 # makes from the day's change, then build again with AddressSanitizer +
-# UndefinedBehaviorSanitizer and run the quick suites there, then build the
-# fuzz targets with clang and run each for 22 s (docs/fuzzing.md).
+# UndefinedBehaviorSanitizer and run the quick suites there (but the few
+# that watch none of our C code: ci/lib.sh XO_ASAN_CI_EXCLUDE), then build
+# the fuzz targets with clang and run each for 10 s (docs/fuzzing.md).
+# Every build compiles through ccache (ci/lib.sh xo_ccache_setup). Each
+# stage's wall and CPU time is printed and, when the job ends, stored as
+# perf series in $XO_CI_STORE (default ~/.cache/crossover/ci-perf.sqlite;
+# empty: not stored), so `xo perf detect --db` that store tracks CI's own
+# time (docs/testing.md, "CI's own time").
 # No check may be skipped: OpenCL suites run on whatever platform is found
 # (PoCL in CI, XO_REQUIRE_OPENCL=1), the PostgreSQL ones fail without a
 # server (XO_REQUIRE_POSTGRES=1), Keras loads xo's files (XO_KERAS_PYTHON),
@@ -20,6 +26,7 @@ cd "$XO_ROOT"
 export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
 export XO_REQUIRE_POSTGRES=${XO_REQUIRE_POSTGRES:-1}
 export CTEST_OUTPUT_ON_FAILURE=1
+XO_CTEST_COST_KEEP=1 # ctest's test times kept between jobs (ci/lib.sh xo_ctest)
 
 stage_build() {
     cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXO_WERROR=ON >build-ci.log 2>&1 &&
@@ -30,7 +37,8 @@ stage_build() {
 }
 
 stage_test() {
-    xo_ctest quick build-ci -L quick -j"$XO_JOBS" --timeout 300 || return 1
+    # the sanitized-only tests (ci/lib.sh XO_PLAIN_CI_EXCLUDE) run in asan-test
+    xo_ctest quick build-ci -L quick -E "$XO_PLAIN_CI_EXCLUDE" -j"$XO_JOBS" --timeout 300 || return 1
     # The cpu backend picks its ISA once at start-up (AVX-512 here when the CPU
     # has it); run its op suites and the model suite (the fused network path
     # has per-ISA kernels too) again at each lower level it can fall back to.
@@ -94,6 +102,7 @@ stage_races() {
 
 rc=0
 run_stage deps stage_deps || { print_summary; exit 1; }
+xo_ccache_setup || exit 1
 run_stage keras-venv stage_keras_venv || rc=1
 run_stage build stage_build || rc=1
 [ $rc -eq 0 ] && { run_stage test stage_test || rc=1; }
@@ -102,14 +111,24 @@ run_stage build stage_build || rc=1
 run_stage mutants stage_mutants || rc=1
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
-# each fuzz target XO_FUZZ_SECONDS: 22 s here (two at a time: 1.5 min for 8
-# targets, plus a 30 s build); the
-# regression inputs of every target replay in the quick suites as well
-export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-22}
+# each fuzz target XO_FUZZ_SECONDS: 10 s here, two at a time (40 s for 8
+# targets, plus a few seconds' build from the cache): a smoke run that the
+# targets build, start and survive their seeds and a first round of
+# mutations; the depth is the nightly's (30 s a target on its night, 120 s
+# in the weekly run), and every target's regression inputs replay in the
+# quick suites as well
+export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-10}
 if run_stage fuzz-build stage_fuzz_build; then
     run_stage fuzz stage_fuzz || rc=1
 else
     rc=1
 fi
 print_summary
+# CI's own time as a series (docs/testing.md): a store that cannot be
+# written is reported and does not fail the job, whose checks passed or not
+# above.
+XO_CI_STORE=${XO_CI_STORE-${XO_CACHE_DIR:-$HOME/.cache/crossover}/ci-perf.sqlite}
+if [ -n "$XO_CI_STORE" ]; then
+    xo_ci_times_store "$XO_ROOT/build-ci/cli/xo" "$XO_CI_STORE" || echo "ci-times: not stored (above)"
+fi
 exit $rc

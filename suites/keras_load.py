@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""keras_load.py XO FIXTURES WORKDIR - the files xo writes, loaded by Keras 3.
+"""keras_load.py XO FIXTURES WORKDIR [PART,...] - the files xo writes, loaded by Keras 3.
 
 xo trains the seed, bn, cnn2d and cnn_bn .keras fixtures for one epoch and saves it as .keras and
 .weights.h5 (`xo train --save`); Keras loads them unchanged
@@ -8,6 +8,10 @@ xo's (`xo predict --device ref`) within 1e-5, the interchange target (the
 bound of docs/model.md, 8 u K_path = 7.6e-5 for the seed, is looser).
 A spec with BatchNormalization scale=False, center=False and both, trained
 from xo's fresh init, loads with Keras's variables in Keras's order.
+
+PART,... runs those parts alone (the fixtures by name, `compiled`,
+`bn_fresh`; ctest runs them in three groups so no test takes minutes);
+without it, every part. An unknown part name is an error (exit 2).
 
 Runs under a Python with Keras: $XO_KERAS_PYTHON, else /tmp/kvenv/bin/python.
 ci/test.sh and ci/nightly.sh make a venv for it at pinned versions (ci/lib.sh
@@ -22,6 +26,16 @@ import sys
 
 def main():
     xo, fixtures, work = sys.argv[1:4]
+    fixture_parts = (("seed", (29, 1), 12), ("bn", (13, 3), 4),
+                     ("lstm", (12,), 5), ("gru", (12, 3), 5),
+                     ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4))
+    names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
+    parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
+    bad = [p for p in parts if p not in names]
+    if bad or not parts:
+        print("keras_load.py: unknown part %s (parts: %s)" % (",".join(bad), ", ".join(names)),
+              file=sys.stderr)
+        return 2
     if os.environ.get("XO_KERAS_INNER") != "1":
         py = os.environ.get("XO_KERAS_PYTHON") or "/tmp/kvenv/bin/python"
         if not os.access(py, os.X_OK):
@@ -44,12 +58,13 @@ def main():
     # kernel, recurrent_kernel and bias in the cell's vars; gru.keras: two
     # GRUs (reset_after's [2, 3u] bias, go_backwards); cnn2d.keras and
     # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs
-    for name, shape, classes in (("seed", (29, 1), 12), ("bn", (13, 3), 4),
-                                 ("lstm", (12,), 5), ("gru", (12, 3), 5),
-                                 ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4)):
-        ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
-    ok = compiled(xo, os.path.join(work, "compiled")) and ok
-    ok = bn_fresh(xo, os.path.join(work, "bn_fresh")) and ok
+    for name, shape, classes in fixture_parts:
+        if name in parts:
+            ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
+    if "compiled" in parts:
+        ok = compiled(xo, os.path.join(work, "compiled")) and ok
+    if "bn_fresh" in parts:
+        ok = bn_fresh(xo, os.path.join(work, "bn_fresh")) and ok
     return 0 if ok else 1
 
 

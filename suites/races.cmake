@@ -30,6 +30,61 @@ if(XO_OPENCL)
   # The cl suite (device limits, views at odd offsets, kernel variants) and
   # every op of the quick shapes, on each row's launch shapes.
   xo_add_race_test(cl "" --data-races -- $<TARGET_FILE:test_cl>)
+
+  # The quick shapes go to Oclgrind in parts, a test each, so that -j
+  # balances them and none runs for minutes under load: the ops that take
+  # most of Oclgrind's time a part of their own (gru's 8 lines 14 s of CPU
+  # on the default row, conv1d's 87 7 s), the two slowest of them (gru,
+  # conv2d: up to 100 s of wall time each on the gpu and pocl rows at a load
+  # of 12) in two halves, alternate lines, the pooling ops one part, all
+  # other ops one. Every case line of quick.txt lands in exactly one part,
+  # in its order, and `xo check` seeds each case from --seed alone, so the
+  # parts check what the whole file did. Configure fails if a line were lost.
+  set(XO_QUICK_SHAPES ${PROJECT_SOURCE_DIR}/suites/shapes/quick.txt)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${XO_QUICK_SHAPES})
+  file(STRINGS ${XO_QUICK_SHAPES} xo_quick_lines REGEX "^[a-z]")
+  set(XO_RACES_PARTS conv1d conv2d.1 conv2d.2 gru.1 gru.2 lstm pool rest)
+  foreach(part ${XO_RACES_PARTS})
+    set(xo_part_${part} "")
+  endforeach()
+  set(xo_parted 0)
+  set(xo_half_conv2d 1)
+  set(xo_half_gru 1)
+  foreach(line IN LISTS xo_quick_lines)
+    string(REGEX MATCH "^[a-z0-9_]+" op "${line}")
+    if(op MATCHES "^(conv2d|gru)$")
+      set(part ${op}.${xo_half_${op}})
+      math(EXPR xo_half_${op} "3 - ${xo_half_${op}}")
+    elseif(op MATCHES "^(conv1d|lstm)$")
+      set(part ${op})
+    elseif(op MATCHES "pooling")
+      set(part pool)
+    else()
+      set(part rest)
+    endif()
+    string(APPEND xo_part_${part} "${line}\n")
+    math(EXPR xo_parted "${xo_parted} + 1")
+  endforeach()
+  list(LENGTH xo_quick_lines xo_quick_n)
+  if(NOT xo_parted EQUAL xo_quick_n OR xo_quick_n EQUAL 0)
+    message(FATAL_ERROR "races: ${xo_parted} of ${xo_quick_n} quick.txt lines in a part")
+  endif()
+  set(xo_part_files "")
+  foreach(part ${XO_RACES_PARTS})
+    list(APPEND xo_part_files ${XO_RACES_DIR}/quick-${part}.txt)
+    if(xo_part_${part} STREQUAL "")
+      message(FATAL_ERROR "races: no quick.txt line for part ${part}")
+    endif()
+    file(WRITE ${XO_RACES_DIR}/quick-${part}.txt "${xo_part_${part}}")
+  endforeach()
+
+  # The parts as written are quick.txt's case lines, each once (a part file
+  # edited or left stale by hand fails here, not silently in the races stage).
+  add_test(NAME races.parts
+           COMMAND bash -c "diff <(sort -- \"\${@:2}\") <(grep -E '^[a-z]' -- \"\$1\" | sort)"
+                   _ ${XO_QUICK_SHAPES} ${xo_part_files})
+  set_tests_properties(races.parts PROPERTIES LABELS "quick" TIMEOUT 30)
+
   foreach(row default gpu pocl)
     set(env "")
     set(extra "")
@@ -39,9 +94,11 @@ if(XO_OPENCL)
     elseif(row STREQUAL "pocl")
       set(env "${XO_RACES_POCL}")
     endif()
-    xo_add_race_test(ops.${row} "${env}" --data-races ${extra} --
-                     $<TARGET_FILE:xo> check --shapes ${PROJECT_SOURCE_DIR}/suites/shapes/quick.txt
-                     --backend cl)
+    foreach(part ${XO_RACES_PARTS})
+      xo_add_race_test(ops.${row}.${part} "${env}" --data-races ${extra} --
+                       $<TARGET_FILE:xo> check --shapes ${XO_RACES_DIR}/quick-${part}.txt
+                       --backend cl)
+    endforeach()
   endforeach()
 
   # The tiled recurrent kernels at the edges of their tiles
