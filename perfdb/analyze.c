@@ -115,32 +115,6 @@ static bool is_count_metric(const char *metric)
 	return metric && !strcmp(metric, "instructions");
 }
 
-void xo_perf_judge_counts(const double *b, size_t nb, const double *h, size_t nh,
-                          double threshold, int *sign, double *lo, double *hi)
-{
-	double bmin = INFINITY, bmax = -INFINITY, hmin = INFINITY, hmax = -INFINITY;
-
-	for (size_t i = 0; i < nb; i++) {
-		bmin = fmin(bmin, b[i]);
-		bmax = fmax(bmax, b[i]);
-	}
-	for (size_t i = 0; i < nh; i++) {
-		hmin = fmin(hmin, h[i]);
-		hmax = fmax(hmax, h[i]);
-	}
-	*sign = 0;
-	*lo = -INFINITY;
-	*hi = INFINITY;
-	if (!nb || !nh || !(bmin > 0.0) || !(hmin > 0.0))
-		return;
-	*lo = log(hmin / bmax);
-	*hi = log(hmax / bmin);
-	if (expm1(*lo) > threshold)
-		*sign = 1;
-	else if (expm1(*hi) < -threshold)
-		*sign = -1;
-}
-
 /* ---- compare ------------------------------------------------------------------- */
 
 /* z with P(|Z| > z) = alpha for a standard normal Z, by bisection on erfc. */
@@ -671,73 +645,6 @@ static bool load_differs(const struct side *b, const struct side *h, double core
 }
 
 /*
- * The run-level rule (compare under load). Each run has its own
- * offset (load, frequency, placement) that moves all of its samples, which
- * the U test on the pooled samples cannot see; on the shared 2-core VM run
- * medians of one tree differ by 30% and more. The rule before this one asked
- * every head run to lie beyond every base run with 1 / C(nb + nh, nb) below
- * 0.05 / m: one loaded run among 6 + 6 blocked a 2x step (bisect under load
- * 9-15 found 2 of 4 planted steps), and over m > 46 series 6 runs a side could
- * never pass at all (the least p of a rank test on 6 + 6 values is 1/924).
- * Here the runs are the unit: Welch's t test on the log run medians (a
- * run's offset is one draw of the run-to-run noise, which the test estimates
- * from the runs themselves, unequal spreads allowed) at p < 0.05 / m over the
- * m series of the section compared this way, times the looks continuous and
- * bisect took at these rounds (Bonferroni, as before; a repeated look on more
- * rounds could otherwise fish for a p below the level), the
- * t's sign and the Hodges-Lehmann shift of the log run medians both in the
- * direction the samples found. One loaded run widens the spread, it does not
- * veto. False positives measured on synthetic runs (suites/test_perfdb.c
- * test_runs_rule_synthetic) are stated in docs/perf.md.
- */
-#define RUNS_HL_MAX_PAIRS 65536 /* 256 x 256 runs */
-
-bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head_runs, size_t nh,
-                          int sign, int m, double *p_out, char *why, size_t why_size)
-{
-	double *lb = calloc(nb + 1, sizeof(*lb)), *lh = calloc(nh + 1, sizeof(*lh));
-	double p = 1.0, t = 0.0, df = 0.0, family = 0.05 / (double)(m > 0 ? m : 1);
-	struct xo_perf_shift hl = {NAN, -INFINITY, INFINITY};
-	size_t kb = 0, kh = 0;
-	bool ok = false;
-
-	if (why_size)
-		why[0] = '\0';
-	if (lb && lh) {
-		for (size_t i = 0; i < nb; i++)
-			if (base_runs[i] > 0.0)
-				lb[kb++] = log(base_runs[i]);
-		for (size_t i = 0; i < nh; i++)
-			if (head_runs[i] > 0.0)
-				lh[kh++] = log(head_runs[i]);
-		p = xo_perf_welch(lb, kb, lh, kh, &t, &df);
-		/* the shift's direction: Hodges-Lehmann's over every pair, or,
-		 * where pairs are too many to sort at each look (detect's long
-		 * segments), the difference of the medians (xo_perf_median sorts
-		 * lb and lh: after Welch) */
-		if (kb * kh <= RUNS_HL_MAX_PAIRS)
-			xo_perf_shift_ci(lb, kb, lh, kh, 0.95, &hl);
-		else if (kb && kh)
-			hl.est = xo_perf_median(lh, kh) - xo_perf_median(lb, kb);
-	}
-	if (p_out)
-		*p_out = p;
-	if (p < family && (sign > 0 ? t > 0.0 && hl.est > 0.0 : t < 0.0 && hl.est < 0.0))
-		ok = true;
-	else if (p < family)
-		snprintf(why, why_size, "  [runs disagree with the samples: %zu base, %zu head runs]",
-		         kb, kh);
-	else
-		snprintf(why, why_size,
-		         "  [runs cannot show it: Welch p %.2g on %zu+%zu run medians, needs < %.2g "
-		         "over %d series x looks: more rounds]",
-		         p, kb, kh, family, m > 0 ? m : 1);
-	free(lb);
-	free(lh);
-	return ok;
-}
-
-/*
  * Each side must hold series of the metric compared: runs recorded with
  * --metric instructions only, compared for time, have nothing to compare,
  * and "0 slower, 0 faster" would read as a pass. XO_EINVAL naming the side
@@ -823,81 +730,34 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 	return xo_perf_compare_tally(db, base, head, o, out, failed, NULL);
 }
 
-enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, const char *head,
-                                     const struct xo_perf_compare_opts *o, FILE *out,
-                                     bool *failed, struct xo_perf_tally *tally)
-{
-	struct side *sb = NULL, *sh = NULL;
-	struct compare_row *rows = NULL;
-	size_t nrows = 0, caprows = 0;
-	struct xo_sql_stmt *s = NULL;
-	int count[SEC_COUNT][5] = {{0}}; /* slower, faster, same, lowered, unknown */
-	int nmulti[SEC_COUNT] = {0};     /* series with >= 2 runs on both sides */
-	int ndiff_tb = 0;
-	int64_t only_base = 0, only_head = 0;
+/* What one comparison carries from its sides to its printout (compare_*). */
+struct cmp_ctx {
+	const struct xo_perf_compare_opts *o;
+	struct side *sb, *sh;
+	struct compare_row *rows;
+	size_t nrows, caprows;
+	int count[SEC_COUNT][5]; /* slower, faster, same, lowered, unknown */
+	int nmulti[SEC_COUNT];   /* series with >= 2 runs on both sides */
+	int64_t only_base, only_head;
 	regex_t re;
-	bool have_re = false, busy_b, busy_h, ldiff;
-	enum xo_status st;
-	char ib[8192], ih[8192], sql[17000];
+	bool have_re, busy_b, busy_h, ldiff, counts;
+	const char *metric;
+	char ib[8192], ih[8192];
 	double cores;
 	struct xo_perf_load lb, lh; /* the load bound's (verdict.c, step 7) */
-	char describe[4096] = "";
-	json_t *root = NULL, *jrows = NULL;
-	FILE *t = out; /* the text; a sink with --json */
-	int rc;
-	bool counts = is_count_metric(o->metric);
-	const char *metric = counts ? "instructions" : "time";
-	struct xo_perf_order ord = {0};
+	char describe[4096];
+	json_t *root, *jrows;
+	FILE *t; /* the text; a sink with --json */
+	struct xo_perf_order ord;
+};
 
-	*failed = false;
-	sb = malloc(sizeof(*sb));
-	sh = malloc(sizeof(*sh));
-	if (!sb || !sh) {
-		st = xo_error(XO_ENOMEM, "perf: out of memory");
-		goto out;
-	}
-	/* base first (its error first); again on the head's testbed when it has runs there */
-	if ((st = side_resolve(db, base, o->testbed, o->after_run, sb)) ||
-	    (st = side_resolve(db, head, o->testbed, o->after_run, sh)) ||
-	    (sb->commit_id && sb->testbed_id != sh->testbed_id &&
-	     (st = side_resolve(db, base, sh->testbed_id, o->after_run, sb))))
-		goto out;
-	/* --testbed: both sides on it (a commit prefers its runs there; without
-	 * any, or for a run:N of another testbed, the picker was not met) */
-	if (o->testbed && (sb->testbed_id != o->testbed || sh->testbed_id != o->testbed)) {
-		st = xo_error(XO_EINVAL, "%s has no complete run on testbed %lld (--testbed)",
-		              sb->testbed_id != o->testbed ? (base ? base : "base")
-		                                           : (head ? head : "the latest run"),
-		              (long long)o->testbed);
-		goto out;
-	}
-	side_ids(sb, ib, sizeof(ib));
-	side_ids(sh, ih, sizeof(ih));
-	if ((st = side_has_metric(db, "base", base, ib, metric)) ||
-	    (st = side_has_metric(db, "head", head, ih, metric)))
-		goto out;
-	if (o->filter) {
-		if (regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB)) {
-			st = xo_error(XO_EINVAL, "--filter '%s' is not a valid regex", o->filter);
-			goto out;
-		}
-		have_re = true;
-	}
-	if (o->json) {
-		root = json_object();
-		jrows = json_array();
-		if (!root || !jrows || !(t = xo_perf_text_out(true, out))) {
-			t = out;
-			st = xo_error(XO_ENOMEM, "perf: out of memory");
-			goto out;
-		}
-		json_object_set_new(root, "base", json_object());
-		json_object_set_new(root, "head", json_object());
-	}
-	print_side(t, "base", sb, root ? json_object_get(root, "base") : NULL);
-	print_side(t, "head", sh, root ? json_object_get(root, "head") : NULL);
-	if (counts)
-		fprintf(t,
+/* The rule the verdicts below follow, in words. */
+static void compare_print_rule(const struct cmp_ctx *c)
+{
+	const struct xo_perf_compare_opts *o = c->o;
+
+	if (c->counts)
+		fprintf(c->t,
 		        "metric: instructions per call (callgrind; a deterministic count)\n"
 		        "verdict: SLOWER/FASTER when every head sample differs from every base "
 		        "sample by more than %.2g%% in the same direction; lowered to \"unchanged "
@@ -906,7 +766,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		        "(the samples disagree: the count is not deterministic)\n",
 		        100.0 * o->threshold, 100.0 * o->threshold);
 	else
-	fprintf(t,
+	fprintf(c->t,
 	        "verdict (one rule for compare, continuous, bisect, detect): SLOWER/FASTER "
 	        "when Mann-Whitney p < %g and |change| > max(%.0f%%, base IQR/median, "
 	        "run-to-run noise of the series once it has >= 4 runs), and with several "
@@ -922,14 +782,17 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	        "has several runs) lies within -+%.0f%%; UNKNOWN otherwise (too close to "
 	        "call: more rounds)\n",
 	        o->alpha, 100.0 * o->threshold, 100.0 * o->threshold, 100.0 * o->threshold);
+}
 
-	cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
-	lb = (struct xo_perf_load){sb->others_lo};
-	lh = (struct xo_perf_load){sh->others_lo};
-	testbed_describe(db, sh->testbed_id, describe, sizeof(describe));
-	busy_b = side_busy(sb, cores);
-	busy_h = side_busy(sh, cores);
-	ldiff = load_differs(sb, sh, cores);
+/* Every benchmark of the metric compared that both sides measured, with its
+ * samples (row_load). */
+static enum xo_status compare_rows_load(struct xo_perfdb *db, struct cmp_ctx *c)
+{
+	const struct xo_perf_compare_opts *o = c->o;
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+	char sql[17000];
+	int rc;
 
 	/* every benchmark of the metric compared both sides measured (own
 	 * runs and peers alike) */
@@ -938,12 +801,12 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	         " WHERE b.metric = ? AND EXISTS (SELECT 1 FROM results r WHERE"
 	         " r.benchmark_id = b.id AND r.run_id IN (%s)) AND EXISTS (SELECT 1 FROM"
 	         " results r WHERE r.benchmark_id = b.id AND r.run_id IN (%s)) ORDER BY b.name",
-	         ib, ih);
+	         c->ib, c->ih);
 	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s)) {
 		st = sql_err(db, "comparing runs");
 		goto out;
 	}
-	xo_sql_bind_text(s, 1, metric);
+	xo_sql_bind_text(s, 1, c->metric);
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		const char *name = col_str(s, 1);
 		const char *dev = col_str(s, 2);
@@ -951,7 +814,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 		char devbuf[48];
 		struct compare_row *w;
 
-		if (have_re && regexec(&re, name, 0, NULL, 0))
+		if (c->have_re && regexec(&c->re, name, 0, NULL, 0))
 			continue;
 		if (!dev || !dev[0]) { /* older stores: the device ends the name */
 			const char *slash = strrchr(name, '/');
@@ -959,50 +822,57 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 			snprintf(devbuf, sizeof(devbuf), "%s", slash ? slash + 1 : name);
 			dev = devbuf;
 		}
-		if (nrows == caprows) {
-			size_t cap = caprows ? 2 * caprows : 64;
-			struct compare_row *nr = realloc(rows, cap * sizeof(*nr));
+		if (c->nrows == c->caprows) {
+			size_t cap = c->caprows ? 2 * c->caprows : 64;
+			struct compare_row *nr = realloc(c->rows, cap * sizeof(*nr));
 
 			if (!nr) {
 				st = xo_error(XO_ENOMEM, "perf: out of memory");
 				goto out;
 			}
-			rows = nr;
-			caprows = cap;
+			c->rows = nr;
+			c->caprows = cap;
 		}
-		w = &rows[nrows++];
+		w = &c->rows[c->nrows++];
 		memset(w, 0, sizeof(*w));
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		snprintf(w->dev, sizeof(w->dev), "%s", dev);
 		w->sec = section_of(dev);
-		if ((st = row_load(db, &ord, sb, sh, bench, counts, o->alpha, w)))
+		if ((st = row_load(db, &c->ord, c->sb, c->sh, bench, c->counts, o->alpha, w)))
 			goto out;
 		if (w->nb_runs >= 2 && w->nh_runs >= 2)
-			nmulti[w->sec]++;
+			c->nmulti[w->sec]++;
 	}
 	if (rc != XO_SQL_DONE) {
 		st = sql_err(db, "comparing runs");
 		goto out;
 	}
+out:
 	xo_sql_finalize(s);
-	s = NULL;
+	return st;
+}
 
-	for (size_t i = 0; i < nrows; i++) {
-		struct compare_row *w = &rows[i];
+/* One verdict per row, lowered where the code measured is unchanged. */
+static void compare_judge(struct cmp_ctx *c)
+{
+	const struct xo_perf_compare_opts *o = c->o;
+
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct compare_row *w = &c->rows[i];
 
 		struct xo_perf_sample_set bs = {w->bx, w->bn, w->nb_runs, w->nbx,
-		                                lb.least >= 0 ? &lb : NULL};
+		                                c->lb.least >= 0 ? &c->lb : NULL};
 		struct xo_perf_sample_set hs = {w->hx, w->hn, w->nh_runs, w->nhx,
-		                                lh.least >= 0 ? &lh : NULL};
+		                                c->lh.least >= 0 ? &c->lh : NULL};
 		struct xo_perf_rule rule = {
 		    .threshold = o->threshold,
 		    .alpha = o->alpha,
 		    .noise = w->run_noise,
-		    .family = nmulti[w->sec] * (o->looks > 1 ? o->looks : 1),
-		    .counts = counts,
+		    .family = c->nmulti[w->sec] * (o->looks > 1 ? o->looks : 1),
+		    .counts = c->counts,
 		    .interval = true,
-		    .cores = cores,
-		    .threads = xo_perf_bench_threads(w->dev, describe, cores),
+		    .cores = c->cores,
+		    .threads = xo_perf_bench_threads(w->dev, c->describe, c->cores),
 		};
 
 		xo_perf_verdict_judge(&bs, &hs, &rule, &w->v);
@@ -1015,59 +885,63 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 			 * difference, or a difference too close to call, is the
 			 * machine's, never the commit's (a docs-only commit is
 			 * neither SLOWER nor left UNKNOWN for bisect to skip) */
-			w->word = sb->testbed_id != sh->testbed_id || ldiff ? "environment"
+			w->word = c->sb->testbed_id != c->sh->testbed_id || c->ldiff ? "environment"
 			                                                    : "unchanged code";
 			snprintf(w->why, sizeof(w->why), "  [%s %+.1f%%: kernel source unchanged]",
 			         w->v.sign > 0 ? "slower" : w->v.sign < 0 ? "faster" : "unclear",
 			         100.0 * w->v.change);
 			w->v.sign = 0;
-			count[w->sec][3]++;
+			c->count[w->sec][3]++;
 		} else if (w->v.sign) {
 			w->word = w->v.sign > 0 ? "SLOWER" : "FASTER";
-			count[w->sec][w->v.sign > 0 ? 0 : 1]++;
+			c->count[w->sec][w->v.sign > 0 ? 0 : 1]++;
 		} else if (w->v.same) {
 			w->word = "SAME";
-			count[w->sec][2]++;
+			c->count[w->sec][2]++;
 		} else {
 			/* neither a confirmed change nor a shown absence of one */
 			w->word = "UNKNOWN";
-			count[w->sec][4]++;
+			c->count[w->sec][4]++;
 		}
 	}
+}
 
+/* The rows section by section, as text and (--json) as rows. */
+static void compare_print_rows(struct cmp_ctx *c)
+{
 	for (int sec = 0; sec < SEC_COUNT; sec++) {
 		bool head_printed = false;
 
-		for (size_t i = 0; i < nrows; i++) {
-			const struct compare_row *w = &rows[i];
+		for (size_t i = 0; i < c->nrows; i++) {
+			const struct compare_row *w = &c->rows[i];
 			char tb[32], th[32], ci[48];
 
 			if (w->sec != (enum compare_section)sec)
 				continue;
 			if (!head_printed) {
-				fprintf(t, "\n== %s\n%-58s %12s %12s %9s %17s %9s  %s\n",
+				fprintf(c->t, "\n== %s\n%-58s %12s %12s %9s %17s %9s  %s\n",
 				        section_title[sec], "Benchmark", "Base", "Head", "Change",
 				        "95% interval", "p-value", "Verdict");
 				head_printed = true;
 			}
-			(counts ? fmt_count : fmt_time)(w->v.base, tb, sizeof(tb));
-			(counts ? fmt_count : fmt_time)(w->v.head, th, sizeof(th));
+			(c->counts ? fmt_count : fmt_time)(w->v.base, tb, sizeof(tb));
+			(c->counts ? fmt_count : fmt_time)(w->v.head, th, sizeof(th));
 			if (isfinite(w->v.lo) && isfinite(w->v.hi))
 				snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", 100.0 * expm1(w->v.lo),
 				         100.0 * expm1(w->v.hi));
 			else
 				snprintf(ci, sizeof(ci), "unbounded");
-			if (counts) {
+			if (c->counts) {
 				snprintf(ci, sizeof(ci), "%+.2f..%+.2f%%", 100.0 * expm1(w->v.lo),
 				         100.0 * expm1(w->v.hi));
-				fprintf(t, "%-58s %12s %12s %+8.2f%% %17s %9s  %s%s%s\n", w->name, tb,
+				fprintf(c->t, "%-58s %12s %12s %+8.2f%% %17s %9s  %s%s%s\n", w->name, tb,
 				        th, 100.0 * w->v.change, ci, "-", w->word,
 				        src_note(w), w->why);
 			} else
-			fprintf(t, "%-58s %12s %12s %+8.1f%% %17s %9.2g  %s%s%s\n", w->name, tb, th,
+			fprintf(c->t, "%-58s %12s %12s %+8.1f%% %17s %9.2g  %s%s%s\n", w->name, tb, th,
 			        100.0 * w->v.change, ci, w->v.p, w->word,
 			        src_note(w), w->why);
-			if (jrows) {
+			if (c->jrows) {
 				json_t *jr = json_pack(
 				    "{s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:I, s:I}", "benchmark",
 				    w->name, "section", section_key[sec], "base_median_s", w->v.base,
@@ -1090,10 +964,19 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 					json_object_set_new(jr, "change_hi", json_null());
 				}
 				if (jr)
-					json_array_append_new(jrows, jr);
+					json_array_append_new(c->jrows, jr);
 			}
 		}
 	}
+}
+
+/* The tallies, what one side alone measured, the testbeds and the load. */
+static void compare_print_summary(struct xo_perfdb *db, struct cmp_ctx *c)
+{
+	struct xo_sql_stmt *s = NULL;
+	int ndiff_tb = 0;
+	char sql[17000];
+
 	/* what only one side measured */
 	snprintf(sql, sizeof(sql),
 	         "SELECT (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
@@ -1102,132 +985,224 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	         " (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
 	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))"
 	         " AND benchmark_id IN (SELECT id FROM benchmarks WHERE metric = ?1))",
-	         ib, ih, ih, ib);
+	         c->ib, c->ih, c->ih, c->ib);
 	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s) == XO_SQL_OK &&
-	    (xo_sql_bind_text(s, 1, metric), xo_sql_step(s) == XO_SQL_ROW)) {
-		only_base = xo_sql_column_int64(s, 0);
-		only_head = xo_sql_column_int64(s, 1);
+	    (xo_sql_bind_text(s, 1, c->metric), xo_sql_step(s) == XO_SQL_ROW)) {
+		c->only_base = xo_sql_column_int64(s, 0);
+		c->only_head = xo_sql_column_int64(s, 1);
 	}
 	xo_sql_finalize(s);
 	s = NULL;
-	fprintf(t, "\n%d slower, %d faster, %d same", count[SEC_TEST][0], count[SEC_TEST][1],
-	        count[SEC_TEST][2]);
-	if (count[SEC_TEST][3])
-		fprintf(t, ", %d lowered (kernel source unchanged)", count[SEC_TEST][3]);
-	fprintf(t, ", %d unknown (too close to call)", count[SEC_TEST][4]);
-	if (only_base || only_head)
-		fprintf(t, " (%lld only in base, %lld only in head)", (long long)only_base,
-		        (long long)only_head);
-	fputc('\n', t);
+	fprintf(c->t, "\n%d slower, %d faster, %d same", c->count[SEC_TEST][0], c->count[SEC_TEST][1],
+	        c->count[SEC_TEST][2]);
+	if (c->count[SEC_TEST][3])
+		fprintf(c->t, ", %d lowered (kernel source unchanged)", c->count[SEC_TEST][3]);
+	fprintf(c->t, ", %d unknown (too close to call)", c->count[SEC_TEST][4]);
+	if (c->only_base || c->only_head)
+		fprintf(c->t, " (%lld only in base, %lld only in head)", (long long)c->only_base,
+		        (long long)c->only_head);
+	fputc('\n', c->t);
 	for (int sec = SEC_REF; sec < SEC_COUNT; sec++)
-		if (count[sec][0] + count[sec][1] + count[sec][2] + count[sec][3] + count[sec][4])
-			fprintf(t,
+		if (c->count[sec][0] + c->count[sec][1] + c->count[sec][2] + c->count[sec][3] + c->count[sec][4])
+			fprintf(c->t,
 			        "%s: %d slower, %d faster, %d same, %d lowered, %d unknown (not "
 			        "alarms)\n",
-			        section_key[sec], count[sec][0], count[sec][1], count[sec][2],
-			        count[sec][3], count[sec][4]);
+			        section_key[sec], c->count[sec][0], c->count[sec][1], c->count[sec][2],
+			        c->count[sec][3], c->count[sec][4]);
 
-	fprintf(t, "\ntestbed:");
+	fprintf(c->t, "\ntestbed:");
 	for (size_t i = 0; i < NFIELDS; i++) {
-		if (!strcmp(sb->info.field[i], sh->info.field[i]))
+		if (!strcmp(c->sb->info.field[i], c->sh->info.field[i]))
 			continue;
 		if (!ndiff_tb++)
-			fputc('\n', t);
-		fprintf(t, "  %-14s base: %s\n  %-14s head: %s\n", testbed_fields[i],
-		        sb->info.field[i], "", sh->info.field[i]);
-		if (root) {
-			json_t *d = json_object_get(root, "testbed_diff");
+			fputc('\n', c->t);
+		fprintf(c->t, "  %-14s base: %s\n  %-14s head: %s\n", testbed_fields[i],
+		        c->sb->info.field[i], "", c->sh->info.field[i]);
+		if (c->root) {
+			json_t *d = json_object_get(c->root, "testbed_diff");
 
 			if (!d)
-				json_object_set_new(root, "testbed_diff", d = json_array());
+				json_object_set_new(c->root, "testbed_diff", d = json_array());
 			json_array_append_new(d, json_pack("{s:s, s:s, s:s}", "field",
-			                                   testbed_fields[i], "base", sb->info.field[i],
-			                                   "head", sh->info.field[i]));
+			                                   testbed_fields[i], "base", c->sb->info.field[i],
+			                                   "head", c->sh->info.field[i]));
 		}
 	}
 	if (!ndiff_tb)
-		fprintf(t, " the same (testbed %lld: %s, BLAS %s %s, OpenCL %s)\n",
-		        (long long)sb->testbed_id, sb->info.field[1], sb->info.field[6],
-		        sb->info.field[8], sb->info.field[11][0] ? sb->info.field[11] : "none");
-	if (sb->load >= 0 && sh->load >= 0)
-		fprintf(t,
+		fprintf(c->t, " the same (testbed %lld: %s, BLAS %s %s, OpenCL %s)\n",
+		        (long long)c->sb->testbed_id, c->sb->info.field[1], c->sb->info.field[6],
+		        c->sb->info.field[8], c->sb->info.field[11][0] ? c->sb->info.field[11] : "none");
+	if (c->sb->load >= 0 && c->sh->load >= 0)
+		fprintf(c->t,
 		        "load:    highest 1-min load average: base %.2f, head %.2f (%.0f cores; "
 		        "includes the recorder itself)\n",
-		        sb->load, sh->load, cores);
-	if (sb->others >= 0 && sh->others >= 0)
-		fprintf(t, "others:  other processes used up to %.2f cores during base, %.2f during "
+		        c->sb->load, c->sh->load, c->cores);
+	if (c->sb->others >= 0 && c->sh->others >= 0)
+		fprintf(c->t, "others:  other processes used up to %.2f cores during base, %.2f during "
 		           "head\n",
-		        sb->others, sh->others);
-	if (busy_b || busy_h || ldiff)
-		fprintf(t,
+		        c->sb->others, c->sh->others);
+	if (c->busy_b || c->busy_h || c->ldiff)
+		fprintf(c->t,
 		        "warning: other work on the machine during %s: threaded timings (cpu, cl) "
 		        "may have moved for that reason alone; record again when it is quiet\n",
-		        busy_b && busy_h ? "both sides"
-		        : busy_b         ? "the base runs"
-		        : busy_h         ? "the head runs"
+		        c->busy_b && c->busy_h ? "both sides"
+		        : c->busy_b         ? "the base runs"
+		        : c->busy_h         ? "the head runs"
 		                         : "one side more than the other");
-	*failed = count[SEC_TEST][0] > 0;
-	if (tally) {
-		memset(tally, 0, sizeof(*tally));
-		tally->slower = count[SEC_TEST][0];
-		tally->faster = count[SEC_TEST][1];
-		tally->same = count[SEC_TEST][2];
-		tally->lowered = count[SEC_TEST][3];
-		tally->unknown = count[SEC_TEST][4];
-		tally->change = NAN;
-		tally->change_lo = NAN;
-		for (size_t i = 0; i < nrows; i++) {
-			const struct compare_row *w = &rows[i];
+}
 
-			/* an UNKNOWN whose interval reaches above +threshold: a
-			 * slowdown is not excluded (one that reaches only down is
-			 * "not slower", all bisect asks) */
-			if (w->sec == SEC_TEST && w->word && !strcmp(w->word, "UNKNOWN") &&
-			    !(isfinite(w->v.hi) && expm1(w->v.hi) <= o->threshold))
-				tally->unknown_up++;
-			/* the largest confirmed slowdown under test: what bisect names */
-			if (w->sec == SEC_TEST && w->v.sign > 0 &&
-			    !(fabs(w->v.change) <= fabs(tally->change))) {
-				tally->change = w->v.change;
-				tally->change_lo = isfinite(w->v.lo) ? expm1(w->v.lo) : NAN;
-				snprintf(tally->worst, sizeof(tally->worst), "%s", w->name);
-			}
+/* What continuous and bisect read of the comparison. */
+static void compare_tally_fill(const struct cmp_ctx *c, struct xo_perf_tally *tally)
+{
+	const struct xo_perf_compare_opts *o = c->o;
+
+	memset(tally, 0, sizeof(*tally));
+	tally->slower = c->count[SEC_TEST][0];
+	tally->faster = c->count[SEC_TEST][1];
+	tally->same = c->count[SEC_TEST][2];
+	tally->lowered = c->count[SEC_TEST][3];
+	tally->unknown = c->count[SEC_TEST][4];
+	tally->change = NAN;
+	tally->change_lo = NAN;
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct compare_row *w = &c->rows[i];
+
+		/* an UNKNOWN whose interval reaches above +threshold: a
+		 * slowdown is not excluded (one that reaches only down is
+		 * "not slower", all bisect asks) */
+		if (w->sec == SEC_TEST && w->word && !strcmp(w->word, "UNKNOWN") &&
+		    !(isfinite(w->v.hi) && expm1(w->v.hi) <= o->threshold))
+			tally->unknown_up++;
+		/* the largest confirmed slowdown under test: what bisect names */
+		if (w->sec == SEC_TEST && w->v.sign > 0 &&
+		    !(fabs(w->v.change) <= fabs(tally->change))) {
+			tally->change = w->v.change;
+			tally->change_lo = isfinite(w->v.lo) ? expm1(w->v.lo) : NAN;
+			snprintf(tally->worst, sizeof(tally->worst), "%s", w->name);
 		}
 	}
-	if (root) {
-		json_object_set_new(root, "metric", json_string(counts ? "instructions" : "time"));
-		json_object_set_new(root, "threshold", json_real(o->threshold));
-		json_object_set_new(root, "alpha", json_real(o->alpha));
-		json_object_set_new(root, "results", jrows);
-		jrows = NULL;
-		json_object_set_new(
-		    root, "summary",
-		    json_pack("{s:i, s:i, s:i, s:i, s:i, s:I, s:I}", "slower", count[SEC_TEST][0],
-		              "faster", count[SEC_TEST][1], "same", count[SEC_TEST][2], "lowered",
-		              count[SEC_TEST][3], "unknown", count[SEC_TEST][4], "only_base",
-		              (json_int_t)only_base, "only_head", (json_int_t)only_head));
-		json_object_set_new(root, "load_warning", json_boolean(busy_b || busy_h || ldiff));
-		json_object_set_new(root, "regression", json_boolean(*failed));
-		xo_perf_json_print(root, out);
+}
+
+/* The JSON document of the comparison, printed on out. */
+static void compare_json_done(struct cmp_ctx *c, bool failed, FILE *out)
+{
+	const struct xo_perf_compare_opts *o = c->o;
+
+	json_object_set_new(c->root, "metric", json_string(c->counts ? "instructions" : "time"));
+	json_object_set_new(c->root, "threshold", json_real(o->threshold));
+	json_object_set_new(c->root, "alpha", json_real(o->alpha));
+	json_object_set_new(c->root, "results", c->jrows);
+	c->jrows = NULL;
+	json_object_set_new(
+	    c->root, "summary",
+	    json_pack("{s:i, s:i, s:i, s:i, s:i, s:I, s:I}", "slower", c->count[SEC_TEST][0],
+	              "faster", c->count[SEC_TEST][1], "same", c->count[SEC_TEST][2], "lowered",
+	              c->count[SEC_TEST][3], "unknown", c->count[SEC_TEST][4], "only_base",
+	              (json_int_t)c->only_base, "only_head", (json_int_t)c->only_head));
+	json_object_set_new(c->root, "load_warning", json_boolean(c->busy_b || c->busy_h || c->ldiff));
+	json_object_set_new(c->root, "regression", json_boolean(failed));
+	xo_perf_json_print(c->root, out);
+}
+
+enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, const char *head,
+                                     const struct xo_perf_compare_opts *o, FILE *out,
+                                     bool *failed, struct xo_perf_tally *tally)
+{
+	struct cmp_ctx *c = calloc(1, sizeof(*c));
+	struct side *sb = NULL, *sh = NULL;
+	enum xo_status st;
+
+	*failed = false;
+	if (!c)
+		return xo_error(XO_ENOMEM, "perf: out of memory");
+	c->o = o;
+	c->t = out;
+	c->counts = is_count_metric(o->metric);
+	c->metric = c->counts ? "instructions" : "time";
+	sb = c->sb = malloc(sizeof(*sb));
+	sh = c->sh = malloc(sizeof(*sh));
+	if (!sb || !sh) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out;
 	}
+	/* base first (its error first); again on the head's testbed when it has runs there */
+	if ((st = side_resolve(db, base, o->testbed, o->after_run, sb)) ||
+	    (st = side_resolve(db, head, o->testbed, o->after_run, sh)) ||
+	    (sb->commit_id && sb->testbed_id != sh->testbed_id &&
+	     (st = side_resolve(db, base, sh->testbed_id, o->after_run, sb))))
+		goto out;
+	/* --testbed: both sides on it (a commit prefers its runs there; without
+	 * any, or for a run:N of another testbed, the picker was not met) */
+	if (o->testbed && (sb->testbed_id != o->testbed || sh->testbed_id != o->testbed)) {
+		st = xo_error(XO_EINVAL, "%s has no complete run on testbed %lld (--testbed)",
+		              sb->testbed_id != o->testbed ? (base ? base : "base")
+		                                           : (head ? head : "the latest run"),
+		              (long long)o->testbed);
+		goto out;
+	}
+	side_ids(sb, c->ib, sizeof(c->ib));
+	side_ids(sh, c->ih, sizeof(c->ih));
+	if ((st = side_has_metric(db, "base", base, c->ib, c->metric)) ||
+	    (st = side_has_metric(db, "head", head, c->ih, c->metric)))
+		goto out;
+	if (o->filter) {
+		if (regcomp(&c->re, o->filter, REG_EXTENDED | REG_NOSUB)) {
+			st = xo_error(XO_EINVAL, "--filter '%s' is not a valid regex", o->filter);
+			goto out;
+		}
+		c->have_re = true;
+	}
+	if (o->json) {
+		c->root = json_object();
+		c->jrows = json_array();
+		if (!c->root || !c->jrows || !(c->t = xo_perf_text_out(true, out))) {
+			c->t = out;
+			st = xo_error(XO_ENOMEM, "perf: out of memory");
+			goto out;
+		}
+		json_object_set_new(c->root, "base", json_object());
+		json_object_set_new(c->root, "head", json_object());
+	}
+	print_side(c->t, "base", sb, c->root ? json_object_get(c->root, "base") : NULL);
+	print_side(c->t, "head", sh, c->root ? json_object_get(c->root, "head") : NULL);
+	compare_print_rule(c);
+
+	c->cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
+	c->lb = (struct xo_perf_load){sb->others_lo};
+	c->lh = (struct xo_perf_load){sh->others_lo};
+	testbed_describe(db, sh->testbed_id, c->describe, sizeof(c->describe));
+	c->busy_b = side_busy(sb, c->cores);
+	c->busy_h = side_busy(sh, c->cores);
+	c->ldiff = load_differs(sb, sh, c->cores);
+
+	if ((st = compare_rows_load(db, c)))
+		goto out;
+	compare_judge(c);
+	compare_print_rows(c);
+	compare_print_summary(db, c);
+	*failed = c->count[SEC_TEST][0] > 0;
+	if (tally)
+		compare_tally_fill(c, tally);
+	if (c->root)
+		compare_json_done(c, *failed, out);
 
 out:
-	xo_perf_order_free(&ord);
-	xo_perf_text_done(t, out);
-	json_decref(root);
-	json_decref(jrows);
-	xo_sql_finalize(s);
-	if (have_re)
-		regfree(&re);
-	for (size_t i = 0; i < nrows; i++) {
-		free(rows[i].bx);
-		free(rows[i].hx);
-		free(rows[i].bn);
-		free(rows[i].hn);
+	xo_perf_order_free(&c->ord);
+	xo_perf_text_done(c->t, out);
+	json_decref(c->root);
+	json_decref(c->jrows);
+	if (c->have_re)
+		regfree(&c->re);
+	for (size_t i = 0; i < c->nrows; i++) {
+		free(c->rows[i].bx);
+		free(c->rows[i].hx);
+		free(c->rows[i].bn);
+		free(c->rows[i].hn);
 	}
-	free(rows);
+	free(c->rows);
 	free(sb);
 	free(sh);
+	free(c);
 	return st;
 }
 
@@ -1755,6 +1730,55 @@ static void series_threads(struct xo_perfdb *db, int64_t bench, int64_t testbed,
 	xo_sql_finalize(s);
 }
 
+/* The steps of one series found by detect_series, stored (a machine's step
+ * is counted, not stored), each regression whose history came back down
+ * marked fixed, and the changes of the series that no longer hold pruned. */
+static enum xo_status store_steps(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
+                                  const struct series *se, size_t base, const size_t *starts,
+                                  size_t nsteps, const struct step_eval *ev)
+{
+	struct xo_perfdb *db = ctx->db;
+	char keep[4096] = "";
+
+	for (size_t k = 0; k < nsteps; k++) {
+		const struct point *m = &se->pt[base + starts[k]];
+		const struct step_eval *e = &ev[k];
+
+		if (machine_step(m, e, ctx->o->threshold)) {
+			ctx->nmachine++;
+			continue;
+		}
+		ctx->nsteps++;
+		xo_sql_bind_int64(ctx->upsert, 1, bench);
+		xo_sql_bind_int64(ctx->upsert, 2, testbed);
+		xo_sql_bind_int64(ctx->upsert, 3, m->commit_id);
+		xo_sql_bind_int64(ctx->upsert, 4, se->pt[base + starts[k] - 1].commit_id);
+		xo_sql_bind_text(ctx->upsert, 5,
+		                  e->lvl_r > e->lvl_l ? "regression" : "improvement");
+		xo_sql_bind_double(ctx->upsert, 6, e->lvl_r / e->lvl_l);
+		xo_sql_bind_double(ctx->upsert, 7, e->v.p);
+		xo_sql_bind_text(ctx->upsert, 8, e->v.sign ? "confirmed" : "detected");
+		xo_sql_bind_int64(ctx->upsert, 9, ctx->now);
+		if (xo_sql_step(ctx->upsert) != XO_SQL_DONE) {
+			xo_sql_reset(ctx->upsert);
+			return sql_err(db, "storing a change");
+		}
+		xo_sql_reset(ctx->upsert);
+		snprintf(keep + strlen(keep), sizeof(keep) - strlen(keep), "%s%lld",
+		         keep[0] ? "," : "", (long long)m->commit_id);
+		/* a confirmed regression whose history came back down is fixed */
+		if (e->v.sign > 0 && k + 1 < nsteps &&
+		    se->pt[se->npt - 1].y <= e->lvl_l * (1.0 + ctx->o->threshold)) {
+			xo_sql_bind_int64(ctx->fix, 1, bench);
+			xo_sql_bind_int64(ctx->fix, 2, testbed);
+			xo_sql_bind_int64(ctx->fix, 3, m->commit_id);
+			xo_sql_step(ctx->fix);
+			xo_sql_reset(ctx->fix);
+		}
+	}
+	return prune_changes(db, bench, testbed, keep);
+}
+
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
                                     struct series *se)
 {
@@ -1766,7 +1790,6 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	struct xo_perf_rule rule = {.threshold = ctx->o->threshold, .family = 1};
 	struct step_eval *ev = NULL;
 	enum xo_status st = XO_OK;
-	char keep[4096] = "";
 	bool have_samples;
 
 	/* the fit needs the points only; the raw samples are read where the
@@ -1859,44 +1882,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 			          k + 1 < nsteps ? starts[k + 1] : n, &rule, sizes, &tmp, &ev[k]);
 	}
 store:
-	for (size_t k = 0; k < nsteps; k++) {
-		const struct point *m = &se->pt[base + starts[k]];
-		struct step_eval *e = &ev[k];
-
-		if (machine_step(m, e, ctx->o->threshold)) {
-			ctx->nmachine++;
-			continue;
-		}
-		ctx->nsteps++;
-		xo_sql_bind_int64(ctx->upsert, 1, bench);
-		xo_sql_bind_int64(ctx->upsert, 2, testbed);
-		xo_sql_bind_int64(ctx->upsert, 3, m->commit_id);
-		xo_sql_bind_int64(ctx->upsert, 4, se->pt[base + starts[k] - 1].commit_id);
-		xo_sql_bind_text(ctx->upsert, 5,
-		                  e->lvl_r > e->lvl_l ? "regression" : "improvement");
-		xo_sql_bind_double(ctx->upsert, 6, e->lvl_r / e->lvl_l);
-		xo_sql_bind_double(ctx->upsert, 7, e->v.p);
-		xo_sql_bind_text(ctx->upsert, 8, e->v.sign ? "confirmed" : "detected");
-		xo_sql_bind_int64(ctx->upsert, 9, ctx->now);
-		if (xo_sql_step(ctx->upsert) != XO_SQL_DONE) {
-			xo_sql_reset(ctx->upsert);
-			st = sql_err(db, "storing a change");
-			goto out;
-		}
-		xo_sql_reset(ctx->upsert);
-		snprintf(keep + strlen(keep), sizeof(keep) - strlen(keep), "%s%lld",
-		         keep[0] ? "," : "", (long long)m->commit_id);
-		/* a confirmed regression whose history came back down is fixed */
-		if (e->v.sign > 0 && k + 1 < nsteps &&
-		    se->pt[se->npt - 1].y <= e->lvl_l * (1.0 + ctx->o->threshold)) {
-			xo_sql_bind_int64(ctx->fix, 1, bench);
-			xo_sql_bind_int64(ctx->fix, 2, testbed);
-			xo_sql_bind_int64(ctx->fix, 3, m->commit_id);
-			xo_sql_step(ctx->fix);
-			xo_sql_reset(ctx->fix);
-		}
-	}
-	st = prune_changes(db, bench, testbed, keep);
+	st = store_steps(ctx, bench, testbed, se, base, starts, nsteps, ev);
 out:
 	free(sizes);
 	free(tmp.v);
