@@ -215,3 +215,38 @@ int xo_perf_query_models(struct xo_perfdb *db, char (*names)[64], int max)
 	xo_sql_finalize(s);
 	return n;
 }
+
+bool xo_perf_vec_push(struct xo_perf_vec *a, double x)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 64;
+		double *v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = x;
+	return true;
+}
+
+enum xo_status xo_perf_query_samples(struct xo_perfdb *db, int64_t result_id,
+                                     struct xo_perf_vec *out)
+{
+	struct xo_sql_stmt *s = NULL;
+	int rc;
+
+	out->n = 0;
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                       "SELECT wall_s FROM samples WHERE result_id = ? ORDER BY idx", &s))
+		return xo_perf_query_err(db, "reading samples");
+	xo_sql_bind_int64(s, 1, result_id);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW)
+		if (!xo_perf_vec_push(out, xo_sql_column_double(s, 0))) {
+			xo_sql_finalize(s);
+			return xo_error(XO_ENOMEM, "perf: out of memory");
+		}
+	xo_sql_finalize(s);
+	return rc == XO_SQL_DONE ? XO_OK : xo_perf_query_err(db, "reading samples");
+}

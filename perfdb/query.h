@@ -50,4 +50,13 @@ enum xo_status xo_perf_query_meas_find(struct xo_perfdb *db, int64_t run, const 
                                        struct xo_perf_meas *m);
 int xo_perf_query_models(struct xo_perfdb *db, char (*names)[64], int max);
 
+/* A growable array of doubles. */
+struct xo_perf_vec {
+	double *v;
+	size_t n, cap;
+};
+bool xo_perf_vec_push(struct xo_perf_vec *a, double x);
+enum xo_status xo_perf_query_samples(struct xo_perfdb *db, int64_t result_id,
+                                     struct xo_perf_vec *out);
+
 #endif /* XO_PERFDB_QUERY_H */
