@@ -52,14 +52,6 @@ bool xo_perf_is_count_metric(const char *metric)
 	return metric && !strcmp(metric, "instructions");
 }
 
-int xo_perf_hist_key_cmp(const void *pa, const void *pb)
-{
-	const struct xo_perf_hist_key *a = pa, *b = pb;
-
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->run < b->run ? -1 : a->run > b->run;
-}
 
 /* A stored value placed in history order. */
 struct placed {

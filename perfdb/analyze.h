@@ -12,13 +12,7 @@
 #include <stdint.h>
 
 #include "perfdb.h"
-
-/* Where a stored row stands in history: the commit's place in the graph
- * (order.c), then its run. Every row type sorted into history order begins
- * with one, so one comparator sorts them all. */
-struct xo_perf_hist_key {
-	int64_t rank, run;
-};
+#include "query.h"
 
 /* Where a benchmark is reported: under test (cpu, cl: alarms), the reference
  * backend, peers (never alarms). */
@@ -30,7 +24,6 @@ extern const char *const xo_perf_section_key[SEC_COUNT];
 void xo_perf_fmt_time(double s, char *buf, size_t size);
 void xo_perf_fmt_count(double c, char *buf, size_t size);
 bool xo_perf_is_count_metric(const char *metric);
-int xo_perf_hist_key_cmp(const void *pa, const void *pb);
 double xo_perf_series_noise(struct xo_perfdb *db, struct xo_perf_order *ord, int64_t bench,
                             int64_t testbed, int64_t upto_run, double alpha, int64_t skip_commit);
 

@@ -40,67 +40,8 @@ double xo_perf_z_two_sided(double alpha)
 	return 0.5 * (lo + hi);
 }
 
-static const char *const testbed_fields[] = {
-    "hostname",  "cpu_model",    "cores",         "os",          "compiler",    "cflags",
-    "blas_name", "blas_version", "blas_coretype", "blas_config", "cl_platform", "cl_device",
-    "cl_driver", "env",
-};
-#define NFIELDS (sizeof(testbed_fields) / sizeof(testbed_fields[0]))
 
-struct run_info {
-	int64_t id, testbed_id, started, commit_id;
-	double load_start, load_end; /* 1-minute load average, -1 unknown */
-	double others;               /* cores other processes used, -1 unknown */
-	char sha[48], subject[256], note[256];
-	bool dirty;
-	char field[NFIELDS][1024];
-};
-
-static enum xo_status load_run(struct xo_perfdb *db, int64_t id, struct run_info *r)
-{
-	char sql[1024] = "SELECT c.sha, c.subject, c.dirty, r.started, r.note, r.testbed_id,"
-	                 " coalesce(r.load_start, -1), coalesce(r.load_end, -1),"
-	                 " coalesce(r.others_cpu, -1), r.commit_id";
-	struct xo_sql_stmt *s = NULL;
-	enum xo_status st = XO_OK;
-
-	for (size_t i = 0; i < NFIELDS; i++)
-		snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), ", t.%s", testbed_fields[i]);
-	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql),
-	         " FROM runs r JOIN commits c ON c.id = r.commit_id"
-	         " JOIN testbeds t ON t.id = r.testbed_id WHERE r.id = ?");
-	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s))
-		return xo_perf_query_err(db, "reading a run");
-	xo_sql_bind_int64(s, 1, id);
-	if (xo_sql_step(s) != XO_SQL_ROW) {
-		st = xo_error(XO_EINVAL, "no run %lld", (long long)id);
-		goto out;
-	}
-	memset(r, 0, sizeof(*r));
-	r->id = id;
-	snprintf(r->sha, sizeof(r->sha), "%s", xo_perf_query_text(s, 0));
-	snprintf(r->subject, sizeof(r->subject), "%s",
-	         xo_sql_column_text(s, 1) ? xo_perf_query_text(s, 1) : "");
-	r->dirty = xo_sql_column_int(s, 2);
-	r->started = xo_sql_column_int64(s, 3);
-	snprintf(r->note, sizeof(r->note), "%s",
-	         xo_sql_column_text(s, 4) ? xo_perf_query_text(s, 4) : "");
-	r->testbed_id = xo_sql_column_int64(s, 5);
-	r->load_start = xo_sql_column_double(s, 6);
-	r->load_end = xo_sql_column_double(s, 7);
-	r->others = xo_sql_column_double(s, 8);
-	r->commit_id = xo_sql_column_int64(s, 9);
-	for (size_t i = 0; i < NFIELDS; i++) {
-		const char *t = xo_sql_column_text(s, 10 + (int)i);
-
-		snprintf(r->field[i], sizeof(r->field[i]), "%s", t ? (const char *)t : "");
-	}
-out:
-	xo_sql_finalize(s);
-	return st;
-}
-
-static void print_run(FILE *out, const char *what, const struct run_info *r)
+static void print_run(FILE *out, const char *what, const struct xo_perf_run_info *r)
 {
 	char when[32] = "?";
 	time_t t = (time_t)r->started;
@@ -134,7 +75,7 @@ struct side {
 	double others; /* most CPU other processes used over the own runs, -1 unknown */
 	double others_lo; /* the least of it, -1 unknown */
 	double load;   /* highest 1-minute load average seen, -1 unknown */
-	struct run_info info; /* the latest own run of the side */
+	struct xo_perf_run_info info; /* the latest own run of the side */
 };
 
 /* A run measured one of our devices (ref, cpu, cl...) rather than a peer. */
@@ -209,15 +150,15 @@ static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
 	}
 	if (!latest_own)
 		latest_own = sd->runs[sd->nruns - 1];
-	if ((st = load_run(db, latest_own, &sd->info)))
+	if ((st = xo_perf_query_run(db, latest_own, &sd->info)))
 		return st;
 	sd->others = sd->others_lo = sd->load = -1.0;
 	for (size_t i = 0; i < sd->nruns; i++) {
-		struct run_info *r = malloc(sizeof(*r));
+		struct xo_perf_run_info *r = malloc(sizeof(*r));
 
 		if (!r)
 			return xo_error(XO_ENOMEM, "perf: out of memory");
-		if (!sd->peer[i] && !load_run(db, sd->runs[i], r)) {
+		if (!sd->peer[i] && !xo_perf_query_run(db, sd->runs[i], r)) {
 			sd->others = fmax(sd->others, r->others);
 			if (r->others >= 0 && (sd->others_lo < 0 || r->others < sd->others_lo))
 				sd->others_lo = r->others;
@@ -429,20 +370,6 @@ static const char *src_note(const struct compare_row *w)
 	return w->src_changed ? "  [source changed]" : "";
 }
 
-/* The testbed's description of its devices ("" when not there). */
-static void testbed_describe(struct xo_perfdb *db, int64_t testbed, char *buf, size_t size)
-{
-	struct xo_sql_stmt *s = NULL;
-
-	buf[0] = '\0';
-	if (xo_sql_prepare(xo_perfdb_sql(db), "SELECT describe FROM testbeds WHERE id = ?", &s))
-		return;
-	xo_sql_bind_int64(s, 1, testbed);
-	if (xo_sql_step(s) == XO_SQL_ROW && xo_sql_column_text(s, 0))
-		snprintf(buf, size, "%s", xo_perf_query_text(s, 0));
-	xo_sql_finalize(s);
-}
-
 static bool side_busy(const struct side *sd, double cores)
 {
 	if (sd->others >= 0)
@@ -455,43 +382,6 @@ static bool load_differs(const struct side *b, const struct side *h, double core
 	if (b->others >= 0 && h->others >= 0)
 		return fabs(b->others - h->others) > 0.1 * cores;
 	return side_busy(b, cores) != side_busy(h, cores);
-}
-
-/*
- * Each side must hold series of the metric compared: runs recorded with
- * --metric instructions only, compared for time, have nothing to compare,
- * and "0 slower, 0 faster" would read as a pass. XO_EINVAL naming the side
- * and what it holds instead.
- */
-static enum xo_status side_has_metric(struct xo_perfdb *db, const char *what, const char *spec,
-                                      const char *ids, const char *metric)
-{
-	struct xo_sql_stmt *s = NULL;
-	char sql[9000];
-	int64_t mine = 0, other = 0;
-
-	snprintf(sql, sizeof(sql),
-	         "SELECT count(CASE WHEN b.metric = ? THEN 1 END),"
-	         " count(CASE WHEN b.metric != ? THEN 1 END) FROM results r"
-	         " JOIN benchmarks b ON b.id = r.benchmark_id WHERE r.run_id IN (%s)",
-	         ids);
-	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s))
-		return xo_perf_query_err(db, "reading the metrics of a run");
-	xo_sql_bind_text(s, 1, metric);
-	xo_sql_bind_text(s, 2, metric);
-	if (xo_sql_step(s) == XO_SQL_ROW) {
-		mine = xo_sql_column_int64(s, 0);
-		other = xo_sql_column_int64(s, 1);
-	}
-	xo_sql_finalize(s);
-	if (mine || !other)
-		return XO_OK;
-	return xo_error(XO_EINVAL,
-	                "%s %s holds no %s series, only %s: compare --metric %s (or record "
-	                "--metric %s)",
-	                what, spec ? spec : "(the latest run)", metric,
-	                strcmp(metric, "time") ? "times" : "instruction counts",
-	                strcmp(metric, "time") ? "time" : "instructions", metric);
 }
 
 /*
@@ -831,21 +721,22 @@ static void compare_print_summary(struct xo_perfdb *db, struct cmp_ctx *c)
 			        c->count[sec][2], c->count[sec][3], c->count[sec][4]);
 
 	fprintf(c->t, "\ntestbed:");
-	for (size_t i = 0; i < NFIELDS; i++) {
+	for (size_t i = 0; i < XO_PERF_NFIELDS; i++) {
 		if (!strcmp(c->sb->info.field[i], c->sh->info.field[i]))
 			continue;
 		if (!ndiff_tb++)
 			fputc('\n', c->t);
-		fprintf(c->t, "  %-14s base: %s\n  %-14s head: %s\n", testbed_fields[i],
+		fprintf(c->t, "  %-14s base: %s\n  %-14s head: %s\n", xo_perf_testbed_fields[i],
 		        c->sb->info.field[i], "", c->sh->info.field[i]);
 		if (c->root) {
 			json_t *d = json_object_get(c->root, "testbed_diff");
 
 			if (!d)
 				json_object_set_new(c->root, "testbed_diff", d = json_array());
-			json_array_append_new(
-			    d, json_pack("{s:s, s:s, s:s}", "field", testbed_fields[i], "base",
-			                 c->sb->info.field[i], "head", c->sh->info.field[i]));
+			json_array_append_new(d, json_pack("{s:s, s:s, s:s}", "field",
+			                                   xo_perf_testbed_fields[i], "base",
+			                                   c->sb->info.field[i], "head",
+			                                   c->sh->info.field[i]));
 		}
 	}
 	if (!ndiff_tb)
@@ -965,8 +856,8 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	}
 	side_ids(sb, c->ib, sizeof(c->ib));
 	side_ids(sh, c->ih, sizeof(c->ih));
-	if ((st = side_has_metric(db, "base", base, c->ib, c->metric)) ||
-	    (st = side_has_metric(db, "head", head, c->ih, c->metric)))
+	if ((st = xo_perf_query_has_metric(db, "base", base, c->ib, c->metric)) ||
+	    (st = xo_perf_query_has_metric(db, "head", head, c->ih, c->metric)))
 		goto out;
 	if (o->filter) {
 		if (regcomp(&c->re, o->filter, REG_EXTENDED | REG_NOSUB)) {
@@ -993,7 +884,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
 	c->cores = atof(sb->info.field[2]) > 0 ? atof(sb->info.field[2]) : 1.0;
 	c->lb = (struct xo_perf_load){sb->others_lo};
 	c->lh = (struct xo_perf_load){sh->others_lo};
-	testbed_describe(db, sh->testbed_id, c->describe, sizeof(c->describe));
+	xo_perf_query_testbed_describe(db, sh->testbed_id, c->describe, sizeof(c->describe));
 	c->busy_b = side_busy(sb, c->cores);
 	c->busy_h = side_busy(sh, c->cores);
 	c->ldiff = load_differs(sb, sh, c->cores);

@@ -23,262 +23,10 @@
 
 /* ---- detect -------------------------------------------------------------------- */
 
-struct point {
-	int64_t commit_id, rank; /* rank: the commit's place in history (order.c) */
-	size_t first, n;         /* samples[first .. first+n) of the series */
-	double y;                /* median */
-	double se;               /* standard error of the median, from the IQR */
-	uint64_t ver;            /* hash of the kernel-source version of the latest run */
-	int64_t ver_run;         /* that run; 0 before any */
-	bool ver_known;          /* the version was derived ("" is not) */
-	struct xo_perf_load load; /* the least of its runs' others_cpu (< 0:
-	                             unknown); set with the raw samples */
-};
-
-/* One stored sample as read, before it is put in history order. */
-struct srow {
-	struct xo_perf_hist_key k;
-	int64_t commit;
-	double v;
-	double others; /* its run's runs.others_cpu, -1 unknown */
-};
-
-struct series {
-	struct xo_perf_vec samples;
-	struct point *pt;
-	size_t npt, cap;
-	struct srow *rows;
-	size_t caprows;
-};
-
-/* One stored result as read, before it is put in history order. */
-struct rrow {
-	struct xo_perf_hist_key k;
-	int64_t commit, n;
-	double med, q1, q3;
-	bool summary; /* median, quartiles and n were stored */
-	bool known;   /* a version was derived ("" is not) */
-	uint64_t ver;
-};
 
 
-/*
- * The points of one (benchmark, testbed) history from its results: one per
- * commit, in history order (the commit graph's: order.c), each with the
- * kernel-source version of its latest run, and its median and standard
- * error from the stored summary when the commit has one run with one (the
- * store computes it from the same samples with xo_perf_summarize, so it is
- * what the samples give). *need_samples when some commit pools several runs
- * or lacks a summary: then only the samples tell.
- */
-static enum xo_status load_points(struct xo_perfdb *db, const struct xo_perf_order *ord,
-                                  int64_t bench, int64_t testbed, struct series *se,
-                                  bool *need_samples)
-{
-	struct xo_sql_stmt *s = NULL;
-	struct rrow *r = NULL;
-	size_t nr = 0, cap = 0;
-	enum xo_status st = XO_OK;
-	int rc;
 
-	se->samples.n = 0;
-	se->npt = 0;
-	*need_samples = false;
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT ru.commit_id, ru.id, res.version, res.median, res.q1, res.q3,"
-	                   " res.n, res.median IS NOT NULL AND res.q1 IS NOT NULL AND"
-	                   " res.q3 IS NOT NULL AND res.n > 0"
-	                   " FROM results res JOIN runs ru ON ru.id = res.run_id"
-	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
-	                   " AND ru.state = 'complete'", &s))
-		return xo_perf_query_err(db, "reading a history");
-	xo_sql_bind_int64(s, 1, bench);
-	xo_sql_bind_int64(s, 2, testbed);
-	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
-		const char *v = xo_perf_query_text(s, 2);
 
-		if (nr == cap) {
-			size_t c2 = cap ? 2 * cap : 256;
-			struct rrow *p = realloc(r, c2 * sizeof(*p));
-
-			if (!p) {
-				st = xo_error(XO_ENOMEM, "perf: out of memory");
-				goto out;
-			}
-			r = p;
-			cap = c2;
-		}
-		r[nr].commit = xo_sql_column_int64(s, 0);
-		if (!xo_perf_order_main(ord, r[nr].commit))
-			continue; /* a side branch: compared against its base only */
-		r[nr].k.rank = xo_perf_order_rank(ord, r[nr].commit);
-		r[nr].k.run = xo_sql_column_int64(s, 1);
-		r[nr].known = xo_perf_version_known(v);
-		r[nr].ver = xo_perf_fnv(0xcbf29ce484222325ULL, v, strlen(v));
-		r[nr].med = xo_sql_column_double(s, 3);
-		r[nr].q1 = xo_sql_column_double(s, 4);
-		r[nr].q3 = xo_sql_column_double(s, 5);
-		r[nr].n = xo_sql_column_int64(s, 6);
-		r[nr].summary = xo_sql_column_int(s, 7) != 0;
-		nr++;
-	}
-	if (rc != XO_SQL_DONE) {
-		st = xo_perf_query_err(db, "reading a history");
-		goto out;
-	}
-	if (nr)
-		qsort(r, nr, sizeof(*r), xo_perf_hist_key_cmp);
-	for (size_t i = 0; i < nr; i++) {
-		struct point *p;
-
-		if (se->npt && se->pt[se->npt - 1].commit_id == r[i].commit) {
-			*need_samples = true; /* a point pools several runs */
-			p = &se->pt[se->npt - 1];
-		} else {
-			if (se->npt == se->cap) {
-				size_t c2 = se->cap ? 2 * se->cap : 32;
-				struct point *np = realloc(se->pt, c2 * sizeof(*np));
-
-				if (!np) {
-					st = xo_error(XO_ENOMEM, "perf: out of memory");
-					goto out;
-				}
-				se->pt = np;
-				se->cap = c2;
-			}
-			p = &se->pt[se->npt++];
-			*p = (struct point){.commit_id = r[i].commit, .rank = r[i].k.rank};
-			p->y = r[i].med;
-			p->se = 1.2533 * ((r[i].q3 - r[i].q1) / 1.349) / sqrt((double)r[i].n);
-		}
-		if (!r[i].summary)
-			*need_samples = true;
-		p->ver_run = r[i].k.run; /* ascending within a commit: the latest wins */
-		p->ver_known = r[i].known;
-		p->ver = r[i].ver;
-	}
-out:
-	xo_sql_finalize(s);
-	free(r);
-	return st;
-}
-
-/* Take a run's others into a load (least < 0: none yet); unknown (< 0) is
- * left out, as compare's sides leave such runs out. */
-static void load_widen(struct xo_perf_load *l, double others)
-{
-	if (others >= 0)
-		l->least = l->least < 0 ? others : fmin(l->least, others);
-}
-
-/*
- * The raw samples of the history's points (load_points first), each point's
- * samples contiguous and the points' in history order. One read of the
- * samples, unordered (the order is the graph's, which SQL does not know),
- * sorted here. With resummarize each point's median and standard error are
- * computed from them (a point that pools runs, a result with no summary).
- */
-static enum xo_status load_series_samples(struct xo_perfdb *db, const struct xo_perf_order *ord,
-                                          int64_t bench, int64_t testbed, struct series *se,
-                                          bool resummarize)
-{
-	struct xo_sql_stmt *s = NULL;
-	size_t nrows = 0, k = 0;
-	int rc;
-
-	se->samples.n = 0;
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT ru.commit_id, ru.id, sm.wall_s, coalesce(ru.others_cpu, -1)"
-	                   " FROM samples sm"
-	                   " JOIN results res ON res.id = sm.result_id"
-	                   " JOIN runs ru ON ru.id = res.run_id"
-	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
-	                   " AND ru.state = 'complete'", &s))
-		return xo_perf_query_err(db, "reading a history");
-	xo_sql_bind_int64(s, 1, bench);
-	xo_sql_bind_int64(s, 2, testbed);
-	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
-		int64_t commit = xo_sql_column_int64(s, 0);
-
-		if (nrows == se->caprows) {
-			size_t cap = se->caprows ? 2 * se->caprows : 1024;
-			struct srow *p = realloc(se->rows, cap * sizeof(*p));
-
-			if (!p) {
-				xo_sql_finalize(s);
-				return xo_error(XO_ENOMEM, "perf: out of memory");
-			}
-			se->rows = p;
-			se->caprows = cap;
-		}
-		se->rows[nrows++] = (struct srow){{xo_perf_order_rank(ord, commit),
-		                                   xo_sql_column_int64(s, 1)},
-		                                  commit,
-		                                  xo_sql_column_double(s, 2),
-		                                  xo_sql_column_double(s, 3)};
-	}
-	xo_sql_finalize(s);
-	if (rc != XO_SQL_DONE)
-		return xo_perf_query_err(db, "reading a history");
-	qsort(se->rows, nrows, sizeof(*se->rows), xo_perf_hist_key_cmp);
-	/* rows of a commit load_points did not see (written since) are left out */
-	for (size_t r = 0, i = 0; i < se->npt; i++) {
-		struct point *p = &se->pt[i];
-
-		p->first = se->samples.n;
-		p->n = 0;
-		p->load = (struct xo_perf_load){-1.0};
-		while (r < nrows && se->rows[r].k.rank < p->rank)
-			r++;
-		for (; r < nrows && se->rows[r].k.rank == p->rank; r++, p->n++) {
-			load_widen(&p->load, se->rows[r].others);
-			if (!xo_perf_vec_push(&se->samples, se->rows[r].v))
-				return xo_error(XO_ENOMEM, "perf: out of memory");
-		}
-		if (p->n || !resummarize)
-			se->pt[k++] = *p; /* a point with no samples is no point */
-	}
-	if (resummarize)
-		se->npt = k;
-	for (size_t i = 0; resummarize && i < se->npt; i++) {
-		struct point *p = &se->pt[i];
-		struct xo_perf_summary sum;
-		double *x = malloc((p->n ? p->n : 1) * sizeof(*x));
-
-		if (!x)
-			return xo_error(XO_ENOMEM, "perf: out of memory");
-		memcpy(x, se->samples.v + p->first, p->n * sizeof(*x));
-		xo_perf_summarize(x, p->n, &sum);
-		free(x);
-		p->y = sum.median;
-		p->se = 1.2533 * ((sum.q3 - sum.q1) / 1.349) / sqrt((double)p->n);
-	}
-	return XO_OK;
-}
-
-/* Index of the first point after the last accepted change: the baseline. */
-static size_t baseline_start(struct xo_perfdb *db, int64_t bench, int64_t testbed,
-                             const struct series *se)
-{
-	struct xo_sql_stmt *s = NULL;
-	size_t start = 0;
-
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT commit_id FROM changes WHERE benchmark_id = ? AND"
-	                       " testbed_id = ? AND state = 'accepted'", &s))
-		return 0;
-	xo_sql_bind_int64(s, 1, bench);
-	xo_sql_bind_int64(s, 2, testbed);
-	while (xo_sql_step(s) == XO_SQL_ROW) {
-		int64_t c = xo_sql_column_int64(s, 0);
-
-		for (size_t i = 0; i < se->npt; i++)
-			if (se->pt[i].commit_id == c && i > start)
-				start = i;
-	}
-	xo_sql_finalize(s);
-	return start;
-}
 
 /*
  * The scale of the L1 fit: the Laplace scale b (sd / sqrt 2) of a point's
@@ -287,7 +35,7 @@ static size_t baseline_start(struct xo_perfdb *db, int64_t bench, int64_t testbe
  * the robust sd of successive differences, 1.4826 * median|dy| / sqrt 2,
  * which also sees run-to-run noise; floored at 1e-4 of the level.
  */
-static double series_scale(const struct point *pt, size_t n)
+static double series_scale(const struct xo_perf_point *pt, size_t n)
 {
 	double *tmp = malloc((n ? n : 1) * sizeof(*tmp)), within, sd, level;
 	size_t k = 0;
@@ -345,18 +93,18 @@ struct step_eval {
 /* Each point (a commit: its runs' samples pooled) is one run of the rule;
  * sizes has room for the series' points. A side shorter than STEP_RUNS_MIN
  * points is one run of its pooled samples. */
-static void eval_step(const struct series *se, size_t base, const double *y, size_t lo, size_t mid,
-                      size_t hi, const struct xo_perf_rule *rule, size_t *sizes,
+static void eval_step(const struct xo_perf_series *se, size_t base, const double *y, size_t lo,
+                      size_t mid, size_t hi, const struct xo_perf_rule *rule, size_t *sizes,
                       struct xo_perf_vec *tmp, struct step_eval *e)
 {
-	const struct point *a = &se->pt[base + lo], *m = &se->pt[base + mid];
-	const struct point *z = &se->pt[base + hi - 1];
+	const struct xo_perf_point *a = &se->pt[base + lo], *m = &se->pt[base + mid];
+	const struct xo_perf_point *z = &se->pt[base + hi - 1];
 	struct xo_perf_sample_set l, r;
 	struct xo_perf_load ll = {-1.0}, lr = {-1.0};
 
 	for (size_t i = lo; i < hi; i++) {
 		sizes[i] = se->pt[base + i].n;
-		load_widen(i < mid ? &ll : &lr, se->pt[base + i].load.least);
+		xo_perf_load_widen(i < mid ? &ll : &lr, se->pt[base + i].load.least);
 	}
 	l = (struct xo_perf_sample_set){se->samples.v + a->first, sizes + lo, mid - lo,
 	                                m->first - a->first, ll.least >= 0 ? &ll : NULL};
@@ -399,13 +147,13 @@ static void eval_step(const struct series *se, size_t base, const double *y, siz
  * and no run-to-run bar: there is no sampling noise to average out, and a
  * commit that changes the count is the commit that changed the code.
  */
-static size_t count_steps(const struct series *se, size_t base, size_t n, double threshold,
+static size_t count_steps(const struct xo_perf_series *se, size_t base, size_t n, double threshold,
                           size_t *starts, struct step_eval *ev)
 {
 	size_t k = 0;
 
 	for (size_t i = 1; i < n; i++) {
-		const struct point *a = &se->pt[base + i - 1], *z = &se->pt[base + i];
+		const struct xo_perf_point *a = &se->pt[base + i - 1], *z = &se->pt[base + i];
 		struct step_eval *e = &ev[k];
 		struct xo_perf_sample_set l = {se->samples.v + a->first, NULL, 1, a->n, NULL};
 		struct xo_perf_sample_set r = {se->samples.v + z->first, NULL, 1, z->n, NULL};
@@ -427,7 +175,7 @@ static size_t count_steps(const struct series *se, size_t base, size_t n, double
 }
 
 /* Both versions derived and equal: the measured code did not change. */
-static bool same_version(const struct point *a, const struct point *b)
+static bool same_version(const struct xo_perf_point *a, const struct xo_perf_point *b)
 {
 	return a->ver_known && b->ver_known && a->ver == b->ver;
 }
@@ -441,7 +189,7 @@ static bool same_version(const struct point *a, const struct point *b)
  * the store's version check marks it as not the code's doing. true when a
  * step moved (its neighbours' segments changed: evaluate again).
  */
-static bool attribute_steps(const struct point *pt, size_t n, size_t *starts, size_t nsteps)
+static bool attribute_steps(const struct xo_perf_point *pt, size_t n, size_t *starts, size_t nsteps)
 {
 	bool moved = false;
 
@@ -514,7 +262,7 @@ static enum xo_status prune_changes(struct xo_perfdb *db, int64_t bench, int64_t
 /* A step the machine made: the code measured is known and the same on both
  * sides and the floor did not move (the medians moved with the machine, not
  * with the commit). No row is kept against the commit. */
-static bool machine_step(const struct point *m, const struct step_eval *e, double threshold)
+static bool machine_step(const struct xo_perf_point *m, const struct step_eval *e, double threshold)
 {
 	return same_version(m - 1, m) && isfinite(e->v.min_change) &&
 	       fabs(e->v.min_change) <= threshold;
@@ -552,14 +300,14 @@ static void series_threads(struct xo_perfdb *db, int64_t bench, int64_t testbed,
  * is counted, not stored), each regression whose history came back down
  * marked fixed, and the changes of the series that no longer hold pruned. */
 static enum xo_status store_steps(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
-                                  const struct series *se, size_t base, const size_t *starts,
-                                  size_t nsteps, const struct step_eval *ev)
+                                  const struct xo_perf_series *se, size_t base,
+                                  const size_t *starts, size_t nsteps, const struct step_eval *ev)
 {
 	struct xo_perfdb *db = ctx->db;
 	char keep[4096] = "";
 
 	for (size_t k = 0; k < nsteps; k++) {
-		const struct point *m = &se->pt[base + starts[k]];
+		const struct xo_perf_point *m = &se->pt[base + starts[k]];
 		const struct step_eval *e = &ev[k];
 
 		if (machine_step(m, e, ctx->o->threshold)) {
@@ -598,7 +346,7 @@ static enum xo_status store_steps(struct detect_ctx *ctx, int64_t bench, int64_t
 }
 
 static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64_t testbed,
-                                    struct series *se)
+                                    struct xo_perf_series *se)
 {
 	struct xo_perfdb *db = ctx->db;
 	size_t base, n, nsteps, *starts = NULL, *orig = NULL;
@@ -612,12 +360,13 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 
 	/* the fit needs the points only; the raw samples are read where the
 	 * summaries do not give the points, or for the tests of found steps */
-	if ((st = load_points(db, &ctx->ord, bench, testbed, se, &have_samples)))
+	if ((st = xo_perf_query_points(db, &ctx->ord, bench, testbed, se, &have_samples)))
 		return st;
 	have_samples = have_samples || xo_perf_is_count_metric(ctx->o->metric);
-	if (have_samples && (st = load_series_samples(db, &ctx->ord, bench, testbed, se, true)))
+	if (have_samples &&
+	    (st = xo_perf_query_series_samples(db, &ctx->ord, bench, testbed, se, true)))
 		return st;
-	base = baseline_start(db, bench, testbed, se);
+	base = xo_perf_query_baseline_start(db, bench, testbed, se);
 	n = se->npt - base;
 	y = malloc((n ? n : 1) * sizeof(*y));
 	starts = malloc((n ? n : 1) * sizeof(*starts));
@@ -637,7 +386,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 	nsteps = n >= 2 ? xo_perf_steps(y, n, scale, starts) : 0;
 	ctx->ncandidates += (int)nsteps;
 	if (nsteps && !have_samples &&
-	    (st = load_series_samples(db, &ctx->ord, bench, testbed, se, false)))
+	    (st = xo_perf_query_series_samples(db, &ctx->ord, bench, testbed, se, false)))
 		goto out;
 	alpha = ctx->o->alpha / (double)(n > 2 ? n - 1 : 1);
 	/* each step is judged by the one rule (verdict.c), at the level the fit's
@@ -851,8 +600,8 @@ static enum xo_status fit_state_put(struct xo_perfdb *db, struct fit_state *fs, 
 
 /* Every series of the store (of --testbed, --filter and the metric), each
  * fitted unless detect_state says the last detect fitted it as it is. */
-static enum xo_status fit_all(struct detect_ctx *ctx, struct fit_state *fs, struct series *se,
-                              const regex_t *re, int *nseries)
+static enum xo_status fit_all(struct detect_ctx *ctx, struct fit_state *fs,
+                              struct xo_perf_series *se, const regex_t *re, int *nseries)
 {
 	struct xo_perfdb *db = ctx->db;
 	struct xo_sql_stmt *s = NULL;
@@ -1050,7 +799,7 @@ enum xo_status xo_perf_detect(struct xo_perfdb *db, const struct xo_perf_compare
 {
 	struct detect_ctx ctx = {.db = db, .o = o, .now = (int64_t)time(NULL)};
 	struct fit_state fs = {0};
-	struct series se = {0};
+	struct xo_perf_series se = {0};
 	struct xo_sql *h = xo_perfdb_sql(db);
 	enum xo_status st = XO_OK;
 	regex_t re;

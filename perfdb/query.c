@@ -1,6 +1,6 @@
 /*
- * query.c - the reads of the store the report and advise make: sweeps, a
- * result's measured split, the models measured (query.h).
+ * query.c - reads of the store (query.h says which): compare, detect, the
+ * report and advise call these instead of preparing their own SELECTs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +18,16 @@
 #include "sql.h"
 #include "split.h"
 #include "query.h"
+
+/* qsort order of rows led by a struct xo_perf_hist_key: history order. */
+int xo_perf_hist_key_cmp(const void *pa, const void *pb)
+{
+	const struct xo_perf_hist_key *a = pa, *b = pb;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
+}
 
 enum xo_status xo_perf_query_err(struct xo_perfdb *db, const char *what)
 {
@@ -249,4 +259,364 @@ enum xo_status xo_perf_query_samples(struct xo_perfdb *db, int64_t result_id,
 		}
 	xo_sql_finalize(s);
 	return rc == XO_SQL_DONE ? XO_OK : xo_perf_query_err(db, "reading samples");
+}
+
+/* The latest complete run that measured our own devices (not a peer import). */
+enum xo_status xo_perf_query_latest_own_run(struct xo_perfdb *db, int64_t testbed, int64_t *run)
+{
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	if (xo_sql_prepare(
+	        xo_perfdb_sql(db),
+	        "SELECT max(ru.id) FROM runs ru JOIN results res ON res.run_id = ru.id"
+	        " JOIN benchmarks b ON b.id = res.benchmark_id"
+	        " WHERE ru.state = 'complete' AND (b.device IN ('ref','cpu')"
+	        " OR b.device LIKE 'cl%') AND b.metric = 'time' AND (? = 0 OR ru.testbed_id = ?)",
+	        &s))
+		return xo_perf_query_err(db, "finding the latest run");
+	xo_sql_bind_int64(s, 1, testbed);
+	xo_sql_bind_int64(s, 2, testbed);
+	if (xo_sql_step(s) != XO_SQL_ROW || xo_sql_column_null(s, 0))
+		st = xo_error(XO_EINVAL,
+		              "no complete run of ref/cpu/cl recorded yet%s: run `xo perf "
+		              "record` first",
+		              testbed ? " on that testbed" : "");
+	else
+		*run = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
+	return st;
+}
+
+/* The number of complete runs with results (on testbed only; 0: all). */
+int64_t xo_perf_query_count_runs(struct xo_perfdb *db, int64_t only)
+{
+	struct xo_sql_stmt *s = NULL;
+	int64_t n = 0;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                       "SELECT count(*) FROM runs ru WHERE ru.state = 'complete' AND"
+	                       " (? = 0 OR ru.testbed_id = ?) AND EXISTS (SELECT 1 FROM results"
+	                       " res WHERE res.run_id = ru.id)", &s))
+		return -1;
+	xo_sql_bind_int64(s, 1, only);
+	xo_sql_bind_int64(s, 2, only);
+	if (xo_sql_step(s) == XO_SQL_ROW)
+		n = xo_sql_column_int64(s, 0);
+	xo_sql_finalize(s);
+	return n;
+}
+
+enum xo_status xo_perf_query_run(struct xo_perfdb *db, int64_t id, struct xo_perf_run_info *r)
+{
+	char sql[1024] = "SELECT c.sha, c.subject, c.dirty, r.started, r.note, r.testbed_id,"
+	                 " coalesce(r.load_start, -1), coalesce(r.load_end, -1),"
+	                 " coalesce(r.others_cpu, -1), r.commit_id";
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	for (size_t i = 0; i < XO_PERF_NFIELDS; i++)
+		snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), ", t.%s",
+		         xo_perf_testbed_fields[i]);
+	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql),
+	         " FROM runs r JOIN commits c ON c.id = r.commit_id"
+	         " JOIN testbeds t ON t.id = r.testbed_id WHERE r.id = ?");
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s))
+		return xo_perf_query_err(db, "reading a run");
+	xo_sql_bind_int64(s, 1, id);
+	if (xo_sql_step(s) != XO_SQL_ROW) {
+		st = xo_error(XO_EINVAL, "no run %lld", (long long)id);
+		goto out;
+	}
+	memset(r, 0, sizeof(*r));
+	r->id = id;
+	snprintf(r->sha, sizeof(r->sha), "%s", xo_perf_query_text(s, 0));
+	snprintf(r->subject, sizeof(r->subject), "%s",
+	         xo_sql_column_text(s, 1) ? xo_perf_query_text(s, 1) : "");
+	r->dirty = xo_sql_column_int(s, 2);
+	r->started = xo_sql_column_int64(s, 3);
+	snprintf(r->note, sizeof(r->note), "%s",
+	         xo_sql_column_text(s, 4) ? xo_perf_query_text(s, 4) : "");
+	r->testbed_id = xo_sql_column_int64(s, 5);
+	r->load_start = xo_sql_column_double(s, 6);
+	r->load_end = xo_sql_column_double(s, 7);
+	r->others = xo_sql_column_double(s, 8);
+	r->commit_id = xo_sql_column_int64(s, 9);
+	for (size_t i = 0; i < XO_PERF_NFIELDS; i++) {
+		const char *t = xo_sql_column_text(s, 10 + (int)i);
+
+		snprintf(r->field[i], sizeof(r->field[i]), "%s", t ? (const char *)t : "");
+	}
+out:
+	xo_sql_finalize(s);
+	return st;
+}
+
+/* The testbed's description of its devices ("" when not there). */
+void xo_perf_query_testbed_describe(struct xo_perfdb *db, int64_t testbed, char *buf, size_t size)
+{
+	struct xo_sql_stmt *s = NULL;
+
+	buf[0] = '\0';
+	if (xo_sql_prepare(xo_perfdb_sql(db), "SELECT describe FROM testbeds WHERE id = ?", &s))
+		return;
+	xo_sql_bind_int64(s, 1, testbed);
+	if (xo_sql_step(s) == XO_SQL_ROW && xo_sql_column_text(s, 0))
+		snprintf(buf, size, "%s", xo_perf_query_text(s, 0));
+	xo_sql_finalize(s);
+}
+
+/*
+ * Each side must hold series of the metric compared: runs recorded with
+ * --metric instructions only, compared for time, have nothing to compare,
+ * and "0 slower, 0 faster" would read as a pass. XO_EINVAL naming the side
+ * and what it holds instead.
+ */
+enum xo_status xo_perf_query_has_metric(struct xo_perfdb *db, const char *what, const char *spec,
+                                        const char *ids, const char *metric)
+{
+	struct xo_sql_stmt *s = NULL;
+	char sql[9000];
+	int64_t mine = 0, other = 0;
+
+	snprintf(sql, sizeof(sql),
+	         "SELECT count(CASE WHEN b.metric = ? THEN 1 END),"
+	         " count(CASE WHEN b.metric != ? THEN 1 END) FROM results r"
+	         " JOIN benchmarks b ON b.id = r.benchmark_id WHERE r.run_id IN (%s)",
+	         ids);
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s))
+		return xo_perf_query_err(db, "reading the metrics of a run");
+	xo_sql_bind_text(s, 1, metric);
+	xo_sql_bind_text(s, 2, metric);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		mine = xo_sql_column_int64(s, 0);
+		other = xo_sql_column_int64(s, 1);
+	}
+	xo_sql_finalize(s);
+	if (mine || !other)
+		return XO_OK;
+	return xo_error(XO_EINVAL,
+	                "%s %s holds no %s series, only %s: compare --metric %s (or record "
+	                "--metric %s)",
+	                what, spec ? spec : "(the latest run)", metric,
+	                strcmp(metric, "time") ? "times" : "instruction counts",
+	                strcmp(metric, "time") ? "time" : "instructions", metric);
+}
+
+/*
+ * The points of one (benchmark, testbed) history from its results: one per
+ * commit, in history order (the commit graph's: order.c), each with the
+ * kernel-source version of its latest run, and its median and standard
+ * error from the stored summary when the commit has one run with one (the
+ * store computes it from the same samples with xo_perf_summarize, so it is
+ * what the samples give). *need_samples when some commit pools several runs
+ * or lacks a summary: then only the samples tell.
+ */
+enum xo_status xo_perf_query_points(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                    int64_t bench, int64_t testbed, struct xo_perf_series *se,
+                                    bool *need_samples)
+{
+	struct xo_sql_stmt *s = NULL;
+	struct xo_perf_rrow *r = NULL;
+	size_t nr = 0, cap = 0;
+	enum xo_status st = XO_OK;
+	int rc;
+
+	se->samples.n = 0;
+	se->npt = 0;
+	*need_samples = false;
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT ru.commit_id, ru.id, res.version, res.median, res.q1, res.q3,"
+	                   " res.n, res.median IS NOT NULL AND res.q1 IS NOT NULL AND"
+	                   " res.q3 IS NOT NULL AND res.n > 0"
+	                   " FROM results res JOIN runs ru ON ru.id = res.run_id"
+	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
+	                   " AND ru.state = 'complete'", &s))
+		return xo_perf_query_err(db, "reading a history");
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		const char *v = xo_perf_query_text(s, 2);
+
+		if (nr == cap) {
+			size_t c2 = cap ? 2 * cap : 256;
+			struct xo_perf_rrow *p = realloc(r, c2 * sizeof(*p));
+
+			if (!p) {
+				st = xo_error(XO_ENOMEM, "perf: out of memory");
+				goto out;
+			}
+			r = p;
+			cap = c2;
+		}
+		r[nr].commit = xo_sql_column_int64(s, 0);
+		if (!xo_perf_order_main(ord, r[nr].commit))
+			continue; /* a side branch: compared against its base only */
+		r[nr].k.rank = xo_perf_order_rank(ord, r[nr].commit);
+		r[nr].k.run = xo_sql_column_int64(s, 1);
+		r[nr].known = xo_perf_version_known(v);
+		r[nr].ver = xo_perf_fnv(0xcbf29ce484222325ULL, v, strlen(v));
+		r[nr].med = xo_sql_column_double(s, 3);
+		r[nr].q1 = xo_sql_column_double(s, 4);
+		r[nr].q3 = xo_sql_column_double(s, 5);
+		r[nr].n = xo_sql_column_int64(s, 6);
+		r[nr].summary = xo_sql_column_int(s, 7) != 0;
+		nr++;
+	}
+	if (rc != XO_SQL_DONE) {
+		st = xo_perf_query_err(db, "reading a history");
+		goto out;
+	}
+	if (nr)
+		qsort(r, nr, sizeof(*r), xo_perf_hist_key_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		struct xo_perf_point *p;
+
+		if (se->npt && se->pt[se->npt - 1].commit_id == r[i].commit) {
+			*need_samples = true; /* a point pools several runs */
+			p = &se->pt[se->npt - 1];
+		} else {
+			if (se->npt == se->cap) {
+				size_t c2 = se->cap ? 2 * se->cap : 32;
+				struct xo_perf_point *np = realloc(se->pt, c2 * sizeof(*np));
+
+				if (!np) {
+					st = xo_error(XO_ENOMEM, "perf: out of memory");
+					goto out;
+				}
+				se->pt = np;
+				se->cap = c2;
+			}
+			p = &se->pt[se->npt++];
+			*p = (struct xo_perf_point){.commit_id = r[i].commit, .rank = r[i].k.rank};
+			p->y = r[i].med;
+			p->se = 1.2533 * ((r[i].q3 - r[i].q1) / 1.349) / sqrt((double)r[i].n);
+		}
+		if (!r[i].summary)
+			*need_samples = true;
+		p->ver_run = r[i].k.run; /* ascending within a commit: the latest wins */
+		p->ver_known = r[i].known;
+		p->ver = r[i].ver;
+	}
+out:
+	xo_sql_finalize(s);
+	free(r);
+	return st;
+}
+
+/* Take a run's others into a load (least < 0: none yet); unknown (< 0) is
+ * left out, as compare's sides leave such runs out. */
+void xo_perf_load_widen(struct xo_perf_load *l, double others)
+{
+	if (others >= 0)
+		l->least = l->least < 0 ? others : fmin(l->least, others);
+}
+
+/*
+ * The raw samples of the history's points (xo_perf_query_points first), each point's
+ * samples contiguous and the points' in history order. One read of the
+ * samples, unordered (the order is the graph's, which SQL does not know),
+ * sorted here. With resummarize each point's median and standard error are
+ * computed from them (a point that pools runs, a result with no summary).
+ */
+enum xo_status xo_perf_query_series_samples(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                            int64_t bench, int64_t testbed,
+                                            struct xo_perf_series *se, bool resummarize)
+{
+	struct xo_sql_stmt *s = NULL;
+	size_t nrows = 0, k = 0;
+	int rc;
+
+	se->samples.n = 0;
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT ru.commit_id, ru.id, sm.wall_s, coalesce(ru.others_cpu, -1)"
+	                   " FROM samples sm"
+	                   " JOIN results res ON res.id = sm.result_id"
+	                   " JOIN runs ru ON ru.id = res.run_id"
+	                   " WHERE res.benchmark_id = ?1 AND ru.testbed_id = ?2"
+	                   " AND ru.state = 'complete'", &s))
+		return xo_perf_query_err(db, "reading a history");
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		int64_t commit = xo_sql_column_int64(s, 0);
+
+		if (nrows == se->caprows) {
+			size_t cap = se->caprows ? 2 * se->caprows : 1024;
+			struct xo_perf_srow *p = realloc(se->rows, cap * sizeof(*p));
+
+			if (!p) {
+				xo_sql_finalize(s);
+				return xo_error(XO_ENOMEM, "perf: out of memory");
+			}
+			se->rows = p;
+			se->caprows = cap;
+		}
+		se->rows[nrows++] = (struct xo_perf_srow){{xo_perf_order_rank(ord, commit),
+		                                   xo_sql_column_int64(s, 1)},
+		                                  commit,
+		                                  xo_sql_column_double(s, 2),
+		                                  xo_sql_column_double(s, 3)};
+	}
+	xo_sql_finalize(s);
+	if (rc != XO_SQL_DONE)
+		return xo_perf_query_err(db, "reading a history");
+	qsort(se->rows, nrows, sizeof(*se->rows), xo_perf_hist_key_cmp);
+	/* rows of a commit xo_perf_query_points did not see (written since) are left out */
+	for (size_t r = 0, i = 0; i < se->npt; i++) {
+		struct xo_perf_point *p = &se->pt[i];
+
+		p->first = se->samples.n;
+		p->n = 0;
+		p->load = (struct xo_perf_load){-1.0};
+		while (r < nrows && se->rows[r].k.rank < p->rank)
+			r++;
+		for (; r < nrows && se->rows[r].k.rank == p->rank; r++, p->n++) {
+			xo_perf_load_widen(&p->load, se->rows[r].others);
+			if (!xo_perf_vec_push(&se->samples, se->rows[r].v))
+				return xo_error(XO_ENOMEM, "perf: out of memory");
+		}
+		if (p->n || !resummarize)
+			se->pt[k++] = *p; /* a point with no samples is no point */
+	}
+	if (resummarize)
+		se->npt = k;
+	for (size_t i = 0; resummarize && i < se->npt; i++) {
+		struct xo_perf_point *p = &se->pt[i];
+		struct xo_perf_summary sum;
+		double *x = malloc((p->n ? p->n : 1) * sizeof(*x));
+
+		if (!x)
+			return xo_error(XO_ENOMEM, "perf: out of memory");
+		memcpy(x, se->samples.v + p->first, p->n * sizeof(*x));
+		xo_perf_summarize(x, p->n, &sum);
+		free(x);
+		p->y = sum.median;
+		p->se = 1.2533 * ((sum.q3 - sum.q1) / 1.349) / sqrt((double)p->n);
+	}
+	return XO_OK;
+}
+
+/* Index of the first point after the last accepted change: the baseline. */
+size_t xo_perf_query_baseline_start(struct xo_perfdb *db, int64_t bench, int64_t testbed,
+                                    const struct xo_perf_series *se)
+{
+	struct xo_sql_stmt *s = NULL;
+	size_t start = 0;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                       "SELECT commit_id FROM changes WHERE benchmark_id = ? AND"
+	                       " testbed_id = ? AND state = 'accepted'", &s))
+		return 0;
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		int64_t c = xo_sql_column_int64(s, 0);
+
+		for (size_t i = 0; i < se->npt; i++)
+			if (se->pt[i].commit_id == c && i > start)
+				start = i;
+	}
+	xo_sql_finalize(s);
+	return start;
 }

@@ -1,7 +1,8 @@
 /*
- * query.h - the reads of the store that the report, advise and the answer
- * share (query.c): the model sweeps (curves), a result's measured split,
- * the models measured. Writes stay in store.c. Internal to perfdb/.
+ * query.h - reads of the store (query.c), with the row types they fill:
+ * samples, the model sweeps (curves), a result's measured split, the models
+ * measured, runs and testbeds as compare shows them, a series' points and
+ * samples in history order. Writes stay in store.c. Internal to perfdb/.
  */
 #ifndef XO_PERFDB_QUERY_H
 #define XO_PERFDB_QUERY_H
@@ -13,6 +14,15 @@
 #include "perfdb.h"
 #include "split.h"
 #include "sql.h"
+#include "verdict.h"
+
+/* Where a stored row stands in history: the commit's place in the graph
+ * (order.c), then its run. Every row type sorted into history order begins
+ * with one, so one comparator sorts them all. */
+struct xo_perf_hist_key {
+	int64_t rank, run;
+};
+int xo_perf_hist_key_cmp(const void *pa, const void *pb);
 
 #define XO_PERF_MAX_DEV   16
 #define XO_PERF_MAX_BATCH 32
@@ -58,5 +68,84 @@ struct xo_perf_vec {
 bool xo_perf_vec_push(struct xo_perf_vec *a, double x);
 enum xo_status xo_perf_query_samples(struct xo_perfdb *db, int64_t result_id,
                                      struct xo_perf_vec *out);
+
+/* ---- reads for report.c ---- */
+enum xo_status xo_perf_query_latest_own_run(struct xo_perfdb *db, int64_t testbed, int64_t *run);
+
+/* ---- reads for report_history.c ---- */
+int64_t xo_perf_query_count_runs(struct xo_perfdb *db, int64_t only);
+
+/* The testbed columns compare shows, in order. */
+static const char *const xo_perf_testbed_fields[] = {
+    "hostname",  "cpu_model",    "cores",         "os",          "compiler",    "cflags",
+    "blas_name", "blas_version", "blas_coretype", "blas_config", "cl_platform", "cl_device",
+    "cl_driver", "env",
+};
+
+#define XO_PERF_NFIELDS (sizeof(xo_perf_testbed_fields) / sizeof(xo_perf_testbed_fields[0]))
+
+/* One run as compare prints it: its commit, load and testbed columns. */
+struct xo_perf_run_info {
+	int64_t id, testbed_id, started, commit_id;
+	double load_start, load_end; /* 1-minute load average, -1 unknown */
+	double others;               /* cores other processes used, -1 unknown */
+	char sha[48], subject[256], note[256];
+	bool dirty;
+	char field[XO_PERF_NFIELDS][1024];
+};
+
+/* ---- reads for compare.c ---- */
+enum xo_status xo_perf_query_run(struct xo_perfdb *db, int64_t id, struct xo_perf_run_info *r);
+void xo_perf_query_testbed_describe(struct xo_perfdb *db, int64_t testbed, char *buf, size_t size);
+enum xo_status xo_perf_query_has_metric(struct xo_perfdb *db, const char *what, const char *spec,
+                                        const char *ids, const char *metric);
+
+struct xo_perf_point {
+	int64_t commit_id, rank;  /* rank: the commit's place in history (order.c) */
+	size_t first, n;          /* samples[first .. first+n) of the series */
+	double y;                 /* median */
+	double se;                /* standard error of the median, from the IQR */
+	uint64_t ver;             /* hash of the kernel-source version of the latest run */
+	int64_t ver_run;          /* that run; 0 before any */
+	bool ver_known;           /* the version was derived ("" is not) */
+	struct xo_perf_load load; /* the least of its runs' others_cpu (< 0:
+	                             unknown); set with the raw samples */
+};
+
+/* One stored sample as read, before it is put in history order. */
+struct xo_perf_srow {
+	struct xo_perf_hist_key k;
+	int64_t commit;
+	double v;
+	double others; /* its run's runs.others_cpu, -1 unknown */
+};
+
+struct xo_perf_series {
+	struct xo_perf_vec samples;
+	struct xo_perf_point *pt;
+	size_t npt, cap;
+	struct xo_perf_srow *rows;
+	size_t caprows;
+};
+
+/* One stored result as read, before it is put in history order. */
+struct xo_perf_rrow {
+	struct xo_perf_hist_key k;
+	int64_t commit, n;
+	double med, q1, q3;
+	bool summary; /* median, quartiles and n were stored */
+	bool known;   /* a version was derived ("" is not) */
+	uint64_t ver;
+};
+/* ---- moved from detect.c ---- */
+enum xo_status xo_perf_query_points(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                    int64_t bench, int64_t testbed, struct xo_perf_series *se,
+                                    bool *need_samples);
+void xo_perf_load_widen(struct xo_perf_load *l, double others);
+enum xo_status xo_perf_query_series_samples(struct xo_perfdb *db, const struct xo_perf_order *ord,
+                                            int64_t bench, int64_t testbed,
+                                            struct xo_perf_series *se, bool resummarize);
+size_t xo_perf_query_baseline_start(struct xo_perfdb *db, int64_t bench, int64_t testbed,
+                                    const struct xo_perf_series *se);
 
 #endif /* XO_PERFDB_QUERY_H */

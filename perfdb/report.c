@@ -111,33 +111,6 @@ static bool have_gnuplot(void)
 	return xo_proc_found("gnuplot");
 }
 
-/* The latest complete run that measured our own devices (not a peer import). */
-static enum xo_status latest_own_run(struct xo_perfdb *db, int64_t testbed, int64_t *run)
-{
-	struct xo_sql_stmt *s = NULL;
-	enum xo_status st = XO_OK;
-
-	if (xo_sql_prepare(
-	        xo_perfdb_sql(db),
-	        "SELECT max(ru.id) FROM runs ru JOIN results res ON res.run_id = ru.id"
-	        " JOIN benchmarks b ON b.id = res.benchmark_id"
-	        " WHERE ru.state = 'complete' AND (b.device IN ('ref','cpu')"
-	        " OR b.device LIKE 'cl%') AND b.metric = 'time' AND (? = 0 OR ru.testbed_id = ?)",
-	        &s))
-		return xo_perf_query_err(db, "finding the latest run");
-	xo_sql_bind_int64(s, 1, testbed);
-	xo_sql_bind_int64(s, 2, testbed);
-	if (xo_sql_step(s) != XO_SQL_ROW || xo_sql_column_null(s, 0))
-		st = xo_error(XO_EINVAL,
-		              "no complete run of ref/cpu/cl recorded yet%s: run `xo perf "
-		              "record` first",
-		              testbed ? " on that testbed" : "");
-	else
-		*run = xo_sql_column_int64(s, 0);
-	xo_sql_finalize(s);
-	return st;
-}
-
 /* gnuplot on plots.gp in outdir, from an argument vector (no shell), its
  * output in outdir/gnuplot.log; every path in the script is relative. */
 static int run_gnuplot(const char *outdir)
@@ -307,7 +280,7 @@ enum xo_status xo_perf_report_testbed(struct xo_perfdb *db, const char *user_out
 		return st;
 	if ((st = out_check(dst, &exists)))
 		return st;
-	if ((st = latest_own_run(db, only, &latest)))
+	if ((st = xo_perf_query_latest_own_run(db, only, &latest)))
 		return st;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dst);
 	if (!mkdtemp(tmp))

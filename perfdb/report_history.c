@@ -298,25 +298,6 @@ static enum xo_status list_testbeds(struct xo_perfdb *db, FILE *html, int64_t on
 	return XO_OK;
 }
 
-/* The number of complete runs with results (on testbed only; 0: all). */
-static int64_t count_runs(struct xo_perfdb *db, int64_t only)
-{
-	struct xo_sql_stmt *s = NULL;
-	int64_t n = 0;
-
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT count(*) FROM runs ru WHERE ru.state = 'complete' AND"
-	                       " (? = 0 OR ru.testbed_id = ?) AND EXISTS (SELECT 1 FROM results"
-	                       " res WHERE res.run_id = ru.id)", &s))
-		return -1;
-	xo_sql_bind_int64(s, 1, only);
-	xo_sql_bind_int64(s, 2, only);
-	if (xo_sql_step(s) == XO_SQL_ROW)
-		n = xo_sql_column_int64(s, 0);
-	xo_sql_finalize(s);
-	return n;
-}
-
 /* A store of one run has no history to plot: its results as one table
  * (benchmark, device, metric, median with its 95% CI, minimum). */
 static enum xo_status write_single_run(struct xo_perfdb *db, FILE *html, int64_t only)
@@ -385,7 +366,7 @@ enum xo_status xo_perf_write_histories(struct xo_perfdb *db, const char *outdir,
 	enum xo_status st = XO_OK;
 
 	*nhist = 0;
-	if (count_runs(db, only) == 1)
+	if (xo_perf_query_count_runs(db, only) == 1)
 		return write_single_run(db, html, only);
 	fprintf(html,
 	        "<h2 id=\"history\">History per benchmark</h2>\n<p>One plot per "
