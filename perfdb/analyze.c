@@ -17,6 +17,22 @@
 #include "sql.h"
 #include "verdict.h"
 
+/* z with P(|Z| > z) = alpha for a standard normal Z, by bisection on erfc. */
+double xo_perf_z_two_sided(double alpha)
+{
+	double lo = 0.0, hi = 40.0;
+
+	for (int i = 0; i < 200; i++) {
+		double mid = 0.5 * (lo + hi);
+
+		if (erfc(mid / sqrt(2.0)) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
 /* "123.4 us" */
 void xo_perf_fmt_time(double s, char *buf, size_t size)
 {

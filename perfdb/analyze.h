@@ -19,6 +19,7 @@
 enum xo_perf_section { SEC_TEST, SEC_REF, SEC_PEER, SEC_COUNT };
 
 /* ---- analyze.c ---- */
+double xo_perf_z_two_sided(double alpha);
 /* The sections' names in --json output ("test", "ref", "peer"). */
 extern const char *const xo_perf_section_key[SEC_COUNT];
 void xo_perf_fmt_time(double s, char *buf, size_t size);
@@ -28,7 +29,6 @@ double xo_perf_series_noise(struct xo_perfdb *db, struct xo_perf_order *ord, int
                             int64_t testbed, int64_t upto_run, double alpha, int64_t skip_commit);
 
 /* ---- compare.c ---- */
-double xo_perf_z_two_sided(double alpha);
 enum xo_perf_section xo_perf_section_of(const char *device);
 
 #endif /* XO_PERFDB_ANALYZE_H */

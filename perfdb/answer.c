@@ -575,3 +575,28 @@ void xo_perf_model_name(const char *arg, char *out, size_t size)
 	base = base ? base + 1 : arg;
 	snprintf(out, size, "%.*s", (int)strcspn(base, "."), base);
 }
+
+/* XO_OK when the store holds measurements of model (a name or a spec or
+ * Keras file's path); otherwise an error that lists the models it holds. */
+enum xo_status xo_perf_model_check(struct xo_perfdb *db, const char *model)
+{
+	char names[32][64], name[64], have[512] = "";
+	int n;
+
+	xo_perf_model_name(model, name, sizeof(name));
+	n = xo_perf_query_models(db, names, 32);
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(names[i], name))
+			return XO_OK;
+		snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s", i ? ", " : "",
+		         names[i]);
+	}
+	if (!n)
+		return xo_error(XO_EINVAL, "--model %s: the store holds no model measurements: run "
+		                           "`xo perf record` first",
+		                model);
+	return xo_error(XO_EINVAL,
+	                "--model %s: no measurements of model '%s' in the store; it holds: "
+	                "%s (choose one with --model)",
+	                model, name, have);
+}

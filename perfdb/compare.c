@@ -24,22 +24,6 @@
 
 /* ---- compare ------------------------------------------------------------------- */
 
-/* z with P(|Z| > z) = alpha for a standard normal Z, by bisection on erfc. */
-double xo_perf_z_two_sided(double alpha)
-{
-	double lo = 0.0, hi = 40.0;
-
-	for (int i = 0; i < 200; i++) {
-		double mid = 0.5 * (lo + hi);
-
-		if (erfc(mid / sqrt(2.0)) > alpha)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return 0.5 * (lo + hi);
-}
-
 
 static void print_run(FILE *out, const char *what, const struct xo_perf_run_info *r)
 {

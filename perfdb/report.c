@@ -48,62 +48,6 @@
 #include "split.h"
 #include "report.h"
 
-/* A file name from a benchmark name: [A-Za-z0-9._-] kept, the rest '_'. */
-void xo_perf_safe_name(const char *name, char *out, size_t size)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i + 1 < size; i++) {
-		char c = name[i];
-
-		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		                 (c >= '0' && c <= '9') || c == '.' || c == '-'
-		             ? c
-		             : '_';
-	}
-	out[i] = '\0';
-}
-
-/*
- * A string that reaches gnuplot: only [A-Za-z0-9 ._/:+=,()-] kept, the rest
- * '_'. Inside gnuplot's single quotes none of these is special: no quote to
- * end the string, no backquote (command substitution), no '@' (macros), no
- * newline or ';' to start a command. Benchmark and peer
- * names come from the store, which an import fills from another program.
- */
-void xo_perf_gp_safe(const char *in, char *out, size_t size)
-{
-	size_t i;
-
-	for (i = 0; in[i] && i + 1 < size; i++) {
-		char c = in[i];
-
-		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		                 (c >= '0' && c <= '9') || strchr(" ._/:+=,()-", c)
-		             ? c
-		             : '_';
-	}
-	out[i] = '\0';
-}
-
-void xo_perf_html_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else if (*s == '\'')
-			fputs("&#39;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 /* ---- gnuplot ---------------------------------------------------------------------- */
 
 static bool have_gnuplot(void)
@@ -219,31 +163,6 @@ static enum xo_status copy_scripts(const char *scripts_dir, const char *dir)
 static enum xo_status write_report(struct xo_perfdb *db, const char *outdir,
                                    const char *model_arg, int64_t latest, int64_t only,
                                    FILE *sum, int64_t *nhist_out, int64_t *main_run_out);
-
-/* XO_OK when the store holds measurements of model (a name or a spec or
- * Keras file's path); otherwise an error that lists the models it holds. */
-enum xo_status xo_perf_model_check(struct xo_perfdb *db, const char *model)
-{
-	char names[32][64], name[64], have[512] = "";
-	int n;
-
-	xo_perf_model_name(model, name, sizeof(name));
-	n = xo_perf_query_models(db, names, 32);
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(names[i], name))
-			return XO_OK;
-		snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s", i ? ", " : "",
-		         names[i]);
-	}
-	if (!n)
-		return xo_error(XO_EINVAL, "--model %s: the store holds no model measurements: run "
-		                           "`xo perf record` first",
-		                model);
-	return xo_error(XO_EINVAL,
-	                "--model %s: no measurements of model '%s' in the store; it holds: "
-	                "%s (choose one with --model)",
-	                model, name, have);
-}
 
 /*
  * The report is built in a temporary sibling of --out and renamed into place

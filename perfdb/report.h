@@ -1,7 +1,7 @@
 /*
  * report.h - what the parts of `xo perf report` and `xo perf advise` share:
  * the answer (answer.c: crossover, diagnosis), the HTML and gnuplot
- * helpers (report.c), the plots (report_plots.c) and the history
+ * strings (report_text.c), the plots (report_plots.c) and the history
  * (report_history.c); advise.c says the answer as text. Internal to perfdb/.
  */
 #ifndef XO_PERFDB_REPORT_H
@@ -72,11 +72,10 @@ struct xo_perf_answer {
 	char diag[XO_PERF_MAX_DIAG][320]; /* one sentence each */
 };
 
-/* ---- report.c ---- */
+/* ---- report_text.c ---- */
 void xo_perf_safe_name(const char *name, char *out, size_t size);
 void xo_perf_gp_safe(const char *in, char *out, size_t size);
 void xo_perf_html_escape(FILE *f, const char *s);
-enum xo_status xo_perf_model_check(struct xo_perfdb *db, const char *model);
 
 /* ---- answer.c ---- */
 const struct xo_perf_curve *xo_perf_find_curve(const struct xo_perf_curve *cv, int n,
@@ -96,6 +95,7 @@ enum xo_status xo_perf_answer_load(struct xo_perfdb *db, const char *model,
 const char *xo_perf_cl_label(struct xo_perfdb *db, int64_t run);
 bool xo_perf_answer_cl_on_cpu(struct xo_perfdb *db, const struct xo_perf_answer *a);
 void xo_perf_model_name(const char *arg, char *out, size_t size);
+enum xo_status xo_perf_model_check(struct xo_perfdb *db, const char *model);
 
 /* ---- report_plots.c ---- */
 enum xo_status xo_perf_write_split(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
