@@ -518,42 +518,6 @@ enum xo_status xo_perf_answer_load(struct xo_perfdb *db, const char *model,
 	return XO_OK;
 }
 
-bool xo_perf_cl_on_cpu(const char *d)
-{
-	return d && (strstr(d, "PoCL") || strstr(d, "Portable Computing Language") ||
-	             strstr(d, "pthread") || strstr(d, "type CPU"));
-}
-
-/*
- * The legend of the cl curve: what kind of device the run's OpenCL device is.
- * PoCL (and any CPU device) is OpenCL on the CPU, never "the GPU"; the testbed keeps the platform
- * and device the cl backend reported.
- */
-const char *xo_perf_cl_label(struct xo_perfdb *db, int64_t run)
-{
-	struct xo_sql_stmt *s = NULL;
-	const char *label = "cl (OpenCL)";
-
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT t.cl_platform || ' ' || t.cl_device || ' ' || t.describe"
-	                   " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
-	                   &s))
-		return label;
-	xo_sql_bind_int64(s, 1, run);
-	if (xo_sql_step(s) == XO_SQL_ROW) {
-		const char *d = xo_perf_query_text(s, 0);
-
-		if (strstr(d, "PoCL") || strstr(d, "Portable Computing Language"))
-			label = "cl: OpenCL on the CPU (PoCL)";
-		else if (xo_perf_cl_on_cpu(d))
-			label = "cl: OpenCL on the CPU";
-		else if (strstr(d, "type GPU"))
-			label = "cl: OpenCL on the GPU";
-	}
-	xo_sql_finalize(s);
-	return label;
-}
-
 /* True when the answer's cl curves were measured on OpenCL on the CPU. */
 bool xo_perf_answer_cl_on_cpu(struct xo_perfdb *db, const struct xo_perf_answer *a)
 {
@@ -561,7 +525,7 @@ bool xo_perf_answer_cl_on_cpu(struct xo_perfdb *db, const struct xo_perf_answer 
 		const struct xo_perf_curve *cl =
 		    xo_perf_find_curve(a->wl[w].cv, a->wl[w].ncv, "cl");
 
-		if (cl && strstr(xo_perf_cl_label(db, cl->run_id), "on the CPU"))
+		if (cl && strstr(xo_perf_query_cl_label(db, cl->run_id), "on the CPU"))
 			return true;
 	}
 	return false;

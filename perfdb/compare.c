@@ -38,34 +38,6 @@ static void print_run(FILE *out, const char *what, const struct xo_perf_run_info
 	        (long long)r->testbed_id, r->subject);
 }
 
-/*
- * One side of a comparison. "run:N" is that run alone. Anything else names a
- * commit (a sha prefix the store knows, or any git revision of the source
- * tree, resolved with `git rev-parse --verify REV^{commit}`), and the side is
- * every complete run recorded at that commit on one testbed: the runs of our
- * own devices (`record`, possibly several, e.g. the rounds of `perf
- * continuous`) pooled, and the peers' imports kept apart.
- * The testbed is the head's where the base has runs there too.
- */
-#define MAX_SIDE_RUNS 256
-
-struct side {
-	int64_t commit_id;          /* 0 for a single run:N */
-	int64_t after_run;          /* a commit pools only runs with a larger id */
-	int64_t testbed_id;
-	int64_t runs[MAX_SIDE_RUNS]; /* ascending ids */
-	bool peer[MAX_SIDE_RUNS];    /* the run measured only peers (an import) */
-	size_t nruns;
-	double others; /* most CPU other processes used over the own runs, -1 unknown */
-	double others_lo; /* the least of it, -1 unknown */
-	double load;   /* highest 1-minute load average seen, -1 unknown */
-	struct xo_perf_run_info info; /* the latest own run of the side */
-};
-
-/* A run measured one of our devices (ref, cpu, cl...) rather than a peer. */
-#define OWN_RUN_SQL                                                                                \
-	"EXISTS (SELECT 1 FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"           \
-	" WHERE res.run_id = ru.id AND (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))"
 
 /* The full sha of a git revision of the source tree; never through a shell. */
 enum xo_status xo_perf_git_commit(const char *rev, char *sha, size_t size)
@@ -104,57 +76,8 @@ enum xo_status xo_perf_git_commit(const char *rev, char *sha, size_t size)
 	return XO_OK;
 }
 
-static enum xo_status side_fill(struct xo_perfdb *db, struct side *sd)
-{
-	struct xo_sql *h = xo_perfdb_sql(db);
-	struct xo_sql_stmt *s = NULL;
-	enum xo_status st;
-	int64_t latest_own = 0;
-
-	if (sd->commit_id) {
-		if (xo_sql_prepare(h,
-		                   "SELECT ru.id, " OWN_RUN_SQL " FROM runs ru"
-		                   " WHERE ru.commit_id = ? AND ru.testbed_id = ?"
-		                   " AND ru.state = 'complete' AND ru.id > ? ORDER BY ru.id",
-		                   &s))
-			return xo_perf_query_err(db, "finding the runs of a commit");
-		xo_sql_bind_int64(s, 1, sd->commit_id);
-		xo_sql_bind_int64(s, 2, sd->testbed_id);
-		xo_sql_bind_int64(s, 3, sd->after_run);
-		while (xo_sql_step(s) == XO_SQL_ROW && sd->nruns < MAX_SIDE_RUNS) {
-			sd->runs[sd->nruns] = xo_sql_column_int64(s, 0);
-			sd->peer[sd->nruns] = !xo_sql_column_int(s, 1);
-			if (!sd->peer[sd->nruns])
-				latest_own = sd->runs[sd->nruns];
-			sd->nruns++;
-		}
-		xo_sql_finalize(s);
-		if (!sd->nruns)
-			return xo_error(XO_EINVAL, "no complete run of the commit");
-	}
-	if (!latest_own)
-		latest_own = sd->runs[sd->nruns - 1];
-	if ((st = xo_perf_query_run(db, latest_own, &sd->info)))
-		return st;
-	sd->others = sd->others_lo = sd->load = -1.0;
-	for (size_t i = 0; i < sd->nruns; i++) {
-		struct xo_perf_run_info *r = malloc(sizeof(*r));
-
-		if (!r)
-			return xo_error(XO_ENOMEM, "perf: out of memory");
-		if (!sd->peer[i] && !xo_perf_query_run(db, sd->runs[i], r)) {
-			sd->others = fmax(sd->others, r->others);
-			if (r->others >= 0 && (sd->others_lo < 0 || r->others < sd->others_lo))
-				sd->others_lo = r->others;
-			sd->load = fmax(sd->load, fmax(r->load_start, r->load_end));
-		}
-		free(r);
-	}
-	return XO_OK;
-}
-
 static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64_t want_testbed,
-                                   int64_t after_run, struct side *sd)
+                                   int64_t after_run, struct xo_perf_side *sd)
 {
 	struct xo_sql_stmt *s = NULL;
 	enum xo_status st;
@@ -167,7 +90,7 @@ static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64
 			return st;
 		sd->runs[0] = run_id;
 		sd->nruns = 1;
-		if ((st = side_fill(db, sd)))
+		if ((st = xo_perf_query_side(db, sd)))
 			return st;
 		sd->testbed_id = sd->info.testbed_id;
 		return XO_OK;
@@ -196,7 +119,7 @@ static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64
 	                       " WHERE ru.commit_id IN (SELECT c2.id FROM commits c2 WHERE c2.sha ="
 	                       " (SELECT c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"
 	                       " WHERE r.id = ?1)) AND ru.state = 'complete'"
-	                       " ORDER BY " OWN_RUN_SQL " DESC, ru.testbed_id = ?2 DESC, ru.id DESC"
+	                       " ORDER BY " XO_PERF_OWN_RUN_SQL " DESC, ru.testbed_id = ?2 DESC, ru.id DESC"
 	                       " LIMIT 1", &s))
 		return xo_perf_query_err(db, "finding a commit");
 	xo_sql_bind_int64(s, 1, run_id);
@@ -209,18 +132,18 @@ static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64
 	if (!sd->commit_id)
 		return xo_error(XO_EINVAL, "'%s': no complete run", spec ? spec : "latest");
 	sd->after_run = after_run;
-	return side_fill(db, sd);
+	return xo_perf_query_side(db, sd);
 }
 
 /* "0,3,5,7": the side's runs, own and peers, for an IN (...) list (0 is no run). */
-static void side_ids(const struct side *sd, char *buf, size_t size)
+static void side_ids(const struct xo_perf_side *sd, char *buf, size_t size)
 {
 	snprintf(buf, size, "0");
 	for (size_t i = 0; i < sd->nruns; i++)
 		snprintf(buf + strlen(buf), size - strlen(buf), ",%lld", (long long)sd->runs[i]);
 }
 
-static void print_side(FILE *out, const char *what, const struct side *sd, json_t *js)
+static void print_side(FILE *out, const char *what, const struct xo_perf_side *sd, json_t *js)
 {
 	json_t *runs = json_array(), *peers = json_array();
 	bool any_peer = false;
@@ -256,54 +179,6 @@ static void print_side(FILE *out, const char *what, const struct side *sd, json_
 		json_decref(runs);
 		json_decref(peers);
 	}
-}
-
-/*
- * The samples of benchmark bench over the side's runs (own and peer: a
- * benchmark belongs to one or the other), run after run, in all, and the
- * number each run gave in per_run; the kernel-source version of the latest
- * run measuring it in version.
- */
-static enum xo_status load_pooled(struct xo_perfdb *db, const struct side *sd, int64_t bench,
-                                  struct xo_perf_vec *all, size_t *per_run, size_t *nruns,
-                                  char *version, size_t vsize)
-{
-	struct xo_sql_stmt *s = NULL;
-	enum xo_status st = XO_OK;
-
-	all->n = 0;
-	*nruns = 0;
-	version[0] = '\0';
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT id, version FROM results WHERE benchmark_id = ? AND run_id = ?",
-	                   &s))
-		return xo_perf_query_err(db, "reading results");
-	for (size_t i = 0; i < sd->nruns; i++) {
-		xo_sql_bind_int64(s, 1, bench);
-		xo_sql_bind_int64(s, 2, sd->runs[i]);
-		if (xo_sql_step(s) == XO_SQL_ROW) {
-			const char *v = xo_sql_column_text(s, 1);
-			size_t before = all->n;
-			struct xo_perf_vec one = {0};
-
-			snprintf(version, vsize, "%s", v ? (const char *)v : "");
-			if ((st = xo_perf_query_samples(db, xo_sql_column_int64(s, 0), &one)))
-				break;
-			for (size_t k = 0; k < one.n; k++)
-				if (!xo_perf_vec_push(all, one.v[k])) {
-					free(one.v);
-					st = xo_error(XO_ENOMEM, "perf: out of memory");
-					goto out;
-				}
-			free(one.v);
-			if (all->n > before)
-				per_run[(*nruns)++] = all->n - before;
-		}
-		xo_sql_reset(s);
-	}
-out:
-	xo_sql_finalize(s);
-	return st;
 }
 
 static const char *const section_title[SEC_COUNT] = {
@@ -354,14 +229,14 @@ static const char *src_note(const struct compare_row *w)
 	return w->src_changed ? "  [source changed]" : "";
 }
 
-static bool side_busy(const struct side *sd, double cores)
+static bool side_busy(const struct xo_perf_side *sd, double cores)
 {
 	if (sd->others >= 0)
 		return sd->others > 0.1 * cores;
 	return sd->load > 0.5 * cores + 1.0;
 }
 
-static bool load_differs(const struct side *b, const struct side *h, double cores)
+static bool load_differs(const struct xo_perf_side *b, const struct xo_perf_side *h, double cores)
 {
 	if (b->others >= 0 && h->others >= 0)
 		return fabs(b->others - h->others) > 0.1 * cores;
@@ -379,7 +254,7 @@ static bool load_differs(const struct side *b, const struct side *h, double core
  * sit among the base's in run order).
  */
 static enum xo_status row_load(struct xo_perfdb *db, struct xo_perf_order *ord,
-                               const struct side *sb, const struct side *sh, int64_t bench,
+                               const struct xo_perf_side *sb, const struct xo_perf_side *sh, int64_t bench,
                                bool counts, double alpha, struct compare_row *w)
 {
 	struct xo_perf_vec vb = {0}, vh = {0};
@@ -390,8 +265,8 @@ static enum xo_status row_load(struct xo_perfdb *db, struct xo_perf_order *ord,
 	w->hn = malloc((sh->nruns + 1) * sizeof(*w->hn));
 	if (!w->bn || !w->hn)
 		return xo_error(XO_ENOMEM, "perf: out of memory");
-	if ((st = load_pooled(db, sb, bench, &vb, w->bn, &w->nb_runs, verb, sizeof(verb))) ||
-	    (st = load_pooled(db, sh, bench, &vh, w->hn, &w->nh_runs, verh, sizeof(verh)))) {
+	if ((st = xo_perf_query_pooled(db, sb, bench, &vb, w->bn, &w->nb_runs, verb, sizeof(verb))) ||
+	    (st = xo_perf_query_pooled(db, sh, bench, &vh, w->hn, &w->nh_runs, verh, sizeof(verh)))) {
 		free(vb.v);
 		free(vh.v);
 		return st;
@@ -420,7 +295,7 @@ enum xo_status xo_perf_compare(struct xo_perfdb *db, const char *base, const cha
 /* What one comparison carries from its sides to its printout (compare_*). */
 struct cmp_ctx {
 	const struct xo_perf_compare_opts *o;
-	struct side *sb, *sh;
+	struct xo_perf_side *sb, *sh;
 	struct compare_row *rows;
 	size_t nrows, caprows;
 	int count[SEC_COUNT][5]; /* slower, faster, same, lowered, unknown */
@@ -807,7 +682,7 @@ enum xo_status xo_perf_compare_tally(struct xo_perfdb *db, const char *base, con
                                      bool *failed, struct xo_perf_tally *tally)
 {
 	struct cmp_ctx *c = calloc(1, sizeof(*c));
-	struct side *sb = NULL, *sh = NULL;
+	struct xo_perf_side *sb = NULL, *sh = NULL;
 	enum xo_status st;
 
 	*failed = false;

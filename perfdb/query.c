@@ -620,3 +620,130 @@ size_t xo_perf_query_baseline_start(struct xo_perfdb *db, int64_t bench, int64_t
 	xo_sql_finalize(s);
 	return start;
 }
+
+enum xo_status xo_perf_query_side(struct xo_perfdb *db, struct xo_perf_side *sd)
+{
+	struct xo_sql *h = xo_perfdb_sql(db);
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st;
+	int64_t latest_own = 0;
+
+	if (sd->commit_id) {
+		if (xo_sql_prepare(h,
+		                   "SELECT ru.id, " XO_PERF_OWN_RUN_SQL " FROM runs ru"
+		                   " WHERE ru.commit_id = ? AND ru.testbed_id = ?"
+		                   " AND ru.state = 'complete' AND ru.id > ? ORDER BY ru.id",
+		                   &s))
+			return xo_perf_query_err(db, "finding the runs of a commit");
+		xo_sql_bind_int64(s, 1, sd->commit_id);
+		xo_sql_bind_int64(s, 2, sd->testbed_id);
+		xo_sql_bind_int64(s, 3, sd->after_run);
+		while (xo_sql_step(s) == XO_SQL_ROW && sd->nruns < XO_PERF_MAX_SIDE_RUNS) {
+			sd->runs[sd->nruns] = xo_sql_column_int64(s, 0);
+			sd->peer[sd->nruns] = !xo_sql_column_int(s, 1);
+			if (!sd->peer[sd->nruns])
+				latest_own = sd->runs[sd->nruns];
+			sd->nruns++;
+		}
+		xo_sql_finalize(s);
+		if (!sd->nruns)
+			return xo_error(XO_EINVAL, "no complete run of the commit");
+	}
+	if (!latest_own)
+		latest_own = sd->runs[sd->nruns - 1];
+	if ((st = xo_perf_query_run(db, latest_own, &sd->info)))
+		return st;
+	sd->others = sd->others_lo = sd->load = -1.0;
+	for (size_t i = 0; i < sd->nruns; i++) {
+		struct xo_perf_run_info *r = malloc(sizeof(*r));
+
+		if (!r)
+			return xo_error(XO_ENOMEM, "perf: out of memory");
+		if (!sd->peer[i] && !xo_perf_query_run(db, sd->runs[i], r)) {
+			sd->others = fmax(sd->others, r->others);
+			if (r->others >= 0 && (sd->others_lo < 0 || r->others < sd->others_lo))
+				sd->others_lo = r->others;
+			sd->load = fmax(sd->load, fmax(r->load_start, r->load_end));
+		}
+		free(r);
+	}
+	return XO_OK;
+}
+
+/*
+ * The samples of benchmark bench over the side's runs (own and peer: a
+ * benchmark belongs to one or the other), run after run, in all, and the
+ * number each run gave in per_run; the kernel-source version of the latest
+ * run measuring it in version.
+ */
+enum xo_status xo_perf_query_pooled(struct xo_perfdb *db, const struct xo_perf_side *sd, int64_t bench,
+                                    struct xo_perf_vec *all, size_t *per_run, size_t *nruns,
+                                    char *version, size_t vsize)
+{
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	all->n = 0;
+	*nruns = 0;
+	version[0] = '\0';
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT id, version FROM results WHERE benchmark_id = ? AND run_id = ?",
+	                   &s))
+		return xo_perf_query_err(db, "reading results");
+	for (size_t i = 0; i < sd->nruns; i++) {
+		xo_sql_bind_int64(s, 1, bench);
+		xo_sql_bind_int64(s, 2, sd->runs[i]);
+		if (xo_sql_step(s) == XO_SQL_ROW) {
+			const char *v = xo_sql_column_text(s, 1);
+			size_t before = all->n;
+			struct xo_perf_vec one = {0};
+
+			snprintf(version, vsize, "%s", v ? (const char *)v : "");
+			if ((st = xo_perf_query_samples(db, xo_sql_column_int64(s, 0), &one)))
+				break;
+			for (size_t k = 0; k < one.n; k++)
+				if (!xo_perf_vec_push(all, one.v[k])) {
+					free(one.v);
+					st = xo_error(XO_ENOMEM, "perf: out of memory");
+					goto out;
+				}
+			free(one.v);
+			if (all->n > before)
+				per_run[(*nruns)++] = all->n - before;
+		}
+		xo_sql_reset(s);
+	}
+out:
+	xo_sql_finalize(s);
+	return st;
+}
+
+/*
+ * The legend of the cl curve: what kind of device the run's OpenCL device is.
+ * PoCL (and any CPU device) is OpenCL on the CPU, never "the GPU"; the testbed keeps the platform
+ * and device the cl backend reported.
+ */
+const char *xo_perf_query_cl_label(struct xo_perfdb *db, int64_t run)
+{
+	struct xo_sql_stmt *s = NULL;
+	const char *label = "cl (OpenCL)";
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT t.cl_platform || ' ' || t.cl_device || ' ' || t.describe"
+	                   " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
+	                   &s))
+		return label;
+	xo_sql_bind_int64(s, 1, run);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		const char *d = xo_perf_query_text(s, 0);
+
+		if (strstr(d, "PoCL") || strstr(d, "Portable Computing Language"))
+			label = "cl: OpenCL on the CPU (PoCL)";
+		else if (xo_perf_cl_on_cpu(d))
+			label = "cl: OpenCL on the CPU";
+		else if (strstr(d, "type GPU"))
+			label = "cl: OpenCL on the GPU";
+	}
+	xo_sql_finalize(s);
+	return label;
+}

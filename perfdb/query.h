@@ -24,6 +24,11 @@ struct xo_perf_hist_key {
 };
 int xo_perf_hist_key_cmp(const void *pa, const void *pb);
 
+/* A run measured one of our devices (ref, cpu, cl...) rather than a peer. */
+#define XO_PERF_OWN_RUN_SQL                                                                        \
+	"EXISTS (SELECT 1 FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"           \
+	" WHERE res.run_id = ru.id AND (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))"
+
 #define XO_PERF_MAX_DEV   16
 #define XO_PERF_MAX_BATCH 32
 
@@ -147,5 +152,37 @@ enum xo_status xo_perf_query_series_samples(struct xo_perfdb *db, const struct x
                                             struct xo_perf_series *se, bool resummarize);
 size_t xo_perf_query_baseline_start(struct xo_perfdb *db, int64_t bench, int64_t testbed,
                                     const struct xo_perf_series *se);
+
+/*
+ * One side of a comparison. "run:N" is that run alone. Anything else names a
+ * commit (a sha prefix the store knows, or any git revision of the source
+ * tree, resolved with `git rev-parse --verify REV^{commit}`), and the side is
+ * every complete run recorded at that commit on one testbed: the runs of our
+ * own devices (`record`, possibly several, e.g. the rounds of `perf
+ * continuous`) pooled, and the peers' imports kept apart.
+ * The testbed is the head's where the base has runs there too.
+ */
+#define XO_PERF_MAX_SIDE_RUNS 256
+
+struct xo_perf_side {
+	int64_t commit_id; /* 0 for a single run:N */
+	int64_t after_run; /* a commit pools only runs with a larger id */
+	int64_t testbed_id;
+	int64_t runs[XO_PERF_MAX_SIDE_RUNS]; /* ascending ids */
+	bool peer[XO_PERF_MAX_SIDE_RUNS];    /* the run measured only peers (an import) */
+	size_t nruns;
+	double others;    /* most CPU other processes used over the own runs, -1 unknown */
+	double others_lo; /* the least of it, -1 unknown */
+	double load;      /* highest 1-minute load average seen, -1 unknown */
+	struct xo_perf_run_info info; /* the latest own run of the side */
+};
+/* ---- moved from compare.c ---- */
+enum xo_status xo_perf_query_side(struct xo_perfdb *db, struct xo_perf_side *sd);
+enum xo_status xo_perf_query_pooled(struct xo_perfdb *db, const struct xo_perf_side *sd,
+                                    int64_t bench, struct xo_perf_vec *all, size_t *per_run,
+                                    size_t *nruns, char *version, size_t vsize);
+
+/* ---- reads for answer.c ---- */
+const char *xo_perf_query_cl_label(struct xo_perfdb *db, int64_t run);
 
 #endif /* XO_PERFDB_QUERY_H */

@@ -92,7 +92,6 @@ void xo_perf_fmt_ci(double med, double lo, double hi, char *buf, size_t size);
 bool xo_perf_own_device(const char *d);
 enum xo_status xo_perf_answer_load(struct xo_perfdb *db, const char *model,
                                    struct xo_perf_answer *a);
-const char *xo_perf_cl_label(struct xo_perfdb *db, int64_t run);
 bool xo_perf_answer_cl_on_cpu(struct xo_perfdb *db, const struct xo_perf_answer *a);
 void xo_perf_model_name(const char *arg, char *out, size_t size);
 enum xo_status xo_perf_model_check(struct xo_perfdb *db, const char *model);

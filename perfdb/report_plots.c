@@ -73,7 +73,7 @@ static enum xo_status write_crossover(struct xo_perfdb *db, const char *outdir, 
 	    "xband_lo = %g; xband_hi = %g;\n"
 	    "title_text = '%s %s: time per sample vs batch (run %lld)';\n"
 	    "outbase = 'crossover_%s_%s'; load script_dir.'/crossover.gp'\n",
-	    model, wl->what, devices, x->at, xo_perf_cl_label(db, wl->run), band_lo, band_hi, model,
+	    model, wl->what, devices, x->at, xo_perf_query_cl_label(db, wl->run), band_lo, band_hi, model,
 	    wl->what, (long long)wl->run, model, wl->what);
 	return XO_OK;
 }
