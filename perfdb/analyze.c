@@ -69,12 +69,6 @@ bool xo_perf_is_count_metric(const char *metric)
 }
 
 
-/* A stored value placed in history order. */
-struct placed {
-	struct xo_perf_hist_key k;
-	double v;
-};
-
 /* The history order of the store, read on first use (a compare that never
  * needs it never reads the commits). NULL when it cannot be read. */
 static const struct xo_perf_order *order_get(struct xo_perfdb *db, struct xo_perf_order *ord)
@@ -103,39 +97,13 @@ double xo_perf_series_noise(struct xo_perfdb *db, struct xo_perf_order *ord, int
                             int64_t testbed, int64_t upto_run, double alpha, int64_t skip_commit)
 {
 	const struct xo_perf_order *o = order_get(db, ord);
-	struct xo_sql_stmt *s = NULL;
-	struct placed *m = NULL;
+	struct xo_perf_placed *m = NULL;
 	double *d = NULL, bar = 0.0;
-	size_t n = 0, cap = 0, k = 0;
+	size_t n = 0, k = 0;
 
-	if (!o || xo_sql_prepare(xo_perfdb_sql(db),
-	                         "SELECT ru.commit_id, ru.id, res.median FROM results res"
-	                         " JOIN runs ru ON ru.id = res.run_id"
-	                         " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
-	                         " AND ru.commit_id != ? AND ru.state = 'complete'"
-	                         " AND res.median > 0", &s))
+	if (!o)
 		return 0.0;
-	xo_sql_bind_int64(s, 1, bench);
-	xo_sql_bind_int64(s, 2, testbed);
-	xo_sql_bind_int64(s, 3, upto_run);
-	xo_sql_bind_int64(s, 4, skip_commit);
-	while (xo_sql_step(s) == XO_SQL_ROW) {
-		if (!xo_perf_order_main(o, xo_sql_column_int64(s, 0)))
-			continue; /* a side branch is not in the history */
-		if (n == cap) {
-			size_t c2 = cap ? 2 * cap : 64;
-			struct placed *p = realloc(m, c2 * sizeof(*p));
-
-			if (!p)
-				break;
-			m = p;
-			cap = c2;
-		}
-		m[n++] = (struct placed){{xo_perf_order_rank(o, xo_sql_column_int64(s, 0)),
-		                          xo_sql_column_int64(s, 1)},
-		                         log(xo_sql_column_double(s, 2))};
-	}
-	xo_sql_finalize(s);
+	xo_perf_query_run_medians(db, o, bench, testbed, upto_run, skip_commit, &m, &n);
 	if (n >= 4 && (d = malloc(n * sizeof(*d)))) {
 		qsort(m, n, sizeof(*m), xo_perf_hist_key_cmp);
 		for (size_t i = 1; i < n; i++)

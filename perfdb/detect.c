@@ -268,34 +268,6 @@ static bool machine_step(const struct xo_perf_point *m, const struct step_eval *
 	       fabs(e->v.min_change) <= threshold;
 }
 
-/* The load bound's cores and threads for a series (verdict.c, step 7), as
- * compare takes them; none when the testbed is not read. */
-static void series_threads(struct xo_perfdb *db, int64_t bench, int64_t testbed,
-                           struct xo_perf_rule *rule)
-{
-	struct xo_sql_stmt *s = NULL;
-
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT t.cores, t.describe, b.device, b.name FROM testbeds t,"
-	                   " benchmarks b WHERE t.id = ? AND b.id = ?", &s))
-		return;
-	xo_sql_bind_int64(s, 1, testbed);
-	xo_sql_bind_int64(s, 2, bench);
-	if (xo_sql_step(s) == XO_SQL_ROW) {
-		const char *dev = xo_sql_column_text(s, 2) ? xo_perf_query_text(s, 2) : "";
-		const char *name = xo_perf_query_text(s, 3), *slash = strrchr(name, '/');
-
-		rule->cores = xo_sql_column_double(s, 0) > 0 ? xo_sql_column_double(s, 0) : 1.0;
-		/* older stores: the device ends the name */
-		rule->threads = xo_perf_bench_threads(
-		    dev[0]  ? dev
-		    : slash ? slash + 1
-		            : name,
-		    xo_sql_column_text(s, 1) ? xo_perf_query_text(s, 1) : "", rule->cores);
-	}
-	xo_sql_finalize(s);
-}
-
 /* The steps of one series found by detect_series, stored (a machine's step
  * is counted, not stored), each regression whose history came back down
  * marked fixed, and the changes of the series that no longer hold pruned. */
@@ -396,7 +368,7 @@ static enum xo_status detect_series(struct detect_ctx *ctx, int64_t bench, int64
 		rule.noise =
 		    xo_perf_series_noise(db, &ctx->ord, bench, testbed, INT64_MAX, alpha, 0);
 	if (nsteps)
-		series_threads(db, bench, testbed, &rule);
+		xo_perf_query_threads(db, bench, testbed, &rule);
 	if (!(sizes = malloc((n ? n : 1) * sizeof(*sizes)))) {
 		st = xo_error(XO_ENOMEM, "perf: out of memory");
 		goto out;

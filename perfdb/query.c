@@ -747,3 +747,77 @@ const char *xo_perf_query_cl_label(struct xo_perfdb *db, int64_t run)
 	xo_sql_finalize(s);
 	return label;
 }
+
+/* The load bound's cores and threads for a series (verdict.c, step 7), as
+ * compare takes them; none when the testbed is not read. */
+void xo_perf_query_threads(struct xo_perfdb *db, int64_t bench, int64_t testbed,
+                           struct xo_perf_rule *rule)
+{
+	struct xo_sql_stmt *s = NULL;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT t.cores, t.describe, b.device, b.name FROM testbeds t,"
+	                   " benchmarks b WHERE t.id = ? AND b.id = ?", &s))
+		return;
+	xo_sql_bind_int64(s, 1, testbed);
+	xo_sql_bind_int64(s, 2, bench);
+	if (xo_sql_step(s) == XO_SQL_ROW) {
+		const char *dev = xo_sql_column_text(s, 2) ? xo_perf_query_text(s, 2) : "";
+		const char *name = xo_perf_query_text(s, 3), *slash = strrchr(name, '/');
+
+		rule->cores = xo_sql_column_double(s, 0) > 0 ? xo_sql_column_double(s, 0) : 1.0;
+		/* older stores: the device ends the name */
+		rule->threads = xo_perf_bench_threads(
+		    dev[0]  ? dev
+		    : slash ? slash + 1
+		            : name,
+		    xo_sql_column_text(s, 1) ? xo_perf_query_text(s, 1) : "", rule->cores);
+	}
+	xo_sql_finalize(s);
+}
+
+/* The log medians of a series' complete runs on testbed up to run upto_run,
+ * but those of commit skip_commit and of side branches, each placed in
+ * history order o (unsorted) into *out (n of them, malloc'ed; what could be
+ * read when memory runs out, nothing when the store cannot be read). */
+void xo_perf_query_run_medians(struct xo_perfdb *db, const struct xo_perf_order *o, int64_t bench,
+                               int64_t testbed, int64_t upto_run, int64_t skip_commit,
+                               struct xo_perf_placed **out, size_t *nout)
+{
+	struct xo_sql_stmt *s = NULL;
+	struct xo_perf_placed *m = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT ru.commit_id, ru.id, res.median FROM results res"
+	                   " JOIN runs ru ON ru.id = res.run_id"
+	                   " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.id <= ?"
+	                   " AND ru.commit_id != ? AND ru.state = 'complete'"
+	                   " AND res.median > 0",
+	                   &s))
+		return;
+	xo_sql_bind_int64(s, 1, bench);
+	xo_sql_bind_int64(s, 2, testbed);
+	xo_sql_bind_int64(s, 3, upto_run);
+	xo_sql_bind_int64(s, 4, skip_commit);
+	while (xo_sql_step(s) == XO_SQL_ROW) {
+		if (!xo_perf_order_main(o, xo_sql_column_int64(s, 0)))
+			continue; /* a side branch is not in the history */
+		if (n == cap) {
+			size_t c2 = cap ? 2 * cap : 64;
+			struct xo_perf_placed *p = realloc(m, c2 * sizeof(*p));
+
+			if (!p)
+				break;
+			*out = m = p;
+			cap = c2;
+		}
+		m[n++] = (struct xo_perf_placed){
+		    {xo_perf_order_rank(o, xo_sql_column_int64(s, 0)), xo_sql_column_int64(s, 1)},
+		    log(xo_sql_column_double(s, 2))};
+	}
+	xo_sql_finalize(s);
+	*nout = n;
+}

@@ -185,4 +185,19 @@ enum xo_status xo_perf_query_pooled(struct xo_perfdb *db, const struct xo_perf_s
 /* ---- reads for answer.c ---- */
 const char *xo_perf_query_cl_label(struct xo_perfdb *db, int64_t run);
 
+/* ---- moved from detect.c ---- */
+void xo_perf_query_threads(struct xo_perfdb *db, int64_t bench, int64_t testbed,
+                           struct xo_perf_rule *rule);
+
+/* ---- reads for analyze.c ---- */
+/* A stored value placed in history order. */
+struct xo_perf_placed {
+	struct xo_perf_hist_key k;
+	double v;
+};
+
+void xo_perf_query_run_medians(struct xo_perfdb *db, const struct xo_perf_order *o, int64_t bench,
+                               int64_t testbed, int64_t upto_run, int64_t skip_commit,
+                               struct xo_perf_placed **out, size_t *nout);
+
 #endif /* XO_PERFDB_QUERY_H */
