@@ -1,11 +1,12 @@
 /*
- * report.c - `xo perf report` and `xo perf advise`: the data behind the
- * gnuplot plots (scripts/history.gp, crossover.gp, gpu_split.gp,
- * gpu_layers.gp), an index.html that shows them, and the per-batch advice
- * "which device is faster here", all from stored measurements.
+ * report.c - `xo perf report`: the output directory (written beside, then
+ * moved into place), index.html with its sections in order, the text
+ * summary, and gnuplot run over the data. Its parts: answer.c (the answer
+ * advise.c says too), report_plots.c (the latest runs' plots),
+ * report_history.c (history), report_text.c (escaping), query.c (reads).
  *
- * The report answers first: per model the answer (struct
- * answer: the faster device per batch, the crossover with its interval, the
+ * The report answers first: per model the answer (struct xo_perf_answer:
+ * the faster device per batch, the crossover with its interval, the
  * diagnosis from the measured split of perfdb/split.h, the device probe);
  * then regressions, where the OpenCL time goes, and history grouped per
  * benchmark. advise and the report's text summary lead with the same
@@ -14,8 +15,8 @@
  * Crossover: the batch size where the cl curve (time per sample) goes below
  * the cpu curve, interpolated linearly in log(batch) on log(time ratio)
  * between the two measured batches around the sign change; its interval is
- * the same crossing of the curves' 95% CI ends (xo_perf_cross_find). It is claimed
- * only where the per-batch table (95% CIs apart or "too close to tell")
+ * the same crossing of the curves' 95% CI ends (xo_perf_cross_find). It is
+ * claimed only where the per-batch table (95% CIs apart or "too close to tell")
  * shows cpu faster at smaller batches and cl at larger ones, with no
  * alternation; otherwise the sentence says what the table shows.
  *
