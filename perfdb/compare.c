@@ -541,26 +541,10 @@ static void compare_print_rows(struct cmp_ctx *c)
 /* The tallies, what one side alone measured, the testbeds and the load. */
 static void compare_print_summary(struct xo_perfdb *db, struct cmp_ctx *c)
 {
-	struct xo_sql_stmt *s = NULL;
 	int ndiff_tb = 0;
-	char sql[17000];
 
 	/* what only one side measured */
-	snprintf(sql, sizeof(sql),
-	         "SELECT (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
-	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))"
-	         " AND benchmark_id IN (SELECT id FROM benchmarks WHERE metric = ?1)),"
-	         " (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
-	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))"
-	         " AND benchmark_id IN (SELECT id FROM benchmarks WHERE metric = ?1))",
-	         c->ib, c->ih, c->ih, c->ib);
-	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s) == XO_SQL_OK &&
-	    (xo_sql_bind_text(s, 1, c->metric), xo_sql_step(s) == XO_SQL_ROW)) {
-		c->only_base = xo_sql_column_int64(s, 0);
-		c->only_head = xo_sql_column_int64(s, 1);
-	}
-	xo_sql_finalize(s);
-	s = NULL;
+	xo_perf_query_only_counts(db, c->ib, c->ih, c->metric, &c->only_base, &c->only_head);
 	fprintf(c->t, "\n%d slower, %d faster, %d same", c->count[SEC_TEST][0],
 	        c->count[SEC_TEST][1], c->count[SEC_TEST][2]);
 	if (c->count[SEC_TEST][3])

@@ -821,3 +821,28 @@ void xo_perf_query_run_medians(struct xo_perfdb *db, const struct xo_perf_order 
 	xo_sql_finalize(s);
 	*nout = n;
 }
+
+/* How many benchmarks of metric the runs ib (a list of run ids) measured
+ * that the runs ih did not, and the other way round; left as they are when
+ * the store cannot say. */
+void xo_perf_query_only_counts(struct xo_perfdb *db, const char *ib, const char *ih,
+                               const char *metric, int64_t *only_base, int64_t *only_head)
+{
+	struct xo_sql_stmt *s = NULL;
+	char sql[17000];
+
+	snprintf(sql, sizeof(sql),
+	         "SELECT (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
+	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))"
+	         " AND benchmark_id IN (SELECT id FROM benchmarks WHERE metric = ?1)),"
+	         " (SELECT count(DISTINCT benchmark_id) FROM results WHERE run_id IN (%s) AND"
+	         " benchmark_id NOT IN (SELECT benchmark_id FROM results WHERE run_id IN (%s))"
+	         " AND benchmark_id IN (SELECT id FROM benchmarks WHERE metric = ?1))",
+	         ib, ih, ih, ib);
+	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s) == XO_SQL_OK &&
+	    (xo_sql_bind_text(s, 1, metric), xo_sql_step(s) == XO_SQL_ROW)) {
+		*only_base = xo_sql_column_int64(s, 0);
+		*only_head = xo_sql_column_int64(s, 1);
+	}
+	xo_sql_finalize(s);
+}
