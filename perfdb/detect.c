@@ -440,13 +440,8 @@ out:
  * detect refits every series. */
 #define DETECT_RULE "l1-fit window 128 + merges; verdict rule; version attribution; load bound; 4"
 
-struct fitted {
-	int64_t bench, testbed, results, last_run, upto;
-	char settings[160], hash[24];
-};
-
 struct fit_state {
-	struct fitted *f; /* by (bench, testbed) */
+	struct xo_perf_fitted *f; /* by (bench, testbed) */
 	size_t n;
 	struct {
 		int64_t upto;
@@ -478,46 +473,15 @@ static const char *order_hash_text(struct fit_state *fs, const struct xo_perf_or
 static enum xo_status fit_state_load(struct xo_perfdb *db, const struct xo_perf_compare_opts *o,
                                      const struct xo_perf_order *ord, struct fit_state *fs)
 {
-	struct xo_sql_stmt *s = NULL;
-	size_t cap = 0;
-	int rc;
+	enum xo_status st;
 
 	snprintf(fs->settings, sizeof(fs->settings), "threshold %.17g alpha %.17g %s; %s",
 	         o->threshold, o->alpha,
 	         xo_perf_is_count_metric(o->metric) ? "instructions" : "time", DETECT_RULE);
 	fs->upto = ord->n ? ord->id[ord->n - 1] : 0;
 	snprintf(fs->hash, sizeof(fs->hash), "%s", order_hash_text(fs, ord, fs->upto));
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT benchmark_id, testbed_id, results, last_run, settings,"
-	                   " order_upto, order_hash FROM detect_state"
-	                   " ORDER BY benchmark_id, testbed_id", &s))
-		return xo_perf_query_err(db, "reading detect_state");
-	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
-		struct fitted *f;
-
-		if (fs->n == cap) {
-			size_t c2 = cap ? 2 * cap : 64;
-			struct fitted *p = realloc(fs->f, c2 * sizeof(*p));
-
-			if (!p) {
-				xo_sql_finalize(s);
-				return xo_error(XO_ENOMEM, "perf: out of memory");
-			}
-			fs->f = p;
-			cap = c2;
-		}
-		f = &fs->f[fs->n++];
-		f->bench = xo_sql_column_int64(s, 0);
-		f->testbed = xo_sql_column_int64(s, 1);
-		f->results = xo_sql_column_int64(s, 2);
-		f->last_run = xo_sql_column_int64(s, 3);
-		snprintf(f->settings, sizeof(f->settings), "%s", xo_perf_query_text(s, 4));
-		f->upto = xo_sql_column_int64(s, 5);
-		snprintf(f->hash, sizeof(f->hash), "%s", xo_perf_query_text(s, 6));
-	}
-	xo_sql_finalize(s);
-	if (rc != XO_SQL_DONE)
-		return xo_perf_query_err(db, "reading detect_state");
+	if ((st = xo_perf_query_fitted(db, &fs->f, &fs->n)))
+		return st;
 	if (xo_sql_prepare(xo_perfdb_sql(db),
 	                   "INSERT INTO detect_state(benchmark_id, testbed_id, results, last_run,"
 	                   " settings, order_upto, order_hash) VALUES (?1,?2,?3,?4,?5,?6,?7)"
@@ -538,7 +502,7 @@ static bool fit_state_fresh(struct fit_state *fs, const struct xo_perf_order *or
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct fitted *f = &fs->f[mid];
+		const struct xo_perf_fitted *f = &fs->f[mid];
 
 		if (f->bench < bench || (f->bench == bench && f->testbed < testbed))
 			lo = mid + 1;

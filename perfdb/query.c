@@ -846,3 +846,46 @@ void xo_perf_query_only_counts(struct xo_perfdb *db, const char *ib, const char 
 	}
 	xo_sql_finalize(s);
 }
+
+/* The rows of detect_state (what the last detect fitted per series), in
+ * (benchmark, testbed) order, appended to *out (*n of them, malloc'ed; the
+ * caller frees it, also on an error). */
+enum xo_status xo_perf_query_fitted(struct xo_perfdb *db, struct xo_perf_fitted **out, size_t *n)
+{
+	struct xo_sql_stmt *s = NULL;
+	size_t cap = *n;
+	int rc;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db),
+	                   "SELECT benchmark_id, testbed_id, results, last_run, settings,"
+	                   " order_upto, order_hash FROM detect_state"
+	                   " ORDER BY benchmark_id, testbed_id", &s))
+		return xo_perf_query_err(db, "reading detect_state");
+	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
+		struct xo_perf_fitted *f;
+
+		if (*n == cap) {
+			size_t c2 = cap ? 2 * cap : 64;
+			struct xo_perf_fitted *p = realloc(*out, c2 * sizeof(*p));
+
+			if (!p) {
+				xo_sql_finalize(s);
+				return xo_error(XO_ENOMEM, "perf: out of memory");
+			}
+			*out = p;
+			cap = c2;
+		}
+		f = &(*out)[(*n)++];
+		f->bench = xo_sql_column_int64(s, 0);
+		f->testbed = xo_sql_column_int64(s, 1);
+		f->results = xo_sql_column_int64(s, 2);
+		f->last_run = xo_sql_column_int64(s, 3);
+		snprintf(f->settings, sizeof(f->settings), "%s", xo_perf_query_text(s, 4));
+		f->upto = xo_sql_column_int64(s, 5);
+		snprintf(f->hash, sizeof(f->hash), "%s", xo_perf_query_text(s, 6));
+	}
+	xo_sql_finalize(s);
+	if (rc != XO_SQL_DONE)
+		return xo_perf_query_err(db, "reading detect_state");
+	return XO_OK;
+}

@@ -167,6 +167,13 @@ struct xo_perf_placed {
 void xo_perf_query_run_medians(struct xo_perfdb *db, const struct xo_perf_order *o, int64_t bench,
                                int64_t testbed, int64_t upto_run, int64_t skip_commit,
                                struct xo_perf_placed **out, size_t *nout);
+/* What detect fitted for one series, as detect_state keeps it. */
+struct xo_perf_fitted {
+	int64_t bench, testbed, results, last_run, upto;
+	char settings[160], hash[24];
+};
+
+enum xo_status xo_perf_query_fitted(struct xo_perfdb *db, struct xo_perf_fitted **out, size_t *n);
 
 /* ---- the model sweeps and their split (the report's answer, advise) ---- */
 #define XO_PERF_MAX_DEV   16
