@@ -889,3 +889,21 @@ enum xo_status xo_perf_query_fitted(struct xo_perfdb *db, struct xo_perf_fitted 
 		return xo_perf_query_err(db, "reading detect_state");
 	return XO_OK;
 }
+
+/* The largest run id in the store (0: none); XO_EDB naming db_path when it
+ * cannot be read. */
+enum xo_status xo_perf_query_last_run(struct xo_perfdb *db, const char *db_path, int64_t *id)
+{
+	struct xo_sql_stmt *s = NULL;
+	enum xo_status st = XO_OK;
+
+	if (xo_sql_prepare(xo_perfdb_sql(db), "SELECT coalesce(max(id), 0) FROM runs", &s) ==
+	        XO_SQL_OK &&
+	    xo_sql_step(s) == XO_SQL_ROW)
+		*id = xo_sql_column_int64(s, 0);
+	else
+		st = xo_error(XO_EDB, "%s: reading the runs: %s", db_path,
+		              xo_sql_errmsg(xo_perfdb_sql(db)));
+	xo_sql_finalize(s);
+	return st;
+}

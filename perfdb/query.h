@@ -44,6 +44,10 @@ int xo_perf_hist_key_cmp(const void *pa, const void *pb);
 	"EXISTS (SELECT 1 FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"           \
 	" WHERE res.run_id = ru.id AND (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))"
 
+/* The largest run id in the store (0: none), for continuous's rounds;
+ * XO_EDB naming db_path when it cannot be read. */
+enum xo_status xo_perf_query_last_run(struct xo_perfdb *db, const char *db_path, int64_t *id);
+
 /* ---- runs, sides, testbeds (compare) ---- */
 /* The testbed columns compare shows, in order. */
 static const char *const xo_perf_testbed_fields[] = {
