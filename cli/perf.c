@@ -332,6 +332,183 @@ static int check_options(const char *sub, const struct perf_args *a)
 	return 0;
 }
 
+/* The arguments each command needs beyond its options; 0 or the usage
+ * error's exit code. record --model without --filter keeps the model's
+ * benchmarks only. */
+static int check_arity(const char *sub, struct perf_args *ap)
+{
+	struct perf_args a = *ap;
+	int rc;
+
+	/* arity per command */
+	if (!strcmp(sub, "compare") || !strcmp(sub, "continuous") ? a.npos < 1
+	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix") ||
+	       !strcmp(sub, "import-db"))
+	        ? a.npos != 1
+	        : a.npos != 0)
+		return xo_usage_error("perf",
+		                      "%s: wrong number of arguments (try `xo perf --help`)", sub);
+	if (!strcmp(sub, "bisect") && (!a.good || !a.bad))
+		return xo_usage_error("perf", "bisect needs --good REV and --bad REV");
+	if (!strcmp(sub, "report") && !a.out)
+		return xo_usage_error("perf", "report needs --out DIR");
+	if (!strcmp(sub, "import") && (!a.json || !a.peer))
+		return xo_usage_error("perf", "import needs --peer NAME and --json FILE");
+	if (a.json_out && !strcmp(sub, "record") && !a.list)
+		return xo_usage_error("perf", "record takes --json only with --list");
+	if (!strcmp(sub, "record") && a.model && (rc = check_model(a.model)))
+		return rc;
+	/* record --model FILE times that model; the seed's op benchmarks too
+	 * only when a --filter asks for them (--filter . keeps everything) */
+	if (!strcmp(sub, "record") && a.model && !a.filter)
+		ap->filter = "^model/";
+	return 0;
+}
+
+/* record without a store: the counting child (the parent stores what it
+ * writes), or --list. */
+static int record_nostore(const char *sub, const struct perf_args *ap)
+{
+	struct perf_args a = *ap;
+
+	if (a.count_child && !strcmp(sub, "record")) {
+		/* the counting child: no store (the parent stores what it writes) */
+		struct xo_perf_record_opts ro = {.filter = a.filter,
+		                                 .devices = a.ndevices ? a.devices : NULL,
+		                                 .ndevices = a.ndevices,
+		                                 .quick = a.quick,
+		                                 .model_path = a.model,
+		                                 .metrics = XO_PERF_METRIC_INSTRUCTIONS,
+		                                 .count_dir = a.count_child};
+		int64_t id = 0;
+
+		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
+	}
+	{
+		struct xo_perf_record_opts ro = {.filter = a.filter,
+		                                 .devices = a.ndevices ? a.devices : NULL,
+		                                 .ndevices = a.ndevices,
+		                                 .quick = a.quick,
+		                                 .model_path = a.model,
+		                                 .list_only = true,
+		                                 .json = a.json_out};
+		int64_t id;
+
+		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
+	}
+}
+
+/* continuous and bisect: they record into the store themselves. */
+static int run_continuous(const char *sub, const struct perf_args *ap)
+{
+	struct perf_args a = *ap;
+	enum xo_status st;
+	bool failed = false;
+	bool thr = false;
+	struct xo_perf_continuous_opts cont = {
+	    .db_path = a.db,
+	    .filter = a.filter,
+	    .devices = a.ndevices ? a.devices : NULL,
+	    .ndevices = a.ndevices,
+	    .quick = a.quick,
+	    /* see compare: 6 a side for an alarm; a count needs no rounds to
+	       average over (its samples must agree), one a side */
+	    .rounds = a.rounds                                   ? a.rounds
+	              : a.metrics == XO_PERF_METRIC_INSTRUCTIONS ? 1
+	                                                         : 6,
+	    .samples = a.samples,
+	    .model = a.model,
+	    .build_dir = a.build_dir,
+	    /* Pinpoint's rule: UNKNOWN gets more rounds, up to twice as many */
+	    .max_rounds = a.max_rounds                                 ? a.max_rounds
+	                  : a.metrics == XO_PERF_METRIC_INSTRUCTIONS ? 2 * (a.rounds ? a.rounds : 1)
+	                                                             : 2 * (a.rounds ? a.rounds : 6),
+	    .budget_s = a.budget,
+	    .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
+
+	for (int i = 0; i < a.nopt; i++)
+		thr |= !strcmp(a.opt_seen[i], "--threshold");
+	cont.cmp = (struct xo_perf_compare_opts){.threshold = thr ? a.threshold : 0.10,
+	                                         .alpha = a.alpha,
+	                                         .filter = a.filter,
+	                                         .json = a.json_out,
+	                                         .metric = a.metric};
+	cont.metrics = a.metrics;
+	if (a.metrics == XO_PERF_METRIC_INSTRUCTIONS && !thr)
+		cont.cmp.threshold = XO_PERF_COUNT_THRESHOLD;
+	if (!strcmp(sub, "bisect")) {
+		bool found;
+
+		cont.cmp.json = false;
+		if (xo_perf_bisect(a.good, a.bad, &cont, a.json_out, stdout, stderr, &found))
+			return fail(sub);
+		return 0;
+	}
+	st = xo_perf_continuous(a.pos[0], a.npos > 1 ? a.pos[1] : NULL, &cont, stdout,
+	                        stderr, &failed);
+	if (st)
+		return fail(sub);
+	return failed ? 1 : 0;
+}
+
+/* The commands on an open store; st and *failed as they ended, or the exit
+ * code of a usage error in *usage (then db is closed). */
+static enum xo_status run_on_store(const char *sub, const struct perf_args *ap,
+                                   struct xo_perfdb *db, const struct xo_perf_compare_opts *cop,
+                                   bool *failed, int *usage)
+{
+	struct perf_args a = *ap;
+	const struct xo_perf_compare_opts co = *cop;
+	enum xo_status st;
+
+	if (!strcmp(sub, "record")) {
+		struct xo_perf_record_opts ro = {.filter = a.filter,
+		                                 .devices = a.ndevices ? a.devices : NULL,
+		                                 .ndevices = a.ndevices,
+		                                 .quick = a.quick,
+		                                 .samples = a.samples,
+		                                 .model_path = a.model,
+		                                 .progress = !a.no_progress && isatty(2),
+		                                 .no_probe = a.no_probe,
+		                                 .metrics = a.metrics};
+		int64_t id = 0;
+
+		st = xo_perf_record(db, &ro, stdout, &id);
+	} else if (!strcmp(sub, "compare")) {
+		st = xo_perf_compare(db, a.pos[0], a.npos > 1 ? a.pos[1] : NULL, &co, stdout,
+		                     failed);
+	} else if (!strcmp(sub, "detect")) {
+		st = xo_perf_detect(db, &co, stdout, failed);
+	} else if (!strcmp(sub, "report")) {
+		char scripts[4096];
+
+		snprintf(scripts, sizeof(scripts), "%s/scripts", xo_perf_source_dir());
+		st = xo_perf_report_testbed(db, a.out, scripts, a.model, co.testbed, stdout);
+	} else if (!strcmp(sub, "advise")) {
+		st = xo_perf_advise(db, a.model, a.json_out, stdout);
+	} else if (!strcmp(sub, "import")) {
+		st = xo_perf_import(db, a.peer, a.json, stdout);
+	} else if (!strcmp(sub, "import-db")) {
+		char name[1024];
+
+		xo_sql_redact(a.db, name, sizeof(name));
+		st = xo_perfdb_import_db(db, a.pos[0], name, stdout);
+	} else {
+		int64_t id;
+
+		if (!xo_cli_parse_i64(a.pos[0], INT64_MIN, INT64_MAX, &id)) {
+			*usage = xo_usage_error("perf", "%s: '%s' is not a change id", sub, a.pos[0]);
+			return XO_OK;
+		}
+		st = xo_perf_change_set(db, id,
+		                        !strcmp(sub, "accept")   ? "accepted"
+		                        : !strcmp(sub, "ignore") ? "ignored"
+		                                                 : "fixed",
+		                        stdout);
+	}
+	return st;
+}
+
 int xo_cmd_perf(int argc, char **argv)
 {
 	struct perf_args a = {.db = "perf.sqlite", .threshold = 0.05, .alpha = 0.002};
@@ -340,7 +517,7 @@ int xo_cmd_perf(int argc, char **argv)
 	const char *sub;
 	enum xo_status st;
 	bool failed = false;
-	int rc;
+	int rc, usage = 0;
 
 	if (argc < 2) {
 		fputs(usage_text, stderr);
@@ -366,101 +543,12 @@ int xo_cmd_perf(int argc, char **argv)
 	if ((rc = check_options(sub, &a)))
 		return rc;
 
-	/* arity per command */
-	if (!strcmp(sub, "compare") || !strcmp(sub, "continuous") ? a.npos < 1
-	    : (!strcmp(sub, "accept") || !strcmp(sub, "ignore") || !strcmp(sub, "fix") ||
-	       !strcmp(sub, "import-db"))
-	        ? a.npos != 1
-	        : a.npos != 0)
-		return xo_usage_error("perf",
-		                      "%s: wrong number of arguments (try `xo perf --help`)", sub);
-	if (!strcmp(sub, "bisect") && (!a.good || !a.bad))
-		return xo_usage_error("perf", "bisect needs --good REV and --bad REV");
-	if (!strcmp(sub, "report") && !a.out)
-		return xo_usage_error("perf", "report needs --out DIR");
-	if (!strcmp(sub, "import") && (!a.json || !a.peer))
-		return xo_usage_error("perf", "import needs --peer NAME and --json FILE");
-	if (a.json_out && !strcmp(sub, "record") && !a.list)
-		return xo_usage_error("perf", "record takes --json only with --list");
-	if (!strcmp(sub, "record") && a.model && (rc = check_model(a.model)))
+	if ((rc = check_arity(sub, &a)))
 		return rc;
-	/* record --model FILE times that model; the seed's op benchmarks too
-	 * only when a --filter asks for them (--filter . keeps everything) */
-	if (!strcmp(sub, "record") && a.model && !a.filter)
-		a.filter = "^model/";
-	if (a.count_child && !strcmp(sub, "record")) {
-		/* the counting child: no store (the parent stores what it writes) */
-		struct xo_perf_record_opts ro = {.filter = a.filter,
-		                                 .devices = a.ndevices ? a.devices : NULL,
-		                                 .ndevices = a.ndevices,
-		                                 .quick = a.quick,
-		                                 .model_path = a.model,
-		                                 .metrics = XO_PERF_METRIC_INSTRUCTIONS,
-		                                 .count_dir = a.count_child};
-		int64_t id = 0;
-
-		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
-	}
-	if (a.list && !strcmp(sub, "record")) {
-		struct xo_perf_record_opts ro = {.filter = a.filter,
-		                                 .devices = a.ndevices ? a.devices : NULL,
-		                                 .ndevices = a.ndevices,
-		                                 .quick = a.quick,
-		                                 .model_path = a.model,
-		                                 .list_only = true,
-		                                 .json = a.json_out};
-		int64_t id;
-
-		return xo_perf_record(NULL, &ro, stdout, &id) ? fail(sub) : 0;
-	}
-
-	if (!strcmp(sub, "continuous") || !strcmp(sub, "bisect")) {
-		bool thr = false;
-		struct xo_perf_continuous_opts cont = {
-		    .db_path = a.db,
-		    .filter = a.filter,
-		    .devices = a.ndevices ? a.devices : NULL,
-		    .ndevices = a.ndevices,
-		    .quick = a.quick,
-		    /* see compare: 6 a side for an alarm; a count needs no rounds to
-		       average over (its samples must agree), one a side */
-		    .rounds = a.rounds                                   ? a.rounds
-		              : a.metrics == XO_PERF_METRIC_INSTRUCTIONS ? 1
-		                                                         : 6,
-		    .samples = a.samples,
-		    .model = a.model,
-		    .build_dir = a.build_dir,
-		    /* Pinpoint's rule: UNKNOWN gets more rounds, up to twice as many */
-		    .max_rounds = a.max_rounds                                 ? a.max_rounds
-		                  : a.metrics == XO_PERF_METRIC_INSTRUCTIONS ? 2 * (a.rounds ? a.rounds : 1)
-		                                                             : 2 * (a.rounds ? a.rounds : 6),
-		    .budget_s = a.budget,
-		    .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
-
-		for (int i = 0; i < a.nopt; i++)
-			thr |= !strcmp(a.opt_seen[i], "--threshold");
-		cont.cmp = (struct xo_perf_compare_opts){.threshold = thr ? a.threshold : 0.10,
-		                                         .alpha = a.alpha,
-		                                         .filter = a.filter,
-		                                         .json = a.json_out,
-		                                         .metric = a.metric};
-		cont.metrics = a.metrics;
-		if (a.metrics == XO_PERF_METRIC_INSTRUCTIONS && !thr)
-			cont.cmp.threshold = XO_PERF_COUNT_THRESHOLD;
-		if (!strcmp(sub, "bisect")) {
-			bool found;
-
-			cont.cmp.json = false;
-			if (xo_perf_bisect(a.good, a.bad, &cont, a.json_out, stdout, stderr, &found))
-				return fail(sub);
-			return 0;
-		}
-		st = xo_perf_continuous(a.pos[0], a.npos > 1 ? a.pos[1] : NULL, &cont, stdout,
-		                        stderr, &failed);
-		if (st)
-			return fail(sub);
-		return failed ? 1 : 0;
-	}
+	if ((a.count_child || a.list) && !strcmp(sub, "record"))
+		return record_nostore(sub, &a);
+	if (!strcmp(sub, "continuous") || !strcmp(sub, "bisect"))
+		return run_continuous(sub, &a);
 
 	/* only record and import create a store: a mistyped --db for the
 	 * readers would otherwise leave an empty perf.sqlite behind and report
@@ -495,50 +583,10 @@ int xo_cmd_perf(int argc, char **argv)
 		xo_perfdb_close(db);
 		return fail(sub);
 	}
-	if (!strcmp(sub, "record")) {
-		struct xo_perf_record_opts ro = {.filter = a.filter,
-		                                 .devices = a.ndevices ? a.devices : NULL,
-		                                 .ndevices = a.ndevices,
-		                                 .quick = a.quick,
-		                                 .samples = a.samples,
-		                                 .model_path = a.model,
-		                                 .progress = !a.no_progress && isatty(2),
-		                                 .no_probe = a.no_probe,
-		                                 .metrics = a.metrics};
-		int64_t id = 0;
-
-		st = xo_perf_record(db, &ro, stdout, &id);
-	} else if (!strcmp(sub, "compare")) {
-		st = xo_perf_compare(db, a.pos[0], a.npos > 1 ? a.pos[1] : NULL, &co, stdout,
-		                     &failed);
-	} else if (!strcmp(sub, "detect")) {
-		st = xo_perf_detect(db, &co, stdout, &failed);
-	} else if (!strcmp(sub, "report")) {
-		char scripts[4096];
-
-		snprintf(scripts, sizeof(scripts), "%s/scripts", xo_perf_source_dir());
-		st = xo_perf_report_testbed(db, a.out, scripts, a.model, co.testbed, stdout);
-	} else if (!strcmp(sub, "advise")) {
-		st = xo_perf_advise(db, a.model, a.json_out, stdout);
-	} else if (!strcmp(sub, "import")) {
-		st = xo_perf_import(db, a.peer, a.json, stdout);
-	} else if (!strcmp(sub, "import-db")) {
-		char name[1024];
-
-		xo_sql_redact(a.db, name, sizeof(name));
-		st = xo_perfdb_import_db(db, a.pos[0], name, stdout);
-	} else {
-		int64_t id;
-
-		if (!xo_cli_parse_i64(a.pos[0], INT64_MIN, INT64_MAX, &id)) {
-			xo_perfdb_close(db);
-			return xo_usage_error("perf", "%s: '%s' is not a change id", sub, a.pos[0]);
-		}
-		st = xo_perf_change_set(db, id,
-		                        !strcmp(sub, "accept")   ? "accepted"
-		                        : !strcmp(sub, "ignore") ? "ignored"
-		                                                 : "fixed",
-		                        stdout);
+	st = run_on_store(sub, &a, db, &co, &failed, &usage);
+	if (usage) {
+		xo_perfdb_close(db);
+		return usage;
 	}
 	xo_perfdb_close(db);
 	if (st)

@@ -299,6 +299,76 @@ static enum xo_status first_parent_line(const char *good, const char *bad, char 
 	return XO_OK;
 }
 
+/* The outcome of the search res, as text or (json) into root_js; true when
+ * it names a first bad commit or a range holding one. */
+static bool print_outcome(FILE *out, bool json, json_t *root_js, const struct xo_bisect_result *res,
+                          const struct bctx *c, char (*sha)[48], size_t n, const char *gsha,
+                          const char *bsha)
+{
+	char subject[256];
+	bool found = false;
+
+	switch (res->outcome) {
+	case XO_BISECT_FOUND: {
+		const struct xo_perf_tally *t = &c->tally[res->first];
+
+		found = true;
+		subject_of(sha[res->first], subject, sizeof(subject));
+		if (!json)
+			fprintf(out,
+			        "first bad commit: %s\n  %s\n  change: %s %+.1f%% against good "
+			        "%.12s\n",
+			        sha[res->first], subject, t->worst, 100.0 * t->change, gsha);
+		else {
+			json_object_set_new(root_js, "outcome", json_string("found"));
+			json_object_set_new(
+			    root_js, "first_bad",
+			    json_pack("{s:s, s:s, s:s, s:f}", "sha", sha[res->first], "subject", subject,
+			              "benchmark", t->worst,
+			              "change", isfinite(t->change) ? t->change : 0.0));
+		}
+		break;
+	}
+	case XO_BISECT_RANGE: {
+		json_t *cand = json ? json_array() : NULL;
+
+		found = true;
+		if (!json)
+			fprintf(out,
+			        "first bad commit: one of these %zu (skipped commits leave it open):\n",
+			        res->hi - res->lo);
+		for (size_t i = res->lo + 1; i <= res->hi; i++) {
+			subject_of(sha[i], subject, sizeof(subject));
+			if (!json)
+				fprintf(out, "  %.12s %s%s\n", sha[i], subject,
+				        i == res->hi ? "  (bad)" : "  (skipped)");
+			else if (cand)
+				json_array_append_new(cand, json_string(sha[i]));
+		}
+		if (root_js) {
+			json_object_set_new(root_js, "outcome", json_string("range"));
+			json_object_set_new(root_js, "candidates", cand ? cand : json_array());
+		}
+		break;
+	}
+	case XO_BISECT_NONE:
+		if (!json)
+			fprintf(out, "no confirmed slowdown: bad %.12s is not SLOWER than good %.12s "
+			             "(%s)\n",
+			        bsha, gsha, n ? c->why[n] : "no commit between them");
+		else
+			json_object_set_new(root_js, "outcome", json_string("none"));
+		break;
+	case XO_BISECT_UNDECIDED:
+		if (!json)
+			fprintf(out, "undecided: bad %.12s itself was skipped (%s)\n", bsha, c->why[n]);
+		else
+			json_object_set_new(root_js, "outcome", json_string("undecided"));
+		break;
+	}
+	return found;
+}
+
 enum xo_status xo_perf_bisect(const char *good, const char *bad,
                               const struct xo_perf_continuous_opts *o, bool json, FILE *out,
                               FILE *msg, bool *found)
@@ -398,64 +468,7 @@ enum xo_status xo_perf_bisect(const char *good, const char *bad,
 			json_object_set_new(root_js, "tested", jc ? jc : json_array());
 		}
 	}
-	switch (res.outcome) {
-	case XO_BISECT_FOUND: {
-		const struct xo_perf_tally *t = &c.tally[res.first];
-
-		*found = true;
-		subject_of(sha[res.first], subject, sizeof(subject));
-		if (!json)
-			fprintf(out,
-			        "first bad commit: %s\n  %s\n  change: %s %+.1f%% against good "
-			        "%.12s\n",
-			        sha[res.first], subject, t->worst, 100.0 * t->change, gsha);
-		else {
-			json_object_set_new(root_js, "outcome", json_string("found"));
-			json_object_set_new(
-			    root_js, "first_bad",
-			    json_pack("{s:s, s:s, s:s, s:f}", "sha", sha[res.first], "subject", subject,
-			              "benchmark", t->worst,
-			              "change", isfinite(t->change) ? t->change : 0.0));
-		}
-		break;
-	}
-	case XO_BISECT_RANGE: {
-		json_t *cand = json ? json_array() : NULL;
-
-		*found = true;
-		if (!json)
-			fprintf(out,
-			        "first bad commit: one of these %zu (skipped commits leave it open):\n",
-			        res.hi - res.lo);
-		for (size_t i = res.lo + 1; i <= res.hi; i++) {
-			subject_of(sha[i], subject, sizeof(subject));
-			if (!json)
-				fprintf(out, "  %.12s %s%s\n", sha[i], subject,
-				        i == res.hi ? "  (bad)" : "  (skipped)");
-			else if (cand)
-				json_array_append_new(cand, json_string(sha[i]));
-		}
-		if (root_js) {
-			json_object_set_new(root_js, "outcome", json_string("range"));
-			json_object_set_new(root_js, "candidates", cand ? cand : json_array());
-		}
-		break;
-	}
-	case XO_BISECT_NONE:
-		if (!json)
-			fprintf(out, "no confirmed slowdown: bad %.12s is not SLOWER than good %.12s "
-			             "(%s)\n",
-			        bsha, gsha, n ? c.why[n] : "no commit between them");
-		else
-			json_object_set_new(root_js, "outcome", json_string("none"));
-		break;
-	case XO_BISECT_UNDECIDED:
-		if (!json)
-			fprintf(out, "undecided: bad %.12s itself was skipped (%s)\n", bsha, c.why[n]);
-		else
-			json_object_set_new(root_js, "outcome", json_string("undecided"));
-		break;
-	}
+	*found = print_outcome(out, json, root_js, &res, &c, sha, n, gsha, bsha);
 	if (root_js)
 		xo_perf_json_print(root_js, out);
 out:

@@ -21,6 +21,7 @@
 #include "sql.h"
 
 #include "perfdb.h"
+#include "query.h"
 #include "proc.h"
 
 /* argv[0..] run in cwd; output appended to log. XO_OK only for exit 0. */
@@ -245,17 +246,7 @@ enum xo_status xo_perf_ab_rounds(const struct xo_perf_rev rev[2],
 	 */
 	if ((st = xo_perfdb_open(o->db_path, &db)))
 		goto out;
-	{
-		struct xo_sql_stmt *s = NULL;
-
-		if (xo_sql_prepare(xo_perfdb_sql(db), "SELECT coalesce(max(id), 0) FROM runs", &s) == XO_SQL_OK &&
-		    xo_sql_step(s) == XO_SQL_ROW)
-			*after_run = xo_sql_column_int64(s, 0);
-		else
-			st = xo_error(XO_EDB, "%s: reading the runs: %s", o->db_path,
-			              xo_sql_errmsg(xo_perfdb_sql(db)));
-		xo_sql_finalize(s);
-	}
+	st = xo_perf_query_last_run(db, o->db_path, after_run);
 	xo_perfdb_close(db);
 	db = NULL;
 	if (st)

@@ -344,3 +344,9 @@ void xo_perf_testbed_probe(struct xo_perf_testbed *t)
 		if (!isprint((unsigned char)*p) && *p != '\n')
 			*p = ' ';
 }
+
+bool xo_perf_cl_on_cpu(const char *d)
+{
+	return d && (strstr(d, "PoCL") || strstr(d, "Portable Computing Language") ||
+	             strstr(d, "pthread") || strstr(d, "type CPU"));
+}

@@ -226,7 +226,7 @@ double xo_perf_beta_inc(double a, double b, double x);
  * fewer than 2 values; 0 when both sides are constant and differ. */
 double xo_perf_welch(const double *a, size_t na, const double *b, size_t nb, double *t,
                      double *df);
-/* The run-level step of the one rule (verdict.c, defined in analyze.c) for a
+/* The run-level step of the one rule (verdict.c) for a
  * change of direction sign (+1 slower, -1 faster) found in the pooled
  * samples: the log run values (medians; minima under load) of base
  * (nb) and head (nh), both >= 2, must differ by Welch's t test at p < 0.05 / m

@@ -587,6 +587,46 @@ static void remove_count_dir(const char *dir)
  * to res (room for nb more), *nres updated. A benchmark the child skipped is
  * reported on stderr; a child that fails is an error naming its kept log.
  */
+/* The command line of the counting child (valgrind's callgrind running this
+ * xo's record --count-child in dir) into argv (room for cap). */
+static void count_argv(const char **argv, int cap, const struct xo_perf_record_opts *o,
+                       const struct device *dev, int ndev, const char *exe, const char *dir,
+                       const char *cgout, const char *isa_env)
+{
+	int n = 0;
+
+	argv[n++] = "env";
+	argv[n++] = isa_env;
+	argv[n++] = "XO_THREADS=1";
+	argv[n++] = "OPENBLAS_NUM_THREADS=1";
+	argv[n++] = "valgrind";
+	argv[n++] = "--tool=callgrind";
+	argv[n++] = "--collect-atstart=no";
+	argv[n++] = cgout;
+	argv[n++] = exe;
+	argv[n++] = "perf";
+	argv[n++] = "record";
+	argv[n++] = "--count-child";
+	argv[n++] = dir;
+	argv[n++] = "--no-progress";
+	if (o->quick)
+		argv[n++] = "--quick";
+	if (o->filter) {
+		argv[n++] = "--filter";
+		argv[n++] = o->filter;
+	}
+	if (o->model_path) {
+		argv[n++] = "--model";
+		argv[n++] = o->model_path;
+	}
+	for (int d = 0; d < ndev && n + 3 < cap; d++)
+		if (counted_device(&dev[d])) {
+			argv[n++] = "--device";
+			argv[n++] = dev[d].spec;
+		}
+	argv[n] = NULL;
+}
+
 static enum xo_status count_pass(struct bench *b, size_t nb, struct device *dev, int ndev,
                                  const struct xo_perf_record_opts *o,
                                  struct xo_perf_result *res, size_t *nres, FILE *out)
@@ -595,7 +635,7 @@ static enum xo_status count_pass(struct bench *b, size_t nb, struct device *dev,
 	const char *argv[64 + 2 * XO_PERF_MAX_LAYERS];
 	char dir[4096], cgout[4200], log[4200], tsv[4200], exe[4096], line[1024];
 	char isa_env[32], isa[24] = "", threads[16] = "";
-	int n = 0, code = 0, ndevs = 0;
+	int code = 0, ndevs = 0;
 	size_t counted = 0;
 	enum xo_status st = XO_OK;
 	double t0 = now_s();
@@ -630,36 +670,8 @@ static enum xo_status count_pass(struct bench *b, size_t nb, struct device *dev,
 	snprintf(isa_env, sizeof(isa_env), "XO_CPU_ISA=%s",
 	         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? "avx2"
 	                                                                          : "scalar");
-	argv[n++] = "env";
-	argv[n++] = isa_env;
-	argv[n++] = "XO_THREADS=1";
-	argv[n++] = "OPENBLAS_NUM_THREADS=1";
-	argv[n++] = "valgrind";
-	argv[n++] = "--tool=callgrind";
-	argv[n++] = "--collect-atstart=no";
-	argv[n++] = cgout;
-	argv[n++] = exe;
-	argv[n++] = "perf";
-	argv[n++] = "record";
-	argv[n++] = "--count-child";
-	argv[n++] = dir;
-	argv[n++] = "--no-progress";
-	if (o->quick)
-		argv[n++] = "--quick";
-	if (o->filter) {
-		argv[n++] = "--filter";
-		argv[n++] = o->filter;
-	}
-	if (o->model_path) {
-		argv[n++] = "--model";
-		argv[n++] = o->model_path;
-	}
-	for (int d = 0; d < ndev && n + 3 < (int)(sizeof(argv) / sizeof(argv[0])); d++)
-		if (counted_device(&dev[d])) {
-			argv[n++] = "--device";
-			argv[n++] = dev[d].spec;
-		}
-	argv[n] = NULL;
+	count_argv(argv, (int)(sizeof(argv) / sizeof(argv[0])), o, dev, ndev, exe, dir, cgout,
+	           isa_env);
 	{
 		struct xo_proc p = {.argv = argv, .cwd = dir, .log_path = log};
 
@@ -789,84 +801,33 @@ static enum xo_status probe_devices(struct device *dev, int ndev, const struct b
 	return XO_OK;
 }
 
-enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
-                              int64_t *run_id)
+/* Sets up benchmark x: its model, or its op case (found by the name's
+ * op/DIR/SHAPE/ prefix) with inputs drawn from rng. */
+static enum xo_status bench_setup(struct bench *x, const char *model_path, uint64_t *rng)
 {
-	static const char *const default_devices[] = {"ref", "cpu", "cl"};
-	const char **devs = o->devices && o->ndevices ? o->devices : (const char **)default_devices;
-	int ndev = o->devices && o->ndevices ? o->ndevices : 3;
-	struct device *dev = NULL;
-	struct bench *b = NULL;
-	struct xo_perf_result *res = NULL;
-	struct xo_perf_commit commit;
-	struct xo_perf_testbed tb;
-	struct xo_perf_run run; /* written whole at the end (xo_perfdb_run_store) */
-	size_t nb = 0, cap, nok = 0;
-	uint64_t rng = 0x5eed;
-	char settings[64], model_settings[320];
-	int samples = o->samples > 0 ? o->samples : (o->quick ? 10 : 15);
-	double target = o->quick ? 0.003 : 0.010, t_start = now_s();
-	char model_path[4096], model_name[64], model_arch[24], note[256];
-	bool have_model;
-	regex_t re;
-	bool have_re = false;
-	enum xo_status st = XO_OK;
-	size_t *order = NULL;
-	struct xo_perf_probe *probes = NULL;
-	size_t nprobes = 0, ntimed = 0;
-	unsigned metrics = o->metrics ? o->metrics : XO_PERF_METRIC_TIME;
-	bool timed = (metrics & XO_PERF_METRIC_TIME) && !o->count_dir;
+	size_t c;
 
-	if (o->filter) {
-		int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
+	if (x->is_model)
+		return model_setup(x, model_path);
+	for (c = 0; c < sizeof(op_cases) / sizeof(op_cases[0]); c++) {
+		char prefix[192];
 
-		if (rc) {
-			char msg[256];
-
-			regerror(rc, &re, msg, sizeof(msg));
-			return xo_error(XO_EINVAL, "--filter '%s': %s", o->filter, msg);
-		}
-		have_re = true;
+		snprintf(prefix, sizeof(prefix), "op/%s/%s/%s/", op_cases[c].op, x->r.b.dir,
+		         op_cases[c].label);
+		if (!strncmp(x->r.b.name, prefix, strlen(prefix)))
+			break;
 	}
-	/* --model names a spec file; by default models/seed.model of the source
-	 * tree, or the same spec built into the library when that is not there */
-	if (o->model_path) {
-		snprintf(model_path, sizeof(model_path), "%s", o->model_path);
-		if (access(model_path, R_OK)) {
-			st = xo_error(XO_EINVAL, "--model %s: cannot read it", o->model_path);
-			goto out_free;
-		}
-	} else {
-		snprintf(model_path, sizeof(model_path), "%s/models/seed.model",
-		         xo_perf_source_dir());
-		if (access(model_path, R_OK))
-			model_path[0] = '\0';
-	}
-	have_model = true;
-	/* the name and architecture the series are stored under (modelid.c): a
-	 * different model of the same name in the store is refused here */
-	st = xo_perf_model_ident(model_path[0] ? model_path : NULL, model_name, sizeof(model_name),
-	                         model_arch, sizeof(model_arch));
-	if (!st && db && !o->list_only)
-		st = xo_perfdb_model_claim(db, model_name, model_arch,
-		                           o->model_path ? model_path : NULL);
-	if (st)
-		goto out_free;
+	return op_setup(x, &op_cases[c], rng);
+}
 
-	/* versions: an op measures the core, this runner and its backend's
-	 * objects; a model the model library's too, and its architecture */
-	snprintf(settings, sizeof(settings), "samples>=10 target=%g", target);
-	snprintf(model_settings, sizeof(model_settings), "%s arch=%s", settings, model_arch);
-
-	dev = calloc((size_t)ndev, sizeof(*dev));
-	cap = (sizeof(op_cases) / sizeof(op_cases[0]) * 2 + 2 * 16) * (size_t)ndev;
-	b = calloc(cap, sizeof(*b));
-	if (!dev || !b) {
-		st = xo_error(XO_ENOMEM, "perf: out of memory");
-		goto out_free;
-	}
-
-	/* the benchmark set, before any device is opened (--list needs none) */
+/* Appends the benchmark set of o (ops, then the model's batches, on each of
+ * the ndev devices devs; those re, when not NULL, matches) to b: no device is
+ * opened (--list needs none). */
+static void bench_list_build(const struct xo_perf_record_opts *o, const char **devs, int ndev,
+                             struct device *dev, const regex_t *re, const char *settings,
+                             const char *model_settings, const char *model_name,
+                             const char *model_arch, struct bench *b, size_t *nb)
+{
 	for (int d = 0; d < ndev; d++) {
 		struct device *D = &dev[d];
 		bool is_ref = !strcmp(devs[d], "ref");
@@ -888,7 +849,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			if ((o->quick && !oc->quick) || (is_ref && oc->heavy) || op == XO_OP_COUNT)
 				continue;
 			for (int dir = 0; dir < XO_DIR_COUNT; dir++) {
-				struct bench *x = &b[nb];
+				struct bench *x = &b[*nb];
 				struct xo_perf_bench *info = &x->r.b;
 				struct xo_params p;
 
@@ -896,7 +857,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 					continue;
 				snprintf(info->name, sizeof(info->name), "op/%s/%s/%s/%s", oc->op,
 				         xo_dir_name((enum xo_dir)dir), oc->label, D->label);
-				if (have_re && regexec(&re, info->name, 0, NULL, 0))
+				if (re && regexec(re, info->name, 0, NULL, 0))
 					continue;
 				x->dev = D;
 				x->op = op;
@@ -912,21 +873,19 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 				}
 				snprintf(info->version, sizeof(info->version), "%s", D->version);
 				x->args.p = p;
-				nb++;
+				(*nb)++;
 			}
 		}
-		if (!have_model)
-			continue;
 		for (int64_t batch = 1; batch <= 8192; batch *= (o->quick ? 8 : 2)) {
 			if (is_ref && batch > ref_cap)
 				break;
 			for (int w = 0; w < W_COUNT; w++) {
-				struct bench *x = &b[nb];
+				struct bench *x = &b[*nb];
 				struct xo_perf_bench *info = &x->r.b;
 
 				snprintf(info->name, sizeof(info->name), "model/%s/%s/b%lld/%s",
 				         model_name, workload_names[w], (long long)batch, D->label);
-				if (have_re && regexec(&re, info->name, 0, NULL, 0))
+				if (re && regexec(re, info->name, 0, NULL, 0))
 					continue;
 				x->dev = D;
 				x->is_model = true;
@@ -939,11 +898,17 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 				snprintf(info->params, sizeof(info->params), "model=%s batch=%lld arch=%s",
 				         model_name, (long long)batch, model_arch);
 				snprintf(info->version, sizeof(info->version), "%s", model_version);
-				nb++;
+				(*nb)++;
 			}
 		}
 	}
-	if (o->list_only && o->json) {
+}
+
+/* --list: the benchmark names, one a line, or (--json) their descriptions. */
+static void bench_list_print(const struct xo_perf_record_opts *o, const struct bench *b, size_t nb,
+                             FILE *out)
+{
+	if (o->json) {
 		json_t *arr = json_array();
 
 		for (size_t i = 0; arr && i < nb; i++) {
@@ -957,57 +922,18 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		}
 		xo_perf_json_print(arr, out);
 		json_decref(arr);
-		goto out_free;
+		return;
 	}
-	if (o->list_only) {
-		for (size_t i = 0; i < nb; i++)
-			fprintf(out, "%s\n", b[i].r.b.name);
-		goto out_free;
-	}
-	if (!nb) {
-		st = xo_error(XO_EINVAL, "no benchmark matches --filter '%s'",
-		              o->filter ? o->filter : "");
-		goto out_free;
-	}
+	for (size_t i = 0; i < nb; i++)
+		fprintf(out, "%s\n", b[i].r.b.name);
+}
 
-	if (o->count_dir) {
-		/* the counting child (count_pass): counted devices only, no store */
-		for (int d = 0; d < ndev; d++)
-			if (!dev[d].is_cl && xo_backend_open(dev[d].spec, &dev[d].be)) {
-				st = xo_error(XO_EINVAL, "--device %s does not open", dev[d].spec);
-				goto out_free;
-			}
-		for (size_t i = 0; i < nb; i++) {
-			struct bench *x = &b[i];
+/* Whether the instruction metric can be counted here: on some device that is
+ * not OpenCL, by valgrind, in a build valgrind can run. */
+static enum xo_status metric_check(unsigned metrics, const struct device *dev, int ndev)
+{
+	enum xo_status st = XO_OK;
 
-			if (!counted_device(x->dev))
-				continue;
-			if (x->is_model) {
-				st = model_setup(x, model_path[0] ? model_path : NULL);
-			} else {
-				size_t c;
-
-				for (c = 0; c < sizeof(op_cases) / sizeof(op_cases[0]); c++) {
-					char prefix[192];
-
-					snprintf(prefix, sizeof(prefix), "op/%s/%s/%s/",
-					         op_cases[c].op, x->r.b.dir, op_cases[c].label);
-					if (!strncmp(x->r.b.name, prefix, strlen(prefix)))
-						break;
-				}
-				st = op_setup(x, &op_cases[c], &rng);
-			}
-			if (st) {
-				fprintf(stderr, "xo perf: %s not counted: %s\n", x->r.b.name,
-				        xo_last_error());
-				st = XO_OK;
-				continue;
-			}
-			x->ok = true;
-		}
-		st = count_child(b, nb, dev, ndev, o->count_dir);
-		goto out_free;
-	}
 	if (metrics == XO_PERF_METRIC_INSTRUCTIONS) {
 		bool any = false;
 
@@ -1016,7 +942,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		if (!any) {
 			st = xo_error(XO_EINVAL, "--metric instructions counts ref and cpu only, and "
 			                         "no --device names either");
-			goto out_free;
+			return st;
 		}
 	}
 #if defined(__SANITIZE_ADDRESS__)
@@ -1024,26 +950,23 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		st = xo_error(XO_EINVAL, "--metric instructions: this xo is built with "
 		                         "AddressSanitizer, which valgrind cannot run; use a "
 		                         "Release build");
-		goto out_free;
+		return st;
 	}
 #endif
 	if ((metrics & XO_PERF_METRIC_INSTRUCTIONS) && !xo_proc_found("valgrind")) {
 		st = xo_error(XO_EINVAL, "--metric instructions needs valgrind (Debian package "
 		                         "valgrind), and it is not in PATH");
-		goto out_free;
+		return st;
 	}
 
-	/* identity first; the run is written whole after the measurement, in
-	 * one transaction, so nothing is held open while it measures and a
-	 * killed record leaves no row behind */
-	xo_perf_commit_of_build(&commit);
-	xo_perf_testbed_probe(&tb);
-	snprintf(note, sizeof(note), "record%s samples=%d%s%s", o->quick ? " --quick" : "", samples,
-	         o->filter ? " filter=" : "", o->filter ? o->filter : "");
+	return st;
+}
 
-	/* devices first: a device the user named (--device) that
-	 * does not open is bad input (no run is stored); one of the
-	 * defaults (no OpenCL driver, say) is skipped with its reason */
+/* Opens the devices: one the user named (--device) that does not open is
+ * bad input; one of the defaults is skipped (be NULL) with its reason. */
+static enum xo_status devices_open(const struct xo_perf_record_opts *o, struct device *dev,
+                                   int ndev)
+{
 	for (int d = 0; d < ndev; d++) {
 		if (xo_backend_open(dev[d].spec, &dev[d].be) == XO_OK)
 			continue;
@@ -1052,58 +975,21 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			char why[512]; /* xo_error writes the buffer xo_last_error reads */
 
 			snprintf(why, sizeof(why), "%s", xo_last_error());
-			st = xo_error(XO_EINVAL, "--device %s: %s", dev[d].spec, why);
-			goto out_free;
+			return xo_error(XO_EINVAL, "--device %s: %s", dev[d].spec, why);
 		}
 		fprintf(stderr, "xo perf: device %s skipped: %s\n", dev[d].spec, xo_last_error());
 	}
-	xo_perf_run_start(&run, &commit, &tb, note);
-	for (size_t i = 0; i < nb && timed; i++) {
-		struct bench *x = &b[i];
+	return XO_OK;
+}
 
-		if (!x->dev->be)
-			continue;
-		x->r.samples = calloc((size_t)samples, sizeof(*x->r.samples));
-		if (!x->r.samples) {
-			st = xo_error(XO_ENOMEM, "perf: out of memory");
-			goto out_free;
-		}
-		if (x->is_model) {
-			st = model_setup(x, model_path[0] ? model_path : NULL);
-		} else {
-			size_t c;
-
-			for (c = 0; c < sizeof(op_cases) / sizeof(op_cases[0]); c++) {
-				char prefix[192];
-
-				snprintf(prefix, sizeof(prefix), "op/%s/%s/%s/", op_cases[c].op,
-				         x->r.b.dir, op_cases[c].label);
-				if (!strncmp(x->r.b.name, prefix, strlen(prefix)))
-					break;
-			}
-			st = op_setup(x, &op_cases[c], &rng);
-		}
-		if (!st)
-			st = warm_up(x, target, xo_perfdb_prev_reps(db, &tb, x->r.b.name));
-		if (st) {
-			fprintf(stderr, "xo perf: %s skipped: %s\n", x->r.b.name, xo_last_error());
-			st = XO_OK;
-			continue;
-		}
-		x->ok = true;
-		x->r.has_split = x->dev->is_cl;
-	}
-
-	order = malloc(nb * sizeof(*order));
-	if (!order) {
-		st = xo_error(XO_ENOMEM, "perf: out of memory");
-		goto out_free;
-	}
-	for (size_t i = 0; i < nb; i++)
-		order[i] = i;
+/* The samples, round-robin over the benchmarks that set up, in a new
+ * shuffled order (drawn from rng) every round. */
+static void sample_rounds(const struct xo_perf_record_opts *o, struct bench *b, size_t nb,
+                          size_t *order, int samples, bool timed, uint64_t *rng)
+{
 	for (int round = 0; round < samples && timed; round++) {
 		for (size_t i = nb - 1; i > 0; i--) {
-			size_t j = (size_t)(rng_next(&rng) % (i + 1)), t = order[i];
+			size_t j = (size_t)(rng_next(rng) % (i + 1)), t = order[i];
 
 			order[i] = order[j];
 			order[j] = t;
@@ -1127,11 +1013,12 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 	if (o->progress && timed)
 		progress((size_t)samples * nb, (size_t)samples * nb, "done");
 
-	res = calloc(2 * nb, sizeof(*res)); /* the times, then the counts */
-	if (!res) {
-		st = xo_error(XO_ENOMEM, "perf: out of memory");
-		goto out_free;
-	}
+}
+
+/* The results of the benchmarks that measured, appended to res (*nok of
+ * them), each with its kernel time and launches per call per op. */
+static void results_gather(struct bench *b, size_t nb, struct xo_perf_result *res, size_t *nok)
+{
 	for (size_t i = 0; i < nb; i++) {
 		struct bench *x = &b[i];
 
@@ -1149,8 +1036,229 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 			}
 		if (x->is_model && x->w == W_TRAIN_STEP && x->dev->is_cl)
 			profile_layers(x);
-		res[nok++] = x->r;
+		res[(*nok)++] = x->r;
 	}
+}
+
+/* The model record times (model_path, "" for the built-in seed spec) and
+ * the name and architecture its series are stored under (modelid.c); a
+ * different model of the same name in the store is refused here. */
+static enum xo_status model_resolve(struct xo_perfdb *db, const struct xo_perf_record_opts *o,
+                                    char *model_path, size_t path_size, char *model_name,
+                                    size_t name_size, char *model_arch, size_t arch_size)
+{
+	enum xo_status st;
+
+	/* --model names a spec file; by default models/seed.model of the source
+	 * tree, or the same spec built into the library when that is not there */
+	if (o->model_path) {
+		snprintf(model_path, path_size, "%s", o->model_path);
+		if (access(model_path, R_OK)) {
+			return xo_error(XO_EINVAL, "--model %s: cannot read it", o->model_path);
+		}
+	} else {
+		snprintf(model_path, path_size, "%s/models/seed.model",
+		         xo_perf_source_dir());
+		if (access(model_path, R_OK))
+			model_path[0] = '\0';
+	}
+	st = xo_perf_model_ident(model_path[0] ? model_path : NULL, model_name, name_size,
+	                         model_arch, arch_size);
+	if (!st && db && !o->list_only)
+		st = xo_perfdb_model_claim(db, model_name, model_arch,
+		                           o->model_path ? model_path : NULL);
+	return st;
+
+}
+
+/* The counting child (count_pass): counted devices only, no store. */
+static enum xo_status count_child_run(struct bench *b, size_t nb, struct device *dev, int ndev,
+                                      const char *count_dir, const char *model_path,
+                                      uint64_t *rng)
+{
+	enum xo_status st;
+
+	for (int d = 0; d < ndev; d++)
+		if (!dev[d].is_cl && xo_backend_open(dev[d].spec, &dev[d].be)) {
+			return xo_error(XO_EINVAL, "--device %s does not open", dev[d].spec);
+		}
+	for (size_t i = 0; i < nb; i++) {
+		struct bench *x = &b[i];
+
+		if (!counted_device(x->dev))
+			continue;
+		st = bench_setup(x, model_path, rng);
+		if (st) {
+			fprintf(stderr, "xo perf: %s not counted: %s\n", x->r.b.name,
+			        xo_last_error());
+			st = XO_OK;
+			continue;
+		}
+		x->ok = true;
+	}
+	return count_child(b, nb, dev, ndev, count_dir);
+}
+
+/* Each benchmark on a device that opened set up and warmed up (its reps
+ * sticky to the latest run's on testbed tb), room made for its samples; one
+ * that fails is skipped with its reason. */
+static enum xo_status bench_setup_all(struct xo_perfdb *db, const struct xo_perf_testbed *tb,
+                                      struct bench *b, size_t nb, int samples, double target,
+                                      const char *model_path, uint64_t *rng)
+{
+	enum xo_status st;
+
+	for (size_t i = 0; i < nb; i++) {
+		struct bench *x = &b[i];
+
+		if (!x->dev->be)
+			continue;
+		x->r.samples = calloc((size_t)samples, sizeof(*x->r.samples));
+		if (!x->r.samples) {
+			return xo_error(XO_ENOMEM, "perf: out of memory");
+		}
+		st = bench_setup(x, model_path, rng);
+		if (!st)
+			st = warm_up(x, target, xo_perfdb_prev_reps(db, tb, x->r.b.name));
+		if (st) {
+			fprintf(stderr, "xo perf: %s skipped: %s\n", x->r.b.name, xo_last_error());
+			st = XO_OK;
+			continue;
+		}
+		x->ok = true;
+		x->r.has_split = x->dev->is_cl;
+	}
+	return XO_OK;
+}
+
+/* The line that says what run run_id stored, and what it skipped. */
+static void print_stored(FILE *out, int64_t run_id, size_t nb, size_t nok, size_t ntimed,
+                         bool timed, int samples, double secs, const struct xo_perf_commit *c)
+{
+	if (nok > ntimed)
+		fprintf(out,
+		        "run %lld: %zu benchmarks x %d samples and %zu instruction series x %d in "
+		        "%.1f s, commit %.12s%s, stored\n",
+		        (long long)run_id, ntimed, timed ? samples : 0, nok - ntimed,
+		        XO_PERF_COUNT_SAMPLES, secs, c->sha,
+		        c->dirty ? " (dirty)" : "");
+	else
+		fprintf(out, "run %lld: %zu benchmarks x %d samples in %.1f s, commit %.12s%s, stored\n",
+		        (long long)run_id, nok, samples, secs, c->sha,
+		        c->dirty ? " (dirty)" : "");
+	if (timed && ntimed < nb)
+		fprintf(out, "run %lld: %zu benchmarks skipped (messages above)\n",
+		        (long long)run_id, nb - ntimed);
+}
+
+enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_opts *o, FILE *out,
+                              int64_t *run_id)
+{
+	static const char *const default_devices[] = {"ref", "cpu", "cl"};
+	const char **devs = o->devices && o->ndevices ? o->devices : (const char **)default_devices;
+	int ndev = o->devices && o->ndevices ? o->ndevices : 3;
+	struct device *dev = NULL;
+	struct bench *b = NULL;
+	struct xo_perf_result *res = NULL;
+	struct xo_perf_commit commit;
+	struct xo_perf_testbed tb;
+	struct xo_perf_run run; /* written whole at the end (xo_perfdb_run_store) */
+	size_t nb = 0, cap, nok = 0;
+	uint64_t rng = 0x5eed;
+	char settings[64], model_settings[320];
+	int samples = o->samples > 0 ? o->samples : (o->quick ? 10 : 15);
+	double target = o->quick ? 0.003 : 0.010, t_start = now_s();
+	char model_path[4096], model_name[64], model_arch[24], note[256];
+	regex_t re;
+	bool have_re = false;
+	enum xo_status st = XO_OK;
+	size_t *order = NULL;
+	struct xo_perf_probe *probes = NULL;
+	size_t nprobes = 0, ntimed = 0;
+	unsigned metrics = o->metrics ? o->metrics : XO_PERF_METRIC_TIME;
+	bool timed = (metrics & XO_PERF_METRIC_TIME) && !o->count_dir;
+
+	if (o->filter) {
+		int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
+
+		if (rc) {
+			char msg[256];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			return xo_error(XO_EINVAL, "--filter '%s': %s", o->filter, msg);
+		}
+		have_re = true;
+	}
+	if ((st = model_resolve(db, o, model_path, sizeof(model_path), model_name,
+	                        sizeof(model_name), model_arch, sizeof(model_arch))))
+		goto out_free;
+
+	/* versions: an op measures the core, this runner and its backend's
+	 * objects; a model the model library's too, and its architecture */
+	snprintf(settings, sizeof(settings), "samples>=10 target=%g", target);
+	snprintf(model_settings, sizeof(model_settings), "%s arch=%s", settings, model_arch);
+
+	dev = calloc((size_t)ndev, sizeof(*dev));
+	cap = (sizeof(op_cases) / sizeof(op_cases[0]) * 2 + 2 * 16) * (size_t)ndev;
+	b = calloc(cap, sizeof(*b));
+	if (!dev || !b) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out_free;
+	}
+
+	/* the benchmark set, before any device is opened (--list needs none) */
+	bench_list_build(o, devs, ndev, dev, have_re ? &re : NULL, settings, model_settings,
+	                 model_name, model_arch, b, &nb);
+	if (o->list_only) {
+		bench_list_print(o, b, nb, out);
+		goto out_free;
+	}
+	if (!nb) {
+		st = xo_error(XO_EINVAL, "no benchmark matches --filter '%s'",
+		              o->filter ? o->filter : "");
+		goto out_free;
+	}
+
+	if (o->count_dir) {
+		st = count_child_run(b, nb, dev, ndev, o->count_dir, model_path[0] ? model_path : NULL,
+		                     &rng);
+		goto out_free;
+	}
+	if ((st = metric_check(metrics, dev, ndev)))
+		goto out_free;
+
+	/* identity first; the run is written whole after the measurement, in
+	 * one transaction, so nothing is held open while it measures and a
+	 * killed record leaves no row behind */
+	xo_perf_commit_of_build(&commit);
+	xo_perf_testbed_probe(&tb);
+	snprintf(note, sizeof(note), "record%s samples=%d%s%s", o->quick ? " --quick" : "", samples,
+	         o->filter ? " filter=" : "", o->filter ? o->filter : "");
+
+	/* devices first: a device the user named (--device) that
+	 * does not open is bad input (no run is stored); one of the
+	 * defaults (no OpenCL driver, say) is skipped with its reason */
+	if ((st = devices_open(o, dev, ndev)))
+		goto out_free;
+	xo_perf_run_start(&run, &commit, &tb, note);
+	if (timed && (st = bench_setup_all(db, &tb, b, nb, samples, target,
+	                                     model_path[0] ? model_path : NULL, &rng)))
+		goto out_free;
+	order = malloc(nb * sizeof(*order));
+	if (!order) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out_free;
+	}
+	for (size_t i = 0; i < nb; i++)
+		order[i] = i;
+	sample_rounds(o, b, nb, order, samples, timed, &rng);
+
+	res = calloc(2 * nb, sizeof(*res)); /* the times, then the counts */
+	if (!res) {
+		st = xo_error(XO_ENOMEM, "perf: out of memory");
+		goto out_free;
+	}
+	results_gather(b, nb, res, &nok);
 	ntimed = nok;
 	if ((metrics & XO_PERF_METRIC_INSTRUCTIONS) &&
 	    (st = count_pass(b, nb, dev, ndev, o, res, &nok, out)))
@@ -1166,20 +1274,7 @@ enum xo_status xo_perf_record(struct xo_perfdb *db, const struct xo_perf_record_
 		goto out_free;
 	if ((st = xo_perfdb_run_store(db, &run, res, nok, probes, nprobes, run_id)))
 		goto out_free;
-	if (nok > ntimed)
-		fprintf(out,
-		        "run %lld: %zu benchmarks x %d samples and %zu instruction series x %d in "
-		        "%.1f s, commit %.12s%s, stored\n",
-		        (long long)*run_id, ntimed, timed ? samples : 0, nok - ntimed,
-		        XO_PERF_COUNT_SAMPLES, now_s() - t_start, commit.sha,
-		        commit.dirty ? " (dirty)" : "");
-	else
-		fprintf(out, "run %lld: %zu benchmarks x %d samples in %.1f s, commit %.12s%s, stored\n",
-		        (long long)*run_id, nok, samples, now_s() - t_start, commit.sha,
-		        commit.dirty ? " (dirty)" : "");
-	if (timed && ntimed < nb)
-		fprintf(out, "run %lld: %zu benchmarks skipped (messages above)\n",
-		        (long long)*run_id, nb - ntimed);
+	print_stored(out, *run_id, nb, nok, ntimed, timed, samples, now_s() - t_start, &commit);
 
 out_free:
 	free(probes);

@@ -51,6 +51,101 @@
 #include "perfdb.h"
 #include "verdict.h"
 
+/* ---- the two rules the judge applies, in the module of the rule ---- */
+
+void xo_perf_judge_counts(const double *b, size_t nb, const double *h, size_t nh,
+                          double threshold, int *sign, double *lo, double *hi)
+{
+	double bmin = INFINITY, bmax = -INFINITY, hmin = INFINITY, hmax = -INFINITY;
+
+	for (size_t i = 0; i < nb; i++) {
+		bmin = fmin(bmin, b[i]);
+		bmax = fmax(bmax, b[i]);
+	}
+	for (size_t i = 0; i < nh; i++) {
+		hmin = fmin(hmin, h[i]);
+		hmax = fmax(hmax, h[i]);
+	}
+	*sign = 0;
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	if (!nb || !nh || !(bmin > 0.0) || !(hmin > 0.0))
+		return;
+	*lo = log(hmin / bmax);
+	*hi = log(hmax / bmin);
+	if (expm1(*lo) > threshold)
+		*sign = 1;
+	else if (expm1(*hi) < -threshold)
+		*sign = -1;
+}
+
+/*
+ * The run-level rule (compare under load). Each run has its own
+ * offset (load, frequency, placement) that moves all of its samples, which
+ * the U test on the pooled samples cannot see; on the shared 2-core VM run
+ * medians of one tree differ by 30% and more. The rule before this one asked
+ * every head run to lie beyond every base run with 1 / C(nb + nh, nb) below
+ * 0.05 / m: one loaded run among 6 + 6 blocked a 2x step (bisect under load
+ * 9-15 found 2 of 4 planted steps), and over m > 46 series 6 runs a side could
+ * never pass at all (the least p of a rank test on 6 + 6 values is 1/924).
+ * Here the runs are the unit: Welch's t test on the log run medians (a
+ * run's offset is one draw of the run-to-run noise, which the test estimates
+ * from the runs themselves, unequal spreads allowed) at p < 0.05 / m over the
+ * m series of the section compared this way, times the looks continuous and
+ * bisect took at these rounds (Bonferroni, as before; a repeated look on more
+ * rounds could otherwise fish for a p below the level), the
+ * t's sign and the Hodges-Lehmann shift of the log run medians both in the
+ * direction the samples found. One loaded run widens the spread, it does not
+ * veto. False positives measured on synthetic runs (suites/test_perfdb.c
+ * test_runs_rule_synthetic) are stated in docs/perf.md.
+ */
+#define RUNS_HL_MAX_PAIRS 65536 /* 256 x 256 runs */
+
+bool xo_perf_runs_confirm(const double *base_runs, size_t nb, const double *head_runs, size_t nh,
+                          int sign, int m, double *p_out, char *why, size_t why_size)
+{
+	double *lb = calloc(nb + 1, sizeof(*lb)), *lh = calloc(nh + 1, sizeof(*lh));
+	double p = 1.0, t = 0.0, df = 0.0, family = 0.05 / (double)(m > 0 ? m : 1);
+	struct xo_perf_shift hl = {NAN, -INFINITY, INFINITY};
+	size_t kb = 0, kh = 0;
+	bool ok = false;
+
+	if (why_size)
+		why[0] = '\0';
+	if (lb && lh) {
+		for (size_t i = 0; i < nb; i++)
+			if (base_runs[i] > 0.0)
+				lb[kb++] = log(base_runs[i]);
+		for (size_t i = 0; i < nh; i++)
+			if (head_runs[i] > 0.0)
+				lh[kh++] = log(head_runs[i]);
+		p = xo_perf_welch(lb, kb, lh, kh, &t, &df);
+		/* the shift's direction: Hodges-Lehmann's over every pair, or,
+		 * where pairs are too many to sort at each look (detect's long
+		 * segments), the difference of the medians (xo_perf_median sorts
+		 * lb and lh: after Welch) */
+		if (kb * kh <= RUNS_HL_MAX_PAIRS)
+			xo_perf_shift_ci(lb, kb, lh, kh, 0.95, &hl);
+		else if (kb && kh)
+			hl.est = xo_perf_median(lh, kh) - xo_perf_median(lb, kb);
+	}
+	if (p_out)
+		*p_out = p;
+	if (p < family && (sign > 0 ? t > 0.0 && hl.est > 0.0 : t < 0.0 && hl.est < 0.0))
+		ok = true;
+	else if (p < family)
+		snprintf(why, why_size, "  [runs disagree with the samples: %zu base, %zu head runs]",
+		         kb, kh);
+	else
+		snprintf(why, why_size,
+		         "  [runs cannot show it: Welch p %.2g on %zu+%zu run medians, needs < %.2g "
+		         "over %d series x looks: more rounds]",
+		         p, kb, kh, family, m > 0 ? m : 1);
+	free(lb);
+	free(lh);
+	return ok;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
