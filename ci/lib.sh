@@ -388,7 +388,7 @@ xo_asan_env() {
 # races stage), the host side of every cl op running sanitized in ops.cl.*.
 # ci/sanitize.sh and the nightly's weekly asan stage run every quick test
 # (XO_ASAN_ALL=1).
-XO_ASAN_CI_EXCLUDE='^(ci|lint|coverage)\.|^cl\.offline_gpu_compile$|^keras\.load_in_keras|^sweep\.cl\.'
+XO_ASAN_CI_EXCLUDE='^(ci|lint|coverage)\.|^cl\.offline_gpu_compile\.|^keras\.load_in_keras|^sweep\.cl\.'
 
 # The quick tests ci/test.sh runs sanitized only, not again in its plain
 # test stage: the perf store, the command line's words and errors, hostile
