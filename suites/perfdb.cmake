@@ -129,10 +129,9 @@ set_tests_properties(lint.noissue PROPERTIES LABELS "quick" TIMEOUT 30)
 add_test(NAME lint.noissue.selftest
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_noissue.sh --self-test)
 set_tests_properties(lint.noissue.selftest PROPERTIES LABELS "quick" TIMEOUT 30)
-# perfdb's shape: no function over 150 lines in perfdb/ and cli/perf.c, no
-# file cycle in perfdb/ but the SQL driver table, no new read of the store
-# outside query.c (suites/lint_perfdb_shape.py names each FILE:LINE, cycle or
-# file); .selftest plants each and expects it found.
+# perfdb's shape: no new read of the store outside query.c
+# (suites/lint_perfdb_shape.py names each file; cycles and function length
+# are lint.layers'); .selftest plants a read and expects it found.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME lint.perfdb_shape
