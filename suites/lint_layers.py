@@ -307,26 +307,32 @@ def self_test():
         put("core/high.c", '#include "xo/api.h"\n' + fn("high_get", "\treturn low_get();\n"))
         put("include/xo/api.h", "")
         put("core/core_internal.h", "")
-        put("perfdb/sql.c", fn("sql_run", "\treturn sql_pg_run();\n"))
-        put("perfdb/sql_pg.c", fn("sql_pg_run", "\treturn sql_error();\n")
-            + fn("sql_error", "\treturn 2;\n"))
+        sql = fn("sql_run", "\treturn sql_pg_run();\n") + fn("sql_error", "\treturn 2;\n")
+        put("perfdb/sql.c", sql)
+        put("perfdb/sql_pg.c", fn("sql_pg_run", "\treturn sql_error();\n"))
         put("suites/test_a.c", fn("at_limit", lines(MAX_LINES)))
         put("kernels/tile.c", fn("tile_loop", lines(2 * MAX_LINES)))
+        put("kernels/cpu.h", "")
+        put("suites/test_k.c", '#include "../kernels/cpu.h"\n')  # in SHARED_HEADERS
         clean = run(root)
         put("core/low.c", fn("low_get", "\treturn high_get();\n"))
-        put("perfdb/sql.c", '#include "core_internal.h"\n' + fn("sql_run", "\treturn 0;\n")
+        put("perfdb/sql.c", '#include "core_internal.h"\n' + sql
             + fn("big", lines(MAX_LINES + 1), "static "))
         put("suites/test_a.c", fn("at_limit", lines(MAX_LINES + 1)))
+        put("suites/test_b.c", '#include "../core/core_internal.h"\n')
         found = run(root)
         want = [
             "cycle: core/high.c -> core/low.c -> core/high.c (via high_get, low_get)",
             "perfdb/sql.c:1: includes core/core_internal.h, a header of another folder "
             "(declare what is needed in include/xo/)",
-            "perfdb/sql.c:8: big is %d lines (limit %d)" % (MAX_LINES + 1, MAX_LINES),
+            "perfdb/sql.c:13: big is %d lines (limit %d)" % (MAX_LINES + 1, MAX_LINES),
             "suites/test_a.c:2: at_limit is %d lines (limit %d)" % (MAX_LINES + 1, MAX_LINES),
+            "suites/test_b.c:1: includes core/core_internal.h, a header of another folder "
+            "(declare what is needed in include/xo/)",
         ]
         checks = [(clean == [], "a clean tree (a comment naming a function, the SQL "
-                   "driver cycle, a function at the limit, a long kernel) was flagged: %s"
+                   "driver cycle, a function at the limit, a long kernel, a shared "
+                   "header) was flagged: %s"
                    % clean)]
         checks += [(w in found, "missed: %s (found %s)" % (w, found)) for w in want]
         checks += [(len(found) == len(want), "more found than planted: %s" % found)]
