@@ -8,7 +8,8 @@ The folders and the exceptions are listed once, below (PRODUCT, TESTS,
 ALLOWED_CYCLES, SHARED_HEADERS); the rules are:
 
 1. No file cycle in a product folder: file A -> B when A names (calls or
-   takes the address of) a non-static function that B defines. A strongly
+   takes the address of) a non-static function, or reads a table, that B
+   defines. A strongly
    connected set of files is printed as its shortest cycle, "cycle: a.c ->
    b.c -> a.c (via fn, ...)", then the set's other files, unless the set
    lies inside one of ALLOWED_CYCLES (a driver table, whose generic half
@@ -74,6 +75,10 @@ SHARED_HEADERS = {
 SOURCE_EXT = (".c", ".h", ".inc")
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# a file-scope variable with external linkage (a table others read), at column 0
+GLOBAL_VAR = re.compile(r"^(?!static\b|extern\b|typedef\b|enum\b|union\b|struct\s+\w+\s*\{)"
+                        r"[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\]\s*)*(?:=|;)",
+                        re.M)
 
 
 def strip_code(text):
@@ -158,6 +163,9 @@ def check_acyclic(root, folder):
         for name, _, _, static in functions(code[f]):
             if not static:
                 defined[name] = f
+        for m in GLOBAL_VAR.finditer(code[f]):
+            if "(" not in code[f][m.start():m.end()]:
+                defined[m.group(1)] = f
     edges = {f: {} for f in files}
     for f in files:
         for name in set(IDENT.findall(code[f])):
@@ -290,7 +298,7 @@ def run(root):
 def self_test():
     """Each rule finds its planted breach and passes the tree without it."""
     with tempfile.TemporaryDirectory() as root:
-        for d in ("core", "perfdb", "suites", "kernels", "include/xo"):
+        for d in ("core", "perfdb", "suites", "kernels", "cli", "include/xo"):
             os.makedirs(os.path.join(root, d))
 
         def put(path, text):
@@ -314,14 +322,19 @@ def self_test():
         put("kernels/tile.c", fn("tile_loop", lines(2 * MAX_LINES)))
         put("kernels/cpu.h", "")
         put("suites/test_k.c", '#include "../kernels/cpu.h"\n')  # in SHARED_HEADERS
+        put("cli/table.c", "const int kinds_table[2] = {0, 1};\n" + fn("kinds_get", "\treturn 0;\n"))
+        put("cli/use.c", fn("use_get", "\treturn kinds_table[1];\n"))
         clean = run(root)
         put("core/low.c", fn("low_get", "\treturn high_get();\n"))
         put("perfdb/sql.c", '#include "core_internal.h"\n' + sql
             + fn("big", lines(MAX_LINES + 1), "static "))
         put("suites/test_a.c", fn("at_limit", lines(MAX_LINES + 1)))
         put("suites/test_b.c", '#include "../core/core_internal.h"\n')
+        put("cli/table.c", "const int kinds_table[2] = {0, 1};\n" + fn("kinds_get",
+                                                                       "\treturn use_get();\n"))
         found = run(root)
         want = [
+            "cycle: cli/table.c -> cli/use.c -> cli/table.c (via kinds_table, use_get)",
             "cycle: core/high.c -> core/low.c -> core/high.c (via high_get, low_get)",
             "perfdb/sql.c:1: includes core/core_internal.h, a header of another folder "
             "(declare what is needed in include/xo/)",
