@@ -322,7 +322,8 @@ def self_test():
         put("kernels/tile.c", fn("tile_loop", lines(2 * MAX_LINES)))
         put("kernels/cpu.h", "")
         put("suites/test_k.c", '#include "../kernels/cpu.h"\n')  # in SHARED_HEADERS
-        put("cli/table.c", "const int kinds_table[2] = {0, 1};\n" + fn("kinds_get", "\treturn 0;\n"))
+        put("cli/table.c", "const int kinds_table[2] = {0, 1};\n"
+            + fn("kinds_get", "\treturn 0;\n"))
         put("cli/use.c", fn("use_get", "\treturn kinds_table[1];\n"))
         clean = run(root)
         put("core/low.c", fn("low_get", "\treturn high_get();\n"))

@@ -411,10 +411,10 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 		assert_int_equal(xo_tensor_write(pb->tin[i], pb->buf, 0, d->nin[i]), XO_OK);
 		a.src[i] = pb->tin[i];
 	}
-	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &pb->ty),
-			 XO_OK);
-	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &pb->tym),
-			 XO_OK);
+	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim,
+					  &pb->ty), XO_OK);
+	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim,
+					  &pb->tym), XO_OK);
 	a.dst[0] = pb->ty;
 	a.mag[0] = pb->tym;
 	if (c->op == XO_OP_batch_normalization) /* the moving statistics (state) */
@@ -447,7 +447,8 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 			   c->op == XO_OP_average_pooling2d ||
 			   c->op == XO_OP_global_average_pooling2d;
 
-		if (acc && c->p.activation == XO_ACTIVATION_LINEAR && !(fabsf(pb->buf[k]) <= pb->buf2[k]))
+		if (acc && c->p.activation == XO_ACTIVATION_LINEAR &&
+		    !(fabsf(pb->buf[k]) <= pb->buf2[k]))
 			fail_msg("%s: fwd y[%lld] = %.9g exceeds its magnitude %.9g", c->name,
 				 (long long)k, (double)pb->buf[k], (double)pb->buf2[k]);
 		if (!acc && !same_bits(fabsf(pb->buf[k]), pb->buf2[k]))
@@ -463,7 +464,8 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 		for (int64_t k = 0; k < d->nws; k++) {
 			if (!same_bits(pb->buf[k], (float)d->ws[k]))
 				fail_msg("%s: fwd ws[%lld] = %.9g, double math rounded %.9g",
-					 c->name, (long long)k, (double)pb->buf[k], (double)(float)d->ws[k]);
+					 c->name, (long long)k, (double)pb->buf[k],
+					 (double)(float)d->ws[k]);
 			if (!same_bits(fabsf(pb->buf[k]), pb->buf2[k]))
 				fail_msg("%s: fwd ws mag[%lld] = %.9g, not |ws|", c->name,
 					 (long long)k, (double)pb->buf2[k]);
@@ -480,8 +482,8 @@ static void public_bwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 	struct xo_ref_src in[XO_MAX_SRC] = {{0}}, src[XO_MAX_SRC];
 	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
 
-	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &pb->tr),
-			 XO_OK);
+	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim,
+					  &pb->tr), XO_OK);
 	for (int64_t k = 0; k < d->ny; k++)
 		pb->buf[k] = (float)d->r[k];
 	assert_int_equal(xo_tensor_write(pb->tr, pb->buf, 0, d->ny), XO_OK);
@@ -528,7 +530,8 @@ static void public_bwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 					 (double)(float)pb->gd[i][k]);
 			if (!(fabsf(pb->buf[k]) <= pb->buf2[k]))
 				fail_msg("%s: bwd dst[%d][%lld] = %.9g exceeds its magnitude %.9g",
-					 c->name, i, (long long)k, (double)pb->buf[k], (double)pb->buf2[k]);
+					 c->name, i, (long long)k, (double)pb->buf[k],
+					 (double)pb->buf2[k]);
 		}
 	}
 	/* dx is optional for conv1d, conv2d, dense and the recurrent ops:
