@@ -1,31 +1,85 @@
 #!/usr/bin/env python3
-"""lint_layers.py - the project's layering rules, checked on the sources.
+"""lint_layers.py - the project's layering rules, checked on the whole tree.
 
-usage: lint_layers.py ROOT [--acyclic DIR]... [--headers DIR]...
-                          [--except-header PATH]... [--max-lines N FILE]...
+usage: lint_layers.py ROOT
        lint_layers.py --self-test
 
---acyclic DIR: no cycle among DIR's .c files, a file A calling (naming) a
-    non-static function defined in B being the edge A -> B. A cycle is
-    printed as "cycle: a.c -> b.c -> a.c (via fn, fn)".
---headers DIR: no file of DIR (.c, .h) includes a header of another folder
-    ("../X/y.h"): what other folders need is declared in include/xo/.
-    --except-header X/y.h lets the named ones through (internal headers whose
-    move is still to come, named in the ctest registration).
---max-lines N FILE: no function of FILE over N lines (signature line to the
-    closing brace, as ctags counts them).
+The folders and the exceptions are listed once, below (PRODUCT, TESTS,
+ALLOWED_CYCLES, SHARED_HEADERS); the rules are:
+
+1. No file cycle in a product folder: file A -> B when A names (calls or
+   takes the address of) a non-static function, or reads a table, that B
+   defines. A strongly
+   connected set of files is printed as its shortest cycle, "cycle: a.c ->
+   b.c -> a.c (via fn, ...)", then the set's other files, unless the set
+   lies inside one of ALLOWED_CYCLES (a driver table, whose generic half
+   and engines must know each other).
+2. No header of another folder: a file (.c, .h, .inc) of a product or test
+   folder that includes a header living in another folder (by "../X/y.h" or
+   by a name found there through an include path) is printed as FILE:LINE,
+   unless SHARED_HEADERS lets that folder through, with the reason. What
+   another folder needs is declared under include/xo/. An exception no file
+   uses any more is a finding too, so the list only shrinks.
+3. No function over MAX_LINES lines (signature line to closing brace) in any
+   folder but kernels/, the suites and fuzzers included; kernels/ keeps its
+   long tiled loops, whose contract is their comment.
 
 Functions are found in the house style: a definition starts at column 0 and
 its body's braces stand alone at column 0. Comments and string literals are
 blanked before names are looked up. One line per finding on stdout; exit 1 on
-any finding, 2 on bad usage, 0 when clean.
+any finding, 2 on bad usage, 0 when clean. --self-test plants each kind of
+finding in a scratch tree and fails if one is missed or a clean tree is
+flagged.
 """
 import os
 import re
 import sys
 import tempfile
 
+MAX_LINES = 150
+# Folders of the product, bottom-up; each is checked for cycles, headers and
+# (kernels/ aside) function length.
+PRODUCT = ("include", "core", "reference", "kernels", "cl", "model", "perfdb", "cli")
+# Folders of tests and fuzzers: headers and function length, no cycle rule
+# (a suite's helpers may call back into the suite's table).
+TESTS = ("suites", "fuzz")
+NO_LENGTH_LIMIT = ("kernels",)
+# Cycles allowed, each a set of files with the reason.
+ALLOWED_CYCLES = (
+    ({"perfdb/sql.c", "perfdb/sql_pg.c", "perfdb/sql_sqlite.c"},
+     "the SQL driver table: sql.c dispatches to the engines and the engines "
+     "report errors and quote through sql.c"),
+)
+# Headers of one folder that others may include: header -> (folders, reason).
+SHARED_HEADERS = {
+    "perfdb/perfdb.h": (("cli", "suites", "fuzz"),
+                        "perfdb's library interface (xo_perfdb exports its folder as a "
+                        "PUBLIC include path); to move to include/xo/"),
+    "perfdb/sql.h": (("cli", "suites"), "the store's SQL layer, as perfdb.h"),
+    "perfdb/proc.h": (("cli", "suites"), "the child-process helpers, as perfdb.h"),
+    "perfdb/jsonout.h": (("cli",), "the JSON writer, as perfdb.h"),
+    "perfdb/explain.h": (("cli", "suites"), "the explain model, as perfdb.h"),
+    "perfdb/cost.h": (("suites",), "white-box tests of the cost model"),
+    "perfdb/split.h": (("suites",), "white-box tests of the time split"),
+    "perfdb/verdict.h": (("suites",), "white-box tests of the verdict rules"),
+    "suites/harness.h": (("cli", "fuzz"),
+                         "the case harness (library xo_harness) that xo check and the "
+                         "case fuzzer run; to move to include/xo/"),
+    "kernels/cpu.h": (("suites",), "white-box tests of the cpu kernels and their gates"),
+    "cl/cl_internal.h": (("suites",), "white-box tests of the cl runtime and its choices"),
+    "cl/cl_probe.h": (("suites",), "the probe kernels checked against the host computing the "
+                      "same"),
+    "model/model_internal.h": (("suites",), "white-box tests of the layer table and parsers"),
+    "reference/ref_internal.h": (("suites",), "the gradient check calls the reference's "
+                                 "per-op helpers directly"),
+}
+SOURCE_EXT = (".c", ".h", ".inc")
+
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# a file-scope variable with external linkage (a table others read), at column 0
+GLOBAL_VAR = re.compile(r"^(?!static\b|extern\b|typedef\b|enum\b|union\b|struct\s+\w+\s*\{)"
+                        r"[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\]\s*)*(?:=|;)",
+                        re.M)
 
 
 def strip_code(text):
@@ -89,15 +143,30 @@ def read(path):
         return f.read()
 
 
+def sources(root, folder, ext=SOURCE_EXT):
+    """Paths (relative to root, sorted) of folder's files ending in ext."""
+    out = []
+    for top, dirs, files in os.walk(os.path.join(root, folder)):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build")))
+        out += [os.path.relpath(os.path.join(top, f), root) for f in files if f.endswith(ext)]
+    return sorted(out)
+
+
+def allowed_cycle(comp):
+    return any(comp <= files for files, _ in ALLOWED_CYCLES)
+
+
 def check_acyclic(root, folder):
-    d = os.path.join(root, folder)
-    files = sorted(f for f in os.listdir(d) if f.endswith(".c"))
-    code = {f: strip_code(read(os.path.join(d, f))) for f in files}
+    files = [p for p in sources(root, folder, (".c",))]
+    code = {f: strip_code(read(os.path.join(root, f))) for f in files}
     defined = {}
     for f in files:
         for name, _, _, static in functions(code[f]):
             if not static:
                 defined[name] = f
+        for m in GLOBAL_VAR.finditer(code[f]):
+            if "(" not in code[f][m.start():m.end()]:
+                defined[m.group(1)] = f
     edges = {f: {} for f in files}
     for f in files:
         for name in set(IDENT.findall(code[f])):
@@ -105,14 +174,17 @@ def check_acyclic(root, folder):
             if g and g != f:
                 edges[f].setdefault(g, []).append(name)
     return [
-        "cycle: %s (via %s)" % (" -> ".join(os.path.join(folder, x) for x in cyc),
-                                ", ".join(sorted(set(via))))
-        for cyc, via in cycles(edges)
+        "cycle: %s (via %s)%s" % (
+            " -> ".join(cyc), ", ".join(sorted(set(via))),
+            "; with it in one cycle set: " + ", ".join(c for c in comp if c not in cyc)
+            if len(comp) + 1 > len(cyc) else "")
+        for comp, cyc, via in cycles(edges) if not allowed_cycle(set(comp))
     ]
 
 
 def cycles(edges):
-    """One cycle per strongly connected component of more than one file."""
+    """(component, shortest cycle, names) per strongly connected component
+    of more than one file."""
     index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
 
     def visit(v):
@@ -155,105 +227,162 @@ def cycles(edges):
             path.append(prev[path[-1]])
         path.reverse()
         via = [n for a, b in zip(path, path[1:]) for n in edges[a].get(b, [])]
-        result.append((path, via))
+        result.append((comp, path, via))
     return result
 
 
-def check_headers(root, folder, allowed):
-    out = []
-    d = os.path.join(root, folder)
-    for f in sorted(os.listdir(d)):
-        if not f.endswith((".c", ".h")):
+def header_owners(root, folders):
+    """{basename: path} of the headers in folders (include/ aside: its
+    headers are included by their path under include/)."""
+    owners = {}
+    for folder in folders:
+        if folder == "include":
             continue
-        for no, line in enumerate(read(os.path.join(d, f)).split("\n"), 1):
-            m = re.match(r'\s*#\s*include\s+"\.\./([^"]+)"', line)
-            if m and m.group(1) not in allowed:
-                out.append("%s/%s:%d: includes internal header %s (declare what is "
-                           "needed in include/xo/)" % (folder, f, no, m.group(1)))
+        for p in sources(root, folder, (".h", ".inc")):
+            owners.setdefault(os.path.basename(p), p)
+    return owners
+
+
+def resolve(root, path, inc, owners):
+    """The tree path an include names: next to the includer, under include/,
+    or (found through an include path) the folder header of that name."""
+    near = os.path.normpath(os.path.join(os.path.dirname(path), inc))
+    if os.path.exists(os.path.join(root, near)):
+        return near
+    if os.path.exists(os.path.join(root, "include", inc)):
+        return os.path.join("include", inc)
+    return owners.get(os.path.basename(inc))
+
+
+def check_headers(root, folder, owners, shared, used):
+    """Includes of another folder's header not let through by shared; each
+    (header, folder) let through is added to used."""
+    out = []
+    for path in sources(root, folder):
+        for no, line in enumerate(read(os.path.join(root, path)).split("\n"), 1):
+            m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+            if not m:
+                continue
+            target = resolve(root, path, m.group(1), owners)
+            if not target or target.startswith("..") or target.split(os.sep)[0] in (
+                    folder, "include"):
+                continue
+            if folder in shared.get(target, ((), ""))[0]:
+                used.add((target, folder))
+                continue
+            out.append("%s:%d: includes %s, a header of another folder (declare what is "
+                       "needed in include/xo/)" % (path, no, target))
     return out
 
 
-def check_lengths(root, path, limit):
+def check_lengths(root, folder):
     return [
-        "%s:%d: %s is %d lines (limit %d)" % (path, a, name, b - a + 1, limit)
+        "%s:%d: %s is %d lines (limit %d)" % (path, a, name, b - a + 1, MAX_LINES)
+        for path in sources(root, folder)
         for name, a, b, _ in functions(strip_code(read(os.path.join(root, path))))
-        if b - a + 1 > limit
+        if b - a + 1 > MAX_LINES
     ]
 
 
-def run(argv):
-    if not argv or argv[0].startswith("-"):
-        raise ValueError("first argument: the source root")
-    root, args, findings = argv[0], argv[1:], []
-    acyclic, headers, allowed, lengths = [], [], set(), []
-    i = 0
-    while i < len(args):
-        opt = args[i]
-        if opt in ("--acyclic", "--headers", "--except-header") and i + 1 < len(args):
-            {"--acyclic": acyclic, "--headers": headers}.get(opt, []).append(args[i + 1])
-            if opt == "--except-header":
-                allowed.add(args[i + 1])
-            i += 2
-        elif opt == "--max-lines" and i + 2 < len(args) and args[i + 1].isdigit():
-            lengths.append((args[i + 2], int(args[i + 1])))
-            i += 3
-        else:
-            raise ValueError("bad argument '%s'" % opt)
-    for folder in acyclic:
-        findings += check_acyclic(root, folder)
-    for folder in headers:
-        findings += check_headers(root, folder, allowed)
-    for path, limit in lengths:
-        findings += check_lengths(root, path, limit)
+def run(root, shared=None):
+    shared = SHARED_HEADERS if shared is None else shared
+    findings, used = [], set()
+    present = [f for f in PRODUCT + TESTS if os.path.isdir(os.path.join(root, f))]
+    if not any(f in present for f in PRODUCT):
+        raise ValueError("%s holds none of the folders %s" % (root, ", ".join(PRODUCT)))
+    owners = header_owners(root, present)
+    for folder in present:
+        if folder in PRODUCT:
+            findings += check_acyclic(root, folder)
+        findings += check_headers(root, folder, owners, shared, used)
+        if folder not in NO_LENGTH_LIMIT:
+            findings += check_lengths(root, folder)
+    # an exception nothing needs any more goes, so the list only shrinks
+    findings += [
+        "lint_layers.py: SHARED_HEADERS lets %s include %s, which none of its files "
+        "does: drop it" % (folder, header)
+        for header, (folders, _) in sorted(shared.items()) for folder in folders
+        if folder in present and (header, folder) not in used
+    ]
     return findings
 
 
 def self_test():
-    """Each rule finds a planted breach and passes the same tree without it."""
+    """Each rule finds its planted breach and passes the tree without it."""
     with tempfile.TemporaryDirectory() as root:
-        os.makedirs(os.path.join(root, "a"))
-        os.makedirs(os.path.join(root, "b"))
+        for d in ("core", "perfdb", "suites", "kernels", "cli", "include/xo"):
+            os.makedirs(os.path.join(root, d))
 
         def put(path, text):
             with open(os.path.join(root, path), "w") as f:
                 f.write(text)
 
-        put("a/low.c", "int low_get(void)\n{\n\treturn 1; /* high_get() */\n}\n")
-        put("a/high.c", '#include "../b/x.h"\nint high_get(void)\n{\n\treturn low_get();\n}\n'
-            "static int\nlong_one(int a,\n\t int b)\n{\n" + "\tb++;\n" * 6 + "\treturn a;\n}\n")
-        put("b/x.h", "")
-        clean = run([root, "--acyclic", "a"])
-        put("a/low.c", "int low_get(void)\n{\n\treturn high_get();\n}\n")
-        cyc = run([root, "--acyclic", "a"])
-        hdr = run([root, "--headers", "a"])
-        hdr_ok = run([root, "--headers", "a", "--except-header", "b/x.h"])
-        long_f = run([root, "--max-lines", "10", "a/high.c"])
-        long_ok = run([root, "--max-lines", "11", "a/high.c"])
-        checks = [
-            (clean == [], "a comment naming a function is no call: %s" % clean),
-            (cyc == ["cycle: a/high.c -> a/low.c -> a/high.c (via high_get, low_get)"],
-             "the planted cycle: %s" % cyc),
-            (len(hdr) == 1 and hdr[0].startswith("a/high.c:1: includes internal header b/x.h"),
-             "the planted include: %s" % hdr),
-            (hdr_ok == [], "--except-header: %s" % hdr_ok),
-            (long_f == ["a/high.c:7: long_one is 11 lines (limit 10)"],
-             "the planted long function: %s" % long_f),
-            (long_ok == [], "at the limit: %s" % long_ok),
+        def fn(name, body, static=""):
+            return "%sint\n%s(void)\n{\n%s}\n" % (static, name, body)
+
+        def lines(n):  # the body of an n-line function (name line to brace)
+            return "\tx++;\n" * (n - 3)
+
+        put("core/low.c", fn("low_get", "\treturn 1; /* high_get() */\n"))
+        put("core/high.c", '#include "xo/api.h"\n' + fn("high_get", "\treturn low_get();\n"))
+        put("include/xo/api.h", "")
+        put("core/core_internal.h", "")
+        sql = fn("sql_run", "\treturn sql_pg_run();\n") + fn("sql_error", "\treturn 2;\n")
+        put("perfdb/sql.c", sql)
+        put("perfdb/sql_pg.c", fn("sql_pg_run", "\treturn sql_error();\n"))
+        put("suites/test_a.c", fn("at_limit", lines(MAX_LINES)))
+        put("kernels/tile.c", fn("tile_loop", lines(2 * MAX_LINES)))
+        put("kernels/cpu.h", "")
+        put("suites/test_k.c", '#include "../kernels/cpu.h"\n')  # shared, below
+        put("cli/table.c", "const int kinds_table[2] = {0, 1};\n"
+            + fn("kinds_get", "\treturn 0;\n"))
+        put("cli/use.c", fn("use_get", "\treturn kinds_table[1];\n"))
+        shared = {"kernels/cpu.h": (("suites",), "white-box tests")}
+        clean = run(root, shared)
+        put("core/low.c", fn("low_get", "\treturn high_get();\n"))
+        put("perfdb/sql.c", '#include "core_internal.h"\n' + sql
+            + fn("big", lines(MAX_LINES + 1), "static "))
+        put("suites/test_a.c", fn("at_limit", lines(MAX_LINES + 1)))
+        put("suites/test_b.c", '#include "../core/core_internal.h"\n')
+        put("cli/table.c", "const int kinds_table[2] = {0, 1};\n" + fn("kinds_get",
+                                                                       "\treturn use_get();\n"))
+        shared["core/gone.h"] = (("cli", "fuzz"), "moved since")
+        found = run(root, shared)
+        want = [
+            "cycle: cli/table.c -> cli/use.c -> cli/table.c (via kinds_table, use_get)",
+            "lint_layers.py: SHARED_HEADERS lets cli include core/gone.h, which none of its "
+            "files does: drop it",
+            "cycle: core/high.c -> core/low.c -> core/high.c (via high_get, low_get)",
+            "perfdb/sql.c:1: includes core/core_internal.h, a header of another folder "
+            "(declare what is needed in include/xo/)",
+            "perfdb/sql.c:13: big is %d lines (limit %d)" % (MAX_LINES + 1, MAX_LINES),
+            "suites/test_a.c:2: at_limit is %d lines (limit %d)" % (MAX_LINES + 1, MAX_LINES),
+            "suites/test_b.c:1: includes core/core_internal.h, a header of another folder "
+            "(declare what is needed in include/xo/)",
         ]
+        checks = [(clean == [], "a clean tree (a comment naming a function, the SQL "
+                   "driver cycle, a function at the limit, a long kernel, a shared "
+                   "header) was flagged: %s"
+                   % clean)]
+        checks += [(w in found, "missed: %s (found %s)" % (w, found)) for w in want]
+        checks += [(len(found) == len(want), "more found than planted: %s" % found)]
     bad = [why for ok, why in checks if not ok]
     for why in bad:
         print("self-test: " + why)
+    print("self-test: " + ("FAILED" if bad else "ok"))
     return 1 if bad else 0
 
 
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print("lint_layers: usage: lint_layers.py ROOT | --self-test", file=sys.stderr)
+        return 2
     try:
-        findings = run(sys.argv[1:])
+        findings = run(sys.argv[1])
     except (ValueError, OSError) as e:
-        print("lint_layers: %s (usage: lint_layers.py ROOT [--acyclic DIR] [--headers DIR] "
-              "[--except-header PATH] [--max-lines N FILE])" % e, file=sys.stderr)
+        print("lint_layers: %s" % e, file=sys.stderr)
         return 2
     for f in findings:
         print(f)

@@ -147,18 +147,3 @@ add_test(NAME model.embedding_ids.cl_gpu_row COMMAND test_model_edges ids)
 set_tests_properties(model.bn_fresh.cl_gpu_row model.embedding_ids.cl_gpu_row
   PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60
   ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128,rnn_nb=8")
-# The layering of model/ (suites/lint_model_layers.py): no call cycle
-# between its files, read from the built archive's symbols, and its private
-# headers included from model/ and suites/ only; .selftest shows the lint
-# finds a planted cycle and a planted outside include.
-find_package(Python3 COMPONENTS Interpreter)
-if(Python3_Interpreter_FOUND)
-  add_test(NAME model.lint_layers
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/lint_model_layers.py
-                   ${PROJECT_SOURCE_DIR} $<TARGET_FILE:xo_model>)
-  add_test(NAME model.lint_layers.selftest
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/lint_model_layers.py
-                   --self-test)
-  set_tests_properties(model.lint_layers model.lint_layers.selftest
-    PROPERTIES LABELS "model;quick" TIMEOUT 30)
-endif()

@@ -384,70 +384,62 @@ static void dropout_mask(const struct gc_case *c, const struct gc_data *d)
 	}
 }
 
-/* Step 6: the backend's float path equals the double math rounded once. */
-static void public_path(const struct gc_case *c, struct gc_data *d)
-{
+/* The tensors and host buffers of one public-path check (step 6). */
+struct gc_pub {
 	struct xo_backend *be;
-	struct xo_tensor *tin[XO_MAX_SRC] = {0}, *ty, *tym, *tr;
-	struct xo_tensor *tg[XO_MAX_DST] = {0}, *tgm[XO_MAX_DST] = {0}, *tst[XO_MAX_DST] = {0};
+	struct xo_tensor *tin[XO_MAX_SRC], *ty, *tym, *tr; /* inputs, y, |y| bound, dy */
+	struct xo_tensor *tg[XO_MAX_DST], *tgm[XO_MAX_DST]; /* gradients, their bounds */
+	struct xo_tensor *tst[XO_MAX_DST]; /* batch normalization's moving statistics */
+	struct xo_tensor *tws, *twsm; /* the recurrent ops' workspace, |ws| */
+	float *buf, *buf2; /* host copies of a tensor and of its magnitude */
+	double *yd, *wsd, *gd[XO_MAX_DST]; /* float y, ws as doubles; the double dx */
+};
+
+/* Step 6, forward: y, its magnitude and the workspace equal the double math
+ * rounded once; leaves y and ws (as the backward reads them) in pb. */
+static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub *pb)
+{
 	struct xo_op_args a = {.p = c->p};
-	struct xo_ref_src in[XO_MAX_SRC] = {{0}}, src[XO_MAX_SRC];
-	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
-	float *buf, *buf2;
-	double *yd, *wsd = NULL, *gd[XO_MAX_DST] = {0};
-	struct xo_tensor *tws = NULL, *twsm = NULL;
-	int64_t nmax = d->ny > d->nws ? d->ny : d->nws;
 
-	for (int i = 0; i < XO_MAX_SRC; i++)
-		if (d->nin[i] > nmax)
-			nmax = d->nin[i];
-	buf = calloc((size_t)nmax, sizeof(*buf));
-	buf2 = calloc((size_t)nmax, sizeof(*buf2));
-	yd = dalloc(nmax);
-	assert_non_null(buf);
-	assert_non_null(buf2);
-	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
-
-	/* forward */
 	for (int i = 0; i < XO_MAX_SRC; i++) {
 		if (!d->nin[i])
 			continue;
-		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fs[i].ndim, d->fs[i].dim,
-						  &tin[i]), XO_OK);
+		assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fs[i].ndim, d->fs[i].dim,
+						  &pb->tin[i]), XO_OK);
 		for (int64_t k = 0; k < d->nin[i]; k++)
-			buf[k] = (float)d->in[i][k];
-		assert_int_equal(xo_tensor_write(tin[i], buf, 0, d->nin[i]), XO_OK);
-		a.src[i] = tin[i];
+			pb->buf[k] = (float)d->in[i][k];
+		assert_int_equal(xo_tensor_write(pb->tin[i], pb->buf, 0, d->nin[i]), XO_OK);
+		a.src[i] = pb->tin[i];
 	}
-	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &ty),
-			 XO_OK);
-	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &tym),
-			 XO_OK);
-	a.dst[0] = ty;
-	a.mag[0] = tym;
+	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim,
+					  &pb->ty), XO_OK);
+	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim,
+					  &pb->tym), XO_OK);
+	a.dst[0] = pb->ty;
+	a.mag[0] = pb->tym;
 	if (c->op == XO_OP_batch_normalization) /* the moving statistics (state) */
 		for (int i = 1; i < 3; i++)
-			assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[i].ndim,
-							  d->fd[i].dim, &tst[i]), XO_OK),
-			    a.dst[i] = tst[i];
+			assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[i].ndim,
+							  d->fd[i].dim, &pb->tst[i]), XO_OK),
+			    a.dst[i] = pb->tst[i];
 	if (d->nws) { /* the recurrent ops' workspace, and its magnitude |ws| */
-		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[1].ndim, d->fd[1].dim,
-						  &tws), XO_OK);
-		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[1].ndim, d->fd[1].dim,
-						  &twsm), XO_OK);
-		a.dst[1] = tws;
-		a.mag[1] = twsm;
+		assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[1].ndim, d->fd[1].dim,
+						  &pb->tws), XO_OK);
+		assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[1].ndim, d->fd[1].dim,
+						  &pb->twsm), XO_OK);
+		a.dst[1] = pb->tws;
+		a.mag[1] = pb->twsm;
 	}
-	assert_int_equal(xo_op_run(be, c->op, XO_DIR_FWD, &a), XO_OK);
-	assert_int_equal(xo_tensor_read(ty, buf, 0, d->ny), XO_OK);
+	assert_int_equal(xo_op_run(pb->be, c->op, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(pb->ty, pb->buf, 0, d->ny), XO_OK);
 	math_fwd(c, d, &c->p, d->y);
 	for (int64_t k = 0; k < d->ny; k++)
-		if (!same_bits(buf[k], (float)d->y[k]))
+		if (!same_bits(pb->buf[k], (float)d->y[k]))
 			fail_msg("%s: fwd y[%lld] = %.9g, double math rounded %.9g", c->name,
-				 (long long)k, (double)buf[k], (double)(float)d->y[k]);
+				 (long long)k, (double)pb->buf[k], (double)(float)d->y[k]);
 	/* magnitudes: |y| <= mag before any activation; |y| itself for the
 	 * ops that do not accumulate */
-	assert_int_equal(xo_tensor_read(tym, buf2, 0, d->ny), XO_OK);
+	assert_int_equal(xo_tensor_read(pb->tym, pb->buf2, 0, d->ny), XO_OK);
 	for (int64_t k = 0; k < d->ny; k++) {
 		bool acc = c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense ||
 			   c->op == XO_OP_average_pooling1d ||
@@ -455,80 +447,91 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 			   c->op == XO_OP_average_pooling2d ||
 			   c->op == XO_OP_global_average_pooling2d;
 
-		if (acc && c->p.activation == XO_ACTIVATION_LINEAR && !(fabsf(buf[k]) <= buf2[k]))
+		if (acc && c->p.activation == XO_ACTIVATION_LINEAR &&
+		    !(fabsf(pb->buf[k]) <= pb->buf2[k]))
 			fail_msg("%s: fwd y[%lld] = %.9g exceeds its magnitude %.9g", c->name,
-				 (long long)k, (double)buf[k], (double)buf2[k]);
-		if (!acc && !same_bits(fabsf(buf[k]), buf2[k]))
+				 (long long)k, (double)pb->buf[k], (double)pb->buf2[k]);
+		if (!acc && !same_bits(fabsf(pb->buf[k]), pb->buf2[k]))
 			fail_msg("%s: fwd mag[%lld] = %.9g, not |y| = %.9g", c->name,
-				 (long long)k, (double)buf2[k], (double)fabsf(buf[k]));
+				 (long long)k, (double)pb->buf2[k], (double)fabsf(pb->buf[k]));
 	}
 	for (int64_t k = 0; k < d->ny; k++)
-		yd[k] = (double)buf[k]; /* the float y the backward reads */
+		pb->yd[k] = (double)pb->buf[k]; /* the float y the backward reads */
 	if (d->nws) { /* ws as the double math made it, rounded once; mag = |ws| */
-		wsd = dalloc(d->nws);
-		assert_int_equal(xo_tensor_read(tws, buf, 0, d->nws), XO_OK);
-		assert_int_equal(xo_tensor_read(twsm, buf2, 0, d->nws), XO_OK);
+		pb->wsd = dalloc(d->nws);
+		assert_int_equal(xo_tensor_read(pb->tws, pb->buf, 0, d->nws), XO_OK);
+		assert_int_equal(xo_tensor_read(pb->twsm, pb->buf2, 0, d->nws), XO_OK);
 		for (int64_t k = 0; k < d->nws; k++) {
-			if (!same_bits(buf[k], (float)d->ws[k]))
+			if (!same_bits(pb->buf[k], (float)d->ws[k]))
 				fail_msg("%s: fwd ws[%lld] = %.9g, double math rounded %.9g",
-					 c->name, (long long)k, (double)buf[k], (double)(float)d->ws[k]);
-			if (!same_bits(fabsf(buf[k]), buf2[k]))
+					 c->name, (long long)k, (double)pb->buf[k],
+					 (double)(float)d->ws[k]);
+			if (!same_bits(fabsf(pb->buf[k]), pb->buf2[k]))
 				fail_msg("%s: fwd ws mag[%lld] = %.9g, not |ws|", c->name,
-					 (long long)k, (double)buf2[k]);
-			wsd[k] = (double)buf[k]; /* the float ws the backward reads */
+					 (long long)k, (double)pb->buf2[k]);
+			pb->wsd[k] = (double)pb->buf[k]; /* the float ws the backward reads */
 		}
 	}
+}
 
-	/* backward, dy = r */
-	assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim, &tr),
-			 XO_OK);
+/* Step 6, backward with dy = r: every gradient equals the double math rounded
+ * once and stays within its magnitude; dx is optional where the op allows. */
+static void public_bwd(const struct gc_case *c, struct gc_data *d, struct gc_pub *pb)
+{
+	struct xo_op_args a;
+	struct xo_ref_src in[XO_MAX_SRC] = {{0}}, src[XO_MAX_SRC];
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+
+	assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[0].ndim, d->fd[0].dim,
+					  &pb->tr), XO_OK);
 	for (int64_t k = 0; k < d->ny; k++)
-		buf[k] = (float)d->r[k];
-	assert_int_equal(xo_tensor_write(tr, buf, 0, d->ny), XO_OK);
+		pb->buf[k] = (float)d->r[k];
+	assert_int_equal(xo_tensor_write(pb->tr, pb->buf, 0, d->ny), XO_OK);
 	memset(&a, 0, sizeof(a));
 	a.p = c->p;
 	for (int s = 0; s < XO_MAX_SRC; s++) {
 		static const int in_slot[] = {[GC_IN0] = 0, [GC_IN1] = 1, [GC_IN2] = 2};
 		enum gc_bsrc what = bwd_src(c->op, s);
 
-		a.src[s] = what == GC_NONE ? NULL : what == GC_Y ? ty : what == GC_DY ? tr
-			   : what == GC_WS ? tws : tin[in_slot[what]];
+		a.src[s] = what == GC_NONE ? NULL : what == GC_Y ? pb->ty : what == GC_DY ? pb->tr
+			   : what == GC_WS ? pb->tws : pb->tin[in_slot[what]];
 	}
 	for (int i = 0; i < XO_MAX_DST; i++) {
 		if (!d->bd[i].ndim)
 			continue;
-		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->bd[i].ndim, d->bd[i].dim,
-						  &tg[i]), XO_OK);
-		assert_int_equal(xo_tensor_create(be, XO_DTYPE_F32, d->bd[i].ndim, d->bd[i].dim,
-						  &tgm[i]), XO_OK);
-		a.dst[i] = tg[i];
-		a.mag[i] = tgm[i];
+		assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->bd[i].ndim, d->bd[i].dim,
+						  &pb->tg[i]), XO_OK);
+		assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->bd[i].ndim, d->bd[i].dim,
+						  &pb->tgm[i]), XO_OK);
+		a.dst[i] = pb->tg[i];
+		a.mag[i] = pb->tgm[i];
 	}
-	assert_int_equal(xo_op_run(be, c->op, XO_DIR_BWD, &a), XO_OK);
+	assert_int_equal(xo_op_run(pb->be, c->op, XO_DIR_BWD, &a), XO_OK);
 
 	for (int i = 0; i < XO_MAX_SRC; i++)
 		in[i].d = d->in[i];
-	bwd_srcs(c->op, in, (struct xo_ref_src){.d = yd}, (struct xo_ref_src){.d = d->r},
-		 (struct xo_ref_src){.d = wsd}, src);
+	bwd_srcs(c->op, in, (struct xo_ref_src){.d = pb->yd}, (struct xo_ref_src){.d = d->r},
+		 (struct xo_ref_src){.d = pb->wsd}, src);
 	for (int i = 0; i < XO_MAX_DST; i++)
 		if (d->bd[i].ndim)
-			dst[i].d = gd[i] = dalloc(slot_elems(&d->bd[i]));
+			dst[i].d = pb->gd[i] = dalloc(slot_elems(&d->bd[i]));
 	assert_int_equal(xo_ref_math(c->op, XO_DIR_BWD)(&c->p, src, dst, mag), XO_OK);
 	for (int i = 0; i < XO_MAX_DST; i++) {
 		int64_t n = slot_elems(&d->bd[i]);
 
 		if (!n)
 			continue;
-		assert_int_equal(xo_tensor_read(tg[i], buf, 0, n), XO_OK);
-		assert_int_equal(xo_tensor_read(tgm[i], buf2, 0, n), XO_OK);
+		assert_int_equal(xo_tensor_read(pb->tg[i], pb->buf, 0, n), XO_OK);
+		assert_int_equal(xo_tensor_read(pb->tgm[i], pb->buf2, 0, n), XO_OK);
 		for (int64_t k = 0; k < n; k++) {
-			if (!same_bits(buf[k], (float)gd[i][k]))
+			if (!same_bits(pb->buf[k], (float)pb->gd[i][k]))
 				fail_msg("%s: bwd dst[%d][%lld] = %.9g, double math rounded %.9g",
-					 c->name, i, (long long)k, (double)buf[k],
-					 (double)(float)gd[i][k]);
-			if (!(fabsf(buf[k]) <= buf2[k]))
+					 c->name, i, (long long)k, (double)pb->buf[k],
+					 (double)(float)pb->gd[i][k]);
+			if (!(fabsf(pb->buf[k]) <= pb->buf2[k]))
 				fail_msg("%s: bwd dst[%d][%lld] = %.9g exceeds its magnitude %.9g",
-					 c->name, i, (long long)k, (double)buf[k], (double)buf2[k]);
+					 c->name, i, (long long)k, (double)pb->buf[k],
+					 (double)pb->buf2[k]);
 		}
 	}
 	/* dx is optional for conv1d, conv2d, dense and the recurrent ops:
@@ -537,35 +540,54 @@ static void public_path(const struct gc_case *c, struct gc_data *d)
 	    xo_op_is_rnn(c->op)) {
 		int64_t n = slot_elems(&d->bd[1]);
 
-		assert_int_equal(xo_tensor_read(tg[1], buf2, 0, n), XO_OK);
+		assert_int_equal(xo_tensor_read(pb->tg[1], pb->buf2, 0, n), XO_OK);
 		a.dst[0] = NULL;
 		a.mag[0] = NULL;
-		memset(buf, 0xff, (size_t)n * sizeof(*buf));
-		assert_int_equal(xo_tensor_write(tg[1], buf, 0, n), XO_OK);
-		assert_int_equal(xo_op_run(be, c->op, XO_DIR_BWD, &a), XO_OK);
-		assert_int_equal(xo_tensor_read(tg[1], buf, 0, n), XO_OK);
-		assert_memory_equal(buf, buf2, (size_t)n * sizeof(*buf));
+		memset(pb->buf, 0xff, (size_t)n * sizeof(*pb->buf));
+		assert_int_equal(xo_tensor_write(pb->tg[1], pb->buf, 0, n), XO_OK);
+		assert_int_equal(xo_op_run(pb->be, c->op, XO_DIR_BWD, &a), XO_OK);
+		assert_int_equal(xo_tensor_read(pb->tg[1], pb->buf, 0, n), XO_OK);
+		assert_memory_equal(pb->buf, pb->buf2, (size_t)n * sizeof(*pb->buf));
 	}
+}
+
+/* Step 6: the backend's float path equals the double math rounded once. */
+static void public_path(const struct gc_case *c, struct gc_data *d)
+{
+	struct gc_pub pub = {0}, *pb = &pub;
+	int64_t nmax = d->ny > d->nws ? d->ny : d->nws;
+
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		if (d->nin[i] > nmax)
+			nmax = d->nin[i];
+	pb->buf = calloc((size_t)nmax, sizeof(*pb->buf));
+	pb->buf2 = calloc((size_t)nmax, sizeof(*pb->buf2));
+	pb->yd = dalloc(nmax);
+	assert_non_null(pb->buf);
+	assert_non_null(pb->buf2);
+	assert_int_equal(xo_backend_open("ref", &pb->be), XO_OK);
+	public_fwd(c, d, pb);
+	public_bwd(c, d, pb);
 
 	for (int i = 0; i < XO_MAX_DST; i++) {
-		xo_tensor_free(tg[i]);
-		xo_tensor_free(tgm[i]);
-		xo_tensor_free(tst[i]);
+		xo_tensor_free(pb->tg[i]);
+		xo_tensor_free(pb->tgm[i]);
+		xo_tensor_free(pb->tst[i]);
 	}
 	for (int i = 0; i < XO_MAX_SRC; i++)
-		xo_tensor_free(tin[i]);
-	xo_tensor_free(tr);
-	xo_tensor_free(tws);
-	xo_tensor_free(twsm);
-	xo_tensor_free(tym);
-	xo_tensor_free(ty);
-	xo_backend_close(be);
+		xo_tensor_free(pb->tin[i]);
+	xo_tensor_free(pb->tr);
+	xo_tensor_free(pb->tws);
+	xo_tensor_free(pb->twsm);
+	xo_tensor_free(pb->tym);
+	xo_tensor_free(pb->ty);
+	xo_backend_close(pb->be);
 	for (int i = 0; i < XO_MAX_DST; i++)
-		free(gd[i]);
-	free(yd);
-	free(wsd);
-	free(buf2);
-	free(buf);
+		free(pb->gd[i]);
+	free(pb->yd);
+	free(pb->wsd);
+	free(pb->buf2);
+	free(pb->buf);
 }
 
 static void test_gradcheck(void **state)
@@ -1356,10 +1378,13 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	return c;
 }
 
-static void build_cases(void)
+/* The activations the conv and dense cases walk through. */
+static const enum xo_activation gc_acts[] = {XO_ACTIVATION_LINEAR, XO_ACTIVATION_RELU,
+					     XO_ACTIVATION_SIGMOID, XO_ACTIVATION_SOFTMAX};
+
+/* The cases of conv1d: every padding, stride and dilation, use_bias 0/1, each activation. */
+static void build_conv1d_cases(void)
 {
-	static const enum xo_activation acts[] = {XO_ACTIVATION_LINEAR, XO_ACTIVATION_RELU,
-						  XO_ACTIVATION_SIGMOID, XO_ACTIVATION_SOFTMAX};
 	static const int64_t conv_sd[][2] = {{1, 1}, {2, 1}, {1, 2}}; /* strides, dilation */
 	struct xo_params p;
 
@@ -1377,9 +1402,16 @@ static void build_cases(void)
 					p.strides = conv_sd[sd][0];
 					p.dilation_rate = conv_sd[sd][1];
 					p.use_bias = bias;
-					p.activation = acts[act];
+					p.activation = gc_acts[act];
 					add_case(XO_OP_conv1d, p);
 				}
+}
+
+/* The cases of the 1-D and 2-D poolings, windowed and global. */
+static void build_pool_cases(void)
+{
+	struct xo_params p;
+
 	for (int pad = XO_PADDING_VALID; pad <= XO_PADDING_SAME; pad++)
 		for (int64_t strides = 0; strides <= 2; strides++)
 			for (int64_t pool = 2; pool <= 3; pool++) {
@@ -1456,6 +1488,13 @@ static void build_cases(void)
 		add_case(XO_OP_global_average_pooling2d, p);
 		add_case(XO_OP_global_max_pooling2d, p);
 	}
+}
+
+/* The cases of conv2d on each geometry, and dense with each activation. */
+static void build_conv2d_cases(void)
+{
+	struct xo_params p;
+
 	/* conv2d: valid/same (same with an even kernel: the smaller half of the
 	 * padding above/left), strides and dilation on each axis alone and a
 	 * width stride unlike the height's, non-square kernels, use_bias 0/1;
@@ -1488,7 +1527,7 @@ static void build_cases(void)
 			p.dilation_rate = geo[k][5];
 			p.dilation_w = geo[k][6];
 			p.use_bias = (k + v) % 2;
-			p.activation = acts[v];
+			p.activation = gc_acts[v];
 			if (v >= 2 && p.kernel_size * p.kernel_w > 6)
 				continue;
 			add_case(XO_OP_conv2d, p);
@@ -1501,9 +1540,16 @@ static void build_cases(void)
 			p.ch = 4;
 			p.units = 5;
 			p.use_bias = bias;
-			p.activation = acts[act];
+			p.activation = gc_acts[act];
 			add_case(XO_OP_dense, p);
 		}
+}
+
+/* The cases of the activations, flatten, dropout and batch normalization. */
+static void build_pointwise_cases(void)
+{
+	struct xo_params p;
+
 	p = xo_params_default();
 	p.batch = 2;
 	p.len = 3;
@@ -1538,6 +1584,13 @@ static void build_cases(void)
 		p.scale = cs != 2;
 		add_case(XO_OP_batch_normalization, p);
 	}
+}
+
+/* The cases of the recurrent ops. */
+static void build_rnn_cases(void)
+{
+	struct xo_params p;
+
 	/* the recurrent ops back through time: T = 1, 2, 7; every combination
 	 * of go_backwards and return_sequences; gru reset_after both ways;
 	 * use_bias off once each; simple_rnn's relu */
@@ -1581,6 +1634,13 @@ static void build_cases(void)
 		p.go_backwards = T;
 		add_case(XO_OP_simple_rnn, p);
 	}
+}
+
+/* The cases of the losses and embedding. */
+static void build_loss_cases(void)
+{
+	struct xo_params p;
+
 	p = xo_params_default();
 	p.batch = 4;
 	p.ch = 5;
@@ -1600,6 +1660,17 @@ static void build_cases(void)
 	p.ch = 3;
 	p.rows = 5;
 	add_case(XO_OP_embedding, p);
+}
+
+/* Every case, in the order the suite names them. */
+static void build_cases(void)
+{
+	build_conv1d_cases();
+	build_pool_cases();
+	build_conv2d_cases();
+	build_pointwise_cases();
+	build_rnn_cases();
+	build_loss_cases();
 }
 
 int main(void)

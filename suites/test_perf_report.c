@@ -38,6 +38,7 @@
 #include "perfdb.h"
 #include "proc.h"
 #include "split.h"
+#include "case_pick.h"
 #include "perf_fixture.h"
 
 #define NBATCH 14 /* 1 .. 8192 */
@@ -1234,7 +1235,7 @@ static void test_serial_diagnosis(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_advise_known_answer),
 	    cmocka_unit_test(test_crossover_edges),
 	    cmocka_unit_test(test_crossover_twice),
@@ -1252,5 +1253,9 @@ int main(void)
 	    cmocka_unit_test(test_serial_diagnosis),
 	};
 
-	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+	/* a group of cases (XO_TEST_CASES, suites/case_pick.h): the PostgreSQL
+	 * runs are split into a few ctest entries */
+	return _cmocka_run_group_tests("tests", tests,
+				       case_pick(tests, sizeof(tests) / sizeof(tests[0])), setup_tmp,
+				       teardown_tmp);
 }

@@ -33,6 +33,7 @@
 #include "perfdb.h"
 #include "proc.h"
 #include "sql.h"
+#include "case_pick.h"
 #include "perf_fixture.h"
 
 /* A call that must succeed; on failure the message says why. */
@@ -1792,7 +1793,7 @@ static void test_concurrent_fresh_open(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mann_whitney_known),
 	    cmocka_unit_test(test_shift_ci_known),
 	    cmocka_unit_test(test_compare_four_verdicts),
@@ -1822,5 +1823,9 @@ int main(void)
 	    cmocka_unit_test(test_concurrent_fresh_open),
 	};
 
-	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+	/* a group of cases (XO_TEST_CASES, suites/case_pick.h): the PostgreSQL
+	 * runs are split into a few ctest entries */
+	return _cmocka_run_group_tests("tests", tests,
+				       case_pick(tests, sizeof(tests) / sizeof(tests[0])), setup_tmp,
+				       teardown_tmp);
 }

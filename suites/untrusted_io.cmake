@@ -9,5 +9,5 @@ foreach(case tmp_symlink spec_path import_whole one_line pg_secret
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/untrusted_io.py ${case}
             $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR}/suites/golden/keras
             ${CMAKE_CURRENT_BINARY_DIR}/untrusted_io)
-  set_tests_properties(untrusted_io.${case} PROPERTIES LABELS "model;quick" TIMEOUT 120)
+  set_tests_properties(untrusted_io.${case} PROPERTIES LABELS "model;quick" TIMEOUT 60)
 endforeach()

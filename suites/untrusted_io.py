@@ -5,8 +5,9 @@ its own ctest (suites/untrusted_io.cmake):
 
   tmp_symlink  saves (.keras, .weights.h5, checkpoint DIR, xo import) never
                write through a symlink planted at a name beside the target,
-               including the PATH.tmp<pid> names of the old writer for every
-               pid the save may get: the victim is unchanged, the target right
+               including the PATH.tmp<pid> names of the old writer for the
+               pid the save gets (xo is held before its exec while they are
+               planted): the victim is unchanged, the target right
   spec_path    a model path with a newline, '=', spaces and '#' adds no line
                to the spec xo import writes
   import_whole a failed (killed) import leaves DIR byte-identical; a later
@@ -52,13 +53,6 @@ def npy(path, descr, shape, values):
         f.write(struct.pack("<%d%s" % (len(values), descr[-2]), *values))
 
 
-def last_pid():
-    try:
-        return int(open("/proc/sys/kernel/ns_last_pid").read())
-    except OSError:
-        return os.getpid()
-
-
 def run(xo, *args, env=None):
     return subprocess.run([xo, *args], capture_output=True, env=env)
 
@@ -80,41 +74,52 @@ def case_tmp_symlink(xo, fx, work):
             "--batch-size", "8", "--device", "ref", "--seed", "3", "--save"]
     targets = ["out.keras", "out.weights.h5", "ckdir"]
     for target in targets:
-        # Plant the names of the old writer for the next pids: the pid xo
-        # gets is in the window unless 2000 processes start meanwhile (a
-        # machine running parallel test suites starts hundreds a second),
-        # which the loop then retries.
-        for attempt in range(12):
-            first = last_pid() + 1
-            pids = range(first, first + 2000)
-            names = []
-            for pid in pids:
-                names += [f"{target}.tmp{pid}", f"{target}.tmp{pid}.h5",
-                          f".{target}.xo-ckpt-{pid}", f".{target}.xo-{pid}-0"]
-            for n in names:
-                p = os.path.join(work, n)
-                if os.path.lexists(p):
-                    os.unlink(p)
-                os.symlink(victim_dir if "xo-ckpt" in n else victim_file, p)
-            proc = subprocess.Popen([xo, *base, os.path.join(work, target)], cwd=work,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            err = proc.communicate()[1]
-            hit = proc.pid in pids
-            for n in names:
-                if os.path.lexists(os.path.join(work, n)):
-                    os.unlink(os.path.join(work, n))
-            if open(victim_file, "rb").read() != VICTIM or \
-                    sorted(os.listdir(victim_dir)) != ["keep.npy"] or \
-                    open(os.path.join(victim_dir, "keep.npy"), "rb").read() != VICTIM:
-                print(f"FAIL: {target}: a save wrote through a planted symlink")
-                return 1
-            if proc.returncode != 0:
-                print(f"FAIL: {target}: xo train exit {proc.returncode}: {err.decode()!r}")
-                return 1
-            if hit:
-                break
-        else:
-            print(f"FAIL: {target}: the pid window never held xo's pid")
+        # xo is forked first and held before its exec, so its pid is known
+        # before anything is planted: the old writer's names are planted for
+        # that pid (exec keeps it) and the few after it, then xo is let go.
+        # No pid window to miss, however many processes the machine starts.
+        gate_r, gate_w = os.pipe()
+        err_r, err_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(gate_w)
+                os.close(err_r)
+                os.read(gate_r, 1)
+                os.chdir(work)
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)
+                os.dup2(err_w, 2)
+                os.execv(xo, [xo, *base, os.path.join(work, target)])
+            finally:
+                os._exit(127)
+        os.close(gate_r)
+        os.close(err_w)
+        names = []
+        for q in range(pid, pid + 64):
+            names += [f"{target}.tmp{q}", f"{target}.tmp{q}.h5",
+                      f".{target}.xo-ckpt-{q}", f".{target}.xo-{q}-0"]
+        for n in names:
+            p = os.path.join(work, n)
+            if os.path.lexists(p):
+                os.unlink(p)
+            os.symlink(victim_dir if "xo-ckpt" in n else victim_file, p)
+        os.write(gate_w, b"g")
+        os.close(gate_w)
+        with os.fdopen(err_r, "rb") as f:
+            err = f.read()
+        status = os.waitpid(pid, 0)[1]
+        code = os.waitstatus_to_exitcode(status)
+        for n in names:
+            if os.path.lexists(os.path.join(work, n)):
+                os.unlink(os.path.join(work, n))
+        if open(victim_file, "rb").read() != VICTIM or \
+                sorted(os.listdir(victim_dir)) != ["keep.npy"] or \
+                open(os.path.join(victim_dir, "keep.npy"), "rb").read() != VICTIM:
+            print(f"FAIL: {target}: a save wrote through a planted symlink")
+            return 1
+        if code != 0:
+            print(f"FAIL: {target}: xo train exit {code}: {err.decode()!r}")
             return 1
         path = os.path.join(work, target)
         if target.endswith(".keras"):
