@@ -254,8 +254,8 @@ int xo_perf_rows_side_commit(struct xo_perfdb *db, int64_t run, int64_t want_tes
 int xo_perf_rows_testbeds(struct xo_perfdb *db, int64_t only, struct xo_sql_stmt **s);
 /* Benchmarks of metric that both id lists ("1,2,3") measured, by name: id,
  * name, device, metric. */
-int xo_perf_rows_compared(struct xo_perfdb *db, const char *ib, const char *ih,
-                          const char *metric, struct xo_sql_stmt **s);
+int xo_perf_rows_compared(struct xo_perfdb *db, const char *ib, const char *ih, const char *metric,
+                          struct xo_sql_stmt **s);
 /* Every (benchmark, testbed) series of complete runs (testbed 0: all), by
  * name and testbed: benchmark id, testbed id, name, metric, results, last run. */
 int xo_perf_rows_series_list(struct xo_perfdb *db, int64_t testbed, struct xo_sql_stmt **s);
@@ -283,8 +283,8 @@ int xo_perf_rows_probes(struct xo_perfdb *db, int64_t run, struct xo_sql_stmt **
 int xo_perf_rows_layers(struct xo_perfdb *db, int64_t run, const char *model,
                         struct xo_sql_stmt **s);
 /* model's train-step layer times on device at batch in run: layer, kernel_s. */
-int xo_perf_rows_layer_at(struct xo_perfdb *db, int64_t run, const char *model,
-                          const char *device, int64_t batch, struct xo_sql_stmt **s);
+int xo_perf_rows_layer_at(struct xo_perfdb *db, int64_t run, const char *model, const char *device,
+                          int64_t batch, struct xo_sql_stmt **s);
 /* One layer's train-step times on device over the batches of run, by batch:
  * batch, kernel_s. */
 int xo_perf_rows_layer_sweep(struct xo_perfdb *db, int64_t run, const char *model,

@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #include "perfdb.h"
-#include "sql.h"
 #include "query.h"
+#include "sql.h"
 
 static struct xo_sql *sql_of(struct xo_perfdb *db)
 {
@@ -119,8 +119,8 @@ int xo_perf_rows_testbeds(struct xo_perfdb *db, int64_t only, struct xo_sql_stmt
 
 /* ---- benchmarks and their results ---- */
 
-int xo_perf_rows_compared(struct xo_perfdb *db, const char *ib, const char *ih,
-                          const char *metric, struct xo_sql_stmt **s)
+int xo_perf_rows_compared(struct xo_perfdb *db, const char *ib, const char *ih, const char *metric,
+                          struct xo_sql_stmt **s)
 {
 	char sql[17000];
 	int rc;
@@ -226,17 +226,18 @@ void xo_perf_rows_history_bind(struct xo_sql_stmt *s, int64_t bench, int64_t tes
 int xo_perf_rows_split(struct xo_perfdb *db, int64_t run, const char *model, const char *what,
                        struct xo_sql_stmt **s)
 {
-	int rc = xo_sql_prepare(sql_of(db),
-	                        "SELECT res.id, b.batch, b.device, (SELECT count(DISTINCT b2.device)"
-	                        "  FROM results r2 JOIN benchmarks b2 ON b2.id = r2.benchmark_id"
-	                        "  WHERE r2.run_id = res.run_id AND r2.has_split != 0 AND"
-	                        "  b2.kind = 'model' AND b2.model = b.model AND b2.what = b.what"
-	                        "  AND b2.metric = 'time')"
-	                        " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
-	                        " WHERE res.run_id = ? AND res.has_split != 0 AND b.kind = 'model'"
-	                        " AND b.model = ? AND b.what = ? AND b.metric = 'time'"
-	                        " ORDER BY b.device, b.batch",
-	                        s);
+	int rc =
+	    xo_sql_prepare(sql_of(db),
+	                   "SELECT res.id, b.batch, b.device, (SELECT count(DISTINCT b2.device)"
+	                   "  FROM results r2 JOIN benchmarks b2 ON b2.id = r2.benchmark_id"
+	                   "  WHERE r2.run_id = res.run_id AND r2.has_split != 0 AND"
+	                   "  b2.kind = 'model' AND b2.model = b.model AND b2.what = b.what"
+	                   "  AND b2.metric = 'time')"
+	                   " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
+	                   " WHERE res.run_id = ? AND res.has_split != 0 AND b.kind = 'model'"
+	                   " AND b.model = ? AND b.what = ? AND b.metric = 'time'"
+	                   " ORDER BY b.device, b.batch",
+	                   s);
 
 	if (rc == XO_SQL_OK) {
 		xo_sql_bind_int64(*s, 1, run);
@@ -282,8 +283,8 @@ int xo_perf_rows_layers(struct xo_perfdb *db, int64_t run, const char *model,
 	return rc;
 }
 
-int xo_perf_rows_layer_at(struct xo_perfdb *db, int64_t run, const char *model,
-                          const char *device, int64_t batch, struct xo_sql_stmt **s)
+int xo_perf_rows_layer_at(struct xo_perfdb *db, int64_t run, const char *model, const char *device,
+                          int64_t batch, struct xo_sql_stmt **s)
 {
 	int rc = xo_sql_prepare(sql_of(db),
 	                        "SELECT o.op, o.kernel_s FROM result_ops o"
@@ -332,16 +333,24 @@ int xo_perf_rows_changes(struct xo_perfdb *db, struct xo_sql_stmt **s)
 	    sql_of(db),
 	    "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, c.dirty,"
 	    " ch.ratio, ch.p_value, ch.testbed_id, b.device,"
-	    " coalesce(" XO_PERF_CHANGE_VERSION_SQL("commit_id") ", ''),"
-	    " coalesce(" XO_PERF_CHANGE_VERSION_SQL("prev_commit_id") ", ''),"
-	    " (SELECT max(ru.others_cpu) FROM runs ru WHERE ru.testbed_id = ch.testbed_id"
-	    "  AND ru.state = 'complete' AND ru.commit_id IN (ch.commit_id, ch.prev_commit_id)),"
-	    " t.cores, b.metric"
-	    " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
-	    " JOIN commits c ON c.id = ch.commit_id JOIN testbeds t ON t.id = ch.testbed_id"
-	    " ORDER BY b.device = 'ref' OR NOT (b.device = 'cpu' OR b.device LIKE 'cl%'),"
-	    " b.device = 'ref' DESC, ch.state != 'confirmed', ch.direction != 'regression',"
-	    " b.name, ch.id",
+	    " coalesce(" XO_PERF_CHANGE_VERSION_SQL(
+	        "commit_id") ", ''),"
+	                     " coalesce(" XO_PERF_CHANGE_VERSION_SQL(
+	                         "prev_commit_id") ", ''),"
+	                                           " (SELECT max(ru.others_cpu) FROM runs ru WHERE "
+	                                           "ru.testbed_id = ch.testbed_id"
+	                                           "  AND ru.state = 'complete' AND ru.commit_id "
+	                                           "IN (ch.commit_id, ch.prev_commit_id)),"
+	                                           " t.cores, b.metric"
+	                                           " FROM changes ch JOIN benchmarks b ON b.id = "
+	                                           "ch.benchmark_id"
+	                                           " JOIN commits c ON c.id = ch.commit_id JOIN "
+	                                           "testbeds t ON t.id = ch.testbed_id"
+	                                           " ORDER BY b.device = 'ref' OR NOT (b.device = "
+	                                           "'cpu' OR b.device LIKE 'cl%'),"
+	                                           " b.device = 'ref' DESC, ch.state != "
+	                                           "'confirmed', ch.direction != 'regression',"
+	                                           " b.name, ch.id",
 	    s);
 }
 
@@ -372,13 +381,14 @@ int xo_perf_rows_mutant_counts(struct xo_perfdb *db, struct xo_sql_stmt **s)
 
 int xo_perf_rows_mutant_kept(struct xo_perfdb *db, struct xo_sql_stmt **s)
 {
-	return xo_sql_prepare(sql_of(db),
-	                      "SELECT mutant, file, line, operator, original, mutated, result, reason"
-	                      " FROM mutant_results"
-	                      " WHERE date = (SELECT MAX(date) FROM mutant_results)"
-	                      " AND result IN ('survived', 'equivalent', 'caught-equivalent')"
-	                      " ORDER BY result DESC, file, line",
-	                      s);
+	return xo_sql_prepare(
+	    sql_of(db),
+	    "SELECT mutant, file, line, operator, original, mutated, result, reason"
+	    " FROM mutant_results"
+	    " WHERE date = (SELECT MAX(date) FROM mutant_results)"
+	    " AND result IN ('survived', 'equivalent', 'caught-equivalent')"
+	    " ORDER BY result DESC, file, line",
+	    s);
 }
 
 int xo_perf_rows_mutation_runs(struct xo_perfdb *db, struct xo_sql_stmt **s)
