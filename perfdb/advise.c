@@ -91,13 +91,7 @@ static void advise_evidence(struct xo_perfdb *db, int64_t run, FILE *out, json_t
 	struct xo_sql_stmt *s = NULL;
 
 	xo_perf_commit_probe(xo_perf_source_dir(), &now_commit);
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT c.sha, c.dirty, ru.started, t.hostname,"
-	                   " t.cpu_model, t.cl_device FROM runs ru"
-	                   " JOIN commits c ON c.id = ru.commit_id"
-	                   " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?",
-	                   &s) == XO_SQL_OK) {
-		xo_sql_bind_int64(s, 1, run);
+	if (xo_perf_rows_run_evidence(db, run, &s) == XO_SQL_OK) {
 		if (xo_sql_step(s) == XO_SQL_ROW) {
 			double age =
 			    difftime(time(NULL), (time_t)xo_sql_column_int64(s, 2)) / 86400.0;

@@ -365,19 +365,8 @@ static bool serial_sentence(struct xo_perfdb *db, int64_t run, const char *model
 	if (strncmp(device, "cl", 2) || !(med > 0))
 		return false;
 	/* the largest recurrent layer at this batch */
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT o.op, o.kernel_s FROM result_ops o"
-	                   " JOIN results res ON res.id = o.result_id"
-	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
-	                   " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
-	                   " AND b.model = ? AND b.what = 'train_step' AND b.device = ?"
-	                   " AND b.batch = ? AND b.metric = 'time'",
-	                   &s))
+	if (xo_perf_rows_layer_at(db, run, model, device, batch, &s))
 		return false;
-	xo_sql_bind_int64(s, 1, run);
-	xo_sql_bind_text(s, 2, model);
-	xo_sql_bind_text(s, 3, device);
-	xo_sql_bind_int64(s, 4, batch);
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		const char *name = xo_perf_query_text(s, 0);
 		double k = xo_sql_column_double(s, 1);
@@ -391,19 +380,8 @@ static bool serial_sentence(struct xo_perfdb *db, int64_t run, const char *model
 	if (!best[0] || tb_s < 0.5 * med)
 		return false;
 	/* the same layer at the other batches */
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT b.batch, o.kernel_s FROM result_ops o"
-	                   " JOIN results res ON res.id = o.result_id"
-	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
-	                   " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
-	                   " AND b.model = ? AND b.what = 'train_step' AND b.device = ?"
-	                   " AND o.op = ? AND b.metric = 'time' ORDER BY b.batch",
-	                   &s))
+	if (xo_perf_rows_layer_sweep(db, run, model, device, best, &s))
 		return false;
-	xo_sql_bind_int64(s, 1, run);
-	xo_sql_bind_text(s, 2, model);
-	xo_sql_bind_text(s, 3, device);
-	xo_sql_bind_text(s, 4, best);
 	while (n < SERIAL_MAX_BATCH && xo_sql_step(s) == XO_SQL_ROW) {
 		bs[n] = xo_sql_column_int64(s, 0);
 		ts[n++] = xo_sql_column_double(s, 1);

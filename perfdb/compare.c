@@ -114,16 +114,8 @@ static enum xo_status side_resolve(struct xo_perfdb *db, const char *spec, int64
 	}
 	/* the commit row of that run (a dirty tree is its own row), and the
 	 * testbed: the wanted one when the commit has own runs there */
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT ru.commit_id, ru.testbed_id FROM runs ru"
-	                       " WHERE ru.commit_id IN (SELECT c2.id FROM commits c2 WHERE c2.sha ="
-	                       " (SELECT c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"
-	                       " WHERE r.id = ?1)) AND ru.state = 'complete'"
-	                       " ORDER BY " XO_PERF_OWN_RUN_SQL " DESC, ru.testbed_id = ?2 DESC, ru.id DESC"
-	                       " LIMIT 1", &s))
+	if (xo_perf_rows_side_commit(db, run_id, want_testbed, &s))
 		return xo_perf_query_err(db, "finding a commit");
-	xo_sql_bind_int64(s, 1, run_id);
-	xo_sql_bind_int64(s, 2, want_testbed);
 	if (xo_sql_step(s) == XO_SQL_ROW) {
 		sd->commit_id = xo_sql_column_int64(s, 0);
 		sd->testbed_id = xo_sql_column_int64(s, 1);
@@ -353,22 +345,14 @@ static enum xo_status compare_rows_load(struct xo_perfdb *db, struct cmp_ctx *c)
 	const struct xo_perf_compare_opts *o = c->o;
 	struct xo_sql_stmt *s = NULL;
 	enum xo_status st = XO_OK;
-	char sql[17000];
 	int rc;
 
 	/* every benchmark of the metric compared both sides measured (own
 	 * runs and peers alike) */
-	snprintf(sql, sizeof(sql),
-	         "SELECT b.id, b.name, b.device, b.metric FROM benchmarks b"
-	         " WHERE b.metric = ? AND EXISTS (SELECT 1 FROM results r WHERE"
-	         " r.benchmark_id = b.id AND r.run_id IN (%s)) AND EXISTS (SELECT 1 FROM"
-	         " results r WHERE r.benchmark_id = b.id AND r.run_id IN (%s)) ORDER BY b.name",
-	         c->ib, c->ih);
-	if (xo_sql_prepare(xo_perfdb_sql(db), sql, &s)) {
+	if (xo_perf_rows_compared(db, c->ib, c->ih, c->metric, &s)) {
 		st = xo_perf_query_err(db, "comparing runs");
 		goto out;
 	}
-	xo_sql_bind_text(s, 1, c->metric);
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		const char *name = xo_perf_query_text(s, 1);
 		const char *dev = xo_perf_query_text(s, 2);

@@ -544,16 +544,8 @@ static enum xo_status fit_all(struct detect_ctx *ctx, struct fit_state *fs,
 	enum xo_status st = XO_OK;
 	int rc;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT res.benchmark_id, ru.testbed_id, b.name, b.metric,"
-	                   " count(*), max(ru.id)"
-	                   " FROM results res JOIN runs ru ON ru.id = res.run_id"
-	                   " JOIN benchmarks b ON b.id = res.benchmark_id"
-	                   " WHERE ru.state = 'complete' AND (?1 = 0 OR ru.testbed_id = ?1)"
-	                   " GROUP BY res.benchmark_id, ru.testbed_id, b.name, b.metric"
-	                   " ORDER BY b.name, ru.testbed_id", &s))
+	if (xo_perf_rows_series_list(db, ctx->o->testbed, &s))
 		return xo_perf_query_err(db, "detect");
-	xo_sql_bind_int64(s, 1, ctx->o->testbed);
 	while ((rc = xo_sql_step(s)) == XO_SQL_ROW) {
 		int64_t bench = xo_sql_column_int64(s, 0), testbed = xo_sql_column_int64(s, 1);
 		int64_t nres = xo_sql_column_int64(s, 4), last = xo_sql_column_int64(s, 5);
@@ -612,20 +604,14 @@ static void print_notes(FILE *t, const struct detect_ctx *ctx, const struct fit_
 		        ctx->nmachine, 100.0 * ctx->o->threshold);
 }
 
-/* The kernel-source version a change's benchmark had at a commit (?1 the
- * change's column holding the commit): the latest complete run's. */
-#define CHANGE_VERSION_SQL(col)                                                                    \
-	"(SELECT res.version FROM results res JOIN runs ru ON ru.id = res.run_id"                  \
-	" WHERE res.benchmark_id = ch.benchmark_id AND ru.testbed_id = ch.testbed_id"              \
-	" AND ru.commit_id = ch." col " AND ru.state = 'complete' ORDER BY ru.id DESC LIMIT 1)"
-
 /* A step whose benchmark's code version is the same, and known, on both sides
  * of it is not the code's doing: never "confirmed". An unknown version (empty,
  * or XO_PERF_VERSION_UNKNOWN) lowers nothing (xo_perf_same_code in SQL). */
 static const char lower_unchanged_sql[] =
     "UPDATE changes AS ch SET state = 'detected' WHERE state = 'confirmed' AND "
-    CHANGE_VERSION_SQL("commit_id") " = " CHANGE_VERSION_SQL("prev_commit_id")
-    " AND " CHANGE_VERSION_SQL("commit_id") " NOT IN ('', '" XO_PERF_VERSION_UNKNOWN "')";
+    XO_PERF_CHANGE_VERSION_SQL("commit_id") " = "
+    XO_PERF_CHANGE_VERSION_SQL("prev_commit_id") " AND "
+    XO_PERF_CHANGE_VERSION_SQL("commit_id") " NOT IN ('', '" XO_PERF_VERSION_UNKNOWN "')";
 
 /*
  * The changes table, the backends under test first, then ref and the peers
@@ -639,30 +625,7 @@ static void print_changes(struct xo_perfdb *db, FILE *out, struct detect_ctx *ct
 {
 	struct xo_sql_stmt *s = NULL;
 
-	if (xo_sql_prepare(
-	        xo_perfdb_sql(db),
-	        "SELECT ch.id, ch.state, ch.direction, b.name, c.sha, c.dirty,"
-	        " ch.ratio, ch.p_value, ch.testbed_id, b.device,"
-	        " coalesce(" CHANGE_VERSION_SQL(
-	            "commit_id") ", ''),"
-	                         " coalesce(" CHANGE_VERSION_SQL(
-	                             "prev_commit_id") ", ''),"
-	                                               " (SELECT max(ru.others_cpu) FROM runs ru "
-	                                               "WHERE ru.testbed_id = ch.testbed_id"
-	                                               "  AND ru.state = 'complete' AND "
-	                                               "ru.commit_id IN (ch.commit_id, "
-	                                               "ch.prev_commit_id)),"
-	                                               " t.cores, b.metric"
-	                                               " FROM changes ch JOIN benchmarks b ON b.id "
-	                                               "= ch.benchmark_id"
-	                                               " JOIN commits c ON c.id = ch.commit_id "
-	                                               "JOIN testbeds t ON t.id = ch.testbed_id"
-	                                               " ORDER BY b.device = 'ref' OR NOT "
-	                                               "(b.device = 'cpu' OR b.device LIKE 'cl%'),"
-	                                               " b.device = 'ref' DESC, ch.state != "
-	                                               "'confirmed', ch.direction != 'regression',"
-	                                               " b.name, ch.id",
-	        &s))
+	if (xo_perf_rows_changes(db, &s))
 		return;
 	fprintf(out, "%6s %-10s %-11s %-58s %-14s %8s %9s  %s\n", "id", "state", "direction",
 	        "benchmark", "commit", "change", "p-value", "notes");

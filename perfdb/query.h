@@ -219,4 +219,97 @@ const char *xo_perf_query_cl_label(struct xo_perfdb *db, int64_t run);
 enum xo_status xo_perf_query_latest_own_run(struct xo_perfdb *db, int64_t testbed, int64_t *run);
 int64_t xo_perf_query_count_runs(struct xo_perfdb *db, int64_t only);
 
+/* ---- row readers (query_rows.c) ----
+ * Each prepares one read and binds its parameters; the caller steps *s,
+ * reads the columns listed (in order) and finalizes it. They return
+ * xo_sql_prepare's code: on failure the engine's message is still there for
+ * xo_perf_query_err. */
+
+/* The kernel-source version a change's benchmark had at a commit (col: the
+ * changes column holding the commit): the latest complete run's. */
+#define XO_PERF_CHANGE_VERSION_SQL(col)                                                            \
+	"(SELECT res.version FROM results res JOIN runs ru ON ru.id = res.run_id"                  \
+	" WHERE res.benchmark_id = ch.benchmark_id AND ru.testbed_id = ch.testbed_id"              \
+	" AND ru.commit_id = ch." col " AND ru.state = 'complete' ORDER BY ru.id DESC LIMIT 1)"
+
+/* Run run: sha, dirty, started, hostname, cpu_model, cl_device. */
+int xo_perf_rows_run_evidence(struct xo_perfdb *db, int64_t run, struct xo_sql_stmt **s);
+/* Run run: testbed id, sha, dirty, subject, started, hostname, cpu_model,
+ * cores, blas_config, blas_coretype, cl_device, compiler, cflags, env. */
+int xo_perf_rows_run_latest(struct xo_perfdb *db, int64_t run, struct xo_sql_stmt **s);
+/* Run run's testbed: hostname, cpu_model, cores, blas_config, blas_coretype,
+ * cl_device, compiler, cflags, env. */
+int xo_perf_rows_run_testbed(struct xo_perfdb *db, int64_t run, struct xo_sql_stmt **s);
+/* One row: the latest complete run of our own devices' time series on
+ * testbed before run (NULL: none). */
+int xo_perf_rows_run_before(struct xo_perfdb *db, int64_t testbed, int64_t run,
+                            struct xo_sql_stmt **s);
+/* At most one row: commit id and testbed of the complete run that stands
+ * for run's commit (same sha; own runs first, then want_testbed's, then
+ * the latest). */
+int xo_perf_rows_side_commit(struct xo_perfdb *db, int64_t run, int64_t want_testbed,
+                             struct xo_sql_stmt **s);
+/* Testbeds with complete runs (only one when only != 0), by host and hash:
+ * id, hostname, hash, cpu_model, complete runs, latest run. */
+int xo_perf_rows_testbeds(struct xo_perfdb *db, int64_t only, struct xo_sql_stmt **s);
+/* Benchmarks of metric that both id lists ("1,2,3") measured, by name: id,
+ * name, device, metric. */
+int xo_perf_rows_compared(struct xo_perfdb *db, const char *ib, const char *ih, const char *metric,
+                          struct xo_sql_stmt **s);
+/* Every (benchmark, testbed) series of complete runs (testbed 0: all), by
+ * name and testbed: benchmark id, testbed id, name, metric, results, last run. */
+int xo_perf_rows_series_list(struct xo_perfdb *db, int64_t testbed, struct xo_sql_stmt **s);
+/* The distinct (benchmark, testbed) pairs of complete runs (only 0: every
+ * testbed): benchmark id, name, device, testbed id. */
+int xo_perf_rows_series_members(struct xo_perfdb *db, int64_t only, struct xo_sql_stmt **s);
+/* Every result of complete runs (only 0: every testbed), by name: name,
+ * device, metric, unit, median, ci_lo, ci_hi, min. */
+int xo_perf_rows_results(struct xo_perfdb *db, int64_t only, struct xo_sql_stmt **s);
+/* A series' results, unordered, once xo_perf_rows_history_bind has named the
+ * series: commit id, run id, sha, dirty, median, ci_lo, ci_hi (the median
+ * where NULL), min, and the ratio of a change that is not ignored marked on
+ * the commit's first complete run (NULL elsewhere). */
+int xo_perf_rows_history(struct xo_perfdb *db, struct xo_sql_stmt **s);
+void xo_perf_rows_history_bind(struct xo_sql_stmt *s, int64_t bench, int64_t testbed);
+/* model's workload what in run, results with a stored split, by device and
+ * batch: result id, batch, device, devices of that sweep with a split. */
+int xo_perf_rows_split(struct xo_perfdb *db, int64_t run, const char *model, const char *what,
+                       struct xo_sql_stmt **s);
+/* Run run's device probes, cpu first: device, launch_s, enqueue_s, sync_s,
+ * h2d_lat_s, h2d_bw, d2h_lat_s, d2h_bw, flops, mem_bw, handoff_s, units. */
+int xo_perf_rows_probes(struct xo_perfdb *db, int64_t run, struct xo_sql_stmt **s);
+/* model's train-step layer times in run, by batch then in stored order:
+ * batch, layer, kernel_s. */
+int xo_perf_rows_layers(struct xo_perfdb *db, int64_t run, const char *model,
+                        struct xo_sql_stmt **s);
+/* model's train-step layer times on device at batch in run: layer, kernel_s. */
+int xo_perf_rows_layer_at(struct xo_perfdb *db, int64_t run, const char *model, const char *device,
+                          int64_t batch, struct xo_sql_stmt **s);
+/* One layer's train-step times on device over the batches of run, by batch:
+ * batch, kernel_s. */
+int xo_perf_rows_layer_sweep(struct xo_perfdb *db, int64_t run, const char *model,
+                             const char *device, const char *op, struct xo_sql_stmt **s);
+/* Every change as detect lists it (the backends under test first, then ref
+ * and the peers; confirmed regressions first): id, state, direction, name,
+ * sha, dirty, ratio, p_value, testbed id, device, the version at the commit
+ * and at the one before ("" unknown), the most CPU others used on either
+ * side (NULL unknown), cores, metric. */
+int xo_perf_rows_changes(struct xo_perfdb *db, struct xo_sql_stmt **s);
+/* Every change as the report lists it (ours, then ref, then peers): id,
+ * state, direction, name, sha, ratio, p_value, group ("", ref, peer), device. */
+int xo_perf_rows_changes_grouped(struct xo_perfdb *db, struct xo_sql_stmt **s);
+/* The latest mutant_results date, counts by result: date, sha, range,
+ * result, count. Fails where the store has no such table. */
+int xo_perf_rows_mutant_counts(struct xo_perfdb *db, struct xo_sql_stmt **s);
+/* Its survivors and equivalents: mutant, file, line, operator, original,
+ * mutated, result, reason. */
+int xo_perf_rows_mutant_kept(struct xo_perfdb *db, struct xo_sql_stmt **s);
+/* The ten newest mutation_runs: date, sha, dirty, caught, total, equivalent,
+ * errors, missed, seconds, mutants, mutants_all. */
+int xo_perf_rows_mutation_runs(struct xo_perfdb *db, struct xo_sql_stmt **s);
+/* Coverage of the 60 latest dates, by date and folder: date, sha, dirty,
+ * folder, lines, lines_hit, branches, branches_hit, todo (-1 unknown), the
+ * date's rank (1 the oldest). */
+int xo_perf_rows_coverage(struct xo_perfdb *db, struct xo_sql_stmt **s);
+
 #endif /* XO_PERFDB_QUERY_H */

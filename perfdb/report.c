@@ -266,11 +266,7 @@ static void write_mutants(struct xo_perfdb *db, FILE *html)
 	struct xo_sql_stmt *s = NULL;
 	bool any = false;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT date, sha, range, result, COUNT(*) FROM mutant_results"
-	                   " WHERE date = (SELECT MAX(date) FROM mutant_results)"
-	                   " GROUP BY date, sha, range, result ORDER BY result",
-	                   &s) != XO_SQL_OK)
+	if (xo_perf_rows_mutant_counts(db, &s) != XO_SQL_OK)
 		return;
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		if (!any) {
@@ -293,12 +289,7 @@ static void write_mutants(struct xo_perfdb *db, FILE *html)
 	if (!any)
 		return;
 	fprintf(html, ".</p>\n");
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT mutant, file, line, operator, original, mutated, result, reason"
-	                   " FROM mutant_results"
-	                   " WHERE date = (SELECT MAX(date) FROM mutant_results)"
-	                   " AND result IN ('survived', 'equivalent', 'caught-equivalent')"
-	                   " ORDER BY result DESC, file, line", &s) != XO_SQL_OK)
+	if (xo_perf_rows_mutant_kept(db, &s) != XO_SQL_OK)
 		return;
 	fprintf(html, "<table><tr><th>mutant</th><th>where</th><th>operator</th><th>original</th>"
 	              "<th>mutated</th><th>result</th></tr>\n");
@@ -387,13 +378,7 @@ static enum xo_status write_coverage(struct xo_perfdb *db, const char *outdir, F
 	int nf = 0, nlast = 0, nx = 0;
 	enum xo_status st = XO_OK;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT q.date, q.sha, q.dirty, q.folder, q.lines, q.lines_hit,"
-	                   " q.branches, q.branches_hit, coalesce(q.todo, -1),"
-	                   " dense_rank() OVER (ORDER BY q.date) FROM coverage q"
-	                   " WHERE q.date IN (SELECT date FROM (SELECT DISTINCT date FROM coverage"
-	                   " ORDER BY date DESC LIMIT 60) r)" /* COV_RUNS */
-	                   " ORDER BY q.date, q.folder", &s) != XO_SQL_OK)
+	if (xo_perf_rows_coverage(db, &s) != XO_SQL_OK)
 		return XO_OK;
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		struct cov_row r;
@@ -520,15 +505,8 @@ static enum xo_status write_latest(struct xo_perfdb *db, FILE *html, int64_t lat
 {
 	struct xo_sql_stmt *s = NULL;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT ru.testbed_id, c.sha, c.dirty, c.subject, ru.started,"
-	                       " t.hostname, t.cpu_model, t.cores, t.blas_config, t.blas_coretype,"
-	                       " t.cl_device, t.compiler, t.cflags, t.env"
-	                       " FROM runs ru JOIN commits c ON c.id = ru.commit_id"
-	                       " JOIN testbeds t ON t.id = ru.testbed_id WHERE ru.id = ?", &s)) {
+	if (xo_perf_rows_run_latest(db, latest, &s))
 		return xo_perf_query_err(db, "report");
-	}
-	xo_sql_bind_int64(s, 1, latest);
 	if (xo_sql_step(s) == XO_SQL_ROW) {
 		time_t t = (time_t)xo_sql_column_int64(s, 4);
 		char when[64] = "?";
@@ -560,15 +538,7 @@ static void write_changes(struct xo_perfdb *db, FILE *html)
 	fprintf(html, "<h2 id=\"regressions\">Regressions</h2>\n<h3>Changes (xo perf detect)</h3>\n"
 	              "<table><tr><th>id</th><th>state</th>"
 	              "<th>benchmark</th><th>commit</th><th>change</th><th>p</th></tr>\n");
-	if (xo_sql_prepare(
-	        xo_perfdb_sql(db),
-	        /* a subquery: PostgreSQL orders by an alias only when it stands alone */
-	        "SELECT * FROM (SELECT ch.id, ch.state, ch.direction, b.name, c.sha, ch.ratio,"
-	        " ch.p_value, CASE WHEN b.device = 'ref' THEN 'ref' WHEN b.device = 'cpu' OR"
-	        " b.device LIKE 'cl%' THEN '' ELSE 'peer' END AS apart, b.device"
-	        " FROM changes ch JOIN benchmarks b ON b.id = ch.benchmark_id"
-	        " JOIN commits c ON c.id = ch.commit_id) q"
-	        " ORDER BY apart != '', apart, state != 'confirmed', name", &s) == XO_SQL_OK) {
+	if (xo_perf_rows_changes_grouped(db, &s) == XO_SQL_OK) {
 		while (xo_sql_step(s) == XO_SQL_ROW) {
 			char group[192], safe[256];
 
@@ -644,10 +614,7 @@ static void write_mutation_runs(struct xo_perfdb *db, FILE *html)
 {
 	struct xo_sql_stmt *s = NULL;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT date, sha, dirty, caught, total, equivalent, errors, missed,"
-	                       " seconds, mutants, mutants_all FROM mutation_runs"
-	                       " ORDER BY id DESC LIMIT 10", &s) == XO_SQL_OK) {
+	if (xo_perf_rows_mutation_runs(db, &s) == XO_SQL_OK) {
 		fprintf(html,
 		        "<h2>Suite power (ci/mutate.sh)</h2>\n<p>Planted bugs caught by what CI "
 		        "runs, newest first.</p>\n<table><tr><th>date</th><th>commit</th>"
@@ -686,14 +653,8 @@ static enum xo_status write_testbed(struct xo_perfdb *db, FILE *html, int64_t la
 {
 	struct xo_sql_stmt *s = NULL;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT t.hostname, t.cpu_model, t.cores, t.blas_config,"
-	                       " t.blas_coretype, t.cl_device, t.compiler, t.cflags, t.env"
-	                       " FROM runs ru JOIN testbeds t ON t.id = ru.testbed_id"
-	                       " WHERE ru.id = ?", &s)) {
+	if (xo_perf_rows_run_testbed(db, latest, &s))
 		return xo_perf_query_err(db, "report");
-	}
-	xo_sql_bind_int64(s, 1, latest);
 	if (xo_sql_step(s) == XO_SQL_ROW) {
 		static const char *const labels[] = {
 		    "host",          "CPU",      "cores", "BLAS",       "BLAS core type",
@@ -824,15 +785,8 @@ static enum xo_status write_compare(struct xo_perfdb *db, FILE *html, int64_t la
 	json_t *root, *rows;
 	FILE *f;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT max(ru.id) FROM runs ru WHERE ru.state = 'complete' AND"
-	                       " ru.testbed_id = ? AND ru.id < ? AND EXISTS (SELECT 1 FROM results"
-	                       " res JOIN benchmarks b ON b.id = res.benchmark_id WHERE"
-	                       " res.run_id = ru.id AND b.metric = 'time' AND"
-	                       " (b.device IN ('ref','cpu') OR b.device LIKE 'cl%'))", &s))
+	if (xo_perf_rows_run_before(db, testbed, latest, &s))
 		return xo_perf_query_err(db, "finding the run before the latest");
-	xo_sql_bind_int64(s, 1, testbed);
-	xo_sql_bind_int64(s, 2, latest);
 	if (xo_sql_step(s) == XO_SQL_ROW)
 		prev = xo_sql_column_int64(s, 0);
 	xo_sql_finalize(s);

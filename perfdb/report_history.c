@@ -110,34 +110,10 @@ static enum xo_status write_history_group(struct xo_perfdb *db, const struct xo_
 	double scale = counts ? 1e-6 : 1e3;
 
 	xo_perf_safe_name(mem[0].group, safe, sizeof(safe));
-	if (xo_sql_prepare(
-	        xo_perfdb_sql(db),
-	        /* the change (changes is unique per benchmark, testbed and
-	         * commit) is marked on the commit's first complete run. A join,
-	         * and the first run looked up from the change's row (ch.*, not
-	         * ru.*): written as a scalar subquery on ru, PostgreSQL hoisted
-	         * the min() into a one-time filter evaluated for every point, a
-	         * scan of runs each (O(runs^2): 3.2 s a line at 10 000 runs, and
-	         * a cost estimate that made it JIT-compile the query as well);
-	         * now it runs once per stored change, 33 ms a line */
-	        "SELECT ru.commit_id, ru.id, c.sha, c.dirty, res.median, coalesce(res.ci_lo, "
-	        "res.median),"
-	        " coalesce(res.ci_hi, res.median), res.min, ch.ratio"
-	        " FROM results res JOIN runs ru ON ru.id = res.run_id"
-	        " JOIN commits c ON c.id = ru.commit_id"
-	        " LEFT JOIN changes ch ON ch.benchmark_id = res.benchmark_id"
-	        "  AND ch.testbed_id = ru.testbed_id AND ch.commit_id = ru.commit_id"
-	        "  AND ch.state != 'ignored'"
-	        "  AND ru.id = (SELECT min(r2.id) FROM runs r2 WHERE"
-	        "   r2.commit_id = ch.commit_id AND r2.testbed_id = ch.testbed_id"
-	        "   AND r2.state = 'complete')"
-	        " WHERE res.benchmark_id = ? AND ru.testbed_id = ? AND ru.state = 'complete'",
-	        &s))
+	if (xo_perf_rows_history(db, &s))
 		return xo_perf_query_err(db, "reading a history");
 	for (int d = 0; d < nmem; d++) {
-		xo_sql_reset(s);
-		xo_sql_bind_int64(s, 1, mem[d].bench);
-		xo_sql_bind_int64(s, 2, mem[d].testbed);
+		xo_perf_rows_history_bind(s, mem[d].bench, mem[d].testbed);
 		while (xo_sql_step(s) == XO_SQL_ROW) {
 			struct hist_point *p;
 
@@ -243,15 +219,8 @@ static enum xo_status list_testbeds(struct xo_perfdb *db, FILE *html, int64_t on
 	struct xo_sql_stmt *s = NULL;
 
 	*ntb = 0;
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT t.id, t.hostname, t.hash, t.cpu_model, count(*), max(ru.id)"
-	                   " FROM testbeds t JOIN runs ru ON ru.testbed_id = t.id"
-	                   " WHERE ru.state = 'complete' AND (? = 0 OR t.id = ?)"
-	                   " GROUP BY t.id, t.hostname, t.hash, t.cpu_model"
-	                   " ORDER BY t.hostname, t.hash", &s))
+	if (xo_perf_rows_testbeds(db, only, &s))
 		return xo_perf_query_err(db, "listing the testbeds");
-	xo_sql_bind_int64(s, 1, only);
-	xo_sql_bind_int64(s, 2, only);
 	fprintf(html, "<h3 id=\"testbeds\">Testbeds%s</h3>\n<table><tr><th>label</th><th>id</th>"
 	              "<th>host</th><th>hash</th><th>CPU</th><th>complete runs</th>"
 	              "<th>latest</th></tr>\n",
@@ -309,15 +278,8 @@ static enum xo_status write_single_run(struct xo_perfdb *db, FILE *html, int64_t
 	              "benchmark the median per call with its 95%% CI and the minimum.</p>\n"
 	              "<table><tr><th>benchmark</th><th>device</th><th>median [95%% CI]</th>"
 	              "<th>minimum</th></tr>\n");
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT b.name, b.device, b.metric, b.unit, res.median, res.ci_lo,"
-	                       " res.ci_hi, res.min FROM results res JOIN benchmarks b ON b.id ="
-	                       " res.benchmark_id JOIN runs ru ON ru.id = res.run_id WHERE"
-	                       " ru.state = 'complete' AND (? = 0 OR ru.testbed_id = ?)"
-	                       " ORDER BY b.name", &s))
+	if (xo_perf_rows_results(db, only, &s))
 		return xo_perf_query_err(db, "report");
-	xo_sql_bind_int64(s, 1, only);
-	xo_sql_bind_int64(s, 2, only);
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		double med = xo_sql_column_double(s, 4), lo = xo_sql_column_double(s, 5),
 		       hi = xo_sql_column_double(s, 6), mn = xo_sql_column_double(s, 7);
@@ -377,14 +339,8 @@ enum xo_status xo_perf_write_histories(struct xo_perfdb *db, const char *outdir,
 	        only ? "" : " and testbed (device@label)");
 	if ((st = list_testbeds(db, html, only, tb, &ntb)))
 		return st;
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT DISTINCT b.id, b.name, b.device, ru.testbed_id FROM results"
-	                       " res JOIN benchmarks b ON b.id = res.benchmark_id JOIN runs ru ON"
-	                       " ru.id = res.run_id WHERE (? = 0 OR ru.testbed_id = ?) AND"
-	                       " ru.state = 'complete'", &s))
+	if (xo_perf_rows_series_members(db, only, &s))
 		return xo_perf_query_err(db, "report");
-	xo_sql_bind_int64(s, 1, only);
-	xo_sql_bind_int64(s, 2, only);
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		const char *tl = "";
 

@@ -95,21 +95,9 @@ enum xo_status xo_perf_write_split(struct xo_perfdb *db, const char *outdir, FIL
 	FILE *f;
 	int rows = 0, ndev = 0;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                       "SELECT res.id, b.batch, b.device, (SELECT count(DISTINCT b2.device)"
-	                       "  FROM results r2 JOIN benchmarks b2 ON b2.id = r2.benchmark_id"
-	                       "  WHERE r2.run_id = res.run_id AND r2.has_split != 0 AND"
-	                       "  b2.kind = 'model' AND b2.model = b.model AND b2.what = b.what"
-	                       "  AND b2.metric = 'time')"
-	                       " FROM results res JOIN benchmarks b ON b.id = res.benchmark_id"
-	                       " WHERE res.run_id = ? AND res.has_split != 0 AND b.kind = 'model'"
-	                       " AND b.model = ? AND b.what = ? AND b.metric = 'time'"
-	                       " ORDER BY b.device, b.batch", &s))
+	if (xo_perf_rows_split(db, run, model_raw, what, &s))
 		return xo_perf_query_err(db, "reading the OpenCL split");
-	xo_sql_bind_int64(s, 1, run);
 	xo_perf_safe_name(model_raw, model, sizeof(model));
-	xo_sql_bind_text(s, 2, model_raw);
-	xo_sql_bind_text(s, 3, what);
 	snprintf(path, sizeof(path), "%s/data/split_%s_%s.dat", outdir, model, what);
 	f = fopen(path, "w");
 	if (!f) {
@@ -171,13 +159,8 @@ static int write_probes(struct xo_perfdb *db, FILE *html, int64_t run)
 	struct xo_sql_stmt *s = NULL;
 	int rows = 0;
 
-	if (xo_sql_prepare(xo_perfdb_sql(db),
-	                   "SELECT device, launch_s, enqueue_s, sync_s, h2d_lat_s, h2d_bw,"
-	                   " d2h_lat_s, d2h_bw, flops, mem_bw, handoff_s, units FROM probes"
-	                   " WHERE run_id = ? ORDER BY device = 'cpu' DESC, device",
-	                   &s) != XO_SQL_OK)
+	if (xo_perf_rows_probes(db, run, &s) != XO_SQL_OK)
 		return 0; /* no table probes in this store */
-	xo_sql_bind_int64(s, 1, run);
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		if (!rows++)
 			fprintf(
@@ -398,7 +381,6 @@ enum xo_status xo_perf_write_answer(struct xo_perfdb *db, const char *outdir, FI
 enum xo_status xo_perf_write_layers(struct xo_perfdb *db, const char *outdir, FILE *gp, FILE *html,
                                     const char *model_raw, int64_t run)
 {
-	char layer_sql[512];
 	char model[64]; /* the model's name as file names, gnuplot and HTML see it */
 	struct xo_sql_stmt *s = NULL;
 	char path[4096], (*names)[64] = calloc(MAX_COLS, 64);
@@ -412,23 +394,13 @@ enum xo_status xo_perf_write_layers(struct xo_perfdb *db, const char *outdir, FI
 		free(ms);
 		return xo_error(XO_ENOMEM, "perf: out of memory");
 	}
-	/* layers in the order they were stored: the engine's row order */
-	snprintf(layer_sql, sizeof(layer_sql),
-	         "SELECT b.batch, o.op, o.kernel_s FROM result_ops o"
-	         " JOIN results res ON res.id = o.result_id"
-	         " JOIN benchmarks b ON b.id = res.benchmark_id"
-	         " WHERE res.run_id = ? AND o.dir = 'layer' AND b.kind = 'model'"
-	         " AND b.model = ? AND b.what = 'train_step' AND b.metric = 'time'"
-	         " ORDER BY b.batch, o.%s",
-	         xo_sql_dialect(xo_perfdb_sql(db))->row_order);
-	if (xo_sql_prepare(xo_perfdb_sql(db), layer_sql, &s)) {
+	/* layers in the order they were stored */
+	if (xo_perf_rows_layers(db, run, model_raw, &s)) {
 		free(names);
 		free(ms);
 		return xo_perf_query_err(db, "reading layer times");
 	}
-	xo_sql_bind_int64(s, 1, run);
 	xo_perf_safe_name(model_raw, model, sizeof(model));
-	xo_sql_bind_text(s, 2, model_raw);
 	while (xo_sql_step(s) == XO_SQL_ROW) {
 		int64_t batch = xo_sql_column_int64(s, 0);
 		const char *name = xo_perf_query_text(s, 1);
