@@ -1,7 +1,7 @@
 # embed.cmake - turns the OpenCL sources into a C file of string arrays so the
 # program runs from any directory (no .cl files needed at run time).
 # It also writes the kernel list, KERNELS (cl_kernels.h): every `__kernel
-# ... void xo_cl_NAME(` of the sources, in source order, as K(NAME) entries of
+# ... xo_cl_NAME(` (or `kernel ...`) of the sources, in source order, as K(NAME) entries of
 # XO_CL_KERNELS (cl_internal.h), so a kernel is named once, where it is
 # written. Comments are dropped before the match: a kernel quoted in a
 # comment is no kernel.
@@ -18,7 +18,10 @@ foreach(src ${srcs})
   file(READ ${src} text)
   string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" text "${text}")
   string(REGEX REPLACE "//[^\n]*" "" text "${text}")
-  string(REGEX MATCHALL "__kernel[^;{}]*void[ \t\r\n]+xo_cl_[A-Za-z0-9_]+[ \t\r\n]*\\("
+  # `__kernel` or `kernel` as a word, then anything up to the name (void,
+  # attributes before or after it), the name after a blank or a `)`
+  string(REGEX MATCHALL
+         "(^|[^A-Za-z0-9_])(__)?kernel[ \t\r\n][^;{}]*[ \t\r\n)]xo_cl_[A-Za-z0-9_]+[ \t\r\n]*\\("
          found "${text}")
   foreach(k ${found})
     string(REGEX REPLACE ".*xo_cl_([A-Za-z0-9_]+)[ \t\r\n]*\\($" "\\1" k "${k}")

@@ -1,8 +1,9 @@
 # cl_kernel_list.cmake - cl/embed.cmake's kernel list (cl_kernels.h) names
 # every kernel of its sources, in source order, whatever the declaration's
 # form, and nothing else: a one-line `__kernel void`, an attribute between
-# `__kernel` and `void`, the name on the next line; not a helper function,
-# not a kernel quoted in a comment.
+# `__kernel` and `void` or after `void`, the name on the next line, the
+# `kernel` keyword; not a helper function (even one named xo_cl_ with a
+# parameter named kernel), not a kernel quoted in a comment.
 # Usage: cmake -DEMBED=cl/embed.cmake -DWORK=dir -P cl_kernel_list.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -28,6 +29,14 @@ __kernel void
 	/* a comment with * and ** and a { */
 	y[0] = 1;
 }
+kernel void xo_cl_keyword_kernel(__global float *y, int kernel_size)
+{
+	y[0] = kernel_size;
+}
+__kernel void __attribute__((reqd_work_group_size(64, 1, 1))) xo_cl_attr_after_void(int n)
+{
+}
+static inline float xo_cl_helper(float kernel) { return kernel; }
 ")
 execute_process(COMMAND ${CMAKE_COMMAND} -DOUT=${WORK}/s.c -DKERNELS=${WORK}/k.h
                         "-DSOURCES=${WORK}/a.cl|${WORK}/b.cl" -P ${EMBED}
@@ -37,7 +46,7 @@ if(NOT rc EQUAL 0)
 endif()
 file(READ ${WORK}/k.h got)
 string(REGEX MATCHALL "K\\([A-Za-z0-9_]+\\)" got "${got}")
-set(want "K(one_line);K(attr_next_line);K(second_file)")
+set(want "K(one_line);K(attr_next_line);K(second_file);K(keyword_kernel);K(attr_after_void)")
 if(NOT "${got}" STREQUAL "${want}")
   message(FATAL_ERROR "kernel list: got '${got}', want '${want}'")
 endif()
