@@ -22,58 +22,12 @@
 #include "xo/cl.h"
 
 /*
- * Every kernel of cl/kernels/<family>.cl, one list per family file (an op's
- * kernels are on its family's list); the kernel is named "xo_cl_" #name.
+ * Every kernel of the cl/kernels sources, XO_CL_KERNELS(K): one K(name) per
+ * `__kernel ... void xo_cl_<name>(` of the sources, in the order of the
+ * program, generated from them at build time (cl/embed.cmake), so a new
+ * kernel is named only where it is written.
  */
-#define XO_CL_KERNELS_conv(K)                                                                      \
-	K(conv1d_fwd) K(conv1d_bwd_dx) K(conv1d_bwd_dw) K(conv1d_bwd_dw__wg)                       \
-	K(conv1d_bwd_dw__split)
-#define XO_CL_KERNELS_conv2d(K)                                                                    \
-	K(conv2d_fwd) K(conv2d_bwd_dx) K(conv2d_bwd_dw)
-#define XO_CL_KERNELS_pool(K)                                                                      \
-	K(max_pooling1d_fwd) K(max_pooling1d_bwd) K(average_pooling1d_fwd)                         \
-	K(average_pooling1d_bwd) K(global_average_pooling1d_fwd) K(global_average_pooling1d_bwd)   \
-	K(global_max_pooling1d_fwd) K(global_max_pooling1d_bwd)
-#define XO_CL_KERNELS_pool2d(K)                                                                    \
-	K(max_pooling2d_fwd) K(max_pooling2d_bwd) K(average_pooling2d_fwd)                         \
-	K(average_pooling2d_bwd)
-#define XO_CL_KERNELS_dense(K)                                                                     \
-	K(dense_fwd) K(dense_fwd__tiled) K(dense_fwd__softmax) K(dense_bwd_dx) K(dense_bwd_dw)     \
-	K(dense_bwd_dw__wg) K(dense_bwd_dw__split)
-#define XO_CL_KERNELS_act(K)                                                                       \
-	K(relu_fwd) K(relu_bwd) K(sigmoid_fwd) K(sigmoid_bwd) K(tanh_fwd) K(tanh_bwd) K(elu_fwd)   \
-	K(elu_bwd) K(gelu_fwd) K(gelu_bwd) K(softplus_fwd) K(softplus_bwd) K(softmax_fwd)          \
-	K(softmax_bwd)
-#define XO_CL_KERNELS_loss(K)                                                                      \
-	K(categorical_crossentropy_fwd) K(categorical_crossentropy_bwd) K(accuracy_fwd)            \
-	K(binary_crossentropy_fwd) K(binary_crossentropy_bwd) K(mean_squared_error_fwd)            \
-	K(mean_squared_error_bwd) K(binary_accuracy_fwd) K(sparse_categorical_crossentropy_fwd)    \
-	K(sparse_categorical_crossentropy_bwd) K(sparse_categorical_accuracy_fwd)
-#define XO_CL_KERNELS_adam(K)                                                                      \
-	K(adam_fwd)
-#define XO_CL_KERNELS_opt(K)                                                                       \
-	K(sgd_fwd) K(rmsprop_fwd)
-#define XO_CL_KERNELS_random(K)                                                                    \
-	K(dropout_apply)
-#define XO_CL_KERNELS_norm(K)                                                                      \
-	K(batch_normalization_fwd) K(batch_normalization_bwd)
-#define XO_CL_KERNELS_embed(K)                                                                     \
-	K(embedding_fwd) K(embedding_bwd)
-#define XO_CL_KERNELS_rnn(K)                                                                       \
-	K(rnn_fwd) K(rnn_bwd_seq) K(rnn_bwd_w) K(rnn_fwd__wg) K(rnn_bwd_seq__wg)                   \
-	K(rnn_bwd_w__part) K(rnn_bwd_w__sum)
-#define XO_CL_KERNELS_misc(K)                                                                      \
-	K(copy) K(gather_fwd) K(sum_chunks)
-#define XO_CL_KERNELS_net(K)                                                                       \
-	K(net_fwd) K(net_metrics) K(net_train) K(net_update)
-#define XO_CL_KERNELS_probe(K)                                                                     \
-	K(probe_empty) K(probe_fma) K(probe_fill) K(probe_copy) K(probe_steps)
-#define XO_CL_KERNELS(K)                                                                           \
-	XO_CL_KERNELS_conv(K) XO_CL_KERNELS_conv2d(K) XO_CL_KERNELS_pool(K)                        \
-	XO_CL_KERNELS_pool2d(K) XO_CL_KERNELS_dense(K) XO_CL_KERNELS_act(K)                        \
-	XO_CL_KERNELS_loss(K) XO_CL_KERNELS_adam(K) XO_CL_KERNELS_opt(K) XO_CL_KERNELS_random(K)   \
-	XO_CL_KERNELS_norm(K) XO_CL_KERNELS_embed(K) XO_CL_KERNELS_rnn(K) XO_CL_KERNELS_misc(K)    \
-	XO_CL_KERNELS_net(K) XO_CL_KERNELS_probe(K)
+#include "cl_kernels.h"
 
 enum xo_cl_kid {
 #define XO_CL_K(name) XO_CL_K_##name,

@@ -113,39 +113,28 @@ static void usage(FILE *f)
 }
 
 /*
- * Keras's required arguments: Conv1D(filters, kernel_size), Dense(units),
- * Dropout(rate). Every other key has Keras's default (xo_params_default;
- * strides 1 for conv1d and pool_size for max_pooling1d, pool_size 2, padding
- * valid, use_bias 1, activation linear, dilation_rate 1, Adam 1e-3 / 0.9 /
- * 0.999 / 1e-7); batch, len and ch are the case's input shape (default 1).
+ * Keras's required arguments (Conv1D(filters, kernel_size), Dense(units),
+ * Dropout(rate), ...) come from the op's keys (xo_op_required_key). Every
+ * other key has Keras's default (xo_params_default; strides 1 for conv1d and
+ * pool_size for max_pooling1d, pool_size 2, padding valid, use_bias 1,
+ * activation linear, dilation_rate 1, Adam 1e-3 / 0.9 / 0.999 / 1e-7);
+ * batch, len and ch are the case's input shape (default 1).
+ *
+ * missing_key: the first required key of op that is not among the keys of
+ * the "key=value" words words[0..n-1], or NULL.
  */
-static const struct {
-	enum xo_op op;
-	const char *keys[2];
-} required[] = {
-	{XO_OP_conv1d, {"filters", "kernel_size"}},
-	{XO_OP_conv2d, {"filters", "kernel_size"}},
-	{XO_OP_dense, {"units", NULL}},
-	{XO_OP_dropout, {"rate", NULL}},
-};
-
-/* The first required key of op that is not among the keys of the
- * "key=value" words words[0..n-1], or NULL. */
 static const char *missing_key(enum xo_op op, char *const *words, int n)
 {
-	for (size_t r = 0; r < sizeof(required) / sizeof(required[0]); r++) {
-		if (required[r].op != op)
-			continue;
-		for (int k = 0; k < 2 && required[r].keys[k]; k++) {
-			const char *key = required[r].keys[k];
-			size_t len = strlen(key);
-			bool found = false;
+	const char *key;
 
-			for (int i = 0; i < n && !found; i++)
-				found = !strncmp(words[i], key, len) && words[i][len] == '=';
-			if (!found)
-				return key;
-		}
+	for (int k = 0; (key = xo_op_required_key(op, k)); k++) {
+		size_t len = strlen(key);
+		bool found = false;
+
+		for (int i = 0; i < n && !found; i++)
+			found = !strncmp(words[i], key, len) && words[i][len] == '=';
+		if (!found)
+			return key;
 	}
 	return NULL;
 }
@@ -253,11 +242,8 @@ static void list_ops(bool json)
 
 			*eq = '\0';
 			req = false;
-			for (size_t r = 0; r < sizeof(required) / sizeof(required[0]); r++)
-				for (int k = 0; k < 2; k++)
-					if (required[r].op == op && required[r].keys[k] &&
-					    !strcmp(required[r].keys[k], tok))
-						req = true;
+			for (int k = 0; xo_op_required_key(op, k); k++)
+				req = req || !strcmp(xo_op_required_key(op, k), tok);
 			if ((xo_op_is_pool1d(op) || xo_op_is_pool2d(op)) && !strcmp(tok, "strides"))
 				def = "pool_size";
 			else if (xo_op_is_pool2d(op) && !strcmp(tok, "strides_w"))

@@ -234,44 +234,57 @@ static const struct key_info keys[K_COUNT] = {
 _Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
 
 #define B(k) (UINT64_C(1) << (k))
-/* Which keys each op reads (its canonical line): one KEYS_<op> mask per op of
- * ops.def, shared within a family; an op without one does not compile. */
+/* Which keys each op reads (its canonical line) and which of them it
+ * requires (Keras's arguments without a default: a case must give them):
+ * one KEYS_<op> entry per op of ops.def, shared within a family; an op
+ * without one does not compile. */
+struct key_set {
+	uint64_t read, required;
+};
+/* clang-format off */
+#define KEYS(read, required) {(read), (required)}
+/* clang-format on */
 #define KEYS_conv1d                                                                                \
-	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) | B(K_STRIDES) |        \
-	 B(K_DILATION) | B(K_PADDING) | B(K_USE_BIAS) | B(K_ACTIVATION))
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) | B(K_STRIDES) |   \
+	      B(K_DILATION) | B(K_PADDING) | B(K_USE_BIAS) | B(K_ACTIVATION)),                     \
+	     B(K_FILTERS) | B(K_KERNEL_SIZE))
 #define KEYS_conv2d                                                                                \
-	(B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |          \
-	 B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_DILATION) | B(K_DILATION_W) |         \
-	 B(K_PADDING) | B(K_USE_BIAS) | B(K_ACTIVATION))
-#define KEYS_POOL1D \
-	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) | B(K_PADDING))
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |     \
+	      B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_DILATION) | B(K_DILATION_W) |    \
+	      B(K_PADDING) | B(K_USE_BIAS) | B(K_ACTIVATION)),                                     \
+	     B(K_FILTERS) | B(K_KERNEL_SIZE))
+#define KEYS_POOL1D                                                                                \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_POOL_SIZE) | B(K_STRIDES) | B(K_PADDING)), 0)
 #define KEYS_max_pooling1d            KEYS_POOL1D
 #define KEYS_average_pooling1d        KEYS_POOL1D
-#define KEYS_GLOBAL_POOL1D            (B(K_BATCH) | B(K_LEN) | B(K_CH))
+#define KEYS_GLOBAL_POOL1D            KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
 #define KEYS_global_average_pooling1d KEYS_GLOBAL_POOL1D
 #define KEYS_global_max_pooling1d     KEYS_GLOBAL_POOL1D
 #define KEYS_POOL2D                                                                                \
-	(B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_POOL_SIZE) | B(K_POOL_W) |             \
-	 B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING))
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_POOL_SIZE) | B(K_POOL_W) |        \
+	      B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING)),                                       \
+	     0)
 #define KEYS_max_pooling2d            KEYS_POOL2D
 #define KEYS_average_pooling2d        KEYS_POOL2D
-#define KEYS_GLOBAL_POOL2D            (B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH))
+#define KEYS_GLOBAL_POOL2D            KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH)), 0)
 #define KEYS_global_average_pooling2d KEYS_GLOBAL_POOL2D
 #define KEYS_global_max_pooling2d     KEYS_GLOBAL_POOL2D
-#define KEYS_dense (B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION))
-#define KEYS_ELEMENTWISE              (B(K_BATCH) | B(K_LEN) | B(K_CH))
-#define KEYS_relu                     KEYS_ELEMENTWISE
-#define KEYS_sigmoid                  KEYS_ELEMENTWISE
-#define KEYS_softmax                  KEYS_ELEMENTWISE
-#define KEYS_tanh                     KEYS_ELEMENTWISE
-#define KEYS_elu                      KEYS_ELEMENTWISE
-#define KEYS_gelu                     KEYS_ELEMENTWISE
-#define KEYS_softplus                 KEYS_ELEMENTWISE
-#define KEYS_flatten                  KEYS_ELEMENTWISE
+#define KEYS_dense                                                                                 \
+	KEYS((B(K_BATCH) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION)), B(K_UNITS))
+#define KEYS_ELEMENTWISE KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
+#define KEYS_relu        KEYS_ELEMENTWISE
+#define KEYS_sigmoid     KEYS_ELEMENTWISE
+#define KEYS_softmax     KEYS_ELEMENTWISE
+#define KEYS_tanh        KEYS_ELEMENTWISE
+#define KEYS_elu         KEYS_ELEMENTWISE
+#define KEYS_gelu        KEYS_ELEMENTWISE
+#define KEYS_softplus    KEYS_ELEMENTWISE
+#define KEYS_flatten     KEYS_ELEMENTWISE
 #define KEYS_dropout                                                                               \
-	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_RATE) | B(K_TRAINING) | B(K_SEED) | B(K_STEP) |     \
-	 B(K_LAYER))
-#define KEYS_LOSS                            (B(K_BATCH) | B(K_CH))
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_RATE) | B(K_TRAINING) | B(K_SEED) |            \
+	      B(K_STEP) | B(K_LAYER)),                                                             \
+	     B(K_RATE))
+#define KEYS_LOSS                            KEYS((B(K_BATCH) | B(K_CH)), 0)
 #define KEYS_categorical_crossentropy        KEYS_LOSS
 #define KEYS_accuracy                        KEYS_LOSS
 #define KEYS_binary_crossentropy             KEYS_LOSS
@@ -279,37 +292,52 @@ _Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
 #define KEYS_binary_accuracy                 KEYS_LOSS
 #define KEYS_sparse_categorical_crossentropy KEYS_LOSS
 #define KEYS_sparse_categorical_accuracy     KEYS_LOSS
-#define KEYS_adam \
-	(B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) | B(K_ITERATION))
-#define KEYS_gather                          (B(K_BATCH) | B(K_CH) | B(K_ROWS))
-#define KEYS_embedding                       (B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ROWS))
+#define KEYS_adam                                                                                  \
+	KEYS((B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) | B(K_ITERATION)), 0)
+#define KEYS_gather    KEYS((B(K_BATCH) | B(K_CH) | B(K_ROWS)), 0)
+#define KEYS_embedding KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ROWS)), 0)
 #define KEYS_batch_normalization                                                                   \
-	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_TRAINING) | B(K_MOMENTUM) | B(K_EPSILON) |          \
-	 B(K_CENTER) | B(K_SCALE))
-#define KEYS_sgd     (B(K_SIZE) | B(K_LR) | B(K_MOMENTUM) | B(K_NESTEROV))
-#define KEYS_rmsprop (B(K_SIZE) | B(K_LR) | B(K_RHO) | B(K_MOMENTUM) | B(K_EPSILON))
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_TRAINING) | B(K_MOMENTUM) | B(K_EPSILON) |     \
+	      B(K_CENTER) | B(K_SCALE)),                                                           \
+	     0)
+#define KEYS_sgd     KEYS((B(K_SIZE) | B(K_LR) | B(K_MOMENTUM) | B(K_NESTEROV)), 0)
+#define KEYS_rmsprop KEYS((B(K_SIZE) | B(K_LR) | B(K_RHO) | B(K_MOMENTUM) | B(K_EPSILON)), 0)
 #define KEYS_simple_rnn                                                                            \
-	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |          \
-	 B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS))
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |     \
+	      B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS)),                                          \
+	     0)
 #define KEYS_lstm                                                                                  \
-	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |          \
-	 B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS))
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |     \
+	      B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS)),              \
+	     0)
 #define KEYS_gru                                                                                   \
-	(B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |          \
-	 B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS) | B(K_RESET_AFTER))
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |     \
+	      B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS) |              \
+	      B(K_RESET_AFTER)),                                                                   \
+	     0)
 
-static const uint64_t op_key_masks[XO_OP_COUNT] = {
+static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,
 #include "xo/ops.def"
 #undef XO_OP
 };
+#undef KEYS
 
 static uint64_t op_keys(enum xo_op op)
 {
 	XO_ASSERT((unsigned)op < XO_OP_COUNT);
-	return op_key_masks[op];
+	return op_key_masks[op].read;
 }
 #undef B
+
+const char *xo_op_required_key(enum xo_op op, int i)
+{
+	XO_ASSERT((unsigned)op < XO_OP_COUNT);
+	for (int k = 0; k < K_COUNT; k++)
+		if ((op_key_masks[op].required >> k & 1) && i-- == 0)
+			return keys[k].name;
+	return NULL;
+}
 
 static bool parse_i64(const char *s, int64_t *out)
 {

@@ -199,6 +199,10 @@ struct xo_params xo_params_default_op(enum xo_op op);
 
 /* Sets one key=value field; XO_EINVAL with a message on unknown key or bad value. */
 enum xo_status xo_params_set(struct xo_params *p, const char *key, const char *value);
+/* The i-th (from 0) key op requires, Keras's arguments without a default
+ * (conv1d's filters and kernel_size, ...), in the order of the canonical
+ * line; NULL past the last. */
+const char *xo_op_required_key(enum xo_op op, int i);
 /* Writes the canonical "key=value ..." line of the fields op reads. */
 int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, char *buf,
 		     size_t size);

@@ -88,3 +88,12 @@ if(XO_OPENCL)
                    ${CMAKE_CURRENT_BINARY_DIR}/ci_gpu_nogpu)
   set_tests_properties(ci.gpu_no_gpu PROPERTIES LABELS "quick" TIMEOUT 60)
 endif()
+
+# The kernel list is generated from the cl/kernels sources (cl/embed.cmake):
+# it finds every kernel whatever the declaration's form, and nothing else
+# (suites/cli/cl_kernel_list.cmake; needs no OpenCL).
+add_test(NAME cl.kernel_list
+         COMMAND ${CMAKE_COMMAND} -DEMBED=${PROJECT_SOURCE_DIR}/cl/embed.cmake
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cl_kernel_list -P
+                 ${CMAKE_CURRENT_LIST_DIR}/cli/cl_kernel_list.cmake)
+set_tests_properties(cl.kernel_list PROPERTIES LABELS "quick" TIMEOUT 30)

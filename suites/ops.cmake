@@ -1,6 +1,6 @@
 # The op suites, generated from the shapes files at configure time (STYLE
-# rule 13): one ctest test per backend x op x dir (x padding for conv1d and
-# max_pooling1d) present in suites/shapes/quick.txt (label quick, names
+# rule 13): one ctest test per backend x op x dir (x padding for the ops
+# with a padding key) present in suites/shapes/quick.txt (label quick, names
 # ops.BACKEND.OP.DIR[.PADDING]) and suites/shapes/nightly.txt (label nightly,
 # names nightly.ops.BACKEND.OP.DIR[.PADDING]); cl tests also carry label
 # opencl and exit 77 (SKIPPED) without an OpenCL platform unless
@@ -30,11 +30,43 @@ set_tests_properties(ops.tables PROPERTIES LABELS "quick")
 # has_bwd of every op, from the one list.
 file(STRINGS ${PROJECT_SOURCE_DIR}/include/xo/ops.def xo_opdef_lines REGEX "^XO_OP\\(")
 set(xo_ops_without_bwd "")
+set(xo_ops_all "")
 foreach(l ${xo_opdef_lines})
+  if(l MATCHES "^XO_OP\\(([a-z_0-9]+),")
+    list(APPEND xo_ops_all ${CMAKE_MATCH_1})
+  endif()
   if(l MATCHES "^XO_OP\\(([a-z_0-9]+), *0,")
     list(APPEND xo_ops_without_bwd ${CMAKE_MATCH_1})
   endif()
 endforeach()
+
+# The ops with a padding key (their tests are per padding), from the op's
+# KEYS_<op> entry in core/params.c: the entry, or the family entry it names,
+# holds K_PADDING. ops.padding_keys checks the result against
+# `xo check --list`, so a change of that entry's form cannot drop an op.
+file(READ ${PROJECT_SOURCE_DIR}/core/params.c xo_params_src)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${PROJECT_SOURCE_DIR}/core/params.c ${PROJECT_SOURCE_DIR}/include/xo/ops.def)
+string(REGEX REPLACE "\\\\\n" " " xo_params_src "${xo_params_src}")
+string(REGEX MATCHALL "#define KEYS_[A-Za-z0-9_]+[^\n]*" xo_keys_defs "${xo_params_src}")
+foreach(d ${xo_keys_defs})
+  string(REGEX MATCH "^#define (KEYS_[A-Za-z0-9_]+)[ \t]+(.*)$" m "${d}")
+  set(xo_def_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+endforeach()
+set(xo_ops_with_padding "")
+foreach(op ${xo_ops_all})
+  set(v "${xo_def_KEYS_${op}}")
+  while(v MATCHES "^ *(KEYS_[A-Za-z0-9_]+) *$")
+    set(v "${xo_def_${CMAKE_MATCH_1}}")
+  endwhile()
+  if(v STREQUAL "")
+    message(FATAL_ERROR "suites/ops.cmake: no KEYS_${op} entry in core/params.c")
+  endif()
+  if(v MATCHES "K_PADDING")
+    list(APPEND xo_ops_with_padding ${op})
+  endif()
+endforeach()
+string(REPLACE ";" "," xo_ops_with_padding_arg "${xo_ops_with_padding}")
 
 set(xo_op_backends ref cpu)
 if(XO_OPENCL)
@@ -63,7 +95,8 @@ function(xo_add_op_tests shapes label prefix)
     endif()
     string(REGEX MATCH "^[a-z_0-9]+" op "${l}")
     set(pad "")
-    if(op MATCHES "^(conv1d|conv2d|max_pooling1d|average_pooling1d|max_pooling2d|average_pooling2d)$")
+    list(FIND xo_ops_with_padding ${op} haspad)
+    if(NOT haspad EQUAL -1)
       set(pad "valid")
       if(l MATCHES "padding=([a-z]+)")
         set(pad ${CMAKE_MATCH_1})
@@ -124,6 +157,13 @@ if(XO_OPENCL)
   xo_add_op_tests(${CMAKE_CURRENT_LIST_DIR}/shapes/rnn_tiles.txt quick ops
     BACKENDS cl SUFFIX .tiles ENV XO_CL_TUNE=rnn_nb=4,wg=32)
 endif()
+
+# The ops found above with a padding key are the ops whose canonical line has
+# one (suites/ops_padding_keys.sh).
+add_test(NAME ops.padding_keys
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/ops_padding_keys.sh $<TARGET_FILE:xo>
+                 ${xo_ops_with_padding_arg})
+set_tests_properties(ops.padding_keys PROPERTIES LABELS "quick" TIMEOUT 30)
 
 # `xo check` from the command line, as a user meets it: a valid case
 # prints PASSED with the command line that reruns it (exit 0); bad usage and

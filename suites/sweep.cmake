@@ -11,14 +11,24 @@ set(xo_sweep_backends cpu)
 if(XO_OPENCL)
   list(APPEND xo_sweep_backends cl)
 endif()
-# op|paddings, as the table in test_sweep.c holds them
-set(xo_sweep_groups
-  "conv1d|valid,same,causal"
-  "conv2d|valid,same"
-  "max_pooling1d|valid,same"
-  "average_pooling1d|valid,same"
-  "max_pooling2d|valid,same"
-  "average_pooling2d|valid,same")
+# op|paddings, read from the table in test_sweep.c (each row's "op",
+# "paddings"), so a new sweep is one row there
+file(READ ${CMAKE_CURRENT_LIST_DIR}/test_sweep.c xo_sweep_src)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${CMAKE_CURRENT_LIST_DIR}/test_sweep.c)
+string(FIND "${xo_sweep_src}" "sweep_table[] = {" at)
+string(SUBSTRING "${xo_sweep_src}" ${at} -1 xo_sweep_src)
+string(REGEX MATCHALL "\\{\"[a-z0-9_]+\",[ \t\r\n]*\"[a-z ]+\"" xo_sweep_rows
+       "${xo_sweep_src}")
+set(xo_sweep_groups "")
+foreach(r ${xo_sweep_rows})
+  string(REGEX REPLACE "^\\{\"([a-z0-9_]+)\",[ \t\r\n]*\"([a-z ]+)\"$" "\\1|\\2" g "${r}")
+  string(REPLACE " " "," g "${g}")
+  list(APPEND xo_sweep_groups "${g}")
+endforeach()
+if(NOT xo_sweep_groups)
+  message(FATAL_ERROR "suites/sweep.cmake: no rows found in test_sweep.c's sweep_table")
+endif()
 foreach(be ${xo_sweep_backends})
   foreach(g ${xo_sweep_groups})
     string(REGEX REPLACE "[|,]" ";" parts "${g}")

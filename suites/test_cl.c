@@ -183,6 +183,37 @@ static void test_table_is_native(void **state)
 	assert_non_null(cl->sync);
 }
 
+/* The kernel list (generated from the cl/kernels sources) is every kernel of
+ * the built program: one it missed would never be created, and its launch
+ * would fail only when an op first needs it. */
+static void test_kernel_list_complete(void **state)
+{
+	struct xo_cl_ctx *c = cl_be->ctx;
+	char names[8192];
+	size_t n = 0, len = 0;
+	int found = 0;
+
+	(void)state;
+	assert_int_equal(clGetProgramInfo(c->program, CL_PROGRAM_NUM_KERNELS, sizeof(n), &n, NULL),
+			 CL_SUCCESS);
+	assert_int_equal(clGetProgramInfo(c->program, CL_PROGRAM_KERNEL_NAMES, sizeof(names),
+					  names, &len),
+			 CL_SUCCESS);
+	for (char *save = NULL, *k = strtok_r(names, ";", &save); k;
+	     k = strtok_r(NULL, ";", &save)) {
+		int kid = 0;
+
+		while (kid < XO_CL_K_COUNT && strcmp(xo_cl_kernel_name((enum xo_cl_kid)kid), k))
+			kid++;
+		if (kid == XO_CL_K_COUNT)
+			fail_msg("kernel %s of the program is not on XO_CL_KERNELS", k);
+		assert_non_null(c->kernel[kid]);
+		found++;
+	}
+	assert_int_equal(n, XO_CL_K_COUNT);
+	assert_int_equal(found, XO_CL_K_COUNT);
+}
+
 /* Every op call launches at least one kernel for its own op/dir and moves no
  * data between host and device (so nothing is computed on the host). */
 static void test_every_op_launches(void **state)
@@ -783,6 +814,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_is_native),
+		cmocka_unit_test(test_kernel_list_complete),
 		cmocka_unit_test(test_every_op_launches),
 		cmocka_unit_test(test_fused_launch_counts),
 		cmocka_unit_test(test_memory_limit),

@@ -19,6 +19,39 @@
 #include "proc.h"
 #include "xo.h"
 
+/* The keys an op requires come from its keys entry (xo check refuses a case
+ * without them): Keras's arguments without a default, in canonical-line
+ * order, and every one is a key the op reads (on its canonical line). */
+static void test_params_required_keys(void **state)
+{
+	(void)state;
+	assert_string_equal(xo_op_required_key(XO_OP_conv1d, 0), "filters");
+	assert_string_equal(xo_op_required_key(XO_OP_conv1d, 1), "kernel_size");
+	assert_null(xo_op_required_key(XO_OP_conv1d, 2));
+	assert_string_equal(xo_op_required_key(XO_OP_conv2d, 0), "filters");
+	assert_string_equal(xo_op_required_key(XO_OP_conv2d, 1), "kernel_size");
+	assert_string_equal(xo_op_required_key(XO_OP_dense, 0), "units");
+	assert_null(xo_op_required_key(XO_OP_dense, 1));
+	assert_string_equal(xo_op_required_key(XO_OP_dropout, 0), "rate");
+	assert_null(xo_op_required_key(XO_OP_relu, 0));
+	assert_null(xo_op_required_key(XO_OP_max_pooling1d, 0));
+	for (int o = 0; o < XO_OP_COUNT; o++) {
+		struct xo_params d = xo_params_default();
+		const char *key;
+		char line[512] = " ";
+
+		xo_params_format((enum xo_op)o, XO_DIR_FWD, &d, line + 1, sizeof(line) - 1);
+		for (int k = 0; (key = xo_op_required_key((enum xo_op)o, k)); k++) {
+			char word[80];
+
+			snprintf(word, sizeof(word), " %s=", key);
+			if (!strstr(line, word))
+				fail_msg("%s requires %s, not on its line '%s'",
+				         xo_op_name((enum xo_op)o), key, line);
+		}
+	}
+}
+
 /* The width axis of a 2-D op: *_w keys win, 0 means "as the height", and a
  * default stride (0) stays the axis's own default (its pool size). */
 static void test_params_width_axis(void **state)
@@ -228,6 +261,7 @@ static void test_proc_capture_limit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_params_required_keys),
 	    cmocka_unit_test(test_params_width_axis),
 	    cmocka_unit_test(test_conv2d_geometry),
 	    cmocka_unit_test(test_error_one_line),
