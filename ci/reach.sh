@@ -54,6 +54,12 @@ rm -f "$map/done"
 B=$map/build
 t0=$(date +%s)
 cc -O2 -c -o "$map/reach_rt.o" "$here/reach_rt.c" || die "cannot compile ci/reach_rt.c"
+# a build directory of another source tree (a map kept from another
+# checkout) cannot be reused: its objects describe that tree
+if [ -f "$B/CMakeCache.txt" ] &&
+    [ "$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")" != "$src" ]; then
+    rm -rf "$B"
+fi
 if [ ! -f "$B/CMakeCache.txt" ]; then
     cmake -S "$src" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_C_FLAGS="-finstrument-functions" \
