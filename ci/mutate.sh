@@ -53,6 +53,8 @@
 #                  mutant_results; an empty DIR is nothing to run (exit 0)
 #   --budget S     generated mutants: start none after S seconds of the run;
 #                  those not run are pending (mutgen-pending.txt)
+#   --stop S       generated mutants: a mutant still running S seconds into
+#                  the run is stopped and pending too (a hard end for CI)
 #   --reach MODE   generated mutants: select each one's tests by the reach
 #                  map (ci/reach.sh) of this tree: auto (the default) builds
 #                  the map when the cache lacks it, use only takes a cached
@@ -79,7 +81,7 @@ die() {
 }
 
 mode=all sample=0 offset= list=0 check=0 keep_going=0 db= out_dir=$XO_ROOT/out
-from= budget=0 trust= reach=auto
+from= budget=0 trust= reach=auto stop=0
 jobs=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 names=()
 while [ $# -gt 0 ]; do
@@ -104,6 +106,11 @@ while [ $# -gt 0 ]; do
     --budget)
         [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--budget needs seconds >= 1"
         budget=$2
+        shift
+        ;;
+    --stop)
+        [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--stop needs seconds >= 1"
+        stop=$2
         shift
         ;;
     --trust-baseline)
@@ -208,8 +215,8 @@ done
 
 [ $generated -eq 0 ] || [ $handwritten -eq 0 ] ||
     die "$MUTANTS_DIR mixes generated and hand-written mutants: give them separate directories"
-[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ -z "$trust" ]; } ||
-    die "--budget and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
+[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ "$stop" = 0 ] && [ -z "$trust" ]; } ||
+    die "--budget, --stop and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
 selected=()
 if [ ${#names[@]} -gt 0 ]; then
     for n in "${names[@]}"; do
@@ -380,14 +387,25 @@ run_passes() {
         cheapest_first
         rm -f "$B/Testing/Temporary/LastTestsFailed.log"
         echo "==== pass $name: ${env:+$env }ctest $args" >>"$log"
-        local cap=
+        local cap= left= stopping=0
         [ -z "$pass_cap" ] || cap=$(pass_limit "$args")
+        if [ "$stop" -gt 0 ] && [ -n "$pass_cap" ]; then
+            left=$((stop - ($(date +%s) - start_all)))
+            if [ "$left" -le 0 ]; then
+                echo "$name/(stopped)"
+                return 1
+            fi
+            [ -n "$cap" ] && [ "$cap" -le "$left" ] || { cap=$left stopping=1; }
+        fi
         # shellcheck disable=SC2086 # args are words
         env $env ${cap:+timeout -k 10 "$cap"} ctest --test-dir "$B" $args \
             -j"$jobs" --timeout "$to" --output-on-failure \
             $([ "$stop" = 1 ] && echo --stop-on-failure) >>"$log" 2>&1
         rc=$?
-        if [ -n "$cap" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
+        if [ $stopping = 1 ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
+            echo "$name/(stopped)"
+            return 1
+        elif [ -n "$cap" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
             echo "$name/(timed out: the pass ran past ${cap}s)"
             return 1
         elif [ -s "$B/Testing/Temporary/LastTestsFailed.log" ]; then
@@ -491,6 +509,8 @@ try_mutant() {
         r=stillborn test="(does not build: $LOGS/$n.build.log)"
     elif test=$(run_passes "$LOGS/$n.test.log" 1 "$@"); then
         r=lived test=-
+    elif [[ $test == */\(stopped\) ]]; then
+        r=pending test=-
     else
         r=caught
     fi
@@ -542,7 +562,16 @@ reach_map() {
         [[ $p == races:* ]] && unmapped=races || mapped+=("$p")
     done
     mkdir -p "$root/$key" && echo "$unmapped" >"$root/$key/unmapped"
-    if bash "$XO_ROOT/ci/reach.sh" --src "$SRC" --map "$root/$key" -j "$jobs" \
+    # with a --budget, the map may take half of what is left of it: a map
+    # cut short leaves its build for the next one and this run uses areas
+    local cap=()
+    if [ "$budget" -gt 0 ]; then
+        t0=$(((budget - ($(date +%s) - start_all)) / 2))
+        [ "$t0" -ge 1 ] || t0=1
+        cap=(timeout -k 10 "$t0")
+    fi
+    t0=$(date +%s)
+    if "${cap[@]}" bash "$XO_ROOT/ci/reach.sh" --src "$SRC" --map "$root/$key" -j "$jobs" \
         "${mapped[@]}" >"$LOGS/reach.log" 2>&1; then
         MAP=$root/$key
         echo "mutate: reach map built in $(($(date +%s) - t0))s ($(tail -n 2 "$LOGS/reach.log" | head -n 1))"
@@ -662,7 +691,10 @@ run_generated() {
     build "$LOGS/baseline.build.log" ||
         die "baseline: the unmutated tree does not build (see $LOGS/baseline.build.log)"
     trap 'revert; exit 130' INT TERM
-    over() { [ "$budget" -gt 0 ] && [ $(($(date +%s) - start_all)) -ge "$budget" ]; }
+    over() {
+        local t=$(($(date +%s) - start_all))
+        { [ "$budget" -gt 0 ] && [ $t -ge "$budget" ]; } || { [ "$stop" -gt 0 ] && [ $t -ge "$stop" ]; }
+    }
     # killed TEST-LINE: remembers the pass and test that caught a mutant
     killed() {
         local pname=${1%%/*} t=${1#*/} k
@@ -710,6 +742,7 @@ run_generated() {
             BUILD_TARGETS=
             k=$(grep -c . <<<"${SEL_TESTS[$n]}")
             [ "$r" = lived ] && r=survived test="(lived through the $k test(s) that reach $fn)"
+            [ "$r" = pending ] && test=
             [ "$r" = caught ] && killed "$test"
             RES[$n]=$r TEST[$n]=$test SECS[$n]=$(($(date +%s) - t0))
             printf '%-14s %-10s %-48s %4ss  (reach: %s test(s))\n' "$n" "$r" "$test" "${SECS[$n]}" "$k"
@@ -750,6 +783,7 @@ run_generated() {
         t0=$(date +%s)
         IFS=$'\t' read -r r test < <(try_mutant "$n" "${full[@]}")
         [ "$r" = lived ] && r=survived
+        [ "$r" = pending ] && test=
         [ "$r" = caught ] && killed "$test"
         RES[$n]=$r TEST[$n]=$test SECS[$n]=$((${SECS[$n]} + $(date +%s) - t0))
         [ -z "$(header "$f" equivalent)" ] || [ "$r" != survived ] || r=equivalent
@@ -807,7 +841,7 @@ run_generated() {
         echo "$summary"
         echo "commit $sha$([ "$dirty" = 1 ] && echo ' (dirty)'), $when, ${#selected[@]} of ${#all[@]} generated mutants, ${secs}s"
         for e in "${survivor_lines[@]}"; do echo "survivor: $e"; done
-        [ $pending -eq 0 ] || echo "pending: $pending not run in the ${budget}s budget (mutgen-pending.txt)"
+        [ $pending -eq 0 ] || echo "pending: $pending not run in the $([ "$budget" -gt 0 ] && echo "${budget}s budget" || echo "${stop}s limit") (mutgen-pending.txt)"
         [ $errors -eq 0 ] || echo "ERROR: ${error_names[*]} did not apply"
     } >"$out_dir/mutgen.txt"
     cat "$out_dir/mutgen.txt"
