@@ -81,7 +81,7 @@ die() {
 }
 
 mode=all sample=0 offset= list=0 check=0 keep_going=0 db= out_dir=$XO_ROOT/out
-from= budget=0 trust= reach=auto stop=0
+from= budget=0 trust= reach=auto hard_stop=0
 jobs=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 names=()
 while [ $# -gt 0 ]; do
@@ -110,7 +110,7 @@ while [ $# -gt 0 ]; do
         ;;
     --stop)
         [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--stop needs seconds >= 1"
-        stop=$2
+        hard_stop=$2
         shift
         ;;
     --trust-baseline)
@@ -215,7 +215,7 @@ done
 
 [ $generated -eq 0 ] || [ $handwritten -eq 0 ] ||
     die "$MUTANTS_DIR mixes generated and hand-written mutants: give them separate directories"
-[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ "$stop" = 0 ] && [ -z "$trust" ]; } ||
+[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ "$hard_stop" = 0 ] && [ -z "$trust" ]; } ||
     die "--budget, --stop and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
 selected=()
 if [ ${#names[@]} -gt 0 ]; then
@@ -389,8 +389,8 @@ run_passes() {
         echo "==== pass $name: ${env:+$env }ctest $args" >>"$log"
         local cap= left= stopping=0
         [ -z "$pass_cap" ] || cap=$(pass_limit "$args")
-        if [ "$stop" -gt 0 ] && [ -n "$pass_cap" ]; then
-            left=$((stop - ($(date +%s) - start_all)))
+        if [ "$hard_stop" -gt 0 ] && [ -n "$pass_cap" ]; then
+            left=$((hard_stop - ($(date +%s) - start_all)))
             if [ "$left" -le 0 ]; then
                 echo "$name/(stopped)"
                 return 1
@@ -693,7 +693,7 @@ run_generated() {
     trap 'revert; exit 130' INT TERM
     over() {
         local t=$(($(date +%s) - start_all))
-        { [ "$budget" -gt 0 ] && [ $t -ge "$budget" ]; } || { [ "$stop" -gt 0 ] && [ $t -ge "$stop" ]; }
+        { [ "$budget" -gt 0 ] && [ $t -ge "$budget" ]; } || { [ "$hard_stop" -gt 0 ] && [ $t -ge "$hard_stop" ]; }
     }
     # killed TEST-LINE: remembers the pass and test that caught a mutant
     killed() {
@@ -841,7 +841,7 @@ run_generated() {
         echo "$summary"
         echo "commit $sha$([ "$dirty" = 1 ] && echo ' (dirty)'), $when, ${#selected[@]} of ${#all[@]} generated mutants, ${secs}s"
         for e in "${survivor_lines[@]}"; do echo "survivor: $e"; done
-        [ $pending -eq 0 ] || echo "pending: $pending not run in the $([ "$budget" -gt 0 ] && echo "${budget}s budget" || echo "${stop}s limit") (mutgen-pending.txt)"
+        [ $pending -eq 0 ] || echo "pending: $pending not run in the $([ "$budget" -gt 0 ] && echo "${budget}s budget" || echo "${hard_stop}s limit") (mutgen-pending.txt)"
         [ $errors -eq 0 ] || echo "ERROR: ${error_names[*]} did not apply"
     } >"$out_dir/mutgen.txt"
     cat "$out_dir/mutgen.txt"
