@@ -53,7 +53,16 @@ map=$(cd "$map" && pwd)
 rm -f "$map/done"
 B=$map/build
 t0=$(date +%s)
-cc -O2 -c -o "$map/reach_rt.o" "$here/reach_rt.c" || die "cannot compile ci/reach_rt.c"
+cc -O2 -c -o "$map/reach_rt.new.o" "$here/reach_rt.c" || die "cannot compile ci/reach_rt.c"
+if ! cmp -s "$map/reach_rt.new.o" "$map/reach_rt.o"; then
+    # the runtime is no dependency CMake knows: relink every executable
+    mv "$map/reach_rt.new.o" "$map/reach_rt.o"
+    [ ! -d "$B" ] || find "$B" -type f -perm -u+x ! -name '*.so*' -print0 |
+        while IFS= read -r -d '' f; do
+            [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" != '177ELF' ] || rm -f "$f"
+        done
+fi
+rm -f "$map/reach_rt.new.o"
 # a build directory of another source tree (a map kept from another
 # checkout) cannot be reused: its objects describe that tree
 if [ -f "$B/CMakeCache.txt" ] &&
