@@ -358,9 +358,24 @@ pending)
     [ $? = 0 ] && [[ $out == *"nothing to run"* ]] || bad "empty folder: $out"
     ;;
 reach)
-    # a second test, `other`, runs its own program that calls calc_clamp only
+    # a second test, `other`, runs its own program that calls calc_clamp,
+    # and calc_count in a child that ends with _exit
     cp "$root/ci/reach.sh" "$root/ci/reach.py" "$root/ci/reach_rt.c" "$repo/ci/"
-    printf '#include "calc.h"\nint main(void)\n{\n\treturn calc_clamp(1, 0, 2) != 1;\n}\n' >"$repo/suites/o.c"
+    cat >"$repo/suites/o.c" <<'EOF'
+#include <sys/wait.h>
+#include <unistd.h>
+#include "calc.h"
+int main(void)
+{
+	int st = 1;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(calc_count(3) != 3);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 1;
+	return st != 0 || calc_clamp(1, 0, 2) != 1;
+}
+EOF
     cat >>"$repo/CMakeLists.txt" <<'EOF'
 add_executable(o suites/o.c core/calc.c)
 target_include_directories(o PRIVATE core)
@@ -392,6 +407,9 @@ EOF
     [ ! -e "$work/scratch/logs/$lives.test.log" ] || bad "a mutant no test reaches ran tests"
     grep -q "^survivor: $lives .* (no test reaches calc_flag)\$" "$work/res/mutgen.txt" ||
         bad "mutgen.txt: $(cat "$work/res/mutgen.txt")"
+    # the map: what a child ended by _exit ran counts
+    grep -qx $'quick\tother\tcore/calc.c\tcalc_count' "$work"/scratch/reach/*/reach.tsv ||
+        bad "the map misses the child's calc_count: $(cat "$work"/scratch/reach/*/reach.tsv)"
     # a second run takes the map from the cache
     (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
         --from "$work/m" -j 2 --reach use --out "$work/res2" "$caught") >"$work/run2.out" 2>&1
