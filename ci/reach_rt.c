@@ -7,12 +7,16 @@
  * addressing table: the cpu kernels call from many threads) and at exit
  * appends them as "MODULE OFFSET" lines (OFFSET relative to the module's
  * load address, as llvm-symbolizer takes it for PIE and shared objects) to
- * $XO_REACH_DIR/PID.pcs. Without XO_REACH_DIR nothing is written. _exit is
- * defined here too (the executable's own definition wins over libc's), so a
- * child that ends with it (the sandboxed HDF5 reader, a test's crash hook)
- * writes its set first. A process killed by a signal writes nothing:
- * ci/reach.sh marks a test that fails so as failed, and ci/reach.py selects
- * such a test for every mutant.
+ * $XO_REACH_DIR/PID.pcs. Without XO_REACH_DIR nothing is written. The table
+ * is a shared mapping, so a forked child's functions land in its parent's
+ * table as well: the sandboxed HDF5 reader (model/h5read.c) runs under
+ * RLIMIT_FSIZE 0 and RLIMIT_NOFILE 0, may not write a file of its own (a
+ * write would kill it with SIGXFSZ: a process under a file size limit
+ * writes nothing) and its parent writes for it. _exit is defined here too
+ * (the executable's own definition wins over libc's), so a child that ends
+ * with it and may write (a test's crash hook) writes its set first. A
+ * process killed by a signal writes nothing: ci/reach.sh marks a test that
+ * fails so as failed, and ci/reach.py selects such a test for every mutant.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -21,12 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define REACH_SLOTS (1u << 16) /* the product has a few thousand functions */
 
-static uintptr_t reach_table[REACH_SLOTS];
+static uintptr_t *reach_table; /* REACH_SLOTS entries, MAP_SHARED */
 
 #define NOINST __attribute__((no_instrument_function))
 
@@ -36,15 +42,29 @@ void __cyg_profile_func_exit(void *fn, void *site) NOINST;
 void __cyg_profile_func_enter(void *fn, void *site)
 {
     uintptr_t key = (uintptr_t)fn;
+    uintptr_t *tab = __atomic_load_n(&reach_table, __ATOMIC_ACQUIRE);
     (void)site;
+    if (!tab) {
+        void *m = mmap(NULL, REACH_SLOTS * sizeof *tab, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        uintptr_t *none = NULL;
+        if (m == MAP_FAILED)
+            return;
+        tab = m;
+        if (!__atomic_compare_exchange_n(&reach_table, &none, tab, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE)) {
+            munmap(m, REACH_SLOTS * sizeof *tab);
+            tab = none;
+        }
+    }
     for (uint32_t i = (uint32_t)((key >> 4) * 2654435761u) % REACH_SLOTS, n = 0; n < REACH_SLOTS;
          i = (i + 1) % REACH_SLOTS, n++) {
-        uintptr_t v = __atomic_load_n(&reach_table[i], __ATOMIC_RELAXED);
+        uintptr_t v = __atomic_load_n(&tab[i], __ATOMIC_RELAXED);
         if (v == key)
             return;
         if (v == 0) {
             uintptr_t zero = 0;
-            if (__atomic_compare_exchange_n(&reach_table[i], &zero, key, 0, __ATOMIC_RELAXED,
+            if (__atomic_compare_exchange_n(&tab[i], &zero, key, 0, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED) ||
                 zero == key)
                 return;
@@ -84,7 +104,11 @@ static NOINST void reach_flush(void)
 {
     const char *dir = getenv("XO_REACH_DIR");
     char path[4096], exe[4096], line[4200];
-    if (!dir || !*dir)
+    struct rlimit fs;
+    uintptr_t *tab = __atomic_load_n(&reach_table, __ATOMIC_ACQUIRE);
+    if (!dir || !*dir || !tab)
+        return;
+    if (getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY)
         return;
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[len > 0 ? len : 0] = '\0';
@@ -93,7 +117,7 @@ static NOINST void reach_flush(void)
     if (fd < 0)
         return;
     for (size_t i = 0; i < REACH_SLOTS; i++) {
-        struct reach_find f = {__atomic_load_n(&reach_table[i], __ATOMIC_RELAXED), 0, NULL};
+        struct reach_find f = {__atomic_load_n(&tab[i], __ATOMIC_RELAXED), 0, NULL};
         if (!f.pc || !dl_iterate_phdr(reach_module, &f))
             continue;
         const char *mod = (f.name && *f.name) ? f.name : exe;
