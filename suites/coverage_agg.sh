@@ -221,6 +221,12 @@ grep -q 'Coverage of the quick suites' "$T/rep/index.html" &&
     grep -q '<tr><td>model</td><td>3/7</td><td>42.9%</td><td>1/2</td><td>50.0%</td><td>4</td></tr>' \
         "$T/rep/index.html" &&
     grep -q "<code>$sha</code>" "$T/rep/index.html" || fail "report: no coverage section"
+# the page stays well formed around the section: every table and row it
+# opens is closed
+for t in table tr; do
+    o=$(grep -o "<$t[ >]" "$T/rep/index.html" | wc -l) c=$(grep -o "</$t>" "$T/rep/index.html" | wc -l)
+    [ "$o" = "$c" ] || fail "report: $o <$t> opened, $c closed"
+done
 for f in coverage_lines.png coverage_lines.svg coverage_branches.png coverage_branches.svg; do
     [ -s "$T/rep/$f" ] || fail "report: no $f"
 done
