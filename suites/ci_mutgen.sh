@@ -323,6 +323,9 @@ runner)
             grep -q "core/calc.c:$line</td>" "$work/rep/index.html" &&
             grep -q 'equivalent: calc_flag is never called by anything' "$work/rep/index.html" ||
             bad "the report does not list the survivor and the equivalent one"
+        # with a survivor listed, the table does not also say there is none
+        ! grep -q 'none: every mutant that built was caught' "$work/rep/index.html" ||
+            bad "the report lists a survivor and says every mutant was caught"
     fi
     ;;
 pending)
