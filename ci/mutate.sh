@@ -674,6 +674,43 @@ selected_passes() {
     [ $all_known = 0 ] || BUILD_TARGETS=$(echo $targets)
 }
 
+# by_reach MUTANT (inside run_generated, whose RES, TEST, SECS and killed it
+# uses): a listed equivalent is counted without a run; a mutant the map
+# places runs the tests that reach its function, or none. Returns 1 when
+# the mutant is left to the area path.
+by_reach() {
+    local n=$1 f=$MUTANTS_DIR/$1.patch fn r test t0 k
+    fn=$(header "$f" function)
+    if [ -n "$(header "$f" equivalent)" ]; then
+        # listed in ci/mutgen-equivalent.tsv with its reason: no input
+        # tells it from the code, so no test run can
+        RES[$n]=survived TEST[$n]="(listed equivalent: not run)" SECS[$n]=0
+        printf '%-14s %-10s %-48s %4ss  (listed)\n' "$n" equivalent "${TEST[$n]}" 0
+        return 0
+    fi
+    case ${SEL_KIND[$n]} in
+    none)
+        RES[$n]=survived TEST[$n]="(no test reaches $fn)" SECS[$n]=0
+        printf '%-14s %-10s %-48s %4ss  (reach)\n' "$n" survived "${TEST[$n]}" 0
+        return 0
+        ;;
+    test)
+        selected_passes "$n"
+        t0=$(date +%s)
+        IFS=$'\t' read -r r test < <(try_mutant "$n" "${SEL_IDX[@]}")
+        BUILD_TARGETS=
+        k=$(grep -c . <<<"${SEL_TESTS[$n]}")
+        [ "$r" = lived ] && r=survived test="(lived through the $k test(s) that reach $fn)"
+        [ "$r" = pending ] && test=
+        [ "$r" = caught ] && killed "$test"
+        RES[$n]=$r TEST[$n]=$test SECS[$n]=$(($(date +%s) - t0))
+        printf '%-14s %-10s %-48s %4ss  (reach: %s test(s))\n' "$n" "$r" "$test" "${SECS[$n]}" "$k"
+        return 0
+        ;;
+    esac
+    return 1
+}
+
 # Generated mutants: each runs the tests of its file's area first, stopping
 # at the first failure; one that lives through them is run on every other
 # pass CI runs (the quick pass less the area's tests, the ISA passes, the
@@ -682,7 +719,7 @@ selected_passes() {
 # time-boxes the run: the mutants not started are pending, listed in
 # mutgen-pending.txt for the next run.
 run_generated() {
-    local n f r test t0 eqv idx full e i failed fn k
+    local n f r test t0 eqv idx full e i failed
     local caught=0 survived=0 equiv=0 equiv_caught=0 stillborn=0 errors=0 pending=0
     local survivor_lines=() error_names=() lived=()
     declare -A RES=() TEST=() SECS=()
@@ -726,34 +763,7 @@ run_generated() {
             continue
         fi
         f=$MUTANTS_DIR/$n.patch
-        fn=$(header "$f" function)
-        if [ -n "$(header "$f" equivalent)" ]; then
-            # listed in ci/mutgen-equivalent.tsv with its reason: no input
-            # tells it from the code, so no test run can
-            RES[$n]=survived TEST[$n]="(listed equivalent: not run)" SECS[$n]=0
-            printf '%-14s %-10s %-48s %4ss  (listed)\n' "$n" equivalent "${TEST[$n]}" 0
-            continue
-        fi
-        case ${SEL_KIND[$n]} in
-        none)
-            RES[$n]=survived TEST[$n]="(no test reaches $fn)" SECS[$n]=0
-            printf '%-14s %-10s %-48s %4ss  (reach)\n' "$n" survived "${TEST[$n]}" 0
-            continue
-            ;;
-        test)
-            selected_passes "$n"
-            t0=$(date +%s)
-            IFS=$'\t' read -r r test < <(try_mutant "$n" "${SEL_IDX[@]}")
-            BUILD_TARGETS=
-            k=$(grep -c . <<<"${SEL_TESTS[$n]}")
-            [ "$r" = lived ] && r=survived test="(lived through the $k test(s) that reach $fn)"
-            [ "$r" = pending ] && test=
-            [ "$r" = caught ] && killed "$test"
-            RES[$n]=$r TEST[$n]=$test SECS[$n]=$(($(date +%s) - t0))
-            printf '%-14s %-10s %-48s %4ss  (reach: %s test(s))\n' "$n" "$r" "$test" "${SECS[$n]}" "$k"
-            continue
-            ;;
-        esac
+        by_reach "$n" && continue
         area_passes "$(header "$f" file)"
         idx=${AREA_IDX[*]}
         t0=$(date +%s)
