@@ -16,8 +16,14 @@
 # must pass the same passes (a baseline, skipped when the tree has not
 # changed since the last one that passed); its test times order the tests.
 #
-# Generated mutants (ci/mutgen.py; --from DIR) go through a cheaper path:
-# the tests of the mutated file's area first (XO_MUTATE_AREAS, ci/lib.sh),
+# Generated mutants (ci/mutgen.py; --from DIR) go through a cheaper path.
+# With a reach map of the tree (ci/reach.sh, --reach): only the tests that
+# execute the mutated function, in the passes where they do, cheapest first,
+# stopping at the first failure, after building only the targets those tests
+# run; a mutant no test reaches is a survivor that costs no run, one that
+# lives through every test that reaches it is a survivor. Where the map
+# cannot tell (OpenCL kernels, code outside a function, a function not in
+# the map, no map): the tests of the mutated file's area first (XO_MUTATE_AREAS, ci/lib.sh),
 # stopping at the first failure; only one that lives through them runs on
 # every other pass CI runs and, living still, is a survivor. One that does
 # not build is stillborn (counted apart, not an ERROR); a pass that runs past
@@ -47,6 +53,12 @@
 #                  mutant_results; an empty DIR is nothing to run (exit 0)
 #   --budget S     generated mutants: start none after S seconds of the run;
 #                  those not run are pending (mutgen-pending.txt)
+#   --stop S       generated mutants: a mutant still running S seconds into
+#                  the run is stopped and pending too (a hard end for CI)
+#   --reach MODE   generated mutants: select each one's tests by the reach
+#                  map (ci/reach.sh) of this tree: auto (the default) builds
+#                  the map when the cache lacks it, use only takes a cached
+#                  one, off never; without a map a mutant runs its area
 #   --trust-baseline BUILD  generated mutants: BUILD (same configuration) has
 #                  just passed every pass on this very tree (ci/test.sh's
 #                  build-ci): no check of the killing tests, no final rebuild
@@ -69,7 +81,7 @@ die() {
 }
 
 mode=all sample=0 offset= list=0 check=0 keep_going=0 db= out_dir=$XO_ROOT/out
-from= budget=0 trust=
+from= budget=0 trust= reach=auto hard_stop=0
 jobs=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 names=()
 while [ $# -gt 0 ]; do
@@ -96,9 +108,19 @@ while [ $# -gt 0 ]; do
         budget=$2
         shift
         ;;
+    --stop)
+        [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--stop needs seconds >= 1"
+        hard_stop=$2
+        shift
+        ;;
     --trust-baseline)
         [ $# -ge 2 ] && [ -n "$2" ] || die "--trust-baseline needs the build directory that passed"
         trust=$2
+        shift
+        ;;
+    --reach)
+        [ $# -ge 2 ] && [[ $2 =~ ^(auto|use|off)$ ]] || die "--reach needs auto, use or off"
+        reach=$2
         shift
         ;;
     --check) check=1 ;;
@@ -193,8 +215,8 @@ done
 
 [ $generated -eq 0 ] || [ $handwritten -eq 0 ] ||
     die "$MUTANTS_DIR mixes generated and hand-written mutants: give them separate directories"
-[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ -z "$trust" ]; } ||
-    die "--budget and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
+[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ "$hard_stop" = 0 ] && [ -z "$trust" ]; } ||
+    die "--budget, --stop and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
 selected=()
 if [ ${#names[@]} -gt 0 ]; then
     for n in "${names[@]}"; do
@@ -290,8 +312,10 @@ build() {
         cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXO_WERROR=ON >"$1" 2>&1 ||
             return 1
     fi
-    cmake --build "$B" -j"$jobs" >>"$1" 2>&1
+    # shellcheck disable=SC2086 # targets are words
+    cmake --build "$B" -j"$jobs" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >>"$1" 2>&1
 }
+BUILD_TARGETS= # generated mutants selected by reach: only what their tests run
 
 # Writes ctest's cost file so that the cheapest tests (baseline times) run
 # first: ctest starts tests in decreasing cost.
@@ -363,14 +387,25 @@ run_passes() {
         cheapest_first
         rm -f "$B/Testing/Temporary/LastTestsFailed.log"
         echo "==== pass $name: ${env:+$env }ctest $args" >>"$log"
-        local cap=
+        local cap= left= stopping=0
         [ -z "$pass_cap" ] || cap=$(pass_limit "$args")
+        if [ "$hard_stop" -gt 0 ] && [ -n "$pass_cap" ]; then
+            left=$((hard_stop - ($(date +%s) - start_all)))
+            if [ "$left" -le 0 ]; then
+                echo "$name/(stopped)"
+                return 1
+            fi
+            [ -n "$cap" ] && [ "$cap" -le "$left" ] || { cap=$left stopping=1; }
+        fi
         # shellcheck disable=SC2086 # args are words
         env $env ${cap:+timeout -k 10 "$cap"} ctest --test-dir "$B" $args \
             -j"$jobs" --timeout "$to" --output-on-failure \
             $([ "$stop" = 1 ] && echo --stop-on-failure) >>"$log" 2>&1
         rc=$?
-        if [ -n "$cap" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
+        if [ $stopping = 1 ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
+            echo "$name/(stopped)"
+            return 1
+        elif [ -n "$cap" ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
             echo "$name/(timed out: the pass ran past ${cap}s)"
             return 1
         elif [ -s "$B/Testing/Temporary/LastTestsFailed.log" ]; then
@@ -474,11 +509,206 @@ try_mutant() {
         r=stillborn test="(does not build: $LOGS/$n.build.log)"
     elif test=$(run_passes "$LOGS/$n.test.log" 1 "$@"); then
         r=lived test=-
+    elif [[ $test == */\(stopped\) ]]; then
+        r=pending test=-
     else
         r=caught
     fi
     revert || die "cannot revert $n in $SRC"
     printf '%s\t%s\n' "$r" "$test"
+}
+
+# ---- selection by reach (ci/reach.sh, docs/mutation.md "Selection by reach") ----
+
+# reach_key: what the map depends on, the tree's files but the docs.
+reach_key() {
+    "${SCRATCH_GIT[@]}" ls-files -s | grep -v -e '	docs/' -e '\.md$' | sha1sum | cut -c1-40
+}
+
+# reach_map: sets MAP to the directory of a complete reach map of $SRC, or
+# empty. Maps are kept by the tree's content in XO_REACH_CACHE (default
+# reach/ of the scratch directory, so each checkout has its own); --reach
+# auto builds the one missing, reusing the last map's build directory
+# (incremental) and removing the other maps.
+MAP=
+reach_map() {
+    local root=${XO_REACH_CACHE:-$S/reach} key t0 p
+    MAP=
+    [ "$reach" != off ] || return 0
+    key=$(reach_key)
+    if [ -f "$root/$key/done" ]; then
+        MAP=$root/$key
+        echo "mutate: reach map of this tree: $MAP"
+        return 0
+    fi
+    if [ "$reach" = use ]; then
+        echo "mutate: no reach map of this tree in $root: each mutant runs its area's tests"
+        return 0
+    fi
+    mkdir -p "$root" || return 0
+    # one map is kept: its build directory is reused (incremental)
+    for p in "$root"/*/; do
+        [ -d "$p" ] && [ "$p" != "$root/$key/" ] && [ -d "$p/build" ] && [ ! -e "$root/$key" ] &&
+            mv "$p" "$root/$key"
+    done
+    rm -rf "$root"/*/pcs
+    for p in "$root"/*/; do [ "$p" = "$root/$key/" ] || rm -rf "$p"; done
+    t0=$(date +%s)
+    echo "mutate: building the reach map of this tree in $root/$key"
+    # every pass CI runs but the races label (Oclgrind, minutes a test):
+    # the OpenCL host code it is for keeps its area (ci/reach.py)
+    local mapped=() unmapped=
+    for p in "${PASSES[@]:0:NBASE}" "${PASSES[${AREA_INDEX[postgres]}]}"; do
+        [[ $p == races:* ]] && unmapped=races || mapped+=("$p")
+    done
+    mkdir -p "$root/$key" && echo "$unmapped" >"$root/$key/unmapped"
+    # with a --budget, the map may take half of what is left of it: a map
+    # cut short leaves its build for the next one and this run uses areas
+    local cap=()
+    if [ "$budget" -gt 0 ]; then
+        t0=$(((budget - ($(date +%s) - start_all)) / 2))
+        [ "$t0" -ge 1 ] || t0=1
+        cap=(timeout -k 10 "$t0")
+    fi
+    t0=$(date +%s)
+    if "${cap[@]}" bash "$XO_ROOT/ci/reach.sh" --src "$SRC" --map "$root/$key" -j "$jobs" \
+        "${mapped[@]}" >"$LOGS/reach.log" 2>&1; then
+        MAP=$root/$key
+        echo "mutate: reach map built in $(($(date +%s) - t0))s ($(tail -n 2 "$LOGS/reach.log" | head -n 1))"
+    else
+        echo "mutate: the reach map could not be built (see $LOGS/reach.log): each mutant runs its area's tests"
+    fi
+}
+
+# reach_select: SEL_KIND[mutant] (test, none or area), SEL_WHY[mutant] and
+# SEL_TESTS[mutant] (lines PASS<TAB>TEST, cheapest first) for the selected
+# mutants, from the map; all area without one.
+declare -A SEL_KIND=() SEL_WHY=() SEL_TESTS=() TEST_TARGETS=()
+reach_select() {
+    local n k a b c d
+    for n in "${selected[@]}"; do SEL_KIND[$n]=area SEL_WHY[$n]="no reach map"; done
+    [ -n "$MAP" ] || return 0
+    for n in "${selected[@]}"; do
+        printf '%s\t%s\t%s\n' "$n" "$(header "$MUTANTS_DIR/$n.patch" file)" \
+            "$(header "$MUTANTS_DIR/$n.patch" function)"
+    done | python3 "$XO_ROOT/ci/reach.py" select --map "$MAP" >"$S/selection.tsv" || {
+        echo "mutate: the reach map cannot be read: each mutant runs its area's tests"
+        return 0
+    }
+    while IFS=$'\t' read -r n k a b c; do
+        case $k in
+        area) SEL_KIND[$n]=area SEL_WHY[$n]=$a ;;
+        none) SEL_KIND[$n]=none SEL_TESTS[$n]= ;;
+        test)
+            [ "${SEL_KIND[$n]}" = test ] || SEL_TESTS[$n]=
+            SEL_KIND[$n]=test
+            SEL_TESTS[$n]+="$a"$'\t'"$b"$'\n'
+            ;;
+        esac
+    done <"$S/selection.tsv"
+    # without the times of a passing baseline, the map's (an instrumented
+    # build's, so slower) order the tests cheapest first and bound a pass
+    [ -f "$S/baseline-cost.txt" ] ||
+        awk -F'\t' 'NF == 4 && $3 > t[$2] { t[$2] = $3 } END { for (n in t) printf "%s 1 %s\n", n, t[n] }' \
+            "$MAP/tests.tsv" >"$S/baseline-cost.txt"
+    # the targets each test runs: the build's files its command and
+    # environment name (ctest --show-only=json-v1); none known: all
+    ctest --test-dir "$B" --show-only=json-v1 >"$S/tests.json" 2>/dev/null &&
+        cmake --build "$B" --target help 2>/dev/null | sed -n 's/^\.\.\. \([^ ]*\).*/\1/p' \
+            >"$S/targets.txt"
+    while IFS=$'\t' read -r a b; do
+        TEST_TARGETS[$a]=$b
+    done < <(python3 - "$S/tests.json" "$S/targets.txt" "$B" <<'PY'
+import json, os, sys
+try:
+    tests = json.load(open(sys.argv[1]))["tests"]
+    targets = set(open(sys.argv[2]).read().split())
+except (OSError, ValueError, KeyError):
+    sys.exit(0)
+build = os.path.realpath(sys.argv[3])
+for t in tests:
+    words = list(t.get("command") or [])
+    for p in t.get("properties", []):
+        if p.get("name") == "ENVIRONMENT":
+            words += [v.split("=", 1)[-1] for v in p.get("value", [])]
+    need = set()
+    for w in words:
+        for part in w.replace(":", " ").split():
+            if os.path.realpath(part).startswith(build + "/") and os.path.basename(part) in targets:
+                need.add(os.path.basename(part))
+    if need:
+        print("%s\t%s" % (t["name"], " ".join(sorted(need))))
+PY
+    )
+}
+
+# selected_passes MUTANT: appends to PASSES one pass per pass of the map that
+# holds a test selected for MUTANT (its env, -R '^(TEST|...)$'), sets
+# SEL_IDX to their indices (in the order of their cheapest test) and
+# BUILD_TARGETS to what they run (empty: everything).
+SEL_IDX=()
+selected_passes() {
+    local n=$1 p t re e i all_known=1 targets=" " order=()
+    declare -A RE=()
+    SEL_IDX=()
+    while IFS=$'\t' read -r p t; do
+        [ -n "$p" ] || continue
+        re=$(printf '%s' "$t" | sed 's/[][\.^$*+?(){}|]/\\&/g')
+        [ -n "${RE[$p]:-}" ] || order+=("$p")
+        RE[$p]+="${RE[$p]:+|}$re"
+        if [ -n "${TEST_TARGETS[$t]:-}" ]; then
+            for e in ${TEST_TARGETS[$t]}; do [[ $targets == *" $e "* ]] || targets+="$e "; done
+        else
+            all_known=0
+        fi
+    done <<<"${SEL_TESTS[$n]}"
+    for p in "${order[@]}"; do
+        e=
+        for i in "${!PASSES[@]}"; do
+            [ "${PASSES[$i]%%:*}" = "$p" ] && { e=${PASSES[$i]#*:} e=${e%%:*}; break; }
+        done
+        PASSES+=("$p:$e:-R ^(${RE[$p]})\$")
+        SEL_IDX+=($((${#PASSES[@]} - 1)))
+    done
+    BUILD_TARGETS=
+    [ $all_known = 0 ] || BUILD_TARGETS=$(echo $targets)
+}
+
+# by_reach MUTANT (inside run_generated, whose RES, TEST, SECS and killed it
+# uses): a listed equivalent is counted without a run; a mutant the map
+# places runs the tests that reach its function, or none. Returns 1 when
+# the mutant is left to the area path.
+by_reach() {
+    local n=$1 f=$MUTANTS_DIR/$1.patch fn r test t0 k
+    fn=$(header "$f" function)
+    if [ -n "$(header "$f" equivalent)" ]; then
+        # listed in ci/mutgen-equivalent.tsv with its reason: no input
+        # tells it from the code, so no test run can
+        RES[$n]=survived TEST[$n]="(listed equivalent: not run)" SECS[$n]=0
+        printf '%-14s %-10s %-48s %4ss  (listed)\n' "$n" equivalent "${TEST[$n]}" 0
+        return 0
+    fi
+    case ${SEL_KIND[$n]} in
+    none)
+        RES[$n]=survived TEST[$n]="(no test reaches $fn)" SECS[$n]=0
+        printf '%-14s %-10s %-48s %4ss  (reach)\n' "$n" survived "${TEST[$n]}" 0
+        return 0
+        ;;
+    test)
+        selected_passes "$n"
+        t0=$(date +%s)
+        IFS=$'\t' read -r r test < <(try_mutant "$n" "${SEL_IDX[@]}")
+        BUILD_TARGETS=
+        k=$(grep -c . <<<"${SEL_TESTS[$n]}")
+        [ "$r" = lived ] && r=survived test="(lived through the $k test(s) that reach $fn)"
+        [ "$r" = pending ] && test=
+        [ "$r" = caught ] && killed "$test"
+        RES[$n]=$r TEST[$n]=$test SECS[$n]=$(($(date +%s) - t0))
+        printf '%-14s %-10s %-48s %4ss  (reach: %s test(s))\n' "$n" "$r" "$test" "${SECS[$n]}" "$k"
+        return 0
+        ;;
+    esac
+    return 1
 }
 
 # Generated mutants: each runs the tests of its file's area first, stopping
@@ -503,23 +733,37 @@ run_generated() {
     build "$LOGS/baseline.build.log" ||
         die "baseline: the unmutated tree does not build (see $LOGS/baseline.build.log)"
     trap 'revert; exit 130' INT TERM
-    over() { [ "$budget" -gt 0 ] && [ $(($(date +%s) - start_all)) -ge "$budget" ]; }
+    over() {
+        local t=$(($(date +%s) - start_all))
+        { [ "$budget" -gt 0 ] && [ $t -ge "$budget" ]; } || { [ "$hard_stop" -gt 0 ] && [ $t -ge "$hard_stop" ]; }
+    }
     # killed TEST-LINE: remembers the pass and test that caught a mutant
     killed() {
         local pname=${1%%/*} t=${1#*/} k
         t=${t% (timeout)}
         [[ $t == \(* ]] && return 0
         for k in "${!PASSES[@]}"; do
-            [ "${PASSES[$k]%%:*}" = "$pname" ] && printf '%s\t%s\n' "$k" "$t" >>"$S/killers.tsv"
+            if [ "${PASSES[$k]%%:*}" = "$pname" ]; then
+                printf '%s\t%s\n' "$k" "$t" >>"$S/killers.tsv"
+                break
+            fi
         done
         return 0
     }
+    # the postgres stage's pass, which the map covers too
+    if [ -z "${AREA_INDEX[postgres]:-}" ]; then
+        PASSES+=("postgres:XO_REQUIRE_POSTGRES=1:-L postgres")
+        AREA_INDEX[postgres]=$((${#PASSES[@]} - 1))
+    fi
+    reach_map
+    reach_select
     for n in "${selected[@]}"; do
         if over; then
             RES[$n]=pending
             continue
         fi
         f=$MUTANTS_DIR/$n.patch
+        by_reach "$n" && continue
         area_passes "$(header "$f" file)"
         idx=${AREA_IDX[*]}
         t0=$(date +%s)
@@ -554,6 +798,7 @@ run_generated() {
         t0=$(date +%s)
         IFS=$'\t' read -r r test < <(try_mutant "$n" "${full[@]}")
         [ "$r" = lived ] && r=survived
+        [ "$r" = pending ] && test=
         [ "$r" = caught ] && killed "$test"
         RES[$n]=$r TEST[$n]=$test SECS[$n]=$((${SECS[$n]} + $(date +%s) - t0))
         [ -z "$(header "$f" equivalent)" ] || [ "$r" != survived ] || r=equivalent
@@ -584,7 +829,7 @@ run_generated() {
         caught) caught=$((caught + 1)) ;;
         survived)
             survived=$((survived + 1))
-            survivor_lines+=("$n $(header "$f" file):$(header "$f" line) $(header "$f" operator): $(header "$f" original) -> $(header "$f" mutated)")
+            survivor_lines+=("$n $(header "$f" file):$(header "$f" line) $(header "$f" operator): $(header "$f" original) -> $(header "$f" mutated)$([ "${TEST[$n]:--}" = - ] || echo " ${TEST[$n]}")")
             ;;
         equivalent) equiv=$((equiv + 1)) ;;
         caught-equivalent) equiv=$((equiv + 1)) equiv_caught=$((equiv_caught + 1)) ;;
@@ -611,7 +856,7 @@ run_generated() {
         echo "$summary"
         echo "commit $sha$([ "$dirty" = 1 ] && echo ' (dirty)'), $when, ${#selected[@]} of ${#all[@]} generated mutants, ${secs}s"
         for e in "${survivor_lines[@]}"; do echo "survivor: $e"; done
-        [ $pending -eq 0 ] || echo "pending: $pending not run in the ${budget}s budget (mutgen-pending.txt)"
+        [ $pending -eq 0 ] || echo "pending: $pending not run in the $([ "$budget" -gt 0 ] && echo "${budget}s budget" || echo "${hard_stop}s limit") (mutgen-pending.txt)"
         [ $errors -eq 0 ] || echo "ERROR: ${error_names[*]} did not apply"
     } >"$out_dir/mutgen.txt"
     cat "$out_dir/mutgen.txt"

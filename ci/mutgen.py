@@ -89,13 +89,14 @@ def die(msg):
 
 
 class Tok:
-    __slots__ = ("kind", "text", "line", "col", "end", "arid", "decl", "ctx")
+    __slots__ = ("kind", "text", "line", "col", "end", "arid", "decl", "ctx", "func")
 
     def __init__(self, kind, text, line, col, end):
         self.kind, self.text, self.line, self.col, self.end = kind, text, line, col, end
         self.arid = False  # inside the arguments of a message or assertion call
         self.decl = False  # part of a declaration before its initializer
         self.ctx = "file"  # brace context: file, code, init or agg
+        self.func = None  # the function whose body holds the token
 
 
 def pp_directive(text):
@@ -230,10 +231,12 @@ def classify(toks):
     start = 0  # first token of the current statement
     func_ret = [None] * len(toks)
     cur_ret = None
+    cur_func = None
     paren = 0
     for k, t in enumerate(toks):
         t.ctx = stack[-1] if stack else "file"
         func_ret[k] = cur_ret if "code" in stack else None
+        t.func = cur_func if "code" in stack else None
         if t.text == "(":
             paren += 1
         elif t.text == ")":
@@ -251,6 +254,7 @@ def classify(toks):
             elif top and prev == ")":
                 kind = "code"
                 cur_ret = return_value(toks[start:k])
+                cur_func = function_name(toks[start:k])
             elif prev == ")" and head and head[0] not in KEYWORDS and "=" in head:
                 kind = "init"  # a compound literal: x = (struct s){...}
             else:
@@ -262,6 +266,7 @@ def classify(toks):
                 stack.pop()
             if "code" not in stack:
                 cur_ret = None
+                cur_func = None
             start = k + 1
         elif t.kind == "op" and t.text == ";" and paren == 0:
             start = k + 1
@@ -271,6 +276,16 @@ def classify(toks):
     mark_statements(toks)
     mark_arid(toks)
     return func_ret
+
+
+def function_name(head):
+    """The name a function definition whose head (tokens before its body's
+    '{') is `head` defines: the identifier before the head's first '(' that
+    follows one (int (*f(void))(int) is not handled: None)."""
+    for k in range(1, len(head)):
+        if head[k].text == "(" and head[k - 1].kind == "id":
+            return head[k - 1].text
+    return None
 
 
 def return_value(head):
@@ -786,8 +801,9 @@ def mutate_file(path, lines, changed, per_line):
         if ln not in changed or ln not in by_line:
             continue
         cands = line_mutants(lines, ln, by_line[ln], toks, func_ret)
+        func = next((toks[k].func for k in by_line[ln] if toks[k].func), None)
         for op, where, new in pick(distinct(cands), per_line, path + key + str(occ)):
-            res.append((stable_id(path, key, op, where, occ), ln, op, new))
+            res.append((stable_id(path, key, op, where, occ), ln, op, new, func))
     return res
 
 
@@ -866,20 +882,20 @@ def write_out(out, mutants, equivalents, rng):
         ids[m[0]] = m
     clear_out(out)
     flat = lambda s: s.strip().replace("\t", " ")
-    index = ["id\tfile\tline\toperator\toriginal\tmutated"]
-    for mid, path, ln, op, orig, new, patch in mutants:
+    index = ["id\tfile\tline\toperator\toriginal\tmutated\tfunction"]
+    for mid, path, ln, op, orig, new, patch, func in mutants:
         mutated = " / ".join(flat(x) for x in new) if new else "(line deleted)"
         head = ["# mutant: " + mid, "# class: generated-" + op,
                 "# breaks: %s:%d: %s -> %s" % (path, ln + 1, flat(orig), mutated),
                 "# generated: ci/mutgen.py " + rng, "# file: " + path,
                 "# line: %d" % (ln + 1), "# operator: " + op, "# original: " + flat(orig),
-                "# mutated: " + mutated]
+                "# mutated: " + mutated, "# function: " + func]
         head.append("# equivalent: " + equivalents[mid] if mid in equivalents
                     else "# expect: caught")
         with open(os.path.join(out, mid + ".patch"), "w", encoding="utf-8",
                   errors="surrogateescape", newline="") as f:
             f.write("\n".join(head) + "\n#\n" + patch)
-        index.append("\t".join((mid, path, str(ln + 1), op, flat(orig), mutated)))
+        index.append("\t".join((mid, path, str(ln + 1), op, flat(orig), mutated, func)))
     with open(os.path.join(out, "index.tsv"), "w", encoding="utf-8",
               errors="surrogateescape", newline="") as f:
         f.write("\n".join(index) + "\n")
@@ -920,9 +936,9 @@ def main():
         lines = content.split("\n")
         if ends_nl:
             lines.pop()
-        for mid, ln, op, new in mutate_file(path, lines, changed, per_line):
+        for mid, ln, op, new, func in mutate_file(path, lines, changed, per_line):
             patch = hunk(lines, ln, new, path, ends_nl)
-            mutants.append((mid, path, ln, op, lines[ln], new, patch))
+            mutants.append((mid, path, ln, op, lines[ln], new, patch, func or "-"))
     counts = {}
     for m in mutants:
         counts[m[3]] = counts.get(m[3], 0) + 1

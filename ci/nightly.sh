@@ -41,8 +41,8 @@
 #                      report survives a dead stage
 #   XO_MUTATE_SAMPLE   mutants the mutation stage runs (3, 6 in a full run; 0 skips it;
 #                      `bash ci/mutate.sh --all` runs the whole list)
-#   XO_MUTGEN_BUDGET   seconds the mutgen stage (the generated mutants of the
-#                      last day's change) may take at most (600; less when the
+#   XO_MUTGEN_BUDGET   seconds the mutgen stage (the reach map and the generated
+#                      mutants of the last day's change) may take at most (1200; less when the
 #                      job's budget leaves it less); the rest wait for the next night
 #   XO_JOBS            build/test parallelism (nproc)
 # Exit: 0 all stages run passed and no regression confirmed; 1 otherwise
@@ -348,9 +348,12 @@ stage_coverage() {
 
 # Every mutant ci/mutgen.py makes from the last day's change (HEAD's
 # first-parent commits within 24 h of it; docs/mutation.md, "Generated
-# mutants"), time-boxed: the mutants not started by the stage's end (what the
-# job's budget leaves it, less 30 s, at most XO_MUTGEN_BUDGET, 600 s) are
-# pending, kept in mutgen-queue/ and run first the next night (those that no
+# mutants"), each against the tests that reach it by the reach map of the
+# tree (ci/reach.sh: kept in build-mutate/reach/, made when the tree has
+# none, incrementally, in at most half the stage's time; without one a
+# mutant runs its area's tests, as before), time-boxed: the mutants not
+# started by the stage's end (what the job's budget leaves it, less 30 s, at
+# most XO_MUTGEN_BUDGET, 1200 s) are pending, kept in mutgen-queue/ and run first the next night (those that no
 # longer apply are dropped, counted). Results go to mutgen.txt and table
 # mutant_results of the store; a survivor not listed in
 # ci/mutgen-equivalent.tsv fails the stage.
@@ -379,12 +382,12 @@ stage_mutgen() {
         NOTE="no product-code line changed in the last day and none pending: nothing to run"
         return 0
     fi
-    budget=${XO_MUTGEN_BUDGET:-600}
+    budget=${XO_MUTGEN_BUDGET:-1200}
     if [ -n "${XO_NIGHTLY_STAGE_LEFT:-}" ] && [ $((XO_NIGHTLY_STAGE_LEFT - 30)) -lt "$budget" ]; then
         budget=$((XO_NIGHTLY_STAGE_LEFT - 30))
     fi
     [ "$budget" -ge 1 ] || budget=1
-    local args=(--from "$run" --budget "$budget" --out "$NIGHTLY_DIR")
+    local args=(--from "$run" --budget "$budget" --reach auto --out "$NIGHTLY_DIR")
     [ -f "$DB" ] && args+=(--db "$DB")
     bash ci/mutate.sh "${args[@]}" "${names[@]}"
     rc=$?

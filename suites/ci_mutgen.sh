@@ -22,6 +22,14 @@
 #   pending:     a spent --budget leaves the mutants pending, listed in
 #                order, and exits 0; --trust-baseline takes another build's
 #                word for the baseline; an empty --from folder is nothing to run
+#   reach:       with a reach map (ci/reach.sh) a mutant runs only the
+#                tests that execute its function, after building only their
+#                targets; one in a function no test executes is a survivor
+#                that runs nothing, named so; a second run reuses the map
+#   listed:      a mutant listed in the equivalents file is counted
+#                equivalent without being built or run
+#   order:       a mutant that lived through its area when the budget ran
+#                out is pending in the order given, before one never started
 #   sources:     files that are hard to read: the same call twice on a line
 #                (two ids, kept when the line moves), git config and
 #                attributes that change git diff's format, #if 0 regions,
@@ -315,6 +323,9 @@ runner)
             grep -q "core/calc.c:$line</td>" "$work/rep/index.html" &&
             grep -q 'equivalent: calc_flag is never called by anything' "$work/rep/index.html" ||
             bad "the report does not list the survivor and the equivalent one"
+        # with a survivor listed, the table does not also say there is none
+        ! grep -q 'none: every mutant that built was caught' "$work/rep/index.html" ||
+            bad "the report lists a survivor and says every mutant was caught"
     fi
     ;;
 pending)
@@ -348,6 +359,117 @@ pending)
     mkdir -p "$work/empty"
     out=$(cd "$repo" && bash ci/mutate.sh --from "$work/empty" 2>&1)
     [ $? = 0 ] && [[ $out == *"nothing to run"* ]] || bad "empty folder: $out"
+    ;;
+reach)
+    # a second test, `other`, runs its own program that calls calc_clamp,
+    # and calc_count in a child that, as model/h5read.c's sandboxed reader,
+    # may create no file nor write one, and ends with _exit
+    cp "$root/ci/reach.sh" "$root/ci/reach.py" "$root/ci/reach_rt.c" "$repo/ci/"
+    cat >"$repo/suites/o.c" <<'EOF'
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "calc.h"
+int main(void)
+{
+	int st = 1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit z = {0, 0};
+		setrlimit(RLIMIT_FSIZE, &z);
+		setrlimit(RLIMIT_NOFILE, &z);
+		_exit(calc_count(3) != 3);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 1;
+	return st != 0 || calc_clamp(1, 0, 2) != 1;
+}
+EOF
+    cat >>"$repo/CMakeLists.txt" <<'EOF'
+add_executable(o suites/o.c core/calc.c)
+target_include_directories(o PRIVATE core)
+add_test(NAME other COMMAND o)
+set_tests_properties(other PROPERTIES LABELS quick TIMEOUT 5)
+EOF
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    pick() { idx "$work/m" | awk -F'\t' -v o="$1" -v t="$2" -v m="$3" \
+        '$4 == o && index($5, t) && index($6, m) { print $1 "\t" $7; exit }'; }
+    IFS=$'\t' read -r caught cfn <<<"$(pick arith 's += a[i];' 's -= a[i];')"
+    IFS=$'\t' read -r lives lfn <<<"$(pick const 'v == 3' 'v == 4')"
+    [ "$cfn" = calc_sum ] && [ "$lfn" = calc_flag ] || bad "index functions: '$cfn' '$lfn' (want calc_sum, calc_flag)"
+    grep -qx '# function: calc_sum' "$work/m/$caught.patch" || bad "no '# function:' in the patch"
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/m" -j 2 --out "$work/res" "$caught" "$lives") >"$work/run.out" 2>&1
+    rc=$?
+    cat "$work/run.out"
+    [ $rc = 1 ] || bad "exit $rc with a survivor (want 1)"
+    grep -q 'reach map built' "$work/run.out" || bad "no reach map was built"
+    res() { awk -F'\t' -v n="$1" '$1 == n { print $7 "|" $8 "|" $9 }' "$work/res/mutgen.tsv"; }
+    [[ $(res "$caught") == caught\|quick/calc\|* ]] || bad "caught: $(res "$caught")"
+    [ "$(res "$lives")" = "survived|(no test reaches calc_flag)|0" ] || bad "unreached: $(res "$lives")"
+    # only `calc` reaches calc_sum: `other` neither runs nor is rebuilt
+    log=$work/scratch/logs/$caught
+    grep -q '^==== pass quick: ctest -R ^(calc)\$' "$log.test.log" && ! grep -q 'other' "$log.test.log" ||
+        bad "the selected tests: $(grep -e '====' -e 'Test *#' "$log.test.log")"
+    grep -q 'Built target t' "$log.build.log" && ! grep -q 'target o' "$log.build.log" ||
+        bad "the targets built: $(grep target "$log.build.log")"
+    [ ! -e "$work/scratch/logs/$lives.test.log" ] || bad "a mutant no test reaches ran tests"
+    grep -q "^survivor: $lives .* (no test reaches calc_flag)\$" "$work/res/mutgen.txt" ||
+        bad "mutgen.txt: $(cat "$work/res/mutgen.txt")"
+    # the map: what a sandboxed child ended by _exit ran counts, and the
+    # test passed there
+    grep -qx $'quick\tother\tcore/calc.c\tcalc_count' "$work"/scratch/reach/*/reach.tsv ||
+        bad "the map misses the child's calc_count: $(cat "$work"/scratch/reach/*/reach.tsv)"
+    [ "$(awk -F'\t' '$2 == "other" { print $4 }' "$work"/scratch/reach/*/tests.tsv)" = ok ] ||
+        bad "other failed in the map's build: $(cat "$work"/scratch/reach/*/tests.tsv)"
+    # a second run takes the map from the cache
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/m" -j 2 --reach use --out "$work/res2" "$caught") >"$work/run2.out" 2>&1
+    grep -q 'reach map of this tree:' "$work/run2.out" &&
+        [ "$(awk -F'\t' -v n="$caught" '$1 == n { print $7 }' "$work/res2/mutgen.tsv")" = caught ] ||
+        bad "cached map: $(cat "$work/run2.out")"
+    ;;
+listed)
+    # a mutant that calc's test catches, listed as equivalent: not run
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    one=$(idx "$work/m" | awk -F'\t' '$5 == "s += a[i];" && $4 == "arith" { print $1; exit }')
+    printf '%s\tcore/calc.c:1\tarith\ta listed reason\n' "$one" >"$work/eq.tsv"
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 --equivalents "$work/eq.tsv" || bad "exit $?"
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/m" -j 2 --reach off --out "$work/res" "$one") >"$work/run.out" 2>&1
+    rc=$?
+    cat "$work/run.out"
+    [ $rc = 0 ] || bad "exit $rc (want 0: an equivalent mutant is no survivor)"
+    got=$(awk -F'\t' -v n="$one" '$1 == n { print $7 "|" $8 "|" $9 "|" $10 }' "$work/res/mutgen.tsv")
+    [ "$got" = "equivalent|(listed equivalent: not run)|0|a listed reason" ] || bad "row: $got"
+    [ ! -e "$work/scratch/logs/$one.test.log" ] && [ ! -e "$work/scratch/logs/$one.build.log" ] ||
+        bad "the listed mutant was built or run"
+    grep -q '^mutgen: caught 0/0 (0 stillborn, 1 equivalent, 0 pending), survived: 0' "$work/res/mutgen.txt" ||
+        bad "summary: $(head -n 1 "$work/res/mutgen.txt")"
+    ;;
+order)
+    # `slow` (6 s) is in every mutant's area (core/: the quick pass); the
+    # first run builds the scratch tree, so the second starts its first
+    # mutant at once, well inside the 4 s budget, and that mutant lives
+    # through its area (calc_flag: no test calls it) past the budget
+    cat >>"$repo/CMakeLists.txt" <<'EOF'
+add_test(NAME slow COMMAND ${CMAKE_COMMAND} -E sleep 6)
+set_tests_properties(slow PROPERTIES LABELS quick TIMEOUT 20)
+EOF
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    lives=$(idx "$work/m" | awk -F'\t' '$4 == "const" && index($5, "v == 3") { print $1; exit }')
+    other=$(idx "$work/m" | awk -F'\t' '$4 == "arith" && $5 == "s += a[i];" { print $1; exit }')
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/m" -j 2 --reach off --out "$work/res0" "$other") >"$work/run0.out" 2>&1 ||
+        bad "the first run: $(cat "$work/run0.out")"
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/m" -j 2 --reach off --budget 4 --out "$work/res" "$lives" "$other") >"$work/run.out" 2>&1
+    rc=$?
+    cat "$work/run.out"
+    [ $rc = 0 ] || bad "exit $rc (want 0: pending is no failure)"
+    grep -q "^$lives .*lived" "$work/run.out" || bad "$lives did not start and live through its area"
+    [ "$(cat "$work/res/mutgen-pending.txt")" = "$lives"$'\n'"$other" ] ||
+        bad "pending list, want $lives then $other: $(cat "$work/res/mutgen-pending.txt")"
     ;;
 sources)
     # each sample is a file a change adds, in a repository of its own

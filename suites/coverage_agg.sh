@@ -221,6 +221,19 @@ grep -q 'Coverage of the quick suites' "$T/rep/index.html" &&
     grep -q '<tr><td>model</td><td>3/7</td><td>42.9%</td><td>1/2</td><td>50.0%</td><td>4</td></tr>' \
         "$T/rep/index.html" &&
     grep -q "<code>$sha</code>" "$T/rep/index.html" || fail "report: no coverage section"
+# each line of the coverage plots draws its own folder's data
+grep -o "'data/coverage_[^']*\.dat' using [^']* title '[^']*'" "$T/rep/plots.gp" >"$T/lines.txt"
+[ "$(wc -l <"$T/lines.txt")" = 6 ] || fail "report: plots.gp has not 3 folders x 2 plots: $(cat "$T/lines.txt")"
+while IFS= read -r l; do
+    d=${l#\'data/coverage_} d=${d%%.dat\'*} t=${l##* title \'} t=${t%\'}
+    [ "$d" = "$t" ] && [ -s "$T/rep/data/coverage_$d.dat" ] || fail "report: plot line: $l"
+done <"$T/lines.txt"
+# the page stays well formed around the section: every table and row it
+# opens is closed
+for t in table tr; do
+    o=$(grep -o "<$t[ >]" "$T/rep/index.html" | wc -l) c=$(grep -o "</$t>" "$T/rep/index.html" | wc -l)
+    [ "$o" = "$c" ] || fail "report: $o <$t> opened, $c closed"
+done
 for f in coverage_lines.png coverage_lines.svg coverage_branches.png coverage_branches.svg; do
     [ -s "$T/rep/$f" ] || fail "report: no $f"
 done
