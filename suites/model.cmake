@@ -133,6 +133,11 @@ set_tests_properties(model.bn_fresh model.embedding_ids model.predict_chunk_off
 # name lookups, the ops and the fused paths' kinds; no backend opened.
 add_test(NAME model.layer_kinds COMMAND test_model_edges kinds)
 set_tests_properties(model.layer_kinds PROPERTIES LABELS "model;quick" TIMEOUT 30)
+# Each kind's table entries (its runtime family, its Keras class row) on a
+# one-layer model: the variables cover the parameters, and the .keras file
+# reads back as the same kind and bits.
+add_test(NAME model.layer_tables COMMAND test_model_edges tables)
+set_tests_properties(model.layer_tables PROPERTIES LABELS "model;quick" TIMEOUT 60)
 # The same ids through the command line, each alone in x, on every device:
 # exit 0 in range, exit 2 with one line naming the id out of range, and the
 # output file and save target left as they were.
