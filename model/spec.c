@@ -560,6 +560,22 @@ static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* Required arguments (Keras's layers have no default for them). */
+static const char *needs_filters(const struct xo_params *p)
+{
+	return !p->filters || !p->kernel_size ? "filters= and kernel_size=" : NULL;
+}
+
+static const char *needs_units(const struct xo_params *p)
+{
+	return !p->units ? "units=" : NULL;
+}
+
+static const char *needs_rate(const struct xo_params *p)
+{
+	return p->rate < 0.0f ? "rate=" : NULL;
+}
+
 /* Each kind's arguments (Keras names; the global poolings take Keras's
  * defaults, channels_last and keepdims=False, alone) and its output shape
  * and variables from its input shape (Keras's rules); p.len and p.ch
@@ -567,12 +583,15 @@ static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
 static const struct {
 	const char *const *args;
 	enum xo_status (*shape)(struct xo_layer_spec *l, const char *origin);
+	/* the required arguments a layer line left out, as "<kind> needs"
+	 * names them; NULL: none required, or none missing */
+	const char *(*needs)(const struct xo_params *p);
 } spec_kinds[XO_LAYER_COUNT] = {
-    [XO_LAYER_CONV1D] = {conv_args, shape_conv1d},
+    [XO_LAYER_CONV1D] = {conv_args, shape_conv1d, needs_filters},
     [XO_LAYER_MAX_POOLING1D] = {pool_args, shape_pool1d},
     [XO_LAYER_FLATTEN] = {flatten_args, shape_flatten},
-    [XO_LAYER_DROPOUT] = {dropout_args, shape_elementwise},
-    [XO_LAYER_DENSE] = {dense_args, shape_dense},
+    [XO_LAYER_DROPOUT] = {dropout_args, shape_elementwise, needs_rate},
+    [XO_LAYER_DENSE] = {dense_args, shape_dense, needs_units},
     [XO_LAYER_ACTIVATION] = {activation_args, shape_elementwise},
     [XO_LAYER_AVERAGE_POOLING1D] = {pool_args, shape_pool1d},
     [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = {flatten_args, shape_global_pool1d},
@@ -583,10 +602,10 @@ static const struct {
     [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = {flatten_args, shape_global_pool2d},
     [XO_LAYER_GLOBAL_MAX_POOLING2D] = {flatten_args, shape_global_pool2d},
     [XO_LAYER_EMBEDDING] = {embedding_args, shape_embedding},
-    [XO_LAYER_SIMPLE_RNN] = {rnn_args, shape_rnn},
-    [XO_LAYER_LSTM] = {rnn_args, shape_rnn},
-    [XO_LAYER_GRU] = {gru_args, shape_rnn},
-    [XO_LAYER_CONV2D] = {conv2d_args, shape_conv2d},
+    [XO_LAYER_SIMPLE_RNN] = {rnn_args, shape_rnn, needs_units},
+    [XO_LAYER_LSTM] = {rnn_args, shape_rnn, needs_units},
+    [XO_LAYER_GRU] = {gru_args, shape_rnn, needs_units},
+    [XO_LAYER_CONV2D] = {conv2d_args, shape_conv2d, needs_filters},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1076,7 +1095,7 @@ static enum xo_status layer_args(struct xo_layer_spec *l, char **tok, int ntok,
 static enum xo_status layer_check(const struct xo_model_spec *out, const struct xo_layer_spec *l,
                                   char **tok, int ntok, const char *origin, int line)
 {
-	const char *kname = xo_layer_kinds[l->kind].spec;
+	const char *kname = xo_layer_kinds[l->kind].spec, *needs;
 
 	if (l->kind == XO_LAYER_ACTIVATION) {
 		bool given = false;
@@ -1105,16 +1124,9 @@ static enum xo_status layer_check(const struct xo_model_spec *out, const struct 
 		                  "an input of dtype=int32 feeds only an embedding layer (got "
 		                  "%s)",
 		                  kname);
-	if (((l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D) &&
-	     (!l->p.filters || !l->p.kernel_size)) ||
-	    ((l->kind == XO_LAYER_DENSE || xo_layer_rnn_op(l->kind) != XO_OP_COUNT) &&
-	     !l->p.units) ||
-	    (l->kind == XO_LAYER_DROPOUT && l->p.rate < 0.0f))
-		return spec_error(XO_EINVAL, origin, line, "%s needs %s", kname,
-		                  l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D
-		                      ? "filters= and kernel_size="
-		                  : l->kind == XO_LAYER_DROPOUT ? "rate="
-		                                                : "units=");
+	needs = spec_kinds[l->kind].needs ? spec_kinds[l->kind].needs(&l->p) : NULL;
+	if (needs)
+		return spec_error(XO_EINVAL, origin, line, "%s needs %s", kname, needs);
 	return XO_OK;
 }
 
