@@ -16,11 +16,20 @@
 
 /* ---- forward, backward, steps ---------------------------------------------- */
 
-/* The op of a pooling layer without a fused path. */
-static enum xo_op layer_pool_op(enum xo_layer_kind k)
+/* Runs layer i's ops of one pass, in order, as its family describes them. */
+static enum xo_status layer_pass(struct xo_model *m, int i, enum xo_dir dir,
+                                 const struct layer_ctx *c)
 {
-	XO_ASSERT(xo_layer_kinds[k].op != XO_OP_COUNT);
-	return xo_layer_kinds[k].op;
+	const struct layer *l = &m->layers[i];
+	const struct xo_layer_family *f = xo_layer_families[l->s.kind];
+	struct layer_call calls[LAYER_CALLS_MAX];
+	enum xo_status st = XO_OK;
+	int n = dir == XO_DIR_FWD ? f->forward(l, c, calls) : f->backward(l, c, calls);
+
+	XO_ASSERT(n >= 0 && n <= LAYER_CALLS_MAX);
+	for (int k = 0; !st && k < n; k++)
+		st = xo_model_run_op(m, i, calls[k].op, dir, &calls[k].a);
+	return st;
 }
 
 static enum xo_status forward(struct xo_model *m, bool training)
@@ -28,94 +37,10 @@ static enum xo_status forward(struct xo_model *m, bool training)
 	enum xo_status st = XO_OK;
 
 	for (int i = 0; !st && i < m->nlayers; i++) {
-		struct layer *l = &m->layers[i];
-		struct xo_op_args a = {.p = xo_model_layer_params(m, i, training)};
+		struct layer_ctx c = {.p = xo_model_layer_params(m, i, training),
+		                      .training = training};
 
-		switch (l->s.kind) {
-		case XO_LAYER_CONV1D:
-		case XO_LAYER_CONV2D:
-		case XO_LAYER_DENSE:
-			a.src[0] = l->in;
-			a.src[1] = l->w;
-			a.src[2] = l->b;
-			a.dst[0] = act_separate(&l->s) ? l->z : l->out;
-			if (act_separate(&l->s))
-				a.p.activation = XO_ACTIVATION_LINEAR;
-			st = xo_model_run_op(m, i, layer_conv_dense_op(&l->s), XO_DIR_FWD, &a);
-			if (st || !act_separate(&l->s))
-				break;
-			/* the activation op sees the output as [out_h * out_w][ch] */
-			a = (struct xo_op_args){.p = xo_model_layer_params(m, i, training)};
-			a.p.len = l->s.out_len * l->s.out_w;
-			a.p.width = 1;
-			a.p.ch = l->s.out_ch;
-			a.src[0] = l->z;
-			a.dst[0] = l->out;
-			st = xo_model_run_op(m, i, act_op(l->s.p.activation), XO_DIR_FWD, &a);
-			break;
-		case XO_LAYER_ACTIVATION:
-			if (layer_is_view(&l->s))
-				break;
-			a.src[0] = l->in;
-			a.dst[0] = l->out;
-			st = xo_model_run_op(m, i, act_op(l->s.p.activation), XO_DIR_FWD, &a);
-			break;
-		case XO_LAYER_MAX_POOLING1D:
-			a.src[0] = l->in;
-			a.dst[0] = l->out;
-			st = xo_model_run_op(m, i, XO_OP_max_pooling1d, XO_DIR_FWD, &a);
-			break;
-		case XO_LAYER_AVERAGE_POOLING1D:
-		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
-		case XO_LAYER_GLOBAL_MAX_POOLING1D:
-		case XO_LAYER_MAX_POOLING2D:
-		case XO_LAYER_AVERAGE_POOLING2D:
-		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
-		case XO_LAYER_GLOBAL_MAX_POOLING2D:
-			a.src[0] = l->in;
-			a.dst[0] = l->out;
-			st = xo_model_run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_FWD, &a);
-			break;
-		case XO_LAYER_DROPOUT:
-			if (!training)
-				break;
-			a.src[0] = l->in;
-			a.dst[0] = l->out;
-			st = xo_model_run_op(m, i, XO_OP_dropout, XO_DIR_FWD, &a);
-			break;
-		case XO_LAYER_BATCH_NORMALIZATION:
-			/* training: batch statistics, and the moving statistics
-			 * updated in place; inference: the moving statistics */
-			a.src[0] = l->in;
-			a.src[1] = l->gamma;
-			a.src[2] = l->beta;
-			a.dst[0] = l->out;
-			a.dst[1] = l->mm;
-			a.dst[2] = l->mv;
-			st = xo_model_run_op(m, i, XO_OP_batch_normalization, XO_DIR_FWD, &a);
-			break;
-		case XO_LAYER_EMBEDDING:
-			a.src[0] = l->in;
-			a.src[1] = l->w;
-			a.dst[0] = l->out;
-			st = xo_model_run_op(m, i, XO_OP_embedding, XO_DIR_FWD, &a);
-			break;
-		case XO_LAYER_SIMPLE_RNN:
-		case XO_LAYER_LSTM:
-		case XO_LAYER_GRU:
-			a.src[0] = l->in;
-			a.src[1] = l->w;
-			a.src[2] = l->rk;
-			a.src[3] = l->b;
-			a.dst[0] = l->out;
-			/* NULL unless a backward follows (plan_build): the
-			 * inference form (ops.def) */
-			a.dst[1] = l->ws;
-			st = xo_model_run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_FWD, &a);
-			break;
-		case XO_LAYER_FLATTEN:
-			break;
-		}
+		st = layer_pass(m, i, XO_DIR_FWD, &c);
 	}
 	return st;
 }
@@ -125,119 +50,14 @@ static enum xo_status backward(struct xo_model *m)
 	enum xo_status st = XO_OK;
 
 	for (int i = m->nlayers - 1; !st && i >= 0 && m->layers[i].has_grad; i--) {
-		struct layer *l = &m->layers[i];
-		struct xo_op_args a = {.p = xo_model_layer_params(m, i, true)};
+		struct layer_ctx c = {
+		    .p = xo_model_layer_params(m, i, true),
+		    .training = true,
+		    .ce_logits = i == m->nlayers - 1 &&
+		                 m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY,
+		};
 
-		switch (l->s.kind) {
-		case XO_LAYER_CONV1D:
-		case XO_LAYER_CONV2D:
-		case XO_LAYER_DENSE:
-			/* The last layer's gout is already w.r.t. the softmax's
-			 * input (fused CE gradient): differentiate it as linear. */
-			if (i == m->nlayers - 1 &&
-			    m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)
-				a.p.activation = XO_ACTIVATION_LINEAR;
-			if (act_separate(&l->s)) {
-				/* the activation's op first: gz = d loss / d z */
-				struct xo_op_args b = {.p = xo_model_layer_params(m, i, true)};
-
-				b.p.len = l->s.out_len * l->s.out_w;
-				b.p.width = 1;
-				b.p.ch = l->s.out_ch;
-				b.src[0] = act_bwd_from_x(l->s.p.activation) ? l->z : l->out;
-				b.src[1] = l->gout;
-				b.dst[0] = l->gz;
-				st = xo_model_run_op(m, i, act_op(l->s.p.activation), XO_DIR_BWD, &b);
-				if (st)
-					break;
-				a.p.activation = XO_ACTIVATION_LINEAR;
-			}
-			a.src[0] = l->in;
-			a.src[1] = l->w;
-			a.src[2] = act_separate(&l->s) ? l->z : l->out;
-			a.src[3] = act_separate(&l->s) ? l->gz : l->gout;
-			a.dst[0] = l->gin;
-			a.dst[1] = l->dw;
-			a.dst[2] = l->db;
-			st = xo_model_run_op(m, i, layer_conv_dense_op(&l->s), XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_MAX_POOLING1D:
-			if (!l->need_dx)
-				break;
-			a.src[0] = l->in;
-			a.src[1] = l->gout;
-			a.dst[0] = l->gin;
-			st = xo_model_run_op(m, i, XO_OP_max_pooling1d, XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_GLOBAL_MAX_POOLING1D:
-		case XO_LAYER_MAX_POOLING2D:
-		case XO_LAYER_GLOBAL_MAX_POOLING2D:
-			if (!l->need_dx)
-				break;
-			a.src[0] = l->in;
-			a.src[1] = l->gout;
-			a.dst[0] = l->gin;
-			st = xo_model_run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_AVERAGE_POOLING1D:
-		case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
-		case XO_LAYER_AVERAGE_POOLING2D:
-		case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
-			if (!l->need_dx)
-				break;
-			a.src[0] = l->gout;
-			a.dst[0] = l->gin;
-			st = xo_model_run_op(m, i, layer_pool_op(l->s.kind), XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_DROPOUT:
-			if (!l->need_dx)
-				break;
-			a.src[0] = l->gout;
-			a.dst[0] = l->gin;
-			st = xo_model_run_op(m, i, XO_OP_dropout, XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_ACTIVATION:
-			if (!l->need_dx || layer_is_view(&l->s))
-				break; /* linear: gout is a view, as flatten's */
-			a.src[0] = act_bwd_from_x(l->s.p.activation) ? l->in : l->out;
-			a.src[1] = l->gout;
-			a.dst[0] = l->gin;
-			st = xo_model_run_op(m, i, act_op(l->s.p.activation), XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_BATCH_NORMALIZATION:
-			if (!l->need_dx && !l->gamma && !l->beta)
-				break;
-			a.src[0] = l->in;
-			a.src[1] = l->gamma;
-			a.src[2] = l->gout;
-			a.dst[0] = l->gin;
-			a.dst[1] = l->dgamma;
-			a.dst[2] = l->dbeta;
-			st = xo_model_run_op(m, i, XO_OP_batch_normalization, XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_SIMPLE_RNN: /* back through time from the workspace */
-		case XO_LAYER_LSTM:
-		case XO_LAYER_GRU:
-			a.src[0] = l->in;
-			a.src[1] = l->w;
-			a.src[2] = l->rk;
-			a.src[3] = l->ws;
-			a.src[4] = l->gout;
-			a.dst[0] = l->gin;
-			a.dst[1] = l->dw;
-			a.dst[2] = l->drk;
-			a.dst[3] = l->db;
-			st = xo_model_run_op(m, i, xo_layer_rnn_op(l->s.kind), XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_EMBEDDING: /* the first layer: no dx (ids) */
-			a.src[0] = l->in;
-			a.src[1] = l->gout;
-			a.dst[0] = l->dw;
-			st = xo_model_run_op(m, i, XO_OP_embedding, XO_DIR_BWD, &a);
-			break;
-		case XO_LAYER_FLATTEN:
-			break; /* gout is a view of the previous layer's gout */
-		}
+		st = layer_pass(m, i, XO_DIR_BWD, &c);
 	}
 	return st;
 }

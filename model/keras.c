@@ -89,84 +89,140 @@ struct key_row {
 	    {"kernel_regularizer", K_NULL}, {"bias_regularizer", K_NULL},                  \
 	    {"activity_regularizer", K_NULL}, {"kernel_constraint", K_NULL},               \
 	    {"bias_constraint", K_NULL}
+/*
+ * A layer kind's Keras class (its class and spec names are layers.def's):
+ * every config key it reads and the key's rule (a key without a row is
+ * refused, so an option that changes the math is never ignored), the
+ * config written back, and whether Keras writes a build_config for it (the
+ * layers that build state, weights, and Flatten).
+ */
 struct class_row {
-	const char *cls;  /* Keras class_name */
-	const char *spec; /* spec keyword; NULL: the InputLayer */
 	struct key_row keys[40];
+	/* the config written back into cfg (name, trainable and dtype are
+	 * there already); NULL: writing the kind is not supported */
+	void (*write)(const struct xo_layer_spec *ls, json_t *cfg);
+	bool build_config;
 };
-static const struct class_row classes[] = {
-    {"InputLayer", NULL,
-     {{"name", K_NAME}, {"dtype", K_IN_DTYPE}, {"batch_shape", K_SHAPE},
-      {"batch_input_shape", K_SHAPE}, {"sparse", K_FALSE}, {"ragged", K_FALSE},
-      {"optional", K_FALSE}}},
-    {"Conv1D", "conv1d",
-     {COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
-      {"padding", K_STR}, {"data_format", K_LAST}, {"dilation_rate", K_INT}, {"groups", K_ONE},
-      {"activation", K_STR}, {"use_bias", K_BOOL}, {"batch_input_shape", K_SHAPE}}},
-    {"MaxPooling1D", "max_pooling1d",
-     {COMMON_KEYS, {"pool_size", K_INT}, {"strides", K_INT}, {"padding", K_STR},
-      {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
-    {"Flatten", "flatten", {COMMON_KEYS, {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
-    {"Dropout", "dropout",
-     {COMMON_KEYS, {"rate", K_FLOAT}, {"seed", K_SKIP}, {"noise_shape", K_NULL},
-      {"batch_input_shape", K_SHAPE}}},
-    {"Dense", "dense",
-     {COMMON_KEYS, NO_REG_KEYS, {"units", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},
-      {"quantization_config", K_NULL}, {"lora_rank", K_NULL}, {"lora_alpha", K_SKIP},
-      {"batch_input_shape", K_SHAPE}}},
-    {"Activation", "activation",
-     {COMMON_KEYS, {"activation", K_STR}, {"batch_input_shape", K_SHAPE}}},
-    {"AveragePooling1D", "average_pooling1d",
-     {COMMON_KEYS, {"pool_size", K_INT}, {"strides", K_INT}, {"padding", K_STR},
-      {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
-    {"GlobalAveragePooling1D", "global_average_pooling1d",
-     {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
-      {"batch_input_shape", K_SHAPE}}},
-    {"GlobalMaxPooling1D", "global_max_pooling1d",
-     {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
-      {"batch_input_shape", K_SHAPE}}},
+/* The InputLayer's keys (it adds no spec layer). */
+static const struct class_row input_row = {
+    {{"name", K_NAME}, {"dtype", K_IN_DTYPE}, {"batch_shape", K_SHAPE},
+     {"batch_input_shape", K_SHAPE}, {"sparse", K_FALSE}, {"ragged", K_FALSE},
+     {"optional", K_FALSE}},
+    NULL,
+    false};
+/* The configs written back (below, with the .keras writer). */
+static void conv_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void pool_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void global_pool_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void flatten_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void dropout_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void dense_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void activation_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void bn_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void rnn_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg);
+static const struct class_row classes[XO_LAYER_COUNT] = {
+    [XO_LAYER_CONV1D] =
+        {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
+          {"padding", K_STR}, {"data_format", K_LAST}, {"dilation_rate", K_INT}, {"groups", K_ONE},
+          {"activation", K_STR}, {"use_bias", K_BOOL}, {"batch_input_shape", K_SHAPE}},
+         conv_config,
+         true},
+    [XO_LAYER_MAX_POOLING1D] =
+        {{COMMON_KEYS, {"pool_size", K_INT}, {"strides", K_INT}, {"padding", K_STR},
+          {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}},
+         pool_config,
+         false},
+    [XO_LAYER_FLATTEN] =
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}},
+         flatten_config,
+         true},
+    [XO_LAYER_DROPOUT] =
+        {{COMMON_KEYS, {"rate", K_FLOAT}, {"seed", K_SKIP}, {"noise_shape", K_NULL},
+          {"batch_input_shape", K_SHAPE}},
+         dropout_config,
+         false},
+    [XO_LAYER_DENSE] =
+        {{COMMON_KEYS, NO_REG_KEYS, {"units", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},
+          {"quantization_config", K_NULL}, {"lora_rank", K_NULL}, {"lora_alpha", K_SKIP},
+          {"batch_input_shape", K_SHAPE}},
+         dense_config,
+         true},
+    [XO_LAYER_ACTIVATION] =
+        {{COMMON_KEYS, {"activation", K_STR}, {"batch_input_shape", K_SHAPE}},
+         activation_config,
+         false},
+    [XO_LAYER_AVERAGE_POOLING1D] =
+        {{COMMON_KEYS, {"pool_size", K_INT}, {"strides", K_INT}, {"padding", K_STR},
+          {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}},
+         pool_config,
+         false},
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] =
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+          {"batch_input_shape", K_SHAPE}},
+         global_pool_config,
+         false},
+    [XO_LAYER_GLOBAL_MAX_POOLING1D] =
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+          {"batch_input_shape", K_SHAPE}},
+         global_pool_config,
+         false},
     /* keras/src/layers/pooling/base_pooling.py and base_global_pooling.py */
-    {"MaxPooling2D", "max_pooling2d",
-     {COMMON_KEYS, {"pool_size", K_PAIR}, {"strides", K_PAIR}, {"padding", K_STR},
-      {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
-    {"AveragePooling2D", "average_pooling2d",
-     {COMMON_KEYS, {"pool_size", K_PAIR}, {"strides", K_PAIR}, {"padding", K_STR},
-      {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}}},
-    {"GlobalAveragePooling2D", "global_average_pooling2d",
-     {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
-      {"batch_input_shape", K_SHAPE}}},
-    {"GlobalMaxPooling2D", "global_max_pooling2d",
-     {COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
-      {"batch_input_shape", K_SHAPE}}},
+    [XO_LAYER_MAX_POOLING2D] =
+        {{COMMON_KEYS, {"pool_size", K_PAIR}, {"strides", K_PAIR}, {"padding", K_STR},
+          {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}},
+         pool_config,
+         false},
+    [XO_LAYER_AVERAGE_POOLING2D] =
+        {{COMMON_KEYS, {"pool_size", K_PAIR}, {"strides", K_PAIR}, {"padding", K_STR},
+          {"data_format", K_LAST}, {"batch_input_shape", K_SHAPE}},
+         pool_config,
+         false},
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] =
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+          {"batch_input_shape", K_SHAPE}},
+         global_pool_config,
+         false},
+    [XO_LAYER_GLOBAL_MAX_POOLING2D] =
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+          {"batch_input_shape", K_SHAPE}},
+         global_pool_config,
+         false},
     /* keras/src/layers/convolutional/base_conv.py get_config(): the
      * initializers have no effect once the weights are loaded (xo's own
      * initialisation is Keras's default, Glorot-uniform and zeros) */
-    {"Conv2D", "conv2d",
-     {COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_PAIR}, {"strides", K_PAIR},
-      {"padding", K_STR}, {"data_format", K_LAST}, {"dilation_rate", K_PAIR}, {"groups", K_ONE},
-      {"activation", K_STR}, {"use_bias", K_BOOL}, {"batch_input_shape", K_SHAPE}}},
+    [XO_LAYER_CONV2D] =
+        {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_PAIR}, {"strides", K_PAIR},
+          {"padding", K_STR}, {"data_format", K_LAST}, {"dilation_rate", K_PAIR}, {"groups", K_ONE},
+          {"activation", K_STR}, {"use_bias", K_BOOL}, {"batch_input_shape", K_SHAPE}},
+         conv_config,
+         true},
     /* keras/src/layers/normalization/batch_normalization.py get_config();
      * renorm_momentum has no effect without renorm; virtual_batch_size and
      * adjustment are Keras 2's */
-    {"BatchNormalization", "batch_normalization",
-     {COMMON_KEYS, {"axis", K_AXIS}, {"momentum", K_FLOAT}, {"epsilon", K_FLOAT},
-      {"center", K_BOOL}, {"scale", K_BOOL}, {"beta_initializer", K_ZEROS},
-      {"gamma_initializer", K_ONES}, {"moving_mean_initializer", K_ZEROS},
-      {"moving_variance_initializer", K_ONES}, {"beta_regularizer", K_NULL},
-      {"gamma_regularizer", K_NULL}, {"beta_constraint", K_NULL}, {"gamma_constraint", K_NULL},
-      {"synchronized", K_FALSE}, {"renorm", K_FALSE}, {"renorm_clipping", K_NULL},
-      {"renorm_momentum", K_SKIP}, {"virtual_batch_size", K_NULL},
-      {"adjustment", K_NULL}, {"batch_input_shape", K_SHAPE}}},
+    [XO_LAYER_BATCH_NORMALIZATION] =
+        {{COMMON_KEYS, {"axis", K_AXIS}, {"momentum", K_FLOAT}, {"epsilon", K_FLOAT},
+          {"center", K_BOOL}, {"scale", K_BOOL}, {"beta_initializer", K_ZEROS},
+          {"gamma_initializer", K_ONES}, {"moving_mean_initializer", K_ZEROS},
+          {"moving_variance_initializer", K_ONES}, {"beta_regularizer", K_NULL},
+          {"gamma_regularizer", K_NULL}, {"beta_constraint", K_NULL}, {"gamma_constraint", K_NULL},
+          {"synchronized", K_FALSE}, {"renorm", K_FALSE}, {"renorm_clipping", K_NULL},
+          {"renorm_momentum", K_SKIP}, {"virtual_batch_size", K_NULL},
+          {"adjustment", K_NULL}, {"batch_input_shape", K_SHAPE}},
+         bn_config,
+         true},
     /* keras/src/layers/core/embedding.py get_config(); the initializer has
      * no effect once weights are loaded; mask_zero=True is refused by the
      * spec parser; Keras 2's input_length only fixes the input shape */
-    {"Embedding", "embedding",
-     {COMMON_KEYS, {"input_dim", K_INT}, {"output_dim", K_INT},
-      {"embeddings_initializer", K_SKIP}, {"embeddings_regularizer", K_NULL},
-      {"activity_regularizer", K_NULL}, {"embeddings_constraint", K_NULL},
-      {"mask_zero", K_BOOL}, {"quantization_config", K_NULL}, {"lora_rank", K_NULL},
-      {"lora_alpha", K_SKIP}, {"input_length", K_SKIP}, {"sparse", K_FALSE},
-      {"batch_input_shape", K_SHAPE}}},
+    [XO_LAYER_EMBEDDING] =
+        {{COMMON_KEYS, {"input_dim", K_INT}, {"output_dim", K_INT},
+          {"embeddings_initializer", K_SKIP}, {"embeddings_regularizer", K_NULL},
+          {"activity_regularizer", K_NULL}, {"embeddings_constraint", K_NULL},
+          {"mask_zero", K_BOOL}, {"quantization_config", K_NULL}, {"lora_rank", K_NULL},
+          {"lora_alpha", K_SKIP}, {"input_length", K_SKIP}, {"sparse", K_FALSE},
+          {"batch_input_shape", K_SHAPE}},
+         embedding_config,
+         true},
     /* keras/src/layers/rnn/simple_rnn.py, lstm.py, gru.py get_config() (and
      * Keras 2's): dropout and recurrent_dropout must be 0, return_state,
      * stateful, unroll and time_major false (xo has no states between calls,
@@ -187,15 +243,18 @@ static const struct class_row classes[] = {
 	    {"kernel_constraint", K_NULL}, {"recurrent_constraint", K_NULL},                      \
 	    {"bias_constraint", K_NULL}, {"seed", K_SKIP}, {"zero_output_for_mask", K_SKIP},      \
 	    {"batch_input_shape", K_SHAPE}
-    {"SimpleRNN", "simple_rnn", {RNN_KEYS}},
-    {"LSTM", "lstm",
-     {RNN_KEYS, {"recurrent_activation", K_STR}, {"unit_forget_bias", K_SKIP},
-      {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}}},
-    {"GRU", "gru",
-     {RNN_KEYS, {"recurrent_activation", K_STR}, {"reset_after", K_BOOL},
-      {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}}},
+    [XO_LAYER_SIMPLE_RNN] = {{RNN_KEYS}, rnn_config, true},
+    [XO_LAYER_LSTM] =
+        {{RNN_KEYS, {"recurrent_activation", K_STR}, {"unit_forget_bias", K_SKIP},
+          {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}},
+         rnn_config,
+         true},
+    [XO_LAYER_GRU] =
+        {{RNN_KEYS, {"recurrent_activation", K_STR}, {"reset_after", K_BOOL},
+          {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}},
+         rnn_config,
+         true},
 };
-#define NCLASSES ((int)(sizeof(classes) / sizeof(classes[0])))
 
 /* A growing string. */
 struct sbuf {
@@ -435,7 +494,8 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 /* One layer's config into one spec line (or the input line). have_input
  * tells whether the input line is written already. */
 static enum xo_status layer_line(const struct lctx *c, const struct class_row *row,
-                                 const json_t *cfg, bool *have_input, struct sbuf *spec)
+                                 const char *kind, const json_t *cfg, bool *have_input,
+                                 struct sbuf *spec)
 {
 	struct sbuf args = {0};
 	const char *key;
@@ -456,7 +516,7 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 		if (st)
 			break;
 	}
-	if (!st && row->spec && *have_input && !strcmp(row->spec, "embedding")) {
+	if (!st && kind && *have_input && !strcmp(kind, "embedding")) {
 		/* Keras casts the input of an Embedding to ids whatever the
 		 * InputLayer's dtype (float32 by default): the input line gets
 		 * dtype=int32 (the spec refuses an embedding that is not the
@@ -470,11 +530,11 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 			sb_printf(spec, " dtype=int32\n");
 		}
 	}
-	if (!st && row->spec) {
+	if (!st && kind) {
 		if (!*have_input)
 			st = LAYER_ERR(c, XO_EFORMAT, "comes before any input shape%s", "");
 		else
-			sb_printf(spec, "%s name=%s%s\n", row->spec, c->name, args.s ? args.s : "");
+			sb_printf(spec, "%s name=%s%s\n", kind, c->name, args.s ? args.s : "");
 	}
 	free(args.s);
 	return st;
@@ -552,6 +612,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		const json_t *lcfg = json_object_get(l, "config");
 		const json_t *nm = json_object_get(lcfg, "name");
 		const struct class_row *row = NULL;
+		const char *kind = NULL; /* its spec keyword; NULL: the InputLayer */
 		struct lctx c = {origin, "?", "?"};
 
 		if (json_is_string(lc))
@@ -574,9 +635,13 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 			                         "(1-63 letters, digits, _ - .)", origin, c.name, c.cls);
 			break;
 		}
-		for (int k = 0; k < NCLASSES; k++)
-			if (!strcmp(classes[k].cls, c.cls))
+		if (!strcmp(c.cls, "InputLayer"))
+			row = &input_row;
+		for (int k = 0; k < XO_LAYER_COUNT; k++)
+			if (!strcmp(xo_layer_kinds[k].keras, c.cls)) {
 				row = &classes[k];
+				kind = xo_layer_kinds[k].spec;
+			}
 		if (i == 0)
 			prev = NULL;
 		if (functional && pass == 0) {
@@ -601,7 +666,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		}
 		/* A Sequential built with model.build(shape), without an Input:
 		 * the shape is the model config's build_input_shape. */
-		if (pass == 1 && i == 0 && row->spec && !json_object_get(lcfg, "batch_input_shape") &&
+		if (pass == 1 && i == 0 && kind && !json_object_get(lcfg, "batch_input_shape") &&
 		    json_is_object(cfg) && json_object_get(cfg, "build_input_shape")) {
 			struct lctx mc = {origin, "model", json_string_value(cls)};
 
@@ -610,7 +675,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				have_input = true;
 		}
 		if (!st && pass == 1)
-			st = layer_line(&c, row, lcfg, &have_input, spec);
+			st = layer_line(&c, row, kind, lcfg, &have_input, spec);
 		prev = c.name;
 	}
 	if (!st && functional) {
@@ -1472,8 +1537,9 @@ static void pool_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "data_format", json_string("channels_last"));
 }
 
-static void dense_config(const struct xo_params *p, json_t *cfg)
+static void dense_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
+	const struct xo_params *p = &ls->p;
 	static const char *const nulls[] = {"kernel_regularizer", "bias_regularizer",
 	                                    "kernel_constraint", "bias_constraint",
 	                                    "quantization_config", NULL};
@@ -1486,8 +1552,9 @@ static void dense_config(const struct xo_params *p, json_t *cfg)
 	set_nulls(cfg, nulls);
 }
 
-static void bn_config(const struct xo_params *p, json_t *cfg)
+static void bn_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
+	const struct xo_params *p = &ls->p;
 	static const char *const inits[4] = {"beta_initializer", "gamma_initializer",
 	                                     "moving_mean_initializer",
 	                                     "moving_variance_initializer"};
@@ -1546,8 +1613,9 @@ static void rnn_config(const struct xo_layer_spec *ls, json_t *cfg)
 		json_object_set_new(cfg, "seed", json_null());
 }
 
-static void embedding_config(const struct xo_params *p, json_t *cfg)
+static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
+	const struct xo_params *p = &ls->p;
 	static const char *const nulls[] = {"embeddings_regularizer", "activity_regularizer",
 	                                    "embeddings_constraint", NULL};
 
@@ -1561,79 +1629,30 @@ static void embedding_config(const struct xo_params *p, json_t *cfg)
 	json_object_set_new(cfg, "quantization_config", json_null());
 }
 
-/* The Keras class of layer ls (layers.def) with its config in cfg (name,
- * trainable and dtype already there); NULL for a kind without a case here. */
-static const char *layer_config(const struct xo_layer_spec *ls, json_t *cfg)
+/* Flatten, and GlobalAverage/MaxPooling1D/2D (keepdims false) */
+static void flatten_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
-	const struct xo_params *p = &ls->p;
-
-	switch (ls->kind) {
-	case XO_LAYER_CONV1D:
-	case XO_LAYER_CONV2D:
-		conv_config(ls, cfg);
-		break;
-	case XO_LAYER_MAX_POOLING1D:
-	case XO_LAYER_AVERAGE_POOLING1D:
-	case XO_LAYER_MAX_POOLING2D:
-	case XO_LAYER_AVERAGE_POOLING2D:
-		pool_config(ls, cfg);
-		break;
-	case XO_LAYER_FLATTEN:
-		json_object_set_new(cfg, "data_format", json_string("channels_last"));
-		break;
-	case XO_LAYER_DROPOUT:
-		json_object_set_new(cfg, "rate", json_real(short_real(p->rate)));
-		json_object_set_new(cfg, "seed", json_null());
-		json_object_set_new(cfg, "noise_shape", json_null());
-		break;
-	case XO_LAYER_DENSE:
-		dense_config(p, cfg);
-		break;
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D:
-	case XO_LAYER_GLOBAL_MAX_POOLING1D:
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
-	case XO_LAYER_GLOBAL_MAX_POOLING2D:
-		json_object_set_new(cfg, "data_format", json_string("channels_last"));
-		json_object_set_new(cfg, "keepdims", json_false());
-		break;
-	case XO_LAYER_ACTIVATION:
-		json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
-		break;
-	case XO_LAYER_BATCH_NORMALIZATION:
-		bn_config(p, cfg);
-		break;
-	case XO_LAYER_SIMPLE_RNN:
-	case XO_LAYER_LSTM:
-	case XO_LAYER_GRU:
-		rnn_config(ls, cfg);
-		break;
-	case XO_LAYER_EMBEDDING:
-		embedding_config(p, cfg);
-		break;
-	default:
-		return NULL;
-	}
-	return xo_layer_keras_class(ls->kind);
+	(void)ls;
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
 }
 
-/* Keras writes a build_config for the layers that build state (weights) and
- * for Flatten; the stateless others have none. */
-static bool has_build_config(enum xo_layer_kind k)
+static void global_pool_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
-	switch (k) {
-	case XO_LAYER_CONV1D:
-	case XO_LAYER_CONV2D:
-	case XO_LAYER_DENSE:
-	case XO_LAYER_BATCH_NORMALIZATION:
-	case XO_LAYER_SIMPLE_RNN:
-	case XO_LAYER_LSTM:
-	case XO_LAYER_GRU:
-	case XO_LAYER_EMBEDDING:
-	case XO_LAYER_FLATTEN:
-		return true;
-	default:
-		return false;
-	}
+	(void)ls;
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+	json_object_set_new(cfg, "keepdims", json_false());
+}
+
+static void dropout_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "rate", json_real(short_real(ls->p.rate)));
+	json_object_set_new(cfg, "seed", json_null());
+	json_object_set_new(cfg, "noise_shape", json_null());
+}
+
+static void activation_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "activation", json_string(xo_activation_name(ls->p.activation)));
 }
 
 /*
@@ -1710,10 +1729,11 @@ static json_t *model_config(struct xo_model *m)
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 		json_t *cfg = json_pack("{s:s, s:b, s:o}", "name", ls->name, "trainable", 1, "dtype",
 		                        dtype_policy());
-		const char *cls = layer_config(ls, cfg);
+		const struct class_row *row = &classes[ls->kind];
+		const char *cls = xo_layer_keras_class(ls->kind);
 		json_t *entry;
 
-		if (!cls) {
+		if (!row->write) {
 			/* a layer kind added without its row here */
 			xo_error(XO_EINVAL, "layer '%s' (%s): writing it to a .keras config is not "
 			                    "supported yet", ls->name, xo_spec_kind_name(ls->kind));
@@ -1721,9 +1741,10 @@ static json_t *model_config(struct xo_model *m)
 			json_decref(layers);
 			return NULL;
 		}
+		row->write(ls, cfg);
 		entry = json_pack("{s:s, s:s, s:o, s:n}", "module", "keras.layers", "class_name", cls,
 		                  "config", cfg, "registered_name");
-		if (has_build_config(ls->kind))
+		if (row->build_config)
 			json_object_set_new(entry, "build_config",
 			                    json_pack("{s:o}", "input_shape",
 			                              batch_shape(ls->in_rank, ls->in_len, ls->in_w,

@@ -294,51 +294,10 @@ static enum xo_status params_alloc(struct xo_model *m)
 		st = xo_tensor_create(m->be, XO_DTYPE_F32, 1, &n, &m->adam_v);
 	for (int i = 0; !st && i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
+		const struct xo_layer_family *f = xo_layer_families[l->s.kind];
 
-		if (!l->s.w_ndim)
-			continue;
-		st = xo_tensor_view(m->params, l->w_off, l->s.w_ndim, l->s.w_dim, &l->w);
-		if (!st)
-			st = xo_tensor_view(m->grads, l->w_off, l->s.w_ndim, l->s.w_dim, &l->dw);
-		if (!st && l->s.rk_count) { /* [units][g*units] */
-			int64_t rd[2] = {l->s.p.units, l->s.rk_count / l->s.p.units};
-
-			st = xo_tensor_view(m->params, l->rk_off, 2, rd, &l->rk);
-			if (!st)
-				st = xo_tensor_view(m->grads, l->rk_off, 2, rd, &l->drk);
-		}
-		if (!st && l->s.b_count) {
-			/* gru reset_after: [2][3u] (ops.def) */
-			int64_t bd[2] = {2, l->s.b_count / 2};
-			bool two = l->s.kind == XO_LAYER_GRU && l->s.p.reset_after;
-
-			st = two ? xo_tensor_view(m->params, l->b_off, 2, bd, &l->b)
-			         : xo_tensor_view(m->params, l->b_off, 1, &l->s.b_count, &l->b);
-			if (!st)
-				st = two ? xo_tensor_view(m->grads, l->b_off, 2, bd, &l->db)
-				         : xo_tensor_view(m->grads, l->b_off, 1, &l->s.b_count, &l->db);
-		}
-	}
-	for (int i = 0; !st && i < m->nlayers; i++) {
-		struct layer *l = &m->layers[i];
-		int64_t ch = l->s.in_ch;
-
-		if (l->s.kind != XO_LAYER_BATCH_NORMALIZATION)
-			continue;
-		if (l->s.gamma_count) {
-			st = xo_tensor_view(m->params, l->g_off, 1, &ch, &l->gamma);
-			if (!st)
-				st = xo_tensor_view(m->grads, l->g_off, 1, &ch, &l->dgamma);
-		}
-		if (!st && l->s.beta_count) {
-			st = xo_tensor_view(m->params, l->beta_off, 1, &ch, &l->beta);
-			if (!st)
-				st = xo_tensor_view(m->grads, l->beta_off, 1, &ch, &l->dbeta);
-		}
-		if (!st)
-			st = xo_tensor_view(m->params, l->mm_off, 1, &ch, &l->mm);
-		if (!st)
-			st = xo_tensor_view(m->params, l->mv_off, 1, &ch, &l->mv);
+		if (f->views)
+			st = f->views(l, m->params, m->grads);
 	}
 	m->tr_views = m->ntrain < n;
 	if (!st && !m->tr_views) {
@@ -643,216 +602,6 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	return true;
 }
 
-/* A layer's input, output and parameter (kernel and bias) bytes per sample:
- * what each kind's cost below starts from. */
-struct cost_bytes {
-	double in, out, w;
-};
-
-/* conv1d, conv2d, dense */
-static void cost_conv_dense(const struct layer *l, const struct cost_bytes *b,
-                            struct xo_layer_cost *out)
-{
-	double in = b->in, outb = b->out, w = b->w;
-
-	/* every output element is one dot product of w_count / out_ch
-	 * terms: out_len * out_w * w_count multiply-adds per sample
-	 * (conv2d: kh * kw * in_ch terms for each of its out_h * out_w
-	 * * filters outputs) */
-	double macs = (double)l->s.out_len * (double)l->s.out_w * (double)l->s.w_count;
-
-	out->flops_fwd = 2 * macs;
-	out->act_bytes_fwd = in + outb;
-	out->w_bytes_fwd = w;
-	out->ops_train_fwd = out->ops_predict = 1;
-	if (l->has_grad) {
-		/* dW always, dX unless first: reads x, y (activation
-		 * derivative), dy; writes dx; reads w for dX, writes dW, db */
-		out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1);
-		out->act_bytes_bwd = in + 2 * outb + (l->need_dx ? in : 0);
-		out->w_bytes_bwd = w + (l->need_dx ? 4.0 * (double)l->s.w_count : 0);
-		out->ops_bwd = 1;
-	}
-	if (act_separate(&l->s)) { /* the activation's op: z in, y out */
-		out->act_bytes_fwd += 2 * outb;
-		out->ops_train_fwd = out->ops_predict = 2;
-		if (l->has_grad) { /* reads z or y and dy, writes dz */
-			out->act_bytes_bwd += 3 * outb;
-			out->ops_bwd = 2;
-		}
-	}
-}
-
-/* simple_rnn, lstm, gru */
-static void cost_rnn(const struct layer *l, const struct cost_bytes *b,
-                     struct xo_layer_cost *out)
-{
-	double in = b->in, outb = b->out, w = b->w;
-
-	/* per step: the input projection (in_ch x g*u) and the
-	 * recurrent one (u x g*u) as multiply-adds; the workspace
-	 * (T * S * u) written by the training form's forward and read
-	 * backward (the inference form, predict's, writes none) */
-	double macs = (double)l->s.in_len * (double)(l->s.w_count + l->s.rk_count);
-	double wsb = 4.0 * (double)l->ws_per;
-
-	out->flops_fwd = 2 * macs;
-	out->act_bytes_fwd = in + outb;
-	out->ws_bytes = l->has_grad ? wsb : 0;
-	out->w_bytes_fwd = w + 4.0 * (double)l->s.rk_count;
-	out->ops_train_fwd = out->ops_predict = 1;
-	if (l->has_grad) {
-		/* dW, dU always (and dx unless first): 2 or 3 products */
-		out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1) + 2 * macs;
-		out->act_bytes_bwd = in + outb + wsb + (l->need_dx ? in : 0);
-		out->w_bytes_bwd = 2 * (w + 4.0 * (double)l->s.rk_count);
-		out->ops_bwd = 1;
-	}
-	/* the steps run in series (h_t needs h_{t-1}): one step of one
-	 * sample is x_t W + h' U forward; back through time dh' = dz
-	 * U^T, and dx_t = dz W^T unless first (the weight gradients
-	 * are summed over samples and steps apart, in parallel) */
-	out->recurrent = xo_layer_keras_class(l->s.kind);
-	out->rnn_op = xo_layer_rnn_op(l->s.kind);
-	out->units = l->s.p.units;
-	out->steps = l->s.in_len;
-	out->step_macs_fwd = (double)(l->s.w_count + l->s.rk_count);
-	if (l->has_grad)
-		out->step_macs_bwd =
-		    (double)l->s.rk_count + (l->need_dx ? (double)l->s.w_count : 0);
-}
-
-/* activation */
-static void cost_activation(const struct layer *l, const struct cost_bytes *b,
-                            struct xo_layer_cost *out)
-{
-	double in = b->in, outb = b->out;
-
-	if (layer_is_view(&l->s))
-		return; /* linear: a view, as flatten */
-	out->act_bytes_fwd = in + outb;
-	out->ops_train_fwd = out->ops_predict = 1;
-	if (l->need_dx) { /* reads x or y and dy, writes dx */
-		out->act_bytes_bwd = in + 2 * outb;
-		out->ops_bwd = 1;
-	}
-}
-
-/* max_pooling1d, global_max_pooling1d, max_pooling2d, global_max_pooling2d */
-static void cost_max_pool(const struct layer *l, const struct cost_bytes *b,
-                          struct xo_layer_cost *out)
-{
-	double in = b->in, outb = b->out;
-
-	out->act_bytes_fwd = in + outb;
-	out->ops_train_fwd = out->ops_predict = 1;
-	if (l->need_dx) { /* reads x (argmax again) and dy, writes dx */
-		out->act_bytes_bwd = 2 * in + outb;
-		out->ops_bwd = 1;
-	}
-}
-
-/* average_pooling1d, global_average_pooling1d, average_pooling2d, global_average_pooling2d */
-static void cost_average_pool(const struct layer *l, const struct cost_bytes *b,
-                              struct xo_layer_cost *out)
-{
-	double in = b->in, outb = b->out;
-
-	out->act_bytes_fwd = in + outb;
-	out->ops_train_fwd = out->ops_predict = 1;
-	if (l->need_dx) { /* reads dy, writes dx */
-		out->act_bytes_bwd = in + outb;
-		out->ops_bwd = 1;
-	}
-}
-
-/* dropout: training only: the identity at inference */
-static void cost_dropout(const struct layer *l, const struct cost_bytes *b,
-                         struct xo_layer_cost *out)
-{
-	double in = b->in, outb = b->out;
-
-	out->act_bytes_fwd = in + outb;
-	out->ops_train_fwd = 1;
-	if (l->need_dx) {
-		out->act_bytes_bwd = in + outb;
-		out->ops_bwd = 1;
-	}
-}
-
-/* batch_normalization */
-static void cost_batch_normalization(const struct layer *l, const struct cost_bytes *b,
-                                     struct xo_layer_cost *out)
-{
-	double in = b->in, outb = b->out, w = b->w;
-
-	/* fwd: x read twice for the statistics in training, once more
-	 * for y; bwd: x and dy read twice, dx written */
-	out->act_bytes_fwd = 3 * in + outb;
-	out->w_bytes_fwd = w;
-	out->flops_fwd = 8.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
-	out->ops_train_fwd = out->ops_predict = 1;
-	if (l->has_grad) {
-		out->act_bytes_bwd = 4 * in + 2 * outb + (l->need_dx ? in : 0);
-		out->w_bytes_bwd = w;
-		out->flops_bwd = 12.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
-		out->ops_bwd = 1;
-	}
-}
-
-/* embedding */
-static void cost_embedding(const struct layer *l, const struct cost_bytes *b,
-                           struct xo_layer_cost *out)
-{
-	double in = b->in, outb = b->out, w = b->w;
-
-	/* fwd: T ids read, T table rows read, [T][dim] written; bwd
-	 * (the table trainable): ids and dy read, the table's
-	 * gradient written whole (unused rows are zeros) */
-	out->act_bytes_fwd = in + outb;
-	out->w_bytes_fwd = outb; /* the rows read */
-	out->ops_train_fwd = out->ops_predict = 1;
-	if (l->has_grad) {
-		out->flops_bwd = (double)(l->s.out_len * l->s.out_ch); /* one add each */
-		out->act_bytes_bwd = in + outb;
-		out->w_bytes_bwd = w;
-		out->ops_bwd = 1;
-	}
-}
-
-/* flatten: a view: no op, no bytes */
-static void cost_view(const struct layer *l, const struct cost_bytes *b,
-                      struct xo_layer_cost *out)
-{
-	(void)l;
-	(void)b;
-	(void)out;
-}
-
-/* Each kind's cost per sample (xo_model_layer_cost, docs/explain.md). */
-static void (*const layer_costs[XO_LAYER_COUNT])(const struct layer *l, const struct cost_bytes *b,
-                                                 struct xo_layer_cost *out) = {
-    [XO_LAYER_CONV1D] = cost_conv_dense,
-    [XO_LAYER_MAX_POOLING1D] = cost_max_pool,
-    [XO_LAYER_FLATTEN] = cost_view,
-    [XO_LAYER_DROPOUT] = cost_dropout,
-    [XO_LAYER_DENSE] = cost_conv_dense,
-    [XO_LAYER_ACTIVATION] = cost_activation,
-    [XO_LAYER_AVERAGE_POOLING1D] = cost_average_pool,
-    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = cost_average_pool,
-    [XO_LAYER_GLOBAL_MAX_POOLING1D] = cost_max_pool,
-    [XO_LAYER_BATCH_NORMALIZATION] = cost_batch_normalization,
-    [XO_LAYER_MAX_POOLING2D] = cost_max_pool,
-    [XO_LAYER_AVERAGE_POOLING2D] = cost_average_pool,
-    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = cost_average_pool,
-    [XO_LAYER_GLOBAL_MAX_POOLING2D] = cost_max_pool,
-    [XO_LAYER_EMBEDDING] = cost_embedding,
-    [XO_LAYER_SIMPLE_RNN] = cost_rnn,
-    [XO_LAYER_LSTM] = cost_rnn,
-    [XO_LAYER_GRU] = cost_rnn,
-    [XO_LAYER_CONV2D] = cost_conv_dense,
-};
-
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out)
 {
 	const struct layer *l;
@@ -864,8 +613,7 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 	b.out = 4.0 * (double)(l->s.out_len * l->s.out_w * l->s.out_ch);
 	b.w = 4.0 * (double)(l->s.w_count + l->s.b_count);
 	*out = (struct xo_layer_cost){.params = xo_layer_total(&l->s)};
-	XO_ASSERT(layer_costs[l->s.kind]); /* every layers.def row has one */
-	layer_costs[l->s.kind](l, &b, out);
+	xo_layer_families[l->s.kind]->cost(l, &b, out);
 }
 
 /* ---- weights --------------------------------------------------------------- */
@@ -904,74 +652,10 @@ enum xo_status xo_model_init(struct xo_model *m, uint64_t seed)
 		return xo_error(XO_ENOMEM, "model: out of memory");
 	for (int i = 0; i < m->nlayers; i++) {
 		const struct layer *l = &m->layers[i];
-		double fan_in, fan_out, limit;
+		const struct xo_layer_family *f = xo_layer_families[l->s.kind];
 
-		if (!l->s.w_ndim)
-			continue;
-		if (l->s.kind == XO_LAYER_EMBEDDING) {
-			/* Keras Embedding: embeddings_initializer "uniform",
-			 * RandomUniform(-0.05, 0.05) */
-			for (int64_t e = 0; e < l->s.w_count; e++)
-				w[l->w_off + e] = (float)((2.0 * xo_philox_uniform(seed, XO_STREAM_INIT,
-				                                                    (uint32_t)i,
-				                                                    (uint64_t)e) -
-				                           1.0) *
-				                          0.05);
-			continue;
-		}
-		if (l->s.rk_count) {
-			/* recurrent layers: kernel glorot-uniform over (in_ch,
-			 * g*u) as Keras; recurrent_kernel glorot-uniform over (u,
-			 * g*u) (Keras draws an orthogonal matrix: not matched, a
-			 * trained or loaded model does not depend on it); LSTM's
-			 * forget-gate bias 1 (unit_forget_bias=True) */
-			double lk = sqrt(6.0 / (double)(l->s.w_dim[0] + l->s.w_dim[1]));
-			double lr = sqrt(6.0 / (double)(l->s.p.units + l->s.w_dim[1]));
-
-			for (int64_t e = 0; e < l->s.w_count + l->s.rk_count; e++) {
-				double u = xo_philox_uniform(seed, XO_STREAM_INIT, (uint32_t)i,
-				                             (uint64_t)e);
-
-				w[l->w_off + e] =
-				    (float)((2.0 * u - 1.0) * (e < l->s.w_count ? lk : lr));
-			}
-			if (l->s.kind == XO_LAYER_LSTM && l->s.b_count)
-				for (int64_t e = 0; e < l->s.p.units; e++)
-					w[l->b_off + l->s.p.units + e] = 1.0f;
-			continue;
-		}
-		/* Keras's fans (initializers compute_fans): the receptive
-		 * field is the product of the kernel's leading axes (conv1d
-		 * [k][cin][cout]: k; conv2d [kh][kw][cin][cout]: kh * kw;
-		 * dense [in][out]: 1), fan_in = cin * rf, fan_out = cout * rf */
-		{
-			double rf = 1.0;
-
-			for (int d = 0; d < l->s.w_ndim - 2; d++)
-				rf *= (double)l->s.w_dim[d];
-			fan_in = (double)l->s.w_dim[l->s.w_ndim - 2] * rf;
-			fan_out = (double)l->s.w_dim[l->s.w_ndim - 1] * rf;
-		}
-		limit = sqrt(6.0 / (fan_in + fan_out));
-		for (int64_t e = 0; e < l->s.w_count; e++) {
-			double u =
-			    xo_philox_uniform(seed, XO_STREAM_INIT, (uint32_t)i, (uint64_t)e);
-
-			w[l->w_off + e] = (float)((2.0 * u - 1.0) * limit);
-		}
-		/* Biases stay zero. */
-	}
-	for (int i = 0; i < m->nlayers; i++) {
-		const struct layer *l = &m->layers[i];
-
-		/* Keras: gamma ones, beta zeros, moving_mean zeros,
-		 * moving_variance ones */
-		if (l->s.kind != XO_LAYER_BATCH_NORMALIZATION)
-			continue;
-		for (int64_t e = 0; e < l->s.gamma_count; e++)
-			w[l->g_off + e] = 1.0f;
-		for (int64_t e = 0; e < l->s.in_ch; e++)
-			w[l->mv_off + e] = 1.0f;
+		if (f->init) /* biases and what else it leaves stay zero */
+			f->init(l, i, seed, w);
 	}
 	st = xo_tensor_write(m->params, w, 0, m->nparams);
 	free(w);
@@ -1003,47 +687,9 @@ const struct xo_layer_spec *xo_model_layer_spec(const struct xo_model *m, int i)
 int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out[XO_LAYER_VARS_MAX])
 {
 	const struct layer *l = &m->layers[i];
-	int n = 0;
+	const struct xo_layer_family *f = xo_layer_families[l->s.kind];
 
-	if (l->s.kind == XO_LAYER_BATCH_NORMALIZATION) {
-		/* Keras's order: gamma, beta, moving_mean, moving_variance */
-		int64_t ch = l->s.in_ch;
-
-		if (l->s.gamma_count)
-			out[n++] = (struct xo_layer_var){.name = "gamma", .ndim = 1, .dim = {ch},
-			                                 .off = l->g_off, .count = ch};
-		if (l->s.beta_count)
-			out[n++] = (struct xo_layer_var){.name = "beta", .ndim = 1, .dim = {ch},
-			                                 .off = l->beta_off, .count = ch};
-		out[n++] = (struct xo_layer_var){.name = "moving_mean", .ndim = 1, .dim = {ch},
-		                                 .off = l->mm_off, .count = ch};
-		out[n++] = (struct xo_layer_var){.name = "moving_variance", .ndim = 1,
-		                                 .dim = {ch}, .off = l->mv_off, .count = ch};
-		return n;
-	}
-	if (!l->s.w_ndim)
-		return 0;
-	out[n] = (struct xo_layer_var){.name = l->s.kind == XO_LAYER_EMBEDDING ? "embeddings"
-	                                                                       : "kernel",
-	                               .ndim = l->s.w_ndim,
-	                               .off = l->w_off, .count = l->s.w_count};
-	memcpy(out[n].dim, l->s.w_dim, sizeof(out[n].dim));
-	n++;
-	if (l->s.rk_count)
-		out[n++] = (struct xo_layer_var){.name = "recurrent_kernel", .ndim = 2,
-		                                 .dim = {l->s.p.units, l->s.rk_count / l->s.p.units},
-		                                 .off = l->rk_off, .count = l->s.rk_count};
-	if (l->s.b_count && l->s.kind == XO_LAYER_GRU && l->s.p.reset_after) {
-		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 2,
-		                                 .dim = {2, l->s.b_count / 2},
-		                                 .off = l->b_off, .count = l->s.b_count};
-		return n;
-	}
-	if (l->s.b_count)
-		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 1,
-		                                 .dim = {l->s.b_count},
-		                                 .off = l->b_off, .count = l->s.b_count};
-	return n;
+	return f->vars ? f->vars(l, out) : 0;
 }
 
 enum xo_status xo_model_params_host(struct xo_model *m, float *w, bool write)

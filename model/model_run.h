@@ -2,7 +2,8 @@
  * model_run.h - the sequential model's runtime state, shared by the files
  * that make it up: model.c (open and close, plans, buffers, parameters,
  * cost), forward.c (forward, backward, a step, the fused path, predict and
- * evaluate) and fit.c (fit and the perf runner's hooks). Private to model/;
+ * evaluate), fit.c (fit and the perf runner's hooks) and the layer
+ * families, layer_*.c (each kind's variables, ops and cost). Private to model/;
  * the files formats (modelfile.c, keras.c) reach a model through its
  * functions, never its fields.
  */
@@ -114,6 +115,67 @@ static inline bool layer_is_2d(const struct xo_layer_spec *s)
 	       s->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D ||
 	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D;
 }
+/* ---- the layer kinds' runtime ---------------------------------------------- */
+
+/* A layer's input, output and parameter (kernel and bias) bytes per sample:
+ * what each kind's cost starts from (xo_model_layer_cost). */
+struct cost_bytes {
+	double in, out, w;
+};
+
+/* One op a layer's forward or backward runs, in the direction of the pass. */
+struct layer_call {
+	enum xo_op op;
+	struct xo_op_args a;
+};
+/* The most ops one layer runs in one pass (conv1d/conv2d/dense with a
+ * separate activation: the linear op and the activation's). */
+#define LAYER_CALLS_MAX 2
+
+/* What a layer's pass needs of the model beyond the layer itself. */
+struct layer_ctx {
+	struct xo_params p; /* the layer's op parameters (xo_model_layer_params) */
+	bool training;      /* the plan's mode */
+	/* the last layer of a categorical-crossentropy model: its gout is
+	 * already w.r.t. the softmax's input (the fused CE gradient) */
+	bool ce_logits;
+};
+
+/*
+ * A family of layer kinds (model/layer_*.c): the runtime's per-kind work,
+ * one entry per family, named by the family column of layers.def. The
+ * functions only describe: they fill views, values, names, op calls and
+ * costs, and never run an op or reach the model, so a family file calls no
+ * other file of model/. NULL views / init: the kind has no variables.
+ */
+struct xo_layer_family {
+	/* l's views of its variables in the flat parameters and gradients */
+	enum xo_status (*views)(struct layer *l, struct xo_tensor *params,
+	                        struct xo_tensor *grads);
+	/* Keras's initial values of layer i's variables into w (the flat
+	 * parameters, zeroed): draws from stream XO_STREAM_INIT, (i, element) */
+	void (*init)(const struct layer *l, int i, uint64_t seed, float *w);
+	/* its Keras variables in Keras's order (checkpoints, .weights.h5 and
+	 * .keras all go by it); returns how many */
+	int (*vars)(const struct layer *l, struct xo_layer_var out[XO_LAYER_VARS_MAX]);
+	/* the ops of its forward and backward, in order (slots as ops.def
+	 * says; a backward overwrites, never accumulates); returns how many */
+	int (*forward)(const struct layer *l, const struct layer_ctx *c,
+	               struct layer_call out[LAYER_CALLS_MAX]);
+	int (*backward)(const struct layer *l, const struct layer_ctx *c,
+	                struct layer_call out[LAYER_CALLS_MAX]);
+	/* its cost per sample (docs/explain.md) into out, whose params are set */
+	void (*cost)(const struct layer *l, const struct cost_bytes *b, struct xo_layer_cost *out);
+};
+/* The families (model/layer_*.c), declared once per layers.def row (a
+ * family shared by several kinds is declared again, as C allows). */
+#define XO_LAYER(kind, spec, keras, op, net, family) \
+	extern const struct xo_layer_family xo_family_##family;
+#include "xo/layers.def"
+#undef XO_LAYER
+/* Each kind's family (layers.c, from layers.def). */
+extern const struct xo_layer_family *const xo_layer_families[XO_LAYER_COUNT];
+
 struct xo_model {
 	struct xo_backend *be;
 	struct xo_model_spec spec;

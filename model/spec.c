@@ -29,7 +29,7 @@ const char xo_model_seed_spec[] = "# The seed model (DESIGN section 1): the refe
 #define MAX_LINE   1024
 
 const struct xo_layer_kind_info xo_layer_kinds[XO_LAYER_COUNT] = {
-#define XO_LAYER(kind, spec, keras, op, net) [XO_LAYER_##kind] = {spec, keras, op, net},
+#define XO_LAYER(kind, spec, keras, op, net, family) [XO_LAYER_##kind] = {spec, keras, op, net},
 #include "xo/layers.def"
 #undef XO_LAYER
 };
@@ -78,45 +78,6 @@ static const char *const gru_args[] = {"units",          "activation",       "re
                                        "use_bias",       "return_sequences", "go_backwards",
                                        "reset_after",    "name",             NULL};
 static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_zero", "name", NULL};
-
-static const char *const *kind_args(enum xo_layer_kind k)
-{
-	switch (k) {
-	case XO_LAYER_CONV1D:
-		return conv_args;
-	case XO_LAYER_CONV2D:
-		return conv2d_args;
-	case XO_LAYER_MAX_POOLING1D:
-	case XO_LAYER_AVERAGE_POOLING1D:
-		return pool_args;
-	case XO_LAYER_MAX_POOLING2D:
-	case XO_LAYER_AVERAGE_POOLING2D:
-		return pool2d_args;
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING1D: /* Keras defaults: channels_last, */
-	case XO_LAYER_GLOBAL_MAX_POOLING1D:     /* keepdims=False */
-	case XO_LAYER_GLOBAL_AVERAGE_POOLING2D:
-	case XO_LAYER_GLOBAL_MAX_POOLING2D:
-		return flatten_args;
-	case XO_LAYER_FLATTEN:
-		return flatten_args;
-	case XO_LAYER_DROPOUT:
-		return dropout_args;
-	case XO_LAYER_DENSE:
-		return dense_args;
-	case XO_LAYER_ACTIVATION:
-		return activation_args;
-	case XO_LAYER_BATCH_NORMALIZATION:
-		return bn_args;
-	case XO_LAYER_EMBEDDING:
-		return embedding_args;
-	case XO_LAYER_SIMPLE_RNN:
-	case XO_LAYER_LSTM:
-		return rnn_args;
-	case XO_LAYER_GRU:
-		return gru_args;
-	}
-	return flatten_args;
-}
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -599,29 +560,52 @@ static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
-/* Each kind's output shape and variables from its input shape (Keras's
- * rules); p.len and p.ch already hold the input's, but for an embedding. */
-static enum xo_status (*const layer_shapes[XO_LAYER_COUNT])(struct xo_layer_spec *l,
-                                                             const char *origin) = {
-    [XO_LAYER_CONV1D] = shape_conv1d,
-    [XO_LAYER_MAX_POOLING1D] = shape_pool1d,
-    [XO_LAYER_FLATTEN] = shape_flatten,
-    [XO_LAYER_DROPOUT] = shape_elementwise,
-    [XO_LAYER_DENSE] = shape_dense,
-    [XO_LAYER_ACTIVATION] = shape_elementwise,
-    [XO_LAYER_AVERAGE_POOLING1D] = shape_pool1d,
-    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = shape_global_pool1d,
-    [XO_LAYER_GLOBAL_MAX_POOLING1D] = shape_global_pool1d,
-    [XO_LAYER_BATCH_NORMALIZATION] = shape_batch_normalization,
-    [XO_LAYER_MAX_POOLING2D] = shape_pool2d,
-    [XO_LAYER_AVERAGE_POOLING2D] = shape_pool2d,
-    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = shape_global_pool2d,
-    [XO_LAYER_GLOBAL_MAX_POOLING2D] = shape_global_pool2d,
-    [XO_LAYER_EMBEDDING] = shape_embedding,
-    [XO_LAYER_SIMPLE_RNN] = shape_rnn,
-    [XO_LAYER_LSTM] = shape_rnn,
-    [XO_LAYER_GRU] = shape_rnn,
-    [XO_LAYER_CONV2D] = shape_conv2d,
+/* Required arguments (Keras's layers have no default for them). */
+static const char *needs_filters(const struct xo_params *p)
+{
+	return !p->filters || !p->kernel_size ? "filters= and kernel_size=" : NULL;
+}
+
+static const char *needs_units(const struct xo_params *p)
+{
+	return !p->units ? "units=" : NULL;
+}
+
+static const char *needs_rate(const struct xo_params *p)
+{
+	return p->rate < 0.0f ? "rate=" : NULL;
+}
+
+/* Each kind's arguments (Keras names; the global poolings take Keras's
+ * defaults, channels_last and keepdims=False, alone) and its output shape
+ * and variables from its input shape (Keras's rules); p.len and p.ch
+ * already hold the input's, but for an embedding. */
+static const struct {
+	const char *const *args;
+	enum xo_status (*shape)(struct xo_layer_spec *l, const char *origin);
+	/* the required arguments a layer line left out, as "<kind> needs"
+	 * names them; NULL: none required, or none missing */
+	const char *(*needs)(const struct xo_params *p);
+} spec_kinds[XO_LAYER_COUNT] = {
+    [XO_LAYER_CONV1D] = {conv_args, shape_conv1d, needs_filters},
+    [XO_LAYER_MAX_POOLING1D] = {pool_args, shape_pool1d},
+    [XO_LAYER_FLATTEN] = {flatten_args, shape_flatten},
+    [XO_LAYER_DROPOUT] = {dropout_args, shape_elementwise, needs_rate},
+    [XO_LAYER_DENSE] = {dense_args, shape_dense, needs_units},
+    [XO_LAYER_ACTIVATION] = {activation_args, shape_elementwise},
+    [XO_LAYER_AVERAGE_POOLING1D] = {pool_args, shape_pool1d},
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = {flatten_args, shape_global_pool1d},
+    [XO_LAYER_GLOBAL_MAX_POOLING1D] = {flatten_args, shape_global_pool1d},
+    [XO_LAYER_BATCH_NORMALIZATION] = {bn_args, shape_batch_normalization},
+    [XO_LAYER_MAX_POOLING2D] = {pool2d_args, shape_pool2d},
+    [XO_LAYER_AVERAGE_POOLING2D] = {pool2d_args, shape_pool2d},
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = {flatten_args, shape_global_pool2d},
+    [XO_LAYER_GLOBAL_MAX_POOLING2D] = {flatten_args, shape_global_pool2d},
+    [XO_LAYER_EMBEDDING] = {embedding_args, shape_embedding},
+    [XO_LAYER_SIMPLE_RNN] = {rnn_args, shape_rnn, needs_units},
+    [XO_LAYER_LSTM] = {rnn_args, shape_rnn, needs_units},
+    [XO_LAYER_GRU] = {gru_args, shape_rnn, needs_units},
+    [XO_LAYER_CONV2D] = {conv2d_args, shape_conv2d, needs_filters},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -655,8 +639,8 @@ static enum xo_status layer_shape(struct xo_layer_spec *l, const char *origin)
 		l->p.ch = l->in_ch;
 	}
 	l->out_w = 1;
-	XO_ASSERT(layer_shapes[l->kind]); /* every layers.def row has one */
-	st = layer_shapes[l->kind](l, origin);
+	XO_ASSERT(spec_kinds[l->kind].shape); /* every layers.def row has one */
+	st = spec_kinds[l->kind].shape(l, origin);
 	return st ? st : layer_counts(l, origin);
 }
 
@@ -1072,7 +1056,7 @@ static enum xo_status layer_args(struct xo_layer_spec *l, char **tok, int ntok,
 	const char *kname = xo_layer_kinds[l->kind].spec;
 
 	for (int i = 1; i < ntok; i++) {
-		const char *const *allowed = kind_args(l->kind);
+		const char *const *allowed = spec_kinds[l->kind].args;
 		char *eq = strchr(tok[i], '='), *val;
 		bool ok = false;
 		size_t vlen;
@@ -1111,7 +1095,7 @@ static enum xo_status layer_args(struct xo_layer_spec *l, char **tok, int ntok,
 static enum xo_status layer_check(const struct xo_model_spec *out, const struct xo_layer_spec *l,
                                   char **tok, int ntok, const char *origin, int line)
 {
-	const char *kname = xo_layer_kinds[l->kind].spec;
+	const char *kname = xo_layer_kinds[l->kind].spec, *needs;
 
 	if (l->kind == XO_LAYER_ACTIVATION) {
 		bool given = false;
@@ -1140,16 +1124,9 @@ static enum xo_status layer_check(const struct xo_model_spec *out, const struct 
 		                  "an input of dtype=int32 feeds only an embedding layer (got "
 		                  "%s)",
 		                  kname);
-	if (((l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D) &&
-	     (!l->p.filters || !l->p.kernel_size)) ||
-	    ((l->kind == XO_LAYER_DENSE || xo_layer_rnn_op(l->kind) != XO_OP_COUNT) &&
-	     !l->p.units) ||
-	    (l->kind == XO_LAYER_DROPOUT && l->p.rate < 0.0f))
-		return spec_error(XO_EINVAL, origin, line, "%s needs %s", kname,
-		                  l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D
-		                      ? "filters= and kernel_size="
-		                  : l->kind == XO_LAYER_DROPOUT ? "rate="
-		                                                : "units=");
+	needs = spec_kinds[l->kind].needs ? spec_kinds[l->kind].needs(&l->p) : NULL;
+	if (needs)
+		return spec_error(XO_EINVAL, origin, line, "%s needs %s", kname, needs);
 	return XO_OK;
 }
 

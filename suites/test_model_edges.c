@@ -935,6 +935,75 @@ static void test_layer_kinds(void **state)
 	}
 }
 
+/*
+ * Each kind's table entries (the runtime's family, keras.c's class row)
+ * against the spec: a one-layer model of each kind line opens on the first
+ * backend; its Keras variables cover the layer's parameters exactly, each
+ * once, with shapes whose sizes are their counts; and its .keras file (the
+ * class row's config writer and keys) opens back as the same kind with the
+ * same parameter bits.
+ */
+static void test_layer_tables(void **state)
+{
+	struct xo_backend *be[NB];
+	int nb = open_backends(be, NB);
+
+	(void)state;
+	assert_true(nb > 0);
+	for (int i = 0; i < XO_LAYER_COUNT; i++) {
+		const struct xo_layer_kind_info *k = &xo_layer_kinds[kind_lines[i].kind];
+		struct xo_layer_var v[XO_LAYER_VARS_MAX];
+		struct xo_model *m, *r;
+		char text[256], path[512];
+		int64_t covered = 0, np;
+		int n;
+		float *w, *got;
+
+		snprintf(text, sizeof(text), "%s\n%s %s\n", kind_lines[i].input, k->spec,
+		         kind_lines[i].args);
+		if (xo_model_open_string(text, "tables", be[0], 2, &m))
+			fail_msg("%s: %s", text, xo_last_error());
+		assert_int_equal(xo_model_init(m, 7), XO_OK);
+		np = xo_model_param_count(m);
+		n = xo_model_layer_vars(m, 0, v);
+		assert_true(n >= 0 && n <= XO_LAYER_VARS_MAX);
+		for (int a = 0; a < n; a++) {
+			int64_t size = 1;
+
+			for (int d = 0; d < v[a].ndim; d++)
+				size *= v[a].dim[d];
+			assert_int_equal(size, v[a].count);
+			assert_true(v[a].off >= 0 && v[a].off + v[a].count <= np);
+			for (int b = 0; b < a; b++)
+				assert_true(v[a].off >= v[b].off + v[b].count ||
+				            v[b].off >= v[a].off + v[a].count);
+			covered += v[a].count;
+		}
+		assert_int_equal(covered, xo_layer_total(xo_model_layer_spec(m, 0)));
+		assert_int_equal(covered, np);
+		snprintf(path, sizeof(path), "%s/%s.keras", g_tmp, k->spec);
+		if (xo_model_save_weights(m, path))
+			fail_msg("%s: %s", path, xo_last_error());
+		if (xo_model_open(path, be[0], 2, &r))
+			fail_msg("%s: %s", path, xo_last_error());
+		assert_int_equal(xo_model_layer_count(r), 1);
+		assert_int_equal(xo_model_layer_spec(r, 0)->kind, i);
+		assert_int_equal(xo_model_param_count(r), np);
+		if (np) {
+			w = params(m);
+			got = params(r);
+			assert_memory_equal(w, got, sizeof(*w) * (size_t)np);
+			free(w);
+			free(got);
+		}
+		xo_model_close(r);
+		xo_model_close(m);
+		assert_int_equal(unlink(path), 0);
+	}
+	for (int b = 0; b < nb; b++)
+		xo_backend_close(be[b]);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -955,6 +1024,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest ids[] = {cmocka_unit_test(test_ids_at_input_dim)};
 	const struct CMUnitTest chunk[] = {cmocka_unit_test(test_predict_chunk_off)};
 	const struct CMUnitTest kinds[] = {cmocka_unit_test(test_layer_kinds)};
+	const struct CMUnitTest tables[] = {cmocka_unit_test(test_layer_tables)};
 	const char *g = argc > 1 ? argv[1] : "";
 
 	if (!strcmp(g, "bn"))
@@ -965,6 +1035,8 @@ int main(int argc, char **argv)
 		return cmocka_run_group_tests(chunk, setup, teardown);
 	if (!strcmp(g, "kinds"))
 		return cmocka_run_group_tests(kinds, NULL, NULL);
-	fprintf(stderr, "test_model_edges: name a group: bn, ids, chunk or kinds\n");
+	if (!strcmp(g, "tables"))
+		return cmocka_run_group_tests(tables, setup, teardown);
+	fprintf(stderr, "test_model_edges: name a group: bn, ids, chunk, kinds or tables\n");
 	return 2;
 }

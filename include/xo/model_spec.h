@@ -18,14 +18,14 @@
 #define XO_SPEC_LAYERS_MAX 10000
 
 enum xo_layer_kind {
-#define XO_LAYER(kind, spec, keras, op, net) XO_LAYER_##kind,
+#define XO_LAYER(kind, spec, keras, op, net, family) XO_LAYER_##kind,
 #include "xo/layers.def"
 #undef XO_LAYER
 };
 /* The number of kinds (not an enum member, so a switch over the kinds
  * needs no case for it). */
 enum {
-#define XO_LAYER(kind, spec, keras, op, net) +1
+#define XO_LAYER(kind, spec, keras, op, net, family) +1
 	XO_LAYER_COUNT = 0
 #include "xo/layers.def"
 #undef XO_LAYER

@@ -1,0 +1,124 @@
+/*
+ * layer_norm.c - Keras BatchNormalization (axis -1): gamma and beta
+ * trainable (each absent when scale / center is off), moving_mean and
+ * moving_variance in the flat parameters' non-trainable tail, updated in
+ * place by the training forward.
+ */
+#include "model_run.h"
+
+static enum xo_status norm_views(struct layer *l, struct xo_tensor *params,
+                                 struct xo_tensor *grads)
+{
+	enum xo_status st = XO_OK;
+	int64_t ch = l->s.in_ch;
+
+	if (l->s.gamma_count) {
+		st = xo_tensor_view(params, l->g_off, 1, &ch, &l->gamma);
+		if (!st)
+			st = xo_tensor_view(grads, l->g_off, 1, &ch, &l->dgamma);
+	}
+	if (!st && l->s.beta_count) {
+		st = xo_tensor_view(params, l->beta_off, 1, &ch, &l->beta);
+		if (!st)
+			st = xo_tensor_view(grads, l->beta_off, 1, &ch, &l->dbeta);
+	}
+	if (!st)
+		st = xo_tensor_view(params, l->mm_off, 1, &ch, &l->mm);
+	if (!st)
+		st = xo_tensor_view(params, l->mv_off, 1, &ch, &l->mv);
+	return st;
+}
+
+/* Keras: gamma ones, beta zeros, moving_mean zeros, moving_variance ones */
+static void norm_init(const struct layer *l, int i, uint64_t seed, float *w)
+{
+	(void)i;
+	(void)seed;
+	for (int64_t e = 0; e < l->s.gamma_count; e++)
+		w[l->g_off + e] = 1.0f;
+	for (int64_t e = 0; e < l->s.in_ch; e++)
+		w[l->mv_off + e] = 1.0f;
+}
+
+/* Keras's order: gamma, beta, moving_mean, moving_variance */
+static int norm_vars(const struct layer *l, struct xo_layer_var out[XO_LAYER_VARS_MAX])
+{
+	int n = 0;
+	int64_t ch = l->s.in_ch;
+
+	if (l->s.gamma_count)
+		out[n++] = (struct xo_layer_var){.name = "gamma", .ndim = 1, .dim = {ch},
+		                                 .off = l->g_off, .count = ch};
+	if (l->s.beta_count)
+		out[n++] = (struct xo_layer_var){.name = "beta", .ndim = 1, .dim = {ch},
+		                                 .off = l->beta_off, .count = ch};
+	out[n++] = (struct xo_layer_var){.name = "moving_mean", .ndim = 1, .dim = {ch},
+	                                 .off = l->mm_off, .count = ch};
+	out[n++] = (struct xo_layer_var){.name = "moving_variance", .ndim = 1,
+	                                 .dim = {ch}, .off = l->mv_off, .count = ch};
+	return n;
+}
+
+/* training: batch statistics, and the moving statistics updated in place;
+ * inference: the moving statistics */
+static int norm_forward(const struct layer *l, const struct layer_ctx *c,
+                        struct layer_call out[LAYER_CALLS_MAX])
+{
+	struct xo_op_args *a = &out[0].a;
+
+	out[0].op = XO_OP_batch_normalization;
+	*a = (struct xo_op_args){.p = c->p};
+	a->src[0] = l->in;
+	a->src[1] = l->gamma;
+	a->src[2] = l->beta;
+	a->dst[0] = l->out;
+	a->dst[1] = l->mm;
+	a->dst[2] = l->mv;
+	return 1;
+}
+
+static int norm_backward(const struct layer *l, const struct layer_ctx *c,
+                         struct layer_call out[LAYER_CALLS_MAX])
+{
+	struct xo_op_args *a = &out[0].a;
+
+	if (!l->need_dx && !l->gamma && !l->beta)
+		return 0;
+	out[0].op = XO_OP_batch_normalization;
+	*a = (struct xo_op_args){.p = c->p};
+	a->src[0] = l->in;
+	a->src[1] = l->gamma;
+	a->src[2] = l->gout;
+	a->dst[0] = l->gin;
+	a->dst[1] = l->dgamma;
+	a->dst[2] = l->dbeta;
+	return 1;
+}
+
+static void norm_cost(const struct layer *l, const struct cost_bytes *b,
+                      struct xo_layer_cost *out)
+{
+	double in = b->in, outb = b->out, w = b->w;
+
+	/* fwd: x read twice for the statistics in training, once more
+	 * for y; bwd: x and dy read twice, dx written */
+	out->act_bytes_fwd = 3 * in + outb;
+	out->w_bytes_fwd = w;
+	out->flops_fwd = 8.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+	out->ops_train_fwd = out->ops_predict = 1;
+	if (l->has_grad) {
+		out->act_bytes_bwd = 4 * in + 2 * outb + (l->need_dx ? in : 0);
+		out->w_bytes_bwd = w;
+		out->flops_bwd = 12.0 * (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+		out->ops_bwd = 1;
+	}
+}
+
+const struct xo_layer_family xo_family_norm = {
+    .views = norm_views,
+    .init = norm_init,
+    .vars = norm_vars,
+    .forward = norm_forward,
+    .backward = norm_backward,
+    .cost = norm_cost,
+};
