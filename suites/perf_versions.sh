@@ -207,7 +207,8 @@ PY
     done
     rm -f "$tmp/xo.versions"
     [ $bad_v = 0 ] && echo "ok    a version that is not 16 hex digits is unknown"
-    # the build's dependency files moved onto a copy of the tree
+    # the build's dependency files moved onto a copy of the tree, with the
+    # files the build generates into it (the embedded .cl text, the kernel list)
     mkdir -p "$tmp/src" "$tmp/build"
     for d in include core kernels cl reference model models perfdb cli docs suites; do
         [ -d "$src/$d" ] && cp -r "$src/$d" "$tmp/src/"
@@ -215,7 +216,7 @@ PY
     sed -e "s|$bdir/|$tmp/build/|g" -e "s|$src/|$tmp/src/|g" \
         "$bdir/compile_commands.json" >"$tmp/build/compile_commands.json"
     (cd "$bdir" && find . -name '*.o.d' -path '*CMakeFiles/xo_*' -print0 &&
-        find . -name 'cl_sources.c' -print0) |
+        find . \( -name 'cl_sources.c' -o -name 'cl_kernels.h' \) -print0) |
         while IFS= read -r -d '' f; do
             mkdir -p "$tmp/build/$(dirname "$f")"
             sed -e "s|$bdir/|$tmp/build/|g" -e "s|$src/|$tmp/src/|g" "$bdir/$f" >"$tmp/build/$f"
