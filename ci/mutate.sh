@@ -577,7 +577,7 @@ reach_copy() {
 reach_index_ok() {
     local f=$1/index.tsv bad
     [ -s "$f" ] || return 0
-    bad=$(awk '!/^[0-9a-f]{40}\t[0-9a-f]{40}$/ { print NR; exit }' "$f")
+    bad=$(grep -nvxE $'[0-9a-f]{40}\t[0-9a-f]{40}' "$f" | head -n 1 | cut -d: -f1)
     if [ -z "$bad" ] && [ "$(tail -c 1 "$f" | od -An -tx1 | tr -d ' ')" != 0a ]; then
         bad=$(wc -l <"$f") bad=$((bad + 1))
     fi
