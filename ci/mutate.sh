@@ -21,7 +21,11 @@
 # execute the mutated function, in the passes where they do, cheapest first,
 # stopping at the first failure, after building only the targets those tests
 # run; a mutant no test reaches is a survivor that costs no run, one that
-# lives through every test that reaches it is a survivor. Where the map
+# lives through every test that reaches it is a survivor. A map of an older
+# commit (none of this tree) chooses the tests the same way, but then a
+# mutant no test reached, or one that lives, goes on to its area (below)
+# before it is a survivor: a kill is real under any map, a survivor only
+# under this tree's. Where the map
 # cannot tell (OpenCL kernels, code outside a function, a function not in
 # the map, no map): the tests of the mutated file's area first (XO_MUTATE_AREAS, ci/lib.sh),
 # stopping at the first failure; only one that lives through them runs on
@@ -58,12 +62,15 @@
 #   --reach MODE   generated mutants: select each one's tests by the reach
 #                  map (ci/reach.sh) of this tree: auto (the default) builds
 #                  the map when the cache lacks it, use only takes a cached
-#                  one, off never; without a map a mutant runs its area
+#                  one, off never; lacking this tree's, the newest cached map
+#                  of an ancestor commit; without a map a mutant runs its area
 #   --trust-baseline BUILD  generated mutants: BUILD (same configuration) has
 #                  just passed every pass on this very tree (ci/test.sh's
 #                  build-ci): no check of the killing tests, no final rebuild
 #   NAME ...       only these mutants (file names without .patch), in this order
 # Environment: XO_MUTATE_DIR (scratch tree and build, default build-mutate/),
+#   XO_REACH_CACHE (where reach maps are kept, default reach/ of the scratch
+#   directory; see reach_map),
 #   XO_MUTATE_TIMEOUT (per-test ctest timeout in seconds, default 300),
 #   XO_MUTGEN_TIMEOUT (generated mutants: the longest one pass may run when
 #   no test times are known yet, 900; else three times the pass's time + 30).
