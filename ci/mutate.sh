@@ -668,6 +668,8 @@ reach_build() {
 declare -A SEL_KIND=() SEL_WHY=() SEL_TESTS=() TEST_TARGETS=()
 reach_select() {
     local n k a b c d
+    # the stage's line says which map chose the tests
+    echo "reach map: $MAP_LINE" | tee "$out_dir/mutgen-map.txt"
     for n in "${selected[@]}"; do SEL_KIND[$n]=area SEL_WHY[$n]="no reach map"; done
     [ -n "$MAP" ] || return 0
     for n in "${selected[@]}"; do
@@ -879,8 +881,6 @@ run_generated() {
     fi
     reach_map
     reach_select
-    # the stage's line says which map chose the tests
-    echo "reach map: $MAP_LINE" | tee "$out_dir/mutgen-map.txt"
     for n in "${selected[@]}"; do
         if over; then
             RES[$n]=pending
