@@ -739,11 +739,10 @@ reach_unknown() {
         [ "${PASSES[$name]%%:*}" = "$p" ] || continue
         e=${PASSES[$name]#*:} args=${e#*:} e=${e%%:*}
         # shellcheck disable=SC2086 # env and args are words
-        while IFS= read -r t; do
-            awk -F'\t' -v p="$p" -v t="$t" '$1 == p && $2 == t { f = 1 } END { exit !f }' \
-                "$MAP/tests.tsv" || new+=("$p"$'\t'"$t")
-        done < <(env $e ctest --test-dir "$B" -N $args | sed -n 's/^ *Test *#[0-9]*: //p')
-    done
+        env $e ctest --test-dir "$B" -N $args | sed -n "s/^ *Test *#[0-9]*: /$p\t/p"
+    done >"$S/tests-now.tsv"
+    mapfile -t new < <(awk -F'\t' 'NR == FNR { k[$1 FS $2] = 1; next } !(($1 FS $2) in k)' \
+        "$MAP/tests.tsv" "$S/tests-now.tsv")
     [ ${#new[@]} -gt 0 ] || return 0
     echo "mutate: ${#new[@]} test(s) the older map does not know run for every mutant of their area"
     for n in "${selected[@]}"; do
