@@ -41,8 +41,8 @@
 #                      report survives a dead stage
 #   XO_MUTATE_SAMPLE   mutants the mutation stage runs (3, 6 in a full run; 0 skips it;
 #                      `bash ci/mutate.sh --all` runs the whole list)
-#   XO_MUTGEN_BUDGET   seconds the mutgen stage (the reach map and the generated
-#                      mutants of the last day's change) may take at most (1200; less when the
+#   XO_MUTGEN_BUDGET   seconds the mutgen stage (the generated mutants of the last
+#                      day's change; weekly, the reach map first) may take at most (1200; less when the
 #                      job's budget leaves it less); the rest wait for the next night
 #   XO_JOBS            build/test parallelism (nproc)
 # Exit: 0 all stages run passed and no regression confirmed; 1 otherwise
