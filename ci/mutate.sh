@@ -21,7 +21,11 @@
 # execute the mutated function, in the passes where they do, cheapest first,
 # stopping at the first failure, after building only the targets those tests
 # run; a mutant no test reaches is a survivor that costs no run, one that
-# lives through every test that reaches it is a survivor. Where the map
+# lives through every test that reaches it is a survivor. A map of an older
+# commit (none of this tree) chooses the tests the same way, but then a
+# mutant no test reached, or one that lives, goes on to its area (below)
+# before it is a survivor: a kill is real under any map, a survivor only
+# under this tree's. Where the map
 # cannot tell (OpenCL kernels, code outside a function, a function not in
 # the map, no map): the tests of the mutated file's area first (XO_MUTATE_AREAS, ci/lib.sh),
 # stopping at the first failure; only one that lives through them runs on
@@ -58,12 +62,15 @@
 #   --reach MODE   generated mutants: select each one's tests by the reach
 #                  map (ci/reach.sh) of this tree: auto (the default) builds
 #                  the map when the cache lacks it, use only takes a cached
-#                  one, off never; without a map a mutant runs its area
+#                  one, off never; lacking this tree's, the newest cached map
+#                  of an ancestor commit; without a map a mutant runs its area
 #   --trust-baseline BUILD  generated mutants: BUILD (same configuration) has
 #                  just passed every pass on this very tree (ci/test.sh's
 #                  build-ci): no check of the killing tests, no final rebuild
 #   NAME ...       only these mutants (file names without .patch), in this order
 # Environment: XO_MUTATE_DIR (scratch tree and build, default build-mutate/),
+#   XO_REACH_CACHE (where reach maps are kept, default reach/ of the scratch
+#   directory; see reach_map),
 #   XO_MUTATE_TIMEOUT (per-test ctest timeout in seconds, default 300),
 #   XO_MUTGEN_TIMEOUT (generated mutants: the longest one pass may run when
 #   no test times are known yet, 900; else three times the pass's time + 30).
@@ -525,35 +532,94 @@ reach_key() {
     "${SCRATCH_GIT[@]}" ls-files -s | grep -v -e '	docs/' -e '\.md$' | sha1sum | cut -c1-40
 }
 
-# reach_map: sets MAP to the directory of a complete reach map of $SRC, or
-# empty. Maps are kept by the tree's content in XO_REACH_CACHE (default
-# reach/ of the scratch directory, so each checkout has its own); --reach
-# auto builds the one missing, reusing the last map's build directory
-# (incremental) and removing the other maps.
-MAP=
+# reach_map: sets MAP to a copy (in $S/reach-used) of the reach map to use,
+# or empty, MAP_STALE to 1 when that map is of another tree, and MAP_LINE to
+# what the stage's line says of it. Maps live in XO_REACH_CACHE (default
+# reach/ of the scratch directory; CI and the nightly use
+# ~/.cache/crossover/reach, which every clone on the machine shares): one
+# folder KEY/ per map (tests.tsv, reach.tsv, funcs.tsv, unmapped, done), the
+# one instrumented build/ that each new map reuses (incremental), and
+# index.tsv, lines COMMIT<TAB>KEY oldest first, the commit each map was made
+# at. The map of this very tree (KEY) is used as it is. Otherwise the newest
+# map made at an ancestor of HEAD is used, stale (docs/mutation.md, "Selection
+# by reach"); --reach auto first builds this tree's map. After a map is built
+# the index keeps the REACH_KEEP (3) newest and the others are removed, so
+# the cache holds at most that many maps and one build. A lock (flock on
+# .lock) keeps a reader from copying a map that a builder is removing.
+MAP= MAP_STALE=0 MAP_LINE="none"
+REACH_KEEP=3
 reach_map() {
-    local root=${XO_REACH_CACHE:-$S/reach} key t0 p
-    MAP=
-    [ "$reach" != off ] || return 0
+    local root=${XO_REACH_CACHE:-$S/reach} key head
+    MAP= MAP_STALE=0 MAP_LINE="none"
+    [ "$reach" != off ] || { MAP_LINE="off" && return 0; }
     key=$(reach_key)
+    head=$(git -C "$XO_ROOT" rev-parse -q --verify HEAD 2>/dev/null) || head=
+    if [ ! -f "$root/$key/done" ] && [ "$reach" = auto ]; then
+        reach_build "$root" "$key" "$head"
+    fi
+    mkdir -p "$root" 2>/dev/null || return 0
+    exec 8>>"$root/.lock" && flock -s 8 || return 0
     if [ -f "$root/$key/done" ]; then
-        MAP=$root/$key
-        echo "mutate: reach map of this tree: $MAP"
+        reach_copy "$root/$key" && MAP_LINE="exact (this tree${head:+, commit ${head:0:12}})"
+        echo "mutate: reach map of this tree: $root/$key"
+    else
+        reach_older "$root" "$head"
+    fi
+    flock -u 8
+    exec 8>&-
+    return 0
+}
+
+# reach_copy DIR: copies map DIR's tables into $S/reach-used and sets MAP.
+reach_copy() {
+    local d=$S/reach-used
+    rm -rf "$d" && mkdir -p "$d" &&
+        cp "$1"/tests.tsv "$1"/reach.tsv "$1"/funcs.tsv "$1"/done "$d/" || return 1
+    [ ! -f "$1/unmapped" ] || cp "$1/unmapped" "$d/" || return 1
+    MAP=$d
+}
+
+# reach_index_ok ROOT: the index is whole (every line COMMIT<TAB>KEY, the
+# last ended); a corrupt or truncated one is refused with one line.
+reach_index_ok() {
+    local f=$1/index.tsv bad
+    [ -s "$f" ] || return 0
+    bad=$(grep -nvxE $'[0-9a-f]{40}\t[0-9a-f]{40}' "$f" | head -n 1 | cut -d: -f1)
+    if [ -z "$bad" ] && [ "$(tail -c 1 "$f" | od -An -tx1 | tr -d ' ')" != 0a ]; then
+        bad=$(wc -l <"$f") bad=$((bad + 1))
+    fi
+    [ -z "$bad" ] && return 0
+    echo "mutate: reach map index $f is corrupt at line $bad: refused, each mutant runs its area's tests"
+    return 1
+}
+
+# reach_older ROOT HEAD: the newest map of the index made at an ancestor of
+# HEAD (fewest commits from it), copied stale.
+reach_older() {
+    local root=$1 head=$2 c k n best= bestn=
+    [ -n "$head" ] || { echo "mutate: no reach map of this tree and no commit to find an older one: each mutant runs its area's tests"; return 0; }
+    reach_index_ok "$root" || { MAP_LINE="none (corrupt index refused)"; return 0; }
+    while IFS=$'\t' read -r c k; do
+        [ -f "$root/$k/done" ] || continue
+        git -C "$XO_ROOT" merge-base --is-ancestor "$c" "$head" 2>/dev/null || continue
+        n=$(git -C "$XO_ROOT" rev-list --count "$c..$head") || continue
+        if [ -z "$bestn" ] || [ "$n" -le "$bestn" ]; then best=$c:$k bestn=$n; fi
+    done <"$root/index.tsv" 2>/dev/null
+    if [ -z "$best" ]; then
+        echo "mutate: no reach map of this tree nor of an ancestor in $root: each mutant runs its area's tests"
         return 0
     fi
-    if [ "$reach" = use ]; then
-        echo "mutate: no reach map of this tree in $root: each mutant runs its area's tests"
-        return 0
-    fi
-    mkdir -p "$root" || return 0
-    # one map is kept: its build directory is reused (incremental)
-    for p in "$root"/*/; do
-        [ -d "$p" ] && [ "$p" != "$root/$key/" ] && [ -d "$p/build" ] && [ ! -e "$root/$key" ] &&
-            mv "$p" "$root/$key"
-    done
-    rm -rf "$root"/*/pcs
-    for p in "$root"/*/; do [ "$p" = "$root/$key/" ] || rm -rf "$p"; done
-    t0=$(date +%s)
+    reach_copy "$root/${best#*:}" || return 0
+    MAP_STALE=1 MAP_LINE="older by $bestn commit(s) (commit ${best:0:12})"
+    echo "mutate: reach map of commit ${best:0:12}, $bestn commit(s) before this tree: a mutant it does not place, or that lives through its tests, runs its area"
+}
+
+# reach_build ROOT KEY HEAD: builds this tree's map in ROOT/KEY (the build in
+# ROOT/build), adds it to the index and keeps the REACH_KEEP newest.
+reach_build() {
+    local root=$1 key=$2 head=$3 t0 p keep
+    mkdir -p "$root/$key" || return 0
+    rm -rf "$root"/*/pcs "$root/$key/done"
     echo "mutate: building the reach map of this tree in $root/$key"
     # every pass CI runs but the races label (Oclgrind, minutes a test):
     # the OpenCL host code it is for keeps its area (ci/reach.py)
@@ -561,9 +627,10 @@ reach_map() {
     for p in "${PASSES[@]:0:NBASE}" "${PASSES[${AREA_INDEX[postgres]}]}"; do
         [[ $p == races:* ]] && unmapped=races || mapped+=("$p")
     done
-    mkdir -p "$root/$key" && echo "$unmapped" >"$root/$key/unmapped"
+    echo "$unmapped" >"$root/$key/unmapped"
     # with a --budget, the map may take half of what is left of it: a map
-    # cut short leaves its build for the next one and this run uses areas
+    # cut short leaves its build for the next one and this run takes the
+    # newest older map
     local cap=()
     if [ "$budget" -gt 0 ]; then
         t0=$(((budget - ($(date +%s) - start_all)) / 2))
@@ -571,13 +638,28 @@ reach_map() {
         cap=(timeout -k 10 "$t0")
     fi
     t0=$(date +%s)
-    if "${cap[@]}" bash "$XO_ROOT/ci/reach.sh" --src "$SRC" --map "$root/$key" -j "$jobs" \
-        "${mapped[@]}" >"$LOGS/reach.log" 2>&1; then
-        MAP=$root/$key
-        echo "mutate: reach map built in $(($(date +%s) - t0))s ($(tail -n 2 "$LOGS/reach.log" | head -n 1))"
-    else
-        echo "mutate: the reach map could not be built (see $LOGS/reach.log): each mutant runs its area's tests"
+    if ! "${cap[@]}" bash "$XO_ROOT/ci/reach.sh" --src "$SRC" --map "$root/$key" \
+        --build "$root/build" -j "$jobs" "${mapped[@]}" >"$LOGS/reach.log" 2>&1; then
+        echo "mutate: the reach map could not be built (see $LOGS/reach.log)"
+        return 0
     fi
+    rm -rf "$root/$key/pcs"
+    echo "mutate: reach map built in $(($(date +%s) - t0))s ($(tail -n 2 "$LOGS/reach.log" | head -n 1))"
+    [ -n "$head" ] || return 0
+    exec 8>>"$root/.lock" && flock -x 8 || return 0
+    # a corrupt index is replaced by this map's line alone
+    { reach_index_ok "$root" >/dev/null && cat "$root/index.tsv" 2>/dev/null; } |
+        awk -F'\t' -v k="$key" '$2 != k' >"$root/index.new"
+    printf '%s\t%s\n' "$head" "$key" >>"$root/index.new"
+    tail -n "$REACH_KEEP" "$root/index.new" >"$root/index.tmp" && mv "$root/index.tmp" "$root/index.tsv"
+    rm -f "$root/index.new"
+    keep=$(cut -f2 "$root/index.tsv")
+    for p in "$root"/*/; do
+        p=${p%/}
+        [ "${p##*/}" = build ] || grep -qxF "${p##*/}" <<<"$keep" || rm -rf "$p"
+    done
+    flock -u 8
+    exec 8>&-
 }
 
 # reach_select: SEL_KIND[mutant] (test, none or area), SEL_WHY[mutant] and
@@ -586,6 +668,8 @@ reach_map() {
 declare -A SEL_KIND=() SEL_WHY=() SEL_TESTS=() TEST_TARGETS=()
 reach_select() {
     local n k a b c d
+    # the stage's line says which map chose the tests
+    echo "reach map: $MAP_LINE" | tee "$out_dir/mutgen-map.txt"
     for n in "${selected[@]}"; do SEL_KIND[$n]=area SEL_WHY[$n]="no reach map"; done
     [ -n "$MAP" ] || return 0
     for n in "${selected[@]}"; do
@@ -606,6 +690,7 @@ reach_select() {
             ;;
         esac
     done <"$S/selection.tsv"
+    [ "$MAP_STALE" = 0 ] || reach_unknown
     # without the times of a passing baseline, the map's (an instrumented
     # build's, so slower) order the tests cheapest first and bound a pass
     [ -f "$S/baseline-cost.txt" ] ||
@@ -640,6 +725,35 @@ for t in tests:
         print("%s\t%s" % (t["name"], " ".join(sorted(need))))
 PY
     )
+}
+
+# reach_unknown: under a map of another tree, the tests of the map's passes
+# that it does not know (added since it was made) join the selection of
+# every mutant it places (kind test) in their area: the area's tests when
+# the area is a -R set, every one when it is the quick pass.
+reach_unknown() {
+    local p name e args t n re
+    local new=()
+    for p in $(cut -f1 "$MAP/tests.tsv" | sort -u); do
+        for name in "${!PASSES[@]}"; do [ "${PASSES[$name]%%:*}" = "$p" ] && break; done
+        [ "${PASSES[$name]%%:*}" = "$p" ] || continue
+        e=${PASSES[$name]#*:} args=${e#*:} e=${e%%:*}
+        # shellcheck disable=SC2086 # env and args are words
+        env $e ctest --test-dir "$B" -N $args | sed -n "s/^ *Test *#[0-9]*: /$p\t/p"
+    done >"$S/tests-now.tsv"
+    mapfile -t new < <(awk -F'\t' 'NR == FNR { k[$1 FS $2] = 1; next } !(($1 FS $2) in k)' \
+        "$MAP/tests.tsv" "$S/tests-now.tsv")
+    [ ${#new[@]} -gt 0 ] || return 0
+    echo "mutate: ${#new[@]} test(s) the older map does not know run for every mutant of their area"
+    for n in "${selected[@]}"; do
+        [ "${SEL_KIND[$n]}" = test ] || continue
+        area_passes "$(header "$MUTANTS_DIR/$n.patch" file)"
+        for t in "${new[@]}"; do
+            re=${AREA_RE:-.}
+            [[ ${t#*$'\t'} =~ $re ]] && SEL_TESTS[$n]+="$t"$'\n'
+        done
+    done
+    return 0
 }
 
 # selected_passes MUTANT: appends to PASSES one pass per pass of the map that
@@ -688,6 +802,8 @@ by_reach() {
         printf '%-14s %-10s %-48s %4ss  (listed)\n' "$n" equivalent "${TEST[$n]}" 0
         return 0
     fi
+    # under a map of another tree "no test reaches" is not known: the area
+    [ "$MAP_STALE" = 1 ] && [ "${SEL_KIND[$n]}" = none ] && return 1
     case ${SEL_KIND[$n]} in
     none)
         RES[$n]=survived TEST[$n]="(no test reaches $fn)" SECS[$n]=0
@@ -700,6 +816,13 @@ by_reach() {
         IFS=$'\t' read -r r test < <(try_mutant "$n" "${SEL_IDX[@]}")
         BUILD_TARGETS=
         k=$(grep -c . <<<"${SEL_TESTS[$n]}")
+        if [ "$r" = lived ] && [ "$MAP_STALE" = 1 ]; then
+            # the older map may miss a test that reaches fn now: the area
+            # confirms a survivor
+            printf '%-14s %-10s %-48s %4ss  (older map: %s test(s); to its area)\n' "$n" lived \
+                "" "$(($(date +%s) - t0))" "$k"
+            return 1
+        fi
         [ "$r" = lived ] && r=survived test="(lived through the $k test(s) that reach $fn)"
         [ "$r" = pending ] && test=
         [ "$r" = caught ] && killed "$test"

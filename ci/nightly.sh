@@ -41,8 +41,8 @@
 #                      report survives a dead stage
 #   XO_MUTATE_SAMPLE   mutants the mutation stage runs (3, 6 in a full run; 0 skips it;
 #                      `bash ci/mutate.sh --all` runs the whole list)
-#   XO_MUTGEN_BUDGET   seconds the mutgen stage (the reach map and the generated
-#                      mutants of the last day's change) may take at most (1200; less when the
+#   XO_MUTGEN_BUDGET   seconds the mutgen stage (the generated mutants of the last
+#                      day's change; weekly, the reach map first) may take at most (1200; less when the
 #                      job's budget leaves it less); the rest wait for the next night
 #   XO_JOBS            build/test parallelism (nproc)
 # Exit: 0 all stages run passed and no regression confirmed; 1 otherwise
@@ -348,10 +348,13 @@ stage_coverage() {
 
 # Every mutant ci/mutgen.py makes from the last day's change (HEAD's
 # first-parent commits within 24 h of it; docs/mutation.md, "Generated
-# mutants"), each against the tests that reach it by the reach map of the
-# tree (ci/reach.sh: kept in build-mutate/reach/, made when the tree has
-# none, incrementally, in at most half the stage's time; without one a
-# mutant runs its area's tests, as before), time-boxed: the mutants not
+# mutants"), each against the tests that reach it by a reach map
+# (ci/reach.sh), kept by commit in ${XO_CACHE_DIR:-~/.cache/crossover}/reach
+# where CI finds them too: the weekly full run (XO_NIGHTLY_FULL=1) builds
+# this tree's map (incrementally, no time cap without a job budget); other
+# nights use the newest map of an ancestor, whose survivors are confirmed on
+# their area (docs/mutation.md, "Selection by reach"); without any a mutant
+# runs its area's tests. The line says which map. Time-boxed: the mutants not
 # started by the stage's end (what the job's budget leaves it, less 30 s, at
 # most XO_MUTGEN_BUDGET, 1200 s) are pending, kept in mutgen-queue/ and run first the next night (those that no
 # longer apply are dropped, counted). Results go to mutgen.txt and table
@@ -387,15 +390,22 @@ stage_mutgen() {
         budget=$((XO_NIGHTLY_STAGE_LEFT - 30))
     fi
     [ "$budget" -ge 1 ] || budget=1
-    local args=(--from "$run" --budget "$budget" --reach auto --out "$NIGHTLY_DIR")
+    local args=(--from "$run" --reach use --out "$NIGHTLY_DIR")
+    # the weekly run builds this tree's map; with no job budget, uncapped
+    # and every mutant run
+    [ "$FULL" = 1 ] && args[3]=auto
+    if [ "$FULL" = 1 ] && [ -z "${XO_NIGHTLY_STAGE_LEFT:-}" ]; then budget="no budget"; else
+        args+=(--budget "$budget") && budget=${budget}s; fi
     [ -f "$DB" ] && args+=(--db "$DB")
-    bash ci/mutate.sh "${args[@]}" "${names[@]}"
+    rm -f "$NIGHTLY_DIR/mutgen-map.txt"
+    XO_REACH_CACHE=${XO_REACH_CACHE:-${XO_CACHE_DIR:-$HOME/.cache/crossover}/reach} \
+        bash ci/mutate.sh "${args[@]}" "${names[@]}"
     rc=$?
     while IFS= read -r n; do
         [ -n "$n" ] && cp "$run/$n.patch" "$queue/"
     done <"$NIGHTLY_DIR/mutgen-pending.txt" 2>/dev/null
     pend=$(find "$queue" -name '*.patch' | wc -l)
-    NOTE="$(head -n 1 "$NIGHTLY_DIR/mutgen.txt" 2>/dev/null || echo "no result (exit $rc)"); ${#names[@]} mutants ($queued from the queue) in ${budget}s; $pend pending for the next night$([ "$stale" = 0 ] || echo ", $stale stale pending dropped")"
+    NOTE="$(head -n 1 "$NIGHTLY_DIR/mutgen.txt" 2>/dev/null || echo "no result (exit $rc)"); ${#names[@]} mutants ($queued from the queue) in $budget; $pend pending for the next night$([ "$stale" = 0 ] || echo ", $stale stale pending dropped"); $(cat "$NIGHTLY_DIR/mutgen-map.txt" 2>/dev/null || echo "reach map: unknown")"
     add_note "$NOTE"
     return $rc
 }

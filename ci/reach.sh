@@ -17,8 +17,11 @@
 #   done        the tree's fingerprint: the map is complete
 # OpenCL kernels (.cl) run inside the OpenCL platform and are not seen.
 #
-# Usage: ci/reach.sh --src DIR --map DIR [-j N] PASS...
+# Usage: ci/reach.sh --src DIR --map DIR [--build DIR] [-j N] PASS...
 #   PASS is ci/mutate.sh's NAME:ENV:CTEST-ARGS (ENV one VAR=VALUE or empty).
+#   --build is the instrumented build directory (default MAP/build; the
+#   runtime's object goes beside it): one kept apart from the map lets the
+#   next map of a later tree build incrementally while this one stays whole.
 # Environment: XO_REACH_TIMEOUT per-test ctest timeout (default 300 s; the
 #   races label's tests get three times that).
 # Exit: 0 map written; 2 bad usage or the build failed.
@@ -28,11 +31,12 @@ die() {
     echo "xo: reach: $*" >&2
     exit 2
 }
-src= map= jobs=$(nproc 2>/dev/null || echo 2) passes=()
+src= map= B= jobs=$(nproc 2>/dev/null || echo 2) passes=()
 while [ $# -gt 0 ]; do
     case $1 in
     --src) [ $# -ge 2 ] || die "--src needs a directory"; src=$2; shift ;;
     --map) [ $# -ge 2 ] || die "--map needs a directory"; map=$2; shift ;;
+    --build) [ $# -ge 2 ] && [ -n "$2" ] || die "--build needs a directory"; B=$2; shift ;;
     -j) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-j needs a count >= 1"; jobs=$2; shift ;;
     -j[1-9]*) jobs=${1#-j} ;;
     -*) die "unknown option '$1'" ;;
@@ -51,18 +55,21 @@ src=$(cd "$src" && pwd)
 mkdir -p "$map" || die "$map: cannot create"
 map=$(cd "$map" && pwd)
 rm -f "$map/done"
-B=$map/build
+B=${B:-$map/build}
+mkdir -p "$B" || die "$B: cannot create"
+B=$(cd "$B" && pwd)
+rt=$(dirname "$B")/reach_rt.o
 t0=$(date +%s)
-cc -O2 -c -o "$map/reach_rt.new.o" "$here/reach_rt.c" || die "cannot compile ci/reach_rt.c"
-if ! cmp -s "$map/reach_rt.new.o" "$map/reach_rt.o"; then
+cc -O2 -c -o "$rt.new" "$here/reach_rt.c" || die "cannot compile ci/reach_rt.c"
+if ! cmp -s "$rt.new" "$rt"; then
     # the runtime is no dependency CMake knows: relink every executable
-    mv "$map/reach_rt.new.o" "$map/reach_rt.o"
+    mv "$rt.new" "$rt"
     [ ! -d "$B" ] || find "$B" -type f -perm -u+x ! -name '*.so*' -print0 |
         while IFS= read -r -d '' f; do
             [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" != '177ELF' ] || rm -f "$f"
         done
 fi
-rm -f "$map/reach_rt.new.o"
+rm -f "$rt.new"
 # a build directory of another source tree (a map kept from another
 # checkout) cannot be reused: its objects describe that tree
 if [ -f "$B/CMakeCache.txt" ] &&
@@ -72,8 +79,8 @@ fi
 if [ ! -f "$B/CMakeCache.txt" ]; then
     cmake -S "$src" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_C_FLAGS="-finstrument-functions" \
-        -DCMAKE_EXE_LINKER_FLAGS="$map/reach_rt.o" \
-        -DCMAKE_SHARED_LINKER_FLAGS="$map/reach_rt.o" >"$map/build.log" 2>&1 ||
+        -DCMAKE_EXE_LINKER_FLAGS="$rt" \
+        -DCMAKE_SHARED_LINKER_FLAGS="$rt" >"$map/build.log" 2>&1 ||
         die "cmake failed (see $map/build.log)"
 fi
 cmake --build "$B" -j"$jobs" >>"$map/build.log" 2>&1 || die "the build failed (see $map/build.log)"

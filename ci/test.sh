@@ -59,8 +59,10 @@ stage_mutants() {
 
 # Mutants made by ci/mutgen.py from the day's change (HEAD's first-parent
 # commits within 24 h of it), a sample of XO_MUTGEN_SAMPLE (6), each against
-# the tests that reach it when a reach map of this tree is kept in the
-# scratch directory (--reach use: CI never spends minutes making one), else
+# the tests that reach it by the newest reach map kept on this machine
+# (${XO_CACHE_DIR:-~/.cache/crossover}/reach, the nightly's: this tree's, or
+# an ancestor's whose survivors are confirmed on their area; --reach use: CI
+# never spends minutes making one; the line says which map), else
 # its area's tests and, if it lives, every pass above (docs/mutation.md,
 # "Generated mutants"); one listed in ci/mutgen-equivalent.tsv is not run.
 # Time-boxed: the scratch tree's build (~60 s on 2 cores) and the mutants
@@ -80,11 +82,14 @@ stage_mutgen() {
         echo "mutgen: the day's change has no product-code lines: no mutants to run"
         return 0
     fi
-    XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
+    rm -f "$dir/result/mutgen-map.txt"
+    XO_REACH_CACHE=${XO_REACH_CACHE:-${XO_CACHE_DIR:-$HOME/.cache/crossover}/reach} \
+        XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
         --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-60}" \
         --stop "${XO_MUTGEN_STOP:-85}" --reach use --trust-baseline build-ci -j"$XO_JOBS" \
         --out "$dir/result"
     local rc=$?
+    echo "mutgen: $(cat "$dir/result/mutgen-map.txt" 2>/dev/null || echo "reach map: unknown")"
     # A survivor is a finding about the suites, listed above with file:line
     # and the mutation for whoever changed those lines; which mutants the
     # sample holds moves with every commit, so it does not fail CI (the

@@ -26,6 +26,13 @@
 #                tests that execute its function, after building only their
 #                targets; one in a function no test executes is a survivor
 #                that runs nothing, named so; a second run reuses the map
+#   stale:       reach maps kept by commit in a shared cache: a run at a
+#                later commit uses the newest older map, sends a mutant that
+#                lives through its tests (or that no test reached then) to its
+#                area, where a test that reaches the function since catches
+#                it, and runs a test the map does not know with its area's
+#                mutants; this tree's own map is used as before; a corrupt
+#                or truncated index is refused with one line, the area used
 #   listed:      a mutant listed in the equivalents file is counted
 #                equivalent without being built or run
 #   order:       a mutant that lived through its area when the budget ran
@@ -428,6 +435,99 @@ EOF
     grep -q 'reach map of this tree:' "$work/run2.out" &&
         [ "$(awk -F'\t' -v n="$caught" '$1 == n { print $7 }' "$work/res2/mutgen.tsv")" = caught ] ||
         bad "cached map: $(cat "$work/run2.out")"
+    ;;
+stale)
+    # maps kept by commit in a cache every scratch tree shares: a map made
+    # at commit C serves a run at D (one commit later, a new test and a test
+    # that reaches more), is replaced by D's own, and a corrupt index is
+    # refused
+    cp "$root/ci/reach.sh" "$root/ci/reach.py" "$root/ci/reach_rt.c" "$repo/ci/"
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    pick() { idx "$work/m" | awk -F'\t' -v o="$1" -v t="$2" -v m="$3" \
+        '$4 == o && index($5, t) && index($6, m) { print $1; exit }'; }
+    X=$(pick rel 'return ok && v != 0;' 'v == 0') # calc_flag(5) returns 0
+    Y=$(pick const 'v == 3' 'v == 4')             # only what is printed changes
+    Z=$(pick return 'int *b = malloc' 'return 0;') # calc_first returns 0
+    [ -n "$X" ] && [ -n "$Y" ] && [ -n "$Z" ] || bad "mutants not found: '$X' '$Y' '$Z'"
+    # commit C: `weak` runs calc_flag and checks nothing; `other` checks
+    # calc_clamp only
+    printf '#include "calc.h"\nint main(void)\n{\n\tcalc_flag(5);\n\treturn 0;\n}\n' >"$repo/suites/w.c"
+    printf '#include "calc.h"\nint main(void)\n{\n\treturn calc_clamp(1, 0, 2) != 1;\n}\n' >"$repo/suites/o.c"
+    cat >>"$repo/CMakeLists.txt" <<'EOF2'
+foreach(n w o)
+  add_executable(${n} suites/${n}.c core/calc.c)
+  target_include_directories(${n} PRIVATE core)
+endforeach()
+add_test(NAME weak COMMAND w)
+add_test(NAME other COMMAND o)
+set_tests_properties(weak other PROPERTIES LABELS quick TIMEOUT 5)
+EOF2
+    "${G[@]}" add -A && "${G[@]}" commit -qm C
+    C=$("${G[@]}" rev-parse HEAD)
+    mrun() { # SCRATCH OUT REACH MUTANT...: a run as a fresh clone's, the cache shared
+        local s=$1 o=$2 r=$3
+        shift 3
+        (cd "$repo" && XO_MUTATE_DIR="$work/$s" XO_REACH_CACHE="$work/cache" XO_REQUIRE_OPENCL=0 \
+            bash ci/mutate.sh --from "$work/m" -j 2 --reach "$r" --out "$work/$o" "$@") >"$work/$o.out" 2>&1
+    }
+    res() { awk -F'\t' -v n="$2" '$1 == n { print $7 "|" $8 }' "$work/$1/mutgen.tsv"; }
+    mrun s1 r1 auto "$Y"
+    cmap=$(cd "$work/cache" && ls -d ./*/done)
+    [ "$(cat "$work/cache/index.tsv" 2>/dev/null)" = "$C"$'\t'"$(basename "$(dirname "$cmap")")" ] ||
+        bad "index after C's map: $(cat "$work/cache/index.tsv" 2>&1; ls "$work/cache"; cat "$work/r1.out")"
+    # commit D: `other` now checks calc_flag(5) too; `flagt` is new
+    printf '#include "calc.h"\nint main(void)\n{\n\treturn calc_clamp(1, 0, 2) != 1 || calc_flag(5) != 1;\n}\n' \
+        >"$repo/suites/o.c"
+    printf '#include "calc.h"\nint main(void)\n{\n\treturn calc_first(7) != 7;\n}\n' >"$repo/suites/f.c"
+    printf 'int calc_first(int n);\n' >>"$repo/core/calc.h"
+    cat >>"$repo/CMakeLists.txt" <<'EOF2'
+add_executable(f suites/f.c core/calc.c)
+target_include_directories(f PRIVATE core)
+add_test(NAME flagt COMMAND f)
+set_tests_properties(flagt PROPERTIES LABELS quick TIMEOUT 5)
+EOF2
+    "${G[@]}" add -A && "${G[@]}" commit -qm D
+    # (a) C's map at D: X lives through what the map selects (weak, and
+    # flagt, which the map does not know: 2 tests) and its area catches it by
+    # `other`; Z is in a function no test reached at C: its area, flagt
+    mrun s2 r2 use "$X" "$Z"
+    rc=$?
+    grep -qx "reach map: older by 1 commit(s) (commit ${C:0:12})" "$work/r2.out" &&
+        grep -qx "reach map: older by 1 commit(s) (commit ${C:0:12})" "$work/r2/mutgen-map.txt" ||
+        bad "older map not used: $(cat "$work/r2.out")"
+    [ $rc = 0 ] || bad "exit $rc at D with C's map (want 0: all caught)"
+    grep -q "^$X .*(older map: 2 test(s); to its area)" "$work/r2.out" ||
+        bad "X not confirmed on its area: $(cat "$work/r2.out")"
+    [ "$(res r2 "$X")" = "caught|quick/other" ] || bad "X: $(res r2 "$X")"
+    [ "$(res r2 "$Z")" = "caught|quick/flagt" ] || bad "Z: $(res r2 "$Z")"
+    grep -q '^mutate: 1 test(s) the older map does not know' "$work/r2.out" || bad "no word of flagt"
+    # (b) D's own map: built, indexed after C's, used as today (X by the
+    # tests that reach calc_flag now, Y lives through them)
+    mrun s3 r3 auto "$X" "$Y"
+    grep -q '^reach map: exact' "$work/r3/mutgen-map.txt" && grep -q 'reach map of this tree:' "$work/r3.out" ||
+        bad "exact map: $(cat "$work/r3.out")"
+    [ "$(cut -f1 "$work/cache/index.tsv" | tr '\n' ' ')" = "$C $("${G[@]}" rev-parse HEAD) " ] ||
+        bad "index: $(cat "$work/cache/index.tsv")"
+    [[ $(res r3 "$X") == caught\|quick/other ]] && grep -q "^$X .*(reach: 2 test(s))" "$work/r3.out" ||
+        bad "X with D's map: $(res r3 "$X") $(cat "$work/r3.out")"
+    [ "$(res r3 "$Y")" = "survived|(lived through the 2 test(s) that reach calc_flag)" ] ||
+        bad "Y with D's map: $(res r3 "$Y")"
+    # (c) commit E, its index cut short or garbled: refused with one line,
+    # the area used
+    echo "/* E */" >>"$repo/suites/f.c" && "${G[@]}" commit -qam E
+    for how in cut garble; do
+        cp "$work/cache/index.tsv" "$work/index.good"
+        if [ $how = cut ]; then head -c -7 "$work/index.good" >"$work/cache/index.tsv"; else
+            printf 'not a map\n' >>"$work/cache/index.tsv"; fi
+        mrun "s4$how" "r4$how" use "$Z"
+        rc=$?
+        [ $rc = 0 ] && [ "$(grep -c '^mutate: .*corrupt' "$work/r4$how.out")" = 1 ] &&
+            grep -q "^mutate: reach map index $work/cache/index.tsv is corrupt at line [23]: refused" "$work/r4$how.out" &&
+            grep -qx 'reach map: none (corrupt index refused)' "$work/r4$how/mutgen-map.txt" &&
+            grep -q "^$Z .*(area)\$" "$work/r4$how.out" ||
+            bad "$how index (exit $rc): $(cat "$work/r4$how.out")"
+        cp "$work/index.good" "$work/cache/index.tsv"
+    done
     ;;
 listed)
     # a mutant that calc's test catches, listed as equivalent: not run
