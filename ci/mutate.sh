@@ -314,15 +314,31 @@ fingerprint() {
         cut -c1-40
 }
 
+# build LOG [MUTANT]: builds the scratch tree; BUILD_TARGETS (when set)
+# narrows it to what the selected tests run. A test may run a binary its
+# command does not name (a script finding it beside another), so no binary
+# may keep an earlier mutant: every target built while a mutant was applied
+# (DIRTY_TARGETS; "all" after a whole build) is built again with every
+# later build, which puts the current tree (mutant or not) into it. Make
+# relinks only those that depend on a file that changed since.
 build() {
+    local targets=
     if [ ! -f "$B/CMakeCache.txt" ]; then
         cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXO_WERROR=ON >"$1" 2>&1 ||
             return 1
     fi
+    if [ -n "$BUILD_TARGETS" ] && [ "$DIRTY_TARGETS" != all ]; then
+        targets=$(printf '%s\n' $BUILD_TARGETS $DIRTY_TARGETS | sort -u | tr '\n' ' ')
+    fi
+    if [ -n "${2:-}" ]; then
+        # set before the build: one that fails may have linked some
+        if [ -n "$targets" ]; then DIRTY_TARGETS=$targets; else DIRTY_TARGETS=all; fi
+    fi
     # shellcheck disable=SC2086 # targets are words
-    cmake --build "$B" -j"$jobs" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >>"$1" 2>&1
+    cmake --build "$B" -j"$jobs" ${targets:+--target $targets} >>"$1" 2>&1
 }
 BUILD_TARGETS= # generated mutants selected by reach: only what their tests run
+DIRTY_TARGETS= # targets built while a mutant was applied (all: every one)
 
 # Writes ctest's cost file so that the cheapest tests (baseline times) run
 # first: ctest starts tests in decreasing cost.
@@ -512,7 +528,7 @@ try_mutant() {
     shift
     if ! (cd "$SRC" && git apply "$f") >"$LOGS/$n.build.log" 2>&1; then
         r=ERROR test="(does not apply)"
-    elif ! build "$LOGS/$n.build.log"; then
+    elif ! build "$LOGS/$n.build.log" "$n"; then
         r=stillborn test="(does not build: $LOGS/$n.build.log)"
     elif test=$(run_passes "$LOGS/$n.test.log" 1 "$@"); then
         r=lived test=-
@@ -560,8 +576,12 @@ reach_map() {
     mkdir -p "$root" 2>/dev/null || return 0
     exec 8>>"$root/.lock" && flock -s 8 || return 0
     if [ -f "$root/$key/done" ]; then
-        reach_copy "$root/$key" && MAP_LINE="exact (this tree${head:+, commit ${head:0:12}})"
-        echo "mutate: reach map of this tree: $root/$key"
+        if reach_copy "$root/$key"; then
+            MAP_LINE="exact (this tree${head:+, commit ${head:0:12}})"
+            echo "mutate: reach map of this tree: $root/$key"
+        else
+            MAP_LINE="none (map refused)"
+        fi
     else
         reach_older "$root" "$head"
     fi
@@ -571,8 +591,15 @@ reach_map() {
 }
 
 # reach_copy DIR: copies map DIR's tables into $S/reach-used and sets MAP.
+# DIR is named by the key of the tree it maps: a map whose `done` names
+# another tree, or whose tables are not the rows `done` counts, is refused
+# with one line (each mutant then runs its area).
 reach_copy() {
-    local d=$S/reach-used
+    local d=$S/reach-used why
+    if ! why=$(python3 "$XO_ROOT/ci/reach.py" check --map "$1" --key "${1##*/}" 2>&1); then
+        echo "mutate: reach map refused, each mutant runs its area's tests: ${why#xo: reach: }"
+        return 1
+    fi
     rm -rf "$d" && mkdir -p "$d" &&
         cp "$1"/tests.tsv "$1"/reach.tsv "$1"/funcs.tsv "$1"/done "$d/" || return 1
     [ ! -f "$1/unmapped" ] || cp "$1/unmapped" "$d/" || return 1
@@ -609,7 +636,7 @@ reach_older() {
         echo "mutate: no reach map of this tree nor of an ancestor in $root: each mutant runs its area's tests"
         return 0
     fi
-    reach_copy "$root/${best#*:}" || return 0
+    reach_copy "$root/${best#*:}" || { MAP_LINE="none (map refused)"; return 0; }
     MAP_STALE=1 MAP_LINE="older by $bestn commit(s) (commit ${best:0:12})"
     echo "mutate: reach map of commit ${best:0:12}, $bestn commit(s) before this tree: a mutant it does not place, or that lives through its tests, runs its area"
 }
@@ -638,7 +665,7 @@ reach_build() {
         cap=(timeout -k 10 "$t0")
     fi
     t0=$(date +%s)
-    if ! "${cap[@]}" bash "$XO_ROOT/ci/reach.sh" --src "$SRC" --map "$root/$key" \
+    if ! "${cap[@]}" bash "$XO_ROOT/ci/reach.sh" --src "$SRC" --map "$root/$key" --key "$key" \
         --build "$root/build" -j "$jobs" "${mapped[@]}" >"$LOGS/reach.log" 2>&1; then
         echo "mutate: the reach map could not be built (see $LOGS/reach.log)"
         return 0
@@ -665,16 +692,25 @@ reach_build() {
 # reach_select: SEL_KIND[mutant] (test, none or area), SEL_WHY[mutant] and
 # SEL_TESTS[mutant] (lines PASS<TAB>TEST, cheapest first) for the selected
 # mutants, from the map; all area without one.
-declare -A SEL_KIND=() SEL_WHY=() SEL_TESTS=() TEST_TARGETS=()
+declare -A SEL_KIND=() SEL_WHY=() SEL_TESTS=() TEST_TARGETS=() FUNC=()
 reach_select() {
     local n k a b c d
     # the stage's line says which map chose the tests
     echo "reach map: $MAP_LINE" | tee "$out_dir/mutgen-map.txt"
     for n in "${selected[@]}"; do SEL_KIND[$n]=area SEL_WHY[$n]="no reach map"; done
     [ -n "$MAP" ] || return 0
+    # the function each mutant's line is in on this tree: a queued mutant's
+    # header names where its line was when it was made
+    while IFS=$'\t' read -r n k; do
+        a=$(header "$MUTANTS_DIR/$n.patch" function)
+        [ "$k" != "?" ] || k=$a # not found: it does not apply (an ERROR)
+        [ "$k" = "$a" ] || echo "mutate: $n: its line is in $k now, not in $a (its header)"
+        FUNC[$n]=$k
+    done < <(for n in "${selected[@]}"; do printf '%s/%s.patch\0' "$MUTANTS_DIR" "$n"; done |
+        xargs -0 python3 "$XO_ROOT/ci/mutgen.py" function --repo "$SRC")
     for n in "${selected[@]}"; do
         printf '%s\t%s\t%s\n' "$n" "$(header "$MUTANTS_DIR/$n.patch" file)" \
-            "$(header "$MUTANTS_DIR/$n.patch" function)"
+            "${FUNC[$n]:-$(header "$MUTANTS_DIR/$n.patch" function)}"
     done | python3 "$XO_ROOT/ci/reach.py" select --map "$MAP" >"$S/selection.tsv" || {
         echo "mutate: the reach map cannot be read: each mutant runs its area's tests"
         return 0
@@ -794,7 +830,13 @@ selected_passes() {
 # the mutant is left to the area path.
 by_reach() {
     local n=$1 f=$MUTANTS_DIR/$1.patch fn r test t0 k
-    fn=$(header "$f" function)
+    fn=${FUNC[$n]:-$(header "$f" function)}
+    # a mutant that does not apply is stale: an ERROR, whatever the map says
+    if ! (cd "$SRC" && git apply --check "$f") >/dev/null 2>&1; then
+        RES[$n]=ERROR TEST[$n]="(does not apply)" SECS[$n]=0
+        printf '%-14s %-10s %-48s %4ss\n' "$n" ERROR "${TEST[$n]}" 0
+        return 0
+    fi
     if [ -n "$(header "$f" equivalent)" ]; then
         # listed in ci/mutgen-equivalent.tsv with its reason: no input
         # tells it from the code, so no test run can

@@ -954,5 +954,75 @@ def main():
     return 0
 
 
+def enclosing(lines, ln):
+    """The function line ln (0-based) of lines is in, or None."""
+    toks = tokenize(lines)
+    classify(toks)
+    return next((t.func for t in toks if t.line == ln and t.func), None)
+
+
+def patch_place(patch, lines):
+    """Line (0-based) of lines that a generated patch's removed line is at
+    now, found as git apply finds it: the hunk's old side where it stands,
+    the nearest match to the hunk's line; None when it is not there."""
+    body = patch.split("\n")
+    at = next((k for k, x in enumerate(body) if x.startswith("@@ -")), None)
+    if at is None:
+        return None
+    start = int(re.match(r"@@ -(\d+)", body[at]).group(1)) - 1
+    old, first = [], None
+    for x in body[at + 1:]:
+        if x[:1] in (" ", "-"):
+            if x[0] == "-" and first is None:
+                first = len(old)
+            old.append(x[1:])
+        elif x[:1] not in ("+", "\\"):
+            break
+    if first is None:
+        return None
+    hits = [k for k in range(len(lines) - len(old) + 1) if lines[k:k + len(old)] == old]
+    if not hits:
+        return None
+    return min(hits, key=lambda k: abs(k - start)) + first
+
+
+def function_main(args):
+    """mutgen.py function --repo DIR PATCH...: for each generated patch,
+    "ID<TAB>FUNCTION" of the function its line is in on DIR's files now
+    (the header's may be stale: the code moved since the patch was made);
+    "-" outside a function, "?" when the patch's place is not found."""
+    if len(args) < 2 or args[0] != "--repo":
+        die("usage: mutgen.py function --repo DIR PATCH...")
+    repo, cache = args[1], {}
+    for pf in args[2:]:
+        try:
+            with open(pf, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                patch = f.read()
+        except OSError as e:
+            die("%s: %s" % (pf, e.strerror))
+        m = re.search(r"^# file: (.*)$", patch, re.M)
+        func = "?"
+        if m:
+            path = os.path.join(repo, m.group(1))
+            if path not in cache:
+                try:
+                    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                        text = f.read()
+                    lines = text.split("\n")
+                    if text.endswith("\n"):
+                        lines.pop()
+                    cache[path] = lines
+                except OSError:
+                    cache[path] = None
+            lines = cache[path]
+            ln = patch_place(patch, lines) if lines is not None else None
+            if ln is not None:
+                func = enclosing(lines, ln) or "-"
+        print("%s\t%s" % (os.path.basename(pf)[:-len(".patch")], func))
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["function"]:
+        sys.exit(function_main(sys.argv[2:]))
     sys.exit(main())

@@ -6,7 +6,11 @@ docs/mutation.md "Selection by reach").
       turns the function addresses ci/reach_rt.c wrote under DIR/pcs/PASS/TEST
       into DIR/reach.tsv (PASS TEST FILE FUNCTION) and every product function
       the map's binaries define into DIR/funcs.tsv (FILE FUNCTION), FILE
-      relative to the source tree; writes DIR/done last.
+      relative to the source tree; writes DIR/done last: the tree's key
+      (--key) and the tables' row counts.
+  reach.py check --map DIR --key KEY
+      exit 0 when DIR is a whole map of the tree KEY: its `done` names KEY
+      and the row counts its tables still have; else one line, exit 2.
   reach.py select --map DIR
       reads "MUTANT<TAB>FILE<TAB>FUNCTION" lines on stdin and prints, per
       mutant, either "MUTANT<TAB>area<TAB>REASON" (the map cannot tell: the
@@ -135,11 +139,17 @@ def select(mapdir):
     # takes minutes a test; an ISA pass when time is short): OpenCL host
     # code is what the races are for, the cpu kernels what the ISA passes
     # are for (they run the quick pass's tests again with another kernel
-    # level, so elsewhere they reach what the quick pass's rows say)
-    unmapped = ""
+    # level, so elsewhere they reach what the quick pass's rows say). A map
+    # without its `unmapped` file says nothing of them: a pass is taken as
+    # mapped only when tests.tsv has a row of it.
     if os.path.isfile(os.path.join(mapdir, "unmapped")):
         with open(os.path.join(mapdir, "unmapped"), encoding="utf-8") as f:
             unmapped = " ".join(f.read().split())
+    else:
+        mapped = {pss for pss, _ in secs}
+        unmapped = " ".join(u for u, there in (
+            ("races", "races" in mapped),
+            ("isa-", any(m.startswith("isa-") for m in mapped))) if not there)
     funcs = set()
     with open(os.path.join(mapdir, "funcs.tsv"), encoding="utf-8") as f:
         for line in f:
@@ -176,16 +186,45 @@ def select(mapdir):
                 print("%s\ttest\t%s\t%s\t%.2f" % (mid, pss, test, secs.get((pss, test), 0.0)))
 
 
+def counts(mapdir):
+    """The line that `done` holds after the key: the tables' row counts."""
+    n = []
+    for name in ("tests.tsv", "reach.tsv", "funcs.tsv"):
+        with open(os.path.join(mapdir, name), "rb") as f:
+            n.append("%s %d" % (name, sum(1 for _ in f)))
+    return " ".join(n)
+
+
+def check(mapdir, key):
+    """A map is whole and of the tree KEY: `done` (written last) names KEY
+    and the row counts the tables had then; a map of another tree, cut short
+    or changed since is refused."""
+    try:
+        with open(os.path.join(mapdir, "done"), encoding="utf-8", errors="replace") as f:
+            done = f.read().split("\n")
+        now = counts(mapdir)
+    except OSError:
+        die("%s: not a complete reach map" % mapdir)
+    if done[0] != key:
+        die("%s: a map of another tree (key %s, not %s)" % (mapdir, done[0][:40], key))
+    if len(done) < 2 or done[1] != now:
+        die("%s: a truncated or inconsistent map (%s, done says %s)" %
+            (mapdir, now, done[1][:120] if len(done) > 1 else "nothing"))
+
+
 def main():
     args = sys.argv[1:]
-    if not args or args[0] not in ("build", "select"):
-        die("usage: reach.py build --map DIR --src DIR | select --map DIR")
+    if not args or args[0] not in ("build", "select", "check"):
+        die("usage: reach.py build --map DIR --src DIR [--key K] | select --map DIR"
+            " | check --map DIR --key K")
     opts = dict(zip(args[1::2], args[2::2]))
     mapdir = opts.get("--map") or die("--map is needed")
     if args[0] == "build":
         build(mapdir, opts.get("--src") or die("--src is needed"))
         with open(os.path.join(mapdir, "done"), "w", encoding="utf-8") as f:
-            f.write(opts.get("--fingerprint", "-") + "\n")
+            f.write("%s\n%s\n" % (opts.get("--key", "-"), counts(mapdir)))
+    elif args[0] == "check":
+        check(mapdir, opts.get("--key") or die("--key is needed"))
     else:
         select(mapdir)
     return 0

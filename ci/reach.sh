@@ -14,10 +14,11 @@
 #               is not trusted, ci/reach.py selects it for every mutant)
 #   reach.tsv   PASS TEST FILE FUNCTION, one row per function a test reaches
 #   funcs.tsv   FILE FUNCTION of every function defined in the map's binaries
-#   done        the tree's fingerprint: the map is complete
+#   done        the tree's key (--key) and the tables' row counts, written
+#               last: the map is complete (ci/reach.py check)
 # OpenCL kernels (.cl) run inside the OpenCL platform and are not seen.
 #
-# Usage: ci/reach.sh --src DIR --map DIR [--build DIR] [-j N] PASS...
+# Usage: ci/reach.sh --src DIR --map DIR [--key KEY] [--build DIR] [-j N] PASS...
 #   PASS is ci/mutate.sh's NAME:ENV:CTEST-ARGS (ENV one VAR=VALUE or empty).
 #   --build is the instrumented build directory (default MAP/build; the
 #   runtime's object goes beside it): one kept apart from the map lets the
@@ -31,11 +32,12 @@ die() {
     echo "xo: reach: $*" >&2
     exit 2
 }
-src= map= B= jobs=$(nproc 2>/dev/null || echo 2) passes=()
+src= map= key=- B= jobs=$(nproc 2>/dev/null || echo 2) passes=()
 while [ $# -gt 0 ]; do
     case $1 in
     --src) [ $# -ge 2 ] || die "--src needs a directory"; src=$2; shift ;;
     --map) [ $# -ge 2 ] || die "--map needs a directory"; map=$2; shift ;;
+    --key) [ $# -ge 2 ] && [ -n "$2" ] || die "--key needs the tree's key"; key=$2; shift ;;
     --build) [ $# -ge 2 ] && [ -n "$2" ] || die "--build needs a directory"; B=$2; shift ;;
     -j) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-j needs a count >= 1"; jobs=$2; shift ;;
     -j[1-9]*) jobs=${1#-j} ;;
@@ -44,6 +46,8 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+# a map being rebuilt is not complete from here on, whatever stops this
+[ -z "$map" ] || rm -f "$map/done"
 [ -n "$src" ] && [ -f "$src/CMakeLists.txt" ] || die "--src must be a source tree"
 [ -n "$map" ] || die "--map needs a directory"
 [ ${#passes[@]} -gt 0 ] || die "no pass given"
@@ -131,5 +135,5 @@ for p in "${passes[@]}"; do
         '$1 == p && $4 != "ok"' "$map/tests.tsv" | wc -l) failed, ${#again[@]} run again alone)"
 done
 t1=$(date +%s)
-python3 "$here/reach.py" build --map "$map" --src "$src" || die "cannot symbolize"
+python3 "$here/reach.py" build --map "$map" --src "$src" --key "$key" || die "cannot symbolize"
 echo "reach: symbolized in $(($(date +%s) - t1))s; map in $map ($(($(date +%s) - t0))s in all)"
