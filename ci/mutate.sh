@@ -318,27 +318,30 @@ fingerprint() {
 # narrows it to what the selected tests run. A test may run a binary its
 # command does not name (a script finding it beside another), so no binary
 # may keep an earlier mutant: every target built while a mutant was applied
-# (DIRTY_TARGETS; "all" after a whole build) is built again with every
-# later build, which puts the current tree (mutant or not) into it. Make
+# (the file $S/dirty-targets, as try_mutant runs in a subshell; "all" after
+# a whole build) is built again with every later build, which puts the
+# current tree (mutant or not) into it; a whole build empties it. Make
 # relinks only those that depend on a file that changed since.
 build() {
-    local targets=
+    local targets= dirty
     if [ ! -f "$B/CMakeCache.txt" ]; then
         cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXO_WERROR=ON >"$1" 2>&1 ||
             return 1
     fi
-    if [ -n "$BUILD_TARGETS" ] && [ "$DIRTY_TARGETS" != all ]; then
-        targets=$(printf '%s\n' $BUILD_TARGETS $DIRTY_TARGETS | sort -u | tr '\n' ' ')
+    dirty=$(cat "$S/dirty-targets" 2>/dev/null)
+    if [ -n "$BUILD_TARGETS" ] && [ "$dirty" != all ]; then
+        # shellcheck disable=SC2086 # targets are words
+        targets=$(printf '%s\n' $BUILD_TARGETS $dirty | sort -u | tr '\n' ' ')
     fi
     if [ -n "${2:-}" ]; then
-        # set before the build: one that fails may have linked some
-        if [ -n "$targets" ]; then DIRTY_TARGETS=$targets; else DIRTY_TARGETS=all; fi
+        # written before the build: one that fails may have linked some
+        echo "${targets:-all}" >"$S/dirty-targets" || return 1
     fi
     # shellcheck disable=SC2086 # targets are words
-    cmake --build "$B" -j"$jobs" ${targets:+--target $targets} >>"$1" 2>&1
+    cmake --build "$B" -j"$jobs" ${targets:+--target $targets} >>"$1" 2>&1 || return 1
+    [ -n "$targets" ] || [ -n "${2:-}" ] || rm -f "$S/dirty-targets"
 }
 BUILD_TARGETS= # generated mutants selected by reach: only what their tests run
-DIRTY_TARGETS= # targets built while a mutant was applied (all: every one)
 
 # Writes ctest's cost file so that the cheapest tests (baseline times) run
 # first: ctest starts tests in decreasing cost.

@@ -711,6 +711,148 @@ EOF
     onefile space "my dir.c" || bad "my dir.c: exit $?"
     check space 6
     ;;
+stalebin | noapply | mapkey)
+    # the project of calc_*.c below: `calc` runs t; `pair` runs s2, which it
+    # is given, then t, which it finds beside s2 (no target its command
+    # names); calc_lonely is called by no test; calc_pair's +100 vs +101 no
+    # test can tell
+    P=$work/p
+    GP=(git -C "$P" -c user.name=t -c user.email=t@l -c commit.gpgsign=false)
+    mkdir -p "$P/core" "$P/suites" "$P/ci" && git init -q "$P"
+    cp "$root"/ci/{mutgen.py,mutate.sh,lib.sh,reach.sh,reach.py,reach_rt.c} "$P/ci/"
+    printf 'int calc_sum(int a, int b);\nint calc_lonely(int x);\nint calc_pair(int x);\n' >"$P/core/calc.h"
+    printf '#include "calc.h"\nint calc_sum(int a, int b)\n{\n\treturn a;\n}\n' >"$P/core/calc.c"
+    printf '#include "calc.h"\nint main(void)\n{\n\treturn calc_sum(2, 3) != 5;\n}\n' >"$P/suites/t.c"
+    printf '#include <stdio.h>\n#include "calc.h"\nint main(void)\n{\n\tprintf("%%d\\n", calc_pair(1) > 0);\n\treturn 0;\n}\n' >"$P/suites/s2.c"
+    printf '#!/bin/sh\n"$1" && "$(dirname "$1")/t"\n' >"$P/suites/pair.sh"
+    cat >"$P/CMakeLists.txt" <<'EOF2'
+cmake_minimum_required(VERSION 3.18)
+project(calc C)
+option(XO_WERROR "warnings as errors" OFF)
+enable_testing()
+add_library(calc STATIC core/calc.c)
+target_include_directories(calc PUBLIC core)
+foreach(x t s2)
+  add_executable(${x} suites/${x}.c)
+  target_link_libraries(${x} calc)
+endforeach()
+add_test(NAME calc COMMAND t)
+add_test(NAME pair COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/suites/pair.sh $<TARGET_FILE:s2>)
+set_tests_properties(calc pair PROPERTIES LABELS quick TIMEOUT 20)
+EOF2
+    printf '/build*/\n' >"$P/.gitignore"
+    "${GP[@]}" add -A && "${GP[@]}" commit -qm A
+    printf '#include "calc.h"\nint calc_sum(int a, int b)\n{\n\treturn a + b;\n}\n\nint calc_lonely(int x)\n{\n\treturn x * 2;\n}\n\nint calc_pair(int x)\n{\n\treturn x + 100;\n}\n' >"$P/core/calc.c"
+    "${GP[@]}" commit -qam B
+    python3 "$P/ci/mutgen.py" --repo "$P" --range HEAD~1..HEAD --per-line 0 --out "$work/m" >/dev/null ||
+        bad "mutgen exit $?"
+    mid() { idx "$work/m" | awk -F'\t' -v f="$1" -v m="$2" '$7 == f && $6 == m { print $1 }'; }
+    SUM=$(mid calc_sum 'return a - b;') PAIR=$(mid calc_pair 'return x + 101;')
+    LON=$(mid calc_lonely 'return x / 2;')
+    [ -n "$SUM" ] && [ -n "$PAIR" ] && [ -n "$LON" ] || bad "mutants not found: '$SUM' '$PAIR' '$LON'"
+    prun() { # OUT ARGS...: ci/mutate.sh in the project, scratch and cache shared
+        local o=$1
+        shift
+        (cd "$P" && XO_MUTATE_DIR="$work/s" XO_REACH_CACHE="$work/cache" XO_REQUIRE_OPENCL=0 \
+            bash ci/mutate.sh --from "$work/m" -j 2 --out "$work/$o" "$@") >"$work/$o.out" 2>&1
+    }
+    pres() { awk -F'\t' -v n="$2" '$1 == n { print $7 "|" $8 }' "$work/$1/mutgen.tsv"; }
+    case $case in
+    stalebin)
+        # SUM builds t with its bug; PAIR's test runs t without naming it: t
+        # must not hold SUM's bug then (PAIR is undetectable: a survivor)
+        prun r1 "$SUM" "$PAIR"
+        rc=$?
+        cat "$work/r1.out"
+        grep -q 'reach map built' "$work/r1.out" || bad "no reach map"
+        [ "$(pres r1 "$SUM")" = "caught|quick/calc" ] || bad "SUM: $(pres r1 "$SUM")"
+        [[ $(pres r1 "$PAIR") == survived\|* ]] || bad "PAIR called $(pres r1 "$PAIR") by a binary holding SUM"
+        [ $rc = 1 ] || bad "exit $rc (want 1: PAIR survives)"
+        ;;
+    noapply)
+        # LON reaches no test, and is listed equivalent in a second set: once
+        # its line changed, neither shortcut may hide that it does not apply
+        printf '%s\tcore/calc.c:9\tarith\ta reason\n' "$LON" >"$work/eq.tsv"
+        python3 "$P/ci/mutgen.py" --repo "$P" --range HEAD~1..HEAD --per-line 0 --out "$work/meq" \
+            --equivalents "$work/eq.tsv" >/dev/null || bad "mutgen --equivalents exit $?"
+        sed -i 's/return x \* 2;/return (x) * 2;/' "$P/core/calc.c"
+        prun r1 "$LON"
+        rc=$?
+        cat "$work/r1.out"
+        grep -q 'reach map built' "$work/r1.out" || bad "no reach map"
+        [ $rc = 2 ] && [ "$(pres r1 "$LON")" = "ERROR|(does not apply)" ] ||
+            bad "unreached stale mutant: exit $rc, $(pres r1 "$LON") (want 2, ERROR)"
+        (cd "$P" && XO_MUTATE_DIR="$work/s" XO_REACH_CACHE="$work/cache" XO_REQUIRE_OPENCL=0 \
+            bash ci/mutate.sh --from "$work/meq" -j 2 --out "$work/r2" "$LON") >"$work/r2.out" 2>&1
+        rc=$?
+        cat "$work/r2.out"
+        [ $rc = 2 ] && [ "$(pres r2 "$LON")" = "ERROR|(does not apply)" ] ||
+            bad "listed stale mutant: exit $rc, $(pres r2 "$LON") (want 2, ERROR)"
+        ;;
+    mapkey)
+        prun r1 "$LON"
+        grep -q 'reach map built' "$work/r1.out" || bad "no reach map: $(cat "$work/r1.out")"
+        key=$(cut -f2 "$work/cache/index.tsv")
+        [ "$(head -n 1 "$work/cache/$key/done")" = "$key" ] || bad "done does not name the key"
+        # a map whose done names another tree, or whose table lost rows
+        # since, is refused with one line and the area runs
+        for how in other cut; do
+            cp -a "$work/cache/$key" "$work/keep"
+            if [ $how = other ]; then sed -i "1s/.*/$(printf '%040d' 0)/" "$work/cache/$key/done"; else
+                sed -i '$d' "$work/cache/$key/reach.tsv"; fi
+            prun "r$how" --reach use "$SUM"
+            rc=$?
+            [ $rc = 0 ] && [ "$(grep -c '^mutate: reach map refused' "$work/r$how.out")" = 1 ] &&
+                grep -qx 'reach map: none (map refused)' "$work/r$how/mutgen-map.txt" &&
+                grep -q "^$SUM .*(area)\$" "$work/r$how.out" ||
+                bad "$how map (exit $rc): $(cat "$work/r$how.out")"
+            rm -rf "${work:?}/cache/$key" && mv "$work/keep" "$work/cache/$key"
+        done
+        # a map without its `unmapped` file: races and ISA passes with no row
+        # are not taken as mapped
+        m=$work/fm
+        mkdir -p "$m" && printf 'quick\tt1\t1.0\tok\n' >"$m/tests.tsv"
+        printf 'quick\tt1\tcl/host.c\tcl_setup\n' >"$m/reach.tsv"
+        printf 'cl/host.c\tcl_setup\nkernels/k.c\tk_scalar\n' >"$m/funcs.tsv" && echo - >"$m/done"
+        got=$(printf 'm1\tcl/host.c\tcl_setup\nm2\tkernels/k.c\tk_scalar\n' |
+            python3 "$root/ci/reach.py" select --map "$m" | cut -f1,2 | tr '\n\t' ' :')
+        [ "$got" = "m1:area m2:area " ] || bad "no unmapped file: $got (want both area)"
+        ;;
+    esac
+    ;;
+moved)
+    # a mutant made when its line was in fa, run after that code moved to
+    # fb (which the test calls; fa is called by none): the run places it by
+    # the function it is in now, and the test catches it
+    P=$work/q
+    GP=(git -C "$P" -c user.name=t -c user.email=t@l -c commit.gpgsign=false)
+    mkdir -p "$P/core" "$P/suites" "$P/ci" && git init -q "$P"
+    cp "$root"/ci/{mutgen.py,mutate.sh,lib.sh,reach.sh,reach.py,reach_rt.c} "$P/ci/"
+    printf 'int fa(int x);\nint fb(int x);\n' >"$P/core/c.h" && printf '#include "c.h"\n' >"$P/core/c.c"
+    printf '#include "c.h"\nint main(void)\n{\n\treturn fa(2) != 9;\n}\n' >"$P/suites/t.c"
+    printf 'cmake_minimum_required(VERSION 3.18)\nproject(q C)\noption(XO_WERROR "" OFF)\nenable_testing()\nadd_executable(t suites/t.c core/c.c)\ntarget_include_directories(t PRIVATE core)\nadd_test(NAME calc COMMAND t)\nset_tests_properties(calc PROPERTIES LABELS quick TIMEOUT 20)\n' >"$P/CMakeLists.txt"
+    printf '/build*/\n' >"$P/.gitignore"
+    "${GP[@]}" add -A && "${GP[@]}" commit -qm A
+    body=$'{\n\tint a = x + 1;\n\tint b = a + 1;\n\tint c = b + 1;\n\tint y = c * 3;\n\tint d = y + 1;\n\tint e = d + 1;\n\tint f = e + 1;\n\treturn f - 9;\n}\n'
+    printf 'int fa(int x)\n%s' "$body" >>"$P/core/c.c" && "${GP[@]}" commit -qam B
+    python3 "$P/ci/mutgen.py" --repo "$P" --range HEAD~1..HEAD --per-line 0 --out "$work/m" >/dev/null ||
+        bad "mutgen exit $?"
+    printf '#include "c.h"\nint fa(int x)\n{\n\treturn x;\n}\n\nint fb(int x)\n%s' "$body" >"$P/core/c.c"
+    sed -i 's/fa(2)/fb(2)/' "$P/suites/t.c" && "${GP[@]}" commit -qam C
+    id=$(idx "$work/m" | awk -F'\t' '$4 == "arith" && $5 ~ /c \* 3/ { print $1 }')
+    git -C "$P" apply --check "$work/m/$id.patch" && grep -qx '# function: fa' "$work/m/$id.patch" ||
+        bad "the moved mutant '$id' does not apply or names no fa"
+    [ "$(cd "$P" && python3 ci/mutgen.py function --repo . "$work/m/$id.patch")" = "$id"$'\tfb' ] ||
+        bad "mutgen.py function: $(cd "$P" && python3 ci/mutgen.py function --repo . "$work/m/$id.patch" 2>&1)"
+    (cd "$P" && XO_MUTATE_DIR="$work/s" XO_REACH_CACHE="$work/cache" XO_REQUIRE_OPENCL=0 \
+        bash ci/mutate.sh --from "$work/m" -j 2 --out "$work/r" "$id") >"$work/r.out" 2>&1
+    rc=$?
+    cat "$work/r.out"
+    grep -q "^mutate: $id: its line is in fb now, not in fa" "$work/r.out" || bad "no word of the move"
+    [ $rc = 0 ] && [ "$(awk -F'\t' -v n="$id" '$1 == n { print $7 "|" $8 }' "$work/r/mutgen.tsv")" = "caught|quick/calc" ] ||
+        bad "moved mutant: exit $rc: $(cat "$work/r/mutgen.tsv")"
+    grep -q "^$id .*(reach: 1 test(s))" "$work/r.out" || bad "not placed by reach"
+    ;;
 badargs)
     "${G[@]}" tag v1.0 HEAD~1 && "${G[@]}" update-ref refs/remotes/origin/main HEAD~1
     for r in v1.0..HEAD origin/main..HEAD; do
