@@ -34,7 +34,17 @@
 #                mutants; this tree's own map is used as before; a corrupt
 #                or truncated index is refused with one line, the area used
 #   listed:      a mutant listed in the equivalents file is counted
-#                equivalent without being built or run
+#                equivalent without being built or run in a sample (CI);
+#                a full run runs it, and caught it is an ERROR (exit 2)
+#   stalebin:    a test that runs a binary its command does not name never
+#                runs one that holds an earlier mutant (a false kill)
+#   noapply:     a stale mutant is an ERROR on the no-test-reaches and the
+#                listed-equivalent shortcuts too
+#   mapkey:      a map whose done names another tree, or whose table lost
+#                a row, is refused with one line (the area runs); a map
+#                without its unmapped file maps no races nor ISA pass
+#   moved:       a queued mutant whose code moved since is placed by the
+#                function it is in now, not its header's
 #   order:       a mutant that lived through its area when the budget ran
 #                out is pending in the order given, before one never started
 #   sources:     files that are hard to read: the same call twice on a line
@@ -530,13 +540,16 @@ EOF2
     done
     ;;
 listed)
-    # a mutant that calc's test catches, listed as equivalent: not run
+    # a mutant that calc's test catches, listed as equivalent: not run by a
+    # sample, run and an ERROR in a full run
     gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
     one=$(idx "$work/m" | awk -F'\t' '$5 == "s += a[i];" && $4 == "arith" { print $1; exit }')
     printf '%s\tcore/calc.c:1\tarith\ta listed reason\n' "$one" >"$work/eq.tsv"
     gen "$work/m" --range HEAD~1..HEAD --per-line 0 --equivalents "$work/eq.tsv" || bad "exit $?"
+    # a sample (CI) of one: the window at the listed mutant
+    off=$(find "$work/m" -name '*.patch' -printf '%f\n' | LC_ALL=C sort | grep -nx "$one.patch" | cut -d: -f1)
     (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
-        --from "$work/m" -j 2 --reach off --out "$work/res" "$one") >"$work/run.out" 2>&1
+        --from "$work/m" -j 2 --reach off --sample 1 --offset $((off - 1)) --out "$work/res") >"$work/run.out" 2>&1
     rc=$?
     cat "$work/run.out"
     [ $rc = 0 ] || bad "exit $rc (want 0: an equivalent mutant is no survivor)"
@@ -546,6 +559,16 @@ listed)
         bad "the listed mutant was built or run"
     grep -q '^mutgen: caught 0/0 (0 stillborn, 1 equivalent, 0 pending), survived: 0' "$work/res/mutgen.txt" ||
         bad "summary: $(head -n 1 "$work/res/mutgen.txt")"
+    # a full run (no --sample: the nightly's) runs it; caught, the list is
+    # wrong: an ERROR of the stage
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/m" -j 2 --reach off --out "$work/full" "$one") >"$work/full.out" 2>&1
+    rc=$?
+    cat "$work/full.out"
+    [ $rc = 2 ] && grep -qx "ERROR: $one listed as equivalent but caught: remove it from ci/mutgen-equivalent.tsv" \
+        "$work/full/mutgen.txt" || bad "a caught listed mutant in a full run: exit $rc (want 2 and the ERROR line)"
+    [ "$(awk -F'\t' -v n="$one" '$1 == n { print $7 "|" $8 }' "$work/full/mutgen.tsv")" = "caught-equivalent|quick/calc" ] ||
+        bad "full run row: $(cat "$work/full/mutgen.tsv")"
     ;;
 order)
     # `slow` (6 s) is in every mutant's area (core/: the quick pass); the
