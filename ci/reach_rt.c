@@ -14,9 +14,15 @@
  * write would kill it with SIGXFSZ: a process under a file size limit
  * writes nothing) and its parent writes for it. _exit is defined here too
  * (the executable's own definition wins over libc's), so a child that ends
- * with it and may write (a test's crash hook) writes its set first. A
- * process killed by a signal writes nothing: ci/reach.sh marks a test that
- * fails so as failed, and ci/reach.py selects such a test for every mutant.
+ * with it and may write (a test's crash hook) writes its set first.
+ *
+ * A process killed by a signal runs no exit code, and one that calls execve
+ * loses its memory: so each function a process enters for the first time
+ * is also appended to the file at once (one line, one write on an O_APPEND
+ * descriptor: whole lines), where a kill or an exec cannot take it back. A
+ * process under a file size limit does not write then either (its parent
+ * writes the shared table at its exit). Lines may repeat; the reader takes
+ * them as a set.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -38,6 +44,7 @@ static uintptr_t *reach_table; /* REACH_SLOTS entries, MAP_SHARED */
 
 void __cyg_profile_func_enter(void *fn, void *site) NOINST;
 void __cyg_profile_func_exit(void *fn, void *site) NOINST;
+static NOINST void reach_note(uintptr_t pc);
 
 void __cyg_profile_func_enter(void *fn, void *site)
 {
@@ -65,8 +72,11 @@ void __cyg_profile_func_enter(void *fn, void *site)
         if (v == 0) {
             uintptr_t zero = 0;
             if (__atomic_compare_exchange_n(&tab[i], &zero, key, 0, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED) ||
-                zero == key)
+                                            __ATOMIC_RELAXED)) {
+                reach_note(key);
+                return;
+            }
+            if (zero == key)
                 return;
         }
     }
@@ -98,6 +108,59 @@ static NOINST int reach_module(struct dl_phdr_info *info, size_t size, void *dat
         }
     }
     return 0;
+}
+
+/* reach_line: "MODULE OFFSET\n" of pc into line (size n); 0 when pc is in
+ * no loaded module or the line does not fit. */
+static NOINST int reach_line(uintptr_t pc, char *line, size_t n)
+{
+    static char exe[4096];
+    struct reach_find f = {pc, 0, NULL};
+    if (!exe[0]) {
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[len > 0 ? len : 0] = '\0';
+    }
+    if (!dl_iterate_phdr(reach_module, &f))
+        return 0;
+    const char *mod = (f.name && *f.name) ? f.name : exe;
+    int k = snprintf(line, n, "%s %lx\n", mod, (unsigned long)(f.pc - f.base));
+    return k > 0 && (size_t)k < n ? k : 0;
+}
+
+/* reach_file: the descriptor of $XO_REACH_DIR/PID.pcs (-1: none), opened
+ * once (a forked child appends to its parent's file: the same test's). */
+static int reach_fd = -1;
+
+static NOINST int reach_file(void)
+{
+    const char *dir = getenv("XO_REACH_DIR");
+    char path[4096];
+    struct rlimit fs;
+    int fd = __atomic_load_n(&reach_fd, __ATOMIC_ACQUIRE), none = -1;
+    if (!dir || !*dir)
+        return -1;
+    if (getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur != RLIM_INFINITY)
+        return -1;
+    if (fd >= 0)
+        return fd;
+    snprintf(path, sizeof path, "%s/%ld.pcs", dir, (long)getpid());
+    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    if (!__atomic_compare_exchange_n(&reach_fd, &none, fd, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        close(fd); /* another thread opened it first */
+        fd = none;
+    }
+    return fd;
+}
+
+static NOINST void reach_note(uintptr_t pc)
+{
+    char line[4200];
+    int fd = reach_file(), n;
+    if (fd >= 0 && (n = reach_line(pc, line, sizeof line)) > 0)
+        (void)!write(fd, line, (size_t)n);
 }
 
 static NOINST void reach_flush(void)

@@ -43,6 +43,8 @@
 #   mapkey:      a map whose done names another tree, or whose table lost
 #                a row, is refused with one line (the area runs); a map
 #                without its unmapped file maps no races nor ISA pass
+#   signals:     what a process entered before a SIGKILL or an execve is in
+#                the reach map
 #   moved:       a queued mutant whose code moved since is placed by the
 #                function it is in now, not its header's
 #   order:       a mutant that lived through its area when the budget ran
@@ -842,6 +844,49 @@ EOF2
         [ "$got" = "m1:area m2:area " ] || bad "no unmapped file: $got (want both area)"
         ;;
     esac
+    ;;
+signals)
+    # `sig` runs s, which calls calc_sig and is then killed by SIGKILL; `exe`
+    # runs e, which calls calc_exec and then replaces itself by sh: what
+    # each process entered before is in the map all the same
+    P=$work/p
+    GP=(git -C "$P" -c user.name=t -c user.email=t@l -c commit.gpgsign=false)
+    mkdir -p "$P/core" "$P/suites" "$P/ci" && git init -q "$P"
+    cp "$root"/ci/{mutgen.py,mutate.sh,lib.sh,reach.sh,reach.py,reach_rt.c} "$P/ci/"
+    printf 'int calc_sig(int x);\nint calc_exec(int x);\n' >"$P/core/calc.h"
+    printf '#include "calc.h"\n' >"$P/core/calc.c"
+    printf '#include <signal.h>\n#include "calc.h"\nint main(void)\n{\n\tif (calc_sig(3) != 9)\n\t\treturn 0;\n\traise(SIGKILL);\n\treturn 0;\n}\n' >"$P/suites/s.c"
+    printf '#include <stdio.h>\n#include <unistd.h>\n#include "calc.h"\nint main(void)\n{\n\tchar b[64];\n\tsnprintf(b, sizeof b, "exit %%d", calc_exec(3) != 9);\n\texecl("/bin/sh", "sh", "-c", b, (char *)0);\n\treturn 1;\n}\n' >"$P/suites/e.c"
+    cat >"$P/CMakeLists.txt" <<'EOF2'
+cmake_minimum_required(VERSION 3.18)
+project(calc C)
+option(XO_WERROR "warnings as errors" OFF)
+enable_testing()
+foreach(x s e)
+  add_executable(${x} suites/${x}.c core/calc.c)
+  target_include_directories(${x} PRIVATE core)
+endforeach()
+add_test(NAME sig COMMAND sh -c "$<TARGET_FILE:s>; test $? -eq 137")
+add_test(NAME exe COMMAND e)
+set_tests_properties(sig exe PROPERTIES LABELS quick TIMEOUT 20)
+EOF2
+    printf '/build*/\n' >"$P/.gitignore"
+    "${GP[@]}" add -A && "${GP[@]}" commit -qm A
+    printf '#include "calc.h"\nint calc_sig(int x)\n{\n\treturn x * x;\n}\n\nint calc_exec(int x)\n{\n\treturn x * x;\n}\n' >"$P/core/calc.c"
+    "${GP[@]}" commit -qam B
+    python3 "$P/ci/mutgen.py" --repo "$P" --range HEAD~1..HEAD --per-line 0 --out "$work/m" >/dev/null ||
+        bad "mutgen exit $?"
+    SIG=$(idx "$work/m" | awk -F'\t' '$7 == "calc_sig" && $6 == "return x / x;" { print $1 }')
+    EXE=$(idx "$work/m" | awk -F'\t' '$7 == "calc_exec" && $6 == "return x / x;" { print $1 }')
+    (cd "$P" && XO_MUTATE_DIR="$work/s" XO_REACH_CACHE="$work/cache" XO_REQUIRE_OPENCL=0 \
+        bash ci/mutate.sh --from "$work/m" -j 2 --out "$work/r" "$SIG" "$EXE") >"$work/r.out" 2>&1
+    rc=$?
+    cat "$work/r.out"
+    grep -q 'reach map built' "$work/r.out" || bad "no reach map"
+    r=$(awk -F'\t' -v a="$SIG" -v b="$EXE" '$1 == a { x = $7 "|" $8 } $1 == b { y = $7 "|" $8 } END { print x " " y }' "$work/r/mutgen.tsv")
+    [ $rc = 0 ] && [ "$r" = "caught|quick/sig caught|quick/exe" ] ||
+        bad "killed and exec'd processes: exit $rc, $r (want both caught by reach)"
+    [ "$(grep -c "(reach: 1 test(s))" "$work/r.out")" = 2 ] || bad "not both placed by reach"
     ;;
 moved)
     # a mutant made when its line was in fa, run after that code moved to
