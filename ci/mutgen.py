@@ -89,7 +89,7 @@ def die(msg):
 
 
 class Tok:
-    __slots__ = ("kind", "text", "line", "col", "end", "arid", "decl", "ctx", "func")
+    __slots__ = ("kind", "text", "line", "col", "end", "arid", "decl", "ctx", "func", "alt")
 
     def __init__(self, kind, text, line, col, end):
         self.kind, self.text, self.line, self.col, self.end = kind, text, line, col, end
@@ -97,6 +97,7 @@ class Tok:
         self.decl = False  # part of a declaration before its initializer
         self.ctx = "file"  # brace context: file, code, init or agg
         self.func = None  # the function whose body holds the token
+        self.alt = False  # in a conditional branch after one that may be live
 
 
 def pp_directive(text):
@@ -107,25 +108,33 @@ def pp_directive(text):
 
 class Conditionals:
     """Which lines `#if 0` (or the `#else` of `#if 1`) compiles out: a stack
-    of open conditional groups, each [live now, a later branch may be live].
-    Any other condition is unknown and taken as live."""
+    of open conditional groups, each [live now, a later branch may be live,
+    an earlier branch may have been live]. Any other condition is unknown and
+    taken as live. A branch after one that may have been live is an
+    alternative (alt): its code is mutated, but its braces are not counted,
+    as only one branch is compiled (#ifdef X / if (a) { / #else / if (b) {
+    / #endif opens one block, not two)."""
 
     def __init__(self):
         self.stack = []
 
     def dead(self):
-        return any(not live for live, _ in self.stack)
+        return any(not g[0] for g in self.stack)
+
+    def alt(self):
+        return any(g[2] for g in self.stack)
 
     def directive(self, name, arg):
         const = arg.strip("() ")
         if name in ("if", "ifdef", "ifndef"):
             known = name == "if" and const in ("0", "1")
-            self.stack.append([const == "1", const == "0"] if known else [True, True])
+            self.stack.append([const == "1", const == "0", False] if known else [True, True, False])
         elif name.startswith("elif") and self.stack:
-            later = self.stack[-1][1]
-            self.stack[-1] = [later, later]
+            g = self.stack[-1]
+            self.stack[-1] = [g[1], g[1], g[2] or g[0]]
         elif name == "else" and self.stack:
-            self.stack[-1] = [self.stack[-1][1], False]
+            g = self.stack[-1]
+            self.stack[-1] = [g[1], False, g[2] or g[0]]
         elif name == "endif" and self.stack:
             self.stack.pop()
 
@@ -168,10 +177,12 @@ def tokenize(lines):
                 cond.directive(*d)
             pp = True
         emit = not pp and not cond.dead()
+        alt = cond.alt()
 
         def add(kind, a, b):
             if emit:
                 toks.append(Tok(kind, text[a:b], ln, a, min(b, n)))
+                toks[-1].alt = alt
 
         i = 0
         if in_str:
@@ -241,7 +252,9 @@ def classify(toks):
             paren += 1
         elif t.text == ")":
             paren = max(0, paren - 1)
-        if t.kind == "op" and t.text == "{":
+        if t.kind == "op" and t.text in ("{", "}") and t.alt:
+            pass  # a brace of an alternative branch: counted in the first
+        elif t.kind == "op" and t.text == "{":
             prev = toks[k - 1].text if k else ""
             head = [x.text for x in toks[start:k]]
             top = all(s == "file" for s in stack)  # extern "C" { is file scope

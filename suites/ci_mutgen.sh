@@ -56,7 +56,8 @@
 #                backslash-newline, CRLF, Latin-1 bytes, static assertions
 #                and aligned declarations, extern "C", no newline at the end,
 #                a name with a space: one id a mutant, every patch applies,
-#                no compiled-out or commented code mutated
+#                no compiled-out or commented code mutated; braces opened
+#                in both branches of an #ifdef/#else counted once
 #   badargs:     ranges of ref names with dots and slashes; a missing,
 #                folder or non-UTF-8 --equivalents, an unknown commit, A...B,
 #                argparse errors, an --out folder holding other files: one
@@ -735,6 +736,14 @@ EOF
     done
     onefile space "my dir.c" || bad "my dir.c: exit $?"
     check space 6
+    # both branches of an #ifdef open a brace: one block is open after them,
+    # so the table is at file scope and g is its own function
+    printf 'int f(int v)\n{\n#ifdef ALT\n\tif (v > 1) {\n#else\n\tif (v > 2) {\n#endif\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n\nstatic int tab[] = { 1, 2, 3 };\nint g(int i)\n{\n\treturn tab[i] - 1;\n}\n' >"$S/alt.c"
+    onefile alt alt.c || bad "alt.c: exit $?"
+    check alt 5
+    got=$(idx "$work/alt.out" | awk -F'\t' '$2 == "core/alt.c" && $3 >= 13 { print $3 ":" $7 }' | sort -u | tr '\n' ' ')
+    [ "$got" = "13:- 16:g " ] || bad "alt.c: functions after the #ifdef braces: $got (want 13:- 16:g)"
+    [ "$(idx "$work/alt.out" | awk -F'\t' '$3 == 6 { print $7; exit }')" = f ] || bad "alt.c: the #else line is not in f"
     ;;
 stalebin | noapply | mapkey)
     # the project of calc_*.c below: `calc` runs t; `pair` runs s2, which it
