@@ -20,7 +20,9 @@
 # With a reach map of the tree (ci/reach.sh, --reach): only the tests that
 # execute the mutated function, in the passes where they do, cheapest first,
 # stopping at the first failure, after building only the targets those tests
-# run; a mutant no test reaches is a survivor that costs no run, one that
+# run and every target an earlier mutant was built into (so no binary a test
+# runs holds another mutant); a mutant no test reaches is a survivor that
+# costs no run, one that
 # lives through every test that reaches it is a survivor. A map of an older
 # commit (none of this tree) chooses the tests the same way, but then a
 # mutant no test reached, or one that lives, goes on to its area (below)
@@ -30,7 +32,12 @@
 # the map, no map): the tests of the mutated file's area first (XO_MUTATE_AREAS, ci/lib.sh),
 # stopping at the first failure; only one that lives through them runs on
 # every other pass CI runs and, living still, is a survivor. One that does
-# not build is stillborn (counted apart, not an ERROR); a pass that runs past
+# not build is stillborn (counted apart, not an ERROR); one that does not
+# apply is an ERROR before any shortcut. A mutant is placed by the function
+# its line is in on this tree (ci/mutgen.py function), not its header's; a
+# map whose done does not name its tree's key and row counts is refused. A
+# listed equivalent is not run in a --sample; any other run runs it, and one
+# caught is an ERROR. A pass that runs past
 # three times its unmutated time (pass_limit) kills the mutant, as a test's
 # own timeout does (said so). The unmutated tree must build, and every test
 # that caught a mutant must pass on it (checked once at the end;
@@ -323,7 +330,7 @@ fingerprint() {
 # current tree (mutant or not) into it; a whole build empties it. Make
 # relinks only those that depend on a file that changed since.
 build() {
-    local targets= dirty
+    local targets='' dirty
     if [ ! -f "$B/CMakeCache.txt" ]; then
         cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXO_WERROR=ON >"$1" 2>&1 ||
             return 1
