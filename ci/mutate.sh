@@ -580,7 +580,9 @@ reach_map() {
     [ "$reach" != off ] || { MAP_LINE="off" && return 0; }
     key=$(reach_key)
     head=$(git -C "$XO_ROOT" rev-parse -q --verify HEAD 2>/dev/null) || head=
-    if [ ! -f "$root/$key/done" ] && [ "$reach" = auto ]; then
+    # auto remakes this tree's map when it is missing or not whole
+    if [ "$reach" = auto ] &&
+        ! python3 "$XO_ROOT/ci/reach.py" check --map "$root/$key" --key "$key" >/dev/null 2>&1; then
         reach_build "$root" "$key" "$head"
     fi
     mkdir -p "$root" 2>/dev/null || return 0
