@@ -80,6 +80,12 @@ if [ -f "$B/CMakeCache.txt" ] &&
     [ "$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$B/CMakeCache.txt")" != "$src" ]; then
     rm -rf "$B"
 fi
+# No compiler cache: the map names functions by the source paths in the
+# objects' debug information, and a cached object (ccache with a base dir
+# and no hashed working dir, as ci/lib.sh sets it up) carries the paths of
+# whichever tree compiled it first, so the map would name no function of
+# this one.
+export CCACHE_DISABLE=1
 if [ ! -f "$B/CMakeCache.txt" ]; then
     cmake -S "$src" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_C_FLAGS="-finstrument-functions" \
