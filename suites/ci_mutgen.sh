@@ -698,6 +698,16 @@ EOF
     python3 "$root/ci/mutgen.py" --repo "$work/dup" --range HEAD~2..HEAD --per-line 0 \
         --out "$work/dup2.out" >/dev/null || bad "dup moved: exit $?"
     [ "$ids" = "$(idx "$work/dup2.out" | cut -f1 | sort)" ] || bad "dup: ids changed when the line moved"
+    # a file the change only takes lines from (a hunk adding 0 lines) beside
+    # one it adds to: no mutant of the first, the second's as usual
+    D=$work/dupdel
+    git clone -q "$work/dup" "$D" && sed -i '1d' "$D/core/dup.c" && cp "$S/nonl.c" "$D/core/other.c" &&
+        git -C "$D" add -A && git -C "$D" -c user.name=t -c user.email=t@t commit -qm deletions ||
+        bad "cannot delete"
+    python3 "$root/ci/mutgen.py" --repo "$D" --range HEAD~1..HEAD --per-line 0 \
+        --out "$work/dupdel.out" >/dev/null 2>"$work/dupdel.err" || bad "deletions only: exit $?: $(cat "$work/dupdel.err")"
+    [ "$(idx "$work/dupdel.out" | cut -f2 | sort -u)" = core/other.c ] ||
+        bad "deletions only: mutants of $(idx "$work/dupdel.out" | cut -f2 | sort -u | tr '\n' ' ')"
     # git config and attributes that change git diff's format hide nothing
     for c in diff.noprefix=true diff.mnemonicPrefix=true color.diff=always color.ui=always \
         diff.external=/bin/false diff.srcPrefix=x/ attr; do
