@@ -643,7 +643,7 @@ reach_older() {
         git -C "$XO_ROOT" merge-base --is-ancestor "$c" "$head" 2>/dev/null || continue
         n=$(git -C "$XO_ROOT" rev-list --count "$c..$head") || continue
         if [ -z "$bestn" ] || [ "$n" -le "$bestn" ]; then best=$c:$k bestn=$n; fi
-    done <"$root/index.tsv" 2>/dev/null
+    done 2>/dev/null <"$root/index.tsv" # no index yet: no older map
     if [ -z "$best" ]; then
         echo "mutate: no reach map of this tree nor of an ancestor in $root: each mutant runs its area's tests"
         return 0

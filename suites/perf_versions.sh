@@ -209,21 +209,27 @@ PY
     [ $bad_v = 0 ] && echo "ok    a version that is not 16 hex digits is unknown"
     # the build's dependency files moved onto a copy of the tree, with the
     # files the build generates into it (the embedded .cl text, the kernel list)
-    mkdir -p "$tmp/src" "$tmp/build"
+    # The build keeps its place beside the sources in the copy: a compiler
+    # cache with a base directory (ci/lib.sh's ccache) writes the dependency
+    # files' paths relative to the object's folder ("../../core/x.c").
+    local cb=$tmp/build rel
+    rel=$(realpath -m --relative-to="$src" "$bdir")
+    case $rel in ..* | /*) ;; *) cb=$tmp/src/$rel ;; esac
+    mkdir -p "$tmp/src" "$cb"
     for d in include core kernels cl reference model models perfdb cli docs suites; do
         [ -d "$src/$d" ] && cp -r "$src/$d" "$tmp/src/"
     done
-    sed -e "s|$bdir/|$tmp/build/|g" -e "s|$src/|$tmp/src/|g" \
-        "$bdir/compile_commands.json" >"$tmp/build/compile_commands.json"
+    sed -e "s|$bdir/|$cb/|g" -e "s|$src/|$tmp/src/|g" \
+        "$bdir/compile_commands.json" >"$cb/compile_commands.json"
     (cd "$bdir" && find . -name '*.o.d' -path '*CMakeFiles/xo_*' -print0 &&
         find . \( -name 'cl_sources.c' -o -name 'cl_kernels.h' \) -print0) |
         while IFS= read -r -d '' f; do
-            mkdir -p "$tmp/build/$(dirname "$f")"
-            sed -e "s|$bdir/|$tmp/build/|g" -e "s|$src/|$tmp/src/|g" "$bdir/$f" >"$tmp/build/$f"
+            mkdir -p "$cb/$(dirname "$f")"
+            sed -e "s|$bdir/|$cb/|g" -e "s|$src/|$tmp/src/|g" "$bdir/$f" >"$cb/$f"
         done
     local comp n=0
     comp=$(sed -n 's/^# compiler //p' "$m")
-    ver() { cmake -DBUILD_DIR="$tmp/build" -DSOURCE_DIR="$tmp/src" -DOUT="$1" \
+    ver() { cmake -DBUILD_DIR="$cb" -DSOURCE_DIR="$tmp/src" -DOUT="$1" \
         "-DCOMPILER=$comp" "-DUNITS=$units" -P "$src/perfdb/versions.cmake"; }
     ver "$tmp/r0"
     check "the same build read from a copy of the tree" "" "$m" "$tmp/r0"
