@@ -138,16 +138,6 @@ set_tests_properties(model.layer_kinds PROPERTIES LABELS "model;quick" TIMEOUT 3
 # reads back as the same kind and bits.
 add_test(NAME model.layer_tables COMMAND test_model_edges tables)
 set_tests_properties(model.layer_tables PROPERTIES LABELS "model;quick" TIMEOUT 60)
-# What is kind-specific comes from layers.def or a per-kind table entry, not
-# from a switch over the kinds (suites/lint_kindswitch.sh names each function
-# of model/, cli/ or perfdb/ with case labels for more than 3 kinds);
-# .selftest shows it finds a planted switch.
-add_test(NAME model.lint_kindswitch
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_kindswitch.sh ${PROJECT_SOURCE_DIR})
-add_test(NAME model.lint_kindswitch.selftest
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_kindswitch.sh --self-test)
-set_tests_properties(model.lint_kindswitch model.lint_kindswitch.selftest
-  PROPERTIES LABELS "model;quick" TIMEOUT 30)
 # The same ids through the command line, each alone in x, on every device:
 # exit 0 in range, exit 2 with one line naming the id out of range, and the
 # output file and save target left as they were.

@@ -187,12 +187,12 @@ set(XO_CLI_MATCH_pass "PASSED  XO_CPU_ISA=[a-z0-9]+ xo check --op conv1d --dir f
 xo_add_cli_tests(check.cli quick ${XO_CHECK_CLI_CASES})
 
 # What is op-specific comes from ops.def or a per-op entry next to the op's
-# family, not from a switch over the ops (suites/lint_opswitch.sh names each
+# family, and what is kind-specific from layers.def or a per-kind table
+# entry, not from a switch over the ops or kinds (suites/lint_listswitch.sh names each
 # function with one); .selftest shows the guard fails on a planted switch
-# over every op and lets a family's switch pass.
-add_test(NAME lint.opswitch
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_opswitch.sh ${PROJECT_SOURCE_DIR})
-set_tests_properties(lint.opswitch PROPERTIES LABELS "quick" TIMEOUT 30)
-add_test(NAME lint.opswitch.selftest
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_opswitch.sh --self-test)
-set_tests_properties(lint.opswitch.selftest PROPERTIES LABELS "quick" TIMEOUT 30)
+# over each list and lets a family's switch pass.
+add_test(NAME lint.listswitch
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_listswitch.sh ${PROJECT_SOURCE_DIR})
+add_test(NAME lint.listswitch.selftest
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_listswitch.sh --self-test)
+set_tests_properties(lint.listswitch lint.listswitch.selftest PROPERTIES LABELS "quick" TIMEOUT 30)
