@@ -286,6 +286,13 @@ mkdir -p "$out_dir" || die "--out $out_dir: cannot create the directory"
 # ---- the scratch tree -----------------------------------------------------------
 
 S=${XO_MUTATE_DIR:-$XO_ROOT/build-mutate}
+REACH_CACHE=${XO_REACH_CACHE:-$S/reach}
+# The variables that tell this script where its scratch tree and maps are
+# are read here and kept out of the environment of every test it runs: the
+# suites that run ci/mutate.sh on a small project of their own (ci.mutgen.*)
+# would otherwise build their maps in this run's cache and sync into its
+# scratch tree, removing what it is building there.
+unset XO_MUTATE_DIR XO_REACH_CACHE
 SRC=$S/src B=$S/build LOGS=$S/logs
 mkdir -p "$SRC" "$B" "$LOGS" || die "$S: cannot create the scratch directory"
 exec 9>"$S/lock" && flock -n 9 ||
@@ -575,7 +582,7 @@ reach_key() {
 MAP= MAP_STALE=0 MAP_LINE="none"
 REACH_KEEP=3
 reach_map() {
-    local root=${XO_REACH_CACHE:-$S/reach} key head
+    local root=$REACH_CACHE key head
     MAP= MAP_STALE=0 MAP_LINE="none"
     [ "$reach" != off ] || { MAP_LINE="off" && return 0; }
     key=$(reach_key)

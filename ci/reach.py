@@ -99,6 +99,11 @@ def build(mapdir, src):
                             continue
                         per_test[(pss, test)].add((mod, a))
                         per_module[mod].add(a)
+    if not per_test:
+        # every test of a pass enters some product function (main's callees
+        # at least): an empty record means the runtime wrote nothing, or its
+        # files went away, and a map of it would place no mutant
+        die("no test recorded a function under %s: not a map" % pcs)
     funcs = set()
     where = {}
     for mod, addrs in per_module.items():

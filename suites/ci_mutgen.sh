@@ -755,11 +755,12 @@ EOF
     [ "$got" = "13:- 16:g " ] || bad "alt.c: functions after the #ifdef braces: $got (want 13:- 16:g)"
     [ "$(idx "$work/alt.out" | awk -F'\t' '$3 == 6 { print $7; exit }')" = f ] || bad "alt.c: the #else line is not in f"
     ;;
-stalebin | noapply | mapkey)
+stalebin | noapply | mapkey | envleak)
     # the project of calc_*.c below: `calc` runs t; `pair` runs s2, which it
     # is given, then t, which it finds beside s2 (no target its command
     # names); calc_lonely is called by no test; calc_pair's +100 vs +101 no
-    # test can tell
+    # test can tell; for envleak, `envdump` writes its environment to
+    # $XO_ENVDUMP
     P=$work/p
     GP=(git -C "$P" -c user.name=t -c user.email=t@l -c commit.gpgsign=false)
     mkdir -p "$P/core" "$P/suites" "$P/ci" && git init -q "$P"
@@ -784,6 +785,10 @@ add_test(NAME calc COMMAND t)
 add_test(NAME pair COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/suites/pair.sh $<TARGET_FILE:s2>)
 set_tests_properties(calc pair PROPERTIES LABELS quick TIMEOUT 20)
 EOF2
+    if [ "$case" = envleak ]; then
+        printf '#!/bin/sh\nenv >"$XO_ENVDUMP"\n' >"$P/suites/envdump.sh"
+        printf 'add_test(NAME envdump COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/suites/envdump.sh)\nset_tests_properties(envdump PROPERTIES LABELS quick)\n' >>"$P/CMakeLists.txt"
+    fi
     printf '/build*/\n' >"$P/.gitignore"
     "${GP[@]}" add -A && "${GP[@]}" commit -qm A
     printf '#include "calc.h"\nint calc_sum(int a, int b)\n{\n\treturn a + b;\n}\n\nint calc_lonely(int x)\n{\n\treturn x * 2;\n}\n\nint calc_pair(int x)\n{\n\treturn x + 100;\n}\n' >"$P/core/calc.c"
@@ -833,6 +838,22 @@ EOF2
         [ $rc = 2 ] && [ "$(pres r2 "$LON")" = "ERROR|(does not apply)" ] ||
             bad "listed stale mutant: exit $rc, $(pres r2 "$LON") (want 2, ERROR)"
         ;;
+    envleak)
+        # where this run keeps its scratch tree and maps is its own: a test
+        # it runs that runs ci/mutate.sh itself (the ci.mutgen suites do)
+        # must not build in its cache or sync into its scratch tree, so
+        # neither variable reaches the tests (the map's build runs them too)
+        export XO_ENVDUMP=$work/env.txt
+        for r in auto off; do
+            rm -f "$XO_ENVDUMP"
+            prun "r$r" --reach $r "$LON"
+            cat "$work/r$r.out"
+            grep -q '^XO_ENVDUMP=' "$XO_ENVDUMP" 2>/dev/null || bad "--reach $r: envdump did not run"
+            leaked=$(grep -oE '^(XO_REACH_CACHE|XO_MUTATE_DIR)=' "$XO_ENVDUMP" 2>/dev/null | tr '\n' ' ')
+            [ -z "$leaked" ] || bad "--reach $r: the tests see $leaked"
+        done
+        grep -q 'reach map built' "$work/rauto.out" || bad "no reach map"
+        ;;
     mapkey)
         prun r1 "$LON"
         grep -q 'reach map built' "$work/r1.out" || bad "no reach map: $(cat "$work/r1.out")"
@@ -861,6 +882,14 @@ EOF2
         got=$(printf 'm1\tcl/host.c\tcl_setup\nm2\tkernels/k.c\tk_scalar\n' |
             python3 "$root/ci/reach.py" select --map "$m" | cut -f1,2 | tr '\n\t' ' :')
         [ "$got" = "m1:area m2:area " ] || bad "no unmapped file: $got (want both area)"
+        # a record in which no test entered a function (the runtime wrote
+        # nothing, or the files went away) is not a map: no done is written
+        m=$work/em
+        mkdir -p "$m/pcs/quick/t1" && : >"$m/pcs/quick/t1/1.pcs"
+        if python3 "$root/ci/reach.py" build --map "$m" --src "$P" --key k >"$work/em.out" 2>&1 ||
+            [ -f "$m/done" ] || ! grep -q 'no test recorded a function' "$work/em.out"; then
+            bad "an empty record made a map: $(cat "$work/em.out")"
+        fi
         ;;
     esac
     ;;
