@@ -837,7 +837,8 @@ enum ew_kind {
 	EW_SIGMOID_BWD,
 	EW_ACT_FWD, /* k->act_fwd: tanh, elu, gelu, softplus */
 	EW_ACT_BWD,
-	EW_DROPOUT
+	EW_DROPOUT,
+	EW_FN /* j->fn: the plain-C element-wise loops below */
 };
 
 struct ew_job {
@@ -852,6 +853,8 @@ struct ew_job {
 	int32_t *mask;   /* dropout: mask to fill, or to apply when apply */
 	bool apply;
 	enum xo_activation act; /* EW_ACT_*: which one */
+	/* EW_FN: out[i] from x[i] (and dy[i] backward; NULL forward) */
+	void (*fn)(const float *restrict x, const float *restrict dy, float *out, int64_t n);
 };
 
 static void ew_task(void *arg, int t, int nt)
@@ -895,6 +898,9 @@ static void ew_task(void *arg, int t, int nt)
 		else
 			j->k->dropout(j->x + lo, j->y + lo, hi - lo, (uint64_t)lo, j->seed, j->sa,
 				      j->sb, j->thr, j->scale, j->mask ? j->mask + lo : NULL);
+		break;
+	case EW_FN:
+		j->fn(j->x + lo, j->dy ? j->dy + lo : NULL, j->y + lo, hi - lo);
 		break;
 	}
 }
@@ -968,6 +974,54 @@ CPU_ACT(elu, XO_ACTIVATION_ELU)
 CPU_ACT(gelu, XO_ACTIVATION_GELU)
 CPU_ACT(softplus, XO_ACTIVATION_SOFTPLUS)
 #undef CPU_ACT
+
+/*
+ * The clipped activations: plain loops of compares and selects (and, for
+ * those that scale, one correctly rounded operation), which the compiler
+ * vectorizes at the baseline ISA; forms and kinks as the reference
+ * (reference/ref_act.c). out may equal x (each element is read first).
+ */
+static void relu6_fwd_loop(const float *restrict x, const float *restrict dy, float *out,
+			   int64_t n)
+{
+	(void)dy;
+	for (int64_t i = 0; i < n; i++) {
+		float v = x[i];
+
+		out[i] = v >= 6.0f ? 6.0f : v > 0.0f || v != v ? v : 0.0f;
+	}
+}
+
+static void relu6_bwd_loop(const float *restrict x, const float *restrict dy, float *out,
+			   int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		out[i] = x[i] > 0.0f && x[i] < 6.0f ? dy[i] : 0.0f;
+}
+
+/* fwd src {x}, bwd src {x, dy}; dst {y}: fn over the elements, cost per
+ * element for the thread split */
+static enum xo_status ew_fn(struct xo_backend *be, const struct xo_op_args *a,
+			    void (*fn)(const float *restrict, const float *restrict, float *,
+				       int64_t),
+			    bool bwd, int64_t cost)
+{
+	struct ew_job j = {.kind = EW_FN, .fn = fn, .x = xo_tensor_f32(a->src[0]),
+			   .dy = bwd ? xo_tensor_f32(a->src[1]) : NULL,
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem};
+
+	return ew_run(be, &j, cost);
+}
+
+static enum xo_status cpu_relu6_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, relu6_fwd_loop, false, 1);
+}
+
+static enum xo_status cpu_relu6_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, relu6_bwd_loop, true, 1);
+}
 
 static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -1365,6 +1419,8 @@ XO_CPU_ENTRY(categorical_crossentropy, bwd, cpu_ce_bwd)
 XO_CPU_ENTRY(adam, fwd, cpu_adam)
 XO_CPU_ENTRY(accuracy, fwd, cpu_accuracy)
 XO_CPU_ENTRY(gather, fwd, cpu_gather)
+XO_CPU_ENTRY(relu6, fwd, cpu_relu6_fwd)
+XO_CPU_ENTRY(relu6, bwd, cpu_relu6_bwd)
 
 /* ---- FMA peak --------------------------------------------------------------------------------- */
 

@@ -1,7 +1,8 @@
 /*
- * ref_act.c - reference relu, sigmoid, softmax, tanh, elu, gelu and softplus,
- * forward and backward, and the activation derivative that conv1d and dense
- * share (for the activations they fuse). Shapes: x, y, dy,
+ * ref_act.c - reference relu, sigmoid, softmax, tanh, elu, gelu, softplus and
+ * the newer Keras 3 activations (relu6 ...), forward and backward, and the
+ * activation derivative that conv1d and dense share (for the activations they
+ * fuse). Shapes: x, y, dy,
  * dx all [batch][len][ch]; softmax rows are the batch*len rows of ch.
  * dst may be the same array as a src (each element is read before it is
  * written), except for softmax bwd, which rereads its row for every element.
@@ -304,4 +305,49 @@ enum xo_status xo_ref_softplus_bwd_math(const struct xo_params *p, const struct 
 					const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
 	return act2_bwd(XO_OP_softplus, p, src, dst, mag);
+}
+
+/*
+ * The clipped activations of Keras 3 (keras/src/activations/activations.py,
+ * JAX backend jax.nn), element-wise, backward from x (ops.def):
+ *   relu6  min(max(x, 0), 6); derivative 1 on the open interval (0, 6) and 0
+ *          elsewhere, the kinks included (jax.nn.relu6 defines its derivative
+ *          so: 0 at x = 0 and at x = 6).
+ * NaN stays NaN forward; its derivative is 0 (the interval test is false).
+ */
+static double ref_relu6(double x)
+{
+	if (isnan(x) || x >= 6.0)
+		return isnan(x) ? x : 6.0;
+	return x > 0.0 ? x : 0.0;
+}
+
+enum xo_status xo_ref_relu6_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_relu6, p, src, dst, mag);
+}
+
+/* Shared by the clipped activations' backward: src {x, dy}, dst {dx} =
+ * dy * slope where lo < x < hi, else 0; mag |dx|. */
+static enum xo_status clip_bwd(double lo, double hi, double slope, const struct xo_params *p,
+			       const struct xo_ref_src *src, const struct xo_ref_dst *dst,
+			       const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+
+	for (int64_t k = 0; k < total; k++) {
+		double x = xo_ref_ld(src[0], k);
+		double v = x > lo && x < hi ? xo_ref_ld(src[1], k) * slope : 0.0;
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_relu6_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return clip_bwd(0.0, 6.0, 1.0, p, src, dst, mag);
 }

@@ -971,6 +971,7 @@ static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
 /*
  * Exact results:
  *   relu       max(x, 0), dy or 0
+ *   relu6      min(max(x, 0), 6), dy or 0
  *   flatten    a copy
  *   dropout    x * scale, scale = 1/(1-rate) in float: one rounding, exact
  *   accuracy, gather
@@ -986,6 +987,7 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 #define BOUND_dropout bound_exact
 #define BOUND_accuracy bound_exact
 #define BOUND_gather bound_exact
+#define BOUND_relu6 bound_exact
 
 /* simple_rnn, lstm, gru */
 static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)

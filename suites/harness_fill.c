@@ -602,6 +602,50 @@ static void fill_rnn(struct hcase *h)
 #define FILL_lstm fill_rnn
 #define FILL_gru fill_rnn
 
+/*
+ * The clipped activations (kinks k0 < k1: relu6 0 and 6): per 8 elements,
+ * five strictly inside (k0, k1) (element 0 among them, so a one-element
+ * case is informative), one below k0, one above k1 (every other one of
+ * them exactly k1) and one exactly k0: both clipped sides, and the kinks
+ * themselves, where the derivative is 0 (ops.def). Exact fills are
+ * integers (relu6's results are then its inputs, 0 or 6).
+ */
+static float clip_x(const struct hcase *h, int64_t i, float k0, float k1, bool exact)
+{
+	uint64_t e = (uint64_t)i;
+
+	switch (i % 8) {
+	case 3:
+		return k0 - (exact ? int_in(h, 0, e, 1, 3) : real_in(h, 0, e, 0.01f, 3.0f));
+	case 6:
+		if (i % 16 == 14)
+			return k1;
+		return k1 + (exact ? int_in(h, 0, e, 1, 3) : real_in(h, 0, e, 0.01f, 3.0f));
+	case 7:
+		return k0;
+	default:
+		return exact ? int_in(h, 0, e, (int)k0 + 1, (int)k1 - 1)
+		             : real_in(h, 0, e, k0 + 0.01f, k1 - 0.01f);
+	}
+}
+
+static void fill_clip(struct hcase *h, float k0, float k1)
+{
+	bool exact = h->c->mode == XO_HMODE_EXACT;
+
+	for (int64_t i = 0; i < h->sn[0]; i++)
+		h->src[0][i] = clip_x(h, i, k0, k1, exact);
+	if (h->c->dir == XO_DIR_BWD)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+
+/* relu6 */
+static void fill_relu6(struct hcase *h)
+{
+	fill_clip(h, 0.0f, 6.0f);
+}
+#define FILL_relu6 fill_relu6
+
 /* The fill of every op's inputs. One entry per op of ops.def: an op without its FILL_ entry
  * does not compile. */
 static void (*const fill_of[XO_OP_COUNT])(struct hcase *h) = {

@@ -667,6 +667,19 @@ struct fault {
 	enum xo_fail expect; /* the reason the harness must give */
 };
 
+/* relu6 bwd that passes dy at the kinks x = 0 and x = 6 (a closed interval
+ * where Keras's JAX backend takes the derivative 0). */
+static enum xo_status relu6_bwd_closed(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		dx[i] = x[i] >= 0.0f && x[i] <= 6.0f ? dy[i] : 0.0f;
+	return XO_OK;
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -736,6 +749,8 @@ static const struct fault faults[] = {
      XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6 return_sequences=1", XO_FAIL_MISMATCH},
     {"fault-lstm-bwd-no-cell-carry", XO_OP_lstm, XO_DIR_BWD, lstm_bwd_no_cell_carry,
      XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6", XO_FAIL_MISMATCH},
+    {"fault-relu6-kinks-pass", XO_OP_relu6, XO_DIR_BWD, relu6_bwd_closed, XO_HMODE_EXACT,
+     "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

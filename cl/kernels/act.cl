@@ -168,3 +168,30 @@ __kernel void xo_cl_softplus_bwd(__global const float *x, int xo, __global const
 	if (i < n)
 		dx[dxo + i] = dy[dyo + i] / (1.0f + exp(-x[xo + i]));
 }
+
+/*
+ * The clipped activations, one work-item per element, the forms of
+ * kernels/cpu.c's loops (kinks and NaN as reference/ref_act.c): bwd from x.
+ */
+__kernel void xo_cl_relu6_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		y[yo + i] = v >= 6.0f ? 6.0f : v > 0.0f || isnan(v) ? v : 0.0f;
+	}
+}
+
+__kernel void xo_cl_relu6_bwd(__global const float *x, int xo, __global const float *dy, int dyo,
+			      __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		dx[dxo + i] = v > 0.0f && v < 6.0f ? dy[dyo + i] : 0.0f;
+	}
+}
