@@ -750,6 +750,7 @@ CL_ACT(elu)
 CL_ACT(gelu)
 CL_ACT(softplus)
 CL_ACT(relu6)
+CL_ACT(hard_sigmoid)
 #undef CL_ACT
 
 enum xo_status xo_cl_flatten_fwd(struct xo_backend *be, const struct xo_op_args *a)

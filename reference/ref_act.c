@@ -313,6 +313,8 @@ enum xo_status xo_ref_softplus_bwd_math(const struct xo_params *p, const struct 
  *   relu6  min(max(x, 0), 6); derivative 1 on the open interval (0, 6) and 0
  *          elsewhere, the kinks included (jax.nn.relu6 defines its derivative
  *          so: 0 at x = 0 and at x = 6).
+ *   hard_sigmoid  relu6(x + 3) / 6 (Keras 3; Keras 2's was 0.2 x + 0.5
+ *          clipped); derivative 1/6 on (-3, 3), 0 elsewhere and at the kinks.
  * NaN stays NaN forward; its derivative is 0 (the interval test is false).
  */
 static double ref_relu6(double x)
@@ -350,4 +352,23 @@ enum xo_status xo_ref_relu6_bwd_math(const struct xo_params *p, const struct xo_
 				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
 	return clip_bwd(0.0, 6.0, 1.0, p, src, dst, mag);
+}
+
+static double ref_hard_sigmoid(double x)
+{
+	return ref_relu6(x + 3.0) / 6.0; /* x + 3 exact in double for a float x */
+}
+
+enum xo_status xo_ref_hard_sigmoid_fwd_math(const struct xo_params *p,
+					    const struct xo_ref_src *src,
+					    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_hard_sigmoid, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_hard_sigmoid_bwd_math(const struct xo_params *p,
+					    const struct xo_ref_src *src,
+					    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return clip_bwd(-3.0, 3.0, 1.0 / 6.0, p, src, dst, mag);
 }

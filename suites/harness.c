@@ -48,7 +48,7 @@ static bool is_elementwise(enum xo_op op)
 	       op == XO_OP_global_average_pooling1d || op == XO_OP_global_max_pooling1d ||
 	       op == XO_OP_max_pooling2d || op == XO_OP_average_pooling2d ||
 	       op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d ||
-	       op == XO_OP_relu6;
+	       op == XO_OP_relu6 || op == XO_OP_hard_sigmoid;
 }
 
 static bool is_avg_pool(enum xo_op op)
@@ -296,8 +296,9 @@ static const char *names_rnn(enum xo_dir dir, bool dst, int i)
 #define NAMES_lstm names_rnn
 #define NAMES_gru names_rnn
 
-/* relu6: bwd from x */
+/* relu6, hard_sigmoid: bwd from x */
 #define NAMES_relu6 names_act_x
+#define NAMES_hard_sigmoid names_act_x
 
 /* The names of every op's slots, for reports. One entry per op of ops.def: an op without its NAMES_
  * entry does not compile. */

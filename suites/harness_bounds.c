@@ -826,6 +826,18 @@ static enum xo_status bound_tanh_elu_softplus(struct hcase *h, struct xo_backend
 #define BOUND_elu bound_tanh_elu_softplus
 #define BOUND_softplus bound_tanh_elu_softplus
 
+/* hard_sigmoid */
+static enum xo_status bound_hard_sigmoid(struct hcase *h, struct xo_backend *ref)
+{
+	double ulps = h->c->dir == XO_DIR_FWD ? ULP_HARD_SIGMOID_FWD : ULP_HARD_SIGMOID_BWD;
+
+	(void)ref;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = ulps * ulp_of(h->ref[0][e]) + TINY;
+	return XO_OK;
+}
+#define BOUND_hard_sigmoid bound_hard_sigmoid
+
 /* gelu */
 static enum xo_status bound_gelu(struct hcase *h, struct xo_backend *ref)
 {

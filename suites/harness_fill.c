@@ -606,7 +606,7 @@ static void fill_rnn(struct hcase *h)
  * The clipped activations (kinks k0 < k1: relu6 0 and 6): per 8 elements,
  * five strictly inside (k0, k1) (element 0 among them, so a one-element
  * case is informative), one below k0, one above k1 (every other one of
- * them exactly k1) and one exactly k0: both clipped sides, and the kinks
+ * them exactly k1) and one exactly k0 (hard_sigmoid: -3 and 3): both clipped sides, and the kinks
  * themselves, where the derivative is 0 (ops.def). Exact fills are
  * integers (relu6's results are then its inputs, 0 or 6).
  */
@@ -645,6 +645,13 @@ static void fill_relu6(struct hcase *h)
 	fill_clip(h, 0.0f, 6.0f);
 }
 #define FILL_relu6 fill_relu6
+
+/* hard_sigmoid */
+static void fill_hard_sigmoid(struct hcase *h)
+{
+	fill_clip(h, -3.0f, 3.0f);
+}
+#define FILL_hard_sigmoid fill_hard_sigmoid
 
 /* The fill of every op's inputs. One entry per op of ops.def: an op without its FILL_ entry
  * does not compile. */

@@ -110,6 +110,15 @@
 #define ULP_SOFTPLUS_FWD 12.0
 #define ULP_SOFTPLUS_BWD 14.0
 
+/*
+ * hard_sigmoid fwd, relu6(x + 3) / 6: x + 3 rounds (u; exact for x in [-6,
+ *   -1.5] by Sterbenz, so near the lower kink), the clamps are exact, the
+ *   division 5u (OpenCL's 2.5 ulp x/y), reference u: 7.
+ * hard_sigmoid bwd, dy / 6 inside (-3, 3): the division 5u, reference u: 6.
+ */
+#define ULP_HARD_SIGMOID_FWD 7.0
+#define ULP_HARD_SIGMOID_BWD 6.0
+
 static inline double gelu_fwd_ulps(float x)
 {
 	return 2.0 * (double)x * (double)x + 36.0;

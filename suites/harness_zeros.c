@@ -356,6 +356,13 @@ static int64_t zeros_relu6(const struct hcase *h)
 }
 #define ZEROS_relu6 zeros_relu6
 
+/* hard_sigmoid */
+static int64_t zeros_hard_sigmoid(const struct hcase *h)
+{
+	return zeros_clip(h, -3.0f, 3.0f);
+}
+#define ZEROS_hard_sigmoid zeros_hard_sigmoid
+
 /* The structural zeros of dst slot 0 (those of the other slots, of the convolutions' backward and
  * of the recurrent ops: above). One entry per op of ops.def: an op without its ZEROS_ entry does
  * not compile. */

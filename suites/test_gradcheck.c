@@ -15,14 +15,14 @@
  *      evaluated again by the double forward; g_fd = (L+ - L-) / (2h).
  *      h = 2^-13, so x +- h is exact in double for any float x in [-1, 1).
  *   4. Kinks are avoided: for relu, every pre-activation is kept further
- *      than 2e-3 from 0 (relu6's inputs, spread over [-1, 7), from 0 and 6:
- *      clip_spread) (one element moved by h changes a pre-activation by
+ *      than 2e-3 from 0 (relu6's and hard_sigmoid's inputs, spread over
+ *      [k0 - 1, k1 + 1), from their kinks: clip_spread) (one element moved by h changes a pre-activation by
  *      at most h * max|w| < 1.3e-4); max-pooling inputs are distinct values
  *      spaced 2/N apart (N <= 28 here, so >= 0.07 >> h), so no window's
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        relu6, flatten, dropout): L is linear in each input between kinks, so the
+ *        relu6, hard_sigmoid, flatten, dropout): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
  *        ~ 2e-11. tol = 1e-8 (a margin of ~500).
@@ -143,6 +143,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_gelu: /* derivative from x (ops.def) */
 	case XO_OP_softplus:
 	case XO_OP_relu6:
+	case XO_OP_hard_sigmoid:
 		return act_x[s];
 	case XO_OP_flatten:
 	case XO_OP_dropout:
@@ -273,7 +274,8 @@ static bool rnn_relu_kink_free(const struct gc_case *c, struct gc_data *d)
 }
 
 /*
- * The clipped activations (kinks k0 < k1, k1 - k0 = 6: relu6 0 and 6): the
+ * The clipped activations (kinks k0 < k1, k1 - k0 = 6: relu6 0 and 6,
+ * hard_sigmoid -3 and 3): the
  * inputs spread to 4 x + (k0 + k1) / 2, i.e. [k0 - 1, k1 + 1), so both
  * clipped sides and the linear part between are checked (exact in double:
  * a float times 4 plus a small integer). An input moved by h moves only its
@@ -329,6 +331,8 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 		return rnn_relu_kink_free(c, d);
 	if (c->op == XO_OP_relu6)
 		return clip_spread(d, 0.0, 6.0);
+	if (c->op == XO_OP_hard_sigmoid)
+		return clip_spread(d, -3.0, 3.0);
 	if ((c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense) &&
 	    c->p.activation == XO_ACTIVATION_RELU) {
 		struct xo_params q = c->p;
@@ -1586,6 +1590,7 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_gelu, p);
 	add_case(XO_OP_softplus, p);
 	add_case(XO_OP_relu6, p);
+	add_case(XO_OP_hard_sigmoid, p);
 	add_case(XO_OP_flatten, p);
 	p.seed = 11;
 	p.step = 3;

@@ -680,6 +680,19 @@ static enum xo_status relu6_bwd_closed(struct xo_backend *be, const struct xo_op
 	return XO_OK;
 }
 
+/* hard_sigmoid fwd in Keras 2's form, clip(0.2 x + 0.5, 0, 1), not Keras 3's
+ * relu6(x + 3) / 6: the slopes differ (0.2 against 1/6). */
+static enum xo_status hard_sigmoid_fwd_keras2(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		y[i] = fminf(fmaxf(0.2f * x[i] + 0.5f, 0.0f), 1.0f);
+	return XO_OK;
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -751,6 +764,8 @@ static const struct fault faults[] = {
      XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6", XO_FAIL_MISMATCH},
     {"fault-relu6-kinks-pass", XO_OP_relu6, XO_DIR_BWD, relu6_bwd_closed, XO_HMODE_EXACT,
      "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-hard-sigmoid-keras2", XO_OP_hard_sigmoid, XO_DIR_FWD, hard_sigmoid_fwd_keras2,
+     XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -195,3 +195,27 @@ __kernel void xo_cl_relu6_bwd(__global const float *x, int xo, __global const fl
 		dx[dxo + i] = v > 0.0f && v < 6.0f ? dy[dyo + i] : 0.0f;
 	}
 }
+
+__kernel void xo_cl_hard_sigmoid_fwd(__global const float *x, int xo, __global float *y, int yo,
+				     int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float t = x[xo + i] + 3.0f;
+
+		y[yo + i] = t >= 6.0f ? 1.0f : t > 0.0f || isnan(t) ? t / 6.0f : 0.0f;
+	}
+}
+
+__kernel void xo_cl_hard_sigmoid_bwd(__global const float *x, int xo, __global const float *dy,
+				     int dyo, __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		dx[dxo + i] = v > -3.0f && v < 3.0f ? dy[dyo + i] / 6.0f : 0.0f;
+	}
+}
