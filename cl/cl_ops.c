@@ -734,8 +734,8 @@ enum xo_status xo_cl_sigmoid_bwd(struct xo_backend *be, const struct xo_op_args 
 	return eltwise(be, a, XO_CL_K_sigmoid_bwd, XO_OP_sigmoid, XO_DIR_BWD, 2);
 }
 
-/* tanh, elu (bwd from y), gelu, softplus and the clipped activations
- * (relu6 ...; bwd from x): act.cl, one work-item per element. */
+/* tanh, elu (bwd from y), gelu, softplus, the clipped activations
+ * (relu6, hard_sigmoid) and silu (bwd from x): act.cl, one work-item per element. */
 #define CL_ACT(name)                                                                        \
 	enum xo_status xo_cl_##name##_fwd(struct xo_backend *be, const struct xo_op_args *a) \
 	{                                                                                   \
@@ -751,6 +751,7 @@ CL_ACT(gelu)
 CL_ACT(softplus)
 CL_ACT(relu6)
 CL_ACT(hard_sigmoid)
+CL_ACT(silu)
 #undef CL_ACT
 
 enum xo_status xo_cl_flatten_fwd(struct xo_backend *be, const struct xo_op_args *a)

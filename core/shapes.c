@@ -387,7 +387,7 @@ static enum xo_status shapes_rnn(enum xo_op op, enum xo_dir dir, const struct xo
 #define SHAPES_gru        shapes_rnn
 
 /* relu, sigmoid, softmax, tanh, elu, gelu, softplus, dropout, relu6,
- * hard_sigmoid */
+ * hard_sigmoid, silu */
 static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                          struct xo_slot_shape *src, struct xo_slot_shape *dst)
 {
@@ -414,6 +414,7 @@ static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const s
 #define SHAPES_dropout  shapes_elementwise
 #define SHAPES_relu6    shapes_elementwise
 #define SHAPES_hard_sigmoid shapes_elementwise
+#define SHAPES_silu     shapes_elementwise
 
 /* flatten */
 static enum xo_status shapes_flatten(enum xo_op op, enum xo_dir dir, const struct xo_params *p,

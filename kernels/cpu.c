@@ -1053,6 +1053,41 @@ static enum xo_status cpu_hard_sigmoid_bwd(struct xo_backend *be, const struct x
 	return ew_fn(be, a, hard_sigmoid_bwd_loop, true, 2);
 }
 
+/* silu: the reference's forms (e = exp(-|x|): s = 1/(1 + e) or e/(1 + e)
+ * by the sign, 1 - s the other), libm's expf; bounds in
+ * suites/harness_internal.h */
+static void silu_fwd_loop(const float *restrict x, const float *restrict dy, float *out,
+			  int64_t n)
+{
+	(void)dy;
+	for (int64_t i = 0; i < n; i++) {
+		float v = x[i], e = expf(-fabsf(v)), d = 1.0f + e;
+
+		out[i] = v >= 0.0f ? v / d : v * e / d;
+	}
+}
+
+static void silu_bwd_loop(const float *restrict x, const float *restrict dy, float *out,
+			  int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		float v = x[i], e = expf(-fabsf(v)), d = 1.0f + e;
+		float s = v >= 0.0f ? 1.0f / d : e / d, c = v >= 0.0f ? e / d : 1.0f / d;
+
+		out[i] = dy[i] * (s + v * s * c);
+	}
+}
+
+static enum xo_status cpu_silu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, silu_fwd_loop, false, 20);
+}
+
+static enum xo_status cpu_silu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, silu_bwd_loop, true, 24);
+}
+
 static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)
 {
 	struct xo_cpu_ctx *c = ctx_of(be);
@@ -1453,6 +1488,8 @@ XO_CPU_ENTRY(relu6, fwd, cpu_relu6_fwd)
 XO_CPU_ENTRY(relu6, bwd, cpu_relu6_bwd)
 XO_CPU_ENTRY(hard_sigmoid, fwd, cpu_hard_sigmoid_fwd)
 XO_CPU_ENTRY(hard_sigmoid, bwd, cpu_hard_sigmoid_bwd)
+XO_CPU_ENTRY(silu, fwd, cpu_silu_fwd)
+XO_CPU_ENTRY(silu, bwd, cpu_silu_bwd)
 
 /* ---- FMA peak --------------------------------------------------------------------------------- */
 

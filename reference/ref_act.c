@@ -372,3 +372,49 @@ enum xo_status xo_ref_hard_sigmoid_bwd_math(const struct xo_params *p,
 {
 	return clip_bwd(-3.0, 3.0, 1.0 / 6.0, p, src, dst, mag);
 }
+
+/*
+ * silu (Keras 3's name; "swish" is its alias): ops.silu, jax.nn.silu, x
+ * sigmoid(x). With e = exp(-|x|), s = sigmoid(x) and 1 - s = sigmoid(-x)
+ * are 1 / (1 + e) and e / (1 + e), one for each sign, neither cancelling;
+ * the derivative s + x s (1 - s) is a sum of two terms that cancel near x =
+ * -1.28 (silu's minimum), so mag is |dy| (|s| + |x s (1 - s)|).
+ */
+static void ref_silu_parts(double x, double *s, double *c)
+{
+	double e = exp(-fabs(x));
+
+	*s = x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+	*c = x >= 0.0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
+}
+
+static double ref_silu(double x)
+{
+	double s, c;
+
+	if (isnan(x))
+		return x;
+	ref_silu_parts(x, &s, &c);
+	return x * s; /* -inf: -inf * 0 = NaN, as x * sigmoid(x) */
+}
+
+enum xo_status xo_ref_silu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_silu, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_silu_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+
+	for (int64_t k = 0; k < total; k++) {
+		double x = xo_ref_ld(src[0], k), g = xo_ref_ld(src[1], k), s, c;
+
+		ref_silu_parts(x, &s, &c);
+		xo_ref_st(dst[0], k, g * (s + x * s * c));
+		xo_ref_st(mag[0], k, fabs(g) * (fabs(s) + fabs(x * s * c)));
+	}
+	return XO_OK;
+}

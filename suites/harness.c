@@ -48,7 +48,7 @@ static bool is_elementwise(enum xo_op op)
 	       op == XO_OP_global_average_pooling1d || op == XO_OP_global_max_pooling1d ||
 	       op == XO_OP_max_pooling2d || op == XO_OP_average_pooling2d ||
 	       op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d ||
-	       op == XO_OP_relu6 || op == XO_OP_hard_sigmoid;
+	       op == XO_OP_relu6 || op == XO_OP_hard_sigmoid || op == XO_OP_silu;
 }
 
 static bool is_avg_pool(enum xo_op op)
@@ -59,10 +59,10 @@ static bool is_avg_pool(enum xo_op op)
 
 /* Ops whose tolerances use ref's magnitudes. */
 /* ops whose bound is relative to ref's magnitude: the activations of
- * conv1d/dense, average pooling's sum, and gelu bwd (its two terms) */
+ * conv1d/dense, average pooling's sum, and gelu and silu bwd (their two terms) */
 static bool needs_mag(enum xo_op op)
 {
-	return has_activation(op) || is_avg_pool(op) || op == XO_OP_gelu;
+	return has_activation(op) || is_avg_pool(op) || op == XO_OP_gelu || op == XO_OP_silu;
 }
 
 static bool pow2(int64_t v)
@@ -296,9 +296,10 @@ static const char *names_rnn(enum xo_dir dir, bool dst, int i)
 #define NAMES_lstm names_rnn
 #define NAMES_gru names_rnn
 
-/* relu6, hard_sigmoid: bwd from x */
+/* relu6, hard_sigmoid, silu: bwd from x */
 #define NAMES_relu6 names_act_x
 #define NAMES_hard_sigmoid names_act_x
+#define NAMES_silu names_act_x
 
 /* The names of every op's slots, for reports. One entry per op of ops.def: an op without its NAMES_
  * entry does not compile. */

@@ -838,6 +838,19 @@ static enum xo_status bound_hard_sigmoid(struct hcase *h, struct xo_backend *ref
 }
 #define BOUND_hard_sigmoid bound_hard_sigmoid
 
+/* silu */
+static enum xo_status bound_silu(struct hcase *h, struct xo_backend *ref)
+{
+	bool fwd = h->c->dir == XO_DIR_FWD;
+
+	(void)ref;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = fwd ? ULP_SILU_FWD * ulp_of(h->ref[0][e]) + TINY
+		                   : ULP_SILU_FACTOR * U * h->mag[0][e] + TINY;
+	return XO_OK;
+}
+#define BOUND_silu bound_silu
+
 /* gelu */
 static enum xo_status bound_gelu(struct hcase *h, struct xo_backend *ref)
 {

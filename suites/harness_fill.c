@@ -653,6 +653,21 @@ static void fill_hard_sigmoid(struct hcase *h)
 }
 #define FILL_hard_sigmoid fill_hard_sigmoid
 
+/* silu */
+static void fill_silu(struct hcase *h)
+{
+	/* x in [-12, 12]: both signs' forms, the minimum near -1.28 where the
+	 * derivative's two terms cancel, and saturation; every 8th in [-87,
+	 * -80], the far tail where silu is ~x e^x (down to 1.4e-36, still
+	 * normal, as exp(-87) is) */
+	fill_plain(h, 0, true, -12.0f, 12.0f);
+	for (int64_t i = 7; i < h->sn[0]; i += 8)
+		h->src[0][i] = real_in(h, 0, (uint64_t)i, -87.0f, -80.0f);
+	if (h->c->dir == XO_DIR_BWD)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+#define FILL_silu fill_silu
+
 /* The fill of every op's inputs. One entry per op of ops.def: an op without its FILL_ entry
  * does not compile. */
 static void (*const fill_of[XO_OP_COUNT])(struct hcase *h) = {

@@ -119,6 +119,19 @@
 #define ULP_HARD_SIGMOID_FWD 7.0
 #define ULP_HARD_SIGMOID_BWD 6.0
 
+/*
+ * silu fwd, e = exp(-|x|) (6u; -|x| exact), d = 1 + e (u): x >= 0, x / d,
+ *   whose relative sensitivity to e is e / (1 + e) <= 1/2; x < 0, x e / d
+ *   (sensitivity 1 / (1 + e) <= 1) and one more product u; the division 5u,
+ *   reference u: 6 + 1 + 1 + 5 + 1 = 14.
+ * silu bwd, dy (s + x s c), s and c = 1 - s each a quotient of 1 or e by d:
+ *   6 + 1 + 5 = 12u relative; x s c two more products: 26u; the sum u, the
+ *   product by dy u, reference u: 29u times the magnitude |dy| (|s| +
+ *   |x s c|) (the terms cancel near x = -1.28, silu's minimum).
+ */
+#define ULP_SILU_FWD    14.0
+#define ULP_SILU_FACTOR 29.0
+
 static inline double gelu_fwd_ulps(float x)
 {
 	return 2.0 * (double)x * (double)x + 36.0;

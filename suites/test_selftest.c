@@ -693,6 +693,19 @@ static enum xo_status hard_sigmoid_fwd_keras2(struct xo_backend *be, const struc
 	return XO_OK;
 }
 
+/* silu bwd without the x s (1 - s) term (dy sigmoid(x), the derivative as
+ * if sigmoid(x) were a constant factor). */
+static enum xo_status silu_bwd_no_x_term(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		dx[i] = (float)(dy[i] / (1.0 + exp(-(double)x[i])));
+	return XO_OK;
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -766,6 +779,8 @@ static const struct fault faults[] = {
      "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
     {"fault-hard-sigmoid-keras2", XO_OP_hard_sigmoid, XO_DIR_FWD, hard_sigmoid_fwd_keras2,
      XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-silu-bwd-no-x-term", XO_OP_silu, XO_DIR_BWD, silu_bwd_no_x_term, XO_HMODE_REAL,
+     "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

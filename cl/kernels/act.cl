@@ -219,3 +219,28 @@ __kernel void xo_cl_hard_sigmoid_bwd(__global const float *x, int xo, __global c
 		dx[dxo + i] = v > -3.0f && v < 3.0f ? dy[dyo + i] / 6.0f : 0.0f;
 	}
 }
+
+/* silu: kernels/cpu.c's forms (s and 1 - s from e = exp(-|x|) by the sign) */
+__kernel void xo_cl_silu_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i], e = exp(-fabs(v)), d = 1.0f + e;
+
+		y[yo + i] = v >= 0.0f ? v / d : v * e / d;
+	}
+}
+
+__kernel void xo_cl_silu_bwd(__global const float *x, int xo, __global const float *dy, int dyo,
+			     __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i], e = exp(-fabs(v)), d = 1.0f + e;
+		float s = v >= 0.0f ? 1.0f / d : e / d, c = v >= 0.0f ? e / d : 1.0f / d;
+
+		dx[dxo + i] = dy[dyo + i] * (s + v * s * c);
+	}
+}
