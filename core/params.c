@@ -283,6 +283,7 @@ struct key_set {
 #define KEYS_relu6       KEYS_ELEMENTWISE
 #define KEYS_hard_sigmoid KEYS_ELEMENTWISE
 #define KEYS_silu        KEYS_ELEMENTWISE
+#define KEYS_log_softmax KEYS_ELEMENTWISE
 #define KEYS_dropout                                                                               \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_RATE) | B(K_TRAINING) | B(K_SEED) |            \
 	      B(K_STEP) | B(K_LAYER)),                                                             \

@@ -387,7 +387,7 @@ static enum xo_status shapes_rnn(enum xo_op op, enum xo_dir dir, const struct xo
 #define SHAPES_gru        shapes_rnn
 
 /* relu, sigmoid, softmax, tanh, elu, gelu, softplus, dropout, relu6,
- * hard_sigmoid, silu */
+ * hard_sigmoid, silu, log_softmax */
 static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                          struct xo_slot_shape *src, struct xo_slot_shape *dst)
 {
@@ -415,6 +415,7 @@ static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const s
 #define SHAPES_relu6    shapes_elementwise
 #define SHAPES_hard_sigmoid shapes_elementwise
 #define SHAPES_silu     shapes_elementwise
+#define SHAPES_log_softmax shapes_elementwise
 
 /* flatten */
 static enum xo_status shapes_flatten(enum xo_op op, enum xo_dir dir, const struct xo_params *p,

@@ -1197,6 +1197,70 @@ static enum xo_status cpu_softmax_bwd(struct xo_backend *be, const struct xo_op_
 	return softmax_common(be, a, true);
 }
 
+/* log_softmax: rows split over the threads; per row the reference's steps
+ * in float (a float sum of the row's exp: the bound grows with the row,
+ * suites/harness_internal.h). out may equal x forward, never dy backward. */
+static void log_softmax_task(void *arg, int t, int nt)
+{
+	const struct softmax_job *j = arg;
+	int64_t lo, hi, n = j->ch;
+
+	share(j->rows, t, nt, &lo, &hi);
+	for (int64_t r = lo; r < hi; r++) {
+		float *o = j->out + r * n, s = 0.0f, l;
+
+		if (j->bwd) {
+			const float *y = j->y + r * n, *dy = j->dy + r * n;
+
+			for (int64_t q = 0; q < n; q++)
+				s += dy[q];
+			for (int64_t q = 0; q < n; q++)
+				o[q] = dy[q] - expf(y[q]) * s;
+			continue;
+		}
+		const float *x = j->x + r * n;
+		float m = x[0];
+
+		for (int64_t q = 1; q < n; q++)
+			m = x[q] > m ? x[q] : m;
+		for (int64_t q = 0; q < n; q++)
+			s += expf(x[q] - m);
+		l = logf(s);
+		for (int64_t q = 0; q < n; q++)
+			o[q] = (x[q] - m) - l;
+	}
+}
+
+static enum xo_status log_softmax_common(struct xo_backend *be, const struct xo_op_args *a,
+					 bool bwd)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct softmax_job j = {
+		.rows = a->p.batch * a->p.len, .ch = a->p.ch, .bwd = bwd,
+		.out = xo_tensor_f32(a->dst[0]),
+	};
+
+	if (bwd) {
+		j.y = xo_tensor_f32(a->src[0]);
+		j.dy = xo_tensor_f32(a->src[1]);
+	} else {
+		j.x = xo_tensor_f32(a->src[0]);
+	}
+	xo_cpu_threads_run(c->tp, threads_for(c, j.rows * j.ch * 20, j.rows), log_softmax_task,
+			   &j);
+	return XO_OK;
+}
+
+static enum xo_status cpu_log_softmax_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return log_softmax_common(be, a, false);
+}
+
+static enum xo_status cpu_log_softmax_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return log_softmax_common(be, a, true);
+}
+
 static enum xo_status cpu_flatten(struct xo_backend *be, const struct xo_op_args *a)
 {
 	float *y = xo_tensor_f32(a->dst[0]);
@@ -1490,6 +1554,8 @@ XO_CPU_ENTRY(hard_sigmoid, fwd, cpu_hard_sigmoid_fwd)
 XO_CPU_ENTRY(hard_sigmoid, bwd, cpu_hard_sigmoid_bwd)
 XO_CPU_ENTRY(silu, fwd, cpu_silu_fwd)
 XO_CPU_ENTRY(silu, bwd, cpu_silu_bwd)
+XO_CPU_ENTRY(log_softmax, fwd, cpu_log_softmax_fwd)
+XO_CPU_ENTRY(log_softmax, bwd, cpu_log_softmax_bwd)
 
 /* ---- FMA peak --------------------------------------------------------------------------------- */
 

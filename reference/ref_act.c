@@ -418,3 +418,58 @@ enum xo_status xo_ref_silu_bwd_math(const struct xo_params *p, const struct xo_r
 	}
 	return XO_OK;
 }
+
+/*
+ * log_softmax over ch for each of the batch*len rows (ops.log_softmax,
+ * jax.nn.log_softmax): m the row's first maximum under `>`, y = (x - m) -
+ * log(sum_k exp(x_k - m)), in double; a NaN in the row makes it all NaN, +Inf
+ * gives NaN (as softmax). Backward from y: dx = dy - exp(y) sum_k dy_k, mag
+ * |dy| + exp(y) sum_k |dy_k| (the two terms cancel). dx must not alias dy.
+ */
+enum xo_status xo_ref_log_softmax_fwd_math(const struct xo_params *p,
+					   const struct xo_ref_src *src,
+					   const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t rows = p->batch * p->len, n = p->ch;
+
+	for (int64_t r = 0; r < rows; r++) {
+		double m = xo_ref_ld(src[0], r * n), s = 0.0, l;
+
+		for (int64_t k = 1; k < n; k++)
+			if (xo_ref_ld(src[0], r * n + k) > m)
+				m = xo_ref_ld(src[0], r * n + k);
+		for (int64_t k = 0; k < n; k++)
+			s += exp(xo_ref_ld(src[0], r * n + k) - m);
+		l = log(s);
+		for (int64_t k = 0; k < n; k++) {
+			double v = (xo_ref_ld(src[0], r * n + k) - m) - l;
+
+			xo_ref_st(dst[0], r * n + k, v);
+			xo_ref_st(mag[0], r * n + k, fabs(v));
+		}
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_log_softmax_bwd_math(const struct xo_params *p,
+					   const struct xo_ref_src *src,
+					   const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t rows = p->batch * p->len, n = p->ch;
+
+	for (int64_t r = 0; r < rows; r++) {
+		double s = 0.0, sa = 0.0;
+
+		for (int64_t k = 0; k < n; k++) {
+			s += xo_ref_ld(src[1], r * n + k);
+			sa += fabs(xo_ref_ld(src[1], r * n + k));
+		}
+		for (int64_t k = 0; k < n; k++) {
+			double e = exp(xo_ref_ld(src[0], r * n + k)), g = xo_ref_ld(src[1], r * n + k);
+
+			xo_ref_st(dst[0], r * n + k, g - e * s);
+			xo_ref_st(mag[0], r * n + k, fabs(g) + e * sa);
+		}
+	}
+	return XO_OK;
+}

@@ -851,6 +851,39 @@ static enum xo_status bound_silu(struct hcase *h, struct xo_backend *ref)
 }
 #define BOUND_silu bound_silu
 
+/* log_softmax (harness_internal.h) */
+static enum xo_status bound_log_softmax(struct hcase *h, struct xo_backend *ref)
+{
+	int64_t n = h->c->p.ch;
+
+	(void)ref;
+	for (int64_t r = 0; r < h->dn[0] / n; r++) {
+		const float *x = h->src[0] + r * n;
+		double m = x[0], lo = x[0], s = 0.0;
+
+		for (int64_t j = 1; j < n; j++) {
+			m = fmax(m, x[j]);
+			lo = fmin(lo, x[j]);
+		}
+		for (int64_t j = 0; j < n; j++)
+			s += exp(x[j] - m);
+		for (int64_t j = 0; j < n; j++) {
+			int64_t i = r * n + j;
+
+			h->tol[0][i] = h->c->dir == XO_DIR_FWD
+			                   ? C_ACC * U *
+			                             log_softmax_fwd_abs(x[j] - m, m - lo, n, log(s),
+			                                                 h->ref[0][i]) +
+			                         TINY
+			                   : C_ACC * (ULP_LOG_SOFTMAX_BWD + (double)n) * U *
+			                             h->mag[0][i] +
+			                         TINY;
+		}
+	}
+	return XO_OK;
+}
+#define BOUND_log_softmax bound_log_softmax
+
 /* gelu */
 static enum xo_status bound_gelu(struct hcase *h, struct xo_backend *ref)
 {

@@ -668,6 +668,23 @@ static void fill_silu(struct hcase *h)
 }
 #define FILL_silu fill_silu
 
+/* log_softmax: fwd x in [-4, 4] (as softmax); bwd y the logs of softmax
+ * rows (log-probabilities, as the forward gives), dy in [-1, 1] */
+static void fill_log_softmax(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+
+	if (c->dir == XO_DIR_FWD) {
+		fill_plain(h, 0, true, -4.0f, 4.0f);
+		return;
+	}
+	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], c->p.ch);
+	for (int64_t i = 0; i < h->sn[0]; i++)
+		h->src[0][i] = logf(h->src[0][i]);
+	fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+#define FILL_log_softmax fill_log_softmax
+
 /* The fill of every op's inputs. One entry per op of ops.def: an op without its FILL_ entry
  * does not compile. */
 static void (*const fill_of[XO_OP_COUNT])(struct hcase *h) = {

@@ -132,6 +132,29 @@
 #define ULP_SILU_FWD    14.0
 #define ULP_SILU_FACTOR 29.0
 
+/*
+ * log_softmax, per row of n, absolute errors (y is a difference, near 0 for
+ * the row's largest inputs, so a bound in ulps of y would be unbounded):
+ * fwd y_j = d_j - L, d_j = x_j - m (m the row maximum, exact), R = max - min
+ *   of the row, L = log S >= 0, S = sum_k exp(d_k) >= 1: d_j rounds (u |d_j|);
+ *   exp(d_k) errs by |d_k| u <= R u from its argument and 6u itself; the sum
+ *   of n positive terms adds (n - 1)u relative, so S is within (R + n + 5)u
+ *   relative, which log turns into as much absolute in L, plus log's own 6u L;
+ *   the subtraction and the reference round once each (u |y| each):
+ *   (|d_j| + R + n + 5 + 6 L + 2 |y|) u (log_softmax_fwd_abs), times C_ACC
+ *   for the higher-order terms, as every accumulation here.
+ * bwd dx_j = dy_j - exp(y_j) S, S = sum_k dy_k: the sum errs by (n - 1)u
+ *   sum|dy_k|, exp 6u, the product u, the subtraction and the reference u
+ *   |dx| each: within (n + 8)u times the magnitude |dy_j| + exp(y_j)
+ *   sum|dy_k| that ref returns (ULP_LOG_SOFTMAX_BWD + n), times C_ACC.
+ */
+#define ULP_LOG_SOFTMAX_BWD 8.0
+
+static inline double log_softmax_fwd_abs(double d, double range, int64_t n, double l, double y)
+{
+	return fabs(d) + range + (double)n + 5.0 + 6.0 * l + 2.0 * fabs(y);
+}
+
 static inline double gelu_fwd_ulps(float x)
 {
 	return 2.0 * (double)x * (double)x + 36.0;

@@ -317,6 +317,7 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_gelu zeros_none
 #define ZEROS_softplus zeros_none
 #define ZEROS_silu zeros_none
+#define ZEROS_log_softmax zeros_none
 #define ZEROS_flatten zeros_none
 #define ZEROS_categorical_crossentropy zeros_none
 #define ZEROS_adam zeros_none

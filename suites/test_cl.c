@@ -123,6 +123,8 @@ static const struct {
 	{XO_OP_hard_sigmoid, XO_DIR_BWD, "batch=2 len=3 ch=4"},
 	{XO_OP_silu, XO_DIR_FWD, "batch=2 len=3 ch=4"},
 	{XO_OP_silu, XO_DIR_BWD, "batch=2 len=3 ch=4"},
+	{XO_OP_log_softmax, XO_DIR_FWD, "batch=2 len=3 ch=4"},
+	{XO_OP_log_softmax, XO_DIR_BWD, "batch=2 len=3 ch=4"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

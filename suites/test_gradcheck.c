@@ -33,7 +33,8 @@
  *        worst 3e-8 over every case, T = 7, batch 2, 2 features, 3 units): truncation error h^2/6 * |L'''| = 2.5e-9 * |L'''|, with
  *        |L'''| of order 10 for these shapes (|sigmoid'''| <= 1/8,
  *        |tanh'''| <= 2, |elu'''| <= 1, |gelu'''| <= 1.2, |softplus'''|
- *        <= 1/8 and |silu'''| <= 0.5 on [-1, 1]; elu'' jumps at 0, so its inputs keep GC_KINK
+ *        <= 1/8, |silu'''| <= 0.5 on [-1, 1] and log_softmax's
+ *        third derivatives (those of log-sum-exp) <= 1; elu'' jumps at 0, so its inputs keep GC_KINK
  *        away from 0 as relu's do; inputs and weights <= 1,
  *        at most 6 terms per output), so ~3e-8, plus the same rounding.
  *        tol = 1e-6 (a margin of ~30).
@@ -139,6 +140,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_softmax:
 	case XO_OP_tanh:
 	case XO_OP_elu:
+	case XO_OP_log_softmax:
 		return act[s];
 	case XO_OP_gelu: /* derivative from x (ops.def) */
 	case XO_OP_softplus:
@@ -1399,7 +1401,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
 	    op == XO_OP_batch_normalization || xo_op_is_rnn(op) ||
 	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
-	    op == XO_OP_silu ||
+	    op == XO_OP_silu || op == XO_OP_log_softmax ||
 	    ((op == XO_OP_conv1d || op == XO_OP_conv2d || op == XO_OP_dense) &&
 	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
 		c->tol = GC_TOL_SMOOTH;
@@ -1594,6 +1596,7 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_relu6, p);
 	add_case(XO_OP_hard_sigmoid, p);
 	add_case(XO_OP_silu, p);
+	add_case(XO_OP_log_softmax, p);
 	add_case(XO_OP_flatten, p);
 	p.seed = 11;
 	p.step = 3;

@@ -706,6 +706,25 @@ static enum xo_status silu_bwd_no_x_term(struct xo_backend *be, const struct xo_
 	return XO_OK;
 }
 
+/* log_softmax fwd that subtracts the row's sum of exp(x), not its log. */
+static enum xo_status log_softmax_fwd_no_log(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t n = a->p.ch;
+
+	(void)be;
+	for (int64_t r = 0; r < a->dst[0]->nelem / n; r++) {
+		double s = 0.0;
+
+		for (int64_t j = 0; j < n; j++)
+			s += exp((double)x[r * n + j]);
+		for (int64_t j = 0; j < n; j++)
+			y[r * n + j] = (float)(x[r * n + j] - s);
+	}
+	return XO_OK;
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -781,6 +800,8 @@ static const struct fault faults[] = {
      XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
     {"fault-silu-bwd-no-x-term", XO_OP_silu, XO_DIR_BWD, silu_bwd_no_x_term, XO_HMODE_REAL,
      "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-log-softmax-no-log", XO_OP_log_softmax, XO_DIR_FWD, log_softmax_fwd_no_log,
+     XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -244,3 +244,43 @@ __kernel void xo_cl_silu_bwd(__global const float *x, int xo, __global const flo
 		dx[dxo + i] = dy[dyo + i] * (s + v * s * c);
 	}
 }
+
+/* log_softmax: one work-item per row of `cols`, kernels/cpu.c's steps:
+ * y = (x - m) - log(sum exp(x - m)); in place allowed. bwd dx = dy - exp(y)
+ * sum(dy). */
+__kernel void xo_cl_log_softmax_fwd(__global const float *x, int xo, __global float *y, int yo,
+				    int rows, int cols)
+{
+	int r = get_global_id(0);
+	float m, s = 0.0f, l;
+
+	if (r >= rows)
+		return;
+	x += xo + r * cols;
+	y += yo + r * cols;
+	m = x[0];
+	for (int j = 1; j < cols; j++)
+		m = x[j] > m ? x[j] : m;
+	for (int j = 0; j < cols; j++)
+		s += exp(x[j] - m);
+	l = log(s);
+	for (int j = 0; j < cols; j++)
+		y[j] = (x[j] - m) - l;
+}
+
+__kernel void xo_cl_log_softmax_bwd(__global const float *y, int yo, __global const float *dy,
+				    int dyo, __global float *dx, int dxo, int rows, int cols)
+{
+	int r = get_global_id(0);
+	float s = 0.0f;
+
+	if (r >= rows)
+		return;
+	y += yo + r * cols;
+	dy += dyo + r * cols;
+	dx += dxo + r * cols;
+	for (int j = 0; j < cols; j++)
+		s += dy[j];
+	for (int j = 0; j < cols; j++)
+		dx[j] = dy[j] - exp(y[j]) * s;
+}
