@@ -78,8 +78,9 @@ const char *xo_dir_name(enum xo_dir dir)
 }
 
 static const char *const padding_names[] = {"valid", "same", "causal"};
-static const char *const activation_names[] = {"linear", "relu",     "sigmoid", "softmax",
-                                               "tanh",   "elu",      "gelu",    "softplus"};
+static const char *const activation_names[] = {
+    "linear", "relu",     "sigmoid", "softmax",      "tanh", "elu",
+    "gelu",   "softplus", "relu6",   "hard_sigmoid", "silu", "log_softmax"};
 
 const char *xo_padding_name(enum xo_padding p)
 {

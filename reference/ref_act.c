@@ -43,6 +43,10 @@ double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_re
 	case XO_ACTIVATION_ELU:
 	case XO_ACTIVATION_GELU:
 	case XO_ACTIVATION_SOFTPLUS:
+	case XO_ACTIVATION_RELU6:
+	case XO_ACTIVATION_HARD_SIGMOID:
+	case XO_ACTIVATION_SILU:
+	case XO_ACTIVATION_LOG_SOFTMAX:
 		break;
 	}
 	XO_ASSERT(!"unknown activation");

@@ -41,6 +41,10 @@ static void dpre_host(const struct xo_params *p, const float *y, const float *dy
 			case XO_ACTIVATION_ELU:
 			case XO_ACTIVATION_GELU:
 			case XO_ACTIVATION_SOFTPLUS:
+			case XO_ACTIVATION_RELU6:
+			case XO_ACTIVATION_HARD_SIGMOID:
+			case XO_ACTIVATION_SILU:
+			case XO_ACTIVATION_LOG_SOFTMAX:
 				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:
@@ -687,6 +691,10 @@ static enum xo_status bound_conv_dense(struct hcase *h, struct xo_backend *ref)
 			case XO_ACTIVATION_ELU:
 			case XO_ACTIVATION_GELU:
 			case XO_ACTIVATION_SOFTPLUS:
+			case XO_ACTIVATION_RELU6:
+			case XO_ACTIVATION_HARD_SIGMOID:
+			case XO_ACTIVATION_SILU:
+			case XO_ACTIVATION_LOG_SOFTMAX:
 				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:

@@ -122,7 +122,11 @@ static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t l
 			break;
 		case XO_ACTIVATION_GELU: /* bwd from x: not used */
 		case XO_ACTIVATION_SOFTPLUS:
-			XO_ASSERT(!"fill_act_y: gelu and softplus take x");
+		case XO_ACTIVATION_RELU6:
+		case XO_ACTIVATION_HARD_SIGMOID:
+		case XO_ACTIVATION_SILU:
+		case XO_ACTIVATION_LOG_SOFTMAX:
+			XO_ASSERT(!"fill_act_y: not a fused activation's bwd");
 		}
 	}
 	if (act == XO_ACTIVATION_SOFTMAX)

@@ -120,7 +120,8 @@ static void close_backends(struct xo_backend **be, int n)
 /*
  * The harness's bound in u of an activation applied as its own op
  * (suites/harness.c: tanh 11, elu 7, softplus 12, gelu 2 x^2 + 36 taken at
- * |x| = 4, beyond the pre-activations of the golden nets: 68), as a length
+ * |x| = 4, beyond the pre-activations of the golden nets: 68; hard_sigmoid
+ * 7, silu 14, relu6 exact), as a length
  * added to K_path: the 8 u K_path bound (docs/model.md) grows by bound / 8
  * per such activation along the depth; each of them is Lipschitz <= 1.13
  * (gelu' peaks at 1.129), inside the constant 8's margin for amplification.
@@ -136,6 +137,17 @@ static double act_length(enum xo_activation a)
 		return 68.0 / 8.0;
 	case XO_ACTIVATION_SOFTPLUS:
 		return 12.0 / 8.0;
+	case XO_ACTIVATION_RELU6: /* exact */
+		return 0.0;
+	case XO_ACTIVATION_HARD_SIGMOID:
+		return 7.0 / 8.0;
+	case XO_ACTIVATION_SILU:
+		return 14.0 / 8.0;
+	case XO_ACTIVATION_LOG_SOFTMAX:
+		/* absolute, harness_internal.h, for rows of <= 16 with a range
+		 * <= 8 (|d| <= 8, L <= ln 16): 2 (8 + 8 + 16 + 5 + 6 ln 16 + 2
+		 * (8 + ln 16)) < 160, over |y| >= ~1e-3 of the golden nets */
+		return 160.0 / 8.0;
 	default:
 		return 0.0; /* fused ones: covered by the constant 8 */
 	}
@@ -275,7 +287,8 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nconv1d filters=4 kernel_size=3x\n", 2, "positive integer"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 padding=full\n", 2, "padding"},
     {"input 29 1\nmax_pooling1d padding=causal\n", 2, "padding"},
-    {"input 29 1\nconv1d filters=4 kernel_size=3 activation=swish\n", 2, "activation=swish"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3 activation=hard_silu\n", 2,
+     "activation=hard_silu"},
     {"input 29 1\nactivation\n", 2, "activation needs activation="},
     {"input 29 1\nactivation activation=gelu units=3\n", 2, "unknown argument 'units'"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 use_bias=maybe\n", 2, "use_bias"},
@@ -540,7 +553,8 @@ static void test_npy_roundtrip(void **state)
 static const char *const golden_models[] = {"seed",        "mixed_a",         "mixed_b",
                                              "acts",        "pool_avg",        "pool_gmax",
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
-                                             "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn"};
+                                             "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
+                                             "acts2"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1994,8 +2008,9 @@ static void test_fused_matches_ops(void **state)
 
 /*
  * The fused paths implement linear, relu and sigmoid (softmax as the head)
- * only: each backend's net_fits must refuse a model with tanh, elu, gelu or
- * softplus (as a dense activation or an Activation layer), so it runs op by
+ * only: each backend's net_fits must refuse a model with tanh, elu, gelu,
+ * softplus, relu6, hard_sigmoid, silu (swish) or log_softmax (as a dense
+ * or conv activation or an Activation layer), so it runs op by
  * op, in training and in inference; the same spec with those layers made
  * fusable (relu / sigmoid, no Activation layer) is taken, so the refusal
  * comes from the activations and not from the net's shape.
@@ -2007,6 +2022,16 @@ static void test_fused_refuses_activations(void **state)
 	    "input 29 1\nflatten\ndense units=16 activation=elu\ndense units=6 activation=softmax\n",
 	    "input 29 1\nflatten\ndense units=16 activation=gelu\ndense units=6 activation=softmax\n",
 	    "input 29 1\nflatten\ndense units=16 activation=softplus\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=relu6\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=hard_sigmoid\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=silu\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nconv1d filters=4 kernel_size=3 activation=swish\nflatten\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16\nactivation activation=log_softmax\n"
 	    "dense units=6 activation=softmax\n",
 	    "input 29 1\nconv1d filters=4 kernel_size=3 activation=tanh\nflatten\n"
 	    "dense units=6 activation=softmax\n",
