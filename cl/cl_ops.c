@@ -734,8 +734,8 @@ enum xo_status xo_cl_sigmoid_bwd(struct xo_backend *be, const struct xo_op_args 
 	return eltwise(be, a, XO_CL_K_sigmoid_bwd, XO_OP_sigmoid, XO_DIR_BWD, 2);
 }
 
-/* tanh, elu (bwd from y), gelu, softplus (bwd from x): act.cl, one
- * work-item per element. */
+/* tanh, elu (bwd from y), gelu, softplus, the clipped activations
+ * (relu6, hard_sigmoid) and silu (bwd from x): act.cl, one work-item per element. */
 #define CL_ACT(name)                                                                        \
 	enum xo_status xo_cl_##name##_fwd(struct xo_backend *be, const struct xo_op_args *a) \
 	{                                                                                   \
@@ -749,6 +749,9 @@ CL_ACT(tanh)
 CL_ACT(elu)
 CL_ACT(gelu)
 CL_ACT(softplus)
+CL_ACT(relu6)
+CL_ACT(hard_sigmoid)
+CL_ACT(silu)
 #undef CL_ACT
 
 enum xo_status xo_cl_flatten_fwd(struct xo_backend *be, const struct xo_op_args *a)
@@ -776,6 +779,34 @@ static enum xo_status softmax_run(struct xo_backend *be, const struct xo_op_args
 	xo_cl_arg_int(&l, rows);
 	xo_cl_arg_int(&l, p->ch);
 	return la_run(&l, rows, XO_OP_softmax, dir);
+}
+
+/* log_softmax: act.cl, one work-item per row, as softmax */
+static enum xo_status log_softmax_run(struct xo_backend *be, const struct xo_op_args *a,
+				      enum xo_dir dir)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(
+	    ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_log_softmax_fwd : XO_CL_K_log_softmax_bwd);
+	int64_t rows = p->batch * p->len;
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	if (dir == XO_DIR_BWD)
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, p->ch);
+	return la_run(&l, rows, XO_OP_log_softmax, dir);
+}
+
+enum xo_status xo_cl_log_softmax_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return log_softmax_run(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_log_softmax_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return log_softmax_run(be, a, XO_DIR_BWD);
 }
 
 enum xo_status xo_cl_softmax_fwd(struct xo_backend *be, const struct xo_op_args *a)

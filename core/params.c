@@ -78,8 +78,9 @@ const char *xo_dir_name(enum xo_dir dir)
 }
 
 static const char *const padding_names[] = {"valid", "same", "causal"};
-static const char *const activation_names[] = {"linear", "relu",     "sigmoid", "softmax",
-                                               "tanh",   "elu",      "gelu",    "softplus"};
+static const char *const activation_names[] = {
+    "linear", "relu",     "sigmoid", "softmax",      "tanh", "elu",
+    "gelu",   "softplus", "relu6",   "hard_sigmoid", "silu", "log_softmax"};
 
 const char *xo_padding_name(enum xo_padding p)
 {
@@ -280,6 +281,10 @@ struct key_set {
 #define KEYS_gelu        KEYS_ELEMENTWISE
 #define KEYS_softplus    KEYS_ELEMENTWISE
 #define KEYS_flatten     KEYS_ELEMENTWISE
+#define KEYS_relu6       KEYS_ELEMENTWISE
+#define KEYS_hard_sigmoid KEYS_ELEMENTWISE
+#define KEYS_silu        KEYS_ELEMENTWISE
+#define KEYS_log_softmax KEYS_ELEMENTWISE
 #define KEYS_dropout                                                                               \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_RATE) | B(K_TRAINING) | B(K_SEED) |            \
 	      B(K_STEP) | B(K_LAYER)),                                                             \

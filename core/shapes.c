@@ -386,7 +386,8 @@ static enum xo_status shapes_rnn(enum xo_op op, enum xo_dir dir, const struct xo
 #define SHAPES_lstm       shapes_rnn
 #define SHAPES_gru        shapes_rnn
 
-/* relu, sigmoid, softmax, tanh, elu, gelu, softplus, dropout */
+/* relu, sigmoid, softmax, tanh, elu, gelu, softplus, dropout, relu6,
+ * hard_sigmoid, silu, log_softmax */
 static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                          struct xo_slot_shape *src, struct xo_slot_shape *dst)
 {
@@ -411,6 +412,10 @@ static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const s
 #define SHAPES_gelu     shapes_elementwise
 #define SHAPES_softplus shapes_elementwise
 #define SHAPES_dropout  shapes_elementwise
+#define SHAPES_relu6    shapes_elementwise
+#define SHAPES_hard_sigmoid shapes_elementwise
+#define SHAPES_silu     shapes_elementwise
+#define SHAPES_log_softmax shapes_elementwise
 
 /* flatten */
 static enum xo_status shapes_flatten(enum xo_op op, enum xo_dir dir, const struct xo_params *p,

@@ -130,9 +130,13 @@ enum xo_activation {
 	XO_ACTIVATION_ELU, /* alpha 1.0 (Keras's default) */
 	XO_ACTIVATION_GELU, /* exact (erf), Keras's default approximate=False */
 	XO_ACTIVATION_SOFTPLUS,
+	XO_ACTIVATION_RELU6,
+	XO_ACTIVATION_HARD_SIGMOID, /* Keras 3's relu6(x + 3) / 6 */
+	XO_ACTIVATION_SILU,         /* Keras 3's name; "swish" is read as it */
+	XO_ACTIVATION_LOG_SOFTMAX,  /* over the last axis */
 };
 #define XO_ACTIVATION_FUSED_LAST XO_ACTIVATION_SOFTMAX
-#define XO_ACTIVATION_LAST       XO_ACTIVATION_SOFTPLUS
+#define XO_ACTIVATION_LAST       XO_ACTIVATION_LOG_SOFTMAX
 const char *xo_padding_name(enum xo_padding p);
 const char *xo_activation_name(enum xo_activation a);
 

@@ -837,7 +837,8 @@ enum ew_kind {
 	EW_SIGMOID_BWD,
 	EW_ACT_FWD, /* k->act_fwd: tanh, elu, gelu, softplus */
 	EW_ACT_BWD,
-	EW_DROPOUT
+	EW_DROPOUT,
+	EW_FN /* j->fn: the plain-C element-wise loops below */
 };
 
 struct ew_job {
@@ -852,6 +853,8 @@ struct ew_job {
 	int32_t *mask;   /* dropout: mask to fill, or to apply when apply */
 	bool apply;
 	enum xo_activation act; /* EW_ACT_*: which one */
+	/* EW_FN: out[i] from x[i] (and dy[i] backward; NULL forward) */
+	void (*fn)(const float *restrict x, const float *restrict dy, float *out, int64_t n);
 };
 
 static void ew_task(void *arg, int t, int nt)
@@ -895,6 +898,9 @@ static void ew_task(void *arg, int t, int nt)
 		else
 			j->k->dropout(j->x + lo, j->y + lo, hi - lo, (uint64_t)lo, j->seed, j->sa,
 				      j->sb, j->thr, j->scale, j->mask ? j->mask + lo : NULL);
+		break;
+	case EW_FN:
+		j->fn(j->x + lo, j->dy ? j->dy + lo : NULL, j->y + lo, hi - lo);
 		break;
 	}
 }
@@ -968,6 +974,119 @@ CPU_ACT(elu, XO_ACTIVATION_ELU)
 CPU_ACT(gelu, XO_ACTIVATION_GELU)
 CPU_ACT(softplus, XO_ACTIVATION_SOFTPLUS)
 #undef CPU_ACT
+
+/*
+ * The clipped activations: plain loops of compares and selects (and, for
+ * those that scale, one correctly rounded operation), which the compiler
+ * vectorizes at the baseline ISA; forms and kinks as the reference
+ * (reference/ref_act.c). out may equal x (each element is read first).
+ */
+static void relu6_fwd_loop(const float *restrict x, const float *restrict dy, float *out,
+			   int64_t n)
+{
+	(void)dy;
+	for (int64_t i = 0; i < n; i++) {
+		float v = x[i];
+
+		out[i] = v >= 6.0f ? 6.0f : v > 0.0f || v != v ? v : 0.0f;
+	}
+}
+
+static void relu6_bwd_loop(const float *restrict x, const float *restrict dy, float *out,
+			   int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		out[i] = x[i] > 0.0f && x[i] < 6.0f ? dy[i] : 0.0f;
+}
+
+/* fwd src {x}, bwd src {x, dy}; dst {y}: fn over the elements, cost per
+ * element for the thread split */
+static enum xo_status ew_fn(struct xo_backend *be, const struct xo_op_args *a,
+			    void (*fn)(const float *restrict, const float *restrict, float *,
+				       int64_t),
+			    bool bwd, int64_t cost)
+{
+	struct ew_job j = {.kind = EW_FN, .fn = fn, .x = xo_tensor_f32(a->src[0]),
+			   .dy = bwd ? xo_tensor_f32(a->src[1]) : NULL,
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem};
+
+	return ew_run(be, &j, cost);
+}
+
+static enum xo_status cpu_relu6_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, relu6_fwd_loop, false, 1);
+}
+
+static enum xo_status cpu_relu6_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, relu6_bwd_loop, true, 1);
+}
+
+/* relu6(x + 3) / 6: x + 3 and the division round once each (the bound:
+ * suites/harness_internal.h); x + 3 is exact near the lower kink */
+static void hard_sigmoid_fwd_loop(const float *restrict x, const float *restrict dy, float *out,
+				  int64_t n)
+{
+	(void)dy;
+	for (int64_t i = 0; i < n; i++) {
+		float t = x[i] + 3.0f;
+
+		out[i] = t >= 6.0f ? 1.0f : t > 0.0f || t != t ? t / 6.0f : 0.0f;
+	}
+}
+
+static void hard_sigmoid_bwd_loop(const float *restrict x, const float *restrict dy, float *out,
+				  int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		out[i] = x[i] > -3.0f && x[i] < 3.0f ? dy[i] / 6.0f : 0.0f;
+}
+
+static enum xo_status cpu_hard_sigmoid_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, hard_sigmoid_fwd_loop, false, 2);
+}
+
+static enum xo_status cpu_hard_sigmoid_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, hard_sigmoid_bwd_loop, true, 2);
+}
+
+/* silu: the reference's forms (e = exp(-|x|): s = 1/(1 + e) or e/(1 + e)
+ * by the sign, 1 - s the other), libm's expf; bounds in
+ * suites/harness_internal.h */
+static void silu_fwd_loop(const float *restrict x, const float *restrict dy, float *out,
+			  int64_t n)
+{
+	(void)dy;
+	for (int64_t i = 0; i < n; i++) {
+		float v = x[i], e = expf(-fabsf(v)), d = 1.0f + e;
+
+		out[i] = v >= 0.0f ? v / d : v * e / d;
+	}
+}
+
+static void silu_bwd_loop(const float *restrict x, const float *restrict dy, float *out,
+			  int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		float v = x[i], e = expf(-fabsf(v)), d = 1.0f + e;
+		float s = v >= 0.0f ? 1.0f / d : e / d, c = v >= 0.0f ? e / d : 1.0f / d;
+
+		out[i] = dy[i] * (s + v * s * c);
+	}
+}
+
+static enum xo_status cpu_silu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, silu_fwd_loop, false, 20);
+}
+
+static enum xo_status cpu_silu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return ew_fn(be, a, silu_bwd_loop, true, 24);
+}
 
 static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -1076,6 +1195,70 @@ static enum xo_status cpu_softmax_fwd(struct xo_backend *be, const struct xo_op_
 static enum xo_status cpu_softmax_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return softmax_common(be, a, true);
+}
+
+/* log_softmax: rows split over the threads; per row the reference's steps
+ * in float (a float sum of the row's exp: the bound grows with the row,
+ * suites/harness_internal.h). out may equal x forward, never dy backward. */
+static void log_softmax_task(void *arg, int t, int nt)
+{
+	const struct softmax_job *j = arg;
+	int64_t lo, hi, n = j->ch;
+
+	share(j->rows, t, nt, &lo, &hi);
+	for (int64_t r = lo; r < hi; r++) {
+		float *o = j->out + r * n, s = 0.0f, l;
+
+		if (j->bwd) {
+			const float *y = j->y + r * n, *dy = j->dy + r * n;
+
+			for (int64_t q = 0; q < n; q++)
+				s += dy[q];
+			for (int64_t q = 0; q < n; q++)
+				o[q] = dy[q] - expf(y[q]) * s;
+			continue;
+		}
+		const float *x = j->x + r * n;
+		float m = x[0];
+
+		for (int64_t q = 1; q < n; q++)
+			m = x[q] > m ? x[q] : m;
+		for (int64_t q = 0; q < n; q++)
+			s += expf(x[q] - m);
+		l = logf(s);
+		for (int64_t q = 0; q < n; q++)
+			o[q] = (x[q] - m) - l;
+	}
+}
+
+static enum xo_status log_softmax_common(struct xo_backend *be, const struct xo_op_args *a,
+					 bool bwd)
+{
+	struct xo_cpu_ctx *c = ctx_of(be);
+	struct softmax_job j = {
+		.rows = a->p.batch * a->p.len, .ch = a->p.ch, .bwd = bwd,
+		.out = xo_tensor_f32(a->dst[0]),
+	};
+
+	if (bwd) {
+		j.y = xo_tensor_f32(a->src[0]);
+		j.dy = xo_tensor_f32(a->src[1]);
+	} else {
+		j.x = xo_tensor_f32(a->src[0]);
+	}
+	xo_cpu_threads_run(c->tp, threads_for(c, j.rows * j.ch * 20, j.rows), log_softmax_task,
+			   &j);
+	return XO_OK;
+}
+
+static enum xo_status cpu_log_softmax_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return log_softmax_common(be, a, false);
+}
+
+static enum xo_status cpu_log_softmax_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return log_softmax_common(be, a, true);
 }
 
 static enum xo_status cpu_flatten(struct xo_backend *be, const struct xo_op_args *a)
@@ -1365,6 +1548,14 @@ XO_CPU_ENTRY(categorical_crossentropy, bwd, cpu_ce_bwd)
 XO_CPU_ENTRY(adam, fwd, cpu_adam)
 XO_CPU_ENTRY(accuracy, fwd, cpu_accuracy)
 XO_CPU_ENTRY(gather, fwd, cpu_gather)
+XO_CPU_ENTRY(relu6, fwd, cpu_relu6_fwd)
+XO_CPU_ENTRY(relu6, bwd, cpu_relu6_bwd)
+XO_CPU_ENTRY(hard_sigmoid, fwd, cpu_hard_sigmoid_fwd)
+XO_CPU_ENTRY(hard_sigmoid, bwd, cpu_hard_sigmoid_bwd)
+XO_CPU_ENTRY(silu, fwd, cpu_silu_fwd)
+XO_CPU_ENTRY(silu, bwd, cpu_silu_bwd)
+XO_CPU_ENTRY(log_softmax, fwd, cpu_log_softmax_fwd)
+XO_CPU_ENTRY(log_softmax, bwd, cpu_log_softmax_bwd)
 
 /* ---- FMA peak --------------------------------------------------------------------------------- */
 

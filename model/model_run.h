@@ -70,6 +70,14 @@ static inline enum xo_op act_op(enum xo_activation a)
 		return XO_OP_gelu;
 	case XO_ACTIVATION_SOFTPLUS:
 		return XO_OP_softplus;
+	case XO_ACTIVATION_RELU6:
+		return XO_OP_relu6;
+	case XO_ACTIVATION_HARD_SIGMOID:
+		return XO_OP_hard_sigmoid;
+	case XO_ACTIVATION_SILU:
+		return XO_OP_silu;
+	case XO_ACTIVATION_LOG_SOFTMAX:
+		return XO_OP_log_softmax;
 	}
 	XO_ASSERT(!"unknown activation");
 	return XO_OP_COUNT;
@@ -78,7 +86,8 @@ static inline enum xo_op act_op(enum xo_activation a)
 /* Whether an activation op's backward takes x (else y): ops.def. */
 static inline bool act_bwd_from_x(enum xo_activation a)
 {
-	return a == XO_ACTIVATION_GELU || a == XO_ACTIVATION_SOFTPLUS;
+	return a == XO_ACTIVATION_GELU || a == XO_ACTIVATION_SOFTPLUS || a == XO_ACTIVATION_RELU6 ||
+	       a == XO_ACTIVATION_HARD_SIGMOID || a == XO_ACTIVATION_SILU;
 }
 
 /* A layer whose op takes x, kernel, bias (conv1d, conv2d, dense). */

@@ -233,6 +233,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	if (!strcmp(key, "activation") || !strcmp(key, "recurrent_activation")) {
 		if (!strcmp(val, "None") || !strcmp(val, "none"))
 			val = "linear";
+		if (!strcmp(val, "swish")) /* Keras 3's alias; it writes "silu" */
+			val = "silu";
 		for (int a = 0; a <= XO_ACTIVATION_LAST; a++)
 			if (!strcmp(val, xo_activation_name((enum xo_activation)a))) {
 				if (!strcmp(key, "activation"))
@@ -243,7 +245,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			}
 		return spec_error(XO_EINVAL, origin, line,
 		                  "activation=%s: expected None, linear, relu, sigmoid, softmax, "
-		                  "tanh, elu, gelu or softplus",
+		                  "tanh, elu, gelu, softplus, relu6, hard_sigmoid, silu (swish) or "
+		                  "log_softmax",
 		                  val);
 	}
 	if (!strcmp(key, "use_bias")) {

@@ -86,6 +86,12 @@ static const struct op_case op_cases[] = {
      false},
     {"dense", "n256_c512_u512", "batch=256 ch=512 units=512", false, true},
     {"adam", "size262144", "size=262144 iteration=10", false, false},
+    /* Keras 3's newer activations, as tanh ... above (log_softmax over a
+     * classifier's row) */
+    {"relu6", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
+    {"hard_sigmoid", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
+    {"silu", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
+    {"log_softmax", "n512_l1_c12", "batch=512 len=1 ch=12", false, false},
 };
 
 enum workload { W_TRAIN_STEP, W_PREDICT, W_COUNT };

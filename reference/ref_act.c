@@ -1,7 +1,8 @@
 /*
- * ref_act.c - reference relu, sigmoid, softmax, tanh, elu, gelu and softplus,
- * forward and backward, and the activation derivative that conv1d and dense
- * share (for the activations they fuse). Shapes: x, y, dy,
+ * ref_act.c - reference relu, sigmoid, softmax, tanh, elu, gelu, softplus and
+ * the newer Keras 3 activations (relu6 ...), forward and backward, and the
+ * activation derivative that conv1d and dense share (for the activations they
+ * fuse). Shapes: x, y, dy,
  * dx all [batch][len][ch]; softmax rows are the batch*len rows of ch.
  * dst may be the same array as a src (each element is read before it is
  * written), except for softmax bwd, which rereads its row for every element.
@@ -42,6 +43,10 @@ double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_re
 	case XO_ACTIVATION_ELU:
 	case XO_ACTIVATION_GELU:
 	case XO_ACTIVATION_SOFTPLUS:
+	case XO_ACTIVATION_RELU6:
+	case XO_ACTIVATION_HARD_SIGMOID:
+	case XO_ACTIVATION_SILU:
+	case XO_ACTIVATION_LOG_SOFTMAX:
 		break;
 	}
 	XO_ASSERT(!"unknown activation");
@@ -304,4 +309,171 @@ enum xo_status xo_ref_softplus_bwd_math(const struct xo_params *p, const struct 
 					const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
 	return act2_bwd(XO_OP_softplus, p, src, dst, mag);
+}
+
+/*
+ * The clipped activations of Keras 3 (keras/src/activations/activations.py,
+ * JAX backend jax.nn), element-wise, backward from x (ops.def):
+ *   relu6  min(max(x, 0), 6); derivative 1 on the open interval (0, 6) and 0
+ *          elsewhere, the kinks included (jax.nn.relu6 defines its derivative
+ *          so: 0 at x = 0 and at x = 6).
+ *   hard_sigmoid  relu6(x + 3) / 6 (Keras 3; Keras 2's was 0.2 x + 0.5
+ *          clipped); derivative 1/6 on (-3, 3), 0 elsewhere and at the kinks.
+ * NaN stays NaN forward; its derivative is 0 (the interval test is false).
+ */
+static double ref_relu6(double x)
+{
+	if (isnan(x) || x >= 6.0)
+		return isnan(x) ? x : 6.0;
+	return x > 0.0 ? x : 0.0;
+}
+
+enum xo_status xo_ref_relu6_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_relu6, p, src, dst, mag);
+}
+
+/* Shared by the clipped activations' backward: src {x, dy}, dst {dx} =
+ * dy * slope where lo < x < hi, else 0; mag |dx|. */
+static enum xo_status clip_bwd(double lo, double hi, double slope, const struct xo_params *p,
+			       const struct xo_ref_src *src, const struct xo_ref_dst *dst,
+			       const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+
+	for (int64_t k = 0; k < total; k++) {
+		double x = xo_ref_ld(src[0], k);
+		double v = x > lo && x < hi ? xo_ref_ld(src[1], k) * slope : 0.0;
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_relu6_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return clip_bwd(0.0, 6.0, 1.0, p, src, dst, mag);
+}
+
+static double ref_hard_sigmoid(double x)
+{
+	return ref_relu6(x + 3.0) / 6.0; /* x + 3 exact in double for a float x */
+}
+
+enum xo_status xo_ref_hard_sigmoid_fwd_math(const struct xo_params *p,
+					    const struct xo_ref_src *src,
+					    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_hard_sigmoid, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_hard_sigmoid_bwd_math(const struct xo_params *p,
+					    const struct xo_ref_src *src,
+					    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return clip_bwd(-3.0, 3.0, 1.0 / 6.0, p, src, dst, mag);
+}
+
+/*
+ * silu (Keras 3's name; "swish" is its alias): ops.silu, jax.nn.silu, x
+ * sigmoid(x). With e = exp(-|x|), s = sigmoid(x) and 1 - s = sigmoid(-x)
+ * are 1 / (1 + e) and e / (1 + e), one for each sign, neither cancelling;
+ * the derivative s + x s (1 - s) is a sum of two terms that cancel near x =
+ * -1.28 (silu's minimum), so mag is |dy| (|s| + |x s (1 - s)|).
+ */
+static void ref_silu_parts(double x, double *s, double *c)
+{
+	double e = exp(-fabs(x));
+
+	*s = x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+	*c = x >= 0.0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
+}
+
+static double ref_silu(double x)
+{
+	double s, c;
+
+	if (isnan(x))
+		return x;
+	ref_silu_parts(x, &s, &c);
+	return x * s; /* -inf: -inf * 0 = NaN, as x * sigmoid(x) */
+}
+
+enum xo_status xo_ref_silu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	return act_fwd(ref_silu, p, src, dst, mag);
+}
+
+enum xo_status xo_ref_silu_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+
+	for (int64_t k = 0; k < total; k++) {
+		double x = xo_ref_ld(src[0], k), g = xo_ref_ld(src[1], k), s, c;
+
+		ref_silu_parts(x, &s, &c);
+		xo_ref_st(dst[0], k, g * (s + x * s * c));
+		xo_ref_st(mag[0], k, fabs(g) * (fabs(s) + fabs(x * s * c)));
+	}
+	return XO_OK;
+}
+
+/*
+ * log_softmax over ch for each of the batch*len rows (ops.log_softmax,
+ * jax.nn.log_softmax): m the row's first maximum under `>`, y = (x - m) -
+ * log(sum_k exp(x_k - m)), in double; a NaN in the row makes it all NaN, +Inf
+ * gives NaN (as softmax). Backward from y: dx = dy - exp(y) sum_k dy_k, mag
+ * |dy| + exp(y) sum_k |dy_k| (the two terms cancel). dx must not alias dy.
+ */
+enum xo_status xo_ref_log_softmax_fwd_math(const struct xo_params *p,
+					   const struct xo_ref_src *src,
+					   const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t rows = p->batch * p->len, n = p->ch;
+
+	for (int64_t r = 0; r < rows; r++) {
+		double m = xo_ref_ld(src[0], r * n), s = 0.0, l;
+
+		for (int64_t k = 1; k < n; k++)
+			if (xo_ref_ld(src[0], r * n + k) > m)
+				m = xo_ref_ld(src[0], r * n + k);
+		for (int64_t k = 0; k < n; k++)
+			s += exp(xo_ref_ld(src[0], r * n + k) - m);
+		l = log(s);
+		for (int64_t k = 0; k < n; k++) {
+			double v = (xo_ref_ld(src[0], r * n + k) - m) - l;
+
+			xo_ref_st(dst[0], r * n + k, v);
+			xo_ref_st(mag[0], r * n + k, fabs(v));
+		}
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_log_softmax_bwd_math(const struct xo_params *p,
+					   const struct xo_ref_src *src,
+					   const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t rows = p->batch * p->len, n = p->ch;
+
+	for (int64_t r = 0; r < rows; r++) {
+		double s = 0.0, sa = 0.0;
+
+		for (int64_t k = 0; k < n; k++) {
+			s += xo_ref_ld(src[1], r * n + k);
+			sa += fabs(xo_ref_ld(src[1], r * n + k));
+		}
+		for (int64_t k = 0; k < n; k++) {
+			double e = exp(xo_ref_ld(src[0], r * n + k)), g = xo_ref_ld(src[1], r * n + k);
+
+			xo_ref_st(dst[0], r * n + k, g - e * s);
+			xo_ref_st(mag[0], r * n + k, fabs(g) + e * sa);
+		}
+	}
+	return XO_OK;
 }

@@ -156,6 +156,10 @@ static enum xo_status conv2d_fwd(const struct conv2d *c, const struct xo_ref_src
 					case XO_ACTIVATION_ELU:  /* xo_op_check_shapes */
 					case XO_ACTIVATION_GELU:
 					case XO_ACTIVATION_SOFTPLUS:
+					case XO_ACTIVATION_RELU6:
+					case XO_ACTIVATION_HARD_SIGMOID:
+					case XO_ACTIVATION_SILU:
+					case XO_ACTIVATION_LOG_SOFTMAX:
 						XO_ASSERT(!"activation not fused");
 					}
 					xo_ref_st(y, row + f, v);

@@ -106,6 +106,29 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-2.0, 2.0),
         "seed_offset": 3,
     },
+    "acts2": {
+        "spec": (
+            "# golden: Keras 3's relu6, hard_sigmoid (relu6(x + 3) / 6), silu\n"
+            "# (written swish here, Keras's alias) and log_softmax, as dense\n"
+            "# activations and as Activation layers (derivatives from x, and\n"
+            "# log_softmax's from y); log_softmax's outputs (<= 0) feed\n"
+            "# activations that pass gradient there (silu, hard_sigmoid on\n"
+            "# (-3, 0)), so every layer trains\n"
+            "input 29 1\n"
+            "flatten\n"
+            "dense units=16 activation=swish\n"
+            "activation activation=relu6\n"
+            "dense units=12 activation=relu6\n"
+            "activation activation=log_softmax\n"
+            "dense units=12 activation=hard_sigmoid\n"
+            "activation activation=silu\n"
+            "dense units=10 activation=log_softmax\n"
+            "activation activation=hard_sigmoid\n"
+            "dense units=6 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-2.0, 2.0),
+        "seed_offset": 47, "keras_file": True,
+    },
     "pool_avg": {
         "spec": (
             "# golden: average pooling with padding=same (Keras averages the\n"

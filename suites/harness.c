@@ -47,7 +47,8 @@ static bool is_elementwise(enum xo_op op)
 	       op == XO_OP_flatten || op == XO_OP_max_pooling1d || op == XO_OP_average_pooling1d ||
 	       op == XO_OP_global_average_pooling1d || op == XO_OP_global_max_pooling1d ||
 	       op == XO_OP_max_pooling2d || op == XO_OP_average_pooling2d ||
-	       op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d;
+	       op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d ||
+	       op == XO_OP_relu6 || op == XO_OP_hard_sigmoid || op == XO_OP_silu;
 }
 
 static bool is_avg_pool(enum xo_op op)
@@ -58,10 +59,12 @@ static bool is_avg_pool(enum xo_op op)
 
 /* Ops whose tolerances use ref's magnitudes. */
 /* ops whose bound is relative to ref's magnitude: the activations of
- * conv1d/dense, average pooling's sum, and gelu bwd (its two terms) */
+ * conv1d/dense, average pooling's sum, gelu and silu bwd (their two terms), log_softmax
+ * bwd (likewise) */
 static bool needs_mag(enum xo_op op)
 {
-	return has_activation(op) || is_avg_pool(op) || op == XO_OP_gelu;
+	return has_activation(op) || is_avg_pool(op) || op == XO_OP_gelu || op == XO_OP_silu ||
+	       op == XO_OP_log_softmax;
 }
 
 static bool pow2(int64_t v)
@@ -162,7 +165,7 @@ static const char *names_avg_pool(enum xo_dir dir, bool dst, int i)
 #define NAMES_average_pooling2d names_avg_pool
 #define NAMES_global_average_pooling2d names_avg_pool
 
-/* relu, sigmoid, softmax, tanh, elu */
+/* relu, sigmoid, softmax, tanh, elu, log_softmax */
 static const char *names_act_y(enum xo_dir dir, bool dst, int i)
 {
 	return dst ? (dir ? "dx" : "y") : (dir ? (i ? "dy" : "y") : "x");
@@ -172,6 +175,7 @@ static const char *names_act_y(enum xo_dir dir, bool dst, int i)
 #define NAMES_softmax names_act_y
 #define NAMES_tanh names_act_y
 #define NAMES_elu names_act_y
+#define NAMES_log_softmax names_act_y
 
 /* gelu, softplus. gelu: bwd from x. */
 static const char *names_act_x(enum xo_dir dir, bool dst, int i)
@@ -294,6 +298,11 @@ static const char *names_rnn(enum xo_dir dir, bool dst, int i)
 #define NAMES_simple_rnn names_rnn
 #define NAMES_lstm names_rnn
 #define NAMES_gru names_rnn
+
+/* relu6, hard_sigmoid, silu: bwd from x */
+#define NAMES_relu6 names_act_x
+#define NAMES_hard_sigmoid names_act_x
+#define NAMES_silu names_act_x
 
 /* The names of every op's slots, for reports. One entry per op of ops.def: an op without its NAMES_
  * entry does not compile. */

@@ -41,6 +41,10 @@ static void dpre_host(const struct xo_params *p, const float *y, const float *dy
 			case XO_ACTIVATION_ELU:
 			case XO_ACTIVATION_GELU:
 			case XO_ACTIVATION_SOFTPLUS:
+			case XO_ACTIVATION_RELU6:
+			case XO_ACTIVATION_HARD_SIGMOID:
+			case XO_ACTIVATION_SILU:
+			case XO_ACTIVATION_LOG_SOFTMAX:
 				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:
@@ -687,6 +691,10 @@ static enum xo_status bound_conv_dense(struct hcase *h, struct xo_backend *ref)
 			case XO_ACTIVATION_ELU:
 			case XO_ACTIVATION_GELU:
 			case XO_ACTIVATION_SOFTPLUS:
+			case XO_ACTIVATION_RELU6:
+			case XO_ACTIVATION_HARD_SIGMOID:
+			case XO_ACTIVATION_SILU:
+			case XO_ACTIVATION_LOG_SOFTMAX:
 				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:
@@ -825,6 +833,64 @@ static enum xo_status bound_tanh_elu_softplus(struct hcase *h, struct xo_backend
 #define BOUND_tanh bound_tanh_elu_softplus
 #define BOUND_elu bound_tanh_elu_softplus
 #define BOUND_softplus bound_tanh_elu_softplus
+
+/* hard_sigmoid */
+static enum xo_status bound_hard_sigmoid(struct hcase *h, struct xo_backend *ref)
+{
+	double ulps = h->c->dir == XO_DIR_FWD ? ULP_HARD_SIGMOID_FWD : ULP_HARD_SIGMOID_BWD;
+
+	(void)ref;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = ulps * ulp_of(h->ref[0][e]) + TINY;
+	return XO_OK;
+}
+#define BOUND_hard_sigmoid bound_hard_sigmoid
+
+/* silu */
+static enum xo_status bound_silu(struct hcase *h, struct xo_backend *ref)
+{
+	bool fwd = h->c->dir == XO_DIR_FWD;
+
+	(void)ref;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = fwd ? ULP_SILU_FWD * ulp_of(h->ref[0][e]) + TINY
+		                   : ULP_SILU_FACTOR * U * h->mag[0][e] + TINY;
+	return XO_OK;
+}
+#define BOUND_silu bound_silu
+
+/* log_softmax (harness_internal.h) */
+static enum xo_status bound_log_softmax(struct hcase *h, struct xo_backend *ref)
+{
+	int64_t n = h->c->p.ch;
+
+	(void)ref;
+	for (int64_t r = 0; r < h->dn[0] / n; r++) {
+		const float *x = h->src[0] + r * n;
+		double m = x[0], lo = x[0], s = 0.0;
+
+		for (int64_t j = 1; j < n; j++) {
+			m = fmax(m, x[j]);
+			lo = fmin(lo, x[j]);
+		}
+		for (int64_t j = 0; j < n; j++)
+			s += exp(x[j] - m);
+		for (int64_t j = 0; j < n; j++) {
+			int64_t i = r * n + j;
+
+			h->tol[0][i] = h->c->dir == XO_DIR_FWD
+			                   ? C_ACC * U *
+			                             log_softmax_fwd_abs(x[j] - m, m - lo, n, log(s),
+			                                                 h->ref[0][i]) +
+			                         TINY
+			                   : C_ACC * (ULP_LOG_SOFTMAX_BWD + (double)n) * U *
+			                             h->mag[0][i] +
+			                         TINY;
+		}
+	}
+	return XO_OK;
+}
+#define BOUND_log_softmax bound_log_softmax
 
 /* gelu */
 static enum xo_status bound_gelu(struct hcase *h, struct xo_backend *ref)
@@ -971,6 +1037,7 @@ static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
 /*
  * Exact results:
  *   relu       max(x, 0), dy or 0
+ *   relu6      min(max(x, 0), 6), dy or 0
  *   flatten    a copy
  *   dropout    x * scale, scale = 1/(1-rate) in float: one rounding, exact
  *   accuracy, gather
@@ -986,6 +1053,7 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 #define BOUND_dropout bound_exact
 #define BOUND_accuracy bound_exact
 #define BOUND_gather bound_exact
+#define BOUND_relu6 bound_exact
 
 /* simple_rnn, lstm, gru */
 static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)

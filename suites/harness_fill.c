@@ -122,7 +122,11 @@ static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t l
 			break;
 		case XO_ACTIVATION_GELU: /* bwd from x: not used */
 		case XO_ACTIVATION_SOFTPLUS:
-			XO_ASSERT(!"fill_act_y: gelu and softplus take x");
+		case XO_ACTIVATION_RELU6:
+		case XO_ACTIVATION_HARD_SIGMOID:
+		case XO_ACTIVATION_SILU:
+		case XO_ACTIVATION_LOG_SOFTMAX:
+			XO_ASSERT(!"fill_act_y: not a fused activation's bwd");
 		}
 	}
 	if (act == XO_ACTIVATION_SOFTMAX)
@@ -601,6 +605,89 @@ static void fill_rnn(struct hcase *h)
 #define FILL_simple_rnn fill_rnn
 #define FILL_lstm fill_rnn
 #define FILL_gru fill_rnn
+
+/*
+ * The clipped activations (kinks k0 < k1: relu6 0 and 6): per 8 elements,
+ * five strictly inside (k0, k1) (element 0 among them, so a one-element
+ * case is informative), one below k0, one above k1 (every other one of
+ * them exactly k1) and one exactly k0 (hard_sigmoid: -3 and 3): both clipped sides, and the kinks
+ * themselves, where the derivative is 0 (ops.def). Exact fills are
+ * integers (relu6's results are then its inputs, 0 or 6).
+ */
+static float clip_x(const struct hcase *h, int64_t i, float k0, float k1, bool exact)
+{
+	uint64_t e = (uint64_t)i;
+
+	switch (i % 8) {
+	case 3:
+		return k0 - (exact ? int_in(h, 0, e, 1, 3) : real_in(h, 0, e, 0.01f, 3.0f));
+	case 6:
+		if (i % 16 == 14)
+			return k1;
+		return k1 + (exact ? int_in(h, 0, e, 1, 3) : real_in(h, 0, e, 0.01f, 3.0f));
+	case 7:
+		return k0;
+	default:
+		return exact ? int_in(h, 0, e, (int)k0 + 1, (int)k1 - 1)
+		             : real_in(h, 0, e, k0 + 0.01f, k1 - 0.01f);
+	}
+}
+
+static void fill_clip(struct hcase *h, float k0, float k1)
+{
+	bool exact = h->c->mode == XO_HMODE_EXACT;
+
+	for (int64_t i = 0; i < h->sn[0]; i++)
+		h->src[0][i] = clip_x(h, i, k0, k1, exact);
+	if (h->c->dir == XO_DIR_BWD)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+
+/* relu6 */
+static void fill_relu6(struct hcase *h)
+{
+	fill_clip(h, 0.0f, 6.0f);
+}
+#define FILL_relu6 fill_relu6
+
+/* hard_sigmoid */
+static void fill_hard_sigmoid(struct hcase *h)
+{
+	fill_clip(h, -3.0f, 3.0f);
+}
+#define FILL_hard_sigmoid fill_hard_sigmoid
+
+/* silu */
+static void fill_silu(struct hcase *h)
+{
+	/* x in [-12, 12]: both signs' forms, the minimum near -1.28 where the
+	 * derivative's two terms cancel, and saturation; every 8th in [-87,
+	 * -80], the far tail where silu is ~x e^x (down to 1.4e-36, still
+	 * normal, as exp(-87) is) */
+	fill_plain(h, 0, true, -12.0f, 12.0f);
+	for (int64_t i = 7; i < h->sn[0]; i += 8)
+		h->src[0][i] = real_in(h, 0, (uint64_t)i, -87.0f, -80.0f);
+	if (h->c->dir == XO_DIR_BWD)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+#define FILL_silu fill_silu
+
+/* log_softmax: fwd x in [-4, 4] (as softmax); bwd y the logs of softmax
+ * rows (log-probabilities, as the forward gives), dy in [-1, 1] */
+static void fill_log_softmax(struct hcase *h)
+{
+	const struct xo_case *c = h->c;
+
+	if (c->dir == XO_DIR_FWD) {
+		fill_plain(h, 0, true, -4.0f, 4.0f);
+		return;
+	}
+	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], c->p.ch);
+	for (int64_t i = 0; i < h->sn[0]; i++)
+		h->src[0][i] = logf(h->src[0][i]);
+	fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+#define FILL_log_softmax fill_log_softmax
 
 /* The fill of every op's inputs. One entry per op of ops.def: an op without its FILL_ entry
  * does not compile. */

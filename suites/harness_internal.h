@@ -110,6 +110,51 @@
 #define ULP_SOFTPLUS_FWD 12.0
 #define ULP_SOFTPLUS_BWD 14.0
 
+/*
+ * hard_sigmoid fwd, relu6(x + 3) / 6: x + 3 rounds (u; exact for x in [-6,
+ *   -1.5] by Sterbenz, so near the lower kink), the clamps are exact, the
+ *   division 5u (OpenCL's 2.5 ulp x/y), reference u: 7.
+ * hard_sigmoid bwd, dy / 6 inside (-3, 3): the division 5u, reference u: 6.
+ */
+#define ULP_HARD_SIGMOID_FWD 7.0
+#define ULP_HARD_SIGMOID_BWD 6.0
+
+/*
+ * silu fwd, e = exp(-|x|) (6u; -|x| exact), d = 1 + e (u): x >= 0, x / d,
+ *   whose relative sensitivity to e is e / (1 + e) <= 1/2; x < 0, x e / d
+ *   (sensitivity 1 / (1 + e) <= 1) and one more product u; the division 5u,
+ *   reference u: 6 + 1 + 1 + 5 + 1 = 14.
+ * silu bwd, dy (s + x s c), s and c = 1 - s each a quotient of 1 or e by d:
+ *   6 + 1 + 5 = 12u relative; x s c two more products: 26u; the sum u, the
+ *   product by dy u, reference u: 29u times the magnitude |dy| (|s| +
+ *   |x s c|) (the terms cancel near x = -1.28, silu's minimum).
+ */
+#define ULP_SILU_FWD    14.0
+#define ULP_SILU_FACTOR 29.0
+
+/*
+ * log_softmax, per row of n, absolute errors (y is a difference, near 0 for
+ * the row's largest inputs, so a bound in ulps of y would be unbounded):
+ * fwd y_j = d_j - L, d_j = x_j - m (m the row maximum, exact), R = max - min
+ *   of the row, L = log S >= 0, S = sum_k exp(d_k) >= 1: d_j rounds (u |d_j|);
+ *   exp(d_k) errs by |d_k| u <= R u from its argument and 6u itself; the sum
+ *   of n positive terms adds (n - 1)u relative, so S is within (R + n + 5)u
+ *   relative, which log turns into as much absolute in L, plus log's own 6u L;
+ *   the subtraction and the reference round once each (u |y| each):
+ *   (|d_j| + R + n + 5 + 6 L + 2 |y|) u (log_softmax_fwd_abs), times C_ACC
+ *   for the higher-order terms, as every accumulation here.
+ * bwd dx_j = dy_j - exp(y_j) S, S = sum_k dy_k: the sum errs by (n - 1)u
+ *   sum|dy_k|, exp 6u, the product u, the subtraction and the reference u
+ *   |dx| each: within (n + 8)u times the magnitude |dy_j| + exp(y_j)
+ *   sum|dy_k| that ref returns (ULP_LOG_SOFTMAX_BWD + n), times C_ACC.
+ */
+#define ULP_LOG_SOFTMAX_BWD 8.0
+
+static inline double log_softmax_fwd_abs(double d, double range, int64_t n, double l, double y)
+{
+	return fabs(d) + range + (double)n + 5.0 + 6.0 * l + 2.0 * fabs(y);
+}
+
 static inline double gelu_fwd_ulps(float x)
 {
 	return 2.0 * (double)x * (double)x + 36.0;

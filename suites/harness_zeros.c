@@ -316,6 +316,8 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_elu zeros_none
 #define ZEROS_gelu zeros_none
 #define ZEROS_softplus zeros_none
+#define ZEROS_silu zeros_none
+#define ZEROS_log_softmax zeros_none
 #define ZEROS_flatten zeros_none
 #define ZEROS_categorical_crossentropy zeros_none
 #define ZEROS_adam zeros_none
@@ -332,6 +334,36 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_simple_rnn zeros_none
 #define ZEROS_lstm zeros_none
 #define ZEROS_gru zeros_none
+
+/* The clipped activations: forward zero where x <= k0 (and NaN, which is
+ * not counted as a zero), backward zero outside the open interval (k0, k1),
+ * the kinks included (ops.def). */
+static int64_t zeros_clip(const struct hcase *h, float k0, float k1)
+{
+	bool bwd = h->c->dir == XO_DIR_BWD;
+	int64_t z = 0;
+
+	for (int64_t e = 0; e < h->dn[0]; e++) {
+		float x = h->src[0][e];
+
+		z += !(x > k0 && (!bwd || x < k1));
+	}
+	return z;
+}
+
+/* relu6 */
+static int64_t zeros_relu6(const struct hcase *h)
+{
+	return zeros_clip(h, 0.0f, 6.0f);
+}
+#define ZEROS_relu6 zeros_relu6
+
+/* hard_sigmoid */
+static int64_t zeros_hard_sigmoid(const struct hcase *h)
+{
+	return zeros_clip(h, -3.0f, 3.0f);
+}
+#define ZEROS_hard_sigmoid zeros_hard_sigmoid
 
 /* The structural zeros of dst slot 0 (those of the other slots, of the convolutions' backward and
  * of the recurrent ops: above). One entry per op of ops.def: an op without its ZEROS_ entry does

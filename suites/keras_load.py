@@ -28,7 +28,8 @@ def main():
     xo, fixtures, work = sys.argv[1:4]
     fixture_parts = (("seed", (29, 1), 12), ("bn", (13, 3), 4),
                      ("lstm", (12,), 5), ("gru", (12, 3), 5),
-                     ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4))
+                     ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4),
+                     ("acts2", (29, 1), 6))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
@@ -57,7 +58,9 @@ def main():
     # lstm.keras: int32 ids through an Embedding, an LSTM's
     # kernel, recurrent_kernel and bias in the cell's vars; gru.keras: two
     # GRUs (reset_after's [2, 3u] bias, go_backwards); cnn2d.keras and
-    # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs
+    # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs;
+    # acts2: relu6, hard_sigmoid, silu (Keras writes it so), log_softmax as
+    # Dense activations and Activation layers
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
@@ -159,6 +162,8 @@ def one_model(xo, fixtures, work, name, shape, classes):
     np.save(os.path.join(work, "x.npy"), x)
     np.save(os.path.join(work, "y.npy"), y)
     seed = os.path.join(fixtures, name + ".keras")
+    if name == "acts2":  # Keras's own save beside its golden fixture (make_golden.py)
+        seed = os.path.join(fixtures, "..", name, "model.keras")
     for out in ("trained.keras", "trained.weights.h5"):
         subprocess.check_call([xo, "train", "--model", seed, "--x", os.path.join(work, "x.npy"),
                                "--y", os.path.join(work, "y.npy"), "--save",

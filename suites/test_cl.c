@@ -117,6 +117,14 @@ static const struct {
 	{XO_OP_gather, XO_DIR_FWD, "batch=3 ch=4 rows=5"},
 	{XO_OP_embedding, XO_DIR_FWD, "batch=3 len=2 ch=4 rows=5"},
 	{XO_OP_embedding, XO_DIR_BWD, "batch=3 len=2 ch=4 rows=5"},
+	{XO_OP_relu6, XO_DIR_FWD, "batch=2 len=3 ch=4"},
+	{XO_OP_relu6, XO_DIR_BWD, "batch=2 len=3 ch=4"},
+	{XO_OP_hard_sigmoid, XO_DIR_FWD, "batch=2 len=3 ch=4"},
+	{XO_OP_hard_sigmoid, XO_DIR_BWD, "batch=2 len=3 ch=4"},
+	{XO_OP_silu, XO_DIR_FWD, "batch=2 len=3 ch=4"},
+	{XO_OP_silu, XO_DIR_BWD, "batch=2 len=3 ch=4"},
+	{XO_OP_log_softmax, XO_DIR_FWD, "batch=2 len=3 ch=4"},
+	{XO_OP_log_softmax, XO_DIR_BWD, "batch=2 len=3 ch=4"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

@@ -15,13 +15,14 @@
  *      evaluated again by the double forward; g_fd = (L+ - L-) / (2h).
  *      h = 2^-13, so x +- h is exact in double for any float x in [-1, 1).
  *   4. Kinks are avoided: for relu, every pre-activation is kept further
- *      than 2e-3 from 0 (one element moved by h changes a pre-activation by
+ *      than 2e-3 from 0 (relu6's and hard_sigmoid's inputs, spread over
+ *      [k0 - 1, k1 + 1), from their kinks: clip_spread) (one element moved by h changes a pre-activation by
  *      at most h * max|w| < 1.3e-4); max-pooling inputs are distinct values
  *      spaced 2/N apart (N <= 28 here, so >= 0.07 >> h), so no window's
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        flatten, dropout): L is linear in each input between kinks, so the
+ *        relu6, hard_sigmoid, flatten, dropout): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
  *        ~ 2e-11. tol = 1e-8 (a margin of ~500).
@@ -31,8 +32,9 @@
  *        relu, so the central difference has a truncation error; measured
  *        worst 3e-8 over every case, T = 7, batch 2, 2 features, 3 units): truncation error h^2/6 * |L'''| = 2.5e-9 * |L'''|, with
  *        |L'''| of order 10 for these shapes (|sigmoid'''| <= 1/8,
- *        |tanh'''| <= 2, |elu'''| <= 1, |gelu'''| <= 1.2 and |softplus'''|
- *        <= 1/8 on [-1, 1]; elu'' jumps at 0, so its inputs keep GC_KINK
+ *        |tanh'''| <= 2, |elu'''| <= 1, |gelu'''| <= 1.2, |softplus'''|
+ *        <= 1/8, |silu'''| <= 0.5 on [-1, 1] and log_softmax's
+ *        third derivatives (those of log-sum-exp) <= 1; elu'' jumps at 0, so its inputs keep GC_KINK
  *        away from 0 as relu's do; inputs and weights <= 1,
  *        at most 6 terms per output), so ~3e-8, plus the same rounding.
  *        tol = 1e-6 (a margin of ~30).
@@ -138,9 +140,13 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_softmax:
 	case XO_OP_tanh:
 	case XO_OP_elu:
+	case XO_OP_log_softmax:
 		return act[s];
 	case XO_OP_gelu: /* derivative from x (ops.def) */
 	case XO_OP_softplus:
+	case XO_OP_relu6:
+	case XO_OP_hard_sigmoid:
+	case XO_OP_silu:
 		return act_x[s];
 	case XO_OP_flatten:
 	case XO_OP_dropout:
@@ -270,6 +276,27 @@ static bool rnn_relu_kink_free(const struct gc_case *c, struct gc_data *d)
 	return true;
 }
 
+/*
+ * The clipped activations (kinks k0 < k1, k1 - k0 = 6: relu6 0 and 6,
+ * hard_sigmoid -3 and 3): the
+ * inputs spread to 4 x + (k0 + k1) / 2, i.e. [k0 - 1, k1 + 1), so both
+ * clipped sides and the linear part between are checked (exact in double:
+ * a float times 4 plus a small integer). An input moved by h moves only its
+ * own output, so a kink further than h away is never crossed; GC_KINK (16 h)
+ * is kept, as relu's. false when an input is within it of a kink.
+ */
+static bool clip_spread(struct gc_data *d, double k0, double k1)
+{
+	for (int64_t k = 0; k < d->nin[0]; k++) {
+		double x = 4.0 * d->in[0][k] + 0.5 * (k0 + k1);
+
+		d->in[0][k] = x;
+		if (fabs(x - k0) <= GC_KINK || fabs(x - k1) <= GC_KINK)
+			return false;
+	}
+	return true;
+}
+
 /* Fills inputs for attempt a; false when a relu kink is too close. */
 static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 {
@@ -305,6 +332,10 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 	}
 	if (c->op == XO_OP_simple_rnn && c->p.activation == XO_ACTIVATION_RELU)
 		return rnn_relu_kink_free(c, d);
+	if (c->op == XO_OP_relu6)
+		return clip_spread(d, 0.0, 6.0);
+	if (c->op == XO_OP_hard_sigmoid)
+		return clip_spread(d, -3.0, 3.0);
 	if ((c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense) &&
 	    c->p.activation == XO_ACTIVATION_RELU) {
 		struct xo_params q = c->p;
@@ -1370,6 +1401,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
 	    op == XO_OP_batch_normalization || xo_op_is_rnn(op) ||
 	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
+	    op == XO_OP_silu || op == XO_OP_log_softmax ||
 	    ((op == XO_OP_conv1d || op == XO_OP_conv2d || op == XO_OP_dense) &&
 	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
 		c->tol = GC_TOL_SMOOTH;
@@ -1561,6 +1593,10 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_elu, p);
 	add_case(XO_OP_gelu, p);
 	add_case(XO_OP_softplus, p);
+	add_case(XO_OP_relu6, p);
+	add_case(XO_OP_hard_sigmoid, p);
+	add_case(XO_OP_silu, p);
+	add_case(XO_OP_log_softmax, p);
 	add_case(XO_OP_flatten, p);
 	p.seed = 11;
 	p.step = 3;

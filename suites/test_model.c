@@ -120,7 +120,8 @@ static void close_backends(struct xo_backend **be, int n)
 /*
  * The harness's bound in u of an activation applied as its own op
  * (suites/harness.c: tanh 11, elu 7, softplus 12, gelu 2 x^2 + 36 taken at
- * |x| = 4, beyond the pre-activations of the golden nets: 68), as a length
+ * |x| = 4, beyond the pre-activations of the golden nets: 68; hard_sigmoid
+ * 7, silu 14, relu6 exact), as a length
  * added to K_path: the 8 u K_path bound (docs/model.md) grows by bound / 8
  * per such activation along the depth; each of them is Lipschitz <= 1.13
  * (gelu' peaks at 1.129), inside the constant 8's margin for amplification.
@@ -136,6 +137,17 @@ static double act_length(enum xo_activation a)
 		return 68.0 / 8.0;
 	case XO_ACTIVATION_SOFTPLUS:
 		return 12.0 / 8.0;
+	case XO_ACTIVATION_RELU6: /* exact */
+		return 0.0;
+	case XO_ACTIVATION_HARD_SIGMOID:
+		return 7.0 / 8.0;
+	case XO_ACTIVATION_SILU:
+		return 14.0 / 8.0;
+	case XO_ACTIVATION_LOG_SOFTMAX:
+		/* absolute, harness_internal.h, for rows of <= 16 with a range
+		 * <= 8 (|d| <= 8, L <= ln 16): 2 (8 + 8 + 16 + 5 + 6 ln 16 + 2
+		 * (8 + ln 16)) < 160, over |y| >= ~1e-3 of the golden nets */
+		return 160.0 / 8.0;
 	default:
 		return 0.0; /* fused ones: covered by the constant 8 */
 	}
@@ -275,7 +287,8 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nconv1d filters=4 kernel_size=3x\n", 2, "positive integer"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 padding=full\n", 2, "padding"},
     {"input 29 1\nmax_pooling1d padding=causal\n", 2, "padding"},
-    {"input 29 1\nconv1d filters=4 kernel_size=3 activation=swish\n", 2, "activation=swish"},
+    {"input 29 1\nconv1d filters=4 kernel_size=3 activation=hard_silu\n", 2,
+     "activation=hard_silu"},
     {"input 29 1\nactivation\n", 2, "activation needs activation="},
     {"input 29 1\nactivation activation=gelu units=3\n", 2, "unknown argument 'units'"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 use_bias=maybe\n", 2, "use_bias"},
@@ -540,7 +553,8 @@ static void test_npy_roundtrip(void **state)
 static const char *const golden_models[] = {"seed",        "mixed_a",         "mixed_b",
                                              "acts",        "pool_avg",        "pool_gmax",
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
-                                             "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn"};
+                                             "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
+                                             "acts2"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -787,13 +801,15 @@ static void test_golden_train(void **state)
 
 /*
  * A Keras file with a compile_config trains as Keras trained it: Keras's own
- * save of cmp_bce_sgd (compiled binary_crossentropy + SGD(0.05, momentum 0.9,
- * nesterov), initial weights), as .keras (compile_config) and legacy .h5
- * (training_config), opened by xo, whose compile comes from the file, fit as
- * the golden run was: the parameters land on Keras's trained ones within
- * test_golden_train's weight bound.
+ * save of a golden model with its initial weights, as .keras (compile_config)
+ * and legacy .h5 (training_config), opened by xo, whose compile comes from
+ * the file, fit as the golden run was: the parameters land on Keras's
+ * trained ones within test_golden_train's weight bound. cmp_bce_sgd
+ * (compiled binary_crossentropy + SGD(0.05, momentum 0.9, nesterov)) checks
+ * the compile is read; acts2 (Keras 3's relu6, hard_sigmoid, silu and
+ * log_softmax, Adam) that those activations' configs are.
  */
-static void test_golden_keras_compile(void **state)
+static void golden_keras_fit(const char *name, bool bce_sgd)
 {
 	char dir[512], keras[2][600], spec[600], tdir[600];
 	struct xo_backend *be[4];
@@ -801,12 +817,11 @@ static void test_golden_keras_compile(void **state)
 	struct xo_npy x, y;
 	double k_path, k_grad, eta, tol;
 	int batch, epochs, steps;
-	float want[256], got[256];
+	float *want, *got;
 	struct xo_model *ref;
 	int64_t np;
 
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/cmp_bce_sgd", XO_GOLDEN_DIR);
+	snprintf(dir, sizeof(dir), "%s/%s", XO_GOLDEN_DIR, name);
 	snprintf(keras[0], sizeof(keras[0]), "%s/model.keras", dir);
 	snprintf(keras[1], sizeof(keras[1]), "%s/model.h5", dir);
 	snprintf(spec, sizeof(spec), "%s/model.model", dir);
@@ -822,7 +837,9 @@ static void test_golden_keras_compile(void **state)
 	if (xo_model_open(spec, be[0], batch, &ref) || xo_model_load_weights(ref, tdir))
 		fail_msg("%s", xo_last_error());
 	np = xo_model_param_count(ref);
-	assert_true(np <= 256);
+	want = malloc(sizeof(float) * (size_t)np);
+	got = malloc(sizeof(float) * (size_t)np);
+	assert_true(want && got);
 	assert_int_equal(xo_model_state_read(ref, XO_MODEL_PARAMS, want), XO_OK);
 	for (int b = 0; b < 2 * nbe; b++) {
 		struct xo_fit_options o = xo_fit_options_default();
@@ -836,25 +853,36 @@ static void test_golden_keras_compile(void **state)
 		if (xo_model_open(keras[b / nbe], be[b % nbe], batch, &m))
 			fail_msg("%s", xo_last_error());
 		c = xo_model_compile(m);
-		assert_int_equal(c->loss, XO_LOSS_BINARY_CROSSENTROPY);
-		assert_int_equal(c->optimizer, XO_OPTIMIZER_SGD);
-		assert_true(c->opt.lr == 0.05f && c->opt.momentum == 0.9f && c->opt.nesterov &&
-		            c->accuracy);
+		if (bce_sgd) {
+			assert_int_equal(c->loss, XO_LOSS_BINARY_CROSSENTROPY);
+			assert_int_equal(c->optimizer, XO_OPTIMIZER_SGD);
+			assert_true(c->opt.lr == 0.05f && c->opt.momentum == 0.9f &&
+			            c->opt.nesterov && c->accuracy);
+		}
 		if (xo_model_fit(m, x.data, y.data, x.dim[0], &o, NULL, NULL))
 			fail_msg("%s: %s", xo_backend_name(be[b % nbe]), xo_last_error());
 		assert_int_equal(xo_model_param_count(m), np);
 		assert_int_equal(xo_model_state_read(m, XO_MODEL_PARAMS, got), XO_OK);
 		/* test_golden_train's bound for these weights */
 		tol = fmin(steps * step_max(c) * 2.0 * eta, 5e-5);
-		snprintf(what, sizeof(what), "%s %s", strrchr(keras[b / nbe], '/') + 1,
+		snprintf(what, sizeof(what), "%s %s %s", name, strrchr(keras[b / nbe], '/') + 1,
 		         xo_backend_name(be[b % nbe]));
 		check_close(what, got, want, np, tol, 4.0 * U32);
 		xo_model_close(m);
 	}
+	free(want);
+	free(got);
 	xo_model_close(ref);
 	xo_npy_free(&x);
 	xo_npy_free(&y);
 	close_backends(be, nbe);
+}
+
+static void test_golden_keras_compile(void **state)
+{
+	(void)state;
+	golden_keras_fit("cmp_bce_sgd", true);
+	golden_keras_fit("acts2", false);
 }
 
 /* ---- runtime properties ------------------------------------------------ */
@@ -1994,8 +2022,9 @@ static void test_fused_matches_ops(void **state)
 
 /*
  * The fused paths implement linear, relu and sigmoid (softmax as the head)
- * only: each backend's net_fits must refuse a model with tanh, elu, gelu or
- * softplus (as a dense activation or an Activation layer), so it runs op by
+ * only: each backend's net_fits must refuse a model with tanh, elu, gelu,
+ * softplus, relu6, hard_sigmoid, silu (swish) or log_softmax (as a dense
+ * or conv activation or an Activation layer), so it runs op by
  * op, in training and in inference; the same spec with those layers made
  * fusable (relu / sigmoid, no Activation layer) is taken, so the refusal
  * comes from the activations and not from the net's shape.
@@ -2007,6 +2036,16 @@ static void test_fused_refuses_activations(void **state)
 	    "input 29 1\nflatten\ndense units=16 activation=elu\ndense units=6 activation=softmax\n",
 	    "input 29 1\nflatten\ndense units=16 activation=gelu\ndense units=6 activation=softmax\n",
 	    "input 29 1\nflatten\ndense units=16 activation=softplus\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=relu6\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=hard_sigmoid\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=silu\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nconv1d filters=4 kernel_size=3 activation=swish\nflatten\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16\nactivation activation=log_softmax\n"
 	    "dense units=6 activation=softmax\n",
 	    "input 29 1\nconv1d filters=4 kernel_size=3 activation=tanh\nflatten\n"
 	    "dense units=6 activation=softmax\n",

@@ -667,6 +667,64 @@ struct fault {
 	enum xo_fail expect; /* the reason the harness must give */
 };
 
+/* relu6 bwd that passes dy at the kinks x = 0 and x = 6 (a closed interval
+ * where Keras's JAX backend takes the derivative 0). */
+static enum xo_status relu6_bwd_closed(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		dx[i] = x[i] >= 0.0f && x[i] <= 6.0f ? dy[i] : 0.0f;
+	return XO_OK;
+}
+
+/* hard_sigmoid fwd in Keras 2's form, clip(0.2 x + 0.5, 0, 1), not Keras 3's
+ * relu6(x + 3) / 6: the slopes differ (0.2 against 1/6). */
+static enum xo_status hard_sigmoid_fwd_keras2(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		y[i] = fminf(fmaxf(0.2f * x[i] + 0.5f, 0.0f), 1.0f);
+	return XO_OK;
+}
+
+/* silu bwd without the x s (1 - s) term (dy sigmoid(x), the derivative as
+ * if sigmoid(x) were a constant factor). */
+static enum xo_status silu_bwd_no_x_term(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		dx[i] = (float)(dy[i] / (1.0 + exp(-(double)x[i])));
+	return XO_OK;
+}
+
+/* log_softmax fwd that subtracts the row's sum of exp(x), not its log. */
+static enum xo_status log_softmax_fwd_no_log(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t n = a->p.ch;
+
+	(void)be;
+	for (int64_t r = 0; r < a->dst[0]->nelem / n; r++) {
+		double s = 0.0;
+
+		for (int64_t j = 0; j < n; j++)
+			s += exp((double)x[r * n + j]);
+		for (int64_t j = 0; j < n; j++)
+			y[r * n + j] = (float)(x[r * n + j] - s);
+	}
+	return XO_OK;
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -736,6 +794,14 @@ static const struct fault faults[] = {
      XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6 return_sequences=1", XO_FAIL_MISMATCH},
     {"fault-lstm-bwd-no-cell-carry", XO_OP_lstm, XO_DIR_BWD, lstm_bwd_no_cell_carry,
      XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6", XO_FAIL_MISMATCH},
+    {"fault-relu6-kinks-pass", XO_OP_relu6, XO_DIR_BWD, relu6_bwd_closed, XO_HMODE_EXACT,
+     "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-hard-sigmoid-keras2", XO_OP_hard_sigmoid, XO_DIR_FWD, hard_sigmoid_fwd_keras2,
+     XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-silu-bwd-no-x-term", XO_OP_silu, XO_DIR_BWD, silu_bwd_no_x_term, XO_HMODE_REAL,
+     "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-log-softmax-no-log", XO_OP_log_softmax, XO_DIR_FWD, log_softmax_fwd_no_log,
+     XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -168,3 +168,119 @@ __kernel void xo_cl_softplus_bwd(__global const float *x, int xo, __global const
 	if (i < n)
 		dx[dxo + i] = dy[dyo + i] / (1.0f + exp(-x[xo + i]));
 }
+
+/*
+ * The clipped activations, one work-item per element, the forms of
+ * kernels/cpu.c's loops (kinks and NaN as reference/ref_act.c): bwd from x.
+ */
+__kernel void xo_cl_relu6_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		y[yo + i] = v >= 6.0f ? 6.0f : v > 0.0f || isnan(v) ? v : 0.0f;
+	}
+}
+
+__kernel void xo_cl_relu6_bwd(__global const float *x, int xo, __global const float *dy, int dyo,
+			      __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		dx[dxo + i] = v > 0.0f && v < 6.0f ? dy[dyo + i] : 0.0f;
+	}
+}
+
+__kernel void xo_cl_hard_sigmoid_fwd(__global const float *x, int xo, __global float *y, int yo,
+				     int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float t = x[xo + i] + 3.0f;
+
+		y[yo + i] = t >= 6.0f ? 1.0f : t > 0.0f || isnan(t) ? t / 6.0f : 0.0f;
+	}
+}
+
+__kernel void xo_cl_hard_sigmoid_bwd(__global const float *x, int xo, __global const float *dy,
+				     int dyo, __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		dx[dxo + i] = v > -3.0f && v < 3.0f ? dy[dyo + i] / 6.0f : 0.0f;
+	}
+}
+
+/* silu: kernels/cpu.c's forms (s and 1 - s from e = exp(-|x|) by the sign) */
+__kernel void xo_cl_silu_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i], e = exp(-fabs(v)), d = 1.0f + e;
+
+		y[yo + i] = v >= 0.0f ? v / d : v * e / d;
+	}
+}
+
+__kernel void xo_cl_silu_bwd(__global const float *x, int xo, __global const float *dy, int dyo,
+			     __global float *dx, int dxo, int n)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i], e = exp(-fabs(v)), d = 1.0f + e;
+		float s = v >= 0.0f ? 1.0f / d : e / d, c = v >= 0.0f ? e / d : 1.0f / d;
+
+		dx[dxo + i] = dy[dyo + i] * (s + v * s * c);
+	}
+}
+
+/* log_softmax: one work-item per row of `cols`, kernels/cpu.c's steps:
+ * y = (x - m) - log(sum exp(x - m)); in place allowed. bwd dx = dy - exp(y)
+ * sum(dy). */
+__kernel void xo_cl_log_softmax_fwd(__global const float *x, int xo, __global float *y, int yo,
+				    int rows, int cols)
+{
+	int r = get_global_id(0);
+	float m, s = 0.0f, l;
+
+	if (r >= rows)
+		return;
+	x += xo + r * cols;
+	y += yo + r * cols;
+	m = x[0];
+	for (int j = 1; j < cols; j++)
+		m = x[j] > m ? x[j] : m;
+	for (int j = 0; j < cols; j++)
+		s += exp(x[j] - m);
+	l = log(s);
+	for (int j = 0; j < cols; j++)
+		y[j] = (x[j] - m) - l;
+}
+
+__kernel void xo_cl_log_softmax_bwd(__global const float *y, int yo, __global const float *dy,
+				    int dyo, __global float *dx, int dxo, int rows, int cols)
+{
+	int r = get_global_id(0);
+	float s = 0.0f;
+
+	if (r >= rows)
+		return;
+	y += yo + r * cols;
+	dy += dyo + r * cols;
+	dx += dxo + r * cols;
+	for (int j = 0; j < cols; j++)
+		s += dy[j];
+	for (int j = 0; j < cols; j++)
+		dx[j] = dy[j] - exp(y[j]) * s;
+}
