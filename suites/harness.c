@@ -189,6 +189,7 @@ static const char *names_copy(enum xo_dir dir, bool dst, int i)
 }
 #define NAMES_flatten names_copy
 #define NAMES_dropout names_copy
+#define NAMES_pad names_copy
 
 /* categorical_crossentropy */
 static const char *names_cce(enum xo_dir dir, bool dst, int i)

@@ -974,6 +974,7 @@ static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
  *   flatten    a copy
  *   dropout    x * scale, scale = 1/(1-rate) in float: one rounding, exact
  *   accuracy, gather
+ *   pad        copies and zeros (zero padding, cropping)
  */
 static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 {
@@ -986,6 +987,7 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 #define BOUND_dropout bound_exact
 #define BOUND_accuracy bound_exact
 #define BOUND_gather bound_exact
+#define BOUND_pad bound_exact
 
 /* simple_rnn, lstm, gru */
 static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)

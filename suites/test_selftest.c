@@ -428,6 +428,19 @@ static enum xo_status flatten_fwd_writes_src(struct xo_backend *be, const struct
 	return st;
 }
 
+/* pad fwd with the margins of each axis swapped (begin for end): the
+ * output has the right shape, the values sit in the wrong place. */
+static enum xo_status pad_fwd_margins_swapped(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.pad_begin = a->p.pad_end;
+	b.p.pad_end = a->p.pad_begin;
+	b.p.pad_begin_w = a->p.pad_end_w;
+	b.p.pad_end_w = a->p.pad_begin_w;
+	return xo_ref_iface.fwd[XO_OP_pad](be, &b);
+}
+
 /* embedding fwd reading the row after the id's (row offset by one, wrapping
  * at the end of the table). */
 static enum xo_status embedding_fwd_row_off_by_one(struct xo_backend *be,
@@ -736,6 +749,8 @@ static const struct fault faults[] = {
      XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6 return_sequences=1", XO_FAIL_MISMATCH},
     {"fault-lstm-bwd-no-cell-carry", XO_OP_lstm, XO_DIR_BWD, lstm_bwd_no_cell_carry,
      XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6", XO_FAIL_MISMATCH},
+    {"fault-pad-margins-swapped", XO_OP_pad, XO_DIR_FWD, pad_fwd_margins_swapped, XO_HMODE_EXACT,
+     "batch=2 len=5 width=4 ch=3 pad_begin=2 pad_end=1 pad_begin_w=-1", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 
