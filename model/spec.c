@@ -78,6 +78,9 @@ static const char *const gru_args[] = {"units",          "activation",       "re
                                        "use_bias",       "return_sequences", "go_backwards",
                                        "reset_after",    "name",             NULL};
 static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_zero", "name", NULL};
+/* zero padding: padding=N (both ends) or padding=BEGIN,END (Keras's int or
+ * tuple; the layer's Keras default 1) */
+static const char *const zero_padding_args[] = {"padding", "name", NULL};
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -172,6 +175,45 @@ static enum xo_status set_int_arg(struct xo_params *p, const char *key, const ch
 	return XO_OK;
 }
 
+/*
+ * The margins of a pad layer (ops.def's pad): val is N or N,M (Keras's int
+ * or tuple of two: both ends, or begin and end), each in [0, 2^31 - 1];
+ * stored as the op's signed margins, negated for cropping.
+ */
+static enum xo_status set_margins(struct xo_layer_spec *l, const char *key, const char *val,
+                                  const char *origin, int line)
+{
+	int64_t v[2];
+	int n = 0;
+	const char *s = val;
+
+	while (n < 2) {
+		char *end;
+		long long x;
+
+		if (*s < '0' || *s > '9')
+			break;
+		errno = 0;
+		x = strtoll(s, &end, 10);
+		if (errno || x > XO_GEOMETRY_MAX)
+			break;
+		v[n++] = x;
+		s = end;
+		if (*s != ',')
+			break;
+		s++;
+	}
+	if (!n || *s)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "%s=%s: expected a non-negative integer or two (begin,end)", key,
+		                  val);
+	if (n == 1)
+		v[1] = v[0];
+	l->p.pad_begin = !strcmp(key, "cropping") ? -v[0] : v[0];
+	l->p.pad_end = !strcmp(key, "cropping") ? -v[1] : v[1];
+	return XO_OK;
+}
+
 /* Applies one key=value argument of layer l. */
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
@@ -217,6 +259,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  "is not implemented; id 0 would be an ordinary row)");
 		return XO_OK;
 	}
+	if (!strcmp(key, "padding") && xo_layer_kinds[l->kind].op == XO_OP_pad)
+		return set_margins(l, key, val, origin, line);
 	if (!strcmp(key, "padding")) {
 		if (!strcmp(val, "valid"))
 			p->padding = XO_PADDING_VALID;
@@ -560,6 +604,26 @@ static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* zero_padding1d: [T][ch] -> [T + begin + end][ch]; the op's own limits */
+static enum xo_status shape_pad1d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_status st;
+
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	p->batch = 1;
+	p->width = 1;
+	st = xo_op_shapes(XO_OP_pad, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 2;
+	l->out_len = ds[0].dim[1];
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -606,6 +670,7 @@ static const struct {
     [XO_LAYER_LSTM] = {rnn_args, shape_rnn, needs_units},
     [XO_LAYER_GRU] = {gru_args, shape_rnn, needs_units},
     [XO_LAYER_CONV2D] = {conv2d_args, shape_conv2d, needs_filters},
+    [XO_LAYER_ZERO_PADDING1D] = {zero_padding_args, shape_pad1d},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1045,6 +1110,8 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.ch = 0;
 	if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
 		l->p.activation = XO_ACTIVATION_TANH; /* Keras's default */
+	if (l->kind == XO_LAYER_ZERO_PADDING1D)
+		l->p.pad_begin = l->p.pad_end = 1; /* Keras's padding=1 */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

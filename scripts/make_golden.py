@@ -270,7 +270,37 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 43,
     },
+    # ZeroPadding1D: asymmetric margins between two Conv1D layers (its
+    # backward crops the gradient the first conv's kernel sees), Keras's
+    # default padding=1 before the head (--only pad1d)
+    "pad1d": {
+        "spec": (
+            "# golden: Conv1D -> ZeroPadding1D (1, 2) -> Conv1D -> ZeroPadding1D\n"
+            "# (default 1) -> Flatten -> Dense softmax\n"
+            "input 11 2\n"
+            "conv1d filters=4 kernel_size=3 activation=relu\n"
+            "zero_padding1d padding=1,2\n"
+            "conv1d filters=3 kernel_size=3 activation=tanh\n"
+            "zero_padding1d\n"
+            "flatten\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 47,
+    },
 }
+
+
+def margins(kind, v):
+    """A spec margin list (padding=1,2 ...) as Keras's argument: an int, a
+    (begin, end) pair, or for the 2-D layers (height, width) or ((top,
+    bottom), (left, right))."""
+    m = tuple(int(a) for a in v.split(","))
+    if len(m) == 1:
+        return m[0]
+    if len(m) == 4:
+        return ((m[0], m[1]), (m[2], m[3]))
+    return m
 
 
 def parse_compile(text):
@@ -365,6 +395,8 @@ def build(text):
                 kw[k] = v in ("True", "true", "1")
             elif k == "activation":
                 kw[k] = None if v in ("None", "none", "linear") else v
+            elif k in ("padding", "cropping") and kind.startswith(("zero_padding", "cropping")):
+                kw[k] = margins(kind, v)
             else:
                 kw[k] = v
         cls = {"conv1d": keras.layers.Conv1D, "max_pooling1d": keras.layers.MaxPooling1D,
@@ -378,7 +410,8 @@ def build(text):
                "lstm": keras.layers.LSTM, "gru": keras.layers.GRU,
 
                "conv2d": keras.layers.Conv2D, "max_pooling2d": keras.layers.MaxPooling2D,
-               "global_average_pooling2d": keras.layers.GlobalAveragePooling2D}[kind]
+               "global_average_pooling2d": keras.layers.GlobalAveragePooling2D,
+               "zero_padding1d": keras.layers.ZeroPadding1D}[kind]
         model.add(cls(**kw))
     return model
 

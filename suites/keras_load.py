@@ -28,7 +28,8 @@ def main():
     xo, fixtures, work = sys.argv[1:4]
     fixture_parts = (("seed", (29, 1), 12), ("bn", (13, 3), 4),
                      ("lstm", (12,), 5), ("gru", (12, 3), 5),
-                     ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4))
+                     ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4),
+                     ("pad1d", (11, 2), 4))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
@@ -57,7 +58,8 @@ def main():
     # lstm.keras: int32 ids through an Embedding, an LSTM's
     # kernel, recurrent_kernel and bias in the cell's vars; gru.keras: two
     # GRUs (reset_after's [2, 3u] bias, go_backwards); cnn2d.keras and
-    # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs
+    # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs;
+    # pad1d.keras: ZeroPadding1D's padding [begin, end]
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok

@@ -121,7 +121,14 @@ def fixtures(d, xo):
                        ("c2d_empty", "input 8 6 1\nconv2d filters=4 kernel_size=3 kernel_w=7\n"
                                      "flatten\ndense units=5 activation=softmax\n"),
                        ("c2d_sd", "input 8 6 1\nconv2d filters=4 kernel_size=3 strides=2 "
-                                  "dilation_w=2\nflatten\ndense units=5 activation=softmax\n")):
+                                  "dilation_w=2\nflatten\ndense units=5 activation=softmax\n"),
+                       # zero padding: a negative or malformed margin, a rank-3 input
+                       ("zp_negative", "input 17 2\nzero_padding1d padding=-1\nflatten\n"
+                                       "dense units=5 activation=softmax\n"),
+                       ("zp_three", "input 17 2\nzero_padding1d padding=1,2,3\nflatten\n"
+                                    "dense units=5 activation=softmax\n"),
+                       ("zp_rank3", "input 8 6 1\nzero_padding1d\nflatten\n"
+                                    "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -284,6 +291,26 @@ def keras_channels_first(d):  # pool2d.keras with its MaxPooling2D channels_firs
                 layer["config"]["data_format"] = "channels_first"
                 data = json.dumps(cfg).encode()
             dst.writestr(name, data)
+
+
+def keras_layer_edit(fixture, cls, key, value, out):
+    """A fixture: FIXTURE.keras with the config key of its first layer of
+    class cls set to value (the options crossover refuses)."""
+    def make(d):
+        import json
+        import zipfile
+        shutil.copy(os.path.join(KERAS, fixture + ".x.npy"), f"{d}/kx.npy")
+        with zipfile.ZipFile(os.path.join(KERAS, fixture + ".keras")) as src, \
+                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
+            for name in src.namelist():
+                data = src.read(name)
+                if name == "config.json":
+                    cfg = json.loads(data)
+                    layer = next(l for l in cfg["config"]["layers"] if l["class_name"] == cls)
+                    layer["config"][key] = value
+                    data = json.dumps(cfg).encode()
+                dst.writestr(name, data)
+    return make
 
 
 def keras_conv2d_edit(key, value, out, **more):
@@ -493,6 +520,12 @@ CASES = {
     "spec_conv2d_on_rank2": (predict(model="c2d_rank2.model"), 2, r"c2d_rank2\.model:2: conv2d needs a \[height\]\[width\]\[channels\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
     "spec_conv2d_output_empty": (predict(model="c2d_empty.model"), 2, r"c2d_empty\.model:2: conv2d: receptive field 7 \(dilation_w\*\(kernel_w-1\)\+1\) is longer than width=6 with padding=valid", ["out.npy"], None, {}, None),
     "spec_conv2d_strides_with_dilation": (predict(model="c2d_sd.model"), 2, r"c2d_sd\.model:2: conv2d: strides > 1 with dilation_rate > 1 is not allowed \(Keras\)", ["out.npy"], None, {}, None),
+    # ZeroPadding1D: margins are non-negative integers, one or two; a [steps][channels] input
+    "spec_zero_padding_negative": (predict(model="zp_negative.model"), 2, r"zp_negative\.model:2: padding=-1: expected a non-negative integer or two \(begin,end\)", ["out.npy"], None, {}, None),
+    "spec_zero_padding_three": (predict(model="zp_three.model"), 2, r"zp_three\.model:2: padding=1,2,3: expected a non-negative integer or two", ["out.npy"], None, {}, None),
+    "spec_zero_padding_rank3": (predict(model="zp_rank3.model"), 2, r"zp_rank3\.model:2: zero_padding1d needs a \[steps\]\[channels\] input, got \[8\]\[6\]\[1\]", ["out.npy"], None, {}, None),
+    "keras_zero_padding_channels_first": (kpredict("zp_cfirst.keras"), 2, r"zp_cfirst\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): data_format: only channels_last is supported", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "data_format", "channels_first", "zp_cfirst.keras"), {}, None),
+    "keras_zero_padding_negative": (kpredict("zp_neg.keras"), 2, r"zp_neg\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): padding: expected non-negative integers", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "padding", [1, -2], "zp_neg.keras"), {}, None),
     "spec_rank3_size_overflows": (predict(model="rank3_huge.model"), 2, r"rank3_huge\.model:1: input: size overflows", ["out.npy"], None, {}, None),
     "spec_huge_strides": (predict(model="huge_strides.model"), 2, r"huge_strides\.model:2: .*strides=1099511627776 is above the limit", ["out.npy"], None, {}, None),
     "check_huge_strides": (["check", "--op", "conv1d", "len=29", "ch=1", "filters=2", "kernel_size=3",
