@@ -124,6 +124,7 @@ static void bn_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void rnn_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void zero_padding_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -262,6 +263,11 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
         {{COMMON_KEYS, {"padding", K_MARGINS}, {"data_format", K_LAST},
           {"batch_input_shape", K_SHAPE}},
          zero_padding_config,
+         true},
+    /* keras/src/layers/reshaping/cropping1d.py get_config() (no data_format) */
+    [XO_LAYER_CROPPING1D] =
+        {{COMMON_KEYS, {"cropping", K_MARGINS}, {"batch_input_shape", K_SHAPE}},
+         cropping_config,
          true},
 };
 
@@ -1687,6 +1693,14 @@ static void zero_padding_config(const struct xo_layer_spec *ls, json_t *cfg)
 	                    json_pack("[I, I]", (json_int_t)ls->p.pad_begin,
 	                              (json_int_t)ls->p.pad_end));
 	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+}
+
+/* Cropping1D: cropping [begin, end], the pad op's margins negated */
+static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "cropping",
+	                    json_pack("[I, I]", (json_int_t)-ls->p.pad_begin,
+	                              (json_int_t)-ls->p.pad_end));
 }
 
 /* Flatten, and GlobalAverage/MaxPooling1D/2D (keepdims false) */

@@ -81,6 +81,8 @@ static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_ze
 /* zero padding: padding=N (both ends) or padding=BEGIN,END (Keras's int or
  * tuple; the layer's Keras default 1) */
 static const char *const zero_padding_args[] = {"padding", "name", NULL};
+/* cropping: cropping=N or cropping=BEGIN,END (Keras's default (1, 1)) */
+static const char *const cropping_args[] = {"cropping", "name", NULL};
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -259,7 +261,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  "is not implemented; id 0 would be an ordinary row)");
 		return XO_OK;
 	}
-	if (!strcmp(key, "padding") && xo_layer_kinds[l->kind].op == XO_OP_pad)
+	if ((!strcmp(key, "padding") && xo_layer_kinds[l->kind].op == XO_OP_pad) ||
+	    !strcmp(key, "cropping"))
 		return set_margins(l, key, val, origin, line);
 	if (!strcmp(key, "padding")) {
 		if (!strcmp(val, "valid"))
@@ -604,7 +607,9 @@ static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
-/* zero_padding1d: [T][ch] -> [T + begin + end][ch]; the op's own limits */
+/* zero_padding1d, cropping1d: [T][ch] -> [T + begin + end][ch] (cropping's
+ * margins negative); a crop that leaves no step refused as Keras words it;
+ * the op's own limits */
 static enum xo_status shape_pad1d(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
@@ -613,6 +618,12 @@ static enum xo_status shape_pad1d(struct xo_layer_spec *l, const char *origin)
 
 	if (l->in_rank != 2)
 		return rank_error(l, origin, 2);
+	if (p->pad_begin <= 0 && p->pad_end <= 0 && l->in_len + p->pad_begin + p->pad_end < 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: cropping (%" PRId64 ", %" PRId64 ") must be smaller than the "
+		                  "input length %" PRId64,
+		                  xo_spec_kind_name(l->kind), -p->pad_begin, -p->pad_end,
+		                  l->in_len);
 	p->batch = 1;
 	p->width = 1;
 	st = xo_op_shapes(XO_OP_pad, XO_DIR_FWD, p, ss, ds);
@@ -671,6 +682,7 @@ static const struct {
     [XO_LAYER_GRU] = {gru_args, shape_rnn, needs_units},
     [XO_LAYER_CONV2D] = {conv2d_args, shape_conv2d, needs_filters},
     [XO_LAYER_ZERO_PADDING1D] = {zero_padding_args, shape_pad1d},
+    [XO_LAYER_CROPPING1D] = {cropping_args, shape_pad1d},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1112,6 +1124,8 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.activation = XO_ACTIVATION_TANH; /* Keras's default */
 	if (l->kind == XO_LAYER_ZERO_PADDING1D)
 		l->p.pad_begin = l->p.pad_end = 1; /* Keras's padding=1 */
+	if (l->kind == XO_LAYER_CROPPING1D)
+		l->p.pad_begin = l->p.pad_end = -1; /* Keras's cropping=(1, 1) */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

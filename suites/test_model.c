@@ -1340,7 +1340,7 @@ static void test_pad_layers(void **state)
 	static const char *const net =
 	    "input 9 2\nconv1d filters=3 kernel_size=2 activation=tanh\n"
 	    "zero_padding1d padding=1,2\nconv1d filters=2 kernel_size=3\n"
-	    "flatten\ndense units=3 activation=softmax\n";
+	    "cropping1d cropping=2,1\nflatten\ndense units=3 activation=softmax\n";
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
 	char path[512], what[200];
@@ -1349,11 +1349,24 @@ static void test_pad_layers(void **state)
 	struct real_result ref, r;
 
 	(void)state;
-	/* [9][2] -> [8][3] -> [11][3] -> [9][2] */
+	/* [9][2] -> [8][3] -> [11][3] -> [9][2] -> [6][2] */
 	assert_int_equal(xo_spec_parse(net, "pad", &sp), XO_OK);
 	assert_true(sp.layers[1].out_rank == 2 && sp.layers[1].out_len == 11 &&
 	            sp.layers[1].out_ch == 3);
+	assert_true(sp.layers[3].out_len == 6 && sp.layers[3].p.pad_begin == -2 &&
+	            sp.layers[3].p.pad_end == -1);
 	xo_spec_free(&sp);
+	/* Keras's default cropping=(1, 1); a crop that leaves nothing refused */
+	assert_int_equal(xo_spec_parse("input 4 2\ncropping1d\n", "pad", &sp), XO_OK);
+	assert_true(sp.layers[0].out_len == 2);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 2\ncropping1d cropping=3,1\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(
+	    strstr(xo_last_error(), "cropping1d: cropping (3, 1) must be smaller than the input "
+	                            "length 4"));
+	assert_int_equal(xo_spec_parse("input 4 2\ncropping1d padding=1\n", "pad", &sp),
+	                 XO_EFORMAT);
 	/* Keras's default padding=1; an int pads both ends */
 	assert_int_equal(xo_spec_parse("input 4 2\nzero_padding1d\n", "pad", &sp), XO_OK);
 	assert_true(sp.layers[0].out_len == 6);

@@ -892,6 +892,7 @@ static const struct {
     {XO_LAYER_GRU, "input 5 3", "units=2"},
     {XO_LAYER_CONV2D, "input 4 4 2", "filters=2 kernel_size=2"},
     {XO_LAYER_ZERO_PADDING1D, "input 8 3", "padding=1,2"},
+    {XO_LAYER_CROPPING1D, "input 8 3", "cropping=2,1"},
 };
 
 static void test_layer_kinds(void **state)

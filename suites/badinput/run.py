@@ -128,6 +128,9 @@ def fixtures(d, xo):
                        ("zp_three", "input 17 2\nzero_padding1d padding=1,2,3\nflatten\n"
                                     "dense units=5 activation=softmax\n"),
                        ("zp_rank3", "input 8 6 1\nzero_padding1d\nflatten\n"
+                                    "dense units=5 activation=softmax\n"),
+                       # cropping: a crop that leaves no step
+                       ("crop_all", "input 17 2\ncropping1d cropping=9,8\nflatten\n"
                                     "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
@@ -524,6 +527,7 @@ CASES = {
     "spec_zero_padding_negative": (predict(model="zp_negative.model"), 2, r"zp_negative\.model:2: padding=-1: expected a non-negative integer or two \(begin,end\)", ["out.npy"], None, {}, None),
     "spec_zero_padding_three": (predict(model="zp_three.model"), 2, r"zp_three\.model:2: padding=1,2,3: expected a non-negative integer or two", ["out.npy"], None, {}, None),
     "spec_zero_padding_rank3": (predict(model="zp_rank3.model"), 2, r"zp_rank3\.model:2: zero_padding1d needs a \[steps\]\[channels\] input, got \[8\]\[6\]\[1\]", ["out.npy"], None, {}, None),
+    "spec_cropping_all": (predict(model="crop_all.model"), 2, r"crop_all\.model:2: cropping1d: cropping \(9, 8\) must be smaller than the input length 17", ["out.npy"], None, {}, None),
     "keras_zero_padding_channels_first": (kpredict("zp_cfirst.keras"), 2, r"zp_cfirst\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): data_format: only channels_last is supported", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "data_format", "channels_first", "zp_cfirst.keras"), {}, None),
     "keras_zero_padding_negative": (kpredict("zp_neg.keras"), 2, r"zp_neg\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): padding: expected non-negative integers", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "padding", [1, -2], "zp_neg.keras"), {}, None),
     "spec_rank3_size_overflows": (predict(model="rank3_huge.model"), 2, r"rank3_huge\.model:1: input: size overflows", ["out.npy"], None, {}, None),
