@@ -675,6 +675,33 @@ static enum xo_status shapes_pad(enum xo_op op, enum xo_dir dir, const struct xo
 }
 #define SHAPES_pad shapes_pad
 
+/* up_sampling: x[batch][len][width][ch] <-> y[batch][len * repeats][width * repeats_w][ch];
+ * the outputs' sizes within XO_GEOMETRY_MAX (the OpenCL kernel's ints) */
+static enum xo_status shapes_up_sampling(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+					 struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t oh, ow;
+
+	NEED(batch);
+	NEED(len);
+	NEED(width);
+	NEED(ch);
+	NEED(repeats);
+	NEED(repeats_w);
+	if (!xo_mul_ok(p->len, p->repeats, &oh) || oh > XO_GEOMETRY_MAX ||
+	    !xo_mul_ok(p->width, p->repeats_w, &ow) || ow > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW,
+				"up_sampling: len * repeats or width * repeats_w is above the limit "
+				"%" PRId64, XO_GEOMETRY_MAX);
+	SLOT(src[0], false, p->batch, dir == XO_DIR_FWD ? p->len : oh,
+	     dir == XO_DIR_FWD ? p->width : ow, p->ch);
+	SLOT(dst[0], false, p->batch, dir == XO_DIR_FWD ? oh : p->len,
+	     dir == XO_DIR_FWD ? ow : p->width, p->ch);
+	return XO_OK;
+}
+#define SHAPES_up_sampling shapes_up_sampling
+
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);
 

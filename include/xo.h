@@ -193,6 +193,9 @@ struct xo_params {
 	int64_t pad_end;               /* after the last step / row (0) */
 	int64_t pad_begin_w;           /* before the first column (0) */
 	int64_t pad_end_w;             /* after the last column (0) */
+	/* up_sampling: each row / column repeated */
+	int64_t repeats;               /* along len (2, Keras's size) */
+	int64_t repeats_w;             /* along width (1) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
