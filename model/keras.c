@@ -125,6 +125,7 @@ static void rnn_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void zero_padding_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -268,6 +269,11 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CROPPING1D] =
         {{COMMON_KEYS, {"cropping", K_MARGINS}, {"batch_input_shape", K_SHAPE}},
          cropping_config,
+         true},
+    /* keras/src/layers/reshaping/up_sampling1d.py get_config() (no data_format) */
+    [XO_LAYER_UP_SAMPLING1D] =
+        {{COMMON_KEYS, {"size", K_INT}, {"batch_input_shape", K_SHAPE}},
+         up_sampling_config,
          true},
 };
 
@@ -1701,6 +1707,12 @@ static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "cropping",
 	                    json_pack("[I, I]", (json_int_t)-ls->p.pad_begin,
 	                              (json_int_t)-ls->p.pad_end));
+}
+
+/* UpSampling1D: size, an int */
+static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "size", json_integer(ls->p.repeats));
 }
 
 /* Flatten, and GlobalAverage/MaxPooling1D/2D (keepdims false) */

@@ -83,6 +83,8 @@ static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_ze
 static const char *const zero_padding_args[] = {"padding", "name", NULL};
 /* cropping: cropping=N or cropping=BEGIN,END (Keras's default (1, 1)) */
 static const char *const cropping_args[] = {"cropping", "name", NULL};
+/* up_sampling1d: size (Keras's default 2) */
+static const char *const up_sampling_args[] = {"size", "name", NULL};
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -172,6 +174,8 @@ static enum xo_status set_int_arg(struct xo_params *p, const char *key, const ch
 		p->kernel_w = v;
 	else if (!strcmp(key, "dilation_w"))
 		p->dilation_w = v;
+	else if (!strcmp(key, "size"))
+		p->repeats = v;
 	else
 		p->units = v;
 	return XO_OK;
@@ -234,7 +238,7 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	if (!strcmp(key, "filters") || !strcmp(key, "kernel_size") || !strcmp(key, "strides") ||
 	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
 	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w") || !strcmp(key, "kernel_w") ||
-	    !strcmp(key, "dilation_w"))
+	    !strcmp(key, "dilation_w") || !strcmp(key, "size"))
 		return set_int_arg(p, key, val, origin, line);
 	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
 		/* ids travel as float values through the model's x arrays
@@ -635,6 +639,27 @@ static enum xo_status shape_pad1d(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* up_sampling1d: [T][ch] -> [T * size][ch]; the op's own limits */
+static enum xo_status shape_up1d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_status st;
+
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	p->batch = 1;
+	p->width = 1;
+	p->repeats_w = 1;
+	st = xo_op_shapes(XO_OP_up_sampling, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 2;
+	l->out_len = ds[0].dim[1];
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -683,6 +708,7 @@ static const struct {
     [XO_LAYER_CONV2D] = {conv2d_args, shape_conv2d, needs_filters},
     [XO_LAYER_ZERO_PADDING1D] = {zero_padding_args, shape_pad1d},
     [XO_LAYER_CROPPING1D] = {cropping_args, shape_pad1d},
+    [XO_LAYER_UP_SAMPLING1D] = {up_sampling_args, shape_up1d},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

@@ -288,6 +288,25 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 47,
     },
+    # ZeroPadding1D, UpSampling1D and Cropping1D in one Conv1D model: the
+    # upsampling's backward sums the repeated gradients, the cropping's pads
+    # them with zeros (--only resize1d)
+    "resize1d": {
+        "spec": (
+            "# golden: Conv1D -> ZeroPadding1D 2 -> UpSampling1D 3 -> Conv1D ->\n"
+            "# Cropping1D (3, 1) -> Flatten -> Dense softmax\n"
+            "input 9 2\n"
+            "conv1d filters=3 kernel_size=3 activation=relu\n"
+            "zero_padding1d padding=2\n"
+            "up_sampling1d size=3\n"
+            "conv1d filters=4 kernel_size=5 strides=2 activation=tanh\n"
+            "cropping1d cropping=3,1\n"
+            "flatten\n"
+            "dense units=5 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 53,
+    },
 }
 
 
@@ -368,7 +387,7 @@ def spec_names(text):
 def build(text):
     shape, layers = parse_spec(text)
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
-            "input_dim", "output_dim")
+            "input_dim", "output_dim", "size")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
                 "pool_w": "pool_size"}
@@ -411,7 +430,9 @@ def build(text):
 
                "conv2d": keras.layers.Conv2D, "max_pooling2d": keras.layers.MaxPooling2D,
                "global_average_pooling2d": keras.layers.GlobalAveragePooling2D,
-               "zero_padding1d": keras.layers.ZeroPadding1D}[kind]
+               "zero_padding1d": keras.layers.ZeroPadding1D,
+               "cropping1d": keras.layers.Cropping1D,
+               "up_sampling1d": keras.layers.UpSampling1D}[kind]
         model.add(cls(**kw))
     return model
 

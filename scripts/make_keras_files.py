@@ -297,9 +297,24 @@ def pad1d_model():
     ])
 
 
+def resize1d_model():
+    """ZeroPadding1D, UpSampling1D and Cropping1D between Conv1D layers."""
+    return keras.Sequential([
+        keras.Input(shape=(9, 2)),
+        layers.Conv1D(3, 3, activation="relu"),
+        layers.ZeroPadding1D(2),
+        layers.UpSampling1D(3),
+        layers.Conv1D(4, 5, strides=2, activation="tanh"),
+        layers.Cropping1D((3, 1)),
+        layers.Flatten(),
+        layers.Dense(5, activation="softmax"),
+    ])
+
+
 # the zero padding, cropping and upsampling fixtures, each with its own seed
-# (--only=resize writes them alone, so adding them rewrote no other file)
-RESIZE = (("pad1d", pad1d_model, 53),)
+# (--only=resize writes them alone, so adding them rewrote no other file;
+# a fixture added to RESIZE leaves the earlier ones' bytes as they were)
+RESIZE = (("pad1d", pad1d_model, 53), ("resize1d", resize1d_model, 59))
 
 
 def resize_fixtures(out):

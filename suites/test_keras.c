@@ -173,6 +173,9 @@ static const struct fixture fixtures[] = {
     {"pad1d.keras", NULL, "pad1d"},
     {"pad1d.h5", NULL, "pad1d"},
     {"pad1d.keras", "pad1d.weights.h5", "pad1d"},
+    {"resize1d.keras", NULL, "resize1d"},
+    {"resize1d.h5", NULL, "resize1d"},
+    {"resize1d.keras", "resize1d.weights.h5", "resize1d"},
 };
 
 static void test_keras_predict(void **state)

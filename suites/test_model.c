@@ -541,7 +541,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "acts",        "pool_avg",        "pool_gmax",
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
                                              "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
-                                             "pad1d"};
+                                             "pad1d",       "resize1d"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1327,7 +1327,7 @@ static void test_pool2d_layers(void **state)
 }
 
 /*
- * The padding and cropping layers (the pad op): shapes as Keras resolves
+ * The padding, cropping (the pad op) and upsampling layers: shapes as Keras resolves
  * them (Keras's defaults, an int for both ends, begin,end), bad margins
  * and ranks refused naming the argument, no fused path takes them, and the
  * same seeded training steps on every backend agree with ref within
@@ -1339,7 +1339,7 @@ static void test_pad_layers(void **state)
 {
 	static const char *const net =
 	    "input 9 2\nconv1d filters=3 kernel_size=2 activation=tanh\n"
-	    "zero_padding1d padding=1,2\nconv1d filters=2 kernel_size=3\n"
+	    "zero_padding1d padding=1,2\nup_sampling1d\nconv1d filters=2 kernel_size=3\n"
 	    "cropping1d cropping=2,1\nflatten\ndense units=3 activation=softmax\n";
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
@@ -1349,13 +1349,18 @@ static void test_pad_layers(void **state)
 	struct real_result ref, r;
 
 	(void)state;
-	/* [9][2] -> [8][3] -> [11][3] -> [9][2] -> [6][2] */
+	/* [9][2] -> [8][3] -> [11][3] -> [22][3] (Keras's size=2) -> [20][2] -> [17][2] */
 	assert_int_equal(xo_spec_parse(net, "pad", &sp), XO_OK);
 	assert_true(sp.layers[1].out_rank == 2 && sp.layers[1].out_len == 11 &&
 	            sp.layers[1].out_ch == 3);
-	assert_true(sp.layers[3].out_len == 6 && sp.layers[3].p.pad_begin == -2 &&
-	            sp.layers[3].p.pad_end == -1);
+	assert_true(sp.layers[2].out_len == 22 && sp.layers[2].out_ch == 3);
+	assert_true(sp.layers[4].out_len == 17 && sp.layers[4].p.pad_begin == -2 &&
+	            sp.layers[4].p.pad_end == -1);
 	xo_spec_free(&sp);
+	/* up_sampling1d: size a positive integer */
+	assert_int_equal(xo_spec_parse("input 4 2\nup_sampling1d size=0\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "size=0: expected a positive integer"));
 	/* Keras's default cropping=(1, 1); a crop that leaves nothing refused */
 	assert_int_equal(xo_spec_parse("input 4 2\ncropping1d\n", "pad", &sp), XO_OK);
 	assert_true(sp.layers[0].out_len == 2);

@@ -893,6 +893,7 @@ static const struct {
     {XO_LAYER_CONV2D, "input 4 4 2", "filters=2 kernel_size=2"},
     {XO_LAYER_ZERO_PADDING1D, "input 8 3", "padding=1,2"},
     {XO_LAYER_CROPPING1D, "input 8 3", "cropping=2,1"},
+    {XO_LAYER_UP_SAMPLING1D, "input 8 3", "size=3"},
 };
 
 static void test_layer_kinds(void **state)
@@ -920,8 +921,8 @@ static void test_layer_kinds(void **state)
 			assert_int_equal(k->op, XO_OP_COUNT);
 		} else {
 			/* an op is named as its layer, but for the ops that serve
-			 * several kinds by design (ops.def): pad */
-			bool shared_op = k->op == XO_OP_pad;
+			 * several kinds by design (ops.def): pad, up_sampling */
+			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling;
 
 			assert_true(k->op < XO_OP_COUNT);
 			if (!shared_op)

@@ -131,7 +131,10 @@ def fixtures(d, xo):
                                     "dense units=5 activation=softmax\n"),
                        # cropping: a crop that leaves no step
                        ("crop_all", "input 17 2\ncropping1d cropping=9,8\nflatten\n"
-                                    "dense units=5 activation=softmax\n")):
+                                    "dense units=5 activation=softmax\n"),
+                       # upsampling: size a positive integer
+                       ("up_zero", "input 17 2\nup_sampling1d size=0\nflatten\n"
+                                   "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -528,6 +531,10 @@ CASES = {
     "spec_zero_padding_three": (predict(model="zp_three.model"), 2, r"zp_three\.model:2: padding=1,2,3: expected a non-negative integer or two", ["out.npy"], None, {}, None),
     "spec_zero_padding_rank3": (predict(model="zp_rank3.model"), 2, r"zp_rank3\.model:2: zero_padding1d needs a \[steps\]\[channels\] input, got \[8\]\[6\]\[1\]", ["out.npy"], None, {}, None),
     "spec_cropping_all": (predict(model="crop_all.model"), 2, r"crop_all\.model:2: cropping1d: cropping \(9, 8\) must be smaller than the input length 17", ["out.npy"], None, {}, None),
+    "spec_up_sampling_zero": (predict(model="up_zero.model"), 2, r"up_zero\.model:2: size=0: expected a positive integer", ["out.npy"], None, {}, None),
+    "keras_cropping_negative": (kpredict("crop_neg.keras"), 2, r"crop_neg\.keras: layer 'cropping1d' \(Cropping1D\): cropping: expected non-negative integers", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [-1, 2], "crop_neg.keras"), {}, None),
+    "keras_cropping_all": (kpredict("crop_all.keras"), 2, r"crop_all\.keras.*cropping1d: cropping \(30, 1\) must be smaller than the input length 15", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [30, 1], "crop_all.keras"), {}, None),
+    "keras_up_sampling_size_list": (kpredict("up_list.keras"), 2, r"up_list\.keras: layer 'up_sampling1d' \(UpSampling1D\): size: expected one non-negative integer", ["out.npy"], keras_layer_edit("resize1d", "UpSampling1D", "size", [2, 2], "up_list.keras"), {}, None),
     "keras_zero_padding_channels_first": (kpredict("zp_cfirst.keras"), 2, r"zp_cfirst\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): data_format: only channels_last is supported", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "data_format", "channels_first", "zp_cfirst.keras"), {}, None),
     "keras_zero_padding_negative": (kpredict("zp_neg.keras"), 2, r"zp_neg\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): padding: expected non-negative integers", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "padding", [1, -2], "zp_neg.keras"), {}, None),
     "spec_rank3_size_overflows": (predict(model="rank3_huge.model"), 2, r"rank3_huge\.model:1: input: size overflows", ["out.npy"], None, {}, None),
