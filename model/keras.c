@@ -275,6 +275,24 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
         {{COMMON_KEYS, {"size", K_INT}, {"batch_input_shape", K_SHAPE}},
          up_sampling_config,
          true},
+    /* keras/src/layers/reshaping/zero_padding2d.py, cropping2d.py,
+     * up_sampling2d.py get_config(); interpolation: the spec refuses all
+     * but nearest */
+    [XO_LAYER_ZERO_PADDING2D] =
+        {{COMMON_KEYS, {"padding", K_MARGINS}, {"data_format", K_LAST},
+          {"batch_input_shape", K_SHAPE}},
+         zero_padding_config,
+         true},
+    [XO_LAYER_CROPPING2D] =
+        {{COMMON_KEYS, {"cropping", K_MARGINS}, {"data_format", K_LAST},
+          {"batch_input_shape", K_SHAPE}},
+         cropping_config,
+         true},
+    [XO_LAYER_UP_SAMPLING2D] =
+        {{COMMON_KEYS, {"size", K_PAIR}, {"data_format", K_LAST}, {"interpolation", K_STR},
+          {"batch_input_shape", K_SHAPE}},
+         up_sampling_config,
+         true},
 };
 
 /* A growing string. */
@@ -517,6 +535,7 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		const char *wkey = !strcmp(key, "strides")         ? "strides_w"
 		                   : !strcmp(key, "kernel_size")   ? "kernel_w"
 		                   : !strcmp(key, "dilation_rate") ? "dilation_w"
+		                   : !strcmp(key, "size")          ? "size_w"
 		                                                   : "pool_w";
 		json_int_t iw;
 
@@ -1692,27 +1711,48 @@ static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "quantization_config", json_null());
 }
 
-/* ZeroPadding1D: padding [begin, end] (Keras's standardized tuple) */
+/* The margins as Keras's standardized tuple, sign 1 (padding) or -1
+ * (cropping): [begin, end] for a [len][ch] input, [[top, bottom], [left,
+ * right]] for a [h][w][ch] one. */
+static json_t *margins_json(const struct xo_layer_spec *ls, json_int_t sign)
+{
+	const struct xo_params *p = &ls->p;
+
+	if (ls->in_rank == 3)
+		return json_pack("[[I, I], [I, I]]", sign * (json_int_t)p->pad_begin,
+		                 sign * (json_int_t)p->pad_end, sign * (json_int_t)p->pad_begin_w,
+		                 sign * (json_int_t)p->pad_end_w);
+	return json_pack("[I, I]", sign * (json_int_t)p->pad_begin, sign * (json_int_t)p->pad_end);
+}
+
+/* ZeroPadding1D/2D: padding as Keras's standardized tuple */
 static void zero_padding_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
-	json_object_set_new(cfg, "padding",
-	                    json_pack("[I, I]", (json_int_t)ls->p.pad_begin,
-	                              (json_int_t)ls->p.pad_end));
+	json_object_set_new(cfg, "padding", margins_json(ls, 1));
 	json_object_set_new(cfg, "data_format", json_string("channels_last"));
 }
 
-/* Cropping1D: cropping [begin, end], the pad op's margins negated */
+/* Cropping1D/2D: cropping, the pad op's margins negated; Keras writes
+ * data_format for Cropping2D only */
 static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
-	json_object_set_new(cfg, "cropping",
-	                    json_pack("[I, I]", (json_int_t)-ls->p.pad_begin,
-	                              (json_int_t)-ls->p.pad_end));
+	json_object_set_new(cfg, "cropping", margins_json(ls, -1));
+	if (ls->in_rank == 3)
+		json_object_set_new(cfg, "data_format", json_string("channels_last"));
 }
 
-/* UpSampling1D: size, an int */
+/* UpSampling1D: size, an int; UpSampling2D: [h, w], data_format,
+ * interpolation nearest */
 static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
-	json_object_set_new(cfg, "size", json_integer(ls->p.repeats));
+	if (ls->in_rank != 3) {
+		json_object_set_new(cfg, "size", json_integer(ls->p.repeats));
+		return;
+	}
+	json_object_set_new(cfg, "size", json_pack("[I, I]", (json_int_t)ls->p.repeats,
+	                                           (json_int_t)ls->p.repeats_w));
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+	json_object_set_new(cfg, "interpolation", json_string("nearest"));
 }
 
 /* Flatten, and GlobalAverage/MaxPooling1D/2D (keepdims false) */

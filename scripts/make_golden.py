@@ -307,6 +307,24 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 53,
     },
+    # ZeroPadding2D ((1, 0), (2, 1)), UpSampling2D (2, 3) and Cropping2D
+    # (symmetric (1, 2)) in one Conv2D model (--only resize2d)
+    "resize2d": {
+        "spec": (
+            "# golden: Conv2D -> ZeroPadding2D ((1, 0), (2, 1)) -> UpSampling2D\n"
+            "# (2, 3) -> Conv2D strides 2 -> Cropping2D (1, 2) -> Flatten -> Dense\n"
+            "input 6 5 2\n"
+            "conv2d filters=3 kernel_size=3 activation=relu\n"
+            "zero_padding2d padding=1,0,2,1\n"
+            "up_sampling2d size=2 size_w=3\n"
+            "conv2d filters=4 kernel_size=3 strides=2 activation=tanh\n"
+            "cropping2d cropping=1,2\n"
+            "flatten\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 59,
+    },
 }
 
 
@@ -390,7 +408,7 @@ def build(text):
             "input_dim", "output_dim", "size")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
-                "pool_w": "pool_size"}
+                "pool_w": "pool_size", "size_w": "size"}
     model = keras.Sequential([keras.Input(shape=shape, dtype=input_dtype(text))])
     for kind, args in layers:
         kw = {}
@@ -398,7 +416,7 @@ def build(text):
             for wk, hk in width_of.items():
                 if wk in args or hk in args:
                     h = int(args[hk]) if hk in args else {"strides": 1, "dilation_rate": 1,
-                                                          "pool_size": 2}[hk]
+                                                          "pool_size": 2, "size": 2}[hk]
                     if hk == "strides" and "strides" not in args and kind != "conv2d":
                         h = int(args.get("pool_size", 2))
                     kw[hk] = (h, int(args.pop(wk)) if wk in args else h)
@@ -432,7 +450,10 @@ def build(text):
                "global_average_pooling2d": keras.layers.GlobalAveragePooling2D,
                "zero_padding1d": keras.layers.ZeroPadding1D,
                "cropping1d": keras.layers.Cropping1D,
-               "up_sampling1d": keras.layers.UpSampling1D}[kind]
+               "up_sampling1d": keras.layers.UpSampling1D,
+               "zero_padding2d": keras.layers.ZeroPadding2D,
+               "cropping2d": keras.layers.Cropping2D,
+               "up_sampling2d": keras.layers.UpSampling2D}[kind]
         model.add(cls(**kw))
     return model
 

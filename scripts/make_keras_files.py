@@ -314,7 +314,22 @@ def resize1d_model():
 # the zero padding, cropping and upsampling fixtures, each with its own seed
 # (--only=resize writes them alone, so adding them rewrote no other file;
 # a fixture added to RESIZE leaves the earlier ones' bytes as they were)
-RESIZE = (("pad1d", pad1d_model, 53), ("resize1d", resize1d_model, 59))
+def resize2d_model():
+    """ZeroPadding2D, UpSampling2D and Cropping2D between Conv2D layers."""
+    return keras.Sequential([
+        keras.Input(shape=(6, 5, 2)),
+        layers.Conv2D(3, 3, activation="relu"),
+        layers.ZeroPadding2D(((1, 0), (2, 1))),
+        layers.UpSampling2D((2, 3)),
+        layers.Conv2D(4, 3, strides=2, activation="tanh"),
+        layers.Cropping2D((1, 2)),
+        layers.Flatten(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+RESIZE = (("pad1d", pad1d_model, 53), ("resize1d", resize1d_model, 59),
+          ("resize2d", resize2d_model, 61))
 
 
 def resize_fixtures(out):

@@ -176,6 +176,9 @@ static const struct fixture fixtures[] = {
     {"resize1d.keras", NULL, "resize1d"},
     {"resize1d.h5", NULL, "resize1d"},
     {"resize1d.keras", "resize1d.weights.h5", "resize1d"},
+    {"resize2d.keras", NULL, "resize2d"},
+    {"resize2d.h5", NULL, "resize2d"},
+    {"resize2d.keras", "resize2d.weights.h5", "resize2d"},
 };
 
 static void test_keras_predict(void **state)

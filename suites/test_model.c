@@ -541,7 +541,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "acts",        "pool_avg",        "pool_gmax",
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
                                              "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
-                                             "pad1d",       "resize1d"};
+                                             "pad1d",       "resize1d",        "resize2d"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1361,6 +1361,30 @@ static void test_pad_layers(void **state)
 	assert_int_equal(xo_spec_parse("input 4 2\nup_sampling1d size=0\n", "pad", &sp),
 	                 XO_EINVAL);
 	assert_non_null(strstr(xo_last_error(), "size=0: expected a positive integer"));
+	/* the 2-D forms: Keras's defaults (padding 1 all round, size (2, 2)),
+	 * (height, width) pairs and ((top, bottom), (left, right)) margins */
+	assert_int_equal(xo_spec_parse("input 4 5 2\nzero_padding2d\nup_sampling2d\n"
+	                               "zero_padding2d padding=1,2\n"
+	                               "cropping2d cropping=1,0,2,3\n",
+	                               "pad", &sp),
+	                 XO_OK);
+	assert_true(sp.layers[0].out_rank == 3 && sp.layers[0].out_len == 6 &&
+	            sp.layers[0].out_w == 7);
+	assert_true(sp.layers[1].out_len == 12 && sp.layers[1].out_w == 14);
+	assert_true(sp.layers[2].out_len == 14 && sp.layers[2].out_w == 18);
+	assert_true(sp.layers[3].out_len == 13 && sp.layers[3].out_w == 13 &&
+	            sp.layers[3].p.pad_begin_w == -2 && sp.layers[3].p.pad_end_w == -3);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 5 2\nup_sampling2d interpolation=bilinear\n",
+	                               "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "interpolation=bilinear is not supported"));
+	assert_int_equal(xo_spec_parse("input 4 5 2\ncropping2d cropping=1,3\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "must be smaller than the input's height 4"));
+	assert_int_equal(xo_spec_parse("input 4 5 2\nzero_padding2d padding=1,2,3\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\nup_sampling2d\n", "pad", &sp), XO_EINVAL);
 	/* Keras's default cropping=(1, 1); a crop that leaves nothing refused */
 	assert_int_equal(xo_spec_parse("input 4 2\ncropping1d\n", "pad", &sp), XO_OK);
 	assert_true(sp.layers[0].out_len == 2);

@@ -134,7 +134,12 @@ def fixtures(d, xo):
                                     "dense units=5 activation=softmax\n"),
                        # upsampling: size a positive integer
                        ("up_zero", "input 17 2\nup_sampling1d size=0\nflatten\n"
-                                   "dense units=5 activation=softmax\n")):
+                                   "dense units=5 activation=softmax\n"),
+                       # the 2-D forms: bilinear, a crop that leaves nothing
+                       ("up_bilinear", "input 8 6 1\nup_sampling2d interpolation=bilinear\n"
+                                       "flatten\ndense units=5 activation=softmax\n"),
+                       ("crop2d_all", "input 8 6 1\ncropping2d cropping=1,3\nflatten\n"
+                                      "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -535,6 +540,11 @@ CASES = {
     "keras_cropping_negative": (kpredict("crop_neg.keras"), 2, r"crop_neg\.keras: layer 'cropping1d' \(Cropping1D\): cropping: expected non-negative integers", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [-1, 2], "crop_neg.keras"), {}, None),
     "keras_cropping_all": (kpredict("crop_all.keras"), 2, r"crop_all\.keras.*cropping1d: cropping \(30, 1\) must be smaller than the input length 15", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [30, 1], "crop_all.keras"), {}, None),
     "keras_up_sampling_size_list": (kpredict("up_list.keras"), 2, r"up_list\.keras: layer 'up_sampling1d' \(UpSampling1D\): size: expected one non-negative integer", ["out.npy"], keras_layer_edit("resize1d", "UpSampling1D", "size", [2, 2], "up_list.keras"), {}, None),
+    "spec_up_sampling_bilinear": (predict(model="up_bilinear.model"), 2, r"up_bilinear\.model:2: interpolation=bilinear is not supported \(only nearest\)", ["out.npy"], None, {}, None),
+    "spec_cropping2d_all": (predict(model="crop2d_all.model"), 2, r"crop2d_all\.model:2: cropping2d: cropping \(\(1, 1\), \(3, 3\)\) must be smaller than the input's height 8 and width 6", ["out.npy"], None, {}, None),
+    "keras_up_sampling_bilinear": (kpredict("up_bilinear.keras"), 2, r"up_bilinear\.keras.*interpolation=bilinear is not supported \(only nearest\)", ["out.npy"], keras_layer_edit("resize2d", "UpSampling2D", "interpolation", "bilinear", "up_bilinear.keras"), {}, None),
+    "keras_cropping2d_channels_first": (kpredict("crop2d_cfirst.keras"), 2, r"crop2d_cfirst\.keras: layer 'cropping2d' \(Cropping2D\): data_format: only channels_last is supported", ["out.npy"], keras_layer_edit("resize2d", "Cropping2D", "data_format", "channels_first", "crop2d_cfirst.keras"), {}, None),
+    "keras_zero_padding2d_three": (kpredict("zp2d_three.keras"), 2, r"zp2d_three\.keras.*padding=1,2,3: expected a non-negative integer, two \(height,width\) or four", ["out.npy"], keras_layer_edit("resize2d", "ZeroPadding2D", "padding", [[1, 2], [3]], "zp2d_three.keras"), {}, None),
     "keras_zero_padding_channels_first": (kpredict("zp_cfirst.keras"), 2, r"zp_cfirst\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): data_format: only channels_last is supported", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "data_format", "channels_first", "zp_cfirst.keras"), {}, None),
     "keras_zero_padding_negative": (kpredict("zp_neg.keras"), 2, r"zp_neg\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): padding: expected non-negative integers", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "padding", [1, -2], "zp_neg.keras"), {}, None),
     "spec_rank3_size_overflows": (predict(model="rank3_huge.model"), 2, r"rank3_huge\.model:1: input: size overflows", ["out.npy"], None, {}, None),
