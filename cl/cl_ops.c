@@ -1396,3 +1396,70 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 CL_RNN(simple_rnn)
 CL_RNN(lstm)
 CL_RNN(gru)
+
+/* ---- pad (resize.cl): one work-item per destination element ------------------- */
+
+static enum xo_status la_pad(struct xo_backend *be, const struct xo_op_args *a, enum xo_dir dir)
+{
+	const struct xo_params *p = &a->p;
+	bool bwd = dir == XO_DIR_BWD;
+	int64_t oh = p->len + p->pad_begin + p->pad_end;
+	int64_t ow = p->width + p->pad_begin_w + p->pad_end_w;
+	int64_t dh = bwd ? p->len : oh, dw = bwd ? p->width : ow;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_pad_shift);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, p->batch * dh);
+	xo_cl_arg_int(&l, bwd ? oh : p->len);
+	xo_cl_arg_int(&l, bwd ? ow : p->width);
+	xo_cl_arg_int(&l, dh);
+	xo_cl_arg_int(&l, dw);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, bwd ? -p->pad_begin : p->pad_begin);
+	xo_cl_arg_int(&l, bwd ? -p->pad_begin_w : p->pad_begin_w);
+	return la_run_nd(&l, 3, (int64_t[]){p->ch, dw, p->batch * dh}, XO_OP_pad, dir);
+}
+
+enum xo_status xo_cl_pad_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_pad(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_pad_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_pad(be, a, XO_DIR_BWD);
+}
+
+/* ---- up_sampling (resize.cl): one work-item per destination element ----------- */
+
+static enum xo_status la_up_sampling(struct xo_backend *be, const struct xo_op_args *a,
+				     enum xo_dir dir)
+{
+	const struct xo_params *p = &a->p;
+	bool bwd = dir == XO_DIR_BWD;
+	int64_t rows = p->batch * (bwd ? p->len : p->len * p->repeats);
+	int64_t dw = bwd ? p->width : p->width * p->repeats_w;
+	struct xo_cl_launch l = xo_cl_launch_begin(
+	    ctx_of(be), bwd ? XO_CL_K_up_sampling_bwd : XO_CL_K_up_sampling_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, p->width);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, p->repeats);
+	xo_cl_arg_int(&l, p->repeats_w);
+	return la_run_nd(&l, 3, (int64_t[]){p->ch, dw, rows}, XO_OP_up_sampling, dir);
+}
+
+enum xo_status xo_cl_up_sampling_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_up_sampling(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_up_sampling_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_up_sampling(be, a, XO_DIR_BWD);
+}

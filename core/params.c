@@ -135,6 +135,12 @@ struct xo_params xo_params_default(void)
 		.return_sequences = false,
 		.go_backwards = false,
 		.reset_after = true,
+		.pad_begin = 0,
+		.pad_end = 0,
+		.pad_begin_w = 0,
+		.pad_end_w = 0,
+		.repeats = 2,
+		.repeats_w = 1,
 	};
 }
 
@@ -180,6 +186,10 @@ enum key_id {
 	K_NESTEROV, K_RHO,
 	/* simple_rnn, lstm, gru */
 	K_RECURRENT_ACTIVATION, K_RETURN_SEQUENCES, K_GO_BACKWARDS, K_RESET_AFTER,
+	/* pad */
+	K_PAD_BEGIN, K_PAD_END, K_PAD_BEGIN_W, K_PAD_END_W,
+	/* up_sampling */
+	K_REPEATS, K_REPEATS_W,
 	K_COUNT
 };
 
@@ -229,6 +239,12 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_RETURN_SEQUENCES, return_sequences, KEY_BOOL),
 	KEY(K_GO_BACKWARDS, go_backwards, KEY_BOOL),
 	KEY(K_RESET_AFTER, reset_after, KEY_BOOL),
+	KEY(K_PAD_BEGIN, pad_begin, KEY_I64),
+	KEY(K_PAD_END, pad_end, KEY_I64),
+	KEY(K_PAD_BEGIN_W, pad_begin_w, KEY_I64),
+	KEY(K_PAD_END_W, pad_end_w, KEY_I64),
+	KEY(K_REPEATS, repeats, KEY_I64),
+	KEY(K_REPEATS_W, repeats_w, KEY_I64),
 };
 #undef KEY
 
@@ -320,6 +336,12 @@ struct key_set {
 	      B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS) |              \
 	      B(K_RESET_AFTER)),                                                                   \
 	     0)
+#define KEYS_pad                                                                                   \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_PAD_BEGIN) | B(K_PAD_END) |       \
+	      B(K_PAD_BEGIN_W) | B(K_PAD_END_W)),                                                  \
+	     0)
+#define KEYS_up_sampling                                                                           \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_REPEATS) | B(K_REPEATS_W)), 0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,

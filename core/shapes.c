@@ -636,6 +636,77 @@ static enum xo_status shapes_embedding(enum xo_op op, enum xo_dir dir, const str
 }
 #define SHAPES_embedding shapes_embedding
 
+/* One signed margin pair of pad on an axis of n cells: each margin and the
+ * output n + begin + end within [-XO_GEOMETRY_MAX, XO_GEOMETRY_MAX] (so the
+ * OpenCL kernel's int sizes hold them), the output at least 1 cell (Keras
+ * refuses a crop that leaves nothing). */
+static enum xo_status pad_axis(const char *axis, int64_t n, int64_t begin, int64_t end,
+			       int64_t *out)
+{
+	const int64_t m = XO_GEOMETRY_MAX;
+
+	if (n > m || begin < -m || begin > m || end < -m || end > m)
+		return xo_error(XO_EOVERFLOW, "pad: %s=%" PRId64 " or its margins %" PRId64
+				", %" PRId64 " are above the limit %" PRId64, axis, n, begin, end, m);
+	*out = n + begin + end;
+	if (*out < 1 || *out > m)
+		return xo_error(XO_EINVAL,
+				"pad: %s=%" PRId64 " with margins %" PRId64 " and %" PRId64
+				" gives %" PRId64 " cells; it must be in [1, %" PRId64 "]",
+				axis, n, begin, end, *out, m);
+	return XO_OK;
+}
+
+/* pad: x[batch][len][width][ch] <-> y[batch][out_h][out_w][ch] */
+static enum xo_status shapes_pad(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+				 struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t oh, ow;
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(len);
+	NEED(width);
+	NEED(ch);
+	if ((st = pad_axis("len", p->len, p->pad_begin, p->pad_end, &oh)) ||
+	    (st = pad_axis("width", p->width, p->pad_begin_w, p->pad_end_w, &ow)))
+		return st;
+	SLOT(src[0], false, p->batch, dir == XO_DIR_FWD ? p->len : oh,
+	     dir == XO_DIR_FWD ? p->width : ow, p->ch);
+	SLOT(dst[0], false, p->batch, dir == XO_DIR_FWD ? oh : p->len,
+	     dir == XO_DIR_FWD ? ow : p->width, p->ch);
+	return XO_OK;
+}
+#define SHAPES_pad shapes_pad
+
+/* up_sampling: x[batch][len][width][ch] <-> y[batch][len * repeats][width * repeats_w][ch];
+ * the outputs' sizes within XO_GEOMETRY_MAX (the OpenCL kernel's ints) */
+static enum xo_status shapes_up_sampling(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+					 struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t oh, ow;
+
+	NEED(batch);
+	NEED(len);
+	NEED(width);
+	NEED(ch);
+	NEED(repeats);
+	NEED(repeats_w);
+	if (!xo_mul_ok(p->len, p->repeats, &oh) || oh > XO_GEOMETRY_MAX ||
+	    !xo_mul_ok(p->width, p->repeats_w, &ow) || ow > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW,
+				"up_sampling: len * repeats or width * repeats_w is above the limit "
+				"%" PRId64, XO_GEOMETRY_MAX);
+	SLOT(src[0], false, p->batch, dir == XO_DIR_FWD ? p->len : oh,
+	     dir == XO_DIR_FWD ? p->width : ow, p->ch);
+	SLOT(dst[0], false, p->batch, dir == XO_DIR_FWD ? oh : p->len,
+	     dir == XO_DIR_FWD ? ow : p->width, p->ch);
+	return XO_OK;
+}
+#define SHAPES_up_sampling shapes_up_sampling
+
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);
 

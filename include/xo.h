@@ -192,6 +192,14 @@ struct xo_params {
 	bool return_sequences;         /* y holds every step's state (false: the last) */
 	bool go_backwards;             /* process the steps from the last one (false) */
 	bool reset_after;              /* gru: reset gate after the matmul (true, Keras 3) */
+	/* pad: signed margins of len (height) and width; a negative one crops */
+	int64_t pad_begin;             /* before the first step / row (0) */
+	int64_t pad_end;               /* after the last step / row (0) */
+	int64_t pad_begin_w;           /* before the first column (0) */
+	int64_t pad_end_w;             /* after the last column (0) */
+	/* up_sampling: each row / column repeated */
+	int64_t repeats;               /* along len (2, Keras's size) */
+	int64_t repeats_w;             /* along width (1) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

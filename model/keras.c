@@ -77,6 +77,8 @@ enum key_rule {
 	             * kernel_w, dilation_w) */
 	K_IN_DTYPE, /* InputLayer: float32, or int32 / int64 (ids, an embedding's) */
 	K_ZERO,     /* must be 0 (the recurrent layers' dropout, recurrent_dropout) */
+	K_MARGINS,  /* ZeroPadding / Cropping: int, [begin, end] or [[top, bottom], [left,
+	             * right]], non-negative: key=N, key=B,E or key=T,B,L,R */
 };
 struct key_row {
 	const char *key;
@@ -121,6 +123,9 @@ static void activation_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void bn_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void rnn_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void zero_padding_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -254,6 +259,40 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
           {"use_cudnn", K_SKIP}, {"implementation", K_SKIP}},
          rnn_config,
          true},
+    /* keras/src/layers/reshaping/zero_padding1d.py get_config() */
+    [XO_LAYER_ZERO_PADDING1D] =
+        {{COMMON_KEYS, {"padding", K_MARGINS}, {"data_format", K_LAST},
+          {"batch_input_shape", K_SHAPE}},
+         zero_padding_config,
+         true},
+    /* keras/src/layers/reshaping/cropping1d.py get_config() (no data_format) */
+    [XO_LAYER_CROPPING1D] =
+        {{COMMON_KEYS, {"cropping", K_MARGINS}, {"batch_input_shape", K_SHAPE}},
+         cropping_config,
+         true},
+    /* keras/src/layers/reshaping/up_sampling1d.py get_config() (no data_format) */
+    [XO_LAYER_UP_SAMPLING1D] =
+        {{COMMON_KEYS, {"size", K_INT}, {"batch_input_shape", K_SHAPE}},
+         up_sampling_config,
+         true},
+    /* keras/src/layers/reshaping/zero_padding2d.py, cropping2d.py,
+     * up_sampling2d.py get_config(); interpolation: the spec refuses all
+     * but nearest */
+    [XO_LAYER_ZERO_PADDING2D] =
+        {{COMMON_KEYS, {"padding", K_MARGINS}, {"data_format", K_LAST},
+          {"batch_input_shape", K_SHAPE}},
+         zero_padding_config,
+         true},
+    [XO_LAYER_CROPPING2D] =
+        {{COMMON_KEYS, {"cropping", K_MARGINS}, {"data_format", K_LAST},
+          {"batch_input_shape", K_SHAPE}},
+         cropping_config,
+         true},
+    [XO_LAYER_UP_SAMPLING2D] =
+        {{COMMON_KEYS, {"size", K_PAIR}, {"data_format", K_LAST}, {"interpolation", K_STR},
+          {"batch_input_shape", K_SHAPE}},
+         up_sampling_config,
+         true},
 };
 
 /* A growing string. */
@@ -360,6 +399,41 @@ static enum xo_status shape_line(const struct lctx *c, const char *key, const js
 	return XO_OK;
 }
 
+/* A K_MARGINS value as the spec's comma list: an int, a list of ints or a
+ * list of lists of ints (Keras's standardized tuples), every one in
+ * [0, INT32_MAX]; at most 4 in all. */
+static bool margins_arg(const json_t *v, const char *key, struct sbuf *args)
+{
+	json_int_t m[4];
+	size_t n = 0;
+
+	if (json_is_integer(v)) {
+		m[n++] = json_integer_value(v);
+	} else if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			const json_t *e = json_array_get(v, i);
+			size_t k = json_is_array(e) ? json_array_size(e) : 1;
+
+			for (size_t j = 0; j < k; j++) {
+				const json_t *x = json_is_array(e) ? json_array_get(e, j) : e;
+
+				if (n == 4 || !json_is_integer(x))
+					return false;
+				m[n++] = json_integer_value(x);
+			}
+		}
+	}
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (m[i] < 0 || m[i] > INT32_MAX)
+			return false;
+	sb_printf(args, " %s=", key);
+	for (size_t i = 0; i < n; i++)
+		sb_printf(args, "%s%" JSON_INTEGER_FORMAT, i ? "," : "", m[i]);
+	return true;
+}
+
 /* One key of a layer's config by its rule k: checked, and written to args
  * as spec arguments (or, for the input shape, as the input line to spec). */
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
@@ -461,6 +535,7 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		const char *wkey = !strcmp(key, "strides")         ? "strides_w"
 		                   : !strcmp(key, "kernel_size")   ? "kernel_w"
 		                   : !strcmp(key, "dilation_rate") ? "dilation_w"
+		                   : !strcmp(key, "size")          ? "size_w"
 		                                                   : "pool_w";
 		json_int_t iw;
 
@@ -481,6 +556,13 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		}
 		break;
 	}
+	case K_MARGINS:
+		if (!margins_arg(v, key, args))
+			st = LAYER_ERR(c, XO_EINVAL,
+			               "%s: expected non-negative integers (an int, [begin, end] or "
+			               "[[top, bottom], [left, right]])",
+			               key);
+		break;
 	case K_SHAPE:
 		if (*have_input)
 			st = LAYER_ERR(c, XO_EINVAL, "%s after the input is not supported", key);
@@ -1627,6 +1709,50 @@ static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg)
 	set_nulls(cfg, nulls);
 	json_object_set_new(cfg, "mask_zero", json_false());
 	json_object_set_new(cfg, "quantization_config", json_null());
+}
+
+/* The margins as Keras's standardized tuple, sign 1 (padding) or -1
+ * (cropping): [begin, end] for a [len][ch] input, [[top, bottom], [left,
+ * right]] for a [h][w][ch] one. */
+static json_t *margins_json(const struct xo_layer_spec *ls, json_int_t sign)
+{
+	const struct xo_params *p = &ls->p;
+
+	if (ls->in_rank == 3)
+		return json_pack("[[I, I], [I, I]]", sign * (json_int_t)p->pad_begin,
+		                 sign * (json_int_t)p->pad_end, sign * (json_int_t)p->pad_begin_w,
+		                 sign * (json_int_t)p->pad_end_w);
+	return json_pack("[I, I]", sign * (json_int_t)p->pad_begin, sign * (json_int_t)p->pad_end);
+}
+
+/* ZeroPadding1D/2D: padding as Keras's standardized tuple */
+static void zero_padding_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "padding", margins_json(ls, 1));
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+}
+
+/* Cropping1D/2D: cropping, the pad op's margins negated; Keras writes
+ * data_format for Cropping2D only */
+static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "cropping", margins_json(ls, -1));
+	if (ls->in_rank == 3)
+		json_object_set_new(cfg, "data_format", json_string("channels_last"));
+}
+
+/* UpSampling1D: size, an int; UpSampling2D: [h, w], data_format,
+ * interpolation nearest */
+static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	if (ls->in_rank != 3) {
+		json_object_set_new(cfg, "size", json_integer(ls->p.repeats));
+		return;
+	}
+	json_object_set_new(cfg, "size", json_pack("[I, I]", (json_int_t)ls->p.repeats,
+	                                           (json_int_t)ls->p.repeats_w));
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+	json_object_set_new(cfg, "interpolation", json_string("nearest"));
 }
 
 /* Flatten, and GlobalAverage/MaxPooling1D/2D (keepdims false) */

@@ -78,6 +78,16 @@ static const char *const gru_args[] = {"units",          "activation",       "re
                                        "use_bias",       "return_sequences", "go_backwards",
                                        "reset_after",    "name",             NULL};
 static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_zero", "name", NULL};
+/* zero padding: padding=N (both ends) or padding=BEGIN,END (Keras's int or
+ * tuple; the layer's Keras default 1) */
+static const char *const zero_padding_args[] = {"padding", "name", NULL};
+/* cropping: cropping=N or cropping=BEGIN,END (Keras's default (1, 1)) */
+static const char *const cropping_args[] = {"cropping", "name", NULL};
+/* up_sampling1d: size (Keras's default 2) */
+static const char *const up_sampling_args[] = {"size", "name", NULL};
+/* up_sampling2d: size the height's (2), size_w the width's (as size);
+ * interpolation nearest only */
+static const char *const up_sampling2d_args[] = {"size", "size_w", "interpolation", "name", NULL};
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -167,8 +177,61 @@ static enum xo_status set_int_arg(struct xo_params *p, const char *key, const ch
 		p->kernel_w = v;
 	else if (!strcmp(key, "dilation_w"))
 		p->dilation_w = v;
+	else if (!strcmp(key, "size"))
+		p->repeats = v;
+	else if (!strcmp(key, "size_w"))
+		p->repeats_w = v;
 	else
 		p->units = v;
+	return XO_OK;
+}
+
+/*
+ * The margins of a pad layer (ops.def's pad), each in [0, 2^31 - 1], stored
+ * as the op's signed margins, negated for cropping. 1-D: N or B,E (Keras's
+ * int or (begin, end)); 2-D: N (all four), H,W (Keras's symmetric (height,
+ * width)) or T,B,L,R (Keras's ((top, bottom), (left, right))).
+ */
+static enum xo_status set_margins(struct xo_layer_spec *l, const char *key, const char *val,
+                                  const char *origin, int line)
+{
+	bool two_d = l->kind == XO_LAYER_ZERO_PADDING2D || l->kind == XO_LAYER_CROPPING2D;
+	int64_t v[4], sign = !strcmp(key, "cropping") ? -1 : 1;
+	int n = 0;
+	const char *s = val;
+
+	while (n < (two_d ? 4 : 2)) {
+		char *end;
+		long long x;
+
+		if (*s < '0' || *s > '9')
+			break;
+		errno = 0;
+		x = strtoll(s, &end, 10);
+		if (errno || x > XO_GEOMETRY_MAX)
+			break;
+		v[n++] = x;
+		s = end;
+		if (*s != ',')
+			break;
+		s++;
+	}
+	if (!n || *s || (two_d && n == 3))
+		return spec_error(XO_EINVAL, origin, line,
+		                  two_d ? "%s=%s: expected a non-negative integer, two "
+		                          "(height,width) or four (top,bottom,left,right)"
+		                        : "%s=%s: expected a non-negative integer or two (begin,end)",
+		                  key, val);
+	if (n == 1)
+		v[1] = v[2] = v[3] = v[0];
+	else if (n == 2 && two_d) {
+		v[2] = v[3] = v[1];
+		v[1] = v[0];
+	}
+	l->p.pad_begin = sign * v[0];
+	l->p.pad_end = sign * v[1];
+	l->p.pad_begin_w = two_d ? sign * v[2] : 0;
+	l->p.pad_end_w = two_d ? sign * v[3] : 0;
 	return XO_OK;
 }
 
@@ -190,7 +253,7 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	if (!strcmp(key, "filters") || !strcmp(key, "kernel_size") || !strcmp(key, "strides") ||
 	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
 	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w") || !strcmp(key, "kernel_w") ||
-	    !strcmp(key, "dilation_w"))
+	    !strcmp(key, "dilation_w") || !strcmp(key, "size") || !strcmp(key, "size_w"))
 		return set_int_arg(p, key, val, origin, line);
 	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
 		/* ids travel as float values through the model's x arrays
@@ -205,6 +268,12 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->ch = v;
 		return XO_OK;
 	}
+	if (!strcmp(key, "interpolation")) {
+		if (strcmp(val, "nearest"))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "interpolation=%s is not supported (only nearest)", val);
+		return XO_OK;
+	}
 	if (!strcmp(key, "mask_zero")) {
 		bool on;
 
@@ -217,6 +286,9 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  "is not implemented; id 0 would be an ordinary row)");
 		return XO_OK;
 	}
+	if ((!strcmp(key, "padding") && xo_layer_kinds[l->kind].op == XO_OP_pad) ||
+	    !strcmp(key, "cropping"))
+		return set_margins(l, key, val, origin, line);
 	if (!strcmp(key, "padding")) {
 		if (!strcmp(val, "valid"))
 			p->padding = XO_PADDING_VALID;
@@ -563,6 +635,110 @@ static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* zero_padding1d, cropping1d: [T][ch] -> [T + begin + end][ch] (cropping's
+ * margins negative); a crop that leaves no step refused as Keras words it;
+ * the op's own limits */
+static enum xo_status shape_pad1d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_status st;
+
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	if (p->pad_begin <= 0 && p->pad_end <= 0 && l->in_len + p->pad_begin + p->pad_end < 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: cropping (%" PRId64 ", %" PRId64 ") must be smaller than the "
+		                  "input length %" PRId64,
+		                  xo_spec_kind_name(l->kind), -p->pad_begin, -p->pad_end,
+		                  l->in_len);
+	p->batch = 1;
+	p->width = 1;
+	st = xo_op_shapes(XO_OP_pad, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 2;
+	l->out_len = ds[0].dim[1];
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
+/* up_sampling1d: [T][ch] -> [T * size][ch]; the op's own limits */
+static enum xo_status shape_up1d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_status st;
+
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	p->batch = 1;
+	p->width = 1;
+	p->repeats_w = 1;
+	st = xo_op_shapes(XO_OP_up_sampling, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 2;
+	l->out_len = ds[0].dim[1];
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
+/* zero_padding2d, cropping2d: [h][w][ch] -> [h + top + bottom][w + left +
+ * right][ch] (cropping's margins negative); a crop that leaves no row or
+ * column refused as Keras words it; the op's own limits */
+static enum xo_status shape_pad2d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_status st;
+
+	if (l->in_rank != 3)
+		return rank_error(l, origin, 3);
+	if (p->pad_begin <= 0 && p->pad_end <= 0 && p->pad_begin_w <= 0 && p->pad_end_w <= 0 &&
+	    (l->in_len + p->pad_begin + p->pad_end < 1 ||
+	     l->in_w + p->pad_begin_w + p->pad_end_w < 1))
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: cropping ((%" PRId64 ", %" PRId64 "), (%" PRId64 ", %" PRId64
+		                  ")) must be smaller than the input's height %" PRId64
+		                  " and width %" PRId64,
+		                  xo_spec_kind_name(l->kind), -p->pad_begin, -p->pad_end,
+		                  -p->pad_begin_w, -p->pad_end_w, l->in_len, l->in_w);
+	p->batch = 1;
+	p->width = l->in_w;
+	st = xo_op_shapes(XO_OP_pad, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 3;
+	l->out_len = ds[0].dim[1];
+	l->out_w = ds[0].dim[2];
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
+/* up_sampling2d: [h][w][ch] -> [h * size][w * size_w][ch] (size_w 0: as size) */
+static enum xo_status shape_up2d(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_status st;
+
+	if (l->in_rank != 3)
+		return rank_error(l, origin, 3);
+	p->batch = 1;
+	p->width = l->in_w;
+	if (!p->repeats_w)
+		p->repeats_w = p->repeats;
+	st = xo_op_shapes(XO_OP_up_sampling, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 3;
+	l->out_len = ds[0].dim[1];
+	l->out_w = ds[0].dim[2];
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -609,6 +785,12 @@ static const struct {
     [XO_LAYER_LSTM] = {rnn_args, shape_rnn, needs_units},
     [XO_LAYER_GRU] = {gru_args, shape_rnn, needs_units},
     [XO_LAYER_CONV2D] = {conv2d_args, shape_conv2d, needs_filters},
+    [XO_LAYER_ZERO_PADDING1D] = {zero_padding_args, shape_pad1d},
+    [XO_LAYER_CROPPING1D] = {cropping_args, shape_pad1d},
+    [XO_LAYER_UP_SAMPLING1D] = {up_sampling_args, shape_up1d},
+    [XO_LAYER_ZERO_PADDING2D] = {zero_padding_args, shape_pad2d},
+    [XO_LAYER_CROPPING2D] = {cropping_args, shape_pad2d},
+    [XO_LAYER_UP_SAMPLING2D] = {up_sampling2d_args, shape_up2d},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1048,6 +1230,14 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.ch = 0;
 	if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
 		l->p.activation = XO_ACTIVATION_TANH; /* Keras's default */
+	if (l->kind == XO_LAYER_ZERO_PADDING1D)
+		l->p.pad_begin = l->p.pad_end = 1; /* Keras's padding=1 */
+	if (l->kind == XO_LAYER_CROPPING1D)
+		l->p.pad_begin = l->p.pad_end = -1; /* Keras's cropping=(1, 1) */
+	if (l->kind == XO_LAYER_ZERO_PADDING2D) /* Keras's padding=(1, 1) */
+		l->p.pad_begin = l->p.pad_end = l->p.pad_begin_w = l->p.pad_end_w = 1;
+	if (l->kind == XO_LAYER_UP_SAMPLING2D)
+		l->p.repeats_w = 0; /* as size (Keras's int form; default (2, 2)) */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

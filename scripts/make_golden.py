@@ -293,7 +293,74 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 43,
     },
+    # ZeroPadding1D: asymmetric margins between two Conv1D layers (its
+    # backward crops the gradient the first conv's kernel sees), Keras's
+    # default padding=1 before the head (--only pad1d)
+    "pad1d": {
+        "spec": (
+            "# golden: Conv1D -> ZeroPadding1D (1, 2) -> Conv1D -> ZeroPadding1D\n"
+            "# (default 1) -> Flatten -> Dense softmax\n"
+            "input 11 2\n"
+            "conv1d filters=4 kernel_size=3 activation=relu\n"
+            "zero_padding1d padding=1,2\n"
+            "conv1d filters=3 kernel_size=3 activation=tanh\n"
+            "zero_padding1d\n"
+            "flatten\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 47,
+    },
+    # ZeroPadding1D, UpSampling1D and Cropping1D in one Conv1D model: the
+    # upsampling's backward sums the repeated gradients, the cropping's pads
+    # them with zeros (--only resize1d)
+    "resize1d": {
+        "spec": (
+            "# golden: Conv1D -> ZeroPadding1D 2 -> UpSampling1D 3 -> Conv1D ->\n"
+            "# Cropping1D (3, 1) -> Flatten -> Dense softmax\n"
+            "input 9 2\n"
+            "conv1d filters=3 kernel_size=3 activation=relu\n"
+            "zero_padding1d padding=2\n"
+            "up_sampling1d size=3\n"
+            "conv1d filters=4 kernel_size=5 strides=2 activation=tanh\n"
+            "cropping1d cropping=3,1\n"
+            "flatten\n"
+            "dense units=5 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 53,
+    },
+    # ZeroPadding2D ((1, 0), (2, 1)), UpSampling2D (2, 3) and Cropping2D
+    # (symmetric (1, 2)) in one Conv2D model (--only resize2d)
+    "resize2d": {
+        "spec": (
+            "# golden: Conv2D -> ZeroPadding2D ((1, 0), (2, 1)) -> UpSampling2D\n"
+            "# (2, 3) -> Conv2D strides 2 -> Cropping2D (1, 2) -> Flatten -> Dense\n"
+            "input 6 5 2\n"
+            "conv2d filters=3 kernel_size=3 activation=relu\n"
+            "zero_padding2d padding=1,0,2,1\n"
+            "up_sampling2d size=2 size_w=3\n"
+            "conv2d filters=4 kernel_size=3 strides=2 activation=tanh\n"
+            "cropping2d cropping=1,2\n"
+            "flatten\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 59,
+    },
 }
+
+
+def margins(kind, v):
+    """A spec margin list (padding=1,2 ...) as Keras's argument: an int, a
+    (begin, end) pair, or for the 2-D layers (height, width) or ((top,
+    bottom), (left, right))."""
+    m = tuple(int(a) for a in v.split(","))
+    if len(m) == 1:
+        return m[0]
+    if len(m) == 4:
+        return ((m[0], m[1]), (m[2], m[3]))
+    return m
 
 
 def parse_compile(text):
@@ -361,10 +428,10 @@ def spec_names(text):
 def build(text):
     shape, layers = parse_spec(text)
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
-            "input_dim", "output_dim")
+            "input_dim", "output_dim", "size")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
-                "pool_w": "pool_size"}
+                "pool_w": "pool_size", "size_w": "size"}
     model = keras.Sequential([keras.Input(shape=shape, dtype=input_dtype(text))])
     for kind, args in layers:
         kw = {}
@@ -372,7 +439,7 @@ def build(text):
             for wk, hk in width_of.items():
                 if wk in args or hk in args:
                     h = int(args[hk]) if hk in args else {"strides": 1, "dilation_rate": 1,
-                                                          "pool_size": 2}[hk]
+                                                          "pool_size": 2, "size": 2}[hk]
                     if hk == "strides" and "strides" not in args and kind != "conv2d":
                         h = int(args.get("pool_size", 2))
                     kw[hk] = (h, int(args.pop(wk)) if wk in args else h)
@@ -388,6 +455,8 @@ def build(text):
                 kw[k] = v in ("True", "true", "1")
             elif k == "activation":
                 kw[k] = None if v in ("None", "none", "linear") else v
+            elif k in ("padding", "cropping") and kind.startswith(("zero_padding", "cropping")):
+                kw[k] = margins(kind, v)
             else:
                 kw[k] = v
         cls = {"conv1d": keras.layers.Conv1D, "max_pooling1d": keras.layers.MaxPooling1D,
@@ -401,7 +470,13 @@ def build(text):
                "lstm": keras.layers.LSTM, "gru": keras.layers.GRU,
 
                "conv2d": keras.layers.Conv2D, "max_pooling2d": keras.layers.MaxPooling2D,
-               "global_average_pooling2d": keras.layers.GlobalAveragePooling2D}[kind]
+               "global_average_pooling2d": keras.layers.GlobalAveragePooling2D,
+               "zero_padding1d": keras.layers.ZeroPadding1D,
+               "cropping1d": keras.layers.Cropping1D,
+               "up_sampling1d": keras.layers.UpSampling1D,
+               "zero_padding2d": keras.layers.ZeroPadding2D,
+               "cropping2d": keras.layers.Cropping2D,
+               "up_sampling2d": keras.layers.UpSampling2D}[kind]
         model.add(cls(**kw))
     return model
 

@@ -283,6 +283,68 @@ def conv2d_fixtures(out):
     bad.save(os.path.join(out, "unsupported_layer.keras"))
 
 
+def pad1d_model():
+    """ZeroPadding1D with asymmetric margins and with Keras's default
+    (padding=1) between Conv1D layers."""
+    return keras.Sequential([
+        keras.Input(shape=(11, 2)),
+        layers.Conv1D(4, 3, activation="relu"),
+        layers.ZeroPadding1D((1, 2)),
+        layers.Conv1D(3, 3, activation="tanh"),
+        layers.ZeroPadding1D(),
+        layers.Flatten(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def resize1d_model():
+    """ZeroPadding1D, UpSampling1D and Cropping1D between Conv1D layers."""
+    return keras.Sequential([
+        keras.Input(shape=(9, 2)),
+        layers.Conv1D(3, 3, activation="relu"),
+        layers.ZeroPadding1D(2),
+        layers.UpSampling1D(3),
+        layers.Conv1D(4, 5, strides=2, activation="tanh"),
+        layers.Cropping1D((3, 1)),
+        layers.Flatten(),
+        layers.Dense(5, activation="softmax"),
+    ])
+
+
+# the zero padding, cropping and upsampling fixtures, each with its own seed
+# (--only=resize writes them alone, so adding them rewrote no other file;
+# a fixture added to RESIZE leaves the earlier ones' bytes as they were)
+def resize2d_model():
+    """ZeroPadding2D, UpSampling2D and Cropping2D between Conv2D layers."""
+    return keras.Sequential([
+        keras.Input(shape=(6, 5, 2)),
+        layers.Conv2D(3, 3, activation="relu"),
+        layers.ZeroPadding2D(((1, 0), (2, 1))),
+        layers.UpSampling2D((2, 3)),
+        layers.Conv2D(4, 3, strides=2, activation="tanh"),
+        layers.Cropping2D((1, 2)),
+        layers.Flatten(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+RESIZE = (("pad1d", pad1d_model, 53), ("resize1d", resize1d_model, 59),
+          ("resize2d", resize2d_model, 61))
+
+
+def resize_fixtures(out):
+    """NAME.keras, NAME.h5 (legacy full model), NAME.weights.h5 (Keras 3
+    save_weights), their inputs and float64 predictions."""
+    for name, make_model, seed in RESIZE:
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        m.save(os.path.join(out, name + ".h5"))
+        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        write_inputs(out, name, m, r)
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -391,6 +453,10 @@ def main():
         conv2d_fixtures(out)
         print("keras", keras.__version__, "wrote the conv2d fixtures to", out)
         return
+    if "--only=resize" in sys.argv[1:]:
+        resize_fixtures(out)
+        print("keras", keras.__version__, "wrote the resize fixtures to", out)
+        return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)
         print("keras", keras.__version__, "wrote the pool2d fixtures to", out)
@@ -447,6 +513,7 @@ def main():
     pool2d_fixtures(out)
     rnn_fixtures(out)
     conv2d_fixtures(out)
+    resize_fixtures(out)
     print("keras", keras.__version__, "wrote", out)
 
 

@@ -1041,6 +1041,7 @@ static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
  *   flatten    a copy
  *   dropout    x * scale, scale = 1/(1-rate) in float: one rounding, exact
  *   accuracy, gather
+ *   pad        copies and zeros (zero padding, cropping)
  */
 static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 {
@@ -1054,6 +1055,40 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 #define BOUND_accuracy bound_exact
 #define BOUND_gather bound_exact
 #define BOUND_relu6 bound_exact
+#define BOUND_pad bound_exact
+
+/*
+ * up_sampling: the forward is a copy: exact. The backward sums K = repeats *
+ * repeats_w gradients per dx cell, in float in ops.def's order on the
+ * backends, in double on the reference: Higham's bound for K - 1 additions,
+ * (K - 1) u sum |dy| (over the cell's K gradients), plus u |ref| for the reference's one
+ * rounding, times C_ACC (as embedding's scatter-add). Exact mode's integer
+ * sums are exact: 0. K = 1 is a copy: 0.
+ */
+static enum xo_status bound_up_sampling(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t r = p->repeats, rw = p->repeats_w, oh = p->len * r, ow = p->width * rw;
+	double k = (double)(r * rw);
+
+	(void)ref;
+	if (h->c->dir == XO_DIR_FWD || h->c->mode == XO_HMODE_EXACT || k <= 1.0)
+		return XO_OK;
+	for (int64_t e = 0; e < h->dn[0]; e++) {
+		int64_t c = e % p->ch, cell = e / p->ch, j = cell % p->width;
+		int64_t i = cell / p->width % p->len, n = cell / p->width / p->len;
+		double m = 0.0; /* sum |dy| over the cell's K gradients */
+
+		for (int64_t a = 0; a < r; a++)
+			for (int64_t b = 0; b < rw; b++)
+				m += fabs((double)h->src[0][((n * oh + i * r + a) * ow + j * rw + b) *
+								p->ch +
+							    c]);
+		h->tol[0][e] = C_ACC * ((k - 1.0) * U * m + U * fabs((double)h->ref[0][e])) + TINY;
+	}
+	return XO_OK;
+}
+#define BOUND_up_sampling bound_up_sampling
 
 /* simple_rnn, lstm, gru */
 static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)

@@ -402,6 +402,8 @@ static void fill_copy(struct hcase *h)
 }
 #define FILL_flatten fill_copy
 #define FILL_dropout fill_copy
+#define FILL_pad fill_copy
+#define FILL_up_sampling fill_copy
 
 /* categorical_crossentropy */
 static void fill_cce(struct hcase *h)

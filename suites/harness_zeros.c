@@ -302,6 +302,30 @@ static int64_t zeros_max_pool1d(const struct hcase *h)
 }
 #define ZEROS_max_pooling1d zeros_max_pool1d
 
+/* pad: the destination cells no source cell lands in (fwd: the padding;
+ * bwd: the cropped cells), per axis the cells outside [begin, begin + n) */
+static int64_t pad_axis_inside(int64_t dn, int64_t sn, int64_t begin)
+{
+	int64_t lo = begin > 0 ? begin : 0, hi = begin + sn < dn ? begin + sn : dn;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+static int64_t zeros_pad(const struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	bool bwd = h->c->dir == XO_DIR_BWD;
+	int64_t oh = p->len + p->pad_begin + p->pad_end;
+	int64_t ow = p->width + p->pad_begin_w + p->pad_end_w;
+	int64_t ih = bwd ? pad_axis_inside(p->len, oh, -p->pad_begin)
+			 : pad_axis_inside(oh, p->len, p->pad_begin);
+	int64_t iw = bwd ? pad_axis_inside(p->width, ow, -p->pad_begin_w)
+			 : pad_axis_inside(ow, p->width, p->pad_begin_w);
+
+	return h->dn[0] - p->batch * p->ch * ih * iw;
+}
+#define ZEROS_pad zeros_pad
+
 /* every other op: none */
 static int64_t zeros_none(const struct hcase *h)
 {
@@ -326,6 +350,7 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_batch_normalization zeros_none
 #define ZEROS_sgd zeros_none
 #define ZEROS_rmsprop zeros_none
+#define ZEROS_up_sampling zeros_none
 #define ZEROS_binary_crossentropy zeros_none
 #define ZEROS_mean_squared_error zeros_none
 #define ZEROS_binary_accuracy zeros_none

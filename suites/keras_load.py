@@ -29,7 +29,9 @@ def main():
     fixture_parts = (("seed", (29, 1), 12), ("bn", (13, 3), 4),
                      ("lstm", (12,), 5), ("gru", (12, 3), 5),
                      ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4),
-                     ("acts2", (29, 1), 6))
+                     ("acts2", (29, 1), 6),
+                     ("pad1d", (11, 2), 4), ("resize1d", (9, 2), 5),
+                     ("resize2d", (6, 5, 2), 4))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
@@ -61,6 +63,9 @@ def main():
     # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs;
     # acts2: relu6, hard_sigmoid, silu (Keras writes it so), log_softmax as
     # Dense activations and Activation layers
+    # pad1d.keras: ZeroPadding1D's padding [begin, end]; resize1d.keras:
+    # ZeroPadding1D, UpSampling1D's size, Cropping1D's cropping; resize2d.keras:
+    # their 2-D forms (((t, b), (l, r)) margins, (h, w) size, interpolation)
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok

@@ -125,6 +125,10 @@ static const struct {
 	{XO_OP_silu, XO_DIR_BWD, "batch=2 len=3 ch=4"},
 	{XO_OP_log_softmax, XO_DIR_FWD, "batch=2 len=3 ch=4"},
 	{XO_OP_log_softmax, XO_DIR_BWD, "batch=2 len=3 ch=4"},
+	{XO_OP_pad, XO_DIR_FWD, "batch=2 len=5 width=3 ch=2 pad_begin=1 pad_end=2 pad_end_w=-1"},
+	{XO_OP_pad, XO_DIR_BWD, "batch=2 len=5 width=3 ch=2 pad_begin=1 pad_end=2 pad_end_w=-1"},
+	{XO_OP_up_sampling, XO_DIR_FWD, "batch=2 len=3 width=2 ch=3 repeats=2 repeats_w=3"},
+	{XO_OP_up_sampling, XO_DIR_BWD, "batch=2 len=3 width=2 ch=3 repeats=2 repeats_w=3"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

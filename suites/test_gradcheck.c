@@ -22,7 +22,7 @@
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        relu6, hard_sigmoid, flatten, dropout): L is linear in each input between kinks, so the
+ *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
  *        ~ 2e-11. tol = 1e-8 (a margin of ~500).
@@ -150,6 +150,8 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 		return act_x[s];
 	case XO_OP_flatten:
 	case XO_OP_dropout:
+	case XO_OP_pad:
+	case XO_OP_up_sampling:
 		return grad_only[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
 		return norm[s];
@@ -1606,6 +1608,31 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_dropout, p);
 	p.training = false;
 	add_case(XO_OP_dropout, p);
+	/* pad (linear): padding, cropping and mixed margins on both axes */
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 4;
+	p.width = 3;
+	p.ch = 2;
+	p.pad_begin = 1;
+	p.pad_end = 2;
+	add_case(XO_OP_pad, p);
+	p.pad_begin = -1;
+	p.pad_end = -1;
+	p.pad_begin_w = 1;
+	p.pad_end_w = -2;
+	add_case(XO_OP_pad, p);
+	/* up_sampling (linear): along len alone, and both axes */
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 3;
+	p.ch = 2;
+	p.repeats = 3;
+	add_case(XO_OP_up_sampling, p);
+	p.width = 2;
+	p.repeats = 2;
+	p.repeats_w = 3;
+	add_case(XO_OP_up_sampling, p);
 	/* batch_normalization (training form; smooth: batch statistics of >= 6
 	 * rows of inputs in [-1, 1), so var + eps stays away from 0 and the
 	 * third derivatives of L stay of order 10 as the activations'), with

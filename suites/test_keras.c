@@ -169,6 +169,16 @@ static const struct fixture fixtures[] = {
     {"gru.keras", NULL, "gru"},
     {"gru_ra0.keras", NULL, "gru_ra0"},
     {"simple_rnn.keras", NULL, "simple_rnn"},
+    /* zero padding, cropping, upsampling (make_keras_files.py --only=resize) */
+    {"pad1d.keras", NULL, "pad1d"},
+    {"pad1d.h5", NULL, "pad1d"},
+    {"pad1d.keras", "pad1d.weights.h5", "pad1d"},
+    {"resize1d.keras", NULL, "resize1d"},
+    {"resize1d.h5", NULL, "resize1d"},
+    {"resize1d.keras", "resize1d.weights.h5", "resize1d"},
+    {"resize2d.keras", NULL, "resize2d"},
+    {"resize2d.h5", NULL, "resize2d"},
+    {"resize2d.keras", "resize2d.weights.h5", "resize2d"},
 };
 
 static void test_keras_predict(void **state)

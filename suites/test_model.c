@@ -554,7 +554,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "acts",        "pool_avg",        "pool_gmax",
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
                                              "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
-                                             "acts2"};
+                                             "acts2",       "pad1d",           "resize1d",
+                                             "resize2d"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1350,6 +1351,114 @@ static void test_pool2d_layers(void **state)
 		free(x);
 		free(y);
 	}
+	close_backends(be, nbe);
+}
+
+/*
+ * The padding, cropping (the pad op) and upsampling layers: shapes as Keras resolves
+ * them (Keras's defaults, an int for both ends, begin,end), bad margins
+ * and ranks refused naming the argument, no fused path takes them, and the
+ * same seeded training steps on every backend agree with ref within
+ * check_steps's bounds. Each sits between two conv1d layers, so its
+ * backward (dy cropped, or padded with zeros) feeds the first conv1d's
+ * kernel gradient, which check_steps compares.
+ */
+static void test_pad_layers(void **state)
+{
+	static const char *const net =
+	    "input 9 2\nconv1d filters=3 kernel_size=2 activation=tanh\n"
+	    "zero_padding1d padding=1,2\nup_sampling1d\nconv1d filters=2 kernel_size=3\n"
+	    "cropping1d cropping=2,1\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [9][2] -> [8][3] -> [11][3] -> [22][3] (Keras's size=2) -> [20][2] -> [17][2] */
+	assert_int_equal(xo_spec_parse(net, "pad", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 2 && sp.layers[1].out_len == 11 &&
+	            sp.layers[1].out_ch == 3);
+	assert_true(sp.layers[2].out_len == 22 && sp.layers[2].out_ch == 3);
+	assert_true(sp.layers[4].out_len == 17 && sp.layers[4].p.pad_begin == -2 &&
+	            sp.layers[4].p.pad_end == -1);
+	xo_spec_free(&sp);
+	/* up_sampling1d: size a positive integer */
+	assert_int_equal(xo_spec_parse("input 4 2\nup_sampling1d size=0\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "size=0: expected a positive integer"));
+	/* the 2-D forms: Keras's defaults (padding 1 all round, size (2, 2)),
+	 * (height, width) pairs and ((top, bottom), (left, right)) margins */
+	assert_int_equal(xo_spec_parse("input 4 5 2\nzero_padding2d\nup_sampling2d\n"
+	                               "zero_padding2d padding=1,2\n"
+	                               "cropping2d cropping=1,0,2,3\n",
+	                               "pad", &sp),
+	                 XO_OK);
+	assert_true(sp.layers[0].out_rank == 3 && sp.layers[0].out_len == 6 &&
+	            sp.layers[0].out_w == 7);
+	assert_true(sp.layers[1].out_len == 12 && sp.layers[1].out_w == 14);
+	assert_true(sp.layers[2].out_len == 14 && sp.layers[2].out_w == 18);
+	assert_true(sp.layers[3].out_len == 13 && sp.layers[3].out_w == 13 &&
+	            sp.layers[3].p.pad_begin_w == -2 && sp.layers[3].p.pad_end_w == -3);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 5 2\nup_sampling2d interpolation=bilinear\n",
+	                               "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "interpolation=bilinear is not supported"));
+	assert_int_equal(xo_spec_parse("input 4 5 2\ncropping2d cropping=1,3\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "must be smaller than the input's height 4"));
+	assert_int_equal(xo_spec_parse("input 4 5 2\nzero_padding2d padding=1,2,3\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\nup_sampling2d\n", "pad", &sp), XO_EINVAL);
+	/* Keras's default cropping=(1, 1); a crop that leaves nothing refused */
+	assert_int_equal(xo_spec_parse("input 4 2\ncropping1d\n", "pad", &sp), XO_OK);
+	assert_true(sp.layers[0].out_len == 2);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 2\ncropping1d cropping=3,1\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(
+	    strstr(xo_last_error(), "cropping1d: cropping (3, 1) must be smaller than the input "
+	                            "length 4"));
+	assert_int_equal(xo_spec_parse("input 4 2\ncropping1d padding=1\n", "pad", &sp),
+	                 XO_EFORMAT);
+	/* Keras's default padding=1; an int pads both ends */
+	assert_int_equal(xo_spec_parse("input 4 2\nzero_padding1d\n", "pad", &sp), XO_OK);
+	assert_true(sp.layers[0].out_len == 6);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 2\nzero_padding1d padding=3\n", "pad", &sp),
+	                 XO_OK);
+	assert_true(sp.layers[0].out_len == 10 && sp.layers[0].p.pad_begin == 3);
+	xo_spec_free(&sp);
+	/* refused: negative or malformed margins, three values, a rank-3 input */
+	assert_int_equal(xo_spec_parse("input 4 2\nzero_padding1d padding=-1\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "padding=-1"));
+	assert_int_equal(xo_spec_parse("input 4 2\nzero_padding1d padding=1,2,3\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\nzero_padding1d padding=same\n", "pad", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 3 2\nzero_padding1d\n", "pad", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "zero_padding1d needs a [steps][channels]"));
+	snprintf(path, sizeof(path), "%s/pad.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 29, 9 * 2, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a padding net");
+	for (int b = 1; b < nbe; b++)
+		for (int f = 0; f < 2; f++) {
+			if (train_epoch(be[b], f == 1, path, x, y, REAL_N, REAL_BATCH, &r))
+				fail_msg("%s fused a padding net", xo_backend_name(be[b]));
+			snprintf(what, sizeof(what), "pad %s%s vs ref", xo_backend_name(be[b]),
+			         f ? " (fused asked)" : "");
+			check_steps(what, path, &r, &ref);
+			real_result_free(&r);
+		}
+	real_result_free(&ref);
+	free(x);
+	free(y);
 	close_backends(be, nbe);
 }
 
@@ -3011,6 +3120,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_rank3_samples),
 	    cmocka_unit_test(test_pool2d_layers),
 	    cmocka_unit_test(test_conv2d_layer),
+	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

@@ -428,6 +428,41 @@ static enum xo_status flatten_fwd_writes_src(struct xo_backend *be, const struct
 	return st;
 }
 
+/* pad fwd with the margins of each axis swapped (begin for end): the
+ * output has the right shape, the values sit in the wrong place. */
+static enum xo_status pad_fwd_margins_swapped(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.pad_begin = a->p.pad_end;
+	b.p.pad_end = a->p.pad_begin;
+	b.p.pad_begin_w = a->p.pad_end_w;
+	b.p.pad_end_w = a->p.pad_begin_w;
+	return xo_ref_iface.fwd[XO_OP_pad](be, &b);
+}
+
+/* up_sampling bwd that keeps only the first of the repeated gradients
+ * (the copy's gradient, not the sum). */
+static enum xo_status up_sampling_bwd_first_only(struct xo_backend *be,
+						 const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *dy = xo_tensor_f32(a->src[0]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+	int64_t oh = p->len * p->repeats, ow = p->width * p->repeats_w;
+
+	(void)be;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t i = 0; i < p->len; i++)
+			for (int64_t j = 0; j < p->width; j++)
+				for (int64_t c = 0; c < p->ch; c++)
+					dx[((n * p->len + i) * p->width + j) * p->ch + c] =
+					    dy[((n * oh + i * p->repeats) * ow + j * p->repeats_w) *
+						   p->ch +
+					       c];
+	return XO_OK;
+}
+
 /* embedding fwd reading the row after the id's (row offset by one, wrapping
  * at the end of the table). */
 static enum xo_status embedding_fwd_row_off_by_one(struct xo_backend *be,
@@ -802,6 +837,11 @@ static const struct fault faults[] = {
      "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
     {"fault-log-softmax-no-log", XO_OP_log_softmax, XO_DIR_FWD, log_softmax_fwd_no_log,
      XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-up-sampling-bwd-first-only", XO_OP_up_sampling, XO_DIR_BWD,
+     up_sampling_bwd_first_only, XO_HMODE_EXACT, "batch=2 len=3 width=2 ch=3 repeats=2 repeats_w=2",
+     XO_FAIL_MISMATCH},
+    {"fault-pad-margins-swapped", XO_OP_pad, XO_DIR_FWD, pad_fwd_margins_swapped, XO_HMODE_EXACT,
+     "batch=2 len=5 width=4 ch=3 pad_begin=2 pad_end=1 pad_begin_w=-1", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

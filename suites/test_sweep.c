@@ -64,7 +64,8 @@ struct sweep_op {
 
 /* The bounds: sizes 1..7 (odd and even, below, at and above every window),
  * windows 1..3, strides 1..3 (pooling: 0, its default = the pool size, too),
- * dilation 1..3 (conv1d) or 1..2 per axis (conv2d), channels 1..3, batch 1..2. */
+ * dilation 1..3 (conv1d) or 1..2 per axis (conv2d), channels 1..3, batch 1..2;
+ * pad's margins -2..2, up_sampling's repeats 1..3 per axis. */
 static const struct sweep_op sweep_table[] = {
     {"conv1d",
      "valid same causal",
@@ -122,6 +123,29 @@ static const struct sweep_op sweep_table[] = {
       {"pool_w", 1, 3, false},
       {"strides", 0, 3, false},
       {"strides_w", 0, 3, false},
+      {"ch", 1, 3, true},
+      {"batch", 1, 2, true}}},
+    /* pad reads no padding key: one row, the name's "valid" only a label;
+     * every margin -2..2 (crops and pads) on the height; the width's
+     * turning, from -1 (turning axes advance on valid cases only, so their
+     * first values must leave some geometry valid: width 3 here) */
+    {"pad",
+     "valid",
+     {{"len", 1, 7, false},
+      {"width", 1, 4, false},
+      {"pad_begin", -2, 2, false},
+      {"pad_end", -2, 2, false},
+      {"pad_begin_w", -1, 2, true},
+      {"pad_end_w", -1, 1, true},
+      {"ch", 1, 3, true},
+      {"batch", 1, 2, true}}},
+    /* up_sampling reads no padding key either */
+    {"up_sampling",
+     "valid",
+     {{"len", 1, 7, false},
+      {"width", 1, 3, false},
+      {"repeats", 1, 3, false},
+      {"repeats_w", 1, 3, false},
       {"ch", 1, 3, true},
       {"batch", 1, 2, true}}},
 };

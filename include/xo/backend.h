@@ -65,6 +65,12 @@ enum xo_net_kind {
 	XO_NET_LSTM,
 	XO_NET_GRU,
 	XO_NET_CONV2D, /* Keras Conv2D: no fused path */
+	XO_NET_ZERO_PADDING1D, /* the pad op: no fused path */
+	XO_NET_CROPPING1D,
+	XO_NET_UP_SAMPLING1D, /* the up_sampling op: no fused path */
+	XO_NET_ZERO_PADDING2D,
+	XO_NET_CROPPING2D,
+	XO_NET_UP_SAMPLING2D,
 };
 
 /* True for the kinds a fused path may implement (those before

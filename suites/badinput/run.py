@@ -121,7 +121,25 @@ def fixtures(d, xo):
                        ("c2d_empty", "input 8 6 1\nconv2d filters=4 kernel_size=3 kernel_w=7\n"
                                      "flatten\ndense units=5 activation=softmax\n"),
                        ("c2d_sd", "input 8 6 1\nconv2d filters=4 kernel_size=3 strides=2 "
-                                  "dilation_w=2\nflatten\ndense units=5 activation=softmax\n")):
+                                  "dilation_w=2\nflatten\ndense units=5 activation=softmax\n"),
+                       # zero padding: a negative or malformed margin, a rank-3 input
+                       ("zp_negative", "input 17 2\nzero_padding1d padding=-1\nflatten\n"
+                                       "dense units=5 activation=softmax\n"),
+                       ("zp_three", "input 17 2\nzero_padding1d padding=1,2,3\nflatten\n"
+                                    "dense units=5 activation=softmax\n"),
+                       ("zp_rank3", "input 8 6 1\nzero_padding1d\nflatten\n"
+                                    "dense units=5 activation=softmax\n"),
+                       # cropping: a crop that leaves no step
+                       ("crop_all", "input 17 2\ncropping1d cropping=9,8\nflatten\n"
+                                    "dense units=5 activation=softmax\n"),
+                       # upsampling: size a positive integer
+                       ("up_zero", "input 17 2\nup_sampling1d size=0\nflatten\n"
+                                   "dense units=5 activation=softmax\n"),
+                       # the 2-D forms: bilinear, a crop that leaves nothing
+                       ("up_bilinear", "input 8 6 1\nup_sampling2d interpolation=bilinear\n"
+                                       "flatten\ndense units=5 activation=softmax\n"),
+                       ("crop2d_all", "input 8 6 1\ncropping2d cropping=1,3\nflatten\n"
+                                      "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -284,6 +302,26 @@ def keras_channels_first(d):  # pool2d.keras with its MaxPooling2D channels_firs
                 layer["config"]["data_format"] = "channels_first"
                 data = json.dumps(cfg).encode()
             dst.writestr(name, data)
+
+
+def keras_layer_edit(fixture, cls, key, value, out):
+    """A fixture: FIXTURE.keras with the config key of its first layer of
+    class cls set to value (the options crossover refuses)."""
+    def make(d):
+        import json
+        import zipfile
+        shutil.copy(os.path.join(KERAS, fixture + ".x.npy"), f"{d}/kx.npy")
+        with zipfile.ZipFile(os.path.join(KERAS, fixture + ".keras")) as src, \
+                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
+            for name in src.namelist():
+                data = src.read(name)
+                if name == "config.json":
+                    cfg = json.loads(data)
+                    layer = next(l for l in cfg["config"]["layers"] if l["class_name"] == cls)
+                    layer["config"][key] = value
+                    data = json.dumps(cfg).encode()
+                dst.writestr(name, data)
+    return make
 
 
 def keras_conv2d_edit(key, value, out, **more):
@@ -495,6 +533,22 @@ CASES = {
     "spec_conv2d_on_rank2": (predict(model="c2d_rank2.model"), 2, r"c2d_rank2\.model:2: conv2d needs a \[height\]\[width\]\[channels\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
     "spec_conv2d_output_empty": (predict(model="c2d_empty.model"), 2, r"c2d_empty\.model:2: conv2d: receptive field 7 \(dilation_w\*\(kernel_w-1\)\+1\) is longer than width=6 with padding=valid", ["out.npy"], None, {}, None),
     "spec_conv2d_strides_with_dilation": (predict(model="c2d_sd.model"), 2, r"c2d_sd\.model:2: conv2d: strides > 1 with dilation_rate > 1 is not allowed \(Keras\)", ["out.npy"], None, {}, None),
+    # ZeroPadding1D: margins are non-negative integers, one or two; a [steps][channels] input
+    "spec_zero_padding_negative": (predict(model="zp_negative.model"), 2, r"zp_negative\.model:2: padding=-1: expected a non-negative integer or two \(begin,end\)", ["out.npy"], None, {}, None),
+    "spec_zero_padding_three": (predict(model="zp_three.model"), 2, r"zp_three\.model:2: padding=1,2,3: expected a non-negative integer or two", ["out.npy"], None, {}, None),
+    "spec_zero_padding_rank3": (predict(model="zp_rank3.model"), 2, r"zp_rank3\.model:2: zero_padding1d needs a \[steps\]\[channels\] input, got \[8\]\[6\]\[1\]", ["out.npy"], None, {}, None),
+    "spec_cropping_all": (predict(model="crop_all.model"), 2, r"crop_all\.model:2: cropping1d: cropping \(9, 8\) must be smaller than the input length 17", ["out.npy"], None, {}, None),
+    "spec_up_sampling_zero": (predict(model="up_zero.model"), 2, r"up_zero\.model:2: size=0: expected a positive integer", ["out.npy"], None, {}, None),
+    "keras_cropping_negative": (kpredict("crop_neg.keras"), 2, r"crop_neg\.keras: layer 'cropping1d' \(Cropping1D\): cropping: expected non-negative integers", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [-1, 2], "crop_neg.keras"), {}, None),
+    "keras_cropping_all": (kpredict("crop_all.keras"), 2, r"crop_all\.keras.*cropping1d: cropping \(30, 1\) must be smaller than the input length 15", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [30, 1], "crop_all.keras"), {}, None),
+    "keras_up_sampling_size_list": (kpredict("up_list.keras"), 2, r"up_list\.keras: layer 'up_sampling1d' \(UpSampling1D\): size: expected one non-negative integer", ["out.npy"], keras_layer_edit("resize1d", "UpSampling1D", "size", [2, 2], "up_list.keras"), {}, None),
+    "spec_up_sampling_bilinear": (predict(model="up_bilinear.model"), 2, r"up_bilinear\.model:2: interpolation=bilinear is not supported \(only nearest\)", ["out.npy"], None, {}, None),
+    "spec_cropping2d_all": (predict(model="crop2d_all.model"), 2, r"crop2d_all\.model:2: cropping2d: cropping \(\(1, 1\), \(3, 3\)\) must be smaller than the input's height 8 and width 6", ["out.npy"], None, {}, None),
+    "keras_up_sampling_bilinear": (kpredict("up_bilinear.keras"), 2, r"up_bilinear\.keras.*interpolation=bilinear is not supported \(only nearest\)", ["out.npy"], keras_layer_edit("resize2d", "UpSampling2D", "interpolation", "bilinear", "up_bilinear.keras"), {}, None),
+    "keras_cropping2d_channels_first": (kpredict("crop2d_cfirst.keras"), 2, r"crop2d_cfirst\.keras: layer 'cropping2d' \(Cropping2D\): data_format: only channels_last is supported", ["out.npy"], keras_layer_edit("resize2d", "Cropping2D", "data_format", "channels_first", "crop2d_cfirst.keras"), {}, None),
+    "keras_zero_padding2d_three": (kpredict("zp2d_three.keras"), 2, r"zp2d_three\.keras.*padding=1,2,3: expected a non-negative integer, two \(height,width\) or four", ["out.npy"], keras_layer_edit("resize2d", "ZeroPadding2D", "padding", [[1, 2], [3]], "zp2d_three.keras"), {}, None),
+    "keras_zero_padding_channels_first": (kpredict("zp_cfirst.keras"), 2, r"zp_cfirst\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): data_format: only channels_last is supported", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "data_format", "channels_first", "zp_cfirst.keras"), {}, None),
+    "keras_zero_padding_negative": (kpredict("zp_neg.keras"), 2, r"zp_neg\.keras: layer 'zero_padding1d' \(ZeroPadding1D\): padding: expected non-negative integers", ["out.npy"], keras_layer_edit("pad1d", "ZeroPadding1D", "padding", [1, -2], "zp_neg.keras"), {}, None),
     "spec_rank3_size_overflows": (predict(model="rank3_huge.model"), 2, r"rank3_huge\.model:1: input: size overflows", ["out.npy"], None, {}, None),
     "spec_huge_strides": (predict(model="huge_strides.model"), 2, r"huge_strides\.model:2: .*strides=1099511627776 is above the limit", ["out.npy"], None, {}, None),
     "check_huge_strides": (["check", "--op", "conv1d", "len=29", "ch=1", "filters=2", "kernel_size=3",
