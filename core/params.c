@@ -315,6 +315,8 @@ struct key_set {
 	      B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS) |              \
 	      B(K_RESET_AFTER)),                                                                   \
 	     0)
+#define KEYS_layer_normalization                                                                   \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_EPSILON) | B(K_CENTER) | B(K_SCALE)), 0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,

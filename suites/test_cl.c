@@ -117,6 +117,8 @@ static const struct {
 	{XO_OP_gather, XO_DIR_FWD, "batch=3 ch=4 rows=5"},
 	{XO_OP_embedding, XO_DIR_FWD, "batch=3 len=2 ch=4 rows=5"},
 	{XO_OP_embedding, XO_DIR_BWD, "batch=3 len=2 ch=4 rows=5"},
+	{XO_OP_layer_normalization, XO_DIR_FWD, "batch=2 len=3 ch=4 epsilon=0.001"},
+	{XO_OP_layer_normalization, XO_DIR_BWD, "batch=2 len=3 ch=4 epsilon=0.001"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive
