@@ -891,6 +891,7 @@ static const struct {
     {XO_LAYER_LSTM, "input 5 3", "units=2"},
     {XO_LAYER_GRU, "input 5 3", "units=2"},
     {XO_LAYER_CONV2D, "input 4 4 2", "filters=2 kernel_size=2"},
+    {XO_LAYER_LAYER_NORMALIZATION, "input 5 3", ""},
 };
 
 static void test_layer_kinds(void **state)

@@ -65,6 +65,7 @@ enum xo_net_kind {
 	XO_NET_LSTM,
 	XO_NET_GRU,
 	XO_NET_CONV2D, /* Keras Conv2D: no fused path */
+	XO_NET_LAYER_NORMALIZATION, /* per-position statistics: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before
