@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """keras_load.py XO FIXTURES WORKDIR [PART,...] - the files xo writes, loaded by Keras 3.
 
-xo trains the seed, bn, cnn2d and cnn_bn .keras fixtures for one epoch and saves it as .keras and
+xo trains the seed, bn, cnn2d, cnn_bn, ln and ln2d .keras fixtures for one epoch and saves it as .keras and
 .weights.h5 (`xo train --save`); Keras loads them unchanged
 (keras.saving.load_model, model.load_weights) and its predictions must match
 xo's (`xo predict --device ref`) within 1e-5, the interchange target (the
@@ -28,7 +28,8 @@ def main():
     xo, fixtures, work = sys.argv[1:4]
     fixture_parts = (("seed", (29, 1), 12), ("bn", (13, 3), 4),
                      ("lstm", (12,), 5), ("gru", (12, 3), 5),
-                     ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4))
+                     ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4),
+                     ("ln", (7, 5), 4), ("ln2d", (6, 5, 2), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
@@ -57,7 +58,9 @@ def main():
     # lstm.keras: int32 ids through an Embedding, an LSTM's
     # kernel, recurrent_kernel and bias in the cell's vars; gru.keras: two
     # GRUs (reset_after's [2, 3u] bias, go_backwards); cnn2d.keras and
-    # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs
+    # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs;
+    # ln.keras, ln2d.keras: LayerNormalization's gamma and beta (each
+    # alone where center or scale is off) in Keras's order
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
