@@ -554,7 +554,8 @@ static void test_npy_roundtrip(void **state)
 static const char *const golden_models[] = {"seed",        "mixed_a",         "mixed_b",
                                              "acts",        "pool_avg",        "pool_gmax",
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
-                                             "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn"};
+                                             "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
+                                             "ln_seq", "ln_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
