@@ -450,13 +450,20 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		if (!dtype_ok(v))
 			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
 		break;
-	case K_AXIS:
-		if (json_is_array(v) && json_array_size(v) == 1)
-			v = json_array_get(v, 0);
-		if (!json_is_integer(v) || json_integer_value(v) != -1)
+	case K_AXIS: {
+		const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0)
+		                                                             : v;
+
+		if (!json_is_integer(a) || json_integer_value(a) != -1) {
+			/* the value as Keras wrote it ([1, 2], 1, ...), named */
+			char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+
 			st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
-			                             "is supported%s", "");
+			                             "is supported, got axis=%.60s", got ? got : "?");
+			free(got);
+		}
 		break;
+	}
 	case K_ONES:
 	case K_ZEROS: {
 		const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
