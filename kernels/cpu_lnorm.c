@@ -3,9 +3,10 @@
  * backward. Plain C at the baseline ISA. Rows are short (the normalized
  * axis: 8 to a few hundred values) and independent, so the forward and the
  * backward's dx are threaded over runs of rows; each row's mean and
- * variance are two passes over the row with double accumulators (the
- * deviation pass keeps the variance free of cancellation; double sums of a
- * few hundred floats are exact to well under the float result's rounding).
+ * variance are two passes over the row (the deviation pass keeps the
+ * variance free of cancellation), summed in float in 8 lanes of two 4-float
+ * vectors and then the tail, so a row costs a few dependent adds per 8
+ * values, not one per value.
  * The backward's dgamma and dbeta are sums over all the rows per channel:
  * a second phase threaded over runs of channels, each channel summed in
  * row order in float, so the bits do not depend on the thread count. The
@@ -32,69 +33,145 @@ struct ln_job {
 	float *stats;  /* bwd: [rows][2] mean, r */
 };
 
-/* mean and r of the row at x */
+/* 4 floats as one GCC vector (an SSE register at the baseline ISA, as
+ * cpu_norm.c's), loaded and stored unaligned: -O2 leaves loops of an
+ * unknown trip count scalar, so the row loops are written over vectors, two
+ * accumulators of 4 lanes for the sums (8 chains in flight), then a scalar
+ * tail; lane by lane the same operations as the tail. */
+#define LN_V 4
+#define LN_INLINE static inline __attribute__((always_inline))
+typedef float ln_v __attribute__((vector_size(LN_V * 4)));
+typedef float ln_vu __attribute__((vector_size(LN_V * 4), aligned(4), may_alias));
+
+LN_INLINE ln_v ln_ld(const float *p)
+{
+	return *(const ln_vu *)p;
+}
+
+LN_INLINE void ln_st(float *p, ln_v v)
+{
+	*(ln_vu *)p = v;
+}
+
+LN_INLINE ln_v ln_splat(float f)
+{
+	return (ln_v){f, f, f, f};
+}
+
+/* p[c .. c + 3], or 4 copies of dflt where the tensor is absent */
+LN_INLINE ln_v ln_ld_or(const float *p, int64_t c, float dflt)
+{
+	return p ? ln_ld(p + c) : ln_splat(dflt);
+}
+
+/* The lanes of a + b added in a fixed order, then the tail's sum. */
+LN_INLINE float ln_hsum(ln_v a, ln_v b, float tail)
+{
+	ln_v t = a + b;
+
+	return ((t[0] + t[1]) + (t[2] + t[3])) + tail;
+}
+
+/* mean and r of the row at x: the sums in 8 lanes, then the tail */
 static void ln_moments(const float *x, int64_t ch, float eps, float *mean, float *r)
 {
-	double s = 0.0, q = 0.0, m;
+	ln_v a = ln_splat(0.0f), b = a, mv;
+	float n = (float)ch, tail = 0.0f, m;
+	int64_t c = 0;
 
-	for (int64_t c = 0; c < ch; c++)
-		s += x[c];
-	m = s / (double)ch;
-	for (int64_t c = 0; c < ch; c++) {
-		double d = (double)x[c] - m;
-
-		q += d * d;
+	for (; c + 2 * LN_V <= ch; c += 2 * LN_V) {
+		a += ln_ld(x + c);
+		b += ln_ld(x + c + LN_V);
 	}
-	*mean = (float)m;
-	*r = 1.0f / sqrtf((float)(q / (double)ch) + eps);
+	for (int64_t i = c; i < ch; i++)
+		tail += x[i];
+	m = ln_hsum(a, b, tail) / n;
+	mv = ln_splat(m);
+	a = b = ln_splat(0.0f);
+	tail = 0.0f;
+	for (c = 0; c + 2 * LN_V <= ch; c += 2 * LN_V) {
+		ln_v d0 = ln_ld(x + c) - mv, d1 = ln_ld(x + c + LN_V) - mv;
+
+		a += d0 * d0;
+		b += d1 * d1;
+	}
+	for (int64_t i = c; i < ch; i++)
+		tail += (x[i] - m) * (x[i] - m);
+	*mean = m;
+	*r = 1.0f / sqrtf(ln_hsum(a, b, tail) / n + eps);
 }
 
 static void ln_fwd_rows(const struct ln_job *j, int64_t k0, int64_t k1)
 {
+	int64_t ch = j->ch;
+
 	for (int64_t k = k0; k < k1; k++) {
-		const float *x = j->x + k * j->ch;
-		float *y = j->y + k * j->ch, mean, r;
+		const float *x = j->x + k * ch;
+		float *y = j->y + k * ch, mean, r;
+		int64_t c = 0;
 
-		ln_moments(x, j->ch, j->eps, &mean, &r);
-		for (int64_t c = 0; c < j->ch; c++) {
-			float g = j->gamma ? j->gamma[c] : 1.0f, b = j->beta ? j->beta[c] : 0.0f;
+		ln_moments(x, ch, j->eps, &mean, &r);
+		for (; c + LN_V <= ch; c += LN_V)
+			ln_st(y + c, ln_ld_or(j->gamma, c, 1.0f) *
+			                 ((ln_ld(x + c) - ln_splat(mean)) * ln_splat(r)) +
+			                 ln_ld_or(j->beta, c, 0.0f));
+		for (; c < ch; c++)
+			y[c] = (j->gamma ? j->gamma[c] : 1.0f) * ((x[c] - mean) * r) +
+			       (j->beta ? j->beta[c] : 0.0f);
+	}
+}
 
-			y[c] = g * ((x[c] - mean) * r) + b;
-		}
+/* dx of row k from its statistics: g = gamma dy, sums of g and g xhat */
+static void ln_dx_row(const struct ln_job *j, int64_t k, float mean, float r)
+{
+	int64_t ch = j->ch, c = 0;
+	const float *x = j->x + k * ch, *dy = j->dy + k * ch;
+	float *dx = j->y + k * ch, n = (float)ch, t1 = 0.0f, t2 = 0.0f, sg, sgx, f;
+	ln_v a = ln_splat(0.0f), b = a, mv = ln_splat(mean), rv = ln_splat(r);
+
+	for (; c + LN_V <= ch; c += LN_V) {
+		ln_v g = ln_ld_or(j->gamma, c, 1.0f) * ln_ld(dy + c);
+
+		a += g;
+		b += g * ((ln_ld(x + c) - mv) * rv);
+	}
+	for (int64_t i = c; i < ch; i++) {
+		float g = (j->gamma ? j->gamma[i] : 1.0f) * dy[i];
+
+		t1 += g;
+		t2 += g * ((x[i] - mean) * r);
+	}
+	sg = ((a[0] + a[1]) + (a[2] + a[3])) + t1;
+	sgx = ((b[0] + b[1]) + (b[2] + b[3])) + t2;
+	f = r / n;
+	for (c = 0; c + LN_V <= ch; c += LN_V) {
+		ln_v g = ln_ld_or(j->gamma, c, 1.0f) * ln_ld(dy + c);
+		ln_v xh = (ln_ld(x + c) - mv) * rv;
+
+		ln_st(dx + c, ln_splat(f) * (ln_splat(n) * g - ln_splat(sg) - xh * ln_splat(sgx)));
+	}
+	for (; c < ch; c++) {
+		float g = (j->gamma ? j->gamma[c] : 1.0f) * dy[c];
+
+		dx[c] = f * (n * g - sg - ((x[c] - mean) * r) * sgx);
 	}
 }
 
 static void ln_bwd_rows(const struct ln_job *j, int64_t k0, int64_t k1)
 {
-	float n = (float)j->ch;
-
 	for (int64_t k = k0; k < k1; k++) {
-		const float *x = j->x + k * j->ch, *dy = j->dy + k * j->ch;
-		float mean, r, f;
-		double sg = 0.0, sgx = 0.0;
+		float mean, r;
 
-		ln_moments(x, j->ch, j->eps, &mean, &r);
+		ln_moments(j->x + k * j->ch, j->ch, j->eps, &mean, &r);
 		j->stats[2 * k] = mean;
 		j->stats[2 * k + 1] = r;
-		if (!j->y)
-			continue;
-		for (int64_t c = 0; c < j->ch; c++) {
-			float g = (j->gamma ? j->gamma[c] : 1.0f) * dy[c];
-
-			sg += g;
-			sgx += g * ((x[c] - mean) * r);
-		}
-		f = r / n;
-		for (int64_t c = 0; c < j->ch; c++) {
-			float g = (j->gamma ? j->gamma[c] : 1.0f) * dy[c];
-			float xh = (x[c] - mean) * r;
-
-			j->y[k * j->ch + c] = f * (n * g - (float)sg - xh * (float)sgx);
-		}
+		if (j->y)
+			ln_dx_row(j, k, mean, r);
 	}
 }
 
-/* dgamma, dbeta of channels [c0, c1): sums over the rows in row order */
+/* dgamma, dbeta of channels [c0, c1): per channel a sum over the rows in
+ * row order, 4 channels to a vector */
 static void ln_bwd_channels(const struct ln_job *j, int64_t c0, int64_t c1)
 {
 	for (int64_t c = c0; c < c1; c++) {
@@ -106,11 +183,23 @@ static void ln_bwd_channels(const struct ln_job *j, int64_t c0, int64_t c1)
 	for (int64_t k = 0; k < j->rows; k++) {
 		const float *x = j->x + k * j->ch, *dy = j->dy + k * j->ch;
 		float mean = j->stats[2 * k], r = j->stats[2 * k + 1];
+		int64_t c = c0;
 
-		for (int64_t c = c0; c < c1 && j->dg; c++)
-			j->dg[c] += dy[c] * ((x[c] - mean) * r);
-		for (int64_t c = c0; c < c1 && j->db; c++)
-			j->db[c] += dy[c];
+		for (; c + LN_V <= c1; c += LN_V) {
+			ln_v d = ln_ld(dy + c);
+
+			if (j->dg)
+				ln_st(j->dg + c, ln_ld(j->dg + c) +
+				                     d * ((ln_ld(x + c) - ln_splat(mean)) * ln_splat(r)));
+			if (j->db)
+				ln_st(j->db + c, ln_ld(j->db + c) + d);
+		}
+		for (; c < c1; c++) {
+			if (j->dg)
+				j->dg[c] += dy[c] * ((x[c] - mean) * r);
+			if (j->db)
+				j->db[c] += dy[c];
+		}
 	}
 }
 

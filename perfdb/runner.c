@@ -86,6 +86,9 @@ static const struct op_case op_cases[] = {
      false},
     {"dense", "n256_c512_u512", "batch=256 ch=512 units=512", false, true},
     {"adam", "size262144", "size=262144 iteration=10", false, false},
+    /* a small transformer's token rows: 512 samples of 32 tokens, 64 features */
+    {"layer_normalization", "n512_l32_c64", "batch=512 len=32 ch=64 epsilon=0.001", false,
+     false},
 };
 
 enum workload { W_TRAIN_STEP, W_PREDICT, W_COUNT };
