@@ -84,6 +84,8 @@ static void lnorm_cost(const struct layer *l, const struct cost_bytes *b,
                        struct xo_layer_cost *out)
 {
 	double n = (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+	/* its variables, gamma and beta (b->w counts kernels and biases) */
+	double w = 4.0 * (double)(l->s.gamma_count + l->s.beta_count);
 
 	/* fwd: each row read once from memory (its two statistics passes and
 	 * y's from cache: rows are short), y written; 8 FLOP a value (sum;
@@ -91,12 +93,12 @@ static void lnorm_cost(const struct layer *l, const struct cost_bytes *b,
 	 * dy read for the rows (dx) and again for dgamma / dbeta over the
 	 * rows; 12 FLOP a value */
 	out->act_bytes_fwd = b->in + b->out;
-	out->w_bytes_fwd = b->w;
+	out->w_bytes_fwd = w;
 	out->flops_fwd = 8.0 * n;
 	out->ops_train_fwd = out->ops_predict = 1;
 	if (l->has_grad) {
 		out->act_bytes_bwd = 2 * b->in + 2 * b->out + (l->need_dx ? b->in : 0);
-		out->w_bytes_bwd = b->w;
+		out->w_bytes_bwd = w;
 		out->flops_bwd = 12.0 * n;
 		out->ops_bwd = 1;
 	}
