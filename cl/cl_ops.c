@@ -1462,4 +1462,62 @@ enum xo_status xo_cl_up_sampling_fwd(struct xo_backend *be, const struct xo_op_a
 enum xo_status xo_cl_up_sampling_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return la_up_sampling(be, a, XO_DIR_BWD);
+/* ---- layer_normalization (lnorm.cl): one work-item per row ------------------
+ * The backward: per row its statistics into scratch slot 0 and dx; then,
+ * where dgamma or dbeta is wanted, one work-item per channel sums them over
+ * the rows in row order from those statistics. */
+
+enum xo_status xo_cl_layer_normalization_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_layer_normalization_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], a->src[0]);
+	xo_cl_arg_int(&l, a->src[1] != NULL);
+	xo_cl_arg_tensor(&l, a->src[2], a->src[0]);
+	xo_cl_arg_int(&l, a->src[2] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, p->batch * p->len);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_float(&l, p->epsilon);
+	return la_run(&l, p->batch * p->len, XO_OP_layer_normalization, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_layer_normalization_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_ctx *c = ctx_of(be);
+	int64_t rows = p->batch * p->len;
+	struct xo_cl_launch l;
+	cl_mem st;
+	enum xo_status s = xo_cl_scratch(c, 0, (size_t)(2 * rows) * 4, &st);
+
+	if (s)
+		return s;
+	l = xo_cl_launch_begin(c, XO_CL_K_layer_normalization_bwd);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], a->src[0]);
+	xo_cl_arg_int(&l, a->src[1] != NULL);
+	xo_cl_arg_tensor(&l, a->src[2], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], a->src[0]);
+	xo_cl_arg_int(&l, a->dst[0] != NULL);
+	xo_cl_arg_mem(&l, st);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_float(&l, p->epsilon);
+	s = la_run(&l, rows, XO_OP_layer_normalization, XO_DIR_BWD);
+	if (s || (!a->dst[1] && !a->dst[2]))
+		return s;
+	l = xo_cl_launch_begin(c, XO_CL_K_layer_normalization_bwd_params);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[2], NULL);
+	xo_cl_arg_mem(&l, st);
+	xo_cl_arg_tensor(&l, a->dst[1], a->src[0]);
+	xo_cl_arg_int(&l, a->dst[1] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], a->src[0]);
+	xo_cl_arg_int(&l, a->dst[2] != NULL);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, p->ch);
+	return la_run(&l, p->ch, XO_OP_layer_normalization, XO_DIR_BWD);
 }

@@ -342,6 +342,8 @@ struct key_set {
 	     0)
 #define KEYS_up_sampling                                                                           \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_REPEATS) | B(K_REPEATS_W)), 0)
+#define KEYS_layer_normalization                                                                   \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_EPSILON) | B(K_CENTER) | B(K_SCALE)), 0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,

@@ -499,6 +499,38 @@ static enum xo_status shapes_batch_normalization(enum xo_op op, enum xo_dir dir,
 }
 #define SHAPES_batch_normalization shapes_batch_normalization
 
+/* layer_normalization: the statistics are per row (over ch), so no state */
+static enum xo_status shapes_layer_normalization(enum xo_op op, enum xo_dir dir,
+                                                 const struct xo_params *p,
+                                                 struct xo_slot_shape *src,
+                                                 struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	if (!(p->epsilon > 0.0f))
+		return xo_error(XO_EINVAL, "layer_normalization: need epsilon > 0");
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	/* bwd: dx optional (a first layer's input needs no gradient) */
+	SLOT(dst[0], dir == XO_DIR_BWD, p->batch, p->len, p->ch);
+	if (p->scale)
+		SLOT(src[1], false, p->ch);
+	if (dir == XO_DIR_FWD) {
+		if (p->center)
+			SLOT(src[2], false, p->ch);
+		return XO_OK;
+	}
+	SLOT(src[2], false, p->batch, p->len, p->ch);
+	if (p->scale)
+		SLOT(dst[1], false, p->ch);
+	if (p->center)
+		SLOT(dst[2], false, p->ch);
+	return XO_OK;
+}
+#define SHAPES_layer_normalization shapes_layer_normalization
+
 /* adam */
 static enum xo_status shapes_adam(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                   struct xo_slot_shape *src, struct xo_slot_shape *dst)

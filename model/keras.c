@@ -70,7 +70,7 @@ enum key_rule {
 	K_TRUE,     /* must be true (trainable) */
 	K_DTYPE,    /* float32 (a string or a DTypePolicy) or null */
 	K_SHAPE,    /* InputLayer batch shape: [null, d...] */
-	K_AXIS,     /* -1 (or [-1]): the last axis (BatchNormalization) */
+	K_AXIS,     /* -1 (or [-1]): the last axis (Batch- and LayerNormalization) */
 	K_ONES,     /* the initializer Ones (BatchNormalization's default) */
 	K_ZEROS,    /* the initializer Zeros */
 	K_PAIR,     /* 2-D layers: int or [h, w]: key=h and its width key (pool_w, strides_w,
@@ -126,6 +126,7 @@ static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void zero_padding_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void ln_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -292,6 +293,16 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
         {{COMMON_KEYS, {"size", K_PAIR}, {"data_format", K_LAST}, {"interpolation", K_STR},
           {"batch_input_shape", K_SHAPE}},
          up_sampling_config,
+    /* keras/src/layers/normalization/layer_normalization.py get_config():
+     * axis -1 only (Keras writes [-1] once built); rms_scaling=True (a
+     * different formula, deprecated in Keras 3) refused */
+    [XO_LAYER_LAYER_NORMALIZATION] =
+        {{COMMON_KEYS, {"axis", K_AXIS}, {"epsilon", K_FLOAT}, {"center", K_BOOL},
+          {"scale", K_BOOL}, {"rms_scaling", K_FALSE}, {"beta_initializer", K_ZEROS},
+          {"gamma_initializer", K_ONES}, {"beta_regularizer", K_NULL},
+          {"gamma_regularizer", K_NULL}, {"beta_constraint", K_NULL}, {"gamma_constraint", K_NULL},
+          {"batch_input_shape", K_SHAPE}},
+         ln_config,
          true},
 };
 
@@ -512,13 +523,20 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		if (!dtype_ok(v))
 			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
 		break;
-	case K_AXIS:
-		if (json_is_array(v) && json_array_size(v) == 1)
-			v = json_array_get(v, 0);
-		if (!json_is_integer(v) || json_integer_value(v) != -1)
+	case K_AXIS: {
+		const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0)
+		                                                             : v;
+
+		if (!json_is_integer(a) || json_integer_value(a) != -1) {
+			/* the value as Keras wrote it ([1, 2], 1, ...), named */
+			char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+
 			st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
-			                             "is supported%s", "");
+			                             "is supported, got axis=%.60s", got ? got : "?");
+			free(got);
+		}
 		break;
+	}
 	case K_ONES:
 	case K_ZEROS: {
 		const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
@@ -1656,6 +1674,23 @@ static void bn_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "renorm", json_false());
 	json_object_set_new(cfg, "renorm_clipping", json_null());
 	json_object_set_new(cfg, "renorm_momentum", json_real(0.99));
+}
+
+/* LayerNormalization in Keras's key order */
+static void ln_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	const struct xo_params *p = &ls->p;
+	static const char *const nulls[] = {"beta_regularizer", "gamma_regularizer",
+	                                    "beta_constraint", "gamma_constraint", NULL};
+
+	json_object_set_new(cfg, "axis", json_integer(-1));
+	json_object_set_new(cfg, "epsilon", json_real(short_real(p->epsilon)));
+	json_object_set_new(cfg, "center", json_boolean(p->center));
+	json_object_set_new(cfg, "scale", json_boolean(p->scale));
+	json_object_set_new(cfg, "rms_scaling", json_false());
+	json_object_set_new(cfg, "beta_initializer", initializer("Zeros", json_object()));
+	json_object_set_new(cfg, "gamma_initializer", initializer("Ones", json_object()));
+	set_nulls(cfg, nulls);
 }
 
 /* SimpleRNN, LSTM, GRU in Keras's key order; the flags xo refuses on import

@@ -67,6 +67,8 @@ static const char *const dense_args[] = {"units", "activation", "use_bias", "nam
 static const char *const activation_args[] = {"activation", "name", NULL};
 /* batch_normalization: axis is -1 (the last), the only axis supported */
 static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale", "name", NULL};
+/* layer_normalization: axis -1 (the last) only, rms_scaling False */
+static const char *const ln_args[] = {"epsilon", "center", "scale", "name", NULL};
 /* embedding: mask_zero is accepted only as False (refused otherwise) */
 /* the recurrent layers (Keras defaults: activation tanh, recurrent_activation
  * sigmoid, use_bias True, return_sequences and go_backwards False, GRU
@@ -583,6 +585,20 @@ static enum xo_status shape_batch_normalization(struct xo_layer_spec *l, const c
 	return XO_OK;
 }
 
+/* layer_normalization: statistics per position over the last axis; any
+ * rank (a Dense's [units] too); gamma and beta per channel, no state */
+static enum xo_status shape_layer_normalization(struct xo_layer_spec *l, const char *origin)
+{
+	(void)origin; /* nothing to refuse */
+	l->out_rank = l->in_rank;
+	l->out_len = l->in_len;
+	l->out_w = l->in_w;
+	l->out_ch = l->in_ch;
+	l->gamma_count = l->p.scale ? l->in_ch : 0;
+	l->beta_count = l->p.center ? l->in_ch : 0;
+	return XO_OK;
+}
+
 /* dense */
 static enum xo_status shape_dense(struct xo_layer_spec *l, const char *origin)
 {
@@ -791,6 +807,7 @@ static const struct {
     [XO_LAYER_ZERO_PADDING2D] = {zero_padding_args, shape_pad2d},
     [XO_LAYER_CROPPING2D] = {cropping_args, shape_pad2d},
     [XO_LAYER_UP_SAMPLING2D] = {up_sampling2d_args, shape_up2d},
+    [XO_LAYER_LAYER_NORMALIZATION] = {ln_args, shape_layer_normalization},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

@@ -79,6 +79,10 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 			for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
 				h = fnv_i64(h, w[k]);
 		}
+		/* layer_normalization (a kind without older fingerprints to
+		 * keep): center and scale, as its gamma and beta counts */
+		if (l->kind == XO_LAYER_LAYER_NORMALIZATION)
+			h = fnv_i64(fnv_i64(h, l->gamma_count), l->beta_count);
 		if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
 			h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
 		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {

@@ -92,6 +92,9 @@ static const struct op_case op_cases[] = {
     {"hard_sigmoid", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
     {"silu", "n512_l1_c32", "batch=512 len=1 ch=32", false, false},
     {"log_softmax", "n512_l1_c12", "batch=512 len=1 ch=12", false, false},
+    /* a small transformer's token rows: 512 samples of 32 tokens, 64 features */
+    {"layer_normalization", "n512_l32_c64", "batch=512 len=32 ch=64 epsilon=0.001", false,
+     false},
 };
 
 enum workload { W_TRAIN_STEP, W_PREDICT, W_COUNT };

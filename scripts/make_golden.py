@@ -348,6 +348,37 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 59,
     },
+    # LayerNormalization (--only ln_seq --only ln_cnn): on a [T][F] sequence
+    # and on a Dense's flat output; on a [h][w][ch] image with beta alone
+    "ln_seq": {
+        "spec": (
+            "# golden: Conv1D tanh -> LayerNormalization -> Flatten -> Dense ->\n"
+            "# LayerNormalization (center off, epsilon 0.01) -> Dense softmax\n"
+            "input 9 3\n"
+            "conv1d filters=5 kernel_size=2 activation=tanh\n"
+            "layer_normalization\n"
+            "flatten\n"
+            "dense units=8\n"
+            "layer_normalization center=False epsilon=0.01\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 47,
+    },
+    "ln_cnn": {
+        "spec": (
+            "# golden: Conv2D -> LayerNormalization (scale off) -> relu ->\n"
+            "# GlobalAveragePooling2D -> Dense softmax\n"
+            "input 6 5 2\n"
+            "conv2d filters=4 kernel_size=2\n"
+            "layer_normalization scale=False\n"
+            "activation activation=relu\n"
+            "global_average_pooling2d\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 53,
+    },
 }
 
 
@@ -466,6 +497,7 @@ def build(text):
                "flatten": keras.layers.Flatten, "dropout": keras.layers.Dropout,
                "dense": keras.layers.Dense, "activation": keras.layers.Activation,
                "batch_normalization": keras.layers.BatchNormalization,
+               "layer_normalization": keras.layers.LayerNormalization,
                "embedding": keras.layers.Embedding, "simple_rnn": keras.layers.SimpleRNN,
                "lstm": keras.layers.LSTM, "gru": keras.layers.GRU,
 
@@ -500,7 +532,8 @@ def initial_weights(model, rng):
     values = []
     for layer in model.layers:
         ws = []
-        if isinstance(layer, keras.layers.BatchNormalization):
+        if isinstance(layer, (keras.layers.BatchNormalization,
+                              keras.layers.LayerNormalization)):
             # gamma and the moving variance around 1 (a variance is >= 0),
             # beta and the moving mean around 0; all non-default
             for w in layer.weights:
@@ -538,7 +571,8 @@ def write_weights(model, names, directory):
         if not ws:
             continue
         if isinstance(layer, (keras.layers.BatchNormalization, keras.layers.Embedding,
-                              keras.layers.SimpleRNN, keras.layers.LSTM, keras.layers.GRU)):
+                              keras.layers.SimpleRNN, keras.layers.LSTM, keras.layers.GRU,
+                              keras.layers.LayerNormalization)):
             # gamma, beta, moving_mean, moving_variance; embeddings;
             # kernel, recurrent_kernel, bias: by Keras's own names
             for v, value in zip(layer.weights, ws):

@@ -345,6 +345,56 @@ def resize_fixtures(out):
         write_inputs(out, name, m, r)
 
 
+def ln_model():
+    """LayerNormalization on a [T][F] sequence after a Conv1D and on a
+    Dense's flat output (center=False, epsilon=1e-2)."""
+    return keras.Sequential([
+        keras.Input(shape=(7, 5)),
+        layers.Conv1D(6, 2, activation="tanh"),
+        layers.LayerNormalization(),
+        layers.Flatten(),
+        layers.Dense(8),
+        layers.LayerNormalization(center=False, epsilon=1e-2),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def ln2d_model():
+    """LayerNormalization on a [h][w][ch] image after a Conv2D (scale=False:
+    beta alone)."""
+    return keras.Sequential([
+        keras.Input(shape=(6, 5, 2)),
+        layers.Conv2D(4, 2),
+        layers.LayerNormalization(scale=False),
+        layers.GlobalAveragePooling2D(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def ln_fixtures(out):
+    """ln.keras, ln.h5 (legacy full model), ln.weights.h5,
+    ln.keras2_weights.h5, ln2d.keras, their inputs and float64 predictions;
+    and the refused LayerNormalization options, each its own file: ln_axis
+    (axis=1 of a [T][F] sample), ln_axes (axis=[1, 2]), ln_rms
+    (rms_scaling=True), ln_regularizer (gamma_regularizer)."""
+    for name, make_model, seed in (("ln", ln_model, 47), ("ln2d", ln2d_model, 53)):
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        if name == "ln":
+            m.save(os.path.join(out, name + ".h5"))
+            m.save_weights(os.path.join(out, name + ".weights.h5"))
+            keras2_weights(os.path.join(out, name + ".keras2_weights.h5"), m)
+        write_inputs(out, name, m, r)
+    for name, kw in (("ln_axis", {"axis": 1}), ("ln_axes", {"axis": [1, 2]}),
+                     ("ln_rms", {"rms_scaling": True}),
+                     ("ln_regularizer", {"gamma_regularizer": "l2"})):
+        bad = keras.Sequential([keras.Input(shape=(5, 4)), layers.LayerNormalization(**kw),
+                                layers.Flatten(), layers.Dense(3)])
+        bad.save(os.path.join(out, name + ".keras"))
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -456,6 +506,10 @@ def main():
     if "--only=resize" in sys.argv[1:]:
         resize_fixtures(out)
         print("keras", keras.__version__, "wrote the resize fixtures to", out)
+        return
+    if "--only=ln" in sys.argv[1:]:
+        ln_fixtures(out)
+        print("keras", keras.__version__, "wrote the ln fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)

@@ -287,6 +287,16 @@ static const char *names_batch_normalization(enum xo_dir dir, bool dst, int i)
 }
 #define NAMES_batch_normalization names_batch_normalization
 
+/* layer_normalization */
+static const char *names_layer_normalization(enum xo_dir dir, bool dst, int i)
+{
+	if (dir == XO_DIR_FWD)
+		return dst ? (const char *[]){"y", "?", "?"}[i] : (const char *[]){"x", "gamma", "beta", "?"}[i];
+	return dst ? (const char *[]){"dx", "dgamma", "dbeta"}[i]
+	           : (const char *[]){"x", "gamma", "dy", "?"}[i];
+}
+#define NAMES_layer_normalization names_layer_normalization
+
 /* simple_rnn, lstm, gru */
 static const char *names_rnn(enum xo_dir dir, bool dst, int i)
 {

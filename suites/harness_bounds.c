@@ -514,6 +514,47 @@ static void tol_avg_pool(struct hcase *h)
 }
 
 /*
+ * The error of a normalization's statistics over the n values x[k * stride]
+ * (batch_normalization: a channel over the rows; layer_normalization: a row
+ * over its channels), the first half of the derivation below: the exact mean
+ * mu and biased variance v (in double, from the float inputs), and the
+ * bounds e_mu, e_v of their float evaluation.
+ */
+static void norm_moments_err(const float *x, int64_t n, int64_t stride, double *mu,
+                             double *e_mu, double *v, double *e_v)
+{
+	double dn = (double)n, m = 0.0, m1 = 0.0, q = 0.0, e = 0.0, em;
+
+	for (int64_t k = 0; k < n; k++) {
+		m += x[k * stride];
+		m1 += fabs((double)x[k * stride]);
+	}
+	m /= dn;
+	m1 /= dn;
+	em = (dn + 5.0) * U * m1;
+	for (int64_t k = 0; k < n; k++) {
+		double d = x[k * stride] - m, dd = em + U * (fabs(d) + em);
+
+		q += d * d;
+		e += 2.0 * fabs(d) * dd + dd * dd + (dn + 1.0) * U * (fabs(d) + dd) * (fabs(d) + dd);
+	}
+	q /= dn;
+	*mu = m;
+	*e_mu = em;
+	*v = q;
+	*e_v = e / dn + 6.0 * U * q;
+}
+
+/* Dx: the error of xh = d r, from d = x - mu exactly, the mean's e_mu and
+ * r's relative error dr (the derivation below). */
+static double norm_xhat_err(double d, double r, double e_mu, double dr)
+{
+	double dd = e_mu + U * (fabs(d) + e_mu);
+
+	return r * dd + fabs(d * r) * (dr + U);
+}
+
+/*
  * batch_normalization, real fills (ops.def has the formulas; every backend
  * computes them in float). Per channel over N = batch*len rows, with the
  * exact values (in double, from the float inputs) mu = mean, d_k = x_k - mu,
@@ -554,25 +595,10 @@ static enum xo_status tol_batch_normalization(struct hcase *h)
 	for (int64_t c = 0; c < ch; c++) {
 		const float *x = h->src[0];
 		double g = h->sn[1] ? h->src[1][c] : 1.0;
-		double mu = 0.0, m1 = 0.0, v = 0.0, e_mu = 0.0, e_v = 0.0, s, r, e_s, dr;
+		double mu = 0.0, v = 0.0, e_mu = 0.0, e_v = 0.0, s, r, e_s, dr;
 
 		if (train) {
-			for (int64_t k = 0; k < rows; k++) {
-				mu += x[k * ch + c];
-				m1 += fabs((double)x[k * ch + c]);
-			}
-			mu /= n;
-			m1 /= n;
-			e_mu = (n + 5.0) * U * m1;
-			for (int64_t k = 0; k < rows; k++) {
-				double d = x[k * ch + c] - mu, dd = e_mu + U * (fabs(d) + e_mu);
-
-				v += d * d;
-				e_v += 2.0 * fabs(d) * dd + dd * dd +
-				       (n + 1.0) * U * (fabs(d) + dd) * (fabs(d) + dd);
-			}
-			v /= n;
-			e_v = e_v / n + 6.0 * U * v;
+			norm_moments_err(x + c, rows, ch, &mu, &e_mu, &v, &e_v);
 		} else {
 			mu = h->init[1][c];
 			v = h->init[2][c];
@@ -581,11 +607,8 @@ static enum xo_status tol_batch_normalization(struct hcase *h)
 		r = 1.0 / sqrt(s);
 		e_s = e_v + U * (s + e_v);
 		dr = e_s / (2.0 * s) + 11.0 * U;
-		for (int64_t k = 0; k < rows; k++) {
-			double d = x[k * ch + c] - mu, dd = e_mu + U * (fabs(d) + e_mu);
-
-			dx[k] = r * dd + fabs(d * r) * (dr + U);
-		}
+		for (int64_t k = 0; k < rows; k++)
+			dx[k] = norm_xhat_err(x[k * ch + c] - mu, r, e_mu, dr);
 		if (!bwd) {
 			double b = h->sn[2] ? h->src[2][c] : 0.0;
 
@@ -977,6 +1000,112 @@ static enum xo_status bound_batch_normalization(struct hcase *h, struct xo_backe
 	return tol_batch_normalization(h);
 }
 #define BOUND_batch_normalization bound_batch_normalization
+
+/*
+ * layer_normalization, real fills: the statistics of each row of C = ch
+ * values (N = batch*len rows). Per row, norm_moments_err gives e_mu and e_V,
+ * then e_s, dr and Dx_c as for batch_normalization (its derivation above);
+ *   y_c       |g_c| Dx_c + 2 u |g_c xh_c| + u |beta_c|; and the reference's u |y|
+ * Backward, per row, with gy_c = gamma_c dy_c (one rounding, u |gy_c|):
+ *   sg        e_sg = C u sum |gy|   (the C roundings of gy, C - 1 additions)
+ *   sgx       e_sgx = sum |gy| Dx + (C + 1) u sum |gy xh|
+ *   dx_c      F = r / C (relative error dr + 7u), B = C gy - sg - xh sgx,
+ *             MB = C |gy| + |sg| + |xh sgx|:
+ *             |F| (e_sg + C u |gy_c| + Dx_c |sgx| + |xh_c| e_sgx + 5 u MB) + |F| MB (dr + 8u)
+ * and per channel over the N rows (as batch_normalization's, the rows'
+ * Dx in):
+ *   dgamma    e_dg = sum |dy| Dx + N u sum |dy xh|
+ *   dbeta     e_db = (N - 1) u sum |dy|
+ * and the reference's rounding of each. Times C_ACC for the higher orders.
+ * The row sums of the cpu backend run in double: within these bounds.
+ */
+static void tol_ln_row(struct hcase *h, int64_t k, double *dxe, double *acc)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t ch = p->ch;
+	const float *x = h->src[0] + k * ch;
+	double n = (double)ch, mu, e_mu, v, e_v, s, r, dr, sg = 0.0, sgx = 0.0, s1 = 0.0;
+	double s2 = 0.0, e_sgx = 0.0, e_sg, f;
+
+	norm_moments_err(x, ch, 1, &mu, &e_mu, &v, &e_v);
+	s = v + p->epsilon;
+	r = 1.0 / sqrt(s);
+	dr = (e_v + U * (s + e_v)) / (2.0 * s) + 11.0 * U;
+	for (int64_t c = 0; c < ch; c++)
+		dxe[c] = norm_xhat_err(x[c] - mu, r, e_mu, dr);
+	if (h->c->dir == XO_DIR_FWD) {
+		for (int64_t c = 0; c < ch; c++) {
+			double g = h->sn[1] ? h->src[1][c] : 1.0, b = h->sn[2] ? h->src[2][c] : 0.0;
+			double xh = (x[c] - mu) * r;
+
+			h->tol[0][k * ch + c] =
+			    C_ACC * (fabs(g) * dxe[c] + 2.0 * U * fabs(g * xh) + U * fabs(b) +
+			             U * fabs((double)h->ref[0][k * ch + c])) +
+			    TINY;
+		}
+		return;
+	}
+	for (int64_t c = 0; c < ch; c++) {
+		double dy = h->src[2][k * ch + c], xh = (x[c] - mu) * r;
+		double gy = (h->sn[1] ? h->src[1][c] : 1.0) * dy;
+
+		sg += gy;
+		sgx += gy * xh;
+		s1 += fabs(gy);
+		s2 += fabs(gy * xh);
+		e_sgx += fabs(gy) * dxe[c];
+		acc[c] += fabs(dy) * dxe[c];
+		acc[ch + c] += fabs(dy * xh);
+		acc[2 * ch + c] += fabs(dy);
+	}
+	e_sg = n * U * s1;
+	e_sgx += (n + 1.0) * U * s2;
+	f = r / n;
+	for (int64_t c = 0; c < ch && h->dn[0]; c++) {
+		double xh = (x[c] - mu) * r;
+		double gy = (h->sn[1] ? h->src[1][c] : 1.0) * h->src[2][k * ch + c];
+		double mb = n * fabs(gy) + fabs(sg) + fabs(xh * sgx);
+
+		h->tol[0][k * ch + c] =
+		    C_ACC * (f * (e_sg + n * U * fabs(gy) + dxe[c] * fabs(sgx) + fabs(xh) * e_sgx +
+		                  5.0 * U * mb) +
+		             f * mb * (dr + 8.0 * U) + U * fabs((double)h->ref[0][k * ch + c])) +
+		    TINY;
+	}
+}
+
+static enum xo_status tol_layer_normalization(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t rows = p->batch * p->len, ch = p->ch;
+	double n = (double)rows;
+	/* Dx of a row; per channel sum |dy| Dx, sum |dy xh|, sum |dy| */
+	double *dxe = calloc((size_t)(4 * ch), sizeof(double)), *acc = dxe + ch;
+
+	if (!dxe)
+		return xo_error(XO_ENOMEM, "harness: out of memory");
+	for (int64_t k = 0; k < rows; k++)
+		tol_ln_row(h, k, dxe, acc);
+	for (int64_t c = 0; c < ch && h->c->dir == XO_DIR_BWD; c++) {
+		if (h->dn[1])
+			h->tol[1][c] = C_ACC * (acc[c] + n * U * acc[ch + c] +
+			                        U * fabs((double)h->ref[1][c])) +
+			               TINY;
+		if (h->dn[2])
+			h->tol[2][c] = C_ACC * ((n - 1.0) * U * acc[2 * ch + c] +
+			                        U * fabs((double)h->ref[2][c])) +
+			               TINY;
+	}
+	free(dxe);
+	return XO_OK;
+}
+
+static enum xo_status bound_layer_normalization(struct hcase *h, struct xo_backend *ref)
+{
+	(void)ref;
+	return tol_layer_normalization(h);
+}
+#define BOUND_layer_normalization bound_layer_normalization
 
 /* binary_crossentropy, mean_squared_error */
 static enum xo_status bound_bce_mse(struct hcase *h, struct xo_backend *ref)

@@ -461,6 +461,22 @@ static void fill_batch_normalization(struct hcase *h)
 }
 #define FILL_batch_normalization fill_batch_normalization
 
+/* layer_normalization */
+static void fill_layer_normalization(struct hcase *h)
+{
+	/* x off centre (mean about 0.5) so that the mean's error enters
+	 * x - mean; gamma of both signs away from 0; beta and dy in [-1, 1) */
+	fill_plain(h, 0, true, -0.5f, 1.5f);
+	for (int64_t i = 0; i < h->sn[1]; i++) {
+		float v = real_in(h, 1, (uint64_t)i, 0.5f, 1.5f);
+
+		h->src[1][i] = i % 3 == 1 ? -v : v;
+	}
+	if (h->sn[2])
+		fill_plain(h, 2, true, -1.0f, 1.0f);
+}
+#define FILL_layer_normalization fill_layer_normalization
+
 /* binary_crossentropy */
 static void fill_bce(struct hcase *h)
 {

@@ -348,6 +348,7 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_accuracy zeros_none
 #define ZEROS_gather zeros_none
 #define ZEROS_batch_normalization zeros_none
+#define ZEROS_layer_normalization zeros_none
 #define ZEROS_sgd zeros_none
 #define ZEROS_rmsprop zeros_none
 #define ZEROS_up_sampling zeros_none

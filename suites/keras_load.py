@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """keras_load.py XO FIXTURES WORKDIR [PART,...] - the files xo writes, loaded by Keras 3.
 
-xo trains the seed, bn, cnn2d and cnn_bn .keras fixtures for one epoch and saves it as .keras and
+xo trains the seed, bn, cnn2d, cnn_bn, ln and ln2d .keras fixtures for one epoch and saves it as .keras and
 .weights.h5 (`xo train --save`); Keras loads them unchanged
 (keras.saving.load_model, model.load_weights) and its predictions must match
 xo's (`xo predict --device ref`) within 1e-5, the interchange target (the
@@ -31,7 +31,8 @@ def main():
                      ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4),
                      ("acts2", (29, 1), 6),
                      ("pad1d", (11, 2), 4), ("resize1d", (9, 2), 5),
-                     ("resize2d", (6, 5, 2), 4))
+                     ("resize2d", (6, 5, 2), 4),
+                     ("ln", (7, 5), 4), ("ln2d", (6, 5, 2), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
@@ -66,6 +67,8 @@ def main():
     # pad1d.keras: ZeroPadding1D's padding [begin, end]; resize1d.keras:
     # ZeroPadding1D, UpSampling1D's size, Cropping1D's cropping; resize2d.keras:
     # their 2-D forms (((t, b), (l, r)) margins, (h, w) size, interpolation)
+    # ln.keras, ln2d.keras: LayerNormalization's gamma and beta (each
+    # alone where center or scale is off) in Keras's order
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok

@@ -136,6 +136,36 @@ static void bad_rnn(void **state)
 	assert_true(p.reset_after);
 }
 
+/* layer_normalization: epsilon must be positive (the normalization divides
+ * by sqrt(var + epsilon): a row of equal values has var 0), the sizes at
+ * least 1 and their product in range. Its
+ * slots follow center and scale: absent gamma / beta (and their gradients)
+ * have no shape. */
+static void bad_layer_normalization(void **state)
+{
+	struct xo_slot_shape s[XO_MAX_SRC], d[XO_MAX_DST];
+	struct xo_params p;
+
+	(void)state;
+	EXPECT(XO_EINVAL, shapes(XO_OP_layer_normalization, XO_DIR_FWD,
+	                         params("batch=2 len=3 ch=4 epsilon=0")));
+	assert_string_equal(xo_last_error(), "layer_normalization: need epsilon > 0");
+	EXPECT(XO_EINVAL, shapes(XO_OP_layer_normalization, XO_DIR_BWD,
+	                         params("batch=2 len=3 ch=4 epsilon=-0.001")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_layer_normalization, XO_DIR_FWD,
+	                         params("batch=2 len=3 ch=0 epsilon=0.001")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_layer_normalization, XO_DIR_BWD,
+	                         params("batch=0 len=3 ch=4 epsilon=0.001")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_layer_normalization, XO_DIR_FWD,
+	                            params("batch=4294967296 len=4294967296 ch=4 epsilon=0.001")));
+	p = params("batch=2 len=3 ch=4 epsilon=0.001 center=0 scale=0");
+	assert_int_equal(xo_op_shapes(XO_OP_layer_normalization, XO_DIR_BWD, &p, s, d), XO_OK);
+	assert_int_equal(s[1].ndim, 0);
+	assert_int_equal(d[1].ndim, 0);
+	assert_int_equal(d[2].ndim, 0);
+	assert_int_equal(s[2].ndim, 3); /* dy */
+}
+
 static void bad_conv1d(void **state)
 {
 	(void)state;
@@ -833,6 +863,7 @@ int main(void)
 	    cmocka_unit_test(bad_shape_lines),
 	    cmocka_unit_test(bad_conv1d),
 	    cmocka_unit_test(bad_rnn),
+	    cmocka_unit_test(bad_layer_normalization),
 	    cmocka_unit_test(bad_other_ops),
 	    cmocka_unit_test(geometry_limits),
 	    cmocka_unit_test(bad_tensors),

@@ -129,6 +129,8 @@ static const struct {
 	{XO_OP_pad, XO_DIR_BWD, "batch=2 len=5 width=3 ch=2 pad_begin=1 pad_end=2 pad_end_w=-1"},
 	{XO_OP_up_sampling, XO_DIR_FWD, "batch=2 len=3 width=2 ch=3 repeats=2 repeats_w=3"},
 	{XO_OP_up_sampling, XO_DIR_BWD, "batch=2 len=3 width=2 ch=3 repeats=2 repeats_w=3"},
+	{XO_OP_layer_normalization, XO_DIR_FWD, "batch=2 len=3 ch=4 epsilon=0.001"},
+	{XO_OP_layer_normalization, XO_DIR_BWD, "batch=2 len=3 ch=4 epsilon=0.001"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

@@ -188,6 +188,65 @@ static void assert_adds_up(const struct xo_split *s)
 }
 
 /*
+ * layer_normalization by hand: on a [4][6][2] input (48 values, 24 rows of
+ * 2 channels) 8 FLOP a value forward and 12 backward; the forward reads x
+ * once and writes y (rows are short: their passes hit the cache), the
+ * backward reads x and dy for the rows and again for dgamma / dbeta and
+ * writes dx (the conv2d below it learns, so dx is wanted). center and scale
+ * change the variables, so the fingerprints of the three forms differ.
+ */
+static void test_layer_normalization_cost(void **state)
+{
+	static const char *const texts[3] = {
+	    "input 5 7 1\nconv2d filters=2 kernel_size=2\nlayer_normalization\n"
+	    "global_average_pooling2d\ndense units=3 activation=softmax\n",
+	    "input 5 7 1\nconv2d filters=2 kernel_size=2\nlayer_normalization center=0\n"
+	    "global_average_pooling2d\ndense units=3 activation=softmax\n",
+	    "input 5 7 1\nconv2d filters=2 kernel_size=2\nlayer_normalization scale=0\n"
+	    "global_average_pooling2d\ndense units=3 activation=softmax\n",
+	};
+	char dir[] = "/tmp/xo_test_cost.XXXXXX", path[3][64], name[64], arch[3][32];
+	struct xo_backend *be;
+	struct xo_model *m;
+	struct xo_layer_cost c;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(texts[0], "ln", be, 1, &m), XO_OK);
+	xo_model_layer_cost(m, 1, &c);
+	assert_close(c.flops_fwd, 8 * 48);
+	assert_close(c.flops_bwd, 12 * 48);
+	assert_close(c.act_bytes_fwd, 4 * (48 + 48));
+	assert_close(c.act_bytes_bwd, 4 * (2 * 48 + 2 * 48 + 48));
+	assert_close(c.w_bytes_fwd, 4 * (2 + 2)); /* gamma, beta */
+	assert_close(c.w_bytes_bwd, 4 * (2 + 2));
+	assert_int_equal(c.ops_train_fwd, 1);
+	assert_int_equal(c.ops_predict, 1);
+	assert_int_equal(c.ops_bwd, 1);
+	xo_model_close(m);
+	xo_backend_close(be);
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 3; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+		                                     sizeof(arch[i])),
+		                 XO_OK);
+	}
+	assert_string_not_equal(arch[0], arch[1]);
+	assert_string_not_equal(arch[0], arch[2]);
+	assert_string_not_equal(arch[1], arch[2]);
+	for (int i = 0; i < 3; i++)
+		unlink(path[i]);
+	rmdir(dir);
+}
+
+/*
  * The 2-D pooling layers and a rank-3 batch_normalization by hand: input
  * 4x6x2 (48 values), batch_normalization 48 -> 48 (8 and 12 FLOP per value),
  * max_pooling2d 2x2 (pool_w 3: width 6 / 3) -> 2x2x2 = 8, global average ->
@@ -971,6 +1030,7 @@ int main(void)
 	    cmocka_unit_test(test_diagnosis_rules),    cmocka_unit_test(test_crossover),
 	    cmocka_unit_test(test_crossover_interval), cmocka_unit_test(test_what_if),
 	    cmocka_unit_test(test_pool2d_cost_and_ident),
+	    cmocka_unit_test(test_layer_normalization_cost),
 	    cmocka_unit_test(test_conv2d_cost_and_ident),
 	    cmocka_unit_test(test_marginal_rate),
 	    cmocka_unit_test(test_serial_steps),

@@ -154,6 +154,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_up_sampling:
 		return grad_only[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
+	case XO_OP_layer_normalization:
 		return norm[s];
 	case XO_OP_simple_rnn: /* {x, kernel, recurrent_kernel, ws, dy} */
 	case XO_OP_lstm:
@@ -1401,7 +1402,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	c->p = p;
 	c->tol = GC_TOL_LINEAR;
 	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
-	    op == XO_OP_batch_normalization || xo_op_is_rnn(op) ||
+	    op == XO_OP_batch_normalization || op == XO_OP_layer_normalization || xo_op_is_rnn(op) ||
 	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
 	    op == XO_OP_silu || op == XO_OP_log_softmax ||
 	    ((op == XO_OP_conv1d || op == XO_OP_conv2d || op == XO_OP_dense) &&
@@ -1646,6 +1647,19 @@ static void build_pointwise_cases(void)
 		p.center = cs != 1;
 		p.scale = cs != 2;
 		add_case(XO_OP_batch_normalization, p);
+	}
+	/* layer_normalization (smooth: rows of >= 4 inputs in [-1, 1), so var +
+	 * eps stays away from 0, as batch_normalization's), center and scale each
+	 * off, one row and several */
+	for (int cs = 0; cs < 4; cs++) {
+		p = xo_params_default();
+		p.batch = cs == 3 ? 1 : 2;
+		p.len = cs == 3 ? 1 : 3;
+		p.ch = cs == 3 ? 7 : 4;
+		p.epsilon = 1e-3f;
+		p.center = cs != 1;
+		p.scale = cs != 2;
+		add_case(XO_OP_layer_normalization, p);
 	}
 }
 

@@ -136,6 +136,10 @@ static double k_path(const struct xo_model *m)
 		 * product's rounding each); the embedding is a copy */
 		else if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
 			k += (double)(l->in_len * (l->in_ch + l->p.units + 1));
+		/* layer_normalization: its row statistics sum in_ch terms, and
+		 * y's roundings after them (test_model.c, spec_lengths) */
+		else if (l->kind == XO_LAYER_LAYER_NORMALIZATION)
+			k += (double)(l->in_ch + 2);
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -179,6 +183,12 @@ static const struct fixture fixtures[] = {
     {"resize2d.keras", NULL, "resize2d"},
     {"resize2d.h5", NULL, "resize2d"},
     {"resize2d.keras", "resize2d.weights.h5", "resize2d"},
+    /* LayerNormalization fixtures (make_keras_files.py --only=ln) */
+    {"ln.keras", NULL, "ln"},
+    {"ln.h5", NULL, "ln"},
+    {"ln.keras", "ln.weights.h5", "ln"},
+    {"ln.keras", "ln.keras2_weights.h5", "ln"},
+    {"ln2d.keras", NULL, "ln2d"},
 };
 
 static void test_keras_predict(void **state)

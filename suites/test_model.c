@@ -212,6 +212,15 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		if (l->kind == XO_LAYER_BATCH_NORMALIZATION &&
 		    (double)(batch * l->in_len * l->in_w) > *k_grad)
 			*k_grad = (double)(batch * l->in_len * l->in_w);
+		/* layer_normalization: batch_normalization's 2 for y's roundings,
+		 * and its statistics (and dx's two sums) over a row of in_ch
+		 * terms (harness_bounds.c, tol_layer_normalization); dgamma,
+		 * dbeta sum over the batch * positions rows (K_grad) */
+		if (l->kind == XO_LAYER_LAYER_NORMALIZATION) {
+			*k_path += 2.0 + (double)l->in_ch;
+			if ((double)(batch * l->in_len * l->in_w) > *k_grad)
+				*k_grad = (double)(batch * l->in_len * l->in_w);
+		}
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION)
 			*k_path += act_length(l->p.activation);
@@ -308,6 +317,11 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nbatch_normalization momentum=1.5\n", 2, "momentum=1.5"},
     {"input 29 1\nbatch_normalization epsilon=0\n", 2, "epsilon=0"},
     {"input 29 1\nbatch_normalization center=maybe\n", 2, "center=maybe"},
+    {"input 29 3\nlayer_normalization axis=1\n", 2, "unknown argument 'axis'"},
+    {"input 29 3\nlayer_normalization rms_scaling=True\n", 2, "unknown argument 'rms_scaling'"},
+    {"input 29 3\nlayer_normalization momentum=0.9\n", 2, "unknown argument 'momentum'"},
+    {"input 29 3\nlayer_normalization epsilon=0\n", 2, "epsilon=0"},
+    {"input 29 3\nlayer_normalization scale=maybe\n", 2, "scale=maybe"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 strides=2 dilation_rate=2\n", 2, "dilation"},
     {"input 29 1\ndense units=4\n", 2, "flatten"},
     {"input 29 1\nflatten\nconv1d filters=4 kernel_size=3\n", 3, "conv1d needs"},
@@ -555,7 +569,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
                                              "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
                                              "acts2",       "pad1d",           "resize1d",
-                                             "resize2d"};
+                                             "resize2d",    "ln_seq",          "ln_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1459,6 +1473,71 @@ static void test_pad_layers(void **state)
 	real_result_free(&ref);
 	free(x);
 	free(y);
+	close_backends(be, nbe);
+}
+
+/*
+ * The layer_normalization layer on each rank Keras normalizes the last axis
+ * of: a [T][F] sequence after a conv1d, a [h][w][ch] image after a conv2d,
+ * a Dense's flat output; the shape kept, gamma and beta counted as center
+ * and scale say, no state, no fused path, and the same seeded training
+ * steps on every backend agree with ref within check_steps's bounds
+ * (spec_lengths counts the row statistics' terms). A trainable layer
+ * below each normalization makes its dx run and be compared.
+ */
+static void test_layer_normalization_layer(void **state)
+{
+	static const char *const nets[3] = {
+	    "input 9 3\nconv1d filters=5 kernel_size=2 activation=tanh\nlayer_normalization\n"
+	    "flatten\ndense units=3 activation=softmax\n",
+	    "input 5 4 2\nconv2d filters=6 kernel_size=2\nlayer_normalization center=0 "
+	    "epsilon=0.01\nglobal_average_pooling2d\ndense units=3 activation=softmax\n",
+	    "input 12\ndense units=9 activation=relu\nlayer_normalization scale=0\n"
+	    "dense units=3 activation=softmax\n",
+	};
+	static const int64_t in_size[3] = {9 * 3, 5 * 4 * 2, 12};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+
+	(void)state;
+	assert_string_equal(xo_backend_name(be[0]), "ref");
+	assert_int_equal(xo_spec_parse(nets[0], "ln", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 2 && sp.layers[1].out_len == 8 &&
+	            sp.layers[1].out_ch == 5);
+	assert_true(sp.layers[1].gamma_count == 5 && sp.layers[1].beta_count == 5 &&
+	            sp.layers[1].state_count == 0);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse(nets[1], "ln", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 3 && sp.layers[1].out_len == 4 &&
+	            sp.layers[1].out_w == 3 && sp.layers[1].out_ch == 6);
+	assert_true(sp.layers[1].gamma_count == 6 && sp.layers[1].beta_count == 0);
+	xo_spec_free(&sp);
+	for (int t = 0; t < 3; t++) {
+		float *x, *y;
+		struct real_result ref, r;
+
+		snprintf(path, sizeof(path), "%s/ln_%d.model", g_tmp, t);
+		write_file(path, nets[t], strlen(nets[t]));
+		random_set(REAL_N, 41 + (uint64_t)t, in_size[t], 3, &x, &y);
+		if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused a layer_normalization net");
+		for (int b = 1; b < nbe; b++) {
+			for (int f = 0; f < 2; f++) {
+				if (train_epoch(be[b], f == 1, path, x, y, REAL_N, REAL_BATCH, &r))
+					fail_msg("%s fused a layer_normalization net: %s",
+					         xo_backend_name(be[b]), nets[t]);
+				snprintf(what, sizeof(what), "ln_%d %s%s vs ref", t,
+				         xo_backend_name(be[b]), f ? " (fused asked)" : "");
+				check_steps(what, path, &r, &ref);
+				real_result_free(&r);
+			}
+		}
+		real_result_free(&ref);
+		free(x);
+		free(y);
+	}
 	close_backends(be, nbe);
 }
 
@@ -3119,6 +3198,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_fused_refuses_pooling),
 	    cmocka_unit_test(test_rank3_samples),
 	    cmocka_unit_test(test_pool2d_layers),
+	    cmocka_unit_test(test_layer_normalization_layer),
 	    cmocka_unit_test(test_conv2d_layer),
 	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_exact_step),

@@ -897,6 +897,7 @@ static const struct {
     {XO_LAYER_ZERO_PADDING2D, "input 4 4 2", "padding=1,0,2,1"},
     {XO_LAYER_CROPPING2D, "input 4 4 2", "cropping=1,0,1,2"},
     {XO_LAYER_UP_SAMPLING2D, "input 4 4 2", "size=2 size_w=3"},
+    {XO_LAYER_LAYER_NORMALIZATION, "input 5 3", ""},
 };
 
 static void test_layer_kinds(void **state)

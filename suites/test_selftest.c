@@ -568,6 +568,62 @@ static enum xo_status bn_fwd_infer_batch_stats(struct xo_backend *be, const stru
 	return xo_ref_iface.fwd[XO_OP_batch_normalization](be, &b);
 }
 
+/* layer_normalization fwd normalising each row with the unbiased variance
+ * (sum (x - mean)^2 / (ch - 1), which Keras does not apply). */
+static enum xo_status ln_fwd_unbiased(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]);
+	const float *g = a->src[1] ? xo_tensor_f32(a->src[1]) : NULL;
+	const float *b = a->src[2] ? xo_tensor_f32(a->src[2]) : NULL;
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t k = 0; k < p->batch * p->len; k++) {
+		const float *xr = x + k * p->ch;
+		double mean = 0.0, var = 0.0, r;
+
+		for (int64_t c = 0; c < p->ch; c++)
+			mean += xr[c];
+		mean /= (double)p->ch;
+		for (int64_t c = 0; c < p->ch; c++)
+			var += (xr[c] - mean) * (xr[c] - mean);
+		r = 1.0 / sqrt(var / (double)(p->ch - 1) + p->epsilon);
+		for (int64_t c = 0; c < p->ch; c++)
+			y[k * p->ch + c] =
+			    (float)((g ? g[c] : 1.0) * (xr[c] - mean) * r + (b ? b[c] : 0.0));
+	}
+	return XO_OK;
+}
+
+/* layer_normalization bwd whose dx drops the third term of its three-term
+ * form (- xhat sum gamma dy xhat): dgamma and dbeta are right. */
+static enum xo_status ln_bwd_drops_xhat_term(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[2]);
+	const float *g = a->src[1] ? xo_tensor_f32(a->src[1]) : NULL;
+	float *dx = xo_tensor_f32(a->dst[0]);
+	enum xo_status st = xo_ref_iface.bwd[XO_OP_layer_normalization](be, a);
+
+	for (int64_t k = 0; st == XO_OK && k < p->batch * p->len; k++) {
+		const float *xr = x + k * p->ch, *dr = dy + k * p->ch;
+		double mean = 0.0, var = 0.0, sg = 0.0, r, n = (double)p->ch;
+
+		for (int64_t c = 0; c < p->ch; c++)
+			mean += xr[c];
+		mean /= n;
+		for (int64_t c = 0; c < p->ch; c++) {
+			var += (xr[c] - mean) * (xr[c] - mean);
+			sg += (g ? g[c] : 1.0) * dr[c];
+		}
+		r = 1.0 / sqrt(var / n + p->epsilon);
+		for (int64_t c = 0; c < p->ch; c++)
+			dx[k * p->ch + c] = (float)(r / n * (n * (g ? g[c] : 1.0) * dr[c] - sg));
+	}
+	return st;
+}
+
 /* ---- the recurrent ops' faults (sources changed in place around ref's
  * kernel and put back before returning: the harness reads them back) ------- */
 
@@ -842,6 +898,10 @@ static const struct fault faults[] = {
      XO_FAIL_MISMATCH},
     {"fault-pad-margins-swapped", XO_OP_pad, XO_DIR_FWD, pad_fwd_margins_swapped, XO_HMODE_EXACT,
      "batch=2 len=5 width=4 ch=3 pad_begin=2 pad_end=1 pad_begin_w=-1", XO_FAIL_MISMATCH},
+    {"fault-ln-unbiased-variance", XO_OP_layer_normalization, XO_DIR_FWD, ln_fwd_unbiased,
+     XO_HMODE_REAL, "batch=3 len=4 ch=16 epsilon=0.001", XO_FAIL_MISMATCH},
+    {"fault-ln-bwd-drops-xhat-term", XO_OP_layer_normalization, XO_DIR_BWD,
+     ln_bwd_drops_xhat_term, XO_HMODE_REAL, "batch=3 len=4 ch=8 epsilon=0.001", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -1,0 +1,114 @@
+/*
+ * layer_lnorm.c - Keras LayerNormalization (axis -1): gamma and beta
+ * trainable, each absent when scale / center is off; no state (the
+ * statistics are each position's own, in training and inference alike).
+ */
+#include "model_run.h"
+
+static enum xo_status lnorm_views(struct layer *l, struct xo_tensor *params,
+                                  struct xo_tensor *grads)
+{
+	enum xo_status st = XO_OK;
+	int64_t ch = l->s.in_ch;
+
+	if (l->s.gamma_count) {
+		st = xo_tensor_view(params, l->g_off, 1, &ch, &l->gamma);
+		if (!st)
+			st = xo_tensor_view(grads, l->g_off, 1, &ch, &l->dgamma);
+	}
+	if (!st && l->s.beta_count) {
+		st = xo_tensor_view(params, l->beta_off, 1, &ch, &l->beta);
+		if (!st)
+			st = xo_tensor_view(grads, l->beta_off, 1, &ch, &l->dbeta);
+	}
+	return st;
+}
+
+/* Keras: gamma ones, beta zeros */
+static void lnorm_init(const struct layer *l, int i, uint64_t seed, float *w)
+{
+	(void)i;
+	(void)seed;
+	for (int64_t e = 0; e < l->s.gamma_count; e++)
+		w[l->g_off + e] = 1.0f;
+}
+
+/* Keras's order: gamma, beta */
+static int lnorm_vars(const struct layer *l, struct xo_layer_var out[XO_LAYER_VARS_MAX])
+{
+	int n = 0;
+	int64_t ch = l->s.in_ch;
+
+	if (l->s.gamma_count)
+		out[n++] = (struct xo_layer_var){.name = "gamma", .ndim = 1, .dim = {ch},
+		                                 .off = l->g_off, .count = ch};
+	if (l->s.beta_count)
+		out[n++] = (struct xo_layer_var){.name = "beta", .ndim = 1, .dim = {ch},
+		                                 .off = l->beta_off, .count = ch};
+	return n;
+}
+
+static int lnorm_forward(const struct layer *l, const struct layer_ctx *c,
+                         struct layer_call out[LAYER_CALLS_MAX])
+{
+	struct xo_op_args *a = &out[0].a;
+
+	out[0].op = XO_OP_layer_normalization;
+	*a = (struct xo_op_args){.p = c->p};
+	a->src[0] = l->in;
+	a->src[1] = l->gamma;
+	a->src[2] = l->beta;
+	a->dst[0] = l->out;
+	return 1;
+}
+
+static int lnorm_backward(const struct layer *l, const struct layer_ctx *c,
+                          struct layer_call out[LAYER_CALLS_MAX])
+{
+	struct xo_op_args *a = &out[0].a;
+
+	if (!l->need_dx && !l->gamma && !l->beta)
+		return 0;
+	out[0].op = XO_OP_layer_normalization;
+	*a = (struct xo_op_args){.p = c->p};
+	a->src[0] = l->in;
+	a->src[1] = l->gamma;
+	a->src[2] = l->gout;
+	a->dst[0] = l->gin;
+	a->dst[1] = l->dgamma;
+	a->dst[2] = l->dbeta;
+	return 1;
+}
+
+static void lnorm_cost(const struct layer *l, const struct cost_bytes *b,
+                       struct xo_layer_cost *out)
+{
+	double n = (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+	/* its variables, gamma and beta (b->w counts kernels and biases) */
+	double w = 4.0 * (double)(l->s.gamma_count + l->s.beta_count);
+
+	/* fwd: each row read once from memory (its two statistics passes and
+	 * y's from cache: rows are short), y written; 8 FLOP a value (sum;
+	 * deviation, square, sum; deviation, scale, gamma, beta). bwd: x and
+	 * dy read for the rows (dx) and again for dgamma / dbeta over the
+	 * rows; 12 FLOP a value */
+	out->act_bytes_fwd = b->in + b->out;
+	out->w_bytes_fwd = w;
+	out->flops_fwd = 8.0 * n;
+	out->ops_train_fwd = out->ops_predict = 1;
+	if (l->has_grad) {
+		out->act_bytes_bwd = 2 * b->in + 2 * b->out + (l->need_dx ? b->in : 0);
+		out->w_bytes_bwd = w;
+		out->flops_bwd = 12.0 * n;
+		out->ops_bwd = 1;
+	}
+}
+
+const struct xo_layer_family xo_family_lnorm = {
+    .views = lnorm_views,
+    .init = lnorm_init,
+    .vars = lnorm_vars,
+    .forward = lnorm_forward,
+    .backward = lnorm_backward,
+    .cost = lnorm_cost,
+};
