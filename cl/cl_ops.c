@@ -1462,6 +1462,8 @@ enum xo_status xo_cl_up_sampling_fwd(struct xo_backend *be, const struct xo_op_a
 enum xo_status xo_cl_up_sampling_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return la_up_sampling(be, a, XO_DIR_BWD);
+}
+
 /* ---- layer_normalization (lnorm.cl): one work-item per row ------------------
  * The backward: per row its statistics into scratch slot 0 and dx; then,
  * where dgamma or dbeta is wanted, one work-item per channel sums them over

@@ -293,6 +293,7 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
         {{COMMON_KEYS, {"size", K_PAIR}, {"data_format", K_LAST}, {"interpolation", K_STR},
           {"batch_input_shape", K_SHAPE}},
          up_sampling_config,
+         true},
     /* keras/src/layers/normalization/layer_normalization.py get_config():
      * axis -1 only (Keras writes [-1] once built); rms_scaling=True (a
      * different formula, deprecated in Keras 3) refused */
