@@ -171,6 +171,14 @@ enum xo_status xo_model_check_trainable(const struct xo_model *m, const char *wh
 		                "%s: the last layer must be dense with activation=softmax "
 		                "(loss categorical_crossentropy)",
 		                what);
+	/* The loss and metric ops take one [classes] row per sample; Keras's
+	 * go per position of a [T][units] output (the categorical ones one
+	 * distribution per position). Refused, never computed otherwise. */
+	if (last->s.out_rank != 1)
+		return xo_error(XO_EINVAL,
+		                "%s: loss %s needs a flat output per sample; the last layer's "
+		                "output has %d axes (add a flatten or pooling layer after it)",
+		                what, xo_loss_name(m->compile.loss), last->s.out_rank);
 	return XO_OK;
 }
 

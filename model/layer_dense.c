@@ -83,6 +83,7 @@ static int dense_forward(const struct layer *l, const struct layer_ctx *c,
 	struct xo_op_args *a = &out[0].a;
 
 	*a = (struct xo_op_args){.p = c->p};
+	a->p.batch = layer_op_batch(&l->s, c->p.batch);
 	out[0].op = layer_conv_dense_op(&l->s);
 	a->src[0] = l->in;
 	a->src[1] = l->w;
@@ -117,6 +118,7 @@ static int dense_backward(const struct layer *l, const struct layer_ctx *c,
 	a = &out[n].a;
 	out[n++].op = layer_conv_dense_op(&l->s);
 	*a = (struct xo_op_args){.p = c->p};
+	a->p.batch = layer_op_batch(&l->s, c->p.batch);
 	/* The last layer's gout is already w.r.t. the softmax's input
 	 * (fused CE gradient): differentiate it as linear; so too when the
 	 * activation ran as its own op above. */

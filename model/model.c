@@ -594,7 +594,8 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	    .n = l->s.out_ch,
 	};
 	out->k_dw = out->k_dx = out->k;
-	out->fwd.batch = out->bwd.batch = batch;
+	/* a dense's rows (its sample's leading axes) are in its op's batch */
+	out->fwd.batch = out->bwd.batch = layer_op_batch(&l->s, batch);
 	if (act_separate(&l->s))
 		out->fwd.activation = out->bwd.activation = XO_ACTIVATION_LINEAR;
 	if (i == m->nlayers - 1 && m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)

@@ -103,6 +103,15 @@ static inline enum xo_op layer_conv_dense_op(const struct xo_layer_spec *s)
 	return xo_layer_kinds[s->kind].op;
 }
 
+/* The rows a layer's op sees for n samples: the dense op acts on the last
+ * axis only (Keras's Dense on a [T][F] or [h][w][F] sample), so it runs on
+ * n * len * w rows of in_ch, each row on its own; dW and db sum over all of
+ * them. Every other op sees the n samples. */
+static inline int64_t layer_op_batch(const struct xo_layer_spec *s, int64_t n)
+{
+	return s->kind == XO_LAYER_DENSE ? n * s->in_len * s->in_w : n;
+}
+
 /* conv1d/conv2d/dense with an activation the ops do not fuse: run as two ops. */
 static inline bool act_separate(const struct xo_layer_spec *s)
 {

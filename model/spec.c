@@ -599,21 +599,17 @@ static enum xo_status shape_layer_normalization(struct xo_layer_spec *l, const c
 	return XO_OK;
 }
 
-/* dense */
+/* dense: Keras's Dense acts on the last axis of a sample of any rank
+ * (y[..., u] = sum_f x[..., f] W[f][u] + b[u]), keeping the leading axes;
+ * the kernel is [F][units] whatever the rank */
 static enum xo_status shape_dense(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	char shp[96];
 
-	/* Keras applies Dense to the last axis of a rank-2 or rank-3
-	 * sample; xo supports a flat input only: refused, not guessed. */
-	if (l->in_rank != 1)
-		return spec_error(XO_EINVAL, origin, l->line,
-		                  "dense needs a flat input; got %s (add a flatten layer "
-		                  "before it)",
-		                  in_shape_text(l, shp, sizeof(shp)));
-	l->out_rank = 1;
-	l->out_len = 1;
+	(void)origin; /* units >= 1 is needs_units' check; nothing else to refuse */
+	l->out_rank = l->in_rank;
+	l->out_len = l->in_len;
+	l->out_w = l->in_w;
 	l->out_ch = p->units;
 	l->w_ndim = 2;
 	l->w_dim[0] = l->in_ch;

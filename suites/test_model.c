@@ -323,7 +323,7 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 3\nlayer_normalization epsilon=0\n", 2, "epsilon=0"},
     {"input 29 3\nlayer_normalization scale=maybe\n", 2, "scale=maybe"},
     {"input 29 1\nconv1d filters=4 kernel_size=3 strides=2 dilation_rate=2\n", 2, "dilation"},
-    {"input 29 1\ndense units=4\n", 2, "flatten"},
+    {"input 29 1\ndense units=0\n", 2, "units=0"},
     {"input 29 1\nflatten\nconv1d filters=4 kernel_size=3\n", 3, "conv1d needs"},
     {"input 29 1\nflatten name=a\n# c\ndense units=3 name=a\n", 4, "duplicate"},
     {"input 29 1\nflatten\nflatten name=flatten\n", 3, "duplicate"},
@@ -336,11 +336,11 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\ndense units=4 strides=2\n", 2, "unknown argument"},
     /* rank-3 samples: only elementwise layers and flatten take one (Keras
      * would apply dense to the last axis: refused, not guessed) */
-    {"input 6 5 2\ndense units=4\n", 2, "dense needs a flat input; got [6][5][2]"},
+    {"input 6 5 2\ndense units=4 activation=hinge\n", 2, "activation=hinge"},
     {"input 6 5 2\nconv1d filters=4 kernel_size=3\n", 2, "conv1d needs"},
     {"input 6 5 2\nmax_pooling1d\n", 2, "max_pooling1d needs a [steps][channels] input"},
     {"input 6 5 2\nglobal_average_pooling1d\n", 2, "got [6][5][2]"},
-    {"input 6 5 2\ndropout rate=0.5\ndense units=4\n", 3, "got [6][5][2]"},
+    {"input 6 5 2\ndropout rate=0.5\nconv1d filters=4 kernel_size=3\n", 3, "got [6][5][2]"},
     {"input 6 5 2 3\nflatten\n", 1, "'input H W CH'"},
     {"input 6 0 2\nflatten\n", 1, "positive integer"},
     {"input 4194304 4194304 4194304\nflatten\n", 1, "input: size overflows"},
@@ -1537,6 +1537,131 @@ static void test_layer_normalization_layer(void **state)
 		real_result_free(&ref);
 		free(x);
 		free(y);
+	}
+	close_backends(be, nbe);
+}
+
+/*
+ * Dense on a sample of rank 2 or 3 acts on the last axis, as Keras's:
+ * the leading axes kept, the kernel [F][units] whatever the rank. One
+ * prediction against y[t][u] = sum_f x[t][f] W[f][u] + b[u] computed here
+ * in double (rows independent, no row mixed into another); a categorical
+ * loss on a [T][units] output refused (Keras takes one distribution per
+ * position; xo's losses take a flat output); and seeded training steps
+ * of three nets (Dense on [T][F] after a conv1d, on [h][w][ch] after a
+ * conv2d without bias, first on [T][F] with an activation run as its own
+ * op) on every
+ * backend agree with ref within check_steps's bounds: spec_lengths' kg
+ * counts dW's and db's batch * positions terms. The fused paths take a
+ * Dense on flat inputs only: each net must run op by op when fusion is
+ * asked.
+ */
+static void test_dense_rank3(void **state)
+{
+	static const char *const nets[3] = {
+	    "input 9 3\nconv1d filters=5 kernel_size=2 activation=tanh\ndense units=4 "
+	    "activation=relu\nflatten\ndense units=3 activation=softmax\n",
+	    "input 5 4 2\nconv2d filters=3 kernel_size=2\ndense units=6 activation=sigmoid "
+	    "use_bias=False\nglobal_average_pooling2d\ndense units=3 activation=softmax\n",
+	    "input 7 4\ndense units=5 activation=gelu\nglobal_average_pooling1d\n"
+	    "dense units=3 activation=softmax\n",
+	};
+	static const int64_t in_size[3] = {9 * 3, 5 * 4 * 2, 7 * 4};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	struct xo_model *m;
+	float x[2 * 6 * 4], y[2 * 6 * 3], w[4 * 3 + 3], probs[2 * 6 * 3];
+
+	(void)state;
+	assert_string_equal(xo_backend_name(be[0]), "ref");
+	assert_int_equal(xo_spec_parse(nets[0], "d3", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 2 && sp.layers[1].out_len == 8 &&
+	            sp.layers[1].out_ch == 4 && sp.layers[1].w_ndim == 2 &&
+	            sp.layers[1].w_dim[0] == 5 && sp.layers[1].w_dim[1] == 4);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse(nets[1], "d3", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 3 && sp.layers[1].out_len == 4 &&
+	            sp.layers[1].out_w == 3 && sp.layers[1].out_ch == 6 &&
+	            sp.layers[1].w_dim[0] == 3 && sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+
+	/* [6][4] -> Dense(3) (flattened for the loss), one mse step (a
+	 * non-zero bias), then checked by hand */
+	for (int e = 0; e < 2 * 6 * 4; e++)
+		x[e] = (float)((e * 7) % 11) / 8.0f - 0.5f;
+	for (int e = 0; e < 2 * 6 * 3; e++)
+		y[e] = (float)(e % 5) - 2.0f;
+	for (int b = 0; b < nbe; b++) {
+		struct xo_fit_options o = xo_fit_options_default();
+
+		o.epochs = 1;
+		o.batch_size = 2;
+		if (xo_model_open_string("input 6 4\ncompile loss=mse optimizer=adam\n"
+		                         "dense units=3\nflatten\n",
+		                         "d3", be[b], 2, &m) ||
+		    xo_model_init(m, 7) || xo_model_fit(m, x, y, 2, &o, NULL, NULL))
+			fail_msg("%s: %s", xo_backend_name(be[b]), xo_last_error());
+		assert_int_equal(xo_model_param_count(m), 4 * 3 + 3);
+		assert_int_equal(xo_model_state_read(m, XO_MODEL_PARAMS, w), XO_OK);
+		assert_true(w[12] != 0.0f && w[13] != 0.0f && w[14] != 0.0f);
+		assert_int_equal(xo_model_predict(m, x, 2, 2, probs), XO_OK);
+		for (int r = 0; r < 2 * 6; r++)
+			for (int u = 0; u < 3; u++) {
+				double want = w[12 + u], mag = fabs(w[12 + u]);
+
+				for (int f = 0; f < 4; f++) {
+					want += (double)x[r * 4 + f] * (double)w[f * 3 + u];
+					mag += fabs((double)x[r * 4 + f] * (double)w[f * 3 + u]);
+				}
+				/* 4 products and a bias: 5 roundings of at most u32 each */
+				if (fabs(probs[r * 3 + u] - want) > 5.0 * U32 * mag + 1e-30)
+					fail_msg("%s: row %d unit %d: %g, want %g", xo_backend_name(be[b]),
+					         r, u, probs[r * 3 + u], want);
+			}
+		xo_model_close(m);
+	}
+	for (int b = 0; b < nbe; b++) {
+		struct xo_fit_options o = xo_fit_options_default();
+
+		memset(y, 0, sizeof(y));
+		for (int r = 0; r < 2 * 6; r++)
+			y[r * 3 + r % 3] = 1.0f;
+		o.epochs = 1;
+		o.batch_size = 2;
+		if (xo_model_open_string("input 6 4\ndense units=3 activation=softmax\n", "d3", be[b],
+		                         2, &m) ||
+		    xo_model_init(m, 7))
+			fail_msg("%s", xo_last_error());
+		assert_int_equal(xo_model_fit(m, x, y, 2, &o, NULL, NULL), XO_EINVAL);
+		assert_non_null(strstr(xo_last_error(), "needs a flat output per sample"));
+		xo_model_close(m);
+	}
+
+	for (int t = 0; t < 3; t++) {
+		float *xs, *ys;
+		struct real_result ref, r;
+
+		snprintf(path, sizeof(path), "%s/d3_%d.model", g_tmp, t);
+		write_file(path, nets[t], strlen(nets[t]));
+		random_set(REAL_N, 53 + (uint64_t)t, in_size[t], 3, &xs, &ys);
+		if (train_epoch(be[0], false, path, xs, ys, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused a rank-3 dense net");
+		for (int b = 1; b < nbe; b++) {
+			for (int f = 0; f < 2; f++) {
+				if (train_epoch(be[b], f == 1, path, xs, ys, REAL_N, REAL_BATCH, &r))
+					fail_msg("%s fused a rank-3 dense net: %s",
+					         xo_backend_name(be[b]), nets[t]);
+				snprintf(what, sizeof(what), "d3_%d %s%s vs ref", t,
+				         xo_backend_name(be[b]), f ? " (fused asked)" : "");
+				check_steps(what, path, &r, &ref);
+				real_result_free(&r);
+			}
+		}
+		real_result_free(&ref);
+		free(xs);
+		free(ys);
 	}
 	close_backends(be, nbe);
 }
@@ -3199,6 +3324,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_rank3_samples),
 	    cmocka_unit_test(test_pool2d_layers),
 	    cmocka_unit_test(test_layer_normalization_layer),
+	    cmocka_unit_test(test_dense_rank3),
 	    cmocka_unit_test(test_conv2d_layer),
 	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_exact_step),

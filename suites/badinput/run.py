@@ -110,7 +110,12 @@ def fixtures(d, xo):
         f.write("input 17 2\nconv1d filters=4 kernel_size=3 padding=same "
                 "strides=1099511627776\nflatten\ndense units=5 activation=softmax\n")
     # rank-3 samples (input H W C): layers that do not take one, a size overflow
-    for name, text in (("rank3_dense", "input 6 5 2\ndense units=5 activation=softmax\n"),
+    # Dense on [h][w][ch] is Keras's (last axis); training on its
+    # [h][w][units] output is refused: the losses take a flat output
+    write_f32(f"{d}/x3d.npy", (4, 6, 5, 2), [0.25] * (4 * 6 * 5 * 2))
+    write_f32(f"{d}/y3d.npy", (4, 6 * 5 * 5), [0.5] * (4 * 6 * 5 * 5))
+    for name, text in (("rank3_dense", "input 6 5 2\ncompile loss=mse optimizer=adam\n"
+                                       "dense units=5\n"),
                        ("rank3_conv1d", "input 6 5 2\nconv1d filters=4 kernel_size=3\nflatten\n"
                                         "dense units=5 activation=softmax\n"),
                        ("rank3_huge", "input 4194304 4194304 4194304\nflatten\n"
@@ -532,7 +537,7 @@ CASES = {
     "argv_control_bytes": (["check", "--op", "re\x1b[31mlu\nx"], 2, r"unknown op 're\\x1b\[31mlu\\x0ax'", [], None, {}, None),
     "argv_option_control_bytes": (["train", "--b\x1bogus"], 2, r"unknown option.*'--b\\x1bogus'", [], None, {}, None),
     # geometry from a file, range-checked before arithmetic
-    "spec_rank3_dense": (predict(model="rank3_dense.model"), 2, r"rank3_dense\.model:2: dense needs a flat input; got \[6\]\[5\]\[2\] \(add a flatten layer before it\)", ["out.npy"], None, {}, None),
+    "spec_rank3_dense_output": (["train", "--model", "rank3_dense.model", "--x", "x3d.npy", "--y", "y3d.npy", "--save", "ckpt3", "--epochs", "1", "--batch-size", "4", "--device", "ref"], 2, r"fit: loss mean_squared_error needs a flat output per sample; the last layer's output has 3 axes", ["ckpt3"], None, {}, None),
     "spec_rank3_conv1d": (predict(model="rank3_conv1d.model"), 2, r"rank3_conv1d\.model:2: conv1d needs a \[steps\]\[channels\] input, got \[6\]\[5\]\[2\]", ["out.npy"], None, {}, None),
     "spec_conv2d_on_rank2": (predict(model="c2d_rank2.model"), 2, r"c2d_rank2\.model:2: conv2d needs a \[height\]\[width\]\[channels\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
     "spec_conv2d_output_empty": (predict(model="c2d_empty.model"), 2, r"c2d_empty\.model:2: conv2d: receptive field 7 \(dilation_w\*\(kernel_w-1\)\+1\) is longer than width=6 with padding=valid", ["out.npy"], None, {}, None),
