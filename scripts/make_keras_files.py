@@ -395,6 +395,45 @@ def ln_fixtures(out):
         bad.save(os.path.join(out, name + ".keras"))
 
 
+def d3_model():
+    """Dense on a [T][F] sequence (the last axis, the steps kept) between a
+    Conv1D and a LayerNormalization, then pooled over the steps."""
+    return keras.Sequential([
+        keras.Input(shape=(9, 4)),
+        layers.Conv1D(6, 3, activation="relu"),
+        layers.Dense(8),
+        layers.LayerNormalization(),
+        layers.GlobalAveragePooling1D(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def d3_2d_model():
+    """Dense on a [h][w][ch] image after a Conv2D (an activation Keras
+    applies after the product, no bias), then flattened."""
+    return keras.Sequential([
+        keras.Input(shape=(5, 4, 2)),
+        layers.Conv2D(3, 2),
+        layers.Dense(5, activation="gelu", use_bias=False),
+        layers.Flatten(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def d3_fixtures(out):
+    """d3.keras, d3.h5 (legacy full model), d3.weights.h5, d3_2d.keras,
+    their inputs and float64 predictions."""
+    for name, make_model, seed in (("d3", d3_model, 61), ("d3_2d", d3_2d_model, 67)):
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        if name == "d3":
+            m.save(os.path.join(out, name + ".h5"))
+            m.save_weights(os.path.join(out, name + ".weights.h5"))
+        write_inputs(out, name, m, r)
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -510,6 +549,10 @@ def main():
     if "--only=ln" in sys.argv[1:]:
         ln_fixtures(out)
         print("keras", keras.__version__, "wrote the ln fixtures to", out)
+        return
+    if "--only=d3" in sys.argv[1:]:
+        d3_fixtures(out)
+        print("keras", keras.__version__, "wrote the d3 fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)

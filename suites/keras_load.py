@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """keras_load.py XO FIXTURES WORKDIR [PART,...] - the files xo writes, loaded by Keras 3.
 
-xo trains the seed, bn, cnn2d, cnn_bn, ln and ln2d .keras fixtures for one epoch and saves it as .keras and
+xo trains the seed, bn, cnn2d, cnn_bn, ln, ln2d, d3 and d3_2d .keras fixtures for one epoch and saves it as .keras and
 .weights.h5 (`xo train --save`); Keras loads them unchanged
 (keras.saving.load_model, model.load_weights) and its predictions must match
 xo's (`xo predict --device ref`) within 1e-5, the interchange target (the
@@ -32,7 +32,8 @@ def main():
                      ("acts2", (29, 1), 6),
                      ("pad1d", (11, 2), 4), ("resize1d", (9, 2), 5),
                      ("resize2d", (6, 5, 2), 4),
-                     ("ln", (7, 5), 4), ("ln2d", (6, 5, 2), 3))
+                     ("ln", (7, 5), 4), ("ln2d", (6, 5, 2), 3),
+                     ("d3", (9, 4), 3), ("d3_2d", (5, 4, 2), 4))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
@@ -69,6 +70,8 @@ def main():
     # their 2-D forms (((t, b), (l, r)) margins, (h, w) size, interpolation)
     # ln.keras, ln2d.keras: LayerNormalization's gamma and beta (each
     # alone where center or scale is off) in Keras's order
+    # d3.keras, d3_2d.keras: Dense on [T][F] and [h][w][ch] inputs (the
+    # kernel [F][units] whatever the rank)
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok

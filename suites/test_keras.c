@@ -189,6 +189,11 @@ static const struct fixture fixtures[] = {
     {"ln.keras", "ln.weights.h5", "ln"},
     {"ln.keras", "ln.keras2_weights.h5", "ln"},
     {"ln2d.keras", NULL, "ln2d"},
+    /* Dense on [T][F] and [h][w][ch] (make_keras_files.py --only=d3) */
+    {"d3.keras", NULL, "d3"},
+    {"d3.h5", NULL, "d3"},
+    {"d3.keras", "d3.weights.h5", "d3"},
+    {"d3_2d.keras", NULL, "d3_2d"},
 };
 
 static void test_keras_predict(void **state)
