@@ -379,6 +379,35 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 53,
     },
+    # Dense on inputs of rank 3 and more (--only d3_seq --only d3_cnn): on
+    # the last axis of a [T][F] sequence and of a [h][w][ch] image
+    "d3_seq": {
+        "spec": (
+            "# golden: Conv1D -> Dense on [T][F] -> LayerNormalization ->\n"
+            "# GlobalAveragePooling1D -> Dense softmax\n"
+            "input 9 3\n"
+            "conv1d filters=5 kernel_size=2 activation=relu\n"
+            "dense units=8\n"
+            "layer_normalization\n"
+            "global_average_pooling1d\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 71,
+    },
+    "d3_cnn": {
+        "spec": (
+            "# golden: Conv2D -> Dense on [h][w][ch] (gelu, no bias) ->\n"
+            "# Flatten -> Dense softmax\n"
+            "input 6 5 2\n"
+            "conv2d filters=4 kernel_size=2\n"
+            "dense units=5 activation=gelu use_bias=False\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 73,
+    },
 }
 
 

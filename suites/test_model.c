@@ -569,7 +569,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "bn_conv",     "bn_mlp",          "cmp_bce_sgd",
                                              "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
                                              "acts2",       "pad1d",           "resize1d",
-                                             "resize2d",    "ln_seq",          "ln_cnn"};
+                                             "resize2d",    "ln_seq",          "ln_cnn",
+                                             "d3_seq",      "d3_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
