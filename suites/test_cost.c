@@ -247,6 +247,67 @@ static void test_layer_normalization_cost(void **state)
 }
 
 /*
+ * Dense on a [T][F] sample by hand: [8][5] -> Dense(4) is 8 rows of 5 * 4
+ * multiply-adds (160 MACs per sample, 320 FLOP forward; a first layer:
+ * dW only backward, 320 more); its GEMM for `xo bench --layers` is
+ * (batch * 8) x 5 x 4, the op run on batch * 8 rows. The same layer on a
+ * [4][2][5] image has the same rows and the same cost, and the fingerprint
+ * tells the two apart (the sample's axes), and both from Dense on the flat
+ * [40].
+ */
+static void test_dense_rank3_cost_and_ident(void **state)
+{
+	static const char *const texts[3] = {
+	    "input 8 5\ndense units=4\nflatten\ndense units=3 activation=softmax\n",
+	    "input 4 2 5\ndense units=4\nflatten\ndense units=3 activation=softmax\n",
+	    "input 40\ndense units=4\ndense units=3 activation=softmax\n",
+	};
+	char dir[] = "/tmp/xo_test_cost.XXXXXX", path[3][64], name[64], arch[3][32];
+	struct xo_backend *be;
+	struct xo_model *m;
+	struct xo_layer_cost c;
+	struct xo_layer_gemm g;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(xo_model_open_string(texts[i], "d3", be, 1, &m), XO_OK);
+		xo_model_layer_cost(m, 0, &c);
+		assert_close(c.flops_fwd, 2 * 160);
+		assert_close(c.flops_bwd, 2 * 160);
+		assert_close(c.act_bytes_fwd, 4 * (40 + 32));
+		assert_close(c.w_bytes_fwd, 4 * (20 + 4));
+		assert_true(xo_model_layer_gemm(m, 0, 16, &g));
+		assert_int_equal(g.rows, 8);
+		assert_int_equal(g.k, 5);
+		assert_int_equal(g.n, 4);
+		assert_int_equal(g.fwd.batch, 16 * 8);
+		assert_int_equal(g.bwd.batch, 16 * 8);
+		xo_model_close(m);
+	}
+	xo_backend_close(be);
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 3; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+		                                     sizeof(arch[i])),
+		                 XO_OK);
+	}
+	assert_string_not_equal(arch[0], arch[1]);
+	assert_string_not_equal(arch[0], arch[2]);
+	assert_string_not_equal(arch[1], arch[2]);
+	for (int i = 0; i < 3; i++)
+		unlink(path[i]);
+	rmdir(dir);
+}
+
+/*
  * The 2-D pooling layers and a rank-3 batch_normalization by hand: input
  * 4x6x2 (48 values), batch_normalization 48 -> 48 (8 and 12 FLOP per value),
  * max_pooling2d 2x2 (pool_w 3: width 6 / 3) -> 2x2x2 = 8, global average ->
@@ -1036,6 +1097,7 @@ int main(void)
 	    cmocka_unit_test(test_serial_steps),
 	    cmocka_unit_test(test_serial_measured),
 	    cmocka_unit_test(test_serial_rule),
+	    cmocka_unit_test(test_dense_rank3_cost_and_ident),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
