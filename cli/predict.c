@@ -36,7 +36,8 @@ int xo_cmd_predict(int argc, char **argv)
 	struct xo_backend *be = NULL;
 	struct xo_model *m = NULL;
 	struct xo_npy x = {0};
-	int64_t batch = 32, n, classes;
+	int64_t batch = 32, n, classes, odims[4];
+	int nd;
 	float *probs = NULL;
 	struct timespec t0, t1;
 	int rc = 2;
@@ -118,9 +119,23 @@ int xo_cmd_predict(int argc, char **argv)
 		xo_usage_error("predict", "out of memory");
 		goto out_free;
 	}
+	{
+		/* the last layer's output per sample as Keras shapes it:
+		 * (n, units), (n, T, units), (n, h, w, units) */
+		const struct xo_layer_spec *last =
+		    xo_model_layer_spec(m, xo_model_layer_count(m) - 1);
+
+		nd = 1 + last->out_rank;
+		odims[0] = n;
+		odims[nd - 1] = last->out_ch;
+		if (last->out_rank >= 2)
+			odims[1] = last->out_len;
+		if (last->out_rank == 3)
+			odims[2] = last->out_w;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (xo_model_predict(m, x.data, n, batch, probs) ||
-	    xo_npy_write(output, 2, (int64_t[]){n, classes}, probs)) {
+	    xo_npy_write(output, nd, odims, probs)) {
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}

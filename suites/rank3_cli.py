@@ -53,4 +53,31 @@ assert r.returncode == 0 and len(rows) == 2, r.stderr
 assert " ".join(rows[0][2:]) == "(None, 26, 26, 8) 80", rows[0]
 # same, strides (2, 1): ceil(26 / 2) = 13 rows, 26 columns; 3*2*8*4 + 4 = 196
 assert " ".join(rows[1][2:]) == "(None, 13, 26, 4) 196", rows[1]
+# Dense on a [T][F] sample acts on the last axis, as Keras's: xo summary
+# prints (None, 6, 3) with 4*3 + 3 = 15 params, and xo predict writes
+# (n, 6, 3), each row x[t] W + b (4 products and a bias: 5 roundings of at
+# most 2^-24 relative each)
+with open(os.path.join(work, "d3.model"), "w") as f:
+    f.write("input 6 4\ndense units=3 name=d\n")
+r = subprocess.run([xo, "summary", "--model", "d3.model"], capture_output=True, text=True,
+                   cwd=work)
+rows = [l.split() for l in r.stdout.splitlines() if "(Dense)" in l]
+assert r.returncode == 0 and len(rows) == 1, r.stderr
+assert " ".join(rows[0][2:]) == "(None, 6, 3) 15", rows[0]
+os.makedirs(os.path.join(work, "d3w"), exist_ok=True)
+k = (np.arange(12, dtype=np.float32) / 8 - 0.75).reshape(4, 3)
+b = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+np.save(os.path.join(work, "d3w", "d.kernel.npy"), k)
+np.save(os.path.join(work, "d3w", "d.bias.npy"), b)
+x3 = np.random.default_rng(3).uniform(-1, 1, (5, 6, 4)).astype(np.float32)
+np.save(os.path.join(work, "x3.npy"), x3)
+for dev in ("ref", "cpu"):
+    r = run("predict", "--model", "d3.model", "--weights", "d3w", "--input", "x3.npy",
+            "--output", "p3.npy", "--device", dev)
+    assert r.returncode == 0, r.stderr
+    p3 = np.load(os.path.join(work, "p3.npy"))
+    assert p3.shape == (5, 6, 3), p3.shape
+    want = x3.astype(np.float64) @ k.astype(np.float64) + b
+    mag = np.abs(x3.astype(np.float64)) @ np.abs(k.astype(np.float64)) + np.abs(b)
+    assert (np.abs(p3 - want) <= 5 * 2.0 ** -24 * mag).all(), (dev, np.abs(p3 - want).max())
 print("ok")
