@@ -785,6 +785,12 @@ enum xo_status xo_permute_axes(int64_t dims, int q[3])
 	int64_t v = dims;
 	int seen = 0;
 
+	if (dims == 12 || dims == 21) { /* a rank-2 sample [len][ch] (width 1) */
+		q[0] = dims == 12 ? 0 : 2;
+		q[1] = 1;
+		q[2] = dims == 12 ? 2 : 0;
+		return XO_OK;
+	}
 	if (v < 100 || v > 999)
 		goto bad;
 	for (int k = 2; k >= 0; k--, v /= 10) {
@@ -799,5 +805,5 @@ enum xo_status xo_permute_axes(int64_t dims, int q[3])
 bad:
 	return xo_error(XO_EINVAL,
 			"permute: dims=%" PRId64 " must be a permutation of the digits 1 2 3 "
-			"(1 len, 2 width, 3 ch)", dims);
+			"(1 len, 2 width, 3 ch), or of 1 2 (1 len, 2 ch; width 1)", dims);
 }

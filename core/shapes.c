@@ -754,6 +754,9 @@ static enum xo_status shapes_permute(enum xo_op op, enum xo_dir dir, const struc
 	NEED(ch);
 	if ((st = xo_permute_axes(p->dims, q)))
 		return st;
+	if (p->dims < 100 && p->width != 1)
+		return xo_error(XO_EINVAL, "permute: dims=%" PRId64 " orders a rank-2 sample; width=%"
+				PRId64 " must be 1", p->dims, p->width);
 	if (p->len > XO_GEOMETRY_MAX || p->width > XO_GEOMETRY_MAX || p->ch > XO_GEOMETRY_MAX)
 		return xo_error(XO_EOVERFLOW, "permute: len, width or ch is above the limit %" PRId64,
 				XO_GEOMETRY_MAX);
