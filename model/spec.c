@@ -90,6 +90,8 @@ static const char *const up_sampling_args[] = {"size", "name", NULL};
 /* up_sampling2d: size the height's (2), size_w the width's (as size);
  * interpolation nearest only */
 static const char *const up_sampling2d_args[] = {"size", "size_w", "interpolation", "name", NULL};
+/* permute: dims=A,B or dims=A,B,C (Keras's dims: a permutation of 1..rank) */
+static const char *const permute_args[] = {"dims", "name", NULL};
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -237,6 +239,38 @@ static enum xo_status set_margins(struct xo_layer_spec *l, const char *key, cons
 	return XO_OK;
 }
 
+/* permute's dims: Keras's tuple, 2 or 3 entries, each a permutation index,
+ * kept as their digits (op permute takes them so: 21, 312). Keras's own
+ * check: the entries must be 1..len(dims), each once. */
+static enum xo_status set_dims(struct xo_params *p, const char *val, const char *origin, int line)
+{
+	int64_t d = 0;
+	int n = 0, seen = 0;
+	const char *s = val;
+
+	for (;;) {
+		if (*s < '0' || *s > '9' || (s[1] >= '0' && s[1] <= '9') || n == 3)
+			goto bad;
+		seen |= 1 << (*s - '0');
+		d = d * 10 + (*s - '0');
+		n++;
+		if (!*++s)
+			break;
+		if (*s++ != ',')
+			goto bad;
+	}
+	if (n < 2 || seen != ((1 << (n + 1)) - 2))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "Invalid permutation argument `dims` for Permute Layer: the "
+		                  "indices in dims=%s must be consecutive and start from 1 (a "
+		                  "permutation of 1,2 or 1,2,3)", val);
+	p->dims = d;
+	return XO_OK;
+bad:
+	return spec_error(XO_EINVAL, origin, line,
+	                  "dims=%s: expected 2 or 3 axis indices, e.g. dims=2,1 or dims=3,1,2", val);
+}
+
 /* Applies one key=value argument of layer l. */
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
@@ -288,6 +322,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  "is not implemented; id 0 would be an ordinary row)");
 		return XO_OK;
 	}
+	if (!strcmp(key, "dims"))
+		return set_dims(p, val, origin, line);
 	if ((!strcmp(key, "padding") && xo_layer_kinds[l->kind].op == XO_OP_pad) ||
 	    !strcmp(key, "cropping"))
 		return set_margins(l, key, val, origin, line);
@@ -755,6 +791,34 @@ static enum xo_status shape_up2d(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* permute: the sample's axes reordered; dims as many entries as the input's
+ * rank (2: [T][ch], 3: [h][w][ch]); the op's own limits */
+static enum xo_status shape_permute(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	int rank = p->dims < 100 ? 2 : 3;
+	char shp[96];
+	enum xo_status st;
+
+	if (l->in_rank != rank)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "permute: dims=%" PRId64 " orders %d axes; the input %s has %d",
+		                  p->dims, rank, in_shape_text(l, shp, sizeof(shp)), l->in_rank);
+	p->batch = 1;
+	p->len = l->in_len;
+	p->width = l->in_w;
+	p->ch = l->in_ch;
+	st = xo_op_shapes(XO_OP_permute, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = rank;
+	l->out_len = ds[0].dim[1];
+	l->out_w = rank == 3 ? ds[0].dim[2] : 1;
+	l->out_ch = ds[0].dim[3];
+	return XO_OK;
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -764,6 +828,11 @@ static const char *needs_filters(const struct xo_params *p)
 static const char *needs_units(const struct xo_params *p)
 {
 	return !p->units ? "units=" : NULL;
+}
+
+static const char *needs_dims(const struct xo_params *p)
+{
+	return !p->dims ? "dims=" : NULL;
 }
 
 static const char *needs_rate(const struct xo_params *p)
@@ -808,6 +877,7 @@ static const struct {
     [XO_LAYER_CROPPING2D] = {cropping_args, shape_pad2d},
     [XO_LAYER_UP_SAMPLING2D] = {up_sampling2d_args, shape_up2d},
     [XO_LAYER_LAYER_NORMALIZATION] = {ln_args, shape_layer_normalization},
+    [XO_LAYER_PERMUTE] = {permute_args, shape_permute, needs_dims},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1255,6 +1325,8 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.pad_begin = l->p.pad_end = l->p.pad_begin_w = l->p.pad_end_w = 1;
 	if (l->kind == XO_LAYER_UP_SAMPLING2D)
 		l->p.repeats_w = 0; /* as size (Keras's int form; default (2, 2)) */
+	if (l->kind == XO_LAYER_PERMUTE)
+		l->p.dims = 0; /* Keras's dims has no default */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

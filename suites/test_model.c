@@ -1476,6 +1476,69 @@ static void test_pad_layers(void **state)
 	close_backends(be, nbe);
 }
 
+/* The permute layer (Keras Permute) on a [T][ch] and an [h][w][ch] sample:
+ * shapes, Keras's refusals, and a training epoch on every backend against
+ * ref (op by op: no fused path holds it). */
+static void test_permute_layer(void **state)
+{
+	static const char *const nets[2] = {
+	    "input 6 3\nconv1d filters=4 kernel_size=2 activation=tanh\npermute dims=2,1\n"
+	    "conv1d filters=2 kernel_size=2\nflatten\ndense units=3 activation=softmax\n",
+	    "input 4 3 2\nconv2d filters=3 kernel_size=2 activation=tanh\npermute dims=3,1,2\n"
+	    "conv2d filters=2 kernel_size=2\nflatten\ndense units=3 activation=softmax\n"};
+	static const int64_t in_size[2] = {6 * 3, 4 * 3 * 2};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [5][4] -> [4][5]; [3][2][3] -> [3][3][2] */
+	assert_int_equal(xo_spec_parse(nets[0], "permute", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 2 && sp.layers[1].out_len == 4 &&
+	            sp.layers[1].out_ch == 5 && sp.layers[1].p.dims == 21);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse(nets[1], "permute", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 3 && sp.layers[1].out_len == 3 &&
+	            sp.layers[1].out_w == 3 && sp.layers[1].out_ch == 2);
+	xo_spec_free(&sp);
+	/* refused: not a permutation, too few or many axes, the input's rank, no dims */
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=1,1\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "Invalid permutation argument `dims`"));
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=2,3\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=1\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=1,2,3,4\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=3,1,2\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "orders 3 axes; the input [4][2] has 2"));
+	assert_int_equal(xo_spec_parse("input 4 2\npermute\n", "permute", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "dims="));
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/permute%d.model", g_tmp, k);
+		write_file(path, nets[k], strlen(nets[k]));
+		random_set(REAL_N, 31 + k, in_size[k], 3, &x, &y);
+		if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused a permute net");
+		for (int b = 1; b < nbe; b++) {
+			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+				fail_msg("%s fused a permute net", xo_backend_name(be[b]));
+			snprintf(what, sizeof(what), "permute%d %s vs ref", k, xo_backend_name(be[b]));
+			check_steps(what, path, &r, &ref);
+			real_result_free(&r);
+		}
+		real_result_free(&ref);
+		free(x);
+		free(y);
+	}
+	close_backends(be, nbe);
+}
+
 /*
  * The layer_normalization layer on each rank Keras normalizes the last axis
  * of: a [T][F] sequence after a conv1d, a [h][w][ch] image after a conv2d,
@@ -3201,6 +3264,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_layer_normalization_layer),
 	    cmocka_unit_test(test_conv2d_layer),
 	    cmocka_unit_test(test_pad_layers),
+	    cmocka_unit_test(test_permute_layer),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),
