@@ -189,6 +189,12 @@ static const struct fixture fixtures[] = {
     {"ln.keras", "ln.weights.h5", "ln"},
     {"ln.keras", "ln.keras2_weights.h5", "ln"},
     {"ln2d.keras", NULL, "ln2d"},
+    {"permute.keras", NULL, "permute"},
+    {"permute.h5", NULL, "permute"},
+    {"permute.keras", "permute.weights.h5", "permute"},
+    {"permute2d.keras", NULL, "permute2d"},
+    {"permute2d.h5", NULL, "permute2d"},
+    {"permute2d.keras", "permute2d.weights.h5", "permute2d"},
 };
 
 static void test_keras_predict(void **state)
