@@ -130,6 +130,7 @@ static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void ln_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void permute_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -311,6 +312,9 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     /* keras/src/layers/reshaping/permute.py get_config(): dims */
     [XO_LAYER_PERMUTE] =
         {{COMMON_KEYS, {"dims", K_INTS}, {"batch_input_shape", K_SHAPE}}, permute_config, true},
+    /* keras/src/layers/reshaping/repeat_vector.py get_config(): n */
+    [XO_LAYER_REPEAT_VECTOR] =
+        {{COMMON_KEYS, {"n", K_INT}, {"batch_input_shape", K_SHAPE}}, repeat_vector_config, true},
 };
 
 /* A growing string. */
@@ -2069,4 +2073,10 @@ static void permute_config(const struct xo_layer_spec *ls, json_t *cfg)
 	for (int64_t d = ls->p.dims, scale = d < 100 ? 10 : 100; scale; scale /= 10)
 		json_array_append_new(dims, json_integer((json_int_t)(d / scale % 10)));
 	json_object_set_new(cfg, "dims", dims);
+}
+
+/* RepeatVector: n, an int */
+static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "n", json_integer(ls->p.repeats));
 }

@@ -90,6 +90,8 @@ static const char *const up_sampling_args[] = {"size", "name", NULL};
 /* up_sampling2d: size the height's (2), size_w the width's (as size);
  * interpolation nearest only */
 static const char *const up_sampling2d_args[] = {"size", "size_w", "interpolation", "name", NULL};
+/* repeat_vector: n (required, Keras's RepeatVector(n)) */
+static const char *const repeat_vector_args[] = {"n", "name", NULL};
 /* permute: dims=A,B or dims=A,B,C (Keras's dims: a permutation of 1..rank) */
 static const char *const permute_args[] = {"dims", "name", NULL};
 
@@ -181,7 +183,7 @@ static enum xo_status set_int_arg(struct xo_params *p, const char *key, const ch
 		p->kernel_w = v;
 	else if (!strcmp(key, "dilation_w"))
 		p->dilation_w = v;
-	else if (!strcmp(key, "size"))
+	else if (!strcmp(key, "size") || !strcmp(key, "n"))
 		p->repeats = v;
 	else if (!strcmp(key, "size_w"))
 		p->repeats_w = v;
@@ -289,7 +291,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	if (!strcmp(key, "filters") || !strcmp(key, "kernel_size") || !strcmp(key, "strides") ||
 	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
 	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w") || !strcmp(key, "kernel_w") ||
-	    !strcmp(key, "dilation_w") || !strcmp(key, "size") || !strcmp(key, "size_w"))
+	    !strcmp(key, "dilation_w") || !strcmp(key, "size") || !strcmp(key, "size_w") ||
+	    !strcmp(key, "n"))
 		return set_int_arg(p, key, val, origin, line);
 	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
 		/* ids travel as float values through the model's x arrays
@@ -819,6 +822,33 @@ static enum xo_status shape_permute(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* repeat_vector: [F] -> [n][F] (Keras: a (batch, features) input only); the
+ * up_sampling op's own limits */
+static enum xo_status shape_repeat_vector(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	char shp[96];
+	enum xo_status st;
+
+	if (l->in_rank != 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "repeat_vector needs a flat [features] input, got %s",
+		                  in_shape_text(l, shp, sizeof(shp)));
+	p->batch = 1;
+	p->len = 1;
+	p->width = 1;
+	p->ch = l->in_ch;
+	p->repeats_w = 1;
+	st = xo_op_shapes(XO_OP_up_sampling, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 2;
+	l->out_len = ds[0].dim[1];
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -828,6 +858,11 @@ static const char *needs_filters(const struct xo_params *p)
 static const char *needs_units(const struct xo_params *p)
 {
 	return !p->units ? "units=" : NULL;
+}
+
+static const char *needs_n(const struct xo_params *p)
+{
+	return !p->repeats ? "n=" : NULL;
 }
 
 static const char *needs_dims(const struct xo_params *p)
@@ -878,6 +913,7 @@ static const struct {
     [XO_LAYER_UP_SAMPLING2D] = {up_sampling2d_args, shape_up2d},
     [XO_LAYER_LAYER_NORMALIZATION] = {ln_args, shape_layer_normalization},
     [XO_LAYER_PERMUTE] = {permute_args, shape_permute, needs_dims},
+    [XO_LAYER_REPEAT_VECTOR] = {repeat_vector_args, shape_repeat_vector, needs_n},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1327,6 +1363,8 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.repeats_w = 0; /* as size (Keras's int form; default (2, 2)) */
 	if (l->kind == XO_LAYER_PERMUTE)
 		l->p.dims = 0; /* Keras's dims has no default */
+	if (l->kind == XO_LAYER_REPEAT_VECTOR)
+		l->p.repeats = 0; /* Keras's n has no default */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

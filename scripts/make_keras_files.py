@@ -370,12 +370,27 @@ def permute2d_model():
     ])
 
 
-SHAPE2 = (("permute", permute_model, 67), ("permute2d", permute2d_model, 71))
+def repeat_model():
+    """RepeatVector between a Dense and a Conv1D (its copies' gradients summed)."""
+    return keras.Sequential([
+        keras.Input(shape=(5,)),
+        layers.Dense(4, activation="tanh"),
+        layers.RepeatVector(3),
+        layers.Conv1D(3, 2, activation="relu"),
+        layers.Flatten(),
+        layers.Dense(4, activation="softmax"),
+    ])
 
 
-def shape2_fixtures(out):
-    """As resize_fixtures, for SHAPE2."""
+SHAPE2 = (("permute", permute_model, 67), ("permute2d", permute2d_model, 71),
+          ("repeat", repeat_model, 73))
+
+
+def shape2_fixtures(out, only=None):
+    """As resize_fixtures, for SHAPE2 (or its fixtures named in only)."""
     for name, make_model, seed in SHAPE2:
+        if only and name not in only:
+            continue
         m = make_model()
         r = np.random.default_rng(seed)
         randomize(m, r)
@@ -526,7 +541,7 @@ def rnn_fixtures(out):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--only")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--only") and not a.startswith("--name=")]
     out = args[0] if args else "suites/golden/keras"
     os.makedirs(out, exist_ok=True)
     # --only=bn: the BatchNormalization fixtures alone (their own generator),
@@ -548,7 +563,8 @@ def main():
         print("keras", keras.__version__, "wrote the resize fixtures to", out)
         return
     if "--only=shape2" in sys.argv[1:]:
-        shape2_fixtures(out)
+        names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]
+        shape2_fixtures(out, names)
         print("keras", keras.__version__, "wrote the shape2 fixtures to", out)
         return
     if "--only=ln" in sys.argv[1:]:

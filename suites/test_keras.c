@@ -195,6 +195,9 @@ static const struct fixture fixtures[] = {
     {"permute2d.keras", NULL, "permute2d"},
     {"permute2d.h5", NULL, "permute2d"},
     {"permute2d.keras", "permute2d.weights.h5", "permute2d"},
+    {"repeat.keras", NULL, "repeat"},
+    {"repeat.h5", NULL, "repeat"},
+    {"repeat.keras", "repeat.weights.h5", "repeat"},
 };
 
 static void test_keras_predict(void **state)

@@ -221,6 +221,10 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			if ((double)(batch * l->in_len * l->in_w) > *k_grad)
 				*k_grad = (double)(batch * l->in_len * l->in_w);
 		}
+		/* repeat_vector: a copy forward; its dx sums the n copies'
+		 * gradients (the up_sampling op's K = n terms) */
+		if (l->kind == XO_LAYER_REPEAT_VECTOR)
+			*k_path += (double)l->p.repeats;
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION)
 			*k_path += act_length(l->p.activation);
@@ -1536,6 +1540,52 @@ static void test_permute_layer(void **state)
 		free(x);
 		free(y);
 	}
+	close_backends(be, nbe);
+}
+
+/* The repeat_vector layer (Keras RepeatVector): [F] -> [n][F], refusals, and
+ * a training epoch on every backend against ref (its backward sums the n
+ * copies' gradients). */
+static void test_repeat_vector_layer(void **state)
+{
+	static const char *const net =
+	    "input 6 2\nflatten\ndense units=4 activation=tanh\nrepeat_vector n=3\n"
+	    "conv1d filters=2 kernel_size=2\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "repeat", &sp), XO_OK);
+	assert_true(sp.layers[2].out_rank == 2 && sp.layers[2].out_len == 3 &&
+	            sp.layers[2].out_ch == 4);
+	xo_spec_free(&sp);
+	/* refused: no n, n not positive, an input that is not flat */
+	assert_int_equal(xo_spec_parse("input 4\nrepeat_vector\n", "repeat", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "n="));
+	assert_int_equal(xo_spec_parse("input 4\nrepeat_vector n=0\n", "repeat", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\nrepeat_vector n=2\n", "repeat", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "repeat_vector needs a flat [features] input"));
+	snprintf(path, sizeof(path), "%s/repeat.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 41, 6 * 2, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a repeat_vector net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a repeat_vector net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "repeat_vector %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
 	close_backends(be, nbe);
 }
 
@@ -3265,6 +3315,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_conv2d_layer),
 	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_permute_layer),
+	    cmocka_unit_test(test_repeat_vector_layer),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

@@ -899,6 +899,7 @@ static const struct {
     {XO_LAYER_UP_SAMPLING2D, "input 4 4 2", "size=2 size_w=3"},
     {XO_LAYER_LAYER_NORMALIZATION, "input 5 3", ""},
     {XO_LAYER_PERMUTE, "input 3 4 5", "dims=3,1,2"},
+    {XO_LAYER_REPEAT_VECTOR, "input 5", "n=3"},
 };
 
 static void test_layer_kinds(void **state)

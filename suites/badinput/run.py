@@ -144,7 +144,10 @@ def fixtures(d, xo):
                        ("perm_repeat", "input 17 2\npermute dims=1,1\nflatten\n"
                                        "dense units=5 activation=softmax\n"),
                        ("perm_rank", "input 17 2\npermute dims=3,1,2\nflatten\n"
-                                     "dense units=5 activation=softmax\n")):
+                                     "dense units=5 activation=softmax\n"),
+                       # repeat_vector: a [steps][channels] input (Keras: 2-D only)
+                       ("repeat_rank", "input 17 2\nrepeat_vector n=2\nflatten\n"
+                                       "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -549,6 +552,7 @@ CASES = {
     "spec_cropping_all": (predict(model="crop_all.model"), 2, r"crop_all\.model:2: cropping1d: cropping \(9, 8\) must be smaller than the input length 17", ["out.npy"], None, {}, None),
     "spec_permute_not_a_permutation": (predict(model="perm_repeat.model"), 2, r"perm_repeat\.model:2: Invalid permutation argument `dims` for Permute Layer", ["out.npy"], None, {}, None),
     "spec_permute_rank": (predict(model="perm_rank.model"), 2, r"perm_rank\.model:2: permute: dims=312 orders 3 axes; the input \[17\]\[2\] has 2", ["out.npy"], None, {}, None),
+    "spec_repeat_vector_rank": (predict(model="repeat_rank.model"), 2, r"repeat_rank\.model:2: repeat_vector needs a flat \[features\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
     "spec_up_sampling_zero": (predict(model="up_zero.model"), 2, r"up_zero\.model:2: size=0: expected a positive integer", ["out.npy"], None, {}, None),
     "keras_cropping_negative": (kpredict("crop_neg.keras"), 2, r"crop_neg\.keras: layer 'cropping1d' \(Cropping1D\): cropping: expected non-negative integers", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [-1, 2], "crop_neg.keras"), {}, None),
     "keras_cropping_all": (kpredict("crop_all.keras"), 2, r"crop_all\.keras.*cropping1d: cropping \(30, 1\) must be smaller than the input length 15", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [30, 1], "crop_all.keras"), {}, None),
