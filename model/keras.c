@@ -131,6 +131,7 @@ static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void ln_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void permute_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -315,6 +316,10 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     /* keras/src/layers/reshaping/repeat_vector.py get_config(): n */
     [XO_LAYER_REPEAT_VECTOR] =
         {{COMMON_KEYS, {"n", K_INT}, {"batch_input_shape", K_SHAPE}}, repeat_vector_config, true},
+    /* keras/src/layers/reshaping/reshape.py get_config(): target_shape */
+    [XO_LAYER_RESHAPE] =
+        {{COMMON_KEYS, {"target_shape", K_INTS}, {"batch_input_shape", K_SHAPE}}, reshape_config,
+         true},
 };
 
 /* A growing string. */
@@ -2079,4 +2084,14 @@ static void permute_config(const struct xo_layer_spec *ls, json_t *cfg)
 static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	json_object_set_new(cfg, "n", json_integer(ls->p.repeats));
+}
+
+/* Reshape: target_shape as given (a -1 kept: Keras infers it again) */
+static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_t *t = json_array();
+
+	for (int k = 0; k < ls->target_rank; k++)
+		json_array_append_new(t, json_integer((json_int_t)ls->target[k]));
+	json_object_set_new(cfg, "target_shape", t);
 }

@@ -113,7 +113,7 @@ static inline bool act_separate(const struct xo_layer_spec *s)
 /* A layer that is the same bytes as its input: flatten, Activation(linear). */
 static inline bool layer_is_view(const struct xo_layer_spec *s)
 {
-	return s->kind == XO_LAYER_FLATTEN ||
+	return s->kind == XO_LAYER_FLATTEN || s->kind == XO_LAYER_RESHAPE ||
 	       (s->kind == XO_LAYER_ACTIVATION && s->p.activation == XO_ACTIVATION_LINEAR);
 }
 

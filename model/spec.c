@@ -90,6 +90,8 @@ static const char *const up_sampling_args[] = {"size", "name", NULL};
 /* up_sampling2d: size the height's (2), size_w the width's (as size);
  * interpolation nearest only */
 static const char *const up_sampling2d_args[] = {"size", "size_w", "interpolation", "name", NULL};
+/* reshape: target_shape=A[,B[,C]] (required; one entry may be -1) */
+static const char *const reshape_args[] = {"target_shape", "name", NULL};
 /* repeat_vector: n (required, Keras's RepeatVector(n)) */
 static const char *const repeat_vector_args[] = {"n", "name", NULL};
 /* permute: dims=A,B or dims=A,B,C (Keras's dims: a permutation of 1..rank) */
@@ -273,6 +275,44 @@ bad:
 	                  "dims=%s: expected 2 or 3 axis indices, e.g. dims=2,1 or dims=3,1,2", val);
 }
 
+/* reshape's target_shape: 1 to 3 entries, each a positive integer up to
+ * 2^31 - 1 or -1 (Keras's tuple; the rank and the -1 are checked by
+ * shape_reshape against the input) */
+static enum xo_status set_target(struct xo_layer_spec *l, const char *val, const char *origin,
+                                 int line)
+{
+	const char *s = val;
+	int n = 0;
+
+	for (;;) {
+		char *end;
+		long long x;
+
+		errno = 0;
+		x = strtoll(s, &end, 10);
+		if (end == s || errno || n == 4 || (x < 1 && x != -1) || x > XO_GEOMETRY_MAX)
+			goto bad;
+		if (n < 3)
+			l->target[n] = x;
+		n++;
+		s = end;
+		if (!*s)
+			break;
+		if (*s++ != ',')
+			goto bad;
+	}
+	if (n > 3)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "reshape: target_shape=%s has rank %d; a sample has rank 1 to 3", val,
+		                  n);
+	l->target_rank = n;
+	return XO_OK;
+bad:
+	return spec_error(XO_EINVAL, origin, line,
+	                  "target_shape=%s: expected 1 to 3 positive integers or -1, e.g. "
+	                  "target_shape=4,-1", val);
+}
+
 /* Applies one key=value argument of layer l. */
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
@@ -327,6 +367,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	}
 	if (!strcmp(key, "dims"))
 		return set_dims(p, val, origin, line);
+	if (!strcmp(key, "target_shape"))
+		return set_target(l, val, origin, line);
 	if ((!strcmp(key, "padding") && xo_layer_kinds[l->kind].op == XO_OP_pad) ||
 	    !strcmp(key, "cropping"))
 		return set_margins(l, key, val, origin, line);
@@ -822,6 +864,41 @@ static enum xo_status shape_permute(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* reshape: the input's elements in target_shape's sample shape, one -1
+ * inferred (Keras's Reshape and its two errors); a view of the input */
+static enum xo_status shape_reshape(struct xo_layer_spec *l, const char *origin)
+{
+	int64_t in, known = 1, d[3];
+	int unknown = -1;
+
+	if (!l->target_rank)
+		return spec_error(XO_EINVAL, origin, l->line, "reshape needs target_shape=");
+	if (!xo_mul_ok(l->in_len, l->in_w, &in) || !xo_mul_ok(in, l->in_ch, &in))
+		return spec_error(XO_EOVERFLOW, origin, l->line, "reshape: size overflows");
+	for (int k = 0; k < l->target_rank; k++) {
+		d[k] = l->target[k];
+		if (d[k] == -1 && unknown >= 0)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "reshape: there must be at most one unknown dimension (-1) "
+			                  "in target_shape");
+		if (d[k] == -1)
+			unknown = k;
+		else if (!xo_mul_ok(known, d[k], &known))
+			return spec_error(XO_EOVERFLOW, origin, l->line, "reshape: size overflows");
+	}
+	if (unknown >= 0 && in % known == 0)
+		d[unknown] = in / known;
+	if ((unknown >= 0 && in % known) || (unknown < 0 && known != in))
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "reshape: the total size of target_shape is different from the "
+		                  "input's size %" PRId64, in);
+	l->out_rank = l->target_rank;
+	l->out_len = l->target_rank > 1 ? d[0] : 1;
+	l->out_w = l->target_rank == 3 ? d[1] : 1;
+	l->out_ch = d[l->target_rank - 1];
+	return XO_OK;
+}
+
 /* repeat_vector: [F] -> [n][F] (Keras: a (batch, features) input only); the
  * up_sampling op's own limits */
 static enum xo_status shape_repeat_vector(struct xo_layer_spec *l, const char *origin)
@@ -914,6 +991,7 @@ static const struct {
     [XO_LAYER_LAYER_NORMALIZATION] = {ln_args, shape_layer_normalization},
     [XO_LAYER_PERMUTE] = {permute_args, shape_permute, needs_dims},
     [XO_LAYER_REPEAT_VECTOR] = {repeat_vector_args, shape_repeat_vector, needs_n},
+    [XO_LAYER_RESHAPE] = {reshape_args, shape_reshape},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

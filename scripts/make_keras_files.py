@@ -382,8 +382,20 @@ def repeat_model():
     ])
 
 
+def reshape_model():
+    """Reshape from [T][ch] to [h][w][ch] and, with -1 inferred, to a flat vector."""
+    return keras.Sequential([
+        keras.Input(shape=(4, 6)),
+        layers.Conv1D(4, 2, activation="tanh"),
+        layers.Reshape((2, 3, 2)),
+        layers.Conv2D(2, 2, activation="relu"),
+        layers.Reshape((-1,)),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
 SHAPE2 = (("permute", permute_model, 67), ("permute2d", permute2d_model, 71),
-          ("repeat", repeat_model, 73))
+          ("repeat", repeat_model, 73), ("reshape", reshape_model, 79))
 
 
 def shape2_fixtures(out, only=None):

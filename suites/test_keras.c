@@ -198,6 +198,9 @@ static const struct fixture fixtures[] = {
     {"repeat.keras", NULL, "repeat"},
     {"repeat.h5", NULL, "repeat"},
     {"repeat.keras", "repeat.weights.h5", "repeat"},
+    {"reshape.keras", NULL, "reshape"},
+    {"reshape.h5", NULL, "reshape"},
+    {"reshape.keras", "reshape.weights.h5", "reshape"},
 };
 
 static void test_keras_predict(void **state)

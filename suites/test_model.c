@@ -1589,6 +1589,64 @@ static void test_repeat_vector_layer(void **state)
 	close_backends(be, nbe);
 }
 
+/* The reshape layer (Keras Reshape): a view to ranks 3 and 1 with -1
+ * inferred, Keras's refusals, and a training epoch on every backend against ref. */
+static void test_reshape_layer(void **state)
+{
+	static const char *const net =
+	    "input 4 6\nconv1d filters=4 kernel_size=2 activation=tanh\n"
+	    "reshape target_shape=2,3,2\nconv2d filters=2 kernel_size=2\n"
+	    "reshape target_shape=-1\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "reshape", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 3 && sp.layers[1].out_len == 2 &&
+	            sp.layers[1].out_w == 3 && sp.layers[1].out_ch == 2);
+	assert_true(sp.layers[3].out_rank == 1 && sp.layers[3].out_ch == 4);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=-1,8\n", "reshape", &sp),
+	                 XO_OK);
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 3 &&
+	            sp.layers[0].out_ch == 8);
+	xo_spec_free(&sp);
+	/* refused: another size, two -1s, rank 4, 0, no target_shape */
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=5,5\n", "reshape", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "total size of target_shape is different"));
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=-1,-1\n", "reshape", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "at most one unknown dimension"));
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=5,-1\n", "reshape", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(
+	    xo_spec_parse("input 4 6\nreshape target_shape=1,2,3,4\n", "reshape", &sp), XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=0,24\n", "reshape", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape\n", "reshape", &sp), XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/reshape.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 43, 4 * 6, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a reshape net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a reshape net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "reshape %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
 /*
  * The layer_normalization layer on each rank Keras normalizes the last axis
  * of: a [T][F] sequence after a conv1d, a [h][w][ch] image after a conv2d,
@@ -3316,6 +3374,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_permute_layer),
 	    cmocka_unit_test(test_repeat_vector_layer),
+	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

@@ -147,6 +147,11 @@ def fixtures(d, xo):
                                      "dense units=5 activation=softmax\n"),
                        # repeat_vector: a [steps][channels] input (Keras: 2-D only)
                        ("repeat_rank", "input 17 2\nrepeat_vector n=2\nflatten\n"
+                                       "dense units=5 activation=softmax\n"),
+                       # reshape: another size, two -1s
+                       ("reshape_size", "input 17 2\nreshape target_shape=5,7\nflatten\n"
+                                        "dense units=5 activation=softmax\n"),
+                       ("reshape_two", "input 17 2\nreshape target_shape=-1,-1\nflatten\n"
                                        "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
@@ -553,6 +558,8 @@ CASES = {
     "spec_permute_not_a_permutation": (predict(model="perm_repeat.model"), 2, r"perm_repeat\.model:2: Invalid permutation argument `dims` for Permute Layer", ["out.npy"], None, {}, None),
     "spec_permute_rank": (predict(model="perm_rank.model"), 2, r"perm_rank\.model:2: permute: dims=312 orders 3 axes; the input \[17\]\[2\] has 2", ["out.npy"], None, {}, None),
     "spec_repeat_vector_rank": (predict(model="repeat_rank.model"), 2, r"repeat_rank\.model:2: repeat_vector needs a flat \[features\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
+    "spec_reshape_size": (predict(model="reshape_size.model"), 2, r"reshape_size\.model:2: reshape: the total size of target_shape is different from the input's size 34", ["out.npy"], None, {}, None),
+    "spec_reshape_two_unknown": (predict(model="reshape_two.model"), 2, r"reshape_two\.model:2: reshape: there must be at most one unknown dimension", ["out.npy"], None, {}, None),
     "spec_up_sampling_zero": (predict(model="up_zero.model"), 2, r"up_zero\.model:2: size=0: expected a positive integer", ["out.npy"], None, {}, None),
     "keras_cropping_negative": (kpredict("crop_neg.keras"), 2, r"crop_neg\.keras: layer 'cropping1d' \(Cropping1D\): cropping: expected non-negative integers", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [-1, 2], "crop_neg.keras"), {}, None),
     "keras_cropping_all": (kpredict("crop_all.keras"), 2, r"crop_all\.keras.*cropping1d: cropping \(30, 1\) must be smaller than the input length 15", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [30, 1], "crop_all.keras"), {}, None),
