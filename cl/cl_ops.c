@@ -1523,3 +1523,50 @@ enum xo_status xo_cl_layer_normalization_bwd(struct xo_backend *be, const struct
 	xo_cl_arg_int(&l, p->ch);
 	return la_run(&l, p->ch, XO_OP_layer_normalization, XO_DIR_BWD);
 }
+
+/* ---- permute (resize.cl): one work-item per destination element --------------- */
+
+static enum xo_status la_permute(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	const struct xo_params *p = &a->p;
+	int64_t x[3] = {p->len, p->width, p->ch}, sz[3], stride[3];
+	int q[3], m[3];
+	enum xo_status st = xo_permute_axes(p->dims, q);
+	struct xo_cl_launch l;
+
+	if (st)
+		return st;
+	for (int k = 0; k < 3; k++) {
+		sz[k] = bwd ? x[q[k]] : x[k];
+		if (bwd)
+			m[q[k]] = k;
+		else
+			m[k] = q[k];
+	}
+	stride[0] = sz[1] * sz[2];
+	stride[1] = sz[2];
+	stride[2] = 1;
+	l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_permute_move);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, p->batch * sz[m[0]]);
+	xo_cl_arg_int(&l, sz[m[0]]);
+	xo_cl_arg_int(&l, sz[m[1]]);
+	xo_cl_arg_int(&l, sz[m[2]]);
+	xo_cl_arg_int(&l, sz[0] * sz[1] * sz[2]);
+	xo_cl_arg_int(&l, stride[m[0]]);
+	xo_cl_arg_int(&l, stride[m[1]]);
+	xo_cl_arg_int(&l, stride[m[2]]);
+	return la_run_nd(&l, 3, (int64_t[]){sz[m[2]], sz[m[1]], p->batch * sz[m[0]]}, XO_OP_permute,
+			 bwd ? XO_DIR_BWD : XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_permute_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_permute(be, a, false);
+}
+
+enum xo_status xo_cl_permute_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_permute(be, a, true);
+}

@@ -141,6 +141,7 @@ struct xo_params xo_params_default(void)
 		.pad_end_w = 0,
 		.repeats = 2,
 		.repeats_w = 1,
+		.dims = 123,
 	};
 }
 
@@ -190,6 +191,8 @@ enum key_id {
 	K_PAD_BEGIN, K_PAD_END, K_PAD_BEGIN_W, K_PAD_END_W,
 	/* up_sampling */
 	K_REPEATS, K_REPEATS_W,
+	/* permute */
+	K_DIMS,
 	K_COUNT
 };
 
@@ -245,6 +248,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_PAD_END_W, pad_end_w, KEY_I64),
 	KEY(K_REPEATS, repeats, KEY_I64),
 	KEY(K_REPEATS_W, repeats_w, KEY_I64),
+	KEY(K_DIMS, dims, KEY_I64),
 };
 #undef KEY
 
@@ -344,6 +348,7 @@ struct key_set {
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_REPEATS) | B(K_REPEATS_W)), 0)
 #define KEYS_layer_normalization                                                                   \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_EPSILON) | B(K_CENTER) | B(K_SCALE)), 0)
+#define KEYS_permute KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_DIMS)), 0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,
@@ -773,4 +778,32 @@ int64_t xo_pool1d_window(const struct xo_params *p, int64_t o, int64_t pad_left,
 	*lo = start < 0 ? 0 : start;
 	*hi = start + p->pool_size > p->len ? p->len : start + p->pool_size;
 	return *hi - *lo;
+}
+
+enum xo_status xo_permute_axes(int64_t dims, int q[3])
+{
+	int64_t v = dims;
+	int seen = 0;
+
+	if (dims == 12 || dims == 21) { /* a rank-2 sample [len][ch] (width 1) */
+		q[0] = dims == 12 ? 0 : 2;
+		q[1] = 1;
+		q[2] = dims == 12 ? 2 : 0;
+		return XO_OK;
+	}
+	if (v < 100 || v > 999)
+		goto bad;
+	for (int k = 2; k >= 0; k--, v /= 10) {
+		int d = (int)(v % 10);
+
+		if (d < 1 || d > 3 || (seen & (1 << d)))
+			goto bad;
+		seen |= 1 << d;
+		q[k] = d - 1;
+	}
+	return XO_OK;
+bad:
+	return xo_error(XO_EINVAL,
+			"permute: dims=%" PRId64 " must be a permutation of the digits 1 2 3 "
+			"(1 len, 2 width, 3 ch), or of 1 2 (1 len, 2 ch; width 1)", dims);
 }

@@ -739,6 +739,38 @@ static enum xo_status shapes_up_sampling(enum xo_op op, enum xo_dir dir, const s
 }
 #define SHAPES_up_sampling shapes_up_sampling
 
+/* permute: x[batch][len][width][ch] <-> y[batch][s[q0]][s[q1]][s[q2]], s = {len, width, ch} */
+static enum xo_status shapes_permute(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+				     struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t s[3] = {p->len, p->width, p->ch};
+	int q[3];
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(len);
+	NEED(width);
+	NEED(ch);
+	if ((st = xo_permute_axes(p->dims, q)))
+		return st;
+	if (p->dims < 100 && p->width != 1)
+		return xo_error(XO_EINVAL, "permute: dims=%" PRId64 " orders a rank-2 sample; width=%"
+				PRId64 " must be 1", p->dims, p->width);
+	if (p->len > XO_GEOMETRY_MAX || p->width > XO_GEOMETRY_MAX || p->ch > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW, "permute: len, width or ch is above the limit %" PRId64,
+				XO_GEOMETRY_MAX);
+	if (dir == XO_DIR_FWD) {
+		SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+		SLOT(dst[0], false, p->batch, s[q[0]], s[q[1]], s[q[2]]);
+	} else {
+		SLOT(src[0], false, p->batch, s[q[0]], s[q[1]], s[q[2]]);
+		SLOT(dst[0], false, p->batch, p->len, p->width, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_permute shapes_permute
+
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);
 

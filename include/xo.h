@@ -200,6 +200,10 @@ struct xo_params {
 	/* up_sampling: each row / column repeated */
 	int64_t repeats;               /* along len (2, Keras's size) */
 	int64_t repeats_w;             /* along width (1) */
+	/* permute: Keras's dims as digits, x's axis (1 len, 2 width, 3 ch; for
+	 * two digits 1 len, 2 ch, width 1) that becomes each of y's axes (123,
+	 * the identity) */
+	int64_t dims;
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -234,6 +238,11 @@ enum xo_status xo_pool1d_geometry(const struct xo_params *p, int64_t *out_len,
  * its errors naming op. */
 enum xo_status xo_pool1d_geometry_of(enum xo_op op, const struct xo_params *p, int64_t *out_len,
 				     int64_t *pad_left);
+/* permute's dims as axes: q[k] in 0..2 (0 len, 1 width, 2 ch) the x axis that
+ * becomes y's axis k; an error naming the value unless dims's three digits
+ * are a permutation of 1 2 3, or its two a permutation of 1 2 (a rank-2
+ * sample [len][ch]: 21 moves as 321). */
+enum xo_status xo_permute_axes(int64_t dims, int q[3]);
 /* True for the windowed 1-D pooling ops (pool_size, strides, padding). */
 bool xo_op_is_pool1d(enum xo_op op);
 /* simple_rnn, lstm or gru. */

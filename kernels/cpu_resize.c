@@ -168,3 +168,83 @@ enum xo_status xo_cpu_up_sampling_bwd(struct xo_backend *be, const struct xo_op_
 {
 	return cpu_up_sampling(be, a, true);
 }
+
+/* permute: src [batch][s0][s1][s2], dst axis k is src axis q[k]; dst rows
+ * (n, i0) of [o1][o2] floats split between threads in contiguous ranges.
+ * The innermost loop walks dst contiguously and src by its stride on axis
+ * q[2] (a memcpy when that axis is src's last). */
+struct perm_job {
+	const float *src;
+	float *dst;
+	int64_t rows, o0, o1, o2, per, st0, st1, st2;
+};
+
+static void perm_task(void *arg, int t, int nt)
+{
+	const struct perm_job *j = arg;
+	int64_t lo = j->rows * t / nt, hi = j->rows * (t + 1) / nt;
+
+	for (int64_t r = lo; r < hi; r++) {
+		int64_t n = r / j->o0, i0 = r % j->o0;
+		const float *s0 = j->src + n * j->per + i0 * j->st0;
+		float *d = j->dst + r * j->o1 * j->o2;
+
+		for (int64_t i1 = 0; i1 < j->o1; i1++, d += j->o2) {
+			const float *s = s0 + i1 * j->st1;
+
+			if (j->st2 == 1) {
+				memcpy(d, s, (size_t)j->o2 * sizeof(float));
+				continue;
+			}
+			for (int64_t i2 = 0; i2 < j->o2; i2++)
+				d[i2] = s[i2 * j->st2];
+		}
+	}
+}
+
+static enum xo_status cpu_permute(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cpu_ctx *c = be->ctx;
+	int64_t x[3] = {p->len, p->width, p->ch}, sz[3], stride[3];
+	int q[3], m[3];
+	enum xo_status st = xo_permute_axes(p->dims, q);
+	struct perm_job j;
+	int nt;
+
+	if (st)
+		return st;
+	for (int k = 0; k < 3; k++) {
+		sz[k] = bwd ? x[q[k]] : x[k];
+		if (bwd)
+			m[q[k]] = k;
+		else
+			m[k] = q[k];
+	}
+	stride[0] = sz[1] * sz[2];
+	stride[1] = sz[2];
+	stride[2] = 1;
+	j = (struct perm_job){.src = xo_tensor_f32(a->src[0]),
+			      .dst = xo_tensor_f32(a->dst[0]),
+			      .o0 = sz[m[0]],
+			      .o1 = sz[m[1]],
+			      .o2 = sz[m[2]],
+			      .per = sz[0] * sz[1] * sz[2],
+			      .st0 = stride[m[0]],
+			      .st1 = stride[m[1]],
+			      .st2 = stride[m[2]]};
+	j.rows = p->batch * j.o0;
+	nt = xo_cpu_threads_for(c, p->batch * j.per, j.rows);
+	xo_cpu_threads_run(c->tp, nt, perm_task, &j);
+	return XO_OK;
+}
+
+enum xo_status xo_cpu_permute_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_permute(be, a, false);
+}
+
+enum xo_status xo_cpu_permute_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_permute(be, a, true);
+}

@@ -79,6 +79,8 @@ enum key_rule {
 	K_ZERO,     /* must be 0 (the recurrent layers' dropout, recurrent_dropout) */
 	K_MARGINS,  /* ZeroPadding / Cropping: int, [begin, end] or [[top, bottom], [left,
 	             * right]], non-negative: key=N, key=B,E or key=T,B,L,R */
+	K_INTS,     /* a list of 1 to 4 integers (Permute's dims): key=a,b,... (the spec
+	             * parser checks the values) */
 };
 struct key_row {
 	const char *key;
@@ -127,6 +129,9 @@ static void zero_padding_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void cropping_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void ln_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void permute_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -305,6 +310,16 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
           {"batch_input_shape", K_SHAPE}},
          ln_config,
          true},
+    /* keras/src/layers/reshaping/permute.py get_config(): dims */
+    [XO_LAYER_PERMUTE] =
+        {{COMMON_KEYS, {"dims", K_INTS}, {"batch_input_shape", K_SHAPE}}, permute_config, true},
+    /* keras/src/layers/reshaping/repeat_vector.py get_config(): n */
+    [XO_LAYER_REPEAT_VECTOR] =
+        {{COMMON_KEYS, {"n", K_INT}, {"batch_input_shape", K_SHAPE}}, repeat_vector_config, true},
+    /* keras/src/layers/reshaping/reshape.py get_config(): target_shape */
+    [XO_LAYER_RESHAPE] =
+        {{COMMON_KEYS, {"target_shape", K_INTS}, {"batch_input_shape", K_SHAPE}}, reshape_config,
+         true},
 };
 
 /* A growing string. */
@@ -446,6 +461,27 @@ static bool margins_arg(const json_t *v, const char *key, struct sbuf *args)
 	return true;
 }
 
+/* A K_INTS value (a list of 1 to 4 integers within int32) as the spec's comma list. */
+static bool ints_arg(const json_t *v, const char *key, struct sbuf *args)
+{
+	size_t n = json_is_array(v) ? json_array_size(v) : 0;
+
+	if (n < 1 || n > 4)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_array_get(v, i);
+
+		if (!json_is_integer(x) || json_integer_value(x) < INT32_MIN ||
+		    json_integer_value(x) > INT32_MAX)
+			return false;
+	}
+	sb_printf(args, " %s=", key);
+	for (size_t i = 0; i < n; i++)
+		sb_printf(args, "%s%" JSON_INTEGER_FORMAT, i ? "," : "",
+		          json_integer_value(json_array_get(v, i)));
+	return true;
+}
+
 /* One key of a layer's config by its rule k: checked, and written to args
  * as spec arguments (or, for the input shape, as the input line to spec). */
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
@@ -581,6 +617,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			               "%s: expected non-negative integers (an int, [begin, end] or "
 			               "[[top, bottom], [left, right]])",
 			               key);
+		break;
+	case K_INTS:
+		if (!ints_arg(v, key, args))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a list of 1 to 4 integers", key);
 		break;
 	case K_SHAPE:
 		if (*have_input)
@@ -2028,4 +2068,30 @@ enum xo_status xo_keras_save(struct xo_model *m, const char *path, bool keras)
 	free(h5);
 	free(w);
 	return st;
+}
+
+/* Permute: dims, Keras's tuple (the op's digits: 21 -> [2, 1]) */
+static void permute_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_t *dims = json_array();
+
+	for (int64_t d = ls->p.dims, scale = d < 100 ? 10 : 100; scale; scale /= 10)
+		json_array_append_new(dims, json_integer((json_int_t)(d / scale % 10)));
+	json_object_set_new(cfg, "dims", dims);
+}
+
+/* RepeatVector: n, an int */
+static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "n", json_integer(ls->p.repeats));
+}
+
+/* Reshape: target_shape as given (a -1 kept: Keras infers it again) */
+static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_t *t = json_array();
+
+	for (int k = 0; k < ls->target_rank; k++)
+		json_array_append_new(t, json_integer((json_int_t)ls->target[k]));
+	json_object_set_new(cfg, "target_shape", t);
 }

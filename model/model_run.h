@@ -122,7 +122,7 @@ static inline bool act_separate(const struct xo_layer_spec *s)
 /* A layer that is the same bytes as its input: flatten, Activation(linear). */
 static inline bool layer_is_view(const struct xo_layer_spec *s)
 {
-	return s->kind == XO_LAYER_FLATTEN ||
+	return s->kind == XO_LAYER_FLATTEN || s->kind == XO_LAYER_RESHAPE ||
 	       (s->kind == XO_LAYER_ACTIVATION && s->p.activation == XO_ACTIVATION_LINEAR);
 }
 
@@ -132,7 +132,8 @@ static inline bool layer_is_2d(const struct xo_layer_spec *s)
 	return s->kind == XO_LAYER_CONV2D || s->kind == XO_LAYER_MAX_POOLING2D || s->kind == XO_LAYER_AVERAGE_POOLING2D ||
 	       s->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D ||
 	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D || s->kind == XO_LAYER_ZERO_PADDING2D ||
-	       s->kind == XO_LAYER_CROPPING2D || s->kind == XO_LAYER_UP_SAMPLING2D;
+	       s->kind == XO_LAYER_CROPPING2D || s->kind == XO_LAYER_UP_SAMPLING2D ||
+	       s->kind == XO_LAYER_PERMUTE;
 }
 /* ---- the layer kinds' runtime ---------------------------------------------- */
 

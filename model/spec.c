@@ -90,6 +90,12 @@ static const char *const up_sampling_args[] = {"size", "name", NULL};
 /* up_sampling2d: size the height's (2), size_w the width's (as size);
  * interpolation nearest only */
 static const char *const up_sampling2d_args[] = {"size", "size_w", "interpolation", "name", NULL};
+/* reshape: target_shape=A[,B[,C]] (required; one entry may be -1) */
+static const char *const reshape_args[] = {"target_shape", "name", NULL};
+/* repeat_vector: n (required, Keras's RepeatVector(n)) */
+static const char *const repeat_vector_args[] = {"n", "name", NULL};
+/* permute: dims=A,B or dims=A,B,C (Keras's dims: a permutation of 1..rank) */
+static const char *const permute_args[] = {"dims", "name", NULL};
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -179,7 +185,7 @@ static enum xo_status set_int_arg(struct xo_params *p, const char *key, const ch
 		p->kernel_w = v;
 	else if (!strcmp(key, "dilation_w"))
 		p->dilation_w = v;
-	else if (!strcmp(key, "size"))
+	else if (!strcmp(key, "size") || !strcmp(key, "n"))
 		p->repeats = v;
 	else if (!strcmp(key, "size_w"))
 		p->repeats_w = v;
@@ -237,6 +243,76 @@ static enum xo_status set_margins(struct xo_layer_spec *l, const char *key, cons
 	return XO_OK;
 }
 
+/* permute's dims: Keras's tuple, 2 or 3 entries, each a permutation index,
+ * kept as their digits (op permute takes them so: 21, 312). Keras's own
+ * check: the entries must be 1..len(dims), each once. */
+static enum xo_status set_dims(struct xo_params *p, const char *val, const char *origin, int line)
+{
+	int64_t d = 0;
+	int n = 0, seen = 0;
+	const char *s = val;
+
+	for (;;) {
+		if (*s < '0' || *s > '9' || (s[1] >= '0' && s[1] <= '9') || n == 3)
+			goto bad;
+		seen |= 1 << (*s - '0');
+		d = d * 10 + (*s - '0');
+		n++;
+		if (!*++s)
+			break;
+		if (*s++ != ',')
+			goto bad;
+	}
+	if (n < 2 || seen != ((1 << (n + 1)) - 2))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "Invalid permutation argument `dims` for Permute Layer: the "
+		                  "indices in dims=%s must be consecutive and start from 1 (a "
+		                  "permutation of 1,2 or 1,2,3)", val);
+	p->dims = d;
+	return XO_OK;
+bad:
+	return spec_error(XO_EINVAL, origin, line,
+	                  "dims=%s: expected 2 or 3 axis indices, e.g. dims=2,1 or dims=3,1,2", val);
+}
+
+/* reshape's target_shape: 1 to 3 entries, each a positive integer up to
+ * 2^31 - 1 or -1 (Keras's tuple; the rank and the -1 are checked by
+ * shape_reshape against the input) */
+static enum xo_status set_target(struct xo_layer_spec *l, const char *val, const char *origin,
+                                 int line)
+{
+	const char *s = val;
+	int n = 0;
+
+	for (;;) {
+		char *end;
+		long long x;
+
+		errno = 0;
+		x = strtoll(s, &end, 10);
+		if (end == s || errno || n == 4 || (x < 1 && x != -1) || x > XO_GEOMETRY_MAX)
+			goto bad;
+		if (n < 3)
+			l->target[n] = x;
+		n++;
+		s = end;
+		if (!*s)
+			break;
+		if (*s++ != ',')
+			goto bad;
+	}
+	if (n > 3)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "reshape: target_shape=%s has rank %d; a sample has rank 1 to 3", val,
+		                  n);
+	l->target_rank = n;
+	return XO_OK;
+bad:
+	return spec_error(XO_EINVAL, origin, line,
+	                  "target_shape=%s: expected 1 to 3 positive integers or -1, e.g. "
+	                  "target_shape=4,-1", val);
+}
+
 /* Applies one key=value argument of layer l. */
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
@@ -255,7 +331,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	if (!strcmp(key, "filters") || !strcmp(key, "kernel_size") || !strcmp(key, "strides") ||
 	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
 	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w") || !strcmp(key, "kernel_w") ||
-	    !strcmp(key, "dilation_w") || !strcmp(key, "size") || !strcmp(key, "size_w"))
+	    !strcmp(key, "dilation_w") || !strcmp(key, "size") || !strcmp(key, "size_w") ||
+	    !strcmp(key, "n"))
 		return set_int_arg(p, key, val, origin, line);
 	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
 		/* ids travel as float values through the model's x arrays
@@ -288,6 +365,10 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  "is not implemented; id 0 would be an ordinary row)");
 		return XO_OK;
 	}
+	if (!strcmp(key, "dims"))
+		return set_dims(p, val, origin, line);
+	if (!strcmp(key, "target_shape"))
+		return set_target(l, val, origin, line);
 	if ((!strcmp(key, "padding") && xo_layer_kinds[l->kind].op == XO_OP_pad) ||
 	    !strcmp(key, "cropping"))
 		return set_margins(l, key, val, origin, line);
@@ -751,6 +832,96 @@ static enum xo_status shape_up2d(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* permute: the sample's axes reordered; dims as many entries as the input's
+ * rank (2: [T][ch], 3: [h][w][ch]); the op's own limits */
+static enum xo_status shape_permute(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	int rank = p->dims < 100 ? 2 : 3;
+	char shp[96];
+	enum xo_status st;
+
+	if (l->in_rank != rank)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "permute: dims=%" PRId64 " orders %d axes; the input %s has %d",
+		                  p->dims, rank, in_shape_text(l, shp, sizeof(shp)), l->in_rank);
+	p->batch = 1;
+	p->len = l->in_len;
+	p->width = l->in_w;
+	p->ch = l->in_ch;
+	st = xo_op_shapes(XO_OP_permute, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = rank;
+	l->out_len = ds[0].dim[1];
+	l->out_w = rank == 3 ? ds[0].dim[2] : 1;
+	l->out_ch = ds[0].dim[3];
+	return XO_OK;
+}
+
+/* reshape: the input's elements in target_shape's sample shape, one -1
+ * inferred (Keras's Reshape and its two errors); a view of the input */
+static enum xo_status shape_reshape(struct xo_layer_spec *l, const char *origin)
+{
+	int64_t in, known = 1, d[3];
+	int unknown = -1;
+
+	if (!l->target_rank)
+		return spec_error(XO_EINVAL, origin, l->line, "reshape needs target_shape=");
+	if (!xo_mul_ok(l->in_len, l->in_w, &in) || !xo_mul_ok(in, l->in_ch, &in))
+		return spec_error(XO_EOVERFLOW, origin, l->line, "reshape: size overflows");
+	for (int k = 0; k < l->target_rank; k++) {
+		d[k] = l->target[k];
+		if (d[k] == -1 && unknown >= 0)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "reshape: there must be at most one unknown dimension (-1) "
+			                  "in target_shape");
+		if (d[k] == -1)
+			unknown = k;
+		else if (!xo_mul_ok(known, d[k], &known))
+			return spec_error(XO_EOVERFLOW, origin, l->line, "reshape: size overflows");
+	}
+	if (unknown >= 0 && in % known == 0)
+		d[unknown] = in / known;
+	if ((unknown >= 0 && in % known) || (unknown < 0 && known != in))
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "reshape: the total size of target_shape is different from the "
+		                  "input's size %" PRId64, in);
+	l->out_rank = l->target_rank;
+	l->out_len = l->target_rank > 1 ? d[0] : 1;
+	l->out_w = l->target_rank == 3 ? d[1] : 1;
+	l->out_ch = d[l->target_rank - 1];
+	return XO_OK;
+}
+
+/* repeat_vector: [F] -> [n][F] (Keras: a (batch, features) input only); the
+ * up_sampling op's own limits */
+static enum xo_status shape_repeat_vector(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	char shp[96];
+	enum xo_status st;
+
+	if (l->in_rank != 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "repeat_vector needs a flat [features] input, got %s",
+		                  in_shape_text(l, shp, sizeof(shp)));
+	p->batch = 1;
+	p->len = 1;
+	p->width = 1;
+	p->ch = l->in_ch;
+	p->repeats_w = 1;
+	st = xo_op_shapes(XO_OP_up_sampling, XO_DIR_FWD, p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = 2;
+	l->out_len = ds[0].dim[1];
+	l->out_ch = l->in_ch;
+	return XO_OK;
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -760,6 +931,16 @@ static const char *needs_filters(const struct xo_params *p)
 static const char *needs_units(const struct xo_params *p)
 {
 	return !p->units ? "units=" : NULL;
+}
+
+static const char *needs_n(const struct xo_params *p)
+{
+	return !p->repeats ? "n=" : NULL;
+}
+
+static const char *needs_dims(const struct xo_params *p)
+{
+	return !p->dims ? "dims=" : NULL;
 }
 
 static const char *needs_rate(const struct xo_params *p)
@@ -804,6 +985,9 @@ static const struct {
     [XO_LAYER_CROPPING2D] = {cropping_args, shape_pad2d},
     [XO_LAYER_UP_SAMPLING2D] = {up_sampling2d_args, shape_up2d},
     [XO_LAYER_LAYER_NORMALIZATION] = {ln_args, shape_layer_normalization},
+    [XO_LAYER_PERMUTE] = {permute_args, shape_permute, needs_dims},
+    [XO_LAYER_REPEAT_VECTOR] = {repeat_vector_args, shape_repeat_vector, needs_n},
+    [XO_LAYER_RESHAPE] = {reshape_args, shape_reshape},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1251,6 +1435,10 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.pad_begin = l->p.pad_end = l->p.pad_begin_w = l->p.pad_end_w = 1;
 	if (l->kind == XO_LAYER_UP_SAMPLING2D)
 		l->p.repeats_w = 0; /* as size (Keras's int form; default (2, 2)) */
+	if (l->kind == XO_LAYER_PERMUTE)
+		l->p.dims = 0; /* Keras's dims has no default */
+	if (l->kind == XO_LAYER_REPEAT_VECTOR)
+		l->p.repeats = 0; /* Keras's n has no default */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

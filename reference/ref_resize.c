@@ -110,3 +110,59 @@ enum xo_status xo_ref_up_sampling_bwd_math(const struct xo_params *p, const stru
 				}
 	return XO_OK;
 }
+
+/* The move both directions of permute are: src [batch][s0][s1][s2], dst axis k
+ * is src axis q[k]; dst[n][i0][i1][i2] = src[n] at index i_k on axis q[k]. */
+static void permute_move(const struct xo_params *p, struct xo_ref_src s, struct xo_ref_dst d,
+			 struct xo_ref_dst mag, const int64_t sz[3], const int q[3])
+{
+	int64_t stride[3] = {sz[1] * sz[2], sz[2], 1};
+	int64_t o0 = sz[q[0]], o1 = sz[q[1]], o2 = sz[q[2]], per = sz[0] * sz[1] * sz[2];
+
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t i0 = 0; i0 < o0; i0++)
+			for (int64_t i1 = 0; i1 < o1; i1++)
+				for (int64_t i2 = 0; i2 < o2; i2++) {
+					int64_t si = n * per + i0 * stride[q[0]] + i1 * stride[q[1]] +
+						     i2 * stride[q[2]];
+					int64_t k = ((n * o0 + i0) * o1 + i1) * o2 + i2;
+					double v = xo_ref_ld(s, si);
+
+					xo_ref_st(d, k, v);
+					xo_ref_st(mag, k, fabs(v));
+				}
+}
+
+/* permute fwd: src {x[batch][len][width][ch]}, dst {y}, y's axis k is x's axis
+ * dims digit k (ops.def). */
+enum xo_status xo_ref_permute_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				       const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t sz[3] = {p->len, p->width, p->ch};
+	int q[3];
+	enum xo_status st = xo_permute_axes(p->dims, q);
+
+	if (st)
+		return st;
+	permute_move(p, src[0], dst[0], mag[0], sz, q);
+	return XO_OK;
+}
+
+/* permute bwd: src {dy}, dst {dx[batch][len][width][ch]}: dy moved by the
+ * inverse permutation (dx's axis q[k] is dy's axis k). */
+enum xo_status xo_ref_permute_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				       const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t x[3] = {p->len, p->width, p->ch}, sz[3];
+	int q[3], inv[3];
+	enum xo_status st = xo_permute_axes(p->dims, q);
+
+	if (st)
+		return st;
+	for (int k = 0; k < 3; k++) {
+		sz[k] = x[q[k]];
+		inv[q[k]] = k;
+	}
+	permute_move(p, src[0], dst[0], mag[0], sz, inv);
+	return XO_OK;
+}

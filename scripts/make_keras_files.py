@@ -345,6 +345,73 @@ def resize_fixtures(out):
         write_inputs(out, name, m, r)
 
 
+# the Permute fixtures, each with its own seed (--only=shape2 writes them alone)
+def permute_model():
+    """Permute on a [T][ch] sample ((2, 1): the steps become channels) and on
+    an [h][w][ch] one ((3, 1, 2)), between Conv1D / Conv2D layers."""
+    return keras.Sequential([
+        keras.Input(shape=(7, 3)),
+        layers.Conv1D(4, 2, activation="tanh"),
+        layers.Permute((2, 1)),
+        layers.Conv1D(3, 2),
+        layers.Flatten(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def permute2d_model():
+    return keras.Sequential([
+        keras.Input(shape=(5, 4, 2)),
+        layers.Conv2D(3, 2, activation="relu"),
+        layers.Permute((3, 1, 2)),
+        layers.Conv2D(2, 2, activation="tanh"),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def repeat_model():
+    """RepeatVector between a Dense and a Conv1D (its copies' gradients summed)."""
+    return keras.Sequential([
+        keras.Input(shape=(5,)),
+        layers.Dense(4, activation="tanh"),
+        layers.RepeatVector(3),
+        layers.Conv1D(3, 2, activation="relu"),
+        layers.Flatten(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def reshape_model():
+    """Reshape from [T][ch] to [h][w][ch] and, with -1 inferred, to a flat vector."""
+    return keras.Sequential([
+        keras.Input(shape=(4, 6)),
+        layers.Conv1D(4, 2, activation="tanh"),
+        layers.Reshape((2, 3, 2)),
+        layers.Conv2D(2, 2, activation="relu"),
+        layers.Reshape((-1,)),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+SHAPE2 = (("permute", permute_model, 67), ("permute2d", permute2d_model, 71),
+          ("repeat", repeat_model, 73), ("reshape", reshape_model, 79))
+
+
+def shape2_fixtures(out, only=None):
+    """As resize_fixtures, for SHAPE2 (or its fixtures named in only)."""
+    for name, make_model, seed in SHAPE2:
+        if only and name not in only:
+            continue
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        m.save(os.path.join(out, name + ".h5"))
+        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        write_inputs(out, name, m, r)
+
+
 def ln_model():
     """LayerNormalization on a [T][F] sequence after a Conv1D and on a
     Dense's flat output (center=False, epsilon=1e-2)."""
@@ -525,7 +592,7 @@ def rnn_fixtures(out):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--only")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--only") and not a.startswith("--name=")]
     out = args[0] if args else "suites/golden/keras"
     os.makedirs(out, exist_ok=True)
     # --only=bn: the BatchNormalization fixtures alone (their own generator),
@@ -545,6 +612,11 @@ def main():
     if "--only=resize" in sys.argv[1:]:
         resize_fixtures(out)
         print("keras", keras.__version__, "wrote the resize fixtures to", out)
+        return
+    if "--only=shape2" in sys.argv[1:]:
+        names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]
+        shape2_fixtures(out, names)
+        print("keras", keras.__version__, "wrote the shape2 fixtures to", out)
         return
     if "--only=ln" in sys.argv[1:]:
         ln_fixtures(out)

@@ -194,6 +194,7 @@ static const char *names_copy(enum xo_dir dir, bool dst, int i)
 #define NAMES_flatten names_copy
 #define NAMES_dropout names_copy
 #define NAMES_pad names_copy
+#define NAMES_permute names_copy
 #define NAMES_up_sampling names_copy
 
 /* categorical_crossentropy */

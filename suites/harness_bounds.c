@@ -1171,6 +1171,7 @@ static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
  *   dropout    x * scale, scale = 1/(1-rate) in float: one rounding, exact
  *   accuracy, gather
  *   pad        copies and zeros (zero padding, cropping)
+ *   permute    copies (each output cell one input cell)
  */
 static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 {
@@ -1185,6 +1186,7 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 #define BOUND_gather bound_exact
 #define BOUND_relu6 bound_exact
 #define BOUND_pad bound_exact
+#define BOUND_permute bound_exact
 
 /*
  * up_sampling: the forward is a copy: exact. The backward sums K = repeats *

@@ -403,6 +403,7 @@ static void fill_copy(struct hcase *h)
 #define FILL_flatten fill_copy
 #define FILL_dropout fill_copy
 #define FILL_pad fill_copy
+#define FILL_permute fill_copy
 #define FILL_up_sampling fill_copy
 
 /* categorical_crossentropy */

@@ -352,6 +352,7 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_sgd zeros_none
 #define ZEROS_rmsprop zeros_none
 #define ZEROS_up_sampling zeros_none
+#define ZEROS_permute zeros_none
 #define ZEROS_binary_crossentropy zeros_none
 #define ZEROS_mean_squared_error zeros_none
 #define ZEROS_binary_accuracy zeros_none

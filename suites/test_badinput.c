@@ -136,6 +136,27 @@ static void bad_rnn(void **state)
 	assert_true(p.reset_after);
 }
 
+/* permute: dims a permutation of 1 2 3, or of 1 2 with width 1; the sizes
+ * at least 1 and within the OpenCL kernel's int range */
+static void bad_permute(void **state)
+{
+	(void)state;
+	EXPECT(XO_EINVAL, shapes(XO_OP_permute, XO_DIR_FWD,
+	                         params("batch=2 len=3 width=2 ch=4 dims=122")));
+	assert_non_null(strstr(xo_last_error(), "dims=122 must be a permutation"));
+	EXPECT(XO_EINVAL, shapes(XO_OP_permute, XO_DIR_BWD,
+	                         params("batch=2 len=3 width=2 ch=4 dims=1234")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_permute, XO_DIR_FWD,
+	                         params("batch=2 len=3 width=2 ch=4 dims=0")));
+	EXPECT(XO_EINVAL, shapes(XO_OP_permute, XO_DIR_FWD,
+	                         params("batch=2 len=3 width=2 ch=4 dims=21")));
+	assert_non_null(strstr(xo_last_error(), "width=2 must be 1"));
+	EXPECT(XO_EINVAL, shapes(XO_OP_permute, XO_DIR_FWD,
+	                         params("batch=2 len=3 width=2 ch=0 dims=321")));
+	EXPECT(XO_EOVERFLOW, shapes(XO_OP_permute, XO_DIR_FWD,
+	                            params("batch=2 len=4294967296 width=1 ch=4 dims=321")));
+}
+
 /* layer_normalization: epsilon must be positive (the normalization divides
  * by sqrt(var + epsilon): a row of equal values has var 0), the sizes at
  * least 1 and their product in range. Its
@@ -864,6 +885,7 @@ int main(void)
 	    cmocka_unit_test(bad_conv1d),
 	    cmocka_unit_test(bad_rnn),
 	    cmocka_unit_test(bad_layer_normalization),
+	    cmocka_unit_test(bad_permute),
 	    cmocka_unit_test(bad_other_ops),
 	    cmocka_unit_test(geometry_limits),
 	    cmocka_unit_test(bad_tensors),

@@ -131,6 +131,8 @@ static const struct {
 	{XO_OP_up_sampling, XO_DIR_BWD, "batch=2 len=3 width=2 ch=3 repeats=2 repeats_w=3"},
 	{XO_OP_layer_normalization, XO_DIR_FWD, "batch=2 len=3 ch=4 epsilon=0.001"},
 	{XO_OP_layer_normalization, XO_DIR_BWD, "batch=2 len=3 ch=4 epsilon=0.001"},
+	{XO_OP_permute, XO_DIR_FWD, "batch=2 len=3 width=4 ch=5 dims=231"},
+	{XO_OP_permute, XO_DIR_BWD, "batch=2 len=3 width=4 ch=5 dims=231"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

@@ -22,7 +22,7 @@
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling): L is linear in each input between kinks, so the
+ *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
  *        ~ 2e-11. tol = 1e-8 (a margin of ~500).
@@ -152,6 +152,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_dropout:
 	case XO_OP_pad:
 	case XO_OP_up_sampling:
+	case XO_OP_permute:
 		return grad_only[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
 	case XO_OP_layer_normalization:
@@ -1634,6 +1635,16 @@ static void build_pointwise_cases(void)
 	p.repeats = 2;
 	p.repeats_w = 3;
 	add_case(XO_OP_up_sampling, p);
+	/* permute (linear): a 3-cycle (its inverse differs) and a swap */
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 2;
+	p.width = 3;
+	p.ch = 4;
+	p.dims = 231;
+	add_case(XO_OP_permute, p);
+	p.dims = 213;
+	add_case(XO_OP_permute, p);
 	/* batch_normalization (training form; smooth: batch statistics of >= 6
 	 * rows of inputs in [-1, 1), so var + eps stays away from 0 and the
 	 * third derivatives of L stay of order 10 as the activations'), with

@@ -194,6 +194,19 @@ static const struct fixture fixtures[] = {
     {"d3.h5", NULL, "d3"},
     {"d3.keras", "d3.weights.h5", "d3"},
     {"d3_2d.keras", NULL, "d3_2d"},
+    /* Permute, RepeatVector, Reshape (make_keras_files.py --only=shape2) */
+    {"permute.keras", NULL, "permute"},
+    {"permute.h5", NULL, "permute"},
+    {"permute.keras", "permute.weights.h5", "permute"},
+    {"permute2d.keras", NULL, "permute2d"},
+    {"permute2d.h5", NULL, "permute2d"},
+    {"permute2d.keras", "permute2d.weights.h5", "permute2d"},
+    {"repeat.keras", NULL, "repeat"},
+    {"repeat.h5", NULL, "repeat"},
+    {"repeat.keras", "repeat.weights.h5", "repeat"},
+    {"reshape.keras", NULL, "reshape"},
+    {"reshape.h5", NULL, "reshape"},
+    {"reshape.keras", "reshape.weights.h5", "reshape"},
 };
 
 static void test_keras_predict(void **state)

@@ -221,6 +221,10 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			if ((double)(batch * l->in_len * l->in_w) > *k_grad)
 				*k_grad = (double)(batch * l->in_len * l->in_w);
 		}
+		/* repeat_vector: a copy forward; its dx sums the n copies'
+		 * gradients (the up_sampling op's K = n terms) */
+		if (l->kind == XO_LAYER_REPEAT_VECTOR)
+			*k_path += (double)l->p.repeats;
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION)
 			*k_path += act_length(l->p.activation);
@@ -1471,6 +1475,173 @@ static void test_pad_layers(void **state)
 			check_steps(what, path, &r, &ref);
 			real_result_free(&r);
 		}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The permute layer (Keras Permute) on a [T][ch] and an [h][w][ch] sample:
+ * shapes, Keras's refusals, and a training epoch on every backend against
+ * ref (op by op: no fused path holds it). */
+static void test_permute_layer(void **state)
+{
+	static const char *const nets[2] = {
+	    "input 6 3\nconv1d filters=4 kernel_size=2 activation=tanh\npermute dims=2,1\n"
+	    "conv1d filters=2 kernel_size=2\nflatten\ndense units=3 activation=softmax\n",
+	    "input 4 3 2\nconv2d filters=3 kernel_size=2 activation=tanh\npermute dims=3,1,2\n"
+	    "conv2d filters=2 kernel_size=2\nflatten\ndense units=3 activation=softmax\n"};
+	static const int64_t in_size[2] = {6 * 3, 4 * 3 * 2};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [5][4] -> [4][5]; [3][2][3] -> [3][3][2] */
+	assert_int_equal(xo_spec_parse(nets[0], "permute", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 2 && sp.layers[1].out_len == 4 &&
+	            sp.layers[1].out_ch == 5 && sp.layers[1].p.dims == 21);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse(nets[1], "permute", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 3 && sp.layers[1].out_len == 3 &&
+	            sp.layers[1].out_w == 3 && sp.layers[1].out_ch == 2);
+	xo_spec_free(&sp);
+	/* refused: not a permutation, too few or many axes, the input's rank, no dims */
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=1,1\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "Invalid permutation argument `dims`"));
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=2,3\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=1\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=1,2,3,4\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\npermute dims=3,1,2\n", "permute", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "orders 3 axes; the input [4][2] has 2"));
+	assert_int_equal(xo_spec_parse("input 4 2\npermute\n", "permute", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "dims="));
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/permute%d.model", g_tmp, k);
+		write_file(path, nets[k], strlen(nets[k]));
+		random_set(REAL_N, 31 + k, in_size[k], 3, &x, &y);
+		if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused a permute net");
+		for (int b = 1; b < nbe; b++) {
+			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+				fail_msg("%s fused a permute net", xo_backend_name(be[b]));
+			snprintf(what, sizeof(what), "permute%d %s vs ref", k, xo_backend_name(be[b]));
+			check_steps(what, path, &r, &ref);
+			real_result_free(&r);
+		}
+		real_result_free(&ref);
+		free(x);
+		free(y);
+	}
+	close_backends(be, nbe);
+}
+
+/* The repeat_vector layer (Keras RepeatVector): [F] -> [n][F], refusals, and
+ * a training epoch on every backend against ref (its backward sums the n
+ * copies' gradients). */
+static void test_repeat_vector_layer(void **state)
+{
+	static const char *const net =
+	    "input 6 2\nflatten\ndense units=4 activation=tanh\nrepeat_vector n=3\n"
+	    "conv1d filters=2 kernel_size=2\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "repeat", &sp), XO_OK);
+	assert_true(sp.layers[2].out_rank == 2 && sp.layers[2].out_len == 3 &&
+	            sp.layers[2].out_ch == 4);
+	xo_spec_free(&sp);
+	/* refused: no n, n not positive, an input that is not flat */
+	assert_int_equal(xo_spec_parse("input 4\nrepeat_vector\n", "repeat", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "n="));
+	assert_int_equal(xo_spec_parse("input 4\nrepeat_vector n=0\n", "repeat", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 2\nrepeat_vector n=2\n", "repeat", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "repeat_vector needs a flat [features] input"));
+	snprintf(path, sizeof(path), "%s/repeat.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 41, 6 * 2, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a repeat_vector net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a repeat_vector net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "repeat_vector %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The reshape layer (Keras Reshape): a view to ranks 3 and 1 with -1
+ * inferred, Keras's refusals, and a training epoch on every backend against ref. */
+static void test_reshape_layer(void **state)
+{
+	static const char *const net =
+	    "input 4 6\nconv1d filters=4 kernel_size=2 activation=tanh\n"
+	    "reshape target_shape=2,3,2\nconv2d filters=2 kernel_size=2\n"
+	    "reshape target_shape=-1\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "reshape", &sp), XO_OK);
+	assert_true(sp.layers[1].out_rank == 3 && sp.layers[1].out_len == 2 &&
+	            sp.layers[1].out_w == 3 && sp.layers[1].out_ch == 2);
+	assert_true(sp.layers[3].out_rank == 1 && sp.layers[3].out_ch == 4);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=-1,8\n", "reshape", &sp),
+	                 XO_OK);
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 3 &&
+	            sp.layers[0].out_ch == 8);
+	xo_spec_free(&sp);
+	/* refused: another size, two -1s, rank 4, 0, no target_shape */
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=5,5\n", "reshape", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "total size of target_shape is different"));
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=-1,-1\n", "reshape", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "at most one unknown dimension"));
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=5,-1\n", "reshape", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(
+	    xo_spec_parse("input 4 6\nreshape target_shape=1,2,3,4\n", "reshape", &sp), XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape target_shape=0,24\n", "reshape", &sp),
+	                 XO_EINVAL);
+	assert_int_equal(xo_spec_parse("input 4 6\nreshape\n", "reshape", &sp), XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/reshape.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 43, 4 * 6, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a reshape net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a reshape net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "reshape %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
 	real_result_free(&ref);
 	free(x);
 	free(y);
@@ -3328,6 +3499,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_dense_rank3),
 	    cmocka_unit_test(test_conv2d_layer),
 	    cmocka_unit_test(test_pad_layers),
+	    cmocka_unit_test(test_permute_layer),
+	    cmocka_unit_test(test_repeat_vector_layer),
+	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

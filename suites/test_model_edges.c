@@ -898,6 +898,9 @@ static const struct {
     {XO_LAYER_CROPPING2D, "input 4 4 2", "cropping=1,0,1,2"},
     {XO_LAYER_UP_SAMPLING2D, "input 4 4 2", "size=2 size_w=3"},
     {XO_LAYER_LAYER_NORMALIZATION, "input 5 3", ""},
+    {XO_LAYER_PERMUTE, "input 3 4 5", "dims=3,1,2"},
+    {XO_LAYER_REPEAT_VECTOR, "input 5", "n=3"},
+    {XO_LAYER_RESHAPE, "input 4 6", "target_shape=3,-1,2"},
 };
 
 static void test_layer_kinds(void **state)
@@ -925,8 +928,10 @@ static void test_layer_kinds(void **state)
 			assert_int_equal(k->op, XO_OP_COUNT);
 		} else {
 			/* an op is named as its layer, but for the ops that serve
-			 * several kinds by design (ops.def): pad, up_sampling */
-			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling;
+			 * several kinds by design (ops.def): pad, up_sampling, and
+			 * flatten (Flatten and Reshape: views of their input) */
+			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling ||
+			                 k->op == XO_OP_flatten;
 
 			assert_true(k->op < XO_OP_COUNT);
 			if (!shared_op)

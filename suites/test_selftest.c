@@ -463,6 +463,20 @@ static enum xo_status up_sampling_bwd_first_only(struct xo_backend *be,
 	return XO_OK;
 }
 
+/* permute bwd that forgets to move: dx = dy's bytes as they are (right size,
+ * values in the wrong places for any order but the identity). */
+static enum xo_status permute_bwd_no_move(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *dy = xo_tensor_f32(a->src[0]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t k = 0; k < p->batch * p->len * p->width * p->ch; k++)
+		dx[k] = dy[k];
+	return XO_OK;
+}
+
 /* embedding fwd reading the row after the id's (row offset by one, wrapping
  * at the end of the table). */
 static enum xo_status embedding_fwd_row_off_by_one(struct xo_backend *be,
@@ -902,6 +916,8 @@ static const struct fault faults[] = {
      XO_HMODE_REAL, "batch=3 len=4 ch=16 epsilon=0.001", XO_FAIL_MISMATCH},
     {"fault-ln-bwd-drops-xhat-term", XO_OP_layer_normalization, XO_DIR_BWD,
      ln_bwd_drops_xhat_term, XO_HMODE_REAL, "batch=3 len=4 ch=8 epsilon=0.001", XO_FAIL_MISMATCH},
+    {"fault-permute-bwd-no-move", XO_OP_permute, XO_DIR_BWD, permute_bwd_no_move, XO_HMODE_EXACT,
+     "batch=2 len=3 width=4 ch=5 dims=231", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -62,3 +62,20 @@ __kernel void xo_cl_up_sampling_bwd(__global const float *dy, int dyo, __global 
 		}
 	dx[dxo + ((long)row * width + j) * ch + c] = s;
 }
+
+/* permute: dst[n][i0][i1][i2] = src[n * per + i0 * s0 + i1 * s1 + i2 * s2]
+ * (s_k the src stride of the axis dst's axis k comes from), dst [rows = batch
+ * * o0][o1][o2]; 3-D range (i2, i1, row of dst). Both directions of permute. */
+__kernel void xo_cl_permute_move(__global const float *src, int so, __global float *dst, int dof,
+				 int rows, int o0, int o1, int o2, int per, int s0, int s1, int s2)
+{
+	int i2 = get_global_id(0), i1 = get_global_id(1), r = get_global_id(2);
+	int n, i0;
+
+	if (i2 >= o2 || i1 >= o1 || r >= rows)
+		return;
+	n = r / o0;
+	i0 = r % o0;
+	dst[dof + ((long)r * o1 + i1) * o2 + i2] =
+	    src[so + (long)n * per + (long)i0 * s0 + (long)i1 * s1 + (long)i2 * s2];
+}

@@ -72,6 +72,9 @@ enum xo_net_kind {
 	XO_NET_CROPPING2D,
 	XO_NET_UP_SAMPLING2D,
 	XO_NET_LAYER_NORMALIZATION, /* per-position statistics: no fused path */
+	XO_NET_PERMUTE, /* the permute op: no fused path */
+	XO_NET_REPEAT_VECTOR, /* the up_sampling op: no fused path */
+	XO_NET_RESHAPE, /* a view of its input, as flatten: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before

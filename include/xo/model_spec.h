@@ -61,6 +61,9 @@ struct xo_layer_spec {
 	 * each or 0; state_count non-trainable elements (moving_mean and
 	 * moving_variance, ch each), which the optimizer never touches. */
 	int64_t gamma_count, beta_count, state_count;
+	/* reshape: Keras's target_shape as given (one entry may be -1) */
+	int64_t target[3];
+	int target_rank; /* its entries, 1 to 3 (0: not a reshape) */
 };
 
 /* Trainable parameters of a layer, and all of its variables (Keras's

@@ -144,7 +144,20 @@ def fixtures(d, xo):
                        ("up_bilinear", "input 8 6 1\nup_sampling2d interpolation=bilinear\n"
                                        "flatten\ndense units=5 activation=softmax\n"),
                        ("crop2d_all", "input 8 6 1\ncropping2d cropping=1,3\nflatten\n"
-                                      "dense units=5 activation=softmax\n")):
+                                      "dense units=5 activation=softmax\n"),
+                       # permute: not a permutation, dims of another rank
+                       ("perm_repeat", "input 17 2\npermute dims=1,1\nflatten\n"
+                                       "dense units=5 activation=softmax\n"),
+                       ("perm_rank", "input 17 2\npermute dims=3,1,2\nflatten\n"
+                                     "dense units=5 activation=softmax\n"),
+                       # repeat_vector: a [steps][channels] input (Keras: 2-D only)
+                       ("repeat_rank", "input 17 2\nrepeat_vector n=2\nflatten\n"
+                                       "dense units=5 activation=softmax\n"),
+                       # reshape: another size, two -1s
+                       ("reshape_size", "input 17 2\nreshape target_shape=5,7\nflatten\n"
+                                        "dense units=5 activation=softmax\n"),
+                       ("reshape_two", "input 17 2\nreshape target_shape=-1,-1\nflatten\n"
+                                       "dense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -547,6 +560,11 @@ CASES = {
     "spec_zero_padding_three": (predict(model="zp_three.model"), 2, r"zp_three\.model:2: padding=1,2,3: expected a non-negative integer or two", ["out.npy"], None, {}, None),
     "spec_zero_padding_rank3": (predict(model="zp_rank3.model"), 2, r"zp_rank3\.model:2: zero_padding1d needs a \[steps\]\[channels\] input, got \[8\]\[6\]\[1\]", ["out.npy"], None, {}, None),
     "spec_cropping_all": (predict(model="crop_all.model"), 2, r"crop_all\.model:2: cropping1d: cropping \(9, 8\) must be smaller than the input length 17", ["out.npy"], None, {}, None),
+    "spec_permute_not_a_permutation": (predict(model="perm_repeat.model"), 2, r"perm_repeat\.model:2: Invalid permutation argument `dims` for Permute Layer", ["out.npy"], None, {}, None),
+    "spec_permute_rank": (predict(model="perm_rank.model"), 2, r"perm_rank\.model:2: permute: dims=312 orders 3 axes; the input \[17\]\[2\] has 2", ["out.npy"], None, {}, None),
+    "spec_repeat_vector_rank": (predict(model="repeat_rank.model"), 2, r"repeat_rank\.model:2: repeat_vector needs a flat \[features\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
+    "spec_reshape_size": (predict(model="reshape_size.model"), 2, r"reshape_size\.model:2: reshape: the total size of target_shape is different from the input's size 34", ["out.npy"], None, {}, None),
+    "spec_reshape_two_unknown": (predict(model="reshape_two.model"), 2, r"reshape_two\.model:2: reshape: there must be at most one unknown dimension", ["out.npy"], None, {}, None),
     "spec_up_sampling_zero": (predict(model="up_zero.model"), 2, r"up_zero\.model:2: size=0: expected a positive integer", ["out.npy"], None, {}, None),
     "keras_cropping_negative": (kpredict("crop_neg.keras"), 2, r"crop_neg\.keras: layer 'cropping1d' \(Cropping1D\): cropping: expected non-negative integers", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [-1, 2], "crop_neg.keras"), {}, None),
     "keras_cropping_all": (kpredict("crop_all.keras"), 2, r"crop_all\.keras.*cropping1d: cropping \(30, 1\) must be smaller than the input length 15", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [30, 1], "crop_all.keras"), {}, None),
