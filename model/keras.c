@@ -70,7 +70,7 @@ enum key_rule {
 	K_TRUE,     /* must be true (trainable) */
 	K_DTYPE,    /* float32 (a string or a DTypePolicy) or null */
 	K_SHAPE,    /* InputLayer batch shape: [null, d...] */
-	K_AXIS,     /* -1 (or [-1]): the last axis (Batch- and LayerNormalization) */
+	K_AXIS,     /* -1 (or [-1]), or the last axis's index: Batch-/LayerNormalization */
 	K_ONES,     /* the initializer Ones (BatchNormalization's default) */
 	K_ZEROS,    /* the initializer Zeros */
 	K_PAIR,     /* 2-D layers: int or [h, w]: key=h and its width key (pool_w, strides_w,
@@ -528,7 +528,12 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0)
 		                                                             : v;
 
-		if (!json_is_integer(a) || json_integer_value(a) != -1) {
+		/* a positive index is Keras's name of the axis counting the
+		 * batch axis: the spec checks it is the last once the input's
+		 * rank is known */
+		if (json_is_integer(a) && json_integer_value(a) >= 1 && json_integer_value(a) <= 3) {
+			sb_printf(args, " axis=%" JSON_INTEGER_FORMAT, json_integer_value(a));
+		} else if (!json_is_integer(a) || json_integer_value(a) != -1) {
 			/* the value as Keras wrote it ([1, 2], 1, ...), named */
 			char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
 

@@ -194,6 +194,11 @@ static const struct fixture fixtures[] = {
     {"d3.h5", NULL, "d3"},
     {"d3.keras", "d3.weights.h5", "d3"},
     {"d3_2d.keras", NULL, "d3_2d"},
+    /* LayerNormalization's last axis by its positive index, epsilon > 1
+     * (make_keras_files.py --only=ln_pos) */
+    {"ln_pos.keras", NULL, "ln_pos"},
+    {"ln_pos.h5", NULL, "ln_pos"},
+    {"ln_pos.keras", "ln_pos.weights.h5", "ln_pos"},
 };
 
 static void test_keras_predict(void **state)

@@ -61,6 +61,10 @@ struct xo_layer_spec {
 	 * each or 0; state_count non-trainable elements (moving_mean and
 	 * moving_variance, ch each), which the optimizer never touches. */
 	int64_t gamma_count, beta_count, state_count;
+	/* batch_ and layer_normalization: Keras's axis given as a positive
+	 * index (counting the batch axis), which must name the last axis;
+	 * 0: -1, the last */
+	int axis;
 };
 
 /* Trainable parameters of a layer, and all of its variables (Keras's
