@@ -77,8 +77,12 @@ enum key_rule {
 	             * kernel_w, dilation_w) */
 	K_IN_DTYPE, /* InputLayer: float32, or int32 / int64 (ids, an embedding's) */
 	K_ZERO,     /* must be 0 (the recurrent layers' dropout, recurrent_dropout) */
-	K_MARGINS,  /* ZeroPadding / Cropping: int, [begin, end] or [[top, bottom], [left,
-	             * right]], non-negative: key=N, key=B,E or key=T,B,L,R */
+	K_MARGINS,  /* ZeroPadding1D / Cropping1D: int or [begin, end], non-negative:
+	             * key=N or key=B,E */
+	K_MARGINS2, /* ZeroPadding2D / Cropping2D: int, or [h, w] each an int or [begin,
+	             * end], non-negative: key=N or key=T,B,L,R */
+	K_SIZE,     /* UpSampling1D: a positive int (Keras's int(size)): key=N */
+	K_SIZE2,    /* UpSampling2D: a positive int or [h, w]: size=h size_w=w */
 };
 struct key_row {
 	const char *key;
@@ -273,24 +277,24 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
          true},
     /* keras/src/layers/reshaping/up_sampling1d.py get_config() (no data_format) */
     [XO_LAYER_UP_SAMPLING1D] =
-        {{COMMON_KEYS, {"size", K_INT}, {"batch_input_shape", K_SHAPE}},
+        {{COMMON_KEYS, {"size", K_SIZE}, {"batch_input_shape", K_SHAPE}},
          up_sampling_config,
          true},
     /* keras/src/layers/reshaping/zero_padding2d.py, cropping2d.py,
      * up_sampling2d.py get_config(); interpolation: the spec refuses all
      * but nearest */
     [XO_LAYER_ZERO_PADDING2D] =
-        {{COMMON_KEYS, {"padding", K_MARGINS}, {"data_format", K_LAST},
+        {{COMMON_KEYS, {"padding", K_MARGINS2}, {"data_format", K_LAST},
           {"batch_input_shape", K_SHAPE}},
          zero_padding_config,
          true},
     [XO_LAYER_CROPPING2D] =
-        {{COMMON_KEYS, {"cropping", K_MARGINS}, {"data_format", K_LAST},
+        {{COMMON_KEYS, {"cropping", K_MARGINS2}, {"data_format", K_LAST},
           {"batch_input_shape", K_SHAPE}},
          cropping_config,
          true},
     [XO_LAYER_UP_SAMPLING2D] =
-        {{COMMON_KEYS, {"size", K_PAIR}, {"data_format", K_LAST}, {"interpolation", K_STR},
+        {{COMMON_KEYS, {"size", K_SIZE2}, {"data_format", K_LAST}, {"interpolation", K_STR},
           {"batch_input_shape", K_SHAPE}},
          up_sampling_config,
          true},
@@ -414,35 +418,72 @@ static enum xo_status shape_line(const struct lctx *c, const char *key, const js
 /* A K_MARGINS value as the spec's comma list: an int, a list of ints or a
  * list of lists of ints (Keras's standardized tuples), every one in
  * [0, INT32_MAX]; at most 4 in all. */
-static bool margins_arg(const json_t *v, const char *key, struct sbuf *args)
+/* A margin as Keras's standardize_tuple(v, 2, allow_zero=True) takes it:
+ * an int (both sides) or exactly [begin, end], each in [0, INT32_MAX]. */
+static bool margin_pair(const json_t *v, json_int_t m[2])
+{
+	const json_t *a = v, *b = v;
+
+	if (json_is_array(v)) {
+		if (json_array_size(v) != 2)
+			return false;
+		a = json_array_get(v, 0);
+		b = json_array_get(v, 1);
+	}
+	if (!json_is_integer(a) || !json_is_integer(b))
+		return false;
+	m[0] = json_integer_value(a);
+	m[1] = json_integer_value(b);
+	return m[0] >= 0 && m[1] >= 0 && m[0] <= INT32_MAX && m[1] <= INT32_MAX;
+}
+
+/* ZeroPadding / Cropping margins as Keras 3's constructors accept them
+ * (keras/src/layers/reshaping/zero_padding{1,2}d.py, cropping{1,2}d.py):
+ * 1-D a margin pair; 2-D an int (all four) or exactly [h, w], each a
+ * margin pair. Anything else ([[1, 1]], [1], null) Keras refuses. */
+static bool margins_arg(const json_t *v, bool two_d, const char *key, struct sbuf *args)
 {
 	json_int_t m[4];
-	size_t n = 0;
 
-	if (json_is_integer(v)) {
-		m[n++] = json_integer_value(v);
-	} else if (json_is_array(v)) {
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			const json_t *e = json_array_get(v, i);
-			size_t k = json_is_array(e) ? json_array_size(e) : 1;
-
-			for (size_t j = 0; j < k; j++) {
-				const json_t *x = json_is_array(e) ? json_array_get(e, j) : e;
-
-				if (n == 4 || !json_is_integer(x))
-					return false;
-				m[n++] = json_integer_value(x);
-			}
-		}
-	}
-	if (!n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (m[i] < 0 || m[i] > INT32_MAX)
+	if (!two_d || !json_is_array(v)) {
+		if (!margin_pair(v, m) || (two_d && m[0] != m[1]))
 			return false;
-	sb_printf(args, " %s=", key);
-	for (size_t i = 0; i < n; i++)
-		sb_printf(args, "%s%" JSON_INTEGER_FORMAT, i ? "," : "", m[i]);
+		m[2] = m[0];
+		m[3] = m[1];
+	} else if (json_array_size(v) != 2 || !margin_pair(json_array_get(v, 0), m) ||
+	           !margin_pair(json_array_get(v, 1), m + 2)) {
+		return false;
+	}
+	sb_printf(args, " %s=%" JSON_INTEGER_FORMAT ",%" JSON_INTEGER_FORMAT, key, m[0], m[1]);
+	if (two_d)
+		sb_printf(args, ",%" JSON_INTEGER_FORMAT ",%" JSON_INTEGER_FORMAT, m[2], m[3]);
+	return true;
+}
+
+/* UpSampling sizes: positive ints (Keras's int(size) for 1-D; for 2-D an int
+ * or exactly [h, w], standardize_tuple without zero). */
+static bool size_value(const json_t *v, json_int_t *out)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX)
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
+static bool size2_arg(const json_t *v, const char *key, struct sbuf *args)
+{
+	json_int_t h, w;
+
+	if (json_is_array(v)) {
+		if (json_array_size(v) != 2 || !size_value(json_array_get(v, 0), &h) ||
+		    !size_value(json_array_get(v, 1), &w))
+			return false;
+	} else if (!size_value(v, &h)) {
+		return false;
+	} else {
+		w = h;
+	}
+	sb_printf(args, " %s=%" JSON_INTEGER_FORMAT " %s_w=%" JSON_INTEGER_FORMAT, key, h, key, w);
 	return true;
 }
 
@@ -581,11 +622,28 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		break;
 	}
 	case K_MARGINS:
-		if (!margins_arg(v, key, args))
+		if (!margins_arg(v, false, key, args))
 			st = LAYER_ERR(c, XO_EINVAL,
-			               "%s: expected non-negative integers (an int, [begin, end] or "
-			               "[[top, bottom], [left, right]])",
+			               "%s: expected a non-negative integer or two ([begin, end])",
 			               key);
+		break;
+	case K_MARGINS2:
+		if (!margins_arg(v, true, key, args))
+			st = LAYER_ERR(c, XO_EINVAL,
+			               "%s: expected a non-negative integer or two (height, width), "
+			               "each an integer or [begin, end]",
+			               key);
+		break;
+	case K_SIZE:
+		if (!size_value(v, &iv))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a positive integer", key);
+		else
+			sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+		break;
+	case K_SIZE2:
+		if (!size2_arg(v, key, args))
+			st = LAYER_ERR(c, XO_EINVAL,
+			               "%s: expected a positive integer or two (height, width)", key);
 		break;
 	case K_SHAPE:
 		if (*have_input)
