@@ -1227,6 +1227,28 @@ static enum xo_status spec_params(const char *text, const char *origin, int64_t 
 	return XO_OK;
 }
 
+/* Fewer float values stored than the config declares: named by the first
+ * layer variable stored in another type (an int32 gamma) where there is
+ * one, as the count alone misleads (the variable is there). The optimizer's
+ * own variables (its int iteration counter) are not layer weights. */
+static enum xo_status short_weights_error(const struct xo_h5_file *f, const char *path,
+                                          int64_t declared)
+{
+	for (int i = 0; i < f->nd; i++) {
+		const struct xo_h5_dataset *d = &f->datasets[i];
+
+		if (!(d->flags & 1) && d->count > 0 && !strstr(d->path, "optimizer"))
+			return xo_error(XO_EFORMAT,
+			                "%s: dataset '%.200s' is not floating point (layer weights "
+			                "must be float32)",
+			                path, d->path);
+	}
+	return xo_error(XO_EFORMAT,
+	                "%s: the config declares %" PRId64 " parameters, the file stores %" PRId64
+	                " weight values",
+	                path, declared, f->floats);
+}
+
 /*
  * The spec of a .keras or legacy .h5 model, read by the isolated reader
  * (h5read.c). Its declared parameters are bounded by what the file stores
@@ -1256,8 +1278,7 @@ static enum xo_status keras_spec(const char *path, bool weights, char **text)
 		                          " parameters, the limit for a model file", path,
 		              (int64_t)XO_MODEL_PARAMS_MAX);
 	else if (!st && weights && declared > f.floats)
-		st = xo_error(XO_EFORMAT, "%s: the config declares %" PRId64 " parameters, the file "
-		                          "stores %" PRId64 " weight values", path, declared, f.floats);
+		st = short_weights_error(&f, path, declared);
 	if (st) {
 		free(*text);
 		*text = NULL;
