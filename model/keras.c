@@ -487,6 +487,62 @@ static bool size2_arg(const json_t *v, const char *key, struct sbuf *args)
 	return true;
 }
 
+/* Batch-/LayerNormalization's axis: -1 ([-1]) passes; a positive index is
+ * Keras's name of an axis counting the batch axis, passed on for the spec
+ * to check it is the last once the input's rank is known; the rest is
+ * refused naming the value as Keras wrote it ([1, 2], -2, ...). */
+static enum xo_status axis_arg(const struct lctx *c, const json_t *v, struct sbuf *args)
+{
+	const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0) : v;
+	enum xo_status st = XO_OK;
+
+	if (json_is_integer(a) && json_integer_value(a) >= 1 && json_integer_value(a) <= 3) {
+		sb_printf(args, " axis=%" JSON_INTEGER_FORMAT, json_integer_value(a));
+	} else if (!json_is_integer(a) || json_integer_value(a) != -1) {
+		char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+
+		st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) is supported, "
+		                             "got axis=%.60s", got ? got : "?");
+		free(got);
+	}
+	return st;
+}
+
+/* The reshaping layers' margins and sizes (rules K_MARGINS, K_MARGINS2,
+ * K_SIZE, K_SIZE2), as Keras 3's constructors accept them. */
+static enum xo_status resize_arg(const struct lctx *c, enum key_rule rule, const char *key,
+                                 const json_t *v, struct sbuf *args)
+{
+	json_int_t iv;
+
+	switch (rule) {
+	case K_MARGINS:
+		if (!margins_arg(v, false, key, args))
+			return LAYER_ERR(c, XO_EINVAL,
+			                 "%s: expected a non-negative integer or two ([begin, end])",
+			                 key);
+		break;
+	case K_MARGINS2:
+		if (!margins_arg(v, true, key, args))
+			return LAYER_ERR(c, XO_EINVAL,
+			                 "%s: expected a non-negative integer or two (height, width), "
+			                 "each an integer or [begin, end]",
+			                 key);
+		break;
+	case K_SIZE:
+		if (!size_value(v, &iv))
+			return LAYER_ERR(c, XO_EINVAL, "%s: expected a positive integer", key);
+		sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+		break;
+	default:
+		if (!size2_arg(v, key, args))
+			return LAYER_ERR(c, XO_EINVAL,
+			                 "%s: expected a positive integer or two (height, width)", key);
+		break;
+	}
+	return XO_OK;
+}
+
 /* One key of a layer's config by its rule k: checked, and written to args
  * as spec arguments (or, for the input shape, as the input line to spec). */
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
@@ -565,25 +621,9 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		if (!dtype_ok(v))
 			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
 		break;
-	case K_AXIS: {
-		const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0)
-		                                                             : v;
-
-		/* a positive index is Keras's name of the axis counting the
-		 * batch axis: the spec checks it is the last once the input's
-		 * rank is known */
-		if (json_is_integer(a) && json_integer_value(a) >= 1 && json_integer_value(a) <= 3) {
-			sb_printf(args, " axis=%" JSON_INTEGER_FORMAT, json_integer_value(a));
-		} else if (!json_is_integer(a) || json_integer_value(a) != -1) {
-			/* the value as Keras wrote it ([1, 2], 1, ...), named */
-			char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
-
-			st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
-			                             "is supported, got axis=%.60s", got ? got : "?");
-			free(got);
-		}
+	case K_AXIS:
+		st = axis_arg(c, v, args);
 		break;
-	}
 	case K_ONES:
 	case K_ZEROS: {
 		const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
@@ -622,28 +662,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		break;
 	}
 	case K_MARGINS:
-		if (!margins_arg(v, false, key, args))
-			st = LAYER_ERR(c, XO_EINVAL,
-			               "%s: expected a non-negative integer or two ([begin, end])",
-			               key);
-		break;
 	case K_MARGINS2:
-		if (!margins_arg(v, true, key, args))
-			st = LAYER_ERR(c, XO_EINVAL,
-			               "%s: expected a non-negative integer or two (height, width), "
-			               "each an integer or [begin, end]",
-			               key);
-		break;
 	case K_SIZE:
-		if (!size_value(v, &iv))
-			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a positive integer", key);
-		else
-			sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
-		break;
 	case K_SIZE2:
-		if (!size2_arg(v, key, args))
-			st = LAYER_ERR(c, XO_EINVAL,
-			               "%s: expected a positive integer or two (height, width)", key);
+		st = resize_arg(c, k->rule, key, v, args);
 		break;
 	case K_SHAPE:
 		if (*have_input)

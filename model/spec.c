@@ -241,6 +241,48 @@ static enum xo_status set_margins(struct xo_layer_spec *l, const char *key, cons
 }
 
 /* Applies one key=value argument of layer l. */
+/* The normalizations' axis, momentum and epsilon. */
+static enum xo_status set_norm_arg(struct xo_layer_spec *l, const char *key, const char *val,
+                                   const char *origin, int line)
+{
+	bool mom = !strcmp(key, "momentum");
+	char *end;
+	double r;
+	int64_t v;
+
+	if (!strcmp(key, "axis")) {
+		/* -1, or a positive index checked against the input's rank
+		 * when the shapes are known (axis_check) */
+		if (!strcmp(val, "-1"))
+			l->axis = 0;
+		else if (parse_pos_int(val, &v) && v <= 3)
+			l->axis = (int)v;
+		else
+			return spec_error(XO_EINVAL, origin, line,
+			                  "axis=%s: only the last axis (-1, or its index) is supported",
+			                  val);
+		return XO_OK;
+	}
+	errno = 0;
+	r = strtod(val, &end);
+	/* Keras takes any positive epsilon; it is used as a float32, so one
+	 * that rounds to 0 or to inf there is refused */
+	if (errno == ERANGE && !mom && r == 0.0)
+		errno = 0; /* an underflow: refused below as 0 in float32 */
+	if (errno || end == val || *end || (mom && !(r >= 0.0 && r <= 1.0)))
+		return spec_error(XO_EINVAL, origin, line, "%s=%s: expected a number in %s", key,
+		                  val, mom ? "[0, 1]" : "(0, inf)");
+	if (!mom && !((float)r > 0.0f && isfinite((float)r)))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "%s=%s: expected a positive number, finite and not 0 as a float32",
+		                  key, val);
+	if (mom)
+		l->p.momentum = (float)r;
+	else
+		l->p.epsilon = (float)r;
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -349,44 +391,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  key, val);
 		return XO_OK;
 	}
-	if (!strcmp(key, "axis")) {
-		/* -1, or a positive index checked against the input's rank
-		 * when the shapes are known (axis_check) */
-		if (!strcmp(val, "-1"))
-			l->axis = 0;
-		else if (parse_pos_int(val, &v) && v <= 3)
-			l->axis = (int)v;
-		else
-			return spec_error(XO_EINVAL, origin, line,
-			                  "axis=%s: only the last axis (-1, or its index) is supported",
-			                  val);
-		return XO_OK;
-	}
-	if (!strcmp(key, "momentum") || !strcmp(key, "epsilon")) {
-		char *end;
-		double r;
-		bool mom = !strcmp(key, "momentum");
-
-		errno = 0;
-		r = strtod(val, &end);
-		/* Keras takes any positive epsilon; it is used as a float32, so
-		 * one that rounds to 0 or to inf there is refused */
-		if (errno == ERANGE && !mom && r == 0.0)
-			errno = 0; /* an underflow: refused below as 0 in float32 */
-		if (errno || end == val || *end || (mom && !(r >= 0.0 && r <= 1.0)))
-			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected a number in %s",
-			                  key, val, mom ? "[0, 1]" : "(0, inf)");
-		if (!mom && !((float)r > 0.0f && isfinite((float)r)))
-			return spec_error(XO_EINVAL, origin, line,
-			                  "%s=%s: expected a positive number, finite and not 0 as a "
-			                  "float32",
-			                  key, val);
-		if (mom)
-			p->momentum = (float)r;
-		else
-			p->epsilon = (float)r;
-		return XO_OK;
-	}
+	if (!strcmp(key, "axis") || !strcmp(key, "momentum") || !strcmp(key, "epsilon"))
+		return set_norm_arg(l, key, val, origin, line);
 	if (!strcmp(key, "rate")) {
 		char *end;
 		double r;
