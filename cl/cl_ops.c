@@ -1493,7 +1493,7 @@ enum xo_status xo_cl_layer_normalization_bwd(struct xo_backend *be, const struct
 	int64_t rows = p->batch * p->len;
 	struct xo_cl_launch l;
 	cl_mem st;
-	enum xo_status s = xo_cl_scratch(c, 0, (size_t)(2 * rows) * 4, &st);
+	enum xo_status s = xo_cl_scratch(c, 0, (size_t)(3 * rows) * 4, &st);
 
 	if (s)
 		return s;

@@ -10,13 +10,17 @@
  * The backward's dgamma and dbeta are sums over all the rows per channel:
  * a second phase threaded over runs of channels, each channel summed in
  * row order in float, so the bits do not depend on the thread count. The
- * rows' statistics pass between the phases in the shared scratch (mean and
+ * rows' statistics pass between the phases in the shared scratch (s, m and
  * r per row).
  *
  * Arithmetic per row of ch values (the bounds are in suites/harness_bounds.c,
- * tol_layer_normalization, for float sums in any order):
- *   mean = (sum x) / ch, var = (sum (x - mean)^2) / ch, r = 1 / sqrt(var + eps),
- *   y = gamma ((x - mean) r) + beta;
+ * tol_layer_normalization, for float sums in any order). The moments are
+ * shifted by the row's first value s: x - s is exact for values within a
+ * factor 2 of s, so a constant row gives d = 0 exactly (y = beta) and a large
+ * common offset costs no precision (a plain float mean would carry the
+ * rounding of sum x, |x| u per value, into every x - mean, times r):
+ *   m = (sum (x - s)) / ch, d = (x - s) - m, var = (sum d^2) / ch,
+ *   r = 1 / sqrt(var + eps), y = gamma (d r) + beta;
  *   bwd: g = gamma dy, dx = (r / ch) (ch g - sum g - xhat sum g xhat);
  *   per channel over the rows: dgamma = sum dy xhat, dbeta = sum dy.
  */
@@ -30,7 +34,7 @@ struct ln_job {
 	const float *x, *gamma, *beta, *dy;
 	float *y;      /* fwd: y; bwd: dx (NULL: not wanted) */
 	float *dg, *db;
-	float *stats;  /* bwd: [rows][2] mean, r */
+	float *stats;  /* bwd: [rows][LN_STATS] s, m, r */
 };
 
 /* 4 floats as one GCC vector (an SSE register at the baseline ISA, as
@@ -39,6 +43,7 @@ struct ln_job {
  * accumulators of 4 lanes for the sums (8 chains in flight), then a scalar
  * tail; lane by lane the same operations as the tail. */
 #define LN_V 4
+#define LN_STATS 3
 #define LN_INLINE static inline __attribute__((always_inline))
 typedef float ln_v __attribute__((vector_size(LN_V * 4)));
 typedef float ln_vu __attribute__((vector_size(LN_V * 4), aligned(4), may_alias));
@@ -72,33 +77,49 @@ LN_INLINE float ln_hsum(ln_v a, ln_v b, float tail)
 	return ((t[0] + t[1]) + (t[2] + t[3])) + tail;
 }
 
-/* mean and r of the row at x: the sums in 8 lanes, then the tail */
-static void ln_moments(const float *x, int64_t ch, float eps, float *mean, float *r)
+/* The row's statistics: the shift s (its first value), m the mean of x - s,
+ * r = 1 / sqrt(var + eps); d_c = (x_c - s) - m. */
+struct ln_stat {
+	float s, m, r;
+};
+
+LN_INLINE ln_v ln_dev(const float *x, int64_t c, struct ln_stat st)
 {
-	ln_v a = ln_splat(0.0f), b = a, mv;
-	float n = (float)ch, tail = 0.0f, m;
+	return (ln_ld(x + c) - ln_splat(st.s)) - ln_splat(st.m);
+}
+
+LN_INLINE float ln_dev1(const float *x, int64_t c, struct ln_stat st)
+{
+	return (x[c] - st.s) - st.m;
+}
+
+/* s, m and r of the row at x: the sums in 8 lanes, then the tail */
+static struct ln_stat ln_moments(const float *x, int64_t ch, float eps)
+{
+	struct ln_stat st = {.s = x[0], .m = 0.0f, .r = 0.0f};
+	ln_v a = ln_splat(0.0f), b = a, sv = ln_splat(st.s);
+	float n = (float)ch, tail = 0.0f;
 	int64_t c = 0;
 
 	for (; c + 2 * LN_V <= ch; c += 2 * LN_V) {
-		a += ln_ld(x + c);
-		b += ln_ld(x + c + LN_V);
+		a += ln_ld(x + c) - sv;
+		b += ln_ld(x + c + LN_V) - sv;
 	}
 	for (int64_t i = c; i < ch; i++)
-		tail += x[i];
-	m = ln_hsum(a, b, tail) / n;
-	mv = ln_splat(m);
+		tail += x[i] - st.s;
+	st.m = ln_hsum(a, b, tail) / n;
 	a = b = ln_splat(0.0f);
 	tail = 0.0f;
 	for (c = 0; c + 2 * LN_V <= ch; c += 2 * LN_V) {
-		ln_v d0 = ln_ld(x + c) - mv, d1 = ln_ld(x + c + LN_V) - mv;
+		ln_v d0 = ln_dev(x, c, st), d1 = ln_dev(x, c + LN_V, st);
 
 		a += d0 * d0;
 		b += d1 * d1;
 	}
 	for (int64_t i = c; i < ch; i++)
-		tail += (x[i] - m) * (x[i] - m);
-	*mean = m;
-	*r = 1.0f / sqrtf(ln_hsum(a, b, tail) / n + eps);
+		tail += ln_dev1(x, i, st) * ln_dev1(x, i, st);
+	st.r = 1.0f / sqrtf(ln_hsum(a, b, tail) / n + eps);
+	return st;
 }
 
 static void ln_fwd_rows(const struct ln_job *j, int64_t k0, int64_t k1)
@@ -107,66 +128,65 @@ static void ln_fwd_rows(const struct ln_job *j, int64_t k0, int64_t k1)
 
 	for (int64_t k = k0; k < k1; k++) {
 		const float *x = j->x + k * ch;
-		float *y = j->y + k * ch, mean, r;
+		float *y = j->y + k * ch;
+		struct ln_stat st = ln_moments(x, ch, j->eps);
 		int64_t c = 0;
 
-		ln_moments(x, ch, j->eps, &mean, &r);
 		for (; c + LN_V <= ch; c += LN_V)
-			ln_st(y + c, ln_ld_or(j->gamma, c, 1.0f) *
-			                 ((ln_ld(x + c) - ln_splat(mean)) * ln_splat(r)) +
+			ln_st(y + c, ln_ld_or(j->gamma, c, 1.0f) * (ln_dev(x, c, st) * ln_splat(st.r)) +
 			                 ln_ld_or(j->beta, c, 0.0f));
 		for (; c < ch; c++)
-			y[c] = (j->gamma ? j->gamma[c] : 1.0f) * ((x[c] - mean) * r) +
+			y[c] = (j->gamma ? j->gamma[c] : 1.0f) * (ln_dev1(x, c, st) * st.r) +
 			       (j->beta ? j->beta[c] : 0.0f);
 	}
 }
 
 /* dx of row k from its statistics: g = gamma dy, sums of g and g xhat */
-static void ln_dx_row(const struct ln_job *j, int64_t k, float mean, float r)
+static void ln_dx_row(const struct ln_job *j, int64_t k, struct ln_stat st)
 {
 	int64_t ch = j->ch, c = 0;
 	const float *x = j->x + k * ch, *dy = j->dy + k * ch;
-	float *dx = j->y + k * ch, n = (float)ch, t1 = 0.0f, t2 = 0.0f, sg, sgx, f;
-	ln_v a = ln_splat(0.0f), b = a, mv = ln_splat(mean), rv = ln_splat(r);
+	float *dx = j->y + k * ch, n = (float)ch, t1 = 0.0f, t2 = 0.0f, sg, sgx, f, r = st.r;
+	ln_v a = ln_splat(0.0f), b = a, rv = ln_splat(r);
 
 	for (; c + LN_V <= ch; c += LN_V) {
 		ln_v g = ln_ld_or(j->gamma, c, 1.0f) * ln_ld(dy + c);
 
 		a += g;
-		b += g * ((ln_ld(x + c) - mv) * rv);
+		b += g * (ln_dev(x, c, st) * rv);
 	}
 	for (int64_t i = c; i < ch; i++) {
 		float g = (j->gamma ? j->gamma[i] : 1.0f) * dy[i];
 
 		t1 += g;
-		t2 += g * ((x[i] - mean) * r);
+		t2 += g * (ln_dev1(x, i, st) * r);
 	}
 	sg = ((a[0] + a[1]) + (a[2] + a[3])) + t1;
 	sgx = ((b[0] + b[1]) + (b[2] + b[3])) + t2;
 	f = r / n;
 	for (c = 0; c + LN_V <= ch; c += LN_V) {
 		ln_v g = ln_ld_or(j->gamma, c, 1.0f) * ln_ld(dy + c);
-		ln_v xh = (ln_ld(x + c) - mv) * rv;
+		ln_v xh = ln_dev(x, c, st) * rv;
 
 		ln_st(dx + c, ln_splat(f) * (ln_splat(n) * g - ln_splat(sg) - xh * ln_splat(sgx)));
 	}
 	for (; c < ch; c++) {
 		float g = (j->gamma ? j->gamma[c] : 1.0f) * dy[c];
 
-		dx[c] = f * (n * g - sg - ((x[c] - mean) * r) * sgx);
+		dx[c] = f * (n * g - sg - (ln_dev1(x, c, st) * r) * sgx);
 	}
 }
 
 static void ln_bwd_rows(const struct ln_job *j, int64_t k0, int64_t k1)
 {
 	for (int64_t k = k0; k < k1; k++) {
-		float mean, r;
+		struct ln_stat st = ln_moments(j->x + k * j->ch, j->ch, j->eps);
 
-		ln_moments(j->x + k * j->ch, j->ch, j->eps, &mean, &r);
-		j->stats[2 * k] = mean;
-		j->stats[2 * k + 1] = r;
+		j->stats[LN_STATS * k] = st.s;
+		j->stats[LN_STATS * k + 1] = st.m;
+		j->stats[LN_STATS * k + 2] = st.r;
 		if (j->y)
-			ln_dx_row(j, k, mean, r);
+			ln_dx_row(j, k, st);
 	}
 }
 
@@ -182,7 +202,8 @@ static void ln_bwd_channels(const struct ln_job *j, int64_t c0, int64_t c1)
 	}
 	for (int64_t k = 0; k < j->rows; k++) {
 		const float *x = j->x + k * j->ch, *dy = j->dy + k * j->ch;
-		float mean = j->stats[2 * k], r = j->stats[2 * k + 1];
+		const float *sp = j->stats + LN_STATS * k;
+		struct ln_stat st = {.s = sp[0], .m = sp[1], .r = sp[2]};
 		int64_t c = c0;
 
 		for (; c + LN_V <= c1; c += LN_V) {
@@ -190,13 +211,13 @@ static void ln_bwd_channels(const struct ln_job *j, int64_t c0, int64_t c1)
 
 			if (j->dg)
 				ln_st(j->dg + c, ln_ld(j->dg + c) +
-				                     d * ((ln_ld(x + c) - ln_splat(mean)) * ln_splat(r)));
+				                     d * (ln_dev(x, c, st) * ln_splat(st.r)));
 			if (j->db)
 				ln_st(j->db + c, ln_ld(j->db + c) + d);
 		}
 		for (; c < c1; c++) {
 			if (j->dg)
-				j->dg[c] += dy[c] * ((x[c] - mean) * r);
+				j->dg[c] += dy[c] * (ln_dev1(x, c, st) * st.r);
 			if (j->db)
 				j->db[c] += dy[c];
 		}
@@ -254,7 +275,7 @@ enum xo_status xo_cpu_layer_normalization_bwd(struct xo_backend *be, const struc
 	struct xo_cpu_ctx *cx = be->ctx;
 	struct ln_job j = ln_job_of(a);
 	int nt = xo_cpu_threads_for(cx, j.rows * j.ch * 5, j.rows);
-	enum xo_status st = xo_cpu_scratch_reserve(cx, 2 * j.rows, 0, 0);
+	enum xo_status st = xo_cpu_scratch_reserve(cx, LN_STATS * j.rows, 0, 0);
 
 	if (st)
 		return st;

@@ -70,17 +70,21 @@ enum key_rule {
 	K_TRUE,     /* must be true (trainable) */
 	K_DTYPE,    /* float32 (a string or a DTypePolicy) or null */
 	K_SHAPE,    /* InputLayer batch shape: [null, d...] */
-	K_AXIS,     /* -1 (or [-1]): the last axis (Batch- and LayerNormalization) */
+	K_AXIS,     /* -1 (or [-1]), or the last axis's index: Batch-/LayerNormalization */
 	K_ONES,     /* the initializer Ones (BatchNormalization's default) */
 	K_ZEROS,    /* the initializer Zeros */
 	K_PAIR,     /* 2-D layers: int or [h, w]: key=h and its width key (pool_w, strides_w,
 	             * kernel_w, dilation_w) */
 	K_IN_DTYPE, /* InputLayer: float32, or int32 / int64 (ids, an embedding's) */
 	K_ZERO,     /* must be 0 (the recurrent layers' dropout, recurrent_dropout) */
-	K_MARGINS,  /* ZeroPadding / Cropping: int, [begin, end] or [[top, bottom], [left,
-	             * right]], non-negative: key=N, key=B,E or key=T,B,L,R */
 	K_INTS,     /* a list of 1 to 4 integers (Permute's dims): key=a,b,... (the spec
 	             * parser checks the values) */
+	K_MARGINS,  /* ZeroPadding1D / Cropping1D: int or [begin, end], non-negative:
+	             * key=N or key=B,E */
+	K_MARGINS2, /* ZeroPadding2D / Cropping2D: int, or [h, w] each an int or [begin,
+	             * end], non-negative: key=N or key=T,B,L,R */
+	K_SIZE,     /* UpSampling1D: a positive int (Keras's int(size)): key=N */
+	K_SIZE2,    /* UpSampling2D: a positive int or [h, w]: size=h size_w=w */
 };
 struct key_row {
 	const char *key;
@@ -278,24 +282,24 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
          true},
     /* keras/src/layers/reshaping/up_sampling1d.py get_config() (no data_format) */
     [XO_LAYER_UP_SAMPLING1D] =
-        {{COMMON_KEYS, {"size", K_INT}, {"batch_input_shape", K_SHAPE}},
+        {{COMMON_KEYS, {"size", K_SIZE}, {"batch_input_shape", K_SHAPE}},
          up_sampling_config,
          true},
     /* keras/src/layers/reshaping/zero_padding2d.py, cropping2d.py,
      * up_sampling2d.py get_config(); interpolation: the spec refuses all
      * but nearest */
     [XO_LAYER_ZERO_PADDING2D] =
-        {{COMMON_KEYS, {"padding", K_MARGINS}, {"data_format", K_LAST},
+        {{COMMON_KEYS, {"padding", K_MARGINS2}, {"data_format", K_LAST},
           {"batch_input_shape", K_SHAPE}},
          zero_padding_config,
          true},
     [XO_LAYER_CROPPING2D] =
-        {{COMMON_KEYS, {"cropping", K_MARGINS}, {"data_format", K_LAST},
+        {{COMMON_KEYS, {"cropping", K_MARGINS2}, {"data_format", K_LAST},
           {"batch_input_shape", K_SHAPE}},
          cropping_config,
          true},
     [XO_LAYER_UP_SAMPLING2D] =
-        {{COMMON_KEYS, {"size", K_PAIR}, {"data_format", K_LAST}, {"interpolation", K_STR},
+        {{COMMON_KEYS, {"size", K_SIZE2}, {"data_format", K_LAST}, {"interpolation", K_STR},
           {"batch_input_shape", K_SHAPE}},
          up_sampling_config,
          true},
@@ -429,35 +433,45 @@ static enum xo_status shape_line(const struct lctx *c, const char *key, const js
 /* A K_MARGINS value as the spec's comma list: an int, a list of ints or a
  * list of lists of ints (Keras's standardized tuples), every one in
  * [0, INT32_MAX]; at most 4 in all. */
-static bool margins_arg(const json_t *v, const char *key, struct sbuf *args)
+/* A margin as Keras's standardize_tuple(v, 2, allow_zero=True) takes it:
+ * an int (both sides) or exactly [begin, end], each in [0, INT32_MAX]. */
+static bool margin_pair(const json_t *v, json_int_t m[2])
+{
+	const json_t *a = v, *b = v;
+
+	if (json_is_array(v)) {
+		if (json_array_size(v) != 2)
+			return false;
+		a = json_array_get(v, 0);
+		b = json_array_get(v, 1);
+	}
+	if (!json_is_integer(a) || !json_is_integer(b))
+		return false;
+	m[0] = json_integer_value(a);
+	m[1] = json_integer_value(b);
+	return m[0] >= 0 && m[1] >= 0 && m[0] <= INT32_MAX && m[1] <= INT32_MAX;
+}
+
+/* ZeroPadding / Cropping margins as Keras 3's constructors accept them
+ * (keras/src/layers/reshaping/zero_padding{1,2}d.py, cropping{1,2}d.py):
+ * 1-D a margin pair; 2-D an int (all four) or exactly [h, w], each a
+ * margin pair. Anything else ([[1, 1]], [1], null) Keras refuses. */
+static bool margins_arg(const json_t *v, bool two_d, const char *key, struct sbuf *args)
 {
 	json_int_t m[4];
-	size_t n = 0;
 
-	if (json_is_integer(v)) {
-		m[n++] = json_integer_value(v);
-	} else if (json_is_array(v)) {
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			const json_t *e = json_array_get(v, i);
-			size_t k = json_is_array(e) ? json_array_size(e) : 1;
-
-			for (size_t j = 0; j < k; j++) {
-				const json_t *x = json_is_array(e) ? json_array_get(e, j) : e;
-
-				if (n == 4 || !json_is_integer(x))
-					return false;
-				m[n++] = json_integer_value(x);
-			}
-		}
-	}
-	if (!n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (m[i] < 0 || m[i] > INT32_MAX)
+	if (!two_d || !json_is_array(v)) {
+		if (!margin_pair(v, m) || (two_d && m[0] != m[1]))
 			return false;
-	sb_printf(args, " %s=", key);
-	for (size_t i = 0; i < n; i++)
-		sb_printf(args, "%s%" JSON_INTEGER_FORMAT, i ? "," : "", m[i]);
+		m[2] = m[0];
+		m[3] = m[1];
+	} else if (json_array_size(v) != 2 || !margin_pair(json_array_get(v, 0), m) ||
+	           !margin_pair(json_array_get(v, 1), m + 2)) {
+		return false;
+	}
+	sb_printf(args, " %s=%" JSON_INTEGER_FORMAT ",%" JSON_INTEGER_FORMAT, key, m[0], m[1]);
+	if (two_d)
+		sb_printf(args, ",%" JSON_INTEGER_FORMAT ",%" JSON_INTEGER_FORMAT, m[2], m[3]);
 	return true;
 }
 
@@ -480,6 +494,89 @@ static bool ints_arg(const json_t *v, const char *key, struct sbuf *args)
 		sb_printf(args, "%s%" JSON_INTEGER_FORMAT, i ? "," : "",
 		          json_integer_value(json_array_get(v, i)));
 	return true;
+}
+
+/* UpSampling sizes: positive ints (Keras's int(size) for 1-D; for 2-D an int
+ * or exactly [h, w], standardize_tuple without zero). */
+static bool size_value(const json_t *v, json_int_t *out)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX)
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
+static bool size2_arg(const json_t *v, const char *key, struct sbuf *args)
+{
+	json_int_t h, w;
+
+	if (json_is_array(v)) {
+		if (json_array_size(v) != 2 || !size_value(json_array_get(v, 0), &h) ||
+		    !size_value(json_array_get(v, 1), &w))
+			return false;
+	} else if (!size_value(v, &h)) {
+		return false;
+	} else {
+		w = h;
+	}
+	sb_printf(args, " %s=%" JSON_INTEGER_FORMAT " %s_w=%" JSON_INTEGER_FORMAT, key, h, key, w);
+	return true;
+}
+
+/* Batch-/LayerNormalization's axis: -1 ([-1]) passes; a positive index is
+ * Keras's name of an axis counting the batch axis, passed on for the spec
+ * to check it is the last once the input's rank is known; the rest is
+ * refused naming the value as Keras wrote it ([1, 2], -2, ...). */
+static enum xo_status axis_arg(const struct lctx *c, const json_t *v, struct sbuf *args)
+{
+	const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0) : v;
+	enum xo_status st = XO_OK;
+
+	if (json_is_integer(a) && json_integer_value(a) >= 1 && json_integer_value(a) <= 3) {
+		sb_printf(args, " axis=%" JSON_INTEGER_FORMAT, json_integer_value(a));
+	} else if (!json_is_integer(a) || json_integer_value(a) != -1) {
+		char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+
+		st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) is supported, "
+		                             "got axis=%.60s", got ? got : "?");
+		free(got);
+	}
+	return st;
+}
+
+/* The reshaping layers' margins and sizes (rules K_MARGINS, K_MARGINS2,
+ * K_SIZE, K_SIZE2), as Keras 3's constructors accept them. */
+static enum xo_status resize_arg(const struct lctx *c, enum key_rule rule, const char *key,
+                                 const json_t *v, struct sbuf *args)
+{
+	json_int_t iv;
+
+	switch (rule) {
+	case K_MARGINS:
+		if (!margins_arg(v, false, key, args))
+			return LAYER_ERR(c, XO_EINVAL,
+			                 "%s: expected a non-negative integer or two ([begin, end])",
+			                 key);
+		break;
+	case K_MARGINS2:
+		if (!margins_arg(v, true, key, args))
+			return LAYER_ERR(c, XO_EINVAL,
+			                 "%s: expected a non-negative integer or two (height, width), "
+			                 "each an integer or [begin, end]",
+			                 key);
+		break;
+	case K_SIZE:
+		if (!size_value(v, &iv))
+			return LAYER_ERR(c, XO_EINVAL, "%s: expected a positive integer", key);
+		sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+		break;
+	default:
+		if (!size2_arg(v, key, args))
+			return LAYER_ERR(c, XO_EINVAL,
+			                 "%s: expected a positive integer or two (height, width)", key);
+		break;
+	}
+	return XO_OK;
 }
 
 /* One key of a layer's config by its rule k: checked, and written to args
@@ -560,20 +657,9 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		if (!dtype_ok(v))
 			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32 is supported%s", "");
 		break;
-	case K_AXIS: {
-		const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0)
-		                                                             : v;
-
-		if (!json_is_integer(a) || json_integer_value(a) != -1) {
-			/* the value as Keras wrote it ([1, 2], 1, ...), named */
-			char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
-
-			st = LAYER_ERR(c, XO_EINVAL, "axis: only -1 (the last axis, channels) "
-			                             "is supported, got axis=%.60s", got ? got : "?");
-			free(got);
-		}
+	case K_AXIS:
+		st = axis_arg(c, v, args);
 		break;
-	}
 	case K_ONES:
 	case K_ZEROS: {
 		const json_t *cn = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
@@ -612,11 +698,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		break;
 	}
 	case K_MARGINS:
-		if (!margins_arg(v, key, args))
-			st = LAYER_ERR(c, XO_EINVAL,
-			               "%s: expected non-negative integers (an int, [begin, end] or "
-			               "[[top, bottom], [left, right]])",
-			               key);
+	case K_MARGINS2:
+	case K_SIZE:
+	case K_SIZE2:
+		st = resize_arg(c, k->rule, key, v, args);
 		break;
 	case K_INTS:
 		if (!ints_arg(v, key, args))
@@ -1204,6 +1289,28 @@ static enum xo_status spec_params(const char *text, const char *origin, int64_t 
 	return XO_OK;
 }
 
+/* Fewer float values stored than the config declares: named by the first
+ * layer variable stored in another type (an int32 gamma) where there is
+ * one, as the count alone misleads (the variable is there). The optimizer's
+ * own variables (its int iteration counter) are not layer weights. */
+static enum xo_status short_weights_error(const struct xo_h5_file *f, const char *path,
+                                          int64_t declared)
+{
+	for (int i = 0; i < f->nd; i++) {
+		const struct xo_h5_dataset *d = &f->datasets[i];
+
+		if (!(d->flags & 1) && d->count > 0 && !strstr(d->path, "optimizer"))
+			return xo_error(XO_EFORMAT,
+			                "%s: dataset '%.200s' is not floating point (layer weights "
+			                "must be float32)",
+			                path, d->path);
+	}
+	return xo_error(XO_EFORMAT,
+	                "%s: the config declares %" PRId64 " parameters, the file stores %" PRId64
+	                " weight values",
+	                path, declared, f->floats);
+}
+
 /*
  * The spec of a .keras or legacy .h5 model, read by the isolated reader
  * (h5read.c). Its declared parameters are bounded by what the file stores
@@ -1233,8 +1340,7 @@ static enum xo_status keras_spec(const char *path, bool weights, char **text)
 		                          " parameters, the limit for a model file", path,
 		              (int64_t)XO_MODEL_PARAMS_MAX);
 	else if (!st && weights && declared > f.floats)
-		st = xo_error(XO_EFORMAT, "%s: the config declares %" PRId64 " parameters, the file "
-		                          "stores %" PRId64 " weight values", path, declared, f.floats);
+		st = short_weights_error(&f, path, declared);
 	if (st) {
 		free(*text);
 		*text = NULL;

@@ -65,10 +65,13 @@ static const char *const flatten_args[] = {"name", NULL};
 static const char *const dropout_args[] = {"rate", "name", NULL};
 static const char *const dense_args[] = {"units", "activation", "use_bias", "name", NULL};
 static const char *const activation_args[] = {"activation", "name", NULL};
-/* batch_normalization: axis is -1 (the last), the only axis supported */
-static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale", "name", NULL};
-/* layer_normalization: axis -1 (the last) only, rms_scaling False */
-static const char *const ln_args[] = {"epsilon", "center", "scale", "name", NULL};
+/* batch_normalization: axis the last (-1, or its positive index), the only
+ * axis supported */
+static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale",
+                                      "axis",     "name",    NULL};
+/* layer_normalization: axis the last only (as batch_normalization's),
+ * rms_scaling False */
+static const char *const ln_args[] = {"epsilon", "center", "scale", "axis", "name", NULL};
 /* embedding: mask_zero is accepted only as False (refused otherwise) */
 /* the recurrent layers (Keras defaults: activation tanh, recurrent_activation
  * sigmoid, use_bias True, return_sequences and go_backwards False, GRU
@@ -314,6 +317,48 @@ bad:
 }
 
 /* Applies one key=value argument of layer l. */
+/* The normalizations' axis, momentum and epsilon. */
+static enum xo_status set_norm_arg(struct xo_layer_spec *l, const char *key, const char *val,
+                                   const char *origin, int line)
+{
+	bool mom = !strcmp(key, "momentum");
+	char *end;
+	double r;
+	int64_t v;
+
+	if (!strcmp(key, "axis")) {
+		/* -1, or a positive index checked against the input's rank
+		 * when the shapes are known (axis_check) */
+		if (!strcmp(val, "-1"))
+			l->axis = 0;
+		else if (parse_pos_int(val, &v) && v <= 3)
+			l->axis = (int)v;
+		else
+			return spec_error(XO_EINVAL, origin, line,
+			                  "axis=%s: only the last axis (-1, or its index) is supported",
+			                  val);
+		return XO_OK;
+	}
+	errno = 0;
+	r = strtod(val, &end);
+	/* Keras takes any positive epsilon; it is used as a float32, so one
+	 * that rounds to 0 or to inf there is refused */
+	if (errno == ERANGE && !mom && r == 0.0)
+		errno = 0; /* an underflow: refused below as 0 in float32 */
+	if (errno || end == val || *end || (mom && !(r >= 0.0 && r <= 1.0)))
+		return spec_error(XO_EINVAL, origin, line, "%s=%s: expected a number in %s", key,
+		                  val, mom ? "[0, 1]" : "(0, inf)");
+	if (!mom && !((float)r > 0.0f && isfinite((float)r)))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "%s=%s: expected a positive number, finite and not 0 as a float32",
+		                  key, val);
+	if (mom)
+		l->p.momentum = (float)r;
+	else
+		l->p.epsilon = (float)r;
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -427,23 +472,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  key, val);
 		return XO_OK;
 	}
-	if (!strcmp(key, "momentum") || !strcmp(key, "epsilon")) {
-		char *end;
-		double r;
-		bool mom = !strcmp(key, "momentum");
-
-		errno = 0;
-		r = strtod(val, &end);
-		if (errno || end == val || *end || (mom && !(r >= 0.0 && r <= 1.0)) ||
-		    (!mom && !(r > 0.0 && r < 1.0)))
-			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected a number in %s",
-			                  key, val, mom ? "[0, 1]" : "(0, 1)");
-		if (mom)
-			p->momentum = (float)r;
-		else
-			p->epsilon = (float)r;
-		return XO_OK;
-	}
+	if (!strcmp(key, "axis") || !strcmp(key, "momentum") || !strcmp(key, "epsilon"))
+		return set_norm_arg(l, key, val, origin, line);
 	if (!strcmp(key, "rate")) {
 		char *end;
 		double r;
@@ -651,11 +681,24 @@ static enum xo_status shape_elementwise(struct xo_layer_spec *l, const char *ori
 }
 
 /* batch_normalization: statistics per channel (the last axis) */
+/* A normalization's axis given as a positive index (Keras normalizes it
+ * against the input's rank, the batch axis counted): the last axis only. */
+static enum xo_status axis_check(const struct xo_layer_spec *l, const char *origin)
+{
+	if (l->axis == 0 || l->axis == l->in_rank)
+		return XO_OK;
+	return spec_error(XO_EINVAL, origin, l->line,
+	                  "axis=%d: only the last axis (-1, or %d for this rank-%d input) is "
+	                  "supported",
+	                  l->axis, l->in_rank, l->in_rank + 1);
+}
+
 static enum xo_status shape_batch_normalization(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
 
-	(void)origin; /* any rank: nothing to refuse */
+	if (axis_check(l, origin))
+		return XO_EINVAL; /* any rank: nothing else to refuse */
 	l->out_rank = l->in_rank;
 	l->out_len = l->in_len;
 	l->out_w = l->in_w;
@@ -670,7 +713,8 @@ static enum xo_status shape_batch_normalization(struct xo_layer_spec *l, const c
  * rank (a Dense's [units] too); gamma and beta per channel, no state */
 static enum xo_status shape_layer_normalization(struct xo_layer_spec *l, const char *origin)
 {
-	(void)origin; /* nothing to refuse */
+	if (axis_check(l, origin))
+		return XO_EINVAL; /* nothing else to refuse */
 	l->out_rank = l->in_rank;
 	l->out_len = l->in_len;
 	l->out_w = l->in_w;

@@ -438,6 +438,32 @@ def ln2d_model():
     ])
 
 
+def ln_pos_model():
+    """LayerNormalization with the last axis named by its positive index, as
+    Keras accepts it (axis=2 on a [T][F] sequence, axis=1 on a Dense's
+    flat output), and an epsilon above 1 (any positive float is valid)."""
+    return keras.Sequential([
+        keras.Input(shape=(7, 5)),
+        layers.Conv1D(6, 2, activation="tanh"),
+        layers.LayerNormalization(axis=2),
+        layers.Flatten(),
+        layers.Dense(8),
+        layers.LayerNormalization(axis=1, epsilon=2.0),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def ln_pos_fixtures(out):
+    """ln_pos.keras, ln_pos.h5 (legacy), ln_pos.weights.h5, its input and
+    float64 predictions (ln_pos_model)."""
+    m = ln_pos_model()
+    randomize(m, np.random.default_rng(59))
+    m.save(os.path.join(out, "ln_pos.keras"))
+    m.save(os.path.join(out, "ln_pos.h5"))
+    m.save_weights(os.path.join(out, "ln_pos.weights.h5"))
+    write_inputs(out, "ln_pos", m, np.random.default_rng(61))
+
+
 def ln_fixtures(out):
     """ln.keras, ln.h5 (legacy full model), ln.weights.h5,
     ln.keras2_weights.h5, ln2d.keras, their inputs and float64 predictions;
@@ -617,6 +643,11 @@ def main():
         names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]
         shape2_fixtures(out, names)
         print("keras", keras.__version__, "wrote the shape2 fixtures to", out)
+        return
+    # --only=ln_pos: written alone, so adding it rewrote no other file
+    if "--only=ln_pos" in sys.argv[1:]:
+        ln_pos_fixtures(out)
+        print("keras", keras.__version__, "wrote the ln_pos fixtures to", out)
         return
     if "--only=ln" in sys.argv[1:]:
         ln_fixtures(out)

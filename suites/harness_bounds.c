@@ -513,6 +513,16 @@ static void tol_avg_pool(struct hcase *h)
 		h->tol[0][e] = C_ACC * (double)(k - 1 + 6) * U * (double)h->mag[0][e] + TINY;
 }
 
+/* The rounding of x - sh, the shift the layer_normalization kernels take
+ * off each value of a row before its moments (sh = 0: batch_normalization,
+ * unshifted, exact). With the shift, the mean's error e_mu below is u times
+ * the spread about sh, not about 0: nothing on a constant row, nothing from
+ * a common offset. */
+static double norm_shift_err(double x, double sh)
+{
+	return sh != 0.0 ? U * fabs(x - sh) : 0.0;
+}
+
 /*
  * The error of a normalization's statistics over the n values x[k * stride]
  * (batch_normalization: a channel over the rows; layer_normalization: a row
@@ -520,20 +530,21 @@ static void tol_avg_pool(struct hcase *h)
  * mu and biased variance v (in double, from the float inputs), and the
  * bounds e_mu, e_v of their float evaluation.
  */
-static void norm_moments_err(const float *x, int64_t n, int64_t stride, double *mu,
+static void norm_moments_err(const float *x, int64_t n, int64_t stride, double sh, double *mu,
                              double *e_mu, double *v, double *e_v)
 {
 	double dn = (double)n, m = 0.0, m1 = 0.0, q = 0.0, e = 0.0, em;
 
 	for (int64_t k = 0; k < n; k++) {
 		m += x[k * stride];
-		m1 += fabs((double)x[k * stride]);
+		m1 += fabs((double)x[k * stride] - sh);
 	}
 	m /= dn;
 	m1 /= dn;
 	em = (dn + 5.0) * U * m1;
 	for (int64_t k = 0; k < n; k++) {
-		double d = x[k * stride] - m, dd = em + U * (fabs(d) + em);
+		double d = x[k * stride] - m, dd = em + norm_shift_err(x[k * stride], sh) +
+		                                   U * (fabs(d) + em);
 
 		q += d * d;
 		e += 2.0 * fabs(d) * dd + dd * dd + (dn + 1.0) * U * (fabs(d) + dd) * (fabs(d) + dd);
@@ -545,11 +556,12 @@ static void norm_moments_err(const float *x, int64_t n, int64_t stride, double *
 	*e_v = e / dn + 6.0 * U * q;
 }
 
-/* Dx: the error of xh = d r, from d = x - mu exactly, the mean's e_mu and
- * r's relative error dr (the derivation below). */
-static double norm_xhat_err(double d, double r, double e_mu, double dr)
+/* Dx: the error of xh = d r, from d = x - mu exactly, the mean's e_mu, the
+ * shift's rounding e_x (norm_shift_err) and r's relative error dr (the
+ * derivation below). */
+static double norm_xhat_err(double d, double r, double e_mu, double e_x, double dr)
 {
-	double dd = e_mu + U * (fabs(d) + e_mu);
+	double dd = e_mu + e_x + U * (fabs(d) + e_mu);
 
 	return r * dd + fabs(d * r) * (dr + U);
 }
@@ -598,7 +610,7 @@ static enum xo_status tol_batch_normalization(struct hcase *h)
 		double mu = 0.0, v = 0.0, e_mu = 0.0, e_v = 0.0, s, r, e_s, dr;
 
 		if (train) {
-			norm_moments_err(x + c, rows, ch, &mu, &e_mu, &v, &e_v);
+			norm_moments_err(x + c, rows, ch, 0.0, &mu, &e_mu, &v, &e_v);
 		} else {
 			mu = h->init[1][c];
 			v = h->init[2][c];
@@ -608,7 +620,7 @@ static enum xo_status tol_batch_normalization(struct hcase *h)
 		e_s = e_v + U * (s + e_v);
 		dr = e_s / (2.0 * s) + 11.0 * U;
 		for (int64_t k = 0; k < rows; k++)
-			dx[k] = norm_xhat_err(x[k * ch + c] - mu, r, e_mu, dr);
+			dx[k] = norm_xhat_err(x[k * ch + c] - mu, r, e_mu, 0.0, dr);
 		if (!bwd) {
 			double b = h->sn[2] ? h->src[2][c] : 0.0;
 
@@ -1003,7 +1015,11 @@ static enum xo_status bound_batch_normalization(struct hcase *h, struct xo_backe
 
 /*
  * layer_normalization, real fills: the statistics of each row of C = ch
- * values (N = batch*len rows). Per row, norm_moments_err gives e_mu and e_V,
+ * values (N = batch*len rows), shifted by the row's first value s (the
+ * kernels'): the mean's e_mu = (C + 5) u mean |x - s| and each deviation
+ * (x - s) - m carries one more rounding u |x - s| (norm_shift_err), so a
+ * constant row is exact (bound u |beta|) and an offset costs nothing. Per
+ * row, norm_moments_err gives e_mu and e_V,
  * then e_s, dr and Dx_c as for batch_normalization (its derivation above);
  *   y_c       |g_c| Dx_c + 2 u |g_c xh_c| + u |beta_c|; and the reference's u |y|
  * Backward, per row, with gy_c = gamma_c dy_c (one rounding, u |gy_c|):
@@ -1017,7 +1033,6 @@ static enum xo_status bound_batch_normalization(struct hcase *h, struct xo_backe
  *   dgamma    e_dg = sum |dy| Dx + N u sum |dy xh|
  *   dbeta     e_db = (N - 1) u sum |dy|
  * and the reference's rounding of each. Times C_ACC for the higher orders.
- * The row sums of the cpu backend run in double: within these bounds.
  */
 static void tol_ln_row(struct hcase *h, int64_t k, double *dxe, double *acc)
 {
@@ -1027,12 +1042,12 @@ static void tol_ln_row(struct hcase *h, int64_t k, double *dxe, double *acc)
 	double n = (double)ch, mu, e_mu, v, e_v, s, r, dr, sg = 0.0, sgx = 0.0, s1 = 0.0;
 	double s2 = 0.0, e_sgx = 0.0, e_sg, f;
 
-	norm_moments_err(x, ch, 1, &mu, &e_mu, &v, &e_v);
+	norm_moments_err(x, ch, 1, x[0], &mu, &e_mu, &v, &e_v);
 	s = v + p->epsilon;
 	r = 1.0 / sqrt(s);
 	dr = (e_v + U * (s + e_v)) / (2.0 * s) + 11.0 * U;
 	for (int64_t c = 0; c < ch; c++)
-		dxe[c] = norm_xhat_err(x[c] - mu, r, e_mu, dr);
+		dxe[c] = norm_xhat_err(x[c] - mu, r, e_mu, norm_shift_err(x[c], x[0]), dr);
 	if (h->c->dir == XO_DIR_FWD) {
 		for (int64_t c = 0; c < ch; c++) {
 			double g = h->sn[1] ? h->src[1][c] : 1.0, b = h->sn[2] ? h->src[2][c] : 0.0;

@@ -326,6 +326,46 @@ static int64_t zeros_pad(const struct hcase *h)
 }
 #define ZEROS_pad zeros_pad
 
+/* log_softmax over rows of one value: every output is 0 (fwd: x - x; bwd:
+ * dy - 1 dy), exactly */
+static int64_t zeros_log_softmax(const struct hcase *h)
+{
+	return h->c->p.ch == 1 ? h->dn[0] : 0;
+}
+#define ZEROS_log_softmax zeros_log_softmax
+
+/* The rows of x whose values are all equal: their x - mean is 0 exactly. */
+static int64_t ln_constant_rows(const struct hcase *h)
+{
+	int64_t rows = h->c->p.batch * h->c->p.len, ch = h->c->p.ch, n = 0;
+
+	for (int64_t k = 0; k < rows; k++) {
+		const float *x = h->src[0] + k * ch;
+		int64_t c = 1;
+
+		while (c < ch && x[c] == x[0])
+			c++;
+		n += c == ch;
+	}
+	return n;
+}
+
+/* layer_normalization: a constant row is normalized to beta, 0 without
+ * centre (fwd); at ch = 1 every row is constant and dx = r (g - g - 0) = 0
+ * (bwd); dgamma = sum dy xhat is 0 when every row is constant. */
+static int64_t zeros_layer_normalization(const struct hcase *h, int slot)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t rows = p->batch * p->len, k = ln_constant_rows(h);
+
+	if (h->c->dir == XO_DIR_FWD)
+		return slot == 0 && !h->sn[2] ? k * p->ch : 0;
+	if (slot == 0)
+		return p->ch == 1 ? h->dn[0] : 0;
+	return slot == 1 && k == rows ? h->dn[1] : 0;
+}
+#define ZEROS_layer_normalization zeros_none /* dispatched above, per slot */
+
 /* every other op: none */
 static int64_t zeros_none(const struct hcase *h)
 {
@@ -341,14 +381,12 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_gelu zeros_none
 #define ZEROS_softplus zeros_none
 #define ZEROS_silu zeros_none
-#define ZEROS_log_softmax zeros_none
 #define ZEROS_flatten zeros_none
 #define ZEROS_categorical_crossentropy zeros_none
 #define ZEROS_adam zeros_none
 #define ZEROS_accuracy zeros_none
 #define ZEROS_gather zeros_none
 #define ZEROS_batch_normalization zeros_none
-#define ZEROS_layer_normalization zeros_none
 #define ZEROS_sgd zeros_none
 #define ZEROS_rmsprop zeros_none
 #define ZEROS_up_sampling zeros_none
@@ -411,6 +449,8 @@ int64_t xo_hcase_structural_zeros(const struct hcase *h, int slot)
 		return rnn_structural_zeros(h, slot);
 	if (c->op == XO_OP_conv2d && c->dir == XO_DIR_BWD)
 		return conv2d_geometry_zeros(&c->p, slot);
+	if (c->op == XO_OP_layer_normalization)
+		return zeros_layer_normalization(h, slot);
 	if (slot != 0)
 		return 0;
 	return zeros_of[c->op](h);
@@ -442,9 +482,12 @@ bool xo_hcase_mistrusted(struct hcase *h, int slot, char *why, size_t size)
 			constant = false;
 	}
 	/* a slot that is all structural zeros (the recurrent ops' recurrent
-	 * kernel gradient at len 1, where h' = 0) is compared bit-exact (its
+	 * kernel gradient at len 1, where h' = 0; log_softmax and
+	 * layer_normalization over rows of one value) is compared bit-exact (its
 	 * tolerance is 0) and carries no other information: allowed */
-	if (n > 0 && s == n && zeros == n && xo_op_is_rnn(h->c->op))
+	if (n > 0 && s == n && zeros == n &&
+	    (xo_op_is_rnn(h->c->op) || h->c->op == XO_OP_log_softmax ||
+	     h->c->op == XO_OP_layer_normalization))
 		return false;
 	if (!i32 && (n - s <= 0 || (double)(zeros - s) > 0.3 * (double)(n - s))) {
 		snprintf(why, size,
@@ -453,7 +496,10 @@ bool xo_hcase_mistrusted(struct hcase *h, int slot, char *why, size_t size)
 		         zeros, n, s);
 		return true;
 	}
-	if (finite >= 4 && constant) {
+	/* layer_normalization over rows of one value: every y is beta, the
+	 * same value by the math, compared within u |beta| */
+	if (finite >= 4 && constant &&
+	    !(h->c->op == XO_OP_layer_normalization && h->c->p.ch == 1)) {
 		snprintf(why, size, "all %" PRId64 " reference outputs are the same value (%g)",
 		         finite, i32 ? (double)(int32_t)first : (double)u2f(first));
 		return true;

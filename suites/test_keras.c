@@ -207,6 +207,11 @@ static const struct fixture fixtures[] = {
     {"reshape.keras", NULL, "reshape"},
     {"reshape.h5", NULL, "reshape"},
     {"reshape.keras", "reshape.weights.h5", "reshape"},
+    /* LayerNormalization's last axis by its positive index, epsilon > 1
+     * (make_keras_files.py --only=ln_pos) */
+    {"ln_pos.keras", NULL, "ln_pos"},
+    {"ln_pos.h5", NULL, "ln_pos"},
+    {"ln_pos.keras", "ln_pos.weights.h5", "ln_pos"},
 };
 
 static void test_keras_predict(void **state)

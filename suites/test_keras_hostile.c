@@ -81,6 +81,7 @@ enum how {
 	H_NAN,           /* a NaN in the kernel */
 	H_F64_HUGE,      /* the kernel float64 with 1e300 in it */
 	H_WEIGHTLESS,    /* pool_cfg, layers without weights */
+	H_INT_KERNEL,    /* the kernel stored as int32 */
 };
 
 static char g_tmp[256];
@@ -194,6 +195,13 @@ static void put_kernel(hid_t g, enum how how)
 		H5Dclose(d);
 		assert_true(H5Lcreate_soft("/model_weights/dense/dense/real", g, "kernel:0",
 		                           H5P_DEFAULT, H5P_DEFAULT) >= 0);
+	} else if (how == H_INT_KERNEL) {
+		int32_t iv[21] = {0};
+
+		d = H5Dcreate2(g, "kernel:0", H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT,
+		               H5P_DEFAULT);
+		assert_true(H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, iv) >= 0);
+		H5Dclose(d);
 	} else if (how == H_F64_HUGE) {
 		v64[4] = 1e300;
 		d = H5Dcreate2(g, "kernel:0", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT,
@@ -633,6 +641,11 @@ static void test_hostile_values(void **state)
 	make_model("f64.h5", NULL, 3, 7, H_F64_HUGE, path, sizeof(path));
 	assert_refused(path, (const char *const[]){"layer 'dense'", "kernel",
 	                                           "beyond-float32 value at index 4", NULL});
+	/* a variable present in another type is named, not counted as missing */
+	make_model("int_kernel.h5", NULL, 3, 7, H_INT_KERNEL, path, sizeof(path));
+	assert_refused(path, (const char *const[]){"dataset 'model_weights/dense/dense/kernel:0' "
+	                                           "is not floating point",
+	                                           NULL});
 }
 
 static void test_hostile_contained(void **state)

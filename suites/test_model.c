@@ -317,11 +317,19 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nflatten\nglobal_max_pooling1d\n", 3, "global_max_pooling1d needs"},
     {"input 29 1\nglobal_max_pooling1d pool_size=2\n", 2, "unknown argument"},
     {"input 29 1\nglobal_average_pooling1d keepdims=True\n", 2, "unknown argument"},
-    {"input 29 1\nbatch_normalization axis=1\n", 2, "unknown argument 'axis'"},
+    {"input 29 1\nbatch_normalization axis=1\n", 2,
+     "axis=1: only the last axis (-1, or 2 for this rank-3 input)"},
+    {"input 29 1\nbatch_normalization axis=0\n", 2, "axis=0: only the last axis"},
     {"input 29 1\nbatch_normalization momentum=1.5\n", 2, "momentum=1.5"},
     {"input 29 1\nbatch_normalization epsilon=0\n", 2, "epsilon=0"},
     {"input 29 1\nbatch_normalization center=maybe\n", 2, "center=maybe"},
-    {"input 29 3\nlayer_normalization axis=1\n", 2, "unknown argument 'axis'"},
+    {"input 29 3\nlayer_normalization axis=1\n", 2,
+     "axis=1: only the last axis (-1, or 2 for this rank-3 input)"},
+    {"input 29 3\nlayer_normalization axis=-2\n", 2, "axis=-2: only the last axis"},
+    {"input 29 3\nlayer_normalization epsilon=1e-300\n", 2,
+     "epsilon=1e-300: expected a positive number, finite and not 0 as a float32"},
+    {"input 29 3\nlayer_normalization epsilon=1e39\n", 2, "epsilon=1e39: expected a positive"},
+    {"input 29 3\nlayer_normalization epsilon=nan\n", 2, "epsilon=nan: expected a positive"},
     {"input 29 3\nlayer_normalization rms_scaling=True\n", 2, "unknown argument 'rms_scaling'"},
     {"input 29 3\nlayer_normalization momentum=0.9\n", 2, "unknown argument 'momentum'"},
     {"input 29 3\nlayer_normalization epsilon=0\n", 2, "epsilon=0"},
@@ -1685,6 +1693,16 @@ static void test_layer_normalization_layer(void **state)
 	assert_true(sp.layers[1].out_rank == 3 && sp.layers[1].out_len == 4 &&
 	            sp.layers[1].out_w == 3 && sp.layers[1].out_ch == 6);
 	assert_true(sp.layers[1].gamma_count == 6 && sp.layers[1].beta_count == 0);
+	xo_spec_free(&sp);
+	/* the last axis by its positive index (Keras counts the batch axis),
+	 * and any positive epsilon */
+	assert_int_equal(xo_spec_parse("input 9 3\nlayer_normalization axis=2\n"
+	                               "flatten\ndense units=4\n"
+	                               "layer_normalization axis=1 epsilon=1000000\n",
+	                               "ln", &sp),
+	                 XO_OK);
+	assert_true(sp.layers[0].axis == 2 && sp.layers[3].axis == 1 &&
+	            sp.layers[3].p.epsilon == 1e6f);
 	xo_spec_free(&sp);
 	for (int t = 0; t < 3; t++) {
 		float *x, *y;

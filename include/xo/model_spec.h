@@ -64,6 +64,10 @@ struct xo_layer_spec {
 	/* reshape: Keras's target_shape as given (one entry may be -1) */
 	int64_t target[3];
 	int target_rank; /* its entries, 1 to 3 (0: not a reshape) */
+	/* batch_ and layer_normalization: Keras's axis given as a positive
+	 * index (counting the batch axis), which must name the last axis;
+	 * 0: -1, the last */
+	int axis;
 };
 
 /* Trainable parameters of a layer, and all of its variables (Keras's
