@@ -1,8 +1,10 @@
 /*
- * layer_norm.c - Keras BatchNormalization (axis -1): gamma and beta
- * trainable (each absent when scale / center is off), moving_mean and
- * moving_variance in the flat parameters' non-trainable tail, updated in
- * place by the training forward.
+ * layer_norm.c - Keras BatchNormalization and LayerNormalization (axis -1),
+ * the kind's op in layers.def: gamma and beta trainable (each absent when
+ * scale / center is off). BatchNormalization also has state (state_count):
+ * moving_mean and moving_variance in the flat parameters' non-trainable
+ * tail, updated in place by the training forward. LayerNormalization has
+ * none: its statistics are each position's own, in training and inference.
  */
 #include "model_run.h"
 
@@ -22,9 +24,9 @@ static enum xo_status norm_views(struct layer *l, struct xo_tensor *params,
 		if (!st)
 			st = xo_tensor_view(grads, l->beta_off, 1, &ch, &l->dbeta);
 	}
-	if (!st)
+	if (!st && l->s.state_count)
 		st = xo_tensor_view(params, l->mm_off, 1, &ch, &l->mm);
-	if (!st)
+	if (!st && l->s.state_count)
 		st = xo_tensor_view(params, l->mv_off, 1, &ch, &l->mv);
 	return st;
 }
@@ -36,7 +38,7 @@ static void norm_init(const struct layer *l, int i, uint64_t seed, float *w)
 	(void)seed;
 	for (int64_t e = 0; e < l->s.gamma_count; e++)
 		w[l->g_off + e] = 1.0f;
-	for (int64_t e = 0; e < l->s.in_ch; e++)
+	for (int64_t e = 0; l->s.state_count && e < l->s.in_ch; e++)
 		w[l->mv_off + e] = 1.0f;
 }
 
@@ -52,6 +54,8 @@ static int norm_vars(const struct layer *l, struct xo_layer_var out[XO_LAYER_VAR
 	if (l->s.beta_count)
 		out[n++] = (struct xo_layer_var){.name = "beta", .ndim = 1, .dim = {ch},
 		                                 .off = l->beta_off, .count = ch};
+	if (!l->s.state_count)
+		return n;
 	out[n++] = (struct xo_layer_var){.name = "moving_mean", .ndim = 1, .dim = {ch},
 	                                 .off = l->mm_off, .count = ch};
 	out[n++] = (struct xo_layer_var){.name = "moving_variance", .ndim = 1,
@@ -59,21 +63,24 @@ static int norm_vars(const struct layer *l, struct xo_layer_var out[XO_LAYER_VAR
 	return n;
 }
 
-/* training: batch statistics, and the moving statistics updated in place;
- * inference: the moving statistics */
+/* BatchNormalization: in training batch statistics, and the moving
+ * statistics updated in place; in inference the moving statistics.
+ * LayerNormalization: each position's statistics (no dst[1], dst[2]) */
 static int norm_forward(const struct layer *l, const struct layer_ctx *c,
                         struct layer_call out[LAYER_CALLS_MAX])
 {
 	struct xo_op_args *a = &out[0].a;
 
-	out[0].op = XO_OP_batch_normalization;
+	out[0].op = xo_layer_kinds[l->s.kind].op;
 	*a = (struct xo_op_args){.p = c->p};
 	a->src[0] = l->in;
 	a->src[1] = l->gamma;
 	a->src[2] = l->beta;
 	a->dst[0] = l->out;
-	a->dst[1] = l->mm;
-	a->dst[2] = l->mv;
+	if (l->s.state_count) {
+		a->dst[1] = l->mm;
+		a->dst[2] = l->mv;
+	}
 	return 1;
 }
 
@@ -84,7 +91,7 @@ static int norm_backward(const struct layer *l, const struct layer_ctx *c,
 
 	if (!l->need_dx && !l->gamma && !l->beta)
 		return 0;
-	out[0].op = XO_OP_batch_normalization;
+	out[0].op = xo_layer_kinds[l->s.kind].op;
 	*a = (struct xo_op_args){.p = c->p};
 	a->src[0] = l->in;
 	a->src[1] = l->gamma;
@@ -95,10 +102,40 @@ static int norm_backward(const struct layer *l, const struct layer_ctx *c,
 	return 1;
 }
 
+/* LayerNormalization */
+static void lnorm_cost(const struct layer *l, const struct cost_bytes *b,
+                       struct xo_layer_cost *out)
+{
+	double n = (double)(l->s.in_len * l->s.in_w * l->s.in_ch);
+	/* its variables, gamma and beta (b->w counts kernels and biases) */
+	double w = 4.0 * (double)(l->s.gamma_count + l->s.beta_count);
+
+	/* fwd: each row read once from memory (its two statistics passes and
+	 * y's from cache: rows are short), y written; 8 FLOP a value (sum;
+	 * deviation, square, sum; deviation, scale, gamma, beta). bwd: x and
+	 * dy read for the rows (dx) and again for dgamma / dbeta over the
+	 * rows; 12 FLOP a value */
+	out->act_bytes_fwd = b->in + b->out;
+	out->w_bytes_fwd = w;
+	out->flops_fwd = 8.0 * n;
+	out->ops_train_fwd = out->ops_predict = 1;
+	if (l->has_grad) {
+		out->act_bytes_bwd = 2 * b->in + 2 * b->out + (l->need_dx ? b->in : 0);
+		out->w_bytes_bwd = w;
+		out->flops_bwd = 12.0 * n;
+		out->ops_bwd = 1;
+	}
+}
+
 static void norm_cost(const struct layer *l, const struct cost_bytes *b,
                       struct xo_layer_cost *out)
 {
 	double in = b->in, outb = b->out, w = b->w;
+
+	if (!l->s.state_count) {
+		lnorm_cost(l, b, out);
+		return;
+	}
 
 	/* fwd: x read twice for the statistics in training, once more
 	 * for y; bwd: x and dy read twice, dx written */
