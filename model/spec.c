@@ -772,14 +772,32 @@ static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* The resize family's ops (pad, up_sampling, permute) on one sample of
+ * p.len x p.width x p.ch: the output shape by the op's own shape rule (its
+ * limits and messages), as a sample of rank 2 ([len][ch]) or 3. */
+static enum xo_status resize_out(struct xo_layer_spec *l, const char *origin, enum xo_op op,
+                                 int rank)
+{
+	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
+	enum xo_status st;
+
+	l->p.batch = 1;
+	st = xo_op_shapes(op, XO_DIR_FWD, &l->p, ss, ds);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = rank;
+	l->out_len = ds[0].dim[1];
+	l->out_w = rank == 3 ? ds[0].dim[2] : 1;
+	l->out_ch = ds[0].dim[3];
+	return XO_OK;
+}
+
 /* zero_padding1d, cropping1d: [T][ch] -> [T + begin + end][ch] (cropping's
  * margins negative); a crop that leaves no step refused as Keras words it;
  * the op's own limits */
 static enum xo_status shape_pad1d(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
-	enum xo_status st;
 
 	if (l->in_rank != 2)
 		return rank_error(l, origin, 2);
@@ -789,36 +807,20 @@ static enum xo_status shape_pad1d(struct xo_layer_spec *l, const char *origin)
 		                  "input length %" PRId64,
 		                  xo_spec_kind_name(l->kind), -p->pad_begin, -p->pad_end,
 		                  l->in_len);
-	p->batch = 1;
 	p->width = 1;
-	st = xo_op_shapes(XO_OP_pad, XO_DIR_FWD, p, ss, ds);
-	if (st)
-		return spec_error(st, origin, l->line, "%s", xo_last_error());
-	l->out_rank = 2;
-	l->out_len = ds[0].dim[1];
-	l->out_ch = l->in_ch;
-	return XO_OK;
+	return resize_out(l, origin, XO_OP_pad, 2);
 }
 
 /* up_sampling1d: [T][ch] -> [T * size][ch]; the op's own limits */
 static enum xo_status shape_up1d(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
-	enum xo_status st;
 
 	if (l->in_rank != 2)
 		return rank_error(l, origin, 2);
-	p->batch = 1;
 	p->width = 1;
 	p->repeats_w = 1;
-	st = xo_op_shapes(XO_OP_up_sampling, XO_DIR_FWD, p, ss, ds);
-	if (st)
-		return spec_error(st, origin, l->line, "%s", xo_last_error());
-	l->out_rank = 2;
-	l->out_len = ds[0].dim[1];
-	l->out_ch = l->in_ch;
-	return XO_OK;
+	return resize_out(l, origin, XO_OP_up_sampling, 2);
 }
 
 /* zero_padding2d, cropping2d: [h][w][ch] -> [h + top + bottom][w + left +
@@ -827,8 +829,6 @@ static enum xo_status shape_up1d(struct xo_layer_spec *l, const char *origin)
 static enum xo_status shape_pad2d(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
-	enum xo_status st;
 
 	if (l->in_rank != 3)
 		return rank_error(l, origin, 3);
@@ -843,22 +843,13 @@ static enum xo_status shape_pad2d(struct xo_layer_spec *l, const char *origin)
 		                  -p->pad_begin_w, -p->pad_end_w, l->in_len, l->in_w);
 	p->batch = 1;
 	p->width = l->in_w;
-	st = xo_op_shapes(XO_OP_pad, XO_DIR_FWD, p, ss, ds);
-	if (st)
-		return spec_error(st, origin, l->line, "%s", xo_last_error());
-	l->out_rank = 3;
-	l->out_len = ds[0].dim[1];
-	l->out_w = ds[0].dim[2];
-	l->out_ch = l->in_ch;
-	return XO_OK;
+	return resize_out(l, origin, XO_OP_pad, 3);
 }
 
 /* up_sampling2d: [h][w][ch] -> [h * size][w * size_w][ch] (size_w 0: as size) */
 static enum xo_status shape_up2d(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
-	enum xo_status st;
 
 	if (l->in_rank != 3)
 		return rank_error(l, origin, 3);
@@ -866,14 +857,7 @@ static enum xo_status shape_up2d(struct xo_layer_spec *l, const char *origin)
 	p->width = l->in_w;
 	if (!p->repeats_w)
 		p->repeats_w = p->repeats;
-	st = xo_op_shapes(XO_OP_up_sampling, XO_DIR_FWD, p, ss, ds);
-	if (st)
-		return spec_error(st, origin, l->line, "%s", xo_last_error());
-	l->out_rank = 3;
-	l->out_len = ds[0].dim[1];
-	l->out_w = ds[0].dim[2];
-	l->out_ch = l->in_ch;
-	return XO_OK;
+	return resize_out(l, origin, XO_OP_up_sampling, 3);
 }
 
 /* permute: the sample's axes reordered; dims as many entries as the input's
@@ -881,10 +865,8 @@ static enum xo_status shape_up2d(struct xo_layer_spec *l, const char *origin)
 static enum xo_status shape_permute(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
 	int rank = p->dims < 100 ? 2 : 3;
 	char shp[96];
-	enum xo_status st;
 
 	if (l->in_rank != rank)
 		return spec_error(XO_EINVAL, origin, l->line,
@@ -894,14 +876,7 @@ static enum xo_status shape_permute(struct xo_layer_spec *l, const char *origin)
 	p->len = l->in_len;
 	p->width = l->in_w;
 	p->ch = l->in_ch;
-	st = xo_op_shapes(XO_OP_permute, XO_DIR_FWD, p, ss, ds);
-	if (st)
-		return spec_error(st, origin, l->line, "%s", xo_last_error());
-	l->out_rank = rank;
-	l->out_len = ds[0].dim[1];
-	l->out_w = rank == 3 ? ds[0].dim[2] : 1;
-	l->out_ch = ds[0].dim[3];
-	return XO_OK;
+	return resize_out(l, origin, XO_OP_permute, rank);
 }
 
 /* reshape: the input's elements in target_shape's sample shape, one -1
@@ -944,9 +919,7 @@ static enum xo_status shape_reshape(struct xo_layer_spec *l, const char *origin)
 static enum xo_status shape_repeat_vector(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	struct xo_slot_shape ss[XO_MAX_SRC], ds[XO_MAX_DST];
 	char shp[96];
-	enum xo_status st;
 
 	if (l->in_rank != 1)
 		return spec_error(XO_EINVAL, origin, l->line,
@@ -957,13 +930,7 @@ static enum xo_status shape_repeat_vector(struct xo_layer_spec *l, const char *o
 	p->width = 1;
 	p->ch = l->in_ch;
 	p->repeats_w = 1;
-	st = xo_op_shapes(XO_OP_up_sampling, XO_DIR_FWD, p, ss, ds);
-	if (st)
-		return spec_error(st, origin, l->line, "%s", xo_last_error());
-	l->out_rank = 2;
-	l->out_len = ds[0].dim[1];
-	l->out_ch = l->in_ch;
-	return XO_OK;
+	return resize_out(l, origin, XO_OP_up_sampling, 2);
 }
 
 /* Required arguments (Keras's layers have no default for them). */
