@@ -350,8 +350,15 @@ runner)
     ;;
 pending)
     # a budget spent before the first mutant: every one is pending, listed
-    # in the order given for the next run, and that is not a failure
-    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "exit $?"
+    # in the order given for the next run, and that is not a failure. The
+    # budget counts from the run's start in whole seconds and a build of
+    # this project can take under one, so a target that every build runs
+    # makes the scratch tree's build take 1.5 s: spent, whatever the machine
+    cat >>"$repo/CMakeLists.txt" <<'EOF2'
+add_custom_target(slow_build ALL COMMAND ${CMAKE_COMMAND} -E sleep 1.5)
+EOF2
+    "${G[@]}" commit -qam slow || bad "commit the slow build"
+    gen "$work/m" --range HEAD~2..HEAD~1 --per-line 0 || bad "exit $?"
     names=$(idx "$work/m" | cut -f1 | sort -r | head -n 4)
     # shellcheck disable=SC2086 # ids are words
     (cd "$repo" && XO_MUTATE_DIR="$work/scratch" bash ci/mutate.sh --from "$work/m" -j 2 \
