@@ -782,6 +782,28 @@ PY
     )
 }
 
+# sample_order: in a sample (CI's time box) the sample's mutants run
+# cheapest first, by the summed baseline times of the tests the map chose
+# for each, so that the box finishes as many as it can. Which mutants are
+# in the sample was settled by id before this; a mutant that runs its area
+# (no map places it) goes last, and ties keep the order given. A full or
+# nightly run keeps the order given: its pending mutants are queued, and
+# a queue ordered by cost would starve its dearest ones.
+sample_order() {
+    [ $mode = sample ] && [ -f "$S/baseline-cost.txt" ] || return 0
+    local n
+    mapfile -t selected < <(for n in "${selected[@]}"; do
+        printf '%s\t%s\t%s\n' "$n" "${SEL_KIND[$n]}" "$(cut -f2 <<<"${SEL_TESTS[$n]:-}" | tr '\n' ' ')"
+    done | awk -F'\t' '
+        NR == FNR { split($0, w, " "); if (w[3] != "") c[w[1]] = w[3]; next }
+        {
+            t = 0
+            if ($2 == "area") t = 1e9
+            else { k = split($3, ts, " "); for (i = 1; i <= k; i++) t += (ts[i] in c) ? c[ts[i]] : 30 }
+            printf "%.3f\t%08d\t%s\n", t, FNR, $1
+        }' "$S/baseline-cost.txt" - | sort -t$'\t' -k1,1g -k2,2n | cut -f3)
+}
+
 # reach_unknown: under a map of another tree, the tests of the map's passes
 # that it does not know (added since it was made) join the selection of
 # every mutant it places (kind test) in their area: the area's tests when
@@ -942,6 +964,7 @@ run_generated() {
     fi
     reach_map
     reach_select
+    sample_order
     for n in "${selected[@]}"; do
         if over; then
             RES[$n]=pending

@@ -25,7 +25,8 @@
 #   reach:       with a reach map (ci/reach.sh) a mutant runs only the
 #                tests that execute its function, after building only their
 #                targets; one in a function no test executes is a survivor
-#                that runs nothing, named so; a second run reuses the map
+#                that runs nothing, named so; a second run reuses the map;
+#                a sample runs its mutants cheapest first
 #   stale:       reach maps kept by commit in a shared cache: a run at a
 #                later commit uses the newest older map, sends a mutant that
 #                lives through its tests (or that no test reached then) to its
@@ -455,6 +456,15 @@ EOF
     grep -q 'reach map of this tree:' "$work/run2.out" &&
         [ "$(awk -F'\t' -v n="$caught" '$1 == n { print $7 }' "$work/res2/mutgen.tsv")" = caught ] ||
         bad "cached map: $(cat "$work/run2.out")"
+    # a sample runs its mutants cheapest first by their tests' baseline
+    # times: the one no test reaches (nothing to run) before the one that
+    # `calc` reaches, whichever id sorts first
+    mkdir -p "$work/two"
+    cp "$work/m/$caught.patch" "$work/m/$lives.patch" "$work/two/"
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/two" -j 2 --reach use --sample 2 --offset 0 --out "$work/res3") >"$work/run3.out" 2>&1
+    [ "$(grep -oE '^g[0-9a-f]{10}' "$work/run3.out" | tr '\n' ' ')" = "$lives $caught " ] ||
+        bad "a sample's order, want $lives then $caught: $(cat "$work/run3.out")"
     ;;
 stale)
     # maps kept by commit in a cache every scratch tree shares: a map made
