@@ -379,6 +379,27 @@ static void fill_softplus(struct hcase *h)
 }
 #define FILL_softplus fill_softplus
 
+/* Rows 1, 1 + every, 1 + 2 every, ... of n get one element, never the
+ * row's first, in [720, 760] above the others' [-4, 4]: a range past
+ * double's exp (709) and far past float's (88). Softmax and log_softmax are
+ * the same for any shift of a row, so only a kernel or reference that
+ * shifts by something other than the row's true maximum (a maximum taken
+ * over the wrong elements, or from the first element alone) overflows exp
+ * there. The other rows keep the plain fill. A spiked row's softmax is
+ * one-hot (its other outputs underflow to 0), so softmax spikes every 4th
+ * row, keeping the zeros under the harness's 30% of informative outputs;
+ * log_softmax's outputs are finite and spike every other row. */
+static void fill_spike_rows(struct hcase *h, int64_t n, int64_t every)
+{
+	if (n < 2)
+		return;
+	for (int64_t r = 1; r < h->sn[0] / n; r += every) {
+		int64_t i = r * n + 1 + (r * 7) % (n - 1);
+
+		h->src[0][i] = real_in(h, 0, (uint64_t)i + 0x5eedu, 720.0f, 760.0f);
+	}
+}
+
 /* softmax */
 static void fill_softmax(struct hcase *h)
 {
@@ -388,6 +409,7 @@ static void fill_softmax(struct hcase *h)
 
 	if (!bwd) {
 		fill_plain(h, 0, true, -4.0f, 4.0f);
+		fill_spike_rows(h, p->ch, 4);
 	} else {
 		xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
 		fill_plain(h, 1, true, -1.0f, 1.0f);
@@ -704,14 +726,16 @@ static void fill_silu(struct hcase *h)
 }
 #define FILL_silu fill_silu
 
-/* log_softmax: fwd x in [-4, 4] (as softmax); bwd y the logs of softmax
- * rows (log-probabilities, as the forward gives), dy in [-1, 1] */
+/* log_softmax: fwd x in [-4, 4] with spiked rows (as softmax); bwd y the
+ * logs of softmax rows (log-probabilities, as the forward gives), dy in
+ * [-1, 1] */
 static void fill_log_softmax(struct hcase *h)
 {
 	const struct xo_case *c = h->c;
 
 	if (c->dir == XO_DIR_FWD) {
 		fill_plain(h, 0, true, -4.0f, 4.0f);
+		fill_spike_rows(h, c->p.ch, 2);
 		return;
 	}
 	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], c->p.ch);
