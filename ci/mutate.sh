@@ -710,8 +710,10 @@ reach_build() {
 
 # reach_select: SEL_KIND[mutant] (test, none or area), SEL_WHY[mutant] and
 # SEL_TESTS[mutant] (lines PASS<TAB>TEST, cheapest first) for the selected
-# mutants, from the map; all area without one.
-declare -A SEL_KIND=() SEL_WHY=() SEL_TESTS=() TEST_TARGETS=() FUNC=()
+# mutants, from the map; all area without one. SEL_CONFIRM[mutant] is set
+# where the tests are those of an OpenCL kernel's launcher: one that lives
+# through them runs its area too.
+declare -A SEL_KIND=() SEL_WHY=() SEL_TESTS=() SEL_CONFIRM=() TEST_TARGETS=() FUNC=()
 reach_select() {
     local n k a b c d
     # the stage's line says which map chose the tests
@@ -738,9 +740,10 @@ reach_select() {
         case $k in
         area) SEL_KIND[$n]=area SEL_WHY[$n]=$a ;;
         none) SEL_KIND[$n]=none SEL_TESTS[$n]= ;;
-        test)
+        test | confirm)
             [ "${SEL_KIND[$n]}" = test ] || SEL_TESTS[$n]=
             SEL_KIND[$n]=test
+            [ "$k" = test ] || SEL_CONFIRM[$n]=1
             SEL_TESTS[$n]+="$a"$'\t'"$b"$'\n'
             ;;
         esac
@@ -905,6 +908,13 @@ by_reach() {
             # confirms a survivor
             printf '%-14s %-10s %-48s %4ss  (older map: %s test(s); to its area)\n' "$n" lived \
                 "" "$(($(date +%s) - t0))" "$k"
+            return 1
+        fi
+        if [ "$r" = lived ] && [ -n "${SEL_CONFIRM[$n]:-}" ]; then
+            # OpenCL kernel code, selected by its launcher: the area
+            # confirms a survivor (ci/reach.py select)
+            printf '%-14s %-10s %-48s %4ss  (kernel: its launcher'"'"'s %s test(s); to its area)\n' \
+                "$n" lived "" "$(($(date +%s) - t0))" "$k"
             return 1
         fi
         [ "$r" = lived ] && r=survived test="(lived through the $k test(s) that reach $fn)"

@@ -164,7 +164,22 @@ def select(mapdir):
         p = line.rstrip("\n").split("\t")
         if len(p) == 3:
             asked.append(p)
-    want = {(fl, fn) for _, fl, fn in asked}
+    # OpenCL kernel code runs on the device, where the map cannot see it;
+    # the host function of the kernel's own name (xo_cl_relu6_fwd in
+    # cl/cl_ops.c for the kernel xo_cl_relu6_fwd) is what enqueues it, so
+    # the tests that reach that function are the ones that can run it. A
+    # mutant selected so is `confirm`: living through them is not enough,
+    # it runs its area before it is called a survivor (a test that reaches
+    # the launcher need not take the kernel's branch, and the races pass
+    # is not mapped).
+    launcher = {}
+    for _, fl, fn in asked:
+        if fl.endswith(".cl"):
+            host = sorted(h for h in funcs
+                          if h[1] == fn and h[0].startswith("cl/") and h[0].endswith(".c"))
+            if host:
+                launcher[(fl, fn)] = host
+    want = {(fl, fn) for _, fl, fn in asked} | {h for v in launcher.values() for h in v}
     hits = defaultdict(set)
     with open(os.path.join(mapdir, "reach.tsv"), encoding="utf-8") as f:
         for line in f:
@@ -172,7 +187,14 @@ def select(mapdir):
             if len(p) == 4 and (p[2], p[3]) in want:
                 hits[(p[2], p[3])].add((p[0], p[1]))
     for mid, fl, fn in asked:
-        if fl.endswith(".cl"):
+        if fl.endswith(".cl") and (fl, fn) in launcher:
+            sel = set().union(*(hits[h] for h in launcher[(fl, fn)]))
+            if not sel:
+                print("%s\tarea\tOpenCL kernel code: no test reaches its launcher" % mid)
+                continue
+            for pss, test in sorted(sel, key=lambda x: (secs.get(x, 0.0), x)):
+                print("%s\tconfirm\t%s\t%s\t%.2f" % (mid, pss, test, secs.get((pss, test), 0.0)))
+        elif fl.endswith(".cl"):
             print("%s\tarea\tOpenCL kernel code: the map cannot see it" % mid)
         elif fl.startswith("cl/") and "races" in unmapped.split():
             print("%s\tarea\tOpenCL host code: the races pass is not in the map" % mid)

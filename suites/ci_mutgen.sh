@@ -48,6 +48,8 @@
 #                the reach map
 #   moved:       a queued mutant whose code moved since is placed by the
 #                function it is in now, not its header's
+#   kernel:      a mutant in an OpenCL kernel runs the tests that reach
+#                its launcher (the host function of its name), then its area
 #   order:       a mutant that lived through its area when the budget ran
 #                out is pending in the order given, before one never started
 #   sources:     files that are hard to read: the same call twice on a line
@@ -613,6 +615,26 @@ EOF
     grep -q "^$lives .*lived" "$work/run.out" || bad "$lives did not start and live through its area"
     [ "$(cat "$work/res/mutgen-pending.txt")" = "$lives"$'\n'"$other" ] ||
         bad "pending list, want $lives then $other: $(cat "$work/res/mutgen-pending.txt")"
+    ;;
+kernel)
+    # ci/reach.py select on a map whose tables are written here: a mutant
+    # in an OpenCL kernel gets the tests that reach the host function of
+    # the kernel's own name, cheapest first, as `confirm` (one that lives
+    # runs its area); a kernel without such a function, and one whose
+    # launcher no test reaches, keep the area
+    m=$work/map
+    mkdir -p "$m"
+    printf 'quick\tmodel\t9.00\tok\nquick\tops.cl.k.fwd\t0.30\tok\nquick\tother\t1.00\tok\n' >"$m/tests.tsv"
+    printf '%s\n' $'quick\tmodel\tcl/cl_ops.c\txo_cl_k_fwd' $'quick\tops.cl.k.fwd\tcl/cl_ops.c\txo_cl_k_fwd' \
+        $'quick\tother\tcore/calc.c\tcalc_sum' >"$m/reach.tsv"
+    printf '%s\n' $'cl/cl_ops.c\txo_cl_k_fwd' $'cl/cl_ops.c\txo_cl_idle' $'core/calc.c\tcalc_sum' >"$m/funcs.tsv"
+    echo key >"$m/done"
+    out=$(printf '%s\n' $'g1\tcl/kernels/k.cl\txo_cl_k_fwd' $'g2\tcl/kernels/k.cl\txo_cl_tiled' \
+        $'g3\tcl/kernels/k.cl\txo_cl_idle' | python3 "$root/ci/reach.py" select --map "$m")
+    want=$'g1\tconfirm\tquick\tops.cl.k.fwd\t0.30\ng1\tconfirm\tquick\tmodel\t9.00'
+    want+=$'\ng2\tarea\tOpenCL kernel code: the map cannot see it'
+    want+=$'\ng3\tarea\tOpenCL kernel code: no test reaches its launcher'
+    [ "$out" = "$want" ] || bad "select of kernel mutants: $out"
     ;;
 sources)
     # each sample is a file a change adds, in a repository of its own
