@@ -408,6 +408,26 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 73,
     },
+    # the layers that move data without arithmetic, trained through
+    # (--only shape_seq): RepeatVector, Permute and Reshape between
+    # layers with weights, so their backward carries every gradient
+    "shape_seq": {
+        "spec": (
+            "# golden: Dense -> RepeatVector -> Conv1D -> Permute -> Reshape ->\n"
+            "# Conv1D -> Flatten -> Dense softmax\n"
+            "input 6\n"
+            "dense units=4 activation=tanh\n"
+            "repeat_vector n=3\n"
+            "conv1d filters=5 kernel_size=2 activation=tanh\n"
+            "permute dims=2,1\n"
+            "reshape target_shape=2,5\n"
+            "conv1d filters=3 kernel_size=2\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 79,
+    },
 }
 
 
@@ -517,6 +537,10 @@ def build(text):
                 kw[k] = None if v in ("None", "none", "linear") else v
             elif k in ("padding", "cropping") and kind.startswith(("zero_padding", "cropping")):
                 kw[k] = margins(kind, v)
+            elif k in ("dims", "target_shape"):
+                kw[k] = tuple(int(t) for t in v.split(","))
+            elif k == "n":
+                kw[k] = int(v)
             else:
                 kw[k] = v
         cls = {"conv1d": keras.layers.Conv1D, "max_pooling1d": keras.layers.MaxPooling1D,
@@ -537,7 +561,9 @@ def build(text):
                "up_sampling1d": keras.layers.UpSampling1D,
                "zero_padding2d": keras.layers.ZeroPadding2D,
                "cropping2d": keras.layers.Cropping2D,
-               "up_sampling2d": keras.layers.UpSampling2D}[kind]
+               "up_sampling2d": keras.layers.UpSampling2D,
+               "repeat_vector": keras.layers.RepeatVector, "permute": keras.layers.Permute,
+               "reshape": keras.layers.Reshape}[kind]
         model.add(cls(**kw))
     return model
 
