@@ -379,22 +379,25 @@ static void fill_softplus(struct hcase *h)
 }
 #define FILL_softplus fill_softplus
 
-/* Rows 1, 1 + every, 1 + 2 every, ... of n get one element, never the
- * row's first, in [720, 760] above the others' [-4, 4]: a range past
- * double's exp (709) and far past float's (88). Softmax and log_softmax are
- * the same for any shift of a row, so only a kernel or reference that
- * shifts by something other than the row's true maximum (a maximum taken
- * over the wrong elements, or from the first element alone) overflows exp
- * there. The other rows keep the plain fill. A spiked row's softmax is
- * one-hot (its other outputs underflow to 0), so softmax spikes every 4th
- * row, keeping the zeros under the harness's 30% of informative outputs;
- * log_softmax's outputs are finite and spike every other row. */
+/* Rows 1, 1 + every, 1 + 2 every, ... of n get one element in [720, 760]
+ * above the others' [-4, 4]: a range past double's exp (709) and far past
+ * float's (88). Softmax and log_softmax are the same for any shift of a
+ * row, so only a kernel or reference that shifts by something other than
+ * the row's true maximum overflows or underflows exp there. The spike
+ * alternates between an inner element (a maximum taken over the wrong
+ * elements, or from the first one alone, misses it) and the row's first
+ * (a maximum that starts from another element, and a scan of the row
+ * before, which runs one past its end, meet it). The other rows keep the
+ * plain fill. A spiked row's softmax is one-hot (its other outputs
+ * underflow to 0), so softmax spikes every 4th row, keeping the zeros
+ * under the harness's 30% of informative outputs; log_softmax's outputs
+ * are finite and spike every other row. */
 static void fill_spike_rows(struct hcase *h, int64_t n, int64_t every)
 {
 	if (n < 2)
 		return;
-	for (int64_t r = 1; r < h->sn[0] / n; r += every) {
-		int64_t i = r * n + 1 + (r * 7) % (n - 1);
+	for (int64_t r = 1, k = 0; r < h->sn[0] / n; r += every, k++) {
+		int64_t i = r * n + (k % 2 ? 0 : 1 + (r * 7) % (n - 1));
 
 		h->src[0][i] = real_in(h, 0, (uint64_t)i + 0x5eedu, 720.0f, 760.0f);
 	}
