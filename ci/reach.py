@@ -16,9 +16,12 @@ docs/mutation.md "Selection by reach").
       mutant, either "MUTANT<TAB>area<TAB>REASON" (the map cannot tell: the
       mutant's tests are its area's), "MUTANT<TAB>none<TAB>-<TAB>-" (no test
       reaches the function) or one "MUTANT<TAB>test<TAB>PASS<TAB>TEST<TAB>SECONDS"
-      line per test of a pass that reaches the function, cheapest first. A
-      test that failed or timed out while the map was made is selected for
-      every mutant the map is asked about (its record may be cut short).
+      line per test of a pass that reaches the function, cheapest first;
+      for an OpenCL kernel (a .cl file) whose launcher, the function of its
+      name in cl/*.c, tests reach, those tests as "confirm" lines of the
+      same form (the runner sends one that lives to its area). A test that
+      failed or timed out while the map was made is selected for every
+      mutant the map is asked about (its record may be cut short).
 Exit: 0 done; 2 bad usage or a map that is not complete.
 """
 

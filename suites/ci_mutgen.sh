@@ -49,7 +49,8 @@
 #   moved:       a queued mutant whose code moved since is placed by the
 #                function it is in now, not its header's
 #   kernel:      a mutant in an OpenCL kernel runs the tests that reach
-#                its launcher (the host function of its name), then its area
+#                its launcher (the host function of its name), then its
+#                area; a timeout there (a kernel's first compile) is no kill
 #   order:       a mutant that lived through its area when the budget ran
 #                out is pending in the order given, before one never started
 #   sources:     files that are hard to read: the same call twice on a line
@@ -467,6 +468,12 @@ EOF
         --from "$work/two" -j 2 --reach use --sample 2 --offset 0 --out "$work/res3") >"$work/run3.out" 2>&1
     [ "$(grep -oE '^g[0-9a-f]{10}' "$work/run3.out" | tr '\n' ' ')" = "$lives $caught " ] ||
         bad "a sample's order, want $lives then $caught: $(cat "$work/run3.out")"
+    # an empty cost file orders by nothing but still runs the whole sample
+    : >"$work/scratch/baseline-cost.txt"
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REQUIRE_OPENCL=0 bash ci/mutate.sh \
+        --from "$work/two" -j 2 --reach use --sample 2 --offset 0 --out "$work/res4") >"$work/run4.out" 2>&1
+    grep -q '2 of 2 generated mutants' "$work/res4/mutgen.txt" ||
+        bad "an empty cost file emptied the sample: $(cat "$work/run4.out")"
     ;;
 stale)
     # maps kept by commit in a cache every scratch tree shares: a map made
@@ -635,6 +642,99 @@ kernel)
     want+=$'\ng2\tarea\tOpenCL kernel code: the map cannot see it'
     want+=$'\ng3\tarea\tOpenCL kernel code: no test reaches its launcher'
     [ "$out" = "$want" ] || bad "select of kernel mutants: $out"
+    # end to end: a kernel file the build embeds in cl/host.c, whose
+    # launcher xo_cl_k_fwd the tests `launch` (which never looks at the
+    # kernel, and on a changed kernel first "compiles" it for 4 s, past
+    # its pass's cap at XO_MUTGEN_SLACK=2) and `klen` (the kernel's
+    # length) reach; only `cl.src` (in the cl area: it compares the kernel
+    # with a copy) sees a change of the same length
+    cp "$root/ci/reach.sh" "$root/ci/reach.py" "$root/ci/reach_rt.c" "$repo/ci/"
+    mkdir -p "$repo/cl/kernels"
+    cat >"$repo/cl/kernels/k.cl" <<'EOF2'
+__kernel void xo_cl_k_fwd(__global int *y, int n)
+{
+	int i = get_global_id(0);
+	if (i < n)
+		y[i] = i * 3;
+}
+EOF2
+    cp "$repo/cl/kernels/k.cl" "$repo/suites/k.copy"
+    cat >"$repo/cl/embed.cmake" <<'EOF2'
+file(READ ${IN} s)
+string(HEX "${s}" h)
+string(REGEX REPLACE "(..)" "0x\\1," h "${h}")
+file(WRITE ${OUT} "static const unsigned char k_src[] = {${h} 0};\n")
+EOF2
+    cat >"$repo/cl/host.c" <<'EOF2'
+#include <string.h>
+#include "k_src.h"
+const char *xo_cl_src(void) { return (const char *)k_src; }
+int xo_cl_k_fwd(int n) { return n > 0 ? (int)strlen((const char *)k_src) : 0; }
+EOF2
+    cat >"$repo/suites/k.c" <<'EOF2'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+const char *xo_cl_src(void);
+int xo_cl_k_fwd(int n);
+static char copy[4096];
+int main(int argc, char **argv)
+{
+	FILE *f = argc > 2 ? fopen(argv[2], "rb") : NULL;
+	size_t k = f ? fread(copy, 1, sizeof(copy) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	copy[k] = 0;
+	if (!strcmp(argv[1], "launch")) {
+		if (strcmp(copy, xo_cl_src()))
+			sleep(3);
+		return xo_cl_k_fwd(0) != 0;
+	}
+	if (!strcmp(argv[1], "klen"))
+		return xo_cl_k_fwd(1) != (int)k;
+	return strcmp(copy, xo_cl_src()) != 0;
+}
+EOF2
+    cat >>"$repo/CMakeLists.txt" <<'EOF2'
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/k_src.h
+  COMMAND ${CMAKE_COMMAND} -DIN=${CMAKE_SOURCE_DIR}/cl/kernels/k.cl -DOUT=${CMAKE_BINARY_DIR}/k_src.h
+          -P ${CMAKE_SOURCE_DIR}/cl/embed.cmake
+  DEPENDS ${CMAKE_SOURCE_DIR}/cl/kernels/k.cl ${CMAKE_SOURCE_DIR}/cl/embed.cmake)
+add_executable(k suites/k.c cl/host.c ${CMAKE_BINARY_DIR}/k_src.h)
+target_include_directories(k PRIVATE ${CMAKE_BINARY_DIR})
+add_test(NAME launch COMMAND k launch ${CMAKE_SOURCE_DIR}/suites/k.copy)
+add_test(NAME klen COMMAND k klen ${CMAKE_SOURCE_DIR}/suites/k.copy)
+add_test(NAME cl.src COMMAND k src ${CMAKE_SOURCE_DIR}/suites/k.copy)
+set_tests_properties(launch klen cl.src PROPERTIES LABELS quick TIMEOUT 20)
+EOF2
+    "${G[@]}" add -A && "${G[@]}" commit -qm kernel || bad "commit the kernel"
+    gen "$work/k" --range HEAD~1..HEAD --per-line 0 || bad "exit $?: $(cat "$work/gen.err")"
+    kpick() { idx "$work/k" | awk -F'\t' -v t="$1" -v m="$2" \
+        '$2 == "cl/kernels/k.cl" && index($5, t) && index($6, m) { print $1; exit }'; }
+    longer=$(kpick 'if (i < n)' 'if (i <= n)')
+    same=$(kpick 'y[i] = i * 3;' 'y[i] = i * 4;')
+    [ -n "$longer" ] && [ -n "$same" ] || bad "no kernel mutants: $(idx "$work/k")"
+    kres() { awk -F'\t' -v n="$1" '$1 == n { print $7 "|" $8 }' "$work/$2/mutgen.tsv"; }
+    # one kernel length longer: caught by klen among its launcher's tests
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REACH_CACHE="$work/cache" \
+        XO_REQUIRE_OPENCL=0 bash ci/mutate.sh --from "$work/k" -j 2 --out "$work/kres" \
+        "$longer") >"$work/krun.out" 2>&1
+    rc=$?
+    cat "$work/krun.out"
+    [ $rc = 0 ] && [ "$(kres "$longer" kres)" = "caught|quick/klen" ] ||
+        bad "the longer kernel: exit $rc, $(kres "$longer" kres)"
+    # the same length: `launch` runs past its cap (the compile), which is
+    # no kill; it goes to its area, where cl.src catches it
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" XO_REACH_CACHE="$work/cache" XO_MUTGEN_SLACK=2 \
+        XO_REQUIRE_OPENCL=0 bash ci/mutate.sh --from "$work/k" -j 2 --out "$work/kres2" \
+        "$same") >"$work/krun2.out" 2>&1
+    rc=$?
+    cat "$work/krun2.out"
+    [ $rc = 0 ] && grep -q "^$same .*(kernel: its launcher's 2 test(s); to its area)" "$work/krun2.out" &&
+        [ "$(kres "$same" kres2)" = "caught|area-cl/cl.src" ] ||
+        bad "the same-length kernel: exit $rc, $(kres "$same" kres2)"
+    [ -f "$work/scratch/logs/$same.reach.test.log" ] || bad "the launcher tests' log was not kept"
     ;;
 sources)
     # each sample is a file a change adds, in a repository of its own
