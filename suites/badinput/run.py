@@ -529,7 +529,6 @@ CASES = {
     "keras_ln_axes": (kpredict(os.path.join(KERAS, "ln_axes.keras")), 2, r"ln_axes\.keras: layer '[a-z_0-9]+' \(LayerNormalization\): axis: only -1 \(the last axis, channels\) is supported, got axis=\[1,2\]", ["out.npy"], keras_inputs, {}, None),
     "keras_ln_rms_scaling": (kpredict(os.path.join(KERAS, "ln_rms.keras")), 2, r"ln_rms\.keras: layer '[a-z_0-9]+' \(LayerNormalization\): rms_scaling=true is not supported", ["out.npy"], keras_inputs, {}, None),
     "keras_ln_regularizer": (kpredict(os.path.join(KERAS, "ln_regularizer.keras")), 2, r"ln_regularizer\.keras: layer '[a-z_0-9]+' \(LayerNormalization\): gamma_regularizer is not supported", ["out.npy"], keras_inputs, {}, None),
-    "keras_not_a_chain": (kpredict(os.path.join(KERAS, "not_chain.keras")), 2, r"not_chain\.keras: not a plain chain: layer '[a-z_0-9]+' \(Dense\) takes '[a-z_0-9]+', not the layer before it", ["out.npy"], keras_inputs, {}, None),
     "keras_weights_file_as_model": (kpredict(os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: an HDF5 file without model_config: a weights file", ["out.npy"], keras_inputs, {}, None),
     "keras_save_legacy_h5": (train(save="out.h5"), 2, r"out\.h5: xo writes \.weights\.h5 \(Keras 3 save_weights\) or \.keras, not a legacy \.h5", ["out.h5"], None, {}, None),
     # compile: labels checked per loss, unknown loss/optimizer/key refused
