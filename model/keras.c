@@ -325,8 +325,14 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_RESHAPE] =
         {{COMMON_KEYS, {"target_shape", K_INTS}, {"batch_input_shape", K_SHAPE}}, reshape_config,
          true},
-    /* keras/src/layers/merging/add.py: Merge's config is the base layer's */
+    /* keras/src/layers/merging/add.py, subtract.py, multiply.py, average.py,
+     * maximum.py, minimum.py: Merge's config is the base layer's */
     [XO_LAYER_ADD] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_SUBTRACT] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_MULTIPLY] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_AVERAGE] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_MAXIMUM] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_MINIMUM] = {{COMMON_KEYS}, merge_config, true},
 };
 
 /* A growing string. */

@@ -967,6 +967,31 @@ static enum xo_status shape_add(struct xo_layer_spec *l, const char *origin)
 	return shape_merge(l, origin, XO_MERGE_ADD);
 }
 
+static enum xo_status shape_subtract(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_SUBTRACT);
+}
+
+static enum xo_status shape_multiply(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_MULTIPLY);
+}
+
+static enum xo_status shape_average(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_AVERAGE);
+}
+
+static enum xo_status shape_maximum(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_MAXIMUM);
+}
+
+static enum xo_status shape_minimum(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_MINIMUM);
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -1034,6 +1059,11 @@ static const struct {
     [XO_LAYER_REPEAT_VECTOR] = {repeat_vector_args, shape_repeat_vector, needs_n},
     [XO_LAYER_RESHAPE] = {reshape_args, shape_reshape},
     [XO_LAYER_ADD] = {merge_args, shape_add},
+    [XO_LAYER_SUBTRACT] = {merge_args, shape_subtract},
+    [XO_LAYER_MULTIPLY] = {merge_args, shape_multiply},
+    [XO_LAYER_AVERAGE] = {merge_args, shape_average},
+    [XO_LAYER_MAXIMUM] = {merge_args, shape_maximum},
+    [XO_LAYER_MINIMUM] = {merge_args, shape_minimum},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

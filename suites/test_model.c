@@ -1766,11 +1766,12 @@ static void test_graph_fanout_gradient(void **state)
  * Functional graphs in the spec (docs/model.md): inputs= wiring, the merge
  * layers' shapes, the refusals, and a training epoch on every backend
  * against ref for residual blocks with fan-out of the input, of a conv's
- * output, of a flatten (a view) and of an Add into both inputs of another.
+ * output, of a flatten (a view) and of an Add into both inputs of another,
+ * and a chain of the other elementwise merges.
  */
 static void test_graph_layers(void **state)
 {
-	static const char *const nets[2] = {
+	static const char *const nets[3] = {
 	    "input 6 3\n"
 	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
 	    "conv1d name=c2 filters=3 kernel_size=3 padding=same\n"
@@ -1785,8 +1786,18 @@ static void test_graph_layers(void **state)
 	    "dense name=d2 inputs=f units=8\n"
 	    "add inputs=d1,d2\n"
 	    "add name=twice inputs=add,add\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 6 2\n"
+	    "dense name=a units=4 activation=tanh\n"
+	    "dense name=b inputs=input units=4 activation=tanh\n"
+	    "subtract name=s inputs=a,b\n"
+	    "multiply name=m inputs=s,a\n"
+	    "average name=v inputs=m,b\n"
+	    "maximum name=mx inputs=v,a\n"
+	    "minimum name=mn inputs=mx,s\n"
+	    "flatten\n"
 	    "dense units=3 activation=softmax\n"};
-	static const int64_t in_size[2] = {6 * 3, 4 * 2};
+	static const int64_t in_size[3] = {6 * 3, 4 * 2, 6 * 2};
 	static const struct {
 		const char *spec, *msg;
 	} bad[] = {
@@ -1825,7 +1836,7 @@ static void test_graph_layers(void **state)
 		if (!strstr(xo_last_error(), bad[k].msg))
 			fail_msg("%s: %s, expected %s", bad[k].spec, xo_last_error(), bad[k].msg);
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		snprintf(path, sizeof(path), "%s/graph%d.model", g_tmp, k);
 		write_file(path, nets[k], strlen(nets[k]));
 		random_set(REAL_N, 41 + k, in_size[k], 3, &x, &y);

@@ -902,6 +902,11 @@ static const struct {
     {XO_LAYER_REPEAT_VECTOR, "input 5", "n=3"},
     {XO_LAYER_RESHAPE, "input 4 6", "target_shape=3,-1,2"},
     {XO_LAYER_ADD, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_SUBTRACT, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_MULTIPLY, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_AVERAGE, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_MAXIMUM, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_MINIMUM, "input 5 3", "inputs=input,input"},
 };
 
 static void test_layer_kinds(void **state)
