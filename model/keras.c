@@ -333,6 +333,9 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_AVERAGE] = {{COMMON_KEYS}, merge_config, true},
     [XO_LAYER_MAXIMUM] = {{COMMON_KEYS}, merge_config, true},
     [XO_LAYER_MINIMUM] = {{COMMON_KEYS}, merge_config, true},
+    /* keras/src/layers/merging/concatenate.py get_config(): axis, the last
+     * only (another is refused naming it) */
+    [XO_LAYER_CONCATENATE] = {{COMMON_KEYS, {"axis", K_AXIS}}, merge_config, true},
 };
 
 /* A growing string. */

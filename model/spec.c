@@ -99,6 +99,8 @@ static const char *const reshape_args[] = {"target_shape", "name", NULL};
 static const char *const repeat_vector_args[] = {"n", "name", NULL};
 /* the merge layers: their inputs= (any layer's argument) and a name */
 static const char *const merge_args[] = {"name", NULL};
+/* concatenate: axis the last (-1, or its positive index) */
+static const char *const concatenate_args[] = {"axis", "name", NULL};
 /* permute: dims=A,B or dims=A,B,C (Keras's dims: a permutation of 1..rank) */
 static const char *const permute_args[] = {"dims", "name", NULL};
 
@@ -992,6 +994,14 @@ static enum xo_status shape_minimum(struct xo_layer_spec *l, const char *origin)
 	return shape_merge(l, origin, XO_MERGE_MINIMUM);
 }
 
+/* concatenate: along the last axis only (axis -1, or its index) */
+static enum xo_status shape_concatenate(struct xo_layer_spec *l, const char *origin)
+{
+	if (axis_check(l, origin))
+		return XO_EINVAL;
+	return shape_merge(l, origin, XO_MERGE_CONCATENATE);
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -1064,6 +1074,7 @@ static const struct {
     [XO_LAYER_AVERAGE] = {merge_args, shape_average},
     [XO_LAYER_MAXIMUM] = {merge_args, shape_maximum},
     [XO_LAYER_MINIMUM] = {merge_args, shape_minimum},
+    [XO_LAYER_CONCATENATE] = {concatenate_args, shape_concatenate},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

@@ -1795,6 +1795,7 @@ static void test_graph_layers(void **state)
 	    "average name=v inputs=m,b\n"
 	    "maximum name=mx inputs=v,a\n"
 	    "minimum name=mn inputs=mx,s\n"
+	    "concatenate name=cat inputs=mn,input axis=-1\n"
 	    "flatten\n"
 	    "dense units=3 activation=softmax\n"};
 	static const int64_t in_size[3] = {6 * 3, 4 * 2, 6 * 2};
@@ -1813,6 +1814,10 @@ static void test_graph_layers(void **state)
 	     "layer 'a': its output feeds no later layer"},
 	    {"input 4 2\ndense name=input units=2\n", "'input' names the model input"},
 	    {"input 4 2\nadd inputs=input,input,input\n", "more than 2 inputs"},
+	    {"input 4 2\nconcatenate inputs=input,input axis=1\n", "only the last axis"},
+	    {"input 4 2\ndense name=a units=3\nflatten name=f inputs=input\n"
+	     "concatenate inputs=a,f\n",
+	     "inputs of incompatible shapes"},
 	};
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);

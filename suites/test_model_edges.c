@@ -907,6 +907,7 @@ static const struct {
     {XO_LAYER_AVERAGE, "input 5 3", "inputs=input,input"},
     {XO_LAYER_MAXIMUM, "input 5 3", "inputs=input,input"},
     {XO_LAYER_MINIMUM, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_CONCATENATE, "input 5 3", "inputs=input,input"},
 };
 
 static void test_layer_kinds(void **state)

@@ -81,6 +81,7 @@ enum xo_net_kind {
 	XO_NET_AVERAGE,
 	XO_NET_MAXIMUM,
 	XO_NET_MINIMUM,
+	XO_NET_CONCATENATE,
 };
 
 /* True for the kinds a fused path may implement (those before
