@@ -140,6 +140,10 @@ static double k_path(const struct xo_model *m)
 		 * y's roundings after them (test_model.c, spec_lengths) */
 		else if (l->kind == XO_LAYER_LAYER_NORMALIZATION)
 			k += (double)(l->in_ch + 2);
+		/* a merge: one rounding of two values (a graph's paths are
+		 * each at most the sum over all its layers) */
+		else if (xo_layer_kinds[l->kind].op == XO_OP_merge)
+			k += 1.0;
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -212,6 +216,11 @@ static const struct fixture fixtures[] = {
     {"ln_pos.keras", NULL, "ln_pos"},
     {"ln_pos.h5", NULL, "ln_pos"},
     {"ln_pos.keras", "ln_pos.weights.h5", "ln_pos"},
+    /* a Functional graph: a residual block, every merge layer,
+     * Concatenate with a branch (make_keras_files.py --only=graph) */
+    {"graph.keras", NULL, "graph"},
+    {"graph.h5", NULL, "graph"},
+    {"graph.keras", "graph.weights.h5", "graph"},
 };
 
 static void test_keras_predict(void **state)
