@@ -44,7 +44,7 @@ static void merge_cost(const struct layer *l, const struct cost_bytes *b,
 	out->flops_fwd = l->s.p.mode == XO_MERGE_CONCATENATE ? 0.0 : b->out / 4.0;
 	out->act_bytes_fwd = b->in + in2 + b->out;
 	out->ops_train_fwd = out->ops_predict = 1;
-	if (l->gin || l->gin2 || l->need_dx) {
+	if (l->need_dx) {
 		out->act_bytes_bwd = 2 * (b->in + in2) + b->out;
 		out->ops_bwd = 1;
 	}

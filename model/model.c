@@ -705,6 +705,18 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 	b.w = 4.0 * (double)(l->s.w_count + l->s.b_count);
 	*out = (struct xo_layer_cost){.params = xo_layer_total(&l->s)};
 	xo_layer_families[l->s.kind]->cost(l, &b, out);
+	/* a graph's fan-out: each later gradient term of an input is added
+	 * into its producer's gradient after this layer's backward (one merge
+	 * op: reads both, writes one) */
+	for (int k = 0; k < l->s.ninputs; k++) {
+		const struct layer *p = l->s.inputs[k] >= 0 ? &m->layers[l->s.inputs[k]] : NULL;
+
+		if (!l->acc_edge[k] || !p)
+			continue;
+		out->ops_bwd++;
+		out->act_bytes_bwd +=
+		    12.0 * (double)(p->s.out_len * p->s.out_w * p->s.out_ch);
+	}
 }
 
 /* ---- weights --------------------------------------------------------------- */
