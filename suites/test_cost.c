@@ -1082,7 +1082,7 @@ static void test_serial_rule(void **state)
 	                    "37.5 ms (GRU(8), and 1 more recurrent layer)");
 }
 
-/* A graph's merge layer and fan-out: the Add reads both inputs and writes
+/* A graph's merge layer and fan-out, and its fingerprint: the Add reads both inputs and writes
  * its output (one flop an element), back reads both and dy and writes both
  * gradients; the later gradient term of a tensor feeding two layers (c1:
  * the Add's, met first in backward order, then c2's) is one more op at
@@ -1119,6 +1119,36 @@ static void test_graph_cost(void **state)
 	xo_model_close(g);
 	xo_model_close(q);
 	xo_backend_close(be);
+	/* the fingerprint hashes the wiring: these differ only in the Add's
+	 * second input (c1's output or the input, both [5][3]) */
+	{
+		static const char *const wired[2] = {
+		    "input 5 3\nconv1d name=c1 filters=3 kernel_size=2 padding=same\n"
+		    "conv1d name=c2 filters=3 kernel_size=2 padding=same\nadd inputs=c2,c1\n"
+		    "flatten\ndense units=3 activation=softmax\n",
+		    "input 5 3\nconv1d name=c1 filters=3 kernel_size=2 padding=same\n"
+		    "conv1d name=c2 filters=3 kernel_size=2 padding=same\nadd inputs=c2,input\n"
+		    "flatten\ndense units=3 activation=softmax\n"};
+		char dir[] = "/tmp/xo_test_cost.XXXXXX", path[2][64], name[64], arch[2][32];
+
+		assert_non_null(mkdtemp(dir));
+		for (int i = 0; i < 2; i++) {
+			FILE *f;
+
+			snprintf(path[i], sizeof(path[i]), "%s/g%d.model", dir, i);
+			f = fopen(path[i], "w");
+			assert_non_null(f);
+			fputs(wired[i], f);
+			fclose(f);
+			assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+			                                     sizeof(arch[i])),
+			                 XO_OK);
+		}
+		assert_string_not_equal(arch[0], arch[1]);
+		for (int i = 0; i < 2; i++)
+			unlink(path[i]);
+		rmdir(dir);
+	}
 }
 
 int main(void)
