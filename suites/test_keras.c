@@ -1089,6 +1089,55 @@ static int teardown(void **state)
 	return nftw(g_tmp, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A Functional config in Keras 2's node form ([[[layer, 0, 0, {}], ...]])
+ * maps to the same wiring as Keras 3's; a node with a call argument (other
+ * than a null mask) and a tensor from a layer below are refused naming the
+ * layer. */
+static void test_keras_functional_nodes(void **state)
+{
+	static const char k2[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_input_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"a\",\"config\":{\"name\":\"a\",\"units\":4},"
+	    "\"inbound_nodes\":[[[\"in\",0,0,{}]]]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"b\",\"config\":{\"name\":\"b\",\"units\":4},"
+	    "\"inbound_nodes\":[[[\"in\",0,0,{}]]]},"
+	    "{\"class_name\":\"Add\",\"name\":\"s\",\"config\":{\"name\":\"s\"},"
+	    "\"inbound_nodes\":[[[\"a\",0,0,{}],[\"b\",0,0,{}]]]}],"
+	    "\"input_layers\":[[\"in\",0,0]],\"output_layers\":[[\"s\",0,0]]}}";
+	static const char kw[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dropout\",\"name\":\"d\",\"config\":{\"name\":\"d\",\"rate\":0.5},"
+	    "\"inbound_nodes\":[{\"args\":[{\"class_name\":\"__keras_tensor__\",\"config\":"
+	    "{\"keras_history\":[\"in\",0,0]}}],\"kwargs\":{\"training\":true}}]}],"
+	    "\"input_layers\":[\"in\",0,0],\"output_layers\":[\"d\",0,0]}}";
+	static const char below[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"a\",\"config\":{\"name\":\"a\",\"units\":4},"
+	    "\"inbound_nodes\":[[[\"b\",0,0,{}]]]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"b\",\"config\":{\"name\":\"b\",\"units\":4},"
+	    "\"inbound_nodes\":[[[\"a\",0,0,{}]]]}],"
+	    "\"input_layers\":[[\"in\",0,0]],\"output_layers\":[[\"b\",0,0]]}}";
+	char *text;
+
+	(void)state;
+	assert_int_equal(xo_keras_config_to_spec(k2, strlen(k2), "k2.h5", &text), XO_OK);
+	assert_non_null(strstr(text, "dense name=b inputs=input"));
+	assert_non_null(strstr(text, "add name=s inputs=a,b"));
+	free(text);
+	assert_int_equal(xo_keras_config_to_spec(kw, strlen(kw), "kw.keras", &text), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "layer 'd' (Dropout): is called with training= "
+	                                        "(call arguments are not supported)"));
+	assert_int_equal(xo_keras_config_to_spec(below, strlen(below), "b.keras", &text), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "layer 'a' (Dense): takes 'b', which is not a "
+	                                        "layer above it"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1098,6 +1147,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_roundtrip),
 	    cmocka_unit_test(test_keras_golden_structure),
 	    cmocka_unit_test(test_keras_refused),
+	    cmocka_unit_test(test_keras_functional_nodes),
 	    cmocka_unit_test(test_keras_config_forms),
 	    cmocka_unit_test(test_keras_rank3),
 	    cmocka_unit_test(test_keras_pool2d),
