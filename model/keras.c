@@ -338,6 +338,19 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONCATENATE] = {{COMMON_KEYS, {"axis", K_AXIS}}, merge_config, true},
 };
 
+/* The call arguments Keras records in a functional node's kwargs for a
+ * kind whose call takes them (KW_TRAINING: "training": false, KW_MASK:
+ * "mask": null), written back as Keras writes them; 0 for the others. */
+enum { KW_TRAINING = 1, KW_MASK = 2 };
+static const unsigned call_kwargs[XO_LAYER_COUNT] = {
+    [XO_LAYER_DROPOUT] = KW_TRAINING,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = KW_MASK,
+    [XO_LAYER_BATCH_NORMALIZATION] = KW_MASK,
+    [XO_LAYER_SIMPLE_RNN] = KW_TRAINING | KW_MASK,
+    [XO_LAYER_LSTM] = KW_TRAINING | KW_MASK,
+    [XO_LAYER_GRU] = KW_TRAINING | KW_MASK,
+};
+
 /* A growing string. */
 struct sbuf {
 	char *s;
@@ -804,7 +817,9 @@ static const char *tensor_name(const json_t *t)
  * nodes cannot be read). Keras 3: inbound_nodes [{"args": [T], "kwargs":
  * {}}], a merge's args [[T, T]]; Keras 2: [[[name, 0, 0, {}], ...]]. A
  * layer called more than once (a shared layer) has several nodes:
- * *nodes. A call argument other than a null mask is named in *kwarg. */
+ * *nodes. A call argument other than those Keras records by default (a
+ * null mask, training false) is named in *kwarg: training=True would run
+ * Dropout in predict. */
 static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_MAX], int *count,
                           int *nodes, const char **kwarg)
 {
@@ -829,7 +844,7 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 		if (!json_is_array(tensors))
 			tensors = args; /* one tensor, not a list of them */
 		json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v)
-			if (!json_is_null(v))
+			if (!json_is_null(v) && !(!strcmp(key, "training") && json_is_false(v)))
 				*kwarg = key;
 	}
 	if (!json_is_array(tensors))
@@ -2153,7 +2168,7 @@ static json_t *tensor_shape(struct xo_model *m, int j)
 static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 {
 	const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
-	json_t *ts = json_array(), *shapes = json_array(), *arg;
+	json_t *ts = json_array(), *shapes = json_array(), *arg, *kwargs;
 
 	for (int k = 0; k < ls->ninputs; k++) {
 		int j = ls->inputs[k];
@@ -2168,8 +2183,13 @@ static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 	}
 	arg = ls->ninputs > 1 ? json_incref(ts) : json_incref(json_array_get(ts, 0));
 	json_object_set_new(entry, "name", json_string(ls->name));
+	kwargs = json_object();
+	if (call_kwargs[ls->kind] & KW_TRAINING)
+		json_object_set_new(kwargs, "training", json_false());
+	if (call_kwargs[ls->kind] & KW_MASK)
+		json_object_set_new(kwargs, "mask", json_null());
 	json_object_set_new(entry, "inbound_nodes",
-	                    json_pack("[{s:[o], s:{}}]", "args", arg, "kwargs"));
+	                    json_pack("[{s:[o], s:o}]", "args", arg, "kwargs", kwargs));
 	if (ls->ninputs > 1)
 		json_object_set_new(entry, "build_config", json_pack("{s:O}", "input_shape", shapes));
 	json_decref(ts);

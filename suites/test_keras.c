@@ -1090,9 +1090,10 @@ static int teardown(void **state)
 }
 
 /* A Functional config in Keras 2's node form ([[[layer, 0, 0, {}], ...]])
- * maps to the same wiring as Keras 3's; a node with a call argument (other
- * than a null mask) and a tensor from a layer below are refused naming the
- * layer. */
+ * maps to the same wiring as Keras 3's; the call arguments Keras records by
+ * default (training false, a null mask) are accepted, another one
+ * (training=True: Dropout in predict) and a tensor from a layer below are
+ * refused naming the layer. */
 static void test_keras_functional_nodes(void **state)
 {
 	static const char k2[] =
@@ -1114,6 +1115,14 @@ static void test_keras_functional_nodes(void **state)
 	    "\"inbound_nodes\":[{\"args\":[{\"class_name\":\"__keras_tensor__\",\"config\":"
 	    "{\"keras_history\":[\"in\",0,0]}}],\"kwargs\":{\"training\":true}}]}],"
 	    "\"input_layers\":[\"in\",0,0],\"output_layers\":[\"d\",0,0]}}";
+	static const char kw_default[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dropout\",\"name\":\"d\",\"config\":{\"name\":\"d\",\"rate\":0.5},"
+	    "\"inbound_nodes\":[{\"args\":[{\"class_name\":\"__keras_tensor__\",\"config\":"
+	    "{\"keras_history\":[\"in\",0,0]}}],\"kwargs\":{\"training\":false,\"mask\":null}}]}],"
+	    "\"input_layers\":[\"in\",0,0],\"output_layers\":[\"d\",0,0]}}";
 	static const char below[] =
 	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
 	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
@@ -1129,6 +1138,10 @@ static void test_keras_functional_nodes(void **state)
 	assert_int_equal(xo_keras_config_to_spec(k2, strlen(k2), "k2.h5", &text), XO_OK);
 	assert_non_null(strstr(text, "dense name=b inputs=input"));
 	assert_non_null(strstr(text, "add name=s inputs=a,b"));
+	free(text);
+	/* what Keras records by default: training false (Dropout), a null mask */
+	assert_int_equal(xo_keras_config_to_spec(kw_default, strlen(kw_default), "ok.keras", &text),
+	                 XO_OK);
 	free(text);
 	assert_int_equal(xo_keras_config_to_spec(kw, strlen(kw), "kw.keras", &text), XO_EINVAL);
 	assert_non_null(strstr(xo_last_error(), "layer 'd' (Dropout): is called with training= "
