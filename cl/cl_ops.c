@@ -1570,3 +1570,42 @@ enum xo_status xo_cl_permute_bwd(struct xo_backend *be, const struct xo_op_args 
 {
 	return la_permute(be, a, true);
 }
+
+/* ---- merge (merge.cl): one work-item per element of y / dy ------------------- */
+
+static enum xo_status la_merge(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	const struct xo_params *p = &a->p;
+	bool cat = p->mode == XO_MERGE_CONCATENATE;
+	int64_t rows = p->batch * p->len, cb = cat ? p->ch_b : p->ch;
+	struct xo_cl_launch l =
+	    xo_cl_launch_begin(ctx_of(be), bwd ? XO_CL_K_merge_bwd : XO_CL_K_merge_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	if (bwd) {
+		xo_cl_arg_tensor(&l, a->src[2], NULL);
+		xo_cl_arg_tensor(&l, a->dst[0], a->src[0]);
+		xo_cl_arg_int(&l, a->dst[0] != NULL);
+		xo_cl_arg_tensor(&l, a->dst[1], a->src[1]);
+		xo_cl_arg_int(&l, a->dst[1] != NULL);
+	} else {
+		xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	}
+	xo_cl_arg_int(&l, p->mode);
+	xo_cl_arg_int(&l, rows);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_int(&l, cb);
+	return la_run(&l, rows * (cat ? p->ch + cb : p->ch), XO_OP_merge,
+		      bwd ? XO_DIR_BWD : XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_merge_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_merge(be, a, false);
+}
+
+enum xo_status xo_cl_merge_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_merge(be, a, true);
+}

@@ -29,6 +29,13 @@ static void shape_str(int rank, int64_t len, int64_t w, int64_t ch, char *buf, s
 }
 
 /* n with thousands separators, as Keras prints totals ("4,108"). */
+/* The name of what a layer takes: an earlier layer's, or the model input's
+ * ("input", as the spec's inputs= names it). */
+static const char *input_name(const struct xo_model_spec *spec, int j)
+{
+	return j < 0 ? "input" : spec->layers[j].name;
+}
+
 static void commas(int64_t n, char *buf, size_t size)
 {
 	char digits[32];
@@ -106,8 +113,16 @@ int xo_cmd_summary(int argc, char **argv)
 				printf("%" PRId64 ", ", l->out_len);
 			if (l->out_rank == 3)
 				printf("%" PRId64 ", ", l->out_w);
-			printf("%" PRId64 "], \"params\": %" PRId64 "}", l->out_ch,
-			       xo_layer_total(l));
+			printf("%" PRId64 "], \"params\": %" PRId64, l->out_ch, xo_layer_total(l));
+			if (spec.graph) { /* Keras's "Connected to" */
+				printf(", \"inputs\": [");
+				for (int k = 0; k < l->ninputs; k++) {
+					printf("%s", k ? ", " : "");
+					xo_cli_json_string(input_name(&spec, l->inputs[k]));
+				}
+				printf("]");
+			}
+			printf("}");
 		}
 		printf("\n], \"total_params\": %" PRId64 ", \"trainable_params\": %" PRId64
 		       ", \"non_trainable_params\": %" PRId64 "}\n",
@@ -117,8 +132,10 @@ int xo_cmd_summary(int argc, char **argv)
 		const char *dbl = "====================================================================";
 		char tot[32];
 
-		printf("Model: \"sequential\" (%s)\n%s\n", path, rule);
-		printf(" %-31s %-25s %-10s\n%s\n", "Layer (type)", "Output Shape", "Param #", dbl);
+		printf("Model: \"%s\" (%s)\n%s\n", spec.graph ? "functional" : "sequential", path,
+		       rule);
+		printf(" %-31s %-25s %-10s%s\n%s\n", "Layer (type)", "Output Shape", "Param #",
+		       spec.graph ? " Connected to" : "", dbl);
 		for (int i = 0; i < spec.nlayers; i++) {
 			const struct xo_layer_spec *l = &spec.layers[i];
 			char name[XO_LAYER_NAME_MAX + 24], shape[64];
@@ -129,8 +146,10 @@ int xo_cmd_summary(int argc, char **argv)
 				printf(" %s\n", name);
 				name[0] = '\0';
 			}
-			printf(" %-31s %-25s %-10" PRId64 "\n%s\n", name, shape,
-			       xo_layer_total(l), i + 1 < spec.nlayers ? "" : dbl);
+			printf(" %-31s %-25s %-10" PRId64, name, shape, xo_layer_total(l));
+			for (int k = 0; spec.graph && k < l->ninputs; k++)
+				printf("%s%s", k ? ", " : " ", input_name(&spec, l->inputs[k]));
+			printf("\n%s\n", i + 1 < spec.nlayers ? "" : dbl);
 		}
 		commas(total, tot, sizeof(tot));
 		printf("Total params: %s\nTrainable params: %s\nNon-trainable params: %s\n%s\n",

@@ -82,6 +82,15 @@ static const char *const activation_names[] = {
     "linear", "relu",     "sigmoid", "softmax",      "tanh", "elu",
     "gelu",   "softplus", "relu6",   "hard_sigmoid", "silu", "log_softmax"};
 
+static const char *const merge_names[] = {"add",     "subtract", "multiply",   "average",
+                                          "maximum", "minimum",  "concatenate"};
+
+const char *xo_merge_name(enum xo_merge m)
+{
+	XO_ASSERT((unsigned)m <= XO_MERGE_LAST);
+	return merge_names[m];
+}
+
 const char *xo_padding_name(enum xo_padding p)
 {
 	XO_ASSERT((unsigned)p <= XO_PADDING_CAUSAL);
@@ -142,6 +151,8 @@ struct xo_params xo_params_default(void)
 		.repeats = 2,
 		.repeats_w = 1,
 		.dims = 123,
+		.mode = XO_MERGE_ADD,
+		.ch_b = 1,
 	};
 }
 
@@ -173,7 +184,8 @@ int64_t xo_rnn_ws_blocks(enum xo_op op)
 
 /* ---- key table ----------------------------------------------------------- */
 
-enum key_type { KEY_I64, KEY_U64, KEY_U32, KEY_F32, KEY_BOOL, KEY_PADDING, KEY_ACTIVATION };
+enum key_type { KEY_I64, KEY_U64, KEY_U32, KEY_F32, KEY_BOOL, KEY_PADDING, KEY_ACTIVATION,
+	       KEY_MERGE };
 
 enum key_id {
 	K_BATCH, K_LEN, K_CH, K_FILTERS, K_KERNEL_SIZE, K_STRIDES, K_DILATION, K_PADDING,
@@ -193,6 +205,8 @@ enum key_id {
 	K_REPEATS, K_REPEATS_W,
 	/* permute */
 	K_DIMS,
+	/* merge */
+	K_MODE, K_CH_B,
 	K_COUNT
 };
 
@@ -249,6 +263,8 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_REPEATS, repeats, KEY_I64),
 	KEY(K_REPEATS_W, repeats_w, KEY_I64),
 	KEY(K_DIMS, dims, KEY_I64),
+	KEY(K_MODE, mode, KEY_MERGE),
+	KEY(K_CH_B, ch_b, KEY_I64),
 };
 #undef KEY
 
@@ -349,6 +365,7 @@ struct key_set {
 #define KEYS_layer_normalization                                                                   \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_EPSILON) | B(K_CENTER) | B(K_SCALE)), 0)
 #define KEYS_permute KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_DIMS)), 0)
+#define KEYS_merge   KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MODE) | B(K_CH_B)), 0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,
@@ -477,6 +494,13 @@ enum xo_status xo_params_set(struct xo_params *p, const char *key, const char *v
 				return XO_OK;
 			}
 		goto bad;
+	case KEY_MERGE:
+		for (int i = 0; i <= XO_MERGE_LAST; i++)
+			if (!strcmp(value, merge_names[i])) {
+				*(enum xo_merge *)(void *)field = (enum xo_merge)i;
+				return XO_OK;
+			}
+		goto bad;
 	}
 bad:
 	return xo_error(XO_EINVAL, "bad value '%s' for parameter '%s'", value, key);
@@ -503,6 +527,9 @@ static int format_key(const struct key_info *k, const struct xo_params *p, char 
 	case KEY_ACTIVATION:
 		return snprintf(buf, size, "%s=%s", k->name,
 				xo_activation_name(*(const enum xo_activation *)(const void *)field));
+	case KEY_MERGE:
+		return snprintf(buf, size, "%s=%s", k->name,
+				xo_merge_name(*(const enum xo_merge *)(const void *)field));
 	}
 	return 0;
 }

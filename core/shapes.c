@@ -771,6 +771,35 @@ static enum xo_status shapes_permute(enum xo_op op, enum xo_dir dir, const struc
 }
 #define SHAPES_permute shapes_permute
 
+/* merge: a[batch][len][ch], b[batch][len][cb] -> y[batch][len][ch or ch + cb],
+ * cb = ch_b for concatenate, else ch */
+static enum xo_status shapes_merge(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+				   struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	bool cat = p->mode == XO_MERGE_CONCATENATE;
+	int64_t cb = cat ? p->ch_b : p->ch, cy;
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	if (cat)
+		NEED(ch_b);
+	if (!xo_add_ok(p->ch, cat ? cb : 0, &cy))
+		return xo_error(XO_EOVERFLOW, "merge: ch + ch_b overflows");
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	SLOT(src[1], false, p->batch, p->len, cb);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[0], false, p->batch, p->len, cy);
+	} else {
+		SLOT(src[2], false, p->batch, p->len, cy);
+		SLOT(dst[0], true, p->batch, p->len, p->ch);
+		SLOT(dst[1], true, p->batch, p->len, cb);
+	}
+	return XO_OK;
+}
+#define SHAPES_merge shapes_merge
+
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);
 

@@ -119,6 +119,17 @@ int xo_op_ndst(enum xo_op op, enum xo_dir dir);
 const char *xo_dir_name(enum xo_dir dir); /* "fwd", "bwd" */
 
 enum xo_padding { XO_PADDING_VALID, XO_PADDING_SAME, XO_PADDING_CAUSAL };
+/* The merge op's modes (Keras's merge layers; ops.def). */
+enum xo_merge {
+	XO_MERGE_ADD,
+	XO_MERGE_SUBTRACT,
+	XO_MERGE_MULTIPLY,
+	XO_MERGE_AVERAGE,
+	XO_MERGE_MAXIMUM,
+	XO_MERGE_MINIMUM,
+	XO_MERGE_CONCATENATE,
+};
+#define XO_MERGE_LAST XO_MERGE_CONCATENATE
 enum xo_activation {
 	XO_ACTIVATION_LINEAR,
 	XO_ACTIVATION_RELU,
@@ -139,6 +150,7 @@ enum xo_activation {
 #define XO_ACTIVATION_LAST       XO_ACTIVATION_LOG_SOFTMAX
 const char *xo_padding_name(enum xo_padding p);
 const char *xo_activation_name(enum xo_activation a);
+const char *xo_merge_name(enum xo_merge m);
 
 /*
  * Parameters of every op, one flat struct so a case is a line of key=value
@@ -204,6 +216,9 @@ struct xo_params {
 	 * two digits 1 len, 2 ch, width 1) that becomes each of y's axes (123,
 	 * the identity) */
 	int64_t dims;
+	/* merge: what it computes (add), and b's channels for concatenate (1) */
+	enum xo_merge mode;
+	int64_t ch_b;
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -45,11 +45,40 @@ static enum xo_status forward(struct xo_model *m, bool training)
 	return st;
 }
 
+/* Adds the later terms of layer i's fan-out sums into their producers'
+ * gout (model_run.h), with the merge op in mode add, y in place of a. */
+static enum xo_status backward_acc(struct xo_model *m, int i)
+{
+	const struct layer *l = &m->layers[i];
+	enum xo_status st = XO_OK;
+
+	for (int k = 0; !st && k < l->s.ninputs; k++) {
+		const struct layer *p;
+		struct xo_op_args a;
+
+		if (!l->acc_add[k])
+			continue;
+		p = &m->layers[l->s.inputs[k]];
+		a = (struct xo_op_args){.p = xo_params_default()};
+		a.p.mode = XO_MERGE_ADD;
+		a.p.batch = m->plan_n;
+		a.p.len = p->s.out_len * p->s.out_w;
+		a.p.ch = p->s.out_ch;
+		a.src[0] = p->gout;
+		a.src[1] = l->acc_add[k];
+		a.dst[0] = p->gout;
+		st = xo_model_run_op(m, i, XO_OP_merge, XO_DIR_FWD, &a);
+	}
+	return st;
+}
+
 static enum xo_status backward(struct xo_model *m)
 {
 	enum xo_status st = XO_OK;
 
-	for (int i = m->nlayers - 1; !st && i >= 0 && m->layers[i].has_grad; i--) {
+	/* a graph's layers without a gradient may sit between ones with it:
+	 * each is skipped, not the rest */
+	for (int i = m->nlayers - 1; !st && i >= 0; i--) {
 		struct layer_ctx c = {
 		    .p = xo_model_layer_params(m, i, true),
 		    .training = true,
@@ -57,7 +86,11 @@ static enum xo_status backward(struct xo_model *m)
 		                 m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY,
 		};
 
+		if (!m->layers[i].has_grad)
+			continue;
 		st = layer_pass(m, i, XO_DIR_BWD, &c);
+		if (!st)
+			st = backward_acc(m, i);
 	}
 	return st;
 }
@@ -213,7 +246,8 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	const struct xo_backend_iface *ifc = m->be->iface;
 	struct layer *last = &m->layers[m->nlayers - 1];
 
-	if (!m->fuse || m->profiling || !ifc->net_fits ||
+	/* the fused paths run a chain of layers: a graph runs op by op */
+	if (!m->fuse || m->profiling || m->spec.graph || !ifc->net_fits ||
 	    !(training ? ifc->net_train_step : ifc->net_forward))
 		return false;
 	for (int i = 0; i < m->nlayers; i++)

@@ -136,6 +136,7 @@ static void ln_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void permute_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void merge_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -324,6 +325,30 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_RESHAPE] =
         {{COMMON_KEYS, {"target_shape", K_INTS}, {"batch_input_shape", K_SHAPE}}, reshape_config,
          true},
+    /* keras/src/layers/merging/add.py, subtract.py, multiply.py, average.py,
+     * maximum.py, minimum.py: Merge's config is the base layer's */
+    [XO_LAYER_ADD] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_SUBTRACT] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_MULTIPLY] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_AVERAGE] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_MAXIMUM] = {{COMMON_KEYS}, merge_config, true},
+    [XO_LAYER_MINIMUM] = {{COMMON_KEYS}, merge_config, true},
+    /* keras/src/layers/merging/concatenate.py get_config(): axis, the last
+     * only (another is refused naming it) */
+    [XO_LAYER_CONCATENATE] = {{COMMON_KEYS, {"axis", K_AXIS}}, merge_config, true},
+};
+
+/* The call arguments Keras records in a functional node's kwargs for a
+ * kind whose call takes them (KW_TRAINING: "training": false, KW_MASK:
+ * "mask": null), written back as Keras writes them; 0 for the others. */
+enum { KW_TRAINING = 1, KW_MASK = 2 };
+static const unsigned call_kwargs[XO_LAYER_COUNT] = {
+    [XO_LAYER_DROPOUT] = KW_TRAINING,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = KW_MASK,
+    [XO_LAYER_BATCH_NORMALIZATION] = KW_MASK,
+    [XO_LAYER_SIMPLE_RNN] = KW_TRAINING | KW_MASK,
+    [XO_LAYER_LSTM] = KW_TRAINING | KW_MASK,
+    [XO_LAYER_GRU] = KW_TRAINING | KW_MASK,
 };
 
 /* A growing string. */
@@ -717,11 +742,12 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 	return st;
 }
 
-/* One layer's config into one spec line (or the input line). have_input
- * tells whether the input line is written already. */
+/* One layer's config into one spec line (or the input line), with its
+ * wiring (" inputs=...", or ""). have_input tells whether the input line
+ * is written already. */
 static enum xo_status layer_line(const struct lctx *c, const struct class_row *row,
-                                 const char *kind, const json_t *cfg, bool *have_input,
-                                 struct sbuf *spec)
+                                 const char *kind, const json_t *cfg, const char *wiring,
+                                 bool *have_input, struct sbuf *spec)
 {
 	struct sbuf args = {0};
 	const char *key;
@@ -760,41 +786,123 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 		if (!*have_input)
 			st = LAYER_ERR(c, XO_EFORMAT, "comes before any input shape%s", "");
 		else
-			sb_printf(spec, "%s name=%s%s\n", kind, c->name, args.s ? args.s : "");
+			sb_printf(spec, "%s name=%s%s%s\n", kind, c->name, wiring,
+			          args.s ? args.s : "");
 	}
 	free(args.s);
 	return st;
 }
 
-/* The name of the layer a functional layer's single input comes from, or
- * NULL when it has not exactly one input. Keras 3: inbound_nodes [{"args":
- * [{"config": {"keras_history": [name, 0, 0]}}]}]; Keras 2: [[[name, 0, 0,
- * {}]]]. */
-static const char *inbound_name(const json_t *layer, int *count)
+/* The layer name in one tensor reference of an inbound node: Keras 3's
+ * {"class_name": "__keras_tensor__", "config": {"keras_history": [name, 0,
+ * 0]}}, Keras 2's [name, 0, 0, {}]; NULL when it is neither (or names a
+ * second output of a layer, which xo's layers do not have). */
+static const char *tensor_name(const json_t *t)
 {
-	const json_t *nodes = json_object_get(layer, "inbound_nodes");
-	const json_t *node, *args, *t, *hist;
+	const json_t *hist = json_is_array(t) ? t
+	                                      : json_object_get(json_object_get(t, "config"),
+	                                                        "keras_history");
+	json_int_t node, index;
 
-	*count = json_is_array(nodes) ? (int)json_array_size(nodes) : -1;
-	if (*count != 1)
+	if (!json_is_array(hist) || json_array_size(hist) < 3 ||
+	    !json_is_string(json_array_get(hist, 0)) ||
+	    !int_value(json_array_get(hist, 1), &node) ||
+	    !int_value(json_array_get(hist, 2), &index) || index != 0)
 		return NULL;
-	node = json_array_get(nodes, 0);
+	return json_string_value(json_array_get(hist, 0));
+}
+
+/* The layers a functional layer's inputs come from, in order, into from
+ * (at most XO_LAYER_INPUTS_MAX; *count is how many there are, -1 when the
+ * nodes cannot be read). Keras 3: inbound_nodes [{"args": [T], "kwargs":
+ * {}}], a merge's args [[T, T]]; Keras 2: [[[name, 0, 0, {}], ...]]. A
+ * layer called more than once (a shared layer) has several nodes:
+ * *nodes. A call argument other than those Keras records by default (a
+ * null mask, training false) is named in *kwarg: training=True would run
+ * Dropout in predict. */
+static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_MAX], int *count,
+                          int *nodes, const char **kwarg)
+{
+	const json_t *list = json_object_get(layer, "inbound_nodes");
+	const json_t *node, *args, *tensors, *v;
+	const char *key;
+
+	*count = -1;
+	*kwarg = NULL;
+	*nodes = json_is_array(list) ? (int)json_array_size(list) : -1;
+	if (*nodes == 0)
+		*count = 0;
+	if (*nodes != 1)
+		return;
+	node = json_array_get(list, 0);
+	tensors = node;
 	if (json_is_object(node)) {
 		args = json_object_get(node, "args");
 		if (!json_is_array(args) || json_array_size(args) != 1)
-			return *count = 2, NULL;
-		t = json_array_get(args, 0);
-		hist = json_object_get(json_object_get(t, "config"), "keras_history");
-	} else if (json_is_array(node)) {
-		if (json_array_size(node) != 1)
-			return *count = 2, NULL;
-		hist = json_array_get(node, 0);
-	} else {
-		return NULL;
+			return;
+		tensors = json_array_get(args, 0);
+		if (!json_is_array(tensors))
+			tensors = args; /* one tensor, not a list of them */
+		json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v)
+			if (!json_is_null(v) && !(!strcmp(key, "training") && json_is_false(v)))
+				*kwarg = key;
 	}
-	if (!json_is_array(hist) || !json_is_string(json_array_get(hist, 0)))
-		return *count = 2, NULL;
-	return json_string_value(json_array_get(hist, 0));
+	if (!json_is_array(tensors))
+		return;
+	for (size_t k = 0; k < json_array_size(tensors); k++) {
+		const char *name = tensor_name(json_array_get(tensors, k));
+
+		if (!name)
+			return;
+		if (k < XO_LAYER_INPUTS_MAX)
+			from[k] = name;
+	}
+	*count = (int)json_array_size(tensors);
+}
+
+/* A functional layer's wiring as the spec's inputs= (into wiring; empty
+ * when it takes the previous spec layer's output, as a sequential layer
+ * does). input names the InputLayer (the spec's "input"); the layers above
+ * it are the first n of layers (the InputLayer among them), searched from
+ * the nearest. */
+static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, const char *input,
+                                        const char *prev, const json_t *layers, size_t n,
+                                        struct sbuf *wiring)
+{
+	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg;
+	int count, nodes;
+
+	inbound_names(l, from, &count, &nodes, &kwarg);
+	if (nodes > 1)
+		return LAYER_ERR(c, XO_EINVAL, "is called %d times (a shared layer): not supported "
+		                               "yet", nodes);
+	if (count < 1)
+		return LAYER_ERR(c, XO_EFORMAT, "inbound_nodes: expected the tensors it takes%s",
+		                 "");
+	if (kwarg)
+		return LAYER_ERR(c, XO_EINVAL, "is called with %s= (call arguments are not "
+		                               "supported)", kwarg);
+	if (count > XO_LAYER_INPUTS_MAX)
+		return LAYER_ERR(c, XO_EINVAL, "takes %d tensors (a merge of more than %d is not "
+		                               "supported yet)", count, XO_LAYER_INPUTS_MAX);
+	for (int k = 0; k < count; k++) {
+		size_t j = n;
+
+		while (j > 0 &&
+		       strcmp(json_string_value(json_object_get(
+		                  json_object_get(json_array_get(layers, j - 1), "config"), "name")) ?: "",
+		              from[k]))
+			j--;
+		if (j == 0)
+			return LAYER_ERR(c, XO_EINVAL, "takes '%s', which is not a layer above it",
+			                 from[k]);
+	}
+	if (count == 1 && !strcmp(from[0], prev ? prev : input))
+		return XO_OK;
+	sb_printf(wiring, " inputs=");
+	for (int k = 0; k < count; k++)
+		sb_printf(wiring, "%s%s", k ? "," : "", strcmp(from[k], input) ? from[k] : "input");
+	return XO_OK;
 }
 
 static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
@@ -803,7 +911,8 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 	const json_t *cfg = json_object_get(root, "config");
 	const json_t *layers;
 	bool functional, have_input = false;
-	const char *prev = NULL;
+	const char *prev = NULL, *input = NULL;
+	struct sbuf wiring = {0};
 	enum xo_status st = XO_OK;
 
 	if (!json_is_string(cls))
@@ -869,21 +978,25 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				kind = xo_layer_kinds[k].spec;
 			}
 		if (i == 0)
-			prev = NULL;
-		if (functional && pass == 0) {
-			int count;
-			const char *from = inbound_name(l, &count);
-
-			if (i == 0 ? count > 0 : (!from || !prev || strcmp(from, prev))) {
-				st = xo_error(XO_EINVAL,
-				              "%s: not a plain chain: layer '%s' (%s) takes %s%s%s, not "
-				              "the layer before it%s%s%s",
-				              origin, c.name, c.cls, from ? "'" : "",
-				              from ? from : (count > 1 ? "several inputs" : "no input"),
-				              from ? "'" : "", prev ? " ('" : "", prev ? prev : "",
-				              prev ? "')" : "");
+			prev = input = NULL;
+		wiring.len = 0;
+		if (wiring.s)
+			wiring.s[0] = '\0';
+		if (functional && row == &input_row) {
+			if (input) {
+				st = xo_error(XO_EINVAL, "%s: several inputs (InputLayer '%s' and '%s'): a "
+				                         "multi-input model is not supported yet",
+				              origin, input, c.name);
 				break;
 			}
+			input = c.name;
+		} else if (functional) {
+			if (!input) {
+				st = LAYER_ERR(&c, XO_EFORMAT, "comes before the model's InputLayer%s", "");
+				break;
+			}
+			if ((st = functional_inputs(l, &c, input, prev, layers, i, &wiring)))
+				break;
 		}
 		if (!row) {
 			st = xo_error(XO_EINVAL, "%s: layer '%s' (%s) is not supported", origin, c.name,
@@ -901,20 +1014,28 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				have_input = true;
 		}
 		if (!st && pass == 1)
-			st = layer_line(&c, row, kind, lcfg, &have_input, spec);
-		prev = c.name;
+			st = layer_line(&c, row, kind, lcfg, wiring.s ? wiring.s : "", &have_input,
+			                spec);
+		if (row != &input_row)
+			prev = c.name;
 	}
+	free(wiring.s);
 	if (!st && functional) {
-		/* the chain's output must be its last layer */
+		/* one output, the last layer (the spec's model output) */
 		const json_t *outs = json_object_get(cfg, "output_layers");
 		const json_t *o0 = json_is_array(outs) ? json_array_get(outs, 0) : NULL;
 
+		if (json_is_array(o0) && json_array_size(outs) > 1)
+			st = xo_error(XO_EINVAL, "%s: several outputs (%zu): a multi-output model is "
+			                         "not supported yet", origin, json_array_size(outs));
 		if (json_is_array(o0) && json_array_size(outs) == 1)
 			outs = o0;
-		if (!json_is_array(outs) || !json_is_string(json_array_get(outs, 0)) ||
-		    strcmp(json_string_value(json_array_get(outs, 0)), prev))
-			st = xo_error(XO_EINVAL, "%s: not a plain chain: the output is not the last "
-			                         "layer '%s'", origin, prev);
+		if (!st && (!prev || !json_is_array(outs) ||
+		            !json_is_string(json_array_get(outs, 0)) ||
+		            strcmp(json_string_value(json_array_get(outs, 0)), prev)))
+			st = xo_error(XO_EINVAL, "%s: the output is not the last layer '%s' (the "
+			                         "layers must be listed inputs first, as Keras writes "
+			                         "them)", origin, prev ? prev : "?");
 	}
 	if (!st && !have_input)
 		st = xo_error(XO_EFORMAT, "%s: model config has no input shape", origin);
@@ -2020,11 +2141,79 @@ static json_t *compile_config(const struct xo_compile *c)
 	                 "jit_compile", 1);
 }
 
+/* Whether m is a graph (some layer takes other than the previous output). */
+static bool model_is_graph(struct xo_model *m)
+{
+	for (int i = 0; i < xo_model_layer_count(m); i++) {
+		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
+
+		if (ls->ninputs != 1 || ls->inputs[0] != i - 1)
+			return true;
+	}
+	return false;
+}
+
+/* The batch shape of the tensor layer j of m makes (-1: the input). */
+static json_t *tensor_shape(struct xo_model *m, int j)
+{
+	const struct xo_layer_spec *ls = xo_model_layer_spec(m, j < 0 ? 0 : j);
+
+	return j < 0 ? batch_shape(ls->in_rank, ls->in_len, ls->in_w, ls->in_ch)
+	             : batch_shape(ls->out_rank, ls->out_len, ls->out_w, ls->out_ch);
+}
+
+/* A functional layer's inbound_nodes (Keras 3's form: one node whose args
+ * hold its tensor, or a merge's list of them) and, for a merge, the
+ * build_config's list of input shapes into entry. */
+static void functional_wiring(struct xo_model *m, int i, json_t *entry)
+{
+	const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
+	json_t *ts = json_array(), *shapes = json_array(), *arg, *kwargs;
+
+	for (int k = 0; k < ls->ninputs; k++) {
+		int j = ls->inputs[k];
+		const char *from = j < 0 ? "input_layer" : xo_model_layer_spec(m, j)->name;
+
+		json_array_append_new(
+		    ts, json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name", "__keras_tensor__",
+		                  "config", "shape", tensor_shape(m, j), "dtype",
+		                  j < 0 && xo_model_input_ids(m) ? "int32" : "float32",
+		                  "keras_history", from, 0, 0));
+		json_array_append_new(shapes, tensor_shape(m, j));
+	}
+	arg = ls->ninputs > 1 ? json_incref(ts) : json_incref(json_array_get(ts, 0));
+	json_object_set_new(entry, "name", json_string(ls->name));
+	kwargs = json_object();
+	if (call_kwargs[ls->kind] & KW_TRAINING)
+		json_object_set_new(kwargs, "training", json_false());
+	if (call_kwargs[ls->kind] & KW_MASK)
+		json_object_set_new(kwargs, "mask", json_null());
+	json_object_set_new(entry, "inbound_nodes",
+	                    json_pack("[{s:[o], s:o}]", "args", arg, "kwargs", kwargs));
+	if (ls->ninputs > 1)
+		json_object_set_new(entry, "build_config", json_pack("{s:O}", "input_shape", shapes));
+	json_decref(ts);
+	json_decref(shapes);
+}
+
+/* The root of a functional model's config.json around its layers. */
+static json_t *functional_root(struct xo_model *m, json_t *layers)
+{
+	const char *last = xo_model_layer_spec(m, xo_model_layer_count(m) - 1)->name;
+
+	return json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:[s,i,i], s:[s,i,i]}, s:s, s:{s:n}}",
+	                 "module", "keras.src.models.functional", "class_name", "Functional",
+	                 "config", "name", "functional", "trainable", 1, "layers", layers,
+	                 "input_layers", "input_layer", 0, 0, "output_layers", last, 0, 0,
+	                 "registered_name", "Functional", "build_config", "input_shape");
+}
+
 static json_t *model_config(struct xo_model *m)
 {
 	const struct xo_layer_spec *first = xo_model_layer_spec(m, 0);
 	json_t *layers = json_array(), *root;
 	int nl = xo_model_layer_count(m);
+	bool graph = model_is_graph(m);
 
 	json_array_append_new(
 	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
@@ -2033,6 +2222,10 @@ static json_t *model_config(struct xo_model *m)
 	                      "dtype", xo_model_input_ids(m) ? "int32" : "float32", "sparse", 0,
 	                      "ragged", 0, "name", "input_layer", "optional", 0,
 	                      "registered_name"));
+	if (graph) {
+		json_object_set_new(json_array_get(layers, 0), "name", json_string("input_layer"));
+		json_object_set_new(json_array_get(layers, 0), "inbound_nodes", json_array());
+	}
 	for (int i = 0; i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 		json_t *cfg = json_pack("{s:s, s:b, s:o}", "name", ls->name, "trainable", 1, "dtype",
@@ -2057,14 +2250,20 @@ static json_t *model_config(struct xo_model *m)
 			                    json_pack("{s:o}", "input_shape",
 			                              batch_shape(ls->in_rank, ls->in_len, ls->in_w,
 			                                          ls->in_ch)));
+		if (graph)
+			functional_wiring(m, i, entry);
 		json_array_append_new(layers, entry);
 	}
-	root = json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:o}, s:n, s:{s:o}}", "module", "keras",
-	                 "class_name", "Sequential", "config", "name", "sequential", "trainable", 1,
-	                 "dtype", dtype_policy(), "layers", layers, "build_input_shape",
-	                 batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch),
-	                 "registered_name", "build_config", "input_shape",
-	                 batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch));
+	root = graph ? functional_root(m, layers)
+	             : json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:o}, s:n, s:{s:o}}", "module",
+	                         "keras", "class_name", "Sequential", "config", "name",
+	                         "sequential", "trainable", 1, "dtype", dtype_policy(), "layers",
+	                         layers, "build_input_shape",
+	                         batch_shape(first->in_rank, first->in_len, first->in_w,
+	                                     first->in_ch),
+	                         "registered_name", "build_config", "input_shape",
+	                         batch_shape(first->in_rank, first->in_len, first->in_w,
+	                                     first->in_ch));
 	if (root)
 		json_object_set_new(root, "compile_config", compile_config(xo_model_compile(m)));
 	return root;
@@ -2200,4 +2399,12 @@ static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg)
 	for (int k = 0; k < ls->target_rank; k++)
 		json_array_append_new(t, json_integer((json_int_t)ls->target[k]));
 	json_object_set_new(cfg, "target_shape", t);
+}
+
+/* The merge layers (Add, ...): the base layer's config alone; Concatenate
+ * adds its axis (the last: -1) */
+static void merge_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	if (ls->p.mode == XO_MERGE_CONCATENATE)
+		json_object_set_new(cfg, "axis", json_integer(-1));
 }

@@ -77,6 +77,12 @@ void xo_model_plan_free(struct xo_model *m)
 		xo_tensor_free(l->z);
 		xo_tensor_free(l->gz);
 		xo_tensor_free(l->ws);
+		xo_tensor_free(l->gacc);
+		l->gacc = NULL;
+		l->in2 = NULL;
+		l->gin2 = NULL;
+		for (int k = 0; k < XO_LAYER_INPUTS_MAX; k++)
+			l->acc_add[k] = NULL;
 		l->ws = NULL;
 		l->z = l->gz = NULL;
 		l->out = NULL;
@@ -113,11 +119,84 @@ static int sample_dims(int64_t n, int rank, int64_t len, int64_t w, int64_t ch, 
 }
 
 
+/* The borrowed tensors of l's inputs in the current plan: each input's
+ * output (or the model input) and where its gradient goes (model_run.h). */
+static void plan_wire(struct xo_model *m, struct layer *l, bool training)
+{
+	for (int k = 0; k < l->s.ninputs; k++) {
+		int j = l->s.inputs[k];
+		struct layer *p = j >= 0 ? &m->layers[j] : NULL;
+		struct xo_tensor *g = NULL;
+
+		if (training && p && p->has_grad)
+			g = l->acc_edge[k] && !l->own_gout ? p->gacc : p->gout;
+		if (l->acc_edge[k] && training && p && p->has_grad)
+			l->acc_add[k] = g; /* a view's own gout: set by plan_layer */
+		if (k == 0) {
+			l->in = p ? p->out : m->x_in;
+			l->gin = g;
+		} else {
+			l->in2 = p ? p->out : m->x_in;
+			l->gin2 = g;
+		}
+	}
+}
+
+/* l's own views for batch size n: its output (a view of its input for the
+ * view kinds), output gradient, separate activation and workspace. */
+static enum xo_status plan_layer(struct xo_model *m, struct layer *l, int64_t n, bool training,
+                                 int nd, const int64_t *dims)
+{
+	enum xo_status st = XO_OK;
+
+	if (layer_is_view(&l->s)) {
+		/* Flatten is free: the same bytes, seen as [n][len*ch];
+		 * so is Activation(linear). */
+		st = xo_tensor_view((struct xo_tensor *)l->in, 0, nd, dims, &l->out);
+		l->out_owned = true;
+		if (!st && training && l->has_grad)
+			st = xo_tensor_view(l->own_gout ? l->gbuf : l->gin, 0, nd, dims,
+			                    &l->gout);
+	} else if (l->s.kind == XO_LAYER_DROPOUT && !training) {
+		/* Dropout is the identity at inference: no op at all. */
+		l->out = (struct xo_tensor *)l->in;
+		l->out_owned = false;
+	} else {
+		st = xo_tensor_view(l->ybuf, 0, nd, dims, &l->out);
+		l->out_owned = true;
+		if (!st && training && l->has_grad)
+			st = xo_tensor_view(l->gbuf, 0, nd, dims, &l->gout);
+		if (!st && act_separate(&l->s))
+			st = xo_tensor_view(l->zbuf, 0, nd, dims, &l->z);
+		if (!st && act_separate(&l->s) && training && l->has_grad)
+			st = xo_tensor_view(l->gzbuf, 0, nd, dims, &l->gz);
+		/* [n][T][S*units] where a backward reads it (training,
+		 * a gradient through the layer); else none, and the
+		 * forward runs the inference form. Grown to n on demand. */
+		bool want_ws = l->ws_per && training && l->has_grad;
+
+		if (!st && want_ws && l->ws_cap < n) {
+			xo_tensor_free(l->wsbuf);
+			l->wsbuf = NULL;
+			l->ws_cap = 0;
+			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2,
+			                      (int64_t[]){n, l->ws_per}, &l->wsbuf);
+			if (!st)
+				l->ws_cap = n;
+		}
+		if (!st && want_ws)
+			st = xo_tensor_view(l->wsbuf, 0, 3,
+			                    (int64_t[]){n, l->s.in_len, l->ws_per / l->s.in_len},
+			                    &l->ws);
+	}
+	if (l->own_gout)
+		l->acc_add[0] = l->gout;
+	return st;
+}
+
 /* Views for batch size n (<= cap) in training or inference mode. */
 enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 {
-	const struct xo_tensor *prev_out;
-	struct xo_tensor *prev_gout = NULL;
 	int64_t dims[4];
 	enum xo_status st;
 	int nd;
@@ -143,56 +222,17 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 		st = xo_tensor_view(m->idx, 0, 1, (int64_t[]){n}, &m->idx_v);
 	if (st)
 		goto out_free;
-	prev_out = m->x_in;
 	for (int i = 0; i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
 
-		l->in = prev_out;
-		l->gin = training && l->need_dx ? prev_gout : NULL;
+		plan_wire(m, l, training);
 		nd = sample_dims(n, l->s.out_rank, l->s.out_len, l->s.out_w, l->s.out_ch, dims);
-		if (layer_is_view(&l->s)) {
-			/* Flatten is free: the same bytes, seen as [n][len*ch];
-			 * so is Activation(linear). */
-			st = xo_tensor_view((struct xo_tensor *)l->in, 0, nd, dims, &l->out);
-			l->out_owned = true;
-			if (!st && training && l->has_grad)
-				st = xo_tensor_view(prev_gout, 0, nd, dims, &l->gout);
-		} else if (l->s.kind == XO_LAYER_DROPOUT && !training) {
-			/* Dropout is the identity at inference: no op at all. */
-			l->out = (struct xo_tensor *)l->in;
-			l->out_owned = false;
-		} else {
-			st = xo_tensor_view(l->ybuf, 0, nd, dims, &l->out);
-			l->out_owned = true;
-			if (!st && training && l->has_grad)
-				st = xo_tensor_view(l->gbuf, 0, nd, dims, &l->gout);
-			if (!st && act_separate(&l->s))
-				st = xo_tensor_view(l->zbuf, 0, nd, dims, &l->z);
-			if (!st && act_separate(&l->s) && training && l->has_grad)
-				st = xo_tensor_view(l->gzbuf, 0, nd, dims, &l->gz);
-			/* [n][T][S*units] where a backward reads it (training,
-			 * a gradient through the layer); else none, and the
-			 * forward runs the inference form. Grown to n on demand. */
-			bool want_ws = l->ws_per && training && l->has_grad;
-
-			if (!st && want_ws && l->ws_cap < n) {
-				xo_tensor_free(l->wsbuf);
-				l->wsbuf = NULL;
-				l->ws_cap = 0;
-				st = xo_tensor_create(m->be, XO_DTYPE_F32, 2,
-				                      (int64_t[]){n, l->ws_per}, &l->wsbuf);
-				if (!st)
-					l->ws_cap = n;
-			}
-			if (!st && want_ws)
-				st = xo_tensor_view(l->wsbuf, 0, 3,
-				                    (int64_t[]){n, l->s.in_len, l->ws_per / l->s.in_len},
-				                    &l->ws);
-		}
+		if (!st && l->gaccbuf)
+			st = xo_tensor_view(l->gaccbuf, 0, nd, dims, &l->gacc);
+		if (!st)
+			st = plan_layer(m, l, n, training, nd, dims);
 		if (st)
 			goto out_free;
-		prev_out = l->out;
-		prev_gout = l->gout;
 	}
 	m->plan_n = n;
 	m->plan_training = training;
@@ -214,6 +254,8 @@ static void buffers_free(struct xo_model *m)
 		xo_tensor_free(m->layers[i].zbuf);
 		xo_tensor_free(m->layers[i].gzbuf);
 		xo_tensor_free(m->layers[i].wsbuf);
+		xo_tensor_free(m->layers[i].gaccbuf);
+		m->layers[i].gaccbuf = NULL;
 		m->layers[i].wsbuf = NULL;
 		m->layers[i].ws_cap = 0;
 		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
@@ -242,10 +284,17 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 	for (int i = 0; !st && i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
 
-		if (layer_is_view(&l->s))
-			continue;
 		if (!xo_mul_ok(l->s.out_len, l->s.out_w, &n) || !xo_mul_ok(n, l->s.out_ch, &n))
 			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
+		if (!st && l->needs_gacc)
+			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
+			                      &l->gaccbuf);
+		if (layer_is_view(&l->s)) {
+			if (!st && l->own_gout)
+				st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
+				                      &l->gbuf);
+			continue;
+		}
 		if (!st)
 			st =
 			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->ybuf);
@@ -333,6 +382,32 @@ int64_t xo_model_params_max(void)
 	return max;
 }
 
+/* Which input edges carry a later term of a fan-out sum (model_run.h):
+ * backward runs the layers from the last, each one's inputs in order, so
+ * the first edge met into a producer writes its gout, and every later one
+ * a scratch. met: nlayers flags. */
+static void graph_edges(struct xo_model *m, char *met)
+{
+	for (int i = m->nlayers - 1; i >= 0; i--) {
+		struct layer *l = &m->layers[i];
+
+		for (int k = 0; k < l->s.ninputs; k++) {
+			int j = l->s.inputs[k];
+
+			if (j < 0 || !m->layers[j].has_grad)
+				continue;
+			l->acc_edge[k] = met[j];
+			met[j] = 1;
+			if (!l->acc_edge[k])
+				continue;
+			if (layer_is_view(&l->s))
+				l->own_gout = true;
+			else
+				m->layers[j].needs_gacc = true;
+		}
+	}
+}
+
 static enum xo_status model_open(const char *text, const char *origin, struct xo_backend *be,
                                  int64_t max_batch, struct xo_model **out)
 {
@@ -386,8 +461,23 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 			l->beta_off = off + l->s.gamma_count;
 			off += l->s.gamma_count + l->s.beta_count;
 		}
-		l->has_grad = first_param >= 0 && i >= first_param;
-		l->need_dx = first_param >= 0 && i > first_param;
+		/* the gradient w.r.t. a layer's output is needed when it or a
+		 * layer it depends on has variables (a sequential model: from
+		 * the first layer with variables on) */
+		l->has_grad = l->s.w_ndim || l->s.gamma_count + l->s.beta_count;
+		for (int k = 0; k < l->s.ninputs; k++)
+			if (l->s.inputs[k] >= 0 && m->layers[l->s.inputs[k]].has_grad)
+				l->has_grad = l->need_dx = true;
+	}
+	if (m->spec.graph) {
+		char *met = calloc((size_t)(unsigned)m->nlayers, 1);
+
+		if (!met) {
+			st = xo_error(XO_ENOMEM, "model: out of memory");
+			goto out_free;
+		}
+		graph_edges(m, met);
+		free(met);
 	}
 	m->ntrain = off;
 	for (int i = 0; i < m->nlayers; i++) { /* the non-trainable tail */
@@ -615,6 +705,18 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 	b.w = 4.0 * (double)(l->s.w_count + l->s.b_count);
 	*out = (struct xo_layer_cost){.params = xo_layer_total(&l->s)};
 	xo_layer_families[l->s.kind]->cost(l, &b, out);
+	/* a graph's fan-out: each later gradient term of an input is added
+	 * into its producer's gradient after this layer's backward (one merge
+	 * op: reads both, writes one) */
+	for (int k = 0; k < l->s.ninputs; k++) {
+		const struct layer *p = l->s.inputs[k] >= 0 ? &m->layers[l->s.inputs[k]] : NULL;
+
+		if (!l->acc_edge[k] || !p)
+			continue;
+		out->ops_bwd++;
+		out->act_bytes_bwd +=
+		    12.0 * (double)(p->s.out_len * p->s.out_w * p->s.out_ch);
+	}
 }
 
 /* ---- weights --------------------------------------------------------------- */

@@ -49,6 +49,23 @@ struct layer {
 	struct xo_tensor *wsbuf, *ws; /* storage, plan view (training only) */
 	int64_t ws_per;               /* workspace floats per sample */
 	int64_t ws_cap;               /* samples wsbuf holds; 0: none yet */
+	/* A graph's wiring (the spec's inputs): a merge's second input and
+	 * the gradient of it (borrowed, NULL when unused). A tensor feeding
+	 * several layers (fan-out) gets the sum of their gradients: the
+	 * first of its consumers in backward order writes its gout, each
+	 * later one writes a scratch tensor that is then added into it, so
+	 * a backward still overwrites, never accumulates. acc_edge[k] says
+	 * input k's gradient is such a later term; acc_add[k] is the scratch
+	 * (the producer's gacc, or for a view this layer's own gout) that
+	 * is added into the producer's gout after this layer's backward. */
+	const struct xo_tensor *in2;
+	struct xo_tensor *gin2;
+	bool acc_edge[XO_LAYER_INPUTS_MAX];
+	struct xo_tensor *acc_add[XO_LAYER_INPUTS_MAX];
+	bool needs_gacc;                /* some consumer's edge is a later term */
+	bool own_gout;                  /* a view whose gradient is a later term:
+	                                 * gbuf of its own, not its input's */
+	struct xo_tensor *gaccbuf, *gacc; /* the scratch: storage, plan view */
 };
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
 static inline enum xo_op act_op(enum xo_activation a)

@@ -97,6 +97,10 @@ static const char *const up_sampling2d_args[] = {"size", "size_w", "interpolatio
 static const char *const reshape_args[] = {"target_shape", "name", NULL};
 /* repeat_vector: n (required, Keras's RepeatVector(n)) */
 static const char *const repeat_vector_args[] = {"n", "name", NULL};
+/* the merge layers: their inputs= (any layer's argument) and a name */
+static const char *const merge_args[] = {"name", NULL};
+/* concatenate: axis the last (-1, or its positive index) */
+static const char *const concatenate_args[] = {"axis", "name", NULL};
 /* permute: dims=A,B or dims=A,B,C (Keras's dims: a permutation of 1..rank) */
 static const char *const permute_args[] = {"dims", "name", NULL};
 
@@ -369,6 +373,10 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		if (!valid_name(val))
 			return spec_error(XO_EINVAL, origin, line,
 			                  "bad layer name '%s' (letters, digits, _ - . only)", val);
+		if (!strcmp(val, "input"))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "name=input: 'input' names the model input in inputs= "
+			                  "(pick another layer name)");
 		snprintf(l->name, sizeof(l->name), "%s", val);
 		*named = true;
 		return XO_OK;
@@ -933,6 +941,67 @@ static enum xo_status shape_repeat_vector(struct xo_layer_spec *l, const char *o
 	return resize_out(l, origin, XO_OP_up_sampling, 2);
 }
 
+/* The merge layers: the first input's shape; concatenate adds the
+ * second's channels (p.ch_b, set from the wiring), the others take two
+ * inputs of one shape (Keras's merge layers do not broadcast here). */
+static enum xo_status shape_merge(struct xo_layer_spec *l, const char *origin, enum xo_merge mode)
+{
+	l->p.mode = mode;
+	l->out_rank = l->in_rank;
+	l->out_len = l->in_len;
+	l->out_w = l->in_w;
+	l->out_ch = l->in_ch;
+	if (mode == XO_MERGE_CONCATENATE)
+		return xo_add_ok(l->in_ch, l->p.ch_b, &l->out_ch)
+		           ? XO_OK
+		           : spec_error(XO_EOVERFLOW, origin, l->line, "%s: size overflows",
+		                        l->name);
+	if (l->p.ch_b != l->in_ch)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: inputs of incompatible shapes: the last axis %" PRId64
+		                  " and %" PRId64 " (a %s layer takes tensors of one shape)",
+		                  l->name, l->in_ch, l->p.ch_b, xo_layer_kinds[l->kind].keras);
+	return XO_OK;
+}
+
+static enum xo_status shape_add(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_ADD);
+}
+
+static enum xo_status shape_subtract(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_SUBTRACT);
+}
+
+static enum xo_status shape_multiply(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_MULTIPLY);
+}
+
+static enum xo_status shape_average(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_AVERAGE);
+}
+
+static enum xo_status shape_maximum(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_MAXIMUM);
+}
+
+static enum xo_status shape_minimum(struct xo_layer_spec *l, const char *origin)
+{
+	return shape_merge(l, origin, XO_MERGE_MINIMUM);
+}
+
+/* concatenate: along the last axis only (axis -1, or its index) */
+static enum xo_status shape_concatenate(struct xo_layer_spec *l, const char *origin)
+{
+	if (axis_check(l, origin))
+		return XO_EINVAL;
+	return shape_merge(l, origin, XO_MERGE_CONCATENATE);
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -999,6 +1068,13 @@ static const struct {
     [XO_LAYER_PERMUTE] = {permute_args, shape_permute, needs_dims},
     [XO_LAYER_REPEAT_VECTOR] = {repeat_vector_args, shape_repeat_vector, needs_n},
     [XO_LAYER_RESHAPE] = {reshape_args, shape_reshape},
+    [XO_LAYER_ADD] = {merge_args, shape_add},
+    [XO_LAYER_SUBTRACT] = {merge_args, shape_subtract},
+    [XO_LAYER_MULTIPLY] = {merge_args, shape_multiply},
+    [XO_LAYER_AVERAGE] = {merge_args, shape_average},
+    [XO_LAYER_MAXIMUM] = {merge_args, shape_maximum},
+    [XO_LAYER_MINIMUM] = {merge_args, shape_minimum},
+    [XO_LAYER_CONCATENATE] = {concatenate_args, shape_concatenate},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1409,6 +1485,137 @@ struct spec_parse {
 	int line, cap, *names;
 };
 
+/* The earlier layer named name (one of layers[0..n-1]), or -1. */
+static int nameset_find(const int *set, const struct xo_layer_spec *layers, const char *name)
+{
+	uint32_t k = name_hash(name) & (NAMESET_SIZE - 1);
+
+	for (; set[k]; k = (k + 1) & (NAMESET_SIZE - 1))
+		if (!strcmp(layers[set[k] - 1].name, name))
+			return set[k] - 1;
+	return -1;
+}
+
+/* Takes the inputs=A[,B] argument out of tok (any kind may have one) into
+ * l->inputs: earlier layers by name, "input" for the model input. Without
+ * one a layer takes the previous layer's output (or the input). */
+static enum xo_status layer_inputs(struct spec_parse *ps, struct xo_layer_spec *l, char **tok,
+                                   int *ntok)
+{
+	const char *origin = ps->origin;
+	int line = ps->line, at = -1;
+	char *val, *save = NULL;
+
+	for (int i = 1; i < *ntok; i++)
+		if (!strncmp(tok[i], "inputs=", 7)) {
+			if (at >= 0)
+				return spec_error(XO_EFORMAT, origin, line,
+				                  "argument 'inputs' given twice");
+			at = i;
+		}
+	l->ninputs = 1;
+	l->inputs[0] = ps->out->nlayers - 1;
+	if (at < 0)
+		return XO_OK;
+	val = tok[at] + 7;
+	for (int i = at; i + 1 < *ntok; i++)
+		tok[i] = tok[i + 1];
+	(*ntok)--;
+	l->ninputs = 0;
+	for (char *t = strtok_r(val, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int j = strcmp(t, "input") ? nameset_find(ps->names, ps->out->layers, t) : -1;
+
+		if (strcmp(t, "input") && j < 0)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "inputs=%s: no earlier layer is named '%s' (a layer takes "
+			                  "the outputs of layers above it, or 'input')",
+			                  t, t);
+		if (l->ninputs == XO_LAYER_INPUTS_MAX)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "inputs=: more than %d inputs (merging more tensors in one "
+			                  "layer is not supported yet)",
+			                  XO_LAYER_INPUTS_MAX);
+		l->inputs[l->ninputs++] = j;
+	}
+	if (!l->ninputs)
+		return spec_error(XO_EINVAL, origin, line, "inputs=: expected layer names");
+	return XO_OK;
+}
+
+/* l's input shapes from the tensors it takes: the first one's as in_*, and
+ * for a merge the second one's checked against it (Keras's merge layers
+ * take same-shape tensors; Concatenate's may differ in the last axis,
+ * whose size goes to p.ch_b). */
+static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_layer_spec *l,
+                                 const char *origin)
+{
+	bool merge = xo_layer_kinds[l->kind].op == XO_OP_merge;
+	int64_t sh[XO_LAYER_INPUTS_MAX][4];
+
+	if (l->ninputs != (merge ? 2 : 1))
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  merge ? "%s needs 2 inputs (inputs=A,B; merging more is not "
+		                          "supported yet)"
+		                        : "%s takes one input (got %d in inputs=)",
+		                  xo_layer_kinds[l->kind].spec, l->ninputs);
+	for (int k = 0; k < l->ninputs; k++) {
+		const struct xo_layer_spec *q = l->inputs[k] >= 0 ? &out->layers[l->inputs[k]] : NULL;
+
+		sh[k][0] = q ? q->out_rank : out->in_rank;
+		sh[k][1] = q ? q->out_len : out->in_len;
+		sh[k][2] = q ? q->out_w : out->in_w;
+		sh[k][3] = q ? q->out_ch : out->in_ch;
+	}
+	for (int k = 0; k < l->ninputs; k++)
+		if (l->inputs[k] < 0 && out->in_int && l->kind != XO_LAYER_EMBEDDING)
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "an input of dtype=int32 feeds only an embedding layer (got "
+			                  "%s)",
+			                  xo_layer_kinds[l->kind].spec);
+	l->in_rank = (int)sh[0][0];
+	l->in_len = sh[0][1];
+	l->in_w = sh[0][2];
+	l->in_ch = sh[0][3];
+	if (!merge)
+		return XO_OK;
+	if (sh[1][0] != sh[0][0] || sh[1][1] != sh[0][1] || sh[1][2] != sh[0][2])
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: inputs of incompatible shapes: [%" PRId64 "][%" PRId64
+		                  "][%" PRId64 "] (rank %d) and [%" PRId64 "][%" PRId64 "][%" PRId64
+		                  "] (rank %d)",
+		                  l->name, sh[0][1], sh[0][2], sh[0][3], (int)sh[0][0], sh[1][1],
+		                  sh[1][2], sh[1][3], (int)sh[1][0]);
+	l->p.ch_b = sh[1][3];
+	return XO_OK;
+}
+
+/* A functional model holds only the layers its output depends on: every
+ * layer but the last feeds a later one. */
+static enum xo_status graph_check(const struct xo_model_spec *out, const char *origin)
+{
+	char *used = calloc((size_t)out->nlayers, 1);
+
+	if (!used)
+		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	for (int i = 0; i < out->nlayers; i++)
+		for (int k = 0; k < out->layers[i].ninputs; k++)
+			if (out->layers[i].inputs[k] >= 0)
+				used[out->layers[i].inputs[k]] = 1;
+	for (int i = 0; i + 1 < out->nlayers; i++)
+		if (!used[i]) {
+			const struct xo_layer_spec *l = &out->layers[i];
+
+			free(used);
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "layer '%s': its output feeds no later layer (the model's "
+			                  "output is its last layer; a model with several outputs is "
+			                  "not supported yet)",
+			                  l->name);
+		}
+	free(used);
+	return XO_OK;
+}
+
 /* The kind a layer keyword names (spec name or Keras class); -1: none. */
 static int kind_find(const char *word)
 {
@@ -1542,7 +1749,7 @@ static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
 	struct xo_model_spec *out = ps->out;
 	const char *origin = ps->origin, *kname;
 	int line = ps->line, kind = kind_find(tok[0]);
-	struct xo_layer_spec *l, *prev;
+	struct xo_layer_spec *l;
 	bool named = false;
 	enum xo_status st;
 
@@ -1579,7 +1786,8 @@ static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
 	l->kind = (enum xo_layer_kind)kind;
 	l->line = line;
 	layer_defaults(l);
-	if ((st = layer_args(l, tok, ntok, origin, line, &named)) ||
+	if ((st = layer_inputs(ps, l, tok, &ntok)) ||
+	    (st = layer_args(l, tok, ntok, origin, line, &named)) ||
 	    (st = layer_check(out, l, tok, ntok, origin, line)))
 		return st;
 	if (!named) {
@@ -1600,12 +1808,11 @@ static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
 			return spec_error(XO_EINVAL, origin, line, "duplicate layer name '%s' (line %d)",
 			                  l->name, out->layers[j].line);
 	}
-	prev = out->nlayers ? &out->layers[out->nlayers - 1] : NULL;
-	l->in_rank = prev ? prev->out_rank : out->in_rank;
-	l->in_len = prev ? prev->out_len : out->in_len;
-	l->in_w = prev ? prev->out_w : out->in_w;
-	l->in_ch = prev ? prev->out_ch : out->in_ch;
-	st = layer_shape(l, origin);
+	if (l->ninputs != 1 || l->inputs[0] != out->nlayers - 1)
+		out->graph = true;
+	st = layer_wire(out, l, origin);
+	if (!st)
+		st = layer_shape(l, origin);
 	if (st)
 		return st;
 	out->nlayers++;
@@ -1697,6 +1904,8 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		st = spec_error(XO_EFORMAT, origin, ps.line, "no layers after the input line");
 		goto out_free;
 	}
+	if (out->graph && (st = graph_check(out, origin)))
+		goto out_free;
 	free(ps.names);
 	return XO_OK;
 

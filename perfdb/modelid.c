@@ -83,6 +83,14 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 		 * keep): center and scale, as its gamma and beta counts */
 		if (l->kind == XO_LAYER_LAYER_NORMALIZATION)
 			h = fnv_i64(fnv_i64(h, l->gamma_count), l->beta_count);
+		/* a graph's wiring (hashed only for a graph, so sequential
+		 * fingerprints stay): two models that differ only in what
+		 * each layer takes are different models; inputs by index */
+		if (spec.graph) {
+			h = fnv_i64(h, l->ninputs);
+			for (int k = 0; k < l->ninputs; k++)
+				h = fnv_i64(h, l->inputs[k]);
+		}
 		if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
 			h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
 		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {

@@ -428,6 +428,27 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 79,
     },
+    # a functional graph (--only res_cnn): a residual Conv1D block (Conv1D ->
+    # Conv1D -> Add with the block's input -> relu) concatenated with a 1x1
+    # Conv1D branch of the input, then GlobalAveragePooling1D -> Dense; the
+    # input and c1 each feed two layers (their gradients are sums)
+    "res_cnn": {
+        "spec": (
+            "# golden: residual Conv1D block, Add, Concatenate with a branch\n"
+            "input 8 4\n"
+            "conv1d name=c1 filters=4 kernel_size=3 padding=same activation=relu\n"
+            "conv1d name=c2 filters=4 kernel_size=3 padding=same\n"
+            "add name=res inputs=c2,input\n"
+            "activation name=act activation=relu\n"
+            "conv1d name=branch inputs=input filters=3 kernel_size=1 activation=tanh\n"
+            "multiply name=gate inputs=branch,branch\n"
+            "concatenate name=cat inputs=act,gate\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 79,
+    },
 }
 
 
@@ -505,15 +526,36 @@ def spec_names(text):
     return names
 
 
+MERGES = {"add": keras.layers.Add, "subtract": keras.layers.Subtract,
+          "multiply": keras.layers.Multiply, "average": keras.layers.Average,
+          "maximum": keras.layers.Maximum, "minimum": keras.layers.Minimum,
+          "concatenate": keras.layers.Concatenate}
+
+
+def is_graph(text):
+    """A functional graph: some layer says inputs= or merges."""
+    return any("inputs" in a or k in MERGES for k, a in parse_spec(text)[1])
+
+
+def body_layers(model):
+    """The model's layers without the InputLayer (a Functional lists it)."""
+    return [l for l in model.layers if not isinstance(l, keras.layers.InputLayer)]
+
+
 def build(text):
     shape, layers = parse_spec(text)
+    graph = is_graph(text)
+    inp = keras.Input(shape=shape, dtype=input_dtype(text))
+    tensors, names, last = {"input": inp}, spec_names(text), inp
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
             "input_dim", "output_dim", "size")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
                 "pool_w": "pool_size", "size_w": "size"}
-    model = keras.Sequential([keras.Input(shape=shape, dtype=input_dtype(text))])
-    for kind, args in layers:
+    model = None if graph else keras.Sequential([inp])
+    for (kind, args), lname in zip(layers, names):
+        args = dict(args)
+        srcs = args.pop("inputs", None)
         kw = {}
         if kind.endswith("2d"):
             for wk, hk in width_of.items():
@@ -563,9 +605,14 @@ def build(text):
                "cropping2d": keras.layers.Cropping2D,
                "up_sampling2d": keras.layers.UpSampling2D,
                "repeat_vector": keras.layers.RepeatVector, "permute": keras.layers.Permute,
-               "reshape": keras.layers.Reshape}[kind]
-        model.add(cls(**kw))
-    return model
+               "reshape": keras.layers.Reshape, **MERGES}[kind]
+        if not graph:
+            model.add(cls(**kw))
+            continue
+        ins = [tensors[n] for n in srcs.split(",")] if srcs else [last]
+        last = cls(**kw)(ins if kind in MERGES else ins[0])
+        tensors[lname] = last
+    return model if not graph else keras.Model(inp, last)
 
 
 def no_dropout(text):
@@ -585,7 +632,7 @@ def save(path, a):
 def initial_weights(model, rng):
     """float32-valued Glorot-uniform kernels and small non-zero biases."""
     values = []
-    for layer in model.layers:
+    for layer in body_layers(model):
         ws = []
         if isinstance(layer, (keras.layers.BatchNormalization,
                               keras.layers.LayerNormalization)):
@@ -612,7 +659,7 @@ def initial_weights(model, rng):
 
 
 def set_weights(model, values):
-    for layer, ws in zip(model.layers, values):
+    for layer, ws in zip(body_layers(model), values):
         if ws:
             layer.set_weights([w.astype(np.float64) for w in ws])
 
@@ -621,7 +668,11 @@ def write_weights(model, names, directory):
     """Files named by the spec's layer names (Keras's own names carry a
     session-wide counter)."""
     directory.mkdir(parents=True, exist_ok=True)
-    for layer, name in zip(model.layers, names):
+    # a Functional lists its layers in its own (topological) order: by
+    # name (a graph spec names its layers, and Keras takes the names)
+    layers = ([model.get_layer(n) for n in names] if isinstance(model, keras.Model) and
+              not isinstance(model, keras.Sequential) else body_layers(model))
+    for layer, name in zip(layers, names):
         ws = layer.get_weights()
         if not ws:
             continue

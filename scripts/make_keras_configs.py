@@ -180,6 +180,38 @@ def compiled_case(act, loss, opt, metrics):
     return build, lambda m: m.compile(loss=loss, optimizer=opt(), metrics=metrics)
 
 
+def graph_case():
+    """A Functional: every merge layer, a residual Add with the input, a
+    branch of the input, a tensor feeding several layers."""
+    inp = keras.Input(shape=(6, 3))
+    c1 = layers.Conv1D(3, 2, padding="same", activation="tanh", name="c1")(inp)
+    c2 = layers.Conv1D(3, 2, padding="same", name="c2")(c1)
+    res = layers.Add(name="res")([c2, inp])
+    s = layers.Subtract(name="s")([res, c1])
+    m = layers.Multiply(name="m")([s, c1])
+    v = layers.Average(name="v")([m, res])
+    mx = layers.Maximum(name="mx")([v, c2])
+    mn = layers.Minimum(name="mn")([mx, inp])
+    cat = layers.Concatenate(name="cat")([mn, c1])
+    g = layers.GlobalAveragePooling1D(name="gap")(cat)
+    return keras.Model(inp, layers.Dense(2, activation="softmax", name="head")(g))
+
+
+CASES["graph"] = ("input 6 3\n"
+                  "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
+                  "conv1d name=c2 filters=3 kernel_size=2 padding=same\n"
+                  "add name=res inputs=c2,input\n"
+                  "subtract name=s inputs=res,c1\n"
+                  "multiply name=m inputs=s,c1\n"
+                  "average name=v inputs=m,res\n"
+                  "maximum name=mx inputs=v,c2\n"
+                  "minimum name=mn inputs=mx,input\n"
+                  "concatenate name=cat inputs=mn,c1\n"
+                  "global_average_pooling1d name=gap\n"
+                  "dense name=head units=2 activation=softmax\n",
+                  graph_case)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "suites/golden/keras_config"
     os.makedirs(out, exist_ok=True)
@@ -188,7 +220,9 @@ def main():
         cases[name] = (spec,) + compiled_case(act, loss, opt, metrics)
     for name, (spec, build, compile_fn) in cases.items():
         keras.backend.clear_session()  # Keras's default names count from 0 again
-        model = keras.Sequential(build())
+        built = build()
+        # a list of layers is a Sequential; a graph case builds its Model
+        model = built if isinstance(built, keras.Model) else keras.Sequential(built)
         if compile_fn:
             compile_fn(model)
         path = os.path.join(out, name + ".keras")

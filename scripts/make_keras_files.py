@@ -398,6 +398,38 @@ SHAPE2 = (("permute", permute_model, 67), ("permute2d", permute2d_model, 71),
           ("repeat", repeat_model, 73), ("reshape", reshape_model, 79))
 
 
+# the functional graph fixture (--only=graph writes it alone)
+def graph_model():
+    """A residual Conv1D block (Conv1D -> Conv1D -> Add with the input ->
+    relu), every other merge layer on it, and Concatenate with a 1x1 Conv1D
+    branch of the input, then GlobalAveragePooling1D -> Dense."""
+    inp = keras.Input(shape=(8, 3))
+    c1 = layers.Conv1D(4, 3, padding="same", activation="relu")(inp)
+    c2 = layers.Conv1D(3, 3, padding="same")(c1)
+    r = layers.Add()([c2, inp])
+    a = layers.Activation("relu")(r)
+    s = layers.Subtract()([a, r])
+    mx = layers.Maximum()([s, c2])
+    mn = layers.Minimum()([mx, r])
+    mu = layers.Multiply()([mn, a])
+    av = layers.Average()([mu, s])
+    b = layers.Conv1D(2, 1, activation="tanh")(inp)
+    cat = layers.Concatenate()([av, b])
+    g = layers.GlobalAveragePooling1D()(cat)
+    return keras.Model(inp, layers.Dense(3, activation="softmax")(g))
+
+
+def graph_fixtures(out):
+    """As shape2_fixtures, for the graph fixture (seed 83)."""
+    m = graph_model()
+    r = np.random.default_rng(83)
+    randomize(m, r)
+    m.save(os.path.join(out, "graph.keras"))
+    m.save(os.path.join(out, "graph.h5"))
+    m.save_weights(os.path.join(out, "graph.weights.h5"))
+    write_inputs(out, "graph", m, r)
+
+
 def shape2_fixtures(out, only=None):
     """As resize_fixtures, for SHAPE2 (or its fixtures named in only)."""
     for name, make_model, seed in SHAPE2:
@@ -638,6 +670,10 @@ def main():
     if "--only=resize" in sys.argv[1:]:
         resize_fixtures(out)
         print("keras", keras.__version__, "wrote the resize fixtures to", out)
+        return
+    if "--only=graph" in sys.argv[1:]:
+        graph_fixtures(out)
+        print("keras", keras.__version__, "wrote the graph fixture to", out)
         return
     if "--only=shape2" in sys.argv[1:]:
         names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]

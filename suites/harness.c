@@ -197,6 +197,18 @@ static const char *names_copy(enum xo_dir dir, bool dst, int i)
 #define NAMES_permute names_copy
 #define NAMES_up_sampling names_copy
 
+/* merge */
+static const char *names_merge(enum xo_dir dir, bool dst, int i)
+{
+	static const char *const fwd_src[] = {"a", "b"}, *const bwd_src[] = {"a", "b", "dy"};
+	static const char *const bwd_dst[] = {"da", "db"};
+
+	if (dst)
+		return dir ? bwd_dst[i] : "y";
+	return dir ? bwd_src[i] : fwd_src[i];
+}
+#define NAMES_merge names_merge
+
 /* categorical_crossentropy */
 static const char *names_cce(enum xo_dir dir, bool dst, int i)
 {

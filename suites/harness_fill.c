@@ -431,6 +431,21 @@ static void fill_copy(struct hcase *h)
 #define FILL_permute fill_copy
 #define FILL_up_sampling fill_copy
 
+/* merge: both inputs (and dy) plain; maximum and minimum also get ties
+ * (b = a at every fifth element), where the gradient splits in halves */
+static void fill_merge(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int ns = h->c->dir == XO_DIR_BWD ? 3 : 2;
+
+	for (int s = 0; s < ns; s++)
+		fill_plain(h, s, true, -1.0f, 1.0f);
+	if (p->mode == XO_MERGE_MAXIMUM || p->mode == XO_MERGE_MINIMUM)
+		for (int64_t i = 2; i < h->sn[1]; i += 5)
+			h->src[1][i] = h->src[0][i];
+}
+#define FILL_merge fill_merge
+
 /* categorical_crossentropy */
 static void fill_cce(struct hcase *h)
 {

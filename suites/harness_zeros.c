@@ -366,6 +366,25 @@ static int64_t zeros_layer_normalization(const struct hcase *h, int slot)
 }
 #define ZEROS_layer_normalization zeros_none /* dispatched above, per slot */
 
+/* merge: maximum's and minimum's backward gives the input that loses
+ * (strictly: a tie splits dy) no gradient, in slot 0 (da) or 1 (db) */
+static int64_t zeros_merge(const struct hcase *h, int slot)
+{
+	const struct xo_params *p = &h->c->p;
+	bool max = p->mode == XO_MERGE_MAXIMUM;
+	int64_t z = 0;
+
+	if (h->c->dir != XO_DIR_BWD || (!max && p->mode != XO_MERGE_MINIMUM))
+		return 0;
+	for (int64_t e = 0; e < h->dn[slot]; e++) {
+		float mine = h->src[slot][e], other = h->src[1 - slot][e];
+
+		z += max ? mine < other : mine > other;
+	}
+	return z;
+}
+#define ZEROS_merge zeros_none /* dispatched below, per slot */
+
 /* every other op: none */
 static int64_t zeros_none(const struct hcase *h)
 {
@@ -451,6 +470,8 @@ int64_t xo_hcase_structural_zeros(const struct hcase *h, int slot)
 		return conv2d_geometry_zeros(&c->p, slot);
 	if (c->op == XO_OP_layer_normalization)
 		return zeros_layer_normalization(h, slot);
+	if (c->op == XO_OP_merge)
+		return zeros_merge(h, slot);
 	if (slot != 0)
 		return 0;
 	return zeros_of[c->op](h);

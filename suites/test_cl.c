@@ -133,6 +133,8 @@ static const struct {
 	{XO_OP_layer_normalization, XO_DIR_BWD, "batch=2 len=3 ch=4 epsilon=0.001"},
 	{XO_OP_permute, XO_DIR_FWD, "batch=2 len=3 width=4 ch=5 dims=231"},
 	{XO_OP_permute, XO_DIR_BWD, "batch=2 len=3 width=4 ch=5 dims=231"},
+	{XO_OP_merge, XO_DIR_FWD, "batch=2 len=3 ch=4 mode=maximum"},
+	{XO_OP_merge, XO_DIR_BWD, "batch=2 len=3 ch=4 mode=concatenate ch_b=3"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

@@ -1082,6 +1082,75 @@ static void test_serial_rule(void **state)
 	                    "37.5 ms (GRU(8), and 1 more recurrent layer)");
 }
 
+/* A graph's merge layer and fan-out, and its fingerprint: the Add reads both inputs and writes
+ * its output (one flop an element), back reads both and dy and writes both
+ * gradients; the later gradient term of a tensor feeding two layers (c1:
+ * the Add's, met first in backward order, then c2's) is one more op at
+ * c2's backward, reading two of c1's outputs and writing one. */
+static void test_graph_cost(void **state)
+{
+	static const char *const texts[2] = {
+	    "input 5 2\nconv1d name=c1 filters=3 kernel_size=2 padding=same\n"
+	    "conv1d name=c2 filters=3 kernel_size=2 padding=same\nadd inputs=c2,c1\nflatten\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 5 2\nconv1d filters=3 kernel_size=2 padding=same\n"
+	    "conv1d filters=3 kernel_size=2 padding=same\nflatten\n"
+	    "dense units=3 activation=softmax\n"};
+	struct xo_backend *be;
+	struct xo_model *g, *q;
+	struct xo_layer_cost cg, cq, ca;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(texts[0], "graph", be, 1, &g), XO_OK);
+	assert_int_equal(xo_model_open_string(texts[1], "chain", be, 1, &q), XO_OK);
+	xo_model_layer_cost(g, 1, &cg);
+	xo_model_layer_cost(q, 1, &cq);
+	assert_int_equal(cg.ops_bwd, cq.ops_bwd + 1);
+	assert_close(cg.act_bytes_bwd, cq.act_bytes_bwd + 4 * 3 * 15);
+	assert_close(cg.flops_bwd, cq.flops_bwd);
+	xo_model_layer_cost(g, 2, &ca);
+	assert_close(ca.flops_fwd, 15);
+	assert_close(ca.act_bytes_fwd, 4 * 45);
+	assert_close(ca.act_bytes_bwd, 4 * (2 * 30 + 15));
+	assert_int_equal(ca.ops_train_fwd, 1);
+	assert_int_equal(ca.ops_predict, 1);
+	assert_int_equal(ca.ops_bwd, 1);
+	xo_model_close(g);
+	xo_model_close(q);
+	xo_backend_close(be);
+	/* the fingerprint hashes the wiring: these differ only in the Add's
+	 * second input (c1's output or the input, both [5][3]) */
+	{
+		static const char *const wired[2] = {
+		    "input 5 3\nconv1d name=c1 filters=3 kernel_size=2 padding=same\n"
+		    "conv1d name=c2 filters=3 kernel_size=2 padding=same\nadd inputs=c2,c1\n"
+		    "flatten\ndense units=3 activation=softmax\n",
+		    "input 5 3\nconv1d name=c1 filters=3 kernel_size=2 padding=same\n"
+		    "conv1d name=c2 filters=3 kernel_size=2 padding=same\nadd inputs=c2,input\n"
+		    "flatten\ndense units=3 activation=softmax\n"};
+		char dir[] = "/tmp/xo_test_cost.XXXXXX", path[2][64], name[64], arch[2][32];
+
+		assert_non_null(mkdtemp(dir));
+		for (int i = 0; i < 2; i++) {
+			FILE *f;
+
+			snprintf(path[i], sizeof(path[i]), "%s/g%d.model", dir, i);
+			f = fopen(path[i], "w");
+			assert_non_null(f);
+			fputs(wired[i], f);
+			fclose(f);
+			assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+			                                     sizeof(arch[i])),
+			                 XO_OK);
+		}
+		assert_string_not_equal(arch[0], arch[1]);
+		for (int i = 0; i < 2; i++)
+			unlink(path[i]);
+		rmdir(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1098,6 +1167,7 @@ int main(void)
 	    cmocka_unit_test(test_serial_measured),
 	    cmocka_unit_test(test_serial_rule),
 	    cmocka_unit_test(test_dense_rank3_cost_and_ident),
+	    cmocka_unit_test(test_graph_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,8 @@
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute): L is linear in each input between kinks, so the
+ *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute,
+ *        merge: multiply too, linear in each element of a and of b): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
  *        ~ 2e-11. tol = 1e-8 (a margin of ~500).
@@ -156,6 +157,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 		return grad_only[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
 	case XO_OP_layer_normalization:
+	case XO_OP_merge: /* {a, b, dy} */
 		return norm[s];
 	case XO_OP_simple_rnn: /* {x, kernel, recurrent_kernel, ws, dy} */
 	case XO_OP_lstm:
@@ -336,6 +338,12 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 	}
 	if (c->op == XO_OP_simple_rnn && c->p.activation == XO_ACTIVATION_RELU)
 		return rnn_relu_kink_free(c, d);
+	if (c->op == XO_OP_merge &&
+	    (c->p.mode == XO_MERGE_MAXIMUM || c->p.mode == XO_MERGE_MINIMUM)) {
+		for (int64_t k = 0; k < d->nin[0]; k++) /* the kink a = b */
+			if (fabs(d->in[0][k] - d->in[1][k]) <= GC_KINK)
+				return false;
+	}
 	if (c->op == XO_OP_relu6)
 		return clip_spread(d, 0.0, 6.0);
 	if (c->op == XO_OP_hard_sigmoid)
@@ -1645,6 +1653,18 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_permute, p);
 	p.dims = 213;
 	add_case(XO_OP_permute, p);
+	/* merge: every mode (multiply is linear in each input element on its
+	 * own, so the central difference is exact as for the linear ops;
+	 * maximum and minimum keep |a - b| above GC_KINK) */
+	for (int m = 0; m <= XO_MERGE_LAST; m++) {
+		p = xo_params_default();
+		p.batch = 2;
+		p.len = 3;
+		p.ch = 4;
+		p.mode = (enum xo_merge)m;
+		p.ch_b = 3;
+		add_case(XO_OP_merge, p);
+	}
 	/* batch_normalization (training form; smooth: batch statistics of >= 6
 	 * rows of inputs in [-1, 1), so var + eps stays away from 0 and the
 	 * third derivatives of L stay of order 10 as the activations'), with

@@ -140,6 +140,10 @@ static double k_path(const struct xo_model *m)
 		 * y's roundings after them (test_model.c, spec_lengths) */
 		else if (l->kind == XO_LAYER_LAYER_NORMALIZATION)
 			k += (double)(l->in_ch + 2);
+		/* a merge: one rounding of two values (a graph's paths are
+		 * each at most the sum over all its layers) */
+		else if (xo_layer_kinds[l->kind].op == XO_OP_merge)
+			k += 1.0;
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -212,6 +216,11 @@ static const struct fixture fixtures[] = {
     {"ln_pos.keras", NULL, "ln_pos"},
     {"ln_pos.h5", NULL, "ln_pos"},
     {"ln_pos.keras", "ln_pos.weights.h5", "ln_pos"},
+    /* a Functional graph: a residual block, every merge layer,
+     * Concatenate with a branch (make_keras_files.py --only=graph) */
+    {"graph.keras", NULL, "graph"},
+    {"graph.h5", NULL, "graph"},
+    {"graph.keras", "graph.weights.h5", "graph"},
 };
 
 static void test_keras_predict(void **state)
@@ -696,16 +705,22 @@ static void test_keras_refused(void **state)
 		static const char *const files[][2] = {
 		    {"unsupported_layer.keras", "layer 'conv3d' (Conv3D) is not supported"},
 		    {"unsupported_option.keras", "(Dense): kernel_regularizer is not supported"},
-		    {"not_chain.keras", "not a plain chain: layer"},
 		};
-		for (size_t i = 0; i < 3; i++) {
-			char path[512];
+		char path[512];
 
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(path, sizeof(path), "%s/%s", XO_KERAS_DIR, files[i][0]);
 			assert_int_not_equal(xo_keras_spec_text(path, &text), XO_OK);
 			if (!strstr(xo_last_error(), files[i][1]))
 				fail_msg("%s: '%s'", files[i][0], xo_last_error());
 		}
+		/* a Functional with a branch (two Dense of the input, added) is
+		 * a graph model now, no longer refused */
+		snprintf(path, sizeof(path), "%s/not_chain.keras", XO_KERAS_DIR);
+		if (xo_keras_spec_text(path, &text))
+			fail_msg("not_chain.keras: %s", xo_last_error());
+		assert_non_null(strstr(text, "add name=add inputs=dense_7,dense_8"));
+		free(text);
 	}
 	/* weights of another model: the shape is named */
 	{
@@ -1074,6 +1089,68 @@ static int teardown(void **state)
 	return nftw(g_tmp, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A Functional config in Keras 2's node form ([[[layer, 0, 0, {}], ...]])
+ * maps to the same wiring as Keras 3's; the call arguments Keras records by
+ * default (training false, a null mask) are accepted, another one
+ * (training=True: Dropout in predict) and a tensor from a layer below are
+ * refused naming the layer. */
+static void test_keras_functional_nodes(void **state)
+{
+	static const char k2[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_input_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"a\",\"config\":{\"name\":\"a\",\"units\":4},"
+	    "\"inbound_nodes\":[[[\"in\",0,0,{}]]]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"b\",\"config\":{\"name\":\"b\",\"units\":4},"
+	    "\"inbound_nodes\":[[[\"in\",0,0,{}]]]},"
+	    "{\"class_name\":\"Add\",\"name\":\"s\",\"config\":{\"name\":\"s\"},"
+	    "\"inbound_nodes\":[[[\"a\",0,0,{}],[\"b\",0,0,{}]]]}],"
+	    "\"input_layers\":[[\"in\",0,0]],\"output_layers\":[[\"s\",0,0]]}}";
+	static const char kw[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dropout\",\"name\":\"d\",\"config\":{\"name\":\"d\",\"rate\":0.5},"
+	    "\"inbound_nodes\":[{\"args\":[{\"class_name\":\"__keras_tensor__\",\"config\":"
+	    "{\"keras_history\":[\"in\",0,0]}}],\"kwargs\":{\"training\":true}}]}],"
+	    "\"input_layers\":[\"in\",0,0],\"output_layers\":[\"d\",0,0]}}";
+	static const char kw_default[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dropout\",\"name\":\"d\",\"config\":{\"name\":\"d\",\"rate\":0.5},"
+	    "\"inbound_nodes\":[{\"args\":[{\"class_name\":\"__keras_tensor__\",\"config\":"
+	    "{\"keras_history\":[\"in\",0,0]}}],\"kwargs\":{\"training\":false,\"mask\":null}}]}],"
+	    "\"input_layers\":[\"in\",0,0],\"output_layers\":[\"d\",0,0]}}";
+	static const char below[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"a\",\"config\":{\"name\":\"a\",\"units\":4},"
+	    "\"inbound_nodes\":[[[\"b\",0,0,{}]]]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"b\",\"config\":{\"name\":\"b\",\"units\":4},"
+	    "\"inbound_nodes\":[[[\"a\",0,0,{}]]]}],"
+	    "\"input_layers\":[[\"in\",0,0]],\"output_layers\":[[\"b\",0,0]]}}";
+	char *text;
+
+	(void)state;
+	assert_int_equal(xo_keras_config_to_spec(k2, strlen(k2), "k2.h5", &text), XO_OK);
+	assert_non_null(strstr(text, "dense name=b inputs=input"));
+	assert_non_null(strstr(text, "add name=s inputs=a,b"));
+	free(text);
+	/* what Keras records by default: training false (Dropout), a null mask */
+	assert_int_equal(xo_keras_config_to_spec(kw_default, strlen(kw_default), "ok.keras", &text),
+	                 XO_OK);
+	free(text);
+	assert_int_equal(xo_keras_config_to_spec(kw, strlen(kw), "kw.keras", &text), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "layer 'd' (Dropout): is called with training= "
+	                                        "(call arguments are not supported)"));
+	assert_int_equal(xo_keras_config_to_spec(below, strlen(below), "b.keras", &text), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "layer 'a' (Dense): takes 'b', which is not a "
+	                                        "layer above it"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1083,6 +1160,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_roundtrip),
 	    cmocka_unit_test(test_keras_golden_structure),
 	    cmocka_unit_test(test_keras_refused),
+	    cmocka_unit_test(test_keras_functional_nodes),
 	    cmocka_unit_test(test_keras_config_forms),
 	    cmocka_unit_test(test_keras_rank3),
 	    cmocka_unit_test(test_keras_pool2d),

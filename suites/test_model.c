@@ -225,6 +225,10 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		 * gradients (the up_sampling op's K = n terms) */
 		if (l->kind == XO_LAYER_REPEAT_VECTOR)
 			*k_path += (double)l->p.repeats;
+		/* a merge: one rounding of two values forward and back, and a
+		 * graph's fan-out one more per later gradient term */
+		if (xo_layer_kinds[l->kind].op == XO_OP_merge)
+			*k_path += 2.0;
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION)
 			*k_path += act_length(l->p.activation);
@@ -582,7 +586,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
                                              "acts2",       "pad1d",           "resize1d",
                                              "resize2d",    "ln_seq",          "ln_cnn",
-                                             "d3_seq",      "d3_cnn",          "shape_seq"};
+                                             "d3_seq",      "d3_cnn",          "shape_seq",
+                                             "res_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1676,6 +1681,177 @@ static void test_permute_layer(void **state)
 			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
 				fail_msg("%s fused a permute net", xo_backend_name(be[b]));
 			snprintf(what, sizeof(what), "permute%d %s vs ref", k, xo_backend_name(be[b]));
+			check_steps(what, path, &r, &ref);
+			real_result_free(&r);
+		}
+		real_result_free(&ref);
+		free(x);
+		free(y);
+	}
+	close_backends(be, nbe);
+}
+
+/*
+ * A functional graph's fan-out: the gradient of a tensor that feeds several
+ * layers is the sum of theirs. One full-batch step on ref (its gradients are
+ * of the initial weights) against central differences of evaluate's loss in
+ * the first layer's kernel, a tensor feeding both the second conv and the
+ * Add. h = 2^-7: the truncation error h^2/6 |L'''| stays below 1e-5 for this
+ * tanh net (|L'''| of order 1 on weights within 0.6, inputs within 1); the
+ * float loss of 16 samples is good to about 20 u |L| ~ 2.5e-6 (|L| ~ 1),
+ * which the difference divides by 2h: 1.6e-4. tol = 1e-3. An overwrite in
+ * place of the sum drops c1's path through the Add (of the same size as the
+ * other): far above tol.
+ */
+static void test_graph_fanout_gradient(void **state)
+{
+	static const char net[] =
+	    "input 5 2\n"
+	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
+	    "conv1d name=c2 filters=3 kernel_size=2 padding=same activation=tanh\n"
+	    "add name=s inputs=c2,c1\n"
+	    "flatten\n"
+	    "dense units=3 activation=softmax\n";
+	const int64_t n = 16, in = 10, cls = 3;
+	const float h = 1.0f / 128.0f;
+	struct xo_fit_options o = xo_fit_options_default();
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	struct xo_model *m;
+	float *x, *y, *w0, *g, *w;
+	int64_t np;
+	char path[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fanout.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(n, 5, in, cls, &x, &y);
+	assert_int_equal(xo_model_open(path, be[0], n, &m), XO_OK);
+	assert_int_equal(xo_model_init(m, 9), XO_OK);
+	np = xo_model_param_count(m);
+	w0 = malloc(sizeof(float) * (size_t)np);
+	g = malloc(sizeof(float) * (size_t)np);
+	w = malloc(sizeof(float) * (size_t)np);
+	assert_true(w0 && g && w);
+	assert_int_equal(xo_model_params_host(m, w0, false), XO_OK);
+	o.epochs = 1;
+	o.batch_size = n;
+	o.seed = 1;
+	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
+	assert_int_equal(xo_model_state_read(m, XO_MODEL_GRADS, g), XO_OK);
+	for (int64_t k = 0; k < 2 * 2 * 3; k++) { /* c1's kernel [2][2][3], first */
+		double lp, lm, acc, fd;
+
+		memcpy(w, w0, sizeof(float) * (size_t)np);
+		w[k] = w0[k] + h;
+		assert_int_equal(xo_model_params_host(m, w, true), XO_OK);
+		assert_int_equal(xo_model_evaluate(m, x, y, n, n, &lp, &acc), XO_OK);
+		w[k] = w0[k] - h;
+		assert_int_equal(xo_model_params_host(m, w, true), XO_OK);
+		assert_int_equal(xo_model_evaluate(m, x, y, n, n, &lm, &acc), XO_OK);
+		fd = (lp - lm) / (2.0 * (double)h);
+		if (fabs((double)g[k] - fd) > 1e-3)
+			fail_msg("c1 kernel[%lld]: gradient %g, central difference %g",
+			         (long long)k, (double)g[k], fd);
+	}
+	xo_model_close(m);
+	free(w0);
+	free(g);
+	free(w);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/*
+ * Functional graphs in the spec (docs/model.md): inputs= wiring, the merge
+ * layers' shapes, the refusals, and a training epoch on every backend
+ * against ref for residual blocks with fan-out of the input, of a conv's
+ * output, of a flatten (a view) and of an Add into both inputs of another,
+ * and a chain of the other elementwise merges.
+ */
+static void test_graph_layers(void **state)
+{
+	static const char *const nets[3] = {
+	    "input 6 3\n"
+	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
+	    "conv1d name=c2 filters=3 kernel_size=3 padding=same\n"
+	    "add name=res inputs=c2,input\n"
+	    "activation activation=relu\n"
+	    "add name=res2 inputs=activation,c1\n"
+	    "global_average_pooling1d\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 4 2\n"
+	    "flatten name=f\n"
+	    "dense name=d1 units=8 activation=tanh\n"
+	    "dense name=d2 inputs=f units=8\n"
+	    "add inputs=d1,d2\n"
+	    "add name=twice inputs=add,add\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 6 2\n"
+	    "dense name=a units=4 activation=tanh\n"
+	    "dense name=b inputs=input units=4 activation=tanh\n"
+	    "subtract name=s inputs=a,b\n"
+	    "multiply name=m inputs=s,a\n"
+	    "average name=v inputs=m,b\n"
+	    "maximum name=mx inputs=v,a\n"
+	    "minimum name=mn inputs=mx,s\n"
+	    "concatenate name=cat inputs=mn,input axis=-1\n"
+	    "flatten\n"
+	    "dense units=3 activation=softmax\n"};
+	static const int64_t in_size[3] = {6 * 3, 4 * 2, 6 * 2};
+	static const struct {
+		const char *spec, *msg;
+	} bad[] = {
+	    {"input 4 2\ndense units=2 inputs=nope\n", "no earlier layer is named 'nope'"},
+	    {"input 4 2\ndense name=a units=2 inputs=b\ndense name=b units=2\n",
+	     "no earlier layer is named 'b'"},
+	    {"input 4 2\ndense name=a units=3\nadd inputs=a,input\n",
+	     "inputs of incompatible shapes"},
+	    {"input 4 2\ndense name=a units=2\nadd inputs=a\n", "add needs 2 inputs"},
+	    {"input 4 2\ndense name=a units=2\ndense units=2 inputs=a,input\n",
+	     "takes one input"},
+	    {"input 4 2\ndense name=a units=2\ndense units=2 inputs=input\n",
+	     "layer 'a': its output feeds no later layer"},
+	    {"input 4 2\ndense name=input units=2\n", "'input' names the model input"},
+	    {"input 4 2\nadd inputs=input,input,input\n", "more than 2 inputs"},
+	    {"input 4 2\nconcatenate inputs=input,input axis=1\n", "only the last axis"},
+	    {"input 4 2\ndense name=a units=3\nflatten name=f inputs=input\n"
+	     "concatenate inputs=a,f\n",
+	     "inputs of incompatible shapes"},
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(nets[0], "graph", &sp), XO_OK);
+	assert_true(sp.graph);
+	assert_true(sp.layers[2].ninputs == 2 && sp.layers[2].inputs[0] == 1 &&
+	            sp.layers[2].inputs[1] == -1);
+	assert_true(sp.layers[4].inputs[0] == 3 && sp.layers[4].inputs[1] == 0);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 2\ndense units=2\n", "seq", &sp), XO_OK);
+	assert_false(sp.graph);
+	xo_spec_free(&sp);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		assert_int_equal(xo_spec_parse(bad[k].spec, "graph", &sp), XO_EINVAL);
+		if (!strstr(xo_last_error(), bad[k].msg))
+			fail_msg("%s: %s, expected %s", bad[k].spec, xo_last_error(), bad[k].msg);
+	}
+	for (int k = 0; k < 3; k++) {
+		snprintf(path, sizeof(path), "%s/graph%d.model", g_tmp, k);
+		write_file(path, nets[k], strlen(nets[k]));
+		random_set(REAL_N, 41 + k, in_size[k], 3, &x, &y);
+		if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused a graph");
+		for (int b = 1; b < nbe; b++) {
+			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+				fail_msg("%s fused a graph", xo_backend_name(be[b]));
+			snprintf(what, sizeof(what), "graph%d %s vs ref", k, xo_backend_name(be[b]));
 			check_steps(what, path, &r, &ref);
 			real_result_free(&r);
 		}
@@ -3662,6 +3838,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_permute_layer),
 	    cmocka_unit_test(test_repeat_vector_layer),
 	    cmocka_unit_test(test_reshape_layer),
+	    cmocka_unit_test(test_graph_layers),
+	    cmocka_unit_test(test_graph_fanout_gradient),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

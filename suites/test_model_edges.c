@@ -901,6 +901,13 @@ static const struct {
     {XO_LAYER_PERMUTE, "input 3 4 5", "dims=3,1,2"},
     {XO_LAYER_REPEAT_VECTOR, "input 5", "n=3"},
     {XO_LAYER_RESHAPE, "input 4 6", "target_shape=3,-1,2"},
+    {XO_LAYER_ADD, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_SUBTRACT, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_MULTIPLY, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_AVERAGE, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_MAXIMUM, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_MINIMUM, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_CONCATENATE, "input 5 3", "inputs=input,input"},
 };
 
 static void test_layer_kinds(void **state)
@@ -929,9 +936,10 @@ static void test_layer_kinds(void **state)
 		} else {
 			/* an op is named as its layer, but for the ops that serve
 			 * several kinds by design (ops.def): pad, up_sampling, and
-			 * flatten (Flatten and Reshape: views of their input) */
+			 * flatten (Flatten and Reshape: views of their input),
+			 * merge (the merge layers, one op with a mode) */
 			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling ||
-			                 k->op == XO_OP_flatten;
+			                 k->op == XO_OP_flatten || k->op == XO_OP_merge;
 
 			assert_true(k->op < XO_OP_COUNT);
 			if (!shared_op)

@@ -477,6 +477,23 @@ static enum xo_status permute_bwd_no_move(struct xo_backend *be, const struct xo
 	return XO_OK;
 }
 
+/* merge bwd of maximum that gives a tie's whole gradient to a (TensorFlow's
+ * rule, not the halves JAX's Keras computes): wrong at every tie. */
+static enum xo_status merge_bwd_tie_to_a(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *y = xo_tensor_f32(a->src[1]);
+	const float *dy = xo_tensor_f32(a->src[2]);
+	float *da = xo_tensor_f32(a->dst[0]), *db = xo_tensor_f32(a->dst[1]);
+
+	(void)be;
+	for (int64_t k = 0; k < p->batch * p->len * p->ch; k++) {
+		da[k] = x[k] >= y[k] ? dy[k] : 0.0f;
+		db[k] = x[k] >= y[k] ? 0.0f : dy[k];
+	}
+	return XO_OK;
+}
+
 /* embedding fwd reading the row after the id's (row offset by one, wrapping
  * at the end of the table). */
 static enum xo_status embedding_fwd_row_off_by_one(struct xo_backend *be,
@@ -918,6 +935,8 @@ static const struct fault faults[] = {
      ln_bwd_drops_xhat_term, XO_HMODE_REAL, "batch=3 len=4 ch=8 epsilon=0.001", XO_FAIL_MISMATCH},
     {"fault-permute-bwd-no-move", XO_OP_permute, XO_DIR_BWD, permute_bwd_no_move, XO_HMODE_EXACT,
      "batch=2 len=3 width=4 ch=5 dims=231", XO_FAIL_MISMATCH},
+    {"fault-merge-max-bwd-tie-to-a", XO_OP_merge, XO_DIR_BWD, merge_bwd_tie_to_a,
+     XO_HMODE_REAL, "batch=2 len=3 ch=5 mode=maximum", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -75,6 +75,13 @@ enum xo_net_kind {
 	XO_NET_PERMUTE, /* the permute op: no fused path */
 	XO_NET_REPEAT_VECTOR, /* the up_sampling op: no fused path */
 	XO_NET_RESHAPE, /* a view of its input, as flatten: no fused path */
+	XO_NET_ADD, /* the merge op (a graph's layer): no fused path */
+	XO_NET_SUBTRACT,
+	XO_NET_MULTIPLY,
+	XO_NET_AVERAGE,
+	XO_NET_MAXIMUM,
+	XO_NET_MINIMUM,
+	XO_NET_CONCATENATE,
 };
 
 /* True for the kinds a fused path may implement (those before

@@ -16,6 +16,8 @@
  * (docs/model.md): real small nets have tens; the bound keeps every pass
  * over the layers cheap on a hostile file. */
 #define XO_SPEC_LAYERS_MAX 10000
+/* The most inputs one layer takes: a merge layer's two (docs/model.md). */
+#define XO_LAYER_INPUTS_MAX 2
 
 enum xo_layer_kind {
 #define XO_LAYER(kind, spec, keras, op, net, family) XO_LAYER_##kind,
@@ -64,10 +66,17 @@ struct xo_layer_spec {
 	/* reshape: Keras's target_shape as given (one entry may be -1) */
 	int64_t target[3];
 	int target_rank; /* its entries, 1 to 3 (0: not a reshape) */
-	/* batch_ and layer_normalization: Keras's axis given as a positive
-	 * index (counting the batch axis), which must name the last axis;
-	 * 0: -1, the last */
+	/* batch_ and layer_normalization, concatenate: Keras's axis given as
+	 * a positive index (counting the batch axis), which must name the
+	 * last axis; 0: -1, the last */
 	int axis;
+	/* The tensors it takes, in order: an earlier layer's index, or -1 for
+	 * the model input. A sequential layer takes the previous layer's
+	 * output (or the input); a merge layer takes two. in_* above are the
+	 * first one's shape; a merge's second has the same (concatenate:
+	 * but for its channels, p.ch_b). */
+	int inputs[XO_LAYER_INPUTS_MAX];
+	int ninputs;
 };
 
 /* Trainable parameters of a layer, and all of its variables (Keras's
@@ -89,6 +98,9 @@ struct xo_model_spec {
 	bool in_int;           /* input dtype=int32: integer ids (an embedding's) */
 	int nlayers;
 	struct xo_layer_spec *layers; /* nlayers, malloc'd */
+	/* some layer takes a tensor other than the previous layer's output (a
+	 * functional model's graph; false: a sequential model) */
+	bool graph;
 	struct xo_compile compile;    /* the compile line, else xo_compile_default */
 	int compile_line;             /* its line; 0: none */
 };

@@ -1,0 +1,82 @@
+/* merge (ops.def): Keras's merge layers on two inputs. Modes as enum
+ * xo_merge: 0 add, 1 subtract, 2 multiply, 3 average, 4 maximum, 5 minimum,
+ * 6 concatenate. One work-item per element of y (forward) or of dy
+ * (backward); a[rows][ca], b[rows][cb], y / dy [rows][cy]. Each value is one
+ * rounding of the exact result, as the reference. */
+
+float xo_merge_value(int mode, float a, float b)
+{
+	switch (mode) {
+	case 0: return a + b;
+	case 1: return a - b;
+	case 2: return a * b;
+	case 3: return (a + b) * 0.5f;
+	case 4: return a > b ? a : b;
+	default: return a < b ? a : b;
+	}
+}
+
+/* d y / d mine of an elementwise mode, mine the input whose gradient this is */
+float xo_merge_slope(int mode, int which, float mine, float other)
+{
+	switch (mode) {
+	case 0: return 1.0f;
+	case 1: return which ? -1.0f : 1.0f;
+	case 2: return other;
+	case 3: return 0.5f;
+	default:
+		if (mine == other)
+			return 0.5f;
+		return (mode == 4) == (mine > other) ? 1.0f : 0.0f;
+	}
+}
+
+__kernel void xo_cl_merge_fwd(__global const float *a, int ao, __global const float *b, int bo,
+			      __global float *y, int yo, int mode, int rows, int ca, int cb)
+{
+	long k = get_global_id(0);
+	int cy = mode == 6 ? ca + cb : ca;
+	long r;
+	int c;
+
+	if (k >= (long)rows * cy)
+		return;
+	if (mode != 6) {
+		y[yo + k] = xo_merge_value(mode, a[ao + k], b[bo + k]);
+		return;
+	}
+	r = k / cy;
+	c = (int)(k % cy);
+	y[yo + k] = c < ca ? a[ao + r * ca + c] : b[bo + r * cb + c - ca];
+}
+
+__kernel void xo_cl_merge_bwd(__global const float *a, int ao, __global const float *b, int bo,
+			      __global const float *dy, int dyo, __global float *da, int dao,
+			      int has_da, __global float *db, int dbo, int has_db, int mode,
+			      int rows, int ca, int cb)
+{
+	long k = get_global_id(0);
+	int cy = mode == 6 ? ca + cb : ca;
+	long r;
+	int c;
+
+	if (k >= (long)rows * cy)
+		return;
+	if (mode != 6) {
+		float av = a[ao + k], bv = b[bo + k], g = dy[dyo + k];
+
+		if (has_da)
+			da[dao + k] = g * xo_merge_slope(mode, 0, av, bv);
+		if (has_db)
+			db[dbo + k] = g * xo_merge_slope(mode, 1, bv, av);
+		return;
+	}
+	r = k / cy;
+	c = (int)(k % cy);
+	if (c < ca) {
+		if (has_da)
+			da[dao + r * ca + c] = dy[dyo + k];
+	} else if (has_db) {
+		db[dbo + r * cb + c - ca] = dy[dyo + k];
+	}
+}
