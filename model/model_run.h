@@ -94,7 +94,7 @@ static inline bool act_bwd_from_x(enum xo_activation a)
 static inline bool layer_is_conv_dense(const struct xo_layer_spec *s)
 {
 	return s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_CONV2D ||
-	       s->kind == XO_LAYER_DENSE;
+	       s->kind == XO_LAYER_DENSE || s->kind == XO_LAYER_DEPTHWISE_CONV2D;
 }
 
 /* Its op. */
@@ -133,7 +133,7 @@ static inline bool layer_is_2d(const struct xo_layer_spec *s)
 	       s->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D ||
 	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D || s->kind == XO_LAYER_ZERO_PADDING2D ||
 	       s->kind == XO_LAYER_CROPPING2D || s->kind == XO_LAYER_UP_SAMPLING2D ||
-	       s->kind == XO_LAYER_PERMUTE;
+	       s->kind == XO_LAYER_PERMUTE || s->kind == XO_LAYER_DEPTHWISE_CONV2D;
 }
 /* ---- the layer kinds' runtime ---------------------------------------------- */
 

@@ -55,6 +55,11 @@ static const char *const conv2d_args[] = {"filters",    "kernel_size", "kernel_w
                                           "strides",    "strides_w",   "padding",
                                           "dilation_rate", "dilation_w", "activation",
                                           "use_bias",   "name",        NULL};
+/* depthwise_conv2d: conv2d's geometry keys, depth_multiplier for filters
+ * (dilation 1 only: the op refuses other rates) */
+static const char *const depthwise2d_args[] = {
+    "depth_multiplier", "kernel_size",   "kernel_w",   "strides",    "strides_w", "padding",
+    "dilation_rate",    "dilation_w",    "activation", "use_bias",   "name",      NULL};
 static const char *const pool_args[] = {"pool_size", "strides", "padding", "name", NULL};
 /* 2-D pooling: pool_size and strides are the height's; pool_w and strides_w
  * the width's (absent: as the height's, Keras's int form) */
@@ -192,6 +197,8 @@ static enum xo_status set_int_arg(struct xo_params *p, const char *key, const ch
 		p->repeats = v;
 	else if (!strcmp(key, "size_w"))
 		p->repeats_w = v;
+	else if (!strcmp(key, "depth_multiplier"))
+		p->depth_multiplier = v;
 	else
 		p->units = v;
 	return XO_OK;
@@ -377,7 +384,7 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
 	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w") || !strcmp(key, "kernel_w") ||
 	    !strcmp(key, "dilation_w") || !strcmp(key, "size") || !strcmp(key, "size_w") ||
-	    !strcmp(key, "n"))
+	    !strcmp(key, "n") || !strcmp(key, "depth_multiplier"))
 		return set_int_arg(p, key, val, origin, line);
 	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
 		/* ids travel as float values through the model's x arrays
@@ -585,6 +592,37 @@ static enum xo_status shape_conv2d(struct xo_layer_spec *l, const char *origin)
 	l->w_dim[2] = l->in_ch;
 	l->w_dim[3] = p->filters;
 	l->b_count = p->use_bias ? p->filters : 0;
+	return XO_OK;
+}
+
+/* depthwise_conv2d: conv2d's geometry (dilation 1), ch * depth_multiplier
+ * outputs; Keras's kernel [kh][kw][in_ch][depth_multiplier] */
+static enum xo_status shape_depthwise(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	enum xo_status st;
+	int64_t oh, ow, pt, pl, co;
+
+	if (l->in_rank != 3)
+		return rank_error(l, origin, 3);
+	p->width = l->in_w;
+	st = xo_depthwise_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	if (!xo_mul_ok(l->in_ch, p->depth_multiplier, &co) || co > XO_GEOMETRY_MAX)
+		return spec_error(XO_EOVERFLOW, origin, l->line,
+		                  "depthwise_conv2d: channels * depth_multiplier is above %" PRId64,
+		                  XO_GEOMETRY_MAX);
+	l->out_rank = 3;
+	l->out_len = oh;
+	l->out_w = ow;
+	l->out_ch = co;
+	l->w_ndim = 4;
+	l->w_dim[0] = p->kernel_size;
+	l->w_dim[1] = xo_params_width_axis(p).kernel_size;
+	l->w_dim[2] = l->in_ch;
+	l->w_dim[3] = p->depth_multiplier;
+	l->b_count = p->use_bias ? co : 0;
 	return XO_OK;
 }
 
@@ -939,6 +977,11 @@ static const char *needs_filters(const struct xo_params *p)
 	return !p->filters || !p->kernel_size ? "filters= and kernel_size=" : NULL;
 }
 
+static const char *needs_kernel_size(const struct xo_params *p)
+{
+	return !p->kernel_size ? "kernel_size=" : NULL;
+}
+
 static const char *needs_units(const struct xo_params *p)
 {
 	return !p->units ? "units=" : NULL;
@@ -999,6 +1042,7 @@ static const struct {
     [XO_LAYER_PERMUTE] = {permute_args, shape_permute, needs_dims},
     [XO_LAYER_REPEAT_VECTOR] = {repeat_vector_args, shape_repeat_vector, needs_n},
     [XO_LAYER_RESHAPE] = {reshape_args, shape_reshape},
+    [XO_LAYER_DEPTHWISE_CONV2D] = {depthwise2d_args, shape_depthwise, needs_kernel_size},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

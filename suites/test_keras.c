@@ -123,6 +123,9 @@ static double k_path(const struct xo_model *m)
 			k += (double)(l->w_dim[0] * l->w_dim[1] * l->in_ch);
 		else if (l->kind == XO_LAYER_DENSE)
 			k += (double)l->in_ch;
+		/* depthwise: kh * kw taps of one channel per output */
+		else if (l->kind == XO_LAYER_DEPTHWISE_CONV2D)
+			k += (double)(l->w_dim[0] * l->w_dim[1]);
 		/* the 2-D averages: a sum of their window's (or every) cell,
 		 * then a division of up to 5u (harness.c): K - 1 + 5 */
 		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
@@ -212,6 +215,10 @@ static const struct fixture fixtures[] = {
     {"ln_pos.keras", NULL, "ln_pos"},
     {"ln_pos.h5", NULL, "ln_pos"},
     {"ln_pos.keras", "ln_pos.weights.h5", "ln_pos"},
+    /* DepthwiseConv2D (make_keras_files.py --only=dwconv) */
+    {"dwconv.keras", NULL, "dwconv"},
+    {"dwconv.h5", NULL, "dwconv"},
+    {"dwconv.keras", "dwconv.weights.h5", "dwconv"},
 };
 
 static void test_keras_predict(void **state)

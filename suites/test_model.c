@@ -226,10 +226,21 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		if (l->kind == XO_LAYER_REPEAT_VECTOR)
 			*k_path += (double)l->p.repeats;
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
-		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION)
+		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION ||
+		    l->kind == XO_LAYER_DEPTHWISE_CONV2D)
 			*k_path += act_length(l->p.activation);
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
+		/* depthwise: an output sums its one channel's kh * kw taps, dx
+		 * those taps' depth_multiplier outputs (kernel [kh][kw][ch][dm]) */
+		if (l->kind == XO_LAYER_DEPTHWISE_CONV2D) {
+			double dtaps = (double)(l->w_dim[0] * l->w_dim[1]);
+
+			*k_path += dtaps;
+			if (dtaps * (double)l->w_dim[3] > *k_grad)
+				*k_grad = dtaps * (double)l->w_dim[3];
+			continue;
+		}
 		/* dx of a layer sums over its outputs' channels and taps */
 		if (l->w_ndim && (double)l->out_ch * taps > *k_grad)
 			*k_grad = (double)l->out_ch * taps;
@@ -1683,6 +1694,64 @@ static void test_permute_layer(void **state)
 		free(x);
 		free(y);
 	}
+	close_backends(be, nbe);
+}
+
+/* The depthwise_conv2d layer (Keras DepthwiseConv2D): shapes, Keras's
+ * refusals, and a training epoch on every backend against ref (op by op: no
+ * fused path holds it), with a fused activation and with one run as its
+ * own op (tanh). */
+static void test_depthwise_layer(void **state)
+{
+	static const char *const net =
+	    "input 6 5 3\ndepthwise_conv2d kernel_size=3 depth_multiplier=2 padding=same "
+	    "activation=relu\ndepthwise_conv2d kernel_size=2 kernel_w=3 strides=2 strides_w=1 "
+	    "activation=tanh\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [6][5][3] -> [6][5][6] -> [3][3][6]; kernels [3][3][3][2], [2][3][6][1] */
+	assert_int_equal(xo_spec_parse(net, "dw", &sp), XO_OK);
+	assert_true(sp.layers[0].out_len == 6 && sp.layers[0].out_w == 5 &&
+	            sp.layers[0].out_ch == 6 && sp.layers[0].w_count == 54 &&
+	            sp.layers[0].b_count == 6);
+	assert_true(sp.layers[1].out_len == 3 && sp.layers[1].out_w == 3 &&
+	            sp.layers[1].out_ch == 6 && sp.layers[1].w_dim[2] == 6 &&
+	            sp.layers[1].w_dim[3] == 1);
+	xo_spec_free(&sp);
+	/* refused: no kernel_size, dilation, a rank-2 input, causal padding */
+	assert_int_equal(xo_spec_parse("input 4 4 2\ndepthwise_conv2d\n", "dw", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "kernel_size="));
+	assert_int_equal(
+	    xo_spec_parse("input 6 6 2\ndepthwise_conv2d kernel_size=2 dilation_rate=2\n", "dw", &sp),
+	    XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "is not supported (1 only)"));
+	assert_int_equal(xo_spec_parse("input 6 2\ndepthwise_conv2d kernel_size=2\n", "dw", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "[height][width][channels]"));
+	assert_int_equal(
+	    xo_spec_parse("input 6 6 2\ndepthwise_conv2d kernel_size=2 padding=causal\n", "dw", &sp),
+	    XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/dw.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 37, 6 * 5 * 3, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a depthwise net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a depthwise net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "depthwise %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
 	close_backends(be, nbe);
 }
 
@@ -3660,6 +3729,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_conv2d_layer),
 	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_permute_layer),
+	    cmocka_unit_test(test_depthwise_layer),
 	    cmocka_unit_test(test_repeat_vector_layer),
 	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_exact_step),

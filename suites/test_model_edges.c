@@ -901,6 +901,7 @@ static const struct {
     {XO_LAYER_PERMUTE, "input 3 4 5", "dims=3,1,2"},
     {XO_LAYER_REPEAT_VECTOR, "input 5", "n=3"},
     {XO_LAYER_RESHAPE, "input 4 6", "target_shape=3,-1,2"},
+    {XO_LAYER_DEPTHWISE_CONV2D, "input 5 4 3", "depth_multiplier=2 kernel_size=3 padding=same"},
 };
 
 static void test_layer_kinds(void **state)
