@@ -339,6 +339,10 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
         {{DEPTHWISE_KEYS, {"kernel_size", K_PAIR}, {"strides", K_PAIR}, {"dilation_rate", K_PAIR}},
          depthwise_config,
          true},
+    [XO_LAYER_DEPTHWISE_CONV1D] =
+        {{DEPTHWISE_KEYS, {"kernel_size", K_INT}, {"strides", K_INT}, {"dilation_rate", K_INT}},
+         depthwise_config,
+         true},
 };
 
 /* A growing string. */

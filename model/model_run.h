@@ -94,7 +94,8 @@ static inline bool act_bwd_from_x(enum xo_activation a)
 static inline bool layer_is_conv_dense(const struct xo_layer_spec *s)
 {
 	return s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_CONV2D ||
-	       s->kind == XO_LAYER_DENSE || s->kind == XO_LAYER_DEPTHWISE_CONV2D;
+	       s->kind == XO_LAYER_DENSE || s->kind == XO_LAYER_DEPTHWISE_CONV2D ||
+	       s->kind == XO_LAYER_DEPTHWISE_CONV1D;
 }
 
 /* Its op. */

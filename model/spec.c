@@ -60,6 +60,10 @@ static const char *const conv2d_args[] = {"filters",    "kernel_size", "kernel_w
 static const char *const depthwise2d_args[] = {
     "depth_multiplier", "kernel_size",   "kernel_w",   "strides",    "strides_w", "padding",
     "dilation_rate",    "dilation_w",    "activation", "use_bias",   "name",      NULL};
+/* depthwise_conv1d: depthwise_conv2d's keys of one axis */
+static const char *const depthwise1d_args[] = {"depth_multiplier", "kernel_size", "strides",
+                                               "padding",          "dilation_rate", "activation",
+                                               "use_bias",         "name",          NULL};
 static const char *const pool_args[] = {"pool_size", "strides", "padding", "name", NULL};
 /* 2-D pooling: pool_size and strides are the height's; pool_w and strides_w
  * the width's (absent: as the height's, Keras's int form) */
@@ -596,16 +600,21 @@ static enum xo_status shape_conv2d(struct xo_layer_spec *l, const char *origin)
 }
 
 /* depthwise_conv2d: conv2d's geometry (dilation 1), ch * depth_multiplier
- * outputs; Keras's kernel [kh][kw][in_ch][depth_multiplier] */
+ * outputs; Keras's kernel [kh][kw][in_ch][depth_multiplier].
+ * depthwise_conv1d: the same op on one column (width, kernel_w and
+ * strides_w 1), Keras's kernel [k][in_ch][depth_multiplier] */
 static enum xo_status shape_depthwise(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
+	bool one_d = l->kind == XO_LAYER_DEPTHWISE_CONV1D;
 	enum xo_status st;
 	int64_t oh, ow, pt, pl, co;
 
-	if (l->in_rank != 3)
-		return rank_error(l, origin, 3);
+	if (l->in_rank != (one_d ? 2 : 3))
+		return rank_error(l, origin, one_d ? 2 : 3);
 	p->width = l->in_w;
+	if (one_d)
+		p->kernel_w = p->strides_w = p->dilation_w = 1;
 	st = xo_depthwise_conv2d_geometry(p, &oh, &ow, &pt, &pl);
 	if (st)
 		return spec_error(st, origin, l->line, "%s", xo_last_error());
@@ -613,15 +622,15 @@ static enum xo_status shape_depthwise(struct xo_layer_spec *l, const char *origi
 		return spec_error(XO_EOVERFLOW, origin, l->line,
 		                  "depthwise_conv2d: channels * depth_multiplier is above %" PRId64,
 		                  XO_GEOMETRY_MAX);
-	l->out_rank = 3;
+	l->out_rank = one_d ? 2 : 3;
 	l->out_len = oh;
 	l->out_w = ow;
 	l->out_ch = co;
-	l->w_ndim = 4;
+	l->w_ndim = one_d ? 3 : 4;
 	l->w_dim[0] = p->kernel_size;
 	l->w_dim[1] = xo_params_width_axis(p).kernel_size;
-	l->w_dim[2] = l->in_ch;
-	l->w_dim[3] = p->depth_multiplier;
+	l->w_dim[one_d ? 1 : 2] = l->in_ch;
+	l->w_dim[one_d ? 2 : 3] = p->depth_multiplier;
 	l->b_count = p->use_bias ? co : 0;
 	return XO_OK;
 }
@@ -1043,6 +1052,7 @@ static const struct {
     [XO_LAYER_REPEAT_VECTOR] = {repeat_vector_args, shape_repeat_vector, needs_n},
     [XO_LAYER_RESHAPE] = {reshape_args, shape_reshape},
     [XO_LAYER_DEPTHWISE_CONV2D] = {depthwise2d_args, shape_depthwise, needs_kernel_size},
+    [XO_LAYER_DEPTHWISE_CONV1D] = {depthwise1d_args, shape_depthwise, needs_kernel_size},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

@@ -126,6 +126,8 @@ static double k_path(const struct xo_model *m)
 		/* depthwise: kh * kw taps of one channel per output */
 		else if (l->kind == XO_LAYER_DEPTHWISE_CONV2D)
 			k += (double)(l->w_dim[0] * l->w_dim[1]);
+		else if (l->kind == XO_LAYER_DEPTHWISE_CONV1D)
+			k += (double)l->w_dim[0];
 		/* the 2-D averages: a sum of their window's (or every) cell,
 		 * then a division of up to 5u (harness.c): K - 1 + 5 */
 		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
@@ -219,6 +221,9 @@ static const struct fixture fixtures[] = {
     {"dwconv.keras", NULL, "dwconv"},
     {"dwconv.h5", NULL, "dwconv"},
     {"dwconv.keras", "dwconv.weights.h5", "dwconv"},
+    {"dwconv1d.keras", NULL, "dwconv1d"},
+    {"dwconv1d.h5", NULL, "dwconv1d"},
+    {"dwconv1d.keras", "dwconv1d.weights.h5", "dwconv1d"},
 };
 
 static void test_keras_predict(void **state)

@@ -227,18 +227,21 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += (double)l->p.repeats;
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION ||
-		    l->kind == XO_LAYER_DEPTHWISE_CONV2D)
+		    l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D)
 			*k_path += act_length(l->p.activation);
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
 		/* depthwise: an output sums its one channel's kh * kw taps, dx
-		 * those taps' depth_multiplier outputs (kernel [kh][kw][ch][dm]) */
-		if (l->kind == XO_LAYER_DEPTHWISE_CONV2D) {
-			double dtaps = (double)(l->w_dim[0] * l->w_dim[1]);
+		 * those taps' depth_multiplier outputs (kernel [kh][kw][ch][dm];
+		 * the 1-D kind's [k][ch][dm]) */
+		if (l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D) {
+			bool one_d = l->kind == XO_LAYER_DEPTHWISE_CONV1D;
+			double dtaps = (double)(one_d ? l->w_dim[0] : l->w_dim[0] * l->w_dim[1]);
+			double dm = (double)l->w_dim[one_d ? 2 : 3];
 
 			*k_path += dtaps;
-			if (dtaps * (double)l->w_dim[3] > *k_grad)
-				*k_grad = dtaps * (double)l->w_dim[3];
+			if (dtaps * dm > *k_grad)
+				*k_grad = dtaps * dm;
 			continue;
 		}
 		/* dx of a layer sums over its outputs' channels and taps */
@@ -1746,6 +1749,59 @@ static void test_depthwise_layer(void **state)
 		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
 			fail_msg("%s fused a depthwise net", xo_backend_name(be[b]));
 		snprintf(what, sizeof(what), "depthwise %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The depthwise_conv1d layer (Keras DepthwiseConv1D): the depthwise op on
+ * one column; shapes, refusals and a training epoch on every backend
+ * against ref (a fused sigmoid, a stride, no bias). */
+static void test_depthwise1d_layer(void **state)
+{
+	static const char *const net =
+	    "input 9 4\ndepthwise_conv1d kernel_size=3 depth_multiplier=2 padding=same "
+	    "activation=sigmoid\ndepthwise_conv1d kernel_size=2 strides=2 use_bias=0\n"
+	    "flatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [9][4] -> [9][8] -> [4][8]; kernels [3][4][2], [2][8][1] */
+	assert_int_equal(xo_spec_parse(net, "dw1", &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 9 &&
+	            sp.layers[0].out_ch == 8 && sp.layers[0].w_ndim == 3 &&
+	            sp.layers[0].w_count == 24 && sp.layers[0].b_count == 8);
+	assert_true(sp.layers[1].out_len == 4 && sp.layers[1].out_ch == 8 &&
+	            sp.layers[1].w_count == 16 && sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+	/* refused: a rank-3 input, the width keys of the 2-D kind, dilation */
+	assert_int_equal(xo_spec_parse("input 4 4 2\ndepthwise_conv1d kernel_size=2\n", "dw1", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "[steps][channels]"));
+	assert_int_equal(
+	    xo_spec_parse("input 6 2\ndepthwise_conv1d kernel_size=2 kernel_w=2\n", "dw1", &sp),
+	    XO_EFORMAT);
+	assert_int_equal(
+	    xo_spec_parse("input 6 2\ndepthwise_conv1d kernel_size=2 dilation_rate=2\n", "dw1", &sp),
+	    XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/dw1.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 41, 9 * 4, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a depthwise1d net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a depthwise1d net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "depthwise1d %s vs ref", xo_backend_name(be[b]));
 		check_steps(what, path, &r, &ref);
 		real_result_free(&r);
 	}
@@ -3730,6 +3786,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_permute_layer),
 	    cmocka_unit_test(test_depthwise_layer),
+	    cmocka_unit_test(test_depthwise1d_layer),
 	    cmocka_unit_test(test_repeat_vector_layer),
 	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_exact_step),

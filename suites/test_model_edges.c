@@ -902,6 +902,7 @@ static const struct {
     {XO_LAYER_REPEAT_VECTOR, "input 5", "n=3"},
     {XO_LAYER_RESHAPE, "input 4 6", "target_shape=3,-1,2"},
     {XO_LAYER_DEPTHWISE_CONV2D, "input 5 4 3", "depth_multiplier=2 kernel_size=3 padding=same"},
+    {XO_LAYER_DEPTHWISE_CONV1D, "input 8 3", "depth_multiplier=2 kernel_size=3 strides=2"},
 };
 
 static void test_layer_kinds(void **state)
@@ -929,10 +930,11 @@ static void test_layer_kinds(void **state)
 			assert_int_equal(k->op, XO_OP_COUNT);
 		} else {
 			/* an op is named as its layer, but for the ops that serve
-			 * several kinds by design (ops.def): pad, up_sampling, and
-			 * flatten (Flatten and Reshape: views of their input) */
+			 * several kinds by design (ops.def): pad, up_sampling,
+			 * flatten (Flatten and Reshape: views of their input) and
+			 * depthwise_conv2d (DepthwiseConv1D on one column) */
 			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling ||
-			                 k->op == XO_OP_flatten;
+			                 k->op == XO_OP_flatten || k->op == XO_OP_depthwise_conv2d;
 
 			assert_true(k->op < XO_OP_COUNT);
 			if (!shared_op)
