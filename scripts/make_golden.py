@@ -408,6 +408,35 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 73,
     },
+    # DepthwiseConv2D and DepthwiseConv1D (--only dw_cnn --only dw_seq): a
+    # depth multiplier, same padding, strides, a fused and a separate
+    # activation
+    "dw_cnn": {
+        "spec": (
+            "# golden: DepthwiseConv2D (x2, same, relu) -> DepthwiseConv2D\n"
+            "# (2, 3) strides (2, 1) tanh -> Flatten -> Dense softmax\n"
+            "input 6 5 3\n"
+            "depthwise_conv2d kernel_size=3 depth_multiplier=2 padding=same activation=relu\n"
+            "depthwise_conv2d kernel_size=2 kernel_w=3 strides=2 strides_w=1 activation=tanh\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 79,
+    },
+    "dw_seq": {
+        "spec": (
+            "# golden: DepthwiseConv1D (x2, same, sigmoid) -> DepthwiseConv1D\n"
+            "# strides 2 without bias -> GlobalAveragePooling1D -> Dense softmax\n"
+            "input 9 4\n"
+            "depthwise_conv1d kernel_size=3 depth_multiplier=2 padding=same activation=sigmoid\n"
+            "depthwise_conv1d kernel_size=2 strides=2 use_bias=False\n"
+            "global_average_pooling1d\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 83,
+    },
 }
 
 
@@ -488,7 +517,7 @@ def spec_names(text):
 def build(text):
     shape, layers = parse_spec(text)
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
-            "input_dim", "output_dim", "size")
+            "input_dim", "output_dim", "size", "depth_multiplier")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
                 "pool_w": "pool_size", "size_w": "size"}
@@ -500,7 +529,8 @@ def build(text):
                 if wk in args or hk in args:
                     h = int(args[hk]) if hk in args else {"strides": 1, "dilation_rate": 1,
                                                           "pool_size": 2, "size": 2}[hk]
-                    if hk == "strides" and "strides" not in args and kind != "conv2d":
+                    if hk == "strides" and "strides" not in args and \
+                            kind not in ("conv2d", "depthwise_conv2d"):
                         h = int(args.get("pool_size", 2))
                     kw[hk] = (h, int(args.pop(wk)) if wk in args else h)
                     args.pop(hk, None)
@@ -537,7 +567,9 @@ def build(text):
                "up_sampling1d": keras.layers.UpSampling1D,
                "zero_padding2d": keras.layers.ZeroPadding2D,
                "cropping2d": keras.layers.Cropping2D,
-               "up_sampling2d": keras.layers.UpSampling2D}[kind]
+               "up_sampling2d": keras.layers.UpSampling2D,
+               "depthwise_conv2d": keras.layers.DepthwiseConv2D,
+               "depthwise_conv1d": keras.layers.DepthwiseConv1D}[kind]
         model.add(cls(**kw))
     return model
 

@@ -596,7 +596,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "cmp_mse_rmsprop", "cmp_sparse_adam", "lstm", "gru", "cnn2d", "cnn_bn",
                                              "acts2",       "pad1d",           "resize1d",
                                              "resize2d",    "ln_seq",          "ln_cnn",
-                                             "d3_seq",      "d3_cnn"};
+                                             "d3_seq",      "d3_cnn",          "dw_cnn",
+                                             "dw_seq"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
