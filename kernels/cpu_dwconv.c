@@ -145,6 +145,14 @@ static void dw_row_bwd(const struct dw_job *j, const float *restrict dzr,
 		       const float *restrict xr, const float *restrict wr, float *restrict dxr,
 		       float *restrict dwr)
 {
+	if (j->dm == 1) { /* the common case: rows of ch, vectorised */
+		for (int64_t c = 0; c < j->ch; c++)
+			dwr[c] += xr[c] * dzr[c];
+		if (dxr)
+			for (int64_t c = 0; c < j->ch; c++)
+				dxr[c] += dzr[c] * wr[c];
+		return;
+	}
 	for (int64_t c = 0; c < j->ch; c++)
 		for (int64_t m = 0; m < j->dm; m++)
 			dwr[c * j->dm + m] += xr[c] * dzr[c * j->dm + m];
