@@ -554,7 +554,20 @@ def dwconv1d_model():
     ])
 
 
-DWCONV = (("dwconv", dwconv_model, 83), ("dwconv1d", dwconv1d_model, 89))
+def sepconv_model():
+    """SeparableConv2D with depth_multiplier 2, same padding and a fused relu,
+    then one with a (2, 3) kernel, strides (2, 1), no activation."""
+    return keras.Sequential([
+        keras.Input(shape=(6, 5, 3)),
+        layers.SeparableConv2D(4, 3, depth_multiplier=2, padding="same", activation="relu"),
+        layers.SeparableConv2D(3, (2, 3), strides=(2, 1)),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+DWCONV = (("dwconv", dwconv_model, 83), ("dwconv1d", dwconv1d_model, 89),
+          ("sepconv", sepconv_model, 97))
 
 
 def dwconv_fixtures(out, only=None):

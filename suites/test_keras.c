@@ -128,6 +128,9 @@ static double k_path(const struct xo_model *m)
 			k += (double)(l->w_dim[0] * l->w_dim[1]);
 		else if (l->kind == XO_LAYER_DEPTHWISE_CONV1D)
 			k += (double)l->w_dim[0];
+		/* separable: the depthwise taps, then in_ch * dm pointwise terms */
+		else if (l->kind == XO_LAYER_SEPARABLE_CONV2D)
+			k += (double)(l->w_dim[0] * l->w_dim[1] + l->w_dim[2] * l->w_dim[3]);
 		/* the 2-D averages: a sum of their window's (or every) cell,
 		 * then a division of up to 5u (harness.c): K - 1 + 5 */
 		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
@@ -224,6 +227,9 @@ static const struct fixture fixtures[] = {
     {"dwconv1d.keras", NULL, "dwconv1d"},
     {"dwconv1d.h5", NULL, "dwconv1d"},
     {"dwconv1d.keras", "dwconv1d.weights.h5", "dwconv1d"},
+    {"sepconv.keras", NULL, "sepconv"},
+    {"sepconv.h5", NULL, "sepconv"},
+    {"sepconv.keras", "sepconv.weights.h5", "sepconv"},
 };
 
 static void test_keras_predict(void **state)

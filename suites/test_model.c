@@ -244,6 +244,19 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 				*k_grad = dtaps * dm;
 			continue;
 		}
+		/* separable: the depthwise taps, then in_ch * dm pointwise terms
+		 * per output; dz sums filters terms, dx the depthwise dx's */
+		if (l->kind == XO_LAYER_SEPARABLE_CONV2D) {
+			double dtaps = (double)(l->w_dim[0] * l->w_dim[1]);
+			double mid = (double)(l->w_dim[2] * l->w_dim[3]);
+
+			*k_path += dtaps + mid + act_length(l->p.activation);
+			if (fmax(dtaps * (double)l->w_dim[3], (double)l->p.filters) > *k_grad)
+				*k_grad = fmax(dtaps * (double)l->w_dim[3], (double)l->p.filters);
+			if (kg > *k_grad)
+				*k_grad = kg;
+			continue;
+		}
 		/* dx of a layer sums over its outputs' channels and taps */
 		if (l->w_ndim && (double)l->out_ch * taps > *k_grad)
 			*k_grad = (double)l->out_ch * taps;
@@ -1184,11 +1197,15 @@ static void check_steps(const char *what, const char *spec, const struct real_re
 	assert_int_equal(a->nsteps, REAL_STEPS);
 	assert_int_equal(b->nsteps, REAL_STEPS);
 	for (int l = 0; l < sp.nlayers; l++)
-		for (int part = 0; part < 4; part++) {
-			/* kernel, bias; batch_normalization's gamma, beta */
-			const int64_t lens[4] = {sp.layers[l].w_count, sp.layers[l].b_count,
-			                         sp.layers[l].gamma_count, sp.layers[l].beta_count};
-			const char *pname = (const char *[]){"kernel", "bias", "gamma", "beta"}[part];
+		for (int part = 0; part < 5; part++) {
+			/* kernel, the second kernel (a separable convolution's
+			 * pointwise kernel, between kernel and bias), bias;
+			 * batch_normalization's gamma, beta */
+			const int64_t lens[5] = {sp.layers[l].w_count, sp.layers[l].rk_count,
+			                         sp.layers[l].b_count, sp.layers[l].gamma_count,
+			                         sp.layers[l].beta_count};
+			const char *pname =
+			    (const char *[]){"kernel", "kernel2", "bias", "gamma", "beta"}[part];
 			char name[160];
 			int64_t len = lens[part];
 
@@ -1803,6 +1820,65 @@ static void test_depthwise1d_layer(void **state)
 		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
 			fail_msg("%s fused a depthwise1d net", xo_backend_name(be[b]));
 		snprintf(what, sizeof(what), "depthwise1d %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The separable_conv2d layer (Keras SeparableConv2D): two ops and two
+ * kernels; shapes, refusals and a training epoch on every backend against
+ * ref (a fused relu, a stride, a depth multiplier). */
+static void test_separable_layer(void **state)
+{
+	static const char *const net =
+	    "input 6 5 3\nseparable_conv2d filters=4 kernel_size=3 depth_multiplier=2 "
+	    "padding=same activation=relu\nseparable_conv2d filters=3 kernel_size=2 kernel_w=3 "
+	    "strides=2 strides_w=1\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [6][5][3] -> [6][5][4] -> [3][3][3]; depthwise [3][3][3][2],
+	 * pointwise 6 x 4, bias 4 */
+	assert_int_equal(xo_spec_parse(net, "sep", &sp), XO_OK);
+	assert_true(sp.layers[0].out_len == 6 && sp.layers[0].out_w == 5 &&
+	            sp.layers[0].out_ch == 4 && sp.layers[0].w_count == 54 &&
+	            sp.layers[0].rk_count == 24 && sp.layers[0].b_count == 4);
+	assert_true(sp.layers[1].out_len == 3 && sp.layers[1].out_w == 3 &&
+	            sp.layers[1].out_ch == 3 && sp.layers[1].w_count == 24 &&
+	            sp.layers[1].rk_count == 12);
+	xo_spec_free(&sp);
+	/* refused: no filters, an activation the pointwise op does not fuse,
+	 * dilation */
+	assert_int_equal(xo_spec_parse("input 4 4 2\nseparable_conv2d kernel_size=2\n", "sep", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "filters="));
+	assert_int_equal(xo_spec_parse("input 4 4 2\nseparable_conv2d filters=2 kernel_size=2 "
+	                               "activation=tanh\n",
+	                               "sep", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "activation=tanh is not supported"));
+	assert_int_equal(xo_spec_parse("input 6 6 2\nseparable_conv2d filters=2 kernel_size=2 "
+	                               "dilation_rate=2\n",
+	                               "sep", &sp),
+	                 XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/sep.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 43, 6 * 5 * 3, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a separable net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a separable net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "separable %s vs ref", xo_backend_name(be[b]));
 		check_steps(what, path, &r, &ref);
 		real_result_free(&r);
 	}
@@ -3788,6 +3864,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_permute_layer),
 	    cmocka_unit_test(test_depthwise_layer),
 	    cmocka_unit_test(test_depthwise1d_layer),
+	    cmocka_unit_test(test_separable_layer),
 	    cmocka_unit_test(test_repeat_vector_layer),
 	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_exact_step),

@@ -77,6 +77,7 @@ enum xo_net_kind {
 	XO_NET_RESHAPE, /* a view of its input, as flatten: no fused path */
 	XO_NET_DEPTHWISE_CONV2D, /* the depthwise_conv2d op: no fused path */
 	XO_NET_DEPTHWISE_CONV1D,
+	XO_NET_SEPARABLE_CONV2D, /* two ops (depthwise, pointwise): no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before
