@@ -353,6 +353,12 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
           {"pointwise_regularizer", K_NULL}, {"pointwise_constraint", K_NULL}},
          separable_config,
          true},
+    [XO_LAYER_SEPARABLE_CONV1D] =
+        {{DEPTHWISE_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
+          {"dilation_rate", K_INT}, {"pointwise_initializer", K_SKIP},
+          {"pointwise_regularizer", K_NULL}, {"pointwise_constraint", K_NULL}},
+         separable_config,
+         true},
 };
 
 /* A growing string. */

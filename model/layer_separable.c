@@ -1,39 +1,46 @@
 /*
- * layer_separable.c - the separable_conv2d kind (Keras SeparableConv2D): a
+ * layer_separable.c - the separable_conv2d and separable_conv1d kinds (Keras
+ * SeparableConv2D, SeparableConv1D: the 1-D one on a one-column sample): a
  * depthwise_conv2d op (the depthwise kernel, no bias, linear) into z, then a
  * 1x1 conv2d op (the pointwise kernel and the bias, the activation fused)
  * from z to the output. Its variables in Keras's order: depthwise_kernel
- * [kh][kw][in_ch][dm] (the spec's w_dim), pointwise_kernel
- * [1][1][in_ch*dm][filters] (in the recurrent kernel's place, between kernel
- * and bias: rk_off, rk_count) and bias [filters].
+ * [kh][kw][in_ch][dm] (the spec's w_dim; 1-D [k][in_ch][dm]), pointwise_kernel
+ * [1][1][in_ch*dm][filters] (1-D [1][in_ch*dm][filters]; in the recurrent
+ * kernel's place, between kernel and bias: rk_off, rk_count) and bias
+ * [filters].
  */
 #include <math.h>
 #include <string.h>
 
 #include "model_run.h"
 
-/* The pointwise kernel's dims, Keras's (1, 1, in_ch * dm, filters). */
-static void pointwise_dims(const struct layer *l, int64_t d[4])
+/* The pointwise kernel's dims, Keras's (1, 1, in_ch * dm, filters), or
+ * (1, in_ch * dm, filters) for the 1-D kind (a 3-D depthwise kernel);
+ * returns their count. */
+static int pointwise_dims(const struct layer *l, int64_t d[4])
 {
+	int nd = l->s.w_ndim;
+
 	d[0] = d[1] = 1;
-	d[2] = l->s.in_ch * l->s.p.depth_multiplier;
-	d[3] = l->s.p.filters;
+	d[nd - 2] = l->s.in_ch * l->s.p.depth_multiplier;
+	d[nd - 1] = l->s.p.filters;
+	return nd;
 }
 
 static enum xo_status separable_views(struct layer *l, struct xo_tensor *params,
                                       struct xo_tensor *grads)
 {
 	int64_t pd[4];
+	int pn = pointwise_dims(l, pd);
 	enum xo_status st;
 
-	pointwise_dims(l, pd);
 	st = xo_tensor_view(params, l->w_off, l->s.w_ndim, l->s.w_dim, &l->w);
 	if (!st)
 		st = xo_tensor_view(grads, l->w_off, l->s.w_ndim, l->s.w_dim, &l->dw);
 	if (!st)
-		st = xo_tensor_view(params, l->rk_off, 4, pd, &l->rk);
+		st = xo_tensor_view(params, l->rk_off, pn, pd, &l->rk);
 	if (!st)
-		st = xo_tensor_view(grads, l->rk_off, 4, pd, &l->drk);
+		st = xo_tensor_view(grads, l->rk_off, pn, pd, &l->drk);
 	if (!st && l->s.b_count) {
 		st = xo_tensor_view(params, l->b_off, 1, &l->s.b_count, &l->b);
 		if (!st)
@@ -48,8 +55,10 @@ static enum xo_status separable_views(struct layer *l, struct xo_tensor *params,
  * kernel's elements; the bias stays zero. */
 static void separable_init(const struct layer *l, int i, uint64_t seed, float *w)
 {
-	double rf = (double)(l->s.w_dim[0] * l->s.w_dim[1]);
-	double lim_d = sqrt(6.0 / ((double)l->s.w_dim[2] * rf + (double)l->s.w_dim[3] * rf));
+	int nd = l->s.w_ndim;
+	double rf = (double)(nd == 4 ? l->s.w_dim[0] * l->s.w_dim[1] : l->s.w_dim[0]);
+	double lim_d =
+	    sqrt(6.0 / ((double)l->s.w_dim[nd - 2] * rf + (double)l->s.w_dim[nd - 1] * rf));
 	double lim_p = sqrt(6.0 / ((double)(l->s.in_ch * l->s.p.depth_multiplier) +
 	                           (double)l->s.p.filters));
 
@@ -69,9 +78,9 @@ static int separable_vars(const struct layer *l, struct xo_layer_var out[XO_LAYE
 	                               .off = l->w_off, .count = l->s.w_count};
 	memcpy(out[n].dim, l->s.w_dim, sizeof(out[n].dim));
 	n++;
-	out[n] = (struct xo_layer_var){.name = "pointwise_kernel", .ndim = 4, .off = l->rk_off,
+	out[n] = (struct xo_layer_var){.name = "pointwise_kernel", .off = l->rk_off,
 	                               .count = l->s.rk_count};
-	pointwise_dims(l, out[n].dim);
+	out[n].ndim = pointwise_dims(l, out[n].dim);
 	n++;
 	if (l->s.b_count)
 		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 1, .dim = {l->s.b_count},

@@ -125,15 +125,17 @@ static inline bool act_separate(const struct xo_layer_spec *s)
  * convolution's depthwise output. */
 static inline bool layer_has_z(const struct xo_layer_spec *s)
 {
-	return act_separate(s) || s->kind == XO_LAYER_SEPARABLE_CONV2D;
+	return act_separate(s) || s->kind == XO_LAYER_SEPARABLE_CONV2D ||
+	       s->kind == XO_LAYER_SEPARABLE_CONV1D;
 }
 
 /* The channels of z at each of the output's positions: the output's, or a
  * separable convolution's in_ch * depth_multiplier. */
 static inline int64_t layer_z_ch(const struct xo_layer_spec *s)
 {
-	return s->kind == XO_LAYER_SEPARABLE_CONV2D ? s->in_ch * s->p.depth_multiplier
-	                                            : s->out_ch;
+	return s->kind == XO_LAYER_SEPARABLE_CONV2D || s->kind == XO_LAYER_SEPARABLE_CONV1D
+	           ? s->in_ch * s->p.depth_multiplier
+	           : s->out_ch;
 }
 
 /* A layer that is the same bytes as its input: flatten, Activation(linear). */

@@ -65,6 +65,10 @@ static const char *const separable2d_args[] = {
     "filters",       "depth_multiplier", "kernel_size", "kernel_w",   "strides",  "strides_w",
     "padding",       "dilation_rate",    "dilation_w",  "activation", "use_bias", "name",
     NULL};
+/* separable_conv1d: separable_conv2d's keys of one axis */
+static const char *const separable1d_args[] = {
+    "filters",       "depth_multiplier", "kernel_size", "strides", "padding",
+    "dilation_rate", "activation",       "use_bias",    "name",    NULL};
 /* depthwise_conv1d: depthwise_conv2d's keys of one axis */
 static const char *const depthwise1d_args[] = {"depth_multiplier", "kernel_size", "strides",
                                                "padding",          "dilation_rate", "activation",
@@ -611,7 +615,7 @@ static enum xo_status shape_conv2d(struct xo_layer_spec *l, const char *origin)
 static enum xo_status shape_depthwise(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
-	bool one_d = l->kind == XO_LAYER_DEPTHWISE_CONV1D;
+	bool one_d = l->kind == XO_LAYER_DEPTHWISE_CONV1D || l->kind == XO_LAYER_SEPARABLE_CONV1D;
 	enum xo_status st;
 	int64_t oh, ow, pt, pl, co;
 
@@ -640,7 +644,8 @@ static enum xo_status shape_depthwise(struct xo_layer_spec *l, const char *origi
 	return XO_OK;
 }
 
-/* separable_conv2d: depthwise_conv2d's shape rule for its depthwise kernel,
+/* separable_conv2d (and separable_conv1d on one column):
+ * depthwise_conv2d's shape rule for its depthwise kernel,
  * then a 1x1 pointwise kernel [in_ch * dm][filters] (rk_count) to filters
  * outputs, the bias [filters]; its activation runs fused into the pointwise
  * op (linear, relu, sigmoid, softmax: the others are refused) */
@@ -653,9 +658,9 @@ static enum xo_status shape_separable(struct xo_layer_spec *l, const char *origi
 		return st;
 	if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
 		return spec_error(XO_EINVAL, origin, l->line,
-		                  "separable_conv2d: activation=%s is not supported (linear, relu, "
-		                  "sigmoid or softmax)",
-		                  xo_activation_name(p->activation));
+		                  "%s: activation=%s is not supported (linear, relu, sigmoid or "
+		                  "softmax)",
+		                  xo_spec_kind_name(l->kind), xo_activation_name(p->activation));
 	if (!xo_mul_ok(l->out_ch, p->filters, &l->rk_count) || l->rk_count > (INT64_C(1) << 40))
 		return spec_error(XO_EOVERFLOW, origin, l->line, "kernel size overflows");
 	l->out_ch = p->filters;
@@ -1082,6 +1087,7 @@ static const struct {
     [XO_LAYER_DEPTHWISE_CONV2D] = {depthwise2d_args, shape_depthwise, needs_kernel_size},
     [XO_LAYER_DEPTHWISE_CONV1D] = {depthwise1d_args, shape_depthwise, needs_kernel_size},
     [XO_LAYER_SEPARABLE_CONV2D] = {separable2d_args, shape_separable, needs_filters},
+    [XO_LAYER_SEPARABLE_CONV1D] = {separable1d_args, shape_separable, needs_filters},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

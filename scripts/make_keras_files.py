@@ -566,8 +566,20 @@ def sepconv_model():
     ])
 
 
+def sepconv1d_model():
+    """SeparableConv1D with depth_multiplier 2, same padding and a fused
+    sigmoid, then one with strides 2 and no bias."""
+    return keras.Sequential([
+        keras.Input(shape=(9, 4)),
+        layers.SeparableConv1D(5, 3, depth_multiplier=2, padding="same", activation="sigmoid"),
+        layers.SeparableConv1D(3, 2, strides=2, use_bias=False),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
 DWCONV = (("dwconv", dwconv_model, 83), ("dwconv1d", dwconv1d_model, 89),
-          ("sepconv", sepconv_model, 97))
+          ("sepconv", sepconv_model, 97), ("sepconv1d", sepconv1d_model, 101))
 
 
 def dwconv_fixtures(out, only=None):

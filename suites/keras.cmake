@@ -19,7 +19,7 @@ set_tests_properties(keras PROPERTIES LABELS "model;quick" TIMEOUT 300)
 # parts, a test each (one Python with Keras and JAX takes ~10 s to start,
 # each fixture a few seconds more): all of them as one test ran past a
 # minute on a loaded machine. The groups together are every part.
-foreach(group "seed,bn,lstm" "gru,cnn2d,acts2" "cnn_bn,compiled,bn_fresh" "pad1d,resize1d,resize2d" "ln,ln2d" "d3,d3_2d" "permute,permute2d,repeat,reshape,dwconv,dwconv1d,sepconv")
+foreach(group "seed,bn,lstm" "gru,cnn2d,acts2" "cnn_bn,compiled,bn_fresh" "pad1d,resize1d,resize2d" "ln,ln2d" "d3,d3_2d" "permute,permute2d,repeat,reshape,dwconv,dwconv1d,sepconv,sepconv1d")
   string(REPLACE "," "_" gname "${group}")
   add_test(NAME keras.load_in_keras.${gname}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/keras_load.py $<TARGET_FILE:xo>

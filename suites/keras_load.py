@@ -37,7 +37,7 @@ def main():
                      ("permute", (7, 3), 4), ("permute2d", (5, 4, 2), 3),
                      ("repeat", (5,), 4), ("reshape", (4, 6), 3),
                      ("dwconv", (6, 5, 3), 4), ("dwconv1d", (9, 4), 3),
-                     ("sepconv", (6, 5, 3), 3))
+                     ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]

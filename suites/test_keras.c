@@ -131,6 +131,8 @@ static double k_path(const struct xo_model *m)
 		/* separable: the depthwise taps, then in_ch * dm pointwise terms */
 		else if (l->kind == XO_LAYER_SEPARABLE_CONV2D)
 			k += (double)(l->w_dim[0] * l->w_dim[1] + l->w_dim[2] * l->w_dim[3]);
+		else if (l->kind == XO_LAYER_SEPARABLE_CONV1D)
+			k += (double)(l->w_dim[0] + l->w_dim[1] * l->w_dim[2]);
 		/* the 2-D averages: a sum of their window's (or every) cell,
 		 * then a division of up to 5u (harness.c): K - 1 + 5 */
 		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
@@ -230,6 +232,9 @@ static const struct fixture fixtures[] = {
     {"sepconv.keras", NULL, "sepconv"},
     {"sepconv.h5", NULL, "sepconv"},
     {"sepconv.keras", "sepconv.weights.h5", "sepconv"},
+    {"sepconv1d.keras", NULL, "sepconv1d"},
+    {"sepconv1d.h5", NULL, "sepconv1d"},
+    {"sepconv1d.keras", "sepconv1d.weights.h5", "sepconv1d"},
 };
 
 static void test_keras_predict(void **state)

@@ -246,13 +246,15 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		}
 		/* separable: the depthwise taps, then in_ch * dm pointwise terms
 		 * per output; dz sums filters terms, dx the depthwise dx's */
-		if (l->kind == XO_LAYER_SEPARABLE_CONV2D) {
-			double dtaps = (double)(l->w_dim[0] * l->w_dim[1]);
-			double mid = (double)(l->w_dim[2] * l->w_dim[3]);
+		if (l->kind == XO_LAYER_SEPARABLE_CONV2D || l->kind == XO_LAYER_SEPARABLE_CONV1D) {
+			bool one_d = l->kind == XO_LAYER_SEPARABLE_CONV1D;
+			double dtaps = (double)(one_d ? l->w_dim[0] : l->w_dim[0] * l->w_dim[1]);
+			double mid = (double)(l->w_dim[one_d ? 1 : 2] * l->w_dim[one_d ? 2 : 3]);
+			double dm = (double)l->w_dim[one_d ? 2 : 3];
 
 			*k_path += dtaps + mid + act_length(l->p.activation);
-			if (fmax(dtaps * (double)l->w_dim[3], (double)l->p.filters) > *k_grad)
-				*k_grad = fmax(dtaps * (double)l->w_dim[3], (double)l->p.filters);
+			if (fmax(dtaps * dm, (double)l->p.filters) > *k_grad)
+				*k_grad = fmax(dtaps * dm, (double)l->p.filters);
 			if (kg > *k_grad)
 				*k_grad = kg;
 			continue;
@@ -1879,6 +1881,59 @@ static void test_separable_layer(void **state)
 		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
 			fail_msg("%s fused a separable net", xo_backend_name(be[b]));
 		snprintf(what, sizeof(what), "separable %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The separable_conv1d layer (Keras SeparableConv1D): separable_conv2d's
+ * two ops on one column; shapes, refusals and a training epoch on every
+ * backend against ref (a fused sigmoid, a stride, no bias). */
+static void test_separable1d_layer(void **state)
+{
+	static const char *const net =
+	    "input 9 4\nseparable_conv1d filters=5 kernel_size=3 depth_multiplier=2 padding=same "
+	    "activation=sigmoid\nseparable_conv1d filters=3 kernel_size=2 strides=2 use_bias=0\n"
+	    "flatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [9][4] -> [9][5] -> [4][3]; depthwise [3][4][2], pointwise 8 x 5 */
+	assert_int_equal(xo_spec_parse(net, "sep1", &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 9 &&
+	            sp.layers[0].out_ch == 5 && sp.layers[0].w_ndim == 3 &&
+	            sp.layers[0].w_count == 24 && sp.layers[0].rk_count == 40 &&
+	            sp.layers[0].b_count == 5);
+	assert_true(sp.layers[1].out_len == 4 && sp.layers[1].out_ch == 3 &&
+	            sp.layers[1].rk_count == 15 && sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 4 2\nseparable_conv1d filters=2 kernel_size=2\n",
+	                               "sep1", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "[steps][channels]"));
+	assert_int_equal(xo_spec_parse("input 6 2\nseparable_conv1d filters=2 kernel_size=2 "
+	                               "activation=gelu\n",
+	                               "sep1", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "separable_conv1d: activation=gelu"));
+	snprintf(path, sizeof(path), "%s/sep1.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 47, 9 * 4, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a separable1d net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a separable1d net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "separable1d %s vs ref", xo_backend_name(be[b]));
 		check_steps(what, path, &r, &ref);
 		real_result_free(&r);
 	}
@@ -3865,6 +3920,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_depthwise_layer),
 	    cmocka_unit_test(test_depthwise1d_layer),
 	    cmocka_unit_test(test_separable_layer),
+	    cmocka_unit_test(test_separable1d_layer),
 	    cmocka_unit_test(test_repeat_vector_layer),
 	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_exact_step),

@@ -904,6 +904,7 @@ static const struct {
     {XO_LAYER_DEPTHWISE_CONV2D, "input 5 4 3", "depth_multiplier=2 kernel_size=3 padding=same"},
     {XO_LAYER_DEPTHWISE_CONV1D, "input 8 3", "depth_multiplier=2 kernel_size=3 strides=2"},
     {XO_LAYER_SEPARABLE_CONV2D, "input 5 4 3", "filters=4 depth_multiplier=2 kernel_size=3"},
+    {XO_LAYER_SEPARABLE_CONV1D, "input 8 3", "filters=4 depth_multiplier=2 kernel_size=3"},
 };
 
 static void test_layer_kinds(void **state)

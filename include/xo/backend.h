@@ -78,6 +78,7 @@ enum xo_net_kind {
 	XO_NET_DEPTHWISE_CONV2D, /* the depthwise_conv2d op: no fused path */
 	XO_NET_DEPTHWISE_CONV1D,
 	XO_NET_SEPARABLE_CONV2D, /* two ops (depthwise, pointwise): no fused path */
+	XO_NET_SEPARABLE_CONV1D,
 };
 
 /* True for the kinds a fused path may implement (those before
