@@ -437,6 +437,22 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 83,
     },
+    # SeparableConv2D (--only sep_cnn): two kernels, the pointwise one with
+    # the bias and the fused activation
+    "sep_cnn": {
+        "spec": (
+            "# golden: SeparableConv2D (4, x2, same, relu) -> SeparableConv2D\n"
+            "# (3, (2, 3), strides (2, 1)) -> Flatten -> Dense softmax\n"
+            "input 6 5 3\n"
+            "separable_conv2d filters=4 kernel_size=3 depth_multiplier=2 padding=same "
+            "activation=relu\n"
+            "separable_conv2d filters=3 kernel_size=2 kernel_w=3 strides=2 strides_w=1\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 89,
+    },
 }
 
 
@@ -530,7 +546,7 @@ def build(text):
                     h = int(args[hk]) if hk in args else {"strides": 1, "dilation_rate": 1,
                                                           "pool_size": 2, "size": 2}[hk]
                     if hk == "strides" and "strides" not in args and \
-                            kind not in ("conv2d", "depthwise_conv2d"):
+                            kind not in ("conv2d", "depthwise_conv2d", "separable_conv2d"):
                         h = int(args.get("pool_size", 2))
                     kw[hk] = (h, int(args.pop(wk)) if wk in args else h)
                     args.pop(hk, None)
@@ -569,7 +585,8 @@ def build(text):
                "cropping2d": keras.layers.Cropping2D,
                "up_sampling2d": keras.layers.UpSampling2D,
                "depthwise_conv2d": keras.layers.DepthwiseConv2D,
-               "depthwise_conv1d": keras.layers.DepthwiseConv1D}[kind]
+               "depthwise_conv1d": keras.layers.DepthwiseConv1D,
+               "separable_conv2d": keras.layers.SeparableConv2D}[kind]
         model.add(cls(**kw))
     return model
 
@@ -636,6 +653,11 @@ def write_weights(model, names, directory):
                               keras.layers.LayerNormalization)):
             # gamma, beta, moving_mean, moving_variance; embeddings;
             # kernel, recurrent_kernel, bias: by Keras's own names
+            for v, value in zip(layer.weights, ws):
+                save(directory / f"{name}.{v.name}.npy", value)
+            continue
+        if isinstance(layer, keras.layers.SeparableConv2D):
+            # depthwise_kernel, pointwise_kernel, bias: Keras's own names
             for v, value in zip(layer.weights, ws):
                 save(directory / f"{name}.{v.name}.npy", value)
             continue

@@ -612,7 +612,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "acts2",       "pad1d",           "resize1d",
                                              "resize2d",    "ln_seq",          "ln_cnn",
                                              "d3_seq",      "d3_cnn",          "dw_cnn",
-                                             "dw_seq"};
+                                             "dw_seq",      "sep_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
