@@ -153,6 +153,7 @@ struct xo_params xo_params_default(void)
 		.dims = 123,
 		.mode = XO_MERGE_ADD,
 		.ch_b = 1,
+		.depth_multiplier = 1,
 	};
 }
 
@@ -207,6 +208,8 @@ enum key_id {
 	K_DIMS,
 	/* merge */
 	K_MODE, K_CH_B,
+	/* depthwise_conv2d */
+	K_DEPTH_MULTIPLIER,
 	K_COUNT
 };
 
@@ -265,6 +268,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_DIMS, dims, KEY_I64),
 	KEY(K_MODE, mode, KEY_MERGE),
 	KEY(K_CH_B, ch_b, KEY_I64),
+	KEY(K_DEPTH_MULTIPLIER, depth_multiplier, KEY_I64),
 };
 #undef KEY
 
@@ -366,6 +370,11 @@ struct key_set {
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_EPSILON) | B(K_CENTER) | B(K_SCALE)), 0)
 #define KEYS_permute KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_DIMS)), 0)
 #define KEYS_merge   KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MODE) | B(K_CH_B)), 0)
+#define KEYS_depthwise_conv2d                                                                      \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_DEPTH_MULTIPLIER) |               \
+	      B(K_KERNEL_SIZE) | B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |    \
+	      B(K_USE_BIAS) | B(K_ACTIVATION)),                                                    \
+	     B(K_KERNEL_SIZE))
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,
@@ -575,7 +584,7 @@ struct xo_params xo_params_resolved(enum xo_op op, const struct xo_params *p)
 
 	if (op == XO_OP_conv1d)
 		q.strides = xo_conv1d_stride(p);
-	else if (op == XO_OP_conv2d) {
+	else if (op == XO_OP_conv2d || op == XO_OP_depthwise_conv2d) {
 		struct xo_params w = xo_params_width_axis(p);
 
 		q.strides = xo_conv1d_stride(p);
@@ -698,27 +707,47 @@ enum xo_status xo_conv1d_geometry(const struct xo_params *p, int64_t *out_len, i
 	return conv_axis_geometry(&conv1d_keys, p, out_len, pad_left);
 }
 
-enum xo_status xo_conv2d_geometry(const struct xo_params *p, int64_t *out_h, int64_t *out_w,
-                                  int64_t *pad_top, int64_t *pad_left)
+/* conv2d's geometry with messages naming op (conv2d or depthwise_conv2d). */
+static enum xo_status conv2d_geometry_of(const char *op, const struct xo_params *p,
+                                         int64_t *out_h, int64_t *out_w, int64_t *pad_top,
+                                         int64_t *pad_left)
 {
-	static const struct conv_axis_keys hk = {"conv2d", "len", "kernel_size", "strides",
-	                                         "dilation_rate"};
-	static const struct conv_axis_keys wk = {"conv2d", "width", "kernel_w", "strides_w",
-	                                         "dilation_w"};
+	const struct conv_axis_keys hk = {op, "len", "kernel_size", "strides", "dilation_rate"};
+	const struct conv_axis_keys wk = {op, "width", "kernel_w", "strides_w", "dilation_w"};
 	struct xo_params q = xo_params_width_axis(p);
 	enum xo_status st;
 
 	if (p->padding == XO_PADDING_CAUSAL)
-		return xo_error(XO_EINVAL, "conv2d: padding=causal is not supported (valid or same)");
+		return xo_error(XO_EINVAL, "%s: padding=causal is not supported (valid or same)",
+		                op);
 	/* Keras refuses any stride > 1 together with any dilation > 1, over
 	 * both axes (Conv2D(strides=(2, 1), dilation_rate=(1, 2)) too). */
 	if ((xo_conv1d_stride(p) > 1 || xo_conv1d_stride(&q) > 1) &&
 	    (p->dilation_rate > 1 || q.dilation_rate > 1))
 		return xo_error(XO_EINVAL,
-		                "conv2d: strides > 1 with dilation_rate > 1 is not allowed (Keras)");
+		                "%s: strides > 1 with dilation_rate > 1 is not allowed (Keras)", op);
 	if ((st = conv_axis_geometry(&hk, p, out_h, pad_top)))
 		return st;
 	return conv_axis_geometry(&wk, &q, out_w, pad_left);
+}
+
+enum xo_status xo_conv2d_geometry(const struct xo_params *p, int64_t *out_h, int64_t *out_w,
+                                  int64_t *pad_top, int64_t *pad_left)
+{
+	return conv2d_geometry_of("conv2d", p, out_h, out_w, pad_top, pad_left);
+}
+
+enum xo_status xo_depthwise_conv2d_geometry(const struct xo_params *p, int64_t *out_h,
+                                            int64_t *out_w, int64_t *pad_top, int64_t *pad_left)
+{
+	struct xo_params q = xo_params_width_axis(p);
+
+	if (p->dilation_rate != 1 || q.dilation_rate != 1)
+		return xo_error(XO_EINVAL,
+		                "depthwise_conv2d: dilation_rate=%" PRId64 ", dilation_w=%" PRId64
+		                " is not supported (1 only)",
+		                p->dilation_rate, q.dilation_rate);
+	return conv2d_geometry_of("depthwise_conv2d", p, out_h, out_w, pad_top, pad_left);
 }
 
 bool xo_op_is_pool1d(enum xo_op op)

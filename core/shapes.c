@@ -799,6 +799,54 @@ static enum xo_status shapes_merge(enum xo_op op, enum xo_dir dir, const struct 
 	return XO_OK;
 }
 #define SHAPES_merge shapes_merge
+/* depthwise_conv2d: conv2d's geometry, ch * depth_multiplier outputs per
+ * position (the product checked before any slot is sized from it) */
+static enum xo_status shapes_depthwise_conv2d(enum xo_op op, enum xo_dir dir,
+                                              const struct xo_params *p,
+                                              struct xo_slot_shape *src,
+                                              struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t oh, ow, pt, pl, co;
+	struct xo_params q = xo_params_width_axis(p);
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(ch);
+	NEED(depth_multiplier);
+	st = xo_depthwise_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+	if (st)
+		return st;
+	if (!xo_mul_ok(p->ch, p->depth_multiplier, &co) || co > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW,
+		                "%s: ch*depth_multiplier (%" PRId64 "*%" PRId64
+		                ") is above the limit %" PRId64,
+		                name, p->ch, p->depth_multiplier, XO_GEOMETRY_MAX);
+	if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+		return xo_error(XO_EINVAL,
+		                "%s: activation=%s is not fused (linear, relu, sigmoid or "
+		                "softmax); apply it as its own op",
+		                name,
+		                (unsigned)p->activation <= XO_ACTIVATION_LAST
+		                    ? xo_activation_name(p->activation)
+		                    : "?");
+	SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+	SLOT(src[1], false, p->kernel_size, q.kernel_size, p->ch, p->depth_multiplier);
+	if (p->use_bias)
+		SLOT(src[2], false, co);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[0], false, p->batch, oh, ow, co);
+	} else {
+		SLOT(src[2], false, p->batch, oh, ow, co);
+		SLOT(src[3], false, p->batch, oh, ow, co);
+		SLOT(dst[0], true, p->batch, p->len, p->width, p->ch);
+		SLOT(dst[1], false, p->kernel_size, q.kernel_size, p->ch, p->depth_multiplier);
+		if (p->use_bias)
+			SLOT(dst[2], false, co);
+	}
+	return XO_OK;
+}
+#define SHAPES_depthwise_conv2d shapes_depthwise_conv2d
 
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);

@@ -219,6 +219,8 @@ struct xo_params {
 	/* merge: what it computes (add), and b's channels for concatenate (1) */
 	enum xo_merge mode;
 	int64_t ch_b;
+	/* depthwise_conv2d: filters per input channel (1, Keras's default) */
+	int64_t depth_multiplier;
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -297,6 +299,10 @@ struct xo_params xo_params_resolved(enum xo_op op, const struct xo_params *p);
  * Keras does. */
 enum xo_status xo_conv2d_geometry(const struct xo_params *p, int64_t *out_h, int64_t *out_w,
                                   int64_t *pad_top, int64_t *pad_left);
+/* The same for depthwise_conv2d (its messages name it); dilation_rate and
+ * dilation_w other than 1 are refused. */
+enum xo_status xo_depthwise_conv2d_geometry(const struct xo_params *p, int64_t *out_h,
+                                            int64_t *out_w, int64_t *pad_top, int64_t *pad_left);
 /* Effective stride (resolves the 0 default). */
 int64_t xo_conv1d_stride(const struct xo_params *p);
 int64_t xo_pool1d_stride(const struct xo_params *p);

@@ -137,6 +137,8 @@ static void permute_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void merge_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void depthwise_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void separable_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -349,6 +351,39 @@ static const unsigned call_kwargs[XO_LAYER_COUNT] = {
     [XO_LAYER_SIMPLE_RNN] = KW_TRAINING | KW_MASK,
     [XO_LAYER_LSTM] = KW_TRAINING | KW_MASK,
     [XO_LAYER_GRU] = KW_TRAINING | KW_MASK,
+    /* keras/src/layers/convolutional/base_depthwise_conv.py get_config():
+     * the initializers have no effect once the weights are loaded; the
+     * spec refuses dilation other than 1 */
+#define DEPTHWISE_KEYS                                                                         \
+	COMMON_KEYS, {"depth_multiplier", K_INT}, {"padding", K_STR}, {"data_format", K_LAST},    \
+	    {"activation", K_STR}, {"use_bias", K_BOOL}, {"depthwise_initializer", K_SKIP},       \
+	    {"bias_initializer", K_SKIP}, {"depthwise_regularizer", K_NULL},                      \
+	    {"bias_regularizer", K_NULL}, {"activity_regularizer", K_NULL},                       \
+	    {"depthwise_constraint", K_NULL}, {"bias_constraint", K_NULL},                        \
+	    {"batch_input_shape", K_SHAPE}
+    [XO_LAYER_DEPTHWISE_CONV2D] =
+        {{DEPTHWISE_KEYS, {"kernel_size", K_PAIR}, {"strides", K_PAIR}, {"dilation_rate", K_PAIR}},
+         depthwise_config,
+         true},
+    [XO_LAYER_DEPTHWISE_CONV1D] =
+        {{DEPTHWISE_KEYS, {"kernel_size", K_INT}, {"strides", K_INT}, {"dilation_rate", K_INT}},
+         depthwise_config,
+         true},
+    /* keras/src/layers/convolutional/base_separable_conv.py get_config():
+     * the depthwise keys, filters and the pointwise kernel's initializer,
+     * regularizer and constraint */
+    [XO_LAYER_SEPARABLE_CONV2D] =
+        {{DEPTHWISE_KEYS, {"filters", K_INT}, {"kernel_size", K_PAIR}, {"strides", K_PAIR},
+          {"dilation_rate", K_PAIR}, {"pointwise_initializer", K_SKIP},
+          {"pointwise_regularizer", K_NULL}, {"pointwise_constraint", K_NULL}},
+         separable_config,
+         true},
+    [XO_LAYER_SEPARABLE_CONV1D] =
+        {{DEPTHWISE_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
+          {"dilation_rate", K_INT}, {"pointwise_initializer", K_SKIP},
+          {"pointwise_regularizer", K_NULL}, {"pointwise_constraint", K_NULL}},
+         separable_config,
+         true},
 };
 
 /* A growing string. */
@@ -1889,6 +1924,53 @@ static void conv_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
 	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
 	json_object_set_new(cfg, "kernel_initializer", glorot_uniform());
+	json_object_set_new(cfg, "bias_initializer", zeros());
+	set_nulls(cfg, nulls);
+}
+
+/* DepthwiseConv1D/2D in Keras's key order (base_depthwise_conv.py). */
+static void depthwise_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	static const char *const nulls[] = {"depthwise_regularizer", "bias_regularizer",
+	                                    "activity_regularizer", "depthwise_constraint",
+	                                    "bias_constraint", NULL};
+	const struct xo_params *p = &ls->p;
+	struct xo_params q = xo_params_width_axis(p);
+
+	json_object_set_new(cfg, "depth_multiplier", json_integer(p->depth_multiplier));
+	json_object_set_new(cfg, "kernel_size", pair(ls, p->kernel_size, q.kernel_size));
+	json_object_set_new(cfg, "strides", pair(ls, xo_conv1d_stride(p), xo_conv1d_stride(&q)));
+	json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+	json_object_set_new(cfg, "dilation_rate", pair(ls, 1, 1));
+	json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+	json_object_set_new(cfg, "depthwise_initializer", glorot_uniform());
+	json_object_set_new(cfg, "bias_initializer", zeros());
+	set_nulls(cfg, nulls);
+}
+
+/* SeparableConv1D/2D in Keras's key order (base_separable_conv.py). */
+static void separable_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	static const char *const nulls[] = {"depthwise_regularizer", "pointwise_regularizer",
+	                                    "bias_regularizer", "activity_regularizer",
+	                                    "depthwise_constraint", "pointwise_constraint",
+	                                    "bias_constraint", NULL};
+	const struct xo_params *p = &ls->p;
+	struct xo_params q = xo_params_width_axis(p);
+
+	json_object_set_new(cfg, "filters", json_integer(p->filters));
+	json_object_set_new(cfg, "kernel_size", pair(ls, p->kernel_size, q.kernel_size));
+	json_object_set_new(cfg, "strides", pair(ls, xo_conv1d_stride(p), xo_conv1d_stride(&q)));
+	json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+	json_object_set_new(cfg, "dilation_rate", pair(ls, 1, 1));
+	json_object_set_new(cfg, "depth_multiplier", json_integer(p->depth_multiplier));
+	json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+	json_object_set_new(cfg, "depthwise_initializer", glorot_uniform());
+	json_object_set_new(cfg, "pointwise_initializer", glorot_uniform());
 	json_object_set_new(cfg, "bias_initializer", zeros());
 	set_nulls(cfg, nulls);
 }

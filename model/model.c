@@ -166,10 +166,16 @@ static enum xo_status plan_layer(struct xo_model *m, struct layer *l, int64_t n,
 		l->out_owned = true;
 		if (!st && training && l->has_grad)
 			st = xo_tensor_view(l->gbuf, 0, nd, dims, &l->gout);
-		if (!st && act_separate(&l->s))
-			st = xo_tensor_view(l->zbuf, 0, nd, dims, &l->z);
-		if (!st && act_separate(&l->s) && training && l->has_grad)
-			st = xo_tensor_view(l->gzbuf, 0, nd, dims, &l->gz);
+		if (layer_has_z(&l->s)) {
+			int64_t zd[XO_MAX_DIMS];
+			int zn = sample_dims(n, l->s.out_rank, l->s.out_len, l->s.out_w,
+			                     layer_z_ch(&l->s), zd);
+
+			if (!st)
+				st = xo_tensor_view(l->zbuf, 0, zn, zd, &l->z);
+			if (!st && training && l->has_grad)
+				st = xo_tensor_view(l->gzbuf, 0, zn, zd, &l->gz);
+		}
 		/* [n][T][S*units] where a backward reads it (training,
 		 * a gradient through the layer); else none, and the
 		 * forward runs the inference form. Grown to n on demand. */
@@ -301,10 +307,14 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 		if (!st && l->has_grad)
 			st =
 			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->gbuf);
-		if (!st && act_separate(&l->s))
+		/* z: the output's positions, layer_z_ch channels each */
+		if (!st && layer_has_z(&l->s) &&
+		    !xo_mul_ok(l->s.out_len * l->s.out_w, layer_z_ch(&l->s), &n))
+			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
+		if (!st && layer_has_z(&l->s))
 			st =
 			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->zbuf);
-		if (!st && act_separate(&l->s) && l->has_grad)
+		if (!st && layer_has_z(&l->s) && l->has_grad)
 			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
 			                      &l->gzbuf);
 	}

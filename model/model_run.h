@@ -111,7 +111,8 @@ static inline bool act_bwd_from_x(enum xo_activation a)
 static inline bool layer_is_conv_dense(const struct xo_layer_spec *s)
 {
 	return s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_CONV2D ||
-	       s->kind == XO_LAYER_DENSE;
+	       s->kind == XO_LAYER_DENSE || s->kind == XO_LAYER_DEPTHWISE_CONV2D ||
+	       s->kind == XO_LAYER_DEPTHWISE_CONV1D;
 }
 
 /* Its op. */
@@ -136,6 +137,24 @@ static inline bool act_separate(const struct xo_layer_spec *s)
 	       s->p.activation > XO_ACTIVATION_FUSED_LAST;
 }
 
+/* A layer with an intermediate z between its two ops (and gz, its
+ * gradient, when trained): a separate activation's input, or a separable
+ * convolution's depthwise output. */
+static inline bool layer_has_z(const struct xo_layer_spec *s)
+{
+	return act_separate(s) || s->kind == XO_LAYER_SEPARABLE_CONV2D ||
+	       s->kind == XO_LAYER_SEPARABLE_CONV1D;
+}
+
+/* The channels of z at each of the output's positions: the output's, or a
+ * separable convolution's in_ch * depth_multiplier. */
+static inline int64_t layer_z_ch(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_SEPARABLE_CONV2D || s->kind == XO_LAYER_SEPARABLE_CONV1D
+	           ? s->in_ch * s->p.depth_multiplier
+	           : s->out_ch;
+}
+
 /* A layer that is the same bytes as its input: flatten, Activation(linear). */
 static inline bool layer_is_view(const struct xo_layer_spec *s)
 {
@@ -150,7 +169,8 @@ static inline bool layer_is_2d(const struct xo_layer_spec *s)
 	       s->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D ||
 	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D || s->kind == XO_LAYER_ZERO_PADDING2D ||
 	       s->kind == XO_LAYER_CROPPING2D || s->kind == XO_LAYER_UP_SAMPLING2D ||
-	       s->kind == XO_LAYER_PERMUTE;
+	       s->kind == XO_LAYER_PERMUTE || s->kind == XO_LAYER_DEPTHWISE_CONV2D ||
+	       s->kind == XO_LAYER_SEPARABLE_CONV2D;
 }
 /* ---- the layer kinds' runtime ---------------------------------------------- */
 

@@ -55,6 +55,24 @@ static const char *const conv2d_args[] = {"filters",    "kernel_size", "kernel_w
                                           "strides",    "strides_w",   "padding",
                                           "dilation_rate", "dilation_w", "activation",
                                           "use_bias",   "name",        NULL};
+/* depthwise_conv2d: conv2d's geometry keys, depth_multiplier for filters
+ * (dilation 1 only: the op refuses other rates) */
+static const char *const depthwise2d_args[] = {
+    "depth_multiplier", "kernel_size",   "kernel_w",   "strides",    "strides_w", "padding",
+    "dilation_rate",    "dilation_w",    "activation", "use_bias",   "name",      NULL};
+/* separable_conv2d: depthwise_conv2d's keys and the pointwise filters */
+static const char *const separable2d_args[] = {
+    "filters",       "depth_multiplier", "kernel_size", "kernel_w",   "strides",  "strides_w",
+    "padding",       "dilation_rate",    "dilation_w",  "activation", "use_bias", "name",
+    NULL};
+/* separable_conv1d: separable_conv2d's keys of one axis */
+static const char *const separable1d_args[] = {
+    "filters",       "depth_multiplier", "kernel_size", "strides", "padding",
+    "dilation_rate", "activation",       "use_bias",    "name",    NULL};
+/* depthwise_conv1d: depthwise_conv2d's keys of one axis */
+static const char *const depthwise1d_args[] = {"depth_multiplier", "kernel_size", "strides",
+                                               "padding",          "dilation_rate", "activation",
+                                               "use_bias",         "name",          NULL};
 static const char *const pool_args[] = {"pool_size", "strides", "padding", "name", NULL};
 /* 2-D pooling: pool_size and strides are the height's; pool_w and strides_w
  * the width's (absent: as the height's, Keras's int form) */
@@ -196,6 +214,8 @@ static enum xo_status set_int_arg(struct xo_params *p, const char *key, const ch
 		p->repeats = v;
 	else if (!strcmp(key, "size_w"))
 		p->repeats_w = v;
+	else if (!strcmp(key, "depth_multiplier"))
+		p->depth_multiplier = v;
 	else
 		p->units = v;
 	return XO_OK;
@@ -385,7 +405,7 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	    !strcmp(key, "dilation_rate") || !strcmp(key, "pool_size") || !strcmp(key, "units") ||
 	    !strcmp(key, "pool_w") || !strcmp(key, "strides_w") || !strcmp(key, "kernel_w") ||
 	    !strcmp(key, "dilation_w") || !strcmp(key, "size") || !strcmp(key, "size_w") ||
-	    !strcmp(key, "n"))
+	    !strcmp(key, "n") || !strcmp(key, "depth_multiplier"))
 		return set_int_arg(p, key, val, origin, line);
 	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
 		/* ids travel as float values through the model's x arrays
@@ -592,6 +612,66 @@ static enum xo_status shape_conv2d(struct xo_layer_spec *l, const char *origin)
 	l->w_dim[1] = xo_params_width_axis(p).kernel_size;
 	l->w_dim[2] = l->in_ch;
 	l->w_dim[3] = p->filters;
+	l->b_count = p->use_bias ? p->filters : 0;
+	return XO_OK;
+}
+
+/* depthwise_conv2d: conv2d's geometry (dilation 1), ch * depth_multiplier
+ * outputs; Keras's kernel [kh][kw][in_ch][depth_multiplier].
+ * depthwise_conv1d: the same op on one column (width, kernel_w and
+ * strides_w 1), Keras's kernel [k][in_ch][depth_multiplier] */
+static enum xo_status shape_depthwise(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	bool one_d = l->kind == XO_LAYER_DEPTHWISE_CONV1D || l->kind == XO_LAYER_SEPARABLE_CONV1D;
+	enum xo_status st;
+	int64_t oh, ow, pt, pl, co;
+
+	if (l->in_rank != (one_d ? 2 : 3))
+		return rank_error(l, origin, one_d ? 2 : 3);
+	p->width = l->in_w;
+	if (one_d)
+		p->kernel_w = p->strides_w = p->dilation_w = 1;
+	st = xo_depthwise_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	if (!xo_mul_ok(l->in_ch, p->depth_multiplier, &co) || co > XO_GEOMETRY_MAX)
+		return spec_error(XO_EOVERFLOW, origin, l->line,
+		                  "depthwise_conv2d: channels * depth_multiplier is above %" PRId64,
+		                  XO_GEOMETRY_MAX);
+	l->out_rank = one_d ? 2 : 3;
+	l->out_len = oh;
+	l->out_w = ow;
+	l->out_ch = co;
+	l->w_ndim = one_d ? 3 : 4;
+	l->w_dim[0] = p->kernel_size;
+	l->w_dim[1] = xo_params_width_axis(p).kernel_size;
+	l->w_dim[one_d ? 1 : 2] = l->in_ch;
+	l->w_dim[one_d ? 2 : 3] = p->depth_multiplier;
+	l->b_count = p->use_bias ? co : 0;
+	return XO_OK;
+}
+
+/* separable_conv2d (and separable_conv1d on one column):
+ * depthwise_conv2d's shape rule for its depthwise kernel,
+ * then a 1x1 pointwise kernel [in_ch * dm][filters] (rk_count) to filters
+ * outputs, the bias [filters]; its activation runs fused into the pointwise
+ * op (linear, relu, sigmoid, softmax: the others are refused) */
+static enum xo_status shape_separable(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	enum xo_status st = shape_depthwise(l, origin);
+
+	if (st)
+		return st;
+	if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: activation=%s is not supported (linear, relu, sigmoid or "
+		                  "softmax)",
+		                  xo_spec_kind_name(l->kind), xo_activation_name(p->activation));
+	if (!xo_mul_ok(l->out_ch, p->filters, &l->rk_count) || l->rk_count > (INT64_C(1) << 40))
+		return spec_error(XO_EOVERFLOW, origin, l->line, "kernel size overflows");
+	l->out_ch = p->filters;
 	l->b_count = p->use_bias ? p->filters : 0;
 	return XO_OK;
 }
@@ -1008,6 +1088,11 @@ static const char *needs_filters(const struct xo_params *p)
 	return !p->filters || !p->kernel_size ? "filters= and kernel_size=" : NULL;
 }
 
+static const char *needs_kernel_size(const struct xo_params *p)
+{
+	return !p->kernel_size ? "kernel_size=" : NULL;
+}
+
 static const char *needs_units(const struct xo_params *p)
 {
 	return !p->units ? "units=" : NULL;
@@ -1075,6 +1160,10 @@ static const struct {
     [XO_LAYER_MAXIMUM] = {merge_args, shape_maximum},
     [XO_LAYER_MINIMUM] = {merge_args, shape_minimum},
     [XO_LAYER_CONCATENATE] = {concatenate_args, shape_concatenate},
+    [XO_LAYER_DEPTHWISE_CONV2D] = {depthwise2d_args, shape_depthwise, needs_kernel_size},
+    [XO_LAYER_DEPTHWISE_CONV1D] = {depthwise1d_args, shape_depthwise, needs_kernel_size},
+    [XO_LAYER_SEPARABLE_CONV2D] = {separable2d_args, shape_separable, needs_filters},
+    [XO_LAYER_SEPARABLE_CONV1D] = {separable1d_args, shape_separable, needs_filters},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

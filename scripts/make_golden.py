@@ -428,6 +428,22 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 79,
     },
+    # DepthwiseConv2D and DepthwiseConv1D (--only dw_cnn --only dw_seq): a
+    # depth multiplier, same padding, strides, a fused and a separate
+    # activation
+    "dw_cnn": {
+        "spec": (
+            "# golden: DepthwiseConv2D (x2, same, relu) -> DepthwiseConv2D\n"
+            "# (2, 3) strides (2, 1) tanh -> Flatten -> Dense softmax\n"
+            "input 6 5 3\n"
+            "depthwise_conv2d kernel_size=3 depth_multiplier=2 padding=same activation=relu\n"
+            "depthwise_conv2d kernel_size=2 kernel_w=3 strides=2 strides_w=1 activation=tanh\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 79,
+    },
     # a functional graph (--only res_cnn): a residual Conv1D block (Conv1D ->
     # Conv1D -> Add with the block's input -> relu) concatenated with a 1x1
     # Conv1D branch of the input, then GlobalAveragePooling1D -> Dense; the
@@ -448,6 +464,35 @@ MODELS = {
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 79,
+    },
+    "dw_seq": {
+        "spec": (
+            "# golden: DepthwiseConv1D (x2, same, sigmoid) -> DepthwiseConv1D\n"
+            "# strides 2 without bias -> GlobalAveragePooling1D -> Dense softmax\n"
+            "input 9 4\n"
+            "depthwise_conv1d kernel_size=3 depth_multiplier=2 padding=same activation=sigmoid\n"
+            "depthwise_conv1d kernel_size=2 strides=2 use_bias=False\n"
+            "global_average_pooling1d\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 83,
+    },
+    # SeparableConv2D (--only sep_cnn): two kernels, the pointwise one with
+    # the bias and the fused activation
+    "sep_cnn": {
+        "spec": (
+            "# golden: SeparableConv2D (4, x2, same, relu) -> SeparableConv2D\n"
+            "# (3, (2, 3), strides (2, 1)) -> Flatten -> Dense softmax\n"
+            "input 6 5 3\n"
+            "separable_conv2d filters=4 kernel_size=3 depth_multiplier=2 padding=same "
+            "activation=relu\n"
+            "separable_conv2d filters=3 kernel_size=2 kernel_w=3 strides=2 strides_w=1\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 89,
     },
 }
 
@@ -548,7 +593,7 @@ def build(text):
     inp = keras.Input(shape=shape, dtype=input_dtype(text))
     tensors, names, last = {"input": inp}, spec_names(text), inp
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
-            "input_dim", "output_dim", "size")
+            "input_dim", "output_dim", "size", "depth_multiplier")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
                 "pool_w": "pool_size", "size_w": "size"}
@@ -562,7 +607,8 @@ def build(text):
                 if wk in args or hk in args:
                     h = int(args[hk]) if hk in args else {"strides": 1, "dilation_rate": 1,
                                                           "pool_size": 2, "size": 2}[hk]
-                    if hk == "strides" and "strides" not in args and kind != "conv2d":
+                    if hk == "strides" and "strides" not in args and \
+                            kind not in ("conv2d", "depthwise_conv2d", "separable_conv2d"):
                         h = int(args.get("pool_size", 2))
                     kw[hk] = (h, int(args.pop(wk)) if wk in args else h)
                     args.pop(hk, None)
@@ -605,7 +651,10 @@ def build(text):
                "cropping2d": keras.layers.Cropping2D,
                "up_sampling2d": keras.layers.UpSampling2D,
                "repeat_vector": keras.layers.RepeatVector, "permute": keras.layers.Permute,
-               "reshape": keras.layers.Reshape, **MERGES}[kind]
+               "reshape": keras.layers.Reshape,
+               "depthwise_conv2d": keras.layers.DepthwiseConv2D,
+               "depthwise_conv1d": keras.layers.DepthwiseConv1D,
+               "separable_conv2d": keras.layers.SeparableConv2D, **MERGES}[kind]
         if not graph:
             model.add(cls(**kw))
             continue
@@ -681,6 +730,11 @@ def write_weights(model, names, directory):
                               keras.layers.LayerNormalization)):
             # gamma, beta, moving_mean, moving_variance; embeddings;
             # kernel, recurrent_kernel, bias: by Keras's own names
+            for v, value in zip(layer.weights, ws):
+                save(directory / f"{name}.{v.name}.npy", value)
+            continue
+        if isinstance(layer, keras.layers.SeparableConv2D):
+            # depthwise_kernel, pointwise_kernel, bias: Keras's own names
             for v, value in zip(layer.weights, ws):
                 save(directory / f"{name}.{v.name}.npy", value)
             continue

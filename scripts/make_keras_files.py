@@ -559,6 +559,75 @@ def d3_fixtures(out):
         write_inputs(out, name, m, r)
 
 
+# the depthwise fixtures, each with its own seed (--only=dwconv writes them
+# alone; --name=N only those named)
+def dwconv_model():
+    """DepthwiseConv2D with depth_multiplier 2, same padding and a fused relu,
+    then one with a (2, 3) kernel, strides (2, 1) and tanh (not fused: its
+    own op after the product), before a Flatten and a Dense."""
+    return keras.Sequential([
+        keras.Input(shape=(6, 5, 3)),
+        layers.DepthwiseConv2D(3, depth_multiplier=2, padding="same", activation="relu"),
+        layers.DepthwiseConv2D((2, 3), strides=(2, 1), activation="tanh"),
+        layers.Flatten(),
+        layers.Dense(4, activation="softmax"),
+    ])
+
+
+def dwconv1d_model():
+    """DepthwiseConv1D with depth_multiplier 2, same padding and a fused
+    sigmoid, then one with strides 2 and no bias, before a Dense."""
+    return keras.Sequential([
+        keras.Input(shape=(9, 4)),
+        layers.DepthwiseConv1D(3, depth_multiplier=2, padding="same", activation="sigmoid"),
+        layers.DepthwiseConv1D(2, strides=2, use_bias=False),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def sepconv_model():
+    """SeparableConv2D with depth_multiplier 2, same padding and a fused relu,
+    then one with a (2, 3) kernel, strides (2, 1), no activation."""
+    return keras.Sequential([
+        keras.Input(shape=(6, 5, 3)),
+        layers.SeparableConv2D(4, 3, depth_multiplier=2, padding="same", activation="relu"),
+        layers.SeparableConv2D(3, (2, 3), strides=(2, 1)),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def sepconv1d_model():
+    """SeparableConv1D with depth_multiplier 2, same padding and a fused
+    sigmoid, then one with strides 2 and no bias."""
+    return keras.Sequential([
+        keras.Input(shape=(9, 4)),
+        layers.SeparableConv1D(5, 3, depth_multiplier=2, padding="same", activation="sigmoid"),
+        layers.SeparableConv1D(3, 2, strides=2, use_bias=False),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+DWCONV = (("dwconv", dwconv_model, 83), ("dwconv1d", dwconv1d_model, 89),
+          ("sepconv", sepconv_model, 97), ("sepconv1d", sepconv1d_model, 101))
+
+
+def dwconv_fixtures(out, only=None):
+    """As shape2_fixtures, for DWCONV (or its fixtures named in only)."""
+    for name, make_model, seed in DWCONV:
+        if only and name not in only:
+            continue
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        m.save(os.path.join(out, name + ".h5"))
+        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        write_inputs(out, name, m, r)
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -679,6 +748,11 @@ def main():
         names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]
         shape2_fixtures(out, names)
         print("keras", keras.__version__, "wrote the shape2 fixtures to", out)
+        return
+    if "--only=dwconv" in sys.argv[1:]:
+        names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]
+        dwconv_fixtures(out, names)
+        print("keras", keras.__version__, "wrote the dwconv fixtures to", out)
         return
     # --only=ln_pos: written alone, so adding it rewrote no other file
     if "--only=ln_pos" in sys.argv[1:]:

@@ -169,6 +169,20 @@ static void acc_lengths(const struct xo_case *c, int64_t k[XO_MAX_DST])
 		xo_conv2d_geometry(p, &oh, &ow, &pad, &pl);
 		out = oh * ow;
 		taps = p->kernel_size * xo_params_width_axis(p).kernel_size;
+	} else if (c->op == XO_OP_depthwise_conv2d) {
+		int64_t oh = 1, ow = 1, pl;
+
+		/* depthwise: an output sums its channel's kh*kw taps; dx sums
+		 * taps * depth_multiplier terms; dw, db the oh*ow outputs of
+		 * each sample */
+		xo_depthwise_conv2d_geometry(p, &oh, &ow, &pad, &pl);
+		k[0] = c->dir == XO_DIR_FWD ? p->kernel_size * xo_params_width_axis(p).kernel_size +
+		                                  (p->use_bias ? 1 : 0)
+		                            : p->kernel_size * xo_params_width_axis(p).kernel_size *
+		                                  p->depth_multiplier;
+		k[1] = c->dir == XO_DIR_FWD ? 0 : p->batch * oh * ow;
+		k[2] = k[1];
+		return;
 	}
 	if (c->dir == XO_DIR_FWD) {
 		/* taps * ch (or ch) products, plus the bias */
@@ -690,7 +704,9 @@ static enum xo_status bound_conv_dense(struct hcase *h, struct xo_backend *ref)
 	enum xo_status st = XO_OK;
 	double *prop[XO_MAX_DST] = {0};
 	int64_t k[XO_MAX_DST];
-	int64_t last = c->op == XO_OP_dense ? p->units : p->filters;
+	int64_t last = c->op == XO_OP_dense                ? p->units
+	               : c->op == XO_OP_depthwise_conv2d ? p->ch * p->depth_multiplier
+	                                                 : p->filters;
 
 	acc_lengths(c, k);
 	for (int i = 0; i < XO_MAX_DST && c->dir == XO_DIR_BWD; i++) {
@@ -760,6 +776,7 @@ out_prop:
 #define BOUND_conv1d bound_conv_dense
 #define BOUND_conv2d bound_conv_dense
 #define BOUND_dense bound_conv_dense
+#define BOUND_depthwise_conv2d bound_conv_dense
 
 /* max_pooling1d */
 static enum xo_status bound_max_pool1d(struct hcase *h, struct xo_backend *ref)

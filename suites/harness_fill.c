@@ -175,6 +175,19 @@ static int64_t acc_len_max(const struct xo_case *c)
 			if (p->batch * out * ow > k)
 				k = p->batch * out * ow;
 		}
+	} else if (c->op == XO_OP_depthwise_conv2d) {
+		/* one channel's taps forward; dx over taps and multipliers, dw
+		 * and db over the batch's output positions */
+		int64_t ow, pt, pl, kw = xo_params_width_axis(p).kernel_size;
+
+		if (xo_depthwise_conv2d_geometry(p, &out, &ow, &pt, &pl))
+			return 0;
+		k = p->kernel_size * kw + 1;
+		if (c->dir == XO_DIR_BWD) {
+			k = p->kernel_size * kw * p->depth_multiplier;
+			if (p->batch * out * ow > k)
+				k = p->batch * out * ow;
+		}
 	} else if (c->op == XO_OP_dense) {
 		k = c->dir == XO_DIR_FWD ? p->ch + 1 : (p->units > p->batch ? p->units : p->batch);
 	}
@@ -234,6 +247,7 @@ static void fill_conv_dense(struct hcase *h)
 #define FILL_conv1d fill_conv_dense
 #define FILL_conv2d fill_conv_dense
 #define FILL_dense fill_conv_dense
+#define FILL_depthwise_conv2d fill_conv_dense
 
 /* max_pooling1d, max_pooling2d */
 static void fill_max_pool(struct hcase *h)

@@ -71,9 +71,11 @@ static void conv_axis_seen(const struct xo_params *q, int64_t out, int64_t pad, 
 	}
 }
 
-/* conv2d bwd zeros fixed by the geometry: dw taps (i, j) of which either
- * axis sees only padding, dx cells of which either axis is in no window. */
-static int64_t conv2d_geometry_zeros(const struct xo_params *p, int slot)
+/* conv2d (and depthwise_conv2d: the same geometry with dilation 1) bwd
+ * zeros fixed by the geometry: dw taps (i, j) of which either axis sees only
+ * padding (per_tap values each: ch * filters, or ch * depth_multiplier), dx
+ * cells of which either axis is in no window. */
+static int64_t conv2d_geometry_zeros(const struct xo_params *p, int slot, int64_t per_tap)
 {
 	struct xo_params q = xo_params_width_axis(p);
 	int64_t oh, ow, pt, pl, th, tw, ch, cw;
@@ -83,7 +85,7 @@ static int64_t conv2d_geometry_zeros(const struct xo_params *p, int slot)
 	conv_axis_seen(p, oh, pt, &th, &ch);
 	conv_axis_seen(&q, ow, pl, &tw, &cw);
 	if (slot == 1)
-		return (p->kernel_size * q.kernel_size - th * tw) * p->ch * p->filters;
+		return (p->kernel_size * q.kernel_size - th * tw) * per_tap;
 	if (slot == 0)
 		return (p->len * p->width - ch * cw) * p->batch * p->ch;
 	return 0;
@@ -127,6 +129,7 @@ static int64_t zeros_conv_dense_relu(const struct hcase *h)
 #define ZEROS_conv1d zeros_conv_dense_relu
 #define ZEROS_conv2d zeros_conv_dense_relu
 #define ZEROS_dense zeros_conv_dense_relu
+#define ZEROS_depthwise_conv2d zeros_conv_dense_relu
 
 /* relu */
 static int64_t zeros_relu(const struct hcase *h)
@@ -467,7 +470,9 @@ int64_t xo_hcase_structural_zeros(const struct hcase *h, int slot)
 	if (xo_op_is_rnn(c->op))
 		return rnn_structural_zeros(h, slot);
 	if (c->op == XO_OP_conv2d && c->dir == XO_DIR_BWD)
-		return conv2d_geometry_zeros(&c->p, slot);
+		return conv2d_geometry_zeros(&c->p, slot, c->p.ch * c->p.filters);
+	if (c->op == XO_OP_depthwise_conv2d && c->dir == XO_DIR_BWD)
+		return conv2d_geometry_zeros(&c->p, slot, c->p.ch * c->p.depth_multiplier);
 	if (c->op == XO_OP_layer_normalization)
 		return zeros_layer_normalization(h, slot);
 	if (c->op == XO_OP_merge)

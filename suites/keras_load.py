@@ -36,7 +36,10 @@ def main():
                      ("d3", (9, 4), 3), ("d3_2d", (5, 4, 2), 4),
                      ("permute", (7, 3), 4), ("permute2d", (5, 4, 2), 3),
                      ("repeat", (5,), 4), ("reshape", (4, 6), 3),
-                     ("graph", (8, 3), 3))
+                     ("graph", (8, 3), 3),
+
+                     ("dwconv", (6, 5, 3), 4), ("dwconv1d", (9, 4), 3),
+                     ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]

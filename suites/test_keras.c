@@ -123,6 +123,16 @@ static double k_path(const struct xo_model *m)
 			k += (double)(l->w_dim[0] * l->w_dim[1] * l->in_ch);
 		else if (l->kind == XO_LAYER_DENSE)
 			k += (double)l->in_ch;
+		/* depthwise: kh * kw taps of one channel per output */
+		else if (l->kind == XO_LAYER_DEPTHWISE_CONV2D)
+			k += (double)(l->w_dim[0] * l->w_dim[1]);
+		else if (l->kind == XO_LAYER_DEPTHWISE_CONV1D)
+			k += (double)l->w_dim[0];
+		/* separable: the depthwise taps, then in_ch * dm pointwise terms */
+		else if (l->kind == XO_LAYER_SEPARABLE_CONV2D)
+			k += (double)(l->w_dim[0] * l->w_dim[1] + l->w_dim[2] * l->w_dim[3]);
+		else if (l->kind == XO_LAYER_SEPARABLE_CONV1D)
+			k += (double)(l->w_dim[0] + l->w_dim[1] * l->w_dim[2]);
 		/* the 2-D averages: a sum of their window's (or every) cell,
 		 * then a division of up to 5u (harness.c): K - 1 + 5 */
 		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
@@ -221,6 +231,19 @@ static const struct fixture fixtures[] = {
     {"graph.keras", NULL, "graph"},
     {"graph.h5", NULL, "graph"},
     {"graph.keras", "graph.weights.h5", "graph"},
+    /* DepthwiseConv2D (make_keras_files.py --only=dwconv) */
+    {"dwconv.keras", NULL, "dwconv"},
+    {"dwconv.h5", NULL, "dwconv"},
+    {"dwconv.keras", "dwconv.weights.h5", "dwconv"},
+    {"dwconv1d.keras", NULL, "dwconv1d"},
+    {"dwconv1d.h5", NULL, "dwconv1d"},
+    {"dwconv1d.keras", "dwconv1d.weights.h5", "dwconv1d"},
+    {"sepconv.keras", NULL, "sepconv"},
+    {"sepconv.h5", NULL, "sepconv"},
+    {"sepconv.keras", "sepconv.weights.h5", "sepconv"},
+    {"sepconv1d.keras", NULL, "sepconv1d"},
+    {"sepconv1d.h5", NULL, "sepconv1d"},
+    {"sepconv1d.keras", "sepconv1d.weights.h5", "sepconv1d"},
 };
 
 static void test_keras_predict(void **state)

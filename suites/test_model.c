@@ -230,10 +230,39 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		if (xo_layer_kinds[l->kind].op == XO_OP_merge)
 			*k_path += 2.0;
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
-		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION)
+		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION ||
+		    l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D)
 			*k_path += act_length(l->p.activation);
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
+		/* depthwise: an output sums its one channel's kh * kw taps, dx
+		 * those taps' depth_multiplier outputs (kernel [kh][kw][ch][dm];
+		 * the 1-D kind's [k][ch][dm]) */
+		if (l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D) {
+			bool one_d = l->kind == XO_LAYER_DEPTHWISE_CONV1D;
+			double dtaps = (double)(one_d ? l->w_dim[0] : l->w_dim[0] * l->w_dim[1]);
+			double dm = (double)l->w_dim[one_d ? 2 : 3];
+
+			*k_path += dtaps;
+			if (dtaps * dm > *k_grad)
+				*k_grad = dtaps * dm;
+			continue;
+		}
+		/* separable: the depthwise taps, then in_ch * dm pointwise terms
+		 * per output; dz sums filters terms, dx the depthwise dx's */
+		if (l->kind == XO_LAYER_SEPARABLE_CONV2D || l->kind == XO_LAYER_SEPARABLE_CONV1D) {
+			bool one_d = l->kind == XO_LAYER_SEPARABLE_CONV1D;
+			double dtaps = (double)(one_d ? l->w_dim[0] : l->w_dim[0] * l->w_dim[1]);
+			double mid = (double)(l->w_dim[one_d ? 1 : 2] * l->w_dim[one_d ? 2 : 3]);
+			double dm = (double)l->w_dim[one_d ? 2 : 3];
+
+			*k_path += dtaps + mid + act_length(l->p.activation);
+			if (fmax(dtaps * dm, (double)l->p.filters) > *k_grad)
+				*k_grad = fmax(dtaps * dm, (double)l->p.filters);
+			if (kg > *k_grad)
+				*k_grad = kg;
+			continue;
+		}
 		/* dx of a layer sums over its outputs' channels and taps */
 		if (l->w_ndim && (double)l->out_ch * taps > *k_grad)
 			*k_grad = (double)l->out_ch * taps;
@@ -587,7 +616,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "acts2",       "pad1d",           "resize1d",
                                              "resize2d",    "ln_seq",          "ln_cnn",
                                              "d3_seq",      "d3_cnn",          "shape_seq",
-                                             "res_cnn"};
+                                             "res_cnn",         "dw_cnn",
+                                             "dw_seq",      "sep_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1174,11 +1204,15 @@ static void check_steps(const char *what, const char *spec, const struct real_re
 	assert_int_equal(a->nsteps, REAL_STEPS);
 	assert_int_equal(b->nsteps, REAL_STEPS);
 	for (int l = 0; l < sp.nlayers; l++)
-		for (int part = 0; part < 4; part++) {
-			/* kernel, bias; batch_normalization's gamma, beta */
-			const int64_t lens[4] = {sp.layers[l].w_count, sp.layers[l].b_count,
-			                         sp.layers[l].gamma_count, sp.layers[l].beta_count};
-			const char *pname = (const char *[]){"kernel", "bias", "gamma", "beta"}[part];
+		for (int part = 0; part < 5; part++) {
+			/* kernel, the second kernel (a separable convolution's
+			 * pointwise kernel, between kernel and bias), bias;
+			 * batch_normalization's gamma, beta */
+			const int64_t lens[5] = {sp.layers[l].w_count, sp.layers[l].rk_count,
+			                         sp.layers[l].b_count, sp.layers[l].gamma_count,
+			                         sp.layers[l].beta_count};
+			const char *pname =
+			    (const char *[]){"kernel", "kernel2", "bias", "gamma", "beta"}[part];
 			char name[160];
 			int64_t len = lens[part];
 
@@ -1859,6 +1893,229 @@ static void test_graph_layers(void **state)
 		free(x);
 		free(y);
 	}
+	close_backends(be, nbe);
+}
+
+/* The depthwise_conv2d layer (Keras DepthwiseConv2D): shapes, Keras's
+ * refusals, and a training epoch on every backend against ref (op by op: no
+ * fused path holds it), with a fused activation and with one run as its
+ * own op (tanh). */
+static void test_depthwise_layer(void **state)
+{
+	static const char *const net =
+	    "input 6 5 3\ndepthwise_conv2d kernel_size=3 depth_multiplier=2 padding=same "
+	    "activation=relu\ndepthwise_conv2d kernel_size=2 kernel_w=3 strides=2 strides_w=1 "
+	    "activation=tanh\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [6][5][3] -> [6][5][6] -> [3][3][6]; kernels [3][3][3][2], [2][3][6][1] */
+	assert_int_equal(xo_spec_parse(net, "dw", &sp), XO_OK);
+	assert_true(sp.layers[0].out_len == 6 && sp.layers[0].out_w == 5 &&
+	            sp.layers[0].out_ch == 6 && sp.layers[0].w_count == 54 &&
+	            sp.layers[0].b_count == 6);
+	assert_true(sp.layers[1].out_len == 3 && sp.layers[1].out_w == 3 &&
+	            sp.layers[1].out_ch == 6 && sp.layers[1].w_dim[2] == 6 &&
+	            sp.layers[1].w_dim[3] == 1);
+	xo_spec_free(&sp);
+	/* refused: no kernel_size, dilation, a rank-2 input, causal padding */
+	assert_int_equal(xo_spec_parse("input 4 4 2\ndepthwise_conv2d\n", "dw", &sp), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "kernel_size="));
+	assert_int_equal(
+	    xo_spec_parse("input 6 6 2\ndepthwise_conv2d kernel_size=2 dilation_rate=2\n", "dw", &sp),
+	    XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "is not supported (1 only)"));
+	assert_int_equal(xo_spec_parse("input 6 2\ndepthwise_conv2d kernel_size=2\n", "dw", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "[height][width][channels]"));
+	assert_int_equal(
+	    xo_spec_parse("input 6 6 2\ndepthwise_conv2d kernel_size=2 padding=causal\n", "dw", &sp),
+	    XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/dw.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 37, 6 * 5 * 3, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a depthwise net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a depthwise net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "depthwise %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The depthwise_conv1d layer (Keras DepthwiseConv1D): the depthwise op on
+ * one column; shapes, refusals and a training epoch on every backend
+ * against ref (a fused sigmoid, a stride, no bias). */
+static void test_depthwise1d_layer(void **state)
+{
+	static const char *const net =
+	    "input 9 4\ndepthwise_conv1d kernel_size=3 depth_multiplier=2 padding=same "
+	    "activation=sigmoid\ndepthwise_conv1d kernel_size=2 strides=2 use_bias=0\n"
+	    "flatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [9][4] -> [9][8] -> [4][8]; kernels [3][4][2], [2][8][1] */
+	assert_int_equal(xo_spec_parse(net, "dw1", &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 9 &&
+	            sp.layers[0].out_ch == 8 && sp.layers[0].w_ndim == 3 &&
+	            sp.layers[0].w_count == 24 && sp.layers[0].b_count == 8);
+	assert_true(sp.layers[1].out_len == 4 && sp.layers[1].out_ch == 8 &&
+	            sp.layers[1].w_count == 16 && sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+	/* refused: a rank-3 input, the width keys of the 2-D kind, dilation */
+	assert_int_equal(xo_spec_parse("input 4 4 2\ndepthwise_conv1d kernel_size=2\n", "dw1", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "[steps][channels]"));
+	assert_int_equal(
+	    xo_spec_parse("input 6 2\ndepthwise_conv1d kernel_size=2 kernel_w=2\n", "dw1", &sp),
+	    XO_EFORMAT);
+	assert_int_equal(
+	    xo_spec_parse("input 6 2\ndepthwise_conv1d kernel_size=2 dilation_rate=2\n", "dw1", &sp),
+	    XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/dw1.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 41, 9 * 4, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a depthwise1d net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a depthwise1d net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "depthwise1d %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The separable_conv2d layer (Keras SeparableConv2D): two ops and two
+ * kernels; shapes, refusals and a training epoch on every backend against
+ * ref (a fused relu, a stride, a depth multiplier). */
+static void test_separable_layer(void **state)
+{
+	static const char *const net =
+	    "input 6 5 3\nseparable_conv2d filters=4 kernel_size=3 depth_multiplier=2 "
+	    "padding=same activation=relu\nseparable_conv2d filters=3 kernel_size=2 kernel_w=3 "
+	    "strides=2 strides_w=1\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [6][5][3] -> [6][5][4] -> [3][3][3]; depthwise [3][3][3][2],
+	 * pointwise 6 x 4, bias 4 */
+	assert_int_equal(xo_spec_parse(net, "sep", &sp), XO_OK);
+	assert_true(sp.layers[0].out_len == 6 && sp.layers[0].out_w == 5 &&
+	            sp.layers[0].out_ch == 4 && sp.layers[0].w_count == 54 &&
+	            sp.layers[0].rk_count == 24 && sp.layers[0].b_count == 4);
+	assert_true(sp.layers[1].out_len == 3 && sp.layers[1].out_w == 3 &&
+	            sp.layers[1].out_ch == 3 && sp.layers[1].w_count == 24 &&
+	            sp.layers[1].rk_count == 12);
+	xo_spec_free(&sp);
+	/* refused: no filters, an activation the pointwise op does not fuse,
+	 * dilation */
+	assert_int_equal(xo_spec_parse("input 4 4 2\nseparable_conv2d kernel_size=2\n", "sep", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "filters="));
+	assert_int_equal(xo_spec_parse("input 4 4 2\nseparable_conv2d filters=2 kernel_size=2 "
+	                               "activation=tanh\n",
+	                               "sep", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "activation=tanh is not supported"));
+	assert_int_equal(xo_spec_parse("input 6 6 2\nseparable_conv2d filters=2 kernel_size=2 "
+	                               "dilation_rate=2\n",
+	                               "sep", &sp),
+	                 XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/sep.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 43, 6 * 5 * 3, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a separable net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a separable net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "separable %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The separable_conv1d layer (Keras SeparableConv1D): separable_conv2d's
+ * two ops on one column; shapes, refusals and a training epoch on every
+ * backend against ref (a fused sigmoid, a stride, no bias). */
+static void test_separable1d_layer(void **state)
+{
+	static const char *const net =
+	    "input 9 4\nseparable_conv1d filters=5 kernel_size=3 depth_multiplier=2 padding=same "
+	    "activation=sigmoid\nseparable_conv1d filters=3 kernel_size=2 strides=2 use_bias=0\n"
+	    "flatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [9][4] -> [9][5] -> [4][3]; depthwise [3][4][2], pointwise 8 x 5 */
+	assert_int_equal(xo_spec_parse(net, "sep1", &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 9 &&
+	            sp.layers[0].out_ch == 5 && sp.layers[0].w_ndim == 3 &&
+	            sp.layers[0].w_count == 24 && sp.layers[0].rk_count == 40 &&
+	            sp.layers[0].b_count == 5);
+	assert_true(sp.layers[1].out_len == 4 && sp.layers[1].out_ch == 3 &&
+	            sp.layers[1].rk_count == 15 && sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+	assert_int_equal(xo_spec_parse("input 4 4 2\nseparable_conv1d filters=2 kernel_size=2\n",
+	                               "sep1", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "[steps][channels]"));
+	assert_int_equal(xo_spec_parse("input 6 2\nseparable_conv1d filters=2 kernel_size=2 "
+	                               "activation=gelu\n",
+	                               "sep1", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "separable_conv1d: activation=gelu"));
+	snprintf(path, sizeof(path), "%s/sep1.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 47, 9 * 4, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a separable1d net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a separable1d net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "separable1d %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
 	close_backends(be, nbe);
 }
 
@@ -3836,6 +4093,10 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_conv2d_layer),
 	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_permute_layer),
+	    cmocka_unit_test(test_depthwise_layer),
+	    cmocka_unit_test(test_depthwise1d_layer),
+	    cmocka_unit_test(test_separable_layer),
+	    cmocka_unit_test(test_separable1d_layer),
 	    cmocka_unit_test(test_repeat_vector_layer),
 	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_graph_layers),

@@ -908,6 +908,10 @@ static const struct {
     {XO_LAYER_MAXIMUM, "input 5 3", "inputs=input,input"},
     {XO_LAYER_MINIMUM, "input 5 3", "inputs=input,input"},
     {XO_LAYER_CONCATENATE, "input 5 3", "inputs=input,input"},
+    {XO_LAYER_DEPTHWISE_CONV2D, "input 5 4 3", "depth_multiplier=2 kernel_size=3 padding=same"},
+    {XO_LAYER_DEPTHWISE_CONV1D, "input 8 3", "depth_multiplier=2 kernel_size=3 strides=2"},
+    {XO_LAYER_SEPARABLE_CONV2D, "input 5 4 3", "filters=4 depth_multiplier=2 kernel_size=3"},
+    {XO_LAYER_SEPARABLE_CONV1D, "input 8 3", "filters=4 depth_multiplier=2 kernel_size=3"},
 };
 
 static void test_layer_kinds(void **state)
@@ -935,11 +939,13 @@ static void test_layer_kinds(void **state)
 			assert_int_equal(k->op, XO_OP_COUNT);
 		} else {
 			/* an op is named as its layer, but for the ops that serve
-			 * several kinds by design (ops.def): pad, up_sampling, and
+			 * several kinds by design (ops.def): pad, up_sampling,
 			 * flatten (Flatten and Reshape: views of their input),
-			 * merge (the merge layers, one op with a mode) */
+			 * merge (the merge layers, one op with a mode) and
+			 * depthwise_conv2d (DepthwiseConv1D on one column) */
 			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling ||
-			                 k->op == XO_OP_flatten || k->op == XO_OP_merge;
+			                 k->op == XO_OP_flatten || k->op == XO_OP_merge ||
+			                 k->op == XO_OP_depthwise_conv2d;
 
 			assert_true(k->op < XO_OP_COUNT);
 			if (!shared_op)

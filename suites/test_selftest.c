@@ -492,6 +492,45 @@ static enum xo_status merge_bwd_tie_to_a(struct xo_backend *be, const struct xo_
 		db[k] = x[k] >= y[k] ? 0.0f : dy[k];
 	}
 	return XO_OK;
+/* depthwise_conv2d fwd writing its outputs multiplier-major (o = m*ch + c)
+ * where Keras orders them channel-major (o = c*dm + m): the right values in
+ * the wrong channels whenever ch > 1 and dm > 1. */
+static enum xo_status dwconv_fwd_multiplier_major(struct xo_backend *be,
+						  const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	int64_t ch = p->ch, dm = p->depth_multiplier, co = ch * dm;
+	enum xo_status st = xo_ref_iface.fwd[XO_OP_depthwise_conv2d](be, a);
+	float *y = xo_tensor_f32(a->dst[0]), row[64];
+
+	XO_ASSERT(co <= 64);
+	for (int64_t r = 0; !st && r < a->dst[0]->nelem / co; r++) {
+		memcpy(row, y + r * co, (size_t)co * sizeof(float));
+		for (int64_t c = 0; c < ch; c++)
+			for (int64_t m = 0; m < dm; m++)
+				y[r * co + m * ch + c] = row[c * dm + m];
+	}
+	return st;
+}
+
+/* depthwise_conv2d bwd whose dw drops the last sample's terms: dw as the
+ * reference's on the first batch - 1 samples (a per-thread partial sum
+ * left out). */
+static enum xo_status dwconv_bwd_drops_last_sample(struct xo_backend *be,
+						   const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+	int64_t n = a->p.batch, per_x = a->src[0]->nelem / n;
+	float *dx = a->dst[0] ? xo_tensor_f32(a->dst[0]) : NULL;
+	enum xo_status st;
+
+	/* the reference on the first n - 1 samples: dw and db from them;
+	 * dx of the last sample written as zeros */
+	b.p.batch = n - 1;
+	st = xo_ref_iface.bwd[XO_OP_depthwise_conv2d](be, &b);
+	if (dx)
+		memset(dx + (n - 1) * per_x, 0, (size_t)per_x * sizeof(float));
+	return st;
 }
 
 /* embedding fwd reading the row after the id's (row offset by one, wrapping
@@ -937,6 +976,12 @@ static const struct fault faults[] = {
      "batch=2 len=3 width=4 ch=5 dims=231", XO_FAIL_MISMATCH},
     {"fault-merge-max-bwd-tie-to-a", XO_OP_merge, XO_DIR_BWD, merge_bwd_tie_to_a,
      XO_HMODE_REAL, "batch=2 len=3 ch=5 mode=maximum", XO_FAIL_MISMATCH},
+    {"fault-dwconv-multiplier-major", XO_OP_depthwise_conv2d, XO_DIR_FWD,
+     dwconv_fwd_multiplier_major, XO_HMODE_EXACT,
+     "batch=2 len=6 width=5 ch=3 depth_multiplier=2 kernel_size=3 padding=same", XO_FAIL_MISMATCH},
+    {"fault-dwconv-bwd-drops-last-sample", XO_OP_depthwise_conv2d, XO_DIR_BWD,
+     dwconv_bwd_drops_last_sample, XO_HMODE_EXACT,
+     "batch=3 len=6 width=5 ch=3 depth_multiplier=2 kernel_size=3 padding=same", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

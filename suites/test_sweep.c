@@ -65,7 +65,8 @@ struct sweep_op {
 /* The bounds: sizes 1..7 (odd and even, below, at and above every window),
  * windows 1..3, strides 1..3 (pooling: 0, its default = the pool size, too),
  * dilation 1..3 (conv1d) or 1..2 per axis (conv2d), channels 1..3, batch 1..2;
- * pad's margins -2..2, up_sampling's repeats 1..3 per axis. */
+ * pad's margins -2..2, up_sampling's repeats 1..3 per axis, depthwise_conv2d's
+ * depth_multiplier 1..3. */
 static const struct sweep_op sweep_table[] = {
     {"conv1d",
      "valid same causal",
@@ -148,6 +149,20 @@ static const struct sweep_op sweep_table[] = {
       {"repeats_w", 1, 3, false},
       {"ch", 1, 3, true},
       {"batch", 1, 2, true}}},
+    /* depthwise_conv2d: conv2d's geometry without dilation, the multiplier
+     * turning with the channels */
+    {"depthwise_conv2d",
+     "valid same",
+     {{"len", 1, 7, false},
+      {"width", 1, 7, false},
+      {"kernel_size", 1, 3, false},
+      {"kernel_w", 1, 3, false},
+      {"strides", 1, 3, false},
+      {"strides_w", 1, 3, false},
+      {"ch", 1, 3, true},
+      {"batch", 1, 2, true},
+      {"depth_multiplier", 1, 3, true},
+      {"use_bias", 0, 1, true}}},
 };
 
 /* One block: the sweep of one value of the first axis. */

@@ -82,6 +82,10 @@ enum xo_net_kind {
 	XO_NET_MAXIMUM,
 	XO_NET_MINIMUM,
 	XO_NET_CONCATENATE,
+	XO_NET_DEPTHWISE_CONV2D, /* the depthwise_conv2d op: no fused path */
+	XO_NET_DEPTHWISE_CONV1D,
+	XO_NET_SEPARABLE_CONV2D, /* two ops (depthwise, pointwise): no fused path */
+	XO_NET_SEPARABLE_CONV1D,
 };
 
 /* True for the kinds a fused path may implement (those before
