@@ -338,19 +338,6 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     /* keras/src/layers/merging/concatenate.py get_config(): axis, the last
      * only (another is refused naming it) */
     [XO_LAYER_CONCATENATE] = {{COMMON_KEYS, {"axis", K_AXIS}}, merge_config, true},
-};
-
-/* The call arguments Keras records in a functional node's kwargs for a
- * kind whose call takes them (KW_TRAINING: "training": false, KW_MASK:
- * "mask": null), written back as Keras writes them; 0 for the others. */
-enum { KW_TRAINING = 1, KW_MASK = 2 };
-static const unsigned call_kwargs[XO_LAYER_COUNT] = {
-    [XO_LAYER_DROPOUT] = KW_TRAINING,
-    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = KW_MASK,
-    [XO_LAYER_BATCH_NORMALIZATION] = KW_MASK,
-    [XO_LAYER_SIMPLE_RNN] = KW_TRAINING | KW_MASK,
-    [XO_LAYER_LSTM] = KW_TRAINING | KW_MASK,
-    [XO_LAYER_GRU] = KW_TRAINING | KW_MASK,
     /* keras/src/layers/convolutional/base_depthwise_conv.py get_config():
      * the initializers have no effect once the weights are loaded; the
      * spec refuses dilation other than 1 */
@@ -384,6 +371,19 @@ static const unsigned call_kwargs[XO_LAYER_COUNT] = {
           {"pointwise_regularizer", K_NULL}, {"pointwise_constraint", K_NULL}},
          separable_config,
          true},
+};
+
+/* The call arguments Keras records in a functional node's kwargs for a
+ * kind whose call takes them (KW_TRAINING: "training": false, KW_MASK:
+ * "mask": null), written back as Keras writes them; 0 for the others. */
+enum { KW_TRAINING = 1, KW_MASK = 2 };
+static const unsigned call_kwargs[XO_LAYER_COUNT] = {
+    [XO_LAYER_DROPOUT] = KW_TRAINING,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = KW_MASK,
+    [XO_LAYER_BATCH_NORMALIZATION] = KW_MASK,
+    [XO_LAYER_SIMPLE_RNN] = KW_TRAINING | KW_MASK,
+    [XO_LAYER_LSTM] = KW_TRAINING | KW_MASK,
+    [XO_LAYER_GRU] = KW_TRAINING | KW_MASK,
 };
 
 /* A growing string. */

@@ -492,6 +492,8 @@ static enum xo_status merge_bwd_tie_to_a(struct xo_backend *be, const struct xo_
 		db[k] = x[k] >= y[k] ? 0.0f : dy[k];
 	}
 	return XO_OK;
+}
+
 /* depthwise_conv2d fwd writing its outputs multiplier-major (o = m*ch + c)
  * where Keras orders them channel-major (o = c*dm + m): the right values in
  * the wrong channels whenever ch > 1 and dm > 1. */
