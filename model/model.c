@@ -78,7 +78,8 @@ void xo_model_plan_free(struct xo_model *m)
 		xo_tensor_free(l->gz);
 		xo_tensor_free(l->ws);
 		xo_tensor_free(l->gacc);
-		l->gacc = NULL;
+		xo_tensor_free(l->acc_view);
+		l->gacc = l->acc_view = NULL;
 		l->in2 = NULL;
 		l->gin2 = NULL;
 		for (int k = 0; k < XO_LAYER_INPUTS_MAX; k++)
@@ -195,8 +196,16 @@ static enum xo_status plan_layer(struct xo_model *m, struct layer *l, int64_t n,
 			                    (int64_t[]){n, l->s.in_len, l->ws_per / l->s.in_len},
 			                    &l->ws);
 	}
-	if (l->own_gout)
-		l->acc_add[0] = l->gout;
+	if (!st && l->own_gout && l->gout) {
+		/* the later term, seen in its producer's shape (a flatten's
+		 * gradient is [n][len*ch], its producer's [n][len][ch]) */
+		const struct xo_layer_spec *q = &m->layers[l->s.inputs[0]].s;
+		int64_t qd[4];
+		int qn = sample_dims(n, q->out_rank, q->out_len, q->out_w, q->out_ch, qd);
+
+		st = xo_tensor_view(l->gbuf, 0, qn, qd, &l->acc_view);
+		l->acc_add[0] = l->acc_view;
+	}
 	return st;
 }
 

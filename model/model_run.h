@@ -66,6 +66,7 @@ struct layer {
 	bool own_gout;                  /* a view whose gradient is a later term:
 	                                 * gbuf of its own, not its input's */
 	struct xo_tensor *gaccbuf, *gacc; /* the scratch: storage, plan view */
+	struct xo_tensor *acc_view;     /* own_gout: gout seen in its producer's shape */
 };
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
 static inline enum xo_op act_op(enum xo_activation a)

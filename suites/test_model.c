@@ -1725,42 +1725,17 @@ static void test_permute_layer(void **state)
 	close_backends(be, nbe);
 }
 
-/*
- * A functional graph's fan-out: the gradient of a tensor that feeds several
- * layers is the sum of theirs. One full-batch step on ref (its gradients are
- * of the initial weights) against central differences of evaluate's loss in
- * the first layer's kernel, a tensor feeding both the second conv and the
- * Add. h = 2^-7: the truncation error h^2/6 |L'''| stays below 1e-5 for this
- * tanh net (|L'''| of order 1 on weights within 0.6, inputs within 1); the
- * float loss of 16 samples is good to about 20 u |L| ~ 2.5e-6 (|L| ~ 1),
- * which the difference divides by 2h: 1.6e-4. tol = 1e-3. An overwrite in
- * place of the sum drops c1's path through the Add (of the same size as the
- * other): far above tol.
- */
-static void test_graph_fanout_gradient(void **state)
+/* One fan-out net's full-batch gradient of c1's kernel (the first 12
+ * parameters) against central differences of evaluate's loss on be. */
+static void fanout_check(struct xo_backend *be, const char *path, const float *x, const float *y,
+                         int64_t n, float h)
 {
-	static const char net[] =
-	    "input 5 2\n"
-	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
-	    "conv1d name=c2 filters=3 kernel_size=2 padding=same activation=tanh\n"
-	    "add name=s inputs=c2,c1\n"
-	    "flatten\n"
-	    "dense units=3 activation=softmax\n";
-	const int64_t n = 16, in = 10, cls = 3;
-	const float h = 1.0f / 128.0f;
 	struct xo_fit_options o = xo_fit_options_default();
-	struct xo_backend *be[4];
-	int nbe = open_backends(be, 4);
 	struct xo_model *m;
-	float *x, *y, *w0, *g, *w;
+	float *w0, *g, *w;
 	int64_t np;
-	char path[512];
 
-	(void)state;
-	snprintf(path, sizeof(path), "%s/fanout.model", g_tmp);
-	write_file(path, net, strlen(net));
-	random_set(n, 5, in, cls, &x, &y);
-	assert_int_equal(xo_model_open(path, be[0], n, &m), XO_OK);
+	assert_int_equal(xo_model_open(path, be, n, &m), XO_OK);
 	assert_int_equal(xo_model_init(m, 9), XO_OK);
 	np = xo_model_param_count(m);
 	w0 = malloc(sizeof(float) * (size_t)np);
@@ -1785,13 +1760,60 @@ static void test_graph_fanout_gradient(void **state)
 		assert_int_equal(xo_model_evaluate(m, x, y, n, n, &lm, &acc), XO_OK);
 		fd = (lp - lm) / (2.0 * (double)h);
 		if (fabs((double)g[k] - fd) > 1e-3)
-			fail_msg("c1 kernel[%lld]: gradient %g, central difference %g",
+			fail_msg("%s: c1 kernel[%lld]: gradient %g, central difference %g", path,
 			         (long long)k, (double)g[k], fd);
 	}
 	xo_model_close(m);
 	free(w0);
 	free(g);
 	free(w);
+}
+
+/*
+ * A functional graph's fan-out: the gradient of a tensor that feeds several
+ * layers is the sum of theirs. One full-batch step on ref (its gradients are
+ * of the initial weights) against central differences of evaluate's loss in
+ * the first layer's kernel, a tensor feeding both the second conv and the
+ * Add (and, in the second net, two flatten views). h = 2^-7: the truncation error h^2/6 |L'''| stays below 1e-5 for this
+ * tanh net (|L'''| of order 1 on weights within 0.6, inputs within 1); the
+ * float loss of 16 samples is good to about 20 u |L| ~ 2.5e-6 (|L| ~ 1),
+ * which the difference divides by 2h: 1.6e-4. tol = 1e-3. An overwrite in
+ * place of the sum drops c1's path through the Add (of the same size as the
+ * other): far above tol.
+ */
+static void test_graph_fanout_gradient(void **state)
+{
+	static const char *const nets[2] = {
+	    "input 5 2\n"
+	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
+	    "conv1d name=c2 filters=3 kernel_size=2 padding=same activation=tanh\n"
+	    "add name=s inputs=c2,c1\n"
+	    "flatten\n"
+	    "dense units=3 activation=softmax\n",
+	    /* c1 seen by two views (flatten: no op), each feeding a Dense:
+	     * the later view's gradient has its own buffer (model_run.h) */
+	    "input 5 2\n"
+	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
+	    "flatten name=f1\n"
+	    "flatten name=f2 inputs=c1\n"
+	    "dense name=d1 inputs=f1 units=4 activation=tanh\n"
+	    "dense name=d2 inputs=f2 units=4 activation=tanh\n"
+	    "add inputs=d1,d2\n"
+	    "dense units=3 activation=softmax\n"};
+	const int64_t n = 16, in = 10, cls = 3;
+	const float h = 1.0f / 128.0f;
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	float *x, *y;
+	char path[512];
+
+	(void)state;
+	random_set(n, 5, in, cls, &x, &y);
+	for (int t = 0; t < 2; t++) {
+		snprintf(path, sizeof(path), "%s/fanout%d.model", g_tmp, t);
+		write_file(path, nets[t], strlen(nets[t]));
+		fanout_check(be[0], path, x, y, n, h);
+	}
 	free(x);
 	free(y);
 	close_backends(be, nbe);
@@ -1802,11 +1824,11 @@ static void test_graph_fanout_gradient(void **state)
  * layers' shapes, the refusals, and a training epoch on every backend
  * against ref for residual blocks with fan-out of the input, of a conv's
  * output, of a flatten (a view) and of an Add into both inputs of another,
- * and a chain of the other elementwise merges.
+ * a chain of the other elementwise merges, and a conv seen by two views.
  */
 static void test_graph_layers(void **state)
 {
-	static const char *const nets[3] = {
+	static const char *const nets[4] = {
 	    "input 6 3\n"
 	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
 	    "conv1d name=c2 filters=3 kernel_size=3 padding=same\n"
@@ -1832,8 +1854,16 @@ static void test_graph_layers(void **state)
 	    "minimum name=mn inputs=mx,s\n"
 	    "concatenate name=cat inputs=mn,input axis=-1\n"
 	    "flatten\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 5 2\n"
+	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
+	    "flatten name=f1\n"
+	    "flatten name=f2 inputs=c1\n"
+	    "dense name=d1 inputs=f1 units=4 activation=tanh\n"
+	    "dense name=d2 inputs=f2 units=4 activation=tanh\n"
+	    "add inputs=d1,d2\n"
 	    "dense units=3 activation=softmax\n"};
-	static const int64_t in_size[3] = {6 * 3, 4 * 2, 6 * 2};
+	static const int64_t in_size[4] = {6 * 3, 4 * 2, 6 * 2, 5 * 2};
 	static const struct {
 		const char *spec, *msg;
 	} bad[] = {
@@ -1876,7 +1906,7 @@ static void test_graph_layers(void **state)
 		if (!strstr(xo_last_error(), bad[k].msg))
 			fail_msg("%s: %s, expected %s", bad[k].spec, xo_last_error(), bad[k].msg);
 	}
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		snprintf(path, sizeof(path), "%s/graph%d.model", g_tmp, k);
 		write_file(path, nets[k], strlen(nets[k]));
 		random_set(REAL_N, 41 + k, in_size[k], 3, &x, &y);
