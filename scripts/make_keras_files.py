@@ -527,6 +527,33 @@ def d3_fixtures(out):
         write_inputs(out, name, m, r)
 
 
+def td_model():
+    """TimeDistributed over Conv1D on a [T][len][ch] sample (strides 2, then
+    padding same with dilation 2 and no bias) and over Dense on [T][F]."""
+    return keras.Sequential([
+        keras.Input(shape=(4, 9, 3)),
+        layers.TimeDistributed(layers.Conv1D(4, 3, strides=2, activation="relu")),
+        layers.TimeDistributed(layers.Conv1D(3, 2, padding="same", dilation_rate=2,
+                                             use_bias=False)),
+        layers.Reshape((4, 12)),
+        layers.TimeDistributed(layers.Dense(5, activation="tanh")),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def td_fixtures(out):
+    """td.keras, td.h5 (legacy full model), td.weights.h5, their inputs and
+    float64 predictions."""
+    m = td_model()
+    r = np.random.default_rng(83)
+    randomize(m, r)
+    m.save(os.path.join(out, "td.keras"))
+    m.save(os.path.join(out, "td.h5"))
+    m.save_weights(os.path.join(out, "td.weights.h5"))
+    write_inputs(out, "td", m, r)
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -656,6 +683,10 @@ def main():
     if "--only=d3" in sys.argv[1:]:
         d3_fixtures(out)
         print("keras", keras.__version__, "wrote the d3 fixtures to", out)
+        return
+    if "--only=td" in sys.argv[1:]:
+        td_fixtures(out)
+        print("keras", keras.__version__, "wrote the td fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)

@@ -123,6 +123,10 @@ static double k_path(const struct xo_model *m)
 			k += (double)(l->w_dim[0] * l->w_dim[1] * l->in_ch);
 		else if (l->kind == XO_LAYER_DENSE)
 			k += (double)l->in_ch;
+		/* time_distributed: its kernel's terms per output (over Dense
+		 * in_ch; over Conv1D k * in_ch, w_count / filters either way) */
+		else if (l->kind == XO_LAYER_TIME_DISTRIBUTED)
+			k += (double)(l->w_count / l->out_ch);
 		/* the 2-D averages: a sum of their window's (or every) cell,
 		 * then a division of up to 5u (harness.c): K - 1 + 5 */
 		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
@@ -212,6 +216,10 @@ static const struct fixture fixtures[] = {
     {"ln_pos.keras", NULL, "ln_pos"},
     {"ln_pos.h5", NULL, "ln_pos"},
     {"ln_pos.keras", "ln_pos.weights.h5", "ln_pos"},
+    /* TimeDistributed over Conv1D and Dense (make_keras_files.py --only=td) */
+    {"td.keras", NULL, "td"},
+    {"td.h5", NULL, "td"},
+    {"td.keras", "td.weights.h5", "td"},
 };
 
 static void test_keras_predict(void **state)

@@ -75,6 +75,7 @@ enum xo_net_kind {
 	XO_NET_PERMUTE, /* the permute op: no fused path */
 	XO_NET_REPEAT_VECTOR, /* the up_sampling op: no fused path */
 	XO_NET_RESHAPE, /* a view of its input, as flatten: no fused path */
+	XO_NET_TIME_DISTRIBUTED, /* TimeDistributed over Dense or Conv1D: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before
