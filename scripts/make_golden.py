@@ -428,6 +428,22 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 79,
     },
+    # TimeDistributed (--only td_seq): over Conv1D on a [T][len][ch]
+    # sample (stride 2) and over Dense on [T][F], trained through
+    "td_seq": {
+        "spec": (
+            "# golden: TimeDistributed(Conv1D) -> Reshape -> TimeDistributed(Dense) ->\n"
+            "# Flatten -> Dense softmax\n"
+            "input 4 7 2\n"
+            "time_distributed layer=conv1d filters=3 kernel_size=3 strides=2 activation=tanh\n"
+            "reshape target_shape=4,9\n"
+            "time_distributed layer=dense units=5 activation=relu\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 83,
+    },
 }
 
 
@@ -563,7 +579,12 @@ def build(text):
                "cropping2d": keras.layers.Cropping2D,
                "up_sampling2d": keras.layers.UpSampling2D,
                "repeat_vector": keras.layers.RepeatVector, "permute": keras.layers.Permute,
-               "reshape": keras.layers.Reshape}[kind]
+               "reshape": keras.layers.Reshape,
+               "time_distributed": None}[kind]
+        if kind == "time_distributed":  # the wrapped layer takes the arguments
+            inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]
+            model.add(keras.layers.TimeDistributed(inner(**kw)))
+            continue
         model.add(cls(**kw))
     return model
 
