@@ -1749,14 +1749,15 @@ static void test_repeat_vector_layer(void **state)
 
 /* The time_distributed layer (Keras TimeDistributed): over Conv1D on a
  * [T][len][ch] sample (the conv2d op with a (1, k) kernel) and over Dense on
- * [T][F]; its refusals; a training epoch on every backend against ref. */
+ * [T][F] (gelu: the activation as its own op); its refusals; a training
+ * epoch on every backend against ref. */
 static void test_time_distributed_layer(void **state)
 {
 	static const char *const net =
 	    "input 5 7 3\n"
 	    "time_distributed layer=conv1d filters=4 kernel_size=3 strides=2 padding=same "
 	    "activation=tanh\n"
-	    "reshape target_shape=5,16\ntime_distributed layer=dense units=3 activation=relu\n"
+	    "reshape target_shape=5,16\ntime_distributed layer=dense units=3 activation=gelu\n"
 	    "flatten\ndense units=3 activation=softmax\n";
 	static const struct {
 		const char *text, *msg;
@@ -1792,6 +1793,13 @@ static void test_time_distributed_layer(void **state)
 	            sp.layers[0].w_dim[1] == 3 && sp.layers[0].w_count == 3 * 3 * 4);
 	assert_true(sp.layers[2].out_rank == 2 && sp.layers[2].out_len == 5 &&
 	            sp.layers[2].out_ch == 3 && sp.layers[2].w_count == 16 * 3);
+	xo_spec_free(&sp);
+	/* over Dense on [T][h][ch]: Dense on the last axis, the rest kept */
+	assert_int_equal(xo_spec_parse("input 3 4 5\ntime_distributed layer=dense units=2\n", "td",
+	                               &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 3 && sp.layers[0].out_len == 3 &&
+	            sp.layers[0].out_w == 4 && sp.layers[0].out_ch == 2 &&
+	            sp.layers[0].w_count == 10);
 	xo_spec_free(&sp);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		enum xo_status st = xo_spec_parse(bad[i].text, "td", &sp);
