@@ -324,10 +324,11 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     /* keras/src/layers/reshaping/repeat_vector.py get_config(): n */
     [XO_LAYER_REPEAT_VECTOR] =
         {{COMMON_KEYS, {"n", K_INT}, {"batch_input_shape", K_SHAPE}}, repeat_vector_config, true},
-    /* keras/src/layers/reshaping/reshape.py get_config(): target_shape */
+    /* keras/src/layers/reshaping/reshape.py get_config(): target_shape; no
+     * build_config (its __init__ sets built, so Keras records no shape) */
     [XO_LAYER_RESHAPE] =
         {{COMMON_KEYS, {"target_shape", K_INTS}, {"batch_input_shape", K_SHAPE}}, reshape_config,
-         true},
+         false},
     /* keras/src/layers/rnn/time_distributed.py get_config(): layer, the
      * wrapped layer's serialized config (Dense or Conv1D) */
     [XO_LAYER_TIME_DISTRIBUTED] =
