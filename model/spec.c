@@ -440,6 +440,10 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->padding = XO_PADDING_SAME;
 		else if (!strcmp(val, "causal") && l->kind == XO_LAYER_CONV1D)
 			p->padding = XO_PADDING_CAUSAL;
+		else if (!strcmp(val, "causal") && l->kind == XO_LAYER_TIME_DISTRIBUTED)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "padding=causal is not supported for time_distributed over "
+			                  "conv1d (valid or same)");
 		else
 			return spec_error(XO_EINVAL, origin, line, "padding=%s: expected %s", val,
 			                  l->kind == XO_LAYER_CONV1D ? "valid, same or causal"

@@ -1776,7 +1776,7 @@ static void test_time_distributed_layer(void **state)
 	    {"input 5\ntime_distributed layer=dense units=2\n", "needs a sample with a time axis"},
 	    {"input 5 4 2\ntime_distributed layer=conv1d filters=2 kernel_size=5\n", "conv1d"},
 	    {"input 5 4 2\ntime_distributed layer=conv1d filters=2 kernel_size=2 padding=causal\n",
-	     "padding=causal"},
+	     "padding=causal is not supported for time_distributed over conv1d"},
 	};
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
