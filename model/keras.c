@@ -85,6 +85,9 @@ enum key_rule {
 	             * end], non-negative: key=N or key=T,B,L,R */
 	K_SIZE,     /* UpSampling1D: a positive int (Keras's int(size)): key=N */
 	K_SIZE2,    /* UpSampling2D: a positive int or [h, w]: size=h size_w=w */
+	K_LAYER,    /* TimeDistributed's wrapped layer {class_name, config}: Dense or
+	             * Conv1D, its config read by its own class row: layer=kind and
+	             * its arguments */
 };
 struct key_row {
 	const char *key;
@@ -139,6 +142,7 @@ static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void merge_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void depthwise_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void separable_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -323,9 +327,16 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     /* keras/src/layers/reshaping/repeat_vector.py get_config(): n */
     [XO_LAYER_REPEAT_VECTOR] =
         {{COMMON_KEYS, {"n", K_INT}, {"batch_input_shape", K_SHAPE}}, repeat_vector_config, true},
-    /* keras/src/layers/reshaping/reshape.py get_config(): target_shape */
+    /* keras/src/layers/reshaping/reshape.py get_config(): target_shape; no
+     * build_config (its __init__ sets built, so Keras records no shape) */
     [XO_LAYER_RESHAPE] =
         {{COMMON_KEYS, {"target_shape", K_INTS}, {"batch_input_shape", K_SHAPE}}, reshape_config,
+         false},
+    /* keras/src/layers/rnn/time_distributed.py get_config(): layer, the
+     * wrapped layer's serialized config (Dense or Conv1D) */
+    [XO_LAYER_TIME_DISTRIBUTED] =
+        {{COMMON_KEYS, {"layer", K_LAYER}, {"batch_input_shape", K_SHAPE}},
+         time_distributed_config,
          true},
     /* keras/src/layers/merging/add.py, subtract.py, multiply.py, average.py,
      * maximum.py, minimum.py: Merge's config is the base layer's */
@@ -641,6 +652,8 @@ static enum xo_status resize_arg(const struct lctx *c, enum key_rule rule, const
 
 /* One key of a layer's config by its rule k: checked, and written to args
  * as spec arguments (or, for the input shape, as the input line to spec). */
+static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, struct sbuf *args);
+
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
                               const json_t *v, bool *have_input, struct sbuf *spec,
                               struct sbuf *args)
@@ -763,6 +776,9 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 	case K_SIZE2:
 		st = resize_arg(c, k->rule, key, v, args);
 		break;
+	case K_LAYER:
+		st = wrapped_arg(c, v, args);
+		break;
 	case K_INTS:
 		if (!ints_arg(v, key, args))
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a list of 1 to 4 integers", key);
@@ -773,6 +789,50 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		else if (!(st = shape_line(c, key, v, spec)))
 			*have_input = true;
 		break;
+	}
+	return st;
+}
+
+/* TimeDistributed's layer (Keras's serialize_keras_object of the wrapped
+ * layer): its class, Dense or Conv1D (anything else refused naming it), and
+ * its config read by that class's row, as " layer=kind" and its arguments.
+ * Its name, module and build_config have no effect (xo writes the kind's
+ * name back); an input shape inside it is refused as one after the input. */
+static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, struct sbuf *args)
+{
+	const json_t *lc = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
+	const json_t *cfg = json_is_object(v) ? json_object_get(v, "config") : NULL;
+	const json_t *val;
+	const char *key;
+	enum xo_layer_kind kind;
+	bool have_input = true;
+	enum xo_status st = XO_OK;
+
+	if (!json_is_string(lc) || !json_is_object(cfg))
+		return LAYER_ERR(c, XO_EINVAL, "layer: expected a layer's class_name and config%s",
+		                 "");
+	if (!strcmp(json_string_value(lc), "Dense"))
+		kind = XO_LAYER_DENSE;
+	else if (!strcmp(json_string_value(lc), "Conv1D"))
+		kind = XO_LAYER_CONV1D;
+	else
+		return LAYER_ERR(c, XO_EINVAL, "TimeDistributed over %s is not supported (Dense or "
+		                               "Conv1D)", json_string_value(lc));
+	sb_printf(args, " layer=%s", xo_spec_kind_name(kind));
+	json_object_foreach((json_t *)cfg, key, val) {
+		const struct key_row *rows = classes[kind].keys, *k = NULL;
+
+		for (int i = 0; i < (int)(sizeof(classes[kind].keys) / sizeof(rows[0])) && rows[i].key;
+		     i++)
+			if (!strcmp(rows[i].key, key))
+				k = &rows[i];
+		if (!k)
+			st = LAYER_ERR(c, XO_EINVAL, "layer: %s: %s is not supported",
+			               json_string_value(lc), key);
+		else
+			st = key_arg(c, k, key, val, &have_input, NULL, args);
+		if (st)
+			break;
 	}
 	return st;
 }
@@ -1589,8 +1649,11 @@ static enum xo_status load_keras3(const struct xo_h5_file *f, const char *origin
 
 		for (int j = 0; j < i; j++)
 			k += xo_model_layer_spec(m, j)->kind == ls->kind;
-		/* the recurrent layers keep their variables in their cell */
-		const char *vars = xo_layer_rnn_op(ls->kind) != XO_OP_COUNT ? "cell/vars" : "vars";
+		/* the recurrent layers keep their variables in their cell,
+		 * TimeDistributed in its wrapped layer */
+		const char *vars = xo_layer_rnn_op(ls->kind) != XO_OP_COUNT      ? "cell/vars"
+		                   : ls->kind == XO_LAYER_TIME_DISTRIBUTED ? "layer/vars"
+		                                                           : "vars";
 
 		if (k)
 			snprintf(grp, sizeof(grp), "layers/%s_%d/%s", xo_spec_kind_name(ls->kind), k,
@@ -1787,12 +1850,16 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 			snprintf(name, sizeof(name), "%s", xo_spec_kind_name(ls->kind));
 		lg = h5_group(layers, name, NULL);
 		vg = lg >= 0 ? h5_group(lg, "vars", ls->name) : -1;
-		if (vg >= 0 && xo_layer_rnn_op(ls->kind) != XO_OP_COUNT) {
-			/* Keras 3: an empty vars beside cell/vars holding them */
-			hid_t cg = h5_group(lg, "cell", NULL);
+		if (vg >= 0 && (xo_layer_rnn_op(ls->kind) != XO_OP_COUNT ||
+		                ls->kind == XO_LAYER_TIME_DISTRIBUTED)) {
+			/* Keras 3: an empty vars beside cell/vars (layer/vars,
+			 * named as the wrapped layer) holding them */
+			bool td = ls->kind == XO_LAYER_TIME_DISTRIBUTED;
+			hid_t cg = h5_group(lg, td ? "layer" : "cell", NULL);
 
 			H5Gclose(vg);
-			vg = cg >= 0 ? h5_group(cg, "vars", ls->name) : -1;
+			vg = cg >= 0 ? h5_group(cg, "vars", td ? xo_spec_kind_name(ls->inner) : ls->name)
+			             : -1;
 			if (cg >= 0)
 				H5Gclose(cg);
 		}
@@ -2481,6 +2548,32 @@ static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg)
 	for (int k = 0; k < ls->target_rank; k++)
 		json_array_append_new(t, json_integer((json_int_t)ls->target[k]));
 	json_object_set_new(cfg, "target_shape", t);
+}
+
+/* TimeDistributed: the wrapped layer serialized as Keras does (module,
+ * class_name, its config with its own name, and its build_config: one
+ * step's shape, the sample without its first axis). Over Conv1D the conv2d
+ * form's width axis is the Conv1D's geometry. */
+static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	struct xo_layer_spec step = *ls;
+	json_t *inner = json_pack("{s:s, s:b, s:o}", "name", xo_spec_kind_name(ls->inner),
+	                          "trainable", 1, "dtype", dtype_policy());
+	json_t *in = ls->in_rank == 3 ? batch_shape(2, ls->in_w, 1, ls->in_ch)
+	                              : batch_shape(1, 1, 1, ls->in_ch);
+
+	step.in_rank = ls->in_rank - 1;
+	if (ls->inner == XO_LAYER_CONV1D) {
+		step.p = xo_params_width_axis(&ls->p);
+		conv_config(&step, inner);
+	} else {
+		dense_config(&step, inner);
+	}
+	json_object_set_new(cfg, "layer",
+	                    json_pack("{s:s, s:s, s:o, s:n, s:{s:o}}", "module", "keras.layers",
+	                              "class_name", xo_layer_keras_class(ls->inner), "config",
+	                              inner, "registered_name", "build_config", "input_shape",
+	                              in));
 }
 
 /* The merge layers (Add, ...): the base layer's config alone; Concatenate

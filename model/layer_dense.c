@@ -1,6 +1,6 @@
 /*
- * layer_dense.c - the conv1d, conv2d and dense kinds: one op on x, kernel
- * and bias, with its activation fused into the op or, for an activation
+ * layer_dense.c - the conv1d, conv2d, dense and time_distributed kinds: one
+ * op on x, kernel and bias, with its activation fused into the op or, for an activation
  * the ops do not fuse (act_separate), run as a second op on z.
  */
 #include <math.h>
@@ -57,6 +57,12 @@ static int dense_vars(const struct layer *l, struct xo_layer_var out[XO_LAYER_VA
 	out[n] = (struct xo_layer_var){.name = "kernel", .ndim = l->s.w_ndim,
 	                               .off = l->w_off, .count = l->s.w_count};
 	memcpy(out[n].dim, l->s.w_dim, sizeof(out[n].dim));
+	if (l->s.kind == XO_LAYER_TIME_DISTRIBUTED && l->s.inner == XO_LAYER_CONV1D) {
+		/* the wrapped Conv1D's [k][in][filters]: the op's
+		 * [1][k][in][filters] without its leading 1, the same bytes */
+		out[n].ndim = 3;
+		memmove(out[n].dim, l->s.w_dim + 1, 3 * sizeof(out[n].dim[0]));
+	}
 	n++;
 	if (l->s.b_count)
 		out[n++] = (struct xo_layer_var){.name = "bias", .ndim = 1,

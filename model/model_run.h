@@ -108,27 +108,32 @@ static inline bool act_bwd_from_x(enum xo_activation a)
 	       a == XO_ACTIVATION_HARD_SIGMOID || a == XO_ACTIVATION_SILU;
 }
 
-/* A layer whose op takes x, kernel, bias (conv1d, conv2d, dense). */
+/* A layer whose op takes x, kernel, bias (conv1d, conv2d, dense, and
+ * time_distributed over dense or conv1d). */
 static inline bool layer_is_conv_dense(const struct xo_layer_spec *s)
 {
 	return s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_CONV2D ||
 	       s->kind == XO_LAYER_DENSE || s->kind == XO_LAYER_DEPTHWISE_CONV2D ||
-	       s->kind == XO_LAYER_DEPTHWISE_CONV1D;
+	       s->kind == XO_LAYER_DEPTHWISE_CONV1D ||
+	       s->kind == XO_LAYER_TIME_DISTRIBUTED;
 }
 
-/* Its op. */
+/* Its op (time_distributed: dense over Dense, conv2d over Conv1D). */
 static inline enum xo_op layer_conv_dense_op(const struct xo_layer_spec *s)
 {
+	if (s->kind == XO_LAYER_TIME_DISTRIBUTED)
+		return s->inner == XO_LAYER_DENSE ? XO_OP_dense : XO_OP_conv2d;
 	return xo_layer_kinds[s->kind].op;
 }
 
 /* The rows a layer's op sees for n samples: the dense op acts on the last
- * axis only (Keras's Dense on a [T][F] or [h][w][F] sample), so it runs on
- * n * len * w rows of in_ch, each row on its own; dW and db sum over all of
- * them. Every other op sees the n samples. */
+ * axis only (Keras's Dense on a [T][F] or [h][w][F] sample, and
+ * TimeDistributed(Dense)), so it runs on n * len * w rows of in_ch, each
+ * row on its own; dW and db sum over all of them. Every other op sees the
+ * n samples. */
 static inline int64_t layer_op_batch(const struct xo_layer_spec *s, int64_t n)
 {
-	return s->kind == XO_LAYER_DENSE ? n * s->in_len * s->in_w : n;
+	return layer_conv_dense_op(s) == XO_OP_dense ? n * s->in_len * s->in_w : n;
 }
 
 /* conv1d/conv2d/dense with an activation the ops do not fuse: run as two ops. */
@@ -171,7 +176,8 @@ static inline bool layer_is_2d(const struct xo_layer_spec *s)
 	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D || s->kind == XO_LAYER_ZERO_PADDING2D ||
 	       s->kind == XO_LAYER_CROPPING2D || s->kind == XO_LAYER_UP_SAMPLING2D ||
 	       s->kind == XO_LAYER_PERMUTE || s->kind == XO_LAYER_DEPTHWISE_CONV2D ||
-	       s->kind == XO_LAYER_SEPARABLE_CONV2D;
+	       s->kind == XO_LAYER_SEPARABLE_CONV2D ||
+	       (s->kind == XO_LAYER_TIME_DISTRIBUTED && s->inner == XO_LAYER_CONV1D);
 }
 /* ---- the layer kinds' runtime ---------------------------------------------- */
 

@@ -121,6 +121,11 @@ static const char *const merge_args[] = {"name", NULL};
 static const char *const concatenate_args[] = {"axis", "name", NULL};
 /* permute: dims=A,B or dims=A,B,C (Keras's dims: a permutation of 1..rank) */
 static const char *const permute_args[] = {"dims", "name", NULL};
+/* time_distributed: layer= (the wrapped kind) and the wrapped kind's own
+ * arguments (layer_check refuses those of the other kind) */
+static const char *const time_distributed_args[] = {
+    "layer",         "units",      "filters",  "kernel_size", "strides", "padding",
+    "dilation_rate", "activation", "use_bias", "name",        NULL};
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -438,6 +443,17 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  "is not implemented; id 0 would be an ordinary row)");
 		return XO_OK;
 	}
+	if (!strcmp(key, "layer")) {
+		if (!strcmp(val, "dense") || !strcmp(val, "Dense"))
+			l->inner = XO_LAYER_DENSE;
+		else if (!strcmp(val, "conv1d") || !strcmp(val, "Conv1D"))
+			l->inner = XO_LAYER_CONV1D;
+		else
+			return spec_error(XO_EINVAL, origin, line,
+			                  "layer=%s: TimeDistributed over %s is not supported "
+			                  "(Dense or Conv1D)", val, val);
+		return XO_OK;
+	}
 	if (!strcmp(key, "dims"))
 		return set_dims(p, val, origin, line);
 	if (!strcmp(key, "target_shape"))
@@ -452,6 +468,10 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->padding = XO_PADDING_SAME;
 		else if (!strcmp(val, "causal") && l->kind == XO_LAYER_CONV1D)
 			p->padding = XO_PADDING_CAUSAL;
+		else if (!strcmp(val, "causal") && l->kind == XO_LAYER_TIME_DISTRIBUTED)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "padding=causal is not supported for time_distributed over "
+			                  "conv1d (valid or same)");
 		else
 			return spec_error(XO_EINVAL, origin, line, "padding=%s: expected %s", val,
 			                  l->kind == XO_LAYER_CONV1D ? "valid, same or causal"
@@ -860,6 +880,43 @@ static enum xo_status shape_rnn(struct xo_layer_spec *l, const char *origin)
 	return XO_OK;
 }
 
+/* time_distributed: Keras applies the wrapped layer to each step of the
+ * sample's first axis. Over Dense that is Dense on the last axis (any
+ * rank >= 2); over Conv1D on [T][len][ch] it is a conv2d with a (1, k)
+ * kernel, stride (1, s) and dilation (1, d): the Conv1D's geometry moves to
+ * the width axis (the conv1d check first, so its errors name Conv1D's
+ * keys), and the kernel is [1][k][in][filters], the Conv1D's bytes */
+static enum xo_status shape_time_distributed(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p, q;
+	enum xo_status st;
+	int64_t out = 0, pad = 0;
+	char shp[96];
+
+	if (l->in_rank < 2)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "time_distributed needs a sample with a time axis ([T][features] "
+		                  "or [T][len][channels]), got %s",
+		                  in_shape_text(l, shp, sizeof(shp)));
+	if (l->inner == XO_LAYER_DENSE)
+		return shape_dense(l, origin);
+	if (l->in_rank != 3)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "time_distributed over conv1d needs a [T][len][channels] input, "
+		                  "got %s",
+		                  in_shape_text(l, shp, sizeof(shp)));
+	q = *p;
+	q.len = l->in_w;
+	st = xo_conv1d_geometry(&q, &out, &pad);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	p->kernel_w = p->kernel_size;
+	p->strides_w = xo_conv1d_stride(p);
+	p->dilation_w = p->dilation_rate;
+	p->kernel_size = p->strides = p->dilation_rate = 1;
+	return shape_conv2d(l, origin);
+}
+
 /* The resize family's ops (pad, up_sampling, permute) on one sample of
  * p.len x p.width x p.ch: the output shape by the op's own shape rule (its
  * limits and messages), as a sample of rank 2 ([len][ch]) or 3. */
@@ -1164,6 +1221,7 @@ static const struct {
     [XO_LAYER_DEPTHWISE_CONV1D] = {depthwise1d_args, shape_depthwise, needs_kernel_size},
     [XO_LAYER_SEPARABLE_CONV2D] = {separable2d_args, shape_separable, needs_filters},
     [XO_LAYER_SEPARABLE_CONV1D] = {separable1d_args, shape_separable, needs_filters},
+    [XO_LAYER_TIME_DISTRIBUTED] = {time_distributed_args, shape_time_distributed},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1746,6 +1804,7 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.dims = 0; /* Keras's dims has no default */
 	if (l->kind == XO_LAYER_REPEAT_VECTOR)
 		l->p.repeats = 0; /* Keras's n has no default */
+	l->inner = -1; /* time_distributed: layer= required */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked
@@ -1825,6 +1884,27 @@ static enum xo_status layer_check(const struct xo_model_spec *out, const struct 
 		                  "an input of dtype=int32 feeds only an embedding layer (got "
 		                  "%s)",
 		                  kname);
+	if (l->kind == XO_LAYER_TIME_DISTRIBUTED) {
+		const char *const *own;
+
+		if (l->inner < 0)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "time_distributed needs layer= (dense or conv1d)");
+		/* the wrapped kind's arguments only */
+		for (int i = 1; i < ntok; i++) {
+			bool ok = !strcmp(tok[i], "layer");
+
+			for (own = spec_kinds[l->inner].args; *own; own++)
+				ok |= !strcmp(*own, tok[i]);
+			if (!ok)
+				return spec_error(XO_EFORMAT, origin, line,
+				                  "unknown argument '%s' for time_distributed over %s",
+				                  tok[i], xo_layer_kinds[l->inner].spec);
+		}
+		needs = spec_kinds[l->inner].needs(&l->p);
+		if (needs)
+			return spec_error(XO_EINVAL, origin, line, "%s needs %s", kname, needs);
+	}
 	needs = spec_kinds[l->kind].needs ? spec_kinds[l->kind].needs(&l->p) : NULL;
 	if (needs)
 		return spec_error(XO_EINVAL, origin, line, "%s needs %s", kname, needs);

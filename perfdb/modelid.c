@@ -116,6 +116,14 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 			for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
 				h = fnv_i64(h, c[k]);
 		}
+		/* time_distributed: the wrapped kind, and over Conv1D its
+		 * kernel width and dilation (the conv2d form's width axis) */
+		if (l->kind == XO_LAYER_TIME_DISTRIBUTED) {
+			const int64_t t[] = {l->inner, l->p.kernel_w, l->p.dilation_w};
+
+			for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+				h = fnv_i64(h, t[k]);
+		}
 	}
 	xo_spec_free(&spec);
 	if (path) {

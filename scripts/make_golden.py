@@ -444,6 +444,22 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 79,
     },
+    # TimeDistributed (--only td_seq): over Conv1D on a [T][len][ch]
+    # sample (stride 2) and over Dense on [T][F], trained through
+    "td_seq": {
+        "spec": (
+            "# golden: TimeDistributed(Conv1D) -> Reshape -> TimeDistributed(Dense) ->\n"
+            "# Flatten -> Dense softmax\n"
+            "input 4 7 2\n"
+            "time_distributed layer=conv1d filters=3 kernel_size=3 strides=2 activation=tanh\n"
+            "reshape target_shape=4,9\n"
+            "time_distributed layer=dense units=5 activation=relu\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 83,
+    },
     # a functional graph (--only res_cnn): a residual Conv1D block (Conv1D ->
     # Conv1D -> Add with the block's input -> relu) concatenated with a 1x1
     # Conv1D branch of the input, then GlobalAveragePooling1D -> Dense; the
@@ -654,7 +670,11 @@ def build(text):
                "reshape": keras.layers.Reshape,
                "depthwise_conv2d": keras.layers.DepthwiseConv2D,
                "depthwise_conv1d": keras.layers.DepthwiseConv1D,
-               "separable_conv2d": keras.layers.SeparableConv2D, **MERGES}[kind]
+               "separable_conv2d": keras.layers.SeparableConv2D, **MERGES,
+               "time_distributed": None}[kind]
+        if kind == "time_distributed":  # the wrapped layer takes the arguments
+            inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]
+            cls = lambda **a: keras.layers.TimeDistributed(inner(**a))  # noqa: E731
         if not graph:
             model.add(cls(**kw))
             continue

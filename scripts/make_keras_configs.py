@@ -143,6 +143,24 @@ CASES = {
                            layers.Embedding(11, 4),
                            layers.GlobalAveragePooling1D(),
                            layers.Dense(2, activation="softmax")]),
+    # TimeDistributed: the wrapped layer's config nested under "layer" (its
+    # own name, module and build_config: one step's shape); the last Dense
+    # is dense_1 in Keras, whose names count the wrapped Dense too
+    "time_distributed": ("input 4 9 3\n"
+                         "time_distributed layer=conv1d filters=4 kernel_size=3 strides=2 "
+                         "padding=same activation=relu use_bias=0\n"
+                         "reshape target_shape=4,20\n"
+                         "time_distributed layer=dense units=5 activation=tanh\n"
+                         "flatten\n"
+                         "dense units=3 activation=softmax name=dense_1\n",
+                         lambda: [keras.Input(shape=(4, 9, 3)),
+                                  layers.TimeDistributed(layers.Conv1D(
+                                      4, 3, strides=2, padding="same", activation="relu",
+                                      use_bias=False)),
+                                  layers.Reshape((4, 20)),
+                                  layers.TimeDistributed(layers.Dense(5, activation="tanh")),
+                                  layers.Flatten(),
+                                  layers.Dense(3, activation="softmax")]),
 }
 
 # Compiled cases: the model's compile_config compared too (optimizer

@@ -586,6 +586,21 @@ def dwconv1d_model():
     ])
 
 
+def td_model():
+    """TimeDistributed over Conv1D on a [T][len][ch] sample (strides 2, then
+    padding same with dilation 2 and no bias) and over Dense on [T][F]."""
+    return keras.Sequential([
+        keras.Input(shape=(4, 9, 3)),
+        layers.TimeDistributed(layers.Conv1D(4, 3, strides=2, activation="relu")),
+        layers.TimeDistributed(layers.Conv1D(3, 2, padding="same", dilation_rate=2,
+                                             use_bias=False)),
+        layers.Reshape((4, 12)),
+        layers.TimeDistributed(layers.Dense(5, activation="tanh")),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
 def sepconv_model():
     """SeparableConv2D with depth_multiplier 2, same padding and a fused relu,
     then one with a (2, 3) kernel, strides (2, 1), no activation."""
@@ -626,6 +641,18 @@ def dwconv_fixtures(out, only=None):
         m.save(os.path.join(out, name + ".h5"))
         m.save_weights(os.path.join(out, name + ".weights.h5"))
         write_inputs(out, name, m, r)
+
+
+def td_fixtures(out):
+    """td.keras, td.h5 (legacy full model), td.weights.h5, their inputs and
+    float64 predictions."""
+    m = td_model()
+    r = np.random.default_rng(83)
+    randomize(m, r)
+    m.save(os.path.join(out, "td.keras"))
+    m.save(os.path.join(out, "td.h5"))
+    m.save_weights(os.path.join(out, "td.weights.h5"))
+    write_inputs(out, "td", m, r)
 
 
 def to_float64(model):
@@ -766,6 +793,10 @@ def main():
     if "--only=d3" in sys.argv[1:]:
         d3_fixtures(out)
         print("keras", keras.__version__, "wrote the d3 fixtures to", out)
+        return
+    if "--only=td" in sys.argv[1:]:
+        td_fixtures(out)
+        print("keras", keras.__version__, "wrote the td fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)

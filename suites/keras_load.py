@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """keras_load.py XO FIXTURES WORKDIR [PART,...] - the files xo writes, loaded by Keras 3.
 
-xo trains the seed, bn, cnn2d, cnn_bn, ln, ln2d, d3 and d3_2d .keras fixtures for one epoch and saves it as .keras and
+xo trains the seed, bn, cnn2d, cnn_bn, ln, ln2d, d3, d3_2d, td (and more) .keras fixtures for one epoch and saves it as .keras and
 .weights.h5 (`xo train --save`); Keras loads them unchanged
 (keras.saving.load_model, model.load_weights) and its predictions must match
 xo's (`xo predict --device ref`) within 1e-5, the interchange target (the
@@ -37,9 +37,9 @@ def main():
                      ("permute", (7, 3), 4), ("permute2d", (5, 4, 2), 3),
                      ("repeat", (5,), 4), ("reshape", (4, 6), 3),
                      ("graph", (8, 3), 3),
-
                      ("dwconv", (6, 5, 3), 4), ("dwconv1d", (9, 4), 3),
-                     ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3))
+                     ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3),
+                     ("td", (4, 9, 3), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
@@ -78,6 +78,8 @@ def main():
     # alone where center or scale is off) in Keras's order
     # d3.keras, d3_2d.keras: Dense on [T][F] and [h][w][ch] inputs (the
     # kernel [F][units] whatever the rank)
+    # td.keras: TimeDistributed's wrapped Conv1D / Dense (its config nested
+    # under layer, its variables in layer/vars)
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok

@@ -255,6 +255,59 @@ static void test_layer_normalization_cost(void **state)
  * tells the two apart (the sample's axes), and both from Dense on the flat
  * [40].
  */
+/*
+ * time_distributed by hand: over Conv1D (kernel 3, padding same) on a
+ * [5][8][2] sample, 4 filters: each of the 5 * 8 outputs per filter is a
+ * dot product of 3 * 2 terms, 5 * 8 * 24 multiply-adds per sample; the
+ * fingerprint tells apart two models that differ only in the wrapped
+ * Conv1D's dilation (same shapes, same counts) and the wrapped kind
+ * (Dense with the kernel's element count of the Conv1D's).
+ */
+static void test_time_distributed_cost_and_ident(void **state)
+{
+	static const char *const texts[3] = {
+	    "input 5 8 2\ntime_distributed layer=conv1d filters=4 kernel_size=3 padding=same\n"
+	    "flatten\ndense units=3 activation=softmax\n",
+	    "input 5 8 2\ntime_distributed layer=conv1d filters=4 kernel_size=3 padding=same "
+	    "dilation_rate=2\nflatten\ndense units=3 activation=softmax\n",
+	    "input 5 8 6\ntime_distributed layer=dense units=4\nflatten\n"
+	    "dense units=3 activation=softmax\n",
+	};
+	char dir[] = "/tmp/xo_test_cost.XXXXXX", path[3][64], name[64], arch[3][32];
+	struct xo_backend *be;
+	struct xo_model *m;
+	struct xo_layer_cost c;
+	const double macs = 5.0 * 8.0 * 24.0;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	assert_int_equal(xo_model_open_string(texts[0], "td", be, 1, &m), XO_OK);
+	xo_model_layer_cost(m, 0, &c);
+	assert_close(c.flops_fwd, 2 * macs);
+	assert_close(c.flops_bwd, 2 * macs); /* the first layer: no dx */
+	assert_close(c.w_bytes_fwd, 4.0 * (24 + 4));
+	assert_close(c.act_bytes_fwd, 4.0 * (80 + 160));
+	xo_model_close(m);
+	xo_backend_close(be);
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 3; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+		                                     sizeof(arch[i])),
+		                 XO_OK);
+		unlink(path[i]);
+	}
+	rmdir(dir);
+	assert_string_not_equal(arch[0], arch[1]);
+	assert_string_not_equal(arch[0], arch[2]);
+}
+
 static void test_dense_rank3_cost_and_ident(void **state)
 {
 	static const char *const texts[3] = {
@@ -1168,6 +1221,7 @@ int main(void)
 	    cmocka_unit_test(test_serial_rule),
 	    cmocka_unit_test(test_dense_rank3_cost_and_ident),
 	    cmocka_unit_test(test_graph_cost),
+	    cmocka_unit_test(test_time_distributed_cost_and_ident),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

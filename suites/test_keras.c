@@ -133,6 +133,10 @@ static double k_path(const struct xo_model *m)
 			k += (double)(l->w_dim[0] * l->w_dim[1] + l->w_dim[2] * l->w_dim[3]);
 		else if (l->kind == XO_LAYER_SEPARABLE_CONV1D)
 			k += (double)(l->w_dim[0] + l->w_dim[1] * l->w_dim[2]);
+		/* time_distributed: its kernel's terms per output (over Dense
+		 * in_ch; over Conv1D k * in_ch, w_count / filters either way) */
+		else if (l->kind == XO_LAYER_TIME_DISTRIBUTED)
+			k += (double)(l->w_count / l->out_ch);
 		/* the 2-D averages: a sum of their window's (or every) cell,
 		 * then a division of up to 5u (harness.c): K - 1 + 5 */
 		else if (l->kind == XO_LAYER_AVERAGE_POOLING2D)
@@ -244,6 +248,10 @@ static const struct fixture fixtures[] = {
     {"sepconv1d.keras", NULL, "sepconv1d"},
     {"sepconv1d.h5", NULL, "sepconv1d"},
     {"sepconv1d.keras", "sepconv1d.weights.h5", "sepconv1d"},
+    /* TimeDistributed over Conv1D and Dense (make_keras_files.py --only=td) */
+    {"td.keras", NULL, "td"},
+    {"td.h5", NULL, "td"},
+    {"td.keras", "td.weights.h5", "td"},
 };
 
 static void test_keras_predict(void **state)

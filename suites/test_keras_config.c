@@ -48,7 +48,8 @@
 
 static const char *const cases[] = {
     "conv1d", "dense",     "conv2d",       "global2d",    "gmax2d",         "bn",
-    "rnn",    "embedding", "compile_adam", "compile_sgd", "compile_rmsprop", "graph"};
+    "rnn",    "embedding", "compile_adam", "compile_sgd", "compile_rmsprop", "graph",
+    "time_distributed"};
 
 static char g_tmp[256];
 

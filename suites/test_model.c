@@ -173,7 +173,12 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		              : l->kind == XO_LAYER_CONV2D ? (double)(l->w_dim[0] * l->w_dim[1])
 		                                           : 1.0;
 
-		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D)
+		/* time_distributed: its wrapped kind's taps (Conv1D's k, Dense's
+		 * 1: the kernel's terms per output over in_ch) */
+		if (l->kind == XO_LAYER_TIME_DISTRIBUTED)
+			taps = (double)(l->w_count / (l->in_ch * l->out_ch));
+		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
+		    l->kind == XO_LAYER_TIME_DISTRIBUTED)
 			*k_path += taps * (double)l->in_ch;
 		else if (l->kind == XO_LAYER_DENSE)
 			*k_path += (double)l->in_ch;
@@ -231,7 +236,8 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += 2.0;
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION ||
-		    l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D)
+		    l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D ||
+		    l->kind == XO_LAYER_TIME_DISTRIBUTED)
 			*k_path += act_length(l->p.activation);
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
@@ -617,7 +623,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "resize2d",    "ln_seq",          "ln_cnn",
                                              "d3_seq",      "d3_cnn",          "shape_seq",
                                              "res_cnn",         "dw_cnn",
-                                             "dw_seq",      "sep_cnn"};
+                                             "dw_seq",      "sep_cnn",     "td_seq"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -2192,6 +2198,89 @@ static void test_repeat_vector_layer(void **state)
 			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
 				fail_msg("%s fused a repeat_vector net", xo_backend_name(be[b]));
 			snprintf(what, sizeof(what), "repeat_vector seed %d %s vs ref", (int)seed,
+			         xo_backend_name(be[b]));
+			check_steps(what, path, &r, &ref);
+			real_result_free(&r);
+		}
+		real_result_free(&ref);
+		free(x);
+		free(y);
+	}
+	close_backends(be, nbe);
+}
+
+/* The time_distributed layer (Keras TimeDistributed): over Conv1D on a
+ * [T][len][ch] sample (the conv2d op with a (1, k) kernel) and over Dense on
+ * [T][F] (gelu: the activation as its own op); its refusals; a training
+ * epoch on every backend against ref. */
+static void test_time_distributed_layer(void **state)
+{
+	static const char *const net =
+	    "input 5 7 3\n"
+	    "time_distributed layer=conv1d filters=4 kernel_size=3 strides=2 padding=same "
+	    "activation=tanh\n"
+	    "reshape target_shape=5,16\ntime_distributed layer=dense units=3 activation=gelu\n"
+	    "flatten\ndense units=3 activation=softmax\n";
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+	    {"input 5 4 2\ntime_distributed units=3\n", "needs layer="},
+	    {"input 5 4 2\ntime_distributed layer=lstm units=3\n", "TimeDistributed over lstm"},
+	    {"input 5 4 2\ntime_distributed layer=conv2d filters=2 kernel_size=2\n",
+	     "TimeDistributed over conv2d"},
+	    {"input 5 4 2\ntime_distributed layer=conv1d units=3\n",
+	     "'units' for time_distributed over conv1d"},
+	    {"input 5 4\ntime_distributed layer=dense filters=3 units=2\n",
+	     "'filters' for time_distributed over dense"},
+	    {"input 5 4 2\ntime_distributed layer=conv1d kernel_size=2\n", "filters="},
+	    {"input 5 4\ntime_distributed layer=conv1d filters=2 kernel_size=2\n",
+	     "needs a [T][len][channels] input"},
+	    {"input 5\ntime_distributed layer=dense units=2\n", "needs a sample with a time axis"},
+	    {"input 5 4 2\ntime_distributed layer=conv1d filters=2 kernel_size=5\n", "conv1d"},
+	    {"input 5 4 2\ntime_distributed layer=conv1d filters=2 kernel_size=2 padding=causal\n",
+	     "padding=causal is not supported for time_distributed over conv1d"},
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "td", &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 3 && sp.layers[0].out_len == 5 &&
+	            sp.layers[0].out_w == 4 && sp.layers[0].out_ch == 4);
+	assert_true(sp.layers[0].w_ndim == 4 && sp.layers[0].w_dim[0] == 1 &&
+	            sp.layers[0].w_dim[1] == 3 && sp.layers[0].w_count == 3 * 3 * 4);
+	assert_true(sp.layers[2].out_rank == 2 && sp.layers[2].out_len == 5 &&
+	            sp.layers[2].out_ch == 3 && sp.layers[2].w_count == 16 * 3);
+	xo_spec_free(&sp);
+	/* over Dense on [T][h][ch]: Dense on the last axis, the rest kept */
+	assert_int_equal(xo_spec_parse("input 3 4 5\ntime_distributed layer=dense units=2\n", "td",
+	                               &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 3 && sp.layers[0].out_len == 3 &&
+	            sp.layers[0].out_w == 4 && sp.layers[0].out_ch == 2 &&
+	            sp.layers[0].w_count == 10);
+	xo_spec_free(&sp);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum xo_status st = xo_spec_parse(bad[i].text, "td", &sp);
+
+		if (st == XO_OK)
+			fail_msg("accepted: %s", bad[i].text);
+		if (!strstr(xo_last_error(), bad[i].msg))
+			fail_msg("%s: %s (expected %s)", bad[i].text, xo_last_error(), bad[i].msg);
+	}
+	snprintf(path, sizeof(path), "%s/td.model", g_tmp);
+	write_file(path, net, strlen(net));
+	for (uint64_t seed = 43; seed <= 47; seed += 4) {
+		random_set(REAL_N, seed, 5 * 7 * 3, 3, &x, &y);
+		if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused a time_distributed net");
+		for (int b = 1; b < nbe; b++) {
+			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+				fail_msg("%s fused a time_distributed net", xo_backend_name(be[b]));
+			snprintf(what, sizeof(what), "time_distributed seed %d %s vs ref", (int)seed,
 			         xo_backend_name(be[b]));
 			check_steps(what, path, &r, &ref);
 			real_result_free(&r);
@@ -4131,6 +4220,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_graph_layers),
 	    cmocka_unit_test(test_graph_fanout_gradient),
+	    cmocka_unit_test(test_time_distributed_layer),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

@@ -77,6 +77,11 @@ struct xo_layer_spec {
 	 * but for its channels, p.ch_b). */
 	int inputs[XO_LAYER_INPUTS_MAX];
 	int ninputs;
+	/* time_distributed: the wrapped kind (XO_LAYER_DENSE or
+	 * XO_LAYER_CONV1D; -1 until layer= is read). Over Conv1D,
+	 * p holds the conv2d op's form: kernel_size, strides and dilation_rate
+	 * 1 (the time axis), the Conv1D's in kernel_w, strides_w, dilation_w */
+	int inner;
 };
 
 /* Trainable parameters of a layer, and all of its variables (Keras's

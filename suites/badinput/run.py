@@ -170,7 +170,14 @@ def fixtures(d, xo):
                                         "dense units=5 activation=softmax\n"),
                        ("graph_two_outputs", "input 17 2\nflatten name=f\n"
                                              "dense name=d units=3 activation=softmax\n"
-                                             "dense inputs=f units=5 activation=softmax\n")):
+                                             "dense inputs=f units=5 activation=softmax\n"),
+                       # time_distributed: a wrapped kind it does not take; over
+                       # conv1d, a sample without a [len][ch] step
+                       ("td_lstm", "input 17 2\ntime_distributed layer=lstm units=3\nflatten\n"
+                                   "dense units=5 activation=softmax\n"),
+                       ("td_conv1d_rank", "input 17 2\ntime_distributed layer=conv1d filters=2 "
+                                          "kernel_size=2\nflatten\ndense units=5 "
+                                          "activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -350,6 +357,27 @@ def keras_layer_edit(fixture, cls, key, value, out):
                     cfg = json.loads(data)
                     layer = next(l for l in cfg["config"]["layers"] if l["class_name"] == cls)
                     layer["config"][key] = value
+                    data = json.dumps(cfg).encode()
+                dst.writestr(name, data)
+    return make
+
+
+def keras_td_inner_edit(key, value, out):
+    """td.keras with the config key of its first TimeDistributed's wrapped
+    layer set to value."""
+    def make(d):
+        import json
+        import zipfile
+        shutil.copy(os.path.join(KERAS, "td.x.npy"), f"{d}/kx.npy")
+        with zipfile.ZipFile(os.path.join(KERAS, "td.keras")) as src, \
+                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
+            for name in src.namelist():
+                data = src.read(name)
+                if name == "config.json":
+                    cfg = json.loads(data)
+                    layer = next(l for l in cfg["config"]["layers"]
+                                 if l["class_name"] == "TimeDistributed")
+                    layer["config"]["layer"]["config"][key] = value
                     data = json.dumps(cfg).encode()
                 dst.writestr(name, data)
     return make
@@ -623,6 +651,12 @@ CASES = {
     "spec_repeat_vector_rank": (predict(model="repeat_rank.model"), 2, r"repeat_rank\.model:2: repeat_vector needs a flat \[features\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
     "spec_reshape_size": (predict(model="reshape_size.model"), 2, r"reshape_size\.model:2: reshape: the total size of target_shape is different from the input's size 34", ["out.npy"], None, {}, None),
     "spec_reshape_two_unknown": (predict(model="reshape_two.model"), 2, r"reshape_two\.model:2: reshape: there must be at most one unknown dimension", ["out.npy"], None, {}, None),
+    "spec_time_distributed_over_lstm": (predict(model="td_lstm.model"), 2, r"td_lstm\.model:2: layer=lstm: TimeDistributed over lstm is not supported \(Dense or Conv1D\)$", ["out.npy"], None, {}, None),
+    "spec_time_distributed_conv1d_rank": (predict(model="td_conv1d_rank.model"), 2, r"td_conv1d_rank\.model:2: time_distributed over conv1d needs a \[T\]\[len\]\[channels\] input, got \[17\]\[2\]$", ["out.npy"], None, {}, None),
+    "keras_time_distributed_over_conv2d": (kpredict("td_conv2d.keras"), 2, r"td_conv2d\.keras: layer 'time_distributed' \(TimeDistributed\): TimeDistributed over Conv2D is not supported \(Dense or Conv1D\)$", ["out.npy"], keras_layer_edit("td", "TimeDistributed", "layer", {"module": "keras.layers", "class_name": "Conv2D", "config": {"name": "conv2d", "filters": 2, "kernel_size": [1, 1]}, "registered_name": None}, "td_conv2d.keras"), {}, None),
+    "keras_time_distributed_inner_groups": (kpredict("td_groups.keras"), 2, r"td_groups\.keras: layer 'time_distributed' \(TimeDistributed\): groups: only 1 is supported$", ["out.npy"], keras_td_inner_edit("groups", 2, "td_groups.keras"), {}, None),
+    "keras_time_distributed_causal": (kpredict("td_causal.keras"), 2, r"td_causal\.keras.*padding=causal is not supported for time_distributed over conv1d \(valid or same\)$", ["out.npy"], keras_td_inner_edit("padding", "causal", "td_causal.keras"), {}, None),
+    "keras_time_distributed_inner_unknown_key": (kpredict("td_key.keras"), 2, r"td_key\.keras: layer 'time_distributed' \(TimeDistributed\): layer: Conv1D: colour is not supported$", ["out.npy"], keras_td_inner_edit("colour", "red", "td_key.keras"), {}, None),
     "spec_up_sampling_zero": (predict(model="up_zero.model"), 2, r"up_zero\.model:2: size=0: expected a positive integer", ["out.npy"], None, {}, None),
     # DepthwiseConv2D: what crossover does not run is refused by name
     "keras_dwconv_dilation": (kpredict("dw_dil.keras"), 2, r"dw_dil\.keras: layer 'depthwise_conv2d': depthwise_conv2d: dilation_rate=2, dilation_w=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("dwconv", "DepthwiseConv2D", "dilation_rate", [2, 2], "dw_dil.keras"), {}, None),
