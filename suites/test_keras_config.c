@@ -319,7 +319,7 @@ static void test_legacy_import_matches_keras(void **state)
 		free(text);
 		free(legacy);
 	}
-	assert_int_equal(n, 9); /* every uncompiled case has its legacy config */
+	assert_int_equal(n, 10); /* every uncompiled case has its legacy config */
 	xo_backend_close(be);
 }
 
