@@ -410,7 +410,9 @@ def keras_graph_edit(what, out):
     """A fixture: graph.keras (a Functional) with its config made into what
     crossover does not run yet: two_inputs (a second InputLayer feeding the
     branch), shared (the branch called twice), three (an Add of three
-    tensors), two_outputs."""
+    tensors), two_outputs; or what it cannot read as Keras does:
+    outer_name (an entry's name not its config's: Keras wires by the one
+    and builds by the other), dup_name (two layers of one name)."""
     def make(d):
         import copy
         import json
@@ -437,6 +439,11 @@ def keras_graph_edit(what, out):
                     elif what == "three":
                         args = by["add"]["inbound_nodes"][0]["args"][0]
                         args.append(copy.deepcopy(args[1]))
+                    elif what == "outer_name":
+                        # Keras wires by the entry's name, builds by the config's
+                        by["conv1d_2"]["name"] = "conv1d"
+                    elif what == "dup_name":
+                        by["conv1d_2"]["name"] = by["conv1d_2"]["config"]["name"] = "conv1d"
                     else:
                         c["output_layers"] = [["dense", 0, 0], ["conv1d_2", 0, 0]]
                     data = json.dumps(cfg).encode()
@@ -646,6 +653,8 @@ CASES = {
     "keras_graph_two_inputs": (kpredict("g_two_in.keras"), 2, r"g_two_in\.keras: several inputs \(InputLayer 'input_layer' and 'second'\): a multi-input model is not supported yet$", ["out.npy"], keras_graph_edit("two_inputs", "g_two_in.keras"), {}, None),
     "keras_graph_shared_layer": (kpredict("g_shared.keras"), 2, r"g_shared\.keras: layer 'conv1d_2' \(Conv1D\): is called 2 times \(a shared layer\): not supported yet$", ["out.npy"], keras_graph_edit("shared", "g_shared.keras"), {}, None),
     "keras_graph_merge_three": (kpredict("g_three.keras"), 2, r"g_three\.keras: layer 'add' \(Add\): takes 3 tensors \(a merge of more than 2 is not supported yet\)$", ["out.npy"], keras_graph_edit("three", "g_three.keras"), {}, None),
+    "keras_graph_outer_name": (kpredict("g_outer.keras"), 2, r"g_outer\.keras: layer 'conv1d_2' \(Conv1D\): its entry's name is not its config's name$", ["out.npy"], keras_graph_edit("outer_name", "g_outer.keras"), {}, None),
+    "keras_graph_dup_name": (kpredict("g_dup.keras"), 2, r"g_dup\.keras: layer 'conv1d' \(Conv1D\): two layers have this name$", ["out.npy"], keras_graph_edit("dup_name", "g_dup.keras"), {}, None),
     "keras_graph_two_outputs": (kpredict("g_two_out.keras"), 2, r"g_two_out\.keras: several outputs \(2\): a multi-output model is not supported yet$", ["out.npy"], keras_graph_edit("two_outputs", "g_two_out.keras"), {}, None),
     "spec_permute_rank": (predict(model="perm_rank.model"), 2, r"perm_rank\.model:2: permute: dims=312 orders 3 axes; the input \[17\]\[2\] has 2", ["out.npy"], None, {}, None),
     "spec_repeat_vector_rank": (predict(model="repeat_rank.model"), 2, r"repeat_rank\.model:2: repeat_vector needs a flat \[features\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
