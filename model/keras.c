@@ -1000,6 +1000,28 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	return XO_OK;
 }
 
+/* A Functional's entry names its layer twice: Keras wires the graph by the
+ * outer name and builds the layer by the config's. Keras writes them equal;
+ * a file where layer i's differ, or where it shares its name with a layer
+ * before it, would be read as another model: refused. */
+static enum xo_status layer_name_unique(const json_t *layers, size_t i, const struct lctx *c)
+{
+	const json_t *outer = json_object_get(json_array_get(layers, i), "name");
+
+	if (outer && (!json_is_string(outer) || strcmp(json_string_value(outer), c->name)))
+		return xo_error(XO_EINVAL, "%s: layer '%s' (%s): its entry's name is not its "
+		                           "config's name", c->origin, c->name, c->cls);
+	for (size_t j = 0; j < i; j++) {
+		const json_t *nj =
+		    json_object_get(json_object_get(json_array_get(layers, j), "config"), "name");
+
+		if (json_is_string(nj) && !strcmp(json_string_value(nj), c->name))
+			return xo_error(XO_EINVAL, "%s: layer '%s' (%s): two layers have this name",
+			                c->origin, c->name, c->cls);
+	}
+	return XO_OK;
+}
+
 static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
 {
 	const json_t *cls = json_object_get(root, "class_name");
@@ -1065,31 +1087,8 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 			                         "(1-63 letters, digits, _ - .)", origin, c.name, c.cls);
 			break;
 		}
-		/* A Functional's entry names its layer twice: Keras wires the
-		 * graph by the outer name and builds the layer by the config's.
-		 * Keras writes them equal; a file where they differ, or where two
-		 * layers share a name, would be read as another model. */
-		if (pass == 0) {
-			const json_t *outer = json_object_get(l, "name");
-
-			if (outer && (!json_is_string(outer) || strcmp(json_string_value(outer), c.name))) {
-				st = xo_error(XO_EINVAL, "%s: layer '%s' (%s): its entry's name is not its "
-				                         "config's name", origin, c.name, c.cls);
-				break;
-			}
-			for (size_t j = 0; j < i; j++) {
-				const json_t *oj = json_object_get(
-				    json_object_get(json_array_get(layers, j), "config"), "name");
-
-				if (json_is_string(oj) && !strcmp(json_string_value(oj), c.name)) {
-					st = xo_error(XO_EINVAL, "%s: layer '%s' (%s): two layers have this "
-					                         "name", origin, c.name, c.cls);
-					break;
-				}
-			}
-			if (st)
-				break;
-		}
+		if (pass == 0 && (st = layer_name_unique(layers, i, &c)))
+			break;
 		if (!strcmp(c.cls, "InputLayer"))
 			row = &input_row;
 		for (int k = 0; k < XO_LAYER_COUNT; k++)
