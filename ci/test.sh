@@ -7,7 +7,7 @@
 # makes from the day's change, then build again with AddressSanitizer +
 # UndefinedBehaviorSanitizer and run the quick suites there (but the few
 # that watch none of our C code: ci/lib.sh XO_ASAN_CI_EXCLUDE), then build
-# the fuzz targets with clang and run each for 10 s (docs/fuzzing.md).
+# the fuzz targets with clang and run each for 8 s (docs/fuzzing.md).
 # Every build compiles through ccache (ci/lib.sh xo_ccache_setup). Each
 # stage's wall and CPU time is printed and, when the job ends, stored as
 # perf series in $XO_CI_STORE (default ~/.cache/crossover/ci-perf.sqlite;
@@ -66,11 +66,13 @@ stage_mutants() {
 # its area's tests and, if it lives, every pass above (docs/mutation.md,
 # "Generated mutants"); one listed in ci/mutgen-equivalent.tsv is not run.
 # Time-boxed: the scratch tree's sync and build (~10 s from the ccache, a
-# minute cold) and the mutants stop starting after XO_MUTGEN_BUDGET (40 s)
-# and one still running at XO_MUTGEN_STOP (60 s) is stopped; both are
+# minute cold) and the mutants stop starting after XO_MUTGEN_BUDGET (30 s)
+# and one still running at XO_MUTGEN_STOP (45 s) is stopped; both are
 # pending, not a failure (a mutant caught by the cheap tests that reach it
 # takes 15-45 s; one whose tests start PostgreSQL servers, longer). The
-# stage's share of CI's 10 minutes is these 60 s. The test and races stages
+# stage's share of CI's 10 minutes is these 45 s: the sample runs
+# cheapest first, so the box cuts the dear mutants, not the cheap. The test
+# and races stages
 # have just passed on this tree in build-ci, so their result stands for the
 # baseline (--trust-baseline). Survivors are listed (see below), errors fail.
 stage_mutgen() {
@@ -88,8 +90,8 @@ stage_mutgen() {
     rm -f "$dir/result/mutgen-map.txt"
     XO_REACH_CACHE=${XO_REACH_CACHE:-${XO_CACHE_DIR:-$HOME/.cache/crossover}/reach} \
         XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
-        --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-40}" \
-        --stop "${XO_MUTGEN_STOP:-60}" --reach use --trust-baseline build-ci -j"$XO_JOBS" \
+        --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-30}" \
+        --stop "${XO_MUTGEN_STOP:-45}" --reach use --trust-baseline build-ci -j"$XO_JOBS" \
         --out "$dir/result"
     local rc=$?
     echo "mutgen: $(cat "$dir/result/mutgen-map.txt" 2>/dev/null || echo "reach map: unknown")"
@@ -123,13 +125,13 @@ run_stage build stage_build || rc=1
 run_stage mutants stage_mutants || rc=1
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
-# each fuzz target XO_FUZZ_SECONDS: 10 s here, two at a time (40 s for 8
+# each fuzz target XO_FUZZ_SECONDS: 8 s here, two at a time (32 s for 8
 # targets, plus a few seconds' build from the cache): a smoke run that the
 # targets build, start and survive their seeds and a first round of
 # mutations; the depth is the nightly's (30 s a target on its night, 120 s
 # in the weekly run), and every target's regression inputs replay in the
 # quick suites as well
-export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-10}
+export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-8}
 if run_stage fuzz-build stage_fuzz_build; then
     run_stage fuzz stage_fuzz || rc=1
 else
