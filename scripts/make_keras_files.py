@@ -420,7 +420,7 @@ def graph_model():
 
 
 def graph_fixtures(out):
-    """As shape2_fixtures, for the graph fixture (seed 83)."""
+    """As table_fixtures, for the graph fixture (seed 83)."""
     m = graph_model()
     r = np.random.default_rng(83)
     randomize(m, r)
@@ -430,9 +430,11 @@ def graph_fixtures(out):
     write_inputs(out, "graph", m, r)
 
 
-def shape2_fixtures(out, only=None):
-    """As resize_fixtures, for SHAPE2 (or its fixtures named in only)."""
-    for name, make_model, seed in SHAPE2:
+def table_fixtures(out, table, only=None):
+    """For each (name, make_model, seed) of table (or those named in only):
+    name.keras, name.h5 (legacy full model), name.weights.h5, their inputs
+    and float64 predictions, the model's weights drawn from its own seed."""
+    for name, make_model, seed in table:
         if only and name not in only:
             continue
         m = make_model()
@@ -629,32 +631,6 @@ DWCONV = (("dwconv", dwconv_model, 83), ("dwconv1d", dwconv1d_model, 89),
           ("sepconv", sepconv_model, 97), ("sepconv1d", sepconv1d_model, 101))
 
 
-def dwconv_fixtures(out, only=None):
-    """As shape2_fixtures, for DWCONV (or its fixtures named in only)."""
-    for name, make_model, seed in DWCONV:
-        if only and name not in only:
-            continue
-        m = make_model()
-        r = np.random.default_rng(seed)
-        randomize(m, r)
-        m.save(os.path.join(out, name + ".keras"))
-        m.save(os.path.join(out, name + ".h5"))
-        m.save_weights(os.path.join(out, name + ".weights.h5"))
-        write_inputs(out, name, m, r)
-
-
-def td_fixtures(out):
-    """td.keras, td.h5 (legacy full model), td.weights.h5, their inputs and
-    float64 predictions."""
-    m = td_model()
-    r = np.random.default_rng(83)
-    randomize(m, r)
-    m.save(os.path.join(out, "td.keras"))
-    m.save(os.path.join(out, "td.h5"))
-    m.save_weights(os.path.join(out, "td.weights.h5"))
-    write_inputs(out, "td", m, r)
-
-
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -773,12 +749,12 @@ def main():
         return
     if "--only=shape2" in sys.argv[1:]:
         names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]
-        shape2_fixtures(out, names)
+        table_fixtures(out, SHAPE2, names)
         print("keras", keras.__version__, "wrote the shape2 fixtures to", out)
         return
     if "--only=dwconv" in sys.argv[1:]:
         names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]
-        dwconv_fixtures(out, names)
+        table_fixtures(out, DWCONV, names)
         print("keras", keras.__version__, "wrote the dwconv fixtures to", out)
         return
     # --only=ln_pos: written alone, so adding it rewrote no other file
@@ -795,7 +771,7 @@ def main():
         print("keras", keras.__version__, "wrote the d3 fixtures to", out)
         return
     if "--only=td" in sys.argv[1:]:
-        td_fixtures(out)
+        table_fixtures(out, (("td", td_model, 83),))
         print("keras", keras.__version__, "wrote the td fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
