@@ -45,7 +45,8 @@
 #
 # Usage: ci/mutate.sh [--all | --sample N [--offset K]] [--list | --check]
 #                     [--keep-going] [-j N] [--db FILE] [--out DIR]
-#                     [--from DIR [--budget S] [--trust-baseline BUILD]] [NAME ...]
+#                     [--from DIR [--budget S] [--stop S] [--box-from start|setup]
+#                      [--trust-baseline BUILD]] [NAME ...]
 #   --all          every mutant (the default)
 #   --sample N     N mutants, a window that rotates by the date (or --offset K)
 #                  so that successive nights cover the whole list
@@ -66,6 +67,12 @@
 #                  those not run are pending (mutgen-pending.txt)
 #   --stop S       generated mutants: a mutant still running S seconds into
 #                  the run is stopped and pending too (a hard end for CI)
+#   --box-from WHEN  where --budget and --stop count from: start (the run's
+#                  start, the default: the nightly's stage must end within
+#                  the job's budget) or setup (the end of the scratch tree's
+#                  sync, baseline build and map, when the first mutant is
+#                  ready: CI's sample, whose set-up time is the day's change's
+#                  build and must not eat the seconds given to mutants)
 #   --reach MODE   generated mutants: select each one's tests by the reach
 #                  map (ci/reach.sh) of this tree: auto (the default) builds
 #                  the map when the cache lacks it, use only takes a cached
@@ -98,7 +105,7 @@ die() {
 }
 
 mode=all sample=0 offset= list=0 check=0 keep_going=0 db= out_dir=$XO_ROOT/out
-from= budget=0 trust= reach=auto hard_stop=0
+from= budget=0 trust= reach=auto hard_stop=0 box_from=start
 jobs=${XO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 names=()
 while [ $# -gt 0 ]; do
@@ -128,6 +135,11 @@ while [ $# -gt 0 ]; do
     --stop)
         [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--stop needs seconds >= 1"
         hard_stop=$2
+        shift
+        ;;
+    --box-from)
+        [ $# -ge 2 ] && [[ $2 =~ ^(start|setup)$ ]] || die "--box-from needs start or setup"
+        box_from=$2
         shift
         ;;
     --trust-baseline)
@@ -233,8 +245,8 @@ done
 
 [ $generated -eq 0 ] || [ $handwritten -eq 0 ] ||
     die "$MUTANTS_DIR mixes generated and hand-written mutants: give them separate directories"
-[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ "$hard_stop" = 0 ] && [ -z "$trust" ]; } ||
-    die "--budget, --stop and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
+[ $generated -gt 0 ] || { [ "$budget" = 0 ] && [ "$hard_stop" = 0 ] && [ -z "$trust" ] && [ "$box_from" = start ]; } ||
+    die "--budget, --stop, --box-from and --trust-baseline are for generated mutants (ci/mutgen.py, --from DIR)"
 selected=()
 if [ ${#names[@]} -gt 0 ]; then
     for n in "${names[@]}"; do
@@ -434,7 +446,7 @@ run_passes() {
         local cap= left= stopping=0
         [ -z "$pass_cap" ] || cap=$(pass_limit "$args")
         if [ "$hard_stop" -gt 0 ] && [ -n "$pass_cap" ]; then
-            left=$((hard_stop - ($(date +%s) - start_all)))
+            left=$((hard_stop - ($(date +%s) - box_start)))
             if [ "$left" -le 0 ]; then
                 echo "$name/(stopped)"
                 return 1
@@ -966,7 +978,7 @@ run_generated() {
         die "baseline: the unmutated tree does not build (see $LOGS/baseline.build.log)"
     trap 'revert; exit 130' INT TERM
     over() {
-        local t=$(($(date +%s) - start_all))
+        local t=$(($(date +%s) - box_start))
         { [ "$budget" -gt 0 ] && [ $t -ge "$budget" ]; } || { [ "$hard_stop" -gt 0 ] && [ $t -ge "$hard_stop" ]; }
     }
     # killed TEST-LINE: remembers the pass and test that caught a mutant
@@ -990,6 +1002,10 @@ run_generated() {
     reach_map
     reach_select
     sample_order
+    if [ "$box_from" = setup ]; then
+        box_start=$(date +%s)
+        echo "mutate: set-up took $((box_start - start_all))s; the box counts from here"
+    fi
     for n in "${selected[@]}"; do
         if over; then
             RES[$n]=pending
@@ -1134,6 +1150,7 @@ store_generated() {
 
 pass_cap= # generated mutants: the longest one pass may run (XO_MUTGEN_TIMEOUT)
 start_all=$(date +%s)
+box_start=$start_all # where --budget and --stop count from (--box-from)
 # the commit the results are for: the checkout as it is copied
 sha=$(git -C "$XO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 dirty=$([ -n "$(git -C "$XO_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo 1 || echo 0)

@@ -65,13 +65,16 @@ stage_mutants() {
 # never spends minutes making one; the line says which map), else
 # its area's tests and, if it lives, every pass above (docs/mutation.md,
 # "Generated mutants"); one listed in ci/mutgen-equivalent.tsv is not run.
-# Time-boxed: the scratch tree's sync and build (~10 s from the ccache, a
-# minute cold) and the mutants stop starting after XO_MUTGEN_BUDGET (30 s)
+# Time-boxed after the set-up (--box-from setup): once the scratch tree is
+# synced and built (~10 s from the ccache, a minute cold or under load: the
+# day's change sets it), mutants stop starting after XO_MUTGEN_BUDGET (30 s)
 # and one still running at XO_MUTGEN_STOP (45 s) is stopped; both are
 # pending, not a failure (a mutant caught by the cheap tests that reach it
-# takes 15-45 s; one whose tests start PostgreSQL servers, longer). The
-# stage's share of CI's 10 minutes is these 45 s: the sample runs
-# cheapest first, so the box cuts the dear mutants, not the cheap. The test
+# takes 15-45 s; one whose tests start PostgreSQL servers, longer). Counting
+# from the set-up's end, a large change's long build no longer leaves the
+# sample no time at all; the stage's share of CI's 10 minutes is the build
+# plus these 45 s. The sample runs cheapest first, so the box cuts the dear
+# mutants, not the cheap. The test
 # and races stages
 # have just passed on this tree in build-ci, so their result stands for the
 # baseline (--trust-baseline). Survivors are listed (see below), errors fail.
@@ -91,7 +94,7 @@ stage_mutgen() {
     XO_REACH_CACHE=${XO_REACH_CACHE:-${XO_CACHE_DIR:-$HOME/.cache/crossover}/reach} \
         XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
         --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-30}" \
-        --stop "${XO_MUTGEN_STOP:-45}" --reach use --trust-baseline build-ci -j"$XO_JOBS" \
+        --stop "${XO_MUTGEN_STOP:-45}" --box-from setup --reach use --trust-baseline build-ci -j"$XO_JOBS" \
         --out "$dir/result"
     local rc=$?
     echo "mutgen: $(cat "$dir/result/mutgen-map.txt" 2>/dev/null || echo "reach map: unknown")"

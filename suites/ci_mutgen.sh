@@ -20,7 +20,8 @@
 #                reason; the results go to table mutant_results of a real
 #                perf store and `xo perf report` lists the survivor
 #   pending:     a spent --budget leaves the mutants pending, listed in
-#                order, and exits 0; --trust-baseline takes another build's
+#                order, and exits 0; with --box-from setup the budget counts
+#                from the set-up's end, so the first mutant runs; --trust-baseline takes another build's
 #                word for the baseline; an empty --from folder is nothing to run
 #   reach:       with a reach map (ci/reach.sh) a mutant runs only the
 #                tests that execute its function, after building only their
@@ -375,6 +376,28 @@ EOF2
     grep -q '^mutgen: caught 0/0 (0 stillborn, 0 equivalent, 4 pending), survived: 0' "$work/res/mutgen.txt" &&
         grep -q '^pending: 4 not run in the 1s budget' "$work/res/mutgen.txt" ||
         bad "summary: $(cat "$work/res/mutgen.txt")"
+    # --box-from setup: the box counts from the end of the set-up (the
+    # 1.5 s build above spent the whole budget), so the first mutant still
+    # runs; its own build, 1.5 s again, spends the budget, so the other
+    # three never start, and the first, if it lived through its area, is
+    # pending too (first, as the order case says)
+    # shellcheck disable=SC2086 # ids are words
+    (cd "$repo" && XO_MUTATE_DIR="$work/scratch" bash ci/mutate.sh --from "$work/m" -j 2 \
+        --budget 1 --box-from setup --out "$work/res3" $names) >"$work/run3.out" 2>&1
+    rc=$?
+    cat "$work/run3.out"
+    [ $rc != 2 ] || bad "--box-from setup: exit 2"
+    grep -q '^mutate: set-up took [0-9]*s; the box counts from here' "$work/run3.out" ||
+        bad "--box-from setup does not say what the set-up took"
+    first=$(head -n 1 <<<"$names")
+    grep -Eq "^$first +(caught|lived|stillborn) " "$work/run3.out" ||
+        bad "--box-from setup: the first mutant did not run"
+    [ "$(grep -cE '^g[0-9a-f]+ +(caught|lived|stillborn) ' "$work/run3.out")" = 1 ] ||
+        bad "--box-from setup: more than one mutant started in a 1 s box"
+    [ "$(tail -n +2 "$work/res3/mutgen-pending.txt")" = "$(tail -n +2 <<<"$names")" ] ||
+        bad "--box-from setup: pending list: $(cat "$work/res3/mutgen-pending.txt")"
+    out=$(cd "$repo" && bash ci/mutate.sh --from "$work/m" --box-from later 2>&1)
+    [ $? = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] || bad "--box-from later: $out"
     # --trust-baseline: a build of the same tree that ran its tests gives
     # the test times (a pass's time limit) and stands for the baseline
     cmake -S "$repo" -B "$work/ci-build" >/dev/null 2>&1 && cmake --build "$work/ci-build" >/dev/null 2>&1 &&
