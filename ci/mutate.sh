@@ -920,16 +920,12 @@ by_reach() {
         IFS=$'\t' read -r r test < <(try_mutant "$n" "${SEL_IDX[@]}")
         BUILD_TARGETS=
         k=$(grep -c . <<<"${SEL_TESTS[$n]}")
+        local why=
         if [ "$r" = lived ] && [ "$MAP_STALE" = 1 ]; then
             # the older map may miss a test that reaches fn now: the area
             # confirms a survivor
-            SECS[$n]=$(($(date +%s) - t0))
-            printf '%-14s %-10s %-48s %4ss  (older map: %s test(s); to its area)\n' "$n" lived \
-                "" "${SECS[$n]}" "$k"
-            [ ! -f "$LOGS/$n.test.log" ] || mv "$LOGS/$n.test.log" "$LOGS/$n.reach.test.log"
-            return 1
-        fi
-        if [ -n "${SEL_CONFIRM[$n]:-}" ] &&
+            why="older map: $k test(s); to its area"
+        elif [ -n "${SEL_CONFIRM[$n]:-}" ] &&
             { [ "$r" = lived ] || { [ "$r" = caught ] && [[ $test == *'(timed out'* || $test == *'(timeout)' ]]; }; }; then
             # OpenCL kernel code, selected by its launcher: the area
             # confirms a survivor (ci/reach.py select). A timeout here is
@@ -938,9 +934,11 @@ by_reach() {
             # baseline times, and so their pass's cap, do not hold; the
             # area's passes, run after that compile, judge a hang.
             [ "$r" = lived ] || r="lived (${test#*/})"
+            why="kernel: its launcher's $k test(s); to its area"
+        fi
+        if [ -n "$why" ]; then
             SECS[$n]=$(($(date +%s) - t0))
-            printf '%-14s %-10s %-48s %4ss  (kernel: its launcher'"'"'s %s test(s); to its area)\n' \
-                "$n" "$r" "" "${SECS[$n]}" "$k"
+            printf '%-14s %-10s %-48s %4ss  (%s)\n' "$n" "$r" "" "${SECS[$n]}" "$why"
             [ ! -f "$LOGS/$n.test.log" ] || mv "$LOGS/$n.test.log" "$LOGS/$n.reach.test.log"
             return 1
         fi
