@@ -2748,6 +2748,9 @@ static json_t *bidir_half(const struct xo_layer_spec *ls, bool backward)
 	         xo_spec_kind_name(one.kind));
 	cfg = json_pack("{s:s, s:b, s:o}", "name", name, "trainable", 1, "dtype", dtype_policy());
 	rnn_config(&one, cfg);
+	/* Bidirectional forces it to return_sequences (no effect without a
+	 * mask) */
+	json_object_set_new(cfg, "zero_output_for_mask", json_boolean(ls->p.return_sequences));
 	return json_pack("{s:s, s:s, s:o, s:n, s:{s:o}}", "module", "keras.layers", "class_name",
 	                 xo_layer_keras_class(one.kind), "config", cfg, "registered_name",
 	                 "build_config", "input_shape", batch_shape(2, ls->in_len, 1, ls->in_ch));
