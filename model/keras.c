@@ -409,6 +409,7 @@ static const unsigned call_kwargs[XO_LAYER_COUNT] = {
     [XO_LAYER_SIMPLE_RNN] = KW_TRAINING | KW_MASK,
     [XO_LAYER_LSTM] = KW_TRAINING | KW_MASK,
     [XO_LAYER_GRU] = KW_TRAINING | KW_MASK,
+    [XO_LAYER_BIDIRECTIONAL] = KW_MASK,
 };
 
 /* A growing string. */

@@ -241,6 +241,27 @@ CASES["graph"] = ("input 6 3\n"
                   graph_case)
 
 
+def bidir_graph_case():
+    """A Functional with Bidirectional layers: their nodes' call arguments
+    (Keras records mask: None), the input feeding a Bidirectional and a
+    Conv1D whose sum feeds the next."""
+    inp = keras.Input(shape=(6, 3))
+    b = layers.Bidirectional(layers.LSTM(3, return_sequences=True), name="bi")(inp)
+    c = layers.Conv1D(6, 1, name="c")(inp)
+    s = layers.Add(name="s")([b, c])
+    g = layers.Bidirectional(layers.GRU(2), merge_mode="mul", name="bg")(s)
+    return keras.Model(inp, layers.Dense(2, activation="softmax", name="head")(g))
+
+
+CASES["bidir_graph"] = ("input 6 3\n"
+                        "bidirectional name=bi layer=lstm units=3 return_sequences=True\n"
+                        "conv1d name=c filters=6 kernel_size=1 inputs=input\n"
+                        "add name=s inputs=bi,c\n"
+                        "bidirectional name=bg layer=gru units=2 merge_mode=mul\n"
+                        "dense name=head units=2 activation=softmax\n",
+                        bidir_graph_case)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "suites/golden/keras_config"
     os.makedirs(out, exist_ok=True)
