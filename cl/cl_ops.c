@@ -1702,3 +1702,28 @@ enum xo_status xo_cl_merge_bwd(struct xo_backend *be, const struct xo_op_args *a
 {
 	return la_merge(be, a, true);
 }
+
+/* ---- flip (resize.cl): one work-item per destination element -------------------- */
+
+static enum xo_status la_flip(struct xo_backend *be, const struct xo_op_args *a, enum xo_dir dir)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_flip_move);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, p->batch * p->len);
+	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, p->ch);
+	return la_run_nd(&l, 2, (int64_t[]){p->ch, p->batch * p->len}, XO_OP_flip, dir);
+}
+
+enum xo_status xo_cl_flip_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_flip(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_flip_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_flip(be, a, XO_DIR_BWD);
+}

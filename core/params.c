@@ -375,6 +375,7 @@ struct key_set {
 	      B(K_KERNEL_SIZE) | B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |    \
 	      B(K_USE_BIAS) | B(K_ACTIVATION)),                                                    \
 	     B(K_KERNEL_SIZE))
+#define KEYS_flip KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,

@@ -848,6 +848,22 @@ static enum xo_status shapes_depthwise_conv2d(enum xo_op op, enum xo_dir dir,
 }
 #define SHAPES_depthwise_conv2d shapes_depthwise_conv2d
 
+/* flip: x[batch][len][ch] <-> y[batch][len][ch], the time axis reversed */
+static enum xo_status shapes_flip(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                  struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	(void)dir;
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	SLOT(dst[0], false, p->batch, p->len, p->ch);
+	return XO_OK;
+}
+#define SHAPES_flip shapes_flip
+
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);
 

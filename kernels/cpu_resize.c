@@ -1,7 +1,8 @@
 /*
  * cpu_resize.c - cpu kernels of the ops that change the spatial extent of a
  * channels-last tensor by moving values (ops.def): pad (zero padding and
- * cropping with signed margins) and up_sampling (nearest).
+ * cropping with signed margins), up_sampling (nearest), permute and flip
+ * (the time axis reversed).
  *
  * pad: each destination row (n, i) of [dw][ch] floats is one zero run, one
  * memcpy of the source cells that land in it and one more zero run.
@@ -247,4 +248,51 @@ enum xo_status xo_cpu_permute_fwd(struct xo_backend *be, const struct xo_op_args
 enum xo_status xo_cpu_permute_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return cpu_permute(be, a, true);
+}
+
+/* flip: dst[n][t] = src[n][len - 1 - t], one memcpy of ch floats per
+ * destination row; rows (n, t) split between threads in contiguous ranges.
+ * The same move serves both directions (the flip is its own inverse). */
+struct flip_job {
+	const float *src;
+	float *dst;
+	int64_t rows, len, ch;
+};
+
+static void flip_task(void *arg, int t, int nt)
+{
+	const struct flip_job *j = arg;
+	int64_t lo = j->rows * t / nt, hi = j->rows * (t + 1) / nt;
+	size_t row = (size_t)j->ch * sizeof(float);
+
+	for (int64_t r = lo; r < hi; r++) {
+		int64_t n = r / j->len, i = r % j->len;
+
+		memcpy(j->dst + r * j->ch, j->src + (n * j->len + (j->len - 1 - i)) * j->ch, row);
+	}
+}
+
+static enum xo_status cpu_flip(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cpu_ctx *c = be->ctx;
+	struct flip_job j = {.src = xo_tensor_f32(a->src[0]),
+			     .dst = xo_tensor_f32(a->dst[0]),
+			     .rows = p->batch * p->len,
+			     .len = p->len,
+			     .ch = p->ch};
+	int nt = xo_cpu_threads_for(c, j.rows * p->ch, j.rows);
+
+	xo_cpu_threads_run(c->tp, nt, flip_task, &j);
+	return XO_OK;
+}
+
+enum xo_status xo_cpu_flip_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_flip(be, a);
+}
+
+enum xo_status xo_cpu_flip_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_flip(be, a);
 }

@@ -88,6 +88,9 @@ enum key_rule {
 	K_LAYER,    /* TimeDistributed's wrapped layer {class_name, config}: Dense or
 	             * Conv1D, its config read by its own class row: layer=kind and
 	             * its arguments */
+	K_RNN,      /* Bidirectional's layer: SimpleRNN, LSTM or GRU, as K_LAYER */
+	K_MIRROR,   /* Bidirectional's backward_layer: the mirror Keras builds of its
+	             * layer (go_backwards flipped, another name), else refused */
 };
 struct key_row {
 	const char *key;
@@ -143,6 +146,7 @@ static void merge_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void depthwise_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void separable_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void bidirectional_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -382,6 +386,16 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
           {"pointwise_regularizer", K_NULL}, {"pointwise_constraint", K_NULL}},
          separable_config,
          true},
+    /* keras/src/layers/rnn/bidirectional.py get_config(): merge_mode (None,
+     * two outputs, refused), layer (the forward RNN serialized: SimpleRNN,
+     * LSTM or GRU, read by its own class row) and backward_layer (Keras
+     * writes the mirror it builds of layer; any other is refused naming
+     * the key that differs) */
+    [XO_LAYER_BIDIRECTIONAL] =
+        {{COMMON_KEYS, {"merge_mode", K_STR}, {"layer", K_RNN}, {"backward_layer", K_MIRROR},
+          {"batch_input_shape", K_SHAPE}},
+         bidirectional_config,
+         true},
 };
 
 /* The call arguments Keras records in a functional node's kwargs for a
@@ -395,6 +409,7 @@ static const unsigned call_kwargs[XO_LAYER_COUNT] = {
     [XO_LAYER_SIMPLE_RNN] = KW_TRAINING | KW_MASK,
     [XO_LAYER_LSTM] = KW_TRAINING | KW_MASK,
     [XO_LAYER_GRU] = KW_TRAINING | KW_MASK,
+    [XO_LAYER_BIDIRECTIONAL] = KW_MASK,
 };
 
 /* A growing string. */
@@ -440,6 +455,7 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 /* One layer being mapped, for messages. */
 struct lctx {
 	const char *origin, *name, *cls;
+	const json_t *cfg; /* the layer's config (NULL outside a layer) */
 };
 #define LAYER_ERR(c, st, fmt, ...)                                                      \
 	xo_error(st, "%s: layer '%s' (%s): " fmt, (c)->origin, (c)->name, (c)->cls, __VA_ARGS__)
@@ -652,7 +668,9 @@ static enum xo_status resize_arg(const struct lctx *c, enum key_rule rule, const
 
 /* One key of a layer's config by its rule k: checked, and written to args
  * as spec arguments (or, for the input shape, as the input line to spec). */
-static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, struct sbuf *args);
+static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, bool rnn,
+                                  struct sbuf *args);
+static enum xo_status mirror_check(const struct lctx *c, const json_t *v);
 
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
                               const json_t *v, bool *have_input, struct sbuf *spec,
@@ -672,7 +690,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
 		break;
 	case K_STR:
-		if (!json_is_string(v) || !*json_string_value(v) ||
+		if (json_is_null(v) && !strcmp(key, "merge_mode"))
+			st = LAYER_ERR(c, XO_EINVAL, "merge_mode=None is not supported (Bidirectional "
+			                             "then returns two tensors)%s", "");
+		else if (!json_is_string(v) || !*json_string_value(v) ||
 		    strpbrk(json_string_value(v), " \t\r\n#="))
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a name (a custom %s is not "
 			                             "supported)", key, key);
@@ -777,7 +798,11 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		st = resize_arg(c, k->rule, key, v, args);
 		break;
 	case K_LAYER:
-		st = wrapped_arg(c, v, args);
+	case K_RNN:
+		st = wrapped_arg(c, v, k->rule == K_RNN, args);
+		break;
+	case K_MIRROR:
+		st = mirror_check(c, v);
 		break;
 	case K_INTS:
 		if (!ints_arg(v, key, args))
@@ -798,7 +823,8 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
  * its config read by that class's row, as " layer=kind" and its arguments.
  * Its name, module and build_config have no effect (xo writes the kind's
  * name back); an input shape inside it is refused as one after the input. */
-static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, struct sbuf *args)
+static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, bool rnn,
+                                  struct sbuf *args)
 {
 	const json_t *lc = json_is_object(v) ? json_object_get(v, "class_name") : NULL;
 	const json_t *cfg = json_is_object(v) ? json_object_get(v, "config") : NULL;
@@ -811,7 +837,16 @@ static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, struct 
 	if (!json_is_string(lc) || !json_is_object(cfg))
 		return LAYER_ERR(c, XO_EINVAL, "layer: expected a layer's class_name and config%s",
 		                 "");
-	if (!strcmp(json_string_value(lc), "Dense"))
+	if (rnn) {
+		int k = XO_LAYER_SIMPLE_RNN;
+
+		while (k <= XO_LAYER_GRU && strcmp(json_string_value(lc), xo_layer_kinds[k].keras))
+			k++;
+		if (k > XO_LAYER_GRU)
+			return LAYER_ERR(c, XO_EINVAL, "Bidirectional over %s is not supported "
+			                               "(SimpleRNN, LSTM or GRU)", json_string_value(lc));
+		kind = (enum xo_layer_kind)k;
+	} else if (!strcmp(json_string_value(lc), "Dense"))
 		kind = XO_LAYER_DENSE;
 	else if (!strcmp(json_string_value(lc), "Conv1D"))
 		kind = XO_LAYER_CONV1D;
@@ -835,6 +870,55 @@ static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, struct 
 			break;
 	}
 	return st;
+}
+
+/* Bidirectional's backward_layer: what Keras builds when none is given
+ * (bidirectional.py: layer's config with go_backwards flipped and another
+ * name), key for key, the keys without effect once weights are loaded
+ * aside (initializers, seed: K_SKIP in the class's row); any other
+ * backward layer is refused naming the first key that differs. */
+static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
+{
+	const json_t *fwd = c->cfg ? json_object_get(c->cfg, "layer") : NULL;
+	const json_t *fc = json_object_get(fwd, "config"), *bc = json_object_get(v, "config");
+	const json_t *fcls = json_object_get(fwd, "class_name"), *bcls = json_object_get(v, "class_name");
+	const struct class_row *row = NULL;
+	const char *key;
+	const json_t *val;
+
+	if (json_is_null(v))
+		return XO_OK; /* none given: Keras builds the mirror */
+	if (!json_is_object(fc) || !json_is_object(bc) || !json_is_string(fcls) ||
+	    !json_equal(fcls, bcls))
+		return LAYER_ERR(c, XO_EINVAL, "backward_layer: only the mirror of layer (its class "
+		                               "and config with go_backwards flipped) is "
+		                               "supported%s", "");
+	for (int k = XO_LAYER_SIMPLE_RNN; k <= XO_LAYER_GRU; k++)
+		if (!strcmp(json_string_value(fcls), xo_layer_kinds[k].keras))
+			row = &classes[k];
+	for (int pass = 0; row && pass < 2; pass++)
+		json_object_foreach((json_t *)(pass ? bc : fc), key, val) {
+			const json_t *f = json_object_get(fc, key), *b = json_object_get(bc, key);
+			enum key_rule rule = K_SKIP;
+			bool same;
+
+			for (int i = 0; i < (int)(sizeof(row->keys) / sizeof(row->keys[0])) &&
+			                row->keys[i].key; i++)
+				if (!strcmp(row->keys[i].key, key))
+					rule = row->keys[i].rule;
+			if (!strcmp(key, "name") || (rule == K_SKIP && f && b))
+				continue;
+			if (!strcmp(key, "go_backwards"))
+				same = json_is_boolean(f) && json_is_boolean(b) &&
+				       json_is_true(f) != json_is_true(b);
+			else
+				same = f && b && json_equal(f, b);
+			if (!same)
+				return LAYER_ERR(c, XO_EINVAL, "backward_layer: %s differs from layer's "
+				                               "(only the mirror of layer, go_backwards "
+				                               "flipped, is supported)", key);
+		}
+	return XO_OK;
 }
 
 /* One layer's config into one spec line (or the input line), with its
@@ -1065,7 +1149,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		const json_t *nm = json_object_get(lcfg, "name");
 		const struct class_row *row = NULL;
 		const char *kind = NULL; /* its spec keyword; NULL: the InputLayer */
-		struct lctx c = {origin, "?", "?"};
+		struct lctx c = {origin, "?", "?", lcfg};
 
 		if (json_is_string(lc))
 			c.cls = json_string_value(lc);
@@ -1126,7 +1210,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		 * the shape is the model config's build_input_shape. */
 		if (pass == 1 && i == 0 && kind && !json_object_get(lcfg, "batch_input_shape") &&
 		    json_is_object(cfg) && json_object_get(cfg, "build_input_shape")) {
-			struct lctx mc = {origin, "model", json_string_value(cls)};
+			struct lctx mc = {origin, "model", json_string_value(cls), NULL};
 
 			if (!(st = shape_line(&mc, "build_input_shape",
 			                      json_object_get(cfg, "build_input_shape"), spec)))
@@ -1674,29 +1758,40 @@ static enum xo_status load_keras3(const struct xo_h5_file *f, const char *origin
 		for (int j = 0; j < i; j++)
 			k += xo_model_layer_spec(m, j)->kind == ls->kind;
 		/* the recurrent layers keep their variables in their cell,
-		 * TimeDistributed in its wrapped layer */
+		 * TimeDistributed in its wrapped layer, Bidirectional in its
+		 * two RNNs' cells (the first half of its variables in the
+		 * forward one's) */
+		bool bi = ls->kind == XO_LAYER_BIDIRECTIONAL;
 		const char *vars = xo_layer_rnn_op(ls->kind) != XO_OP_COUNT      ? "cell/vars"
 		                   : ls->kind == XO_LAYER_TIME_DISTRIBUTED ? "layer/vars"
 		                                                           : "vars";
 
-		if (k)
-			snprintf(grp, sizeof(grp), "layers/%s_%d/%s", xo_spec_kind_name(ls->kind), k,
-			         vars);
-		else
-			snprintf(grp, sizeof(grp), "layers/%s/%s", xo_spec_kind_name(ls->kind), vars);
 		if (!nv)
 			continue;
-		if (!xo_h5_group_find(f, grp))
-			return xo_error(XO_EFORMAT, "%s: layer '%s': no %s in the file", origin,
-			                ls->name, grp);
-		have = xo_h5_group_children(f, grp);
-		if (have != nv)
-			st = xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %d variables, the model "
-			                          "needs %d (%s%s)", origin, ls->name, grp, have, nv,
-			              v[0].name, nv > 1 ? " and bias" : "");
-		for (int j = 0; !st && j < nv; j++) {
-			snprintf(path, sizeof(path), "%s/%d", grp, j);
-			st = read_var(f, path, origin, ls->name, &v[j], w + v[j].off);
+		for (int g = 0; !st && g < (bi ? 2 : 1); g++) {
+			int per = bi ? nv / 2 : nv;
+
+			if (bi)
+				vars = g ? "backward_layer/cell/vars" : "forward_layer/cell/vars";
+			if (k)
+				snprintf(grp, sizeof(grp), "layers/%s_%d/%s", xo_spec_kind_name(ls->kind),
+				         k, vars);
+			else
+				snprintf(grp, sizeof(grp), "layers/%s/%s", xo_spec_kind_name(ls->kind),
+				         vars);
+			if (!xo_h5_group_find(f, grp))
+				return xo_error(XO_EFORMAT, "%s: layer '%s': no %s in the file", origin,
+				                ls->name, grp);
+			have = xo_h5_group_children(f, grp);
+			if (have != per)
+				st = xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %d variables, the "
+				                          "model needs %d (%s%s)", origin, ls->name, grp,
+				              have, per, v[0].name, per > 1 ? " and bias" : "");
+			for (int j = 0; !st && j < per; j++) {
+				snprintf(path, sizeof(path), "%s/%d", grp, j);
+				st = read_var(f, path, origin, ls->name, &v[g * per + j],
+				              w + v[g * per + j].off);
+			}
 		}
 	}
 	return st;
@@ -1826,6 +1921,33 @@ static hid_t h5_group(hid_t loc, const char *name, const char *name_attr)
 	return g;
 }
 
+/* Bidirectional's group of one direction's variables under its layer's
+ * group lg: <forward|backward>_layer/cell/vars, beside that RNN's empty
+ * vars (named forward_<kind> / backward_<kind>, as Keras names the RNNs
+ * it builds); -1 on failure. */
+static hid_t bidir_group(hid_t lg, const struct xo_layer_spec *ls, bool backward)
+{
+	const char *dir = backward ? "backward" : "forward";
+	char name[XO_LAYER_NAME_MAX + 16];
+	hid_t rg, ev, cg, vg = -1;
+
+	snprintf(name, sizeof(name), "%s_layer", dir);
+	rg = h5_group(lg, name, NULL);
+	if (rg < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s_%s", dir, xo_spec_kind_name((enum xo_layer_kind)ls->inner));
+	ev = h5_group(rg, "vars", name);
+	cg = ev >= 0 ? h5_group(rg, "cell", NULL) : -1;
+	if (cg >= 0)
+		vg = h5_group(cg, "vars", name);
+	if (cg >= 0)
+		H5Gclose(cg);
+	if (ev >= 0)
+		H5Gclose(ev);
+	H5Gclose(rg);
+	return vg;
+}
+
 /* The Keras 3 .weights.h5 layout of m into a new in-memory HDF5 file
  * (float32 datasets layers/<kind>[_k]/vars/<i>, each vars group naming its
  * layer, as Keras 3.x's save_weights writes), its bytes handed back in
@@ -1892,9 +2014,19 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 			hsize_t dims[XO_MAX_DIMS];
 			hid_t s, d;
 
+			if (ls->kind == XO_LAYER_BIDIRECTIONAL && (j == 0 || j == nv / 2)) {
+				/* Keras 3: each direction's variables in its
+				 * RNN's cell, beside the RNN's empty vars */
+				H5Gclose(vg);
+				vg = bidir_group(lg, ls, j != 0);
+				if (!(ok = vg >= 0))
+					break;
+			}
 			for (int q = 0; q < v[j].ndim; q++)
 				dims[q] = (hsize_t)v[j].dim[q];
-			snprintf(name, sizeof(name), "%d", j);
+			snprintf(name, sizeof(name), "%d", ls->kind == XO_LAYER_BIDIRECTIONAL && j >= nv / 2
+			                                      ? j - nv / 2
+			                                      : j);
 			s = H5Screate_simple(v[j].ndim, dims, NULL);
 			d = s >= 0 ? H5Dcreate2(vg, name, H5T_IEEE_F32LE, s, H5P_DEFAULT, H5P_DEFAULT,
 			                        H5P_DEFAULT)
@@ -2598,6 +2730,43 @@ static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg)
 	                              "class_name", xo_layer_keras_class(ls->inner), "config",
 	                              inner, "registered_name", "build_config", "input_shape",
 	                              in));
+}
+
+/* Bidirectional: merge_mode, and the forward and backward RNNs serialized as
+ * Keras does (bidirectional.py get_config: the backward one is the mirror,
+ * go_backwards flipped), each with its own name and build_config (the
+ * Bidirectional's input shape). */
+static json_t *bidir_half(const struct xo_layer_spec *ls, bool backward)
+{
+	struct xo_layer_spec one = *ls;
+	char name[XO_LAYER_NAME_MAX + 16];
+	json_t *cfg;
+
+	one.kind = (enum xo_layer_kind)ls->inner;
+	if (backward)
+		one.p.go_backwards = !ls->p.go_backwards;
+	snprintf(name, sizeof(name), "%s_%s", backward ? "backward" : "forward",
+	         xo_spec_kind_name(one.kind));
+	cfg = json_pack("{s:s, s:b, s:o}", "name", name, "trainable", 1, "dtype", dtype_policy());
+	rnn_config(&one, cfg);
+	/* Bidirectional forces it to return_sequences (no effect without a
+	 * mask) */
+	json_object_set_new(cfg, "zero_output_for_mask", json_boolean(ls->p.return_sequences));
+	return json_pack("{s:s, s:s, s:o, s:n, s:{s:o}}", "module", "keras.layers", "class_name",
+	                 xo_layer_keras_class(one.kind), "config", cfg, "registered_name",
+	                 "build_config", "input_shape", batch_shape(2, ls->in_len, 1, ls->in_ch));
+}
+
+static void bidirectional_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	const char *mode = ls->p.mode == XO_MERGE_ADD        ? "sum"
+	                   : ls->p.mode == XO_MERGE_MULTIPLY ? "mul"
+	                   : ls->p.mode == XO_MERGE_AVERAGE  ? "ave"
+	                                                     : "concat";
+
+	json_object_set_new(cfg, "merge_mode", json_string(mode));
+	json_object_set_new(cfg, "layer", bidir_half(ls, false));
+	json_object_set_new(cfg, "backward_layer", bidir_half(ls, true));
 }
 
 /* The merge layers (Add, ...): the base layer's config alone; Concatenate

@@ -86,6 +86,10 @@ void xo_model_plan_free(struct xo_model *m)
 			l->acc_add[k] = NULL;
 		l->ws = NULL;
 		l->z = l->gz = NULL;
+		for (int k = 0; k < LAYER_SVIEWS_MAX; k++) {
+			xo_tensor_free(l->sv[k]);
+			l->sv[k] = NULL;
+		}
 		l->out = NULL;
 		l->gout = NULL;
 		l->gin = NULL;
@@ -195,6 +199,8 @@ static enum xo_status plan_layer(struct xo_model *m, struct layer *l, int64_t n,
 			st = xo_tensor_view(l->wsbuf, 0, 3,
 			                    (int64_t[]){n, l->s.in_len, l->ws_per / l->s.in_len},
 			                    &l->ws);
+		if (!st && xo_layer_families[l->s.kind]->scratch)
+			st = xo_layer_families[l->s.kind]->scratch(l, n, training);
 	}
 	if (!st && l->own_gout && l->gout) {
 		/* the later term, seen in its producer's shape (a flatten's
@@ -470,9 +476,7 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 			l->b_off = l->rk_off + l->s.rk_count;
 			off += l->s.w_count + l->s.rk_count + l->s.b_count;
 		}
-		if (xo_layer_rnn_op(l->s.kind) != XO_OP_COUNT)
-			l->ws_per = l->s.in_len * xo_rnn_ws_blocks(xo_layer_rnn_op(l->s.kind)) *
-			            l->s.p.units;
+		l->ws_per = layer_ws_per(&l->s);
 		if (l->s.gamma_count + l->s.beta_count) { /* batch_normalization */
 			if (first_param < 0)
 				first_param = i;
@@ -587,6 +591,8 @@ void xo_model_close(struct xo_model *m)
 		xo_tensor_free(l->dbeta);
 		xo_tensor_free(l->mm);
 		xo_tensor_free(l->mv);
+		for (int k = 0; k < LAYER_PVIEWS_MAX; k++)
+			xo_tensor_free(l->pv[k]);
 	}
 	if (m->tr_views) {
 		xo_tensor_free(m->tr_params);

@@ -45,7 +45,7 @@ void xo_ckpt_abort(struct xo_ckpt_writer *w); /* removes the sibling; accepts a 
 
 /* One variable of a layer, in Keras's order (kernel, bias; later layers add
  * gamma, beta, ...): its Keras name, shape and place in the flat parameters. */
-#define XO_LAYER_VARS_MAX 4
+#define XO_LAYER_VARS_MAX 6 /* Bidirectional: two kernels, recurrent kernels, biases */
 struct xo_layer_var {
 	const char *name;
 	int ndim;

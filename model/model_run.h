@@ -14,6 +14,10 @@
 
 #include "model_internal.h"
 
+/* The most further views a family keeps (struct layer's pv and sv) */
+#define LAYER_PVIEWS_MAX 6
+#define LAYER_SVIEWS_MAX 9
+
 struct layer {
 	struct xo_layer_spec s;
 	bool has_grad;             /* the gradient w.r.t. the output is needed */
@@ -67,6 +71,13 @@ struct layer {
 	                                 * gbuf of its own, not its input's */
 	struct xo_tensor *gaccbuf, *gacc; /* the scratch: storage, plan view */
 	struct xo_tensor *acc_view;     /* own_gout: gout seen in its producer's shape */
+	/* A family's own further views (layer_bidir.c: Bidirectional's
+	 * backward direction): pv of the parameters and gradients, made by
+	 * its views and freed with the model; sv of its scratch (z, gz,
+	 * wsbuf) for the current plan, made by its scratch and freed with
+	 * the plan. */
+	struct xo_tensor *pv[LAYER_PVIEWS_MAX];
+	struct xo_tensor *sv[LAYER_SVIEWS_MAX];
 };
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
 static inline enum xo_op act_op(enum xo_activation a)
@@ -149,16 +160,30 @@ static inline bool act_separate(const struct xo_layer_spec *s)
 static inline bool layer_has_z(const struct xo_layer_spec *s)
 {
 	return act_separate(s) || s->kind == XO_LAYER_SEPARABLE_CONV2D ||
-	       s->kind == XO_LAYER_SEPARABLE_CONV1D;
+	       s->kind == XO_LAYER_SEPARABLE_CONV1D || s->kind == XO_LAYER_BIDIRECTIONAL;
 }
 
 /* The channels of z at each of the output's positions: the output's, or a
  * separable convolution's in_ch * depth_multiplier. */
 static inline int64_t layer_z_ch(const struct xo_layer_spec *s)
 {
+	if (s->kind == XO_LAYER_BIDIRECTIONAL) /* yf, yb, yb flipped: 3 units a step */
+		return 3 * s->p.units;
 	return s->kind == XO_LAYER_SEPARABLE_CONV2D || s->kind == XO_LAYER_SEPARABLE_CONV1D
 	           ? s->in_ch * s->p.depth_multiplier
 	           : s->out_ch;
+}
+
+/* The floats per sample of a layer's training workspace (wsbuf): a
+ * recurrent op's [T][S*units]; Bidirectional's two of them and its
+ * backward direction's dx [T][ch]; 0 for the others. */
+static inline int64_t layer_ws_per(const struct xo_layer_spec *s)
+{
+	bool bi = s->kind == XO_LAYER_BIDIRECTIONAL;
+	enum xo_op op = xo_layer_rnn_op(bi ? (enum xo_layer_kind)s->inner : s->kind);
+	int64_t one = op == XO_OP_COUNT ? 0 : s->in_len * xo_rnn_ws_blocks(op) * s->p.units;
+
+	return bi ? 2 * one + s->in_len * s->in_ch : one;
 }
 
 /* A layer that is the same bytes as its input: flatten, Activation(linear). */
@@ -187,14 +212,17 @@ struct cost_bytes {
 	double in, out, w;
 };
 
-/* One op a layer's forward or backward runs, in the direction of the pass. */
+/* One op a layer's forward or backward runs, in the direction of the pass
+ * (fwd: a forward op in a backward pass, the merge op adding two gradient
+ * terms). */
 struct layer_call {
 	enum xo_op op;
 	struct xo_op_args a;
+	bool fwd;
 };
-/* The most ops one layer runs in one pass (conv1d/conv2d/dense with a
- * separate activation: the linear op and the activation's). */
-#define LAYER_CALLS_MAX 2
+/* The most ops one layer runs in one pass (Bidirectional's backward: the
+ * merge's, the flip's, two recurrent ones and the add of the two dx). */
+#define LAYER_CALLS_MAX 5
 
 /* What a layer's pass needs of the model beyond the layer itself. */
 struct layer_ctx {
@@ -216,6 +244,9 @@ struct xo_layer_family {
 	/* l's views of its variables in the flat parameters and gradients */
 	enum xo_status (*views)(struct layer *l, struct xo_tensor *params,
 	                        struct xo_tensor *grads);
+	/* its views of its scratch for a plan of n samples in sv (NULL: it
+	 * has none) */
+	enum xo_status (*scratch)(struct layer *l, int64_t n, bool training);
 	/* Keras's initial values of layer i's variables into w (the flat
 	 * parameters, zeroed): draws from stream XO_STREAM_INIT, (i, element) */
 	void (*init)(const struct layer *l, int i, uint64_t seed, float *w);

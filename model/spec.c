@@ -127,6 +127,13 @@ static const char *const time_distributed_args[] = {
     "layer",         "units",      "filters",  "kernel_size", "strides", "padding",
     "dilation_rate", "activation", "use_bias", "name",        NULL};
 
+/* bidirectional: layer= (the wrapped recurrent kind), merge_mode, and the
+ * wrapped kind's own arguments (layer_check refuses reset_after unless
+ * over gru) */
+static const char *const bidirectional_args[] = {
+    "layer",            "merge_mode",   "units",       "activation", "recurrent_activation",
+    "use_bias",         "return_sequences", "go_backwards", "reset_after", "name", NULL};
+
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
 spec_error(enum xo_status st, const char *origin, int line, const char *fmt, ...)
@@ -346,6 +353,50 @@ bad:
 }
 
 /* Applies one key=value argument of layer l. */
+/* The wrappers' keys: layer= (the wrapped kind: time_distributed's Dense
+ * or Conv1D, bidirectional's recurrent kinds) and bidirectional's
+ * merge_mode= (Keras's names; None, two outputs, refused) */
+static enum xo_status set_wrapper_arg(struct xo_layer_spec *l, const char *key, const char *val,
+                                      const char *origin, int line)
+{
+	static const char *const modes[] = {"concat", "sum", "mul", "ave"};
+	static const enum xo_merge as[] = {XO_MERGE_CONCATENATE, XO_MERGE_ADD, XO_MERGE_MULTIPLY,
+	                                   XO_MERGE_AVERAGE};
+
+	if (!strcmp(key, "layer") && l->kind != XO_LAYER_BIDIRECTIONAL) {
+		if (!strcmp(val, "dense") || !strcmp(val, "Dense"))
+			l->inner = XO_LAYER_DENSE;
+		else if (!strcmp(val, "conv1d") || !strcmp(val, "Conv1D"))
+			l->inner = XO_LAYER_CONV1D;
+		else
+			return spec_error(XO_EINVAL, origin, line,
+			                  "layer=%s: TimeDistributed over %s is not supported "
+			                  "(Dense or Conv1D)", val, val);
+		return XO_OK;
+	}
+	if (!strcmp(key, "layer")) {
+		for (int k = XO_LAYER_SIMPLE_RNN; k <= XO_LAYER_GRU; k++)
+			if (!strcmp(val, xo_layer_kinds[k].spec) || !strcmp(val, xo_layer_kinds[k].keras))
+				l->inner = k;
+		if (l->inner < 0)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "layer=%s: Bidirectional over %s is not supported "
+			                  "(SimpleRNN, LSTM or GRU)", val, val);
+		return XO_OK;
+	}
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++)
+		if (!strcmp(val, modes[k])) {
+			l->p.mode = as[k];
+			return XO_OK;
+		}
+	if (!strcmp(val, "None") || !strcmp(val, "none"))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "merge_mode=None is not supported (Bidirectional then returns two "
+		                  "tensors; concat, sum, mul or ave)");
+	return spec_error(XO_EINVAL, origin, line, "merge_mode=%s: expected concat, sum, mul or ave",
+	                  val);
+}
+
 /* The normalizations' axis, momentum and epsilon. */
 static enum xo_status set_norm_arg(struct xo_layer_spec *l, const char *key, const char *val,
                                    const char *origin, int line)
@@ -443,17 +494,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  "is not implemented; id 0 would be an ordinary row)");
 		return XO_OK;
 	}
-	if (!strcmp(key, "layer")) {
-		if (!strcmp(val, "dense") || !strcmp(val, "Dense"))
-			l->inner = XO_LAYER_DENSE;
-		else if (!strcmp(val, "conv1d") || !strcmp(val, "Conv1D"))
-			l->inner = XO_LAYER_CONV1D;
-		else
-			return spec_error(XO_EINVAL, origin, line,
-			                  "layer=%s: TimeDistributed over %s is not supported "
-			                  "(Dense or Conv1D)", val, val);
-		return XO_OK;
-	}
+	if (!strcmp(key, "layer") || !strcmp(key, "merge_mode"))
+		return set_wrapper_arg(l, key, val, origin, line);
 	if (!strcmp(key, "dims"))
 		return set_dims(p, val, origin, line);
 	if (!strcmp(key, "target_shape"))
@@ -917,6 +959,41 @@ static enum xo_status shape_time_distributed(struct xo_layer_spec *l, const char
 	return shape_conv2d(l, origin);
 }
 
+/* bidirectional: the wrapped kind's shape rule (its checks and messages)
+ * for one direction; the variables are two sets of its own (kernel
+ * [2][ch][g*u]: the forward direction's, then the backward's; the
+ * recurrent kernels and biases likewise), the output the merge's: 2 units
+ * per step for concat, units for the others */
+static enum xo_status shape_bidirectional(struct xo_layer_spec *l, const char *origin)
+{
+	enum xo_layer_kind kind = l->kind;
+	enum xo_status st;
+
+	/* Keras builds the backward layer with go_backwards=True: a wrapped
+	 * layer going backwards too is refused there (bidirectional.py,
+	 * _verify_layer_config) */
+	if (l->p.go_backwards)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "go_backwards=True is not supported for bidirectional (its "
+		                  "backward layer goes backwards; both would)");
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	l->kind = (enum xo_layer_kind)l->inner;
+	st = shape_rnn(l, origin);
+	l->kind = kind;
+	if (st)
+		return st;
+	l->w_ndim = 3;
+	l->w_dim[2] = l->w_dim[1];
+	l->w_dim[1] = l->w_dim[0];
+	l->w_dim[0] = 2;
+	l->rk_count *= 2;
+	l->b_count *= 2;
+	if (l->p.mode == XO_MERGE_CONCATENATE)
+		l->out_ch *= 2;
+	return XO_OK;
+}
+
 /* The resize family's ops (pad, up_sampling, permute) on one sample of
  * p.len x p.width x p.ch: the output shape by the op's own shape rule (its
  * limits and messages), as a sample of rank 2 ([len][ch]) or 3. */
@@ -1222,6 +1299,7 @@ static const struct {
     [XO_LAYER_SEPARABLE_CONV2D] = {separable2d_args, shape_separable, needs_filters},
     [XO_LAYER_SEPARABLE_CONV1D] = {separable1d_args, shape_separable, needs_filters},
     [XO_LAYER_TIME_DISTRIBUTED] = {time_distributed_args, shape_time_distributed},
+    [XO_LAYER_BIDIRECTIONAL] = {bidirectional_args, shape_bidirectional},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1804,7 +1882,11 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.dims = 0; /* Keras's dims has no default */
 	if (l->kind == XO_LAYER_REPEAT_VECTOR)
 		l->p.repeats = 0; /* Keras's n has no default */
-	l->inner = -1; /* time_distributed: layer= required */
+	l->inner = -1; /* time_distributed, bidirectional: layer= required */
+	if (l->kind == XO_LAYER_BIDIRECTIONAL) {
+		l->p.activation = XO_ACTIVATION_TANH; /* the wrapped RNN's default */
+		l->p.mode = XO_MERGE_CONCATENATE;     /* Keras's merge_mode="concat" */
+	}
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked
@@ -1884,22 +1966,23 @@ static enum xo_status layer_check(const struct xo_model_spec *out, const struct 
 		                  "an input of dtype=int32 feeds only an embedding layer (got "
 		                  "%s)",
 		                  kname);
-	if (l->kind == XO_LAYER_TIME_DISTRIBUTED) {
+	if (l->kind == XO_LAYER_TIME_DISTRIBUTED || l->kind == XO_LAYER_BIDIRECTIONAL) {
 		const char *const *own;
+		bool bi = l->kind == XO_LAYER_BIDIRECTIONAL;
 
 		if (l->inner < 0)
-			return spec_error(XO_EINVAL, origin, line,
-			                  "time_distributed needs layer= (dense or conv1d)");
+			return spec_error(XO_EINVAL, origin, line, "%s needs layer= (%s)", kname,
+			                  bi ? "simple_rnn, lstm or gru" : "dense or conv1d");
 		/* the wrapped kind's arguments only */
 		for (int i = 1; i < ntok; i++) {
-			bool ok = !strcmp(tok[i], "layer");
+			bool ok = !strcmp(tok[i], "layer") || (bi && !strcmp(tok[i], "merge_mode"));
 
 			for (own = spec_kinds[l->inner].args; *own; own++)
 				ok |= !strcmp(*own, tok[i]);
 			if (!ok)
 				return spec_error(XO_EFORMAT, origin, line,
-				                  "unknown argument '%s' for time_distributed over %s",
-				                  tok[i], xo_layer_kinds[l->inner].spec);
+				                  "unknown argument '%s' for %s over %s", tok[i], kname,
+				                  xo_layer_kinds[l->inner].spec);
 		}
 		needs = spec_kinds[l->inner].needs(&l->p);
 		if (needs)

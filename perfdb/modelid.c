@@ -124,6 +124,16 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 			for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
 				h = fnv_i64(h, t[k]);
 		}
+		/* bidirectional: the wrapped kind, its recurrent keys and the
+		 * merge mode (sum, mul and ave have one output shape) */
+		if (l->kind == XO_LAYER_BIDIRECTIONAL) {
+			const int64_t b[] = {l->inner, l->p.recurrent_activation,
+			                     l->p.return_sequences, l->p.reset_after, l->rk_count,
+			                     l->p.mode};
+
+			for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++)
+				h = fnv_i64(h, b[k]);
+		}
 	}
 	xo_spec_free(&spec);
 	if (path) {

@@ -1,7 +1,8 @@
 /*
  * ref_resize.c - reference ops that change the spatial extent of a
  * channels-last tensor by moving values: pad (zero padding and cropping,
- * signed margins) and up_sampling (nearest: repeated rows and columns).
+ * signed margins), up_sampling (nearest: repeated rows and columns),
+ * permute and flip (the time axis reversed).
  * Their forwards and pad's backward are copies: every backend must match
  * them bit for bit, and mag of every element is |y|. up_sampling's
  * backward sums repeats * repeats_w gradients in double; its mag is the sum
@@ -164,5 +165,36 @@ enum xo_status xo_ref_permute_bwd_math(const struct xo_params *p, const struct x
 		inv[q[k]] = k;
 	}
 	permute_move(p, src[0], dst[0], mag[0], sz, inv);
+	return XO_OK;
+}
+
+/* The move both directions of flip are: dst[n][t][c] = src[n][len - 1 - t][c]. */
+static void flip_move(const struct xo_params *p, struct xo_ref_src s, struct xo_ref_dst d,
+		      struct xo_ref_dst mag)
+{
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t t = 0; t < p->len; t++)
+			for (int64_t c = 0; c < p->ch; c++) {
+				int64_t k = (n * p->len + t) * p->ch + c;
+				double v = xo_ref_ld(s, (n * p->len + (p->len - 1 - t)) * p->ch + c);
+
+				xo_ref_st(d, k, v);
+				xo_ref_st(mag, k, fabs(v));
+			}
+}
+
+/* flip fwd: src {x[batch][len][ch]}, dst {y}, y[n][t] = x[n][len - 1 - t] (ops.def). */
+enum xo_status xo_ref_flip_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	flip_move(p, src[0], dst[0], mag[0]);
+	return XO_OK;
+}
+
+/* flip bwd: src {dy}, dst {dx}: the flip is its own inverse. */
+enum xo_status xo_ref_flip_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+				    const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	flip_move(p, src[0], dst[0], mag[0]);
 	return XO_OK;
 }

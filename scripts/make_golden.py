@@ -460,6 +460,21 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 83,
     },
+    # Bidirectional (--only bi_seq): over GRU with return_sequences (concat:
+    # the backward direction flipped back in time), then over LSTM (last
+    # states, sum), trained through both directions
+    "bi_seq": {
+        "spec": (
+            "# golden: Bidirectional(GRU, return_sequences) -> Bidirectional(LSTM, sum) ->\n"
+            "# Dense softmax\n"
+            "input 6 3\n"
+            "bidirectional layer=gru units=4 return_sequences=True\n"
+            "bidirectional layer=lstm units=3 merge_mode=sum\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 89,
+    },
     # a functional graph (--only res_cnn): a residual Conv1D block (Conv1D ->
     # Conv1D -> Add with the block's input -> relu) concatenated with a 1x1
     # Conv1D branch of the input, then GlobalAveragePooling1D -> Dense; the
@@ -671,10 +686,15 @@ def build(text):
                "depthwise_conv2d": keras.layers.DepthwiseConv2D,
                "depthwise_conv1d": keras.layers.DepthwiseConv1D,
                "separable_conv2d": keras.layers.SeparableConv2D, **MERGES,
-               "time_distributed": None}[kind]
+               "time_distributed": None, "bidirectional": None}[kind]
         if kind == "time_distributed":  # the wrapped layer takes the arguments
             inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]
             cls = lambda **a: keras.layers.TimeDistributed(inner(**a))  # noqa: E731
+        if kind == "bidirectional":  # the wrapped RNN takes the arguments
+            rnn = {"simple_rnn": keras.layers.SimpleRNN, "lstm": keras.layers.LSTM,
+                   "gru": keras.layers.GRU}[kw.pop("layer")]
+            mode = kw.pop("merge_mode", "concat")
+            cls = lambda **a: keras.layers.Bidirectional(rnn(**a), merge_mode=mode)  # noqa: E731
         if not graph:
             model.add(cls(**kw))
             continue
@@ -752,6 +772,14 @@ def write_weights(model, names, directory):
             # kernel, recurrent_kernel, bias: by Keras's own names
             for v, value in zip(layer.weights, ws):
                 save(directory / f"{name}.{v.name}.npy", value)
+            continue
+        if isinstance(layer, keras.layers.Bidirectional):
+            # each direction's kernel, recurrent_kernel, bias, named as xo
+            # names them (forward_kernel, ..., backward_bias)
+            half = len(ws) // 2
+            for i, (v, value) in enumerate(zip(layer.weights, ws)):
+                side = "forward" if i < half else "backward"
+                save(directory / f"{name}.{side}_{v.name}.npy", value)
             continue
         if isinstance(layer, keras.layers.SeparableConv2D):
             # depthwise_kernel, pointwise_kernel, bias: Keras's own names

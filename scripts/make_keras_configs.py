@@ -161,6 +161,17 @@ CASES = {
                                   layers.TimeDistributed(layers.Dense(5, activation="tanh")),
                                   layers.Flatten(),
                                   layers.Dense(3, activation="softmax")]),
+    # Bidirectional: merge_mode, the forward RNN under "layer" and Keras's
+    # mirror of it under "backward_layer" (go_backwards true), each with its
+    # own name and build_config
+    "bidirectional": ("input 6 3\n"
+                      "bidirectional layer=gru units=4 return_sequences=True\n"
+                      "bidirectional layer=lstm units=3 merge_mode=ave\n"
+                      "dense units=2 activation=softmax\n",
+                      lambda: [keras.Input(shape=(6, 3)),
+                               layers.Bidirectional(layers.GRU(4, return_sequences=True)),
+                               layers.Bidirectional(layers.LSTM(3), merge_mode="ave"),
+                               layers.Dense(2, activation="softmax")]),
 }
 
 # Compiled cases: the model's compile_config compared too (optimizer
@@ -230,12 +241,36 @@ CASES["graph"] = ("input 6 3\n"
                   graph_case)
 
 
+def bidir_graph_case():
+    """A Functional with Bidirectional layers: their nodes' call arguments
+    (Keras records mask: None), the input feeding a Bidirectional and a
+    Conv1D whose sum feeds the next."""
+    inp = keras.Input(shape=(6, 3))
+    b = layers.Bidirectional(layers.LSTM(3, return_sequences=True), name="bi")(inp)
+    c = layers.Conv1D(6, 1, name="c")(inp)
+    s = layers.Add(name="s")([b, c])
+    g = layers.Bidirectional(layers.GRU(2), merge_mode="mul", name="bg")(s)
+    return keras.Model(inp, layers.Dense(2, activation="softmax", name="head")(g))
+
+
+CASES["bidir_graph"] = ("input 6 3\n"
+                        "bidirectional name=bi layer=lstm units=3 return_sequences=True\n"
+                        "conv1d name=c filters=6 kernel_size=1 inputs=input\n"
+                        "add name=s inputs=bi,c\n"
+                        "bidirectional name=bg layer=gru units=2 merge_mode=mul\n"
+                        "dense name=head units=2 activation=softmax\n",
+                        bidir_graph_case)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "suites/golden/keras_config"
     os.makedirs(out, exist_ok=True)
     cases = {name: (spec, build, None) for name, (spec, build) in CASES.items()}
     for name, (spec, act, loss, opt, metrics) in COMPILED.items():
         cases[name] = (spec,) + compiled_case(act, loss, opt, metrics)
+    # further arguments: only these cases (the others' files stay as they are)
+    if len(sys.argv) > 2:
+        cases = {name: cases[name] for name in sys.argv[2:]}
     for name, (spec, build, compile_fn) in cases.items():
         keras.backend.clear_session()  # Keras's default names count from 0 again
         built = build()

@@ -603,6 +603,20 @@ def td_model():
     ])
 
 
+def bidir_model():
+    """Bidirectional over GRU (return_sequences, merge_mode concat: the
+    backward direction flipped back in time), over LSTM (sum) and over LSTM
+    (last states, ave), then Dense. (SimpleRNN is not here: Keras 3.15 on
+    JAX keeps its state float32 under a float64 config, rnn_fixtures.)"""
+    return keras.Sequential([
+        keras.Input(shape=(6, 3)),
+        layers.Bidirectional(layers.GRU(4, return_sequences=True)),
+        layers.Bidirectional(layers.LSTM(3, return_sequences=True), merge_mode="sum"),
+        layers.Bidirectional(layers.LSTM(5), merge_mode="ave"),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
 def sepconv_model():
     """SeparableConv2D with depth_multiplier 2, same padding and a fused relu,
     then one with a (2, 3) kernel, strides (2, 1), no activation."""
@@ -773,6 +787,10 @@ def main():
     if "--only=td" in sys.argv[1:]:
         table_fixtures(out, (("td", td_model, 83),))
         print("keras", keras.__version__, "wrote the td fixtures to", out)
+        return
+    if "--only=bidir" in sys.argv[1:]:
+        table_fixtures(out, (("bidir", bidir_model, 89),))
+        print("keras", keras.__version__, "wrote the bidir fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)

@@ -196,6 +196,7 @@ static const char *names_copy(enum xo_dir dir, bool dst, int i)
 #define NAMES_dropout names_copy
 #define NAMES_pad names_copy
 #define NAMES_permute names_copy
+#define NAMES_flip names_copy
 #define NAMES_up_sampling names_copy
 
 /* merge */

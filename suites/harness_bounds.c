@@ -1204,6 +1204,7 @@ static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
  *   accuracy, gather
  *   pad        copies and zeros (zero padding, cropping)
  *   permute    copies (each output cell one input cell)
+ *   flip       copies (each output cell one input cell)
  *   merge      a + b, a - b, a * b, (a + b) / 2 and dy times 1, -1, 1/2, a
  *              or b: one float rounding of the exact value, as the reference
  *              stores it; maximum, minimum, concatenate: choices and copies
@@ -1222,6 +1223,7 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 #define BOUND_relu6 bound_exact
 #define BOUND_pad bound_exact
 #define BOUND_permute bound_exact
+#define BOUND_flip bound_exact
 #define BOUND_merge bound_exact
 
 /*

@@ -39,7 +39,7 @@ def main():
                      ("graph", (8, 3), 3),
                      ("dwconv", (6, 5, 3), 4), ("dwconv1d", (9, 4), 3),
                      ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3),
-                     ("td", (4, 9, 3), 3))
+                     ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
@@ -80,6 +80,9 @@ def main():
     # kernel [F][units] whatever the rank)
     # td.keras: TimeDistributed's wrapped Conv1D / Dense (its config nested
     # under layer, its variables in layer/vars)
+    # bidir.keras: Bidirectional's forward and backward RNNs (config under
+    # layer and backward_layer, variables in forward_layer/cell/vars and
+    # backward_layer/cell/vars)
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok

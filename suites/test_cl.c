@@ -141,6 +141,8 @@ static const struct {
 	{XO_OP_depthwise_conv2d, XO_DIR_BWD,
 	 "batch=2 len=5 width=4 ch=3 depth_multiplier=2 kernel_size=3 kernel_w=2 padding=same "
 	 "activation=relu"},
+	{XO_OP_flip, XO_DIR_FWD, "batch=2 len=5 ch=3"},
+	{XO_OP_flip, XO_DIR_BWD, "batch=2 len=5 ch=3"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

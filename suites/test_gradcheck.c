@@ -22,7 +22,7 @@
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute,
+ *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute, flip,
  *        merge: multiply too, linear in each element of a and of b): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
@@ -155,6 +155,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_pad:
 	case XO_OP_up_sampling:
 	case XO_OP_permute:
+	case XO_OP_flip:
 		return grad_only[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
 	case XO_OP_layer_normalization:
@@ -1657,6 +1658,12 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_permute, p);
 	p.dims = 213;
 	add_case(XO_OP_permute, p);
+	/* flip (linear): an odd length (its middle step stays) over 2 samples */
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 5;
+	p.ch = 3;
+	add_case(XO_OP_flip, p);
 	/* merge: every mode (multiply is linear in each input element on its
 	 * own, so the central difference is exact as for the linear ops;
 	 * maximum and minimum keep |a - b| above GC_KINK) */

@@ -150,6 +150,10 @@ static double k_path(const struct xo_model *m)
 		 * product's rounding each); the embedding is a copy */
 		else if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
 			k += (double)(l->in_len * (l->in_ch + l->p.units + 1));
+		/* bidirectional: a recurrent layer's path in each direction,
+		 * then the merge's one rounding */
+		else if (l->kind == XO_LAYER_BIDIRECTIONAL)
+			k += (double)(l->in_len * (l->in_ch + l->p.units + 1) + 1);
 		/* layer_normalization: its row statistics sum in_ch terms, and
 		 * y's roundings after them (test_model.c, spec_lengths) */
 		else if (l->kind == XO_LAYER_LAYER_NORMALIZATION)
@@ -252,6 +256,11 @@ static const struct fixture fixtures[] = {
     {"td.keras", NULL, "td"},
     {"td.h5", NULL, "td"},
     {"td.keras", "td.weights.h5", "td"},
+    /* Bidirectional over GRU and LSTM: concat, sum, ave, with and without
+     * return_sequences (make_keras_files.py --only=bidir) */
+    {"bidir.keras", NULL, "bidir"},
+    {"bidir.h5", NULL, "bidir"},
+    {"bidir.keras", "bidir.weights.h5", "bidir"},
 };
 
 static void test_keras_predict(void **state)

@@ -211,7 +211,13 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		 * embedding is a copy, its gradient a sum over batch * T */
 		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT)
 			*k_path += (double)(l->in_len * (l->in_ch + l->p.units + 1));
-		if ((xo_layer_rnn_op(l->kind) != XO_OP_COUNT || l->kind == XO_LAYER_EMBEDDING) &&
+		/* bidirectional: each direction's as a recurrent layer's (they
+		 * run side by side), then one rounding of the merge and one
+		 * of dx's sum of the two directions' terms */
+		if (l->kind == XO_LAYER_BIDIRECTIONAL)
+			*k_path += (double)(l->in_len * (l->in_ch + l->p.units + 1)) + 2.0;
+		if ((xo_layer_rnn_op(l->kind) != XO_OP_COUNT || l->kind == XO_LAYER_EMBEDDING ||
+		     l->kind == XO_LAYER_BIDIRECTIONAL) &&
 		    (double)(batch * l->p.len) > *k_grad)
 			*k_grad = (double)(batch * l->p.len);
 		if (l->kind == XO_LAYER_BATCH_NORMALIZATION &&
@@ -623,7 +629,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "resize2d",    "ln_seq",          "ln_cnn",
                                              "d3_seq",      "d3_cnn",          "shape_seq",
                                              "res_cnn",         "dw_cnn",
-                                             "dw_seq",      "sep_cnn",     "td_seq"};
+                                             "dw_seq",      "sep_cnn",     "td_seq",
+                                             "bi_seq"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -2281,6 +2288,84 @@ static void test_time_distributed_layer(void **state)
 			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
 				fail_msg("%s fused a time_distributed net", xo_backend_name(be[b]));
 			snprintf(what, sizeof(what), "time_distributed seed %d %s vs ref", (int)seed,
+			         xo_backend_name(be[b]));
+			check_steps(what, path, &r, &ref);
+			real_result_free(&r);
+		}
+		real_result_free(&ref);
+		free(x);
+		free(y);
+	}
+	close_backends(be, nbe);
+}
+
+/* The bidirectional layer (Keras Bidirectional): over LSTM with
+ * return_sequences and merge_mode concat (the flip and the merge in the
+ * pass), then over SimpleRNN (mul) and GRU (last states, ave) behind it,
+ * so the first one's dx is the sum of
+ * its two directions' terms; its refusals; a training epoch on every
+ * backend against ref. */
+static void test_bidirectional_layer(void **state)
+{
+	static const char *const net =
+	    "input 6 3\n"
+	    "bidirectional layer=lstm units=3 return_sequences=True\n"
+	    "bidirectional layer=simple_rnn units=2 return_sequences=True merge_mode=mul\n"
+	    "bidirectional layer=gru units=4 merge_mode=ave\n"
+	    "dense units=3 activation=softmax\n";
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+	    {"input 5 4\nbidirectional units=3\n", "needs layer="},
+	    {"input 5 4\nbidirectional layer=dense units=3\n", "Bidirectional over dense"},
+	    {"input 5 4\nbidirectional layer=lstm\n", "units="},
+	    {"input 5 4\nbidirectional layer=lstm units=3 merge_mode=None\n",
+	     "merge_mode=None is not supported"},
+	    {"input 5 4\nbidirectional layer=lstm units=3 merge_mode=max\n",
+	     "expected concat, sum, mul or ave"},
+	    {"input 5 4\nbidirectional layer=lstm units=3 reset_after=False\n",
+	     "'reset_after' for bidirectional over lstm"},
+	    {"input 5\nbidirectional layer=gru units=3\n",
+	     "bidirectional needs a [steps][channels] input"},
+	    {"input 5 4\nbidirectional layer=gru units=3 go_backwards=True\n",
+	     "go_backwards=True is not supported"},
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "bi", &sp), XO_OK);
+	/* concat: 2 units a step; both directions' variables (lstm: 4 gates) */
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 6 &&
+	            sp.layers[0].out_ch == 6 && sp.layers[0].w_count == 2 * 3 * 12 &&
+	            sp.layers[0].rk_count == 2 * 3 * 12 && sp.layers[0].b_count == 2 * 12);
+	assert_true(sp.layers[1].out_rank == 2 && sp.layers[1].out_ch == 2);
+	/* gru reset_after: a [2][3u] bias per direction */
+	assert_true(sp.layers[2].out_rank == 1 && sp.layers[2].out_ch == 4 &&
+	            sp.layers[2].b_count == 2 * 2 * 12);
+	xo_spec_free(&sp);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum xo_status st = xo_spec_parse(bad[i].text, "bi", &sp);
+
+		if (st == XO_OK)
+			fail_msg("accepted: %s", bad[i].text);
+		if (!strstr(xo_last_error(), bad[i].msg))
+			fail_msg("%s: %s (expected %s)", bad[i].text, xo_last_error(), bad[i].msg);
+	}
+	snprintf(path, sizeof(path), "%s/bi.model", g_tmp);
+	write_file(path, net, strlen(net));
+	for (uint64_t seed = 51; seed <= 55; seed += 4) {
+		random_set(REAL_N, seed, 6 * 3, 3, &x, &y);
+		if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused a bidirectional net");
+		for (int b = 1; b < nbe; b++) {
+			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+				fail_msg("%s fused a bidirectional net", xo_backend_name(be[b]));
+			snprintf(what, sizeof(what), "bidirectional seed %d %s vs ref", (int)seed,
 			         xo_backend_name(be[b]));
 			check_steps(what, path, &r, &ref);
 			real_result_free(&r);
@@ -4221,6 +4306,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_graph_layers),
 	    cmocka_unit_test(test_graph_fanout_gradient),
 	    cmocka_unit_test(test_time_distributed_layer),
+	    cmocka_unit_test(test_bidirectional_layer),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
 	    cmocka_unit_test(test_launch_counts),

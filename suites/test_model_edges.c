@@ -913,6 +913,7 @@ static const struct {
     {XO_LAYER_SEPARABLE_CONV2D, "input 5 4 3", "filters=4 depth_multiplier=2 kernel_size=3"},
     {XO_LAYER_SEPARABLE_CONV1D, "input 8 3", "filters=4 depth_multiplier=2 kernel_size=3"},
     {XO_LAYER_TIME_DISTRIBUTED, "input 3 5 2", "layer=conv1d filters=2 kernel_size=3"},
+    {XO_LAYER_BIDIRECTIONAL, "input 5 3", "layer=gru units=2 return_sequences=True"},
 };
 
 static void test_layer_kinds(void **state)
@@ -936,7 +937,8 @@ static void test_layer_kinds(void **state)
 			assert_string_not_equal(xo_layer_kinds[j].spec, k->spec);
 			assert_string_not_equal(xo_layer_kinds[j].keras, k->keras);
 		}
-		if (i == XO_LAYER_ACTIVATION || i == XO_LAYER_TIME_DISTRIBUTED) {
+		if (i == XO_LAYER_ACTIVATION || i == XO_LAYER_TIME_DISTRIBUTED ||
+		    i == XO_LAYER_BIDIRECTIONAL) {
 			/* the op depends on the activation / the wrapped kind */
 			assert_int_equal(k->op, XO_OP_COUNT);
 		} else {

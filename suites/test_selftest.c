@@ -477,6 +477,22 @@ static enum xo_status permute_bwd_no_move(struct xo_backend *be, const struct xo
 	return XO_OK;
 }
 
+/* flip fwd that reverses the batch's rows as one sequence, not each
+ * sample's steps: right for one sample, the samples swapped for more. */
+static enum xo_status flip_fwd_across_batch(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t rows = p->batch * p->len;
+
+	(void)be;
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t c = 0; c < p->ch; c++)
+			y[r * p->ch + c] = x[(rows - 1 - r) * p->ch + c];
+	return XO_OK;
+}
+
 /* merge bwd of maximum that gives a tie's whole gradient to a (TensorFlow's
  * rule, not the halves JAX's Keras computes): wrong at every tie. */
 static enum xo_status merge_bwd_tie_to_a(struct xo_backend *be, const struct xo_op_args *a)
@@ -984,6 +1000,8 @@ static const struct fault faults[] = {
     {"fault-dwconv-bwd-drops-last-sample", XO_OP_depthwise_conv2d, XO_DIR_BWD,
      dwconv_bwd_drops_last_sample, XO_HMODE_EXACT,
      "batch=3 len=6 width=5 ch=3 depth_multiplier=2 kernel_size=3 padding=same", XO_FAIL_MISMATCH},
+    {"fault-flip-fwd-across-batch", XO_OP_flip, XO_DIR_FWD, flip_fwd_across_batch, XO_HMODE_EXACT,
+     "batch=3 len=4 ch=5", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -1,7 +1,8 @@
 /*
  * resize.cl - the ops that change the spatial extent of a channels-last
  * tensor by moving values (ops.def): pad (zero padding and cropping with
- * signed margins) and up_sampling (nearest). Copies, but for up_sampling's
+ * signed margins), up_sampling (nearest), permute and flip (the time axis
+ * reversed). Copies, but for up_sampling's
  * backward: a sum per dx cell in ops.def's order.
  */
 
@@ -78,4 +79,19 @@ __kernel void xo_cl_permute_move(__global const float *src, int so, __global flo
 	i0 = r % o0;
 	dst[dof + ((long)r * o1 + i1) * o2 + i2] =
 	    src[so + (long)n * per + (long)i0 * s0 + (long)i1 * s1 + (long)i2 * s2];
+}
+
+/* flip: dst[n][t][c] = src[n][len - 1 - t][c], dst [rows = batch * len][ch];
+ * 2-D range (c, row of dst). Both directions of flip (its own inverse). */
+__kernel void xo_cl_flip_move(__global const float *src, int so, __global float *dst, int dof,
+			      int rows, int len, int ch)
+{
+	int c = get_global_id(0), r = get_global_id(1);
+	int n, t;
+
+	if (c >= ch || r >= rows)
+		return;
+	n = r / len;
+	t = r % len;
+	dst[dof + (long)r * ch + c] = src[so + ((long)n * len + (len - 1 - t)) * ch + c];
 }

@@ -177,7 +177,15 @@ def fixtures(d, xo):
                                    "dense units=5 activation=softmax\n"),
                        ("td_conv1d_rank", "input 17 2\ntime_distributed layer=conv1d filters=2 "
                                           "kernel_size=2\nflatten\ndense units=5 "
-                                          "activation=softmax\n")):
+                                          "activation=softmax\n"),
+                       # bidirectional: a wrapped kind it does not take; merge_mode
+                       # None (two outputs); the wrapped layer going backwards
+                       ("bi_dense", "input 17 2\nbidirectional layer=dense units=3\nflatten\n"
+                                    "dense units=5 activation=softmax\n"),
+                       ("bi_none", "input 17 2\nbidirectional layer=lstm units=3 "
+                                   "merge_mode=None\ndense units=5 activation=softmax\n"),
+                       ("bi_back", "input 17 2\nbidirectional layer=gru units=3 "
+                                   "go_backwards=True\ndense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -378,6 +386,29 @@ def keras_td_inner_edit(key, value, out):
                     layer = next(l for l in cfg["config"]["layers"]
                                  if l["class_name"] == "TimeDistributed")
                     layer["config"]["layer"]["config"][key] = value
+                    data = json.dumps(cfg).encode()
+                dst.writestr(name, data)
+    return make
+
+
+def keras_bidir_edit(where, key, value, out):
+    """bidir.keras with the config key of its first Bidirectional (where
+    None), or of that layer's wrapped layer or backward layer (where
+    "layer" / "backward_layer"), set to value."""
+    def make(d):
+        import json
+        import zipfile
+        shutil.copy(os.path.join(KERAS, "bidir.x.npy"), f"{d}/kx.npy")
+        with zipfile.ZipFile(os.path.join(KERAS, "bidir.keras")) as src, \
+                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
+            for name in src.namelist():
+                data = src.read(name)
+                if name == "config.json":
+                    cfg = json.loads(data)
+                    layer = next(l for l in cfg["config"]["layers"]
+                                 if l["class_name"] == "Bidirectional")
+                    c = layer["config"] if where is None else layer["config"][where]["config"]
+                    c[key] = value
                     data = json.dumps(cfg).encode()
                 dst.writestr(name, data)
     return make
@@ -666,6 +697,13 @@ CASES = {
     "keras_time_distributed_inner_groups": (kpredict("td_groups.keras"), 2, r"td_groups\.keras: layer 'time_distributed' \(TimeDistributed\): groups: only 1 is supported$", ["out.npy"], keras_td_inner_edit("groups", 2, "td_groups.keras"), {}, None),
     "keras_time_distributed_causal": (kpredict("td_causal.keras"), 2, r"td_causal\.keras.*padding=causal is not supported for time_distributed over conv1d \(valid or same\)$", ["out.npy"], keras_td_inner_edit("padding", "causal", "td_causal.keras"), {}, None),
     "keras_time_distributed_inner_unknown_key": (kpredict("td_key.keras"), 2, r"td_key\.keras: layer 'time_distributed' \(TimeDistributed\): layer: Conv1D: colour is not supported$", ["out.npy"], keras_td_inner_edit("colour", "red", "td_key.keras"), {}, None),
+    "spec_bidirectional_over_dense": (predict(model="bi_dense.model"), 2, r"bi_dense\.model:2: layer=dense: Bidirectional over dense is not supported \(SimpleRNN, LSTM or GRU\)$", ["out.npy"], None, {}, None),
+    "spec_bidirectional_merge_none": (predict(model="bi_none.model"), 2, r"bi_none\.model:2: merge_mode=None is not supported \(Bidirectional then returns two tensors; concat, sum, mul or ave\)$", ["out.npy"], None, {}, None),
+    "spec_bidirectional_go_backwards": (predict(model="bi_back.model"), 2, r"bi_back\.model:2: go_backwards=True is not supported for bidirectional", ["out.npy"], None, {}, None),
+    "keras_bidirectional_merge_none": (kpredict("bi_none.keras"), 2, r"bi_none\.keras: layer 'bidirectional' \(Bidirectional\): merge_mode=None is not supported \(Bidirectional then returns two tensors\)$", ["out.npy"], keras_bidir_edit(None, "merge_mode", None, "bi_none.keras"), {}, None),
+    "keras_bidirectional_backward_not_mirror": (kpredict("bi_mirror.keras"), 2, r"bi_mirror\.keras: layer 'bidirectional' \(Bidirectional\): backward_layer: activation differs from layer's \(only the mirror of layer, go_backwards flipped, is supported\)$", ["out.npy"], keras_bidir_edit("backward_layer", "activation", "relu", "bi_mirror.keras"), {}, None),
+    "keras_bidirectional_over_dense": (kpredict("bi_dense.keras"), 2, r"bi_dense\.keras: layer 'bidirectional' \(Bidirectional\): .*Bidirectional over Dense is not supported \(SimpleRNN, LSTM or GRU\)$", ["out.npy"], keras_layer_edit("bidir", "Bidirectional", "layer", {"module": "keras.layers", "class_name": "Dense", "config": {"name": "dense", "units": 3}, "registered_name": None}, "bi_dense.keras"), {}, None),
+    "keras_bidirectional_inner_dropout": (kpredict("bi_drop.keras"), 2, r"bi_drop\.keras: layer 'bidirectional' \(Bidirectional\): dropout=0\.25 is not supported \(only 0\)$", ["out.npy"], keras_bidir_edit("layer", "dropout", 0.25, "bi_drop.keras"), {}, None),
     "spec_up_sampling_zero": (predict(model="up_zero.model"), 2, r"up_zero\.model:2: size=0: expected a positive integer", ["out.npy"], None, {}, None),
     # DepthwiseConv2D: what crossover does not run is refused by name
     "keras_dwconv_dilation": (kpredict("dw_dil.keras"), 2, r"dw_dil\.keras: layer 'depthwise_conv2d': depthwise_conv2d: dilation_rate=2, dilation_w=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("dwconv", "DepthwiseConv2D", "dilation_rate", [2, 2], "dw_dil.keras"), {}, None),
