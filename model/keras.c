@@ -346,8 +346,8 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_AVERAGE] = {{COMMON_KEYS}, merge_config, true},
     [XO_LAYER_MAXIMUM] = {{COMMON_KEYS}, merge_config, true},
     [XO_LAYER_MINIMUM] = {{COMMON_KEYS}, merge_config, true},
-    /* keras/src/layers/merging/concatenate.py get_config(): axis, the last
-     * only (another is refused naming it) */
+    /* keras/src/layers/merging/concatenate.py get_config(): axis, any
+     * axis of the sample (the batch axis refused by the spec) */
     [XO_LAYER_CONCATENATE] = {{COMMON_KEYS, {"axis", K_AXIS}}, merge_config, true},
     /* keras/src/layers/convolutional/base_depthwise_conv.py get_config():
      * the initializers have no effect once the weights are loaded; the
@@ -603,7 +603,12 @@ static enum xo_status axis_arg(const struct lctx *c, const json_t *v, struct sbu
 	const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0) : v;
 	enum xo_status st = XO_OK;
 
-	if (json_is_integer(a) && json_integer_value(a) >= 1 && json_integer_value(a) <= 3) {
+	if (json_is_integer(v) && !strcmp(c->cls, "Concatenate") && json_integer_value(v) >= -4 &&
+	    json_integer_value(v) <= 3) {
+		/* any axis (an integer, as Keras's ops.concatenate takes it),
+		 * resolved and checked by the spec against the inputs' rank */
+		sb_printf(args, " axis=%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	} else if (json_is_integer(a) && json_integer_value(a) >= 1 && json_integer_value(a) <= 3) {
 		sb_printf(args, " axis=%" JSON_INTEGER_FORMAT, json_integer_value(a));
 	} else if (!json_is_integer(a) || json_integer_value(a) != -1) {
 		char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
@@ -2601,9 +2606,9 @@ static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg)
 }
 
 /* The merge layers (Add, ...): the base layer's config alone; Concatenate
- * adds its axis (the last: -1) */
+ * adds its axis (-1 for the last, else its positive index) */
 static void merge_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	if (ls->p.mode == XO_MERGE_CONCATENATE)
-		json_object_set_new(cfg, "axis", json_integer(-1));
+		json_object_set_new(cfg, "axis", json_integer(ls->axis ? ls->axis : -1));
 }

@@ -91,6 +91,10 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 			for (int k = 0; k < l->ninputs; k++)
 				h = fnv_i64(h, l->inputs[k]);
 		}
+		/* concatenate on an axis before the last (a kind without older
+		 * fingerprints to keep for it) */
+		if (l->kind == XO_LAYER_CONCATENATE && l->axis)
+			h = fnv_i64(h, l->axis);
 		if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
 			h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
 		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {

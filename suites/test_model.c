@@ -1885,7 +1885,11 @@ static void test_graph_layers(void **state)
 	     "layer 'a': its output feeds no later layer"},
 	    {"input 4 2\ndense name=input units=2\n", "'input' names the model input"},
 	    {"input 4 2\nadd inputs=input,input,input\n", "more than 2 inputs"},
-	    {"input 4 2\nconcatenate inputs=input,input axis=1\n", "only the last axis"},
+	    {"input 4 2\nconcatenate inputs=input,input axis=0\n", "axis=0: the batch axis"},
+	    {"input 4 2\nconcatenate inputs=input,input axis=3\n", "axis=3 is out of range"},
+	    {"input 4 2\nconcatenate inputs=input,input axis=-3\n", "axis=-3: the batch axis"},
+	    {"input 4 2\ndense name=a units=3\nconcatenate inputs=a,input axis=1\n",
+	     "matching shapes except for the concatenation axis 1"},
 	    {"input 4 2\ndense name=a units=3\nflatten name=f inputs=input\n"
 	     "concatenate inputs=a,f\n",
 	     "inputs of incompatible shapes"},
