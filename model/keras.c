@@ -962,12 +962,13 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 
 /* A functional layer's wiring as the spec's inputs= (into wiring; empty
  * when it takes the previous spec layer's output, as a sequential layer
- * does). input names the InputLayer (the spec's "input"); the layers above
+ * does). input names the (first) InputLayer: the spec's "input" when it is
+ * the only one (multi false), else each input keeps its name; the layers above
  * it are the first n of layers (the InputLayer among them), searched from
  * the nearest. */
 static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, const char *input,
-                                        const char *prev, const json_t *layers, size_t n,
-                                        struct sbuf *wiring)
+                                        bool multi, const char *prev, const json_t *layers,
+                                        size_t n, struct sbuf *wiring)
 {
 	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg;
 	int count, nodes;
@@ -1000,8 +1001,9 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	if (count == 1 && !strcmp(from[0], prev ? prev : input))
 		return XO_OK;
 	sb_printf(wiring, " inputs=");
-	for (int k = 0; k < count; k++)
-		sb_printf(wiring, "%s%s", k ? "," : "", strcmp(from[k], input) ? from[k] : "input");
+	for (int k = 0; k < count; k++) /* several inputs keep their own names */
+		sb_printf(wiring, "%s%s", k ? "," : "",
+		          strcmp(from[k], input) || multi ? from[k] : "input");
 	return XO_OK;
 }
 
@@ -1027,13 +1029,99 @@ static enum xo_status layer_name_unique(const json_t *layers, size_t i, const st
 	return XO_OK;
 }
 
+/* The class name of layers[i] ("" when it has none). */
+static const char *entry_class(const json_t *layers, size_t i)
+{
+	const char *c = json_string_value(json_object_get(json_array_get(layers, i), "class_name"));
+
+	return c ? c : "";
+}
+
+/* The config name of layers[i] ("" when it has none). */
+static const char *entry_name(const json_t *layers, size_t i)
+{
+	const char *c = json_string_value(
+	    json_object_get(json_object_get(json_array_get(layers, i), "config"), "name"));
+
+	return c ? c : "";
+}
+
+/* A Functional's InputLayers: how many, and for several their names in
+ * Keras's order, the config's input_layers ([[name, 0, 0], ...]), which
+ * must list each InputLayer once; -1 (error set) when it does not. */
+static int input_order(const json_t *cfg, const json_t *layers, const char *origin,
+                       const char *names[XO_MODEL_INPUTS_MAX])
+{
+	const json_t *il = json_object_get(cfg, "input_layers");
+	size_t count = 0;
+
+	for (size_t i = 0; i < json_array_size(layers); i++)
+		count += !strcmp(entry_class(layers, i), "InputLayer");
+	if (count <= 1)
+		return (int)count;
+	if (count > XO_MODEL_INPUTS_MAX) {
+		xo_error(XO_EINVAL, "%s: %zu InputLayers, more than the %d inputs a model may have",
+		         origin, count, XO_MODEL_INPUTS_MAX);
+		return -1;
+	}
+	if (!json_is_array(il) || json_array_size(il) != count) {
+		xo_error(XO_EFORMAT, "%s: input_layers does not list the model's %zu InputLayers",
+		         origin, count);
+		return -1;
+	}
+	for (size_t k = 0; k < count; k++) {
+		const char *name = tensor_name(json_array_get(il, k));
+		bool found = false;
+
+		for (size_t i = 0; name && i < json_array_size(layers); i++)
+			found |= !strcmp(entry_class(layers, i), "InputLayer") &&
+			         !strcmp(entry_name(layers, i), name);
+		for (size_t j = 0; name && j < k; j++)
+			found &= strcmp(names[j], name) != 0;
+		if (!found) {
+			xo_error(XO_EFORMAT, "%s: input_layers entry %zu is not one of the model's "
+			                     "InputLayers (each listed once)", origin, k);
+			return -1;
+		}
+		names[k] = name;
+	}
+	return (int)count;
+}
+
+/* The input lines of a model of several inputs, in Keras's order, each
+ * named as its InputLayer (layers take them by name in inputs=). */
+static enum xo_status input_lines(const json_t *layers, const char *origin,
+                                  const char *const *names, int nin, struct sbuf *spec)
+{
+	enum xo_status st = XO_OK;
+
+	for (int k = 0; !st && k < nin; k++)
+		for (size_t i = 0; !st && i < json_array_size(layers); i++) {
+			struct lctx c = {origin, names[k], "InputLayer"};
+			bool have = false;
+
+			if (strcmp(entry_class(layers, i), "InputLayer") ||
+			    strcmp(entry_name(layers, i), names[k]))
+				continue;
+			st = layer_line(&c, &input_row, NULL,
+			                json_object_get(json_array_get(layers, i), "config"), "", &have,
+			                spec);
+			if (!st && spec->len && spec->s[spec->len - 1] == '\n') {
+				spec->len--;
+				sb_printf(spec, " name=%s\n", names[k]);
+			}
+		}
+	return st;
+}
+
 static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
 {
 	const json_t *cls = json_object_get(root, "class_name");
 	const json_t *cfg = json_object_get(root, "config");
 	const json_t *layers;
 	bool functional, have_input = false;
-	const char *prev = NULL, *input = NULL;
+	const char *prev = NULL, *input = NULL, *in_names[XO_MODEL_INPUTS_MAX];
+	int nin;
 	struct sbuf wiring = {0};
 	enum xo_status st = XO_OK;
 
@@ -1060,6 +1148,9 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		return xo_error(XO_EINVAL, "%s: model config has %zu layers, more than the limit "
 		                           "of %d", origin, json_array_size(layers),
 		                XO_SPEC_LAYERS_MAX);
+	nin = functional ? input_order(cfg, layers, origin, in_names) : 0;
+	if (nin < 0)
+		return XO_EINVAL;
 	/* Two passes: every layer's class and the chain first (so the message
 	 * names the layer Keras users look for), then every option. */
 	for (int pass = 0; pass < 2 && !st; pass++)
@@ -1102,11 +1193,13 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				kind = xo_layer_kinds[k].spec;
 			}
 		if (i == 0)
-			prev = input = NULL;
+			prev = NULL, input = nin > 1 ? in_names[0] : NULL;
 		wiring.len = 0;
 		if (wiring.s)
 			wiring.s[0] = '\0';
-		if (functional && row == &input_row) {
+		if (functional && row == &input_row && nin > 1) {
+			/* written first, in input_layers' order (input_lines) */
+		} else if (functional && row == &input_row) {
 			if (input) {
 				st = xo_error(XO_EINVAL, "%s: several inputs (InputLayer '%s' and '%s'): a "
 				                         "multi-input model is not supported yet",
@@ -1119,7 +1212,8 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				st = LAYER_ERR(&c, XO_EFORMAT, "comes before the model's InputLayer%s", "");
 				break;
 			}
-			if ((st = functional_inputs(l, &c, input, prev, layers, i, &wiring)))
+			if ((st = functional_inputs(l, &c, input, nin > 1, prev, layers, i,
+			                            &wiring)))
 				break;
 		}
 		if (!row) {
@@ -1137,7 +1231,10 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 			                      json_object_get(cfg, "build_input_shape"), spec)))
 				have_input = true;
 		}
-		if (!st && pass == 1)
+		if (!st && pass == 1 && i == 0 && nin > 1 &&
+		    !(st = input_lines(layers, origin, in_names, nin, spec)))
+			have_input = true;
+		if (!st && pass == 1 && !(nin > 1 && row == &input_row))
 			st = layer_line(&c, row, kind, lcfg, wiring.s ? wiring.s : "", &have_input,
 			                spec);
 		if (row != &input_row)
@@ -2335,9 +2432,17 @@ static bool model_is_graph(struct xo_model *m)
 static json_t *tensor_shape(struct xo_model *m, int j)
 {
 	const struct xo_layer_spec *ls = xo_model_layer_spec(m, j < 0 ? 0 : j);
+	const struct xo_input_spec *q = j < 0 ? xo_model_input_spec(m, -1 - j) : NULL;
 
-	return j < 0 ? batch_shape(ls->in_rank, ls->in_len, ls->in_w, ls->in_ch)
-	             : batch_shape(ls->out_rank, ls->out_len, ls->out_w, ls->out_ch);
+	return q ? batch_shape(q->rank, q->len, q->w, q->ch)
+	         : batch_shape(ls->out_rank, ls->out_len, ls->out_w, ls->out_ch);
+}
+
+/* The InputLayer's name of model input k: Keras's default, input_layer,
+ * for a model of one input; the spec's names for several. */
+static const char *input_layer_name(struct xo_model *m, int k)
+{
+	return xo_model_input_count(m) > 1 ? xo_model_input_spec(m, k)->name : "input_layer";
 }
 
 /* A functional layer's inbound_nodes (Keras 3's form: one node whose args
@@ -2350,7 +2455,7 @@ static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 
 	for (int k = 0; k < ls->ninputs; k++) {
 		int j = ls->inputs[k];
-		const char *from = j < 0 ? "input_layer" : xo_model_layer_spec(m, j)->name;
+		const char *from = j < 0 ? input_layer_name(m, -1 - j) : xo_model_layer_spec(m, j)->name;
 
 		json_array_append_new(
 		    ts, json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name", "__keras_tensor__",
@@ -2378,11 +2483,18 @@ static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 static json_t *functional_root(struct xo_model *m, json_t *layers)
 {
 	const char *last = xo_model_layer_spec(m, xo_model_layer_count(m) - 1)->name;
+	json_t *ins = json_pack("[s,i,i]", "input_layer", 0, 0);
 
-	return json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:[s,i,i], s:[s,i,i]}, s:s, s:{s:n}}",
+	if (xo_model_input_count(m) > 1) { /* Keras's list of [name, 0, 0] */
+		json_decref(ins);
+		ins = json_array();
+		for (int k = 0; k < xo_model_input_count(m); k++)
+			json_array_append_new(ins, json_pack("[s,i,i]", input_layer_name(m, k), 0, 0));
+	}
+	return json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:[s,i,i]}, s:s, s:{s:n}}",
 	                 "module", "keras.src.models.functional", "class_name", "Functional",
 	                 "config", "name", "functional", "trainable", 1, "layers", layers,
-	                 "input_layers", "input_layer", 0, 0, "output_layers", last, 0, 0,
+	                 "input_layers", ins, "output_layers", last, 0, 0,
 	                 "registered_name", "Functional", "build_config", "input_shape");
 }
 
@@ -2393,16 +2505,23 @@ static json_t *model_config(struct xo_model *m)
 	int nl = xo_model_layer_count(m);
 	bool graph = model_is_graph(m);
 
-	json_array_append_new(
-	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
-	                      "keras.layers", "class_name", "InputLayer", "config", "batch_shape",
-	                      batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch),
-	                      "dtype", xo_model_input_ids(m) ? "int32" : "float32", "sparse", 0,
-	                      "ragged", 0, "name", "input_layer", "optional", 0,
-	                      "registered_name"));
-	if (graph) {
-		json_object_set_new(json_array_get(layers, 0), "name", json_string("input_layer"));
-		json_object_set_new(json_array_get(layers, 0), "inbound_nodes", json_array());
+	/* the InputLayers first, in the model's order */
+	for (int k = 0; k < xo_model_input_count(m); k++) {
+		const struct xo_input_spec *q = xo_model_input_spec(m, k);
+
+		json_array_append_new(
+		    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
+		                      "keras.layers", "class_name", "InputLayer", "config",
+		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch), "dtype",
+		                      xo_model_input_ids(m) ? "int32" : "float32", "sparse", 0,
+		                      "ragged", 0, "name", input_layer_name(m, k), "optional", 0,
+		                      "registered_name"));
+		if (graph) {
+			json_object_set_new(json_array_get(layers, (size_t)k), "name",
+			                    json_string(input_layer_name(m, k)));
+			json_object_set_new(json_array_get(layers, (size_t)k), "inbound_nodes",
+			                    json_array());
+		}
 	}
 	for (int i = 0; i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
