@@ -252,6 +252,12 @@ static const struct fixture fixtures[] = {
     {"td.keras", NULL, "td"},
     {"td.h5", NULL, "td"},
     {"td.keras", "td.weights.h5", "td"},
+    /* three inputs, Concatenate on the time axis and the last
+     * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
+     * inputs one after the other, as the model API takes them */
+    {"multi.keras", NULL, "multi"},
+    {"multi.h5", NULL, "multi"},
+    {"multi.keras", "multi.weights.h5", "multi"},
 };
 
 static void test_keras_predict(void **state)
