@@ -1046,29 +1046,27 @@ static const char *entry_name(const json_t *layers, size_t i)
 	return c ? c : "";
 }
 
-/* A Functional's InputLayers: how many, and for several their names in
- * Keras's order, the config's input_layers ([[name, 0, 0], ...]), which
- * must list each InputLayer once; -1 (error set) when it does not. */
-static int input_order(const json_t *cfg, const json_t *layers, const char *origin,
-                       const char *names[XO_MODEL_INPUTS_MAX])
+/* A Functional's InputLayers: how many (*nin), and for several their
+ * names in Keras's order, the config's input_layers ([[name, 0, 0], ...]),
+ * which must list each InputLayer once. */
+static enum xo_status input_order(const json_t *cfg, const json_t *layers, const char *origin,
+                                  const char *names[XO_MODEL_INPUTS_MAX], int *nin)
 {
 	const json_t *il = json_object_get(cfg, "input_layers");
 	size_t count = 0;
 
 	for (size_t i = 0; i < json_array_size(layers); i++)
 		count += !strcmp(entry_class(layers, i), "InputLayer");
+	*nin = (int)(count < XO_MODEL_INPUTS_MAX ? count : XO_MODEL_INPUTS_MAX);
 	if (count <= 1)
-		return (int)count;
-	if (count > XO_MODEL_INPUTS_MAX) {
-		xo_error(XO_EINVAL, "%s: %zu InputLayers, more than the %d inputs a model may have",
-		         origin, count, XO_MODEL_INPUTS_MAX);
-		return -1;
-	}
-	if (!json_is_array(il) || json_array_size(il) != count) {
-		xo_error(XO_EFORMAT, "%s: input_layers does not list the model's %zu InputLayers",
-		         origin, count);
-		return -1;
-	}
+		return XO_OK;
+	if (count > XO_MODEL_INPUTS_MAX)
+		return xo_error(XO_EINVAL,
+		                "%s: %zu InputLayers, more than the %d inputs a model may have",
+		                origin, count, XO_MODEL_INPUTS_MAX);
+	if (!json_is_array(il) || json_array_size(il) != count)
+		return xo_error(XO_EFORMAT, "%s: input_layers does not list the model's %zu "
+		                            "InputLayers", origin, count);
 	for (size_t k = 0; k < count; k++) {
 		const char *name = tensor_name(json_array_get(il, k));
 		bool found = false;
@@ -1078,14 +1076,12 @@ static int input_order(const json_t *cfg, const json_t *layers, const char *orig
 			         !strcmp(entry_name(layers, i), name);
 		for (size_t j = 0; name && j < k; j++)
 			found &= strcmp(names[j], name) != 0;
-		if (!found) {
-			xo_error(XO_EFORMAT, "%s: input_layers entry %zu is not one of the model's "
-			                     "InputLayers (each listed once)", origin, k);
-			return -1;
-		}
+		if (!found)
+			return xo_error(XO_EFORMAT, "%s: input_layers entry %zu is not one of the "
+			                            "model's InputLayers (each listed once)", origin, k);
 		names[k] = name;
 	}
-	return (int)count;
+	return XO_OK;
 }
 
 /* The input lines of a model of several inputs, in Keras's order, each
@@ -1148,9 +1144,9 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		return xo_error(XO_EINVAL, "%s: model config has %zu layers, more than the limit "
 		                           "of %d", origin, json_array_size(layers),
 		                XO_SPEC_LAYERS_MAX);
-	nin = functional ? input_order(cfg, layers, origin, in_names) : 0;
-	if (nin < 0)
-		return XO_EINVAL;
+	nin = 0;
+	if (functional && (st = input_order(cfg, layers, origin, in_names, &nin)))
+		return st;
 	/* Two passes: every layer's class and the chain first (so the message
 	 * names the layer Keras users look for), then every option. */
 	for (int pass = 0; pass < 2 && !st; pass++)
