@@ -730,6 +730,8 @@ CASES = {
     "multi_input_too_many": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b.npy", "--x", "x_b.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: 3 input files for a model of 2 inputs \(a, b\)", ["ckpt"], None, {}, None),
     "spec_multi_unnamed_input": (["train", "--model", "multi_unnamed.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--device", "ref"], 2, r"multi_unnamed\.model:2: input: a second input needs name=NAME", ["ckpt"], None, {}, None),
     "spec_multi_unused_input": (["train", "--model", "multi_unused.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--device", "ref"], 2, r"multi_unused\.model:2: input 'b' feeds no layer", ["ckpt"], None, {}, None),
+    "seed_multi_input_count": (seed(model="multi.model"), 2, r"xo seed: 1 input file for a model of 2 inputs \(a, b\): one per model input, in its order$", ["x.npy"], None, {}, None),
+    "seed_multi_input_rows": (["seed", "--model", "multi.model", "--data", "x.npy", "x_b_rows.npy", "y.npy", "--device", "ref", "--epochs", "1", "--repeat", "1"], 2, r"xo seed: x_b_rows\.npy: 39 samples, but x\.npy has 40", ["x.npy"], None, {}, None),
     "keras_graph_input_layers": (kpredict("g_in_layers.keras"), 2, r"g_in_layers\.keras: input_layers does not list the model's 2 InputLayers$", ["out.npy"], keras_graph_edit("input_layers", "g_in_layers.keras"), {}, None),
 }
 
