@@ -274,7 +274,7 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 	if (!st && m->spec.in_int)
 		m->x_in->dtype = XO_DTYPE_I32;
 	/* later inputs: each its own rows after the earlier inputs' n rows
-	 * (xo_model_write_x, xo_model_gather_x) */
+	 * (xo_model_write_x; forward.c gather_x) */
 	for (int k = 1; !st && k < m->spec.ninputs; k++) {
 		const struct xo_input_spec *q = &m->spec.input[k];
 
