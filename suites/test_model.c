@@ -2012,6 +2012,65 @@ static void test_concat_axes(void **state)
 	close_backends(be, nbe);
 }
 
+/* on_epoch of test_multi_as_one: each epoch's loss and val_loss */
+static void multi_epoch_log(void *user, const struct xo_epoch_log *log)
+{
+	double *h = user;
+
+	h[2 * (log->epoch - 1)] = log->loss;
+	h[2 * (log->epoch - 1) + 1] = log->val_loss;
+}
+
+/* Two inputs of 4 and 3 values concatenated into a Dense are the same
+ * model as one input of 7 into the same Dense: the same weights fit on the
+ * same rows (each sample's inputs one after the other) give bit-identical
+ * losses, validation losses and weights on every backend op by op (the
+ * fused paths take the one-input net only), through the
+ * batch's per-input rows, the shuffled per-input gathers of training and
+ * the validation rows' gathers. */
+static void test_multi_as_one(void **state)
+{
+	static const char *const specs[2] = {
+	    "input name=a 4\ninput name=b 3\nconcatenate inputs=a,b\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 7\ndense units=3 activation=softmax\n"};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	struct xo_fit_options o = xo_fit_options_default();
+	float *x, *y, w0[24], w[2][24];
+	double hist[2][6];
+
+	(void)state;
+	o.epochs = 3;
+	o.batch_size = 5;
+	o.validation_split = 0.25f;
+	o.seed = 17;
+	random_set(41, 61, 7, 3, &x, &y);
+	for (int b = 0; b < nbe; b++) {
+		for (int k = 0; k < 2; k++) {
+			struct xo_model *m;
+
+			assert_int_equal(xo_model_open_string(specs[k], "multi1", be[b], 5, &m), XO_OK);
+			assert_int_equal(xo_model_param_count(m), 24);
+			xo_model_set_fused(m, false); /* a graph runs op by op: both alike */
+			if (k == 0)
+				assert_int_equal(xo_model_params_host(m, w0, false), XO_OK);
+			assert_int_equal(xo_model_params_host(m, w0, true), XO_OK);
+			if (xo_model_fit(m, x, y, 41, &o, multi_epoch_log, hist[k]))
+				fail_msg("%s on %s: %s", specs[k], xo_backend_name(be[b]),
+				         xo_last_error());
+			assert_int_equal(xo_model_params_host(m, w[k], false), XO_OK);
+			xo_model_close(m);
+		}
+		assert_memory_equal(hist[0], hist[1], sizeof(hist[0]));
+		assert_memory_equal(w[0], w[1], sizeof(w[0]));
+		assert_true(memcmp(w[0], w0, sizeof(w0)) != 0);
+	}
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
 /* A model of several inputs: the spec's named input lines (Keras's order),
  * layers taking them by name, a Concatenate on a rank-3 sample's first
  * axis and one on the last; a training epoch on every backend against ref
@@ -4377,6 +4436,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_graph_fanout_gradient),
 	    cmocka_unit_test(test_concat_axes),
 	    cmocka_unit_test(test_multi_input),
+	    cmocka_unit_test(test_multi_as_one),
 	    cmocka_unit_test(test_time_distributed_layer),
 	    cmocka_unit_test(test_exact_step),
 	    cmocka_unit_test(test_fused_dz_bits),
