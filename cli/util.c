@@ -310,9 +310,9 @@ int xo_cli_inputs_join(const char *cmd, const struct xo_model *m, const char *co
 	input_names(m, names, sizeof(names));
 	if (np != nin)
 		return xo_usage_error(cmd,
-		                      "%d input file%s for a model of %d inputs (%s): one per "
+		                      "%d input file%s for a model of %d input%s (%s): one per "
 		                      "model input, in its order",
-		                      np, np == 1 ? "" : "s", nin, names);
+		                      np, np == 1 ? "" : "s", nin, nin == 1 ? "" : "s", names);
 	for (int k = 0; k < nin; k++) {
 		const struct xo_input_spec *q = xo_model_input_spec(m, k);
 		int64_t per = q->len * q->w * q->ch, rows;
