@@ -85,4 +85,15 @@ int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, in
 int xo_cli_labels(const char *cmd, const struct xo_npy *y, int64_t n, const struct xo_model *m,
                   const char *path, float **out);
 
+/* The most --input (--x) files a command takes: one per model input. */
+#define XO_CLI_INPUTS_MAX 8
+/* The x of a model of several inputs from its np files paths[] (one per
+ * model input, in the model's order), each read, checked against its
+ * input (its shape, int ids refused, finite values) and against the
+ * others (the same samples): one array x[n][xo_model_input_size], each
+ * sample the inputs' samples one after the other, as the model takes
+ * them. Anything else: one line "xo CMD: ..." and 2; else 0. */
+int xo_cli_inputs_join(const char *cmd, const struct xo_model *m, const char *const *paths,
+                       int np, struct xo_npy *x);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * predict.c - `xo predict --model M --weights DIR --input X.npy --output Y.npy
  * [--device D] [--batch-size N]`: Keras's model.predict from a spec and a
- * weights directory; writes the probabilities as float32 .npy.
+ * weights directory; writes the probabilities as float32 .npy. A model of
+ * several inputs takes one --input per input, in its order.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,8 +15,8 @@
 #include "xo/model_spec.h"
 
 static const char usage[] =
-    "usage: xo predict --model M --weights DIR --input X.npy --output Y.npy\n"
-    "                  [--device D] [--batch-size N]\n";
+    "usage: xo predict --model M --weights DIR --input X.npy [--input X2.npy ...]\n"
+    "                  --output Y.npy [--device D] [--batch-size N]\n";
 
 /* Input shape (n, len, ch) or (n, len*ch) (or (n, len) when ch == 1). */
 static bool input_fits(const struct xo_npy *a, int64_t in_size)
@@ -32,6 +33,8 @@ static bool input_fits(const struct xo_npy *a, int64_t in_size)
 int xo_cmd_predict(int argc, char **argv)
 {
 	const char *model = NULL, *weights = NULL, *input = NULL, *output = NULL;
+	const char *inputs[XO_CLI_INPUTS_MAX];
+	int ninput = 0;
 	const char *device = "cpu";
 	struct xo_backend *be = NULL;
 	struct xo_model *m = NULL;
@@ -56,8 +59,13 @@ int xo_cmd_predict(int argc, char **argv)
 			model = v;
 		else if (!strcmp(a, "--weights"))
 			weights = v;
-		else if (!strcmp(a, "--input"))
-			input = v;
+		else if (!strcmp(a, "--input")) {
+			/* one per model input, in the model's order */
+			if (ninput == XO_CLI_INPUTS_MAX)
+				return xo_usage_error("predict", "more than %d --input files",
+				                      XO_CLI_INPUTS_MAX);
+			input = inputs[ninput++] = v;
+		}
 		else if (!strcmp(a, "--output"))
 			output = v;
 		else if (!strcmp(a, "--device"))
@@ -85,7 +93,7 @@ int xo_cmd_predict(int argc, char **argv)
 		if (xo_output_target(output, false, target, sizeof(target), &exists))
 			return xo_usage_error("predict", "%s", xo_last_error());
 	}
-	if (xo_npy_read_labels(input, &x)) /* float32, or int ids for an int32 input */
+	if (ninput == 1 && xo_npy_read_labels(input, &x)) /* float32, or int ids (int32 input) */
 		return xo_usage_error("predict", "%s", xo_last_error());
 	if (x.ndim >= 2 && x.dim[0] == 0) {
 		xo_usage_error("predict", "%s: no samples (the first axis is 0)", input);
@@ -101,15 +109,22 @@ int xo_cmd_predict(int argc, char **argv)
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}
-	if (!input_fits(&x, xo_model_input_size(m))) {
+	if (ninput > 1 || xo_model_input_count(m) > 1) {
+		/* several inputs: one file each, joined per sample */
+		xo_npy_free(&x);
+		if (xo_cli_inputs_join("predict", m, inputs, ninput, &x))
+			goto out_free;
+		n = x.dim[0];
+	} else if (!input_fits(&x, xo_model_input_size(m))) {
 		xo_usage_error("predict",
 		               "%s: shape %s does not match the model input (%" PRId64
 		               " values per sample, first axis = samples)",
 		               input, xo_npy_shape_str(&x), xo_model_input_size(m));
 		goto out_free;
 	}
-	if (xo_model_input_npy(m, &x, input) ||
-	    xo_data_check_finite(x.data, n, xo_model_input_size(m), input)) {
+	if (ninput == 1 && xo_model_input_count(m) == 1 &&
+	    (xo_model_input_npy(m, &x, input) ||
+	     xo_data_check_finite(x.data, n, xo_model_input_size(m), input))) {
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}

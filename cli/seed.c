@@ -54,13 +54,15 @@
 #define MAX_REPEAT         101
 
 static const char usage[] =
-    "usage: xo seed [--model FILE] [--data X.npy Y.npy] [--device D ...] [--epochs N]\n"
+    "usage: xo seed [--model FILE] [--data X.npy [X2.npy ...] Y.npy] [--device D ...]\n"
+    "               [--epochs N]\n"
     "               [--batch-size N] [--predict-batch N] [--seed S] [--repeat N] [--json]\n"
     "               [--db FILE]\n"
     "  --model FILE: a spec or a Keras .keras/.h5 (default: the seed model); a\n"
     "  Keras file trains from its own weights\n"
     "  --data X.npy Y.npy: the user's samples and labels (one-hot or class ids)\n"
-    "  instead of synthetic data (uniform x, uniform labels; 20000 samples)\n"
+    "  instead of synthetic data (uniform x, uniform labels; 20000 samples); a\n"
+    "  model of several inputs takes one X file per input, in its order\n"
     "  D: ref, cpu, cl or cl:PLATFORM:DEVICE (default: every device that opens)\n"
     "  --repeat N: predict timed N times (default 9) after a warm-up; the table\n"
     "  gives medians with their 95% interval, and a ratio whose intervals\n"
@@ -263,9 +265,10 @@ static int seed_data_make(uint64_t seed, int64_t per, int64_t classes, int64_t v
 /* --data X.npy Y.npy: the user's arrays, checked as `xo train` checks them
  * (shape against the model's input, finite values, one-hot or class-id
  * labels), then split as the synthetic data. */
-static int seed_data_read(const char *xpath, const char *ypath, uint64_t seed,
+static int seed_data_read(const char *const *xpaths, int nx, const char *ypath, uint64_t seed,
                           const struct xo_model *m, int64_t classes, struct seed_data *d)
 {
+	const char *xpath = xpaths[0];
 	struct xo_npy x = {0}, y = {0};
 	float *onehot = NULL;
 	int32_t *label = NULL;
@@ -273,11 +276,16 @@ static int seed_data_read(const char *xpath, const char *ypath, uint64_t seed,
 	int rc = 2;
 
 	memset(d, 0, sizeof(*d));
-	/* x: float32, or int32/int64 ids for an int32 input */
-	if (xo_npy_read_labels(xpath, &x) || xo_npy_read_labels(ypath, &y)) {
+	/* x: float32, or int32/int64 ids for an int32 input; a model of
+	 * several inputs: one file each, joined per sample */
+	if (xo_npy_read_labels(ypath, &y) || (nx == 1 && xo_model_input_count(m) == 1 &&
+	                                      xo_npy_read_labels(xpath, &x))) {
 		xo_usage_error("seed", "%s", xo_last_error());
 		goto out;
 	}
+	if ((nx > 1 || xo_model_input_count(m) > 1) &&
+	    xo_cli_inputs_join("seed", m, xpaths, nx, &x))
+		goto out;
 	n = x.ndim >= 2 ? x.dim[0] : 0;
 	for (int i = 1; i < x.ndim; i++)
 		got *= x.dim[i];
@@ -934,6 +942,9 @@ struct seed_opts {
 	int ndev;
 	bool explicit_devices; /* --device given: a device that does not open is bad input */
 	const char *db, *xpath, *ypath;
+	/* --data's x files: one per model input, in its order (xpath the first) */
+	const char *xpaths[XO_CLI_INPUTS_MAX];
+	int nx;
 	int64_t epochs, batch, pbatch, repeat;
 	uint64_t seed;
 	bool json;
@@ -1015,10 +1026,20 @@ static int seed_args(int argc, char **argv, struct seed_opts *o, struct seed_mod
 		if (!strcmp(a, "--data")) {
 			/* "--data X.npy --device cpu" is a missing file, not
 			 * a label file named --device */
-			if (i + 2 >= argc || !strncmp(argv[i + 1], "--", 2) ||
-			    !strncmp(argv[i + 2], "--", 2))
+			int nf = 0;
+
+			while (i + 1 + nf < argc && strncmp(argv[i + 1 + nf], "--", 2))
+				nf++;
+			if (nf < 2)
 				return xo_usage_error("seed", "--data needs two files: X.npy Y.npy");
-			o->xpath = argv[++i];
+			/* several x files (a model of several inputs), then y */
+			if (nf - 1 > XO_CLI_INPUTS_MAX)
+				return xo_usage_error("seed", "--data: more than %d X files",
+				                      XO_CLI_INPUTS_MAX);
+			o->nx = 0;
+			while (o->nx < nf - 1)
+				o->xpaths[o->nx++] = argv[++i];
+			o->xpath = o->xpaths[0];
 			o->ypath = argv[++i];
 			continue;
 		}
@@ -1071,7 +1092,7 @@ static int seed_data_prepare(const struct seed_opts *o, struct seed_model *sm,
 		                      "needs a classifier (2 or more classes, softmax)",
 		                      sm->path, classes);
 	}
-	drc = o->xpath ? seed_data_read(o->xpath, o->ypath, o->seed, m, classes, data)
+	drc = o->xpath ? seed_data_read(o->xpaths, o->nx, o->ypath, o->seed, m, classes, data)
 	               : seed_data_make(o->seed, per, classes, xo_model_input_ids(m), data);
 	xo_model_close(m);
 	xo_backend_close(be);

@@ -33,7 +33,41 @@ static void shape_str(int rank, int64_t len, int64_t w, int64_t ch, char *buf, s
  * ("input", as the spec's inputs= names it). */
 static const char *input_name(const struct xo_model_spec *spec, int j)
 {
-	return j < 0 ? "input" : spec->layers[j].name;
+	return j < 0 ? spec->input[-1 - j].name : spec->layers[j].name;
+}
+
+/* The model's inputs (Keras's InputLayers, in order) as JSON objects. */
+static void inputs_json(const struct xo_model_spec *spec)
+{
+	for (int k = 0; k < spec->ninputs; k++) {
+		const struct xo_input_spec *q = &spec->input[k];
+
+		printf("%s{\"name\": ", k ? ", " : "");
+		xo_cli_json_string(q->name);
+		printf(", \"shape\": [null, ");
+		if (q->rank >= 2)
+			printf("%" PRId64 ", ", q->len);
+		if (q->rank == 3)
+			printf("%" PRId64 ", ", q->w);
+		printf("%" PRId64 "]}", q->ch);
+	}
+}
+
+/* Their rows of the table, as Keras prints a Functional's InputLayers. */
+static void inputs_text(const struct xo_model_spec *spec)
+{
+	for (int k = 0; k < spec->ninputs; k++) {
+		const struct xo_input_spec *q = &spec->input[k];
+		char name[XO_LAYER_NAME_MAX + 24], shape[64];
+
+		snprintf(name, sizeof(name), "%s (InputLayer)", q->name);
+		shape_str(q->rank, q->len, q->w, q->ch, shape, sizeof(shape));
+		if (strlen(name) > 31) { /* too wide for its column: its own line */
+			printf(" %s\n", name);
+			name[0] = '\0';
+		}
+		printf(" %-31s %-25s %-10d -\n\n", name, shape, 0);
+	}
 }
 
 static void commas(int64_t n, char *buf, size_t size)
@@ -102,7 +136,9 @@ int xo_cmd_summary(int argc, char **argv)
 			printf("%" PRId64 ", ", spec.in_len);
 		if (spec.in_rank == 3)
 			printf("%" PRId64 ", ", spec.in_w);
-		printf("%" PRId64 "], \"layers\": [", spec.in_ch);
+		printf("%" PRId64 "], \"input_layers\": [", spec.in_ch);
+		inputs_json(&spec);
+		printf("], \"layers\": [");
 		for (int i = 0; i < spec.nlayers; i++) {
 			const struct xo_layer_spec *l = &spec.layers[i];
 
@@ -136,6 +172,8 @@ int xo_cmd_summary(int argc, char **argv)
 		       rule);
 		printf(" %-31s %-25s %-10s%s\n%s\n", "Layer (type)", "Output Shape", "Param #",
 		       spec.graph ? " Connected to" : "", dbl);
+		if (spec.graph) /* a Functional's InputLayers first, as Keras lists them */
+			inputs_text(&spec);
 		for (int i = 0; i < spec.nlayers; i++) {
 			const struct xo_layer_spec *l = &spec.layers[i];
 			char name[XO_LAYER_NAME_MAX + 24], shape[64];

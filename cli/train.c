@@ -19,7 +19,8 @@
 #include "xo/model_spec.h"
 
 static const char usage[] =
-    "usage: xo train --model M [--weights DIR] --x X.npy --y Y.npy --save DIR\n"
+    "usage: xo train --model M [--weights DIR] --x X.npy [--x X2.npy ...] --y Y.npy\n"
+    "                --save DIR\n"
     "                [--device D] [--epochs N] [--batch-size N]\n"
     "                [--validation-split F] [--no-shuffle] [--seed S]\n";
 
@@ -42,9 +43,39 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 	}
 }
 
+/* x as fit takes it (*n samples): the one file read, checked against the
+ * model's input; or for several inputs their files joined per sample. 0,
+ * or 2 having said why. */
+static int train_x(const struct xo_model *m, const char *const *xpaths, int nx,
+                   struct xo_npy *x, int64_t *n)
+{
+	int64_t per = 1;
+
+	if (nx > 1 || xo_model_input_count(m) > 1) {
+		/* several inputs: one file each, joined per sample */
+		xo_npy_free(x);
+		if (xo_cli_inputs_join("train", m, xpaths, nx, x))
+			return 2;
+		*n = x->dim[0];
+		return 0;
+	}
+	for (int i = 1; i < x->ndim; i++)
+		per *= x->dim[i];
+	if (*n < 1 || x->ndim > 4 || per != xo_model_input_size(m))
+		return xo_usage_error("train",
+		                      "%s: shape %s does not match the model input (%" PRId64
+		                      " values per sample, first axis = samples)",
+		                      xpaths[0], xo_npy_shape_str(x), xo_model_input_size(m));
+	if (xo_model_input_npy(m, x, xpaths[0]) || xo_data_check_finite(x->data, *n, per, xpaths[0]))
+		return xo_usage_error("train", "%s", xo_last_error());
+	return 0;
+}
+
 int xo_cmd_train(int argc, char **argv)
 {
 	const char *model = NULL, *weights = NULL, *xpath = NULL, *ypath = NULL, *save = NULL;
+	const char *xpaths[XO_CLI_INPUTS_MAX];
+	int nx = 0;
 	const char *device = "cpu";
 	struct xo_fit_options o = xo_fit_options_default();
 	struct xo_backend *be = NULL;
@@ -52,7 +83,7 @@ int xo_cmd_train(int argc, char **argv)
 	struct xo_npy x = {0}, y = {0};
 	struct best best = {0, NAN, NAN, false};
 	float *onehot = NULL;
-	int64_t n, per, v64;
+	int64_t n, v64;
 	int rc = 2;
 
 	o.verbose = true;
@@ -74,7 +105,11 @@ int xo_cmd_train(int argc, char **argv)
 		} else if (!strcmp(a, "--weights")) {
 			weights = v;
 		} else if (!strcmp(a, "--x")) {
-			xpath = v;
+			/* one per model input, in the model's order */
+			if (nx == XO_CLI_INPUTS_MAX)
+				return xo_usage_error("train", "more than %d --x files",
+				                      XO_CLI_INPUTS_MAX);
+			xpath = xpaths[nx++] = v;
 		} else if (!strcmp(a, "--y")) {
 			ypath = v;
 		} else if (!strcmp(a, "--save")) {
@@ -116,13 +151,15 @@ int xo_cmd_train(int argc, char **argv)
 	o.checkpoint_dir = save;
 
 	/* x: float32, or int32/int64 ids for an int32 input (checked below) */
-	if (xo_npy_read_labels(xpath, &x) || xo_npy_read_labels(ypath, &y)) {
+	if ((nx == 1 && xo_npy_read_labels(xpath, &x)) || xo_npy_read_labels(ypath, &y)) {
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
 	/* Activations are sized for the largest batch fit can run: no more
 	 * than the samples (a --batch-size beyond them allocates nothing). */
 	n = x.ndim >= 2 ? x.dim[0] : 0;
+	if (nx > 1) /* several inputs: the labels' rows size the batch */
+		n = y.ndim >= 1 ? y.dim[0] : 0;
 	if (x.ndim >= 2 && n == 0) {
 		rc = xo_usage_error("train", "%s: no samples (the first axis is 0)", xpath);
 		goto out_free;
@@ -132,20 +169,8 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	per = 1;
-	for (int i = 1; i < x.ndim; i++)
-		per *= x.dim[i];
-	if (n < 1 || x.ndim > 4 || per != xo_model_input_size(m)) {
-		rc = xo_usage_error("train",
-		                    "%s: shape %s does not match the model input (%" PRId64
-		                    " values per sample, first axis = samples)",
-		                    xpath, xo_npy_shape_str(&x), xo_model_input_size(m));
+	if (train_x(m, xpaths, nx, &x, &n))
 		goto out_free;
-	}
-	if (xo_model_input_npy(m, &x, xpath) || xo_data_check_finite(x.data, n, per, xpath)) {
-		rc = xo_usage_error("train", "%s", xo_last_error());
-		goto out_free;
-	}
 	if (xo_cli_labels("train", &y, n, m, ypath, &onehot))
 		goto out_free;
 	/* A Keras model file opened with its own weights: training continues

@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "perfdb.h"
 #include "xo.h"
+#include "xo/model_spec.h"
 
 int xo_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -267,4 +268,102 @@ bool xo_cli_gpu_requested(const char *cmd, const char *spec)
 	}
 	xo_backend_close(be);
 	return true;
+}
+
+/* The samples a file holds for an input of per values a sample: its first
+ * axis, when the others multiply to per (up to (n, H, W, C)); else -1. */
+static int64_t input_rows(const struct xo_npy *a, int64_t per)
+{
+	int64_t got = 1;
+
+	if (a->ndim < 2 || a->ndim > 4 || a->dim[0] < 1)
+		return -1;
+	for (int i = 1; i < a->ndim; i++)
+		got *= a->dim[i];
+	return got == per ? a->dim[0] : -1;
+}
+
+/* The model's input names, "a, b" (messages). */
+static void input_names(const struct xo_model *m, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < xo_model_input_count(m) && used < size; k++) {
+		int w = snprintf(buf + used, size - used, "%s%s", k ? ", " : "",
+		                 xo_model_input_spec(m, k)->name);
+
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
+int xo_cli_inputs_join(const char *cmd, const struct xo_model *m, const char *const *paths,
+                       int np, struct xo_npy *x)
+{
+	int nin = xo_model_input_count(m);
+	struct xo_npy part = {0};
+	int64_t n = -1, off = 0, total = xo_model_input_size(m);
+	char names[XO_MODEL_INPUTS_MAX * (XO_LAYER_NAME_MAX + 2)];
+	int rc = 2;
+
+	memset(x, 0, sizeof(*x));
+	input_names(m, names, sizeof(names));
+	if (np != nin)
+		return xo_usage_error(cmd,
+		                      "%d input file%s for a model of %d input%s (%s): one per "
+		                      "model input, in its order",
+		                      np, np == 1 ? "" : "s", nin, nin == 1 ? "" : "s", names);
+	for (int k = 0; k < nin; k++) {
+		const struct xo_input_spec *q = xo_model_input_spec(m, k);
+		int64_t per = q->len * q->w * q->ch, rows;
+
+		if (xo_npy_read_labels(paths[k], &part)) {
+			xo_usage_error(cmd, "%s", xo_last_error());
+			goto out;
+		}
+		rows = input_rows(&part, per);
+		if (rows < 1) {
+			xo_usage_error(cmd,
+			               "%s: shape %s does not match input '%s' (%" PRId64
+			               " values per sample, first axis = samples)",
+			               paths[k], xo_npy_shape_str(&part), q->name, per);
+			goto out;
+		}
+		if (n >= 0 && rows != n) {
+			xo_usage_error(cmd,
+			               "%s: %" PRId64 " samples, but %s has %" PRId64
+			               " (every input needs one row per sample)",
+			               paths[k], rows, paths[0], n);
+			goto out;
+		}
+		if (xo_model_input_npy(m, &part, paths[k]) ||
+		    xo_data_check_finite(part.data, rows, per, paths[k])) {
+			xo_usage_error(cmd, "%s", xo_last_error());
+			goto out;
+		}
+		if (n < 0) {
+			n = rows;
+			x->data = malloc(sizeof(*x->data) * (size_t)(n * total));
+			if (!x->data) {
+				xo_usage_error(cmd, "out of memory");
+				goto out;
+			}
+		}
+		for (int64_t i = 0; i < n; i++)
+			memcpy(x->data + i * total + off, part.data + i * per,
+			       sizeof(*x->data) * (size_t)per);
+		off += per;
+		xo_npy_free(&part);
+	}
+	x->ndim = 2;
+	x->dim[0] = n;
+	x->dim[1] = total;
+	x->count = n * total;
+	x->itemsize = 4;
+	rc = 0;
+out:
+	xo_npy_free(&part);
+	if (rc)
+		xo_npy_free(x);
+	return rc;
 }

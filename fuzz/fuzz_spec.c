@@ -34,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	xo_fuzz_check_refusal(st, "spec");
 	if (st)
 		goto out;
-	total = (double)spec.in_len * (double)spec.in_w * (double)spec.in_ch;
+	total = 0.0;
+	for (int k = 0; k < spec.ninputs; k++) /* every input's batch rows */
+		total += (double)spec.input[k].len * (double)spec.input[k].w * (double)spec.input[k].ch;
 	for (int i = 0; i < spec.nlayers; i++) {
 		const struct xo_layer_spec *l = &spec.layers[i];
 

@@ -485,7 +485,9 @@ enum xo_status xo_checkpoint_check(const char *dir);
 /* XO_OK when dir has no manifest (plain NumPy weights) or every file matches
  * it; XO_EFORMAT naming the file when mixed, partial or truncated. */
 enum xo_status xo_checkpoint_verify(const char *dir);
-int64_t xo_model_input_size(const struct xo_model *m); /* len * ch of one sample */
+/* The values of one sample: len * w * ch; for a model of several inputs
+ * their sum, a sample being each input's one after the other, in order. */
+int64_t xo_model_input_size(const struct xo_model *m);
 /* input_dim when the model's input is int32 ids (`input T dtype=int32`, an
  * embedding's), else 0. Its x arrays still pass as floats: the ids' values,
  * each an integer in [0, input_dim) (input_dim <= 2^24, so exact). */

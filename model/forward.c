@@ -233,6 +233,35 @@ static enum xo_status gather(struct xo_model *m, const struct xo_tensor *data,
 	return xo_model_run_op(m, -1, XO_OP_gather, XO_DIR_FWD, &a);
 }
 
+/* The batch's inputs through index from the data set x (written by
+ * xo_model_write_x: each input's rows after the earlier inputs' rows), one
+ * gather per input into its rows of the batch (plan_build's views). */
+static enum xo_status gather_x(struct xo_model *m, const struct xo_tensor *x,
+                               const struct xo_tensor *index)
+{
+	int64_t rows = xo_tensor_dim(x, 0), n = m->plan_n, off = 0;
+	enum xo_status st = XO_OK;
+
+	if (m->spec.ninputs == 1)
+		return gather(m, x, index, m->x_flat);
+	for (int k = 0; !st && k < m->spec.ninputs; k++) {
+		const struct xo_input_spec *q = &m->spec.input[k];
+		int64_t per = q->len * q->w * q->ch;
+		struct xo_tensor *src = NULL, *dst = NULL;
+
+		st = xo_tensor_view((struct xo_tensor *)x, off * rows, 2, (int64_t[]){rows, per},
+		                    &src);
+		if (!st)
+			st = xo_tensor_view(m->xb, off * n, 2, (int64_t[]){n, per}, &dst);
+		if (!st)
+			st = gather(m, src, index, dst);
+		xo_tensor_free(dst);
+		xo_tensor_free(src);
+		off += per;
+	}
+	return st;
+}
+
 /* ---- fused whole-network path ----------------------------------------------- */
 
 /*
@@ -321,7 +350,7 @@ enum xo_status xo_model_infer(struct xo_model *m, const struct xo_tensor *x,
 	if (m->fuse_required)
 		return fused_refused(m, false);
 	if (index) {
-		st = gather(m, x, index, m->x_flat);
+		st = gather_x(m, x, index);
 		if (!st && t && !sparse(m))
 			st = gather(m, t, index, m->y_in);
 	}
@@ -350,7 +379,7 @@ enum xo_status xo_model_step(struct xo_model *m, const struct xo_tensor *x,
 	if (m->fuse_required)
 		return fused_refused(m, true);
 	if (index) {
-		st = gather(m, x, index, m->x_flat);
+		st = gather_x(m, x, index);
 		if (!st && !sparse(m))
 			st = gather(m, t, index, m->y_in);
 	}
@@ -573,6 +602,32 @@ enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, co
 	return XO_OK;
 }
 
+/* A model of several inputs: each sample of x holds the inputs' samples
+ * one after the other; t gets input 0's ns samples, then input 1's, ...
+ * (each input's rows one tensor: plan_build's views, gather_x). */
+static enum xo_status write_x_inputs(struct xo_model *m, struct xo_tensor *t, const float *x,
+                                     int64_t ns, const char *what)
+{
+	int64_t off = 0;
+	float *col = malloc(sizeof(*col) * (size_t)(ns * m->in_size + 1));
+	enum xo_status st;
+
+	if (!col)
+		return xo_error(XO_ENOMEM, "%s: out of memory", what);
+	for (int k = 0; k < m->spec.ninputs; k++) {
+		const struct xo_input_spec *q = &m->spec.input[k];
+		int64_t per = q->len * q->w * q->ch;
+
+		for (int64_t i = 0; i < ns; i++)
+			memcpy(col + off * ns + i * per, x + i * m->in_size + off,
+			       sizeof(*col) * (size_t)per);
+		off += per;
+	}
+	st = xo_tensor_write(t, col, 0, ns * m->in_size);
+	free(col);
+	return st;
+}
+
 /*
  * Writes ns samples of x (host floats, in_size each) to t from its element
  * 0. An int32 input (an embedding's ids) arrives as float values; each must
@@ -588,6 +643,8 @@ enum xo_status xo_model_write_x(struct xo_model *m, struct xo_tensor *t, const f
 	int32_t *ids;
 	enum xo_status st;
 
+	if (m->spec.ninputs > 1)
+		return write_x_inputs(m, t, x, ns, what);
 	if (!m->spec.in_int)
 		return xo_tensor_write(t, x, 0, count);
 	vocab = m->layers[0].s.p.rows;

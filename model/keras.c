@@ -350,8 +350,8 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_AVERAGE] = {{COMMON_KEYS}, merge_config, true},
     [XO_LAYER_MAXIMUM] = {{COMMON_KEYS}, merge_config, true},
     [XO_LAYER_MINIMUM] = {{COMMON_KEYS}, merge_config, true},
-    /* keras/src/layers/merging/concatenate.py get_config(): axis, the last
-     * only (another is refused naming it) */
+    /* keras/src/layers/merging/concatenate.py get_config(): axis, any
+     * axis of the sample (the batch axis refused by the spec) */
     [XO_LAYER_CONCATENATE] = {{COMMON_KEYS, {"axis", K_AXIS}}, merge_config, true},
     /* keras/src/layers/convolutional/base_depthwise_conv.py get_config():
      * the initializers have no effect once the weights are loaded; the
@@ -619,7 +619,12 @@ static enum xo_status axis_arg(const struct lctx *c, const json_t *v, struct sbu
 	const json_t *a = json_is_array(v) && json_array_size(v) == 1 ? json_array_get(v, 0) : v;
 	enum xo_status st = XO_OK;
 
-	if (json_is_integer(a) && json_integer_value(a) >= 1 && json_integer_value(a) <= 3) {
+	if (json_is_integer(v) && !strcmp(c->cls, "Concatenate") && json_integer_value(v) >= -4 &&
+	    json_integer_value(v) <= 3) {
+		/* any axis (an integer, as Keras's ops.concatenate takes it),
+		 * resolved and checked by the spec against the inputs' rank */
+		sb_printf(args, " axis=%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	} else if (json_is_integer(a) && json_integer_value(a) >= 1 && json_integer_value(a) <= 3) {
 		sb_printf(args, " axis=%" JSON_INTEGER_FORMAT, json_integer_value(a));
 	} else if (!json_is_integer(a) || json_integer_value(a) != -1) {
 		char *got = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
@@ -1041,12 +1046,13 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 
 /* A functional layer's wiring as the spec's inputs= (into wiring; empty
  * when it takes the previous spec layer's output, as a sequential layer
- * does). input names the InputLayer (the spec's "input"); the layers above
+ * does). input names the (first) InputLayer: the spec's "input" when it is
+ * the only one (multi false), else each input keeps its name; the layers above
  * it are the first n of layers (the InputLayer among them), searched from
  * the nearest. */
 static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, const char *input,
-                                        const char *prev, const json_t *layers, size_t n,
-                                        struct sbuf *wiring)
+                                        bool multi, const char *prev, const json_t *layers,
+                                        size_t n, struct sbuf *wiring)
 {
 	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg;
 	int count, nodes;
@@ -1079,8 +1085,9 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	if (count == 1 && !strcmp(from[0], prev ? prev : input))
 		return XO_OK;
 	sb_printf(wiring, " inputs=");
-	for (int k = 0; k < count; k++)
-		sb_printf(wiring, "%s%s", k ? "," : "", strcmp(from[k], input) ? from[k] : "input");
+	for (int k = 0; k < count; k++) /* several inputs keep their own names */
+		sb_printf(wiring, "%s%s", k ? "," : "",
+		          strcmp(from[k], input) || multi ? from[k] : "input");
 	return XO_OK;
 }
 
@@ -1106,13 +1113,94 @@ static enum xo_status layer_name_unique(const json_t *layers, size_t i, const st
 	return XO_OK;
 }
 
+/* The class name of layers[i] ("" when it has none). */
+static const char *entry_class(const json_t *layers, size_t i)
+{
+	const char *c = json_string_value(json_object_get(json_array_get(layers, i), "class_name"));
+
+	return c ? c : "";
+}
+
+/* The config name of layers[i] ("" when it has none). */
+static const char *entry_name(const json_t *layers, size_t i)
+{
+	const char *c = json_string_value(
+	    json_object_get(json_object_get(json_array_get(layers, i), "config"), "name"));
+
+	return c ? c : "";
+}
+
+/* A Functional's InputLayers: how many (*nin), and for several their
+ * names in Keras's order, the config's input_layers ([[name, 0, 0], ...]),
+ * which must list each InputLayer once. */
+static enum xo_status input_order(const json_t *cfg, const json_t *layers, const char *origin,
+                                  const char *names[XO_MODEL_INPUTS_MAX], int *nin)
+{
+	const json_t *il = json_object_get(cfg, "input_layers");
+	size_t count = 0;
+
+	for (size_t i = 0; i < json_array_size(layers); i++)
+		count += !strcmp(entry_class(layers, i), "InputLayer");
+	*nin = (int)(count < XO_MODEL_INPUTS_MAX ? count : XO_MODEL_INPUTS_MAX);
+	if (count <= 1)
+		return XO_OK;
+	if (count > XO_MODEL_INPUTS_MAX)
+		return xo_error(XO_EINVAL,
+		                "%s: %zu InputLayers, more than the %d inputs a model may have",
+		                origin, count, XO_MODEL_INPUTS_MAX);
+	if (!json_is_array(il) || json_array_size(il) != count)
+		return xo_error(XO_EFORMAT, "%s: input_layers does not list the model's %zu "
+		                            "InputLayers", origin, count);
+	for (size_t k = 0; k < count; k++) {
+		const char *name = tensor_name(json_array_get(il, k));
+		bool found = false;
+
+		for (size_t i = 0; name && i < json_array_size(layers); i++)
+			found |= !strcmp(entry_class(layers, i), "InputLayer") &&
+			         !strcmp(entry_name(layers, i), name);
+		for (size_t j = 0; name && j < k; j++)
+			found &= strcmp(names[j], name) != 0;
+		if (!found)
+			return xo_error(XO_EFORMAT, "%s: input_layers entry %zu is not one of the "
+			                            "model's InputLayers (each listed once)", origin, k);
+		names[k] = name;
+	}
+	return XO_OK;
+}
+
+/* The input lines of a model of several inputs, in Keras's order, each
+ * named as its InputLayer (layers take them by name in inputs=). */
+static enum xo_status input_lines(const json_t *layers, const char *origin,
+                                  const char *const *names, int nin, struct sbuf *spec)
+{
+	enum xo_status st = XO_OK;
+
+	for (int k = 0; !st && k < nin; k++)
+		for (size_t i = 0; !st && i < json_array_size(layers); i++) {
+			const json_t *cfg = json_object_get(json_array_get(layers, i), "config");
+			struct lctx c = {origin, names[k], "InputLayer", cfg};
+			bool have = false;
+
+			if (strcmp(entry_class(layers, i), "InputLayer") ||
+			    strcmp(entry_name(layers, i), names[k]))
+				continue;
+			st = layer_line(&c, &input_row, NULL, cfg, "", &have, spec);
+			if (!st && spec->len && spec->s[spec->len - 1] == '\n') {
+				spec->len--;
+				sb_printf(spec, " name=%s\n", names[k]);
+			}
+		}
+	return st;
+}
+
 static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
 {
 	const json_t *cls = json_object_get(root, "class_name");
 	const json_t *cfg = json_object_get(root, "config");
 	const json_t *layers;
 	bool functional, have_input = false;
-	const char *prev = NULL, *input = NULL;
+	const char *prev = NULL, *input = NULL, *in_names[XO_MODEL_INPUTS_MAX];
+	int nin;
 	struct sbuf wiring = {0};
 	enum xo_status st = XO_OK;
 
@@ -1139,6 +1227,9 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		return xo_error(XO_EINVAL, "%s: model config has %zu layers, more than the limit "
 		                           "of %d", origin, json_array_size(layers),
 		                XO_SPEC_LAYERS_MAX);
+	nin = 0;
+	if (functional && (st = input_order(cfg, layers, origin, in_names, &nin)))
+		return st;
 	/* Two passes: every layer's class and the chain first (so the message
 	 * names the layer Keras users look for), then every option. */
 	for (int pass = 0; pass < 2 && !st; pass++)
@@ -1181,11 +1272,13 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				kind = xo_layer_kinds[k].spec;
 			}
 		if (i == 0)
-			prev = input = NULL;
+			prev = NULL, input = nin > 1 ? in_names[0] : NULL;
 		wiring.len = 0;
 		if (wiring.s)
 			wiring.s[0] = '\0';
-		if (functional && row == &input_row) {
+		if (functional && row == &input_row && nin > 1) {
+			/* written first, in input_layers' order (input_lines) */
+		} else if (functional && row == &input_row) {
 			if (input) {
 				st = xo_error(XO_EINVAL, "%s: several inputs (InputLayer '%s' and '%s'): a "
 				                         "multi-input model is not supported yet",
@@ -1198,7 +1291,8 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				st = LAYER_ERR(&c, XO_EFORMAT, "comes before the model's InputLayer%s", "");
 				break;
 			}
-			if ((st = functional_inputs(l, &c, input, prev, layers, i, &wiring)))
+			if ((st = functional_inputs(l, &c, input, nin > 1, prev, layers, i,
+			                            &wiring)))
 				break;
 		}
 		if (!row) {
@@ -1216,7 +1310,10 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 			                      json_object_get(cfg, "build_input_shape"), spec)))
 				have_input = true;
 		}
-		if (!st && pass == 1)
+		if (!st && pass == 1 && i == 0 && nin > 1 &&
+		    !(st = input_lines(layers, origin, in_names, nin, spec)))
+			have_input = true;
+		if (!st && pass == 1 && !(nin > 1 && row == &input_row))
 			st = layer_line(&c, row, kind, lcfg, wiring.s ? wiring.s : "", &have_input,
 			                spec);
 		if (row != &input_row)
@@ -2462,9 +2559,17 @@ static bool model_is_graph(struct xo_model *m)
 static json_t *tensor_shape(struct xo_model *m, int j)
 {
 	const struct xo_layer_spec *ls = xo_model_layer_spec(m, j < 0 ? 0 : j);
+	const struct xo_input_spec *q = j < 0 ? xo_model_input_spec(m, -1 - j) : NULL;
 
-	return j < 0 ? batch_shape(ls->in_rank, ls->in_len, ls->in_w, ls->in_ch)
-	             : batch_shape(ls->out_rank, ls->out_len, ls->out_w, ls->out_ch);
+	return q ? batch_shape(q->rank, q->len, q->w, q->ch)
+	         : batch_shape(ls->out_rank, ls->out_len, ls->out_w, ls->out_ch);
+}
+
+/* The InputLayer's name of model input k: Keras's default, input_layer,
+ * for a model of one input; the spec's names for several. */
+static const char *input_layer_name(struct xo_model *m, int k)
+{
+	return xo_model_input_count(m) > 1 ? xo_model_input_spec(m, k)->name : "input_layer";
 }
 
 /* A functional layer's inbound_nodes (Keras 3's form: one node whose args
@@ -2477,7 +2582,7 @@ static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 
 	for (int k = 0; k < ls->ninputs; k++) {
 		int j = ls->inputs[k];
-		const char *from = j < 0 ? "input_layer" : xo_model_layer_spec(m, j)->name;
+		const char *from = j < 0 ? input_layer_name(m, -1 - j) : xo_model_layer_spec(m, j)->name;
 
 		json_array_append_new(
 		    ts, json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name", "__keras_tensor__",
@@ -2505,11 +2610,18 @@ static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 static json_t *functional_root(struct xo_model *m, json_t *layers)
 {
 	const char *last = xo_model_layer_spec(m, xo_model_layer_count(m) - 1)->name;
+	json_t *ins = json_pack("[s,i,i]", "input_layer", 0, 0);
 
-	return json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:[s,i,i], s:[s,i,i]}, s:s, s:{s:n}}",
+	if (xo_model_input_count(m) > 1) { /* Keras's list of [name, 0, 0] */
+		json_decref(ins);
+		ins = json_array();
+		for (int k = 0; k < xo_model_input_count(m); k++)
+			json_array_append_new(ins, json_pack("[s,i,i]", input_layer_name(m, k), 0, 0));
+	}
+	return json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:[s,i,i]}, s:s, s:{s:n}}",
 	                 "module", "keras.src.models.functional", "class_name", "Functional",
 	                 "config", "name", "functional", "trainable", 1, "layers", layers,
-	                 "input_layers", "input_layer", 0, 0, "output_layers", last, 0, 0,
+	                 "input_layers", ins, "output_layers", last, 0, 0,
 	                 "registered_name", "Functional", "build_config", "input_shape");
 }
 
@@ -2520,16 +2632,23 @@ static json_t *model_config(struct xo_model *m)
 	int nl = xo_model_layer_count(m);
 	bool graph = model_is_graph(m);
 
-	json_array_append_new(
-	    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
-	                      "keras.layers", "class_name", "InputLayer", "config", "batch_shape",
-	                      batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch),
-	                      "dtype", xo_model_input_ids(m) ? "int32" : "float32", "sparse", 0,
-	                      "ragged", 0, "name", "input_layer", "optional", 0,
-	                      "registered_name"));
-	if (graph) {
-		json_object_set_new(json_array_get(layers, 0), "name", json_string("input_layer"));
-		json_object_set_new(json_array_get(layers, 0), "inbound_nodes", json_array());
+	/* the InputLayers first, in the model's order */
+	for (int k = 0; k < xo_model_input_count(m); k++) {
+		const struct xo_input_spec *q = xo_model_input_spec(m, k);
+
+		json_array_append_new(
+		    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
+		                      "keras.layers", "class_name", "InputLayer", "config",
+		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch), "dtype",
+		                      xo_model_input_ids(m) ? "int32" : "float32", "sparse", 0,
+		                      "ragged", 0, "name", input_layer_name(m, k), "optional", 0,
+		                      "registered_name"));
+		if (graph) {
+			json_object_set_new(json_array_get(layers, (size_t)k), "name",
+			                    json_string(input_layer_name(m, k)));
+			json_object_set_new(json_array_get(layers, (size_t)k), "inbound_nodes",
+			                    json_array());
+		}
 	}
 	for (int i = 0; i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
@@ -2770,9 +2889,9 @@ static void bidirectional_config(const struct xo_layer_spec *ls, json_t *cfg)
 }
 
 /* The merge layers (Add, ...): the base layer's config alone; Concatenate
- * adds its axis (the last: -1) */
+ * adds its axis (-1 for the last, else its positive index) */
 static void merge_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	if (ls->p.mode == XO_MERGE_CONCATENATE)
-		json_object_set_new(cfg, "axis", json_integer(-1));
+		json_object_set_new(cfg, "axis", json_integer(ls->axis ? ls->axis : -1));
 }

@@ -1,20 +1,32 @@
 /*
  * layer_merge.c - Keras's merge layers (Add, Subtract, Multiply, Average,
- * Maximum, Minimum, Concatenate on the last axis): no variables, two
- * inputs (l->in, l->in2), one merge op each way in the mode spec.c set
- * from the kind. The backward gives each input its gradient (gin, gin2:
+ * Maximum, Minimum, Concatenate on any axis): no variables, two inputs
+ * (l->in, l->in2), one merge op each way in the mode spec.c set from the
+ * kind (a Concatenate on an axis before the last runs on the op's views
+ * of its tensors, l->op_*: model_run.h). The backward gives each input its gradient (gin, gin2:
  * NULL where none is needed; the graph plumbing sums fan-out).
  */
 #include "model_run.h"
+
+/* t, or its op view v where the plan made one */
+static const struct xo_tensor *opv(const struct xo_tensor *v, const struct xo_tensor *t)
+{
+	return v ? v : t;
+}
+
+static struct xo_tensor *opv_dst(struct xo_tensor *v, struct xo_tensor *t)
+{
+	return v ? v : t;
+}
 
 static int merge_forward(const struct layer *l, const struct layer_ctx *c,
                          struct layer_call out[LAYER_CALLS_MAX])
 {
 	out[0].op = XO_OP_merge;
 	out[0].a = (struct xo_op_args){.p = c->p};
-	out[0].a.src[0] = l->in;
-	out[0].a.src[1] = l->in2;
-	out[0].a.dst[0] = l->out;
+	out[0].a.src[0] = opv(l->op_in, l->in);
+	out[0].a.src[1] = opv(l->op_in2, l->in2);
+	out[0].a.dst[0] = opv_dst(l->op_out, l->out);
 	return 1;
 }
 
@@ -25,11 +37,11 @@ static int merge_backward(const struct layer *l, const struct layer_ctx *c,
 		return 0;
 	out[0].op = XO_OP_merge;
 	out[0].a = (struct xo_op_args){.p = c->p};
-	out[0].a.src[0] = l->in;
-	out[0].a.src[1] = l->in2;
-	out[0].a.src[2] = l->gout;
-	out[0].a.dst[0] = l->gin;
-	out[0].a.dst[1] = l->gin2;
+	out[0].a.src[0] = opv(l->op_in, l->in);
+	out[0].a.src[1] = opv(l->op_in2, l->in2);
+	out[0].a.src[2] = opv(l->op_gout, l->gout);
+	out[0].a.dst[0] = opv_dst(l->op_gin, l->gin);
+	out[0].a.dst[1] = opv_dst(l->op_gin2, l->gin2);
 	return 1;
 }
 

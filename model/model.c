@@ -68,6 +68,17 @@ enum xo_status xo_model_run_op(struct xo_model *m, int layer, enum xo_op op, enu
 
 void xo_model_plan_free(struct xo_model *m)
 {
+	/* views of views first: concatenate's op views (plan_cat_views) */
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		struct xo_tensor **v[] = {&l->op_in,  &l->op_in2,  &l->op_out,
+		                          &l->op_gin, &l->op_gin2, &l->op_gout};
+
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			xo_tensor_free(*v[k]);
+			*v[k] = NULL;
+		}
+	}
 	for (int i = 0; i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
 
@@ -96,12 +107,22 @@ void xo_model_plan_free(struct xo_model *m)
 		l->in = NULL;
 		l->out_owned = false;
 	}
+	for (int k = 1; k < XO_MODEL_INPUTS_MAX; k++) {
+		xo_tensor_free(m->x_part[k]);
+		m->x_part[k] = NULL;
+	}
 	xo_tensor_free(m->x_in);
 	xo_tensor_free(m->x_flat);
 	xo_tensor_free(m->y_in);
 	xo_tensor_free(m->idx_v);
 	m->x_in = m->x_flat = m->y_in = m->idx_v = NULL;
 	m->plan_n = 0;
+}
+
+/* The elements of one sample of a model input. */
+static int64_t input_size(const struct xo_input_spec *q)
+{
+	return q->len * q->w * q->ch;
 }
 
 /* Dims of n samples of shape (rank, len, w, ch). */
@@ -137,11 +158,13 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 			g = l->acc_edge[k] && !l->own_gout ? p->gacc : p->gout;
 		if (l->acc_edge[k] && training && p && p->has_grad)
 			l->acc_add[k] = g; /* a view's own gout: set by plan_layer */
+		const struct xo_tensor *x = j >= 0 ? NULL : j == -1 ? m->x_in : m->x_part[-1 - j];
+
 		if (k == 0) {
-			l->in = p ? p->out : m->x_in;
+			l->in = p ? p->out : x;
 			l->gin = g;
 		} else {
-			l->in2 = p ? p->out : m->x_in;
+			l->in2 = p ? p->out : x;
 			l->gin2 = g;
 		}
 	}
@@ -215,10 +238,33 @@ static enum xo_status plan_layer(struct xo_model *m, struct layer *l, int64_t n,
 	return st;
 }
 
+/* A concatenate on an axis before the last: the merge op's views of its
+ * tensors, [n][rows][ca], [n][rows][cb], [n][rows][ca + cb] (model_run.h). */
+static enum xo_status plan_cat_views(struct layer *l, int64_t n)
+{
+	const struct xo_params *p = &l->s.p;
+	int64_t da[3] = {n, p->len, p->ch}, db[3] = {n, p->len, p->ch_b};
+	int64_t dy[3] = {n, p->len, p->ch + p->ch_b};
+	enum xo_status st;
+
+	st = xo_tensor_view((struct xo_tensor *)l->in, 0, 3, da, &l->op_in);
+	if (!st)
+		st = xo_tensor_view((struct xo_tensor *)l->in2, 0, 3, db, &l->op_in2);
+	if (!st)
+		st = xo_tensor_view(l->out, 0, 3, dy, &l->op_out);
+	if (!st && l->gin)
+		st = xo_tensor_view(l->gin, 0, 3, da, &l->op_gin);
+	if (!st && l->gin2)
+		st = xo_tensor_view(l->gin2, 0, 3, db, &l->op_gin2);
+	if (!st && l->gout)
+		st = xo_tensor_view(l->gout, 0, 3, dy, &l->op_gout);
+	return st;
+}
+
 /* Views for batch size n (<= cap) in training or inference mode. */
 enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 {
-	int64_t dims[4];
+	int64_t dims[4], off = 0;
 	enum xo_status st;
 	int nd;
 
@@ -233,6 +279,15 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 	 * through this view as what they are */
 	if (!st && m->spec.in_int)
 		m->x_in->dtype = XO_DTYPE_I32;
+	/* later inputs: each its own rows after the earlier inputs' n rows
+	 * (xo_model_write_x; forward.c gather_x) */
+	for (int k = 1; !st && k < m->spec.ninputs; k++) {
+		const struct xo_input_spec *q = &m->spec.input[k];
+
+		off += n * input_size(&m->spec.input[k - 1]);
+		nd = sample_dims(n, q->rank, q->len, q->w, q->ch, dims);
+		st = xo_tensor_view(m->xb, off, nd, dims, &m->x_part[k]);
+	}
 	if (!st)
 		st = xo_tensor_view(m->xb, 0, 2, (int64_t[]){n, m->in_size}, &m->x_flat);
 	if (!st)
@@ -252,6 +307,8 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 			st = xo_tensor_view(l->gaccbuf, 0, nd, dims, &l->gacc);
 		if (!st)
 			st = plan_layer(m, l, n, training, nd, dims);
+		if (!st && layer_cat_rows(&l->s))
+			st = plan_cat_views(l, n);
 		if (st)
 			goto out_free;
 	}
@@ -537,7 +594,9 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 		    .need_dx = l->need_dx,
 		};
 	}
-	m->in_size = m->spec.in_len * m->spec.in_w * m->spec.in_ch;
+	m->in_size = 0;
+	for (int k = 0; k < m->spec.ninputs; k++)
+		m->in_size += input_size(&m->spec.input[k]);
 	m->classes = m->layers[m->nlayers - 1].s.out_len * m->layers[m->nlayers - 1].s.out_w *
 	             m->layers[m->nlayers - 1].s.out_ch;
 	m->compile = m->spec.compile;
@@ -661,6 +720,10 @@ struct xo_params xo_model_layer_params(const struct xo_model *m, int i, bool tra
 		p.width = l->s.in_w;
 	}
 	p.ch = l->s.in_ch;
+	if (l->s.kind == XO_LAYER_CONCATENATE) { /* rows and row parts: spec.c */
+		p.len = l->s.p.len;
+		p.ch = l->s.p.ch;
+	}
 	if (l->s.kind == XO_LAYER_EMBEDDING) { /* ids [T] -> [T][output_dim] */
 		p.len = l->s.in_ch;
 		p.ch = l->s.out_ch;
@@ -810,6 +873,16 @@ int64_t xo_model_input_ids(const struct xo_model *m)
 const struct xo_layer_spec *xo_model_layer_spec(const struct xo_model *m, int i)
 {
 	return &m->layers[i].s;
+}
+
+int xo_model_input_count(const struct xo_model *m)
+{
+	return m->spec.ninputs;
+}
+
+const struct xo_input_spec *xo_model_input_spec(const struct xo_model *m, int k)
+{
+	return &m->spec.input[k];
 }
 
 int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out[XO_LAYER_VARS_MAX])

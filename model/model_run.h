@@ -78,7 +78,19 @@ struct layer {
 	 * the plan. */
 	struct xo_tensor *pv[LAYER_PVIEWS_MAX];
 	struct xo_tensor *sv[LAYER_SVIEWS_MAX];
+	/* concatenate on an axis before the last (layer_cat_rows): the merge
+	 * op's views [n][rows][ca], [n][rows][cb], [n][rows][ca + cb] (s.p) of
+	 * in, in2, out and of gin, gin2, gout (NULL where those are NULL),
+	 * made by the plan; the sample-shaped tensors stay what the other
+	 * layers see */
+	struct xo_tensor *op_in, *op_in2, *op_out, *op_gin, *op_gin2, *op_gout;
 };
+/* A concatenate whose op sees other rows than the sample's leading axes:
+ * it joins an axis before the last (spec.c's shape_concatenate). */
+static inline bool layer_cat_rows(const struct xo_layer_spec *s)
+{
+	return s->kind == XO_LAYER_CONCATENATE && s->axis != 0;
+}
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
 static inline enum xo_op act_op(enum xo_activation a)
 {
@@ -294,6 +306,11 @@ struct xo_model {
 	int64_t plan_n; /* 0: no plan */
 	bool plan_training;
 	struct xo_tensor *x_in, *x_flat, *y_in, *idx_v;
+	/* A model of several inputs: input k >= 1 of the batch (x_in is input
+	 * 0's). The batch's rows are one input after another, n samples of
+	 * input 0, then of input 1, ...: each input a tensor of its own, as
+	 * its layers take it; [0] unused. */
+	struct xo_tensor *x_part[XO_MODEL_INPUTS_MAX];
 	int64_t iteration; /* optimizer steps taken (Keras optimizer.iterations) */
 	struct xo_compile compile; /* loss, optimizer and metric (the spec's) */
 	int64_t lw;                /* label values per sample: 1 (sparse ids) or classes */

@@ -406,6 +406,27 @@ static enum xo_status set_norm_arg(struct xo_layer_spec *l, const char *key, con
 	double r;
 	int64_t v;
 
+	if (!strcmp(key, "axis") && l->kind == XO_LAYER_CONCATENATE) {
+		/* any axis of the sample, negative from the last (Keras's
+		 * ops.concatenate); resolved against the rank when the shapes
+		 * are known (shape_concatenate); 0 is the batch axis */
+		if (!strcmp(val, "-1"))
+			l->axis = 0;
+		else if (!strcmp(val, "0"))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "axis=0: the batch axis (Concatenate joins the samples' "
+			                  "tensors along an axis of the sample)");
+		else if (parse_pos_int(val, &v) && v <= 3)
+			l->axis = (int)v;
+		else if (val[0] == '-' && parse_pos_int(val + 1, &v) && v <= 4)
+			l->axis = -(int)v;
+		else
+			return spec_error(XO_EINVAL, origin, line,
+			                  "axis=%s: expected an axis of the sample (1 to 3, or -1 to "
+			                  "-3 counting from the last)",
+			                  val);
+		return XO_OK;
+	}
 	if (!strcmp(key, "axis")) {
 		/* -1, or a positive index checked against the input's rank
 		 * when the shapes are known (axis_check) */
@@ -1155,9 +1176,8 @@ static enum xo_status shape_repeat_vector(struct xo_layer_spec *l, const char *o
 	return resize_out(l, origin, XO_OP_up_sampling, 2);
 }
 
-/* The merge layers: the first input's shape; concatenate adds the
- * second's channels (p.ch_b, set from the wiring), the others take two
- * inputs of one shape (Keras's merge layers do not broadcast here). */
+/* The merge layers: the first input's shape; the elementwise ones take
+ * two inputs of one shape (Keras's merge layers do not broadcast here). */
 static enum xo_status shape_merge(struct xo_layer_spec *l, const char *origin, enum xo_merge mode)
 {
 	l->p.mode = mode;
@@ -1165,16 +1185,18 @@ static enum xo_status shape_merge(struct xo_layer_spec *l, const char *origin, e
 	l->out_len = l->in_len;
 	l->out_w = l->in_w;
 	l->out_ch = l->in_ch;
-	if (mode == XO_MERGE_CONCATENATE)
-		return xo_add_ok(l->in_ch, l->p.ch_b, &l->out_ch)
-		           ? XO_OK
-		           : spec_error(XO_EOVERFLOW, origin, l->line, "%s: size overflows",
-		                        l->name);
-	if (l->p.ch_b != l->in_ch)
+	if (l->in2_len == l->in_len && l->in2_w == l->in_w && l->p.ch_b != l->in_ch)
 		return spec_error(XO_EINVAL, origin, l->line,
 		                  "%s: inputs of incompatible shapes: the last axis %" PRId64
 		                  " and %" PRId64 " (a %s layer takes tensors of one shape)",
 		                  l->name, l->in_ch, l->p.ch_b, xo_layer_kinds[l->kind].keras);
+	if (l->p.ch_b != l->in_ch || l->in2_len != l->in_len || l->in2_w != l->in_w)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: inputs of incompatible shapes: [%" PRId64 "][%" PRId64
+		                  "][%" PRId64 "] and [%" PRId64 "][%" PRId64 "][%" PRId64
+		                  "] (a %s layer takes tensors of one shape)",
+		                  l->name, l->in_len, l->in_w, l->in_ch, l->in2_len, l->in2_w,
+		                  l->p.ch_b, xo_layer_kinds[l->kind].keras);
 	return XO_OK;
 }
 
@@ -1208,12 +1230,68 @@ static enum xo_status shape_minimum(struct xo_layer_spec *l, const char *origin)
 	return shape_merge(l, origin, XO_MERGE_MINIMUM);
 }
 
-/* concatenate: along the last axis only (axis -1, or its index) */
+/* The sample's axes of a rank-r shape [len][w][ch] as Keras counts them
+ * (axis 1 first; w is an axis at rank 3 only). */
+static int sample_axes(int rank, int64_t len, int64_t w, int64_t ch, int64_t d[3])
+{
+	int n = 0;
+
+	if (rank >= 2)
+		d[n++] = len;
+	if (rank == 3)
+		d[n++] = w;
+	d[n++] = ch;
+	return n;
+}
+
+/* concatenate: tensors of one rank and shape but along the joined axis
+ * (Keras's axis, the batch axis 0 refused; negative counts from the last).
+ * The merge op joins rows: the axes before the joined one are its rows
+ * (p.len), the joined axis and those after it each row's elements (p.ch,
+ * p.ch_b), so one op serves every axis, the bytes in Keras's layout. */
 static enum xo_status shape_concatenate(struct xo_layer_spec *l, const char *origin)
 {
-	if (axis_check(l, origin))
-		return XO_EINVAL;
-	return shape_merge(l, origin, XO_MERGE_CONCATENATE);
+	int64_t a[3], b[3], o[3], rows = 1, ca = 1, cb = 1;
+	int r = sample_axes(l->in_rank, l->in_len, l->in_w, l->in_ch, a);
+	int ax = l->axis == 0 ? r : l->axis > 0 ? l->axis : r + 1 + l->axis;
+
+	sample_axes(l->in_rank, l->in2_len, l->in2_w, l->p.ch_b, b);
+	if (l->axis > r || ax < 0)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: axis=%d is out of range for a rank-%d input (1 to %d, or "
+		                  "-1 to -%d)",
+		                  l->name, l->axis ? l->axis : -1, r + 1, r, r);
+	if (ax == 0)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: axis=%d: the batch axis (Concatenate joins the samples' "
+		                  "tensors along an axis of the sample)",
+		                  l->name, l->axis);
+	for (int k = 0; k < r; k++) {
+		if (k + 1 != ax && a[k] != b[k])
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "%s: a Concatenate layer requires inputs with matching "
+			                  "shapes except for the concatenation axis %d: axis %d is "
+			                  "%" PRId64 " and %" PRId64,
+			                  l->name, ax, k + 1, a[k], b[k]);
+		o[k] = a[k];
+		if (k + 1 < ax)
+			rows *= a[k];
+		else if (!xo_mul_ok(ca, a[k], &ca) || !xo_mul_ok(cb, b[k], &cb))
+			return spec_error(XO_EOVERFLOW, origin, l->line, "%s: size overflows",
+			                  l->name);
+	}
+	if (!xo_add_ok(a[ax - 1], b[ax - 1], &o[ax - 1]))
+		return spec_error(XO_EOVERFLOW, origin, l->line, "%s: size overflows", l->name);
+	l->axis = ax == r ? 0 : ax;
+	l->p.mode = XO_MERGE_CONCATENATE;
+	l->p.len = rows;
+	l->p.ch = ca;
+	l->p.ch_b = cb;
+	l->out_rank = l->in_rank;
+	l->out_len = r >= 2 ? o[0] : 1;
+	l->out_w = r == 3 ? o[1] : 1;
+	l->out_ch = o[r - 1];
+	return XO_OK;
 }
 
 /* Required arguments (Keras's layers have no default for them). */
@@ -1613,15 +1691,50 @@ static enum xo_status parse_compile(struct xo_compile *c, char **tok, int ntok,
 	return XO_OK;
 }
 
+/* An input line's name=: the first input's is "input" unless given; every
+ * later one needs its own (a layer names it in inputs=). */
+static enum xo_status input_name(struct xo_model_spec *s, const char *val, const char *origin,
+                                 int line)
+{
+	struct xo_input_spec *in = &s->input[s->ninputs];
+
+	if (!valid_name(val))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "input: bad name '%s' (letters, digits, _ - . only)", val);
+	for (int k = 0; k < s->ninputs; k++)
+		if (!strcmp(s->input[k].name, val))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "input: duplicate input name '%s' (line %d)", val,
+			                  s->input[k].line);
+	snprintf(in->name, sizeof(in->name), "%s", val);
+	return XO_OK;
+}
+
 static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok, const char *origin,
                                   int line)
 {
+	struct xo_input_spec *in = &s->input[s->ninputs];
 	int64_t v[3], n;
 	int nv = 0;
+	bool is_int = false;
+	enum xo_status st;
 
-	s->in_int = false;
+	if (s->ninputs == XO_MODEL_INPUTS_MAX)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "input: more than %d inputs, the limit for a model",
+		                  XO_MODEL_INPUTS_MAX);
+	memset(in, 0, sizeof(*in));
+	in->line = line;
+	if (!s->ninputs)
+		snprintf(in->name, sizeof(in->name), "input");
 	for (int i = 1; i < ntok; i++) {
 		const char *t = tok[i];
+
+		if (!strncmp(t, "name=", 5)) {
+			if ((st = input_name(s, t + 5, origin, line)))
+				return st;
+			continue;
+		}
 
 		/* dtype=int32: the samples are integer ids (an embedding's);
 		 * float32 is the default */
@@ -1630,7 +1743,7 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 			if (*t == '"' || *t == '\'')
 				t++;
 			if (!strncmp(t, "int32", 5) && strspn(t + 5, "\"'") == strlen(t + 5))
-				s->in_int = true;
+				is_int = true;
 			else if (!(!strncmp(t, "float32", 7) && strspn(t + 7, "\"'") == strlen(t + 7)))
 				return spec_error(XO_EINVAL, origin, line,
 				                  "input: dtype=%s: expected int32 or float32", tok[i] + 6);
@@ -1664,13 +1777,30 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 		return spec_error(XO_EINVAL, origin, line,
 		                  "input: expected 'input H W CH', 'input LEN CH' or 'input "
 		                  "FEATURES'");
-	s->in_rank = nv;
-	s->in_len = nv >= 2 ? v[0] : 1;
-	s->in_w = nv == 3 ? v[1] : 1;
-	s->in_ch = v[nv - 1];
-	if (!xo_mul_ok(s->in_len, s->in_w, &n) || !xo_mul_ok(n, s->in_ch, &n) ||
+	if (!in->name[0])
+		return spec_error(XO_EINVAL, origin, line,
+		                  "input: a second input needs name=NAME (the layers that take "
+		                  "it say inputs=NAME)");
+	in->rank = nv;
+	in->len = nv >= 2 ? v[0] : 1;
+	in->w = nv == 3 ? v[1] : 1;
+	in->ch = v[nv - 1];
+	if (!xo_mul_ok(in->len, in->w, &n) || !xo_mul_ok(n, in->ch, &n) ||
 	    n > (INT64_C(1) << 40))
 		return spec_error(XO_EINVAL, origin, line, "input: size overflows");
+	/* ids feed the first layer, an embedding (layer_check): one input */
+	if ((is_int && s->ninputs) || (s->in_int && s->ninputs))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "input: dtype=int32 in a model of several inputs is not "
+		                  "supported yet");
+	if (!s->ninputs) {
+		s->in_int = is_int;
+		s->in_rank = nv;
+		s->in_len = in->len;
+		s->in_w = in->w;
+		s->in_ch = in->ch;
+	}
+	s->ninputs++;
 	return XO_OK;
 }
 
@@ -1721,6 +1851,15 @@ static int nameset_find(const int *set, const struct xo_layer_spec *layers, cons
 	return -1;
 }
 
+/* -1 - k for the model input named name, else 0. */
+static int model_input_find(const struct xo_model_spec *s, const char *name)
+{
+	for (int k = 0; k < s->ninputs; k++)
+		if (!strcmp(s->input[k].name, name))
+			return -1 - k;
+	return 0;
+}
+
 /* Takes the inputs=A[,B] argument out of tok (any kind may have one) into
  * l->inputs: earlier layers by name, "input" for the model input. Without
  * one a layer takes the previous layer's output (or the input). */
@@ -1748,13 +1887,13 @@ static enum xo_status layer_inputs(struct spec_parse *ps, struct xo_layer_spec *
 	(*ntok)--;
 	l->ninputs = 0;
 	for (char *t = strtok_r(val, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int j = strcmp(t, "input") ? nameset_find(ps->names, ps->out->layers, t) : -1;
+		int j = model_input_find(ps->out, t);
 
-		if (strcmp(t, "input") && j < 0)
+		if (!j && (j = nameset_find(ps->names, ps->out->layers, t)) < 0)
 			return spec_error(XO_EINVAL, origin, line,
 			                  "inputs=%s: no earlier layer is named '%s' (a layer takes "
-			                  "the outputs of layers above it, or 'input')",
-			                  t, t);
+			                  "the outputs of layers above it, or '%s')",
+			                  t, t, ps->out->input[0].name);
 		if (l->ninputs == XO_LAYER_INPUTS_MAX)
 			return spec_error(XO_EINVAL, origin, line,
 			                  "inputs=: more than %d inputs (merging more tensors in one "
@@ -1785,11 +1924,12 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
 		                  xo_layer_kinds[l->kind].spec, l->ninputs);
 	for (int k = 0; k < l->ninputs; k++) {
 		const struct xo_layer_spec *q = l->inputs[k] >= 0 ? &out->layers[l->inputs[k]] : NULL;
+		const struct xo_input_spec *in = q ? NULL : &out->input[-1 - l->inputs[k]];
 
-		sh[k][0] = q ? q->out_rank : out->in_rank;
-		sh[k][1] = q ? q->out_len : out->in_len;
-		sh[k][2] = q ? q->out_w : out->in_w;
-		sh[k][3] = q ? q->out_ch : out->in_ch;
+		sh[k][0] = q ? q->out_rank : in->rank;
+		sh[k][1] = q ? q->out_len : in->len;
+		sh[k][2] = q ? q->out_w : in->w;
+		sh[k][3] = q ? q->out_ch : in->ch;
 	}
 	for (int k = 0; k < l->ninputs; k++)
 		if (l->inputs[k] < 0 && out->in_int && l->kind != XO_LAYER_EMBEDDING)
@@ -1803,13 +1943,17 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
 	l->in_ch = sh[0][3];
 	if (!merge)
 		return XO_OK;
-	if (sh[1][0] != sh[0][0] || sh[1][1] != sh[0][1] || sh[1][2] != sh[0][2])
+	if (sh[1][0] != sh[0][0])
 		return spec_error(XO_EINVAL, origin, l->line,
 		                  "%s: inputs of incompatible shapes: [%" PRId64 "][%" PRId64
 		                  "][%" PRId64 "] (rank %d) and [%" PRId64 "][%" PRId64 "][%" PRId64
 		                  "] (rank %d)",
 		                  l->name, sh[0][1], sh[0][2], sh[0][3], (int)sh[0][0], sh[1][1],
 		                  sh[1][2], sh[1][3], (int)sh[1][0]);
+	/* the second's shape, checked against the first's by the shape rule
+	 * (Concatenate's may differ along its axis) */
+	l->in2_len = sh[1][1];
+	l->in2_w = sh[1][2];
 	l->p.ch_b = sh[1][3];
 	return XO_OK;
 }
@@ -1822,10 +1966,22 @@ static enum xo_status graph_check(const struct xo_model_spec *out, const char *o
 
 	if (!used)
 		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	bool fed[XO_MODEL_INPUTS_MAX] = {false};
+
 	for (int i = 0; i < out->nlayers; i++)
 		for (int k = 0; k < out->layers[i].ninputs; k++)
 			if (out->layers[i].inputs[k] >= 0)
 				used[out->layers[i].inputs[k]] = 1;
+			else
+				fed[-1 - out->layers[i].inputs[k]] = true;
+	for (int k = 0; k < out->ninputs; k++)
+		if (!fed[k]) {
+			free(used);
+			return spec_error(XO_EINVAL, origin, out->input[k].line,
+			                  "input '%s' feeds no layer (every model input must be "
+			                  "taken by some layer's inputs=)",
+			                  out->input[k].name);
+		}
 	for (int i = 0; i + 1 < out->nlayers; i++)
 		if (!used[i]) {
 			const struct xo_layer_spec *l = &out->layers[i];
@@ -2053,6 +2209,10 @@ static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
 			snprintf(l->name, sizeof(l->name), "%s", kname);
 		(*c)++;
 	}
+	if (model_input_find(out, l->name))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "layer name '%s' names a model input (line %d)", l->name,
+		                  out->input[-1 - model_input_find(out, l->name)].line);
 	{
 		int j = nameset_add(ps->names, out->layers, out->nlayers);
 
@@ -2091,11 +2251,15 @@ static enum xo_status header_line(struct spec_parse *ps, char **tok, int ntok, b
 		return st;
 	}
 	if (!strcmp(tok[0], "input") || !strcmp(tok[0], "Input")) {
-		if (ps->have_input)
+		/* several input lines: a multi-input model, the inputs in
+		 * Keras's order; all of them above the first layer */
+		if (out->nlayers)
 			return spec_error(XO_EFORMAT, origin, line,
-			                  "a second input line (only the first line may be "
-			                  "input)");
+			                  "an input line after a layer (the input lines come "
+			                  "first)");
 		st = parse_input(out, tok, ntok, origin, line);
+		if (!st && out->ninputs > 1)
+			out->graph = true;
 		if (!st)
 			ps->have_input = true;
 		return st;

@@ -56,6 +56,13 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 		h = fnv_i64(h, spec.in_w);
 	if (spec.in_int) /* int32 ids: hashed only when set (old fingerprints stay) */
 		h = fnv_i64(h, 32);
+	/* the later inputs of a multi-input model, in order (hashed only
+	 * when there are any: one-input fingerprints stay) */
+	for (int k = 1; k < spec.ninputs; k++) {
+		const struct xo_input_spec *q = &spec.input[k];
+
+		h = fnv_i64(fnv_i64(fnv_i64(fnv_i64(fnv_i64(h, k), q->rank), q->len), q->w), q->ch);
+	}
 	for (int i = 0; i < spec.nlayers; i++) {
 		const struct xo_layer_spec *l = &spec.layers[i];
 		const int64_t v[] = {l->kind,         l->in_len,        l->in_ch,
@@ -91,6 +98,10 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 			for (int k = 0; k < l->ninputs; k++)
 				h = fnv_i64(h, l->inputs[k]);
 		}
+		/* concatenate on an axis before the last (a kind without older
+		 * fingerprints to keep for it) */
+		if (l->kind == XO_LAYER_CONCATENATE && l->axis)
+			h = fnv_i64(h, l->axis);
 		if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
 			h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
 		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {

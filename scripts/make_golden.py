@@ -525,6 +525,27 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 89,
     },
+    # several inputs (--only multi_seq): a sequence through Conv1D joined
+    # with a second sequence along the time axis (Concatenate axis=1), a
+    # flat third input through Dense, the branches joined on the last axis;
+    # gradients reach every branch
+    "multi_seq": {
+        "spec": (
+            "# golden: three inputs, Concatenate on the time axis and the last\n"
+            "input name=seq 6 3\n"
+            "input name=tail 4 3\n"
+            "input name=flat 5\n"
+            "conv1d name=c1 inputs=seq filters=3 kernel_size=3 padding=same activation=relu\n"
+            "concatenate name=join_t inputs=c1,tail axis=1\n"
+            "conv1d name=c2 filters=4 kernel_size=3 activation=tanh\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=df inputs=flat units=4 activation=relu\n"
+            "concatenate name=join inputs=gap,df\n"
+            "dense name=head units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 107,
+    },
 }
 
 
@@ -588,6 +609,25 @@ def parse_spec(text):
     return shape, layers
 
 
+def spec_inputs(text):
+    """The input lines as [(name, shape)]: the first unnamed one is
+    "input"; a model of several inputs names each (docs/model.md)."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].split()
+        if line and line[0] == "input":
+            args = dict(tok.split("=", 1) for tok in line[1:] if "=" in tok)
+            out.append((args.get("name", "input"),
+                        tuple(int(v) for v in line[1:] if "=" not in v)))
+    return out
+
+
+def joined(xs):
+    """Several inputs' samples as one array, each sample's inputs one
+    after the other (as xo's model API and its x.npy take them)."""
+    return np.concatenate([x.reshape(len(x), -1) for x in xs], axis=1)
+
+
 def spec_names(text):
     """Layer names as crossover (and a fresh Keras session) gives them:
     explicit name=, else conv1d, conv1d_1, ... counted per kind."""
@@ -609,8 +649,10 @@ MERGES = {"add": keras.layers.Add, "subtract": keras.layers.Subtract,
 
 
 def is_graph(text):
-    """A functional graph: some layer says inputs= or merges."""
-    return any("inputs" in a or k in MERGES for k, a in parse_spec(text)[1])
+    """A functional graph: some layer says inputs= or merges, or the model
+    has several inputs."""
+    return len(spec_inputs(text)) > 1 or \
+        any("inputs" in a or k in MERGES for k, a in parse_spec(text)[1])
 
 
 def body_layers(model):
@@ -621,10 +663,15 @@ def body_layers(model):
 def build(text):
     shape, layers = parse_spec(text)
     graph = is_graph(text)
+    model_ins = spec_inputs(text)
     inp = keras.Input(shape=shape, dtype=input_dtype(text))
     tensors, names, last = {"input": inp}, spec_names(text), inp
+    if len(model_ins) > 1:  # several inputs: each named as the spec names it
+        inps = [keras.Input(shape=sh, name=n) for n, sh in model_ins]
+        tensors = dict(zip([n for n, _ in model_ins], inps))
+        inp = last = inps[0]
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
-            "input_dim", "output_dim", "size", "depth_multiplier")
+            "input_dim", "output_dim", "size", "depth_multiplier", "axis")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
                 "pool_w": "pool_size", "size_w": "size"}
@@ -701,6 +748,8 @@ def build(text):
         ins = [tensors[n] for n in srcs.split(",")] if srcs else [last]
         last = cls(**kw)(ins if kind in MERGES else ins[0])
         tensors[lname] = last
+    if len(model_ins) > 1:
+        return keras.Model([tensors[n] for n, _ in model_ins], last)
     return model if not graph else keras.Model(inp, last)
 
 
@@ -810,16 +859,23 @@ def make(name, cfg, root, seed):
     shape = model.input_shape[1:]
     lo, hi = cfg["x_range"]
     vocab = next((int(a["input_dim"]) for k, a in parse_spec(spec)[1] if k == "embedding"), 0)
+    multi = [sh for _, sh in spec_inputs(spec)] if len(spec_inputs(spec)) > 1 else None
 
     def draw(n):
         """Inputs: uniform in x_range, or ids uniform in [0, vocab) (saved
-        as float32 values, as crossover's x arrays carry them)."""
+        as float32 values, as crossover's x arrays carry them); several
+        inputs: each input's samples."""
+        if multi:
+            return [rng.uniform(lo, hi, (n,) + sh).astype(np.float32) for sh in multi]
         if vocab:
             return rng.integers(0, vocab, (n,) + shape).astype(np.float32)
         return rng.uniform(lo, hi, (n,) + shape).astype(np.float32)
+
+    def f64(x):
+        return [v.astype(np.float64) for v in x] if multi else x.astype(np.float64)
     x = draw(cfg["n_pred"])
-    save(out / "x.npy", x)
-    save(out / "pred.npy", model.predict(x.astype(np.float64), batch_size=32, verbose=0))
+    save(out / "x.npy", joined(x) if multi else x)
+    save(out / "pred.npy", model.predict(f64(x), batch_size=32, verbose=0))
 
     classes = model.output_shape[-1]
     loss_name, optimizer, metrics = parse_compile(spec)
@@ -833,7 +889,7 @@ def make(name, cfg, root, seed):
         yt = rng.uniform(-1.0, 1.0, (cfg["n_train"], classes)).astype(np.float32)
     else:
         yt = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, cfg["n_train"])]
-    save(out / "x_train.npy", xt)
+    save(out / "x_train.npy", joined(xt) if multi else xt)
     save(out / "y_train.npy", yt)
     tm = build(train_spec)
     set_weights(tm, w0)
@@ -854,7 +910,7 @@ def make(name, cfg, root, seed):
         fm.save(out / "model.h5")  # legacy: its training_config
         keras.config.set_floatx("float64")
         keras.config.set_dtype_policy("float64")
-    hist = tm.fit(xt.astype(np.float64), yt.astype(np.float64), batch_size=cfg["batch"],
+    hist = tm.fit(f64(xt), yt.astype(np.float64), batch_size=cfg["batch"],
                   epochs=cfg["epochs"], shuffle=False, verbose=0)
     write_weights(tm, spec_names(spec), out / "trained")
     save(out / "loss.npy", np.array(hist.history["loss"]))

@@ -262,6 +262,26 @@ CASES["bidir_graph"] = ("input 6 3\n"
                         bidir_graph_case)
 
 
+def multi_case():
+    """A Functional of two inputs joined on the time axis (both InputLayers
+    at one depth: Keras lists them first, in input_layers' order)."""
+    a = keras.Input(shape=(4, 3), name="a")
+    b = keras.Input(shape=(2, 3), name="b")
+    cat = layers.Concatenate(axis=1, name="cat")([a, b])
+    c = layers.Conv1D(2, 3, activation="tanh", name="c")(cat)
+    g = layers.GlobalAveragePooling1D(name="gap")(c)
+    return keras.Model([a, b], layers.Dense(2, activation="softmax", name="head")(g))
+
+
+CASES["multi"] = ("input name=a 4 3\n"
+                  "input name=b 2 3\n"
+                  "concatenate name=cat inputs=a,b axis=1\n"
+                  "conv1d name=c filters=2 kernel_size=3 activation=tanh\n"
+                  "global_average_pooling1d name=gap\n"
+                  "dense name=head units=2 activation=softmax\n",
+                  multi_case)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "suites/golden/keras_config"
     os.makedirs(out, exist_ok=True)

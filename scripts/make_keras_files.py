@@ -430,6 +430,46 @@ def graph_fixtures(out):
     write_inputs(out, "graph", m, r)
 
 
+# the multi-input fixture (--only=multi writes it alone)
+def multi_model():
+    """Three inputs in Keras's order: a (6, 3) sequence through Conv1D
+    joined with a (4, 3) sequence along the time axis (Concatenate(axis=1)),
+    Conv1D, GlobalAveragePooling1D; a flat (5,) input through Dense; the two
+    branches joined on the last axis (axis=-1), then Dense."""
+    a = keras.Input(shape=(6, 3), name="seq")
+    b = keras.Input(shape=(4, 3), name="tail")
+    c = keras.Input(shape=(5,), name="flat")
+    ca = layers.Conv1D(3, 3, padding="same", activation="relu")(a)
+    t = layers.Concatenate(axis=1)([ca, b])
+    t = layers.Conv1D(4, 3, activation="tanh")(t)
+    g = layers.GlobalAveragePooling1D()(t)
+    d = layers.Dense(4, activation="relu")(c)
+    j = layers.Concatenate(axis=-1)([g, d])
+    return keras.Model([a, b, c], layers.Dense(3, activation="softmax")(j))
+
+
+def multi_fixtures(out):
+    """As table_fixtures, for the multi-input fixture (seed 107): each
+    input's samples as multi.x<k>.npy, and multi.x.npy their rows joined
+    per sample (each sample the inputs' samples one after the other, as
+    xo's model API takes them)."""
+    m = multi_model()
+    r = np.random.default_rng(107)
+    randomize(m, r)
+    m.save(os.path.join(out, "multi.keras"))
+    m.save(os.path.join(out, "multi.h5"))
+    m.save_weights(os.path.join(out, "multi.weights.h5"))
+    xs = [r.uniform(0.0, 1.0, (16,) + tuple(t.shape[1:])).astype(np.float32)
+          for t in m.inputs]
+    for k, x in enumerate(xs):
+        np.save(os.path.join(out, "multi.x%d.npy" % k), x)
+    np.save(os.path.join(out, "multi.x.npy"),
+            np.concatenate([x.reshape(len(x), -1) for x in xs], axis=1))
+    y = to_float64(m).predict([x.astype(np.float64) for x in xs], verbose=0)
+    assert y.dtype == np.float64
+    np.save(os.path.join(out, "multi.y64.npy"), y)
+
+
 def table_fixtures(out, table, only=None):
     """For each (name, make_model, seed) of table (or those named in only):
     name.keras, name.h5 (legacy full model), name.weights.h5, their inputs
@@ -760,6 +800,10 @@ def main():
     if "--only=graph" in sys.argv[1:]:
         graph_fixtures(out)
         print("keras", keras.__version__, "wrote the graph fixture to", out)
+        return
+    if "--only=multi" in sys.argv[1:]:
+        multi_fixtures(out)
+        print("keras", keras.__version__, "wrote the multi fixture to", out)
         return
     if "--only=shape2" in sys.argv[1:]:
         names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]

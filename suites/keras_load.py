@@ -10,7 +10,7 @@ A spec with BatchNormalization scale=False, center=False and both, trained
 from xo's fresh init, loads with Keras's variables in Keras's order.
 
 PART,... runs those parts alone (the fixtures by name, `compiled`,
-`bn_fresh`; ctest runs them in three groups so no test takes minutes);
+`bn_fresh`, `multi` (a model of three inputs); ctest runs them in three groups so no test takes minutes);
 without it, every part. An unknown part name is an error (exit 2).
 
 Runs under a Python with Keras: $XO_KERAS_PYTHON, else /tmp/kvenv/bin/python.
@@ -40,7 +40,7 @@ def main():
                      ("dwconv", (6, 5, 3), 4), ("dwconv1d", (9, 4), 3),
                      ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3),
                      ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3))
-    names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh"]
+    names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
     if bad or not parts:
@@ -90,6 +90,8 @@ def main():
         ok = compiled(xo, os.path.join(work, "compiled")) and ok
     if "bn_fresh" in parts:
         ok = bn_fresh(xo, os.path.join(work, "bn_fresh")) and ok
+    if "multi" in parts:
+        ok = multi(xo, fixtures, os.path.join(work, "multi")) and ok
     return 0 if ok else 1
 
 
@@ -170,6 +172,49 @@ def compiled(xo, work):
     print("compiled: Keras trains on: %s" % h.history)
     ok = ok and "accuracy" in h.history and np.isfinite(h.history["loss"][0])
     return ok
+
+
+def multi(xo, fixtures, work):
+    """multi.keras (three inputs, Concatenate on the time axis): xo trains
+    it one epoch from --x files, one per input in Keras's order, and saves
+    .keras and .weights.h5; Keras loads both and predicts what xo predicts
+    from the three --input files within 1e-5."""
+    import keras
+    import numpy as np
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(5)
+    shapes = ((6, 3), (4, 3), (5,))
+    xs = [rng.uniform(0, 1, (64,) + s).astype(np.float32) for s in shapes]
+    y = np.eye(3, dtype=np.float32)[rng.integers(0, 3, 64)]
+    paths = [os.path.join(work, "x%d.npy" % k) for k in range(3)]
+    for p, x in zip(paths, xs):
+        np.save(p, x)
+    np.save(os.path.join(work, "y.npy"), y)
+    seed = os.path.join(fixtures, "multi.keras")
+    xargs = [a for p in paths for a in ("--x", p)]
+    for out in ("trained.keras", "trained.weights.h5"):
+        subprocess.check_call([xo, "train", "--model", seed, *xargs, "--y",
+                               os.path.join(work, "y.npy"), "--save", os.path.join(work, out),
+                               "--epochs", "1", "--batch-size", "16", "--device", "ref",
+                               "--seed", "3"], stdout=subprocess.DEVNULL)
+    subprocess.check_call([xo, "predict", "--model", os.path.join(work, "trained.keras"),
+                           *[a for p in paths for a in ("--input", p)], "--output",
+                           os.path.join(work, "p.npy"), "--device", "ref"],
+                          stdout=subprocess.DEVNULL)
+    p_xo = np.load(os.path.join(work, "p.npy"))
+    m = keras.saving.load_model(os.path.join(work, "trained.keras"))
+    m2 = keras.saving.load_model(seed)
+    m2.load_weights(os.path.join(work, "trained.weights.h5"))
+    ok = [i.name for i in m.inputs] == ["seq", "tail", "flat"]
+    print("multi Keras's inputs %s (want seq, tail, flat)" % [i.name for i in m.inputs])
+    for what, model in (("load_model(.keras)", m), ("load_weights(.weights.h5)", m2)):
+        err = float(np.abs(model.predict(xs, verbose=0) - p_xo).max())
+        print("multi %-28s max |Keras - xo| %.3g (tol 1e-5)" % (what, err))
+        ok = ok and err <= 1e-5
+    moved = min(float(np.abs(a - b).max()) for a, b in
+                zip(m.get_weights(), keras.saving.load_model(seed).get_weights()))
+    print("multi every variable moved by training: at least %.3g" % moved)
+    return ok and moved > 0
 
 
 def one_model(xo, fixtures, work, name, shape, classes):

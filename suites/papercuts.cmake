@@ -37,6 +37,7 @@ set(XO_PAPERCUT_CASES
   "summary_no_model|2|summary"
   "summary_missing|2|summary|--model|/nonexistent/seed.model"
   "summary_bad_spec|2|summary|--model|${CMAKE_CURRENT_BINARY_DIR}/papercuts_no_kernel_size.txt"
+  "summary_multi|0|summary|--model|${PROJECT_SOURCE_DIR}/suites/golden/keras/multi.keras"
 )
 set(XO_CLI_MATCH_repro_pool_stride
     "PASSED  XO_CPU_ISA=[a-z0-9]+ xo check --op max_pooling1d .* strides=3 padding=valid pool_size=3\n")
@@ -52,6 +53,9 @@ else()
 endif()
 set(XO_CLI_MATCH_summary_seed
     "conv1d [(]Conv1D[)] +[(]None, 27, 16[)] +64 .*max_pooling1d_1 [(]MaxPooling1D[)] +[(]None, 2, 32[)] +0 .*dense_1 [(]Dense[)] +[(]None, 12[)] +396 .*Total params: 4,108\nTrainable params: 4,108\nNon-trainable params: 0")
+# a Functional of three inputs: every InputLayer listed, in Keras's order
+set(XO_CLI_MATCH_summary_multi
+    "seq [(]InputLayer[)] +[(]None, 6, 3[)] +0 +-\n\n tail [(]InputLayer[)] +[(]None, 4, 3[)] +0 +-\n\n flat [(]InputLayer[)] +[(]None, 5[)] +0 +-\n.*concatenate [(]Concatenate[)] +[(]None, 10, 3[)] +0 +conv1d, tail\n")
 xo_add_cli_tests(papercuts quick ${XO_PAPERCUT_CASES})
 
 if(Python3_Interpreter_FOUND)

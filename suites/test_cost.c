@@ -361,6 +361,46 @@ static void test_dense_rank3_cost_and_ident(void **state)
 }
 
 /*
+ * A model of several inputs: the fingerprint hashes each later input's
+ * shape, so two models whose second input is (6,) and (1, 6) (the same
+ * sample, and layers of the same shapes after its Flatten) are different
+ * models; so are two that differ only in the order of a Concatenate's
+ * inputs (the wiring).
+ */
+static void test_multi_input_ident(void **state)
+{
+	static const char *const texts[] = {
+	    "input name=a 4\ninput name=b 6\nflatten name=f inputs=b\n"
+	    "concatenate inputs=a,f\ndense units=2\n",
+	    "input name=a 4\ninput name=b 1 6\nflatten name=f inputs=b\n"
+	    "concatenate inputs=a,f\ndense units=2\n",
+	    "input name=a 4\ninput name=b 6\nflatten name=f inputs=b\n"
+	    "concatenate inputs=f,a\ndense units=2\n",
+	};
+	char dir[] = "/tmp/xo_cost_multi_XXXXXX", path[3][512], name[256], arch[3][64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 3; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+		                                     sizeof(arch[i])),
+		                 XO_OK);
+	}
+	assert_string_not_equal(arch[0], arch[1]);
+	assert_string_not_equal(arch[0], arch[2]);
+	for (int i = 0; i < 3; i++)
+		unlink(path[i]);
+	rmdir(dir);
+}
+
+/*
  * The 2-D pooling layers and a rank-3 batch_normalization by hand: input
  * 4x6x2 (48 values), batch_normalization 48 -> 48 (8 and 12 FLOP per value),
  * max_pooling2d 2x2 (pool_w 3: width 6 / 3) -> 2x2x2 = 8, global average ->
@@ -1221,6 +1261,7 @@ int main(void)
 	    cmocka_unit_test(test_serial_rule),
 	    cmocka_unit_test(test_dense_rank3_cost_and_ident),
 	    cmocka_unit_test(test_graph_cost),
+	    cmocka_unit_test(test_multi_input_ident),
 	    cmocka_unit_test(test_time_distributed_cost_and_ident),
 	};
 

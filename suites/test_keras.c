@@ -261,6 +261,12 @@ static const struct fixture fixtures[] = {
     {"bidir.keras", NULL, "bidir"},
     {"bidir.h5", NULL, "bidir"},
     {"bidir.keras", "bidir.weights.h5", "bidir"},
+    /* three inputs, Concatenate on the time axis and the last
+     * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
+     * inputs one after the other, as the model API takes them */
+    {"multi.keras", NULL, "multi"},
+    {"multi.h5", NULL, "multi"},
+    {"multi.keras", "multi.weights.h5", "multi"},
 };
 
 static void test_keras_predict(void **state)
@@ -1191,6 +1197,49 @@ static void test_keras_functional_nodes(void **state)
 	                                        "layer above it"));
 }
 
+/*
+ * A Functional of several InputLayers, Keras 2's node form: the inputs
+ * become named input lines in input_layers' order (here not the layer
+ * list's), written before every layer, and the layers take them by name;
+ * an input_layers that lists a layer which is not an InputLayer is
+ * refused naming the entry.
+ */
+static void test_keras_multi_input_nodes(void **state)
+{
+	static const char k2[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"b\",\"config\":{\"name\":\"b\","
+	    "\"batch_input_shape\":[null,2,3]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"InputLayer\",\"name\":\"a\",\"config\":{\"name\":\"a\","
+	    "\"batch_input_shape\":[null,4,3]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"da\",\"config\":{\"name\":\"da\",\"units\":3},"
+	    "\"inbound_nodes\":[[[\"a\",0,0,{}]]]},"
+	    "{\"class_name\":\"Concatenate\",\"name\":\"c\",\"config\":{\"name\":\"c\","
+	    "\"axis\":1},\"inbound_nodes\":[[[\"da\",0,0,{}],[\"b\",0,0,{}]]]}],"
+	    "\"input_layers\":[[\"a\",0,0],[\"b\",0,0]],\"output_layers\":[[\"c\",0,0]]}}";
+	char bad[sizeof(k2)], *text, *at;
+	struct xo_model_spec sp;
+
+	(void)state;
+	assert_int_equal(xo_keras_config_to_spec(k2, strlen(k2), "k2.h5", &text), XO_OK);
+	assert_non_null(strstr(text, "input 4 3 name=a\ninput 2 3 name=b\n"));
+	assert_non_null(strstr(text, "concatenate name=c inputs=da,b"));
+	assert_int_equal(xo_spec_parse(text, "k2.h5", &sp), XO_OK);
+	assert_int_equal(sp.ninputs, 2);
+	assert_string_equal(sp.input[0].name, "a");
+	assert_true(sp.layers[1].out_len == 6 && sp.layers[1].out_ch == 3);
+	xo_spec_free(&sp);
+	free(text);
+	/* input_layers naming the Dense instead of InputLayer b */
+	memcpy(bad, k2, sizeof(k2));
+	at = strstr(bad, "[\"b\",0,0]]");
+	assert_non_null(at);
+	memcpy(at, "[\"c\"", 4);
+	assert_int_equal(xo_keras_config_to_spec(bad, strlen(bad), "bad.h5", &text), XO_EFORMAT);
+	assert_non_null(strstr(xo_last_error(), "bad.h5: input_layers entry 1 is not one of the "
+	                                        "model's InputLayers"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1201,6 +1250,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_golden_structure),
 	    cmocka_unit_test(test_keras_refused),
 	    cmocka_unit_test(test_keras_functional_nodes),
+	    cmocka_unit_test(test_keras_multi_input_nodes),
 	    cmocka_unit_test(test_keras_config_forms),
 	    cmocka_unit_test(test_keras_rank3),
 	    cmocka_unit_test(test_keras_pool2d),

@@ -49,7 +49,7 @@
 static const char *const cases[] = {
     "conv1d", "dense",     "conv2d",       "global2d",    "gmax2d",         "bn",
     "rnn",    "embedding", "compile_adam", "compile_sgd", "compile_rmsprop", "graph",
-    "time_distributed", "bidirectional", "bidir_graph"};
+    "time_distributed", "bidirectional", "bidir_graph", "multi"};
 
 static char g_tmp[256];
 
@@ -319,7 +319,7 @@ static void test_legacy_import_matches_keras(void **state)
 		free(text);
 		free(legacy);
 	}
-	assert_int_equal(n, 12); /* every uncompiled case has its legacy config */
+	assert_int_equal(n, 13); /* every uncompiled case has its legacy config */
 	xo_backend_close(be);
 }
 

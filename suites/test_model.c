@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -630,7 +631,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "d3_seq",      "d3_cnn",          "shape_seq",
                                              "res_cnn",         "dw_cnn",
                                              "dw_seq",      "sep_cnn",     "td_seq",
-                                             "bi_seq"};
+                                             "bi_seq",      "multi_seq"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1892,7 +1893,11 @@ static void test_graph_layers(void **state)
 	     "layer 'a': its output feeds no later layer"},
 	    {"input 4 2\ndense name=input units=2\n", "'input' names the model input"},
 	    {"input 4 2\nadd inputs=input,input,input\n", "more than 2 inputs"},
-	    {"input 4 2\nconcatenate inputs=input,input axis=1\n", "only the last axis"},
+	    {"input 4 2\nconcatenate inputs=input,input axis=0\n", "axis=0: the batch axis"},
+	    {"input 4 2\nconcatenate inputs=input,input axis=3\n", "axis=3 is out of range"},
+	    {"input 4 2\nconcatenate inputs=input,input axis=-3\n", "axis=-3: the batch axis"},
+	    {"input 4 2\ndense name=a units=3\nconcatenate inputs=a,input axis=1\n",
+	     "matching shapes except for the concatenation axis 1"},
 	    {"input 4 2\ndense name=a units=3\nflatten name=f inputs=input\n"
 	     "concatenate inputs=a,f\n",
 	     "inputs of incompatible shapes"},
@@ -1936,6 +1941,214 @@ static void test_graph_layers(void **state)
 		free(x);
 		free(y);
 	}
+	close_backends(be, nbe);
+}
+
+/* Concatenate on every axis of a sample (Keras's axis, negative from the
+ * last): parameter-free models whose output is the two inputs joined, so
+ * predict must give the join itself on every backend (index by index,
+ * exact: a copy); the second input differs from the first along the
+ * joined axis only. */
+static void test_concat_axes(void **state)
+{
+	static const struct {
+		int64_t a[3], b[3]; /* [len][w][ch] of each input (rank 3) */
+		const char *axis;
+		int ax; /* its positive index */
+	} cases[] = {
+	    {{2, 3, 2}, {1, 3, 2}, "1", 1},  {{2, 3, 2}, {2, 1, 2}, "2", 2},
+	    {{2, 3, 2}, {2, 1, 2}, "-2", 2}, {{2, 3, 2}, {2, 3, 3}, "-1", 3},
+	    {{2, 3, 2}, {3, 3, 2}, "-3", 1},
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	const int64_t n = 3;
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const int64_t *da = cases[c].a, *db = cases[c].b;
+		int64_t sa = da[0] * da[1] * da[2], sb = db[0] * db[1] * db[2], dy[3];
+		char spec[256];
+		float *x = malloc(sizeof(*x) * (size_t)(n * (sa + sb)));
+		float *want = malloc(sizeof(*want) * (size_t)(n * (sa + sb)));
+		float *got = malloc(sizeof(*got) * (size_t)(n * (sa + sb)));
+
+		assert_true(x && want && got);
+		for (int64_t i = 0; i < n * (sa + sb); i++)
+			x[i] = (float)(i + 1);
+		for (int d = 0; d < 3; d++)
+			dy[d] = d + 1 == cases[c].ax ? da[d] + db[d] : da[d];
+		/* y[s][i][j][k]: from a below a's extent along the axis, else b */
+		for (int64_t s = 0, o = 0; s < n; s++)
+			for (int64_t i = 0; i < dy[0]; i++)
+				for (int64_t j = 0; j < dy[1]; j++)
+					for (int64_t k = 0; k < dy[2]; k++, o++) {
+						int64_t q[3] = {i, j, k}, ax = cases[c].ax - 1;
+						bool in_a = q[ax] < da[ax];
+						const int64_t *dd = in_a ? da : db;
+
+						if (!in_a)
+							q[ax] -= da[ax];
+						want[o] = x[s * (sa + sb) + (in_a ? 0 : sa) +
+						            (q[0] * dd[1] + q[1]) * dd[2] + q[2]];
+					}
+		snprintf(spec, sizeof(spec),
+		         "input %" PRId64 " %" PRId64 " %" PRId64 "\ninput name=b %" PRId64 " %" PRId64
+		         " %" PRId64 "\nconcatenate inputs=input,b axis=%s\nflatten\n",
+		         da[0], da[1], da[2], db[0], db[1], db[2], cases[c].axis);
+		for (int b = 0; b < nbe; b++) {
+			struct xo_model *m;
+
+			if (xo_model_open_string(spec, "concat", be[b], n, &m) ||
+			    xo_model_predict(m, x, n, 2, got))
+				fail_msg("axis=%s on %s: %s", cases[c].axis, xo_backend_name(be[b]),
+				         xo_last_error());
+			assert_int_equal(xo_model_classes(m), sa + sb);
+			for (int64_t i = 0; i < n * (sa + sb); i++)
+				if (got[i] != want[i])
+					fail_msg("axis=%s on %s: element %lld is %g, want %g",
+					         cases[c].axis, xo_backend_name(be[b]), (long long)i,
+					         (double)got[i], (double)want[i]);
+			xo_model_close(m);
+		}
+		free(x);
+		free(want);
+		free(got);
+	}
+	close_backends(be, nbe);
+}
+
+/* on_epoch of test_multi_as_one: each epoch's loss and val_loss */
+static void multi_epoch_log(void *user, const struct xo_epoch_log *log)
+{
+	double *h = user;
+
+	h[2 * (log->epoch - 1)] = log->loss;
+	h[2 * (log->epoch - 1) + 1] = log->val_loss;
+}
+
+/* Two inputs of 4 and 3 values concatenated into a Dense are the same
+ * model as one input of 7 into the same Dense: the same weights fit on the
+ * same rows (each sample's inputs one after the other) give bit-identical
+ * losses, validation losses and weights on every backend op by op (the
+ * fused paths take the one-input net only), through the
+ * batch's per-input rows, the shuffled per-input gathers of training and
+ * the validation rows' gathers. */
+static void test_multi_as_one(void **state)
+{
+	static const char *const specs[2] = {
+	    "input name=a 4\ninput name=b 3\nconcatenate inputs=a,b\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 7\ndense units=3 activation=softmax\n"};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	struct xo_fit_options o = xo_fit_options_default();
+	float *x, *y, w0[24], w[2][24];
+	double hist[2][6];
+
+	(void)state;
+	o.epochs = 3;
+	o.batch_size = 5;
+	o.validation_split = 0.25f;
+	o.seed = 17;
+	random_set(41, 61, 7, 3, &x, &y);
+	for (int b = 0; b < nbe; b++) {
+		for (int k = 0; k < 2; k++) {
+			struct xo_model *m;
+
+			assert_int_equal(xo_model_open_string(specs[k], "multi1", be[b], 5, &m), XO_OK);
+			assert_int_equal(xo_model_param_count(m), 24);
+			xo_model_set_fused(m, false); /* a graph runs op by op: both alike */
+			if (k == 0)
+				assert_int_equal(xo_model_params_host(m, w0, false), XO_OK);
+			assert_int_equal(xo_model_params_host(m, w0, true), XO_OK);
+			if (xo_model_fit(m, x, y, 41, &o, multi_epoch_log, hist[k]))
+				fail_msg("%s on %s: %s", specs[k], xo_backend_name(be[b]),
+				         xo_last_error());
+			assert_int_equal(xo_model_params_host(m, w[k], false), XO_OK);
+			xo_model_close(m);
+		}
+		assert_memory_equal(hist[0], hist[1], sizeof(hist[0]));
+		assert_memory_equal(w[0], w[1], sizeof(w[0]));
+		assert_true(memcmp(w[0], w0, sizeof(w0)) != 0);
+	}
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* A model of several inputs: the spec's named input lines (Keras's order),
+ * layers taking them by name, a Concatenate on a rank-3 sample's first
+ * axis and one on the last; a training epoch on every backend against ref
+ * (the gradients reach each input's branch through the axis views), and
+ * the spec's refusals. */
+static void test_multi_input(void **state)
+{
+	static const char *const net =
+	    "input name=img 4 3 2\n"
+	    "input name=row 1 3 2\n"
+	    "input name=vec 5\n"
+	    "conv2d name=c inputs=img filters=2 kernel_size=3 padding=same activation=tanh\n"
+	    "dense name=r inputs=row units=2 activation=relu\n"
+	    "concatenate name=j inputs=c,r axis=1\n"
+	    "flatten name=f\n"
+	    "dense name=v inputs=vec units=3 activation=tanh\n"
+	    "concatenate name=k inputs=f,v\n"
+	    "dense units=3 activation=softmax\n";
+	static const struct {
+		const char *spec, *msg;
+	} bad[] = {
+	    {"input 4 2\ninput 3\ndense units=2\n", "a second input needs name=NAME"},
+	    {"input name=a 4\ninput name=a 3\ndense units=2\n", "duplicate input name 'a'"},
+	    {"input name=a 4\ninput name=b 3\ndense units=2\n", "input 'b' feeds no layer"},
+	    {"input name=a 4\ndense units=2\ninput name=b 3\n", "an input line after a layer"},
+	    {"input name=a 4\ninput name=b 3\ndense name=b units=2 inputs=a\n",
+	     "names a model input"},
+	    {"input name=a 4\ninput name=b 3 dtype=int32\ndense units=2\n",
+	     "dtype=int32 in a model of several inputs"},
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	struct xo_model *m;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	assert_int_equal(xo_spec_parse(net, "multi", &sp), XO_OK);
+	assert_true(sp.graph && sp.ninputs == 3);
+	assert_string_equal(sp.input[2].name, "vec");
+	assert_true(sp.layers[0].inputs[0] == -1 && sp.layers[1].inputs[0] == -2 &&
+	            sp.layers[4].inputs[0] == -3);
+	/* [4][3][2] and [1][3][2] joined on axis 1: [5][3][2] */
+	assert_true(sp.layers[2].out_len == 5 && sp.layers[2].out_w == 3 &&
+	            sp.layers[2].out_ch == 2);
+	xo_spec_free(&sp);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		assert_int_not_equal(xo_spec_parse(bad[k].spec, "multi", &sp), XO_OK);
+		if (!strstr(xo_last_error(), bad[k].msg))
+			fail_msg("%s: %s, expected %s", bad[k].spec, xo_last_error(), bad[k].msg);
+	}
+	assert_int_equal(xo_model_open_string(net, "multi", be[0], 4, &m), XO_OK);
+	assert_int_equal(xo_model_input_count(m), 3);
+	assert_int_equal(xo_model_input_size(m), 24 + 6 + 5);
+	xo_model_close(m);
+	snprintf(path, sizeof(path), "%s/multi.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 53, 24 + 6 + 5, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a multi-input net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a multi-input net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "multi-input %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
 	close_backends(be, nbe);
 }
 
@@ -4305,6 +4518,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_graph_layers),
 	    cmocka_unit_test(test_graph_fanout_gradient),
+	    cmocka_unit_test(test_concat_axes),
+	    cmocka_unit_test(test_multi_input),
+	    cmocka_unit_test(test_multi_as_one),
 	    cmocka_unit_test(test_time_distributed_layer),
 	    cmocka_unit_test(test_bidirectional_layer),
 	    cmocka_unit_test(test_exact_step),

@@ -18,6 +18,8 @@
 #define XO_SPEC_LAYERS_MAX 10000
 /* The most inputs one layer takes: a merge layer's two (docs/model.md). */
 #define XO_LAYER_INPUTS_MAX 2
+/* The most inputs a model takes (Keras's multi-input models: a few). */
+#define XO_MODEL_INPUTS_MAX 8
 
 enum xo_layer_kind {
 #define XO_LAYER(kind, spec, keras, op, net, family) XO_LAYER_##kind,
@@ -66,12 +68,17 @@ struct xo_layer_spec {
 	/* reshape: Keras's target_shape as given (one entry may be -1) */
 	int64_t target[3];
 	int target_rank; /* its entries, 1 to 3 (0: not a reshape) */
-	/* batch_ and layer_normalization, concatenate: Keras's axis given as
-	 * a positive index (counting the batch axis), which must name the
-	 * last axis; 0: -1, the last */
+	/* batch_ and layer_normalization: Keras's axis given as a positive
+	 * index (counting the batch axis), which must name the last axis;
+	 * 0: -1, the last. concatenate: as given (negative from the last)
+	 * until its shape rule resolves it to the joined axis's positive
+	 * index, 0 for the last */
 	int axis;
-	/* The tensors it takes, in order: an earlier layer's index, or -1 for
-	 * the model input. A sequential layer takes the previous layer's
+	/* a merge layer's second input: its leading axes (its channels are
+	 * p.ch_b until concatenate's shape rule makes p the op's form) */
+	int64_t in2_len, in2_w;
+	/* The tensors it takes, in order: an earlier layer's index, or -1 - k
+	 * for model input k (-1: the first). A sequential layer takes the previous layer's
 	 * output (or the input); a merge layer takes two. in_* above are the
 	 * first one's shape; a merge's second has the same (concatenate:
 	 * but for its channels, p.ch_b). */
@@ -96,11 +103,25 @@ static inline int64_t xo_layer_total(const struct xo_layer_spec *l)
 	return xo_layer_trainable(l) + l->state_count;
 }
 
+/* One model input (an input line; Keras's InputLayer). */
+struct xo_input_spec {
+	char name[XO_LAYER_NAME_MAX]; /* "input" for an unnamed first one */
+	int rank;                     /* as a layer's in_rank */
+	int64_t len, w, ch;
+	int line;
+};
+
 struct xo_model_spec {
-	int64_t in_len, in_ch; /* the input line */
+	int64_t in_len, in_ch; /* the first input line */
 	int64_t in_w;          /* width of a rank-3 input, else 1 */
 	int in_rank;
 	bool in_int;           /* input dtype=int32: integer ids (an embedding's) */
+	/* Every input in order (Keras's input_layers): input[0] is the one
+	 * above; a layer takes input k as inputs[] = -1 - k. A sample of the
+	 * model is the inputs' samples one after the other (in_size of
+	 * xo_model_input_size: their sum). */
+	int ninputs;
+	struct xo_input_spec input[XO_MODEL_INPUTS_MAX];
 	int nlayers;
 	struct xo_layer_spec *layers; /* nlayers, malloc'd */
 	/* some layer takes a tensor other than the previous layer's output (a
@@ -137,6 +158,10 @@ const char *xo_layer_keras_class(enum xo_layer_kind kind);
 
 /* Layer i's spec, as the model resolved it (0 <= i < xo_model_layer_count). */
 const struct xo_layer_spec *xo_model_layer_spec(const struct xo_model *m, int i);
+/* The model's inputs, in Keras's order (0 <= k < xo_model_input_count):
+ * a sample is their samples one after the other (xo_model_input_size). */
+int xo_model_input_count(const struct xo_model *m);
+const struct xo_input_spec *xo_model_input_spec(const struct xo_model *m, int k);
 /* All xo_model_param_count parameters through host memory: read into w, or
  * written from w (which also restarts the optimizer, as loading does). */
 enum xo_status xo_model_params_host(struct xo_model *m, float *w, bool write);

@@ -205,6 +205,20 @@ def fixtures(d, xo):
     write_npy(f"{d}/x_ids_negative.npy", "'<i4'", (n, 12), struct.pack("<%di" % (n * 12), *bad))
     write_f32(f"{d}/x_ids_float.npy", (n, 12), [float(i) for i in ids])
     write_npy(f"{d}/x_int_per.npy", "'<i4'", (n, per), struct.pack("<%di" % (n * per), *([1] * (n * per))))
+    # multi-input models: x.npy's (17, 2) samples and a (3,) second input;
+    # a second input's file with a sample short, and of another shape
+    for name, text in (("multi", "input name=a 17 2\ninput name=b 3\nflatten name=f inputs=a\n"
+                                 "dense name=db inputs=b units=34\nadd inputs=f,db\n"
+                                 "dense units=5 activation=softmax\n"),
+                       ("multi_unnamed", "input 17 2\ninput 3\nflatten\n"
+                                         "dense units=5 activation=softmax\n"),
+                       ("multi_unused", "input name=a 17 2\ninput name=b 3\nflatten inputs=a\n"
+                                        "dense units=5 activation=softmax\n")):
+        with open(f"{d}/{name}.model", "w") as f:
+            f.write(text)
+    write_f32(f"{d}/x_b.npy", (n, 3), [0.25] * (n * 3))
+    write_f32(f"{d}/x_b_rows.npy", (n - 1, 3), [0.25] * ((n - 1) * 3))
+    write_f32(f"{d}/x_b_shape.npy", (n, 4), [0.25] * (n * 4))
     # an existing output, and things that are not plain files
     shutil.copy(f"{d}/y.npy", f"{d}/out.npy")
     os.mkfifo(f"{d}/fifo")
@@ -440,7 +454,8 @@ def keras_conv2d_edit(key, value, out, **more):
 def keras_graph_edit(what, out):
     """A fixture: graph.keras (a Functional) with its config made into what
     crossover does not run yet: two_inputs (a second InputLayer feeding the
-    branch), shared (the branch called twice), three (an Add of three
+    branch: a model of two inputs, given one file), input_layers (the same
+    without its input_layers entry), shared (the branch called twice), three (an Add of three
     tensors), two_outputs; or what it cannot read as Keras does:
     outer_name (an entry's name not its config's: Keras wires by the one
     and builds by the other), dup_name (two layers of one name)."""
@@ -464,6 +479,12 @@ def keras_graph_edit(what, out):
                         hist = by["conv1d_2"]["inbound_nodes"][0]["args"][0]["config"]
                         hist["keras_history"] = ["second", 0, 0]
                         c["input_layers"] = [["input_layer", 0, 0], ["second", 0, 0]]
+                    elif what == "input_layers":  # a second InputLayer it does not list
+                        second = copy.deepcopy(by["input_layer"])
+                        second["name"] = second["config"]["name"] = "second"
+                        c["layers"].insert(1, second)
+                        hist = by["conv1d_2"]["inbound_nodes"][0]["args"][0]["config"]
+                        hist["keras_history"] = ["second", 0, 0]
                     elif what == "shared":
                         nodes = by["conv1d_2"]["inbound_nodes"]
                         nodes.append(copy.deepcopy(nodes[0]))
@@ -681,7 +702,7 @@ CASES = {
     "spec_graph_forward_reference": (predict(model="graph_forward.model"), 2, r"graph_forward\.model:2: inputs=b: no earlier layer is named 'b' \(a layer takes the outputs of layers above it, or 'input'\)", ["out.npy"], None, {}, None),
     "spec_graph_merge_shapes": (predict(model="graph_shapes.model"), 2, r"graph_shapes\.model:3: add: inputs of incompatible shapes: the last axis 3 and 2", ["out.npy"], None, {}, None),
     "spec_graph_two_outputs": (predict(model="graph_two_outputs.model"), 2, r"graph_two_outputs\.model:3: layer 'd': its output feeds no later layer", ["out.npy"], None, {}, None),
-    "keras_graph_two_inputs": (kpredict("g_two_in.keras"), 2, r"g_two_in\.keras: several inputs \(InputLayer 'input_layer' and 'second'\): a multi-input model is not supported yet$", ["out.npy"], keras_graph_edit("two_inputs", "g_two_in.keras"), {}, None),
+    "keras_graph_two_inputs": (kpredict("g_two_in.keras"), 2, r"xo predict: 1 input file for a model of 2 inputs \(input_layer, second\): one per model input, in its order$", ["out.npy"], keras_graph_edit("two_inputs", "g_two_in.keras"), {}, None),
     "keras_graph_shared_layer": (kpredict("g_shared.keras"), 2, r"g_shared\.keras: layer 'conv1d_2' \(Conv1D\): is called 2 times \(a shared layer\): not supported yet$", ["out.npy"], keras_graph_edit("shared", "g_shared.keras"), {}, None),
     "keras_graph_merge_three": (kpredict("g_three.keras"), 2, r"g_three\.keras: layer 'add' \(Add\): takes 3 tensors \(a merge of more than 2 is not supported yet\)$", ["out.npy"], keras_graph_edit("three", "g_three.keras"), {}, None),
     "keras_graph_outer_name": (kpredict("g_outer.keras"), 2, r"g_outer\.keras: layer 'conv1d_2' \(Conv1D\): its entry's name is not its config's name$", ["out.npy"], keras_graph_edit("outer_name", "g_outer.keras"), {}, None),
@@ -740,6 +761,16 @@ CASES = {
     "check_huge_pool": (["check", "--op", "max_pooling1d", "len=29", "ch=1", "pool_size=9223372036854775807",
                          "padding=same", "--backend", "ref"],
                         2, r"pool_size=9223372036854775807 is above the limit", [], None, {}, None),
+    # multi-input models: the files counted, their rows and shapes checked
+    "multi_input_count": (["train", "--model", "multi.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: 1 input file for a model of 2 inputs \(a, b\): one per model input, in its order$", ["ckpt"], None, {}, None),
+    "multi_input_rows": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b_rows.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: x_b_rows\.npy: 39 samples, but x\.npy has 40 \(every input needs one row per sample\)$", ["ckpt"], None, {}, None),
+    "multi_input_shape": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b_shape.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: x_b_shape\.npy: shape \(40, 4\) does not match input 'b' \(3 values per sample, first axis = samples\)$", ["ckpt"], None, {}, None),
+    "multi_input_too_many": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b.npy", "--x", "x_b.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: 3 input files for a model of 2 inputs \(a, b\)", ["ckpt"], None, {}, None),
+    "spec_multi_unnamed_input": (["train", "--model", "multi_unnamed.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--device", "ref"], 2, r"multi_unnamed\.model:2: input: a second input needs name=NAME", ["ckpt"], None, {}, None),
+    "spec_multi_unused_input": (["train", "--model", "multi_unused.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--device", "ref"], 2, r"multi_unused\.model:2: input 'b' feeds no layer", ["ckpt"], None, {}, None),
+    "seed_multi_input_count": (seed(model="multi.model"), 2, r"xo seed: 1 input file for a model of 2 inputs \(a, b\): one per model input, in its order$", ["x.npy"], None, {}, None),
+    "seed_multi_input_rows": (["seed", "--model", "multi.model", "--data", "x.npy", "x_b_rows.npy", "y.npy", "--device", "ref", "--epochs", "1", "--repeat", "1"], 2, r"xo seed: x_b_rows\.npy: 39 samples, but x\.npy has 40", ["x.npy"], None, {}, None),
+    "keras_graph_input_layers": (kpredict("g_in_layers.keras"), 2, r"g_in_layers\.keras: input_layers does not list the model's 2 InputLayers$", ["out.npy"], keras_graph_edit("input_layers", "g_in_layers.keras"), {}, None),
 }
 
 
