@@ -158,6 +158,10 @@ static double k_path(const struct xo_model *m)
 		 * each at most the sum over all its layers) */
 		else if (xo_layer_kinds[l->kind].op == XO_OP_merge)
 			k += 1.0;
+		/* conv2d_transpose: at most kh * kw taps of in_ch terms land
+		 * on an output */
+		else if (l->kind == XO_LAYER_CONV2D_TRANSPOSE)
+			k += (double)(l->w_dim[0] * l->w_dim[1] * l->in_ch);
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -252,6 +256,10 @@ static const struct fixture fixtures[] = {
     {"td.keras", NULL, "td"},
     {"td.h5", NULL, "td"},
     {"td.keras", "td.weights.h5", "td"},
+    /* Conv2DTranspose (make_keras_files.py --only=convt) */
+    {"convt.keras", NULL, "convt"},
+    {"convt.h5", NULL, "convt"},
+    {"convt.keras", "convt.weights.h5", "convt"},
 };
 
 static void test_keras_predict(void **state)

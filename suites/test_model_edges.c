@@ -913,6 +913,8 @@ static const struct {
     {XO_LAYER_SEPARABLE_CONV2D, "input 5 4 3", "filters=4 depth_multiplier=2 kernel_size=3"},
     {XO_LAYER_SEPARABLE_CONV1D, "input 8 3", "filters=4 depth_multiplier=2 kernel_size=3"},
     {XO_LAYER_TIME_DISTRIBUTED, "input 3 5 2", "layer=conv1d filters=2 kernel_size=3"},
+    {XO_LAYER_CONV2D_TRANSPOSE, "input 3 4 3",
+     "filters=2 kernel_size=3 kernel_w=2 strides=2 padding=same output_padding=1"},
 };
 
 static void test_layer_kinds(void **state)
