@@ -634,7 +634,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "resize2d",    "ln_seq",          "ln_cnn",
                                              "d3_seq",      "d3_cnn",          "shape_seq",
                                              "res_cnn",         "dw_cnn",
-                                             "dw_seq",      "sep_cnn",     "td_seq"};
+                                             "dw_seq",      "sep_cnn",     "td_seq",
+                                             "ct_ae"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
