@@ -348,6 +348,13 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
           {"batch_input_shape", K_SHAPE}},
          conv_transpose_config,
          true},
+    [XO_LAYER_CONV1D_TRANSPOSE] =
+        {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
+          {"padding", K_STR}, {"output_padding", K_INT}, {"data_format", K_LAST},
+          {"dilation_rate", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},
+          {"batch_input_shape", K_SHAPE}},
+         conv_transpose_config,
+         true},
     /* keras/src/layers/merging/add.py, subtract.py, multiply.py, average.py,
      * maximum.py, minimum.py: Merge's config is the base layer's */
     [XO_LAYER_ADD] = {{COMMON_KEYS}, merge_config, true},
@@ -2589,7 +2596,8 @@ static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg)
  * class_name, its config with its own name, and its build_config: one
  * step's shape, the sample without its first axis). Over Conv1D the conv2d
  * form's width axis is the Conv1D's geometry. */
-/* Conv2DTranspose in Keras's key order (base_conv_transpose.py). */
+/* Conv1DTranspose, Conv2DTranspose in Keras's key order
+ * (base_conv_transpose.py); pair() writes one axis for a rank-2 input. */
 static void conv_transpose_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	static const char *const nulls[] = {"kernel_regularizer", "bias_regularizer",

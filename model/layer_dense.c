@@ -151,7 +151,7 @@ static void dense_cost(const struct layer *l, const struct cost_bytes *b,
 	 * * filters outputs); conv2d_transpose multiplies each input
 	 * position by the whole kernel instead (in_len * in_w * w_count,
 	 * the taps landing outside y included) */
-	bool tr = l->s.kind == XO_LAYER_CONV2D_TRANSPOSE;
+	bool tr = l->s.kind == XO_LAYER_CONV2D_TRANSPOSE || l->s.kind == XO_LAYER_CONV1D_TRANSPOSE;
 	double macs = (double)(tr ? l->s.in_len : l->s.out_len) * (double)(tr ? l->s.in_w : l->s.out_w) *
 	              (double)l->s.w_count;
 

@@ -115,7 +115,8 @@ static inline bool layer_is_conv_dense(const struct xo_layer_spec *s)
 	return s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_CONV2D ||
 	       s->kind == XO_LAYER_DENSE || s->kind == XO_LAYER_DEPTHWISE_CONV2D ||
 	       s->kind == XO_LAYER_DEPTHWISE_CONV1D ||
-	       s->kind == XO_LAYER_TIME_DISTRIBUTED || s->kind == XO_LAYER_CONV2D_TRANSPOSE;
+	       s->kind == XO_LAYER_TIME_DISTRIBUTED || s->kind == XO_LAYER_CONV2D_TRANSPOSE ||
+	       s->kind == XO_LAYER_CONV1D_TRANSPOSE;
 }
 
 /* Its op (time_distributed: dense over Dense, conv2d over Conv1D). */

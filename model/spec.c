@@ -79,6 +79,10 @@ static const char *const conv2d_transpose_args[] = {
     "filters",    "kernel_size", "kernel_w", "strides",        "strides_w",
     "padding",    "output_padding", "output_padding_w", "dilation_rate", "dilation_w",
     "activation", "use_bias",    "name",     NULL};
+/* conv1d_transpose: the keys of one axis */
+static const char *const conv1d_transpose_args[] = {
+    "filters", "kernel_size", "strides", "padding", "output_padding", "dilation_rate",
+    "activation", "use_bias", "name", NULL};
 static const char *const pool_args[] = {"pool_size", "strides", "padding", "name", NULL};
 /* 2-D pooling: pool_size and strides are the height's; pool_w and strides_w
  * the width's (absent: as the height's, Keras's int form) */
@@ -664,15 +668,22 @@ static enum xo_status shape_conv2d(struct xo_layer_spec *l, const char *origin)
 }
 
 /* conv2d_transpose: its own geometry (xo_conv2d_transpose_geometry: Keras's
- * output rule, dilation 1); Keras's kernel [kh][kw][filters][in_ch] */
+ * output rule, dilation 1); Keras's kernel [kh][kw][filters][in_ch].
+ * conv1d_transpose: the same op on one column (width, kernel_w, strides_w
+ * 1, its output_padding 0 or None), Keras's kernel [k][filters][in_ch] */
 static enum xo_status shape_conv2d_transpose(struct xo_layer_spec *l, const char *origin)
 {
 	struct xo_params *p = &l->p;
+	bool one_d = l->kind == XO_LAYER_CONV1D_TRANSPOSE;
 	enum xo_status st;
 	int64_t oh, ow, pt, pl;
 
-	if (l->in_rank != 3)
-		return rank_error(l, origin, 3);
+	if (l->in_rank != (one_d ? 2 : 3))
+		return rank_error(l, origin, one_d ? 2 : 3);
+	if (one_d) {
+		p->kernel_w = p->strides_w = p->dilation_w = 1;
+		p->output_padding_w = p->output_padding >= 0 ? 0 : -1;
+	}
 	/* Keras's output_padding is None or a pair (an int is both axes) */
 	if (p->output_padding >= 0 && p->output_padding_w < 0)
 		p->output_padding_w = p->output_padding;
@@ -686,15 +697,16 @@ static enum xo_status shape_conv2d_transpose(struct xo_layer_spec *l, const char
 	st = xo_conv2d_transpose_geometry(p, &oh, &ow, &pt, &pl);
 	if (st)
 		return spec_error(st, origin, l->line, "%s", xo_last_error());
-	l->out_rank = 3;
+	l->out_rank = one_d ? 2 : 3;
 	l->out_len = oh;
 	l->out_w = ow;
 	l->out_ch = p->filters;
-	l->w_ndim = 4;
+	l->w_ndim = one_d ? 3 : 4;
 	l->w_dim[0] = p->kernel_size;
-	l->w_dim[1] = xo_params_width_axis(p).kernel_size;
-	l->w_dim[2] = p->filters;
-	l->w_dim[3] = l->in_ch;
+	l->w_dim[one_d ? 1 : 2] = p->filters;
+	l->w_dim[one_d ? 2 : 3] = l->in_ch;
+	if (!one_d)
+		l->w_dim[1] = xo_params_width_axis(p).kernel_size;
 	l->b_count = p->use_bias ? p->filters : 0;
 	return XO_OK;
 }
@@ -1286,6 +1298,7 @@ static const struct {
     [XO_LAYER_SEPARABLE_CONV1D] = {separable1d_args, shape_separable, needs_filters},
     [XO_LAYER_TIME_DISTRIBUTED] = {time_distributed_args, shape_time_distributed},
     [XO_LAYER_CONV2D_TRANSPOSE] = {conv2d_transpose_args, shape_conv2d_transpose, needs_filters},
+    [XO_LAYER_CONV1D_TRANSPOSE] = {conv1d_transpose_args, shape_conv2d_transpose, needs_filters},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

@@ -647,7 +647,20 @@ def convt_model():
     ])
 
 
-CONVT = (("convt", convt_model, 107),)
+def convt1d_model():
+    """Conv1DTranspose with strides 2, same padding and a fused sigmoid, then
+    one with kernel 3, strides 3, valid padding, output_padding 2 and no
+    bias, before a Flatten and a Dense."""
+    return keras.Sequential([
+        keras.Input(shape=(5, 3)),
+        layers.Conv1DTranspose(4, 3, strides=2, padding="same", activation="sigmoid"),
+        layers.Conv1DTranspose(2, 3, strides=3, output_padding=2, use_bias=False),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+CONVT = (("convt", convt_model, 107), ("convt1d", convt1d_model, 109))
 
 
 def to_float64(model):

@@ -162,6 +162,8 @@ static double k_path(const struct xo_model *m)
 		 * on an output */
 		else if (l->kind == XO_LAYER_CONV2D_TRANSPOSE)
 			k += (double)(l->w_dim[0] * l->w_dim[1] * l->in_ch);
+		else if (l->kind == XO_LAYER_CONV1D_TRANSPOSE)
+			k += (double)(l->w_dim[0] * l->in_ch);
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -260,6 +262,9 @@ static const struct fixture fixtures[] = {
     {"convt.keras", NULL, "convt"},
     {"convt.h5", NULL, "convt"},
     {"convt.keras", "convt.weights.h5", "convt"},
+    {"convt1d.keras", NULL, "convt1d"},
+    {"convt1d.h5", NULL, "convt1d"},
+    {"convt1d.keras", "convt1d.weights.h5", "convt1d"},
 };
 
 static void test_keras_predict(void **state)

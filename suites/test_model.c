@@ -244,8 +244,10 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		/* conv2d_transpose: at most kh * kw taps of in_ch terms land on
 		 * an output; dx sums kh * kw * filters terms, dw the batch's
 		 * input positions (fewer than kg's outputs) */
-		if (l->kind == XO_LAYER_CONV2D_TRANSPOSE) {
-			double t = (double)(l->w_dim[0] * l->w_dim[1]);
+		if (l->kind == XO_LAYER_CONV2D_TRANSPOSE || l->kind == XO_LAYER_CONV1D_TRANSPOSE) {
+			double t = (double)(l->kind == XO_LAYER_CONV1D_TRANSPOSE
+			                        ? l->w_dim[0]
+			                        : l->w_dim[0] * l->w_dim[1]);
 
 			*k_path += t * (double)l->in_ch + act_length(l->p.activation);
 			if (t * (double)l->out_ch > *k_grad)
@@ -2073,6 +2075,59 @@ static void test_conv2d_transpose_layer(void **state)
 		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
 			fail_msg("%s fused a conv2d_transpose net", xo_backend_name(be[b]));
 		snprintf(what, sizeof(what), "conv2d_transpose %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The conv1d_transpose layer (Keras Conv1DTranspose): the conv2d_transpose
+ * op on one column; shapes, refusals and a training epoch on every backend
+ * against ref (a fused sigmoid, output_padding, no bias). */
+static void test_conv1d_transpose_layer(void **state)
+{
+	static const char *const net =
+	    "input 5 3\nconv1d_transpose filters=4 kernel_size=3 strides=2 padding=same "
+	    "activation=sigmoid\nconv1d_transpose filters=2 kernel_size=3 strides=3 "
+	    "output_padding=2 use_bias=0\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [5][3] -> [10][4] -> [32][2]; kernels [3][4][3], [3][2][4] */
+	assert_int_equal(xo_spec_parse(net, "ct1", &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 10 &&
+	            sp.layers[0].out_ch == 4 && sp.layers[0].w_ndim == 3 &&
+	            sp.layers[0].w_dim[1] == 4 && sp.layers[0].w_dim[2] == 3);
+	assert_true(sp.layers[1].out_len == 32 && sp.layers[1].out_ch == 2 &&
+	            sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+	/* refused: a rank-3 input, the 2-D kind's width keys */
+	assert_int_not_equal(
+	    xo_spec_parse("input 4 4 2\nconv1d_transpose filters=2 kernel_size=2\n", "ct1", &sp),
+	    XO_OK);
+	assert_non_null(strstr(xo_last_error(), "[steps][channels]"));
+	assert_int_not_equal(xo_spec_parse("input 4 2\nconv1d_transpose filters=2 kernel_size=2 "
+	                                   "kernel_w=2\n",
+	                                   "ct1", &sp),
+	                     XO_OK);
+	assert_non_null(strstr(xo_last_error(), "unknown argument 'kernel_w'"));
+	snprintf(path, sizeof(path), "%s/ct1.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 43, 5 * 3, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a conv1d_transpose net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a conv1d_transpose net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "conv1d_transpose %s vs ref", xo_backend_name(be[b]));
 		check_steps(what, path, &r, &ref);
 		real_result_free(&r);
 	}
@@ -4306,6 +4361,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_permute_layer),
 	    cmocka_unit_test(test_depthwise_layer),
 	    cmocka_unit_test(test_conv2d_transpose_layer),
+	    cmocka_unit_test(test_conv1d_transpose_layer),
 	    cmocka_unit_test(test_depthwise1d_layer),
 	    cmocka_unit_test(test_separable_layer),
 	    cmocka_unit_test(test_separable1d_layer),
