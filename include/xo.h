@@ -668,7 +668,9 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
  * and for the backward call (also linear for a softmax last layer under
  * categorical cross-entropy, whose gradient arrives w.r.t. the logits); per
  * sample the GEMM is rows x k x n: rows = output positions, k = kernel terms
- * per output, n = filters/units. A recurrent layer: rows = time steps,
+ * per output, n = filters/units; a transposed convolution (conv1d_transpose,
+ * conv2d_transpose): rows = input positions, k = in_ch, n = kernel taps x
+ * filters. A recurrent layer: rows = time steps,
  * k = ch + units (x_t W + h' U as one product), n = gates x units, the
  * step 0 recurrent terms (h' = 0) counted though a kernel may skip them.
  * The backward calls' terms per output: k_dw for the call without dx (a
