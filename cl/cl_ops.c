@@ -526,6 +526,92 @@ enum xo_status xo_cl_depthwise_conv2d_bwd(struct xo_backend *be, const struct xo
 	return la_run(&l, nw + (a->dst[2] ? co : 0), XO_OP_depthwise_conv2d, XO_DIR_BWD);
 }
 
+/* ---- conv2d_transpose (convt.cl) ----------------------------------------- */
+
+/* conv2d_transpose's geometry ints, as every convt.cl kernel takes them last
+ * (XO_GCT_ARGS). */
+static enum xo_status convt_geo_of(const struct xo_params *p, int act, struct conv2d_geo *g)
+{
+	struct xo_params q = xo_params_width_axis(p);
+	int64_t pt, pl;
+	enum xo_status st = xo_conv2d_transpose_geometry(p, &g->oh, &g->ow, &pt, &pl);
+
+	if (st)
+		return st;
+	*g = (struct conv2d_geo){
+	    .v = {p->batch, p->len, p->width, p->ch, p->filters, p->kernel_size, q.kernel_size,
+		  xo_conv1d_stride(p), xo_conv1d_stride(&q), pt, pl, g->oh, g->ow, act},
+	    .oh = g->oh,
+	    .ow = g->ow};
+	return XO_OK;
+}
+
+enum xo_status xo_cl_conv2d_transpose_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_cl_ctx *c = ctx_of(be);
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(c, XO_CL_K_conv2d_transpose_fwd);
+	bool softmax = p->activation == XO_ACTIVATION_SOFTMAX;
+	struct conv2d_geo g;
+	enum xo_status st =
+	    convt_geo_of(p, softmax ? XO_ACTIVATION_LINEAR : (int)p->activation, &g);
+
+	if (st)
+		return st;
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->src[2], a->src[0]);
+	xo_cl_arg_int(&l, a->src[2] != NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	la_geo_dw(&l, &g);
+	st = la_run_nd(&l, 3, (int64_t[]){p->filters, g.oh * g.ow, p->batch},
+		       XO_OP_conv2d_transpose, XO_DIR_FWD);
+	if (st || !softmax)
+		return st;
+	return softmax_rows(c, a->dst[0], p->batch * g.oh * g.ow, p->filters,
+			    XO_OP_conv2d_transpose);
+}
+
+/* conv2d_transpose bwd: dx (when asked) gathers over (c, h*w, n); dw+db one
+ * work-item per output. */
+enum xo_status xo_cl_conv2d_transpose_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_cl_ctx *c = ctx_of(be);
+	const struct xo_params *p = &a->p;
+	struct xo_params q = xo_params_width_axis(p);
+	int64_t nw = p->kernel_size * q.kernel_size * p->filters * p->ch;
+	struct conv2d_geo g;
+	struct xo_cl_launch l;
+	struct dpre d;
+	enum xo_status st = convt_geo_of(p, 0, &g);
+
+	if (st)
+		return st;
+	st = dpre_prepare(c, a, p->batch * g.oh * g.ow, p->filters, XO_OP_conv2d_transpose, &d);
+	if (st)
+		return st;
+	g.v[13] = d.act;
+	if (a->dst[0]) {
+		l = xo_cl_launch_begin(c, XO_CL_K_conv2d_transpose_bwd_dx);
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
+		la_dpre(&l, &d);
+		xo_cl_arg_tensor(&l, a->dst[0], NULL);
+		la_geo_dw(&l, &g);
+		st = la_run_nd(&l, 3, (int64_t[]){p->ch, p->len * p->width, p->batch},
+			       XO_OP_conv2d_transpose, XO_DIR_BWD);
+		if (st)
+			return st;
+	}
+	l = xo_cl_launch_begin(c, XO_CL_K_conv2d_transpose_bwd_dw);
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	la_dpre(&l, &d);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], a->dst[1]);
+	xo_cl_arg_int(&l, a->dst[2] != NULL);
+	la_geo_dw(&l, &g);
+	return la_run(&l, nw + (a->dst[2] ? p->filters : 0), XO_OP_conv2d_transpose, XO_DIR_BWD);
+}
+
 /* ---- max_pooling1d and average_pooling1d ---------------------------------- */
 
 /* The windowed poolings. fwd: src {x}, over the output steps; bwd over the

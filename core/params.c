@@ -154,6 +154,8 @@ struct xo_params xo_params_default(void)
 		.mode = XO_MERGE_ADD,
 		.ch_b = 1,
 		.depth_multiplier = 1,
+		.output_padding = -1,
+		.output_padding_w = -1,
 	};
 }
 
@@ -210,6 +212,8 @@ enum key_id {
 	K_MODE, K_CH_B,
 	/* depthwise_conv2d */
 	K_DEPTH_MULTIPLIER,
+	/* conv2d_transpose */
+	K_OUTPUT_PADDING, K_OUTPUT_PADDING_W,
 	K_COUNT
 };
 
@@ -269,6 +273,8 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_MODE, mode, KEY_MERGE),
 	KEY(K_CH_B, ch_b, KEY_I64),
 	KEY(K_DEPTH_MULTIPLIER, depth_multiplier, KEY_I64),
+	KEY(K_OUTPUT_PADDING, output_padding, KEY_I64),
+	KEY(K_OUTPUT_PADDING_W, output_padding_w, KEY_I64),
 };
 #undef KEY
 
@@ -376,6 +382,11 @@ struct key_set {
 	      B(K_USE_BIAS) | B(K_ACTIVATION)),                                                    \
 	     B(K_KERNEL_SIZE))
 #define KEYS_flip KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
+#define KEYS_conv2d_transpose                                                                      \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |     \
+	      B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |                       \
+	      B(K_OUTPUT_PADDING) | B(K_OUTPUT_PADDING_W) | B(K_USE_BIAS) | B(K_ACTIVATION)),      \
+	     B(K_FILTERS) | B(K_KERNEL_SIZE))
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,
@@ -585,7 +596,8 @@ struct xo_params xo_params_resolved(enum xo_op op, const struct xo_params *p)
 
 	if (op == XO_OP_conv1d)
 		q.strides = xo_conv1d_stride(p);
-	else if (op == XO_OP_conv2d || op == XO_OP_depthwise_conv2d) {
+	else if (op == XO_OP_conv2d || op == XO_OP_depthwise_conv2d ||
+	         op == XO_OP_conv2d_transpose) {
 		struct xo_params w = xo_params_width_axis(p);
 
 		q.strides = xo_conv1d_stride(p);
@@ -749,6 +761,71 @@ enum xo_status xo_depthwise_conv2d_geometry(const struct xo_params *p, int64_t *
 		                " is not supported (1 only)",
 		                p->dilation_rate, q.dilation_rate);
 	return conv2d_geometry_of("depthwise_conv2d", p, out_h, out_w, pad_top, pad_left);
+}
+
+/* One axis of conv2d_transpose (xo.h states the rule). Every input is in
+ * 1..XO_GEOMETRY_MAX (output_padding below stride) before the arithmetic, so
+ * (len-1)*stride + kernel + output_padding stays far inside int64. */
+static enum xo_status convt_axis(const struct conv_axis_keys *k, const char *opad_key,
+                                 const struct xo_params *p, int64_t opad, int64_t *out_len,
+                                 int64_t *pad)
+{
+	int64_t stride = xo_conv1d_stride(p), kern = p->kernel_size, out, pl;
+	enum xo_status st;
+
+	if ((st = geometry_size(k->op, k->len, p->len)) ||
+	    (st = geometry_size(k->op, k->kernel, kern)) ||
+	    (st = geometry_size(k->op, k->strides, stride)))
+		return st;
+	if (opad < -1 || (opad >= 0 && opad >= stride))
+		return xo_error(XO_EINVAL,
+		                "%s: %s=%" PRId64 " must be -1 (None) or in 0..%s-1 (%" PRId64
+		                "): Keras requires strides greater than output padding",
+		                k->op, opad_key, opad, k->strides, stride - 1);
+	if (p->padding == XO_PADDING_VALID) {
+		out = (p->len - 1) * stride + kern +
+		      (opad < 0 ? (stride > kern ? stride - kern : 0) : opad);
+		pl = kern - 1;
+	} else if (p->padding == XO_PADDING_SAME) {
+		int64_t plen = opad < 0 ? stride + kern - 2 : kern + kern % 2 - 2 + opad;
+
+		out = opad < 0 ? p->len * stride : (p->len - 1) * stride + kern % 2 + opad;
+		pl = plen / 2 + plen % 2 < kern - 1 ? plen / 2 + plen % 2 : kern - 1;
+	} else
+		return xo_error(XO_EINVAL, "%s: padding=causal is not supported (valid or same)",
+		                k->op);
+	if (out < 1)
+		return xo_error(XO_EINVAL,
+		                "%s: the output %s would be %" PRId64 " (%s=%" PRId64 ", %s=%" PRId64
+		                ", %s=%" PRId64 ", padding=same)",
+		                k->op, k->len, out, k->len, p->len, k->kernel, kern, opad_key, opad);
+	if (out > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW, "%s: the output %s %" PRId64 " is above the limit %" PRId64,
+		                k->op, k->len, out, XO_GEOMETRY_MAX);
+	*out_len = out;
+	/* the padded, dilated input's left margin pl is kernel-1 - pad */
+	*pad = kern - 1 - pl;
+	return XO_OK;
+}
+
+enum xo_status xo_conv2d_transpose_geometry(const struct xo_params *p, int64_t *out_h,
+                                            int64_t *out_w, int64_t *pad_top, int64_t *pad_left)
+{
+	static const struct conv_axis_keys hk = {"conv2d_transpose", "len", "kernel_size", "strides",
+	                                         "dilation_rate"};
+	static const struct conv_axis_keys wk = {"conv2d_transpose", "width", "kernel_w",
+	                                         "strides_w", "dilation_w"};
+	struct xo_params q = xo_params_width_axis(p);
+	enum xo_status st;
+
+	if (p->dilation_rate != 1 || q.dilation_rate != 1)
+		return xo_error(XO_EINVAL,
+		                "conv2d_transpose: dilation_rate=%" PRId64 ", dilation_w=%" PRId64
+		                " is not supported (1 only)",
+		                p->dilation_rate, q.dilation_rate);
+	if ((st = convt_axis(&hk, "output_padding", p, p->output_padding, out_h, pad_top)))
+		return st;
+	return convt_axis(&wk, "output_padding_w", &q, p->output_padding_w, out_w, pad_left);
 }
 
 bool xo_op_is_pool1d(enum xo_op op)

@@ -863,6 +863,49 @@ static enum xo_status shapes_flip(enum xo_op op, enum xo_dir dir, const struct x
 	return XO_OK;
 }
 #define SHAPES_flip shapes_flip
+/* conv2d_transpose: its own geometry (xo_conv2d_transpose_geometry), the
+ * kernel [kh][kw][filters][ch] */
+static enum xo_status shapes_conv2d_transpose(enum xo_op op, enum xo_dir dir,
+                                              const struct xo_params *p,
+                                              struct xo_slot_shape *src,
+                                              struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t oh, ow, pt, pl;
+	struct xo_params q = xo_params_width_axis(p);
+	enum xo_status st;
+
+	NEED(batch);
+	NEED(ch);
+	NEED(filters);
+	st = xo_conv2d_transpose_geometry(p, &oh, &ow, &pt, &pl);
+	if (st)
+		return st;
+	if ((unsigned)p->activation > XO_ACTIVATION_FUSED_LAST)
+		return xo_error(XO_EINVAL,
+		                "%s: activation=%s is not fused (linear, relu, sigmoid or "
+		                "softmax); apply it as its own op",
+		                name,
+		                (unsigned)p->activation <= XO_ACTIVATION_LAST
+		                    ? xo_activation_name(p->activation)
+		                    : "?");
+	SLOT(src[0], false, p->batch, p->len, p->width, p->ch);
+	SLOT(src[1], false, p->kernel_size, q.kernel_size, p->filters, p->ch);
+	if (p->use_bias)
+		SLOT(src[2], false, p->filters);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[0], false, p->batch, oh, ow, p->filters);
+	} else {
+		SLOT(src[2], false, p->batch, oh, ow, p->filters);
+		SLOT(src[3], false, p->batch, oh, ow, p->filters);
+		SLOT(dst[0], true, p->batch, p->len, p->width, p->ch);
+		SLOT(dst[1], false, p->kernel_size, q.kernel_size, p->filters, p->ch);
+		if (p->use_bias)
+			SLOT(dst[2], false, p->filters);
+	}
+	return XO_OK;
+}
+#define SHAPES_conv2d_transpose shapes_conv2d_transpose
 
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);

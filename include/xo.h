@@ -221,6 +221,9 @@ struct xo_params {
 	int64_t ch_b;
 	/* depthwise_conv2d: filters per input channel (1, Keras's default) */
 	int64_t depth_multiplier;
+	/* conv2d_transpose: Keras's output_padding per axis (height, width);
+	 * -1 is Keras's None (the output length from the padding rule alone) */
+	int64_t output_padding, output_padding_w;
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -302,6 +305,17 @@ enum xo_status xo_conv2d_geometry(const struct xo_params *p, int64_t *out_h, int
 /* The same for depthwise_conv2d (its messages name it); dilation_rate and
  * dilation_w other than 1 are refused. */
 enum xo_status xo_depthwise_conv2d_geometry(const struct xo_params *p, int64_t *out_h,
+                                            int64_t *out_w, int64_t *pad_top, int64_t *pad_left);
+/* conv2d_transpose's geometry, Keras's rule per axis (height: len,
+ * kernel_size, strides, output_padding; width: width, kernel_w, strides_w,
+ * output_padding_w): input position l's tap k lands on output l*stride + k -
+ * pad. valid: out = (len-1)*stride + kernel + output_padding (None: max(kernel,
+ * stride) - kernel), pad 0; same: out = len*stride (None) or (len-1)*stride +
+ * kernel%2 + output_padding, pad = kernel-1 - min(ceil(p/2), kernel-1) with
+ * p = stride+kernel-2 (None) or kernel + kernel%2 - 2 + output_padding.
+ * Refused: dilation other than 1, causal padding, output_padding >= stride
+ * (Keras), an empty output. */
+enum xo_status xo_conv2d_transpose_geometry(const struct xo_params *p, int64_t *out_h,
                                             int64_t *out_w, int64_t *pad_top, int64_t *pad_left);
 /* Effective stride (resolves the 0 default). */
 int64_t xo_conv1d_stride(const struct xo_params *p);
@@ -656,7 +670,9 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
  * and for the backward call (also linear for a softmax last layer under
  * categorical cross-entropy, whose gradient arrives w.r.t. the logits); per
  * sample the GEMM is rows x k x n: rows = output positions, k = kernel terms
- * per output, n = filters/units. A recurrent layer: rows = time steps,
+ * per output, n = filters/units; a transposed convolution (conv1d_transpose,
+ * conv2d_transpose): rows = input positions, k = in_ch, n = kernel taps x
+ * filters. A recurrent layer: rows = time steps,
  * k = ch + units (x_t W + h' U as one product), n = gates x units, the
  * step 0 recurrent terms (h' = 0) counted though a kernel may skip them.
  * The backward calls' terms per output: k_dw for the call without dx (a

@@ -147,6 +147,7 @@ static void depthwise_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void separable_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void bidirectional_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void conv_transpose_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -341,6 +342,22 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_TIME_DISTRIBUTED] =
         {{COMMON_KEYS, {"layer", K_LAYER}, {"batch_input_shape", K_SHAPE}},
          time_distributed_config,
+         true},
+    /* keras/src/layers/convolutional/base_conv_transpose.py get_config();
+     * the spec refuses dilation other than 1 */
+    [XO_LAYER_CONV2D_TRANSPOSE] =
+        {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_PAIR}, {"strides", K_PAIR},
+          {"padding", K_STR}, {"output_padding", K_PAIR}, {"data_format", K_LAST},
+          {"dilation_rate", K_PAIR}, {"activation", K_STR}, {"use_bias", K_BOOL},
+          {"batch_input_shape", K_SHAPE}},
+         conv_transpose_config,
+         true},
+    [XO_LAYER_CONV1D_TRANSPOSE] =
+        {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
+          {"padding", K_STR}, {"output_padding", K_INT}, {"data_format", K_LAST},
+          {"dilation_rate", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},
+          {"batch_input_shape", K_SHAPE}},
+         conv_transpose_config,
          true},
     /* keras/src/layers/merging/add.py, subtract.py, multiply.py, average.py,
      * maximum.py, minimum.py: Merge's config is the base layer's */
@@ -776,6 +793,7 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		                   : !strcmp(key, "kernel_size")   ? "kernel_w"
 		                   : !strcmp(key, "dilation_rate") ? "dilation_w"
 		                   : !strcmp(key, "size")          ? "size_w"
+		                   : !strcmp(key, "output_padding") ? "output_padding_w"
 		                                                   : "pool_w";
 		json_int_t iw;
 
@@ -2829,6 +2847,33 @@ static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg)
  * class_name, its config with its own name, and its build_config: one
  * step's shape, the sample without its first axis). Over Conv1D the conv2d
  * form's width axis is the Conv1D's geometry. */
+/* Conv1DTranspose, Conv2DTranspose in Keras's key order
+ * (base_conv_transpose.py); pair() writes one axis for a rank-2 input. */
+static void conv_transpose_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	static const char *const nulls[] = {"kernel_regularizer", "bias_regularizer",
+	                                    "activity_regularizer", "kernel_constraint",
+	                                    "bias_constraint", NULL};
+	const struct xo_params *p = &ls->p;
+	struct xo_params q = xo_params_width_axis(p);
+
+	json_object_set_new(cfg, "filters", json_integer(p->filters));
+	json_object_set_new(cfg, "kernel_size", pair(ls, p->kernel_size, q.kernel_size));
+	json_object_set_new(cfg, "strides", pair(ls, xo_conv1d_stride(p), xo_conv1d_stride(&q)));
+	json_object_set_new(cfg, "padding", json_string(xo_padding_name(p->padding)));
+	json_object_set_new(cfg, "output_padding",
+	                    p->output_padding < 0
+	                        ? json_null()
+	                        : pair(ls, p->output_padding, p->output_padding_w));
+	json_object_set_new(cfg, "data_format", json_string("channels_last"));
+	json_object_set_new(cfg, "dilation_rate", pair(ls, 1, 1));
+	json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
+	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+	json_object_set_new(cfg, "kernel_initializer", glorot_uniform());
+	json_object_set_new(cfg, "bias_initializer", zeros());
+	set_nulls(cfg, nulls);
+}
+
 static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	struct xo_layer_spec step = *ls;

@@ -148,8 +148,12 @@ static void dense_cost(const struct layer *l, const struct cost_bytes *b,
 	/* every output element is one dot product of w_count / out_ch
 	 * terms: out_len * out_w * w_count multiply-adds per sample
 	 * (conv2d: kh * kw * in_ch terms for each of its out_h * out_w
-	 * * filters outputs) */
-	double macs = (double)l->s.out_len * (double)l->s.out_w * (double)l->s.w_count;
+	 * * filters outputs); conv2d_transpose multiplies each input
+	 * position by the whole kernel instead (in_len * in_w * w_count,
+	 * the taps landing outside y included) */
+	bool tr = l->s.kind == XO_LAYER_CONV2D_TRANSPOSE || l->s.kind == XO_LAYER_CONV1D_TRANSPOSE;
+	double macs = (double)(tr ? l->s.in_len : l->s.out_len) * (double)(tr ? l->s.in_w : l->s.out_w) *
+	              (double)l->s.w_count;
 
 	out->flops_fwd = 2 * macs;
 	out->act_bytes_fwd = in + outb;

@@ -771,6 +771,14 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	    .k = l->s.w_count / l->s.out_ch,
 	    .n = l->s.out_ch,
 	};
+	/* a transposed convolution multiplies each input position by the
+	 * whole kernel: rows the input positions, k its channels, n the
+	 * kernel's kh * kw * filters columns (cpu_convt.c's GEMM) */
+	if (l->s.kind == XO_LAYER_CONV2D_TRANSPOSE || l->s.kind == XO_LAYER_CONV1D_TRANSPOSE) {
+		out->rows = l->s.in_len * l->s.in_w;
+		out->k = l->s.in_ch;
+		out->n = l->s.w_count / l->s.in_ch;
+	}
 	out->k_dw = out->k_dx = out->k;
 	/* a dense's rows (its sample's leading axes) are in its op's batch */
 	out->fwd.batch = out->bwd.batch = layer_op_batch(&l->s, batch);

@@ -138,7 +138,8 @@ static inline bool layer_is_conv_dense(const struct xo_layer_spec *s)
 	return s->kind == XO_LAYER_CONV1D || s->kind == XO_LAYER_CONV2D ||
 	       s->kind == XO_LAYER_DENSE || s->kind == XO_LAYER_DEPTHWISE_CONV2D ||
 	       s->kind == XO_LAYER_DEPTHWISE_CONV1D ||
-	       s->kind == XO_LAYER_TIME_DISTRIBUTED;
+	       s->kind == XO_LAYER_TIME_DISTRIBUTED || s->kind == XO_LAYER_CONV2D_TRANSPOSE ||
+	       s->kind == XO_LAYER_CONV1D_TRANSPOSE;
 }
 
 /* Its op (time_distributed: dense over Dense, conv2d over Conv1D). */
@@ -213,7 +214,7 @@ static inline bool layer_is_2d(const struct xo_layer_spec *s)
 	       s->kind == XO_LAYER_GLOBAL_MAX_POOLING2D || s->kind == XO_LAYER_ZERO_PADDING2D ||
 	       s->kind == XO_LAYER_CROPPING2D || s->kind == XO_LAYER_UP_SAMPLING2D ||
 	       s->kind == XO_LAYER_PERMUTE || s->kind == XO_LAYER_DEPTHWISE_CONV2D ||
-	       s->kind == XO_LAYER_SEPARABLE_CONV2D ||
+	       s->kind == XO_LAYER_SEPARABLE_CONV2D || s->kind == XO_LAYER_CONV2D_TRANSPOSE ||
 	       (s->kind == XO_LAYER_TIME_DISTRIBUTED && s->inner == XO_LAYER_CONV1D);
 }
 /* ---- the layer kinds' runtime ---------------------------------------------- */

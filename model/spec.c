@@ -73,6 +73,16 @@ static const char *const separable1d_args[] = {
 static const char *const depthwise1d_args[] = {"depth_multiplier", "kernel_size", "strides",
                                                "padding",          "dilation_rate", "activation",
                                                "use_bias",         "name",          NULL};
+/* conv2d_transpose: conv2d's keys and output_padding / output_padding_w
+ * (absent or None: Keras's None) */
+static const char *const conv2d_transpose_args[] = {
+    "filters",    "kernel_size", "kernel_w", "strides",        "strides_w",
+    "padding",    "output_padding", "output_padding_w", "dilation_rate", "dilation_w",
+    "activation", "use_bias",    "name",     NULL};
+/* conv1d_transpose: the keys of one axis */
+static const char *const conv1d_transpose_args[] = {
+    "filters", "kernel_size", "strides", "padding", "output_padding", "dilation_rate",
+    "activation", "use_bias", "name", NULL};
 static const char *const pool_args[] = {"pool_size", "strides", "padding", "name", NULL};
 /* 2-D pooling: pool_size and strides are the height's; pool_w and strides_w
  * the width's (absent: as the height's, Keras's int form) */
@@ -230,6 +240,25 @@ static enum xo_status set_int_arg(struct xo_params *p, const char *key, const ch
 		p->depth_multiplier = v;
 	else
 		p->units = v;
+	return XO_OK;
+}
+
+/* conv2d_transpose's output_padding / output_padding_w: None (-1), or 0
+ * and up (the op checks it against the stride). */
+static enum xo_status set_output_padding(struct xo_params *p, const char *key, const char *val,
+                                         const char *origin, int line)
+{
+	int64_t v = 0;
+
+	if (!strcmp(val, "None"))
+		v = -1;
+	else if (strcmp(val, "0") && !parse_pos_int(val, &v))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "%s=%s: expected None or an integer >= 0", key, val);
+	if (!strcmp(key, "output_padding"))
+		p->output_padding = v;
+	else
+		p->output_padding_w = v;
 	return XO_OK;
 }
 
@@ -484,6 +513,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	    !strcmp(key, "dilation_w") || !strcmp(key, "size") || !strcmp(key, "size_w") ||
 	    !strcmp(key, "n") || !strcmp(key, "depth_multiplier"))
 		return set_int_arg(p, key, val, origin, line);
+	if (!strcmp(key, "output_padding") || !strcmp(key, "output_padding_w"))
+		return set_output_padding(p, key, val, origin, line);
 	if (!strcmp(key, "input_dim") || !strcmp(key, "output_dim")) {
 		/* ids travel as float values through the model's x arrays
 		 * (exact up to 2^24) and as int32 on the device */
@@ -695,6 +726,50 @@ static enum xo_status shape_conv2d(struct xo_layer_spec *l, const char *origin)
 	l->w_dim[1] = xo_params_width_axis(p).kernel_size;
 	l->w_dim[2] = l->in_ch;
 	l->w_dim[3] = p->filters;
+	l->b_count = p->use_bias ? p->filters : 0;
+	return XO_OK;
+}
+
+/* conv2d_transpose: its own geometry (xo_conv2d_transpose_geometry: Keras's
+ * output rule, dilation 1); Keras's kernel [kh][kw][filters][in_ch].
+ * conv1d_transpose: the same op on one column (width, kernel_w, strides_w
+ * 1, its output_padding 0 or None), Keras's kernel [k][filters][in_ch] */
+static enum xo_status shape_conv2d_transpose(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	bool one_d = l->kind == XO_LAYER_CONV1D_TRANSPOSE;
+	enum xo_status st;
+	int64_t oh, ow, pt, pl;
+
+	if (l->in_rank != (one_d ? 2 : 3))
+		return rank_error(l, origin, one_d ? 2 : 3);
+	if (one_d) {
+		p->kernel_w = p->strides_w = p->dilation_w = 1;
+		p->output_padding_w = p->output_padding >= 0 ? 0 : -1;
+	}
+	/* Keras's output_padding is None or a pair (an int is both axes) */
+	if (p->output_padding >= 0 && p->output_padding_w < 0)
+		p->output_padding_w = p->output_padding;
+	else if (p->output_padding < 0 && p->output_padding_w >= 0)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "conv2d_transpose: output_padding_w=%" PRId64
+		                  " without output_padding (Keras's output_padding is None or "
+		                  "a pair)",
+		                  p->output_padding_w);
+	p->width = l->in_w;
+	st = xo_conv2d_transpose_geometry(p, &oh, &ow, &pt, &pl);
+	if (st)
+		return spec_error(st, origin, l->line, "%s", xo_last_error());
+	l->out_rank = one_d ? 2 : 3;
+	l->out_len = oh;
+	l->out_w = ow;
+	l->out_ch = p->filters;
+	l->w_ndim = one_d ? 3 : 4;
+	l->w_dim[0] = p->kernel_size;
+	l->w_dim[one_d ? 1 : 2] = p->filters;
+	l->w_dim[one_d ? 2 : 3] = l->in_ch;
+	if (!one_d)
+		l->w_dim[1] = xo_params_width_axis(p).kernel_size;
 	l->b_count = p->use_bias ? p->filters : 0;
 	return XO_OK;
 }
@@ -1378,6 +1453,8 @@ static const struct {
     [XO_LAYER_SEPARABLE_CONV1D] = {separable1d_args, shape_separable, needs_filters},
     [XO_LAYER_TIME_DISTRIBUTED] = {time_distributed_args, shape_time_distributed},
     [XO_LAYER_BIDIRECTIONAL] = {bidirectional_args, shape_bidirectional},
+    [XO_LAYER_CONV2D_TRANSPOSE] = {conv2d_transpose_args, shape_conv2d_transpose, needs_filters},
+    [XO_LAYER_CONV1D_TRANSPOSE] = {conv1d_transpose_args, shape_conv2d_transpose, needs_filters},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded

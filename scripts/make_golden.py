@@ -546,6 +546,26 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 107,
     },
+    # Conv2DTranspose (--only ct_ae): a tiny autoencoder's shape, Conv2D
+    # strides 2 -> Conv2DTranspose strides 2 (same, relu) ->
+    # Conv2DTranspose (2, 3) strides (2, 1), valid, output_padding (1, 0),
+    # no bias, tanh -> Conv2D strides 2 -> Dense
+    "ct_ae": {
+        "spec": (
+            "# golden: Conv2D s2 -> Conv2DTranspose s2 same relu -> Conv2DTranspose\n"
+            "# (2, 3) s (2, 1) output_padding (1, 0) tanh -> Conv2D s2 -> Dense softmax\n"
+            "input 6 6 1\n"
+            "conv2d filters=4 kernel_size=3 strides=2 padding=same activation=relu\n"
+            "conv2d_transpose filters=3 kernel_size=3 strides=2 padding=same activation=relu\n"
+            "conv2d_transpose filters=2 kernel_size=2 kernel_w=3 strides=2 strides_w=1 "
+            "output_padding=1 output_padding_w=0 use_bias=False activation=tanh\n"
+            "conv2d filters=2 kernel_size=3 strides=2\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 97,
+    },
 }
 
 
@@ -671,22 +691,23 @@ def build(text):
         tensors = dict(zip([n for n, _ in model_ins], inps))
         inp = last = inps[0]
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
-            "input_dim", "output_dim", "size", "depth_multiplier", "axis")
+            "input_dim", "output_dim", "size", "depth_multiplier", "axis", "output_padding")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
-                "pool_w": "pool_size", "size_w": "size"}
+                "pool_w": "pool_size", "size_w": "size", "output_padding_w": "output_padding"}
     model = None if graph else keras.Sequential([inp])
     for (kind, args), lname in zip(layers, names):
         args = dict(args)
         srcs = args.pop("inputs", None)
         kw = {}
-        if kind.endswith("2d"):
+        if kind.endswith("2d") or kind == "conv2d_transpose":
             for wk, hk in width_of.items():
                 if wk in args or hk in args:
                     h = int(args[hk]) if hk in args else {"strides": 1, "dilation_rate": 1,
                                                           "pool_size": 2, "size": 2}[hk]
                     if hk == "strides" and "strides" not in args and \
-                            kind not in ("conv2d", "depthwise_conv2d", "separable_conv2d"):
+                            kind not in ("conv2d", "depthwise_conv2d", "separable_conv2d",
+                                         "conv2d_transpose"):
                         h = int(args.get("pool_size", 2))
                     kw[hk] = (h, int(args.pop(wk)) if wk in args else h)
                     args.pop(hk, None)
@@ -733,6 +754,7 @@ def build(text):
                "depthwise_conv2d": keras.layers.DepthwiseConv2D,
                "depthwise_conv1d": keras.layers.DepthwiseConv1D,
                "separable_conv2d": keras.layers.SeparableConv2D, **MERGES,
+               "conv2d_transpose": keras.layers.Conv2DTranspose,
                "time_distributed": None, "bidirectional": None}[kind]
         if kind == "time_distributed":  # the wrapped layer takes the arguments
             inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]

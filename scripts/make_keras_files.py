@@ -685,6 +685,38 @@ DWCONV = (("dwconv", dwconv_model, 83), ("dwconv1d", dwconv1d_model, 89),
           ("sepconv", sepconv_model, 97), ("sepconv1d", sepconv1d_model, 101))
 
 
+# the Conv2DTranspose fixture, its own seed (--only=convt writes it alone)
+def convt_model():
+    """Conv2DTranspose with strides 2, same padding (output_padding None) and
+    a fused relu, then one with a (2, 3) kernel, strides (2, 1), valid
+    padding, output_padding (1, 0), no bias and tanh (not fused: its own op
+    after the product), before a Flatten and a Dense."""
+    return keras.Sequential([
+        keras.Input(shape=(3, 3, 2)),
+        layers.Conv2DTranspose(4, 3, strides=2, padding="same", activation="relu"),
+        layers.Conv2DTranspose(3, (2, 3), strides=(2, 1), output_padding=(1, 0),
+                               use_bias=False, activation="tanh"),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def convt1d_model():
+    """Conv1DTranspose with strides 2, same padding and a fused sigmoid, then
+    one with kernel 3, strides 3, valid padding, output_padding 2 and no
+    bias, before a Flatten and a Dense."""
+    return keras.Sequential([
+        keras.Input(shape=(5, 3)),
+        layers.Conv1DTranspose(4, 3, strides=2, padding="same", activation="sigmoid"),
+        layers.Conv1DTranspose(2, 3, strides=3, output_padding=2, use_bias=False),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+CONVT = (("convt", convt_model, 107), ("convt1d", convt1d_model, 109))
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -814,6 +846,10 @@ def main():
         names = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--name=")]
         table_fixtures(out, DWCONV, names)
         print("keras", keras.__version__, "wrote the dwconv fixtures to", out)
+        return
+    if "--only=convt" in sys.argv[1:]:
+        table_fixtures(out, CONVT)
+        print("keras", keras.__version__, "wrote the convt fixture to", out)
         return
     # --only=ln_pos: written alone, so adding it rewrote no other file
     if "--only=ln_pos" in sys.argv[1:]:

@@ -144,6 +144,7 @@ static const char *names_conv_dense(enum xo_dir dir, bool dst, int i)
 #define NAMES_conv2d names_conv_dense
 #define NAMES_dense names_conv_dense
 #define NAMES_depthwise_conv2d names_conv_dense
+#define NAMES_conv2d_transpose names_conv_dense
 
 /* max_pooling1d, global_max_pooling1d, max_pooling2d, global_max_pooling2d */
 static const char *names_max_pool(enum xo_dir dir, bool dst, int i)

@@ -183,6 +183,19 @@ static void acc_lengths(const struct xo_case *c, int64_t k[XO_MAX_DST])
 		k[1] = c->dir == XO_DIR_FWD ? 0 : p->batch * oh * ow;
 		k[2] = k[1];
 		return;
+	} else if (c->op == XO_OP_conv2d_transpose) {
+		int64_t oh = 1, ow = 1, pl, kw = xo_params_width_axis(p).kernel_size;
+
+		/* transposed: at most kh*kw taps land on an output, each
+		 * summing ch products (kh*kw*ch, an upper bound: a stride s
+		 * lands only about k/s of an axis's taps); dx sums kh*kw*filters
+		 * terms; dw the batch's input positions; db its outputs */
+		xo_conv2d_transpose_geometry(p, &oh, &ow, &pad, &pl);
+		k[0] = c->dir == XO_DIR_FWD ? p->kernel_size * kw * p->ch + (p->use_bias ? 1 : 0)
+		                            : p->kernel_size * kw * p->filters;
+		k[1] = c->dir == XO_DIR_FWD ? 0 : p->batch * p->len * p->width;
+		k[2] = c->dir == XO_DIR_FWD ? 0 : p->batch * oh * ow;
+		return;
 	}
 	if (c->dir == XO_DIR_FWD) {
 		/* taps * ch (or ch) products, plus the bias */
@@ -777,6 +790,7 @@ out_prop:
 #define BOUND_conv2d bound_conv_dense
 #define BOUND_dense bound_conv_dense
 #define BOUND_depthwise_conv2d bound_conv_dense
+#define BOUND_conv2d_transpose bound_conv_dense
 
 /* max_pooling1d */
 static enum xo_status bound_max_pool1d(struct hcase *h, struct xo_backend *ref)

@@ -188,6 +188,20 @@ static int64_t acc_len_max(const struct xo_case *c)
 			if (p->batch * out * ow > k)
 				k = p->batch * out * ow;
 		}
+	} else if (c->op == XO_OP_conv2d_transpose) {
+		/* as acc_lengths in harness_bounds.c */
+		int64_t ow, pt, pl, kw = xo_params_width_axis(p).kernel_size;
+
+		if (xo_conv2d_transpose_geometry(p, &out, &ow, &pt, &pl))
+			return 0;
+		k = p->kernel_size * kw * p->ch + 1;
+		if (c->dir == XO_DIR_BWD) {
+			k = p->kernel_size * kw * p->filters;
+			if (p->batch * p->len * p->width > k)
+				k = p->batch * p->len * p->width;
+			if (p->batch * out * ow > k)
+				k = p->batch * out * ow;
+		}
 	} else if (c->op == XO_OP_dense) {
 		k = c->dir == XO_DIR_FWD ? p->ch + 1 : (p->units > p->batch ? p->units : p->batch);
 	}
@@ -248,6 +262,7 @@ static void fill_conv_dense(struct hcase *h)
 #define FILL_conv2d fill_conv_dense
 #define FILL_dense fill_conv_dense
 #define FILL_depthwise_conv2d fill_conv_dense
+#define FILL_conv2d_transpose fill_conv_dense
 
 /* max_pooling1d, max_pooling2d */
 static void fill_max_pool(struct hcase *h)

@@ -256,7 +256,7 @@ static inline int64_t pool2d_window(const struct xo_params *p, const struct xo_p
 static inline bool has_activation(enum xo_op op)
 {
 	return op == XO_OP_conv1d || op == XO_OP_conv2d || op == XO_OP_dense ||
-	       op == XO_OP_depthwise_conv2d;
+	       op == XO_OP_depthwise_conv2d || op == XO_OP_conv2d_transpose;
 }
 
 static inline double ulp_of(float v)

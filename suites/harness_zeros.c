@@ -91,6 +91,67 @@ static int64_t conv2d_geometry_zeros(const struct xo_params *p, int slot, int64_
 	return 0;
 }
 
+/* One axis of a conv2d_transpose (q: xo_params_width_axis for the width):
+ * the count of outputs some (input position, tap) pair lands on. */
+static int64_t convt_axis_reached(const struct xo_params *q, int64_t out, int64_t pad)
+{
+	int64_t s = xo_conv1d_stride(q), n = 0;
+
+	for (int64_t o = 0; o < out; o++) {
+		bool seen = false;
+
+		for (int64_t l = 0; l < q->len && !seen; l++)
+			for (int64_t k = 0; k < q->kernel_size && !seen; k++)
+				seen = l * s + k - pad == o;
+		n += seen;
+	}
+	return n;
+}
+
+/* One axis of a conv2d_transpose: *taps gets the count of taps that land
+ * inside [0, out) from some input position, *cells the count of input
+ * positions with some tap landing inside. */
+static void convt_axis_seen(const struct xo_params *q, int64_t out, int64_t pad, int64_t *taps,
+			    int64_t *cells)
+{
+	int64_t s = xo_conv1d_stride(q);
+
+	*taps = *cells = 0;
+	for (int64_t k = 0; k < q->kernel_size; k++) {
+		bool seen = false;
+
+		for (int64_t l = 0; l < q->len && !seen; l++)
+			seen = l * s + k - pad >= 0 && l * s + k - pad < out;
+		*taps += seen;
+	}
+	for (int64_t l = 0; l < q->len; l++) {
+		bool seen = false;
+
+		for (int64_t k = 0; k < q->kernel_size && !seen; k++)
+			seen = l * s + k - pad >= 0 && l * s + k - pad < out;
+		*cells += seen;
+	}
+}
+
+/* conv2d_transpose bwd zeros fixed by the geometry: dw taps (i, j) of which
+ * either axis lands outside y from every input position, dx cells of which
+ * either axis has no tap landing inside y. */
+static int64_t convt_geometry_zeros(const struct xo_params *p, int slot)
+{
+	struct xo_params q = xo_params_width_axis(p);
+	int64_t oh, ow, pt, pl, th, tw, ch, cw;
+
+	if (xo_conv2d_transpose_geometry(p, &oh, &ow, &pt, &pl))
+		return 0;
+	convt_axis_seen(p, oh, pt, &th, &ch);
+	convt_axis_seen(&q, ow, pl, &tw, &cw);
+	if (slot == 1)
+		return (p->kernel_size * q.kernel_size - th * tw) * p->filters * p->ch;
+	if (slot == 0)
+		return (p->len * p->width - ch * cw) * p->batch * p->ch;
+	return 0;
+}
+
 /*
  * Zeros an op must produce whatever the kernel (structural zeros), counted
  * from the inputs and the geometry: relu fwd where x <= 0 (or conv1d/dense
@@ -130,6 +191,24 @@ static int64_t zeros_conv_dense_relu(const struct hcase *h)
 #define ZEROS_conv2d zeros_conv_dense_relu
 #define ZEROS_dense zeros_conv_dense_relu
 #define ZEROS_depthwise_conv2d zeros_conv_dense_relu
+
+/* conv2d_transpose fwd: relu's clipped outputs, and without a bias the
+ * linear outputs no tap lands on (a stride longer than the kernel) */
+static int64_t zeros_conv2d_transpose(const struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	struct xo_params q = xo_params_width_axis(p);
+	int64_t oh, ow, pt, pl, rh, rw;
+
+	if (h->c->dir != XO_DIR_FWD || p->use_bias || p->activation != XO_ACTIVATION_LINEAR)
+		return zeros_conv_dense_relu(h);
+	if (xo_conv2d_transpose_geometry(p, &oh, &ow, &pt, &pl))
+		return 0;
+	rh = convt_axis_reached(p, oh, pt);
+	rw = convt_axis_reached(&q, ow, pl);
+	return (oh * ow - rh * rw) * p->batch * p->filters;
+}
+#define ZEROS_conv2d_transpose zeros_conv2d_transpose
 
 /* relu */
 static int64_t zeros_relu(const struct hcase *h)
@@ -474,6 +553,8 @@ int64_t xo_hcase_structural_zeros(const struct hcase *h, int slot)
 		return conv2d_geometry_zeros(&c->p, slot, c->p.ch * c->p.filters);
 	if (c->op == XO_OP_depthwise_conv2d && c->dir == XO_DIR_BWD)
 		return conv2d_geometry_zeros(&c->p, slot, c->p.ch * c->p.depth_multiplier);
+	if (c->op == XO_OP_conv2d_transpose && c->dir == XO_DIR_BWD)
+		return convt_geometry_zeros(&c->p, slot);
 	if (c->op == XO_OP_layer_normalization)
 		return zeros_layer_normalization(h, slot);
 	if (c->op == XO_OP_merge)

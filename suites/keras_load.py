@@ -39,7 +39,8 @@ def main():
                      ("graph", (8, 3), 3),
                      ("dwconv", (6, 5, 3), 4), ("dwconv1d", (9, 4), 3),
                      ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3),
-                     ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3))
+                     ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3),
+                     ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]

@@ -255,6 +255,41 @@ static void test_layer_normalization_cost(void **state)
  * tells the two apart (the sample's axes), and both from Dense on the flat
  * [40].
  */
+/* A transposed convolution multiplies each input position by the whole
+ * kernel: its cost and its GEMM shape (xo bench --layers) count in_h * in_w
+ * positions of in_ch x (kh * kw * filters) products, not its (stride^2 times
+ * larger) output positions. */
+static void test_conv_transpose_cost(void **state)
+{
+	static const char *const texts[] = {
+	    "input 3 4 2\nconv2d_transpose filters=5 kernel_size=3 strides=2 padding=same\n",
+	    "input 6 2\nconv1d_transpose filters=5 kernel_size=3 strides=3\n",
+	};
+	/* input positions, kernel taps: [3][4] taps 9; [6] taps 3 */
+	static const int64_t pos[] = {12, 6}, taps[] = {9, 3};
+	struct xo_backend *be;
+	struct xo_model *m;
+	struct xo_layer_cost c;
+	struct xo_layer_gemm g;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (int i = 0; i < 2; i++) {
+		double macs = (double)(pos[i] * 2 * taps[i] * 5);
+
+		assert_int_equal(xo_model_open_string(texts[i], "ct", be, 1, &m), XO_OK);
+		xo_model_layer_cost(m, 0, &c);
+		assert_close(c.flops_fwd, 2 * macs);
+		assert_true(xo_model_layer_gemm(m, 0, 4, &g));
+		assert_int_equal(g.rows, pos[i]);
+		assert_int_equal(g.k, 2);
+		assert_int_equal(g.n, taps[i] * 5);
+		assert_int_equal(g.fwd.batch, 4);
+		xo_model_close(m);
+	}
+	xo_backend_close(be);
+}
+
 /*
  * time_distributed by hand: over Conv1D (kernel 3, padding same) on a
  * [5][8][2] sample, 4 filters: each of the 5 * 8 outputs per filter is a
@@ -1263,6 +1298,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_cost),
 	    cmocka_unit_test(test_multi_input_ident),
 	    cmocka_unit_test(test_time_distributed_cost_and_ident),
+	    cmocka_unit_test(test_conv_transpose_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,6 +126,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_conv2d:
 	case XO_OP_dense:
 	case XO_OP_depthwise_conv2d:
+	case XO_OP_conv2d_transpose:
 		return with_params[s];
 	case XO_OP_max_pooling1d:
 	case XO_OP_global_max_pooling1d:
@@ -351,7 +352,7 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 	if (c->op == XO_OP_hard_sigmoid)
 		return clip_spread(d, -3.0, 3.0);
 	if ((c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense ||
-	     c->op == XO_OP_depthwise_conv2d) &&
+	     c->op == XO_OP_depthwise_conv2d || c->op == XO_OP_conv2d_transpose) &&
 	    c->p.activation == XO_ACTIVATION_RELU) {
 		struct xo_params q = c->p;
 
@@ -488,7 +489,7 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 	assert_int_equal(xo_tensor_read(pb->tym, pb->buf2, 0, d->ny), XO_OK);
 	for (int64_t k = 0; k < d->ny; k++) {
 		bool acc = c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense ||
-			   c->op == XO_OP_depthwise_conv2d ||
+			   c->op == XO_OP_depthwise_conv2d || c->op == XO_OP_conv2d_transpose ||
 			   c->op == XO_OP_average_pooling1d ||
 			   c->op == XO_OP_global_average_pooling1d ||
 			   c->op == XO_OP_average_pooling2d ||
@@ -584,7 +585,8 @@ static void public_bwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 	/* dx is optional for conv1d, conv2d, dense and the recurrent ops:
 	 * without it, dw (dkernel) is unchanged */
 	if (c->op == XO_OP_conv1d || c->op == XO_OP_conv2d || c->op == XO_OP_dense ||
-	    c->op == XO_OP_depthwise_conv2d || xo_op_is_rnn(c->op)) {
+	    c->op == XO_OP_depthwise_conv2d || c->op == XO_OP_conv2d_transpose ||
+	    xo_op_is_rnn(c->op)) {
 		int64_t n = slot_elems(&d->bd[1]);
 
 		assert_int_equal(xo_tensor_read(pb->tg[1], pb->buf2, 0, n), XO_OK);
@@ -1419,7 +1421,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
 	    op == XO_OP_silu || op == XO_OP_log_softmax ||
 	    ((op == XO_OP_conv1d || op == XO_OP_conv2d || op == XO_OP_dense ||
-	      op == XO_OP_depthwise_conv2d) &&
+	      op == XO_OP_depthwise_conv2d || op == XO_OP_conv2d_transpose) &&
 	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
 		c->tol = GC_TOL_SMOOTH;
 	n = snprintf(c->name, sizeof(c->name), "%s ", xo_op_name(op));
@@ -1819,6 +1821,46 @@ static void build_depthwise_cases(void)
 		}
 }
 
+/* conv2d_transpose: valid and same, strides shorter, equal to and longer
+ * than the kernel on each axis, output_padding None and explicit, a 1-D
+ * shape (width 1); linear and relu on every geometry, sigmoid and softmax
+ * on one channel where at most 6 products land on an output (the header's
+ * truncation bound) */
+static void build_conv2d_transpose_cases(void)
+{
+	static const int64_t geo[5][8] = {
+	    /* pad, kernel_size, kernel_w, strides, strides_w, width, opad, opad_w */
+	    {XO_PADDING_VALID, 3, 2, 1, 0, 3, -1, -1},
+	    {XO_PADDING_SAME, 2, 3, 2, 1, 3, -1, -1},
+	    {XO_PADDING_VALID, 2, 2, 3, 2, 3, 1, 0},
+	    {XO_PADDING_SAME, 3, 3, 2, 3, 2, 1, 2},
+	    {XO_PADDING_SAME, 3, 1, 2, 1, 1, -1, -1},
+	};
+
+	for (int k = 0; k < 5; k++)
+		for (int v = 0; v < 4; v++) {
+			struct xo_params p = xo_params_default();
+
+			p.batch = 2;
+			p.len = 3;
+			p.width = geo[k][5];
+			p.ch = v < 2 ? 2 : 1;
+			p.filters = 3;
+			p.padding = (enum xo_padding)geo[k][0];
+			p.kernel_size = geo[k][1];
+			p.kernel_w = geo[k][2];
+			p.strides = geo[k][3];
+			p.strides_w = geo[k][4];
+			p.output_padding = geo[k][6];
+			p.output_padding_w = geo[k][7];
+			p.use_bias = (k + v) % 2;
+			p.activation = gc_acts[v];
+			if (v >= 2 && p.kernel_size * p.kernel_w > 6)
+				continue;
+			add_case(XO_OP_conv2d_transpose, p);
+		}
+}
+
 /* Every case, in the order the suite names them. */
 static void build_cases(void)
 {
@@ -1829,6 +1871,7 @@ static void build_cases(void)
 	build_rnn_cases();
 	build_loss_cases();
 	build_depthwise_cases();
+	build_conv2d_transpose_cases();
 }
 
 int main(void)

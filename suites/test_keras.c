@@ -162,6 +162,12 @@ static double k_path(const struct xo_model *m)
 		 * each at most the sum over all its layers) */
 		else if (xo_layer_kinds[l->kind].op == XO_OP_merge)
 			k += 1.0;
+		/* conv2d_transpose: at most kh * kw taps of in_ch terms land
+		 * on an output */
+		else if (l->kind == XO_LAYER_CONV2D_TRANSPOSE)
+			k += (double)(l->w_dim[0] * l->w_dim[1] * l->in_ch);
+		else if (l->kind == XO_LAYER_CONV1D_TRANSPOSE)
+			k += (double)(l->w_dim[0] * l->in_ch);
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -267,6 +273,13 @@ static const struct fixture fixtures[] = {
     {"multi.keras", NULL, "multi"},
     {"multi.h5", NULL, "multi"},
     {"multi.keras", "multi.weights.h5", "multi"},
+    /* Conv2DTranspose (make_keras_files.py --only=convt) */
+    {"convt.keras", NULL, "convt"},
+    {"convt.h5", NULL, "convt"},
+    {"convt.keras", "convt.weights.h5", "convt"},
+    {"convt1d.keras", NULL, "convt1d"},
+    {"convt1d.h5", NULL, "convt1d"},
+    {"convt1d.keras", "convt1d.weights.h5", "convt1d"},
 };
 
 static void test_keras_predict(void **state)

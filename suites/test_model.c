@@ -248,6 +248,19 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += act_length(l->p.activation);
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
+		/* conv2d_transpose: at most kh * kw taps of in_ch terms land on
+		 * an output; dx sums kh * kw * filters terms, dw the batch's
+		 * input positions (fewer than kg's outputs) */
+		if (l->kind == XO_LAYER_CONV2D_TRANSPOSE || l->kind == XO_LAYER_CONV1D_TRANSPOSE) {
+			double t = (double)(l->kind == XO_LAYER_CONV1D_TRANSPOSE
+			                        ? l->w_dim[0]
+			                        : l->w_dim[0] * l->w_dim[1]);
+
+			*k_path += t * (double)l->in_ch + act_length(l->p.activation);
+			if (t * (double)l->out_ch > *k_grad)
+				*k_grad = t * (double)l->out_ch;
+			continue;
+		}
 		/* depthwise: an output sums its one channel's kh * kw taps, dx
 		 * those taps' depth_multiplier outputs (kernel [kh][kw][ch][dm];
 		 * the 1-D kind's [k][ch][dm]) */
@@ -632,6 +645,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "res_cnn",         "dw_cnn",
                                              "dw_seq",      "sep_cnn",     "td_seq",
                                              "bi_seq",      "multi_seq"};
+                                             "ct_ae"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -2201,6 +2215,139 @@ static void test_depthwise_layer(void **state)
 		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
 			fail_msg("%s fused a depthwise net", xo_backend_name(be[b]));
 		snprintf(what, sizeof(what), "depthwise %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The conv2d_transpose layer (Keras Conv2DTranspose): shapes with Keras's
+ * output rule, Keras's refusals, and a training epoch on every backend
+ * against ref (op by op), with a fused relu and a separate tanh. */
+static void test_conv2d_transpose_layer(void **state)
+{
+	static const char *const net =
+	    "input 3 3 2\nconv2d_transpose filters=4 kernel_size=3 strides=2 padding=same "
+	    "activation=relu\nconv2d_transpose filters=3 kernel_size=2 kernel_w=3 strides=2 "
+	    "strides_w=1 output_padding=1 output_padding_w=0 use_bias=0 activation=tanh\n"
+	    "flatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [3][3][2] -> [6][6][4] -> [13][8][3]; kernels [3][3][4][2], [2][3][3][4] */
+	assert_int_equal(xo_spec_parse(net, "ct", &sp), XO_OK);
+	assert_true(sp.layers[0].out_len == 6 && sp.layers[0].out_w == 6 &&
+	            sp.layers[0].out_ch == 4 && sp.layers[0].w_dim[2] == 4 &&
+	            sp.layers[0].w_dim[3] == 2 && sp.layers[0].b_count == 4);
+	assert_true(sp.layers[1].out_len == 13 && sp.layers[1].out_w == 8 &&
+	            sp.layers[1].out_ch == 3 && sp.layers[1].w_count == 2 * 3 * 3 * 4 &&
+	            sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+	/* an int output_padding is both axes (Keras's int form) */
+	assert_int_equal(xo_spec_parse("input 3 3 2\nconv2d_transpose filters=2 kernel_size=3 "
+	                               "strides=2 output_padding=1\n",
+	                               "ct", &sp),
+	                 XO_OK);
+	assert_true(sp.layers[0].out_len == 8 && sp.layers[0].out_w == 8);
+	xo_spec_free(&sp);
+	/* refused: no filters, output_padding >= strides, the width's alone,
+	 * dilation, a rank-2 input, causal padding */
+	assert_int_equal(xo_spec_parse("input 4 4 2\nconv2d_transpose kernel_size=2\n", "ct", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "filters="));
+	assert_int_equal(xo_spec_parse("input 4 4 2\nconv2d_transpose filters=2 kernel_size=2 "
+	                               "strides=2 output_padding=2\n",
+	                               "ct", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "greater than output padding"));
+	assert_int_equal(xo_spec_parse("input 4 4 2\nconv2d_transpose filters=2 kernel_size=2 "
+	                               "strides=2 output_padding_w=1\n",
+	                               "ct", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "without output_padding"));
+	assert_int_equal(xo_spec_parse("input 6 6 2\nconv2d_transpose filters=2 kernel_size=2 "
+	                               "dilation_rate=2\n",
+	                               "ct", &sp),
+	                 XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "is not supported (1 only)"));
+	assert_int_equal(
+	    xo_spec_parse("input 6 2\nconv2d_transpose filters=2 kernel_size=2\n", "ct", &sp),
+	    XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "[height][width][channels]"));
+	assert_int_equal(xo_spec_parse("input 6 6 2\nconv2d_transpose filters=2 kernel_size=2 "
+	                               "padding=causal\n",
+	                               "ct", &sp),
+	                 XO_EINVAL);
+	snprintf(path, sizeof(path), "%s/ct.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 41, 3 * 3 * 2, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a conv2d_transpose net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a conv2d_transpose net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "conv2d_transpose %s vs ref", xo_backend_name(be[b]));
+		check_steps(what, path, &r, &ref);
+		real_result_free(&r);
+	}
+	real_result_free(&ref);
+	free(x);
+	free(y);
+	close_backends(be, nbe);
+}
+
+/* The conv1d_transpose layer (Keras Conv1DTranspose): the conv2d_transpose
+ * op on one column; shapes, refusals and a training epoch on every backend
+ * against ref (a fused sigmoid, output_padding, no bias). */
+static void test_conv1d_transpose_layer(void **state)
+{
+	static const char *const net =
+	    "input 5 3\nconv1d_transpose filters=4 kernel_size=3 strides=2 padding=same "
+	    "activation=sigmoid\nconv1d_transpose filters=2 kernel_size=3 strides=3 "
+	    "output_padding=2 use_bias=0\nflatten\ndense units=3 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [5][3] -> [10][4] -> [32][2]; kernels [3][4][3], [3][2][4] */
+	assert_int_equal(xo_spec_parse(net, "ct1", &sp), XO_OK);
+	assert_true(sp.layers[0].out_rank == 2 && sp.layers[0].out_len == 10 &&
+	            sp.layers[0].out_ch == 4 && sp.layers[0].w_ndim == 3 &&
+	            sp.layers[0].w_dim[1] == 4 && sp.layers[0].w_dim[2] == 3);
+	assert_true(sp.layers[1].out_len == 32 && sp.layers[1].out_ch == 2 &&
+	            sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+	/* refused: a rank-3 input, the 2-D kind's width keys */
+	assert_int_not_equal(
+	    xo_spec_parse("input 4 4 2\nconv1d_transpose filters=2 kernel_size=2\n", "ct1", &sp),
+	    XO_OK);
+	assert_non_null(strstr(xo_last_error(), "[steps][channels]"));
+	assert_int_not_equal(xo_spec_parse("input 4 2\nconv1d_transpose filters=2 kernel_size=2 "
+	                                   "kernel_w=2\n",
+	                                   "ct1", &sp),
+	                     XO_OK);
+	assert_non_null(strstr(xo_last_error(), "unknown argument 'kernel_w'"));
+	snprintf(path, sizeof(path), "%s/ct1.model", g_tmp);
+	write_file(path, net, strlen(net));
+	random_set(REAL_N, 43, 5 * 3, 3, &x, &y);
+	if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+		fail_msg("ref fused a conv1d_transpose net");
+	for (int b = 1; b < nbe; b++) {
+		if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+			fail_msg("%s fused a conv1d_transpose net", xo_backend_name(be[b]));
+		snprintf(what, sizeof(what), "conv1d_transpose %s vs ref", xo_backend_name(be[b]));
 		check_steps(what, path, &r, &ref);
 		real_result_free(&r);
 	}
@@ -4511,6 +4658,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_pad_layers),
 	    cmocka_unit_test(test_permute_layer),
 	    cmocka_unit_test(test_depthwise_layer),
+	    cmocka_unit_test(test_conv2d_transpose_layer),
+	    cmocka_unit_test(test_conv1d_transpose_layer),
 	    cmocka_unit_test(test_depthwise1d_layer),
 	    cmocka_unit_test(test_separable_layer),
 	    cmocka_unit_test(test_separable1d_layer),

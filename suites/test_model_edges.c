@@ -914,6 +914,9 @@ static const struct {
     {XO_LAYER_SEPARABLE_CONV1D, "input 8 3", "filters=4 depth_multiplier=2 kernel_size=3"},
     {XO_LAYER_TIME_DISTRIBUTED, "input 3 5 2", "layer=conv1d filters=2 kernel_size=3"},
     {XO_LAYER_BIDIRECTIONAL, "input 5 3", "layer=gru units=2 return_sequences=True"},
+    {XO_LAYER_CONV2D_TRANSPOSE, "input 3 4 3",
+     "filters=2 kernel_size=3 kernel_w=2 strides=2 padding=same output_padding=1"},
+    {XO_LAYER_CONV1D_TRANSPOSE, "input 5 3", "filters=2 kernel_size=3 strides=2 output_padding=1"},
 };
 
 static void test_layer_kinds(void **state)
@@ -949,7 +952,8 @@ static void test_layer_kinds(void **state)
 			 * depthwise_conv2d (DepthwiseConv1D on one column) */
 			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling ||
 			                 k->op == XO_OP_flatten || k->op == XO_OP_merge ||
-			                 k->op == XO_OP_depthwise_conv2d;
+			                 k->op == XO_OP_depthwise_conv2d ||
+			                 k->op == XO_OP_conv2d_transpose;
 
 			assert_true(k->op < XO_OP_COUNT);
 			if (!shared_op)

@@ -551,6 +551,69 @@ static enum xo_status dwconv_bwd_drops_last_sample(struct xo_backend *be,
 	return st;
 }
 
+/* Reverses the taps of a conv2d_transpose kernel [kh][kw][filters][ch] in
+ * place (tap (i, j) swapped with (kh-1-i, kw-1-j)); its own inverse. */
+static void convt_flip_taps(float *w, int64_t taps, int64_t per_tap)
+{
+	for (int64_t t = 0; t < taps / 2; t++)
+		for (int64_t e = 0; e < per_tap; e++) {
+			float v = w[t * per_tap + e];
+
+			w[t * per_tap + e] = w[(taps - 1 - t) * per_tap + e];
+			w[(taps - 1 - t) * per_tap + e] = v;
+		}
+}
+
+/* conv2d_transpose fwd with the kernel flipped (the correlation a
+ * dilate-and-pad formulation computes when it forgets the flip): the
+ * reference on the tap-reversed kernel, restored after. */
+static enum xo_status convt_fwd_flipped_kernel(struct xo_backend *be, const struct xo_op_args *a)
+{
+	float *w = xo_tensor_f32(a->src[1]);
+	int64_t per_tap = a->p.filters * a->p.ch, taps = a->src[1]->nelem / per_tap;
+	enum xo_status st;
+
+	convt_flip_taps(w, taps, per_tap);
+	st = xo_ref_iface.fwd[XO_OP_conv2d_transpose](be, a);
+	convt_flip_taps(w, taps, per_tap);
+	return st;
+}
+
+/* Reads each tap's [filters][ch] block of w as conv2d's [ch][filters] (a
+ * kernel layout mix-up), in place; inverse true undoes it. */
+static void convt_swap_layout(float *w, int64_t taps, int64_t f, int64_t ch, bool inverse)
+{
+	float blk[64];
+
+	XO_ASSERT(f * ch <= 64);
+	for (int64_t t = 0; t < taps; t++) {
+		float *b = w + t * f * ch;
+
+		memcpy(blk, b, (size_t)(f * ch) * sizeof(float));
+		for (int64_t o = 0; o < f; o++)
+			for (int64_t c = 0; c < ch; c++) {
+				if (inverse)
+					b[c * f + o] = blk[o * ch + c];
+				else
+					b[o * ch + c] = blk[c * f + o];
+			}
+	}
+}
+
+/* conv2d_transpose bwd whose dx reads the kernel in conv2d's layout
+ * [kh][kw][ch][filters] (dw, db right: they do not read w). */
+static enum xo_status convt_bwd_conv2d_layout(struct xo_backend *be, const struct xo_op_args *a)
+{
+	float *w = xo_tensor_f32(a->src[1]);
+	int64_t f = a->p.filters, ch = a->p.ch, taps = a->src[1]->nelem / (f * ch);
+	enum xo_status st;
+
+	convt_swap_layout(w, taps, f, ch, false);
+	st = xo_ref_iface.bwd[XO_OP_conv2d_transpose](be, a);
+	convt_swap_layout(w, taps, f, ch, true);
+	return st;
+}
+
 /* embedding fwd reading the row after the id's (row offset by one, wrapping
  * at the end of the table). */
 static enum xo_status embedding_fwd_row_off_by_one(struct xo_backend *be,
@@ -1002,6 +1065,12 @@ static const struct fault faults[] = {
      "batch=3 len=6 width=5 ch=3 depth_multiplier=2 kernel_size=3 padding=same", XO_FAIL_MISMATCH},
     {"fault-flip-fwd-across-batch", XO_OP_flip, XO_DIR_FWD, flip_fwd_across_batch, XO_HMODE_EXACT,
      "batch=3 len=4 ch=5", XO_FAIL_MISMATCH},
+    {"fault-convt-flipped-kernel", XO_OP_conv2d_transpose, XO_DIR_FWD, convt_fwd_flipped_kernel,
+     XO_HMODE_EXACT, "batch=2 len=3 width=4 ch=3 filters=2 kernel_size=3 strides=2 padding=same",
+     XO_FAIL_MISMATCH},
+    {"fault-convt-bwd-conv2d-layout", XO_OP_conv2d_transpose, XO_DIR_BWD, convt_bwd_conv2d_layout,
+     XO_HMODE_EXACT, "batch=3 len=3 width=4 ch=2 filters=3 kernel_size=3 strides=2 padding=same",
+     XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

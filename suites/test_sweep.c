@@ -66,7 +66,7 @@ struct sweep_op {
  * windows 1..3, strides 1..3 (pooling: 0, its default = the pool size, too),
  * dilation 1..3 (conv1d) or 1..2 per axis (conv2d), channels 1..3, batch 1..2;
  * pad's margins -2..2, up_sampling's repeats 1..3 per axis, depthwise_conv2d's
- * depth_multiplier 1..3. */
+ * depth_multiplier 1..3, conv2d_transpose's output_padding -1 (None) and 0. */
 static const struct sweep_op sweep_table[] = {
     {"conv1d",
      "valid same causal",
@@ -162,6 +162,23 @@ static const struct sweep_op sweep_table[] = {
       {"ch", 1, 3, true},
       {"batch", 1, 2, true},
       {"depth_multiplier", 1, 3, true},
+      {"use_bias", 0, 1, true}}},
+    /* conv2d_transpose: strides shorter than, equal to and longer than the
+     * kernel on each axis; output_padding None (-1) and 0 turning (every
+     * larger value needs a larger stride) */
+    {"conv2d_transpose",
+     "valid same",
+     {{"len", 1, 4, false},
+      {"width", 1, 4, false},
+      {"kernel_size", 1, 3, false},
+      {"kernel_w", 1, 3, false},
+      {"strides", 1, 3, false},
+      {"strides_w", 1, 3, false},
+      {"ch", 1, 3, true},
+      {"filters", 1, 2, true},
+      {"batch", 1, 2, true},
+      {"output_padding", -1, 0, true},
+      {"output_padding_w", -1, 0, true},
       {"use_bias", 0, 1, true}}},
 };
 

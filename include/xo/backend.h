@@ -88,6 +88,8 @@ enum xo_net_kind {
 	XO_NET_SEPARABLE_CONV1D,
 	XO_NET_TIME_DISTRIBUTED, /* TimeDistributed over Dense or Conv1D: no fused path */
 	XO_NET_BIDIRECTIONAL,    /* Bidirectional over an RNN (four ops): no fused path */
+	XO_NET_CONV2D_TRANSPOSE, /* the conv2d_transpose op: no fused path */
+	XO_NET_CONV1D_TRANSPOSE,
 };
 
 /* True for the kinds a fused path may implement (those before

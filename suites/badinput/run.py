@@ -771,6 +771,12 @@ CASES = {
     "seed_multi_input_count": (seed(model="multi.model"), 2, r"xo seed: 1 input file for a model of 2 inputs \(a, b\): one per model input, in its order$", ["x.npy"], None, {}, None),
     "seed_multi_input_rows": (["seed", "--model", "multi.model", "--data", "x.npy", "x_b_rows.npy", "y.npy", "--device", "ref", "--epochs", "1", "--repeat", "1"], 2, r"xo seed: x_b_rows\.npy: 39 samples, but x\.npy has 40", ["x.npy"], None, {}, None),
     "keras_graph_input_layers": (kpredict("g_in_layers.keras"), 2, r"g_in_layers\.keras: input_layers does not list the model's 2 InputLayers$", ["out.npy"], keras_graph_edit("input_layers", "g_in_layers.keras"), {}, None),
+    # Conv2DTranspose: what crossover does not run, and what Keras refuses, by name
+    "keras_convt_dilation": (kpredict("ct_dil.keras"), 2, r"ct_dil\.keras: layer 'conv2d_transpose': conv2d_transpose: dilation_rate=2, dilation_w=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "dilation_rate", [2, 2], "ct_dil.keras"), {}, None),
+    "keras_convt_output_padding": (kpredict("ct_op.keras"), 2, r"ct_op\.keras: layer 'conv2d_transpose': conv2d_transpose: output_padding=2 must be -1 \(None\) or in 0\.\.strides-1 \(1\): Keras requires strides greater than output padding$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "output_padding", [2, 1], "ct_op.keras"), {}, None),
+    "keras_convt_channels_first": (kpredict("ct_cf.keras"), 2, r"ct_cf\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): data_format: only channels_last is supported$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "data_format", "channels_first", "ct_cf.keras"), {}, None),
+    "keras_convt_regularizer": (kpredict("ct_reg.keras"), 2, r"ct_reg\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): kernel_regularizer is not supported$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "kernel_regularizer", {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, "registered_name": None}, "ct_reg.keras"), {}, None),
+    "keras_convt_output_padding_negative": (kpredict("ct_opn.keras"), 2, r"ct_opn\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): output_padding: expected an integer or two \(height, width\)$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "output_padding", [-1, 0], "ct_opn.keras"), {}, None),
 }
 
 
