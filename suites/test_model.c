@@ -644,8 +644,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "d3_seq",      "d3_cnn",          "shape_seq",
                                              "res_cnn",         "dw_cnn",
                                              "dw_seq",      "sep_cnn",     "td_seq",
-                                             "bi_seq",      "multi_seq"};
-                                             "ct_ae"};
+                                             "bi_seq",      "multi_seq",   "ct_ae"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -3420,6 +3419,61 @@ static void test_compile_not_fused(void **state)
 }
 
 /*
+ * A fresh model's biases hold Keras's initial values: zero, except an LSTM's
+ * forget gate (Keras's gate order i, f, c, o: the second block of units),
+ * which unit_forget_bias sets to 1, in both directions of a Bidirectional.
+ * Training from scratch starts there, so a 1 in another gate changes every
+ * loss curve while every comparison of loaded weights still passes.
+ */
+static void test_fresh_biases(void **state)
+{
+	static const char *const spec = "input 5 3\n"
+	                                "lstm units=3 return_sequences=True\n"
+	                                "bidirectional layer=lstm units=2 return_sequences=True\n"
+	                                "gru units=2 return_sequences=True\n"
+	                                "gru units=2 reset_after=False return_sequences=True\n"
+	                                "bidirectional layer=gru units=2 return_sequences=True\n"
+	                                "simple_rnn units=2\n"
+	                                "dense units=2 activation=softmax\n";
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4), checked = 0;
+	struct xo_model *m;
+	float *w;
+
+	(void)state;
+	if (xo_model_open_string(spec, "fresh", be[0], 4, &m) || xo_model_init(m, 7))
+		fail_msg("%s", xo_last_error());
+	w = malloc((size_t)xo_model_param_count(m) * sizeof(float));
+	assert_non_null(w);
+	assert_int_equal(xo_model_params_host(m, w, false), XO_OK);
+	for (int i = 0; i < xo_model_layer_count(m); i++) {
+		struct xo_layer_var v[XO_LAYER_VARS_MAX];
+		int nv = xo_model_layer_vars(m, i, v);
+		bool lstm = i < 2; /* the spec's first two layers */
+
+		for (int k = 0; k < nv; k++) {
+			size_t len = strlen(v[k].name);
+
+			if (len < 4 || strcmp(v[k].name + len - 4, "bias"))
+				continue;
+			for (int64_t e = 0; e < v[k].count; e++) {
+				int64_t u = v[k].count / 4;
+				float want = lstm && e >= u && e < 2 * u ? 1.0f : 0.0f;
+
+				if (w[v[k].off + e] != want)
+					fail_msg("layer %d %s[%lld] = %g, want %g", i, v[k].name,
+					         (long long)e, (double)w[v[k].off + e], (double)want);
+			}
+			checked++;
+		}
+	}
+	assert_int_equal(checked, 9); /* 1 + 2 + 1 + 1 + 2 + 1 + 1 bias variables */
+	free(w);
+	xo_model_close(m);
+	close_backends(be, nbe);
+}
+
+/*
  * BatchNormalization's state on every backend: a fresh model holds Keras's
  * initial values (gamma 1, beta 0, moving_mean 0, moving_variance 1); one
  * training step on one batch of N rows sets moving_mean = 0.01 * (batch
@@ -4637,6 +4691,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_spec_keras),
 	    cmocka_unit_test(test_npy_malformed),
 	    cmocka_unit_test(test_npy_roundtrip),
+	    cmocka_unit_test(test_fresh_biases),
 	    cmocka_unit_test(test_batchnorm_state),
 	    cmocka_unit_test(test_batchnorm_one_row),
 	    cmocka_unit_test(test_golden_predict),
