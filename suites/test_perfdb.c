@@ -850,6 +850,23 @@ static void test_count_rule_and_parsing(void **state)
 	xo_perf_judge_counts(b, 3, split, 3, 0.005, &sign, &lo, &hi);
 	assert_int_equal(sign, 0);
 	assert_true(expm1(hi) > 0.005); /* neither: UNKNOWN */
+	/* the interval pairs each side's extremes crosswise: the smallest
+	 * ratio is head's least over base's most, the largest head's most over
+	 * base's least */
+	xo_perf_judge_counts(b, 3, same, 3, 0.005, &sign, &lo, &hi);
+	assert_true(fabs(lo - log(1003990.0 / 1000010.0)) < 1e-12);
+	assert_true(fabs(hi - log(1004010.0 / 999990.0)) < 1e-12);
+	{
+		/* ranges that overlap: some pair says slower, some faster, so
+		 * not every pair agrees and the verdict is no change of sign */
+		static const double ob[] = {100, 120}, oh[] = {115, 140};
+
+		xo_perf_judge_counts(ob, 2, oh, 2, 0.005, &sign, &lo, &hi);
+		assert_int_equal(sign, 0);
+		assert_true(lo < 0.0 && hi > 0.0);
+		xo_perf_judge_counts(oh, 2, ob, 2, 0.005, &sign, &lo, &hi);
+		assert_int_equal(sign, 0);
+	}
 	xo_perf_count_name("op/relu/fwd/n512_l27_c16/cpu", name, sizeof(name));
 	assert_string_equal(name, "op/relu/fwd/n512_l27_c16/instructions/cpu");
 	xo_perf_count_name("model/seed/predict/b8/cl:0:1", name, sizeof(name));
