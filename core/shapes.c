@@ -848,10 +848,11 @@ static enum xo_status shapes_depthwise_conv2d(enum xo_op op, enum xo_dir dir,
 }
 #define SHAPES_depthwise_conv2d shapes_depthwise_conv2d
 
-/* attention: q[batch][len][heads][key_dim], k[batch][len_kv][heads][key_dim],
- * v[batch][len_kv][heads][value_dim] -> o[batch][len][heads][value_dim]; every
- * size below 2^31 (the OpenCL kernels index with int within a row), and a
- * row's H * d columns too */
+/* attention: q[batch][len][heads * key_dim], k[batch][len_kv][heads * key_dim],
+ * v[batch][len_kv][heads * value_dim] -> o[batch][len][heads * value_dim] (the
+ * rows of a dense product: head h's part of a row is its d values at column
+ * h * d); every size below 2^31 (the OpenCL kernels index with int within a
+ * row), and a row's heads * d columns too */
 static enum xo_status shapes_attention(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                        struct xo_slot_shape *src, struct xo_slot_shape *dst)
 {
@@ -874,16 +875,16 @@ static enum xo_status shapes_attention(enum xo_op op, enum xo_dir dir, const str
 	    !xo_mul_ok(p->heads, p->key_dim > dv ? p->key_dim : dv, &w) || w > XO_GEOMETRY_MAX)
 		return xo_error(XO_EOVERFLOW, "%s: a size is above the limit %" PRId64, name,
 		                XO_GEOMETRY_MAX);
-	SLOT(src[0], false, p->batch, p->len, p->heads, p->key_dim);
-	SLOT(src[1], false, p->batch, tk, p->heads, p->key_dim);
-	SLOT(src[2], false, p->batch, tk, p->heads, dv);
+	SLOT(src[0], false, p->batch, p->len, p->heads * p->key_dim);
+	SLOT(src[1], false, p->batch, tk, p->heads * p->key_dim);
+	SLOT(src[2], false, p->batch, tk, p->heads * dv);
 	if (dir == XO_DIR_FWD) {
-		SLOT(dst[0], false, p->batch, p->len, p->heads, dv);
+		SLOT(dst[0], false, p->batch, p->len, p->heads * dv);
 	} else {
-		SLOT(src[3], false, p->batch, p->len, p->heads, dv);
-		SLOT(dst[0], false, p->batch, p->len, p->heads, p->key_dim);
-		SLOT(dst[1], false, p->batch, tk, p->heads, p->key_dim);
-		SLOT(dst[2], false, p->batch, tk, p->heads, dv);
+		SLOT(src[3], false, p->batch, p->len, p->heads * dv);
+		SLOT(dst[0], false, p->batch, p->len, p->heads * p->key_dim);
+		SLOT(dst[1], false, p->batch, tk, p->heads * p->key_dim);
+		SLOT(dst[2], false, p->batch, tk, p->heads * dv);
 	}
 	return XO_OK;
 }

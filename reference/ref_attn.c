@@ -13,7 +13,7 @@
 
 #include "ref_internal.h"
 
-/* The sizes of a call and its strides (the [batch][T][H][d] layouts). */
+/* The sizes of a call ([batch][T][H * d] rows, head h at column h * d). */
 struct attn_dims {
 	int64_t b, tq, tk, h, dk, dv;
 	double scale;

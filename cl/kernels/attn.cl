@@ -1,5 +1,5 @@
 /* attention (ops.def): scaled dot-product attention per (sample, head). Every
- * tensor is [batch][T][H][d] (rows of H * d floats); tq, tk the query and
+ * tensor is [batch][T][H * d] (head h at column h * d); tq, tk the query and
  * key lengths, h the heads, dk, dv the widths, causal: row i sees keys
  * j <= i. The forward and the row pass of the backward take one work-item
  * per (sample, query row, head); the key pass of the backward one per
