@@ -22,13 +22,13 @@ static enum xo_status layer_pass(struct xo_model *m, int i, enum xo_dir dir,
 {
 	const struct layer *l = &m->layers[i];
 	const struct xo_layer_family *f = xo_layer_families[l->s.kind];
-	struct layer_call calls[LAYER_CALLS_MAX];
+	struct layer_call calls[LAYER_CALLS_MAX] = {0};
 	enum xo_status st = XO_OK;
 	int n = dir == XO_DIR_FWD ? f->forward(l, c, calls) : f->backward(l, c, calls);
 
 	XO_ASSERT(n >= 0 && n <= LAYER_CALLS_MAX);
 	for (int k = 0; !st && k < n; k++)
-		st = xo_model_run_op(m, i, calls[k].op, dir, &calls[k].a);
+		st = xo_model_run_op(m, i, calls[k].op, calls[k].fwd ? XO_DIR_FWD : dir, &calls[k].a);
 	return st;
 }
 

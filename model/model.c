@@ -77,6 +77,14 @@ void xo_model_plan_free(struct xo_model *m)
 		xo_tensor_free(l->z);
 		xo_tensor_free(l->gz);
 		xo_tensor_free(l->ws);
+		for (int k = 0; k < 5; k++) {
+			if (k < 4)
+				xo_tensor_free(l->att_t[k]);
+			xo_tensor_free(l->att_g[k]);
+			if (k < 4)
+				l->att_t[k] = NULL;
+			l->att_g[k] = NULL;
+		}
 		xo_tensor_free(l->gacc);
 		xo_tensor_free(l->acc_view);
 		l->gacc = l->acc_view = NULL;
@@ -143,6 +151,28 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 	}
 }
 
+/* multi_head_attention's views of z (Q, K, V, O) and of gz (their
+ * gradients, then the key projection's input gradient) for n samples, one
+ * after the other (layer_mha_floats). */
+static enum xo_status plan_mha(struct layer *l, int64_t n, bool grads)
+{
+	int64_t tq = l->s.in_len, tk = xo_attention_len_kv(&l->s.p), h = l->s.p.heads;
+	int64_t dk = h * l->s.p.key_dim, dv = h * xo_attention_value_dim(&l->s.p);
+	const int64_t dims[5][3] = {{n, tq, dk}, {n, tk, dk}, {n, tk, dv}, {n, tq, dv},
+	                            {n, tk, l->s.p.ch_b}};
+	enum xo_status st = XO_OK;
+	int64_t off = 0;
+
+	for (int k = 0; k < 5 && !st; k++) {
+		if (k < 4)
+			st = xo_tensor_view(l->zbuf, off, 3, dims[k], &l->att_t[k]);
+		if (!st && grads)
+			st = xo_tensor_view(l->gzbuf, off, 3, dims[k], &l->att_g[k]);
+		off += dims[k][0] * dims[k][1] * dims[k][2];
+	}
+	return st;
+}
+
 /* l's own views for batch size n: its output (a view of its input for the
  * view kinds), output gradient, separate activation and workspace. */
 static enum xo_status plan_layer(struct xo_model *m, struct layer *l, int64_t n, bool training,
@@ -176,6 +206,8 @@ static enum xo_status plan_layer(struct xo_model *m, struct layer *l, int64_t n,
 				st = xo_tensor_view(l->zbuf, 0, zn, zd, &l->z);
 			if (!st && training && l->has_grad)
 				st = xo_tensor_view(l->gzbuf, 0, zn, zd, &l->gz);
+			if (!st && l->s.kind == XO_LAYER_MULTI_HEAD_ATTENTION)
+				st = plan_mha(l, n, training && l->has_grad);
 		}
 		/* [n][T][S*units] where a backward reads it (training,
 		 * a gradient through the layer); else none, and the
@@ -587,6 +619,10 @@ void xo_model_close(struct xo_model *m)
 		xo_tensor_free(l->dbeta);
 		xo_tensor_free(l->mm);
 		xo_tensor_free(l->mv);
+		for (int k = 0; k < 8; k++) {
+			xo_tensor_free(l->att_w[k]);
+			xo_tensor_free(l->att_dw[k]);
+		}
 	}
 	if (m->tr_views) {
 		xo_tensor_free(m->tr_params);

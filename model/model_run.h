@@ -67,6 +67,13 @@ struct layer {
 	                                 * gbuf of its own, not its input's */
 	struct xo_tensor *gaccbuf, *gacc; /* the scratch: storage, plan view */
 	struct xo_tensor *acc_view;     /* own_gout: gout seen in its producer's shape */
+	/* multi_head_attention (layer_attn.c): its eight variables' views in
+	 * Keras's order (each projection's kernel [rows][cols], then its bias;
+	 * NULL biases without use_bias) and their gradients; the plan's views
+	 * of z as Q, K, V, O and of gz as their gradients and the key
+	 * projection's input gradient (att_g[4]) */
+	struct xo_tensor *att_w[8], *att_dw[8];
+	struct xo_tensor *att_t[4], *att_g[5];
 };
 /* The op of an activation; XO_OP_COUNT for linear (the identity). */
 static inline enum xo_op act_op(enum xo_activation a)
@@ -149,13 +156,26 @@ static inline bool act_separate(const struct xo_layer_spec *s)
 static inline bool layer_has_z(const struct xo_layer_spec *s)
 {
 	return act_separate(s) || s->kind == XO_LAYER_SEPARABLE_CONV2D ||
-	       s->kind == XO_LAYER_SEPARABLE_CONV1D;
+	       s->kind == XO_LAYER_SEPARABLE_CONV1D || s->kind == XO_LAYER_MULTI_HEAD_ATTENTION;
 }
 
-/* The channels of z at each of the output's positions: the output's, or a
- * separable convolution's in_ch * depth_multiplier. */
+/* multi_head_attention's intermediates per sample: Q and O over the query's
+ * rows, K and V over the value's, and the key projection's input gradient */
+static inline int64_t layer_mha_floats(const struct xo_layer_spec *s)
+{
+	int64_t tk = xo_attention_len_kv(&s->p), h = s->p.heads;
+	int64_t dk = s->p.key_dim, dv = xo_attention_value_dim(&s->p);
+
+	return s->in_len * h * (dk + dv) + tk * (h * (dk + dv) + s->p.ch_b);
+}
+
+/* The channels of z at each of the output's positions: the output's, a
+ * separable convolution's in_ch * depth_multiplier, or enough for
+ * multi_head_attention's intermediates. */
 static inline int64_t layer_z_ch(const struct xo_layer_spec *s)
 {
+	if (s->kind == XO_LAYER_MULTI_HEAD_ATTENTION) /* whole rows of the output holding them */
+		return (layer_mha_floats(s) + s->out_len - 1) / s->out_len;
 	return s->kind == XO_LAYER_SEPARABLE_CONV2D || s->kind == XO_LAYER_SEPARABLE_CONV1D
 	           ? s->in_ch * s->p.depth_multiplier
 	           : s->out_ch;
@@ -191,10 +211,11 @@ struct cost_bytes {
 struct layer_call {
 	enum xo_op op;
 	struct xo_op_args a;
+	bool fwd; /* a backward pass's call that runs its op forward (a sum) */
 };
-/* The most ops one layer runs in one pass (conv1d/conv2d/dense with a
- * separate activation: the linear op and the activation's). */
-#define LAYER_CALLS_MAX 2
+/* The most ops one layer runs in one pass (multi_head_attention's
+ * backward: four projections, the attention op and a sum). */
+#define LAYER_CALLS_MAX 6
 
 /* What a layer's pass needs of the model beyond the layer itself. */
 struct layer_ctx {

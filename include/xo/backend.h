@@ -87,6 +87,7 @@ enum xo_net_kind {
 	XO_NET_SEPARABLE_CONV2D, /* two ops (depthwise, pointwise): no fused path */
 	XO_NET_SEPARABLE_CONV1D,
 	XO_NET_TIME_DISTRIBUTED, /* TimeDistributed over Dense or Conv1D: no fused path */
+	XO_NET_MULTI_HEAD_ATTENTION, /* MultiHeadAttention: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before
