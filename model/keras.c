@@ -1910,7 +1910,7 @@ static bool h5_var_put(hid_t g, const char *name, const struct xo_layer_var *v, 
 /* Variables held by sublayers (xo_layer_var's sub: MultiHeadAttention's
  * query_dense/vars/0 ...) under the layer's group lg, each sublayer's vars
  * group named as Keras names the sublayer (the variable name's part before
- * '/'); and the variable-less sublayers Keras 3 writes beside them. */
+ * its last '_': query_kernel's query); and the variable-less sublayers Keras 3 writes beside them. */
 static bool write_sub_vars(hid_t lg, const struct xo_layer_var *v, int nv, const float *w)
 {
 	static const char *const empty[2][2] = {{"_dropout_layer", "dropout"},
@@ -1932,7 +1932,8 @@ static bool write_sub_vars(hid_t lg, const struct xo_layer_var *v, int nv, const
 
 		if (v[j].sub_index != 0)
 			continue;
-		snprintf(sname, sizeof(sname), "%.*s", (int)strcspn(v[j].name, "/"), v[j].name);
+		snprintf(sname, sizeof(sname), "%.*s", (int)(strrchr(v[j].name, '_') - v[j].name),
+		         v[j].name);
 		sg = h5_group(lg, v[j].sub, NULL);
 		vg = sg >= 0 ? h5_group(sg, "vars", sname) : -1;
 		ok = vg >= 0;

@@ -104,9 +104,11 @@ static void mha_init(const struct layer *l, int i, uint64_t seed, float *w)
 
 static int mha_vars(const struct layer *l, struct xo_layer_var out[XO_LAYER_VARS_MAX])
 {
+	/* Keras's query/kernel ...: '/' joined by '_' (a checkpoint's file
+	 * names are layer.name.npy) */
 	static const char *const names[8] = {
-	    "query/kernel", "query/bias", "key/kernel", "key/bias",
-	    "value/kernel", "value/bias", "attention_output/kernel", "attention_output/bias"};
+	    "query_kernel", "query_bias", "key_kernel", "key_bias",
+	    "value_kernel", "value_bias", "attention_output_kernel", "attention_output_bias"};
 	static const char *const subs[4] = {"query_dense", "key_dense", "value_dense",
 	                                    "output_dense"};
 	struct mha_dims d = mha_dims_of(&l->s);
@@ -199,7 +201,13 @@ static int mha_backward(const struct layer *l, const struct layer_ctx *c,
 		out[n].a.src[3] = dy[k];
 		out[n].a.dst[0] = dx[k];
 		out[n].a.dst[1] = l->att_dw[2 * k];
-		out[n].a.dst[2] = l->att_dw[2 * k + 1];
+		/* the key's bias adds q . b to every score of a query row, which
+		 * the softmax cancels: its gradient is identically 0 (Keras's is
+		 * rounding noise, which Adam would turn into steps), so no op
+		 * writes it and it stays the 0 model.c gives the gradients */
+		out[n].a.dst[2] = k == 1 ? NULL : l->att_dw[2 * k + 1];
+		if (k == 1)
+			out[n].a.p.use_bias = false;
 		n++;
 		if (k != 3)
 			continue;

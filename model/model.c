@@ -87,7 +87,8 @@ void xo_model_plan_free(struct xo_model *m)
 		}
 		xo_tensor_free(l->gacc);
 		xo_tensor_free(l->acc_view);
-		l->gacc = l->acc_view = NULL;
+		xo_tensor_free(l->twin);
+		l->gacc = l->acc_view = l->twin = NULL;
 		l->in2 = NULL;
 		l->gin2 = NULL;
 		for (int k = 0; k < XO_LAYER_INPUTS_MAX; k++)
@@ -141,6 +142,10 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 			g = l->acc_edge[k] && !l->own_gout ? p->gacc : p->gout;
 		if (l->acc_edge[k] && training && p && p->has_grad)
 			l->acc_add[k] = g; /* a view's own gout: set by plan_layer */
+		if (k == 1 && l->twin_acc && g) {
+			g = l->twin;
+			l->acc_add[k] = g;
+		}
 		if (k == 0) {
 			l->in = p ? p->out : m->x_in;
 			l->gin = g;
@@ -272,6 +277,15 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 	for (int i = 0; i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
 
+		if (l->twinbuf) { /* shaped as its producer's gacc */
+			const struct layer *p = &m->layers[l->s.inputs[1]];
+			int64_t td[XO_MAX_DIMS];
+			int tn = sample_dims(n, p->s.out_rank, p->s.out_len, p->s.out_w, p->s.out_ch, td);
+
+			st = xo_tensor_view(l->twinbuf, 0, tn, td, &l->twin);
+			if (st)
+				goto out_free;
+		}
 		plan_wire(m, l, training);
 		nd = sample_dims(n, l->s.out_rank, l->s.out_len, l->s.out_w, l->s.out_ch, dims);
 		if (!st && l->gaccbuf)
@@ -302,7 +316,8 @@ static void buffers_free(struct xo_model *m)
 		xo_tensor_free(m->layers[i].gzbuf);
 		xo_tensor_free(m->layers[i].wsbuf);
 		xo_tensor_free(m->layers[i].gaccbuf);
-		m->layers[i].gaccbuf = NULL;
+		xo_tensor_free(m->layers[i].twinbuf);
+		m->layers[i].gaccbuf = m->layers[i].twinbuf = NULL;
 		m->layers[i].wsbuf = NULL;
 		m->layers[i].ws_cap = 0;
 		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
@@ -333,6 +348,13 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 
 		if (!xo_mul_ok(l->s.out_len, l->s.out_w, &n) || !xo_mul_ok(n, l->s.out_ch, &n))
 			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
+		if (!st && l->twin_acc) {
+			const struct layer *p = &m->layers[l->s.inputs[1]];
+
+			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2,
+			                      (int64_t[]){cap, p->s.out_len * p->s.out_w * p->s.out_ch},
+			                      &l->twinbuf);
+		}
 		if (!st && l->needs_gacc)
 			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
 			                      &l->gaccbuf);
@@ -451,6 +473,10 @@ static void graph_edges(struct xo_model *m, char *met)
 			met[j] = 1;
 			if (!l->acc_edge[k])
 				continue;
+			if (k == 1 && l->s.inputs[0] == j && l->acc_edge[0] && !layer_is_view(&l->s)) {
+				l->twin_acc = true;
+				continue;
+			}
 			if (layer_is_view(&l->s))
 				l->own_gout = true;
 			else
@@ -776,7 +802,9 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 
 /* ---- weights --------------------------------------------------------------- */
 
-/* Zeroes Adam's state: a fresh optimizer. */
+/* Zeroes Adam's state: a fresh optimizer; and the gradients, so that a
+ * variable whose gradient no op writes (multi_head_attention's key bias,
+ * layer_attn.c) reads exactly 0. */
 static enum xo_status optimizer_reset(struct xo_model *m)
 {
 	enum xo_status st;
@@ -791,6 +819,8 @@ static enum xo_status optimizer_reset(struct xo_model *m)
 	st = xo_tensor_write(m->adam_m, zero, 0, m->nparams);
 	if (!st)
 		st = xo_tensor_write(m->adam_v, zero, 0, m->nparams);
+	if (!st)
+		st = xo_tensor_write(m->grads, zero, 0, m->nparams);
 	free(zero);
 	return st;
 }

@@ -53,7 +53,7 @@ struct xo_layer_var {
 	int64_t off, count;
 	/* Keras 3 .weights.h5: the sublayer group holding it beneath the
 	 * layer's (MultiHeadAttention's query_dense, ...: sub/vars/<sub_index>,
-	 * the vars group named as name's part before '/'); NULL: the layer's
+	 * the vars group named as name's part before its last '_'); NULL: the layer's
 	 * own vars/<i> */
 	const char *sub;
 	int sub_index;

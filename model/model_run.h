@@ -67,6 +67,12 @@ struct layer {
 	                                 * gbuf of its own, not its input's */
 	struct xo_tensor *gaccbuf, *gacc; /* the scratch: storage, plan view */
 	struct xo_tensor *acc_view;     /* own_gout: gout seen in its producer's shape */
+	/* Both inputs one tensor and both gradients later terms (x feeding
+	 * another layer too): the second input's term gets a scratch of its own
+	 * (twin: storage, plan view), not the producer's gacc the first one
+	 * writes, so each is added once and neither overwrites the other */
+	bool twin_acc;
+	struct xo_tensor *twinbuf, *twin;
 	/* multi_head_attention (layer_attn.c): its eight variables' views in
 	 * Keras's order (each projection's kernel [rows][cols], then its bias;
 	 * NULL biases without use_bias) and their gradients; the plan's views

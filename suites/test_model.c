@@ -640,7 +640,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "resize2d",    "ln_seq",          "ln_cnn",
                                              "d3_seq",      "d3_cnn",          "shape_seq",
                                              "res_cnn",         "dw_cnn",
-                                             "dw_seq",      "sep_cnn",     "td_seq"};
+                                             "dw_seq",      "sep_cnn",     "td_seq",
+                                             "mha_enc",     "mha_dec"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -2218,13 +2219,33 @@ static void test_mha_layer(void **state)
  * test_graph_fanout_gradient (its h and tolerance: a tanh conv, a softmax
  * of scores of inputs within 1 and a softmax head keep the third
  * derivatives of the loss of order 1).
- * The first net is causal self-attention on c1 (c1 feeds the query, key
- * and value projections), the second cross attention from the input to a
- * shorter c.
+ * The nets: proj feeding the query, the value and an Add (both of the
+ * attention's input gradients later terms of a fan-out, each given its
+ * own scratch), the same twin edges on subtract and multiply, causal
+ * self-attention on c1 (c1 feeds the query, key and value projections),
+ * cross attention from the input to a shorter c.
  */
 static void test_mha_gradient(void **state)
 {
-	static const char *const nets[2] = {
+	static const char *const nets[4] = {
+	    /* proj feeds the query, the value and the Add: both of the
+	     * attention's input gradients are later terms (model_run.h twin) */
+	    "input 8 4\n"
+	    "dense name=proj units=8\n"
+	    "multi_head_attention name=mha inputs=proj,proj num_heads=2 key_dim=4\n"
+	    "add name=res1 inputs=proj,mha\n"
+	    "global_average_pooling1d name=gap\n"
+	    "dense name=head units=3 activation=softmax\n",
+	    /* the same twin edges on the merge layers: subtract's da = dy,
+	     * db = -dy into one scratch would leave -dy, added twice */
+	    "input 8 4\n"
+	    "dense name=proj units=8 activation=tanh\n"
+	    "subtract name=s inputs=proj,proj\n"
+	    "multiply name=m inputs=proj,proj\n"
+	    "add name=a inputs=s,m\n"
+	    "add name=b inputs=a,proj\n"
+	    "global_average_pooling1d name=gap\n"
+	    "dense name=head units=3 activation=softmax\n",
 	    "input 5 2\n"
 	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
 	    "multi_head_attention inputs=c1,c1 num_heads=2 key_dim=2 value_dim=3 "
@@ -2244,14 +2265,14 @@ static void test_mha_gradient(void **state)
 	char path[512];
 
 	(void)state;
-	random_set(n, 6, in, cls, &x, &y);
-	for (int t = 0; t < 2; t++) {
+	for (int t = 0; t < 4; t++) {
+		random_set(n, 6, t < 2 ? 8 * 4 : in, cls, &x, &y);
 		snprintf(path, sizeof(path), "%s/mha_fd%d.model", g_tmp, t);
 		write_file(path, nets[t], strlen(nets[t]));
 		fanout_check(be[0], path, x, y, n, h, 0, INT64_MAX);
+		free(x);
+		free(y);
 	}
-	free(x);
-	free(y);
 	close_backends(be, nbe);
 }
 
