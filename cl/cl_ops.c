@@ -8,7 +8,8 @@
  * (dx, dw+db; no dx: 1), +1 when the dw sums are split into chunks, +1 dpre
  * launch for a softmax activation; simple_rnn, lstm, gru fwd 1 and bwd 2 (3 when
  * the tiled path splits the weight gradients) for any len (the loop over time
- * steps is inside the kernels); every other op 1.
+ * steps is inside the kernels); attention fwd 1, bwd 2 (query rows, then key
+ * rows); every other op 1.
  * Where two kernels do one job, the fast one runs only when its
  * preconditions hold (STYLE rule 10): dense fwd tiled when batch and units
  * fill a tile; conv1d/dense dw+db one work-group per output when the
@@ -17,6 +18,7 @@
  * launch) when the batch is longer than a chunk.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "cl_internal.h"
@@ -1812,4 +1814,64 @@ enum xo_status xo_cl_flip_fwd(struct xo_backend *be, const struct xo_op_args *a)
 enum xo_status xo_cl_flip_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return la_flip(be, a, XO_DIR_BWD);
+}
+
+/* ---- attention (attn.cl): one work-item per (sample, row, head) ------------- */
+
+static void la_attention_dims(struct xo_cl_launch *l, const struct xo_params *p)
+{
+	xo_cl_arg_int(l, p->batch);
+	xo_cl_arg_int(l, p->len);
+	xo_cl_arg_int(l, xo_attention_len_kv(p));
+	xo_cl_arg_int(l, p->heads);
+	xo_cl_arg_int(l, p->key_dim);
+	xo_cl_arg_int(l, xo_attention_value_dim(p));
+	xo_cl_arg_int(l, p->causal);
+	xo_cl_arg_float(l, (float)(1.0 / sqrt((double)p->key_dim)));
+}
+
+enum xo_status xo_cl_attention_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_attention_fwd);
+
+	for (int s = 0; s < 3; s++)
+		xo_cl_arg_tensor(&l, a->src[s], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	la_attention_dims(&l, p);
+	return la_run(&l, p->batch * p->len * p->heads, XO_OP_attention, XO_DIR_FWD);
+}
+
+/* Two launches: the query rows (dq, and each row's softmax statistics and
+ * D_i into scratch), then the key rows (dk, dv) from those statistics. */
+enum xo_status xo_cl_attention_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_ctx *c = ctx_of(be);
+	int64_t rows = p->batch * p->len * p->heads;
+	struct xo_cl_launch l;
+	enum xo_status st;
+	cl_mem s;
+
+	st = xo_cl_scratch(c, 0, (size_t)(rows * 3) * 4, &s);
+	if (st)
+		return st;
+	l = xo_cl_launch_begin(c, XO_CL_K_attention_bwd);
+	for (int i = 0; i < 4; i++)
+		xo_cl_arg_tensor(&l, a->src[i], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_mem(&l, s);
+	la_attention_dims(&l, p);
+	st = la_run(&l, rows, XO_OP_attention, XO_DIR_BWD);
+	if (st)
+		return st;
+	l = xo_cl_launch_begin(c, XO_CL_K_attention_bwd_kv);
+	for (int i = 0; i < 4; i++)
+		xo_cl_arg_tensor(&l, a->src[i], NULL);
+	xo_cl_arg_tensor(&l, a->dst[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[2], NULL);
+	xo_cl_arg_mem(&l, s);
+	la_attention_dims(&l, p);
+	return la_run(&l, p->batch * xo_attention_len_kv(p) * p->heads, XO_OP_attention,
+		      XO_DIR_BWD);
 }

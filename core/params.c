@@ -156,6 +156,7 @@ struct xo_params xo_params_default(void)
 		.depth_multiplier = 1,
 		.output_padding = -1,
 		.output_padding_w = -1,
+		.heads = 1,
 	};
 }
 
@@ -183,6 +184,16 @@ int64_t xo_rnn_ws_blocks(enum xo_op op)
 {
 	XO_ASSERT(xo_op_is_rnn(op));
 	return op == XO_OP_lstm ? 7 : op == XO_OP_gru ? 5 : 1;
+}
+
+int64_t xo_attention_len_kv(const struct xo_params *p)
+{
+	return p->len_kv ? p->len_kv : p->len;
+}
+
+int64_t xo_attention_value_dim(const struct xo_params *p)
+{
+	return p->value_dim ? p->value_dim : p->key_dim;
 }
 
 /* ---- key table ----------------------------------------------------------- */
@@ -214,6 +225,8 @@ enum key_id {
 	K_DEPTH_MULTIPLIER,
 	/* conv2d_transpose */
 	K_OUTPUT_PADDING, K_OUTPUT_PADDING_W,
+	/* attention */
+	K_HEADS, K_KEY_DIM, K_VALUE_DIM, K_LEN_KV, K_CAUSAL,
 	K_COUNT
 };
 
@@ -275,6 +288,11 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_DEPTH_MULTIPLIER, depth_multiplier, KEY_I64),
 	KEY(K_OUTPUT_PADDING, output_padding, KEY_I64),
 	KEY(K_OUTPUT_PADDING_W, output_padding_w, KEY_I64),
+	KEY(K_HEADS, heads, KEY_I64),
+	KEY(K_KEY_DIM, key_dim, KEY_I64),
+	KEY(K_VALUE_DIM, value_dim, KEY_I64),
+	KEY(K_LEN_KV, len_kv, KEY_I64),
+	KEY(K_CAUSAL, causal, KEY_BOOL),
 };
 #undef KEY
 
@@ -387,6 +405,10 @@ struct key_set {
 	      B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |                       \
 	      B(K_OUTPUT_PADDING) | B(K_OUTPUT_PADDING_W) | B(K_USE_BIAS) | B(K_ACTIVATION)),      \
 	     B(K_FILTERS) | B(K_KERNEL_SIZE))
+#define KEYS_attention                                                                             \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_LEN_KV) | B(K_HEADS) | B(K_KEY_DIM) | B(K_VALUE_DIM) |   \
+	      B(K_CAUSAL)),                                                                        \
+	     B(K_KEY_DIM))
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,

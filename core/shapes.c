@@ -906,6 +906,47 @@ static enum xo_status shapes_conv2d_transpose(enum xo_op op, enum xo_dir dir,
 	return XO_OK;
 }
 #define SHAPES_conv2d_transpose shapes_conv2d_transpose
+/* attention: q[batch][len][heads * key_dim], k[batch][len_kv][heads * key_dim],
+ * v[batch][len_kv][heads * value_dim] -> o[batch][len][heads * value_dim] (the
+ * rows of a dense product: head h's part of a row is its d values at column
+ * h * d); every size below 2^31 (the OpenCL kernels index with int within a
+ * row), and a row's heads * d columns too */
+static enum xo_status shapes_attention(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                       struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t tk = xo_attention_len_kv(p), dv = xo_attention_value_dim(p), w;
+	const struct {
+		const char *key;
+		int64_t v;
+	} lim[] = {{"len_kv", p->len_kv}, {"value_dim", p->value_dim}};
+
+	NEED(batch);
+	NEED(len);
+	NEED(heads);
+	NEED(key_dim);
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v < 0)
+			return xo_error(XO_EINVAL, "%s: %s=%" PRId64 " must be >= 0 (0: the default)",
+			                name, lim[i].key, lim[i].v);
+	if (p->batch > XO_GEOMETRY_MAX || p->len > XO_GEOMETRY_MAX || tk > XO_GEOMETRY_MAX ||
+	    !xo_mul_ok(p->heads, p->key_dim > dv ? p->key_dim : dv, &w) || w > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW, "%s: a size is above the limit %" PRId64, name,
+		                XO_GEOMETRY_MAX);
+	SLOT(src[0], false, p->batch, p->len, p->heads * p->key_dim);
+	SLOT(src[1], false, p->batch, tk, p->heads * p->key_dim);
+	SLOT(src[2], false, p->batch, tk, p->heads * dv);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[0], false, p->batch, p->len, p->heads * dv);
+	} else {
+		SLOT(src[3], false, p->batch, p->len, p->heads * dv);
+		SLOT(dst[0], false, p->batch, p->len, p->heads * p->key_dim);
+		SLOT(dst[1], false, p->batch, tk, p->heads * p->key_dim);
+		SLOT(dst[2], false, p->batch, tk, p->heads * dv);
+	}
+	return XO_OK;
+}
+#define SHAPES_attention shapes_attention
 
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);

@@ -224,6 +224,13 @@ struct xo_params {
 	/* conv2d_transpose: Keras's output_padding per axis (height, width);
 	 * -1 is Keras's None (the output length from the padding rule alone) */
 	int64_t output_padding, output_padding_w;
+	/* attention: heads, per-head query/key and value widths, the key and
+	 * value sequence's length (0: len, self-attention), the causal mask */
+	int64_t heads;                 /* (1) */
+	int64_t key_dim;               /* (required: Keras's key_dim has no default) */
+	int64_t value_dim;             /* (0: key_dim, Keras's default) */
+	int64_t len_kv;                /* (0: len) */
+	bool causal;                   /* keys after the query's position masked (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -317,6 +324,10 @@ enum xo_status xo_depthwise_conv2d_geometry(const struct xo_params *p, int64_t *
  * (Keras), an empty output. */
 enum xo_status xo_conv2d_transpose_geometry(const struct xo_params *p, int64_t *out_h,
                                             int64_t *out_w, int64_t *pad_top, int64_t *pad_left);
+/* attention's key/value length and value width, their 0 defaults resolved
+ * (len_kv 0: len; value_dim 0: key_dim). */
+int64_t xo_attention_len_kv(const struct xo_params *p);
+int64_t xo_attention_value_dim(const struct xo_params *p);
 /* Effective stride (resolves the 0 default). */
 int64_t xo_conv1d_stride(const struct xo_params *p);
 int64_t xo_pool1d_stride(const struct xo_params *p);

@@ -30,8 +30,7 @@ static enum xo_status layer_pass(struct xo_model *m, int i, enum xo_dir dir,
 
 	XO_ASSERT(n >= 0 && n <= LAYER_CALLS_MAX);
 	for (int k = 0; !st && k < n; k++)
-		st = xo_model_run_op(m, i, calls[k].op, calls[k].fwd ? XO_DIR_FWD : dir,
-		                     &calls[k].a);
+		st = xo_model_run_op(m, i, calls[k].op, calls[k].fwd ? XO_DIR_FWD : dir, &calls[k].a);
 	return st;
 }
 

@@ -85,6 +85,9 @@ enum key_rule {
 	             * end], non-negative: key=N or key=T,B,L,R */
 	K_SIZE,     /* UpSampling1D: a positive int (Keras's int(size)): key=N */
 	K_SIZE2,    /* UpSampling2D: a positive int or [h, w]: size=h size_w=w */
+	K_OPT_INT,  /* null (omitted), or K_INT's int (MultiHeadAttention's output_shape) */
+	K_AXES1,    /* null or [1]: MultiHeadAttention's attention_axes, the steps of a
+	             * [steps][features] input (the default; others refused) */
 	K_LAYER,    /* TimeDistributed's wrapped layer {class_name, config}: Dense or
 	             * Conv1D, its config read by its own class row: layer=kind and
 	             * its arguments */
@@ -143,6 +146,7 @@ static void permute_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void repeat_vector_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void reshape_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void merge_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void mha_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void depthwise_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void separable_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg);
@@ -413,6 +417,18 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
           {"batch_input_shape", K_SHAPE}},
          bidirectional_config,
          true},
+    /* keras/src/layers/attention/multi_head_attention.py get_config():
+     * dropout 0 only (the attention dropout is not implemented);
+     * use_gate (a gated output) and sliding_window refused; the
+     * initializers act before weights are loaded; seed matters only with
+     * dropout. Its build_config is the call's shapes_dict (functional_wiring) */
+    [XO_LAYER_MULTI_HEAD_ATTENTION] =
+        {{COMMON_KEYS, {"num_heads", K_INT}, {"key_dim", K_INT}, {"value_dim", K_OPT_INT},
+          {"dropout", K_ZERO}, {"use_bias", K_BOOL}, {"use_gate", K_FALSE},
+          {"output_shape", K_OPT_INT}, {"attention_axes", K_AXES1}, {"sliding_window", K_NULL},
+          {"seed", K_SKIP}, NO_REG_KEYS},
+         mha_config,
+         false},
 };
 
 /* The call arguments Keras records in a functional node's kwargs for a
@@ -704,6 +720,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 	switch (k->rule) {
 	case K_NAME:
 		break; /* c->name, written below */
+	case K_OPT_INT:
+		if (json_is_null(v))
+			break;
+		/* fall through */
 	case K_INT:
 		if (!int_value(v, &iv))
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected one non-negative integer",
@@ -739,6 +759,11 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 	case K_NULL:
 		if (!json_is_null(v))
 			st = LAYER_ERR(c, XO_EINVAL, "%s is not supported", key);
+		break;
+	case K_AXES1:
+		if (!json_is_null(v) && !(int_value(v, &iv) && iv == 1))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: only the steps axis (null or [1]) is supported",
+			               key);
 		break;
 	case K_LAST:
 		if (!json_is_string(v) || strcmp(json_string_value(v), "channels_last"))
@@ -1023,7 +1048,7 @@ static const char *tensor_name(const json_t *t)
  * null mask, training false) is named in *kwarg: training=True would run
  * Dropout in predict. */
 static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_MAX], int *count,
-                          int *nodes, const char **kwarg)
+                          int *nodes, const char **kwarg, int *causal)
 {
 	const json_t *list = json_object_get(layer, "inbound_nodes");
 	const json_t *node, *args, *tensors, *v;
@@ -1031,6 +1056,7 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 
 	*count = -1;
 	*kwarg = NULL;
+	*causal = -1;
 	*nodes = json_is_array(list) ? (int)json_array_size(list) : -1;
 	if (*nodes == 0)
 		*count = 0;
@@ -1040,14 +1066,19 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 	tensors = node;
 	if (json_is_object(node)) {
 		args = json_object_get(node, "args");
-		if (!json_is_array(args) || json_array_size(args) != 1)
+		if (!json_is_array(args) || !json_array_size(args))
 			return;
-		tensors = json_array_get(args, 0);
+		/* several positional tensors (MultiHeadAttention's query,
+		 * value), or one, or a merge's list of them */
+		tensors = json_array_size(args) > 1 ? args : json_array_get(args, 0);
 		if (!json_is_array(tensors))
 			tensors = args; /* one tensor, not a list of them */
-		json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v)
-			if (!json_is_null(v) && !(!strcmp(key, "training") && json_is_false(v)))
+		json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v) {
+			if (!strcmp(key, "use_causal_mask") && json_is_boolean(v))
+				*causal = json_is_true(v);
+			else if (!json_is_null(v) && !(!strcmp(key, "training") && json_is_false(v)))
 				*kwarg = key;
+		}
 	}
 	if (!json_is_array(tensors))
 		return;
@@ -1073,9 +1104,12 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
                                         size_t n, struct sbuf *wiring)
 {
 	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg;
-	int count, nodes;
+	int count, nodes, causal;
+	bool mha = !strcmp(c->cls, "MultiHeadAttention");
 
-	inbound_names(l, from, &count, &nodes, &kwarg);
+	inbound_names(l, from, &count, &nodes, &kwarg, &causal);
+	if (causal >= 0 && !mha)
+		kwarg = "use_causal_mask";
 	if (nodes > 1)
 		return LAYER_ERR(c, XO_EINVAL, "is called %d times (a shared layer): not supported "
 		                               "yet", nodes);
@@ -1085,6 +1119,9 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	if (kwarg)
 		return LAYER_ERR(c, XO_EINVAL, "is called with %s= (call arguments are not "
 		                               "supported)", kwarg);
+	if (count > XO_LAYER_INPUTS_MAX && mha)
+		return LAYER_ERR(c, XO_EINVAL, "is called with a key other than the value (%s): not "
+		                               "supported yet", "mha(query, value) only");
 	if (count > XO_LAYER_INPUTS_MAX)
 		return LAYER_ERR(c, XO_EINVAL, "takes %d tensors (a merge of more than %d is not "
 		                               "supported yet)", count, XO_LAYER_INPUTS_MAX);
@@ -1100,6 +1137,8 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 			return LAYER_ERR(c, XO_EINVAL, "takes '%s', which is not a layer above it",
 			                 from[k]);
 	}
+	if (causal > 0)
+		sb_printf(wiring, " use_causal_mask=True");
 	if (count == 1 && !strcmp(from[0], prev ? prev : input))
 		return XO_OK;
 	sb_printf(wiring, " inputs=");
@@ -1856,6 +1895,17 @@ static enum xo_status read_var(const struct xo_h5_file *f, const char *dpath, co
 	return XO_OK;
 }
 
+/* The group of a Keras 3 weights file that holds the vars of layer ls, the
+ * k-th of its kind (Keras names them kind, kind_1, ...). */
+static void layer_group(char *grp, size_t size, const struct xo_layer_spec *ls, int k,
+                        const char *vars)
+{
+	if (k)
+		snprintf(grp, size, "layers/%s_%d/%s", xo_spec_kind_name(ls->kind), k, vars);
+	else
+		snprintf(grp, size, "layers/%s/%s", xo_spec_kind_name(ls->kind), vars);
+}
+
 /* Keras 3 layout: layers/<kind>[_k]/vars/<i>, <kind> Keras's snake-case
  * class name counted per class in layer order (not the layer's name). */
 static enum xo_status load_keras3(const struct xo_h5_file *f, const char *origin,
@@ -1883,17 +1933,35 @@ static enum xo_status load_keras3(const struct xo_h5_file *f, const char *origin
 
 		if (!nv)
 			continue;
+		if (v[0].sub) { /* each variable in its sublayer's vars */
+			layer_group(grp, sizeof(grp), ls, k, vars);
+			for (int j = 0; !st && j < nv; j++) {
+				snprintf(path, sizeof(path), "%.*s/%s/vars/%d",
+				         (int)(strlen(grp) - strlen(vars) - 1), grp, v[j].sub,
+				         v[j].sub_index);
+				if (v[j].sub_index == 0 && j + 1 < nv) {
+					char sg[300];
+
+					snprintf(sg, sizeof(sg), "%.*s", (int)(strlen(path) - 2), path);
+					have = xo_h5_group_children(f, sg);
+					if (have != 1 + (v[j + 1].sub == v[j].sub))
+						st = xo_error(XO_EFORMAT,
+						              "%s: layer '%s': %s holds %d variables, the "
+						              "model needs %d",
+						              origin, ls->name, sg, have,
+						              1 + (v[j + 1].sub == v[j].sub));
+				}
+				if (!st)
+					st = read_var(f, path, origin, ls->name, &v[j], w + v[j].off);
+			}
+			continue;
+		}
 		for (int g = 0; !st && g < (bi ? 2 : 1); g++) {
 			int per = bi ? nv / 2 : nv;
 
 			if (bi)
 				vars = g ? "backward_layer/cell/vars" : "forward_layer/cell/vars";
-			if (k)
-				snprintf(grp, sizeof(grp), "layers/%s_%d/%s", xo_spec_kind_name(ls->kind),
-				         k, vars);
-			else
-				snprintf(grp, sizeof(grp), "layers/%s/%s", xo_spec_kind_name(ls->kind),
-				         vars);
+			layer_group(grp, sizeof(grp), ls, k, vars);
 			if (!xo_h5_group_find(f, grp))
 				return xo_error(XO_EFORMAT, "%s: layer '%s': no %s in the file", origin,
 				                ls->name, grp);
@@ -2063,6 +2131,68 @@ static hid_t bidir_group(hid_t lg, const struct xo_layer_spec *ls, bool backward
 	return vg;
 }
 
+/* One float32 dataset name of var's shape in g, w's var.count values. */
+static bool h5_var_put(hid_t g, const char *name, const struct xo_layer_var *v, const float *w)
+{
+	hsize_t dims[XO_MAX_DIMS];
+	hid_t s, d;
+	bool ok;
+
+	for (int q = 0; q < v->ndim; q++)
+		dims[q] = (hsize_t)v->dim[q];
+	s = H5Screate_simple(v->ndim, dims, NULL);
+	d = s >= 0 ? H5Dcreate2(g, name, H5T_IEEE_F32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+	           : -1;
+	ok = d >= 0 && H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, w + v->off) >= 0;
+	if (d >= 0)
+		H5Dclose(d);
+	if (s >= 0)
+		H5Sclose(s);
+	return ok;
+}
+
+/* Variables held by sublayers (xo_layer_var's sub: MultiHeadAttention's
+ * query_dense/vars/0 ...) under the layer's group lg, each sublayer's vars
+ * group named as Keras names the sublayer (the variable name's part before
+ * its last '_': query_kernel's query); and the variable-less sublayers Keras 3 writes beside them. */
+static bool write_sub_vars(hid_t lg, const struct xo_layer_var *v, int nv, const float *w)
+{
+	static const char *const empty[2][2] = {{"_dropout_layer", "dropout"},
+	                                        {"_softmax", "softmax"}};
+	bool ok = true;
+
+	for (int e = 0; ok && e < 2; e++) {
+		hid_t sg = h5_group(lg, empty[e][0], NULL), vg = sg >= 0 ? h5_group(sg, "vars", empty[e][1]) : -1;
+
+		ok = vg >= 0;
+		if (vg >= 0)
+			H5Gclose(vg);
+		if (sg >= 0)
+			H5Gclose(sg);
+	}
+	for (int j = 0; ok && j < nv; j++) {
+		char sname[64], idx[16];
+		hid_t sg, vg;
+
+		if (v[j].sub_index != 0)
+			continue;
+		snprintf(sname, sizeof(sname), "%.*s", (int)(strrchr(v[j].name, '_') - v[j].name),
+		         v[j].name);
+		sg = h5_group(lg, v[j].sub, NULL);
+		vg = sg >= 0 ? h5_group(sg, "vars", sname) : -1;
+		ok = vg >= 0;
+		for (int q = j; ok && q < nv && v[q].sub == v[j].sub; q++) {
+			snprintf(idx, sizeof(idx), "%d", v[q].sub_index);
+			ok = h5_var_put(vg, idx, &v[q], w);
+		}
+		if (vg >= 0)
+			H5Gclose(vg);
+		if (sg >= 0)
+			H5Gclose(sg);
+	}
+	return ok;
+}
+
 /* The Keras 3 .weights.h5 layout of m into a new in-memory HDF5 file
  * (float32 datasets layers/<kind>[_k]/vars/<i>, each vars group naming its
  * layer, as Keras 3.x's save_weights writes), its bytes handed back in
@@ -2125,10 +2255,9 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 				H5Gclose(cg);
 		}
 		ok = vg >= 0;
-		for (int j = 0; ok && j < nv; j++) {
-			hsize_t dims[XO_MAX_DIMS];
-			hid_t s, d;
-
+		if (ok && nv && v[0].sub)
+			ok = write_sub_vars(lg, v, nv, w);
+		for (int j = 0; ok && j < nv && !v[0].sub; j++) {
 			if (ls->kind == XO_LAYER_BIDIRECTIONAL && (j == 0 || j == nv / 2)) {
 				/* Keras 3: each direction's variables in its
 				 * RNN's cell, beside the RNN's empty vars */
@@ -2137,21 +2266,10 @@ static enum xo_status write_weights_h5(struct xo_model *m, const char *path, con
 				if (!(ok = vg >= 0))
 					break;
 			}
-			for (int q = 0; q < v[j].ndim; q++)
-				dims[q] = (hsize_t)v[j].dim[q];
 			snprintf(name, sizeof(name), "%d", ls->kind == XO_LAYER_BIDIRECTIONAL && j >= nv / 2
 			                                      ? j - nv / 2
 			                                      : j);
-			s = H5Screate_simple(v[j].ndim, dims, NULL);
-			d = s >= 0 ? H5Dcreate2(vg, name, H5T_IEEE_F32LE, s, H5P_DEFAULT, H5P_DEFAULT,
-			                        H5P_DEFAULT)
-			           : -1;
-			ok = d >= 0 && H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-			                        w + v[j].off) >= 0;
-			if (d >= 0)
-				H5Dclose(d);
-			if (s >= 0)
-				H5Sclose(s);
+			ok = h5_var_put(vg, name, &v[j], w);
 		}
 		if (vg >= 0)
 			H5Gclose(vg);
@@ -2612,6 +2730,22 @@ static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 	arg = ls->ninputs > 1 ? json_incref(ts) : json_incref(json_array_get(ts, 0));
 	json_object_set_new(entry, "name", json_string(ls->name));
 	kwargs = json_object();
+	if (ls->kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
+		/* mha(query, value): two positional arguments, the mask a call
+		 * argument, built from the call's shapes */
+		if (ls->p.causal)
+			json_object_set_new(kwargs, "use_causal_mask", json_true());
+		json_object_set_new(entry, "inbound_nodes",
+		                    json_pack("[{s:O, s:o}]", "args", ts, "kwargs", kwargs));
+		json_object_set_new(entry, "build_config",
+		                    json_pack("{s:{s:O, s:O}}", "shapes_dict", "query_shape",
+		                              json_array_get(shapes, 0), "value_shape",
+		                              json_array_get(shapes, 1)));
+		json_decref(arg);
+		json_decref(ts);
+		json_decref(shapes);
+		return;
+	}
 	if (call_kwargs[ls->kind] & KW_TRAINING)
 		json_object_set_new(kwargs, "training", json_false());
 	if (call_kwargs[ls->kind] & KW_MASK)
@@ -2931,6 +3065,30 @@ static void bidirectional_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "merge_mode", json_string(mode));
 	json_object_set_new(cfg, "layer", bidir_half(ls, false));
 	json_object_set_new(cfg, "backward_layer", bidir_half(ls, true));
+}
+
+/* MultiHeadAttention: output_shape as Keras 3 writes a given one (a list),
+ * attention_axes as Keras writes it once built ([1], the steps) */
+static void mha_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	const struct xo_params *p = &ls->p;
+	static const char *const nulls[] = {"sliding_window",    "kernel_regularizer",
+	                                    "bias_regularizer",  "activity_regularizer",
+	                                    "kernel_constraint", "bias_constraint",
+	                                    "seed",              NULL};
+
+	json_object_set_new(cfg, "num_heads", json_integer(p->heads));
+	json_object_set_new(cfg, "key_dim", json_integer(p->key_dim));
+	json_object_set_new(cfg, "value_dim", json_integer(xo_attention_value_dim(p)));
+	json_object_set_new(cfg, "dropout", json_real(0.0));
+	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
+	json_object_set_new(cfg, "use_gate", json_false());
+	json_object_set_new(cfg, "output_shape",
+	                    p->units ? json_pack("[I]", (json_int_t)p->units) : json_null());
+	json_object_set_new(cfg, "attention_axes", json_pack("[i]", 1));
+	json_object_set_new(cfg, "kernel_initializer", glorot_uniform());
+	json_object_set_new(cfg, "bias_initializer", zeros());
+	set_nulls(cfg, nulls);
 }
 
 /* The merge layers (Add, ...): the base layer's config alone; Concatenate

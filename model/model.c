@@ -88,9 +88,18 @@ void xo_model_plan_free(struct xo_model *m)
 		xo_tensor_free(l->z);
 		xo_tensor_free(l->gz);
 		xo_tensor_free(l->ws);
+		for (int k = 0; k < 5; k++) {
+			if (k < 4)
+				xo_tensor_free(l->att_t[k]);
+			xo_tensor_free(l->att_g[k]);
+			if (k < 4)
+				l->att_t[k] = NULL;
+			l->att_g[k] = NULL;
+		}
 		xo_tensor_free(l->gacc);
 		xo_tensor_free(l->acc_view);
-		l->gacc = l->acc_view = NULL;
+		xo_tensor_free(l->twin);
+		l->gacc = l->acc_view = l->twin = NULL;
 		l->in2 = NULL;
 		l->gin2 = NULL;
 		for (int k = 0; k < XO_LAYER_INPUTS_MAX; k++)
@@ -160,6 +169,10 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 			l->acc_add[k] = g; /* a view's own gout: set by plan_layer */
 		const struct xo_tensor *x = j >= 0 ? NULL : j == -1 ? m->x_in : m->x_part[-1 - j];
 
+		if (k == 1 && l->twin_acc && g) {
+			g = l->twin;
+			l->acc_add[k] = g;
+		}
 		if (k == 0) {
 			l->in = p ? p->out : x;
 			l->gin = g;
@@ -168,6 +181,28 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 			l->gin2 = g;
 		}
 	}
+}
+
+/* multi_head_attention's views of z (Q, K, V, O) and of gz (their
+ * gradients, then the key projection's input gradient) for n samples, one
+ * after the other (layer_mha_floats). */
+static enum xo_status plan_mha(struct layer *l, int64_t n, bool grads)
+{
+	int64_t tq = l->s.in_len, tk = xo_attention_len_kv(&l->s.p), h = l->s.p.heads;
+	int64_t dk = h * l->s.p.key_dim, dv = h * xo_attention_value_dim(&l->s.p);
+	const int64_t dims[5][3] = {{n, tq, dk}, {n, tk, dk}, {n, tk, dv}, {n, tq, dv},
+	                            {n, tk, l->s.p.ch_b}};
+	enum xo_status st = XO_OK;
+	int64_t off = 0;
+
+	for (int k = 0; k < 5 && !st; k++) {
+		if (k < 4)
+			st = xo_tensor_view(l->zbuf, off, 3, dims[k], &l->att_t[k]);
+		if (!st && grads)
+			st = xo_tensor_view(l->gzbuf, off, 3, dims[k], &l->att_g[k]);
+		off += dims[k][0] * dims[k][1] * dims[k][2];
+	}
+	return st;
 }
 
 /* l's own views for batch size n: its output (a view of its input for the
@@ -203,6 +238,8 @@ static enum xo_status plan_layer(struct xo_model *m, struct layer *l, int64_t n,
 				st = xo_tensor_view(l->zbuf, 0, zn, zd, &l->z);
 			if (!st && training && l->has_grad)
 				st = xo_tensor_view(l->gzbuf, 0, zn, zd, &l->gz);
+			if (!st && l->s.kind == XO_LAYER_MULTI_HEAD_ATTENTION)
+				st = plan_mha(l, n, training && l->has_grad);
 		}
 		/* [n][T][S*units] where a backward reads it (training,
 		 * a gradient through the layer); else none, and the
@@ -301,6 +338,15 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 	for (int i = 0; i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
 
+		if (l->twinbuf) { /* shaped as its producer's gacc */
+			const struct layer *p = &m->layers[l->s.inputs[1]];
+			int64_t td[XO_MAX_DIMS];
+			int tn = sample_dims(n, p->s.out_rank, p->s.out_len, p->s.out_w, p->s.out_ch, td);
+
+			st = xo_tensor_view(l->twinbuf, 0, tn, td, &l->twin);
+			if (st)
+				goto out_free;
+		}
 		plan_wire(m, l, training);
 		nd = sample_dims(n, l->s.out_rank, l->s.out_len, l->s.out_w, l->s.out_ch, dims);
 		if (!st && l->gaccbuf)
@@ -333,7 +379,8 @@ static void buffers_free(struct xo_model *m)
 		xo_tensor_free(m->layers[i].gzbuf);
 		xo_tensor_free(m->layers[i].wsbuf);
 		xo_tensor_free(m->layers[i].gaccbuf);
-		m->layers[i].gaccbuf = NULL;
+		xo_tensor_free(m->layers[i].twinbuf);
+		m->layers[i].gaccbuf = m->layers[i].twinbuf = NULL;
 		m->layers[i].wsbuf = NULL;
 		m->layers[i].ws_cap = 0;
 		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
@@ -364,6 +411,13 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 
 		if (!xo_mul_ok(l->s.out_len, l->s.out_w, &n) || !xo_mul_ok(n, l->s.out_ch, &n))
 			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
+		if (!st && l->twin_acc) {
+			const struct layer *p = &m->layers[l->s.inputs[1]];
+
+			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2,
+			                      (int64_t[]){cap, p->s.out_len * p->s.out_w * p->s.out_ch},
+			                      &l->twinbuf);
+		}
 		if (!st && l->needs_gacc)
 			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
 			                      &l->gaccbuf);
@@ -482,6 +536,10 @@ static void graph_edges(struct xo_model *m, char *met)
 			met[j] = 1;
 			if (!l->acc_edge[k])
 				continue;
+			if (k == 1 && l->s.inputs[0] == j && l->acc_edge[0] && !layer_is_view(&l->s)) {
+				l->twin_acc = true;
+				continue;
+			}
 			if (layer_is_view(&l->s))
 				l->own_gout = true;
 			else
@@ -652,6 +710,10 @@ void xo_model_close(struct xo_model *m)
 		xo_tensor_free(l->mv);
 		for (int k = 0; k < LAYER_PVIEWS_MAX; k++)
 			xo_tensor_free(l->pv[k]);
+		for (int k = 0; k < 8; k++) {
+			xo_tensor_free(l->att_w[k]);
+			xo_tensor_free(l->att_dw[k]);
+		}
 	}
 	if (m->tr_views) {
 		xo_tensor_free(m->tr_params);
@@ -817,7 +879,9 @@ void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *
 
 /* ---- weights --------------------------------------------------------------- */
 
-/* Zeroes Adam's state: a fresh optimizer. */
+/* Zeroes Adam's state: a fresh optimizer; and the gradients, so that a
+ * variable whose gradient no op writes (multi_head_attention's key bias,
+ * layer_attn.c) reads exactly 0. */
 static enum xo_status optimizer_reset(struct xo_model *m)
 {
 	enum xo_status st;
@@ -832,6 +896,8 @@ static enum xo_status optimizer_reset(struct xo_model *m)
 	st = xo_tensor_write(m->adam_m, zero, 0, m->nparams);
 	if (!st)
 		st = xo_tensor_write(m->adam_v, zero, 0, m->nparams);
+	if (!st)
+		st = xo_tensor_write(m->grads, zero, 0, m->nparams);
 	free(zero);
 	return st;
 }

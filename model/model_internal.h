@@ -45,12 +45,18 @@ void xo_ckpt_abort(struct xo_ckpt_writer *w); /* removes the sibling; accepts a 
 
 /* One variable of a layer, in Keras's order (kernel, bias; later layers add
  * gamma, beta, ...): its Keras name, shape and place in the flat parameters. */
-#define XO_LAYER_VARS_MAX 6 /* Bidirectional: two kernels, recurrent kernels, biases */
+#define XO_LAYER_VARS_MAX 8 /* MultiHeadAttention: four kernels, four biases */
 struct xo_layer_var {
 	const char *name;
 	int ndim;
 	int64_t dim[XO_MAX_DIMS];
 	int64_t off, count;
+	/* Keras 3 .weights.h5: the sublayer group holding it beneath the
+	 * layer's (MultiHeadAttention's query_dense, ...: sub/vars/<sub_index>,
+	 * the vars group named as name's part before its last '_'); NULL: the layer's
+	 * own vars/<i> */
+	const char *sub;
+	int sub_index;
 };
 int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out[XO_LAYER_VARS_MAX]);
 /* Optimizer steps taken (Keras's optimizer.iterations); a checkpoint stores it. */

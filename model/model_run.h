@@ -84,6 +84,19 @@ struct layer {
 	 * made by the plan; the sample-shaped tensors stay what the other
 	 * layers see */
 	struct xo_tensor *op_in, *op_in2, *op_out, *op_gin, *op_gin2, *op_gout;
+	/* Both inputs one tensor and both gradients later terms (x feeding
+	 * another layer too): the second input's term gets a scratch of its own
+	 * (twin: storage, plan view), not the producer's gacc the first one
+	 * writes, so each is added once and neither overwrites the other */
+	bool twin_acc;
+	struct xo_tensor *twinbuf, *twin;
+	/* multi_head_attention (layer_attn.c): its eight variables' views in
+	 * Keras's order (each projection's kernel [rows][cols], then its bias;
+	 * NULL biases without use_bias) and their gradients; the plan's views
+	 * of z as Q, K, V, O and of gz as their gradients and the key
+	 * projection's input gradient (att_g[4]) */
+	struct xo_tensor *att_w[8], *att_dw[8];
+	struct xo_tensor *att_t[4], *att_g[5];
 };
 /* A concatenate whose op sees other rows than the sample's leading axes:
  * it joins an axis before the last (spec.c's shape_concatenate). */
@@ -173,15 +186,29 @@ static inline bool act_separate(const struct xo_layer_spec *s)
 static inline bool layer_has_z(const struct xo_layer_spec *s)
 {
 	return act_separate(s) || s->kind == XO_LAYER_SEPARABLE_CONV2D ||
-	       s->kind == XO_LAYER_SEPARABLE_CONV1D || s->kind == XO_LAYER_BIDIRECTIONAL;
+	       s->kind == XO_LAYER_SEPARABLE_CONV1D || s->kind == XO_LAYER_BIDIRECTIONAL ||
+	       s->kind == XO_LAYER_MULTI_HEAD_ATTENTION;
 }
 
-/* The channels of z at each of the output's positions: the output's, or a
- * separable convolution's in_ch * depth_multiplier. */
+/* multi_head_attention's intermediates per sample: Q and O over the query's
+ * rows, K and V over the value's, and the key projection's input gradient */
+static inline int64_t layer_mha_floats(const struct xo_layer_spec *s)
+{
+	int64_t tk = xo_attention_len_kv(&s->p), h = s->p.heads;
+	int64_t dk = s->p.key_dim, dv = xo_attention_value_dim(&s->p);
+
+	return s->in_len * h * (dk + dv) + tk * (h * (dk + dv) + s->p.ch_b);
+}
+
+/* The channels of z at each of the output's positions: the output's, a
+ * separable convolution's in_ch * depth_multiplier, Bidirectional's three
+ * sequences, or enough for multi_head_attention's intermediates. */
 static inline int64_t layer_z_ch(const struct xo_layer_spec *s)
 {
 	if (s->kind == XO_LAYER_BIDIRECTIONAL) /* yf, yb, yb flipped: 3 units a step */
 		return 3 * s->p.units;
+	if (s->kind == XO_LAYER_MULTI_HEAD_ATTENTION) /* whole rows of the output holding them */
+		return (layer_mha_floats(s) + s->out_len - 1) / s->out_len;
 	return s->kind == XO_LAYER_SEPARABLE_CONV2D || s->kind == XO_LAYER_SEPARABLE_CONV1D
 	           ? s->in_ch * s->p.depth_multiplier
 	           : s->out_ch;
@@ -231,11 +258,13 @@ struct cost_bytes {
 struct layer_call {
 	enum xo_op op;
 	struct xo_op_args a;
-	bool fwd;
+	bool fwd; /* a backward pass's call that runs its op forward (a sum) */
 };
-/* The most ops one layer runs in one pass (Bidirectional's backward: the
- * merge's, the flip's, two recurrent ones and the add of the two dx). */
-#define LAYER_CALLS_MAX 5
+/* The most ops one layer runs in one pass (multi_head_attention's
+ * backward: four projections, the attention op and a sum; Bidirectional's
+ * backward: the merge's, the flip's, two recurrent ones and the add of the
+ * two dx). */
+#define LAYER_CALLS_MAX 6
 
 /* What a layer's pass needs of the model beyond the layer itself. */
 struct layer_ctx {

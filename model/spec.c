@@ -131,6 +131,11 @@ static const char *const merge_args[] = {"name", NULL};
 static const char *const concatenate_args[] = {"axis", "name", NULL};
 /* permute: dims=A,B or dims=A,B,C (Keras's dims: a permutation of 1..rank) */
 static const char *const permute_args[] = {"dims", "name", NULL};
+/* Keras MultiHeadAttention's arguments (use_causal_mask: a call argument in
+ * Keras, recorded in the functional node) */
+static const char *const mha_args[] = {"num_heads", "key_dim",         "value_dim",
+                                       "output_shape", "dropout", "use_causal_mask",
+                                       "use_bias",  "name",    NULL};
 /* time_distributed: layer= (the wrapped kind) and the wrapped kind's own
  * arguments (layer_check refuses those of the other kind) */
 static const char *const time_distributed_args[] = {
@@ -489,6 +494,58 @@ static enum xo_status set_norm_arg(struct xo_layer_spec *l, const char *key, con
 	return XO_OK;
 }
 
+static bool mha_key(const char *key)
+{
+	for (int i = 0; i < 6; i++) /* mha_args before use_bias: its own */
+		if (!strcmp(key, mha_args[i]))
+			return true;
+	return false;
+}
+
+/* multi_head_attention's arguments: value_dim and output_shape None for
+ * their defaults (key_dim; the query's features); dropout 0 only */
+static enum xo_status set_mha_arg(struct xo_params *p, const char *key, const char *val,
+                                  const char *origin, int line)
+{
+	bool none = !strcmp(val, "None");
+	int64_t v;
+
+	if (!strcmp(key, "use_causal_mask")) {
+		if (!parse_bool_value(val, &p->causal))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "use_causal_mask=%s: expected True or False", val);
+		return XO_OK;
+	}
+	if (!strcmp(key, "dropout")) {
+		char *end;
+		double r = strtod(val, &end);
+
+		if (end == val || *end || r != 0.0)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "dropout=%s: MultiHeadAttention's attention dropout is not "
+			                  "supported (0 only)",
+			                  val);
+		return XO_OK;
+	}
+	if (none && (!strcmp(key, "value_dim") || !strcmp(key, "output_shape")))
+		v = 0;
+	else if (!parse_pos_int(val, &v) || v > XO_GEOMETRY_MAX)
+		return spec_error(XO_EINVAL, origin, line, "%s=%s: expected a positive integer%s",
+		                  key, val,
+		                  !strcmp(key, "value_dim") || !strcmp(key, "output_shape")
+		                      ? " or None"
+		                      : "");
+	if (!strcmp(key, "num_heads"))
+		p->heads = v;
+	else if (!strcmp(key, "key_dim"))
+		p->key_dim = v;
+	else if (!strcmp(key, "value_dim"))
+		p->value_dim = v;
+	else
+		p->units = v; /* output_shape: the output's features */
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -616,6 +673,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	}
 	if (!strcmp(key, "axis") || !strcmp(key, "momentum") || !strcmp(key, "epsilon"))
 		return set_norm_arg(l, key, val, origin, line);
+	if (mha_key(key))
+		return set_mha_arg(p, key, val, origin, line);
 	if (!strcmp(key, "rate")) {
 		char *end;
 		double r;
@@ -1369,6 +1428,39 @@ static enum xo_status shape_concatenate(struct xo_layer_spec *l, const char *ori
 	return XO_OK;
 }
 
+/* multi_head_attention: query [Tq][d_q] and value [Tk][d_v] (rank 2 each,
+ * layer_wire), output [Tq][output_shape or d_q]; the four projections'
+ * kernels and biases (layer_attn.c), each bounded as layer_counts bounds a
+ * kernel */
+static enum xo_status shape_mha(struct xo_layer_spec *l, const char *origin)
+{
+	struct xo_params *p = &l->p;
+	int64_t dv = xo_attention_value_dim(p), dout = p->units ? p->units : l->in_ch;
+	int64_t hk, hv, terms[4], rk = 0, b = 0;
+
+	if (l->in_rank != 2)
+		return rank_error(l, origin, 2);
+	if (!xo_mul_ok(p->heads, p->key_dim, &hk) || !xo_mul_ok(p->heads, dv, &hv) ||
+	    hk > XO_GEOMETRY_MAX || hv > XO_GEOMETRY_MAX || !xo_mul_ok(l->p.ch_b, hk, &terms[0]) ||
+	    !xo_mul_ok(l->p.ch_b, hv, &terms[1]) || !xo_mul_ok(hv, dout, &terms[2]) ||
+	    !xo_add_ok(terms[0], terms[1], &rk) || !xo_add_ok(rk, terms[2], &rk) ||
+	    rk > (INT64_C(1) << 40))
+		return spec_error(XO_EOVERFLOW, origin, l->line, "%s: size overflows", l->name);
+	terms[3] = 2 * hk + hv + dout;
+	b = p->use_bias ? terms[3] : 0;
+	l->out_rank = 2;
+	l->out_len = l->in_len;
+	l->out_w = 1;
+	l->out_ch = dout;
+	l->w_ndim = 3;
+	l->w_dim[0] = l->in_ch;
+	l->w_dim[1] = p->heads;
+	l->w_dim[2] = p->key_dim;
+	l->rk_count = rk;
+	l->b_count = b;
+	return XO_OK;
+}
+
 /* Required arguments (Keras's layers have no default for them). */
 static const char *needs_filters(const struct xo_params *p)
 {
@@ -1378,6 +1470,11 @@ static const char *needs_filters(const struct xo_params *p)
 static const char *needs_kernel_size(const struct xo_params *p)
 {
 	return !p->kernel_size ? "kernel_size=" : NULL;
+}
+
+static const char *needs_heads(const struct xo_params *p)
+{
+	return !p->heads || !p->key_dim ? "num_heads= and key_dim=" : NULL;
 }
 
 static const char *needs_units(const struct xo_params *p)
@@ -1455,6 +1552,7 @@ static const struct {
     [XO_LAYER_BIDIRECTIONAL] = {bidirectional_args, shape_bidirectional},
     [XO_LAYER_CONV2D_TRANSPOSE] = {conv2d_transpose_args, shape_conv2d_transpose, needs_filters},
     [XO_LAYER_CONV1D_TRANSPOSE] = {conv1d_transpose_args, shape_conv2d_transpose, needs_filters},
+    [XO_LAYER_MULTI_HEAD_ATTENTION] = {mha_args, shape_mha, needs_heads},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -1991,9 +2089,15 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
                                  const char *origin)
 {
 	bool merge = xo_layer_kinds[l->kind].op == XO_OP_merge;
+	bool mha = l->kind == XO_LAYER_MULTI_HEAD_ATTENTION;
 	int64_t sh[XO_LAYER_INPUTS_MAX][4];
 
-	if (l->ninputs != (merge ? 2 : 1))
+	if (mha && l->ninputs != 2)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s needs 2 inputs (inputs=query,value; a key other than the "
+		                  "value is not supported yet)",
+		                  xo_layer_kinds[l->kind].spec);
+	if (!mha && l->ninputs != (merge ? 2 : 1))
 		return spec_error(XO_EINVAL, origin, l->line,
 		                  merge ? "%s needs 2 inputs (inputs=A,B; merging more is not "
 		                          "supported yet)"
@@ -2018,6 +2122,15 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
 	l->in_len = sh[0][1];
 	l->in_w = sh[0][2];
 	l->in_ch = sh[0][3];
+	if (mha && sh[1][0] != 2)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: the value must be [steps][features] (rank %d given)", l->name,
+		                  (int)sh[1][0]);
+	if (mha) { /* the value's steps and features: any */
+		l->p.len_kv = sh[1][1];
+		l->p.ch_b = sh[1][3];
+		return XO_OK;
+	}
 	if (!merge)
 		return XO_OK;
 	if (sh[1][0] != sh[0][0])
@@ -2120,6 +2233,8 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.activation = XO_ACTIVATION_TANH; /* the wrapped RNN's default */
 		l->p.mode = XO_MERGE_CONCATENATE;     /* Keras's merge_mode="concat" */
 	}
+	if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION)
+		l->p.heads = 0; /* Keras's num_heads has no default */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

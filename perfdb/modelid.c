@@ -145,6 +145,16 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 			for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++)
 				h = fnv_i64(h, b[k]);
 		}
+		/* multi_head_attention: the heads and widths, the value's length
+		 * and features, and the causal mask (the cl kernels skip the
+		 * masked keys: less work) */
+		if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
+			const int64_t a[] = {l->p.heads, l->p.key_dim, xo_attention_value_dim(&l->p),
+			                     l->p.len_kv, l->p.ch_b, l->p.causal};
+
+			for (size_t k = 0; k < sizeof(a) / sizeof(a[0]); k++)
+				h = fnv_i64(h, a[k]);
+		}
 	}
 	xo_spec_free(&spec);
 	if (path) {

@@ -509,6 +509,57 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 83,
     },
+    # MultiHeadAttention (--only mha_enc, --only mha_dec): a transformer
+    # encoder block (Dense input projection -> self-attention -> Add ->
+    # LayerNormalization -> Dense ff -> Dense -> Add -> LayerNormalization ->
+    # GlobalAveragePooling1D -> Dense softmax), and the same block as a causal
+    # decoder block (use_causal_mask=True); value_dim stays key_dim (Keras on
+    # JAX refuses another in its dot_product_attention path). SGD, not Adam:
+    # the key bias's gradient is identically 0 (the softmax cancels it), and
+    # Keras's is rounding noise of its attention path (~1e-11 here), which
+    # Adam's division by sqrt(v) + 1e-7 turns into steps of ~1e-7 each
+    # (xo's is exactly 0): a difference of noise, not of the math
+    "mha_enc": {
+        "spec": (
+            "# golden: transformer encoder block (2 heads, key_dim 8, d 16, T 8)\n"
+            "input 8 4\n"
+            "dense name=proj units=16\n"
+            "multi_head_attention name=mha inputs=proj,proj num_heads=2 key_dim=8\n"
+            "add name=res1 inputs=proj,mha\n"
+            "layer_normalization name=ln1\n"
+            "dense name=ff1 units=32 activation=relu\n"
+            "dense name=ff2 units=16\n"
+            "add name=res2 inputs=ln1,ff2\n"
+            "layer_normalization name=ln2\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+            "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 97,
+    },
+    "mha_dec": {
+        "spec": (
+            "# golden: causal decoder block (2 heads, key_dim 8, d 16, T 8)\n"
+            "input 8 4\n"
+            "dense name=proj units=16\n"
+            "multi_head_attention name=mha inputs=proj,proj num_heads=2 key_dim=8 "
+            "use_causal_mask=True\n"
+            "add name=res1 inputs=proj,mha\n"
+            "layer_normalization name=ln1\n"
+            "dense name=ff1 units=32 activation=relu\n"
+            "dense name=ff2 units=16\n"
+            "add name=res2 inputs=ln1,ff2\n"
+            "layer_normalization name=ln2\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+            "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 101,
+    },
     # SeparableConv2D (--only sep_cnn): two kernels, the pointwise one with
     # the bias and the fused activation
     "sep_cnn": {
@@ -691,7 +742,8 @@ def build(text):
         tensors = dict(zip([n for n, _ in model_ins], inps))
         inp = last = inps[0]
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
-            "input_dim", "output_dim", "size", "depth_multiplier", "axis", "output_padding")
+            "input_dim", "output_dim", "size", "depth_multiplier", "axis", "output_padding",
+            "num_heads", "key_dim", "value_dim", "output_shape")
     # the 2-D layers' width keys: Keras takes (height, width) pairs
     width_of = {"kernel_w": "kernel_size", "strides_w": "strides", "dilation_w": "dilation_rate",
                 "pool_w": "pool_size", "size_w": "size", "output_padding_w": "output_padding"}
@@ -718,7 +770,8 @@ def build(text):
                 kw[k] = v in ("True", "true", "1")
             elif k in ("rate", "momentum", "epsilon"):
                 kw[k] = float(v)
-            elif k in ("center", "scale", "return_sequences", "go_backwards", "reset_after"):
+            elif k in ("center", "scale", "return_sequences", "go_backwards", "reset_after",
+                       "use_causal_mask"):
                 kw[k] = v in ("True", "true", "1")
             elif k == "activation":
                 kw[k] = None if v in ("None", "none", "linear") else v
@@ -755,6 +808,7 @@ def build(text):
                "depthwise_conv1d": keras.layers.DepthwiseConv1D,
                "separable_conv2d": keras.layers.SeparableConv2D, **MERGES,
                "conv2d_transpose": keras.layers.Conv2DTranspose,
+               "multi_head_attention": keras.layers.MultiHeadAttention,
                "time_distributed": None, "bidirectional": None}[kind]
         if kind == "time_distributed":  # the wrapped layer takes the arguments
             inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]
@@ -768,7 +822,11 @@ def build(text):
             model.add(cls(**kw))
             continue
         ins = [tensors[n] for n in srcs.split(",")] if srcs else [last]
-        last = cls(**kw)(ins if kind in MERGES else ins[0])
+        if kind == "multi_head_attention":  # mha(query, value), the mask a call argument
+            causal = kw.pop("use_causal_mask", False)
+            last = cls(**kw)(ins[0], ins[1], use_causal_mask=causal)
+        else:
+            last = cls(**kw)(ins if kind in MERGES else ins[0])
         tensors[lname] = last
     if len(model_ins) > 1:
         return keras.Model([tensors[n] for n, _ in model_ins], last)
@@ -851,6 +909,11 @@ def write_weights(model, names, directory):
             for i, (v, value) in enumerate(zip(layer.weights, ws)):
                 side = "forward" if i < half else "backward"
                 save(directory / f"{name}.{side}_{v.name}.npy", value)
+            continue
+        if isinstance(layer, keras.layers.MultiHeadAttention):
+            # query/kernel ... as xo names them: query_kernel ...
+            for v, value in zip(layer.weights, ws):
+                save(directory / f"{name}.{'_'.join(v.path.split('/')[-2:])}.npy", value)
             continue
         if isinstance(layer, keras.layers.SeparableConv2D):
             # depthwise_kernel, pointwise_kernel, bias: Keras's own names

@@ -681,6 +681,23 @@ def sepconv1d_model():
     ])
 
 
+def mha_model():
+    """A transformer encoder step on [T][F] (Dense input projection,
+    MultiHeadAttention self-attention with the causal mask, Add,
+    LayerNormalization) and cross attention from it to a Dense branch of
+    the input (output_shape, no bias), then GlobalAveragePooling1D ->
+    Dense. value_dim is left at key_dim: Keras on JAX (its
+    dot_product_attention path) refuses value_dim != key_dim."""
+    inp = keras.Input(shape=(6, 4))
+    e = layers.Dense(8)(inp)
+    a = layers.MultiHeadAttention(2, 4)(e, e, use_causal_mask=True)
+    n = layers.LayerNormalization()(layers.Add()([e, a]))
+    c = layers.Dense(3, activation="tanh")(inp)
+    b = layers.MultiHeadAttention(3, 2, output_shape=5, use_bias=False)(n, c)
+    g = layers.GlobalAveragePooling1D()(b)
+    return keras.Model(inp, layers.Dense(3, activation="softmax")(g))
+
+
 DWCONV = (("dwconv", dwconv_model, 83), ("dwconv1d", dwconv1d_model, 89),
           ("sepconv", sepconv_model, 97), ("sepconv1d", sepconv1d_model, 101))
 
@@ -863,6 +880,10 @@ def main():
     if "--only=d3" in sys.argv[1:]:
         d3_fixtures(out)
         print("keras", keras.__version__, "wrote the d3 fixtures to", out)
+        return
+    if "--only=mha" in sys.argv[1:]:
+        table_fixtures(out, (("mha", mha_model, 107),))
+        print("keras", keras.__version__, "wrote the mha fixtures to", out)
         return
     if "--only=td" in sys.argv[1:]:
         table_fixtures(out, (("td", td_model, 83),))

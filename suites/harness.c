@@ -212,6 +212,18 @@ static const char *names_merge(enum xo_dir dir, bool dst, int i)
 }
 #define NAMES_merge names_merge
 
+/* attention */
+static const char *names_attention(enum xo_dir dir, bool dst, int i)
+{
+	static const char *const src_names[] = {"q", "k", "v", "dy"};
+	static const char *const bwd_dst[] = {"dq", "dk", "dv"};
+
+	if (dst)
+		return dir ? bwd_dst[i] : "o";
+	return src_names[i];
+}
+#define NAMES_attention names_attention
+
 /* categorical_crossentropy */
 static const char *names_cce(enum xo_dir dir, bool dst, int i)
 {

@@ -1289,6 +1289,198 @@ static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)
 #define BOUND_lstm bound_rnn
 #define BOUND_gru bound_rnn
 
+/*
+ * attention, real fills; per (sample n, head h, query row i) over its nk
+ * keys (causal: j <= i), every quantity in double from the float inputs:
+ *   score     s_j = (q_i / sqrt(dk)) . k_j: the query's scaling (or sgemm's
+ *             alpha after the sum) and dk products and dk - 1 additions in
+ *             any order: e_s_j = (dk + 2) u A_j, A_j = sum |q k| / sqrt(dk)
+ *   prob      p_j = softmax_j(s): the inputs' errors move p_j by at most
+ *             p_j (|e_s_j| + sum p |e_s|) <= 2 p_j max e_s (tol_softmax_rows),
+ *             its own rounding softmax_ulps(R, nk) ulps of p_j (R the row's
+ *             range): e_p_j
+ *   o         sum_j p_j v_j: sum e_p_j |v_j| + (nk + 1) u sum p_j |v_j|
+ * Backward, with dp_ij = dy_i . v_j (e_dp = (dv + 1) u sum |dy v|):
+ *   D_i       sum_j p dp: e_D = sum (e_p |dp| + p e_dp) + (nk + 1) u sum p |dp|
+ *   ds_ij     p (dp - D): e_ds = e_p |dp - D| + p (e_dp + e_D) + 3 u p (|dp| + |D|)
+ *   dq_i      sum_j ds k / sqrt(dk): (sum_j e_ds |k| + (nk + 2) u sum_j |ds k|) / sqrt(dk)
+ *   dk_j      sum_i ds q / sqrt(dk): (sum_i e_ds |q| + (Tq + 2) u sum_i |ds q|) / sqrt(dk)
+ *   dv_j      sum_i p dy: sum_i e_p |dy| + (Tq + 1) u sum_i p |dy|
+ * (the + 2 of dq and dk: the scale's rounding, applied to ds on cl), each
+ * plus the reference's rounding u |ref|, times C_ACC for the higher orders.
+ */
+struct attn_bound {
+	const struct xo_params *p;
+	int64_t tq, tk, h, dk, dv;
+	double scale;
+	double *pr, *ep, *ds, *eds; /* [tq][tk] of the current (n, h) */
+};
+
+static int64_t attn_bound_keys(const struct attn_bound *a, int64_t i)
+{
+	return a->p->causal && i + 1 < a->tk ? i + 1 : a->tk;
+}
+
+/* Row i of (n, hd): pr, ep (and, backward, ds, eds); o's tolerance forward. */
+static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t n, int64_t hd,
+                           int64_t i)
+{
+	int64_t nk = attn_bound_keys(a, i), r = (n * a->tq + i) * a->h + hd;
+	const float *q = h->src[0] + r * a->dk;
+	double *pr = a->pr + i * a->tk, *ep = a->ep + i * a->tk, es = 0.0, m = -INFINITY;
+	double lo = INFINITY, l = 0.0, dsum = 0.0, ed = 0.0, md = 0.0;
+	bool bwd = h->c->dir == XO_DIR_BWD;
+
+	for (int64_t j = 0; j < nk; j++) {
+		const float *k = h->src[1] + ((n * a->tk + j) * a->h + hd) * a->dk;
+		double s = 0.0, sa = 0.0;
+
+		for (int64_t c = 0; c < a->dk; c++) {
+			s += (double)q[c] * k[c];
+			sa += fabs((double)q[c] * k[c]);
+		}
+		pr[j] = s * a->scale;
+		es = fmax(es, (double)(a->dk + 2) * U * sa * a->scale);
+		m = fmax(m, pr[j]);
+		lo = fmin(lo, pr[j]);
+	}
+	for (int64_t j = 0; j < nk; j++)
+		l += (pr[j] = exp(pr[j] - m));
+	for (int64_t j = 0; j < nk; j++) {
+		pr[j] /= l;
+		ep[j] = 2.0 * pr[j] * es + softmax_ulps(m - lo, nk) * ulp_of((float)pr[j]);
+	}
+	for (int64_t e = 0; e < a->dv && !bwd; e++) {
+		double t = 0.0, ma = 0.0;
+
+		for (int64_t j = 0; j < nk; j++) {
+			double v = fabs((double)h->src[2][((n * a->tk + j) * a->h + hd) * a->dv + e]);
+
+			t += ep[j] * v;
+			ma += pr[j] * v;
+		}
+		h->tol[0][r * a->dv + e] =
+		    C_ACC * (t + (double)(nk + 1) * U * ma + U * fabs((double)h->ref[0][r * a->dv + e])) +
+		    TINY;
+	}
+	if (!bwd)
+		return;
+	for (int64_t j = 0; j < nk; j++) { /* dp into ds, its error into eds */
+		const float *v = h->src[2] + ((n * a->tk + j) * a->h + hd) * a->dv;
+		const float *g = h->src[3] + r * a->dv;
+		double dp = 0.0, da = 0.0;
+
+		for (int64_t e = 0; e < a->dv; e++) {
+			dp += (double)g[e] * v[e];
+			da += fabs((double)g[e] * v[e]);
+		}
+		a->ds[i * a->tk + j] = dp;
+		a->eds[i * a->tk + j] = (double)(a->dv + 1) * U * da;
+		dsum += pr[j] * dp;
+		ed += ep[j] * fabs(dp) + pr[j] * a->eds[i * a->tk + j];
+		md += pr[j] * fabs(dp);
+	}
+	ed += (double)(nk + 1) * U * md;
+	for (int64_t j = 0; j < nk; j++) {
+		double dp = a->ds[i * a->tk + j], edp = a->eds[i * a->tk + j];
+
+		a->ds[i * a->tk + j] = pr[j] * (dp - dsum);
+		a->eds[i * a->tk + j] = ep[j] * fabs(dp - dsum) + pr[j] * (edp + ed) +
+		                        3.0 * U * pr[j] * (fabs(dp) + fabs(dsum));
+	}
+	for (int64_t j = nk; j < a->tk; j++)
+		pr[j] = ep[j] = a->ds[i * a->tk + j] = a->eds[i * a->tk + j] = 0.0;
+}
+
+/* The backward's tolerances of (n, hd) from the rows' pr, ep, ds, eds:
+ * x the input a gradient pairs ds with (dq: k over j; dk: q over i). */
+static void attn_bound_grads(struct hcase *h, const struct attn_bound *a, int64_t n, int64_t hd)
+{
+	for (int64_t i = 0; i < a->tq; i++) {
+		int64_t r = (n * a->tq + i) * a->h + hd, nk = attn_bound_keys(a, i);
+
+		for (int64_t c = 0; c < a->dk; c++) {
+			double t = 0.0, ma = 0.0;
+
+			for (int64_t j = 0; j < nk; j++) {
+				double k = fabs((double)h->src[1][((n * a->tk + j) * a->h + hd) * a->dk + c]);
+
+				t += a->eds[i * a->tk + j] * k;
+				ma += fabs(a->ds[i * a->tk + j]) * k;
+			}
+			h->tol[0][r * a->dk + c] =
+			    C_ACC * ((t + (double)(nk + 2) * U * ma) * a->scale +
+			             U * fabs((double)h->ref[0][r * a->dk + c])) +
+			    TINY;
+		}
+	}
+	for (int64_t j = 0; j < a->tk; j++) {
+		int64_t r = (n * a->tk + j) * a->h + hd;
+
+		for (int64_t c = 0; c < a->dk; c++) {
+			double t = 0.0, ma = 0.0;
+
+			for (int64_t i = 0; i < a->tq; i++) {
+				double q = fabs((double)h->src[0][((n * a->tq + i) * a->h + hd) * a->dk + c]);
+
+				t += a->eds[i * a->tk + j] * q;
+				ma += fabs(a->ds[i * a->tk + j]) * q;
+			}
+			h->tol[1][r * a->dk + c] =
+			    C_ACC * ((t + (double)(a->tq + 2) * U * ma) * a->scale +
+			             U * fabs((double)h->ref[1][r * a->dk + c])) +
+			    TINY;
+		}
+		for (int64_t e = 0; e < a->dv; e++) {
+			double t = 0.0, ma = 0.0;
+
+			for (int64_t i = 0; i < a->tq; i++) {
+				double g = fabs((double)h->src[3][((n * a->tq + i) * a->h + hd) * a->dv + e]);
+
+				t += a->ep[i * a->tk + j] * g;
+				ma += a->pr[i * a->tk + j] * g;
+			}
+			h->tol[2][r * a->dv + e] =
+			    C_ACC * (t + (double)(a->tq + 1) * U * ma +
+			             U * fabs((double)h->ref[2][r * a->dv + e])) +
+			    TINY;
+		}
+	}
+}
+
+static enum xo_status bound_attention(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_params *p = &h->c->p;
+	struct attn_bound a = {
+	    .p = p,
+	    .tq = p->len,
+	    .tk = xo_attention_len_kv(p),
+	    .h = p->heads,
+	    .dk = p->key_dim,
+	    .dv = xo_attention_value_dim(p),
+	    .scale = 1.0 / sqrt((double)p->key_dim),
+	};
+	size_t m = (size_t)(a.tq * a.tk);
+
+	(void)ref;
+	a.pr = calloc(4 * m, sizeof(double));
+	if (!a.pr)
+		return xo_error(XO_ENOMEM, "harness: out of memory");
+	a.ep = a.pr + m;
+	a.ds = a.ep + m;
+	a.eds = a.ds + m;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t hd = 0; hd < a.h; hd++) {
+			for (int64_t i = 0; i < a.tq; i++)
+				attn_bound_row(h, &a, n, hd, i);
+			if (h->c->dir == XO_DIR_BWD)
+				attn_bound_grads(h, &a, n, hd);
+		}
+	free(a.pr);
+	return XO_OK;
+}
+#define BOUND_attention bound_attention
+
 /* The bounds of every op (0 where its results are exact). One entry per op of ops.def: an op
  * without its BOUND_ entry does not compile. */
 static enum xo_status (*const bound_of[XO_OP_COUNT])(struct hcase *h, struct xo_backend *ref) = {

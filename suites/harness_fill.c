@@ -561,6 +561,17 @@ static void fill_layer_normalization(struct hcase *h)
 }
 #define FILL_layer_normalization fill_layer_normalization
 
+/* attention: q and k in [-1.5, 1.5) (scores up to 2.25 sqrt(key_dim), rows
+ * neither flat nor one-hot), v and dy in [-1, 1) */
+static void fill_attention(struct hcase *h)
+{
+	int ns = h->c->dir == XO_DIR_BWD ? 4 : 3;
+
+	for (int s = 0; s < ns; s++)
+		fill_plain(h, s, true, s < 2 ? -1.5f : -1.0f, s < 2 ? 1.5f : 1.0f);
+}
+#define FILL_attention fill_attention
+
 /* binary_crossentropy */
 static void fill_bce(struct hcase *h)
 {

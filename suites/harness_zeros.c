@@ -467,6 +467,36 @@ static int64_t zeros_merge(const struct hcase *h, int slot)
 }
 #define ZEROS_merge zeros_none /* dispatched below, per slot */
 
+/* attention: a query row that sees one key (the causal row 0, or len_kv 1)
+ * has p = 1 there and ds = 0, so its dq is 0 (slot 0); a key that no row
+ * sees (causal, len < len_kv) gets dk = dv = 0 (slots 1, 2), and a key seen
+ * only by such rows dk = 0 */
+static int64_t zeros_attention(const struct hcase *h, int slot)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t tk = xo_attention_len_kv(p), rows = 0;
+
+	if (h->c->dir != XO_DIR_BWD)
+		return 0;
+	for (int64_t j = 0; j < (slot ? tk : p->len); j++) {
+		bool seen = false, moves = false;
+
+		for (int64_t i = 0; i < p->len; i++) {
+			int64_t nk = p->causal && i + 1 < tk ? i + 1 : tk;
+
+			seen |= j < nk;
+			moves |= j < nk && nk > 1;
+		}
+		if (slot == 0)
+			rows += (p->causal && j + 1 < tk ? j + 1 : tk) == 1;
+		else
+			rows += slot == 1 ? !moves : !seen;
+	}
+	return p->batch * p->heads * rows *
+	       (slot == 2 ? xo_attention_value_dim(p) : p->key_dim);
+}
+#define ZEROS_attention zeros_none /* dispatched below, per slot */
+
 /* every other op: none */
 static int64_t zeros_none(const struct hcase *h)
 {
@@ -559,6 +589,8 @@ int64_t xo_hcase_structural_zeros(const struct hcase *h, int slot)
 		return zeros_layer_normalization(h, slot);
 	if (c->op == XO_OP_merge)
 		return zeros_merge(h, slot);
+	if (c->op == XO_OP_attention)
+		return zeros_attention(h, slot);
 	if (slot != 0)
 		return 0;
 	return zeros_of[c->op](h);
@@ -591,11 +623,12 @@ bool xo_hcase_mistrusted(struct hcase *h, int slot, char *why, size_t size)
 	}
 	/* a slot that is all structural zeros (the recurrent ops' recurrent
 	 * kernel gradient at len 1, where h' = 0; log_softmax and
-	 * layer_normalization over rows of one value) is compared bit-exact (its
-	 * tolerance is 0) and carries no other information: allowed */
+	 * layer_normalization over rows of one value; attention's dq and dk
+	 * where every query sees one key) must be exactly 0 and carries no
+	 * other information: allowed */
 	if (n > 0 && s == n && zeros == n &&
 	    (xo_op_is_rnn(h->c->op) || h->c->op == XO_OP_log_softmax ||
-	     h->c->op == XO_OP_layer_normalization))
+	     h->c->op == XO_OP_layer_normalization || h->c->op == XO_OP_attention))
 		return false;
 	if (!i32 && (n - s <= 0 || (double)(zeros - s) > 0.3 * (double)(n - s))) {
 		snprintf(why, size,

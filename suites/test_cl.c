@@ -149,6 +149,8 @@ static const struct {
 	{XO_OP_conv2d_transpose, XO_DIR_BWD,
 	 "batch=2 len=3 width=4 ch=3 filters=2 kernel_size=3 kernel_w=2 strides=2 padding=same "
 	 "output_padding=1 activation=relu"},
+	{XO_OP_attention, XO_DIR_FWD, "batch=2 len=3 len_kv=4 heads=2 key_dim=3 value_dim=2"},
+	{XO_OP_attention, XO_DIR_BWD, "batch=2 len=3 heads=2 key_dim=3 causal=1"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

@@ -35,7 +35,8 @@
  *        |L'''| of order 10 for these shapes (|sigmoid'''| <= 1/8,
  *        |tanh'''| <= 2, |elu'''| <= 1, |gelu'''| <= 1.2, |softplus'''|
  *        <= 1/8, |silu'''| <= 0.5 on [-1, 1] and log_softmax's
- *        third derivatives (those of log-sum-exp) <= 1; elu'' jumps at 0, so its inputs keep GC_KINK
+ *        third derivatives (those of log-sum-exp) <= 1, attention's
+ *        (a softmax of bilinear scores of such inputs) likewise; elu'' jumps at 0, so its inputs keep GC_KINK
  *        away from 0 as relu's do; inputs and weights <= 1,
  *        at most 6 terms per output), so ~3e-8, plus the same rounding.
  *        tol = 1e-6 (a margin of ~30).
@@ -120,6 +121,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	static const enum gc_bsrc grad_only[XO_MAX_SRC] = {GC_DY};
 	static const enum gc_bsrc norm[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_DY};
 	static const enum gc_bsrc rnn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_WS, GC_DY};
+	static const enum gc_bsrc attn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_DY};
 
 	switch (op) {
 	case XO_OP_conv1d:
@@ -166,6 +168,8 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_lstm:
 	case XO_OP_gru:
 		return rnn[s];
+	case XO_OP_attention: /* {q, k, v, dy} */
+		return attn[s];
 	default:
 		fail_msg("bwd_src: op %s is not handled here", xo_op_name(op));
 	}
@@ -493,7 +497,7 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 			   c->op == XO_OP_average_pooling1d ||
 			   c->op == XO_OP_global_average_pooling1d ||
 			   c->op == XO_OP_average_pooling2d ||
-			   c->op == XO_OP_global_average_pooling2d;
+			   c->op == XO_OP_global_average_pooling2d || c->op == XO_OP_attention;
 
 		if (acc && c->p.activation == XO_ACTIVATION_LINEAR &&
 		    !(fabsf(pb->buf[k]) <= pb->buf2[k]))
@@ -1419,7 +1423,7 @@ static struct gc_case *add_case(enum xo_op op, struct xo_params p)
 	if (op == XO_OP_sigmoid || op == XO_OP_softmax || op == XO_OP_categorical_crossentropy ||
 	    op == XO_OP_batch_normalization || op == XO_OP_layer_normalization || xo_op_is_rnn(op) ||
 	    op == XO_OP_tanh || op == XO_OP_elu || op == XO_OP_gelu || op == XO_OP_softplus ||
-	    op == XO_OP_silu || op == XO_OP_log_softmax ||
+	    op == XO_OP_silu || op == XO_OP_log_softmax || op == XO_OP_attention ||
 	    ((op == XO_OP_conv1d || op == XO_OP_conv2d || op == XO_OP_dense ||
 	      op == XO_OP_depthwise_conv2d || op == XO_OP_conv2d_transpose) &&
 	     (p.activation == XO_ACTIVATION_SIGMOID || p.activation == XO_ACTIVATION_SOFTMAX)))
@@ -1861,6 +1865,35 @@ static void build_conv2d_transpose_cases(void)
 		}
 }
 
+/* The cases of attention: self and cross (len_kv != len, value_dim !=
+ * key_dim), causal with len_kv equal, above and below len (smooth: a
+ * softmax of bilinear scores of inputs in [-1, 1), whose third derivatives
+ * stay of the order of the softmax's) */
+static void build_attention_cases(void)
+{
+	static const int64_t geo[5][6] = {
+	    /* len, len_kv, heads, key_dim, value_dim, causal */
+	    {3, 0, 2, 2, 0, 0},
+	    {2, 4, 1, 3, 2, 0},
+	    {4, 0, 2, 2, 3, 1},
+	    {2, 4, 1, 2, 0, 1},
+	    {4, 3, 1, 2, 2, 1},
+	};
+
+	for (int k = 0; k < 5; k++) {
+		struct xo_params p = xo_params_default();
+
+		p.batch = 2;
+		p.len = geo[k][0];
+		p.len_kv = geo[k][1];
+		p.heads = geo[k][2];
+		p.key_dim = geo[k][3];
+		p.value_dim = geo[k][4];
+		p.causal = geo[k][5];
+		add_case(XO_OP_attention, p);
+	}
+}
+
 /* Every case, in the order the suite names them. */
 static void build_cases(void)
 {
@@ -1872,6 +1905,7 @@ static void build_cases(void)
 	build_loss_cases();
 	build_depthwise_cases();
 	build_conv2d_transpose_cases();
+	build_attention_cases();
 }
 
 int main(void)

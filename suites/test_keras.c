@@ -168,6 +168,14 @@ static double k_path(const struct xo_model *m)
 			k += (double)(l->w_dim[0] * l->w_dim[1] * l->in_ch);
 		else if (l->kind == XO_LAYER_CONV1D_TRANSPOSE)
 			k += (double)(l->w_dim[0] * l->in_ch);
+		/* multi_head_attention: the query projection's in_ch terms, a
+		 * score's key_dim, the softmax over Tk keys (its 2 R + Tk + 17
+		 * ulps, R small, in units of the constant's 8u: Tk + 3), the
+		 * weighted sum's Tk and the output projection's heads *
+		 * value_dim (test_model.c, spec_lengths) */
+		else if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION)
+			k += (double)(l->in_ch + l->p.key_dim + 2 * xo_attention_len_kv(&l->p) + 3 +
+			              l->p.heads * xo_attention_value_dim(&l->p));
 	}
 	return k + (double)xo_model_classes(m);
 }
@@ -245,6 +253,11 @@ static const struct fixture fixtures[] = {
     {"graph.keras", NULL, "graph"},
     {"graph.h5", NULL, "graph"},
     {"graph.keras", "graph.weights.h5", "graph"},
+    /* MultiHeadAttention: causal self-attention in a transformer step,
+     * cross attention without bias (make_keras_files.py --only=mha) */
+    {"mha.keras", NULL, "mha"},
+    {"mha.h5", NULL, "mha"},
+    {"mha.keras", "mha.weights.h5", "mha"},
     /* DepthwiseConv2D (make_keras_files.py --only=dwconv) */
     {"dwconv.keras", NULL, "dwconv"},
     {"dwconv.h5", NULL, "dwconv"},

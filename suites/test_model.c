@@ -274,6 +274,23 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 				*k_grad = dtaps * dm;
 			continue;
 		}
+		/* multi_head_attention: along the path the query projection's
+		 * in_ch terms, a score's key_dim, the softmax over Tk keys (its
+		 * ulps: 2 R + Tk + 17, R <= 4 here, in units of 8u: Tk), the
+		 * weighted sum's Tk and the output projection's heads *
+		 * value_dim; the value projection's ch_b, and the backward's
+		 * dp (value_dim), D (Tk) and dk / dv sums over Tq rows; the
+		 * variables' gradients sum batch * T rows (K_grad) */
+		if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
+			double tk = (double)xo_attention_len_kv(&l->p);
+			double dv = (double)xo_attention_value_dim(&l->p);
+
+			*k_path += (double)l->in_ch + (double)l->p.key_dim + 3.0 * tk + 4.0 +
+			           (double)l->p.heads * dv + (double)l->p.ch_b + dv + (double)l->in_len;
+			if ((double)batch * fmax((double)l->in_len, tk) > *k_grad)
+				*k_grad = (double)batch * fmax((double)l->in_len, tk);
+			continue;
+		}
 		/* separable: the depthwise taps, then in_ch * dm pointwise terms
 		 * per output; dz sums filters terms, dx the depthwise dx's */
 		if (l->kind == XO_LAYER_SEPARABLE_CONV2D || l->kind == XO_LAYER_SEPARABLE_CONV1D) {
@@ -644,7 +661,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "d3_seq",      "d3_cnn",          "shape_seq",
                                              "res_cnn",         "dw_cnn",
                                              "dw_seq",      "sep_cnn",     "td_seq",
-                                             "bi_seq",      "multi_seq",   "ct_ae"};
+                                             "bi_seq",      "multi_seq",   "ct_ae",
+                                             "mha_enc",     "mha_dec"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1754,8 +1772,11 @@ static void test_permute_layer(void **state)
 
 /* One fan-out net's full-batch gradient of c1's kernel (the first 12
  * parameters) against central differences of evaluate's loss on be. */
+/* Parameters [k0, k1) of the model at path: their gradients after one
+ * full-batch step on be (of the initial weights) against central
+ * differences of evaluate's loss (|g - fd| <= 1e-3). */
 static void fanout_check(struct xo_backend *be, const char *path, const float *x, const float *y,
-                         int64_t n, float h)
+                         int64_t n, float h, int64_t k0, int64_t k1)
 {
 	struct xo_fit_options o = xo_fit_options_default();
 	struct xo_model *m;
@@ -1775,7 +1796,9 @@ static void fanout_check(struct xo_backend *be, const char *path, const float *x
 	o.seed = 1;
 	assert_int_equal(xo_model_fit(m, x, y, n, &o, NULL, NULL), XO_OK);
 	assert_int_equal(xo_model_state_read(m, XO_MODEL_GRADS, g), XO_OK);
-	for (int64_t k = 0; k < 2 * 2 * 3; k++) { /* c1's kernel [2][2][3], first */
+	if (k1 > np)
+		k1 = np;
+	for (int64_t k = k0; k < k1; k++) {
 		double lp, lm, acc, fd;
 
 		memcpy(w, w0, sizeof(float) * (size_t)np);
@@ -1787,7 +1810,7 @@ static void fanout_check(struct xo_backend *be, const char *path, const float *x
 		assert_int_equal(xo_model_evaluate(m, x, y, n, n, &lm, &acc), XO_OK);
 		fd = (lp - lm) / (2.0 * (double)h);
 		if (fabs((double)g[k] - fd) > 1e-3)
-			fail_msg("%s: c1 kernel[%lld]: gradient %g, central difference %g", path,
+			fail_msg("%s: parameter %lld: gradient %g, central difference %g", path,
 			         (long long)k, (double)g[k], fd);
 	}
 	xo_model_close(m);
@@ -1839,7 +1862,7 @@ static void test_graph_fanout_gradient(void **state)
 	for (int t = 0; t < 2; t++) {
 		snprintf(path, sizeof(path), "%s/fanout%d.model", g_tmp, t);
 		write_file(path, nets[t], strlen(nets[t]));
-		fanout_check(be[0], path, x, y, n, h);
+		fanout_check(be[0], path, x, y, n, h, 0, 2 * 2 * 3); /* c1's kernel [2][2][3] */
 	}
 	free(x);
 	free(y);
@@ -2465,6 +2488,157 @@ static void test_separable_layer(void **state)
 	real_result_free(&ref);
 	free(x);
 	free(y);
+	close_backends(be, nbe);
+}
+
+/* The multi_head_attention layer (Keras MultiHeadAttention): shapes,
+ * refusals, and a training epoch on every backend against ref for a
+ * transformer encoder block (self-attention on inputs=x,x, whose two
+ * gradients the graph sums, then Add and LayerNormalization), a causal
+ * block, and cross attention on a shorter value of other features. */
+static void test_mha_layer(void **state)
+{
+	static const char *const nets[3] = {
+	    "input 6 4\n"
+	    "dense name=emb units=8\n"
+	    "multi_head_attention name=mha inputs=emb,emb num_heads=2 key_dim=4\n"
+	    "add name=res inputs=emb,mha\n"
+	    "layer_normalization name=ln\n"
+	    "dense name=ff units=8 activation=relu\n"
+	    "global_average_pooling1d\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 5 3\n"
+	    "multi_head_attention name=mha inputs=input,input num_heads=3 key_dim=2 "
+	    "value_dim=3 output_shape=4 use_causal_mask=True\n"
+	    "flatten\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 6 2\n"
+	    "conv1d name=c filters=3 kernel_size=3 strides=2 activation=tanh\n"
+	    "multi_head_attention name=x inputs=input,c num_heads=2 key_dim=3 use_bias=False\n"
+	    "global_average_pooling1d\n"
+	    "dense units=3 activation=softmax\n"};
+	static const int64_t in_size[3] = {6 * 4, 5 * 3, 6 * 2};
+	static const struct {
+		const char *spec, *msg;
+	} bad[] = {
+	    {"input 4 2\nmulti_head_attention inputs=input,input key_dim=2\n",
+	     "num_heads= and key_dim="},
+	    {"input 4 2\nmulti_head_attention num_heads=2 key_dim=2\n", "needs 2 inputs"},
+	    {"input 4 2\nmulti_head_attention inputs=input,input num_heads=2 key_dim=2 "
+	     "dropout=0.1\n",
+	     "dropout=0.1: MultiHeadAttention's attention dropout is not supported"},
+	    {"input 8\nmulti_head_attention inputs=input,input num_heads=2 key_dim=2\n",
+	     "the value must be [steps][features] (rank 1 given)"},
+	    {"input 4 2\nmulti_head_attention inputs=input,input num_heads=0 key_dim=2\n",
+	     "num_heads=0: expected a positive integer"},
+	};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char path[512], what[200];
+	struct xo_model_spec sp;
+	float *x, *y;
+	struct real_result ref, r;
+
+	(void)state;
+	/* [6][8] -> [6][8]: query, key kernels 8 x 2 x 4, value 8 x 2 x 4,
+	 * output 2 x 4 x 8; biases 8 + 8 + 8 + 8 */
+	assert_int_equal(xo_spec_parse(nets[0], "mha", &sp), XO_OK);
+	assert_true(sp.layers[1].out_len == 6 && sp.layers[1].out_ch == 8 &&
+	            sp.layers[1].w_count == 64 && sp.layers[1].rk_count == 3 * 64 &&
+	            sp.layers[1].b_count == 32);
+	xo_spec_free(&sp);
+	/* cross: query [6][2], value [2][3]: the key/value length and features */
+	assert_int_equal(xo_spec_parse(nets[2], "mha", &sp), XO_OK);
+	assert_true(sp.layers[1].p.len_kv == 2 && sp.layers[1].p.ch_b == 3 &&
+	            sp.layers[1].out_ch == 2 && sp.layers[1].b_count == 0);
+	xo_spec_free(&sp);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		assert_int_equal(xo_spec_parse(bad[k].spec, "mha", &sp), XO_EINVAL);
+		if (!strstr(xo_last_error(), bad[k].msg))
+			fail_msg("%s: %s, expected %s", bad[k].spec, xo_last_error(), bad[k].msg);
+	}
+	for (int k = 0; k < 3; k++) {
+		snprintf(path, sizeof(path), "%s/mha%d.model", g_tmp, k);
+		write_file(path, nets[k], strlen(nets[k]));
+		random_set(REAL_N, 47 + k, in_size[k], 3, &x, &y);
+		if (train_epoch(be[0], false, path, x, y, REAL_N, REAL_BATCH, &ref))
+			fail_msg("ref fused an attention net");
+		for (int b = 1; b < nbe; b++) {
+			if (train_epoch(be[b], true, path, x, y, REAL_N, REAL_BATCH, &r))
+				fail_msg("%s fused an attention net", xo_backend_name(be[b]));
+			snprintf(what, sizeof(what), "mha%d %s vs ref", k, xo_backend_name(be[b]));
+			check_steps(what, path, &r, &ref);
+			real_result_free(&r);
+		}
+		real_result_free(&ref);
+		free(x);
+		free(y);
+	}
+	close_backends(be, nbe);
+}
+
+/*
+ * multi_head_attention's gradients (the layer's backward as a whole: the
+ * four projections, the attention op, the key projection's input gradient
+ * added to the value's, and the graph's sum where query and value are one
+ * tensor): every parameter against central differences, as
+ * test_graph_fanout_gradient (its h and tolerance: a tanh conv, a softmax
+ * of scores of inputs within 1 and a softmax head keep the third
+ * derivatives of the loss of order 1).
+ * The nets: proj feeding the query, the value and an Add (both of the
+ * attention's input gradients later terms of a fan-out, each given its
+ * own scratch), the same twin edges on subtract and multiply, causal
+ * self-attention on c1 (c1 feeds the query, key and value projections),
+ * cross attention from the input to a shorter c.
+ */
+static void test_mha_gradient(void **state)
+{
+	static const char *const nets[4] = {
+	    /* proj feeds the query, the value and the Add: both of the
+	     * attention's input gradients are later terms (model_run.h twin) */
+	    "input 8 4\n"
+	    "dense name=proj units=8\n"
+	    "multi_head_attention name=mha inputs=proj,proj num_heads=2 key_dim=4\n"
+	    "add name=res1 inputs=proj,mha\n"
+	    "global_average_pooling1d name=gap\n"
+	    "dense name=head units=3 activation=softmax\n",
+	    /* the same twin edges on the merge layers: subtract's da = dy,
+	     * db = -dy into one scratch would leave -dy, added twice */
+	    "input 8 4\n"
+	    "dense name=proj units=8 activation=tanh\n"
+	    "subtract name=s inputs=proj,proj\n"
+	    "multiply name=m inputs=proj,proj\n"
+	    "add name=a inputs=s,m\n"
+	    "add name=b inputs=a,proj\n"
+	    "global_average_pooling1d name=gap\n"
+	    "dense name=head units=3 activation=softmax\n",
+	    "input 5 2\n"
+	    "conv1d name=c1 filters=3 kernel_size=2 padding=same activation=tanh\n"
+	    "multi_head_attention inputs=c1,c1 num_heads=2 key_dim=2 value_dim=3 "
+	    "output_shape=3 use_causal_mask=True\n"
+	    "flatten\n"
+	    "dense units=3 activation=softmax\n",
+	    "input 5 2\n"
+	    "conv1d name=c filters=3 kernel_size=3 strides=2 activation=tanh\n"
+	    "multi_head_attention inputs=input,c num_heads=2 key_dim=2\n"
+	    "flatten\n"
+	    "dense units=3 activation=softmax\n"};
+	const int64_t n = 16, in = 10, cls = 3;
+	const float h = 1.0f / 128.0f;
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	float *x, *y;
+	char path[512];
+
+	(void)state;
+	for (int t = 0; t < 4; t++) {
+		random_set(n, 6, t < 2 ? 8 * 4 : in, cls, &x, &y);
+		snprintf(path, sizeof(path), "%s/mha_fd%d.model", g_tmp, t);
+		write_file(path, nets[t], strlen(nets[t]));
+		fanout_check(be[0], path, x, y, n, h, 0, INT64_MAX);
+		free(x);
+		free(y);
+	}
 	close_backends(be, nbe);
 }
 
@@ -4718,6 +4892,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_depthwise1d_layer),
 	    cmocka_unit_test(test_separable_layer),
 	    cmocka_unit_test(test_separable1d_layer),
+	    cmocka_unit_test(test_mha_layer),
+	    cmocka_unit_test(test_mha_gradient),
 	    cmocka_unit_test(test_repeat_vector_layer),
 	    cmocka_unit_test(test_reshape_layer),
 	    cmocka_unit_test(test_graph_layers),

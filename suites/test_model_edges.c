@@ -917,6 +917,8 @@ static const struct {
     {XO_LAYER_CONV2D_TRANSPOSE, "input 3 4 3",
      "filters=2 kernel_size=3 kernel_w=2 strides=2 padding=same output_padding=1"},
     {XO_LAYER_CONV1D_TRANSPOSE, "input 5 3", "filters=2 kernel_size=3 strides=2 output_padding=1"},
+    {XO_LAYER_MULTI_HEAD_ATTENTION, "input 5 3",
+     "inputs=input,input num_heads=2 key_dim=2 value_dim=3 output_shape=4"},
 };
 
 static void test_layer_kinds(void **state)
@@ -949,11 +951,13 @@ static void test_layer_kinds(void **state)
 			 * several kinds by design (ops.def): pad, up_sampling,
 			 * flatten (Flatten and Reshape: views of their input),
 			 * merge (the merge layers, one op with a mode) and
-			 * depthwise_conv2d (DepthwiseConv1D on one column) */
+			 * depthwise_conv2d (DepthwiseConv1D on one column); and
+			 * attention, the core of MultiHeadAttention between the
+			 * dense op's projections */
 			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling ||
 			                 k->op == XO_OP_flatten || k->op == XO_OP_merge ||
 			                 k->op == XO_OP_depthwise_conv2d ||
-			                 k->op == XO_OP_conv2d_transpose;
+			                 k->op == XO_OP_conv2d_transpose || k->op == XO_OP_attention;
 
 			assert_true(k->op < XO_OP_COUNT);
 			if (!shared_op)

@@ -967,6 +967,48 @@ static enum xo_status log_softmax_fwd_no_log(struct xo_backend *be, const struct
 	return XO_OK;
 }
 
+/* attention fwd whose causal mask lets row i see key i + 1 too (the
+ * mask's bound off by one: j <= i + 1), in double: wrong in every causal
+ * row but the last ones. */
+static enum xo_status attention_fwd_mask_off_by_one(struct xo_backend *be,
+                                                    const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *q = xo_tensor_f32(a->src[0]), *k = xo_tensor_f32(a->src[1]);
+	const float *v = xo_tensor_f32(a->src[2]);
+	float *o = xo_tensor_f32(a->dst[0]);
+	int64_t tk = xo_attention_len_kv(p), h = p->heads, dk = p->key_dim;
+	int64_t dv = xo_attention_value_dim(p);
+	double s[64];
+
+	(void)be;
+	XO_ASSERT(tk <= 64);
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t i = 0; i < p->len; i++)
+			for (int64_t hd = 0; hd < h; hd++) {
+				int64_t nk = p->causal && i + 2 < tk ? i + 2 : tk, r = (n * p->len + i) * h + hd;
+				double m = -INFINITY, l = 0.0;
+
+				for (int64_t j = 0; j < nk; j++) {
+					s[j] = 0.0;
+					for (int64_t c = 0; c < dk; c++)
+						s[j] += (double)q[r * dk + c] *
+						        k[((n * tk + j) * h + hd) * dk + c] / sqrt((double)dk);
+					m = fmax(m, s[j]);
+				}
+				for (int64_t j = 0; j < nk; j++)
+					l += (s[j] = exp(s[j] - m));
+				for (int64_t e = 0; e < dv; e++) {
+					double acc = 0.0;
+
+					for (int64_t j = 0; j < nk; j++)
+						acc += s[j] / l * v[((n * tk + j) * h + hd) * dv + e];
+					o[r * dv + e] = (float)acc;
+				}
+			}
+	return XO_OK;
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -1070,6 +1112,9 @@ static const struct fault faults[] = {
      XO_FAIL_MISMATCH},
     {"fault-convt-bwd-conv2d-layout", XO_OP_conv2d_transpose, XO_DIR_BWD, convt_bwd_conv2d_layout,
      XO_HMODE_EXACT, "batch=3 len=3 width=4 ch=2 filters=3 kernel_size=3 strides=2 padding=same",
+     XO_FAIL_MISMATCH},
+    {"fault-attention-causal-off-by-one", XO_OP_attention, XO_DIR_FWD,
+     attention_fwd_mask_off_by_one, XO_HMODE_REAL, "batch=2 len=5 heads=2 key_dim=3 causal=1",
      XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))

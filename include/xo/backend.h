@@ -90,6 +90,7 @@ enum xo_net_kind {
 	XO_NET_BIDIRECTIONAL,    /* Bidirectional over an RNN (four ops): no fused path */
 	XO_NET_CONV2D_TRANSPOSE, /* the conv2d_transpose op: no fused path */
 	XO_NET_CONV1D_TRANSPOSE,
+	XO_NET_MULTI_HEAD_ATTENTION, /* MultiHeadAttention: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before

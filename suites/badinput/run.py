@@ -185,7 +185,15 @@ def fixtures(d, xo):
                        ("bi_none", "input 17 2\nbidirectional layer=lstm units=3 "
                                    "merge_mode=None\ndense units=5 activation=softmax\n"),
                        ("bi_back", "input 17 2\nbidirectional layer=gru units=3 "
-                                   "go_backwards=True\ndense units=5 activation=softmax\n")):
+                                   "go_backwards=True\ndense units=5 activation=softmax\n"),
+                       # multi_head_attention: attention dropout, no heads, one input
+                       ("mha_dropout", "input 17 2\nmulti_head_attention inputs=input,input "
+                                       "num_heads=2 key_dim=2 dropout=0.1\nflatten\n"
+                                       "dense units=5 activation=softmax\n"),
+                       ("mha_no_heads", "input 17 2\nmulti_head_attention inputs=input,input "
+                                        "key_dim=2\nflatten\ndense units=5 activation=softmax\n"),
+                       ("mha_one_input", "input 17 2\nmulti_head_attention num_heads=2 "
+                                         "key_dim=2\nflatten\ndense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     # embedding models and int32/int64 ids
@@ -708,6 +716,9 @@ CASES = {
     "keras_graph_outer_name": (kpredict("g_outer.keras"), 2, r"g_outer\.keras: layer 'conv1d_2' \(Conv1D\): its entry's name is not its config's name$", ["out.npy"], keras_graph_edit("outer_name", "g_outer.keras"), {}, None),
     "keras_graph_dup_name": (kpredict("g_dup.keras"), 2, r"g_dup\.keras: layer 'conv1d' \(Conv1D\): two layers have this name$", ["out.npy"], keras_graph_edit("dup_name", "g_dup.keras"), {}, None),
     "keras_graph_two_outputs": (kpredict("g_two_out.keras"), 2, r"g_two_out\.keras: several outputs \(2\): a multi-output model is not supported yet$", ["out.npy"], keras_graph_edit("two_outputs", "g_two_out.keras"), {}, None),
+    "spec_mha_dropout": (predict(model="mha_dropout.model"), 2, r"mha_dropout\.model:2: dropout=0\.1: MultiHeadAttention's attention dropout is not supported \(0 only\)", ["out.npy"], None, {}, None),
+    "spec_mha_no_heads": (predict(model="mha_no_heads.model"), 2, r"mha_no_heads\.model:2: .*num_heads= and key_dim=", ["out.npy"], None, {}, None),
+    "spec_mha_one_input": (predict(model="mha_one_input.model"), 2, r"mha_one_input\.model:2: multi_head_attention needs 2 inputs \(inputs=query,value", ["out.npy"], None, {}, None),
     "spec_permute_rank": (predict(model="perm_rank.model"), 2, r"perm_rank\.model:2: permute: dims=312 orders 3 axes; the input \[17\]\[2\] has 2", ["out.npy"], None, {}, None),
     "spec_repeat_vector_rank": (predict(model="repeat_rank.model"), 2, r"repeat_rank\.model:2: repeat_vector needs a flat \[features\] input, got \[17\]\[2\]", ["out.npy"], None, {}, None),
     "spec_reshape_size": (predict(model="reshape_size.model"), 2, r"reshape_size\.model:2: reshape: the total size of target_shape is different from the input's size 34", ["out.npy"], None, {}, None),

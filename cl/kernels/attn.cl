@@ -1,0 +1,164 @@
+/* attention (ops.def): scaled dot-product attention per (sample, head). Every
+ * tensor is [batch][T][H * d] (head h at column h * d); tq, tk the query and
+ * key lengths, h the heads, dk, dv the widths, causal: row i sees keys
+ * j <= i. The forward and the row pass of the backward take one work-item
+ * per (sample, query row, head); the key pass of the backward one per
+ * (sample, key row, head). A score is always xo_attn_score's expression, so
+ * both backward passes see the same probabilities. */
+
+int xo_attn_keys(int causal, int i, int tk)
+{
+	return causal && i + 1 < tk ? i + 1 : tk;
+}
+
+/* (q_i scale) . k_j over dk, in order */
+float xo_attn_score(__global const float *q, long qo, __global const float *k, long ko, int dk,
+		    float scale)
+{
+	float s = 0.0f;
+
+	for (int c = 0; c < dk; c++)
+		s = fma(q[qo + c] * scale, k[ko + c], s);
+	return s;
+}
+
+/* The row's maximum score and sum of exp(s - max) over its nk keys. */
+void xo_attn_stats(__global const float *q, long qo, __global const float *k, long kb, long kst,
+		   int nk, int dk, float scale, float *m, float *l)
+{
+	float mx = xo_attn_score(q, qo, k, kb, dk, scale), sum = 0.0f;
+
+	for (int j = 1; j < nk; j++)
+		mx = fmax(mx, xo_attn_score(q, qo, k, kb + j * kst, dk, scale));
+	for (int j = 0; j < nk; j++)
+		sum += exp(xo_attn_score(q, qo, k, kb + j * kst, dk, scale) - mx);
+	*m = mx;
+	*l = sum;
+}
+
+__kernel void xo_cl_attention_fwd(__global const float *q, int qo0, __global const float *k,
+				  int ko0, __global const float *v, int vo0, __global float *o,
+				  int oo0, int b, int tq, int tk, int h, int dk, int dv,
+				  int causal, float scale)
+{
+	long id = get_global_id(0);
+	int hd, i, n, nk;
+	long qo, kb, vb, oo;
+	float m, l;
+
+	if (id >= (long)b * tq * h)
+		return;
+	hd = (int)(id % h);
+	i = (int)(id / h % tq);
+	n = (int)(id / h / tq);
+	nk = xo_attn_keys(causal, i, tk);
+	qo = qo0 + ((long)n * tq + i) * h * dk + (long)hd * dk;
+	kb = ko0 + (long)n * tk * h * dk + (long)hd * dk;
+	vb = vo0 + (long)n * tk * h * dv + (long)hd * dv;
+	oo = oo0 + ((long)n * tq + i) * h * dv + (long)hd * dv;
+	xo_attn_stats(q, qo, k, kb, (long)h * dk, nk, dk, scale, &m, &l);
+	for (int e = 0; e < dv; e++)
+		o[oo + e] = 0.0f;
+	for (int j = 0; j < nk; j++) {
+		float p = exp(xo_attn_score(q, qo, k, kb + (long)j * h * dk, dk, scale) - m) / l;
+		long vo = vb + (long)j * h * dv;
+
+		for (int e = 0; e < dv; e++)
+			o[oo + e] = fma(p, v[vo + e], o[oo + e]);
+	}
+}
+
+/* dy_i . v_j over dv */
+float xo_attn_dp(__global const float *dy, long yo, __global const float *v, long vo, int dv)
+{
+	float s = 0.0f;
+
+	for (int e = 0; e < dv; e++)
+		s = fma(dy[yo + e], v[vo + e], s);
+	return s;
+}
+
+/* Backward, query rows: dq_i, and the row's (max, sum, D_i) into st[id * 3]. */
+__kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global const float *k,
+				  int ko0, __global const float *v, int vo0,
+				  __global const float *dy, int yo0, __global float *dq, int dqo0,
+				  __global float *st, int b, int tq, int tk, int h, int dk, int dv,
+				  int causal, float scale)
+{
+	long id = get_global_id(0);
+	int hd, i, n, nk;
+	long qo, kb, vb, yo;
+	float m, l, d = 0.0f;
+
+	if (id >= (long)b * tq * h)
+		return;
+	hd = (int)(id % h);
+	i = (int)(id / h % tq);
+	n = (int)(id / h / tq);
+	nk = xo_attn_keys(causal, i, tk);
+	qo = qo0 + ((long)n * tq + i) * h * dk + (long)hd * dk;
+	kb = ko0 + (long)n * tk * h * dk + (long)hd * dk;
+	vb = vo0 + (long)n * tk * h * dv + (long)hd * dv;
+	yo = yo0 + ((long)n * tq + i) * h * dv + (long)hd * dv;
+	xo_attn_stats(q, qo, k, kb, (long)h * dk, nk, dk, scale, &m, &l);
+	for (int j = 0; j < nk; j++) {
+		float p = exp(xo_attn_score(q, qo, k, kb + (long)j * h * dk, dk, scale) - m) / l;
+
+		d += p * xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
+	}
+	st[id * 3] = m;
+	st[id * 3 + 1] = l;
+	st[id * 3 + 2] = d;
+	for (int c = 0; c < dk; c++)
+		dq[dqo0 - qo0 + qo + c] = 0.0f;
+	for (int j = 0; j < nk; j++) {
+		long ko = kb + (long)j * h * dk;
+		float p = exp(xo_attn_score(q, qo, k, ko, dk, scale) - m) / l;
+		float ds = p * (xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv) - d) * scale;
+
+		for (int c = 0; c < dk; c++)
+			dq[dqo0 - qo0 + qo + c] = fma(ds, k[ko + c], dq[dqo0 - qo0 + qo + c]);
+	}
+}
+
+/* Backward, key rows: dk_j and dv_j from the query rows that see key j,
+ * their statistics from the row pass. */
+__kernel void xo_cl_attention_bwd_kv(__global const float *q, int qo0, __global const float *k,
+				     int ko0, __global const float *v, int vo0,
+				     __global const float *dy, int yo0, __global float *dk_,
+				     int dko0, __global float *dv_, int dvo0,
+				     __global const float *st, int b, int tq, int tk, int h,
+				     int dk, int dv, int causal, float scale)
+{
+	long id = get_global_id(0);
+	int hd, j, n;
+	long ko, vo, dko, dvo;
+
+	if (id >= (long)b * tk * h)
+		return;
+	hd = (int)(id % h);
+	j = (int)(id / h % tk);
+	n = (int)(id / h / tk);
+	ko = ko0 + ((long)n * tk + j) * h * dk + (long)hd * dk;
+	vo = vo0 + ((long)n * tk + j) * h * dv + (long)hd * dv;
+	dko = dko0 + ((long)n * tk + j) * h * dk + (long)hd * dk;
+	dvo = dvo0 + ((long)n * tk + j) * h * dv + (long)hd * dv;
+	for (int c = 0; c < dk; c++)
+		dk_[dko + c] = 0.0f;
+	for (int e = 0; e < dv; e++)
+		dv_[dvo + e] = 0.0f;
+	for (int i = 0; i < tq; i++) {
+		long r = ((long)n * tq + i) * h + hd;
+		long qo = qo0 + r * dk, yo = yo0 + r * dv;
+		float p, ds;
+
+		if (j >= xo_attn_keys(causal, i, tk))
+			continue;
+		p = exp(xo_attn_score(q, qo, k, ko, dk, scale) - st[r * 3]) / st[r * 3 + 1];
+		ds = p * (xo_attn_dp(dy, yo, v, vo, dv) - st[r * 3 + 2]) * scale;
+		for (int c = 0; c < dk; c++)
+			dk_[dko + c] = fma(ds, q[qo + c], dk_[dko + c]);
+		for (int e = 0; e < dv; e++)
+			dv_[dvo + e] = fma(p, dy[yo + e], dv_[dvo + e]);
+	}
+}

@@ -1,0 +1,189 @@
+/*
+ * ref_attn.c - the reference attention op (ops.def): scaled dot-product
+ * attention per (sample, head), Keras's MultiHeadAttention between its
+ * projections. Plain loops in double: the query scaled by 1/sqrt(key_dim)
+ * first (Keras's order), the scores' softmax shifted by the row's maximum,
+ * then the weighted sum of the values. The backward recomputes the
+ * probabilities from q and k. mag of each output is the sum of the absolute
+ * values of its terms (sum_j p_j |v_j| forward; the same sums of |ds k|,
+ * |ds q| and p |dy| backward), the harness's accumulation magnitude.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "ref_internal.h"
+
+/* The sizes of a call ([batch][T][H * d] rows, head h at column h * d). */
+struct attn_dims {
+	int64_t b, tq, tk, h, dk, dv;
+	double scale;
+};
+
+static struct attn_dims attn_dims_of(const struct xo_params *p)
+{
+	return (struct attn_dims){
+	    .b = p->batch,
+	    .tq = p->len,
+	    .tk = xo_attention_len_kv(p),
+	    .h = p->heads,
+	    .dk = p->key_dim,
+	    .dv = xo_attention_value_dim(p),
+	    .scale = 1.0 / sqrt((double)p->key_dim),
+	};
+}
+
+/* The keys query row i sees: [0, count); causal keeps j <= i. */
+static int64_t attn_keys(const struct xo_params *p, const struct attn_dims *d, int64_t i)
+{
+	return p->causal && i + 1 < d->tk ? i + 1 : d->tk;
+}
+
+/* Row i of sample n, head h: pr[j] = softmax_j((q_i scale) . k_j) for j < nk. */
+static void attn_probs(const struct attn_dims *d, const struct xo_ref_src *src, int64_t n,
+                       int64_t hd, int64_t i, int64_t nk, double *pr)
+{
+	int64_t qo = ((n * d->tq + i) * d->h + hd) * d->dk;
+	double m = -INFINITY, l = 0.0;
+
+	for (int64_t j = 0; j < nk; j++) {
+		int64_t ko = ((n * d->tk + j) * d->h + hd) * d->dk;
+		double s = 0.0;
+
+		for (int64_t c = 0; c < d->dk; c++)
+			s += xo_ref_ld(src[0], qo + c) * d->scale * xo_ref_ld(src[1], ko + c);
+		pr[j] = s;
+		if (s > m)
+			m = s;
+	}
+	for (int64_t j = 0; j < nk; j++) {
+		pr[j] = exp(pr[j] - m);
+		l += pr[j];
+	}
+	for (int64_t j = 0; j < nk; j++)
+		pr[j] /= l;
+}
+
+/* attention fwd: src {q, k, v}, dst {o} (ops.def). */
+enum xo_status xo_ref_attention_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+                                         const struct xo_ref_dst *dst,
+                                         const struct xo_ref_dst *mag)
+{
+	struct attn_dims d = attn_dims_of(p);
+	double *pr = malloc(sizeof(double) * (size_t)d.tk);
+
+	if (!pr)
+		return xo_error(XO_ENOMEM, "attention: out of memory");
+	for (int64_t n = 0; n < d.b; n++)
+		for (int64_t i = 0; i < d.tq; i++)
+			for (int64_t hd = 0; hd < d.h; hd++) {
+				int64_t nk = attn_keys(p, &d, i);
+				int64_t oo = ((n * d.tq + i) * d.h + hd) * d.dv;
+
+				attn_probs(&d, src, n, hd, i, nk, pr);
+				for (int64_t e = 0; e < d.dv; e++) {
+					double o = 0.0, a = 0.0;
+
+					for (int64_t j = 0; j < nk; j++) {
+						double v = xo_ref_ld(
+						    src[2], ((n * d.tk + j) * d.h + hd) * d.dv + e);
+
+						o += pr[j] * v;
+						a += pr[j] * fabs(v);
+					}
+					xo_ref_st(dst[0], oo + e, o);
+					xo_ref_st(mag[0], oo + e, a);
+				}
+			}
+	free(pr);
+	return XO_OK;
+}
+
+/* Per (sample, head) accumulators of the backward: dk, dv and their mags. */
+struct attn_acc {
+	double *pr, *ds, *dk, *dv, *mk, *mv;
+};
+
+/* Query row i's part of the backward of sample n, head hd: dq_i written,
+ * its terms added to a's dk and dv. */
+static void attn_bwd_row(const struct xo_params *p, const struct attn_dims *d,
+                         const struct xo_ref_src *src, const struct xo_ref_dst *dst,
+                         const struct xo_ref_dst *mag, int64_t n, int64_t hd, int64_t i,
+                         struct attn_acc *a)
+{
+	int64_t nk = attn_keys(p, d, i);
+	int64_t qo = ((n * d->tq + i) * d->h + hd) * d->dk;
+	int64_t yo = ((n * d->tq + i) * d->h + hd) * d->dv;
+	double dsum = 0.0;
+
+	attn_probs(d, src, n, hd, i, nk, a->pr);
+	for (int64_t j = 0; j < nk; j++) {
+		int64_t vo = ((n * d->tk + j) * d->h + hd) * d->dv;
+		double dp = 0.0;
+
+		for (int64_t e = 0; e < d->dv; e++) {
+			double g = xo_ref_ld(src[3], yo + e);
+
+			dp += g * xo_ref_ld(src[2], vo + e);
+			a->dv[j * d->dv + e] += a->pr[j] * g;
+			a->mv[j * d->dv + e] += a->pr[j] * fabs(g);
+		}
+		a->ds[j] = dp;
+		dsum += a->pr[j] * dp;
+	}
+	for (int64_t j = 0; j < nk; j++)
+		a->ds[j] = a->pr[j] * (a->ds[j] - dsum);
+	for (int64_t c = 0; c < d->dk; c++) {
+		double g = 0.0, m = 0.0, q = xo_ref_ld(src[0], qo + c);
+
+		for (int64_t j = 0; j < nk; j++) {
+			double k = xo_ref_ld(src[1], ((n * d->tk + j) * d->h + hd) * d->dk + c);
+
+			g += a->ds[j] * k;
+			m += fabs(a->ds[j] * k);
+			a->dk[j * d->dk + c] += a->ds[j] * q * d->scale;
+			a->mk[j * d->dk + c] += fabs(a->ds[j] * q) * d->scale;
+		}
+		xo_ref_st(dst[0], qo + c, g * d->scale);
+		xo_ref_st(mag[0], qo + c, m * d->scale);
+	}
+}
+
+/* attention bwd: src {q, k, v, dy}, dst {dq, dk, dv} (ops.def). */
+enum xo_status xo_ref_attention_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+                                         const struct xo_ref_dst *dst,
+                                         const struct xo_ref_dst *mag)
+{
+	struct attn_dims d = attn_dims_of(p);
+	size_t nkd = (size_t)(d.tk * d.dk), nvd = (size_t)(d.tk * d.dv);
+	double *buf = malloc(sizeof(double) * (2 * (size_t)d.tk + 2 * nkd + 2 * nvd));
+	struct attn_acc a;
+
+	if (!buf)
+		return xo_error(XO_ENOMEM, "attention: out of memory");
+	a = (struct attn_acc){.pr = buf, .ds = buf + d.tk, .dk = buf + 2 * d.tk};
+	a.mk = a.dk + nkd;
+	a.dv = a.mk + nkd;
+	a.mv = a.dv + nvd;
+	for (int64_t n = 0; n < d.b; n++)
+		for (int64_t hd = 0; hd < d.h; hd++) {
+			for (size_t e = 0; e < 2 * nkd + 2 * nvd; e++)
+				a.dk[e] = 0.0;
+			for (int64_t i = 0; i < d.tq; i++)
+				attn_bwd_row(p, &d, src, dst, mag, n, hd, i, &a);
+			for (int64_t j = 0; j < d.tk; j++) {
+				int64_t ko = ((n * d.tk + j) * d.h + hd) * d.dk;
+				int64_t vo = ((n * d.tk + j) * d.h + hd) * d.dv;
+
+				for (int64_t c = 0; c < d.dk; c++) {
+					xo_ref_st(dst[1], ko + c, a.dk[j * d.dk + c]);
+					xo_ref_st(mag[1], ko + c, a.mk[j * d.dk + c]);
+				}
+				for (int64_t e = 0; e < d.dv; e++) {
+					xo_ref_st(dst[2], vo + e, a.dv[j * d.dv + e]);
+					xo_ref_st(mag[2], vo + e, a.mv[j * d.dv + e]);
+				}
+			}
+		}
+	free(buf);
+	return XO_OK;
+}
