@@ -704,6 +704,34 @@ static enum xo_status resize_arg(const struct lctx *c, enum key_rule rule, const
 	return XO_OK;
 }
 
+/* A (height, width) key: pool_size=(2, 3) -> pool_size=2 pool_w=3; an int
+ * (or [n]) is both axes; None (strides) the default. */
+static enum xo_status pair_arg(const struct lctx *c, const char *key, const json_t *v,
+                               struct sbuf *args)
+{
+	const char *wkey = !strcmp(key, "strides")          ? "strides_w"
+	                   : !strcmp(key, "kernel_size")    ? "kernel_w"
+	                   : !strcmp(key, "dilation_rate")  ? "dilation_w"
+	                   : !strcmp(key, "size")           ? "size_w"
+	                   : !strcmp(key, "output_padding") ? "output_padding_w"
+	                                                    : "pool_w";
+	json_int_t iv, iw;
+
+	if (json_is_array(v) && json_array_size(v) == 2) {
+		if (!int_value(json_array_get(v, 0), &iv) || !int_value(json_array_get(v, 1), &iw) ||
+		    iv < 0 || iw < 0)
+			return LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, width)",
+			                 key);
+		sb_printf(args, " %s=%" JSON_INTEGER_FORMAT " %s=%" JSON_INTEGER_FORMAT, key, iv, wkey,
+		          iw);
+	} else if (!int_value(v, &iv)) {
+		return LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, width)", key);
+	} else if (iv >= 0) {
+		sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
+	}
+	return XO_OK;
+}
+
 /* One key of a layer's config by its rule k: checked, and written to args
  * as spec arguments (or, for the input shape, as the input line to spec). */
 static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, bool rnn,
@@ -811,34 +839,9 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			               key, want);
 		break;
 	}
-	case K_PAIR: {
-		/* pool_size=(2, 3) -> pool_size=2 pool_w=3; an int (or
-		 * [n]) is both axes; None (strides) the default */
-		const char *wkey = !strcmp(key, "strides")         ? "strides_w"
-		                   : !strcmp(key, "kernel_size")   ? "kernel_w"
-		                   : !strcmp(key, "dilation_rate") ? "dilation_w"
-		                   : !strcmp(key, "size")          ? "size_w"
-		                   : !strcmp(key, "output_padding") ? "output_padding_w"
-		                                                   : "pool_w";
-		json_int_t iw;
-
-		if (json_is_array(v) && json_array_size(v) == 2) {
-			if (!int_value(json_array_get(v, 0), &iv) ||
-			    !int_value(json_array_get(v, 1), &iw) || iv < 0 || iw < 0)
-				st = LAYER_ERR(c, XO_EINVAL,
-				               "%s: expected an integer or two (height, width)",
-				               key);
-			else
-				sb_printf(args, " %s=%" JSON_INTEGER_FORMAT " %s=%" JSON_INTEGER_FORMAT,
-				          key, iv, wkey, iw);
-		} else if (!int_value(v, &iv)) {
-			st = LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, "
-			                             "width)", key);
-		} else if (iv >= 0) {
-			sb_printf(args, " %s=%" JSON_INTEGER_FORMAT, key, iv);
-		}
+	case K_PAIR:
+		st = pair_arg(c, key, v, args);
 		break;
-	}
 	case K_MARGINS:
 	case K_MARGINS2:
 	case K_SIZE:

@@ -154,6 +154,72 @@ static double act_length(enum xo_activation a)
 	}
 }
 
+/* The kinds whose lengths are their own (spec_lengths): K_path and K_grad
+ * of l, kg its outputs' count over the batch; false for the others. */
+static bool own_lengths(const struct xo_layer_spec *l, int64_t batch, double kg, double *k_path,
+                        double *k_grad)
+{
+	/* conv2d_transpose: at most kh * kw taps of in_ch terms land on
+	 * an output; dx sums kh * kw * filters terms, dw the batch's
+	 * input positions (fewer than kg's outputs) */
+	if (l->kind == XO_LAYER_CONV2D_TRANSPOSE || l->kind == XO_LAYER_CONV1D_TRANSPOSE) {
+		double t = (double)(l->kind == XO_LAYER_CONV1D_TRANSPOSE
+		                        ? l->w_dim[0]
+		                        : l->w_dim[0] * l->w_dim[1]);
+
+		*k_path += t * (double)l->in_ch + act_length(l->p.activation);
+		if (t * (double)l->out_ch > *k_grad)
+			*k_grad = t * (double)l->out_ch;
+		return true;
+	}
+	/* depthwise: an output sums its one channel's kh * kw taps, dx
+	 * those taps' depth_multiplier outputs (kernel [kh][kw][ch][dm];
+	 * the 1-D kind's [k][ch][dm]) */
+	if (l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D) {
+		bool one_d = l->kind == XO_LAYER_DEPTHWISE_CONV1D;
+		double dtaps = (double)(one_d ? l->w_dim[0] : l->w_dim[0] * l->w_dim[1]);
+		double dm = (double)l->w_dim[one_d ? 2 : 3];
+
+		*k_path += dtaps;
+		if (dtaps * dm > *k_grad)
+			*k_grad = dtaps * dm;
+		return true;
+	}
+	/* multi_head_attention: along the path the query projection's
+	 * in_ch terms, a score's key_dim, the softmax over Tk keys (its
+	 * ulps: 2 R + Tk + 17, R <= 4 here, in units of 8u: Tk), the
+	 * weighted sum's Tk and the output projection's heads *
+	 * value_dim; the value projection's ch_b, and the backward's
+	 * dp (value_dim), D (Tk) and dk / dv sums over Tq rows; the
+	 * variables' gradients sum batch * T rows (K_grad) */
+	if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
+		double tk = (double)xo_attention_len_kv(&l->p);
+		double dv = (double)xo_attention_value_dim(&l->p);
+
+		*k_path += (double)l->in_ch + (double)l->p.key_dim + 3.0 * tk + 4.0 +
+		           (double)l->p.heads * dv + (double)l->p.ch_b + dv + (double)l->in_len;
+		if ((double)batch * fmax((double)l->in_len, tk) > *k_grad)
+			*k_grad = (double)batch * fmax((double)l->in_len, tk);
+		return true;
+	}
+	/* separable: the depthwise taps, then in_ch * dm pointwise terms
+	 * per output; dz sums filters terms, dx the depthwise dx's */
+	if (l->kind == XO_LAYER_SEPARABLE_CONV2D || l->kind == XO_LAYER_SEPARABLE_CONV1D) {
+		bool one_d = l->kind == XO_LAYER_SEPARABLE_CONV1D;
+		double dtaps = (double)(one_d ? l->w_dim[0] : l->w_dim[0] * l->w_dim[1]);
+		double mid = (double)(l->w_dim[one_d ? 1 : 2] * l->w_dim[one_d ? 2 : 3]);
+		double dm = (double)l->w_dim[one_d ? 2 : 3];
+
+		*k_path += dtaps + mid + act_length(l->p.activation);
+		if (fmax(dtaps * dm, (double)l->p.filters) > *k_grad)
+			*k_grad = fmax(dtaps * dm, (double)l->p.filters);
+		if (kg > *k_grad)
+			*k_grad = kg;
+		return true;
+	}
+	return false;
+}
+
 static void spec_lengths(const char *path, int64_t batch, double *k_path, double *k_grad)
 {
 	struct xo_model_spec s;
@@ -248,64 +314,8 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 			*k_path += act_length(l->p.activation);
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
-		/* conv2d_transpose: at most kh * kw taps of in_ch terms land on
-		 * an output; dx sums kh * kw * filters terms, dw the batch's
-		 * input positions (fewer than kg's outputs) */
-		if (l->kind == XO_LAYER_CONV2D_TRANSPOSE || l->kind == XO_LAYER_CONV1D_TRANSPOSE) {
-			double t = (double)(l->kind == XO_LAYER_CONV1D_TRANSPOSE
-			                        ? l->w_dim[0]
-			                        : l->w_dim[0] * l->w_dim[1]);
-
-			*k_path += t * (double)l->in_ch + act_length(l->p.activation);
-			if (t * (double)l->out_ch > *k_grad)
-				*k_grad = t * (double)l->out_ch;
+		if (own_lengths(l, batch, kg, k_path, k_grad))
 			continue;
-		}
-		/* depthwise: an output sums its one channel's kh * kw taps, dx
-		 * those taps' depth_multiplier outputs (kernel [kh][kw][ch][dm];
-		 * the 1-D kind's [k][ch][dm]) */
-		if (l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D) {
-			bool one_d = l->kind == XO_LAYER_DEPTHWISE_CONV1D;
-			double dtaps = (double)(one_d ? l->w_dim[0] : l->w_dim[0] * l->w_dim[1]);
-			double dm = (double)l->w_dim[one_d ? 2 : 3];
-
-			*k_path += dtaps;
-			if (dtaps * dm > *k_grad)
-				*k_grad = dtaps * dm;
-			continue;
-		}
-		/* multi_head_attention: along the path the query projection's
-		 * in_ch terms, a score's key_dim, the softmax over Tk keys (its
-		 * ulps: 2 R + Tk + 17, R <= 4 here, in units of 8u: Tk), the
-		 * weighted sum's Tk and the output projection's heads *
-		 * value_dim; the value projection's ch_b, and the backward's
-		 * dp (value_dim), D (Tk) and dk / dv sums over Tq rows; the
-		 * variables' gradients sum batch * T rows (K_grad) */
-		if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
-			double tk = (double)xo_attention_len_kv(&l->p);
-			double dv = (double)xo_attention_value_dim(&l->p);
-
-			*k_path += (double)l->in_ch + (double)l->p.key_dim + 3.0 * tk + 4.0 +
-			           (double)l->p.heads * dv + (double)l->p.ch_b + dv + (double)l->in_len;
-			if ((double)batch * fmax((double)l->in_len, tk) > *k_grad)
-				*k_grad = (double)batch * fmax((double)l->in_len, tk);
-			continue;
-		}
-		/* separable: the depthwise taps, then in_ch * dm pointwise terms
-		 * per output; dz sums filters terms, dx the depthwise dx's */
-		if (l->kind == XO_LAYER_SEPARABLE_CONV2D || l->kind == XO_LAYER_SEPARABLE_CONV1D) {
-			bool one_d = l->kind == XO_LAYER_SEPARABLE_CONV1D;
-			double dtaps = (double)(one_d ? l->w_dim[0] : l->w_dim[0] * l->w_dim[1]);
-			double mid = (double)(l->w_dim[one_d ? 1 : 2] * l->w_dim[one_d ? 2 : 3]);
-			double dm = (double)l->w_dim[one_d ? 2 : 3];
-
-			*k_path += dtaps + mid + act_length(l->p.activation);
-			if (fmax(dtaps * dm, (double)l->p.filters) > *k_grad)
-				*k_grad = fmax(dtaps * dm, (double)l->p.filters);
-			if (kg > *k_grad)
-				*k_grad = kg;
-			continue;
-		}
 		/* dx of a layer sums over its outputs' channels and taps */
 		if (l->w_ndim && (double)l->out_ch * taps > *k_grad)
 			*k_grad = (double)l->out_ch * taps;
