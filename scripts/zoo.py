@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""zoo.py - the speed targets on a zoo of five small Keras models,
+"""zoo.py - the speed targets on a zoo of seven small Keras models,
 `xo` cpu and the JAX peer (scripts/peer_jax.py) side by side in one run.
 
     KERAS_BACKEND=jax /tmp/kvenv/bin/python scripts/zoo.py --xo build/cli/xo \
@@ -14,6 +14,11 @@ The zoo (built with Keras 3 into a temporary directory, float32, seeds fixed):
            Flatten, Dense 10 softmax on 16x16x1
   conv1d_sd Conv1D 16 k5 strides 2 relu, Conv1D 32 k3 dilation 2 relu,
            GlobalAveragePooling1D, Dense 8 softmax on 64x2
+  res_cnn  Functional: Conv2D 16 3x3 same relu, then Conv2D 16 3x3 same relu,
+           Conv2D 16 3x3 same added to its input (Add), Activation relu,
+           MaxPooling2D 2, Flatten, Dense 10 softmax on 16x16x1
+  sep_cnn  SeparableConv2D 16 3x3 relu, MaxPooling2D 2, SeparableConv2D 32 3x3
+           relu, GlobalAveragePooling2D, Dense 10 softmax on 16x16x3
   lstm     (only when named in --only) LSTM(64), Dense 10 softmax on
            50 steps x 16 features
 Protocol per model, both sides: the seed's (`xo seed --model`, docs/model.md):
@@ -101,6 +106,12 @@ def build_zoo(d):
             L.Conv1D(16, 5, strides=2, activation="relu"),
             L.Conv1D(32, 3, dilation_rate=2, activation="relu"),
             L.GlobalAveragePooling1D(), L.Dense(8, activation="softmax")]),
+        "res_cnn": residual_cnn(keras, L),
+        "sep_cnn": keras.Sequential([
+            keras.Input((16, 16, 3)),
+            L.SeparableConv2D(16, 3, activation="relu"), L.MaxPooling2D(2),
+            L.SeparableConv2D(32, 3, activation="relu"),
+            L.GlobalAveragePooling2D(), L.Dense(10, activation="softmax")]),
     }
     paths, flops = {}, {}
     for name, m in zoo.items():
@@ -110,17 +121,32 @@ def build_zoo(d):
     return paths, flops
 
 
+def residual_cnn(keras, L):
+    """A Functional residual block: Conv2D, then two 3x3 convolutions whose
+    output is added to their input, relu, pooling and a Dense head."""
+    inp = keras.Input((16, 16, 1))
+    x = L.Conv2D(16, 3, padding="same", activation="relu")(inp)
+    y = L.Conv2D(16, 3, padding="same", activation="relu")(x)
+    y = L.Conv2D(16, 3, padding="same")(y)
+    x = L.Activation("relu")(L.Add()([x, y]))
+    x = L.Flatten()(L.MaxPooling2D(2)(x))
+    return keras.Model(inp, L.Dense(10, activation="softmax")(x))
+
+
 def gemm_flops_per_sample(m):
-    """Forward FLOPs (2 per multiply-add) of the GEMM-shaped layers for one
+    """Forward FLOPs (2 per multiply-add) of the GEMM-shaped layers (Dense,
+    Conv1D/2D, a separable convolution's pointwise product) for one
     sample, and those of the first one (the first layer with parameters in
     every zoo model: training computes no dX for it)."""
     total, first = 0, None
     for layer in m.layers:
         kind = type(layer).__name__
-        if kind not in ("Dense", "Conv1D", "Conv2D"):
+        if kind not in ("Dense", "Conv1D", "Conv2D", "SeparableConv1D", "SeparableConv2D"):
             continue
         out = layer.output.shape[1:]
-        kernel = layer.kernel.shape
+        # a separable convolution's GEMM is its pointwise product (the
+        # depthwise taps are per channel, not GEMM-shaped)
+        kernel = layer.pointwise_kernel.shape if kind.startswith("Separable") else layer.kernel.shape
         positions = 1
         for s in out[:-1]:
             positions *= s
