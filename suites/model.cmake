@@ -44,7 +44,11 @@ set(XO_CLI_CASES
   "seed_unknown_device|2|seed|--device|tpu"
   "seed_db_not_sqlite|2|seed|--device|ref|--db|${XO_G}/seed/x.npy"
   "seed_db_stores|0|seed|--device|cpu|--epochs|1|--db|${CMAKE_CURRENT_BINARY_DIR}/model_cli_seed.sqlite"
+  "train_batch_size|0|train|--model|${XO_G}/mixed_a/model.model|--weights|${XO_G}/mixed_a/weights|--x|${XO_G}/mixed_a/x_train.npy|--y|${XO_G}/mixed_a/y_train.npy|--save|${CMAKE_CURRENT_BINARY_DIR}/model_cli_b4|--epochs|1|--batch-size|4|--no-shuffle|--device|ref"
 )
+# --batch-size is the fit's batch: mixed_a's 40 training rows in 10 steps of
+# 4 (the default 32 would make 2)
+set(XO_CLI_MATCH_train_batch_size "10/10 - ")
 xo_add_cli_tests(model.cli "model;quick" ${XO_CLI_CASES})
 
 # The .npy files the project writes, read by an independent reader (NumPy,
