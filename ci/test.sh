@@ -67,13 +67,14 @@ stage_mutants() {
 # "Generated mutants"); one listed in ci/mutgen-equivalent.tsv is not run.
 # Time-boxed after the set-up (--box-from setup): once the scratch tree is
 # synced and built (~10 s from the ccache, a minute cold or under load: the
-# day's change sets it), mutants stop starting after XO_MUTGEN_BUDGET (30 s)
-# and one still running at XO_MUTGEN_STOP (45 s) is stopped; both are
+# day's change sets it), mutants stop starting after XO_MUTGEN_BUDGET (25 s)
+# and one still running at XO_MUTGEN_STOP (35 s) is stopped; both are
 # pending, not a failure (a mutant caught by the cheap tests that reach it
 # takes 15-45 s; one whose tests start PostgreSQL servers, longer). Counting
 # from the set-up's end, a large change's long build no longer leaves the
 # sample no time at all; the stage's share of CI's 10 minutes is the build
-# plus these 45 s. The sample runs cheapest first, so the box cuts the dear
+# plus these 35 s (when warm, about the mutants' time the 30/45 s box from
+# the start left them). The sample runs cheapest first, so the box cuts the dear
 # mutants, not the cheap. The test
 # and races stages
 # have just passed on this tree in build-ci, so their result stands for the
@@ -93,8 +94,8 @@ stage_mutgen() {
     rm -f "$dir/result/mutgen-map.txt"
     XO_REACH_CACHE=${XO_REACH_CACHE:-${XO_CACHE_DIR:-$HOME/.cache/crossover}/reach} \
         XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
-        --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-30}" \
-        --stop "${XO_MUTGEN_STOP:-45}" --box-from setup --reach use --trust-baseline build-ci -j"$XO_JOBS" \
+        --sample "${XO_MUTGEN_SAMPLE:-6}" --offset 0 --budget "${XO_MUTGEN_BUDGET:-25}" \
+        --stop "${XO_MUTGEN_STOP:-35}" --box-from setup --reach use --trust-baseline build-ci -j"$XO_JOBS" \
         --out "$dir/result"
     local rc=$?
     echo "mutgen: $(cat "$dir/result/mutgen-map.txt" 2>/dev/null || echo "reach map: unknown")"
@@ -128,13 +129,13 @@ run_stage build stage_build || rc=1
 run_stage mutants stage_mutants || rc=1
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
-# each fuzz target XO_FUZZ_SECONDS: 8 s here, two at a time (32 s for 8
+# each fuzz target XO_FUZZ_SECONDS: 6 s here, two at a time (24 s for 8
 # targets, plus a few seconds' build from the cache): a smoke run that the
 # targets build, start and survive their seeds and a first round of
 # mutations; the depth is the nightly's (30 s a target on its night, 120 s
 # in the weekly run), and every target's regression inputs replay in the
 # quick suites as well
-export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-8}
+export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-6}
 if run_stage fuzz-build stage_fuzz_build; then
     run_stage fuzz stage_fuzz || rc=1
 else
