@@ -91,6 +91,15 @@ stage_mutgen() {
         echo "mutgen: the day's change has no product-code lines: no mutants to run"
         return 0
     fi
+    # the sample (--offset 0) is the first XO_MUTGEN_SAMPLE patches in the
+    # folder's glob order, the order ci/mutate.sh lists them in: the rest
+    # are removed first, so the runner reads six headers, not the thousands
+    # a day's change makes (13 s for 9177)
+    local f kept=0
+    for f in "$dir"/*.patch; do
+        kept=$((kept + 1))
+        [ "$kept" -le "${XO_MUTGEN_SAMPLE:-6}" ] || rm -f "$f"
+    done
     rm -f "$dir/result/mutgen-map.txt"
     XO_REACH_CACHE=${XO_REACH_CACHE:-${XO_CACHE_DIR:-$HOME/.cache/crossover}/reach} \
         XO_MUTATE_DIR=$XO_ROOT/build-mutgen bash ci/mutate.sh --from "$dir" \
