@@ -37,7 +37,7 @@ XO_MUTATE_AREAS=(
 xo_missing_packages() {
     local missing=() p
     for p in "${XO_PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        grep -q "install ok installed" <<<"$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" ||
             missing+=("$p")
     done
     echo "${missing[@]}"
@@ -326,11 +326,11 @@ stage_asan_build() {
 xo_opencl_is_nvidia() {
     local clinfo=${XO_CLINFO:-clinfo} vendors=${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}
     if command -v "$clinfo" >/dev/null 2>&1; then
-        "$clinfo" -l 2>/dev/null | grep -qi '^Platform #[0-9]*: NVIDIA'
+        grep -qi '^Platform #[0-9]*: NVIDIA' <<<"$("$clinfo" -l 2>/dev/null)"
         return
     fi
     if [ -d "$vendors" ]; then
-        cat "$vendors"/*.icd 2>/dev/null | grep -qi 'libnvidia-opencl'
+        grep -qi 'libnvidia-opencl' <<<"$(cat "$vendors"/*.icd 2>/dev/null)"
     else
         grep -qsi 'libnvidia-opencl' "$vendors"
     fi

@@ -397,7 +397,7 @@ NBASE=${#PASSES[@]} # the passes of CI; generated mutants append their areas' af
 # likely caught by the races label, which the ISA passes (cpu) cannot see.
 pass_order() {
     local last=$((NBASE - 1))
-    if grep '^diff --git ' "$1" | grep -qv '^diff --git a/cl/'; then
+    if grep -qv '^diff --git a/cl/' <<<"$(grep '^diff --git ' "$1")"; then
         seq 0 $last
     else
         echo 0 $last
@@ -471,9 +471,9 @@ run_passes() {
                 failed="$failed (timeout)"
             echo "$name/$failed"
             return 1
-        elif tail -n 5 "$log" | grep -q '^No tests were found'; then
+        elif grep -q '^No tests were found' <<<"$(tail -n 5 "$log")"; then
             : # an area or pass with no test of this project's own: nothing fails
-        elif ! tail -n 40 "$log" | grep -q 'tests passed'; then
+        elif ! grep -q 'tests passed' <<<"$(tail -n 40 "$log")"; then
             echo "$name/(ctest failed)"
             return 1
         fi

@@ -146,7 +146,7 @@ stage_test() {
 # The long tests that do not split (label nightly, not quick or sharded:
 # perfdb.continuous builds two commits), whole, on their rotation day.
 stage_long_tests() {
-    if ! ctest --test-dir "$BUILD" -N -L nightly -LE 'quick|sharded' | grep -q 'Total Tests: [1-9]'; then
+    if ! grep -q 'Total Tests: [1-9]' <<<"$(ctest --test-dir "$BUILD" -N -L nightly -LE 'quick|sharded')"; then
         NOTE="no such tests"
         return 0
     fi
@@ -186,7 +186,7 @@ stage_keras() {
 # predict time.
 stage_seed() {
     local devs=(--device cpu) rc
-    "$XO" devices | grep -q '^cl  *available' && devs+=(--device cl)
+    grep -q '^cl  *available' <<<"$("$XO" devices)" && devs+=(--device cl)
     [ "$FULL" = 1 ] && devs=()
     "$XO" seed --json "${devs[@]}" >"$NIGHTLY_DIR/seed.json"
     rc=$?
@@ -803,7 +803,7 @@ BUDGET=${XO_NIGHTLY_BUDGET:-1200}
 [[ $DAY =~ ^[0-6]$ ]] || { echo "nightly: XO_NIGHTLY_DAY '$DAY' is not 0-6" >&2; exit 2; }
 stages=${XO_NIGHTLY_STAGES:-}
 for name in ${stages//,/ }; do
-    [ "$name" = report ] || printf '%s\n' "${NIGHTLY_STAGES[@]}" | grep -q "^$name " || {
+    [ "$name" = report ] || grep -q "^$name " <<<"$(printf '%s\n' "${NIGHTLY_STAGES[@]}")" || {
         echo "nightly: XO_NIGHTLY_STAGES: no stage '$name' (stages: $(printf '%s\n' "${NIGHTLY_STAGES[@]}" | awk '!s[$1]++ {printf "%s ", $1}')report)" >&2
         exit 2
     }

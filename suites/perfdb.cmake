@@ -129,6 +129,15 @@ set_tests_properties(lint.noissue PROPERTIES LABELS "quick" TIMEOUT 30)
 add_test(NAME lint.noissue.selftest
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_noissue.sh --self-test)
 set_tests_properties(lint.noissue.selftest PROPERTIES LABELS "quick" TIMEOUT 30)
+# No pipe into an early-exiting reader (grep -q, head) in a pipefail script:
+# the writer's SIGPIPE fails the pipeline at random (suites/lint_pipefail.sh
+# names each FILE:LINE); .selftest plants four and a clean set.
+add_test(NAME lint.pipefail
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_pipefail.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint.pipefail PROPERTIES LABELS "quick" TIMEOUT 30)
+add_test(NAME lint.pipefail.selftest
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lint_pipefail.sh --self-test)
+set_tests_properties(lint.pipefail.selftest PROPERTIES LABELS "quick" TIMEOUT 30)
 # perfdb's shape: no new read of the store outside query.c
 # (suites/lint_perfdb_shape.py names each file; cycles and function length
 # are lint.layers'); .selftest plants a read and expects it found.

@@ -25,7 +25,7 @@ if ! command -v oclgrind >/dev/null; then
     exit 1
 fi
 # The kernels must really run on Oclgrind's device, never on another platform.
-if ! oclgrind "$xo" devices 2>&1 | grep -q '^cl .*Oclgrind'; then
+if ! grep -q '^cl .*Oclgrind' <<<"$(oclgrind "$xo" devices 2>&1)"; then
     echo "races: the cl backend does not open Oclgrind's device under oclgrind:" >&2
     oclgrind "$xo" devices >&2
     exit 1
@@ -41,7 +41,7 @@ if [ $rc -ne 0 ]; then
 fi
 if [ -s "$log" ]; then
     echo "races: $name: Oclgrind reported $(grep -c '^[A-Z]' "$log") diagnostics ($log):"
-    grep '^[A-Z]' "$log" | sed -E 's/ (at|address) .*//' | sort | uniq -c | sort -rn | head
+    grep '^[A-Z]' "$log" | sed -E 's/ (at|address) .*//' | sort | uniq -c | sort -rn | sed -n 1,10p
     echo "first report:"
     head -n 12 "$log"
     rc=1
