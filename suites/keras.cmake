@@ -17,11 +17,13 @@ add_test(NAME keras COMMAND test_keras)
 set_tests_properties(keras PROPERTIES LABELS "model;quick" TIMEOUT 300)
 # Keras loads what xo writes (suites/keras_load.py), in three groups of its
 # parts, a test each. Each group starts one Python with Keras and JAX (2-3 s
-# quiet, ~10 s loaded) and each part takes 2-4 s more (xo trains twice,
-# Keras compiles its predict), so a group is ~15-20 s quiet: few groups
-# spend few start-ups, and three keep each well inside its timeout on a
-# loaded machine and let -j2 balance them. The groups together are every
-# part; a new part joins the shortest group.
+# quiet, ~10 s loaded) and each part takes 0.5-1 s more (xo trains twice,
+# Keras loads three models and predicts) once JAX's compilation cache in the
+# venv holds the part's executables (suites/keras_load.py; the first run
+# after a Keras or model change compiles them, 2-4 s a part), so a group is
+# ~10 s quiet: few groups spend few start-ups, and three keep each well
+# inside its timeout on a loaded machine and let -j2 balance them. The
+# groups together are every part; a new part joins the shortest group.
 foreach(group "seed,bn,lstm,gru,cnn2d,acts2,dwconv,dwconv1d,sepconv,sepconv1d" "cnn_bn,compiled,bn_fresh,pad1d,resize1d,resize2d,td,bidir,convt,convt1d" "ln,ln2d,d3,d3_2d,permute,permute2d,repeat,reshape,graph,multi,mha")
   string(REPLACE "," "_" gname "${group}")
   add_test(NAME keras.load_in_keras.${gname}
