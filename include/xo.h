@@ -798,6 +798,13 @@ enum xo_status xo_output_target(const char *path, bool want_dir, char *target, s
 unsigned xo_output_dir_mode(void);
 /* "a directory", "a FIFO", ... for a st_mode. */
 const char *xo_file_kind(unsigned mode);
+/* fsync(fd) for durability against a crash of the machine; the environment
+ * XO_FSYNC=0 skips it (for throwaway output: the test suites, whose
+ * thousands of syncs dominate their time when the disk is busy). The
+ * rename protocol above is unchanged either way, so a killed process still
+ * leaves the old file or the whole new one. Returns fsync's result, 0 when
+ * skipped. */
+int xo_output_sync(int fd);
 /* Opens path, a file from outside (a model, a spec, a .npy, a weights
  * file), for reading: opened without blocking (a FIFO never waits for a
  * writer), then refused with one line naming it (XO_EIO) unless a regular

@@ -353,7 +353,7 @@ static void sync_path(const char *path)
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd >= 0) {
-		fsync(fd);
+		xo_output_sync(fd);
 		close(fd);
 	}
 }

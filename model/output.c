@@ -8,9 +8,9 @@
  *    node, FIFO or socket) is refused before anything is created, so
  *    `--output /dev/null` leaves /dev/null a character device;
  *  - the data goes to an unnamed file (O_TMPFILE) in the target's own
- *    directory, is fsync'd, then gets a hidden name and is renamed over the
- *    target: readers see the old file or the whole new one, and a kill
- *    before the commit leaves nothing behind;
+ *    directory, is fsync'd (unless XO_FSYNC=0), then gets a hidden name and
+ *    is renamed over the target: readers see the old file or the whole new
+ *    one, and a kill before the commit leaves nothing behind;
  *  - every message names the path as the user gave it, never a temporary.
  */
 #define _GNU_SOURCE
@@ -244,13 +244,25 @@ enum xo_status xo_output_write(struct xo_output *o, const void *buf, size_t n)
 	return XO_OK;
 }
 
+int xo_output_sync(int fd)
+{
+	static int skip = -1;
+
+	if (skip < 0) {
+		const char *e = getenv("XO_FSYNC");
+
+		skip = e && !strcmp(e, "0");
+	}
+	return skip ? 0 : fsync(fd);
+}
+
 /* fsync of a directory, so a rename in it is durable. */
 static void sync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd >= 0) {
-		fsync(fd);
+		xo_output_sync(fd);
 		close(fd);
 	}
 }
@@ -266,7 +278,7 @@ enum xo_status xo_output_commit(struct xo_output *o)
 		st = xo_error(XO_EIO, "%s: cannot set the mode: %s", o->path, strerror(errno));
 		goto out_abort;
 	}
-	if (fsync(o->fd)) {
+	if (xo_output_sync(o->fd)) {
 		st = xo_error(XO_EIO, "%s: write failed: %s", o->path, strerror(errno));
 		goto out_abort;
 	}
