@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # races_net.sh - one fused-network run for the races label (suites/races.cmake):
-# trains MODEL (a golden fixture directory) on its first 10 samples for one
-# epoch at batch 3 (full and partial batches, then a validation batch), then
-# predicts them at batch 4, on the cl backend. Run under Oclgrind by races.sh
+# trains MODEL (a golden fixture directory) on its first 6 samples for one
+# epoch at batch 3 (validation split 0.2: 4 to train, a full batch and a
+# partial one, then a partial validation batch of 2), then predicts the 6
+# at batch 4 (a full batch and a partial one), on the cl backend. Every
+# kind of batch once: Oclgrind interprets each work-item, so a sample more
+# is seconds more. Run under Oclgrind by races.sh
 # with XO_FUSE=require, so every batch runs the fused kernels or fails.
 # usage: races_net.sh XO MODEL_DIR TAG
 set -eu -o pipefail
@@ -11,8 +14,8 @@ dir=$2
 tag=$3
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ "${XO_FUSE:-}" = require ] || { echo "races_net: XO_FUSE=require is not set" >&2; exit 1; }
-python3 "$here/npy_head.py" "$dir/x_train.npy" "${tag}_x.npy" 10
-python3 "$here/npy_head.py" "$dir/y_train.npy" "${tag}_y.npy" 10
+python3 "$here/npy_head.py" "$dir/x_train.npy" "${tag}_x.npy" 6
+python3 "$here/npy_head.py" "$dir/y_train.npy" "${tag}_y.npy" 6
 rm -rf "${tag}_w" "${tag}_p.npy"
 "$xo" train --model "$dir/model.model" --weights "$dir/weights" --x "${tag}_x.npy" \
     --y "${tag}_y.npy" --save "${tag}_w" --epochs 1 --batch-size 3 --validation-split 0.2 \
