@@ -85,6 +85,17 @@ int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, in
 int xo_cli_labels(const char *cmd, const struct xo_npy *y, int64_t n, const struct xo_model *m,
                   const char *path, float **out);
 
+/* The samples in a for model input k: its first axis when the rest of its
+ * shape is the input's own ((len, ch), (h, w, ch) or (features)) or the
+ * flat (n, size); -1 otherwise (the one rule of predict, train and seed).
+ * A file of the right size in another shape is refused, not reinterpreted. */
+int64_t xo_cli_input_rows(const struct xo_npy *a, const struct xo_model *m, int k);
+/* "y.npy: shape (40, 5) does not match the model input (34 values per
+ * sample, first axis = samples); want (n, 17, 2) or (n, 34)": the message
+ * (after "xo CMD: ") for a that xo_cli_input_rows refused. */
+int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy *a,
+                          const struct xo_model *m, int k);
+
 /* The most --input (--x) files a command takes: one per model input. */
 #define XO_CLI_INPUTS_MAX 8
 /* The x of a model of several inputs from its np files paths[] (one per

@@ -19,17 +19,6 @@ static const char usage[] =
     "                  --output Y.npy [--device D] [--batch-size N]\n";
 
 /* Input shape (n, len, ch) or (n, len*ch) (or (n, len) when ch == 1). */
-static bool input_fits(const struct xo_npy *a, int64_t in_size)
-{
-	int64_t per = 1;
-
-	if (a->ndim < 2 || a->dim[0] < 1)
-		return false;
-	for (int i = 1; i < a->ndim; i++)
-		per *= a->dim[i];
-	return per == in_size && a->ndim <= 4; /* (n, H, W, C) for a rank-3 input */
-}
-
 int xo_cmd_predict(int argc, char **argv)
 {
 	const char *model = NULL, *weights = NULL, *input = NULL, *output = NULL;
@@ -115,11 +104,8 @@ int xo_cmd_predict(int argc, char **argv)
 		if (xo_cli_inputs_join("predict", m, inputs, ninput, &x))
 			goto out_free;
 		n = x.dim[0];
-	} else if (!input_fits(&x, xo_model_input_size(m))) {
-		xo_usage_error("predict",
-		               "%s: shape %s does not match the model input (%" PRId64
-		               " values per sample, first axis = samples)",
-		               input, xo_npy_shape_str(&x), xo_model_input_size(m));
+	} else if (xo_cli_input_rows(&x, m, 0) < 1) {
+		xo_cli_input_mismatch("predict", input, &x, m, 0);
 		goto out_free;
 	}
 	if (ninput == 1 && xo_model_input_count(m) == 1 &&

@@ -272,7 +272,7 @@ static int seed_data_read(const char *const *xpaths, int nx, const char *ypath, 
 	struct xo_npy x = {0}, y = {0};
 	float *onehot = NULL;
 	int32_t *label = NULL;
-	int64_t n, got = 1, per = xo_model_input_size(m);
+	int64_t n, per = xo_model_input_size(m);
 	int rc = 2;
 
 	memset(d, 0, sizeof(*d));
@@ -287,13 +287,8 @@ static int seed_data_read(const char *const *xpaths, int nx, const char *ypath, 
 	    xo_cli_inputs_join("seed", m, xpaths, nx, &x))
 		goto out;
 	n = x.ndim >= 2 ? x.dim[0] : 0;
-	for (int i = 1; i < x.ndim; i++)
-		got *= x.dim[i];
-	if (x.ndim < 2 || x.ndim > 3 || got != per) {
-		xo_usage_error("seed",
-		               "%s: shape %s does not match the model input (%" PRId64
-		               " values per sample, first axis = samples)",
-		               xpath, xo_npy_shape_str(&x), per);
+	if (nx == 1 && xo_model_input_count(m) == 1 && xo_cli_input_rows(&x, m, 0) < 1) {
+		xo_cli_input_mismatch("seed", xpath, &x, m, 0);
 		goto out;
 	}
 	if (n < SEED_MIN_SAMPLES || n > INT32_MAX) {

@@ -59,13 +59,9 @@ static int train_x(const struct xo_model *m, const char *const *xpaths, int nx,
 		*n = x->dim[0];
 		return 0;
 	}
-	for (int i = 1; i < x->ndim; i++)
-		per *= x->dim[i];
-	if (*n < 1 || x->ndim > 4 || per != xo_model_input_size(m))
-		return xo_usage_error("train",
-		                      "%s: shape %s does not match the model input (%" PRId64
-		                      " values per sample, first axis = samples)",
-		                      xpaths[0], xo_npy_shape_str(x), xo_model_input_size(m));
+	if (xo_cli_input_rows(x, m, 0) < 1)
+		return xo_cli_input_mismatch("train", xpaths[0], x, m, 0);
+	per = xo_model_input_size(m);
 	if (xo_model_input_npy(m, x, xpaths[0]) || xo_data_check_finite(x->data, *n, per, xpaths[0]))
 		return xo_usage_error("train", "%s", xo_last_error());
 	return 0;

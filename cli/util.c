@@ -272,15 +272,54 @@ bool xo_cli_gpu_requested(const char *cmd, const char *spec)
 
 /* The samples a file holds for an input of per values a sample: its first
  * axis, when the others multiply to per (up to (n, H, W, C)); else -1. */
-static int64_t input_rows(const struct xo_npy *a, int64_t per)
+/* Only the product matching is not enough: a (n, 4, 5) file for a (5, 4)
+ * input, or two same-size inputs given in the wrong order, would be read as
+ * the other shape and give wrong answers where Keras refuses the call. */
+int64_t xo_cli_input_rows(const struct xo_npy *a, const struct xo_model *m, int k)
 {
-	int64_t got = 1;
+	const struct xo_input_spec *q = xo_model_input_spec(m, k);
+	int64_t want[3], per = q->len * q->w * q->ch;
+	int rank = q->rank >= 1 && q->rank <= 3 ? q->rank : 1;
 
 	if (a->ndim < 2 || a->ndim > 4 || a->dim[0] < 1)
 		return -1;
+	if (a->ndim == 2 && a->dim[1] == per)
+		return a->dim[0];
+	if (a->ndim - 1 != rank)
+		return -1;
+	want[0] = rank == 1 ? per : q->len;
+	want[1] = rank == 3 ? q->w : q->ch;
+	want[2] = q->ch;
 	for (int i = 1; i < a->ndim; i++)
-		got *= a->dim[i];
-	return got == per ? a->dim[0] : -1;
+		if (a->dim[i] != want[i - 1])
+			return -1;
+	return a->dim[0];
+}
+
+int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy *a,
+                          const struct xo_model *m, int k)
+{
+	const struct xo_input_spec *q = xo_model_input_spec(m, k);
+	int64_t per = q->len * q->w * q->ch;
+	char what[XO_LAYER_NAME_MAX + 16], want[96];
+
+	if (xo_model_input_count(m) > 1)
+		snprintf(what, sizeof(what), "input '%s'", q->name);
+	else
+		snprintf(what, sizeof(what), "the model input");
+	if (q->rank == 3)
+		snprintf(want, sizeof(want),
+		         "(n, %" PRId64 ", %" PRId64 ", %" PRId64 ") or (n, %" PRId64 ")", q->len, q->w,
+		         q->ch, per);
+	else if (q->rank == 2)
+		snprintf(want, sizeof(want), "(n, %" PRId64 ", %" PRId64 ") or (n, %" PRId64 ")",
+		         q->len, q->ch, per);
+	else
+		snprintf(want, sizeof(want), "(n, %" PRId64 ")", per);
+	return xo_usage_error(cmd,
+	                      "%s: shape %s does not match %s (%" PRId64
+	                      " values per sample, first axis = samples); want %s",
+	                      path, xo_npy_shape_str(a), what, per, want);
 }
 
 /* The model's input names, "a, b" (messages). */
@@ -321,12 +360,9 @@ int xo_cli_inputs_join(const char *cmd, const struct xo_model *m, const char *co
 			xo_usage_error(cmd, "%s", xo_last_error());
 			goto out;
 		}
-		rows = input_rows(&part, per);
+		rows = xo_cli_input_rows(&part, m, k);
 		if (rows < 1) {
-			xo_usage_error(cmd,
-			               "%s: shape %s does not match input '%s' (%" PRId64
-			               " values per sample, first axis = samples)",
-			               paths[k], xo_npy_shape_str(&part), q->name, per);
+			xo_cli_input_mismatch(cmd, paths[k], &part, m, k);
 			goto out;
 		}
 		if (n >= 0 && rows != n) {

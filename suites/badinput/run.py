@@ -227,6 +227,10 @@ def fixtures(d, xo):
     write_f32(f"{d}/x_b.npy", (n, 3), [0.25] * (n * 3))
     write_f32(f"{d}/x_b_rows.npy", (n - 1, 3), [0.25] * ((n - 1) * 3))
     write_f32(f"{d}/x_b_shape.npy", (n, 4), [0.25] * (n * 4))
+    # the right number of values per sample in another shape: x's bytes as
+    # (n, ch, len), b's as (n, 1, 3)
+    write_f32(f"{d}/x_transposed.npy", (xs[0], xs[2], xs[1]), x)
+    write_f32(f"{d}/x_b_3d.npy", (n, 1, 3), [0.25] * (n * 3))
     # an existing output, and things that are not plain files
     shutil.copy(f"{d}/y.npy", f"{d}/out.npy")
     os.mkfifo(f"{d}/fifo")
@@ -775,7 +779,13 @@ CASES = {
     # multi-input models: the files counted, their rows and shapes checked
     "multi_input_count": (["train", "--model", "multi.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: 1 input file for a model of 2 inputs \(a, b\): one per model input, in its order$", ["ckpt"], None, {}, None),
     "multi_input_rows": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b_rows.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: x_b_rows\.npy: 39 samples, but x\.npy has 40 \(every input needs one row per sample\)$", ["ckpt"], None, {}, None),
-    "multi_input_shape": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b_shape.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: x_b_shape\.npy: shape \(40, 4\) does not match input 'b' \(3 values per sample, first axis = samples\)$", ["ckpt"], None, {}, None),
+    "multi_input_shape": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b_shape.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: x_b_shape\.npy: shape \(40, 4\) does not match input 'b' \(3 values per sample, first axis = samples\); want \(n, 3\)$", ["ckpt"], None, {}, None),
+    "multi_input_b_3d": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b_3d.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: x_b_3d\.npy: shape \(40, 1, 3\) does not match input 'b' \(3 values per sample, first axis = samples\); want \(n, 3\)$", ["ckpt"], None, {}, None),
+    # a file of the model input's size in another shape is refused, never
+    # read as the input's shape (predict, train and seed: one rule)
+    "predict_input_transposed": (predict("x_transposed.npy"), 2, r"xo predict: x_transposed\.npy: shape \(40, 2, 17\) does not match the model input \(34 values per sample, first axis = samples\); want \(n, 17, 2\) or \(n, 34\)$", ["out.npy"], None, {}, None),
+    "train_input_transposed": (train("x_transposed.npy"), 2, r"xo train: x_transposed\.npy: shape \(40, 2, 17\) does not match the model input", ["ckpt"], None, {}, None),
+    "seed_input_transposed": (seed("x_transposed.npy"), 2, r"xo seed: x_transposed\.npy: shape \(40, 2, 17\) does not match the model input", [], None, {}, None),
     "multi_input_too_many": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b.npy", "--x", "x_b.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: 3 input files for a model of 2 inputs \(a, b\)", ["ckpt"], None, {}, None),
     "spec_multi_unnamed_input": (["train", "--model", "multi_unnamed.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--device", "ref"], 2, r"multi_unnamed\.model:2: input: a second input needs name=NAME", ["ckpt"], None, {}, None),
     "spec_multi_unused_input": (["train", "--model", "multi_unused.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--device", "ref"], 2, r"multi_unused\.model:2: input 'b' feeds no layer", ["ckpt"], None, {}, None),
