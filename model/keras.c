@@ -493,6 +493,46 @@ struct lctx {
 #define LAYER_ERR(c, st, fmt, ...)                                                      \
 	xo_error(st, "%s: layer '%s' (%s): " fmt, (c)->origin, (c)->name, (c)->cls, __VA_ARGS__)
 
+/* A Keras 3 entry {"module", "class_name", "registered_name", ...} names
+ * one of Keras's own classes when its module (if given) is in the keras
+ * package and its registered_name is null or the class name itself (Keras
+ * writes "Functional" for its functional model). A class its user
+ * registered ("registered_name": "pkg>Dense", "module": "pkg" or
+ * "__main__" or null) may keep a built-in's class_name and compute
+ * something else, so it is not read as the built-in: Keras itself needs
+ * the user's code to load it. Legacy .h5 configs carry neither key. NULL
+ * for a built-in; else the name to show (the registered name, or the
+ * module). */
+static const char *custom_class(const json_t *entry)
+{
+	const json_t *mod = json_object_get(entry, "module");
+	const json_t *reg = json_object_get(entry, "registered_name");
+	const char *cls = json_string_value(json_object_get(entry, "class_name"));
+	const char *m = json_string_value(mod);
+
+	if (reg && !json_is_null(reg) &&
+	    !(json_is_string(reg) && cls && !strcmp(json_string_value(reg), cls)))
+		return json_is_string(reg) ? json_string_value(reg) : "?";
+	if (mod && !json_is_null(mod) &&
+	    !(m && (!strcmp(m, "keras") || !strncmp(m, "keras.", 6))))
+		return m ? m : "?";
+	return NULL;
+}
+
+/* xo_error for a custom class in entry (WHAT names where it is), or XO_OK. */
+static enum xo_status builtin_check(const json_t *entry, const char *origin, const char *what)
+{
+	const char *custom = custom_class(entry);
+	const char *cls = json_string_value(json_object_get(entry, "class_name"));
+
+	if (!custom)
+		return XO_OK;
+	return xo_error(XO_EINVAL,
+	                "%s: %s: class '%.64s' is a custom class ('%.64s'), not Keras's own: "
+	                "custom classes are not supported",
+	                origin, what, cls ? cls : "?", custom);
+}
+
 static bool dtype_ok(const json_t *v)
 {
 	if (json_is_null(v))
@@ -888,6 +928,11 @@ static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, bool rn
 	if (!json_is_string(lc) || !json_is_object(cfg))
 		return LAYER_ERR(c, XO_EINVAL, "layer: expected a layer's class_name and config%s",
 		                 "");
+	if (custom_class(v))
+		return LAYER_ERR(c, XO_EINVAL,
+		                 "layer: a custom class ('%.64s'), not Keras's own %s: custom "
+		                 "classes are not supported",
+		                 custom_class(v), json_string_value(lc));
 	if (rnn) {
 		int k = XO_LAYER_SIMPLE_RNN;
 
@@ -939,6 +984,11 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
 
 	if (json_is_null(v))
 		return XO_OK; /* none given: Keras builds the mirror */
+	if (json_is_object(v) && custom_class(v))
+		return LAYER_ERR(c, XO_EINVAL,
+		                 "backward_layer: a custom class ('%.64s'): custom classes are not "
+		                 "supported",
+		                 custom_class(v));
 	if (!json_is_object(fc) || !json_is_object(bc) || !json_is_string(fcls) ||
 	    !json_equal(fcls, bcls))
 		return LAYER_ERR(c, XO_EINVAL, "backward_layer: only the mirror of layer (its class "
@@ -1266,6 +1316,8 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 
 	if (!json_is_string(cls))
 		return xo_error(XO_EFORMAT, "%s: model config has no class_name", origin);
+	if ((st = builtin_check(root, origin, "model")))
+		return st;
 	functional = !strcmp(json_string_value(cls), "Functional") ||
 	             !strcmp(json_string_value(cls), "Model");
 	if (!functional && strcmp(json_string_value(cls), "Sequential"))
@@ -1324,6 +1376,13 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		}
 		if (pass == 0 && (st = layer_name_unique(layers, i, &c)))
 			break;
+		if (pass == 0 && custom_class(l)) {
+			st = LAYER_ERR(&c, XO_EINVAL,
+			               "a custom class ('%.64s'), not Keras's own %s: custom classes "
+			               "are not supported",
+			               custom_class(l), c.cls);
+			break;
+		}
 		if (!strcmp(c.cls, "InputLayer"))
 			row = &input_row;
 		for (int k = 0; k < XO_LAYER_COUNT; k++)
@@ -1437,8 +1496,13 @@ static enum xo_status cc_loss(const json_t *loss, const char *origin, const char
 
 	if (json_is_string(loss))
 		name = json_string_value(loss);
-	else if (json_is_object(loss) && json_is_string(json_object_get(loss, "class_name")))
+	else if (json_is_object(loss) && json_is_string(json_object_get(loss, "class_name"))) {
+		enum xo_status st = builtin_check(loss, origin, "compile_config: loss");
+
+		if (st)
+			return st;
 		name = json_string_value(json_object_get(loss, "class_name"));
+	}
 	else
 		return CC_ERR(XO_EINVAL, origin, "%s",
 		              json_is_null(loss) || !loss
@@ -1505,8 +1569,13 @@ static enum xo_status cc_optimizer(const json_t *opt, const char *origin, struct
 
 	if (json_is_string(opt))
 		cls = json_string_value(opt);
-	else if (json_is_object(opt) && json_is_string(json_object_get(opt, "class_name")))
+	else if (json_is_object(opt) && json_is_string(json_object_get(opt, "class_name"))) {
+		enum xo_status st = builtin_check(opt, origin, "compile_config: optimizer");
+
+		if (st)
+			return st;
 		cls = json_string_value(json_object_get(opt, "class_name"));
+	}
 	else
 		return CC_ERR(XO_EINVAL, origin, "%s", "no optimizer");
 	for (int i = 0; i < 3; i++)

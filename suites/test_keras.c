@@ -757,6 +757,29 @@ static void test_keras_refused(void **state)
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,2,3,4,5]}},{\"class_name\":"
 	     "\"Flatten\",\"config\":{\"name\":\"f\"}}]}}",
 	     "expected [None, height, width, channels]"},
+	    /* a class its user registered keeps a built-in's class_name but not
+	     * its math: refused, never read as the built-in (Keras itself needs
+	     * the user's code to load it) */
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"module\":null,"
+	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
+	     "\"registered_name\":\"mypkg>Dense\"}]}}",
+	     "layer 'd' (Dense): a custom class ('mypkg>Dense'), not Keras's own Dense"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"module\":\"mypkg.layers\","
+	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
+	     "\"registered_name\":null}]}}",
+	     "layer 'd' (Dense): a custom class ('mypkg.layers')"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,3,4]}},{\"class_name\":"
+	     "\"TimeDistributed\",\"config\":{\"name\":\"td\",\"layer\":{\"module\":null,"
+	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
+	     "\"registered_name\":\"mypkg>Dense\"}}}]}}",
+	     "layer 'td' (TimeDistributed): layer: a custom class ('mypkg>Dense')"},
+	    {"{\"module\":\"mypkg\",\"class_name\":\"Sequential\",\"registered_name\":"
+	     "\"mypkg>Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}}]}}",
+	     "model: class 'Sequential' is a custom class ('mypkg>Sequential')"},
 	    {"[1,2]", "not an object"},
 	    {"{\"class_name\":\"Sequential\"", "bad model config JSON"},
 	};

@@ -562,7 +562,16 @@ def compile_files(d):
                                    "optimizer": {"class_name": "SGD", "config": {"learning_rate": 0.01,
                                                                                   "clipnorm": 1.0}}}),
                      ("adagrad", {"loss": "categorical_crossentropy",
-                                  "optimizer": {"class_name": "Adagrad", "config": {}}})):
+                                  "optimizer": {"class_name": "Adagrad", "config": {}}}),
+                     # a user's registered classes under built-in names
+                     ("custom_loss", {"loss": {"module": None, "class_name": "CategoricalCrossentropy",
+                                               "config": {"name": "cce"},
+                                               "registered_name": "mypkg>CategoricalCrossentropy"},
+                                      "optimizer": "adam"}),
+                     ("custom_opt", {"loss": "categorical_crossentropy",
+                                     "optimizer": {"module": "mypkg", "class_name": "SGD",
+                                                   "config": {"learning_rate": 0.01},
+                                                   "registered_name": "mypkg>SGD"}})):
         with zipfile.ZipFile(os.path.join(KERAS, "seed.keras")) as src, \
                 zipfile.ZipFile(f"{d}/cc_{name}.keras", "w") as dst:
             for member in src.namelist():
@@ -691,6 +700,8 @@ CASES = {
     "compile_unknown_optimizer": (trainm("badopt.model"), 2, r"badopt\.model:\d+: compile: unknown optimizer 'adagrad'", ["ckpt"], compile_files, {}, None),
     "keras_compile_from_logits": (kpredict("cc_from_logits.keras"), 2, r"cc_from_logits\.keras: compile_config: loss CategoricalCrossentropy: from_logits=True is not supported", ["out.npy"], compile_files, {}, None),
     "keras_compile_clipnorm": (kpredict("cc_clipnorm.keras"), 2, r"cc_clipnorm\.keras: compile_config: optimizer SGD: clipnorm is not supported", ["out.npy"], compile_files, {}, None),
+    "keras_compile_custom_loss": (kpredict("cc_custom_loss.keras"), 2, r"cc_custom_loss\.keras: compile_config: loss: class 'CategoricalCrossentropy' is a custom class \('mypkg>CategoricalCrossentropy'\)", ["out.npy"], compile_files, {}, None),
+    "keras_compile_custom_optimizer": (kpredict("cc_custom_opt.keras"), 2, r"cc_custom_opt\.keras: compile_config: optimizer: class 'SGD' is a custom class \('mypkg>SGD'\)", ["out.npy"], compile_files, {}, None),
     "keras_compile_unknown_optimizer": (kpredict("cc_adagrad.keras"), 2, r"cc_adagrad\.keras: compile_config: optimizer 'Adagrad' is not supported", ["out.npy"], compile_files, {}, None),
     # control bytes from files never reach the terminal raw
     "npy_descr_control_bytes": (predict("x_esc.npy"), 2, r"dtype '<f4\\x1b\[31m\\x0aX' is not supported", ["out.npy"], None, {}, None),
