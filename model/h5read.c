@@ -513,7 +513,7 @@ static char *child_member(struct child *c, zip_t *z, const char *name, int64_t c
 {
 	zip_stat_t zs;
 	zip_file_t *zf;
-	char *buf;
+	char *buf, extra;
 
 	if (zip_stat(z, name, 0, &zs) || !(zs.valid & ZIP_STAT_SIZE)) {
 		refuse(c, "not a Keras archive: no %s in it", name);
@@ -530,12 +530,25 @@ static char *child_member(struct child *c, zip_t *z, const char *name, int64_t c
 		       name);
 		free(buf);
 		buf = NULL;
+	} else if (zip_fread(zf, &extra, 1) != 0) {
+		/* libzip checks a member's CRC-32 only when a read reaches its
+		 * end: this read does (0), or fails on a bad CRC (-1), or finds
+		 * more bytes than the directory says. Keras writes the members
+		 * stored, so the CRC is the only check of the weights' bytes:
+		 * without it a flipped bit gives wrong answers where Python's
+		 * zipfile, and so Keras, refuses the file. */
+		refuse(c, "its %s fails its CRC-32 check (a corrupt archive)", name);
+		free(buf);
+		buf = NULL;
 	} else {
 		buf[zs.size] = '\0';
 		*len = (size_t)zs.size;
 	}
-	if (zf)
-		zip_fclose(zf);
+	if (zf && zip_fclose(zf) && buf) {
+		refuse(c, "its %s cannot be read (a corrupt archive)", name);
+		free(buf);
+		buf = NULL;
+	}
 	return buf;
 }
 

@@ -776,6 +776,72 @@ static void test_hostile_corrupt(void **state)
 	xo_backend_close(be);
 }
 
+/* A byte of a stored member changed after zipping (bit rot, tampering):
+ * Keras writes .keras members stored, so their CRC-32 is the only check of
+ * the bytes, and Python's zipfile (so Keras) refuses the file. One byte in
+ * the middle of model.weights.h5 (the weights' raw data) and one letter of
+ * config.json: each refused naming the member, never loaded. */
+static void test_hostile_member_crc(void **state)
+{
+	static const char *const members[] = {"model.weights.h5", "config.json"};
+	struct xo_backend *be = ref_backend();
+	char src[512], path[512];
+	FILE *f;
+	long len;
+	char *buf;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/seed.keras", XO_KERAS_DIR);
+	f = fopen(src, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)len);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
+		zip_t *z;
+		zip_stat_t zs;
+		zip_file_t *zf;
+		char head[64], want[128];
+		const char *at = NULL;
+		struct xo_model *m = NULL;
+		int err = 0;
+		long off;
+
+		/* the member's bytes as stored: found in the archive by its first 64 */
+		z = zip_open(src, ZIP_RDONLY, &err);
+		assert_non_null(z);
+		assert_int_equal(zip_stat(z, members[i], 0, &zs), 0);
+		assert_int_equal(zs.comp_method, ZIP_CM_STORE);
+		zf = zip_fopen(z, members[i], 0);
+		assert_non_null(zf);
+		assert_int_equal(zip_fread(zf, head, sizeof(head)), (zip_int64_t)sizeof(head));
+		zip_fclose(zf);
+		zip_close(z);
+		for (long k = 0; k + (long)sizeof(head) <= len && !at; k++)
+			if (!memcmp(buf + k, head, sizeof(head)))
+				at = buf + k;
+		assert_non_null(at);
+		off = (long)(at - buf) + (long)(zs.size / 2);
+		buf[off] ^= 0x01;
+		tmp_path(path, sizeof(path), "crc.keras");
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(buf, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+		buf[off] ^= 0x01;
+		assert_int_not_equal(xo_model_open(path, be, 4, &m), XO_OK);
+		snprintf(want, sizeof(want), "crc.keras: its %s fails its CRC-32 check", members[i]);
+		if (!strstr(xo_last_error(), want))
+			fail_msg("'%s' does not say '%s'", xo_last_error(), want);
+		xo_model_close(m);
+	}
+	free(buf);
+	xo_backend_close(be);
+}
+
 /* A .keras of pool_cfg whose model.weights.h5 holds, as Keras 3 writes
  * for layers without variables, empty layers/<kind>/vars groups (groups
  * true) or nothing at all. */
@@ -878,6 +944,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_attributes), cmocka_unit_test(test_hostile_indirection),
 	    cmocka_unit_test(test_hostile_sizes),      cmocka_unit_test(test_hostile_values),
 	    cmocka_unit_test(test_hostile_contained),  cmocka_unit_test(test_hostile_corrupt),
+	    cmocka_unit_test(test_hostile_member_crc),
 	    cmocka_unit_test(test_hostile_libhdf5_found),
 	    cmocka_unit_test(test_weightless),
 	    cmocka_unit_test(test_hostile_counts),
