@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "model_run.h"
 
@@ -393,11 +394,62 @@ static void buffers_free(struct xo_model *m)
 	m->cap = 0;
 }
 
+int64_t xo_model_memory_max(void)
+{
+	static int64_t max;
+
+	if (!max) {
+		const char *e = getenv("XO_MODEL_MEMORY_MAX");
+		char *end = NULL;
+		long long v = e ? strtoll(e, &end, 10) : 0;
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+		if (e && *e && end && !*end && v > 0)
+			max = (int64_t)v;
+		else if (pages > 0 && page > 0)
+			max = (int64_t)pages / 2 * (int64_t)page;
+		else
+			max = INT64_C(1) << 34;
+	}
+	return max;
+}
+
+/* Bytes of the activations and their gradients for cap samples: the
+ * input and label rows and every layer's output twice (its value and its
+ * gradient), a lower bound of what buffers_alloc makes. Checked before any
+ * of it is allocated: a few bytes of config can declare a sequence of
+ * millions of steps through layers whose weights do not grow with it
+ * (attention, convolutions, recurrent layers, pooling), whose buffers
+ * would take the machine's memory (the kernel's OOM killer, not an
+ * error). The parameters have their own bound. */
+static enum xo_status buffers_bound(const struct xo_model *m, int64_t cap)
+{
+	double per = (double)m->in_size + (double)m->classes, need;
+
+	for (int i = 0; i < m->nlayers; i++)
+		per += 2.0 * (double)m->layers[i].s.out_len * (double)m->layers[i].s.out_w *
+		       (double)m->layers[i].s.out_ch;
+	need = per * 4.0 * (double)cap;
+	if (need > (double)xo_model_memory_max())
+		return xo_error(XO_EINVAL,
+		                "model: its activations need %.3g GiB for %" PRId64
+		                " samples (%.3g MiB a sample), above the limit of %.3g GiB "
+		                "(XO_MODEL_MEMORY_MAX, in bytes; half the machine's memory by "
+		                "default)",
+		                need / 1073741824.0, cap, per * 4.0 / 1048576.0,
+		                (double)xo_model_memory_max() / 1073741824.0);
+	return XO_OK;
+}
+
 /* Activation and gradient storage for cap samples. */
 static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 {
 	enum xo_status st;
 	int64_t n;
+
+	st = buffers_bound(m, cap);
+	if (st)
+		return st;
 
 	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, m->in_size}, &m->xb);
 	if (!st)

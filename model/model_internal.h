@@ -73,6 +73,9 @@ int64_t xo_model_iterations(const struct xo_model *m);
  * (docs/model.md). */
 #define XO_MODEL_PARAMS_DEFAULT (INT64_C(1) << 25)
 int64_t xo_model_params_max(void);
+/* The most bytes a model's activation buffers may take: XO_MODEL_MEMORY_MAX
+ * (bytes) or half the machine's physical memory. */
+int64_t xo_model_memory_max(void);
 #define XO_MODEL_PARAMS_MAX (xo_model_params_max())
 struct xo_h5_group {
 	char *path;
