@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""zoo.py - the speed targets on a zoo of seven small Keras models,
+"""zoo.py - the speed targets on a zoo of eight small Keras models,
 `xo` cpu and the JAX peer (scripts/peer_jax.py) side by side in one run.
 
     KERAS_BACKEND=jax /tmp/kvenv/bin/python scripts/zoo.py --xo build/cli/xo \
@@ -19,6 +19,12 @@ The zoo (built with Keras 3 into a temporary directory, float32, seeds fixed):
            MaxPooling2D 2, Flatten, Dense 10 softmax on 16x16x1
   sep_cnn  SeparableConv2D 16 3x3 relu, MaxPooling2D 2, SeparableConv2D 32 3x3
            relu, GlobalAveragePooling2D, Dense 10 softmax on 16x16x3
+  transformer  Functional, a tiny transformer classifier: 32 int ids ->
+           Embedding(1000, 32) -> MultiHeadAttention(2 heads, key_dim 16)
+           self-attention, Add, LayerNormalization -> Dense 64 relu, Dense 32,
+           Add, LayerNormalization -> GlobalAveragePooling1D -> Dense 10
+           softmax (no positional embedding: Keras has no layer for it and a
+           user writes it as a custom layer, which no loader reads)
   lstm     (only when named in --only) LSTM(64), Dense 10 softmax on
            50 steps x 16 features
 Protocol per model, both sides: the seed's (`xo seed --model`, docs/model.md):
@@ -42,7 +48,8 @@ its full steps) and predicting the 4000 test samples at batch B, with the
 CPU time (user + sys, from getrusage of the child) beside each process's
 wall time and the load average before and after.
 
-Also printed: per workload, the GEMM FLOPs (Dense, Conv1D, Conv2D; an epoch
+Also printed: per workload, the GEMM FLOPs (Dense, Conv1D, Conv2D,
+MultiHeadAttention's projections and products; an epoch
 = 12800 x (forward + dW + dX, no dX for the first layer) + 3200 validation
 forwards, predict = 4000 forwards), JAX's rate on them, and the rate xo's
 kernels would need to be 3x faster than JAX, marked "(beyond peak)" where it
@@ -112,6 +119,7 @@ def build_zoo(d):
             L.SeparableConv2D(16, 3, activation="relu"), L.MaxPooling2D(2),
             L.SeparableConv2D(32, 3, activation="relu"),
             L.GlobalAveragePooling2D(), L.Dense(10, activation="softmax")]),
+        "transformer": tiny_transformer(keras, L),
     }
     paths, flops = {}, {}
     for name, m in zoo.items():
@@ -133,14 +141,47 @@ def residual_cnn(keras, L):
     return keras.Model(inp, L.Dense(10, activation="softmax")(x))
 
 
+def tiny_transformer(keras, L):
+    """A Functional transformer encoder block as a classifier: token
+    embedding, self-attention and a feed-forward block each with a residual
+    Add and a post-LayerNormalization, average over the sequence, softmax."""
+    inp = keras.Input((32,), dtype="int32")
+    x = L.Embedding(1000, 32)(inp)
+    x = L.LayerNormalization()(L.Add()([x, L.MultiHeadAttention(2, 16)(x, x)]))
+    f = L.Dense(32)(L.Dense(64, activation="relu")(x))
+    x = L.LayerNormalization()(L.Add()([x, f]))
+    x = L.GlobalAveragePooling1D()(x)
+    return keras.Model(inp, L.Dense(10, activation="softmax")(x))
+
+
+def attention_flops(layer):
+    """A MultiHeadAttention's forward FLOPs per sample (self-attention,
+    query = value): the query, key, value and output projections
+    (EinsumDense, GEMMs over the sequence's rows) and per head the scores
+    Q K^T and the weighted sum P V (Tq x Tk x dk and Tq x Tk x dv)."""
+    t, d = layer.output.shape[1], layer.output.shape[-1]
+    h, dk = layer.num_heads, layer.key_dim
+    dv = layer.value_dim or dk
+    proj = t * (d * h * dk * 2 + d * h * dv + h * dv * d)
+    return 2 * (proj + t * t * h * (dk + dv))
+
+
 def gemm_flops_per_sample(m):
     """Forward FLOPs (2 per multiply-add) of the GEMM-shaped layers (Dense,
-    Conv1D/2D, a separable convolution's pointwise product) for one
-    sample, and those of the first one (the first layer with parameters in
-    every zoo model: training computes no dX for it)."""
+    Conv1D/2D, a separable convolution's pointwise product, a
+    MultiHeadAttention) for one sample, and those of the first one when no
+    layer with parameters comes before it (training computes no dX for it;
+    after an Embedding it does, and the first's count is 0)."""
     total, first = 0, None
     for layer in m.layers:
         kind = type(layer).__name__
+        if kind == "Embedding":  # parameters before the first GEMM: it takes dX
+            first = 0
+        if kind == "MultiHeadAttention":
+            f = attention_flops(layer)
+            first = f if first is None else first
+            total += f
+            continue
         if kind not in ("Dense", "Conv1D", "Conv2D", "SeparableConv1D", "SeparableConv2D"):
             continue
         out = layer.output.shape[1:]
