@@ -7,15 +7,22 @@
  *   backward  P again, dP = dY V^T, dS = P (dP - rowsum(P dP)),
  *             dQ = dS K / sqrt(dk), dK = dS^T Q / sqrt(dk), dV = P^T dY
  * The scale is sgemm's alpha (one rounding after the sum instead of one per
- * query element: within the bound's dk + 2 roundings of a score). Each
- * (sample, head) is one thread's, its P and dS in that thread's scratch,
- * so the results do not depend on the thread count (OpenBLAS runs one
- * thread inside each of ours, cpu.c).
+ * query element: within the bound's dk + 2 roundings of a score). The row
+ * softmax is the ISA level's softmax kernel (vector exp; the causal mask's
+ * keys enter it as -Inf, whose exp is 0, and are set to 0 after), within
+ * the same softmax_ulps bound as the softmax op. Each (sample, head) is one
+ * thread's, its P and dS in that thread's scratch, so the results do not
+ * depend on the thread count (OpenBLAS runs one thread inside each of ours,
+ * cpu.c). xo_cpu_attention_part runs one of the forward's three steps
+ * alone over every pair, with the forward's thread split, for `xo bench
+ * --layers` (xo/cpu.h).
  */
 #include <cblas.h>
 #include <math.h>
+#include <string.h>
 
 #include "cpu.h"
+#include "xo/cpu.h"
 
 struct attn_job {
 	const struct xo_cpu_ctx *c;
@@ -24,6 +31,7 @@ struct attn_job {
 	int64_t b, tq, tk, h, dkw, dvw;
 	bool causal;
 	float scale;
+	int part; /* enum xo_cpu_attn_part, or -1: the whole forward or backward */
 };
 
 /* Row i's keys: [0, count); causal keeps j <= i. */
@@ -32,29 +40,33 @@ static int64_t attn_keys(const struct attn_job *j, int64_t i)
 	return j->causal && i + 1 < j->tk ? i + 1 : j->tk;
 }
 
-/* s [tq][tk] = softmax per row of (q k^T) * scale over each row's keys, the
- * masked ones 0. */
-static void attn_probs(const struct attn_job *j, const float *q, const float *k, float *s)
+/* s [tq][tk] = (q k^T) * scale. */
+static void attn_scores(const struct attn_job *j, const float *q, const float *k, float *s)
 {
 	int ldq = (int)(j->h * j->dkw);
 
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)j->tq, (int)j->tk, (int)j->dkw,
 		    j->scale, q, ldq, k, ldq, 0.0f, s, (int)j->tk);
-	for (int64_t i = 0; i < j->tq; i++) {
-		float *r = s + i * j->tk, m = r[0], l = 0.0f;
-		int64_t nk = attn_keys(j, i);
+}
 
-		for (int64_t t = 1; t < nk; t++)
-			m = r[t] > m ? r[t] : m;
-		for (int64_t t = 0; t < nk; t++) {
-			r[t] = expf(r[t] - m);
-			l += r[t];
-		}
-		for (int64_t t = 0; t < nk; t++)
-			r[t] /= l;
-		for (int64_t t = nk; t < j->tk; t++)
-			r[t] = 0.0f;
-	}
+/* s [tq][tk] = softmax per row over each row's keys, the masked ones 0. */
+static void attn_softmax(const struct attn_job *j, float *s)
+{
+	if (j->causal)
+		for (int64_t i = 0; i < j->tq; i++)
+			for (int64_t t = attn_keys(j, i); t < j->tk; t++)
+				s[i * j->tk + t] = -INFINITY;
+	j->c->k->softmax_fwd(s, s, j->tq, j->tk);
+	if (j->causal) /* exp(-Inf - max) is 0 already; exact 0 whatever the kernel */
+		for (int64_t i = 0; i < j->tq; i++)
+			for (int64_t t = attn_keys(j, i); t < j->tk; t++)
+				s[i * j->tk + t] = 0.0f;
+}
+
+static void attn_probs(const struct attn_job *j, const float *q, const float *k, float *s)
+{
+	attn_scores(j, q, k, s);
+	attn_softmax(j, s);
 }
 
 /* The forward of (sample n, head hd), P in s. */
@@ -66,9 +78,13 @@ static void attn_fwd_one(const struct attn_job *j, int64_t n, int64_t hd, float 
 	int64_t oo = n * j->tq * j->h * j->dvw + hd * j->dvw;
 	int ldv = (int)(j->h * j->dvw);
 
-	attn_probs(j, j->q + qo, j->k + ko, s);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->tq, (int)j->dvw, (int)j->tk,
-		    1.0f, s, (int)j->tk, j->v + vo, ldv, 0.0f, j->o + oo, ldv);
+	if (j->part < 0 || j->part == XO_CPU_ATTN_SCORES)
+		attn_scores(j, j->q + qo, j->k + ko, s);
+	if (j->part < 0 || j->part == XO_CPU_ATTN_SOFTMAX)
+		attn_softmax(j, s);
+	if (j->part < 0 || j->part == XO_CPU_ATTN_WSUM)
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->tq, (int)j->dvw,
+			    (int)j->tk, 1.0f, s, (int)j->tk, j->v + vo, ldv, 0.0f, j->o + oo, ldv);
 }
 
 /* The backward of (sample n, head hd): P in s, dP then dS in g. */
@@ -118,7 +134,9 @@ static void attn_task(void *arg, int t, int nt)
 	}
 }
 
-static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+/* The op forward (bwd false, part -1), backward, or one forward part. */
+static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_args *a, bool bwd,
+				    int part)
 {
 	const struct xo_params *p = &a->p;
 	struct xo_cpu_ctx *c = be->ctx;
@@ -135,6 +153,7 @@ static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_ar
 	    .dvw = xo_attention_value_dim(p),
 	    .causal = p->causal,
 	    .scale = (float)(1.0 / sqrt((double)p->key_dim)),
+	    .part = part,
 	};
 	int64_t macs = j.b * j.h * j.tq * j.tk * (j.dkw + j.dvw) * (bwd ? 3 : 1);
 	enum xo_status st;
@@ -158,10 +177,26 @@ static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_ar
 
 enum xo_status xo_cpu_attention_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return cpu_attention(be, a, false);
+	return cpu_attention(be, a, false, -1);
 }
 
 enum xo_status xo_cpu_attention_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return cpu_attention(be, a, true);
+	return cpu_attention(be, a, true, -1);
+}
+
+enum xo_status xo_cpu_attention_part(struct xo_backend *be, const struct xo_op_args *a,
+				     enum xo_cpu_attn_part part)
+{
+	enum xo_status st;
+
+	if (strcmp(xo_backend_name(be), "cpu"))
+		return xo_error(XO_EINVAL, "attention part: backend %s is not cpu",
+				xo_backend_name(be));
+	if (part < 0 || part >= XO_CPU_ATTN_PART_COUNT)
+		return xo_error(XO_EINVAL, "attention part: %d is not a part", (int)part);
+	st = xo_op_validate(be, XO_OP_attention, XO_DIR_FWD, a);
+	if (st)
+		return st;
+	return cpu_attention(be, a, false, (int)part);
 }

@@ -220,6 +220,9 @@ def layer_reason(l, share, vw):
     if share is None or share >= 0.5:
         return ""
     why = []
+    if l.get("calls"):  # an attention step: one small GEMM per (sample, head)
+        why.append(f"{l['calls']} products of {l['flops'] / l['calls'] / 1e3:.0f} kFLOP, "
+                   "one BLAS call each: the call's set-up and packing weigh")
     if l["k"] < 16:
         why.append(f"K={l['k']}: {l['k']}-term dot products, not GEMM-efficient "
                    "(loads and the epilogue per FMA)")
@@ -503,11 +506,22 @@ def main():
             shape = f"{l['m']}x{l['k']}x{l['n']}"
             # recurrent layers: the backward calls' FLOPs differ from the
             # forward's (xo bench --layers: dw_flops, dx_flops)
-            for call, wk, ck, fk in (("fwd", "fwd_us", "fwd_cpu_us", "flops"),
-                                     ("dW", "dw_us", "dw_cpu_us", "dw_flops"),
-                                     ("dX", "dx_us", "dx_cpu_us", "dx_flops")):
+            # an attention layer's steps and whole op (xo bench --layers:
+            # part); the op's backward is rated by its four products
+            if l.get("part"):
+                shape = f"{l['m']}x{l['k']}x{l['n']}"
+            calls = [("fwd", "fwd_us", "fwd_cpu_us", "flops"),
+                     ("dW", "dw_us", "dw_cpu_us", "dw_flops"),
+                     ("dX", "dx_us", "dx_cpu_us", "dx_flops")]
+            if l.get("part") == "attention":
+                calls = [calls[0], ("bwd", "bwd_us", "bwd_cpu_us", "bwd_flops")]
+            for call, wk, ck, fk in calls:
                 w, c, f = l.get(wk), l.get(ck), l.get(fk, l["flops"])
                 if w is None or c is None or w <= 0 or c <= 0:
+                    continue
+                if not f:  # the softmax step: no GEMM
+                    print(f"    {l['layer']:<12} {l['op']:<7} {shape:>14} {call:<3} "
+                          f"{w:9.1f} us {c:9.1f} us cpu  (exp and memory, no GEMM)")
                     continue
                 tot_f += f
                 tot_c += c * 1e-6
