@@ -670,6 +670,10 @@ struct xo_layer_cost {
 	                                      * also writes (a recurrent layer's workspace,
 	                                      * which the backward reads: in act_bytes_bwd);
 	                                      * predict runs the inference form, without it */
+	/* multi_head_attention (else heads 0): the attention op's shapes, so
+	 * the cost model can split the layer into its GEMM-shaped, memory-bound
+	 * and serial parts (perfdb/cost.h, xo_cost_attention) */
+	int64_t heads, len_q, len_kv, key_dim, value_dim;
 };
 /* The cost of layer i (0 <= i < xo_model_layer_count). */
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out);

@@ -253,6 +253,11 @@ static void mha_cost(const struct layer *l, const struct cost_bytes *b, struct x
 	out->act_bytes_bwd = 2.0 * out->act_bytes_fwd;
 	out->w_bytes_bwd = 2.0 * out->w_bytes_fwd;
 	out->ops_bwd = l->need_dx ? 6 : 5;
+	out->heads = d.h;
+	out->len_q = l->s.in_len;
+	out->len_kv = xo_attention_len_kv(&l->s.p);
+	out->key_dim = d.dk;
+	out->value_dim = d.dv;
 }
 
 bool xo_model_layer_attention(const struct xo_model *m, int i, int64_t batch,
