@@ -5,18 +5,25 @@
  * with the scores held key-major, S^T [Tk][Tq], so that the softmax over
  * the keys runs down columns with vectors across the queries (the ISA
  * level's softmax_cols: no transposition, no horizontal reductions):
- *   forward   S^T = (K Q^T) / sqrt(dk), P^T = its column softmax (causal:
+ *   forward   S^T = K (Q / sqrt(dk))^T, P^T = its column softmax (causal:
  *             the keys after the query's position 0), O = (P^T)^T V
  *   backward  P^T again, dP^T = V dY^T, D = column sums of P^T o dP^T,
  *             dS^T = P^T o (dP^T - D), dQ = (dS^T)^T K / sqrt(dk),
  *             dK = dS^T Q / sqrt(dk), dV = P^T dY
- * The scale is sgemm's alpha (one rounding after the sum instead of one per
- * query element: within the bound's dk + 2 roundings of a score). The
- * softmax has softmax_fwd's forms (the softmax op's softmax_ulps bound);
- * the causal mask's keys enter it as -Inf, whose exp is 0, and are set to
- * 0 after. Each (sample, head) is one thread's, its P^T, dS^T and D in
- * that thread's scratch, so the results do not depend on the thread count
- * (OpenBLAS runs one thread inside each of ours, cpu.c).
+ * The two products that contract both operands' contiguous axis (S^T and
+ * dP^T) copy the query's (or dY's) head slice transposed into the
+ * thread's scratch first (cblas_somatcopy, OpenBLAS's), so that every call
+ * is one OpenBLAS's small-matrix kernels take (row-major A B^T is its
+ * internal "tn", which they do not; `perf` showed its general path, packing
+ * included, at ~40% of the FMA peak for 32x16x32). The scores' scale
+ * multiplies the copy (one rounding per query element, as cl's kernel:
+ * within the bound's dk + 2 roundings of a score); dQ's and dK's is
+ * sgemm's alpha (one rounding after the sum). The softmax has
+ * softmax_fwd's forms (the softmax op's softmax_ulps bound); the causal
+ * mask's keys enter it as -Inf, whose exp is 0, and are set to 0 after.
+ * Each (sample, head) is one thread's, its P^T, dS^T, D and the transposed
+ * copy in that thread's scratch, so the results do not depend on the
+ * thread count (OpenBLAS runs one thread inside each of ours, cpu.c).
  * xo_cpu_attention_part runs one of the forward's three steps alone over
  * every pair, with the forward's thread split, for `xo bench --layers`
  * (xo/cpu.h).
@@ -44,13 +51,16 @@ static int64_t attn_keys(const struct attn_job *j, int64_t i)
 	return j->causal && i + 1 < j->tk ? i + 1 : j->tk;
 }
 
-/* st [tk][tq] = (k q^T) * scale: the scores key-major. */
-static void attn_scores(const struct attn_job *j, const float *q, const float *k, float *st)
+/* st [tk][tq] = k (q scale)^T: the scores key-major, (q scale)^T in qt. */
+static void attn_scores(const struct attn_job *j, const float *q, const float *k, float *st,
+			float *qt)
 {
 	int ldq = (int)(j->h * j->dkw);
 
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)j->tk, (int)j->tq, (int)j->dkw,
-		    j->scale, k, ldq, q, ldq, 0.0f, st, (int)j->tq);
+	cblas_somatcopy(CblasRowMajor, CblasTrans, (int)j->tq, (int)j->dkw, j->scale, q, ldq, qt,
+			(int)j->tq);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->tk, (int)j->tq, (int)j->dkw,
+		    1.0f, k, ldq, qt, (int)j->tq, 0.0f, st, (int)j->tq);
 }
 
 /* Sets key rows [attn_keys(i), tk) of each query column i of st to v. */
@@ -88,7 +98,7 @@ static void attn_fwd_one(const struct attn_job *j, int64_t n, int64_t hd, float 
 
 	attn_offsets(j, n, hd, off);
 	if (j->part < 0 || j->part == XO_CPU_ATTN_SCORES)
-		attn_scores(j, j->q + off[0], j->k + off[1], st);
+		attn_scores(j, j->q + off[0], j->k + off[1], st, st + j->tq * j->tk);
 	if (j->part < 0 || j->part == XO_CPU_ATTN_SOFTMAX)
 		attn_softmax(j, st);
 	if (j->part < 0 || j->part == XO_CPU_ATTN_WSUM)
@@ -124,10 +134,12 @@ static void attn_bwd_one(const struct attn_job *j, int64_t n, int64_t hd, float 
 	int tq = (int)j->tq, tk = (int)j->tk;
 
 	attn_offsets(j, n, hd, off);
-	attn_scores(j, j->q + off[0], j->k + off[1], st);
+	attn_scores(j, j->q + off[0], j->k + off[1], st, d + j->tq);
 	attn_softmax(j, st);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, tk, tq, (int)j->dvw, 1.0f,
-		    j->v + off[2], ldv, j->dy + off[3], ldv, 0.0f, g, tq);
+	cblas_somatcopy(CblasRowMajor, CblasTrans, tq, (int)j->dvw, 1.0f, j->dy + off[3], ldv,
+			d + j->tq, tq);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, tq, (int)j->dvw, 1.0f,
+		    j->v + off[2], ldv, d + j->tq, tq, 0.0f, g, tq);
 	attn_dscores(j, st, g, d);
 	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, tq, (int)j->dkw, tk, j->scale, g, tq,
 		    j->k + off[1], ldk, 0.0f, j->dq + off[0], ldk);
@@ -186,7 +198,8 @@ static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_ar
 		j.o = xo_tensor_f32(a->dst[0]);
 	}
 	nt = xo_cpu_threads_for(c, macs, j.b * j.h);
-	st = xo_cpu_scratch_reserve(c, 0, bwd ? 2 * j.tq * j.tk + j.tq : j.tq * j.tk, nt);
+	st = xo_cpu_scratch_reserve(c, 0, (bwd ? 2 * j.tq * j.tk + j.tq : j.tq * j.tk) +
+					      j.tq * (j.dkw > j.dvw ? j.dkw : j.dvw), nt);
 	if (st)
 		return st;
 	xo_cpu_threads_run(c->tp, nt, attn_task, &j);
