@@ -239,7 +239,11 @@ void xo_cost_attention(const struct xo_probe *p, const struct xo_cost_step *step
 	out->proj_flops = n * (c->flops_fwd + (step->training ? c->flops_bwd : 0)) -
 	                  out->scores_flops - out->wsum_flops;
 	out->gemm_s = over(out->proj_flops + out->scores_flops + out->wsum_flops, p->flops);
-	out->softmax_bytes = passes * 8 * out->scores;
+	/* cpu: each score written and read (8 bytes); cl: no score is stored,
+	 * each query row's work-item reads its head's K rows for the maximum,
+	 * the sum and the output and its V rows once, 4 (3 dk + dv) bytes a
+	 * score */
+	out->softmax_bytes = passes * out->scores * (is_cl ? 4 * (3 * dk + dv) : 8);
 	exp_flops = passes * 20 * out->scores;
 	out->softmax_s = fmax(over(exp_flops, p->flops), over(out->softmax_bytes, p->mem_bw));
 	if (is_cl) {

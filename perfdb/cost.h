@@ -129,8 +129,11 @@ int xo_cost_serial_measured(const struct xo_probe *p, const struct xo_cost_step 
  *                are twice the forward's): flops / probe.flops
  *   memory-bound the softmax over the Tq x Tk x h scores: per score an exp
  *                (~20 FLOP, vector; the cpu's fused softmax counts it so)
- *                and a write and a read of 4 bytes, 3x in training (P
- *                recomputed, dP read, dS written): max of the two times
+ *                and on cpu a write and a read of 4 bytes, on cl (no score
+ *                stored) the K row read for the maximum, the sum and the
+ *                output and the V row once, 4 (3 dk + dv) bytes; 3x in
+ *                training (P recomputed, dP read, dS written): max of the
+ *                two times
  *   head split/merge  none on cpu and cl: the heads are strided views of
  *                the projections' [batch][T][h x d] rows (no copy)
  *   serial       cpu: batch x h pairs, each its own small GEMM calls in

@@ -260,14 +260,15 @@ static char *attention_sentence(const struct dev *d, const struct xo_layer_cost 
 	             "attention (%" PRId64 " heads, Tq %" PRId64 " x Tk %" PRId64 ", dk %" PRId64
 	             ", dv %" PRId64 "): GEMM-shaped, compute-bound at the GEMM rate: the 4 "
 	             "projections %s, Q K^T %s, P V %s -> %s; memory-bound: the softmax over "
-	             "%.3g scores (%s moved, an exp each) -> %s; head split/merge: none (strided "
-	             "head views, no copy); serial: ",
+	             "%.3g scores (%s moved%s, an exp each) -> %s; head split/merge: none "
+	             "(strided head views, no copy); serial: ",
 	             c->heads, c->len_q, c->len_kv, c->key_dim, c->value_dim,
 	             fmt_amount(a->proj_flops, "FLOP", pf, sizeof(pf)),
 	             fmt_amount(a->scores_flops, "FLOP", sf, sizeof(sf)),
 	             fmt_amount(a->wsum_flops, "FLOP", wf, sizeof(wf)),
 	             xo_fmt_seconds(a->gemm_s, g, sizeof(g)), a->scores,
 	             fmt_amount(a->softmax_bytes, "B", sb, sizeof(sb)),
+	             d->is_cl ? ": K rows 3x and V rows once per query row" : "",
 	             xo_fmt_seconds(a->softmax_s, ss, sizeof(ss)));
 	if (l < 0 || (size_t)l >= size)
 		return buf;

@@ -40,4 +40,9 @@ if(Python3_Interpreter_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/explain_attention.py
                    $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR})
   set_tests_properties(explain.attention PROPERTIES LABELS "perfdb;quick" TIMEOUT 120)
+  add_test(NAME explain.attention_cl
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/explain_attention.py
+                   $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR} cl)
+  set_tests_properties(explain.attention_cl PROPERTIES LABELS "perfdb;quick;opencl" TIMEOUT 120
+                       SKIP_RETURN_CODE 77)
 endif()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""explain_attention.py XO SRC - `xo explain --json` on a model with a
+"""explain_attention.py XO SRC [cl] - `xo explain --json` on a model with a
 MultiHeadAttention (the golden mha_enc: 8 steps, a dense projection to 16
 features, MultiHeadAttention 2 heads x key_dim 8) names attention's parts at
 every point. Exit 0 pass, 1 fail.
@@ -14,6 +14,10 @@ perfdb/cost.h's xo_cost_attention against hand-computed amounts:
   serial       cpu: n h pairs, 2 small GEMM calls a pair (7 in training)
 and "bound" one of GEMM, softmax, serial, with a diagnosis sentence that
 names each part. A model without attention has no "attention" key.
+With cl (batch 2 on the OpenCL device; exit 77, skipped, when there is none
+unless XO_REQUIRE_OPENCL=1): the serial part is one work-item's chain of
+Tk (3 dk + dv) multiply-adds (x3 in training), no calls, and the softmax's
+bytes are the K and V rows each query row reads, 4 (3 dk + dv) a score.
 """
 import json
 import os
@@ -21,16 +25,38 @@ import subprocess
 import sys
 
 
-def explain(xo, model, *batches):
-    args = [xo, "explain", "--device", "cpu", "--repeat", "1", "--budget", "0.2", "--json",
+def explain(xo, model, *batches, device="cpu", code=0):
+    args = [xo, "explain", "--device", device, "--repeat", "1", "--budget", "0.2", "--json",
             "--no-progress"]
     if model:
         args += ["--model", model]
     for b in batches:
         args += ["--batch", str(b)]
     p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    if p.returncode and code is None:
+        return None
     assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
     return json.loads(p.stdout)
+
+
+def check_cl(xo, model, h, t, dk, dv):
+    out = explain(xo, model, 2, device="cl", code=None)
+    if out is None:
+        if os.environ.get("XO_REQUIRE_OPENCL") == "1":
+            print("explain_attention: no OpenCL device, XO_REQUIRE_OPENCL=1")
+            return 1
+        print("explain_attention: no OpenCL device: skipped")
+        return 77
+    for pt in out["points"]:
+        train = pt["what"] == "train_step"
+        passes = 3 if train else 1
+        a = pt["attention"][0]
+        assert a["serial_chain_macs"] == t * (3 * dk + dv) * passes, a
+        assert a["serial_calls"] is None, a
+        assert a["softmax_bytes"] == passes * 2 * h * t * t * 4 * (3 * dk + dv), a
+        assert "one work-item per (sample, query row, head)" in a["diagnosis"], a
+    print("explain_attention cl: ok")
+    return 0
 
 
 def main():
@@ -40,6 +66,8 @@ def main():
     # the four projections per sample: query, key, value 16 -> 2 x 8 and
     # output 16 -> 16, over 8 rows each
     proj = 2 * t * (3 * d * h * dk + h * dv * d)
+    if sys.argv[3:] == ["cl"]:
+        return check_cl(xo, model, h, t, dk, dv)
     out = explain(xo, model, 2, 32)
     assert len(out["points"]) == 4, out["points"]
     for pt in out["points"]:
