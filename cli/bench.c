@@ -81,7 +81,17 @@ struct op_case {
 	double flops;
 	bool no_dx; /* leave the optional dx out (the first layer's backward) */
 	bool no_ws; /* leave the optional ws out (a recurrent forward's inference form) */
+	int part;   /* enum xo_cpu_attn_part: one step of the cpu attention forward; -1 the op */
 };
+
+/* One call of case c: its op, or one step of the cpu attention forward. */
+static enum xo_status case_run(struct xo_backend *be, const struct op_case *c,
+			       struct xo_op_args *a)
+{
+	if (c->part < 0)
+		return xo_op_run(be, c->op, c->dir, a);
+	return xo_cpu_attention_part(be, a, (enum xo_cpu_attn_part)c->part);
+}
 
 static void fill(float *v, int64_t n, uint64_t seed)
 {
@@ -151,14 +161,18 @@ static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, in
 	cpu = calloc((size_t)repeat, sizeof(*cpu));
 	if (!st && (!samples || !cpu))
 		st = xo_error(XO_ENOMEM, "bench: out of memory");
+	/* an attention step reads what the steps before it leave in the
+	 * scratch (xo/cpu.h): they run once first */
+	for (int k = 0; !st && k < c->part; k++)
+		st = xo_cpu_attention_part(be, &a, (enum xo_cpu_attn_part)k);
 	for (int w = 0; !st && w < 3; w++)
-		st = xo_op_run(be, c->op, c->dir, &a);
+		st = case_run(be, c, &a);
 	if (!st)
 		st = xo_backend_sync(be);
 	if (!st && min_sample_s > 0) {
 		double t0 = xo_now_s(), one;
 
-		st = xo_op_run(be, c->op, c->dir, &a);
+		st = case_run(be, c, &a);
 		if (!st)
 			st = xo_backend_sync(be);
 		one = fmax(xo_now_s() - t0, 1e-7);
@@ -173,7 +187,7 @@ static enum xo_status time_op(struct xo_backend *be, const struct op_case *c, in
 			 * backend reuses the last one for the same step) */
 			if (c->op == XO_OP_dropout && c->dir == XO_DIR_FWD)
 				a.p.step++;
-			st = xo_op_run(be, c->op, c->dir, &a);
+			st = case_run(be, c, &a);
 		}
 		if (!st)
 			st = xo_backend_sync(be);
@@ -207,6 +221,7 @@ static int seed_cases(struct op_case *c, int64_t B)
 		c[n].flops = (double)(fl);                                                 \
 		c[n].no_dx = strstr(nm, "no dx") != NULL;                                  \
 		c[n].no_ws = false;                                                        \
+		c[n].part = -1;                                                            \
 		n++;                                                                       \
 	} while (0)
 	p.batch = B;
@@ -360,12 +375,21 @@ out:
 /* One GEMM-shaped layer's calls at the bench batch: forward, backward
  * without dx (dW + db + the activation's derivative; a recurrent layer's
  * also carries dh' back through time) and with dx; the dx product's time is
- * the difference of the two backward medians. */
+ * the difference of the two backward medians. A multi_head_attention
+ * layer gives several entries: its four projections (dense GEMMs, as
+ * above), on cpu each step of the attention op's forward alone (part:
+ * the scores Q K^T, the softmax, the weighted sum P V) and the whole op
+ * (part ATT_OP: forward, and the backward with its four products). */
+#define ATT_OP XO_CPU_ATTN_PART_COUNT /* part: the whole attention op */
+
 struct layer_times {
-	const char *name;
-	struct xo_layer_gemm g;
+	char name[64];
+	struct xo_layer_gemm g;     /* attention entries: op attention, rows = heads x Tq,
+				     * k x n the per-head product's */
+	int part;                   /* -1 a GEMM layer; an attention step; ATT_OP */
 	double flops;               /* 2 * batch * rows * k * n: the forward's product */
 	double flops_dw, flops_dx;  /* the same with k_dw, k_dx (xo_model_layer_gemm) */
+	double flops_bwd;           /* ATT_OP: the backward's four products */
 	double fwd, fwd_cpu;        /* seconds, medians */
 	double inf, inf_cpu;        /* the forward without ws (recurrent layers: what
 				     * predict runs); NAN for the others */
@@ -374,6 +398,10 @@ struct layer_times {
 };
 
 #define LAYER_SAMPLE_S 0.05 /* >= 12 scheduler ticks per CPU-time sample */
+#define LAYER_ENTRIES 8     /* the most entries of one layer (attention: 4 + 3 + 1) */
+
+static const char *const att_part_name[ATT_OP + 1] = {"scores", "softmax", "weighted_sum",
+						      "attention"};
 
 /* simple_rnn, lstm, gru: a forward with an optional ws (ops.def) */
 static bool is_recurrent(enum xo_op op)
@@ -383,7 +411,8 @@ static bool is_recurrent(enum xo_op op)
 
 static enum xo_status time_layer(struct xo_backend *be, struct layer_times *t, int repeat)
 {
-	struct op_case c = {.name = t->name, .op = t->g.op, .dir = XO_DIR_FWD, .p = t->g.fwd};
+	struct op_case c = {.name = t->name, .op = t->g.op, .dir = XO_DIR_FWD, .p = t->g.fwd,
+			    .part = t->part < ATT_OP ? t->part : -1};
 	enum xo_status st;
 
 	t->inf = t->inf_cpu = t->dw = t->dw_cpu = t->bwd = t->bwd_cpu = NAN;
@@ -393,10 +422,12 @@ static enum xo_status time_layer(struct xo_backend *be, struct layer_times *t, i
 		st = time_op(be, &c, repeat, LAYER_SAMPLE_S, &t->inf, &t->inf_cpu);
 		c.no_ws = false;
 	}
-	if (st || !t->g.has_grad)
+	if (st || !t->g.has_grad || (t->part >= 0 && t->part < ATT_OP))
 		return st;
 	c.dir = XO_DIR_BWD;
 	c.p = t->g.bwd;
+	if (t->part == ATT_OP) /* no optional output: dq, dk, dv together */
+		return time_op(be, &c, repeat, LAYER_SAMPLE_S, &t->bwd, &t->bwd_cpu);
 	c.no_dx = true;
 	st = time_op(be, &c, repeat, LAYER_SAMPLE_S, &t->dw, &t->dw_cpu);
 	if (st || !t->g.need_dx)
@@ -413,12 +444,190 @@ static void json_num(const char *key, double v)
 		printf(", \"%s\": null", key);
 }
 
+/* Entry t's FLOPs from its GEMM's rows, k and n at batch. */
+static void layer_flops(struct layer_times *t, int64_t batch)
+{
+	t->flops = 2.0 * (double)batch * (double)t->g.rows * (double)t->g.k * (double)t->g.n;
+	t->flops_dw = t->g.k ? t->flops / (double)t->g.k * (double)t->g.k_dw : 0.0;
+	t->flops_dx = t->g.k ? t->flops / (double)t->g.k * (double)t->g.k_dx : 0.0;
+	/* the backward's products dP = dY V^T, dQ, dK, dV: twice the
+	 * forward's (the cpu kernel also recomputes S, not counted) */
+	t->flops_bwd = t->part == ATT_OP ? 2.0 * t->flops : NAN;
+}
+
+/* Layer layer's attention entries into t (at most LAYER_ENTRIES): the four
+ * projections, the steps (cpu only) and the whole op. Returns the count. */
+static int attention_entries(const struct xo_layer_attention *at, const char *layer,
+			     bool steps, struct layer_times *t)
+{
+	static const char *const proj[4] = {"query", "key", "value", "output"};
+	int64_t hq = at->heads * at->len_q;
+	/* per sample: rows (heads x Tq) and the per-head product's k and n */
+	const int64_t kn[ATT_OP + 1][2] = {{at->key_dim, at->len_kv},
+					   {0, at->len_kv},
+					   {at->len_kv, at->value_dim},
+					   {at->key_dim + at->value_dim, at->len_kv}};
+	int n = 0;
+
+	for (int k = 0; k < 4; k++, n++) {
+		snprintf(t[n].name, sizeof(t[n].name), "%s/%s", layer, proj[k]);
+		t[n].g = at->proj[k];
+		t[n].part = -1;
+	}
+	for (int p = steps ? 0 : ATT_OP; p <= ATT_OP; p++, n++) {
+		snprintf(t[n].name, sizeof(t[n].name), "%s/%s", layer, att_part_name[p]);
+		t[n].part = p;
+		t[n].g = (struct xo_layer_gemm){.op = XO_OP_attention, .fwd = at->att_fwd,
+						.bwd = at->att_bwd, .has_grad = true,
+						.rows = hq, .k = kn[p][0], .n = kn[p][1]};
+		/* the scores and the weighted sum as one product: k = dk + dv */
+		t[n].g.k_dw = t[n].g.k_dx = 0;
+	}
+	return n;
+}
+
+/* Fills t (LAYER_ENTRIES per layer of m) with every GEMM-shaped layer's
+ * entries, timed. Returns the count, or -1 after a line on stderr. */
+static int layers_measure(struct xo_backend *be, struct xo_model *m, int64_t batch, int repeat,
+			  struct layer_times *t)
+{
+	bool steps = !strcmp(xo_backend_name(be), "cpu");
+	int n = 0, first;
+
+	for (int i = 0; i < xo_model_layer_count(m); i++) {
+		struct xo_layer_attention at;
+
+		first = n;
+		if (xo_model_layer_gemm(m, i, batch, &t[n].g)) {
+			snprintf(t[n].name, sizeof(t[n].name), "%s", xo_model_layer_name(m, i));
+			t[n++].part = -1;
+		} else if (xo_model_layer_attention(m, i, batch, &at)) {
+			n += attention_entries(&at, xo_model_layer_name(m, i), steps, &t[n]);
+		}
+		for (int e = first; e < n; e++) {
+			/* a projection's batch is already batch x its rows */
+			layer_flops(&t[e], batch);
+			if (time_layer(be, &t[e], repeat)) {
+				xo_usage_error("bench", "layer %s: %s", t[e].name, xo_last_error());
+				return -1;
+			}
+		}
+	}
+	return n;
+}
+
+static void layers_print_json(struct xo_backend *be, const char *path, int64_t batch,
+			      int repeat, int threads, const char *isa_name, double peak1,
+			      double peakn, const struct layer_times *t, int n)
+{
+	printf("{\"device\": ");
+	xo_cli_json_string(xo_backend_name(be));
+	printf(", \"model\": ");
+	xo_cli_json_string(path ? path : "seed");
+	printf(", \"batch\": %" PRId64 ", \"threads\": %d, \"repeat\": %d, \"isa\": \"%s\"", batch,
+	       threads, repeat, isa_name);
+	json_num("peak_gflops_1", peak1 * 1e-9);
+	json_num("peak_gflops_n", peakn * 1e-9);
+	json_num("load_average", load_average());
+	printf(", \"layers\": [");
+	for (int i = 0; i < n; i++) {
+		const struct layer_times *l = &t[i];
+
+		printf("%s{\"layer\": ", i ? ", " : "");
+		xo_cli_json_string(l->name);
+		printf(", \"op\": \"%s\", \"m\": %" PRId64 ", \"k\": %" PRId64 ", \"n\": %" PRId64
+		       ", \"flops\": %.0f",
+		       xo_op_name(l->g.op), batch * l->g.rows, l->g.k, l->g.n, l->flops);
+		if (l->part >= 0) /* calls: the per-(sample, head) products */
+			printf(", \"part\": \"%s\", \"calls\": %" PRId64, att_part_name[l->part],
+			       batch * l->g.fwd.heads);
+		printf(", \"dw_flops\": %.0f, \"dx_flops\": %.0f", l->flops_dw, l->flops_dx);
+		json_num("bwd_flops", l->flops_bwd);
+		json_num("fwd_us", l->fwd * 1e6);
+		json_num("fwd_cpu_us", l->fwd_cpu * 1e6);
+		json_num("infer_us", l->inf * 1e6);
+		json_num("infer_cpu_us", l->inf_cpu * 1e6);
+		json_num("dw_us", l->dw * 1e6);
+		json_num("dw_cpu_us", l->dw_cpu * 1e6);
+		json_num("bwd_us", l->bwd * 1e6);
+		json_num("bwd_cpu_us", l->bwd_cpu * 1e6);
+		json_num("dx_us", (l->bwd - l->dw) * 1e6);
+		json_num("dx_cpu_us", (l->bwd_cpu - l->dw_cpu) * 1e6);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+/* Entry l's shape column: M x K x N, or for an attention entry the heads'
+ * products as count x (Tq x K x N). */
+static void layer_shape(const struct layer_times *l, int64_t batch, char *buf, size_t size)
+{
+	if (l->part < 0)
+		snprintf(buf, size, "%" PRId64 "x%" PRId64 "x%" PRId64, batch * l->g.rows, l->g.k,
+			 l->g.n);
+	else
+		snprintf(buf, size, "%" PRId64 "x(%" PRId64 "x%" PRId64 "x%" PRId64 ")",
+			 batch * l->g.fwd.heads, l->g.fwd.len, l->g.k, l->g.n);
+}
+
+static void layers_print_text(const char *path, int64_t batch, int repeat, int threads,
+			      const char *isa_name, double peak1, double peakn,
+			      const struct layer_times *t, int n)
+{
+	printf("GEMM-shaped layers of %s at batch %" PRId64 " (median of %d; %s, %d "
+	       "thread%s; fma peak %.1f GFLOP/s one core, %.1f %d threads):\n",
+	       path ? path : "seed", batch, repeat, isa_name, threads, threads == 1 ? "" : "s",
+	       peak1 * 1e-9, peakn * 1e-9, threads);
+	printf("  %-28s %-9s %18s %-4s %10s %10s %9s %7s %9s\n", "layer", "op", "M x K x N", "call",
+	       "wall us", "cpu us", "GFLOP/s", "% peak", "% 1-core");
+	for (int i = 0; i < n; i++) {
+		const struct layer_times *l = &t[i];
+		bool op = l->part == ATT_OP;
+		const char *call[4] = {"fwd", "inf", "dW", op ? "bwd" : "dX"};
+		double w[4] = {l->fwd, l->inf, l->dw, op ? l->bwd : l->bwd - l->dw};
+		double c[4] = {l->fwd_cpu, l->inf_cpu, l->dw_cpu,
+			       op ? l->bwd_cpu : l->bwd_cpu - l->dw_cpu};
+		double f[4] = {l->flops, l->flops, l->flops_dw, op ? l->flops_bwd : l->flops_dx};
+		char shape[64];
+
+		layer_shape(l, batch, shape, sizeof(shape));
+		for (int k = 0; k < 4; k++) {
+			if (!isfinite(w[k]))
+				continue;
+			printf("  %-28s %-9s %18s %-4s %10.2f %10.2f", k ? "" : l->name,
+			       k ? "" : xo_op_name(l->g.op), k ? "" : shape, call[k], w[k] * 1e6,
+			       c[k] * 1e6);
+			if (f[k] > 0)
+				printf(" %9.2f %6.1f%% %8.1f%%\n", f[k] / w[k] * 1e-9,
+				       100.0 * f[k] / w[k] / peakn, 100.0 * f[k] / c[k] / peak1);
+			else /* the softmax: exp and memory, no GEMM */
+				printf(" %9s %7s %9s\n", "-", "-", "-");
+		}
+	}
+	printf("fwd: the forward (recurrent layers: with the ws training keeps); inf: "
+	       "a recurrent forward without ws (predict's), rated by the forward's FLOPs\n"
+	       "dW: the backward call without dx (dW, db and the activation's "
+	       "derivative); dX: the backward with dx minus it\n"
+	       "recurrent layers: M = batch x steps, K = ch + units, N = gates x units; "
+	       "dW counts K + units (dh' back through time), dX ch\n"
+	       "attention: L/query, key, value, output: its projections (dense); "
+	       "L/scores (Q K^T), L/softmax, L/weighted_sum (P V): each step of the "
+	       "attention op's forward alone (cpu), batch x heads products of Tq x K x N; "
+	       "L/attention: the op whole, fwd rated by both products, bwd by its four "
+	       "(dP, dQ, dK, dV)\n"
+	       "%% peak: wall-time rate / the %d-thread peak; %% 1-core: the rate "
+	       "per CPU-second / one core's peak (load cannot lower it)\n",
+	       threads);
+}
+
 /*
- * `--layers`: every conv1d / conv2d / dense / simple_rnn / lstm / gru layer
- * of the model (the seed's when no --model) timed alone at batch, its op called on its exact shapes
- * (xo_model_layer_gemm: the op-by-op path's parameters), wall and CPU time
- * (the process's, all threads: a worker's spin after a task counts, so the
- * CPU figure can only under-state the rate) against the FMA peaks.
+ * `--layers`: every conv1d / conv2d / dense / simple_rnn / lstm / gru /
+ * multi_head_attention layer of the model (the seed's when no --model)
+ * timed alone at batch, its ops called on its exact shapes
+ * (xo_model_layer_gemm, xo_model_layer_attention: the op-by-op path's
+ * parameters), wall and CPU time (the process's, all threads: a worker's
+ * spin after a task counts, so the CPU figure can only under-state the
+ * rate) against the FMA peaks.
  */
 static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, int repeat,
 			bool json, int threads, enum xo_cpu_isa isa)
@@ -427,103 +636,25 @@ static int bench_layers(struct xo_backend *be, const char *path, int64_t batch, 
 	double peak1, peakn;
 	struct xo_model *m = NULL;
 	struct layer_times *t = NULL;
-	int n = 0, nl, rc = 2;
+	int n, rc = 2;
 
 	if (path ? xo_model_open(path, be, batch, &m)
 		 : xo_model_open_string(xo_model_seed_spec, "seed", be, batch, &m))
 		return xo_usage_error("bench", "%s", xo_last_error());
 	peak1 = peak_one(isa);
 	peakn = peak_threads(isa, threads);
-	nl = xo_model_layer_count(m);
-	t = calloc((size_t)nl, sizeof(*t));
+	t = calloc((size_t)xo_model_layer_count(m) * LAYER_ENTRIES, sizeof(*t));
 	if (!t) {
 		xo_usage_error("bench", "out of memory");
 		goto out;
 	}
-	for (int i = 0; i < nl; i++) {
-		if (!xo_model_layer_gemm(m, i, batch, &t[n].g))
-			continue;
-		t[n].name = xo_model_layer_name(m, i);
-		t[n].flops = 2.0 * (double)batch * (double)t[n].g.rows * (double)t[n].g.k *
-			     (double)t[n].g.n;
-		t[n].flops_dw = t[n].flops / (double)t[n].g.k * (double)t[n].g.k_dw;
-		t[n].flops_dx = t[n].flops / (double)t[n].g.k * (double)t[n].g.k_dx;
-		if (time_layer(be, &t[n], repeat)) {
-			xo_usage_error("bench", "layer %s: %s", t[n].name, xo_last_error());
-			goto out;
-		}
-		n++;
-	}
-	if (json) {
-		printf("{\"device\": ");
-		xo_cli_json_string(xo_backend_name(be));
-		printf(", \"model\": ");
-		xo_cli_json_string(path ? path : "seed");
-		printf(", \"batch\": %" PRId64 ", \"threads\": %d, \"repeat\": %d, \"isa\": \"%s\"",
-		       batch, threads, repeat, isa_name);
-		json_num("peak_gflops_1", peak1 * 1e-9);
-		json_num("peak_gflops_n", peakn * 1e-9);
-		json_num("load_average", load_average());
-		printf(", \"layers\": [");
-		for (int i = 0; i < n; i++) {
-			const struct layer_times *l = &t[i];
-
-			printf("%s{\"layer\": ", i ? ", " : "");
-			xo_cli_json_string(l->name);
-			printf(", \"op\": \"%s\", \"m\": %" PRId64 ", \"k\": %" PRId64
-			       ", \"n\": %" PRId64 ", \"flops\": %.0f",
-			       xo_op_name(l->g.op), batch * l->g.rows, l->g.k, l->g.n, l->flops);
-			printf(", \"dw_flops\": %.0f, \"dx_flops\": %.0f", l->flops_dw, l->flops_dx);
-			json_num("fwd_us", l->fwd * 1e6);
-			json_num("fwd_cpu_us", l->fwd_cpu * 1e6);
-			json_num("infer_us", l->inf * 1e6);
-			json_num("infer_cpu_us", l->inf_cpu * 1e6);
-			json_num("dw_us", l->dw * 1e6);
-			json_num("dw_cpu_us", l->dw_cpu * 1e6);
-			json_num("bwd_us", l->bwd * 1e6);
-			json_num("bwd_cpu_us", l->bwd_cpu * 1e6);
-			json_num("dx_us", (l->bwd - l->dw) * 1e6);
-			json_num("dx_cpu_us", (l->bwd_cpu - l->dw_cpu) * 1e6);
-			printf("}");
-		}
-		printf("]}\n");
-	} else {
-		printf("GEMM-shaped layers of %s at batch %" PRId64 " (median of %d; %s, %d "
-		       "thread%s; fma peak %.1f GFLOP/s one core, %.1f %d threads):\n",
-		       path ? path : "seed", batch, repeat, isa_name, threads,
-		       threads == 1 ? "" : "s", peak1 * 1e-9, peakn * 1e-9, threads);
-		printf("  %-16s %-7s %16s %-4s %10s %10s %9s %7s %9s\n", "layer", "op", "M x K x N",
-		       "call", "wall us", "cpu us", "GFLOP/s", "% peak", "% 1-core");
-		for (int i = 0; i < n; i++) {
-			const struct layer_times *l = &t[i];
-			const char *call[4] = {"fwd", "inf", "dW", "dX"};
-			double w[4] = {l->fwd, l->inf, l->dw, l->bwd - l->dw};
-			double c[4] = {l->fwd_cpu, l->inf_cpu, l->dw_cpu, l->bwd_cpu - l->dw_cpu};
-			double f[4] = {l->flops, l->flops, l->flops_dw, l->flops_dx};
-			char shape[48];
-
-			snprintf(shape, sizeof(shape), "%" PRId64 "x%" PRId64 "x%" PRId64,
-				 batch * l->g.rows, l->g.k, l->g.n);
-			for (int k = 0; k < 4; k++) {
-				if (!isfinite(w[k]))
-					continue;
-				printf("  %-16s %-7s %16s %-4s %10.2f %10.2f %9.2f %6.1f%% %8.1f%%\n",
-				       k ? "" : l->name, k ? "" : xo_op_name(l->g.op),
-				       k ? "" : shape, call[k], w[k] * 1e6, c[k] * 1e6,
-				       f[k] / w[k] * 1e-9, 100.0 * f[k] / w[k] / peakn,
-				       100.0 * f[k] / c[k] / peak1);
-			}
-		}
-		printf("fwd: the forward (recurrent layers: with the ws training keeps); inf: "
-		       "a recurrent forward without ws (predict's), rated by the forward's FLOPs\n"
-		       "dW: the backward call without dx (dW, db and the activation's "
-		       "derivative); dX: the backward with dx minus it\n"
-		       "recurrent layers: M = batch x steps, K = ch + units, N = gates x units; "
-		       "dW counts K + units (dh' back through time), dX ch\n"
-		       "%% peak: wall-time rate / the %d-thread peak; %% 1-core: the rate "
-		       "per CPU-second / one core's peak (load cannot lower it)\n",
-		       threads);
-	}
+	n = layers_measure(be, m, batch, repeat, t);
+	if (n < 0)
+		goto out;
+	if (json)
+		layers_print_json(be, path, batch, repeat, threads, isa_name, peak1, peakn, t, n);
+	else
+		layers_print_text(path, batch, repeat, threads, isa_name, peak1, peakn, t, n);
 	rc = 0;
 out:
 	free(t);
@@ -582,7 +713,7 @@ static int bench_args(int argc, char **argv, struct bench_opts *o)
 			       "batch),\n  one training epoch, peak RSS, and per-op GFLOP/s against "
 			       "an FMA peak\n  measured in the same run (docs/cpu.md); --layers: "
 			       "each GEMM-shaped layer\n  (conv1d, conv2d, dense, simple_rnn, lstm, "
-			       "gru) of the model (default the\n  seed) alone at batch N (default "
+			       "gru, multi_head_attention) of the model (default the\n  seed) alone at batch N (default "
 			       "512): forward, dW and dX (a recurrent layer's\n  forward also without its ws, as "
 			       "predict runs it: inf), wall and CPU time,\n  share of the peak\n");
 			return 0;

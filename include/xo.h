@@ -670,6 +670,10 @@ struct xo_layer_cost {
 	                                      * also writes (a recurrent layer's workspace,
 	                                      * which the backward reads: in act_bytes_bwd);
 	                                      * predict runs the inference form, without it */
+	/* multi_head_attention (else heads 0): the attention op's shapes, so
+	 * the cost model can split the layer into its GEMM-shaped, memory-bound
+	 * and serial parts (perfdb/cost.h, xo_cost_attention) */
+	int64_t heads, len_q, len_kv, key_dim, value_dim;
 };
 /* The cost of layer i (0 <= i < xo_model_layer_count). */
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out);
@@ -700,6 +704,23 @@ struct xo_layer_gemm {
 	int64_t k_dw, k_dx;        /* per output of the backward's products (above) */
 };
 bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct xo_layer_gemm *out);
+/*
+ * A multi_head_attention layer's calls as the op-by-op path runs them
+ * (`xo bench --layers`): false for any other layer. proj[0..3] are its
+ * query, key, value and output projections as dense GEMMs (rows = Tq for
+ * the query and output, Tk for the key and value; k = in features, n =
+ * heads x width, or d_out for the output), need_dx true where the layer's
+ * backward computes the projection's input gradient; att_fwd and att_bwd
+ * the attention op's parameters at batch, whose per-(sample, head) GEMMs
+ * are Tq x dk x Tk (scores) and Tq x Tk x dv (weighted sum).
+ */
+struct xo_layer_attention {
+	struct xo_layer_gemm proj[4];
+	struct xo_params att_fwd, att_bwd; /* batch set */
+	int64_t heads, len_q, len_kv, key_dim, value_dim;
+};
+bool xo_model_layer_attention(const struct xo_model *m, int i, int64_t batch,
+                              struct xo_layer_attention *out);
 /* Op calls per step beyond the layers' (op-by-op path): training has loss,
  * accuracy, loss gradient and Adam (4); predict none. */
 #define XO_MODEL_TRAIN_EXTRA_OPS 4

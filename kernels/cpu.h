@@ -195,6 +195,10 @@ struct xo_cpu_kernels {
 	bool (*act_bwd)(int act, const float *s, const float *dy, float *dx, int64_t count);
 	/* rows of ch: y = exp(x - max) * (1 / sum); x and y may be the same */
 	void (*softmax_fwd)(const float *x, float *y, int64_t rows, int64_t ch);
+	/* x [rows][stride]: each of columns [0, cols) replaced by its softmax
+	 * over the rows, softmax_fwd's forms per column (the attention's
+	 * scores stored key-major, cpu_attn.c); stride >= cols */
+	void (*softmax_cols)(float *x, int64_t rows, int64_t cols, int64_t stride);
 	/* d[i] += s[i] for i in [0, count); no aliasing */
 	void (*add)(float *d, const float *s, int64_t count);
 	/* d[0:np] += sum over rows of z[rows][np]; np a multiple of vw */

@@ -1,21 +1,39 @@
 /*
  * cpu_attn.c - the cpu attention op (ops.def): per (sample, head) the three
  * GEMM-shaped products of scaled dot-product attention through cblas_sgemm
- * on the strided head views of the [batch * T][H * d] rows (no copies):
- *   forward   S = (Q K^T) / sqrt(dk), P = row softmax of S (causal: the keys
- *             after the query's position 0), O = P V
- *   backward  P again, dP = dY V^T, dS = P (dP - rowsum(P dP)),
- *             dQ = dS K / sqrt(dk), dK = dS^T Q / sqrt(dk), dV = P^T dY
- * The scale is sgemm's alpha (one rounding after the sum instead of one per
- * query element: within the bound's dk + 2 roundings of a score). Each
- * (sample, head) is one thread's, its P and dS in that thread's scratch,
- * so the results do not depend on the thread count (OpenBLAS runs one
- * thread inside each of ours, cpu.c).
+ * on the strided head views of the [batch * T][H * d] rows (no copies),
+ * with the scores held key-major, S^T [Tk][Tq], so that the softmax over
+ * the keys runs down columns with vectors across the queries (the ISA
+ * level's softmax_cols: no transposition, no horizontal reductions):
+ *   forward   S^T = K (Q / sqrt(dk))^T, P^T = its column softmax (causal:
+ *             the keys after the query's position 0), O = (P^T)^T V
+ *   backward  P^T again, dP^T = V dY^T, D = column sums of P^T o dP^T,
+ *             dS^T = P^T o (dP^T - D), dQ = (dS^T)^T K / sqrt(dk),
+ *             dK = dS^T Q / sqrt(dk), dV = P^T dY
+ * The two products that contract both operands' contiguous axis (S^T and
+ * dP^T) copy the query's (or dY's) head slice transposed into the
+ * thread's scratch first (cblas_somatcopy, OpenBLAS's), so that every call
+ * is one OpenBLAS's small-matrix kernels take (row-major A B^T is its
+ * internal "tn", which they do not; `perf` showed its general path, packing
+ * included, at ~40% of the FMA peak for 32x16x32). The scores' scale
+ * multiplies the copy (one rounding per query element, as cl's kernel:
+ * within the bound's dk + 2 roundings of a score); dQ's and dK's is
+ * sgemm's alpha (one rounding after the sum). The softmax has
+ * softmax_fwd's forms (the softmax op's softmax_ulps bound); the causal
+ * mask's keys enter it as -Inf, whose exp is 0, and are set to 0 after.
+ * Each (sample, head) is one thread's, its P^T, dS^T, D and the transposed
+ * copy in that thread's scratch, so the results do not depend on the
+ * thread count (OpenBLAS runs one thread inside each of ours, cpu.c).
+ * xo_cpu_attention_part runs one of the forward's three steps alone over
+ * every pair, with the forward's thread split, for `xo bench --layers`
+ * (xo/cpu.h).
  */
 #include <cblas.h>
 #include <math.h>
+#include <string.h>
 
 #include "cpu.h"
+#include "xo/cpu.h"
 
 struct attn_job {
 	const struct xo_cpu_ctx *c;
@@ -24,83 +42,111 @@ struct attn_job {
 	int64_t b, tq, tk, h, dkw, dvw;
 	bool causal;
 	float scale;
+	int part; /* enum xo_cpu_attn_part, or -1: the whole forward or backward */
 };
 
-/* Row i's keys: [0, count); causal keeps j <= i. */
+/* Query i's keys: [0, count); causal keeps j <= i. */
 static int64_t attn_keys(const struct attn_job *j, int64_t i)
 {
 	return j->causal && i + 1 < j->tk ? i + 1 : j->tk;
 }
 
-/* s [tq][tk] = softmax per row of (q k^T) * scale over each row's keys, the
- * masked ones 0. */
-static void attn_probs(const struct attn_job *j, const float *q, const float *k, float *s)
+/* st [tk][tq] = k (q scale)^T: the scores key-major, (q scale)^T in qt. */
+static void attn_scores(const struct attn_job *j, const float *q, const float *k, float *st,
+			float *qt)
 {
 	int ldq = (int)(j->h * j->dkw);
 
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)j->tq, (int)j->tk, (int)j->dkw,
-		    j->scale, q, ldq, k, ldq, 0.0f, s, (int)j->tk);
-	for (int64_t i = 0; i < j->tq; i++) {
-		float *r = s + i * j->tk, m = r[0], l = 0.0f;
-		int64_t nk = attn_keys(j, i);
-
-		for (int64_t t = 1; t < nk; t++)
-			m = r[t] > m ? r[t] : m;
-		for (int64_t t = 0; t < nk; t++) {
-			r[t] = expf(r[t] - m);
-			l += r[t];
-		}
-		for (int64_t t = 0; t < nk; t++)
-			r[t] /= l;
-		for (int64_t t = nk; t < j->tk; t++)
-			r[t] = 0.0f;
-	}
+	cblas_somatcopy(CblasRowMajor, CblasTrans, (int)j->tq, (int)j->dkw, j->scale, q, ldq, qt,
+			(int)j->tq);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->tk, (int)j->tq, (int)j->dkw,
+		    1.0f, k, ldq, qt, (int)j->tq, 0.0f, st, (int)j->tq);
 }
 
-/* The forward of (sample n, head hd), P in s. */
-static void attn_fwd_one(const struct attn_job *j, int64_t n, int64_t hd, float *s)
+/* Sets key rows [attn_keys(i), tk) of each query column i of st to v. */
+static void attn_mask(const struct attn_job *j, float *st, float v)
 {
-	int64_t qo = n * j->tq * j->h * j->dkw + hd * j->dkw;
-	int64_t ko = n * j->tk * j->h * j->dkw + hd * j->dkw;
-	int64_t vo = n * j->tk * j->h * j->dvw + hd * j->dvw;
-	int64_t oo = n * j->tq * j->h * j->dvw + hd * j->dvw;
+	for (int64_t i = 0; i < j->tq; i++)
+		for (int64_t t = attn_keys(j, i); t < j->tk; t++)
+			st[t * j->tq + i] = v;
+}
+
+/* st: each query column's softmax over its keys, the masked ones 0. */
+static void attn_softmax(const struct attn_job *j, float *st)
+{
+	if (j->causal)
+		attn_mask(j, st, -INFINITY);
+	j->c->k->softmax_cols(st, j->tk, j->tq, j->tq);
+	if (j->causal) /* exp(-Inf - max) is 0 already; exact 0 whatever the kernel */
+		attn_mask(j, st, 0.0f);
+}
+
+/* Element offsets of (sample n, head hd) in q, k, v and o / dy. */
+static void attn_offsets(const struct attn_job *j, int64_t n, int64_t hd, int64_t off[4])
+{
+	off[0] = n * j->tq * j->h * j->dkw + hd * j->dkw;
+	off[1] = n * j->tk * j->h * j->dkw + hd * j->dkw;
+	off[2] = n * j->tk * j->h * j->dvw + hd * j->dvw;
+	off[3] = n * j->tq * j->h * j->dvw + hd * j->dvw;
+}
+
+/* The forward of (sample n, head hd), P^T in st. */
+static void attn_fwd_one(const struct attn_job *j, int64_t n, int64_t hd, float *st)
+{
+	int64_t off[4];
 	int ldv = (int)(j->h * j->dvw);
 
-	attn_probs(j, j->q + qo, j->k + ko, s);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->tq, (int)j->dvw, (int)j->tk,
-		    1.0f, s, (int)j->tk, j->v + vo, ldv, 0.0f, j->o + oo, ldv);
+	attn_offsets(j, n, hd, off);
+	if (j->part < 0 || j->part == XO_CPU_ATTN_SCORES)
+		attn_scores(j, j->q + off[0], j->k + off[1], st, st + j->tq * j->tk);
+	if (j->part < 0 || j->part == XO_CPU_ATTN_SOFTMAX)
+		attn_softmax(j, st);
+	if (j->part < 0 || j->part == XO_CPU_ATTN_WSUM)
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)j->tq, (int)j->dvw,
+			    (int)j->tk, 1.0f, st, (int)j->tq, j->v + off[2], ldv, 0.0f,
+			    j->o + off[3], ldv);
 }
 
-/* The backward of (sample n, head hd): P in s, dP then dS in g. */
-static void attn_bwd_one(const struct attn_job *j, int64_t n, int64_t hd, float *s, float *g)
+/* dS^T = P^T o (dP^T - D) in g (dP^T there), D [tq] the column sums of
+ * P^T o dP^T in key order; the masked keys 0. */
+static void attn_dscores(const struct attn_job *j, const float *st, float *g, float *d)
 {
-	int64_t qo = n * j->tq * j->h * j->dkw + hd * j->dkw;
-	int64_t ko = n * j->tk * j->h * j->dkw + hd * j->dkw;
-	int64_t vo = n * j->tk * j->h * j->dvw + hd * j->dvw;
-	int64_t yo = n * j->tq * j->h * j->dvw + hd * j->dvw;
+	int64_t tq = j->tq;
+
+	memset(d, 0, sizeof(*d) * (size_t)tq);
+	for (int64_t t = 0; t < j->tk; t++)
+		for (int64_t i = 0; i < tq; i++)
+			d[i] += st[t * tq + i] * g[t * tq + i];
+	for (int64_t t = 0; t < j->tk; t++)
+		for (int64_t i = 0; i < tq; i++)
+			g[t * tq + i] = st[t * tq + i] * (g[t * tq + i] - d[i]);
+	if (j->causal)
+		attn_mask(j, g, 0.0f);
+}
+
+/* The backward of (sample n, head hd): P^T in st, dP^T then dS^T in g, D
+ * in d. */
+static void attn_bwd_one(const struct attn_job *j, int64_t n, int64_t hd, float *st, float *g,
+			 float *d)
+{
+	int64_t off[4];
 	int ldk = (int)(j->h * j->dkw), ldv = (int)(j->h * j->dvw);
 	int tq = (int)j->tq, tk = (int)j->tk;
 
-	attn_probs(j, j->q + qo, j->k + ko, s);
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, tq, tk, (int)j->dvw, 1.0f, j->dy + yo,
-		    ldv, j->v + vo, ldv, 0.0f, g, tk);
-	for (int64_t i = 0; i < j->tq; i++) {
-		float *pr = s + i * j->tk, *gr = g + i * j->tk, d = 0.0f;
-		int64_t nk = attn_keys(j, i);
-
-		for (int64_t t = 0; t < nk; t++)
-			d += pr[t] * gr[t];
-		for (int64_t t = 0; t < nk; t++)
-			gr[t] = pr[t] * (gr[t] - d);
-		for (int64_t t = nk; t < j->tk; t++)
-			gr[t] = 0.0f;
-	}
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tq, (int)j->dkw, tk, j->scale, g, tk,
-		    j->k + ko, ldk, 0.0f, j->dq + qo, ldk);
-	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, tk, (int)j->dkw, tq, j->scale, g, tk,
-		    j->q + qo, ldk, 0.0f, j->dk + ko, ldk);
-	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, tk, (int)j->dvw, tq, 1.0f, s, tk,
-		    j->dy + yo, ldv, 0.0f, j->dv + vo, ldv);
+	attn_offsets(j, n, hd, off);
+	attn_scores(j, j->q + off[0], j->k + off[1], st, d + j->tq);
+	attn_softmax(j, st);
+	cblas_somatcopy(CblasRowMajor, CblasTrans, tq, (int)j->dvw, 1.0f, j->dy + off[3], ldv,
+			d + j->tq, tq);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, tq, (int)j->dvw, 1.0f,
+		    j->v + off[2], ldv, d + j->tq, tq, 0.0f, g, tq);
+	attn_dscores(j, st, g, d);
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, tq, (int)j->dkw, tk, j->scale, g, tq,
+		    j->k + off[1], ldk, 0.0f, j->dq + off[0], ldk);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, (int)j->dkw, tq, j->scale, g, tq,
+		    j->q + off[0], ldk, 0.0f, j->dk + off[1], ldk);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, (int)j->dvw, tq, 1.0f, st, tq,
+		    j->dy + off[3], ldv, 0.0f, j->dv + off[2], ldv);
 }
 
 /* Part t of nt: the (sample, head) pairs [lo, hi) of b * h, in order. */
@@ -108,17 +154,19 @@ static void attn_task(void *arg, int t, int nt)
 {
 	const struct attn_job *j = arg;
 	int64_t pairs = j->b * j->h, lo = pairs * t / nt, hi = pairs * (t + 1) / nt;
-	float *s = j->c->thr[t].p, *g = s + j->tq * j->tk;
+	float *s = j->c->thr[t].p, *g = s + j->tq * j->tk, *d = g + j->tq * j->tk;
 
 	for (int64_t e = lo; e < hi; e++) {
 		if (j->dy)
-			attn_bwd_one(j, e / j->h, e % j->h, s, g);
+			attn_bwd_one(j, e / j->h, e % j->h, s, g, d);
 		else
 			attn_fwd_one(j, e / j->h, e % j->h, s);
 	}
 }
 
-static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+/* The op forward (bwd false, part -1), backward, or one forward part. */
+static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_args *a, bool bwd,
+				    int part)
 {
 	const struct xo_params *p = &a->p;
 	struct xo_cpu_ctx *c = be->ctx;
@@ -135,6 +183,7 @@ static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_ar
 	    .dvw = xo_attention_value_dim(p),
 	    .causal = p->causal,
 	    .scale = (float)(1.0 / sqrt((double)p->key_dim)),
+	    .part = part,
 	};
 	int64_t macs = j.b * j.h * j.tq * j.tk * (j.dkw + j.dvw) * (bwd ? 3 : 1);
 	enum xo_status st;
@@ -149,7 +198,8 @@ static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_ar
 		j.o = xo_tensor_f32(a->dst[0]);
 	}
 	nt = xo_cpu_threads_for(c, macs, j.b * j.h);
-	st = xo_cpu_scratch_reserve(c, 0, (bwd ? 2 : 1) * j.tq * j.tk, nt);
+	st = xo_cpu_scratch_reserve(c, 0, (bwd ? 2 * j.tq * j.tk + j.tq : j.tq * j.tk) +
+					      j.tq * (j.dkw > j.dvw ? j.dkw : j.dvw), nt);
 	if (st)
 		return st;
 	xo_cpu_threads_run(c->tp, nt, attn_task, &j);
@@ -158,10 +208,26 @@ static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_ar
 
 enum xo_status xo_cpu_attention_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return cpu_attention(be, a, false);
+	return cpu_attention(be, a, false, -1);
 }
 
 enum xo_status xo_cpu_attention_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return cpu_attention(be, a, true);
+	return cpu_attention(be, a, true, -1);
+}
+
+enum xo_status xo_cpu_attention_part(struct xo_backend *be, const struct xo_op_args *a,
+				     enum xo_cpu_attn_part part)
+{
+	enum xo_status st;
+
+	if (strcmp(xo_backend_name(be), "cpu"))
+		return xo_error(XO_EINVAL, "attention part: backend %s is not cpu",
+				xo_backend_name(be));
+	if (part < 0 || part >= XO_CPU_ATTN_PART_COUNT)
+		return xo_error(XO_EINVAL, "attention part: %d is not a part", (int)part);
+	st = xo_op_validate(be, XO_OP_attention, XO_DIR_FWD, a);
+	if (st)
+		return st;
+	return cpu_attention(be, a, false, (int)part);
 }

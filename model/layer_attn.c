@@ -253,6 +253,56 @@ static void mha_cost(const struct layer *l, const struct cost_bytes *b, struct x
 	out->act_bytes_bwd = 2.0 * out->act_bytes_fwd;
 	out->w_bytes_bwd = 2.0 * out->w_bytes_fwd;
 	out->ops_bwd = l->need_dx ? 6 : 5;
+	out->heads = d.h;
+	out->len_q = l->s.in_len;
+	out->len_kv = xo_attention_len_kv(&l->s.p);
+	out->key_dim = d.dk;
+	out->value_dim = d.dv;
+}
+
+bool xo_model_layer_attention(const struct xo_model *m, int i, int64_t batch,
+                              struct xo_layer_attention *out)
+{
+	const struct layer *l;
+	struct mha_dims d;
+
+	XO_ASSERT(m && out && i >= 0 && i < m->nlayers && batch >= 1);
+	l = &m->layers[i];
+	if (l->s.kind != XO_LAYER_MULTI_HEAD_ATTENTION)
+		return false;
+	d = mha_dims_of(&l->s);
+	*out = (struct xo_layer_attention){
+	    .att_fwd = xo_model_layer_params(m, i, false),
+	    .att_bwd = xo_model_layer_params(m, i, true),
+	    .heads = d.h,
+	    .len_q = l->s.in_len,
+	    .len_kv = xo_attention_len_kv(&l->s.p),
+	    .key_dim = d.dk,
+	    .value_dim = d.dv,
+	};
+	out->att_fwd.batch = out->att_bwd.batch = batch;
+	out->att_fwd.len_kv = out->att_bwd.len_kv = out->len_kv;
+	for (int k = 0; k < 4; k++) {
+		struct xo_layer_gemm *g = &out->proj[k];
+		int64_t rows, cols, wo, bo, t = k == 1 || k == 2 ? out->len_kv : out->len_q;
+
+		mha_var(l, k, &rows, &cols, &wo, &bo);
+		g->op = XO_OP_dense;
+		g->fwd = xo_params_default();
+		g->fwd.batch = batch * t;
+		g->fwd.ch = rows;
+		g->fwd.units = cols;
+		g->fwd.use_bias = l->s.p.use_bias;
+		g->bwd = g->fwd;
+		g->bwd.training = true;
+		g->has_grad = l->has_grad;
+		/* the output projection's dx feeds the attention's backward */
+		g->need_dx = k == 3 || l->need_dx;
+		g->rows = t; /* per sample; the op's batch is batch x t rows */
+		g->k = g->k_dw = g->k_dx = rows;
+		g->n = cols;
+	}
+	return true;
 }
 
 const struct xo_layer_family xo_family_attn = {

@@ -222,6 +222,44 @@ int xo_cost_serial_measured(const struct xo_probe *p, const struct xo_cost_step 
 	return n;
 }
 
+void xo_cost_attention(const struct xo_probe *p, const struct xo_cost_step *step,
+                       const struct xo_layer_cost *c, bool is_cl, struct xo_cost_attention *out)
+{
+	double n = (double)step->batch, h = (double)c->heads, tq = (double)c->len_q;
+	double tk = (double)c->len_kv, dk = (double)c->key_dim, dv = (double)c->value_dim;
+	double passes = step->training ? 3 : 1, exp_flops, units = p->units > 0 ? p->units : 1;
+
+	*out = (struct xo_cost_attention){0};
+	if (!(c->heads > 0))
+		return;
+	out->pairs = n * h;
+	out->scores = n * h * tq * tk;
+	out->scores_flops = passes * 2 * out->scores * dk;
+	out->wsum_flops = passes * 2 * out->scores * dv;
+	out->proj_flops = n * (c->flops_fwd + (step->training ? c->flops_bwd : 0)) -
+	                  out->scores_flops - out->wsum_flops;
+	out->gemm_s = over(out->proj_flops + out->scores_flops + out->wsum_flops, p->flops);
+	/* cpu: each score written and read (8 bytes); cl: no score is stored,
+	 * each query row's work-item reads its head's K rows for the maximum,
+	 * the sum and the output and its V rows once, 4 (3 dk + dv) bytes a
+	 * score */
+	out->softmax_bytes = passes * out->scores * (is_cl ? 4 * (3 * dk + dv) : 8);
+	exp_flops = passes * 20 * out->scores;
+	out->softmax_s = fmax(over(exp_flops, p->flops), over(out->softmax_bytes, p->mem_bw));
+	if (is_cl) {
+		out->chain_macs = tk * (3 * dk + dv) * (step->training ? 3 : 1);
+		out->serial_s = times(out->chain_macs, p->lane_mac_s);
+	} else {
+		out->calls = out->pairs * (step->training ? 7 : 2);
+		out->serial_s = times(out->calls / units, p->step_s);
+	}
+	out->bound = "GEMM";
+	if (out->softmax_s > out->gemm_s && out->softmax_s >= out->serial_s)
+		out->bound = "softmax";
+	else if (out->serial_s > out->gemm_s && out->serial_s > out->softmax_s)
+		out->bound = "serial";
+}
+
 enum xo_cross xo_cost_crossover(const double *x, const double *a, const double *b, int n,
                                 double *batch)
 {

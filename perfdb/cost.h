@@ -119,6 +119,49 @@ int xo_cost_serial_measured(const struct xo_probe *p, const struct xo_cost_step 
                             const double *layer_s, struct xo_split *measured);
 
 /*
+ * A multi_head_attention layer (layer.heads > 0) in one step, split into
+ * the parts `xo explain` names (docs/explain.md). Per sample, with h
+ * heads, Tq query and Tk key rows, widths dk and dv:
+ *   GEMM-shaped  the four projections (dense GEMMs over batch x T rows:
+ *                flops_fwd less the two products below) and per (sample,
+ *                head) the scores Q K^T (2 Tq Tk dk h) and the weighted sum
+ *                P V (2 Tq Tk dv h); training 3x (the backward's products
+ *                are twice the forward's): flops / probe.flops
+ *   memory-bound the softmax over the Tq x Tk x h scores: per score an exp
+ *                (~20 FLOP, vector; the cpu's fused softmax counts it so)
+ *                and on cpu a write and a read of 4 bytes, on cl (no score
+ *                stored) the K row read for the maximum, the sum and the
+ *                output and the V row once, 4 (3 dk + dv) bytes; 3x in
+ *                training (P recomputed, dP read, dS written): max of the
+ *                two times
+ *   head split/merge  none on cpu and cl: the heads are strided views of
+ *                the projections' [batch][T][h x d] rows (no copy)
+ *   serial       cpu: batch x h pairs, each its own small GEMM calls in
+ *                a chain (2 forward, 5 backward), the pairs spread over
+ *                probe.units threads: calls / units x probe.step_s (a
+ *                small GEMM call's latency); cl: one work-item per (sample,
+ *                query row, head) runs Tk x (3 dk + dv) dependent
+ *                multiply-adds (each score computed for the row maximum,
+ *                the sum and the output), the backward's passes about
+ *                twice that: chain x probe.lane_mac_s, a floor however
+ *                many work-items run at once
+ * bound names the largest of the three: "GEMM", "softmax" or "serial".
+ */
+struct xo_cost_attention {
+	double proj_flops, scores_flops, wsum_flops; /* the step's, training 3x */
+	double gemm_s;                  /* (proj + scores + wsum) / probe.flops */
+	double scores;                  /* score elements in the step (batch x h x Tq x Tk) */
+	double softmax_bytes, softmax_s;
+	double pairs;                   /* (sample, head) pairs */
+	double calls;                   /* cpu: per-pair GEMM calls in the step */
+	double chain_macs;              /* cl: one work-item's chain in the step */
+	double serial_s;                /* cpu: calls / units x step_s; cl: chain x lane_mac_s */
+	const char *bound;              /* "GEMM", "softmax" or "serial" */
+};
+void xo_cost_attention(const struct xo_probe *p, const struct xo_cost_step *step,
+                       const struct xo_layer_cost *c, bool is_cl, struct xo_cost_attention *out);
+
+/*
  * Where curve b (e.g. cl) first becomes faster than curve a (cpu), both
  * sampled at the same increasing batch sizes x[0..n): the batch where
  * log(b/a) crosses 0, interpolated linearly in log2(batch) between the two

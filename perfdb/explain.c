@@ -236,6 +236,101 @@ static const char *what_name(bool training)
 	return training ? "train step" : "predict call";
 }
 
+/* "1.2 GFLOP" style amount */
+static const char *fmt_amount(double v, const char *unit, char *buf, size_t size)
+{
+	if (v >= 1e9)
+		snprintf(buf, size, "%.2f G%s", v / 1e9, unit);
+	else if (v >= 1e6)
+		snprintf(buf, size, "%.2f M%s", v / 1e6, unit);
+	else
+		snprintf(buf, size, "%.0f %s", v, unit);
+	return buf;
+}
+
+/* The sentence naming attention layer c's parts at this point (cost.h,
+ * xo_cost_attention, a filled in): GEMM-shaped, memory-bound, serial. */
+static char *attention_sentence(const struct dev *d, const struct xo_layer_cost *c,
+                                const struct xo_cost_attention *a, char *buf, size_t size)
+{
+	char pf[32], sf[32], wf[32], g[32], sb[32], ss[32], se[32], ch[32], st[32];
+	int l;
+
+	l = snprintf(buf, size,
+	             "attention (%" PRId64 " heads, Tq %" PRId64 " x Tk %" PRId64 ", dk %" PRId64
+	             ", dv %" PRId64 "): GEMM-shaped, compute-bound at the GEMM rate: the 4 "
+	             "projections %s, Q K^T %s, P V %s -> %s; memory-bound: the softmax over "
+	             "%.3g scores (%s moved%s, an exp each) -> %s; head split/merge: none "
+	             "(strided head views, no copy); serial: ",
+	             c->heads, c->len_q, c->len_kv, c->key_dim, c->value_dim,
+	             fmt_amount(a->proj_flops, "FLOP", pf, sizeof(pf)),
+	             fmt_amount(a->scores_flops, "FLOP", sf, sizeof(sf)),
+	             fmt_amount(a->wsum_flops, "FLOP", wf, sizeof(wf)),
+	             xo_fmt_seconds(a->gemm_s, g, sizeof(g)), a->scores,
+	             fmt_amount(a->softmax_bytes, "B", sb, sizeof(sb)),
+	             d->is_cl ? ": K rows 3x and V rows once per query row" : "",
+	             xo_fmt_seconds(a->softmax_s, ss, sizeof(ss)));
+	if (l < 0 || (size_t)l >= size)
+		return buf;
+	if (d->is_cl)
+		snprintf(buf + l, size - (size_t)l,
+		         "one work-item per (sample, query row, head), each a chain of %.0f "
+		         "multiply-adds x %s -> %s at least; largest part: %s",
+		         a->chain_macs, xo_fmt_seconds(d->model.lane_mac_s, ch, sizeof(ch)),
+		         xo_fmt_seconds(a->serial_s, se, sizeof(se)), a->bound);
+	else
+		snprintf(buf + l, size - (size_t)l,
+		         "%.0f (sample, head) pairs, %.0f small GEMM calls in per-pair chains "
+		         "over %d threads x %s a call -> %s; largest part: %s",
+		         a->pairs, a->calls, d->model.units > 0 ? d->model.units : 1,
+		         xo_fmt_seconds(d->model.step_s, st, sizeof(st)),
+		         xo_fmt_seconds(a->serial_s, se, sizeof(se)), a->bound);
+	return buf;
+}
+
+/* Each attention layer's parts at this point as JSON objects (NULL when
+ * the model has none or there is no probe). */
+static json_t *attention_json(const struct dev *d, const struct xo_cost_step *step)
+{
+	json_t *arr = NULL;
+	char buf[1024];
+
+	for (int i = 0; d->have_probe && i < step->nlayers; i++) {
+		const struct xo_layer_cost *c = &step->layers[i];
+		struct xo_cost_attention a;
+		json_t *o;
+
+		if (!(c->heads > 0))
+			continue;
+		xo_cost_attention(&d->model, step, c, d->is_cl, &a);
+		o = json_object();
+		json_object_set_new(o, "layer", json_integer(i));
+		json_object_set_new(o, "heads", json_integer(c->heads));
+		json_object_set_new(o, "len_q", json_integer(c->len_q));
+		json_object_set_new(o, "len_kv", json_integer(c->len_kv));
+		json_object_set_new(o, "key_dim", json_integer(c->key_dim));
+		json_object_set_new(o, "value_dim", json_integer(c->value_dim));
+		json_object_set_new(o, "gemm_proj_flops", jnum(a.proj_flops));
+		json_object_set_new(o, "gemm_scores_flops", jnum(a.scores_flops));
+		json_object_set_new(o, "gemm_wsum_flops", jnum(a.wsum_flops));
+		json_object_set_new(o, "gemm_s", jnum(a.gemm_s));
+		json_object_set_new(o, "softmax_bytes", jnum(a.softmax_bytes));
+		json_object_set_new(o, "softmax_s", jnum(a.softmax_s));
+		json_object_set_new(o, "head_split_merge_bytes", json_integer(0));
+		json_object_set_new(o, "pairs", jnum(a.pairs));
+		json_object_set_new(o, "serial_calls", jnum(d->is_cl ? NAN : a.calls));
+		json_object_set_new(o, "serial_chain_macs", jnum(d->is_cl ? a.chain_macs : NAN));
+		json_object_set_new(o, "serial_s", jnum(a.serial_s));
+		json_object_set_new(o, "bound", json_string(a.bound));
+		json_object_set_new(o, "diagnosis",
+		                    json_string(attention_sentence(d, c, &a, buf, sizeof(buf))));
+		if (!arr)
+			arr = json_array();
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt,
                           const struct xo_cost_step *step)
 {
@@ -288,6 +383,12 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 		json_object_set_new(o, "predicted_diagnosis", json_null());
 		json_object_set_new(o, "diagnosis_match", json_null());
 	}
+	{
+		json_t *att = attention_json(d, step);
+
+		if (att)
+			json_object_set_new(o, "attention", att);
+	}
 	return o;
 }
 
@@ -330,6 +431,21 @@ static const char *fmt_split(const struct xo_split *s, char *buf, size_t size)
 		snprintf(buf, size, "%3.0f/%3.0f/%3.0f/%3.0f", 100 * s->part_s[0] / w,
 		         100 * s->part_s[1] / w, 100 * s->part_s[2] / w, 100 * s->part_s[3] / w);
 	return buf;
+}
+
+/* A line per attention layer under a point's diagnosis (attention_sentence). */
+static void print_attention(FILE *f, const struct dev *d, const struct xo_cost_step *step)
+{
+	char buf[1024];
+
+	for (int i = 0; i < step->nlayers; i++) {
+		struct xo_cost_attention a;
+
+		if (!(step->layers[i].heads > 0))
+			continue;
+		xo_cost_attention(&d->model, step, &step->layers[i], d->is_cl, &a);
+		fprintf(f, "        %s\n", attention_sentence(d, &step->layers[i], &a, buf, sizeof(buf)));
+	}
 }
 
 static void print_point(FILE *f, const struct dev *d, const struct xo_explain_point *pt,
@@ -379,6 +495,7 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 		snprintf(fx + l, sizeof(fx) - l, " (serial-bound %s)",
 		         xo_fmt_seconds(t->serial_s, ss, sizeof(ss)));
 	}
+	print_attention(f, d, step);
 	fprintf(f,
 	        "        predicted: %.1f launches x %s = %s, copy latency %s; copies %s; "
 	        "compute %.3g FLOP -> %s, %.3g B -> %s%s, compute %s\n",

@@ -27,7 +27,8 @@ with Keras's defaults lr 1e-3, beta_1 0.9, beta_2 0.999, epsilon 1e-7.
 Predict is one jit'ed function (training=False) called per batch.
 
 Protocol (the seed's, as `xo seed` runs it; docs/model.md): --samples
-synthetic samples (x uniform in [0, 1) in the model's input shape, labels
+synthetic samples (x uniform in [0, 1) in the model's input shape, or ids uniform
+in [0, input_dim) for an integer input into an Embedding; labels
 uniform over its classes; numpy seed 1), 80/20 train/test; an epoch is
 fit(validation_split=0.2): the training part's first 80% in shuffled
 batches of --batch-size (one jit'ed step each) plus the forward pass over the
@@ -91,7 +92,7 @@ def check_adam(model_path):
     model = keras.saving.load_model(model_path, compile=False)
     shape, classes = tuple(model.input_shape[1:]), int(model.output_shape[-1])
     rng = np.random.default_rng(2)
-    x = rng.random((64,) + shape, dtype=np.float32)
+    x = synthetic_x(model, rng, (64,) + shape)
     y = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, 64)]
     step, _ = make_functions(model)
     tv = [jnp.array(np.asarray(w.value)) for w in model.trainable_variables]
@@ -103,6 +104,18 @@ def check_adam(model_path):
     model.compile(optimizer=keras.optimizers.Adam(), loss="categorical_crossentropy")
     model.fit(x, y, batch_size=64, epochs=1, shuffle=False, verbose=0)
     return max(float(jnp.max(jnp.abs(a - b.value))) for a, b in zip(tv, model.trainable_variables))
+
+
+def synthetic_x(model, rng, shape):
+    """The seed's inputs: uniform in [0, 1) as float32, or for an integer
+    input (ids into an Embedding) uniform ids in [0, input_dim) as int32,
+    as `xo seed` draws them (cli/seed.c)."""
+    if "int" not in str(model.inputs[0].dtype):
+        return rng.random(shape, dtype=np.float32)
+    vocab = [l.input_dim for l in model.layers if type(l).__name__ == "Embedding"]
+    if not vocab:
+        raise SystemExit(f"peer_jax.py: an integer input without an Embedding: {model.name}")
+    return rng.integers(0, vocab[0], shape, dtype=np.int32)
 
 
 def timed(fn, repeat):
@@ -144,7 +157,7 @@ def main():
     shape = tuple(model.input_shape[1:])
     classes = int(model.output_shape[-1])
     rng = np.random.default_rng(1)
-    x = rng.random((a.samples,) + shape, dtype=np.float32)
+    x = synthetic_x(model, rng, (a.samples,) + shape)
     y = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, a.samples)]
     nte = a.samples // 5
     ntr = a.samples - nte

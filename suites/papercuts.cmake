@@ -88,6 +88,14 @@ if(Python3_Interpreter_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/bench_layers.py
                    $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR})
   set_tests_properties(papercuts.bench_layers PROPERTIES LABELS "quick" TIMEOUT 300)
+  # `xo bench --layers` on a MultiHeadAttention: its projections, the
+  # scores / softmax / weighted sum steps and the whole op (JSON and text).
+  foreach(mode json text)
+    add_test(NAME papercuts.bench_attention_${mode}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cli/bench_attention.py
+                     $<TARGET_FILE:xo> ${PROJECT_SOURCE_DIR} ${mode})
+    set_tests_properties(papercuts.bench_attention_${mode} PROPERTIES LABELS "quick" TIMEOUT 300)
+  endforeach()
   # What the perf commands say: a model the store lacks (exit 2, the models it
   # has), the report's heading, record --model alone, --device gpu, no GPU
   # here in words, explain's progress (suites/cli/perf_words.py).

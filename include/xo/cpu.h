@@ -38,4 +38,22 @@ double xo_cpu_fma_peak_threads(enum xo_cpu_isa isa, int n, double seconds, int t
  * (threads timed in CPU time that share a core would each count it whole). */
 int xo_cpu_peak_threads(int nthreads);
 
+/* The cpu attention op's forward one step at a time, for `xo bench
+ * --layers`: each runs over every (sample, head) pair of a forward call's
+ * arguments a (as xo_op_run takes them) with the op's own thread split and
+ * per-thread scratch, which holds S, then P, between the steps: SOFTMAX
+ * and WSUM read what the last SCORES (or SOFTMAX) left there, so a caller
+ * runs SCORES first. Only the timing means anything; o is written by WSUM.
+ * XO_EINVAL for a backend that is not cpu or a part out of range. */
+struct xo_backend;
+struct xo_op_args;
+enum xo_cpu_attn_part {
+	XO_CPU_ATTN_SCORES,  /* S = Q K^T / sqrt(dk): a GEMM of Tq x dk x Tk per pair */
+	XO_CPU_ATTN_SOFTMAX, /* P = the row softmax of S: vector exp, no GEMM */
+	XO_CPU_ATTN_WSUM,    /* O = P V: a GEMM of Tq x Tk x dv per pair */
+	XO_CPU_ATTN_PART_COUNT
+};
+enum xo_status xo_cpu_attention_part(struct xo_backend *be, const struct xo_op_args *a,
+				     enum xo_cpu_attn_part part);
+
 #endif /* XO_CPU_H */
