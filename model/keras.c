@@ -1223,6 +1223,21 @@ static enum xo_status layer_name_unique(const json_t *layers, size_t i, const st
 	return XO_OK;
 }
 
+/* Layer i's entry before its class is looked up: its name (above), and a
+ * class of Keras's own (custom_class). */
+static enum xo_status layer_entry_check(const json_t *layers, size_t i, const struct lctx *c)
+{
+	const json_t *l = json_array_get(layers, i);
+	enum xo_status st = layer_name_unique(layers, i, c);
+
+	if (!st && custom_class(l))
+		st = LAYER_ERR(c, XO_EINVAL,
+		               "a custom class ('%.64s'), not Keras's own %s: custom classes are not "
+		               "supported",
+		               custom_class(l), c->cls);
+	return st;
+}
+
 /* The class name of layers[i] ("" when it has none). */
 static const char *entry_class(const json_t *layers, size_t i)
 {
@@ -1316,8 +1331,6 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 
 	if (!json_is_string(cls))
 		return xo_error(XO_EFORMAT, "%s: model config has no class_name", origin);
-	if ((st = builtin_check(root, origin, "model")))
-		return st;
 	functional = !strcmp(json_string_value(cls), "Functional") ||
 	             !strcmp(json_string_value(cls), "Model");
 	if (!functional && strcmp(json_string_value(cls), "Sequential"))
@@ -1374,15 +1387,8 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 			                         "(1-63 letters, digits, _ - .)", origin, c.name, c.cls);
 			break;
 		}
-		if (pass == 0 && (st = layer_name_unique(layers, i, &c)))
+		if (pass == 0 && (st = layer_entry_check(layers, i, &c)))
 			break;
-		if (pass == 0 && custom_class(l)) {
-			st = LAYER_ERR(&c, XO_EINVAL,
-			               "a custom class ('%.64s'), not Keras's own %s: custom classes "
-			               "are not supported",
-			               custom_class(l), c.cls);
-			break;
-		}
 		if (!strcmp(c.cls, "InputLayer"))
 			row = &input_row;
 		for (int k = 0; k < XO_LAYER_COUNT; k++)
@@ -1790,8 +1796,11 @@ static enum xo_status config_to_spec(const char *json, size_t len, const char *t
 		sb_printf(&spec, "# from the Keras model %s\n",
 		          xo_escape_line(shown, sizeof(shown), origin));
 	}
-	st = json_is_object(root) ? map_config(root, origin, &spec)
-	                          : xo_error(XO_EFORMAT, "%s: model config is not an object", origin);
+	st = !json_is_object(root)
+	         ? xo_error(XO_EFORMAT, "%s: model config is not an object", origin)
+	         : builtin_check(root, origin, "model");
+	if (!st)
+		st = map_config(root, origin, &spec);
 	cc = troot ? troot : json_is_object(root) ? json_object_get(root, "compile_config") : NULL;
 	/* Keras writes {} (or nothing) for a model never compiled */
 	if (!st && cc && !json_is_null(cc) && !(json_is_object(cc) && !json_object_size(cc)))

@@ -682,6 +682,46 @@ static void test_keras_golden_structure(void **state)
 }
 
 /* Refusals name the layer, its class and the option. */
+/* A class its user registered keeps a built-in's class_name but not its
+ * math: refused, never read as the built-in (Keras itself needs the user's
+ * code to load it). */
+static void test_keras_custom_class(void **state)
+{
+	static const struct {
+		const char *json, *want;
+	} bad[] = {
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"module\":null,"
+	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
+	     "\"registered_name\":\"mypkg>Dense\"}]}}",
+	     "layer 'd' (Dense): a custom class ('mypkg>Dense'), not Keras's own Dense"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"module\":\"mypkg.layers\","
+	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
+	     "\"registered_name\":null}]}}",
+	     "layer 'd' (Dense): a custom class ('mypkg.layers')"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,3,4]}},{\"class_name\":"
+	     "\"TimeDistributed\",\"config\":{\"name\":\"td\",\"layer\":{\"module\":null,"
+	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
+	     "\"registered_name\":\"mypkg>Dense\"}}}]}}",
+	     "layer 'td' (TimeDistributed): layer: a custom class ('mypkg>Dense')"},
+	    {"{\"module\":\"mypkg\",\"class_name\":\"Sequential\",\"registered_name\":"
+	     "\"mypkg>Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}}]}}",
+	     "model: class 'Sequential' is a custom class ('mypkg>Sequential')"},
+	};
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (xo_keras_config_to_spec(bad[i].json, strlen(bad[i].json), "m.keras", &text) == XO_OK)
+			fail_msg("case %zu accepted: %s", i, text);
+		if (!strstr(xo_last_error(), bad[i].want))
+			fail_msg("case %zu: '%s' does not say '%s'", i, xo_last_error(), bad[i].want);
+	}
+}
+
 static void test_keras_refused(void **state)
 {
 	static const struct {
@@ -757,29 +797,6 @@ static void test_keras_refused(void **state)
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,2,3,4,5]}},{\"class_name\":"
 	     "\"Flatten\",\"config\":{\"name\":\"f\"}}]}}",
 	     "expected [None, height, width, channels]"},
-	    /* a class its user registered keeps a built-in's class_name but not
-	     * its math: refused, never read as the built-in (Keras itself needs
-	     * the user's code to load it) */
-	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
-	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"module\":null,"
-	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
-	     "\"registered_name\":\"mypkg>Dense\"}]}}",
-	     "layer 'd' (Dense): a custom class ('mypkg>Dense'), not Keras's own Dense"},
-	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
-	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"module\":\"mypkg.layers\","
-	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
-	     "\"registered_name\":null}]}}",
-	     "layer 'd' (Dense): a custom class ('mypkg.layers')"},
-	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
-	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,3,4]}},{\"class_name\":"
-	     "\"TimeDistributed\",\"config\":{\"name\":\"td\",\"layer\":{\"module\":null,"
-	     "\"class_name\":\"Dense\",\"config\":{\"name\":\"d\",\"units\":2},"
-	     "\"registered_name\":\"mypkg>Dense\"}}}]}}",
-	     "layer 'td' (TimeDistributed): layer: a custom class ('mypkg>Dense')"},
-	    {"{\"module\":\"mypkg\",\"class_name\":\"Sequential\",\"registered_name\":"
-	     "\"mypkg>Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
-	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}}]}}",
-	     "model: class 'Sequential' is a custom class ('mypkg>Sequential')"},
 	    {"[1,2]", "not an object"},
 	    {"{\"class_name\":\"Sequential\"", "bad model config JSON"},
 	};
@@ -1298,6 +1315,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_roundtrip),
 	    cmocka_unit_test(test_keras_golden_structure),
 	    cmocka_unit_test(test_keras_refused),
+	    cmocka_unit_test(test_keras_custom_class),
 	    cmocka_unit_test(test_keras_functional_nodes),
 	    cmocka_unit_test(test_keras_multi_input_nodes),
 	    cmocka_unit_test(test_keras_config_forms),
