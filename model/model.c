@@ -422,7 +422,7 @@ int64_t xo_model_memory_max(void)
  * (attention, convolutions, recurrent layers, pooling), whose buffers
  * would take the machine's memory (the kernel's OOM killer, not an
  * error). The parameters have their own bound. */
-static enum xo_status buffers_bound(const struct xo_model *m, int64_t cap)
+static enum xo_status buffers_bound(const struct xo_model *m, int64_t cap, const char *origin)
 {
 	double per = (double)m->in_size + (double)m->classes, need;
 
@@ -432,11 +432,11 @@ static enum xo_status buffers_bound(const struct xo_model *m, int64_t cap)
 	need = per * 4.0 * (double)cap;
 	if (need > (double)xo_model_memory_max())
 		return xo_error(XO_EINVAL,
-		                "model: its activations need %.3g GiB for %" PRId64
+		                "%s: its activations need %.3g GiB for %" PRId64
 		                " samples (%.3g MiB a sample), above the limit of %.3g GiB "
 		                "(XO_MODEL_MEMORY_MAX, in bytes; half the machine's memory by "
 		                "default)",
-		                need / 1073741824.0, cap, per * 4.0 / 1048576.0,
+		                origin, need / 1073741824.0, cap, per * 4.0 / 1048576.0,
 		                (double)xo_model_memory_max() / 1073741824.0);
 	return XO_OK;
 }
@@ -447,7 +447,7 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 	enum xo_status st;
 	int64_t n;
 
-	st = buffers_bound(m, cap);
+	st = buffers_bound(m, cap, "model");
 	if (st)
 		return st;
 
@@ -712,7 +712,9 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 	m->compile = m->spec.compile;
 	m->lw = sparse(m) ? 1 : m->classes;
 	m->metric_op = xo_compile_metric_op(&m->compile, m->classes);
-	st = params_alloc(m);
+	st = buffers_bound(m, max_batch, origin);
+	if (!st)
+		st = params_alloc(m);
 	if (!st)
 		st = buffers_alloc(m, max_batch);
 	if (!st)
