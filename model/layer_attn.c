@@ -11,7 +11,10 @@
  * the four biases in the bias's (b_count), so model_open lays them out
  * unchanged. The intermediates are plan views of the layer's z (Q, K, V,
  * O) and gz (their gradients and the key projection's input gradient,
- * which is added to the value's: both read the second input).
+ * which is added to the value's: both read the second input). The
+ * attention op gets the layer's dropout, seed, step and layer index in
+ * training (the dropout layer's key, so forward and backward draw one
+ * mask) and rate 0 at inference, where Keras's dropout is the identity.
  */
 #include <math.h>
 #include <string.h>
@@ -170,6 +173,8 @@ static int mha_forward(const struct layer *l, const struct layer_ctx *c,
 	}
 	out[3] = (struct layer_call){.op = XO_OP_attention, .a = {.p = c->p}};
 	out[3].a.p.len_kv = tk;
+	if (!c->training)
+		out[3].a.p.dropout = 0.0f;
 	out[3].a.src[0] = l->att_t[0];
 	out[3].a.src[1] = l->att_t[1];
 	out[3].a.src[2] = l->att_t[2];
