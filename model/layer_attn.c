@@ -12,9 +12,10 @@
  * unchanged. The intermediates are plan views of the layer's z (Q, K, V,
  * O) and gz (their gradients and the key projection's input gradient,
  * which is added to the value's: both read the second input). The
- * attention op gets the layer's dropout, seed, step and layer index in
- * training (the dropout layer's key, so forward and backward draw one
- * mask) and rate 0 at inference, where Keras's dropout is the identity.
+ * attention op gets the layer's dropout with the seed, step and layer index
+ * of xo_model_layer_params (the dropout layer's key, so forward and backward
+ * draw one mask); at inference its training flag is false, and the op then
+ * ignores the rate (Keras's dropout is the identity there).
  */
 #include <math.h>
 #include <string.h>
@@ -173,8 +174,6 @@ static int mha_forward(const struct layer *l, const struct layer_ctx *c,
 	}
 	out[3] = (struct layer_call){.op = XO_OP_attention, .a = {.p = c->p}};
 	out[3].a.p.len_kv = tk;
-	if (!c->training)
-		out[3].a.p.dropout = 0.0f;
 	out[3].a.src[0] = l->att_t[0];
 	out[3].a.src[1] = l->att_t[1];
 	out[3].a.src[2] = l->att_t[2];
