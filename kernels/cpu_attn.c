@@ -24,9 +24,10 @@
  * Dropout (training, rate > 0) multiplies P^T by the mask's weights
  * keep / (1 - rate) after the softmax (forward: before the weighted sum;
  * backward: dP^T by them before D and dS^T, and P^T by them before dV),
- * the mask drawn again by xo_dropout_keep. Each (sample, head) is one thread's, its P^T, dS^T, D and the transposed
- * copy in that thread's scratch, so the results do not depend on the
- * thread count (OpenBLAS runs one thread inside each of ours, cpu.c).
+ * the mask drawn again by xo_dropout_keep. Each (sample, head) is one
+ * thread's, its P^T, dS^T, D and the transposed copy in that thread's
+ * scratch, so the results do not depend on the thread count (OpenBLAS runs
+ * one thread inside each of ours, cpu.c).
  * xo_cpu_attention_part runs one of the forward's three steps alone over
  * every pair, with the forward's thread split, for `xo bench --layers`
  * (xo/cpu.h).
