@@ -101,8 +101,9 @@ static void attn_dropout(const struct attn_job *j, int64_t n, int64_t hd, float 
 			uint64_t e = base + (uint64_t)(i * j->tk + t);
 			float *x = &m[t * j->tq + i];
 
-			*x = xo_dropout_keep(p->seed, p->step, p->layer, e, p->dropout) ? *x * j->dscale
-			                                                                 : 0.0f;
+			*x = xo_dropout_keep(p->seed, p->step, p->layer, e, p->dropout)
+			         ? *x * j->dscale
+			         : 0.0f;
 		}
 }
 

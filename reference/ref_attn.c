@@ -20,7 +20,7 @@
 struct attn_dims {
 	int64_t b, tq, tk, h, dk, dv;
 	double scale;
-	bool drop;    /* training with dropout > 0 */
+	bool drop;     /* training with dropout > 0 */
 	double dscale; /* 1 / (1 - dropout), rounded to float as every backend's */
 };
 

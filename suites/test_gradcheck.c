@@ -1465,14 +1465,17 @@ static void test_known_attention_dropout(void **state)
 			for (int hd = 0; hd < H; hd++)
 				for (int i = 0; i < TQ; i++)
 					for (int j = 0; j < TK; j++) {
-						uint64_t e = (uint64_t)(((n * H + hd) * TQ + i) * TK + j);
+						uint64_t e =
+						    (uint64_t)(((n * H + hd) * TQ + i) * TK + j);
 						bool keep = xo_dropout_keep(5, 7, 3, e, r);
 						float got = o[((n * TQ + i) * H + hd) * TK + j];
 
 						if (keep ? !(fabsf(got - keep_v) <= 4.0f * 0x1p-24f)
 						         : got != 0.0f)
-							fail_msg("%s: o[%d][%d][%d][%d] = %.9g, keep %d",
-							         names[b], n, i, hd, j, (double)got, keep);
+							fail_msg(
+							    "%s: o[%d][%d][%d][%d] = %.9g, keep %d",
+							    names[b], n, i, hd, j, (double)got,
+							    keep);
 						kept += keep;
 					}
 		if (!(kept >= 768 - 69 && kept <= 768 + 69))
@@ -1485,7 +1488,8 @@ static void test_known_attention_dropout(void **state)
 		assert_int_equal(xo_tensor_read(a.dst[0], o, 0, N), XO_OK);
 		for (int e = 0; e < N; e++)
 			if (!(fabsf(o[e] - 1.0f / TK) <= 4.0f * 0x1p-24f))
-				fail_msg("%s not training: o[%d] = %.9g", names[b], e, (double)o[e]);
+				fail_msg("%s not training: o[%d] = %.9g", names[b], e,
+				         (double)o[e]);
 		kv_close(&k);
 	}
 }
