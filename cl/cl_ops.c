@@ -1828,6 +1828,13 @@ static void la_attention_dims(struct xo_cl_launch *l, const struct xo_params *p)
 	xo_cl_arg_int(l, xo_attention_value_dim(p));
 	xo_cl_arg_int(l, p->causal);
 	xo_cl_arg_float(l, (float)(1.0 / sqrt((double)p->key_dim)));
+	/* the dropout: rate 0 (no mask) unless training with dropout > 0 */
+	xo_cl_arg_float(l, p->training ? p->dropout : 0.0f);
+	xo_cl_arg_float(l, 1.0f / (1.0f - p->dropout));
+	xo_cl_arg_uint(l, (uint32_t)p->seed);
+	xo_cl_arg_uint(l, (uint32_t)(p->seed >> 32));
+	xo_cl_arg_uint(l, (uint32_t)p->step);
+	xo_cl_arg_uint(l, p->layer);
 }
 
 enum xo_status xo_cl_attention_fwd(struct xo_backend *be, const struct xo_op_args *a)

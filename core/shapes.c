@@ -910,7 +910,7 @@ static enum xo_status shapes_conv2d_transpose(enum xo_op op, enum xo_dir dir,
  * v[batch][len_kv][heads * value_dim] -> o[batch][len][heads * value_dim] (the
  * rows of a dense product: head h's part of a row is its d values at column
  * h * d); every size below 2^31 (the OpenCL kernels index with int within a
- * row), and a row's heads * d columns too */
+ * row), and a row's heads * d columns too; dropout in [0, 1) */
 static enum xo_status shapes_attention(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                        struct xo_slot_shape *src, struct xo_slot_shape *dst)
 {
@@ -929,6 +929,9 @@ static enum xo_status shapes_attention(enum xo_op op, enum xo_dir dir, const str
 		if (lim[i].v < 0)
 			return xo_error(XO_EINVAL, "%s: %s=%" PRId64 " must be >= 0 (0: the default)",
 			                name, lim[i].key, lim[i].v);
+	if (!(p->dropout >= 0.0f && p->dropout < 1.0f))
+		return xo_error(XO_EINVAL, "%s: dropout=%g must be in [0, 1)", name,
+		                (double)p->dropout);
 	if (p->batch > XO_GEOMETRY_MAX || p->len > XO_GEOMETRY_MAX || tk > XO_GEOMETRY_MAX ||
 	    !xo_mul_ok(p->heads, p->key_dim > dv ? p->key_dim : dv, &w) || w > XO_GEOMETRY_MAX)
 		return xo_error(XO_EOVERFLOW, "%s: a size is above the limit %" PRId64, name,

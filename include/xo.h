@@ -225,12 +225,15 @@ struct xo_params {
 	 * -1 is Keras's None (the output length from the padding rule alone) */
 	int64_t output_padding, output_padding_w;
 	/* attention: heads, per-head query/key and value widths, the key and
-	 * value sequence's length (0: len, self-attention), the causal mask */
+	 * value sequence's length (0: len, self-attention), the causal mask, the
+	 * dropout on the probabilities (when training; keyed by seed, step and
+	 * layer above, like the dropout op's mask) */
 	int64_t heads;                 /* (1) */
 	int64_t key_dim;               /* (required: Keras's key_dim has no default) */
 	int64_t value_dim;             /* (0: key_dim, Keras's default) */
 	int64_t len_kv;                /* (0: len) */
 	bool causal;                   /* keys after the query's position masked (false) */
+	float dropout;                 /* attention dropout rate in [0, 1) (0: none) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -21,9 +21,13 @@
  * sgemm's alpha (one rounding after the sum). The softmax has
  * softmax_fwd's forms (the softmax op's softmax_ulps bound); the causal
  * mask's keys enter it as -Inf, whose exp is 0, and are set to 0 after.
- * Each (sample, head) is one thread's, its P^T, dS^T, D and the transposed
- * copy in that thread's scratch, so the results do not depend on the
- * thread count (OpenBLAS runs one thread inside each of ours, cpu.c).
+ * Dropout (training, rate > 0) multiplies P^T by the mask's weights
+ * keep / (1 - rate) after the softmax (forward: before the weighted sum;
+ * backward: dP^T by them before D and dS^T, and P^T by them before dV),
+ * the mask drawn again by xo_dropout_keep. Each (sample, head) is one
+ * thread's, its P^T, dS^T, D and the transposed copy in that thread's
+ * scratch, so the results do not depend on the thread count (OpenBLAS runs
+ * one thread inside each of ours, cpu.c).
  * xo_cpu_attention_part runs one of the forward's three steps alone over
  * every pair, with the forward's thread split, for `xo bench --layers`
  * (xo/cpu.h).
@@ -42,6 +46,9 @@ struct attn_job {
 	int64_t b, tq, tk, h, dkw, dvw;
 	bool causal;
 	float scale;
+	const struct xo_params *p; /* the dropout's key: seed, step, layer, rate */
+	bool drop;                 /* training with dropout > 0 */
+	float dscale;              /* 1 / (1 - dropout) in float, every backend's bits */
 	int part; /* enum xo_cpu_attn_part, or -1: the whole forward or backward */
 };
 
@@ -81,6 +88,25 @@ static void attn_softmax(const struct attn_job *j, float *st)
 		attn_mask(j, st, 0.0f);
 }
 
+/* m [tk][tq] (key-major) times the dropout weights of (sample n, head hd):
+ * keep / (1 - rate) or 0, keep by xo_dropout_keep over the flat index
+ * ((n * H + hd) * Tq + i) * Tk + t (ops.def). */
+static void attn_dropout(const struct attn_job *j, int64_t n, int64_t hd, float *m)
+{
+	const struct xo_params *p = j->p;
+	uint64_t base = (uint64_t)((n * j->h + hd) * j->tq * j->tk);
+
+	for (int64_t i = 0; i < j->tq; i++)
+		for (int64_t t = 0; t < j->tk; t++) {
+			uint64_t e = base + (uint64_t)(i * j->tk + t);
+			float *x = &m[t * j->tq + i];
+
+			*x = xo_dropout_keep(p->seed, p->step, p->layer, e, p->dropout)
+			         ? *x * j->dscale
+			         : 0.0f;
+		}
+}
+
 /* Element offsets of (sample n, head hd) in q, k, v and o / dy. */
 static void attn_offsets(const struct attn_job *j, int64_t n, int64_t hd, int64_t off[4])
 {
@@ -99,8 +125,11 @@ static void attn_fwd_one(const struct attn_job *j, int64_t n, int64_t hd, float 
 	attn_offsets(j, n, hd, off);
 	if (j->part < 0 || j->part == XO_CPU_ATTN_SCORES)
 		attn_scores(j, j->q + off[0], j->k + off[1], st, st + j->tq * j->tk);
-	if (j->part < 0 || j->part == XO_CPU_ATTN_SOFTMAX)
+	if (j->part < 0 || j->part == XO_CPU_ATTN_SOFTMAX) {
 		attn_softmax(j, st);
+		if (j->drop)
+			attn_dropout(j, n, hd, st);
+	}
 	if (j->part < 0 || j->part == XO_CPU_ATTN_WSUM)
 		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)j->tq, (int)j->dvw,
 			    (int)j->tk, 1.0f, st, (int)j->tq, j->v + off[2], ldv, 0.0f,
@@ -140,11 +169,15 @@ static void attn_bwd_one(const struct attn_job *j, int64_t n, int64_t hd, float 
 			d + j->tq, tq);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, tq, (int)j->dvw, 1.0f,
 		    j->v + off[2], ldv, d + j->tq, tq, 0.0f, g, tq);
+	if (j->drop) /* dPd^T into dP^T */
+		attn_dropout(j, n, hd, g);
 	attn_dscores(j, st, g, d);
 	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, tq, (int)j->dkw, tk, j->scale, g, tq,
 		    j->k + off[1], ldk, 0.0f, j->dq + off[0], ldk);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, (int)j->dkw, tq, j->scale, g, tq,
 		    j->q + off[0], ldk, 0.0f, j->dk + off[1], ldk);
+	if (j->drop) /* P^T into Pd^T, dV's */
+		attn_dropout(j, n, hd, st);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, (int)j->dvw, tq, 1.0f, st, tq,
 		    j->dy + off[3], ldv, 0.0f, j->dv + off[2], ldv);
 }
@@ -183,6 +216,9 @@ static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_ar
 	    .dvw = xo_attention_value_dim(p),
 	    .causal = p->causal,
 	    .scale = (float)(1.0 / sqrt((double)p->key_dim)),
+	    .p = p,
+	    .drop = p->training && p->dropout > 0.0f,
+	    .dscale = 1.0f / (1.0f - p->dropout),
 	    .part = part,
 	};
 	int64_t macs = j.b * j.h * j.tq * j.tk * (j.dkw + j.dvw) * (bwd ? 3 : 1);

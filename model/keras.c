@@ -418,13 +418,13 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
          bidirectional_config,
          true},
     /* keras/src/layers/attention/multi_head_attention.py get_config():
-     * dropout 0 only (the attention dropout is not implemented);
-     * use_gate (a gated output) and sliding_window refused; the
-     * initializers act before weights are loaded; seed matters only with
-     * dropout. Its build_config is the call's shapes_dict (functional_wiring) */
+     * dropout (on the attention probabilities, in training: the spec's
+     * dropout=, checked there); use_gate (a gated output) and sliding_window refused; the
+     * initializers act before weights are loaded; seed is Keras's dropout
+     * RNG, which xo does not reproduce (its mask is the dropout op's). Its build_config is the call's shapes_dict (functional_wiring) */
     [XO_LAYER_MULTI_HEAD_ATTENTION] =
         {{COMMON_KEYS, {"num_heads", K_INT}, {"key_dim", K_INT}, {"value_dim", K_OPT_INT},
-          {"dropout", K_ZERO}, {"use_bias", K_BOOL}, {"use_gate", K_FALSE},
+          {"dropout", K_FLOAT}, {"use_bias", K_BOOL}, {"use_gate", K_FALSE},
           {"output_shape", K_OPT_INT}, {"attention_axes", K_AXES1}, {"sliding_window", K_NULL},
           {"seed", K_SKIP}, NO_REG_KEYS},
          mha_config,
@@ -3161,7 +3161,7 @@ static void mha_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "num_heads", json_integer(p->heads));
 	json_object_set_new(cfg, "key_dim", json_integer(p->key_dim));
 	json_object_set_new(cfg, "value_dim", json_integer(xo_attention_value_dim(p)));
-	json_object_set_new(cfg, "dropout", json_real(0.0));
+	json_object_set_new(cfg, "dropout", json_real(short_real(p->dropout)));
 	json_object_set_new(cfg, "use_bias", json_boolean(p->use_bias));
 	json_object_set_new(cfg, "use_gate", json_false());
 	json_object_set_new(cfg, "output_shape",

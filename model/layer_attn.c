@@ -11,7 +11,11 @@
  * the four biases in the bias's (b_count), so model_open lays them out
  * unchanged. The intermediates are plan views of the layer's z (Q, K, V,
  * O) and gz (their gradients and the key projection's input gradient,
- * which is added to the value's: both read the second input).
+ * which is added to the value's: both read the second input). The
+ * attention op gets the layer's dropout with the seed, step and layer index
+ * of xo_model_layer_params (the dropout layer's key, so forward and backward
+ * draw one mask); at inference its training flag is false, and the op then
+ * ignores the rate (Keras's dropout is the identity there).
  */
 #include <math.h>
 #include <string.h>

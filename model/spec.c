@@ -503,7 +503,8 @@ static bool mha_key(const char *key)
 }
 
 /* multi_head_attention's arguments: value_dim and output_shape None for
- * their defaults (key_dim; the query's features); dropout 0 only */
+ * their defaults (key_dim; the query's features); dropout a rate in [0, 1)
+ * (the attention op's, in training) */
 static enum xo_status set_mha_arg(struct xo_params *p, const char *key, const char *val,
                                   const char *origin, int line)
 {
@@ -518,13 +519,14 @@ static enum xo_status set_mha_arg(struct xo_params *p, const char *key, const ch
 	}
 	if (!strcmp(key, "dropout")) {
 		char *end;
-		double r = strtod(val, &end);
+		double r;
 
-		if (end == val || *end || r != 0.0)
+		errno = 0;
+		r = strtod(val, &end);
+		if (errno || end == val || *end || !(r >= 0.0 && r < 1.0))
 			return spec_error(XO_EINVAL, origin, line,
-			                  "dropout=%s: MultiHeadAttention's attention dropout is not "
-			                  "supported (0 only)",
-			                  val);
+			                  "dropout=%s: expected a number in [0, 1)", val);
+		p->dropout = (float)r;
 		return XO_OK;
 	}
 	if (none && (!strcmp(key, "value_dim") || !strcmp(key, "output_shape")))

@@ -7,6 +7,9 @@
  * probabilities from q and k. mag of each output is the sum of the absolute
  * values of its terms (sum_j p_j |v_j| forward; the same sums of |ds k|,
  * |ds q| and p |dy| backward), the harness's accumulation magnitude.
+ * Dropout (training, rate r > 0) weighs p_ij by w_ij = keep_ij / (1 - r)
+ * (attn_weight): pd = p w enters the weighted sum and dv, dp = (dy . v) w
+ * the softmax's backward; the magnitudes are those of the same terms.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -17,6 +20,8 @@
 struct attn_dims {
 	int64_t b, tq, tk, h, dk, dv;
 	double scale;
+	bool drop;     /* training with dropout > 0 */
+	double dscale; /* 1 / (1 - dropout), rounded to float as every backend's */
 };
 
 static struct attn_dims attn_dims_of(const struct xo_params *p)
@@ -29,7 +34,22 @@ static struct attn_dims attn_dims_of(const struct xo_params *p)
 	    .dk = p->key_dim,
 	    .dv = xo_attention_value_dim(p),
 	    .scale = 1.0 / sqrt((double)p->key_dim),
+	    .drop = p->training && p->dropout > 0.0f,
+	    .dscale = (double)(1.0f / (1.0f - p->dropout)),
 	};
+}
+
+/* The dropout weight of p_ij in sample n, head hd: 1 without dropout, else
+ * dscale or 0 from xo_dropout_keep over the flat index
+ * ((n * H + hd) * Tq + i) * Tk + j (ops.def). */
+static double attn_weight(const struct xo_params *p, const struct attn_dims *d, int64_t n,
+                          int64_t hd, int64_t i, int64_t j)
+{
+	uint64_t e = (uint64_t)(((n * d->h + hd) * d->tq + i) * d->tk + j);
+
+	if (!d->drop)
+		return 1.0;
+	return xo_dropout_keep(p->seed, p->step, p->layer, e, p->dropout) ? d->dscale : 0.0;
 }
 
 /* The keys query row i sees: [0, count); causal keeps j <= i. */
@@ -80,6 +100,8 @@ enum xo_status xo_ref_attention_fwd_math(const struct xo_params *p, const struct
 				int64_t oo = ((n * d.tq + i) * d.h + hd) * d.dv;
 
 				attn_probs(&d, src, n, hd, i, nk, pr);
+				for (int64_t j = 0; j < nk; j++)
+					pr[j] *= attn_weight(p, &d, n, hd, i, j);
 				for (int64_t e = 0; e < d.dv; e++) {
 					double o = 0.0, a = 0.0;
 
@@ -118,17 +140,17 @@ static void attn_bwd_row(const struct xo_params *p, const struct attn_dims *d,
 	attn_probs(d, src, n, hd, i, nk, a->pr);
 	for (int64_t j = 0; j < nk; j++) {
 		int64_t vo = ((n * d->tk + j) * d->h + hd) * d->dv;
-		double dp = 0.0;
+		double dp = 0.0, w = attn_weight(p, d, n, hd, i, j);
 
 		for (int64_t e = 0; e < d->dv; e++) {
 			double g = xo_ref_ld(src[3], yo + e);
 
 			dp += g * xo_ref_ld(src[2], vo + e);
-			a->dv[j * d->dv + e] += a->pr[j] * g;
-			a->mv[j * d->dv + e] += a->pr[j] * fabs(g);
+			a->dv[j * d->dv + e] += a->pr[j] * w * g;
+			a->mv[j * d->dv + e] += a->pr[j] * w * fabs(g);
 		}
-		a->ds[j] = dp;
-		dsum += a->pr[j] * dp;
+		a->ds[j] = dp * w;
+		dsum += a->pr[j] * a->ds[j];
 	}
 	for (int64_t j = 0; j < nk; j++)
 		a->ds[j] = a->pr[j] * (a->ds[j] - dsum);

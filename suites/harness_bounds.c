@@ -1308,13 +1308,42 @@ static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)
  *   dv_j      sum_i p dy: sum_i e_p |dy| + (Tq + 1) u sum_i p |dy|
  * (the + 2 of dq and dk: the scale's rounding, applied to ds on cl), each
  * plus the reference's rounding u |ref|, times C_ACC for the higher orders.
+ * Dropout (training, rate > 0) gives every p_ij a weight w_ij, 0 or
+ * 1 / (1 - rate) in float, the same bits on every backend (the same Philox
+ * draw, the same float constant), so it adds no disagreement of its own
+ * beyond one rounding of each product: o and dv sum pd = p w with
+ * e_pd = w e_p + u pd, and D and ds read dp = (dy . v) w with
+ * e_dp = w (dv + 1) u sum |dy v| + u |dp|; the sums above keep their form
+ * with these in place of p, e_p, dp, e_dp.
  */
 struct attn_bound {
 	const struct xo_params *p;
 	int64_t tq, tk, h, dk, dv;
 	double scale;
-	double *pr, *ep, *ds, *eds; /* [tq][tk] of the current (n, h) */
+	bool drop;                      /* training with dropout > 0 */
+	double *pr, *ep, *ds, *eds, *w; /* [tq][tk] of the current (n, h) */
 };
+
+/* The dropout weight of p_ij in (n, hd), the op's (ops.def): 1 without
+ * dropout, else 0 or 1 / (1 - rate) in float. */
+static double attn_bound_weight(const struct attn_bound *a, int64_t n, int64_t hd, int64_t i,
+                                int64_t j)
+{
+	const struct xo_params *p = a->p;
+	uint64_t e = (uint64_t)(((n * a->h + hd) * a->tq + i) * a->tk + j);
+
+	if (!a->drop)
+		return 1.0;
+	return xo_dropout_keep(p->seed, p->step, p->layer, e, p->dropout)
+	           ? (double)(1.0f / (1.0f - p->dropout))
+	           : 0.0;
+}
+
+/* e_pd of p_ij: w e_p, and the product's rounding when weighted. */
+static double attn_bound_epd(const struct attn_bound *a, int64_t ij)
+{
+	return a->w[ij] * a->ep[ij] + (a->drop ? U * a->w[ij] * a->pr[ij] : 0.0);
+}
 
 static int64_t attn_bound_keys(const struct attn_bound *a, int64_t i)
 {
@@ -1349,6 +1378,7 @@ static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t 
 	for (int64_t j = 0; j < nk; j++) {
 		pr[j] /= l;
 		ep[j] = 2.0 * pr[j] * es + softmax_ulps(m - lo, nk) * ulp_of((float)pr[j]);
+		a->w[i * a->tk + j] = attn_bound_weight(a, n, hd, i, j);
 	}
 	for (int64_t e = 0; e < a->dv && !bwd; e++) {
 		double t = 0.0, ma = 0.0;
@@ -1356,8 +1386,8 @@ static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t 
 		for (int64_t j = 0; j < nk; j++) {
 			double v = fabs((double)h->src[2][((n * a->tk + j) * a->h + hd) * a->dv + e]);
 
-			t += ep[j] * v;
-			ma += pr[j] * v;
+			t += attn_bound_epd(a, i * a->tk + j) * v;
+			ma += pr[j] * a->w[i * a->tk + j] * v;
 		}
 		h->tol[0][r * a->dv + e] =
 		    C_ACC * (t + (double)(nk + 1) * U * ma + U * fabs((double)h->ref[0][r * a->dv + e])) +
@@ -1374,8 +1404,10 @@ static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t 
 			dp += (double)g[e] * v[e];
 			da += fabs((double)g[e] * v[e]);
 		}
+		dp *= a->w[i * a->tk + j];
 		a->ds[i * a->tk + j] = dp;
-		a->eds[i * a->tk + j] = (double)(a->dv + 1) * U * da;
+		a->eds[i * a->tk + j] = a->w[i * a->tk + j] * (double)(a->dv + 1) * U * da +
+		                        (a->drop ? U * fabs(dp) : 0.0);
 		dsum += pr[j] * dp;
 		ed += ep[j] * fabs(dp) + pr[j] * a->eds[i * a->tk + j];
 		md += pr[j] * fabs(dp);
@@ -1389,7 +1421,8 @@ static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t 
 		                        3.0 * U * pr[j] * (fabs(dp) + fabs(dsum));
 	}
 	for (int64_t j = nk; j < a->tk; j++)
-		pr[j] = ep[j] = a->ds[i * a->tk + j] = a->eds[i * a->tk + j] = 0.0;
+		pr[j] = ep[j] = a->ds[i * a->tk + j] = a->eds[i * a->tk + j] = a->w[i * a->tk + j] =
+		    0.0;
 }
 
 /* The backward's tolerances of (n, hd) from the rows' pr, ep, ds, eds:
@@ -1437,8 +1470,8 @@ static void attn_bound_grads(struct hcase *h, const struct attn_bound *a, int64_
 			for (int64_t i = 0; i < a->tq; i++) {
 				double g = fabs((double)h->src[3][((n * a->tq + i) * a->h + hd) * a->dv + e]);
 
-				t += a->ep[i * a->tk + j] * g;
-				ma += a->pr[i * a->tk + j] * g;
+				t += attn_bound_epd(a, i * a->tk + j) * g;
+				ma += a->pr[i * a->tk + j] * a->w[i * a->tk + j] * g;
 			}
 			h->tol[2][r * a->dv + e] =
 			    C_ACC * (t + (double)(a->tq + 1) * U * ma +
@@ -1459,16 +1492,18 @@ static enum xo_status bound_attention(struct hcase *h, struct xo_backend *ref)
 	    .dk = p->key_dim,
 	    .dv = xo_attention_value_dim(p),
 	    .scale = 1.0 / sqrt((double)p->key_dim),
+	    .drop = p->training && p->dropout > 0.0f,
 	};
 	size_t m = (size_t)(a.tq * a.tk);
 
 	(void)ref;
-	a.pr = calloc(4 * m, sizeof(double));
+	a.pr = calloc(5 * m, sizeof(double));
 	if (!a.pr)
 		return xo_error(XO_ENOMEM, "harness: out of memory");
 	a.ep = a.pr + m;
 	a.ds = a.ep + m;
 	a.eds = a.ds + m;
+	a.w = a.eds + m;
 	for (int64_t n = 0; n < p->batch; n++)
 		for (int64_t hd = 0; hd < a.h; hd++) {
 			for (int64_t i = 0; i < a.tq; i++)

@@ -1408,6 +1408,92 @@ static void test_known_gather_dropout(void **state)
 	kv_close(&k);
 }
 
+/*
+ * attention's dropout mask, read back through the op on every backend: q
+ * and k zero make every p_ij = 1/Tk, v_j the unit vector e_j (value_dim =
+ * Tk) makes o_i[j] = pd_ij = p_ij keep_ij / (1 - r). Each element must be
+ * 0 exactly where xo_dropout_keep(seed, step, layer, e, r) says drop at the
+ * flat index e = ((n * H + h) * Tq + i) * Tk + j (ops.def) and within
+ * 2^-22 of 1 / (Tk (1 - r)) = 1/12 where it says keep (a few roundings of
+ * the softmax and the scale's product, each 2^-28 there), so ref, cpu and
+ * cl draw one mask. The
+ * kept count of the N = 1024 draws is binomial(N, 1 - r): at r = 0.25 mean
+ * 768, standard deviation sqrt(N r (1 - r)) = 13.9, and 768 +- 69 is a
+ * 5-sigma bound. Not training, the same call gives p itself.
+ */
+static void test_known_attention_dropout(void **state)
+{
+	enum { B = 2, TQ = 16, TK = 16, H = 2, N = B * H * TQ * TK };
+	static const char *const names[] = {"ref", "cpu", "cl"};
+	static float q[B * TQ * H], kk[B * TK * H], v[B * TK * H * TK], o[B * TQ * H * TK];
+	const float r = 0.25f, keep_v = 1.0f / (float)TK / (1.0f - r);
+
+	(void)state;
+	for (int i = 0; i < B * TK; i++)
+		for (int hd = 0; hd < H; hd++)
+			for (int e = 0; e < TK; e++)
+				v[(i * H + hd) * TK + e] = (float)(e == i % TK);
+	for (int b = 0; b < 3; b++) {
+		struct xo_op_args a = {.p = xo_params_default()};
+		int64_t kept = 0;
+		struct kv k;
+
+		memset(&k, 0, sizeof(k));
+		if (xo_backend_open(names[b], &k.be)) {
+			const char *req = getenv("XO_REQUIRE_OPENCL");
+
+			if (b == 2 && !(req && *req && strcmp(req, "0")))
+				continue; /* no OpenCL here, and none required */
+			fail_msg("%s: %s", names[b], xo_last_error());
+		}
+		a.p.batch = B;
+		a.p.len = TQ;
+		a.p.heads = H;
+		a.p.key_dim = 1;
+		a.p.value_dim = TK;
+		a.p.dropout = r;
+		a.p.seed = 5;
+		a.p.step = 7;
+		a.p.layer = 3;
+		a.src[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){B, TQ, H}, q);
+		a.src[1] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){B, TK, H}, kk);
+		a.src[2] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){B, TK, H * TK}, v);
+		a.dst[0] = kv_tensor(&k, XO_DTYPE_F32, 3, (int64_t[]){B, TQ, H * TK}, NULL);
+		assert_int_equal(xo_op_run(k.be, XO_OP_attention, XO_DIR_FWD, &a), XO_OK);
+		assert_int_equal(xo_tensor_read(a.dst[0], o, 0, N), XO_OK);
+		for (int n = 0; n < B; n++)
+			for (int hd = 0; hd < H; hd++)
+				for (int i = 0; i < TQ; i++)
+					for (int j = 0; j < TK; j++) {
+						uint64_t e =
+						    (uint64_t)(((n * H + hd) * TQ + i) * TK + j);
+						bool keep = xo_dropout_keep(5, 7, 3, e, r);
+						float got = o[((n * TQ + i) * H + hd) * TK + j];
+
+						if (keep ? !(fabsf(got - keep_v) <= 4.0f * 0x1p-24f)
+						         : got != 0.0f)
+							fail_msg(
+							    "%s: o[%d][%d][%d][%d] = %.9g, keep %d",
+							    names[b], n, i, hd, j, (double)got,
+							    keep);
+						kept += keep;
+					}
+		if (!(kept >= 768 - 69 && kept <= 768 + 69))
+			fail_msg("%s: %lld of %d kept at rate %g", names[b], (long long)kept, N,
+			         (double)r);
+		print_message("  %s: %lld of %d kept at rate %g\n", names[b], (long long)kept, N,
+		              (double)r);
+		a.p.training = false;
+		assert_int_equal(xo_op_run(k.be, XO_OP_attention, XO_DIR_FWD, &a), XO_OK);
+		assert_int_equal(xo_tensor_read(a.dst[0], o, 0, N), XO_OK);
+		for (int e = 0; e < N; e++)
+			if (!(fabsf(o[e] - 1.0f / TK) <= 4.0f * 0x1p-24f))
+				fail_msg("%s not training: o[%d] = %.9g", names[b], e,
+				         (double)o[e]);
+		kv_close(&k);
+	}
+}
+
 /* ---- the case table ----------------------------------------------------- */
 
 static struct gc_case *add_case(enum xo_op op, struct xo_params p)
@@ -1868,19 +1954,23 @@ static void build_conv2d_transpose_cases(void)
 /* The cases of attention: self and cross (len_kv != len, value_dim !=
  * key_dim), causal with len_kv equal, above and below len (smooth: a
  * softmax of bilinear scores of inputs in [-1, 1), whose third derivatives
- * stay of the order of the softmax's) */
+ * stay of the order of the softmax's); dropout in training, self and
+ * causal cross (the mask fixed by seed, step and layer: a constant weight
+ * per probability, so the function stays as smooth) */
 static void build_attention_cases(void)
 {
-	static const int64_t geo[5][6] = {
-	    /* len, len_kv, heads, key_dim, value_dim, causal */
-	    {3, 0, 2, 2, 0, 0},
-	    {2, 4, 1, 3, 2, 0},
-	    {4, 0, 2, 2, 3, 1},
-	    {2, 4, 1, 2, 0, 1},
-	    {4, 3, 1, 2, 2, 1},
+	static const int64_t geo[7][7] = {
+	    /* len, len_kv, heads, key_dim, value_dim, causal, dropout in % */
+	    {3, 0, 2, 2, 0, 0, 0},
+	    {2, 4, 1, 3, 2, 0, 0},
+	    {4, 0, 2, 2, 3, 1, 0},
+	    {2, 4, 1, 2, 0, 1, 0},
+	    {4, 3, 1, 2, 2, 1, 0},
+	    {4, 0, 2, 2, 3, 0, 30},
+	    {4, 3, 1, 2, 2, 1, 50},
 	};
 
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < 7; k++) {
 		struct xo_params p = xo_params_default();
 
 		p.batch = 2;
@@ -1890,6 +1980,12 @@ static void build_attention_cases(void)
 		p.key_dim = geo[k][3];
 		p.value_dim = geo[k][4];
 		p.causal = geo[k][5];
+		p.dropout = (float)geo[k][6] / 100.0f;
+		if (geo[k][6]) {
+			p.seed = 11;
+			p.step = 3;
+			p.layer = 2;
+		}
 		add_case(XO_OP_attention, p);
 	}
 }
@@ -1921,6 +2017,7 @@ int main(void)
 		cmocka_unit_test(test_known_sgd_rmsprop),
 		cmocka_unit_test(test_known_bce_mse),
 		cmocka_unit_test(test_known_gather_dropout),
+		cmocka_unit_test(test_known_attention_dropout),
 	};
 	struct CMUnitTest tests[GC_CASES_MAX];
 	int fails;

@@ -352,6 +352,92 @@ static void test_keras_predict(void **state)
 		xo_backend_close(be[b]);
 }
 
+/*
+ * MultiHeadAttention's dropout: Keras applies it to the attention
+ * probabilities in training only, so at inference a model with dropout 0.2
+ * is Keras's dropout-0 function (mha.y64.npy). mha.keras's spec with
+ * dropout=0.2 on both attention layers, with mha.keras's weights, predicts
+ * the same bits as mha.keras on every backend (and so within
+ * test_keras_predict's tolerance of Keras). Saved as .keras, its config
+ * holds the dropout, which reads back as 0.2.
+ */
+static void test_keras_mha_dropout(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char kpath[512], wpath[512], spath[512], rpath[512];
+	char *text, *at;
+	struct xo_npy x = load("mha.x.npy");
+	struct xo_model_spec sp;
+	int64_t count;
+	double *want = load_f8("mha.y64.npy", &count);
+	int changed = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(kpath, sizeof(kpath), "%s/mha.keras", XO_KERAS_DIR);
+	snprintf(wpath, sizeof(wpath), "%s/mha.weights.h5", XO_KERAS_DIR);
+	snprintf(spath, sizeof(spath), "%s/mha_drop.model", g_tmp);
+	snprintf(rpath, sizeof(rpath), "%s/mha_drop.keras", g_tmp);
+	assert_int_equal(xo_keras_spec_text(kpath, &text), XO_OK);
+	f = fopen(spath, "w");
+	assert_non_null(f);
+	for (char *from = text; from; changed++) { /* each " dropout=0 " made 0.2 */
+		at = strstr(from, " dropout=0 ");
+		if (at)
+			*at = '\0';
+		assert_true(fputs(from, f) >= 0);
+		if (at)
+			assert_true(fputs(" dropout=0.2 ", f) >= 0);
+		from = at ? at + 11 : NULL;
+	}
+	assert_int_equal(fclose(f), 0);
+	free(text);
+	assert_int_equal(changed, 3); /* two attention layers, and the text after */
+	for (int b = 0; b < nbe; b++) {
+		struct xo_model *m[2];
+		float *p[2];
+		double worst = 0.0;
+
+		for (int k = 0; k < 2; k++) {
+			p[k] = malloc(sizeof(float) * (size_t)count);
+			assert_non_null(p[k]);
+			if (xo_model_open(k ? spath : kpath, be[b], 32, &m[k]) ||
+			    (k && xo_model_load_weights(m[k], wpath)) ||
+			    xo_model_predict(m[k], x.data, x.dim[0], 7, p[k]))
+				fail_msg("%s on %s: %s", k ? spath : kpath, xo_backend_name(be[b]),
+				         xo_last_error());
+		}
+		assert_memory_equal(p[0], p[1], sizeof(float) * (size_t)count);
+		for (int64_t i = 0; i < count; i++)
+			worst = fmax(worst, fabs((double)p[1][i] - want[i]));
+		assert_true(worst <= fmin(8.0 * U32 * k_path(m[1]), 1e-5));
+		print_message("  mha dropout 0.2 on %-4s: the dropout-0 bits, max |err| vs Keras %.3g\n",
+		              xo_backend_name(be[b]), worst);
+		if (b == 0 && xo_model_save_weights(m[1], rpath))
+			fail_msg("%s", xo_last_error());
+		for (int k = 0; k < 2; k++) {
+			free(p[k]);
+			xo_model_close(m[k]);
+		}
+	}
+	assert_int_equal(xo_keras_spec_text(rpath, &text), XO_OK);
+	assert_int_equal(xo_spec_parse(text, rpath, &sp), XO_OK);
+	free(text);
+	changed = 0;
+	for (int l = 0; l < sp.nlayers; l++)
+		if (sp.layers[l].kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
+			assert_true(sp.layers[l].p.dropout == 0.2f);
+			changed++;
+		}
+	assert_int_equal(changed, 2);
+	xo_spec_free(&sp);
+	xo_npy_free(&x);
+	free(want);
+	for (int b = 0; b < nbe; b++)
+		xo_backend_close(be[b]);
+}
+
 /* test_keras_predict_chunk_flag: the calls of dense's forward, through
  * the cpu table's own */
 static int dense_calls;
@@ -1310,6 +1396,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_keras_predict),
+	    cmocka_unit_test(test_keras_mha_dropout),
 	    cmocka_unit_test(test_keras_predict_chunked),
 	    cmocka_unit_test(test_keras_predict_chunk_flag),
 	    cmocka_unit_test(test_keras_roundtrip),

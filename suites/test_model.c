@@ -1307,29 +1307,81 @@ static void check_steps(const char *what, const char *spec, const struct real_re
  * backend: the same data, initial weights, masks and order, so gradients and
  * parameters may differ only by float rounding (check_steps); ref is the
  * other side. The seed model and the two golden nets (strides, same/causal
- * padding, dilation, no bias, linear/sigmoid activations, pooling strides).
+ * padding, dilation, no bias, linear/sigmoid activations, pooling strides),
+ * and a transformer block whose MultiHeadAttention has dropout 0.2 (the
+ * attention op's mask on its probabilities, forward and backward).
  * Each backend runs its default path (fused where it takes the net);
  * test_fused_matches_ops compares the two paths of a backend.
  */
+/*
+ * The attention dropout acts in training: the same run with the spec's
+ * dropout=0.2 made 0 has first-step gradients that differ from the
+ * dropout run's by more than the 2 eta G two computations of one function
+ * may (check_steps; G per variable), 10 times over, in the attention's
+ * variables (the value kernel's gradient takes pd directly).
+ */
+static void mha_dropout_moves(struct xo_backend *be, const char *spec, const float *x,
+                              const float *y, const struct real_result *drop)
+{
+	char path[600];
+	size_t n;
+	char *text = read_file(spec, &n), *at = strstr(text, "dropout=0.2");
+	struct xo_layer_var v[XO_LAYER_VARS_MAX];
+	struct real_result none;
+	struct xo_model *m;
+	double k_path, k_grad, eta, worst = 0.0;
+	int nv = 0;
+
+	assert_non_null(at);
+	memcpy(at, "dropout=0.0", 11);
+	snprintf(path, sizeof(path), "%s/mha_nodrop.model", g_tmp);
+	write_file(path, text, n);
+	free(text);
+	real_step(be, true, path, x, y, &none);
+	assert_int_equal(xo_model_open(spec, be, 4, &m), XO_OK);
+	for (int l = 0; l < xo_model_layer_count(m); l++)
+		if (!strcmp(xo_model_layer_name(m, l), "mha"))
+			nv = xo_model_layer_vars(m, l, v);
+	xo_model_close(m);
+	assert_true(nv == 8);
+	spec_lengths(spec, REAL_BATCH, &k_path, &k_grad);
+	eta = 8.0 * U32 * (k_path + k_grad);
+	for (int k = 0; k < nv; k++) {
+		double g = 0.0, diff = 0.0;
+
+		for (int64_t i = v[k].off; i < v[k].off + v[k].count; i++) {
+			g = fmax(g, fabs((double)drop->hg[i]));
+			diff = fmax(diff, fabs((double)drop->hg[i] - (double)none.hg[i]));
+		}
+		if (g > 0.0)
+			worst = fmax(worst, diff / (2.0 * eta * g));
+	}
+	print_message("  mha dropout 0.2 vs 0: first gradients apart by %.3g x 2 eta G\n", worst);
+	if (!(worst > 10.0))
+		fail_msg("mha dropout: the first step's gradients moved by %.3g x 2 eta G only",
+		         worst);
+	real_result_free(&none);
+}
+
 static void test_same_run_every_backend(void **state)
 {
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
-	static const char *const names[7] = {"seed",      "mixed_a",  "mixed_b",  "acts",
-	                                     "acts/conv", "pool_avg", "pool_gmax"};
+	static const char *const names[8] = {"seed",      "mixed_a",  "mixed_b",   "acts",
+	                                     "acts/conv", "pool_avg", "pool_gmax", "mha_enc/dropout"};
 	char spec[512], what[200];
 
 	(void)state;
 	assert_string_equal(xo_backend_name(be[0]), "ref");
-	for (int g = 0; g < 7; g++) {
+	for (int g = 0; g < 8; g++) {
 		struct real_result ref, r;
 		struct xo_model *m;
 		float *x, *y;
 
 		if (g == 0)
 			snprintf(spec, sizeof(spec), "%s/seed.model", XO_MODELS_DIR);
-		else if (g == 4) /* not a fixture: a spec kept beside acts */
-			snprintf(spec, sizeof(spec), "%s/acts/conv.model", XO_GOLDEN_DIR);
+		else if (g == 4 || g == 7) /* not fixtures: specs kept beside them */
+			snprintf(spec, sizeof(spec), "%s/%s.model", XO_GOLDEN_DIR, names[g]);
 		else
 			snprintf(spec, sizeof(spec), "%s/%s/model.model", XO_GOLDEN_DIR, names[g]);
 		assert_int_equal(xo_model_open(spec, be[0], 4, &m), XO_OK);
@@ -1344,6 +1396,8 @@ static void test_same_run_every_backend(void **state)
 		}
 		/* training did something */
 		assert_true(ref.grads[0] != 0.0f || ref.grads[1] != 0.0f);
+		if (g == 7)
+			mha_dropout_moves(be[0], spec, x, y, &ref);
 		real_result_free(&ref);
 		free(x);
 		free(y);
@@ -2535,8 +2589,8 @@ static void test_mha_layer(void **state)
 	     "num_heads= and key_dim="},
 	    {"input 4 2\nmulti_head_attention num_heads=2 key_dim=2\n", "needs 2 inputs"},
 	    {"input 4 2\nmulti_head_attention inputs=input,input num_heads=2 key_dim=2 "
-	     "dropout=0.1\n",
-	     "dropout=0.1: MultiHeadAttention's attention dropout is not supported"},
+	     "dropout=1\n",
+	     "dropout=1: expected a number in [0, 1)"},
 	    {"input 8\nmulti_head_attention inputs=input,input num_heads=2 key_dim=2\n",
 	     "the value must be [steps][features] (rank 1 given)"},
 	    {"input 4 2\nmulti_head_attention inputs=input,input num_heads=0 key_dim=2\n",

@@ -4,11 +4,34 @@
  * j <= i. The forward and the row pass of the backward take one work-item
  * per (sample, query row, head); the key pass of the backward one per
  * (sample, key row, head). A score is always xo_attn_score's expression, so
- * both backward passes see the same probabilities. */
+ * both backward passes see the same probabilities. Dropout (the host passes
+ * rate > 0 when training, else 0) weighs p_ij by xo_attn_weight: pd = p w
+ * in the weighted sum and dv, dp = (dy . v) w in D and ds. */
+
+/* The dropout's arguments of every attention kernel (xo_attn_weight). */
+#define XO_ATTN_DROP_ARGS float rate, float dscale, uint seed_lo, uint seed_hi, uint step_lo, uint layer
+#define XO_ATTN_DROP rate, dscale, seed_lo, seed_hi, step_lo, layer
 
 int xo_attn_keys(int causal, int i, int tk)
 {
 	return causal && i + 1 < tk ? i + 1 : tk;
+}
+
+/* The dropout weight of p_ij: 1 when rate is 0, else dscale (the host's
+ * 1 / (1 - rate) in float) or 0 by the Philox word of the flat index
+ * e = ((n * H + hd) * Tq + i) * Tk + j, as xo_dropout_keep draws it
+ * (random.cl: counter {e/4 lo, e/4 hi, step lo, layer}, word e%4). */
+float xo_attn_weight(long e, XO_ATTN_DROP_ARGS)
+{
+	ulong blk = (ulong)e >> 2;
+	uint4 r;
+	uint w;
+
+	if (rate == 0.0f)
+		return 1.0f;
+	r = xo_philox4x32_10((uint)blk, (uint)(blk >> 32), step_lo, layer, seed_lo, seed_hi);
+	w = (e & 3) == 0 ? r.x : (e & 3) == 1 ? r.y : (e & 3) == 2 ? r.z : r.w;
+	return (float)(w >> 8) * (1.0f / 16777216.0f) >= rate ? dscale : 0.0f;
 }
 
 /* (q_i scale) . k_j over dk, in order */
@@ -39,11 +62,11 @@ void xo_attn_stats(__global const float *q, long qo, __global const float *k, lo
 __kernel void xo_cl_attention_fwd(__global const float *q, int qo0, __global const float *k,
 				  int ko0, __global const float *v, int vo0, __global float *o,
 				  int oo0, int b, int tq, int tk, int h, int dk, int dv,
-				  int causal, float scale)
+				  int causal, float scale, XO_ATTN_DROP_ARGS)
 {
 	long id = get_global_id(0);
 	int hd, i, n, nk;
-	long qo, kb, vb, oo;
+	long qo, kb, vb, oo, eb;
 	float m, l;
 
 	if (id >= (long)b * tq * h)
@@ -59,9 +82,13 @@ __kernel void xo_cl_attention_fwd(__global const float *q, int qo0, __global con
 	xo_attn_stats(q, qo, k, kb, (long)h * dk, nk, dk, scale, &m, &l);
 	for (int e = 0; e < dv; e++)
 		o[oo + e] = 0.0f;
+	eb = (((long)n * h + hd) * tq + i) * tk;
 	for (int j = 0; j < nk; j++) {
 		float p = exp(xo_attn_score(q, qo, k, kb + (long)j * h * dk, dk, scale) - m) / l;
 		long vo = vb + (long)j * h * dv;
+
+		if (rate != 0.0f)
+			p *= xo_attn_weight(eb + j, XO_ATTN_DROP);
 
 		for (int e = 0; e < dv; e++)
 			o[oo + e] = fma(p, v[vo + e], o[oo + e]);
@@ -83,11 +110,11 @@ __kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global con
 				  int ko0, __global const float *v, int vo0,
 				  __global const float *dy, int yo0, __global float *dq, int dqo0,
 				  __global float *st, int b, int tq, int tk, int h, int dk, int dv,
-				  int causal, float scale)
+				  int causal, float scale, XO_ATTN_DROP_ARGS)
 {
 	long id = get_global_id(0);
 	int hd, i, n, nk;
-	long qo, kb, vb, yo;
+	long qo, kb, vb, yo, eb;
 	float m, l, d = 0.0f;
 
 	if (id >= (long)b * tq * h)
@@ -101,10 +128,14 @@ __kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global con
 	vb = vo0 + (long)n * tk * h * dv + (long)hd * dv;
 	yo = yo0 + ((long)n * tq + i) * h * dv + (long)hd * dv;
 	xo_attn_stats(q, qo, k, kb, (long)h * dk, nk, dk, scale, &m, &l);
+	eb = (((long)n * h + hd) * tq + i) * tk;
 	for (int j = 0; j < nk; j++) {
 		float p = exp(xo_attn_score(q, qo, k, kb + (long)j * h * dk, dk, scale) - m) / l;
+		float dp = xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
 
-		d += p * xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
+		if (rate != 0.0f)
+			dp *= xo_attn_weight(eb + j, XO_ATTN_DROP);
+		d += p * dp;
 	}
 	st[id * 3] = m;
 	st[id * 3 + 1] = l;
@@ -114,7 +145,12 @@ __kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global con
 	for (int j = 0; j < nk; j++) {
 		long ko = kb + (long)j * h * dk;
 		float p = exp(xo_attn_score(q, qo, k, ko, dk, scale) - m) / l;
-		float ds = p * (xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv) - d) * scale;
+		float dp = xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
+		float ds;
+
+		if (rate != 0.0f)
+			dp *= xo_attn_weight(eb + j, XO_ATTN_DROP);
+		ds = p * (dp - d) * scale;
 
 		for (int c = 0; c < dk; c++)
 			dq[dqo0 - qo0 + qo + c] = fma(ds, k[ko + c], dq[dqo0 - qo0 + qo + c]);
@@ -128,7 +164,7 @@ __kernel void xo_cl_attention_bwd_kv(__global const float *q, int qo0, __global 
 				     __global const float *dy, int yo0, __global float *dk_,
 				     int dko0, __global float *dv_, int dvo0,
 				     __global const float *st, int b, int tq, int tk, int h,
-				     int dk, int dv, int causal, float scale)
+				     int dk, int dv, int causal, float scale, XO_ATTN_DROP_ARGS)
 {
 	long id = get_global_id(0);
 	int hd, j, n;
@@ -150,14 +186,21 @@ __kernel void xo_cl_attention_bwd_kv(__global const float *q, int qo0, __global 
 	for (int i = 0; i < tq; i++) {
 		long r = ((long)n * tq + i) * h + hd;
 		long qo = qo0 + r * dk, yo = yo0 + r * dv;
-		float p, ds;
+		float p, ds, w = 1.0f, dp;
 
 		if (j >= xo_attn_keys(causal, i, tk))
 			continue;
 		p = exp(xo_attn_score(q, qo, k, ko, dk, scale) - st[r * 3]) / st[r * 3 + 1];
-		ds = p * (xo_attn_dp(dy, yo, v, vo, dv) - st[r * 3 + 2]) * scale;
+		dp = xo_attn_dp(dy, yo, v, vo, dv);
+		if (rate != 0.0f) {
+			w = xo_attn_weight((((long)n * h + hd) * tq + i) * tk + j, XO_ATTN_DROP);
+			dp *= w;
+		}
+		ds = p * (dp - st[r * 3 + 2]) * scale;
 		for (int c = 0; c < dk; c++)
 			dk_[dko + c] = fma(ds, q[qo + c], dk_[dko + c]);
+		if (rate != 0.0f)
+			p *= w;
 		for (int e = 0; e < dv; e++)
 			dv_[dvo + e] = fma(p, dy[yo + e], dv_[dvo + e]);
 	}

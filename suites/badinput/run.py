@@ -186,10 +186,14 @@ def fixtures(d, xo):
                                    "merge_mode=None\ndense units=5 activation=softmax\n"),
                        ("bi_back", "input 17 2\nbidirectional layer=gru units=3 "
                                    "go_backwards=True\ndense units=5 activation=softmax\n"),
-                       # multi_head_attention: attention dropout, no heads, one input
+                       # multi_head_attention: attention dropout outside [0, 1), no
+                       # heads, one input
                        ("mha_dropout", "input 17 2\nmulti_head_attention inputs=input,input "
-                                       "num_heads=2 key_dim=2 dropout=0.1\nflatten\n"
+                                       "num_heads=2 key_dim=2 dropout=1.0\nflatten\n"
                                        "dense units=5 activation=softmax\n"),
+                       ("mha_dropout_neg", "input 17 2\nmulti_head_attention inputs=input,input "
+                                           "num_heads=2 key_dim=2 dropout=-0.1\nflatten\n"
+                                           "dense units=5 activation=softmax\n"),
                        ("mha_no_heads", "input 17 2\nmulti_head_attention inputs=input,input "
                                         "key_dim=2\nflatten\ndense units=5 activation=softmax\n"),
                        ("mha_one_input", "input 17 2\nmulti_head_attention num_heads=2 "
@@ -735,7 +739,10 @@ CASES = {
     "keras_graph_outer_name": (kpredict("g_outer.keras"), 2, r"g_outer\.keras: layer 'conv1d_2' \(Conv1D\): its entry's name is not its config's name$", ["out.npy"], keras_graph_edit("outer_name", "g_outer.keras"), {}, None),
     "keras_graph_dup_name": (kpredict("g_dup.keras"), 2, r"g_dup\.keras: layer 'conv1d' \(Conv1D\): two layers have this name$", ["out.npy"], keras_graph_edit("dup_name", "g_dup.keras"), {}, None),
     "keras_graph_two_outputs": (kpredict("g_two_out.keras"), 2, r"g_two_out\.keras: several outputs \(2\): a multi-output model is not supported yet$", ["out.npy"], keras_graph_edit("two_outputs", "g_two_out.keras"), {}, None),
-    "spec_mha_dropout": (predict(model="mha_dropout.model"), 2, r"mha_dropout\.model:2: dropout=0\.1: MultiHeadAttention's attention dropout is not supported \(0 only\)", ["out.npy"], None, {}, None),
+    "spec_mha_dropout": (predict(model="mha_dropout.model"), 2, r"mha_dropout\.model:2: dropout=1\.0: expected a number in \[0, 1\)$", ["out.npy"], None, {}, None),
+    "spec_mha_dropout_neg": (predict(model="mha_dropout_neg.model"), 2, r"mha_dropout_neg\.model:2: dropout=-0\.1: expected a number in \[0, 1\)$", ["out.npy"], None, {}, None),
+    "keras_mha_dropout": (kpredict("mha_d1.keras"), 2, r"mha_d1\.keras: layer 'multi_head_attention': dropout=1: expected a number in \[0, 1\)$", ["out.npy"], keras_layer_edit("mha", "MultiHeadAttention", "dropout", 1.0, "mha_d1.keras"), {}, None),
+    "keras_mha_dropout_neg": (kpredict("mha_dm.keras"), 2, r"mha_dm\.keras: layer 'multi_head_attention': dropout=-0\.1.*: expected a number in \[0, 1\)$", ["out.npy"], keras_layer_edit("mha", "MultiHeadAttention", "dropout", -0.1, "mha_dm.keras"), {}, None),
     "spec_mha_no_heads": (predict(model="mha_no_heads.model"), 2, r"mha_no_heads\.model:2: .*num_heads= and key_dim=", ["out.npy"], None, {}, None),
     "spec_mha_one_input": (predict(model="mha_one_input.model"), 2, r"mha_one_input\.model:2: multi_head_attention needs 2 inputs \(inputs=query,value", ["out.npy"], None, {}, None),
     "spec_permute_rank": (predict(model="perm_rank.model"), 2, r"perm_rank\.model:2: permute: dims=312 orders 3 axes; the input \[17\]\[2\] has 2", ["out.npy"], None, {}, None),
@@ -788,6 +795,9 @@ CASES = {
     "check_huge_strides": (["check", "--op", "conv1d", "len=29", "ch=1", "filters=2", "kernel_size=3",
                             "strides=9223372036854775807", "padding=same", "--backend", "ref"],
                            2, r"strides=9223372036854775807 is above the limit", [], None, {}, None),
+    "check_attention_dropout": (["check", "--op", "attention", "len=5", "heads=2", "key_dim=4",
+                                 "dropout=1", "--backend", "ref"],
+                                2, r"^xo check: attention: dropout=1 must be in \[0, 1\)$", [], None, {}, None),
     "check_huge_pool": (["check", "--op", "max_pooling1d", "len=29", "ch=1", "pool_size=9223372036854775807",
                          "padding=same", "--backend", "ref"],
                         2, r"pool_size=9223372036854775807 is above the limit", [], None, {}, None),
