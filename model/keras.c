@@ -1092,6 +1092,16 @@ static const char *tensor_name(const json_t *t)
 	return json_string_value(json_array_get(hist, 0));
 }
 
+/* The config name of layers[i] ("" when it has none), as a name set reads
+ * it. */
+static const char *config_name(const void *layers, int i)
+{
+	const char *c = json_string_value(
+	    json_object_get(json_object_get(json_array_get(layers, (size_t)i), "config"), "name"));
+
+	return c ? c : "";
+}
+
 /* The layers a functional layer's inputs come from, in order, into from
  * (at most XO_LAYER_INPUTS_MAX; *count is how many there are, -1 when the
  * nodes cannot be read). Keras 3: inbound_nodes [{"args": [T], "kwargs":
@@ -1150,11 +1160,11 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
  * when it takes the previous spec layer's output, as a sequential layer
  * does). input names the (first) InputLayer: the spec's "input" when it is
  * the only one (multi false), else each input keeps its name; the layers above
- * it are the first n of layers (the InputLayer among them), searched from
- * the nearest. */
+ * it are the first n of layers (the InputLayer among them), found by name in
+ * names (a name set of layers; layer_name_unique has made names unique). */
 static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, const char *input,
                                         bool multi, const char *prev, const json_t *layers,
-                                        size_t n, struct sbuf *wiring)
+                                        size_t n, const int *names, struct sbuf *wiring)
 {
 	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg;
 	int count, nodes, causal;
@@ -1179,14 +1189,9 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 		return LAYER_ERR(c, XO_EINVAL, "takes %d tensors (a merge of more than %d is not "
 		                               "supported yet)", count, XO_LAYER_INPUTS_MAX);
 	for (int k = 0; k < count; k++) {
-		size_t j = n;
+		int j = xo_nameset_find(names, config_name, layers, from[k]);
 
-		while (j > 0 &&
-		       strcmp(json_string_value(json_object_get(
-		                  json_object_get(json_array_get(layers, j - 1), "config"), "name")) ?: "",
-		              from[k]))
-			j--;
-		if (j == 0)
+		if (j < 0 || (size_t)j >= n)
 			return LAYER_ERR(c, XO_EINVAL, "takes '%s', which is not a layer above it",
 			                 from[k]);
 	}
@@ -1204,31 +1209,29 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 /* A Functional's entry names its layer twice: Keras wires the graph by the
  * outer name and builds the layer by the config's. Keras writes them equal;
  * a file where layer i's differ, or where it shares its name with a layer
- * before it, would be read as another model: refused. */
-static enum xo_status layer_name_unique(const json_t *layers, size_t i, const struct lctx *c)
+ * before it, would be read as another model: refused. names: the name set of
+ * layers[0..i-1], to which layers[i] is added. */
+static enum xo_status layer_name_unique(const json_t *layers, size_t i, const struct lctx *c,
+                                        int *names)
 {
 	const json_t *outer = json_object_get(json_array_get(layers, i), "name");
 
 	if (outer && (!json_is_string(outer) || strcmp(json_string_value(outer), c->name)))
 		return xo_error(XO_EINVAL, "%s: layer '%s' (%s): its entry's name is not its "
 		                           "config's name", c->origin, c->name, c->cls);
-	for (size_t j = 0; j < i; j++) {
-		const json_t *nj =
-		    json_object_get(json_object_get(json_array_get(layers, j), "config"), "name");
-
-		if (json_is_string(nj) && !strcmp(json_string_value(nj), c->name))
-			return xo_error(XO_EINVAL, "%s: layer '%s' (%s): two layers have this name",
-			                c->origin, c->name, c->cls);
-	}
+	if (xo_nameset_add(names, config_name, layers, (int)i) >= 0)
+		return xo_error(XO_EINVAL, "%s: layer '%s' (%s): two layers have this name",
+		                c->origin, c->name, c->cls);
 	return XO_OK;
 }
 
-/* Layer i's entry before its class is looked up: its name (above), and a
- * class of Keras's own (custom_class). */
-static enum xo_status layer_entry_check(const json_t *layers, size_t i, const struct lctx *c)
+/* Layer i's entry before its class is looked up: its name (above; names:
+ * the layers' name set), and a class of Keras's own (custom_class). */
+static enum xo_status layer_entry_check(const json_t *layers, size_t i, const struct lctx *c,
+                                        int *names)
 {
 	const json_t *l = json_array_get(layers, i);
-	enum xo_status st = layer_name_unique(layers, i, c);
+	enum xo_status st = layer_name_unique(layers, i, c, names);
 
 	if (!st && custom_class(l))
 		st = LAYER_ERR(c, XO_EINVAL,
@@ -1318,7 +1321,9 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	return st;
 }
 
-static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
+/* The model config root as spec text into spec; set: an empty name set
+ * (model_internal.h) for its layers. */
+static enum xo_status map_model(const json_t *root, const char *origin, int *set, struct sbuf *spec)
 {
 	const json_t *cls = json_object_get(root, "class_name");
 	const json_t *cfg = json_object_get(root, "config");
@@ -1387,7 +1392,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 			                         "(1-63 letters, digits, _ - .)", origin, c.name, c.cls);
 			break;
 		}
-		if (pass == 0 && (st = layer_entry_check(layers, i, &c)))
+		if (pass == 0 && (st = layer_entry_check(layers, i, &c, set)))
 			break;
 		if (!strcmp(c.cls, "InputLayer"))
 			row = &input_row;
@@ -1416,7 +1421,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				st = LAYER_ERR(&c, XO_EFORMAT, "comes before the model's InputLayer%s", "");
 				break;
 			}
-			if ((st = functional_inputs(l, &c, input, nin > 1, prev, layers, i,
+			if ((st = functional_inputs(l, &c, input, nin > 1, prev, layers, i, set,
 			                            &wiring)))
 				break;
 		}
@@ -1466,6 +1471,18 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		st = xo_error(XO_EFORMAT, "%s: model config has no input shape", origin);
 	if (!st && spec->oom)
 		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	return st;
+}
+
+static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
+{
+	int *names = calloc(XO_NAMESET_SIZE, sizeof(*names));
+	enum xo_status st;
+
+	if (!names)
+		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	st = map_model(root, origin, names, spec);
+	free(names);
 	return st;
 }
 
