@@ -2799,24 +2799,50 @@ static json_t *tensor_shape(struct xo_model *m, int j)
 	         : batch_shape(ls->out_rank, ls->out_len, ls->out_w, ls->out_ch);
 }
 
-/* The InputLayer's name of model input k: Keras's default, input_layer,
- * for a model of one input; the spec's names for several. */
-static const char *input_layer_name(struct xo_model *m, int k)
+static const char *model_layer_name(const void *m, int i)
 {
-	return xo_model_input_count(m) > 1 ? xo_model_input_spec(m, k)->name : "input_layer";
+	return xo_model_layer_spec(m, i)->name;
+}
+
+/* The InputLayer's name of a model of one input, into buf: Keras's default,
+ * input_layer, or the first of input_layer_1, input_layer_2, ... (Keras's
+ * own sequence) that no layer of m has: a spec may name a layer
+ * input_layer, and a config with two layers of one name loads in neither
+ * Keras nor xo. NULL when out of memory. */
+static const char *single_input_name(const struct xo_model *m, char buf[XO_LAYER_NAME_MAX])
+{
+	int *set = calloc(XO_NAMESET_SIZE, sizeof(*set));
+
+	if (!set)
+		return NULL;
+	for (int i = 0; i < xo_model_layer_count(m); i++)
+		xo_nameset_add(set, model_layer_name, m, i);
+	snprintf(buf, XO_LAYER_NAME_MAX, "input_layer");
+	for (int k = 1; xo_nameset_find(set, model_layer_name, m, buf) >= 0; k++)
+		snprintf(buf, XO_LAYER_NAME_MAX, "input_layer_%d", k);
+	free(set);
+	return buf;
+}
+
+/* The InputLayer's name of model input k: in1 (single_input_name) for a
+ * model of one input; the spec's names for several (which no layer has). */
+static const char *input_layer_name(struct xo_model *m, int k, const char *in1)
+{
+	return xo_model_input_count(m) > 1 ? xo_model_input_spec(m, k)->name : in1;
 }
 
 /* A functional layer's inbound_nodes (Keras 3's form: one node whose args
  * hold its tensor, or a merge's list of them) and, for a merge, the
  * build_config's list of input shapes into entry. */
-static void functional_wiring(struct xo_model *m, int i, json_t *entry)
+static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t *entry)
 {
 	const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 	json_t *ts = json_array(), *shapes = json_array(), *arg, *kwargs;
 
 	for (int k = 0; k < ls->ninputs; k++) {
 		int j = ls->inputs[k];
-		const char *from = j < 0 ? input_layer_name(m, -1 - j) : xo_model_layer_spec(m, j)->name;
+		const char *from =
+		    j < 0 ? input_layer_name(m, -1 - j, in1) : xo_model_layer_spec(m, j)->name;
 
 		json_array_append_new(
 		    ts, json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name", "__keras_tensor__",
@@ -2857,16 +2883,17 @@ static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 }
 
 /* The root of a functional model's config.json around its layers. */
-static json_t *functional_root(struct xo_model *m, json_t *layers)
+static json_t *functional_root(struct xo_model *m, json_t *layers, const char *in1)
 {
 	const char *last = xo_model_layer_spec(m, xo_model_layer_count(m) - 1)->name;
-	json_t *ins = json_pack("[s,i,i]", "input_layer", 0, 0);
+	json_t *ins = json_pack("[s,i,i]", in1, 0, 0);
 
 	if (xo_model_input_count(m) > 1) { /* Keras's list of [name, 0, 0] */
 		json_decref(ins);
 		ins = json_array();
 		for (int k = 0; k < xo_model_input_count(m); k++)
-			json_array_append_new(ins, json_pack("[s,i,i]", input_layer_name(m, k), 0, 0));
+			json_array_append_new(
+			    ins, json_pack("[s,i,i]", input_layer_name(m, k, in1), 0, 0));
 	}
 	return json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:[s,i,i]}, s:s, s:{s:n}}",
 	                 "module", "keras.src.models.functional", "class_name", "Functional",
@@ -2881,6 +2908,14 @@ static json_t *model_config(struct xo_model *m)
 	json_t *layers = json_array(), *root;
 	int nl = xo_model_layer_count(m);
 	bool graph = model_is_graph(m);
+	char in1buf[XO_LAYER_NAME_MAX];
+	const char *in1 = single_input_name(m, in1buf);
+
+	if (!in1) {
+		json_decref(layers);
+		xo_error(XO_ENOMEM, "%s", "out of memory");
+		return NULL;
+	}
 
 	/* the InputLayers first, in the model's order */
 	for (int k = 0; k < xo_model_input_count(m); k++) {
@@ -2889,13 +2924,13 @@ static json_t *model_config(struct xo_model *m)
 		json_array_append_new(
 		    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
 		                      "keras.layers", "class_name", "InputLayer", "config",
-		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch), "dtype",
-		                      xo_model_input_ids(m) ? "int32" : "float32", "sparse", 0,
-		                      "ragged", 0, "name", input_layer_name(m, k), "optional", 0,
-		                      "registered_name"));
+		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch),
+		                      "dtype", xo_model_input_ids(m) ? "int32" : "float32",
+		                      "sparse", 0, "ragged", 0, "name", input_layer_name(m, k, in1),
+		                      "optional", 0, "registered_name"));
 		if (graph) {
 			json_object_set_new(json_array_get(layers, (size_t)k), "name",
-			                    json_string(input_layer_name(m, k)));
+			                    json_string(input_layer_name(m, k, in1)));
 			json_object_set_new(json_array_get(layers, (size_t)k), "inbound_nodes",
 			                    json_array());
 		}
@@ -2925,19 +2960,18 @@ static json_t *model_config(struct xo_model *m)
 			                              batch_shape(ls->in_rank, ls->in_len, ls->in_w,
 			                                          ls->in_ch)));
 		if (graph)
-			functional_wiring(m, i, entry);
+			functional_wiring(m, i, in1, entry);
 		json_array_append_new(layers, entry);
 	}
-	root = graph ? functional_root(m, layers)
-	             : json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:o}, s:n, s:{s:o}}", "module",
-	                         "keras", "class_name", "Sequential", "config", "name",
-	                         "sequential", "trainable", 1, "dtype", dtype_policy(), "layers",
-	                         layers, "build_input_shape",
-	                         batch_shape(first->in_rank, first->in_len, first->in_w,
-	                                     first->in_ch),
-	                         "registered_name", "build_config", "input_shape",
-	                         batch_shape(first->in_rank, first->in_len, first->in_w,
-	                                     first->in_ch));
+	root = graph
+	           ? functional_root(m, layers, in1)
+	           : json_pack(
+	                 "{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:o}, s:n, s:{s:o}}", "module", "keras",
+	                 "class_name", "Sequential", "config", "name", "sequential", "trainable", 1,
+	                 "dtype", dtype_policy(), "layers", layers, "build_input_shape",
+	                 batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch),
+	                 "registered_name", "build_config", "input_shape",
+	                 batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch));
 	if (root)
 		json_object_set_new(root, "compile_config", compile_config(xo_model_compile(m)));
 	return root;

@@ -543,6 +543,46 @@ static void test_keras_roundtrip(void **state)
 	xo_backend_close(be);
 }
 
+/* A spec whose layers are named input_layer and input_layer_1 (Keras's
+ * own InputLayer names) saves a .keras whose InputLayer takes the next
+ * free name of Keras's sequence, so xo reads it back with every bit, as
+ * Sequential and as Functional (suites/keras_load.py's name_clash part:
+ * Keras loads them too). */
+static void test_keras_input_name_taken(void **state)
+{
+	static const char *const specs[] = {
+	    "input 4\ndense units=3 name=input_layer\ndense units=2 name=input_layer_1 "
+	    "activation=softmax\n",
+	    "input 4 name=foo\ndense units=4 name=input_layer\nadd name=input_layer_1 "
+	    "inputs=input_layer,foo\ndense units=2 activation=softmax\n"};
+	struct xo_backend *be;
+	struct xo_model *m, *m2;
+	char path[512];
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (int k = 0; k < 2; k++) {
+		float *w0, *w1;
+
+		if (xo_model_open_string(specs[k], "clash.model", be, 4, &m))
+			fail_msg("%s", xo_last_error());
+		assert_int_equal(xo_model_init(m, 5), XO_OK);
+		snprintf(path, sizeof(path), "%s/clash%d.keras", g_tmp, k);
+		if (xo_model_save_weights(m, path))
+			fail_msg("%s", xo_last_error());
+		if (xo_model_open(path, be, 4, &m2))
+			fail_msg("%s", xo_last_error());
+		w0 = params(m);
+		w1 = params(m2);
+		assert_memory_equal(w0, w1, sizeof(*w0) * (size_t)xo_model_param_count(m));
+		free(w0);
+		free(w1);
+		xo_model_close(m2);
+		xo_model_close(m);
+	}
+	xo_backend_close(be);
+}
+
 /* "path shape type attrs" of every object of an HDF5 file, sorted by
  * HDF5's name order, into buf. */
 struct walk {
@@ -1402,6 +1442,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_keras_deep_config),
+	    cmocka_unit_test(test_keras_input_name_taken),
 	    cmocka_unit_test(test_keras_predict),
 	    cmocka_unit_test(test_keras_predict_chunked),
 	    cmocka_unit_test(test_keras_predict_chunk_flag),
