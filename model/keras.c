@@ -778,6 +778,24 @@ static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, bool rn
                                   struct sbuf *args);
 static enum xo_status mirror_check(const struct lctx *c, const json_t *v);
 
+/* padding=VALUE lowercased, as Keras's standardize_padding reads it
+ * ("SAME" is same); the spec parser checks the word. */
+static void padding_arg(const char *v, struct sbuf *args)
+{
+	sb_printf(args, " padding=");
+	for (; *v; v++)
+		sb_printf(args, "%c", *v >= 'A' && *v <= 'Z' ? *v - 'A' + 'a' : *v);
+}
+
+/* Whether key may be null (Keras's None) in a layer of class cls: strides
+ * only in a pooling layer (None: the pool size); a convolution's strides
+ * and dilation_rate Keras refuses as None (standardize_tuple). */
+static bool null_refused(const char *cls, const char *key)
+{
+	return (!strcmp(key, "strides") && !strstr(cls, "Pooling")) ||
+	       !strcmp(key, "dilation_rate");
+}
+
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
                               const json_t *v, bool *have_input, struct sbuf *spec,
                               struct sbuf *args)
@@ -793,7 +811,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			break;
 		/* fall through */
 	case K_INT:
-		if (!int_value(v, &iv))
+		if (json_is_null(v) && null_refused(c->cls, key))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected one positive integer (Keras refuses "
+			                             "None)", key);
+		else if (!int_value(v, &iv))
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected one non-negative integer",
 			               key);
 		else if (iv >= 0)
@@ -807,6 +828,8 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		    strpbrk(json_string_value(v), " \t\r\n#="))
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a name (a custom %s is not "
 			                             "supported)", key, key);
+		else if (!strcmp(key, "padding")) /* Keras lowercases it (standardize_padding) */
+			padding_arg(json_string_value(v), args);
 		else
 			sb_printf(args, " %s=%s", key, json_string_value(v));
 		break;
@@ -880,7 +903,11 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		break;
 	}
 	case K_PAIR:
-		st = pair_arg(c, key, v, args);
+		if (json_is_null(v) && null_refused(c->cls, key))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, width) "
+			                             "(Keras refuses None)", key);
+		else
+			st = pair_arg(c, key, v, args);
 		break;
 	case K_MARGINS:
 	case K_MARGINS2:
@@ -1012,6 +1039,9 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
 			if (!strcmp(key, "go_backwards"))
 				same = json_is_boolean(f) && json_is_boolean(b) &&
 				       json_is_true(f) != json_is_true(b);
+			else if (!strcmp(key, "dtype") && f && b && dtype_ok(f) && dtype_ok(b))
+				same = true; /* float32 both, however written (Keras's own
+				              * mirror's policy carries a shared_object_id) */
 			else
 				same = f && b && json_equal(f, b);
 			if (!same)
@@ -1075,8 +1105,10 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 
 /* The layer name in one tensor reference of an inbound node: Keras 3's
  * {"class_name": "__keras_tensor__", "config": {"keras_history": [name, 0,
- * 0]}}, Keras 2's [name, 0, 0, {}]; NULL when it is neither (or names a
- * second output of a layer, which xo's layers do not have). */
+ * 0]}}, Keras 2's [name, 0, 0, {}]; NULL when it is neither, or names a
+ * second output of a layer, which xo's layers do not have, or a second
+ * call (node) of a layer, which xo refuses (a shared layer), so a layer
+ * called once has only node 0 (Keras refuses another index). */
 static const char *tensor_name(const json_t *t)
 {
 	const json_t *hist = json_is_array(t) ? t
@@ -1086,7 +1118,7 @@ static const char *tensor_name(const json_t *t)
 
 	if (!json_is_array(hist) || json_array_size(hist) < 3 ||
 	    !json_is_string(json_array_get(hist, 0)) ||
-	    !int_value(json_array_get(hist, 1), &node) ||
+	    !int_value(json_array_get(hist, 1), &node) || node != 0 ||
 	    !int_value(json_array_get(hist, 2), &index) || index != 0)
 		return NULL;
 	return json_string_value(json_array_get(hist, 0));
@@ -1156,6 +1188,23 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 	*count = (int)json_array_size(tensors);
 }
 
+/* The first keyword argument of layer's one node (Keras 3's form) that is
+ * a tensor (mha(query=q, value=v)), or NULL. */
+static const char *keyword_tensor(const json_t *layer)
+{
+	const json_t *node = json_array_get(json_object_get(layer, "inbound_nodes"), 0);
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v) {
+		const json_t *cls = json_object_get(v, "class_name");
+
+		if (json_is_string(cls) && !strcmp(json_string_value(cls), "__keras_tensor__"))
+			return key;
+	}
+	return NULL;
+}
+
 /* A functional layer's wiring as the spec's inputs= (into wiring; empty
  * when it takes the previous spec layer's output, as a sequential layer
  * does). input names the (first) InputLayer: the spec's "input" when it is
@@ -1166,7 +1215,7 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
                                         bool multi, const char *prev, const json_t *layers,
                                         size_t n, const int *names, struct sbuf *wiring)
 {
-	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg;
+	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg, *key;
 	int count, nodes, causal;
 	bool mha = !strcmp(c->cls, "MultiHeadAttention");
 
@@ -1176,9 +1225,14 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	if (nodes > 1)
 		return LAYER_ERR(c, XO_EINVAL, "is called %d times (a shared layer): not supported "
 		                               "yet", nodes);
+	if (nodes == 1 && (key = keyword_tensor(l)))
+		return LAYER_ERR(c, XO_EINVAL, "is called with the tensor %s= as a keyword argument "
+		                               "(tensors are supported as positional arguments "
+		                               "only)", key);
 	if (count < 1)
-		return LAYER_ERR(c, XO_EFORMAT, "inbound_nodes: expected the tensors it takes%s",
-		                 "");
+		return LAYER_ERR(c, XO_EFORMAT, "inbound_nodes: expected the tensors it takes, each "
+		                                "[layer, 0, 0] (node 0, output 0: every layer is "
+		                                "called once, with one output)%s", "");
 	if (kwarg)
 		return LAYER_ERR(c, XO_EINVAL, "is called with %s= (call arguments are not "
 		                               "supported)", kwarg);
@@ -1732,7 +1786,12 @@ static enum xo_status spec_check(const char *text, const char *origin)
 		if (l && (l = strstr(l, " name=")))
 			sscanf(l + 6, "%63[^ \n]", name);
 		snprintf(reason, sizeof(reason), "%s", p + 1 + (p[1] == ' '));
-		return xo_error(st, "%s: layer '%s': %s", origin, name, reason);
+		/* a reason that names the layer itself is not prefixed twice */
+		p = reason;
+		if (!strncmp(p, "layer '", 7) && !strncmp(p + 7, name, strlen(name)) &&
+		    !strncmp(p + 7 + strlen(name), "': ", 3))
+			p += 7 + strlen(name) + 3;
+		return xo_error(st, "%s: layer '%s': %s", origin, name, p);
 	}
 	return xo_error(st, "%s: %s", origin, msg);
 }

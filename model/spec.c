@@ -816,7 +816,16 @@ static enum xo_status shape_conv2d_transpose(struct xo_layer_spec *l, const char
 		                  "a pair)",
 		                  p->output_padding_w);
 	p->width = l->in_w;
+	/* a 1-D layer's refusals name its own kind and keys, not the 2-D op's
+	 * it runs as */
+	if (one_d && p->dilation_rate != 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "conv1d_transpose: dilation_rate=%" PRId64
+		                  " is not supported (1 only)",
+		                  p->dilation_rate);
 	st = xo_conv2d_transpose_geometry(p, &oh, &ow, &pt, &pl);
+	if (st && one_d && !strncmp(xo_last_error(), "conv2d_transpose: ", 18))
+		return spec_error(st, origin, l->line, "conv1d_transpose: %s", xo_last_error() + 18);
 	if (st)
 		return spec_error(st, origin, l->line, "%s", xo_last_error());
 	l->out_rank = one_d ? 2 : 3;
