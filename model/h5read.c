@@ -317,6 +317,55 @@ static bool seen_add(struct child *c, hid_t d)
 	return false;
 }
 
+/* Whether every chunk of chunked dataset d (rank nd, shape dims) was
+ * written. libhdf5 calls such a dataset only partly allocated whenever its
+ * chunks' bytes differ from its values' (compressed chunks are smaller; edge
+ * chunks past the shape and checksums are larger), so the chunks are
+ * counted instead: as many as the chunk shape needs to cover the shape. A
+ * chunk never written has no storage and reads as fill values, which no
+ * Keras file holds. space: d's dataspace (libhdf5 1.10 takes no H5S_ALL
+ * there). */
+static bool chunks_all_written(hid_t d, hid_t dcpl, hid_t space, int nd, const hsize_t *dims)
+{
+	hsize_t cdims[H5S_MAX_RANK], have = 0, need = 1;
+
+	if (nd < 0 || H5Pget_chunk(dcpl, nd, cdims) != nd || H5Dget_num_chunks(d, space, &have) < 0)
+		return false;
+	for (int i = 0; i < nd; i++) {
+		if (cdims[i] == 0)
+			return false;
+		need *= (dims[i] + cdims[i] - 1) / cdims[i]; /* at most the values: no overflow */
+	}
+	return have == need;
+}
+
+/* NULL when libhdf5 decodes every filter in dcpl's pipeline (deflate,
+ * shuffle, fletcher32, scale-offset, n-bit: built in; no plugin is ever
+ * loaded here), else words naming the first that it cannot. */
+static const char *filters_undecodable(hid_t dcpl)
+{
+	static char why[96]; /* the child is one thread */
+	int nf = H5Pget_nfilters(dcpl);
+
+	for (int i = 0; i < nf; i++) {
+		unsigned int flags, cd[8];
+		size_t ncd = 8;
+		char fname[48] = "";
+		H5Z_filter_t id =
+		    H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof(fname), fname, NULL);
+
+		if (id < 0 || H5Zfilter_avail(id) <= 0) {
+			for (char *p = fname; *p; p++) /* the file's own words: no '%', printable */
+				if (*p < ' ' || *p > '~' || *p == '%')
+					*p = '?';
+			snprintf(why, sizeof(why), "HDF5 filter %d%s%s%s", (int)id,
+			         *fname ? " (" : "", fname, *fname ? ")" : "");
+			return why;
+		}
+	}
+	return NULL;
+}
+
 static int child_dataset(struct child *c, const char *name)
 {
 	hid_t d, dcpl = -1, s = -1, t = -1;
@@ -359,8 +408,23 @@ static int child_dataset(struct child *c, const char *name)
 	}
 	if (H5Tget_class(t) == H5T_FLOAT && nd <= XO_MAX_DIMS)
 		flags |= DS_FLOAT;
-	if (n == 0 || (H5Dget_space_status(d, &ss) >= 0 && ss == H5D_SPACE_STATUS_ALLOCATED))
+	if (n == 0 || (H5Pget_layout(dcpl) == H5D_CHUNKED
+	                   ? chunks_all_written(d, dcpl, s, nd, dims)
+	                   : H5Dget_space_status(d, &ss) >= 0 && ss == H5D_SPACE_STATUS_ALLOCATED))
 		flags |= DS_STORED;
+	if ((flags & DS_FLOAT) && (flags & DS_STORED) && c->data) {
+		const char *why = filters_undecodable(dcpl);
+
+		if (why) {
+			char fmt[192];
+
+			snprintf(fmt, sizeof(fmt),
+			         "dataset '%%s' is stored with %s, which this build cannot decode",
+			         why);
+			rc = refuse(c, fmt, name);
+			goto out_close_dataset;
+		}
+	}
 	if ((flags & DS_FLOAT) && (flags & DS_STORED)) {
 		if (c->visited + n > XO_MODEL_PARAMS_MAX) {
 			rc = refuse(c, "%s: the file holds more float values than the limit", name);

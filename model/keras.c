@@ -778,6 +778,24 @@ static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, bool rn
                                   struct sbuf *args);
 static enum xo_status mirror_check(const struct lctx *c, const json_t *v);
 
+/* padding=VALUE lowercased, as Keras's standardize_padding reads it
+ * ("SAME" is same); the spec parser checks the word. */
+static void padding_arg(const char *v, struct sbuf *args)
+{
+	sb_printf(args, " padding=");
+	for (; *v; v++)
+		sb_printf(args, "%c", *v >= 'A' && *v <= 'Z' ? *v - 'A' + 'a' : *v);
+}
+
+/* Whether key may be null (Keras's None) in a layer of class cls: strides
+ * only in a pooling layer (None: the pool size); a convolution's strides
+ * and dilation_rate Keras refuses as None (standardize_tuple). */
+static bool null_refused(const char *cls, const char *key)
+{
+	return (!strcmp(key, "strides") && !strstr(cls, "Pooling")) ||
+	       !strcmp(key, "dilation_rate");
+}
+
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
                               const json_t *v, bool *have_input, struct sbuf *spec,
                               struct sbuf *args)
@@ -793,7 +811,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			break;
 		/* fall through */
 	case K_INT:
-		if (!int_value(v, &iv))
+		if (json_is_null(v) && null_refused(c->cls, key))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected one positive integer (Keras refuses "
+			                             "None)", key);
+		else if (!int_value(v, &iv))
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected one non-negative integer",
 			               key);
 		else if (iv >= 0)
@@ -807,6 +828,8 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		    strpbrk(json_string_value(v), " \t\r\n#="))
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a name (a custom %s is not "
 			                             "supported)", key, key);
+		else if (!strcmp(key, "padding")) /* Keras lowercases it (standardize_padding) */
+			padding_arg(json_string_value(v), args);
 		else
 			sb_printf(args, " %s=%s", key, json_string_value(v));
 		break;
@@ -880,7 +903,11 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		break;
 	}
 	case K_PAIR:
-		st = pair_arg(c, key, v, args);
+		if (json_is_null(v) && null_refused(c->cls, key))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected an integer or two (height, width) "
+			                             "(Keras refuses None)", key);
+		else
+			st = pair_arg(c, key, v, args);
 		break;
 	case K_MARGINS:
 	case K_MARGINS2:
@@ -1012,6 +1039,9 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
 			if (!strcmp(key, "go_backwards"))
 				same = json_is_boolean(f) && json_is_boolean(b) &&
 				       json_is_true(f) != json_is_true(b);
+			else if (!strcmp(key, "dtype") && f && b && dtype_ok(f) && dtype_ok(b))
+				same = true; /* float32 both, however written (Keras's own
+				              * mirror's policy carries a shared_object_id) */
 			else
 				same = f && b && json_equal(f, b);
 			if (!same)
@@ -1075,8 +1105,10 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 
 /* The layer name in one tensor reference of an inbound node: Keras 3's
  * {"class_name": "__keras_tensor__", "config": {"keras_history": [name, 0,
- * 0]}}, Keras 2's [name, 0, 0, {}]; NULL when it is neither (or names a
- * second output of a layer, which xo's layers do not have). */
+ * 0]}}, Keras 2's [name, 0, 0, {}]; NULL when it is neither, or names a
+ * second output of a layer, which xo's layers do not have, or a second
+ * call (node) of a layer, which xo refuses (a shared layer), so a layer
+ * called once has only node 0 (Keras refuses another index). */
 static const char *tensor_name(const json_t *t)
 {
 	const json_t *hist = json_is_array(t) ? t
@@ -1086,10 +1118,20 @@ static const char *tensor_name(const json_t *t)
 
 	if (!json_is_array(hist) || json_array_size(hist) < 3 ||
 	    !json_is_string(json_array_get(hist, 0)) ||
-	    !int_value(json_array_get(hist, 1), &node) ||
+	    !int_value(json_array_get(hist, 1), &node) || node != 0 ||
 	    !int_value(json_array_get(hist, 2), &index) || index != 0)
 		return NULL;
 	return json_string_value(json_array_get(hist, 0));
+}
+
+/* The config name of layers[i] ("" when it has none), as a name set reads
+ * it. */
+static const char *config_name(const void *layers, int i)
+{
+	const char *c = json_string_value(
+	    json_object_get(json_object_get(json_array_get(layers, (size_t)i), "config"), "name"));
+
+	return c ? c : "";
 }
 
 /* The layers a functional layer's inputs come from, in order, into from
@@ -1146,17 +1188,34 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 	*count = (int)json_array_size(tensors);
 }
 
+/* The first keyword argument of layer's one node (Keras 3's form) that is
+ * a tensor (mha(query=q, value=v)), or NULL. */
+static const char *keyword_tensor(const json_t *layer)
+{
+	const json_t *node = json_array_get(json_object_get(layer, "inbound_nodes"), 0);
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v) {
+		const json_t *cls = json_object_get(v, "class_name");
+
+		if (json_is_string(cls) && !strcmp(json_string_value(cls), "__keras_tensor__"))
+			return key;
+	}
+	return NULL;
+}
+
 /* A functional layer's wiring as the spec's inputs= (into wiring; empty
  * when it takes the previous spec layer's output, as a sequential layer
  * does). input names the (first) InputLayer: the spec's "input" when it is
  * the only one (multi false), else each input keeps its name; the layers above
- * it are the first n of layers (the InputLayer among them), searched from
- * the nearest. */
+ * it are the first n of layers (the InputLayer among them), found by name in
+ * names (a name set of layers; layer_name_unique has made names unique). */
 static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, const char *input,
                                         bool multi, const char *prev, const json_t *layers,
-                                        size_t n, struct sbuf *wiring)
+                                        size_t n, const int *names, struct sbuf *wiring)
 {
-	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg;
+	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg, *key;
 	int count, nodes, causal;
 	bool mha = !strcmp(c->cls, "MultiHeadAttention");
 
@@ -1166,9 +1225,14 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	if (nodes > 1)
 		return LAYER_ERR(c, XO_EINVAL, "is called %d times (a shared layer): not supported "
 		                               "yet", nodes);
+	if (nodes == 1 && (key = keyword_tensor(l)))
+		return LAYER_ERR(c, XO_EINVAL, "is called with the tensor %s= as a keyword argument "
+		                               "(tensors are supported as positional arguments "
+		                               "only)", key);
 	if (count < 1)
-		return LAYER_ERR(c, XO_EFORMAT, "inbound_nodes: expected the tensors it takes%s",
-		                 "");
+		return LAYER_ERR(c, XO_EFORMAT, "inbound_nodes: expected the tensors it takes, each "
+		                                "[layer, 0, 0] (node 0, output 0: every layer is "
+		                                "called once, with one output)%s", "");
 	if (kwarg)
 		return LAYER_ERR(c, XO_EINVAL, "is called with %s= (call arguments are not "
 		                               "supported)", kwarg);
@@ -1179,14 +1243,9 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 		return LAYER_ERR(c, XO_EINVAL, "takes %d tensors (a merge of more than %d is not "
 		                               "supported yet)", count, XO_LAYER_INPUTS_MAX);
 	for (int k = 0; k < count; k++) {
-		size_t j = n;
+		int j = xo_nameset_find(names, config_name, layers, from[k]);
 
-		while (j > 0 &&
-		       strcmp(json_string_value(json_object_get(
-		                  json_object_get(json_array_get(layers, j - 1), "config"), "name")) ?: "",
-		              from[k]))
-			j--;
-		if (j == 0)
+		if (j < 0 || (size_t)j >= n)
 			return LAYER_ERR(c, XO_EINVAL, "takes '%s', which is not a layer above it",
 			                 from[k]);
 	}
@@ -1204,31 +1263,29 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 /* A Functional's entry names its layer twice: Keras wires the graph by the
  * outer name and builds the layer by the config's. Keras writes them equal;
  * a file where layer i's differ, or where it shares its name with a layer
- * before it, would be read as another model: refused. */
-static enum xo_status layer_name_unique(const json_t *layers, size_t i, const struct lctx *c)
+ * before it, would be read as another model: refused. names: the name set of
+ * layers[0..i-1], to which layers[i] is added. */
+static enum xo_status layer_name_unique(const json_t *layers, size_t i, const struct lctx *c,
+                                        int *names)
 {
 	const json_t *outer = json_object_get(json_array_get(layers, i), "name");
 
 	if (outer && (!json_is_string(outer) || strcmp(json_string_value(outer), c->name)))
 		return xo_error(XO_EINVAL, "%s: layer '%s' (%s): its entry's name is not its "
 		                           "config's name", c->origin, c->name, c->cls);
-	for (size_t j = 0; j < i; j++) {
-		const json_t *nj =
-		    json_object_get(json_object_get(json_array_get(layers, j), "config"), "name");
-
-		if (json_is_string(nj) && !strcmp(json_string_value(nj), c->name))
-			return xo_error(XO_EINVAL, "%s: layer '%s' (%s): two layers have this name",
-			                c->origin, c->name, c->cls);
-	}
+	if (xo_nameset_add(names, config_name, layers, (int)i) >= 0)
+		return xo_error(XO_EINVAL, "%s: layer '%s' (%s): two layers have this name",
+		                c->origin, c->name, c->cls);
 	return XO_OK;
 }
 
-/* Layer i's entry before its class is looked up: its name (above), and a
- * class of Keras's own (custom_class). */
-static enum xo_status layer_entry_check(const json_t *layers, size_t i, const struct lctx *c)
+/* Layer i's entry before its class is looked up: its name (above; names:
+ * the layers' name set), and a class of Keras's own (custom_class). */
+static enum xo_status layer_entry_check(const json_t *layers, size_t i, const struct lctx *c,
+                                        int *names)
 {
 	const json_t *l = json_array_get(layers, i);
-	enum xo_status st = layer_name_unique(layers, i, c);
+	enum xo_status st = layer_name_unique(layers, i, c, names);
 
 	if (!st && custom_class(l))
 		st = LAYER_ERR(c, XO_EINVAL,
@@ -1318,7 +1375,9 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	return st;
 }
 
-static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
+/* The model config root as spec text into spec; set: an empty name set
+ * (model_internal.h) for its layers. */
+static enum xo_status map_model(const json_t *root, const char *origin, int *set, struct sbuf *spec)
 {
 	const json_t *cls = json_object_get(root, "class_name");
 	const json_t *cfg = json_object_get(root, "config");
@@ -1387,7 +1446,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 			                         "(1-63 letters, digits, _ - .)", origin, c.name, c.cls);
 			break;
 		}
-		if (pass == 0 && (st = layer_entry_check(layers, i, &c)))
+		if (pass == 0 && (st = layer_entry_check(layers, i, &c, set)))
 			break;
 		if (!strcmp(c.cls, "InputLayer"))
 			row = &input_row;
@@ -1416,7 +1475,7 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 				st = LAYER_ERR(&c, XO_EFORMAT, "comes before the model's InputLayer%s", "");
 				break;
 			}
-			if ((st = functional_inputs(l, &c, input, nin > 1, prev, layers, i,
+			if ((st = functional_inputs(l, &c, input, nin > 1, prev, layers, i, set,
 			                            &wiring)))
 				break;
 		}
@@ -1466,6 +1525,18 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 		st = xo_error(XO_EFORMAT, "%s: model config has no input shape", origin);
 	if (!st && spec->oom)
 		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	return st;
+}
+
+static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
+{
+	int *names = calloc(XO_NAMESET_SIZE, sizeof(*names));
+	enum xo_status st;
+
+	if (!names)
+		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+	st = map_model(root, origin, names, spec);
+	free(names);
 	return st;
 }
 
@@ -1715,7 +1786,12 @@ static enum xo_status spec_check(const char *text, const char *origin)
 		if (l && (l = strstr(l, " name=")))
 			sscanf(l + 6, "%63[^ \n]", name);
 		snprintf(reason, sizeof(reason), "%s", p + 1 + (p[1] == ' '));
-		return xo_error(st, "%s: layer '%s': %s", origin, name, reason);
+		/* a reason that names the layer itself is not prefixed twice */
+		p = reason;
+		if (!strncmp(p, "layer '", 7) && !strncmp(p + 7, name, strlen(name)) &&
+		    !strncmp(p + 7 + strlen(name), "': ", 3))
+			p += 7 + strlen(name) + 3;
+		return xo_error(st, "%s: layer '%s': %s", origin, name, p);
 	}
 	return xo_error(st, "%s: %s", origin, msg);
 }
@@ -2782,24 +2858,50 @@ static json_t *tensor_shape(struct xo_model *m, int j)
 	         : batch_shape(ls->out_rank, ls->out_len, ls->out_w, ls->out_ch);
 }
 
-/* The InputLayer's name of model input k: Keras's default, input_layer,
- * for a model of one input; the spec's names for several. */
-static const char *input_layer_name(struct xo_model *m, int k)
+static const char *model_layer_name(const void *m, int i)
 {
-	return xo_model_input_count(m) > 1 ? xo_model_input_spec(m, k)->name : "input_layer";
+	return xo_model_layer_spec(m, i)->name;
+}
+
+/* The InputLayer's name of a model of one input, into buf: Keras's default,
+ * input_layer, or the first of input_layer_1, input_layer_2, ... (Keras's
+ * own sequence) that no layer of m has: a spec may name a layer
+ * input_layer, and a config with two layers of one name loads in neither
+ * Keras nor xo. NULL when out of memory. */
+static const char *single_input_name(const struct xo_model *m, char buf[XO_LAYER_NAME_MAX])
+{
+	int *set = calloc(XO_NAMESET_SIZE, sizeof(*set));
+
+	if (!set)
+		return NULL;
+	for (int i = 0; i < xo_model_layer_count(m); i++)
+		xo_nameset_add(set, model_layer_name, m, i);
+	snprintf(buf, XO_LAYER_NAME_MAX, "input_layer");
+	for (int k = 1; xo_nameset_find(set, model_layer_name, m, buf) >= 0; k++)
+		snprintf(buf, XO_LAYER_NAME_MAX, "input_layer_%d", k);
+	free(set);
+	return buf;
+}
+
+/* The InputLayer's name of model input k: in1 (single_input_name) for a
+ * model of one input; the spec's names for several (which no layer has). */
+static const char *input_layer_name(struct xo_model *m, int k, const char *in1)
+{
+	return xo_model_input_count(m) > 1 ? xo_model_input_spec(m, k)->name : in1;
 }
 
 /* A functional layer's inbound_nodes (Keras 3's form: one node whose args
  * hold its tensor, or a merge's list of them) and, for a merge, the
  * build_config's list of input shapes into entry. */
-static void functional_wiring(struct xo_model *m, int i, json_t *entry)
+static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t *entry)
 {
 	const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 	json_t *ts = json_array(), *shapes = json_array(), *arg, *kwargs;
 
 	for (int k = 0; k < ls->ninputs; k++) {
 		int j = ls->inputs[k];
-		const char *from = j < 0 ? input_layer_name(m, -1 - j) : xo_model_layer_spec(m, j)->name;
+		const char *from =
+		    j < 0 ? input_layer_name(m, -1 - j, in1) : xo_model_layer_spec(m, j)->name;
 
 		json_array_append_new(
 		    ts, json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name", "__keras_tensor__",
@@ -2840,16 +2942,17 @@ static void functional_wiring(struct xo_model *m, int i, json_t *entry)
 }
 
 /* The root of a functional model's config.json around its layers. */
-static json_t *functional_root(struct xo_model *m, json_t *layers)
+static json_t *functional_root(struct xo_model *m, json_t *layers, const char *in1)
 {
 	const char *last = xo_model_layer_spec(m, xo_model_layer_count(m) - 1)->name;
-	json_t *ins = json_pack("[s,i,i]", "input_layer", 0, 0);
+	json_t *ins = json_pack("[s,i,i]", in1, 0, 0);
 
 	if (xo_model_input_count(m) > 1) { /* Keras's list of [name, 0, 0] */
 		json_decref(ins);
 		ins = json_array();
 		for (int k = 0; k < xo_model_input_count(m); k++)
-			json_array_append_new(ins, json_pack("[s,i,i]", input_layer_name(m, k), 0, 0));
+			json_array_append_new(
+			    ins, json_pack("[s,i,i]", input_layer_name(m, k, in1), 0, 0));
 	}
 	return json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:[s,i,i]}, s:s, s:{s:n}}",
 	                 "module", "keras.src.models.functional", "class_name", "Functional",
@@ -2864,6 +2967,14 @@ static json_t *model_config(struct xo_model *m)
 	json_t *layers = json_array(), *root;
 	int nl = xo_model_layer_count(m);
 	bool graph = model_is_graph(m);
+	char in1buf[XO_LAYER_NAME_MAX];
+	const char *in1 = single_input_name(m, in1buf);
+
+	if (!in1) {
+		json_decref(layers);
+		xo_error(XO_ENOMEM, "%s", "out of memory");
+		return NULL;
+	}
 
 	/* the InputLayers first, in the model's order */
 	for (int k = 0; k < xo_model_input_count(m); k++) {
@@ -2872,13 +2983,13 @@ static json_t *model_config(struct xo_model *m)
 		json_array_append_new(
 		    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
 		                      "keras.layers", "class_name", "InputLayer", "config",
-		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch), "dtype",
-		                      xo_model_input_ids(m) ? "int32" : "float32", "sparse", 0,
-		                      "ragged", 0, "name", input_layer_name(m, k), "optional", 0,
-		                      "registered_name"));
+		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch),
+		                      "dtype", xo_model_input_ids(m) ? "int32" : "float32",
+		                      "sparse", 0, "ragged", 0, "name", input_layer_name(m, k, in1),
+		                      "optional", 0, "registered_name"));
 		if (graph) {
 			json_object_set_new(json_array_get(layers, (size_t)k), "name",
-			                    json_string(input_layer_name(m, k)));
+			                    json_string(input_layer_name(m, k, in1)));
 			json_object_set_new(json_array_get(layers, (size_t)k), "inbound_nodes",
 			                    json_array());
 		}
@@ -2908,19 +3019,18 @@ static json_t *model_config(struct xo_model *m)
 			                              batch_shape(ls->in_rank, ls->in_len, ls->in_w,
 			                                          ls->in_ch)));
 		if (graph)
-			functional_wiring(m, i, entry);
+			functional_wiring(m, i, in1, entry);
 		json_array_append_new(layers, entry);
 	}
-	root = graph ? functional_root(m, layers)
-	             : json_pack("{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:o}, s:n, s:{s:o}}", "module",
-	                         "keras", "class_name", "Sequential", "config", "name",
-	                         "sequential", "trainable", 1, "dtype", dtype_policy(), "layers",
-	                         layers, "build_input_shape",
-	                         batch_shape(first->in_rank, first->in_len, first->in_w,
-	                                     first->in_ch),
-	                         "registered_name", "build_config", "input_shape",
-	                         batch_shape(first->in_rank, first->in_len, first->in_w,
-	                                     first->in_ch));
+	root = graph
+	           ? functional_root(m, layers, in1)
+	           : json_pack(
+	                 "{s:s, s:s, s:{s:s, s:b, s:o, s:o, s:o}, s:n, s:{s:o}}", "module", "keras",
+	                 "class_name", "Sequential", "config", "name", "sequential", "trainable", 1,
+	                 "dtype", dtype_policy(), "layers", layers, "build_input_shape",
+	                 batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch),
+	                 "registered_name", "build_config", "input_shape",
+	                 batch_shape(first->in_rank, first->in_len, first->in_w, first->in_ch));
 	if (root)
 		json_object_set_new(root, "compile_config", compile_config(xo_model_compile(m)));
 	return root;

@@ -62,6 +62,17 @@ int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out
 /* Optimizer steps taken (Keras's optimizer.iterations); a checkpoint stores it. */
 int64_t xo_model_iterations(const struct xo_model *m);
 
+/* A set of the names of a caller's items (spec layers, a Keras config's
+ * layers), for duplicates and look-ups in O(1) a name (spec.c): an array of
+ * XO_NAMESET_SIZE zeroed ints, for at most XO_SPEC_LAYERS_MAX + 1 items;
+ * name_of(items, i) is item i's name, which must stay put while the set is
+ * used. xo_nameset_add: the earlier item named as item i, or -1 (then item i
+ * is added); xo_nameset_find: the item named name, or -1. */
+#define XO_NAMESET_SIZE 32768
+typedef const char *xo_name_of_fn(const void *items, int i);
+int xo_nameset_add(int *set, xo_name_of_fn *name_of, const void *items, int i);
+int xo_nameset_find(const int *set, xo_name_of_fn *name_of, const void *items, const char *name);
+
 /* An untrusted Keras file read by an isolated child process (h5read.c):
  * only checked data. Paths are relative to the HDF5 root ("" is the root;
  * "layers/dense/vars/0"). A group's name lists are -1 when absent. */

@@ -818,7 +818,16 @@ static enum xo_status shape_conv2d_transpose(struct xo_layer_spec *l, const char
 		                  "a pair)",
 		                  p->output_padding_w);
 	p->width = l->in_w;
+	/* a 1-D layer's refusals name its own kind and keys, not the 2-D op's
+	 * it runs as */
+	if (one_d && p->dilation_rate != 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "conv1d_transpose: dilation_rate=%" PRId64
+		                  " is not supported (1 only)",
+		                  p->dilation_rate);
 	st = xo_conv2d_transpose_geometry(p, &oh, &ow, &pt, &pl);
+	if (st && one_d && !strncmp(xo_last_error(), "conv2d_transpose: ", 18))
+		return spec_error(st, origin, l->line, "conv1d_transpose: %s", xo_last_error() + 18);
 	if (st)
 		return spec_error(st, origin, l->line, "%s", xo_last_error());
 	l->out_rank = one_d ? 2 : 3;
@@ -1981,11 +1990,11 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 	return XO_OK;
 }
 
-/* Layer names seen so far: open addressing over indices into the layers
- * (0 is empty, i + 1 is layer i), sized for XO_SPEC_LAYERS_MAX at half load,
- * so the duplicate check is O(1) a layer, not a pass over the earlier ones. */
-#define NAMESET_SIZE 32768
-_Static_assert(NAMESET_SIZE >= 2 * XO_SPEC_LAYERS_MAX, "name set below half load");
+/* Names seen so far (model_internal.h): open addressing over indices into
+ * the caller's items (0 is empty, i + 1 is item i), sized for
+ * XO_SPEC_LAYERS_MAX + 1 at half load, so a duplicate or a name is found in
+ * O(1) a layer, not by a pass over the earlier ones. */
+_Static_assert(XO_NAMESET_SIZE >= 2 * (XO_SPEC_LAYERS_MAX + 1), "name set below half load");
 
 static uint32_t name_hash(const char *s)
 {
@@ -1996,16 +2005,31 @@ static uint32_t name_hash(const char *s)
 	return h;
 }
 
-/* The earlier layer named like layers[i], or -1 (then layers[i] is added). */
-static int nameset_add(int *set, const struct xo_layer_spec *layers, int i)
+int xo_nameset_add(int *set, xo_name_of_fn *name_of, const void *items, int i)
 {
-	uint32_t k = name_hash(layers[i].name) & (NAMESET_SIZE - 1);
+	const char *name = name_of(items, i);
+	uint32_t k = name_hash(name) & (XO_NAMESET_SIZE - 1);
 
-	for (; set[k]; k = (k + 1) & (NAMESET_SIZE - 1))
-		if (!strcmp(layers[set[k] - 1].name, layers[i].name))
+	for (; set[k]; k = (k + 1) & (XO_NAMESET_SIZE - 1))
+		if (!strcmp(name_of(items, set[k] - 1), name))
 			return set[k] - 1;
 	set[k] = i + 1;
 	return -1;
+}
+
+int xo_nameset_find(const int *set, xo_name_of_fn *name_of, const void *items, const char *name)
+{
+	uint32_t k = name_hash(name) & (XO_NAMESET_SIZE - 1);
+
+	for (; set[k]; k = (k + 1) & (XO_NAMESET_SIZE - 1))
+		if (!strcmp(name_of(items, set[k] - 1), name))
+			return set[k] - 1;
+	return -1;
+}
+
+static const char *spec_layer_name(const void *layers, int i)
+{
+	return ((const struct xo_layer_spec *)layers)[i].name;
 }
 
 /* The state of one xo_spec_parse across its lines. */
@@ -2016,17 +2040,6 @@ struct spec_parse {
 	bool have_input;
 	int line, cap, *names;
 };
-
-/* The earlier layer named name (one of layers[0..n-1]), or -1. */
-static int nameset_find(const int *set, const struct xo_layer_spec *layers, const char *name)
-{
-	uint32_t k = name_hash(name) & (NAMESET_SIZE - 1);
-
-	for (; set[k]; k = (k + 1) & (NAMESET_SIZE - 1))
-		if (!strcmp(layers[set[k] - 1].name, name))
-			return set[k] - 1;
-	return -1;
-}
 
 /* -1 - k for the model input named name, else 0. */
 static int model_input_find(const struct xo_model_spec *s, const char *name)
@@ -2066,7 +2079,7 @@ static enum xo_status layer_inputs(struct spec_parse *ps, struct xo_layer_spec *
 	for (char *t = strtok_r(val, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int j = model_input_find(ps->out, t);
 
-		if (!j && (j = nameset_find(ps->names, ps->out->layers, t)) < 0)
+		if (!j && (j = xo_nameset_find(ps->names, spec_layer_name, ps->out->layers, t)) < 0)
 			return spec_error(XO_EINVAL, origin, line,
 			                  "inputs=%s: no earlier layer is named '%s' (a layer takes "
 			                  "the outputs of layers above it, or '%s')",
@@ -2372,7 +2385,7 @@ static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
 	if (out->nlayers == XO_SPEC_LAYERS_MAX)
 		return spec_error(XO_EINVAL, origin, line, "more than %d layers, the limit for a model",
 		                  XO_SPEC_LAYERS_MAX);
-	if (!ps->names && !(ps->names = calloc(NAMESET_SIZE, sizeof(*ps->names))))
+	if (!ps->names && !(ps->names = calloc(XO_NAMESET_SIZE, sizeof(*ps->names))))
 		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
 	if (out->nlayers == ps->cap) {
 		int ncap = ps->cap ? ps->cap * 2 : 8;
@@ -2408,7 +2421,7 @@ static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
 		                  "layer name '%s' names a model input (line %d)", l->name,
 		                  out->input[-1 - model_input_find(out, l->name)].line);
 	{
-		int j = nameset_add(ps->names, out->layers, out->nlayers);
+		int j = xo_nameset_add(ps->names, spec_layer_name, out->layers, out->nlayers);
 
 		if (j >= 0)
 			return spec_error(XO_EINVAL, origin, line, "duplicate layer name '%s' (line %d)",

@@ -10,7 +10,8 @@ A spec with BatchNormalization scale=False, center=False and both, trained
 from xo's fresh init, loads with Keras's variables in Keras's order.
 
 PART,... runs those parts alone (the fixtures by name, `compiled`,
-`bn_fresh`, `multi` (a model of three inputs); ctest runs them in three groups so no test takes minutes);
+`bn_fresh`, `multi` (a model of three inputs), `name_clash` (layers named
+like Keras's InputLayers); ctest runs them in three groups so no test takes minutes);
 without it, every part. An unknown part name is an error (exit 2).
 
 Runs under a Python with Keras: $XO_KERAS_PYTHON, else /tmp/kvenv/bin/python.
@@ -41,7 +42,7 @@ def main():
                      ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3),
                      ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3),
                      ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3), ("mha", (6, 4), 3))
-    names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi"]
+    names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
     if bad or not parts:
@@ -108,7 +109,47 @@ def main():
         ok = bn_fresh(xo, os.path.join(work, "bn_fresh")) and ok
     if "multi" in parts:
         ok = multi(xo, fixtures, os.path.join(work, "multi")) and ok
+    if "name_clash" in parts:
+        ok = name_clash(xo, os.path.join(work, "name_clash")) and ok
     return 0 if ok else 1
+
+
+def name_clash(xo, work):
+    """Specs whose layers take Keras's InputLayer names (input_layer,
+    input_layer_1), Sequential and Functional: the .keras xo saves names its
+    InputLayer with the next free name, so Keras loads it (two layers of one
+    name it refuses) and predicts what xo predicts within 1e-5."""
+    import keras
+    import numpy as np
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(13)
+    x = rng.uniform(-1, 1, (8, 4)).astype(np.float32)
+    y = np.eye(2, dtype=np.float32)[rng.integers(0, 2, 8)]
+    np.save(os.path.join(work, "x.npy"), x)
+    np.save(os.path.join(work, "y.npy"), y)
+    specs = {"seq": "input 4\ndense units=3 name=input_layer\n"
+                    "dense units=2 name=input_layer_1 activation=softmax\n",
+             "graph": "input 4 name=foo\ndense units=4 name=input_layer\n"
+                      "add inputs=input_layer,foo\ndense units=2 activation=softmax\n"}
+    ok = True
+    for tag, text in specs.items():
+        spec, out = (os.path.join(work, tag + ext) for ext in (".model", ".keras"))
+        p = os.path.join(work, "p.npy")
+        with open(spec, "w") as f:
+            f.write(text)
+        subprocess.check_call([xo, "train", "--model", spec, "--x", os.path.join(work, "x.npy"),
+                               "--y", os.path.join(work, "y.npy"), "--save", out, "--epochs",
+                               "1", "--batch-size", "8", "--device", "ref", "--seed", "3"],
+                              stdout=subprocess.DEVNULL)
+        subprocess.check_call([xo, "predict", "--model", out, "--input",
+                               os.path.join(work, "x.npy"), "--output", p, "--device", "ref"],
+                              stdout=subprocess.DEVNULL)
+        m = keras.saving.load_model(out)
+        err = float(np.abs(m.predict(x, verbose=0) - np.load(p)).max())
+        print("name_clash %s: Keras's layers %s, max |Keras - xo| %.3g (tol 1e-5)"
+              % (tag, [layer.name for layer in m.layers], err))
+        ok = ok and err <= 1e-5
+    return ok
 
 
 def bn_fresh(xo, work):

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -625,6 +626,46 @@ static void test_keras_roundtrip(void **state)
 	}
 	free(w0);
 	xo_model_close(m);
+	xo_backend_close(be);
+}
+
+/* A spec whose layers are named input_layer and input_layer_1 (Keras's
+ * own InputLayer names) saves a .keras whose InputLayer takes the next
+ * free name of Keras's sequence, so xo reads it back with every bit, as
+ * Sequential and as Functional (suites/keras_load.py's name_clash part:
+ * Keras loads them too). */
+static void test_keras_input_name_taken(void **state)
+{
+	static const char *const specs[] = {
+	    "input 4\ndense units=3 name=input_layer\ndense units=2 name=input_layer_1 "
+	    "activation=softmax\n",
+	    "input 4 name=foo\ndense units=4 name=input_layer\nadd name=input_layer_1 "
+	    "inputs=input_layer,foo\ndense units=2 activation=softmax\n"};
+	struct xo_backend *be;
+	struct xo_model *m, *m2;
+	char path[512];
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (int k = 0; k < 2; k++) {
+		float *w0, *w1;
+
+		if (xo_model_open_string(specs[k], "clash.model", be, 4, &m))
+			fail_msg("%s", xo_last_error());
+		assert_int_equal(xo_model_init(m, 5), XO_OK);
+		snprintf(path, sizeof(path), "%s/clash%d.keras", g_tmp, k);
+		if (xo_model_save_weights(m, path))
+			fail_msg("%s", xo_last_error());
+		if (xo_model_open(path, be, 4, &m2))
+			fail_msg("%s", xo_last_error());
+		w0 = params(m);
+		w1 = params(m2);
+		assert_memory_equal(w0, w1, sizeof(*w0) * (size_t)xo_model_param_count(m));
+		free(w0);
+		free(w1);
+		xo_model_close(m2);
+		xo_model_close(m);
+	}
 	xo_backend_close(be);
 }
 
@@ -1392,9 +1433,102 @@ static void test_keras_multi_input_nodes(void **state)
 	                                        "model's InputLayers"));
 }
 
+/* Appends printf-style text to a growing buffer of *cap bytes. */
+static void deep_cat(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (*len + (size_t)n + 1 > *cap) {
+		*cap = 2 * (*len + (size_t)n + 1);
+		*buf = realloc(*buf, *cap);
+		assert_non_null(*buf);
+	}
+	va_start(ap, fmt);
+	vsnprintf(*buf + *len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*len += (size_t)n;
+}
+
+/* A Functional config of n Add layers l0, l1, ..., each taking the layer
+ * before it and the model input "in"; the last one named last and taking
+ * last_in (NULL: as the others). */
+static char *deep_config(int n, const char *last, const char *last_in, size_t *len)
+{
+	char *json = NULL;
+	size_t cap = 0;
+
+	*len = 0;
+	deep_cat(&json, len, &cap,
+	         "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	         "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":"
+	         "\"in\",\"batch_shape\":[null,5]},\"inbound_nodes\":[]}");
+	for (int i = 0; i < n; i++) {
+		char name[16], prev[16];
+
+		snprintf(name, sizeof(name), "l%d", i);
+		snprintf(prev, sizeof(prev), i ? "l%d" : "in", i - 1);
+		deep_cat(&json, len, &cap,
+		         ",{\"class_name\":\"Add\",\"name\":\"%s\",\"config\":"
+		         "{\"name\":\"%s\"},\"inbound_nodes\":[[[\"%s\",0,0,{}],[\"in\",0,0,{}]]]}",
+		         i == n - 1 ? last : name, i == n - 1 ? last : name,
+		         i == n - 1 && last_in ? last_in : prev);
+	}
+	deep_cat(&json, len, &cap,
+	         "],\"input_layers\":[[\"in\",0,0]],\"output_layers\":"
+	         "[[\"%s\",0,0]]}}",
+	         last);
+	return json;
+}
+
+/*
+ * A Functional config at the layer limit, 9,999 Add layers each taking the
+ * previous layer and the model input, maps to its spec in time linear in its
+ * size: duplicate names and each inbound layer are found in a name set, not
+ * by a pass over the earlier layers. The bound is CPU seconds of this
+ * process and generous: linear, it takes well under a second even on two
+ * loaded cores; the quadratic passes took 10-25 s. The last layer named like
+ * the first, or taking itself, is still refused.
+ */
+static void test_keras_deep_config(void **state)
+{
+	enum { N = 9999 };
+	char *json, *text = NULL;
+	size_t len;
+	struct timespec t0, t1;
+	double cpu;
+
+	(void)state;
+	json = deep_config(N, "l9998", NULL, &len);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	if (xo_keras_config_to_spec(json, len, "deep.keras", &text))
+		fail_msg("%s", xo_last_error());
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+	cpu = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	print_message("%d layers mapped in %.3f s of CPU\n", N, cpu);
+	assert_true(cpu < 5.0);
+	assert_non_null(strstr(text, "add name=l9998 inputs=l9997,input"));
+	free(text);
+	free(json);
+	json = deep_config(N, "l0", NULL, &len);
+	assert_int_equal(xo_keras_config_to_spec(json, len, "deep.keras", &text), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "layer 'l0' (Add): two layers have this name"));
+	free(json);
+	json = deep_config(N, "l9998", "l9998", &len);
+	assert_int_equal(xo_keras_config_to_spec(json, len, "deep.keras", &text), XO_EINVAL);
+	assert_non_null(strstr(xo_last_error(), "layer 'l9998' (Add): takes 'l9998', which is "
+	                                        "not a layer above it"));
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_keras_deep_config),
+	    cmocka_unit_test(test_keras_input_name_taken),
 	    cmocka_unit_test(test_keras_predict),
 	    cmocka_unit_test(test_keras_mha_dropout),
 	    cmocka_unit_test(test_keras_predict_chunked),

@@ -16,6 +16,9 @@
  *   the model declared would take 120 MB), and one over the limit too;
  * - NaN weights and float64 weights beyond float32 are refused naming the
  *   file, the layer and the variable;
+ * - a kernel stored chunked through deflate, shuffle + fletcher32, or in
+ *   edge chunks predicts the bits of the plain file; a filter libhdf5 lacks
+ *   is named; a chunk never written is no stored values;
  * - a crash, a hang and garbage from the reader (the test-only hook
  *   XO_HDF5_READER_FAULT) are one line each, the hang within the deadline;
  *   so are the files the fuzz targets found that hang libhdf5 or make it
@@ -82,7 +85,26 @@ enum how {
 	H_F64_HUGE,      /* the kernel float64 with 1e300 in it */
 	H_WEIGHTLESS,    /* pool_cfg, layers without weights */
 	H_INT_KERNEL,    /* the kernel stored as int32 */
+	H_GZIP,          /* the kernel chunked (4, 2), deflated (h5repack -f GZIP=9) */
+	H_SHUF_F32,      /* the kernel chunked (7, 3), shuffled, with a fletcher32 checksum */
+	H_EDGE_CHUNK,    /* the kernel chunked (2, 2), no filter: edge chunks past the shape */
+	H_CHUNK_HOLE,    /* H_EDGE_CHUNK with the last row's chunks never written */
+	H_ODD_FILTER,    /* the kernel through a filter the reader does not have */
 };
+
+/* A filter of this test's own (it copies), unregistered once the file is
+ * written: to the reader, a filter libhdf5 lacks (a plugin's). */
+#define ODD_FILTER 32123
+static size_t odd_filter(unsigned int flags, size_t ncd, const unsigned int cd[], size_t nbytes,
+                         size_t *buf_size, void **buf)
+{
+	(void)flags;
+	(void)ncd;
+	(void)cd;
+	(void)buf_size;
+	(void)buf;
+	return nbytes;
+}
 
 static char g_tmp[256];
 
@@ -189,7 +211,40 @@ static void put_kernel(hid_t g, enum how how)
 		H5Pset_virtual(dcpl, s, other, "/g/kernel:0", src);
 		H5Sclose(src);
 	}
-	if (how == H_SOFT_LINK) {
+	if (how == H_ODD_FILTER) {
+		static const H5Z_class2_t cls = {H5Z_CLASS_T_VERS, ODD_FILTER, 1,    1,
+		                                 "odd filter",     NULL,       NULL, odd_filter};
+		hsize_t chunk[2] = {7, 3};
+
+		assert_true(H5Zregister(&cls) >= 0);
+		H5Pset_chunk(dcpl, 2, chunk);
+		assert_true(H5Pset_filter(dcpl, ODD_FILTER, 0, 0, NULL) >= 0);
+	}
+	if (how == H_GZIP || how == H_SHUF_F32 || how == H_EDGE_CHUNK || how == H_CHUNK_HOLE) {
+		hsize_t chunk[2] = {how == H_GZIP       ? 4
+		                    : how == H_SHUF_F32 ? 7
+		                                        : 2,
+		                    how == H_SHUF_F32 ? 3 : 2};
+
+		H5Pset_chunk(dcpl, 2, chunk);
+		if (how == H_GZIP)
+			H5Pset_deflate(dcpl, 9);
+		if (how == H_SHUF_F32) {
+			H5Pset_shuffle(dcpl);
+			H5Pset_fletcher32(dcpl);
+		}
+	}
+	if (how == H_CHUNK_HOLE) {
+		hsize_t start[2] = {0, 0}, rows[2] = {6, 3};
+		hid_t ms = H5Screate_simple(2, rows, NULL);
+
+		d = H5Dcreate2(g, "kernel:0", H5T_IEEE_F32LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+		assert_true(d >= 0);
+		H5Sselect_hyperslab(s, H5S_SELECT_SET, start, NULL, rows, NULL);
+		assert_true(H5Dwrite(d, H5T_NATIVE_FLOAT, ms, s, H5P_DEFAULT, v) >= 0);
+		H5Sclose(ms);
+		H5Dclose(d);
+	} else if (how == H_SOFT_LINK) {
 		d = H5Dcreate2(g, "real", H5T_IEEE_F32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 		assert_true(H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
 		H5Dclose(d);
@@ -220,6 +275,8 @@ static void put_kernel(hid_t g, enum how how)
 	}
 	H5Pclose(dcpl);
 	H5Sclose(s);
+	if (how == H_ODD_FILTER)
+		H5Zunregister(ODD_FILTER);
 }
 
 /* The dense layer's weights, Keras 2 layout, under root (a file or the
@@ -648,6 +705,45 @@ static void test_hostile_values(void **state)
 	                                           NULL});
 }
 
+/* A kernel stored chunked, compressed or checksummed (what h5repack or
+ * h5py's compression= makes of a Keras file) loads with the same values
+ * and predicts the same bits as the plain file; a filter libhdf5 lacks is
+ * named; chunks never written are still no values. */
+static void test_hostile_chunked(void **state)
+{
+	static const enum how hows[] = {H_GZIP, H_SHUF_F32, H_EDGE_CHUNK};
+	static const char *const names[] = {"gzip.h5", "shuf_f32.h5", "edge_chunk.h5"};
+	struct xo_backend *be = ref_backend();
+	struct xo_model *m;
+	char path[512];
+	float x[2 * 7], want[2 * 3], got[2 * 3];
+
+	(void)state;
+	for (int i = 0; i < 14; i++)
+		x[i] = 0.25f * (float)(i % 5) - 0.5f;
+	make_model("plain.h5", NULL, 3, 7, H_PLAIN, path, sizeof(path));
+	if (xo_model_open(path, be, 4, &m) || xo_model_predict(m, x, 2, 2, want))
+		fail_msg("%s: %s", path, xo_last_error());
+	xo_model_close(m);
+	for (int k = 0; k < 3; k++) {
+		make_model(names[k], NULL, 3, 7, hows[k], path, sizeof(path));
+		if (xo_model_open(path, be, 4, &m))
+			fail_msg("%s refused: %s", path, xo_last_error());
+		if (xo_model_predict(m, x, 2, 2, got))
+			fail_msg("%s: %s", path, xo_last_error());
+		assert_memory_equal(got, want, sizeof(want));
+		xo_model_close(m);
+	}
+	xo_backend_close(be);
+	make_model("odd_filter.h5", NULL, 3, 7, H_ODD_FILTER, path, sizeof(path));
+	assert_refused(path, (const char *const[]){"model_weights/dense/dense/kernel:0",
+	                                           "HDF5 filter 32123 (odd filter)",
+	                                           "cannot decode", NULL});
+	make_model("chunk_hole.h5", NULL, 3, 7, H_CHUNK_HOLE, path, sizeof(path));
+	/* the kernel counts as no stored values: only the bias's 3 are */
+	assert_refused(path, (const char *const[]){"the file stores 3 weight values", NULL});
+}
+
 static void test_hostile_contained(void **state)
 {
 	char path[512];
@@ -950,6 +1046,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_counts),
 	    cmocka_unit_test(test_hostile_hardlinks),
 	    cmocka_unit_test(test_hostile_weights_member),
+	    cmocka_unit_test(test_hostile_chunked),
 	};
 
 	/* one test by name (to show each failing alone on an older build) */

@@ -127,6 +127,10 @@ def fixtures(d, xo):
                                      "flatten\ndense units=5 activation=softmax\n"),
                        ("c2d_sd", "input 8 6 1\nconv2d filters=4 kernel_size=3 strides=2 "
                                   "dilation_w=2\nflatten\ndense units=5 activation=softmax\n"),
+                       # conv1d_transpose runs as conv2d_transpose: its refusals name the 1-D kind
+                       ("ct1_op", "input 17 2\nconv1d_transpose filters=4 kernel_size=3 "
+                                  "strides=2 output_padding=5\nflatten\n"
+                                  "dense units=5 activation=softmax\n"),
                        # zero padding: a negative or malformed margin, a rank-3 input
                        ("zp_negative", "input 17 2\nzero_padding1d padding=-1\nflatten\n"
                                        "dense units=5 activation=softmax\n"),
@@ -478,7 +482,9 @@ def keras_graph_edit(what, out):
     without its input_layers entry), shared (the branch called twice), three (an Add of three
     tensors), two_outputs; or what it cannot read as Keras does:
     outer_name (an entry's name not its config's: Keras wires by the one
-    and builds by the other), dup_name (two layers of one name)."""
+    and builds by the other), dup_name (two layers of one name); or what
+    Keras refuses too: dead (conv1d_2's output taken by no layer), node1
+    (add takes node 1 of conv1d_1, a layer called once)."""
     def make(d):
         import copy
         import json
@@ -516,11 +522,38 @@ def keras_graph_edit(what, out):
                         by["conv1d_2"]["name"] = "conv1d"
                     elif what == "dup_name":
                         by["conv1d_2"]["name"] = by["conv1d_2"]["config"]["name"] = "conv1d"
+                    elif what == "dead":
+                        args = by["concatenate"]["inbound_nodes"][0]["args"][0]
+                        args[1] = copy.deepcopy(args[0])
+                    elif what == "node1":
+                        arg = by["add"]["inbound_nodes"][0]["args"][0][0]
+                        arg["config"]["keras_history"] = ["conv1d_1", 1, 0]
                     else:
                         c["output_layers"] = [["dense", 0, 0], ["conv1d_2", 0, 0]]
                     data = json.dumps(cfg).encode()
                 dst.writestr(name, data)
     return make
+
+
+def keras_mha_keywords(d):
+    """mha.keras with its first MultiHeadAttention called with keywords,
+    mha(query=q, value=v) (Keras records them in the node's kwargs)."""
+    import json
+    import zipfile
+    shutil.copy(os.path.join(KERAS, "mha.x.npy"), f"{d}/kx.npy")
+    with zipfile.ZipFile(os.path.join(KERAS, "mha.keras")) as src, \
+            zipfile.ZipFile(f"{d}/mha_kw.keras", "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "config.json":
+                cfg = json.loads(data)
+                layer = next(l for l in cfg["config"]["layers"]
+                             if l["class_name"] == "MultiHeadAttention")
+                node = layer["inbound_nodes"][0]
+                node["kwargs"].update(query=node["args"][0], value=node["args"][1])
+                node["args"] = []
+                data = json.dumps(cfg).encode()
+            dst.writestr(name, data)
 
 
 def keras_truncated_h5(d):
@@ -738,6 +771,18 @@ CASES = {
     "keras_graph_merge_three": (kpredict("g_three.keras"), 2, r"g_three\.keras: layer 'add' \(Add\): takes 3 tensors \(a merge of more than 2 is not supported yet\)$", ["out.npy"], keras_graph_edit("three", "g_three.keras"), {}, None),
     "keras_graph_outer_name": (kpredict("g_outer.keras"), 2, r"g_outer\.keras: layer 'conv1d_2' \(Conv1D\): its entry's name is not its config's name$", ["out.npy"], keras_graph_edit("outer_name", "g_outer.keras"), {}, None),
     "keras_graph_dup_name": (kpredict("g_dup.keras"), 2, r"g_dup\.keras: layer 'conv1d' \(Conv1D\): two layers have this name$", ["out.npy"], keras_graph_edit("dup_name", "g_dup.keras"), {}, None),
+    "keras_graph_dead_layer": (kpredict("g_dead.keras"), 2, r"g_dead\.keras: layer 'conv1d_2': its output feeds no later layer \(the model's output is its last layer; a model with several outputs is not supported yet\)$", ["out.npy"], keras_graph_edit("dead", "g_dead.keras"), {}, None),
+    "keras_graph_node_index_1": (kpredict("g_node1.keras"), 2, r"g_node1\.keras: layer 'add' \(Add\): inbound_nodes: expected the tensors it takes, each \[layer, 0, 0\] \(node 0, output 0: every layer is called once, with one output\)$", ["out.npy"], keras_graph_edit("node1", "g_node1.keras"), {}, None),
+    "keras_mha_keyword_tensors": (kpredict("mha_kw.keras"), 2, r"mha_kw\.keras: layer 'multi_head_attention' \(MultiHeadAttention\): is called with the tensor query= as a keyword argument \(tensors are supported as positional arguments only\)$", ["out.npy"], keras_mha_keywords, {}, None),
+    # Keras lowercases padding (standardize_padding): "SAME" is same
+    "keras_padding_upper_case": (kpredict("ct_same.keras"), 0, None, [], keras_layer_edit("convt", "Conv2DTranspose", "padding", "SAME", "ct_same.keras"), {}, None),
+    "keras_padding_mixed_case": (kpredict("c1_valid.keras"), 0, None, [], keras_layer_edit("seed", "Conv1D", "padding", "Valid", "c1_valid.keras"), {}, None),
+    # Keras's mirror of an LSTM carries a shared_object_id in its dtype policy: still the mirror
+    "keras_bidirectional_backward_shared_dtype": (kpredict("bi_shared.keras"), 0, None, [], keras_bidir_edit("backward_layer", "dtype", {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": None, "shared_object_id": 140000000000001}, "bi_shared.keras"), {}, None),
+    # None strides / dilation: Keras refuses them in a convolution (a pooling layer's strides None is its pool size)
+    "keras_conv1d_strides_null": (kpredict("c1_snull.keras"), 2, r"c1_snull\.keras: layer 'conv1d' \(Conv1D\): strides: expected one positive integer \(Keras refuses None\)$", ["out.npy"], keras_layer_edit("seed", "Conv1D", "strides", None, "c1_snull.keras"), {}, None),
+    "keras_conv2d_dilation_null": (kpredict("c2d_dnull.keras"), 2, r"c2d_dnull\.keras: layer 'conv2d' \(Conv2D\): dilation_rate: expected an integer or two \(height, width\) \(Keras refuses None\)$", ["out.npy"], keras_conv2d_edit("dilation_rate", None, "c2d_dnull.keras"), {}, None),
+    "keras_pooling_strides_null": (kpredict("mp_snull.keras"), 0, None, [], keras_layer_edit("seed", "MaxPooling1D", "strides", None, "mp_snull.keras"), {}, None),
     "keras_graph_two_outputs": (kpredict("g_two_out.keras"), 2, r"g_two_out\.keras: several outputs \(2\): a multi-output model is not supported yet$", ["out.npy"], keras_graph_edit("two_outputs", "g_two_out.keras"), {}, None),
     "spec_mha_dropout": (predict(model="mha_dropout.model"), 2, r"mha_dropout\.model:2: dropout=1\.0: expected a number in \[0, 1\)$", ["out.npy"], None, {}, None),
     "spec_mha_dropout_neg": (predict(model="mha_dropout_neg.model"), 2, r"mha_dropout_neg\.model:2: dropout=-0\.1: expected a number in \[0, 1\)$", ["out.npy"], None, {}, None),
@@ -791,6 +836,7 @@ CASES = {
     "keras_zero_padding2d_one_list": (kpredict("zp2d_one.keras"), 2, r"zp2d_one\.keras: layer 'zero_padding2d' \(ZeroPadding2D\): padding: expected a non-negative integer or two \(height, width\), each an integer or \[begin, end\]$", ["out.npy"], keras_layer_edit("resize2d", "ZeroPadding2D", "padding", [1], "zp2d_one.keras"), {}, None),
     "keras_cropping2d_one_pair": (kpredict("crop2d_pair.keras"), 2, r"crop2d_pair\.keras: layer 'cropping2d' \(Cropping2D\): cropping: expected a non-negative integer or two \(height, width\), each an integer or \[begin, end\]$", ["out.npy"], keras_layer_edit("resize2d", "Cropping2D", "cropping", [[1, 1]], "crop2d_pair.keras"), {}, None),
     "spec_rank3_size_overflows": (predict(model="rank3_huge.model"), 2, r"rank3_huge\.model:1: input: size overflows", ["out.npy"], None, {}, None),
+    "spec_conv1d_transpose_output_padding": (predict(model="ct1_op.model"), 2, r"ct1_op\.model:2: conv1d_transpose: output_padding=5 must be -1 \(None\) or in 0\.\.strides-1 \(1\)", ["out.npy"], None, {}, None),
     "spec_huge_strides": (predict(model="huge_strides.model"), 2, r"huge_strides\.model:2: .*strides=1099511627776 is above the limit", ["out.npy"], None, {}, None),
     "check_huge_strides": (["check", "--op", "conv1d", "len=29", "ch=1", "filters=2", "kernel_size=3",
                             "strides=9223372036854775807", "padding=same", "--backend", "ref"],
@@ -822,6 +868,7 @@ CASES = {
     "keras_graph_input_layers": (kpredict("g_in_layers.keras"), 2, r"g_in_layers\.keras: input_layers does not list the model's 2 InputLayers$", ["out.npy"], keras_graph_edit("input_layers", "g_in_layers.keras"), {}, None),
     # Conv2DTranspose: what crossover does not run, and what Keras refuses, by name
     "keras_convt_dilation": (kpredict("ct_dil.keras"), 2, r"ct_dil\.keras: layer 'conv2d_transpose': conv2d_transpose: dilation_rate=2, dilation_w=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "dilation_rate", [2, 2], "ct_dil.keras"), {}, None),
+    "keras_convt1d_dilation": (kpredict("ct1_dil.keras"), 2, r"ct1_dil\.keras: layer 'conv1d_transpose': conv1d_transpose: dilation_rate=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("convt1d", "Conv1DTranspose", "dilation_rate", [2], "ct1_dil.keras"), {}, None),
     "keras_convt_output_padding": (kpredict("ct_op.keras"), 2, r"ct_op\.keras: layer 'conv2d_transpose': conv2d_transpose: output_padding=2 must be -1 \(None\) or in 0\.\.strides-1 \(1\): Keras requires strides greater than output padding$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "output_padding", [2, 1], "ct_op.keras"), {}, None),
     "keras_convt_channels_first": (kpredict("ct_cf.keras"), 2, r"ct_cf\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): data_format: only channels_last is supported$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "data_format", "channels_first", "ct_cf.keras"), {}, None),
     "keras_convt_regularizer": (kpredict("ct_reg.keras"), 2, r"ct_reg\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): kernel_regularizer is not supported$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "kernel_regularizer", {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, "registered_name": None}, "ct_reg.keras"), {}, None),
