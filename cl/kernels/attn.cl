@@ -21,18 +21,23 @@ int xo_attn_keys(int causal, int i, int tk)
  * 1 / (1 - rate) in float) or 0 by the Philox word of the flat index
  * e = ((n * H + hd) * Tq + i) * Tk + j, as xo_dropout_keep draws it
  * (random.cl: counter {e/4 lo, e/4 hi, step lo, layer}, word e%4). */
-float xo_attn_weight(long e, XO_ATTN_DROP_ARGS)
+float xo_attn_weight(uint blk_lo, uint blk_hi, uint word, XO_ATTN_DROP_ARGS)
 {
-	ulong blk = (ulong)e >> 2;
 	uint4 r;
 	uint w;
 
 	if (rate == 0.0f)
 		return 1.0f;
-	r = xo_philox4x32_10((uint)blk, (uint)(blk >> 32), step_lo, layer, seed_lo, seed_hi);
-	w = (e & 3) == 0 ? r.x : (e & 3) == 1 ? r.y : (e & 3) == 2 ? r.z : r.w;
+	r = xo_philox4x32_10(blk_lo, blk_hi, step_lo, layer, seed_lo, seed_hi);
+	w = word == 0 ? r.x : word == 1 ? r.y : word == 2 ? r.z : r.w;
 	return (float)(w >> 8) * (1.0f / 16777216.0f) >= rate ? dscale : 0.0f;
 }
+
+/* The flat index e as xo_attn_weight's block (two words) and word. Under
+ * Oclgrind 21.10 a long argument of that function was read wrong (a
+ * printf in it saw another e than its caller passed; the weights of e >= 8
+ * differed from PoCL's and the reference's), so only uints cross the call. */
+#define XO_ATTN_E(e) (uint)((ulong)(e) >> 2), (uint)((ulong)(e) >> 34), (uint)(e) & 3u
 
 /* (q_i scale) . k_j over dk, in order */
 float xo_attn_score(__global const float *q, long qo, __global const float *k, long ko, int dk,
@@ -88,7 +93,7 @@ __kernel void xo_cl_attention_fwd(__global const float *q, int qo0, __global con
 		long vo = vb + (long)j * h * dv;
 
 		if (rate != 0.0f)
-			p *= xo_attn_weight(eb + j, XO_ATTN_DROP);
+			p *= xo_attn_weight(XO_ATTN_E(eb + j), XO_ATTN_DROP);
 
 		for (int e = 0; e < dv; e++)
 			o[oo + e] = fma(p, v[vo + e], o[oo + e]);
@@ -134,7 +139,7 @@ __kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global con
 		float dp = xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
 
 		if (rate != 0.0f)
-			dp *= xo_attn_weight(eb + j, XO_ATTN_DROP);
+			dp *= xo_attn_weight(XO_ATTN_E(eb + j), XO_ATTN_DROP);
 		d += p * dp;
 	}
 	st[id * 3] = m;
@@ -149,7 +154,7 @@ __kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global con
 		float ds;
 
 		if (rate != 0.0f)
-			dp *= xo_attn_weight(eb + j, XO_ATTN_DROP);
+			dp *= xo_attn_weight(XO_ATTN_E(eb + j), XO_ATTN_DROP);
 		ds = p * (dp - d) * scale;
 
 		for (int c = 0; c < dk; c++)
@@ -193,7 +198,7 @@ __kernel void xo_cl_attention_bwd_kv(__global const float *q, int qo0, __global 
 		p = exp(xo_attn_score(q, qo, k, ko, dk, scale) - st[r * 3]) / st[r * 3 + 1];
 		dp = xo_attn_dp(dy, yo, v, vo, dv);
 		if (rate != 0.0f) {
-			w = xo_attn_weight((((long)n * h + hd) * tq + i) * tk + j, XO_ATTN_DROP);
+			w = xo_attn_weight(XO_ATTN_E((((long)n * h + hd) * tq + i) * tk + j), XO_ATTN_DROP);
 			dp *= w;
 		}
 		ds = p * (dp - st[r * 3 + 2]) * scale;
