@@ -533,6 +533,21 @@ static enum xo_status builtin_check(const json_t *entry, const char *origin, con
 	                origin, what, cls ? cls : "?", custom);
 }
 
+/* The same for entry inside layer c (WHERE: "" for the layer itself, else
+ * the key it sits under, "layer: "). */
+static enum xo_status layer_builtin(const struct lctx *c, const json_t *entry, const char *where)
+{
+	const char *custom = custom_class(entry);
+	const char *cls = json_string_value(json_object_get(entry, "class_name"));
+
+	if (!custom)
+		return XO_OK;
+	return LAYER_ERR(c, XO_EINVAL,
+	                 "%sa custom class ('%.64s'), not Keras's own %.64s: custom classes are "
+	                 "not supported",
+	                 where, custom, cls ? cls : "?");
+}
+
 static bool dtype_ok(const json_t *v)
 {
 	if (json_is_null(v))
@@ -955,11 +970,8 @@ static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, bool rn
 	if (!json_is_string(lc) || !json_is_object(cfg))
 		return LAYER_ERR(c, XO_EINVAL, "layer: expected a layer's class_name and config%s",
 		                 "");
-	if (custom_class(v))
-		return LAYER_ERR(c, XO_EINVAL,
-		                 "layer: a custom class ('%.64s'), not Keras's own %s: custom "
-		                 "classes are not supported",
-		                 custom_class(v), json_string_value(lc));
+	if ((st = layer_builtin(c, v, "layer: ")))
+		return st;
 	if (rnn) {
 		int k = XO_LAYER_SIMPLE_RNN;
 
@@ -1008,14 +1020,12 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
 	const struct class_row *row = NULL;
 	const char *key;
 	const json_t *val;
+	enum xo_status st;
 
 	if (json_is_null(v))
 		return XO_OK; /* none given: Keras builds the mirror */
-	if (json_is_object(v) && custom_class(v))
-		return LAYER_ERR(c, XO_EINVAL,
-		                 "backward_layer: a custom class ('%.64s'): custom classes are not "
-		                 "supported",
-		                 custom_class(v));
+	if (json_is_object(v) && (st = layer_builtin(c, v, "backward_layer: ")))
+		return st;
 	if (!json_is_object(fc) || !json_is_object(bc) || !json_is_string(fcls) ||
 	    !json_equal(fcls, bcls))
 		return LAYER_ERR(c, XO_EINVAL, "backward_layer: only the mirror of layer (its class "
@@ -1287,12 +1297,7 @@ static enum xo_status layer_entry_check(const json_t *layers, size_t i, const st
 	const json_t *l = json_array_get(layers, i);
 	enum xo_status st = layer_name_unique(layers, i, c, names);
 
-	if (!st && custom_class(l))
-		st = LAYER_ERR(c, XO_EINVAL,
-		               "a custom class ('%.64s'), not Keras's own %s: custom classes are not "
-		               "supported",
-		               custom_class(l), c->cls);
-	return st;
+	return st ? st : layer_builtin(c, l, "");
 }
 
 /* The class name of layers[i] ("" when it has none). */

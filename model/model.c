@@ -394,22 +394,28 @@ static void buffers_free(struct xo_model *m)
 	m->cap = 0;
 }
 
+/* The environment variable name as a positive integer up to cap; 0 when
+ * unset or anything else. */
+static int64_t env_positive(const char *name, int64_t cap)
+{
+	const char *e = getenv(name);
+	char *end = NULL;
+	long long v = e ? strtoll(e, &end, 10) : 0;
+
+	return e && *e && end && !*end && v > 0 && v <= cap ? (int64_t)v : 0;
+}
+
 int64_t xo_model_memory_max(void)
 {
 	static int64_t max;
 
 	if (!max) {
-		const char *e = getenv("XO_MODEL_MEMORY_MAX");
-		char *end = NULL;
-		long long v = e ? strtoll(e, &end, 10) : 0;
 		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 
-		if (e && *e && end && !*end && v > 0)
-			max = (int64_t)v;
-		else if (pages > 0 && page > 0)
-			max = (int64_t)pages / 2 * (int64_t)page;
-		else
-			max = INT64_C(1) << 34;
+		max = env_positive("XO_MODEL_MEMORY_MAX", INT64_MAX);
+		if (!max)
+			max = pages > 0 && page > 0 ? (int64_t)pages / 2 * (int64_t)page
+			                            : INT64_C(1) << 34;
 	}
 	return max;
 }
@@ -559,13 +565,9 @@ int64_t xo_model_params_max(void)
 	static int64_t max;
 
 	if (!max) {
-		const char *e = getenv("XO_MODEL_PARAMS_MAX");
-		char *end = NULL;
-		long long v = e ? strtoll(e, &end, 10) : 0;
-
-		max = e && *e && end && !*end && v > 0 && v <= (INT64_C(1) << 31)
-		          ? (int64_t)v
-		          : XO_MODEL_PARAMS_DEFAULT;
+		max = env_positive("XO_MODEL_PARAMS_MAX", INT64_C(1) << 31);
+		if (!max)
+			max = XO_MODEL_PARAMS_DEFAULT;
 	}
 	return max;
 }

@@ -371,108 +371,71 @@ def keras_bad_json(d):
             dst.writestr(name, data[:40] if name == "config.json" else data)
 
 
-def keras_channels_first(d):  # pool2d.keras with its MaxPooling2D channels_first
+def keras_rewrite(fixture, out, d, edit):
+    """d/out: FIXTURE.keras with its config.json passed through edit(cfg)
+    (which changes the dict in place) and every other member as it is; the
+    fixture's inputs as d/kx.npy."""
     import json
     import zipfile
-    shutil.copy(os.path.join(KERAS, "pool2d.x.npy"), f"{d}/kx.npy")
-    with zipfile.ZipFile(os.path.join(KERAS, "pool2d.keras")) as src, \
-            zipfile.ZipFile(f"{d}/cfirst.keras", "w") as dst:
+    shutil.copy(os.path.join(KERAS, fixture + ".x.npy"), f"{d}/kx.npy")
+    with zipfile.ZipFile(os.path.join(KERAS, fixture + ".keras")) as src, \
+            zipfile.ZipFile(f"{d}/{out}", "w") as dst:
         for name in src.namelist():
             data = src.read(name)
             if name == "config.json":
                 cfg = json.loads(data)
-                layer = next(l for l in cfg["config"]["layers"]
-                             if l["class_name"] == "MaxPooling2D")
-                layer["config"]["data_format"] = "channels_first"
+                edit(cfg)
                 data = json.dumps(cfg).encode()
             dst.writestr(name, data)
+
+
+def first_layer(cfg, cls):
+    """The first layer entry of class cls in a model config."""
+    return next(l for l in cfg["config"]["layers"] if l["class_name"] == cls)
+
+
+def keras_channels_first(d):  # pool2d.keras with its MaxPooling2D channels_first
+    keras_rewrite("pool2d", "cfirst.keras", d,
+                  lambda cfg: first_layer(cfg, "MaxPooling2D")["config"].update(
+                      data_format="channels_first"))
 
 
 def keras_layer_edit(fixture, cls, key, value, out):
     """A fixture: FIXTURE.keras with the config key of its first layer of
     class cls set to value (the options crossover refuses)."""
-    def make(d):
-        import json
-        import zipfile
-        shutil.copy(os.path.join(KERAS, fixture + ".x.npy"), f"{d}/kx.npy")
-        with zipfile.ZipFile(os.path.join(KERAS, fixture + ".keras")) as src, \
-                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
-            for name in src.namelist():
-                data = src.read(name)
-                if name == "config.json":
-                    cfg = json.loads(data)
-                    layer = next(l for l in cfg["config"]["layers"] if l["class_name"] == cls)
-                    layer["config"][key] = value
-                    data = json.dumps(cfg).encode()
-                dst.writestr(name, data)
-    return make
+    def edit(cfg):
+        first_layer(cfg, cls)["config"][key] = value
+    return lambda d: keras_rewrite(fixture, out, d, edit)
 
 
 def keras_td_inner_edit(key, value, out):
     """td.keras with the config key of its first TimeDistributed's wrapped
     layer set to value."""
-    def make(d):
-        import json
-        import zipfile
-        shutil.copy(os.path.join(KERAS, "td.x.npy"), f"{d}/kx.npy")
-        with zipfile.ZipFile(os.path.join(KERAS, "td.keras")) as src, \
-                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
-            for name in src.namelist():
-                data = src.read(name)
-                if name == "config.json":
-                    cfg = json.loads(data)
-                    layer = next(l for l in cfg["config"]["layers"]
-                                 if l["class_name"] == "TimeDistributed")
-                    layer["config"]["layer"]["config"][key] = value
-                    data = json.dumps(cfg).encode()
-                dst.writestr(name, data)
-    return make
+    def edit(cfg):
+        first_layer(cfg, "TimeDistributed")["config"]["layer"]["config"][key] = value
+    return lambda d: keras_rewrite("td", out, d, edit)
 
 
 def keras_bidir_edit(where, key, value, out):
     """bidir.keras with the config key of its first Bidirectional (where
     None), or of that layer's wrapped layer or backward layer (where
     "layer" / "backward_layer"), set to value."""
-    def make(d):
-        import json
-        import zipfile
-        shutil.copy(os.path.join(KERAS, "bidir.x.npy"), f"{d}/kx.npy")
-        with zipfile.ZipFile(os.path.join(KERAS, "bidir.keras")) as src, \
-                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
-            for name in src.namelist():
-                data = src.read(name)
-                if name == "config.json":
-                    cfg = json.loads(data)
-                    layer = next(l for l in cfg["config"]["layers"]
-                                 if l["class_name"] == "Bidirectional")
-                    c = layer["config"] if where is None else layer["config"][where]["config"]
-                    c[key] = value
-                    data = json.dumps(cfg).encode()
-                dst.writestr(name, data)
-    return make
+    def edit(cfg):
+        layer = first_layer(cfg, "Bidirectional")
+        c = layer["config"] if where is None else layer["config"][where]["config"]
+        c[key] = value
+    return lambda d: keras_rewrite("bidir", out, d, edit)
 
 
 def keras_conv2d_edit(key, value, out, **more):
     """A fixture: cnn2d.keras with its first Conv2D's config key set to value
     (and the keys of more) (the Conv2D options crossover
     refuses)."""
-    def make(d):
-        import json
-        import zipfile
-        shutil.copy(os.path.join(KERAS, "cnn2d.x.npy"), f"{d}/kx.npy")
-        with zipfile.ZipFile(os.path.join(KERAS, "cnn2d.keras")) as src, \
-                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
-            for name in src.namelist():
-                data = src.read(name)
-                if name == "config.json":
-                    cfg = json.loads(data)
-                    layer = next(l for l in cfg["config"]["layers"]
-                                 if l["class_name"] == "Conv2D")
-                    layer["config"][key] = value
-                    layer["config"].update(more)
-                    data = json.dumps(cfg).encode()
-                dst.writestr(name, data)
-    return make
+    def edit(cfg):
+        layer = first_layer(cfg, "Conv2D")
+        layer["config"][key] = value
+        layer["config"].update(more)
+    return lambda d: keras_rewrite("cnn2d", out, d, edit)
 
 
 def keras_graph_edit(what, out):
@@ -485,75 +448,49 @@ def keras_graph_edit(what, out):
     and builds by the other), dup_name (two layers of one name); or what
     Keras refuses too: dead (conv1d_2's output taken by no layer), node1
     (add takes node 1 of conv1d_1, a layer called once)."""
-    def make(d):
+    def edit(cfg):
         import copy
-        import json
-        import zipfile
-        shutil.copy(os.path.join(KERAS, "graph.x.npy"), f"{d}/kx.npy")
-        with zipfile.ZipFile(os.path.join(KERAS, "graph.keras")) as src, \
-                zipfile.ZipFile(f"{d}/{out}", "w") as dst:
-            for name in src.namelist():
-                data = src.read(name)
-                if name == "config.json":
-                    cfg = json.loads(data)
-                    c = cfg["config"]
-                    by = {l["name"]: l for l in c["layers"]}
-                    if what == "two_inputs":
-                        second = copy.deepcopy(by["input_layer"])
-                        second["name"] = second["config"]["name"] = "second"
-                        c["layers"].insert(1, second)
-                        hist = by["conv1d_2"]["inbound_nodes"][0]["args"][0]["config"]
-                        hist["keras_history"] = ["second", 0, 0]
-                        c["input_layers"] = [["input_layer", 0, 0], ["second", 0, 0]]
-                    elif what == "input_layers":  # a second InputLayer it does not list
-                        second = copy.deepcopy(by["input_layer"])
-                        second["name"] = second["config"]["name"] = "second"
-                        c["layers"].insert(1, second)
-                        hist = by["conv1d_2"]["inbound_nodes"][0]["args"][0]["config"]
-                        hist["keras_history"] = ["second", 0, 0]
-                    elif what == "shared":
-                        nodes = by["conv1d_2"]["inbound_nodes"]
-                        nodes.append(copy.deepcopy(nodes[0]))
-                    elif what == "three":
-                        args = by["add"]["inbound_nodes"][0]["args"][0]
-                        args.append(copy.deepcopy(args[1]))
-                    elif what == "outer_name":
-                        # Keras wires by the entry's name, builds by the config's
-                        by["conv1d_2"]["name"] = "conv1d"
-                    elif what == "dup_name":
-                        by["conv1d_2"]["name"] = by["conv1d_2"]["config"]["name"] = "conv1d"
-                    elif what == "dead":
-                        args = by["concatenate"]["inbound_nodes"][0]["args"][0]
-                        args[1] = copy.deepcopy(args[0])
-                    elif what == "node1":
-                        arg = by["add"]["inbound_nodes"][0]["args"][0][0]
-                        arg["config"]["keras_history"] = ["conv1d_1", 1, 0]
-                    else:
-                        c["output_layers"] = [["dense", 0, 0], ["conv1d_2", 0, 0]]
-                    data = json.dumps(cfg).encode()
-                dst.writestr(name, data)
-    return make
+        c = cfg["config"]
+        by = {l["name"]: l for l in c["layers"]}
+        if what in ("two_inputs", "input_layers"):
+            # a second InputLayer feeding the branch, listed or not
+            second = copy.deepcopy(by["input_layer"])
+            second["name"] = second["config"]["name"] = "second"
+            c["layers"].insert(1, second)
+            hist = by["conv1d_2"]["inbound_nodes"][0]["args"][0]["config"]
+            hist["keras_history"] = ["second", 0, 0]
+            if what == "two_inputs":
+                c["input_layers"] = [["input_layer", 0, 0], ["second", 0, 0]]
+        elif what == "shared":
+            nodes = by["conv1d_2"]["inbound_nodes"]
+            nodes.append(copy.deepcopy(nodes[0]))
+        elif what == "three":
+            args = by["add"]["inbound_nodes"][0]["args"][0]
+            args.append(copy.deepcopy(args[1]))
+        elif what == "outer_name":
+            # Keras wires by the entry's name, builds by the config's
+            by["conv1d_2"]["name"] = "conv1d"
+        elif what == "dup_name":
+            by["conv1d_2"]["name"] = by["conv1d_2"]["config"]["name"] = "conv1d"
+        elif what == "dead":
+            args = by["concatenate"]["inbound_nodes"][0]["args"][0]
+            args[1] = copy.deepcopy(args[0])
+        elif what == "node1":
+            arg = by["add"]["inbound_nodes"][0]["args"][0][0]
+            arg["config"]["keras_history"] = ["conv1d_1", 1, 0]
+        else:
+            c["output_layers"] = [["dense", 0, 0], ["conv1d_2", 0, 0]]
+    return lambda d: keras_rewrite("graph", out, d, edit)
 
 
 def keras_mha_keywords(d):
     """mha.keras with its first MultiHeadAttention called with keywords,
     mha(query=q, value=v) (Keras records them in the node's kwargs)."""
-    import json
-    import zipfile
-    shutil.copy(os.path.join(KERAS, "mha.x.npy"), f"{d}/kx.npy")
-    with zipfile.ZipFile(os.path.join(KERAS, "mha.keras")) as src, \
-            zipfile.ZipFile(f"{d}/mha_kw.keras", "w") as dst:
-        for name in src.namelist():
-            data = src.read(name)
-            if name == "config.json":
-                cfg = json.loads(data)
-                layer = next(l for l in cfg["config"]["layers"]
-                             if l["class_name"] == "MultiHeadAttention")
-                node = layer["inbound_nodes"][0]
-                node["kwargs"].update(query=node["args"][0], value=node["args"][1])
-                node["args"] = []
-                data = json.dumps(cfg).encode()
-            dst.writestr(name, data)
+    def edit(cfg):
+        node = first_layer(cfg, "MultiHeadAttention")["inbound_nodes"][0]
+        node["kwargs"].update(query=node["args"][0], value=node["args"][1])
+        node["args"] = []
+    keras_rewrite("mha", "mha_kw.keras", d, edit)
 
 
 def keras_truncated_h5(d):
@@ -576,8 +513,6 @@ def compile_files(d):
     """mixed_a's model with compile lines, per-loss bad labels (40 samples,
     5 outputs) and a .keras whose compile_config Keras could write but xo
     does not implement."""
-    import json
-    import zipfile
     base = open(MODEL).read()
     for name, line in (("sparse", "loss=sparse_categorical_crossentropy optimizer=adam"),
                        ("binary", "loss=binary_crossentropy optimizer=sgd momentum=0.9"),
@@ -613,15 +548,8 @@ def compile_files(d):
                                      "optimizer": {"module": "mypkg", "class_name": "SGD",
                                                    "config": {"learning_rate": 0.01},
                                                    "registered_name": "mypkg>SGD"}})):
-        with zipfile.ZipFile(os.path.join(KERAS, "seed.keras")) as src, \
-                zipfile.ZipFile(f"{d}/cc_{name}.keras", "w") as dst:
-            for member in src.namelist():
-                data = src.read(member)
-                if member == "config.json":
-                    cfg = json.loads(data)
-                    cfg["compile_config"] = cc
-                    data = json.dumps(cfg).encode()
-                dst.writestr(member, data)
+        keras_rewrite("seed", f"cc_{name}.keras", d,
+                      lambda cfg, cc=cc: cfg.update(compile_config=cc))
 
 
 # name: (argv, exit, stderr regex, protected paths, setup(d) or None, env, after(d) or None)
