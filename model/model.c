@@ -447,15 +447,12 @@ static enum xo_status buffers_bound(const struct xo_model *m, int64_t cap, const
 	return XO_OK;
 }
 
-/* Activation and gradient storage for cap samples. */
+/* Activation and gradient storage for cap samples (its callers check
+ * buffers_bound first). */
 static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 {
 	enum xo_status st;
 	int64_t n;
-
-	st = buffers_bound(m, cap, "model");
-	if (st)
-		return st;
 
 	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, m->in_size}, &m->xb);
 	if (!st)
@@ -513,8 +510,14 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 /* Grows the buffers to hold n samples (the model was opened for fewer). */
 enum xo_status xo_model_ensure_cap(struct xo_model *m, int64_t n)
 {
+	enum xo_status st;
+
 	if (n <= m->cap)
 		return XO_OK;
+	/* bounded before the old buffers go: a refusal leaves the model as it was */
+	st = buffers_bound(m, n, "model");
+	if (st)
+		return st;
 	buffers_free(m);
 	return buffers_alloc(m, n);
 }
