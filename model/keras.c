@@ -86,6 +86,7 @@ enum key_rule {
 	K_SIZE,     /* UpSampling1D: a positive int (Keras's int(size)): key=N */
 	K_SIZE2,    /* UpSampling2D: a positive int or [h, w]: size=h size_w=w */
 	K_OPT_INT,  /* null (omitted), or K_INT's int (MultiHeadAttention's output_shape) */
+	K_OPT_FLOAT, /* null (omitted), or K_FLOAT's number (ReLU's max_value) */
 	K_AXES1,    /* null or [1]: MultiHeadAttention's attention_axes, the steps of a
 	             * [steps][features] input (the default; others refused) */
 	K_LAYER,    /* TimeDistributed's wrapped layer {class_name, config}: Dense or
@@ -152,6 +153,8 @@ static void separable_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void time_distributed_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void bidirectional_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void conv_transpose_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void relu_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -429,6 +432,15 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
           {"seed", K_SKIP}, NO_REG_KEYS},
          mha_config,
          false},
+    [XO_LAYER_RE_LU] =
+        {{COMMON_KEYS, {"max_value", K_OPT_FLOAT}, {"negative_slope", K_FLOAT},
+          {"threshold", K_FLOAT}, {"batch_input_shape", K_SHAPE}},
+         relu_config,
+         false},
+    [XO_LAYER_SOFTMAX] =
+        {{COMMON_KEYS, {"axis", K_AXIS}, {"batch_input_shape", K_SHAPE}},
+         softmax_config,
+         false},
 };
 
 /* The call arguments Keras records in a functional node's kwargs for a
@@ -443,6 +455,7 @@ static const unsigned call_kwargs[XO_LAYER_COUNT] = {
     [XO_LAYER_LSTM] = KW_TRAINING | KW_MASK,
     [XO_LAYER_GRU] = KW_TRAINING | KW_MASK,
     [XO_LAYER_BIDIRECTIONAL] = KW_MASK,
+    [XO_LAYER_SOFTMAX] = KW_MASK,
 };
 
 /* A growing string. */
@@ -793,6 +806,18 @@ static enum xo_status wrapped_arg(const struct lctx *c, const json_t *v, bool rn
                                   struct sbuf *args);
 static enum xo_status mirror_check(const struct lctx *c, const json_t *v);
 
+/* x as the shortest decimal that reads back as the same double (0.1, not
+ * 0.10000000000000001): spec arguments the user's messages quote. */
+static const char *shortest(double x, char buf[32])
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, 32, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	return buf;
+}
+
 /* padding=VALUE lowercased, as Keras's standardize_padding reads it
  * ("SAME" is same); the spec parser checks the word. */
 static void padding_arg(const char *v, struct sbuf *args)
@@ -816,6 +841,7 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
                               struct sbuf *args)
 {
 	enum xo_status st = XO_OK;
+	char num[32];
 	json_int_t iv;
 
 	switch (k->rule) {
@@ -854,11 +880,15 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		else
 			sb_printf(args, " %s=%s", key, json_is_true(v) ? "True" : "False");
 		break;
+	case K_OPT_FLOAT:
+		if (json_is_null(v))
+			break;
+		/* fall through */
 	case K_FLOAT:
 		if (!json_is_number(v))
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
 		else
-			sb_printf(args, " %s=%.17g", key, json_number_value(v));
+			sb_printf(args, " %s=%s", key, shortest(json_number_value(v), num));
 		break;
 	case K_SKIP:
 		break;
@@ -2782,6 +2812,22 @@ static void dropout_config(const struct xo_layer_spec *ls, json_t *cfg)
 static void activation_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	json_object_set_new(cfg, "activation", json_string(xo_activation_name(ls->p.activation)));
+}
+
+/* ReLU: max_value None (relu) or 6.0 (relu6), as Keras writes them */
+static void relu_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "max_value", ls->p.activation == XO_ACTIVATION_RELU6
+	                                          ? json_real(6.0)
+	                                          : json_null());
+	json_object_set_new(cfg, "negative_slope", json_real(0.0));
+	json_object_set_new(cfg, "threshold", json_real(0.0));
+}
+
+static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	(void)ls;
+	json_object_set_new(cfg, "axis", json_integer(-1));
 }
 
 /*

@@ -136,6 +136,12 @@ static const char *const permute_args[] = {"dims", "name", NULL};
 static const char *const mha_args[] = {"num_heads", "key_dim",         "value_dim",
                                        "output_shape", "dropout", "use_causal_mask",
                                        "use_bias",  "name",    NULL};
+/* re_lu: Keras ReLU's arguments (max_value None or 6; negative_slope and
+ * threshold 0): set_relu_arg picks the relu or relu6 op */
+static const char *const relu_args[] = {"max_value", "negative_slope", "threshold", "name",
+                                        NULL};
+/* softmax: Keras Softmax's axis, the last only (as the normalizations') */
+static const char *const softmax_args[] = {"axis", "name", NULL};
 /* time_distributed: layer= (the wrapped kind) and the wrapped kind's own
  * arguments (layer_check refuses those of the other kind) */
 static const char *const time_distributed_args[] = {
@@ -548,6 +554,38 @@ static enum xo_status set_mha_arg(struct xo_params *p, const char *key, const ch
 	return XO_OK;
 }
 
+/* re_lu's arguments: Keras's relu(x, negative_slope, max_value, threshold)
+ * is the relu op for max_value None and the relu6 op for 6 (Keras runs
+ * its relu6 then), when negative_slope and threshold are 0; any other
+ * value is a clip, a leak or a threshold no op implements: refused. */
+static enum xo_status set_relu_arg(struct xo_params *p, const char *key, const char *val,
+                                   const char *origin, int line)
+{
+	bool max = !strcmp(key, "max_value");
+	char *end;
+	double r;
+
+	if (max && !strcmp(val, "None")) {
+		p->activation = XO_ACTIVATION_RELU;
+		return XO_OK;
+	}
+	errno = 0;
+	r = strtod(val, &end);
+	if (errno || end == val || *end || !(r >= 0.0) || !isfinite(r))
+		return spec_error(XO_EINVAL, origin, line, "%s=%s: expected a number >= 0%s", key,
+		                  val, max ? " or None" : "");
+	if (max && r == 6.0)
+		p->activation = XO_ACTIVATION_RELU6;
+	else if (max)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "re_lu: max_value=%s is not supported (None: relu, 6: relu6)",
+		                  val);
+	else if (r != 0.0)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "re_lu: %s=%s is not supported (only 0)", key, val);
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -675,6 +713,9 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	}
 	if (!strcmp(key, "axis") || !strcmp(key, "momentum") || !strcmp(key, "epsilon"))
 		return set_norm_arg(l, key, val, origin, line);
+	if (!strcmp(key, "max_value") || !strcmp(key, "negative_slope") ||
+	    !strcmp(key, "threshold"))
+		return set_relu_arg(p, key, val, origin, line);
 	if (mha_key(key))
 		return set_mha_arg(p, key, val, origin, line);
 	if (!strcmp(key, "rate")) {
@@ -1007,6 +1048,14 @@ static enum xo_status axis_check(const struct xo_layer_spec *l, const char *orig
 	                  "axis=%d: only the last axis (-1, or %d for this rank-%d input) is "
 	                  "supported",
 	                  l->axis, l->in_rank, l->in_rank + 1);
+}
+
+/* softmax: over the last axis, the shape kept */
+static enum xo_status shape_softmax(struct xo_layer_spec *l, const char *origin)
+{
+	if (axis_check(l, origin))
+		return XO_EINVAL;
+	return shape_elementwise(l, origin);
 }
 
 static enum xo_status shape_batch_normalization(struct xo_layer_spec *l, const char *origin)
@@ -1564,6 +1613,8 @@ static const struct {
     [XO_LAYER_CONV2D_TRANSPOSE] = {conv2d_transpose_args, shape_conv2d_transpose, needs_filters},
     [XO_LAYER_CONV1D_TRANSPOSE] = {conv1d_transpose_args, shape_conv2d_transpose, needs_filters},
     [XO_LAYER_MULTI_HEAD_ATTENTION] = {mha_args, shape_mha, needs_heads},
+    [XO_LAYER_RE_LU] = {relu_args, shape_elementwise},
+    [XO_LAYER_SOFTMAX] = {softmax_args, shape_softmax},
 };
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -2250,6 +2301,10 @@ static void layer_defaults(struct xo_layer_spec *l)
 	}
 	if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION)
 		l->p.heads = 0; /* Keras's num_heads has no default */
+	if (l->kind == XO_LAYER_RE_LU)
+		l->p.activation = XO_ACTIVATION_RELU; /* Keras's max_value=None */
+	if (l->kind == XO_LAYER_SOFTMAX)
+		l->p.activation = XO_ACTIVATION_SOFTMAX;
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

@@ -617,6 +617,29 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 97,
     },
+    # The ReLU and Softmax layer classes (--only acts3): a MobileNet-style
+    # block, ReLU(max_value=6) after the convolutions (inputs in [-6, 6],
+    # so the clip at 6 is reached), ReLU() unclipped, and Softmax over the
+    # channels of each position before the pooling
+    "acts3": {
+        "spec": (
+            "# golden: Conv2D -> ReLU(6) -> DepthwiseConv2D -> ReLU(6) -> 1x1 Conv2D\n"
+            "# -> ReLU -> 1x1 Conv2D -> Softmax (channels) -> GAP2D -> Dense softmax\n"
+            "input 6 6 2\n"
+            "conv2d filters=4 kernel_size=3 padding=same\n"
+            "re_lu max_value=6\n"
+            "depthwise_conv2d kernel_size=3 padding=same\n"
+            "re_lu max_value=6\n"
+            "conv2d filters=6 kernel_size=1\n"
+            "re_lu\n"
+            "conv2d filters=5 kernel_size=1\n"
+            "softmax axis=-1\n"
+            "global_average_pooling2d\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-6.0, 6.0),
+        "seed_offset": 109, "keras_file": True,
+    },
 }
 
 
@@ -768,7 +791,7 @@ def build(text):
                 kw[k] = int(v)
             elif k == "use_bias":
                 kw[k] = v in ("True", "true", "1")
-            elif k in ("rate", "momentum", "epsilon"):
+            elif k in ("rate", "momentum", "epsilon", "max_value"):
                 kw[k] = float(v)
             elif k in ("center", "scale", "return_sequences", "go_backwards", "reset_after",
                        "use_causal_mask"):
@@ -809,6 +832,7 @@ def build(text):
                "separable_conv2d": keras.layers.SeparableConv2D, **MERGES,
                "conv2d_transpose": keras.layers.Conv2DTranspose,
                "multi_head_attention": keras.layers.MultiHeadAttention,
+               "re_lu": keras.layers.ReLU, "softmax": keras.layers.Softmax,
                "time_distributed": None, "bidirectional": None}[kind]
         if kind == "time_distributed":  # the wrapped layer takes the arguments
             inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]

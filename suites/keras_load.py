@@ -31,6 +31,7 @@ def main():
                      ("lstm", (12,), 5), ("gru", (12, 3), 5),
                      ("cnn2d", (12, 12, 1), 10), ("cnn_bn", (10, 9, 2), 4),
                      ("acts2", (29, 1), 6),
+                     ("acts3", (6, 6, 2), 3),
                      ("pad1d", (11, 2), 4), ("resize1d", (9, 2), 5),
                      ("resize2d", (6, 5, 2), 4),
                      ("ln", (7, 5), 4), ("ln2d", (6, 5, 2), 3),
@@ -85,7 +86,8 @@ def main():
     # GRUs (reset_after's [2, 3u] bias, go_backwards); cnn2d.keras and
     # cnn_bn.keras: Conv2D kernels [kh][kw][in][filters], (h, w) pairs;
     # acts2: relu6, hard_sigmoid, silu (Keras writes it so), log_softmax as
-    # Dense activations and Activation layers
+    # Dense activations and Activation layers; acts3: the ReLU (max_value
+    # None and 6) and Softmax layer classes
     # pad1d.keras: ZeroPadding1D's padding [begin, end]; resize1d.keras:
     # ZeroPadding1D, UpSampling1D's size, Cropping1D's cropping; resize2d.keras:
     # their 2-D forms (((t, b), (l, r)) margins, (h, w) size, interpolation)
@@ -286,7 +288,7 @@ def one_model(xo, fixtures, work, name, shape, classes):
     np.save(os.path.join(work, "x.npy"), x)
     np.save(os.path.join(work, "y.npy"), y)
     seed = os.path.join(fixtures, name + ".keras")
-    if name == "acts2":  # Keras's own save beside its golden fixture (make_golden.py)
+    if name in ("acts2", "acts3"):  # Keras's own save beside its golden fixture
         seed = os.path.join(fixtures, "..", name, "model.keras")
     for out in ("trained.keras", "trained.weights.h5"):
         subprocess.check_call([xo, "train", "--model", seed, "--x", os.path.join(work, "x.npy"),

@@ -310,8 +310,12 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION ||
 		    l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D ||
-		    l->kind == XO_LAYER_TIME_DISTRIBUTED)
+		    l->kind == XO_LAYER_TIME_DISTRIBUTED || l->kind == XO_LAYER_RE_LU)
 			*k_path += act_length(l->p.activation);
+		/* a Softmax layer: its sum over the channels, as the last
+		 * layer's softmax below */
+		if (l->kind == XO_LAYER_SOFTMAX)
+			*k_path += (double)l->in_ch;
 		if (l->w_ndim && kg > *k_grad)
 			*k_grad = kg;
 		if (own_lengths(l, batch, kg, k_path, k_grad))
@@ -672,7 +676,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "res_cnn",         "dw_cnn",
                                              "dw_seq",      "sep_cnn",     "td_seq",
                                              "bi_seq",      "multi_seq",   "ct_ae",
-                                             "mha_enc",     "mha_dec"};
+                                             "mha_enc",     "mha_dec",     "acts3"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1001,6 +1005,7 @@ static void test_golden_keras_compile(void **state)
 	(void)state;
 	golden_keras_fit("cmp_bce_sgd", true);
 	golden_keras_fit("acts2", false);
+	golden_keras_fit("acts3", false);
 }
 
 /* ---- runtime properties ------------------------------------------------ */

@@ -919,6 +919,8 @@ static const struct {
     {XO_LAYER_CONV1D_TRANSPOSE, "input 5 3", "filters=2 kernel_size=3 strides=2 output_padding=1"},
     {XO_LAYER_MULTI_HEAD_ATTENTION, "input 5 3",
      "inputs=input,input num_heads=2 key_dim=2 value_dim=3 output_shape=4"},
+    {XO_LAYER_RE_LU, "input 6", "max_value=6"},
+    {XO_LAYER_SOFTMAX, "input 4 3", "axis=2"},
 };
 
 static void test_layer_kinds(void **state)
@@ -943,8 +945,9 @@ static void test_layer_kinds(void **state)
 			assert_string_not_equal(xo_layer_kinds[j].keras, k->keras);
 		}
 		if (i == XO_LAYER_ACTIVATION || i == XO_LAYER_TIME_DISTRIBUTED ||
-		    i == XO_LAYER_BIDIRECTIONAL) {
-			/* the op depends on the activation / the wrapped kind */
+		    i == XO_LAYER_BIDIRECTIONAL || i == XO_LAYER_RE_LU) {
+			/* the op depends on the activation / the wrapped kind /
+			 * max_value (relu or relu6) */
 			assert_int_equal(k->op, XO_OP_COUNT);
 		} else {
 			/* an op is named as its layer, but for the ops that serve

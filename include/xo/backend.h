@@ -91,6 +91,8 @@ enum xo_net_kind {
 	XO_NET_CONV2D_TRANSPOSE, /* the conv2d_transpose op: no fused path */
 	XO_NET_CONV1D_TRANSPOSE,
 	XO_NET_MULTI_HEAD_ATTENTION, /* MultiHeadAttention: no fused path */
+	XO_NET_RE_LU,                /* ReLU and Softmax layers: no fused path */
+	XO_NET_SOFTMAX,
 };
 
 /* True for the kinds a fused path may implement (those before

@@ -408,6 +408,17 @@ def keras_layer_edit(fixture, cls, key, value, out):
     return lambda d: keras_rewrite(fixture, out, d, edit)
 
 
+def keras_activation_as(cls, config, out):
+    """acts.keras with its first Activation layer (gelu, on [16]) replaced
+    by a layer of class cls (ReLU, Softmax) with the given config keys."""
+    def edit(cfg):
+        layer = first_layer(cfg, "Activation")
+        layer["class_name"] = cls
+        layer["config"] = {k: v for k, v in layer["config"].items() if k != "activation"}
+        layer["config"].update(config)
+    return lambda d: keras_rewrite("acts", out, d, edit)
+
+
 def keras_td_inner_edit(key, value, out):
     """td.keras with the config key of its first TimeDistributed's wrapped
     layer set to value."""
@@ -703,6 +714,13 @@ CASES = {
     "keras_graph_node_index_1": (kpredict("g_node1.keras"), 2, r"g_node1\.keras: layer 'add' \(Add\): inbound_nodes: expected the tensors it takes, each \[layer, 0, 0\] \(node 0, output 0: every layer is called once, with one output\)$", ["out.npy"], keras_graph_edit("node1", "g_node1.keras"), {}, None),
     "keras_mha_keyword_tensors": (kpredict("mha_kw.keras"), 2, r"mha_kw\.keras: layer 'multi_head_attention' \(MultiHeadAttention\): is called with the tensor query= as a keyword argument \(tensors are supported as positional arguments only\)$", ["out.npy"], keras_mha_keywords, {}, None),
     # Keras lowercases padding (standardize_padding): "SAME" is same
+    # the ReLU layer: relu (max_value None) and relu6 (6) only; Softmax: the last axis
+    "keras_relu_max_value": (kpredict("relu5.keras"), 2, r"relu5\.keras: layer 'activation': re_lu: max_value=5 is not supported \(None: relu, 6: relu6\)$", ["out.npy"], keras_activation_as("ReLU", {"max_value": 5.0, "negative_slope": 0.0, "threshold": 0.0}, "relu5.keras"), {}, None),
+    "keras_relu_negative_slope": (kpredict("leaky.keras"), 2, r"leaky\.keras: layer 'activation': re_lu: negative_slope=0\.1 is not supported \(only 0\)$", ["out.npy"], keras_activation_as("ReLU", {"max_value": None, "negative_slope": 0.1, "threshold": 0.0}, "leaky.keras"), {}, None),
+    "keras_relu_threshold": (kpredict("relu_thr.keras"), 2, r"relu_thr\.keras: layer 'activation': re_lu: threshold=0\.5 is not supported \(only 0\)$", ["out.npy"], keras_activation_as("ReLU", {"max_value": 6.0, "negative_slope": 0.0, "threshold": 0.5}, "relu_thr.keras"), {}, None),
+    "keras_relu_ok": (kpredict("relu6.keras"), 0, None, [], keras_activation_as("ReLU", {"max_value": 6.0, "negative_slope": 0.0, "threshold": 0.0}, "relu6.keras"), {}, None),
+    "keras_softmax_axis": (kpredict("smax_axis.keras"), 2, r"smax_axis\.keras: layer 'activation' \(Softmax\): axis: only -1 \(the last axis, channels\) is supported, got axis=0$", ["out.npy"], keras_activation_as("Softmax", {"axis": 0}, "smax_axis.keras"), {}, None),
+    "keras_softmax_unknown_key": (kpredict("smax_key.keras"), 2, r"smax_key\.keras: layer 'activation' \(Softmax\): temperature is not supported$", ["out.npy"], keras_activation_as("Softmax", {"axis": -1, "temperature": 2.0}, "smax_key.keras"), {}, None),
     "keras_padding_upper_case": (kpredict("ct_same.keras"), 0, None, [], keras_layer_edit("convt", "Conv2DTranspose", "padding", "SAME", "ct_same.keras"), {}, None),
     "keras_padding_mixed_case": (kpredict("c1_valid.keras"), 0, None, [], keras_layer_edit("seed", "Conv1D", "padding", "Valid", "c1_valid.keras"), {}, None),
     # Keras's mirror of an LSTM carries a shared_object_id in its dtype policy: still the mirror
