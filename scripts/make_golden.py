@@ -442,7 +442,7 @@ MODELS = {
             "dense units=3 activation=softmax\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 79,
+        "seed_offset": 79, "keras_file": True,
     },
     # TimeDistributed (--only td_seq): over Conv1D on a [T][len][ch]
     # sample (stride 2) and over Dense on [T][F], trained through
@@ -458,7 +458,7 @@ MODELS = {
             "dense units=3 activation=softmax\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 83,
+        "seed_offset": 83, "keras_file": True,
     },
     # Bidirectional (--only bi_seq): over GRU with return_sequences (concat:
     # the backward direction flipped back in time), then over LSTM (last
@@ -473,7 +473,7 @@ MODELS = {
             "dense units=3 activation=softmax\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 89,
+        "seed_offset": 89, "keras_file": True,
     },
     # a functional graph (--only res_cnn): a residual Conv1D block (Conv1D ->
     # Conv1D -> Add with the block's input -> relu) concatenated with a 1x1
@@ -494,7 +494,7 @@ MODELS = {
             "dense name=head units=3 activation=softmax\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 79,
+        "seed_offset": 79, "keras_file": True,
     },
     "dw_seq": {
         "spec": (
@@ -537,7 +537,7 @@ MODELS = {
             "momentum=0.9 metrics=accuracy\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 97,
+        "seed_offset": 97, "keras_file": True,
     },
     "mha_dec": {
         "spec": (
@@ -558,7 +558,7 @@ MODELS = {
             "momentum=0.9 metrics=accuracy\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 101,
+        "seed_offset": 101, "keras_file": True,
     },
     # SeparableConv2D (--only sep_cnn): two kernels, the pointwise one with
     # the bias and the fused activation
@@ -574,7 +574,7 @@ MODELS = {
             "dense units=3 activation=softmax\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 89,
+        "seed_offset": 89, "keras_file": True,
     },
     # several inputs (--only multi_seq): a sequence through Conv1D joined
     # with a second sequence along the time axis (Concatenate axis=1), a
@@ -595,7 +595,7 @@ MODELS = {
             "dense name=head units=3 activation=softmax\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 107,
+        "seed_offset": 107, "keras_file": True,
     },
     # Conv2DTranspose (--only ct_ae): a tiny autoencoder's shape, Conv2D
     # strides 2 -> Conv2DTranspose strides 2 (same, relu) ->
@@ -615,7 +615,7 @@ MODELS = {
             "dense units=3 activation=softmax\n"
         ),
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
-        "seed_offset": 97,
+        "seed_offset": 97, "keras_file": True,
     },
     # The ReLU and Softmax layer classes (--only acts3): a MobileNet-style
     # block, ReLU(max_value=6) after the convolutions (inputs in [-6, 6],

@@ -1008,6 +1008,22 @@ static void test_golden_keras_compile(void **state)
 	golden_keras_fit("acts3", false);
 }
 
+/* The whole models of today's small networks (depthwise and separable
+ * CNNs, TimeDistributed, Bidirectional, a residual CNN, a transformer
+ * encoder and a causal decoder block, two inputs, a transposed-conv
+ * autoencoder) train from Keras's own .keras and legacy .h5 saves as
+ * Keras trained them, on every backend. */
+static void test_golden_keras_models(void **state)
+{
+	static const char *const names[] = {"dw_cnn",  "td_seq",  "bi_seq",
+	                                    "res_cnn", "mha_enc", "mha_dec",
+	                                    "sep_cnn", "multi_seq", "ct_ae"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		golden_keras_fit(names[i], false);
+}
+
 /* ---- runtime properties ------------------------------------------------ */
 
 /* A seed-like data set: n samples of in uniform values in [0, 1), one-hot
@@ -4940,6 +4956,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_golden_predict),
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_golden_keras_compile),
+	    cmocka_unit_test(test_golden_keras_models),
 	    cmocka_unit_test(test_compile_line),
 	    cmocka_unit_test(test_compile_labels),
 	    cmocka_unit_test(test_compile_not_fused),
