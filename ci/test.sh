@@ -21,6 +21,7 @@
 # entry there that no longer skips.
 set -u -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/selftest_due.sh"
 cd "$XO_ROOT"
 
 export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
@@ -41,8 +42,18 @@ stage_build() {
 }
 
 stage_test() {
+    local exclude=$XO_PLAIN_CI_EXCLUDE
+    # the mutation tool's own suites only when due (ci/selftest_due.sh)
+    if xo_mutgen_selftest_due; then
+        echo "test: ci.mutgen.* run: the day's change touches the mutation tool or what it uses"
+    else
+        exclude="$exclude|^ci\.mutgen\."
+        echo "test: ci.mutgen.* not run: the day's change touches none of the files they" \
+            "exercise (ci/selftest_due.sh; XO_MUTGEN_SELFTEST=1 runs them; so does the" \
+            "nightly's quick shard)"
+    fi
     # the sanitized-only tests (ci/lib.sh XO_PLAIN_CI_EXCLUDE) run in asan-test
-    xo_ctest quick build-ci -L quick -E "$XO_PLAIN_CI_EXCLUDE" -j"$XO_JOBS" --timeout 300 || return 1
+    xo_ctest quick build-ci -L quick -E "$exclude" -j"$XO_JOBS" --timeout 300 || return 1
     # The cpu backend picks its ISA once at start-up (AVX-512 here when the CPU
     # has it); run its op suites and the model suite (the fused network path
     # has per-ISA kernels too) again at each lower level it can fall back to.

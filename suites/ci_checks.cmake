@@ -16,3 +16,13 @@ add_test(NAME ci.times
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_times.sh $<TARGET_FILE:xo>
                  ${CMAKE_CURRENT_BINARY_DIR}/ci_times)
 set_tests_properties(ci.times PROPERTIES LABELS "quick" TIMEOUT 60)
+
+# When ci/test.sh runs the mutation tool's own suites (ci/lib.sh
+# xo_mutgen_selftest_due, suites/ci_selftest_due.sh): a day's change
+# touching ci/, perfdb/ or their files (through a merge too), or
+# XO_MUTGEN_SELFTEST=1; not older commits or other folders. Under a second:
+# a dozen commits in a temp repository.
+add_test(NAME ci.selftest_due
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_selftest_due.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/ci_selftest_due)
+set_tests_properties(ci.selftest_due PROPERTIES LABELS "quick" TIMEOUT 60)
