@@ -1333,7 +1333,7 @@ static enum xo_status input_order(const json_t *cfg, const json_t *layers, const
 		return XO_OK;
 	if (count > XO_MODEL_INPUTS_MAX)
 		return xo_error(XO_EINVAL,
-		                "%s: %zu InputLayers, more than the %d inputs a model may have",
+		                "%s: the model has %zu inputs (InputLayers); xo supports at most %d",
 		                origin, count, XO_MODEL_INPUTS_MAX);
 	if (!json_is_array(il) || json_array_size(il) != count)
 		return xo_error(XO_EFORMAT, "%s: input_layers does not list the model's %zu "

@@ -1907,8 +1907,8 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 
 	if (s->ninputs == XO_MODEL_INPUTS_MAX)
 		return spec_error(XO_EINVAL, origin, line,
-		                  "input: more than %d inputs, the limit for a model",
-		                  XO_MODEL_INPUTS_MAX);
+		                  "input: the model has more than %d inputs; xo supports at most %d",
+		                  XO_MODEL_INPUTS_MAX, XO_MODEL_INPUTS_MAX);
 	memset(in, 0, sizeof(*in));
 	in->line = line;
 	if (!s->ninputs)
