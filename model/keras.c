@@ -1380,6 +1380,19 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	return st;
 }
 
+/* A Masking layer is refused by its own name, before any layer is read: in
+ * a Functional, Keras writes the ops its mask is computed by (NotEqual, Any)
+ * as layers of their own, listed before it, which the user never named. */
+static enum xo_status masking_refuse(const json_t *layers, const char *origin)
+{
+	for (size_t i = 0; i < json_array_size(layers); i++)
+		if (!strcmp(entry_class(layers, i), "Masking"))
+			return xo_error(XO_EINVAL,
+			                "%s: layer '%s' (Masking): masks are not supported", origin,
+			                entry_name(layers, i));
+	return XO_OK;
+}
+
 /* The model config root as spec text into spec; set: an empty name set
  * (model_internal.h) for its layers. */
 static enum xo_status map_model(const json_t *root, const char *origin, int *set, struct sbuf *spec)
@@ -1416,6 +1429,8 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 		return xo_error(XO_EINVAL, "%s: model config has %zu layers, more than the limit "
 		                           "of %d", origin, json_array_size(layers),
 		                XO_SPEC_LAYERS_MAX);
+	if ((st = masking_refuse(layers, origin)))
+		return st;
 	nin = 0;
 	if (functional && (st = input_order(cfg, layers, origin, in_names, &nin)))
 		return st;

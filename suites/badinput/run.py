@@ -521,6 +521,44 @@ def keras_nin9(d):
         shutil.copy(f"{d}/kx.npy", f"{d}/nin{k}.npy")
 
 
+def keras_masking(d, functional):
+    """A Masking layer after the InputLayer, as Keras 3.15 writes it: in a
+    Sequential (gru.keras) its entry alone; in a Functional (functional.keras)
+    also the ops its mask is computed by, NotEqual before it and Any after
+    it, as layers of their own, and the mask given to the next layer."""
+    def tensor(name, shape, dtype="float32"):
+        return {"class_name": "__keras_tensor__",
+                "config": {"shape": shape, "dtype": dtype, "keras_history": [name, 0, 0]}}
+
+    def edit(cfg):
+        layers = cfg["config"]["layers"]
+        inp = layers[0]["config"]["name"]
+        shape = layers[0]["config"]["batch_shape"]
+        masking = {"module": "keras.layers", "class_name": "Masking",
+                   "config": {"name": "masking", "trainable": True,
+                              "dtype": {"module": "keras", "class_name": "DTypePolicy",
+                                        "config": {"name": "float32"}, "registered_name": None},
+                              "mask_value": 0.0},
+                   "registered_name": None}
+        if not functional:
+            layers.insert(1, masking)
+            return
+        masking.update(name="masking", inbound_nodes=[{"args": [tensor(inp, shape)], "kwargs": {}}])
+        ops = [{"module": "keras.src.ops.numpy", "class_name": "NotEqual",
+                "config": {"name": "not_equal"}, "registered_name": "NotEqual", "name": "not_equal",
+                "inbound_nodes": [{"args": [tensor(inp, shape), 0.0], "kwargs": {}}]},
+               masking,
+               {"module": "keras.src.ops.numpy", "class_name": "Any",
+                "config": {"name": "any", "axis": -1, "keepdims": False}, "registered_name": "Any",
+                "name": "any",
+                "inbound_nodes": [{"args": [tensor("not_equal", shape, "bool")], "kwargs": {}}]}]
+        node = layers[1]["inbound_nodes"][0]
+        node["args"] = [tensor("masking", shape)]
+        node["kwargs"]["mask"] = tensor("any", shape[:-1], "bool")
+        layers[1:1] = ops
+    keras_rewrite("functional" if functional else "gru", "masking.keras", d, edit)
+
+
 def keras_truncated_h5(d):
     keras_inputs(d)
     data = open(os.path.join(KERAS, "seed.weights.h5"), "rb").read()
@@ -816,6 +854,10 @@ CASES = {
     # the activation buffers bounded before they are allocated (half the
     # machine's memory by default; 1 MB here, where the model needs 41 MB)
     "predict_activations_over_limit": (predict("x_long.npy", model="long_seq.model"), 2, r"xo predict: long_seq\.model: its activations need 0\.00\d+ GiB for 2 samples \(0\.916 MiB a sample\), above the limit of 0\.000931 GiB", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
+    # a Masking layer is refused by its name, never by the ops Keras writes
+    # for its mask in a Functional (NotEqual, Any)
+    "keras_masking_sequential": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, False), {}, None),
+    "keras_masking_functional": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, True), {}, None),
     # the input files checked against the model before its activations are
     # allocated: a wrong file is named even where the model would not fit
     "predict_input_checked_first": (predict(model="long_seq.model"), 2, r"xo predict: x\.npy: shape \(40, 17, 2\) does not match the model input \(80000 values per sample, first axis = samples\); want \(n, 20000, 4\) or \(n, 80000\)$", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
