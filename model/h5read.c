@@ -228,12 +228,28 @@ static long attr_strings(struct child *c, hid_t obj, const char *name, bool want
 			goto out_close_attr;
 		}
 		got = (long)n;
+		/* NUL padding ends a fixed-length string; a byte other than NUL
+		 * after it is not padding: the string is not text (h5py reads
+		 * those bytes and Keras's json.loads refuses them), as a
+		 * .keras config.json with a NUL in it is refused */
+		for (long i = 0; i < got; i++) {
+			const char *e = flat + (size_t)i * sz;
+			size_t len = strnlen(e, sz);
+
+			for (size_t j = len; j < sz && got >= 0; j++)
+				if (e[j])
+					got = -2;
+		}
 		for (long i = 0; i < got; i++)
 			if (!(v[i] = strndup(flat + (size_t)i * sz, sz)))
 				got = -1;
 		free(flat);
-		if (got < 0) {
+		if (got == -2)
+			refuse(c, "attribute %s is not text (a NUL byte)", name);
+		else if (got < 0)
 			refuse(c, "attribute %s: out of memory", name);
+		if (got < 0) {
+			got = -1;
 			for (long i = 0; i < (long)n; i++)
 				free(v[i]);
 		}
