@@ -588,6 +588,22 @@ static char *child_slurp(struct child *c, int fd, size_t *len)
 	return buf;
 }
 
+/* The name of a zip compression method (APPNOTE.TXT 4.4.5). */
+static const char *zip_method_name(zip_uint16_t m)
+{
+	switch (m) {
+	case ZIP_CM_STORE: return "stored";
+	case ZIP_CM_DEFLATE: return "deflate";
+	case ZIP_CM_DEFLATE64: return "deflate64";
+	case ZIP_CM_BZIP2: return "bzip2";
+	case ZIP_CM_LZMA: return "LZMA";
+	case 93: return "zstd"; /* ZIP_CM_ZSTD of newer libzip */
+	case ZIP_CM_XZ: return "xz";
+	case ZIP_CM_PPMD: return "PPMd";
+	default: return "unknown";
+	}
+}
+
 /* A member of the archive, at most cap bytes (NUL added). */
 static char *child_member(struct child *c, zip_t *z, const char *name, int64_t cap, size_t *len)
 {
@@ -601,6 +617,17 @@ static char *child_member(struct child *c, zip_t *z, const char *name, int64_t c
 	}
 	if (zs.size > (uint64_t)cap) {
 		refuse(c, "its %s is larger than the limit", name);
+		return NULL;
+	}
+	/* Python's zipfile (and so Keras) reads members compressed by methods
+	 * libzip may be built without (bzip2, LZMA, zstd): said as such, not
+	 * as a corrupt archive */
+	if ((zs.valid & ZIP_STAT_COMP_METHOD) &&
+	    !zip_compression_method_supported(zs.comp_method, 0)) {
+		snprintf(c->err, sizeof(c->err),
+		         "member '%s' uses compression method %u (%s), which this build cannot "
+		         "read; re-save it stored or deflated",
+		         name, (unsigned)zs.comp_method, zip_method_name(zs.comp_method));
 		return NULL;
 	}
 	buf = malloc((size_t)zs.size + 1);

@@ -559,6 +559,19 @@ def keras_masking(d, functional):
     keras_rewrite("functional" if functional else "gru", "masking.keras", d, edit)
 
 
+def keras_lzma(d, member):
+    """seed.keras re-written by Python's zipfile with member LZMA-compressed
+    (zipfile, and so Keras, reads it; libzip is often built without LZMA)
+    and the other members stored."""
+    import zipfile
+    keras_inputs(d)
+    with zipfile.ZipFile(os.path.join(KERAS, "seed.keras")) as src, \
+            zipfile.ZipFile(f"{d}/lzma.keras", "w") as dst:
+        for name in src.namelist():
+            dst.writestr(name, src.read(name),
+                         zipfile.ZIP_LZMA if name == member else zipfile.ZIP_STORED)
+
+
 def keras_truncated_h5(d):
     keras_inputs(d)
     data = open(os.path.join(KERAS, "seed.weights.h5"), "rb").read()
@@ -854,6 +867,10 @@ CASES = {
     # the activation buffers bounded before they are allocated (half the
     # machine's memory by default; 1 MB here, where the model needs 41 MB)
     "predict_activations_over_limit": (predict("x_long.npy", model="long_seq.model"), 2, r"xo predict: long_seq\.model: its activations need 0\.00\d+ GiB for 2 samples \(0\.916 MiB a sample\), above the limit of 0\.000931 GiB", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
+    # a member compressed by a method libzip lacks here is named as such,
+    # not as a corrupt archive
+    "keras_lzma_config": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'config\.json' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "config.json"), {}, None),
+    "keras_lzma_weights": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'model\.weights\.h5' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "model.weights.h5"), {}, None),
     # a Masking layer is refused by its name, never by the ops Keras writes
     # for its mask in a Functional (NotEqual, Any)
     "keras_masking_sequential": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, False), {}, None),
