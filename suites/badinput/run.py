@@ -131,6 +131,12 @@ def fixtures(d, xo):
                        ("ct1_op", "input 17 2\nconv1d_transpose filters=4 kernel_size=3 "
                                   "strides=2 output_padding=5\nflatten\n"
                                   "dense units=5 activation=softmax\n"),
+                       # separable_conv1d: dilation (the depthwise op takes 1 only),
+                       # a kernel longer than the input
+                       ("sep1_dil", "input 17 2\nseparable_conv1d filters=4 kernel_size=3 "
+                                    "dilation_rate=2\nflatten\ndense units=5 activation=softmax\n"),
+                       ("sep1_long", "input 17 2\nseparable_conv1d filters=4 kernel_size=30\n"
+                                     "flatten\ndense units=5 activation=softmax\n"),
                        # zero padding: a negative or malformed margin, a rank-3 input
                        ("zp_negative", "input 17 2\nzero_padding1d padding=-1\nflatten\n"
                                        "dense units=5 activation=softmax\n"),
@@ -823,7 +829,13 @@ CASES = {
     "keras_dwconv1d_causal": (kpredict("dw1_causal.keras"), 2, r"dw1_causal\.keras: layer 'depthwise_conv1d': padding=causal: expected valid or same$", ["out.npy"], keras_layer_edit("dwconv1d", "DepthwiseConv1D", "padding", "causal", "dw1_causal.keras"), {}, None),
     "keras_sepconv_activation_tanh": (kpredict("sep_tanh.keras"), 2, r"sep_tanh\.keras: layer 'separable_conv2d': separable_conv2d: activation=tanh is not supported \(linear, relu, sigmoid or softmax\)$", ["out.npy"], keras_layer_edit("sepconv", "SeparableConv2D", "activation", "tanh", "sep_tanh.keras"), {}, None),
     "keras_sepconv_pointwise_regularizer": (kpredict("sep_reg.keras"), 2, r"sep_reg\.keras: layer 'separable_conv2d' \(SeparableConv2D\): pointwise_regularizer is not supported$", ["out.npy"], keras_layer_edit("sepconv", "SeparableConv2D", "pointwise_regularizer", {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, "registered_name": None}, "sep_reg.keras"), {}, None),
-    "keras_sepconv1d_dilation": (kpredict("sep1_dil.keras"), 2, r"sep1_dil\.keras: layer 'separable_conv1d': depthwise_conv2d: dilation_rate=2, dilation_w=1 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("sepconv1d", "SeparableConv1D", "dilation_rate", [2], "sep1_dil.keras"), {}, None),
+    "keras_sepconv1d_dilation": (kpredict("sep1_dil.keras"), 2, r"sep1_dil\.keras: layer 'separable_conv1d': separable_conv1d: dilation_rate=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("sepconv1d", "SeparableConv1D", "dilation_rate", [2], "sep1_dil.keras"), {}, None),
+    # a 1-D or separable layer's refusals name its own kind and keys, not
+    # the depthwise_conv2d op it runs as
+    "keras_dwconv1d_dilation": (kpredict("dw1_dil.keras"), 2, r"dw1_dil\.keras: layer 'depthwise_conv1d': depthwise_conv1d: dilation_rate=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("dwconv1d", "DepthwiseConv1D", "dilation_rate", [2], "dw1_dil.keras"), {}, None),
+    "keras_sepconv2d_dilation": (kpredict("sep2_dil.keras"), 2, r"sep2_dil\.keras: layer 'separable_conv2d': separable_conv2d: dilation_rate=2, dilation_w=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("sepconv", "SeparableConv2D", "dilation_rate", [2, 2], "sep2_dil.keras"), {}, None),
+    "spec_sepconv1d_dilation": (predict(model="sep1_dil.model"), 2, r"sep1_dil\.model:2: separable_conv1d: dilation_rate=2 is not supported \(1 only\)$", ["out.npy"], None, {}, None),
+    "spec_sepconv1d_kernel_long": (predict(model="sep1_long.model"), 2, r"sep1_long\.model:2: separable_conv1d: receptive field 30 \(dilation_rate\*\(kernel_size-1\)\+1\) is longer than len=17 with padding=valid$", ["out.npy"], None, {}, None),
     "keras_cropping_negative": (kpredict("crop_neg.keras"), 2, r"crop_neg\.keras: layer 'cropping1d' \(Cropping1D\): cropping: expected a non-negative integer or two \(\[begin, end\]\)$", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [-1, 2], "crop_neg.keras"), {}, None),
     "keras_cropping_all": (kpredict("crop_all.keras"), 2, r"crop_all\.keras.*cropping1d: cropping \(30, 1\) must be smaller than the input length 15", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [30, 1], "crop_all.keras"), {}, None),
     "keras_up_sampling_size_list": (kpredict("up_list.keras"), 2, r"up_list\.keras: layer 'up_sampling1d' \(UpSampling1D\): size: expected a positive integer$", ["out.npy"], keras_layer_edit("resize1d", "UpSampling1D", "size", [2, 2], "up_list.keras"), {}, None),
