@@ -108,6 +108,11 @@ int xo_cmd_predict(int argc, char **argv)
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}
+	/* the model opened from the file read above: the same inputs */
+	if (xo_model_input_count(m) != spec.ninputs) {
+		xo_usage_error("predict", "%s: changed while it was read", model);
+		goto out_free;
+	}
 	/* several inputs: one file each, joined per sample */
 	if (xo_cli_inputs_take("predict", m, inputs, parts, &x))
 		goto out_free;
