@@ -98,6 +98,22 @@ int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy
 
 /* The most --input (--x) files a command takes: one per model input. */
 #define XO_CLI_INPUTS_MAX 8
+/* The input files paths[] of a model whose inputs are in[0..nin), read
+ * into parts[0..nin) and checked against them before the model is opened
+ * (so a wrong file costs no model memory): one file per input (np, which
+ * may exceed XO_CLI_INPUTS_MAX, is only counted when it is not nin), each
+ * of its input's shape (xo_cli_input_rows' rule), with samples, all with
+ * the same samples. Anything else: one line "xo CMD: ..." and 2 (parts
+ * freed); else 0. */
+struct xo_input_spec;
+int xo_cli_inputs_read(const char *cmd, const struct xo_input_spec *in, int nin,
+                       const char *const *paths, int np, struct xo_npy *parts);
+/* parts (from xo_cli_inputs_read) checked against the opened model m (int
+ * ids, finite values) and made its x: the one file as it is, or several
+ * joined per sample as xo_cli_inputs_join joins them. parts are freed.
+ * 0, or 2 having said why. */
+int xo_cli_inputs_take(const char *cmd, const struct xo_model *m, const char *const *paths,
+                       struct xo_npy *parts, struct xo_npy *x);
 /* The x of a model of several inputs from its np files paths[] (one per
  * model input, in the model's order), each read, checked against its
  * input (its shape, int ids refused, finite values) and against the

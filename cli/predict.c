@@ -14,6 +14,8 @@
 #include "xo.h"
 #include "xo/model_spec.h"
 
+_Static_assert(XO_CLI_INPUTS_MAX >= XO_MODEL_INPUTS_MAX, "a file for every model input");
+
 static const char usage[] =
     "usage: xo predict --model M --weights DIR --input X.npy [--input X2.npy ...]\n"
     "                  --output Y.npy [--device D] [--batch-size N]\n";
@@ -27,7 +29,9 @@ int xo_cmd_predict(int argc, char **argv)
 	const char *device = "cpu";
 	struct xo_backend *be = NULL;
 	struct xo_model *m = NULL;
-	struct xo_npy x = {0};
+	struct xo_model_spec spec = {0};
+	struct xo_npy x = {0}, parts[XO_MODEL_INPUTS_MAX] = {{0}};
+	char *text = NULL;
 	int64_t batch = 32, n, classes, odims[4];
 	int nd;
 	float *probs = NULL;
@@ -49,11 +53,13 @@ int xo_cmd_predict(int argc, char **argv)
 		else if (!strcmp(a, "--weights"))
 			weights = v;
 		else if (!strcmp(a, "--input")) {
-			/* one per model input, in the model's order */
-			if (ninput == XO_CLI_INPUTS_MAX)
-				return xo_usage_error("predict", "more than %d --input files",
-				                      XO_CLI_INPUTS_MAX);
-			input = inputs[ninput++] = v;
+			/* one per model input, in the model's order; past the
+			 * most a model may have they are counted, and the count
+			 * is refused against the model's own */
+			if (ninput < XO_CLI_INPUTS_MAX)
+				inputs[ninput] = v;
+			ninput++;
+			input = v;
 		}
 		else if (!strcmp(a, "--output"))
 			output = v;
@@ -82,38 +88,34 @@ int xo_cmd_predict(int argc, char **argv)
 		if (xo_output_target(output, false, target, sizeof(target), &exists))
 			return xo_usage_error("predict", "%s", xo_last_error());
 	}
-	if (ninput == 1 && xo_npy_read_labels(input, &x)) /* float32, or int ids (int32 input) */
-		return xo_usage_error("predict", "%s", xo_last_error());
-	if (x.ndim >= 2 && x.dim[0] == 0) {
-		xo_usage_error("predict", "%s: no samples (the first axis is 0)", input);
+	/* The model's inputs, and the files checked against them (their
+	 * count, shapes and samples), before the model is opened: a wrong
+	 * file costs none of the memory its activations take. */
+	if (xo_spec_read_architecture(model, &text) || xo_spec_parse(text, model, &spec)) {
+		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}
+	/* float32, or int ids (an int32 input) */
+	if (xo_cli_inputs_read("predict", spec.input, spec.ninputs, inputs, ninput, parts))
+		goto out_free;
+	n = parts[0].dim[0];
 	if (xo_backend_open(device, &be)) {
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}
-	n = x.ndim ? x.dim[0] : 0;
-	if (xo_model_open(model, be, batch < n && n ? batch : (n ? n : 1), &m) ||
+	if (xo_model_open(model, be, batch < n ? batch : n, &m) ||
 	    (weights && xo_model_load_weights(m, weights))) {
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}
-	if (ninput > 1 || xo_model_input_count(m) > 1) {
-		/* several inputs: one file each, joined per sample */
-		xo_npy_free(&x);
-		if (xo_cli_inputs_join("predict", m, inputs, ninput, &x))
-			goto out_free;
-		n = x.dim[0];
-	} else if (xo_cli_input_rows(&x, m, 0) < 1) {
-		xo_cli_input_mismatch("predict", input, &x, m, 0);
+	/* the model opened from the file read above: the same inputs */
+	if (xo_model_input_count(m) != spec.ninputs) {
+		xo_usage_error("predict", "%s: changed while it was read", model);
 		goto out_free;
 	}
-	if (ninput == 1 && xo_model_input_count(m) == 1 &&
-	    (xo_model_input_npy(m, &x, input) ||
-	     xo_data_check_finite(x.data, n, xo_model_input_size(m), input))) {
-		xo_usage_error("predict", "%s", xo_last_error());
+	/* several inputs: one file each, joined per sample */
+	if (xo_cli_inputs_take("predict", m, inputs, parts, &x))
 		goto out_free;
-	}
 	classes = xo_model_classes(m);
 	probs = malloc(sizeof(*probs) * (size_t)(n * classes));
 	if (!probs) {
@@ -150,5 +152,9 @@ out_free:
 	xo_model_close(m);
 	xo_backend_close(be);
 	xo_npy_free(&x);
+	for (int k = 0; k < XO_MODEL_INPUTS_MAX; k++)
+		xo_npy_free(&parts[k]);
+	xo_spec_free(&spec);
+	free(text);
 	return rc;
 }

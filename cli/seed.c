@@ -225,15 +225,32 @@ static int seed_data_split(struct seed_data *d, uint64_t seed, int64_t n, const 
 
 /* The synthetic data set: SEED_SAMPLES samples, x uniform in [0, 1) (ids
  * uniform in [0, vocab) for an int32 input, vocab > 0), labels uniform in
- * 0..classes-1 (for the seed model, the seed experiment's). */
-static int seed_data_make(uint64_t seed, int64_t per, int64_t classes, int64_t vocab,
-                          struct seed_data *d)
+ * 0..classes-1 (for the seed model, the seed experiment's). Its size is
+ * the model's input size times SEED_SAMPLES: a few bytes of config can
+ * declare an input of millions of values, so it is bounded as a model's
+ * activations are (xo_model_memory_max) before anything is allocated. */
+static int seed_data_make(const char *origin, uint64_t seed, int64_t per, int64_t classes,
+                          int64_t vocab, struct seed_data *d)
 {
-	float *x = malloc(sizeof(*x) * (size_t)(SEED_SAMPLES * per));
-	int32_t *label = malloc(sizeof(*label) * SEED_SAMPLES);
+	/* x, then its split copy (xtr, xte), the one-hot labels and the ids */
+	double need = (double)SEED_SAMPLES *
+	              (2.0 * (double)per * sizeof(float) + (double)classes * sizeof(float) +
+	               2.0 * sizeof(int32_t));
+	float *x;
+	int32_t *label;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
+	if (need > (double)xo_model_memory_max())
+		return xo_usage_error("seed",
+		                      "%s: its synthetic data set (%d samples of %" PRId64
+		                      " values) needs %.3g GiB, above the limit of %.3g GiB "
+		                      "(XO_MODEL_MEMORY_MAX, in bytes; half the machine's memory "
+		                      "by default); give the data with --data X.npy Y.npy",
+		                      origin, SEED_SAMPLES, per, need / 1073741824.0,
+		                      (double)xo_model_memory_max() / 1073741824.0);
+	x = malloc(sizeof(*x) * (size_t)(SEED_SAMPLES * per));
+	label = malloc(sizeof(*label) * SEED_SAMPLES);
 	if (!x || !label) {
 		free(x);
 		free(label);
@@ -1027,13 +1044,16 @@ static int seed_args(int argc, char **argv, struct seed_opts *o, struct seed_mod
 				nf++;
 			if (nf < 2)
 				return xo_usage_error("seed", "--data needs two files: X.npy Y.npy");
-			/* several x files (a model of several inputs), then y */
-			if (nf - 1 > XO_CLI_INPUTS_MAX)
-				return xo_usage_error("seed", "--data: more than %d X files",
-				                      XO_CLI_INPUTS_MAX);
+			/* several x files (a model of several inputs), then y;
+			 * past the most a model may have they are counted, and
+			 * the count is refused against the model's own */
 			o->nx = 0;
-			while (o->nx < nf - 1)
-				o->xpaths[o->nx++] = argv[++i];
+			while (o->nx < nf - 1) {
+				if (o->nx < XO_CLI_INPUTS_MAX)
+					o->xpaths[o->nx] = argv[i + 1];
+				o->nx++;
+				i++;
+			}
 			o->xpath = o->xpaths[0];
 			o->ypath = argv[++i];
 			continue;
@@ -1088,7 +1108,8 @@ static int seed_data_prepare(const struct seed_opts *o, struct seed_model *sm,
 		                      sm->path, classes);
 	}
 	drc = o->xpath ? seed_data_read(o->xpaths, o->nx, o->ypath, o->seed, m, classes, data)
-	               : seed_data_make(o->seed, per, classes, xo_model_input_ids(m), data);
+	               : seed_data_make(sm->path ? sm->path : "seed.model", o->seed, per, classes,
+	                                xo_model_input_ids(m), data);
 	xo_model_close(m);
 	xo_backend_close(be);
 	return drc ? 2 : 0;

@@ -270,14 +270,13 @@ bool xo_cli_gpu_requested(const char *cmd, const char *spec)
 	return true;
 }
 
-/* The samples a file holds for an input of per values a sample: its first
- * axis, when the others multiply to per (up to (n, H, W, C)); else -1. */
-/* Only the product matching is not enough: a (n, 4, 5) file for a (5, 4)
- * input, or two same-size inputs given in the wrong order, would be read as
- * the other shape and give wrong answers where Keras refuses the call. */
-int64_t xo_cli_input_rows(const struct xo_npy *a, const struct xo_model *m, int k)
+/* The samples a file holds for input q: its first axis, when the others
+ * are q's shape or its size flat (up to (n, H, W, C)); else -1. Only the
+ * product matching is not enough: a (n, 4, 5) file for a (5, 4) input, or
+ * two same-size inputs given in the wrong order, would be read as the other
+ * shape and give wrong answers where Keras refuses the call. */
+static int64_t input_rows(const struct xo_npy *a, const struct xo_input_spec *q)
 {
-	const struct xo_input_spec *q = xo_model_input_spec(m, k);
 	int64_t want[3], per = q->len * q->w * q->ch;
 	int rank = q->rank >= 1 && q->rank <= 3 ? q->rank : 1;
 
@@ -296,14 +295,20 @@ int64_t xo_cli_input_rows(const struct xo_npy *a, const struct xo_model *m, int 
 	return a->dim[0];
 }
 
-int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy *a,
-                          const struct xo_model *m, int k)
+int64_t xo_cli_input_rows(const struct xo_npy *a, const struct xo_model *m, int k)
 {
-	const struct xo_input_spec *q = xo_model_input_spec(m, k);
+	return input_rows(a, xo_model_input_spec(m, k));
+}
+
+/* The refusal of a file input_rows refused for input q of a model of nin
+ * inputs. */
+static int input_mismatch(const char *cmd, const char *path, const struct xo_npy *a,
+                          const struct xo_input_spec *q, int nin)
+{
 	int64_t per = q->len * q->w * q->ch;
 	char what[XO_LAYER_NAME_MAX + 16], want[96];
 
-	if (xo_model_input_count(m) > 1)
+	if (nin > 1)
 		snprintf(what, sizeof(what), "input '%s'", q->name);
 	else
 		snprintf(what, sizeof(what), "the model input");
@@ -322,74 +327,108 @@ int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy
 	                      path, xo_npy_shape_str(a), what, per, want);
 }
 
-/* The model's input names, "a, b" (messages). */
-static void input_names(const struct xo_model *m, char *buf, size_t size)
+int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy *a,
+                          const struct xo_model *m, int k)
 {
-	size_t used = 0;
+	return input_mismatch(cmd, path, a, xo_model_input_spec(m, k), xo_model_input_count(m));
+}
 
-	buf[0] = '\0';
-	for (int k = 0; k < xo_model_input_count(m) && used < size; k++) {
-		int w = snprintf(buf + used, size - used, "%s%s", k ? ", " : "",
-		                 xo_model_input_spec(m, k)->name);
+int xo_cli_inputs_read(const char *cmd, const struct xo_input_spec *in, int nin,
+                       const char *const *paths, int np, struct xo_npy *parts)
+{
+	char names[XO_MODEL_INPUTS_MAX * (XO_LAYER_NAME_MAX + 2)];
+	size_t used = 0;
+	int64_t n = -1;
+
+	names[0] = '\0';
+	for (int k = 0; k < nin && used < sizeof(names); k++) {
+		int w = snprintf(names + used, sizeof(names) - used, "%s%s", k ? ", " : "",
+		                 in[k].name);
 
 		used += w > 0 ? (size_t)w : 0;
 	}
-}
-
-int xo_cli_inputs_join(const char *cmd, const struct xo_model *m, const char *const *paths,
-                       int np, struct xo_npy *x)
-{
-	int nin = xo_model_input_count(m);
-	struct xo_npy part = {0};
-	int64_t n = -1, off = 0, total = xo_model_input_size(m);
-	char names[XO_MODEL_INPUTS_MAX * (XO_LAYER_NAME_MAX + 2)];
-	int rc = 2;
-
-	memset(x, 0, sizeof(*x));
-	input_names(m, names, sizeof(names));
+	for (int k = 0; k < nin; k++)
+		memset(&parts[k], 0, sizeof(parts[k]));
 	if (np != nin)
 		return xo_usage_error(cmd,
 		                      "%d input file%s for a model of %d input%s (%s): one per "
 		                      "model input, in its order",
 		                      np, np == 1 ? "" : "s", nin, nin == 1 ? "" : "s", names);
 	for (int k = 0; k < nin; k++) {
-		const struct xo_input_spec *q = xo_model_input_spec(m, k);
-		int64_t per = q->len * q->w * q->ch, rows;
+		int64_t rows;
 
-		if (xo_npy_read_labels(paths[k], &part)) {
+		if (xo_npy_read_labels(paths[k], &parts[k])) {
 			xo_usage_error(cmd, "%s", xo_last_error());
-			goto out;
+			goto out_free_parts;
 		}
-		rows = xo_cli_input_rows(&part, m, k);
+		if (parts[k].ndim >= 2 && parts[k].dim[0] == 0) {
+			xo_usage_error(cmd, "%s: no samples (the first axis is 0)", paths[k]);
+			goto out_free_parts;
+		}
+		rows = input_rows(&parts[k], &in[k]);
 		if (rows < 1) {
-			xo_cli_input_mismatch(cmd, paths[k], &part, m, k);
-			goto out;
+			input_mismatch(cmd, paths[k], &parts[k], &in[k], nin);
+			goto out_free_parts;
 		}
 		if (n >= 0 && rows != n) {
 			xo_usage_error(cmd,
 			               "%s: %" PRId64 " samples, but %s has %" PRId64
 			               " (every input needs one row per sample)",
 			               paths[k], rows, paths[0], n);
-			goto out;
+			goto out_free_parts;
 		}
-		if (xo_model_input_npy(m, &part, paths[k]) ||
-		    xo_data_check_finite(part.data, rows, per, paths[k])) {
+		n = rows;
+	}
+	return 0;
+
+out_free_parts:
+	for (int k = 0; k < nin; k++)
+		xo_npy_free(&parts[k]);
+	return 2;
+}
+
+int xo_cli_inputs_take(const char *cmd, const struct xo_model *m, const char *const *paths,
+                       struct xo_npy *parts, struct xo_npy *x)
+{
+	int nin = xo_model_input_count(m);
+	int64_t n = parts[0].dim[0], off = 0, total = xo_model_input_size(m);
+	int rc = 2;
+
+	memset(x, 0, sizeof(*x));
+	for (int k = 0; k < nin; k++) {
+		const struct xo_input_spec *q = xo_model_input_spec(m, k);
+		int64_t per = q->len * q->w * q->ch;
+
+		/* the spec they were read against is the model's: checked again
+		 * (no I/O) so that no other shape is ever copied */
+		if (xo_cli_input_rows(&parts[k], m, k) != n) {
+			xo_cli_input_mismatch(cmd, paths[k], &parts[k], m, k);
+			goto out_free_parts;
+		}
+		if (xo_model_input_npy(m, &parts[k], paths[k]) ||
+		    xo_data_check_finite(parts[k].data, n, per, paths[k])) {
 			xo_usage_error(cmd, "%s", xo_last_error());
-			goto out;
+			goto out_free_parts;
 		}
-		if (n < 0) {
-			n = rows;
-			x->data = malloc(sizeof(*x->data) * (size_t)(n * total));
-			if (!x->data) {
-				xo_usage_error(cmd, "out of memory");
-				goto out;
-			}
-		}
+	}
+	if (nin == 1) { /* the one file is x as it is */
+		*x = parts[0];
+		memset(&parts[0], 0, sizeof(parts[0]));
+		return 0;
+	}
+	x->data = malloc(sizeof(*x->data) * (size_t)(n * total));
+	if (!x->data) {
+		xo_usage_error(cmd, "out of memory");
+		goto out_free_parts;
+	}
+	for (int k = 0; k < nin; k++) {
+		const struct xo_input_spec *q = xo_model_input_spec(m, k);
+		int64_t per = q->len * q->w * q->ch;
+
 		for (int64_t i = 0; i < n; i++)
-			memcpy(x->data + i * total + off, part.data + i * per,
+			memcpy(x->data + i * total + off, parts[k].data + i * per,
 			       sizeof(*x->data) * (size_t)per);
 		off += per;
-		xo_npy_free(&part);
 	}
 	x->ndim = 2;
 	x->dim[0] = n;
@@ -397,9 +436,23 @@ int xo_cli_inputs_join(const char *cmd, const struct xo_model *m, const char *co
 	x->count = n * total;
 	x->itemsize = 4;
 	rc = 0;
-out:
-	xo_npy_free(&part);
-	if (rc)
-		xo_npy_free(x);
+out_free_parts:
+	for (int k = 0; k < nin; k++)
+		xo_npy_free(&parts[k]);
 	return rc;
+}
+
+int xo_cli_inputs_join(const char *cmd, const struct xo_model *m, const char *const *paths,
+                       int np, struct xo_npy *x)
+{
+	struct xo_input_spec in[XO_MODEL_INPUTS_MAX];
+	struct xo_npy parts[XO_MODEL_INPUTS_MAX];
+	int nin = xo_model_input_count(m);
+
+	memset(x, 0, sizeof(*x));
+	for (int k = 0; k < nin; k++)
+		in[k] = *xo_model_input_spec(m, k);
+	if (xo_cli_inputs_read(cmd, in, nin, paths, np, parts))
+		return 2;
+	return xo_cli_inputs_take(cmd, m, paths, parts, x);
 }

@@ -528,6 +528,10 @@ struct xo_npy;
 enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, const char *path);
 int64_t xo_model_classes(const struct xo_model *m);     /* outputs of one sample */
 int64_t xo_model_param_count(const struct xo_model *m);
+/* The most bytes a model's activation buffers, or the data a command makes
+ * or copies for it, may take: XO_MODEL_MEMORY_MAX (bytes) or half the
+ * machine's physical memory; checked before allocating. */
+int64_t xo_model_memory_max(void);
 
 /* probs[n][classes] for x[n][input_size], batch_size samples per call. */
 enum xo_status xo_model_predict(struct xo_model *m, const float *x, int64_t n,

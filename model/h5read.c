@@ -228,12 +228,28 @@ static long attr_strings(struct child *c, hid_t obj, const char *name, bool want
 			goto out_close_attr;
 		}
 		got = (long)n;
+		/* NUL padding ends a fixed-length string; a byte other than NUL
+		 * after it is not padding: the string is not text (h5py reads
+		 * those bytes and Keras's json.loads refuses them), as a
+		 * .keras config.json with a NUL in it is refused */
+		for (long i = 0; i < got; i++) {
+			const char *e = flat + (size_t)i * sz;
+			size_t len = strnlen(e, sz);
+
+			for (size_t j = len; j < sz && got >= 0; j++)
+				if (e[j])
+					got = -2;
+		}
 		for (long i = 0; i < got; i++)
 			if (!(v[i] = strndup(flat + (size_t)i * sz, sz)))
 				got = -1;
 		free(flat);
-		if (got < 0) {
+		if (got == -2)
+			refuse(c, "attribute %s is not text (a NUL byte)", name);
+		else if (got < 0)
 			refuse(c, "attribute %s: out of memory", name);
+		if (got < 0) {
+			got = -1;
 			for (long i = 0; i < (long)n; i++)
 				free(v[i]);
 		}
@@ -572,6 +588,22 @@ static char *child_slurp(struct child *c, int fd, size_t *len)
 	return buf;
 }
 
+/* The name of a zip compression method (APPNOTE.TXT 4.4.5). */
+static const char *zip_method_name(zip_uint16_t m)
+{
+	switch (m) {
+	case ZIP_CM_STORE: return "stored";
+	case ZIP_CM_DEFLATE: return "deflate";
+	case ZIP_CM_DEFLATE64: return "deflate64";
+	case ZIP_CM_BZIP2: return "bzip2";
+	case ZIP_CM_LZMA: return "LZMA";
+	case 93: return "zstd"; /* ZIP_CM_ZSTD of newer libzip */
+	case ZIP_CM_XZ: return "xz";
+	case ZIP_CM_PPMD: return "PPMd";
+	default: return "unknown";
+	}
+}
+
 /* A member of the archive, at most cap bytes (NUL added). */
 static char *child_member(struct child *c, zip_t *z, const char *name, int64_t cap, size_t *len)
 {
@@ -585,6 +617,17 @@ static char *child_member(struct child *c, zip_t *z, const char *name, int64_t c
 	}
 	if (zs.size > (uint64_t)cap) {
 		refuse(c, "its %s is larger than the limit", name);
+		return NULL;
+	}
+	/* Python's zipfile (and so Keras) reads members compressed by methods
+	 * libzip may be built without (bzip2, LZMA, zstd): said as such, not
+	 * as a corrupt archive */
+	if ((zs.valid & ZIP_STAT_COMP_METHOD) &&
+	    !zip_compression_method_supported(zs.comp_method, 0)) {
+		snprintf(c->err, sizeof(c->err),
+		         "member '%s' uses compression method %u (%s), which this build cannot "
+		         "read; re-save it stored or deflated",
+		         name, (unsigned)zs.comp_method, zip_method_name(zs.comp_method));
 		return NULL;
 	}
 	buf = malloc((size_t)zs.size + 1);

@@ -1363,7 +1363,7 @@ static enum xo_status input_order(const json_t *cfg, const json_t *layers, const
 		return XO_OK;
 	if (count > XO_MODEL_INPUTS_MAX)
 		return xo_error(XO_EINVAL,
-		                "%s: %zu InputLayers, more than the %d inputs a model may have",
+		                "%s: the model has %zu inputs (InputLayers); xo supports at most %d",
 		                origin, count, XO_MODEL_INPUTS_MAX);
 	if (!json_is_array(il) || json_array_size(il) != count)
 		return xo_error(XO_EFORMAT, "%s: input_layers does not list the model's %zu "
@@ -1410,6 +1410,19 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	return st;
 }
 
+/* A Masking layer is refused by its own name, before any layer is read: in
+ * a Functional, Keras writes the ops its mask is computed by (NotEqual, Any)
+ * as layers of their own, listed before it, which the user never named. */
+static enum xo_status masking_refuse(const json_t *layers, const char *origin)
+{
+	for (size_t i = 0; i < json_array_size(layers); i++)
+		if (!strcmp(entry_class(layers, i), "Masking"))
+			return xo_error(XO_EINVAL,
+			                "%s: layer '%s' (Masking): masks are not supported", origin,
+			                entry_name(layers, i));
+	return XO_OK;
+}
+
 /* The model config root as spec text into spec; set: an empty name set
  * (model_internal.h) for its layers. */
 static enum xo_status map_model(const json_t *root, const char *origin, int *set, struct sbuf *spec)
@@ -1446,6 +1459,8 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 		return xo_error(XO_EINVAL, "%s: model config has %zu layers, more than the limit "
 		                           "of %d", origin, json_array_size(layers),
 		                XO_SPEC_LAYERS_MAX);
+	if ((st = masking_refuse(layers, origin)))
+		return st;
 	nin = 0;
 	if (functional && (st = input_order(cfg, layers, origin, in_names, &nin)))
 		return st;

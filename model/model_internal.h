@@ -84,9 +84,6 @@ int xo_nameset_find(const int *set, xo_name_of_fn *name_of, const void *items, c
  * (docs/model.md). */
 #define XO_MODEL_PARAMS_DEFAULT (INT64_C(1) << 25)
 int64_t xo_model_params_max(void);
-/* The most bytes a model's activation buffers may take: XO_MODEL_MEMORY_MAX
- * (bytes) or half the machine's physical memory. */
-int64_t xo_model_memory_max(void);
 #define XO_MODEL_PARAMS_MAX (xo_model_params_max())
 struct xo_h5_group {
 	char *path;

@@ -901,13 +901,22 @@ static enum xo_status shape_depthwise(struct xo_layer_spec *l, const char *origi
 	p->width = l->in_w;
 	if (one_d)
 		p->kernel_w = p->strides_w = p->dilation_w = 1;
+	/* the refusals name the layer's own kind (and a 1-D layer's own keys),
+	 * not the depthwise_conv2d op it runs as */
+	if (one_d && p->dilation_rate != 1)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: dilation_rate=%" PRId64 " is not supported (1 only)",
+		                  xo_spec_kind_name(l->kind), p->dilation_rate);
 	st = xo_depthwise_conv2d_geometry(p, &oh, &ow, &pt, &pl);
+	if (st && !strncmp(xo_last_error(), "depthwise_conv2d: ", 18))
+		return spec_error(st, origin, l->line, "%s: %s", xo_spec_kind_name(l->kind),
+		                  xo_last_error() + 18);
 	if (st)
 		return spec_error(st, origin, l->line, "%s", xo_last_error());
 	if (!xo_mul_ok(l->in_ch, p->depth_multiplier, &co) || co > XO_GEOMETRY_MAX)
 		return spec_error(XO_EOVERFLOW, origin, l->line,
-		                  "depthwise_conv2d: channels * depth_multiplier is above %" PRId64,
-		                  XO_GEOMETRY_MAX);
+		                  "%s: channels * depth_multiplier is above %" PRId64,
+		                  xo_spec_kind_name(l->kind), XO_GEOMETRY_MAX);
 	l->out_rank = one_d ? 2 : 3;
 	l->out_len = oh;
 	l->out_w = ow;
@@ -1958,8 +1967,8 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 
 	if (s->ninputs == XO_MODEL_INPUTS_MAX)
 		return spec_error(XO_EINVAL, origin, line,
-		                  "input: more than %d inputs, the limit for a model",
-		                  XO_MODEL_INPUTS_MAX);
+		                  "input: the model has more than %d inputs; xo supports at most %d",
+		                  XO_MODEL_INPUTS_MAX, XO_MODEL_INPUTS_MAX);
 	memset(in, 0, sizeof(*in));
 	in->line = line;
 	if (!s->ninputs)

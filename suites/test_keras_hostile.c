@@ -5,8 +5,9 @@
  * writes, with one thing made hostile:
  *
  * - string attributes of the wrong shape or class (a multi-element
- *   model_config, an integer one, a 2-D layer_names) are refused naming
- *   the attribute; a variable-length UTF-8 model_config (what h5py writes
+ *   model_config, an integer one, a 2-D layer_names), or a fixed-length one
+ *   with bytes after a NUL, are refused naming the attribute (NUL padding
+ *   alone is accepted); a variable-length UTF-8 model_config (what h5py writes
  *   for a Python str) is accepted;
  * - indirection: external raw storage (/etc/passwd, a FIFO), an external
  *   link, a soft link, a virtual dataset, also inside a .keras archive, are
@@ -75,6 +76,8 @@ enum how {
 	H_CFG_MULTI,     /* model_config: 3 fixed-length strings */
 	H_CFG_VLEN_UTF8, /* model_config: variable-length UTF-8 scalar (valid) */
 	H_CFG_INT,       /* model_config: an integer */
+	H_CFG_NUL_JUNK,  /* model_config: fixed-length, a NUL then other bytes after the JSON */
+	H_CFG_NUL_PAD,   /* model_config: fixed-length, NUL padding after the JSON (valid) */
 	H_NAMES_2D,      /* layer_names: a 1x1 array */
 	H_EXT_PASSWD,    /* kernel stored in /etc/passwd */
 	H_EXT_FIFO,      /* kernel stored in a FIFO */
@@ -154,6 +157,24 @@ static void put_config(hid_t f, const char *cfg, enum how how)
 		H5Aclose(a);
 		H5Sclose(s);
 		H5Tclose(t);
+	} else if (how == H_CFG_NUL_JUNK || how == H_CFG_NUL_PAD) {
+		static const char tail[8] = {'\0', 'j', 'u', 'n', 'k', '}', '\0', '\0'};
+		size_t n = strlen(cfg);
+		char *flat = calloc(1, n + sizeof(tail));
+		hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR), a;
+
+		assert_non_null(flat);
+		memcpy(flat, cfg, n);
+		if (how == H_CFG_NUL_JUNK)
+			memcpy(flat + n, tail, sizeof(tail));
+		H5Tset_size(t, n + sizeof(tail));
+		H5Tset_strpad(t, H5T_STR_NULLPAD);
+		a = H5Acreate2(f, "model_config", t, s, H5P_DEFAULT, H5P_DEFAULT);
+		assert_true(H5Awrite(a, t, flat) >= 0);
+		H5Aclose(a);
+		H5Sclose(s);
+		H5Tclose(t);
+		free(flat);
 	} else if (how == H_CFG_INT) {
 		hid_t s = H5Screate(H5S_SCALAR), a;
 		int v = 7;
@@ -412,6 +433,14 @@ static void test_hostile_attributes(void **state)
 	assert_refused(path, (const char *const[]){"model_config", "not one string", NULL});
 	make_model("int.h5", NULL, 3, 7, H_CFG_INT, path, sizeof(path));
 	assert_refused(path, (const char *const[]){"model_config", "not a string", NULL});
+	/* bytes after a NUL in a fixed-length config are not padding: not text,
+	 * as a .keras config.json with a NUL; NUL padding alone is valid */
+	make_model("nuljunk.h5", NULL, 3, 7, H_CFG_NUL_JUNK, path, sizeof(path));
+	assert_refused(path, (const char *const[]){"model_config", "not text (a NUL byte)", NULL});
+	make_model("nulpad.h5", NULL, 3, 7, H_CFG_NUL_PAD, path, sizeof(path));
+	if (xo_model_open(path, be, 4, &m))
+		fail_msg("NUL-padded config refused: %s", xo_last_error());
+	xo_model_close(m);
 	make_model("names2d.h5", NULL, 3, 7, H_NAMES_2D, path, sizeof(path));
 	assert_refused(path, (const char *const[]){"layer_names", "not a list of names", NULL});
 	/* valid: what h5py writes for a str */

@@ -131,6 +131,12 @@ def fixtures(d, xo):
                        ("ct1_op", "input 17 2\nconv1d_transpose filters=4 kernel_size=3 "
                                   "strides=2 output_padding=5\nflatten\n"
                                   "dense units=5 activation=softmax\n"),
+                       # separable_conv1d: dilation (the depthwise op takes 1 only),
+                       # a kernel longer than the input
+                       ("sep1_dil", "input 17 2\nseparable_conv1d filters=4 kernel_size=3 "
+                                    "dilation_rate=2\nflatten\ndense units=5 activation=softmax\n"),
+                       ("sep1_long", "input 17 2\nseparable_conv1d filters=4 kernel_size=30\n"
+                                     "flatten\ndense units=5 activation=softmax\n"),
                        # zero padding: a negative or malformed margin, a rank-3 input
                        ("zp_negative", "input 17 2\nzero_padding1d padding=-1\nflatten\n"
                                        "dense units=5 activation=softmax\n"),
@@ -230,6 +236,9 @@ def fixtures(d, xo):
                        # with it: activations, not parameters, are what is large
                        ("long_seq", "input 20000 4\nconv1d filters=4 kernel_size=3 padding=same\n"
                                     "global_average_pooling1d\ndense units=5 activation=softmax\n"),
+                       # a model of 9 inputs, one over the most xo runs
+                       ("nin9", "".join("input name=i%d 3\n" % k for k in range(9)) +
+                                "dense units=5 activation=softmax\n"),
                        ("multi_unnamed", "input 17 2\ninput 3\nflatten\n"
                                          "dense units=5 activation=softmax\n"),
                        ("multi_unused", "input name=a 17 2\ninput name=b 3\nflatten inputs=a\n"
@@ -237,6 +246,7 @@ def fixtures(d, xo):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
     write_f32(f"{d}/x_b.npy", (n, 3), [0.25] * (n * 3))
+    write_f32(f"{d}/x_long.npy", (2, 20000, 4), [0.25] * (2 * 20000 * 4))
     write_f32(f"{d}/x_b_rows.npy", (n - 1, 3), [0.25] * ((n - 1) * 3))
     write_f32(f"{d}/x_b_shape.npy", (n, 4), [0.25] * (n * 4))
     # the right number of values per sample in another shape: x's bytes as
@@ -343,6 +353,12 @@ def kpredict(model, weights=None):
 
 def keras_inputs(d):
     shutil.copy(os.path.join(KERAS, "seed.x.npy"), f"{d}/kx.npy")
+
+
+def kx_flat(per):
+    """kx.npy of 4 samples of per values: the input of a model whose file
+    is what a case refuses (the input files are checked first)."""
+    return lambda d: write_f32(f"{d}/kx.npy", (4, per), [0.25] * (4 * per))
 
 
 def keras_truncated(d):
@@ -504,6 +520,75 @@ def keras_mha_keywords(d):
     keras_rewrite("mha", "mha_kw.keras", d, edit)
 
 
+def keras_nin9(d):
+    """multi.keras (3 InputLayers) with 6 more listed: a model of 9 inputs,
+    one over the most xo runs; its inputs' files as nin0..8.npy."""
+    import copy
+
+    def edit(cfg):
+        c = cfg["config"]
+        first = c["layers"][0]
+        for k in range(6):
+            extra = copy.deepcopy(first)
+            extra["name"] = extra["config"]["name"] = "extra%d" % k
+            c["layers"].insert(1, extra)
+            c["input_layers"].append(["extra%d" % k, 0, 0])
+    keras_rewrite("multi", "nin9.keras", d, edit)
+    for k in range(9):
+        shutil.copy(f"{d}/kx.npy", f"{d}/nin{k}.npy")
+
+
+def keras_masking(d, functional):
+    """A Masking layer after the InputLayer, as Keras 3.15 writes it: in a
+    Sequential (gru.keras) its entry alone; in a Functional (functional.keras)
+    also the ops its mask is computed by, NotEqual before it and Any after
+    it, as layers of their own, and the mask given to the next layer."""
+    def tensor(name, shape, dtype="float32"):
+        return {"class_name": "__keras_tensor__",
+                "config": {"shape": shape, "dtype": dtype, "keras_history": [name, 0, 0]}}
+
+    def edit(cfg):
+        layers = cfg["config"]["layers"]
+        inp = layers[0]["config"]["name"]
+        shape = layers[0]["config"]["batch_shape"]
+        masking = {"module": "keras.layers", "class_name": "Masking",
+                   "config": {"name": "masking", "trainable": True,
+                              "dtype": {"module": "keras", "class_name": "DTypePolicy",
+                                        "config": {"name": "float32"}, "registered_name": None},
+                              "mask_value": 0.0},
+                   "registered_name": None}
+        if not functional:
+            layers.insert(1, masking)
+            return
+        masking.update(name="masking", inbound_nodes=[{"args": [tensor(inp, shape)], "kwargs": {}}])
+        ops = [{"module": "keras.src.ops.numpy", "class_name": "NotEqual",
+                "config": {"name": "not_equal"}, "registered_name": "NotEqual", "name": "not_equal",
+                "inbound_nodes": [{"args": [tensor(inp, shape), 0.0], "kwargs": {}}]},
+               masking,
+               {"module": "keras.src.ops.numpy", "class_name": "Any",
+                "config": {"name": "any", "axis": -1, "keepdims": False}, "registered_name": "Any",
+                "name": "any",
+                "inbound_nodes": [{"args": [tensor("not_equal", shape, "bool")], "kwargs": {}}]}]
+        node = layers[1]["inbound_nodes"][0]
+        node["args"] = [tensor("masking", shape)]
+        node["kwargs"]["mask"] = tensor("any", shape[:-1], "bool")
+        layers[1:1] = ops
+    keras_rewrite("functional" if functional else "gru", "masking.keras", d, edit)
+
+
+def keras_lzma(d, member):
+    """seed.keras re-written by Python's zipfile with member LZMA-compressed
+    (zipfile, and so Keras, reads it; libzip is often built without LZMA)
+    and the other members stored."""
+    import zipfile
+    keras_inputs(d)
+    with zipfile.ZipFile(os.path.join(KERAS, "seed.keras")) as src, \
+            zipfile.ZipFile(f"{d}/lzma.keras", "w") as dst:
+        for name in src.namelist():
+            dst.writestr(name, src.read(name),
+                         zipfile.ZIP_LZMA if name == member else zipfile.ZIP_STORED)
+
+
 def keras_truncated_h5(d):
     keras_inputs(d)
     data = open(os.path.join(KERAS, "seed.weights.h5"), "rb").read()
@@ -634,8 +719,8 @@ CASES = {
     "keras_zip_without_config": (kpredict("noconf.keras"), 2, r"noconf\.keras: not a Keras archive: no config\.json in it", ["out.npy"], keras_no_config, {}, None),
     "keras_config_not_json": (kpredict("badjson.keras"), 2, r"badjson\.keras: bad model config JSON", ["out.npy"], keras_bad_json, {}, None),
     "keras_pool2d_channels_first": (kpredict("cfirst.keras"), 2, r"cfirst\.keras: layer 'max_pooling2d' \(MaxPooling2D\): data_format: only channels_last is supported", ["out.npy"], keras_channels_first, {}, None),
-    "keras_weights_wrong_shape": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.legacy_weights.h5")), 2, r"seed\.legacy_weights\.h5: layer 'conv1d': kernel has shape \(3, 1, 16\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
-    "keras3_weights_of_another_model": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: layer 'hidden': kernel has shape \(64, 32\), the model needs \(20, 24\)", ["out.npy"], keras_inputs, {}, None),
+    "keras_weights_wrong_shape": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.legacy_weights.h5")), 2, r"seed\.legacy_weights\.h5: layer 'conv1d': kernel has shape \(3, 1, 16\), the model needs \(20, 24\)", ["out.npy"], kx_flat(20), {}, None),
+    "keras3_weights_of_another_model": (kpredict(os.path.join(KERAS, "mlp.keras"), os.path.join(KERAS, "seed.weights.h5")), 2, r"seed\.weights\.h5: layer 'hidden': kernel has shape \(64, 32\), the model needs \(20, 24\)", ["out.npy"], kx_flat(20), {}, None),
     "keras_truncated_weights_h5": (kpredict(os.path.join(KERAS, "seed.keras"), "trunc.weights.h5"), 2, r"trunc\.weights\.h5: not a readable HDF5 file", ["out.npy"], keras_truncated_h5, {}, None),
     "keras_unsupported_layer": (kpredict(os.path.join(KERAS, "unsupported_layer.keras")), 2, r"unsupported_layer\.keras: layer 'conv3d' \(Conv3D\) is not supported", ["out.npy"], keras_inputs, {}, None),
     # untrusted Keras files (model/h5read.c): the reader's child crashes or hangs, indirection, bad values
@@ -644,9 +729,9 @@ CASES = {
     "keras_libhdf5_hang": (kpredict(os.path.join(HOSTILE, "libhdf5-hang-b.h5")), 2, r"libhdf5-hang-b\.h5: HDF5 reader (timed out after 1 s|ran out of CPU time)", ["out.npy"], keras_inputs, {"XO_HDF5_DEADLINE_S": "1"}, None),
     "keras_external_link": (kpredict(os.path.join(HOSTILE, "external-link.h5")), 2, r"external-link\.h5: 'model_weights/dense/dense' is an external link \(to another file\): refused", ["out.npy"], keras_inputs, {}, None),
     "keras_external_storage": (kpredict(os.path.join(HOSTILE, "external-storage-etc-passwd.h5")), 2, r"external-storage-etc-passwd\.h5: dataset 'model_weights/dense/dense/kernel:0' has external raw-data storage", ["out.npy"], keras_inputs, {}, None),
-    "keras_nan_weight": (kpredict(os.path.join(HOSTILE, "nan-weight.h5")), 2, r"nan-weight\.h5: layer 'dense': kernel holds NaN at index 4", ["out.npy"], keras_inputs, {}, None),
-    "keras_float64_beyond_float32": (kpredict(os.path.join(HOSTILE, "float64-1e300.h5")), 2, r"float64-1e300\.h5: layer 'dense': kernel holds an infinite or beyond-float32 value at index 4", ["out.npy"], keras_inputs, {}, None),
-    "keras_config_larger_than_file": (kpredict(os.path.join(HOSTILE, "config-72M-params-file-24.h5")), 2, r"config-72M-params-file-24\.h5: the config declares 72009000 parameters, the file stores 24 weight values", ["out.npy"], keras_inputs, {"XO_MODEL_PARAMS_MAX": "134217728"}, None),
+    "keras_nan_weight": (kpredict(os.path.join(HOSTILE, "nan-weight.h5")), 2, r"nan-weight\.h5: layer 'dense': kernel holds NaN at index 4", ["out.npy"], kx_flat(7), {}, None),
+    "keras_float64_beyond_float32": (kpredict(os.path.join(HOSTILE, "float64-1e300.h5")), 2, r"float64-1e300\.h5: layer 'dense': kernel holds an infinite or beyond-float32 value at index 4", ["out.npy"], kx_flat(7), {}, None),
+    "keras_config_larger_than_file": (kpredict(os.path.join(HOSTILE, "config-72M-params-file-24.h5")), 2, r"config-72M-params-file-24\.h5: the config declares 72009000 parameters, the file stores 24 weight values", ["out.npy"], kx_flat(8000), {"XO_MODEL_PARAMS_MAX": "134217728"}, None),
     # the same file under the default parameter limit (2^25)
     "keras_config_over_params_limit": (kpredict(os.path.join(HOSTILE, "config-72M-params-file-24.h5")), 2, r"config-72M-params-file-24\.h5: the config declares more than 33554432 parameters, the limit for a model file", ["out.npy"], keras_inputs, {}, None),
     # Conv2D options crossover does not run: refused by name (layer, class, option)
@@ -762,7 +847,13 @@ CASES = {
     "keras_dwconv1d_causal": (kpredict("dw1_causal.keras"), 2, r"dw1_causal\.keras: layer 'depthwise_conv1d': padding=causal: expected valid or same$", ["out.npy"], keras_layer_edit("dwconv1d", "DepthwiseConv1D", "padding", "causal", "dw1_causal.keras"), {}, None),
     "keras_sepconv_activation_tanh": (kpredict("sep_tanh.keras"), 2, r"sep_tanh\.keras: layer 'separable_conv2d': separable_conv2d: activation=tanh is not supported \(linear, relu, sigmoid or softmax\)$", ["out.npy"], keras_layer_edit("sepconv", "SeparableConv2D", "activation", "tanh", "sep_tanh.keras"), {}, None),
     "keras_sepconv_pointwise_regularizer": (kpredict("sep_reg.keras"), 2, r"sep_reg\.keras: layer 'separable_conv2d' \(SeparableConv2D\): pointwise_regularizer is not supported$", ["out.npy"], keras_layer_edit("sepconv", "SeparableConv2D", "pointwise_regularizer", {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, "registered_name": None}, "sep_reg.keras"), {}, None),
-    "keras_sepconv1d_dilation": (kpredict("sep1_dil.keras"), 2, r"sep1_dil\.keras: layer 'separable_conv1d': depthwise_conv2d: dilation_rate=2, dilation_w=1 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("sepconv1d", "SeparableConv1D", "dilation_rate", [2], "sep1_dil.keras"), {}, None),
+    "keras_sepconv1d_dilation": (kpredict("sep1_dil.keras"), 2, r"sep1_dil\.keras: layer 'separable_conv1d': separable_conv1d: dilation_rate=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("sepconv1d", "SeparableConv1D", "dilation_rate", [2], "sep1_dil.keras"), {}, None),
+    # a 1-D or separable layer's refusals name its own kind and keys, not
+    # the depthwise_conv2d op it runs as
+    "keras_dwconv1d_dilation": (kpredict("dw1_dil.keras"), 2, r"dw1_dil\.keras: layer 'depthwise_conv1d': depthwise_conv1d: dilation_rate=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("dwconv1d", "DepthwiseConv1D", "dilation_rate", [2], "dw1_dil.keras"), {}, None),
+    "keras_sepconv2d_dilation": (kpredict("sep2_dil.keras"), 2, r"sep2_dil\.keras: layer 'separable_conv2d': separable_conv2d: dilation_rate=2, dilation_w=2 is not supported \(1 only\)$", ["out.npy"], keras_layer_edit("sepconv", "SeparableConv2D", "dilation_rate", [2, 2], "sep2_dil.keras"), {}, None),
+    "spec_sepconv1d_dilation": (predict(model="sep1_dil.model"), 2, r"sep1_dil\.model:2: separable_conv1d: dilation_rate=2 is not supported \(1 only\)$", ["out.npy"], None, {}, None),
+    "spec_sepconv1d_kernel_long": (predict(model="sep1_long.model"), 2, r"sep1_long\.model:2: separable_conv1d: receptive field 30 \(dilation_rate\*\(kernel_size-1\)\+1\) is longer than len=17 with padding=valid$", ["out.npy"], None, {}, None),
     "keras_cropping_negative": (kpredict("crop_neg.keras"), 2, r"crop_neg\.keras: layer 'cropping1d' \(Cropping1D\): cropping: expected a non-negative integer or two \(\[begin, end\]\)$", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [-1, 2], "crop_neg.keras"), {}, None),
     "keras_cropping_all": (kpredict("crop_all.keras"), 2, r"crop_all\.keras.*cropping1d: cropping \(30, 1\) must be smaller than the input length 15", ["out.npy"], keras_layer_edit("resize1d", "Cropping1D", "cropping", [30, 1], "crop_all.keras"), {}, None),
     "keras_up_sampling_size_list": (kpredict("up_list.keras"), 2, r"up_list\.keras: layer 'up_sampling1d' \(UpSampling1D\): size: expected a positive integer$", ["out.npy"], keras_layer_edit("resize1d", "UpSampling1D", "size", [2, 2], "up_list.keras"), {}, None),
@@ -805,7 +896,29 @@ CASES = {
     "seed_input_transposed": (seed("x_transposed.npy"), 2, r"xo seed: x_transposed\.npy: shape \(40, 2, 17\) does not match the model input", [], None, {}, None),
     # the activation buffers bounded before they are allocated (half the
     # machine's memory by default; 1 MB here, where the model needs 41 MB)
-    "predict_activations_over_limit": (predict(model="long_seq.model"), 2, r"xo predict: long_seq\.model: its activations need 0\.0\d+ GiB for 32 samples \(0\.916 MiB a sample\), above the limit of 0\.000931 GiB", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
+    "predict_activations_over_limit": (predict("x_long.npy", model="long_seq.model"), 2, r"xo predict: long_seq\.model: its activations need 0\.00\d+ GiB for 2 samples \(0\.916 MiB a sample\), above the limit of 0\.000931 GiB", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
+    # a member compressed by a method libzip lacks here is named as such,
+    # not as a corrupt archive
+    "keras_lzma_config": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'config\.json' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "config.json"), {}, None),
+    "keras_lzma_weights": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'model\.weights\.h5' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "model.weights.h5"), {}, None),
+    # a Masking layer is refused by its name, never by the ops Keras writes
+    # for its mask in a Functional (NotEqual, Any)
+    "keras_masking_sequential": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, False), {}, None),
+    "keras_masking_functional": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, True), {}, None),
+    # the input files checked against the model before its activations are
+    # allocated: a wrong file is named even where the model would not fit
+    "predict_input_checked_first": (predict(model="long_seq.model"), 2, r"xo predict: x\.npy: shape \(40, 17, 2\) does not match the model input \(80000 values per sample, first axis = samples\); want \(n, 20000, 4\) or \(n, 80000\)$", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
+    # seed's synthetic data set (20000 samples of the input) bounded as
+    # activations are: 6 MB here over a limit of 1 MB
+    "seed_synthetic_over_limit": (["seed", "--model", MODEL, "--device", "ref", "--epochs", "1", "--batch-size", "16", "--repeat", "1"], 2, r"xo seed: .*model\.model: its synthetic data set \(20000 samples of 34 values\) needs 0\.00559 GiB, above the limit of 0\.000931 GiB \(XO_MODEL_MEMORY_MAX", [], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
+    # a model of more inputs than xo runs: the model is the reason, however
+    # many files are given
+    "predict_keras_nin9_nine_files": (["predict", "--model", "nin9.keras", *[a for k in range(9) for a in ("--input", "nin%d.npy" % k)], "--output", "out.npy", "--device", "ref"], 2, r"xo predict: nin9\.keras: the model has 9 inputs \(InputLayers\); xo supports at most 8$", ["out.npy"], keras_nin9, {}, None),
+    "predict_keras_nin9_one_file": (kpredict("nin9.keras"), 2, r"xo predict: nin9\.keras: the model has 9 inputs \(InputLayers\); xo supports at most 8$", ["out.npy"], keras_nin9, {}, None),
+    "predict_spec_nin9_nine_files": (["predict", "--model", "nin9.model", "--weights", "ckpt", *[a for k in range(9) for a in ("--input", "x_b.npy")], "--output", "out.npy", "--device", "ref"], 2, r"xo predict: nin9\.model:9: input: the model has more than 8 inputs; xo supports at most 8$", ["out.npy"], None, {}, None),
+    # too many files for a model of 2 inputs: counted against the model
+    "predict_files_over_max": (["predict", "--model", "multi.model", "--weights", "ckpt", *[a for k in range(9) for a in ("--input", "x_b.npy")], "--output", "out.npy", "--device", "ref"], 2, r"xo predict: 9 input files for a model of 2 inputs \(a, b\): one per model input, in its order$", ["out.npy"], None, {}, None),
+    "seed_files_over_max": (["seed", "--model", "multi.model", "--data", *["x_b.npy"] * 9, "y.npy", "--device", "ref", "--epochs", "1", "--repeat", "1"], 2, r"xo seed: 9 input files for a model of 2 inputs \(a, b\): one per model input, in its order$", [], None, {}, None),
     "multi_input_too_many": (["train", "--model", "multi.model", "--x", "x.npy", "--x", "x_b.npy", "--x", "x_b.npy", "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: 3 input files for a model of 2 inputs \(a, b\)", ["ckpt"], None, {}, None),
     "spec_multi_unnamed_input": (["train", "--model", "multi_unnamed.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--device", "ref"], 2, r"multi_unnamed\.model:2: input: a second input needs name=NAME", ["ckpt"], None, {}, None),
     "spec_multi_unused_input": (["train", "--model", "multi_unused.model", "--x", "x.npy", "--y", "y.npy", "--save", "ckpt", "--device", "ref"], 2, r"multi_unused\.model:2: input 'b' feeds no layer", ["ckpt"], None, {}, None),
