@@ -43,34 +43,13 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 	}
 }
 
-/* x as fit takes it (*n samples): the one file read, checked against the
- * model's input; or for several inputs their files joined per sample. 0,
- * or 2 having said why. */
-static int train_x(const struct xo_model *m, const char *const *xpaths, int nx,
-                   struct xo_npy *x, int64_t *n)
-{
-	int64_t per = 1;
-
-	if (nx > 1 || xo_model_input_count(m) > 1) {
-		/* several inputs: one file each, joined per sample */
-		xo_npy_free(x);
-		if (xo_cli_inputs_join("train", m, xpaths, nx, x))
-			return 2;
-		*n = x->dim[0];
-		return 0;
-	}
-	if (xo_cli_input_rows(x, m, 0) < 1)
-		return xo_cli_input_mismatch("train", xpaths[0], x, m, 0);
-	per = xo_model_input_size(m);
-	if (xo_model_input_npy(m, x, xpaths[0]) || xo_data_check_finite(x->data, *n, per, xpaths[0]))
-		return xo_usage_error("train", "%s", xo_last_error());
-	return 0;
-}
-
 int xo_cmd_train(int argc, char **argv)
 {
 	const char *model = NULL, *weights = NULL, *xpath = NULL, *ypath = NULL, *save = NULL;
 	const char *xpaths[XO_CLI_INPUTS_MAX];
+	struct xo_npy parts[XO_MODEL_INPUTS_MAX] = {{0}};
+	struct xo_model_spec spec = {0};
+	char *text = NULL;
 	int nx = 0;
 	const char *device = "cpu";
 	struct xo_fit_options o = xo_fit_options_default();
@@ -101,11 +80,13 @@ int xo_cmd_train(int argc, char **argv)
 		} else if (!strcmp(a, "--weights")) {
 			weights = v;
 		} else if (!strcmp(a, "--x")) {
-			/* one per model input, in the model's order */
-			if (nx == XO_CLI_INPUTS_MAX)
-				return xo_usage_error("train", "more than %d --x files",
-				                      XO_CLI_INPUTS_MAX);
-			xpath = xpaths[nx++] = v;
+			/* one per model input, in the model's order; past the
+			 * most a model may have they are counted, and the count
+			 * is refused against the model's own */
+			if (nx < XO_CLI_INPUTS_MAX)
+				xpaths[nx] = v;
+			nx++;
+			xpath = v;
 		} else if (!strcmp(a, "--y")) {
 			ypath = v;
 		} else if (!strcmp(a, "--save")) {
@@ -146,26 +127,32 @@ int xo_cmd_train(int argc, char **argv)
 		return xo_usage_error("train", "--model, --x, --y and --save are required");
 	o.checkpoint_dir = save;
 
-	/* x: float32, or int32/int64 ids for an int32 input (checked below) */
-	if ((nx == 1 && xo_npy_read_labels(xpath, &x)) || xo_npy_read_labels(ypath, &y)) {
+	/* The model's inputs, and the x files checked against them (their
+	 * count, shapes and samples: float32, or int ids for an int32 input),
+	 * before the model is opened: a wrong file costs none of the memory
+	 * its activations take. */
+	if (xo_spec_read_architecture(model, &text) || xo_spec_parse(text, model, &spec) ||
+	    xo_npy_read_labels(ypath, &y)) {
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
+	if (xo_cli_inputs_read("train", spec.input, spec.ninputs, xpaths, nx, parts))
+		goto out_free;
 	/* Activations are sized for the largest batch fit can run: no more
 	 * than the samples (a --batch-size beyond them allocates nothing). */
-	n = x.ndim >= 2 ? x.dim[0] : 0;
-	if (nx > 1) /* several inputs: the labels' rows size the batch */
-		n = y.ndim >= 1 ? y.dim[0] : 0;
-	if (x.ndim >= 2 && n == 0) {
-		rc = xo_usage_error("train", "%s: no samples (the first axis is 0)", xpath);
-		goto out_free;
-	}
+	n = parts[0].dim[0];
 	if (xo_backend_open(device, &be) ||
-	    xo_model_open(model, be, o.batch_size < n ? o.batch_size : (n > 0 ? n : 1), &m)) {
+	    xo_model_open(model, be, o.batch_size < n ? o.batch_size : n, &m)) {
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	if (train_x(m, xpaths, nx, &x, &n))
+	/* the model opened from the file read above: the same inputs */
+	if (xo_model_input_count(m) != spec.ninputs) {
+		rc = xo_usage_error("train", "%s: changed while it was read", model);
+		goto out_free;
+	}
+	/* several inputs: one file each, joined per sample */
+	if (xo_cli_inputs_take("train", m, xpaths, parts, &x))
 		goto out_free;
 	if (xo_cli_labels("train", &y, n, m, ypath, &onehot))
 		goto out_free;
@@ -208,5 +195,9 @@ out_free:
 	xo_backend_close(be);
 	xo_npy_free(&x);
 	xo_npy_free(&y);
+	for (int k = 0; k < XO_MODEL_INPUTS_MAX; k++)
+		xo_npy_free(&parts[k]);
+	xo_spec_free(&spec);
+	free(text);
 	return rc;
 }

@@ -910,6 +910,8 @@ CASES = {
     "predict_input_checked_first": (predict(model="long_seq.model"), 2, r"xo predict: x\.npy: shape \(40, 17, 2\) does not match the model input \(80000 values per sample, first axis = samples\); want \(n, 20000, 4\) or \(n, 80000\)$", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
     # seed's synthetic data set (20000 samples of the input) bounded as
     # activations are: 6 MB here over a limit of 1 MB
+    "train_input_checked_first": (trainm("long_seq.model"), 2, r"xo train: x\.npy: shape \(40, 17, 2\) does not match the model input \(80000 values per sample, first axis = samples\); want \(n, 20000, 4\) or \(n, 80000\)$", ["ckpt"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
+    "train_files_over_max": (["train", "--model", "multi.model", *[a for k in range(9) for a in ("--x", "x_b.npy")], "--y", "y.npy", "--save", "ckpt", "--epochs", "1", "--device", "ref"], 2, r"xo train: 9 input files for a model of 2 inputs \(a, b\): one per model input, in its order$", ["ckpt"], None, {}, None),
     "seed_synthetic_over_limit": (["seed", "--model", MODEL, "--device", "ref", "--epochs", "1", "--batch-size", "16", "--repeat", "1"], 2, r"xo seed: .*model\.model: its synthetic data set \(20000 samples of 34 values\) needs 0\.00559 GiB, above the limit of 0\.000931 GiB \(XO_MODEL_MEMORY_MAX", [], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
     # a model of more inputs than xo runs: the model is the reason, however
     # many files are given
