@@ -689,6 +689,8 @@ static enum xo_status global_pool_run(struct xo_backend *be, const struct xo_op_
 	if ((op == XO_OP_global_max_pooling1d || op == XO_OP_global_max_pooling2d) &&
 	    dir == XO_DIR_BWD)
 		xo_cl_arg_tensor(&l, a->src[1], NULL);
+	if (op == XO_OP_global_average_pooling1d && p->mask_zero) /* ids (the _masked kernels) */
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, p->batch);
 	xo_cl_arg_int(&l, len);
@@ -702,14 +704,16 @@ enum xo_status xo_cl_global_average_pooling1d_fwd(struct xo_backend *be,
 						  const struct xo_op_args *a)
 {
 	return global_pool_run(be, a, XO_OP_global_average_pooling1d, XO_DIR_FWD,
-			       XO_CL_K_global_average_pooling1d_fwd);
+			       a->p.mask_zero ? XO_CL_K_global_average_pooling1d_masked_fwd
+					      : XO_CL_K_global_average_pooling1d_fwd);
 }
 
 enum xo_status xo_cl_global_average_pooling1d_bwd(struct xo_backend *be,
 						  const struct xo_op_args *a)
 {
 	return global_pool_run(be, a, XO_OP_global_average_pooling1d, XO_DIR_BWD,
-			       XO_CL_K_global_average_pooling1d_bwd);
+			       a->p.mask_zero ? XO_CL_K_global_average_pooling1d_masked_bwd
+					      : XO_CL_K_global_average_pooling1d_bwd);
 }
 
 enum xo_status xo_cl_global_max_pooling1d_fwd(struct xo_backend *be, const struct xo_op_args *a)

@@ -80,8 +80,8 @@ static bool avg_divisors_pow2(enum xo_op op, const struct xo_params *p)
 {
 	int64_t out, pad, lo, hi;
 
-	if (op == XO_OP_global_average_pooling1d)
-		return pow2(p->len);
+	if (op == XO_OP_global_average_pooling1d) /* mask_zero: the kept counts vary */
+		return !p->mask_zero && pow2(p->len);
 	if (op == XO_OP_global_average_pooling2d)
 		return pow2(p->len) && pow2(p->width);
 	if (op == XO_OP_average_pooling2d) {
