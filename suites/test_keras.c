@@ -294,6 +294,15 @@ static const struct fixture fixtures[] = {
     {"convt1d.keras", NULL, "convt1d"},
     {"convt1d.h5", NULL, "convt1d"},
     {"convt1d.keras", "convt1d.weights.h5", "convt1d"},
+    /* Embedding(mask_zero=True)'s mask through Dense and LayerNormalization
+     * (and a residual Add) to a masked GlobalAveragePooling1D
+     * (make_keras_files.py --only=mask) */
+    {"mask.keras", NULL, "mask"},
+    {"mask.h5", NULL, "mask"},
+    {"mask.keras", "mask.weights.h5", "mask"},
+    {"mask_res.keras", NULL, "mask_res"},
+    {"mask_res.h5", NULL, "mask_res"},
+    {"mask_res.keras", "mask_res.weights.h5", "mask_res"},
 };
 
 static void test_keras_predict(void **state)
