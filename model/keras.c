@@ -1250,8 +1250,8 @@ static bool mask_op_layer(const json_t *layers, size_t i, const int *names)
 			return false;
 		src = json_string_value(
 		    json_object_get(json_array_get(layers, (size_t)j), "class_name"));
-		return src && !strcmp(src, "InputLayer") && int_value(json_array_get(args, 1), &zero) &&
-		       zero == 0;
+		return src && !strcmp(src, "InputLayer") &&
+		       int_value(json_array_get(args, 1), &zero) && zero == 0;
 	}
 	if (strcmp(cls, "LogicalOr"))
 		return false;
@@ -1444,6 +1444,19 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	return st;
 }
 
+/* The name goes into the spec text: only what the spec allows, so no name
+ * can add words or lines to it. */
+static enum xo_status layer_name_check(const struct lctx *c)
+{
+	if (!*c->name || strlen(c->name) >= XO_LAYER_NAME_MAX ||
+	    strspn(c->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+	        strlen(c->name) ||
+	    !strcmp(c->name, ".") || !strcmp(c->name, ".."))
+		return xo_error(XO_EINVAL, "%s: layer '%s' (%s): the name is not supported "
+		                           "(1-63 letters, digits, _ - .)", c->origin, c->name, c->cls);
+	return XO_OK;
+}
+
 /* The model config root as spec text into spec; set: an empty name set
  * (model_internal.h) for its layers. */
 static enum xo_status map_model(const json_t *root, const char *origin, int *set, struct sbuf *spec,
@@ -1506,16 +1519,8 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 			                          "with a name", origin, i);
 			break;
 		}
-		/* The name goes into the spec text: only what the spec allows, so
-		 * no name can add words or lines to it. */
-		if (!*c.name || strlen(c.name) >= XO_LAYER_NAME_MAX ||
-		    strspn(c.name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
-		        strlen(c.name) ||
-		    !strcmp(c.name, ".") || !strcmp(c.name, "..")) {
-			st = xo_error(XO_EINVAL, "%s: layer '%s' (%s): the name is not supported "
-			                         "(1-63 letters, digits, _ - .)", origin, c.name, c.cls);
+		if ((st = layer_name_check(&c)))
 			break;
-		}
 		if (pass == 0 && (st = layer_entry_check(layers, i, &c, set)))
 			break;
 		if (!strcmp(c.cls, "InputLayer"))
@@ -1847,8 +1852,9 @@ static enum xo_status mask_calls_check(const struct xo_model_spec *s, const char
 			if (strlen(l->name) != len || strncmp(l->name, n, len))
 				continue;
 			if (l->ninputs < 1 || l->inputs[0] < 0 || !s->layers[l->inputs[0]].masked)
-				return xo_error(XO_EINVAL, "%s: layer '%s' (%s): is called with a "
-				                           "mask= its input does not carry: not supported",
+				return xo_error(XO_EINVAL,
+				                "%s: layer '%s' (%s): is called with a mask= its "
+				                "input does not carry: not supported",
 				                origin, l->name, xo_layer_kinds[l->kind].keras);
 		}
 	return XO_OK;
