@@ -61,16 +61,18 @@ static void max_pool_cost(const struct layer *l, const struct cost_bytes *b,
 	}
 }
 
-/* average_pooling1d, global_average_pooling1d, average_pooling2d, global_average_pooling2d */
+/* average_pooling1d, global_average_pooling1d, average_pooling2d,
+ * global_average_pooling2d; the masked mean also reads the int32 ids each way */
 static void average_pool_cost(const struct layer *l, const struct cost_bytes *b,
                               struct xo_layer_cost *out)
 {
 	double in = b->in, outb = b->out;
+	double ids = l->s.p.mask_zero ? 4.0 * (double)l->s.in_len : 0.0;
 
-	out->act_bytes_fwd = in + outb;
+	out->act_bytes_fwd = in + outb + ids;
 	out->ops_train_fwd = out->ops_predict = 1;
 	if (l->need_dx) { /* reads dy, writes dx */
-		out->act_bytes_bwd = in + outb;
+		out->act_bytes_bwd = in + outb + ids;
 		out->ops_bwd = 1;
 	}
 }

@@ -372,6 +372,15 @@ static void test_cost_and_ident(void **state)
 	assert_int_equal(c.ops_predict, 1);
 	assert_int_equal(c.ops_bwd, 1);
 	xo_model_close(m);
+	/* the masked mean reads the 12 int32 ids besides x [12][8] and y [8] */
+	assert_int_equal(xo_model_open_string("input 12 dtype=int32\nembedding input_dim=50 "
+	                                      "output_dim=8 mask_zero=True\n"
+	                                      "global_average_pooling1d\n",
+	                                      "t.model", be, 4, &m),
+	                 XO_OK);
+	xo_model_layer_cost(m, 1, &c);
+	assert_true(c.act_bytes_fwd == 4.0 * (12 * 8 + 8 + 12));
+	xo_model_close(m);
 	xo_backend_close(be);
 	/* the fingerprint tells apart specs that differ only in input_dim */
 	f = fopen("emb_a.model", "w");
