@@ -1444,6 +1444,30 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	return st;
 }
 
+/* A layer of a class xo lacks, refused: named as Keras's mask computation
+ * where it takes a mask (one of mask_op_layer's: Keras computes the mask
+ * of a layer such as Concatenate with its own ops), else as the class. */
+static enum xo_status class_refusal(const json_t *layers, size_t i, const int *names,
+                                    const struct lctx *c)
+{
+	const json_t *node = json_array_get(json_object_get(json_array_get(layers, i),
+	                                                    "inbound_nodes"), 0);
+	const json_t *args = json_object_get(node, "args");
+
+	for (size_t k = 0; json_is_array(args) && k < json_array_size(args); k++) {
+		const char *src = tensor_name(json_array_get(args, k));
+		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+
+		if (j >= 0 && (size_t)j < i && mask_op_layer(layers, (size_t)j, names))
+			return xo_error(XO_EINVAL, "%s: layer '%s' (%s) is not supported: it computes "
+			                           "the Keras mask of Embedding(mask_zero=True) for a "
+			                           "layer that masks are not supported for",
+			                c->origin, c->name, c->cls);
+	}
+	return xo_error(XO_EINVAL, "%s: layer '%s' (%s) is not supported", c->origin, c->name,
+	                c->cls);
+}
+
 /* The name goes into the spec text: only what the spec allows, so no name
  * can add words or lines to it. */
 static enum xo_status layer_name_check(const struct lctx *c)
@@ -1557,8 +1581,7 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 				break;
 		}
 		if (!row) {
-			st = xo_error(XO_EINVAL, "%s: layer '%s' (%s) is not supported", origin, c.name,
-			              c.cls);
+			st = class_refusal(layers, i, set, &c);
 			break;
 		}
 		/* A Sequential built with model.build(shape), without an Input:

@@ -1664,8 +1664,8 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		break;
 	}
 	return spec_error(XO_EINVAL, origin, l->line,
-	                  "%s: the mask of Embedding(mask_zero=True) reaches this %s layer, "
-	                  "which uses it in Keras; masks are not supported for %s",
+	                  "layer '%s': the mask of Embedding(mask_zero=True) reaches this %s "
+	                  "layer, which uses it in Keras; masks are not supported for %s",
 	                  l->name, xo_layer_kinds[l->kind].keras, xo_layer_kinds[l->kind].keras);
 }
 

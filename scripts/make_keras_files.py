@@ -776,6 +776,15 @@ def mask_fixtures(out):
         y = to_float64(m).predict(x, verbose=0)
         assert y.dtype == np.float64 and np.isfinite(y).all()
         np.save(os.path.join(out, name + ".y64.npy"), y)
+    # refused: the mask into a layer whose call uses it (LSTM), and into a
+    # Concatenate (whose mask Keras computes with op layers of its own)
+    ids = keras.Input(shape=(8,), dtype="int32")
+    e = layers.Embedding(20, 8, mask_zero=True)(ids)
+    keras.Model(ids, layers.Dense(3)(layers.LSTM(4)(e))).save(
+        os.path.join(out, "mask_lstm.keras"))
+    c = layers.Concatenate()([e, layers.Dense(8)(e)])
+    keras.Model(ids, layers.Dense(3)(layers.GlobalAveragePooling1D()(c))).save(
+        os.path.join(out, "mask_concat.keras"))
 
 
 def to_float64(model):

@@ -918,7 +918,7 @@ static void test_keras_refused(void **state)
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"mask_zero\":true}},"
 	     "{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3}}]}}",
-	     "l: the mask of Embedding(mask_zero=True) reaches this LSTM layer, which uses it in "
+	     "layer 'l': the mask of Embedding(mask_zero=True) reaches this LSTM layer, which uses it in "
 	     "Keras; masks are not supported for LSTM"},
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"embeddings_regularizer\":\"l2\"}}]}}",
