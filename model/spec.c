@@ -1623,7 +1623,10 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_DEPTHWISE_CONV1D] = MASK_DROP,
     [XO_LAYER_SEPARABLE_CONV2D] = MASK_DROP,
     [XO_LAYER_SEPARABLE_CONV1D] = MASK_DROP,
-    [XO_LAYER_TIME_DISTRIBUTED] = MASK_REFUSE, /* passed to the wrapped layer */
+    /* Keras passes the mask to the wrapped layer's call where it takes one:
+     * Dense's does not (a masked input is [T][F], so never Conv1D's
+     * [T][len][ch]), and the output keeps it */
+    [XO_LAYER_TIME_DISTRIBUTED] = MASK_PASS,
     [XO_LAYER_BIDIRECTIONAL] = MASK_REFUSE,    /* masked steps skipped */
     [XO_LAYER_CONV2D_TRANSPOSE] = MASK_DROP,
     [XO_LAYER_CONV1D_TRANSPOSE] = MASK_DROP,

@@ -757,17 +757,29 @@ def mask_res_model():
     return keras.Model(ids, layers.Dense(3, activation="softmax")(g))
 
 
+def mask_td_model():
+    """TimeDistributed(Dense) passes the mask (Dense's call takes none) to
+    the masked GlobalAveragePooling1D."""
+    ids = keras.Input(shape=(8,), dtype="int32")
+    e = layers.Embedding(20, 8, mask_zero=True)(ids)
+    t = layers.TimeDistributed(layers.Dense(5, activation="tanh"))(e)
+    g = layers.GlobalAveragePooling1D()(t)
+    return keras.Model(ids, layers.Dense(3, activation="softmax")(g))
+
+
 def mask_fixtures(out):
     """NAME.keras, NAME.h5, NAME.weights.h5, NAME.x.npy (int32 ids in
     [1, 20), each row's tail padded with 0 after 1 to 8 kept steps; no row
     all 0, whose masked mean Keras makes 0 / 0 = NaN) and NAME.y64.npy."""
-    for name, make_model, seed in (("mask", mask_model, 139), ("mask_res", mask_res_model, 149)):
+    for name, make_model, seed in (("mask", mask_model, 139), ("mask_res", mask_res_model, 149),
+                                   ("mask_td", mask_td_model, 151)):
         m = make_model()
         r = np.random.default_rng(seed)
         randomize(m, r)
         m.save(os.path.join(out, name + ".keras"))
-        m.save(os.path.join(out, name + ".h5"))
-        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        if name != "mask_td":  # the .keras form alone
+            m.save(os.path.join(out, name + ".h5"))
+            m.save_weights(os.path.join(out, name + ".weights.h5"))
         x = r.integers(1, 20, (16, 8))
         keep = r.integers(1, 9, 16)
         x[np.arange(8)[None, :] >= keep[:, None]] = 0

@@ -99,7 +99,6 @@ static void test_mask_rules(void **state)
 	    {"simple_rnn units=3\n", "SimpleRNN layer"},
 	    {"bidirectional layer=lstm units=2\n", "Bidirectional layer"},
 	    {"batch_normalization\n", "BatchNormalization layer"},
-	    {"time_distributed layer=dense units=2\n", "TimeDistributed layer"},
 	    {"concatenate inputs=e,e\n", "Concatenate layer"},
 	    {"multi_head_attention inputs=e,e num_heads=1 key_dim=2\n", "MultiHeadAttention layer"},
 	    /* passed on first, then used */
@@ -133,6 +132,13 @@ static void test_mask_rules(void **state)
 	assert_false(s.layers[1].masked);
 	assert_false(s.layers[2].masked);
 	assert_false(s.layers[3].p.mask_zero);
+	xo_spec_free(&s);
+	/* TimeDistributed over Dense passes it (Dense's call takes none) */
+	snprintf(text, sizeof(text),
+	         "%stime_distributed layer=dense units=3\nglobal_average_pooling1d\n", me);
+	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+	assert_true(s.layers[1].masked);
+	assert_true(s.layers[2].p.mask_zero);
 	xo_spec_free(&s);
 	/* dropped: GlobalMaxPooling1D (Keras's max ignores it), Flatten */
 	snprintf(text, sizeof(text), "%sglobal_max_pooling1d\n", me);

@@ -303,6 +303,7 @@ static const struct fixture fixtures[] = {
     {"mask_res.keras", NULL, "mask_res"},
     {"mask_res.h5", NULL, "mask_res"},
     {"mask_res.keras", "mask_res.weights.h5", "mask_res"},
+    {"mask_td.keras", NULL, "mask_td"},
 };
 
 static void test_keras_predict(void **state)
