@@ -145,6 +145,10 @@ static double k_path(const struct xo_model *m)
 			              4);
 		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D)
 			k += (double)(l->in_len * l->in_w + 4);
+		/* the 1-D global average: the sum of its (kept: a masked
+		 * mean) steps, at most in_len, and the division */
+		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D)
+			k += (double)(l->in_len + 4);
 		/* a recurrent layer: each step's pre-activations sum in_ch +
 		 * units products and a bias, and a step's error is carried into
 		 * every later one: T times that (the gates' ulps are below one
