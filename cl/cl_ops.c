@@ -671,7 +671,8 @@ enum xo_status xo_cl_average_pooling1d_bwd(struct xo_backend *be, const struct x
 /* ---- the global poolings ----------------------------------------------------- */
 
 /* Global poolings (1-D, and 2-D over len*width steps): fwd over (c, n); global average bwd over every dx
- * (c, l, n); global max bwd over columns (c, n), src {x, dy}. */
+ * (c, l, n), masked (mask_zero) over columns (c, n), src {dy, ids}; global max bwd over columns
+ * (c, n), src {x, dy}. */
 static enum xo_status global_pool_run(struct xo_backend *be, const struct xo_op_args *a,
 				      enum xo_op op, enum xo_dir dir, enum xo_cl_kid kid)
 {
@@ -680,7 +681,7 @@ static enum xo_status global_pool_run(struct xo_backend *be, const struct xo_op_
 	struct xo_cl_launch l = xo_cl_launch_begin(c, kid);
 	bool two_d = op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d;
 	bool all_dx = (op == XO_OP_global_average_pooling1d ||
-		       op == XO_OP_global_average_pooling2d) && dir == XO_DIR_BWD;
+		       op == XO_OP_global_average_pooling2d) && dir == XO_DIR_BWD && !p->mask_zero;
 	/* 2-D: the len*width cells as steps (the slot sizes were validated, so
 	 * the product fits) */
 	int64_t len = two_d ? p->len * p->width : p->len;

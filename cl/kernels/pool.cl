@@ -206,23 +206,26 @@ __kernel void xo_cl_global_average_pooling1d_masked_fwd(__global const float *x,
 	y[yo + n * ch + c] = acc / (float)k;
 }
 
-/* One work-item per dx[n][l][c], 3-D range (c, l, n): dy[n][c] / count at a
- * kept step, 0 at a masked one. */
+/* One work-item per column dx[n][.][c], 2-D range (c, n): the kept count
+ * once, then dy[n][c] / count at each kept step, 0 at a masked one. */
 __kernel void xo_cl_global_average_pooling1d_masked_bwd(__global const float *dy, int dyo,
 							__global const int *ids, int io,
 							__global float *dx, int dxo, int batch,
 							int len, int ch)
 {
-	int c = get_global_id(0), l = get_global_id(1), n = get_global_id(2);
+	int c = get_global_id(0), n = get_global_id(1);
 	__global const int *ir;
+	float g;
 	int k = 0;
 
-	if (c >= ch || l >= len || n >= batch)
+	if (c >= ch || n >= batch)
 		return;
 	ir = ids + io + n * len;
-	for (int s = 0; s < len; s++)
-		k += ir[s] != 0;
-	dx[dxo + (n * len + l) * ch + c] = ir[l] != 0 ? dy[dyo + n * ch + c] / (float)k : 0.0f;
+	for (int l = 0; l < len; l++)
+		k += ir[l] != 0;
+	g = dy[dyo + n * ch + c] / (float)k;
+	for (int l = 0; l < len; l++)
+		dx[dxo + (n * len + l) * ch + c] = ir[l] != 0 ? g : 0.0f;
 }
 
 /* First maximum of a channel's strided row over all len steps (strict >
