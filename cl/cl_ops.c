@@ -671,7 +671,8 @@ enum xo_status xo_cl_average_pooling1d_bwd(struct xo_backend *be, const struct x
 /* ---- the global poolings ----------------------------------------------------- */
 
 /* Global poolings (1-D, and 2-D over len*width steps): fwd over (c, n); global average bwd over every dx
- * (c, l, n); global max bwd over columns (c, n), src {x, dy}. */
+ * (c, l, n), masked (mask_zero) over columns (c, n), src {dy, ids}; global max bwd over columns
+ * (c, n), src {x, dy}. */
 static enum xo_status global_pool_run(struct xo_backend *be, const struct xo_op_args *a,
 				      enum xo_op op, enum xo_dir dir, enum xo_cl_kid kid)
 {
@@ -680,7 +681,7 @@ static enum xo_status global_pool_run(struct xo_backend *be, const struct xo_op_
 	struct xo_cl_launch l = xo_cl_launch_begin(c, kid);
 	bool two_d = op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d;
 	bool all_dx = (op == XO_OP_global_average_pooling1d ||
-		       op == XO_OP_global_average_pooling2d) && dir == XO_DIR_BWD;
+		       op == XO_OP_global_average_pooling2d) && dir == XO_DIR_BWD && !p->mask_zero;
 	/* 2-D: the len*width cells as steps (the slot sizes were validated, so
 	 * the product fits) */
 	int64_t len = two_d ? p->len * p->width : p->len;
@@ -688,6 +689,8 @@ static enum xo_status global_pool_run(struct xo_backend *be, const struct xo_op_
 	xo_cl_arg_tensor(&l, a->src[0], NULL);
 	if ((op == XO_OP_global_max_pooling1d || op == XO_OP_global_max_pooling2d) &&
 	    dir == XO_DIR_BWD)
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
+	if (op == XO_OP_global_average_pooling1d && p->mask_zero) /* ids (the _masked kernels) */
 		xo_cl_arg_tensor(&l, a->src[1], NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, p->batch);
@@ -702,14 +705,16 @@ enum xo_status xo_cl_global_average_pooling1d_fwd(struct xo_backend *be,
 						  const struct xo_op_args *a)
 {
 	return global_pool_run(be, a, XO_OP_global_average_pooling1d, XO_DIR_FWD,
-			       XO_CL_K_global_average_pooling1d_fwd);
+			       a->p.mask_zero ? XO_CL_K_global_average_pooling1d_masked_fwd
+					      : XO_CL_K_global_average_pooling1d_fwd);
 }
 
 enum xo_status xo_cl_global_average_pooling1d_bwd(struct xo_backend *be,
 						  const struct xo_op_args *a)
 {
 	return global_pool_run(be, a, XO_OP_global_average_pooling1d, XO_DIR_BWD,
-			       XO_CL_K_global_average_pooling1d_bwd);
+			       a->p.mask_zero ? XO_CL_K_global_average_pooling1d_masked_bwd
+					      : XO_CL_K_global_average_pooling1d_bwd);
 }
 
 enum xo_status xo_cl_global_max_pooling1d_fwd(struct xo_backend *be, const struct xo_op_args *a)

@@ -227,6 +227,8 @@ enum key_id {
 	K_OUTPUT_PADDING, K_OUTPUT_PADDING_W,
 	/* attention */
 	K_HEADS, K_KEY_DIM, K_VALUE_DIM, K_LEN_KV, K_CAUSAL, K_DROPOUT,
+	/* global_average_pooling1d */
+	K_MASK_ZERO,
 	K_COUNT
 };
 
@@ -294,6 +296,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_LEN_KV, len_kv, KEY_I64),
 	KEY(K_CAUSAL, causal, KEY_BOOL),
 	KEY(K_DROPOUT, dropout, KEY_F32),
+	KEY(K_MASK_ZERO, mask_zero, KEY_BOOL),
 };
 #undef KEY
 
@@ -324,7 +327,7 @@ struct key_set {
 #define KEYS_max_pooling1d            KEYS_POOL1D
 #define KEYS_average_pooling1d        KEYS_POOL1D
 #define KEYS_GLOBAL_POOL1D            KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
-#define KEYS_global_average_pooling1d KEYS_GLOBAL_POOL1D
+#define KEYS_global_average_pooling1d KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MASK_ZERO)), 0)
 #define KEYS_global_max_pooling1d     KEYS_GLOBAL_POOL1D
 #define KEYS_POOL2D                                                                                \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_POOL_SIZE) | B(K_POOL_W) |        \

@@ -228,6 +228,11 @@ static enum xo_status shapes_global_pooling1d(enum xo_op op, enum xo_dir dir,
 	NEED(batch);
 	NEED(len);
 	NEED(ch);
+	if (p->mask_zero && op == XO_OP_global_average_pooling1d) {
+		/* the ids whose zeros mask steps out, after x (fwd) or dy (bwd) */
+		SLOT(src[1], false, p->batch, p->len);
+		src[1].dtype = XO_DTYPE_I32;
+	}
 	if (dir == XO_DIR_FWD) {
 		SLOT(src[0], false, p->batch, p->len, p->ch);
 		SLOT(dst[0], false, p->batch, p->ch);

@@ -234,6 +234,9 @@ struct xo_params {
 	int64_t len_kv;                /* (0: len) */
 	bool causal;                   /* keys after the query's position masked (false) */
 	float dropout;                 /* attention dropout rate in [0, 1) (0: none) */
+	/* global_average_pooling1d: Keras's mask of Embedding(mask_zero=True),
+	 * a step kept where its id is not 0 (ids an extra source, ops.def) */
+	bool mask_zero;                /* (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

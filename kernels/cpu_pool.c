@@ -15,7 +15,12 @@
  *   average_pooling1d bwd   dx = 0, then for each window o in order,
  *                           dx[l] += dy[o] / count[o] for its steps l.
  *   global_average_pooling1d fwd  y = (sum over steps in order) / len;
- *                           bwd dx = dy / len at every step.
+ *                           bwd dx = dy / len at every step. With mask_zero
+ *                           (src ids[batch][len]) the steps whose id is 0
+ *                           are skipped, never read: y = (sum of the kept
+ *                           steps in order) / their count (0 / 0 = NaN when
+ *                           none is), dx = dy / count at a kept step, 0 at a
+ *                           masked one.
  *   global_max_pooling1d    fwd y = first maximum under `v > best` from the
  *                           first step (a NaN first step stays); bwd dy to
  *                           that step, 0 elsewhere.
@@ -59,6 +64,7 @@ struct gpool_job {
 	 * padding, every window inside): the ISA level's kernel */
 	const struct xo_cpu_c2d_kernels *tiled;
 	const float *x, *dy;
+	const int32_t *ids; /* global_average_pooling1d with mask_zero; else NULL */
 	float *y;           /* y (fwd) or dx (bwd) */
 };
 
@@ -114,6 +120,31 @@ static void avg_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 	}
 }
 
+/* The kept steps of sample n's ids (mask_zero): the ids not 0. */
+static int64_t ids_kept(const int32_t *ids, int64_t len)
+{
+	int64_t k = 0;
+
+	for (int64_t l = 0; l < len; l++)
+		k += ids[l] != 0;
+	return k;
+}
+
+/* The masked mean of one sample: the kept steps summed in order into y,
+ * then divided by their count (0 / 0 = NaN with none kept). */
+static void masked_mean(float *y, const float *x, const int32_t *ids, int64_t len, int64_t ch)
+{
+	float cnt = (float)ids_kept(ids, len);
+
+	memset(y, 0, (size_t)ch * sizeof(float));
+	for (int64_t l = 0; l < len; l++)
+		if (ids[l] != 0)
+			for (int64_t c = 0; c < ch; c++)
+				y[c] += x[l * ch + c];
+	for (int64_t c = 0; c < ch; c++)
+		y[c] = y[c] / cnt;
+}
+
 static void gavg_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 {
 	const struct xo_params *p = &j->p;
@@ -124,7 +155,10 @@ static void gavg_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 		const float *x = j->x + n * p->len * ch;
 		float *y = j->y + n * ch;
 
-		window_mean(y, x, 0, p->len, ch, len);
+		if (j->ids)
+			masked_mean(y, x, j->ids + n * p->len, p->len, ch);
+		else
+			window_mean(y, x, 0, p->len, ch, len);
 	}
 }
 
@@ -138,6 +172,15 @@ static void gavg_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 		const float *dy = j->dy + n * ch;
 		float *dx = j->y + n * p->len * ch;
 
+		if (j->ids) {
+			const int32_t *ids = j->ids + n * p->len;
+			float cnt = (float)ids_kept(ids, p->len);
+
+			for (int64_t l = 0; l < p->len; l++)
+				for (int64_t c = 0; c < ch; c++)
+					dx[l * ch + c] = ids[l] != 0 ? dy[c] / cnt : 0.0f;
+			continue;
+		}
 		for (int64_t c = 0; c < ch; c++)
 			dx[c] = dy[c] / len;
 		for (int64_t l = 1; l < p->len; l++)
@@ -426,6 +469,8 @@ static enum xo_status gpool_run(struct xo_backend *be, enum xo_op op, bool bwd,
 		j.x = xo_tensor_f32(a->src[0]);
 	if (bwd)
 		j.dy = xo_tensor_f32(a->src[xin ? 1 : 0]);
+	if (op == XO_OP_global_average_pooling1d && a->p.mask_zero)
+		j.ids = xo_tensor_i32(a->src[1]);
 	j.y = xo_tensor_f32(a->dst[0]);
 	xo_cpu_threads_run(c->tp, pool_threads(c, work, a->p.batch), gpool_task, &j);
 	return XO_OK;

@@ -246,8 +246,9 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
          bn_config,
          true},
     /* keras/src/layers/core/embedding.py get_config(); the initializer has
-     * no effect once weights are loaded; mask_zero=True is refused by the
-     * spec parser; Keras 2's input_length only fixes the input shape */
+     * no effect once weights are loaded; mask_zero=True makes Keras's mask,
+     * which the spec parser propagates (or refuses where a layer would use
+     * it); Keras 2's input_length only fixes the input shape */
     [XO_LAYER_EMBEDDING] =
         {{COMMON_KEYS, {"input_dim", K_INT}, {"output_dim", K_INT},
           {"embeddings_initializer", K_SKIP}, {"embeddings_regularizer", K_NULL},
@@ -1211,6 +1212,8 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 		json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v) {
 			if (!strcmp(key, "use_causal_mask") && json_is_boolean(v))
 				*causal = json_is_true(v);
+			else if (!strcmp(key, "mask") && tensor_name(v))
+				continue; /* Keras's own mask: functional_inputs */
 			else if (!json_is_null(v) && !(!strcmp(key, "training") && json_is_false(v)))
 				*kwarg = key;
 		}
@@ -1239,10 +1242,57 @@ static const char *keyword_tensor(const json_t *layer)
 	json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v) {
 		const json_t *cls = json_object_get(v, "class_name");
 
-		if (json_is_string(cls) && !strcmp(json_string_value(cls), "__keras_tensor__"))
+		if (json_is_string(cls) && !strcmp(json_string_value(cls), "__keras_tensor__") &&
+		    strcmp(key, "mask"))
 			return key;
 	}
 	return NULL;
+}
+
+/*
+ * Keras's functional config records the mask of an Embedding(mask_zero=True)
+ * as op layers: NotEqual(ids, 0) (Embedding.compute_mask) and LogicalOr of
+ * two masks (a merge layer's compute_mask), and a layer whose call takes a
+ * mask gets it as the keyword argument mask=. Whether layers[i] (names: the
+ * name set of the layers above it) is such a layer: NotEqual of an
+ * InputLayer's tensor and 0, or LogicalOr of two such layers above it. Its
+ * mask is then the ids' (an OR of one mask is itself), which the spec
+ * parser propagates from the embedding on its own: no spec line.
+ */
+static bool mask_op_layer(const json_t *layers, size_t i, const int *names)
+{
+	const json_t *l = json_array_get(layers, i);
+	const char *cls = json_string_value(json_object_get(l, "class_name"));
+	const json_t *node = json_array_get(json_object_get(l, "inbound_nodes"), 0);
+	const json_t *args = json_object_get(node, "args");
+	json_int_t zero;
+	int j;
+
+	if (!cls || !json_is_array(args) || json_array_size(args) != 2 ||
+	    json_array_size(json_object_get(l, "inbound_nodes")) != 1 ||
+	    json_object_size(json_object_get(node, "kwargs")))
+		return false;
+	if (!strcmp(cls, "NotEqual")) {
+		const char *src = tensor_name(json_array_get(args, 0));
+
+		j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+		if (j < 0 || (size_t)j >= i)
+			return false;
+		src = json_string_value(
+		    json_object_get(json_array_get(layers, (size_t)j), "class_name"));
+		return src && !strcmp(src, "InputLayer") &&
+		       int_value(json_array_get(args, 1), &zero) && zero == 0;
+	}
+	if (strcmp(cls, "LogicalOr"))
+		return false;
+	for (size_t k = 0; k < 2; k++) {
+		const char *src = tensor_name(json_array_get(args, k));
+
+		j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+		if (j < 0 || (size_t)j >= i || !mask_op_layer(layers, (size_t)j, names))
+			return false;
+	}
+	return true;
 }
 
 /* A functional layer's wiring as the spec's inputs= (into wiring; empty
@@ -1253,13 +1303,27 @@ static const char *keyword_tensor(const json_t *layer)
  * names (a name set of layers; layer_name_unique has made names unique). */
 static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, const char *input,
                                         bool multi, const char *prev, const json_t *layers,
-                                        size_t n, const int *names, struct sbuf *wiring)
+                                        size_t n, const int *names, struct sbuf *wiring,
+                                        struct sbuf *masked)
 {
 	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg, *key;
 	int count, nodes, causal;
 	bool mha = !strcmp(c->cls, "MultiHeadAttention");
+	const json_t *mkw = json_object_get(
+	    json_object_get(json_array_get(json_object_get(l, "inbound_nodes"), 0), "kwargs"),
+	    "mask");
 
 	inbound_names(l, from, &count, &nodes, &kwarg, &causal);
+	if (mkw && !json_is_null(mkw)) { /* Keras's own mask, or refused */
+		const char *src = tensor_name(mkw);
+		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+
+		if (j < 0 || (size_t)j >= n || !mask_op_layer(layers, (size_t)j, names))
+			return LAYER_ERR(c, XO_EINVAL, "is called with a mask= that is not an "
+			                               "Embedding(mask_zero=True)'s mask (%s)",
+			                 src ? src : "not a tensor");
+		sb_printf(masked, "%s\n", c->name); /* spec_check: its input is masked */
+	}
 	if (causal >= 0 && !mha)
 		kwarg = "use_causal_mask";
 	if (nodes > 1)
@@ -1423,9 +1487,47 @@ static enum xo_status masking_refuse(const json_t *layers, const char *origin)
 	return XO_OK;
 }
 
+/* A layer of a class xo lacks, refused: named as Keras's mask computation
+ * where it takes a mask (one of mask_op_layer's: Keras computes the mask
+ * of a layer such as Concatenate with its own ops), else as the class. */
+static enum xo_status class_refusal(const json_t *layers, size_t i, const int *names,
+                                    const struct lctx *c)
+{
+	const json_t *node = json_array_get(json_object_get(json_array_get(layers, i),
+	                                                    "inbound_nodes"), 0);
+	const json_t *args = json_object_get(node, "args");
+
+	for (size_t k = 0; json_is_array(args) && k < json_array_size(args); k++) {
+		const char *src = tensor_name(json_array_get(args, k));
+		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+
+		if (j >= 0 && (size_t)j < i && mask_op_layer(layers, (size_t)j, names))
+			return xo_error(XO_EINVAL, "%s: layer '%s' (%s) is not supported: it computes "
+			                           "the Keras mask of Embedding(mask_zero=True) for a "
+			                           "layer that masks are not supported for",
+			                c->origin, c->name, c->cls);
+	}
+	return xo_error(XO_EINVAL, "%s: layer '%s' (%s) is not supported", c->origin, c->name,
+	                c->cls);
+}
+
+/* The name goes into the spec text: only what the spec allows, so no name
+ * can add words or lines to it. */
+static enum xo_status layer_name_check(const struct lctx *c)
+{
+	if (!*c->name || strlen(c->name) >= XO_LAYER_NAME_MAX ||
+	    strspn(c->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+	        strlen(c->name) ||
+	    !strcmp(c->name, ".") || !strcmp(c->name, ".."))
+		return xo_error(XO_EINVAL, "%s: layer '%s' (%s): the name is not supported "
+		                           "(1-63 letters, digits, _ - .)", c->origin, c->name, c->cls);
+	return XO_OK;
+}
+
 /* The model config root as spec text into spec; set: an empty name set
  * (model_internal.h) for its layers. */
-static enum xo_status map_model(const json_t *root, const char *origin, int *set, struct sbuf *spec)
+static enum xo_status map_model(const json_t *root, const char *origin, int *set, struct sbuf *spec,
+                                struct sbuf *masked)
 {
 	const json_t *cls = json_object_get(root, "class_name");
 	const json_t *cfg = json_object_get(root, "config");
@@ -1486,16 +1588,8 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 			                          "with a name", origin, i);
 			break;
 		}
-		/* The name goes into the spec text: only what the spec allows, so
-		 * no name can add words or lines to it. */
-		if (!*c.name || strlen(c.name) >= XO_LAYER_NAME_MAX ||
-		    strspn(c.name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
-		        strlen(c.name) ||
-		    !strcmp(c.name, ".") || !strcmp(c.name, "..")) {
-			st = xo_error(XO_EINVAL, "%s: layer '%s' (%s): the name is not supported "
-			                         "(1-63 letters, digits, _ - .)", origin, c.name, c.cls);
+		if ((st = layer_name_check(&c)))
 			break;
-		}
 		if (pass == 0 && (st = layer_entry_check(layers, i, &c, set)))
 			break;
 		if (!strcmp(c.cls, "InputLayer"))
@@ -1507,6 +1601,8 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 			}
 		if (i == 0)
 			prev = NULL, input = nin > 1 ? in_names[0] : NULL;
+		if (functional && !row && mask_op_layer(layers, i, set))
+			continue; /* Keras's mask: the spec parser's own */
 		wiring.len = 0;
 		if (wiring.s)
 			wiring.s[0] = '\0';
@@ -1526,12 +1622,11 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 				break;
 			}
 			if ((st = functional_inputs(l, &c, input, nin > 1, prev, layers, i, set,
-			                            &wiring)))
+			                            &wiring, masked)))
 				break;
 		}
 		if (!row) {
-			st = xo_error(XO_EINVAL, "%s: layer '%s' (%s) is not supported", origin, c.name,
-			              c.cls);
+			st = class_refusal(layers, i, set, &c);
 			break;
 		}
 		/* A Sequential built with model.build(shape), without an Input:
@@ -1578,14 +1673,16 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 	return st;
 }
 
-static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec)
+/* masked: the names of the layers called with Keras's mask= (a line each) */
+static enum xo_status map_config(const json_t *root, const char *origin, struct sbuf *spec,
+                                 struct sbuf *masked)
 {
 	int *names = calloc(XO_NAMESET_SIZE, sizeof(*names));
 	enum xo_status st;
 
 	if (!names)
 		return xo_error(XO_ENOMEM, "%s: out of memory", origin);
-	st = map_model(root, origin, names, spec);
+	st = map_model(root, origin, names, spec, masked);
 	free(names);
 	return st;
 }
@@ -1809,9 +1906,32 @@ static enum xo_status map_compile(const json_t *cc, const char *origin, struct s
 	return st;
 }
 
+/* Each layer named in masked (a name a line) is called with Keras's mask=:
+ * its first input must carry the mask in the parsed spec s too, or xo
+ * would run it unmasked. */
+static enum xo_status mask_calls_check(const struct xo_model_spec *s, const char *masked,
+                                       const char *origin)
+{
+	for (const char *n = masked; n && *n; n = strchr(n, '\n') + 1)
+		for (int i = 0; i < s->nlayers; i++) {
+			const struct xo_layer_spec *l = &s->layers[i];
+			size_t len = strcspn(n, "\n");
+
+			if (strlen(l->name) != len || strncmp(l->name, n, len))
+				continue;
+			if (l->ninputs < 1 || l->inputs[0] < 0 || !s->layers[l->inputs[0]].masked)
+				return xo_error(XO_EINVAL,
+				                "%s: layer '%s' (%s): is called with a mask= its "
+				                "input does not carry: not supported",
+				                origin, l->name, xo_layer_kinds[l->kind].keras);
+		}
+	return XO_OK;
+}
+
 /* The spec parser's verdict on the mapped text, its "origin:LINE: reason"
- * rewritten to name the Keras layer of that line. */
-static enum xo_status spec_check(const char *text, const char *origin)
+ * rewritten to name the Keras layer of that line; then the layers called
+ * with Keras's mask= (masked, mask_calls_check). */
+static enum xo_status spec_check(const char *text, const char *masked, const char *origin)
 {
 	struct xo_model_spec s;
 	enum xo_status st = xo_spec_parse(text, "", &s);
@@ -1819,8 +1939,9 @@ static enum xo_status spec_check(const char *text, const char *origin)
 	const char *msg, *p;
 
 	if (!st) {
+		st = mask_calls_check(&s, masked, origin);
 		xo_spec_free(&s);
-		return XO_OK;
+		return st;
 	}
 	msg = xo_last_error();
 	if (sscanf(msg, ":%d:", &line) == 1 && (p = strchr(msg + 1, ':')) && line >= 1) {
@@ -1899,7 +2020,7 @@ static enum xo_status config_to_spec(const char *json, size_t len, const char *t
 	json_error_t je;
 	json_t *root, *troot = NULL;
 	const json_t *cc;
-	struct sbuf spec = {0};
+	struct sbuf spec = {0}, masked = {0};
 	enum xo_status st;
 
 	*text = NULL;
@@ -1926,7 +2047,7 @@ static enum xo_status config_to_spec(const char *json, size_t len, const char *t
 	         ? xo_error(XO_EFORMAT, "%s: model config is not an object", origin)
 	         : builtin_check(root, origin, "model");
 	if (!st)
-		st = map_config(root, origin, &spec);
+		st = map_config(root, origin, &spec, &masked);
 	cc = troot ? troot : json_is_object(root) ? json_object_get(root, "compile_config") : NULL;
 	/* Keras writes {} (or nothing) for a model never compiled */
 	if (!st && cc && !json_is_null(cc) && !(json_is_object(cc) && !json_object_size(cc)))
@@ -1935,8 +2056,11 @@ static enum xo_status config_to_spec(const char *json, size_t len, const char *t
 		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
 	json_decref(troot);
 	json_decref(root);
+	if (!st && masked.oom)
+		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
 	if (!st)
-		st = spec_check(spec.s, origin);
+		st = spec_check(spec.s, masked.s, origin);
+	free(masked.s);
 	if (st) {
 		free(spec.s);
 		return st;
@@ -2755,7 +2879,7 @@ static void embedding_config(const struct xo_layer_spec *ls, json_t *cfg)
 	                    initializer("RandomUniform", json_pack("{s:n, s:f, s:f}", "seed",
 	                                                           "minval", -0.05, "maxval", 0.05)));
 	set_nulls(cfg, nulls);
-	json_object_set_new(cfg, "mask_zero", json_false());
+	json_object_set_new(cfg, "mask_zero", json_boolean(p->mask_zero));
 	json_object_set_new(cfg, "quantization_config", json_null());
 }
 

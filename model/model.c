@@ -177,6 +177,7 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 		if (k == 0) {
 			l->in = p ? p->out : x;
 			l->gin = g;
+			l->ids = m->x_in; /* the mask's source (mask_zero) */
 		} else {
 			l->in2 = p ? p->out : x;
 			l->gin2 = g;

@@ -97,6 +97,10 @@ struct layer {
 	 * projection's input gradient (att_g[4]) */
 	struct xo_tensor *att_w[8], *att_dw[8];
 	struct xo_tensor *att_t[4], *att_g[5];
+	/* borrowed: the model's int32 ids, whose zeros are Keras's mask of an
+	 * Embedding(mask_zero=True) (the first layer, so the first input);
+	 * global_average_pooling1d reads it when its s.p.mask_zero is set */
+	const struct xo_tensor *ids;
 };
 /* A concatenate whose op sees other rows than the sample's leading axes:
  * it joins an axis before the last (spec.c's shape_concatenate). */

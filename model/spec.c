@@ -100,7 +100,6 @@ static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale",
 /* layer_normalization: axis the last only (as batch_normalization's),
  * rms_scaling False */
 static const char *const ln_args[] = {"epsilon", "center", "scale", "axis", "name", NULL};
-/* embedding: mask_zero is accepted only as False (refused otherwise) */
 /* the recurrent layers (Keras defaults: activation tanh, recurrent_activation
  * sigmoid, use_bias True, return_sequences and go_backwards False, GRU
  * reset_after True); the op refuses the activations it lacks */
@@ -110,6 +109,8 @@ static const char *const rnn_args[] = {"units",          "activation",      "rec
 static const char *const gru_args[] = {"units",          "activation",       "recurrent_activation",
                                        "use_bias",       "return_sequences", "go_backwards",
                                        "reset_after",    "name",             NULL};
+/* embedding: mask_zero=True makes Keras's mask, its ids != 0, which the layers
+ * after it pass on, drop or use (mask_rules) */
 static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_zero", "name", NULL};
 /* zero padding: padding=N (both ends) or padding=BEGIN,END (Keras's int or
  * tuple; the layer's Keras default 1) */
@@ -637,10 +638,7 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		if (!parse_bool_value(val, &on))
 			return spec_error(XO_EINVAL, origin, line,
 			                  "mask_zero=%s: expected True or False", val);
-		if (on)
-			return spec_error(XO_EINVAL, origin, line,
-			                  "embedding: mask_zero=True is not supported (masking "
-			                  "is not implemented; id 0 would be an ordinary row)");
+		p->mask_zero = on;
 		return XO_OK;
 	}
 	if (!strcmp(key, "layer") || !strcmp(key, "merge_mode"))
@@ -1626,6 +1624,116 @@ static const struct {
     [XO_LAYER_SOFTMAX] = {softmax_args, shape_softmax},
 };
 
+/*
+ * What each kind does with Keras's mask of an Embedding(mask_zero=True)
+ * on its input (keras/src/layers/layer.py __call__: a layer with
+ * supports_masking gets compute_mask(inputs, mask) onto its output, the
+ * default one passing its first input's mask; a layer without it drops
+ * the mask with a warning, so the layers after it see none). The rule of
+ * a kind missing here is MASK_REFUSE: a new kind refuses a mask until its
+ * rule is read from Keras's source and written here.
+ */
+enum mask_rule {
+	MASK_REFUSE, /* Keras's call uses the mask and xo does not: refused */
+	MASK_DROP,   /* no supports_masking: the output carries no mask */
+	MASK_PASS,   /* supports_masking, the default compute_mask: passed on */
+	MASK_MERGE,  /* merging/base_merge.py: the OR of the inputs' masks, none
+	              * when an input has none (one mask here, the ids': OR = it) */
+	MASK_MEAN,   /* global_average_pooling1d: the masked mean (p.mask_zero),
+	              * its output unmasked (compute_mask returns None) */
+};
+static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
+    [XO_LAYER_CONV1D] = MASK_DROP,
+    [XO_LAYER_MAX_POOLING1D] = MASK_DROP,
+    [XO_LAYER_FLATTEN] = MASK_DROP,
+    [XO_LAYER_DROPOUT] = MASK_PASS,
+    [XO_LAYER_DENSE] = MASK_PASS,
+    [XO_LAYER_ACTIVATION] = MASK_PASS,
+    [XO_LAYER_AVERAGE_POOLING1D] = MASK_DROP,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = MASK_MEAN,
+    [XO_LAYER_GLOBAL_MAX_POOLING1D] = MASK_DROP, /* Keras's max ignores it */
+    [XO_LAYER_BATCH_NORMALIZATION] = MASK_REFUSE, /* masked moments in training */
+    [XO_LAYER_MAX_POOLING2D] = MASK_DROP,
+    [XO_LAYER_AVERAGE_POOLING2D] = MASK_DROP,
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = MASK_DROP,
+    [XO_LAYER_GLOBAL_MAX_POOLING2D] = MASK_DROP,
+    [XO_LAYER_EMBEDDING] = MASK_DROP, /* the first layer: its mask is its own (layer_mask) */
+    [XO_LAYER_SIMPLE_RNN] = MASK_REFUSE, /* masked steps skipped */
+    [XO_LAYER_LSTM] = MASK_REFUSE,
+    [XO_LAYER_GRU] = MASK_REFUSE,
+    [XO_LAYER_CONV2D] = MASK_DROP,
+    [XO_LAYER_ZERO_PADDING1D] = MASK_DROP,
+    [XO_LAYER_CROPPING1D] = MASK_DROP,
+    [XO_LAYER_UP_SAMPLING1D] = MASK_DROP,
+    [XO_LAYER_ZERO_PADDING2D] = MASK_DROP,
+    [XO_LAYER_CROPPING2D] = MASK_DROP,
+    [XO_LAYER_UP_SAMPLING2D] = MASK_DROP,
+    [XO_LAYER_LAYER_NORMALIZATION] = MASK_PASS,
+    [XO_LAYER_PERMUTE] = MASK_DROP,
+    [XO_LAYER_REPEAT_VECTOR] = MASK_DROP,
+    [XO_LAYER_RESHAPE] = MASK_DROP,
+    [XO_LAYER_ADD] = MASK_MERGE,
+    [XO_LAYER_SUBTRACT] = MASK_MERGE,
+    [XO_LAYER_MULTIPLY] = MASK_MERGE,
+    [XO_LAYER_AVERAGE] = MASK_MERGE,
+    [XO_LAYER_MAXIMUM] = MASK_MERGE,
+    [XO_LAYER_MINIMUM] = MASK_MERGE,
+    [XO_LAYER_CONCATENATE] = MASK_REFUSE, /* its own compute_mask, per axis */
+    [XO_LAYER_DEPTHWISE_CONV2D] = MASK_DROP,
+    [XO_LAYER_DEPTHWISE_CONV1D] = MASK_DROP,
+    [XO_LAYER_SEPARABLE_CONV2D] = MASK_DROP,
+    [XO_LAYER_SEPARABLE_CONV1D] = MASK_DROP,
+    /* Keras passes the mask to the wrapped layer's call where it takes one:
+     * Dense's does not (a masked input is [T][F], so never Conv1D's
+     * [T][len][ch]), and the output keeps it */
+    [XO_LAYER_TIME_DISTRIBUTED] = MASK_PASS,
+    [XO_LAYER_BIDIRECTIONAL] = MASK_REFUSE,    /* masked steps skipped */
+    [XO_LAYER_CONV2D_TRANSPOSE] = MASK_DROP,
+    [XO_LAYER_CONV1D_TRANSPOSE] = MASK_DROP,
+    [XO_LAYER_MULTI_HEAD_ATTENTION] = MASK_REFUSE, /* query and value masks */
+    [XO_LAYER_RE_LU] = MASK_PASS,
+    [XO_LAYER_SOFTMAX] = MASK_REFUSE, /* masked positions to -1e9, outputs zeroed */
+};
+
+/* Whether Keras's mask reaches l's output (l->masked), by its kind's rule
+ * from its inputs' (mask_rules); a mask its kind would use and xo does not
+ * is refused, never ignored. */
+static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_layer_spec *l,
+                                 const char *origin)
+{
+	bool first = false, any = false, all = true;
+
+	for (int k = 0; k < l->ninputs; k++) {
+		bool m = l->inputs[k] >= 0 && out->layers[l->inputs[k]].masked;
+
+		first = first || (k == 0 && m);
+		any = any || m;
+		all = all && m;
+	}
+	l->masked = l->kind == XO_LAYER_EMBEDDING && l->p.mask_zero;
+	if (!any)
+		return XO_OK;
+	switch (mask_rules[l->kind]) {
+	case MASK_DROP:
+		return XO_OK;
+	case MASK_PASS:
+		l->masked = first;
+		return XO_OK;
+	case MASK_MERGE:
+		l->masked = all;
+		return XO_OK;
+	case MASK_MEAN:
+		l->p.mask_zero = true;
+		return XO_OK;
+	case MASK_REFUSE:
+		break;
+	}
+	return spec_error(XO_EINVAL, origin, l->line,
+	                  "layer '%s': the mask of Embedding(mask_zero=True) reaches this %s "
+	                  "layer, which uses it in Keras; masks are not supported for %s",
+	                  l->name, xo_layer_kinds[l->kind].keras, xo_layer_kinds[l->kind].keras);
+}
+
 /* The kernel's and the output's element counts of a shaped layer, bounded
  * (2^40) so that every later product of them stays in range. */
 static enum xo_status layer_counts(struct xo_layer_spec *l, const char *origin)
@@ -2496,6 +2604,8 @@ static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
 	st = layer_wire(out, l, origin);
 	if (!st)
 		st = layer_shape(l, origin);
+	if (!st)
+		st = layer_mask(out, l, origin);
 	if (st)
 		return st;
 	out->nlayers++;

@@ -104,6 +104,10 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 			h = fnv_i64(h, l->axis);
 		if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
 			h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
+		/* Keras's mask: an embedding's mask_zero and the masked mean it
+		 * makes (only where set, so older fingerprints stay) */
+		if (l->p.mask_zero)
+			h = fnv_i64(h, 1);
 		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {
 			/* the recurrent layers' keys (units, activation and
 			 * use_bias are in v[] above) */

@@ -211,41 +211,70 @@ enum xo_status xo_ref_average_pooling1d_bwd_math(const struct xo_params *p,
 	return XO_OK;
 }
 
-/* global_average_pooling1d fwd: src {x[batch][len][ch]}, dst {y[batch][ch]},
- * y = (sum over the steps) / len. mag: (sum of |x|) / len. */
+/* Whether step l of sample n counts: always, or with mask_zero where its id
+ * (src ids[batch][len]) is not 0. */
+static bool gap_kept(const struct xo_params *p, struct xo_ref_src ids, int64_t n, int64_t l)
+{
+	return !p->mask_zero || xo_ref_ld(ids, n * p->len + l) != 0.0;
+}
+
+/* The steps of sample n that count: len, or with mask_zero the ids not 0. */
+static double gap_count(const struct xo_params *p, struct xo_ref_src ids, int64_t n)
+{
+	double k = 0.0;
+
+	for (int64_t l = 0; l < p->len; l++)
+		k += gap_kept(p, ids, n, l) ? 1.0 : 0.0;
+	return k;
+}
+
+/* global_average_pooling1d fwd: src {x[batch][len][ch], ids[batch][len] with
+ * mask_zero}, dst {y[batch][ch]}, y = (sum over the kept steps) / their
+ * count (every step without mask_zero; 0 / 0 = NaN when none is kept, as
+ * Keras). mag: (sum of their |x|) / count. */
 enum xo_status xo_ref_global_average_pooling1d_fwd_math(const struct xo_params *p,
 							const struct xo_ref_src *src,
 							const struct xo_ref_dst *dst,
 							const struct xo_ref_dst *mag)
 {
 	for (int64_t n = 0; n < p->batch; n++) {
+		double k = gap_count(p, src[1], n);
+
 		for (int64_t c = 0; c < p->ch; c++) {
 			double acc = 0.0, m = 0.0;
 
 			for (int64_t l = 0; l < p->len; l++) {
-				double v = xo_ref_ld(src[0], (n * p->len + l) * p->ch + c);
+				double v;
 
+				if (!gap_kept(p, src[1], n, l))
+					continue;
+				v = xo_ref_ld(src[0], (n * p->len + l) * p->ch + c);
 				acc += v;
 				m += fabs(v);
 			}
-			xo_ref_st(dst[0], n * p->ch + c, acc / (double)p->len);
-			xo_ref_st(mag[0], n * p->ch + c, m / (double)p->len);
+			xo_ref_st(dst[0], n * p->ch + c, acc / k);
+			xo_ref_st(mag[0], n * p->ch + c, m / k);
 		}
 	}
 	return XO_OK;
 }
 
-/* global_average_pooling1d bwd: src {dy[batch][ch]}, dst {dx[batch][len][ch]},
- * dx = dy / len at every step. mag |dx|. */
+/* global_average_pooling1d bwd: src {dy[batch][ch], ids with mask_zero},
+ * dst {dx[batch][len][ch]}, dx = dy / count at every kept step, 0 at a
+ * masked one. mag |dx|. */
 enum xo_status xo_ref_global_average_pooling1d_bwd_math(const struct xo_params *p,
 							const struct xo_ref_src *src,
 							const struct xo_ref_dst *dst,
 							const struct xo_ref_dst *mag)
 {
 	for (int64_t n = 0; n < p->batch; n++) {
+		double k = gap_count(p, src[1], n);
+
 		for (int64_t l = 0; l < p->len; l++) {
+			bool kept = gap_kept(p, src[1], n, l);
+
 			for (int64_t c = 0; c < p->ch; c++) {
-				double g = xo_ref_ld(src[0], n * p->ch + c) / (double)p->len;
+				double g = kept ? xo_ref_ld(src[0], n * p->ch + c) / k : 0.0;
 
 				xo_ref_st(dst[0], (n * p->len + l) * p->ch + c, g);
 				xo_ref_st(mag[0], (n * p->len + l) * p->ch + c, fabs(g));

@@ -560,6 +560,37 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 101, "keras_file": True,
     },
+    # Keras's mask of Embedding(mask_zero=True): ids padded with 0 (cfg pad),
+    # passed on by Dense and LayerNormalization (and, in emb_mask_res, by an
+    # Add of two masked tensors) to a masked GlobalAveragePooling1D
+    "emb_mask": {
+        "spec": (
+            "# golden: Embedding(20, 8, mask_zero) -> Dense relu -> LayerNormalization\n"
+            "# -> masked GlobalAveragePooling1D -> Dense softmax, T = 8\n"
+            "input 8 dtype=int32\n"
+            "embedding input_dim=20 output_dim=8 mask_zero=True\n"
+            "dense units=8 activation=relu\n"
+            "layer_normalization\n"
+            "global_average_pooling1d\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 131, "pad": True,
+    },
+    "emb_mask_res": {
+        "spec": (
+            "# golden: a residual Add of two masked tensors before the masked mean\n"
+            "input 8 dtype=int32\n"
+            "embedding name=emb input_dim=20 output_dim=8 mask_zero=True\n"
+            "dense name=ff units=8 activation=relu\n"
+            "add name=res inputs=emb,ff\n"
+            "layer_normalization name=ln\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 137, "pad": True,
+    },
     # SeparableConv2D (--only sep_cnn): two kernels, the pointwise one with
     # the bias and the fused activation
     "sep_cnn": {
@@ -794,7 +825,7 @@ def build(text):
             elif k in ("rate", "momentum", "epsilon", "max_value"):
                 kw[k] = float(v)
             elif k in ("center", "scale", "return_sequences", "go_backwards", "reset_after",
-                       "use_causal_mask"):
+                       "use_causal_mask", "mask_zero"):
                 kw[k] = v in ("True", "true", "1")
             elif k == "activation":
                 kw[k] = None if v in ("None", "none", "linear") else v
@@ -976,6 +1007,13 @@ def make(name, cfg, root, seed):
         inputs: each input's samples."""
         if multi:
             return [rng.uniform(lo, hi, (n,) + sh).astype(np.float32) for sh in multi]
+        if vocab and cfg.get("pad"):
+            # ids in [1, vocab), each row's tail padded with 0 (the mask of
+            # Embedding(mask_zero=True)) after 1 to all its steps kept
+            ids = rng.integers(1, vocab, (n,) + shape)
+            keep = rng.integers(1, shape[0] + 1, n)
+            ids[np.arange(shape[0])[None, :] >= keep[:, None]] = 0
+            return ids.astype(np.float32)
         if vocab:
             return rng.integers(0, vocab, (n,) + shape).astype(np.float32)
         return rng.uniform(lo, hi, (n,) + shape).astype(np.float32)

@@ -734,6 +734,71 @@ def convt1d_model():
 CONVT = (("convt", convt_model, 107), ("convt1d", convt1d_model, 109))
 
 
+# Keras's mask of Embedding(mask_zero=True), its own seeds (--only=mask)
+def mask_model():
+    """ids (8 int32 tokens, vocab 20) -> Embedding(20, 8, mask_zero=True) ->
+    Dense(8, relu) -> LayerNormalization -> GlobalAveragePooling1D (the
+    masked mean: the mask passed on by Dense and LayerNormalization) ->
+    Dense(3, softmax)."""
+    return keras.Sequential([
+        keras.Input(shape=(8,), dtype="int32"), layers.Embedding(20, 8, mask_zero=True),
+        layers.Dense(8, activation="relu"), layers.LayerNormalization(),
+        layers.GlobalAveragePooling1D(), layers.Dense(3, activation="softmax")])
+
+
+def mask_res_model():
+    """As mask_model with a residual Add of two masked tensors (the
+    embedding and the Dense after it: the OR of one mask) before the
+    LayerNormalization."""
+    ids = keras.Input(shape=(8,), dtype="int32")
+    e = layers.Embedding(20, 8, mask_zero=True)(ids)
+    r = layers.Add()([e, layers.Dense(8, activation="relu")(e)])
+    g = layers.GlobalAveragePooling1D()(layers.LayerNormalization()(r))
+    return keras.Model(ids, layers.Dense(3, activation="softmax")(g))
+
+
+def mask_td_model():
+    """TimeDistributed(Dense) passes the mask (Dense's call takes none) to
+    the masked GlobalAveragePooling1D."""
+    ids = keras.Input(shape=(8,), dtype="int32")
+    e = layers.Embedding(20, 8, mask_zero=True)(ids)
+    t = layers.TimeDistributed(layers.Dense(5, activation="tanh"))(e)
+    g = layers.GlobalAveragePooling1D()(t)
+    return keras.Model(ids, layers.Dense(3, activation="softmax")(g))
+
+
+def mask_fixtures(out):
+    """NAME.keras, NAME.h5, NAME.weights.h5, NAME.x.npy (int32 ids in
+    [1, 20), each row's tail padded with 0 after 1 to 8 kept steps; no row
+    all 0, whose masked mean Keras makes 0 / 0 = NaN) and NAME.y64.npy."""
+    for name, make_model, seed in (("mask", mask_model, 139), ("mask_res", mask_res_model, 149),
+                                   ("mask_td", mask_td_model, 151)):
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        m.save(os.path.join(out, name + ".keras"))
+        if name != "mask_td":  # the .keras form alone
+            m.save(os.path.join(out, name + ".h5"))
+            m.save_weights(os.path.join(out, name + ".weights.h5"))
+        x = r.integers(1, 20, (16, 8))
+        keep = r.integers(1, 9, 16)
+        x[np.arange(8)[None, :] >= keep[:, None]] = 0
+        x = x.astype(np.int32)
+        np.save(os.path.join(out, name + ".x.npy"), x)
+        y = to_float64(m).predict(x, verbose=0)
+        assert y.dtype == np.float64 and np.isfinite(y).all()
+        np.save(os.path.join(out, name + ".y64.npy"), y)
+    # refused: the mask into a layer whose call uses it (LSTM), and into a
+    # Concatenate (whose mask Keras computes with op layers of its own)
+    ids = keras.Input(shape=(8,), dtype="int32")
+    e = layers.Embedding(20, 8, mask_zero=True)(ids)
+    keras.Model(ids, layers.Dense(3)(layers.LSTM(4)(e))).save(
+        os.path.join(out, "mask_lstm.keras"))
+    c = layers.Concatenate()([e, layers.Dense(8)(e)])
+    keras.Model(ids, layers.Dense(3)(layers.GlobalAveragePooling1D()(c))).save(
+        os.path.join(out, "mask_concat.keras"))
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -892,6 +957,10 @@ def main():
     if "--only=bidir" in sys.argv[1:]:
         table_fixtures(out, (("bidir", bidir_model, 89),))
         print("keras", keras.__version__, "wrote the bidir fixtures to", out)
+        return
+    if "--only=mask" in sys.argv[1:]:
+        mask_fixtures(out)
+        print("keras", keras.__version__, "wrote the mask fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)

@@ -80,8 +80,8 @@ static bool avg_divisors_pow2(enum xo_op op, const struct xo_params *p)
 {
 	int64_t out, pad, lo, hi;
 
-	if (op == XO_OP_global_average_pooling1d)
-		return pow2(p->len);
+	if (op == XO_OP_global_average_pooling1d) /* mask_zero: the kept counts vary */
+		return !p->mask_zero && pow2(p->len);
 	if (op == XO_OP_global_average_pooling2d)
 		return pow2(p->len) && pow2(p->width);
 	if (op == XO_OP_average_pooling2d) {
@@ -159,8 +159,8 @@ static const char *names_max_pool(enum xo_dir dir, bool dst, int i)
 /* average_pooling1d, global_average_pooling1d, average_pooling2d, global_average_pooling2d */
 static const char *names_avg_pool(enum xo_dir dir, bool dst, int i)
 {
-	(void)i;
-	return dst ? (dir ? "dx" : "y") : (dir ? "dy" : "x");
+	/* source 1: global_average_pooling1d's ids with mask_zero */
+	return dst ? (dir ? "dx" : "y") : i ? "ids" : (dir ? "dy" : "x");
 }
 #define NAMES_average_pooling1d names_avg_pool
 #define NAMES_global_average_pooling1d names_avg_pool

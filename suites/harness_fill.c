@@ -307,9 +307,33 @@ static void fill_global_max_pool(struct hcase *h)
 /* average_pooling1d, global_average_pooling1d, average_pooling2d, global_average_pooling2d */
 static void fill_avg_pool(struct hcase *h)
 {
+	const struct xo_params *p = &h->c->p;
+
 	/* x (fwd) or dy (bwd), nonzero; averages of mixed signs may still
 	 * cancel to 0 in exact mode, rarely enough for the 30% rule */
 	fill_plain(h, 0, true, -1.0f, 1.0f);
+	if (!p->mask_zero)
+		return;
+	/* global_average_pooling1d's ids: about a third 0 (masked), the rest
+	 * in [1, 5]; a row with none kept (y NaN, as Keras) gets one kept step
+	 * at n % len, so every output is informative */
+	for (int64_t n = 0; n < p->batch; n++) {
+		bool any = false;
+
+		for (int64_t l = 0; l < p->len; l++) {
+			int64_t i = n * p->len + l;
+			int32_t id = (int32_t)(unif(h, 1, (uint64_t)i) * 15.0f) / 3;
+
+			id = id > 5 ? 5 : id;
+			any = any || id != 0;
+			memcpy(&h->src[1][i], &id, 4);
+		}
+		if (!any) {
+			int32_t one = 1;
+
+			memcpy(&h->src[1][n * p->len + n % p->len], &one, 4);
+		}
+	}
 }
 #define FILL_average_pooling1d fill_avg_pool
 #define FILL_global_average_pooling1d fill_avg_pool

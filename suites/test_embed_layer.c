@@ -1,8 +1,10 @@
 /*
  * test_embed_layer.c - the embedding layer and integer model inputs (issue
  * 15 items 2-3): the spec's `input T dtype=int32` and `embedding
- * input_dim=.. output_dim=..` lines and every refusal (mask_zero, a float
- * input, an int input feeding another layer, an embedding not first); ids
+ * input_dim=.. output_dim=..` lines and every refusal (a float input, an
+ * int input feeding another layer, an embedding not first); Keras's mask of
+ * mask_zero=True through each kind's rule, and the masked mean on every
+ * backend (an all-padding sample NaN, as Keras); ids
  * checked where they enter (a non-integer or out-of-range id names its
  * sample and step; .npy int32/int64 accepted for an int input only, float32
  * refused); training on every backend: the same weights as ref within the
@@ -70,8 +72,6 @@ static void test_spec(void **state)
 	                               "t.model", &s),
 	                 XO_OK);
 	xo_spec_free(&s);
-	expect_refused("input 12 dtype=int32\nembedding input_dim=50 output_dim=8 mask_zero=True\n",
-	               "mask_zero=True is not supported");
 	expect_refused("input 12\nembedding input_dim=50 output_dim=8\n", "dtype=int32");
 	expect_refused("input 12 dtype=int32\nflatten\n", "feeds only an embedding");
 	expect_refused("input 12 dtype=int32\nembedding input_dim=5 output_dim=2\nembedding "
@@ -83,6 +83,127 @@ static void test_spec(void **state)
 	expect_refused("input 12 dtype=float64\n", "dtype=float64");
 	expect_refused("input 3 4 dtype=int32\nembedding input_dim=5 output_dim=2\n",
 	               "flat [T] input");
+}
+
+/* Keras's mask of mask_zero=True through the kinds' rules (model/spec.c
+ * mask_rules, docs/model.md): which outputs carry it, the masked mean's
+ * p.mask_zero, the kinds that would use it refused. */
+static void test_mask_rules(void **state)
+{
+	static const char me[] = "input 8 dtype=int32\n"
+	                         "embedding name=e input_dim=20 output_dim=4 mask_zero=True\n";
+	static const char *const refused[][2] = {
+	    {"lstm units=3\n", "reaches this LSTM layer, which uses it in Keras; masks are not "
+	                       "supported for LSTM"},
+	    {"gru units=3\n", "GRU layer"},
+	    {"simple_rnn units=3\n", "SimpleRNN layer"},
+	    {"bidirectional layer=lstm units=2\n", "Bidirectional layer"},
+	    {"batch_normalization\n", "BatchNormalization layer"},
+	    {"concatenate inputs=e,e\n", "Concatenate layer"},
+	    {"multi_head_attention inputs=e,e num_heads=1 key_dim=2\n", "MultiHeadAttention layer"},
+	    /* passed on first, then used */
+	    {"dense units=4\nlayer_normalization\nlstm units=3\n", "LSTM layer"},
+	};
+	struct xo_model_spec s;
+	char text[512];
+
+	(void)state;
+	/* pass: Dense, Dropout, Activation, LayerNormalization; merge of two
+	 * masked tensors: masked; the mean uses it, its output unmasked */
+	snprintf(text, sizeof(text),
+	         "%sdense name=d units=4\ndropout rate=0.1\nactivation activation=relu\n"
+	         "layer_normalization name=ln\nadd inputs=e,ln\nglobal_average_pooling1d\n"
+	         "dense units=3\n",
+	         me);
+	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+	for (int i = 0; i < 6; i++)
+		assert_true(s.layers[i].masked);
+	assert_true(s.layers[6].p.mask_zero);
+	assert_false(s.layers[6].masked);
+	assert_false(s.layers[7].masked);
+	xo_spec_free(&s);
+	/* a merge of a masked and an unmasked tensor (Conv1D drops the mask):
+	 * unmasked, so the mean after it is the plain one */
+	snprintf(text, sizeof(text),
+	         "%sconv1d name=c filters=4 kernel_size=3 padding=same\nadd inputs=e,c\n"
+	         "global_average_pooling1d\n",
+	         me);
+	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+	assert_false(s.layers[1].masked);
+	assert_false(s.layers[2].masked);
+	assert_false(s.layers[3].p.mask_zero);
+	xo_spec_free(&s);
+	/* TimeDistributed over Dense passes it (Dense's call takes none) */
+	snprintf(text, sizeof(text),
+	         "%stime_distributed layer=dense units=3\nglobal_average_pooling1d\n", me);
+	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+	assert_true(s.layers[1].masked);
+	assert_true(s.layers[2].p.mask_zero);
+	xo_spec_free(&s);
+	/* dropped: GlobalMaxPooling1D (Keras's max ignores it), Flatten */
+	snprintf(text, sizeof(text), "%sglobal_max_pooling1d\n", me);
+	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+	assert_false(s.layers[1].masked);
+	xo_spec_free(&s);
+	snprintf(text, sizeof(text), "%sflatten\ndense units=2\n", me);
+	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+	assert_false(s.layers[1].masked);
+	xo_spec_free(&s);
+	/* mask_zero=False: no mask anywhere */
+	assert_int_equal(xo_spec_parse("input 8 dtype=int32\nembedding input_dim=20 output_dim=4 "
+	                               "mask_zero=False\nglobal_average_pooling1d\n",
+	                               "t.model", &s),
+	                 XO_OK);
+	assert_false(s.layers[0].masked);
+	assert_false(s.layers[1].p.mask_zero);
+	xo_spec_free(&s);
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+		snprintf(text, sizeof(text), "%s%s", me, refused[k][0]);
+		expect_refused(text, refused[k][1]);
+	}
+}
+
+/* The masked mean on every backend, forward: ids 0 are padding; a sample of
+ * padding only is 0 / 0 = NaN (Keras's formula), the others the mean of
+ * their kept steps' rows, exact here (the table holds small integers and
+ * the counts 1, 2 and 4 are powers of 2). */
+static void test_mask_mean_backends(void **state)
+{
+	static const char spec[] = "input 4 dtype=int32\n"
+	                           "embedding input_dim=5 output_dim=2 mask_zero=True\n"
+	                           "global_average_pooling1d\n";
+	/* ids per sample, and the expected means of table rows r: w[r] = (r, -3r) */
+	static const float x[4][4] = {{0, 0, 0, 0}, {1, 0, 3, 0}, {4, 0, 0, 0}, {1, 2, 3, 4}};
+	static const float want[4] = {NAN, 2.0f, 4.0f, 2.5f};
+	struct xo_backend *be[4];
+	int nb = open_backends(be, 4);
+
+	(void)state;
+	for (int b = 0; b < nb; b++) {
+		struct xo_model *m;
+		float w[10], y[8];
+
+		for (int r = 0; r < 5; r++) {
+			w[2 * r] = (float)r;
+			w[2 * r + 1] = -3.0f * (float)r;
+		}
+		assert_int_equal(xo_model_open_string(spec, "t.model", be[b], 4, &m), XO_OK);
+		assert_int_equal(xo_model_params_host(m, w, true), XO_OK);
+		assert_int_equal(xo_model_predict(m, &x[0][0], 4, 4, y), XO_OK);
+		for (int n = 0; n < 4; n++) {
+			if (isnan(want[n])) {
+				assert_true(isnan(y[2 * n]) && isnan(y[2 * n + 1]));
+				continue;
+			}
+			if (y[2 * n] != want[n] || y[2 * n + 1] != -3.0f * want[n])
+				fail_msg("%s: sample %d: %g %g, want %g %g",
+				         xo_backend_name(be[b]), n, (double)y[2 * n],
+				         (double)y[2 * n + 1], (double)want[n], -3.0 * want[n]);
+		}
+		xo_model_close(m);
+	}
+	for (int b = 0; b < nb; b++)
+		xo_backend_close(be[b]);
 }
 
 /* The recurrent layers' lines: shapes, Keras's parameter counts, refusals. */
@@ -257,6 +378,15 @@ static void test_cost_and_ident(void **state)
 	assert_int_equal(c.ops_predict, 1);
 	assert_int_equal(c.ops_bwd, 1);
 	xo_model_close(m);
+	/* the masked mean reads the 12 int32 ids besides x [12][8] and y [8] */
+	assert_int_equal(xo_model_open_string("input 12 dtype=int32\nembedding input_dim=50 "
+	                                      "output_dim=8 mask_zero=True\n"
+	                                      "global_average_pooling1d\n",
+	                                      "t.model", be, 4, &m),
+	                 XO_OK);
+	xo_model_layer_cost(m, 1, &c);
+	assert_true(c.act_bytes_fwd == 4.0 * (12 * 8 + 8 + 12));
+	xo_model_close(m);
 	xo_backend_close(be);
 	/* the fingerprint tells apart specs that differ only in input_dim */
 	f = fopen("emb_a.model", "w");
@@ -294,6 +424,24 @@ static void test_cost_and_ident(void **state)
 		    xo_perf_model_ident("emb_b.model", name, sizeof(name), a2, sizeof(a2)), XO_OK);
 		assert_string_not_equal(a1, a2);
 	}
+	/* and specs that differ only in Keras's mask (mask_zero) */
+	f = fopen("emb_a.model", "w");
+	assert_non_null(f);
+	fputs("input 12 dtype=int32\nembedding input_dim=40 output_dim=8 mask_zero=True\n"
+	      "global_average_pooling1d\ndense units=5 activation=softmax\n",
+	      f);
+	fclose(f);
+	f = fopen("emb_b.model", "w");
+	assert_non_null(f);
+	fputs("input 12 dtype=int32\nembedding input_dim=40 output_dim=8\n"
+	      "global_average_pooling1d\ndense units=5 activation=softmax\n",
+	      f);
+	fclose(f);
+	assert_int_equal(xo_perf_model_ident("emb_a.model", name, sizeof(name), a1, sizeof(a1)),
+	                 XO_OK);
+	assert_int_equal(xo_perf_model_ident("emb_b.model", name, sizeof(name), a2, sizeof(a2)),
+	                 XO_OK);
+	assert_string_not_equal(a1, a2);
 	remove("emb_a.model");
 	remove("emb_b.model");
 }
@@ -306,6 +454,8 @@ int main(void)
 	    cmocka_unit_test(test_ids_checked),
 	    cmocka_unit_test(test_train_backends),
 	    cmocka_unit_test(test_cost_and_ident),
+	    cmocka_unit_test(test_mask_rules),
+	    cmocka_unit_test(test_mask_mean_backends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -906,6 +906,74 @@ static void test_gradcheck_embedding(void **state)
 	free(gm);
 }
 
+/*
+ * global_average_pooling1d with mask_zero (Embedding(mask_zero=True)'s mask,
+ * the ids a second source in both directions; ops.def), on the reference in
+ * double: the backward against central finite differences of sum(r * y)
+ * (the op is linear, so the difference is exact up to rounding), a masked
+ * step's dx exactly 0, and the forward by hand: the mean of the kept steps,
+ * a sample with none kept NaN (Keras's 0 / 0), its dx 0.
+ */
+static void test_gradcheck_gap_mask(void **state)
+{
+	enum { B = 4, T = 6, C = 2 };
+	/* kept: a middle run; the first and last only; one step; none */
+	static const int32_t ids[B * T] = {0, 3, 5, 1, 0, 0, 7, 0, 0, 0, 0, 2,
+	                                   0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0};
+	struct xo_params p = xo_params_default();
+	struct xo_ref_src src[XO_MAX_SRC] = {{0}};
+	struct xo_ref_dst dst[XO_MAX_DST] = {{0}}, mag[XO_MAX_DST] = {{0}};
+	double x[B * T * C], y[B * C], ym[B * C], r[B * C], g[B * T * C], gm[B * T * C];
+
+	(void)state;
+	p.batch = B;
+	p.len = T;
+	p.ch = C;
+	p.mask_zero = true;
+	for (int k = 0; k < B * T * C; k++)
+		x[k] = rnd(11, 1, (uint64_t)k);
+	for (int k = 0; k < B * C; k++)
+		r[k] = rnd(11, 2, (uint64_t)k);
+	src[0].d = r;
+	src[1].i = ids;
+	dst[0].d = g;
+	mag[0].d = gm;
+	assert_int_equal(xo_ref_math(XO_OP_global_average_pooling1d, XO_DIR_BWD)(&p, src, dst, mag),
+	                 XO_OK);
+	src[0].d = x;
+	dst[0].d = y;
+	mag[0].d = ym;
+	assert_int_equal(xo_ref_math(XO_OP_global_average_pooling1d, XO_DIR_FWD)(&p, src, dst, mag),
+	                 XO_OK);
+	for (int c = 0; c < C; c++) {
+		assert_true(fabs(y[c] - (x[1 * C + c] + x[2 * C + c] + x[3 * C + c]) / 3.0) <= 1e-15);
+		assert_true(fabs(y[C + c] - (x[(T + 0) * C + c] + x[(T + 5) * C + c]) / 2.0) <= 1e-15);
+		assert_true(y[2 * C + c] == x[(2 * T + 3) * C + c]);
+		assert_true(isnan(y[3 * C + c]));
+	}
+	for (int k = 0; k < (B - 1) * T * C; k++) {
+		double v = x[k], l[2], fd;
+
+		for (int sgn = 0; sgn < 2; sgn++) {
+			x[k] = sgn ? v - GC_H : v + GC_H;
+			assert_int_equal(xo_ref_math(XO_OP_global_average_pooling1d,
+			                             XO_DIR_FWD)(&p, src, dst, mag),
+			                 XO_OK);
+			l[sgn] = 0.0;
+			for (int e = 0; e < (B - 1) * C; e++) /* the finite samples */
+				l[sgn] += r[e] * y[e];
+		}
+		x[k] = v;
+		fd = (l[0] - l[1]) / (2.0 * GC_H);
+		if (!(fabs(g[k] - fd) <= GC_TOL_LINEAR * fmax(1.0, fabs(fd))))
+			fail_msg("masked gap: dx[%d] %.12g, finite difference %.12g", k, g[k], fd);
+		if (ids[k / C] == 0)
+			assert_true(g[k] == 0.0);
+	}
+	for (int k = (B - 1) * T * C; k < B * T * C; k++)
+		assert_true(g[k] == 0.0);
+}
+
 /* ---- forward values worked out by hand ---------------------------------- */
 
 struct kv {
@@ -2018,6 +2086,7 @@ int main(void)
 		cmocka_unit_test(test_known_bce_mse),
 		cmocka_unit_test(test_known_gather_dropout),
 		cmocka_unit_test(test_known_attention_dropout),
+		cmocka_unit_test(test_gradcheck_gap_mask),
 	};
 	struct CMUnitTest tests[GC_CASES_MAX];
 	int fails;

@@ -145,6 +145,10 @@ static double k_path(const struct xo_model *m)
 			              4);
 		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D)
 			k += (double)(l->in_len * l->in_w + 4);
+		/* the 1-D global average: the sum of its (kept: a masked
+		 * mean) steps, at most in_len, and the division */
+		else if (l->kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D)
+			k += (double)(l->in_len + 4);
 		/* a recurrent layer: each step's pre-activations sum in_ch +
 		 * units products and a bias, and a step's error is carried into
 		 * every later one: T times that (the gates' ulps are below one
@@ -294,6 +298,16 @@ static const struct fixture fixtures[] = {
     {"convt1d.keras", NULL, "convt1d"},
     {"convt1d.h5", NULL, "convt1d"},
     {"convt1d.keras", "convt1d.weights.h5", "convt1d"},
+    /* Embedding(mask_zero=True)'s mask through Dense and LayerNormalization
+     * (and a residual Add) to a masked GlobalAveragePooling1D
+     * (make_keras_files.py --only=mask) */
+    {"mask.keras", NULL, "mask"},
+    {"mask.h5", NULL, "mask"},
+    {"mask.keras", "mask.weights.h5", "mask"},
+    {"mask_res.keras", NULL, "mask_res"},
+    {"mask_res.h5", NULL, "mask_res"},
+    {"mask_res.keras", "mask_res.weights.h5", "mask_res"},
+    {"mask_td.keras", NULL, "mask_td"},
 };
 
 static void test_keras_predict(void **state)
@@ -907,8 +921,10 @@ static void test_keras_refused(void **state)
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3,\"recurrent_regularizer\":\"l2\"}}]}}",
 	     "layer 'l' (LSTM): recurrent_regularizer is not supported"},
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
-	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"mask_zero\":true}}]}}",
-	     "embedding: mask_zero=True is not supported"},
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"mask_zero\":true}},"
+	     "{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3}}]}}",
+	     "layer 'l': the mask of Embedding(mask_zero=True) reaches this LSTM layer, which uses it in "
+	     "Keras; masks are not supported for LSTM"},
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"embeddings_regularizer\":\"l2\"}}]}}",
 	     "layer 'e' (Embedding): embeddings_regularizer is not supported"},

@@ -899,6 +899,17 @@ static enum xo_status lstm_bwd_no_cell_carry(struct xo_backend *be, const struct
 
 /* ---- cases and the check ------------------------------------------------------ */
 
+/* global_average_pooling1d fwd with mask_zero that forgets the mask: every
+ * step averaged, as the unmasked op. */
+static enum xo_status gap_fwd_mask_ignored(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.mask_zero = false;
+	b.src[1] = NULL;
+	return xo_ref_iface.fwd[XO_OP_global_average_pooling1d](be, &b);
+}
+
 struct fault {
 	const char *name; /* fake backend name, shown in reports */
 	enum xo_op op;
@@ -1116,6 +1127,8 @@ static const struct fault faults[] = {
     {"fault-attention-causal-off-by-one", XO_OP_attention, XO_DIR_FWD,
      attention_fwd_mask_off_by_one, XO_HMODE_REAL, "batch=2 len=5 heads=2 key_dim=3 causal=1",
      XO_FAIL_MISMATCH},
+    {"fault-gap-mask-ignored", XO_OP_global_average_pooling1d, XO_DIR_FWD,
+     gap_fwd_mask_ignored, XO_HMODE_REAL, "batch=3 len=7 ch=4 mask_zero=1", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

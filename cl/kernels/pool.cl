@@ -179,6 +179,55 @@ __kernel void xo_cl_global_average_pooling1d_bwd(__global const float *dy, int d
 	dx[dxo + (n * len + l) * ch + c] = dy[dyo + n * ch + c] / (float)len;
 }
 
+/* The masked forms (mask_zero, ops.def): ids[batch][len] (i32) after x or
+ * dy; a step whose id is 0 is skipped, never read. One work-item per
+ * y[n][c], 2-D range (c, n): (sum of the kept steps in order) / their count,
+ * 0 / 0 = NaN with none kept. */
+__kernel void xo_cl_global_average_pooling1d_masked_fwd(__global const float *x, int xo,
+							__global const int *ids, int io,
+							__global float *y, int yo, int batch,
+							int len, int ch)
+{
+	int c = get_global_id(0), n = get_global_id(1);
+	__global const float *xr;
+	__global const int *ir;
+	float acc = 0.0f;
+	int k = 0;
+
+	if (c >= ch || n >= batch)
+		return;
+	xr = x + xo + n * len * ch + c;
+	ir = ids + io + n * len;
+	for (int l = 0; l < len; l++)
+		if (ir[l] != 0) {
+			acc += xr[l * ch];
+			k++;
+		}
+	y[yo + n * ch + c] = acc / (float)k;
+}
+
+/* One work-item per column dx[n][.][c], 2-D range (c, n): the kept count
+ * once, then dy[n][c] / count at each kept step, 0 at a masked one. */
+__kernel void xo_cl_global_average_pooling1d_masked_bwd(__global const float *dy, int dyo,
+							__global const int *ids, int io,
+							__global float *dx, int dxo, int batch,
+							int len, int ch)
+{
+	int c = get_global_id(0), n = get_global_id(1);
+	__global const int *ir;
+	float g;
+	int k = 0;
+
+	if (c >= ch || n >= batch)
+		return;
+	ir = ids + io + n * len;
+	for (int l = 0; l < len; l++)
+		k += ir[l] != 0;
+	g = dy[dyo + n * ch + c] / (float)k;
+	for (int l = 0; l < len; l++)
+		dx[dxo + (n * len + l) * ch + c] = ir[l] != 0 ? g : 0.0f;
+}
+
 /* First maximum of a channel's strided row over all len steps (strict >
  * from step 0, as the windowed kernels: a NaN first step stays). */
 static inline int xo_gpool_argmax(__global const float *xr, int len, int ch)

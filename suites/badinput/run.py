@@ -218,6 +218,18 @@ def fixtures(d, xo):
                        ("emb_int_dense", "input 12 dtype=int32\ndense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
+    # Keras's mask of Embedding(mask_zero=True) reaching a layer that would
+    # use it (refused), and one that drops it (Flatten: runs, as in Keras)
+    me = "input 12 dtype=int32\nembedding name=e input_dim=50 output_dim=4 mask_zero=True\n"
+    head = "global_average_pooling1d\ndense units=5 activation=softmax\n"
+    for name, text in (("mask_lstm", me + "dense units=4\nlstm units=4\ndense units=5 activation=softmax\n"),
+                       ("mask_bn", me + "batch_normalization\n" + head),
+                       ("mask_concat", me + "dense name=d units=4\nconcatenate inputs=e,d\n" + head),
+                       ("mask_td", me + "time_distributed layer=dense units=4\n" + head),
+                       ("mask_mha", me + "multi_head_attention inputs=e,e num_heads=2 key_dim=2\n" + head),
+                       ("mask_flatten", me + "dropout rate=0.1\nflatten\ndense units=5 activation=softmax\n")):
+        with open(f"{d}/{name}.model", "w") as f:
+            f.write(text)
     ids = [(i * 7 + i // 12) % 50 for i in range(n * 12)]
     write_npy(f"{d}/x_ids32.npy", "'<i4'", (n, 12), struct.pack("<%di" % (n * 12), *ids))
     bad = list(ids)
@@ -510,6 +522,26 @@ def keras_graph_edit(what, out):
     return lambda d: keras_rewrite("graph", out, d, edit)
 
 
+def keras_mask_edit(what, out):
+    """A fixture: mask_res.keras (Embedding(mask_zero=True), a residual Add,
+    GlobalAveragePooling1D called with Keras's mask=) with the pooling's
+    mask= made another tensor than a mask (not_a_mask: the
+    LayerNormalization's output), or the embedding's mask_zero turned off
+    while the recorded mask= stays (unmasked: xo's pooling would run
+    unmasked where Keras's call gets a mask)."""
+    def edit(cfg):
+        c = cfg["config"]
+        gap = first_layer(cfg, "GlobalAveragePooling1D")
+        mask = gap["inbound_nodes"][0]["kwargs"]["mask"]["config"]
+        if what == "not_a_mask":
+            mask["keras_history"] = [first_layer(cfg, "LayerNormalization")["config"]["name"],
+                                     0, 0]
+        else:
+            first_layer(cfg, "Embedding")["config"]["mask_zero"] = False
+        assert c["layers"]
+    return lambda d: keras_rewrite("mask_res", out, d, edit)
+
+
 def keras_mha_keywords(d):
     """mha.keras with its first MultiHeadAttention called with keywords,
     mha(query=q, value=v) (Keras records them in the node's kwargs)."""
@@ -684,7 +716,12 @@ CASES = {
     "seed_data_label_at_classes": (seed(y="y_int_at_classes.npy"), 2, r"label 5 of sample 4 is not a class id in 0\.\.4", [], None, {}, None),
     "train_int_label_top_class": (train(y="y_int_top.npy", save="new_top"), 0, None, ["ckpt"], None, {}, None),
     # embedding models and integer ids
-    "emb_mask_zero_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_mask.model"), 2, r"emb_mask\.model:2: embedding: mask_zero=True is not supported", ["ckpt"], None, {}, None),
+    "emb_mask_zero_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_lstm.model"), 2, r"mask_lstm\.model:4: layer 'lstm': the mask of Embedding\(mask_zero=True\) reaches this LSTM layer, which uses it in Keras; masks are not supported for LSTM$", ["ckpt"], None, {}, None),
+    "emb_mask_into_bn": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_bn.model"), 2, r"mask_bn\.model:3: layer 'batch_normalization': the mask of Embedding\(mask_zero=True\) reaches this BatchNormalization layer, which uses it in Keras; masks are not supported for BatchNormalization$", ["ckpt"], None, {}, None),
+    "emb_mask_into_concatenate": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_concat.model"), 2, r"mask_concat\.model:4: layer 'concatenate': the mask of Embedding\(mask_zero=True\) reaches this Concatenate layer, which uses it in Keras; masks are not supported for Concatenate$", ["ckpt"], None, {}, None),
+    "emb_mask_through_time_distributed": (train("x_ids32.npy", "y.npy", "new_mask_td", "--model", "mask_td.model"), 0, None, ["ckpt"], None, {}, None),
+    "emb_mask_into_mha": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_mha.model"), 2, r"mask_mha\.model:3: layer 'multi_head_attention': the mask of Embedding\(mask_zero=True\) reaches this MultiHeadAttention layer, which uses it in Keras; masks are not supported for MultiHeadAttention$", ["ckpt"], None, {}, None),
+    "emb_mask_dropped_by_flatten": (train("x_ids32.npy", "y.npy", "new_mask", "--model", "mask_flatten.model"), 0, None, ["ckpt"], None, {}, None),
     "emb_float_input_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_float_input.model"), 2, r"embedding needs integer ids: the input line must say dtype=int32", ["ckpt"], None, {}, None),
     "emb_int_input_feeds_dense": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_int_dense.model"), 2, r"an input of dtype=int32 feeds only an embedding layer \(got dense\)", ["ckpt"], None, {}, None),
     "emb_id_out_of_range": (train("x_ids_range.npy", "y.npy", "ckpt", "--model", "emb.model"), 2, r"x_ids_range\.npy: id 50 of sample 6, step 5 is outside \[0, input_dim=50\) of embedding 'embedding'", ["ckpt"], None, {}, None),
@@ -790,6 +827,10 @@ CASES = {
     "spec_graph_forward_reference": (predict(model="graph_forward.model"), 2, r"graph_forward\.model:2: inputs=b: no earlier layer is named 'b' \(a layer takes the outputs of layers above it, or 'input'\)", ["out.npy"], None, {}, None),
     "spec_graph_merge_shapes": (predict(model="graph_shapes.model"), 2, r"graph_shapes\.model:3: add: inputs of incompatible shapes: the last axis 3 and 2", ["out.npy"], None, {}, None),
     "spec_graph_two_outputs": (predict(model="graph_two_outputs.model"), 2, r"graph_two_outputs\.model:3: layer 'd': its output feeds no later layer", ["out.npy"], None, {}, None),
+    "keras_mask_into_lstm": (kpredict(os.path.join(KERAS, "mask_lstm.keras")), 2, r"mask_lstm\.keras: layer 'lstm[_0-9]*': the mask of Embedding\(mask_zero=True\) reaches this LSTM layer, which uses it in Keras; masks are not supported for LSTM$", ["out.npy"], keras_inputs, {}, None),
+    "keras_mask_into_concatenate": (kpredict(os.path.join(KERAS, "mask_concat.keras")), 2, r"mask_concat\.keras: layer '[a-z_0-9]+' \([A-Za-z]+\) is not supported: it computes the Keras mask of Embedding\(mask_zero=True\) for a layer that masks are not supported for$", ["out.npy"], keras_inputs, {}, None),
+    "keras_mask_kwarg_not_a_mask": (kpredict("m_notmask.keras"), 2, r"m_notmask\.keras: layer '[a-z_0-9]+' \(GlobalAveragePooling1D\): is called with a mask= that is not an Embedding\(mask_zero=True\)'s mask \(layer_normalization[_0-9]*\)$", ["out.npy"], keras_mask_edit("not_a_mask", "m_notmask.keras"), {}, None),
+    "keras_mask_kwarg_unmasked": (kpredict("m_unmasked.keras"), 2, r"m_unmasked\.keras: layer '[a-z_0-9]+' \(GlobalAveragePooling1D\): is called with a mask= its input does not carry: not supported$", ["out.npy"], keras_mask_edit("unmasked", "m_unmasked.keras"), {}, None),
     "keras_graph_two_inputs": (kpredict("g_two_in.keras"), 2, r"xo predict: 1 input file for a model of 2 inputs \(input_layer, second\): one per model input, in its order$", ["out.npy"], keras_graph_edit("two_inputs", "g_two_in.keras"), {}, None),
     "keras_graph_shared_layer": (kpredict("g_shared.keras"), 2, r"g_shared\.keras: layer 'conv1d_2' \(Conv1D\): is called 2 times \(a shared layer\): not supported yet$", ["out.npy"], keras_graph_edit("shared", "g_shared.keras"), {}, None),
     "keras_graph_merge_three": (kpredict("g_three.keras"), 2, r"g_three\.keras: layer 'add' \(Add\): takes 3 tensors \(a merge of more than 2 is not supported yet\)$", ["out.npy"], keras_graph_edit("three", "g_three.keras"), {}, None),
