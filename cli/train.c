@@ -43,6 +43,21 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 	}
 }
 
+/* The model's inputs, and the x files checked against them (their count,
+ * shapes and samples: float32, or int ids for an int32 input), before the
+ * model is opened, so that a wrong file costs none of the memory its
+ * activations take; and the labels. 0, or 2 having said why (what was
+ * read is the caller's to free). */
+static int train_read(const char *model, const char *const *xpaths, int nx, const char *ypath,
+                      char **text, struct xo_model_spec *spec, struct xo_npy *parts,
+                      struct xo_npy *y)
+{
+	if (xo_spec_read_architecture(model, text) || xo_spec_parse(*text, model, spec) ||
+	    xo_npy_read_labels(ypath, y))
+		return xo_usage_error("train", "%s", xo_last_error());
+	return xo_cli_inputs_read("train", spec->input, spec->ninputs, xpaths, nx, parts) ? 2 : 0;
+}
+
 int xo_cmd_train(int argc, char **argv)
 {
 	const char *model = NULL, *weights = NULL, *xpath = NULL, *ypath = NULL, *save = NULL;
@@ -127,16 +142,7 @@ int xo_cmd_train(int argc, char **argv)
 		return xo_usage_error("train", "--model, --x, --y and --save are required");
 	o.checkpoint_dir = save;
 
-	/* The model's inputs, and the x files checked against them (their
-	 * count, shapes and samples: float32, or int ids for an int32 input),
-	 * before the model is opened: a wrong file costs none of the memory
-	 * its activations take. */
-	if (xo_spec_read_architecture(model, &text) || xo_spec_parse(text, model, &spec) ||
-	    xo_npy_read_labels(ypath, &y)) {
-		rc = xo_usage_error("train", "%s", xo_last_error());
-		goto out_free;
-	}
-	if (xo_cli_inputs_read("train", spec.input, spec.ninputs, xpaths, nx, parts))
+	if (train_read(model, xpaths, nx, ypath, &text, &spec, parts, &y))
 		goto out_free;
 	/* Activations are sized for the largest batch fit can run: no more
 	 * than the samples (a --batch-size beyond them allocates nothing). */
