@@ -234,6 +234,7 @@ struct xo_params {
 	int64_t len_kv;                /* (0: len) */
 	bool causal;                   /* keys after the query's position masked (false) */
 	float dropout;                 /* attention dropout rate in [0, 1) (0: none) */
+	bool attention_mask;           /* a mask source m[batch][len][len_kv] (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
