@@ -1153,7 +1153,7 @@ static const char *config_name(const void *layers, int i)
  * null mask, training false) is named in *kwarg: training=True would run
  * Dropout in predict. */
 static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_MAX], int *count,
-                          int *nodes, const char **kwarg, int *causal)
+                          int *nodes, const char **kwarg, int *causal, const char **mask)
 {
 	const json_t *list = json_object_get(layer, "inbound_nodes");
 	const json_t *node, *args, *tensors, *v;
@@ -1162,6 +1162,7 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 	*count = -1;
 	*kwarg = NULL;
 	*causal = -1;
+	*mask = NULL;
 	*nodes = json_is_array(list) ? (int)json_array_size(list) : -1;
 	if (*nodes == 0)
 		*count = 0;
@@ -1181,6 +1182,8 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 		json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v) {
 			if (!strcmp(key, "use_causal_mask") && json_is_boolean(v))
 				*causal = json_is_true(v);
+			else if (!strcmp(key, "attention_mask") && tensor_name(v))
+				*mask = tensor_name(v); /* MultiHeadAttention's */
 			else if (!json_is_null(v) && !(!strcmp(key, "training") && json_is_false(v)))
 				*kwarg = key;
 		}
@@ -1199,8 +1202,9 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 }
 
 /* The first keyword argument of layer's one node (Keras 3's form) that is
- * a tensor (mha(query=q, value=v)), or NULL. */
-static const char *keyword_tensor(const json_t *layer)
+ * a tensor (mha(query=q, value=v)), or NULL; MultiHeadAttention's
+ * attention_mask (mha) is read as its mask. */
+static const char *keyword_tensor(const json_t *layer, bool mha)
 {
 	const json_t *node = json_array_get(json_object_get(layer, "inbound_nodes"), 0);
 	const char *key;
@@ -1209,10 +1213,31 @@ static const char *keyword_tensor(const json_t *layer)
 	json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v) {
 		const json_t *cls = json_object_get(v, "class_name");
 
+		if (mha && !strcmp(key, "attention_mask"))
+			continue;
 		if (json_is_string(cls) && !strcmp(json_string_value(cls), "__keras_tensor__"))
 			return key;
 	}
 	return NULL;
+}
+
+/* MultiHeadAttention's attention_mask tensor: an InputLayer above it (a
+ * mask computed by layers is not supported yet). */
+static enum xo_status mha_mask_input(const struct lctx *c, const json_t *layers, size_t n,
+                                     const int *names, const char *mask)
+{
+	int j = xo_nameset_find(names, config_name, layers, mask);
+	const char *cls;
+
+	if (j < 0 || (size_t)j >= n)
+		return LAYER_ERR(c, XO_EINVAL, "takes the attention_mask '%s', which is not a layer "
+		                               "above it", mask);
+	cls = json_string_value(json_object_get(json_array_get(layers, (size_t)j), "class_name"));
+	if (!cls || strcmp(cls, "InputLayer"))
+		return LAYER_ERR(c, XO_EINVAL, "is called with attention_mask=%s, the output of a "
+		                               "%s (a mask that is not a model Input is not "
+		                               "supported yet)", mask, cls ? cls : "layer");
+	return XO_OK;
 }
 
 /* A functional layer's wiring as the spec's inputs= (into wiring; empty
@@ -1225,17 +1250,20 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
                                         bool multi, const char *prev, const json_t *layers,
                                         size_t n, const int *names, struct sbuf *wiring)
 {
-	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg, *key;
+	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg, *key, *mask;
 	int count, nodes, causal;
 	bool mha = !strcmp(c->cls, "MultiHeadAttention");
+	enum xo_status st;
 
-	inbound_names(l, from, &count, &nodes, &kwarg, &causal);
+	inbound_names(l, from, &count, &nodes, &kwarg, &causal, &mask);
 	if (causal >= 0 && !mha)
 		kwarg = "use_causal_mask";
+	if (mask && !mha)
+		kwarg = "attention_mask";
 	if (nodes > 1)
 		return LAYER_ERR(c, XO_EINVAL, "is called %d times (a shared layer): not supported "
 		                               "yet", nodes);
-	if (nodes == 1 && (key = keyword_tensor(l)))
+	if (nodes == 1 && (key = keyword_tensor(l, mha)))
 		return LAYER_ERR(c, XO_EINVAL, "is called with the tensor %s= as a keyword argument "
 		                               "(tensors are supported as positional arguments "
 		                               "only)", key);
@@ -1259,8 +1287,13 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 			return LAYER_ERR(c, XO_EINVAL, "takes '%s', which is not a layer above it",
 			                 from[k]);
 	}
+	if (mask && (st = mha_mask_input(c, layers, n, names, mask)))
+		return st;
 	if (causal > 0)
 		sb_printf(wiring, " use_causal_mask=True");
+	if (mask) /* several inputs keep their names (a lone one is "input") */
+		sb_printf(wiring, " attention_mask=%s",
+		          strcmp(mask, input) || multi ? mask : "input");
 	if (count == 1 && !strcmp(from[0], prev ? prev : input))
 		return XO_OK;
 	sb_printf(wiring, " inputs=");
@@ -2923,6 +2956,14 @@ static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t
 		 * argument, built from the call's shapes */
 		if (ls->p.causal)
 			json_object_set_new(kwargs, "use_causal_mask", json_true());
+		if (ls->att_mask) /* the mask input, a tensor argument */
+			json_object_set_new(
+			    kwargs, "attention_mask",
+			    json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name",
+			              "__keras_tensor__", "config", "shape",
+			              tensor_shape(m, ls->att_mask), "dtype", "float32",
+			              "keras_history", input_layer_name(m, -1 - ls->att_mask, in1), 0,
+			              0));
 		json_object_set_new(entry, "inbound_nodes",
 		                    json_pack("[{s:O, s:o}]", "args", ts, "kwargs", kwargs));
 		json_object_set_new(entry, "build_config",

@@ -97,6 +97,9 @@ struct layer {
 	 * projection's input gradient (att_g[4]) */
 	struct xo_tensor *att_w[8], *att_dw[8];
 	struct xo_tensor *att_t[4], *att_g[5];
+	/* its attention_mask (the model input spec.c's att_mask names, borrowed
+	 * for the plan; NULL without one) */
+	const struct xo_tensor *att_m;
 };
 /* A concatenate whose op sees other rows than the sample's leading axes:
  * it joins an axis before the last (spec.c's shape_concatenate). */

@@ -84,6 +84,9 @@ struct xo_layer_spec {
 	 * but for its channels, p.ch_b). */
 	int inputs[XO_LAYER_INPUTS_MAX];
 	int ninputs;
+	/* multi_head_attention's attention_mask=NAME (Keras's call argument):
+	 * model input k as -1 - k, its sample [Tq][Tk]; 0: none */
+	int att_mask;
 	/* time_distributed: the wrapped kind (XO_LAYER_DENSE or
 	 * XO_LAYER_CONV1D; -1 until layer= is read). Over Conv1D,
 	 * p holds the conv2d op's form: kernel_size, strides and dilation_rate
