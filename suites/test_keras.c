@@ -294,6 +294,11 @@ static const struct fixture fixtures[] = {
     {"convt1d.keras", NULL, "convt1d"},
     {"convt1d.h5", NULL, "convt1d"},
     {"convt1d.keras", "convt1d.weights.h5", "convt1d"},
+    /* MultiHeadAttention with attention_mask= a model input: padded keys,
+     * rows that keep no key (make_keras_files.py --only=mha_mask) */
+    {"mha_mask.keras", NULL, "mha_mask"},
+    {"mha_mask.h5", NULL, "mha_mask"},
+    {"mha_mask.keras", "mha_mask.weights.h5", "mha_mask"},
 };
 
 static void test_keras_predict(void **state)
