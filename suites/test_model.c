@@ -672,7 +672,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "res_cnn",         "dw_cnn",
                                              "dw_seq",      "sep_cnn",     "td_seq",
                                              "bi_seq",      "multi_seq",   "ct_ae",
-                                             "mha_enc",     "mha_dec"};
+                                             "mha_enc",     "mha_dec",     "mha_mask"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
