@@ -894,7 +894,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			               json_is_number(v) ? json_number_value(v) : -1.0);
 		break;
 	case K_IN_DTYPE: /* the embedding's line makes the input int32 */
-		if (!dtype_ok(v) &&
+		if (json_is_string(v) && !strcmp(json_string_value(v), "bool"))
+			st = LAYER_ERR(c, XO_EINVAL, "dtype: bool is not supported (an attention "
+			                             "mask Input: float32, nonzero keeps%s)", "");
+		else if (!dtype_ok(v) &&
 		    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
 		                            !strcmp(json_string_value(v), "int64"))))
 			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "

@@ -579,6 +579,15 @@ def keras_mha_mask_from_layer(d):
     keras_rewrite("mha_mask", "mm_layer.keras", d, edit)
 
 
+def keras_mha_mask_bool(d):
+    """mha_mask.keras with its mask Input of dtype bool (Keras's other mask
+    dtype), which xo's float inputs do not carry."""
+    def edit(cfg):
+        mask = next(l for l in cfg["config"]["layers"] if l["name"] == "mask")
+        mask["config"]["dtype"] = "bool"
+    keras_rewrite("mha_mask", "mm_bool.keras", d, edit)
+
+
 # name: (argv, exit, stderr regex, protected paths, setup(d) or None, env, after(d) or None)
 CASES = {
     # bad data refused before anything is written
@@ -832,6 +841,7 @@ CASES = {
     "spec_mha_mask_shape": (predict(model="mask_shape.model"), 2, r"mask_shape\.model:3: multi_head_attention: attention_mask=m must be \[6\]\[6\] \(query steps, value steps; got rank 2 \[1\]\[6\]\): a mask Keras would broadcast is not supported yet$", ["out.npy"], mha_mask_specs, {}, None),
     "spec_mha_mask_kind": (predict(model="mask_kind.model"), 2, r"mask_kind\.model:3: dense: attention_mask= is an argument of multi_head_attention only$", ["out.npy"], mha_mask_specs, {}, None),
     "keras_mha_mask_from_layer": (kpredict("mm_layer.keras"), 2, r"mm_layer\.keras: layer 'multi_head_attention' \(MultiHeadAttention\): is called with attention_mask=dense, the output of a Dense \(a mask that is not a model Input is not supported yet\)$", ["out.npy"], keras_mha_mask_from_layer, {}, None),
+    "keras_mha_mask_bool": (kpredict("mm_bool.keras"), 2, r"mm_bool\.keras: layer 'mask' \(InputLayer\): dtype: bool is not supported \(an attention mask Input: float32, nonzero keeps\)$", ["out.npy"], keras_mha_mask_bool, {}, None),
 }
 
 
