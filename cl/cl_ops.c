@@ -1823,6 +1823,18 @@ enum xo_status xo_cl_flip_bwd(struct xo_backend *be, const struct xo_op_args *a)
 
 /* ---- attention (attn.cl): one work-item per (sample, row, head) ------------- */
 
+/* The mask's arguments (XO_ATTN_MASK_ARGS): m (any buffer, `fallback`,
+ * without one), whether there is one, and p of a row that keeps no key:
+ * 1/Tk without dropout, 0 with it (ops.def) */
+static void la_attention_mask(struct xo_cl_launch *l, const struct xo_op_args *a, int slot)
+{
+	const struct xo_params *p = &a->p;
+
+	xo_cl_arg_tensor(l, p->attention_mask ? a->src[slot] : NULL, a->src[0]);
+	xo_cl_arg_int(l, p->attention_mask);
+	xo_cl_arg_float(l, p->dropout > 0.0f ? 0.0f : (float)(1.0 / (double)xo_attention_len_kv(p)));
+}
+
 static void la_attention_dims(struct xo_cl_launch *l, const struct xo_params *p)
 {
 	xo_cl_arg_int(l, p->batch);
@@ -1850,6 +1862,7 @@ enum xo_status xo_cl_attention_fwd(struct xo_backend *be, const struct xo_op_arg
 	for (int s = 0; s < 3; s++)
 		xo_cl_arg_tensor(&l, a->src[s], NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	la_attention_mask(&l, a, 3);
 	la_attention_dims(&l, p);
 	return la_run(&l, p->batch * p->len * p->heads, XO_OP_attention, XO_DIR_FWD);
 }
@@ -1873,6 +1886,7 @@ enum xo_status xo_cl_attention_bwd(struct xo_backend *be, const struct xo_op_arg
 		xo_cl_arg_tensor(&l, a->src[i], NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_mem(&l, s);
+	la_attention_mask(&l, a, 4);
 	la_attention_dims(&l, p);
 	st = la_run(&l, rows, XO_OP_attention, XO_DIR_BWD);
 	if (st)
@@ -1883,6 +1897,7 @@ enum xo_status xo_cl_attention_bwd(struct xo_backend *be, const struct xo_op_arg
 	xo_cl_arg_tensor(&l, a->dst[1], NULL);
 	xo_cl_arg_tensor(&l, a->dst[2], NULL);
 	xo_cl_arg_mem(&l, s);
+	la_attention_mask(&l, a, 4);
 	la_attention_dims(&l, p);
 	return la_run(&l, p->batch * xo_attention_len_kv(p) * p->heads, XO_OP_attention,
 		      XO_DIR_BWD);

@@ -156,6 +156,10 @@ int xo_cmd_summary(int argc, char **argv)
 					printf("%s", k ? ", " : "");
 					xo_cli_json_string(input_name(&spec, l->inputs[k]));
 				}
+				if (l->att_mask) { /* a tensor argument: Keras lists it too */
+					printf(", ");
+					xo_cli_json_string(input_name(&spec, l->att_mask));
+				}
 				printf("]");
 			}
 			printf("}");
@@ -187,6 +191,8 @@ int xo_cmd_summary(int argc, char **argv)
 			printf(" %-31s %-25s %-10" PRId64, name, shape, xo_layer_total(l));
 			for (int k = 0; spec.graph && k < l->ninputs; k++)
 				printf("%s%s", k ? ", " : " ", input_name(&spec, l->inputs[k]));
+			if (spec.graph && l->att_mask) /* Keras lists the mask third */
+				printf(", %s", input_name(&spec, l->att_mask));
 			printf("\n%s\n", i + 1 < spec.nlayers ? "" : dbl);
 		}
 		commas(total, tot, sizeof(tot));

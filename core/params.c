@@ -229,6 +229,8 @@ enum key_id {
 	K_HEADS, K_KEY_DIM, K_VALUE_DIM, K_LEN_KV, K_CAUSAL, K_DROPOUT,
 	/* global_average_pooling1d */
 	K_MASK_ZERO,
+	/* attention's mask source */
+	K_ATTENTION_MASK,
 	K_COUNT
 };
 
@@ -297,6 +299,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_CAUSAL, causal, KEY_BOOL),
 	KEY(K_DROPOUT, dropout, KEY_F32),
 	KEY(K_MASK_ZERO, mask_zero, KEY_BOOL),
+	KEY(K_ATTENTION_MASK, attention_mask, KEY_BOOL),
 };
 #undef KEY
 
@@ -411,7 +414,8 @@ struct key_set {
 	     B(K_FILTERS) | B(K_KERNEL_SIZE))
 #define KEYS_attention                                                                             \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_LEN_KV) | B(K_HEADS) | B(K_KEY_DIM) | B(K_VALUE_DIM) |   \
-	      B(K_CAUSAL) | B(K_DROPOUT) | B(K_TRAINING) | B(K_SEED) | B(K_STEP) | B(K_LAYER)),    \
+	      B(K_CAUSAL) | B(K_DROPOUT) | B(K_TRAINING) | B(K_SEED) | B(K_STEP) | B(K_LAYER) |     \
+	      B(K_ATTENTION_MASK)),                                                              \
 	     B(K_KEY_DIM))
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {

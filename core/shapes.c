@@ -912,7 +912,8 @@ static enum xo_status shapes_conv2d_transpose(enum xo_op op, enum xo_dir dir,
 }
 #define SHAPES_conv2d_transpose shapes_conv2d_transpose
 /* attention: q[batch][len][heads * key_dim], k[batch][len_kv][heads * key_dim],
- * v[batch][len_kv][heads * value_dim] -> o[batch][len][heads * value_dim] (the
+ * v[batch][len_kv][heads * value_dim] and, with attention_mask=1, the mask
+ * m[batch][len][len_kv] -> o[batch][len][heads * value_dim] (the
  * rows of a dense product: head h's part of a row is its d values at column
  * h * d); every size below 2^31 (the OpenCL kernels index with int within a
  * row), and a row's heads * d columns too; dropout in [0, 1) */
@@ -944,6 +945,8 @@ static enum xo_status shapes_attention(enum xo_op op, enum xo_dir dir, const str
 	SLOT(src[0], false, p->batch, p->len, p->heads * p->key_dim);
 	SLOT(src[1], false, p->batch, tk, p->heads * p->key_dim);
 	SLOT(src[2], false, p->batch, tk, p->heads * dv);
+	if (p->attention_mask) /* m: after the inputs, forward and backward */
+		SLOT(src[dir == XO_DIR_FWD ? 3 : 4], false, p->batch, p->len, tk);
 	if (dir == XO_DIR_FWD) {
 		SLOT(dst[0], false, p->batch, p->len, p->heads * dv);
 	} else {

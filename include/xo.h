@@ -237,6 +237,7 @@ struct xo_params {
 	/* global_average_pooling1d: Keras's mask of Embedding(mask_zero=True),
 	 * a step kept where its id is not 0 (ids an extra source, ops.def) */
 	bool mask_zero;                /* (false) */
+	bool attention_mask;           /* a mask source m[batch][len][len_kv] (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -19,8 +19,10 @@
  * multiplies the copy (one rounding per query element, as cl's kernel:
  * within the bound's dk + 2 roundings of a score); dQ's and dK's is
  * sgemm's alpha (one rounding after the sum). The softmax has
- * softmax_fwd's forms (the softmax op's softmax_ulps bound); the causal
- * mask's keys enter it as -Inf, whose exp is 0, and are set to 0 after.
+ * softmax_fwd's forms (the softmax op's softmax_ulps bound); the keys the
+ * causal mask or the mask source drop enter it as -Inf, whose exp is 0,
+ * and are set to 0 after; a query that keeps no key gets 1/Tk (0 with
+ * dropout) on every key and no gradient into its scores (ops.def).
  * Dropout (training, rate > 0) multiplies P^T by the mask's weights
  * keep / (1 - rate) after the softmax (forward: before the weighted sum;
  * backward: dP^T by them before D and dS^T, and P^T by them before dV),
@@ -42,6 +44,7 @@
 struct attn_job {
 	const struct xo_cpu_ctx *c;
 	const float *q, *k, *v, *dy;
+	const float *m; /* the mask [b][tq][tk], or NULL */
 	float *o, *dq, *dk, *dv;
 	int64_t b, tq, tk, h, dkw, dvw;
 	bool causal;
@@ -49,13 +52,17 @@ struct attn_job {
 	const struct xo_params *p; /* the dropout's key: seed, step, layer, rate */
 	bool drop;                 /* training with dropout > 0 */
 	float dscale;              /* 1 / (1 - dropout) in float, every backend's bits */
+	float empty;               /* p of a row that keeps no key without dropout: 1/Tk */
 	int part; /* enum xo_cpu_attn_part, or -1: the whole forward or backward */
 };
 
-/* Query i's keys: [0, count); causal keeps j <= i. */
-static int64_t attn_keys(const struct attn_job *j, int64_t i)
+/* Whether query i of sample n keeps key t (ops.def): causal keeps t <= i,
+ * the mask m != 0 (Keras's cast to bool). */
+static bool attn_keep(const struct attn_job *j, int64_t n, int64_t i, int64_t t)
 {
-	return j->causal && i + 1 < j->tk ? i + 1 : j->tk;
+	if (j->causal && t > i)
+		return false;
+	return !j->m || j->m[(n * j->tq + i) * j->tk + t] != 0.0f;
 }
 
 /* st [tk][tq] = k (q scale)^T: the scores key-major, (q scale)^T in qt. */
@@ -70,22 +77,37 @@ static void attn_scores(const struct attn_job *j, const float *q, const float *k
 		    1.0f, k, ldq, qt, (int)j->tq, 0.0f, st, (int)j->tq);
 }
 
-/* Sets key rows [attn_keys(i), tk) of each query column i of st to v. */
-static void attn_mask(const struct attn_job *j, float *st, float v)
+/* The masks of sample n on st [tk][tq], per query column i: its masked
+ * rows set to `masked`, and, when it keeps no key, every row to `empty`. */
+static void attn_mask(const struct attn_job *j, int64_t n, float *st, float masked, float empty)
 {
-	for (int64_t i = 0; i < j->tq; i++)
-		for (int64_t t = attn_keys(j, i); t < j->tk; t++)
-			st[t * j->tq + i] = v;
+	for (int64_t i = 0; i < j->tq; i++) {
+		bool any = false;
+
+		for (int64_t t = 0; t < j->tk; t++) {
+			if (attn_keep(j, n, i, t))
+				any = true;
+			else
+				st[t * j->tq + i] = masked;
+		}
+		for (int64_t t = 0; t < j->tk && !any; t++)
+			st[t * j->tq + i] = empty;
+	}
 }
 
-/* st: each query column's softmax over its keys, the masked ones 0. */
-static void attn_softmax(const struct attn_job *j, float *st)
+/* st: each query column's softmax over its kept keys, the masked ones 0;
+ * a column that keeps no key 1/Tk without dropout, 0 with it (ops.def). */
+static void attn_softmax(const struct attn_job *j, int64_t n, float *st)
 {
-	if (j->causal)
-		attn_mask(j, st, -INFINITY);
+	bool masked = j->causal || j->m;
+
+	/* the masked keys -Inf, whose exp is 0; a column of no key 0s, finite
+	 * in the softmax and replaced after it */
+	if (masked)
+		attn_mask(j, n, st, -INFINITY, 0.0f);
 	j->c->k->softmax_cols(st, j->tk, j->tq, j->tq);
-	if (j->causal) /* exp(-Inf - max) is 0 already; exact 0 whatever the kernel */
-		attn_mask(j, st, 0.0f);
+	if (masked) /* exact 0 whatever the kernel */
+		attn_mask(j, n, st, 0.0f, j->p->dropout > 0.0f ? 0.0f : j->empty);
 }
 
 /* m [tk][tq] (key-major) times the dropout weights of (sample n, head hd):
@@ -126,7 +148,7 @@ static void attn_fwd_one(const struct attn_job *j, int64_t n, int64_t hd, float 
 	if (j->part < 0 || j->part == XO_CPU_ATTN_SCORES)
 		attn_scores(j, j->q + off[0], j->k + off[1], st, st + j->tq * j->tk);
 	if (j->part < 0 || j->part == XO_CPU_ATTN_SOFTMAX) {
-		attn_softmax(j, st);
+		attn_softmax(j, n, st);
 		if (j->drop)
 			attn_dropout(j, n, hd, st);
 	}
@@ -137,8 +159,10 @@ static void attn_fwd_one(const struct attn_job *j, int64_t n, int64_t hd, float 
 }
 
 /* dS^T = P^T o (dP^T - D) in g (dP^T there), D [tq] the column sums of
- * P^T o dP^T in key order; the masked keys 0. */
-static void attn_dscores(const struct attn_job *j, const float *st, float *g, float *d)
+ * P^T o dP^T in key order; the masked keys 0, and every key of a query
+ * that keeps none (its scores get no gradient). */
+static void attn_dscores(const struct attn_job *j, int64_t n, const float *st, float *g,
+			 float *d)
 {
 	int64_t tq = j->tq;
 
@@ -149,8 +173,8 @@ static void attn_dscores(const struct attn_job *j, const float *st, float *g, fl
 	for (int64_t t = 0; t < j->tk; t++)
 		for (int64_t i = 0; i < tq; i++)
 			g[t * tq + i] = st[t * tq + i] * (g[t * tq + i] - d[i]);
-	if (j->causal)
-		attn_mask(j, g, 0.0f);
+	if (j->causal || j->m)
+		attn_mask(j, n, g, 0.0f, 0.0f);
 }
 
 /* The backward of (sample n, head hd): P^T in st, dP^T then dS^T in g, D
@@ -164,14 +188,14 @@ static void attn_bwd_one(const struct attn_job *j, int64_t n, int64_t hd, float 
 
 	attn_offsets(j, n, hd, off);
 	attn_scores(j, j->q + off[0], j->k + off[1], st, d + j->tq);
-	attn_softmax(j, st);
+	attn_softmax(j, n, st);
 	cblas_somatcopy(CblasRowMajor, CblasTrans, tq, (int)j->dvw, 1.0f, j->dy + off[3], ldv,
 			d + j->tq, tq);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, tq, (int)j->dvw, 1.0f,
 		    j->v + off[2], ldv, d + j->tq, tq, 0.0f, g, tq);
 	if (j->drop) /* dPd^T into dP^T */
 		attn_dropout(j, n, hd, g);
-	attn_dscores(j, st, g, d);
+	attn_dscores(j, n, st, g, d);
 	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, tq, (int)j->dkw, tk, j->scale, g, tq,
 		    j->k + off[1], ldk, 0.0f, j->dq + off[0], ldk);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tk, (int)j->dkw, tq, j->scale, g, tq,
@@ -219,12 +243,15 @@ static enum xo_status cpu_attention(struct xo_backend *be, const struct xo_op_ar
 	    .p = p,
 	    .drop = p->training && p->dropout > 0.0f,
 	    .dscale = 1.0f / (1.0f - p->dropout),
+	    .empty = (float)(1.0 / (double)xo_attention_len_kv(p)),
 	    .part = part,
 	};
 	int64_t macs = j.b * j.h * j.tq * j.tk * (j.dkw + j.dvw) * (bwd ? 3 : 1);
 	enum xo_status st;
 	int nt;
 
+	if (p->attention_mask)
+		j.m = xo_tensor_f32(a->src[bwd ? 4 : 3]);
 	if (bwd) {
 		j.dy = xo_tensor_f32(a->src[3]);
 		j.dq = xo_tensor_f32(a->dst[0]);

@@ -925,7 +925,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			               json_is_number(v) ? json_number_value(v) : -1.0);
 		break;
 	case K_IN_DTYPE: /* the embedding's line makes the input int32 */
-		if (!dtype_ok(v) &&
+		if (json_is_string(v) && !strcmp(json_string_value(v), "bool"))
+			st = LAYER_ERR(c, XO_EINVAL, "dtype: bool is not supported (an attention "
+			                             "mask Input: float32, nonzero keeps%s)", "");
+		else if (!dtype_ok(v) &&
 		    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
 		                            !strcmp(json_string_value(v), "int64"))))
 			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
@@ -1184,7 +1187,7 @@ static const char *config_name(const void *layers, int i)
  * null mask, training false) is named in *kwarg: training=True would run
  * Dropout in predict. */
 static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_MAX], int *count,
-                          int *nodes, const char **kwarg, int *causal)
+                          int *nodes, const char **kwarg, int *causal, const char **mask)
 {
 	const json_t *list = json_object_get(layer, "inbound_nodes");
 	const json_t *node, *args, *tensors, *v;
@@ -1193,6 +1196,7 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 	*count = -1;
 	*kwarg = NULL;
 	*causal = -1;
+	*mask = NULL;
 	*nodes = json_is_array(list) ? (int)json_array_size(list) : -1;
 	if (*nodes == 0)
 		*count = 0;
@@ -1214,6 +1218,8 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 				*causal = json_is_true(v);
 			else if (!strcmp(key, "mask") && tensor_name(v))
 				continue; /* Keras's own mask: functional_inputs */
+			else if (!strcmp(key, "attention_mask") && tensor_name(v))
+				*mask = tensor_name(v); /* MultiHeadAttention's */
 			else if (!json_is_null(v) && !(!strcmp(key, "training") && json_is_false(v)))
 				*kwarg = key;
 		}
@@ -1232,8 +1238,9 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 }
 
 /* The first keyword argument of layer's one node (Keras 3's form) that is
- * a tensor (mha(query=q, value=v)), or NULL. */
-static const char *keyword_tensor(const json_t *layer)
+ * a tensor (mha(query=q, value=v)), or NULL; MultiHeadAttention's
+ * attention_mask (mha) is read as its mask. */
+static const char *keyword_tensor(const json_t *layer, bool mha)
 {
 	const json_t *node = json_array_get(json_object_get(layer, "inbound_nodes"), 0);
 	const char *key;
@@ -1242,6 +1249,8 @@ static const char *keyword_tensor(const json_t *layer)
 	json_object_foreach((json_t *)json_object_get(node, "kwargs"), key, v) {
 		const json_t *cls = json_object_get(v, "class_name");
 
+		if (mha && !strcmp(key, "attention_mask"))
+			continue;
 		if (json_is_string(cls) && !strcmp(json_string_value(cls), "__keras_tensor__") &&
 		    strcmp(key, "mask"))
 			return key;
@@ -1295,6 +1304,25 @@ static bool mask_op_layer(const json_t *layers, size_t i, const int *names)
 	return true;
 }
 
+/* MultiHeadAttention's attention_mask tensor: an InputLayer above it (a
+ * mask computed by layers is not supported yet). */
+static enum xo_status mha_mask_input(const struct lctx *c, const json_t *layers, size_t n,
+                                     const int *names, const char *mask)
+{
+	int j = xo_nameset_find(names, config_name, layers, mask);
+	const char *cls;
+
+	if (j < 0 || (size_t)j >= n)
+		return LAYER_ERR(c, XO_EINVAL, "takes the attention_mask '%s', which is not a layer "
+		                               "above it", mask);
+	cls = json_string_value(json_object_get(json_array_get(layers, (size_t)j), "class_name"));
+	if (!cls || strcmp(cls, "InputLayer"))
+		return LAYER_ERR(c, XO_EINVAL, "is called with attention_mask=%s, the output of a "
+		                               "%s (a mask that is not a model Input is not "
+		                               "supported yet)", mask, cls ? cls : "layer");
+	return XO_OK;
+}
+
 /* A functional layer's wiring as the spec's inputs= (into wiring; empty
  * when it takes the previous spec layer's output, as a sequential layer
  * does). input names the (first) InputLayer: the spec's "input" when it is
@@ -1306,14 +1334,15 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
                                         size_t n, const int *names, struct sbuf *wiring,
                                         struct sbuf *masked)
 {
-	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg, *key;
+	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg, *key, *mask;
 	int count, nodes, causal;
 	bool mha = !strcmp(c->cls, "MultiHeadAttention");
 	const json_t *mkw = json_object_get(
 	    json_object_get(json_array_get(json_object_get(l, "inbound_nodes"), 0), "kwargs"),
 	    "mask");
+	enum xo_status st;
 
-	inbound_names(l, from, &count, &nodes, &kwarg, &causal);
+	inbound_names(l, from, &count, &nodes, &kwarg, &causal, &mask);
 	if (mkw && !json_is_null(mkw)) { /* Keras's own mask, or refused */
 		const char *src = tensor_name(mkw);
 		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
@@ -1326,10 +1355,12 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	}
 	if (causal >= 0 && !mha)
 		kwarg = "use_causal_mask";
+	if (mask && !mha)
+		kwarg = "attention_mask";
 	if (nodes > 1)
 		return LAYER_ERR(c, XO_EINVAL, "is called %d times (a shared layer): not supported "
 		                               "yet", nodes);
-	if (nodes == 1 && (key = keyword_tensor(l)))
+	if (nodes == 1 && (key = keyword_tensor(l, mha)))
 		return LAYER_ERR(c, XO_EINVAL, "is called with the tensor %s= as a keyword argument "
 		                               "(tensors are supported as positional arguments "
 		                               "only)", key);
@@ -1353,8 +1384,13 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 			return LAYER_ERR(c, XO_EINVAL, "takes '%s', which is not a layer above it",
 			                 from[k]);
 	}
+	if (mask && (st = mha_mask_input(c, layers, n, names, mask)))
+		return st;
 	if (causal > 0)
 		sb_printf(wiring, " use_causal_mask=True");
+	if (mask) /* several inputs keep their names (a lone one is "input") */
+		sb_printf(wiring, " attention_mask=%s",
+		          strcmp(mask, input) || multi ? mask : "input");
 	if (count == 1 && !strcmp(from[0], prev ? prev : input))
 		return XO_OK;
 	sb_printf(wiring, " inputs=");
@@ -3108,6 +3144,14 @@ static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t
 		 * argument, built from the call's shapes */
 		if (ls->p.causal)
 			json_object_set_new(kwargs, "use_causal_mask", json_true());
+		if (ls->att_mask) /* the mask input, a tensor argument */
+			json_object_set_new(
+			    kwargs, "attention_mask",
+			    json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name",
+			              "__keras_tensor__", "config", "shape",
+			              tensor_shape(m, ls->att_mask), "dtype", "float32",
+			              "keras_history", input_layer_name(m, -1 - ls->att_mask, in1), 0,
+			              0));
 		json_object_set_new(entry, "inbound_nodes",
 		                    json_pack("[{s:O, s:o}]", "args", ts, "kwargs", kwargs));
 		json_object_set_new(entry, "build_config",

@@ -15,7 +15,9 @@
  * attention op gets the layer's dropout with the seed, step and layer index
  * of xo_model_layer_params (the dropout layer's key, so forward and backward
  * draw one mask); at inference its training flag is false, and the op then
- * ignores the rate (Keras's dropout is the identity there).
+ * ignores the rate (Keras's dropout is the identity there). Called with
+ * attention_mask= (a model input [Tq][Tk], spec.c), the op takes that input
+ * as its mask source (att_m); the mask gets no gradient.
  */
 #include <math.h>
 #include <string.h>
@@ -177,6 +179,7 @@ static int mha_forward(const struct layer *l, const struct layer_ctx *c,
 	out[3].a.src[0] = l->att_t[0];
 	out[3].a.src[1] = l->att_t[1];
 	out[3].a.src[2] = l->att_t[2];
+	out[3].a.src[3] = l->att_m; /* the mask input, or NULL (attention_mask 0) */
 	out[3].a.dst[0] = l->att_t[3];
 	return 5;
 }
@@ -221,6 +224,7 @@ static int mha_backward(const struct layer *l, const struct layer_ctx *c,
 		out[n].a.src[1] = l->att_t[1];
 		out[n].a.src[2] = l->att_t[2];
 		out[n].a.src[3] = l->att_g[3];
+		out[n].a.src[4] = l->att_m;
 		for (int s = 0; s < 3; s++)
 			out[n].a.dst[s] = l->att_g[s];
 		n++;

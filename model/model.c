@@ -103,6 +103,7 @@ void xo_model_plan_free(struct xo_model *m)
 		l->gacc = l->acc_view = l->twin = NULL;
 		l->in2 = NULL;
 		l->gin2 = NULL;
+		l->att_m = NULL;
 		for (int k = 0; k < XO_LAYER_INPUTS_MAX; k++)
 			l->acc_add[k] = NULL;
 		l->ws = NULL;
@@ -159,6 +160,9 @@ static int sample_dims(int64_t n, int rank, int64_t len, int64_t w, int64_t ch, 
  * output (or the model input) and where its gradient goes (model_run.h). */
 static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 {
+	int mk = -1 - l->s.att_mask;
+
+	l->att_m = !l->s.att_mask ? NULL : mk == 0 ? m->x_in : m->x_part[mk];
 	for (int k = 0; k < l->s.ninputs; k++) {
 		int j = l->s.inputs[k];
 		struct layer *p = j >= 0 ? &m->layers[j] : NULL;

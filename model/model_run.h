@@ -101,6 +101,9 @@ struct layer {
 	 * Embedding(mask_zero=True) (the first layer, so the first input);
 	 * global_average_pooling1d reads it when its s.p.mask_zero is set */
 	const struct xo_tensor *ids;
+	/* its attention_mask (the model input spec.c's att_mask names, borrowed
+	 * for the plan; NULL without one) */
+	const struct xo_tensor *att_m;
 };
 /* A concatenate whose op sees other rows than the sample's leading axes:
  * it joins an axis before the last (spec.c's shape_concatenate). */

@@ -2218,6 +2218,37 @@ static int model_input_find(const struct xo_model_spec *s, const char *name)
 	return 0;
 }
 
+/* Takes the attention_mask=NAME argument out of tok into l->att_mask: a
+ * model input by name (a mask computed by layers is refused, as is a
+ * second one); layer_wire checks the kind and the shape. */
+static enum xo_status layer_att_mask(struct spec_parse *ps, struct xo_layer_spec *l, char **tok,
+                                     int *ntok)
+{
+	const char *origin = ps->origin, *name;
+	int line = ps->line;
+
+	for (int i = 1; i < *ntok; i++) {
+		if (strncmp(tok[i], "attention_mask=", 15))
+			continue;
+		name = tok[i] + 15;
+		if (l->att_mask)
+			return spec_error(XO_EFORMAT, origin, line,
+			                  "argument 'attention_mask' given twice");
+		l->att_mask = model_input_find(ps->out, name);
+		if (!l->att_mask)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "attention_mask=%s: '%s' is not a model input (the mask "
+			                  "must be a model input; a mask computed by layers is not "
+			                  "supported yet)",
+			                  name, name);
+		for (int j = i; j + 1 < *ntok; j++)
+			tok[j] = tok[j + 1];
+		(*ntok)--;
+		i--;
+	}
+	return XO_OK;
+}
+
 /* Takes the inputs=A[,B] argument out of tok (any kind may have one) into
  * l->inputs: earlier layers by name, "input" for the model input. Without
  * one a layer takes the previous layer's output (or the input). */
@@ -2227,6 +2258,10 @@ static enum xo_status layer_inputs(struct spec_parse *ps, struct xo_layer_spec *
 	const char *origin = ps->origin;
 	int line = ps->line, at = -1;
 	char *val, *save = NULL;
+	enum xo_status st = layer_att_mask(ps, l, tok, ntok);
+
+	if (st)
+		return st;
 
 	for (int i = 1; i < *ntok; i++)
 		if (!strncmp(tok[i], "inputs=", 7)) {
@@ -2264,6 +2299,28 @@ static enum xo_status layer_inputs(struct spec_parse *ps, struct xo_layer_spec *
 	return XO_OK;
 }
 
+/* multi_head_attention's mask input: one sample [Tq][Tk] (Keras's (B, T, S)
+ * attention_mask; Keras would broadcast a (1, S) or (T, 1) one, not
+ * supported here), float (an int32 input feeds an embedding only). */
+static enum xo_status mha_mask_wire(const struct xo_model_spec *out, struct xo_layer_spec *l,
+                                    const char *origin)
+{
+	const struct xo_input_spec *in;
+
+	l->p.attention_mask = l->att_mask != 0;
+	if (!l->att_mask)
+		return XO_OK;
+	in = &out->input[-1 - l->att_mask];
+	if (in->rank != 2 || in->len != l->in_len || in->ch != l->p.len_kv)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: attention_mask=%s must be [%" PRId64 "][%" PRId64
+		                  "] (query steps, value steps; got rank %d [%" PRId64 "][%" PRId64
+		                  "]): a mask Keras would broadcast is not supported yet",
+		                  l->name, in->name, l->in_len, l->p.len_kv, in->rank, in->len,
+		                  in->ch);
+	return XO_OK;
+}
+
 /* l's input shapes from the tensors it takes: the first one's as in_*, and
  * for a merge the second one's checked against it (Keras's merge layers
  * take same-shape tensors; Concatenate's may differ in the last axis,
@@ -2279,6 +2336,10 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
 		return spec_error(XO_EINVAL, origin, l->line,
 		                  "%s needs 2 inputs (inputs=query,value; a key other than the "
 		                  "value is not supported yet)",
+		                  xo_layer_kinds[l->kind].spec);
+	if (!mha && l->att_mask)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: attention_mask= is an argument of multi_head_attention only",
 		                  xo_layer_kinds[l->kind].spec);
 	if (!mha && l->ninputs != (merge ? 2 : 1))
 		return spec_error(XO_EINVAL, origin, l->line,
@@ -2312,7 +2373,7 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
 	if (mha) { /* the value's steps and features: any */
 		l->p.len_kv = sh[1][1];
 		l->p.ch_b = sh[1][3];
-		return XO_OK;
+		return mha_mask_wire(out, l, origin);
 	}
 	if (!merge)
 		return XO_OK;
@@ -2347,6 +2408,9 @@ static enum xo_status graph_check(const struct xo_model_spec *out, const char *o
 				used[out->layers[i].inputs[k]] = 1;
 			else
 				fed[-1 - out->layers[i].inputs[k]] = true;
+	for (int i = 0; i < out->nlayers; i++) /* a mask input feeds its layer */
+		if (out->layers[i].att_mask)
+			fed[-1 - out->layers[i].att_mask] = true;
 	for (int k = 0; k < out->ninputs; k++)
 		if (!fed[k]) {
 			free(used);

@@ -158,6 +158,10 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 
 			for (size_t k = 0; k < sizeof(a) / sizeof(a[0]); k++)
 				h = fnv_i64(h, a[k]);
+			/* its attention_mask input (hashed only when there is one,
+			 * so older fingerprints stay) */
+			if (l->att_mask)
+				h = fnv_i64(h, l->att_mask);
 		}
 	}
 	xo_spec_free(&spec);

@@ -10,6 +10,9 @@
  * Dropout (training, rate r > 0) weighs p_ij by w_ij = keep_ij / (1 - r)
  * (attn_weight): pd = p w enters the weighted sum and dv, dp = (dy . v) w
  * the softmax's backward; the magnitudes are those of the same terms.
+ * The keys a row keeps (causal, and the mask source m != 0) enter its
+ * softmax; a row that keeps none is uniform 1/Tk over every key without
+ * dropout and 0 with it, its scores outside the gradient (ops.def).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,38 +55,54 @@ static double attn_weight(const struct xo_params *p, const struct attn_dims *d, 
 	return xo_dropout_keep(p->seed, p->step, p->layer, e, p->dropout) ? d->dscale : 0.0;
 }
 
-/* The keys query row i sees: [0, count); causal keeps j <= i. */
-static int64_t attn_keys(const struct xo_params *p, const struct attn_dims *d, int64_t i)
+/* Whether row i of sample n keeps key j: causal keeps j <= i, the mask m
+ * (when given) m != 0, Keras's cast to bool (ops.def). */
+static bool attn_keep(const struct xo_params *p, const struct attn_dims *d,
+                      const struct xo_ref_src *m, int64_t n, int64_t i, int64_t j)
 {
-	return p->causal && i + 1 < d->tk ? i + 1 : d->tk;
+	if (p->causal && j > i)
+		return false;
+	return !p->attention_mask || xo_ref_ld(*m, (n * d->tq + i) * d->tk + j) != 0.0;
 }
 
-/* Row i of sample n, head h: pr[j] = softmax_j((q_i scale) . k_j) for j < nk. */
-static void attn_probs(const struct attn_dims *d, const struct xo_ref_src *src, int64_t n,
-                       int64_t hd, int64_t i, int64_t nk, double *pr)
+/* Row i of sample n, head h: pr[j] = softmax over the kept j of
+ * (q_i scale) . k_j, 0 for the others; a row that keeps no key gets
+ * 1/Tk everywhere without dropout, 0 with it. Returns whether the scores
+ * get a gradient (the row keeps a key). */
+static bool attn_probs(const struct xo_params *p, const struct attn_dims *d,
+                       const struct xo_ref_src *src, const struct xo_ref_src *m, int64_t n,
+                       int64_t hd, int64_t i, double *pr)
 {
 	int64_t qo = ((n * d->tq + i) * d->h + hd) * d->dk;
-	double m = -INFINITY, l = 0.0;
+	double mx = -INFINITY, l = 0.0;
+	bool any = false;
 
-	for (int64_t j = 0; j < nk; j++) {
+	for (int64_t j = 0; j < d->tk; j++) {
 		int64_t ko = ((n * d->tk + j) * d->h + hd) * d->dk;
 		double s = 0.0;
 
+		pr[j] = 0.0;
+		if (!attn_keep(p, d, m, n, i, j))
+			continue;
 		for (int64_t c = 0; c < d->dk; c++)
 			s += xo_ref_ld(src[0], qo + c) * d->scale * xo_ref_ld(src[1], ko + c);
 		pr[j] = s;
-		if (s > m)
-			m = s;
+		if (s > mx)
+			mx = s;
+		any = true;
 	}
-	for (int64_t j = 0; j < nk; j++) {
-		pr[j] = exp(pr[j] - m);
-		l += pr[j];
+	for (int64_t j = 0; j < d->tk; j++) {
+		if (!any)
+			pr[j] = p->dropout > 0.0f ? 0.0 : 1.0 / (double)d->tk;
+		else if (attn_keep(p, d, m, n, i, j))
+			l += pr[j] = exp(pr[j] - mx);
 	}
-	for (int64_t j = 0; j < nk; j++)
+	for (int64_t j = 0; j < d->tk && any; j++)
 		pr[j] /= l;
+	return any;
 }
 
-/* attention fwd: src {q, k, v}, dst {o} (ops.def). */
+/* attention fwd: src {q, k, v, m|NULL}, dst {o} (ops.def). */
 enum xo_status xo_ref_attention_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
                                          const struct xo_ref_dst *dst,
                                          const struct xo_ref_dst *mag)
@@ -96,16 +115,15 @@ enum xo_status xo_ref_attention_fwd_math(const struct xo_params *p, const struct
 	for (int64_t n = 0; n < d.b; n++)
 		for (int64_t i = 0; i < d.tq; i++)
 			for (int64_t hd = 0; hd < d.h; hd++) {
-				int64_t nk = attn_keys(p, &d, i);
 				int64_t oo = ((n * d.tq + i) * d.h + hd) * d.dv;
 
-				attn_probs(&d, src, n, hd, i, nk, pr);
-				for (int64_t j = 0; j < nk; j++)
+				attn_probs(p, &d, src, &src[3], n, hd, i, pr);
+				for (int64_t j = 0; j < d.tk; j++)
 					pr[j] *= attn_weight(p, &d, n, hd, i, j);
 				for (int64_t e = 0; e < d.dv; e++) {
 					double o = 0.0, a = 0.0;
 
-					for (int64_t j = 0; j < nk; j++) {
+					for (int64_t j = 0; j < d.tk; j++) {
 						double v = xo_ref_ld(
 						    src[2], ((n * d.tk + j) * d.h + hd) * d.dv + e);
 
@@ -132,13 +150,12 @@ static void attn_bwd_row(const struct xo_params *p, const struct attn_dims *d,
                          const struct xo_ref_dst *mag, int64_t n, int64_t hd, int64_t i,
                          struct attn_acc *a)
 {
-	int64_t nk = attn_keys(p, d, i);
 	int64_t qo = ((n * d->tq + i) * d->h + hd) * d->dk;
 	int64_t yo = ((n * d->tq + i) * d->h + hd) * d->dv;
 	double dsum = 0.0;
+	bool grad = attn_probs(p, d, src, &src[4], n, hd, i, a->pr);
 
-	attn_probs(d, src, n, hd, i, nk, a->pr);
-	for (int64_t j = 0; j < nk; j++) {
+	for (int64_t j = 0; j < d->tk; j++) {
 		int64_t vo = ((n * d->tk + j) * d->h + hd) * d->dv;
 		double dp = 0.0, w = attn_weight(p, d, n, hd, i, j);
 
@@ -152,12 +169,12 @@ static void attn_bwd_row(const struct xo_params *p, const struct attn_dims *d,
 		a->ds[j] = dp * w;
 		dsum += a->pr[j] * a->ds[j];
 	}
-	for (int64_t j = 0; j < nk; j++)
-		a->ds[j] = a->pr[j] * (a->ds[j] - dsum);
+	for (int64_t j = 0; j < d->tk; j++) /* masked p is 0: so is its ds */
+		a->ds[j] = grad ? a->pr[j] * (a->ds[j] - dsum) : 0.0;
 	for (int64_t c = 0; c < d->dk; c++) {
 		double g = 0.0, m = 0.0, q = xo_ref_ld(src[0], qo + c);
 
-		for (int64_t j = 0; j < nk; j++) {
+		for (int64_t j = 0; j < d->tk; j++) {
 			double k = xo_ref_ld(src[1], ((n * d->tk + j) * d->h + hd) * d->dk + c);
 
 			g += a->ds[j] * k;
@@ -170,7 +187,7 @@ static void attn_bwd_row(const struct xo_params *p, const struct attn_dims *d,
 	}
 }
 
-/* attention bwd: src {q, k, v, dy}, dst {dq, dk, dv} (ops.def). */
+/* attention bwd: src {q, k, v, dy, m|NULL}, dst {dq, dk, dv} (ops.def). */
 enum xo_status xo_ref_attention_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
                                          const struct xo_ref_dst *dst,
                                          const struct xo_ref_dst *mag)

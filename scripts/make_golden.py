@@ -671,6 +671,28 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-6.0, 6.0),
         "seed_offset": 109, "keras_file": True,
     },
+    # MultiHeadAttention with attention_mask= a model input (--only
+    # mha_mask): the mask input drawn as padding masks (mask_inputs, draw:
+    # each sample keeps a random prefix of the keys, some query rows none,
+    # Keras's uniform average there), ANDed with the causal mask; SGD as
+    # mha_enc (the key bias's gradient is identically 0)
+    "mha_mask": {
+        "spec": (
+            "# golden: self-attention with an attention_mask input (2 heads, key_dim 4)\n"
+            "input name=x 6 4\n"
+            "input name=mask 6 6\n"
+            "dense name=proj inputs=x units=8\n"
+            "multi_head_attention name=mha inputs=proj,proj attention_mask=mask num_heads=2 "
+            "key_dim=4 use_causal_mask=True\n"
+            "add name=res inputs=proj,mha\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+            "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 113, "mask_inputs": ("mask",),
+    },
 }
 
 
@@ -732,6 +754,18 @@ def parse_spec(text):
         args = dict(tok.split("=", 1) for tok in line[1:])
         layers.append((line[0], args))
     return shape, layers
+
+
+def padding_mask(rng, n, shape):
+    """n attention masks [Tq][Tk] of 0 and 1: each sample keeps the keys
+    before a random length in [1, Tk], and a query row keeps none with
+    probability 1/4."""
+    tq, tk = shape
+    m = np.zeros((n, tq, tk), np.float32)
+    for s in range(n):
+        m[s, :, :rng.integers(1, tk + 1)] = 1.0
+        m[s, rng.uniform(0.0, 1.0, tq) < 0.25, :] = 0.0
+    return m
 
 
 def spec_inputs(text):
@@ -877,9 +911,11 @@ def build(text):
             model.add(cls(**kw))
             continue
         ins = [tensors[n] for n in srcs.split(",")] if srcs else [last]
-        if kind == "multi_head_attention":  # mha(query, value), the mask a call argument
+        if kind == "multi_head_attention":  # mha(query, value), the masks call arguments
             causal = kw.pop("use_causal_mask", False)
-            last = cls(**kw)(ins[0], ins[1], use_causal_mask=causal)
+            am = kw.pop("attention_mask", None)
+            last = cls(**kw)(ins[0], ins[1], use_causal_mask=causal,
+                             attention_mask=tensors[am] if am else None)
         else:
             last = cls(**kw)(ins if kind in MERGES else ins[0])
         tensors[lname] = last
@@ -1006,7 +1042,9 @@ def make(name, cfg, root, seed):
         as float32 values, as crossover's x arrays carry them); several
         inputs: each input's samples."""
         if multi:
-            return [rng.uniform(lo, hi, (n,) + sh).astype(np.float32) for sh in multi]
+            return [padding_mask(rng, n, sh) if name in cfg.get("mask_inputs", ()) else
+                    rng.uniform(lo, hi, (n,) + sh).astype(np.float32)
+                    for (name, _), sh in zip(spec_inputs(spec), multi)]
         if vocab and cfg.get("pad"):
             # ids in [1, vocab), each row's tail padded with 0 (the mask of
             # Embedding(mask_zero=True)) after 1 to all its steps kept

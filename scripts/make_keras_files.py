@@ -889,6 +889,63 @@ def rnn_fixtures(out):
         np.save(os.path.join(out, name + ".y64.npy"), y)
 
 
+# the masked-attention fixture, its own seed (--only=mha_mask writes it alone)
+def mha_mask_model():
+    """MultiHeadAttention called with attention_mask= a model Input (6, 6)
+    of float32 (Keras casts it to bool: nonzero keeps), self-attention on a
+    Dense projection of x, then GlobalAveragePooling1D -> Dense softmax."""
+    x = keras.Input(shape=(6, 4), name="x")
+    m = keras.Input(shape=(6, 6), name="mask")
+    e = layers.Dense(8)(x)
+    a = layers.MultiHeadAttention(2, 4)(e, e, attention_mask=m)
+    g = layers.GlobalAveragePooling1D()(a)
+    return keras.Model([x, m], layers.Dense(3, activation="softmax")(g))
+
+
+def mha_mask_fixtures(out, n=16):
+    """mha_mask.keras, .h5, .weights.h5; its inputs as mha_mask.x0.npy (x)
+    and mha_mask.x1.npy (the mask), mha_mask.x.npy both per sample (as
+    multi_fixtures), and Keras's float64 predictions. The mask pads the
+    keys: sample s keeps keys j < 2 + s % 5 (Keras's padding mask), ANDed
+    with a lower-triangle band in odd samples; query row 5 of every third
+    sample keeps no key (Keras's uniform average of every value) and one
+    sample keeps with 0.5 and 3 (any nonzero keeps)."""
+    m = mha_mask_model()
+    r = np.random.default_rng(113)
+    randomize(m, r)
+    m.save(os.path.join(out, "mha_mask.keras"))
+    m.save(os.path.join(out, "mha_mask.h5"))
+    m.save_weights(os.path.join(out, "mha_mask.weights.h5"))
+    x = r.uniform(0.0, 1.0, (n, 6, 4)).astype(np.float32)
+    mask = np.zeros((n, 6, 6), np.float32)
+    for s in range(n):
+        mask[s, :, :2 + s % 5] = 1.0
+        if s % 2:
+            mask[s] *= np.tril(np.ones((6, 6), np.float32), 1)
+        if s % 3 == 0:
+            mask[s, 5, :] = 0.0
+    mask[4] *= np.where(np.arange(6) % 2, 0.5, 3.0).astype(np.float32)
+    assert (mask.reshape(n * 6, 6).max(axis=1) == 0).any()
+    for k, v in enumerate((x, mask)):
+        np.save(os.path.join(out, "mha_mask.x%d.npy" % k), v)
+    np.save(os.path.join(out, "mha_mask.x.npy"),
+            np.concatenate([x.reshape(n, -1), mask.reshape(n, -1)], axis=1))
+    y = to_float64(m).predict([x.astype(np.float64), mask.astype(np.float64)], verbose=0)
+    assert y.dtype == np.float64
+    np.save(os.path.join(out, "mha_mask.y64.npy"), y)
+    # the same weights with dropout=0.2: Keras's predict takes its Softmax-
+    # layer path then, which zeroes a row that keeps no key (mha_mask_drop)
+    cfg = m.get_config()
+    for lc in cfg["layers"]:
+        if lc["class_name"] == "MultiHeadAttention":
+            lc["config"]["dropout"] = 0.2
+    d = keras.Model.from_config(cfg)
+    d.set_weights(m.get_weights())
+    y = to_float64(d).predict([x.astype(np.float64), mask.astype(np.float64)], verbose=0)
+    assert np.abs(y - np.load(os.path.join(out, "mha_mask.y64.npy"))).max() > 1e-3
+    np.save(os.path.join(out, "mha_mask_drop.y64.npy"), y)
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--only") and not a.startswith("--name=")]
     out = args[0] if args else "suites/golden/keras"
@@ -949,6 +1006,10 @@ def main():
     if "--only=mha" in sys.argv[1:]:
         table_fixtures(out, (("mha", mha_model, 107),))
         print("keras", keras.__version__, "wrote the mha fixtures to", out)
+        return
+    if "--only=mha_mask" in sys.argv[1:]:
+        mha_mask_fixtures(out)
+        print("keras", keras.__version__, "wrote the mha_mask fixtures to", out)
         return
     if "--only=td" in sys.argv[1:]:
         table_fixtures(out, (("td", td_model, 83),))

@@ -215,12 +215,13 @@ static const char *names_merge(enum xo_dir dir, bool dst, int i)
 /* attention */
 static const char *names_attention(enum xo_dir dir, bool dst, int i)
 {
-	static const char *const src_names[] = {"q", "k", "v", "dy"};
+	static const char *const fwd_src[] = {"q", "k", "v", "m"};
+	static const char *const bwd_src[] = {"q", "k", "v", "dy", "m"};
 	static const char *const bwd_dst[] = {"dq", "dk", "dv"};
 
 	if (dst)
 		return dir ? bwd_dst[i] : "o";
-	return src_names[i];
+	return dir ? bwd_src[i] : fwd_src[i];
 }
 #define NAMES_attention names_attention
 

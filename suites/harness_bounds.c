@@ -1315,13 +1315,21 @@ static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)
  * e_pd = w e_p + u pd, and D and ds read dp = (dy . v) w with
  * e_dp = w (dv + 1) u sum |dy v| + u |dp|; the sums above keep their form
  * with these in place of p, e_p, dp, e_dp.
+ * The mask source (attention_mask=1) only changes which keys a row keeps
+ * (the same bits decide on every backend): nk is the row's count of kept
+ * keys, the dropped ones have p = ds = 0 exactly and add no error. A row
+ * that keeps none has p = 1/Tk in float on every key (its only error the
+ * rounding of 1/Tk, e_p = u p; 0 with dropout, exact), accumulated over
+ * nk = Tk terms, and ds = 0 exactly.
  */
 struct attn_bound {
 	const struct xo_params *p;
 	int64_t tq, tk, h, dk, dv;
 	double scale;
 	bool drop;                      /* training with dropout > 0 */
+	const float *m;                 /* the mask [batch][tq][tk], or NULL */
 	double *pr, *ep, *ds, *eds, *w; /* [tq][tk] of the current (n, h) */
+	double *nk;                     /* [tq]: the terms each row sums (kept keys) */
 };
 
 /* The dropout weight of p_ij in (n, hd), the op's (ops.def): 1 without
@@ -1345,25 +1353,30 @@ static double attn_bound_epd(const struct attn_bound *a, int64_t ij)
 	return a->w[ij] * a->ep[ij] + (a->drop ? U * a->w[ij] * a->pr[ij] : 0.0);
 }
 
-static int64_t attn_bound_keys(const struct attn_bound *a, int64_t i)
+/* Whether row i of sample n keeps key j (ops.def): causal, the mask != 0. */
+static bool attn_bound_keep(const struct attn_bound *a, int64_t n, int64_t i, int64_t j)
 {
-	return a->p->causal && i + 1 < a->tk ? i + 1 : a->tk;
+	if (a->p->causal && j > i)
+		return false;
+	return !a->m || a->m[(n * a->tq + i) * a->tk + j] != 0.0f;
 }
 
-/* Row i of (n, hd): pr, ep (and, backward, ds, eds); o's tolerance forward. */
-static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t n, int64_t hd,
-                           int64_t i)
+/* pr and ep of row i of (n, hd) (pr the scores in, probabilities out, over
+ * the kept keys, 0 elsewhere); returns the row's count of kept keys. */
+static int64_t attn_bound_probs(const struct hcase *h, const struct attn_bound *a, int64_t n,
+                                int64_t hd, int64_t i, double *pr, double *ep)
 {
-	int64_t nk = attn_bound_keys(a, i), r = (n * a->tq + i) * a->h + hd;
-	const float *q = h->src[0] + r * a->dk;
-	double *pr = a->pr + i * a->tk, *ep = a->ep + i * a->tk, es = 0.0, m = -INFINITY;
-	double lo = INFINITY, l = 0.0, dsum = 0.0, ed = 0.0, md = 0.0;
-	bool bwd = h->c->dir == XO_DIR_BWD;
+	const float *q = h->src[0] + ((n * a->tq + i) * a->h + hd) * a->dk;
+	double es = 0.0, m = -INFINITY, lo = INFINITY, l = 0.0;
+	int64_t nk = 0;
 
-	for (int64_t j = 0; j < nk; j++) {
+	for (int64_t j = 0; j < a->tk; j++) {
 		const float *k = h->src[1] + ((n * a->tk + j) * a->h + hd) * a->dk;
 		double s = 0.0, sa = 0.0;
 
+		pr[j] = ep[j] = 0.0;
+		if (!attn_bound_keep(a, n, i, j))
+			continue;
 		for (int64_t c = 0; c < a->dk; c++) {
 			s += (double)q[c] * k[c];
 			sa += fabs((double)q[c] * k[c]);
@@ -1372,22 +1385,47 @@ static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t 
 		es = fmax(es, (double)(a->dk + 2) * U * sa * a->scale);
 		m = fmax(m, pr[j]);
 		lo = fmin(lo, pr[j]);
+		nk++;
 	}
-	for (int64_t j = 0; j < nk; j++)
-		l += (pr[j] = exp(pr[j] - m));
-	for (int64_t j = 0; j < nk; j++) {
+	for (int64_t j = 0; j < a->tk && !nk; j++) { /* no kept key: 1/Tk, or 0 */
+		pr[j] = a->p->dropout > 0.0f ? 0.0 : 1.0 / (double)a->tk;
+		ep[j] = U * pr[j];
+	}
+	if (!nk)
+		return 0;
+	for (int64_t j = 0; j < a->tk; j++)
+		if (attn_bound_keep(a, n, i, j))
+			l += (pr[j] = exp(pr[j] - m));
+	for (int64_t j = 0; j < a->tk; j++) {
+		if (!attn_bound_keep(a, n, i, j))
+			continue;
 		pr[j] /= l;
 		ep[j] = 2.0 * pr[j] * es + softmax_ulps(m - lo, nk) * ulp_of((float)pr[j]);
-		a->w[i * a->tk + j] = attn_bound_weight(a, n, hd, i, j);
 	}
+	return nk;
+}
+
+/* Row i of (n, hd): pr, ep (and, backward, ds, eds); o's tolerance forward. */
+static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t n, int64_t hd,
+                           int64_t i)
+{
+	int64_t r = (n * a->tq + i) * a->h + hd, tk = a->tk;
+	double *pr = a->pr + i * tk, *ep = a->ep + i * tk;
+	double dsum = 0.0, ed = 0.0, md = 0.0;
+	bool bwd = h->c->dir == XO_DIR_BWD;
+	int64_t kept = attn_bound_probs(h, a, n, hd, i, pr, ep), nk = kept ? kept : tk;
+
+	a->nk[i] = (double)nk;
+	for (int64_t j = 0; j < tk; j++)
+		a->w[i * tk + j] = attn_bound_weight(a, n, hd, i, j);
 	for (int64_t e = 0; e < a->dv && !bwd; e++) {
 		double t = 0.0, ma = 0.0;
 
-		for (int64_t j = 0; j < nk; j++) {
-			double v = fabs((double)h->src[2][((n * a->tk + j) * a->h + hd) * a->dv + e]);
+		for (int64_t j = 0; j < tk; j++) {
+			double v = fabs((double)h->src[2][((n * tk + j) * a->h + hd) * a->dv + e]);
 
-			t += attn_bound_epd(a, i * a->tk + j) * v;
-			ma += pr[j] * a->w[i * a->tk + j] * v;
+			t += attn_bound_epd(a, i * tk + j) * v;
+			ma += pr[j] * a->w[i * tk + j] * v;
 		}
 		h->tol[0][r * a->dv + e] =
 		    C_ACC * (t + (double)(nk + 1) * U * ma + U * fabs((double)h->ref[0][r * a->dv + e])) +
@@ -1395,8 +1433,8 @@ static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t 
 	}
 	if (!bwd)
 		return;
-	for (int64_t j = 0; j < nk; j++) { /* dp into ds, its error into eds */
-		const float *v = h->src[2] + ((n * a->tk + j) * a->h + hd) * a->dv;
+	for (int64_t j = 0; j < tk; j++) { /* dp into ds, its error into eds */
+		const float *v = h->src[2] + ((n * tk + j) * a->h + hd) * a->dv;
 		const float *g = h->src[3] + r * a->dv;
 		double dp = 0.0, da = 0.0;
 
@@ -1404,25 +1442,24 @@ static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t 
 			dp += (double)g[e] * v[e];
 			da += fabs((double)g[e] * v[e]);
 		}
-		dp *= a->w[i * a->tk + j];
-		a->ds[i * a->tk + j] = dp;
-		a->eds[i * a->tk + j] = a->w[i * a->tk + j] * (double)(a->dv + 1) * U * da +
-		                        (a->drop ? U * fabs(dp) : 0.0);
+		dp *= a->w[i * tk + j];
+		a->ds[i * tk + j] = dp;
+		a->eds[i * tk + j] = a->w[i * tk + j] * (double)(a->dv + 1) * U * da +
+		                     (a->drop ? U * fabs(dp) : 0.0);
 		dsum += pr[j] * dp;
-		ed += ep[j] * fabs(dp) + pr[j] * a->eds[i * a->tk + j];
+		ed += ep[j] * fabs(dp) + pr[j] * a->eds[i * tk + j];
 		md += pr[j] * fabs(dp);
 	}
 	ed += (double)(nk + 1) * U * md;
-	for (int64_t j = 0; j < nk; j++) {
-		double dp = a->ds[i * a->tk + j], edp = a->eds[i * a->tk + j];
+	for (int64_t j = 0; j < tk; j++) {
+		double dp = a->ds[i * tk + j], edp = a->eds[i * tk + j];
 
-		a->ds[i * a->tk + j] = pr[j] * (dp - dsum);
-		a->eds[i * a->tk + j] = ep[j] * fabs(dp - dsum) + pr[j] * (edp + ed) +
-		                        3.0 * U * pr[j] * (fabs(dp) + fabs(dsum));
+		a->ds[i * tk + j] = pr[j] * (dp - dsum);
+		a->eds[i * tk + j] = ep[j] * fabs(dp - dsum) + pr[j] * (edp + ed) +
+		                     3.0 * U * pr[j] * (fabs(dp) + fabs(dsum));
+		if (!kept || !attn_bound_keep(a, n, i, j)) /* exactly 0 (ops.def) */
+			a->ds[i * tk + j] = a->eds[i * tk + j] = 0.0;
 	}
-	for (int64_t j = nk; j < a->tk; j++)
-		pr[j] = ep[j] = a->ds[i * a->tk + j] = a->eds[i * a->tk + j] = a->w[i * a->tk + j] =
-		    0.0;
 }
 
 /* The backward's tolerances of (n, hd) from the rows' pr, ep, ds, eds:
@@ -1430,12 +1467,12 @@ static void attn_bound_row(struct hcase *h, const struct attn_bound *a, int64_t 
 static void attn_bound_grads(struct hcase *h, const struct attn_bound *a, int64_t n, int64_t hd)
 {
 	for (int64_t i = 0; i < a->tq; i++) {
-		int64_t r = (n * a->tq + i) * a->h + hd, nk = attn_bound_keys(a, i);
+		int64_t r = (n * a->tq + i) * a->h + hd, nk = (int64_t)a->nk[i];
 
 		for (int64_t c = 0; c < a->dk; c++) {
 			double t = 0.0, ma = 0.0;
 
-			for (int64_t j = 0; j < nk; j++) {
+			for (int64_t j = 0; j < a->tk; j++) {
 				double k = fabs((double)h->src[1][((n * a->tk + j) * a->h + hd) * a->dk + c]);
 
 				t += a->eds[i * a->tk + j] * k;
@@ -1493,17 +1530,19 @@ static enum xo_status bound_attention(struct hcase *h, struct xo_backend *ref)
 	    .dv = xo_attention_value_dim(p),
 	    .scale = 1.0 / sqrt((double)p->key_dim),
 	    .drop = p->training && p->dropout > 0.0f,
+	    .m = p->attention_mask ? h->src[h->c->dir == XO_DIR_BWD ? 4 : 3] : NULL,
 	};
 	size_t m = (size_t)(a.tq * a.tk);
 
 	(void)ref;
-	a.pr = calloc(5 * m, sizeof(double));
+	a.pr = calloc(5 * m + (size_t)a.tq, sizeof(double));
 	if (!a.pr)
 		return xo_error(XO_ENOMEM, "harness: out of memory");
 	a.ep = a.pr + m;
 	a.ds = a.ep + m;
 	a.eds = a.ds + m;
 	a.w = a.eds + m;
+	a.nk = a.w + m;
 	for (int64_t n = 0; n < p->batch; n++)
 		for (int64_t hd = 0; hd < a.h; hd++) {
 			for (int64_t i = 0; i < a.tq; i++)

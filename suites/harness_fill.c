@@ -586,13 +586,26 @@ static void fill_layer_normalization(struct hcase *h)
 #define FILL_layer_normalization fill_layer_normalization
 
 /* attention: q and k in [-1.5, 1.5) (scores up to 2.25 sqrt(key_dim), rows
- * neither flat nor one-hot), v and dy in [-1, 1) */
+ * neither flat nor one-hot), v and dy in [-1, 1). The mask m (attention_mask=1):
+ * query row i = 2 mod 4 keeps no key (every row 2 of a len >= 3: the
+ * uniform or zero row of ops.def), the others drop about a third of their
+ * keys at random and keep the rest with 1, 0.25 or -2 (any nonzero keeps:
+ * a rule of > 0 or > 0.5 fails) */
 static void fill_attention(struct hcase *h)
 {
-	int ns = h->c->dir == XO_DIR_BWD ? 4 : 3;
+	const struct xo_params *p = &h->c->p;
+	int ns = h->c->dir == XO_DIR_BWD ? 4 : 3, ms = ns;
+	static const float keep[3] = {1.0f, 0.25f, -2.0f};
+	int64_t tk = xo_attention_len_kv(p);
 
 	for (int s = 0; s < ns; s++)
 		fill_plain(h, s, true, s < 2 ? -1.5f : -1.0f, s < 2 ? 1.5f : 1.0f);
+	for (int64_t e = 0; p->attention_mask && e < h->sn[ms]; e++) {
+		int64_t i = e / tk % p->len;
+		bool drop = i % 4 == 2 || real_in(h, (uint32_t)ms, (uint64_t)e, 0.0f, 1.0f) < 0.33f;
+
+		h->src[ms][e] = drop ? 0.0f : keep[e % 3];
+	}
 }
 #define FILL_attention fill_attention
 

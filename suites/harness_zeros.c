@@ -467,33 +467,73 @@ static int64_t zeros_merge(const struct hcase *h, int slot)
 }
 #define ZEROS_merge zeros_none /* dispatched below, per slot */
 
-/* attention: a query row that sees one key (the causal row 0, or len_kv 1)
- * has p = 1 there and ds = 0, so its dq is 0 (slot 0); a key that no row
- * sees (causal, len < len_kv) gets dk = dv = 0 (slots 1, 2), and a key seen
- * only by such rows dk = 0 */
-static int64_t zeros_attention(const struct hcase *h, int slot)
+/* attention, per sample (the mask m is one per sample; causal alone the
+ * same for all): a query row that keeps one key has p = 1 there and
+ * ds = 0, a row that keeps none ds = 0 by definition (ops.def), so its dq
+ * is 0 (slot 0); a key that no row keeps gets dk = dv = 0 (slots 1, 2) -
+ * unless a row keeps none without dropout, whose uniform p reaches every
+ * dv - and a key kept only by rows of one key dk = 0. Forward: with
+ * dropout, a row that keeps no key has o = 0. */
+static bool attn_zkeep(const struct xo_params *p, const float *m, int64_t n, int64_t i,
+                       int64_t j)
 {
-	const struct xo_params *p = &h->c->p;
+	int64_t tk = xo_attention_len_kv(p);
+
+	if (p->causal && j > i)
+		return false;
+	return !m || m[(n * p->len + i) * tk + j] != 0.0f;
+}
+
+static int64_t attn_zrow_keys(const struct xo_params *p, const float *m, int64_t n, int64_t i)
+{
+	int64_t nk = 0;
+
+	for (int64_t j = 0; j < xo_attention_len_kv(p); j++)
+		nk += attn_zkeep(p, m, n, i, j);
+	return nk;
+}
+
+static int64_t attn_zeros_sample(const struct xo_params *p, const float *m, int64_t n, int slot,
+                                 bool bwd)
+{
 	int64_t tk = xo_attention_len_kv(p), rows = 0;
+	bool uniform = false;
 
-	if (h->c->dir != XO_DIR_BWD)
-		return 0;
+	for (int64_t i = 0; i < p->len; i++)
+		uniform |= attn_zrow_keys(p, m, n, i) == 0 && p->dropout == 0.0f;
+	if (!bwd) {
+		for (int64_t i = 0; i < p->len && p->dropout > 0.0f; i++)
+			rows += attn_zrow_keys(p, m, n, i) == 0;
+		return rows;
+	}
 	for (int64_t j = 0; j < (slot ? tk : p->len); j++) {
-		bool seen = false, moves = false;
+		bool seen = uniform, moves = false;
 
-		for (int64_t i = 0; i < p->len; i++) {
-			int64_t nk = p->causal && i + 1 < tk ? i + 1 : tk;
+		for (int64_t i = 0; i < p->len && slot; i++) {
+			bool kept = attn_zkeep(p, m, n, i, j);
 
-			seen |= j < nk;
-			moves |= j < nk && nk > 1;
+			seen |= kept;
+			moves |= kept && attn_zrow_keys(p, m, n, i) > 1;
 		}
 		if (slot == 0)
-			rows += (p->causal && j + 1 < tk ? j + 1 : tk) == 1;
+			rows += attn_zrow_keys(p, m, n, j) <= 1;
 		else
 			rows += slot == 1 ? !moves : !seen;
 	}
-	return p->batch * p->heads * rows *
-	       (slot == 2 ? xo_attention_value_dim(p) : p->key_dim);
+	return rows;
+}
+
+static int64_t zeros_attention(const struct hcase *h, int slot)
+{
+	const struct xo_params *p = &h->c->p;
+	bool bwd = h->c->dir == XO_DIR_BWD;
+	const float *m = p->attention_mask ? h->src[bwd ? 4 : 3] : NULL;
+	int64_t rows = 0;
+
+	for (int64_t n = 0; n < p->batch; n++)
+		rows += attn_zeros_sample(p, m, n, slot, bwd);
+	return p->heads * rows *
+	       (slot == 2 || !bwd ? xo_attention_value_dim(p) : p->key_dim);
 }
 #define ZEROS_attention zeros_none /* dispatched below, per slot */
 

@@ -11,7 +11,8 @@ from xo's fresh init, loads with Keras's variables in Keras's order.
 
 PART,... runs those parts alone (the fixtures by name, `compiled`,
 `bn_fresh`, `multi` (a model of three inputs), `name_clash` (layers named
-like Keras's InputLayers); ctest runs them in three groups so no test takes minutes);
+like Keras's InputLayers), `mha_mask` (MultiHeadAttention's attention_mask
+input); ctest runs them in three groups so no test takes minutes);
 without it, every part. An unknown part name is an error (exit 2).
 
 Runs under a Python with Keras: $XO_KERAS_PYTHON, else /tmp/kvenv/bin/python.
@@ -44,7 +45,8 @@ def main():
                      ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3),
                      ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3), ("mha", (6, 4), 3),
                      ("mask", (8,), 3), ("mask_res", (8,), 3))
-    names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash"]
+    names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
+                                                 "mha_mask"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
     if bad or not parts:
@@ -114,6 +116,8 @@ def main():
         ok = multi(xo, fixtures, os.path.join(work, "multi")) and ok
     if "name_clash" in parts:
         ok = name_clash(xo, os.path.join(work, "name_clash")) and ok
+    if "mha_mask" in parts:
+        ok = mha_mask(xo, fixtures, os.path.join(work, "mha_mask")) and ok
     return 0 if ok else 1
 
 
@@ -275,6 +279,43 @@ def multi(xo, fixtures, work):
     moved = min(float(np.abs(np.asarray(a) - b).max()) for a, b in zip(m.weights, before))
     print("multi every variable moved by training: at least %.3g" % moved)
     return ok and moved > 0
+
+
+def mha_mask(xo, fixtures, work):
+    """mha_mask.keras (MultiHeadAttention called with attention_mask= its
+    second Input): xo trains it one epoch from the fixture's x and mask
+    (padded keys, rows that keep no key) and saves .keras and .weights.h5;
+    Keras loads both (the mask a tensor kwarg of the node) and predicts what
+    xo predicts within 1e-5."""
+    import keras
+    import numpy as np
+    os.makedirs(work, exist_ok=True)
+    paths = [os.path.join(fixtures, "mha_mask.x%d.npy" % k) for k in range(2)]
+    xs = [np.load(p) for p in paths]
+    y = np.eye(3, dtype=np.float32)[np.random.default_rng(5).integers(0, 3, len(xs[0]))]
+    np.save(os.path.join(work, "y.npy"), y)
+    seed = os.path.join(fixtures, "mha_mask.keras")
+    for out in ("trained.keras", "trained.weights.h5"):
+        subprocess.check_call([xo, "train", "--model", seed,
+                               *[a for p in paths for a in ("--x", p)], "--y",
+                               os.path.join(work, "y.npy"), "--save", os.path.join(work, out),
+                               "--epochs", "1", "--batch-size", "4", "--device", "ref",
+                               "--seed", "3"], stdout=subprocess.DEVNULL)
+    subprocess.check_call([xo, "predict", "--model", os.path.join(work, "trained.keras"),
+                           *[a for p in paths for a in ("--input", p)], "--output",
+                           os.path.join(work, "p.npy"), "--device", "ref"],
+                          stdout=subprocess.DEVNULL)
+    p_xo = np.load(os.path.join(work, "p.npy"))
+    m = keras.saving.load_model(os.path.join(work, "trained.keras"))
+    m2 = keras.saving.load_model(seed, compile=False)
+    m2.load_weights(os.path.join(work, "trained.weights.h5"))
+    ok = [i.name for i in m.inputs] == ["x", "mask"]
+    print("mha_mask Keras's inputs %s (want x, mask)" % [i.name for i in m.inputs])
+    for what, model in (("load_model(.keras)", m), ("load_weights(.weights.h5)", m2)):
+        err = float(np.abs(model.predict(xs, verbose=0) - p_xo).max())
+        print("mha_mask %-28s max |Keras - xo| %.3g (tol 1e-5)" % (what, err))
+        ok = ok and err <= 1e-5
+    return ok
 
 
 def one_model(xo, fixtures, work, name, shape, classes):

@@ -38,6 +38,7 @@ set(XO_PAPERCUT_CASES
   "summary_missing|2|summary|--model|/nonexistent/seed.model"
   "summary_bad_spec|2|summary|--model|${CMAKE_CURRENT_BINARY_DIR}/papercuts_no_kernel_size.txt"
   "summary_multi|0|summary|--model|${PROJECT_SOURCE_DIR}/suites/golden/keras/multi.keras"
+  "summary_mha_mask|0|summary|--model|${PROJECT_SOURCE_DIR}/suites/golden/keras/mha_mask.keras"
 )
 set(XO_CLI_MATCH_repro_pool_stride
     "PASSED  XO_CPU_ISA=[a-z0-9]+ xo check --op max_pooling1d .* strides=3 padding=valid pool_size=3\n")
@@ -56,6 +57,9 @@ set(XO_CLI_MATCH_summary_seed
 # a Functional of three inputs: every InputLayer listed, in Keras's order
 set(XO_CLI_MATCH_summary_multi
     "seq [(]InputLayer[)] +[(]None, 6, 3[)] +0 +-\n\n tail [(]InputLayer[)] +[(]None, 4, 3[)] +0 +-\n\n flat [(]InputLayer[)] +[(]None, 5[)] +0 +-\n.*concatenate [(]Concatenate[)] +[(]None, 10, 3[)] +0 +conv1d, tail\n")
+# MultiHeadAttention's attention_mask input: connected third, as Keras lists it
+set(XO_CLI_MATCH_summary_mha_mask
+    "multi_head_attention [(]MultiHeadAttention[)]\n +[(]None, 6, 8[)] +288 +dense, dense, mask\n")
 xo_add_cli_tests(papercuts quick ${XO_PAPERCUT_CASES})
 
 if(Python3_Interpreter_FOUND)

@@ -436,6 +436,43 @@ static void test_multi_input_ident(void **state)
 }
 
 /*
+ * A MultiHeadAttention's attention_mask input: two models that differ only
+ * in whether the attention takes the mask (which feeds an Add in both) are
+ * different models.
+ */
+static void test_attention_mask_ident(void **state)
+{
+	static const char *const texts[] = {
+	    "input name=x 6 6\ninput name=m 6 6\n"
+	    "multi_head_attention name=a inputs=x,x attention_mask=m num_heads=2 key_dim=2\n"
+	    "add inputs=a,m\nglobal_average_pooling1d\ndense units=2\n",
+	    "input name=x 6 6\ninput name=m 6 6\n"
+	    "multi_head_attention name=a inputs=x,x num_heads=2 key_dim=2\n"
+	    "add inputs=a,m\nglobal_average_pooling1d\ndense units=2\n",
+	};
+	char dir[] = "/tmp/xo_cost_amask_XXXXXX", path[2][512], name[256], arch[2][64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
+		                                     sizeof(arch[i])),
+		                 XO_OK);
+	}
+	assert_string_not_equal(arch[0], arch[1]);
+	for (int i = 0; i < 2; i++)
+		unlink(path[i]);
+	rmdir(dir);
+}
+
+/*
  * The 2-D pooling layers and a rank-3 batch_normalization by hand: input
  * 4x6x2 (48 values), batch_normalization 48 -> 48 (8 and 12 FLOP per value),
  * max_pooling2d 2x2 (pool_w 3: width 6 / 3) -> 2x2x2 = 8, global average ->
@@ -1299,6 +1336,7 @@ int main(void)
 	    cmocka_unit_test(test_multi_input_ident),
 	    cmocka_unit_test(test_time_distributed_cost_and_ident),
 	    cmocka_unit_test(test_conv_transpose_cost),
+	    cmocka_unit_test(test_attention_mask_ident),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

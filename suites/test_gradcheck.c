@@ -63,7 +63,7 @@
 #define GC_TOL_LINEAR 1e-8
 #define GC_TOL_SMOOTH 1e-6
 #define GC_KINK 2e-3
-#define GC_CASES_MAX 288
+#define GC_CASES_MAX 320
 
 /* One gradient-check case: an op and its parameters. */
 struct gc_case {
@@ -109,7 +109,7 @@ static bool same_bits(float a, float b)
 
 /* What backward source slot s of op holds (ops.def): a forward input, the
  * forward output y, the incoming gradient dy, or nothing. */
-enum gc_bsrc { GC_NONE, GC_IN0, GC_IN1, GC_IN2, GC_Y, GC_DY, GC_WS };
+enum gc_bsrc { GC_NONE, GC_IN0, GC_IN1, GC_IN2, GC_IN3, GC_Y, GC_DY, GC_WS };
 
 static enum gc_bsrc bwd_src(enum xo_op op, int s)
 {
@@ -121,7 +121,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	static const enum gc_bsrc grad_only[XO_MAX_SRC] = {GC_DY};
 	static const enum gc_bsrc norm[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_DY};
 	static const enum gc_bsrc rnn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_WS, GC_DY};
-	static const enum gc_bsrc attn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_DY};
+	static const enum gc_bsrc attn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_DY, GC_IN3};
 
 	switch (op) {
 	case XO_OP_conv1d:
@@ -168,7 +168,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_lstm:
 	case XO_OP_gru:
 		return rnn[s];
-	case XO_OP_attention: /* {q, k, v, dy} */
+	case XO_OP_attention: /* {q, k, v, dy, m|NULL} */
 		return attn[s];
 	default:
 		fail_msg("bwd_src: op %s is not handled here", xo_op_name(op));
@@ -193,6 +193,9 @@ static void bwd_srcs(enum xo_op op, const struct xo_ref_src *in, struct xo_ref_s
 			break;
 		case GC_IN2:
 			out[s] = in[2];
+			break;
+		case GC_IN3:
+			out[s] = in[3];
 			break;
 		case GC_WS:
 			out[s] = ws;
@@ -350,6 +353,14 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 		for (int64_t k = 0; k < d->nin[0]; k++) /* the kink a = b */
 			if (fabs(d->in[0][k] - d->in[1][k]) <= GC_KINK)
 				return false;
+	}
+	if (c->op == XO_OP_attention && c->p.attention_mask) {
+		/* the mask: row 1 of each sample keeps no key, the others a
+		 * third of theirs dropped (the mask is no variable: no gradient) */
+		int64_t tk = xo_attention_len_kv(&c->p);
+
+		for (int64_t k = 0; k < d->nin[3]; k++)
+			d->in[3][k] = k / tk % c->p.len == 1 || k % 3 == 2 ? 0.0 : 1.0;
 	}
 	if (c->op == XO_OP_relu6)
 		return clip_spread(d, 0.0, 6.0);
@@ -542,7 +553,8 @@ static void public_bwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 	memset(&a, 0, sizeof(a));
 	a.p = c->p;
 	for (int s = 0; s < XO_MAX_SRC; s++) {
-		static const int in_slot[] = {[GC_IN0] = 0, [GC_IN1] = 1, [GC_IN2] = 2};
+		static const int in_slot[] = {[GC_IN0] = 0, [GC_IN1] = 1, [GC_IN2] = 2,
+					      [GC_IN3] = 3};
 		enum gc_bsrc what = bwd_src(c->op, s);
 
 		a.src[s] = what == GC_NONE ? NULL : what == GC_Y ? pb->ty : what == GC_DY ? pb->tr
@@ -978,7 +990,7 @@ static void test_gradcheck_gap_mask(void **state)
 
 struct kv {
 	struct xo_backend *be;
-	struct xo_tensor *t[8];
+	struct xo_tensor *t[12];
 	int nt;
 };
 
@@ -990,7 +1002,7 @@ static struct xo_tensor *kv_tensor(struct kv *k, enum xo_dtype dt, int ndim, con
 
 	for (int i = 0; i < ndim; i++)
 		n *= dims[i];
-	assert_true(k->nt < 8);
+	assert_true(k->nt < 12);
 	assert_int_equal(xo_tensor_create(k->be, dt, ndim, dims, &t), XO_OK);
 	if (data)
 		assert_int_equal(xo_tensor_write(t, data, 0, n), XO_OK);
@@ -1562,6 +1574,144 @@ static void test_known_attention_dropout(void **state)
 	}
 }
 
+/* Opens backend names[b] into k; false when it is cl and OpenCL is absent
+ * and not required. */
+static bool kv_open_backend(struct kv *k, const char *name, bool cl)
+{
+	const char *req = getenv("XO_REQUIRE_OPENCL");
+
+	memset(k, 0, sizeof(*k));
+	if (!xo_backend_open(name, &k->be))
+		return true;
+	if (cl && !(req && *req && strcmp(req, "0")))
+		return false;
+	fail_msg("%s: %s", name, xo_last_error());
+	return false;
+}
+
+/*
+ * attention's mask source (ops.def), known answers on every backend: q and
+ * k zero make every kept key's p = 1 / (kept count), v_j the unit vector
+ * e_j (value_dim = Tk) makes o_i[j] = p_ij. Rows: all kept; keys 0 and 2
+ * kept by 0.25 and -2 (any nonzero keeps); none kept; key 4 kept by NaN
+ * (Keras's cast to bool). A dropped key's p is exactly 0; a row of no key
+ * is 1/Tk on every key (within 4 2^-24 of the value, a few roundings) -
+ * with causal too, where it covers the keys after i - and 0 with a
+ * dropout rate, training or not.
+ */
+static void attn_mask_known(struct kv *k, const char *name, bool causal, float rate)
+{
+	enum { TQ = 4, TK = 5 };
+	static const float m[TQ * TK] = {1, 1, 1, 1, 1, 0.25f, 0, -2, 0, 0,
+	                                 0, 0, 0, 0, 0, 0,     0, 0,  0, NAN};
+	static const float plain[TQ * TK] = {.2f, .2f, .2f, .2f, .2f, .5f, 0, .5f, 0, 0,
+	                                     .2f, .2f, .2f, .2f, .2f, 0,   0, 0,   0, 1};
+	static const float caus[TQ * TK] = {1,   0,   0,   0,   0,   1,   0,   0,   0,   0,
+	                                    .2f, .2f, .2f, .2f, .2f, .2f, .2f, .2f, .2f, .2f};
+	float q[TQ] = {0}, kk[TK] = {0}, v[TK * TK], o[TQ * TK];
+	struct xo_op_args a = {.p = xo_params_default()};
+
+	for (int e = 0; e < TK * TK; e++)
+		v[e] = (float)(e / TK == e % TK);
+	a.p.batch = 1;
+	a.p.len = TQ;
+	a.p.len_kv = TK;
+	a.p.key_dim = 1;
+	a.p.value_dim = TK;
+	a.p.causal = causal;
+	a.p.dropout = rate;
+	a.p.training = false;
+	a.p.attention_mask = true;
+	a.src[0] = kv_tensor(k, XO_DTYPE_F32, 3, (int64_t[]){1, TQ, 1}, q);
+	a.src[1] = kv_tensor(k, XO_DTYPE_F32, 3, (int64_t[]){1, TK, 1}, kk);
+	a.src[2] = kv_tensor(k, XO_DTYPE_F32, 3, (int64_t[]){1, TK, TK}, v);
+	a.src[3] = kv_tensor(k, XO_DTYPE_F32, 3, (int64_t[]){1, TQ, TK}, m);
+	a.dst[0] = kv_tensor(k, XO_DTYPE_F32, 3, (int64_t[]){1, TQ, TK}, NULL);
+	assert_int_equal(xo_op_run(k->be, XO_OP_attention, XO_DIR_FWD, &a), XO_OK);
+	assert_int_equal(xo_tensor_read(a.dst[0], o, 0, TQ * TK), XO_OK);
+	for (int e = 0; e < TQ * TK; e++) {
+		float want = causal ? caus[e] : plain[e];
+
+		if (rate > 0.0f && e / TK == 2)
+			want = 0.0f;
+		if (want == 0.0f ? o[e] != 0.0f : !(fabsf(o[e] - want) <= 4.0f * 0x1p-24f))
+			fail_msg("%s causal=%d dropout=%g: o[%d][%d] = %.9g, want %.9g", name,
+			         (int)causal, (double)rate, e / TK, e % TK, (double)o[e],
+			         (double)want);
+	}
+}
+
+/* A mask that keeps every key changes no bit (forward, backward); a row
+ * that keeps none gets dq = 0 exactly (its scores outside the gradient). */
+static void attn_mask_grads(struct kv *k, const char *name)
+{
+	enum { B = 2, TQ = 3, TK = 4, H = 2, D = 2, NQ = B * TQ * H * D, NK = B * TK * H * D };
+	float q[NQ], kk[NK], v[NK], dy[NQ], m[B * TQ * TK], g0[3][NK], g1[3][NK];
+	struct xo_op_args a = {.p = xo_params_default()};
+	const int64_t nq[] = {B, TQ, H * D}, nk[] = {B, TK, H * D};
+
+	for (int e = 0; e < NQ; e++) {
+		q[e] = (float)((e * 7) % 11) / 8.0f - 0.6f;
+		dy[e] = (float)((e * 5) % 9) / 8.0f - 0.5f;
+	}
+	for (int e = 0; e < NK; e++) {
+		kk[e] = (float)((e * 3) % 13) / 10.0f - 0.6f;
+		v[e] = (float)((e * 11) % 7) / 4.0f - 0.7f;
+	}
+	for (int e = 0; e < B * TQ * TK; e++)
+		m[e] = 1.0f;
+	a.p.batch = B;
+	a.p.len = TQ;
+	a.p.len_kv = TK;
+	a.p.heads = H;
+	a.p.key_dim = D;
+	a.src[0] = kv_tensor(k, XO_DTYPE_F32, 3, nq, q);
+	a.src[1] = kv_tensor(k, XO_DTYPE_F32, 3, nk, kk);
+	a.src[2] = kv_tensor(k, XO_DTYPE_F32, 3, nk, v);
+	a.src[3] = kv_tensor(k, XO_DTYPE_F32, 3, nq, dy);
+	for (int i = 0; i < 3; i++)
+		a.dst[i] = kv_tensor(k, XO_DTYPE_F32, 3, i ? nk : nq, NULL);
+	for (int pass = 0; pass < 3; pass++) {
+		a.p.attention_mask = pass > 0;
+		a.src[4] = pass ? kv_tensor(k, XO_DTYPE_F32, 3, (int64_t[]){B, TQ, TK}, m) : NULL;
+		assert_int_equal(xo_op_run(k->be, XO_OP_attention, XO_DIR_BWD, &a), XO_OK);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(xo_tensor_read(a.dst[i], pass ? g1[i] : g0[i], 0,
+			                                i ? NK : NQ), XO_OK);
+		for (int i = 0; i < 3 && pass == 1; i++)
+			for (int e = 0; e < (i ? NK : NQ); e++)
+				if (!same_bits(g0[i][e], g1[i][e]))
+					fail_msg("%s: all-keep mask, bwd dst[%d][%d] = %.9g, "
+					         "without a mask %.9g", name, i, e, (double)g1[i][e],
+					         (double)g0[i][e]);
+		for (int e = 0; e < H * D && pass == 2; e++) /* sample 1, row 1 */
+			if (g1[0][(TQ + 1) * H * D + e] != 0.0f)
+				fail_msg("%s: a row of no key, dq[1][1][%d] = %.9g", name, e,
+				         (double)g1[0][(TQ + 1) * H * D + e]);
+		for (int j = 0; j < TK && pass == 1; j++) /* the next: sample 1, row 1 none */
+			m[(TQ + 1) * TK + j] = 0.0f;
+	}
+}
+
+static void test_known_attention_mask(void **state)
+{
+	static const char *const names[] = {"ref", "cpu", "cl"};
+
+	(void)state;
+	for (int b = 0; b < 3; b++)
+		for (int run = 0; run < 4; run++) {
+			struct kv k;
+
+			if (!kv_open_backend(&k, names[b], b == 2))
+				break; /* no OpenCL here, and none required */
+			if (run < 3)
+				attn_mask_known(&k, names[b], run == 1, run == 2 ? 0.5f : 0.0f);
+			else
+				attn_mask_grads(&k, names[b]);
+			kv_close(&k);
+		}
+}
+
 /* ---- the case table ----------------------------------------------------- */
 
 static struct gc_case *add_case(enum xo_op op, struct xo_params p)
@@ -2024,11 +2174,13 @@ static void build_conv2d_transpose_cases(void)
  * softmax of bilinear scores of inputs in [-1, 1), whose third derivatives
  * stay of the order of the softmax's); dropout in training, self and
  * causal cross (the mask fixed by seed, step and layer: a constant weight
- * per probability, so the function stays as smooth) */
+ * per probability, so the function stays as smooth); the mask source, self,
+ * causal cross and with dropout (fixed keys: the function of the kept ones
+ * as smooth, a row of no key constant) */
 static void build_attention_cases(void)
 {
-	static const int64_t geo[7][7] = {
-	    /* len, len_kv, heads, key_dim, value_dim, causal, dropout in % */
+	static const int64_t geo[10][8] = {
+	    /* len, len_kv, heads, key_dim, value_dim, causal, dropout in %, mask */
 	    {3, 0, 2, 2, 0, 0, 0},
 	    {2, 4, 1, 3, 2, 0, 0},
 	    {4, 0, 2, 2, 3, 1, 0},
@@ -2036,9 +2188,12 @@ static void build_attention_cases(void)
 	    {4, 3, 1, 2, 2, 1, 0},
 	    {4, 0, 2, 2, 3, 0, 30},
 	    {4, 3, 1, 2, 2, 1, 50},
+	    {4, 0, 2, 2, 3, 0, 0, 1},
+	    {3, 5, 1, 2, 2, 1, 0, 1},
+	    {4, 0, 2, 2, 0, 0, 30, 1},
 	};
 
-	for (int k = 0; k < 7; k++) {
+	for (int k = 0; k < 10; k++) {
 		struct xo_params p = xo_params_default();
 
 		p.batch = 2;
@@ -2049,6 +2204,7 @@ static void build_attention_cases(void)
 		p.value_dim = geo[k][4];
 		p.causal = geo[k][5];
 		p.dropout = (float)geo[k][6] / 100.0f;
+		p.attention_mask = geo[k][7];
 		if (geo[k][6]) {
 			p.seed = 11;
 			p.step = 3;
@@ -2087,6 +2243,7 @@ int main(void)
 		cmocka_unit_test(test_known_gather_dropout),
 		cmocka_unit_test(test_known_attention_dropout),
 		cmocka_unit_test(test_gradcheck_gap_mask),
+		cmocka_unit_test(test_known_attention_mask),
 	};
 	struct CMUnitTest tests[GC_CASES_MAX];
 	int fails;

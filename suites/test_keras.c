@@ -308,6 +308,11 @@ static const struct fixture fixtures[] = {
     {"mask_res.h5", NULL, "mask_res"},
     {"mask_res.keras", "mask_res.weights.h5", "mask_res"},
     {"mask_td.keras", NULL, "mask_td"},
+    /* MultiHeadAttention with attention_mask= a model input: padded keys,
+     * rows that keep no key (make_keras_files.py --only=mha_mask) */
+    {"mha_mask.keras", NULL, "mha_mask"},
+    {"mha_mask.h5", NULL, "mha_mask"},
+    {"mha_mask.keras", "mha_mask.weights.h5", "mha_mask"},
 };
 
 static void test_keras_predict(void **state)
@@ -363,6 +368,65 @@ static void test_keras_predict(void **state)
 		xo_npy_free(&x);
 		free(want);
 	}
+	for (int b = 0; b < nbe; b++)
+		xo_backend_close(be[b]);
+}
+
+/*
+ * A row that keeps no key under attention_mask= depends on the dropout
+ * rate (ops.def): Keras's predict averages every value at dropout 0
+ * (mha_mask.y64.npy) and gives 0 at any other rate, training or not (its
+ * Softmax-layer path; mha_mask_drop.y64.npy, the same weights with
+ * dropout 0.2, differs from it by more than 1e-3). mha_mask.keras's spec
+ * with dropout=0.2 and its weights predicts mha_mask_drop.y64.npy on every
+ * backend within test_keras_predict's tolerance.
+ */
+static void test_keras_mha_mask_dropout(void **state)
+{
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+	char kpath[512], wpath[512], spath[512];
+	char *text, *at;
+	struct xo_npy x = load("mha_mask.x.npy");
+	int64_t count;
+	double *want = load_f8("mha_mask_drop.y64.npy", &count);
+	FILE *f;
+
+	(void)state;
+	snprintf(kpath, sizeof(kpath), "%s/mha_mask.keras", XO_KERAS_DIR);
+	snprintf(wpath, sizeof(wpath), "%s/mha_mask.weights.h5", XO_KERAS_DIR);
+	snprintf(spath, sizeof(spath), "%s/mha_mask_drop.model", g_tmp);
+	assert_int_equal(xo_keras_spec_text(kpath, &text), XO_OK);
+	at = strstr(text, " dropout=0 ");
+	assert_non_null(at);
+	*at = '\0';
+	f = fopen(spath, "w");
+	assert_non_null(f);
+	assert_true(fprintf(f, "%s dropout=0.2 %s", text, at + 11) > 0);
+	assert_int_equal(fclose(f), 0);
+	free(text);
+	for (int b = 0; b < nbe; b++) {
+		struct xo_model *m;
+		float *p = malloc(sizeof(float) * (size_t)count);
+		double worst = 0.0, tol;
+
+		assert_non_null(p);
+		if (xo_model_open(spath, be[b], 32, &m) || xo_model_load_weights(m, wpath) ||
+		    xo_model_predict(m, x.data, x.dim[0], 7, p))
+			fail_msg("%s on %s: %s", spath, xo_backend_name(be[b]), xo_last_error());
+		tol = fmin(8.0 * U32 * k_path(m), 1e-5);
+		for (int64_t i = 0; i < count; i++)
+			worst = fmax(worst, fabs((double)p[i] - want[i]));
+		print_message("  mha_mask dropout=0.2 %-4s max |err| %.3g (tol %.3g)\n",
+		              xo_backend_name(be[b]), worst, tol);
+		if (!(worst <= tol))
+			fail_msg("mha_mask dropout=0.2 on %s: max |err| %.3g > %.3g",
+			         xo_backend_name(be[b]), worst, tol);
+		free(p);
+		xo_model_close(m);
+	}
+	xo_npy_free(&x);
+	free(want);
 	for (int b = 0; b < nbe; b++)
 		xo_backend_close(be[b]);
 }
@@ -1555,6 +1619,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_custom_class),
 	    cmocka_unit_test(test_keras_functional_nodes),
 	    cmocka_unit_test(test_keras_multi_input_nodes),
+	    cmocka_unit_test(test_keras_mha_mask_dropout),
 	    cmocka_unit_test(test_keras_config_forms),
 	    cmocka_unit_test(test_keras_rank3),
 	    cmocka_unit_test(test_keras_pool2d),

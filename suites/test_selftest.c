@@ -1020,6 +1020,19 @@ static enum xo_status attention_fwd_mask_off_by_one(struct xo_backend *be,
 	return XO_OK;
 }
 
+/* attention bwd that ignores the mask source (reads attention_mask=1 as
+ * 0): ref's own backward without it, wrong in every row that drops a key
+ * and in the rows that keep none. */
+static enum xo_status attention_bwd_mask_ignored(struct xo_backend *be,
+                                                 const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.attention_mask = false;
+	b.src[4] = NULL;
+	return xo_ref_iface.bwd[XO_OP_attention](be, &b);
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -1129,6 +1142,9 @@ static const struct fault faults[] = {
      XO_FAIL_MISMATCH},
     {"fault-gap-mask-ignored", XO_OP_global_average_pooling1d, XO_DIR_FWD,
      gap_fwd_mask_ignored, XO_HMODE_REAL, "batch=3 len=7 ch=4 mask_zero=1", XO_FAIL_MISMATCH},
+    {"fault-attention-bwd-mask-ignored", XO_OP_attention, XO_DIR_BWD,
+     attention_bwd_mask_ignored, XO_HMODE_REAL,
+     "batch=2 len=5 heads=2 key_dim=3 attention_mask=1", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -6,15 +6,27 @@
  * (sample, key row, head). A score is always xo_attn_score's expression, so
  * both backward passes see the same probabilities. Dropout (the host passes
  * rate > 0 when training, else 0) weighs p_ij by xo_attn_weight: pd = p w
- * in the weighted sum and dv, dp = (dy . v) w in D and ds. */
+ * in the weighted sum and dv, dp = (dy . v) w in D and ds. A row keeps key
+ * j by xo_attn_keep (causal, the mask m != 0); a row that keeps none has
+ * the statistics l = 0 and p = empty on every key (the host's 1/Tk, or 0
+ * with dropout), its scores outside the gradient (ops.def). */
+
+/* The mask's arguments of every attention kernel: the mask [b][tq][tk] at
+ * element offset mo0 (any buffer when has_mask is 0), and p of a row that
+ * keeps no key. */
+#define XO_ATTN_MASK_ARGS __global const float *msk, int mo0, int has_mask, float empty
 
 /* The dropout's arguments of every attention kernel (xo_attn_weight). */
 #define XO_ATTN_DROP_ARGS float rate, float dscale, uint seed_lo, uint seed_hi, uint step_lo, uint layer
 #define XO_ATTN_DROP rate, dscale, seed_lo, seed_hi, step_lo, layer
 
-int xo_attn_keys(int causal, int i, int tk)
+/* Whether row i keeps key j: causal keeps j <= i, the mask (its row at
+ * mrow) m != 0 */
+int xo_attn_keep(int causal, int i, int j, __global const float *msk, long mrow, int has_mask)
 {
-	return causal && i + 1 < tk ? i + 1 : tk;
+	if (causal && j > i)
+		return 0;
+	return !has_mask || msk[mrow + j] != 0.0f;
 }
 
 /* The dropout weight of p_ij: 1 when rate is 0, else dscale (the host's
@@ -50,28 +62,32 @@ float xo_attn_score(__global const float *q, long qo, __global const float *k, l
 	return s;
 }
 
-/* The row's maximum score and sum of exp(s - max) over its nk keys. */
+/* The row's maximum score and sum of exp(s - max) over its kept keys;
+ * both 0 for a row that keeps none. */
 void xo_attn_stats(__global const float *q, long qo, __global const float *k, long kb, long kst,
-		   int nk, int dk, float scale, float *m, float *l)
+		   int tk, int dk, float scale, int causal, int i, __global const float *msk,
+		   long mrow, int has_mask, float *m, float *l)
 {
-	float mx = xo_attn_score(q, qo, k, kb, dk, scale), sum = 0.0f;
+	float mx = -INFINITY, sum = 0.0f;
 
-	for (int j = 1; j < nk; j++)
-		mx = fmax(mx, xo_attn_score(q, qo, k, kb + j * kst, dk, scale));
-	for (int j = 0; j < nk; j++)
-		sum += exp(xo_attn_score(q, qo, k, kb + j * kst, dk, scale) - mx);
-	*m = mx;
+	for (int j = 0; j < tk; j++)
+		if (xo_attn_keep(causal, i, j, msk, mrow, has_mask))
+			mx = fmax(mx, xo_attn_score(q, qo, k, kb + j * kst, dk, scale));
+	for (int j = 0; j < tk; j++)
+		if (xo_attn_keep(causal, i, j, msk, mrow, has_mask))
+			sum += exp(xo_attn_score(q, qo, k, kb + j * kst, dk, scale) - mx);
+	*m = sum == 0.0f ? 0.0f : mx;
 	*l = sum;
 }
 
 __kernel void xo_cl_attention_fwd(__global const float *q, int qo0, __global const float *k,
 				  int ko0, __global const float *v, int vo0, __global float *o,
-				  int oo0, int b, int tq, int tk, int h, int dk, int dv,
-				  int causal, float scale, XO_ATTN_DROP_ARGS)
+				  int oo0, XO_ATTN_MASK_ARGS, int b, int tq, int tk, int h, int dk,
+				  int dv, int causal, float scale, XO_ATTN_DROP_ARGS)
 {
 	long id = get_global_id(0);
-	int hd, i, n, nk;
-	long qo, kb, vb, oo, eb;
+	int hd, i, n;
+	long qo, kb, vb, oo, eb, mrow;
 	float m, l;
 
 	if (id >= (long)b * tq * h)
@@ -79,18 +95,25 @@ __kernel void xo_cl_attention_fwd(__global const float *q, int qo0, __global con
 	hd = (int)(id % h);
 	i = (int)(id / h % tq);
 	n = (int)(id / h / tq);
-	nk = xo_attn_keys(causal, i, tk);
+	mrow = mo0 + ((long)n * tq + i) * tk;
 	qo = qo0 + ((long)n * tq + i) * h * dk + (long)hd * dk;
 	kb = ko0 + (long)n * tk * h * dk + (long)hd * dk;
 	vb = vo0 + (long)n * tk * h * dv + (long)hd * dv;
 	oo = oo0 + ((long)n * tq + i) * h * dv + (long)hd * dv;
-	xo_attn_stats(q, qo, k, kb, (long)h * dk, nk, dk, scale, &m, &l);
+	xo_attn_stats(q, qo, k, kb, (long)h * dk, tk, dk, scale, causal, i, msk, mrow, has_mask, &m,
+		      &l);
 	for (int e = 0; e < dv; e++)
 		o[oo + e] = 0.0f;
 	eb = (((long)n * h + hd) * tq + i) * tk;
-	for (int j = 0; j < nk; j++) {
-		float p = exp(xo_attn_score(q, qo, k, kb + (long)j * h * dk, dk, scale) - m) / l;
+	for (int j = 0; j < tk; j++) {
 		long vo = vb + (long)j * h * dv;
+		float p = empty;
+
+		if (l != 0.0f) {
+			if (!xo_attn_keep(causal, i, j, msk, mrow, has_mask))
+				continue;
+			p = exp(xo_attn_score(q, qo, k, kb + (long)j * h * dk, dk, scale) - m) / l;
+		}
 
 		if (rate != 0.0f)
 			p *= xo_attn_weight(XO_ATTN_E(eb + j), XO_ATTN_DROP);
@@ -114,12 +137,12 @@ float xo_attn_dp(__global const float *dy, long yo, __global const float *v, lon
 __kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global const float *k,
 				  int ko0, __global const float *v, int vo0,
 				  __global const float *dy, int yo0, __global float *dq, int dqo0,
-				  __global float *st, int b, int tq, int tk, int h, int dk, int dv,
-				  int causal, float scale, XO_ATTN_DROP_ARGS)
+				  __global float *st, XO_ATTN_MASK_ARGS, int b, int tq, int tk, int h,
+				  int dk, int dv, int causal, float scale, XO_ATTN_DROP_ARGS)
 {
 	long id = get_global_id(0);
-	int hd, i, n, nk;
-	long qo, kb, vb, yo, eb;
+	int hd, i, n;
+	long qo, kb, vb, yo, eb, mrow;
 	float m, l, d = 0.0f;
 
 	if (id >= (long)b * tq * h)
@@ -127,16 +150,21 @@ __kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global con
 	hd = (int)(id % h);
 	i = (int)(id / h % tq);
 	n = (int)(id / h / tq);
-	nk = xo_attn_keys(causal, i, tk);
+	mrow = mo0 + ((long)n * tq + i) * tk;
 	qo = qo0 + ((long)n * tq + i) * h * dk + (long)hd * dk;
 	kb = ko0 + (long)n * tk * h * dk + (long)hd * dk;
 	vb = vo0 + (long)n * tk * h * dv + (long)hd * dv;
 	yo = yo0 + ((long)n * tq + i) * h * dv + (long)hd * dv;
-	xo_attn_stats(q, qo, k, kb, (long)h * dk, nk, dk, scale, &m, &l);
+	xo_attn_stats(q, qo, k, kb, (long)h * dk, tk, dk, scale, causal, i, msk, mrow, has_mask, &m,
+		      &l);
 	eb = (((long)n * h + hd) * tq + i) * tk;
-	for (int j = 0; j < nk; j++) {
-		float p = exp(xo_attn_score(q, qo, k, kb + (long)j * h * dk, dk, scale) - m) / l;
-		float dp = xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
+	for (int j = 0; j < tk && l != 0.0f; j++) {
+		float p, dp;
+
+		if (!xo_attn_keep(causal, i, j, msk, mrow, has_mask))
+			continue;
+		p = exp(xo_attn_score(q, qo, k, kb + (long)j * h * dk, dk, scale) - m) / l;
+		dp = xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
 
 		if (rate != 0.0f)
 			dp *= xo_attn_weight(XO_ATTN_E(eb + j), XO_ATTN_DROP);
@@ -147,12 +175,14 @@ __kernel void xo_cl_attention_bwd(__global const float *q, int qo0, __global con
 	st[id * 3 + 2] = d;
 	for (int c = 0; c < dk; c++)
 		dq[dqo0 - qo0 + qo + c] = 0.0f;
-	for (int j = 0; j < nk; j++) {
+	for (int j = 0; j < tk && l != 0.0f; j++) { /* a row of no key: dq 0 */
 		long ko = kb + (long)j * h * dk;
-		float p = exp(xo_attn_score(q, qo, k, ko, dk, scale) - m) / l;
-		float dp = xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
-		float ds;
+		float p, dp, ds;
 
+		if (!xo_attn_keep(causal, i, j, msk, mrow, has_mask))
+			continue;
+		p = exp(xo_attn_score(q, qo, k, ko, dk, scale) - m) / l;
+		dp = xo_attn_dp(dy, yo, v, vb + (long)j * h * dv, dv);
 		if (rate != 0.0f)
 			dp *= xo_attn_weight(XO_ATTN_E(eb + j), XO_ATTN_DROP);
 		ds = p * (dp - d) * scale;
@@ -168,8 +198,8 @@ __kernel void xo_cl_attention_bwd_kv(__global const float *q, int qo0, __global 
 				     int ko0, __global const float *v, int vo0,
 				     __global const float *dy, int yo0, __global float *dk_,
 				     int dko0, __global float *dv_, int dvo0,
-				     __global const float *st, int b, int tq, int tk, int h,
-				     int dk, int dv, int causal, float scale, XO_ATTN_DROP_ARGS)
+				     __global const float *st, XO_ATTN_MASK_ARGS, int b, int tq, int tk,
+				     int h, int dk, int dv, int causal, float scale, XO_ATTN_DROP_ARGS)
 {
 	long id = get_global_id(0);
 	int hd, j, n;
@@ -193,7 +223,12 @@ __kernel void xo_cl_attention_bwd_kv(__global const float *q, int qo0, __global 
 		long qo = qo0 + r * dk, yo = yo0 + r * dv;
 		float p, ds, w = 1.0f, dp;
 
-		if (j >= xo_attn_keys(causal, i, tk))
+		if (st[r * 3 + 1] == 0.0f) { /* keeps no key: p = empty, no ds */
+			for (int e = 0; e < dv && empty != 0.0f; e++)
+				dv_[dvo + e] = fma(empty, dy[yo + e], dv_[dvo + e]);
+			continue;
+		}
+		if (!xo_attn_keep(causal, i, j, msk, mo0 + ((long)n * tq + i) * tk, has_mask))
 			continue;
 		p = exp(xo_attn_score(q, qo, k, ko, dk, scale) - st[r * 3]) / st[r * 3 + 1];
 		dp = xo_attn_dp(dy, yo, v, vo, dv);

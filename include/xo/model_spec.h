@@ -87,6 +87,9 @@ struct xo_layer_spec {
 	/* Keras's mask of an Embedding(mask_zero=True) (its ids != 0) reaches
 	 * this layer's output (spec.c's mask_rules) */
 	bool masked;
+	/* multi_head_attention's attention_mask=NAME (Keras's call argument):
+	 * model input k as -1 - k, its sample [Tq][Tk]; 0: none */
+	int att_mask;
 	/* time_distributed: the wrapped kind (XO_LAYER_DENSE or
 	 * XO_LAYER_CONV1D; -1 until layer= is read). Over Conv1D,
 	 * p holds the conv2d op's form: kernel_size, strides and dilation_rate

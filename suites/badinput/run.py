@@ -680,6 +680,42 @@ def compile_files(d):
                       lambda cfg, cc=cc: cfg.update(compile_config=cc))
 
 
+def mha_mask_specs(d):
+    """MultiHeadAttention's attention_mask refusals in specs: a mask that is
+    no model input (a layer's output), a mask of another shape than
+    [Tq][Tk] (one Keras would broadcast), attention_mask on another kind."""
+    head = "input 6 4 name=x\ninput 6 6 name=m\n"
+    tail = "global_average_pooling1d\ndense units=3 activation=softmax\n"
+    for name, text in (
+            ("mask_layer", head + "dense name=d inputs=m units=6\n"
+                           "multi_head_attention inputs=x,x attention_mask=d num_heads=2 "
+                           "key_dim=2\n" + tail),
+            ("mask_shape", "input 6 4 name=x\ninput 1 6 name=m\n"
+                           "multi_head_attention inputs=x,x attention_mask=m num_heads=2 "
+                           "key_dim=2\n" + tail),
+            ("mask_kind", head + "dense inputs=x units=3 attention_mask=m\n" + tail)):
+        with open(f"{d}/{name}.model", "w") as f:
+            f.write(text)
+
+
+def keras_mha_mask_from_layer(d):
+    """mha_mask.keras with its attention_mask the Dense's output (a mask
+    computed by layers) in place of the mask Input."""
+    def edit(cfg):
+        node = first_layer(cfg, "MultiHeadAttention")["inbound_nodes"][0]
+        node["kwargs"]["attention_mask"]["config"]["keras_history"] = ["dense", 0, 0]
+    keras_rewrite("mha_mask", "mm_layer.keras", d, edit)
+
+
+def keras_mha_mask_bool(d):
+    """mha_mask.keras with its mask Input of dtype bool (Keras's other mask
+    dtype), which xo's float inputs do not carry."""
+    def edit(cfg):
+        mask = next(l for l in cfg["config"]["layers"] if l["name"] == "mask")
+        mask["config"]["dtype"] = "bool"
+    keras_rewrite("mha_mask", "mm_bool.keras", d, edit)
+
+
 # name: (argv, exit, stderr regex, protected paths, setup(d) or None, env, after(d) or None)
 CASES = {
     # bad data refused before anything is written
@@ -975,6 +1011,11 @@ CASES = {
     "keras_convt_channels_first": (kpredict("ct_cf.keras"), 2, r"ct_cf\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): data_format: only channels_last is supported$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "data_format", "channels_first", "ct_cf.keras"), {}, None),
     "keras_convt_regularizer": (kpredict("ct_reg.keras"), 2, r"ct_reg\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): kernel_regularizer is not supported$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "kernel_regularizer", {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, "registered_name": None}, "ct_reg.keras"), {}, None),
     "keras_convt_output_padding_negative": (kpredict("ct_opn.keras"), 2, r"ct_opn\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): output_padding: expected an integer or two \(height, width\)$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "output_padding", [-1, 0], "ct_opn.keras"), {}, None),
+    "spec_mha_mask_layer": (predict(model="mask_layer.model"), 2, r"mask_layer\.model:4: attention_mask=d: 'd' is not a model input \(the mask must be a model input; a mask computed by layers is not supported yet\)$", ["out.npy"], mha_mask_specs, {}, None),
+    "spec_mha_mask_shape": (predict(model="mask_shape.model"), 2, r"mask_shape\.model:3: multi_head_attention: attention_mask=m must be \[6\]\[6\] \(query steps, value steps; got rank 2 \[1\]\[6\]\): a mask Keras would broadcast is not supported yet$", ["out.npy"], mha_mask_specs, {}, None),
+    "spec_mha_mask_kind": (predict(model="mask_kind.model"), 2, r"mask_kind\.model:3: dense: attention_mask= is an argument of multi_head_attention only$", ["out.npy"], mha_mask_specs, {}, None),
+    "keras_mha_mask_from_layer": (kpredict("mm_layer.keras"), 2, r"mm_layer\.keras: layer 'multi_head_attention' \(MultiHeadAttention\): is called with attention_mask=dense, the output of a Dense \(a mask that is not a model Input is not supported yet\)$", ["out.npy"], keras_mha_mask_from_layer, {}, None),
+    "keras_mha_mask_bool": (kpredict("mm_bool.keras"), 2, r"mm_bool\.keras: layer 'mask' \(InputLayer\): dtype: bool is not supported \(an attention mask Input: float32, nonzero keeps\)$", ["out.npy"], keras_mha_mask_bool, {}, None),
 }
 
 
