@@ -31,6 +31,111 @@ static uint64_t fnv_i64(uint64_t h, int64_t v)
 	return xo_perf_fnv(h, &v, sizeof(v));
 }
 
+/* h with layer l's kind, shapes and the parameters that change its work
+ * (graph: the model is a graph, whose wiring is hashed too). */
+static uint64_t layer_hash(uint64_t h, const struct xo_layer_spec *l, bool graph)
+{
+	const int64_t v[] = {l->kind,         l->in_len,        l->in_ch,
+	                     l->out_len,      l->out_ch,        l->w_count,
+	                     l->b_count,      l->p.filters,     l->p.kernel_size,
+	                     /* conv2d: the resolved stride (below) */
+	                     l->kind == XO_LAYER_CONV2D ? 0 : l->p.strides,
+	                     l->p.dilation_rate, l->p.padding,
+	                     l->p.activation, l->p.pool_size,   l->p.units,
+	                     (int64_t)(l->p.rate * 1e6f)};
+
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+		h = fnv_i64(h, v[k]);
+	/* the width axis (rank-3 samples, 2-D pooling): hashed only
+	 * where it is not the default, so the fingerprints of models
+	 * without one stay as they were */
+	if (l->kind != XO_LAYER_CONV2D &&
+	    (l->in_w != 1 || l->out_w != 1 || l->p.pool_w || l->p.strides_w)) {
+		const int64_t w[] = {l->in_w, l->out_w, l->p.pool_w, l->p.strides_w};
+
+		for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
+			h = fnv_i64(h, w[k]);
+	}
+	/* layer_normalization (a kind without older fingerprints to
+	 * keep): center and scale, as its gamma and beta counts */
+	if (l->kind == XO_LAYER_LAYER_NORMALIZATION)
+		h = fnv_i64(fnv_i64(h, l->gamma_count), l->beta_count);
+	/* a graph's wiring (hashed only for a graph, so sequential
+	 * fingerprints stay): two models that differ only in what
+	 * each layer takes are different models; inputs by index */
+	if (graph) {
+		h = fnv_i64(h, l->ninputs);
+		for (int k = 0; k < l->ninputs; k++)
+			h = fnv_i64(h, l->inputs[k]);
+	}
+	/* concatenate on an axis before the last (a kind without older
+	 * fingerprints to keep for it) */
+	if (l->kind == XO_LAYER_CONCATENATE && l->axis)
+		h = fnv_i64(h, l->axis);
+	if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
+		h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
+	/* Keras's mask: an embedding's mask_zero and the masked mean it
+	 * makes (only where set, so older fingerprints stay) */
+	if (l->p.mask_zero)
+		h = fnv_i64(h, 1);
+	if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {
+		/* the recurrent layers' keys (units, activation and
+		 * use_bias are in v[] above) */
+		const int64_t r[] = {l->p.recurrent_activation, l->p.return_sequences,
+		                     l->p.go_backwards, l->p.reset_after, l->rk_count};
+
+		for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
+			h = fnv_i64(h, r[k]);
+	}
+	/* conv2d (a kind without older fingerprints to keep): the
+	 * width and every geometry key of both axes, resolved (an
+	 * absent kernel_w is the kernel_size it stands for, strides 0
+	 * is 1), so equal models hash equal however their spec spells
+	 * the defaults */
+	if (l->kind == XO_LAYER_CONV2D) {
+		struct xo_params q = xo_params_width_axis(&l->p);
+		const int64_t c[] = {l->in_w,           l->out_w,
+		                     q.kernel_size,     xo_conv1d_stride(&l->p),
+		                     xo_conv1d_stride(&q), q.dilation_rate};
+
+		for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
+			h = fnv_i64(h, c[k]);
+	}
+	/* time_distributed: the wrapped kind, and over Conv1D its
+	 * kernel width and dilation (the conv2d form's width axis) */
+	if (l->kind == XO_LAYER_TIME_DISTRIBUTED) {
+		const int64_t t[] = {l->inner, l->p.kernel_w, l->p.dilation_w};
+
+		for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+			h = fnv_i64(h, t[k]);
+	}
+	/* bidirectional: the wrapped kind, its recurrent keys and the
+	 * merge mode (sum, mul and ave have one output shape) */
+	if (l->kind == XO_LAYER_BIDIRECTIONAL) {
+		const int64_t b[] = {l->inner, l->p.recurrent_activation,
+		                     l->p.return_sequences, l->p.reset_after, l->rk_count,
+		                     l->p.mode};
+
+		for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++)
+			h = fnv_i64(h, b[k]);
+	}
+	/* multi_head_attention: the heads and widths, the value's length
+	 * and features, and the causal mask (the cl kernels skip the
+	 * masked keys: less work) */
+	if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
+		const int64_t a[] = {l->p.heads, l->p.key_dim, xo_attention_value_dim(&l->p),
+		                     l->p.len_kv, l->p.ch_b, l->p.causal};
+
+		for (size_t k = 0; k < sizeof(a) / sizeof(a[0]); k++)
+			h = fnv_i64(h, a[k]);
+		/* its attention_mask input (hashed only when there is one,
+		 * so older fingerprints stay) */
+		if (l->att_mask)
+			h = fnv_i64(h, l->att_mask);
+	}
+	return h;
+}
+
 enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_size, char *arch,
                                    size_t arch_size)
 {
@@ -63,107 +168,8 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 
 		h = fnv_i64(fnv_i64(fnv_i64(fnv_i64(fnv_i64(h, k), q->rank), q->len), q->w), q->ch);
 	}
-	for (int i = 0; i < spec.nlayers; i++) {
-		const struct xo_layer_spec *l = &spec.layers[i];
-		const int64_t v[] = {l->kind,         l->in_len,        l->in_ch,
-		                     l->out_len,      l->out_ch,        l->w_count,
-		                     l->b_count,      l->p.filters,     l->p.kernel_size,
-		                     /* conv2d: the resolved stride (below) */
-		                     l->kind == XO_LAYER_CONV2D ? 0 : l->p.strides,
-		                     l->p.dilation_rate, l->p.padding,
-		                     l->p.activation, l->p.pool_size,   l->p.units,
-		                     (int64_t)(l->p.rate * 1e6f)};
-
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
-			h = fnv_i64(h, v[k]);
-		/* the width axis (rank-3 samples, 2-D pooling): hashed only
-		 * where it is not the default, so the fingerprints of models
-		 * without one stay as they were */
-		if (l->kind != XO_LAYER_CONV2D &&
-		    (l->in_w != 1 || l->out_w != 1 || l->p.pool_w || l->p.strides_w)) {
-			const int64_t w[] = {l->in_w, l->out_w, l->p.pool_w, l->p.strides_w};
-
-			for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
-				h = fnv_i64(h, w[k]);
-		}
-		/* layer_normalization (a kind without older fingerprints to
-		 * keep): center and scale, as its gamma and beta counts */
-		if (l->kind == XO_LAYER_LAYER_NORMALIZATION)
-			h = fnv_i64(fnv_i64(h, l->gamma_count), l->beta_count);
-		/* a graph's wiring (hashed only for a graph, so sequential
-		 * fingerprints stay): two models that differ only in what
-		 * each layer takes are different models; inputs by index */
-		if (spec.graph) {
-			h = fnv_i64(h, l->ninputs);
-			for (int k = 0; k < l->ninputs; k++)
-				h = fnv_i64(h, l->inputs[k]);
-		}
-		/* concatenate on an axis before the last (a kind without older
-		 * fingerprints to keep for it) */
-		if (l->kind == XO_LAYER_CONCATENATE && l->axis)
-			h = fnv_i64(h, l->axis);
-		if (l->kind == XO_LAYER_EMBEDDING) /* input_dim, output_dim */
-			h = fnv_i64(fnv_i64(h, l->p.rows), l->p.ch);
-		/* Keras's mask: an embedding's mask_zero and the masked mean it
-		 * makes (only where set, so older fingerprints stay) */
-		if (l->p.mask_zero)
-			h = fnv_i64(h, 1);
-		if (xo_layer_rnn_op(l->kind) != XO_OP_COUNT) {
-			/* the recurrent layers' keys (units, activation and
-			 * use_bias are in v[] above) */
-			const int64_t r[] = {l->p.recurrent_activation, l->p.return_sequences,
-			                     l->p.go_backwards, l->p.reset_after, l->rk_count};
-
-			for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++)
-				h = fnv_i64(h, r[k]);
-		}
-		/* conv2d (a kind without older fingerprints to keep): the
-		 * width and every geometry key of both axes, resolved (an
-		 * absent kernel_w is the kernel_size it stands for, strides 0
-		 * is 1), so equal models hash equal however their spec spells
-		 * the defaults */
-		if (l->kind == XO_LAYER_CONV2D) {
-			struct xo_params q = xo_params_width_axis(&l->p);
-			const int64_t c[] = {l->in_w,           l->out_w,
-			                     q.kernel_size,     xo_conv1d_stride(&l->p),
-			                     xo_conv1d_stride(&q), q.dilation_rate};
-
-			for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++)
-				h = fnv_i64(h, c[k]);
-		}
-		/* time_distributed: the wrapped kind, and over Conv1D its
-		 * kernel width and dilation (the conv2d form's width axis) */
-		if (l->kind == XO_LAYER_TIME_DISTRIBUTED) {
-			const int64_t t[] = {l->inner, l->p.kernel_w, l->p.dilation_w};
-
-			for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
-				h = fnv_i64(h, t[k]);
-		}
-		/* bidirectional: the wrapped kind, its recurrent keys and the
-		 * merge mode (sum, mul and ave have one output shape) */
-		if (l->kind == XO_LAYER_BIDIRECTIONAL) {
-			const int64_t b[] = {l->inner, l->p.recurrent_activation,
-			                     l->p.return_sequences, l->p.reset_after, l->rk_count,
-			                     l->p.mode};
-
-			for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++)
-				h = fnv_i64(h, b[k]);
-		}
-		/* multi_head_attention: the heads and widths, the value's length
-		 * and features, and the causal mask (the cl kernels skip the
-		 * masked keys: less work) */
-		if (l->kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
-			const int64_t a[] = {l->p.heads, l->p.key_dim, xo_attention_value_dim(&l->p),
-			                     l->p.len_kv, l->p.ch_b, l->p.causal};
-
-			for (size_t k = 0; k < sizeof(a) / sizeof(a[0]); k++)
-				h = fnv_i64(h, a[k]);
-			/* its attention_mask input (hashed only when there is one,
-			 * so older fingerprints stay) */
-			if (l->att_mask)
-				h = fnv_i64(h, l->att_mask);
-		}
-	}
+	for (int i = 0; i < spec.nlayers; i++)
+		h = layer_hash(h, &spec.layers[i], spec.graph);
 	xo_spec_free(&spec);
 	if (path) {
 		base = strrchr(path, '/');
