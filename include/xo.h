@@ -641,6 +641,17 @@ extern const char xo_model_seed_spec[];
 enum xo_status xo_model_open_string(const char *spec, const char *origin,
 				    struct xo_backend *be, int64_t max_batch,
 				    struct xo_model **out);
+/* The activation memory of one sample, in bytes (docs/model.md, "The
+ * runtime"): as planned (buffers whose lifetimes do not overlap share
+ * storage) and unshared (a buffer per tensor), for inference only
+ * (predict, evaluate; what a model holds from open) and for training (what
+ * it holds from its first training step on), with the storage slots each
+ * plan makes. The batch's input and label rows are not in them. */
+struct xo_model_memory {
+	int64_t infer_bytes, infer_unshared, train_bytes, train_unshared;
+	int infer_slots, train_slots;
+};
+void xo_model_memory_get(const struct xo_model *m, struct xo_model_memory *out);
 /* Layers after the input line; name and parameter count of layer i. */
 int xo_model_layer_count(const struct xo_model *m);
 const char *xo_model_layer_name(const struct xo_model *m, int i);

@@ -143,6 +143,20 @@ static enum xo_status metrics(struct xo_model *m, const struct xo_tensor *t,
 /* One training step on the batch in x_in against labels t: forward, loss and
  * metric, backward, the optimizer over every trainable parameter at once. */
 static enum xo_status train_step(struct xo_model *m, const struct xo_tensor *t,
+                                 struct xo_tensor *loss, struct xo_tensor *correct);
+
+enum xo_status xo_model_passes_trace(struct xo_model *m, bool training)
+{
+	int64_t it = m->iteration;
+	enum xo_status st;
+
+	XO_ASSERT(m->trace);
+	st = training ? train_step(m, m->y_in, m->sc_loss, m->sc_correct) : forward(m, false);
+	m->iteration = it; /* a traced step is not taken */
+	return st;
+}
+
+static enum xo_status train_step(struct xo_model *m, const struct xo_tensor *t,
                                  struct xo_tensor *loss, struct xo_tensor *correct)
 {
 	struct layer *last = &m->layers[m->nlayers - 1];

@@ -313,6 +313,19 @@ struct xo_layer_family {
 /* Each kind's family (layers.c, from layers.def). */
 extern const struct xo_layer_family *const xo_layer_families[XO_LAYER_COUNT];
 
+/* The layer buffers the memory plan places (memplan.c), in this order:
+ * output, its gradient, z, z's gradient, the fan-out scratch, the twin. */
+enum { MEM_Y, MEM_G, MEM_Z, MEM_GZ, MEM_GACC, MEM_TWIN, MEM_KINDS };
+/* One memory plan: the slot of each layer buffer (slot_of[i * MEM_KINDS +
+ * k]; -1: the buffer is not made) and each slot's floats per sample. */
+struct mem_plan {
+	int *slot_of;
+	int64_t *slot_per;
+	int nslots;
+	int64_t planned, unshared; /* floats per sample: the slots', the buffers' */
+};
+struct mem_trace; /* memplan.c: the accesses of the traced passes */
+
 struct xo_model {
 	struct xo_backend *be;
 	struct xo_model_spec spec;
@@ -374,6 +387,16 @@ struct xo_model {
 	/* Test hook: each epoch's training order (xo_model_set_order_hook). */
 	xo_fit_order_fn order_fn;
 	void *order_user;
+	/* The memory plans (memplan.c): mp[0] for inference only, mp[1] for
+	 * training too. The layer buffers are views of slots[nslots] laid out
+	 * as mp[layout] (-1: none made): 0 from open, 1 from the first
+	 * training plan on. share: XO_MODEL_SHARE (0: a slot per buffer). */
+	struct mem_plan mp[2];
+	int layout;
+	bool share;
+	struct xo_tensor **slots;
+	int nslots;
+	struct mem_trace *trace; /* set while the planner traces the passes */
 	/* Per-layer profiling of xo_model_bench_profile_step. */
 	bool profiling;
 	uint64_t *prof_ns, *prof_launches, prof_extra;
@@ -417,6 +440,20 @@ enum xo_status xo_model_infer(struct xo_model *m, const struct xo_tensor *x,
 enum xo_status xo_model_step(struct xo_model *m, const struct xo_tensor *x,
                              const struct xo_tensor *index, const struct xo_tensor *t,
                              struct xo_tensor *loss, struct xo_tensor *correct);
+/* The memory planner (memplan.c). plan_make: both plans, from a trace of
+ * the passes over storage-less buffers, before anything is allocated;
+ * trace_call: records one call (xo_model_run_op while m->trace is set);
+ * layout_alloc / layout_free: the slots of mp[layout] for cap samples and
+ * the layer buffers as their views; plan_release: the plans' arrays. */
+enum xo_status xo_mem_plan_make(struct xo_model *m);
+void xo_mem_trace_call(struct xo_model *m, const struct xo_op_args *a);
+enum xo_status xo_mem_layout_alloc(struct xo_model *m, int layout, int64_t cap);
+void xo_mem_layout_free(struct xo_model *m);
+void xo_mem_plan_release(struct xo_model *m);
+/* The calls of one inference batch (training false) or one training step
+ * of the current plan, in the order they run, with m->trace set: none runs
+ * (forward.c). */
+enum xo_status xo_model_passes_trace(struct xo_model *m, bool training);
 /* Writes bs labels y[bs][lw] into the device tensor t at sample offset off:
  * float rows, or (sparse) the ids as i32. */
 enum xo_status xo_model_labels_write(const struct xo_model *m, struct xo_tensor *t,
