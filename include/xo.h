@@ -494,7 +494,11 @@ bool xo_dropout_keep(uint64_t seed, uint64_t step, uint32_t layer, uint64_t i, f
 
 struct xo_model; /* opaque: a parsed spec, compiled onto one backend */
 
-/* Parses a model spec file (DESIGN section 7); errors name file, line, reason. */
+/* Parses a model spec file (DESIGN section 7); errors name file, line, reason.
+ * The model holds the buffers of inference (predict, evaluate) for
+ * max_batch samples; its first training step (fit, a bench train step)
+ * lays them out for training, larger, and is refused (XO_EINVAL, the model
+ * left as it was) where those exceed XO_MODEL_MEMORY_MAX. */
 enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64_t max_batch,
 			     struct xo_model **out);
 void xo_model_close(struct xo_model *m); /* accepts NULL */
