@@ -7,8 +7,10 @@
  * Everything a step touches stays on the device: the parameters, their
  * gradients and Adam's m and v each live in ONE flat tensor (per-layer
  * kernel and bias are views), so Adam is one op call per step; activations
- * and their gradients are allocated once for the largest batch and partial
- * batches use views; flatten is a view of its input (no op, no copy). fit
+ * and their gradients are allocated once for the largest batch, in the
+ * storage slots of the memory plan (memplan.c: buffers of disjoint
+ * lifetimes share one), and partial batches use views; flatten is a view
+ * of its input (no op, no copy). fit
  * uploads the data set once, picks each (shuffled) batch on the device with
  * the gather op, writes each step's loss and correct count into a device
  * tensor, and reads those back once per epoch: per epoch there is one

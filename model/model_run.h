@@ -2,8 +2,8 @@
  * model_run.h - the sequential model's runtime state, shared by the files
  * that make it up: model.c (open and close, plans, buffers, parameters,
  * cost), forward.c (forward, backward, a step, the fused path, predict and
- * evaluate), fit.c (fit and the perf runner's hooks) and the layer
- * families, layer_*.c (each kind's variables, ops and cost). Private to model/;
+ * evaluate), fit.c (fit and the perf runner's hooks), memplan.c (which
+ * buffers share storage) and the layer families, layer_*.c (each kind's variables, ops and cost). Private to model/;
  * the files formats (modelfile.c, keras.c) reach a model through its
  * functions, never its fields.
  */
@@ -25,7 +25,10 @@ struct layer {
 	int64_t w_off, b_off;      /* kernel and bias offsets in the flat parameters */
 	struct xo_tensor *w, *b;   /* views of the parameters (b NULL without bias) */
 	struct xo_tensor *dw, *db; /* views of the gradients */
-	struct xo_tensor *ybuf;    /* output storage [cap][out]; NULL for flatten */
+	/* The buffers below (ybuf, gbuf, zbuf, gzbuf, gaccbuf, twinbuf) are
+	 * views [cap][...] of the memory plan's slots (memplan.c), which
+	 * other buffers of disjoint lifetimes share. */
+	struct xo_tensor *ybuf;    /* output storage [cap][out]; NULL for the views */
 	struct xo_tensor *gbuf;    /* output gradient storage; NULL when unused */
 	/* The plan of the current batch size and mode (plan_build). */
 	const struct xo_tensor *in; /* borrowed: the previous output or the input */
