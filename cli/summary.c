@@ -190,6 +190,11 @@ int xo_cmd_summary(int argc, char **argv)
 	}
 	planned = memory_plan(text, path, &mem, &why);
 	free(text);
+	/* a bad XO_MODEL_SHARE is bad input, not a model too large to plan */
+	if (!planned && strstr(why, "XO_MODEL_SHARE=")) {
+		xo_spec_free(&spec);
+		return xo_usage_error("summary", "%s", why);
+	}
 	for (int i = 0; i < spec.nlayers; i++) {
 		total += xo_layer_total(&spec.layers[i]);
 		trainable += xo_layer_trainable(&spec.layers[i]);

@@ -801,6 +801,9 @@ CASES = {
     "keras_convt_channels_first": (kpredict("ct_cf.keras"), 2, r"ct_cf\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): data_format: only channels_last is supported$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "data_format", "channels_first", "ct_cf.keras"), {}, None),
     "keras_convt_regularizer": (kpredict("ct_reg.keras"), 2, r"ct_reg\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): kernel_regularizer is not supported$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "kernel_regularizer", {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, "registered_name": None}, "ct_reg.keras"), {}, None),
     "keras_convt_output_padding_negative": (kpredict("ct_opn.keras"), 2, r"ct_opn\.keras: layer 'conv2d_transpose' \(Conv2DTranspose\): output_padding: expected an integer or two \(height, width\)$", ["out.npy"], keras_layer_edit("convt", "Conv2DTranspose", "output_padding", [-1, 0], "ct_opn.keras"), {}, None),
+    # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
+    "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
+    "summary_share_not_boolean": (["summary", "--model", MODEL], 2, r"xo summary: model: XO_MODEL_SHARE='yes' is not 0", [], None, {"XO_MODEL_SHARE": "yes"}, None),
 }
 
 
