@@ -4,10 +4,10 @@
  * A layer buffer (its output, the output's gradient, z and z's gradient, the
  * fan-out scratch, the twin: model_run.h) is live from the first call of a
  * pass that touches it to the last one, in the order the runtime runs them.
- * The planner gets that order from the passes themselves: it builds the
- * plan of one sample over buffers without storage and runs forward.c's
- * passes with m->trace set, so xo_model_run_op records each call's tensors
- * instead of running it. The lifetimes are those of the code that runs, not
+ * The planner gets that order from the passes themselves: forward.c's
+ * plan_make builds the plan of one sample over buffers without storage
+ * (xo_mem_trace_begin) and runs its passes with m->trace set, so
+ * xo_model_run_op records each call's tensors here instead of running it. The lifetimes are those of the code that runs, not
  * of a second description of it: a new layer kind, a fan-out sum, a view
  * (flatten, reshape, dropout at inference: the same storage as its input)
  * are covered as they run. Buffers whose lifetimes do not overlap in any
@@ -190,34 +190,6 @@ static enum xo_status probes_set(struct xo_model *m, int layout, bool undo)
 	return st;
 }
 
-/* The passes of a layout (the inference one; the training one too for
- * layout 1) traced into tr. */
-static enum xo_status trace_layout(struct xo_model *m, int layout, struct mem_trace *tr)
-{
-	int nbuf = m->nlayers * MEM_KINDS;
-	enum xo_status st;
-
-	for (int b = 0; b < 2 * nbuf; b++)
-		tr->first[b] = tr->last[b] = -1;
-	memset(tr->pinned, 0, sizeof(*tr->pinned) * (size_t)nbuf);
-	st = probes_set(m, layout, false);
-	m->trace = tr;
-	for (int seg = 0; !st && seg <= layout; seg++) {
-		tr->seg = seg;
-		tr->t = 0;
-		st = xo_model_plan_build(m, 1, seg == 1);
-		if (!st)
-			st = xo_model_passes_trace(m, seg == 1);
-		/* predict reads the last output after the pass */
-		if (!st)
-			trace_touch(tr, m->layers[m->nlayers - 1].out, true);
-		xo_model_plan_free(m);
-	}
-	m->trace = NULL;
-	probes_set(m, layout, true);
-	return st;
-}
-
 /* One slot's members' lifetimes in each pass: disjoint intervals
  * [iv[2j], iv[2j + 1]], sorted. */
 struct slot_set {
@@ -357,26 +329,47 @@ out_free:
 	return st;
 }
 
-enum xo_status xo_mem_plan_make(struct xo_model *m)
+enum xo_status xo_mem_trace_begin(struct xo_model *m, int layout)
 {
 	size_t nbuf = (size_t)m->nlayers * MEM_KINDS;
-	struct mem_trace tr = {
-	    .first = malloc(sizeof(int64_t) * 2 * nbuf),
-	    .last = malloc(sizeof(int64_t) * 2 * nbuf),
-	    .pinned = malloc(sizeof(bool) * nbuf),
-	};
+	struct mem_trace *tr = calloc(1, sizeof(*tr));
+	enum xo_status st;
+
+	if (!tr)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	tr->first = malloc(sizeof(int64_t) * 2 * nbuf);
+	tr->last = malloc(sizeof(int64_t) * 2 * nbuf);
+	tr->pinned = calloc(nbuf, sizeof(bool));
+	m->trace = tr;
+	if (!tr->first || !tr->last || !tr->pinned)
+		return xo_error(XO_ENOMEM, "model: out of memory");
+	for (size_t b = 0; b < 2 * nbuf; b++)
+		tr->first[b] = tr->last[b] = -1;
+	st = probes_set(m, layout, false);
+	return st;
+}
+
+void xo_mem_trace_pass(struct xo_model *m, int pass)
+{
+	m->trace->seg = pass;
+	m->trace->t = 0;
+}
+
+enum xo_status xo_mem_trace_end(struct xo_model *m, int layout, bool traced)
+{
+	struct mem_trace *tr = m->trace;
 	enum xo_status st = XO_OK;
 
-	if (!tr.first || !tr.last || !tr.pinned)
-		st = xo_error(XO_ENOMEM, "model: out of memory");
-	for (int layout = 0; !st && layout < 2; layout++) {
-		st = trace_layout(m, layout, &tr);
-		if (!st)
-			st = plan_assign(m, layout, &tr, &m->mp[layout]);
-	}
-	free(tr.first);
-	free(tr.last);
-	free(tr.pinned);
+	if (!tr)
+		return XO_OK;
+	m->trace = NULL;
+	probes_set(m, layout, true);
+	if (traced)
+		st = plan_assign(m, layout, tr, &m->mp[layout]);
+	free(tr->first);
+	free(tr->last);
+	free(tr->pinned);
+	free(tr);
 	return st;
 }
 

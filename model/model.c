@@ -604,8 +604,8 @@ static enum xo_status share_env(bool *share)
 	return XO_OK;
 }
 
-static enum xo_status model_open(const char *text, const char *origin, struct xo_backend *be,
-                                 int64_t max_batch, struct xo_model **out)
+enum xo_status xo_model_open_bare(const char *text, const char *origin, struct xo_backend *be,
+                                  int64_t max_batch, struct xo_model **out)
 {
 	struct xo_model *m;
 	int first_param = -1;
@@ -720,13 +720,6 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 	m->lw = sparse(m) ? 1 : m->classes;
 	m->metric_op = xo_compile_metric_op(&m->compile, m->classes);
 	st = params_alloc(m);
-	/* the plans first (no storage), then the inference layout's bound */
-	if (!st)
-		st = xo_mem_plan_make(m);
-	if (!st)
-		st = buffers_bound(m, max_batch, 0, origin);
-	if (!st)
-		st = buffers_alloc(m, max_batch, 0);
 	if (!st)
 		st = xo_tensor_create(be, XO_DTYPE_F32, 1, (int64_t[]){2}, &m->scalars);
 	if (!st)
@@ -746,10 +739,11 @@ out_free:
 	return st;
 }
 
-enum xo_status xo_model_open_string(const char *spec, const char *origin, struct xo_backend *be,
-                                    int64_t max_batch, struct xo_model **out)
+enum xo_status xo_model_buffers_open(struct xo_model *m, int64_t max_batch, const char *origin)
 {
-	return model_open(spec, origin ? origin : "<spec>", be, max_batch, out);
+	enum xo_status st = buffers_bound(m, max_batch, 0, origin);
+
+	return st ? st : buffers_alloc(m, max_batch, 0);
 }
 
 void xo_model_close(struct xo_model *m)

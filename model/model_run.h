@@ -443,20 +443,27 @@ enum xo_status xo_model_infer(struct xo_model *m, const struct xo_tensor *x,
 enum xo_status xo_model_step(struct xo_model *m, const struct xo_tensor *x,
                              const struct xo_tensor *index, const struct xo_tensor *t,
                              struct xo_tensor *loss, struct xo_tensor *correct);
-/* The memory planner (memplan.c). plan_make: both plans, from a trace of
- * the passes over storage-less buffers, before anything is allocated;
- * trace_call: records one call (xo_model_run_op while m->trace is set);
- * layout_alloc / layout_free: the slots of mp[layout] for cap samples and
- * the layer buffers as their views; plan_release: the plans' arrays. */
-enum xo_status xo_mem_plan_make(struct xo_model *m);
+/* The memory planner (memplan.c), which calls nothing of model/ (forward.c
+ * drives it). trace_begin: the buffers of a layout as storage-less tensors
+ * and m->trace set; trace_pass: the pass being traced (0 inference, 1
+ * training); trace_call: records one call (xo_model_run_op while m->trace
+ * is set); trace_end: the buffers back to none and, when traced, mp[layout]
+ * from the trace; layout_alloc / layout_free: the slots of mp[layout] for
+ * cap samples and the layer buffers as their views; plan_release: the
+ * plans' arrays. */
+enum xo_status xo_mem_trace_begin(struct xo_model *m, int layout);
+void xo_mem_trace_pass(struct xo_model *m, int pass);
 void xo_mem_trace_call(struct xo_model *m, const struct xo_op_args *a);
+enum xo_status xo_mem_trace_end(struct xo_model *m, int layout, bool traced);
 enum xo_status xo_mem_layout_alloc(struct xo_model *m, int layout, int64_t cap);
 void xo_mem_layout_free(struct xo_model *m);
 void xo_mem_plan_release(struct xo_model *m);
-/* The calls of one inference batch (training false) or one training step
- * of the current plan, in the order they run, with m->trace set: none runs
- * (forward.c). */
-enum xo_status xo_model_passes_trace(struct xo_model *m, bool training);
+/* model_open's model (model.c): spec, parameters, initial weights, no
+ * activation buffers; then, once forward.c has made the memory plans, the
+ * inference layout's buffers for max_batch samples, bounded first. */
+enum xo_status xo_model_open_bare(const char *text, const char *origin, struct xo_backend *be,
+                                  int64_t max_batch, struct xo_model **out);
+enum xo_status xo_model_buffers_open(struct xo_model *m, int64_t max_batch, const char *origin);
 /* Writes bs labels y[bs][lw] into the device tensor t at sample offset off:
  * float rows, or (sparse) the ids as i32. */
 enum xo_status xo_model_labels_write(const struct xo_model *m, struct xo_tensor *t,

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "model_run.h"
+#include "model_internal.h"
 #include "test_backends.h"
 #include "xo.h"
 
