@@ -4,7 +4,10 @@
  * shape with the batch as None, its parameter count, and the totals
  * (trainable and non-trainable parameters: BatchNormalization's moving
  * statistics are the non-trainable ones). For the seed model the table
- * is Keras's: 64 + 1568 + 2080 + 396 = 4,108 parameters.
+ * is Keras's: 64 + 1568 + 2080 + 396 = 4,108 parameters. Below it, the
+ * activation memory a sample takes as the runtime plans it, to predict and
+ * to train, beside what a buffer per tensor would take (docs/model.md, "The
+ * runtime").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -70,6 +73,66 @@ static void inputs_text(const struct xo_model_spec *spec)
 	}
 }
 
+/* The model's memory plan, from the model opened on the reference backend
+ * for one sample; false (why: the reason) when it does not open there. */
+static bool memory_plan(const char *text, const char *path, struct xo_model_memory *mem,
+                        const char **why)
+{
+	struct xo_backend *be = NULL;
+	struct xo_model *m = NULL;
+	bool ok = !xo_backend_open("ref", &be) && !xo_model_open_string(text, path, be, 1, &m);
+
+	*why = ok ? NULL : xo_last_error();
+	if (ok)
+		xo_model_memory_get(m, mem);
+	xo_model_close(m);
+	xo_backend_close(be);
+	return ok;
+}
+
+/* Bytes as Keras's summary prints sizes: "16.05 KB". */
+static void size_str(int64_t bytes, char *buf, size_t size)
+{
+	static const char *const unit[] = {"B", "KB", "MB", "GB", "TB"};
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024.0 && u < 4) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, size, "%.2f %s", v, unit[u]);
+}
+
+static void memory_text(bool ok, const struct xo_model_memory *mem, const char *why)
+{
+	char a[32], b[32], c[32], d[32];
+
+	if (!ok) {
+		printf("Activation memory: not planned (%s)\n", why);
+		return;
+	}
+	size_str(mem->infer_bytes, a, sizeof(a));
+	size_str(mem->infer_unshared, b, sizeof(b));
+	size_str(mem->train_bytes, c, sizeof(c));
+	size_str(mem->train_unshared, d, sizeof(d));
+	printf("Activation memory per sample: %s to predict (%s unshared), %s to train (%s "
+	       "unshared)\n",
+	       a, b, c, d);
+}
+
+static void memory_json(bool ok, const struct xo_model_memory *mem)
+{
+	if (!ok) {
+		printf(", \"activation_bytes_per_sample\": null");
+		return;
+	}
+	printf(", \"activation_bytes_per_sample\": {\"predict\": %" PRId64
+	       ", \"predict_unshared\": %" PRId64 ", \"train\": %" PRId64
+	       ", \"train_unshared\": %" PRId64 "}",
+	       mem->infer_bytes, mem->infer_unshared, mem->train_bytes, mem->train_unshared);
+}
+
 static void commas(int64_t n, char *buf, size_t size)
 {
 	char digits[32];
@@ -90,15 +153,19 @@ int xo_cmd_summary(int argc, char **argv)
 	const char *path = NULL;
 	bool json = false;
 	struct xo_model_spec spec;
+	struct xo_model_memory mem;
 	int64_t total = 0, trainable = 0;
 	char trn[32], non[32];
+	const char *why;
 	char *text;
+	bool planned;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: xo summary --model M [--json]\n"
 			       "  the model's layers as Keras's model.summary() prints them: name\n"
-			       "  (type), output shape, parameter count, and the totals\n");
+			       "  (type), output shape, parameter count, and the totals; then the\n"
+			       "  activation memory of a sample as planned, to predict and to train\n");
 			return 0;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
@@ -121,7 +188,13 @@ int xo_cmd_summary(int argc, char **argv)
 		free(text);
 		return xo_usage_error("summary", "%s", xo_last_error());
 	}
+	planned = memory_plan(text, path, &mem, &why);
 	free(text);
+	/* a bad XO_MODEL_SHARE is bad input, not a model too large to plan */
+	if (!planned && strstr(why, "XO_MODEL_SHARE=")) {
+		xo_spec_free(&spec);
+		return xo_usage_error("summary", "%s", why);
+	}
 	for (int i = 0; i < spec.nlayers; i++) {
 		total += xo_layer_total(&spec.layers[i]);
 		trainable += xo_layer_trainable(&spec.layers[i]);
@@ -165,8 +238,10 @@ int xo_cmd_summary(int argc, char **argv)
 			printf("}");
 		}
 		printf("\n], \"total_params\": %" PRId64 ", \"trainable_params\": %" PRId64
-		       ", \"non_trainable_params\": %" PRId64 "}\n",
+		       ", \"non_trainable_params\": %" PRId64,
 		       total, trainable, total - trainable);
+		memory_json(planned, &mem);
+		printf("}\n");
 	} else {
 		const char *rule = "____________________________________________________________________";
 		const char *dbl = "====================================================================";
@@ -196,8 +271,10 @@ int xo_cmd_summary(int argc, char **argv)
 			printf("\n%s\n", i + 1 < spec.nlayers ? "" : dbl);
 		}
 		commas(total, tot, sizeof(tot));
-		printf("Total params: %s\nTrainable params: %s\nNon-trainable params: %s\n%s\n",
-		       tot, trn, non, rule);
+		printf("Total params: %s\nTrainable params: %s\nNon-trainable params: %s\n", tot, trn,
+		       non);
+		memory_text(planned, &mem, why);
+		printf("%s\n", rule);
 	}
 	xo_spec_free(&spec);
 	return 0;

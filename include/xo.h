@@ -498,7 +498,11 @@ bool xo_dropout_keep(uint64_t seed, uint64_t step, uint32_t layer, uint64_t i, f
 
 struct xo_model; /* opaque: a parsed spec, compiled onto one backend */
 
-/* Parses a model spec file (DESIGN section 7); errors name file, line, reason. */
+/* Parses a model spec file (DESIGN section 7); errors name file, line, reason.
+ * The model holds the buffers of inference (predict, evaluate) for
+ * max_batch samples; its first training step (fit, a bench train step)
+ * lays them out for training, larger, and is refused (XO_EINVAL, the model
+ * left as it was) where those exceed XO_MODEL_MEMORY_MAX. */
 enum xo_status xo_model_open(const char *spec_path, struct xo_backend *be, int64_t max_batch,
 			     struct xo_model **out);
 void xo_model_close(struct xo_model *m); /* accepts NULL */
@@ -649,6 +653,17 @@ extern const char xo_model_seed_spec[];
 enum xo_status xo_model_open_string(const char *spec, const char *origin,
 				    struct xo_backend *be, int64_t max_batch,
 				    struct xo_model **out);
+/* The activation memory of one sample, in bytes (docs/model.md, "The
+ * runtime"): as planned (buffers whose lifetimes do not overlap share
+ * storage) and unshared (a buffer per tensor), for inference only
+ * (predict, evaluate; what a model holds from open) and for training (what
+ * it holds from its first training step on), with the storage slots each
+ * plan makes. The batch's input and label rows are not in them. */
+struct xo_model_memory {
+	int64_t infer_bytes, infer_unshared, train_bytes, train_unshared;
+	int infer_slots, train_slots;
+};
+void xo_model_memory_get(const struct xo_model *m, struct xo_model_memory *out);
 /* Layers after the input line; name and parameter count of layer i. */
 int xo_model_layer_count(const struct xo_model *m);
 const char *xo_model_layer_name(const struct xo_model *m, int i);

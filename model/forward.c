@@ -194,6 +194,72 @@ static enum xo_status train_step(struct xo_model *m, const struct xo_tensor *t,
 	return st;
 }
 
+/* ---- the memory plan and open ------------------------------------------------ */
+
+/* One pass of the memory planner's trace (memplan.c): the calls of an
+ * inference batch (pass 0) or a training step (pass 1) of one sample over
+ * the storage-less buffers, in the order they run, none run; then the read
+ * of the last output that predict makes. A traced step is not taken. */
+static enum xo_status trace_pass(struct xo_model *m, int pass)
+{
+	int64_t it = m->iteration;
+	struct xo_op_args read = {.p = xo_params_default()};
+	enum xo_status st;
+
+	xo_mem_trace_pass(m, pass);
+	st = xo_model_plan_build(m, 1, pass == 1);
+	if (!st)
+		st = pass ? train_step(m, m->y_in, m->sc_loss, m->sc_correct) : forward(m, false);
+	m->iteration = it;
+	if (!st) {
+		read.src[0] = m->layers[m->nlayers - 1].out;
+		xo_mem_trace_call(m, &read);
+	}
+	xo_model_plan_free(m);
+	return st;
+}
+
+/* Both memory plans: the inference one from the inference pass, the
+ * training one from both (it serves fit's validation too). */
+static enum xo_status plan_make(struct xo_model *m)
+{
+	enum xo_status st = XO_OK;
+
+	for (int layout = 0; !st && layout < 2; layout++) {
+		enum xo_status end;
+
+		st = xo_mem_trace_begin(m, layout);
+		for (int pass = 0; !st && pass <= layout; pass++)
+			st = trace_pass(m, pass);
+		end = xo_mem_trace_end(m, layout, !st);
+		st = st ? st : end;
+	}
+	return st;
+}
+
+/* The model (model.c), its memory plans from its own passes (here, so that
+ * model.c calls nothing that calls it back), then its buffers. */
+enum xo_status xo_model_open_string(const char *spec, const char *origin, struct xo_backend *be,
+                                    int64_t max_batch, struct xo_model **out)
+{
+	struct xo_model *m = NULL;
+	enum xo_status st;
+
+	origin = origin ? origin : "<spec>";
+	st = xo_model_open_bare(spec, origin, be, max_batch, &m);
+	if (st)
+		return st;
+	st = plan_make(m);
+	if (!st)
+		st = xo_model_buffers_open(m, max_batch, origin);
+	if (st) {
+		xo_model_close(m);
+		return st;
+	}
+	*out = m;
+	return XO_OK;
+}
+
 enum xo_status xo_model_check_trainable(const struct xo_model *m, const char *what)
 {
 	const struct layer *last = &m->layers[m->nlayers - 1];

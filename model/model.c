@@ -7,8 +7,10 @@
  * Everything a step touches stays on the device: the parameters, their
  * gradients and Adam's m and v each live in ONE flat tensor (per-layer
  * kernel and bias are views), so Adam is one op call per step; activations
- * and their gradients are allocated once for the largest batch and partial
- * batches use views; flatten is a view of its input (no op, no copy). fit
+ * and their gradients are allocated once for the largest batch, in the
+ * storage slots of the memory plan (memplan.c: buffers of disjoint
+ * lifetimes share one), and partial batches use views; flatten is a view
+ * of its input (no op, no copy). fit
  * uploads the data set once, picks each (shuffled) batch on the device with
  * the gather op, writes each step's loss and correct count into a device
  * tensor, and reads those back once per epoch: per epoch there is one
@@ -44,6 +46,10 @@ enum xo_status xo_model_run_op(struct xo_model *m, int layer, enum xo_op op, enu
 	struct xo_backend_stats s;
 	enum xo_status st;
 
+	if (m->trace) { /* the memory planner's trace: nothing runs */
+		xo_mem_trace_call(m, a);
+		return XO_OK;
+	}
 	if (!m->profiling)
 		return xo_op_run(m->be, op, dir, a);
 	st = xo_backend_sync(m->be);
@@ -304,6 +310,8 @@ static enum xo_status plan_cat_views(struct layer *l, int64_t n)
 	return st;
 }
 
+static enum xo_status buffers_train(struct xo_model *m);
+
 /* Views for batch size n (<= cap) in training or inference mode. */
 enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 {
@@ -315,6 +323,11 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 		return XO_OK;
 	xo_model_plan_free(m);
 	XO_ASSERT(n >= 1 && n <= m->cap);
+	if (training && m->layout == 0 && !m->trace) {
+		st = buffers_train(m);
+		if (st)
+			return st;
+	}
 	nd = sample_dims(n, m->spec.in_rank, m->spec.in_len, m->spec.in_w, m->spec.in_ch, dims);
 	st = xo_tensor_view(m->xb, 0, nd, dims, &m->x_in);
 	/* an int32 input: the batch rows hold the ids' int32 bits (write_x),
@@ -378,19 +391,11 @@ out_free:
 static void buffers_free(struct xo_model *m)
 {
 	xo_model_plan_free(m);
-	for (int i = 0; i < m->nlayers; i++) {
-		xo_tensor_free(m->layers[i].ybuf);
-		xo_tensor_free(m->layers[i].gbuf);
-		xo_tensor_free(m->layers[i].zbuf);
-		xo_tensor_free(m->layers[i].gzbuf);
+	xo_mem_layout_free(m);
+	for (int i = 0; m->layers && i < m->nlayers; i++) {
 		xo_tensor_free(m->layers[i].wsbuf);
-		xo_tensor_free(m->layers[i].gaccbuf);
-		xo_tensor_free(m->layers[i].twinbuf);
-		m->layers[i].gaccbuf = m->layers[i].twinbuf = NULL;
 		m->layers[i].wsbuf = NULL;
 		m->layers[i].ws_cap = 0;
-		m->layers[i].ybuf = m->layers[i].gbuf = NULL;
-		m->layers[i].zbuf = m->layers[i].gzbuf = NULL;
 	}
 	xo_tensor_free(m->xb);
 	xo_tensor_free(m->yb);
@@ -425,39 +430,37 @@ int64_t xo_model_memory_max(void)
 	return max;
 }
 
-/* Bytes of the activations and their gradients for cap samples: the
- * input and label rows and every layer's output twice (its value and its
- * gradient), a lower bound of what buffers_alloc makes. Checked before any
- * of it is allocated: a few bytes of config can declare a sequence of
+/* Bytes of the activations and their gradients for cap samples in a
+ * layout (memplan.c): the input and label rows and the plan's slots, what
+ * buffers_alloc makes (a recurrent layer's workspace aside). Checked before
+ * any of it is allocated: a few bytes of config can declare a sequence of
  * millions of steps through layers whose weights do not grow with it
  * (attention, convolutions, recurrent layers, pooling), whose buffers
  * would take the machine's memory (the kernel's OOM killer, not an
  * error). The parameters have their own bound. */
-static enum xo_status buffers_bound(const struct xo_model *m, int64_t cap, const char *origin)
+static enum xo_status buffers_bound(const struct xo_model *m, int64_t cap, int layout,
+                                    const char *origin)
 {
-	double per = (double)m->in_size + (double)m->classes, need;
+	double per = (double)m->in_size + (double)m->classes + (double)m->mp[layout].planned;
+	double need = per * 4.0 * (double)cap;
 
-	for (int i = 0; i < m->nlayers; i++)
-		per += 2.0 * (double)m->layers[i].s.out_len * (double)m->layers[i].s.out_w *
-		       (double)m->layers[i].s.out_ch;
-	need = per * 4.0 * (double)cap;
 	if (need > (double)xo_model_memory_max())
 		return xo_error(XO_EINVAL,
 		                "%s: its activations need %.3g GiB for %" PRId64
-		                " samples (%.3g MiB a sample), above the limit of %.3g GiB "
+		                " samples (%.3g MiB a sample)%s, above the limit of %.3g GiB "
 		                "(XO_MODEL_MEMORY_MAX, in bytes; half the machine's memory by "
 		                "default)",
 		                origin, need / 1073741824.0, cap, per * 4.0 / 1048576.0,
+		                layout ? " to train" : "",
 		                (double)xo_model_memory_max() / 1073741824.0);
 	return XO_OK;
 }
 
-/* Activation and gradient storage for cap samples (its callers check
- * buffers_bound first). */
-static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
+/* The input, label and index rows and the layer buffers of a layout for
+ * cap samples (its callers check buffers_bound first). */
+static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap, int layout)
 {
 	enum xo_status st;
-	int64_t n;
 
 	st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, m->in_size}, &m->xb);
 	if (!st)
@@ -466,44 +469,8 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 		                                  (int64_t[]){cap, m->classes}, &m->yb);
 	if (!st)
 		st = xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){cap}, &m->idx);
-	for (int i = 0; !st && i < m->nlayers; i++) {
-		struct layer *l = &m->layers[i];
-
-		if (!xo_mul_ok(l->s.out_len, l->s.out_w, &n) || !xo_mul_ok(n, l->s.out_ch, &n))
-			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
-		if (!st && l->twin_acc) {
-			const struct layer *p = &m->layers[l->s.inputs[1]];
-
-			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2,
-			                      (int64_t[]){cap, p->s.out_len * p->s.out_w * p->s.out_ch},
-			                      &l->twinbuf);
-		}
-		if (!st && l->needs_gacc)
-			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
-			                      &l->gaccbuf);
-		if (layer_is_view(&l->s)) {
-			if (!st && l->own_gout)
-				st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
-				                      &l->gbuf);
-			continue;
-		}
-		if (!st)
-			st =
-			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->ybuf);
-		if (!st && l->has_grad)
-			st =
-			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->gbuf);
-		/* z: the output's positions, layer_z_ch channels each */
-		if (!st && layer_has_z(&l->s) &&
-		    !xo_mul_ok(l->s.out_len * l->s.out_w, layer_z_ch(&l->s), &n))
-			st = xo_error(XO_EOVERFLOW, "model: activation size overflows");
-		if (!st && layer_has_z(&l->s))
-			st =
-			    xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n}, &l->zbuf);
-		if (!st && layer_has_z(&l->s) && l->has_grad)
-			st = xo_tensor_create(m->be, XO_DTYPE_F32, 2, (int64_t[]){cap, n},
-			                      &l->gzbuf);
-	}
+	if (!st)
+		st = xo_mem_layout_alloc(m, layout, cap);
 	if (st) {
 		buffers_free(m);
 		return st;
@@ -512,19 +479,37 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap)
 	return XO_OK;
 }
 
+/* The layer buffers laid out for training (memplan.c's mp[1]) from the
+ * first training plan on, bounded first; the batch rows (a bench's data)
+ * stay. On a refusal the inference layout stays as it was. */
+static enum xo_status buffers_train(struct xo_model *m)
+{
+	enum xo_status st = buffers_bound(m, m->cap, 1, "model");
+
+	if (st)
+		return st;
+	xo_mem_layout_free(m);
+	st = xo_mem_layout_alloc(m, 1, m->cap);
+	if (st && xo_mem_layout_alloc(m, 0, m->cap))
+		buffers_free(m);
+	return st;
+}
+
 /* Grows the buffers to hold n samples (the model was opened for fewer). */
 enum xo_status xo_model_ensure_cap(struct xo_model *m, int64_t n)
 {
 	enum xo_status st;
+	int layout;
 
 	if (n <= m->cap)
 		return XO_OK;
 	/* bounded before the old buffers go: a refusal leaves the model as it was */
-	st = buffers_bound(m, n, "model");
+	layout = m->layout < 0 ? 0 : m->layout;
+	st = buffers_bound(m, n, layout, "model");
 	if (st)
 		return st;
 	buffers_free(m);
-	return buffers_alloc(m, n);
+	return buffers_alloc(m, n, layout);
 }
 
 /* ---- open / close ------------------------------------------------------ */
@@ -610,8 +595,22 @@ static void graph_edges(struct xo_model *m, char *met)
 	}
 }
 
-static enum xo_status model_open(const char *text, const char *origin, struct xo_backend *be,
-                                 int64_t max_batch, struct xo_model **out)
+/* XO_MODEL_SHARE: unset, empty or 1 shares buffers by liveness (memplan.c);
+ * 0 gives every buffer its own storage (the unshared plan, for checking
+ * that sharing changes no result); anything else is refused. */
+static enum xo_status share_env(bool *share)
+{
+	const char *e = getenv("XO_MODEL_SHARE");
+
+	*share = !e || !*e || !strcmp(e, "1");
+	if (e && *e && strcmp(e, "0") && strcmp(e, "1"))
+		return xo_error(XO_EINVAL, "model: XO_MODEL_SHARE='%s' is not 0 (a buffer per "
+		                           "tensor) or 1 (buffers shared by liveness)", e);
+	return XO_OK;
+}
+
+enum xo_status xo_model_open_bare(const char *text, const char *origin, struct xo_backend *be,
+                                  int64_t max_batch, struct xo_model **out)
 {
 	struct xo_model *m;
 	int first_param = -1;
@@ -629,7 +628,10 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 	if (!m)
 		return xo_error(XO_ENOMEM, "model: out of memory");
 	m->be = be;
-	st = xo_spec_parse(text, origin, &m->spec);
+	m->layout = -1;
+	st = share_env(&m->share);
+	if (!st)
+		st = xo_spec_parse(text, origin, &m->spec);
 	if (st)
 		goto out_free;
 	m->nlayers = m->spec.nlayers;
@@ -722,11 +724,7 @@ static enum xo_status model_open(const char *text, const char *origin, struct xo
 	m->compile = m->spec.compile;
 	m->lw = sparse(m) ? 1 : m->classes;
 	m->metric_op = xo_compile_metric_op(&m->compile, m->classes);
-	st = buffers_bound(m, max_batch, origin);
-	if (!st)
-		st = params_alloc(m);
-	if (!st)
-		st = buffers_alloc(m, max_batch);
+	st = params_alloc(m);
 	if (!st)
 		st = xo_tensor_create(be, XO_DTYPE_F32, 1, (int64_t[]){2}, &m->scalars);
 	if (!st)
@@ -746,10 +744,11 @@ out_free:
 	return st;
 }
 
-enum xo_status xo_model_open_string(const char *spec, const char *origin, struct xo_backend *be,
-                                    int64_t max_batch, struct xo_model **out)
+enum xo_status xo_model_buffers_open(struct xo_model *m, int64_t max_batch, const char *origin)
 {
-	return model_open(spec, origin ? origin : "<spec>", be, max_batch, out);
+	enum xo_status st = buffers_bound(m, max_batch, 0, origin);
+
+	return st ? st : buffers_alloc(m, max_batch, 0);
 }
 
 void xo_model_close(struct xo_model *m)
@@ -757,6 +756,7 @@ void xo_model_close(struct xo_model *m)
 	if (!m)
 		return;
 	buffers_free(m);
+	xo_mem_plan_release(m);
 	for (int i = 0; m->layers && i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
 

@@ -2,8 +2,8 @@
  * model_run.h - the sequential model's runtime state, shared by the files
  * that make it up: model.c (open and close, plans, buffers, parameters,
  * cost), forward.c (forward, backward, a step, the fused path, predict and
- * evaluate), fit.c (fit and the perf runner's hooks) and the layer
- * families, layer_*.c (each kind's variables, ops and cost). Private to model/;
+ * evaluate), fit.c (fit and the perf runner's hooks), memplan.c (which
+ * buffers share storage) and the layer families, layer_*.c (each kind's variables, ops and cost). Private to model/;
  * the files formats (modelfile.c, keras.c) reach a model through its
  * functions, never its fields.
  */
@@ -25,7 +25,10 @@ struct layer {
 	int64_t w_off, b_off;      /* kernel and bias offsets in the flat parameters */
 	struct xo_tensor *w, *b;   /* views of the parameters (b NULL without bias) */
 	struct xo_tensor *dw, *db; /* views of the gradients */
-	struct xo_tensor *ybuf;    /* output storage [cap][out]; NULL for flatten */
+	/* The buffers below (ybuf, gbuf, zbuf, gzbuf, gaccbuf, twinbuf) are
+	 * views [cap][...] of the memory plan's slots (memplan.c), which
+	 * other buffers of disjoint lifetimes share. */
+	struct xo_tensor *ybuf;    /* output storage [cap][out]; NULL for the views */
 	struct xo_tensor *gbuf;    /* output gradient storage; NULL when unused */
 	/* The plan of the current batch size and mode (plan_build). */
 	const struct xo_tensor *in; /* borrowed: the previous output or the input */
@@ -320,6 +323,19 @@ struct xo_layer_family {
 /* Each kind's family (layers.c, from layers.def). */
 extern const struct xo_layer_family *const xo_layer_families[XO_LAYER_COUNT];
 
+/* The layer buffers the memory plan places (memplan.c), in this order:
+ * output, its gradient, z, z's gradient, the fan-out scratch, the twin. */
+enum { MEM_Y, MEM_G, MEM_Z, MEM_GZ, MEM_GACC, MEM_TWIN, MEM_KINDS };
+/* One memory plan: the slot of each layer buffer (slot_of[i * MEM_KINDS +
+ * k]; -1: the buffer is not made) and each slot's floats per sample. */
+struct mem_plan {
+	int *slot_of;
+	int64_t *slot_per;
+	int nslots;
+	int64_t planned, unshared; /* floats per sample: the slots', the buffers' */
+};
+struct mem_trace; /* memplan.c: the accesses of the traced passes */
+
 struct xo_model {
 	struct xo_backend *be;
 	struct xo_model_spec spec;
@@ -381,6 +397,16 @@ struct xo_model {
 	/* Test hook: each epoch's training order (xo_model_set_order_hook). */
 	xo_fit_order_fn order_fn;
 	void *order_user;
+	/* The memory plans (memplan.c): mp[0] for inference only, mp[1] for
+	 * training too. The layer buffers are views of slots[nslots] laid out
+	 * as mp[layout] (-1: none made): 0 from open, 1 from the first
+	 * training plan on. share: XO_MODEL_SHARE (0: a slot per buffer). */
+	struct mem_plan mp[2];
+	int layout;
+	bool share;
+	struct xo_tensor **slots;
+	int nslots;
+	struct mem_trace *trace; /* set while the planner traces the passes */
 	/* Per-layer profiling of xo_model_bench_profile_step. */
 	bool profiling;
 	uint64_t *prof_ns, *prof_launches, prof_extra;
@@ -424,6 +450,27 @@ enum xo_status xo_model_infer(struct xo_model *m, const struct xo_tensor *x,
 enum xo_status xo_model_step(struct xo_model *m, const struct xo_tensor *x,
                              const struct xo_tensor *index, const struct xo_tensor *t,
                              struct xo_tensor *loss, struct xo_tensor *correct);
+/* The memory planner (memplan.c), which calls nothing of model/ (forward.c
+ * drives it). trace_begin: the buffers of a layout as storage-less tensors
+ * and m->trace set; trace_pass: the pass being traced (0 inference, 1
+ * training); trace_call: records one call (xo_model_run_op while m->trace
+ * is set); trace_end: the buffers back to none and, when traced, mp[layout]
+ * from the trace; layout_alloc / layout_free: the slots of mp[layout] for
+ * cap samples and the layer buffers as their views; plan_release: the
+ * plans' arrays. */
+enum xo_status xo_mem_trace_begin(struct xo_model *m, int layout);
+void xo_mem_trace_pass(struct xo_model *m, int pass);
+void xo_mem_trace_call(struct xo_model *m, const struct xo_op_args *a);
+enum xo_status xo_mem_trace_end(struct xo_model *m, int layout, bool traced);
+enum xo_status xo_mem_layout_alloc(struct xo_model *m, int layout, int64_t cap);
+void xo_mem_layout_free(struct xo_model *m);
+void xo_mem_plan_release(struct xo_model *m);
+/* model_open's model (model.c): spec, parameters, initial weights, no
+ * activation buffers; then, once forward.c has made the memory plans, the
+ * inference layout's buffers for max_batch samples, bounded first. */
+enum xo_status xo_model_open_bare(const char *text, const char *origin, struct xo_backend *be,
+                                  int64_t max_batch, struct xo_model **out);
+enum xo_status xo_model_buffers_open(struct xo_model *m, int64_t max_batch, const char *origin);
 /* Writes bs labels y[bs][lw] into the device tensor t at sample offset off:
  * float rows, or (sparse) the ids as i32. */
 enum xo_status xo_model_labels_write(const struct xo_model *m, struct xo_tensor *t,

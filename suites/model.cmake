@@ -165,3 +165,14 @@ add_test(NAME model.embedding_ids.cl_gpu_row COMMAND test_model_edges ids)
 set_tests_properties(model.bn_fresh.cl_gpu_row model.embedding_ids.cl_gpu_row
   PROPERTIES LABELS "model;quick;opencl" TIMEOUT 60
   ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128,rnn_nb=8")
+
+# The memory plan (suites/test_memplan.c): buffers shared by liveness give
+# the same bits as a buffer per tensor (XO_MODEL_SHARE=0) on every backend,
+# predict and two epochs of fit, for a chain, a residual CNN, a multi-input
+# net, a transformer block, Bidirectional RNNs and views; a deep chain's
+# inference holds two slots and the bound is on the planned bytes.
+add_executable(test_memplan ${CMAKE_CURRENT_LIST_DIR}/test_memplan.c)
+target_include_directories(test_memplan PRIVATE ${PROJECT_SOURCE_DIR}/model)
+target_link_libraries(test_memplan PRIVATE xo_model xo_lib PkgConfig::CMOCKA m)
+add_test(NAME model.memplan COMMAND test_memplan)
+set_tests_properties(model.memplan PROPERTIES LABELS "model;quick" TIMEOUT 120)

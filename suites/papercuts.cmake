@@ -53,7 +53,7 @@ else()
   set(XO_CLI_MATCH_version "^xo [0-9]+[.][0-9]+[.][0-9]+ [(]commit unknown, ")
 endif()
 set(XO_CLI_MATCH_summary_seed
-    "conv1d [(]Conv1D[)] +[(]None, 27, 16[)] +64 .*max_pooling1d_1 [(]MaxPooling1D[)] +[(]None, 2, 32[)] +0 .*dense_1 [(]Dense[)] +[(]None, 12[)] +396 .*Total params: 4,108\nTrainable params: 4,108\nNon-trainable params: 0")
+    "conv1d [(]Conv1D[)] +[(]None, 27, 16[)] +64 .*max_pooling1d_1 [(]MaxPooling1D[)] +[(]None, 2, 32[)] +0 .*dense_1 [(]Dense[)] +[(]None, 12[)] +396 .*Total params: 4,108\nTrainable params: 4,108\nNon-trainable params: 0\nActivation memory per sample: 2[.]25 KB to predict [(]3[.]80 KB unshared[)], 5[.]67 KB to train [(]7[.]59 KB unshared[)]\n")
 # a Functional of three inputs: every InputLayer listed, in Keras's order
 set(XO_CLI_MATCH_summary_multi
     "seq [(]InputLayer[)] +[(]None, 6, 3[)] +0 +-\n\n tail [(]InputLayer[)] +[(]None, 4, 3[)] +0 +-\n\n flat [(]InputLayer[)] +[(]None, 5[)] +0 +-\n.*concatenate [(]Concatenate[)] +[(]None, 10, 3[)] +0 +conv1d, tail\n")

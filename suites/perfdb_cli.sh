@@ -173,12 +173,12 @@ options)
     printf 'input 100000000 1\nconv1d filters=1000 kernel_size=3\nflatten\ndense units=2\n' \
         >huge.model
     expect2 'huge.model: .*parameters, more than the limit' "$XO" perf record --model huge.model --list
-    # Few parameters, activations of 745 GiB at batch 1: refused from the
-    # counted sizes before anything is allocated (XO_MODEL_MEMORY_MAX, half
+    # Few parameters, activations of 373 GiB at batch 1 (planned): refused from the
+    # planned sizes before anything is allocated (XO_MODEL_MEMORY_MAX, half
     # the machine's memory by default), on any kernel overcommit setting
     printf 'input 100000000 1\nconv1d filters=1000 kernel_size=1\nglobal_max_pooling1d\ndense units=1\n' \
         >wide.model
-    expect2 'wide.model: its activations need 745 GiB for 1 samples' "$XO" perf record --model wide.model --list
+    expect2 'wide.model: its activations need 373 GiB for 1 samples' "$XO" perf record --model wide.model --list
     check 'test ! -e opt.sqlite'
     ;;
 import)

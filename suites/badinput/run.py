@@ -972,8 +972,8 @@ CASES = {
     "train_input_transposed": (train("x_transposed.npy"), 2, r"xo train: x_transposed\.npy: shape \(40, 2, 17\) does not match the model input", ["ckpt"], None, {}, None),
     "seed_input_transposed": (seed("x_transposed.npy"), 2, r"xo seed: x_transposed\.npy: shape \(40, 2, 17\) does not match the model input", [], None, {}, None),
     # the activation buffers bounded before they are allocated (half the
-    # machine's memory by default; 1 MB here, where the model needs 41 MB)
-    "predict_activations_over_limit": (predict("x_long.npy", model="long_seq.model"), 2, r"xo predict: long_seq\.model: its activations need 0\.00\d+ GiB for 2 samples \(0\.916 MiB a sample\), above the limit of 0\.000931 GiB", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
+    # machine's memory by default; 1 MB here, where its plan needs 20 MB)
+    "predict_activations_over_limit": (predict("x_long.npy", model="long_seq.model"), 2, r"xo predict: long_seq\.model: its activations need 0\.00\d+ GiB for 2 samples \(0\.61 MiB a sample\), above the limit of 0\.000931 GiB", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
     # a member compressed by a method libzip lacks here is named as such,
     # not as a corrupt archive
     "keras_lzma_config": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'config\.json' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "config.json"), {}, None),
@@ -1016,6 +1016,9 @@ CASES = {
     "spec_mha_mask_kind": (predict(model="mask_kind.model"), 2, r"mask_kind\.model:3: dense: attention_mask= is an argument of multi_head_attention only$", ["out.npy"], mha_mask_specs, {}, None),
     "keras_mha_mask_from_layer": (kpredict("mm_layer.keras"), 2, r"mm_layer\.keras: layer 'multi_head_attention' \(MultiHeadAttention\): is called with attention_mask=dense, the output of a Dense \(a mask that is not a model Input is not supported yet\)$", ["out.npy"], keras_mha_mask_from_layer, {}, None),
     "keras_mha_mask_bool": (kpredict("mm_bool.keras"), 2, r"mm_bool\.keras: layer 'mask' \(InputLayer\): dtype: bool is not supported \(an attention mask Input: float32, nonzero keeps\)$", ["out.npy"], keras_mha_mask_bool, {}, None),
+    # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
+    "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
+    "summary_share_not_boolean": (["summary", "--model", MODEL], 2, r"xo summary: model: XO_MODEL_SHARE='yes' is not 0", [], None, {"XO_MODEL_SHARE": "yes"}, None),
 }
 
 

@@ -125,6 +125,14 @@ def main():
         assert got == want, got
         assert d["total_params"] == 4108 and d["trainable_params"] == 4108
         assert d["non_trainable_params"] == 0
+        # the memory plan (docs/model.md, "The runtime"): to predict, the two
+        # outputs live at once at most, conv1d's 27x16 and its pooling's
+        # 9x16 floats; unshared, every output (the flatten a view, dropout's
+        # own buffer) 972 floats; training keeps the outputs and their
+        # gradients, 2 x 972 unshared
+        assert d["activation_bytes_per_sample"] == {
+            "predict": 4 * (432 + 144), "predict_unshared": 4 * 972,
+            "train": 5808, "train_unshared": 4 * 2 * 972}, d["activation_bytes_per_sample"]
         # Keras 3's output shapes of the golden pooling nets (scripts/make_golden.py)
         for g, want in (
                 ("pool_avg", [("Conv1D", [None, 19, 4], 28), ("AveragePooling1D", [None, 19, 4], 0),
