@@ -740,7 +740,12 @@ def changed_lines(repo, a, b):
     opts = ("--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", "--text",
             "--diff-filter=AM", a, b, "--", *PRODUCT_DIRS)
     want, binary = {}, set()
-    for row in git(repo, "diff", "--numstat", "-z", *opts).split("\0"):
+    # the counts of the very diff read below: -U0 there, so -U0 here too
+    # (git aligns some changes differently with other context, and then
+    # counts one more or one less added line); -U0 adds the patch after
+    # the records, past the empty one that ends them
+    stat = git(repo, "diff", "--numstat", "-z", "-U0", *opts).split("\0\0", 1)[0]
+    for row in stat.split("\0"):
         f = row.split("\t", 2)
         if len(f) == 3 and is_product(f[2]) and f[0] == "-":
             binary.add(f[2])  # no count (numstat ignores --text): the diff's word

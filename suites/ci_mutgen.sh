@@ -63,6 +63,9 @@
 #                a name with a space: one id a mutant, every patch applies,
 #                no compiled-out or commented code mutated; braces opened
 #                in both branches of an #ifdef/#else counted once
+#   context:     a change git aligns differently with -U0 than with its
+#                default context is read (the counts checked are the -U0
+#                diff's own)
 #   badargs:     ranges of ref names with dots and slashes; a missing,
 #                folder or non-UTF-8 --equivalents, an unknown commit, A...B,
 #                argparse errors, an --out folder holding other files: one
@@ -1130,6 +1133,19 @@ moved)
     [ $rc = 0 ] && [ "$(awk -F'\t' -v n="$id" '$1 == n { print $7 "|" $8 }' "$work/r/mutgen.tsv")" = "caught|quick/calc" ] ||
         bad "moved mutant: exit $rc: $(cat "$work/r/mutgen.tsv")"
     grep -q "^$id .*(reach: 1 test(s))" "$work/r.out" || bad "not placed by reach"
+    ;;
+context)
+    # a change that git aligns differently with -U0 than with its default
+    # three lines of context (blank lines around a moved block: 9 lines
+    # added with -U0, 13 with -U3; suites/mutgen_context/): the generator
+    # reads the -U0 diff's hunks and checks them against git's count of
+    # that same diff, so the day's change is read, not refused
+    cp "$root/suites/mutgen_context/before.c" "$repo/core/ctx.c" && "${G[@]}" add -A &&
+        "${G[@]}" commit -qm before
+    cp "$root/suites/mutgen_context/after.c" "$repo/core/ctx.c" && "${G[@]}" commit -qam after
+    gen "$work/m" --range HEAD~1..HEAD --per-line 0 || bad "mutgen exit $?: $(cat "$work/gen.err")"
+    grep -q "^mutgen: .* of [0-9a-f]*\.\.[0-9a-f]* " "$work/gen.out" ||
+        bad "no count line: $(cat "$work/gen.out" "$work/gen.err")"
     ;;
 badargs)
     "${G[@]}" tag v1.0 HEAD~1 && "${G[@]}" update-ref refs/remotes/origin/main HEAD~1

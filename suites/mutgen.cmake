@@ -5,7 +5,7 @@
 # --from end to end (its own CMake build and ctest, a real perf store, the
 # report's table).
 foreach(case generate stable equivalents runner pending reach stale listed order sources badargs
-            stalebin noapply mapkey moved signals envleak kernel)
+            stalebin noapply mapkey moved signals envleak kernel context)
   add_test(NAME ci.mutgen.${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_mutgen.sh ${case}
                    ${CMAKE_CURRENT_BINARY_DIR}/ci_mutgen/${case} $<TARGET_FILE:xo>)
