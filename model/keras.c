@@ -1096,6 +1096,20 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
 	return XO_OK;
 }
 
+/* The last line of spec, when it is an input line without a dtype, gets
+ * dtype=int32 (ids). */
+static void input_ids(struct sbuf *spec)
+{
+	char *nl = spec->s ? strrchr(spec->s, '\n') : NULL, *start = nl;
+
+	while (start && start > spec->s && start[-1] != '\n')
+		start--;
+	if (nl && !strncmp(start, "input", 5) && !strstr(start, "dtype=")) {
+		spec->len = (size_t)(nl - spec->s);
+		sb_printf(spec, " dtype=int32\n");
+	}
+}
+
 /* One layer's config into one spec line (or the input line), with its
  * wiring (" inputs=...", or ""). have_input tells whether the input line
  * is written already. */
@@ -1103,6 +1117,7 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
                                  const char *kind, const json_t *cfg, const char *wiring,
                                  bool *have_input, struct sbuf *spec)
 {
+	const json_t *dtype = json_object_get(cfg, "dtype");
 	struct sbuf args = {0};
 	const char *key;
 	const json_t *v;
@@ -1122,20 +1137,19 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 		if (st)
 			break;
 	}
-	if (!st && kind && *have_input && !strcmp(kind, "embedding")) {
-		/* Keras casts the input of an Embedding to ids whatever the
-		 * InputLayer's dtype (float32 by default): the input line gets
-		 * dtype=int32 (the spec refuses an embedding that is not the
-		 * first layer, so the input line is the last line written) */
-		char *nl = spec->s ? strrchr(spec->s, '\n') : NULL, *start = nl;
-
-		while (start && start > spec->s && start[-1] != '\n')
-			start--;
-		if (nl && !strncmp(start, "input", 5) && !strstr(start, "dtype=")) {
-			spec->len = (size_t)(nl - spec->s);
-			sb_printf(spec, " dtype=int32\n");
-		}
-	}
+	/* Keras casts the input of an Embedding to ids whatever the
+	 * InputLayer's dtype (float32 by default): the input line gets
+	 * dtype=int32 (the spec refuses an embedding that is not the first
+	 * layer, so the input line is the last line written). An InputLayer
+	 * of int32 or int64 ids is an int32 input whatever follows it: the
+	 * spec refuses one that feeds anything but an embedding (Keras would
+	 * truncate the values to integers there), and one among several
+	 * inputs, rather than read its ids as floats. */
+	if (!st && *have_input &&
+	    ((kind && !strcmp(kind, "embedding")) ||
+	     (!kind && json_is_string(dtype) && (!strcmp(json_string_value(dtype), "int32") ||
+	                                         !strcmp(json_string_value(dtype), "int64")))))
+		input_ids(spec);
 	if (!st && kind) {
 		if (!*have_input)
 			st = LAYER_ERR(c, XO_EFORMAT, "comes before any input shape%s", "");

@@ -716,6 +716,15 @@ def keras_mha_mask_bool(d):
     keras_rewrite("mha_mask", "mm_bool.keras", d, edit)
 
 
+def keras_int_input(fixture, name, out):
+    """FIXTURE.keras with its InputLayer `name` of dtype int32: Keras casts
+    the values to integers there, which xo's float inputs do not do."""
+    def edit(cfg):
+        layer = next(l for l in cfg["config"]["layers"] if l["config"]["name"] == name)
+        layer["config"]["dtype"] = "int32"
+    return lambda d: keras_rewrite(fixture, out, d, edit)
+
+
 # name: (argv, exit, stderr regex, protected paths, setup(d) or None, env, after(d) or None)
 CASES = {
     # bad data refused before anything is written
@@ -1015,6 +1024,10 @@ CASES = {
     "spec_mha_mask_shape": (predict(model="mask_shape.model"), 2, r"mask_shape\.model:3: multi_head_attention: attention_mask=m must be \[6\]\[6\] \(query steps, value steps; got rank 2 \[1\]\[6\]\): a mask Keras would broadcast is not supported yet$", ["out.npy"], mha_mask_specs, {}, None),
     "spec_mha_mask_kind": (predict(model="mask_kind.model"), 2, r"mask_kind\.model:3: dense: attention_mask= is an argument of multi_head_attention only$", ["out.npy"], mha_mask_specs, {}, None),
     "keras_mha_mask_from_layer": (kpredict("mm_layer.keras"), 2, r"mm_layer\.keras: layer 'multi_head_attention' \(MultiHeadAttention\): is called with attention_mask=dense, the output of a Dense \(a mask that is not a model Input is not supported yet\)$", ["out.npy"], keras_mha_mask_from_layer, {}, None),
+    # an int InputLayer is ids: refused where no embedding takes them, never
+    # read as floats (Keras would truncate them)
+    "keras_int_input_dense": (kpredict("int_d3.keras"), 2, r"int_d3\.keras: layer '\w+': an input of dtype=int32 feeds only an embedding layer \(got \w+\)$", ["out.npy"], keras_int_input("d3", "input_layer", "int_d3.keras"), {}, None),
+    "keras_int_mask_input": (["predict", "--model", "mm_int.keras", "--input", "kx.npy", "--input", "kx.npy", "--output", "out.npy", "--device", "ref"], 2, r"mm_int\.keras: layer 'mask': input: dtype=int32 in a model of several inputs is not supported yet$", ["out.npy"], keras_int_input("mha_mask", "mask", "mm_int.keras"), {}, None),
     "keras_mha_mask_bool": (kpredict("mm_bool.keras"), 2, r"mm_bool\.keras: layer 'mask' \(InputLayer\): dtype: bool is not supported \(an attention mask Input: float32, nonzero keeps\)$", ["out.npy"], keras_mha_mask_bool, {}, None),
     # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
     "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
