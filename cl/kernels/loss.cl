@@ -9,6 +9,15 @@
 
 #define XO_CE_EPS 1e-7f
 
+/* Keras's clip of a probability to [eps, 1 - eps], NaN kept: OpenCL's clamp
+ * is fmin(fmax(q, lo), hi), whose fmax turns a NaN into lo, and a NaN
+ * prediction would give the finite loss -log(eps) (the reference, cpu and
+ * Keras give NaN, which stops fit) */
+static inline float xo_ce_clip(float q)
+{
+	return isnan(q) ? q : clamp(q, XO_CE_EPS, 1.0f - XO_CE_EPS);
+}
+
 /*
  * One row's cross-entropy, -sum_j t[j] * log(clip(p[j] / rowsum(p), eps,
  * 1 - eps)), and its first maximum; the ops below and the fused net (net.cl)
@@ -24,7 +33,7 @@
 		for (int j = 0; j < ch; j++)                                       \
 			s += p[j];                                                 \
 		for (int j = 0; j < ch; j++) {                                     \
-			float q = clamp(p[j] / s, XO_CE_EPS, 1.0f - XO_CE_EPS);    \
+			float q = xo_ce_clip(p[j] / s);                             \
                                                                                    \
 			row -= t[j] * log(q);                                      \
 		}                                                                  \
@@ -106,7 +115,7 @@ xo_cl_binary_crossentropy_fwd(__global const float *p, int po, __global const fl
 	float acc = 0.0f;
 
 	for (int k = lid; k < total; k += XO_RED_WG) {
-		float q = clamp(p[po + k], XO_CE_EPS, 1.0f - XO_CE_EPS), tk = t[to + k];
+		float q = xo_ce_clip(p[po + k]), tk = t[to + k];
 
 		acc -= tk * log(q) + (1.0f - tk) * log(1.0f - q);
 	}
@@ -201,7 +210,7 @@ xo_cl_sparse_categorical_crossentropy_fwd(__global const float *p, int po,
 			continue;
 		for (int j = 0; j < ch; j++)
 			s += row[j];
-		acc -= log(clamp(row[k] / s, XO_CE_EPS, 1.0f - XO_CE_EPS));
+		acc -= log(xo_ce_clip(row[k] / s));
 	}
 	acc = xo_group_sum(part, lid, acc);
 	if (lid == 0)
