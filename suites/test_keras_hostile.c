@@ -784,6 +784,14 @@ static void test_hostile_contained(void **state)
 	assert_refused(path, (const char *const[]){"HDF5 reader crashed (signal 11)", NULL});
 	setenv("XO_HDF5_READER_FAULT", "garbage", 1);
 	assert_refused(path, (const char *const[]){"HDF5 reader", NULL});
+	/* a hijacked reader cannot run a program: its seccomp filter (x86-64,
+	 * aarch64) answers execve with EPERM */
+#if defined(__x86_64__) || defined(__aarch64__)
+	setenv("XO_HDF5_READER_FAULT", "exec", 1);
+	assert_refused(path, (const char *const[]){
+	                         "cannot run a program from the reader: Operation not permitted",
+	                         NULL});
+#endif
 	setenv("XO_HDF5_READER_FAULT", "spin", 1);
 	setenv("XO_HDF5_DEADLINE_S", "1", 1);
 	clock_gettime(CLOCK_MONOTONIC, &a);
