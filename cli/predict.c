@@ -21,6 +21,42 @@ static const char usage[] =
     "                  --output Y.npy [--device D] [--batch-size N]\n";
 
 /* Input shape (n, len, ch) or (n, len*ch) (or (n, len) when ch == 1). */
+/* A Keras model file carries its weights, so --weights is optional for it;
+ * a model that is not one by its content is read as a spec, whose own error
+ * (a damaged or truncated .keras is no spec either) says what the file is,
+ * and a spec that reads needs --weights. 1, having said why; 0: a Keras
+ * file. */
+static int spec_without_weights(const char *model)
+{
+	struct xo_model_spec spec;
+	char *text = NULL;
+	size_t len;
+
+	if (xo_keras_sniff(model) != XO_KERAS_NONE)
+		return 0;
+	len = strlen(model);
+	if ((len > 6 && !strcmp(model + len - 6, ".keras")) ||
+	    (len > 3 && !strcmp(model + len - 3, ".h5"))) {
+		xo_usage_error("predict",
+		               "%s: not a Keras model file by its content (a .keras is a zip "
+		               "archive holding config.json, an .h5 an HDF5 file): damaged or "
+		               "truncated?",
+		               model);
+		return 1;
+	}
+	if (xo_spec_read_architecture(model, &text) || xo_spec_parse(text, model, &spec)) {
+		xo_usage_error("predict", "%s", xo_last_error());
+	} else {
+		xo_spec_free(&spec);
+		xo_usage_error("predict",
+		               "%s: a spec, which carries no weights: --weights is required (a "
+		               "directory of .npy files, a .weights.h5 or a legacy .h5)",
+		               model);
+	}
+	free(text);
+	return 1;
+}
+
 int xo_cmd_predict(int argc, char **argv)
 {
 	const char *model = NULL, *weights = NULL, *input = NULL, *output = NULL;
@@ -73,11 +109,12 @@ int xo_cmd_predict(int argc, char **argv)
 			return xo_usage_error("predict", "unknown option '%s'", a);
 		i++;
 	}
-	/* A Keras model file carries its weights: --weights is then optional. */
-	if (!model || !(weights || xo_keras_sniff(model) != XO_KERAS_NONE) || !input || !output)
+	if (!model || !input || !output)
 		return xo_usage_error("predict",
 		                      "--model, --weights, --input and --output are required "
 		                      "(--weights is optional for a Keras .keras/.h5 model)");
+	if (!weights && spec_without_weights(model))
+		return 2;
 
 	/* The output must be replaceable before any work: a directory, FIFO
 	 * or device node there is refused now, and left alone. */

@@ -2593,6 +2593,25 @@ static enum xo_status layer_check(const struct xo_model_spec *out, const struct 
 	return XO_OK;
 }
 
+/* A layer line of no kind: the error lists every kind, from the kind
+ * table (so a new kind is named there with no edit here). */
+static enum xo_status unknown_kind(const char *word, const char *origin, int line)
+{
+	char kinds[XO_LAYER_COUNT * 32];
+	size_t used = 0;
+
+	kinds[0] = '\0';
+	for (int k = 0; k < XO_LAYER_COUNT && used < sizeof(kinds); k++) {
+		int w = snprintf(kinds + used, sizeof(kinds) - used, "%s%s",
+		                 k == XO_LAYER_COUNT - 1 ? " or " : ", ", xo_layer_kinds[k].spec);
+
+		used += w > 0 ? (size_t)w : 0;
+	}
+	/* xo_error directly: the list is longer than spec_error's buffer */
+	return xo_error(XO_EFORMAT, "%s:%d: unknown layer '%s' (expected input%s)", origin, line,
+	                word, kinds);
+}
+
 /* One layer line (tok[0] names its kind): the layer appended to ps->out
  * with its arguments, name and shapes resolved. */
 static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
@@ -2605,14 +2624,7 @@ static enum xo_status layer_line(struct spec_parse *ps, char **tok, int ntok)
 	enum xo_status st;
 
 	if (kind < 0)
-		return spec_error(XO_EFORMAT, origin, line,
-		                  "unknown layer '%s' (expected input, conv1d, "
-		                  "max_pooling1d, average_pooling1d, global_average_pooling1d, "
-		                  "global_max_pooling1d, conv2d, max_pooling2d, "
-		                  "average_pooling2d, global_average_pooling2d, "
-		                  "global_max_pooling2d, flatten, dropout, dense, activation, "
-		                  "batch_normalization, embedding, simple_rnn, lstm or gru)",
-		                  tok[0]);
+		return unknown_kind(tok[0], origin, line);
 	kname = xo_layer_kinds[kind].spec;
 	if (!ps->have_input)
 		return spec_error(XO_EFORMAT, origin, line,

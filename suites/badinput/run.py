@@ -1032,6 +1032,11 @@ CASES = {
     # read as floats (Keras would truncate them)
     "keras_int_input_dense": (kpredict("int_d3.keras"), 2, r"int_d3\.keras: layer '\w+': an input of dtype=int32 feeds only an embedding layer \(got \w+\)$", ["out.npy"], keras_int_input("d3", "input_layer", "int_d3.keras"), {}, None),
     "keras_int_mask_input": (["predict", "--model", "mm_int.keras", "--input", "kx.npy", "--input", "kx.npy", "--output", "out.npy", "--device", "ref"], 2, r"mm_int\.keras: layer 'mask': input: dtype=int32 in a model of several inputs is not supported yet$", ["out.npy"], keras_int_input("mha_mask", "mask", "mm_int.keras"), {}, None),
+    # a --model that is no model: named as what it is, not as a missing --weights
+    "predict_keras_not_a_model": (["predict", "--model", "empty.keras", "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: empty\.keras: not a Keras model file by its content \(a \.keras is a zip archive holding config\.json, an \.h5 an HDF5 file\): damaged or truncated\?$", ["out.npy"], lambda d: open(f"{d}/empty.keras", "wb").write(b"PK\x05\x06" + bytes(18)), {}, None),
+    "predict_spec_needs_weights": (["predict", "--model", MODEL, "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: .*model\.model: a spec, which carries no weights: --weights is required", ["out.npy"], None, {}, None),
+    # an unknown kind: the error names every kind of the table, the newest too
+    "spec_unknown_kind_lists_all": (predict(model="u.model"), 2, r"u\.model:2: unknown layer 'foo' \(expected input, conv1d, .*, multi_head_attention, re_lu or softmax\)$", ["out.npy"], lambda d: open(f"{d}/u.model", "w").write("input 29 1\nfoo units=3\n"), {}, None),
     "keras_mha_mask_bool": (kpredict("mm_bool.keras"), 2, r"mm_bool\.keras: layer 'mask' \(InputLayer\): dtype: bool is not supported \(an attention mask Input: float32, nonzero keeps\)$", ["out.npy"], keras_mha_mask_bool, {}, None),
     # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
     "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
