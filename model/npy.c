@@ -84,6 +84,67 @@ static bool descr_is(const char *v, const char *d)
 	return (v[0] == '\'' || v[0] == '"') && !strncmp(v + 1, d, n) && v[1 + n] == v[0];
 }
 
+/* The end of the value at v: a quoted string, a parenthesized tuple of
+ * integers, or a word (True, False); NULL when it is none of them. */
+static const char *value_end(const char *v)
+{
+	if (*v == '\'' || *v == '"') {
+		const char *q = strchr(v + 1, *v);
+
+		return q ? q + 1 : NULL;
+	}
+	if (*v == '(') {
+		const char *c = strchr(v, ')');
+
+		return c && c == v + 1 + strspn(v + 1, "0123456789, \t") ? c + 1 : NULL;
+	}
+	while ((*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z'))
+		v++;
+	return v;
+}
+
+/* Whether the header is a dict NumPy reads: '{', then exactly the keys
+ * descr, fortran_order and shape (quoted, each a value), separated by
+ * commas, an optional trailing one, '}', and only spaces and the newline
+ * after it. NumPy refuses another key and an unterminated dict; a reader
+ * that skipped them would take an array NumPy calls no array. */
+static bool dict_shape_ok(const char *h)
+{
+	int keys = 0;
+
+	h = skip_ws(h);
+	if (*h++ != '{')
+		return false;
+	for (h = skip_ws(h); *h != '}'; h = skip_ws(h)) {
+		static const char *const names[] = {"descr", "fortran_order", "shape"};
+		const char *end;
+		bool known = false;
+
+		if (*h != '\'' && *h != '"')
+			return false;
+		for (int i = 0; i < 3; i++) {
+			size_t n = strlen(names[i]);
+
+			known |= !strncmp(h + 1, names[i], n) && h[1 + n] == *h;
+		}
+		if (!known || !(end = value_end(h)))
+			return false;
+		h = skip_ws(end);
+		if (*h++ != ':')
+			return false;
+		h = skip_ws(h);
+		if (!(end = value_end(h)) || end == h)
+			return false;
+		keys++;
+		h = skip_ws(end);
+		if (*h == ',')
+			h++;
+		else if (*h != '}')
+			return false;
+	}
+	return keys == 3 && !*skip_ws(h + 1);
+}
+
 /* ints: '<i4' and '<i8' are accepted too (out->itemsize 4 or 8, out->is_int). */
 static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out, bool ints)
 {
@@ -152,6 +213,14 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 		else if (*v != ')')
 			return xo_error(XO_EFORMAT, "%s: bad shape in npy header", path);
 	}
+	/* the keys' values read: the whole dict checked last, so that a
+	 * missing or bad key is named as such */
+	if (!dict_shape_ok(h))
+		return xo_error(XO_EFORMAT,
+		                "%s: npy header is not the dict NumPy writes ({'descr': ..., "
+		                "'fortran_order': ..., 'shape': (...)}: another key, or no closing "
+		                "brace)",
+		                path);
 	out->count = count;
 	return XO_OK;
 }

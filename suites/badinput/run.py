@@ -38,6 +38,16 @@ def npy_bytes(descr, shape, payload):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + payload
 
 
+def raw_npy(path, header, count):
+    """A .npy of count float32 zeros under the header dict text as given
+    (padded and ended as NumPy does)."""
+    pad = 64 - (10 + len(header) + 1) % 64
+    h = header + " " * (pad % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode("latin1") +
+                bytes(4 * count))
+
+
 def write_npy(path, descr, shape, payload):
     with open(path, "wb") as f:
         f.write(npy_bytes(descr, shape, payload))
@@ -855,6 +865,10 @@ CASES = {
     "keras_compile_custom_optimizer": (kpredict("cc_custom_opt.keras"), 2, r"cc_custom_opt\.keras: compile_config: optimizer: class 'SGD' is a custom class \('mypkg>SGD'\)", ["out.npy"], compile_files, {}, None),
     "keras_compile_unknown_optimizer": (kpredict("cc_adagrad.keras"), 2, r"cc_adagrad\.keras: compile_config: optimizer 'Adagrad' is not supported", ["out.npy"], compile_files, {}, None),
     # control bytes from files never reach the terminal raw
+    # headers NumPy refuses: an unterminated dict, a key it does not know
+    "npy_header_unterminated": (predict("x_noterm.npy"), 2, r"x_noterm\.npy: npy header is not the dict NumPy writes", ["out.npy"], lambda d: raw_npy(f"{d}/x_noterm.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (40, 17, 2)", 40 * 34), {}, None),
+    "npy_header_extra_key": (predict("x_extra.npy"), 2, r"x_extra\.npy: npy header is not the dict NumPy writes", ["out.npy"], lambda d: raw_npy(f"{d}/x_extra.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (40, 17, 2), 'x': 1, }", 40 * 34), {}, None),
+    "npy_header_numpy_form": (predict("x_np.npy"), 0, None, [], lambda d: raw_npy(f"{d}/x_np.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (40, 17, 2), }", 40 * 34), {}, None),
     "npy_descr_control_bytes": (predict("x_esc.npy"), 2, r"dtype '<f4\\x1b\[31m\\x0aX' is not supported", ["out.npy"], None, {}, None),
     "spec_control_bytes": (predict(model="esc.model"), 2, r"esc\.model:2: .*\\x1b", ["out.npy"], None, {}, None),
     # ... nor from the command line (a usage error quotes the value)
