@@ -178,12 +178,14 @@ run_stage() {
     shift
     echo "==== stage $name"
     hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
-    c0=$(xo_cpu_ticks)
+    # the wall clock encloses the CPU readings, so the CPU window is inside
+    # the wall one
     start=$(date +%s%N)
+    c0=$(xo_cpu_ticks)
     "$@"
     rc=$?
-    end=$(date +%s%N)
     c1=$(xo_cpu_ticks)
+    end=$(date +%s%N)
     wall=$(((end - start) / 1000000))
     cpu=$(((c1 - c0) * 1000 / hz))
     XO_STAGE_NAME+=("$name") XO_STAGE_WALL_MS+=("$wall") XO_STAGE_CPU_MS+=("$cpu") XO_STAGE_RC+=("$rc")
