@@ -821,11 +821,11 @@ static void child_main(int fd, int in, enum xo_keras_kind kind, int want, int de
 		for (volatile int spin = 1; spin;)
 			;
 	if (fault && !strcmp(fault, "exec")) {
-		/* what a hijacked child would try first: a shell; the filter
-		 * answers EPERM, and the refusal says so */
-		char *const argv[] = {(char *)"/bin/sh", (char *)"-c", (char *)"exit 0", NULL};
+		/* what a hijacked child would try first: run a program; the
+		 * filter answers EPERM, and the refusal says so */
+		char *const argv[] = {(char *)"true", NULL};
 
-		execv("/bin/sh", argv);
+		execv("/bin/true", argv);
 		refuse(&c, "cannot run a program from the reader: %s", strerror(errno));
 		rec(fd, REC_REFUSE, c.err, strlen(c.err));
 		_exit(3);

@@ -255,17 +255,7 @@ def multi(xo, fixtures, work):
         np.save(p, x)
     np.save(os.path.join(work, "y.npy"), y)
     seed = os.path.join(fixtures, "multi.keras")
-    xargs = [a for p in paths for a in ("--x", p)]
-    for out in ("trained.keras", "trained.weights.h5"):
-        subprocess.check_call([xo, "train", "--model", seed, *xargs, "--y",
-                               os.path.join(work, "y.npy"), "--save", os.path.join(work, out),
-                               "--epochs", "1", "--batch-size", "16", "--device", "ref",
-                               "--seed", "3"], stdout=subprocess.DEVNULL)
-    subprocess.check_call([xo, "predict", "--model", os.path.join(work, "trained.keras"),
-                           *[a for p in paths for a in ("--input", p)], "--output",
-                           os.path.join(work, "p.npy"), "--device", "ref"],
-                          stdout=subprocess.DEVNULL)
-    p_xo = np.load(os.path.join(work, "p.npy"))
+    p_xo = train_inputs(xo, seed, paths, work, 16)
     m = keras.saving.load_model(os.path.join(work, "trained.keras"))
     m2 = keras.saving.load_model(seed, compile=False)
     before = [np.array(v.numpy()) for v in m2.weights]
@@ -279,6 +269,25 @@ def multi(xo, fixtures, work):
     moved = min(float(np.abs(np.asarray(a) - b).max()) for a, b in zip(m.weights, before))
     print("multi every variable moved by training: at least %.3g" % moved)
     return ok and moved > 0
+
+
+def train_inputs(xo, seed, paths, work, batch):
+    """xo trains the model file seed one epoch on ref from the input files
+    paths (one per model input) and work/y.npy, saves work/trained.keras and
+    work/trained.weights.h5, and returns its predictions of the trained
+    .keras on the same inputs."""
+    import numpy as np
+    for out in ("trained.keras", "trained.weights.h5"):
+        subprocess.check_call([xo, "train", "--model", seed,
+                               *[a for p in paths for a in ("--x", p)], "--y",
+                               os.path.join(work, "y.npy"), "--save", os.path.join(work, out),
+                               "--epochs", "1", "--batch-size", str(batch), "--device", "ref",
+                               "--seed", "3"], stdout=subprocess.DEVNULL)
+    subprocess.check_call([xo, "predict", "--model", os.path.join(work, "trained.keras"),
+                           *[a for p in paths for a in ("--input", p)], "--output",
+                           os.path.join(work, "p.npy"), "--device", "ref"],
+                          stdout=subprocess.DEVNULL)
+    return np.load(os.path.join(work, "p.npy"))
 
 
 def mha_mask(xo, fixtures, work):
@@ -295,17 +304,7 @@ def mha_mask(xo, fixtures, work):
     y = np.eye(3, dtype=np.float32)[np.random.default_rng(5).integers(0, 3, len(xs[0]))]
     np.save(os.path.join(work, "y.npy"), y)
     seed = os.path.join(fixtures, "mha_mask.keras")
-    for out in ("trained.keras", "trained.weights.h5"):
-        subprocess.check_call([xo, "train", "--model", seed,
-                               *[a for p in paths for a in ("--x", p)], "--y",
-                               os.path.join(work, "y.npy"), "--save", os.path.join(work, out),
-                               "--epochs", "1", "--batch-size", "4", "--device", "ref",
-                               "--seed", "3"], stdout=subprocess.DEVNULL)
-    subprocess.check_call([xo, "predict", "--model", os.path.join(work, "trained.keras"),
-                           *[a for p in paths for a in ("--input", p)], "--output",
-                           os.path.join(work, "p.npy"), "--device", "ref"],
-                          stdout=subprocess.DEVNULL)
-    p_xo = np.load(os.path.join(work, "p.npy"))
+    p_xo = train_inputs(xo, seed, paths, work, 4)
     m = keras.saving.load_model(os.path.join(work, "trained.keras"))
     m2 = keras.saving.load_model(seed, compile=False)
     m2.load_weights(os.path.join(work, "trained.weights.h5"))

@@ -395,6 +395,30 @@ static void test_dense_rank3_cost_and_ident(void **state)
 	rmdir(dir);
 }
 
+/* The fingerprints (arch[i]) of the specs texts[0..n) (at most 4), each
+ * written to a file of a temp folder, removed after. */
+static void texts_ident(const char *const *texts, int n, char arch[][64])
+{
+	char dir[] = "/tmp/xo_cost_ident_XXXXXX", path[4][512], name[256];
+
+	assert_true(n <= 4);
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < n; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
+		f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i], 64),
+		                 XO_OK);
+	}
+	for (int i = 0; i < n; i++)
+		unlink(path[i]);
+	rmdir(dir);
+}
+
 /*
  * A model of several inputs: the fingerprint hashes each later input's
  * shape, so two models whose second input is (6,) and (1, 6) (the same
@@ -412,27 +436,12 @@ static void test_multi_input_ident(void **state)
 	    "input name=a 4\ninput name=b 6\nflatten name=f inputs=b\n"
 	    "concatenate inputs=f,a\ndense units=2\n",
 	};
-	char dir[] = "/tmp/xo_cost_multi_XXXXXX", path[3][512], name[256], arch[3][64];
+	char arch[3][64];
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	for (int i = 0; i < 3; i++) {
-		FILE *f;
-
-		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
-		f = fopen(path[i], "w");
-		assert_non_null(f);
-		fputs(texts[i], f);
-		fclose(f);
-		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
-		                                     sizeof(arch[i])),
-		                 XO_OK);
-	}
+	texts_ident(texts, 3, arch);
 	assert_string_not_equal(arch[0], arch[1]);
 	assert_string_not_equal(arch[0], arch[2]);
-	for (int i = 0; i < 3; i++)
-		unlink(path[i]);
-	rmdir(dir);
 }
 
 /*
@@ -450,26 +459,11 @@ static void test_attention_mask_ident(void **state)
 	    "multi_head_attention name=a inputs=x,x num_heads=2 key_dim=2\n"
 	    "add inputs=a,m\nglobal_average_pooling1d\ndense units=2\n",
 	};
-	char dir[] = "/tmp/xo_cost_amask_XXXXXX", path[2][512], name[256], arch[2][64];
+	char arch[2][64];
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	for (int i = 0; i < 2; i++) {
-		FILE *f;
-
-		snprintf(path[i], sizeof(path[i]), "%s/m%d.model", dir, i);
-		f = fopen(path[i], "w");
-		assert_non_null(f);
-		fputs(texts[i], f);
-		fclose(f);
-		assert_int_equal(xo_perf_model_ident(path[i], name, sizeof(name), arch[i],
-		                                     sizeof(arch[i])),
-		                 XO_OK);
-	}
+	texts_ident(texts, 2, arch);
 	assert_string_not_equal(arch[0], arch[1]);
-	for (int i = 0; i < 2; i++)
-		unlink(path[i]);
-	rmdir(dir);
 }
 
 /*

@@ -372,6 +372,32 @@ static void test_keras_predict(void **state)
 		xo_backend_close(be[b]);
 }
 
+/* The spec of the Keras fixture kpath with every " dropout=0 " made
+ * " dropout=0.2 ", written to spath; returns how many pieces the text was
+ * cut into (the attention layers changed, plus one). */
+static int spec_dropout_02(const char *kpath, const char *spath)
+{
+	char *text, *at;
+	int pieces = 0;
+	FILE *f;
+
+	assert_int_equal(xo_keras_spec_text(kpath, &text), XO_OK);
+	f = fopen(spath, "w");
+	assert_non_null(f);
+	for (char *from = text; from; pieces++) {
+		at = strstr(from, " dropout=0 ");
+		if (at)
+			*at = '\0';
+		assert_true(fputs(from, f) >= 0);
+		if (at)
+			assert_true(fputs(" dropout=0.2 ", f) >= 0);
+		from = at ? at + 11 : NULL;
+	}
+	assert_int_equal(fclose(f), 0);
+	free(text);
+	return pieces;
+}
+
 /*
  * A row that keeps no key under attention_mask= depends on the dropout
  * rate (ops.def): Keras's predict averages every value at dropout 0
@@ -386,25 +412,15 @@ static void test_keras_mha_mask_dropout(void **state)
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
 	char kpath[512], wpath[512], spath[512];
-	char *text, *at;
 	struct xo_npy x = load("mha_mask.x.npy");
 	int64_t count;
 	double *want = load_f8("mha_mask_drop.y64.npy", &count);
-	FILE *f;
 
 	(void)state;
 	snprintf(kpath, sizeof(kpath), "%s/mha_mask.keras", XO_KERAS_DIR);
 	snprintf(wpath, sizeof(wpath), "%s/mha_mask.weights.h5", XO_KERAS_DIR);
 	snprintf(spath, sizeof(spath), "%s/mha_mask_drop.model", g_tmp);
-	assert_int_equal(xo_keras_spec_text(kpath, &text), XO_OK);
-	at = strstr(text, " dropout=0 ");
-	assert_non_null(at);
-	*at = '\0';
-	f = fopen(spath, "w");
-	assert_non_null(f);
-	assert_true(fprintf(f, "%s dropout=0.2 %s", text, at + 11) > 0);
-	assert_int_equal(fclose(f), 0);
-	free(text);
+	assert_int_equal(spec_dropout_02(kpath, spath), 2); /* its one attention layer */
 	for (int b = 0; b < nbe; b++) {
 		struct xo_model *m;
 		float *p = malloc(sizeof(float) * (size_t)count);
@@ -445,34 +461,20 @@ static void test_keras_mha_dropout(void **state)
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
 	char kpath[512], wpath[512], spath[512], rpath[512];
-	char *text, *at;
 	struct xo_npy x = load("mha.x.npy");
 	struct xo_model_spec sp;
 	int64_t count;
 	double *want = load_f8("mha.y64.npy", &count);
+	char *text;
 	int changed = 0;
-	FILE *f;
 
 	(void)state;
 	snprintf(kpath, sizeof(kpath), "%s/mha.keras", XO_KERAS_DIR);
 	snprintf(wpath, sizeof(wpath), "%s/mha.weights.h5", XO_KERAS_DIR);
 	snprintf(spath, sizeof(spath), "%s/mha_drop.model", g_tmp);
 	snprintf(rpath, sizeof(rpath), "%s/mha_drop.keras", g_tmp);
-	assert_int_equal(xo_keras_spec_text(kpath, &text), XO_OK);
-	f = fopen(spath, "w");
-	assert_non_null(f);
-	for (char *from = text; from; changed++) { /* each " dropout=0 " made 0.2 */
-		at = strstr(from, " dropout=0 ");
-		if (at)
-			*at = '\0';
-		assert_true(fputs(from, f) >= 0);
-		if (at)
-			assert_true(fputs(" dropout=0.2 ", f) >= 0);
-		from = at ? at + 11 : NULL;
-	}
-	assert_int_equal(fclose(f), 0);
-	free(text);
-	assert_int_equal(changed, 3); /* two attention layers, and the text after */
+	/* two attention layers, and the text after them */
+	assert_int_equal(spec_dropout_02(kpath, spath), 3);
 	for (int b = 0; b < nbe; b++) {
 		struct xo_model *m[2];
 		float *p[2];
@@ -503,7 +505,6 @@ static void test_keras_mha_dropout(void **state)
 	assert_int_equal(xo_keras_spec_text(rpath, &text), XO_OK);
 	assert_int_equal(xo_spec_parse(text, rpath, &sp), XO_OK);
 	free(text);
-	changed = 0;
 	for (int l = 0; l < sp.nlayers; l++)
 		if (sp.layers[l].kind == XO_LAYER_MULTI_HEAD_ATTENTION) {
 			assert_true(sp.layers[l].p.dropout == 0.2f);
