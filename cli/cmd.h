@@ -108,12 +108,18 @@ int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy
 struct xo_input_spec;
 int xo_cli_inputs_read(const char *cmd, const struct xo_input_spec *in, int nin,
                        const char *const *paths, int np, struct xo_npy *parts);
-/* parts (from xo_cli_inputs_read) checked against the opened model m (int
- * ids, finite values) and made its x: the one file as it is, or several
- * joined per sample as xo_cli_inputs_join joins them. parts are freed.
- * 0, or 2 having said why. */
+/* xo_cli_inputs_read against the inputs of the model file model, read
+ * (its architecture only: nothing allocated for it) and parsed here; their
+ * count in *nin. 0, or 2 having said why. */
+int xo_cli_inputs_read_model(const char *cmd, const char *model, const char *const *paths,
+                             int np, struct xo_npy *parts, int *nin);
+/* parts (nread of them, from xo_cli_inputs_read) checked against the
+ * opened model m (as many inputs, int ids, finite values) and made its x:
+ * the one file as it is, or several joined per sample as
+ * xo_cli_inputs_join joins them. parts are freed. 0, or 2 having said
+ * why. */
 int xo_cli_inputs_take(const char *cmd, const struct xo_model *m, const char *const *paths,
-                       struct xo_npy *parts, struct xo_npy *x);
+                       int nread, struct xo_npy *parts, struct xo_npy *x);
 /* The x of a model of several inputs from its np files paths[] (one per
  * model input, in the model's order), each read, checked against its
  * input (its shape, int ids refused, finite values) and against the

@@ -65,11 +65,9 @@ int xo_cmd_predict(int argc, char **argv)
 	const char *device = "cpu";
 	struct xo_backend *be = NULL;
 	struct xo_model *m = NULL;
-	struct xo_model_spec spec = {0};
 	struct xo_npy x = {0}, parts[XO_MODEL_INPUTS_MAX] = {{0}};
-	char *text = NULL;
 	int64_t batch = 32, n, classes, odims[4];
-	int nd;
+	int nd, nin;
 	float *probs = NULL;
 	struct timespec t0, t1;
 	int rc = 2;
@@ -128,12 +126,8 @@ int xo_cmd_predict(int argc, char **argv)
 	/* The model's inputs, and the files checked against them (their
 	 * count, shapes and samples), before the model is opened: a wrong
 	 * file costs none of the memory its activations take. */
-	if (xo_spec_read_architecture(model, &text) || xo_spec_parse(text, model, &spec)) {
-		xo_usage_error("predict", "%s", xo_last_error());
-		goto out_free;
-	}
 	/* float32, or int ids (an int32 input) */
-	if (xo_cli_inputs_read("predict", spec.input, spec.ninputs, inputs, ninput, parts))
+	if (xo_cli_inputs_read_model("predict", model, inputs, ninput, parts, &nin))
 		goto out_free;
 	n = parts[0].dim[0];
 	if (xo_backend_open(device, &be)) {
@@ -145,13 +139,8 @@ int xo_cmd_predict(int argc, char **argv)
 		xo_usage_error("predict", "%s", xo_last_error());
 		goto out_free;
 	}
-	/* the model opened from the file read above: the same inputs */
-	if (xo_model_input_count(m) != spec.ninputs) {
-		xo_usage_error("predict", "%s: changed while it was read", model);
-		goto out_free;
-	}
 	/* several inputs: one file each, joined per sample */
-	if (xo_cli_inputs_take("predict", m, inputs, parts, &x))
+	if (xo_cli_inputs_take("predict", m, inputs, nin, parts, &x))
 		goto out_free;
 	classes = xo_model_classes(m);
 	probs = malloc(sizeof(*probs) * (size_t)(n * classes));
@@ -191,7 +180,5 @@ out_free:
 	xo_npy_free(&x);
 	for (int k = 0; k < XO_MODEL_INPUTS_MAX; k++)
 		xo_npy_free(&parts[k]);
-	xo_spec_free(&spec);
-	free(text);
 	return rc;
 }

@@ -43,29 +43,12 @@ static void on_epoch(void *user, const struct xo_epoch_log *log)
 	}
 }
 
-/* The model's inputs, and the x files checked against them (their count,
- * shapes and samples: float32, or int ids for an int32 input), before the
- * model is opened, so that a wrong file costs none of the memory its
- * activations take; and the labels. 0, or 2 having said why (what was
- * read is the caller's to free). */
-static int train_read(const char *model, const char *const *xpaths, int nx, const char *ypath,
-                      char **text, struct xo_model_spec *spec, struct xo_npy *parts,
-                      struct xo_npy *y)
-{
-	if (xo_spec_read_architecture(model, text) || xo_spec_parse(*text, model, spec) ||
-	    xo_npy_read_labels(ypath, y))
-		return xo_usage_error("train", "%s", xo_last_error());
-	return xo_cli_inputs_read("train", spec->input, spec->ninputs, xpaths, nx, parts) ? 2 : 0;
-}
-
 int xo_cmd_train(int argc, char **argv)
 {
 	const char *model = NULL, *weights = NULL, *xpath = NULL, *ypath = NULL, *save = NULL;
 	const char *xpaths[XO_CLI_INPUTS_MAX];
 	struct xo_npy parts[XO_MODEL_INPUTS_MAX] = {{0}};
-	struct xo_model_spec spec = {0};
-	char *text = NULL;
-	int nx = 0;
+	int nx = 0, nin;
 	const char *device = "cpu";
 	struct xo_fit_options o = xo_fit_options_default();
 	struct xo_backend *be = NULL;
@@ -142,8 +125,16 @@ int xo_cmd_train(int argc, char **argv)
 		return xo_usage_error("train", "--model, --x, --y and --save are required");
 	o.checkpoint_dir = save;
 
-	if (train_read(model, xpaths, nx, ypath, &text, &spec, parts, &y))
+	/* The model's inputs, and the x files checked against them (their
+	 * count, shapes and samples: float32, or int ids for an int32 input),
+	 * before the model is opened: a wrong file costs none of the memory
+	 * its activations take. */
+	if (xo_cli_inputs_read_model("train", model, xpaths, nx, parts, &nin))
 		goto out_free;
+	if (xo_npy_read_labels(ypath, &y)) {
+		rc = xo_usage_error("train", "%s", xo_last_error());
+		goto out_free;
+	}
 	/* Activations are sized for the largest batch fit can run: no more
 	 * than the samples (a --batch-size beyond them allocates nothing). */
 	n = parts[0].dim[0];
@@ -152,13 +143,8 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
-	/* the model opened from the file read above: the same inputs */
-	if (xo_model_input_count(m) != spec.ninputs) {
-		rc = xo_usage_error("train", "%s: changed while it was read", model);
-		goto out_free;
-	}
 	/* several inputs: one file each, joined per sample */
-	if (xo_cli_inputs_take("train", m, xpaths, parts, &x))
+	if (xo_cli_inputs_take("train", m, xpaths, nin, parts, &x))
 		goto out_free;
 	if (xo_cli_labels("train", &y, n, m, ypath, &onehot))
 		goto out_free;
@@ -203,7 +189,5 @@ out_free:
 	xo_npy_free(&y);
 	for (int k = 0; k < XO_MODEL_INPUTS_MAX; k++)
 		xo_npy_free(&parts[k]);
-	xo_spec_free(&spec);
-	free(text);
 	return rc;
 }

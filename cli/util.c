@@ -387,14 +387,38 @@ out_free_parts:
 	return 2;
 }
 
+int xo_cli_inputs_read_model(const char *cmd, const char *model, const char *const *paths,
+                             int np, struct xo_npy *parts, int *nin)
+{
+	struct xo_model_spec spec;
+	char *text = NULL;
+	int rc;
+
+	if (xo_spec_read_architecture(model, &text) || xo_spec_parse(text, model, &spec)) {
+		free(text);
+		return xo_usage_error(cmd, "%s", xo_last_error());
+	}
+	*nin = spec.ninputs;
+	rc = xo_cli_inputs_read(cmd, spec.input, spec.ninputs, paths, np, parts);
+	xo_spec_free(&spec);
+	free(text);
+	return rc;
+}
+
 int xo_cli_inputs_take(const char *cmd, const struct xo_model *m, const char *const *paths,
-                       struct xo_npy *parts, struct xo_npy *x)
+                       int nread, struct xo_npy *parts, struct xo_npy *x)
 {
 	int nin = xo_model_input_count(m);
 	int64_t n = parts[0].dim[0], off = 0, total = xo_model_input_size(m);
 	int rc = 2;
 
 	memset(x, 0, sizeof(*x));
+	/* the model opened from the file its inputs were read against */
+	if (nin != nread) {
+		xo_usage_error(cmd, "the model file changed while it was read (%d inputs, then %d)",
+		               nread, nin);
+		goto out_free_parts;
+	}
 	for (int k = 0; k < nin; k++) {
 		const struct xo_input_spec *q = xo_model_input_spec(m, k);
 		int64_t per = q->len * q->w * q->ch;
@@ -454,5 +478,5 @@ int xo_cli_inputs_join(const char *cmd, const struct xo_model *m, const char *co
 		in[k] = *xo_model_input_spec(m, k);
 	if (xo_cli_inputs_read(cmd, in, nin, paths, np, parts))
 		return 2;
-	return xo_cli_inputs_take(cmd, m, paths, parts, x);
+	return xo_cli_inputs_take(cmd, m, paths, nin, parts, x);
 }
