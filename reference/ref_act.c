@@ -52,6 +52,31 @@ double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_re
 	XO_ASSERT(!"unknown activation");
 }
 
+double xo_ref_act_fused(enum xo_activation act, double v, double mx, double se)
+{
+	switch (act) {
+	case XO_ACTIVATION_LINEAR:
+		return v;
+	case XO_ACTIVATION_RELU:
+		return xo_ref_relu(v);
+	case XO_ACTIVATION_SIGMOID:
+		return xo_ref_sigmoid(v);
+	case XO_ACTIVATION_SOFTMAX:
+		return exp(v - mx) / se;
+	case XO_ACTIVATION_TANH: /* never fused: refused by xo_op_check_shapes */
+	case XO_ACTIVATION_ELU:
+	case XO_ACTIVATION_GELU:
+	case XO_ACTIVATION_SOFTPLUS:
+	case XO_ACTIVATION_RELU6:
+	case XO_ACTIVATION_HARD_SIGMOID:
+	case XO_ACTIVATION_SILU:
+	case XO_ACTIVATION_LOG_SOFTMAX:
+		break;
+	}
+	XO_ASSERT(!"activation not fused");
+	return v;
+}
+
 static int64_t act_elems(const struct xo_params *p)
 {
 	return p->batch * p->len * p->ch;

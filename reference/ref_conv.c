@@ -105,28 +105,7 @@ static enum xo_status conv_fwd(const struct conv *c, const struct xo_ref_src *sr
 			for (int64_t f = 0; f < c->f; f++) {
 				double mg, v = conv_pre(c, x, w, b, n, o, f, &mg);
 
-				switch (c->act) {
-				case XO_ACTIVATION_LINEAR:
-					break;
-				case XO_ACTIVATION_RELU:
-					v = xo_ref_relu(v);
-					break;
-				case XO_ACTIVATION_SIGMOID:
-					v = xo_ref_sigmoid(v);
-					break;
-				case XO_ACTIVATION_SOFTMAX:
-					v = exp(v - m) / s;
-					break;
-				case XO_ACTIVATION_TANH: /* not fused: refused by */
-				case XO_ACTIVATION_ELU:  /* xo_op_check_shapes */
-				case XO_ACTIVATION_GELU:
-				case XO_ACTIVATION_SOFTPLUS:
-				case XO_ACTIVATION_RELU6:
-				case XO_ACTIVATION_HARD_SIGMOID:
-				case XO_ACTIVATION_SILU:
-				case XO_ACTIVATION_LOG_SOFTMAX:
-					XO_ASSERT(!"activation not fused");
-				}
+				v = xo_ref_act_fused(c->act, v, m, s);
 				xo_ref_st(y, row + f, v);
 				xo_ref_st(mag[0], row + f, mg);
 			}

@@ -98,33 +98,6 @@ static double dwconv_pre(const struct dwconv *c, const struct xo_ref_src *src, i
 	return acc;
 }
 
-/* The fused activation of pre-activation v; softmax from the row's maximum
- * mx and its sum se of exp(pre - mx). */
-static double dwconv_act(enum xo_activation act, double v, double mx, double se)
-{
-	switch (act) {
-	case XO_ACTIVATION_LINEAR:
-		return v;
-	case XO_ACTIVATION_RELU:
-		return xo_ref_relu(v);
-	case XO_ACTIVATION_SIGMOID:
-		return xo_ref_sigmoid(v);
-	case XO_ACTIVATION_SOFTMAX:
-		return exp(v - mx) / se;
-	case XO_ACTIVATION_TANH: /* not fused: refused by xo_op_check_shapes */
-	case XO_ACTIVATION_ELU:
-	case XO_ACTIVATION_GELU:
-	case XO_ACTIVATION_SOFTPLUS:
-	case XO_ACTIVATION_RELU6:
-	case XO_ACTIVATION_HARD_SIGMOID:
-	case XO_ACTIVATION_SILU:
-	case XO_ACTIVATION_LOG_SOFTMAX:
-		break;
-	}
-	XO_ASSERT(!"activation not fused");
-	return v;
-}
-
 /*
  * Forward: y = act(pre) per output; softmax over the co outputs of each
  * (n, oh, ow) as conv2d's (max-subtracted, first maximum under `>`).
@@ -154,7 +127,7 @@ static enum xo_status dwconv_fwd(const struct dwconv *c, const struct xo_ref_src
 				for (int64_t o = 0; o < c->co; o++) {
 					double mg, v = dwconv_pre(c, src, n, oh, ow, o, &mg);
 
-					xo_ref_st(dst[0], y_at(c, n, oh, ow, o), dwconv_act(c->act, v, mx, se));
+					xo_ref_st(dst[0], y_at(c, n, oh, ow, o), xo_ref_act_fused(c->act, v, mx, se));
 					xo_ref_st(mag[0], y_at(c, n, oh, ow, o), mg);
 				}
 			}

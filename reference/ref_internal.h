@@ -88,6 +88,13 @@ typedef enum xo_status (*xo_ref_math_fn)(const struct xo_params *p,
  */
 double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_ref_src dy,
 		       int64_t row, int64_t j, int64_t n);
+/*
+ * The activation a convolution fuses, of pre-activation v: linear, relu,
+ * sigmoid, or softmax over the row's outputs, given the row's maximum
+ * pre-activation mx and its sum se of exp(pre - mx). Any other activation
+ * is never fused (xo_op_check_shapes refuses it). In double.
+ */
+double xo_ref_act_fused(enum xo_activation act, double v, double mx, double se);
 /* 1 / (1 + exp(-x)) in double. */
 double xo_ref_sigmoid(double x);
 /* x if x > 0, NaN stays NaN (x > 0 is false for it), else +0. */
