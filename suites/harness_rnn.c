@@ -139,6 +139,39 @@ void xo_hcase_fill_rnn(struct hcase *h)
  * rho < 1 at most max r_s / (1 - rho), independent of T). The recursion
  * computes the exact sum, element by element.
  */
+/* The forward bound of masked step s of sample n: the state copied (its
+ * errors eh, ec carried unchanged: a copy adds no rounding), exact zeros
+ * elsewhere in the ws row, and y the carried h or (zero_output_for_mask)
+ * an exact 0. Returns true (the step is done). */
+static bool tol_rnn_fwd_masked(struct hcase *h, int64_t n, int64_t s, const double *eh,
+                               const double *ec)
+{
+	const struct xo_params *p = &h->c->p;
+	enum xo_op op = h->c->op;
+	int64_t u = p->units, S = xo_rnn_ws_blocks(op) * u, T = p->len;
+	int64_t hb = op == XO_OP_lstm ? 6 : op == XO_OP_gru ? 3 : 0;
+	double *tol = h->tol[1] + (n * T + s) * S;
+
+	for (int64_t k = 0; k < S; k++)
+		tol[k] = TINY;
+	for (int64_t k = 0; k < u; k++) {
+		tol[hb * u + k] += eh[k];
+		if (op == XO_OP_lstm)
+			tol[4 * u + k] += ec[k];
+	}
+	for (int64_t k = 0; k < S; k++) /* an Inf input makes some NaN (Inf * 0) */
+		tol[k] = isnan(tol[k]) ? INFINITY : tol[k];
+	if (p->return_sequences || s == T - 1) {
+		double *ty = h->tol[0] + (p->return_sequences ? (n * T + s) * u : n * u);
+
+		for (int64_t k = 0; k < u; k++)
+			ty[k] = p->zero_output_for_mask ? TINY
+			        : isnan(eh[k])          ? INFINITY
+			                                : eh[k] + TINY;
+	}
+	return true;
+}
+
 void xo_hcase_tol_rnn_fwd(struct hcase *h)
 {
 	const struct xo_params *p = &h->c->p;
@@ -155,8 +188,7 @@ void xo_hcase_tol_rnn_fwd(struct hcase *h)
 
 	XO_ASSERT(e);
 	for (int64_t n = 0; n < p->batch; n++) {
-		for (int64_t k = 0; k < 2 * u; k++)
-			e[k] = 0.0; /* eh, ec */
+		memset(e, 0, (size_t)(2 * u) * sizeof(*e)); /* eh, ec */
 		for (int64_t s = 0; s < T; s++) {
 			int64_t t = p->go_backwards ? T - 1 - s : s;
 			const float *xt = x + (n * T + t) * in, *row = ws + (n * T + s) * S;
@@ -164,29 +196,8 @@ void xo_hcase_tol_rnn_fwd(struct hcase *h)
 			int64_t hb = op == XO_OP_lstm ? 6 : op == XO_OP_gru ? 3 : 0;
 			double *tol = h->tol[1] + (n * T + s) * S;
 
-			if (xo_hcase_rnn_masked(h, n, t)) {
-				/* a masked step copies the state (its errors carried
-				 * unchanged) and writes exact zeros elsewhere */
-				for (int64_t k = 0; k < S; k++)
-					tol[k] = TINY;
-				for (int64_t k = 0; k < u; k++) {
-					tol[hb * u + k] += eh[k];
-					if (op == XO_OP_lstm)
-						tol[4 * u + k] += ec[k];
-				}
-				for (int64_t k = 0; k < S; k++) /* as below: NaN (Inf * 0) */
-					tol[k] = isnan(tol[k]) ? INFINITY : tol[k];
-				if (p->return_sequences || s == T - 1) {
-					double *ty = h->tol[0] +
-						     (p->return_sequences ? (n * T + s) * u : n * u);
-
-					for (int64_t k = 0; k < u; k++)
-						ty[k] = p->zero_output_for_mask ? TINY
-							: isnan(eh[k]) ? INFINITY : eh[k] + TINY;
-				}
-				continue;
-			}
-
+			if (xo_hcase_rnn_masked(h, n, t) && tol_rnn_fwd_masked(h, n, s, eh, ec))
+				continue; /* the state carried past a masked step */
 			/* the linear part of every gate column */
 			for (int64_t j = 0; j < G; j++) {
 				double m = 0.0, v = 0.0, mh = 0.0, prop = 0.0;
@@ -264,7 +275,7 @@ void xo_hcase_tol_rnn_fwd(struct hcase *h)
 					}
 				for (int64_t k = 0; k < u; k++) {
 					double z = row[k], rg = row[u + k], hh = row[2 * u + k];
-					double hv = row[3 * u + k], hp = prev ? prev[3 * u + k] : 0.0;
+					double hp = prev ? prev[3 * u + k] : 0.0;
 					double dz = dg[k], dhh, dh;
 
 					if (ra) {
@@ -289,7 +300,6 @@ void xo_hcase_tol_rnn_fwd(struct hcase *h)
 					dh = fabs(z) * eh[k] + fabs(hp) * dz + dz * eh[k] +
 					     fabs(1.0 - z) * dhh + fabs(hh) * dz + dz * dhh +
 					     5.0 * U * (fabs(z * hp) + fabs(1.0 - z) * fabs(hh));
-					(void)hv;
 					tol[2 * u + k] = dhh;
 					tol[3 * u + k] = dh;
 					nh[k] = dh;
