@@ -12,6 +12,11 @@
  * mul, ave). Backward: the merge's gradients, the flip's, back through
  * time in each direction, and the two input gradients added (the merge op
  * forward, mode add, in place), since both directions read the same x.
+ * Keras's mask of Embedding(mask_zero=True) (p.mask_zero, the ids in
+ * l->ids) goes to both directions (the backward one reads it reversed, as
+ * its inputs); zero_output_for_mask is return_sequences for both, as
+ * Keras forces (shape_bidirectional), so a masked step's merged output is
+ * the merge of two zeros.
  *
  * Flat parameters (model_open lays out the spec's counts): kernel
  * [2][ch][g*u], recurrent_kernel [2][u][g*u], bias [2][bias]: each the
@@ -177,6 +182,7 @@ static struct xo_params merge_params(const struct layer *l, const struct layer_c
 
 	p.len = l->s.out_len;
 	p.ch = p.ch_b = l->s.p.units;
+	p.mask_zero = p.zero_output_for_mask = false; /* the recurrent ops' only */
 	return p;
 }
 
@@ -187,6 +193,7 @@ static struct xo_params flip_params(const struct layer *l, const struct layer_ct
 
 	p.len = l->s.in_len;
 	p.ch = l->s.p.units;
+	p.mask_zero = p.zero_output_for_mask = false; /* the recurrent ops' only */
 	return p;
 }
 
@@ -204,6 +211,7 @@ static int bidir_forward(const struct layer *l, const struct layer_ctx *c,
 	out[n].a.src[1] = l->w;
 	out[n].a.src[2] = l->rk;
 	out[n].a.src[3] = l->b;
+	out[n].a.src[4] = c->p.mask_zero ? l->ids : NULL; /* the step mask, ops.def */
 	out[n].a.dst[0] = l->sv[SV_YF];
 	out[n++].a.dst[1] = l->sv[SV_WSF];
 	out[n] = (struct layer_call){.op = op, .a = {.p = c->p}};
@@ -212,6 +220,8 @@ static int bidir_forward(const struct layer *l, const struct layer_ctx *c,
 	out[n].a.src[1] = l->pv[PV_W];
 	out[n].a.src[2] = l->pv[PV_RK];
 	out[n].a.src[3] = l->pv[PV_B];
+	/* go_backwards reads the mask reversed, as the inputs (ops.def) */
+	out[n].a.src[4] = c->p.mask_zero ? l->ids : NULL;
 	out[n].a.dst[0] = l->sv[SV_YB];
 	out[n++].a.dst[1] = l->sv[SV_WSB];
 	if (seq) {
@@ -251,6 +261,7 @@ static int bidir_backward(const struct layer *l, const struct layer_ctx *c,
 	out[n].a.src[2] = l->pv[PV_RK];
 	out[n].a.src[3] = l->sv[SV_WSB];
 	out[n].a.src[4] = l->sv[SV_GYB];
+	out[n].a.src[5] = c->p.mask_zero ? l->ids : NULL;
 	out[n].a.dst[0] = dx ? l->sv[SV_GXB] : NULL;
 	out[n].a.dst[1] = l->pv[PV_DW];
 	out[n].a.dst[2] = l->pv[PV_DRK];
@@ -261,6 +272,7 @@ static int bidir_backward(const struct layer *l, const struct layer_ctx *c,
 	out[n].a.src[2] = l->rk;
 	out[n].a.src[3] = l->sv[SV_WSF];
 	out[n].a.src[4] = l->sv[SV_GYF];
+	out[n].a.src[5] = c->p.mask_zero ? l->ids : NULL;
 	out[n].a.dst[0] = dx ? l->gin : NULL;
 	out[n].a.dst[1] = l->dw;
 	out[n].a.dst[2] = l->drk;
@@ -271,6 +283,7 @@ static int bidir_backward(const struct layer *l, const struct layer_ctx *c,
 		out[n] = (struct layer_call){.op = XO_OP_merge, .fwd = true, .a = {.p = c->p}};
 		out[n].a.p.mode = XO_MERGE_ADD;
 		out[n].a.p.ch_b = l->s.in_ch;
+		out[n].a.p.mask_zero = out[n].a.p.zero_output_for_mask = false;
 		out[n].a.src[0] = l->gin;
 		out[n].a.src[1] = l->sv[SV_GXB];
 		out[n++].a.dst[0] = l->gin;

@@ -87,6 +87,8 @@ static int rnn_forward(const struct layer *l, const struct layer_ctx *c,
 	a->src[1] = l->w;
 	a->src[2] = l->rk;
 	a->src[3] = l->b;
+	if (c->p.mask_zero) /* Keras's mask of Embedding(mask_zero=True): its ids */
+		a->src[4] = l->ids;
 	a->dst[0] = l->out;
 	/* NULL unless a backward follows (plan_build): the inference form
 	 * (ops.def) */
@@ -107,6 +109,8 @@ static int rnn_backward(const struct layer *l, const struct layer_ctx *c,
 	a->src[2] = l->rk;
 	a->src[3] = l->ws;
 	a->src[4] = l->gout;
+	if (c->p.mask_zero)
+		a->src[5] = l->ids;
 	a->dst[0] = l->gin;
 	a->dst[1] = l->dw;
 	a->dst[2] = l->drk;
