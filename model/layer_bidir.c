@@ -299,6 +299,8 @@ static void bidir_cost(const struct layer *l, const struct cost_bytes *b, struct
 	/* one direction's output: the merge reads two, writes one */
 	double y = 4.0 * (double)(l->s.out_len * l->s.p.units);
 	double macs, wsb = 4.0 * (double)l->ws_per;
+	/* with Keras's mask each direction reads the int32 ids, each way */
+	double ids = l->s.p.mask_zero ? 8.0 * (double)l->s.in_len : 0.0;
 
 	half_counts(l, &kc, &rc, &bc);
 	/* per direction and step, the input and recurrent projections; two
@@ -307,14 +309,14 @@ static void bidir_cost(const struct layer *l, const struct cost_bytes *b, struct
 	out->flops_fwd = 2 * macs;
 	/* each direction reads x and writes its y; the flip moves yb; the
 	 * merge reads both and writes the output */
-	out->act_bytes_fwd = 2 * (in + y) + (seq ? 2 * y : 0) + 2 * y + outb;
+	out->act_bytes_fwd = 2 * (in + y) + (seq ? 2 * y : 0) + 2 * y + outb + ids;
 	out->ws_bytes = l->has_grad ? wsb : 0;
 	out->w_bytes_fwd = w + 4.0 * (double)l->s.rk_count;
 	out->ops_train_fwd = out->ops_predict = seq ? 4 : 3;
 	if (l->has_grad) {
 		out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1) + 2 * macs;
 		out->act_bytes_bwd = outb + 4 * y + (seq ? 2 * y : 0) + 2 * (in + y) + wsb +
-		                     (l->need_dx ? 4 * in : 0);
+		                     (l->need_dx ? 4 * in : 0) + ids;
 		out->w_bytes_bwd = 2 * (w + 4.0 * (double)l->s.rk_count);
 		out->ops_bwd = 3 + (seq ? 1 : 0) + (l->need_dx ? 1 : 0);
 	}

@@ -128,16 +128,18 @@ static void rnn_cost(const struct layer *l, const struct cost_bytes *b, struct x
 	 * backward (the inference form, predict's, writes none) */
 	double macs = (double)l->s.in_len * (double)(l->s.w_count + l->s.rk_count);
 	double wsb = 4.0 * (double)l->ws_per;
+	/* with Keras's mask the op reads the int32 ids, each way */
+	double ids = l->s.p.mask_zero ? 4.0 * (double)l->s.in_len : 0.0;
 
 	out->flops_fwd = 2 * macs;
-	out->act_bytes_fwd = in + outb;
+	out->act_bytes_fwd = in + outb + ids;
 	out->ws_bytes = l->has_grad ? wsb : 0;
 	out->w_bytes_fwd = w + 4.0 * (double)l->s.rk_count;
 	out->ops_train_fwd = out->ops_predict = 1;
 	if (l->has_grad) {
 		/* dW, dU always (and dx unless first): 2 or 3 products */
 		out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1) + 2 * macs;
-		out->act_bytes_bwd = in + outb + wsb + (l->need_dx ? in : 0);
+		out->act_bytes_bwd = in + outb + wsb + (l->need_dx ? in : 0) + ids;
 		out->w_bytes_bwd = 2 * (w + 4.0 * (double)l->s.rk_count);
 		out->ops_bwd = 1;
 	}
