@@ -825,6 +825,52 @@ static void test_golden_mask_seen(void **state)
 	xo_backend_close(be);
 }
 
+/*
+ * A recurrent layer's masked steps (Keras's mask of Embedding(mask_zero=True)),
+ * its output a model output (predict keeps the [T][units] sequence): with
+ * zero_output_for_mask=True they output exact zeros; with False the carried
+ * state, the last kept step's output (zeros before any kept step); a
+ * Bidirectional outputs zeros there whatever its spec says (Keras forces
+ * zero_output_for_mask to return_sequences). Ids: sample 0 padded at the
+ * end (steps 3, 4), sample 1 at the start (steps 0, 1). On every backend.
+ */
+static void test_rnn_mask_outputs(void **state)
+{
+	static const char *const specs[] = {
+	    "input 5 dtype=int32\nembedding input_dim=9 output_dim=3 mask_zero=True\n"
+	    "lstm units=2 return_sequences=True zero_output_for_mask=True\n",
+	    "input 5 dtype=int32\nembedding input_dim=9 output_dim=3 mask_zero=True\n"
+	    "lstm units=2 return_sequences=True zero_output_for_mask=False\n",
+	    "input 5 dtype=int32\nembedding input_dim=9 output_dim=3 mask_zero=True\n"
+	    "bidirectional layer=gru units=2 return_sequences=True zero_output_for_mask=False\n",
+	};
+	static const float ids[10] = {1, 2, 3, 0, 0, 0, 0, 4, 5, 6};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+
+	(void)state;
+	for (int b = 0; b < nbe; b++)
+		for (int k = 0; k < 3; k++) {
+			int w = k == 2 ? 4 : 2; /* output width: concat doubles */
+			float y[2 * 5 * 4];
+			struct xo_model *m;
+
+			assert_int_equal(xo_model_open_string(specs[k], "rnn_mask", be[b], 2, &m),
+			                 XO_OK);
+			assert_int_equal(xo_model_predict(m, ids, 2, 2, y), XO_OK);
+			for (int c = 0; c < w; c++) {
+				/* kept steps move the state: nonzero */
+				assert_true(y[2 * w + c] != 0.0f && y[(5 + 4) * w + c] != 0.0f);
+				/* sample 1's leading masked steps: the zero state */
+				assert_true(y[5 * w + c] == 0.0f && y[6 * w + c] == 0.0f);
+				for (int t = 3; t < 5; t++) /* sample 0's trailing ones */
+					assert_true(y[t * w + c] == (k == 1 ? y[2 * w + c] : 0.0f));
+			}
+			xo_model_close(m);
+		}
+	close_backends(be, nbe);
+}
+
 struct loss_log {
 	double loss[64], accuracy[64], val_loss[64];
 	int n;
@@ -5016,6 +5062,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_batchnorm_one_row),
 	    cmocka_unit_test(test_golden_predict),
 	    cmocka_unit_test(test_golden_mask_seen),
+	    cmocka_unit_test(test_rnn_mask_outputs),
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_golden_keras_compile),
 	    cmocka_unit_test(test_golden_keras_models),
