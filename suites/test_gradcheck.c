@@ -63,7 +63,7 @@
 #define GC_TOL_LINEAR 1e-8
 #define GC_TOL_SMOOTH 1e-6
 #define GC_KINK 2e-3
-#define GC_CASES_MAX 320
+#define GC_CASES_MAX 400
 
 /* One gradient-check case: an op and its parameters. */
 struct gc_case {
