@@ -1407,6 +1407,15 @@ static void rnn_args(struct xo_cl_launch *l, enum xo_op op, const struct xo_para
 		xo_cl_arg_int(l, p->activation == XO_ACTIVATION_RELU);
 }
 
+/* The step mask's arguments (the ids of mask_zero=1 at src[slot], src[0]
+ * standing in when absent), after rnn_args of the fwd and bwd_seq kernels. */
+static void rnn_mask_args(struct xo_cl_launch *l, const struct xo_op_args *a, int slot)
+{
+	xo_cl_arg_tensor(l, a->p.mask_zero ? a->src[slot] : NULL, a->src[0]);
+	xo_cl_arg_int(l, a->p.mask_zero);
+	xo_cl_arg_int(l, a->p.zero_output_for_mask);
+}
+
 /* Runs a __wg kernel: groups of wl work-items, nb samples each, with
  * per_sample floats of local memory per sample as its last argument. */
 static enum xo_status rnn_run_tiles(struct xo_cl_launch *l, const struct xo_params *p,
@@ -1455,6 +1464,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 		xo_cl_arg_tensor(&l, a->dst[1], NULL);
 	}
 	rnn_args(&l, op, p, true);
+	rnn_mask_args(&l, a, 4);
 	if (!nb)
 		return la_run(&l, p->batch, op, XO_DIR_FWD);
 	return rnn_run_tiles(&l, p, nb, per,
@@ -1542,6 +1552,7 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	xo_cl_arg_int(&l, a->dst[0] != NULL);
 	xo_cl_arg_mem(&l, P);
 	rnn_args(&l, op, p, true);
+	rnn_mask_args(&l, a, 5);
 	if (tile) {
 		int64_t work = tile * (p->ch > G ? p->ch : G);
 		bool done;

@@ -231,6 +231,8 @@ enum key_id {
 	K_MASK_ZERO,
 	/* attention's mask source */
 	K_ATTENTION_MASK,
+	/* recurrent ops' masked-step output */
+	K_ZERO_OUTPUT_FOR_MASK,
 	K_COUNT
 };
 
@@ -300,6 +302,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_DROPOUT, dropout, KEY_F32),
 	KEY(K_MASK_ZERO, mask_zero, KEY_BOOL),
 	KEY(K_ATTENTION_MASK, attention_mask, KEY_BOOL),
+	KEY(K_ZERO_OUTPUT_FOR_MASK, zero_output_for_mask, KEY_BOOL),
 };
 #undef KEY
 
@@ -380,16 +383,18 @@ struct key_set {
 #define KEYS_rmsprop KEYS((B(K_SIZE) | B(K_LR) | B(K_RHO) | B(K_MOMENTUM) | B(K_EPSILON)), 0)
 #define KEYS_simple_rnn                                                                            \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |     \
-	      B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS)),                                          \
+	      B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS) | B(K_MASK_ZERO) |                          \
+	      B(K_ZERO_OUTPUT_FOR_MASK)),                                                          \
 	     0)
 #define KEYS_lstm                                                                                  \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |     \
-	      B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS)),              \
+	      B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS) |              \
+	      B(K_MASK_ZERO) | B(K_ZERO_OUTPUT_FOR_MASK)),                                         \
 	     0)
 #define KEYS_gru                                                                                   \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_UNITS) | B(K_USE_BIAS) | B(K_ACTIVATION) |     \
 	      B(K_RECURRENT_ACTIVATION) | B(K_RETURN_SEQUENCES) | B(K_GO_BACKWARDS) |              \
-	      B(K_RESET_AFTER)),                                                                   \
+	      B(K_RESET_AFTER) | B(K_MASK_ZERO) | B(K_ZERO_OUTPUT_FOR_MASK)),                      \
 	     0)
 #define KEYS_pad                                                                                   \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_PAD_BEGIN) | B(K_PAD_END) |       \

@@ -371,6 +371,10 @@ static enum xo_status shapes_rnn(enum xo_op op, enum xo_dir dir, const struct xo
 			SLOT(dst[0], false, p->batch, p->units);
 		/* ws optional: NULL is the inference form (ops.def) */
 		SLOT(dst[1], true, p->batch, p->len, su);
+		if (p->mask_zero) { /* the ids whose zeros mask steps, after bias */
+			SLOT(src[4], false, p->batch, p->len);
+			src[4].dtype = XO_DTYPE_I32;
+		}
 	} else {
 		SLOT(src[3], false, p->batch, p->len, su);
 		if (ydim_len)
@@ -384,6 +388,10 @@ static enum xo_status shapes_rnn(enum xo_op op, enum xo_dir dir, const struct xo
 			SLOT(dst[3], false, 2, gu);
 		else if (p->use_bias)
 			SLOT(dst[3], false, gu);
+		if (p->mask_zero) { /* the ids, after dy */
+			SLOT(src[5], false, p->batch, p->len);
+			src[5].dtype = XO_DTYPE_I32;
+		}
 	}
 	return XO_OK;
 }

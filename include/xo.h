@@ -234,10 +234,15 @@ struct xo_params {
 	int64_t len_kv;                /* (0: len) */
 	bool causal;                   /* keys after the query's position masked (false) */
 	float dropout;                 /* attention dropout rate in [0, 1) (0: none) */
-	/* global_average_pooling1d: Keras's mask of Embedding(mask_zero=True),
-	 * a step kept where its id is not 0 (ids an extra source, ops.def) */
+	/* global_average_pooling1d, simple_rnn, lstm, gru: Keras's mask of
+	 * Embedding(mask_zero=True), a step kept where its id is not 0 (ids an
+	 * extra source, ops.def) */
 	bool mask_zero;                /* (false) */
 	bool attention_mask;           /* a mask source m[batch][len][len_kv] (false) */
+	/* simple_rnn, lstm, gru with mask_zero=1 (the ids a step-mask source):
+	 * a masked step's output is zeros, else the carried state (Keras's RNN
+	 * zero_output_for_mask) */
+	bool zero_output_for_mask;     /* (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -346,7 +351,7 @@ struct xo_tensor;  /* opaque: storage owned by one backend, or a view into it */
 
 enum xo_dtype { XO_DTYPE_F32, XO_DTYPE_I32 };
 #define XO_MAX_DIMS 4
-#define XO_MAX_SRC 5 /* 5: the recurrent ops' backward {x, kernel, recurrent_kernel, ws, dy} */
+#define XO_MAX_SRC 6 /* 6: the recurrent ops' backward {x, kernel, recurrent_kernel, ws, dy, ids} */
 #define XO_MAX_DST 4 /* 4: their backward {dx, dkernel, drecurrent_kernel, dbias} */
 
 /* Names of the compiled-in backends ("ref", "cpu", "cl"). */

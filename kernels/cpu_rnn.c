@@ -42,6 +42,12 @@
  *      (H' the previous states of every step, 0 at step 0) as one GEMM each
  *      over all batch*len rows, split over the threads by output rows or
  *      columns; dbias the column sums of DPX (and DPH: gru's recurrent bias).
+ * Masks (mask_zero=1, ops.def): every path runs a chunk's step for all its
+ * samples, then mask_rows rewrites the rows of the masked ones (the carried
+ * state, zeros) before the next step reads them, and copy_y writes their
+ * output by Keras's rule; the backward zeroes a masked step's pre-activation
+ * gradients (so its dx and weight terms are 0) and carries its dh and dc
+ * past it unchanged.
  * Arithmetic in float; tanhf and 1 / (1 + expf(-v)) for the gates (glibc:
  * within the harness's ULP_TANH_FWD and ULP_SIGMOID_FWD); every derivative
  * from a stored output, in the forms the bounds assume: 1 - a a, y (1 - y),
@@ -65,6 +71,8 @@ struct rnn_job {
 	enum xo_op op;
 	int64_t N, T, in, u, G, S, hb;
 	bool ra, relu, seq, back, bias;
+	bool zero_out;   /* zero_output_for_mask */
+	const int32_t *ids; /* mask_zero: step t of sample n masked where ids[n T + t] is 0 */
 	const float *x, *W, *U, *b, *dy;
 	float *y, *ws;   /* fwd outputs (ws NULL: the inference form, rings in scr);
 			  * bwd: ws is the source (read only) */
@@ -104,6 +112,12 @@ static inline float act_d(bool relu, float a)
 static inline float sig(float v)
 {
 	return 1.0f / (1.0f + expf(-v));
+}
+
+/* Whether processing step s of sample n is masked out (ids, ops.def). */
+static inline bool masked_at(const struct rnn_job *j, int64_t n, int64_t s)
+{
+	return j->ids && j->ids[n * j->T + (j->back ? j->T - 1 - s : s)] == 0;
 }
 
 /* y = tanh(x) (count elements) by the ISA's vector form where it has one */
@@ -248,8 +262,32 @@ static void step_rows(const struct rnn_job *j, float *ring, int64_t c0, int64_t 
 	}
 }
 
+/* The rows at step s (base, ldr as step_rows) of the masked samples of
+ * [c0, c0 + nb), written by the step as if unmasked, made the carried state:
+ * the h block (lstm: and the c block) of the row before (pbase, 0 at step
+ * 0), the other blocks 0 (the ws layout of a masked step, ops.def). */
+static void mask_rows(const struct rnn_job *j, int64_t c0, int64_t nb, int64_t s, float *base,
+		      const float *pbase, int64_t ldr)
+{
+	int64_t u = j->u;
+
+	for (int64_t n = 0; j->ids && n < nb; n++) {
+		float *row = base + n * ldr;
+		const float *prev = s > 0 ? pbase + n * ldr : NULL;
+
+		if (!masked_at(j, c0 + n, s))
+			continue;
+		memset(row, 0, (size_t)j->S * sizeof(float));
+		if (prev)
+			memcpy(row + j->hb * u, prev + j->hb * u, (size_t)u * sizeof(float));
+		if (prev && j->op == XO_OP_lstm)
+			memcpy(row + 4 * u, prev + 4 * u, (size_t)u * sizeof(float));
+	}
+}
+
 /* y of samples [c0, c0 + nb) at step s: the h block of their rows (base,
- * ldr as step_rows), for every step or only the last. */
+ * ldr as step_rows), for every step or only the last; 0 for a masked step
+ * with zero_output_for_mask. */
 static void copy_y(const struct rnn_job *j, int64_t c0, int64_t nb, int64_t s,
 		   const float *base, int64_t ldr)
 {
@@ -257,9 +295,14 @@ static void copy_y(const struct rnn_job *j, int64_t c0, int64_t nb, int64_t s,
 
 	if (!j->seq && s != T - 1)
 		return;
-	for (int64_t n = 0; n < nb; n++)
-		memcpy(j->y + (j->seq ? ((c0 + n) * T + s) * u : (c0 + n) * u),
-		       base + n * ldr + j->hb * u, (size_t)u * sizeof(float));
+	for (int64_t n = 0; n < nb; n++) {
+		float *y = j->y + (j->seq ? ((c0 + n) * T + s) * u : (c0 + n) * u);
+
+		if (j->zero_out && masked_at(j, c0 + n, s))
+			memset(y, 0, (size_t)u * sizeof(float));
+		else
+			memcpy(y, base + n * ldr + j->hb * u, (size_t)u * sizeof(float));
+	}
 }
 
 /*
@@ -301,6 +344,7 @@ static void fwd_cat_task(void *arg, int t, int nt)
 				    hp, (int)G);
 			for (int64_t n = 0; n < nb; n++)
 				gates_cat(j, hp + n * G, base + n * ldr);
+			mask_rows(j, c0, nb, s, base, pbase, ldr);
 			copy_y(j, c0, nb, s, base, ldr);
 		}
 	}
@@ -348,6 +392,7 @@ static void fwd_fused_task(void *arg, int t, int nt)
 			step_rows(j, ring, c0, s, &base, &p.ldr);
 			p.row = base;
 			step(&p);
+			mask_rows(j, c0, nb, s, base, p.prev, p.ldr);
 			copy_y(j, c0, nb, s, base, p.ldr);
 		}
 	}
@@ -379,11 +424,13 @@ static void bwd_seq_task(void *arg, int t, int nt)
 			float *ph = j->DPH + ((n0 + n) * T + s) * G;
 			float *d = dh + n * u;
 			float *hpm = j->HPM + ((n0 + n) * T + s) * u;
+			bool mk = masked_at(j, n0 + n, s);
+			bool out0 = mk && j->zero_out; /* the step's output was 0, not h */
 
-			if (j->seq)
+			if (j->seq && !out0)
 				for (int64_t k = 0; k < u; k++)
 					d[k] += j->dy[((n0 + n) * T + s) * u + k];
-			else if (s == T - 1)
+			else if (s == T - 1 && !out0)
 				for (int64_t k = 0; k < u; k++)
 					d[k] += j->dy[(n0 + n) * u + k];
 			for (int64_t k = 0; k < u; k++)
@@ -391,6 +438,11 @@ static void bwd_seq_task(void *arg, int t, int nt)
 			if (j->RHM)
 				for (int64_t k = 0; k < u; k++)
 					j->RHM[((n0 + n) * T + s) * u + k] = row[u + k] * hpm[k];
+			if (mk) { /* no gradient into the step: dh passes (below) */
+				memset(px, 0, (size_t)G * sizeof(float));
+				memset(ph, 0, (size_t)G * sizeof(float));
+				continue;
+			}
 			switch (j->op) {
 			case XO_OP_simple_rnn:
 				for (int64_t k = 0; k < u; k++)
@@ -441,6 +493,8 @@ static void bwd_seq_task(void *arg, int t, int nt)
 		for (int64_t n = 0; n < nb; n++) {
 			const float *row = j->ws + ((n0 + n) * T + s) * S;
 
+			if (masked_at(j, n0 + n, s))
+				continue; /* dh carried past the masked step unchanged */
 			for (int64_t k = 0; k < u; k++) {
 				float v = tmp[n * u + k];
 
@@ -477,6 +531,7 @@ static void bwd_seq_task(void *arg, int t, int nt)
  */
 struct lstm_bwd_part {
 	float *dh, *dc, *px;    /* [chunk][u], [chunk][u], [blk][chunk][4 up] */
+	float *sv;              /* mask_zero: [chunk][2u], a masked sample's dh and dc */
 	float *dW, *dU, *db;    /* [in][4 up], [u][4 up], [4 up]: the chunk's sums */
 };
 
@@ -489,9 +544,59 @@ static void lstm_bwd_part_of(const struct rnn_job *j, int t, int64_t ci,
 	q->dh = j->scr + t * j->ss;
 	q->dc = q->dh + j->chunk * j->u;
 	q->px = q->dc + j->chunk * j->u;
+	q->sv = q->px + j->blk * j->chunk * gp;
 	q->dW = j->DPX + ci * (j->in + j->u + 1) * gp;
 	q->dU = q->dW + j->in * gp;
 	q->db = q->dU + j->u * gp;
+}
+
+/* Before step s back of the chunk at c0 (nb samples): the dh and dc of
+ * its masked samples saved; false when none is masked. */
+static bool lstm_mask_save(const struct rnn_job *j, const struct lstm_bwd_part *q, int64_t c0,
+			   int64_t nb, int64_t s)
+{
+	int64_t u = j->u;
+	bool any = false;
+
+	for (int64_t n = 0; j->ids && n < nb; n++) {
+		if (!masked_at(j, c0 + n, s))
+			continue;
+		memcpy(q->sv + 2 * n * u, q->dh + n * u, (size_t)u * sizeof(float));
+		memcpy(q->sv + (2 * n + 1) * u, q->dc + n * u, (size_t)u * sizeof(float));
+		any = true;
+	}
+	return any;
+}
+
+/* After the step's kernel: a masked sample's px row (4 up at px) zeroed. */
+static void lstm_mask_px(const struct rnn_job *j, int64_t c0, int64_t nb, int64_t s, float *px)
+{
+	int64_t gp = 4 * j->up;
+
+	for (int64_t n = 0; n < nb; n++)
+		if (masked_at(j, c0 + n, s))
+			memset(px + n * gp, 0, (size_t)gp * sizeof(float));
+}
+
+/* After dh' = px U^T: a masked sample's dh and dc put back as saved, dh
+ * plus its dy where its output was the carried h (zero_output_for_mask
+ * off): the state gradients pass the step unchanged. */
+static void lstm_mask_restore(const struct rnn_job *j, const struct lstm_bwd_part *q,
+			      int64_t c0, int64_t nb, int64_t s)
+{
+	int64_t u = j->u, T = j->T;
+
+	for (int64_t n = 0; n < nb; n++) {
+		const float *dy = j->zero_out ? NULL
+				  : j->seq ? j->dy + ((c0 + n) * T + s) * u
+				  : s == T - 1 ? j->dy + (c0 + n) * u : NULL;
+
+		if (!masked_at(j, c0 + n, s))
+			continue;
+		for (int64_t k = 0; k < u; k++)
+			q->dh[n * u + k] = q->sv[2 * n * u + k] + (dy ? dy[k] : 0.0f);
+		memcpy(q->dc + n * u, q->sv + (2 * n + 1) * u, (size_t)u * sizeof(float));
+	}
 }
 
 /* The weight gradients of one block of steps [s_lo, s_hi] of the chunk at
@@ -559,8 +664,11 @@ static void bwd_lstm_task(void *arg, int t, int nt)
 				    .dy = j->seq ? j->dy + (c0 * T + s) * u
 					  : s == T - 1 ? j->dy + c0 * u : NULL,
 				    .ldy = j->seq ? T * u : u, .dh = q.dh, .dc = q.dc, .px = px};
+				bool mk = lstm_mask_save(j, &q, c0, nb, s);
 
 				j->k->lstm_step_bwd(&sb);
+				if (mk)
+					lstm_mask_px(j, c0, nb, s, px);
 				if (s > 0) {
 					struct xo_cpu_gemm h = {
 					    .a = {px, gp, nb, 0}, .m = nb, .k = gp, .n = u,
@@ -569,6 +677,8 @@ static void bwd_lstm_task(void *arg, int t, int nt)
 
 					j->k->gemm_nn(&h);
 				}
+				if (mk)
+					lstm_mask_restore(j, &q, c0, nb, s);
 			}
 			lstm_bwd_block(j, &q, c0, nb, s_lo, s_hi);
 		}
@@ -646,7 +756,7 @@ static void bwd_w_task(void *arg, int t, int nt)
 /* ---- wrappers ------------------------------------------------------------ */
 
 static void job_of(const struct xo_cpu_ctx *cx, enum xo_op op, const struct xo_op_args *a,
-		   struct rnn_job *j)
+		   bool dir_fwd, struct rnn_job *j)
 {
 	const struct xo_params *p = &a->p;
 
@@ -665,6 +775,9 @@ static void job_of(const struct xo_cpu_ctx *cx, enum xo_op op, const struct xo_o
 	j->seq = p->return_sequences;
 	j->back = p->go_backwards;
 	j->bias = p->use_bias;
+	j->zero_out = p->zero_output_for_mask;
+	/* the ids follow bias (fwd) or dy (bwd) */
+	j->ids = p->mask_zero ? xo_tensor_i32(a->src[dir_fwd ? 4 : 5]) : NULL;
 	j->x = xo_tensor_f32(a->src[0]);
 	j->W = xo_tensor_f32(a->src[1]);
 	j->U = xo_tensor_f32(a->src[2]);
@@ -713,7 +826,7 @@ static enum xo_status rnn_fwd(struct xo_backend *be, enum xo_op op, const struct
 	size_t nxp, nscr;
 	atomic_llong next;
 
-	job_of(cx, op, a, &j);
+	job_of(cx, op, a, true, &j);
 	if (int_sizes(op, &j))
 		return XO_ERESOURCE;
 	j.b = a->src[3] ? xo_tensor_f32(a->src[3]) : NULL;
@@ -812,7 +925,7 @@ static enum xo_status lstm_bwd(struct xo_cpu_ctx *cx, struct rnn_job *j)
 		j->blk = 1;
 	if (j->blk > j->T)
 		j->blk = j->T;
-	j->ss = 2 * j->chunk * u + j->blk * j->chunk * gp;
+	j->ss = 2 * j->chunk * u + j->blk * j->chunk * gp + (j->ids ? 2 * j->chunk * u : 0);
 	st = xo_cpu_scratch_reserve(cx, nwt + j->nt * j->ss + nc * (in + u + 1) * gp, 0, 0);
 	if (st)
 		return st;
@@ -849,7 +962,7 @@ static enum xo_status rnn_bwd(struct xo_backend *be, enum xo_op op, const struct
 	enum xo_status st;
 	int ntw;
 
-	job_of(cx, op, a, &j);
+	job_of(cx, op, a, false, &j);
 	if (int_sizes(op, &j))
 		return XO_ERESOURCE;
 	j.ws = (float *)xo_tensor_f32(a->src[3]); /* read only */

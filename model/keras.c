@@ -265,8 +265,9 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
      * unit_forget_bias act before weights are loaded; use_cudnn and Keras
      * 2's implementation pick a kernel for the same math (the results are
      * checked against Keras within the fixture bounds either way);
-     * zero_output_for_mask and seed matter only with a mask or dropout,
-     * which are refused */
+     * seed matters only with dropout, which is refused; zero_output_for_mask
+     * (a masked step's output: 0 or the carried state) is read (inside a
+     * Bidirectional, Keras replaces it by return_sequences) */
 #define RNN_KEYS                                                                               \
 	COMMON_KEYS, {"units", K_INT}, {"activation", K_STR}, {"use_bias", K_BOOL},               \
 	    {"return_sequences", K_BOOL}, {"go_backwards", K_BOOL}, {"return_state", K_FALSE},     \
@@ -276,7 +277,7 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
 	    {"kernel_regularizer", K_NULL}, {"recurrent_regularizer", K_NULL},                    \
 	    {"bias_regularizer", K_NULL}, {"activity_regularizer", K_NULL},                       \
 	    {"kernel_constraint", K_NULL}, {"recurrent_constraint", K_NULL},                      \
-	    {"bias_constraint", K_NULL}, {"seed", K_SKIP}, {"zero_output_for_mask", K_SKIP},      \
+	    {"bias_constraint", K_NULL}, {"seed", K_SKIP}, {"zero_output_for_mask", K_BOOL},      \
 	    {"batch_input_shape", K_SHAPE}
     [XO_LAYER_SIMPLE_RNN] = {{RNN_KEYS}, rnn_config, true},
     [XO_LAYER_LSTM] =
@@ -2895,7 +2896,7 @@ static void rnn_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "go_backwards", json_boolean(p->go_backwards));
 	json_object_set_new(cfg, "stateful", json_false());
 	json_object_set_new(cfg, "unroll", json_false());
-	json_object_set_new(cfg, "zero_output_for_mask", json_false());
+	json_object_set_new(cfg, "zero_output_for_mask", json_boolean(p->zero_output_for_mask));
 	json_object_set_new(cfg, "units", json_integer(p->units));
 	json_object_set_new(cfg, "activation", json_string(xo_activation_name(p->activation)));
 	if (ls->kind != XO_LAYER_SIMPLE_RNN)

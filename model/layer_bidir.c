@@ -12,6 +12,11 @@
  * mul, ave). Backward: the merge's gradients, the flip's, back through
  * time in each direction, and the two input gradients added (the merge op
  * forward, mode add, in place), since both directions read the same x.
+ * Keras's mask of Embedding(mask_zero=True) (p.mask_zero, the ids in
+ * l->ids) goes to both directions (the backward one reads it reversed, as
+ * its inputs); zero_output_for_mask is return_sequences for both, as
+ * Keras forces (shape_bidirectional), so a masked step's merged output is
+ * the merge of two zeros.
  *
  * Flat parameters (model_open lays out the spec's counts): kernel
  * [2][ch][g*u], recurrent_kernel [2][u][g*u], bias [2][bias]: each the
@@ -177,6 +182,7 @@ static struct xo_params merge_params(const struct layer *l, const struct layer_c
 
 	p.len = l->s.out_len;
 	p.ch = p.ch_b = l->s.p.units;
+	p.mask_zero = p.zero_output_for_mask = false; /* the recurrent ops' only */
 	return p;
 }
 
@@ -187,6 +193,7 @@ static struct xo_params flip_params(const struct layer *l, const struct layer_ct
 
 	p.len = l->s.in_len;
 	p.ch = l->s.p.units;
+	p.mask_zero = p.zero_output_for_mask = false; /* the recurrent ops' only */
 	return p;
 }
 
@@ -204,6 +211,7 @@ static int bidir_forward(const struct layer *l, const struct layer_ctx *c,
 	out[n].a.src[1] = l->w;
 	out[n].a.src[2] = l->rk;
 	out[n].a.src[3] = l->b;
+	out[n].a.src[4] = c->p.mask_zero ? l->ids : NULL; /* the step mask, ops.def */
 	out[n].a.dst[0] = l->sv[SV_YF];
 	out[n++].a.dst[1] = l->sv[SV_WSF];
 	out[n] = (struct layer_call){.op = op, .a = {.p = c->p}};
@@ -212,6 +220,8 @@ static int bidir_forward(const struct layer *l, const struct layer_ctx *c,
 	out[n].a.src[1] = l->pv[PV_W];
 	out[n].a.src[2] = l->pv[PV_RK];
 	out[n].a.src[3] = l->pv[PV_B];
+	/* go_backwards reads the mask reversed, as the inputs (ops.def) */
+	out[n].a.src[4] = c->p.mask_zero ? l->ids : NULL;
 	out[n].a.dst[0] = l->sv[SV_YB];
 	out[n++].a.dst[1] = l->sv[SV_WSB];
 	if (seq) {
@@ -251,6 +261,7 @@ static int bidir_backward(const struct layer *l, const struct layer_ctx *c,
 	out[n].a.src[2] = l->pv[PV_RK];
 	out[n].a.src[3] = l->sv[SV_WSB];
 	out[n].a.src[4] = l->sv[SV_GYB];
+	out[n].a.src[5] = c->p.mask_zero ? l->ids : NULL;
 	out[n].a.dst[0] = dx ? l->sv[SV_GXB] : NULL;
 	out[n].a.dst[1] = l->pv[PV_DW];
 	out[n].a.dst[2] = l->pv[PV_DRK];
@@ -261,6 +272,7 @@ static int bidir_backward(const struct layer *l, const struct layer_ctx *c,
 	out[n].a.src[2] = l->rk;
 	out[n].a.src[3] = l->sv[SV_WSF];
 	out[n].a.src[4] = l->sv[SV_GYF];
+	out[n].a.src[5] = c->p.mask_zero ? l->ids : NULL;
 	out[n].a.dst[0] = dx ? l->gin : NULL;
 	out[n].a.dst[1] = l->dw;
 	out[n].a.dst[2] = l->drk;
@@ -271,6 +283,7 @@ static int bidir_backward(const struct layer *l, const struct layer_ctx *c,
 		out[n] = (struct layer_call){.op = XO_OP_merge, .fwd = true, .a = {.p = c->p}};
 		out[n].a.p.mode = XO_MERGE_ADD;
 		out[n].a.p.ch_b = l->s.in_ch;
+		out[n].a.p.mask_zero = out[n].a.p.zero_output_for_mask = false;
 		out[n].a.src[0] = l->gin;
 		out[n].a.src[1] = l->sv[SV_GXB];
 		out[n++].a.dst[0] = l->gin;
@@ -286,6 +299,8 @@ static void bidir_cost(const struct layer *l, const struct cost_bytes *b, struct
 	/* one direction's output: the merge reads two, writes one */
 	double y = 4.0 * (double)(l->s.out_len * l->s.p.units);
 	double macs, wsb = 4.0 * (double)l->ws_per;
+	/* with Keras's mask each direction reads the int32 ids, each way */
+	double ids = l->s.p.mask_zero ? 8.0 * (double)l->s.in_len : 0.0;
 
 	half_counts(l, &kc, &rc, &bc);
 	/* per direction and step, the input and recurrent projections; two
@@ -294,14 +309,14 @@ static void bidir_cost(const struct layer *l, const struct cost_bytes *b, struct
 	out->flops_fwd = 2 * macs;
 	/* each direction reads x and writes its y; the flip moves yb; the
 	 * merge reads both and writes the output */
-	out->act_bytes_fwd = 2 * (in + y) + (seq ? 2 * y : 0) + 2 * y + outb;
+	out->act_bytes_fwd = 2 * (in + y) + (seq ? 2 * y : 0) + 2 * y + outb + ids;
 	out->ws_bytes = l->has_grad ? wsb : 0;
 	out->w_bytes_fwd = w + 4.0 * (double)l->s.rk_count;
 	out->ops_train_fwd = out->ops_predict = seq ? 4 : 3;
 	if (l->has_grad) {
 		out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1) + 2 * macs;
 		out->act_bytes_bwd = outb + 4 * y + (seq ? 2 * y : 0) + 2 * (in + y) + wsb +
-		                     (l->need_dx ? 4 * in : 0);
+		                     (l->need_dx ? 4 * in : 0) + ids;
 		out->w_bytes_bwd = 2 * (w + 4.0 * (double)l->s.rk_count);
 		out->ops_bwd = 3 + (seq ? 1 : 0) + (l->need_dx ? 1 : 0);
 	}

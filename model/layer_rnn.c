@@ -87,6 +87,8 @@ static int rnn_forward(const struct layer *l, const struct layer_ctx *c,
 	a->src[1] = l->w;
 	a->src[2] = l->rk;
 	a->src[3] = l->b;
+	if (c->p.mask_zero) /* Keras's mask of Embedding(mask_zero=True): its ids */
+		a->src[4] = l->ids;
 	a->dst[0] = l->out;
 	/* NULL unless a backward follows (plan_build): the inference form
 	 * (ops.def) */
@@ -107,6 +109,8 @@ static int rnn_backward(const struct layer *l, const struct layer_ctx *c,
 	a->src[2] = l->rk;
 	a->src[3] = l->ws;
 	a->src[4] = l->gout;
+	if (c->p.mask_zero)
+		a->src[5] = l->ids;
 	a->dst[0] = l->gin;
 	a->dst[1] = l->dw;
 	a->dst[2] = l->drk;
@@ -124,16 +128,18 @@ static void rnn_cost(const struct layer *l, const struct cost_bytes *b, struct x
 	 * backward (the inference form, predict's, writes none) */
 	double macs = (double)l->s.in_len * (double)(l->s.w_count + l->s.rk_count);
 	double wsb = 4.0 * (double)l->ws_per;
+	/* with Keras's mask the op reads the int32 ids, each way */
+	double ids = l->s.p.mask_zero ? 4.0 * (double)l->s.in_len : 0.0;
 
 	out->flops_fwd = 2 * macs;
-	out->act_bytes_fwd = in + outb;
+	out->act_bytes_fwd = in + outb + ids;
 	out->ws_bytes = l->has_grad ? wsb : 0;
 	out->w_bytes_fwd = w + 4.0 * (double)l->s.rk_count;
 	out->ops_train_fwd = out->ops_predict = 1;
 	if (l->has_grad) {
 		/* dW, dU always (and dx unless first): 2 or 3 products */
 		out->flops_bwd = 2 * macs * (l->need_dx ? 2 : 1) + 2 * macs;
-		out->act_bytes_bwd = in + outb + wsb + (l->need_dx ? in : 0);
+		out->act_bytes_bwd = in + outb + wsb + (l->need_dx ? in : 0) + ids;
 		out->w_bytes_bwd = 2 * (w + 4.0 * (double)l->s.rk_count);
 		out->ops_bwd = 1;
 	}

@@ -101,14 +101,15 @@ static const char *const bn_args[] = {"momentum", "epsilon", "center", "scale",
  * rms_scaling False */
 static const char *const ln_args[] = {"epsilon", "center", "scale", "axis", "name", NULL};
 /* the recurrent layers (Keras defaults: activation tanh, recurrent_activation
- * sigmoid, use_bias True, return_sequences and go_backwards False, GRU
- * reset_after True); the op refuses the activations it lacks */
+ * sigmoid, use_bias True, return_sequences, go_backwards and
+ * zero_output_for_mask False, GRU reset_after True); the op refuses the
+ * activations it lacks */
 static const char *const rnn_args[] = {"units",          "activation",      "recurrent_activation",
                                        "use_bias",       "return_sequences", "go_backwards",
-                                       "name",           NULL};
+                                       "zero_output_for_mask", "name",     NULL};
 static const char *const gru_args[] = {"units",          "activation",       "recurrent_activation",
                                        "use_bias",       "return_sequences", "go_backwards",
-                                       "reset_after",    "name",             NULL};
+                                       "reset_after",    "zero_output_for_mask", "name", NULL};
 /* embedding: mask_zero=True makes Keras's mask, its ids != 0, which the layers
  * after it pass on, drop or use (mask_rules) */
 static const char *const embedding_args[] = {"input_dim", "output_dim", "mask_zero", "name", NULL};
@@ -151,10 +152,12 @@ static const char *const time_distributed_args[] = {
 
 /* bidirectional: layer= (the wrapped recurrent kind), merge_mode, and the
  * wrapped kind's own arguments (layer_check refuses reset_after unless
- * over gru) */
+ * over gru; zero_output_for_mask is read and, as Keras, replaced by
+ * return_sequences: shape_bidirectional) */
 static const char *const bidirectional_args[] = {
     "layer",            "merge_mode",   "units",       "activation", "recurrent_activation",
-    "use_bias",         "return_sequences", "go_backwards", "reset_after", "name", NULL};
+    "use_bias",         "return_sequences", "go_backwards", "reset_after",
+    "zero_output_for_mask", "name", NULL};
 
 /* Records "origin:line: message" and returns st. */
 static enum xo_status __attribute__((format(printf, 4, 5)))
@@ -693,10 +696,11 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		return XO_OK;
 	}
 	if (!strcmp(key, "return_sequences") || !strcmp(key, "go_backwards") ||
-	    !strcmp(key, "reset_after")) {
+	    !strcmp(key, "reset_after") || !strcmp(key, "zero_output_for_mask")) {
 		bool *b = !strcmp(key, "return_sequences") ? &p->return_sequences
 		          : !strcmp(key, "go_backwards")   ? &p->go_backwards
-		                                           : &p->reset_after;
+		          : !strcmp(key, "reset_after")    ? &p->reset_after
+		                                           : &p->zero_output_for_mask;
 
 		if (!parse_bool_value(val, b))
 			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
@@ -1200,6 +1204,10 @@ static enum xo_status shape_bidirectional(struct xo_layer_spec *l, const char *o
 		                  "backward layer goes backwards; both would)");
 	if (l->in_rank != 2)
 		return rank_error(l, origin, 2);
+	/* bidirectional.py force_zero_output_for_mask: both directions' masked
+	 * steps output 0 when returning sequences, whatever the wrapped
+	 * layer's config says */
+	l->p.zero_output_for_mask = l->p.return_sequences;
 	l->kind = (enum xo_layer_kind)l->inner;
 	st = shape_rnn(l, origin);
 	l->kind = kind;
@@ -1641,6 +1649,8 @@ enum mask_rule {
 	              * when an input has none (one mask here, the ids': OR = it) */
 	MASK_MEAN,   /* global_average_pooling1d: the masked mean (p.mask_zero),
 	              * its output unmasked (compute_mask returns None) */
+	MASK_RNN,    /* rnn.py, bidirectional.py: the recurrent ops' step mask
+	              * (p.mask_zero); the output masked iff return_sequences */
 };
 static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] = MASK_DROP,
@@ -1658,9 +1668,9 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = MASK_DROP,
     [XO_LAYER_GLOBAL_MAX_POOLING2D] = MASK_DROP,
     [XO_LAYER_EMBEDDING] = MASK_DROP, /* the first layer: its mask is its own (layer_mask) */
-    [XO_LAYER_SIMPLE_RNN] = MASK_REFUSE, /* masked steps skipped */
-    [XO_LAYER_LSTM] = MASK_REFUSE,
-    [XO_LAYER_GRU] = MASK_REFUSE,
+    [XO_LAYER_SIMPLE_RNN] = MASK_RNN,
+    [XO_LAYER_LSTM] = MASK_RNN,
+    [XO_LAYER_GRU] = MASK_RNN,
     [XO_LAYER_CONV2D] = MASK_DROP,
     [XO_LAYER_ZERO_PADDING1D] = MASK_DROP,
     [XO_LAYER_CROPPING1D] = MASK_DROP,
@@ -1687,7 +1697,7 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
      * Dense's does not (a masked input is [T][F], so never Conv1D's
      * [T][len][ch]), and the output keeps it */
     [XO_LAYER_TIME_DISTRIBUTED] = MASK_PASS,
-    [XO_LAYER_BIDIRECTIONAL] = MASK_REFUSE,    /* masked steps skipped */
+    [XO_LAYER_BIDIRECTIONAL] = MASK_RNN,
     [XO_LAYER_CONV2D_TRANSPOSE] = MASK_DROP,
     [XO_LAYER_CONV1D_TRANSPOSE] = MASK_DROP,
     [XO_LAYER_MULTI_HEAD_ATTENTION] = MASK_REFUSE, /* query and value masks */
@@ -1724,6 +1734,10 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		return XO_OK;
 	case MASK_MEAN:
 		l->p.mask_zero = true;
+		return XO_OK;
+	case MASK_RNN:
+		l->p.mask_zero = first;
+		l->masked = first && l->p.return_sequences;
 		return XO_OK;
 	case MASK_REFUSE:
 		break;

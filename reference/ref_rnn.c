@@ -21,6 +21,17 @@
  *       state is zeros; go_backwards reverses the input steps (input_t.reverse())
  *       and the outputs stay in processing order; return_sequences=False
  *       returns the last output.
+ *   keras/src/backend/jax/rnn.py with a mask (Embedding(mask_zero=True)'s,
+ *       here the ids, mask_zero=1): a masked step's new states are dropped
+ *       (jnp.where(is_masked, states, new_states): h and lstm's c carried
+ *       unchanged) and its output is zeros with zero_output_for_mask, else
+ *       the carried h (states[0]); go_backwards reverses the mask with the
+ *       inputs; the last output is the last processed step's, by the same
+ *       rule. Backward: a masked step passes the state gradients (dh, dc)
+ *       straight to the step before, adds its dy to dh only where its output
+ *       is the carried h, and gives no input or weight gradient (dx_t = 0).
+ *       Its ws row (ops.def) holds the carried state blocks and zeros, so the
+ *       next step's h' and c' are read from it as from any row.
  *
  * The forward keeps the state in double from step to step (never the rounded
  * ws), so the float path and the gradient check's double path compute the
@@ -48,6 +59,7 @@ struct rnn {
 	int64_t g, G, S;     /* gates, g*u, ws row width */
 	enum xo_activation act;
 	bool bias, seq, back, ra; /* use_bias, return_sequences, go_backwards, reset_after */
+	bool mask, zero_out;      /* mask_zero, zero_output_for_mask */
 };
 
 static struct rnn rnn_of(enum xo_op op, const struct xo_params *p)
@@ -64,6 +76,8 @@ static struct rnn rnn_of(enum xo_op op, const struct xo_params *p)
 		.seq = p->return_sequences,
 		.back = p->go_backwards,
 		.ra = op == XO_OP_gru && p->reset_after,
+		.mask = p->mask_zero,
+		.zero_out = p->zero_output_for_mask,
 	};
 
 	r.G = r.g * r.u;
@@ -75,6 +89,33 @@ static struct rnn rnn_of(enum xo_op op, const struct xo_params *p)
 static int64_t step_t(const struct rnn *r, int64_t s)
 {
 	return r->back ? r->T - 1 - s : s;
+}
+
+/* Whether input step t of sample n is masked out (its id is 0). */
+static bool step_masked(const struct rnn *r, struct xo_ref_src ids, int64_t n, int64_t t)
+{
+	return r->mask && xo_ref_ld(ids, n * r->T + t) == 0.0;
+}
+
+/* The h block of each op's ws row. */
+static int64_t h_block(const struct rnn *r)
+{
+	return r->op == XO_OP_lstm ? 6 : r->op == XO_OP_gru ? 3 : 0;
+}
+
+/* A masked step's ws row: the carried state h (its block of the row) and
+ * lstm's c (block 4), every other block 0. */
+static void carry_row(const struct rnn *r, const double *h, const double *c, double *row)
+{
+	int64_t u = r->u, hb = h_block(r);
+
+	for (int64_t k = 0; k < r->S; k++)
+		row[k] = 0.0;
+	for (int64_t k = 0; k < u; k++) {
+		row[hb * u + k] = h[k];
+		if (r->op == XO_OP_lstm)
+			row[4 * u + k] = c[k];
+	}
 }
 
 static double act(enum xo_activation a, double v)
@@ -105,7 +146,13 @@ static void fwd_sample(const struct rnn *r, const struct xo_ref_src *src,
 
 	for (int64_t s = 0; s < r->T; s++) {
 		int64_t t = step_t(r, s);
+		bool out0 = false;
 
+		if (step_masked(r, src[4], n, t)) {
+			carry_row(r, h, c, row); /* h, c unchanged */
+			out0 = r->zero_out;
+			goto store;
+		}
 		/* px = x_t W (+ the input bias); ph = h' U (+ gru's recurrent bias) */
 		for (int64_t j = 0; j < G; j++) {
 			double a = 0.0;
@@ -177,6 +224,7 @@ static void fwd_sample(const struct rnn *r, const struct xo_ref_src *src,
 		default:
 			XO_ASSERT(!"not a recurrent op");
 		}
+store:
 		for (int64_t k = 0; k < r->S; k++) {
 			xo_ref_st(dst[1], (n * r->T + s) * r->S + k, row[k]);
 			xo_ref_st(mag[1], (n * r->T + s) * r->S + k, fabs(row[k]));
@@ -185,8 +233,8 @@ static void fwd_sample(const struct rnn *r, const struct xo_ref_src *src,
 			int64_t o = r->seq ? (n * r->T + s) * u : n * u;
 
 			for (int64_t k = 0; k < u; k++) {
-				xo_ref_st(dst[0], o + k, h[k]);
-				xo_ref_st(mag[0], o + k, fabs(h[k]));
+				xo_ref_st(dst[0], o + k, out0 ? 0.0 : h[k]);
+				xo_ref_st(mag[0], o + k, out0 ? 0.0 : fabs(h[k]));
 			}
 		}
 	}
@@ -201,6 +249,7 @@ static enum xo_status rnn_fwd(enum xo_op op, const struct xo_params *p,
 
 	XO_ASSERT(xo_ref_src_has(src[0]) && xo_ref_src_has(src[1]) && xo_ref_src_has(src[2]));
 	XO_ASSERT(!r.bias || xo_ref_src_has(src[3]));
+	XO_ASSERT(!r.mask || xo_ref_src_has(src[4]));
 	if (!h)
 		return xo_error(XO_ENOMEM, "ref: %s: out of memory", xo_op_name(op));
 	for (int64_t n = 0; n < r.n; n++) {
@@ -233,11 +282,6 @@ static double prev_at(const struct rnn *r, struct xo_ref_src ws, int64_t n, int6
 	return s > 0 ? ws_at(r, ws, n, s - 1, blk * r->u + k) : 0.0;
 }
 
-/* The h block of each op's ws row. */
-static int64_t h_block(const struct rnn *r)
-{
-	return r->op == XO_OP_lstm ? 6 : r->op == XO_OP_gru ? 3 : 0;
-}
 
 /*
  * One sample's backward through time. dh, dhn (u each): the state gradient
@@ -258,16 +302,25 @@ static void bwd_sample(const struct rnn *r, const struct xo_ref_src *src,
 		dhn[k] = dc[k] = 0.0;
 	for (int64_t s = r->T - 1; s >= 0; s--) {
 		int64_t t = step_t(r, s);
+		bool masked = step_masked(r, src[5], n, t);
+		bool out0 = masked && r->zero_out; /* its output was 0, not h */
 
 		for (int64_t k = 0; k < u; k++) {
 			double g = dhn[k];
 
-			if (r->seq)
+			if (r->seq && !out0)
 				g += xo_ref_ld(dy, (n * r->T + s) * u + k);
-			else if (s == r->T - 1)
+			else if (s == r->T - 1 && !out0)
 				g += xo_ref_ld(dy, n * u + k);
 			dh[k] = g;
-			dhn[k] = 0.0;
+			dhn[k] = masked ? g : 0.0; /* a masked step passes dh (and dc) on */
+		}
+		if (masked) {
+			for (int64_t i = 0; xo_ref_dst_has(dst[0]) && i < r->in; i++) {
+				xo_ref_st(dst[0], (n * r->T + t) * r->in + i, 0.0);
+				xo_ref_st(mag[0], (n * r->T + t) * r->in + i, 0.0);
+			}
+			continue;
 		}
 		switch (r->op) {
 		case XO_OP_simple_rnn:
@@ -389,6 +442,7 @@ static enum xo_status rnn_bwd(enum xo_op op, const struct xo_params *p,
 
 	for (int i = 0; i < 5; i++)
 		XO_ASSERT(xo_ref_src_has(src[i]));
+	XO_ASSERT(!r.mask || xo_ref_src_has(src[5]));
 	if (!buf)
 		return xo_error(XO_ENOMEM, "ref: %s: out of memory", xo_op_name(op));
 	acc.dW = buf;

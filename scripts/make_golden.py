@@ -693,6 +693,40 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 113, "mask_inputs": ("mask",),
     },
+    # Keras's mask of Embedding(mask_zero=True) into the recurrent layers
+    # (--only emb_mask_rnn --only emb_mask_bidir): ids padded at the end,
+    # every third row at the start (pad_front), one row all padding where
+    # Keras's output is finite (pad_empty: LSTM -> GRU carry the zero
+    # state; a masked mean of no step would be NaN); LSTM returning
+    # sequences (its output masked) into a GRU returning its last kept
+    # state; Bidirectional GRU (zero_output_for_mask forced) into the
+    # masked mean
+    "emb_mask_rnn": {
+        "spec": (
+            "# golden: Embedding(20, 6, mask_zero) -> LSTM(5, return_sequences)\n"
+            "# -> GRU(4) -> Dense softmax, T = 8\n"
+            "input 8 dtype=int32\n"
+            "embedding input_dim=20 output_dim=6 mask_zero=True\n"
+            "lstm units=5 return_sequences=True\n"
+            "gru units=4\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 157, "pad": True, "pad_front": True, "pad_empty": True,
+    },
+    "emb_mask_bidir": {
+        "spec": (
+            "# golden: Embedding(20, 6, mask_zero) -> Bidirectional(GRU(4,\n"
+            "# return_sequences)) -> masked GlobalAveragePooling1D -> Dense softmax\n"
+            "input 8 dtype=int32\n"
+            "embedding input_dim=20 output_dim=6 mask_zero=True\n"
+            "bidirectional layer=gru units=4 return_sequences=True\n"
+            "global_average_pooling1d\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 163, "pad": True, "pad_front": True,
+    },
 }
 
 
@@ -1051,6 +1085,11 @@ def make(name, cfg, root, seed):
             ids = rng.integers(1, vocab, (n,) + shape)
             keep = rng.integers(1, shape[0] + 1, n)
             ids[np.arange(shape[0])[None, :] >= keep[:, None]] = 0
+            if cfg.get("pad_front"):  # every third row padded at its start
+                for i in range(1, n, 3):
+                    ids[i] = np.roll(ids[i], shape[0] - keep[i])
+            if cfg.get("pad_empty"):  # one row all padding
+                ids[n // 2] = 0
             return ids.astype(np.float32)
         if vocab:
             return rng.integers(0, vocab, (n,) + shape).astype(np.float32)

@@ -788,15 +788,66 @@ def mask_fixtures(out):
         y = to_float64(m).predict(x, verbose=0)
         assert y.dtype == np.float64 and np.isfinite(y).all()
         np.save(os.path.join(out, name + ".y64.npy"), y)
-    # refused: the mask into a layer whose call uses it (LSTM), and into a
-    # Concatenate (whose mask Keras computes with op layers of its own)
+    # refused: the mask into a Concatenate (whose mask Keras computes with
+    # op layers of its own)
     ids = keras.Input(shape=(8,), dtype="int32")
     e = layers.Embedding(20, 8, mask_zero=True)(ids)
-    keras.Model(ids, layers.Dense(3)(layers.LSTM(4)(e))).save(
-        os.path.join(out, "mask_lstm.keras"))
     c = layers.Concatenate()([e, layers.Dense(8)(e)])
     keras.Model(ids, layers.Dense(3)(layers.GlobalAveragePooling1D()(c))).save(
         os.path.join(out, "mask_concat.keras"))
+
+
+# Keras's mask of Embedding(mask_zero=True) into the recurrent layers, their
+# own seeds (--only=mask_rnn writes them alone)
+def mask_rnn_model():
+    """ids (8 int32 tokens, vocab 20) -> Embedding(20, 6, mask_zero=True) ->
+    LSTM(5, return_sequences=True) (masked steps keep the state and output
+    it: zero_output_for_mask False; its output keeps the mask) -> GRU(4)
+    (the last kept step's state) -> Dense(3, softmax)."""
+    return keras.Sequential([
+        keras.Input(shape=(8,), dtype="int32"), layers.Embedding(20, 6, mask_zero=True),
+        layers.LSTM(5, return_sequences=True), layers.GRU(4),
+        layers.Dense(3, activation="softmax")])
+
+
+def mask_bidir_model():
+    """ids -> Embedding(20, 6, mask_zero=True) -> Bidirectional(SimpleRNN(4,
+    return_sequences=True)) (concat; Keras forces zero_output_for_mask:
+    masked steps 0 in both directions, the mask passed on) ->
+    GlobalAveragePooling1D (the masked mean) -> Dense(3, softmax)."""
+    return keras.Sequential([
+        keras.Input(shape=(8,), dtype="int32"), layers.Embedding(20, 6, mask_zero=True),
+        layers.Bidirectional(layers.SimpleRNN(4, return_sequences=True)),
+        layers.GlobalAveragePooling1D(), layers.Dense(3, activation="softmax")])
+
+
+def mask_rnn_fixtures(out):
+    """NAME.keras, NAME.h5, NAME.weights.h5, NAME.x.npy and NAME.y64.npy (as
+    mask_fixtures) of mask_rnn and mask_bidir: 16 rows of int32 ids in [1,
+    20), each padded with 0 at its end after 1 to 8 kept steps, every third
+    row at its start instead; mask_rnn's row 5 all padding (its output the
+    head's softmax of the zero state: finite; the masked mean of
+    mask_bidir would be 0 / 0 there)."""
+    for name, make_model, seed in (("mask_rnn", mask_rnn_model, 167),
+                                   ("mask_bidir", mask_bidir_model, 173)):
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        for path in (name + ".keras", name + ".h5"):
+            m.save(os.path.join(out, path))
+        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        x = r.integers(1, 20, (16, 8))
+        keep = r.integers(1, 9, 16)
+        x[np.arange(8)[None, :] >= keep[:, None]] = 0
+        for i in range(1, 16, 3):
+            x[i] = np.roll(x[i], 8 - keep[i])
+        if name == "mask_rnn":
+            x[5] = 0
+        x = x.astype(np.int32)
+        np.save(os.path.join(out, name + ".x.npy"), x)
+        y = to_float64(m).predict(x, verbose=0)
+        assert y.dtype == np.float64 and np.isfinite(y).all()
+        np.save(os.path.join(out, name + ".y64.npy"), y)
 
 
 def to_float64(model):
@@ -1018,6 +1069,10 @@ def main():
     if "--only=bidir" in sys.argv[1:]:
         table_fixtures(out, (("bidir", bidir_model, 89),))
         print("keras", keras.__version__, "wrote the bidir fixtures to", out)
+        return
+    if "--only=mask_rnn" in sys.argv[1:]:
+        mask_rnn_fixtures(out)
+        print("keras", keras.__version__, "wrote the mask_rnn fixtures to", out)
         return
     if "--only=mask" in sys.argv[1:]:
         mask_fixtures(out)

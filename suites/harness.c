@@ -332,9 +332,9 @@ static const char *names_rnn(enum xo_dir dir, bool dst, int i)
 	if (dir == XO_DIR_FWD)
 		return dst ? (const char *[]){"y", "ws", "?", "?"}[i]
 		           : (const char *[]){"x", "kernel", "recurrent_kernel", "bias",
-		                              "?"}[i];
+		                              "ids", "?"}[i];
 	return dst ? (const char *[]){"dx", "dkernel", "drecurrent_kernel", "dbias"}[i]
-	           : (const char *[]){"x", "kernel", "recurrent_kernel", "ws", "dy"}[i];
+	           : (const char *[]){"x", "kernel", "recurrent_kernel", "ws", "dy", "ids"}[i];
 }
 #define NAMES_simple_rnn names_rnn
 #define NAMES_lstm names_rnn

@@ -283,6 +283,8 @@ void xo_hcase_fill_probs(const struct hcase *h, uint32_t stream, float *y, int64
                          int64_t n);
 /* harness_rnn.c: the recurrent ops' inputs. */
 void xo_hcase_fill_rnn(struct hcase *h);
+/* simple_rnn, lstm, gru with mask_zero: whether input step t of sample n is masked */
+bool xo_hcase_rnn_masked(const struct hcase *h, int64_t n, int64_t t);
 /* harness_zeros.c: whether dst slot's reference is uninformative (why). */
 bool xo_hcase_mistrusted(struct hcase *h, int slot, char *why, size_t size);
 /* harness_zeros.c: zeros the op must produce in dst slot. */

@@ -17,6 +17,40 @@
  * act(c) = tanh(c)), dy in [-1, 1]; the backward is a function of these
  * sources alone (ops.def), consistent with a forward or not.
  */
+/* Whether input step t of sample n is masked out (mask_zero: the ids after
+ * bias, fwd, or after dy, bwd, hold 0 there). */
+bool xo_hcase_rnn_masked(const struct hcase *h, int64_t n, int64_t t)
+{
+	const struct xo_params *p = &h->c->p;
+	int32_t id;
+
+	if (!p->mask_zero)
+		return false;
+	memcpy(&id, &h->src[h->c->dir == XO_DIR_BWD ? 5 : 4][n * p->len + t], 4);
+	return id == 0;
+}
+
+/* The ids of mask_zero: per sample n a pattern by n % 4, so that a case of
+ * 4 samples or more has each: the last third of the steps masked (the
+ * padding at the end, the last step too), the first third (the padding at
+ * the start, step 0 too), every step (an all-padding row), and every third
+ * step from step 1 (gaps inside); ids 1..5 elsewhere. */
+static void fill_rnn_ids(struct hcase *h, int slot)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t T = p->len, third = T / 3 > 0 ? T / 3 : 1;
+
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t t = 0; t < T; t++) {
+			int64_t q = n % 4;
+			bool m = q == 0 ? t >= T - third : q == 1 ? t < third : q == 2 ? true
+				 : t % 3 == 1;
+			int32_t id = m ? 0 : 1 + (int32_t)((n * T + t) % 5);
+
+			memcpy(&h->src[slot][n * T + t], &id, 4);
+		}
+}
+
 void xo_hcase_fill_rnn(struct hcase *h)
 {
 	const struct xo_params *p = &h->c->p;
@@ -31,6 +65,8 @@ void xo_hcase_fill_rnn(struct hcase *h)
 		h->src[1][i] = sw * real_in(h, 1, (uint64_t)i, relu ? -0.25f : -1.0f, 1.0f);
 	for (int64_t i = 0; i < h->sn[2]; i++)
 		h->src[2][i] = su * real_in(h, 2, (uint64_t)i, -1.0f, 1.0f);
+	if (p->mask_zero)
+		fill_rnn_ids(h, bwd ? 5 : 4);
 	if (!bwd) {
 		for (int64_t i = 0; i < h->sn[3]; i++)
 			h->src[3][i] = real_in(h, 3, (uint64_t)i, relu ? 0.0f : -0.5f, 0.5f);
@@ -103,6 +139,39 @@ void xo_hcase_fill_rnn(struct hcase *h)
  * rho < 1 at most max r_s / (1 - rho), independent of T). The recursion
  * computes the exact sum, element by element.
  */
+/* The forward bound of masked step s of sample n: the state copied (its
+ * errors eh, ec carried unchanged: a copy adds no rounding), exact zeros
+ * elsewhere in the ws row, and y the carried h or (zero_output_for_mask)
+ * an exact 0. Returns true (the step is done). */
+static bool tol_rnn_fwd_masked(struct hcase *h, int64_t n, int64_t s, const double *eh,
+                               const double *ec)
+{
+	const struct xo_params *p = &h->c->p;
+	enum xo_op op = h->c->op;
+	int64_t u = p->units, S = xo_rnn_ws_blocks(op) * u, T = p->len;
+	int64_t hb = op == XO_OP_lstm ? 6 : op == XO_OP_gru ? 3 : 0;
+	double *tol = h->tol[1] + (n * T + s) * S;
+
+	for (int64_t k = 0; k < S; k++)
+		tol[k] = TINY;
+	for (int64_t k = 0; k < u; k++) {
+		tol[hb * u + k] += eh[k];
+		if (op == XO_OP_lstm)
+			tol[4 * u + k] += ec[k];
+	}
+	for (int64_t k = 0; k < S; k++) /* an Inf input makes some NaN (Inf * 0) */
+		tol[k] = isnan(tol[k]) ? INFINITY : tol[k];
+	if (p->return_sequences || s == T - 1) {
+		double *ty = h->tol[0] + (p->return_sequences ? (n * T + s) * u : n * u);
+
+		for (int64_t k = 0; k < u; k++)
+			ty[k] = p->zero_output_for_mask ? TINY
+			        : isnan(eh[k])          ? INFINITY
+			                                : eh[k] + TINY;
+	}
+	return true;
+}
+
 void xo_hcase_tol_rnn_fwd(struct hcase *h)
 {
 	const struct xo_params *p = &h->c->p;
@@ -119,8 +188,7 @@ void xo_hcase_tol_rnn_fwd(struct hcase *h)
 
 	XO_ASSERT(e);
 	for (int64_t n = 0; n < p->batch; n++) {
-		for (int64_t k = 0; k < 2 * u; k++)
-			e[k] = 0.0; /* eh, ec */
+		memset(e, 0, (size_t)(2 * u) * sizeof(*e)); /* eh, ec */
 		for (int64_t s = 0; s < T; s++) {
 			int64_t t = p->go_backwards ? T - 1 - s : s;
 			const float *xt = x + (n * T + t) * in, *row = ws + (n * T + s) * S;
@@ -128,6 +196,8 @@ void xo_hcase_tol_rnn_fwd(struct hcase *h)
 			int64_t hb = op == XO_OP_lstm ? 6 : op == XO_OP_gru ? 3 : 0;
 			double *tol = h->tol[1] + (n * T + s) * S;
 
+			if (xo_hcase_rnn_masked(h, n, t) && tol_rnn_fwd_masked(h, n, s, eh, ec))
+				continue; /* the state carried past a masked step */
 			/* the linear part of every gate column */
 			for (int64_t j = 0; j < G; j++) {
 				double m = 0.0, v = 0.0, mh = 0.0, prop = 0.0;
@@ -205,7 +275,7 @@ void xo_hcase_tol_rnn_fwd(struct hcase *h)
 					}
 				for (int64_t k = 0; k < u; k++) {
 					double z = row[k], rg = row[u + k], hh = row[2 * u + k];
-					double hv = row[3 * u + k], hp = prev ? prev[3 * u + k] : 0.0;
+					double hp = prev ? prev[3 * u + k] : 0.0;
 					double dz = dg[k], dhh, dh;
 
 					if (ra) {
@@ -230,7 +300,6 @@ void xo_hcase_tol_rnn_fwd(struct hcase *h)
 					dh = fabs(z) * eh[k] + fabs(hp) * dz + dz * eh[k] +
 					     fabs(1.0 - z) * dhh + fabs(hh) * dz + dz * dhh +
 					     5.0 * U * (fabs(z * hp) + fabs(1.0 - z) * fabs(hh));
-					(void)hv;
 					tol[2 * u + k] = dhh;
 					tol[3 * u + k] = dh;
 					nh[k] = dh;
@@ -407,14 +476,21 @@ void xo_hcase_tol_rnn_bwd(struct hcase *h)
 			int64_t t = p->go_backwards ? T - 1 - s : s;
 			const float *row = ws + (n * T + s) * S, *prev = s > 0 ? row - S : NULL;
 			const float *xt = x + (n * T + t) * in;
+			bool masked = xo_hcase_rnn_masked(h, n, t);
 
 			for (int64_t k = 0; k < u; k++) {
 				double d = p->return_sequences ? dy[(n * T + s) * u + k]
 				           : s == T - 1      ? dy[n * u + k]
 				                             : 0.0;
 
-				if (p->return_sequences || s == T - 1)
+				if ((p->return_sequences || s == T - 1) &&
+				    !(masked && p->zero_output_for_mask))
 					dh[k] = ev_add(dh[k], ev_x(d));
+			}
+			if (masked) { /* dh, dc carried unchanged; dx_t exactly 0 */
+				for (int64_t i = 0; h->dn[0] && i < in; i++)
+					h->tol[0][(n * T + t) * in + i] = TINY;
+				continue;
 			}
 			switch (op) {
 			case XO_OP_simple_rnn:

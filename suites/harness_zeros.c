@@ -160,18 +160,60 @@ static int64_t convt_geometry_zeros(const struct xo_params *p, int slot)
  * maximum of no window, conv1d bwd where padding or strides leave a dw tap
  * or a dx step out of every window.
  */
+/* With mask_zero, the zeros of ref at masked steps: y (zero_output_for_mask,
+ * or the zero state carried from step 0), the ws rows' non-state blocks,
+ * dx's masked input steps. */
+static int64_t rnn_mask_zeros(const struct hcase *h, int slot)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t T = p->len, z = 0, w, steps;
+	bool bwd = h->c->dir == XO_DIR_BWD;
+
+	if (!p->mask_zero || slot > (bwd ? 0 : 1))
+		return 0;
+	if (!bwd && slot == 0 && !p->return_sequences) { /* the last step's */
+		for (int64_t n = 0; n < p->batch; n++)
+			for (int64_t k = 0; k < p->units; k++)
+				z += xo_hcase_rnn_masked(h, n, p->go_backwards ? 0 : T - 1) &&
+				     h->ref[0][n * p->units + k] == 0.0f;
+		return z;
+	}
+	steps = p->batch * T;
+	w = h->dn[slot] / steps;
+	for (int64_t r = 0; r < steps; r++) {
+		int64_t n = r / T, s = r % T;
+		/* dx is in input order; y and ws in processing order */
+		int64_t t = bwd || !p->go_backwards ? s : T - 1 - s;
+
+		if (!xo_hcase_rnn_masked(h, n, t))
+			continue;
+		for (int64_t k = 0; k < w; k++)
+			z += h->ref[slot][r * w + k] == 0.0f;
+	}
+	return z;
+}
+
 static int64_t rnn_structural_zeros(const struct hcase *h, int slot)
 {
 	const struct xo_params *p = &h->c->p;
-	int64_t z = 0;
+	int64_t z = rnn_mask_zeros(h, slot);
 
 	if (h->c->dir == XO_DIR_BWD) /* h' = 0 before step 0: no recurrent gradient at len 1 */
-		return slot == 2 && p->len == 1 ? h->dn[2] : 0;
-	if (h->c->op == XO_OP_gru && !p->reset_after && slot == 1)
-		return p->batch * p->len * p->units; /* the hz_h block: 0 by definition */
-	if (h->c->op == XO_OP_simple_rnn && p->activation == XO_ACTIVATION_RELU)
-		for (int64_t e = 0; e < h->dn[slot]; e++) /* relu's clipped states */
+		return slot == 2 && p->len == 1 ? h->dn[2] : z;
+	if (h->c->op == XO_OP_gru && !p->reset_after && slot == 1) {
+		/* the hz_h block: 0 by definition (a masked row's counted above) */
+		for (int64_t r = 0; r < p->batch * p->len; r++) {
+			int64_t s = r % p->len, t = p->go_backwards ? p->len - 1 - s : s;
+
+			z += xo_hcase_rnn_masked(h, r / p->len, t) ? 0 : p->units;
+		}
+		return z;
+	}
+	if (h->c->op == XO_OP_simple_rnn && p->activation == XO_ACTIVATION_RELU) {
+		z = 0; /* relu's clipped states, the masked steps' zeros among them */
+		for (int64_t e = 0; e < h->dn[slot]; e++)
 			z += h->ref[slot][e] == 0.0f;
+	}
 	return z;
 }
 

@@ -44,7 +44,8 @@ def main():
                      ("sepconv", (6, 5, 3), 3), ("sepconv1d", (9, 4), 3),
                      ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3),
                      ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3), ("mha", (6, 4), 3),
-                     ("mask", (8,), 3), ("mask_res", (8,), 3))
+                     ("mask", (8,), 3), ("mask_res", (8,), 3),
+                     ("mask_rnn", (8,), 3), ("mask_bidir", (8,), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
                                                  "mha_mask"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
@@ -325,9 +326,15 @@ def one_model(xo, fixtures, work, name, shape, classes):
     x = rng.uniform(0, 1, (64,) + shape).astype(np.float32)
     if name == "lstm":  # ids of its Embedding(50, 8)
         x = rng.integers(0, 50, (64,) + shape).astype(np.int32)
-    if name in ("mask", "mask_res"):  # Embedding(20, 8, mask_zero): 0-padded tails
+    if name in ("mask", "mask_res", "mask_rnn", "mask_bidir"):
+        # Embedding(20, ., mask_zero): 0-padded tails (the recurrent ones:
+        # every third row padded at its start instead)
         x = rng.integers(1, 20, (64,) + shape)
-        x[np.arange(shape[0])[None, :] >= rng.integers(1, shape[0] + 1, 64)[:, None]] = 0
+        keep = rng.integers(1, shape[0] + 1, 64)
+        x[np.arange(shape[0])[None, :] >= keep[:, None]] = 0
+        if name in ("mask_rnn", "mask_bidir"):
+            for i in range(1, 64, 3):
+                x[i] = np.roll(x[i], shape[0] - keep[i])
         x = x.astype(np.int32)
     y = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, 64)]
     np.save(os.path.join(work, "x.npy"), x)

@@ -63,7 +63,7 @@
 #define GC_TOL_LINEAR 1e-8
 #define GC_TOL_SMOOTH 1e-6
 #define GC_KINK 2e-3
-#define GC_CASES_MAX 320
+#define GC_CASES_MAX 400
 
 /* One gradient-check case: an op and its parameters. */
 struct gc_case {
@@ -109,7 +109,7 @@ static bool same_bits(float a, float b)
 
 /* What backward source slot s of op holds (ops.def): a forward input, the
  * forward output y, the incoming gradient dy, or nothing. */
-enum gc_bsrc { GC_NONE, GC_IN0, GC_IN1, GC_IN2, GC_IN3, GC_Y, GC_DY, GC_WS };
+enum gc_bsrc { GC_NONE, GC_IN0, GC_IN1, GC_IN2, GC_IN3, GC_Y, GC_DY, GC_WS, GC_IN4 };
 
 static enum gc_bsrc bwd_src(enum xo_op op, int s)
 {
@@ -120,7 +120,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	static const enum gc_bsrc act_x[XO_MAX_SRC] = {GC_IN0, GC_DY};
 	static const enum gc_bsrc grad_only[XO_MAX_SRC] = {GC_DY};
 	static const enum gc_bsrc norm[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_DY};
-	static const enum gc_bsrc rnn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_WS, GC_DY};
+	static const enum gc_bsrc rnn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_WS, GC_DY, GC_IN4};
 	static const enum gc_bsrc attn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_DY, GC_IN3};
 
 	switch (op) {
@@ -164,7 +164,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_layer_normalization:
 	case XO_OP_merge: /* {a, b, dy} */
 		return norm[s];
-	case XO_OP_simple_rnn: /* {x, kernel, recurrent_kernel, ws, dy} */
+	case XO_OP_simple_rnn: /* {x, kernel, recurrent_kernel, ws, dy, ids|NULL} */
 	case XO_OP_lstm:
 	case XO_OP_gru:
 		return rnn[s];
@@ -196,6 +196,9 @@ static void bwd_srcs(enum xo_op op, const struct xo_ref_src *in, struct xo_ref_s
 			break;
 		case GC_IN3:
 			out[s] = in[3];
+			break;
+		case GC_IN4:
+			out[s] = in[4];
 			break;
 		case GC_WS:
 			out[s] = ws;
@@ -362,6 +365,16 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 		for (int64_t k = 0; k < d->nin[3]; k++)
 			d->in[3][k] = k / tk % c->p.len == 1 || k % 3 == 2 ? 0.0 : 1.0;
 	}
+	if (xo_op_is_rnn(c->op) && c->p.mask_zero) {
+		/* the ids (no variable): sample 0 the last two steps masked,
+		 * sample 1 the first and a middle one (len 7: steps 0 and 3) */
+		for (int64_t k = 0; k < d->nin[4]; k++) {
+			int64_t n = k / c->p.len, t = k % c->p.len;
+			bool m = n == 0 ? t >= c->p.len - 2 : t == 0 || t == 3;
+
+			d->in[4][k] = m ? 0.0 : (double)(1 + k % 4);
+		}
+	}
 	if (c->op == XO_OP_relu6)
 		return clip_spread(d, 0.0, 6.0);
 	if (c->op == XO_OP_hard_sigmoid)
@@ -466,10 +479,15 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 	for (int i = 0; i < XO_MAX_SRC; i++) {
 		if (!d->nin[i])
 			continue;
-		assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fs[i].ndim, d->fs[i].dim,
+		assert_int_equal(xo_tensor_create(pb->be, d->fs[i].dtype, d->fs[i].ndim, d->fs[i].dim,
 						  &pb->tin[i]), XO_OK);
-		for (int64_t k = 0; k < d->nin[i]; k++)
+		for (int64_t k = 0; k < d->nin[i]; k++) {
+			int32_t id = (int32_t)d->in[i][k]; /* an I32 slot: the recurrent ops' ids */
+
 			pb->buf[k] = (float)d->in[i][k];
+			if (d->fs[i].dtype == XO_DTYPE_I32)
+				memcpy(&pb->buf[k], &id, 4);
+		}
 		assert_int_equal(xo_tensor_write(pb->tin[i], pb->buf, 0, d->nin[i]), XO_OK);
 		a.src[i] = pb->tin[i];
 	}
@@ -554,7 +572,7 @@ static void public_bwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 	a.p = c->p;
 	for (int s = 0; s < XO_MAX_SRC; s++) {
 		static const int in_slot[] = {[GC_IN0] = 0, [GC_IN1] = 1, [GC_IN2] = 2,
-					      [GC_IN3] = 3};
+					      [GC_IN3] = 3, [GC_IN4] = 4};
 		enum gc_bsrc what = bwd_src(c->op, s);
 
 		a.src[s] = what == GC_NONE ? NULL : what == GC_Y ? pb->ty : what == GC_DY ? pb->tr
@@ -2052,6 +2070,25 @@ static void build_rnn_cases(void)
 		p.return_sequences = true;
 		add_case(op == 0 ? XO_OP_simple_rnn : op == 1 ? XO_OP_lstm : XO_OP_gru, p);
 	}
+	/* the step mask (mask_zero): masked last, first and middle steps;
+	 * go_backwards, return_sequences and zero_output_for_mask both ways */
+	for (int op = 0; op < 3; op++)
+		for (int v = 0; v < 8; v++) {
+			static const enum xo_op rnn_ops[] = {XO_OP_simple_rnn, XO_OP_lstm,
+							     XO_OP_gru};
+
+			p = xo_params_default_op(rnn_ops[op]);
+			p.batch = 2;
+			p.len = 7;
+			p.ch = 2;
+			p.units = 3;
+			p.mask_zero = true;
+			p.go_backwards = v & 1;
+			p.return_sequences = (v >> 1) & 1;
+			p.zero_output_for_mask = v >> 2;
+			p.reset_after = op == 2 && v == 3 ? 0 : 1;
+			add_case(rnn_ops[op], p);
+		}
 	for (int T = 0; T < 2; T++) {
 		p = xo_params_default_op(XO_OP_simple_rnn);
 		p.batch = 2;

@@ -313,6 +313,16 @@ static const struct fixture fixtures[] = {
     {"mha_mask.keras", NULL, "mha_mask"},
     {"mha_mask.h5", NULL, "mha_mask"},
     {"mha_mask.keras", "mha_mask.weights.h5", "mha_mask"},
+    /* Embedding(mask_zero=True)'s mask into LSTM -> GRU, and into
+     * Bidirectional(SimpleRNN) before the masked mean: rows padded at the
+     * end, at the start, one all padding (make_keras_files.py
+     * --only=mask_rnn) */
+    {"mask_rnn.keras", NULL, "mask_rnn"},
+    {"mask_rnn.h5", NULL, "mask_rnn"},
+    {"mask_rnn.keras", "mask_rnn.weights.h5", "mask_rnn"},
+    {"mask_bidir.keras", NULL, "mask_bidir"},
+    {"mask_bidir.h5", NULL, "mask_bidir"},
+    {"mask_bidir.keras", "mask_bidir.weights.h5", "mask_bidir"},
 };
 
 static void test_keras_predict(void **state)
@@ -987,9 +997,12 @@ static void test_keras_refused(void **state)
 	     "layer 'l' (LSTM): recurrent_regularizer is not supported"},
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"mask_zero\":true}},"
-	     "{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3}}]}}",
-	     "layer 'l': the mask of Embedding(mask_zero=True) reaches this LSTM layer, which uses it in "
-	     "Keras; masks are not supported for LSTM"},
+	     "{\"class_name\":\"Softmax\",\"config\":{\"name\":\"s\",\"axis\":-1}}]}}",
+	     "layer 's': the mask of Embedding(mask_zero=True) reaches this Softmax layer, which uses it "
+	     "in Keras; masks are not supported for Softmax"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,5,4]}},{\"class_name\":\"LSTM\",\"config\":{\"name\":\"l\",\"units\":3,\"zero_output_for_mask\":1}}]}}",
+	     "layer 'l' (LSTM): zero_output_for_mask: expected true or false"},
 	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,4]}},{\"class_name\":\"Embedding\",\"config\":{\"name\":\"e\",\"input_dim\":9,\"output_dim\":2,\"embeddings_regularizer\":\"l2\"}}]}}",
 	     "layer 'e' (Embedding): embeddings_regularizer is not supported"},

@@ -677,7 +677,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "dw_seq",      "sep_cnn",     "td_seq",
                                              "bi_seq",      "multi_seq",   "ct_ae",
                                              "mha_enc",     "mha_dec",     "acts3",
-                                             "emb_mask",    "emb_mask_res", "mha_mask"};
+                                             "emb_mask",    "emb_mask_res", "mha_mask",
+                                             "emb_mask_rnn", "emb_mask_bidir"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -762,6 +763,111 @@ static void test_golden_predict(void **state)
 		xo_npy_free(&x);
 		xo_npy_free(&want);
 	}
+	close_backends(be, nbe);
+}
+
+/*
+ * The recurrent goldens fed Keras's mask (emb_mask_rnn, emb_mask_bidir)
+ * see it: the same spec and weights with mask_zero=False predict, on ref,
+ * at least 1e-3 away from Keras's masked predictions somewhere (100 times
+ * test_golden_predict's bound and more), so a runtime that dropped the
+ * mask on the way to the recurrent ops would fail there.
+ */
+static void test_golden_mask_seen(void **state)
+{
+	static const char *const names[] = {"emb_mask_rnn", "emb_mask_bidir"};
+	struct xo_backend *be;
+
+	(void)state;
+	assert_int_equal(xo_backend_open("ref", &be), XO_OK);
+	for (size_t g = 0; g < sizeof(names) / sizeof(names[0]); g++) {
+		char dir[512], spec[600], wdir[600], path[600];
+		struct xo_npy x, want;
+		struct xo_model *m;
+		size_t n, off;
+		char *text, *at, *unmasked;
+		float *p;
+		double diff = 0.0;
+
+		snprintf(dir, sizeof(dir), "%s/%s", XO_GOLDEN_DIR, names[g]);
+		snprintf(spec, sizeof(spec), "%s/model.model", dir);
+		snprintf(wdir, sizeof(wdir), "%s/weights", dir);
+		text = read_file(spec, &n);
+		at = strstr(text, "mask_zero=True");
+		assert_non_null(at);
+		off = (size_t)(at - text);
+		unmasked = malloc(n + 2);
+		assert_non_null(unmasked);
+		/* "mask_zero=True" (14) becomes "mask_zero=False" (15) */
+		memcpy(unmasked, text, off);
+		memcpy(unmasked + off, "mask_zero=False", 15);
+		memcpy(unmasked + off + 15, at + 14, n - off - 14);
+		snprintf(path, sizeof(path), "%s/%s_unmasked.model", g_tmp, names[g]);
+		write_file(path, unmasked, n + 1);
+		free(unmasked);
+		free(text);
+		x = load(dir, "x.npy");
+		want = load(dir, "pred.npy");
+		p = malloc(sizeof(*p) * (size_t)want.count);
+		assert_non_null(p);
+		if (xo_model_open(path, be, 32, &m) || xo_model_load_weights(m, wdir) ||
+		    xo_model_predict(m, x.data, x.dim[0], 5, p))
+			fail_msg("%s unmasked: %s", names[g], xo_last_error());
+		for (int64_t i = 0; i < want.count; i++)
+			diff = fmax(diff, fabs((double)p[i] - (double)want.data[i]));
+		print_message("  %-34s max |unmasked - Keras| %.3g\n", names[g], diff);
+		assert_true(diff > 1e-3);
+		free(p);
+		xo_model_close(m);
+		xo_npy_free(&x);
+		xo_npy_free(&want);
+	}
+	xo_backend_close(be);
+}
+
+/*
+ * A recurrent layer's masked steps (Keras's mask of Embedding(mask_zero=True)),
+ * its output a model output (predict keeps the [T][units] sequence): with
+ * zero_output_for_mask=True they output exact zeros; with False the carried
+ * state, the last kept step's output (zeros before any kept step); a
+ * Bidirectional outputs zeros there whatever its spec says (Keras forces
+ * zero_output_for_mask to return_sequences). Ids: sample 0 padded at the
+ * end (steps 3, 4), sample 1 at the start (steps 0, 1). On every backend.
+ */
+static void test_rnn_mask_outputs(void **state)
+{
+	static const char *const specs[] = {
+	    "input 5 dtype=int32\nembedding input_dim=9 output_dim=3 mask_zero=True\n"
+	    "lstm units=2 return_sequences=True zero_output_for_mask=True\n",
+	    "input 5 dtype=int32\nembedding input_dim=9 output_dim=3 mask_zero=True\n"
+	    "lstm units=2 return_sequences=True zero_output_for_mask=False\n",
+	    "input 5 dtype=int32\nembedding input_dim=9 output_dim=3 mask_zero=True\n"
+	    "bidirectional layer=gru units=2 return_sequences=True zero_output_for_mask=False\n",
+	};
+	static const float ids[10] = {1, 2, 3, 0, 0, 0, 0, 4, 5, 6};
+	struct xo_backend *be[4];
+	int nbe = open_backends(be, 4);
+
+	(void)state;
+	for (int b = 0; b < nbe; b++)
+		for (int k = 0; k < 3; k++) {
+			int w = k == 2 ? 4 : 2; /* output width: concat doubles */
+			float y[2 * 5 * 4];
+			struct xo_model *m;
+
+			assert_int_equal(xo_model_open_string(specs[k], "rnn_mask", be[b], 2, &m),
+			                 XO_OK);
+			assert_int_equal(xo_model_predict(m, ids, 2, 2, y), XO_OK);
+			for (int c = 0; c < w; c++) {
+				/* kept steps move the state: nonzero */
+				assert_true(y[2 * w + c] != 0.0f && y[(5 + 4) * w + c] != 0.0f);
+				/* sample 1's leading masked steps: the zero state */
+				assert_true(y[5 * w + c] == 0.0f && y[6 * w + c] == 0.0f);
+				for (int t = 3; t < 5; t++) /* sample 0's trailing ones */
+					assert_true(y[t * w + c] == (k == 1 ? y[2 * w + c] : 0.0f));
+			}
+			xo_model_close(m);
+		}
 	close_backends(be, nbe);
 }
 
@@ -4955,6 +5061,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_batchnorm_state),
 	    cmocka_unit_test(test_batchnorm_one_row),
 	    cmocka_unit_test(test_golden_predict),
+	    cmocka_unit_test(test_golden_mask_seen),
+	    cmocka_unit_test(test_rnn_mask_outputs),
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_golden_keras_compile),
 	    cmocka_unit_test(test_golden_keras_models),

@@ -9,7 +9,11 @@
  * scratch buffer instead). simple_rnn (tanh and relu), lstm, gru
  * (reset_after both ways), with and without return_sequences and
  * go_backwards, at batch 1, 13 and 77 (cpu: 2 threads, each claiming
- * several chunks of the size xo_cpu_rnn_fwd_chunk picks).
+ * several chunks of the size xo_cpu_rnn_fwd_chunk picks), each without and,
+ * at batch 13 and 77, with a step mask (mask_zero=1: samples n % 3 == 0 the
+ * last two steps masked, n % 3 == 1 the first two; zero_output_for_mask
+ * with go_backwards and return_sequences), whose masked rows the ring must
+ * carry as the ws does.
  *
  * The comparison is exact: the same kernels run on the same inputs, only
  * the place where the state rows are kept differs, so any difference is a
@@ -44,6 +48,8 @@ static const struct variant variants[] = {
     {XO_OP_gru, false, false, "gru reset_after=0"},
 };
 
+#define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
+
 static const int64_t batches[] = {1, 13, 77};
 
 /* Inputs in [-0.5, 0.5) (weights a quarter of that, so relu's state stays
@@ -70,6 +76,15 @@ static struct xo_tensor *tensor(struct xo_backend *be, const struct xo_slot_shap
 	return t;
 }
 
+/* The ids of mask_zero (test_rnn_infer.c's header): 0 at masked steps. */
+static int32_t id_at(const struct xo_params *p, int64_t k)
+{
+	int64_t n = k / p->len, t = k % p->len;
+	bool m = n % 3 == 0 ? t >= p->len - 2 : n % 3 == 1 && t < 2;
+
+	return m ? 0 : (int32_t)(1 + k % 5);
+}
+
 /* y of one forward, with a ws (with_ws) or without; y filled with fill first. */
 static float *forward(struct xo_backend *be, const struct xo_params *p, enum xo_op op,
                       bool with_ws, float fill, int64_t *ny)
@@ -90,8 +105,13 @@ static float *forward(struct xo_backend *be, const struct xo_params *p, enum xo_
 			n *= ss[i].dim[d];
 		h = malloc((size_t)n * sizeof(float));
 		assert_non_null(h);
-		for (int64_t k = 0; k < n; k++)
+		for (int64_t k = 0; k < n; k++) {
+			int32_t id = id_at(p, k);
+
 			h[k] = val(i, k);
+			if (ss[i].dtype == XO_DTYPE_I32) /* the ids */
+				memcpy(&h[k], &id, sizeof(id));
+		}
 		a.src[i] = tensor(be, &ss[i], h, &n);
 		free(h);
 	}
@@ -122,12 +142,14 @@ static void check_backend(struct xo_backend *be, const char *what)
 {
 	int cases = 0;
 
-	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++)
+	/* each variant unmasked, then masked */
+	for (size_t v = 0; v < 2 * NVARIANTS; v++)
 		for (int seq = 0; seq < 2; seq++)
 			for (int back = 0; back < 2; back++)
 				for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
-					const struct variant *w = &variants[v];
+					const struct variant *w = &variants[v % NVARIANTS];
 					struct xo_params p = xo_params_default_op(w->op);
+					bool mask = v >= NVARIANTS;
 					float *y0, *y1;
 					int64_t n0, n1, zeros = 0;
 
@@ -141,6 +163,12 @@ static void check_backend(struct xo_backend *be, const char *what)
 					p.reset_after = w->ra;
 					if (w->relu)
 						p.activation = XO_ACTIVATION_RELU;
+					/* masked: batch 13 and 77 (at batch 1 the masked
+					 * zeros of its one sample are 2 of 7 steps) */
+					if (mask && p.batch == 1)
+						continue;
+					p.mask_zero = mask;
+					p.zero_output_for_mask = mask && back && seq;
 					y0 = forward(be, &p, w->op, true, 0.0f, &n0);
 					y1 = forward(be, &p, w->op, false, NAN, &n1);
 					assert_int_equal(n0, n1);
@@ -158,9 +186,10 @@ static void check_backend(struct xo_backend *be, const char *what)
 						while (!memcmp(y0 + k, y1 + k, sizeof(float)))
 							k++;
 						fail_msg("%s %s return_sequences=%d go_backwards=%d "
-						         "batch=%d: y without ws differs at %d (%a vs %a)",
-						         what, w->name, seq, back, (int)p.batch, (int)k,
-						         (double)y1[k], (double)y0[k]);
+						         "batch=%d mask_zero=%d: y without ws differs at "
+						         "%d (%a vs %a)",
+						         what, w->name, seq, back, (int)p.batch, mask,
+						         (int)k, (double)y1[k], (double)y0[k]);
 					}
 					free(y0);
 					free(y1);

@@ -1033,6 +1033,29 @@ static enum xo_status attention_bwd_mask_ignored(struct xo_backend *be,
 	return xo_ref_iface.bwd[XO_OP_attention](be, &b);
 }
 
+/* gru bwd that ignores the step mask (reads mask_zero=1 as 0): ref's own
+ * backward without it, so a masked step's input and weight terms are not
+ * 0 and the state gradient goes through its gates instead of past it. */
+static enum xo_status gru_bwd_mask_ignored(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.mask_zero = false;
+	b.src[5] = NULL;
+	return xo_ref_iface.bwd[XO_OP_gru](be, &b);
+}
+
+/* lstm fwd with zero_output_for_mask read the other way: a masked step's
+ * output the carried h where it must be 0 (or 0 where it must be h). */
+static enum xo_status lstm_fwd_zero_output_flipped(struct xo_backend *be,
+						   const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.zero_output_for_mask = !a->p.zero_output_for_mask;
+	return xo_ref_iface.fwd[XO_OP_lstm](be, &b);
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -1145,6 +1168,11 @@ static const struct fault faults[] = {
     {"fault-attention-bwd-mask-ignored", XO_OP_attention, XO_DIR_BWD,
      attention_bwd_mask_ignored, XO_HMODE_REAL,
      "batch=2 len=5 heads=2 key_dim=3 attention_mask=1", XO_FAIL_MISMATCH},
+    {"fault-rnn-bwd-mask-ignored", XO_OP_gru, XO_DIR_BWD, gru_bwd_mask_ignored, XO_HMODE_REAL,
+     "batch=4 len=6 ch=3 units=5 return_sequences=1 mask_zero=1", XO_FAIL_MISMATCH},
+    {"fault-lstm-zero-output-flipped", XO_OP_lstm, XO_DIR_FWD, lstm_fwd_zero_output_flipped,
+     XO_HMODE_REAL, "batch=4 len=6 ch=3 units=5 return_sequences=1 mask_zero=1 "
+     "zero_output_for_mask=1", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

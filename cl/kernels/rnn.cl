@@ -12,6 +12,13 @@
  *
  * op: 0 simple_rnn, 1 lstm, 2 gru; relu: activation relu (else tanh); the
  * recurrent activation is sigmoid.
+ *
+ * Masks (mask_zero=1, ops.def): ids (int, at ido) when has_m, step t of
+ * sample n masked where ids[n T + t] is 0; zo: zero_output_for_mask. A
+ * masked step keeps the state, writes its ws row as the carried state
+ * blocks and zeros, and outputs 0 (zo) or the carried h; back through it,
+ * dh and dc pass unchanged (dh plus dy where the output was h), and its
+ * pre-activation gradients (so dx and the weight terms) are 0.
  */
 
 /* relu keeps a NaN, as ref */
@@ -47,6 +54,12 @@ static inline int xo_rnn_hblock(int op)
 	return op == 1 ? 6 : op == 2 ? 3 : 0;
 }
 
+/* whether input step t of sample n is masked out */
+static inline int xo_rnn_masked(__global const int *ids, int has_m, int n, int T, int t)
+{
+	return has_m && ids[(long)n * T + t] == 0;
+}
+
 /* x_t W[:, j] (+ b[j]) */
 static inline float xo_rnn_px(__global const float *xt, __global const float *W,
 			      __global const float *b, int has_b, int in, int G, int j)
@@ -75,13 +88,14 @@ __kernel void xo_cl_rnn_fwd(__global const float *x, int xo, __global const floa
 			    __global const float *U, int uo, __global const float *b, int bo,
 			    int has_b, __global float *y, int yo, __global float *ws, int wso,
 			    int op, int N, int T, int in, int u, int seq, int back, int ra,
-			    int relu)
+			    int relu, __global const int *ids, int ido, int has_m, int zo)
 {
 	int n = get_global_id(0);
 	int G = xo_rnn_gates(op) * u, S = xo_rnn_blocks(op) * u, hb = xo_rnn_hblock(op);
 
 	if (n >= N)
 		return;
+	ids += ido;
 	x += xo;
 	W += wo;
 	U += uo;
@@ -93,8 +107,17 @@ __kernel void xo_cl_rnn_fwd(__global const float *x, int xo, __global const floa
 		__global const float *xt = x + ((long)n * T + t) * in;
 		__global float *row = ws + ((long)n * T + s) * S;
 		__global const float *hp = s > 0 ? row - S + hb * u : 0;
+		int mk = xo_rnn_masked(ids, has_m, n, T, t);
 
-		if (op == 0) {
+		if (mk) { /* the carried state (h, lstm's c) and zeros */
+			for (int k = 0; k < S; k++)
+				row[k] = 0.0f;
+			for (int k = 0; s > 0 && k < u; k++) {
+				row[hb * u + k] = row[-S + hb * u + k];
+				if (op == 1)
+					row[4 * u + k] = row[-S + 4 * u + k];
+			}
+		} else if (op == 0) {
 			for (int k = 0; k < u; k++)
 				row[k] = xo_rnn_act(relu, xo_rnn_px(xt, W, b, has_b, in, G, k) +
 								xo_rnn_ph(hp, U, u, G, k));
@@ -158,7 +181,7 @@ __kernel void xo_cl_rnn_fwd(__global const float *x, int xo, __global const floa
 			__global float *yo_ = y + (seq ? ((long)n * T + s) * u : (long)n * u);
 
 			for (int k = 0; k < u; k++)
-				yo_[k] = row[hb * u + k];
+				yo_[k] = mk && zo ? 0.0f : row[hb * u + k];
 		}
 	}
 }
@@ -174,7 +197,8 @@ __kernel void xo_cl_rnn_bwd_seq(__global const float *W, int wo, __global const 
 				__global const float *ws, int wso, __global const float *dy,
 				int dyo, __global float *dx, int dxo, int has_dx,
 				__global float *P, int op, int N, int T, int in, int u, int seq,
-				int back, int ra, int relu)
+				int back, int ra, int relu, __global const int *ids, int ido,
+				int has_m, int zo)
 {
 	int n = get_global_id(0);
 	int G = xo_rnn_gates(op) * u, S = xo_rnn_blocks(op) * u;
@@ -187,6 +211,7 @@ __kernel void xo_cl_rnn_bwd_seq(__global const float *W, int wo, __global const 
 	ws += wso;
 	dy += dyo;
 	dx += dxo;
+	ids += ido;
 	dh = P + (long)N * T * 2 * G + (long)n * 3 * u;
 	dc = dh + u;
 	drh = dc + u;
@@ -197,12 +222,20 @@ __kernel void xo_cl_rnn_bwd_seq(__global const float *W, int wo, __global const 
 		__global const float *row = ws + ((long)n * T + s) * S;
 		__global const float *prev = s > 0 ? row - S : 0;
 		__global float *px = P + ((long)n * T + s) * 2 * G, *ph = px + G;
+		int mk = xo_rnn_masked(ids, has_m, n, T, t);
 
-		for (int k = 0; k < u; k++) {
+		for (int k = 0; k < u && !(mk && zo); k++) {
 			if (seq)
 				dh[k] += dy[((long)n * T + s) * u + k];
 			else if (s == T - 1)
 				dh[k] += dy[(long)n * u + k];
+		}
+		if (mk) { /* dh, dc pass on; no gradient into the step */
+			for (int j = 0; j < 2 * G; j++)
+				px[j] = 0.0f;
+			for (int i = 0; has_dx && i < in; i++)
+				dx[((long)n * T + t) * in + i] = 0.0f;
+			continue;
 		}
 		if (op == 0) {
 			for (int k = 0; k < u; k++)
@@ -347,7 +380,8 @@ __kernel void xo_cl_rnn_fwd__wg(__global const float *x, int xo, __global const 
 				__global const float *U, int uo, __global const float *b, int bo,
 				int has_b, __global float *y, int yo, __global float *ws, int wso,
 				int op, int N, int T, int in, int u, int seq, int back, int ra,
-				int relu, int nb, __local float *lm)
+				int relu, __global const int *ids, int ido, int has_m, int zo,
+				int nb, __local float *lm)
 {
 	int G = xo_rnn_gates(op) * u, S = xo_rnn_blocks(op) * u, hb = xo_rnn_hblock(op);
 	int lid = get_local_id(0), nl = get_local_size(0);
@@ -361,6 +395,7 @@ __kernel void xo_cl_rnn_fwd__wg(__global const float *x, int xo, __global const 
 	b += bo;
 	y += yo;
 	ws += wso;
+	ids += ido;
 	for (int idx = lid; idx < mc * u; idx += nl)
 		hl[idx] = cl[idx] = 0.0f;
 	barrier(CLK_LOCAL_MEM_FENCE);
@@ -420,9 +455,17 @@ __kernel void xo_cl_rnn_fwd__wg(__global const float *x, int xo, __global const 
 			int m = idx / u, k = idx - m * u, n = n0 + m;
 			__global float *row = ws + ((long)n * T + s) * S;
 			__local const float *pm = pa + m * G;
+			int mk = xo_rnn_masked(ids, has_m, n, T, t);
 			float h;
 
-			if (op == 0) {
+			if (mk) { /* the carried state (h, lstm's c) and zeros */
+				h = hl[idx];
+				for (int q = 0; q < xo_rnn_blocks(op); q++)
+					row[q * u + k] = 0.0f;
+				row[hb * u + k] = h;
+				if (op == 1)
+					row[4 * u + k] = cl[idx];
+			} else if (op == 0) {
 				h = xo_rnn_act(relu, pm[k]);
 				row[k] = h;
 			} else if (op == 1) {
@@ -457,6 +500,8 @@ __kernel void xo_cl_rnn_fwd__wg(__global const float *x, int xo, __global const 
 				row[4 * u + k] = ra ? pb[idx] : 0.0f;
 			}
 			hl[idx] = h;
+			if (mk && zo)
+				h = 0.0f;
 			if (seq)
 				y[((long)n * T + s) * u + k] = h;
 			else if (s == T - 1)
@@ -481,7 +526,8 @@ __kernel void xo_cl_rnn_bwd_seq__wg(__global const float *W, int wo, __global co
 				    int uo, __global const float *ws, int wso,
 				    __global const float *dy, int dyo, __global float *dx, int dxo,
 				    int has_dx, __global float *P, int op, int N, int T, int in,
-				    int u, int seq, int back, int ra, int relu, int nb,
+				    int u, int seq, int back, int ra, int relu,
+				    __global const int *ids, int ido, int has_m, int zo, int nb,
 				    __local float *lm)
 {
 	int G = xo_rnn_gates(op) * u, S = xo_rnn_blocks(op) * u;
@@ -494,6 +540,7 @@ __kernel void xo_cl_rnn_bwd_seq__wg(__global const float *W, int wo, __global co
 	ws += wso;
 	dy += dyo;
 	dx += dxo;
+	ids += ido;
 	for (int idx = lid; idx < mc * u; idx += nl)
 		dh[idx] = dc[idx] = drh[idx] = 0.0f;
 	barrier(CLK_LOCAL_MEM_FENCE);
@@ -507,13 +554,18 @@ __kernel void xo_cl_rnn_bwd_seq__wg(__global const float *W, int wo, __global co
 			__global float *px = P + ((long)n * T + s) * 2 * G, *ph = px + G;
 			__local float *lx = lp + m * 2 * G, *lh = lx + G;
 			float d = dh[idx];
+			int mk = xo_rnn_masked(ids, has_m, n, T, t);
 
-			if (seq)
+			if (seq && !(mk && zo))
 				d += dy[((long)n * T + s) * u + k];
-			else if (s == T - 1)
+			else if (s == T - 1 && !(mk && zo))
 				d += dy[(long)n * u + k];
 			dh[idx] = d;
-			if (op == 0) {
+			if (mk) { /* this unit's gate columns 0: dh, dc pass on */
+				for (int q = 0; q < xo_rnn_gates(op); q++)
+					lx[q * u + k] = lh[q * u + k] = px[q * u + k] =
+					    ph[q * u + k] = 0.0f;
+			} else if (op == 0) {
 				float v = d * xo_rnn_act_d(relu, row[k]);
 
 				lx[k] = lh[k] = px[k] = ph[k] = v;
@@ -586,6 +638,8 @@ __kernel void xo_cl_rnn_bwd_seq__wg(__global const float *W, int wo, __global co
 			float a = 0.0f;
 			int jmax = op == 2 && !ra ? 2 * u : G;
 
+			if (xo_rnn_masked(ids, has_m, n0 + m, T, t))
+				continue; /* dh carried past the masked step */
 			for (int j = 0; j < jmax; j++)
 				a += lh[j] * U[(long)k * G + j];
 			if (op == 2) {
