@@ -238,6 +238,9 @@ struct xo_params {
 	 * a step kept where its id is not 0 (ids an extra source, ops.def) */
 	bool mask_zero;                /* (false) */
 	bool attention_mask;           /* a mask source m[batch][len][len_kv] (false) */
+	/* mask_outer: which of Keras's implicit masks the ids give (ops.def) */
+	bool query_mask;               /* ids != 0 over the query rows (false) */
+	bool value_mask;               /* ids != 0 over the keys (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

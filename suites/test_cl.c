@@ -157,6 +157,8 @@ static const struct {
 	{XO_OP_global_average_pooling1d, XO_DIR_BWD, "batch=2 len=9 ch=2 mask_zero=1"},
 	{XO_OP_attention, XO_DIR_FWD, "batch=2 len=3 len_kv=4 heads=2 key_dim=3 attention_mask=1"},
 	{XO_OP_attention, XO_DIR_BWD, "batch=2 len=3 len_kv=4 heads=2 key_dim=3 attention_mask=1"},
+	{XO_OP_mask_outer, XO_DIR_FWD, "batch=2 len=3 len_kv=4 query_mask=1 attention_mask=1"},
+	{XO_OP_mask_outer, XO_DIR_FWD, "batch=2 len=3 query_mask=1 value_mask=1"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive
