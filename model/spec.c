@@ -1641,6 +1641,9 @@ enum mask_rule {
 	              * when an input has none (one mask here, the ids': OR = it) */
 	MASK_MEAN,   /* global_average_pooling1d: the masked mean (p.mask_zero),
 	              * its output unmasked (compute_mask returns None) */
+	MASK_ATTN,   /* multi_head_attention: the query's mask over the keys, the
+	              * value's over the queries (p.query_mask, p.value_mask: the
+	              * mask_outer op), its output masked by the query's */
 };
 static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] = MASK_DROP,
@@ -1690,7 +1693,10 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_BIDIRECTIONAL] = MASK_REFUSE,    /* masked steps skipped */
     [XO_LAYER_CONV2D_TRANSPOSE] = MASK_DROP,
     [XO_LAYER_CONV1D_TRANSPOSE] = MASK_DROP,
-    [XO_LAYER_MULTI_HEAD_ATTENTION] = MASK_REFUSE, /* query and value masks */
+    /* query_mask and value_mask from the inputs' masks (Keras's layer.py
+     * passes each tensor argument's mask as <arg>_mask; key is value, so
+     * no key_mask), the output masked by the query's (its call sets it) */
+    [XO_LAYER_MULTI_HEAD_ATTENTION] = MASK_ATTN,
     [XO_LAYER_RE_LU] = MASK_PASS,
     [XO_LAYER_SOFTMAX] = MASK_REFUSE, /* masked positions to -1e9, outputs zeroed */
 };
@@ -1724,6 +1730,12 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		return XO_OK;
 	case MASK_MEAN:
 		l->p.mask_zero = true;
+		return XO_OK;
+	case MASK_ATTN:
+		l->p.query_mask = first;
+		l->p.value_mask = l->ninputs > 1 && l->inputs[1] >= 0 &&
+		                  out->layers[l->inputs[1]].masked;
+		l->masked = first;
 		return XO_OK;
 	case MASK_REFUSE:
 		break;

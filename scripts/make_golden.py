@@ -693,6 +693,26 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 113, "mask_inputs": ("mask",),
     },
+    # MultiHeadAttention fed Embedding(mask_zero=True)'s mask (--only
+    # mha_pad): the query's and the value's masks ANDed into its attention
+    # mask, its output masked by the query's through the residual Add and
+    # LayerNormalization to the masked mean; SGD as mha_enc
+    "mha_pad": {
+        "spec": (
+            "# golden: the tiny transformer with padding (2 heads, key_dim 4, T 8)\n"
+            "input 8 dtype=int32\n"
+            "embedding name=emb input_dim=20 output_dim=8 mask_zero=True\n"
+            "multi_head_attention name=mha inputs=emb,emb num_heads=2 key_dim=4\n"
+            "add name=res inputs=emb,mha\n"
+            "layer_normalization name=ln\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+            "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 167, "pad": True,
+    },
 }
 
 

@@ -313,6 +313,13 @@ static const struct fixture fixtures[] = {
     {"mha_mask.keras", NULL, "mha_mask"},
     {"mha_mask.h5", NULL, "mha_mask"},
     {"mha_mask.keras", "mha_mask.weights.h5", "mha_mask"},
+    /* MultiHeadAttention fed Embedding(mask_zero=True)'s mask as its query
+     * and value masks, its output masked by the query's into a residual
+     * Add, LayerNormalization and the masked mean (make_keras_files.py
+     * --only=mha_imp; without the mask Keras predicts otherwise) */
+    {"mha_pad.keras", NULL, "mha_pad"},
+    {"mha_pad.h5", NULL, "mha_pad"},
+    {"mha_pad.keras", "mha_pad.weights.h5", "mha_pad"},
 };
 
 static void test_keras_predict(void **state)

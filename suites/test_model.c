@@ -677,7 +677,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "dw_seq",      "sep_cnn",     "td_seq",
                                              "bi_seq",      "multi_seq",   "ct_ae",
                                              "mha_enc",     "mha_dec",     "acts3",
-                                             "emb_mask",    "emb_mask_res", "mha_mask"};
+                                             "emb_mask",    "emb_mask_res", "mha_mask",
+                                             "mha_pad"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
