@@ -924,11 +924,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			st = LAYER_ERR(c, XO_EINVAL, "%s=%g is not supported (only 0)", key,
 			               json_is_number(v) ? json_number_value(v) : -1.0);
 		break;
-	case K_IN_DTYPE: /* the embedding's line makes the input int32 */
+	case K_IN_DTYPE: /* the embedding's line makes the input int32; bool: layer_line */
 		if (json_is_string(v) && !strcmp(json_string_value(v), "bool"))
-			st = LAYER_ERR(c, XO_EINVAL, "dtype: bool is not supported (an attention "
-			                             "mask Input: float32, nonzero keeps%s)", "");
-		else if (!dtype_ok(v) &&
+			break;
+		if (!dtype_ok(v) &&
 		    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
 		                            !strcmp(json_string_value(v), "int64"))))
 			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
@@ -1097,8 +1096,9 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
 }
 
 /* The last line of spec, when it is an input line without a dtype, gets
- * dtype=int32 (ids). */
-static void input_ids(struct sbuf *spec)
+ * dtype=int32 (ids), or with bool, dtype=bool (an attention mask's keep
+ * values: the spec refuses one that a layer takes as a tensor). */
+static void input_dtype(struct sbuf *spec, bool bool_mask)
 {
 	char *nl = spec->s ? strrchr(spec->s, '\n') : NULL, *start = nl;
 
@@ -1106,7 +1106,7 @@ static void input_ids(struct sbuf *spec)
 		start--;
 	if (nl && !strncmp(start, "input", 5) && !strstr(start, "dtype=")) {
 		spec->len = (size_t)(nl - spec->s);
-		sb_printf(spec, " dtype=int32\n");
+		sb_printf(spec, " dtype=%s\n", bool_mask ? "bool" : "int32");
 	}
 }
 
@@ -1149,7 +1149,10 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 	    ((kind && !strcmp(kind, "embedding")) ||
 	     (!kind && json_is_string(dtype) && (!strcmp(json_string_value(dtype), "int32") ||
 	                                         !strcmp(json_string_value(dtype), "int64")))))
-		input_ids(spec);
+		input_dtype(spec, false);
+	if (!st && *have_input && !kind && json_is_string(dtype) &&
+	    !strcmp(json_string_value(dtype), "bool"))
+		input_dtype(spec, true);
 	if (!st && kind) {
 		if (!*have_input)
 			st = LAYER_ERR(c, XO_EFORMAT, "comes before any input shape%s", "");
@@ -3130,10 +3133,55 @@ static const char *input_layer_name(struct xo_model *m, int k, const char *in1)
 	return xo_model_input_count(m) > 1 ? xo_model_input_spec(m, k)->name : in1;
 }
 
+/* The name of the NotEqual(ids, 0) op layer a functional model's config
+ * gets when a layer's call takes the mask of Embedding(mask_zero=True)
+ * (a masked GlobalAveragePooling1D) into buf, or NULL when none does. Keras
+ * writes the mask such a call takes as a tensor of op layers; xo writes it
+ * so too, since "mask": null would leave the loaded model to propagate the
+ * mask at run time, where Keras's MultiHeadAttention.call strips it from
+ * its input tensors (a residual Add of that input then has no mask). Named
+ * not_equal, or not_equal_K when a layer or input is so named. */
+static const char *mask_op_name(struct xo_model *m, char *buf, size_t size)
+{
+	bool any = false;
+
+	for (int i = 0; i < xo_model_layer_count(m); i++)
+		any = any || xo_model_layer_spec(m, i)->p.mask_zero;
+	if (!any || xo_model_layer_spec(m, 0)->kind != XO_LAYER_EMBEDDING)
+		return NULL;
+	for (int k = 0;; k++) {
+		bool taken = false;
+
+		snprintf(buf, size, k ? "not_equal_%d" : "not_equal", k);
+		for (int i = 0; i < xo_model_layer_count(m) && !taken; i++)
+			taken = !strcmp(xo_model_layer_spec(m, i)->name, buf);
+		for (int i = 0; i < xo_model_input_count(m) && !taken; i++)
+			taken = !strcmp(xo_model_input_spec(m, i)->name, buf);
+		if (!taken)
+			return buf;
+	}
+}
+
+/* The op layer mask_op_name names: NotEqual of the ids input's tensor and 0. */
+static json_t *mask_op_layer_config(struct xo_model *m, const char *name, const char *in1)
+{
+	const struct xo_input_spec *q = xo_model_input_spec(m, 0);
+
+	return json_pack("{s:s, s:s, s:{s:s}, s:s, s:s, s:[{s:[{s:s, s:{s:o, s:s, s:[s,i,i]}}, i], "
+	                 "s:{}}]}",
+	                 "module", "keras.src.ops.numpy", "class_name", "NotEqual", "config", "name",
+	                 name, "registered_name", "NotEqual", "name", name, "inbound_nodes", "args",
+	                 "class_name", "__keras_tensor__", "config", "shape",
+	                 batch_shape(q->rank, q->len, q->w, q->ch), "dtype", "int32",
+	                 "keras_history", input_layer_name(m, 0, in1), 0, 0, 0, "kwargs");
+}
+
 /* A functional layer's inbound_nodes (Keras 3's form: one node whose args
  * hold its tensor, or a merge's list of them) and, for a merge, the
- * build_config's list of input shapes into entry. */
-static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t *entry)
+ * build_config's list of input shapes into entry. A layer that uses the
+ * mask gets the mask op layer's tensor (mask_op) as its mask= kwarg. */
+static void functional_wiring(struct xo_model *m, int i, const char *in1, const char *mask_op,
+                              json_t *entry)
 {
 	const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 	json_t *ts = json_array(), *shapes = json_array(), *arg, *kwargs;
@@ -3163,7 +3211,9 @@ static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t
 			    kwargs, "attention_mask",
 			    json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name",
 			              "__keras_tensor__", "config", "shape",
-			              tensor_shape(m, ls->att_mask), "dtype", "float32",
+			              tensor_shape(m, ls->att_mask), "dtype",
+			              xo_model_input_spec(m, -1 - ls->att_mask)->is_bool ? "bool"
+			                                                                : "float32",
 			              "keras_history", input_layer_name(m, -1 - ls->att_mask, in1), 0,
 			              0));
 		json_object_set_new(entry, "inbound_nodes",
@@ -3179,7 +3229,13 @@ static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t
 	}
 	if (call_kwargs[ls->kind] & KW_TRAINING)
 		json_object_set_new(kwargs, "training", json_false());
-	if (call_kwargs[ls->kind] & KW_MASK)
+	if ((call_kwargs[ls->kind] & KW_MASK) && ls->p.mask_zero && mask_op)
+		json_object_set_new(kwargs, "mask",
+		                    json_pack("{s:s, s:{s:[n,I], s:s, s:[s,i,i]}}", "class_name",
+		                              "__keras_tensor__", "config", "shape",
+		                              (json_int_t)ls->in_len, "dtype", "bool",
+		                              "keras_history", mask_op, 0, 0));
+	else if (call_kwargs[ls->kind] & KW_MASK)
 		json_object_set_new(kwargs, "mask", json_null());
 	json_object_set_new(entry, "inbound_nodes",
 	                    json_pack("[{s:[o], s:o}]", "args", arg, "kwargs", kwargs));
@@ -3215,8 +3271,9 @@ static json_t *model_config(struct xo_model *m)
 	json_t *layers = json_array(), *root;
 	int nl = xo_model_layer_count(m);
 	bool graph = model_is_graph(m);
-	char in1buf[XO_LAYER_NAME_MAX];
+	char in1buf[XO_LAYER_NAME_MAX], maskbuf[XO_LAYER_NAME_MAX + 16];
 	const char *in1 = single_input_name(m, in1buf);
+	const char *mask_op = graph ? mask_op_name(m, maskbuf, sizeof(maskbuf)) : NULL;
 
 	if (!in1) {
 		json_decref(layers);
@@ -3232,7 +3289,8 @@ static json_t *model_config(struct xo_model *m)
 		    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
 		                      "keras.layers", "class_name", "InputLayer", "config",
 		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch),
-		                      "dtype", xo_model_input_ids(m) ? "int32" : "float32",
+		                      "dtype",
+		                      xo_model_input_ids(m) ? "int32" : q->is_bool ? "bool" : "float32",
 		                      "sparse", 0, "ragged", 0, "name", input_layer_name(m, k, in1),
 		                      "optional", 0, "registered_name"));
 		if (graph) {
@@ -3242,6 +3300,8 @@ static json_t *model_config(struct xo_model *m)
 			                    json_array());
 		}
 	}
+	if (mask_op) /* after the ids' InputLayer, before the layers using it */
+		json_array_append_new(layers, mask_op_layer_config(m, mask_op, in1));
 	for (int i = 0; i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 		json_t *cfg = json_pack("{s:s, s:b, s:o}", "name", ls->name, "trainable", 1, "dtype",
@@ -3267,7 +3327,7 @@ static json_t *model_config(struct xo_model *m)
 			                              batch_shape(ls->in_rank, ls->in_len, ls->in_w,
 			                                          ls->in_ch)));
 		if (graph)
-			functional_wiring(m, i, in1, entry);
+			functional_wiring(m, i, in1, mask_op, entry);
 		json_array_append_new(layers, entry);
 	}
 	root = graph

@@ -2110,9 +2110,12 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 				t++;
 			if (!strncmp(t, "int32", 5) && strspn(t + 5, "\"'") == strlen(t + 5))
 				is_int = true;
+			else if (!strncmp(t, "bool", 4) && strspn(t + 4, "\"'") == strlen(t + 4))
+				in->is_bool = true;
 			else if (!(!strncmp(t, "float32", 7) && strspn(t + 7, "\"'") == strlen(t + 7)))
 				return spec_error(XO_EINVAL, origin, line,
-				                  "input: dtype=%s: expected int32 or float32", tok[i] + 6);
+				                  "input: dtype=%s: expected int32, float32 or bool",
+				                  tok[i] + 6);
 			continue;
 		}
 		/* "input 29 1", "input 12 12 1", or Keras's shape=(29,1) / shape=29,1. */
@@ -2401,6 +2404,26 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
 	l->in2_len = sh[1][1];
 	l->in2_w = sh[1][2];
 	l->p.ch_b = sh[1][3];
+	return XO_OK;
+}
+
+/* Marks the inputs some layer takes as attention_mask= (is_mask), and
+ * refuses a dtype=bool input that a layer takes as a tensor: Keras's bool
+ * Input feeds a MultiHeadAttention's attention_mask here, nothing else. */
+static enum xo_status input_uses(struct xo_model_spec *out, const char *origin)
+{
+	for (int i = 0; i < out->nlayers; i++) {
+		const struct xo_layer_spec *l = &out->layers[i];
+
+		if (l->att_mask)
+			out->input[-1 - l->att_mask].is_mask = true;
+		for (int k = 0; k < l->ninputs; k++)
+			if (l->inputs[k] < 0 && out->input[-1 - l->inputs[k]].is_bool)
+				return spec_error(XO_EINVAL, origin, l->line,
+				                  "layer '%s': input '%s' is dtype=bool: a bool input "
+				                  "is a multi_head_attention's attention_mask only",
+				                  l->name, out->input[-1 - l->inputs[k]].name);
+	}
 	return XO_OK;
 }
 
@@ -2789,7 +2812,7 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		st = spec_error(XO_EFORMAT, origin, ps.line, "no layers after the input line");
 		goto out_free;
 	}
-	if (out->graph && (st = graph_check(out, origin)))
+	if ((st = input_uses(out, origin)) || (out->graph && (st = graph_check(out, origin))))
 		goto out_free;
 	free(ps.names);
 	return XO_OK;

@@ -320,6 +320,12 @@ static const struct fixture fixtures[] = {
     {"mha_pad.keras", NULL, "mha_pad"},
     {"mha_pad.h5", NULL, "mha_pad"},
     {"mha_pad.keras", "mha_pad.weights.h5", "mha_pad"},
+    /* cross attention with a bool attention_mask Input (make_keras_files.py
+     * --only=mha_imp; mha_bool.x.npy its three inputs per sample, the mask
+     * as float 0 and 1, the model API's form) */
+    {"mha_bool.keras", NULL, "mha_bool"},
+    {"mha_bool.h5", NULL, "mha_bool"},
+    {"mha_bool.keras", "mha_bool.weights.h5", "mha_bool"},
 };
 
 static void test_keras_predict(void **state)

@@ -702,7 +702,11 @@ def mha_mask_specs(d):
             ("mask_shape", "input 6 4 name=x\ninput 1 6 name=m\n"
                            "multi_head_attention inputs=x,x attention_mask=m num_heads=2 "
                            "key_dim=2\n" + tail),
-            ("mask_kind", head + "dense inputs=x units=3 attention_mask=m\n" + tail)):
+            ("mask_kind", head + "dense inputs=x units=3 attention_mask=m\n" + tail),
+            ("mask_bool_dense", "input 6 4 name=x\ninput 6 6 name=m dtype=bool\n"
+                                "dense name=d inputs=m units=4\n"
+                                "multi_head_attention inputs=d,x attention_mask=m num_heads=2 "
+                                "key_dim=2\n" + tail)):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
 
@@ -716,13 +720,21 @@ def keras_mha_mask_from_layer(d):
     keras_rewrite("mha_mask", "mm_layer.keras", d, edit)
 
 
-def keras_mha_mask_bool(d):
-    """mha_mask.keras with its mask Input of dtype bool (Keras's other mask
-    dtype), which xo's float inputs do not carry."""
+def keras_bool_input_dense(d):
+    """mha_mask.keras with its x Input of dtype bool: a bool Input feeding
+    a Dense (Keras would cast it to 0 and 1), which xo takes as an
+    attention mask only."""
     def edit(cfg):
-        mask = next(l for l in cfg["config"]["layers"] if l["name"] == "mask")
-        mask["config"]["dtype"] = "bool"
-    keras_rewrite("mha_mask", "mm_bool.keras", d, edit)
+        x = next(l for l in cfg["config"]["layers"] if l["name"] == "x")
+        x["config"]["dtype"] = "bool"
+    keras_rewrite("mha_mask", "x_bool.keras", d, edit)
+
+
+def bool_npy_not_mask(d):
+    """mha_bool's inputs with q (float32 in the model) saved as bool."""
+    for k in (1, 2):
+        shutil.copy(os.path.join(KERAS, "mha_bool.x%d.npy" % k), f"{d}/x{k}.npy")
+    write_npy(f"{d}/x0.npy", "'|b1'", (16, 4, 3), bytes([1, 0, 1]) * (16 * 4))
 
 
 def keras_int_input(fixture, name, out):
@@ -1049,7 +1061,10 @@ CASES = {
     "predict_spec_needs_weights": (["predict", "--model", MODEL, "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: .*model\.model: a spec, which carries no weights: --weights is required", ["out.npy"], None, {}, None),
     # an unknown kind: the error names every kind of the table, the newest too
     "spec_unknown_kind_lists_all": (predict(model="u.model"), 2, r"u\.model:2: unknown layer 'foo' \(expected input, conv1d, .*, multi_head_attention, re_lu or softmax\)$", ["out.npy"], lambda d: open(f"{d}/u.model", "w").write("input 29 1\nfoo units=3\n"), {}, None),
-    "keras_mha_mask_bool": (kpredict("mm_bool.keras"), 2, r"mm_bool\.keras: layer 'mask' \(InputLayer\): dtype: bool is not supported \(an attention mask Input: float32, nonzero keeps\)$", ["out.npy"], keras_mha_mask_bool, {}, None),
+    # a bool input is an attention mask only: in a spec, a Keras file, an .npy
+    "spec_bool_input_dense": (predict(model="mask_bool_dense.model"), 2, r"mask_bool_dense\.model:3: layer 'd': input 'm' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], mha_mask_specs, {}, None),
+    "keras_bool_input_dense": (kpredict("x_bool.keras"), 2, r"x_bool\.keras: layer 'dense': input 'x' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], keras_bool_input_dense, {}, None),
+    "predict_bool_npy_not_mask": (["predict", "--model", os.path.join(KERAS, "mha_bool.keras"), "--input", "x0.npy", "--input", "x1.npy", "--input", "x2.npy", "--output", "out.npy", "--device", "ref"], 2, r"xo predict: x0\.npy: bool values for input 'q', which is not an attention mask \(only a multi_head_attention's attention_mask= input takes bool or integer keep values\)$", ["out.npy"], bool_npy_not_mask, {}, None),
     # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
     "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
     "summary_share_not_boolean": (["summary", "--model", MODEL], 2, r"xo summary: model: XO_MODEL_SHARE='yes' is not 0", [], None, {"XO_MODEL_SHARE": "yes"}, None),
