@@ -1277,48 +1277,142 @@ static const char *keyword_tensor(const json_t *layer, bool mha)
 
 /*
  * Keras's functional config records the mask of an Embedding(mask_zero=True)
- * as op layers: NotEqual(ids, 0) (Embedding.compute_mask) and LogicalOr of
- * two masks (a merge layer's compute_mask), and a layer whose call takes a
- * mask gets it as the keyword argument mask=. Whether layers[i] (names: the
- * name set of the layers above it) is such a layer: NotEqual of an
- * InputLayer's tensor and 0, or LogicalOr of two such layers above it. Its
- * mask is then the ids' (an OR of one mask is itself), which the spec
- * parser propagates from the embedding on its own: no spec line.
+ * as op layers: NotEqual(ids, 0) (Embedding.compute_mask), LogicalOr of two
+ * masks (a merge layer's compute_mask), and Concatenate's compute_mask on
+ * the last axis: each input's mask as ExpandDims(m, -1) LogicalOr
+ * ZerosLike(x) (the mask broadcast over x's features) or OnesLike(x) (an
+ * unmasked input's all-true), the op Concatenate of them on the last axis,
+ * then Any over it. A layer whose call takes a mask gets it as the keyword
+ * argument mask=. What layers[i] (names: the name set of the layers above
+ * it) computes, when it is such an op layer: the ids' mask per step (its
+ * OR with itself is itself, which the spec parser propagates from the
+ * embedding on its own: no spec line), all true (an OR with an unmasked
+ * input's), or all false (ZerosLike, only inside an OR); MASK_OP_NONE when
+ * it is not one. memo: one entry a layer, 0 unknown, each kind + 1 once
+ * known, so a graph of shared ops is walked once.
  */
-static bool mask_op_layer(const json_t *layers, size_t i, const int *names)
+enum mask_op { MASK_OP_NONE, MASK_OP_IDS, MASK_OP_ONES, MASK_OP_ZEROS };
+
+static const char *entry_class(const json_t *layers, size_t i);
+
+static enum mask_op mask_op_walk(const json_t *layers, size_t i, const int *names,
+                                 unsigned char *memo);
+
+/* The mask kind of the tensor t, which must come from an op layer above i. */
+static enum mask_op mask_op_arg(const json_t *layers, size_t i, const int *names,
+                                unsigned char *memo, const json_t *t)
+{
+	const char *src = tensor_name(t);
+	int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+
+	return j < 0 || (size_t)j >= i ? MASK_OP_NONE : mask_op_walk(layers, (size_t)j, names, memo);
+}
+
+/* The OR of two mask kinds (none when either is none). */
+static enum mask_op mask_op_or(enum mask_op a, enum mask_op b)
+{
+	if (!a || !b)
+		return MASK_OP_NONE;
+	if (a == MASK_OP_ONES || b == MASK_OP_ONES)
+		return MASK_OP_ONES;
+	return a == MASK_OP_IDS || b == MASK_OP_IDS ? MASK_OP_IDS : MASK_OP_ZEROS;
+}
+
+/* Whether the op layer l's config axis is the last of its tensors (-1, or
+ * the rank of the first tensor t's shape less 1). */
+static bool mask_op_last_axis(const json_t *l, const json_t *t)
+{
+	const json_t *shape = json_object_get(json_object_get(t, "config"), "shape");
+	const json_t *axis = json_object_get(json_object_get(l, "config"), "axis");
+	json_int_t ax = json_is_integer(axis) ? json_integer_value(axis) : 0;
+
+	return ax == -1 || (ax > 0 && json_is_array(shape) &&
+	                    ax == (json_int_t)json_array_size(shape) - 1);
+}
+
+static enum mask_op mask_op_kind(const json_t *layers, size_t i, const int *names,
+                                 unsigned char *memo)
 {
 	const json_t *l = json_array_get(layers, i);
 	const char *cls = json_string_value(json_object_get(l, "class_name"));
+	const char *mod = json_string_value(json_object_get(l, "module"));
 	const json_t *node = json_array_get(json_object_get(l, "inbound_nodes"), 0);
 	const json_t *args = json_object_get(node, "args");
+	const json_t *dt = json_object_get(json_object_get(l, "config"), "dtype");
+	size_t na = json_array_size(args);
 	json_int_t zero;
-	int j;
+	enum mask_op k;
 
-	if (!cls || !json_is_array(args) || json_array_size(args) != 2 ||
-	    json_array_size(json_object_get(l, "inbound_nodes")) != 1 ||
+	if (!cls || !json_is_array(args) || json_array_size(json_object_get(l, "inbound_nodes")) != 1 ||
 	    json_object_size(json_object_get(node, "kwargs")))
-		return false;
+		return MASK_OP_NONE;
 	if (!strcmp(cls, "NotEqual")) {
+		const char *src = na == 2 ? tensor_name(json_array_get(args, 0)) : NULL;
+		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+
+		return j >= 0 && (size_t)j < i && !strcmp(entry_class(layers, (size_t)j), "InputLayer") &&
+		               int_value(json_array_get(args, 1), &zero) && zero == 0
+		           ? MASK_OP_IDS
+		           : MASK_OP_NONE;
+	}
+	if (!strcmp(cls, "LogicalOr") && na == 2)
+		return mask_op_or(mask_op_arg(layers, i, names, memo, json_array_get(args, 0)),
+		                  mask_op_arg(layers, i, names, memo, json_array_get(args, 1)));
+	if ((!strcmp(cls, "ExpandDims") || !strcmp(cls, "Any")) && na == 1 &&
+	    mask_op_last_axis(l, json_array_get(args, 0)) &&
+	    (!strcmp(cls, "ExpandDims") ||
+	     json_is_false(json_object_get(json_object_get(l, "config"), "keepdims"))))
+		return mask_op_arg(layers, i, names, memo, json_array_get(args, 0));
+	if ((!strcmp(cls, "ZerosLike") || !strcmp(cls, "OnesLike")) && na == 1 &&
+	    json_is_string(dt) && !strcmp(json_string_value(dt), "bool")) {
 		const char *src = tensor_name(json_array_get(args, 0));
+		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
 
-		j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
 		if (j < 0 || (size_t)j >= i)
-			return false;
-		src = json_string_value(
-		    json_object_get(json_array_get(layers, (size_t)j), "class_name"));
-		return src && !strcmp(src, "InputLayer") &&
-		       int_value(json_array_get(args, 1), &zero) && zero == 0;
+			return MASK_OP_NONE;
+		return cls[0] == 'Z' ? MASK_OP_ZEROS : MASK_OP_ONES;
 	}
-	if (strcmp(cls, "LogicalOr"))
-		return false;
-	for (size_t k = 0; k < 2; k++) {
-		const char *src = tensor_name(json_array_get(args, k));
+	/* the op, not the layer, of one list of masks: module
+	 * keras.src.ops.numpy (none in a legacy .h5), its config its name and
+	 * axis only; on any axis (a Concatenate layer on another than the last
+	 * then refuses its masked inputs in the spec: layer_mask) */
+	if (!strcmp(cls, "Concatenate") && (!mod || !strcmp(mod, "keras.src.ops.numpy")) &&
+	    json_object_size(json_object_get(l, "config")) == 2 &&
+	    json_object_get(json_object_get(l, "config"), "axis") && na == 1 &&
+	    json_is_array(json_array_get(args, 0)) && json_array_size(json_array_get(args, 0))) {
+		const json_t *list = json_array_get(args, 0);
 
-		j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
-		if (j < 0 || (size_t)j >= i || !mask_op_layer(layers, (size_t)j, names))
-			return false;
+		k = mask_op_arg(layers, i, names, memo, json_array_get(list, 0));
+		for (size_t a = 1; a < json_array_size(list); a++)
+			k = mask_op_or(k, mask_op_arg(layers, i, names, memo, json_array_get(list, a)));
+		return k;
 	}
-	return true;
+	return MASK_OP_NONE;
+}
+
+static enum mask_op mask_op_walk(const json_t *layers, size_t i, const int *names,
+                                 unsigned char *memo)
+{
+	if (!memo[i])
+		memo[i] = (unsigned char)(mask_op_kind(layers, i, names, memo) + 1);
+	return (enum mask_op)(memo[i] - 1);
+}
+
+/* mask_op_kind of layers[i] with a memo of its own; MASK_OP_NONE when out
+ * of memory (the layer is then refused as its class). */
+static enum mask_op mask_op_of(const json_t *layers, size_t i, const int *names)
+{
+	unsigned char *memo = calloc(json_array_size(layers) + 1, 1);
+	enum mask_op k = memo ? mask_op_walk(layers, i, names, memo) : MASK_OP_NONE;
+
+	free(memo);
+	return k;
+}
+
+/* Whether layers[i] is one of the op layers of Keras's mask (above). */
+static bool mask_op_layer(const json_t *layers, size_t i, const int *names)
+{
+	return mask_op_of(layers, i, names) != MASK_OP_NONE;
 }
 
 /* MultiHeadAttention's attention_mask tensor: an InputLayer above it (a
@@ -1364,11 +1458,16 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 		const char *src = tensor_name(mkw);
 		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
 
-		if (j < 0 || (size_t)j >= n || !mask_op_layer(layers, (size_t)j, names))
+		enum mask_op k = j < 0 || (size_t)j >= n ? MASK_OP_NONE
+		                                         : mask_op_of(layers, (size_t)j, names);
+
+		if (k != MASK_OP_IDS && k != MASK_OP_ONES)
 			return LAYER_ERR(c, XO_EINVAL, "is called with a mask= that is not an "
 			                               "Embedding(mask_zero=True)'s mask (%s)",
 			                 src ? src : "not a tensor");
-		sb_printf(masked, "%s\n", c->name); /* spec_check: its input is masked */
+		/* spec_check: its input is masked (the ids'), or not (all true:
+		 * the same math as no mask), "!" before the name */
+		sb_printf(masked, "%s%s\n", k == MASK_OP_ONES ? "!" : "", c->name);
 	}
 	if (causal >= 0 && !mha)
 		kwarg = "use_causal_mask";
@@ -1654,8 +1753,10 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 			}
 		if (i == 0)
 			prev = NULL, input = nin > 1 ? in_names[0] : NULL;
-		if (functional && !row && mask_op_layer(layers, i, set))
-			continue; /* Keras's mask: the spec parser's own */
+		/* Keras's mask: the spec parser's own (its op Concatenate is
+		 * named as the layer class, told apart by its module) */
+		if (functional && mask_op_layer(layers, i, set))
+			continue;
 		wiring.len = 0;
 		if (wiring.s)
 			wiring.s[0] = '\0';
@@ -1961,7 +2062,8 @@ static enum xo_status map_compile(const json_t *cc, const char *origin, struct s
 
 /* Each layer named in masked (a name a line) is called with Keras's mask=:
  * its first input must carry the mask in the parsed spec s too, or xo
- * would run it unmasked. */
+ * would run it unmasked; one named "!name" is called with an all-true
+ * mask, and its input must carry none (the same math as no mask). */
 static enum xo_status mask_calls_check(const struct xo_model_spec *s, const char *masked,
                                        const char *origin)
 {
@@ -1970,7 +2072,16 @@ static enum xo_status mask_calls_check(const struct xo_model_spec *s, const char
 			const struct xo_layer_spec *l = &s->layers[i];
 			size_t len = strcspn(n, "\n");
 
-			if (strlen(l->name) != len || strncmp(l->name, n, len))
+			bool ones = *n == '!';
+
+			if (strlen(l->name) != len - ones || strncmp(l->name, n + ones, len - ones))
+				continue;
+			if (ones && l->ninputs >= 1 && l->inputs[0] >= 0 && s->layers[l->inputs[0]].masked)
+				return xo_error(XO_EINVAL,
+				                "%s: layer '%s' (%s): is called with an all-true mask= "
+				                "while its input carries the ids' mask: not supported",
+				                origin, l->name, xo_layer_kinds[l->kind].keras);
+			if (ones)
 				continue;
 			if (l->ninputs < 1 || l->inputs[0] < 0 || !s->layers[l->inputs[0]].masked)
 				return xo_error(XO_EINVAL,

@@ -1681,7 +1681,12 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_AVERAGE] = MASK_MERGE,
     [XO_LAYER_MAXIMUM] = MASK_MERGE,
     [XO_LAYER_MINIMUM] = MASK_MERGE,
-    [XO_LAYER_CONCATENATE] = MASK_REFUSE, /* its own compute_mask, per axis */
+    /* concatenate.py compute_mask: each input's mask (all true where it
+     * has none) joined along the axis, then any() over the last: on the
+     * last axis the OR of the inputs' masks per step (one source: masked
+     * when every input is, else all true, as unmasked); on another axis
+     * a mask of the joined steps, refused in layer_mask */
+    [XO_LAYER_CONCATENATE] = MASK_MERGE,
     [XO_LAYER_DEPTHWISE_CONV2D] = MASK_DROP,
     [XO_LAYER_DEPTHWISE_CONV1D] = MASK_DROP,
     [XO_LAYER_SEPARABLE_CONV2D] = MASK_DROP,
@@ -1726,6 +1731,13 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		l->masked = first;
 		return XO_OK;
 	case MASK_MERGE:
+		if (l->kind == XO_LAYER_CONCATENATE && l->axis != 0) /* shape_concatenate: 0 last */
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "layer '%s': the mask of Embedding(mask_zero=True) reaches "
+			                  "this Concatenate on axis %d: Keras joins the inputs' masks "
+			                  "along that axis, a mask xo does not carry (masked inputs "
+			                  "are supported on the last axis)",
+			                  l->name, l->axis);
 		l->masked = all;
 		return XO_OK;
 	case MASK_MEAN:

@@ -1024,6 +1024,51 @@ def mha_imp_fixtures(out, n=16):
     ones = np.ones_like(mask)
     y1 = to_float64(b).predict([q.astype(np.float64), v.astype(np.float64), ones], verbose=0)
     assert np.abs(y1 - y).max() > 1e-3
+    mask_cat_fixtures(out, n)
+
+
+def mask_cat_model(unmasked=False, axis=-1, mask_zero=True):
+    """Concatenate of masked tensors: ids -> Embedding(20, 8, mask_zero) e,
+    Dense(4, relu)(e) (masked) or, unmasked=True, Conv1D(4, 3, same)(e)
+    (Conv1D drops the mask: Keras's all-true mask for it), joined on axis
+    -> GlobalAveragePooling1D (the masked mean, or with all true the plain
+    one) -> Dense(3, softmax)."""
+    ids = keras.Input(shape=(8,), dtype="int32", name="ids")
+    e = layers.Embedding(20, 8, mask_zero=mask_zero)(ids)
+    f = (layers.Conv1D(4, 3, padding="same")(e) if unmasked
+         else layers.Dense(4, activation="relu")(e))
+    c = layers.Concatenate(axis=axis)([e, f if axis == -1 else layers.Dense(8)(f)])
+    g = layers.GlobalAveragePooling1D()(c)
+    return keras.Model(ids, layers.Dense(3, activation="softmax")(g))
+
+
+def mask_cat_fixtures(out, n):
+    """mask_cat (both inputs masked: the ids' mask) and mask_cat1 (one
+    unmasked: all true) .keras, .h5, .weights.h5, .x.npy (ids padded as
+    mask_fixtures') and .y64.npy; mask_cat's prediction differs without the
+    mask. mask_cat_t.keras: the same joined on the steps (axis 1), whose
+    mask of the joined steps xo refuses."""
+    for name, unmasked, seed in (("mask_cat", False, 167), ("mask_cat1", True, 173)):
+        m = mask_cat_model(unmasked)
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        for form in ("keras", "h5"):
+            m.save(os.path.join(out, name + "." + form))
+        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        x = r.integers(1, 20, (n, 8))
+        keep = r.integers(1, 9, n)
+        x[np.arange(8)[None, :] >= keep[:, None]] = 0
+        x = x.astype(np.int32)
+        np.save(os.path.join(out, name + ".x.npy"), x)
+        y = to_float64(m).predict(x, verbose=0)
+        assert y.dtype == np.float64 and np.isfinite(y).all()
+        np.save(os.path.join(out, name + ".y64.npy"), y)
+        u = mask_cat_model(unmasked, mask_zero=False)
+        u.set_weights(m.get_weights())
+        diff = np.abs(to_float64(u).predict(x, verbose=0) - y).max()
+        # all true: the plain mean, up to the masked mean's order of sums
+        assert (diff > 1e-3) if not unmasked else (diff < 1e-6), diff
+    mask_cat_model(axis=1).save(os.path.join(out, "mask_cat_t.keras"))
 
 
 def main():

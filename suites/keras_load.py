@@ -46,7 +46,7 @@ def main():
                      ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3),
                      ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3), ("mha", (6, 4), 3),
                      ("mask", (8,), 3), ("mask_res", (8,), 3),
-                     ("mha_pad", (8,), 3))
+                     ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
                                                  "mha_mask", "mha_bool"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
@@ -348,8 +348,9 @@ def one_model(xo, fixtures, work, name, shape, classes):
     if name == "lstm":  # ids of its Embedding(50, 8)
         x = rng.integers(0, 50, (64,) + shape).astype(np.int32)
     # Embedding(20, 8, mask_zero): 0-padded tails (mha_pad: into a
-    # MultiHeadAttention as its query's and value's masks)
-    if name in ("mask", "mask_res", "mha_pad"):
+    # MultiHeadAttention as its query's and value's masks; mask_cat, mask_cat1:
+    # into a Concatenate of two masked tensors, or of a masked and an unmasked)
+    if name in ("mask", "mask_res", "mha_pad", "mask_cat", "mask_cat1"):
         x = rng.integers(1, 20, (64,) + shape)
         x[np.arange(shape[0])[None, :] >= rng.integers(1, shape[0] + 1, 64)[:, None]] = 0
         x = x.astype(np.int32)

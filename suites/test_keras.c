@@ -326,6 +326,16 @@ static const struct fixture fixtures[] = {
     {"mha_bool.keras", NULL, "mha_bool"},
     {"mha_bool.h5", NULL, "mha_bool"},
     {"mha_bool.keras", "mha_bool.weights.h5", "mha_bool"},
+    /* Concatenate on the last axis of two masked tensors (the ids' mask,
+     * Keras's ExpandDims/ZerosLike/LogicalOr/Concatenate/Any ops read as
+     * it) and of a masked and an unmasked one (all true: the plain mean)
+     * (make_keras_files.py --only=mha_imp) */
+    {"mask_cat.keras", NULL, "mask_cat"},
+    {"mask_cat.h5", NULL, "mask_cat"},
+    {"mask_cat.keras", "mask_cat.weights.h5", "mask_cat"},
+    {"mask_cat1.keras", NULL, "mask_cat1"},
+    {"mask_cat1.h5", NULL, "mask_cat1"},
+    {"mask_cat1.keras", "mask_cat1.weights.h5", "mask_cat1"},
 };
 
 static void test_keras_predict(void **state)

@@ -234,7 +234,7 @@ def fixtures(d, xo):
     head = "global_average_pooling1d\ndense units=5 activation=softmax\n"
     for name, text in (("mask_lstm", me + "dense units=4\nlstm units=4\ndense units=5 activation=softmax\n"),
                        ("mask_bn", me + "batch_normalization\n" + head),
-                       ("mask_concat", me + "dense name=d units=4\nconcatenate inputs=e,d\n" + head),
+                       ("mask_concat", me + "dense name=d units=4\nconcatenate inputs=e,d axis=1\n" + head),
                        ("mask_td", me + "time_distributed layer=dense units=4\n" + head),
                        ("mask_flatten", me + "dropout rate=0.1\nflatten\ndense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
@@ -788,7 +788,7 @@ CASES = {
     # embedding models and integer ids
     "emb_mask_zero_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_lstm.model"), 2, r"mask_lstm\.model:4: layer 'lstm': the mask of Embedding\(mask_zero=True\) reaches this LSTM layer, which uses it in Keras; masks are not supported for LSTM$", ["ckpt"], None, {}, None),
     "emb_mask_into_bn": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_bn.model"), 2, r"mask_bn\.model:3: layer 'batch_normalization': the mask of Embedding\(mask_zero=True\) reaches this BatchNormalization layer, which uses it in Keras; masks are not supported for BatchNormalization$", ["ckpt"], None, {}, None),
-    "emb_mask_into_concatenate": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_concat.model"), 2, r"mask_concat\.model:4: layer 'concatenate': the mask of Embedding\(mask_zero=True\) reaches this Concatenate layer, which uses it in Keras; masks are not supported for Concatenate$", ["ckpt"], None, {}, None),
+    "emb_mask_into_concatenate": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_concat.model"), 2, r"mask_concat\.model:4: layer 'concatenate': the mask of Embedding\(mask_zero=True\) reaches this Concatenate on axis 1: Keras joins the inputs' masks along that axis, a mask xo does not carry \(masked inputs are supported on the last axis\)$", ["ckpt"], None, {}, None),
     "emb_mask_through_time_distributed": (train("x_ids32.npy", "y.npy", "new_mask_td", "--model", "mask_td.model"), 0, None, ["ckpt"], None, {}, None),
     "emb_mask_dropped_by_flatten": (train("x_ids32.npy", "y.npy", "new_mask", "--model", "mask_flatten.model"), 0, None, ["ckpt"], None, {}, None),
     "emb_float_input_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_float_input.model"), 2, r"embedding needs integer ids: the input line must say dtype=int32", ["ckpt"], None, {}, None),
@@ -901,7 +901,7 @@ CASES = {
     "spec_graph_merge_shapes": (predict(model="graph_shapes.model"), 2, r"graph_shapes\.model:3: add: inputs of incompatible shapes: the last axis 3 and 2", ["out.npy"], None, {}, None),
     "spec_graph_two_outputs": (predict(model="graph_two_outputs.model"), 2, r"graph_two_outputs\.model:3: layer 'd': its output feeds no later layer", ["out.npy"], None, {}, None),
     "keras_mask_into_lstm": (kpredict(os.path.join(KERAS, "mask_lstm.keras")), 2, r"mask_lstm\.keras: layer 'lstm[_0-9]*': the mask of Embedding\(mask_zero=True\) reaches this LSTM layer, which uses it in Keras; masks are not supported for LSTM$", ["out.npy"], keras_inputs, {}, None),
-    "keras_mask_into_concatenate": (kpredict(os.path.join(KERAS, "mask_concat.keras")), 2, r"mask_concat\.keras: layer '[a-z_0-9]+' \([A-Za-z]+\) is not supported: it computes the Keras mask of Embedding\(mask_zero=True\) for a layer that masks are not supported for$", ["out.npy"], keras_inputs, {}, None),
+    "keras_mask_into_concatenate": (kpredict(os.path.join(KERAS, "mask_cat_t.keras")), 2, r"mask_cat_t\.keras: layer 'concatenate_\d+': the mask of Embedding\(mask_zero=True\) reaches this Concatenate on axis 1: Keras joins the inputs' masks along that axis, a mask xo does not carry \(masked inputs are supported on the last axis\)$", ["out.npy"], keras_inputs, {}, None),
     "keras_mask_kwarg_not_a_mask": (kpredict("m_notmask.keras"), 2, r"m_notmask\.keras: layer '[a-z_0-9]+' \(GlobalAveragePooling1D\): is called with a mask= that is not an Embedding\(mask_zero=True\)'s mask \(layer_normalization[_0-9]*\)$", ["out.npy"], keras_mask_edit("not_a_mask", "m_notmask.keras"), {}, None),
     "keras_mask_kwarg_unmasked": (kpredict("m_unmasked.keras"), 2, r"m_unmasked\.keras: layer '[a-z_0-9]+' \(GlobalAveragePooling1D\): is called with a mask= its input does not carry: not supported$", ["out.npy"], keras_mask_edit("unmasked", "m_unmasked.keras"), {}, None),
     "keras_graph_two_inputs": (kpredict("g_two_in.keras"), 2, r"xo predict: 1 input file for a model of 2 inputs \(input_layer, second\): one per model input, in its order$", ["out.npy"], keras_graph_edit("two_inputs", "g_two_in.keras"), {}, None),
