@@ -704,7 +704,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "bi_seq",      "multi_seq",   "ct_ae",
                                              "mha_enc",     "mha_dec",     "acts3",
                                              "emb_mask",    "emb_mask_res", "mha_mask",
-                                             "mha_pad"};
+                                             "mha_pad",     "mha_bool"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
