@@ -1281,8 +1281,10 @@ static const char *keyword_tensor(const json_t *layer, bool mha)
  * masks (a merge layer's compute_mask), and Concatenate's compute_mask on
  * the last axis: each input's mask as ExpandDims(m, -1) LogicalOr
  * ZerosLike(x) (the mask broadcast over x's features) or OnesLike(x) (an
- * unmasked input's all-true), the op Concatenate of them on the last axis,
- * then Any over it. A layer whose call takes a mask gets it as the keyword
+ * unmasked input's all-true), the op Concatenate of them on its axis, then
+ * Any over the last (read as the OR per step whatever the axis: a
+ * Concatenate layer on another axis than the last refuses its masked
+ * inputs in the spec, spec.c layer_mask). A layer whose call takes a mask gets it as the keyword
  * argument mask=. What layers[i] (names: the name set of the layers above
  * it) computes, when it is such an op layer: the ids' mask per step (its
  * OR with itself is itself, which the spec parser propagates from the
