@@ -315,6 +315,10 @@ bool xo_model_layer_attention(const struct xo_model *m, int i, int64_t batch,
 	    .value_dim = d.dv,
 	};
 	out->att_fwd.batch = out->att_bwd.batch = batch;
+	/* mask_outer's keys, not the attention op's (the bench runs the op
+	 * without the implicit masks' source) */
+	out->att_fwd.query_mask = out->att_fwd.value_mask = false;
+	out->att_bwd.query_mask = out->att_bwd.value_mask = false;
 	out->att_fwd.len_kv = out->att_bwd.len_kv = out->len_kv;
 	for (int k = 0; k < 4; k++) {
 		struct xo_layer_gemm *g = &out->proj[k];
