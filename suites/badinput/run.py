@@ -730,6 +730,31 @@ def keras_bool_input_dense(d):
     keras_rewrite("mha_mask", "x_bool.keras", d, edit)
 
 
+def keras_ones_mask_on_masked(d):
+    """mask_cat.keras (a Concatenate of two masked tensors into the masked
+    mean) with the mean's mask= rewired to Any(OnesLike(x)), the all-true
+    mask Keras gives an unmasked input, while its input carries the ids'
+    mask: the two disagree, so xo refuses rather than pick one."""
+    def edit(cfg):
+        layers = cfg["config"]["layers"]
+        gap = next(l for l in layers if l["class_name"] == "GlobalAveragePooling1D")
+        src = gap["inbound_nodes"][0]["args"][0]
+        ones = {"module": "keras.src.ops.numpy", "class_name": "OnesLike",
+                "config": {"name": "ones_x", "dtype": "bool"}, "registered_name": "OnesLike",
+                "name": "ones_x", "inbound_nodes": [{"args": [src], "kwargs": {}}]}
+        shape = src["config"]["shape"]
+        anyl = {"module": "keras.src.ops.numpy", "class_name": "Any",
+                "config": {"name": "any_x", "axis": -1, "keepdims": False},
+                "registered_name": "Any", "name": "any_x",
+                "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__", "config": {
+                    "shape": shape, "dtype": "bool", "keras_history": ["ones_x", 0, 0]}}],
+                    "kwargs": {}}]}
+        gap["inbound_nodes"][0]["kwargs"]["mask"]["config"]["keras_history"] = ["any_x", 0, 0]
+        k = layers.index(gap)
+        layers[k:k] = [ones, anyl]
+    keras_rewrite("mask_cat", "ones_on_masked.keras", d, edit)
+
+
 def bool_npy_not_mask(d):
     """mha_bool's inputs with q (float32 in the model) saved as bool."""
     for k in (1, 2):
@@ -1064,6 +1089,7 @@ CASES = {
     # a bool input is an attention mask only: in a spec, a Keras file, an .npy
     "spec_bool_input_dense": (predict(model="mask_bool_dense.model"), 2, r"mask_bool_dense\.model:3: layer 'd': input 'm' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], mha_mask_specs, {}, None),
     "keras_bool_input_dense": (kpredict("x_bool.keras"), 2, r"x_bool\.keras: layer 'dense': input 'x' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], keras_bool_input_dense, {}, None),
+    "keras_ones_mask_on_masked": (kpredict("ones_on_masked.keras"), 2, r"ones_on_masked\.keras: layer 'global_average_pooling1d_\d+' \(GlobalAveragePooling1D\): is called with an all-true mask= while its input carries the ids' mask: not supported$", ["out.npy"], keras_ones_mask_on_masked, {}, None),
     "predict_bool_npy_not_mask": (["predict", "--model", os.path.join(KERAS, "mha_bool.keras"), "--input", "x0.npy", "--input", "x1.npy", "--input", "x2.npy", "--output", "out.npy", "--device", "ref"], 2, r"xo predict: x0\.npy: bool values for input 'q', which is not an attention mask \(only a multi_head_attention's attention_mask= input takes bool or integer keep values\)$", ["out.npy"], bool_npy_not_mask, {}, None),
     # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
     "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
