@@ -1605,6 +1605,22 @@ static enum xo_status input_order(const json_t *cfg, const json_t *layers, const
 
 /* The input lines of a model of several inputs, in Keras's order, each
  * named as its InputLayer (layers take them by name in inputs=). */
+/* Whether some MultiHeadAttention of layers is called with the tensor of
+ * the InputLayer name as its attention_mask. */
+static bool attention_mask_input(const json_t *layers, const char *name)
+{
+	for (size_t i = 0; i < json_array_size(layers); i++) {
+		const json_t *node = json_array_get(
+		    json_object_get(json_array_get(layers, i), "inbound_nodes"), 0);
+		const char *m = tensor_name(
+		    json_object_get(json_object_get(node, "kwargs"), "attention_mask"));
+
+		if (!strcmp(entry_class(layers, i), "MultiHeadAttention") && m && !strcmp(m, name))
+			return true;
+	}
+	return false;
+}
+
 static enum xo_status input_lines(const json_t *layers, const char *origin,
                                   const char *const *names, int nin, struct sbuf *spec)
 {
@@ -1613,13 +1629,25 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	for (int k = 0; !st && k < nin; k++)
 		for (size_t i = 0; !st && i < json_array_size(layers); i++) {
 			const json_t *cfg = json_object_get(json_array_get(layers, i), "config");
+			const char *dt = json_string_value(json_object_get(cfg, "dtype"));
 			struct lctx c = {origin, names[k], "InputLayer", cfg};
+			json_t *mask = NULL;
 			bool have = false;
 
 			if (strcmp(entry_class(layers, i), "InputLayer") ||
 			    strcmp(entry_name(layers, i), names[k]))
 				continue;
-			st = layer_line(&c, &input_row, NULL, cfg, "", &have, spec);
+			/* an int32/int64 attention mask Input: Keras casts it to bool,
+			 * so it is read as a bool one (and written back so) */
+			if (dt && (!strcmp(dt, "int32") || !strcmp(dt, "int64")) &&
+			    attention_mask_input(layers, names[k])) {
+				mask = json_deep_copy(cfg);
+				if (!mask)
+					return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+				json_object_set_new(mask, "dtype", json_string("bool"));
+			}
+			st = layer_line(&c, &input_row, NULL, mask ? mask : cfg, "", &have, spec);
+			json_decref(mask);
 			if (!st && spec->len && spec->s[spec->len - 1] == '\n') {
 				spec->len--;
 				sb_printf(spec, " name=%s\n", names[k]);

@@ -964,13 +964,13 @@ def mha_pad_model(mask_zero=True):
     return keras.Model(ids, layers.Dense(3, activation="softmax")(g))
 
 
-def mha_bool_model():
-    """Cross attention called with attention_mask= a bool model Input (4, 6):
-    a Dense projection of q attends to v, then GlobalAveragePooling1D ->
-    Dense softmax."""
+def mha_bool_model(dtype="bool"):
+    """Cross attention called with attention_mask= a bool (or, dtype, int)
+    model Input (4, 6): a Dense projection of q attends to v, then
+    GlobalAveragePooling1D -> Dense softmax."""
     q = keras.Input(shape=(4, 3), name="q")
     v = keras.Input(shape=(6, 5), name="v")
-    m = keras.Input(shape=(4, 6), dtype="bool", name="keep")
+    m = keras.Input(shape=(4, 6), dtype=dtype, name="keep")
     a = layers.MultiHeadAttention(2, 4)(layers.Dense(8)(q), v, attention_mask=m)
     g = layers.GlobalAveragePooling1D()(a)
     return keras.Model([q, v, m], layers.Dense(3, activation="softmax")(g))
@@ -1024,6 +1024,14 @@ def mha_imp_fixtures(out, n=16):
     ones = np.ones_like(mask)
     y1 = to_float64(b).predict([q.astype(np.float64), v.astype(np.float64), ones], verbose=0)
     assert np.abs(y1 - y).max() > 1e-3
+    # the same model and weights with an int32 mask Input (Keras casts it
+    # to bool): mha_int.keras predicts mha_bool.y64.npy
+    t = mha_bool_model("int32")
+    t.set_weights(b.get_weights())
+    t.save(os.path.join(out, "mha_int.keras"))
+    yi = to_float64(t).predict([q.astype(np.float64), v.astype(np.float64),
+                                mask.astype(np.int32)], verbose=0)
+    assert np.abs(yi - y).max() < 1e-12
     mask_cat_fixtures(out, n)
 
 

@@ -326,6 +326,8 @@ static const struct fixture fixtures[] = {
     {"mha_bool.keras", NULL, "mha_bool"},
     {"mha_bool.h5", NULL, "mha_bool"},
     {"mha_bool.keras", "mha_bool.weights.h5", "mha_bool"},
+    /* the same with an int32 mask Input (Keras casts it to bool) */
+    {"mha_int.keras", NULL, "mha_bool"},
     /* Concatenate on the last axis of two masked tensors (the ids' mask,
      * Keras's ExpandDims/ZerosLike/LogicalOr/Concatenate/Any ops read as
      * it) and of a masked and an unmasked one (all true: the plain mean)
