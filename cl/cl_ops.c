@@ -1198,6 +1198,27 @@ enum xo_status xo_cl_sgd_fwd(struct xo_backend *be, const struct xo_op_args *a)
 	return la_run(&l, p->size, XO_OP_sgd, XO_DIR_FWD);
 }
 
+/* mask_outer (attn.cl): one work-item per mask element; an absent source
+ * passes the output's buffer, which the kernel does not read */
+enum xo_status xo_cl_mask_outer_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_mask_outer_fwd);
+	int64_t tk = xo_attention_len_kv(p);
+
+	xo_cl_arg_tensor(&l, p->query_mask || p->value_mask ? a->src[0] : NULL, a->dst[0]);
+	xo_cl_arg_tensor(&l, p->attention_mask ? a->src[1] : NULL, a->dst[0]);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, p->batch * p->len);
+	xo_cl_arg_int(&l, p->len);
+	xo_cl_arg_int(&l, tk);
+	xo_cl_arg_int(&l, p->query_mask ? p->len : tk);
+	xo_cl_arg_int(&l, p->query_mask);
+	xo_cl_arg_int(&l, p->value_mask);
+	xo_cl_arg_int(&l, p->attention_mask);
+	return la_run_nd(&l, 2, (int64_t[]){tk, p->batch * p->len}, XO_OP_mask_outer, XO_DIR_FWD);
+}
+
 enum xo_status xo_cl_rmsprop_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	const struct xo_params *p = &a->p;

@@ -357,7 +357,7 @@ int xo_cli_inputs_read(const char *cmd, const struct xo_input_spec *in, int nin,
 	for (int k = 0; k < nin; k++) {
 		int64_t rows;
 
-		if (xo_npy_read_labels(paths[k], &parts[k])) {
+		if (xo_npy_read_inputs(paths[k], &parts[k])) {
 			xo_usage_error(cmd, "%s", xo_last_error());
 			goto out_free_parts;
 		}
@@ -405,6 +405,35 @@ int xo_cli_inputs_read_model(const char *cmd, const char *model, const char *con
 	return rc;
 }
 
+/* An attention mask input's bool or integer file to the float keep values
+ * the model takes (nonzero keeps: 1, else 0; Keras casts the mask to bool);
+ * a bool file for any other input is refused (exit 2). */
+static int input_mask_npy(const char *cmd, struct xo_npy *a, const struct xo_input_spec *q,
+                          const char *path)
+{
+	float *f;
+
+	if (a->is_bool && !q->is_mask)
+		return xo_usage_error(cmd,
+		                      "%s: bool values for input '%s', which is not an attention "
+		                      "mask (only a multi_head_attention's attention_mask= input "
+		                      "takes bool or integer keep values)",
+		                      path, q->name);
+	if (!a->is_int || !q->is_mask)
+		return 0;
+	f = malloc(sizeof(*f) * (size_t)(a->count ? a->count : 1));
+	if (!f)
+		return xo_usage_error(cmd, "%s: out of memory", path);
+	for (int64_t k = 0; k < a->count; k++)
+		f[k] = a->ints[k] != 0 ? 1.0f : 0.0f;
+	free(a->ints);
+	a->ints = NULL;
+	a->data = f;
+	a->is_int = a->is_bool = false;
+	a->itemsize = 4;
+	return 0;
+}
+
 int xo_cli_inputs_take(const char *cmd, const struct xo_model *m, const char *const *paths,
                        int nread, struct xo_npy *parts, struct xo_npy *x)
 {
@@ -429,6 +458,8 @@ int xo_cli_inputs_take(const char *cmd, const struct xo_model *m, const char *co
 			xo_cli_input_mismatch(cmd, paths[k], &parts[k], m, k);
 			goto out_free_parts;
 		}
+		if (input_mask_npy(cmd, &parts[k], q, paths[k]))
+			goto out_free_parts;
 		if (xo_model_input_npy(m, &parts[k], paths[k]) ||
 		    xo_data_check_finite(parts[k].data, n, per, paths[k])) {
 			xo_usage_error(cmd, "%s", xo_last_error());

@@ -233,6 +233,8 @@ enum key_id {
 	K_ATTENTION_MASK,
 	/* recurrent ops' masked-step output */
 	K_ZERO_OUTPUT_FOR_MASK,
+	/* mask_outer */
+	K_QUERY_MASK, K_VALUE_MASK,
 	K_COUNT
 };
 
@@ -303,6 +305,8 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_MASK_ZERO, mask_zero, KEY_BOOL),
 	KEY(K_ATTENTION_MASK, attention_mask, KEY_BOOL),
 	KEY(K_ZERO_OUTPUT_FOR_MASK, zero_output_for_mask, KEY_BOOL),
+	KEY(K_QUERY_MASK, query_mask, KEY_BOOL),
+	KEY(K_VALUE_MASK, value_mask, KEY_BOOL),
 };
 #undef KEY
 
@@ -422,6 +426,10 @@ struct key_set {
 	      B(K_CAUSAL) | B(K_DROPOUT) | B(K_TRAINING) | B(K_SEED) | B(K_STEP) | B(K_LAYER) |     \
 	      B(K_ATTENTION_MASK)),                                                              \
 	     B(K_KEY_DIM))
+#define KEYS_mask_outer                                                                            \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_LEN_KV) | B(K_QUERY_MASK) | B(K_VALUE_MASK) |            \
+	      B(K_ATTENTION_MASK)),                                                              \
+	     0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,

@@ -966,6 +966,41 @@ static enum xo_status shapes_attention(enum xo_op op, enum xo_dir dir, const str
 	return XO_OK;
 }
 #define SHAPES_attention shapes_attention
+/* mask_outer: ids[batch][T] (i32, T = len with query_mask, else len_kv;
+ * declared only with a flag), m[batch][len][len_kv] (attention_mask=1) ->
+ * y[batch][len][len_kv]; both flags read one ids row as queries and keys,
+ * so len_kv must be len; every size below 2^31, len * len_kv too (the
+ * OpenCL kernel indexes a sample's mask with int) */
+static enum xo_status shapes_mask_outer(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                        struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+	int64_t tk = xo_attention_len_kv(p), per;
+
+	(void)dir; /* forward only */
+	NEED(batch);
+	NEED(len);
+	if (p->len_kv < 0)
+		return xo_error(XO_EINVAL, "%s: len_kv=%" PRId64 " must be >= 0 (0: len)", name,
+		                p->len_kv);
+	if (p->query_mask && p->value_mask && tk != p->len)
+		return xo_error(XO_EINVAL,
+		                "%s: query_mask=1 and value_mask=1 read one ids row, so len_kv=%" PRId64
+		                " must be len=%" PRId64,
+		                name, tk, p->len);
+	if (p->batch > XO_GEOMETRY_MAX || !xo_mul_ok(p->len, tk, &per) || per > XO_GEOMETRY_MAX)
+		return xo_error(XO_EOVERFLOW, "%s: a size is above the limit %" PRId64, name,
+		                XO_GEOMETRY_MAX);
+	if (p->query_mask || p->value_mask) {
+		SLOT(src[0], false, p->batch, p->query_mask ? p->len : tk);
+		src[0].dtype = XO_DTYPE_I32;
+	}
+	if (p->attention_mask)
+		SLOT(src[1], false, p->batch, p->len, tk);
+	SLOT(dst[0], false, p->batch, p->len, tk);
+	return XO_OK;
+}
+#define SHAPES_mask_outer shapes_mask_outer
 
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);

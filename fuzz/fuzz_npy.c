@@ -29,6 +29,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) ||
 	    (size && write(fd, data, size) != (ssize_t)size))
 		abort();
+	/* a model input's reader (ints and bools too): a bool is 0 or 1 */
+	st = xo_npy_read_inputs(path, &a);
+	xo_fuzz_check_refusal(st, "npy");
+	for (int64_t i = 0; !st && a.is_bool && i < a.count; i++)
+		if (a.ints[i] != 0 && a.ints[i] != 1)
+			abort();
+	if (!st)
+		xo_npy_free(&a);
 	st = xo_npy_read(path, &a);
 	xo_fuzz_check_refusal(st, "npy");
 	if (st)

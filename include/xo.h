@@ -243,6 +243,9 @@ struct xo_params {
 	 * a masked step's output is zeros, else the carried state (Keras's RNN
 	 * zero_output_for_mask) */
 	bool zero_output_for_mask;     /* (false) */
+	/* mask_outer: which of Keras's implicit masks the ids give (ops.def) */
+	bool query_mask;               /* ids != 0 over the query rows (false) */
+	bool value_mask;               /* ids != 0 over the keys (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -798,6 +801,7 @@ struct xo_npy {
 	int64_t *ints;             /* instead of data for '<i4'/'<i8' (xo_npy_read_labels) */
 	int itemsize;              /* bytes per value in the file */
 	bool is_int;               /* the file holds integers (ints, not data) */
+	bool is_bool;              /* ... NumPy bools '|b1' as 0 and 1 (xo_npy_read_inputs) */
 };
 /* Reads a NumPy format 1.0/2.0/3.0 file; XO_EFORMAT with the reason when it
  * is not little-endian float32 in C order, truncated, or malformed. */
@@ -805,6 +809,10 @@ enum xo_status xo_npy_read(const char *path, struct xo_npy *out);
 /* Like xo_npy_read, and also int32 '<i4' / int64 '<i8' arrays (class ids,
  * as Keras users have them), read into ints (data NULL, is_int true). */
 enum xo_status xo_npy_read_labels(const char *path, struct xo_npy *out);
+/* Like xo_npy_read_labels, and also bool '|b1' arrays (ints 0 or 1,
+ * is_bool): a model input's file, whose bool or integer values only an
+ * attention mask input takes (cli/util.c). */
+enum xo_status xo_npy_read_inputs(const char *path, struct xo_npy *out);
 void xo_npy_free(struct xo_npy *a); /* accepts NULL */
 /* a's shape as NumPy prints it, "(3, 29)" (a per-thread buffer, valid until
  * the next call). */

@@ -294,3 +294,55 @@ enum xo_status xo_cpu_attention_part(struct xo_backend *be, const struct xo_op_a
 		return st;
 	return cpu_attention(be, a, false, (int)part);
 }
+
+/* mask_outer (ops.def): y[n][i][j] = 1 where the query's ids (query_mask),
+ * the key's ids (value_mask) and m (attention_mask) all keep, else 0; rows
+ * (n, i) split between threads in contiguous ranges. */
+struct mask_outer_job {
+	const int32_t *ids; /* [b][t]: t = tq with query_mask, else tk */
+	const float *m;     /* [b][tq][tk] or NULL */
+	float *y;
+	int64_t tq, tk, t;
+	int64_t rows;
+	bool qm, vm;
+};
+
+static void mask_outer_task(void *arg, int t, int nt)
+{
+	const struct mask_outer_job *j = arg;
+	int64_t lo = j->rows * t / nt, hi = j->rows * (t + 1) / nt;
+
+	for (int64_t r = lo; r < hi; r++) {
+		int64_t n = r / j->tq, i = r % j->tq;
+		const int32_t *id = j->ids ? j->ids + n * j->t : NULL;
+		bool row = !j->qm || id[i] != 0;
+		float *y = j->y + r * j->tk;
+
+		for (int64_t k = 0; k < j->tk; k++) {
+			bool keep = row && (!j->vm || id[k] != 0) &&
+				    (!j->m || j->m[r * j->tk + k] != 0.0f);
+
+			y[k] = keep ? 1.0f : 0.0f;
+		}
+	}
+}
+
+enum xo_status xo_cpu_mask_outer_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cpu_ctx *c = be->ctx;
+	bool ids = p->query_mask || p->value_mask;
+	struct mask_outer_job j = {.ids = ids ? xo_tensor_i32(a->src[0]) : NULL,
+				   .m = p->attention_mask ? xo_tensor_f32(a->src[1]) : NULL,
+				   .y = xo_tensor_f32(a->dst[0]),
+				   .tq = p->len,
+				   .tk = xo_attention_len_kv(p),
+				   .rows = p->batch * p->len,
+				   .qm = p->query_mask,
+				   .vm = p->value_mask};
+
+	j.t = p->query_mask ? j.tq : j.tk;
+	xo_cpu_threads_run(c->tp, xo_cpu_threads_for(c, j.rows * j.tk, j.rows), mask_outer_task,
+			   &j);
+	return XO_OK;
+}

@@ -925,11 +925,10 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			st = LAYER_ERR(c, XO_EINVAL, "%s=%g is not supported (only 0)", key,
 			               json_is_number(v) ? json_number_value(v) : -1.0);
 		break;
-	case K_IN_DTYPE: /* the embedding's line makes the input int32 */
+	case K_IN_DTYPE: /* the embedding's line makes the input int32; bool: layer_line */
 		if (json_is_string(v) && !strcmp(json_string_value(v), "bool"))
-			st = LAYER_ERR(c, XO_EINVAL, "dtype: bool is not supported (an attention "
-			                             "mask Input: float32, nonzero keeps%s)", "");
-		else if (!dtype_ok(v) &&
+			break;
+		if (!dtype_ok(v) &&
 		    !(json_is_string(v) && (!strcmp(json_string_value(v), "int32") ||
 		                            !strcmp(json_string_value(v), "int64"))))
 			st = LAYER_ERR(c, XO_EINVAL, "dtype: only float32, int32 or int64 is "
@@ -1098,8 +1097,9 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
 }
 
 /* The last line of spec, when it is an input line without a dtype, gets
- * dtype=int32 (ids). */
-static void input_ids(struct sbuf *spec)
+ * dtype=int32 (ids), or with bool, dtype=bool (an attention mask's keep
+ * values: the spec refuses one that a layer takes as a tensor). */
+static void input_dtype(struct sbuf *spec, bool bool_mask)
 {
 	char *nl = spec->s ? strrchr(spec->s, '\n') : NULL, *start = nl;
 
@@ -1107,7 +1107,7 @@ static void input_ids(struct sbuf *spec)
 		start--;
 	if (nl && !strncmp(start, "input", 5) && !strstr(start, "dtype=")) {
 		spec->len = (size_t)(nl - spec->s);
-		sb_printf(spec, " dtype=int32\n");
+		sb_printf(spec, " dtype=%s\n", bool_mask ? "bool" : "int32");
 	}
 }
 
@@ -1150,7 +1150,10 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 	    ((kind && !strcmp(kind, "embedding")) ||
 	     (!kind && json_is_string(dtype) && (!strcmp(json_string_value(dtype), "int32") ||
 	                                         !strcmp(json_string_value(dtype), "int64")))))
-		input_ids(spec);
+		input_dtype(spec, false);
+	if (!st && *have_input && !kind && json_is_string(dtype) &&
+	    !strcmp(json_string_value(dtype), "bool"))
+		input_dtype(spec, true);
 	if (!st && kind) {
 		if (!*have_input)
 			st = LAYER_ERR(c, XO_EFORMAT, "comes before any input shape%s", "");
@@ -1275,48 +1278,144 @@ static const char *keyword_tensor(const json_t *layer, bool mha)
 
 /*
  * Keras's functional config records the mask of an Embedding(mask_zero=True)
- * as op layers: NotEqual(ids, 0) (Embedding.compute_mask) and LogicalOr of
- * two masks (a merge layer's compute_mask), and a layer whose call takes a
- * mask gets it as the keyword argument mask=. Whether layers[i] (names: the
- * name set of the layers above it) is such a layer: NotEqual of an
- * InputLayer's tensor and 0, or LogicalOr of two such layers above it. Its
- * mask is then the ids' (an OR of one mask is itself), which the spec
- * parser propagates from the embedding on its own: no spec line.
+ * as op layers: NotEqual(ids, 0) (Embedding.compute_mask), LogicalOr of two
+ * masks (a merge layer's compute_mask), and Concatenate's compute_mask on
+ * the last axis: each input's mask as ExpandDims(m, -1) LogicalOr
+ * ZerosLike(x) (the mask broadcast over x's features) or OnesLike(x) (an
+ * unmasked input's all-true), the op Concatenate of them on its axis, then
+ * Any over the last (read as the OR per step whatever the axis: a
+ * Concatenate layer on another axis than the last refuses its masked
+ * inputs in the spec, spec.c layer_mask). A layer whose call takes a mask gets it as the keyword
+ * argument mask=. What layers[i] (names: the name set of the layers above
+ * it) computes, when it is such an op layer: the ids' mask per step (its
+ * OR with itself is itself, which the spec parser propagates from the
+ * embedding on its own: no spec line), all true (an OR with an unmasked
+ * input's), or all false (ZerosLike, only inside an OR); MASK_OP_NONE when
+ * it is not one. memo: one entry a layer, 0 unknown, each kind + 1 once
+ * known, so a graph of shared ops is walked once.
  */
-static bool mask_op_layer(const json_t *layers, size_t i, const int *names)
+enum mask_op { MASK_OP_NONE, MASK_OP_IDS, MASK_OP_ONES, MASK_OP_ZEROS };
+
+static const char *entry_class(const json_t *layers, size_t i);
+
+static enum mask_op mask_op_walk(const json_t *layers, size_t i, const int *names,
+                                 unsigned char *memo);
+
+/* The mask kind of the tensor t, which must come from an op layer above i. */
+static enum mask_op mask_op_arg(const json_t *layers, size_t i, const int *names,
+                                unsigned char *memo, const json_t *t)
+{
+	const char *src = tensor_name(t);
+	int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+
+	return j < 0 || (size_t)j >= i ? MASK_OP_NONE : mask_op_walk(layers, (size_t)j, names, memo);
+}
+
+/* The OR of two mask kinds (none when either is none). */
+static enum mask_op mask_op_or(enum mask_op a, enum mask_op b)
+{
+	if (!a || !b)
+		return MASK_OP_NONE;
+	if (a == MASK_OP_ONES || b == MASK_OP_ONES)
+		return MASK_OP_ONES;
+	return a == MASK_OP_IDS || b == MASK_OP_IDS ? MASK_OP_IDS : MASK_OP_ZEROS;
+}
+
+/* Whether the op layer l's config axis is the last of its tensors (-1, or
+ * the rank of the first tensor t's shape less 1). */
+static bool mask_op_last_axis(const json_t *l, const json_t *t)
+{
+	const json_t *shape = json_object_get(json_object_get(t, "config"), "shape");
+	const json_t *axis = json_object_get(json_object_get(l, "config"), "axis");
+	json_int_t ax = json_is_integer(axis) ? json_integer_value(axis) : 0;
+
+	return ax == -1 || (ax > 0 && json_is_array(shape) &&
+	                    ax == (json_int_t)json_array_size(shape) - 1);
+}
+
+static enum mask_op mask_op_kind(const json_t *layers, size_t i, const int *names,
+                                 unsigned char *memo)
 {
 	const json_t *l = json_array_get(layers, i);
 	const char *cls = json_string_value(json_object_get(l, "class_name"));
+	const char *mod = json_string_value(json_object_get(l, "module"));
 	const json_t *node = json_array_get(json_object_get(l, "inbound_nodes"), 0);
 	const json_t *args = json_object_get(node, "args");
+	const json_t *dt = json_object_get(json_object_get(l, "config"), "dtype");
+	size_t na = json_array_size(args);
 	json_int_t zero;
-	int j;
+	enum mask_op k;
 
-	if (!cls || !json_is_array(args) || json_array_size(args) != 2 ||
-	    json_array_size(json_object_get(l, "inbound_nodes")) != 1 ||
+	if (!cls || !json_is_array(args) || json_array_size(json_object_get(l, "inbound_nodes")) != 1 ||
 	    json_object_size(json_object_get(node, "kwargs")))
-		return false;
+		return MASK_OP_NONE;
 	if (!strcmp(cls, "NotEqual")) {
+		const char *src = na == 2 ? tensor_name(json_array_get(args, 0)) : NULL;
+		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
+
+		return j >= 0 && (size_t)j < i && !strcmp(entry_class(layers, (size_t)j), "InputLayer") &&
+		               int_value(json_array_get(args, 1), &zero) && zero == 0
+		           ? MASK_OP_IDS
+		           : MASK_OP_NONE;
+	}
+	if (!strcmp(cls, "LogicalOr") && na == 2)
+		return mask_op_or(mask_op_arg(layers, i, names, memo, json_array_get(args, 0)),
+		                  mask_op_arg(layers, i, names, memo, json_array_get(args, 1)));
+	if ((!strcmp(cls, "ExpandDims") || !strcmp(cls, "Any")) && na == 1 &&
+	    mask_op_last_axis(l, json_array_get(args, 0)) &&
+	    (!strcmp(cls, "ExpandDims") ||
+	     json_is_false(json_object_get(json_object_get(l, "config"), "keepdims"))))
+		return mask_op_arg(layers, i, names, memo, json_array_get(args, 0));
+	if ((!strcmp(cls, "ZerosLike") || !strcmp(cls, "OnesLike")) && na == 1 &&
+	    json_is_string(dt) && !strcmp(json_string_value(dt), "bool")) {
 		const char *src = tensor_name(json_array_get(args, 0));
+		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
 
-		j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
 		if (j < 0 || (size_t)j >= i)
-			return false;
-		src = json_string_value(
-		    json_object_get(json_array_get(layers, (size_t)j), "class_name"));
-		return src && !strcmp(src, "InputLayer") &&
-		       int_value(json_array_get(args, 1), &zero) && zero == 0;
+			return MASK_OP_NONE;
+		return cls[0] == 'Z' ? MASK_OP_ZEROS : MASK_OP_ONES;
 	}
-	if (strcmp(cls, "LogicalOr"))
-		return false;
-	for (size_t k = 0; k < 2; k++) {
-		const char *src = tensor_name(json_array_get(args, k));
+	/* the op, not the layer, of one list of masks: module
+	 * keras.src.ops.numpy (none in a legacy .h5), its config its name and
+	 * axis only; on any axis (a Concatenate layer on another than the last
+	 * then refuses its masked inputs in the spec: layer_mask) */
+	if (!strcmp(cls, "Concatenate") && (!mod || !strcmp(mod, "keras.src.ops.numpy")) &&
+	    json_object_size(json_object_get(l, "config")) == 2 &&
+	    json_object_get(json_object_get(l, "config"), "axis") && na == 1 &&
+	    json_is_array(json_array_get(args, 0)) && json_array_size(json_array_get(args, 0))) {
+		const json_t *list = json_array_get(args, 0);
 
-		j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
-		if (j < 0 || (size_t)j >= i || !mask_op_layer(layers, (size_t)j, names))
-			return false;
+		k = mask_op_arg(layers, i, names, memo, json_array_get(list, 0));
+		for (size_t a = 1; a < json_array_size(list); a++)
+			k = mask_op_or(k, mask_op_arg(layers, i, names, memo, json_array_get(list, a)));
+		return k;
 	}
-	return true;
+	return MASK_OP_NONE;
+}
+
+static enum mask_op mask_op_walk(const json_t *layers, size_t i, const int *names,
+                                 unsigned char *memo)
+{
+	if (!memo[i])
+		memo[i] = (unsigned char)(mask_op_kind(layers, i, names, memo) + 1);
+	return (enum mask_op)(memo[i] - 1);
+}
+
+/* mask_op_kind of layers[i] with a memo of its own; MASK_OP_NONE when out
+ * of memory (the layer is then refused as its class). */
+static enum mask_op mask_op_of(const json_t *layers, size_t i, const int *names)
+{
+	unsigned char *memo = calloc(json_array_size(layers) + 1, 1);
+	enum mask_op k = memo ? mask_op_walk(layers, i, names, memo) : MASK_OP_NONE;
+
+	free(memo);
+	return k;
+}
+
+/* Whether layers[i] is one of the op layers of Keras's mask (above). */
+static bool mask_op_layer(const json_t *layers, size_t i, const int *names)
+{
+	return mask_op_of(layers, i, names) != MASK_OP_NONE;
 }
 
 /* MultiHeadAttention's attention_mask tensor: an InputLayer above it (a
@@ -1362,11 +1461,16 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 		const char *src = tensor_name(mkw);
 		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
 
-		if (j < 0 || (size_t)j >= n || !mask_op_layer(layers, (size_t)j, names))
+		enum mask_op k = j < 0 || (size_t)j >= n ? MASK_OP_NONE
+		                                         : mask_op_of(layers, (size_t)j, names);
+
+		if (k != MASK_OP_IDS && k != MASK_OP_ONES)
 			return LAYER_ERR(c, XO_EINVAL, "is called with a mask= that is not an "
 			                               "Embedding(mask_zero=True)'s mask (%s)",
 			                 src ? src : "not a tensor");
-		sb_printf(masked, "%s\n", c->name); /* spec_check: its input is masked */
+		/* spec_check: its input is masked (the ids'), or not (all true:
+		 * the same math as no mask), "!" before the name */
+		sb_printf(masked, "%s%s\n", k == MASK_OP_ONES ? "!" : "", c->name);
 	}
 	if (causal >= 0 && !mha)
 		kwarg = "use_causal_mask";
@@ -1502,6 +1606,22 @@ static enum xo_status input_order(const json_t *cfg, const json_t *layers, const
 
 /* The input lines of a model of several inputs, in Keras's order, each
  * named as its InputLayer (layers take them by name in inputs=). */
+/* Whether some MultiHeadAttention of layers is called with the tensor of
+ * the InputLayer name as its attention_mask. */
+static bool attention_mask_input(const json_t *layers, const char *name)
+{
+	for (size_t i = 0; i < json_array_size(layers); i++) {
+		const json_t *node = json_array_get(
+		    json_object_get(json_array_get(layers, i), "inbound_nodes"), 0);
+		const char *m = tensor_name(
+		    json_object_get(json_object_get(node, "kwargs"), "attention_mask"));
+
+		if (!strcmp(entry_class(layers, i), "MultiHeadAttention") && m && !strcmp(m, name))
+			return true;
+	}
+	return false;
+}
+
 static enum xo_status input_lines(const json_t *layers, const char *origin,
                                   const char *const *names, int nin, struct sbuf *spec)
 {
@@ -1510,13 +1630,25 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	for (int k = 0; !st && k < nin; k++)
 		for (size_t i = 0; !st && i < json_array_size(layers); i++) {
 			const json_t *cfg = json_object_get(json_array_get(layers, i), "config");
+			const char *dt = json_string_value(json_object_get(cfg, "dtype"));
 			struct lctx c = {origin, names[k], "InputLayer", cfg};
+			json_t *mask = NULL;
 			bool have = false;
 
 			if (strcmp(entry_class(layers, i), "InputLayer") ||
 			    strcmp(entry_name(layers, i), names[k]))
 				continue;
-			st = layer_line(&c, &input_row, NULL, cfg, "", &have, spec);
+			/* an int32/int64 attention mask Input: Keras casts it to bool,
+			 * so it is read as a bool one (and written back so) */
+			if (dt && (!strcmp(dt, "int32") || !strcmp(dt, "int64")) &&
+			    attention_mask_input(layers, names[k])) {
+				mask = json_deep_copy(cfg);
+				if (!mask)
+					return xo_error(XO_ENOMEM, "%s: out of memory", origin);
+				json_object_set_new(mask, "dtype", json_string("bool"));
+			}
+			st = layer_line(&c, &input_row, NULL, mask ? mask : cfg, "", &have, spec);
+			json_decref(mask);
 			if (!st && spec->len && spec->s[spec->len - 1] == '\n') {
 				spec->len--;
 				sb_printf(spec, " name=%s\n", names[k]);
@@ -1652,8 +1784,10 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 			}
 		if (i == 0)
 			prev = NULL, input = nin > 1 ? in_names[0] : NULL;
-		if (functional && !row && mask_op_layer(layers, i, set))
-			continue; /* Keras's mask: the spec parser's own */
+		/* Keras's mask: the spec parser's own (its op Concatenate is
+		 * named as the layer class, told apart by its module) */
+		if (functional && mask_op_layer(layers, i, set))
+			continue;
 		wiring.len = 0;
 		if (wiring.s)
 			wiring.s[0] = '\0';
@@ -1959,7 +2093,8 @@ static enum xo_status map_compile(const json_t *cc, const char *origin, struct s
 
 /* Each layer named in masked (a name a line) is called with Keras's mask=:
  * its first input must carry the mask in the parsed spec s too, or xo
- * would run it unmasked. */
+ * would run it unmasked; one named "!name" is called with an all-true
+ * mask, and its input must carry none (the same math as no mask). */
 static enum xo_status mask_calls_check(const struct xo_model_spec *s, const char *masked,
                                        const char *origin)
 {
@@ -1968,7 +2103,16 @@ static enum xo_status mask_calls_check(const struct xo_model_spec *s, const char
 			const struct xo_layer_spec *l = &s->layers[i];
 			size_t len = strcspn(n, "\n");
 
-			if (strlen(l->name) != len || strncmp(l->name, n, len))
+			bool ones = *n == '!';
+
+			if (strlen(l->name) != len - ones || strncmp(l->name, n + ones, len - ones))
+				continue;
+			if (ones && l->ninputs >= 1 && l->inputs[0] >= 0 && s->layers[l->inputs[0]].masked)
+				return xo_error(XO_EINVAL,
+				                "%s: layer '%s' (%s): is called with an all-true mask= "
+				                "while its input carries the ids' mask: not supported",
+				                origin, l->name, xo_layer_kinds[l->kind].keras);
+			if (ones)
 				continue;
 			if (l->ninputs < 1 || l->inputs[0] < 0 || !s->layers[l->inputs[0]].masked)
 				return xo_error(XO_EINVAL,
@@ -3131,10 +3275,55 @@ static const char *input_layer_name(struct xo_model *m, int k, const char *in1)
 	return xo_model_input_count(m) > 1 ? xo_model_input_spec(m, k)->name : in1;
 }
 
+/* The name of the NotEqual(ids, 0) op layer a functional model's config
+ * gets when a layer's call takes the mask of Embedding(mask_zero=True)
+ * (a masked GlobalAveragePooling1D) into buf, or NULL when none does. Keras
+ * writes the mask such a call takes as a tensor of op layers; xo writes it
+ * so too, since "mask": null would leave the loaded model to propagate the
+ * mask at run time, where Keras's MultiHeadAttention.call strips it from
+ * its input tensors (a residual Add of that input then has no mask). Named
+ * not_equal, or not_equal_K when a layer or input is so named. */
+static const char *mask_op_name(struct xo_model *m, char *buf, size_t size)
+{
+	bool any = false;
+
+	for (int i = 0; i < xo_model_layer_count(m); i++)
+		any = any || xo_model_layer_spec(m, i)->p.mask_zero;
+	if (!any || xo_model_layer_spec(m, 0)->kind != XO_LAYER_EMBEDDING)
+		return NULL;
+	for (int k = 0;; k++) {
+		bool taken = false;
+
+		snprintf(buf, size, k ? "not_equal_%d" : "not_equal", k);
+		for (int i = 0; i < xo_model_layer_count(m) && !taken; i++)
+			taken = !strcmp(xo_model_layer_spec(m, i)->name, buf);
+		for (int i = 0; i < xo_model_input_count(m) && !taken; i++)
+			taken = !strcmp(xo_model_input_spec(m, i)->name, buf);
+		if (!taken)
+			return buf;
+	}
+}
+
+/* The op layer mask_op_name names: NotEqual of the ids input's tensor and 0. */
+static json_t *mask_op_layer_config(struct xo_model *m, const char *name, const char *in1)
+{
+	const struct xo_input_spec *q = xo_model_input_spec(m, 0);
+
+	return json_pack("{s:s, s:s, s:{s:s}, s:s, s:s, s:[{s:[{s:s, s:{s:o, s:s, s:[s,i,i]}}, i], "
+	                 "s:{}}]}",
+	                 "module", "keras.src.ops.numpy", "class_name", "NotEqual", "config", "name",
+	                 name, "registered_name", "NotEqual", "name", name, "inbound_nodes", "args",
+	                 "class_name", "__keras_tensor__", "config", "shape",
+	                 batch_shape(q->rank, q->len, q->w, q->ch), "dtype", "int32",
+	                 "keras_history", input_layer_name(m, 0, in1), 0, 0, 0, "kwargs");
+}
+
 /* A functional layer's inbound_nodes (Keras 3's form: one node whose args
  * hold its tensor, or a merge's list of them) and, for a merge, the
- * build_config's list of input shapes into entry. */
-static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t *entry)
+ * build_config's list of input shapes into entry. A layer that uses the
+ * mask gets the mask op layer's tensor (mask_op) as its mask= kwarg. */
+static void functional_wiring(struct xo_model *m, int i, const char *in1, const char *mask_op,
+                              json_t *entry)
 {
 	const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 	json_t *ts = json_array(), *shapes = json_array(), *arg, *kwargs;
@@ -3164,7 +3353,9 @@ static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t
 			    kwargs, "attention_mask",
 			    json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name",
 			              "__keras_tensor__", "config", "shape",
-			              tensor_shape(m, ls->att_mask), "dtype", "float32",
+			              tensor_shape(m, ls->att_mask), "dtype",
+			              xo_model_input_spec(m, -1 - ls->att_mask)->is_bool ? "bool"
+			                                                                : "float32",
 			              "keras_history", input_layer_name(m, -1 - ls->att_mask, in1), 0,
 			              0));
 		json_object_set_new(entry, "inbound_nodes",
@@ -3180,7 +3371,13 @@ static void functional_wiring(struct xo_model *m, int i, const char *in1, json_t
 	}
 	if (call_kwargs[ls->kind] & KW_TRAINING)
 		json_object_set_new(kwargs, "training", json_false());
-	if (call_kwargs[ls->kind] & KW_MASK)
+	if ((call_kwargs[ls->kind] & KW_MASK) && ls->p.mask_zero && mask_op)
+		json_object_set_new(kwargs, "mask",
+		                    json_pack("{s:s, s:{s:[n,I], s:s, s:[s,i,i]}}", "class_name",
+		                              "__keras_tensor__", "config", "shape",
+		                              (json_int_t)ls->in_len, "dtype", "bool",
+		                              "keras_history", mask_op, 0, 0));
+	else if (call_kwargs[ls->kind] & KW_MASK)
 		json_object_set_new(kwargs, "mask", json_null());
 	json_object_set_new(entry, "inbound_nodes",
 	                    json_pack("[{s:[o], s:o}]", "args", arg, "kwargs", kwargs));
@@ -3216,8 +3413,9 @@ static json_t *model_config(struct xo_model *m)
 	json_t *layers = json_array(), *root;
 	int nl = xo_model_layer_count(m);
 	bool graph = model_is_graph(m);
-	char in1buf[XO_LAYER_NAME_MAX];
+	char in1buf[XO_LAYER_NAME_MAX], maskbuf[XO_LAYER_NAME_MAX + 16];
 	const char *in1 = single_input_name(m, in1buf);
+	const char *mask_op = graph ? mask_op_name(m, maskbuf, sizeof(maskbuf)) : NULL;
 
 	if (!in1) {
 		json_decref(layers);
@@ -3233,7 +3431,8 @@ static json_t *model_config(struct xo_model *m)
 		    layers, json_pack("{s:s, s:s, s:{s:o, s:s, s:b, s:b, s:s, s:b}, s:n}", "module",
 		                      "keras.layers", "class_name", "InputLayer", "config",
 		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch),
-		                      "dtype", xo_model_input_ids(m) ? "int32" : "float32",
+		                      "dtype",
+		                      xo_model_input_ids(m) ? "int32" : q->is_bool ? "bool" : "float32",
 		                      "sparse", 0, "ragged", 0, "name", input_layer_name(m, k, in1),
 		                      "optional", 0, "registered_name"));
 		if (graph) {
@@ -3243,6 +3442,8 @@ static json_t *model_config(struct xo_model *m)
 			                    json_array());
 		}
 	}
+	if (mask_op) /* after the ids' InputLayer, before the layers using it */
+		json_array_append_new(layers, mask_op_layer_config(m, mask_op, in1));
 	for (int i = 0; i < nl; i++) {
 		const struct xo_layer_spec *ls = xo_model_layer_spec(m, i);
 		json_t *cfg = json_pack("{s:s, s:b, s:o}", "name", ls->name, "trainable", 1, "dtype",
@@ -3268,7 +3469,7 @@ static json_t *model_config(struct xo_model *m)
 			                              batch_shape(ls->in_rank, ls->in_len, ls->in_w,
 			                                          ls->in_ch)));
 		if (graph)
-			functional_wiring(m, i, in1, entry);
+			functional_wiring(m, i, in1, mask_op, entry);
 		json_array_append_new(layers, entry);
 	}
 	root = graph

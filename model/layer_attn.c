@@ -17,7 +17,11 @@
  * draw one mask); at inference its training flag is false, and the op then
  * ignores the rate (Keras's dropout is the identity there). Called with
  * attention_mask= (a model input [Tq][Tk], spec.c), the op takes that input
- * as its mask source (att_m); the mask gets no gradient.
+ * as its mask source (att_m); the mask gets no gradient. Fed Keras's
+ * implicit masks (an input carrying the mask of Embedding(mask_zero=True):
+ * spec.c's p.query_mask, p.value_mask), the forward first runs the
+ * mask_outer op on the model's ids (and att_m) into the plan's view
+ * att_t[4], which the attention op then reads as its mask source both ways.
  */
 #include <math.h>
 #include <string.h>
@@ -160,28 +164,55 @@ static struct layer_call mha_dense(const struct layer *l, const struct layer_ctx
 	return call;
 }
 
+/* The attention op's call (its sources q, k, v and the mask; the caller
+ * sets the rest): the implicit masks' att_t[4] as the mask source when the
+ * layer has them, else the mask input or NULL (attention_mask 0). */
+static struct layer_call mha_attention(const struct layer *l, const struct layer_ctx *c, bool bwd)
+{
+	struct layer_call call = {.op = XO_OP_attention, .a = {.p = c->p}};
+	bool implicit = layer_mha_implicit_mask(&l->s);
+
+	call.a.p.len_kv = xo_attention_len_kv(&l->s.p);
+	call.a.p.attention_mask = implicit || l->att_m;
+	call.a.p.query_mask = call.a.p.value_mask = false; /* mask_outer's keys */
+	for (int s = 0; s < 3; s++)
+		call.a.src[s] = l->att_t[s];
+	call.a.src[bwd ? 4 : 3] = implicit ? l->att_t[4] : l->att_m;
+	return call;
+}
+
 static int mha_forward(const struct layer *l, const struct layer_ctx *c,
                        struct layer_call out[LAYER_CALLS_MAX])
 {
 	int64_t tq = l->s.in_len, tk = xo_attention_len_kv(&l->s.p);
 	const struct xo_tensor *in[4] = {l->in, l->in2, l->in2, l->att_t[3]};
 	struct xo_tensor *res[4] = {l->att_t[0], l->att_t[1], l->att_t[2], l->out};
+	int n = 0;
 
+	if (layer_mha_implicit_mask(&l->s)) {
+		/* the ids' masks (and the mask input) ANDed into att_t[4] */
+		out[n] = (struct layer_call){.op = XO_OP_mask_outer, .a = {.p = xo_params_default()}};
+		out[n].a.p.batch = c->p.batch;
+		out[n].a.p.len = tq;
+		out[n].a.p.len_kv = tk;
+		out[n].a.p.query_mask = l->s.p.query_mask;
+		out[n].a.p.value_mask = l->s.p.value_mask;
+		out[n].a.p.attention_mask = l->att_m != NULL;
+		out[n].a.src[0] = l->ids;
+		out[n].a.src[1] = l->att_m;
+		out[n].a.dst[0] = l->att_t[4];
+		n++;
+	}
 	for (int k = 0; k < 4; k++) {
-		int j = k < 3 ? k : 4; /* the attention op runs fourth */
+		int j = n + (k < 3 ? k : 4); /* the attention op runs fourth */
 
 		out[j] = mha_dense(l, c, k, k == 1 || k == 2 ? tk : tq);
 		out[j].a.src[0] = in[k];
 		out[j].a.dst[0] = res[k];
 	}
-	out[3] = (struct layer_call){.op = XO_OP_attention, .a = {.p = c->p}};
-	out[3].a.p.len_kv = tk;
-	out[3].a.src[0] = l->att_t[0];
-	out[3].a.src[1] = l->att_t[1];
-	out[3].a.src[2] = l->att_t[2];
-	out[3].a.src[3] = l->att_m; /* the mask input, or NULL (attention_mask 0) */
-	out[3].a.dst[0] = l->att_t[3];
-	return 5;
+	out[n + 3] = mha_attention(l, c, false);
+	out[n + 3].a.dst[0] = l->att_t[3];
+	return n + 5;
 }
 
 /* The output projection back (gO, its variables' gradients), the attention
@@ -218,13 +249,8 @@ static int mha_backward(const struct layer *l, const struct layer_ctx *c,
 		n++;
 		if (k != 3)
 			continue;
-		out[n] = (struct layer_call){.op = XO_OP_attention, .a = {.p = c->p}};
-		out[n].a.p.len_kv = tk;
-		out[n].a.src[0] = l->att_t[0];
-		out[n].a.src[1] = l->att_t[1];
-		out[n].a.src[2] = l->att_t[2];
+		out[n] = mha_attention(l, c, true);
 		out[n].a.src[3] = l->att_g[3];
-		out[n].a.src[4] = l->att_m;
 		for (int s = 0; s < 3; s++)
 			out[n].a.dst[s] = l->att_g[s];
 		n++;
@@ -256,7 +282,7 @@ static void mha_cost(const struct layer *l, const struct cost_bytes *b, struct x
 	out->flops_fwd = 2.0 * (proj + att);
 	out->act_bytes_fwd = b->in + 4.0 * tk * (double)d.dvin + mid + b->out;
 	out->w_bytes_fwd = 4.0 * (double)xo_layer_trainable(&l->s); /* b->w: no rk */
-	out->ops_train_fwd = out->ops_predict = 5;
+	out->ops_train_fwd = out->ops_predict = layer_mha_implicit_mask(&l->s) ? 6 : 5;
 	out->flops_bwd = 2.0 * out->flops_fwd;
 	out->act_bytes_bwd = 2.0 * out->act_bytes_fwd;
 	out->w_bytes_bwd = 2.0 * out->w_bytes_fwd;
@@ -289,6 +315,10 @@ bool xo_model_layer_attention(const struct xo_model *m, int i, int64_t batch,
 	    .value_dim = d.dv,
 	};
 	out->att_fwd.batch = out->att_bwd.batch = batch;
+	/* mask_outer's keys, not the attention op's (the bench runs the op
+	 * without the implicit masks' source) */
+	out->att_fwd.query_mask = out->att_fwd.value_mask = false;
+	out->att_bwd.query_mask = out->att_bwd.value_mask = false;
 	out->att_fwd.len_kv = out->att_bwd.len_kv = out->len_kv;
 	for (int k = 0; k < 4; k++) {
 		struct xo_layer_gemm *g = &out->proj[k];

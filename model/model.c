@@ -96,11 +96,9 @@ void xo_model_plan_free(struct xo_model *m)
 		xo_tensor_free(l->gz);
 		xo_tensor_free(l->ws);
 		for (int k = 0; k < 5; k++) {
-			if (k < 4)
-				xo_tensor_free(l->att_t[k]);
+			xo_tensor_free(l->att_t[k]);
 			xo_tensor_free(l->att_g[k]);
-			if (k < 4)
-				l->att_t[k] = NULL;
+			l->att_t[k] = NULL;
 			l->att_g[k] = NULL;
 		}
 		xo_tensor_free(l->gacc);
@@ -195,22 +193,23 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 	}
 }
 
-/* multi_head_attention's views of z (Q, K, V, O) and of gz (their
- * gradients, then the key projection's input gradient) for n samples, one
- * after the other (layer_mha_floats). */
+/* multi_head_attention's views of z (Q, K, V, O, then the implicit masks'
+ * [Tq][Tk] as att_t[4] when the layer has them) and of gz (their gradients,
+ * then the key projection's input gradient) for n samples, one after the
+ * other (layer_mha_floats). */
 static enum xo_status plan_mha(struct layer *l, int64_t n, bool grads)
 {
 	int64_t tq = l->s.in_len, tk = xo_attention_len_kv(&l->s.p), h = l->s.p.heads;
 	int64_t dk = h * l->s.p.key_dim, dv = h * xo_attention_value_dim(&l->s.p);
-	const int64_t dims[5][3] = {{n, tq, dk}, {n, tk, dk}, {n, tk, dv}, {n, tq, dv},
-	                            {n, tk, l->s.p.ch_b}};
+	const int64_t dims[6][3] = {{n, tq, dk}, {n, tk, dk}, {n, tk, dv}, {n, tq, dv},
+	                            {n, tk, l->s.p.ch_b}, {n, tq, tk}};
 	enum xo_status st = XO_OK;
 	int64_t off = 0;
 
-	for (int k = 0; k < 5 && !st; k++) {
-		if (k < 4)
-			st = xo_tensor_view(l->zbuf, off, 3, dims[k], &l->att_t[k]);
-		if (!st && grads)
+	for (int k = 0; k < 6 && !st; k++) {
+		if (k < 4 || (k == 5 && layer_mha_implicit_mask(&l->s)))
+			st = xo_tensor_view(l->zbuf, off, 3, dims[k], &l->att_t[k < 4 ? k : 4]);
+		if (!st && grads && k < 5)
 			st = xo_tensor_view(l->gzbuf, off, 3, dims[k], &l->att_g[k]);
 		off += dims[k][0] * dims[k][1] * dims[k][2];
 	}

@@ -99,7 +99,7 @@ struct layer {
 	 * of z as Q, K, V, O and of gz as their gradients and the key
 	 * projection's input gradient (att_g[4]) */
 	struct xo_tensor *att_w[8], *att_dw[8];
-	struct xo_tensor *att_t[4], *att_g[5];
+	struct xo_tensor *att_t[5], *att_g[5];
 	/* borrowed: the model's int32 ids, whose zeros are Keras's mask of an
 	 * Embedding(mask_zero=True) (the first layer, so the first input);
 	 * global_average_pooling1d reads it when its s.p.mask_zero is set */
@@ -200,14 +200,23 @@ static inline bool layer_has_z(const struct xo_layer_spec *s)
 	       s->kind == XO_LAYER_MULTI_HEAD_ATTENTION;
 }
 
+/* Whether a multi_head_attention builds its mask from Keras's implicit
+ * masks (the mask_outer op, spec.c's mask_rules) */
+static inline bool layer_mha_implicit_mask(const struct xo_layer_spec *s)
+{
+	return s->p.query_mask || s->p.value_mask;
+}
+
 /* multi_head_attention's intermediates per sample: Q and O over the query's
- * rows, K and V over the value's, and the key projection's input gradient */
+ * rows, K and V over the value's, the key projection's input gradient, and
+ * the implicit masks' [Tq][Tk] (z only: it gets no gradient) */
 static inline int64_t layer_mha_floats(const struct xo_layer_spec *s)
 {
 	int64_t tk = xo_attention_len_kv(&s->p), h = s->p.heads;
 	int64_t dk = s->p.key_dim, dv = xo_attention_value_dim(&s->p);
 
-	return s->in_len * h * (dk + dv) + tk * (h * (dk + dv) + s->p.ch_b);
+	return s->in_len * h * (dk + dv) + tk * (h * (dk + dv) + s->p.ch_b) +
+	       (layer_mha_implicit_mask(s) ? s->in_len * tk : 0);
 }
 
 /* The channels of z at each of the output's positions: the output's, a

@@ -145,8 +145,13 @@ static bool dict_shape_ok(const char *h)
 	return keys == 3 && !*skip_ws(h + 1);
 }
 
-/* ints: '<i4' and '<i8' are accepted too (out->itemsize 4 or 8, out->is_int). */
-static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out, bool ints)
+/* What npy_read takes beside '<f4': NPY_INTS '<i4' and '<i8' too
+ * (out->itemsize 4 or 8, out->is_int); NPY_BOOLS also '|b1' (itemsize 1,
+ * is_int and is_bool). */
+enum npy_kinds { NPY_FLOATS, NPY_INTS, NPY_BOOLS };
+
+static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out,
+                                   enum npy_kinds ints)
 {
 	const char *v;
 	int64_t count = 1;
@@ -162,8 +167,12 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 	if (!v)
 		return xo_error(XO_EFORMAT, "%s: npy header has no 'descr'", path);
 	out->is_int = false;
+	out->is_bool = false;
 	out->itemsize = 4;
-	if (ints && descr_is(v, "<i4")) {
+	if (ints == NPY_BOOLS && descr_is(v, "|b1")) {
+		out->is_int = out->is_bool = true;
+		out->itemsize = 1;
+	} else if (ints && descr_is(v, "<i4")) {
 		out->is_int = true;
 	} else if (ints && descr_is(v, "<i8")) {
 		out->is_int = true;
@@ -174,8 +183,9 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 
 		snprintf(got, sizeof(got), "%.*s", (int)(n < 15 ? n : 15), v);
 		return xo_error(XO_EFORMAT, "%s: dtype %s is not supported (need %s)", path, got,
-		                ints ? "float32 '<f4', int32 '<i4' or int64 '<i8'"
-		                     : "little-endian float32 '<f4'");
+		                ints == NPY_BOOLS ? "float32 '<f4', int32 '<i4', int64 '<i8' or bool '|b1'"
+		                : ints ? "float32 '<f4', int32 '<i4' or int64 '<i8'"
+		                       : "little-endian float32 '<f4'");
 	}
 	v = dict_value(h, "fortran_order");
 	if (!v)
@@ -225,7 +235,7 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 	return XO_OK;
 }
 
-static enum xo_status npy_read(const char *path, struct xo_npy *out, bool ints)
+static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_kinds ints)
 {
 	unsigned char pre[12];
 	char *header = NULL;
@@ -339,7 +349,9 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, bool ints)
 
 			for (int k = out->itemsize - 1; k >= 0; k--)
 				u = u << 8 | b[k];
-			if (out->itemsize == 4)
+			if (out->itemsize == 1) /* NumPy's bool: 0 or 1; nonzero is true */
+				out->ints[i] = u != 0;
+			else if (out->itemsize == 4)
 				out->ints[i] = (int64_t)(int32_t)(uint32_t)u;
 			else
 				out->ints[i] = (int64_t)u;
@@ -364,12 +376,17 @@ out_close:
 
 enum xo_status xo_npy_read(const char *path, struct xo_npy *out)
 {
-	return npy_read(path, out, false);
+	return npy_read(path, out, NPY_FLOATS);
 }
 
 enum xo_status xo_npy_read_labels(const char *path, struct xo_npy *out)
 {
-	return npy_read(path, out, true);
+	return npy_read(path, out, NPY_INTS);
+}
+
+enum xo_status xo_npy_read_inputs(const char *path, struct xo_npy *out)
+{
+	return npy_read(path, out, NPY_BOOLS);
 }
 
 void xo_npy_free(struct xo_npy *a)

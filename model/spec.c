@@ -1651,6 +1651,9 @@ enum mask_rule {
 	              * its output unmasked (compute_mask returns None) */
 	MASK_RNN,    /* rnn.py, bidirectional.py: the recurrent ops' step mask
 	              * (p.mask_zero); the output masked iff return_sequences */
+	MASK_ATTN,   /* multi_head_attention: the query's mask over the keys, the
+	              * value's over the queries (p.query_mask, p.value_mask: the
+	              * mask_outer op), its output masked by the query's */
 };
 static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] = MASK_DROP,
@@ -1688,7 +1691,12 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_AVERAGE] = MASK_MERGE,
     [XO_LAYER_MAXIMUM] = MASK_MERGE,
     [XO_LAYER_MINIMUM] = MASK_MERGE,
-    [XO_LAYER_CONCATENATE] = MASK_REFUSE, /* its own compute_mask, per axis */
+    /* concatenate.py compute_mask: each input's mask (all true where it
+     * has none) joined along the axis, then any() over the last: on the
+     * last axis the OR of the inputs' masks per step (one source: masked
+     * when every input is, else all true, as unmasked); on another axis
+     * a mask of the joined steps, refused in layer_mask */
+    [XO_LAYER_CONCATENATE] = MASK_MERGE,
     [XO_LAYER_DEPTHWISE_CONV2D] = MASK_DROP,
     [XO_LAYER_DEPTHWISE_CONV1D] = MASK_DROP,
     [XO_LAYER_SEPARABLE_CONV2D] = MASK_DROP,
@@ -1700,7 +1708,10 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_BIDIRECTIONAL] = MASK_RNN,
     [XO_LAYER_CONV2D_TRANSPOSE] = MASK_DROP,
     [XO_LAYER_CONV1D_TRANSPOSE] = MASK_DROP,
-    [XO_LAYER_MULTI_HEAD_ATTENTION] = MASK_REFUSE, /* query and value masks */
+    /* query_mask and value_mask from the inputs' masks (Keras's layer.py
+     * passes each tensor argument's mask as <arg>_mask; key is value, so
+     * no key_mask), the output masked by the query's (its call sets it) */
+    [XO_LAYER_MULTI_HEAD_ATTENTION] = MASK_ATTN,
     [XO_LAYER_RE_LU] = MASK_PASS,
     [XO_LAYER_SOFTMAX] = MASK_REFUSE, /* masked positions to -1e9, outputs zeroed */
 };
@@ -1730,6 +1741,13 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		l->masked = first;
 		return XO_OK;
 	case MASK_MERGE:
+		if (l->kind == XO_LAYER_CONCATENATE && l->axis != 0) /* shape_concatenate: 0 last */
+			return spec_error(XO_EINVAL, origin, l->line,
+			                  "layer '%s': the mask of Embedding(mask_zero=True) reaches "
+			                  "this Concatenate on axis %d: Keras joins the inputs' masks "
+			                  "along that axis, a mask xo does not carry (masked inputs "
+			                  "are supported on the last axis)",
+			                  l->name, l->axis);
 		l->masked = all;
 		return XO_OK;
 	case MASK_MEAN:
@@ -1738,6 +1756,12 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 	case MASK_RNN:
 		l->p.mask_zero = first;
 		l->masked = first && l->p.return_sequences;
+		return XO_OK;
+	case MASK_ATTN:
+		l->p.query_mask = first;
+		l->p.value_mask = l->ninputs > 1 && l->inputs[1] >= 0 &&
+		                  out->layers[l->inputs[1]].masked;
+		l->masked = first;
 		return XO_OK;
 	case MASK_REFUSE:
 		break;
@@ -2112,9 +2136,12 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 				t++;
 			if (!strncmp(t, "int32", 5) && strspn(t + 5, "\"'") == strlen(t + 5))
 				is_int = true;
+			else if (!strncmp(t, "bool", 4) && strspn(t + 4, "\"'") == strlen(t + 4))
+				in->is_bool = true;
 			else if (!(!strncmp(t, "float32", 7) && strspn(t + 7, "\"'") == strlen(t + 7)))
 				return spec_error(XO_EINVAL, origin, line,
-				                  "input: dtype=%s: expected int32 or float32", tok[i] + 6);
+				                  "input: dtype=%s: expected int32, float32 or bool",
+				                  tok[i] + 6);
 			continue;
 		}
 		/* "input 29 1", "input 12 12 1", or Keras's shape=(29,1) / shape=29,1. */
@@ -2403,6 +2430,26 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
 	l->in2_len = sh[1][1];
 	l->in2_w = sh[1][2];
 	l->p.ch_b = sh[1][3];
+	return XO_OK;
+}
+
+/* Marks the inputs some layer takes as attention_mask= (is_mask), and
+ * refuses a dtype=bool input that a layer takes as a tensor: Keras's bool
+ * Input feeds a MultiHeadAttention's attention_mask here, nothing else. */
+static enum xo_status input_uses(struct xo_model_spec *out, const char *origin)
+{
+	for (int i = 0; i < out->nlayers; i++) {
+		const struct xo_layer_spec *l = &out->layers[i];
+
+		if (l->att_mask)
+			out->input[-1 - l->att_mask].is_mask = true;
+		for (int k = 0; k < l->ninputs; k++)
+			if (l->inputs[k] < 0 && out->input[-1 - l->inputs[k]].is_bool)
+				return spec_error(XO_EINVAL, origin, l->line,
+				                  "layer '%s': input '%s' is dtype=bool: a bool input "
+				                  "is a multi_head_attention's attention_mask only",
+				                  l->name, out->input[-1 - l->inputs[k]].name);
+	}
 	return XO_OK;
 }
 
@@ -2791,7 +2838,7 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		st = spec_error(XO_EFORMAT, origin, ps.line, "no layers after the input line");
 		goto out_free;
 	}
-	if (out->graph && (st = graph_check(out, origin)))
+	if ((st = input_uses(out, origin)) || (out->graph && (st = graph_check(out, origin))))
 		goto out_free;
 	free(ps.names);
 	return XO_OK;

@@ -226,3 +226,38 @@ enum xo_status xo_ref_attention_bwd_math(const struct xo_params *p, const struct
 	free(buf);
 	return XO_OK;
 }
+
+/* Whether Keras's implicit masks and the attention_mask keep key j of query
+ * row i of sample n (mask_outer, ops.def): ids[n][i] for the query, ids[n][j]
+ * for the key, m[n][i][j] != 0 (NaN keeps, Keras's cast to bool). */
+static bool mask_outer_keep(const struct xo_params *p, const struct xo_ref_src *src, int64_t n,
+                            int64_t i, int64_t j)
+{
+	int64_t tk = xo_attention_len_kv(p), t = p->query_mask ? p->len : tk;
+
+	if (p->query_mask && xo_ref_ld(src[0], n * t + i) == 0.0)
+		return false;
+	if (p->value_mask && xo_ref_ld(src[0], n * t + j) == 0.0)
+		return false;
+	return !p->attention_mask || xo_ref_ld(src[1], (n * p->len + i) * tk + j) != 0.0;
+}
+
+/* mask_outer fwd: src {ids|NULL, m|NULL}, dst {y[batch][Tq][Tk]}, 1 where
+ * kept, else 0 (ops.def). mag: y itself (no accumulation). */
+enum xo_status xo_ref_mask_outer_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+                                          const struct xo_ref_dst *dst,
+                                          const struct xo_ref_dst *mag)
+{
+	int64_t tk = xo_attention_len_kv(p);
+
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t i = 0; i < p->len; i++)
+			for (int64_t j = 0; j < tk; j++) {
+				int64_t e = (n * p->len + i) * tk + j;
+				double y = mask_outer_keep(p, src, n, i, j) ? 1.0 : 0.0;
+
+				xo_ref_st(dst[0], e, y);
+				xo_ref_st(mag[0], e, y);
+			}
+	return XO_OK;
+}

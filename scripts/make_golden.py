@@ -727,6 +727,45 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
         "seed_offset": 163, "pad": True, "pad_front": True,
     },
+    # MultiHeadAttention fed Embedding(mask_zero=True)'s mask (--only
+    # mha_pad): the query's and the value's masks ANDed into its attention
+    # mask, its output masked by the query's through the residual Add and
+    # LayerNormalization to the masked mean; SGD as mha_enc
+    "mha_pad": {
+        "spec": (
+            "# golden: the tiny transformer with padding (2 heads, key_dim 4, T 8)\n"
+            "input 8 dtype=int32\n"
+            "embedding name=emb input_dim=20 output_dim=8 mask_zero=True\n"
+            "multi_head_attention name=mha inputs=emb,emb num_heads=2 key_dim=4\n"
+            "add name=res inputs=emb,mha\n"
+            "layer_normalization name=ln\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+            "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 167, "pad": True,
+    },
+    # cross attention with a bool attention_mask Input (--only mha_bool):
+    # its masks drawn as mha_mask's, given to Keras's bool Input as 0/1
+    "mha_bool": {
+        "spec": (
+            "# golden: cross attention, a bool attention_mask input (2 heads, key_dim 4)\n"
+            "input name=q 4 3\n"
+            "input name=v 6 5\n"
+            "input name=keep 4 6 dtype=bool\n"
+            "dense name=proj inputs=q units=8\n"
+            "multi_head_attention name=mha inputs=proj,v attention_mask=keep num_heads=2 "
+            "key_dim=4\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+            "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 173, "mask_inputs": ("keep",),
+    },
 }
 
 
@@ -815,6 +854,17 @@ def spec_inputs(text):
     return out
 
 
+def spec_bool_inputs(text):
+    """The names of the input lines that say dtype=bool (attention masks)."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].split()
+        if line and line[0] == "input" and "dtype=bool" in line:
+            args = dict(tok.split("=", 1) for tok in line[1:] if "=" in tok)
+            out.append(args.get("name", "input"))
+    return out
+
+
 def joined(xs):
     """Several inputs' samples as one array, each sample's inputs one
     after the other (as xo's model API and its x.npy take them)."""
@@ -860,7 +910,9 @@ def build(text):
     inp = keras.Input(shape=shape, dtype=input_dtype(text))
     tensors, names, last = {"input": inp}, spec_names(text), inp
     if len(model_ins) > 1:  # several inputs: each named as the spec names it
-        inps = [keras.Input(shape=sh, name=n) for n, sh in model_ins]
+        # dtype=bool: a bool attention mask Input (Keras casts the 0/1 floats)
+        inps = [keras.Input(shape=sh, name=n, dtype="bool" if n in spec_bool_inputs(text)
+                            else None) for n, sh in model_ins]
         tensors = dict(zip([n for n, _ in model_ins], inps))
         inp = last = inps[0]
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",

@@ -997,6 +997,139 @@ def mha_mask_fixtures(out, n=16):
     np.save(os.path.join(out, "mha_mask_drop.y64.npy"), y)
 
 
+# MultiHeadAttention fed Keras's implicit masks, and a bool attention_mask
+# Input (--only=mha_imp writes them alone, their own seeds)
+def mha_pad_model(mask_zero=True):
+    """The tiny transformer with padding: ids (8 int32 tokens, vocab 20) ->
+    Embedding(20, 8, mask_zero) -> MultiHeadAttention(2 heads, key_dim 4)
+    self-attention (the query's and the value's mask ANDed into its
+    attention mask; its output masked by the query's) -> residual Add ->
+    LayerNormalization -> GlobalAveragePooling1D (the masked mean) ->
+    Dense(3, softmax). No positional embedding: xo reads one Embedding, the
+    first layer."""
+    ids = keras.Input(shape=(8,), dtype="int32", name="ids")
+    e = layers.Embedding(20, 8, mask_zero=mask_zero)(ids)
+    a = layers.MultiHeadAttention(2, 4)(e, e)
+    n = layers.LayerNormalization()(layers.Add()([e, a]))
+    g = layers.GlobalAveragePooling1D()(n)
+    return keras.Model(ids, layers.Dense(3, activation="softmax")(g))
+
+
+def mha_bool_model(dtype="bool"):
+    """Cross attention called with attention_mask= a bool (or, dtype, int)
+    model Input (4, 6): a Dense projection of q attends to v, then
+    GlobalAveragePooling1D -> Dense softmax."""
+    q = keras.Input(shape=(4, 3), name="q")
+    v = keras.Input(shape=(6, 5), name="v")
+    m = keras.Input(shape=(4, 6), dtype=dtype, name="keep")
+    a = layers.MultiHeadAttention(2, 4)(layers.Dense(8)(q), v, attention_mask=m)
+    g = layers.GlobalAveragePooling1D()(a)
+    return keras.Model([q, v, m], layers.Dense(3, activation="softmax")(g))
+
+
+def mha_imp_fixtures(out, n=16):
+    """mha_pad.{keras,h5,weights.h5}, mha_pad.x.npy (int32 ids in [1, 20),
+    each row's tail padded with 0 after 1 to 8 kept steps: a padded query
+    row keeps no key, Keras's uniform average of every value there, which
+    the masked mean then skips) and mha_pad.y64.npy; the same weights
+    without the mask predict otherwise (the fixture sees the mask).
+    mha_bool.{keras,h5,weights.h5}, its inputs mha_bool.x0.npy (q),
+    x1 (v), x2 (the bool mask: a random third of the keys dropped, query
+    row 3 of every fourth sample none), mha_bool.x.npy all three per sample
+    as float32 (the model API's form) and mha_bool.y64.npy."""
+    m = mha_pad_model()
+    r = np.random.default_rng(157)
+    randomize(m, r)
+    for form in ("keras", "h5"):
+        m.save(os.path.join(out, "mha_pad." + form))
+    m.save_weights(os.path.join(out, "mha_pad.weights.h5"))
+    x = r.integers(1, 20, (n, 8))
+    keep = r.integers(1, 9, n)
+    keep[:3] = (1, 3, 8)
+    x[np.arange(8)[None, :] >= keep[:, None]] = 0
+    x = x.astype(np.int32)
+    np.save(os.path.join(out, "mha_pad.x.npy"), x)
+    y = to_float64(m).predict(x, verbose=0)
+    assert y.dtype == np.float64 and np.isfinite(y).all()
+    np.save(os.path.join(out, "mha_pad.y64.npy"), y)
+    u = mha_pad_model(mask_zero=False)
+    u.set_weights(m.get_weights())
+    assert np.abs(to_float64(u).predict(x, verbose=0) - y).max() > 1e-3
+    b = mha_bool_model()
+    r = np.random.default_rng(163)
+    randomize(b, r)
+    for form in ("keras", "h5"):
+        b.save(os.path.join(out, "mha_bool." + form))
+    b.save_weights(os.path.join(out, "mha_bool.weights.h5"))
+    q = r.uniform(-1.0, 1.0, (n, 4, 3)).astype(np.float32)
+    v = r.uniform(-1.0, 1.0, (n, 6, 5)).astype(np.float32)
+    mask = r.uniform(0.0, 1.0, (n, 4, 6)) >= 0.33
+    mask[::4, 3, :] = False
+    for k, a in enumerate((q, v, mask)):
+        np.save(os.path.join(out, "mha_bool.x%d.npy" % k), a)
+    np.save(os.path.join(out, "mha_bool.x.npy"),
+            np.concatenate([a.reshape(n, -1).astype(np.float32) for a in (q, v, mask)], axis=1))
+    y = to_float64(b).predict([q.astype(np.float64), v.astype(np.float64), mask], verbose=0)
+    assert y.dtype == np.float64 and np.isfinite(y).all()
+    np.save(os.path.join(out, "mha_bool.y64.npy"), y)
+    ones = np.ones_like(mask)
+    y1 = to_float64(b).predict([q.astype(np.float64), v.astype(np.float64), ones], verbose=0)
+    assert np.abs(y1 - y).max() > 1e-3
+    # the same model and weights with an int32 mask Input (Keras casts it
+    # to bool): mha_int.keras predicts mha_bool.y64.npy
+    t = mha_bool_model("int32")
+    t.set_weights(b.get_weights())
+    t.save(os.path.join(out, "mha_int.keras"))
+    yi = to_float64(t).predict([q.astype(np.float64), v.astype(np.float64),
+                                mask.astype(np.int32)], verbose=0)
+    assert np.abs(yi - y).max() < 1e-12
+    mask_cat_fixtures(out, n)
+
+
+def mask_cat_model(unmasked=False, axis=-1, mask_zero=True):
+    """Concatenate of masked tensors: ids -> Embedding(20, 8, mask_zero) e,
+    Dense(4, relu)(e) (masked) or, unmasked=True, Conv1D(4, 3, same)(e)
+    (Conv1D drops the mask: Keras's all-true mask for it), joined on axis
+    -> GlobalAveragePooling1D (the masked mean, or with all true the plain
+    one) -> Dense(3, softmax)."""
+    ids = keras.Input(shape=(8,), dtype="int32", name="ids")
+    e = layers.Embedding(20, 8, mask_zero=mask_zero)(ids)
+    f = (layers.Conv1D(4, 3, padding="same")(e) if unmasked
+         else layers.Dense(4, activation="relu")(e))
+    c = layers.Concatenate(axis=axis)([e, f if axis == -1 else layers.Dense(8)(f)])
+    g = layers.GlobalAveragePooling1D()(c)
+    return keras.Model(ids, layers.Dense(3, activation="softmax")(g))
+
+
+def mask_cat_fixtures(out, n):
+    """mask_cat (both inputs masked: the ids' mask) and mask_cat1 (one
+    unmasked: all true) .keras, .h5, .weights.h5, .x.npy (ids padded as
+    mask_fixtures') and .y64.npy; mask_cat's prediction differs without the
+    mask. mask_cat_t.keras: the same joined on the steps (axis 1), whose
+    mask of the joined steps xo refuses."""
+    for name, unmasked, seed in (("mask_cat", False, 167), ("mask_cat1", True, 173)):
+        m = mask_cat_model(unmasked)
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        for form in ("keras", "h5"):
+            m.save(os.path.join(out, name + "." + form))
+        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        x = r.integers(1, 20, (n, 8))
+        keep = r.integers(1, 9, n)
+        x[np.arange(8)[None, :] >= keep[:, None]] = 0
+        x = x.astype(np.int32)
+        np.save(os.path.join(out, name + ".x.npy"), x)
+        y = to_float64(m).predict(x, verbose=0)
+        assert y.dtype == np.float64 and np.isfinite(y).all()
+        np.save(os.path.join(out, name + ".y64.npy"), y)
+        u = mask_cat_model(unmasked, mask_zero=False)
+        u.set_weights(m.get_weights())
+        diff = np.abs(to_float64(u).predict(x, verbose=0) - y).max()
+        # all true: the plain mean, up to the masked mean's order of sums
+        assert (diff > 1e-3) if not unmasked else (diff < 1e-6), diff
+    mask_cat_model(axis=1).save(os.path.join(out, "mask_cat_t.keras"))
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--only") and not a.startswith("--name=")]
     out = args[0] if args else "suites/golden/keras"
@@ -1057,6 +1190,10 @@ def main():
     if "--only=mha" in sys.argv[1:]:
         table_fixtures(out, (("mha", mha_model, 107),))
         print("keras", keras.__version__, "wrote the mha fixtures to", out)
+        return
+    if "--only=mha_imp" in sys.argv[1:]:
+        mha_imp_fixtures(out)
+        print("keras", keras.__version__, "wrote the mha_imp fixtures to", out)
         return
     if "--only=mha_mask" in sys.argv[1:]:
         mha_mask_fixtures(out)

@@ -296,6 +296,14 @@ static const char *names_gather(enum xo_dir dir, bool dst, int i)
 }
 #define NAMES_gather names_gather
 
+/* mask_outer */
+static const char *names_mask_outer(enum xo_dir dir, bool dst, int i)
+{
+	(void)dir;
+	return dst ? "y" : (i ? "m" : "ids");
+}
+#define NAMES_mask_outer names_mask_outer
+
 /* embedding */
 static const char *names_embedding(enum xo_dir dir, bool dst, int i)
 {

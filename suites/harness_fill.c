@@ -609,6 +609,28 @@ static void fill_attention(struct hcase *h)
 }
 #define FILL_attention fill_attention
 
+/* mask_outer: ids (i32) about a third 0, the rest in [1, 5] (any nonzero id
+ * keeps: a rule of == 1 fails); m about a third 0, the rest 1, 0.25, -2 or
+ * NaN (Keras's cast to bool keeps any nonzero and NaN: a rule of > 0 or of
+ * m == m fails). Query row 1 of sample 0 has id 0 wherever ids are given,
+ * so every case drops a whole row (query_mask) or column (value_mask) */
+static void fill_mask_outer(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	static const float keep[4] = {1.0f, 0.25f, -2.0f, NAN};
+
+	for (int64_t e = 0; e < h->sn[0]; e++) {
+		int32_t id = (int32_t)(unif(h, 0, (uint64_t)e) * 15.0f) / 3;
+
+		id = e == 1 ? 0 : id > 5 ? 5 : id;
+		memcpy(&h->src[0][e], &id, 4);
+	}
+	for (int64_t e = 0; e < h->sn[1]; e++)
+		h->src[1][e] = real_in(h, 1, (uint64_t)e, 0.0f, 1.0f) < 0.33f ? 0.0f : keep[e % 4];
+	(void)p;
+}
+#define FILL_mask_outer fill_mask_outer
+
 /* binary_crossentropy */
 static void fill_bce(struct hcase *h)
 {

@@ -614,6 +614,27 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_lstm zeros_none
 #define ZEROS_gru zeros_none
 
+/* mask_outer: every dropped (i, j) is 0, read from the inputs as ops.def
+ * says (the query's id, the key's id, m == 0) */
+static int64_t zeros_mask_outer(const struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t tk = xo_attention_len_kv(p), t = p->query_mask ? p->len : tk, z = 0;
+
+	for (int64_t e = 0; e < h->dn[0]; e++) {
+		int64_t n = e / (p->len * tk), i = e / tk % p->len, j = e % tk;
+		int32_t qi = 1, kj = 1;
+
+		if (p->query_mask)
+			memcpy(&qi, &h->src[0][n * t + i], 4);
+		if (p->value_mask)
+			memcpy(&kj, &h->src[0][n * t + j], 4);
+		z += qi == 0 || kj == 0 || (p->attention_mask && h->src[1][e] == 0.0f);
+	}
+	return z;
+}
+#define ZEROS_mask_outer zeros_mask_outer
+
 /* The clipped activations: forward zero where x <= k0 (and NaN, which is
  * not counted as a zero), backward zero outside the open interval (k0, k1),
  * the kinks included (ops.def). */

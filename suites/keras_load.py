@@ -12,7 +12,8 @@ from xo's fresh init, loads with Keras's variables in Keras's order.
 PART,... runs those parts alone (the fixtures by name, `compiled`,
 `bn_fresh`, `multi` (a model of three inputs), `name_clash` (layers named
 like Keras's InputLayers), `mha_mask` (MultiHeadAttention's attention_mask
-input); ctest runs them in three groups so no test takes minutes);
+input), `mha_bool` (a bool attention_mask Input); ctest runs them in three
+groups so no test takes minutes);
 without it, every part. An unknown part name is an error (exit 2).
 
 Runs under a Python with Keras: $XO_KERAS_PYTHON, else /tmp/kvenv/bin/python.
@@ -45,9 +46,10 @@ def main():
                      ("td", (4, 9, 3), 3), ("bidir", (6, 3), 3),
                      ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3), ("mha", (6, 4), 3),
                      ("mask", (8,), 3), ("mask_res", (8,), 3),
-                     ("mask_rnn", (8,), 3), ("mask_bidir", (8,), 3))
+                     ("mask_rnn", (8,), 3), ("mask_bidir", (8,), 3),
+                     ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
-                                                 "mha_mask"]
+                                                 "mha_mask", "mha_bool"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
     if bad or not parts:
@@ -119,6 +121,9 @@ def main():
         ok = name_clash(xo, os.path.join(work, "name_clash")) and ok
     if "mha_mask" in parts:
         ok = mha_mask(xo, fixtures, os.path.join(work, "mha_mask")) and ok
+    if "mha_bool" in parts:
+        ok = mha_mask(xo, fixtures, os.path.join(work, "mha_bool"), "mha_bool",
+                      ("q", "v", "keep")) and ok
     return 0 if ok else 1
 
 
@@ -291,29 +296,46 @@ def train_inputs(xo, seed, paths, work, batch):
     return np.load(os.path.join(work, "p.npy"))
 
 
-def mha_mask(xo, fixtures, work):
+def mha_mask(xo, fixtures, work, name="mha_mask", inputs=("x", "mask")):
     """mha_mask.keras (MultiHeadAttention called with attention_mask= its
     second Input): xo trains it one epoch from the fixture's x and mask
     (padded keys, rows that keep no key) and saves .keras and .weights.h5;
     Keras loads both (the mask a tensor kwarg of the node) and predicts what
-    xo predicts within 1e-5."""
+    xo predicts within 1e-5. mha_bool.keras the same with a bool mask Input
+    (cross attention; inputs q, v, keep): xo takes the bool .npy and writes
+    the Input's dtype bool back."""
     import keras
     import numpy as np
     os.makedirs(work, exist_ok=True)
-    paths = [os.path.join(fixtures, "mha_mask.x%d.npy" % k) for k in range(2)]
+    paths = [os.path.join(fixtures, "%s.x%d.npy" % (name, k)) for k in range(len(inputs))]
     xs = [np.load(p) for p in paths]
     y = np.eye(3, dtype=np.float32)[np.random.default_rng(5).integers(0, 3, len(xs[0]))]
     np.save(os.path.join(work, "y.npy"), y)
-    seed = os.path.join(fixtures, "mha_mask.keras")
+    seed = os.path.join(fixtures, name + ".keras")
     p_xo = train_inputs(xo, seed, paths, work, 4)
     m = keras.saving.load_model(os.path.join(work, "trained.keras"))
     m2 = keras.saving.load_model(seed, compile=False)
     m2.load_weights(os.path.join(work, "trained.weights.h5"))
-    ok = [i.name for i in m.inputs] == ["x", "mask"]
-    print("mha_mask Keras's inputs %s (want x, mask)" % [i.name for i in m.inputs])
+    got = [i.name for i in m.inputs]
+    ok = got == list(inputs)
+    print("%s Keras's inputs %s (want %s)" % (name, got, ", ".join(inputs)))
+    if name == "mha_bool":
+        dt = [str(i.dtype) for i in m.inputs]
+        print("mha_bool Keras's input dtypes %s (want the mask's bool)" % dt)
+        ok = ok and dt[-1] == "bool"
+        # the mask as int64 keep values (nonzero keeps): the same predictions
+        ints = os.path.join(work, "keep_i8.npy")
+        np.save(ints, xs[-1].astype(np.int64) * 3)
+        subprocess.check_call([xo, "predict", "--model", os.path.join(work, "trained.keras"),
+                               *[a for p in paths[:-1] + [ints] for a in ("--input", p)],
+                               "--output", os.path.join(work, "p_i8.npy"), "--device", "ref"],
+                              stdout=subprocess.DEVNULL)
+        same = bool((np.load(os.path.join(work, "p_i8.npy")) == p_xo).all())
+        print("mha_bool int64 mask file predicts as the bool one: %s" % same)
+        ok = ok and same
     for what, model in (("load_model(.keras)", m), ("load_weights(.weights.h5)", m2)):
         err = float(np.abs(model.predict(xs, verbose=0) - p_xo).max())
-        print("mha_mask %-28s max |Keras - xo| %.3g (tol 1e-5)" % (what, err))
+        print("%s %-28s max |Keras - xo| %.3g (tol 1e-5)" % (name, what, err))
         ok = ok and err <= 1e-5
     return ok
 
@@ -326,9 +348,12 @@ def one_model(xo, fixtures, work, name, shape, classes):
     x = rng.uniform(0, 1, (64,) + shape).astype(np.float32)
     if name == "lstm":  # ids of its Embedding(50, 8)
         x = rng.integers(0, 50, (64,) + shape).astype(np.int32)
-    if name in ("mask", "mask_res", "mask_rnn", "mask_bidir"):
-        # Embedding(20, ., mask_zero): 0-padded tails (the recurrent ones:
-        # every third row padded at its start instead)
+    # Embedding(20, ., mask_zero): 0-padded tails (the recurrent ones: every
+    # third row padded at its start instead; mha_pad: into a
+    # MultiHeadAttention as its query's and value's masks; mask_cat, mask_cat1:
+    # into a Concatenate of two masked tensors, or of a masked and an unmasked)
+    if name in ("mask", "mask_res", "mask_rnn", "mask_bidir", "mha_pad", "mask_cat",
+                "mask_cat1"):
         x = rng.integers(1, 20, (64,) + shape)
         keep = rng.integers(1, shape[0] + 1, 64)
         x[np.arange(shape[0])[None, :] >= keep[:, None]] = 0

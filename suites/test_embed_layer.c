@@ -99,8 +99,8 @@ static void test_mask_rules(void **state)
 	    {"simple_rnn units=3\n", "SimpleRNN layer"},
 	    {"bidirectional layer=lstm units=2\n", "Bidirectional layer"},
 	    {"batch_normalization\n", "BatchNormalization layer"},
-	    {"concatenate inputs=e,e\n", "Concatenate layer"},
-	    {"multi_head_attention inputs=e,e num_heads=1 key_dim=2\n", "MultiHeadAttention layer"},
+	    {"concatenate inputs=e,e axis=1\n", "reaches this Concatenate on axis 1: Keras joins "
+	                                         "the inputs' masks along that axis"},
 	    /* passed on first, then used */
 	    {"dense units=4\nlayer_normalization\nlstm units=3\n", "LSTM layer"},
 	};
@@ -160,6 +160,47 @@ static void test_mask_rules(void **state)
 	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
 		snprintf(text, sizeof(text), "%s%s", me, refused[k][0]);
 		expect_refused(text, refused[k][1]);
+	}
+}
+
+/* MultiHeadAttention's query and value masks (its output masked by the
+ * query's) and Concatenate on the last axis (masked when every input is;
+ * Keras's all-true mask, read as none, when one is not). */
+static void test_mask_rules_attn_concat(void **state)
+{
+	static const char me[] = "input 8 dtype=int32\n"
+	                         "embedding name=e input_dim=20 output_dim=4 mask_zero=True\n";
+	static const char conv[] = "conv1d name=c filters=4 kernel_size=3 padding=same\n";
+	static const struct {
+		const char *line; /* the layer t under test */
+		bool conv, masked, query_mask, value_mask;
+	} cases[] = {
+	    {"multi_head_attention name=t inputs=e,e num_heads=1 key_dim=2\n", false, true, true,
+	     true},
+	    {"multi_head_attention name=t inputs=e,c num_heads=1 key_dim=2\n", true, true, true,
+	     false},
+	    {"multi_head_attention name=t inputs=c,e num_heads=1 key_dim=2\n", true, false, false,
+	     true},
+	    {"concatenate name=t inputs=e,e\n", false, true, false, false},
+	    {"concatenate name=t inputs=e,c axis=-1\n", true, false, false, false},
+	    {"concatenate name=t inputs=c,e axis=2\n", true, false, false, false},
+	};
+	struct xo_model_spec s;
+	char text[512];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		int t = cases[k].conv ? 2 : 1;
+
+		snprintf(text, sizeof(text), "%s%s%sglobal_average_pooling1d\n", me,
+		         cases[k].conv ? conv : "", cases[k].line);
+		assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+		assert_string_equal(s.layers[t].name, "t");
+		assert_int_equal(s.layers[t].masked, cases[k].masked);
+		assert_int_equal(s.layers[t].p.query_mask, cases[k].query_mask);
+		assert_int_equal(s.layers[t].p.value_mask, cases[k].value_mask);
+		assert_int_equal(s.layers[t + 1].p.mask_zero, cases[k].masked);
+		xo_spec_free(&s);
 	}
 }
 
@@ -459,6 +500,7 @@ int main(void)
 	    cmocka_unit_test(test_train_backends),
 	    cmocka_unit_test(test_cost_and_ident),
 	    cmocka_unit_test(test_mask_rules),
+	    cmocka_unit_test(test_mask_rules_attn_concat),
 	    cmocka_unit_test(test_mask_mean_backends),
 	};
 

@@ -323,6 +323,31 @@ static const struct fixture fixtures[] = {
     {"mask_bidir.keras", NULL, "mask_bidir"},
     {"mask_bidir.h5", NULL, "mask_bidir"},
     {"mask_bidir.keras", "mask_bidir.weights.h5", "mask_bidir"},
+    /* MultiHeadAttention fed Embedding(mask_zero=True)'s mask as its query
+     * and value masks, its output masked by the query's into a residual
+     * Add, LayerNormalization and the masked mean (make_keras_files.py
+     * --only=mha_imp; without the mask Keras predicts otherwise) */
+    {"mha_pad.keras", NULL, "mha_pad"},
+    {"mha_pad.h5", NULL, "mha_pad"},
+    {"mha_pad.keras", "mha_pad.weights.h5", "mha_pad"},
+    /* cross attention with a bool attention_mask Input (make_keras_files.py
+     * --only=mha_imp; mha_bool.x.npy its three inputs per sample, the mask
+     * as float 0 and 1, the model API's form) */
+    {"mha_bool.keras", NULL, "mha_bool"},
+    {"mha_bool.h5", NULL, "mha_bool"},
+    {"mha_bool.keras", "mha_bool.weights.h5", "mha_bool"},
+    /* the same with an int32 mask Input (Keras casts it to bool) */
+    {"mha_int.keras", NULL, "mha_bool"},
+    /* Concatenate on the last axis of two masked tensors (the ids' mask,
+     * Keras's ExpandDims/ZerosLike/LogicalOr/Concatenate/Any ops read as
+     * it) and of a masked and an unmasked one (all true: the plain mean)
+     * (make_keras_files.py --only=mha_imp) */
+    {"mask_cat.keras", NULL, "mask_cat"},
+    {"mask_cat.h5", NULL, "mask_cat"},
+    {"mask_cat.keras", "mask_cat.weights.h5", "mask_cat"},
+    {"mask_cat1.keras", NULL, "mask_cat1"},
+    {"mask_cat1.h5", NULL, "mask_cat1"},
+    {"mask_cat1.keras", "mask_cat1.weights.h5", "mask_cat1"},
 };
 
 static void test_keras_predict(void **state)

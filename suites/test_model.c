@@ -664,6 +664,32 @@ static void test_npy_roundtrip(void **state)
 	xo_npy_free(&a);
 }
 
+/* NumPy's bool '|b1': an input file's (xo_npy_read_inputs: ints 0 or 1,
+ * any nonzero byte true, is_bool), never a float array's or labels'. */
+static void test_npy_bool(void **state)
+{
+	const unsigned char b[5] = {1, 0, 0, 1, 2};
+	char path[600];
+	struct xo_npy a;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/b1.npy", g_tmp);
+	npy_file(path, 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (5,), }", 0, b, 5);
+	assert_int_equal(xo_npy_read_inputs(path, &a), XO_OK);
+	assert_true(a.is_bool && a.is_int);
+	assert_int_equal(a.itemsize, 1);
+	assert_int_equal(a.count, 5);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(a.ints[i], b[i] != 0);
+	xo_npy_free(&a);
+	assert_int_equal(xo_npy_read_labels(path, &a), XO_EFORMAT);
+	assert_non_null(strstr(xo_last_error(), "|b1"));
+	assert_int_equal(xo_npy_read(path, &a), XO_EFORMAT);
+	/* a truncated bool payload is refused as any other */
+	npy_file(path, 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (6,), }", 0, b, 5);
+	assert_int_equal(xo_npy_read_inputs(path, &a), XO_EFORMAT);
+}
+
 /* ---- golden fixtures --------------------------------------------------- */
 
 static const char *const golden_models[] = {"seed",        "mixed_a",         "mixed_b",
@@ -678,7 +704,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "bi_seq",      "multi_seq",   "ct_ae",
                                              "mha_enc",     "mha_dec",     "acts3",
                                              "emb_mask",    "emb_mask_res", "mha_mask",
-                                             "emb_mask_rnn", "emb_mask_bidir"};
+                                             "emb_mask_rnn", "emb_mask_bidir",
+                                             "mha_pad",     "mha_bool"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -5057,6 +5084,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_spec_keras),
 	    cmocka_unit_test(test_npy_malformed),
 	    cmocka_unit_test(test_npy_roundtrip),
+	    cmocka_unit_test(test_npy_bool),
 	    cmocka_unit_test(test_fresh_biases),
 	    cmocka_unit_test(test_batchnorm_state),
 	    cmocka_unit_test(test_batchnorm_one_row),

@@ -1056,6 +1056,19 @@ static enum xo_status lstm_fwd_zero_output_flipped(struct xo_backend *be,
 	return xo_ref_iface.fwd[XO_OP_lstm](be, &b);
 }
 
+/* mask_outer fwd that reads the query's ids along the keys and the keys'
+ * along the queries (the two flags swapped): ref's own, wrong wherever a
+ * sample's ids drop a step. */
+static enum xo_status mask_outer_fwd_axes_swapped(struct xo_backend *be,
+                                                  const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.query_mask = a->p.value_mask;
+	b.p.value_mask = a->p.query_mask;
+	return xo_ref_iface.fwd[XO_OP_mask_outer](be, &b);
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -1173,6 +1186,8 @@ static const struct fault faults[] = {
     {"fault-lstm-zero-output-flipped", XO_OP_lstm, XO_DIR_FWD, lstm_fwd_zero_output_flipped,
      XO_HMODE_REAL, "batch=4 len=6 ch=3 units=5 return_sequences=1 mask_zero=1 "
      "zero_output_for_mask=1", XO_FAIL_MISMATCH},
+    {"fault-mask-outer-axes-swapped", XO_OP_mask_outer, XO_DIR_FWD, mask_outer_fwd_axes_swapped,
+     XO_HMODE_EXACT, "batch=2 len=5 query_mask=1", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -245,3 +245,25 @@ __kernel void xo_cl_attention_bwd_kv(__global const float *q, int qo0, __global 
 			dv_[dvo + e] = fma(p, dy[yo + e], dv_[dvo + e]);
 	}
 }
+
+/* mask_outer (ops.def): y[n][i][j] = 1 where the query's ids (qm), the key's
+ * ids (vm) and m (has_m) all keep, else 0. ids is [b][t] (t = tq with qm,
+ * else tk) at element offset io, any buffer when neither flag is set; m
+ * [b][tq][tk] at mo, any buffer without it. 2-D range (j, row n * tq + i). */
+__kernel void xo_cl_mask_outer_fwd(__global const int *ids, int io, __global const float *m,
+				   int mo, __global float *y, int yo, int rows, int tq, int tk,
+				   int t, int qm, int vm, int has_m)
+{
+	int j = get_global_id(0), r = get_global_id(1);
+	int n, i, keep;
+	long e;
+
+	if (j >= tk || r >= rows)
+		return;
+	n = r / tq;
+	i = r % tq;
+	e = (long)r * tk + j;
+	keep = (!qm || ids[io + (long)n * t + i] != 0) && (!vm || ids[io + (long)n * t + j] != 0) &&
+	       (!has_m || m[mo + e] != 0.0f);
+	y[yo + e] = keep ? 1.0f : 0.0f;
+}

@@ -115,6 +115,10 @@ struct xo_input_spec {
 	int rank;                     /* as a layer's in_rank */
 	int64_t len, w, ch;
 	int line;
+	/* dtype=bool (Keras's bool Input): the keep values of an attention
+	 * mask, held as floats 0 and 1; is_mask: some layer's attention_mask=
+	 * (its .npy may be bool or integer: nonzero keeps) */
+	bool is_bool, is_mask;
 };
 
 struct xo_model_spec {

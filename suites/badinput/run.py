@@ -235,9 +235,8 @@ def fixtures(d, xo):
     head = "global_average_pooling1d\ndense units=5 activation=softmax\n"
     for name, text in (("mask_softmax", me + "dense units=4\nsoftmax\n" + head),
                        ("mask_bn", me + "batch_normalization\n" + head),
-                       ("mask_concat", me + "dense name=d units=4\nconcatenate inputs=e,d\n" + head),
+                       ("mask_concat", me + "dense name=d units=4\nconcatenate inputs=e,d axis=1\n" + head),
                        ("mask_td", me + "time_distributed layer=dense units=4\n" + head),
-                       ("mask_mha", me + "multi_head_attention inputs=e,e num_heads=2 key_dim=2\n" + head),
                        ("mask_flatten", me + "dropout rate=0.1\nflatten\ndense units=5 activation=softmax\n")):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
@@ -704,7 +703,11 @@ def mha_mask_specs(d):
             ("mask_shape", "input 6 4 name=x\ninput 1 6 name=m\n"
                            "multi_head_attention inputs=x,x attention_mask=m num_heads=2 "
                            "key_dim=2\n" + tail),
-            ("mask_kind", head + "dense inputs=x units=3 attention_mask=m\n" + tail)):
+            ("mask_kind", head + "dense inputs=x units=3 attention_mask=m\n" + tail),
+            ("mask_bool_dense", "input 6 4 name=x\ninput 6 6 name=m dtype=bool\n"
+                                "dense name=d inputs=m units=4\n"
+                                "multi_head_attention inputs=d,x attention_mask=m num_heads=2 "
+                                "key_dim=2\n" + tail)):
         with open(f"{d}/{name}.model", "w") as f:
             f.write(text)
 
@@ -718,13 +721,46 @@ def keras_mha_mask_from_layer(d):
     keras_rewrite("mha_mask", "mm_layer.keras", d, edit)
 
 
-def keras_mha_mask_bool(d):
-    """mha_mask.keras with its mask Input of dtype bool (Keras's other mask
-    dtype), which xo's float inputs do not carry."""
+def keras_bool_input_dense(d):
+    """mha_mask.keras with its x Input of dtype bool: a bool Input feeding
+    a Dense (Keras would cast it to 0 and 1), which xo takes as an
+    attention mask only."""
     def edit(cfg):
-        mask = next(l for l in cfg["config"]["layers"] if l["name"] == "mask")
-        mask["config"]["dtype"] = "bool"
-    keras_rewrite("mha_mask", "mm_bool.keras", d, edit)
+        x = next(l for l in cfg["config"]["layers"] if l["name"] == "x")
+        x["config"]["dtype"] = "bool"
+    keras_rewrite("mha_mask", "x_bool.keras", d, edit)
+
+
+def keras_ones_mask_on_masked(d):
+    """mask_cat.keras (a Concatenate of two masked tensors into the masked
+    mean) with the mean's mask= rewired to Any(OnesLike(x)), the all-true
+    mask Keras gives an unmasked input, while its input carries the ids'
+    mask: the two disagree, so xo refuses rather than pick one."""
+    def edit(cfg):
+        layers = cfg["config"]["layers"]
+        gap = next(l for l in layers if l["class_name"] == "GlobalAveragePooling1D")
+        src = gap["inbound_nodes"][0]["args"][0]
+        ones = {"module": "keras.src.ops.numpy", "class_name": "OnesLike",
+                "config": {"name": "ones_x", "dtype": "bool"}, "registered_name": "OnesLike",
+                "name": "ones_x", "inbound_nodes": [{"args": [src], "kwargs": {}}]}
+        shape = src["config"]["shape"]
+        anyl = {"module": "keras.src.ops.numpy", "class_name": "Any",
+                "config": {"name": "any_x", "axis": -1, "keepdims": False},
+                "registered_name": "Any", "name": "any_x",
+                "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__", "config": {
+                    "shape": shape, "dtype": "bool", "keras_history": ["ones_x", 0, 0]}}],
+                    "kwargs": {}}]}
+        gap["inbound_nodes"][0]["kwargs"]["mask"]["config"]["keras_history"] = ["any_x", 0, 0]
+        k = layers.index(gap)
+        layers[k:k] = [ones, anyl]
+    keras_rewrite("mask_cat", "ones_on_masked.keras", d, edit)
+
+
+def bool_npy_not_mask(d):
+    """mha_bool's inputs with q (float32 in the model) saved as bool."""
+    for k in (1, 2):
+        shutil.copy(os.path.join(KERAS, "mha_bool.x%d.npy" % k), f"{d}/x{k}.npy")
+    write_npy(f"{d}/x0.npy", "'|b1'", (16, 4, 3), bytes([1, 0, 1]) * (16 * 4))
 
 
 def keras_int_input(fixture, name, out):
@@ -778,9 +814,8 @@ CASES = {
     # embedding models and integer ids
     "emb_mask_zero_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_softmax.model"), 2, r"mask_softmax\.model:4: layer 'softmax': the mask of Embedding\(mask_zero=True\) reaches this Softmax layer, which uses it in Keras; masks are not supported for Softmax$", ["ckpt"], None, {}, None),
     "emb_mask_into_bn": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_bn.model"), 2, r"mask_bn\.model:3: layer 'batch_normalization': the mask of Embedding\(mask_zero=True\) reaches this BatchNormalization layer, which uses it in Keras; masks are not supported for BatchNormalization$", ["ckpt"], None, {}, None),
-    "emb_mask_into_concatenate": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_concat.model"), 2, r"mask_concat\.model:4: layer 'concatenate': the mask of Embedding\(mask_zero=True\) reaches this Concatenate layer, which uses it in Keras; masks are not supported for Concatenate$", ["ckpt"], None, {}, None),
+    "emb_mask_into_concatenate": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_concat.model"), 2, r"mask_concat\.model:4: layer 'concatenate': the mask of Embedding\(mask_zero=True\) reaches this Concatenate on axis 1: Keras joins the inputs' masks along that axis, a mask xo does not carry \(masked inputs are supported on the last axis\)$", ["ckpt"], None, {}, None),
     "emb_mask_through_time_distributed": (train("x_ids32.npy", "y.npy", "new_mask_td", "--model", "mask_td.model"), 0, None, ["ckpt"], None, {}, None),
-    "emb_mask_into_mha": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "mask_mha.model"), 2, r"mask_mha\.model:3: layer 'multi_head_attention': the mask of Embedding\(mask_zero=True\) reaches this MultiHeadAttention layer, which uses it in Keras; masks are not supported for MultiHeadAttention$", ["ckpt"], None, {}, None),
     "emb_mask_dropped_by_flatten": (train("x_ids32.npy", "y.npy", "new_mask", "--model", "mask_flatten.model"), 0, None, ["ckpt"], None, {}, None),
     "emb_float_input_refused": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_float_input.model"), 2, r"embedding needs integer ids: the input line must say dtype=int32", ["ckpt"], None, {}, None),
     "emb_int_input_feeds_dense": (train("x_ids32.npy", "y.npy", "ckpt", "--model", "emb_int_dense.model"), 2, r"an input of dtype=int32 feeds only an embedding layer \(got dense\)", ["ckpt"], None, {}, None),
@@ -891,7 +926,7 @@ CASES = {
     "spec_graph_forward_reference": (predict(model="graph_forward.model"), 2, r"graph_forward\.model:2: inputs=b: no earlier layer is named 'b' \(a layer takes the outputs of layers above it, or 'input'\)", ["out.npy"], None, {}, None),
     "spec_graph_merge_shapes": (predict(model="graph_shapes.model"), 2, r"graph_shapes\.model:3: add: inputs of incompatible shapes: the last axis 3 and 2", ["out.npy"], None, {}, None),
     "spec_graph_two_outputs": (predict(model="graph_two_outputs.model"), 2, r"graph_two_outputs\.model:3: layer 'd': its output feeds no later layer", ["out.npy"], None, {}, None),
-    "keras_mask_into_concatenate": (kpredict(os.path.join(KERAS, "mask_concat.keras")), 2, r"mask_concat\.keras: layer '[a-z_0-9]+' \([A-Za-z]+\) is not supported: it computes the Keras mask of Embedding\(mask_zero=True\) for a layer that masks are not supported for$", ["out.npy"], keras_inputs, {}, None),
+    "keras_mask_into_concatenate": (kpredict(os.path.join(KERAS, "mask_cat_t.keras")), 2, r"mask_cat_t\.keras: layer 'concatenate_\d+': the mask of Embedding\(mask_zero=True\) reaches this Concatenate on axis 1: Keras joins the inputs' masks along that axis, a mask xo does not carry \(masked inputs are supported on the last axis\)$", ["out.npy"], keras_inputs, {}, None),
     "keras_mask_kwarg_not_a_mask": (kpredict("m_notmask.keras"), 2, r"m_notmask\.keras: layer '[a-z_0-9]+' \(GlobalAveragePooling1D\): is called with a mask= that is not an Embedding\(mask_zero=True\)'s mask \(layer_normalization[_0-9]*\)$", ["out.npy"], keras_mask_edit("not_a_mask", "m_notmask.keras"), {}, None),
     "keras_mask_kwarg_unmasked": (kpredict("m_unmasked.keras"), 2, r"m_unmasked\.keras: layer '[a-z_0-9]+' \(GlobalAveragePooling1D\): is called with a mask= its input does not carry: not supported$", ["out.npy"], keras_mask_edit("unmasked", "m_unmasked.keras"), {}, None),
     "keras_graph_two_inputs": (kpredict("g_two_in.keras"), 2, r"xo predict: 1 input file for a model of 2 inputs \(input_layer, second\): one per model input, in its order$", ["out.npy"], keras_graph_edit("two_inputs", "g_two_in.keras"), {}, None),
@@ -1045,13 +1080,18 @@ CASES = {
     # an int InputLayer is ids: refused where no embedding takes them, never
     # read as floats (Keras would truncate them)
     "keras_int_input_dense": (kpredict("int_d3.keras"), 2, r"int_d3\.keras: layer '\w+': an input of dtype=int32 feeds only an embedding layer \(got \w+\)$", ["out.npy"], keras_int_input("d3", "input_layer", "int_d3.keras"), {}, None),
-    "keras_int_mask_input": (["predict", "--model", "mm_int.keras", "--input", "kx.npy", "--input", "kx.npy", "--output", "out.npy", "--device", "ref"], 2, r"mm_int\.keras: layer 'mask': input: dtype=int32 in a model of several inputs is not supported yet$", ["out.npy"], keras_int_input("mha_mask", "mask", "mm_int.keras"), {}, None),
+    # (an int attention mask Input is read as a bool one: mha_int.keras)
+    "keras_int_input_of_several": (["predict", "--model", "mx_int.keras", "--input", "kx.npy", "--input", "kx.npy", "--output", "out.npy", "--device", "ref"], 2, r"mx_int\.keras: layer 'mask': input: dtype=int32 in a model of several inputs is not supported yet$", ["out.npy"], keras_int_input("mha_mask", "x", "mx_int.keras"), {}, None),
     # a --model that is no model: named as what it is, not as a missing --weights
     "predict_keras_not_a_model": (["predict", "--model", "empty.keras", "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: empty\.keras: not a Keras model file by its content \(a \.keras is a zip archive holding config\.json, an \.h5 an HDF5 file\): damaged or truncated\?$", ["out.npy"], lambda d: open(f"{d}/empty.keras", "wb").write(b"PK\x05\x06" + bytes(18)), {}, None),
     "predict_spec_needs_weights": (["predict", "--model", MODEL, "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: .*model\.model: a spec, which carries no weights: --weights is required", ["out.npy"], None, {}, None),
     # an unknown kind: the error names every kind of the table, the newest too
     "spec_unknown_kind_lists_all": (predict(model="u.model"), 2, r"u\.model:2: unknown layer 'foo' \(expected input, conv1d, .*, multi_head_attention, re_lu or softmax\)$", ["out.npy"], lambda d: open(f"{d}/u.model", "w").write("input 29 1\nfoo units=3\n"), {}, None),
-    "keras_mha_mask_bool": (kpredict("mm_bool.keras"), 2, r"mm_bool\.keras: layer 'mask' \(InputLayer\): dtype: bool is not supported \(an attention mask Input: float32, nonzero keeps\)$", ["out.npy"], keras_mha_mask_bool, {}, None),
+    # a bool input is an attention mask only: in a spec, a Keras file, an .npy
+    "spec_bool_input_dense": (predict(model="mask_bool_dense.model"), 2, r"mask_bool_dense\.model:3: layer 'd': input 'm' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], mha_mask_specs, {}, None),
+    "keras_bool_input_dense": (kpredict("x_bool.keras"), 2, r"x_bool\.keras: layer 'dense': input 'x' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], keras_bool_input_dense, {}, None),
+    "keras_ones_mask_on_masked": (kpredict("ones_on_masked.keras"), 2, r"ones_on_masked\.keras: layer 'global_average_pooling1d_\d+' \(GlobalAveragePooling1D\): is called with an all-true mask= while its input carries the ids' mask: not supported$", ["out.npy"], keras_ones_mask_on_masked, {}, None),
+    "predict_bool_npy_not_mask": (["predict", "--model", os.path.join(KERAS, "mha_bool.keras"), "--input", "x0.npy", "--input", "x1.npy", "--input", "x2.npy", "--output", "out.npy", "--device", "ref"], 2, r"xo predict: x0\.npy: bool values for input 'q', which is not an attention mask \(only a multi_head_attention's attention_mask= input takes bool or integer keep values\)$", ["out.npy"], bool_npy_not_mask, {}, None),
     # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
     "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
     "summary_share_not_boolean": (["summary", "--model", MODEL], 2, r"xo summary: model: XO_MODEL_SHARE='yes' is not 0", [], None, {"XO_MODEL_SHARE": "yes"}, None),
