@@ -225,6 +225,10 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	int nl = net->nlayers;
 
 	memset(pl, 0, sizeof(*pl));
+	/* net.cl runs a chain: a graph (several readers of a tensor, merges)
+	 * runs op by op on cl */
+	if (net->graph)
+		return false;
 	if (nl < 1 || nl > XO_NET_MAX_LAYERS || !net->layers || !size_ok(net->n) ||
 	    !size_ok(net->in_size) || !size_ok(net->classes) || !net->x || !net->probs ||
 	    !net->params)

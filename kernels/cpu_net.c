@@ -165,7 +165,7 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 	int64_t need, sample;
 
 	memset(pl, 0, sizeof(*pl));
-	if (nl < 1 || nl > NET_MAX_LAYERS || !net->x || !net->probs || net->n < 1)
+	if (nl < 1 || nl > NET_MAX_LAYERS || !net->x || !net->probs || net->n < 1 || net->graph)
 		return false;
 	if (net->x->dtype != XO_DTYPE_F32 || (net->index && net->index->dtype != XO_DTYPE_I32))
 		return false;
