@@ -96,6 +96,7 @@ struct net_step {
 	int64_t stride;          /* graph: floats per sample of its output in a tile
 	                          * (a view's: its source's; the last: classes) */
 	int end;                 /* graph: its output's last reader (views followed) */
+	int readers;             /* graph: the sources of later steps that are it */
 	bool grad;               /* training: the gradient w.r.t. its output is used */
 };
 
@@ -232,10 +233,21 @@ static bool graph_needs(struct net_plan *pl)
 			break;
 		}
 		for (int k = 0; k < s->nsrc; k++)
-			if (s->src[k] >= 0)
+			if (s->src[k] >= 0) {
 				need[s->src[k]] = max64(need[s->src[k]], s->need_in);
+				pl->st[s->src[k]].readers++;
+			}
 	}
 	return true;
+}
+
+/* Whether step i's output goes to step i + 1 alone (a chain's always): only
+ * then may the two run fused (conv + pooling), the output of i never stored
+ * for another reader. */
+static bool sole_reader_next(const struct net_plan *pl, int i)
+{
+	return !pl->graph || (i + 1 < pl->nsteps && pl->st[i].readers == 1 &&
+	                      pl->st[i + 1].nsrc == 1 && pl->st[i + 1].src[0] == i);
 }
 
 /* A buffer of a tile's layout: its offset and floats per sample, alive from
@@ -301,9 +313,13 @@ static int64_t graph_layout(struct net_plan *pl, const struct xo_net *net)
 		                        : s->need_out * s->out_ch;
 	}
 	pl->a_in = buf_place(b, &nb, -1, pl->in_end, net->in_size);
+	/* a pooling fused into the conv before it is written at the conv's step */
 	for (int i = 0; i + 1 < nl; i++)
-		if (root[i] == i)
-			pl->aoff[i] = buf_place(b, &nb, i, pl->st[i].end, pl->st[i].stride);
+		if (root[i] == i && !pl->st[i].pool_fused) /* whose rows are never stored */
+			pl->aoff[i] = buf_place(b, &nb,
+			                        i > 0 && (pl->st[i - 1].pool_fused ||
+			                                  pl->st[i - 1].gap_fused) ? i - 1 : i,
+			                        pl->st[i].end, pl->st[i].stride);
 	pl->a_tot = 0;
 	for (int k = 0; k < nb; k++)
 		pl->a_tot = max64(pl->a_tot, b[k].off + b[k].size);
@@ -494,13 +510,13 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		s->direct = s->pad == 0 &&
 		            (s->act == XO_ACTIVATION_LINEAR || s->act == XO_ACTIVATION_RELU) &&
 		            (s->need_out - 1) * s->s + (s->ks - 1) * s->dil < s->need_in;
-		s->gap_fused = !pl->graph && s->direct && i + 1 < nl &&
+		s->gap_fused = sole_reader_next(pl, i) && s->direct && i + 1 < nl &&
 		               pl->st[i + 1].kind == XO_NET_GLOBAL_AVERAGE_POOLING1D &&
 		               s->need_out == s->out_len;
 		if (!s->windows && !s->direct)
 			pl->col_max = max64(pl->col_max, s->need_out * s->kc);
-		if (!pl->graph && i + 1 < nl && pl->st[i + 1].kind == XO_NET_MAX_POOLING1D &&
-		    s->windows &&
+		if (sole_reader_next(pl, i) && i + 1 < nl &&
+		    pl->st[i + 1].kind == XO_NET_MAX_POOLING1D && s->windows &&
 		    s->s == 1 && s->np == s->out_ch &&
 		    net_kernels(c)->conv_pool_fits(s->out_ch, pl->st[i + 1].ks, s->act)) {
 			const struct net_step *q = &pl->st[i + 1];
@@ -1148,9 +1164,10 @@ static void tile_forward(struct train_job *j, int64_t s0, int64_t cnt, float *sc
 			 * layer is dense) */
 			const struct net_step *q = &pl->st[i + 1];
 			const struct act x = {io->in[i], io->in_stride[i], s->need_in, s->in_ch};
-			struct xo_cpu_net_conv_pool cp =
-			    conv_pool_of(s, &x, cnt, scr + tile * j->aoff[i + 1],
-			                 (int32_t *)(void *)(scr + tile * j->argoff[i]));
+			/* the window argmax only for training's backward */
+			struct xo_cpu_net_conv_pool cp = conv_pool_of(
+			    s, &x, cnt, scr + tile * j->aoff[i + 1],
+			    j->f.net->training ? (int32_t *)(void *)(scr + tile * j->argoff[i]) : NULL);
 
 			j->f.nk->conv_pool(&cp);
 			io->out[i] = NULL;

@@ -3996,9 +3996,14 @@ static void test_fused_matches_ops(void **state)
  *   (a strided conv): it computes the most any reader reads;
  *   Multiply, Maximum, Subtract, Average, Minimum and Add, two of them with
  *   one tensor as both inputs (both terms summed), the model input read by
- *   two convs (no gradient).
+ *   two convs (no gradient);
+ *   a conv whose only reader is a global average pooling (fused with it, as
+ *   in a chain), and a conv followed by one but read by another conv too
+ *   (not fused: its gradient sums both terms);
+ *   models/residual_cnn.model: the seed's first conv fused with the pooling
+ *   whose output fans out to a 1x1 conv block and its Add.
  */
-static const char *const graph_fused_specs[3] = {
+static const char *const graph_fused_specs[4] = {
     "input 12\n"
     "dense name=d0 units=16 activation=relu\n"
     "dense name=d1 units=16 activation=relu\n"
@@ -4032,6 +4037,13 @@ static const char *const graph_fused_specs[3] = {
     "add name=twice inputs=mn,mx\n"
     "flatten\n"
     "dense units=3 activation=softmax\n",
+    "input 12 3\n"
+    "conv1d name=c0 filters=8 kernel_size=3 activation=relu\n"
+    "global_average_pooling1d name=g0\n"
+    "conv1d name=c1 inputs=c0 filters=8 kernel_size=3 activation=relu\n"
+    "global_average_pooling1d name=g1\n"
+    "add inputs=g1,g0\n"
+    "dense units=3 activation=softmax\n",
 };
 
 static void test_fused_graphs(void **state)
@@ -4044,9 +4056,12 @@ static void test_fused_graphs(void **state)
 	for (int b = 0; b < nbe; b++) {
 		if (!be[b]->iface->net_fits)
 			continue;
-		for (int g = 0; g < 3; g++) {
+		for (int g = 0; g < 5; g++) {
 			snprintf(spec, sizeof(spec), "%s/graph_fused%d.model", g_tmp, g);
-			write_file(spec, graph_fused_specs[g], strlen(graph_fused_specs[g]));
+			if (g < 4)
+				write_file(spec, graph_fused_specs[g], strlen(graph_fused_specs[g]));
+			else
+				snprintf(spec, sizeof(spec), "%s/residual_cnn.model", XO_MODELS_DIR);
 			fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
 		}
 	}
