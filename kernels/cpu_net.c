@@ -33,6 +33,14 @@
  * convolution computes 6 rows from 8 of the first pooling's 9, and the
  * first convolution 24 of its 27 rows.
  *
+ * A graph (struct xo_net's graph: layers that read earlier outputs or the
+ * input, the elementwise merges) runs the same tiles, but each output stays
+ * in the tile until its last reader (graph_layout places the buffers by
+ * lifetime), a layer computes the most rows any reader reads, the merges
+ * are the merge op's arithmetic, and a tensor read by several layers gets
+ * the sum of their gradients in the op path's order (graph_deliver); a
+ * conv fuses with the pooling after it only when that is its one reader.
+ *
  * net_train_step (at the end of this file) runs the same tiles forward,
  * keeping every layer's output, then backward, with the weight gradients
  * summed per part and Adam as the backend's op.

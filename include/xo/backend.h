@@ -101,7 +101,9 @@ enum xo_net_kind {
 
 /* True for the kinds a fused path may implement (those before
  * XO_NET_ACTIVATION); every net_fits refuses a net holding another, so the
- * fused code never meets one and a new kind needs no entry there. */
+ * fused code never meets one and a new kind needs no entry there (a path
+ * that takes a later kind names it itself: cpu's global_average_pooling1d
+ * and merges, xo_net_kind_merge). */
 static inline bool xo_net_kind_fusable(enum xo_net_kind k)
 {
 	return k < XO_NET_ACTIVATION;
