@@ -134,4 +134,18 @@ if(XO_OPENCL)
         bash ${CMAKE_CURRENT_LIST_DIR}/races_net.sh $<TARGET_FILE:xo> ${XO_G}/${model} ${t})
     endforeach()
   endforeach()
+  # A graph on the fused kernels: models/residual_cnn.model (an Add whose
+  # input fans out, the gradients' term scratch and sums) on the seed's data,
+  # on both rows.
+  foreach(row default gpu)
+    set(env "XO_FUSE=require")
+    set(extra "")
+    if(row STREQUAL "gpu")
+      set(env "XO_FUSE=require;${XO_RACES_GPU}")
+      set(extra ${XO_RACES_48K})
+    endif()
+    xo_add_race_test(net.graph_${row} "${env}" ${XO_RACES_NET_OPTS} ${extra} --
+      bash ${CMAKE_CURRENT_LIST_DIR}/races_net.sh $<TARGET_FILE:xo> ${XO_G}/seed graph_${row}
+           ${PROJECT_SOURCE_DIR}/models/residual_cnn.model)
+  endforeach()
 endif()
