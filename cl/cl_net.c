@@ -224,6 +224,36 @@ static bool holds(const struct xo_tensor *t, int64_t count)
 }
 
 /*
+ * Whether net's layers read what net.cl runs (a merge two sources, other
+ * kinds one; each the input, -1, or an earlier layer; a chain's the
+ * previous one), into *graph (a graph, or a chain holding a merge) and
+ * has_grad (training: the layer has parameters or reads a tensor that has
+ * a gradient).
+ */
+static bool sources_check(const struct xo_net *net, bool training, bool *has_grad, bool *graph)
+{
+	const int nl = net->nlayers;
+
+	*graph = net->graph;
+	for (int i = 0; i < nl; i++)
+		*graph = *graph || xo_net_kind_merge(net->layers[i].kind);
+	for (int i = 0; i < nl; i++) {
+		const struct xo_net_layer *l = &net->layers[i];
+
+		if (l->nsrc != (xo_net_kind_merge(l->kind) ? 2 : 1))
+			return false;
+		has_grad[i] = training && l->w_off >= 0;
+		for (int k = 0; k < l->nsrc; k++) {
+			if (l->src[k] < -1 || l->src[k] >= i || (!*graph && l->src[k] != i - 1))
+				return false;
+			if (l->src[k] >= 0 && has_grad[l->src[k]])
+				has_grad[i] = true;
+		}
+	}
+	return true;
+}
+
+/*
  * Where the training kernel keeps each layer's gradient (ND_G) and writes
  * the gradient w.r.t. each of its inputs (ND_DX0/1; -1: none needed), in
  * local memory from loc; returns the end. A chain: two buffers of gmax
@@ -322,25 +352,8 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	    (!metrics || !net->grads || !net->adam_m || !net->adam_v || !holds(net->grads, size) ||
 	     !holds(net->adam_m, size) || !holds(net->adam_v, size)))
 		return false;
-	/* A layer has a gradient when it has parameters or reads a tensor that
-	 * has one; its sources are earlier layers or the input (-1), a
-	 * chain's the previous layer. */
-	graph = net->graph;
-	for (int i = 0; i < nl; i++)
-		graph = graph || xo_net_kind_merge(net->layers[i].kind);
-	for (int i = 0; i < nl; i++) {
-		const struct xo_net_layer *l = &net->layers[i];
-
-		if (l->nsrc != (xo_net_kind_merge(l->kind) ? 2 : 1))
-			return false;
-		has_grad[i] = training && l->w_off >= 0;
-		for (int k = 0; k < l->nsrc; k++) {
-			if (l->src[k] < -1 || l->src[k] >= i || (!graph && l->src[k] != i - 1))
-				return false;
-			if (l->src[k] >= 0 && has_grad[l->src[k]])
-				has_grad[i] = true;
-		}
-	}
+	if (!sources_check(net, training, has_grad, &graph))
+		return false;
 
 	loc = net->in_size; /* the input sample at 0 */
 	prev_size = net->in_size;
