@@ -4047,6 +4047,22 @@ static const char *const graph_fused_specs[4] = {
     "dense units=3 activation=softmax\n",
 };
 
+/* Graphs no fused path takes, with layers it would take otherwise: two
+ * model inputs, a Concatenate. */
+static const char *const graph_unfused_specs[2] = {
+    "input name=a 4\n"
+    "input name=b 4\n"
+    "dense name=da inputs=a units=4 activation=relu\n"
+    "dense name=db inputs=b units=4\n"
+    "add inputs=da,db\n"
+    "dense units=3 activation=softmax\n",
+    "input 4 2\n"
+    "conv1d name=c filters=2 kernel_size=1 activation=relu\n"
+    "concatenate inputs=c,input\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+};
+
 static void test_fused_graphs(void **state)
 {
 	struct xo_backend *be[4];
@@ -4057,6 +4073,20 @@ static void test_fused_graphs(void **state)
 	for (int b = 0; b < nbe; b++) {
 		if (!be[b]->iface->net_fits)
 			continue;
+		for (int g = 0; g < 2; g++) {
+			struct xo_model *m;
+
+			if (xo_model_open_string(graph_unfused_specs[g], "graph", be[b], 8, &m))
+				fail_msg("%s", xo_last_error());
+			if (xo_model_fused(m, false) || xo_model_fused(m, true))
+				fail_msg("%s fused unfusable graph %d", xo_backend_name(be[b]), g);
+			xo_model_close(m);
+			/* the control: a graph it takes, opened alike */
+			if (xo_model_open_string(graph_fused_specs[0], "graph", be[b], 8, &m))
+				fail_msg("%s", xo_last_error());
+			assert_true(xo_model_fused(m, false) && xo_model_fused(m, true));
+			xo_model_close(m);
+		}
 		for (int g = 0; g < 5; g++) {
 			snprintf(spec, sizeof(spec), "%s/graph_fused%d.model", g_tmp, g);
 			if (g < 4)
