@@ -4047,6 +4047,28 @@ static const char *const graph_fused_specs[4] = {
     "dense units=3 activation=softmax\n",
 };
 
+/* Graphs whose output is a merge or a view (inference only: training and
+ * metrics need the dense softmax head, so the compile is mean squared
+ * error and those run op by op): the last step writes the probabilities
+ * itself, or copies its source's bytes there. */
+static const char *const graph_head_specs[2] = {
+    "input 29 1\n"
+    "conv1d name=c0 filters=4 kernel_size=3 activation=relu\n"
+    "max_pooling1d name=p pool_size=3\n"
+    "flatten name=f\n"
+    "dense name=a units=12 activation=sigmoid\n"
+    "dense name=b inputs=f units=12\n"
+    "maximum inputs=a,b\n"
+    "compile loss=mean_squared_error optimizer=adam metrics=accuracy\n",
+    "input 29 1\n"
+    "conv1d name=c0 filters=4 kernel_size=3 activation=relu\n"
+    "conv1d name=c1 filters=4 kernel_size=1\n"
+    "add name=r inputs=c1,c0\n"
+    "max_pooling1d pool_size=9\n"
+    "flatten\n"
+    "compile loss=mean_squared_error optimizer=adam metrics=accuracy\n",
+};
+
 /* Graphs no fused path takes, with layers it would take otherwise: two
  * model inputs, a Concatenate. */
 static const char *const graph_unfused_specs[2] = {
@@ -4081,6 +4103,13 @@ static void test_fused_graphs(void **state)
 			if (xo_model_fused(m, false) || xo_model_fused(m, true))
 				fail_msg("%s fused unfusable graph %d", xo_backend_name(be[b]), g);
 			xo_model_close(m);
+			if (xo_model_open_string(graph_head_specs[g], "graph", be[b], 8, &m))
+				fail_msg("%s", xo_last_error());
+			assert_true(xo_model_fused(m, false) && !xo_model_fused(m, true));
+			xo_model_close(m);
+			snprintf(spec, sizeof(spec), "%s/graph_head%d.model", g_tmp, g);
+			write_file(spec, graph_head_specs[g], strlen(graph_head_specs[g]));
+			fused_case(be[b], spec, false);
 			/* the control: a graph it takes, opened alike */
 			if (xo_model_open_string(graph_fused_specs[0], "graph", be[b], 8, &m))
 				fail_msg("%s", xo_last_error());
