@@ -118,9 +118,10 @@ struct net_plan {
 	int64_t macs;    /* multiply-adds per sample */
 	int64_t classes;
 	/* A graph (struct xo_net graph): every step reads its sources' outputs,
-	 * each kept alive in the tile until its last reader; no conv and
-	 * pooling fused. Inference's per-sample layout: the input copy at
-	 * a_in, step i's output at aoff[i], a_tot in all (graph_layout). */
+	 * each kept alive in the tile until its last reader; a conv and
+	 * pooling fused only where the pooling is the conv's one reader.
+	 * Inference's per-sample layout: the input copy at a_in, step i's
+	 * output at aoff[i], a_tot in all (graph_layout). */
 	bool graph;
 	int in_end; /* the input's last reader */
 	int64_t aoff[NET_MAX_LAYERS], a_in, a_tot;
@@ -251,10 +252,11 @@ static bool graph_needs(struct net_plan *pl)
 
 /* Whether step i's output goes to step i + 1 alone (a chain's always): only
  * then may the two run fused (conv + pooling), the output of i never stored
- * for another reader. */
+ * for another reader; in a graph i + 1 is not the last step either (the
+ * forward that runs a graph's fused pair writes the pooling to the tile). */
 static bool sole_reader_next(const struct net_plan *pl, int i)
 {
-	return !pl->graph || (i + 1 < pl->nsteps && pl->st[i].readers == 1 &&
+	return !pl->graph || (i + 2 < pl->nsteps && pl->st[i].readers == 1 &&
 	                      pl->st[i + 1].nsrc == 1 && pl->st[i + 1].src[0] == i);
 }
 
