@@ -2182,7 +2182,7 @@ static void test_multi_as_one(void **state)
 
 			assert_int_equal(xo_model_open_string(specs[k], "multi1", be[b], 5, &m), XO_OK);
 			assert_int_equal(xo_model_param_count(m), 24);
-			xo_model_set_fused(m, false); /* a graph runs op by op: both alike */
+			xo_model_set_fused(m, false); /* several inputs run op by op: both alike */
 			if (k == 0)
 				assert_int_equal(xo_model_params_host(m, w0, false), XO_OK);
 			assert_int_equal(xo_model_params_host(m, w0, true), XO_OK);
