@@ -1,7 +1,8 @@
 /*
  * cl_net.c - the cl backend's fused whole-network path (struct xo_net,
- * include/xo/backend.h; kernels in cl/kernels/net.cl): a small sequential
- * network's training step in 2 launches and its inference batch in 1 (2 with
+ * include/xo/backend.h; kernels in cl/kernels/net.cl): a small network's
+ * (a chain, or a graph: each layer's sources in the table) training step
+ * in 2 launches and its inference batch in 1 (2 with
  * metrics), instead of one launch or more per layer and op. Launch count is
  * what makes small nets slow on a GPU, so this is the path the model runtime
  * takes on cl whenever xo_cl_net_fits says yes; everything else runs op by
@@ -38,7 +39,7 @@
 #include "cl_internal.h"
 
 /* The layer table: must match net.cl. */
-#define XO_NET_NF 21
+#define XO_NET_NF 28
 enum {
 	ND_KIND = 0,
 	ND_IN_LEN = 1,
@@ -61,7 +62,16 @@ enum {
 	ND_HAS_GRAD = 18,
 	ND_IN_SIZE = 19,
 	ND_OUT_SIZE = 20,
+	ND_LIN2 = 21,
+	ND_MODE = 22,
+	ND_G = 23,
+	ND_DX0 = 24,
+	ND_DX1 = 25,
+	ND_ACC0 = 26,
+	ND_ACC1 = 27,
 };
+/* net.cl's kind code of the elementwise merges (ND_MODE says which) */
+#define NK_MERGE 5
 
 /* Most layers the fused path takes (a small net; the table is a few KB). */
 #define XO_NET_MAX_LAYERS 64
@@ -127,6 +137,10 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 	d[ND_STRIDE] = 1;
 	d[ND_DIL] = 1;
 	d[ND_PAD] = 0;
+	/* a merge: the merge op's mode of the kind's name, shape kept */
+	if (xo_net_kind_merge(l->kind))
+		return l->out_len == l->in_len && l->out_ch == l->in_ch &&
+		       (int)p.mode == (int)(l->kind - XO_NET_ADD) + XO_MERGE_ADD;
 	if (!xo_net_kind_fusable(l->kind))
 		return false;
 	switch (l->kind) {
@@ -210,6 +224,101 @@ static bool holds(const struct xo_tensor *t, int64_t count)
 }
 
 /*
+ * Whether net's layers read what net.cl runs (a merge two sources, other
+ * kinds one; each the input, -1, or an earlier layer; a chain's the
+ * previous one), into *graph (a graph, or a chain holding a merge) and
+ * has_grad (training: the layer has parameters or reads a tensor that has
+ * a gradient).
+ */
+static bool sources_check(const struct xo_net *net, bool training, bool *has_grad, bool *graph)
+{
+	const int nl = net->nlayers;
+
+	*graph = net->graph;
+	for (int i = 0; i < nl; i++)
+		*graph = *graph || xo_net_kind_merge(net->layers[i].kind);
+	for (int i = 0; i < nl; i++) {
+		const struct xo_net_layer *l = &net->layers[i];
+
+		if (l->nsrc != (xo_net_kind_merge(l->kind) ? 2 : 1))
+			return false;
+		has_grad[i] = training && l->w_off >= 0;
+		for (int k = 0; k < l->nsrc; k++) {
+			if (l->src[k] < -1 || l->src[k] >= i || (!*graph && l->src[k] != i - 1))
+				return false;
+			if (l->src[k] >= 0 && has_grad[l->src[k]])
+				has_grad[i] = true;
+		}
+	}
+	return true;
+}
+
+/*
+ * Where the training kernel keeps each layer's gradient (ND_G) and writes
+ * the gradient w.r.t. each of its inputs (ND_DX0/1; -1: none needed), in
+ * local memory from loc; returns the end. A chain: two buffers of gmax
+ * floats used in turn (a flatten's gradient stays where it is). A graph:
+ * one buffer per layer with a gradient (the last layer's holds dz) and a
+ * term scratch: going from the last layer back (the op path's order), a
+ * tensor's first gradient term is written into its buffer, each later one
+ * into the scratch and then added in (ND_ACC0/1 the buffer; -1: in place).
+ */
+static int64_t grad_layout(const struct xo_net *net, struct plan *pl, const bool *has_grad,
+                           bool graph, int64_t loc, int64_t gmax)
+{
+	const int nl = net->nlayers;
+	bool written[XO_NET_MAX_LAYERS] = {false};
+	int64_t cur = loc, nxt = loc + gmax, term = 0;
+
+	for (int i = 0; i < nl; i++) {
+		int *d = pl->desc + i * XO_NET_NF;
+
+		d[ND_G] = d[ND_DX0] = d[ND_DX1] = d[ND_ACC0] = d[ND_ACC1] = -1;
+		if (graph && has_grad[i]) {
+			d[ND_G] = (int)loc;
+			loc += d[ND_OUT_SIZE];
+			term = term > d[ND_OUT_SIZE] ? term : d[ND_OUT_SIZE];
+		}
+	}
+	if (!graph)
+		loc += 2 * gmax;
+	for (int i = nl - 1; i >= 0; i--) {
+		const struct xo_net_layer *l = &net->layers[i];
+		int *d = pl->desc + i * XO_NET_NF;
+
+		if (!has_grad[i])
+			continue;
+		for (int k = 0; k < l->nsrc; k++) {
+			int j = l->src[k];
+
+			if (j < 0 || !has_grad[j])
+				continue;
+			if (!graph) {
+				d[ND_DX0] = (int)(l->kind == XO_NET_FLATTEN ? cur : nxt);
+			} else if (!written[j]) {
+				d[ND_DX0 + k] = pl->desc[j * XO_NET_NF + ND_G];
+				written[j] = true;
+			} else {
+				d[ND_DX0 + k] = (int)loc;
+				d[ND_ACC0 + k] = pl->desc[j * XO_NET_NF + ND_G];
+			}
+		}
+		if (graph)
+			continue;
+		d[ND_G] = (int)cur;
+		if (l->kind != XO_NET_FLATTEN) {
+			int64_t t = cur;
+
+			cur = nxt;
+			nxt = t;
+		}
+	}
+	pl->g0 = graph ? pl->desc[(nl - 1) * XO_NET_NF + ND_G] : loc - 2 * gmax;
+	pl->g1 = graph ? loc : loc - gmax;
+	return graph ? loc + term : loc;
+}
+
+/*
  * The plan of net in its mode, or false where the fused kernels do not run
  * it (layer kinds, activations, shapes, local memory, int indexing). No
  * side effects, no error messages.
@@ -221,7 +330,8 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	const struct xo_net_layer *last;
 	int64_t size;
 	cl_ulong local_mem = 0;
-	bool has_grad[XO_NET_MAX_LAYERS];
+	bool has_grad[XO_NET_MAX_LAYERS], graph;
+	int64_t outloc[XO_NET_MAX_LAYERS], osize[XO_NET_MAX_LAYERS];
 	int nl = net->nlayers;
 
 	memset(pl, 0, sizeof(*pl));
@@ -242,9 +352,8 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	    (!metrics || !net->grads || !net->adam_m || !net->adam_v || !holds(net->grads, size) ||
 	     !holds(net->adam_m, size) || !holds(net->adam_v, size)))
 		return false;
-	/* A layer has a gradient when it or a layer before it has parameters. */
-	for (int i = 0; i < nl; i++)
-		has_grad[i] = training && (net->layers[i].w_off >= 0 || (i && has_grad[i - 1]));
+	if (!sources_check(net, training, has_grad, &graph))
+		return false;
 
 	loc = net->in_size; /* the input sample at 0 */
 	prev_size = net->in_size;
@@ -259,16 +368,22 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 			return false;
 		isz = l->in_len * l->in_ch;
 		osz = l->out_len * l->out_ch;
-		if (isz != prev_size || !size_ok(isz) || !size_ok(osz) ||
-		    !layer_geometry(net, i, d))
+		for (int k = 0; k < l->nsrc; k++)
+			if ((l->src[k] < 0 ? net->in_size : osize[l->src[k]]) != isz)
+				return false;
+		if (!size_ok(isz) || !size_ok(osz) || !layer_geometry(net, i, d))
 			return false;
+		/* a graph reads each source where it lies (the input at 0) */
+		prev_loc = l->src[0] < 0 ? 0 : outloc[l->src[0]];
 		alias = l->kind == XO_NET_FLATTEN || (l->kind == XO_NET_DROPOUT && !training);
 		if ((l->kind == XO_NET_FLATTEN || l->kind == XO_NET_DROPOUT) && osz != isz)
 			return false;
 		/* Dropout's element index i * osz + e is an int (as the op's). */
 		if (l->kind == XO_NET_DROPOUT && osz > INT_MAX / net->n)
 			return false;
-		d[ND_KIND] = (int)l->kind;
+		d[ND_KIND] = xo_net_kind_merge(l->kind) ? NK_MERGE : (int)l->kind;
+		d[ND_MODE] = (int)l->p.mode;
+		d[ND_LIN2] = l->nsrc > 1 ? (l->src[1] < 0 ? 0 : (int)outloc[l->src[1]]) : 0;
 		d[ND_IN_LEN] = (int)(l->kind == XO_NET_DENSE ? 1 : l->in_len);
 		d[ND_IN_CH] = (int)(l->kind == XO_NET_DENSE ? isz : l->in_ch);
 		d[ND_OUT_LEN] = (int)l->out_len;
@@ -297,10 +412,6 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 			d[ND_B] = l->b_off >= 0 ? (int)l->b_off : -1;
 			covered += wcount + (l->b_off >= 0 ? l->out_ch : 0);
 		}
-		/* The dx of a layer without need_dx is never made; a layer
-		 * whose dx is needed must hand it to one with a gradient. */
-		if (training && l->need_dx && (!i || !has_grad[i - 1]))
-			return false;
 		if (has_grad[i]) {
 			gmax = gmax > isz ? gmax : isz;
 			gmax = gmax > osz ? gmax : osz;
@@ -309,6 +420,8 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 			loc += osz;
 		prev_loc = d[ND_LOUT];
 		prev_size = osz;
+		outloc[i] = d[ND_LOUT];
+		osize[i] = osz;
 		if (l->kind == XO_NET_DROPOUT) {
 			pl->seed = l->p.seed;
 			pl->step = l->p.step;
@@ -322,11 +435,8 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	pl->out_loc = prev_loc;
 	pl->t_loc = loc;
 	loc += net->classes;
-	if (training) {
-		pl->g0 = loc;
-		pl->g1 = loc + gmax;
-		loc += 2 * gmax;
-	}
+	if (training)
+		loc = grad_layout(net, pl, has_grad, graph, loc, gmax);
 	pl->lm_floats = loc;
 	/* Local memory of one work-group. */
 	if (clGetDeviceInfo(c->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem), &local_mem,

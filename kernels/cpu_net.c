@@ -33,6 +33,14 @@
  * convolution computes 6 rows from 8 of the first pooling's 9, and the
  * first convolution 24 of its 27 rows.
  *
+ * A graph (struct xo_net's graph: layers that read earlier outputs or the
+ * input, the elementwise merges) runs the same tiles, but each output stays
+ * in the tile until its last reader (graph_layout places the buffers by
+ * lifetime), a layer computes the most rows any reader reads, the merges
+ * are the merge op's arithmetic, and a tensor read by several layers gets
+ * the sum of their gradients in the op path's order (graph_deliver); a
+ * conv fuses with the pooling after it only when that is its one reader.
+ *
  * net_train_step (at the end of this file) runs the same tiles forward,
  * keeping every layer's output, then backward, with the weight gradients
  * summed per part and Adam as the backend's op.
@@ -90,6 +98,14 @@ struct net_step {
 	                          * dz ((ks - 1) * dil where tdx, else 0) */
 	const float *w, *b;      /* packed (or in place) kernel [kc][np], bias [np] */
 	int64_t pack_off;        /* offset of the packed kernel in shared scratch; -1 */
+	int src[XO_NET_SRC_MAX]; /* the tensors read: a layer's index, -1 the input */
+	int nsrc;
+	int mode;                /* merge: enum xo_merge */
+	int64_t stride;          /* graph: floats per sample of its output in a tile
+	                          * (a view's: its source's; the last: classes) */
+	int end;                 /* graph: its output's last reader (views followed) */
+	int readers;             /* graph: the sources of later steps that are it */
+	bool grad;               /* training: the gradient w.r.t. its output is used */
 };
 
 struct net_plan {
@@ -101,6 +117,14 @@ struct net_plan {
 	int64_t pack;    /* floats of packed kernels and biases */
 	int64_t macs;    /* multiply-adds per sample */
 	int64_t classes;
+	/* A graph (struct xo_net graph): every step reads its sources' outputs,
+	 * each kept alive in the tile until its last reader; a conv and
+	 * pooling fused only where the pooling is the conv's one reader.
+	 * Inference's per-sample layout: the input copy at a_in, step i's
+	 * output at aoff[i], a_tot in all (graph_layout). */
+	bool graph;
+	int in_end; /* the input's last reader */
+	int64_t aoff[NET_MAX_LAYERS], a_in, a_tot;
 };
 
 struct net_job {
@@ -152,6 +176,166 @@ static bool act_fused(int act)
 	       act == XO_ACTIVATION_SIGMOID;
 }
 
+/* ---- graphs ---------------------------------------------------------------------------- */
+
+/* Whether layer i's sources are ones the fused path reads (a merge two,
+ * any other kind one; each the input, -1, or an earlier layer: topological
+ * order), into step i; a chain's layer reads the previous one, a graph's
+ * each source of the reader's input shape. */
+static bool sources_ok(const struct xo_net *net, struct net_plan *pl, int i)
+{
+	const struct xo_net_layer *l = &net->layers[i];
+	struct net_step *s = &pl->st[i];
+
+	if (l->nsrc != (xo_net_kind_merge(l->kind) ? 2 : 1))
+		return false;
+	s->nsrc = l->nsrc;
+	for (int k = 0; k < l->nsrc; k++) {
+		int j = l->src[k];
+
+		if (j < -1 || j >= i || (!pl->graph && j != i - 1))
+			return false;
+		if (pl->graph && (j < 0 ? l->in_len * l->in_ch != net->in_size
+		                        : pl->st[j].out_len != l->in_len ||
+		                              pl->st[j].out_ch != l->in_ch))
+			return false;
+		s->src[k] = j;
+	}
+	return true;
+}
+
+/* A graph's rows per step, from the last back: a step computes (need_out)
+ * the most rows any of its readers reads (need_in), the last step every
+ * row. false: a step no later one reads (the runtime's graphs have none). */
+static bool graph_needs(struct net_plan *pl)
+{
+	int nl = pl->nsteps;
+	int64_t need[NET_MAX_LAYERS] = {0};
+
+	need[nl - 1] = pl->st[nl - 1].out_len;
+	for (int i = nl - 1; i >= 0; i--) {
+		struct net_step *s = &pl->st[i];
+
+		if (need[i] < 1)
+			return false;
+		s->need_out = need[i];
+		switch (s->kind) {
+		case XO_NET_CONV1D:
+			s->need_in = min64(s->in_len, (s->need_out - 1) * s->s - s->pad +
+			                                  (s->ks - 1) * s->dil + 1);
+			break;
+		case XO_NET_MAX_POOLING1D:
+			s->need_in = min64(s->in_len, (s->need_out - 1) * s->s - s->pad + s->ks);
+			break;
+		case XO_NET_DROPOUT:
+		case XO_NET_ADD:
+		case XO_NET_SUBTRACT:
+		case XO_NET_MULTIPLY:
+		case XO_NET_AVERAGE:
+		case XO_NET_MAXIMUM:
+		case XO_NET_MINIMUM:
+			s->need_in = s->need_out;
+			break;
+		default: /* flatten, dense, global average pooling: every row */
+			s->need_out = s->out_len;
+			s->need_in = s->in_len;
+			break;
+		}
+		for (int k = 0; k < s->nsrc; k++)
+			if (s->src[k] >= 0) {
+				need[s->src[k]] = max64(need[s->src[k]], s->need_in);
+				pl->st[s->src[k]].readers++;
+			}
+	}
+	return true;
+}
+
+/* Whether step i's output goes to step i + 1 alone (a chain's always): only
+ * then may the two run fused (conv + pooling), the output of i never stored
+ * for another reader; in a graph i + 1 is not the last step either (the
+ * forward that runs a graph's fused pair writes the pooling to the tile). */
+static bool sole_reader_next(const struct net_plan *pl, int i)
+{
+	return !pl->graph || (i + 2 < pl->nsteps && pl->st[i].readers == 1 &&
+	                      pl->st[i + 1].nsrc == 1 && pl->st[i + 1].src[0] == i);
+}
+
+/* A buffer of a tile's layout: its offset and floats per sample, alive from
+ * step from to step to (both included; the input copy from -1). */
+struct net_buf {
+	int64_t off, size;
+	int from, to;
+};
+
+/* Places a buffer alive over [from, to] at the lowest offset, bumped past
+ * every placed buffer alive at the same time that it would overlap. */
+static int64_t buf_place(struct net_buf *b, int *nb, int from, int to, int64_t size)
+{
+	int64_t off = 0;
+	bool moved = true;
+
+	while (moved) {
+		moved = false;
+		for (int k = 0; k < *nb; k++)
+			if (b[k].from <= to && from <= b[k].to && off < b[k].off + b[k].size &&
+			    b[k].off < off + size) {
+				off = b[k].off + b[k].size;
+				moved = true;
+			}
+	}
+	b[(*nb)++] = (struct net_buf){off, size, from, to};
+	return off;
+}
+
+/*
+ * A graph's strides (a flatten's or dropout's output lies as its source's:
+ * the same bytes at inference, its source's layout when training draws a
+ * mask), each output's last reader (a view's readers read its source's
+ * buffer) and inference's tile layout: the input copy and each stored
+ * output kept from its writer to its last reader, at offsets that no buffer
+ * alive at the same time overlaps. Returns the layout's floats per sample.
+ */
+static int64_t graph_layout(struct net_plan *pl, const struct xo_net *net)
+{
+	const int nl = pl->nsteps;
+	int root[NET_MAX_LAYERS]; /* the step whose buffer holds i's output; -1 the input */
+	struct net_buf b[NET_MAX_LAYERS + 1];
+	int nb = 0;
+
+	pl->in_end = -1;
+	for (int i = 0; i < nl; i++) {
+		struct net_step *s = &pl->st[i];
+		bool view = s->kind == XO_NET_FLATTEN || s->kind == XO_NET_DROPOUT;
+		int j0 = s->src[0];
+
+		s->end = i;
+		for (int k = 0; k < s->nsrc; k++) {
+			int r = s->src[k] < 0 ? -1 : root[s->src[k]];
+
+			if (r < 0)
+				pl->in_end = i;
+			else
+				pl->st[r].end = i;
+		}
+		root[i] = !view ? i : j0 < 0 ? -1 : root[j0];
+		s->stride = i == nl - 1 ? pl->classes
+		            : view      ? (j0 < 0 ? net->in_size : pl->st[j0].stride)
+		                        : s->need_out * s->out_ch;
+	}
+	pl->a_in = buf_place(b, &nb, -1, pl->in_end, net->in_size);
+	/* a pooling fused into the conv before it is written at the conv's step */
+	for (int i = 0; i + 1 < nl; i++)
+		if (root[i] == i && !pl->st[i].pool_fused) /* whose rows are never stored */
+			pl->aoff[i] = buf_place(b, &nb,
+			                        i > 0 && (pl->st[i - 1].pool_fused ||
+			                                  pl->st[i - 1].gap_fused) ? i - 1 : i,
+			                        pl->st[i].end, pl->st[i].stride);
+	pl->a_tot = 0;
+	for (int k = 0; k < nb; k++)
+		pl->a_tot = max64(pl->a_tot, b[k].off + b[k].size);
+	return pl->a_tot;
+}
+
 /* ---- plan ---------------------------------------------------------------------------- */
 
 /*
@@ -179,6 +363,11 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		return false;
 	pl->nsteps = nl;
 	pl->classes = net->classes;
+	/* a merge makes a graph of the net even when its sources are both the
+	 * previous layer */
+	pl->graph = net->graph;
+	for (int i = 0; i < nl; i++)
+		pl->graph = pl->graph || xo_net_kind_merge(net->layers[i].kind);
 	for (int i = 0; i < nl; i++) {
 		const struct xo_net_layer *l = &net->layers[i];
 		struct net_step *s = &pl->st[i];
@@ -191,12 +380,16 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		s->out_len = l->out_len;
 		s->out_ch = l->out_ch;
 		s->pack_off = -1;
-		if (!(xo_net_kind_fusable(l->kind) || l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D) ||
+		s->grad = net->training && (l->w_off >= 0 || l->need_dx);
+		if (!(xo_net_kind_fusable(l->kind) || l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D ||
+		      xo_net_kind_merge(l->kind)) ||
 		    l->in_len < 1 || l->in_ch < 1 ||
 		    l->out_len < 1 || l->out_ch < 1)
 			return false;
 		if (l->in_len > NET_MAX_SAMPLE_FLOATS / l->in_ch ||
 		    l->out_len > NET_MAX_SAMPLE_FLOATS / l->out_ch)
+			return false;
+		if (!sources_ok(net, pl, i))
 			return false;
 		if ((l->kind == XO_NET_CONV1D || l->kind == XO_NET_MAX_POOLING1D ||
 		     l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D) &&
@@ -253,19 +446,35 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 			if (l->out_len != l->in_len || l->out_ch != l->in_ch)
 				return false;
 			break;
+		case XO_NET_ADD:
+		case XO_NET_SUBTRACT:
+		case XO_NET_MULTIPLY:
+		case XO_NET_AVERAGE:
+		case XO_NET_MAXIMUM:
+		case XO_NET_MINIMUM:
+			/* the merge op's mode of the kind's name (enum orders alike) */
+			s->mode = (int)(l->kind - XO_NET_ADD) + XO_MERGE_ADD;
+			if (l->out_len != l->in_len || l->out_ch != l->in_ch ||
+			    (int)p->mode != s->mode)
+				return false;
+			break;
 		default: /* XO_NET_ACTIVATION: op by op */
 			return false;
 		}
-		if (i > 0 && (pl->st[i - 1].out_len * pl->st[i - 1].out_ch != l->in_len * l->in_ch))
+		if (!pl->graph && i > 0 &&
+		    (pl->st[i - 1].out_len * pl->st[i - 1].out_ch != l->in_len * l->in_ch))
 			return false;
 	}
 	if (pl->st[0].in_len * pl->st[0].in_ch != net->in_size ||
 	    pl->st[nl - 1].out_len * pl->st[nl - 1].out_ch != net->classes)
 		return false;
 
-	/* Rows each layer must produce, from the last layer back. */
+	/* Rows each layer must produce, from the last layer back: a graph's
+	 * layer the most rows any of its readers reads. */
+	if (pl->graph && !graph_needs(pl))
+		return false;
 	need = pl->st[nl - 1].out_len;
-	for (int i = nl - 1; i >= 0; i--) {
+	for (int i = nl - 1; i >= 0 && !pl->graph; i--) {
 		struct net_step *s = &pl->st[i];
 		int64_t last;
 
@@ -311,12 +520,13 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		s->direct = s->pad == 0 &&
 		            (s->act == XO_ACTIVATION_LINEAR || s->act == XO_ACTIVATION_RELU) &&
 		            (s->need_out - 1) * s->s + (s->ks - 1) * s->dil < s->need_in;
-		s->gap_fused = s->direct && i + 1 < nl &&
+		s->gap_fused = sole_reader_next(pl, i) && s->direct && i + 1 < nl &&
 		               pl->st[i + 1].kind == XO_NET_GLOBAL_AVERAGE_POOLING1D &&
 		               s->need_out == s->out_len;
 		if (!s->windows && !s->direct)
 			pl->col_max = max64(pl->col_max, s->need_out * s->kc);
-		if (i + 1 < nl && pl->st[i + 1].kind == XO_NET_MAX_POOLING1D && s->windows &&
+		if (sole_reader_next(pl, i) && i + 1 < nl &&
+		    pl->st[i + 1].kind == XO_NET_MAX_POOLING1D && s->windows &&
 		    s->s == 1 && s->np == s->out_ch &&
 		    net_kernels(c)->conv_pool_fits(s->out_ch, pl->st[i + 1].ks, s->act)) {
 			const struct net_step *q = &pl->st[i + 1];
@@ -334,9 +544,10 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 	for (int i = 0; i < nl; i++)
 		if (!pl->st[i].pool_fused)
 			pl->act_max = max64(pl->act_max, pl->st[i].need_out * pl->st[i].out_ch);
-	sample = pl->act_max;
+	/* two ping-pong buffers, or a graph's outputs alive at once */
+	sample = pl->graph ? graph_layout(pl, net) : 2 * pl->act_max;
 	pl->tile = NET_TILE;
-	while (pl->tile > 1 && pl->tile * (2 * sample + pl->col_max) > NET_TILE_FLOATS * 2)
+	while (pl->tile > 1 && pl->tile * (sample + pl->col_max) > NET_TILE_FLOATS * 2)
 		pl->tile /= 2;
 	return true;
 }
@@ -500,6 +711,75 @@ static void tile_gap(const struct xo_cpu_kernels *k, const float *x, int64_t xs,
 	}
 }
 
+/* The merge op's elementwise forward of one sample's count floats (mode:
+ * enum xo_merge), the op kernel's arithmetic (cpu_merge.c): one rounding
+ * of the exact value each, so bit-identical to it. */
+static void merge_fwd(int mode, const float *a, const float *b, float *y, int64_t count)
+{
+	switch (mode) {
+	case XO_MERGE_ADD:
+		for (int64_t e = 0; e < count; e++)
+			y[e] = a[e] + b[e];
+		break;
+	case XO_MERGE_SUBTRACT:
+		for (int64_t e = 0; e < count; e++)
+			y[e] = a[e] - b[e];
+		break;
+	case XO_MERGE_MULTIPLY:
+		for (int64_t e = 0; e < count; e++)
+			y[e] = a[e] * b[e];
+		break;
+	case XO_MERGE_AVERAGE:
+		for (int64_t e = 0; e < count; e++)
+			y[e] = (a[e] + b[e]) * 0.5f;
+		break;
+	case XO_MERGE_MAXIMUM:
+		for (int64_t e = 0; e < count; e++)
+			y[e] = a[e] > b[e] ? a[e] : b[e];
+		break;
+	default: /* XO_MERGE_MINIMUM (plan_make takes no other) */
+		for (int64_t e = 0; e < count; e++)
+			y[e] = a[e] < b[e] ? a[e] : b[e];
+		break;
+	}
+}
+
+/* The gradient d of one sample's count floats w.r.t. input which (0: the
+ * first, mine; other the second), the merge op's backward (ops.def): add
+ * dy, subtract dy or -dy, multiply dy times the other input, average
+ * dy / 2, maximum / minimum dy to the larger / smaller, 0 to the other,
+ * dy / 2 to each on a tie; as cpu_merge.c computes it. */
+static void merge_bwd(int mode, int which, const float *mine, const float *other,
+                      const float *dy, float *d, int64_t count)
+{
+	bool max = mode == XO_MERGE_MAXIMUM;
+
+	switch (mode) {
+	case XO_MERGE_ADD:
+		memcpy(d, dy, (size_t)count * sizeof(float));
+		break;
+	case XO_MERGE_SUBTRACT:
+		for (int64_t e = 0; e < count; e++)
+			d[e] = which ? -dy[e] : dy[e];
+		break;
+	case XO_MERGE_MULTIPLY:
+		for (int64_t e = 0; e < count; e++)
+			d[e] = dy[e] * other[e];
+		break;
+	case XO_MERGE_AVERAGE:
+		for (int64_t e = 0; e < count; e++)
+			d[e] = dy[e] * 0.5f;
+		break;
+	default: /* XO_MERGE_MAXIMUM, XO_MERGE_MINIMUM */
+		for (int64_t e = 0; e < count; e++) {
+			bool wins = max ? mine[e] > other[e] : mine[e] < other[e];
+
+			d[e] = mine[e] == other[e] ? dy[e] * 0.5f : wins ? dy[e] : 0.0f;
+		}
+		break;
+	}
+}
+
 /* Runs samples [s0, s0 + cnt) through every layer with scratch scr. */
 static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float *scr)
 {
@@ -629,6 +909,9 @@ static void net_task(void *arg, int t, int nt)
 }
 
 static bool train_fits(const struct net_plan *pl, const struct xo_net *net);
+static enum xo_status graph_forward(struct xo_cpu_ctx *c, const struct net_plan *pl,
+                                    const struct xo_net *net);
+static void bind_weights(struct net_plan *pl, const struct xo_net *net, float *base);
 
 /*
  * Fills the fields of j that a forward call and a training step share, for
@@ -734,6 +1017,8 @@ enum xo_status xo_cpu_net_forward(struct xo_backend *be, const struct xo_net *ne
 
 	if (!plan_make(c, net, &pl) || net->training)
 		return xo_error(XO_EINVAL, "cpu: net_forward on a net that does not fit");
+	if (pl.graph)
+		return graph_forward(c, &pl, net);
 	st = job_init(&j, c, &pl, net, 1, &nt);
 	if (st)
 		return st;
@@ -781,6 +1066,10 @@ struct train_job {
 	float drop_scale[NET_MAX_LAYERS];
 	double inv_n;
 	int nt;
+	/* graph: floats per sample before step i's output gradient (each
+	 * layer's own, its source's stride) and before the scratch a later
+	 * term of a fan-out sum is written to */
+	int64_t gboff[NET_MAX_LAYERS], tmoff;
 };
 
 /* Layer i's dropout of cnt samples x[n * stride] -> y (same layout) of
@@ -820,30 +1109,32 @@ static void dz_pads(const struct net_step *s, float *dz, int64_t cnt)
 	}
 }
 
-static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, float *scr,
-                       float *sums)
+/* A tile's tensors in a forward pass: each step's input (in2: a merge's
+ * second) and output, samples stride floats apart. */
+struct tile_io {
+	const float *in[NET_MAX_LAYERS], *in2[NET_MAX_LAYERS];
+	int64_t in_stride[NET_MAX_LAYERS], in2_stride[NET_MAX_LAYERS];
+	float *out[NET_MAX_LAYERS];
+	int64_t out_stride[NET_MAX_LAYERS];
+};
+
+/*
+ * The forward pass of samples [s0, s0 + cnt) in scratch scr (layout of j:
+ * the input copy at a_in, step i's output at aoff[i], dropout masks at
+ * moff[i]; col the im2col scratch) into io; the last step writes the
+ * probabilities. Training keeps every output (a layout of its own); a
+ * graph's inference layout reuses a buffer once its last reader is done.
+ */
+static void tile_forward(struct train_job *j, int64_t s0, int64_t cnt, float *scr, float *col,
+                         struct tile_io *io)
 {
 	const struct net_plan *pl = j->f.plan;
 	const struct xo_cpu_kernels *k = j->f.k;
 	const int64_t tile = pl->tile, classes = pl->classes, nl = pl->nsteps;
-	const float *in[NET_MAX_LAYERS];
-	int64_t in_stride[NET_MAX_LAYERS];
-	float *out[NET_MAX_LAYERS];
-	int64_t out_stride[NET_MAX_LAYERS];
-	float *g[2], *dz, *col;
-	float *gout;
-	int gb = 0;
+	float *xin = scr + tile * j->a_in;
+	const int64_t is = j->f.net->in_size;
 
-	g[0] = scr + tile * j->a_tot;
-	g[1] = g[0] + tile * j->g_max;
-	dz = g[1] + tile * j->g_max;
-	col = dz + tile * j->dz_max;
-
-	/* forward, every output kept */
 	{
-		float *xin = scr + tile * j->a_in;
-		int64_t is = j->f.net->in_size;
-
 		/* shuffled rows are cache misses: ask for this tile's label rows
 		 * (read by the metrics after the forward pass) and for the next
 		 * tile's input and label rows (train_task runs a part's tiles in
@@ -851,7 +1142,8 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		for (int64_t n = s0; n < min64(s0 + 2 * tile, j->f.n); n++) {
 			int64_t r = j->f.index ? j->f.index[n] : n;
 
-			__builtin_prefetch(j->f.t + r * classes);
+			if (j->f.t)
+				__builtin_prefetch(j->f.t + r * classes);
 			if (n < s0 + cnt)
 				continue;
 			for (int64_t e = 0; e < is; e += 16)
@@ -862,35 +1154,37 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 
 			memcpy(xin + n * is, j->f.x + r * is, (size_t)is * sizeof(float));
 		}
-		in[0] = xin;
-		in_stride[0] = is;
 	}
 	for (int i = 0; i < nl; i++) {
 		const struct net_step *s = &pl->st[i];
 		bool last = i == nl - 1;
+		int j0 = s->src[0], j1 = s->nsrc > 1 ? s->src[1] : 0;
 
-		if (i > 0) {
-			in[i] = out[i - 1];
-			in_stride[i] = out_stride[i - 1];
+		io->in[i] = j0 < 0 ? xin : io->out[j0];
+		io->in_stride[i] = j0 < 0 ? is : io->out_stride[j0];
+		if (s->nsrc > 1) {
+			io->in2[i] = j1 < 0 ? xin : io->out[j1];
+			io->in2_stride[i] = j1 < 0 ? is : io->out_stride[j1];
 		}
-		out[i] = last ? j->f.probs + s0 * classes : scr + tile * j->aoff[i];
-		out_stride[i] = last ? classes : s->need_out * s->out_ch;
+		io->out[i] = last ? j->f.probs + s0 * classes : scr + tile * j->aoff[i];
+		io->out_stride[i] = last ? classes : s->need_out * s->out_ch;
 		if (s->pool_fused) {
 			/* conv + pooling: only the pooled rows (layer i + 1's output)
 			 * and the window argmax are kept; i + 1 < nl - 1 (the last
 			 * layer is dense) */
 			const struct net_step *q = &pl->st[i + 1];
-			const struct act x = {in[i], in_stride[i], s->need_in, s->in_ch};
-			struct xo_cpu_net_conv_pool cp =
-			    conv_pool_of(s, &x, cnt, scr + tile * j->aoff[i + 1],
-			                 (int32_t *)(void *)(scr + tile * j->argoff[i]));
+			const struct act x = {io->in[i], io->in_stride[i], s->need_in, s->in_ch};
+			/* the window argmax only for training's backward */
+			struct xo_cpu_net_conv_pool cp = conv_pool_of(
+			    s, &x, cnt, scr + tile * j->aoff[i + 1],
+			    j->f.net->training ? (int32_t *)(void *)(scr + tile * j->argoff[i]) : NULL);
 
 			j->f.nk->conv_pool(&cp);
-			out[i] = NULL;
-			in[i + 1] = NULL;
-			in_stride[i + 1] = 0;
-			out[i + 1] = cp.y;
-			out_stride[i + 1] = q->need_out * q->out_ch;
+			io->out[i] = NULL;
+			io->in[i + 1] = NULL;
+			io->in_stride[i + 1] = 0;
+			io->out[i + 1] = cp.y;
+			io->out_stride[i + 1] = q->need_out * q->out_ch;
 			i++;
 			continue;
 		}
@@ -900,52 +1194,52 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			break;
 		case XO_NET_CONV1D:
 		case XO_NET_DENSE: {
-			const struct act x = {in[i], in_stride[i], s->need_in, s->in_ch};
+			const struct act x = {io->in[i], io->in_stride[i], s->need_in, s->in_ch};
 
 			if (s->gap_fused) {
 				/* rows kept (the backward pass reads them) and
 				 * the global average pooling (layer i + 1 < nl - 1:
 				 * the last layer is dense) in one pass */
 				struct xo_cpu_net_conv cv =
-				    conv_of(s, &x, cnt, out[i], scr + tile * j->aoff[i + 1]);
+				    conv_of(s, &x, cnt, io->out[i], scr + tile * j->aoff[i + 1]);
 
 				j->f.nk->conv(&cv);
-				in[i + 1] = out[i];
-				in_stride[i + 1] = out_stride[i];
-				out[i + 1] = cv.gap;
-				out_stride[i + 1] = s->out_ch;
+				io->in[i + 1] = io->out[i];
+				io->in_stride[i + 1] = io->out_stride[i];
+				io->out[i + 1] = cv.gap;
+				io->out_stride[i + 1] = s->out_ch;
 				i++;
 				break;
 			}
 			if (s->direct) {
-				struct xo_cpu_net_conv cv = conv_of(s, &x, cnt, out[i], NULL);
+				struct xo_cpu_net_conv cv = conv_of(s, &x, cnt, io->out[i], NULL);
 
-				cv.y_stride = out_stride[i];
+				cv.y_stride = io->out_stride[i];
 				j->f.nk->conv(&cv);
 				break;
 			}
-			step_gemm(k, s, &x, cnt, col, out[i]);
+			step_gemm(k, s, &x, cnt, col, io->out[i]);
 			break;
 		}
 		case XO_NET_MAX_POOLING1D: {
 			struct xo_cpu_pool p = pool_of(s);
 
 			for (int64_t n = 0; n < cnt; n++) {
-				p.x = in[i] + n * in_stride[i];
-				p.y = out[i] + n * out_stride[i];
+				p.x = io->in[i] + n * io->in_stride[i];
+				p.y = io->out[i] + n * io->out_stride[i];
 				k->pool_fwd(&p);
 			}
 			break;
 		}
 		case XO_NET_GLOBAL_AVERAGE_POOLING1D:
-			tile_gap(k, in[i], in_stride[i], s->in_len, s->in_ch, cnt, out[i],
-			         out_stride[i]);
+			tile_gap(k, io->in[i], io->in_stride[i], s->in_len, s->in_ch, cnt, io->out[i],
+			         io->out_stride[i]);
 			break;
 		case XO_NET_DROPOUT:
 			if (j->drop_thr[i]) {
-				train_dropout(j, i, s0, cnt, in[i], out[i], in_stride[i],
+				train_dropout(j, i, s0, cnt, io->in[i], io->out[i], io->in_stride[i],
 				              (int32_t *)(void *)(scr + tile * j->moff[i]), false);
-				out_stride[i] = in_stride[i];
+				io->out_stride[i] = io->in_stride[i];
 				break;
 			}
 			/* rate 0 keeps everything, scale 1 */
@@ -954,11 +1248,114 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			XO_ASSERT(s->kind != XO_NET_ACTIVATION);
 			/* fall through */
 		case XO_NET_FLATTEN:
-			out[i] = (float *)in[i];
-			out_stride[i] = in_stride[i];
+			if (last) { /* a graph's output (inference): the bytes, copied */
+				for (int64_t n = 0; n < cnt; n++)
+					memcpy(io->out[i] + n * classes,
+					       io->in[i] + n * io->in_stride[i],
+					       (size_t)classes * sizeof(float));
+				break;
+			}
+			io->out[i] = (float *)io->in[i];
+			io->out_stride[i] = io->in_stride[i];
+			break;
+		case XO_NET_ADD:
+		case XO_NET_SUBTRACT:
+		case XO_NET_MULTIPLY:
+		case XO_NET_AVERAGE:
+		case XO_NET_MAXIMUM:
+		case XO_NET_MINIMUM:
+			for (int64_t n = 0; n < cnt; n++)
+				merge_fwd(s->mode, io->in[i] + n * io->in_stride[i],
+				          io->in2[i] + n * io->in2_stride[i],
+				          io->out[i] + n * io->out_stride[i], s->need_out * s->out_ch);
 			break;
 		}
 	}
+}
+
+
+/* Where step i writes its gradient w.r.t. source k (stride: that source's
+ * output's, into *stride): the source's gradient buffer when this is its
+ * first term (readers run from the last back, as the op path's backward),
+ * else the term scratch that graph_deliver adds in. NULL: the source needs
+ * no gradient (the input, or a part of the graph without parameters). */
+static float *graph_target(const struct train_job *j, int i, int k, float *scr,
+                           const bool *written, int64_t *stride)
+{
+	const struct net_plan *pl = j->f.plan;
+	int src = pl->st[i].src[k];
+
+	if (src < 0 || !pl->st[src].grad)
+		return NULL;
+	*stride = pl->st[src].stride;
+	return scr + pl->tile * (written[src] ? j->tmoff : j->gboff[src]);
+}
+
+/* Step i's term d (graph_target's) of source k's gradient for cnt samples:
+ * the first term's rows past those step i reads are zero (it reads fewer
+ * rows than another reader); a later term is added, one float addition an
+ * element as the op path's fan-out sum (merge mode add). */
+static void graph_deliver(const struct train_job *j, int i, int k, int64_t cnt, const float *d,
+                          float *scr, bool *written)
+{
+	const struct net_plan *pl = j->f.plan;
+	const struct net_step *s = &pl->st[i], *p = &pl->st[s->src[k]];
+	float *g = scr + pl->tile * j->gboff[s->src[k]];
+	const int64_t w = s->need_in * s->in_ch, v = p->need_out * p->out_ch, st = p->stride;
+
+	for (int64_t n = 0; n < cnt; n++) {
+		if (!written[s->src[k]])
+			memset(g + n * st + w, 0, (size_t)(v - w) * sizeof(float));
+		else
+			j->f.k->add(g + n * st, d + n * st, w);
+	}
+	written[s->src[k]] = true;
+}
+
+/* A merge step i's backward: each source's gradient term from gout (the
+ * first source's first, as the merge op writes da then the fan-out sums
+ * add db), each delivered before the next is made. */
+static void graph_merge_bwd(const struct train_job *j, int i, int64_t cnt,
+                            const struct tile_io *io, const float *gout, float *scr,
+                            bool *written)
+{
+	const struct net_step *s = &j->f.plan->st[i];
+	const float *x[2] = {io->in[i], io->in2[i]};
+	const int64_t xs[2] = {io->in_stride[i], io->in2_stride[i]};
+	const int64_t count = s->need_out * s->out_ch;
+
+	for (int k = 0; k < 2; k++) {
+		int64_t ds = 0;
+		float *d = graph_target(j, i, k, scr, written, &ds);
+
+		if (!d)
+			continue;
+		for (int64_t n = 0; n < cnt; n++)
+			merge_bwd(s->mode, k, x[k] + n * xs[k], x[1 - k] + n * xs[1 - k],
+			          gout + n * s->stride, d + n * ds, count);
+		graph_deliver(j, i, k, cnt, d, scr, written);
+	}
+}
+
+static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, float *scr,
+                       float *sums)
+{
+	const struct net_plan *pl = j->f.plan;
+	const struct xo_cpu_kernels *k = j->f.k;
+	const int64_t tile = pl->tile, classes = pl->classes, nl = pl->nsteps;
+	struct tile_io iob, *io = &iob;
+	float *g[2], *dz, *col;
+	float *gout;
+	int gb = 0;
+	bool written[NET_MAX_LAYERS] = {false}; /* graph: a gradient's first term is in */
+
+	g[0] = scr + tile * j->a_tot;
+	g[1] = g[0] + tile * j->g_max;
+	dz = g[1] + tile * j->g_max;
+	col = dz + tile * j->dz_max;
+
+	/* forward, every output kept */
+	tile_forward(j, s0, cnt, scr, col, io);
 
 	/* loss terms, accuracy, and dz = (p - t) / n of the last layer */
 	tile_metrics(&j->f, part, s0, cnt);
@@ -981,8 +1378,21 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		const struct net_step *s = &pl->st[i];
 		const struct xo_net_layer *l = &j->f.net->layers[i];
 		float *gin = l->need_dx ? g[gb] : NULL;
-		int64_t gin_stride; /* floats per sample of gin: out_stride[i - 1] */
+		/* floats per sample of gin: its source's output's */
+		int64_t gin_stride = s->need_in * s->in_ch;
 
+		if (pl->graph) {
+			/* a graph's gradients: one buffer per output, the
+			 * first term written in place, later ones added */
+			if (!s->grad)
+				continue;
+			gout = i == nl - 1 ? NULL : scr + tile * j->gboff[i];
+			if (s->nsrc > 1) {
+				graph_merge_bwd(j, i, cnt, io, gout, scr, written);
+				continue;
+			}
+			gin = graph_target(j, i, 0, scr, written, &gin_stride);
+		}
 		switch (s->kind) {
 		default: /* !xo_net_kind_fusable: refused by plan_make */
 			XO_ASSERT(!"cpu net: a layer kind plan_make refuses");
@@ -1003,13 +1413,13 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 
 			if (i != nl - 1 && !s->pool_fused && !s->gap_fused) {
 				if (s->zpad == 0) {
-					xo_cpu_act_dz(k, s->act, out[i], gout, dz, m, s->out_ch,
+					xo_cpu_act_dz(k, s->act, io->out[i], gout, dz, m, s->out_ch,
 					              s->np);
 				} else {
 					dz_pads(s, dz, cnt);
 					for (int64_t n = 0; n < cnt; n++)
-						xo_cpu_act_dz(k, s->act, out[i] + n * out_stride[i],
-						              gout + n * out_stride[i],
+						xo_cpu_act_dz(k, s->act, io->out[i] + n * io->out_stride[i],
+						              gout + n * io->out_stride[i],
 						              dz + n * zs + s->zpad * s->np, s->need_out,
 						              s->out_ch, s->np);
 				}
@@ -1019,8 +1429,8 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 				          sums + j->goff[i] + s->kc * s->np);
 			if (s->direct) {
 				const struct xo_cpu_net_conv_dw dw = {
-				    .x = in[i],
-				    .x_stride = in_stride[i],
+				    .x = io->in[i],
+				    .x_stride = io->in_stride[i],
 				    .ldx = s->in_ch,
 				    .samples = cnt,
 				    .out = s->need_out,
@@ -1036,14 +1446,14 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 
 				j->f.nk->conv_dw(&dw);
 			} else if (s->kind == XO_NET_DENSE) {
-				tn.a = (struct xo_cpu_rows){in[i], in_stride[i], cnt, 0};
+				tn.a = (struct xo_cpu_rows){io->in[i], io->in_stride[i], cnt, 0};
 			} else if (s->windows) {
-				tn.a = (struct xo_cpu_rows){in[i], s->s * s->in_ch, s->need_out,
-				                            in_stride[i]};
+				tn.a = (struct xo_cpu_rows){io->in[i], s->s * s->in_ch, s->need_out,
+				                            io->in_stride[i]};
 			} else {
 				/* padding or dilation: the forward pass's im2col
 				 * rows again (col is overwritten by dx below) */
-				const struct act x = {in[i], in_stride[i], s->need_in, s->in_ch};
+				const struct act x = {io->in[i], io->in_stride[i], s->need_in, s->in_ch};
 
 				tile_im2col(s, &x, cnt, col);
 				tn.a = (struct xo_cpu_rows){col, s->kc, m, 0};
@@ -1052,7 +1462,6 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 				k->gemm_tn(&tn);
 			if (!gin)
 				break;
-			gin_stride = s->need_in * s->in_ch;
 			if (s->tdx) {
 				/* dx[r] = sum over taps q of dz[r - q * dil] W_q^T: a
 				 * direct conv over the padded dz with the taps
@@ -1092,14 +1501,13 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 
 				if (s->kind == XO_NET_DENSE) {
 					gm.c = gin;
-					gm.ldc = s->kc;
+					gm.ldc = gin_stride;
 					k->gemm_nn(&gm);
 					break;
 				}
 				gm.c = col;
 				gm.ldc = s->kc;
 				k->gemm_nn(&gm);
-				gin_stride = s->need_in * s->in_ch;
 				for (int64_t n = 0; n < cnt; n++) {
 					float *dxs = gin + n * gin_stride;
 
@@ -1133,7 +1541,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 				const struct net_step *cv = &pl->st[i - 1];
 
 				j->f.nk->pool_dz(
-				    out[i],
+				    io->out[i],
 				    (const int32_t *)(const void *)(scr + tile * j->argoff[i - 1]),
 				    gout, dz, cnt * cv->pooled, cv->out_ch, cv->pool, cv->act);
 				gin = NULL;
@@ -1141,10 +1549,9 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			}
 			if (!gin)
 				break;
-			gin_stride = s->need_in * s->in_ch;
 			for (int64_t n = 0; n < cnt; n++) {
-				p.x = in[i] + n * in_stride[i];
-				p.dy = gout + n * out_stride[i];
+				p.x = io->in[i] + n * io->in_stride[i];
+				p.dy = gout + n * io->out_stride[i];
 				p.y = gin + n * gin_stride;
 				k->pool_bwd(&p);
 			}
@@ -1157,7 +1564,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 				const int64_t zs = (cv->need_out + 2 * cv->zpad) * cv->np;
 
 				dz_pads(cv, dz, cnt);
-				j->f.nk->gap_dz(out[i - 1], gout, dz + cv->zpad * cv->np, cnt,
+				j->f.nk->gap_dz(io->out[i - 1], gout, dz + cv->zpad * cv->np, cnt,
 				                cv->need_out, cv->out_ch, cv->np, zs, cv->act);
 				gin = NULL;
 				break;
@@ -1165,10 +1572,9 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			if (!gin)
 				break;
 			/* dx[l][c] = dy[c] / len for every row l (cpu_pool.c) */
-			gin_stride = s->need_in * s->in_ch;
 			for (int64_t n = 0; n < cnt; n++) {
 				float *dxs = gin + n * gin_stride;
-				const float *dys = gout + n * out_stride[i];
+				const float *dys = gout + n * io->out_stride[i];
 
 				for (int64_t c = 0; c < s->in_ch; c++)
 					dxs[c] = dys[c] / (float)s->in_len;
@@ -1181,7 +1587,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			if (!gin)
 				break;
 			if (j->drop_thr[i]) {
-				train_dropout(j, i, s0, cnt, gout, gin, out_stride[i],
+				train_dropout(j, i, s0, cnt, gout, gin, io->out_stride[i],
 				              (int32_t *)(void *)(scr + tile * j->moff[i]), true);
 				break;
 			}
@@ -1190,9 +1596,21 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			XO_ASSERT(s->kind != XO_NET_ACTIVATION);
 			/* fall through */
 		case XO_NET_FLATTEN:
-			/* the same bytes: the gradient passes unchanged */
-			gin = gout;
+			/* the same bytes: the gradient passes unchanged (a
+			 * graph's into its source's buffer or term) */
+			if (!pl->graph) {
+				gin = gout;
+				break;
+			}
+			for (int64_t n = 0; gin && n < cnt; n++)
+				memcpy(gin + n * gin_stride, gout + n * gin_stride,
+				       (size_t)(s->need_in * s->in_ch) * sizeof(float));
 			break;
+		}
+		if (pl->graph) {
+			if (gin)
+				graph_deliver(j, i, 0, cnt, gin, scr, written);
+			continue;
 		}
 		if (!l->need_dx)
 			break;
@@ -1200,6 +1618,93 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 			gb ^= 1;
 		gout = gin;
 	}
+}
+
+/*
+ * A graph's gradient buffers (each step's but the last's, of its output's
+ * stride, where the training step uses it) placed from base as the
+ * inference layout places outputs: each kept from its first term (its last
+ * reader, the backward pass running from the last step) to its own step,
+ * clear of every other alive then, into goff. Returns their floats per
+ * sample.
+ */
+static int64_t graph_grad_layout(const struct net_plan *pl, int64_t *goff, int64_t base)
+{
+	const int nl = pl->nsteps;
+	int rd[NET_MAX_LAYERS]; /* the last reader of each step's output */
+	struct net_buf b[NET_MAX_LAYERS];
+	int64_t tot = 0;
+	int nb = 0;
+
+	for (int i = 0; i < nl; i++) {
+		rd[i] = i;
+		for (int k = 0; k < pl->st[i].nsrc; k++)
+			if (pl->st[i].src[k] >= 0)
+				rd[pl->st[i].src[k]] = i;
+	}
+	/* backward time: step i runs at nl - 1 - i */
+	for (int i = nl - 2; i >= 0; i--) {
+		if (!pl->st[i].grad)
+			continue;
+		goff[i] = base + buf_place(b, &nb, nl - 1 - rd[i], nl - 1 - i, pl->st[i].stride);
+		tot = max64(tot, goff[i] - base + pl->st[i].stride);
+	}
+	return tot;
+}
+
+/* A graph's inference tiles (tile_forward in the plan's layout), claimed
+ * in turn as net_task's. */
+static void graph_task(void *arg, int t, int nt)
+{
+	struct train_job *j = arg;
+	const struct net_plan *pl = j->f.plan;
+	float *scr = j->f.c->thr[t].p;
+	struct tile_io io;
+
+	(void)nt;
+	for (;;) {
+		int64_t tile = atomic_fetch_add(&j->f.next, 1), s0, cnt;
+
+		if (tile >= j->f.ntiles)
+			return;
+		s0 = tile * pl->tile;
+		cnt = min64(pl->tile, j->f.n - s0);
+		tile_forward(j, s0, cnt, scr, scr + pl->tile * pl->a_tot, &io);
+		if (j->f.rows)
+			tile_metrics(&j->f, t, s0, cnt);
+	}
+}
+
+/* net_forward of a graph: as the chain's, with each thread's scratch the
+ * plan's layout (outputs alive until their last reader) and the im2col
+ * rows after it; dropout is the identity (no masks). */
+static enum xo_status graph_forward(struct xo_cpu_ctx *c, const struct net_plan *plan,
+                                    const struct xo_net *net)
+{
+	struct net_plan pl = *plan;
+	struct train_job *j = calloc(1, sizeof(*j));
+	enum xo_status st;
+	int nt;
+
+	if (!j)
+		return xo_error(XO_ENOMEM, "cpu: out of memory");
+	st = job_init(&j->f, c, &pl, net, 1, &nt);
+	if (!st)
+		st = xo_cpu_scratch_reserve(c, pl.pack + (net->t ? 2 * net->n : 0),
+		                            pl.tile * (pl.a_tot + pl.col_max), nt);
+	if (st)
+		goto out_free;
+	bind_weights(&pl, net, c->shared.p);
+	j->a_in = pl.a_in;
+	memcpy(j->aoff, pl.aoff, sizeof(j->aoff));
+	if (net->t)
+		j->f.rows = (double *)(void *)(c->shared.p + pl.pack);
+	xo_cpu_threads_run(c->tp, nt, graph_task, j);
+	if (net->t)
+		job_metrics(&j->f, nt);
+out_free:
+	free(j);
+	return st;
 }
 
 static void train_task(void *arg, int t, int nt)
@@ -1259,7 +1764,7 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 	struct xo_op_args adam = {0};
 	const float *params;
 	float *grads;
-	int64_t shared, per_thread, off, wt_off, per_sample;
+	int64_t shared, per_thread, off, wt_off, per_sample, tm = 0;
 	enum xo_status st;
 	int nt;
 
@@ -1283,9 +1788,15 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 			off += s->pooled * s->out_ch;
 		} else if (i < pl.nsteps - 1 && s->kind != XO_NET_FLATTEN &&
 		           !(s->kind == XO_NET_DROPOUT && l->p.rate == 0.0f)) {
-			off += s->need_out * s->out_ch;
+			/* a graph's dropout output lies as its source's */
+			off += pl.graph ? s->stride : s->need_out * s->out_ch;
 		}
-		j->g_max = max64(j->g_max, max64(s->need_in * s->in_ch, s->need_out * s->out_ch));
+		if (pl.graph && i < pl.nsteps - 1 && s->grad) {
+			tm = max64(tm, s->stride); /* the term scratch */
+		} else if (!pl.graph) {
+			j->g_max = max64(j->g_max,
+			                 max64(s->need_in * s->in_ch, s->need_out * s->out_ch));
+		}
 		if (s->kind == XO_NET_DROPOUT && l->p.rate > 0.0f) {
 			j->drop_thr[i] = (uint32_t)ceil((double)l->p.rate * 16777216.0);
 			j->drop_scale[i] = 1.0f / (1.0f - l->p.rate);
@@ -1308,6 +1819,11 @@ enum xo_status xo_cpu_net_train_step(struct xo_backend *be, const struct xo_net 
 		/* dx's packed kernel: [f][kcp] transposed, or for tdx the taps
 		 * reversed, [ks * f][kcp] with kcp the input channels padded */
 		j->kcp[i] = s->tdx ? round_up(s->in_ch, vw) : round_up(s->kc, vw);
+	}
+	if (pl.graph) {
+		j->tmoff = off;
+		off += tm;
+		off += graph_grad_layout(&pl, j->gboff, off);
 	}
 	j->a_tot = off;
 	j->part_floats = round_up(j->part_floats, 16);

@@ -329,6 +329,22 @@ static enum xo_status gather_x(struct xo_model *m, const struct xo_tensor *x,
 
 /* ---- fused whole-network path ----------------------------------------------- */
 
+/* Whether graph m's wiring is what struct xo_net describes: one model
+ * input, at most XO_NET_SRC_MAX sources a layer, no mask read by a layer
+ * (attention_mask=, Keras's implicit masks). */
+static bool net_graph_ok(const struct xo_model *m)
+{
+	if (m->spec.ninputs != 1)
+		return false;
+	for (int i = 0; i < m->nlayers; i++) {
+		const struct xo_layer_spec *s = &m->layers[i].s;
+
+		if (s->ninputs < 1 || s->ninputs > XO_NET_SRC_MAX || s->att_mask || s->masked)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Describes the current plan (batch m->plan_n, its mode) as a struct xo_net
  * over input rows x (through index when set) and labels t (NULL: no
@@ -343,15 +359,21 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	const struct xo_backend_iface *ifc = m->be->iface;
 	struct layer *last = &m->layers[m->nlayers - 1];
 
-	/* the fused paths run a chain of layers: a graph runs op by op */
-	if (!m->fuse || m->profiling || m->spec.graph || !ifc->net_fits ||
+	/* a graph of one input is described as it is (each layer's sources);
+	 * the backend's net_fits says whether its fused path runs it. Several
+	 * inputs (the batch's rows one input after another) and a layer
+	 * reading a mask or a third tensor run op by op. */
+	if (!m->fuse || m->profiling || !ifc->net_fits ||
 	    !(training ? ifc->net_train_step : ifc->net_forward))
+		return false;
+	if (m->spec.graph && !net_graph_ok(m))
 		return false;
 	for (int i = 0; i < m->nlayers; i++)
 		m->net_layers[i].p = xo_model_layer_params(m, i, training);
 	*net = (struct xo_net){
 	    .nlayers = m->nlayers,
 	    .layers = m->net_layers,
+	    .graph = m->spec.graph,
 	    .n = m->plan_n,
 	    .in_size = m->in_size,
 	    .classes = m->classes,

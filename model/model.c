@@ -713,7 +713,10 @@ enum xo_status xo_model_open_bare(const char *text, const char *origin, struct x
 		    .w_off = l->s.w_ndim ? l->w_off : -1,
 		    .b_off = l->s.w_ndim && l->s.b_count ? l->b_off : -1,
 		    .need_dx = l->need_dx,
+		    .nsrc = l->s.ninputs,
 		};
+		for (int k = 0; k < l->s.ninputs && k < XO_NET_SRC_MAX; k++)
+			m->net_layers[i].src[k] = l->s.inputs[k];
 	}
 	m->in_size = 0;
 	for (int k = 0; k < m->spec.ninputs; k++)

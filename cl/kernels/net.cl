@@ -1,5 +1,5 @@
 /*
- * net.cl - a whole sequential network in a few launches (struct xo_net,
+ * net.cl - a whole network (a chain or a graph) in a few launches (struct xo_net,
  * cl/cl_net.c): the fused path that takes the seed model's training step
  * from ~23 launches op by op to 2, and its predict batch to 1.
  *
@@ -27,13 +27,15 @@
  * host, offsets below). Dense layers are described as conv1d with length 1 and
  * kernel 1, so one code path runs both. Local memory per work-group (lm, sized
  * by the host): the input sample at 0, then each layer's output (flatten, and
- * dropout outside training, alias their input), the label row, and two
- * gradient buffers (training). Scratch (global): training, the per-sample
+ * dropout outside training, alias their input), the label row, and the
+ * gradient buffers (training): a chain's two, used in turn, or a graph's one
+ * per layer with a gradient and a term scratch (each layer's sources are
+ * local offsets, so a graph's outputs all stay until the sample is done). Scratch (global): training, the per-sample
  * parameter gradients [n][np] (np = the flat parameter count, each row laid
  * out like params) at 0; then, at met, the per-sample loss [n] and correct [n].
  */
 
-#define XO_NET_NF 21
+#define XO_NET_NF 28
 #define XO_ND_KIND 0    /* enum xo_net_kind */
 #define XO_ND_IN_LEN 1  /* input per sample: len, ch */
 #define XO_ND_IN_CH 2
@@ -55,12 +57,24 @@
 #define XO_ND_HAS_GRAD 18 /* training: the gradient w.r.t. the output is used */
 #define XO_ND_IN_SIZE 19 /* in_len * in_ch */
 #define XO_ND_OUT_SIZE 20 /* out_len * out_ch */
+#define XO_ND_LIN2 21   /* merge: local offset of the second input */
+#define XO_ND_MODE 22   /* merge: enum xo_merge (elementwise modes) */
+#define XO_ND_G 23      /* training: local offset of the gradient w.r.t. the output */
+#define XO_ND_DX0 24    /* ... where the gradient w.r.t. input k goes (-1: none), */
+#define XO_ND_DX1 25
+#define XO_ND_ACC0 26   /* ... and, when that is a later term of a fan-out sum, */
+#define XO_ND_ACC1 27   /* the gradient it is added into (-1: written in place) */
 
 #define XO_NK_CONV1D 0
 #define XO_NK_POOL 1
 #define XO_NK_FLATTEN 2
 #define XO_NK_DROPOUT 3
 #define XO_NK_DENSE 4
+#define XO_NK_MERGE 5 /* the host's code for every elementwise merge kind (mode apart) */
+
+/* merge.cl (after this file in the program) */
+float xo_merge_value(int mode, float a, float b);
+float xo_merge_slope(int mode, int which, float mine, float other);
 
 /*
  * dst[e] = keep ? src[e] * scale : 0 for the osz elements of sample i of a
@@ -187,6 +201,12 @@ static inline void xo_net_forward(__constant int *desc, int nl, __global const f
 				out[e] = b >= 0 ? in[b * ch + c] : 0.0f;
 				XO_NET_STEP(o, c, oc, d_o, d_c);
 			}
+		} else if (kind == XO_NK_MERGE) {
+			__local const float *in2 = lm + d[XO_ND_LIN2];
+			int mode = d[XO_ND_MODE];
+
+			for (int e = lid; e < osz; e += wg)
+				out[e] = xo_merge_value(mode, in[e], in2[e]);
 		} else { /* dropout, training */
 			float rate = as_float(d[XO_ND_RATE]), scale = as_float(d[XO_ND_SCALE]);
 			uint layer = (uint)d[XO_ND_LAYER];
@@ -279,14 +299,30 @@ xo_cl_net_metrics(__global const float *scratch, int met, int n, __global float 
 }
 
 /*
+ * A later term of a fan-out sum (at local offset dxo, size floats) added
+ * into the gradient at acc (the merge op's add, one rounding an element);
+ * nothing when acc < 0 (the term was written in place). Then a barrier.
+ */
+static inline void xo_net_acc(__local float *lm, int acc, int dxo, int size, int lid, int wg)
+{
+	if (acc >= 0)
+		for (int e = lid; e < size; e += wg)
+			lm[acc + e] = lm[acc + e] + lm[dxo + e];
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/*
  * Training, one work-group per sample (global n * wg, any wg): the forward
  * in training mode as xo_cl_net_fwd (probs and per-sample metrics written),
- * then dz = (p - t) / n and the backward chain while layers have a gradient:
- * conv1d/dense d pre-activation (the last layer's is dz itself), the sample's
- * kernel and bias gradients from it (xo_cl_conv1d_bwd_dw's sums over the
- * positions o) into scratch[i * np + offset], then its dx; pooling to the
- * first maximum of each window; dropout through the same mask. g0, g1: local
- * offsets of the two gradient buffers.
+ * then dz = (p - t) / n and the backward pass, from the last layer back,
+ * through every layer with a gradient (the table's G, DX and ACC offsets
+ * say where each reads and writes it, a later term of a fan-out sum added
+ * after it is made): conv1d/dense d pre-activation (the last layer's is dz
+ * itself), the sample's kernel and bias gradients from it
+ * (xo_cl_conv1d_bwd_dw's sums over the positions o) into scratch[i * np +
+ * offset], then its dx; pooling to the first maximum of each window;
+ * dropout through the same mask; a merge's two inputs in turn. g0: local
+ * offset of the last layer's gradient (dz); g1 unused.
  */
 __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float *x, int xo,
 			      __global const int *index, int io, int has_index, int rows,
@@ -297,8 +333,9 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 			      uint seed_hi, uint step_lo, __local float *lm)
 {
 	int i = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
-	int cur = g0, nxt = g1;
 	__global float *gs = scratch + i * np;
+
+	(void)g1;
 
 	if (i >= n)
 		return;
@@ -309,7 +346,7 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 		float p = lm[out_loc + e];
 
 		probs[po + i * classes + e] = p;
-		lm[cur + e] = (p - lm[t_loc + e]) / (float)n;
+		lm[g0 + e] = (p - lm[t_loc + e]) / (float)n;
 	}
 	if (lid == 0)
 		xo_net_sample_metrics(lm + out_loc, lm + t_loc, classes, scratch + met,
@@ -324,15 +361,37 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 		int k = d[XO_ND_K], stride = d[XO_ND_STRIDE], dil = d[XO_ND_DIL], pad = d[XO_ND_PAD];
 		__local const float *in = lm + d[XO_ND_LIN];
 		__local const float *y = lm + d[XO_ND_LOUT];
-		__local float *g = lm + cur, *dx = lm + nxt;
-		bool need_dx = d[XO_ND_NEED_DX] != 0;
-		int tmp;
+		int dxo = d[XO_ND_DX0];
+		__local float *g = lm + d[XO_ND_G], *dx = lm + (dxo >= 0 ? dxo : 0);
+		bool need_dx = dxo >= 0;
 
 		if (!d[XO_ND_HAS_GRAD])
-			break;
-		if (kind == XO_NK_FLATTEN)
-			continue; /* the same bytes */
-		if (kind == XO_NK_CONV1D || kind == XO_NK_DENSE) {
+			continue;
+		if (kind == XO_NK_FLATTEN) {
+			/* the same bytes: a chain's gradient stays where it is, a
+			 * graph's is copied to its source's */
+			if (need_dx && dxo != d[XO_ND_G])
+				for (int e = lid; e < isz; e += wg)
+					dx[e] = g[e];
+		} else if (kind == XO_NK_MERGE) {
+			__local const float *in2 = lm + d[XO_ND_LIN2];
+			int mode = d[XO_ND_MODE];
+
+			/* da then db, each added in before the next is made (they
+			 * may share the term scratch) */
+			for (int q = 0; q < 2; q++) {
+				int to = d[XO_ND_DX0 + q];
+
+				if (to < 0)
+					continue;
+				for (int e = lid; e < osz; e += wg)
+					lm[to + e] = g[e] * xo_merge_slope(mode, q, q ? in2[e] : in[e],
+									   q ? in[e] : in2[e]);
+				barrier(CLK_LOCAL_MEM_FENCE);
+				xo_net_acc(lm, d[XO_ND_ACC0 + q], to, osz, lid, wg);
+			}
+			continue;
+		} else if (kind == XO_NK_CONV1D || kind == XO_NK_DENSE) {
 			/* The last layer's gradient is already w.r.t. its
 			 * pre-activation (fused softmax + cross-entropy). */
 			int act = li == nl - 1 ? XO_ACT_LINEAR : d[XO_ND_ACT];
@@ -369,12 +428,10 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 					gs[bof + f] = acc;
 				}
 			}
-			if (!need_dx)
-				break;
 			/* dx[l][c]: the (kk, o) taps landing on l (xo_cl_conv1d_bwd_dx). */
 			int l = lid / ch, c = lid - l * ch, d_l = wg / ch, d_c = wg - d_l * ch;
 
-			for (int e = lid; e < isz; e += wg) {
+			for (int e = lid; need_dx && e < isz; e += wg) {
 				float acc = 0.0f;
 
 				for (int kk = 0; kk < k; kk++) {
@@ -389,12 +446,10 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 				XO_NET_STEP(l, c, ch, d_l, d_c);
 			}
 		} else if (kind == XO_NK_POOL) {
-			if (!need_dx)
-				break;
 			/* xo_cl_max_pooling1d_bwd's gather. */
 			int l = lid / ch, c = lid - l * ch, d_l = wg / ch, d_c = wg - d_l * ch;
 
-			for (int e = lid; e < isz; e += wg) {
+			for (int e = lid; need_dx && e < isz; e += wg) {
 				int o_lo, o_hi;
 				float acc = 0.0f;
 
@@ -410,15 +465,13 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 			float rate = as_float(d[XO_ND_RATE]), scale = as_float(d[XO_ND_SCALE]);
 			uint layer = (uint)d[XO_ND_LAYER];
 
-			if (!need_dx)
-				break;
-			xo_net_dropout(g, dx, i, osz, seed_lo, seed_hi, step_lo, layer, rate, scale,
-				       lid, wg);
+			if (need_dx)
+				xo_net_dropout(g, dx, i, osz, seed_lo, seed_hi, step_lo, layer, rate,
+					       scale, lid, wg);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
-		tmp = cur;
-		cur = nxt;
-		nxt = tmp;
+		if (need_dx)
+			xo_net_acc(lm, d[XO_ND_ACC0], dxo, isz, lid, wg);
 	}
 }
 

@@ -29,11 +29,15 @@ struct xo_tensor {
 typedef enum xo_status (*xo_op_fn)(struct xo_backend *be, const struct xo_op_args *a);
 
 /*
- * A whole sequential network, handed by the model runtime (model/model.c) to
- * a backend's optional fused paths (net_fits / net_forward / net_train_step
- * below): the layers of one batch in order, with the same params their ops
- * would get, so a backend can run the network in a few launches (GPU) or
- * sample-tile by sample-tile through cache (CPU) instead of op by op.
+ * A whole network (a chain of layers, or a graph of one input whose layers
+ * are in topological order), handed by the model runtime (model/model.c)
+ * to a backend's optional fused paths (net_fits / net_forward /
+ * net_train_step below): the layers of one batch in order, with the same
+ * params their ops would get, so a backend can run the network in a few
+ * launches (GPU) or sample-tile by sample-tile through cache (CPU) instead
+ * of op by op. A tensor read by several layers gets the sum of their
+ * gradients, added in the op path's order (layers from the last back, a
+ * merge's first source before its second).
  *
  * Semantics are exactly those of the op-by-op path (model.c forward,
  * metrics, train_step): the same ops in the same order, dropout masks drawn
@@ -75,7 +79,7 @@ enum xo_net_kind {
 	XO_NET_PERMUTE, /* the permute op: no fused path */
 	XO_NET_REPEAT_VECTOR, /* the up_sampling op: no fused path */
 	XO_NET_RESHAPE, /* a view of its input, as flatten: no fused path */
-	XO_NET_ADD, /* the merge op (a graph's layer): no fused path */
+	XO_NET_ADD, /* the merge op (a graph's layer): cpu's fused path only */
 	XO_NET_SUBTRACT,
 	XO_NET_MULTIPLY,
 	XO_NET_AVERAGE,
@@ -97,10 +101,23 @@ enum xo_net_kind {
 
 /* True for the kinds a fused path may implement (those before
  * XO_NET_ACTIVATION); every net_fits refuses a net holding another, so the
- * fused code never meets one and a new kind needs no entry there. */
+ * fused code never meets one and a new kind needs no entry there (a path
+ * that takes a later kind names it itself: cpu's global_average_pooling1d
+ * and merges, xo_net_kind_merge). */
 static inline bool xo_net_kind_fusable(enum xo_net_kind k)
 {
 	return k < XO_NET_ACTIVATION;
+}
+
+/* The most tensors one layer of a net reads (a merge's two). */
+#define XO_NET_SRC_MAX 2
+
+/* A merge kind whose fused forward and backward are elementwise (Add,
+ * Subtract, Multiply, Average, Maximum, Minimum: the merge op's modes of
+ * the same names); concatenate is not among them. */
+static inline bool xo_net_kind_merge(enum xo_net_kind k)
+{
+	return k >= XO_NET_ADD && k <= XO_NET_MINIMUM;
 }
 
 struct xo_net_layer {
@@ -117,11 +134,22 @@ struct xo_net_layer {
 	 * bias [filters|units] at b_off; -1 where the layer has none. */
 	int64_t w_off, b_off;
 	bool need_dx;            /* training: the gradient w.r.t. the input is used */
+	/* The tensors it reads, in order: an earlier layer's index, or -1 for
+	 * the model's (only) input. A merge (XO_NET_ADD .. XO_NET_MINIMUM,
+	 * p.mode) reads two, every other kind one; a sequential net's layer i
+	 * reads i - 1. in_len / in_ch are each source's shape. */
+	int src[XO_NET_SRC_MAX];
+	int nsrc;
 };
 
 struct xo_net {
 	int nlayers;
 	const struct xo_net_layer *layers;
+	/* Some layer reads a tensor other than the previous layer's output (a
+	 * functional model's graph: src above, topologically ordered, the last
+	 * layer the model's output). A fused path that runs chains only
+	 * refuses such a net in net_fits. */
+	bool graph;
 	int64_t n;                   /* samples in this batch */
 	int64_t in_size, classes;    /* floats per input sample / output classes */
 	bool training;
