@@ -93,16 +93,15 @@ static void test_mask_rules(void **state)
 	static const char me[] = "input 8 dtype=int32\n"
 	                         "embedding name=e input_dim=20 output_dim=4 mask_zero=True\n";
 	static const char *const refused[][2] = {
-	    {"lstm units=3\n", "reaches this LSTM layer, which uses it in Keras; masks are not "
-	                       "supported for LSTM"},
-	    {"gru units=3\n", "GRU layer"},
-	    {"simple_rnn units=3\n", "SimpleRNN layer"},
-	    {"bidirectional layer=lstm units=2\n", "Bidirectional layer"},
-	    {"batch_normalization\n", "BatchNormalization layer"},
+	    {"batch_normalization\n", "reaches this BatchNormalization layer, which uses it in "
+	                               "Keras; masks are not supported for BatchNormalization"},
+	    {"softmax\n", "Softmax layer"},
 	    {"concatenate inputs=e,e axis=1\n", "reaches this Concatenate on axis 1: Keras joins "
 	                                         "the inputs' masks along that axis"},
 	    /* passed on first, then used */
-	    {"dense units=4\nlayer_normalization\nlstm units=3\n", "LSTM layer"},
+	    {"dense units=4\nlayer_normalization\nbatch_normalization\n", "BatchNormalization layer"},
+	    /* a recurrent layer returning sequences passes it on to one that uses it */
+	    {"lstm units=3 return_sequences=True\nbatch_normalization\n", "BatchNormalization layer"},
 	};
 	struct xo_model_spec s;
 	char text[512];
@@ -148,6 +147,18 @@ static void test_mask_rules(void **state)
 	snprintf(text, sizeof(text), "%sflatten\ndense units=2\n", me);
 	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
 	assert_false(s.layers[1].masked);
+	xo_spec_free(&s);
+	/* the recurrent layers use it (the op's step mask); their output keeps
+	 * it only when it is a sequence */
+	snprintf(text, sizeof(text),
+	         "%sgru name=g units=3 return_sequences=True\nbidirectional layer=lstm units=2\n"
+	         "dense units=2\n",
+	         me);
+	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+	assert_true(s.layers[1].p.mask_zero);
+	assert_true(s.layers[1].masked);
+	assert_true(s.layers[2].p.mask_zero);
+	assert_false(s.layers[2].masked);
 	xo_spec_free(&s);
 	/* mask_zero=False: no mask anywhere */
 	assert_int_equal(xo_spec_parse("input 8 dtype=int32\nembedding input_dim=20 output_dim=4 "
