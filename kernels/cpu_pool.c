@@ -34,6 +34,7 @@
  * The 2-D window loops use 4-float GCC vectors over channel groups (see
  * pool2d_fwd_rows); the others rely on the compiler.
  */
+#include <math.h>
 #include <string.h>
 
 #include "cpu.h"
@@ -200,7 +201,7 @@ static void gmax_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 		memcpy(y, x, (size_t)ch * sizeof(float));
 		for (int64_t l = 1; l < p->len; l++)
 			for (int64_t c = 0; c < ch; c++)
-				y[c] = x[l * ch + c] > y[c] ? x[l * ch + c] : y[c];
+				y[c] = x[l * ch + c] > y[c] || isnan(x[l * ch + c]) ? x[l * ch + c] : y[c];
 	}
 }
 
@@ -219,7 +220,7 @@ static void gmax_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 			float best = x[c];
 
 			for (int64_t l = 1; l < p->len; l++)
-				if (x[l * ch + c] > best) {
+				if (!(best >= x[l * ch + c])) {
 					best = x[l * ch + c];
 					at = l;
 				}
@@ -297,7 +298,7 @@ static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 							pv_f v = pv_ld(x + (r * w + s) * ch + c);
 
 							if (max)
-								acc = pv_sel(v > acc, v, acc);
+								acc = pv_sel((v > acc) | (v != v), v, acc);
 							else
 								acc += v;
 						}
@@ -311,7 +312,7 @@ static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 							float v = x[(r * w + s) * ch + c];
 
 							if (max)
-								acc = v > acc ? v : acc;
+								acc = v > acc || isnan(v) ? v : acc;
 							else
 								acc += v;
 						}
@@ -352,7 +353,7 @@ static void pool2d_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 						for (int64_t s = s0; s < s1; s++) {
 							int32_t cell = (int32_t)(r * w + s);
 							pv_f v = pv_ld(x + cell * ch + c);
-							pv_i m = v > best;
+							pv_i m = ~(best >= v);
 							pv_i vc = {cell, cell, cell, cell};
 
 							best = pv_sel(m, v, best);
@@ -367,7 +368,7 @@ static void pool2d_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 
 					for (int64_t r = r0; r < r1; r++)
 						for (int64_t s = s0; s < s1; s++)
-							if (x[(r * w + s) * ch + c] > best) {
+							if (!(best >= x[(r * w + s) * ch + c])) {
 								best = x[(r * w + s) * ch + c];
 								at = r * w + s;
 							}
