@@ -906,6 +906,13 @@ void xo_hcase_plant_nonfinite(struct hcase *h)
 				}
 		return;
 	}
+	if (h->c->op == XO_OP_merge && h->sn[1]) {
+		/* b too, at other elements than a's below (every pairing of a
+		 * special with a finite value, both ways, and some of two
+		 * specials): maximum and minimum give NaN when either is NaN */
+		for (int64_t i = 1; i < h->sn[1]; i += 3)
+			h->src[1][i] = u2f(special[(i / 3) % 3]);
+	}
 	for (int64_t i = 2; i < h->sn[0]; i += 5) {
 		/* Dropout: only kept elements, since 0 * Inf's kind is not part
 		 * of the dropout contract. */
