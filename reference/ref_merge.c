@@ -49,10 +49,10 @@ static double merge_slope(enum xo_merge mode, int which, double a, double b)
 		double mine = which ? b : a, other = which ? a : b;
 
 		/* a NaN on either side: 0 to both, every comparison false (as
-		 * jax.grad of jnp.maximum) */
+		 * jax.grad of jnp.maximum and jnp.minimum) */
 		if (mine == other)
 			return 0.5;
-		return (mode == XO_MERGE_MAXIMUM) == (mine > other) ? 1.0 : 0.0;
+		return (mode == XO_MERGE_MAXIMUM ? mine > other : mine < other) ? 1.0 : 0.0;
 	}
 	case XO_MERGE_CONCATENATE:
 		break;

@@ -27,7 +27,8 @@ float xo_merge_slope(int mode, int which, float mine, float other)
 	default:
 		if (mine == other)
 			return 0.5f;
-		return (mode == 4) == (mine > other) ? 1.0f : 0.0f;
+		/* NaN: 0 to both sides, as jax.grad (every comparison false) */
+		return (mode == 4 ? mine > other : mine < other) ? 1.0f : 0.0f;
 	}
 }
 
