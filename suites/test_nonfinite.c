@@ -107,26 +107,40 @@ static struct xo_params params(enum xo_op op, int64_t batch, int64_t len, int64_
 	return p;
 }
 
-/* MaxPooling1D(3) on [2][9][1]: NaN first, middle, last in sample 0's
+/* v[i] copied to every one of CH channels: [..][i][c] = v[i] (the vector
+ * lanes and the scalar tail of every cpu ISA level see the same pattern). */
+#define CH 17
+static void widen(const float *v, int64_t n, float *out)
+{
+	for (int64_t i = 0; i < n; i++)
+		for (int c = 0; c < CH; c++)
+			out[i * CH + c] = v[i];
+}
+
+/* MaxPooling1D(3) on [2][9][CH]: NaN first, middle, last in sample 0's
  * windows; +Inf, -Inf, all -Inf in sample 1's. */
 static void check_max_pooling1d(struct xo_backend *be, const char *name)
 {
-	static const float x[18] = {N, 1, 2, 3, N, 1, 3, 1, N, I, 1, 2, 1, -I, 0, -I, -I, -I};
-	static const float dy[6] = {1, 2, 4, 1, 2, 4};
-	static const float want_y[6] = {N, N, N, I, 1, -I};
+	static const float x1[18] = {N, 1, 2, 3, N, 1, 3, 1, N, I, 1, 2, 1, -I, 0, -I, -I, -I};
+	static const float dy1[6] = {1, 2, 4, 1, 2, 4};
+	static const float want_y1[6] = {N, N, N, I, 1, -I};
 	/* jax.vjp: the select's winner, the step after the last NaN */
-	static const float want_dx[18] = {0, 0, 1, 0, 0, 2, 0, 0, 4, 1, 0, 0, 2, 0, 0, 4, 0, 0};
-	struct call c = {XO_OP_max_pooling1d, XO_DIR_FWD, params(XO_OP_max_pooling1d, 2, 9, 1),
+	static const float want_dx1[18] = {0, 0, 1, 0, 0, 2, 0, 0, 4, 1, 0, 0, 2, 0, 0, 4, 0, 0};
+	float x[18 * CH], dy[6 * CH], want_y[6 * CH], want_dx[18 * CH], y[6 * CH], dx[18 * CH];
+	struct call c = {XO_OP_max_pooling1d, XO_DIR_FWD, params(XO_OP_max_pooling1d, 2, 9, CH),
 			 {x}};
-	float y[6], dx[18];
 
+	widen(x1, 18, x);
+	widen(dy1, 6, dy);
+	widen(want_y1, 6, want_y);
+	widen(want_dx1, 18, want_dx);
 	c.p.pool_size = 3;
-	run(be, &c, 0, y, 6);
-	expect("max_pooling1d fwd", name, y, want_y, 6, 0.0);
+	run(be, &c, 0, y, 6 * CH);
+	expect("max_pooling1d fwd", name, y, want_y, 6 * CH, 0.0);
 	c.dir = XO_DIR_BWD;
 	c.src[1] = dy;
-	run(be, &c, 0, dx, 18);
-	expect("max_pooling1d bwd", name, dx, want_dx, 18, 0.0);
+	run(be, &c, 0, dx, 18 * CH);
+	expect("max_pooling1d bwd", name, dx, want_dx, 18 * CH, 0.0);
 }
 
 /* GlobalMaxPooling1D on [1][3][4]: a NaN at each step, then -Inf/+Inf/0. */
@@ -142,28 +156,32 @@ static void check_global_max_pooling1d(struct xo_backend *be, const char *name)
 	expect("global_max_pooling1d fwd", name, y, want, 4, 0.0);
 }
 
-/* MaxPooling2D(2) on [1][2][6][1]: windows [[NaN,5],[1,2]], [[3,1],[NaN,9]],
+/* MaxPooling2D(2) on [1][2][6][CH]: windows [[NaN,5],[1,2]], [[3,1],[NaN,9]],
  * [[9,1],[3,Inf]]; GlobalMaxPooling2D on [1][2][2][2]. */
 static void check_pooling2d(struct xo_backend *be, const char *name)
 {
-	static const float x[12] = {N, 5, 3, 1, 9, 1, 1, 2, N, 9, 3, I};
-	static const float dy[3] = {1, 2, 4};
-	static const float want_y[3] = {N, N, I};
-	static const float want_dx[12] = {0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 4};
+	static const float x1[12] = {N, 5, 3, 1, 9, 1, 1, 2, N, 9, 3, I};
+	static const float dy1[3] = {1, 2, 4};
+	static const float want_y1[3] = {N, N, I};
+	static const float want_dx1[12] = {0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 4};
 	static const float g[8] = {1, 1, N, 2, 2, 3, 3, 4};
 	static const float want_g[2] = {N, 4};
-	struct call c = {XO_OP_max_pooling2d, XO_DIR_FWD, params(XO_OP_max_pooling2d, 1, 2, 1),
+	float x[12 * CH], dy[3 * CH], want_y[3 * CH], want_dx[12 * CH], y[3 * CH], dx[12 * CH];
+	struct call c = {XO_OP_max_pooling2d, XO_DIR_FWD, params(XO_OP_max_pooling2d, 1, 2, CH),
 			 {x}};
-	float y[3], dx[12];
 
+	widen(x1, 12, x);
+	widen(dy1, 3, dy);
+	widen(want_y1, 3, want_y);
+	widen(want_dx1, 12, want_dx);
 	c.p.width = 6;
 	c.p.pool_size = 2;
-	run(be, &c, 0, y, 3);
-	expect("max_pooling2d fwd", name, y, want_y, 3, 0.0);
+	run(be, &c, 0, y, 3 * CH);
+	expect("max_pooling2d fwd", name, y, want_y, 3 * CH, 0.0);
 	c.dir = XO_DIR_BWD;
 	c.src[1] = dy;
-	run(be, &c, 0, dx, 12);
-	expect("max_pooling2d bwd", name, dx, want_dx, 12, 0.0);
+	run(be, &c, 0, dx, 12 * CH);
+	expect("max_pooling2d bwd", name, dx, want_dx, 12 * CH, 0.0);
 
 	c = (struct call){XO_OP_global_max_pooling2d, XO_DIR_FWD,
 			  params(XO_OP_global_max_pooling2d, 1, 2, 2), {g}};
