@@ -200,8 +200,11 @@ static void gmax_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 
 		memcpy(y, x, (size_t)ch * sizeof(float));
 		for (int64_t l = 1; l < p->len; l++)
-			for (int64_t c = 0; c < ch; c++)
-				y[c] = x[l * ch + c] > y[c] || isnan(x[l * ch + c]) ? x[l * ch + c] : y[c];
+			for (int64_t c = 0; c < ch; c++) {
+				float v = x[l * ch + c];
+
+				y[c] = v > y[c] || isnan(v) ? v : y[c]; /* a NaN stays */
+			}
 	}
 }
 
@@ -298,7 +301,8 @@ static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 							pv_f v = pv_ld(x + (r * w + s) * ch + c);
 
 							if (max)
-								acc = pv_sel((v > acc) | (v != v), v, acc);
+								acc = pv_sel((v > acc) | (v != v), v,
+									     acc);
 							else
 								acc += v;
 						}

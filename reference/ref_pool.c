@@ -92,7 +92,9 @@ enum xo_status xo_ref_max_pooling1d_fwd_math(const struct xo_params *p,
 			for (int64_t c = 0; c < q.ch; c++) {
 				bool nan = false;
 				int64_t at = pool_argmax(&q, src[0], n, o, c, &nan);
-				double v = nan ? NAN : xo_ref_ld(src[0], (n * q.len + at) * q.ch + c);
+				double v = xo_ref_ld(src[0], (n * q.len + at) * q.ch + c);
+
+				v = nan ? NAN : v;
 
 				xo_ref_st(dst[0], (n * q.out + o) * q.ch + c, v);
 				xo_ref_st(mag[0], (n * q.out + o) * q.ch + c, fabs(v));

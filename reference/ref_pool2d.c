@@ -94,8 +94,9 @@ enum xo_status xo_ref_max_pooling2d_fwd_math(const struct xo_params *p,
 				for (int64_t c = 0; c < q.ch; c++) {
 					bool nan = false;
 					int64_t at = pool2d_argmax(&q, src[0], n, oh, ow, c, &nan);
-					double v = nan ? NAN
-						       : xo_ref_ld(src[0], (n * q.h * q.w + at) * q.ch + c);
+					double v = xo_ref_ld(src[0], (n * q.h * q.w + at) * q.ch + c);
+
+					v = nan ? NAN : v;
 
 					xo_ref_st(dst[0], yi(&q, n, oh, ow, c), v);
 					xo_ref_st(mag[0], yi(&q, n, oh, ow, c), fabs(v));
@@ -137,8 +138,8 @@ enum xo_status xo_ref_max_pooling2d_bwd_math(const struct xo_params *p,
 
 							window(&q, oh, ow, &r0, &r1, &s0, &s1);
 							if (r < r0 || r >= r1 || s < s0 || s >= s1 ||
-							    pool2d_argmax(&q, src[0], n, oh, ow, c, &nan) !=
-								r * q.w + s)
+							    pool2d_argmax(&q, src[0], n, oh, ow, c,
+									  &nan) != r * q.w + s)
 								continue;
 							g = xo_ref_ld(src[1], yi(&q, n, oh, ow, c));
 							acc += g;

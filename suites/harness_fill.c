@@ -900,7 +900,9 @@ void xo_hcase_plant_nonfinite(struct hcase *h)
 					pool_window(p, o, pad, &lo, &hi);
 					if (lo >= hi || k == 5)
 						continue;
-					at = k == 0 || k == 4 ? lo : k == 2 ? hi - 1 : (lo + hi) / 2;
+					at = k == 0 || k == 4 ? lo
+					     : k == 2         ? hi - 1
+							      : (lo + hi) / 2;
 					x[(n * p->len + at) * p->ch + ch] =
 					    u2f(special[k < 3 ? 0 : k == 3 ? 1 : 2]);
 				}
