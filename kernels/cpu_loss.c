@@ -84,7 +84,8 @@ static enum xo_status cpu_mse_bwd(struct xo_backend *be, const struct xo_op_args
 
 	(void)be;
 	for (int64_t k = 0; k < total; k++)
-		dp[k] = (float)(2.0 * ((double)p[k] - (double)t[k]) / (double)total);
+		dp[k] = (float)(xo_cpu_f32_sat(2.0 * xo_cpu_f32_sat((double)p[k] - (double)t[k])) /
+		                (double)total);
 	return XO_OK;
 }
 

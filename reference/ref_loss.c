@@ -217,7 +217,9 @@ enum xo_status xo_ref_mean_squared_error_fwd_math(const struct xo_params *p,
 	return XO_OK;
 }
 
-/* mean_squared_error bwd: dp = 2 (p - t) / (batch * ch). mag |dp|. */
+/* mean_squared_error bwd: dp = 2 (p - t) / (batch * ch), 2 (p - t) +-Inf
+ * where Keras's float32 one overflows (jax.grad of the mean doubles the
+ * difference before it scales it). mag |dp|. */
 enum xo_status xo_ref_mean_squared_error_bwd_math(const struct xo_params *p,
                                                   const struct xo_ref_src *src,
                                                   const struct xo_ref_dst *dst,
@@ -226,7 +228,8 @@ enum xo_status xo_ref_mean_squared_error_bwd_math(const struct xo_params *p,
 	int64_t total = p->batch * p->ch;
 
 	for (int64_t k = 0; k < total; k++) {
-		double v = 2.0 * (xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k)) / (double)total;
+		double v = f32_sat(2.0 * f32_sat(xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k))) /
+			   (double)total;
 
 		xo_ref_st(dst[0], k, v);
 		xo_ref_st(mag[0], k, fabs(v));

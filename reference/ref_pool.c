@@ -95,7 +95,6 @@ enum xo_status xo_ref_max_pooling1d_fwd_math(const struct xo_params *p,
 				double v = xo_ref_ld(src[0], (n * q.len + at) * q.ch + c);
 
 				v = nan ? NAN : v;
-
 				xo_ref_st(dst[0], (n * q.out + o) * q.ch + c, v);
 				xo_ref_st(mag[0], (n * q.out + o) * q.ch + c, fabs(v));
 			}

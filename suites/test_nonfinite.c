@@ -219,17 +219,19 @@ static void check_merge(struct xo_backend *be, const char *name)
  * FLT_MAX is Inf; MSE of rows each in range whose total is not is finite
  * (Keras takes each row's mean first); categorical and sparse crossentropy
  * of a row summing past FLT_MAX: every q = p / Inf = 0, clipped to 1e-7,
- * loss -log(1e-7f) = 16.118095. */
+ * loss -log(1e-7f) = 16.118095; MSE's gradient 2 (p - t) / n is +Inf
+ * where 2 (p - t) overflows, though the quotient would be in range. */
 static void check_losses(struct xo_backend *be, const char *name)
 {
 	static const float p1[4] = {1.5e19f, 1.5e19f, 0, 0}, z[4] = {0, 0, 0, 0};
 	static const float p2[4] = {1e19f, 1e19f, 1e19f, 1e19f};
+	static const float pg[4] = {2e38f, 1, 0, 0}, want_g[4] = {I, 0.5f, 0, 0};
 	static const float pc[3] = {3e38f, 3e38f, 1}, tc[3] = {1, 0, 0};
 	static const int32_t ts[1] = {0};
 	static const float want_inf[1] = {I}, want_1e38[1] = {1e38f}, want_ce[1] = {16.118095f};
 	struct call c = {XO_OP_mean_squared_error, XO_DIR_FWD,
 			 params(XO_OP_mean_squared_error, 1, 1, 4), {p1, z}};
-	float loss[1];
+	float loss[1], grad[4];
 
 	run(be, &c, 0, loss, 1);
 	expect("mean_squared_error, a row's sum overflowing", name, loss, want_inf, 1, 0.0);
@@ -238,6 +240,11 @@ static void check_losses(struct xo_backend *be, const char *name)
 	c.src[0] = p2;
 	run(be, &c, 0, loss, 1);
 	expect("mean_squared_error, rows in range", name, loss, want_1e38, 1, 1e-6);
+	/* jax.grad: 2 (p - t) first, Inf past FLT_MAX, then / 4 */
+	c.dir = XO_DIR_BWD;
+	c.src[0] = pg;
+	run(be, &c, 0, grad, 4);
+	expect("mean_squared_error bwd, 2 (p - t) overflowing", name, grad, want_g, 4, 1e-6);
 	c = (struct call){XO_OP_categorical_crossentropy, XO_DIR_FWD,
 			  params(XO_OP_categorical_crossentropy, 1, 1, 3), {pc, tc}};
 	run(be, &c, 0, loss, 1);
