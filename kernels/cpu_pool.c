@@ -21,9 +21,10 @@
  *                           steps in order) / their count (0 / 0 = NaN when
  *                           none is), dx = dy / count at a kept step, 0 at a
  *                           masked one.
- *   global_max_pooling1d    fwd y = first maximum under `v > best` from the
- *                           first step (a NaN first step stays); bwd dy to
- *                           that step, 0 elsewhere.
+ *   global_max_pooling1d    fwd y = NaN when a step is NaN, else the maximum;
+ *                           bwd dy to XLA's select winner (the first maximum
+ *                           without NaN), 0 elsewhere; NaN at every step of
+ *                           a column holding a NaN (Keras's jnp.max gradient).
  *   max_pooling2d           as max_pooling1d over each window's in-bounds
  *                           cells in row-major order (height, then width);
  *                           bwd dx = 0, then for each window in row-major
@@ -221,13 +222,18 @@ static void gmax_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 		for (int64_t c = 0; c < ch; c++) {
 			int64_t at = 0;
 			float best = x[c];
+			bool nan = isnan(best);
 
-			for (int64_t l = 1; l < p->len; l++)
+			for (int64_t l = 1; l < p->len; l++) {
+				nan |= isnan(x[l * ch + c]);
 				if (!(best >= x[l * ch + c])) {
 					best = x[l * ch + c];
 					at = l;
 				}
+			}
 			dx[at * ch + c] = j->dy[n * ch + c];
+			for (int64_t l = 0; l < p->len && nan; l++) /* Keras's 0 / 0 */
+				dx[l * ch + c] = NAN;
 		}
 	}
 }

@@ -345,7 +345,8 @@ enum xo_status xo_ref_global_max_pooling1d_fwd_math(const struct xo_params *p,
 
 /* global_max_pooling1d bwd: src {x, dy[batch][ch]}, dst {dx[batch][len][ch]},
  * overwritten: dy at the winner (pool_takes) of each (sample, channel), 0
- * elsewhere. mag |dx|. */
+ * elsewhere; a column holding a NaN is NaN at every step (Keras's jnp.max
+ * gradient, dy (x == max) / count(x == max), is 0 / 0 there). mag |dx|. */
 enum xo_status xo_ref_global_max_pooling1d_bwd_math(const struct xo_params *p,
 						    const struct xo_ref_src *src,
 						    const struct xo_ref_dst *dst,
@@ -358,6 +359,8 @@ enum xo_status xo_ref_global_max_pooling1d_bwd_math(const struct xo_params *p,
 
 			for (int64_t l = 0; l < p->len; l++) {
 				double g = l == at ? xo_ref_ld(src[1], n * p->ch + c) : 0.0;
+
+				g = nan ? NAN : g;
 
 				xo_ref_st(dst[0], (n * p->len + l) * p->ch + c, g);
 				xo_ref_st(mag[0], (n * p->len + l) * p->ch + c, fabs(g));

@@ -143,17 +143,24 @@ static void check_max_pooling1d(struct xo_backend *be, const char *name)
 	expect("max_pooling1d bwd", name, dx, want_dx, 18 * CH, 0.0);
 }
 
-/* GlobalMaxPooling1D on [1][3][4]: a NaN at each step, then -Inf/+Inf/0. */
+/* GlobalMaxPooling1D on [1][3][4]: a NaN at each step, then -Inf/+Inf/0;
+ * backward: NaN at every step of a column holding a NaN (jnp.max's 0 / 0),
+ * dy at the +Inf. */
 static void check_global_max_pooling1d(struct xo_backend *be, const char *name)
 {
 	static const float x[12] = {N, 1, 1, -I, 1, N, 2, I, 2, 2, N, 0};
-	static const float want[4] = {N, N, N, I};
+	static const float want[4] = {N, N, N, I}, dy[4] = {1, 2, 4, 8};
+	static const float want_dx[12] = {N, N, N, 0, N, N, N, 8, N, N, N, 0};
 	struct call c = {XO_OP_global_max_pooling1d, XO_DIR_FWD,
 			 params(XO_OP_global_max_pooling1d, 1, 3, 4), {x}};
-	float y[4];
+	float y[4], dx[12];
 
 	run(be, &c, 0, y, 4);
 	expect("global_max_pooling1d fwd", name, y, want, 4, 0.0);
+	c.dir = XO_DIR_BWD;
+	c.src[1] = dy;
+	run(be, &c, 0, dx, 12);
+	expect("global_max_pooling1d bwd", name, dx, want_dx, 12, 0.0);
 }
 
 /* MaxPooling2D(2) on [1][2][6][CH]: windows [[NaN,5],[1,2]], [[3,1],[NaN,9]],
@@ -165,7 +172,8 @@ static void check_pooling2d(struct xo_backend *be, const char *name)
 	static const float want_y1[3] = {N, N, I};
 	static const float want_dx1[12] = {0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 4};
 	static const float g[8] = {1, 1, N, 2, 2, 3, 3, 4};
-	static const float want_g[2] = {N, 4};
+	static const float want_g[2] = {N, 4}, dg[2] = {1, 2};
+	static const float want_dg[8] = {N, 0, N, 0, N, 0, N, 2};
 	float x[12 * CH], dy[3 * CH], want_y[3 * CH], want_dx[12 * CH], y[3 * CH], dx[12 * CH];
 	struct call c = {XO_OP_max_pooling2d, XO_DIR_FWD, params(XO_OP_max_pooling2d, 1, 2, CH),
 			 {x}};
@@ -188,6 +196,10 @@ static void check_pooling2d(struct xo_backend *be, const char *name)
 	c.p.width = 2;
 	run(be, &c, 0, y, 2);
 	expect("global_max_pooling2d fwd", name, y, want_g, 2, 0.0);
+	c.dir = XO_DIR_BWD;
+	c.src[1] = dg;
+	run(be, &c, 0, dx, 8);
+	expect("global_max_pooling2d bwd", name, dx, want_dg, 8, 0.0);
 }
 
 /* Maximum and Minimum: NaN with either side NaN; jax.grad 0 to both there. */

@@ -291,19 +291,20 @@ __kernel void xo_cl_global_max_pooling1d_fwd(__global const float *x, int xo, __
 }
 
 /* One work-item per column dx[n][.][c], 2-D range (c, n): dy[n][c] at the
- * winner, 0 at every other step (the whole column is written). */
+ * winner (NaN at every step of a column holding a NaN), 0 at every other step (the whole column is written). */
 __kernel void xo_cl_global_max_pooling1d_bwd(__global const float *x, int xo,
 					     __global const float *dy, int dyo, __global float *dx,
 					     int dxo, int batch, int len, int ch)
 {
 	int c = get_global_id(0), n = get_global_id(1);
 	__global const float *xr;
-	int at;
+	int at, nan;
 
 	if (c >= ch || n >= batch)
 		return;
 	xr = x + xo + n * len * ch + c;
 	at = xo_gpool_argmax(xr, len, ch);
+	nan = isnan(xo_gpool_value(xr, len, ch)); /* Keras: 0 / 0 at every step */
 	for (int l = 0; l < len; l++)
-		dx[dxo + (n * len + l) * ch + c] = l == at ? dy[dyo + n * ch + c] : 0.0f;
+		dx[dxo + (n * len + l) * ch + c] = nan ? NAN : l == at ? dy[dyo + n * ch + c] : 0.0f;
 }
