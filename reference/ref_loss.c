@@ -8,15 +8,6 @@
 
 #include "ref_internal.h"
 
-/* v as Keras's float32 arithmetic would hold it where that overflows:
- * +-Inf from the rounding midpoint above FLT_MAX on (round to nearest
- * sends it up), v itself below. The sums here run in double for their
- * accuracy; a float32 sum that Keras computes overflows only where this
- * says so, so the loss is Inf or NaN where Keras's is. */
-static double f32_sat(double v)
-{
-	return fabs(v) >= 0x1.ffffffp+127 ? copysign(INFINITY, v) : v;
-}
 
 /*
  * categorical_crossentropy fwd, Keras 3 semantics with from_logits=False:
@@ -25,7 +16,7 @@ static double f32_sat(double v)
  * float32 dtype); row loss = -sum_c t_c * log(q_c); loss[0] = sum of row
  * losses / batch. A NaN in p passes the clip and gives NaN; a zero row sum
  * gives NaN (0/0) or clips +Inf to 1 - eps; a row sum past the float32
- * range is +Inf (f32_sat), so every q is 0, clipped to eps, as Keras's.
+ * range is +Inf (xo_ref_f32_sat), so every q is 0, clipped to eps, as Keras's.
  * mag[0]: sum over rows and classes of |t * log q|, / batch.
  */
 enum xo_status xo_ref_categorical_crossentropy_fwd_math(const struct xo_params *p,
@@ -41,7 +32,7 @@ enum xo_status xo_ref_categorical_crossentropy_fwd_math(const struct xo_params *
 		double s = 0.0, row = 0.0;
 
 		for (int64_t c = 0; c < ch; c++)
-			s = f32_sat(s + xo_ref_ld(src[0], r * ch + c));
+			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
 		for (int64_t c = 0; c < ch; c++) {
 			double q = xo_ref_ld(src[0], r * ch + c) / s, term;
 
@@ -190,7 +181,7 @@ enum xo_status xo_ref_binary_crossentropy_bwd_math(const struct xo_params *p,
  * mean_squared_error fwd (keras/src/losses/losses.py mean_squared_error: mean
  * over the last axis of (p - t)^2, then the batch mean): loss[0] = (sum over
  * rows of (row sum of (p - t)^2) / ch) / batch, each difference, square and
- * sum Inf where Keras's float32 one overflows (f32_sat): a loss past the
+ * sum Inf where Keras's float32 one overflows (xo_ref_f32_sat): a loss past the
  * float32 range is +Inf, an Inf difference too, and Inf - Inf NaN, as
  * Keras's. mag[0] the same (every term is >= 0).
  */
@@ -205,12 +196,12 @@ enum xo_status xo_ref_mean_squared_error_fwd_math(const struct xo_params *p,
 		double row = 0.0;
 
 		for (int64_t c = 0; c < p->ch; c++) {
-			double d = f32_sat(xo_ref_ld(src[0], r * p->ch + c) -
+			double d = xo_ref_f32_sat(xo_ref_ld(src[0], r * p->ch + c) -
 					   xo_ref_ld(src[1], r * p->ch + c));
 
-			row = f32_sat(row + f32_sat(d * d));
+			row = xo_ref_f32_sat(row + xo_ref_f32_sat(d * d));
 		}
-		sum = f32_sat(sum + row / (double)p->ch);
+		sum = xo_ref_f32_sat(sum + row / (double)p->ch);
 	}
 	xo_ref_st(dst[0], 0, sum / (double)p->batch);
 	xo_ref_st(mag[0], 0, sum / (double)p->batch);
@@ -228,8 +219,8 @@ enum xo_status xo_ref_mean_squared_error_bwd_math(const struct xo_params *p,
 	int64_t total = p->batch * p->ch;
 
 	for (int64_t k = 0; k < total; k++) {
-		double v = f32_sat(2.0 * f32_sat(xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k))) /
-			   (double)total;
+		double d = xo_ref_f32_sat(xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k));
+		double v = xo_ref_f32_sat(2.0 * d) / (double)total;
 
 		xo_ref_st(dst[0], k, v);
 		xo_ref_st(mag[0], k, fabs(v));
@@ -266,7 +257,7 @@ enum xo_status xo_ref_binary_accuracy_fwd_math(const struct xo_params *p,
  * keras/src/backend/jax/nn.py: one_hot of the int32 label, then as
  * categorical_crossentropy above): for row r with label k = t[r],
  * q = clip(p[r][k] / sum(p row), eps, 1 - eps) (the sum +Inf past the
- * float32 range, f32_sat), row loss -log q; a label
+ * float32 range, xo_ref_f32_sat), row loss -log q; a label
  * outside [0, ch) is a zero one-hot row (jax.nn.one_hot) and adds 0 (the
  * model refuses such labels before training). loss[0] = sum / batch.
  * mag[0] = sum |log q| / batch.
@@ -285,7 +276,7 @@ enum xo_status xo_ref_sparse_categorical_crossentropy_fwd_math(const struct xo_p
 		if (!(k >= 0.0 && k < (double)ch))
 			continue;
 		for (int64_t c = 0; c < ch; c++)
-			s = f32_sat(s + xo_ref_ld(src[0], r * ch + c));
+			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
 		total += log(bce_clip(xo_ref_ld(src[0], r * ch + (int64_t)k) / s));
 	}
 	xo_ref_st(dst[0], 0, -total / (double)n);
@@ -313,7 +304,7 @@ enum xo_status xo_ref_sparse_categorical_crossentropy_bwd_math(const struct xo_p
 		bool in = k >= 0.0 && k < (double)ch;
 
 		for (int64_t c = 0; c < ch; c++)
-			s = f32_sat(s + xo_ref_ld(src[0], r * ch + c));
+			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
 		if (in) {
 			q = xo_ref_ld(src[0], r * ch + (int64_t)k) / s;
 			in = bce_clip(q) == q;

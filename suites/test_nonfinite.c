@@ -268,6 +268,31 @@ static void check_losses(struct xo_backend *be, const char *name)
 	       1e-6);
 }
 
+/* Softmax of large finite logits and Dense(softmax) whose float32
+ * pre-activation overflows. Rows [1e30, 1e20, -1e30] and [1e10, 2,
+ * -1e10]: Keras [1, 0, 0] (exp of a difference below -104 is 0; cpu's exp
+ * kept the difference's low part past its clamp: NaN and 5.6e-45). Dense
+ * x [1e30, 1] by w [[1e10, 1, -1e10], [1, 1, 1]]: Keras's logits are
+ * [Inf, 1e30, -Inf], softmax NaN (ref's double logits gave [1, 0, 0]). */
+static void check_softmax(struct xo_backend *be, const char *name)
+{
+	static const float x[6] = {1e30f, 1e20f, -1e30f, 1e10f, 2, -1e10f};
+	static const float want[6] = {1, 0, 0, 1, 0, 0};
+	static const float xd[4] = {1e30f, 1, 1e20f, 2}, w[6] = {1e10f, 1, -1e10f, 1, 1, 1};
+	static const float want_d[6] = {N, N, N, 1, 0, 0};
+	struct call c = {XO_OP_softmax, XO_DIR_FWD, params(XO_OP_softmax, 2, 1, 3), {x}};
+	float y[6];
+
+	run(be, &c, 0, y, 6);
+	expect("softmax of large logits", name, y, want, 6, 0.0);
+	c = (struct call){XO_OP_dense, XO_DIR_FWD, params(XO_OP_dense, 2, 1, 2), {xd, w}};
+	c.p.units = 3;
+	c.p.use_bias = false;
+	c.p.activation = XO_ACTIVATION_SOFTMAX;
+	run(be, &c, 0, y, 6);
+	expect("dense softmax, logits past float32", name, y, want_d, 6, 0.0);
+}
+
 /* The fused conv1d + max_pooling1d path (cpu's conv_pool kernel, cl's
  * net.cl), which predict takes wherever the backend's net_fits does. A
  * model refuses non-finite inputs, so the NaN and Inf are made inside it,
@@ -339,6 +364,7 @@ static void check_ops(struct xo_backend *be, const char *name)
 	check_pooling2d(be, name);
 	check_merge(be, name);
 	check_losses(be, name);
+	check_softmax(be, name);
 }
 
 static void test_ref(void **state)
