@@ -169,6 +169,20 @@ def fused_conv_pool():
 
 
 CASES["fused_conv_pool"] = fused_conv_pool
+
+
+def dense_softmax_large():
+    """Dense(softmax) with logits from large and overflowing (past float32)
+    to small: x [a, b] by [[1e10, 1, -1e10], [1, 1, 1]]."""
+    def build():
+        d = layers.Dense(3, activation="softmax", use_bias=False)
+        m = keras.Sequential([keras.Input(shape=(2,)), d])
+        d.set_weights([np.array([[1e10, 1, -1e10], [1, 1, 1]], np.float32)])
+        return m
+    return build, [np.array([[1e30, 1], [1e20, 2], [1, 1], [-1e30, 0], [1e28, 3]], np.float32)]
+
+
+CASES["dense_softmax_large"] = dense_softmax_large
 CASES["layer_normalization"] = lambda: (seq((8,), layers.LayerNormalization()), [row_values()])
 CASES["batch_normalization"] = lambda: (seq((8,), layers.BatchNormalization()), [row_values()])
 CASES["dense_softmax"] = lambda: (seq((8,), layers.Dense(3, activation="softmax")),
@@ -193,7 +207,7 @@ def kind_diff(want, got):
 def run_case(name, xo, devices, tmp):
     build, xs = CASES[name]()
     model = build()
-    if name != "fused_conv_pool":
+    if name not in ("fused_conv_pool", "dense_softmax_large"):
         xs = [encode(x) for x in xs]
     want = np.asarray(model.predict(xs if len(xs) > 1 else xs[0], verbose=0))
     path = os.path.join(tmp, name + ".keras")
