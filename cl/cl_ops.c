@@ -1111,8 +1111,14 @@ enum xo_status xo_cl_binary_crossentropy_bwd(struct xo_backend *be, const struct
 
 enum xo_status xo_cl_mean_squared_error_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return la_loss(be, a, XO_CL_K_mean_squared_error_fwd, XO_OP_mean_squared_error,
-		       XO_DIR_FWD);
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_mean_squared_error_fwd);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, a->p.batch * a->p.ch);
+	xo_cl_arg_int(&l, a->p.ch); /* rows first, as Keras (loss.cl) */
+	return la_run_reduce(&l, XO_OP_mean_squared_error, XO_DIR_FWD);
 }
 
 enum xo_status xo_cl_mean_squared_error_bwd(struct xo_backend *be, const struct xo_op_args *a)

@@ -1289,9 +1289,9 @@ struct ce_job {
 
 /* One row's sum t log q (see above), shared with the fused path. s finite
  * and nonzero: every p of the row is finite (a NaN or an infinity would make
- * s NaN or infinite; floats cannot overflow a double sum), so no q = p / s
- * is NaN and the t == 0 terms are skipped without dividing. Otherwise q is
- * computed to decide. */
+ * s NaN or infinite; a sum past the float32 range is +Inf, as Keras's
+ * float32 sum: xo_cpu_f32_sat), so no q = p / s is NaN and the t == 0
+ * terms are skipped without dividing. Otherwise q is computed to decide. */
 double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch)
 {
 	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
@@ -1299,7 +1299,7 @@ double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch)
 	bool plain;
 
 	for (int64_t c = 0; c < ch; c++)
-		s += (double)pr[c];
+		s = xo_cpu_f32_sat(s + (double)pr[c]);
 	plain = isfinite(s) && s != 0.0;
 	for (int64_t c = 0; c < ch; c++) {
 		double q;

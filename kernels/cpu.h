@@ -499,6 +499,14 @@ enum xo_status xo_cpu_scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int6
  * probabilities: q = p / row sum clipped to [1e-7f, 1 - 1e-7], in double),
  * as the op computes it (cpu.c). */
 double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch);
+/* v as Keras's float32 arithmetic holds it where that overflows: +-Inf from
+ * the rounding midpoint above FLT_MAX on, v below (the losses sum in double
+ * for accuracy, and are Inf or NaN where Keras's float32 sums are; the
+ * reference's rule, reference/ref_loss.c). */
+static inline double xo_cpu_f32_sat(double v)
+{
+	return __builtin_fabs(v) >= 0x1.ffffffp+127 ? __builtin_copysign(__builtin_inf(), v) : v;
+}
 /* Index of the first maximum of r[0..n) under `>`, as the accuracy op. */
 int64_t xo_cpu_argmax_row(const float *r, int64_t n);
 /* An error (XO_EINVAL, "gather: index[i]=v outside 0..rows-1") for the first

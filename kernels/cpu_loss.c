@@ -58,16 +58,21 @@ static enum xo_status cpu_bce_bwd(struct xo_backend *be, const struct xo_op_args
 static enum xo_status cpu_mse_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
-	int64_t total = a->p.batch * a->p.ch;
+	int64_t ch = a->p.ch;
 	double sum = 0.0;
 
 	(void)be;
-	for (int64_t k = 0; k < total; k++) {
-		double d = (double)p[k] - (double)t[k];
+	for (int64_t r = 0; r < a->p.batch; r++) {
+		double row = 0.0;
 
-		sum += d * d;
+		for (int64_t c = 0; c < ch; c++) {
+			double d = xo_cpu_f32_sat((double)p[r * ch + c] - (double)t[r * ch + c]);
+
+			row = xo_cpu_f32_sat(row + xo_cpu_f32_sat(d * d));
+		}
+		sum = xo_cpu_f32_sat(sum + row / (double)ch);
 	}
-	xo_tensor_f32(a->dst[0])[0] = (float)(sum / (double)total);
+	xo_tensor_f32(a->dst[0])[0] = (float)(sum / (double)a->p.batch);
 	return XO_OK;
 }
 
@@ -79,7 +84,8 @@ static enum xo_status cpu_mse_bwd(struct xo_backend *be, const struct xo_op_args
 
 	(void)be;
 	for (int64_t k = 0; k < total; k++)
-		dp[k] = (float)(2.0 * ((double)p[k] - (double)t[k]) / (double)total);
+		dp[k] = (float)(xo_cpu_f32_sat(2.0 * xo_cpu_f32_sat((double)p[k] - (double)t[k])) /
+		                (double)total);
 	return XO_OK;
 }
 
@@ -111,7 +117,7 @@ static enum xo_status cpu_scce_fwd(struct xo_backend *be, const struct xo_op_arg
 		if (t[r] < 0 || t[r] >= ch)
 			continue;
 		for (int64_t c = 0; c < ch; c++)
-			s += p[r * ch + c];
+			s = xo_cpu_f32_sat(s + p[r * ch + c]);
 		total += log(bce_clip((double)p[r * ch + t[r]] / s));
 	}
 	xo_tensor_f32(a->dst[0])[0] = (float)(-total / (double)n);
@@ -131,7 +137,7 @@ static enum xo_status cpu_scce_bwd(struct xo_backend *be, const struct xo_op_arg
 		double s = 0.0;
 
 		for (int64_t c = 0; c < ch; c++)
-			s += p[r * ch + c];
+			s = xo_cpu_f32_sat(s + p[r * ch + c]);
 		if (in) {
 			double q = (double)p[r * ch + t[r]] / s;
 

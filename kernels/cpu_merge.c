@@ -7,6 +7,7 @@
  * are exact), and rows are split between threads in contiguous ranges, so
  * the results do not depend on the thread count.
  */
+#include <math.h>
 #include <string.h>
 
 #include "cpu.h"
@@ -43,11 +44,11 @@ static void merge_fwd_span(const struct merge_job *j, int64_t lo, int64_t hi)
 		return;
 	case XO_MERGE_MAXIMUM:
 		for (int64_t k = lo; k < hi; k++)
-			y[k] = a[k] > b[k] ? a[k] : b[k];
+			y[k] = a[k] > b[k] || isnan(a[k]) ? a[k] : b[k]; /* NaN if either */
 		return;
 	case XO_MERGE_MINIMUM:
 		for (int64_t k = lo; k < hi; k++)
-			y[k] = a[k] < b[k] ? a[k] : b[k];
+			y[k] = a[k] < b[k] || isnan(a[k]) ? a[k] : b[k];
 		return;
 	case XO_MERGE_CONCATENATE:
 		break;

@@ -21,9 +21,10 @@
  *                           steps in order) / their count (0 / 0 = NaN when
  *                           none is), dx = dy / count at a kept step, 0 at a
  *                           masked one.
- *   global_max_pooling1d    fwd y = first maximum under `v > best` from the
- *                           first step (a NaN first step stays); bwd dy to
- *                           that step, 0 elsewhere.
+ *   global_max_pooling1d    fwd y = NaN when a step is NaN, else the maximum;
+ *                           bwd dy to XLA's select winner (the first maximum
+ *                           without NaN), 0 elsewhere; NaN at every step of
+ *                           a column holding a NaN (Keras's jnp.max gradient).
  *   max_pooling2d           as max_pooling1d over each window's in-bounds
  *                           cells in row-major order (height, then width);
  *                           bwd dx = 0, then for each window in row-major
@@ -34,6 +35,7 @@
  * The 2-D window loops use 4-float GCC vectors over channel groups (see
  * pool2d_fwd_rows); the others rely on the compiler.
  */
+#include <math.h>
 #include <string.h>
 
 #include "cpu.h"
@@ -199,8 +201,11 @@ static void gmax_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 
 		memcpy(y, x, (size_t)ch * sizeof(float));
 		for (int64_t l = 1; l < p->len; l++)
-			for (int64_t c = 0; c < ch; c++)
-				y[c] = x[l * ch + c] > y[c] ? x[l * ch + c] : y[c];
+			for (int64_t c = 0; c < ch; c++) {
+				float v = x[l * ch + c];
+
+				y[c] = v > y[c] || isnan(v) ? v : y[c]; /* a NaN stays */
+			}
 	}
 }
 
@@ -217,13 +222,18 @@ static void gmax_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 		for (int64_t c = 0; c < ch; c++) {
 			int64_t at = 0;
 			float best = x[c];
+			bool nan = isnan(best);
 
-			for (int64_t l = 1; l < p->len; l++)
-				if (x[l * ch + c] > best) {
+			for (int64_t l = 1; l < p->len; l++) {
+				nan |= isnan(x[l * ch + c]);
+				if (!(best >= x[l * ch + c])) {
 					best = x[l * ch + c];
 					at = l;
 				}
+			}
 			dx[at * ch + c] = j->dy[n * ch + c];
+			for (int64_t l = 0; l < p->len && nan; l++) /* Keras's 0 / 0 */
+				dx[l * ch + c] = NAN;
 		}
 	}
 }
@@ -297,7 +307,8 @@ static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 							pv_f v = pv_ld(x + (r * w + s) * ch + c);
 
 							if (max)
-								acc = pv_sel(v > acc, v, acc);
+								acc = pv_sel((v > acc) | (v != v), v,
+									     acc);
 							else
 								acc += v;
 						}
@@ -311,7 +322,7 @@ static void pool2d_fwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 							float v = x[(r * w + s) * ch + c];
 
 							if (max)
-								acc = v > acc ? v : acc;
+								acc = v > acc || isnan(v) ? v : acc;
 							else
 								acc += v;
 						}
@@ -352,7 +363,7 @@ static void pool2d_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 						for (int64_t s = s0; s < s1; s++) {
 							int32_t cell = (int32_t)(r * w + s);
 							pv_f v = pv_ld(x + cell * ch + c);
-							pv_i m = v > best;
+							pv_i m = ~(best >= v);
 							pv_i vc = {cell, cell, cell, cell};
 
 							best = pv_sel(m, v, best);
@@ -367,7 +378,7 @@ static void pool2d_bwd_rows(const struct gpool_job *j, int64_t n0, int64_t n1)
 
 					for (int64_t r = r0; r < r1; r++)
 						for (int64_t s = s0; s < s1; s++)
-							if (x[(r * w + s) * ch + c] > best) {
+							if (!(best >= x[(r * w + s) * ch + c])) {
 								best = x[(r * w + s) * ch + c];
 								at = r * w + s;
 							}

@@ -67,7 +67,7 @@ static double conv_pre(const struct conv *c, struct xo_ref_src x, struct xo_ref_
 		m += fabs(xo_ref_ld(b, f));
 	}
 	*mag = m;
-	return acc;
+	return xo_ref_f32_sat(acc); /* Keras's float32 overflow */
 }
 
 /*

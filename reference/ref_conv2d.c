@@ -100,7 +100,7 @@ static double conv2d_pre(const struct conv2d *c, struct xo_ref_src x, struct xo_
 		m += fabs(xo_ref_ld(b, f));
 	}
 	*mag = m;
-	return acc;
+	return xo_ref_f32_sat(acc); /* Keras's float32 overflow */
 }
 
 /*

@@ -95,7 +95,7 @@ static double convt_pre(const struct convt *c, const struct xo_ref_src *src, int
 		mg += fabs(xo_ref_ld(src[2], f));
 	}
 	*mag = mg;
-	return acc;
+	return xo_ref_f32_sat(acc); /* Keras's float32 overflow */
 }
 
 /*

@@ -95,7 +95,7 @@ static double dwconv_pre(const struct dwconv *c, const struct xo_ref_src *src, i
 		mg += fabs(xo_ref_ld(src[2], o));
 	}
 	*mag = mg;
-	return acc;
+	return xo_ref_f32_sat(acc); /* Keras's float32 overflow */
 }
 
 /*

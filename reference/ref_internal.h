@@ -65,6 +65,18 @@ static inline void xo_ref_st(struct xo_ref_dst s, int64_t k, double v)
 		s.d[k] = v;
 }
 
+/* v as Keras's float32 arithmetic holds it where that overflows: +-Inf
+ * from the rounding midpoint above FLT_MAX on (round to nearest sends it
+ * up), v itself below. The reference computes in double for accuracy; a
+ * value it passes on unrounded (a pre-activation into its activation, a
+ * loss's partial sum) goes through this where Keras's float32 one would be
+ * Inf, so softmax of an overflowing logit is NaN and a loss past float32's
+ * range Inf, as Keras's. */
+static inline double xo_ref_f32_sat(double v)
+{
+	return __builtin_fabs(v) >= 0x1.ffffffp+127 ? __builtin_copysign(__builtin_inf(), v) : v;
+}
+
 /* The read-only view of a written array (to feed one op's output to another). */
 static inline struct xo_ref_src xo_ref_as_src(struct xo_ref_dst s)
 {

@@ -8,13 +8,15 @@
 
 #include "ref_internal.h"
 
+
 /*
  * categorical_crossentropy fwd, Keras 3 semantics with from_logits=False:
  * for each row, q = p / sum(p row); q clipped to [eps, 1 - eps] with eps the
  * float32 1e-7 and 1 - eps rounded to float32 (Keras clips in the tensor's
  * float32 dtype); row loss = -sum_c t_c * log(q_c); loss[0] = sum of row
  * losses / batch. A NaN in p passes the clip and gives NaN; a zero row sum
- * gives NaN (0/0) or clips +Inf to 1 - eps.
+ * gives NaN (0/0) or clips +Inf to 1 - eps; a row sum past the float32
+ * range is +Inf (xo_ref_f32_sat), so every q is 0, clipped to eps, as Keras's.
  * mag[0]: sum over rows and classes of |t * log q|, / batch.
  */
 enum xo_status xo_ref_categorical_crossentropy_fwd_math(const struct xo_params *p,
@@ -30,7 +32,7 @@ enum xo_status xo_ref_categorical_crossentropy_fwd_math(const struct xo_params *
 		double s = 0.0, row = 0.0;
 
 		for (int64_t c = 0; c < ch; c++)
-			s += xo_ref_ld(src[0], r * ch + c);
+			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
 		for (int64_t c = 0; c < ch; c++) {
 			double q = xo_ref_ld(src[0], r * ch + c) / s, term;
 
@@ -177,28 +179,38 @@ enum xo_status xo_ref_binary_crossentropy_bwd_math(const struct xo_params *p,
 
 /*
  * mean_squared_error fwd (keras/src/losses/losses.py mean_squared_error: mean
- * over the last axis of (p - t)^2, then the batch mean): loss[0] = sum of
- * (p - t)^2 / (batch * ch). mag[0] the same (every term is >= 0).
+ * over the last axis of (p - t)^2, then the batch mean): loss[0] = (sum over
+ * rows of (row sum of (p - t)^2) / ch) / batch, each difference, square and
+ * sum Inf where Keras's float32 one overflows (xo_ref_f32_sat): a loss past the
+ * float32 range is +Inf, an Inf difference too, and Inf - Inf NaN, as
+ * Keras's. mag[0] the same (every term is >= 0).
  */
 enum xo_status xo_ref_mean_squared_error_fwd_math(const struct xo_params *p,
                                                   const struct xo_ref_src *src,
                                                   const struct xo_ref_dst *dst,
                                                   const struct xo_ref_dst *mag)
 {
-	int64_t total = p->batch * p->ch;
 	double sum = 0.0;
 
-	for (int64_t k = 0; k < total; k++) {
-		double d = xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k);
+	for (int64_t r = 0; r < p->batch; r++) {
+		double row = 0.0;
 
-		sum += d * d;
+		for (int64_t c = 0; c < p->ch; c++) {
+			double d = xo_ref_f32_sat(xo_ref_ld(src[0], r * p->ch + c) -
+					   xo_ref_ld(src[1], r * p->ch + c));
+
+			row = xo_ref_f32_sat(row + xo_ref_f32_sat(d * d));
+		}
+		sum = xo_ref_f32_sat(sum + row / (double)p->ch);
 	}
-	xo_ref_st(dst[0], 0, sum / (double)total);
-	xo_ref_st(mag[0], 0, sum / (double)total);
+	xo_ref_st(dst[0], 0, sum / (double)p->batch);
+	xo_ref_st(mag[0], 0, sum / (double)p->batch);
 	return XO_OK;
 }
 
-/* mean_squared_error bwd: dp = 2 (p - t) / (batch * ch). mag |dp|. */
+/* mean_squared_error bwd: dp = 2 (p - t) / (batch * ch), 2 (p - t) +-Inf
+ * where Keras's float32 one overflows (jax.grad of the mean doubles the
+ * difference before it scales it). mag |dp|. */
 enum xo_status xo_ref_mean_squared_error_bwd_math(const struct xo_params *p,
                                                   const struct xo_ref_src *src,
                                                   const struct xo_ref_dst *dst,
@@ -207,7 +219,8 @@ enum xo_status xo_ref_mean_squared_error_bwd_math(const struct xo_params *p,
 	int64_t total = p->batch * p->ch;
 
 	for (int64_t k = 0; k < total; k++) {
-		double v = 2.0 * (xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k)) / (double)total;
+		double d = xo_ref_f32_sat(xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k));
+		double v = xo_ref_f32_sat(2.0 * d) / (double)total;
 
 		xo_ref_st(dst[0], k, v);
 		xo_ref_st(mag[0], k, fabs(v));
@@ -243,7 +256,8 @@ enum xo_status xo_ref_binary_accuracy_fwd_math(const struct xo_params *p,
  * (keras/src/losses/losses.py sparse_categorical_crossentropy ->
  * keras/src/backend/jax/nn.py: one_hot of the int32 label, then as
  * categorical_crossentropy above): for row r with label k = t[r],
- * q = clip(p[r][k] / sum(p row), eps, 1 - eps), row loss -log q; a label
+ * q = clip(p[r][k] / sum(p row), eps, 1 - eps) (the sum +Inf past the
+ * float32 range, xo_ref_f32_sat), row loss -log q; a label
  * outside [0, ch) is a zero one-hot row (jax.nn.one_hot) and adds 0 (the
  * model refuses such labels before training). loss[0] = sum / batch.
  * mag[0] = sum |log q| / batch.
@@ -262,7 +276,7 @@ enum xo_status xo_ref_sparse_categorical_crossentropy_fwd_math(const struct xo_p
 		if (!(k >= 0.0 && k < (double)ch))
 			continue;
 		for (int64_t c = 0; c < ch; c++)
-			s += xo_ref_ld(src[0], r * ch + c);
+			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
 		total += log(bce_clip(xo_ref_ld(src[0], r * ch + (int64_t)k) / s));
 	}
 	xo_ref_st(dst[0], 0, -total / (double)n);
@@ -290,7 +304,7 @@ enum xo_status xo_ref_sparse_categorical_crossentropy_bwd_math(const struct xo_p
 		bool in = k >= 0.0 && k < (double)ch;
 
 		for (int64_t c = 0; c < ch; c++)
-			s += xo_ref_ld(src[0], r * ch + c);
+			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
 		if (in) {
 			q = xo_ref_ld(src[0], r * ch + (int64_t)k) / s;
 			in = bce_clip(q) == q;

@@ -21,10 +21,10 @@ static double merge_value(enum xo_merge mode, double a, double b)
 		return a * b;
 	case XO_MERGE_AVERAGE:
 		return (a + b) / 2.0;
-	case XO_MERGE_MAXIMUM:
-		return a > b ? a : b;
+	case XO_MERGE_MAXIMUM: /* NaN when either is (jnp.maximum, jnp.minimum) */
+		return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
 	case XO_MERGE_MINIMUM:
-		return a < b ? a : b;
+		return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
 	case XO_MERGE_CONCATENATE:
 		break;
 	}
@@ -48,9 +48,11 @@ static double merge_slope(enum xo_merge mode, int which, double a, double b)
 	case XO_MERGE_MINIMUM: {
 		double mine = which ? b : a, other = which ? a : b;
 
+		/* a NaN on either side: 0 to both, every comparison false (as
+		 * jax.grad of jnp.maximum and jnp.minimum) */
 		if (mine == other)
 			return 0.5;
-		return (mode == XO_MERGE_MAXIMUM) == (mine > other) ? 1.0 : 0.0;
+		return (mode == XO_MERGE_MAXIMUM ? mine > other : mine < other) ? 1.0 : 0.0;
 	}
 	case XO_MERGE_CONCATENATE:
 		break;

@@ -4,11 +4,14 @@
  *
  * Window o of a row covers input steps o*stride - pad .. o*stride - pad +
  * pool_size - 1 (Keras geometry from the core; stride defaults to
- * pool_size). Padded positions never win: the scan starts at the first
- * in-bounds step and replaces the best only when `v > best`, so ties go to
- * the first maximum, a NaN first element stays the result, and a later NaN
- * never wins. Every window holds at least one in-bounds step (valid: by
- * construction; same: pad_left < pool_size and (out-1)*stride < len).
+ * pool_size). Padded positions never win. Max, as Keras on JAX/XLA:
+ * the value is NaN when any in-bounds step is NaN, else the maximum; the
+ * gradient goes to the winner of XLA's select scan (pool_takes): from the
+ * first in-bounds step, v takes over unless winner >= v, so ties go to the
+ * first maximum and, with a NaN, the winner is the first maximum of the
+ * steps after the last NaN (that NaN itself when it is the last step).
+ * Every window holds at least one in-bounds step (valid: by construction;
+ * same: pad_left < pool_size and (out-1)*stride < len).
  */
 #include <math.h>
 
@@ -38,9 +41,18 @@ static enum xo_status pool_init(const struct xo_params *p, struct pool *q)
 	return pool_init_of(XO_OP_max_pooling1d, p, q);
 }
 
-/* Input step of the winner of window o, channel c, sample n. */
+/* Whether v takes over from the winner best in a max scan: XLA's select
+ * (`best >= v` keeps best), so a NaN takes over and is taken over by the
+ * next step. Without NaN: the first maximum. */
+static bool pool_takes(double best, double v)
+{
+	return !(best >= v);
+}
+
+/* Input step of the winner of window o, channel c, sample n; *nan set when
+ * the window holds a NaN. */
 static int64_t pool_argmax(const struct pool *q, struct xo_ref_src x, int64_t n, int64_t o,
-			   int64_t c)
+			   int64_t c, bool *nan)
 {
 	int64_t start = o * q->stride - q->pad, best_at = -1;
 	double best = 0.0;
@@ -52,7 +64,8 @@ static int64_t pool_argmax(const struct pool *q, struct xo_ref_src x, int64_t n,
 		if (pos < 0 || pos >= q->len)
 			continue;
 		v = xo_ref_ld(x, (n * q->len + pos) * q->ch + c);
-		if (best_at < 0 || v > best) {
+		*nan |= isnan(v);
+		if (best_at < 0 || pool_takes(best, v)) {
 			best = v;
 			best_at = pos;
 		}
@@ -62,7 +75,8 @@ static int64_t pool_argmax(const struct pool *q, struct xo_ref_src x, int64_t n,
 }
 
 /* max_pooling1d fwd: src {x[batch][len][ch]}, dst {y[batch][out][ch]},
- * y = x at the window's winner (a copy: exact). mag |y|. */
+ * y = NaN when the window holds one, else x at its winner (a copy: exact).
+ * mag |y|. */
 enum xo_status xo_ref_max_pooling1d_fwd_math(const struct xo_params *p,
 					     const struct xo_ref_src *src,
 					     const struct xo_ref_dst *dst,
@@ -76,9 +90,11 @@ enum xo_status xo_ref_max_pooling1d_fwd_math(const struct xo_params *p,
 	for (int64_t n = 0; n < q.n; n++) {
 		for (int64_t o = 0; o < q.out; o++) {
 			for (int64_t c = 0; c < q.ch; c++) {
-				int64_t at = pool_argmax(&q, src[0], n, o, c);
+				bool nan = false;
+				int64_t at = pool_argmax(&q, src[0], n, o, c, &nan);
 				double v = xo_ref_ld(src[0], (n * q.len + at) * q.ch + c);
 
+				v = nan ? NAN : v;
 				xo_ref_st(dst[0], (n * q.out + o) * q.ch + c, v);
 				xo_ref_st(mag[0], (n * q.out + o) * q.ch + c, fabs(v));
 			}
@@ -90,7 +106,7 @@ enum xo_status xo_ref_max_pooling1d_fwd_math(const struct xo_params *p,
 /*
  * max_pooling1d bwd: src {x, dy[batch][out][ch]}, dst {dx[batch][len][ch]},
  * overwritten: dx[n][l][c] = sum of dy[n][o][c] over the windows o whose
- * winner is step l (windows overlap when strides < pool_size), in increasing
+ * winner (pool_takes) is step l (windows overlap when strides < pool_size), in increasing
  * o, 0 where l wins no window. mag: sum of |dy| over those windows.
  */
 enum xo_status xo_ref_max_pooling1d_bwd_math(const struct xo_params *p,
@@ -116,9 +132,10 @@ enum xo_status xo_ref_max_pooling1d_bwd_math(const struct xo_params *p,
 				double acc = 0.0, m = 0.0;
 
 				for (int64_t o = o_lo; o <= o_hi; o++) {
+					bool nan = false;
 					double g;
 
-					if (pool_argmax(&q, src[0], n, o, c) != l)
+					if (pool_argmax(&q, src[0], n, o, c, &nan) != l)
 						continue;
 					g = xo_ref_ld(src[1], (n * q.out + o) * q.ch + c);
 					acc += g;
@@ -284,17 +301,20 @@ enum xo_status xo_ref_global_average_pooling1d_bwd_math(const struct xo_params *
 	return XO_OK;
 }
 
-/* Step of the first maximum of row n, channel c over all len steps (the
- * max_pooling1d rule: `v > best`, so a NaN first step stays). */
-static int64_t global_argmax(const struct xo_params *p, struct xo_ref_src x, int64_t n, int64_t c)
+/* Step of the winner of row n, channel c over all len steps (the
+ * max_pooling1d rule, pool_takes); *nan set when the row holds a NaN. */
+static int64_t global_argmax(const struct xo_params *p, struct xo_ref_src x, int64_t n, int64_t c,
+			     bool *nan)
 {
 	int64_t best_at = 0;
 	double best = xo_ref_ld(x, n * p->len * p->ch + c);
 
+	*nan = isnan(best);
 	for (int64_t l = 1; l < p->len; l++) {
 		double v = xo_ref_ld(x, (n * p->len + l) * p->ch + c);
 
-		if (v > best) {
+		*nan |= isnan(v);
+		if (pool_takes(best, v)) {
 			best = v;
 			best_at = l;
 		}
@@ -303,7 +323,8 @@ static int64_t global_argmax(const struct xo_params *p, struct xo_ref_src x, int
 }
 
 /* global_max_pooling1d fwd: src {x[batch][len][ch]}, dst {y[batch][ch]},
- * y = x at the first maximum over the steps (a copy: exact). mag |y|. */
+ * y = NaN when the row holds one, else x at the first maximum over the
+ * steps (a copy: exact). mag |y|. */
 enum xo_status xo_ref_global_max_pooling1d_fwd_math(const struct xo_params *p,
 						    const struct xo_ref_src *src,
 						    const struct xo_ref_dst *dst,
@@ -311,8 +332,9 @@ enum xo_status xo_ref_global_max_pooling1d_fwd_math(const struct xo_params *p,
 {
 	for (int64_t n = 0; n < p->batch; n++) {
 		for (int64_t c = 0; c < p->ch; c++) {
-			int64_t at = global_argmax(p, src[0], n, c);
-			double v = xo_ref_ld(src[0], (n * p->len + at) * p->ch + c);
+			bool nan;
+			int64_t at = global_argmax(p, src[0], n, c, &nan);
+			double v = nan ? NAN : xo_ref_ld(src[0], (n * p->len + at) * p->ch + c);
 
 			xo_ref_st(dst[0], n * p->ch + c, v);
 			xo_ref_st(mag[0], n * p->ch + c, fabs(v));
@@ -322,8 +344,9 @@ enum xo_status xo_ref_global_max_pooling1d_fwd_math(const struct xo_params *p,
 }
 
 /* global_max_pooling1d bwd: src {x, dy[batch][ch]}, dst {dx[batch][len][ch]},
- * overwritten: dy at the first maximum of each (sample, channel), 0
- * elsewhere. mag |dx|. */
+ * overwritten: dy at the winner (pool_takes) of each (sample, channel), 0
+ * elsewhere; a column holding a NaN is NaN at every step (Keras's jnp.max
+ * gradient, dy (x == max) / count(x == max), is 0 / 0 there). mag |dx|. */
 enum xo_status xo_ref_global_max_pooling1d_bwd_math(const struct xo_params *p,
 						    const struct xo_ref_src *src,
 						    const struct xo_ref_dst *dst,
@@ -331,10 +354,13 @@ enum xo_status xo_ref_global_max_pooling1d_bwd_math(const struct xo_params *p,
 {
 	for (int64_t n = 0; n < p->batch; n++) {
 		for (int64_t c = 0; c < p->ch; c++) {
-			int64_t at = global_argmax(p, src[0], n, c);
+			bool nan;
+			int64_t at = global_argmax(p, src[0], n, c, &nan);
 
 			for (int64_t l = 0; l < p->len; l++) {
 				double g = l == at ? xo_ref_ld(src[1], n * p->ch + c) : 0.0;
+
+				g = nan ? NAN : g;
 
 				xo_ref_st(dst[0], (n * p->len + l) * p->ch + c, g);
 				xo_ref_st(mag[0], (n * p->len + l) * p->ch + c, fabs(g));

@@ -53,9 +53,10 @@ static void window(const struct pool2d *q, int64_t oh, int64_t ow, int64_t *r0, 
 	*s1 = ss + q->g.pool_w > q->w ? q->w : ss + q->g.pool_w;
 }
 
-/* Flat cell index r * width + s of the first maximum of window (oh, ow). */
+/* Flat cell index r * width + s of the winner of window (oh, ow); *nan set
+ * when the window holds a NaN. */
 static int64_t pool2d_argmax(const struct pool2d *q, struct xo_ref_src x, int64_t n, int64_t oh,
-			     int64_t ow, int64_t c)
+			     int64_t ow, int64_t c, bool *nan)
 {
 	int64_t r0, r1, s0, s1, best_at = -1;
 	double best = 0.0;
@@ -65,7 +66,8 @@ static int64_t pool2d_argmax(const struct pool2d *q, struct xo_ref_src x, int64_
 		for (int64_t s = s0; s < s1; s++) {
 			double v = xo_ref_ld(x, xi(q, n, r, s, c));
 
-			if (best_at < 0 || v > best) {
+			*nan |= isnan(v);
+			if (best_at < 0 || !(best >= v)) {
 				best = v;
 				best_at = r * q->w + s;
 			}
@@ -74,7 +76,8 @@ static int64_t pool2d_argmax(const struct pool2d *q, struct xo_ref_src x, int64_
 	return best_at;
 }
 
-/* max_pooling2d fwd: y = x at the window's first maximum (a copy). mag |y|. */
+/* max_pooling2d fwd: y = NaN when the window holds one, else x at its first
+ * maximum (a copy). mag |y|. */
 enum xo_status xo_ref_max_pooling2d_fwd_math(const struct xo_params *p,
 					     const struct xo_ref_src *src,
 					     const struct xo_ref_dst *dst,
@@ -89,8 +92,11 @@ enum xo_status xo_ref_max_pooling2d_fwd_math(const struct xo_params *p,
 		for (int64_t oh = 0; oh < q.g.out_h; oh++)
 			for (int64_t ow = 0; ow < q.g.out_w; ow++)
 				for (int64_t c = 0; c < q.ch; c++) {
-					int64_t at = pool2d_argmax(&q, src[0], n, oh, ow, c);
+					bool nan = false;
+					int64_t at = pool2d_argmax(&q, src[0], n, oh, ow, c, &nan);
 					double v = xo_ref_ld(src[0], (n * q.h * q.w + at) * q.ch + c);
+
+					v = nan ? NAN : v;
 
 					xo_ref_st(dst[0], yi(&q, n, oh, ow, c), v);
 					xo_ref_st(mag[0], yi(&q, n, oh, ow, c), fabs(v));
@@ -100,7 +106,7 @@ enum xo_status xo_ref_max_pooling2d_fwd_math(const struct xo_params *p,
 
 /*
  * max_pooling2d bwd: src {x, dy}, dst {dx} overwritten: dx at a cell = the
- * sum of dy over the windows whose first maximum it is, in row-major window
+ * sum of dy over the windows whose winner it is, in row-major window
  * order; 0 elsewhere. Naive: every window is visited for every cell. mag:
  * the sum of |dy| over those windows.
  */
@@ -127,12 +133,13 @@ enum xo_status xo_ref_max_pooling2d_bwd_math(const struct xo_params *p,
 					for (int64_t oh = 0; oh < q.g.out_h; oh++)
 						for (int64_t ow = 0; ow < q.g.out_w; ow++) {
 							int64_t r0, r1, s0, s1;
+							bool nan = false;
 							double g;
 
 							window(&q, oh, ow, &r0, &r1, &s0, &s1);
 							if (r < r0 || r >= r1 || s < s0 || s >= s1 ||
-							    pool2d_argmax(&q, src[0], n, oh, ow, c) !=
-								r * q.w + s)
+							    pool2d_argmax(&q, src[0], n, oh, ow, c,
+									  &nan) != r * q.w + s)
 								continue;
 							g = xo_ref_ld(src[1], yi(&q, n, oh, ow, c));
 							acc += g;

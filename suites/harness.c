@@ -48,7 +48,8 @@ static bool is_elementwise(enum xo_op op)
 	       op == XO_OP_global_average_pooling1d || op == XO_OP_global_max_pooling1d ||
 	       op == XO_OP_max_pooling2d || op == XO_OP_average_pooling2d ||
 	       op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d ||
-	       op == XO_OP_relu6 || op == XO_OP_hard_sigmoid || op == XO_OP_silu;
+	       op == XO_OP_relu6 || op == XO_OP_hard_sigmoid || op == XO_OP_silu ||
+	       op == XO_OP_merge;
 }
 
 static bool is_avg_pool(enum xo_op op)

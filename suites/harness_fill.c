@@ -911,24 +911,31 @@ void xo_hcase_plant_nonfinite(struct hcase *h)
 
 		if (xo_pool1d_geometry(p, &out, &pad))
 			return;
-		/* NaN at the first element of every other window: the first
-		 * element starts the running maximum, so y is NaN there; and an
-		 * Inf inside some others. */
+		/* Every window (sample n, channel ch) gets, by (o + ch + n) % 6:
+		 * a NaN at its first, middle or last step (y is NaN there,
+		 * wherever it is), +Inf in the middle, -Inf first, or nothing. */
 		for (int64_t n = 0; n < p->batch; n++)
-			for (int64_t o = 0; o < out; o += 2)
+			for (int64_t o = 0; o < out; o++)
 				for (int64_t ch = 0; ch < p->ch; ch++) {
-					int64_t lo, hi;
+					int64_t lo, hi, k = (o + ch + n) % 6, at;
 
 					pool_window(p, o, pad, &lo, &hi);
-					if (lo >= hi)
+					if (lo >= hi || k == 5)
 						continue;
-					if ((o / 2 + ch) % 2 == 0)
-						x[(n * p->len + lo) * p->ch + ch] = u2f(special[0]);
-					else
-						x[(n * p->len + hi - 1) * p->ch + ch] =
-						    u2f(special[1]);
+					at = k == 0 || k == 4 ? lo
+					     : k == 2         ? hi - 1
+							      : (lo + hi) / 2;
+					x[(n * p->len + at) * p->ch + ch] =
+					    u2f(special[k < 3 ? 0 : k == 3 ? 1 : 2]);
 				}
 		return;
+	}
+	if (h->c->op == XO_OP_merge && h->sn[1]) {
+		/* b too, at other elements than a's below (every pairing of a
+		 * special with a finite value, both ways, and some of two
+		 * specials): maximum and minimum give NaN when either is NaN */
+		for (int64_t i = 1; i < h->sn[1]; i += 3)
+			h->src[1][i] = u2f(special[(i / 3) % 3]);
 	}
 	for (int64_t i = 2; i < h->sn[0]; i += 5) {
 		/* Dropout: only kept elements, since 0 * Inf's kind is not part

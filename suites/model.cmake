@@ -197,3 +197,11 @@ target_include_directories(test_memplan PRIVATE ${PROJECT_SOURCE_DIR}/model)
 target_link_libraries(test_memplan PRIVATE xo_model xo_lib PkgConfig::CMOCKA m)
 add_test(NAME model.memplan COMMAND test_memplan)
 set_tests_properties(model.memplan PROPERTIES LABELS "model;quick" TIMEOUT 120)
+
+# NaN and Inf as Keras on JAX gives them (suites/test_nonfinite.c): the max
+# pools, Maximum/Minimum, the losses whose float32 sums overflow, the fused
+# conv1d + max_pooling1d path; ref, cpu at every ISA level, cl.
+add_executable(test_nonfinite ${CMAKE_CURRENT_LIST_DIR}/test_nonfinite.c)
+target_link_libraries(test_nonfinite PRIVATE xo_model xo_lib PkgConfig::CMOCKA m)
+add_test(NAME ops.nonfinite.keras COMMAND test_nonfinite)
+set_tests_properties(ops.nonfinite.keras PROPERTIES LABELS "quick;opencl" TIMEOUT 60)

@@ -1187,8 +1187,10 @@ static void test_known_seed_conv(void **state)
 	kv_close(&k);
 }
 
-/* max_pooling1d: ties to the first maximum, a NaN first element stays,
- * padded positions never win, overlapping windows accumulate in bwd. */
+/* max_pooling1d: ties to the first maximum, padded positions never win,
+ * overlapping windows accumulate in bwd; a NaN anywhere in a window makes
+ * y NaN and its gradient goes where jax.grad of Keras's MaxPooling1D puts
+ * it (XLA's select: the winner stays while winner >= step). */
 static void pool_case(int64_t len, int64_t pool, int64_t strides, enum xo_padding pad,
 		      const float *x, const float *want, int64_t out, const float *dy,
 		      const float *want_dx)
@@ -1219,10 +1221,11 @@ static void pool_case(int64_t len, int64_t pool, int64_t strides, enum xo_paddin
 static void test_known_max_pooling1d(void **state)
 {
 	(void)state;
-	/* windows {1,3} {3,2} {5,NaN}: the tie in {3,2}? no: 3 wins alone; NaN never wins */
+	/* windows {1,3} {3,2} {5,NaN}: 3 wins alone in {3,2}; {5,NaN} is NaN,
+	 * its dy to the NaN (5 >= NaN is false) */
 	pool_case(7, 2, 0, XO_PADDING_VALID, (const float[]){1, 3, 3, 2, 5, NAN, 0},
-		  (const float[]){3, 3, 5}, 3, (const float[]){1, 2, 4},
-		  (const float[]){0, 1, 2, 0, 4, 0, 0});
+		  (const float[]){3, 3, NAN}, 3, (const float[]){1, 2, 4},
+		  (const float[]){0, 1, 2, 0, 0, 4, 0});
 	/* ties: {2,2} goes to step 0, {4,4} to step 2 */
 	pool_case(4, 2, 0, XO_PADDING_VALID, (const float[]){2, 2, 4, 4},
 		  (const float[]){2, 4}, 2, (const float[]){1, 2}, (const float[]){1, 0, 2, 0});
@@ -1233,9 +1236,17 @@ static void test_known_max_pooling1d(void **state)
 	pool_case(3, 3, 1, XO_PADDING_SAME, (const float[]){-5, -6, -7},
 		  (const float[]){-5, -5, -6}, 3, (const float[]){1, 2, 4},
 		  (const float[]){3, 4, 0});
-	/* a NaN first element stays */
+	/* a NaN first, middle or last: y NaN; dy to the step after the last
+	 * NaN that the select keeps (jax.grad: [NaN,1] -> [0,1], [3,NaN,1] ->
+	 * [0,0,1], [3,1,NaN] -> [0,0,1]); +Inf wins, -Inf loses */
 	pool_case(2, 2, 0, XO_PADDING_VALID, (const float[]){NAN, 1}, (const float[]){NAN}, 1,
-		  (const float[]){1}, (const float[]){1, 0});
+		  (const float[]){1}, (const float[]){0, 1});
+	pool_case(3, 3, 0, XO_PADDING_VALID, (const float[]){3, NAN, 1}, (const float[]){NAN}, 1,
+		  (const float[]){1}, (const float[]){0, 0, 1});
+	pool_case(3, 3, 0, XO_PADDING_VALID, (const float[]){3, 1, NAN}, (const float[]){NAN}, 1,
+		  (const float[]){1}, (const float[]){0, 0, 1});
+	pool_case(3, 3, 0, XO_PADDING_VALID, (const float[]){-INFINITY, 2, INFINITY},
+		  (const float[]){INFINITY}, 1, (const float[]){1}, (const float[]){0, 0, 1});
 }
 
 static void test_known_dense_softmax_sigmoid(void **state)

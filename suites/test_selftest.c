@@ -419,6 +419,43 @@ static enum xo_status pool_fwd_drops_nan(struct xo_backend *be, const struct xo_
 	return XO_OK;
 }
 
+/* max_pooling1d fwd by `v > best` from the window's first step: a NaN first
+ * step stays, a later one is dropped (Keras gives NaN for both). */
+static enum xo_status pool_fwd_first_nan_only(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t s = xo_pool1d_stride(p), out = (p->len - p->pool_size) / s + 1;
+
+	(void)be;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t o = 0; o < out; o++)
+			for (int64_t c = 0; c < p->ch; c++) {
+				const float *w = x + (n * p->len + o * s) * p->ch + c;
+				float best = w[0];
+
+				for (int64_t j = 1; j < p->pool_size; j++)
+					best = w[j * p->ch] > best ? w[j * p->ch] : best;
+				y[(n * out + o) * p->ch + c] = best;
+			}
+	return XO_OK;
+}
+
+/* merge fwd whose maximum is a > b ? a : b: NaN in a gives b (jnp.maximum
+ * gives NaN); the other modes as ref. */
+static enum xo_status merge_fwd_max_drops_nan(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *z = xo_tensor_f32(a->src[1]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	if (a->p.mode != XO_MERGE_MAXIMUM)
+		return xo_ref_iface.fwd[XO_OP_merge](be, a);
+	for (int64_t k = 0; k < a->p.batch * a->p.len * a->p.ch; k++)
+		y[k] = x[k] > z[k] ? x[k] : z[k];
+	return XO_OK;
+}
+
 /* flatten fwd that scribbles over its source. */
 static enum xo_status flatten_fwd_writes_src(struct xo_backend *be, const struct xo_op_args *a)
 {
@@ -1115,6 +1152,10 @@ static const struct fault faults[] = {
      "batch=4 ch=6 units=5", XO_FAIL_MISMATCH},
     {"fault-pool-drops-nan", XO_OP_max_pooling1d, XO_DIR_FWD, pool_fwd_drops_nan,
      XO_HMODE_NONFINITE, "batch=2 len=12 ch=3 pool_size=3", XO_FAIL_NONFINITE},
+    {"fault-pool-first-nan-only", XO_OP_max_pooling1d, XO_DIR_FWD, pool_fwd_first_nan_only,
+     XO_HMODE_NONFINITE, "batch=2 len=12 ch=3 pool_size=3", XO_FAIL_NONFINITE},
+    {"fault-merge-max-drops-nan", XO_OP_merge, XO_DIR_FWD, merge_fwd_max_drops_nan,
+     XO_HMODE_NONFINITE, "batch=2 len=3 ch=5 mode=maximum", XO_FAIL_NONFINITE},
     {"fault-writes-src", XO_OP_flatten, XO_DIR_FWD, flatten_fwd_writes_src, XO_HMODE_EXACT,
      "batch=2 len=3 ch=4", XO_FAIL_SRC_CHANGED},
     {"fault-error", XO_OP_gather, XO_DIR_FWD, gather_fwd_fails, XO_HMODE_REAL,

@@ -144,20 +144,27 @@ __kernel void xo_cl_binary_crossentropy_bwd(__global const float *p, int po,
 
 __kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
 xo_cl_mean_squared_error_fwd(__global const float *p, int po, __global const float *t, int to,
-			     __global float *loss, int lo, int total)
+			     __global float *loss, int lo, int total, int ch)
 {
 	__local float part[XO_RED_WG];
-	int lid = get_local_id(0);
+	int lid = get_local_id(0), rows = total / ch;
 	float acc = 0.0f;
 
-	for (int k = lid; k < total; k += XO_RED_WG) {
-		float d = p[po + k] - t[to + k];
+	/* Keras's order of reductions: each row's mean, then the batch mean,
+	 * so a float sum overflows to Inf where Keras's does */
+	for (int r = lid; r < rows; r += XO_RED_WG) {
+		float row = 0.0f;
 
-		acc += d * d;
+		for (int c = 0; c < ch; c++) {
+			float d = p[po + r * ch + c] - t[to + r * ch + c];
+
+			row += d * d;
+		}
+		acc += row / (float)ch;
 	}
 	acc = xo_group_sum(part, lid, acc);
 	if (lid == 0)
-		loss[lo] = acc / (float)total;
+		loss[lo] = acc / (float)rows;
 }
 
 /* dp = 2 (p - t) / total. */

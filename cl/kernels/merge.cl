@@ -11,8 +11,8 @@ float xo_merge_value(int mode, float a, float b)
 	case 1: return a - b;
 	case 2: return a * b;
 	case 3: return (a + b) * 0.5f;
-	case 4: return a > b ? a : b;
-	default: return a < b ? a : b;
+	case 4: return a > b || isnan(a) ? a : b; /* NaN if either is */
+	default: return a < b || isnan(a) ? a : b;
 	}
 }
 
@@ -27,7 +27,8 @@ float xo_merge_slope(int mode, int which, float mine, float other)
 	default:
 		if (mine == other)
 			return 0.5f;
-		return (mode == 4) == (mine > other) ? 1.0f : 0.0f;
+		/* NaN: 0 to both sides, as jax.grad (every comparison false) */
+		return (mode == 4 ? mine > other : mine < other) ? 1.0f : 0.0f;
 	}
 }
 

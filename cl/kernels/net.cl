@@ -196,9 +196,7 @@ static inline void xo_net_forward(__constant int *desc, int nl, __global const f
 			int o = lid / oc, c = lid - o * oc, d_o = wg / oc, d_c = wg - d_o * oc;
 
 			for (int e = lid; e < osz; e += wg) {
-				int b = xo_pool_argmax_l(in + c, len, ch, k, stride, pad, o);
-
-				out[e] = b >= 0 ? in[b * ch + c] : 0.0f;
+				out[e] = xo_pool_value_l(in + c, len, ch, k, stride, pad, o);
 				XO_NET_STEP(o, c, oc, d_o, d_c);
 			}
 		} else if (kind == XO_NK_MERGE) {

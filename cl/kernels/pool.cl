@@ -3,13 +3,20 @@
  * global_average_pooling1d, global_max_pooling1d, forward and backward.
  * max_pooling1d: x[batch][len][ch],
  * y[batch][out][ch]. Window o covers l = o*stride - pad .. + pool - 1; taps
- * outside [0, len) are skipped (Keras "same" pads with -inf). Ties go to the
- * first maximum (strict >), so forward and backward agree on the winner.
+ * outside [0, len) are skipped (Keras "same" pads with -inf). As Keras on
+ * JAX/XLA: the value is NaN when a tap is NaN, else the maximum
+ * (xo_pool_value); the gradient goes to the winner of XLA's select scan
+ * (xo_pool_argmax: v takes over unless winner >= v), the first maximum when
+ * no tap is NaN.
  */
 
 /*
- * Position of the first maximum of window o of a channel's strided row xr
- * (xr[l * ch] is position l); -1 when the window has no tap inside [0, len).
+ * Position of the winner of window o of a channel's strided row xr (xr[l *
+ * ch] is position l) under XLA's select (a tap takes over unless winner >=
+ * tap: ties go to the first, a NaN is taken over by the next tap); -1 when
+ * the window has no tap inside [0, len). xo_pool_value_*: the window's
+ * value, NaN when a tap is NaN (`v > m` or v NaN takes over, a NaN m
+ * stays), 0 when it has no tap.
  * Shared with the fused net (net.cl); OpenCL 1.2 has no generic address
  * space, so it is stamped out for __global rows (_g) and __local rows (_l).
  */
@@ -26,12 +33,29 @@
                                                                                            \
 			if (l < 0 || l >= len)                                             \
 				continue;                                                  \
-			if (best < 0 || xr[l * ch] > m) {                                  \
+			if (best < 0 || !(m >= xr[l * ch])) {                              \
 				m = xr[l * ch];                                            \
 				best = l;                                                  \
 			}                                                                  \
 		}                                                                          \
 		return best;                                                               \
+	}                                                                                  \
+	static inline float xo_pool_value_##sfx(as const float *xr, int len, int ch, int pool,   \
+					int stride, int pad, int o)                        \
+	{                                                                                  \
+		int l0 = o * stride - pad, any = 0;                                        \
+		float m = 0.0f;                                                            \
+                                                                                           \
+		for (int j = 0; j < pool; j++) {                                           \
+			int l = l0 + j;                                                    \
+                                                                                           \
+			if (l < 0 || l >= len)                                             \
+				continue;                                                  \
+			if (!any || xr[l * ch] > m || isnan(xr[l * ch]))                   \
+				m = xr[l * ch];                                            \
+			any = 1;                                                           \
+		}                                                                          \
+		return m;                                                                  \
 	}
 
 XO_POOL_ARGMAX_FN(__global, g)
@@ -64,7 +88,7 @@ __kernel void xo_cl_max_pooling1d_fwd(__global const float *x, int xo, __global 
 	if (c >= ch || o >= out || n >= batch)
 		return;
 	xr = x + xo + n * len * ch + c;
-	y[yo + (n * out + o) * ch + c] = xr[xo_pool_argmax_g(xr, len, ch, pool, stride, pad, o) * ch];
+	y[yo + (n * out + o) * ch + c] = xo_pool_value_g(xr, len, ch, pool, stride, pad, o);
 }
 
 /* One work-item per dx[n][l][c], 3-D range (c, l, n): the sum of dy over the windows that contain
@@ -228,15 +252,25 @@ __kernel void xo_cl_global_average_pooling1d_masked_bwd(__global const float *dy
 		dx[dxo + (n * len + l) * ch + c] = ir[l] != 0 ? g : 0.0f;
 }
 
-/* First maximum of a channel's strided row over all len steps (strict >
- * from step 0, as the windowed kernels: a NaN first step stays). */
+/* Winner of a channel's strided row over all len steps (XLA's select from
+ * step 0, as the windowed kernels); its value, NaN when a step is NaN. */
+static inline float xo_gpool_value(__global const float *xr, int len, int ch)
+{
+	float m = xr[0];
+
+	for (int l = 1; l < len; l++)
+		if (xr[l * ch] > m || isnan(xr[l * ch]))
+			m = xr[l * ch];
+	return m;
+}
+
 static inline int xo_gpool_argmax(__global const float *xr, int len, int ch)
 {
 	int best = 0;
 	float m = xr[0];
 
 	for (int l = 1; l < len; l++)
-		if (xr[l * ch] > m) {
+		if (!(m >= xr[l * ch])) {
 			m = xr[l * ch];
 			best = l;
 		}
@@ -253,23 +287,24 @@ __kernel void xo_cl_global_max_pooling1d_fwd(__global const float *x, int xo, __
 	if (c >= ch || n >= batch)
 		return;
 	xr = x + xo + n * len * ch + c;
-	y[yo + n * ch + c] = xr[xo_gpool_argmax(xr, len, ch) * ch];
+	y[yo + n * ch + c] = xo_gpool_value(xr, len, ch);
 }
 
 /* One work-item per column dx[n][.][c], 2-D range (c, n): dy[n][c] at the
- * first maximum, 0 at every other step (the whole column is written). */
+ * winner (NaN at every step of a column holding a NaN), 0 at every other step (the whole column is written). */
 __kernel void xo_cl_global_max_pooling1d_bwd(__global const float *x, int xo,
 					     __global const float *dy, int dyo, __global float *dx,
 					     int dxo, int batch, int len, int ch)
 {
 	int c = get_global_id(0), n = get_global_id(1);
 	__global const float *xr;
-	int at;
+	int at, nan;
 
 	if (c >= ch || n >= batch)
 		return;
 	xr = x + xo + n * len * ch + c;
 	at = xo_gpool_argmax(xr, len, ch);
+	nan = isnan(xo_gpool_value(xr, len, ch)); /* Keras: 0 / 0 at every step */
 	for (int l = 0; l < len; l++)
-		dx[dxo + (n * len + l) * ch + c] = l == at ? dy[dyo + n * ch + c] : 0.0f;
+		dx[dxo + (n * len + l) * ch + c] = nan ? NAN : l == at ? dy[dyo + n * ch + c] : 0.0f;
 }
