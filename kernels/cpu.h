@@ -499,6 +499,18 @@ enum xo_status xo_cpu_scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int6
  * probabilities: q = p / row sum clipped to [1e-7f, 1 - 1e-7], in double),
  * as the op computes it (cpu.c). */
 double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch);
+/*
+ * The merge op's elementwise modes (ops.def) over n floats, the one
+ * arithmetic of the op kernel (cpu_merge.c) and the fused path
+ * (cpu_net.c): forward y[k] = mode(a[k], b[k]), Maximum and Minimum NaN
+ * when either input is; backward d[k], the gradient of input w (0: a,
+ * 1: b) from dy. y may be a or b (each element is read before it is
+ * written).
+ */
+void xo_cpu_merge_values(enum xo_merge mode, const float *a, const float *b, float *y, int64_t n);
+void xo_cpu_merge_grads(enum xo_merge mode, int w, const float *a, const float *b,
+                      const float *dy, float *d, int64_t n);
+
 /* v as Keras's float32 arithmetic holds it where that overflows: +-Inf from
  * the rounding midpoint above FLT_MAX on, v below (the losses sum in double
  * for accuracy, and are Inf or NaN where Keras's float32 sums are; the

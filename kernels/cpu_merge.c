@@ -19,69 +19,64 @@ struct merge_job {
 	int64_t rows, ca, cb;
 };
 
-/* y[k] for k in [lo, hi) of an elementwise mode. */
-static void merge_fwd_span(const struct merge_job *j, int64_t lo, int64_t hi)
+void xo_cpu_merge_values(enum xo_merge mode, const float *a, const float *b, float *y, int64_t n)
 {
-	const float *a = j->a, *b = j->b;
-	float *y = j->y;
-
-	switch (j->mode) {
+	switch (mode) {
 	case XO_MERGE_ADD:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			y[k] = a[k] + b[k];
 		return;
 	case XO_MERGE_SUBTRACT:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			y[k] = a[k] - b[k];
 		return;
 	case XO_MERGE_MULTIPLY:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			y[k] = a[k] * b[k];
 		return;
 	case XO_MERGE_AVERAGE:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			y[k] = (a[k] + b[k]) * 0.5f;
 		return;
 	case XO_MERGE_MAXIMUM:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			y[k] = a[k] > b[k] || isnan(a[k]) ? a[k] : b[k]; /* NaN if either */
 		return;
 	case XO_MERGE_MINIMUM:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			y[k] = a[k] < b[k] || isnan(a[k]) ? a[k] : b[k];
 		return;
 	case XO_MERGE_CONCATENATE:
 		break;
 	}
-	XO_ASSERT(!"merge_fwd_span: not an elementwise mode");
+	XO_ASSERT(!"xo_cpu_merge_values: not an elementwise mode");
 }
 
-/* The gradient of input w (0: a, 1: b) for k in [lo, hi). */
-static void merge_bwd_span(const struct merge_job *j, int w, float *d, int64_t lo, int64_t hi)
+void xo_cpu_merge_grads(enum xo_merge mode, int w, const float *a, const float *b,
+                      const float *dy, float *d, int64_t n)
 {
-	const float *a = j->a, *b = j->b, *dy = j->dy;
 	const float *mine = w ? b : a, *other = w ? a : b;
-	bool max = j->mode == XO_MERGE_MAXIMUM;
+	bool max = mode == XO_MERGE_MAXIMUM;
 
-	switch (j->mode) {
+	switch (mode) {
 	case XO_MERGE_ADD:
-		memcpy(d + lo, dy + lo, (size_t)(hi - lo) * sizeof(float));
+		memcpy(d, dy, (size_t)n * sizeof(float));
 		return;
 	case XO_MERGE_SUBTRACT:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			d[k] = w ? -dy[k] : dy[k];
 		return;
 	case XO_MERGE_MULTIPLY:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			d[k] = dy[k] * other[k];
 		return;
 	case XO_MERGE_AVERAGE:
-		for (int64_t k = lo; k < hi; k++)
+		for (int64_t k = 0; k < n; k++)
 			d[k] = dy[k] * 0.5f;
 		return;
 	case XO_MERGE_MAXIMUM:
 	case XO_MERGE_MINIMUM:
-		for (int64_t k = lo; k < hi; k++) {
+		for (int64_t k = 0; k < n; k++) {
 			bool wins = max ? mine[k] > other[k] : mine[k] < other[k];
 
 			d[k] = mine[k] == other[k] ? dy[k] * 0.5f : wins ? dy[k] : 0.0f;
@@ -90,7 +85,7 @@ static void merge_bwd_span(const struct merge_job *j, int w, float *d, int64_t l
 	case XO_MERGE_CONCATENATE:
 		break;
 	}
-	XO_ASSERT(!"merge_bwd_span: not an elementwise mode");
+	XO_ASSERT(!"xo_cpu_merge_grads: not an elementwise mode");
 }
 
 /* Concatenate's rows [lo, hi): forward y[r] = a[r] b[r], backward the parts of dy. */
@@ -121,13 +116,16 @@ static void merge_task(void *arg, int t, int nt, bool bwd)
 		return;
 	}
 	if (!bwd) {
-		merge_fwd_span(j, lo * j->ca, hi * j->ca);
+		xo_cpu_merge_values(j->mode, j->a + lo * j->ca, j->b + lo * j->ca, j->y + lo * j->ca,
+		                 (hi - lo) * j->ca);
 		return;
 	}
 	if (j->da)
-		merge_bwd_span(j, 0, j->da, lo * j->ca, hi * j->ca);
+		xo_cpu_merge_grads(j->mode, 0, j->a + lo * j->ca, j->b + lo * j->ca, j->dy + lo * j->ca,
+		                 j->da + lo * j->ca, (hi - lo) * j->ca);
 	if (j->db)
-		merge_bwd_span(j, 1, j->db, lo * j->ca, hi * j->ca);
+		xo_cpu_merge_grads(j->mode, 1, j->a + lo * j->ca, j->b + lo * j->ca, j->dy + lo * j->ca,
+		                 j->db + lo * j->ca, (hi - lo) * j->ca);
 }
 
 static void merge_fwd_task(void *arg, int t, int nt)

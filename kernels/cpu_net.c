@@ -712,72 +712,20 @@ static void tile_gap(const struct xo_cpu_kernels *k, const float *x, int64_t xs,
 }
 
 /* The merge op's elementwise forward of one sample's count floats (mode:
- * enum xo_merge), the op kernel's arithmetic (cpu_merge.c): one rounding
- * of the exact value each, so bit-identical to it. */
+ * enum xo_merge): the op kernel's own function, so bit-identical to it,
+ * NaN rule included. */
 static void merge_fwd(int mode, const float *a, const float *b, float *y, int64_t count)
 {
-	switch (mode) {
-	case XO_MERGE_ADD:
-		for (int64_t e = 0; e < count; e++)
-			y[e] = a[e] + b[e];
-		break;
-	case XO_MERGE_SUBTRACT:
-		for (int64_t e = 0; e < count; e++)
-			y[e] = a[e] - b[e];
-		break;
-	case XO_MERGE_MULTIPLY:
-		for (int64_t e = 0; e < count; e++)
-			y[e] = a[e] * b[e];
-		break;
-	case XO_MERGE_AVERAGE:
-		for (int64_t e = 0; e < count; e++)
-			y[e] = (a[e] + b[e]) * 0.5f;
-		break;
-	case XO_MERGE_MAXIMUM:
-		for (int64_t e = 0; e < count; e++)
-			y[e] = a[e] > b[e] ? a[e] : b[e];
-		break;
-	default: /* XO_MERGE_MINIMUM (plan_make takes no other) */
-		for (int64_t e = 0; e < count; e++)
-			y[e] = a[e] < b[e] ? a[e] : b[e];
-		break;
-	}
+	xo_cpu_merge_values((enum xo_merge)mode, a, b, y, count);
 }
 
 /* The gradient d of one sample's count floats w.r.t. input which (0: the
- * first, mine; other the second), the merge op's backward (ops.def): add
- * dy, subtract dy or -dy, multiply dy times the other input, average
- * dy / 2, maximum / minimum dy to the larger / smaller, 0 to the other,
- * dy / 2 to each on a tie; as cpu_merge.c computes it. */
+ * first, mine; other the second): the op kernel's backward. */
 static void merge_bwd(int mode, int which, const float *mine, const float *other,
                       const float *dy, float *d, int64_t count)
 {
-	bool max = mode == XO_MERGE_MAXIMUM;
-
-	switch (mode) {
-	case XO_MERGE_ADD:
-		memcpy(d, dy, (size_t)count * sizeof(float));
-		break;
-	case XO_MERGE_SUBTRACT:
-		for (int64_t e = 0; e < count; e++)
-			d[e] = which ? -dy[e] : dy[e];
-		break;
-	case XO_MERGE_MULTIPLY:
-		for (int64_t e = 0; e < count; e++)
-			d[e] = dy[e] * other[e];
-		break;
-	case XO_MERGE_AVERAGE:
-		for (int64_t e = 0; e < count; e++)
-			d[e] = dy[e] * 0.5f;
-		break;
-	default: /* XO_MERGE_MAXIMUM, XO_MERGE_MINIMUM */
-		for (int64_t e = 0; e < count; e++) {
-			bool wins = max ? mine[e] > other[e] : mine[e] < other[e];
-
-			d[e] = mine[e] == other[e] ? dy[e] * 0.5f : wins ? dy[e] : 0.0f;
-		}
-		break;
-	}
+	xo_cpu_merge_grads((enum xo_merge)mode, which, which ? other : mine, which ? mine : other, dy,
+	                 d, count);
 }
 
 /* Runs samples [s0, s0 + cnt) through every layer with scratch scr. */

@@ -357,6 +357,72 @@ static void check_fused(struct xo_backend *be, const char *name)
 	expect("fused conv1d + max_pooling1d", name, y, want16, 6 * 16, 0.0);
 }
 
+/* A graph the fused path runs with a merge fed a NaN, +Inf or -Inf from one
+ * side and a finite value from the other: x's channels as check_fused's;
+ * p = the special value or x (c1, p as there), z = x's first channel (x at
+ * a finite step, 0 at a special one); then maximum(p, z) (the special value
+ * first) or minimum(z, p) (second). Want per step: NaN, and for +Inf / -Inf
+ * / finite x: maximum +Inf / 0 / x, minimum 0 / -Inf / x. The op kernels'
+ * NaN rule must hold inside the fused graph as well. */
+static void check_fused_merge(struct xo_backend *be, const char *name, bool max)
+{
+	static const char base[] = "input name=x 9 4\n"
+				   "conv1d name=c1 filters=2 kernel_size=1 use_bias=0\n"
+				   "conv1d name=p filters=16 kernel_size=1 use_bias=0\n"
+				   "conv1d name=z inputs=x filters=16 kernel_size=1 use_bias=0\n";
+	static const float sx[18] = {N, 1, 2, 3, N, 1, 3, 1, N, I, 1, 2, 1, -I, 0, -I, -I, -I};
+	static const float w1[8] = {1, 0, 1e10f, 1e10f, 1e10f, 0, 0, 1e10f};
+	static const char *const kernels[3] = {"c1", "p", "z"};
+	char dir[] = "/tmp/xo_nonfinite_XXXXXX", path[96], spec[512], what[64];
+	float x[2 * 9 * 4], w2[2 * 16], w3[4 * 16] = {0}, y[18 * 16], want[18 * 16];
+	struct xo_model *m;
+
+	snprintf(spec, sizeof(spec), "%s%s\nflatten\n", base,
+	         max ? "maximum name=o inputs=p,z" : "minimum name=o inputs=z,p");
+	snprintf(what, sizeof(what), "fused graph %s", max ? "maximum" : "minimum");
+	for (int f = 0; f < 16; f++) {
+		w2[f] = 1.0f;
+		w2[16 + f] = -1.0f;
+		w3[f] = 1.0f; /* z = x's first channel */
+	}
+	for (int i = 0; i < 18; i++) {
+		float v = sx[i], *e = x + i * 4, w = v;
+
+		e[0] = isfinite(v) ? v : 0.0f;
+		e[1] = isnan(v) ? 1e30f : 0.0f;
+		e[2] = v == I ? 1e30f : 0.0f;
+		e[3] = v == -I ? 1e30f : 0.0f;
+		if (isinf(v) && (v > 0) != max)
+			w = 0.0f; /* maximum(-Inf, 0), minimum(0, +Inf) */
+		for (int f = 0; f < 16; f++)
+			want[i * 16 + f] = w;
+	}
+	assert_non_null(mkdtemp(dir));
+	if (xo_model_open_string(spec, "fused_merge", be, 2, &m))
+		fail_msg("%s: %s", name, xo_last_error());
+	snprintf(path, sizeof(path), "%s/c1.kernel.npy", dir);
+	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, 4, 2}, w1), XO_OK);
+	snprintf(path, sizeof(path), "%s/p.kernel.npy", dir);
+	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, 2, 16}, w2), XO_OK);
+	snprintf(path, sizeof(path), "%s/z.kernel.npy", dir);
+	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, 4, 16}, w3), XO_OK);
+	if (xo_model_load_weights(m, dir))
+		fail_msg("%s: %s", name, xo_last_error());
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, kernels[i]);
+		remove(path);
+	}
+	rmdir(dir);
+	if (!xo_model_fused(m, false)) {
+		xo_model_close(m);
+		fail_msg("%s: the fused path does not take the %s", name, what);
+	}
+	if (xo_model_predict(m, x, 2, 2, y))
+		fail_msg("%s %s predict: %s", name, what, xo_last_error());
+	xo_model_close(m);
+	expect(what, name, y, want, 18 * 16, 0.0);
+}
+
 static void check_ops(struct xo_backend *be, const char *name)
 {
 	check_max_pooling1d(be, name);
@@ -392,6 +458,8 @@ static void test_cpu(void **state)
 		snprintf(what, sizeof(what), "cpu %s", isa[i]);
 		check_ops(be, what);
 		check_fused(be, what);
+		check_fused_merge(be, what, true);
+		check_fused_merge(be, what, false);
 		xo_backend_close(be);
 	}
 	unsetenv("XO_CPU_ISA");
@@ -419,6 +487,8 @@ static void test_cl(void **state)
 		fail_msg("cl: %s", xo_last_error());
 	check_ops(be, "cl");
 	check_fused(be, "cl");
+	check_fused_merge(be, "cl", true);
+	check_fused_merge(be, "cl", false);
 	xo_backend_close(be);
 }
 
