@@ -17,9 +17,14 @@ XO_MUTGEN_SELFTEST_PATHS='^(ci/(lib\.sh|mutate\.sh|mutgen\.py|mutgen-equivalent\
 # commits within 24 h of it, as the mutgen stage takes it) touches one of
 # XO_MUTGEN_SELFTEST_PATHS, or XO_MUTGEN_SELFTEST=1; otherwise the line
 # says so and the nightly's quick shard runs them (each within 7 nights).
+# A day's change whose watched files are, byte for byte, a content that has
+# already passed these suites on this machine (xo_mutgen_selftest_record,
+# after a test stage that ran them passed) does not run them again: the
+# next CI of the same day would only repeat that pass.
 xo_mutgen_selftest_due() {
     local head_t first="" h t files
     [ "${XO_MUTGEN_SELFTEST:-}" = 1 ] && return 0
+    xo_mutgen_selftest_passed && return 1
     head_t=$(git log -1 --format=%ct HEAD 2>/dev/null) || return 0
     while read -r h t; do
         [ $((head_t - t)) -gt 86400 ] && break
@@ -32,4 +37,39 @@ xo_mutgen_selftest_due() {
         return 0 # the first commit: everything is new
     fi
     grep -qE "$XO_MUTGEN_SELFTEST_PATHS" <<<"$files"
+}
+
+# The record of the watched files' contents that passed the suites here:
+# one hash a line, the newest last.
+xo_mutgen_selftest_file() {
+    echo "${XO_CACHE_DIR:-$HOME/.cache/crossover}/mutgen-selftest-passed"
+}
+
+# xo_mutgen_selftest_hash: a hash of HEAD's watched files (their paths and
+# blob ids), empty outside a git tree.
+xo_mutgen_selftest_hash() {
+    local files
+    files=$(git ls-files 2>/dev/null | grep -E "$XO_MUTGEN_SELFTEST_PATHS") || return 0
+    git ls-files -s -- $files | sha256sum | cut -d' ' -f1
+}
+
+# xo_mutgen_selftest_passed: whether the watched files' content is one the
+# record holds.
+xo_mutgen_selftest_passed() {
+    local h
+    h=$(xo_mutgen_selftest_hash)
+    [ -n "$h" ] && grep -qxF "$h" "$(xo_mutgen_selftest_file)" 2>/dev/null
+}
+
+# xo_mutgen_selftest_record: adds the watched files' content to the record
+# (after a test stage that ran the suites passed); the record keeps the
+# newest 50.
+xo_mutgen_selftest_record() {
+    local h f tmp
+    h=$(xo_mutgen_selftest_hash)
+    [ -n "$h" ] || return 0
+    f=$(xo_mutgen_selftest_file)
+    mkdir -p "$(dirname "$f")" || return 1
+    tmp=$(mktemp "$f.XXXXXX") || return 1
+    { grep -vxF "$h" "$f" 2>/dev/null | tail -n 49; echo "$h"; } >"$tmp" && mv "$tmp" "$f"
 }

@@ -5,14 +5,18 @@
 # exercise (the tool, ci/lib.sh, the perf store's store/report files, their
 # own; a merge's second parent counted through the merge), or
 # XO_MUTGEN_SELFTEST=1; not when only older commits or other files did
-# (ci/test.sh, the model fingerprint in perfdb/modelid.c, model/, suites/).
-# Exit 0 pass, 1 fail.
+# (ci/test.sh, the model fingerprint in perfdb/modelid.c, model/, suites/);
+# and not when the watched files' content is one whose pass the record in
+# XO_CACHE_DIR holds (xo_mutgen_selftest_record), due again once one of
+# them changes. Exit 0 pass, 1 fail.
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$1
 fail=0
 rm -rf "$work" && mkdir -p "$work" || exit 1
 cd "$work" || exit 1
+# the record of passes: this test's own, empty at the start
+export XO_CACHE_DIR=$work/.cache
 git init -q . || exit 1
 now=$(date -u +%s)
 # commit FILE AGE_S: a commit that adds FILE, committed AGE_S seconds ago
@@ -51,6 +55,13 @@ git checkout -q -b side HEAD~1 && commit suites/mutgen.cmake $((-90200)) &&
     GIT_COMMITTER_DATE="@$((now + 90300)) +0000" git -c user.name=t -c user.email=t@localhost \
         -c commit.gpgsign=false merge -q --no-edit side
 want "suites/mutgen.cmake through a merge within the day" due
+# a pass of this content recorded: not due; the other content of a day
+# later change: due again
+(source "$root/ci/selftest_due.sh" >/dev/null 2>&1; cd "$work" && xo_mutgen_selftest_record) ||
+    { echo "FAIL record"; fail=1; }
+want "the same content passed here" not
+commit ci/mutgen.py $((-90400))
+want "ci/mutgen.py changed after the recorded pass" due
 got=$(source "$root/ci/selftest_due.sh" >/dev/null 2>&1; cd "$work" && XO_MUTGEN_SELFTEST=1 \
       xo_mutgen_selftest_due && echo due || echo not)
 [ "$got" = due ] || { echo "FAIL XO_MUTGEN_SELFTEST=1: $got"; fail=1; }
