@@ -583,12 +583,13 @@ static bool dtype_ok(const json_t *v)
 /* A positive int, or a list of exactly one. */
 static bool int_value(const json_t *v, json_int_t *out)
 {
-	if (json_is_array(v) && json_array_size(v) == 1)
-		v = json_array_get(v, 0);
 	if (json_is_null(v)) {
 		*out = -1; /* Keras's None: the default */
 		return true;
 	}
+	/* a 1-tuple holds its int; [null] is no value Keras loads */
+	if (json_is_array(v) && json_array_size(v) == 1)
+		v = json_array_get(v, 0);
 	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
 		return false;
 	*out = json_integer_value(v);

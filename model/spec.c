@@ -1687,10 +1687,10 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_RESHAPE] = MASK_DROP,
     [XO_LAYER_ADD] = MASK_MERGE,
     [XO_LAYER_SUBTRACT] = MASK_MERGE,
-    [XO_LAYER_MULTIPLY] = MASK_MERGE,
+    [XO_LAYER_MULTIPLY] = MASK_REFUSE, /* masked steps read as 1, the output 0 there */
     [XO_LAYER_AVERAGE] = MASK_MERGE,
-    [XO_LAYER_MAXIMUM] = MASK_MERGE,
-    [XO_LAYER_MINIMUM] = MASK_MERGE,
+    [XO_LAYER_MAXIMUM] = MASK_REFUSE, /* masked steps take the other input's value */
+    [XO_LAYER_MINIMUM] = MASK_REFUSE, /* masked steps take the other input's value */
     /* concatenate.py compute_mask: each input's mask (all true where it
      * has none) joined along the axis, then any() over the last: on the
      * last axis the OR of the inputs' masks per step (one source: masked

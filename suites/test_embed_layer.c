@@ -96,6 +96,11 @@ static void test_mask_rules(void **state)
 	    {"batch_normalization\n", "reaches this BatchNormalization layer, which uses it in "
 	                               "Keras; masks are not supported for BatchNormalization"},
 	    {"softmax\n", "Softmax layer"},
+	    /* Keras's own masked forms: a masked step read as 1 (Multiply), or
+	     * as the other input's value (Maximum, Minimum) */
+	    {"multiply inputs=e,e\n", "Multiply layer"},
+	    {"maximum inputs=e,e\n", "Maximum layer"},
+	    {"dense name=d units=4\nminimum inputs=d,e\n", "Minimum layer"},
 	    {"concatenate inputs=e,e axis=1\n", "reaches this Concatenate on axis 1: Keras joins "
 	                                         "the inputs' masks along that axis"},
 	    /* passed on first, then used */

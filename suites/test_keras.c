@@ -1043,6 +1043,15 @@ static void test_keras_refused(void **state)
 	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,2,3,4,5]}},{\"class_name\":"
 	     "\"Flatten\",\"config\":{\"name\":\"f\"}}]}}",
 	     "expected [None, height, width, channels]"},
+	    /* [null] is no 1-tuple Keras loads: refused, never read as the default */
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,9,4]}},{\"class_name\":\"Conv1D\","
+	     "\"config\":{\"name\":\"c\",\"filters\":2,\"kernel_size\":[3],\"strides\":[null]}}]}}",
+	     "layer 'c' (Conv1D): strides: expected one non-negative integer"},
+	    {"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":\"InputLayer\","
+	     "\"config\":{\"name\":\"in\",\"batch_shape\":[null,9,4]}},{\"class_name\":"
+	     "\"MaxPooling1D\",\"config\":{\"name\":\"p\",\"pool_size\":[null]}}]}}",
+	     "layer 'p' (MaxPooling1D): pool_size: expected one non-negative integer"},
 	    {"[1,2]", "not an object"},
 	    {"{\"class_name\":\"Sequential\"", "bad model config JSON"},
 	};
