@@ -2184,10 +2184,13 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 	    n > (INT64_C(1) << 40))
 		return spec_error(XO_EINVAL, origin, line, "input: size overflows");
 	/* ids feed the first layer, an embedding (layer_check): one input */
-	if ((is_int && s->ninputs) || (s->in_int && s->ninputs))
+	if (s->ninputs && (is_int || s->in_int))
 		return spec_error(XO_EINVAL, origin, line,
-		                  "input: dtype=int32 in a model of several inputs is not "
-		                  "supported yet");
+		                  is_int ? "input '%s': dtype=int32 (the ids of an embedding) in a "
+		                           "model of several inputs is not supported yet"
+		                         : "input '%s': a second input beside the dtype=int32 ids "
+		                           "of an embedding is not supported yet",
+		                  in->name);
 	if (!s->ninputs) {
 		s->in_int = is_int;
 		s->in_rank = nv;

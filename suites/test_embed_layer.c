@@ -81,6 +81,11 @@ static void test_spec(void **state)
 	expect_refused("input 12 dtype=int32\nembedding input_dim=16777217 output_dim=8\n",
 	               "2^24");
 	expect_refused("input 12 dtype=float64\n", "dtype=float64");
+	/* several inputs and ids: the message names the input it is about */
+	expect_refused("input name=ids 12 dtype=int32\ninput name=keep 12 12 dtype=bool\n",
+	               "input 'keep': a second input beside the dtype=int32 ids");
+	expect_refused("input name=x 12 3\ninput name=ids 12 dtype=int32\n",
+	               "input 'ids': dtype=int32 (the ids of an embedding) in a model of several");
 	expect_refused("input 3 4 dtype=int32\nembedding input_dim=5 output_dim=2\n",
 	               "flat [T] input");
 }
