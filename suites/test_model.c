@@ -2362,7 +2362,7 @@ static void test_multi_input(void **state)
 	    {"input name=a 4\ninput name=b 3\ndense name=b units=2 inputs=a\n",
 	     "names a model input"},
 	    {"input name=a 4\ninput name=b 3 dtype=int32\ndense units=2\n",
-	     "dtype=int32 in a model of several inputs"},
+	     "input 'b': dtype=int32 (the ids of an embedding) in a model of several inputs"},
 	};
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);
