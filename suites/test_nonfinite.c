@@ -293,123 +293,60 @@ static void check_softmax(struct xo_backend *be, const char *name)
 	expect("dense softmax, logits past float32", name, y, want_d, 6, 0.0);
 }
 
-/* The fused conv1d + max_pooling1d path (cpu's conv_pool kernel, cl's
- * net.cl), which predict takes wherever the backend's net_fits does. A
- * model refuses non-finite inputs, so the NaN and Inf are made inside it,
- * as a user's network makes them: two kernel_size-1 convolutions on the
- * channels [x, e_nan, e_pinf, e_ninf] of each step (e 1e30 where the step
- * is to be special, else 0): A = x + 1e10 (e_nan + e_pinf), B = 1e10
- * (e_nan + e_ninf), both +Inf where not 0 (1e40 past float32), then
- * A - B: Inf - Inf = NaN, +Inf, -Inf, or x exactly. MaxPooling1D(3) then
- * sees sample 0's windows as in check_max_pooling1d (NaN first, middle,
- * last) and sample 1's (+Inf, -Inf, all -Inf), in each of 16 filters (cpu
- * fuses the pooling into a convolution of a multiple of its vector width). */
-static void check_fused(struct xo_backend *be, const char *name)
-{
-	static const char spec[] = "input 9 4\n"
-				   "conv1d filters=2 kernel_size=1 use_bias=0\n"
-				   "conv1d filters=16 kernel_size=1 use_bias=0\n"
-				   "max_pooling1d pool_size=3\n"
-				   "flatten\n";
-	static const float sx[18] = {N, 1, 2, 3, N, 1, 3, 1, N, I, 1, 2, 1, -I, 0, -I, -I, -I};
-	static const float want[6] = {N, N, N, I, 1, -I};
-	static const float w1[8] = {1, 0, 1e10f, 1e10f, 1e10f, 0, 0, 1e10f};
-	char dir[] = "/tmp/xo_nonfinite_XXXXXX", path[96];
-	float x[2 * 9 * 4], w2[2 * 16], y[6 * 16], want16[6 * 16];
-	struct xo_model *m;
+/* The special values the fused checks make inside a model, 2 samples of 9
+ * steps: sample 0's max-pooling windows of 3 hold NaN first, middle, last;
+ * sample 1's +Inf, -Inf, all -Inf. */
+static const float fused_sx[18] = {N, 1, 2, 3, N, 1, 3, 1, N, I, 1, 2, 1, -I, 0, -I, -I, -I};
 
+/* A model refuses non-finite inputs, so the NaN and Inf are made inside it,
+ * as a user's network makes them: input x[2][9][4] holds per step the
+ * channels [v, e_nan, e_pinf, e_ninf] of fused_sx's value (v where it is
+ * finite, else 0; e 1e30 where the step is that special, else 0); the
+ * kernel_size-1 convolution c1 (kernel fused_w1) makes A = v + 1e10 (e_nan
+ * + e_pinf) and B = 1e10 (e_nan + e_ninf), both +Inf where not 0 (1e40
+ * past float32), and a second one with kernel fused_w2 (+1 for A, -1 for
+ * B) A - B: Inf - Inf = NaN, +Inf, -Inf, or v exactly, in each of its 16
+ * filters. */
+static const float fused_w1[8] = {1, 0, 1e10f, 1e10f, 1e10f, 0, 0, 1e10f};
+
+static void fused_input(float *x, float *w2)
+{
+	for (int i = 0; i < 18; i++) {
+		float v = fused_sx[i], *e = x + i * 4;
+
+		e[0] = isfinite(v) ? v : 0.0f;
+		e[1] = isnan(v) ? 1e30f : 0.0f;
+		e[2] = v == I ? 1e30f : 0.0f;
+		e[3] = v == -I ? 1e30f : 0.0f;
+	}
 	for (int f = 0; f < 16; f++) {
 		w2[f] = 1.0f;       /* A */
 		w2[16 + f] = -1.0f; /* B */
 	}
-	for (int i = 0; i < 6 * 16; i++)
-		want16[i] = want[i / 16];
-
-	for (int i = 0; i < 18; i++) {
-		float v = sx[i], *e = x + i * 4;
-
-		e[0] = isfinite(v) ? v : 0.0f;
-		e[1] = isnan(v) ? 1e30f : 0.0f;
-		e[2] = v == I ? 1e30f : 0.0f;
-		e[3] = v == -I ? 1e30f : 0.0f;
-	}
-	assert_non_null(mkdtemp(dir));
-	if (xo_model_open_string(spec, "fused", be, 2, &m))
-		fail_msg("%s: %s", name, xo_last_error());
-	snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, xo_model_layer_name(m, 0));
-	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, 4, 2}, w1), XO_OK);
-	snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, xo_model_layer_name(m, 1));
-	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, 2, 16}, w2), XO_OK);
-	if (xo_model_load_weights(m, dir))
-		fail_msg("%s: %s", name, xo_last_error());
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, xo_model_layer_name(m, i));
-		remove(path);
-	}
-	rmdir(dir);
-	if (!xo_model_fused(m, false)) {
-		xo_model_close(m);
-		fail_msg("%s: the fused path does not take conv1d + max_pooling1d", name);
-	}
-	if (xo_model_predict(m, x, 2, 2, y))
-		fail_msg("%s fused predict: %s", name, xo_last_error());
-	xo_model_close(m);
-	expect("fused conv1d + max_pooling1d", name, y, want16, 6 * 16, 0.0);
 }
 
-/* A graph the fused path runs with a merge fed a NaN, +Inf or -Inf from one
- * side and a finite value from the other: x's channels as check_fused's;
- * p = the special value or x (c1, p as there), z = x's first channel (x at
- * a finite step, 0 at a special one); then maximum(p, z) (the special value
- * first) or minimum(z, p) (second). Want per step: NaN, and for +Inf / -Inf
- * / finite x: maximum +Inf / 0 / x, minimum 0 / -Inf / x. The op kernels'
- * NaN rule must hold inside the fused graph as well. */
-static void check_fused_merge(struct xo_backend *be, const char *name, bool max)
+/* Opens spec on be with the kernel_size-1 convolutions' kernels w[k]
+ * ([1][in[k]][out[k]]) of layers layer[k] loaded, checks the fused path
+ * takes it and predicts x's 2 samples into y. */
+static void fused_predict(struct xo_backend *be, const char *name, const char *what,
+                          const char *spec, int nk, const char *const *layer,
+                          const int64_t *in, const int64_t *out, const float *const *w,
+                          const float *x, float *y)
 {
-	static const char base[] = "input name=x 9 4\n"
-				   "conv1d name=c1 filters=2 kernel_size=1 use_bias=0\n"
-				   "conv1d name=p filters=16 kernel_size=1 use_bias=0\n"
-				   "conv1d name=z inputs=x filters=16 kernel_size=1 use_bias=0\n";
-	static const float sx[18] = {N, 1, 2, 3, N, 1, 3, 1, N, I, 1, 2, 1, -I, 0, -I, -I, -I};
-	static const float w1[8] = {1, 0, 1e10f, 1e10f, 1e10f, 0, 0, 1e10f};
-	static const char *const kernels[3] = {"c1", "p", "z"};
-	char dir[] = "/tmp/xo_nonfinite_XXXXXX", path[96], spec[512], what[64];
-	float x[2 * 9 * 4], w2[2 * 16], w3[4 * 16] = {0}, y[18 * 16], want[18 * 16];
+	char dir[] = "/tmp/xo_nonfinite_XXXXXX", path[96];
 	struct xo_model *m;
 
-	snprintf(spec, sizeof(spec), "%s%s\nflatten\n", base,
-	         max ? "maximum name=o inputs=p,z" : "minimum name=o inputs=z,p");
-	snprintf(what, sizeof(what), "fused graph %s", max ? "maximum" : "minimum");
-	for (int f = 0; f < 16; f++) {
-		w2[f] = 1.0f;
-		w2[16 + f] = -1.0f;
-		w3[f] = 1.0f; /* z = x's first channel */
-	}
-	for (int i = 0; i < 18; i++) {
-		float v = sx[i], *e = x + i * 4, w = v;
-
-		e[0] = isfinite(v) ? v : 0.0f;
-		e[1] = isnan(v) ? 1e30f : 0.0f;
-		e[2] = v == I ? 1e30f : 0.0f;
-		e[3] = v == -I ? 1e30f : 0.0f;
-		if (isinf(v) && (v > 0) != max)
-			w = 0.0f; /* maximum(-Inf, 0), minimum(0, +Inf) */
-		for (int f = 0; f < 16; f++)
-			want[i * 16 + f] = w;
-	}
 	assert_non_null(mkdtemp(dir));
-	if (xo_model_open_string(spec, "fused_merge", be, 2, &m))
-		fail_msg("%s: %s", name, xo_last_error());
-	snprintf(path, sizeof(path), "%s/c1.kernel.npy", dir);
-	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, 4, 2}, w1), XO_OK);
-	snprintf(path, sizeof(path), "%s/p.kernel.npy", dir);
-	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, 2, 16}, w2), XO_OK);
-	snprintf(path, sizeof(path), "%s/z.kernel.npy", dir);
-	assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, 4, 16}, w3), XO_OK);
+	if (xo_model_open_string(spec, what, be, 2, &m))
+		fail_msg("%s %s: %s", name, what, xo_last_error());
+	for (int k = 0; k < nk; k++) {
+		snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, layer[k]);
+		assert_int_equal(xo_npy_write(path, 3, (int64_t[]){1, in[k], out[k]}, w[k]), XO_OK);
+	}
 	if (xo_model_load_weights(m, dir))
-		fail_msg("%s: %s", name, xo_last_error());
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, kernels[i]);
+		fail_msg("%s %s: %s", name, what, xo_last_error());
+	for (int k = 0; k < nk; k++) {
+		snprintf(path, sizeof(path), "%s/%s.kernel.npy", dir, layer[k]);
 		remove(path);
 	}
 	rmdir(dir);
@@ -420,6 +357,68 @@ static void check_fused_merge(struct xo_backend *be, const char *name, bool max)
 	if (xo_model_predict(m, x, 2, 2, y))
 		fail_msg("%s %s predict: %s", name, what, xo_last_error());
 	xo_model_close(m);
+}
+
+/* The fused conv1d + max_pooling1d path (cpu's conv_pool kernel, cl's
+ * net.cl), which predict takes wherever the backend's net_fits does:
+ * MaxPooling1D(3) over fused_input's values sees the windows of
+ * check_max_pooling1d (NaN first, middle, last) and +Inf, -Inf, all -Inf,
+ * in each of 16 filters (cpu fuses the pooling into a convolution of a
+ * multiple of its vector width). */
+static void check_fused(struct xo_backend *be, const char *name)
+{
+	static const char spec[] = "input 9 4\n"
+				   "conv1d name=c1 filters=2 kernel_size=1 use_bias=0\n"
+				   "conv1d name=p filters=16 kernel_size=1 use_bias=0\n"
+				   "max_pooling1d pool_size=3\n"
+				   "flatten\n";
+	static const float want[6] = {N, N, N, I, 1, -I};
+	static const char *const layer[2] = {"c1", "p"};
+	float x[2 * 9 * 4], w2[2 * 16], y[6 * 16], want16[6 * 16];
+
+	fused_input(x, w2);
+	for (int i = 0; i < 6 * 16; i++)
+		want16[i] = want[i / 16];
+	fused_predict(be, name, "fused conv1d + max_pooling1d", spec, 2, layer,
+	              (int64_t[]){4, 2}, (int64_t[]){2, 16}, (const float *const[]){fused_w1, w2},
+	              x, y);
+	expect("fused conv1d + max_pooling1d", name, y, want16, 6 * 16, 0.0);
+}
+
+/* A graph the fused path runs with a merge fed a NaN, +Inf or -Inf from one
+ * side and a finite value from the other: p = fused_input's value, z = x's
+ * first channel (v at a finite step, 0 at a special one); then maximum or
+ * minimum of (p, z): the special value first, where a plain comparison
+ * (a > b ? a : b) drops a NaN. Want per step:
+ * NaN, and for +Inf / -Inf / finite v: maximum +Inf / 0 / v, minimum 0 /
+ * -Inf / v. The op kernels' NaN rule must hold inside the fused graph as
+ * well. */
+static void check_fused_merge(struct xo_backend *be, const char *name, bool max)
+{
+	static const char base[] = "input name=x 9 4\n"
+				   "conv1d name=c1 filters=2 kernel_size=1 use_bias=0\n"
+				   "conv1d name=p filters=16 kernel_size=1 use_bias=0\n"
+				   "conv1d name=z inputs=x filters=16 kernel_size=1 use_bias=0\n";
+	static const char *const layer[3] = {"c1", "p", "z"};
+	char spec[512], what[64];
+	float x[2 * 9 * 4], w2[2 * 16], w3[4 * 16] = {0}, y[18 * 16], want[18 * 16];
+
+	snprintf(spec, sizeof(spec), "%s%s\nflatten\n", base,
+	         max ? "maximum name=o inputs=p,z" : "minimum name=o inputs=p,z");
+	snprintf(what, sizeof(what), "fused graph %s", max ? "maximum" : "minimum");
+	fused_input(x, w2);
+	for (int f = 0; f < 16; f++)
+		w3[f] = 1.0f; /* z = x's first channel */
+	for (int i = 0; i < 18; i++) {
+		float v = fused_sx[i], w = v;
+
+		if (isinf(v) && (v > 0) != max)
+			w = 0.0f; /* maximum(-Inf, 0), minimum(0, +Inf) */
+		for (int f = 0; f < 16; f++)
+			want[i * 16 + f] = w;
+	}
+	fused_predict(be, name, what, spec, 3, layer, (int64_t[]){4, 2, 4},
+	              (int64_t[]){2, 16, 16}, (const float *const[]){fused_w1, w2, w3}, x, y);
 	expect(what, name, y, want, 18 * 16, 0.0);
 }
 
