@@ -23,7 +23,8 @@
  * Limits (xo_cl_net_fits): up to XO_NET_MAX_LAYERS layers; conv1d with
  * linear/relu/sigmoid activation and any padding, strides, dilation; dense
  * with those, or softmax as the last layer (required with labels or
- * training); per-sample activations plus two gradient buffers within
+ * training); max pooling, flatten, dropout, the unmasked global average
+ * pooling and the elementwise merges; per-sample activations plus two gradient buffers within
  * CL_DEVICE_LOCAL_MEM_SIZE; the [n][params] gradient rows within int
  * indexing and CL_DEVICE_MAX_MEM_ALLOC_SIZE. Bigger nets run op by op.
  *
@@ -70,8 +71,11 @@ enum {
 	ND_ACC0 = 26,
 	ND_ACC1 = 27,
 };
-/* net.cl's kind code of the elementwise merges (ND_MODE says which) */
+/* net.cl's kind code of the elementwise merges (ND_MODE says which) and of
+ * the (unmasked) global average pooling; the other kinds are their enum
+ * xo_net_kind values, all below XO_NET_ACTIVATION (5) */
 #define NK_MERGE 5
+#define NK_GAP 6
 
 /* Most layers the fused path takes (a small net; the table is a few KB). */
 #define XO_NET_MAX_LAYERS 64
@@ -141,6 +145,10 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 	if (xo_net_kind_merge(l->kind))
 		return l->out_len == l->in_len && l->out_ch == l->in_ch &&
 		       (int)p.mode == (int)(l->kind - XO_NET_ADD) + XO_MERGE_ADD;
+	/* the channels' means over every row; the masked mean (the ids) runs
+	 * op by op */
+	if (l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D)
+		return l->out_len == 1 && l->out_ch == l->in_ch && !p.mask_zero;
 	if (!xo_net_kind_fusable(l->kind))
 		return false;
 	switch (l->kind) {
@@ -381,7 +389,9 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 		/* Dropout's element index i * osz + e is an int (as the op's). */
 		if (l->kind == XO_NET_DROPOUT && osz > INT_MAX / net->n)
 			return false;
-		d[ND_KIND] = xo_net_kind_merge(l->kind) ? NK_MERGE : (int)l->kind;
+		d[ND_KIND] = xo_net_kind_merge(l->kind)                      ? NK_MERGE
+		             : l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D ? NK_GAP
+		                                                          : (int)l->kind;
 		d[ND_MODE] = (int)l->p.mode;
 		d[ND_LIN2] = l->nsrc > 1 ? (l->src[1] < 0 ? 0 : (int)outloc[l->src[1]]) : 0;
 		d[ND_IN_LEN] = (int)(l->kind == XO_NET_DENSE ? 1 : l->in_len);

@@ -182,14 +182,16 @@ if(XO_OPENCL)
         bash ${CMAKE_CURRENT_LIST_DIR}/races_net.sh $<TARGET_FILE:xo> ${XO_G}/${model} ${t})
     endforeach()
   endforeach()
-  # A graph on the fused kernels: models/residual_cnn.model (an Add whose
-  # input fans out, the gradients' term scratch and sums) on the seed's data,
-  # on the gpu row only (128 work-items a sample share the local buffers, so
-  # a missing barrier is a race there; the default row's one work-item per
-  # sample runs the same code, which model.fused_graphs checks on PoCL):
-  # ~45 s of Oclgrind, the races stage's budget.
+  # A graph on the fused kernels: suites/races_graph.model (residual_cnn's
+  # block, an Add whose input fans out, the gradients' term scratch and
+  # sums, then a global average pooling head and a flatten + dropout head
+  # joined by an Add) on the seed's data, on the gpu row only (128
+  # work-items a sample share the local buffers, so a missing barrier is a
+  # race there; the default row's one work-item per sample runs the same
+  # code, which model.fused_graphs checks on PoCL): ~45 s of Oclgrind, the
+  # races stage's budget.
   xo_add_race_test(net.graph_gpu "XO_FUSE=require;${XO_RACES_GPU}" ${XO_RACES_NET_OPTS}
     ${XO_RACES_48K} --
     bash ${CMAKE_CURRENT_LIST_DIR}/races_net.sh $<TARGET_FILE:xo> ${XO_G}/seed graph_gpu
-         ${PROJECT_SOURCE_DIR}/models/residual_cnn.model)
+         ${CMAKE_CURRENT_LIST_DIR}/races_graph.model)
 endif()

@@ -1641,13 +1641,14 @@ static void fused_case(struct xo_backend *be, const char *spec, bool must_fuse)
 
 /*
  * Average and global pooling have no fused kernels (cpu_net.inc, net.cl),
- * except global_average_pooling1d on cpu (cpu_net.c tile_gap, forward and
- * training): every other backend's net_fits must refuse a net holding one,
- * so such a model runs op by op; the control (the same net with
- * max_pooling1d and flatten) fuses, so the refusal is the layer's. The
- * golden pool_* models then go through the op path in
- * test_fused_matches_ops and test_golden_*; the cpu's fused global average
- * pooling is checked against its op path there (gap_spec).
+ * except global_average_pooling1d (cpu_net.c tile_gap, net.cl XO_NK_GAP,
+ * forward and training): every backend's net_fits must refuse a net holding
+ * one of the others, so such a model runs op by op; the controls (the same
+ * net with max_pooling1d and flatten, and with global_average_pooling1d)
+ * fuse, so the refusal is the layer's. The golden pool_* models then go
+ * through the op path in test_fused_matches_ops and test_golden_*; the
+ * fused global average pooling is checked against its op path there
+ * (gap_spec).
  */
 /*
  * Rank-3 samples (input H W C): dropout and activation keep the shape,
@@ -3561,8 +3562,7 @@ static void test_fused_refuses_pooling(void **state)
 			continue;
 		for (int t = 0; t < 5; t++) {
 			struct xo_model *m;
-			bool control = t == 4 ||
-			               (t == 1 && strcmp(xo_backend_name(be[b]), "cpu") == 0);
+			bool control = t == 4 || t == 1;
 
 			snprintf(spec, sizeof(spec), "%s%s", head, tails[t]);
 			if (xo_model_open_string(spec, "pool", be[b], 16, &m) || xo_model_init(m, 3))
@@ -4090,13 +4090,13 @@ static void test_fused_matches_ops(void **state)
 		fused_case(be[b], spec, true);
 		snprintf(spec, sizeof(spec), "%s/gap_sd.model", g_tmp);
 		write_file(spec, gap_spec, strlen(gap_spec));
-		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
+		fused_case(be[b], spec, true);
 		snprintf(spec, sizeof(spec), "%s/direct_vw.model", g_tmp);
 		write_file(spec, direct_vw_spec, strlen(direct_vw_spec));
-		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
+		fused_case(be[b], spec, true);
 		snprintf(spec, sizeof(spec), "%s/direct_small.model", g_tmp);
 		write_file(spec, direct_small_spec, strlen(direct_small_spec));
-		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
+		fused_case(be[b], spec, true);
 		snprintf(spec, sizeof(spec), "%s/direct_tdx.model", g_tmp);
 		write_file(spec, direct_tdx_spec, strlen(direct_tdx_spec));
 		fused_case(be[b], spec, strcmp(xo_backend_name(be[b]), "cpu") == 0);
@@ -4113,8 +4113,7 @@ static void test_fused_matches_ops(void **state)
 
 /*
  * Graphs on the fused paths (struct xo_net's sources): cpu's and cl's fused
- * paths must take these residual graphs (cl: but the global average
- * pooling one, a kind net.cl does not run),
+ * paths must take these residual graphs,
  * with fused_case's bounds: predictions and evaluate bit-identical to the
  * op path (the merges are the merge op's one rounding an element, the
  * other kernels the chain's), training steps within check_steps's bounds
@@ -4245,14 +4244,11 @@ static void test_fused_graphs(void **state)
 				fail_msg("%s fused unfusable graph %d", xo_backend_name(be[b]), g);
 			xo_model_close(m);
 			/* the third: a conv and the global pooling that ends the
-			 * graph (cpu only: cl has no such kernel) */
+			 * graph */
 			for (int h = g; h < 3; h += 2) {
-				bool no_kernel = h == 2 && strcmp(xo_backend_name(be[b]), "cpu");
-
 				if (xo_model_open_string(graph_head_specs[h], "graph", be[b], 8, &m))
 					fail_msg("%s", xo_last_error());
-				assert_true(xo_model_fused(m, false) == !no_kernel &&
-				            !xo_model_fused(m, true));
+				assert_true(xo_model_fused(m, false) && !xo_model_fused(m, true));
 				xo_model_close(m);
 				snprintf(spec, sizeof(spec), "%s/graph_head%d.model", g_tmp, h);
 				write_file(spec, graph_head_specs[h], strlen(graph_head_specs[h]));
@@ -4270,9 +4266,7 @@ static void test_fused_graphs(void **state)
 				write_file(spec, graph_fused_specs[g], strlen(graph_fused_specs[g]));
 			else
 				snprintf(spec, sizeof(spec), "%s/residual_cnn.model", XO_MODELS_DIR);
-			/* cl's net.cl has no global average pooling (graph 3) */
-			fused_case(be[b], spec,
-			           g != 3 || strcmp(xo_backend_name(be[b]), "cpu") == 0);
+			fused_case(be[b], spec, true);
 		}
 	}
 	close_backends(be, nbe);

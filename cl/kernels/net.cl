@@ -71,6 +71,7 @@
 #define XO_NK_DROPOUT 3
 #define XO_NK_DENSE 4
 #define XO_NK_MERGE 5 /* the host's code for every elementwise merge kind (mode apart) */
+#define XO_NK_GAP 6   /* global_average_pooling1d, unmasked: [len][ch] -> [1][ch] */
 
 /* merge.cl (after this file in the program) */
 float xo_merge_value(int mode, float a, float b);
@@ -205,6 +206,15 @@ static inline void xo_net_forward(__constant int *desc, int nl, __global const f
 
 			for (int e = lid; e < osz; e += wg)
 				out[e] = xo_merge_value(mode, in[e], in2[e]);
+		} else if (kind == XO_NK_GAP) {
+			/* xo_cl_global_average_pooling1d_fwd: the rows in order, / len */
+			for (int c = lid; c < oc; c += wg) {
+				float acc = 0.0f;
+
+				for (int l = 0; l < len; l++)
+					acc += in[l * ch + c];
+				out[c] = acc / (float)len;
+			}
 		} else { /* dropout, training */
 			float rate = as_float(d[XO_ND_RATE]), scale = as_float(d[XO_ND_SCALE]);
 			uint layer = (uint)d[XO_ND_LAYER];
@@ -319,7 +329,8 @@ static inline void xo_net_acc(__local float *lm, int acc, int dxo, int size, int
  * itself), the sample's kernel and bias gradients from it
  * (xo_cl_conv1d_bwd_dw's sums over the positions o) into scratch[i * np +
  * offset], then its dx; pooling to the first maximum of each window;
- * dropout through the same mask; a merge's two inputs in turn. g0: local
+ * dropout through the same mask; the global average pooling's dy / len to
+ * every row; a merge's two inputs in turn. g0: local
  * offset of the last layer's gradient (dz); g1 unused.
  */
 __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float *x, int xo,
@@ -457,6 +468,14 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 					    xo_pool_argmax_l(in + c, len, ch, k, stride, pad, o) == l)
 						acc += g[o * oc + c];
 				dx[e] = acc;
+				XO_NET_STEP(l, c, ch, d_l, d_c);
+			}
+		} else if (kind == XO_NK_GAP) {
+			/* xo_cl_global_average_pooling1d_bwd: dy[c] / len at every row */
+			int l = lid / ch, c = lid - l * ch, d_l = wg / ch, d_c = wg - d_l * ch;
+
+			for (int e = lid; need_dx && e < isz; e += wg) {
+				dx[e] = g[c] / (float)len;
 				XO_NET_STEP(l, c, ch, d_l, d_c);
 			}
 		} else { /* dropout: the same mask as forward */
