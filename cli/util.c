@@ -468,7 +468,7 @@ int xo_cli_inputs_take(const char *cmd, const struct xo_model *m, const char *co
 		}
 		if (input_mask_npy(cmd, &parts[k], q, paths[k]))
 			goto out_free_parts;
-		if (xo_model_input_npy(m, &parts[k], paths[k]) ||
+		if (xo_model_input_part_npy(m, k, &parts[k], paths[k]) ||
 		    xo_data_check_finite(parts[k].data, n, per, paths[k])) {
 			xo_usage_error(cmd, "%s", xo_last_error());
 			goto out_free_parts;

@@ -3346,10 +3346,16 @@ static const char *mask_op_name(struct xo_model *m, char *buf, size_t size)
 	}
 }
 
-/* The op layer mask_op_name names: NotEqual of the ids input's tensor and 0. */
+/* The op layer mask_op_name names: NotEqual of the ids input's tensor and
+ * 0 (the ids input: any of the model's, its others attention masks). */
 static json_t *mask_op_layer_config(struct xo_model *m, const char *name, const char *in1)
 {
-	const struct xo_input_spec *q = xo_model_input_spec(m, 0);
+	int k = 0;
+	const struct xo_input_spec *q;
+
+	while (k + 1 < xo_model_input_count(m) && !xo_model_input_spec(m, k)->is_int)
+		k++;
+	q = xo_model_input_spec(m, k);
 
 	return json_pack("{s:s, s:s, s:{s:s}, s:s, s:s, s:[{s:[{s:s, s:{s:o, s:s, s:[s,i,i]}}, i], "
 	                 "s:{}}]}",
@@ -3357,7 +3363,7 @@ static json_t *mask_op_layer_config(struct xo_model *m, const char *name, const 
 	                 name, "registered_name", "NotEqual", "name", name, "inbound_nodes", "args",
 	                 "class_name", "__keras_tensor__", "config", "shape",
 	                 batch_shape(q->rank, q->len, q->w, q->ch), "dtype", "int32",
-	                 "keras_history", input_layer_name(m, 0, in1), 0, 0, 0, "kwargs");
+	                 "keras_history", input_layer_name(m, k, in1), 0, 0, 0, "kwargs");
 }
 
 /* A functional layer's inbound_nodes (Keras 3's form: one node whose args
@@ -3378,7 +3384,8 @@ static void functional_wiring(struct xo_model *m, int i, const char *in1, const 
 		json_array_append_new(
 		    ts, json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name", "__keras_tensor__",
 		                  "config", "shape", tensor_shape(m, j), "dtype",
-		                  j < 0 && xo_model_input_ids(m) ? "int32" : "float32",
+		                  j < 0 && xo_model_input_spec(m, -1 - j)->is_int ? "int32"
+		                                                                   : "float32",
 		                  "keras_history", from, 0, 0));
 		json_array_append_new(shapes, tensor_shape(m, j));
 	}
@@ -3474,7 +3481,7 @@ static json_t *model_config(struct xo_model *m)
 		                      "keras.layers", "class_name", "InputLayer", "config",
 		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch),
 		                      "dtype",
-		                      xo_model_input_ids(m) ? "int32" : q->is_bool ? "bool" : "float32",
+		                      q->is_int ? "int32" : q->is_bool ? "bool" : "float32",
 		                      "sparse", 0, "ragged", 0, "name", input_layer_name(m, k, in1),
 		                      "optional", 0, "registered_name"));
 		if (graph) {

@@ -338,6 +338,13 @@ static const struct fixture fixtures[] = {
     {"mha_bool.keras", "mha_bool.weights.h5", "mha_bool"},
     /* the same with an int32 mask Input (Keras casts it to bool) */
     {"mha_int.keras", NULL, "mha_bool"},
+    /* mha_pad's self-attention called with attention_mask= a bool Input
+     * too, which Keras ANDs with the ids' masks; the mask is the first
+     * input, the ids the second (make_keras_files.py --only=mha_pad_mask;
+     * without either mask Keras predicts otherwise) */
+    {"mha_pad_mask.keras", NULL, "mha_pad_mask"},
+    {"mha_pad_mask.h5", NULL, "mha_pad_mask"},
+    {"mha_pad_mask.keras", "mha_pad_mask.weights.h5", "mha_pad_mask"},
     /* Concatenate on the last axis of two masked tensors (the ids' mask,
      * Keras's ExpandDims/ZerosLike/LogicalOr/Concatenate/Any ops read as
      * it) and of a masked and an unmasked one (all true: the plain mean)

@@ -1091,8 +1091,10 @@ CASES = {
     # an int InputLayer is ids: refused where no embedding takes them, never
     # read as floats (Keras would truncate them)
     "keras_int_input_dense": (kpredict("int_d3.keras"), 2, r"int_d3\.keras: layer '\w+': an input of dtype=int32 feeds only an embedding layer \(got \w+\)$", ["out.npy"], keras_int_input("d3", "input_layer", "int_d3.keras"), {}, None),
-    # (an int attention mask Input is read as a bool one: mha_int.keras)
-    "keras_int_input_of_several": (["predict", "--model", "mx_int.keras", "--input", "kx.npy", "--input", "kx.npy", "--output", "out.npy", "--device", "ref"], 2, r"mx_int\.keras: layer 'mask': input 'mask': a second input beside the dtype=int32 ids of an embedding is not supported yet$", ["out.npy"], keras_int_input("mha_mask", "x", "mx_int.keras"), {}, None),
+    # (an int attention mask Input is read as a bool one: mha_int.keras);
+    # of several inputs too, where ids beside an attention mask are valid
+    # (mha_pad_mask.keras) but these feed a Dense
+    "keras_int_input_of_several": (["predict", "--model", "mx_int.keras", "--input", "kx.npy", "--input", "kx.npy", "--output", "out.npy", "--device", "ref"], 2, r"mx_int\.keras: layer '\w+': an input of dtype=int32 feeds only an embedding layer \(got dense\)$", ["out.npy"], keras_int_input("mha_mask", "x", "mx_int.keras"), {}, None),
     # a --model that is no model: named as what it is, not as a missing --weights
     "predict_keras_not_a_model": (["predict", "--model", "empty.keras", "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: empty\.keras: not a Keras model file by its content \(a \.keras is a zip archive holding config\.json, an \.h5 an HDF5 file\): damaged or truncated\?$", ["out.npy"], lambda d: open(f"{d}/empty.keras", "wb").write(b"PK\x05\x06" + bytes(18)), {}, None),
     "predict_spec_needs_weights": (["predict", "--model", MODEL, "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: .*model\.model: a spec, which carries no weights: --weights is required", ["out.npy"], None, {}, None),
