@@ -96,6 +96,12 @@ int64_t xo_cli_input_rows(const struct xo_npy *a, const struct xo_model *m, int 
 int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy *a,
                           const struct xo_model *m, int k);
 
+/* An array of no values (a 0 anywhere in its shape: NumPy writes and
+ * loads them): refused for every input and label file (predict, train,
+ * seed), one line "xo CMD: PATH: shape (0, 4) is an empty array ..." and
+ * 2; else 0. */
+int xo_cli_npy_empty(const char *cmd, const char *path, const struct xo_npy *a);
+
 /* The most --input (--x) files a command takes: one per model input. */
 #define XO_CLI_INPUTS_MAX 8
 /* The input files paths[] of a model whose inputs are in[0..nin), read

@@ -300,6 +300,9 @@ static int seed_data_read(const char *const *xpaths, int nx, const char *ypath, 
 		xo_usage_error("seed", "%s", xo_last_error());
 		goto out;
 	}
+	if (xo_cli_npy_empty("seed", ypath, &y) ||
+	    (nx == 1 && xo_model_input_count(m) == 1 && xo_cli_npy_empty("seed", xpath, &x)))
+		goto out;
 	if ((nx > 1 || xo_model_input_count(m) > 1) &&
 	    xo_cli_inputs_join("seed", m, xpaths, nx, &x))
 		goto out;

@@ -135,6 +135,8 @@ int xo_cmd_train(int argc, char **argv)
 		rc = xo_usage_error("train", "%s", xo_last_error());
 		goto out_free;
 	}
+	if (xo_cli_npy_empty("train", ypath, &y))
+		goto out_free;
 	/* Activations are sized for the largest batch fit can run: no more
 	 * than the samples (a --batch-size beyond them allocates nothing). */
 	n = parts[0].dim[0];

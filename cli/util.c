@@ -333,6 +333,16 @@ int xo_cli_input_mismatch(const char *cmd, const char *path, const struct xo_npy
 	return input_mismatch(cmd, path, a, xo_model_input_spec(m, k), xo_model_input_count(m));
 }
 
+int xo_cli_npy_empty(const char *cmd, const char *path, const struct xo_npy *a)
+{
+	if (a->count > 0)
+		return 0;
+	return xo_usage_error(cmd,
+	                      "%s: shape %s is an empty array (a 0 in its shape): no values, "
+	                      "where xo needs at least one sample",
+	                      path, xo_npy_shape_str(a));
+}
+
 int xo_cli_inputs_read(const char *cmd, const struct xo_input_spec *in, int nin,
                        const char *const *paths, int np, struct xo_npy *parts)
 {
@@ -361,10 +371,8 @@ int xo_cli_inputs_read(const char *cmd, const struct xo_input_spec *in, int nin,
 			xo_usage_error(cmd, "%s", xo_last_error());
 			goto out_free_parts;
 		}
-		if (parts[k].ndim >= 2 && parts[k].dim[0] == 0) {
-			xo_usage_error(cmd, "%s: no samples (the first axis is 0)", paths[k]);
+		if (xo_cli_npy_empty(cmd, paths[k], &parts[k]))
 			goto out_free_parts;
-		}
 		rows = input_rows(&parts[k], &in[k]);
 		if (rows < 1) {
 			input_mismatch(cmd, paths[k], &parts[k], &in[k], nin);
@@ -460,7 +468,7 @@ int xo_cli_inputs_take(const char *cmd, const struct xo_model *m, const char *co
 		}
 		if (input_mask_npy(cmd, &parts[k], q, paths[k]))
 			goto out_free_parts;
-		if (xo_model_input_npy(m, &parts[k], paths[k]) ||
+		if (xo_model_input_part_npy(m, k, &parts[k], paths[k]) ||
 		    xo_data_check_finite(parts[k].data, n, per, paths[k])) {
 			xo_usage_error(cmd, "%s", xo_last_error());
 			goto out_free_parts;

@@ -542,6 +542,10 @@ struct xo_npy;
  * float values in a->data; a float input takes float32 only. Any other
  * combination, or an id out of range, is XO_EINVAL naming path. */
 enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, const char *path);
+/* xo_model_input_npy for the file of model input k (of a model of several
+ * inputs: the ids input takes ids, every other one float32). */
+enum xo_status xo_model_input_part_npy(const struct xo_model *m, int k, struct xo_npy *a,
+                                       const char *path);
 int64_t xo_model_classes(const struct xo_model *m);     /* outputs of one sample */
 int64_t xo_model_param_count(const struct xo_model *m);
 /* The most bytes a model's activation buffers, or the data a command makes

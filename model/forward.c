@@ -652,10 +652,17 @@ enum xo_status xo_model_labels_write(const struct xo_model *m, struct xo_tensor 
 
 enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, const char *path)
 {
-	int64_t vocab;
+	return xo_model_input_part_npy(m, 0, a, path);
+}
+
+enum xo_status xo_model_input_part_npy(const struct xo_model *m, int k, struct xo_npy *a,
+                                       const char *path)
+{
+	int64_t vocab, per = m->spec.input[k].len * m->spec.input[k].w * m->spec.input[k].ch;
 	float *f;
 
-	if (!m->spec.in_int) {
+	XO_ASSERT(k >= 0 && k < m->spec.ninputs);
+	if (!m->spec.in_int || m->spec.in_ids != k) {
 		if (a->is_int)
 			return xo_error(XO_EINVAL,
 			                "%s: integer (%s) values for a float32 model input (only an "
@@ -669,18 +676,17 @@ enum xo_status xo_model_input_npy(const struct xo_model *m, struct xo_npy *a, co
 		                "ids as int32 or int64: np.asarray(x, dtype='int32'))",
 		                path, m->layers[0].s.name);
 	vocab = m->layers[0].s.p.rows;
-	for (int64_t k = 0; k < a->count; k++)
-		if (a->ints[k] < 0 || a->ints[k] >= vocab)
+	for (int64_t j = 0; j < a->count; j++)
+		if (a->ints[j] < 0 || a->ints[j] >= vocab)
 			return xo_error(XO_EINVAL,
 			                "%s: id %" PRId64 " of sample %" PRId64 ", step %" PRId64
 			                " is outside [0, input_dim=%" PRId64 ") of embedding '%s'",
-			                path, a->ints[k], k / m->in_size, k % m->in_size, vocab,
-			                m->layers[0].s.name);
+			                path, a->ints[j], j / per, j % per, vocab, m->layers[0].s.name);
 	f = malloc(sizeof(*f) * (size_t)(a->count ? a->count : 1));
 	if (!f)
 		return xo_error(XO_ENOMEM, "%s: out of memory", path);
-	for (int64_t k = 0; k < a->count; k++) /* below 2^24: exact */
-		f[k] = (float)a->ints[k];
+	for (int64_t j = 0; j < a->count; j++) /* below 2^24: exact */
+		f[j] = (float)a->ints[j];
 	free(a->ints);
 	a->ints = NULL;
 	a->data = f;
@@ -703,11 +709,27 @@ static enum xo_status write_x_inputs(struct xo_model *m, struct xo_tensor *t, co
 		return xo_error(XO_ENOMEM, "%s: out of memory", what);
 	for (int k = 0; k < m->spec.ninputs; k++) {
 		const struct xo_input_spec *q = &m->spec.input[k];
-		int64_t per = q->len * q->w * q->ch;
+		int64_t per = q->len * q->w * q->ch, vocab = m->layers[0].s.p.rows;
 
 		for (int64_t i = 0; i < ns; i++)
 			memcpy(col + off * ns + i * per, x + i * m->in_size + off,
 			       sizeof(*col) * (size_t)per);
+		/* the ids input: its values to their int32 bits (plan_build's I32
+		 * view), each checked as xo_model_write_x checks one input's */
+		for (int64_t e = 0; q->is_int && e < ns * per; e++) {
+			float v = col[off * ns + e];
+			int32_t id = (int32_t)v;
+
+			if (!(v >= 0.0f && v < (float)vocab && v == floorf(v))) {
+				free(col);
+				return xo_error(XO_EINVAL,
+				                "%s: id %g of sample %" PRId64 ", step %" PRId64
+				                " is outside [0, input_dim=%" PRId64 ") of embedding '%s'",
+				                what, (double)v, e / per, e % per, vocab,
+				                m->layers[0].s.name);
+			}
+			memcpy(&col[off * ns + e], &id, sizeof(id));
+		}
 		off += per;
 	}
 	st = xo_tensor_write(t, col, 0, ns * m->in_size);

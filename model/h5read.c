@@ -624,9 +624,31 @@ static char *child_member(struct child *c, zip_t *z, const char *name, int64_t c
 		refuse(c, "its %s is larger than the limit", name);
 		return NULL;
 	}
-	/* Python's zipfile (and so Keras) reads members compressed by methods
-	 * libzip may be built without (bzip2, LZMA, zstd): said as such, not
-	 * as a corrupt archive */
+	/* An encrypted member (general-purpose flag bit 0, or bit 6's strong
+	 * encryption): Python's zipfile, and so Keras, wants a password for
+	 * it and refuses the file; so does xo, by name, before libzip's own
+	 * refusal reads as a corrupt archive. */
+	if ((zs.valid & ZIP_STAT_ENCRYPTION_METHOD) && zs.encryption_method != ZIP_EM_NONE) {
+		snprintf(c->err, sizeof(c->err),
+		         "member '%s' is encrypted (zip flag bit 0): Keras (Python's zipfile) "
+		         "refuses it without a password; save the model unencrypted",
+		         name);
+		return NULL;
+	}
+	/* Python's zipfile (and so Keras) reads stored, deflated, bzip2, LZMA
+	 * and (Python 3.14 on) zstd members, no other method: one it cannot
+	 * read is refused here too, even where this libzip could */
+	if ((zs.valid & ZIP_STAT_COMP_METHOD) && zs.comp_method != ZIP_CM_STORE &&
+	    zs.comp_method != ZIP_CM_DEFLATE && zs.comp_method != ZIP_CM_BZIP2 &&
+	    zs.comp_method != ZIP_CM_LZMA && zs.comp_method != 93) {
+		snprintf(c->err, sizeof(c->err),
+		         "member '%s' uses compression method %u (%s), which Keras (Python's "
+		         "zipfile) cannot read; re-save it stored or deflated",
+		         name, (unsigned)zs.comp_method, zip_method_name(zs.comp_method));
+		return NULL;
+	}
+	/* ... and some that libzip may be built without (bzip2, LZMA, zstd):
+	 * said as such, not as a corrupt archive */
 	if ((zs.valid & ZIP_STAT_COMP_METHOD) &&
 	    !zip_compression_method_supported(zs.comp_method, 0)) {
 		snprintf(c->err, sizeof(c->err),

@@ -1567,6 +1567,22 @@ static const char *entry_name(const json_t *layers, size_t i)
 	return c ? c : "";
 }
 
+/* A Functional config's input_layers or output_layers (key): present and
+ * not empty, as Keras's Functional needs them ("`inputs` argument cannot
+ * be empty"); which layers they name is checked by their users. */
+static enum xo_status inout_list(const json_t *cfg, const char *key, const char *origin)
+{
+	const json_t *v = json_object_get(cfg, key);
+
+	if (!json_is_array(v) && !json_is_object(v))
+		return xo_error(XO_EFORMAT, "%s: the Functional config has no %s list", origin, key);
+	if (!json_is_array(v) ? !json_object_size(v) : !json_array_size(v))
+		return xo_error(XO_EFORMAT, "%s: %s is empty: a Functional model needs at least "
+		                            "one %s (Keras refuses it too)",
+		                origin, key, !strcmp(key, "input_layers") ? "input" : "output");
+	return XO_OK;
+}
+
 /* A Functional's InputLayers: how many (*nin), and for several their
  * names in Keras's order, the config's input_layers ([[name, 0, 0], ...]),
  * which must list each InputLayer once. */
@@ -1575,11 +1591,35 @@ static enum xo_status input_order(const json_t *cfg, const json_t *layers, const
 {
 	const json_t *il = json_object_get(cfg, "input_layers");
 	size_t count = 0;
+	enum xo_status st;
 
 	for (size_t i = 0; i < json_array_size(layers); i++)
 		count += !strcmp(entry_class(layers, i), "InputLayer");
 	*nin = (int)(count < XO_MODEL_INPUTS_MAX ? count : XO_MODEL_INPUTS_MAX);
-	if (count <= 1)
+	if ((st = inout_list(cfg, "input_layers", origin)))
+		return st;
+	if (count == 1) {
+		/* [name, 0, 0] or [[name, 0, 0]]: the one InputLayer, once (Keras
+		 * makes each entry an input of its own, the same layer twice a
+		 * model of two inputs fed one tensor, which xo does not take) */
+		const json_t *t = tensor_name(il) ? il : json_array_get(il, 0);
+		const char *name = tensor_name(t);
+		bool found = false;
+
+		for (size_t i = 0; name && i < json_array_size(layers); i++)
+			found |= !strcmp(entry_class(layers, i), "InputLayer") &&
+			         !strcmp(entry_name(layers, i), name);
+		if (!found)
+			return xo_error(XO_EFORMAT, "%s: input_layers does not name the model's "
+			                            "InputLayer", origin);
+		if (!tensor_name(il) && json_array_size(il) > 1)
+			return xo_error(XO_EINVAL, "%s: input_layers lists %zu inputs for the "
+			                           "model's one InputLayer '%s' (each InputLayer is "
+			                           "one input, listed once)",
+			                origin, json_array_size(il), name);
+		return XO_OK;
+	}
+	if (count == 0)
 		return XO_OK;
 	if (count > XO_MODEL_INPUTS_MAX)
 		return xo_error(XO_EINVAL,
@@ -1840,7 +1880,8 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 		const json_t *outs = json_object_get(cfg, "output_layers");
 		const json_t *o0 = json_is_array(outs) ? json_array_get(outs, 0) : NULL;
 
-		if (json_is_array(o0) && json_array_size(outs) > 1)
+		st = inout_list(cfg, "output_layers", origin);
+		if (!st && json_is_array(o0) && json_array_size(outs) > 1)
 			st = xo_error(XO_EINVAL, "%s: several outputs (%zu): a multi-output model is "
 			                         "not supported yet", origin, json_array_size(outs));
 		if (json_is_array(o0) && json_array_size(outs) == 1)
@@ -3305,10 +3346,16 @@ static const char *mask_op_name(struct xo_model *m, char *buf, size_t size)
 	}
 }
 
-/* The op layer mask_op_name names: NotEqual of the ids input's tensor and 0. */
+/* The op layer mask_op_name names: NotEqual of the ids input's tensor and
+ * 0 (the ids input: any of the model's, its others attention masks). */
 static json_t *mask_op_layer_config(struct xo_model *m, const char *name, const char *in1)
 {
-	const struct xo_input_spec *q = xo_model_input_spec(m, 0);
+	int k = 0;
+	const struct xo_input_spec *q;
+
+	while (k + 1 < xo_model_input_count(m) && !xo_model_input_spec(m, k)->is_int)
+		k++;
+	q = xo_model_input_spec(m, k);
 
 	return json_pack("{s:s, s:s, s:{s:s}, s:s, s:s, s:[{s:[{s:s, s:{s:o, s:s, s:[s,i,i]}}, i], "
 	                 "s:{}}]}",
@@ -3316,7 +3363,7 @@ static json_t *mask_op_layer_config(struct xo_model *m, const char *name, const 
 	                 name, "registered_name", "NotEqual", "name", name, "inbound_nodes", "args",
 	                 "class_name", "__keras_tensor__", "config", "shape",
 	                 batch_shape(q->rank, q->len, q->w, q->ch), "dtype", "int32",
-	                 "keras_history", input_layer_name(m, 0, in1), 0, 0, 0, "kwargs");
+	                 "keras_history", input_layer_name(m, k, in1), 0, 0, 0, "kwargs");
 }
 
 /* A functional layer's inbound_nodes (Keras 3's form: one node whose args
@@ -3337,7 +3384,8 @@ static void functional_wiring(struct xo_model *m, int i, const char *in1, const 
 		json_array_append_new(
 		    ts, json_pack("{s:s, s:{s:o, s:s, s:[s,i,i]}}", "class_name", "__keras_tensor__",
 		                  "config", "shape", tensor_shape(m, j), "dtype",
-		                  j < 0 && xo_model_input_ids(m) ? "int32" : "float32",
+		                  j < 0 && xo_model_input_spec(m, -1 - j)->is_int ? "int32"
+		                                                                   : "float32",
 		                  "keras_history", from, 0, 0));
 		json_array_append_new(shapes, tensor_shape(m, j));
 	}
@@ -3433,7 +3481,7 @@ static json_t *model_config(struct xo_model *m)
 		                      "keras.layers", "class_name", "InputLayer", "config",
 		                      "batch_shape", batch_shape(q->rank, q->len, q->w, q->ch),
 		                      "dtype",
-		                      xo_model_input_ids(m) ? "int32" : q->is_bool ? "bool" : "float32",
+		                      q->is_int ? "int32" : q->is_bool ? "bool" : "float32",
 		                      "sparse", 0, "ragged", 0, "name", input_layer_name(m, k, in1),
 		                      "optional", 0, "registered_name"));
 		if (graph) {

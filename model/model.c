@@ -185,7 +185,8 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 		if (k == 0) {
 			l->in = p ? p->out : x;
 			l->gin = g;
-			l->ids = m->x_in; /* the mask's source (mask_zero) */
+			/* the mask's source (mask_zero): the ids input */
+			l->ids = m->spec.in_ids ? m->x_part[m->spec.in_ids] : m->x_in;
 		} else {
 			l->in2 = p ? p->out : x;
 			l->gin2 = g;
@@ -332,7 +333,7 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 	/* an int32 input: the batch rows hold the ids' int32 bits (write_x),
 	 * moved as 4-byte words by the gather op; the embedding reads them
 	 * through this view as what they are */
-	if (!st && m->spec.in_int)
+	if (!st && m->spec.in_int && m->spec.in_ids == 0)
 		m->x_in->dtype = XO_DTYPE_I32;
 	/* later inputs: each its own rows after the earlier inputs' n rows
 	 * (xo_model_write_x; forward.c gather_x) */
@@ -342,6 +343,8 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 		off += n * input_size(&m->spec.input[k - 1]);
 		nd = sample_dims(n, q->rank, q->len, q->w, q->ch, dims);
 		st = xo_tensor_view(m->xb, off, nd, dims, &m->x_part[k]);
+		if (!st && m->spec.in_int && m->spec.in_ids == k)
+			m->x_part[k]->dtype = XO_DTYPE_I32;
 	}
 	if (!st)
 		st = xo_tensor_view(m->xb, 0, 2, (int64_t[]){n, m->in_size}, &m->x_flat);

@@ -310,6 +310,15 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 		              path, end - pos, out->count);
 		goto out_free_header;
 	}
+	if ((int64_t)(end - pos) > bytes && !out->count) {
+		/* a 0 in the shape: an empty array, said as such (the data after
+		 * it is not "extra" to an array that was meant to hold some) */
+		st = xo_error(XO_EFORMAT,
+		              "%s: shape %s is an empty array (a 0 in its shape), yet %ld bytes "
+		              "of data follow its header",
+		              path, xo_npy_shape_str(out), end - pos);
+		goto out_free_header;
+	}
 	if ((int64_t)(end - pos) > bytes) {
 		st = xo_error(XO_EFORMAT, "%s: %" PRId64 " bytes after the data", path,
 		              (int64_t)(end - pos) - bytes);

@@ -2183,16 +2183,19 @@ static enum xo_status parse_input(struct xo_model_spec *s, char **tok, int ntok,
 	if (!xo_mul_ok(in->len, in->w, &n) || !xo_mul_ok(n, in->ch, &n) ||
 	    n > (INT64_C(1) << 40))
 		return spec_error(XO_EINVAL, origin, line, "input: size overflows");
-	/* ids feed the first layer, an embedding (layer_check): one input */
-	if (s->ninputs && (is_int || s->in_int))
+	/* ids feed the first layer, an embedding (layer_check); one input
+	 * of ids, and beside it only attention masks (input_uses) */
+	if (is_int && s->in_int)
 		return spec_error(XO_EINVAL, origin, line,
-		                  is_int ? "input '%s': dtype=int32 (the ids of an embedding) in a "
-		                           "model of several inputs is not supported yet"
-		                         : "input '%s': a second input beside the dtype=int32 ids "
-		                           "of an embedding is not supported yet",
+		                  "input '%s': a second dtype=int32 input (ids of an embedding) is "
+		                  "not supported yet",
 		                  in->name);
+	in->is_int = is_int;
+	if (is_int) {
+		s->in_int = true;
+		s->in_ids = s->ninputs;
+	}
 	if (!s->ninputs) {
-		s->in_int = is_int;
 		s->in_rank = nv;
 		s->in_len = in->len;
 		s->in_w = in->w;
@@ -2355,6 +2358,11 @@ static enum xo_status mha_mask_wire(const struct xo_model_spec *out, struct xo_l
 	if (!l->att_mask)
 		return XO_OK;
 	in = &out->input[-1 - l->att_mask];
+	if (in->is_int)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "%s: attention_mask=%s is the dtype=int32 ids of an embedding (a "
+		                  "mask input is float32 or bool)",
+		                  l->name, in->name);
 	if (in->rank != 2 || in->len != l->in_len || in->ch != l->p.len_kv)
 		return spec_error(XO_EINVAL, origin, l->line,
 		                  "%s: attention_mask=%s must be [%" PRId64 "][%" PRId64
@@ -2401,11 +2409,16 @@ static enum xo_status layer_wire(const struct xo_model_spec *out, struct xo_laye
 		sh[k][3] = q ? q->out_ch : in->ch;
 	}
 	for (int k = 0; k < l->ninputs; k++)
-		if (l->inputs[k] < 0 && out->in_int && l->kind != XO_LAYER_EMBEDDING)
+		if (out->in_int && (l->inputs[k] == -1 - out->in_ids) !=
+		                       (l->kind == XO_LAYER_EMBEDDING))
 			return spec_error(XO_EINVAL, origin, l->line,
-			                  "an input of dtype=int32 feeds only an embedding layer (got "
-			                  "%s)",
-			                  xo_layer_kinds[l->kind].spec);
+			                  l->kind == XO_LAYER_EMBEDDING
+			                      ? "an embedding takes the dtype=int32 input '%s' (got "
+			                        "another)"
+			                      : "an input of dtype=int32 feeds only an embedding layer "
+			                        "(got %s)",
+			                  l->kind == XO_LAYER_EMBEDDING ? out->input[out->in_ids].name
+			                                                : xo_layer_kinds[l->kind].spec);
 	l->in_rank = (int)sh[0][0];
 	l->in_len = sh[0][1];
 	l->in_w = sh[0][2];
@@ -2446,6 +2459,18 @@ static enum xo_status input_uses(struct xo_model_spec *out, const char *origin)
 
 		if (l->att_mask)
 			out->input[-1 - l->att_mask].is_mask = true;
+	}
+	/* beside the ids, attention masks only: the ids' rows are the
+	 * embedding's, a mask's the attention's (model.c plan_wire) */
+	for (int k = 0; out->in_int && k < out->ninputs; k++)
+		if (k != out->in_ids && !out->input[k].is_mask)
+			return spec_error(XO_EINVAL, origin, out->input[k].line,
+			                  "input '%s': a second input beside the dtype=int32 ids of an "
+			                  "embedding is not supported yet",
+			                  out->input[k].name);
+	for (int i = 0; i < out->nlayers; i++) {
+		const struct xo_layer_spec *l = &out->layers[i];
+
 		for (int k = 0; k < l->ninputs; k++)
 			if (l->inputs[k] < 0 && out->input[-1 - l->inputs[k]].is_bool)
 				return spec_error(XO_EINVAL, origin, l->line,

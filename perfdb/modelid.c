@@ -161,6 +161,8 @@ enum xo_status xo_perf_model_ident(const char *path, char *name, size_t name_siz
 		h = fnv_i64(h, spec.in_w);
 	if (spec.in_int) /* int32 ids: hashed only when set (old fingerprints stay) */
 		h = fnv_i64(h, 32);
+	if (spec.in_int && spec.in_ids) /* ids that are not the first input */
+		h = fnv_i64(h, spec.in_ids);
 	/* the later inputs of a multi-input model, in order (hashed only
 	 * when there are any: one-input fingerprints stay) */
 	for (int k = 1; k < spec.ninputs; k++) {

@@ -766,6 +766,28 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 173, "mask_inputs": ("keep",),
     },
+    # both masks (--only mha_pad_mask): mha_pad's self-attention called with
+    # attention_mask= a bool input too, which Keras ANDs with the ids'
+    # masks; the mask is the first input, the ids (padded as mha_pad's) the
+    # second
+    "mha_pad_mask": {
+        "spec": (
+            "# golden: the tiny transformer with padding and an attention mask input\n"
+            "input name=keep 8 8 dtype=bool\n"
+            "input name=ids 8 dtype=int32\n"
+            "embedding name=emb inputs=ids input_dim=20 output_dim=8 mask_zero=True\n"
+            "multi_head_attention name=mha inputs=emb,emb attention_mask=keep num_heads=2 "
+            "key_dim=4\n"
+            "add name=res inputs=emb,mha\n"
+            "layer_normalization name=ln\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+            "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 179, "pad": True, "mask_inputs": ("keep",),
+    },
 }
 
 
@@ -854,6 +876,17 @@ def spec_inputs(text):
     return out
 
 
+def spec_int_inputs(text):
+    """The names of the input lines that say dtype=int32 (an embedding's ids)."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].split()
+        if line and line[0] == "input" and "dtype=int32" in line:
+            args = dict(tok.split("=", 1) for tok in line[1:] if "=" in tok)
+            out.append(args.get("name", "input"))
+    return out
+
+
 def spec_bool_inputs(text):
     """The names of the input lines that say dtype=bool (attention masks)."""
     out = []
@@ -911,8 +944,10 @@ def build(text):
     tensors, names, last = {"input": inp}, spec_names(text), inp
     if len(model_ins) > 1:  # several inputs: each named as the spec names it
         # dtype=bool: a bool attention mask Input (Keras casts the 0/1 floats)
+        # dtype=int32: an embedding's ids
         inps = [keras.Input(shape=sh, name=n, dtype="bool" if n in spec_bool_inputs(text)
-                            else None) for n, sh in model_ins]
+                            else "int32" if n in spec_int_inputs(text) else None)
+                for n, sh in model_ins]
         tensors = dict(zip([n for n, _ in model_ins], inps))
         inp = last = inps[0]
     ints = ("filters", "kernel_size", "strides", "dilation_rate", "pool_size", "units",
@@ -1129,23 +1164,28 @@ def make(name, cfg, root, seed):
         inputs: each input's samples."""
         if multi:
             return [padding_mask(rng, n, sh) if name in cfg.get("mask_inputs", ()) else
+                    pad_ids(n, sh) if name in spec_int_inputs(spec) else
                     rng.uniform(lo, hi, (n,) + sh).astype(np.float32)
                     for (name, _), sh in zip(spec_inputs(spec), multi)]
         if vocab and cfg.get("pad"):
-            # ids in [1, vocab), each row's tail padded with 0 (the mask of
-            # Embedding(mask_zero=True)) after 1 to all its steps kept
-            ids = rng.integers(1, vocab, (n,) + shape)
-            keep = rng.integers(1, shape[0] + 1, n)
-            ids[np.arange(shape[0])[None, :] >= keep[:, None]] = 0
-            if cfg.get("pad_front"):  # every third row padded at its start
-                for i in range(1, n, 3):
-                    ids[i] = np.roll(ids[i], shape[0] - keep[i])
-            if cfg.get("pad_empty"):  # one row all padding
-                ids[n // 2] = 0
-            return ids.astype(np.float32)
+            return pad_ids(n, shape)
         if vocab:
             return rng.integers(0, vocab, (n,) + shape).astype(np.float32)
         return rng.uniform(lo, hi, (n,) + shape).astype(np.float32)
+
+    def pad_ids(n, shape):
+        """ids in [1, vocab), each row's tail padded with 0 (the mask of
+        Embedding(mask_zero=True)) after 1 to all its steps kept; saved as
+        float32 values."""
+        ids = rng.integers(1, vocab, (n,) + shape)
+        keep = rng.integers(1, shape[0] + 1, n)
+        ids[np.arange(shape[0])[None, :] >= keep[:, None]] = 0
+        if cfg.get("pad_front"):  # every third row padded at its start
+            for i in range(1, n, 3):
+                ids[i] = np.roll(ids[i], shape[0] - keep[i])
+        if cfg.get("pad_empty"):  # one row all padding
+            ids[n // 2] = 0
+        return ids.astype(np.float32)
 
     def f64(x):
         return [v.astype(np.float64) for v in x] if multi else x.astype(np.float64)

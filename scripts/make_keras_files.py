@@ -1086,6 +1086,59 @@ def mha_imp_fixtures(out, n=16):
     mask_cat_fixtures(out, n)
 
 
+# MultiHeadAttention fed both the implicit mask of Embedding(mask_zero) ids
+# and an explicit attention_mask Input (--only=mha_pad_mask writes them
+# alone, their own seed)
+def mha_pad_mask_model(mask_zero=True):
+    """mha_pad_model's tiny transformer called with attention_mask= a bool
+    Input (8, 8) too, which Keras ANDs with the ids' masks. The mask is the
+    model's first input and the ids its second: the ids input need not be
+    the first."""
+    keep = keras.Input(shape=(8, 8), dtype="bool", name="keep")
+    ids = keras.Input(shape=(8,), dtype="int32", name="ids")
+    e = layers.Embedding(20, 8, mask_zero=mask_zero)(ids)
+    a = layers.MultiHeadAttention(2, 4)(e, e, attention_mask=keep)
+    n = layers.LayerNormalization()(layers.Add()([e, a]))
+    g = layers.GlobalAveragePooling1D()(n)
+    return keras.Model([keep, ids], layers.Dense(3, activation="softmax")(g))
+
+
+def mha_pad_mask_fixtures(out, n=16):
+    """mha_pad_mask.{keras,h5,weights.h5}; its inputs mha_pad_mask.x0.npy
+    (the bool mask: a random third of the keys dropped, every key of query
+    row 2 of every fourth sample) and x1 (int32 ids in [1, 20), each row's
+    tail padded with 0 after 1 to 8 kept steps), mha_pad_mask.x.npy both per
+    sample as float32 (the model API's form) and mha_pad_mask.y64.npy. The
+    same weights without the ids' mask, and with an all-true mask, each
+    predict otherwise (the fixture sees both masks)."""
+    m = mha_pad_mask_model()
+    r = np.random.default_rng(167)
+    randomize(m, r)
+    for form in ("keras", "h5"):
+        m.save(os.path.join(out, "mha_pad_mask." + form))
+    m.save_weights(os.path.join(out, "mha_pad_mask.weights.h5"))
+    mask = r.uniform(0.0, 1.0, (n, 8, 8)) >= 0.33
+    mask[::4, 2, :] = False
+    x = r.integers(1, 20, (n, 8))
+    keep = r.integers(1, 9, n)
+    keep[:3] = (1, 3, 8)
+    x[np.arange(8)[None, :] >= keep[:, None]] = 0
+    x = x.astype(np.int32)
+    np.save(os.path.join(out, "mha_pad_mask.x0.npy"), mask)
+    np.save(os.path.join(out, "mha_pad_mask.x1.npy"), x)
+    np.save(os.path.join(out, "mha_pad_mask.x.npy"),
+            np.concatenate([mask.reshape(n, -1).astype(np.float32),
+                            x.astype(np.float32)], axis=1))
+    y = to_float64(m).predict([mask, x], verbose=0)
+    assert y.dtype == np.float64 and np.isfinite(y).all()
+    np.save(os.path.join(out, "mha_pad_mask.y64.npy"), y)
+    u = mha_pad_mask_model(mask_zero=False)
+    u.set_weights(m.get_weights())
+    assert np.abs(to_float64(u).predict([mask, x], verbose=0) - y).max() > 1e-3
+    y1 = to_float64(m).predict([np.ones_like(mask), x], verbose=0)
+    assert np.abs(y1 - y).max() > 1e-3
+
+
 def mask_cat_model(unmasked=False, axis=-1, mask_zero=True):
     """Concatenate of masked tensors: ids -> Embedding(20, 8, mask_zero) e,
     Dense(4, relu)(e) (masked) or, unmasked=True, Conv1D(4, 3, same)(e)
@@ -1194,6 +1247,10 @@ def main():
     if "--only=mha_imp" in sys.argv[1:]:
         mha_imp_fixtures(out)
         print("keras", keras.__version__, "wrote the mha_imp fixtures to", out)
+        return
+    if "--only=mha_pad_mask" in sys.argv[1:]:
+        mha_pad_mask_fixtures(out)
+        print("keras", keras.__version__, "wrote the mha_pad_mask fixtures to", out)
         return
     if "--only=mha_mask" in sys.argv[1:]:
         mha_mask_fixtures(out)

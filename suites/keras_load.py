@@ -12,7 +12,8 @@ from xo's fresh init, loads with Keras's variables in Keras's order.
 PART,... runs those parts alone (the fixtures by name, `compiled`,
 `bn_fresh`, `multi` (a model of three inputs), `name_clash` (layers named
 like Keras's InputLayers), `mha_mask` (MultiHeadAttention's attention_mask
-input), `mha_bool` (a bool attention_mask Input); ctest runs them in three
+input), `mha_bool` (a bool attention_mask Input), `mha_pad_mask` (that mask
+beside Embedding(mask_zero=True) ids, the second input); ctest runs them in three
 groups so no test takes minutes);
 without it, every part. An unknown part name is an error (exit 2).
 
@@ -49,7 +50,7 @@ def main():
                      ("mask_rnn", (8,), 3), ("mask_bidir", (8,), 3),
                      ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
-                                                 "mha_mask", "mha_bool"]
+                                                 "mha_mask", "mha_bool", "mha_pad_mask"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
     if bad or not parts:
@@ -124,6 +125,9 @@ def main():
     if "mha_bool" in parts:
         ok = mha_mask(xo, fixtures, os.path.join(work, "mha_bool"), "mha_bool",
                       ("q", "v", "keep")) and ok
+    if "mha_pad_mask" in parts:
+        ok = mha_mask(xo, fixtures, os.path.join(work, "mha_pad_mask"), "mha_pad_mask",
+                      ("keep", "ids")) and ok
     return 0 if ok else 1
 
 
@@ -333,6 +337,10 @@ def mha_mask(xo, fixtures, work, name="mha_mask", inputs=("x", "mask")):
         same = bool((np.load(os.path.join(work, "p_i8.npy")) == p_xo).all())
         print("mha_bool int64 mask file predicts as the bool one: %s" % same)
         ok = ok and same
+    if name == "mha_pad_mask":
+        dt = [str(i.dtype) for i in m.inputs]
+        print("mha_pad_mask Keras's input dtypes %s (want bool, int32)" % dt)
+        ok = ok and dt == ["bool", "int32"]
     for what, model in (("load_model(.keras)", m), ("load_weights(.weights.h5)", m2)):
         err = float(np.abs(model.predict(xs, verbose=0) - p_xo).max())
         print("%s %-28s max |Keras - xo| %.3g (tol 1e-5)" % (name, what, err))

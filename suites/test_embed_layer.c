@@ -81,11 +81,29 @@ static void test_spec(void **state)
 	expect_refused("input 12 dtype=int32\nembedding input_dim=16777217 output_dim=8\n",
 	               "2^24");
 	expect_refused("input 12 dtype=float64\n", "dtype=float64");
-	/* several inputs and ids: the message names the input it is about */
-	expect_refused("input name=ids 12 dtype=int32\ninput name=keep 12 12 dtype=bool\n",
-	               "input 'keep': a second input beside the dtype=int32 ids");
-	expect_refused("input name=x 12 3\ninput name=ids 12 dtype=int32\n",
-	               "input 'ids': dtype=int32 (the ids of an embedding) in a model of several");
+	/* several inputs and ids: beside the ids attention masks only (any
+	 * input may be the ids); the message names the input it is about */
+	assert_int_equal(xo_spec_parse("input name=keep 12 12 dtype=bool\ninput name=ids 12 "
+	                               "dtype=int32\nembedding name=e inputs=ids input_dim=5 "
+	                               "output_dim=4 mask_zero=True\nmulti_head_attention "
+	                               "inputs=e,e attention_mask=keep num_heads=2 key_dim=2\n",
+	                               "t.model", &s),
+	                 XO_OK);
+	assert_true(s.in_int && s.in_ids == 1 && s.input[1].is_int && !s.input[0].is_int);
+	assert_true(s.input[0].is_mask && s.layers[1].p.query_mask && s.layers[1].p.attention_mask);
+	xo_spec_free(&s);
+	expect_refused("input name=x 12 3\ninput name=ids 12 dtype=int32\nembedding name=e "
+	               "inputs=ids input_dim=5 output_dim=3\nadd inputs=e,x\n",
+	               "input 'x': a second input beside the dtype=int32 ids");
+	expect_refused("input name=ids 12 dtype=int32\ninput name=ids2 12 dtype=int32\n",
+	               "input 'ids2': a second dtype=int32 input");
+	expect_refused("input name=keep 12 12\ninput name=ids 12 dtype=int32\nembedding "
+	               "inputs=keep input_dim=5 output_dim=4\nflatten\n",
+	               "an embedding takes the dtype=int32 input 'ids' (got another)");
+	expect_refused("input name=ids 12 dtype=int32\nembedding name=e input_dim=5 "
+	               "output_dim=4\nmulti_head_attention inputs=e,e attention_mask=ids "
+	               "num_heads=2 key_dim=2\n",
+	               "attention_mask=ids is the dtype=int32 ids of an embedding");
 	expect_refused("input 3 4 dtype=int32\nembedding input_dim=5 output_dim=2\n",
 	               "flat [T] input");
 }

@@ -338,6 +338,13 @@ static const struct fixture fixtures[] = {
     {"mha_bool.keras", "mha_bool.weights.h5", "mha_bool"},
     /* the same with an int32 mask Input (Keras casts it to bool) */
     {"mha_int.keras", NULL, "mha_bool"},
+    /* mha_pad's self-attention called with attention_mask= a bool Input
+     * too, which Keras ANDs with the ids' masks; the mask is the first
+     * input, the ids the second (make_keras_files.py --only=mha_pad_mask;
+     * without either mask Keras predicts otherwise) */
+    {"mha_pad_mask.keras", NULL, "mha_pad_mask"},
+    {"mha_pad_mask.h5", NULL, "mha_pad_mask"},
+    {"mha_pad_mask.keras", "mha_pad_mask.weights.h5", "mha_pad_mask"},
     /* Concatenate on the last axis of two masked tensors (the ids' mask,
      * Keras's ExpandDims/ZerosLike/LogicalOr/Concatenate/Any ops read as
      * it) and of a masked and an unmasked one (all true: the plain mean)
@@ -1581,6 +1588,82 @@ static void deep_cat(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 	*len += (size_t)n;
 }
 
+/*
+ * A Functional's input_layers and output_layers as Keras 3.15.1 reads
+ * them (Functional.from_config): present and not empty ("`inputs` argument
+ * cannot be empty"), and naming layers of the model; an InputLayer listed
+ * twice (or 1000 times) Keras loads as a model of that many inputs fed one
+ * tensor, which xo refuses rather than take as one input. Each refused
+ * with one line; [name, 0, 0] and [[name, 0, 0]] both accepted.
+ */
+static void test_keras_functional_io_lists(void **state)
+{
+	static const char head[] =
+	    "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+	    "{\"class_name\":\"InputLayer\",\"name\":\"in\",\"config\":{\"name\":\"in\","
+	    "\"batch_shape\":[null,4]},\"inbound_nodes\":[]},"
+	    "{\"class_name\":\"Dense\",\"name\":\"d\",\"config\":{\"name\":\"d\",\"units\":4},"
+	    "\"inbound_nodes\":[{\"args\":[{\"class_name\":\"__keras_tensor__\",\"config\":"
+	    "{\"keras_history\":[\"in\",0,0]}}],\"kwargs\":{}}]}]";
+	static const struct {
+		const char *tail, *want; /* want NULL: accepted */
+	} cases[] = {
+	    {",\"input_layers\":[\"in\",0,0],\"output_layers\":[\"d\",0,0]}}", NULL},
+	    {",\"input_layers\":[[\"in\",0,0]],\"output_layers\":[[\"d\",0,0]]}}", NULL},
+	    {",\"input_layers\":[],\"output_layers\":[\"d\",0,0]}}",
+	     "io.keras: input_layers is empty: a Functional model needs at least one input"},
+	    {",\"input_layers\":[\"in\",0,0],\"output_layers\":[]}}",
+	     "io.keras: output_layers is empty: a Functional model needs at least one output"},
+	    {",\"input_layers\":{},\"output_layers\":[\"d\",0,0]}}",
+	     "io.keras: input_layers is empty"},
+	    {",\"output_layers\":[\"d\",0,0]}}",
+	     "io.keras: the Functional config has no input_layers list"},
+	    {",\"input_layers\":[\"in\",0,0]}}",
+	     "io.keras: the Functional config has no output_layers list"},
+	    {",\"input_layers\":[\"nosuch\",0,0],\"output_layers\":[\"d\",0,0]}}",
+	     "io.keras: input_layers does not name the model's InputLayer"},
+	    {",\"input_layers\":[[\"in\",0,0],[\"in\",0,0]],\"output_layers\":[\"d\",0,0]}}",
+	     "io.keras: input_layers lists 2 inputs for the model's one InputLayer 'in'"},
+	    {",\"input_layers\":[[\"in\",0,0],[\"d\",0,0]],\"output_layers\":[\"d\",0,0]}}",
+	     "io.keras: input_layers lists 2 inputs for the model's one InputLayer 'in'"},
+	    {",\"input_layers\":[\"in\",0,0],\"output_layers\":[[\"d\",0,0],[\"d\",0,0]]}}",
+	     "io.keras: several outputs (2)"},
+	};
+	char cfg[2048], *text;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum xo_status st;
+
+		snprintf(cfg, sizeof(cfg), "%s%s", head, cases[i].tail);
+		st = xo_keras_config_to_spec(cfg, strlen(cfg), "io.keras", &text);
+		if (!cases[i].want) {
+			if (st)
+				fail_msg("case %zu refused: %s", i, xo_last_error());
+			free(text);
+			continue;
+		}
+		if (!st)
+			fail_msg("case %zu accepted: %s", i, cases[i].tail);
+		if (!strstr(xo_last_error(), cases[i].want) || strchr(xo_last_error(), '\n'))
+			fail_msg("case %zu: '%s' does not say '%s'", i, xo_last_error(), cases[i].want);
+	}
+	/* 1000 times: the same line, not 1000 inputs */
+	{
+		size_t len = 0, cap = 0;
+		char *big = NULL;
+
+		deep_cat(&big, &len, &cap, "%s,\"input_layers\":[", head);
+		for (int k = 0; k < 1000; k++)
+			deep_cat(&big, &len, &cap, "%s[\"in\",0,0]", k ? "," : "");
+		deep_cat(&big, &len, &cap, "],\"output_layers\":[\"d\",0,0]}}");
+		assert_int_equal(xo_keras_config_to_spec(big, len, "io.keras", &text), XO_EINVAL);
+		assert_non_null(strstr(xo_last_error(), "input_layers lists 1000 inputs for the "
+		                                        "model's one InputLayer 'in'"));
+		free(big);
+	}
+}
+
 /* A Functional config of n Add layers l0, l1, ..., each taking the layer
  * before it and the model input "in"; the last one named last and taking
  * last_in (NULL: as the others). */
@@ -1667,6 +1750,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_custom_class),
 	    cmocka_unit_test(test_keras_functional_nodes),
 	    cmocka_unit_test(test_keras_multi_input_nodes),
+	    cmocka_unit_test(test_keras_functional_io_lists),
 	    cmocka_unit_test(test_keras_mha_mask_dropout),
 	    cmocka_unit_test(test_keras_config_forms),
 	    cmocka_unit_test(test_keras_rank3),

@@ -975,6 +975,91 @@ static void test_hostile_member_crc(void **state)
 	xo_backend_close(be);
 }
 
+/* The 16-bit little-endian value at p. */
+static unsigned le16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+/* A member's zip flags beyond what Keras writes: the encrypted bit (0) of
+ * config.json, then of model.weights.h5, set in the central directory and
+ * the local header, as Python's zipfile reads them; it refuses both
+ * ("password required"), so xo refuses them by name, never as a corrupt
+ * archive. And a member compressed with a method Python's zipfile cannot
+ * read (xz), where this libzip can write one: refused, not read. */
+static void test_hostile_member_flags(void **state)
+{
+	static const char *const members[] = {"config.json", "model.weights.h5"};
+	struct xo_backend *be = ref_backend();
+	char src[512], path[512], want[160];
+	unsigned char *buf;
+	FILE *f;
+	long len;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/seed.keras", XO_KERAS_DIR);
+	f = fopen(src, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)len);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
+		unsigned char *copy = malloc((size_t)len);
+		int hits = 0;
+
+		memcpy(copy, buf, (size_t)len);
+		/* every central directory entry of the member, and its local header */
+		for (long k = 0; k + 46 <= len; k++) {
+			unsigned nlen;
+			uint32_t off;
+
+			if (memcmp(copy + k, "PK\x01\x02", 4))
+				continue;
+			nlen = le16(copy + k + 28);
+			off = (uint32_t)le16(copy + k + 42) | (uint32_t)le16(copy + k + 44) << 16;
+			if (k + 46 + nlen > len || nlen != strlen(members[i]) ||
+			    memcmp(copy + k + 46, members[i], nlen) || (long)off + 30 > len)
+				continue;
+			copy[k + 8] |= 1;
+			assert_memory_equal(copy + off, "PK\x03\x04", 4);
+			copy[off + 6] |= 1;
+			hits++;
+		}
+		assert_int_equal(hits, 1);
+		tmp_path(path, sizeof(path), "encrypted.keras");
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(copy, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+		free(copy);
+		snprintf(want, sizeof(want), "member '%s' is encrypted (zip flag bit 0)", members[i]);
+		assert_refused(path, (const char *const[]){want, "password", NULL});
+	}
+	free(buf);
+	if (zip_compression_method_supported(ZIP_CM_XZ, 1)) {
+		zip_t *z;
+		int err = 0;
+
+		tmp_path(path, sizeof(path), "xz.keras");
+		copy_file(src, path);
+		z = zip_open(path, 0, &err);
+		assert_non_null(z);
+		assert_int_equal(zip_set_file_compression(z, zip_name_locate(z, "config.json", 0),
+		                                          ZIP_CM_XZ, 0),
+		                 0);
+		assert_int_equal(zip_close(z), 0);
+		assert_refused(path, (const char *const[]){"member 'config.json' uses compression "
+		                                           "method 95 (xz), which Keras",
+		                                           NULL});
+	} else {
+		print_message("this libzip writes no xz: the compression method case skipped\n");
+	}
+	xo_backend_close(be);
+}
+
 /* A .keras of pool_cfg whose model.weights.h5 holds, as Keras 3 writes
  * for layers without variables, empty layers/<kind>/vars groups (groups
  * true) or nothing at all. */
@@ -1078,6 +1163,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_sizes),      cmocka_unit_test(test_hostile_values),
 	    cmocka_unit_test(test_hostile_contained),  cmocka_unit_test(test_hostile_corrupt),
 	    cmocka_unit_test(test_hostile_member_crc),
+	    cmocka_unit_test(test_hostile_member_flags),
 	    cmocka_unit_test(test_hostile_libhdf5_found),
 	    cmocka_unit_test(test_weightless),
 	    cmocka_unit_test(test_hostile_counts),

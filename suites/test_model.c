@@ -705,7 +705,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "mha_enc",     "mha_dec",     "acts3",
                                              "emb_mask",    "emb_mask_res", "mha_mask",
                                              "emb_mask_rnn", "emb_mask_bidir",
-                                             "mha_pad",     "mha_bool"};
+                                             "mha_pad",     "mha_bool",    "mha_pad_mask"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -2363,7 +2363,10 @@ static void test_multi_input(void **state)
 	    {"input name=a 4\ninput name=b 3\ndense name=b units=2 inputs=a\n",
 	     "names a model input"},
 	    {"input name=a 4\ninput name=b 3 dtype=int32\ndense units=2\n",
-	     "input 'b': dtype=int32 (the ids of an embedding) in a model of several inputs"},
+	     "an input of dtype=int32 feeds only an embedding layer (got dense)"},
+	    {"input name=a 3 4\ninput name=b 3 dtype=int32\nembedding name=e inputs=b "
+	     "input_dim=4 output_dim=4\nadd inputs=e,a\n",
+	     "input 'a': a second input beside the dtype=int32 ids of an embedding"},
 	};
 	struct xo_backend *be[4];
 	int nbe = open_backends(be, 4);

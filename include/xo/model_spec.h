@@ -119,13 +119,16 @@ struct xo_input_spec {
 	 * mask, held as floats 0 and 1; is_mask: some layer's attention_mask=
 	 * (its .npy may be bool or integer: nonzero keeps) */
 	bool is_bool, is_mask;
+	bool is_int; /* dtype=int32: an embedding's ids (the model's in_ids) */
 };
 
 struct xo_model_spec {
 	int64_t in_len, in_ch; /* the first input line */
 	int64_t in_w;          /* width of a rank-3 input, else 1 */
 	int in_rank;
-	bool in_int;           /* input dtype=int32: integer ids (an embedding's) */
+	bool in_int;           /* an input dtype=int32: integer ids (an embedding's) */
+	int in_ids;            /* which input holds them (in_int); any other input of
+	                        * such a model is an attention_mask= */
 	/* Every input in order (Keras's input_layers): input[0] is the one
 	 * above; a layer takes input k as inputs[] = -1 - k. A sample of the
 	 * model is the inputs' samples one after the other (in_size of

@@ -367,6 +367,17 @@ KERAS = os.path.join(HERE, "..", "golden", "keras")
 HOSTILE = os.path.join(HERE, "..", "..", "fuzz", "regress", "keras_h5")  # test_keras_hostile.c's files
 
 
+def empty_npys(d):
+    """Arrays of no values, as NumPy saves them, and one whose header says
+    (0, 34) over the data of (4, 34)."""
+    write_f32(f"{d}/x_e0.npy", (0, 17, 2), [])
+    write_f32(f"{d}/x_e1.npy", (8, 0), [])
+    write_f32(f"{d}/x_e2.npy", (0,), [])
+    write_npy(f"{d}/x_e3.npy", "'<f4'", (0, 34), bytes(4 * 34))
+    write_f32(f"{d}/y_e0.npy", (40, 0), [])
+    write_npy(f"{d}/y_e1.npy", "'<i4'", (0,), b"")
+
+
 def kpredict(model, weights=None):
     argv = ["predict", "--model", model, "--input", "kx.npy", "--output", "out.npy",
             "--device", "ref"]
@@ -1080,8 +1091,10 @@ CASES = {
     # an int InputLayer is ids: refused where no embedding takes them, never
     # read as floats (Keras would truncate them)
     "keras_int_input_dense": (kpredict("int_d3.keras"), 2, r"int_d3\.keras: layer '\w+': an input of dtype=int32 feeds only an embedding layer \(got \w+\)$", ["out.npy"], keras_int_input("d3", "input_layer", "int_d3.keras"), {}, None),
-    # (an int attention mask Input is read as a bool one: mha_int.keras)
-    "keras_int_input_of_several": (["predict", "--model", "mx_int.keras", "--input", "kx.npy", "--input", "kx.npy", "--output", "out.npy", "--device", "ref"], 2, r"mx_int\.keras: layer 'mask': input 'mask': a second input beside the dtype=int32 ids of an embedding is not supported yet$", ["out.npy"], keras_int_input("mha_mask", "x", "mx_int.keras"), {}, None),
+    # (an int attention mask Input is read as a bool one: mha_int.keras);
+    # of several inputs too, where ids beside an attention mask are valid
+    # (mha_pad_mask.keras) but these feed a Dense
+    "keras_int_input_of_several": (["predict", "--model", "mx_int.keras", "--input", "kx.npy", "--input", "kx.npy", "--output", "out.npy", "--device", "ref"], 2, r"mx_int\.keras: layer '\w+': an input of dtype=int32 feeds only an embedding layer \(got dense\)$", ["out.npy"], keras_int_input("mha_mask", "x", "mx_int.keras"), {}, None),
     # a --model that is no model: named as what it is, not as a missing --weights
     "predict_keras_not_a_model": (["predict", "--model", "empty.keras", "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: empty\.keras: not a Keras model file by its content \(a \.keras is a zip archive holding config\.json, an \.h5 an HDF5 file\): damaged or truncated\?$", ["out.npy"], lambda d: open(f"{d}/empty.keras", "wb").write(b"PK\x05\x06" + bytes(18)), {}, None),
     "predict_spec_needs_weights": (["predict", "--model", MODEL, "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: .*model\.model: a spec, which carries no weights: --weights is required", ["out.npy"], None, {}, None),
@@ -1092,6 +1105,17 @@ CASES = {
     "keras_bool_input_dense": (kpredict("x_bool.keras"), 2, r"x_bool\.keras: layer 'dense': input 'x' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], keras_bool_input_dense, {}, None),
     "keras_ones_mask_on_masked": (kpredict("ones_on_masked.keras"), 2, r"ones_on_masked\.keras: layer 'global_average_pooling1d_\d+' \(GlobalAveragePooling1D\): is called with an all-true mask= while its input carries the ids' mask: not supported$", ["out.npy"], keras_ones_mask_on_masked, {}, None),
     "predict_bool_npy_not_mask": (["predict", "--model", os.path.join(KERAS, "mha_bool.keras"), "--input", "x0.npy", "--input", "x1.npy", "--input", "x2.npy", "--output", "out.npy", "--device", "ref"], 2, r"xo predict: x0\.npy: bool values for input 'q', which is not an attention mask \(only a multi_head_attention's attention_mask= input takes bool or integer keep values\)$", ["out.npy"], bool_npy_not_mask, {}, None),
+    # an empty array (a 0 anywhere in its shape: NumPy writes and loads it)
+    # is said to be one, for every input and label file of every command
+    "predict_npy_empty_samples": (predict("x_e0.npy"), 2, r"xo predict: x_e0\.npy: shape \(0, 17, 2\) is an empty array \(a 0 in its shape\)", ["out.npy"], empty_npys, {}, None),
+    "predict_npy_empty_features": (predict("x_e1.npy"), 2, r"xo predict: x_e1\.npy: shape \(8, 0\) is an empty array", ["out.npy"], empty_npys, {}, None),
+    "predict_npy_empty_1d": (predict("x_e2.npy"), 2, r"xo predict: x_e2\.npy: shape \(0,\) is an empty array", ["out.npy"], empty_npys, {}, None),
+    "predict_npy_empty_with_data": (predict("x_e3.npy"), 2, r"xo predict: x_e3\.npy: shape \(0, 34\) is an empty array \(a 0 in its shape\), yet 136 bytes of data follow its header$", ["out.npy"], empty_npys, {}, None),
+    "train_npy_empty_x": (train("x_e1.npy"), 2, r"xo train: x_e1\.npy: shape \(8, 0\) is an empty array", ["ckpt"], empty_npys, {}, None),
+    "train_npy_empty_y": (train(y="y_e0.npy"), 2, r"xo train: y_e0\.npy: shape \(40, 0\) is an empty array", ["ckpt"], empty_npys, {}, None),
+    "train_npy_empty_ids": (train(y="y_e1.npy"), 2, r"xo train: y_e1\.npy: shape \(0,\) is an empty array", ["ckpt"], empty_npys, {}, None),
+    "seed_npy_empty_x": (seed("x_e0.npy"), 2, r"xo seed: x_e0\.npy: shape \(0, 17, 2\) is an empty array", [], empty_npys, {}, None),
+    "seed_npy_empty_y": (seed(y="y_e1.npy"), 2, r"xo seed: y_e1\.npy: shape \(0,\) is an empty array", [], empty_npys, {}, None),
     # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
     "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
     "summary_share_not_boolean": (["summary", "--model", MODEL], 2, r"xo summary: model: XO_MODEL_SHARE='yes' is not 0", [], None, {"XO_MODEL_SHARE": "yes"}, None),
