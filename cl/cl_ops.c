@@ -1800,7 +1800,7 @@ enum xo_status xo_cl_permute_bwd(struct xo_backend *be, const struct xo_op_args 
 static enum xo_status la_merge(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
 {
 	const struct xo_params *p = &a->p;
-	bool cat = p->mode == XO_MERGE_CONCATENATE;
+	bool cat = p->mode == XO_MERGE_CONCATENATE, masked = p->mask_a || p->mask_b;
 	int64_t rows = p->batch * p->len, cb = cat ? p->ch_b : p->ch;
 	struct xo_cl_launch l =
 	    xo_cl_launch_begin(ctx_of(be), bwd ? XO_CL_K_merge_bwd : XO_CL_K_merge_fwd);
@@ -1820,6 +1820,11 @@ static enum xo_status la_merge(struct xo_backend *be, const struct xo_op_args *a
 	xo_cl_arg_int(&l, rows);
 	xo_cl_arg_int(&l, p->ch);
 	xo_cl_arg_int(&l, cb);
+	/* Keras's mask: the ids after the op's sources, src[0] standing in
+	 * when absent */
+	xo_cl_arg_tensor(&l, masked ? a->src[bwd ? 3 : 2] : NULL, a->src[0]);
+	xo_cl_arg_int(&l, p->mask_a);
+	xo_cl_arg_int(&l, p->mask_b);
 	return la_run(&l, rows * (cat ? p->ch + cb : p->ch), XO_OP_merge,
 		      bwd ? XO_DIR_BWD : XO_DIR_FWD);
 }

@@ -235,6 +235,8 @@ enum key_id {
 	K_ZERO_OUTPUT_FOR_MASK,
 	/* mask_outer */
 	K_QUERY_MASK, K_VALUE_MASK,
+	/* merge's mask */
+	K_MASK_A, K_MASK_B,
 	K_COUNT
 };
 
@@ -307,6 +309,8 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_ZERO_OUTPUT_FOR_MASK, zero_output_for_mask, KEY_BOOL),
 	KEY(K_QUERY_MASK, query_mask, KEY_BOOL),
 	KEY(K_VALUE_MASK, value_mask, KEY_BOOL),
+	KEY(K_MASK_A, mask_a, KEY_BOOL),
+	KEY(K_MASK_B, mask_b, KEY_BOOL),
 };
 #undef KEY
 
@@ -409,7 +413,8 @@ struct key_set {
 #define KEYS_layer_normalization                                                                   \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_EPSILON) | B(K_CENTER) | B(K_SCALE)), 0)
 #define KEYS_permute KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_DIMS)), 0)
-#define KEYS_merge   KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MODE) | B(K_CH_B)), 0)
+#define KEYS_merge                                                                                 \
+	KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MODE) | B(K_CH_B) | B(K_MASK_A) | B(K_MASK_B)), 0)
 #define KEYS_depthwise_conv2d                                                                      \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_DEPTH_MULTIPLIER) |               \
 	      B(K_KERNEL_SIZE) | B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |    \

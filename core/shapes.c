@@ -800,6 +800,14 @@ static enum xo_status shapes_merge(enum xo_op op, enum xo_dir dir, const struct 
 		NEED(ch_b);
 	if (!xo_add_ok(p->ch, cat ? cb : 0, &cy))
 		return xo_error(XO_EOVERFLOW, "merge: ch + ch_b overflows");
+	if ((p->mask_a || p->mask_b) && p->mode != XO_MERGE_MULTIPLY &&
+	    p->mode != XO_MERGE_MAXIMUM && p->mode != XO_MERGE_MINIMUM)
+		return xo_error(XO_EINVAL, "merge: mask_a / mask_b need mode multiply, maximum or "
+		                           "minimum (Keras's other merges do not read the mask)");
+	if (p->mask_a || p->mask_b) { /* the ids whose zeros mask steps, after dy */
+		SLOT(src[dir == XO_DIR_FWD ? 2 : 3], false, p->batch, p->len);
+		src[dir == XO_DIR_FWD ? 2 : 3].dtype = XO_DTYPE_I32;
+	}
 	SLOT(src[0], false, p->batch, p->len, p->ch);
 	SLOT(src[1], false, p->batch, p->len, cb);
 	if (dir == XO_DIR_FWD) {

@@ -246,6 +246,10 @@ struct xo_params {
 	/* mask_outer: which of Keras's implicit masks the ids give (ops.def) */
 	bool query_mask;               /* ids != 0 over the query rows (false) */
 	bool value_mask;               /* ids != 0 over the keys (false) */
+	/* merge (multiply, maximum, minimum): which input carries the mask of
+	 * the ids source (ops.def); either set declares that source */
+	bool mask_a;                   /* the first input is masked where ids == 0 (false) */
+	bool mask_b;                   /* the second input alike (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -5,7 +5,8 @@
  * row's two parts with memcpy. Every value is the reference's one rounding
  * (float + - * and /2 round the exact value once; the choices and copies
  * are exact), and rows are split between threads in contiguous ranges, so
- * the results do not depend on the thread count.
+ * the results do not depend on the thread count. Keras's mask (mask_a,
+ * mask_b: the ids a last source) runs a row loop of its own.
  */
 #include <math.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 struct merge_job {
 	const float *a, *b, *dy;
 	float *y, *da, *db; /* y: forward; da, db (either may be NULL): backward */
+	const int32_t *ids; /* Keras's mask (mask_a / mask_b), else NULL */
+	bool mask_a, mask_b;
 	enum xo_merge mode;
 	int64_t rows, ca, cb;
 };
@@ -106,11 +109,65 @@ static void merge_cat_rows(const struct merge_job *j, bool bwd, int64_t lo, int6
 	}
 }
 
+/* The masked merge's rows [lo, hi) (ops.def: multiply, maximum, minimum
+ * with mask_a / mask_b): per row the two inputs' kept flags from the ids,
+ * then per element the reference's formula in float. Maximum and minimum
+ * run the unmasked op on (o, x) = (ma ? a : x, mb ? b : a) and route its
+ * two gradient parts back, summed in float. Each element is read before
+ * it is written (y may be a). */
+static void merge_masked_rows(const struct merge_job *j, bool bwd, int64_t lo, int64_t hi)
+{
+	bool mul = j->mode == XO_MERGE_MULTIPLY, both = j->mask_a && j->mask_b;
+
+	for (int64_t r = lo; r < hi; r++) {
+		bool kept = j->ids[r] != 0;
+		bool ma = !j->mask_a || kept, mb = !j->mask_b || kept;
+
+		for (int64_t c = 0; c < j->ca; c++) {
+			int64_t k = r * j->ca + c;
+			float a = j->a[k], b = j->b[k];
+			float x = mb ? b : a, o = ma ? a : x;
+
+			if (!bwd) {
+				if (mul)
+					j->y[k] = both && !ma && !mb ? 0.0f
+					                             : (ma ? a : 1.0f) * (mb ? b : 1.0f);
+				else
+					xo_cpu_merge_values(j->mode, &o, &x, &j->y[k], 1);
+				continue;
+			}
+			float g = j->dy[k], ga, gb;
+
+			if (mul) {
+				ga = ma ? g * (mb ? b : 1.0f) : 0.0f;
+				gb = mb ? g * (ma ? a : 1.0f) : 0.0f;
+			} else {
+				float d_o, d_x;
+
+				xo_cpu_merge_grads(j->mode, 0, &o, &x, &g, &d_o, 1);
+				xo_cpu_merge_grads(j->mode, 1, &o, &x, &g, &d_x, 1);
+				if (!ma)
+					d_x += d_o;
+				ga = ma ? (mb ? d_o : d_o + d_x) : (mb ? 0.0f : d_x);
+				gb = mb ? d_x : 0.0f;
+			}
+			if (j->da)
+				j->da[k] = ga;
+			if (j->db)
+				j->db[k] = gb;
+		}
+	}
+}
+
 static void merge_task(void *arg, int t, int nt, bool bwd)
 {
 	const struct merge_job *j = arg;
 	int64_t lo = j->rows * t / nt, hi = j->rows * (t + 1) / nt;
 
+	if (j->ids) {
+		merge_masked_rows(j, bwd, lo, hi);
+		return;
+	}
 	if (j->mode == XO_MERGE_CONCATENATE) {
 		merge_cat_rows(j, bwd, lo, hi);
 		return;
@@ -149,8 +206,13 @@ static enum xo_status cpu_merge(struct xo_backend *be, const struct xo_op_args *
 	    .rows = p->batch * p->len,
 	    .ca = p->ch,
 	    .cb = p->mode == XO_MERGE_CONCATENATE ? p->ch_b : p->ch,
+	    .mask_a = p->mask_a,
+	    .mask_b = p->mask_b,
 	};
 	int nt;
+
+	if (p->mask_a || p->mask_b)
+		j.ids = xo_tensor_i32(a->src[bwd ? 3 : 2]);
 
 	if (bwd) {
 		j.dy = xo_tensor_f32(a->src[2]);

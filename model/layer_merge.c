@@ -3,7 +3,9 @@
  * Maximum, Minimum, Concatenate on any axis): no variables, two inputs
  * (l->in, l->in2), one merge op each way in the mode spec.c set from the
  * kind (a Concatenate on an axis before the last runs on the op's views
- * of its tensors, l->op_*: model_run.h). The backward gives each input its gradient (gin, gin2:
+ * of its tensors, l->op_*: model_run.h). Multiply, Maximum and Minimum read
+ * Keras's mask (p.mask_a, p.mask_b set by spec.c): the ids are then the
+ * op's last source. The backward gives each input its gradient (gin, gin2:
  * NULL where none is needed; the graph plumbing sums fan-out).
  */
 #include "model_run.h"
@@ -27,6 +29,8 @@ static int merge_forward(const struct layer *l, const struct layer_ctx *c,
 	out[0].a.src[0] = opv(l->op_in, l->in);
 	out[0].a.src[1] = opv(l->op_in2, l->in2);
 	out[0].a.dst[0] = opv_dst(l->op_out, l->out);
+	if (c->p.mask_a || c->p.mask_b) /* Keras's mask of Embedding(mask_zero=True): its ids */
+		out[0].a.src[2] = l->ids;
 	return 1;
 }
 
@@ -42,6 +46,8 @@ static int merge_backward(const struct layer *l, const struct layer_ctx *c,
 	out[0].a.src[2] = opv(l->op_gout, l->gout);
 	out[0].a.dst[0] = opv_dst(l->op_gin, l->gin);
 	out[0].a.dst[1] = opv_dst(l->op_gin2, l->gin2);
+	if (c->p.mask_a || c->p.mask_b)
+		out[0].a.src[3] = l->ids;
 	return 1;
 }
 
@@ -54,10 +60,12 @@ static void merge_cost(const struct layer *l, const struct cost_bytes *b,
 	double in2 = l->s.p.mode == XO_MERGE_CONCATENATE ? b->out - b->in : b->in;
 
 	out->flops_fwd = l->s.p.mode == XO_MERGE_CONCATENATE ? 0.0 : b->out / 4.0;
-	out->act_bytes_fwd = b->in + in2 + b->out;
+	double ids = l->s.p.mask_a || l->s.p.mask_b ? 4.0 * (double)l->s.in_len : 0.0;
+
+	out->act_bytes_fwd = b->in + in2 + b->out + ids;
 	out->ops_train_fwd = out->ops_predict = 1;
 	if (l->need_dx) {
-		out->act_bytes_bwd = 2 * (b->in + in2) + b->out;
+		out->act_bytes_bwd = 2 * (b->in + in2) + b->out + ids;
 		out->ops_bwd = 1;
 	}
 }

@@ -1651,6 +1651,9 @@ enum mask_rule {
 	              * its output unmasked (compute_mask returns None) */
 	MASK_RNN,    /* rnn.py, bidirectional.py: the recurrent ops' step mask
 	              * (p.mask_zero); the output masked iff return_sequences */
+	MASK_MERGE_USE, /* multiply.py, base_merge.py: the call reads each input's
+	                 * mask (p.mask_a, p.mask_b: the merge op's ids source),
+	                 * the output's as MASK_MERGE */
 	MASK_ATTN,   /* multi_head_attention: the query's mask over the keys, the
 	              * value's over the queries (p.query_mask, p.value_mask: the
 	              * mask_outer op), its output masked by the query's */
@@ -1687,10 +1690,10 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_RESHAPE] = MASK_DROP,
     [XO_LAYER_ADD] = MASK_MERGE,
     [XO_LAYER_SUBTRACT] = MASK_MERGE,
-    [XO_LAYER_MULTIPLY] = MASK_REFUSE, /* masked steps read as 1, the output 0 there */
+    [XO_LAYER_MULTIPLY] = MASK_MERGE_USE,
     [XO_LAYER_AVERAGE] = MASK_MERGE,
-    [XO_LAYER_MAXIMUM] = MASK_REFUSE, /* masked steps take the other input's value */
-    [XO_LAYER_MINIMUM] = MASK_REFUSE, /* masked steps take the other input's value */
+    [XO_LAYER_MAXIMUM] = MASK_MERGE_USE,
+    [XO_LAYER_MINIMUM] = MASK_MERGE_USE,
     /* concatenate.py compute_mask: each input's mask (all true where it
      * has none) joined along the axis, then any() over the last: on the
      * last axis the OR of the inputs' masks per step (one source: masked
@@ -1748,6 +1751,11 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 			                  "along that axis, a mask xo does not carry (masked inputs "
 			                  "are supported on the last axis)",
 			                  l->name, l->axis);
+		l->masked = all;
+		return XO_OK;
+	case MASK_MERGE_USE:
+		l->p.mask_a = first;
+		l->p.mask_b = l->ninputs > 1 && l->inputs[1] >= 0 && out->layers[l->inputs[1]].masked;
 		l->masked = all;
 		return XO_OK;
 	case MASK_MEAN:

@@ -61,7 +61,55 @@ static double merge_slope(enum xo_merge mode, int which, double a, double b)
 	return 0.0;
 }
 
-/* merge fwd: src {a[batch][len][ch], b[batch][len][cb]}, dst {y} (ops.def). */
+/* Keras's mask on a merge's inputs (ops.def): whether input w (0 a, 1 b) is
+ * kept at row r, from the ids source ids (fwd src 2, bwd src 3). An input
+ * without its flag is kept everywhere. */
+static bool merge_kept(const struct xo_params *p, struct xo_ref_src ids, int w, int64_t r)
+{
+	if (!(w ? p->mask_b : p->mask_a))
+		return true;
+	return xo_ref_ld(ids, r) != 0.0;
+}
+
+/* The masked forward's value at one element: multiply reads a masked input
+ * as 1 and gives 0 where both flags are set and both inputs are masked;
+ * maximum and minimum run on (o, x) = (ma ? a : x, mb ? b : a). */
+static double merge_masked_value(enum xo_merge mode, bool flags2, bool ma, bool mb, double a,
+				 double b)
+{
+	if (mode == XO_MERGE_MULTIPLY) {
+		if (flags2 && !ma && !mb)
+			return 0.0;
+		return (ma ? a : 1.0) * (mb ? b : 1.0);
+	}
+	double x = mb ? b : a, o = ma ? a : x;
+
+	return merge_value(mode, o, x);
+}
+
+/* The masked backward at one element into g[0] (da) and g[1] (db): each
+ * part of the unmasked op's gradient rounded to float, as a backend holds
+ * it, then routed to the input it came from and summed. */
+static void merge_masked_grads(enum xo_merge mode, bool ma, bool mb, double a, double b,
+			       double dy, double g[2])
+{
+	if (mode == XO_MERGE_MULTIPLY) {
+		g[0] = ma ? dy * (mb ? b : 1.0) : 0.0;
+		g[1] = mb ? dy * (ma ? a : 1.0) : 0.0;
+		return;
+	}
+	double x = mb ? b : a, o = ma ? a : x;
+	double d_o = (float)(dy * merge_slope(mode, 0, o, x));
+	double d_x = (float)(dy * merge_slope(mode, 1, o, x));
+
+	/* o is a where ma, else x; x is b where mb, else a */
+	if (!ma)
+		d_x = (float)(d_x + d_o);
+	g[0] = (ma ? d_o : 0.0) + (mb ? 0.0 : d_x);
+	g[1] = mb ? d_x : 0.0;
+}
+
+/* merge fwd: src {a[batch][len][ch], b[batch][len][cb], ids|NULL}, dst {y} (ops.def). */
 enum xo_status xo_ref_merge_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
 				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
@@ -80,6 +128,20 @@ enum xo_status xo_ref_merge_fwd_math(const struct xo_params *p, const struct xo_
 			}
 		return XO_OK;
 	}
+	if (p->mask_a || p->mask_b) {
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t c = 0; c < ca; c++) {
+				int64_t k = r * ca + c;
+				double v = merge_masked_value(
+				    p->mode, p->mask_a && p->mask_b, merge_kept(p, src[2], 0, r),
+				    merge_kept(p, src[2], 1, r), xo_ref_ld(src[0], k),
+				    xo_ref_ld(src[1], k));
+
+				xo_ref_st(dst[0], k, v);
+				xo_ref_st(mag[0], k, fabs(v));
+			}
+		return XO_OK;
+	}
 	for (int64_t k = 0; k < rows * ca; k++) {
 		double v = merge_value(p->mode, xo_ref_ld(src[0], k), xo_ref_ld(src[1], k));
 
@@ -89,7 +151,7 @@ enum xo_status xo_ref_merge_fwd_math(const struct xo_params *p, const struct xo_
 	return XO_OK;
 }
 
-/* merge bwd: src {a, b, dy}, dst {da|NULL, db|NULL} (ops.def). */
+/* merge bwd: src {a, b, dy, ids|NULL}, dst {da|NULL, db|NULL} (ops.def). */
 enum xo_status xo_ref_merge_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
 				     const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
@@ -106,6 +168,22 @@ enum xo_status xo_ref_merge_bwd_math(const struct xo_params *p, const struct xo_
 
 				xo_ref_st(dst[w], k, v);
 				xo_ref_st(mag[w], k, fabs(v));
+			}
+		return XO_OK;
+	}
+	if (p->mask_a || p->mask_b) {
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t c = 0; c < ca; c++) {
+				int64_t k = r * ca + c;
+				double g[2];
+
+				merge_masked_grads(p->mode, merge_kept(p, src[3], 0, r),
+						   merge_kept(p, src[3], 1, r), xo_ref_ld(src[0], k),
+						   xo_ref_ld(src[1], k), xo_ref_ld(src[2], k), g);
+				for (int w = 0; w < 2; w++) {
+					xo_ref_st(dst[w], k, g[w]);
+					xo_ref_st(mag[w], k, fabs(g[w]));
+				}
 			}
 		return XO_OK;
 	}

@@ -591,6 +591,30 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
         "seed_offset": 137, "pad": True,
     },
+    # Keras's masked Multiply, Maximum and Minimum (--only emb_mask_merge):
+    # both inputs masked (a masked step read as 1, or as the other input's
+    # value), into the masked mean; and a Minimum of an unmasked Conv1D
+    # (which drops the mask) and a masked tensor, unmasked after it, into
+    # the plain mean
+    "emb_mask_merge": {
+        "spec": (
+            "# golden: masked Multiply, Maximum and Minimum before the means\n"
+            "input 8 dtype=int32\n"
+            "embedding name=emb input_dim=20 output_dim=8 mask_zero=True\n"
+            "dense name=fa units=8 activation=tanh\n"
+            "dense name=fb inputs=emb units=8 activation=sigmoid\n"
+            "conv1d name=c inputs=emb filters=8 kernel_size=3 padding=same\n"
+            "multiply name=mul inputs=fa,fb\n"
+            "maximum name=mx inputs=mul,fa\n"
+            "global_average_pooling1d name=g1\n"
+            "minimum name=mn inputs=c,fb\n"
+            "global_average_pooling1d name=g2\n"
+            "concatenate name=cat inputs=g1,g2\n"
+            "dense name=head units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 179, "pad": True,
+    },
     # SeparableConv2D (--only sep_cnn): two kernels, the pointwise one with
     # the bias and the fused activation
     "sep_cnn": {

@@ -1183,6 +1183,61 @@ def mask_cat_fixtures(out, n):
     mask_cat_model(axis=1).save(os.path.join(out, "mask_cat_t.keras"))
 
 
+def mask_merge_model(see=True):
+    """Keras's masked Multiply, Maximum and Minimum: ids -> Embedding(20, 8,
+    mask_zero) e; a = Dense(8, tanh)(e), b = Dense(8, sigmoid)(e) (both
+    masked), c = Conv1D(8, 3, same)(e) (unmasked: Conv1D drops the mask);
+    Maximum(Multiply(a, b), a) (both inputs masked: a masked step reads as 1
+    in the product, 0 where both are; the first input's value in the
+    maximum) -> the masked mean; Minimum(c, b) (one input masked: b's
+    masked steps take c's value; the output unmasked) -> the plain mean;
+    the two joined -> Dense(3, softmax). see=False: the same weights with
+    the merges' inputs stripped of the mask (Flatten drops it; a Reshape
+    gives the shape back) and the first mean given the ids' mask itself,
+    so only the merges lose it."""
+    ids = keras.Input(shape=(8,), dtype="int32", name="ids")
+    e = layers.Embedding(20, 8, mask_zero=True)(ids)
+    a = layers.Dense(8, activation="tanh")(e)
+    b = layers.Dense(8, activation="sigmoid")(e)
+    c = layers.Conv1D(8, 3, padding="same")(e)
+    if not see:
+        a, b = (layers.Reshape((8, 8))(layers.Flatten()(t)) for t in (a, b))
+    x = layers.Maximum()([layers.Multiply()([a, b]), a])
+    g1 = (layers.GlobalAveragePooling1D()(x) if see
+          else layers.GlobalAveragePooling1D()(x, mask=keras.ops.not_equal(ids, 0)))
+    g2 = layers.GlobalAveragePooling1D()(layers.Minimum()([c, b]))
+    return keras.Model(ids, layers.Dense(3, activation="softmax")(
+        layers.Concatenate()([g1, g2])))
+
+
+def mask_merge_fixtures(out, n=16):
+    """mask_merge.{keras,h5,weights.h5}, mask_merge.x.npy (int32 ids in
+    [1, 20), tails padded with 0 after 1 to 8 kept steps; no row all
+    padding, whose masked mean Keras makes 0 / 0 = NaN) and
+    mask_merge.y64.npy; the same weights with the merges blind to the mask
+    predict at least 1e-3 away (the fixture sees the merges' mask)."""
+    m = mask_merge_model()
+    r = np.random.default_rng(181)
+    randomize(m, r)
+    for form in ("keras", "h5"):
+        m.save(os.path.join(out, "mask_merge." + form))
+    m.save_weights(os.path.join(out, "mask_merge.weights.h5"))
+    x = r.integers(1, 20, (n, 8))
+    keep = r.integers(1, 9, n)
+    keep[:3] = (1, 2, 8)
+    x[np.arange(8)[None, :] >= keep[:, None]] = 0
+    x = x.astype(np.int32)
+    np.save(os.path.join(out, "mask_merge.x.npy"), x)
+    y = to_float64(m).predict(x, verbose=0)
+    assert y.dtype == np.float64 and np.isfinite(y).all()
+    np.save(os.path.join(out, "mask_merge.y64.npy"), y)
+    u = mask_merge_model(see=False)
+    u.set_weights(m.get_weights())
+    diff = np.abs(to_float64(u).predict(x, verbose=0) - y).max()
+    print("mask_merge: max |merges without the mask - Keras| %.3g" % diff)
+    assert diff > 1e-3, diff
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--only") and not a.startswith("--name=")]
     out = args[0] if args else "suites/golden/keras"
@@ -1271,6 +1326,10 @@ def main():
     if "--only=mask" in sys.argv[1:]:
         mask_fixtures(out)
         print("keras", keras.__version__, "wrote the mask fixtures to", out)
+        return
+    if "--only=mask_merge" in sys.argv[1:]:
+        mask_merge_fixtures(out)
+        print("keras", keras.__version__, "wrote the mask_merge fixtures to", out)
         return
     if "--only=pool2d" in sys.argv[1:]:
         pool2d_fixtures(out)

@@ -204,7 +204,8 @@ static const char *names_copy(enum xo_dir dir, bool dst, int i)
 /* merge */
 static const char *names_merge(enum xo_dir dir, bool dst, int i)
 {
-	static const char *const fwd_src[] = {"a", "b"}, *const bwd_src[] = {"a", "b", "dy"};
+	static const char *const fwd_src[] = {"a", "b", "ids"},
+				 *const bwd_src[] = {"a", "b", "dy", "ids"};
 	static const char *const bwd_dst[] = {"da", "db"};
 
 	if (dst)

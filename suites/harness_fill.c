@@ -486,7 +486,12 @@ static void fill_copy(struct hcase *h)
 #define FILL_up_sampling fill_copy
 
 /* merge: both inputs (and dy) plain; maximum and minimum also get ties
- * (b = a at every fifth element), where the gradient splits in halves */
+ * (b = a at every fifth element), where the gradient splits in halves.
+ * With Keras's mask (mask_a / mask_b) the ids (i32, after dy): the first
+ * and last steps of every even sample 0 (masked), the last sample all 0
+ * when batch > 1 (a row with every input masked: multiply's 0, maximum's
+ * and minimum's first input), the rest about a third 0 and else in [1, 5]
+ * (any nonzero id keeps) */
 static void fill_merge(struct hcase *h)
 {
 	const struct xo_params *p = &h->c->p;
@@ -497,6 +502,19 @@ static void fill_merge(struct hcase *h)
 	if (p->mode == XO_MERGE_MAXIMUM || p->mode == XO_MERGE_MINIMUM)
 		for (int64_t i = 2; i < h->sn[1]; i += 5)
 			h->src[1][i] = h->src[0][i];
+	if (!p->mask_a && !p->mask_b)
+		return;
+	for (int64_t n = 0; n < p->batch; n++)
+		for (int64_t l = 0; l < p->len; l++) {
+			int64_t i = n * p->len + l;
+			int32_t id = (int32_t)(unif(h, (uint32_t)ns, (uint64_t)i) * 15.0f) / 3;
+
+			id = id > 5 ? 5 : id;
+			if ((n % 2 == 0 && (l == 0 || l == p->len - 1)) ||
+			    (p->batch > 1 && n == p->batch - 1))
+				id = 0;
+			memcpy(&h->src[ns][i], &id, 4);
+		}
 }
 #define FILL_merge fill_merge
 

@@ -490,14 +490,48 @@ static int64_t zeros_layer_normalization(const struct hcase *h, int slot)
 }
 #define ZEROS_layer_normalization zeros_none /* dispatched above, per slot */
 
+/* merge with Keras's mask (ops.def), element e: whether ref gives a
+ * structural 0 in slot (fwd y; bwd 0 da, 1 db). Multiply: y where both
+ * flags are set and both inputs masked; a masked input's gradient.
+ * Maximum, minimum: the op runs on (o, x); a gradient is 0 where its input
+ * feeds neither (da where a is masked and b kept, db where b is masked) or
+ * where both are kept and it loses strictly. */
+static bool merge_masked_zero(const struct hcase *h, int slot, int64_t e)
+{
+	const struct xo_params *p = &h->c->p;
+	bool bwd = h->c->dir == XO_DIR_BWD;
+	int32_t id;
+
+	memcpy(&id, &h->src[bwd ? 3 : 2][e / p->ch], 4);
+	bool ma = !p->mask_a || id != 0, mb = !p->mask_b || id != 0;
+
+	if (!bwd)
+		return p->mode == XO_MERGE_MULTIPLY && p->mask_a && p->mask_b && !ma && !mb;
+	if (p->mode == XO_MERGE_MULTIPLY)
+		return slot ? !mb : !ma;
+	if (slot ? !mb : !ma && mb)
+		return true;
+	if (!ma || !mb)
+		return false;
+	float mine = h->src[slot][e], other = h->src[1 - slot][e];
+
+	return p->mode == XO_MERGE_MAXIMUM ? mine < other : mine > other;
+}
+
 /* merge: maximum's and minimum's backward gives the input that loses
- * (strictly: a tie splits dy) no gradient, in slot 0 (da) or 1 (db) */
+ * (strictly: a tie splits dy) no gradient, in slot 0 (da) or 1 (db); with
+ * Keras's mask, merge_masked_zero's */
 static int64_t zeros_merge(const struct hcase *h, int slot)
 {
 	const struct xo_params *p = &h->c->p;
 	bool max = p->mode == XO_MERGE_MAXIMUM;
 	int64_t z = 0;
 
+	if (p->mask_a || p->mask_b) {
+		for (int64_t e = 0; e < h->dn[slot]; e++)
+			z += merge_masked_zero(h, slot, e);
+		return z;
+	}
 	if (h->c->dir != XO_DIR_BWD || (!max && p->mode != XO_MERGE_MINIMUM))
 		return 0;
 	for (int64_t e = 0; e < h->dn[slot]; e++) {

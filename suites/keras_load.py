@@ -48,7 +48,8 @@ def main():
                      ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3), ("mha", (6, 4), 3),
                      ("mask", (8,), 3), ("mask_res", (8,), 3),
                      ("mask_rnn", (8,), 3), ("mask_bidir", (8,), 3),
-                     ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3))
+                     ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3),
+                     ("mask_merge", (8,), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
                                                  "mha_mask", "mha_bool", "mha_pad_mask"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
@@ -359,9 +360,10 @@ def one_model(xo, fixtures, work, name, shape, classes):
     # Embedding(20, ., mask_zero): 0-padded tails (the recurrent ones: every
     # third row padded at its start instead; mha_pad: into a
     # MultiHeadAttention as its query's and value's masks; mask_cat, mask_cat1:
-    # into a Concatenate of two masked tensors, or of a masked and an unmasked)
+    # into a Concatenate of two masked tensors, or of a masked and an unmasked;
+    # mask_merge: into masked Multiply, Maximum and Minimum)
     if name in ("mask", "mask_res", "mask_rnn", "mask_bidir", "mha_pad", "mask_cat",
-                "mask_cat1"):
+                "mask_cat1", "mask_merge"):
         x = rng.integers(1, 20, (64,) + shape)
         keep = rng.integers(1, shape[0] + 1, 64)
         x[np.arange(shape[0])[None, :] >= keep[:, None]] = 0

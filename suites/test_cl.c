@@ -135,6 +135,8 @@ static const struct {
 	{XO_OP_permute, XO_DIR_BWD, "batch=2 len=3 width=4 ch=5 dims=231"},
 	{XO_OP_merge, XO_DIR_FWD, "batch=2 len=3 ch=4 mode=maximum"},
 	{XO_OP_merge, XO_DIR_BWD, "batch=2 len=3 ch=4 mode=concatenate ch_b=3"},
+	{XO_OP_merge, XO_DIR_FWD, "batch=2 len=3 ch=4 mode=multiply mask_a=1 mask_b=1"},
+	{XO_OP_merge, XO_DIR_BWD, "batch=2 len=3 ch=4 mode=maximum mask_b=1"},
 	{XO_OP_depthwise_conv2d, XO_DIR_FWD,
 	 "batch=2 len=5 width=4 ch=3 depth_multiplier=2 kernel_size=3 kernel_w=2 padding=same "
 	 "activation=relu"},

@@ -110,7 +110,8 @@ static void test_spec(void **state)
 
 /* Keras's mask of mask_zero=True through the kinds' rules (model/spec.c
  * mask_rules, docs/model.md): which outputs carry it, the masked mean's
- * p.mask_zero, the kinds that would use it refused. */
+ * p.mask_zero, the merges' p.mask_a / p.mask_b, the kinds that would use it
+ * refused. */
 static void test_mask_rules(void **state)
 {
 	static const char me[] = "input 8 dtype=int32\n"
@@ -119,11 +120,6 @@ static void test_mask_rules(void **state)
 	    {"batch_normalization\n", "reaches this BatchNormalization layer, which uses it in "
 	                               "Keras; masks are not supported for BatchNormalization"},
 	    {"softmax\n", "Softmax layer"},
-	    /* Keras's own masked forms: a masked step read as 1 (Multiply), or
-	     * as the other input's value (Maximum, Minimum) */
-	    {"multiply inputs=e,e\n", "Multiply layer"},
-	    {"maximum inputs=e,e\n", "Maximum layer"},
-	    {"dense name=d units=4\nminimum inputs=d,e\n", "Minimum layer"},
 	    {"concatenate inputs=e,e axis=1\n", "reaches this Concatenate on axis 1: Keras joins "
 	                                         "the inputs' masks along that axis"},
 	    /* passed on first, then used */
@@ -187,6 +183,21 @@ static void test_mask_rules(void **state)
 	assert_true(s.layers[1].masked);
 	assert_true(s.layers[2].p.mask_zero);
 	assert_false(s.layers[2].masked);
+	xo_spec_free(&s);
+	/* Multiply, Maximum, Minimum read each input's mask (the merge op's
+	 * mask_a, mask_b); the output's mask is the OR, none when an input has
+	 * none (Conv1D drops it) */
+	snprintf(text, sizeof(text),
+	         "%sdense name=d units=4\nmultiply name=m inputs=e,d\n"
+	         "conv1d name=c inputs=e filters=4 kernel_size=3 padding=same\n"
+	         "maximum name=x inputs=c,m\nminimum name=n inputs=m,c\nminimum inputs=m,m\n"
+	         "add name=s inputs=x,n\nadd inputs=s,minimum\n",
+	         me);
+	assert_int_equal(xo_spec_parse(text, "t.model", &s), XO_OK);
+	assert_true(s.layers[2].p.mask_a && s.layers[2].p.mask_b && s.layers[2].masked);
+	assert_true(!s.layers[4].p.mask_a && s.layers[4].p.mask_b && !s.layers[4].masked);
+	assert_true(s.layers[5].p.mask_a && !s.layers[5].p.mask_b && !s.layers[5].masked);
+	assert_true(s.layers[6].p.mask_a && s.layers[6].p.mask_b && s.layers[6].masked);
 	xo_spec_free(&s);
 	/* mask_zero=False: no mask anywhere */
 	assert_int_equal(xo_spec_parse("input 8 dtype=int32\nembedding input_dim=20 output_dim=4 "

@@ -122,6 +122,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	static const enum gc_bsrc norm[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_DY};
 	static const enum gc_bsrc rnn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_WS, GC_DY, GC_IN4};
 	static const enum gc_bsrc attn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_DY, GC_IN3};
+	static const enum gc_bsrc merge[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_DY, GC_IN2};
 
 	switch (op) {
 	case XO_OP_conv1d:
@@ -162,8 +163,9 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 		return grad_only[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
 	case XO_OP_layer_normalization:
-	case XO_OP_merge: /* {a, b, dy} */
 		return norm[s];
+	case XO_OP_merge: /* {a, b, dy, ids|NULL} */
+		return merge[s];
 	case XO_OP_simple_rnn: /* {x, kernel, recurrent_kernel, ws, dy, ids|NULL} */
 	case XO_OP_lstm:
 	case XO_OP_gru:
@@ -364,6 +366,17 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 
 		for (int64_t k = 0; k < d->nin[3]; k++)
 			d->in[3][k] = k / tk % c->p.len == 1 || k % 3 == 2 ? 0.0 : 1.0;
+	}
+	if (c->op == XO_OP_merge && (c->p.mask_a || c->p.mask_b)) {
+		/* the ids (no variable): sample 0 its first and last steps
+		 * masked, sample 1 a middle one, the last sample every step */
+		for (int64_t k = 0; k < d->nin[2]; k++) {
+			int64_t n = k / c->p.len, t = k % c->p.len;
+			bool m = n == 0 ? t == 0 || t == c->p.len - 1
+			                : n == c->p.batch - 1 || t == 1;
+
+			d->in[2][k] = m ? 0.0 : (double)(1 + k % 4);
+		}
 	}
 	if (xo_op_is_rnn(c->op) && c->p.mask_zero) {
 		/* the ids (no variable): sample 0 the last two steps masked,
@@ -2014,6 +2027,23 @@ static void build_pointwise_cases(void)
 		p.mode = (enum xo_merge)m;
 		p.ch_b = 3;
 		add_case(XO_OP_merge, p);
+	}
+	/* merge with Keras's mask (multiply, maximum, minimum; both inputs
+	 * masked, or one): a masked input gets no gradient where it is not
+	 * read, and neither does any input where multiply's output is 0 */
+	for (int m = XO_MERGE_MULTIPLY; m <= XO_MERGE_MINIMUM; m++) {
+		if (m == XO_MERGE_AVERAGE)
+			continue;
+		for (int f = 1; f <= 3; f++) {
+			p = xo_params_default();
+			p.batch = 3;
+			p.len = 4;
+			p.ch = 2;
+			p.mode = (enum xo_merge)m;
+			p.mask_a = f & 1;
+			p.mask_b = f & 2;
+			add_case(XO_OP_merge, p);
+		}
 	}
 	/* batch_normalization (training form; smooth: batch statistics of >= 6
 	 * rows of inputs in [-1, 1), so var + eps stays away from 0 and the

@@ -355,6 +355,13 @@ static const struct fixture fixtures[] = {
     {"mask_cat1.keras", NULL, "mask_cat1"},
     {"mask_cat1.h5", NULL, "mask_cat1"},
     {"mask_cat1.keras", "mask_cat1.weights.h5", "mask_cat1"},
+    /* Keras's masked Multiply and Maximum (both inputs masked) into the
+     * masked mean, and Minimum of an unmasked Conv1D and a masked tensor
+     * into the plain one (make_keras_files.py --only=mask_merge; with the
+     * merges blind to the mask Keras predicts 0.065 away) */
+    {"mask_merge.keras", NULL, "mask_merge"},
+    {"mask_merge.h5", NULL, "mask_merge"},
+    {"mask_merge.keras", "mask_merge.weights.h5", "mask_merge"},
 };
 
 static void test_keras_predict(void **state)

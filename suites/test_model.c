@@ -705,7 +705,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "mha_enc",     "mha_dec",     "acts3",
                                              "emb_mask",    "emb_mask_res", "mha_mask",
                                              "emb_mask_rnn", "emb_mask_bidir",
-                                             "mha_pad",     "mha_bool",    "mha_pad_mask"};
+                                             "mha_pad",     "mha_bool",    "mha_pad_mask",
+                                             "emb_mask_merge"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -795,14 +796,14 @@ static void test_golden_predict(void **state)
 
 /*
  * The recurrent goldens fed Keras's mask (emb_mask_rnn, emb_mask_bidir)
- * see it: the same spec and weights with mask_zero=False predict, on ref,
+ * and the masked merges' (emb_mask_merge) see it: the same spec and weights with mask_zero=False predict, on ref,
  * at least 1e-3 away from Keras's masked predictions somewhere (100 times
  * test_golden_predict's bound and more), so a runtime that dropped the
- * mask on the way to the recurrent ops would fail there.
+ * mask on the way to the recurrent ops or the merges would fail there.
  */
 static void test_golden_mask_seen(void **state)
 {
-	static const char *const names[] = {"emb_mask_rnn", "emb_mask_bidir"};
+	static const char *const names[] = {"emb_mask_rnn", "emb_mask_bidir", "emb_mask_merge"};
 	struct xo_backend *be;
 
 	(void)state;

@@ -547,6 +547,35 @@ static enum xo_status merge_bwd_tie_to_a(struct xo_backend *be, const struct xo_
 	return XO_OK;
 }
 
+/* merge fwd of masked multiply that reads a masked step as 1 but does not
+ * zero the output where both inputs are masked (1 there, not Keras's 0). */
+static enum xo_status merge_fwd_mask_no_zero(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *z = xo_tensor_f32(a->src[1]);
+	const int32_t *ids = xo_tensor_i32(a->src[2]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t k = 0; k < p->batch * p->len * p->ch; k++) {
+		bool kept = ids[k / p->ch] != 0;
+
+		y[k] = (!p->mask_a || kept ? x[k] : 1.0f) * (!p->mask_b || kept ? z[k] : 1.0f);
+	}
+	return XO_OK;
+}
+
+/* merge bwd that ignores Keras's mask (the unmasked op's gradient at the
+ * raw inputs): wrong wherever a step is masked. */
+static enum xo_status merge_bwd_mask_ignored(struct xo_backend *be, const struct xo_op_args *a)
+{
+	struct xo_op_args b = *a;
+
+	b.p.mask_a = b.p.mask_b = false;
+	b.src[3] = NULL;
+	return xo_ref_iface.bwd[XO_OP_merge](be, &b);
+}
+
 /* depthwise_conv2d fwd writing its outputs multiplier-major (o = m*ch + c)
  * where Keras orders them channel-major (o = c*dm + m): the right values in
  * the wrong channels whenever ch > 1 and dm > 1. */
@@ -1200,6 +1229,10 @@ static const struct fault faults[] = {
      "batch=2 len=3 width=4 ch=5 dims=231", XO_FAIL_MISMATCH},
     {"fault-merge-max-bwd-tie-to-a", XO_OP_merge, XO_DIR_BWD, merge_bwd_tie_to_a,
      XO_HMODE_REAL, "batch=2 len=3 ch=5 mode=maximum", XO_FAIL_MISMATCH},
+    {"fault-merge-mask-no-zero", XO_OP_merge, XO_DIR_FWD, merge_fwd_mask_no_zero, XO_HMODE_EXACT,
+     "batch=3 len=4 ch=3 mode=multiply mask_a=1 mask_b=1", XO_FAIL_MISMATCH},
+    {"fault-merge-bwd-mask-ignored", XO_OP_merge, XO_DIR_BWD, merge_bwd_mask_ignored,
+     XO_HMODE_REAL, "batch=3 len=4 ch=3 mode=maximum mask_a=1 mask_b=1", XO_FAIL_MISMATCH},
     {"fault-dwconv-multiplier-major", XO_OP_depthwise_conv2d, XO_DIR_FWD,
      dwconv_fwd_multiplier_major, XO_HMODE_EXACT,
      "batch=2 len=6 width=5 ch=3 depth_multiplier=2 kernel_size=3 padding=same", XO_FAIL_MISMATCH},

@@ -32,8 +32,23 @@ float xo_merge_slope(int mode, int which, float mine, float other)
 	}
 }
 
+/* Keras's mask (multiply 2, maximum 4, minimum 5 with mask_a / mask_b,
+ * ops.def): ids[rows] (i32) give the kept flags of row k / ca; an input
+ * without its flag is kept. Multiply reads a masked input as 1 and is 0
+ * where both flags are set and both are masked; maximum and minimum run
+ * on (o, x) = (ma ? a : x, mb ? b : a). */
+float xo_merge_masked_value(int mode, int both, int ma, int mb, float a, float b)
+{
+	float x = mb ? b : a, o = ma ? a : x;
+
+	if (mode == 2)
+		return both && !ma && !mb ? 0.0f : (ma ? a : 1.0f) * (mb ? b : 1.0f);
+	return xo_merge_value(mode, o, x);
+}
+
 __kernel void xo_cl_merge_fwd(__global const float *a, int ao, __global const float *b, int bo,
-			      __global float *y, int yo, int mode, int rows, int ca, int cb)
+			      __global float *y, int yo, int mode, int rows, int ca, int cb,
+			      __global const int *ids, int io, int mask_a, int mask_b)
 {
 	long k = get_global_id(0);
 	int cy = mode == 6 ? ca + cb : ca;
@@ -42,6 +57,13 @@ __kernel void xo_cl_merge_fwd(__global const float *a, int ao, __global const fl
 
 	if (k >= (long)rows * cy)
 		return;
+	if (mask_a || mask_b) {
+		int kept = ids[io + k / ca] != 0;
+
+		y[yo + k] = xo_merge_masked_value(mode, mask_a && mask_b, !mask_a || kept,
+						  !mask_b || kept, a[ao + k], b[bo + k]);
+		return;
+	}
 	if (mode != 6) {
 		y[yo + k] = xo_merge_value(mode, a[ao + k], b[bo + k]);
 		return;
@@ -54,7 +76,8 @@ __kernel void xo_cl_merge_fwd(__global const float *a, int ao, __global const fl
 __kernel void xo_cl_merge_bwd(__global const float *a, int ao, __global const float *b, int bo,
 			      __global const float *dy, int dyo, __global float *da, int dao,
 			      int has_da, __global float *db, int dbo, int has_db, int mode,
-			      int rows, int ca, int cb)
+			      int rows, int ca, int cb, __global const int *ids, int io,
+			      int mask_a, int mask_b)
 {
 	long k = get_global_id(0);
 	int cy = mode == 6 ? ca + cb : ca;
@@ -63,6 +86,32 @@ __kernel void xo_cl_merge_bwd(__global const float *a, int ao, __global const fl
 
 	if (k >= (long)rows * cy)
 		return;
+	if (mask_a || mask_b) {
+		/* the unmasked op's two gradient parts at (o, x), routed back to
+		 * the input each came from and summed in float (the reference's) */
+		int kept = ids[io + k / ca] != 0;
+		int ma = !mask_a || kept, mb = !mask_b || kept;
+		float av = a[ao + k], bv = b[bo + k], g = dy[dyo + k], ga, gb;
+
+		if (mode == 2) {
+			ga = ma ? g * (mb ? bv : 1.0f) : 0.0f;
+			gb = mb ? g * (ma ? av : 1.0f) : 0.0f;
+		} else {
+			float x = mb ? bv : av, o = ma ? av : x;
+			float d_o = g * xo_merge_slope(mode, 0, o, x);
+			float d_x = g * xo_merge_slope(mode, 1, x, o);
+
+			if (!ma)
+				d_x += d_o;
+			ga = ma ? (mb ? d_o : d_o + d_x) : (mb ? 0.0f : d_x);
+			gb = mb ? d_x : 0.0f;
+		}
+		if (has_da)
+			da[dao + k] = ga;
+		if (has_db)
+			db[dbo + k] = gb;
+		return;
+	}
 	if (mode != 6) {
 		float av = a[ao + k], bv = b[bo + k], g = dy[dyo + k];
 
