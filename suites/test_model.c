@@ -705,7 +705,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "mha_enc",     "mha_dec",     "acts3",
                                              "emb_mask",    "emb_mask_res", "mha_mask",
                                              "emb_mask_rnn", "emb_mask_bidir",
-                                             "mha_pad",     "mha_bool"};
+                                             "mha_pad",     "mha_bool",    "cce_clip"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
