@@ -499,6 +499,23 @@ enum xo_status xo_cpu_scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int6
  * probabilities: q = p / row sum clipped to [1e-7f, 1 - 1e-7], in double),
  * as the op computes it (cpu.c). */
 double xo_cpu_ce_row(const float *pr, const float *tr, int64_t ch);
+/* The clip's gradient weight of a q Keras clips to [1e-7f, (float)(1 -
+ * 1e-7)]: 1 inside, 1/2 at a bound exactly (JAX's max and min split a tie),
+ * 0 outside; NaN keeps 1 (reference/ref_loss.c, clip_weight). */
+static inline double xo_cpu_clip_weight(double q)
+{
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+
+	if (q < lo || q > hi)
+		return 0.0;
+	return q == lo || q == hi ? 0.5 : 1.0;
+}
+/* The fused softmax+CE gradient of one row through Keras's clip, as the
+ * reference: d[c] = (p[c] W - w_c t[c]) * inv_n with w_c the clip weight of
+ * q_c = p[c] / row sum in float32 and W = sum w_c t[c]; a one-hot row inside
+ * the clip is (p - t) * inv_n bit for bit. Shared by the op (cpu.c) and the
+ * fused path (cpu_net.c). */
+void xo_cpu_ce_bwd_row(const float *pr, const float *tr, int64_t ch, double inv_n, float *d);
 /*
  * The merge op's elementwise modes (ops.def) over n floats, the one
  * arithmetic of the op kernel (cpu_merge.c) and the fused path

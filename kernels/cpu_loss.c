@@ -46,10 +46,11 @@ static enum xo_status cpu_bce_bwd(struct xo_backend *be, const struct xo_op_args
 	for (int64_t k = 0; k < total; k++) {
 		double q = p[k], tk = t[k], v = 0.0;
 
-		if (bce_clip(q) == q)
-			v = (-tk / q + (1.0 - tk) / (1.0 - q)) / (double)total;
-		else if (isnan(q))
+		if (isnan(q))
 			v = q;
+		else if (bce_clip(q) == q)
+			v = xo_cpu_clip_weight(q) * (-tk / q + (1.0 - tk) / (1.0 - q)) /
+			    (double)total;
 		dp[k] = (float)v;
 	}
 	return XO_OK;
@@ -133,21 +134,21 @@ static enum xo_status cpu_scce_bwd(struct xo_backend *be, const struct xo_op_arg
 
 	(void)be;
 	for (int64_t r = 0; r < n; r++) {
-		bool in = t[r] >= 0 && t[r] < ch;
-		double s = 0.0;
+		double s = 0.0, w = 0.0;
 
 		for (int64_t c = 0; c < ch; c++)
 			s = xo_cpu_f32_sat(s + p[r * ch + c]);
-		if (in) {
-			double q = (double)p[r * ch + t[r]] / s;
-
-			in = bce_clip(q) == q;
-		}
+		/* the clip weight of q = p[k] / s as Keras's float32 holds it */
+		if (t[r] >= 0 && t[r] < ch)
+			w = xo_cpu_clip_weight(
+			    (double)(float)((double)p[r * ch + t[r]] / (double)(float)s));
 		for (int64_t c = 0; c < ch; c++)
 			dp[r * ch + c] =
-			    in ? (float)((1.0 / s - (c == t[r] ? 1.0 / (double)p[r * ch + c] : 0.0)) /
-			                 (double)n)
-			       : 0.0f;
+			    w != 0.0
+			        ? (float)(w *
+			                  (1.0 / s - (c == t[r] ? 1.0 / (double)p[r * ch + c] : 0.0)) /
+			                  (double)n)
+			        : 0.0f;
 	}
 	return XO_OK;
 }

@@ -1305,7 +1305,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 	/* forward, every output kept */
 	tile_forward(j, s0, cnt, scr, col, io);
 
-	/* loss terms, accuracy, and dz = (p - t) / n of the last layer */
+	/* loss terms, accuracy, and dz of the last layer (the op's, through the clip) */
 	tile_metrics(&j->f, part, s0, cnt);
 	for (int64_t n = 0; n < cnt; n++) {
 		const float *pr = j->f.probs + (s0 + n) * classes;
@@ -1314,8 +1314,7 @@ static void train_tile(struct train_job *j, int part, int64_t s0, int64_t cnt, f
 		const struct net_step *s = &pl->st[nl - 1];
 		float *d = dz + n * s->np;
 
-		for (int64_t c = 0; c < classes; c++)
-			d[c] = (float)(((double)pr[c] - (double)tr[c]) * j->inv_n);
+		xo_cpu_ce_bwd_row(pr, tr, classes, j->inv_n, d);
 		for (int64_t c = classes; c < s->np; c++)
 			d[c] = 0.0f;
 	}

@@ -20,8 +20,8 @@
  * The loss, optimizer and metric are the spec's compile line (default
  * categorical_crossentropy + Adam + accuracy). With categorical_crossentropy
  * the last layer is dense(softmax) and the loss's backward pass is the fused
- * softmax + cross-entropy gradient dz = (p - t) / batch w.r.t. the softmax's
- * input, so that layer's backward runs with activation=linear and dy = dz;
+ * softmax + cross-entropy gradient w.r.t. the softmax's input (dz = (p - t)
+ * / batch for a row inside Keras's clip, 0 for one it clips: ops.def), so that layer's backward runs with activation=linear and dy = dz;
  * the other losses' backward is d loss / d p and the last layer's backward
  * runs with its own activation. The optimizer's state lives in the adam_m /
  * adam_v tensors: Adam's m and v, SGD's momentum (adam_m), RMSprop's rms

@@ -52,22 +52,64 @@ enum xo_status xo_ref_categorical_crossentropy_fwd_math(const struct xo_params *
 }
 
 /*
+ * The clip's gradient weight of a q that Keras clips to [eps, 1 - eps]
+ * (float32 bounds): jnp.clip is max(eps, min(..)) and JAX's max and min pass
+ * half the gradient to each side at a tie, so 1 strictly inside, 1/2 at a
+ * bound exactly, 0 outside; a NaN compares neither way and keeps weight 1
+ * (its term is NaN anyway).
+ */
+static double clip_weight(double q)
+{
+	const double lo = (double)1e-7f, hi = (double)(float)(1.0 - 1e-7);
+
+	if (q < lo || q > hi)
+		return 0.0;
+	return q == lo || q == hi ? 0.5 : 1.0;
+}
+
+/* Keras's q = p / row sum in float32: the row sum rounded to float, the
+ * quotient rounded to float, so that a q at a clip bound is the one Keras
+ * sees (the clip's weight changes there). s is the row's f32-saturated sum. */
+static double q_f32(double pc, double s)
+{
+	return (double)(float)(pc / (double)(float)s);
+}
+
+/*
  * categorical_crossentropy bwd: src {p, t}, dst {dz[batch][ch]}, the fused
- * softmax+CE gradient w.r.t. the softmax's input: dz = (p - t) / batch, no
- * clipping (exact when t sums to 1 per row). mag |dz|.
+ * softmax+CE gradient w.r.t. the softmax's input, through Keras's clip: with
+ * w_c the clip weight of q_c = p_c / row sum (clip_weight, q_f32) and W =
+ * sum_c w_c t_c, dz_c = (p_c W - w_c t_c) / batch. A one-hot row inside the
+ * clip is (p - t) / batch; a row whose true class is clipped (q below 1e-7
+ * or above 1 - 1e-7) adds nothing, one at a bound exactly half. The
+ * softmax's Jacobian is taken with sum p = 1 (p is its output). mag |dz|.
  */
 enum xo_status xo_ref_categorical_crossentropy_bwd_math(const struct xo_params *p,
 							const struct xo_ref_src *src,
 							const struct xo_ref_dst *dst,
 							const struct xo_ref_dst *mag)
 {
-	int64_t total = p->batch * p->ch;
+	int64_t n = p->batch, ch = p->ch;
 
-	for (int64_t k = 0; k < total; k++) {
-		double v = (xo_ref_ld(src[0], k) - xo_ref_ld(src[1], k)) / (double)p->batch;
+	for (int64_t r = 0; r < n; r++) {
+		double s = 0.0, w_sum = 0.0;
 
-		xo_ref_st(dst[0], k, v);
-		xo_ref_st(mag[0], k, fabs(v));
+		for (int64_t c = 0; c < ch; c++)
+			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
+		for (int64_t c = 0; c < ch; c++) {
+			double t = xo_ref_ld(src[1], r * ch + c);
+
+			if (t != 0.0)
+				w_sum += clip_weight(q_f32(xo_ref_ld(src[0], r * ch + c), s)) * t;
+		}
+		for (int64_t c = 0; c < ch; c++) {
+			double pc = xo_ref_ld(src[0], r * ch + c), t = xo_ref_ld(src[1], r * ch + c);
+			double w = t != 0.0 ? clip_weight(q_f32(pc, s)) : 0.0;
+			double v = (pc * w_sum - w * t) / (double)n;
+
+			xo_ref_st(dst[0], r * ch + c, v);
+			xo_ref_st(mag[0], r * ch + c, fabs(v));
+		}
 	}
 	return XO_OK;
 }
@@ -154,8 +196,8 @@ enum xo_status xo_ref_binary_crossentropy_fwd_math(const struct xo_params *p,
  * binary_crossentropy bwd: src {p, t}, dst {dp[batch][ch]}, d loss / d p
  * through Keras's clip (the unfused form: a sigmoid before it takes its own
  * backward pass): inside [eps, 1 - eps], dp = (-t / p + (1 - t) / (1 - p)) /
- * (batch * ch); outside, 0 (the clip's gradient; at the bounds themselves
- * the whole gradient passes). mag |dp|.
+ * (batch * ch); outside, 0 (the clip's gradient); at a bound exactly, half
+ * (clip_weight: JAX's max and min split a tie). mag |dp|.
  */
 enum xo_status xo_ref_binary_crossentropy_bwd_math(const struct xo_params *p,
                                                    const struct xo_ref_src *src,
@@ -167,10 +209,10 @@ enum xo_status xo_ref_binary_crossentropy_bwd_math(const struct xo_params *p,
 	for (int64_t k = 0; k < total; k++) {
 		double q = xo_ref_ld(src[0], k), t = xo_ref_ld(src[1], k), v = 0.0;
 
-		if (bce_clip(q) == q)
-			v = (-t / q + (1.0 - t) / (1.0 - q)) / (double)total;
-		else if (q != q)
+		if (q != q)
 			v = q; /* NaN passes */
+		else if (bce_clip(q) == q)
+			v = clip_weight(q) * (-t / q + (1.0 - t) / (1.0 - q)) / (double)total;
 		xo_ref_st(dst[0], k, v);
 		xo_ref_st(mag[0], k, fabs(v));
 	}
@@ -288,9 +330,9 @@ enum xo_status xo_ref_sparse_categorical_crossentropy_fwd_math(const struct xo_p
  * sparse_categorical_crossentropy bwd: src {p, t}, dst {dp[batch][ch]},
  * d loss / d p through the normalisation and the clip (the unfused form; a
  * softmax before it runs its own backward): with s the row sum and k the
- * label, dp[j] = (1 / s - [j == k] / p[k]) / batch while q = p[k] / s lies
- * inside [eps, 1 - eps], else 0 for the row (and for a label out of range).
- * mag |dp|.
+ * label, dp[j] = w (1 / s - [j == k] / p[k]) / batch with w the clip weight
+ * of q = p[k] / s in float32 (clip_weight, q_f32: 1 inside [eps, 1 - eps],
+ * 1/2 at a bound exactly, 0 outside), 0 for a label out of range. mag |dp|.
  */
 enum xo_status xo_ref_sparse_categorical_crossentropy_bwd_math(const struct xo_params *p,
                                                                const struct xo_ref_src *src,
@@ -300,20 +342,18 @@ enum xo_status xo_ref_sparse_categorical_crossentropy_bwd_math(const struct xo_p
 	int64_t n = p->batch, ch = p->ch;
 
 	for (int64_t r = 0; r < n; r++) {
-		double k = xo_ref_ld(src[1], r), s = 0.0, q = 0.0;
-		bool in = k >= 0.0 && k < (double)ch;
+		double k = xo_ref_ld(src[1], r), s = 0.0, w = 0.0;
 
 		for (int64_t c = 0; c < ch; c++)
 			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
-		if (in) {
-			q = xo_ref_ld(src[0], r * ch + (int64_t)k) / s;
-			in = bce_clip(q) == q;
-		}
+		if (k >= 0.0 && k < (double)ch)
+			w = clip_weight(q_f32(xo_ref_ld(src[0], r * ch + (int64_t)k), s));
 		for (int64_t c = 0; c < ch; c++) {
 			double v = 0.0;
 
-			if (in)
-				v = (1.0 / s - (c == (int64_t)k ? 1.0 / xo_ref_ld(src[0], r * ch + c)
+			if (w != 0.0)
+				v = w *
+				    (1.0 / s - (c == (int64_t)k ? 1.0 / xo_ref_ld(src[0], r * ch + c)
 				                                : 0.0)) /
 				    (double)n;
 			xo_ref_st(dst[0], r * ch + c, v);

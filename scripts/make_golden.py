@@ -232,6 +232,21 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 9,
     },
+    # categorical_crossentropy where Keras's clip decides: inputs in
+    # [-30, 30) make logits of tens, so about half the samples' true class
+    # has a softmax probability below 1e-7 (and some above 1 - 1e-7): those
+    # add no gradient in Keras (jax.grad through the clip), and a trainer
+    # that forms (p - t) / n for them drifts (docs/design.md)
+    "cce_clip": {
+        "spec": (
+            "# golden: categorical_crossentropy + Adam on saturated softmax\n"
+            "# outputs (true-class probabilities below 1e-7 and above 1 - 1e-7)\n"
+            "input 6\n"
+            "dense units=4 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 32, "batch": 16, "epochs": 2, "x_range": (-30.0, 30.0),
+        "seed_offset": 60,
+    },
     # the recurrent and embedding layers, trained two epochs
     # (their own seeds; T = 12)
     "lstm": {

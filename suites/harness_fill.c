@@ -518,7 +518,55 @@ static void fill_merge(struct hcase *h)
 }
 #define FILL_merge fill_merge
 
-/* categorical_crossentropy */
+/*
+ * Rows of p[rows][ch] (ch >= 2) whose true class Keras's clip takes, its
+ * label returned in *label (-1: a plain row), every 8th row from row 1, 3
+ * and 5 (so at most three rows in eight, and the rows' zero gradients stay
+ * under the harness's 30% of zeros):
+ *   r % 8 == 1  the true class clipped: p = 1e-9 (below 1e-7) in even
+ *               eighths, p = 1 with every other 1e-9 (q = 1, above 1 - 1e-7)
+ *               in odd ones; the row's gradient is 0.
+ *   r % 8 == 3  q exactly at 1e-7f: the other classes multiples of 2^-24
+ *               summing to (float)(1 - 1e-7) exactly, the last class 1e-7f,
+ *               so the row sums to 1 in float32 whatever the order of the
+ *               first ch - 1 terms (and 1 - 1.9e-8 in double, 1 rounded to
+ *               float), and q = 1e-7f / 1; the true class is the last.
+ *   r % 8 == 5  q exactly at (float)(1 - 1e-7): p = {1 - 2^-23, 2^-23, 0, ...},
+ *               sum 1 exactly; the true class is the first.
+ * At a bound the clip passes half the gradient (ops.def).
+ */
+static int64_t clip_row(float *pr, int64_t r, int64_t ch)
+{
+	if (ch < 2)
+		return -1;
+	if (r % 8 == 1) {
+		int64_t k = (r * 5) % ch;
+
+		for (int64_t c = 0; c < ch; c++)
+			pr[c] = (r / 8) % 2 ? 1e-9f : pr[c];
+		pr[k] = (r / 8) % 2 ? 1.0f : 1e-9f;
+		return k;
+	}
+	if (r % 8 == 3) {
+		int64_t units = (1 << 24) - 2, each = units / (ch - 1);
+
+		for (int64_t c = 0; c < ch - 1; c++)
+			pr[c] = ldexpf((float)(c ? each : units - each * (ch - 2)), -24);
+		pr[ch - 1] = 1e-7f;
+		return ch - 1;
+	}
+	if (r % 8 == 5) {
+		for (int64_t c = 0; c < ch; c++)
+			pr[c] = 0.0f;
+		pr[0] = 1.0f - 0x1p-23f;
+		pr[1] = 0x1p-23f;
+		return 0;
+	}
+	return -1;
+}
+
+/* categorical_crossentropy: probabilities and one-hot targets, clip_row's
+ * rows among them */
 static void fill_cce(struct hcase *h)
 {
 	const struct xo_case *c = h->c;
@@ -526,6 +574,14 @@ static void fill_cce(struct hcase *h)
 
 	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
 	fill_onehot(h, 1, h->src[1], NULL, h->sn[1], p->ch);
+	for (int64_t r = 0; r < p->batch; r++) {
+		int64_t k = clip_row(h->src[0] + r * p->ch, r, p->ch);
+
+		if (k < 0)
+			continue;
+		for (int64_t j = 0; j < p->ch; j++)
+			h->src[1][r * p->ch + j] = j == k ? 1.0f : 0.0f;
+	}
 }
 #define FILL_categorical_crossentropy fill_cce
 
@@ -652,11 +708,14 @@ static void fill_mask_outer(struct hcase *h)
 /* binary_crossentropy */
 static void fill_bce(struct hcase *h)
 {
-	/* p over [0, 1] (a few land outside the clip), soft targets in [0, 1] */
+	/* p over [0, 1] (a few land outside the clip, a few on its bounds,
+	 * where half the gradient passes), soft targets in [0, 1] */
 	for (int64_t i = 0; i < h->sn[0]; i++) {
 		h->src[0][i] = real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
 		if (i % 17 == 3)
 			h->src[0][i] = i % 2 ? 0.0f : 1.0f; /* clipped */
+		if (i % 17 == 7)
+			h->src[0][i] = i % 2 ? 1e-7f : 1.0f - 0x1p-23f; /* on a bound */
 		h->src[1][i] = i % 3 ? (float)int_in(h, 1, (uint64_t)i, 0, 1)
 		                     : real_in(h, 1, (uint64_t)i, 0.0f, 1.0f);
 	}
@@ -671,6 +730,12 @@ static void fill_scce(struct hcase *h)
 
 	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
 	fill_labels(h, 1, h->src[1], NULL, p->batch, p->ch);
+	for (int64_t r = 0; r < p->batch; r++) {
+		int32_t k = (int32_t)clip_row(h->src[0] + r * p->ch, r, p->ch);
+
+		if (k >= 0)
+			memcpy(&h->src[1][r], &k, 4);
+	}
 }
 #define FILL_sparse_categorical_crossentropy fill_scce
 

@@ -64,8 +64,14 @@
  *   N + 12 ulps of the loss. The row
  *   normalisation (ch - 1 additions, a 2.5 ulp division) errs q by (ch + 4)u
  *   relative, i.e. log q by (ch + 4)u absolute: plus (ch + 4) u sum(t) / n.
- * categorical_crossentropy bwd, dz = (p - t) / n: subtraction u, division
- *   5u (x/y's 2.5 ulp; cl/kernels/loss.cl divides), reference u: 7.
+ * categorical_crossentropy bwd, dz = (p W - w t) / n (w the clip's weight,
+ *   W = sum w t): with one-hot targets (the harness's fill) w and W are 0,
+ *   1/2 or 1 and both products exact, so subtraction u, division 5u (x/y's
+ *   2.5 ulp; cl/kernels/loss.cl divides), reference u: 7. The weights are
+ *   decided on the same float values: fill_probs keeps every q far from the
+ *   bounds, and the fill's clip rows sum to exactly 1 in float32, so q = p
+ *   exactly on every backend (harness_fill.c, clip_row). Soft targets would
+ *   add W's (ch - 1) u of |p W| and are not filled.
  * adam: see tol_adam.
  */
 #define ULP_SIGMOID_FWD 13.0

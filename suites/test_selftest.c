@@ -576,6 +576,41 @@ static enum xo_status merge_bwd_mask_ignored(struct xo_backend *be, const struct
 	return xo_ref_iface.bwd[XO_OP_merge](be, &b);
 }
 
+/* categorical_crossentropy bwd as (p - t) / batch, without Keras's clip: a
+ * row whose true class is clipped (below 1e-7 or above 1 - 1e-7) still
+ * passes its gradient, and a row at a bound passes it whole where JAX's clip
+ * passes half (the fill's clip rows, harness_fill.c). */
+static enum xo_status ce_bwd_no_clip(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	float *dz = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t k = 0; k < a->p.batch * a->p.ch; k++)
+		dz[k] = (float)(((double)p[k] - (double)t[k]) / (double)a->p.batch);
+	return XO_OK;
+}
+
+/* binary_crossentropy bwd passing the whole gradient at a clip bound (p ==
+ * 1e-7f or (float)(1 - 1e-7)), where JAX's clip passes half. */
+static enum xo_status bce_bwd_whole_at_bound(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	float *dp = xo_tensor_f32(a->dst[0]);
+	int64_t total = a->p.batch * a->p.ch;
+
+	(void)be;
+	for (int64_t k = 0; k < total; k++) {
+		double q = p[k], tk = t[k];
+
+		dp[k] = q >= (double)1e-7f && q <= (double)(float)(1.0 - 1e-7)
+		            ? (float)((-tk / q + (1.0 - tk) / (1.0 - q)) / (double)total)
+		        : q != q ? p[k]
+		                 : 0.0f;
+	}
+	return XO_OK;
+}
+
 /* depthwise_conv2d fwd writing its outputs multiplier-major (o = m*ch + c)
  * where Keras orders them channel-major (o = c*dm + m): the right values in
  * the wrong channels whenever ch > 1 and dm > 1. */
@@ -1233,6 +1268,10 @@ static const struct fault faults[] = {
      "batch=3 len=4 ch=3 mode=multiply mask_a=1 mask_b=1", XO_FAIL_MISMATCH},
     {"fault-merge-bwd-mask-ignored", XO_OP_merge, XO_DIR_BWD, merge_bwd_mask_ignored,
      XO_HMODE_REAL, "batch=3 len=4 ch=3 mode=maximum mask_a=1 mask_b=1", XO_FAIL_MISMATCH},
+    {"fault-ce-bwd-no-clip", XO_OP_categorical_crossentropy, XO_DIR_BWD, ce_bwd_no_clip,
+     XO_HMODE_REAL, "batch=8 ch=12", XO_FAIL_MISMATCH},
+    {"fault-bce-bwd-whole-at-bound", XO_OP_binary_crossentropy, XO_DIR_BWD,
+     bce_bwd_whole_at_bound, XO_HMODE_REAL, "batch=3 ch=12", XO_FAIL_MISMATCH},
     {"fault-dwconv-multiplier-major", XO_OP_depthwise_conv2d, XO_DIR_FWD,
      dwconv_fwd_multiplier_major, XO_HMODE_EXACT,
      "batch=2 len=6 width=5 ch=3 depth_multiplier=2 kernel_size=3 padding=same", XO_FAIL_MISMATCH},

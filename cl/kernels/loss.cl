@@ -18,6 +18,16 @@ static inline float xo_ce_clip(float q)
 	return isnan(q) ? q : clamp(q, XO_CE_EPS, 1.0f - XO_CE_EPS);
 }
 
+/* The clip's gradient weight: 1 inside [eps, 1 - eps], 1/2 at a bound
+ * exactly (JAX's max and min split a tie), 0 outside; NaN keeps 1
+ * (reference/ref_loss.c, clip_weight). */
+static inline float xo_ce_clip_weight(float q)
+{
+	if (q < XO_CE_EPS || q > 1.0f - XO_CE_EPS)
+		return 0.0f;
+	return q == XO_CE_EPS || q == 1.0f - XO_CE_EPS ? 0.5f : 1.0f;
+}
+
 /*
  * One row's cross-entropy, -sum_j t[j] * log(clip(p[j] / rowsum(p), eps,
  * 1 - eps)), and its first maximum; the ops below and the fused net (net.cl)
@@ -38,6 +48,34 @@ static inline float xo_ce_clip(float q)
 			row -= t[j] * log(q);                                      \
 		}                                                                  \
 		return row;                                                        \
+	}                                                                          \
+                                                                                   \
+	/* W = sum_j w_j t[j] of the fused gradient (w_j the clip weight of    \
+	 * p[j] / rowsum); one division and compare per nonzero target */    \
+	static inline float xo_row_ce_w_##sfx(as const float *p, as const float *t, int ch) \
+	{                                                                          \
+		float s = 0.0f, w = 0.0f;                                          \
+                                                                                   \
+		for (int j = 0; j < ch; j++)                                       \
+			s += p[j];                                                 \
+		for (int j = 0; j < ch; j++)                                       \
+			if (t[j] != 0.0f)                                          \
+				w += xo_ce_clip_weight(p[j] / s) * t[j];           \
+		return w;                                                          \
+	}                                                                          \
+                                                                                   \
+	/* dz[e] of the fused gradient given the row's W: (p W - w_e t) / n */   \
+	static inline float xo_row_ce_dz_##sfx(as const float *p, as const float *t, int ch, \
+					       int e, float w_sum, int n)          \
+	{                                                                          \
+		float s = 0.0f, w = 0.0f;                                          \
+                                                                                   \
+		if (t[e] != 0.0f) {                                                \
+			for (int j = 0; j < ch; j++)                               \
+				s += p[j];                                         \
+			w = xo_ce_clip_weight(p[e] / s);                           \
+		}                                                                  \
+		return (p[e] * w_sum - w * t[e]) / (float)n;                       \
 	}                                                                          \
                                                                                    \
 	static inline int xo_row_argmax_##sfx(as const float *r, int ch)                 \
@@ -69,15 +107,21 @@ xo_cl_categorical_crossentropy_fwd(__global const float *p, int po, __global con
 		loss[lo] = acc / (float)batch;
 }
 
-/* dz = (p - t) / batch: the gradient w.r.t. the softmax input (fused). */
+/* dz = (p W - w t) / batch: the gradient w.r.t. the softmax input (fused)
+ * through Keras's clip (ops.def); (p - t) / batch for a one-hot row inside
+ * the clip. */
 __kernel void xo_cl_categorical_crossentropy_bwd(__global const float *p, int po,
 						 __global const float *t, int to,
 						 __global float *dz, int dzo, int batch, int ch)
 {
 	int i = get_global_id(0);
 
-	if (i < batch * ch)
-		dz[dzo + i] = (p[po + i] - t[to + i]) / (float)batch;
+	if (i < batch * ch) {
+		int n = i / ch, e = i - n * ch;
+		__global const float *pr = p + po + n * ch, *tr = t + to + n * ch;
+
+		dz[dzo + i] = xo_row_ce_dz_g(pr, tr, ch, e, xo_row_ce_w_g(pr, tr, ch), batch);
+	}
 }
 
 /* idx[n] = argmax p[n]; correct[0] = count of argmax p == argmax t (float). */
@@ -124,7 +168,8 @@ xo_cl_binary_crossentropy_fwd(__global const float *p, int po, __global const fl
 		loss[lo] = acc / (float)total;
 }
 
-/* dp = (-t / p + (1 - t) / (1 - p)) / total inside the clip, 0 outside. */
+/* dp = (-t / p + (1 - t) / (1 - p)) / total inside the clip, half of it at
+ * a bound exactly, 0 outside. */
 __kernel void xo_cl_binary_crossentropy_bwd(__global const float *p, int po,
 					    __global const float *t, int to, __global float *dp,
 					    int dpo, int total)
@@ -135,7 +180,8 @@ __kernel void xo_cl_binary_crossentropy_bwd(__global const float *p, int po,
 		float q = p[po + k], tk = t[to + k], v = 0.0f;
 
 		if (q >= XO_CE_EPS && q <= 1.0f - XO_CE_EPS)
-			v = (-tk / q + (1.0f - tk) / (1.0f - q)) / (float)total;
+			v = xo_ce_clip_weight(q) * (-tk / q + (1.0f - tk) / (1.0f - q)) /
+			    (float)total;
 		else if (isnan(q))
 			v = q;
 		dp[dpo + k] = v;
@@ -224,7 +270,7 @@ xo_cl_sparse_categorical_crossentropy_fwd(__global const float *p, int po,
 		loss[lo] = acc / (float)batch;
 }
 
-/* dp[j] = (1 / s - [j == k] / p[k]) / batch inside the clip, else 0. */
+/* dp[j] = w (1 / s - [j == k] / p[k]) / batch, w the clip weight of p[k] / s. */
 __kernel void xo_cl_sparse_categorical_crossentropy_bwd(__global const float *p, int po,
 							__global const int *t, int to,
 							__global float *dp, int dpo, int batch,
@@ -240,10 +286,10 @@ __kernel void xo_cl_sparse_categorical_crossentropy_bwd(__global const float *p,
 		for (int c = 0; c < ch; c++)
 			s += row[c];
 		if (k >= 0 && k < ch) {
-			float q = row[k] / s;
+			float w = xo_ce_clip_weight(row[k] / s);
 
-			if (q >= XO_CE_EPS && q <= 1.0f - XO_CE_EPS)
-				v = (1.0f / s - (j == k ? 1.0f / row[k] : 0.0f)) / (float)batch;
+			if (w != 0.0f)
+				v = w * (1.0f / s - (j == k ? 1.0f / row[k] : 0.0f)) / (float)batch;
 		}
 		dp[dpo + i] = v;
 	}

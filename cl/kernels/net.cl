@@ -9,7 +9,8 @@
  *                      cross-entropy and correctness into the scratch;
  *   xo_cl_net_metrics  one work-group: the batch's mean loss and correct count;
  *   xo_cl_net_train    training: per sample as xo_cl_net_fwd (dropout masks
- *                      drawn inside), then dz = (p - t) / n and the backward
+ *                      drawn inside), then dz (the categorical_crossentropy
+ *                      op's, through the clip) and the backward
  *                      chain through every layer with a gradient, making the
  *                      sample's own parameter gradients (summed over positions)
  *                      into its row of the scratch;
@@ -322,7 +323,8 @@ static inline void xo_net_acc(__local float *lm, int acc, int dxo, int size, int
 /*
  * Training, one work-group per sample (global n * wg, any wg): the forward
  * in training mode as xo_cl_net_fwd (probs and per-sample metrics written),
- * then dz = (p - t) / n and the backward pass, from the last layer back,
+ * then dz (the categorical_crossentropy op's, through Keras's clip: (p - t)
+ * / n for a row inside it) and the backward pass, from the last layer back,
  * through every layer with a gradient (the table's G, DX and ACC offsets
  * say where each reads and writes it, a later term of a fan-out sum added
  * after it is made): conv1d/dense d pre-activation (the last layer's is dz
@@ -343,6 +345,7 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 {
 	int i = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
 	__global float *gs = scratch + i * np;
+	float w_sum;
 
 	(void)g1;
 
@@ -351,11 +354,10 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 	xo_net_load(x, xo, index, io, has_index, rows, t, to, 1, flag, lm, in_size, classes,
 		    t_loc, i, lid, wg);
 	xo_net_forward(desc, nl, w, wo, lm, i, 1, seed_lo, seed_hi, step_lo, lid, wg);
+	w_sum = xo_row_ce_w_l(lm + out_loc, lm + t_loc, classes);
 	for (int e = lid; e < classes; e += wg) {
-		float p = lm[out_loc + e];
-
-		probs[po + i * classes + e] = p;
-		lm[g0 + e] = (p - lm[t_loc + e]) / (float)n;
+		probs[po + i * classes + e] = lm[out_loc + e];
+		lm[g0 + e] = xo_row_ce_dz_l(lm + out_loc, lm + t_loc, classes, e, w_sum, n);
 	}
 	if (lid == 0)
 		xo_net_sample_metrics(lm + out_loc, lm + t_loc, classes, scratch + met,

@@ -43,7 +43,7 @@ typedef enum xo_status (*xo_op_fn)(struct xo_backend *be, const struct xo_op_arg
  * metrics, train_step): the same ops in the same order, dropout masks drawn
  * with xo_dropout_keep(p.seed, p.step, p.layer, element index within the
  * layer's [n][out_size] output, p.rate), the last layer dense(softmax) with
- * the fused softmax+cross-entropy gradient dz = (p - t) / n, Adam on the
+ * the fused softmax+cross-entropy gradient (the op's, through the clip), Adam on the
  * flat parameters. Results agree with it within the model suite's bounds;
  * they need not be bit-identical.
  */
