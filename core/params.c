@@ -235,6 +235,8 @@ enum key_id {
 	K_ZERO_OUTPUT_FOR_MASK,
 	/* mask_outer */
 	K_QUERY_MASK, K_VALUE_MASK,
+	/* masking */
+	K_MASK_VALUE,
 	K_COUNT
 };
 
@@ -307,6 +309,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_ZERO_OUTPUT_FOR_MASK, zero_output_for_mask, KEY_BOOL),
 	KEY(K_QUERY_MASK, query_mask, KEY_BOOL),
 	KEY(K_VALUE_MASK, value_mask, KEY_BOOL),
+	KEY(K_MASK_VALUE, mask_value, KEY_F32),
 };
 #undef KEY
 
@@ -430,6 +433,7 @@ struct key_set {
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_LEN_KV) | B(K_QUERY_MASK) | B(K_VALUE_MASK) |            \
 	      B(K_ATTENTION_MASK)),                                                              \
 	     0)
+#define KEYS_masking KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MASK_VALUE)), 0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,

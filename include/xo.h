@@ -246,6 +246,9 @@ struct xo_params {
 	/* mask_outer: which of Keras's implicit masks the ids give (ops.def) */
 	bool query_mask;               /* ids != 0 over the query rows (false) */
 	bool value_mask;               /* ids != 0 over the keys (false) */
+	/* masking: a step whose every feature equals it is masked (Keras's
+	 * Masking mask_value; finite) */
+	float mask_value;              /* (0) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
