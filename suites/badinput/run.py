@@ -581,10 +581,13 @@ def keras_nin9(d):
 
 
 def keras_masking(d, functional):
-    """A Masking layer after the InputLayer, as Keras 3.15 writes it: in a
-    Sequential (gru.keras) its entry alone; in a Functional (functional.keras)
-    also the ops its mask is computed by, NotEqual before it and Any after
-    it, as layers of their own, and the mask given to the next layer."""
+    """A Masking layer as Keras 3.15 writes it, where xo refuses it: in a
+    Sequential (gru.keras) its entry alone, after the first layer (not on
+    the model's input); in a Functional (functional.keras) after the
+    InputLayer with the ops its mask is computed by, NotEqual before it and
+    Any after it, as layers of their own, and the mask given to the next
+    layer, but the NotEqual comparing with 1.0, not the mask_value (a mask
+    that is not the Masking's)."""
     def tensor(name, shape, dtype="float32"):
         return {"class_name": "__keras_tensor__",
                 "config": {"shape": shape, "dtype": dtype, "keras_history": [name, 0, 0]}}
@@ -599,13 +602,13 @@ def keras_masking(d, functional):
                                         "config": {"name": "float32"}, "registered_name": None},
                               "mask_value": 0.0},
                    "registered_name": None}
-        if not functional:
-            layers.insert(1, masking)
+        if not functional:  # after the first layer: not on the model's input
+            layers.insert(2, masking)
             return
         masking.update(name="masking", inbound_nodes=[{"args": [tensor(inp, shape)], "kwargs": {}}])
         ops = [{"module": "keras.src.ops.numpy", "class_name": "NotEqual",
                 "config": {"name": "not_equal"}, "registered_name": "NotEqual", "name": "not_equal",
-                "inbound_nodes": [{"args": [tensor(inp, shape), 0.0], "kwargs": {}}]},
+                "inbound_nodes": [{"args": [tensor(inp, shape), 1.0], "kwargs": {}}]},
                masking,
                {"module": "keras.src.ops.numpy", "class_name": "Any",
                 "config": {"name": "any", "axis": -1, "keepdims": False}, "registered_name": "Any",
@@ -1040,10 +1043,11 @@ CASES = {
     # not as a corrupt archive
     "keras_lzma_config": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'config\.json' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "config.json"), {}, None),
     "keras_lzma_weights": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'model\.weights\.h5' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "model.weights.h5"), {}, None),
-    # a Masking layer is refused by its name, never by the ops Keras writes
+    # a Masking layer where xo refuses it: not the first layer; a NotEqual
+    # that is not its mask (the ops Keras writes for it in a Functional)
     # for its mask in a Functional (NotEqual, Any)
-    "keras_masking_sequential": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, False), {}, None),
-    "keras_masking_functional": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, True), {}, None),
+    "keras_masking_sequential": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking': masking must be the first layer, on the model's input \(a Masking elsewhere is not supported\)$", ["out.npy"], lambda d: keras_masking(d, False), {}, None),
+    "keras_masking_functional": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'not_equal' \(NotEqual\): ", ["out.npy"], lambda d: keras_masking(d, True), {}, None),
     # the input files checked against the model before its activations are
     # allocated: a wrong file is named even where the model would not fit
     "predict_input_checked_first": (predict(model="long_seq.model"), 2, r"xo predict: x\.npy: shape \(40, 17, 2\) does not match the model input \(80000 values per sample, first axis = samples\); want \(n, 20000, 4\) or \(n, 80000\)$", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
