@@ -705,6 +705,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "mha_enc",     "mha_dec",     "acts3",
                                              "emb_mask",    "emb_mask_res", "mha_mask",
                                              "emb_mask_rnn", "emb_mask_bidir",
+                                             "masking_rnn", "masking_bidir",
                                              "mha_pad",     "mha_bool"};
 
 /*
@@ -794,15 +795,21 @@ static void test_golden_predict(void **state)
 }
 
 /*
- * The recurrent goldens fed Keras's mask (emb_mask_rnn, emb_mask_bidir)
- * see it: the same spec and weights with mask_zero=False predict, on ref,
+ * The recurrent goldens fed Keras's mask (emb_mask_rnn, emb_mask_bidir;
+ * masking_rnn, masking_bidir from a Masking layer) see it: the same spec
+ * and weights with mask_zero=False (without the masking line) predict, on ref,
  * at least 1e-3 away from Keras's masked predictions somewhere (100 times
  * test_golden_predict's bound and more), so a runtime that dropped the
  * mask on the way to the recurrent ops would fail there.
  */
 static void test_golden_mask_seen(void **state)
 {
-	static const char *const names[] = {"emb_mask_rnn", "emb_mask_bidir"};
+	static const char *const names[] = {"emb_mask_rnn", "emb_mask_bidir", "masking_rnn",
+	                                    "masking_bidir"};
+	/* the mask's source, and what takes its place without it */
+	static const char *const from[] = {"mask_zero=True", "mask_zero=True",
+	                                   "masking mask_value=0\n", "masking mask_value=0\n"};
+	static const char *const to[] = {"mask_zero=False", "mask_zero=False", "", ""};
 	struct xo_backend *be;
 
 	(void)state;
@@ -820,17 +827,16 @@ static void test_golden_mask_seen(void **state)
 		snprintf(spec, sizeof(spec), "%s/model.model", dir);
 		snprintf(wdir, sizeof(wdir), "%s/weights", dir);
 		text = read_file(spec, &n);
-		at = strstr(text, "mask_zero=True");
+		at = strstr(text, from[g]);
 		assert_non_null(at);
 		off = (size_t)(at - text);
 		unmasked = malloc(n + 2);
 		assert_non_null(unmasked);
-		/* "mask_zero=True" (14) becomes "mask_zero=False" (15) */
 		memcpy(unmasked, text, off);
-		memcpy(unmasked + off, "mask_zero=False", 15);
-		memcpy(unmasked + off + 15, at + 14, n - off - 14);
+		memcpy(unmasked + off, to[g], strlen(to[g]));
+		memcpy(unmasked + off + strlen(to[g]), at + strlen(from[g]), n - off - strlen(from[g]));
 		snprintf(path, sizeof(path), "%s/%s_unmasked.model", g_tmp, names[g]);
-		write_file(path, unmasked, n + 1);
+		write_file(path, unmasked, n - strlen(from[g]) + strlen(to[g]));
 		free(unmasked);
 		free(text);
 		x = load(dir, "x.npy");
