@@ -593,6 +593,23 @@ static enum xo_status set_relu_arg(struct xo_params *p, const char *key, const c
 	return XO_OK;
 }
 
+/* masking's mask_value: a finite float32 (Keras compares the input with it
+ * in float32; NaN would keep every step, an infinity is refused too) */
+static enum xo_status set_mask_value(struct xo_params *p, const char *val, const char *origin,
+                                     int line)
+{
+	char *end;
+	double mv;
+
+	errno = 0;
+	mv = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(mv) || fabs(mv) > FLT_MAX)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "mask_value=%s: expected a finite number (float32)", val);
+	p->mask_value = (float)mv;
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -632,18 +649,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->ch = v;
 		return XO_OK;
 	}
-	if (!strcmp(key, "mask_value")) {
-		char *end;
-		double mv;
-
-		errno = 0;
-		mv = strtod(val, &end);
-		if (errno || end == val || *end || !isfinite(mv) || fabs(mv) > FLT_MAX)
-			return spec_error(XO_EINVAL, origin, line,
-			                  "mask_value=%s: expected a finite number (float32)", val);
-		p->mask_value = (float)mv;
-		return XO_OK;
-	}
+	if (!strcmp(key, "mask_value"))
+		return set_mask_value(p, val, origin, line);
 	if (!strcmp(key, "interpolation")) {
 		if (strcmp(val, "nearest"))
 			return spec_error(XO_EINVAL, origin, line,
