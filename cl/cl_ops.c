@@ -1945,3 +1945,31 @@ enum xo_status xo_cl_attention_bwd(struct xo_backend *be, const struct xo_op_arg
 	return la_run(&l, p->batch * xo_attention_len_kv(p) * p->heads, XO_OP_attention,
 		      XO_DIR_BWD);
 }
+
+/* ---- masking (mask.cl): one work-item per step ------------------------------------ */
+
+static enum xo_status la_masking(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	const struct xo_params *p = &a->p;
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), XO_CL_K_masking_select);
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[bwd ? 1 : 0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_tensor(&l, bwd ? NULL : a->dst[1], a->dst[0]);
+	xo_cl_arg_int(&l, bwd ? 0 : 1);
+	xo_cl_arg_int(&l, p->batch * p->len);
+	xo_cl_arg_int(&l, p->ch);
+	xo_cl_arg_float(&l, p->mask_value);
+	return la_run(&l, p->batch * p->len, XO_OP_masking, bwd ? XO_DIR_BWD : XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_masking_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_masking(be, a, false);
+}
+
+enum xo_status xo_cl_masking_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_masking(be, a, true);
+}

@@ -237,6 +237,8 @@ enum key_id {
 	K_QUERY_MASK, K_VALUE_MASK,
 	/* merge's mask */
 	K_MASK_A, K_MASK_B,
+	/* masking */
+	K_MASK_VALUE,
 	K_COUNT
 };
 
@@ -311,6 +313,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_VALUE_MASK, value_mask, KEY_BOOL),
 	KEY(K_MASK_A, mask_a, KEY_BOOL),
 	KEY(K_MASK_B, mask_b, KEY_BOOL),
+	KEY(K_MASK_VALUE, mask_value, KEY_F32),
 };
 #undef KEY
 
@@ -435,6 +438,7 @@ struct key_set {
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_LEN_KV) | B(K_QUERY_MASK) | B(K_VALUE_MASK) |            \
 	      B(K_ATTENTION_MASK)),                                                              \
 	     0)
+#define KEYS_masking KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MASK_VALUE)), 0)
 
 static const struct key_set op_key_masks[XO_OP_COUNT] = {
 #define XO_OP(name, has_bwd, cmp, nsf, ndf, nsb, ndb) [XO_OP_##name] = KEYS_##name,

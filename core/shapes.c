@@ -4,6 +4,7 @@
  * reaches a backend (xo_op_validate). One place, so no kernel re-checks and
  * no backend can disagree about a shape.
  */
+#include <math.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -1009,6 +1010,32 @@ static enum xo_status shapes_mask_outer(enum xo_op op, enum xo_dir dir, const st
 	return XO_OK;
 }
 #define SHAPES_mask_outer shapes_mask_outer
+
+/* masking: x[batch][len][ch] -> y[batch][len][ch] and the keep flags
+ * keep[batch][len] (i32); backward {x, dy} -> dx. mask_value is finite
+ * (the key parser refuses others; Keras's NaN would keep every step) */
+static enum xo_status shapes_masking(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
+                                     struct xo_slot_shape *src, struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	if (!isfinite(p->mask_value))
+		return xo_error(XO_EINVAL, "%s: mask_value=%g must be finite", name,
+		                (double)p->mask_value);
+	SLOT(src[0], false, p->batch, p->len, p->ch);
+	SLOT(dst[0], false, p->batch, p->len, p->ch);
+	if (dir == XO_DIR_FWD) {
+		SLOT(dst[1], false, p->batch, p->len);
+		dst[1].dtype = XO_DTYPE_I32;
+	} else {
+		SLOT(src[1], false, p->batch, p->len, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_masking shapes_masking
 
 typedef enum xo_status (*shapes_fn)(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                     struct xo_slot_shape *src, struct xo_slot_shape *dst);

@@ -250,6 +250,9 @@ struct xo_params {
 	 * the ids source (ops.def); either set declares that source */
 	bool mask_a;                   /* the first input is masked where ids == 0 (false) */
 	bool mask_b;                   /* the second input alike (false) */
+	/* masking: a step whose every feature equals it is masked (Keras's
+	 * Masking mask_value; finite) */
+	float mask_value;              /* (0) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -155,6 +155,7 @@ static void bidirectional_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void conv_transpose_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void relu_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void masking_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -442,6 +443,10 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_SOFTMAX] =
         {{COMMON_KEYS, {"axis", K_AXIS}, {"batch_input_shape", K_SHAPE}},
          softmax_config,
+         false},
+    [XO_LAYER_MASKING] =
+        {{COMMON_KEYS, {"mask_value", K_FLOAT}, {"batch_input_shape", K_SHAPE}},
+         masking_config,
          false},
 };
 
@@ -1292,10 +1297,14 @@ static const char *keyword_tensor(const json_t *layer, bool mha)
  * OR with itself is itself, which the spec parser propagates from the
  * embedding on its own: no spec line), all true (an OR with an unmasked
  * input's), or all false (ZerosLike, only inside an OR); MASK_OP_NONE when
- * it is not one. memo: one entry a layer, 0 unknown, each kind + 1 once
+ * it is not one. A Masking's mask (Masking.compute_mask) is NotEqual(x,
+ * mask_value) on the float input (per feature: MASK_OP_FEAT, no mask on its
+ * own) and Any over the last axis of it: the model's mask, as the ids'
+ * (its one source, the Masking layer, whose mask_value the NotEqual must
+ * compare with). memo: one entry a layer, 0 unknown, each kind + 1 once
  * known, so a graph of shared ops is walked once.
  */
-enum mask_op { MASK_OP_NONE, MASK_OP_IDS, MASK_OP_ONES, MASK_OP_ZEROS };
+enum mask_op { MASK_OP_NONE, MASK_OP_IDS, MASK_OP_ONES, MASK_OP_ZEROS, MASK_OP_FEAT };
 
 static const char *entry_class(const json_t *layers, size_t i);
 
@@ -1315,7 +1324,7 @@ static enum mask_op mask_op_arg(const json_t *layers, size_t i, const int *names
 /* The OR of two mask kinds (none when either is none). */
 static enum mask_op mask_op_or(enum mask_op a, enum mask_op b)
 {
-	if (!a || !b)
+	if (!a || !b || a == MASK_OP_FEAT || b == MASK_OP_FEAT)
 		return MASK_OP_NONE;
 	if (a == MASK_OP_ONES || b == MASK_OP_ONES)
 		return MASK_OP_ONES;
@@ -1332,6 +1341,21 @@ static bool mask_op_last_axis(const json_t *l, const json_t *t)
 
 	return ax == -1 || (ax > 0 && json_is_array(shape) &&
 	                    ax == (json_int_t)json_array_size(shape) - 1);
+}
+
+/* Whether the model has a Masking layer whose mask_value is the number v
+ * (NotEqual's constant: a float input's step mask is the Masking's). */
+static bool masking_value_is(const json_t *layers, const json_t *v)
+{
+	for (size_t i = 0; json_is_number(v) && i < json_array_size(layers); i++) {
+		const json_t *mv = json_object_get(json_object_get(json_array_get(layers, i), "config"),
+		                                   "mask_value");
+
+		if (!strcmp(entry_class(layers, i), "Masking") && json_is_number(mv) &&
+		    (float)json_number_value(mv) == (float)json_number_value(v))
+			return true;
+	}
+	return false;
 }
 
 static enum mask_op mask_op_kind(const json_t *layers, size_t i, const int *names,
@@ -1354,6 +1378,9 @@ static enum mask_op mask_op_kind(const json_t *layers, size_t i, const int *name
 		const char *src = na == 2 ? tensor_name(json_array_get(args, 0)) : NULL;
 		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
 
+		if (j >= 0 && (size_t)j < i && !strcmp(entry_class(layers, (size_t)j), "InputLayer") &&
+		    masking_value_is(layers, json_array_get(args, 1)))
+			return MASK_OP_FEAT;
 		return j >= 0 && (size_t)j < i && !strcmp(entry_class(layers, (size_t)j), "InputLayer") &&
 		               int_value(json_array_get(args, 1), &zero) && zero == 0
 		           ? MASK_OP_IDS
@@ -1365,8 +1392,12 @@ static enum mask_op mask_op_kind(const json_t *layers, size_t i, const int *name
 	if ((!strcmp(cls, "ExpandDims") || !strcmp(cls, "Any")) && na == 1 &&
 	    mask_op_last_axis(l, json_array_get(args, 0)) &&
 	    (!strcmp(cls, "ExpandDims") ||
-	     json_is_false(json_object_get(json_object_get(l, "config"), "keepdims"))))
-		return mask_op_arg(layers, i, names, memo, json_array_get(args, 0));
+	     json_is_false(json_object_get(json_object_get(l, "config"), "keepdims")))) {
+		k = mask_op_arg(layers, i, names, memo, json_array_get(args, 0));
+		if (k == MASK_OP_FEAT) /* a Masking's mask: Any over the features */
+			return cls[0] == 'A' ? MASK_OP_IDS : MASK_OP_NONE;
+		return k;
+	}
 	if ((!strcmp(cls, "ZerosLike") || !strcmp(cls, "OnesLike")) && na == 1 &&
 	    json_is_string(dt) && !strcmp(json_string_value(dt), "bool")) {
 		const char *src = tensor_name(json_array_get(args, 0));
@@ -1698,19 +1729,6 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 	return st;
 }
 
-/* A Masking layer is refused by its own name, before any layer is read: in
- * a Functional, Keras writes the ops its mask is computed by (NotEqual, Any)
- * as layers of their own, listed before it, which the user never named. */
-static enum xo_status masking_refuse(const json_t *layers, const char *origin)
-{
-	for (size_t i = 0; i < json_array_size(layers); i++)
-		if (!strcmp(entry_class(layers, i), "Masking"))
-			return xo_error(XO_EINVAL,
-			                "%s: layer '%s' (Masking): masks are not supported", origin,
-			                entry_name(layers, i));
-	return XO_OK;
-}
-
 /* A layer of a class xo lacks, refused: named as Keras's mask computation
  * where it takes a mask (one of mask_op_layer's: Keras computes the mask
  * of a layer such as Concatenate with its own ops), else as the class. */
@@ -1785,8 +1803,6 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 		return xo_error(XO_EINVAL, "%s: model config has %zu layers, more than the limit "
 		                           "of %d", origin, json_array_size(layers),
 		                XO_SPEC_LAYERS_MAX);
-	if ((st = masking_refuse(layers, origin)))
-		return st;
 	nin = 0;
 	if (functional && (st = input_order(cfg, layers, origin, in_names, &nin)))
 		return st;
@@ -3204,6 +3220,11 @@ static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	(void)ls;
 	json_object_set_new(cfg, "axis", json_integer(-1));
+}
+
+static void masking_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "mask_value", json_real((double)ls->p.mask_value));
 }
 
 /*

@@ -155,8 +155,8 @@ void xo_mem_trace_call(struct xo_model *m, const struct xo_op_args *a)
 /* The model's buffers as storage-less tensors (or back to none, undo). */
 static enum xo_status probes_set(struct xo_model *m, int layout, bool undo)
 {
-	struct xo_tensor **io[3] = {&m->xb, &m->yb, &m->idx};
-	int64_t io_per[3] = {m->in_size, m->classes, 1};
+	struct xo_tensor **io[4] = {&m->xb, &m->yb, &m->idx, &m->kb};
+	int64_t io_per[4] = {m->in_size, m->classes, 1, xo_model_has_masking(m) ? m->spec.in_len : 0};
 	enum xo_status st = XO_OK;
 
 	for (int i = 0; i < m->nlayers; i++) {
@@ -180,11 +180,13 @@ static enum xo_status probes_set(struct xo_model *m, int layout, bool undo)
 			st = xo_error(XO_ENOMEM, "model: out of memory");
 		l->ws_cap = l->wsbuf ? 1 : 0;
 	}
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		free(*io[k]);
 		*io[k] = NULL;
-		if (!undo && !(*io[k] = probe_new(io_per[k], -1)))
+		if (!undo && io_per[k] && !(*io[k] = probe_new(io_per[k], -1)))
 			st = xo_error(XO_ENOMEM, "model: out of memory");
+		if (*io[k] && io[k] == &m->kb) /* int32 flags, as the real buffer */
+			(*io[k])->dtype = XO_DTYPE_I32;
 	}
 	m->cap = undo ? 0 : 1;
 	return st;

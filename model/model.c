@@ -127,6 +127,8 @@ void xo_model_plan_free(struct xo_model *m)
 		m->x_part[k] = NULL;
 	}
 	xo_tensor_free(m->x_in);
+	xo_tensor_free(m->keep);
+	m->keep = NULL;
 	xo_tensor_free(m->x_flat);
 	xo_tensor_free(m->y_in);
 	xo_tensor_free(m->idx_v);
@@ -185,8 +187,11 @@ static void plan_wire(struct xo_model *m, struct layer *l, bool training)
 		if (k == 0) {
 			l->in = p ? p->out : x;
 			l->gin = g;
-			/* the mask's source (mask_zero): the ids input */
-			l->ids = m->spec.in_ids ? m->x_part[m->spec.in_ids] : m->x_in;
+			/* the mask's source (mask_zero): a Masking's keep flags,
+			 * else the ids input */
+			l->ids = m->keep ? m->keep
+			         : m->spec.in_ids ? m->x_part[m->spec.in_ids]
+			                          : m->x_in;
 		} else {
 			l->in2 = p ? p->out : x;
 			l->gin2 = g;
@@ -346,6 +351,8 @@ enum xo_status xo_model_plan_build(struct xo_model *m, int64_t n, bool training)
 		if (!st && m->spec.in_int && m->spec.in_ids == k)
 			m->x_part[k]->dtype = XO_DTYPE_I32;
 	}
+	if (!st && m->kb) /* a Masking's keep flags [n][T], int32 */
+		st = xo_tensor_view(m->kb, 0, 2, (int64_t[]){n, m->spec.in_len}, &m->keep);
 	if (!st)
 		st = xo_tensor_view(m->xb, 0, 2, (int64_t[]){n, m->in_size}, &m->x_flat);
 	if (!st)
@@ -402,7 +409,8 @@ static void buffers_free(struct xo_model *m)
 	xo_tensor_free(m->xb);
 	xo_tensor_free(m->yb);
 	xo_tensor_free(m->idx);
-	m->xb = m->yb = m->idx = NULL;
+	xo_tensor_free(m->kb);
+	m->xb = m->yb = m->idx = m->kb = NULL;
 	m->cap = 0;
 }
 
@@ -471,6 +479,9 @@ static enum xo_status buffers_alloc(struct xo_model *m, int64_t cap, int layout)
 		                                  (int64_t[]){cap, m->classes}, &m->yb);
 	if (!st)
 		st = xo_tensor_create(m->be, XO_DTYPE_I32, 1, (int64_t[]){cap}, &m->idx);
+	if (!st && xo_model_has_masking(m))
+		st = xo_tensor_create(m->be, XO_DTYPE_I32, 2, (int64_t[]){cap, m->spec.in_len},
+		                      &m->kb);
 	if (!st)
 		st = xo_mem_layout_alloc(m, layout, cap);
 	if (st) {

@@ -362,6 +362,9 @@ struct xo_model {
 	struct xo_tensor *xb, *yb; /* batch input [cap][in_size], labels [cap][lw] (i32 [cap]
 	                            * class ids for sparse_categorical_crossentropy) */
 	struct xo_tensor *idx;     /* i32 [cap]: argmax scratch of the accuracy op */
+	/* i32 [cap][T]: a Masking's keep flags, the model's mask (NULL without
+	 * one); keep is the plan's [n][T] view, every layer's ids then */
+	struct xo_tensor *kb, *keep;
 	struct xo_tensor *scalars; /* [2]: loss and correct of bench steps */
 	struct xo_tensor *sc_loss, *sc_correct; /* views of scalars */
 	/* Plan views of the current batch size n and mode. */
@@ -420,6 +423,13 @@ struct xo_model {
 	bool profiling;
 	uint64_t *prof_ns, *prof_launches, prof_extra;
 };
+
+/* The model's mask comes from a Masking (its first layer, spec.c): its keep
+ * flags are a buffer of the model's (kb), read as every layer's ids. */
+static inline bool xo_model_has_masking(const struct xo_model *m)
+{
+	return m->spec.nlayers > 0 && m->spec.layers[0].kind == XO_LAYER_MASKING;
+}
 
 /* Views for batch size n (<= cap) in training or inference mode. */
 /* The labels are class ids (sparse_categorical_crossentropy). */

@@ -4,6 +4,7 @@
  * rejection names the file and line: "models/x.model:4: reason".
  */
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -144,6 +145,8 @@ static const char *const relu_args[] = {"max_value", "negative_slope", "threshol
                                         NULL};
 /* softmax: Keras Softmax's axis, the last only (as the normalizations') */
 static const char *const softmax_args[] = {"axis", "name", NULL};
+/* masking: Keras Masking's mask_value (default 0.0) */
+static const char *const masking_args[] = {"mask_value", "name", NULL};
 /* time_distributed: layer= (the wrapped kind) and the wrapped kind's own
  * arguments (layer_check refuses those of the other kind) */
 static const char *const time_distributed_args[] = {
@@ -590,6 +593,23 @@ static enum xo_status set_relu_arg(struct xo_params *p, const char *key, const c
 	return XO_OK;
 }
 
+/* masking's mask_value: a finite float32 (Keras compares the input with it
+ * in float32; NaN would keep every step, an infinity is refused too) */
+static enum xo_status set_mask_value(struct xo_params *p, const char *val, const char *origin,
+                                     int line)
+{
+	char *end;
+	double mv;
+
+	errno = 0;
+	mv = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(mv) || fabs(mv) > FLT_MAX)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "mask_value=%s: expected a finite number (float32)", val);
+	p->mask_value = (float)mv;
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -629,6 +649,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			p->ch = v;
 		return XO_OK;
 	}
+	if (!strcmp(key, "mask_value"))
+		return set_mask_value(p, val, origin, line);
 	if (!strcmp(key, "interpolation")) {
 		if (strcmp(val, "nearest"))
 			return spec_error(XO_EINVAL, origin, line,
@@ -1059,6 +1081,17 @@ static enum xo_status axis_check(const struct xo_layer_spec *l, const char *orig
 	                  "axis=%d: only the last axis (-1, or %d for this rank-%d input) is "
 	                  "supported",
 	                  l->axis, l->in_rank, l->in_rank + 1);
+}
+
+/* masking: a float sequence [T][F], the shape kept (its keep flags are per
+ * step: Keras's mask of a rank-2 sample) */
+static enum xo_status shape_masking(struct xo_layer_spec *l, const char *origin)
+{
+	if (l->in_rank != 2)
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "masking needs a [steps][features] input (got rank %d)",
+		                  l->in_rank);
+	return shape_elementwise(l, origin);
 }
 
 /* softmax: over the last axis, the shape kept */
@@ -1630,6 +1663,7 @@ static const struct {
     [XO_LAYER_MULTI_HEAD_ATTENTION] = {mha_args, shape_mha, needs_heads},
     [XO_LAYER_RE_LU] = {relu_args, shape_elementwise},
     [XO_LAYER_SOFTMAX] = {softmax_args, shape_softmax},
+    [XO_LAYER_MASKING] = {masking_args, shape_masking},
 };
 
 /*
@@ -1717,7 +1751,16 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_MULTI_HEAD_ATTENTION] = MASK_ATTN,
     [XO_LAYER_RE_LU] = MASK_PASS,
     [XO_LAYER_SOFTMAX] = MASK_REFUSE, /* masked positions to -1e9, outputs zeroed */
+    [XO_LAYER_MASKING] = MASK_DROP, /* the first layer: its mask is its own (layer_mask) */
 };
+
+/* The Keras layer the model's mask comes from, for messages: a Masking
+ * (the first layer) or Embedding(mask_zero=True). */
+static const char *mask_source(const struct xo_model_spec *out)
+{
+	return out->nlayers && out->layers[0].kind == XO_LAYER_MASKING ? "Masking"
+	                                                               : "Embedding(mask_zero=True)";
+}
 
 /* Whether Keras's mask reaches l's output (l->masked), by its kind's rule
  * from its inputs' (mask_rules); a mask its kind would use and xo does not
@@ -1734,7 +1777,7 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		any = any || m;
 		all = all && m;
 	}
-	l->masked = l->kind == XO_LAYER_EMBEDDING && l->p.mask_zero;
+	l->masked = (l->kind == XO_LAYER_EMBEDDING && l->p.mask_zero) || l->kind == XO_LAYER_MASKING;
 	if (!any)
 		return XO_OK;
 	switch (mask_rules[l->kind]) {
@@ -1746,11 +1789,11 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 	case MASK_MERGE:
 		if (l->kind == XO_LAYER_CONCATENATE && l->axis != 0) /* shape_concatenate: 0 last */
 			return spec_error(XO_EINVAL, origin, l->line,
-			                  "layer '%s': the mask of Embedding(mask_zero=True) reaches "
+			                  "layer '%s': the mask of %s reaches "
 			                  "this Concatenate on axis %d: Keras joins the inputs' masks "
 			                  "along that axis, a mask xo does not carry (masked inputs "
 			                  "are supported on the last axis)",
-			                  l->name, l->axis);
+			                  l->name, mask_source(out), l->axis);
 		l->masked = all;
 		return XO_OK;
 	case MASK_MERGE_USE:
@@ -1775,9 +1818,10 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		break;
 	}
 	return spec_error(XO_EINVAL, origin, l->line,
-	                  "layer '%s': the mask of Embedding(mask_zero=True) reaches this %s "
+	                  "layer '%s': the mask of %s reaches this %s "
 	                  "layer, which uses it in Keras; masks are not supported for %s",
-	                  l->name, xo_layer_kinds[l->kind].keras, xo_layer_kinds[l->kind].keras);
+	                  l->name, mask_source(out), xo_layer_kinds[l->kind].keras,
+	                  xo_layer_kinds[l->kind].keras);
 }
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -2657,6 +2701,16 @@ static enum xo_status layer_check(const struct xo_model_spec *out, const struct 
 		                               : "embedding needs integer ids: the input line "
 		                                 "must say dtype=int32 (float inputs are "
 		                                 "refused)");
+	/* the model's mask comes from one source: a Masking is the first
+	 * layer, on the model's only input (a float sequence) */
+	if (l->kind == XO_LAYER_MASKING && (out->nlayers || out->ninputs > 1 || out->in_int))
+		return spec_error(XO_EINVAL, origin, line,
+		                  out->in_int ? "masking needs a float input (the input line says "
+		                                "dtype=int32)"
+		                  : out->nlayers
+		                      ? "masking must be the first layer, on the model's input (a "
+		                        "Masking elsewhere is not supported)"
+		                      : "masking on a model of several inputs is not supported");
 	if (l->kind != XO_LAYER_EMBEDDING && !out->nlayers && out->in_int)
 		return spec_error(XO_EINVAL, origin, line,
 		                  "an input of dtype=int32 feeds only an embedding layer (got "

@@ -766,6 +766,35 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
         "seed_offset": 163, "pad": True, "pad_front": True,
     },
+    # Keras's Masking(0.0) on a float sequence into the recurrent layers
+    # (--only masking_rnn --only masking_bidir): whole zero steps at each row's end,
+    # every third row at its start, a kept step 0 in feature 0 only
+    "masking_rnn": {
+        "spec": (
+            "# golden: Masking(0.0) -> LSTM(5, return_sequences) -> GRU(4)\n"
+            "# -> Dense softmax, T = 8, 3 features\n"
+            "input 8 3\n"
+            "masking mask_value=0\n"
+            "lstm units=5 return_sequences=True\n"
+            "gru units=4\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 193, "pad": True, "pad_front": True,
+    },
+    "masking_bidir": {
+        "spec": (
+            "# golden: Masking(0.0) -> Bidirectional(GRU(4, return_sequences))\n"
+            "# -> masked GlobalAveragePooling1D -> Dense softmax\n"
+            "input 8 3\n"
+            "masking mask_value=0\n"
+            "bidirectional layer=gru units=4 return_sequences=True\n"
+            "global_average_pooling1d\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 197, "pad": True, "pad_front": True,
+    },
     # MultiHeadAttention fed Embedding(mask_zero=True)'s mask (--only
     # mha_pad): the query's and the value's masks ANDed into its attention
     # mask, its output masked by the query's through the residual Add and
@@ -1016,7 +1045,7 @@ def build(text):
                 kw[k] = int(v)
             elif k == "use_bias":
                 kw[k] = v in ("True", "true", "1")
-            elif k in ("rate", "momentum", "epsilon", "max_value"):
+            elif k in ("rate", "momentum", "epsilon", "max_value", "mask_value"):
                 kw[k] = float(v)
             elif k in ("center", "scale", "return_sequences", "go_backwards", "reset_after",
                        "use_causal_mask", "mask_zero"):
@@ -1058,6 +1087,7 @@ def build(text):
                "conv2d_transpose": keras.layers.Conv2DTranspose,
                "multi_head_attention": keras.layers.MultiHeadAttention,
                "re_lu": keras.layers.ReLU, "softmax": keras.layers.Softmax,
+               "masking": keras.layers.Masking,
                "time_distributed": None, "bidirectional": None}[kind]
         if kind == "time_distributed":  # the wrapped layer takes the arguments
             inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]
@@ -1210,6 +1240,19 @@ def make(name, cfg, root, seed):
             return pad_ids(n, shape)
         if vocab:
             return rng.integers(0, vocab, (n,) + shape).astype(np.float32)
+        if cfg.get("pad"):
+            # a float sequence for Masking(0.0): whole zero steps at each
+            # row's end after 1 to all its steps kept (every third row at
+            # its start: pad_front), and a kept step 0 in feature 0 only
+            x = rng.uniform(lo, hi, (n,) + shape)
+            keep = rng.integers(1, shape[0] + 1, n)
+            x[np.arange(shape[0])[None, :] >= keep[:, None]] = 0.0
+            if cfg.get("pad_front"):
+                for i in range(1, n, 3):
+                    x[i] = np.roll(x[i], shape[0] - keep[i], axis=0)
+            for i in range(n):
+                x[i, int(np.flatnonzero(np.any(x[i] != 0, axis=-1))[0]), 0] = 0.0
+            return x.astype(np.float32)
         return rng.uniform(lo, hi, (n,) + shape).astype(np.float32)
 
     def pad_ids(n, shape):

@@ -850,6 +850,67 @@ def mask_rnn_fixtures(out):
         np.save(os.path.join(out, name + ".y64.npy"), y)
 
 
+# Keras's Masking on a float sequence into the recurrent layers
+# (--only=masking writes them alone)
+def masking_rnn_model(masked=True):
+    """x [8][3] float -> Masking(0.0) -> LSTM(5, return_sequences=True) ->
+    GRU(4) -> Dense(3, softmax); masked=False leaves the Masking out (the
+    same weights: it has none)."""
+    m = [layers.Masking(mask_value=0.0)] if masked else []
+    return keras.Sequential([keras.Input(shape=(8, 3))] + m + [
+        layers.LSTM(5, return_sequences=True), layers.GRU(4),
+        layers.Dense(3, activation="softmax")])
+
+
+def masking_bidir_model(masked=True):
+    """x [8][3] float -> Masking(0.0) -> Bidirectional(GRU(4,
+    return_sequences=True)) -> GlobalAveragePooling1D (the masked mean) ->
+    Dense(3, softmax), a Functional (Keras writes the mask's NotEqual and
+    Any op layers)."""
+    x = keras.Input(shape=(8, 3))
+    h = layers.Masking(mask_value=0.0)(x) if masked else x
+    h = layers.Bidirectional(layers.GRU(4, return_sequences=True))(h)
+    h = layers.GlobalAveragePooling1D()(h)
+    return keras.Model(x, layers.Dense(3, activation="softmax")(h))
+
+
+def masking_fixtures(out):
+    """NAME.keras, NAME.h5, NAME.weights.h5, NAME.x.npy and NAME.y64.npy of
+    msk_rnn and msk_bidir: 16 rows of float x in [-1, 1), each padded with
+    whole zero steps at its end after 1 to 8 kept steps, every third row at
+    its start instead; in every row a kept step with feature 0 at 0 (and
+    one at -0.0 in feature 1), which must stay kept; msk_rnn's row 5 all
+    padding. The same weights without the Masking predict at least 1e-3
+    away: the fixture sees the mask."""
+    for name, make_model, seed in (("msk_rnn", masking_rnn_model, 181),
+                                   ("msk_bidir", masking_bidir_model, 191)):
+        m = make_model()
+        r = np.random.default_rng(seed)
+        randomize(m, r)
+        for path in (name + ".keras", name + ".h5"):
+            m.save(os.path.join(out, path))
+        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        x = r.uniform(-1, 1, (16, 8, 3))
+        keep = r.integers(1, 9, 16)
+        x[np.arange(8)[None, :] >= keep[:, None]] = 0.0
+        for i in range(1, 16, 3):
+            x[i] = np.roll(x[i], 8 - keep[i], axis=0)
+        for i in range(16):
+            t = int(np.flatnonzero(np.any(x[i] != 0, axis=-1))[0]) if keep[i] else 0
+            x[i, t, 0] = 0.0
+            x[i, t, 1] = -0.0 if keep[i] > 1 else x[i, t, 1]
+        if name == "msk_rnn":
+            x[5] = 0.0
+        x = x.astype(np.float32)
+        np.save(os.path.join(out, name + ".x.npy"), x)
+        y = to_float64(m).predict(x, verbose=0)
+        assert y.dtype == np.float64 and np.isfinite(y).all()
+        bare = make_model(masked=False)
+        bare.set_weights(m.get_weights())
+        assert np.abs(bare.predict(x, verbose=0) - y).max() > 1e-3, name
+        np.save(os.path.join(out, name + ".y64.npy"), y)
+
+
 def to_float64(model):
     """The same model in float64: its config with every dtype float64, the
     weights widened, so the predictions are Keras's own in double."""
@@ -1318,6 +1379,10 @@ def main():
     if "--only=bidir" in sys.argv[1:]:
         table_fixtures(out, (("bidir", bidir_model, 89),))
         print("keras", keras.__version__, "wrote the bidir fixtures to", out)
+        return
+    if "--only=masking" in sys.argv[1:]:
+        masking_fixtures(out)
+        print("keras", keras.__version__, "wrote the masking fixtures to", out)
         return
     if "--only=mask_rnn" in sys.argv[1:]:
         mask_rnn_fixtures(out)

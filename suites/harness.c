@@ -306,6 +306,15 @@ static const char *names_mask_outer(enum xo_dir dir, bool dst, int i)
 }
 #define NAMES_mask_outer names_mask_outer
 
+/* masking */
+static const char *names_masking(enum xo_dir dir, bool dst, int i)
+{
+	if (dst)
+		return dir ? "dx" : (i ? "keep" : "y");
+	return i ? "dy" : "x";
+}
+#define NAMES_masking names_masking
+
 /* embedding */
 static const char *names_embedding(enum xo_dir dir, bool dst, int i)
 {

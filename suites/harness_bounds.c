@@ -1239,6 +1239,7 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 #define BOUND_permute bound_exact
 #define BOUND_flip bound_exact
 #define BOUND_mask_outer bound_exact /* 0 or 1 from comparisons */
+#define BOUND_masking bound_exact    /* selects and compares: no arithmetic */
 #define BOUND_merge bound_exact
 
 /*

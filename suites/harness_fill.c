@@ -705,6 +705,44 @@ static void fill_mask_outer(struct hcase *h)
 }
 #define FILL_mask_outer fill_mask_outer
 
+/* masking: x plain, then whole steps set to mask_value by the sample's
+ * pattern (n mod 4): 0 every step t = 2 mod 3 and a fifth of the others at
+ * random, 1 every step,
+ * 2 none, 3 the first and the last; so a line of batch >= 4 has rows with
+ * all, none, and first/last steps masked. With ch > 1 every kept step t = 1
+ * mod 3 has its feature 0 at mask_value (a step equal in some features only
+ * stays kept: a rule of "feature 0 == mask_value" fails), and with
+ * mask_value 0 the masked steps of pattern 3 hold -0 (masked: a float
+ * compare, not the bits). dy (backward) plain. */
+static void fill_masking(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	float mv = p->mask_value;
+
+	fill_plain(h, 0, true, -1.0f, 1.0f);
+	if (h->c->dir == XO_DIR_BWD)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+	for (int64_t r = 0; r < p->batch * p->len; r++) {
+		int64_t n = r / p->len, t = r % p->len;
+		int pat = (int)(n % 4);
+		bool masked = pat == 1 || (pat == 3 && (t == 0 || t == p->len - 1)) ||
+		              (pat == 0 && (t % 3 == 2 || real_in(h, 7, (uint64_t)r, 0.0f, 1.0f) < 0.2f));
+		float *x = h->src[0] + r * p->ch;
+
+		if (masked) {
+			for (int64_t c = 0; c < p->ch; c++)
+				x[c] = pat == 3 && mv == 0.0f ? -0.0f : mv;
+		} else {
+			for (int64_t c = 0; c < p->ch; c++) /* a fill value equal to mv */
+				if (x[c] == mv)
+					x[c] = mv + 1.0f;
+			if (p->ch > 1 && t % 3 == 1)
+				x[0] = mv;
+		}
+	}
+}
+#define FILL_masking fill_masking
+
 /* binary_crossentropy */
 static void fill_bce(struct hcase *h)
 {

@@ -669,6 +669,24 @@ static int64_t zeros_mask_outer(const struct hcase *h)
 }
 #define ZEROS_mask_outer zeros_mask_outer
 
+/* masking: every element of a masked step is +0 (y forward, dx backward),
+ * the steps read from x as ops.def says (every feature == mask_value) */
+static int64_t zeros_masking(const struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t z = 0;
+
+	for (int64_t r = 0; r < p->batch * p->len; r++) {
+		bool keep = false;
+
+		for (int64_t c = 0; c < p->ch; c++)
+			keep = keep || h->src[0][r * p->ch + c] != p->mask_value;
+		z += keep ? 0 : p->ch;
+	}
+	return z;
+}
+#define ZEROS_masking zeros_masking
+
 /* The clipped activations: forward zero where x <= k0 (and NaN, which is
  * not counted as a zero), backward zero outside the open interval (k0, k1),
  * the kinks included (ops.def). */

@@ -48,6 +48,7 @@ def main():
                      ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3), ("mha", (6, 4), 3),
                      ("mask", (8,), 3), ("mask_res", (8,), 3),
                      ("mask_rnn", (8,), 3), ("mask_bidir", (8,), 3),
+                     ("msk_rnn", (8, 3), 3), ("msk_bidir", (8, 3), 3),
                      ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3),
                      ("mask_merge", (8,), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
@@ -371,6 +372,15 @@ def one_model(xo, fixtures, work, name, shape, classes):
             for i in range(1, 64, 3):
                 x[i] = np.roll(x[i], shape[0] - keep[i])
         x = x.astype(np.int32)
+    # Masking(0.0): whole zero steps at the end (every third row at the
+    # start), and a step zero in feature 0 only (kept)
+    if name in ("msk_rnn", "msk_bidir"):
+        x = rng.uniform(-1, 1, (64,) + shape).astype(np.float32)
+        keep = rng.integers(1, shape[0] + 1, 64)
+        x[np.arange(shape[0])[None, :] >= keep[:, None]] = 0.0
+        for i in range(1, 64, 3):
+            x[i] = np.roll(x[i], shape[0] - keep[i], axis=0)
+        x[::2, :, 0] = np.where(np.any(x[::2] != 0, axis=-1), 0.0, x[::2, :, 0])
     y = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, 64)]
     np.save(os.path.join(work, "x.npy"), x)
     np.save(os.path.join(work, "y.npy"), y)

@@ -169,6 +169,8 @@ static const struct {
 	{XO_OP_gru, XO_DIR_BWD, "batch=2 len=3 ch=2 units=3 activation=tanh mask_zero=1"},
 	{XO_OP_mask_outer, XO_DIR_FWD, "batch=2 len=3 len_kv=4 query_mask=1 attention_mask=1"},
 	{XO_OP_mask_outer, XO_DIR_FWD, "batch=2 len=3 query_mask=1 value_mask=1"},
+	{XO_OP_masking, XO_DIR_FWD, "batch=4 len=3 ch=2"},
+	{XO_OP_masking, XO_DIR_BWD, "batch=4 len=3 ch=2 mask_value=1"},
 };
 
 /* Tensors for every slot of a call on be, filled with small positive

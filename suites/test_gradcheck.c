@@ -153,6 +153,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_relu6:
 	case XO_OP_hard_sigmoid:
 	case XO_OP_silu:
+	case XO_OP_masking: /* {x, dy}: the keep flags recomputed from x */
 		return act_x[s];
 	case XO_OP_flatten:
 	case XO_OP_dropout:
@@ -515,6 +516,10 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 			assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[i].ndim,
 							  d->fd[i].dim, &pb->tst[i]), XO_OK),
 			    a.dst[i] = pb->tst[i];
+	if (c->op == XO_OP_masking) /* the keep flags (i32), not compared here */
+		assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_I32, d->fd[1].ndim, d->fd[1].dim,
+						  &pb->tst[1]), XO_OK),
+		    a.dst[1] = pb->tst[1];
 	if (d->nws) { /* the recurrent ops' workspace, and its magnitude |ws| */
 		assert_int_equal(xo_tensor_create(pb->be, XO_DTYPE_F32, d->fd[1].ndim, d->fd[1].dim,
 						  &pb->tws), XO_OK);
@@ -2016,6 +2021,17 @@ static void build_pointwise_cases(void)
 	p.len = 5;
 	p.ch = 3;
 	add_case(XO_OP_flip, p);
+	/* masking: the select is the identity on kept steps and a constant 0
+	 * on masked ones, where x is not a variable a difference can move
+	 * (x +- h leaves mask_value and keeps the step: the gradient there is
+	 * Keras's definition, ops.def, checked by the op harness's exact fill);
+	 * a mask_value no random x equals, so every step is kept */
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 4;
+	p.ch = 3;
+	p.mask_value = 7.0f;
+	add_case(XO_OP_masking, p);
 	/* merge: every mode (multiply is linear in each input element on its
 	 * own, so the central difference is exact as for the linear ops;
 	 * maximum and minimum keep |a - b| above GC_KINK) */

@@ -323,6 +323,17 @@ static const struct fixture fixtures[] = {
     {"mask_bidir.keras", NULL, "mask_bidir"},
     {"mask_bidir.h5", NULL, "mask_bidir"},
     {"mask_bidir.keras", "mask_bidir.weights.h5", "mask_bidir"},
+    /* Masking(0.0)'s mask on a float sequence into LSTM -> GRU, and into
+     * Bidirectional(GRU) before the masked mean (a Functional: its NotEqual
+     * and Any op layers): whole zero steps at the end or start, a step
+     * zero (or -0) in some features only, kept; one row all padding
+     * (make_keras_files.py --only=masking) */
+    {"msk_rnn.keras", NULL, "msk_rnn"},
+    {"msk_rnn.h5", NULL, "msk_rnn"},
+    {"msk_rnn.keras", "msk_rnn.weights.h5", "msk_rnn"},
+    {"msk_bidir.keras", NULL, "msk_bidir"},
+    {"msk_bidir.h5", NULL, "msk_bidir"},
+    {"msk_bidir.keras", "msk_bidir.weights.h5", "msk_bidir"},
     /* MultiHeadAttention fed Embedding(mask_zero=True)'s mask as its query
      * and value masks, its output masked by the query's into a residual
      * Add, LayerNormalization and the masked mean (make_keras_files.py

@@ -706,7 +706,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "emb_mask",    "emb_mask_res", "mha_mask",
                                              "emb_mask_rnn", "emb_mask_bidir",
                                              "mha_pad",     "mha_bool",    "mha_pad_mask",
-                                             "emb_mask_merge", "cce_clip"};
+                                             "emb_mask_merge", "cce_clip",
+                                             "masking_rnn", "masking_bidir"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -803,7 +804,13 @@ static void test_golden_predict(void **state)
  */
 static void test_golden_mask_seen(void **state)
 {
-	static const char *const names[] = {"emb_mask_rnn", "emb_mask_bidir", "emb_mask_merge"};
+	static const char *const names[] = {"emb_mask_rnn", "emb_mask_bidir", "emb_mask_merge",
+	                                    "masking_rnn", "masking_bidir"};
+	/* the mask's source, and what takes its place without it */
+	static const char *const from[] = {"mask_zero=True", "mask_zero=True", "mask_zero=True",
+	                                   "masking mask_value=0\n", "masking mask_value=0\n"};
+	static const char *const to[] = {"mask_zero=False", "mask_zero=False", "mask_zero=False", "",
+	                                 ""};
 	struct xo_backend *be;
 
 	(void)state;
@@ -821,17 +828,16 @@ static void test_golden_mask_seen(void **state)
 		snprintf(spec, sizeof(spec), "%s/model.model", dir);
 		snprintf(wdir, sizeof(wdir), "%s/weights", dir);
 		text = read_file(spec, &n);
-		at = strstr(text, "mask_zero=True");
+		at = strstr(text, from[g]);
 		assert_non_null(at);
 		off = (size_t)(at - text);
 		unmasked = malloc(n + 2);
 		assert_non_null(unmasked);
-		/* "mask_zero=True" (14) becomes "mask_zero=False" (15) */
 		memcpy(unmasked, text, off);
-		memcpy(unmasked + off, "mask_zero=False", 15);
-		memcpy(unmasked + off + 15, at + 14, n - off - 14);
+		memcpy(unmasked + off, to[g], strlen(to[g]));
+		memcpy(unmasked + off + strlen(to[g]), at + strlen(from[g]), n - off - strlen(from[g]));
 		snprintf(path, sizeof(path), "%s/%s_unmasked.model", g_tmp, names[g]);
-		write_file(path, unmasked, n + 1);
+		write_file(path, unmasked, n - strlen(from[g]) + strlen(to[g]));
 		free(unmasked);
 		free(text);
 		x = load(dir, "x.npy");

@@ -1170,6 +1170,55 @@ static enum xo_status mask_outer_fwd_axes_swapped(struct xo_backend *be,
 	return xo_ref_iface.fwd[XO_OP_mask_outer](be, &b);
 }
 
+/* masking with a wrong keep rule: rule 0 decides by feature 0 alone (a
+ * step equal to mask_value in feature 0 only is masked), rule 1 compares
+ * the bits (-0 under mask_value 0 keeps), rule 2 ignores the mask backward
+ * (dx = dy everywhere) */
+static void masking_wrong(const struct xo_op_args *a, int rule, bool bwd)
+{
+	const struct xo_params *p = &a->p;
+	const float *x = xo_tensor_f32(a->src[0]), *v = xo_tensor_f32(a->src[bwd ? 1 : 0]);
+	float *d = xo_tensor_f32(a->dst[0]);
+	int32_t *keep = bwd ? NULL : xo_tensor_i32(a->dst[1]);
+
+	for (int64_t r = 0; r < p->batch * p->len; r++) {
+		bool k = rule == 2;
+
+		for (int64_t c = 0; c < p->ch && !k; c++) {
+			float e = x[r * p->ch + c];
+
+			k = rule == 1 ? memcmp(&e, &p->mask_value, 4) != 0 : e != p->mask_value;
+			if (rule == 0)
+				break;
+		}
+		if (keep)
+			keep[r] = k;
+		for (int64_t c = 0; c < p->ch; c++)
+			d[r * p->ch + c] = k ? v[r * p->ch + c] : 0.0f;
+	}
+}
+
+static enum xo_status masking_fwd_first_feature(struct xo_backend *be, const struct xo_op_args *a)
+{
+	(void)be;
+	masking_wrong(a, 0, false);
+	return XO_OK;
+}
+
+static enum xo_status masking_fwd_bits(struct xo_backend *be, const struct xo_op_args *a)
+{
+	(void)be;
+	masking_wrong(a, 1, false);
+	return XO_OK;
+}
+
+static enum xo_status masking_bwd_unmasked(struct xo_backend *be, const struct xo_op_args *a)
+{
+	(void)be;
+	masking_wrong(a, 2, true);
+	return XO_OK;
+}
+
 static const struct fault faults[] = {
     {"fault-dense-transposed", XO_OP_dense, XO_DIR_FWD, dense_fwd_transposed, XO_HMODE_EXACT,
      "batch=3 ch=5 units=4 activation=linear", XO_FAIL_MISMATCH},
@@ -1301,6 +1350,12 @@ static const struct fault faults[] = {
      "zero_output_for_mask=1", XO_FAIL_MISMATCH},
     {"fault-mask-outer-axes-swapped", XO_OP_mask_outer, XO_DIR_FWD, mask_outer_fwd_axes_swapped,
      XO_HMODE_EXACT, "batch=2 len=5 query_mask=1", XO_FAIL_MISMATCH},
+    {"fault-masking-first-feature", XO_OP_masking, XO_DIR_FWD, masking_fwd_first_feature,
+     XO_HMODE_EXACT, "batch=4 len=5 ch=3", XO_FAIL_MISMATCH},
+    {"fault-masking-bits", XO_OP_masking, XO_DIR_FWD, masking_fwd_bits, XO_HMODE_EXACT,
+     "batch=4 len=5 ch=3", XO_FAIL_MISMATCH},
+    {"fault-masking-bwd-unmasked", XO_OP_masking, XO_DIR_BWD, masking_bwd_unmasked,
+     XO_HMODE_REAL, "batch=4 len=5 ch=3 mask_value=1", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -592,10 +592,13 @@ def keras_nin9(d):
 
 
 def keras_masking(d, functional):
-    """A Masking layer after the InputLayer, as Keras 3.15 writes it: in a
-    Sequential (gru.keras) its entry alone; in a Functional (functional.keras)
-    also the ops its mask is computed by, NotEqual before it and Any after
-    it, as layers of their own, and the mask given to the next layer."""
+    """A Masking layer as Keras 3.15 writes it, where xo refuses it: in a
+    Sequential (gru.keras) its entry alone, after the first layer (not on
+    the model's input); in a Functional (functional.keras) after the
+    InputLayer with the ops its mask is computed by, NotEqual before it and
+    Any after it, as layers of their own, and the mask given to the next
+    layer, but the NotEqual comparing with 1.0, not the mask_value (a mask
+    that is not the Masking's)."""
     def tensor(name, shape, dtype="float32"):
         return {"class_name": "__keras_tensor__",
                 "config": {"shape": shape, "dtype": dtype, "keras_history": [name, 0, 0]}}
@@ -610,13 +613,13 @@ def keras_masking(d, functional):
                                         "config": {"name": "float32"}, "registered_name": None},
                               "mask_value": 0.0},
                    "registered_name": None}
-        if not functional:
-            layers.insert(1, masking)
+        if not functional:  # after the first layer: not on the model's input
+            layers.insert(2, masking)
             return
         masking.update(name="masking", inbound_nodes=[{"args": [tensor(inp, shape)], "kwargs": {}}])
         ops = [{"module": "keras.src.ops.numpy", "class_name": "NotEqual",
                 "config": {"name": "not_equal"}, "registered_name": "NotEqual", "name": "not_equal",
-                "inbound_nodes": [{"args": [tensor(inp, shape), 0.0], "kwargs": {}}]},
+                "inbound_nodes": [{"args": [tensor(inp, shape), 1.0], "kwargs": {}}]},
                masking,
                {"module": "keras.src.ops.numpy", "class_name": "Any",
                 "config": {"name": "any", "axis": -1, "keepdims": False}, "registered_name": "Any",
@@ -965,6 +968,10 @@ CASES = {
     "keras_conv2d_dilation_null": (kpredict("c2d_dnull.keras"), 2, r"c2d_dnull\.keras: layer 'conv2d' \(Conv2D\): dilation_rate: expected an integer or two \(height, width\) \(Keras refuses None\)$", ["out.npy"], keras_conv2d_edit("dilation_rate", None, "c2d_dnull.keras"), {}, None),
     "keras_pooling_strides_null": (kpredict("mp_snull.keras"), 0, None, [], keras_layer_edit("seed", "MaxPooling1D", "strides", None, "mp_snull.keras"), {}, None),
     "keras_graph_two_outputs": (kpredict("g_two_out.keras"), 2, r"g_two_out\.keras: several outputs \(2\): a multi-output model is not supported yet$", ["out.npy"], keras_graph_edit("two_outputs", "g_two_out.keras"), {}, None),
+    # Masking: a finite mask_value; the first layer only, on a float input
+    "spec_masking_nan": (predict(model="mk.model"), 2, r"mk\.model:2: mask_value=nan: expected a finite number \(float32\)$", ["out.npy"], lambda d: open(f"{d}/mk.model", "w").write("input 29 1\nmasking mask_value=nan\nflatten\ndense units=2\n"), {}, None),
+    "spec_masking_not_first": (predict(model="mk.model"), 2, r"mk\.model:3: masking must be the first layer, on the model's input \(a Masking elsewhere is not supported\)$", ["out.npy"], lambda d: open(f"{d}/mk.model", "w").write("input 29 1\ndense units=4\nmasking\nflatten\ndense units=2\n"), {}, None),
+    "spec_masking_int_input": (predict(model="mk.model"), 2, r"mk\.model:2: masking needs a float input \(the input line says dtype=int32\)$", ["out.npy"], lambda d: open(f"{d}/mk.model", "w").write("input 29 dtype=int32\nmasking\nflatten\ndense units=2\n"), {}, None),
     "spec_mha_dropout": (predict(model="mha_dropout.model"), 2, r"mha_dropout\.model:2: dropout=1\.0: expected a number in \[0, 1\)$", ["out.npy"], None, {}, None),
     "spec_mha_dropout_neg": (predict(model="mha_dropout_neg.model"), 2, r"mha_dropout_neg\.model:2: dropout=-0\.1: expected a number in \[0, 1\)$", ["out.npy"], None, {}, None),
     "keras_mha_dropout": (kpredict("mha_d1.keras"), 2, r"mha_d1\.keras: layer 'multi_head_attention': dropout=1: expected a number in \[0, 1\)$", ["out.npy"], keras_layer_edit("mha", "MultiHeadAttention", "dropout", 1.0, "mha_d1.keras"), {}, None),
@@ -1051,10 +1058,11 @@ CASES = {
     # not as a corrupt archive
     "keras_lzma_config": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'config\.json' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "config.json"), {}, None),
     "keras_lzma_weights": (kpredict("lzma.keras"), 2, r"xo predict: lzma\.keras: member 'model\.weights\.h5' uses compression method 14 \(LZMA\), which this build cannot read; re-save it stored or deflated$", ["out.npy"], lambda d: keras_lzma(d, "model.weights.h5"), {}, None),
-    # a Masking layer is refused by its name, never by the ops Keras writes
+    # a Masking layer where xo refuses it: not the first layer; a NotEqual
+    # that is not its mask (the ops Keras writes for it in a Functional)
     # for its mask in a Functional (NotEqual, Any)
-    "keras_masking_sequential": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, False), {}, None),
-    "keras_masking_functional": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking' \(Masking\): masks are not supported$", ["out.npy"], lambda d: keras_masking(d, True), {}, None),
+    "keras_masking_sequential": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'masking': masking must be the first layer, on the model's input \(a Masking elsewhere is not supported\)$", ["out.npy"], lambda d: keras_masking(d, False), {}, None),
+    "keras_masking_functional": (kpredict("masking.keras"), 2, r"xo predict: masking\.keras: layer 'not_equal' \(NotEqual\): ", ["out.npy"], lambda d: keras_masking(d, True), {}, None),
     # the input files checked against the model before its activations are
     # allocated: a wrong file is named even where the model would not fit
     "predict_input_checked_first": (predict(model="long_seq.model"), 2, r"xo predict: x\.npy: shape \(40, 17, 2\) does not match the model input \(80000 values per sample, first axis = samples\); want \(n, 20000, 4\) or \(n, 80000\)$", ["out.npy"], None, {"XO_MODEL_MEMORY_MAX": "1000000"}, None),
@@ -1099,7 +1107,7 @@ CASES = {
     "predict_keras_not_a_model": (["predict", "--model", "empty.keras", "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: empty\.keras: not a Keras model file by its content \(a \.keras is a zip archive holding config\.json, an \.h5 an HDF5 file\): damaged or truncated\?$", ["out.npy"], lambda d: open(f"{d}/empty.keras", "wb").write(b"PK\x05\x06" + bytes(18)), {}, None),
     "predict_spec_needs_weights": (["predict", "--model", MODEL, "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: .*model\.model: a spec, which carries no weights: --weights is required", ["out.npy"], None, {}, None),
     # an unknown kind: the error names every kind of the table, the newest too
-    "spec_unknown_kind_lists_all": (predict(model="u.model"), 2, r"u\.model:2: unknown layer 'foo' \(expected input, conv1d, .*, multi_head_attention, re_lu or softmax\)$", ["out.npy"], lambda d: open(f"{d}/u.model", "w").write("input 29 1\nfoo units=3\n"), {}, None),
+    "spec_unknown_kind_lists_all": (predict(model="u.model"), 2, r"u\.model:2: unknown layer 'foo' \(expected input, conv1d, .*, multi_head_attention, re_lu, softmax or masking\)$", ["out.npy"], lambda d: open(f"{d}/u.model", "w").write("input 29 1\nfoo units=3\n"), {}, None),
     # a bool input is an attention mask only: in a spec, a Keras file, an .npy
     "spec_bool_input_dense": (predict(model="mask_bool_dense.model"), 2, r"mask_bool_dense\.model:3: layer 'd': input 'm' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], mha_mask_specs, {}, None),
     "keras_bool_input_dense": (kpredict("x_bool.keras"), 2, r"x_bool\.keras: layer 'dense': input 'x' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], keras_bool_input_dense, {}, None),
