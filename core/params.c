@@ -157,6 +157,8 @@ struct xo_params xo_params_default(void)
 		.output_padding = -1,
 		.output_padding_w = -1,
 		.heads = 1,
+		.multiplier = 1.0f,
+		.offset = 0.0f,
 	};
 }
 
@@ -235,6 +237,8 @@ enum key_id {
 	K_ZERO_OUTPUT_FOR_MASK,
 	/* mask_outer */
 	K_QUERY_MASK, K_VALUE_MASK,
+	/* rescaling */
+	K_MULTIPLIER, K_OFFSET,
 	K_COUNT
 };
 
@@ -307,6 +311,8 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_ZERO_OUTPUT_FOR_MASK, zero_output_for_mask, KEY_BOOL),
 	KEY(K_QUERY_MASK, query_mask, KEY_BOOL),
 	KEY(K_VALUE_MASK, value_mask, KEY_BOOL),
+	KEY(K_MULTIPLIER, multiplier, KEY_F32),
+	KEY(K_OFFSET, offset, KEY_F32),
 };
 #undef KEY
 
@@ -416,6 +422,7 @@ struct key_set {
 	      B(K_USE_BIAS) | B(K_ACTIVATION)),                                                    \
 	     B(K_KERNEL_SIZE))
 #define KEYS_flip KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
+#define KEYS_rescaling KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MULTIPLIER) | B(K_OFFSET)), 0)
 #define KEYS_conv2d_transpose                                                                      \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |     \
 	      B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |                       \

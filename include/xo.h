@@ -246,6 +246,9 @@ struct xo_params {
 	/* mask_outer: which of Keras's implicit masks the ids give (ops.def) */
 	bool query_mask;               /* ids != 0 over the query rows (false) */
 	bool value_mask;               /* ids != 0 over the keys (false) */
+	/* rescaling: y = x * multiplier + offset (Keras's scale, offset) */
+	float multiplier;              /* (1) */
+	float offset;                  /* (0) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
