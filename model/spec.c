@@ -142,6 +142,9 @@ static const char *const mha_args[] = {"num_heads", "key_dim",         "value_di
  * threshold 0): set_relu_arg picks the relu or relu6 op */
 static const char *const relu_args[] = {"max_value", "negative_slope", "threshold", "name",
                                         NULL};
+/* rescaling: Keras Rescaling's scale (required) and offset (0), numbers
+ * (Keras's per-channel lists refused) */
+static const char *const rescaling_args[] = {"scale", "offset", "name", NULL};
 /* softmax: Keras Softmax's axis, the last only (as the normalizations') */
 static const char *const softmax_args[] = {"axis", "name", NULL};
 /* time_distributed: layer= (the wrapped kind) and the wrapped kind's own
@@ -705,6 +708,23 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		if (!parse_bool_value(val, b))
 			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
 			                  key, val);
+		return XO_OK;
+	}
+	if (l->kind == XO_LAYER_RESCALING && (!strcmp(key, "scale") || !strcmp(key, "offset"))) {
+		char *end;
+		double r;
+
+		errno = 0;
+		r = strtod(val, &end);
+		if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+			return spec_error(XO_EINVAL, origin, line,
+			                  "%s=%s: expected a finite number (one for every channel: "
+			                  "per-channel lists are not supported)",
+			                  key, val);
+		if (!strcmp(key, "scale"))
+			p->multiplier = (float)r; /* Keras casts it to float32 */
+		else
+			p->offset = (float)r;
 		return XO_OK;
 	}
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
@@ -1567,6 +1587,11 @@ static const char *needs_dims(const struct xo_params *p)
 	return !p->dims ? "dims=" : NULL;
 }
 
+static const char *needs_scale(const struct xo_params *p)
+{
+	return isnan(p->multiplier) ? "scale=" : NULL;
+}
+
 static const char *needs_rate(const struct xo_params *p)
 {
 	return p->rate < 0.0f ? "rate=" : NULL;
@@ -1630,6 +1655,7 @@ static const struct {
     [XO_LAYER_MULTI_HEAD_ATTENTION] = {mha_args, shape_mha, needs_heads},
     [XO_LAYER_RE_LU] = {relu_args, shape_elementwise},
     [XO_LAYER_SOFTMAX] = {softmax_args, shape_softmax},
+    [XO_LAYER_RESCALING] = {rescaling_args, shape_elementwise, needs_scale},
 };
 
 /*
@@ -1714,6 +1740,7 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_MULTI_HEAD_ATTENTION] = MASK_ATTN,
     [XO_LAYER_RE_LU] = MASK_PASS,
     [XO_LAYER_SOFTMAX] = MASK_REFUSE, /* masked positions to -1e9, outputs zeroed */
+    [XO_LAYER_RESCALING] = MASK_PASS, /* supports_masking, the default compute_mask */
 };
 
 /* Whether Keras's mask reaches l's output (l->masked), by its kind's rule
@@ -2550,6 +2577,8 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.activation = XO_ACTIVATION_RELU; /* Keras's max_value=None */
 	if (l->kind == XO_LAYER_SOFTMAX)
 		l->p.activation = XO_ACTIVATION_SOFTMAX;
+	if (l->kind == XO_LAYER_RESCALING)
+		l->p.multiplier = NAN; /* Keras's scale has no default */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

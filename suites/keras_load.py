@@ -47,7 +47,8 @@ def main():
                      ("convt", (3, 3, 2), 3), ("convt1d", (5, 3), 3), ("mha", (6, 4), 3),
                      ("mask", (8,), 3), ("mask_res", (8,), 3),
                      ("mask_rnn", (8,), 3), ("mask_bidir", (8,), 3),
-                     ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3))
+                     ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3),
+                     ("rescale", (7, 6, 3), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
                                                  "mha_mask", "mha_bool"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names

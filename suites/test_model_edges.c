@@ -921,6 +921,7 @@ static const struct {
      "inputs=input,input num_heads=2 key_dim=2 value_dim=3 output_shape=4"},
     {XO_LAYER_RE_LU, "input 6", "max_value=6"},
     {XO_LAYER_SOFTMAX, "input 4 3", "axis=2"},
+    {XO_LAYER_RESCALING, "input 3 4 2", "scale=0.00392156886 offset=-1"},
 };
 
 static void test_layer_kinds(void **state)
