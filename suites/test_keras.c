@@ -167,9 +167,10 @@ static double k_path(const struct xo_model *m)
 		 * each at most the sum over all its layers) */
 		else if (xo_layer_kinds[l->kind].op == XO_OP_merge)
 			k += 1.0;
-		/* rescaling: x * scale + offset, two roundings */
+		/* rescaling: x * scale + offset, two roundings (2u, inside
+		 * one unit of the 8u the bound counts per length) */
 		else if (l->kind == XO_LAYER_RESCALING)
-			k += 2.0;
+			k += 1.0;
 		/* conv2d_transpose: at most kh * kw taps of in_ch terms land
 		 * on an output */
 		else if (l->kind == XO_LAYER_CONV2D_TRANSPOSE)
