@@ -847,6 +847,22 @@ static bool null_refused(const char *cls, const char *key)
 	       !strcmp(key, "dilation_rate");
 }
 
+/* K_SCALAR: K_FLOAT's number; Keras's per-channel form (a list, or a NumPy
+ * array serialized as an object) refused */
+static enum xo_status scalar_arg(const struct lctx *c, const char *key, const json_t *v,
+                                 struct sbuf *args)
+{
+	char num[32];
+
+	if (json_is_array(v) || json_is_object(v))
+		return LAYER_ERR(c, XO_EINVAL,
+		                 "%s: a per-channel list is not supported (one number only)", key);
+	if (!json_is_number(v))
+		return LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
+	sb_printf(args, " %s=%s", key, shortest(json_number_value(v), num));
+	return XO_OK;
+}
+
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
                               const json_t *v, bool *have_input, struct sbuf *spec,
                               struct sbuf *args)
@@ -902,13 +918,7 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			sb_printf(args, " %s=%s", key, shortest(json_number_value(v), num));
 		break;
 	case K_SCALAR:
-		if (json_is_array(v) || json_is_object(v))
-			st = LAYER_ERR(c, XO_EINVAL,
-			               "%s: a per-channel list is not supported (one number only)", key);
-		else if (!json_is_number(v))
-			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
-		else
-			sb_printf(args, " %s=%s", key, shortest(json_number_value(v), num));
+		st = scalar_arg(c, key, v, args);
 		break;
 	case K_SKIP:
 		break;

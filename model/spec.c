@@ -593,6 +593,29 @@ static enum xo_status set_relu_arg(struct xo_params *p, const char *key, const c
 	return XO_OK;
 }
 
+/* rescaling's scale and offset: finite numbers, kept as the float32 values
+ * Keras casts them to; one for every channel (Keras's per-channel lists
+ * refused) */
+static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, const char *val,
+                                        const char *origin, int line)
+{
+	char *end;
+	double r;
+
+	errno = 0;
+	r = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "%s=%s: expected a finite number (one for every channel: "
+		                  "per-channel lists are not supported)",
+		                  key, val);
+	if (!strcmp(key, "scale"))
+		p->multiplier = (float)r;
+	else
+		p->offset = (float)r;
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -710,23 +733,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  key, val);
 		return XO_OK;
 	}
-	if (l->kind == XO_LAYER_RESCALING && (!strcmp(key, "scale") || !strcmp(key, "offset"))) {
-		char *end;
-		double r;
-
-		errno = 0;
-		r = strtod(val, &end);
-		if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
-			return spec_error(XO_EINVAL, origin, line,
-			                  "%s=%s: expected a finite number (one for every channel: "
-			                  "per-channel lists are not supported)",
-			                  key, val);
-		if (!strcmp(key, "scale"))
-			p->multiplier = (float)r; /* Keras casts it to float32 */
-		else
-			p->offset = (float)r;
-		return XO_OK;
-	}
+	if (l->kind == XO_LAYER_RESCALING && (!strcmp(key, "scale") || !strcmp(key, "offset")))
+		return set_rescaling_arg(p, key, val, origin, line);
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
 		if (!parse_bool_value(val, !strcmp(key, "center") ? &p->center : &p->scale))
 			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
