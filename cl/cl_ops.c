@@ -940,6 +940,33 @@ CL_ACT(hard_sigmoid)
 CL_ACT(silu)
 #undef CL_ACT
 
+/* rescaling (act.cl): one work-item per element, the keys as kernel arguments */
+static enum xo_status la_rescaling(struct xo_backend *be, const struct xo_op_args *a,
+				   enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(
+		ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_rescaling_fwd : XO_CL_K_rescaling_bwd);
+	int64_t n = a->dst[0]->nelem;
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, n);
+	xo_cl_arg_float(&l, a->p.multiplier);
+	if (dir == XO_DIR_FWD)
+		xo_cl_arg_float(&l, a->p.offset);
+	return la_run(&l, n, XO_OP_rescaling, dir);
+}
+
+enum xo_status xo_cl_rescaling_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_rescaling(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_rescaling_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_rescaling(be, a, XO_DIR_BWD);
+}
+
 enum xo_status xo_cl_flatten_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return eltwise(be, a, XO_CL_K_copy, XO_OP_flatten, XO_DIR_FWD, 1);

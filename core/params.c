@@ -157,6 +157,8 @@ struct xo_params xo_params_default(void)
 		.output_padding = -1,
 		.output_padding_w = -1,
 		.heads = 1,
+		.multiplier = 1.0f,
+		.offset = 0.0f,
 	};
 }
 
@@ -239,6 +241,8 @@ enum key_id {
 	K_MASK_A, K_MASK_B,
 	/* masking */
 	K_MASK_VALUE,
+	/* rescaling */
+	K_MULTIPLIER, K_OFFSET,
 	K_COUNT
 };
 
@@ -314,18 +318,23 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_MASK_A, mask_a, KEY_BOOL),
 	KEY(K_MASK_B, mask_b, KEY_BOOL),
 	KEY(K_MASK_VALUE, mask_value, KEY_F32),
+	KEY(K_MULTIPLIER, multiplier, KEY_F32),
+	KEY(K_OFFSET, offset, KEY_F32),
 };
 #undef KEY
 
-_Static_assert(K_COUNT <= 64, "op_keys' mask holds 64 keys");
+/* A set of keys, one bit per enum key_id: 128 bits (GCC's and clang's
+ * unsigned __int128), as the ops' keys outgrew 64. */
+typedef unsigned __int128 key_mask;
+_Static_assert(K_COUNT <= 128, "a key_mask holds 128 keys");
 
-#define B(k) (UINT64_C(1) << (k))
+#define B(k) ((key_mask)1 << (k))
 /* Which keys each op reads (its canonical line) and which of them it
  * requires (Keras's arguments without a default: a case must give them):
  * one KEYS_<op> entry per op of ops.def, shared within a family; an op
  * without one does not compile. */
 struct key_set {
-	uint64_t read, required;
+	key_mask read, required;
 };
 /* clang-format off */
 #define KEYS(read, required) {(read), (required)}
@@ -424,6 +433,7 @@ struct key_set {
 	      B(K_USE_BIAS) | B(K_ACTIVATION)),                                                    \
 	     B(K_KERNEL_SIZE))
 #define KEYS_flip KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
+#define KEYS_rescaling KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MULTIPLIER) | B(K_OFFSET)), 0)
 #define KEYS_conv2d_transpose                                                                      \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |     \
 	      B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |                       \
@@ -447,7 +457,7 @@ static const struct key_set op_key_masks[XO_OP_COUNT] = {
 };
 #undef KEYS
 
-static uint64_t op_keys(enum xo_op op)
+static key_mask op_keys(enum xo_op op)
 {
 	XO_ASSERT((unsigned)op < XO_OP_COUNT);
 	return op_key_masks[op].read;
@@ -610,7 +620,7 @@ static int format_key(const struct key_info *k, const struct xo_params *p, char 
 int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, char *buf,
 		     size_t size)
 {
-	uint64_t mask = op_keys(op);
+	key_mask mask = op_keys(op);
 	size_t used = 0;
 
 	(void)dir;
@@ -619,7 +629,7 @@ int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, 
 	for (int i = 0; i < K_COUNT; i++) {
 		int n;
 
-		if (!(mask & (UINT64_C(1) << i)))
+		if (!(mask >> i & 1))
 			continue;
 		n = snprintf(buf + used, used < size ? size - used : 0, "%s", used ? " " : "");
 		used += (size_t)n;

@@ -870,7 +870,8 @@ static enum xo_status shapes_depthwise_conv2d(enum xo_op op, enum xo_dir dir,
 }
 #define SHAPES_depthwise_conv2d shapes_depthwise_conv2d
 
-/* flip: x[batch][len][ch] <-> y[batch][len][ch], the time axis reversed */
+/* flip: x[batch][len][ch] <-> y[batch][len][ch], the time axis reversed;
+ * rescaling: the same slots, element by element */
 static enum xo_status shapes_flip(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                   struct xo_slot_shape *src, struct xo_slot_shape *dst)
 {
@@ -885,6 +886,7 @@ static enum xo_status shapes_flip(enum xo_op op, enum xo_dir dir, const struct x
 	return XO_OK;
 }
 #define SHAPES_flip shapes_flip
+#define SHAPES_rescaling shapes_flip
 /* conv2d_transpose: its own geometry (xo_conv2d_transpose_geometry), the
  * kernel [kh][kw][filters][ch] */
 static enum xo_status shapes_conv2d_transpose(enum xo_op op, enum xo_dir dir,

@@ -253,6 +253,9 @@ struct xo_params {
 	/* masking: a step whose every feature equals it is masked (Keras's
 	 * Masking mask_value; finite) */
 	float mask_value;              /* (0) */
+	/* rescaling: y = x * multiplier + offset (Keras's scale, offset) */
+	float multiplier;              /* (1) */
+	float offset;                  /* (0) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

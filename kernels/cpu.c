@@ -838,7 +838,8 @@ enum ew_kind {
 	EW_ACT_FWD, /* k->act_fwd: tanh, elu, gelu, softplus */
 	EW_ACT_BWD,
 	EW_DROPOUT,
-	EW_FN /* j->fn: the plain-C element-wise loops below */
+	EW_FN, /* j->fn: the plain-C element-wise loops below */
+	EW_AFFINE /* rescaling: y = x * scale + offset forward, dx = dy * scale backward (apply false) */
 };
 
 struct ew_job {
@@ -850,12 +851,27 @@ struct ew_job {
 	uint64_t seed;
 	uint32_t sa, sb, thr;
 	float scale;
+	float offset; /* EW_AFFINE */
 	int32_t *mask;   /* dropout: mask to fill, or to apply when apply */
-	bool apply;
+	bool apply;      /* dropout: apply the mask; EW_AFFINE: add the offset (forward) */
 	enum xo_activation act; /* EW_ACT_*: which one */
 	/* EW_FN: out[i] from x[i] (and dy[i] backward; NULL forward) */
 	void (*fn)(const float *restrict x, const float *restrict dy, float *out, int64_t n);
 };
+
+/* y[i] = x[i] * s + o, the product rounded before the sum (Keras's float32
+ * order; a contracted fma rounds once, inside the bound of ops.def's two
+ * roundings). x and y may be the same array. */
+static void affine_loop(const float *x, float *y, int64_t n, float s, float o, bool add)
+{
+	if (!add) { /* no + 0: -0 * s stays -0, as the reference's product */
+		for (int64_t i = 0; i < n; i++)
+			y[i] = x[i] * s;
+		return;
+	}
+	for (int64_t i = 0; i < n; i++)
+		y[i] = x[i] * s + o;
+}
 
 static void ew_task(void *arg, int t, int nt)
 {
@@ -901,6 +917,9 @@ static void ew_task(void *arg, int t, int nt)
 		break;
 	case EW_FN:
 		j->fn(j->x + lo, j->dy ? j->dy + lo : NULL, j->y + lo, hi - lo);
+		break;
+	case EW_AFFINE:
+		affine_loop(j->x + lo, j->y + lo, hi - lo, j->scale, j->offset, j->apply);
 		break;
 	}
 }
@@ -1086,6 +1105,27 @@ static enum xo_status cpu_silu_fwd(struct xo_backend *be, const struct xo_op_arg
 static enum xo_status cpu_silu_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return ew_fn(be, a, silu_bwd_loop, true, 24);
+}
+
+/* rescaling: fwd src {x} dst {y}, y = x * multiplier + offset; bwd src {dy}
+ * dst {dx}, dx = dy * multiplier (ops.def) */
+static enum xo_status cpu_rescaling(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	struct ew_job j = {.kind = EW_AFFINE, .x = xo_tensor_f32(a->src[0]),
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem,
+			   .scale = a->p.multiplier, .offset = a->p.offset, .apply = !bwd};
+
+	return ew_run(be, &j, 1);
+}
+
+static enum xo_status cpu_rescaling_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_rescaling(be, a, false);
+}
+
+static enum xo_status cpu_rescaling_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_rescaling(be, a, true);
 }
 
 static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)
@@ -1579,6 +1619,8 @@ XO_CPU_ENTRY(relu6, fwd, cpu_relu6_fwd)
 XO_CPU_ENTRY(relu6, bwd, cpu_relu6_bwd)
 XO_CPU_ENTRY(hard_sigmoid, fwd, cpu_hard_sigmoid_fwd)
 XO_CPU_ENTRY(hard_sigmoid, bwd, cpu_hard_sigmoid_bwd)
+XO_CPU_ENTRY(rescaling, fwd, cpu_rescaling_fwd)
+XO_CPU_ENTRY(rescaling, bwd, cpu_rescaling_bwd)
 XO_CPU_ENTRY(silu, fwd, cpu_silu_fwd)
 XO_CPU_ENTRY(silu, bwd, cpu_silu_bwd)
 XO_CPU_ENTRY(log_softmax, fwd, cpu_log_softmax_fwd)

@@ -87,6 +87,8 @@ enum key_rule {
 	K_SIZE2,    /* UpSampling2D: a positive int or [h, w]: size=h size_w=w */
 	K_OPT_INT,  /* null (omitted), or K_INT's int (MultiHeadAttention's output_shape) */
 	K_OPT_FLOAT, /* null (omitted), or K_FLOAT's number (ReLU's max_value) */
+	K_SCALAR,   /* K_FLOAT's number; a list or NumPy array (Rescaling's per-channel
+	             * scale and offset) refused as such */
 	K_AXES1,    /* null or [1]: MultiHeadAttention's attention_axes, the steps of a
 	             * [steps][features] input (the default; others refused) */
 	K_LAYER,    /* TimeDistributed's wrapped layer {class_name, config}: Dense or
@@ -156,6 +158,7 @@ static void conv_transpose_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void relu_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void masking_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -447,6 +450,11 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_MASKING] =
         {{COMMON_KEYS, {"mask_value", K_FLOAT}, {"batch_input_shape", K_SHAPE}},
          masking_config,
+         false},
+    /* keras/src/layers/preprocessing/rescaling.py get_config(): scale, offset */
+    [XO_LAYER_RESCALING] =
+        {{COMMON_KEYS, {"scale", K_SCALAR}, {"offset", K_SCALAR}, {"batch_input_shape", K_SHAPE}},
+         rescaling_config,
          false},
 };
 
@@ -844,6 +852,22 @@ static bool null_refused(const char *cls, const char *key)
 	       !strcmp(key, "dilation_rate");
 }
 
+/* K_SCALAR: K_FLOAT's number; Keras's per-channel form (a list, or a NumPy
+ * array serialized as an object) refused */
+static enum xo_status scalar_arg(const struct lctx *c, const char *key, const json_t *v,
+                                 struct sbuf *args)
+{
+	char num[32];
+
+	if (json_is_array(v) || json_is_object(v))
+		return LAYER_ERR(c, XO_EINVAL,
+		                 "%s: a per-channel list is not supported (one number only)", key);
+	if (!json_is_number(v))
+		return LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
+	sb_printf(args, " %s=%s", key, shortest(json_number_value(v), num));
+	return XO_OK;
+}
+
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
                               const json_t *v, bool *have_input, struct sbuf *spec,
                               struct sbuf *args)
@@ -897,6 +921,9 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			st = LAYER_ERR(c, XO_EINVAL, "%s: expected a number", key);
 		else
 			sb_printf(args, " %s=%s", key, shortest(json_number_value(v), num));
+		break;
+	case K_SCALAR:
+		st = scalar_arg(c, key, v, args);
 		break;
 	case K_SKIP:
 		break;
@@ -3214,6 +3241,14 @@ static void relu_config(const struct xo_layer_spec *ls, json_t *cfg)
 	                                          : json_null());
 	json_object_set_new(cfg, "negative_slope", json_real(0.0));
 	json_object_set_new(cfg, "threshold", json_real(0.0));
+}
+
+/* Rescaling: scale and offset as the shortest decimals of the floats xo
+ * keeps (Keras casts them to float32 in call: the same values) */
+static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "scale", json_real(short_real(ls->p.multiplier)));
+	json_object_set_new(cfg, "offset", json_real(short_real(ls->p.offset)));
 }
 
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg)

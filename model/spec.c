@@ -143,6 +143,9 @@ static const char *const mha_args[] = {"num_heads", "key_dim",         "value_di
  * threshold 0): set_relu_arg picks the relu or relu6 op */
 static const char *const relu_args[] = {"max_value", "negative_slope", "threshold", "name",
                                         NULL};
+/* rescaling: Keras Rescaling's scale (required) and offset (0), numbers
+ * (Keras's per-channel lists refused) */
+static const char *const rescaling_args[] = {"scale", "offset", "name", NULL};
 /* softmax: Keras Softmax's axis, the last only (as the normalizations') */
 static const char *const softmax_args[] = {"axis", "name", NULL};
 /* masking: Keras Masking's mask_value (default 0.0) */
@@ -610,6 +613,29 @@ static enum xo_status set_mask_value(struct xo_params *p, const char *val, const
 	return XO_OK;
 }
 
+/* rescaling's scale and offset: finite numbers, kept as the float32 values
+ * Keras casts them to; one for every channel (Keras's per-channel lists
+ * refused) */
+static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, const char *val,
+                                        const char *origin, int line)
+{
+	char *end;
+	double r;
+
+	errno = 0;
+	r = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "%s=%s: expected a finite number (one for every channel: "
+		                  "per-channel lists are not supported)",
+		                  key, val);
+	if (!strcmp(key, "scale"))
+		p->multiplier = (float)r;
+	else
+		p->offset = (float)r;
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -729,6 +755,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  key, val);
 		return XO_OK;
 	}
+	if (l->kind == XO_LAYER_RESCALING && (!strcmp(key, "scale") || !strcmp(key, "offset")))
+		return set_rescaling_arg(p, key, val, origin, line);
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
 		if (!parse_bool_value(val, !strcmp(key, "center") ? &p->center : &p->scale))
 			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
@@ -1600,6 +1628,11 @@ static const char *needs_dims(const struct xo_params *p)
 	return !p->dims ? "dims=" : NULL;
 }
 
+static const char *needs_scale(const struct xo_params *p)
+{
+	return isnan(p->multiplier) ? "scale=" : NULL;
+}
+
 static const char *needs_rate(const struct xo_params *p)
 {
 	return p->rate < 0.0f ? "rate=" : NULL;
@@ -1664,6 +1697,7 @@ static const struct {
     [XO_LAYER_RE_LU] = {relu_args, shape_elementwise},
     [XO_LAYER_SOFTMAX] = {softmax_args, shape_softmax},
     [XO_LAYER_MASKING] = {masking_args, shape_masking},
+    [XO_LAYER_RESCALING] = {rescaling_args, shape_elementwise, needs_scale},
 };
 
 /*
@@ -1752,6 +1786,7 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_RE_LU] = MASK_PASS,
     [XO_LAYER_SOFTMAX] = MASK_REFUSE, /* masked positions to -1e9, outputs zeroed */
     [XO_LAYER_MASKING] = MASK_DROP, /* the first layer: its mask is its own (layer_mask) */
+    [XO_LAYER_RESCALING] = MASK_PASS, /* supports_masking, the default compute_mask */
 };
 
 /* The Keras layer the model's mask comes from, for messages: a Masking
@@ -2627,6 +2662,8 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.activation = XO_ACTIVATION_RELU; /* Keras's max_value=None */
 	if (l->kind == XO_LAYER_SOFTMAX)
 		l->p.activation = XO_ACTIVATION_SOFTMAX;
+	if (l->kind == XO_LAYER_RESCALING)
+		l->p.multiplier = NAN; /* Keras's scale has no default */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

@@ -502,3 +502,38 @@ enum xo_status xo_ref_log_softmax_bwd_math(const struct xo_params *p,
 	}
 	return XO_OK;
 }
+
+/*
+ * rescaling (Keras's Rescaling): y = x * multiplier + offset, evaluated in
+ * double and rounded once on store (exact before the store: a float product
+ * has 48 bits, and the sum's rounding in double sits far below the bound);
+ * mag |x * multiplier| + |offset|, what the float evaluation's two roundings
+ * scale with. Backward dx = dy * multiplier, mag |dx|.
+ */
+enum xo_status xo_ref_rescaling_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					 const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t n = p->batch * p->len * p->ch;
+
+	for (int64_t i = 0; i < n; i++) {
+		double t = xo_ref_ld(src[0], i) * (double)p->multiplier;
+
+		xo_ref_st(dst[0], i, t + (double)p->offset);
+		xo_ref_st(mag[0], i, fabs(t) + fabs((double)p->offset));
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_rescaling_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					 const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t n = p->batch * p->len * p->ch;
+
+	for (int64_t i = 0; i < n; i++) {
+		double t = xo_ref_ld(src[0], i) * (double)p->multiplier;
+
+		xo_ref_st(dst[0], i, t);
+		xo_ref_st(mag[0], i, fabs(t));
+	}
+	return XO_OK;
+}

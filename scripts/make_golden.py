@@ -710,6 +710,23 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-6.0, 6.0),
         "seed_offset": 109, "keras_file": True,
     },
+    # Rescaling in front of an image CNN (--only rescale_cnn): the inputs in
+    # [-1, 1) scaled to [-3, 1) and again to [-1.25, 0.75) (scales and
+    # offsets exact in float32, so Keras's float64 run uses xo's values)
+    "rescale_cnn": {
+        "spec": (
+            "# golden: Rescaling(2, -1) -> Rescaling(0.5, 0.25) -> Conv2D relu\n"
+            "# -> Flatten -> Dense softmax\n"
+            "input 6 5 2\n"
+            "rescaling scale=2 offset=-1\n"
+            "rescaling scale=0.5 offset=0.25\n"
+            "conv2d filters=3 kernel_size=3 activation=relu\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 127, "keras_file": True,
+    },
     # MultiHeadAttention with attention_mask= a model input (--only
     # mha_mask): the mask input drawn as padding masks (mask_inputs, draw:
     # each sample keeps a random prefix of the keys, some query rows none,
@@ -1041,7 +1058,9 @@ def build(text):
                     kw[hk] = (h, int(args.pop(wk)) if wk in args else h)
                     args.pop(hk, None)
         for k, v in args.items():
-            if k in ints:
+            if kind == "rescaling" and k in ("scale", "offset"):  # numbers, not BN's flags
+                kw[k] = float(v)
+            elif k in ints:
                 kw[k] = int(v)
             elif k == "use_bias":
                 kw[k] = v in ("True", "true", "1")
@@ -1088,6 +1107,7 @@ def build(text):
                "multi_head_attention": keras.layers.MultiHeadAttention,
                "re_lu": keras.layers.ReLU, "softmax": keras.layers.Softmax,
                "masking": keras.layers.Masking,
+               "rescaling": keras.layers.Rescaling,
                "time_distributed": None, "bidirectional": None}[kind]
         if kind == "time_distributed":  # the wrapped layer takes the arguments
             inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]

@@ -486,6 +486,23 @@ def table_fixtures(out, table, only=None):
         write_inputs(out, name, m, r)
 
 
+def rescale_model():
+    """Rescaling in front of an image CNN: the fixture's [0, 1) inputs as
+    pixel values (scale 255), then Keras's usual [-1, 1) form (scale
+    1/127.5, offset -1), a Conv2D with relu, Flatten, Dense softmax."""
+    return keras.Sequential([
+        keras.Input(shape=(7, 6, 3)),
+        layers.Rescaling(255.0),
+        layers.Rescaling(1.0 / 127.5, offset=-1.0),
+        layers.Conv2D(4, 3, activation="relu"),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+PRELAYERS = (("rescale", rescale_model, 113),)
+
+
 def ln_model():
     """LayerNormalization on a [T][F] sequence after a Conv1D and on a
     Dense's flat output (center=False, epsilon=1e-2)."""
@@ -1375,6 +1392,10 @@ def main():
     if "--only=td" in sys.argv[1:]:
         table_fixtures(out, (("td", td_model, 83),))
         print("keras", keras.__version__, "wrote the td fixtures to", out)
+        return
+    if "--only=prelayers" in sys.argv[1:]:
+        table_fixtures(out, PRELAYERS)
+        print("keras", keras.__version__, "wrote the prelayers fixtures to", out)
         return
     if "--only=bidir" in sys.argv[1:]:
         table_fixtures(out, (("bidir", bidir_model, 89),))

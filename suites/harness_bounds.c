@@ -1275,6 +1275,33 @@ static enum xo_status bound_up_sampling(struct hcase *h, struct xo_backend *ref)
 }
 #define BOUND_up_sampling bound_up_sampling
 
+/*
+ * rescaling: forward fl(fl(x m) + o) on the backends (or one rounding where
+ * the product and sum contract to an fma), the exact x m + o rounded once
+ * on the reference: |err| <= u |x m| (the product) + u |x m + o| (the sum)
+ * + u |ref| (the reference's store) <= 2u (|x m| + |o|) + u |ref|. The
+ * backward dy m rounds once everywhere: the same bits, 0. Exact mode's
+ * integers times a power-of-two multiplier plus an integer offset are exact
+ * (quick.txt's exact-friendly lines): 0 there as well, any other multiplier
+ * takes the bound.
+ */
+static enum xo_status bound_rescaling(struct hcase *h, struct xo_backend *ref)
+{
+	const struct xo_params *p = &h->c->p;
+	double m = (double)p->multiplier, o = fabs((double)p->offset);
+	int ex;
+	bool exact = h->c->mode == XO_HMODE_EXACT && frexp(m, &ex) == 0.5 && o == floor(o);
+
+	(void)ref;
+	if (h->c->dir == XO_DIR_BWD || exact)
+		return XO_OK;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = 2.0 * U * (fabs((double)h->src[0][e] * m) + o) +
+			       U * fabs((double)h->ref[0][e]) + TINY;
+	return XO_OK;
+}
+#define BOUND_rescaling bound_rescaling
+
 /* simple_rnn, lstm, gru */
 static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)
 {

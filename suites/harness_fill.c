@@ -483,6 +483,7 @@ static void fill_copy(struct hcase *h)
 #define FILL_pad fill_copy
 #define FILL_permute fill_copy
 #define FILL_flip fill_copy
+#define FILL_rescaling fill_copy
 #define FILL_up_sampling fill_copy
 
 /* merge: both inputs (and dy) plain; maximum and minimum also get ties

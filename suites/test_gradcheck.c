@@ -22,7 +22,7 @@
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute, flip,
+ *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute, flip, rescaling,
  *        merge: multiply too, linear in each element of a and of b): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
@@ -161,6 +161,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_up_sampling:
 	case XO_OP_permute:
 	case XO_OP_flip:
+	case XO_OP_rescaling:
 		return grad_only[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
 	case XO_OP_layer_normalization:
@@ -544,7 +545,8 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 			   c->op == XO_OP_average_pooling1d ||
 			   c->op == XO_OP_global_average_pooling1d ||
 			   c->op == XO_OP_average_pooling2d ||
-			   c->op == XO_OP_global_average_pooling2d || c->op == XO_OP_attention;
+			   c->op == XO_OP_global_average_pooling2d || c->op == XO_OP_attention ||
+			   c->op == XO_OP_rescaling; /* x m + o: a sum of two terms */
 
 		if (acc && c->p.activation == XO_ACTIVATION_LINEAR &&
 		    !(fabsf(pb->buf[k]) <= pb->buf2[k]))
@@ -2032,6 +2034,14 @@ static void build_pointwise_cases(void)
 	p.ch = 3;
 	p.mask_value = 7.0f;
 	add_case(XO_OP_masking, p);
+	/* rescaling (linear): a multiplier and offset that are not powers of two */
+	p = xo_params_default();
+	p.batch = 2;
+	p.len = 3;
+	p.ch = 5;
+	p.multiplier = 0.75f;
+	p.offset = -0.375f;
+	add_case(XO_OP_rescaling, p);
 	/* merge: every mode (multiply is linear in each input element on its
 	 * own, so the central difference is exact as for the linear ops;
 	 * maximum and minimum keep |a - b| above GC_KINK) */

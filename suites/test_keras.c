@@ -167,6 +167,10 @@ static double k_path(const struct xo_model *m)
 		 * each at most the sum over all its layers) */
 		else if (xo_layer_kinds[l->kind].op == XO_OP_merge)
 			k += 1.0;
+		/* rescaling: x * scale + offset, two roundings (2u, inside
+		 * one unit of the 8u the bound counts per length) */
+		else if (l->kind == XO_LAYER_RESCALING)
+			k += 1.0;
 		/* conv2d_transpose: at most kh * kw taps of in_ch terms land
 		 * on an output */
 		else if (l->kind == XO_LAYER_CONV2D_TRANSPOSE)
@@ -285,6 +289,11 @@ static const struct fixture fixtures[] = {
     {"bidir.keras", NULL, "bidir"},
     {"bidir.h5", NULL, "bidir"},
     {"bidir.keras", "bidir.weights.h5", "bidir"},
+    /* Rescaling in front of a Conv2D, [0, 1) to [0, 255) to [-1, 1)
+     * (make_keras_files.py --only=prelayers) */
+    {"rescale.keras", NULL, "rescale"},
+    {"rescale.h5", NULL, "rescale"},
+    {"rescale.keras", "rescale.weights.h5", "rescale"},
     /* three inputs, Concatenate on the time axis and the last
      * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
      * inputs one after the other, as the model API takes them */

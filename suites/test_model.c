@@ -270,6 +270,10 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		 * below 2.2, inside the constant 8's margin as the activations'. */
 		else if (l->kind == XO_LAYER_BATCH_NORMALIZATION)
 			*k_path += 2.0 + (batch > 1 ? (double)(batch * l->in_len * l->in_w) : 0.0);
+		/* rescaling: x * scale + offset, two roundings (2u, inside one
+		 * unit of 8u); dx one */
+		else if (l->kind == XO_LAYER_RESCALING)
+			*k_path += 1.0;
 		/* a recurrent layer: each step's pre-activations
 		 * sum in_ch + units products and a bias, and every step's
 		 * error is carried into the later ones: T times that (gates'
@@ -707,7 +711,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "emb_mask_rnn", "emb_mask_bidir",
                                              "mha_pad",     "mha_bool",    "mha_pad_mask",
                                              "emb_mask_merge", "cce_clip",
-                                             "masking_rnn", "masking_bidir"};
+                                             "masking_rnn", "masking_bidir", "rescale_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the

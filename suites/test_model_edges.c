@@ -922,6 +922,7 @@ static const struct {
     {XO_LAYER_RE_LU, "input 6", "max_value=6"},
     {XO_LAYER_SOFTMAX, "input 4 3", "axis=2"},
     {XO_LAYER_MASKING, "input 5 3", "mask_value=0.5"},
+    {XO_LAYER_RESCALING, "input 3 4 2", "scale=0.00392156886 offset=-1"},
 };
 
 static void test_layer_kinds(void **state)

@@ -530,6 +530,20 @@ static enum xo_status flip_fwd_across_batch(struct xo_backend *be, const struct 
 	return XO_OK;
 }
 
+/* rescaling fwd that adds the offset before scaling, (x + offset) * multiplier,
+ * not Keras's x * scale + offset: right only for offset 0 or multiplier 1. */
+static enum xo_status rescaling_fwd_offset_first(struct xo_backend *be,
+						  const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		y[i] = (x[i] + a->p.offset) * a->p.multiplier;
+	return XO_OK;
+}
+
 /* merge bwd of maximum that gives a tie's whole gradient to a (TensorFlow's
  * rule, not the halves JAX's Keras computes): wrong at every tie. */
 static enum xo_status merge_bwd_tie_to_a(struct xo_backend *be, const struct xo_op_args *a)
@@ -1329,6 +1343,8 @@ static const struct fault faults[] = {
      "batch=3 len=6 width=5 ch=3 depth_multiplier=2 kernel_size=3 padding=same", XO_FAIL_MISMATCH},
     {"fault-flip-fwd-across-batch", XO_OP_flip, XO_DIR_FWD, flip_fwd_across_batch, XO_HMODE_EXACT,
      "batch=3 len=4 ch=5", XO_FAIL_MISMATCH},
+    {"fault-rescaling-offset-first", XO_OP_rescaling, XO_DIR_FWD, rescaling_fwd_offset_first,
+     XO_HMODE_REAL, "batch=2 len=3 ch=8 multiplier=0.00392156886 offset=-1", XO_FAIL_MISMATCH},
     {"fault-convt-flipped-kernel", XO_OP_conv2d_transpose, XO_DIR_FWD, convt_fwd_flipped_kernel,
      XO_HMODE_EXACT, "batch=2 len=3 width=4 ch=3 filters=2 kernel_size=3 strides=2 padding=same",
      XO_FAIL_MISMATCH},

@@ -284,3 +284,24 @@ __kernel void xo_cl_log_softmax_bwd(__global const float *y, int yo, __global co
 	for (int j = 0; j < cols; j++)
 		dx[j] = dy[j] - exp(y[j]) * s;
 }
+
+/* rescaling fwd: y = x * s + o (ops.def; a contracted mad rounds once, inside
+ * the bound of the two roundings) */
+__kernel void xo_cl_rescaling_fwd(__global const float *x, int xo, __global float *y, int yo,
+				  int n, float s, float o)
+{
+	int i = get_global_id(0);
+
+	if (i < n)
+		y[yo + i] = x[xo + i] * s + o;
+}
+
+/* rescaling bwd: dx = dy * s */
+__kernel void xo_cl_rescaling_bwd(__global const float *dy, int dyo, __global float *dx, int dxo,
+				  int n, float s)
+{
+	int i = get_global_id(0);
+
+	if (i < n)
+		dx[dxo + i] = dy[dyo + i] * s;
+}

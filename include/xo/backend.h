@@ -98,6 +98,7 @@ enum xo_net_kind {
 	XO_NET_RE_LU,                /* ReLU and Softmax layers: no fused path */
 	XO_NET_SOFTMAX,
 	XO_NET_MASKING,              /* Masking: no fused path */
+	XO_NET_RESCALING,
 };
 
 /* True for the kinds a fused path may implement (those before
