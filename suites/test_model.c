@@ -926,6 +926,25 @@ static void log_epoch(void *user, const struct xo_epoch_log *log)
 	}
 }
 
+/* Under SGD the weights' bound takes every gradient within SGD_G: the last
+ * step's gradients of a trained model m are checked against it. */
+static void check_sgd_gradients(struct xo_model *m, const char *name)
+{
+	int64_t np = xo_model_param_count(m);
+	float *gr;
+
+	if (xo_model_compile(m)->optimizer != XO_OPTIMIZER_SGD)
+		return;
+	gr = malloc(sizeof(*gr) * (size_t)np);
+	assert_non_null(gr);
+	assert_int_equal(xo_model_state_read(m, XO_MODEL_GRADS, gr), XO_OK);
+	for (int64_t i = 0; i < np; i++)
+		if (!(fabsf(gr[i]) <= SGD_G))
+			fail_msg("%s: |gradient %lld| = %g above the bound's G = %g", name,
+			         (long long)i, (double)gr[i], SGD_G);
+	free(gr);
+}
+
 static void test_golden_train(void **state)
 {
 	struct xo_backend *be[4];
@@ -985,20 +1004,7 @@ static void test_golden_train(void **state)
 				fail_msg("%s on %s: %s", golden_models[g], bname, xo_last_error());
 			assert_int_equal(log.n, epochs);
 			lr_step = step_max(xo_model_compile(m));
-			if (xo_model_compile(m)->optimizer == XO_OPTIMIZER_SGD) {
-				int64_t np = xo_model_param_count(m);
-				float *gr = malloc(sizeof(*gr) * (size_t)np);
-
-				assert_non_null(gr);
-				assert_int_equal(xo_model_state_read(m, XO_MODEL_GRADS, gr), XO_OK);
-				for (int64_t i = 0; i < np; i++)
-					if (!(fabsf(gr[i]) <= SGD_G))
-						fail_msg("%s: |gradient %lld| = %g above the bound's "
-						         "G = %g",
-						         golden_models[g], (long long)i, (double)gr[i],
-						         SGD_G);
-				free(gr);
-			}
+			check_sgd_gradients(m, golden_models[g]);
 			for (int l = 0; l < xo_model_layer_count(m); l++) {
 				char name[200];
 				struct xo_npy got, want;
