@@ -1935,6 +1935,17 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 			st = xo_error(XO_EINVAL, "%s: the output is not the last layer '%s' (the "
 			                         "layers must be listed inputs first, as Keras writes "
 			                         "them)", origin, prev ? prev : "?");
+		/* [name, node, tensor]: each layer is called once and has one
+		 * output, so both are 0 (Keras refuses an index past its nodes
+		 * or tensors) */
+		if (!st && (json_array_size(outs) != 3 ||
+		            !json_is_integer(json_array_get(outs, 1)) ||
+		            json_integer_value(json_array_get(outs, 1)) != 0 ||
+		            !json_is_integer(json_array_get(outs, 2)) ||
+		            json_integer_value(json_array_get(outs, 2)) != 0))
+			st = xo_error(XO_EINVAL, "%s: output_layers: expected ['%s', 0, 0] (the "
+			                         "layer's one call and its one output tensor)",
+			              origin, prev);
 	}
 	if (!st && !have_input)
 		st = xo_error(XO_EFORMAT, "%s: model config has no input shape", origin);

@@ -1655,6 +1655,13 @@ static void test_keras_functional_io_lists(void **state)
 	     "io.keras: input_layers lists 2 inputs for the model's one InputLayer 'in'"},
 	    {",\"input_layers\":[\"in\",0,0],\"output_layers\":[[\"d\",0,0],[\"d\",0,0]]}}",
 	     "io.keras: several outputs (2)"},
+	    /* a node or tensor index the layer does not have (Keras: IndexError) */
+	    {",\"input_layers\":[\"in\",0,0],\"output_layers\":[\"d\",99999999999,0]}}",
+	     "io.keras: output_layers: expected ['d', 0, 0]"},
+	    {",\"input_layers\":[\"in\",0,0],\"output_layers\":[[\"d\",0,7]]}}",
+	     "io.keras: output_layers: expected ['d', 0, 0]"},
+	    {",\"input_layers\":[\"in\",0,0],\"output_layers\":[\"d\",0]}}",
+	     "io.keras: output_layers: expected ['d', 0, 0]"},
 	};
 	char cfg[2048], *text;
 
