@@ -1793,6 +1793,40 @@ static enum xo_status layer_name_check(const struct lctx *c)
 	return XO_OK;
 }
 
+/* A Functional's output_layers: one output, the last layer (the spec's
+ * model output, prev) as [name, 0, 0]. */
+static enum xo_status output_check(const json_t *cfg, const char *prev, const char *origin)
+{
+	enum xo_status st;
+	const json_t *outs = json_object_get(cfg, "output_layers");
+	const json_t *o0 = json_is_array(outs) ? json_array_get(outs, 0) : NULL;
+
+	st = inout_list(cfg, "output_layers", origin);
+	if (!st && json_is_array(o0) && json_array_size(outs) > 1)
+		st = xo_error(XO_EINVAL, "%s: several outputs (%zu): a multi-output model is "
+		                         "not supported yet", origin, json_array_size(outs));
+	if (json_is_array(o0) && json_array_size(outs) == 1)
+		outs = o0;
+	if (!st && (!prev || !json_is_array(outs) ||
+	            !json_is_string(json_array_get(outs, 0)) ||
+	            strcmp(json_string_value(json_array_get(outs, 0)), prev)))
+		st = xo_error(XO_EINVAL, "%s: the output is not the last layer '%s' (the "
+		                         "layers must be listed inputs first, as Keras writes "
+		                         "them)", origin, prev ? prev : "?");
+	/* [name, node, tensor]: each layer is called once and has one
+	 * output, so both are 0 (Keras refuses an index past its nodes
+	 * or tensors) */
+	if (!st && (json_array_size(outs) != 3 ||
+	            !json_is_integer(json_array_get(outs, 1)) ||
+	            json_integer_value(json_array_get(outs, 1)) != 0 ||
+	            !json_is_integer(json_array_get(outs, 2)) ||
+	            json_integer_value(json_array_get(outs, 2)) != 0))
+		st = xo_error(XO_EINVAL, "%s: output_layers: expected ['%s', 0, 0] (the "
+		                         "layer's one call and its one output tensor)",
+		              origin, prev);
+	return st;
+}
+
 /* The model config root as spec text into spec; set: an empty name set
  * (model_internal.h) for its layers. */
 static enum xo_status map_model(const json_t *root, const char *origin, int *set, struct sbuf *spec,
@@ -1918,35 +1952,8 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 			prev = c.name;
 	}
 	free(wiring.s);
-	if (!st && functional) {
-		/* one output, the last layer (the spec's model output) */
-		const json_t *outs = json_object_get(cfg, "output_layers");
-		const json_t *o0 = json_is_array(outs) ? json_array_get(outs, 0) : NULL;
-
-		st = inout_list(cfg, "output_layers", origin);
-		if (!st && json_is_array(o0) && json_array_size(outs) > 1)
-			st = xo_error(XO_EINVAL, "%s: several outputs (%zu): a multi-output model is "
-			                         "not supported yet", origin, json_array_size(outs));
-		if (json_is_array(o0) && json_array_size(outs) == 1)
-			outs = o0;
-		if (!st && (!prev || !json_is_array(outs) ||
-		            !json_is_string(json_array_get(outs, 0)) ||
-		            strcmp(json_string_value(json_array_get(outs, 0)), prev)))
-			st = xo_error(XO_EINVAL, "%s: the output is not the last layer '%s' (the "
-			                         "layers must be listed inputs first, as Keras writes "
-			                         "them)", origin, prev ? prev : "?");
-		/* [name, node, tensor]: each layer is called once and has one
-		 * output, so both are 0 (Keras refuses an index past its nodes
-		 * or tensors) */
-		if (!st && (json_array_size(outs) != 3 ||
-		            !json_is_integer(json_array_get(outs, 1)) ||
-		            json_integer_value(json_array_get(outs, 1)) != 0 ||
-		            !json_is_integer(json_array_get(outs, 2)) ||
-		            json_integer_value(json_array_get(outs, 2)) != 0))
-			st = xo_error(XO_EINVAL, "%s: output_layers: expected ['%s', 0, 0] (the "
-			                         "layer's one call and its one output tensor)",
-			              origin, prev);
-	}
+	if (!st && functional)
+		st = output_check(cfg, prev, origin);
 	if (!st && !have_input)
 		st = xo_error(XO_EFORMAT, "%s: model config has no input shape", origin);
 	if (!st && spec->oom)
