@@ -17,7 +17,7 @@ there), and which of the file's identical lines it is - never the line
 number, so an id survives the line moving.
 
 Usage: ci/mutgen.py (--range A..B | --since-day) [--per-line N] [--out DIR]
-                    [--equivalents FILE] [--repo DIR] [--list]
+                    [--equivalents FILE] [--repo DIR] [--list] [--first N]
   --range A..B       the lines B adds to A (git diff A B)
   --since-day        the first-parent commits of HEAD whose committer date
                      is within 24 h of HEAD's: the range FIRST^..HEAD
@@ -27,6 +27,9 @@ Usage: ci/mutgen.py (--range A..B | --since-day) [--per-line N] [--out DIR]
   --out DIR          where the patches and index.tsv go (default out/mutgen;
                      its old output is removed first; a folder holding
                      other files is refused)
+  --first N          write the patches of the first N ids in sorted order
+                     only (CI's sample: ci/test.sh), not thousands it would
+                     then remove; index.tsv lists every mutant all the same
   --equivalents FILE survivors known to be equivalent, with their reasons
                      (default ci/mutgen-equivalent.tsv of the repository,
                      which alone may be absent)
@@ -890,9 +893,12 @@ def clear_out(out):
         die("--out %s: %s" % (out, e.strerror))
 
 
-def write_out(out, mutants, equivalents, rng):
+def write_out(out, mutants, equivalents, rng, first=None):
     """<id>.patch per mutant and index.tsv; two mutants with one id are an
-    error (a mutant's results are stored and marked by its id)."""
+    error (a mutant's results are stored and marked by its id). With first,
+    only the patches of the first that many ids in sorted order (a shell
+    glob's order of their file names, which are [0-9a-z] of one length) are
+    written; the index still lists every mutant."""
     ids = {}
     for m in mutants:
         if m[0] in ids:
@@ -902,8 +908,12 @@ def write_out(out, mutants, equivalents, rng):
     clear_out(out)
     flat = lambda s: s.strip().replace("\t", " ")
     index = ["id\tfile\tline\toperator\toriginal\tmutated\tfunction"]
+    keep = set(sorted(ids)[:first]) if first is not None else None
     for mid, path, ln, op, orig, new, patch, func in mutants:
         mutated = " / ".join(flat(x) for x in new) if new else "(line deleted)"
+        index.append("\t".join((mid, path, str(ln + 1), op, flat(orig), mutated, func)))
+        if keep is not None and mid not in keep:
+            continue
         head = ["# mutant: " + mid, "# class: generated-" + op,
                 "# breaks: %s:%d: %s -> %s" % (path, ln + 1, flat(orig), mutated),
                 "# generated: ci/mutgen.py " + rng, "# file: " + path,
@@ -914,7 +924,6 @@ def write_out(out, mutants, equivalents, rng):
         with open(os.path.join(out, mid + ".patch"), "w", encoding="utf-8",
                   errors="surrogateescape", newline="") as f:
             f.write("\n".join(head) + "\n#\n" + patch)
-        index.append("\t".join((mid, path, str(ln + 1), op, flat(orig), mutated, func)))
     with open(os.path.join(out, "index.tsv"), "w", encoding="utf-8",
               errors="surrogateescape", newline="") as f:
         f.write("\n".join(index) + "\n")
@@ -930,7 +939,10 @@ def main():
     ap.add_argument("--equivalents")
     ap.add_argument("--repo")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--first")
     args = ap.parse_args()
+    if args.first is not None and not re.match(r"^[0-9]+$", args.first):
+        die("--first needs a count >= 0, not '%s'" % args.first[:40])
     repo = args.repo or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if not re.match(r"^[0-9]+$", args.per_line):
         die("--per-line needs a count >= 0, not '%s'" % args.per_line[:40])
@@ -967,7 +979,8 @@ def main():
     if args.list:
         print(summary)
         return 0
-    write_out(out, mutants, equivalents, rng)
+    write_out(out, mutants, equivalents, rng,
+              int(args.first) if args.first is not None else None)
     print(summary)
     print("mutgen: patches and index.tsv in %s" % out)
     return 0

@@ -26,3 +26,12 @@ add_test(NAME ci.selftest_due
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_selftest_due.sh
                  ${CMAKE_CURRENT_BINARY_DIR}/ci_selftest_due)
 set_tests_properties(ci.selftest_due PROPERTIES LABELS "quick" TIMEOUT 60)
+
+# Which lower ISA levels ci/test.sh runs the cpu suites again at (ci/lib.sh
+# xo_isa_fallbacks, suites/ci_isa_fallbacks.sh): on AVX-512, AVX2-only and
+# scalar-only machines (fake `xo devices` lines), never the backend's own
+# level twice. Under a second.
+add_test(NAME ci.isa_fallbacks
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_isa_fallbacks.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/ci_isa_fallbacks)
+set_tests_properties(ci.isa_fallbacks PROPERTIES LABELS "quick" TIMEOUT 60)

@@ -264,12 +264,23 @@ generate)
     dup=$(idx "$work/one" | cut -f3 | sort | uniq -d)
     [ -z "$dup" ] || bad "--per-line 1 gave lines $dup more than one mutant"
     [ "$(idx "$work/one" | wc -l)" -ge 9 ] || bad "--per-line 1 gave too few mutants"
+    # --first 3: the patches of the first three ids of the full set, byte
+    # for byte, and the same index (CI writes its sample so)
+    gen "$work/first" --range HEAD~1..HEAD --first 3 || bad "--first 3: exit $?"
+    want=$(cd "$work/one" && ls -- *.patch | head -n 3)
+    got=$(cd "$work/first" && ls -- *.patch)
+    [ "$got" = "$want" ] || bad "--first 3 wrote '$got', want the glob's first three '$want'"
+    for f in $got; do
+        cmp -s "$work/one/$f" "$work/first/$f" || bad "--first 3: $f differs from the full set's"
+    done
+    cmp -s "$work/one/index.tsv" "$work/first/index.tsv" || bad "--first 3: the index is not the full set's"
     # a change to suites/ and docs/ only has no mutants, and says so
     "${G[@]}" commit -qm C --allow-empty && echo x >>"$repo/docs/calc.md" && "${G[@]}" commit -qam D
     gen "$work/none" --range HEAD~1..HEAD || bad "docs-only change: exit $?"
     grep -q '^mutgen: 0 mutants' "$work/gen.out" || bad "docs-only change: $(cat "$work/gen.out")"
     # bad input: one line, exit 2
-    for a in "--range nope" "--range HEAD..nosuchcommit" "--per-line -1" "--range=-x..HEAD"; do
+    for a in "--range nope" "--range HEAD..nosuchcommit" "--per-line -1" "--range=-x..HEAD" \
+        "--range HEAD~1..HEAD --first -2"; do
         # shellcheck disable=SC2086 # words on purpose
         gen "$work/bad" $a
         rc=$?

@@ -1161,11 +1161,77 @@ def after_checks(name, d, xo):
     return None
 
 
+def fixtures_key(xo):
+    """What the fixtures depend on: this script, the golden files they are
+    made from and the xo binary that trains the checkpoints (its identity
+    by stat, so a rebuilt binary makes a new set)."""
+    h = hashlib.sha256()
+    with open(os.path.abspath(__file__), "rb") as f:
+        h.update(f.read())
+    for p in (xo, MODEL, os.path.join(GOLDEN, "x_train.npy"), os.path.join(GOLDEN, "y_train.npy")):
+        st = os.stat(p)
+        h.update(f"{os.path.realpath(p)} {st.st_ino} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:20]
+
+
+def cached_fixtures(xo, cache):
+    """The fixture set for xo in cache/KEY, made once: built in a temporary
+    sibling and renamed into place, so a case running beside the one that
+    builds it sees the whole set or none. Sets of other keys (older
+    binaries) are removed when a new one lands."""
+    key = fixtures_key(xo)
+    final = os.path.join(cache, key)
+    if os.path.isdir(final):
+        return final
+    os.makedirs(cache, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".new-", dir=cache)
+    fixtures(tmp, xo)
+    try:
+        os.rename(tmp, final)
+    except OSError:  # another case landed the same set first
+        shutil.rmtree(tmp, ignore_errors=True)
+        return final
+    for e in os.listdir(cache):
+        if e != key and not e.startswith("."):
+            shutil.rmtree(os.path.join(cache, e), ignore_errors=True)
+    return final
+
+
+def copy_fixtures(src, d):
+    """src's tree into the empty directory d as fixtures() made it: files
+    with their bytes and mode, directories, symlinks with their targets,
+    FIFOs made anew (never opened)."""
+    for root, dirs, files in os.walk(src):
+        rel = os.path.relpath(root, src)
+        out = d if rel == "." else os.path.join(d, rel)
+        for name in dirs + files:
+            s_path, o_path = os.path.join(root, name), os.path.join(out, name)
+            st = os.lstat(s_path)
+            if stat.S_ISLNK(st.st_mode):
+                os.symlink(os.readlink(s_path), o_path)
+            elif stat.S_ISDIR(st.st_mode):
+                os.mkdir(o_path)
+            elif stat.S_ISFIFO(st.st_mode):
+                os.mkfifo(o_path)
+            elif stat.S_ISREG(st.st_mode):
+                shutil.copy2(s_path, o_path)
+            else:
+                sys.exit(f"badinput: fixture {s_path}: not a file, directory, symlink or FIFO")
+        dirs[:] = [n for n in dirs if not os.path.islink(os.path.join(root, n))]
+
+
 def run_case(xo, name):
     argv, code, regex, protect, setup, env, after = CASES[name]
     d = tempfile.mkdtemp(prefix="xo-badinput-")
     try:
-        fixtures(d, xo)
+        # XO_BADINPUT_CACHE (suites/badinput.cmake: the build folder): the
+        # fixtures are made once per binary and copied into each case's
+        # directory, not trained again for each of the cases
+        cache = os.environ.get("XO_BADINPUT_CACHE")
+        if cache:
+            copy_fixtures(cached_fixtures(xo, cache), d)
+        else:
+            fixtures(d, xo)
         if setup:
             setup(d)
         before = {p: snapshot(os.path.join(d, p)) for p in protect}
