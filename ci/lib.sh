@@ -400,48 +400,50 @@ xo_asan_env() {
     echo "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
 }
 
-# The quick tests ci/test.sh's sanitizer pass leaves out: the checks they
-# make run unsanitized in its test stage, and ASan and UBSan would watch
-# little of ours in them. ci.*, lint.* and coverage.*: scripts checking the
-# CI tooling, the sources and coverage (the scratch trees ci.* build are
-# plain builds of their own); cl.offline_gpu_compile: clang compiling the
-# kernels for GPU targets (our only binary there prints the program's
-# source); keras.load_in_keras*: Keras (Python) reading files xo wrote, the
-# C side of which (xo train --save, predict, the .keras and .weights.h5
-# writers) runs sanitized in the keras and model.cli suites; sweep.cl.*:
-# the cl ops over the sweep's shapes, whose time is the kernels' inside
-# PoCL, which ASan does not instrument (61 s sanitized against 57 s plain
-# in the last measured run; Oclgrind checks the kernels' accesses in the
-# races stage), the host side of every cl op running sanitized in ops.cl.*;
-# *.cl_gpu_row: the model suites again with the cl backend on the nvidia
-# row's launch shapes, whose host side (the same runtime, launch sizes from
-# the row) runs sanitized in the suites they twin, and whose kernels, the
-# point of the twin, run inside PoCL, uninstrumented (model.cl_gpu_row was
-# 19 s of the sanitized pass).
-# ci/sanitize.sh and the nightly's weekly asan stage run every quick test
-# (XO_ASAN_ALL=1).
+# Each quick test runs once in CI, in the sanitized build (asan-test),
+# unless it is of one of the kinds below, which the plain test stage runs
+# (XO_PLAIN_CI_TESTS): the first two only there, the third in both builds.
+#
+# XO_ASAN_CI_EXCLUDE: ASan and UBSan would watch little of ours in them.
+# ci.*, lint.* and coverage.*: scripts checking the CI tooling, the sources
+# and coverage (the scratch trees ci.* build are plain builds of their own);
+# cl.offline_gpu_compile: clang compiling the kernels for GPU targets (our
+# only binary there prints the program's source); keras.load_in_keras*:
+# Keras (Python) reading files xo wrote, the C side of which (xo train
+# --save, predict, the .keras and .weights.h5 writers) runs sanitized in the
+# keras and model.cli suites; sweep.cl.*: the cl ops over the sweep's
+# shapes, whose time is the kernels' inside PoCL, which ASan does not
+# instrument (61 s sanitized against 57 s plain in a measured run; Oclgrind
+# checks the kernels' accesses in the races stage), the host side of every
+# cl op running sanitized in ops.cl.*; *.cl_gpu_row: the model suites again
+# with the cl backend on the nvidia row's launch shapes, whose host side
+# (the same runtime, launch sizes from the row) runs sanitized in the
+# suites they twin, and whose kernels, the point of the twin, run inside
+# PoCL, uninstrumented (model.cl_gpu_row was 19 s of the sanitized pass).
 XO_ASAN_CI_EXCLUDE='^(ci|lint|coverage)\.|^cl\.offline_gpu_compile\.|^keras\.load_in_keras|^sweep\.cl\.|\.cl_gpu_row$'
 
-# The quick tests ci/test.sh runs sanitized only, not again in its plain
-# test stage: the perf store, the command line's words and errors, hostile
-# and bad input, untrusted files, the fuzz regressions, explain and probe.
-# What they check is control flow and I/O (SQL, files, parsing, messages),
-# which the optimizer does not change (no fast-math anywhere; their
-# numbers are compared with derived margins, not bits), while parsing
-# untrusted bytes is exactly where ASan and UBSan see what a plain run
-# cannot. The numeric suites (ops, sweeps, gradcheck, model, Keras goldens)
-# run in both, since vectorization and FMA contraction differ between the
-# two builds' optimization levels. Keeping CI within 10 minutes on 2 cores
-# is the reason; ci/nightly.sh's test stage runs them plain.
-XO_PLAIN_CI_EXCLUDE='^(perfdb|perf_[a-z_]+|explain|probe|papercuts|badinput|untrusted_io|fuzz\.regress)(\.|$)|^keras\.hostile$'
-
-# Of those, the ones that time real workloads (`xo seed`, `xo bench`, `xo
-# probe`'s peak loops) to check what the command line prints: ci/test.sh
-# runs them in its plain test stage instead, where the workload takes a
-# quarter of its time at -O1 under ASan (papercuts.seed_ci: 7.5 s against
-# 34 s), and the kernels they time run sanitized in ops.* and model; the
-# weekly asan stage still runs them sanitized.
+# XO_WORKLOAD_TESTS: they time real workloads (`xo seed`, `xo bench`, `xo
+# probe`'s peak loops) to check what the command line prints, which takes
+# ~4x as long under ASan (papercuts.seed_ci: 7.5 s against 34 s), while the
+# kernels they time run sanitized in ops.* and model.
 XO_WORKLOAD_TESTS='^papercuts\.(seed_ci|seed_model|perf_words|bench_layers|bench_attention_text|bench_attention_json)$|^probe(\.cli)?$'
+
+# XO_PLAIN_NUMERIC_TESTS: the suites whose numbers depend on how the plain
+# build compiled the cpu backend's kernels, which are built with
+# -ffp-contract=fast (kernels/CMakeLists.txt): GCC forms FMAs at -O2 and
+# not at -O1, the sanitized build's level (the cpu backend's predictions of
+# the Keras fixtures differ in the last bits between the two builds; the
+# reference's, built with contraction off at -O2 in both, and cl's, whose
+# arithmetic is PoCL's, do not), so they run in both builds: the cpu op
+# suites and sweeps (also at each lower ISA level, XO_ISA_TESTS), the model
+# suites (the fused cpu path), the Keras goldens and the gradient checks.
+# The other numeric suites (ops.ref.*, ops.cl.*, the cl suites) run
+# sanitized only.
+XO_PLAIN_NUMERIC_TESTS="$XO_ISA_TESTS|^model(\\.|\$)|^keras\$|^gradcheck\$"
+XO_PLAIN_CI_TESTS="$XO_ASAN_CI_EXCLUDE|$XO_WORKLOAD_TESTS|$XO_PLAIN_NUMERIC_TESTS"
+# ci/sanitize.sh and the nightly's weekly asan stage run every quick test
+# sanitized (XO_ASAN_ALL=1), and the nightly's test stage runs every quick
+# test plain (Release), a seventh a night.
 
 stage_asan_test() {
     local envs vars v sel=() quarantine=${XO_ASAN_QUARANTINE_MB:-}

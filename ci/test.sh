@@ -42,25 +42,25 @@ stage_build() {
 }
 
 stage_test() {
-    local exclude=$XO_PLAIN_CI_EXCLUDE selftest=0
+    local exclude='^$' selftest=0
     # the mutation tool's own suites only when due (ci/selftest_due.sh)
     if xo_mutgen_selftest_due; then
         selftest=1
         echo "test: ci.mutgen.* run: the day's change touches the mutation tool or what it uses"
     else
-        exclude="$exclude|^ci\.mutgen\."
+        exclude='^ci\.mutgen\.'
         echo "test: ci.mutgen.* not run: the day's change touches none of the files they" \
             "exercise, or their content has passed them here (ci/selftest_due.sh;" \
             "XO_MUTGEN_SELFTEST=1 runs them; so does the nightly's quick shard)"
     fi
-    # the sanitized-only tests (ci/lib.sh XO_PLAIN_CI_EXCLUDE) run in asan-test
-    xo_ctest quick build-ci -L quick -E "$exclude" -j"$XO_JOBS" --timeout 300 || return 1
+    # the quick tests the sanitized pass leaves to this build (ci/lib.sh
+    # XO_ASAN_CI_EXCLUDE, XO_WORKLOAD_TESTS); every other one runs in
+    # asan-test
+    xo_ctest quick build-ci -L quick -R "$XO_ASAN_CI_EXCLUDE|$XO_WORKLOAD_TESTS" -E "$exclude" \
+        -j"$XO_JOBS" --timeout 300 || return 1
     if [ $selftest = 1 ]; then
         xo_mutgen_selftest_record || echo "test: the ci.mutgen.* pass not recorded"
     fi
-    # the sanitized-only tests that time real workloads run here, plain
-    # (ci/lib.sh XO_WORKLOAD_TESTS)
-    xo_ctest workloads build-ci -L quick -R "$XO_WORKLOAD_TESTS" -j"$XO_JOBS" --timeout 300 || return 1
     # The cpu backend picks its ISA once at start-up (AVX-512 here when the CPU
     # has it); run its op suites and the model suite (the fused network path
     # has per-ISA kernels too) again at each lower level it can fall back to.
@@ -70,7 +70,7 @@ stage_test() {
     levels=$(xo_isa_fallbacks build-ci/cli/xo)
     for isa in "${XO_ISA_LEVELS[@]}"; do
         grep -qx "$isa" <<<"$levels" ||
-            echo "test: no XO_CPU_ISA=$isa pass: the cpu backend's own level here is that or lower, which the quick pass ran"
+            echo "test: no XO_CPU_ISA=$isa pass: the cpu backend's own level here is that or lower, which asan-test runs"
     done
     for isa in $levels; do
         echo "test: cpu op suites and model suite with XO_CPU_ISA=$isa"
