@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # ci/test.sh - the test command (README): install what is missing, make (or
 # reuse) the cached Keras venv, build with warnings as errors, run the quick
-# suites (the perf store's PostgreSQL suites among them, on throwaway
-# servers) and the OpenCL race checks (Oclgrind), check that the mutation
-# stage's mutants still apply, run a sample of the mutants ci/mutgen.py
-# makes from the day's change, then build again with AddressSanitizer +
-# UndefinedBehaviorSanitizer and run the quick suites there (but the few
-# that watch none of our C code: ci/lib.sh XO_ASAN_CI_EXCLUDE), then build
-# the fuzz targets with clang and run each for 8 s (docs/fuzzing.md).
+# suites that need the plain build (ci/lib.sh XO_PLAIN_CI_TESTS) and the
+# OpenCL race checks (Oclgrind), check that the mutation stage's mutants
+# still apply, run a sample of the mutants ci/mutgen.py makes from the
+# day's change, then build again with AddressSanitizer +
+# UndefinedBehaviorSanitizer and run the other quick suites there (the perf
+# store's PostgreSQL suites among them, on throwaway servers), then build
+# the fuzz targets with clang and run each for 3 s (docs/fuzzing.md).
 # Every build compiles through ccache (ci/lib.sh xo_ccache_setup). Each
 # stage's wall and CPU time is printed and, when the job ends, stored as
 # perf series in $XO_CI_STORE (default ~/.cache/crossover/ci-perf.sqlite;
@@ -164,13 +164,13 @@ run_stage build stage_build || rc=1
 run_stage mutants stage_mutants || rc=1
 run_stage asan-build stage_asan_build || rc=1
 [ $rc -eq 0 ] && { run_stage asan-test stage_asan_test || rc=1; }
-# each fuzz target XO_FUZZ_SECONDS: 6 s here, two at a time (24 s for 8
+# each fuzz target XO_FUZZ_SECONDS: 3 s here, two at a time (12 s for 8
 # targets, plus a few seconds' build from the cache): a smoke run that the
 # targets build, start and survive their seeds and a first round of
 # mutations; the depth is the nightly's (30 s a target on its night, 120 s
 # in the weekly run), and every target's regression inputs replay in the
 # quick suites as well
-export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-6}
+export XO_FUZZ_SECONDS=${XO_FUZZ_SECONDS:-3}
 if run_stage fuzz-build stage_fuzz_build; then
     run_stage fuzz stage_fuzz || rc=1
 else
