@@ -139,6 +139,8 @@ static enum xo_status weight_files(struct xo_model *m, const char *dir, bool sav
 		/* <layer>.<variable>.npy with Keras's variable names: kernel,
 		 * bias; gamma, beta, moving_mean, moving_variance */
 		for (int k = 0; !st && k < nv; k++) {
+			if (v[k].keras_int) /* no values in xo (Normalization's count) */
+				continue;
 			if (save)
 				st = weight_file_add(&cw, xo_model_layer_spec(m, i)->name, v[k].name, v[k].ndim,
 				                     v[k].dim, w + v[k].off);
