@@ -2539,6 +2539,10 @@ static enum xo_status read_var(const struct xo_h5_file *f, const char *dpath, co
 			                origin, layer, v->name,
 			                isnan(d->data[i]) ? "NaN" : "an infinite or beyond-float32 value",
 			                i);
+		else if (v->nonneg && d->data[i] < 0.0f)
+			return xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %g at index %" PRId64
+			                            " (a variance must be >= 0)",
+			                origin, layer, v->name, (double)d->data[i], i);
 	if (d->count)
 		memcpy(dst, d->data, (size_t)d->count * sizeof(*dst));
 	return XO_OK;

@@ -69,7 +69,7 @@ static int norm_vars(const struct layer *l, struct xo_layer_var out[XO_LAYER_VAR
 		out[n++] = (struct xo_layer_var){.name = "mean", .ndim = 1, .dim = {ch},
 		                                 .off = l->mm_off, .count = ch};
 		out[n++] = (struct xo_layer_var){.name = "variance", .ndim = 1, .dim = {ch},
-		                                 .off = l->mv_off, .count = ch};
+		                                 .off = l->mv_off, .count = ch, .nonneg = true};
 		out[n++] = (struct xo_layer_var){.name = "count", .keras_int = true};
 		return n;
 	}
