@@ -40,7 +40,6 @@ static enum xo_status norm_views(struct layer *l, struct xo_tensor *params,
 static void norm_init(const struct layer *l, int i, uint64_t seed, float *w)
 {
 	(void)i;
-	(void)seed;
 	if (l->s.kind == XO_LAYER_NORMALIZATION && l->s.norm_given) {
 		for (int64_t e = 0; e < l->s.in_ch; e++) {
 			w[l->mm_off + e] = l->s.norm_mean;
@@ -48,6 +47,7 @@ static void norm_init(const struct layer *l, int i, uint64_t seed, float *w)
 		}
 		return;
 	}
+	(void)seed;
 	for (int64_t e = 0; e < l->s.gamma_count; e++)
 		w[l->g_off + e] = 1.0f;
 	for (int64_t e = 0; l->s.state_count && e < l->s.in_ch; e++)

@@ -503,6 +503,20 @@ def rescale_model():
 PRELAYERS = (("rescale", rescale_model, 113),)
 
 
+def norm_bad_fixtures(out):
+    """norm_negvar.weights.h5: norm_mlp.weights.h5 with its Normalization's
+    variance negative at index 2 (Keras would output NaN there; xo refuses
+    the file)."""
+    import shutil
+    dst = os.path.join(out, "norm_negvar.weights.h5")
+    shutil.copy(os.path.join(out, "norm_mlp.weights.h5"), dst)
+    with h5py.File(dst, "r+") as f:
+        v = f["layers/normalization/vars/1"]
+        a = v[...]
+        a[2] = -0.5
+        v[...] = a
+
+
 def norm_fixtures(out):
     """Normalization in front of a net, adapted on data (its mean and
     variance the layer's variables; its count Keras's unused int32):
@@ -534,6 +548,7 @@ def norm_fixtures(out):
                                  layers.Dense(3, activation="softmax")])
     make("norm_conv", 137, (10, 3), [layers.Conv1D(4, 3, activation="relu"), layers.Flatten(),
                                      layers.Dense(3, activation="softmax")])
+    norm_bad_fixtures(out)
     make("norm_given", 139, (5,), [layers.Dense(3, activation="softmax")], mean=0.5,
          variance=0.09)
 
@@ -1432,6 +1447,10 @@ def main():
     if "--only=td" in sys.argv[1:]:
         table_fixtures(out, (("td", td_model, 83),))
         print("keras", keras.__version__, "wrote the td fixtures to", out)
+        return
+    if "--only=norm_bad" in sys.argv[1:]:
+        norm_bad_fixtures(out)
+        print("keras", keras.__version__, "wrote the norm_bad fixture to", out)
         return
     if "--only=norm" in sys.argv[1:]:
         norm_fixtures(out)
