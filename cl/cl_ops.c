@@ -1361,6 +1361,34 @@ enum xo_status xo_cl_batch_normalization_bwd(struct xo_backend *be, const struct
 	return la_run(&l, p->ch, XO_OP_batch_normalization, XO_DIR_BWD);
 }
 
+/* ---- normalization (norm.cl): one work-item per element -------------------- */
+
+static enum xo_status la_normalization(struct xo_backend *be, const struct xo_op_args *a,
+				       enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(
+		ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_normalization_fwd : XO_CL_K_normalization_bwd);
+	int64_t n = a->dst[0]->nelem;
+	int ns = dir == XO_DIR_FWD ? 3 : 2;
+
+	for (int s = 0; s < ns; s++)
+		xo_cl_arg_tensor(&l, a->src[s], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, n);
+	xo_cl_arg_int(&l, a->p.ch);
+	return la_run(&l, n, XO_OP_normalization, dir);
+}
+
+enum xo_status xo_cl_normalization_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_normalization(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_normalization_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_normalization(be, a, XO_DIR_BWD);
+}
+
 /* ---- simple_rnn, lstm, gru (rnn.cl) ----------------------------------------
  * The loop over time steps is inside the kernels: launches per call do not
  * grow with len. Two shapes (STYLE rule 10):

@@ -434,6 +434,7 @@ struct key_set {
 	     B(K_KERNEL_SIZE))
 #define KEYS_flip KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
 #define KEYS_rescaling KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MULTIPLIER) | B(K_OFFSET)), 0)
+#define KEYS_normalization KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
 #define KEYS_conv2d_transpose                                                                      \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |     \
 	      B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |                       \

@@ -513,6 +513,31 @@ static enum xo_status shapes_batch_normalization(enum xo_op op, enum xo_dir dir,
 }
 #define SHAPES_batch_normalization shapes_batch_normalization
 
+/* normalization: per-channel mean and variance beside x (ops.def); the
+ * backward reads the variance (its denominators) and dy */
+static enum xo_status shapes_normalization(enum xo_op op, enum xo_dir dir,
+                                           const struct xo_params *p,
+                                           struct xo_slot_shape *src,
+                                           struct xo_slot_shape *dst)
+{
+	const char *name = xo_op_name(op);
+
+	NEED(batch);
+	NEED(len);
+	NEED(ch);
+	SLOT(dst[0], false, p->batch, p->len, p->ch);
+	if (dir == XO_DIR_FWD) {
+		SLOT(src[0], false, p->batch, p->len, p->ch);
+		SLOT(src[1], false, p->ch);
+		SLOT(src[2], false, p->ch);
+	} else {
+		SLOT(src[0], false, p->ch);
+		SLOT(src[1], false, p->batch, p->len, p->ch);
+	}
+	return XO_OK;
+}
+#define SHAPES_normalization shapes_normalization
+
 /* layer_normalization: the statistics are per row (over ch), so no state */
 static enum xo_status shapes_layer_normalization(enum xo_op op, enum xo_dir dir,
                                                  const struct xo_params *p,

@@ -19,6 +19,8 @@
  *   (1 - momentum); inference uses the moving statistics for mean and var;
  *   bwd: dbeta = sum dy, dgamma = sum dy xhat, dx = (gamma r / N) (N dy -
  *   dbeta - xhat dgamma) with xhat = (x - mean) r recomputed from x.
+ * At the end normalization (Keras's Normalization: fixed statistics), an
+ * element-wise op over rows.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -397,3 +399,70 @@ enum xo_status xo_cpu_batch_normalization_bwd(struct xo_backend *be,
 	return bn_run(be, true, a);
 }
 
+
+/*
+ * normalization (ops.def): y = (x - mean) / den, dx = dy / den, den =
+ * max(sqrtf(variance), 1e-7f) per channel, computed once per call into the
+ * context's shared scratch (ch floats) by the calling thread. Float as
+ * Keras: the difference, the root and the quotient each rounded once (a
+ * division, not a product by 1/den: Keras divides). Threads take whole
+ * rows, [rows * t / nt, rows * (t + 1) / nt); x and y (dy and dx) may be
+ * the same array.
+ */
+struct normz_job {
+	const float *x, *mean, *den; /* bwd: x is dy, mean unused */
+	float *y;
+	int64_t rows, ch;
+};
+
+static void normz_task(void *arg, int t, int nt)
+{
+	const struct normz_job *j = arg;
+	int64_t lo = j->rows * t / nt, hi = j->rows * (t + 1) / nt, ch = j->ch;
+
+	for (int64_t r = lo; r < hi; r++) {
+		const float *x = j->x + r * ch;
+		float *y = j->y + r * ch;
+
+		if (j->mean)
+			for (int64_t c = 0; c < ch; c++)
+				y[c] = (x[c] - j->mean[c]) / j->den[c];
+		else
+			for (int64_t c = 0; c < ch; c++)
+				y[c] = x[c] / j->den[c];
+	}
+}
+
+static enum xo_status normz_run(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	struct xo_cpu_ctx *cx = be->ctx;
+	const float *var = xo_tensor_f32(a->src[bwd ? 0 : 2]);
+	int64_t ch = a->p.ch, rows = a->p.batch * a->p.len;
+	struct normz_job j = {.x = xo_tensor_f32(a->src[bwd ? 1 : 0]),
+	                      .mean = bwd ? NULL : xo_tensor_f32(a->src[1]),
+	                      .y = xo_tensor_f32(a->dst[0]), .rows = rows, .ch = ch};
+	enum xo_status st = xo_cpu_scratch_reserve(cx, ch, 0, 0);
+	float *den;
+
+	if (st)
+		return st;
+	den = cx->shared.p;
+	for (int64_t c = 0; c < ch; c++) {
+		float s = sqrtf(var[c]);
+
+		den[c] = s < 1e-7f ? 1e-7f : s; /* a NaN root stays NaN (jnp.maximum) */
+	}
+	j.den = den;
+	xo_cpu_threads_run(cx->tp, xo_cpu_threads_for(cx, rows * ch * 4, rows), normz_task, &j);
+	return XO_OK;
+}
+
+enum xo_status xo_cpu_normalization_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return normz_run(be, a, false);
+}
+
+enum xo_status xo_cpu_normalization_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return normz_run(be, a, true);
+}

@@ -89,6 +89,8 @@ enum key_rule {
 	K_OPT_FLOAT, /* null (omitted), or K_FLOAT's number (ReLU's max_value) */
 	K_SCALAR,   /* K_FLOAT's number; a list or NumPy array (Rescaling's per-channel
 	             * scale and offset) refused as such */
+	K_OPT_SCALAR, /* null (omitted), or K_SCALAR's number (Normalization's mean and
+	               * variance) */
 	K_AXES1,    /* null or [1]: MultiHeadAttention's attention_axes, the steps of a
 	             * [steps][features] input (the default; others refused) */
 	K_LAYER,    /* TimeDistributed's wrapped layer {class_name, config}: Dense or
@@ -159,6 +161,7 @@ static void relu_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void masking_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void normalization_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -456,6 +459,14 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
         {{COMMON_KEYS, {"scale", K_SCALAR}, {"offset", K_SCALAR}, {"batch_input_shape", K_SHAPE}},
          rescaling_config,
          false},
+    /* keras/src/layers/preprocessing/normalization.py get_config(): axis,
+     * invert, mean, variance (null when adapted); its build_config the
+     * input shape */
+    [XO_LAYER_NORMALIZATION] =
+        {{COMMON_KEYS, {"axis", K_AXIS}, {"invert", K_BOOL}, {"mean", K_OPT_SCALAR},
+          {"variance", K_OPT_SCALAR}, {"batch_input_shape", K_SHAPE}},
+         normalization_config,
+         true},
 };
 
 /* The call arguments Keras records in a functional node's kwargs for a
@@ -922,8 +933,9 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 		else
 			sb_printf(args, " %s=%s", key, shortest(json_number_value(v), num));
 		break;
+	case K_OPT_SCALAR:
 	case K_SCALAR:
-		st = scalar_arg(c, key, v, args);
+		st = k->rule == K_OPT_SCALAR && json_is_null(v) ? XO_OK : scalar_arg(c, key, v, args);
 		break;
 	case K_SKIP:
 		break;
@@ -2373,8 +2385,8 @@ enum xo_status xo_keras_config_to_spec(const char *json, size_t len, const char 
 	return config_to_spec(json, len, NULL, origin, text);
 }
 
-/* Declared parameters of a spec text, counted without building the model
- * (capped just above XO_MODEL_PARAMS_MAX). */
+/* Declared parameters of a spec text that a weights file stores, counted
+ * without building the model (capped just above XO_MODEL_PARAMS_MAX). */
 static enum xo_status spec_params(const char *text, const char *origin, int64_t *n)
 {
 	struct xo_model_spec s;
@@ -2384,7 +2396,9 @@ static enum xo_status spec_params(const char *text, const char *origin, int64_t 
 	if (st)
 		return st;
 	for (int i = 0; i < s.nlayers; i++) {
-		int64_t t = xo_layer_total(&s.layers[i]);
+		const struct xo_layer_spec *l = &s.layers[i];
+		/* a Normalization given its mean and variance stores none */
+		int64_t t = xo_layer_total(l) - (l->norm_given ? l->state_count : 0);
 
 		if (t < 0 || t > XO_MODEL_PARAMS_MAX - *n) {
 			*n = XO_MODEL_PARAMS_MAX + 1;
@@ -2487,6 +2501,12 @@ static enum xo_status read_var(const struct xo_h5_file *f, const char *dpath, co
 		return xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) %s", origin, layer, v->name,
 		                dpath, xo_h5_group_find(f, dpath) ? "is not a dataset"
 		                                                  : "is not in the file");
+	if (v->keras_int) { /* a scalar xo does not use: its presence and rank only */
+		if (d->ndim != 0)
+			return xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) is not a scalar", origin,
+			                layer, v->name, dpath);
+		return XO_OK;
+	}
 	if (!(d->flags & 1))
 		return xo_error(XO_EFORMAT, "%s: layer '%s': %s (%s) is not a float array", origin,
 		                layer, v->name, dpath);
@@ -2519,6 +2539,10 @@ static enum xo_status read_var(const struct xo_h5_file *f, const char *dpath, co
 			                origin, layer, v->name,
 			                isnan(d->data[i]) ? "NaN" : "an infinite or beyond-float32 value",
 			                i);
+		else if (v->nonneg && d->data[i] < 0.0f)
+			return xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %g at index %" PRId64
+			                            " (a variance must be >= 0)",
+			                origin, layer, v->name, (double)d->data[i], i);
 	if (d->count)
 		memcpy(dst, d->data, (size_t)d->count * sizeof(*dst));
 	return XO_OK;
@@ -2760,12 +2784,28 @@ static hid_t bidir_group(hid_t lg, const struct xo_layer_spec *ls, bool backward
 	return vg;
 }
 
-/* One float32 dataset name of var's shape in g, w's var.count values. */
+/* One float32 dataset name of var's shape in g, w's var.count values; a
+ * keras_int variable as Keras writes it, an int32 scalar (0). */
 static bool h5_var_put(hid_t g, const char *name, const struct xo_layer_var *v, const float *w)
 {
 	hsize_t dims[XO_MAX_DIMS];
 	hid_t s, d;
 	bool ok;
+
+	if (v->keras_int) {
+		int32_t zero = 0;
+
+		s = H5Screate(H5S_SCALAR);
+		d = s >= 0 ? H5Dcreate2(g, name, H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT,
+		                        H5P_DEFAULT)
+		           : -1;
+		ok = d >= 0 && H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, &zero) >= 0;
+		if (d >= 0)
+			H5Dclose(d);
+		if (s >= 0)
+			H5Sclose(s);
+		return ok;
+	}
 
 	for (int q = 0; q < v->ndim; q++)
 		dims[q] = (hsize_t)v->dim[q];
@@ -3267,6 +3307,19 @@ static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	json_object_set_new(cfg, "scale", json_real(short_real(ls->p.multiplier)));
 	json_object_set_new(cfg, "offset", json_real(short_real(ls->p.offset)));
+}
+
+/* Normalization: axis [-1] (Keras's tuple), invert false, mean and variance
+ * null when adapted (its variables), else the given numbers as the shortest
+ * decimals of the floats xo keeps */
+static void normalization_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "axis", json_pack("[i]", -1));
+	json_object_set_new(cfg, "invert", json_false());
+	json_object_set_new(cfg, "mean",
+	                    ls->norm_given ? json_real(short_real(ls->norm_mean)) : json_null());
+	json_object_set_new(cfg, "variance",
+	                    ls->norm_given ? json_real(short_real(ls->norm_var)) : json_null());
 }
 
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg)

@@ -57,6 +57,13 @@ struct xo_layer_var {
 	 * own vars/<i> */
 	const char *sub;
 	int sub_index;
+	/* a Keras int32 scalar xo does not hold (Normalization's count): no
+	 * values here (count 0); Keras files get 0 written, and a file's is
+	 * checked for its presence and shape only; checkpoints skip it */
+	bool keras_int;
+	/* its values must be >= 0 (Normalization's variance: Keras's root of
+	 * a negative one is NaN): a file holding one is refused */
+	bool nonneg;
 };
 int xo_model_layer_vars(const struct xo_model *m, int i, struct xo_layer_var out[XO_LAYER_VARS_MAX]);
 /* Optimizer steps taken (Keras's optimizer.iterations); a checkpoint stores it. */

@@ -139,12 +139,21 @@ static enum xo_status weight_files(struct xo_model *m, const char *dir, bool sav
 		/* <layer>.<variable>.npy with Keras's variable names: kernel,
 		 * bias; gamma, beta, moving_mean, moving_variance */
 		for (int k = 0; !st && k < nv; k++) {
+			if (v[k].keras_int) /* no values in xo (Normalization's count) */
+				continue;
 			if (save)
 				st = weight_file_add(&cw, xo_model_layer_spec(m, i)->name, v[k].name, v[k].ndim,
 				                     v[k].dim, w + v[k].off);
 			else
 				st = weight_file_read(dir, xo_model_layer_spec(m, i)->name, v[k].name,
 				                      v[k].ndim, v[k].dim, w + v[k].off);
+			for (int64_t e = 0; !st && !save && v[k].nonneg && e < v[k].count; e++)
+				if (!(w[v[k].off + e] >= 0.0f)) /* NaN too */
+					st = xo_error(XO_EFORMAT,
+					              "%s: %s.%s.npy holds %g at index %" PRId64
+					              " (a variance must be >= 0)",
+					              dir, xo_model_layer_spec(m, i)->name, v[k].name,
+					              (double)w[v[k].off + e], e);
 		}
 	}
 	if (save) {

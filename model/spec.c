@@ -146,6 +146,11 @@ static const char *const relu_args[] = {"max_value", "negative_slope", "threshol
 /* rescaling: Keras Rescaling's scale (required) and offset (0), numbers
  * (Keras's per-channel lists refused) */
 static const char *const rescaling_args[] = {"scale", "offset", "name", NULL};
+/* normalization: Keras Normalization's axis (the last only), mean and
+ * variance (numbers, both or neither: one for every channel), invert (False
+ * only) */
+static const char *const normalization_args[] = {"axis", "mean", "variance", "invert", "name",
+                                                 NULL};
 /* softmax: Keras Softmax's axis, the last only (as the normalizations') */
 static const char *const softmax_args[] = {"axis", "name", NULL};
 /* masking: Keras Masking's mask_value (default 0.0) */
@@ -636,6 +641,46 @@ static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, co
 	return XO_OK;
 }
 
+/* normalization's mean= and variance= (finite numbers, kept as the float32
+ * values Keras casts them to; a negative variance is refused: Keras's root
+ * of it is NaN) and invert= (False: the inverse is not implemented) */
+static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char *key,
+                                            const char *val, const char *origin, int line)
+{
+	char *end;
+	double r;
+	bool inv;
+
+	if (!strcmp(key, "invert")) {
+		if (!parse_bool_value(val, &inv))
+			return spec_error(XO_EINVAL, origin, line, "invert=%s: expected True or False",
+			                  val);
+		if (inv)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "invert=True: Normalization's inverse is not supported");
+		return XO_OK;
+	}
+	errno = 0;
+	r = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "%s=%s: expected a finite number (one for every channel: "
+		                  "per-channel lists are not supported)",
+		                  key, val);
+	if (!strcmp(key, "mean")) {
+		l->norm_mean = (float)r;
+		l->norm_given = true;
+	} else {
+		if (r < 0.0)
+			return spec_error(XO_EINVAL, origin, line,
+			                  "variance=%s: a variance must be >= 0 (Keras's root of a "
+			                  "negative one is NaN)",
+			                  val);
+		l->norm_var = (float)r;
+	}
+	return XO_OK;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -757,6 +802,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 	}
 	if (l->kind == XO_LAYER_RESCALING && (!strcmp(key, "scale") || !strcmp(key, "offset")))
 		return set_rescaling_arg(p, key, val, origin, line);
+	if (l->kind == XO_LAYER_NORMALIZATION && strcmp(key, "axis"))
+		return set_normalization_arg(l, key, val, origin, line); /* mean, variance, invert */
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
 		if (!parse_bool_value(val, !strcmp(key, "center") ? &p->center : &p->scale))
 			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
@@ -1142,6 +1189,24 @@ static enum xo_status shape_batch_normalization(struct xo_layer_spec *l, const c
 	l->out_ch = l->in_ch;
 	l->gamma_count = p->scale ? l->in_ch : 0;
 	l->beta_count = p->center ? l->in_ch : 0;
+	l->state_count = 2 * l->in_ch;
+	return XO_OK;
+}
+
+/* normalization: per channel (the last axis), any rank; mean and variance
+ * the state (ch each), given in the config (both: Keras's rule) or adapted */
+static enum xo_status shape_normalization(struct xo_layer_spec *l, const char *origin)
+{
+	if (axis_check(l, origin))
+		return XO_EINVAL;
+	if (l->norm_given != (l->norm_var >= 0.0f))
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "normalization: mean and variance must be given together "
+		                  "(or neither: adapted, read from its weights)");
+	l->out_rank = l->in_rank;
+	l->out_len = l->in_len;
+	l->out_w = l->in_w;
+	l->out_ch = l->in_ch;
 	l->state_count = 2 * l->in_ch;
 	return XO_OK;
 }
@@ -1698,6 +1763,7 @@ static const struct {
     [XO_LAYER_SOFTMAX] = {softmax_args, shape_softmax},
     [XO_LAYER_MASKING] = {masking_args, shape_masking},
     [XO_LAYER_RESCALING] = {rescaling_args, shape_elementwise, needs_scale},
+    [XO_LAYER_NORMALIZATION] = {normalization_args, shape_normalization},
 };
 
 /*
@@ -1787,6 +1853,7 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_SOFTMAX] = MASK_REFUSE, /* masked positions to -1e9, outputs zeroed */
     [XO_LAYER_MASKING] = MASK_DROP, /* the first layer: its mask is its own (layer_mask) */
     [XO_LAYER_RESCALING] = MASK_PASS, /* supports_masking, the default compute_mask */
+    [XO_LAYER_NORMALIZATION] = MASK_PASS, /* supports_masking, the default compute_mask */
 };
 
 /* The Keras layer the model's mask comes from, for messages: a Masking
@@ -2664,6 +2731,8 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.activation = XO_ACTIVATION_SOFTMAX;
 	if (l->kind == XO_LAYER_RESCALING)
 		l->p.multiplier = NAN; /* Keras's scale has no default */
+	if (l->kind == XO_LAYER_NORMALIZATION)
+		l->norm_var = -1.0f; /* not given (mean= and variance= go together) */
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

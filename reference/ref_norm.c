@@ -1,6 +1,7 @@
 /*
  * ref_norm.c - reference batch_normalization (Keras 3 BatchNormalization,
- * axis -1), forward (training and inference) and backward.
+ * axis -1), forward (training and inference) and backward; and
+ * normalization (Keras 3 Normalization: fixed statistics, at the end).
  *
  * Semantics read from keras/src/layers/normalization/batch_normalization.py
  * (keras-team/keras, Keras 3): call() in training takes
@@ -122,5 +123,58 @@ enum xo_status xo_ref_batch_normalization_bwd_math(const struct xo_params *p,
 		xo_ref_st(mag[1], c, mdg);
 		xo_ref_st(mag[2], c, mdb);
 	}
+	return XO_OK;
+}
+
+/*
+ * normalization (Keras 3 Normalization, axis -1, invert=False), read from
+ * keras/src/layers/preprocessing/normalization.py: call() returns
+ * (inputs - mean) / maximum(sqrt(variance), backend.epsilon()), epsilon
+ * 1e-7 taken as float32 (a weak Python scalar against float32 tensors).
+ * The math in double, y rounded once. maximum propagates a NaN root (a
+ * negative or NaN variance) as jnp.maximum does: written as a compare that
+ * keeps the root unless it is below epsilon. Backward: the quotient's
+ * derivative in x, dy / den; mean and variance are constants (no gradient).
+ * mag: |y| (|dx|), one rounding's scale.
+ */
+static double norm_den(double v)
+{
+	double s = sqrt(v), eps = (double)1e-7f;
+
+	return s < eps ? eps : s;
+}
+
+enum xo_status xo_ref_normalization_fwd_math(const struct xo_params *p,
+					     const struct xo_ref_src *src,
+					     const struct xo_ref_dst *dst,
+					     const struct xo_ref_dst *mag)
+{
+	int64_t rows = p->batch * p->len, ch = p->ch;
+
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t c = 0; c < ch; c++) {
+			double x = xo_ref_ld(src[0], r * ch + c), m = xo_ref_ld(src[1], c);
+			double y = (x - m) / norm_den(xo_ref_ld(src[2], c));
+
+			xo_ref_st(dst[0], r * ch + c, y);
+			xo_ref_st(mag[0], r * ch + c, fabs(y));
+		}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_normalization_bwd_math(const struct xo_params *p,
+					     const struct xo_ref_src *src,
+					     const struct xo_ref_dst *dst,
+					     const struct xo_ref_dst *mag)
+{
+	int64_t rows = p->batch * p->len, ch = p->ch;
+
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t c = 0; c < ch; c++) {
+			double dx = xo_ref_ld(src[1], r * ch + c) / norm_den(xo_ref_ld(src[0], c));
+
+			xo_ref_st(dst[0], r * ch + c, dx);
+			xo_ref_st(mag[0], r * ch + c, fabs(dx));
+		}
 	return XO_OK;
 }

@@ -727,6 +727,21 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 127, "keras_file": True,
     },
+    # Normalization in front of an MLP (--only norm_mlp): its mean and
+    # variance drawn as an adapted layer's (initial_weights), the inputs in
+    # [-1, 1); training leaves them bit-identical (make asserts it, and the
+    # trained files are compared as every variable)
+    "norm_mlp": {
+        "spec": (
+            "# golden: Normalization (adapted) -> Dense relu -> Dense softmax\n"
+            "input 6\n"
+            "normalization\n"
+            "dense units=8 activation=relu\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 131, "keras_file": True,
+    },
     # MultiHeadAttention with attention_mask= a model input (--only
     # mha_mask): the mask input drawn as padding masks (mask_inputs, draw:
     # each sample keeps a random prefix of the keys, some query rows none,
@@ -1108,6 +1123,7 @@ def build(text):
                "re_lu": keras.layers.ReLU, "softmax": keras.layers.Softmax,
                "masking": keras.layers.Masking,
                "rescaling": keras.layers.Rescaling,
+               "normalization": keras.layers.Normalization,
                "time_distributed": None, "bidirectional": None}[kind]
         if kind == "time_distributed":  # the wrapped layer takes the arguments
             inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]
@@ -1164,6 +1180,14 @@ def initial_weights(model, rng):
                           else rng.uniform(-0.1, 0.1, shp).astype(np.float32))
             values.append(ws)
             continue
+        if isinstance(layer, keras.layers.Normalization):
+            # as adapted: means around 0, variances in [0.25, 2); Keras's
+            # count (int32) left 0
+            ws = [rng.uniform(-0.5, 0.5, tuple(layer.adapt_mean.shape)).astype(np.float32),
+                  rng.uniform(0.25, 2.0, tuple(layer.adapt_mean.shape)).astype(np.float32),
+                  np.zeros((), np.int32)]
+            values.append(ws)
+            continue
         for w in layer.weights:
             shp = tuple(w.shape)
             if len(shp) > 1:
@@ -1180,7 +1204,9 @@ def initial_weights(model, rng):
 def set_weights(model, values):
     for layer, ws in zip(body_layers(model), values):
         if ws:
-            layer.set_weights([w.astype(np.float64) for w in ws])
+            layer.set_weights([w.astype(np.float64) if w.dtype.kind == "f" else w for w in ws])
+        if isinstance(layer, keras.layers.Normalization):
+            layer.finalize_state()  # set_weights leaves its constants as built
 
 
 def write_weights(model, names, directory):
@@ -1202,6 +1228,11 @@ def write_weights(model, names, directory):
             # kernel, recurrent_kernel, bias: by Keras's own names
             for v, value in zip(layer.weights, ws):
                 save(directory / f"{name}.{v.name}.npy", value)
+            continue
+        if isinstance(layer, keras.layers.Normalization):
+            # mean and variance (xo holds no count)
+            save(directory / f"{name}.mean.npy", ws[0])
+            save(directory / f"{name}.variance.npy", ws[1])
             continue
         if isinstance(layer, keras.layers.Bidirectional):
             # each direction's kernel, recurrent_kernel, bias, named as xo
@@ -1331,6 +1362,9 @@ def make(name, cfg, root, seed):
     hist = tm.fit(f64(xt), yt.astype(np.float64), batch_size=cfg["batch"],
                   epochs=cfg["epochs"], shuffle=False, verbose=0)
     write_weights(tm, spec_names(spec), out / "trained")
+    for f in (out / "weights").glob("*.npy"):  # Normalization's are not trained
+        if f.name.endswith((".mean.npy", ".variance.npy")):
+            assert np.array_equal(np.load(f), np.load(out / "trained" / f.name)), f.name
     save(out / "loss.npy", np.array(hist.history["loss"]))
     if metrics:
         save(out / "accuracy.npy", np.array(hist.history["accuracy"]))

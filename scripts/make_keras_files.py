@@ -503,6 +503,56 @@ def rescale_model():
 PRELAYERS = (("rescale", rescale_model, 113),)
 
 
+def norm_bad_fixtures(out):
+    """norm_negvar.weights.h5: norm_mlp.weights.h5 with its Normalization's
+    variance negative at index 2 (Keras would output NaN there; xo refuses
+    the file)."""
+    import shutil
+    dst = os.path.join(out, "norm_negvar.weights.h5")
+    shutil.copy(os.path.join(out, "norm_mlp.weights.h5"), dst)
+    with h5py.File(dst, "r+") as f:
+        v = f["layers/normalization/vars/1"]
+        a = v[...]
+        a[2] = -0.5
+        v[...] = a
+
+
+def norm_fixtures(out):
+    """Normalization in front of a net, adapted on data (its mean and
+    variance the layer's variables; its count Keras's unused int32):
+    norm_mlp (Normalization -> Dense relu -> Dense softmax on 6 features),
+    norm_conv (Normalization over a [10][3] sequence -> Conv1D relu ->
+    Flatten -> Dense softmax); and norm_given (mean and variance given in the
+    config: Keras holds no variables) -> Dense softmax. The adapt data: each feature
+    its own centre in [0, 1) and spread in [0.1, 0.6), so the [0, 1) inputs
+    come out of the layer of both signs and a few units wide. The Dense and
+    Conv1D weights drawn from the fixture's seed (randomize would draw the
+    normalization's variables too)."""
+    def make(name, seed, shape, tail, **kw):
+        r = np.random.default_rng(seed)
+        norm = layers.Normalization(**kw)
+        m = keras.Sequential([keras.Input(shape=shape), norm] + tail)
+        if "mean" not in kw:
+            loc = r.uniform(0.0, 1.0, shape[-1:])
+            scale = r.uniform(0.1, 0.6, shape[-1:])
+            norm.adapt((loc + scale * r.standard_normal((256,) + shape)).astype(np.float32))
+        for layer in m.layers[1:]:
+            layer.set_weights([r.uniform(-0.5, 0.5, w.shape).astype(np.float32)
+                               for w in layer.get_weights()])
+        m.save(os.path.join(out, name + ".keras"))
+        m.save(os.path.join(out, name + ".h5"))
+        m.save_weights(os.path.join(out, name + ".weights.h5"))
+        write_inputs(out, name, m, r)
+
+    make("norm_mlp", 131, (6,), [layers.Dense(8, activation="relu"),
+                                 layers.Dense(3, activation="softmax")])
+    make("norm_conv", 137, (10, 3), [layers.Conv1D(4, 3, activation="relu"), layers.Flatten(),
+                                     layers.Dense(3, activation="softmax")])
+    norm_bad_fixtures(out)
+    make("norm_given", 139, (5,), [layers.Dense(3, activation="softmax")], mean=0.5,
+         variance=0.09)
+
+
 def ln_model():
     """LayerNormalization on a [T][F] sequence after a Conv1D and on a
     Dense's flat output (center=False, epsilon=1e-2)."""
@@ -939,7 +989,12 @@ def to_float64(model):
         return o
     cfg = widen(model.get_config())
     m64 = model.__class__.from_config(cfg)
-    m64.set_weights([w.astype(np.float64) for w in model.get_weights()])
+    # float variables widened (Normalization's int32 count kept)
+    m64.set_weights([w.astype(np.float64) if w.dtype.kind == "f" else w
+                     for w in model.get_weights()])
+    for layer in m64.layers:  # set_weights leaves an adapted Normalization's
+        if isinstance(layer, layers.Normalization):  # constants as built
+            layer.finalize_state()
     return m64
 
 
@@ -1392,6 +1447,14 @@ def main():
     if "--only=td" in sys.argv[1:]:
         table_fixtures(out, (("td", td_model, 83),))
         print("keras", keras.__version__, "wrote the td fixtures to", out)
+        return
+    if "--only=norm_bad" in sys.argv[1:]:
+        norm_bad_fixtures(out)
+        print("keras", keras.__version__, "wrote the norm_bad fixture to", out)
+        return
+    if "--only=norm" in sys.argv[1:]:
+        norm_fixtures(out)
+        print("keras", keras.__version__, "wrote the norm fixtures to", out)
         return
     if "--only=prelayers" in sys.argv[1:]:
         table_fixtures(out, PRELAYERS)

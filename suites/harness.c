@@ -49,7 +49,7 @@ static bool is_elementwise(enum xo_op op)
 	       op == XO_OP_max_pooling2d || op == XO_OP_average_pooling2d ||
 	       op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d ||
 	       op == XO_OP_relu6 || op == XO_OP_hard_sigmoid || op == XO_OP_silu ||
-	       op == XO_OP_merge || op == XO_OP_rescaling;
+	       op == XO_OP_merge || op == XO_OP_rescaling || op == XO_OP_normalization;
 }
 
 static bool is_avg_pool(enum xo_op op)
@@ -200,6 +200,15 @@ static const char *names_copy(enum xo_dir dir, bool dst, int i)
 #define NAMES_permute names_copy
 #define NAMES_flip names_copy
 #define NAMES_rescaling names_copy
+
+/* normalization */
+static const char *names_normalization(enum xo_dir dir, bool dst, int i)
+{
+	if (dir == XO_DIR_FWD)
+		return dst ? "y" : (const char *[]){"x", "mean", "variance", "?"}[i];
+	return dst ? "dx" : (const char *[]){"variance", "dy", "?"}[i];
+}
+#define NAMES_normalization names_normalization
 #define NAMES_up_sampling names_copy
 
 /* merge */

@@ -1302,6 +1302,30 @@ static enum xo_status bound_rescaling(struct hcase *h, struct xo_backend *ref)
 }
 #define BOUND_rescaling bound_rescaling
 
+/*
+ * normalization, y = (x - mean) / den, den = max(sqrt(variance), 1e-7f),
+ * against the reference's exact value rounded once. Relative errors, each
+ * step's own: the difference u (correctly rounded everywhere), the root 6u
+ * (OpenCL C's sqrt, 3 ulp, an ulp at most 2u of the value; the cpu's sqrtf
+ * u), max exact (and 1-Lipschitz: a root on the other side of 1e-7f moves
+ * den by no more than the root's error), the quotient 5u (OpenCL's x/y,
+ * 2.5 ulp; the cpu's u), the reference's store u: 13u to first order, the
+ * products of those terms below another u: 14u |ref|. Backward dy / den:
+ * the root, the quotient, the store: 12u, 13u |ref| with the same margin.
+ */
+#define ULP_NORMALIZATION_FWD 14.0
+#define ULP_NORMALIZATION_BWD 13.0
+static enum xo_status bound_normalization(struct hcase *h, struct xo_backend *ref)
+{
+	double k = h->c->dir == XO_DIR_FWD ? ULP_NORMALIZATION_FWD : ULP_NORMALIZATION_BWD;
+
+	(void)ref;
+	for (int64_t e = 0; e < h->dn[0]; e++)
+		h->tol[0][e] = k * U * fabs((double)h->ref[0][e]) + TINY;
+	return XO_OK;
+}
+#define BOUND_normalization bound_normalization
+
 /* simple_rnn, lstm, gru */
 static enum xo_status bound_rnn(struct hcase *h, struct xo_backend *ref)
 {

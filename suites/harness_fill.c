@@ -660,6 +660,29 @@ static void fill_layer_normalization(struct hcase *h)
 }
 #define FILL_layer_normalization fill_layer_normalization
 
+/* normalization: x in [-0.5, 1.5), the means in [-0.5, 0.5) (x - mean of
+ * both signs), variances in [0.25, 4) but every 5th channel from 3 with
+ * variance 0 and every 7th from 5 with 1e-16 (roots 0 and 1e-8, both
+ * below Keras's epsilon: den is 1e-7f there); dy in [-1, 1) */
+static void fill_normalization(struct hcase *h)
+{
+	bool bwd = h->c->dir == XO_DIR_BWD;
+	int vs = bwd ? 0 : 2;
+
+	if (bwd) {
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+	} else {
+		fill_plain(h, 0, true, -0.5f, 1.5f);
+		for (int64_t c = 0; c < h->sn[1]; c++)
+			h->src[1][c] = real_in(h, 1, (uint64_t)c, -0.5f, 0.5f);
+	}
+	for (int64_t c = 0; c < h->sn[vs]; c++)
+		h->src[vs][c] = c % 5 == 3   ? 0.0f
+		                : c % 7 == 5 ? 1e-16f
+		                             : real_in(h, 2, (uint64_t)c, 0.25f, 4.0f);
+}
+#define FILL_normalization fill_normalization
+
 /* attention: q and k in [-1.5, 1.5) (scores up to 2.25 sqrt(key_dim), rows
  * neither flat nor one-hot), v and dy in [-1, 1). The mask m (attention_mask=1):
  * query row i = 2 mod 4 keeps no key (every row 2 of a len >= 3: the

@@ -640,6 +640,7 @@ static int64_t zeros_none(const struct hcase *h)
 #define ZEROS_permute zeros_none
 #define ZEROS_flip zeros_none
 #define ZEROS_rescaling zeros_none
+#define ZEROS_normalization zeros_none
 #define ZEROS_binary_crossentropy zeros_none
 #define ZEROS_mean_squared_error zeros_none
 #define ZEROS_binary_accuracy zeros_none

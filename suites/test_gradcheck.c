@@ -23,6 +23,7 @@
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
  *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute, flip, rescaling,
+ *        normalization (linear in x: mean and variance are constants),
  *        merge: multiply too, linear in each element of a and of b): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
@@ -123,6 +124,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	static const enum gc_bsrc rnn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_WS, GC_DY, GC_IN4};
 	static const enum gc_bsrc attn[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_IN2, GC_DY, GC_IN3};
 	static const enum gc_bsrc merge[XO_MAX_SRC] = {GC_IN0, GC_IN1, GC_DY, GC_IN2};
+	static const enum gc_bsrc normz[XO_MAX_SRC] = {GC_IN2, GC_DY};
 
 	switch (op) {
 	case XO_OP_conv1d:
@@ -163,6 +165,8 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_flip:
 	case XO_OP_rescaling:
 		return grad_only[s];
+	case XO_OP_normalization: /* {variance, dy} */
+		return normz[s];
 	case XO_OP_batch_normalization: /* {x, gamma|NULL, dy} */
 	case XO_OP_layer_normalization:
 		return norm[s];
@@ -390,6 +394,9 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 			d->in[4][k] = m ? 0.0 : (double)(1 + k % 4);
 		}
 	}
+	if (c->op == XO_OP_normalization) /* variances in [0.25, 2.25], floats (no variable) */
+		for (int64_t k = 0; k < d->nin[2]; k++)
+			d->in[2][k] = (double)(float)(1.25 + d->in[2][k]);
 	if (c->op == XO_OP_relu6)
 		return clip_spread(d, 0.0, 6.0);
 	if (c->op == XO_OP_hard_sigmoid)
@@ -2100,6 +2107,18 @@ static void build_pointwise_cases(void)
 	}
 }
 
+/* normalization (linear in x: mean and variance are constants, the
+ * variances filled positive by fill) */
+static void build_normalization_cases(void)
+{
+	struct xo_params p = xo_params_default();
+
+	p.batch = 2;
+	p.len = 3;
+	p.ch = 4;
+	add_case(XO_OP_normalization, p);
+}
+
 /* The cases of the recurrent ops. */
 static void build_rnn_cases(void)
 {
@@ -2330,6 +2349,7 @@ static void build_cases(void)
 	build_depthwise_cases();
 	build_conv2d_transpose_cases();
 	build_attention_cases();
+	build_normalization_cases();
 }
 
 int main(void)

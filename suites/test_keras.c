@@ -171,6 +171,10 @@ static double k_path(const struct xo_model *m)
 		 * one unit of the 8u the bound counts per length) */
 		else if (l->kind == XO_LAYER_RESCALING)
 			k += 1.0;
+		/* normalization: 14u of its output (the op's bound, OpenCL's
+		 * root and quotient), two units of 8u */
+		else if (l->kind == XO_LAYER_NORMALIZATION)
+			k += 2.0;
 		/* conv2d_transpose: at most kh * kw taps of in_ch terms land
 		 * on an output */
 		else if (l->kind == XO_LAYER_CONV2D_TRANSPOSE)
@@ -294,6 +298,19 @@ static const struct fixture fixtures[] = {
     {"rescale.keras", NULL, "rescale"},
     {"rescale.h5", NULL, "rescale"},
     {"rescale.keras", "rescale.weights.h5", "rescale"},
+    /* Normalization adapted on data (mean, variance and Keras's int32 count
+     * as its variables) before an MLP and before a Conv1D, and given its
+     * mean and variance in the config (no variables) (make_keras_files.py
+     * --only=norm) */
+    {"norm_mlp.keras", NULL, "norm_mlp"},
+    {"norm_mlp.h5", NULL, "norm_mlp"},
+    {"norm_mlp.keras", "norm_mlp.weights.h5", "norm_mlp"},
+    {"norm_conv.keras", NULL, "norm_conv"},
+    {"norm_conv.h5", NULL, "norm_conv"},
+    {"norm_conv.keras", "norm_conv.weights.h5", "norm_conv"},
+    {"norm_given.keras", NULL, "norm_given"},
+    {"norm_given.h5", NULL, "norm_given"},
+    {"norm_given.keras", "norm_given.weights.h5", "norm_given"},
     /* three inputs, Concatenate on the time axis and the last
      * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
      * inputs one after the other, as the model API takes them */

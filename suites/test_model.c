@@ -274,6 +274,12 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		 * unit of 8u); dx one */
 		else if (l->kind == XO_LAYER_RESCALING)
 			*k_path += 1.0;
+		/* normalization: (x - mean) / den, 14u with OpenCL's root and
+		 * quotient (the op's bound): 2 in units of 8u; dx one quotient.
+		 * The golden's variances in [0.25, 2) keep its gain 1 / den
+		 * below 2, inside the constant's margin as batch_normalization's */
+		else if (l->kind == XO_LAYER_NORMALIZATION)
+			*k_path += 2.0;
 		/* a recurrent layer: each step's pre-activations
 		 * sum in_ch + units products and a bias, and every step's
 		 * error is carried into the later ones: T times that (gates'
@@ -711,7 +717,8 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "emb_mask_rnn", "emb_mask_bidir",
                                              "mha_pad",     "mha_bool",    "mha_pad_mask",
                                              "emb_mask_merge", "cce_clip",
-                                             "masking_rnn", "masking_bidir", "rescale_cnn"};
+                                             "masking_rnn", "masking_bidir", "rescale_cnn",
+                                             "norm_mlp"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the

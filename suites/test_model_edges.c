@@ -923,6 +923,7 @@ static const struct {
     {XO_LAYER_SOFTMAX, "input 4 3", "axis=2"},
     {XO_LAYER_MASKING, "input 5 3", "mask_value=0.5"},
     {XO_LAYER_RESCALING, "input 3 4 2", "scale=0.00392156886 offset=-1"},
+    {XO_LAYER_NORMALIZATION, "input 5 3", ""},
 };
 
 static void test_layer_kinds(void **state)
@@ -1022,7 +1023,7 @@ static void test_layer_tables(void **state)
 
 			for (int d = 0; d < v[a].ndim; d++)
 				size *= v[a].dim[d];
-			assert_int_equal(size, v[a].count);
+			assert_int_equal(v[a].keras_int ? 0 : size, v[a].count); /* no values */
 			assert_true(v[a].off >= 0 && v[a].off + v[a].count <= np);
 			for (int b = 0; b < a; b++)
 				assert_true(v[a].off >= v[b].off + v[b].count ||

@@ -544,6 +544,24 @@ static enum xo_status rescaling_fwd_offset_first(struct xo_backend *be,
 	return XO_OK;
 }
 
+/* normalization fwd that divides by sqrt(variance + 1e-7), the epsilon
+ * where BatchNormalization puts it, not Keras's max(sqrt(variance), 1e-7):
+ * wrong wherever the variance is small (the fill's variance-0 channels
+ * give 1/sqrt(1e-7) in place of 1e7). */
+static enum xo_status normalization_fwd_eps_inside(struct xo_backend *be,
+						   const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *m = xo_tensor_f32(a->src[1]);
+	const float *v = xo_tensor_f32(a->src[2]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t ch = a->p.ch;
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		y[i] = (x[i] - m[i % ch]) / sqrtf(v[i % ch] + 1e-7f);
+	return XO_OK;
+}
+
 /* merge bwd of maximum that gives a tie's whole gradient to a (TensorFlow's
  * rule, not the halves JAX's Keras computes): wrong at every tie. */
 static enum xo_status merge_bwd_tie_to_a(struct xo_backend *be, const struct xo_op_args *a)
@@ -1345,6 +1363,8 @@ static const struct fault faults[] = {
      "batch=3 len=4 ch=5", XO_FAIL_MISMATCH},
     {"fault-rescaling-offset-first", XO_OP_rescaling, XO_DIR_FWD, rescaling_fwd_offset_first,
      XO_HMODE_REAL, "batch=2 len=3 ch=8 multiplier=0.00392156886 offset=-1", XO_FAIL_MISMATCH},
+    {"fault-normalization-eps-inside", XO_OP_normalization, XO_DIR_FWD,
+     normalization_fwd_eps_inside, XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
     {"fault-convt-flipped-kernel", XO_OP_conv2d_transpose, XO_DIR_FWD, convt_fwd_flipped_kernel,
      XO_HMODE_EXACT, "batch=2 len=3 width=4 ch=3 filters=2 kernel_size=3 strides=2 padding=same",
      XO_FAIL_MISMATCH},

@@ -5,7 +5,8 @@
  * does (kernels/cpu_norm.c has the formulas; the bounds are in
  * suites/harness.c, tol_batch_normalization). A tensor that is absent
  * (gamma when scale=0, beta when center=0, dgamma, dbeta) is passed with
- * its has_ flag 0 and a stand-in pointer.
+ * its has_ flag 0 and a stand-in pointer. At the end normalization (Keras's
+ * Normalization: fixed statistics), one work-item per element.
  */
 
 /* Batch mean and r = 1 / sqrt(var + eps) of channel c; var through *var. */
@@ -87,4 +88,37 @@ __kernel void xo_cl_batch_normalization_bwd(__global const float *x, int xo,
 		dg[dgo + c] = sg;
 	if (has_db)
 		db[dbo + c] = sb;
+}
+
+/* normalization (ops.def): den = max(sqrt(variance), 1e-7f), a NaN root kept
+ * (jnp.maximum); one work-item per element of the n = rows * ch, channel
+ * i % ch. The root and the quotient are OpenCL C's (3 and 2.5 ulp; the
+ * bound in suites/harness_bounds.c, bound_normalization). */
+static inline float xo_normz_den(float v)
+{
+	float s = sqrt(v);
+
+	return s < 1e-7f ? 1e-7f : s;
+}
+
+__kernel void xo_cl_normalization_fwd(__global const float *x, int xo, __global const float *mean,
+				      int mo, __global const float *var, int vo,
+				      __global float *y, int yo, int n, int ch)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		int c = i % ch;
+
+		y[yo + i] = (x[xo + i] - mean[mo + c]) / xo_normz_den(var[vo + c]);
+	}
+}
+
+__kernel void xo_cl_normalization_bwd(__global const float *var, int vo, __global const float *dy,
+				      int dyo, __global float *dx, int dxo, int n, int ch)
+{
+	int i = get_global_id(0);
+
+	if (i < n)
+		dx[dxo + i] = dy[dyo + i] / xo_normz_den(var[vo + i % ch]);
 }

@@ -95,6 +95,11 @@ struct xo_layer_spec {
 	 * p holds the conv2d op's form: kernel_size, strides and dilation_rate
 	 * 1 (the time axis), the Conv1D's in kernel_w, strides_w, dilation_w */
 	int inner;
+	/* normalization: Keras's mean= and variance= given in the config (one
+	 * value for every channel; Keras then holds no variables, the layer's
+	 * state is set from these); false: adapted, read as its variables */
+	bool norm_given;
+	float norm_mean, norm_var;
 };
 
 /* Trainable parameters of a layer, and all of its variables (Keras's

@@ -443,6 +443,27 @@ def first_layer(cfg, cls):
     return next(l for l in cfg["config"]["layers"] if l["class_name"] == cls)
 
 
+def norm_edit(fixture, out, edit):
+    """FIXTURE.keras with its Normalization's config passed through edit."""
+    return lambda d: keras_rewrite(fixture, out, d,
+                                   lambda cfg: edit(first_layer(cfg, "Normalization")["config"]))
+
+
+def norm_weights(variance):
+    """d/n.model (a normalization over 3 features, then a Dense) and its .npy
+    weights d/nw with the given stored variance (a list: its length the
+    shape), d/nx.npy its input."""
+    def setup(d):
+        open(f"{d}/n.model", "w").write("input 3\nnormalization\ndense units=2\n")
+        os.makedirs(f"{d}/nw", exist_ok=True)
+        write_f32(f"{d}/nw/normalization.mean.npy", (3,), [0.0, 0.5, 1.0])
+        write_f32(f"{d}/nw/normalization.variance.npy", (len(variance),), variance)
+        write_f32(f"{d}/nw/dense.kernel.npy", (3, 2), [0.5] * 6)
+        write_f32(f"{d}/nw/dense.bias.npy", (2,), [0.0, 1.0])
+        write_f32(f"{d}/nx.npy", (2, 3), [0.25] * 6)
+    return setup
+
+
 def keras_channels_first(d):  # pool2d.keras with its MaxPooling2D channels_first
     keras_rewrite("pool2d", "cfirst.keras", d,
                   lambda cfg: first_layer(cfg, "MaxPooling2D")["config"].update(
@@ -954,6 +975,20 @@ CASES = {
     # Keras lowercases padding (standardize_padding): "SAME" is same
     # the ReLU layer: relu (max_value None) and relu6 (6) only; Softmax: the last axis
     "keras_rescaling_per_channel": (kpredict("resc_ch.keras"), 2, r"resc_ch\.keras: layer 'rescaling' \(Rescaling\): scale: a per-channel list is not supported \(one number only\)$", ["out.npy"], lambda d: keras_rewrite("rescale", "resc_ch.keras", d, lambda cfg: first_layer(cfg, "Rescaling")["config"].update(scale=[1.0, 2.0, 3.0])), {}, None),
+    # Normalization: the last axis, no inverse, one number for a given mean
+    # and variance (Keras's per-channel lists), both or neither; stored
+    # variances of the model's shape, finite and >= 0
+    "keras_normalization_invert": (kpredict("n_inv.keras"), 2, r"n_inv\.keras: layer 'normalization': invert=True: Normalization's inverse is not supported$", ["out.npy"], norm_edit("norm_mlp", "n_inv.keras", lambda c: c.update(invert=True)), {}, None),
+    "keras_normalization_axis_none": (kpredict("n_axn.keras"), 2, r"n_axn\.keras: layer 'normalization' \(Normalization\): axis: only -1 \(the last axis, channels\) is supported, got axis=null$", ["out.npy"], norm_edit("norm_mlp", "n_axn.keras", lambda c: c.update(axis=None)), {}, None),
+    "keras_normalization_two_axes": (kpredict("n_ax2.keras"), 2, r"n_ax2\.keras: layer 'normalization_1' \(Normalization\): axis: only -1 \(the last axis, channels\) is supported, got axis=\[1,2\]$", ["out.npy"], norm_edit("norm_conv", "n_ax2.keras", lambda c: c.update(axis=[1, 2])), {}, None),
+    "keras_normalization_time_axis": (kpredict("n_ax1.keras"), 2, r"n_ax1\.keras: layer 'normalization_1': axis=1: only the last axis \(-1, or 2 for this rank-3 input\) is supported$", ["out.npy"], norm_edit("norm_conv", "n_ax1.keras", lambda c: c.update(axis=[1])), {}, None),
+    "keras_normalization_mean_list": (kpredict("n_list.keras"), 2, r"n_list\.keras: layer 'normalization_2' \(Normalization\): mean: a per-channel list is not supported \(one number only\)$", ["out.npy"], norm_edit("norm_given", "n_list.keras", lambda c: c.update(mean=[0.1] * 5, variance=[1.0] * 5)), {}, None),
+    "spec_normalization_mean_only": (predict(model="nm.model"), 2, r"nm\.model:2: normalization: mean and variance must be given together \(or neither: adapted, read from its weights\)$", ["out.npy"], lambda d: open(f"{d}/nm.model", "w").write("input 29 1\nnormalization mean=1\n"), {}, None),
+    "spec_normalization_negative_variance": (predict(model="nv.model"), 2, r"nv\.model:2: variance=-1: a variance must be >= 0 \(Keras's root of a negative one is NaN\)$", ["out.npy"], lambda d: open(f"{d}/nv.model", "w").write("input 29 1\nnormalization mean=0 variance=-1\n"), {}, None),
+    "weights_normalization_negative_variance": (predict(x="nx.npy", weights="nw", model="n.model"), 2, r"nw: normalization\.variance\.npy holds -0\.5 at index 1 \(a variance must be >= 0\)$", ["out.npy"], norm_weights([1.0, -0.5, 2.0]), {}, None),
+    "weights_normalization_nan_variance": (predict(x="nx.npy", weights="nw", model="n.model"), 2, r"nw: normalization\.variance\.npy holds nan at index 2 \(a variance must be >= 0\)$", ["out.npy"], norm_weights([1.0, 2.0, float("nan")]), {}, None),
+    "keras_normalization_negative_variance": (kpredict(os.path.join(KERAS, "norm_mlp.keras"), os.path.join(KERAS, "norm_negvar.weights.h5")), 2, r"norm_negvar\.weights\.h5: layer 'normalization': variance holds -0\.5 at index 2 \(a variance must be >= 0\)$", ["out.npy"], kx_flat(6), {}, None),
+    "weights_normalization_wrong_shape": (predict(x="nx.npy", weights="nw", model="n.model"), 2, r"nw/normalization\.variance\.npy: shape \(4,\) does not match the expected \(3,\)$", ["out.npy"], norm_weights([1.0, 2.0, 2.0, 3.0]), {}, None),
     "spec_rescaling_no_scale": (predict(model="resc.model"), 2, r"resc\.model:2: rescaling needs scale=$", ["out.npy"], lambda d: open(f"{d}/resc.model", "w").write("input 29 1\nrescaling offset=1\n"), {}, None),
     "keras_relu_max_value": (kpredict("relu5.keras"), 2, r"relu5\.keras: layer 'activation': re_lu: max_value=5 is not supported \(None: relu, 6: relu6\)$", ["out.npy"], keras_activation_as("ReLU", {"max_value": 5.0, "negative_slope": 0.0, "threshold": 0.0}, "relu5.keras"), {}, None),
     "keras_relu_negative_slope": (kpredict("leaky.keras"), 2, r"leaky\.keras: layer 'activation': re_lu: negative_slope=0\.1 is not supported \(only 0\)$", ["out.npy"], keras_activation_as("ReLU", {"max_value": None, "negative_slope": 0.1, "threshold": 0.0}, "leaky.keras"), {}, None),
@@ -1109,7 +1144,7 @@ CASES = {
     "predict_keras_not_a_model": (["predict", "--model", "empty.keras", "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: empty\.keras: not a Keras model file by its content \(a \.keras is a zip archive holding config\.json, an \.h5 an HDF5 file\): damaged or truncated\?$", ["out.npy"], lambda d: open(f"{d}/empty.keras", "wb").write(b"PK\x05\x06" + bytes(18)), {}, None),
     "predict_spec_needs_weights": (["predict", "--model", MODEL, "--input", "x.npy", "--output", "out.npy"], 2, r"xo predict: .*model\.model: a spec, which carries no weights: --weights is required", ["out.npy"], None, {}, None),
     # an unknown kind: the error names every kind of the table, the newest too
-    "spec_unknown_kind_lists_all": (predict(model="u.model"), 2, r"u\.model:2: unknown layer 'foo' \(expected input, conv1d, .*, multi_head_attention, re_lu, softmax, masking or rescaling\)$", ["out.npy"], lambda d: open(f"{d}/u.model", "w").write("input 29 1\nfoo units=3\n"), {}, None),
+    "spec_unknown_kind_lists_all": (predict(model="u.model"), 2, r"u\.model:2: unknown layer 'foo' \(expected input, conv1d, .*, multi_head_attention, re_lu, softmax, masking, rescaling or normalization\)$", ["out.npy"], lambda d: open(f"{d}/u.model", "w").write("input 29 1\nfoo units=3\n"), {}, None),
     # a bool input is an attention mask only: in a spec, a Keras file, an .npy
     "spec_bool_input_dense": (predict(model="mask_bool_dense.model"), 2, r"mask_bool_dense\.model:3: layer 'd': input 'm' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], mha_mask_specs, {}, None),
     "keras_bool_input_dense": (kpredict("x_bool.keras"), 2, r"x_bool\.keras: layer 'dense': input 'x' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], keras_bool_input_dense, {}, None),
