@@ -26,8 +26,10 @@ XO_ISA_TESTS='^ops\.cpu\.|^sweep\.cpu\.|^model$|^model\.t3$'
 # with AVX2 and no AVX-512 the avx2 pass would repeat it), and one above it
 # the backend refuses. Unknown level: every level, as before.
 xo_isa_fallbacks() {
-    local top order=(scalar avx2 avx512) rank=-1 i l
-    top=$("$1" devices 2>/dev/null | sed -n 's/^cpu .* isa=\([a-z0-9]*\).*/\1/p' | head -n 1)
+    local out top order=(scalar avx2 avx512) rank=-1 i l
+    out=$("$1" devices 2>/dev/null)
+    top=$(sed -n 's/^cpu .* isa=\([a-z0-9]*\).*/\1/p' <<<"$out")
+    top=${top%%$'\n'*}
     for i in "${!order[@]}"; do
         [ "${order[$i]}" = "$top" ] && rank=$i
     done
