@@ -256,6 +256,10 @@ struct xo_params {
 	/* rescaling: y = x * multiplier + offset (Keras's scale, offset) */
 	float multiplier;              /* (1) */
 	float offset;                  /* (0) */
+	/* categorical_crossentropy, sparse_categorical_crossentropy,
+	 * binary_crossentropy: p holds logits, the loss takes log_softmax /
+	 * log_sigmoid of them (Keras's from_logits=True; ops.def) */
+	bool from_logits;              /* (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -291,6 +291,43 @@ static enum xo_status read_floats(const char *path, FILE *f, int itemsize, bool 
 	return XO_OK;
 }
 
+/* The count integers of the file at f (itemsize 1, 4 or 8, little-endian)
+ * into out->ints as int64: NumPy's bool 0 or 1 (nonzero true), int32 sign
+ * extended, int64 as is, whatever the host order. */
+static enum xo_status read_ints(const char *path, FILE *f, struct xo_npy *out)
+{
+	unsigned char *raw = malloc(out->count ? (size_t)(out->count * out->itemsize) : 8);
+	const unsigned char *b = raw;
+
+	if (!raw)
+		return xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
+		                out->count);
+	if (fread(raw, (size_t)out->itemsize, (size_t)out->count, f) != (size_t)out->count) {
+		free(raw);
+		return xo_error(XO_EIO, "%s: read failed", path);
+	}
+	out->ints = malloc(out->count ? (size_t)out->count * 8 : 8);
+	if (!out->ints) {
+		free(raw);
+		return xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
+		                out->count);
+	}
+	for (int64_t i = 0; i < out->count; i++, b += out->itemsize) {
+		uint64_t u = 0;
+
+		for (int k = out->itemsize - 1; k >= 0; k--)
+			u = u << 8 | b[k];
+		if (out->itemsize == 1)
+			out->ints[i] = u != 0;
+		else if (out->itemsize == 4)
+			out->ints[i] = (int64_t)(int32_t)(uint32_t)u;
+		else
+			out->ints[i] = (int64_t)u;
+	}
+	free(raw);
+	return XO_OK;
+}
+
 static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_kinds ints)
 {
 	unsigned char pre[12];
@@ -298,7 +335,6 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 	uint32_t hlen;
 	long pos, end;
 	int64_t bytes;
-	void *raw = NULL;
 	struct stat sb;
 	FILE *f;
 	bool big = false;
@@ -396,48 +432,14 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 		}
 		if ((st = read_floats(path, f, out->itemsize, big, out->data, out->count)))
 			goto out_free_data;
-	} else {
-		const unsigned char *b;
-
-		raw = malloc(out->count ? (size_t)bytes : 8);
-		if (!raw) {
-			st = xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
-			              out->count);
-			goto out_free_header;
-		}
-		if (fread(raw, (size_t)out->itemsize, (size_t)out->count, f) != (size_t)out->count) {
-			st = xo_error(XO_EIO, "%s: read failed", path);
-			goto out_free_data;
-		}
-		b = raw;
-		out->ints = malloc(out->count ? (size_t)out->count * 8 : 8);
-		if (!out->ints) {
-			st = xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
-			              out->count);
-			goto out_free_data;
-		}
-		/* little-endian bytes to int64, whatever the host order */
-		for (int64_t i = 0; i < out->count; i++, b += out->itemsize) {
-			uint64_t u = 0;
-
-			for (int k = out->itemsize - 1; k >= 0; k--)
-				u = u << 8 | b[k];
-			if (out->itemsize == 1) /* NumPy's bool: 0 or 1; nonzero is true */
-				out->ints[i] = u != 0;
-			else if (out->itemsize == 4)
-				out->ints[i] = (int64_t)(int32_t)(uint32_t)u;
-			else
-				out->ints[i] = (int64_t)u;
-		}
-		free(raw);
-		raw = NULL;
+	} else if ((st = read_ints(path, f, out))) {
+		goto out_free_header;
 	}
 	free(header);
 	fclose(f);
 	return XO_OK;
 
 out_free_data:
-	free(raw);
 	free(out->data);
 	out->data = NULL;
 out_free_header:
