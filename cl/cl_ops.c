@@ -1079,6 +1079,7 @@ enum xo_status xo_cl_categorical_crossentropy_fwd(struct xo_backend *be, const s
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, a->p.batch);
 	xo_cl_arg_int(&l, a->p.ch);
+	xo_cl_arg_int(&l, a->p.from_logits);
 	return la_run_reduce(&l, XO_OP_categorical_crossentropy, XO_DIR_FWD);
 }
 
@@ -1091,6 +1092,7 @@ enum xo_status xo_cl_categorical_crossentropy_bwd(struct xo_backend *be, const s
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, a->p.batch);
 	xo_cl_arg_int(&l, a->p.ch);
+	xo_cl_arg_int(&l, a->p.from_logits);
 	return la_run(&l, a->p.batch * a->p.ch, XO_OP_categorical_crossentropy, XO_DIR_BWD);
 }
 
@@ -1124,16 +1126,30 @@ static enum xo_status la_loss(struct xo_backend *be, const struct xo_op_args *a,
 	return dir == XO_DIR_BWD ? la_run(&l, total, op, dir) : la_run_reduce(&l, op, dir);
 }
 
+/* binary_crossentropy: la_loss's arguments and from_logits */
+static enum xo_status la_bce(struct xo_backend *be, const struct xo_op_args *a,
+			     enum xo_cl_kid kid, enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), kid);
+	int64_t total = a->p.batch * a->p.ch;
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, total);
+	xo_cl_arg_int(&l, a->p.from_logits);
+	return dir == XO_DIR_BWD ? la_run(&l, total, XO_OP_binary_crossentropy, dir)
+				 : la_run_reduce(&l, XO_OP_binary_crossentropy, dir);
+}
+
 enum xo_status xo_cl_binary_crossentropy_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return la_loss(be, a, XO_CL_K_binary_crossentropy_fwd, XO_OP_binary_crossentropy,
-		       XO_DIR_FWD);
+	return la_bce(be, a, XO_CL_K_binary_crossentropy_fwd, XO_DIR_FWD);
 }
 
 enum xo_status xo_cl_binary_crossentropy_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return la_loss(be, a, XO_CL_K_binary_crossentropy_bwd, XO_OP_binary_crossentropy,
-		       XO_DIR_BWD);
+	return la_bce(be, a, XO_CL_K_binary_crossentropy_bwd, XO_DIR_BWD);
 }
 
 enum xo_status xo_cl_mean_squared_error_fwd(struct xo_backend *be, const struct xo_op_args *a)
@@ -1159,7 +1175,8 @@ enum xo_status xo_cl_binary_accuracy_fwd(struct xo_backend *be, const struct xo_
 	return la_loss(be, a, XO_CL_K_binary_accuracy_fwd, XO_OP_binary_accuracy, XO_DIR_FWD);
 }
 
-/* sparse forms: src {p[batch][ch], t[batch] (i32)}, dst {one}. */
+/* sparse forms: src {p[batch][ch], t[batch] (i32)}, dst {one}; the
+ * cross-entropy's kernels also take from_logits. */
 static enum xo_status la_sparse(struct xo_backend *be, const struct xo_op_args *a,
 				enum xo_cl_kid kid, enum xo_op op, enum xo_dir dir)
 {
@@ -1170,6 +1187,8 @@ static enum xo_status la_sparse(struct xo_backend *be, const struct xo_op_args *
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, a->p.batch);
 	xo_cl_arg_int(&l, a->p.ch);
+	if (op == XO_OP_sparse_categorical_crossentropy)
+		xo_cl_arg_int(&l, a->p.from_logits);
 	return dir == XO_DIR_BWD ? la_run(&l, a->p.batch * a->p.ch, op, dir)
 				 : la_run_reduce(&l, op, dir);
 }

@@ -243,6 +243,8 @@ enum key_id {
 	K_MASK_VALUE,
 	/* rescaling */
 	K_MULTIPLIER, K_OFFSET,
+	/* the cross-entropy losses */
+	K_FROM_LOGITS,
 	K_COUNT
 };
 
@@ -320,6 +322,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_MASK_VALUE, mask_value, KEY_F32),
 	KEY(K_MULTIPLIER, multiplier, KEY_F32),
 	KEY(K_OFFSET, offset, KEY_F32),
+	KEY(K_FROM_LOGITS, from_logits, KEY_BOOL),
 };
 #undef KEY
 
@@ -384,12 +387,14 @@ struct key_set {
 	      B(K_STEP) | B(K_LAYER)),                                                             \
 	     B(K_RATE))
 #define KEYS_LOSS                            KEYS((B(K_BATCH) | B(K_CH)), 0)
-#define KEYS_categorical_crossentropy        KEYS_LOSS
+/* the cross-entropies also from logits (Keras's from_logits=True) */
+#define KEYS_LOSS_LOGITS                     KEYS((B(K_BATCH) | B(K_CH) | B(K_FROM_LOGITS)), 0)
+#define KEYS_categorical_crossentropy        KEYS_LOSS_LOGITS
 #define KEYS_accuracy                        KEYS_LOSS
-#define KEYS_binary_crossentropy             KEYS_LOSS
+#define KEYS_binary_crossentropy             KEYS_LOSS_LOGITS
 #define KEYS_mean_squared_error              KEYS_LOSS
 #define KEYS_binary_accuracy                 KEYS_LOSS
-#define KEYS_sparse_categorical_crossentropy KEYS_LOSS
+#define KEYS_sparse_categorical_crossentropy KEYS_LOSS_LOGITS
 #define KEYS_sparse_categorical_accuracy     KEYS_LOSS
 #define KEYS_adam                                                                                  \
 	KEYS((B(K_SIZE) | B(K_LR) | B(K_BETA_1) | B(K_BETA_2) | B(K_EPSILON) | B(K_ITERATION)), 0)

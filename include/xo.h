@@ -256,6 +256,10 @@ struct xo_params {
 	/* rescaling: y = x * multiplier + offset (Keras's scale, offset) */
 	float multiplier;              /* (1) */
 	float offset;                  /* (0) */
+	/* categorical_crossentropy, sparse_categorical_crossentropy,
+	 * binary_crossentropy: p holds logits, the loss takes log_softmax /
+	 * log_sigmoid of them (Keras's from_logits=True; ops.def) */
+	bool from_logits;              /* (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,
@@ -806,7 +810,8 @@ void xo_philox_shuffle(int32_t *idx, int64_t n, uint64_t seed, uint32_t a, uint3
 
 /* ---- .npy files (model/npy.c) -------------------------------------------- */
 
-/* A float32 array read from a .npy file (little-endian '<f4', C order). */
+/* A float32 array read from a .npy file (little-endian '<f4', C order; an
+ * input or label file's '<f8', '>f4', '>f8' converted to float32). */
 struct xo_npy {
 	int ndim;                  /* 0..XO_MAX_DIMS */
 	int64_t dim[XO_MAX_DIMS];  /* shape */
@@ -821,7 +826,11 @@ struct xo_npy {
  * is not little-endian float32 in C order, truncated, or malformed. */
 enum xo_status xo_npy_read(const char *path, struct xo_npy *out);
 /* Like xo_npy_read, and also int32 '<i4' / int64 '<i8' arrays (class ids,
- * as Keras users have them), read into ints (data NULL, is_int true). */
+ * as Keras users have them), read into ints (data NULL, is_int true), and
+ * float64 '<f8' and big-endian '>f4' / '>f8' arrays (NumPy's default dtype),
+ * converted to float32 while read (round to nearest, as Keras's cast; peak
+ * memory the float32 array and an 8 KiB buffer; XO_EFORMAT naming the first
+ * index of a finite float64 beyond float32's range). */
 enum xo_status xo_npy_read_labels(const char *path, struct xo_npy *out);
 /* Like xo_npy_read_labels, and also bool '|b1' arrays (ints 0 or 1,
  * is_bool): a model input's file, whose bool or integer values only an

@@ -4,7 +4,8 @@
  * keras/src/losses/losses.py and keras/src/backend/jax/nn.py (BCE from
  * probabilities clips p to [1e-7, 1 - 1e-7] in float32), keras/src/metrics/
  * accuracy_metrics.py (binary_accuracy, threshold 0.5); the sparse forms
- * (int32 labels) of categorical crossentropy and accuracy. The formulas are in
+ * (int32 labels) of categorical crossentropy and accuracy; the cross-entropies
+ * also from logits (from_logits: log_sigmoid, log_softmax). The formulas are in
  * include/xo/ops.def and reference/ref_loss.c. Scalar loops in double
  * (O(batch * ch), small next to the layers).
  */
@@ -20,6 +21,25 @@ static double bce_clip(double q)
 	return q < lo ? lo : q > hi ? hi : q;
 }
 
+/* log(1 + exp(y)) without overflow (jnp.logaddexp(y, 0)) */
+static double softplus(double y)
+{
+	return (y > 0.0 ? y : 0.0) + log1p(exp(-fabs(y)));
+}
+
+/* A row's max-shifted log-sum-exp (as kernels/cpu.c's, for the sparse form). */
+static double row_lse(const float *x, int64_t ch)
+{
+	double m = x[0], s = 0.0;
+
+	for (int64_t c = 1; c < ch; c++)
+		if ((double)x[c] > m || isnan(x[c]))
+			m = x[c];
+	for (int64_t c = 0; c < ch; c++)
+		s += exp((double)x[c] - m);
+	return m + log(s);
+}
+
 static enum xo_status cpu_bce_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
@@ -30,7 +50,11 @@ static enum xo_status cpu_bce_fwd(struct xo_backend *be, const struct xo_op_args
 	for (int64_t k = 0; k < total; k++) {
 		double q = bce_clip(p[k]), tk = t[k];
 
-		sum += tk * log(q) + (1.0 - tk) * log(1.0 - q);
+		/* from logits: log q = -softplus(-x), log(1 - q) = -softplus(x) */
+		if (a->p.from_logits)
+			sum -= tk * softplus(-(double)p[k]) + (1.0 - tk) * softplus(p[k]);
+		else
+			sum += tk * log(q) + (1.0 - tk) * log(1.0 - q);
 	}
 	xo_tensor_f32(a->dst[0])[0] = (float)(-sum / (double)total);
 	return XO_OK;
@@ -46,7 +70,9 @@ static enum xo_status cpu_bce_bwd(struct xo_backend *be, const struct xo_op_args
 	for (int64_t k = 0; k < total; k++) {
 		double q = p[k], tk = t[k], v = 0.0;
 
-		if (isnan(q))
+		if (a->p.from_logits) /* sigmoid(x) - t */
+			v = (1.0 / (1.0 + exp(-q)) - tk) / (double)total;
+		else if (isnan(q))
 			v = q;
 		else if (bce_clip(q) == q)
 			v = xo_cpu_clip_weight(q) * (-tk / q + (1.0 - tk) / (1.0 - q)) /
@@ -117,6 +143,10 @@ static enum xo_status cpu_scce_fwd(struct xo_backend *be, const struct xo_op_arg
 
 		if (t[r] < 0 || t[r] >= ch)
 			continue;
+		if (a->p.from_logits) { /* log_softmax of the label's logit */
+			total += (double)p[r * ch + t[r]] - row_lse(p + r * ch, ch);
+			continue;
+		}
 		for (int64_t c = 0; c < ch; c++)
 			s = xo_cpu_f32_sat(s + p[r * ch + c]);
 		total += log(bce_clip((double)p[r * ch + t[r]] / s));
@@ -136,6 +166,17 @@ static enum xo_status cpu_scce_bwd(struct xo_backend *be, const struct xo_op_arg
 	for (int64_t r = 0; r < n; r++) {
 		double s = 0.0, w = 0.0;
 
+		if (a->p.from_logits) { /* (softmax(x) - [c == k]) / batch; 0 off range */
+			double lse = row_lse(p + r * ch, ch);
+			bool in = t[r] >= 0 && t[r] < ch;
+
+			for (int64_t c = 0; c < ch; c++)
+				dp[r * ch + c] =
+				    in ? (float)((exp((double)p[r * ch + c] - lse) - (c == t[r])) /
+				                 (double)n)
+				       : 0.0f;
+			continue;
+		}
 		for (int64_t c = 0; c < ch; c++)
 			s = xo_cpu_f32_sat(s + p[r * ch + c]);
 		/* the clip weight of q = p[k] / s as Keras's float32 holds it */

@@ -1,12 +1,15 @@
 /*
  * npy.c - NumPy .npy files (format 1.0, 2.0 and 3.0), little-endian float32
- * in C order only: how weights, inputs and predictions move between
- * crossover, NumPy and Keras. Anything else (another dtype, Fortran order,
+ * in C order: how weights, inputs and predictions move between crossover,
+ * NumPy and Keras. A model input or label file may also be float64 or
+ * big-endian (converted to float32 while it is read, as Keras casts its
+ * float64 inputs) or integers. Anything else (another dtype, Fortran order,
  * truncated data, a header that is absurd or too large, a bad magic) is
  * rejected with a one-line reason naming the file.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,12 +149,13 @@ static bool dict_shape_ok(const char *h)
 }
 
 /* What npy_read takes beside '<f4': NPY_INTS '<i4' and '<i8' too
- * (out->itemsize 4 or 8, out->is_int); NPY_BOOLS also '|b1' (itemsize 1,
+ * (out->itemsize 4 or 8, out->is_int) and the floats '<f8', '>f4' and
+ * '>f8' (itemsize 4 or 8, *big for '>'); NPY_BOOLS also '|b1' (itemsize 1,
  * is_int and is_bool). */
 enum npy_kinds { NPY_FLOATS, NPY_INTS, NPY_BOOLS };
 
 static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out,
-                                   enum npy_kinds ints)
+                                   enum npy_kinds ints, bool *big)
 {
 	const char *v;
 	int64_t count = 1;
@@ -169,7 +173,11 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 	out->is_int = false;
 	out->is_bool = false;
 	out->itemsize = 4;
-	if (ints == NPY_BOOLS && descr_is(v, "|b1")) {
+	*big = false;
+	if (ints && (descr_is(v, "<f8") || descr_is(v, ">f8") || descr_is(v, ">f4"))) {
+		*big = v[1] == '>';
+		out->itemsize = v[3] == '8' ? 8 : 4;
+	} else if (ints == NPY_BOOLS && descr_is(v, "|b1")) {
 		out->is_int = out->is_bool = true;
 		out->itemsize = 1;
 	} else if (ints && descr_is(v, "<i4")) {
@@ -183,8 +191,9 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 
 		snprintf(got, sizeof(got), "%.*s", (int)(n < 15 ? n : 15), v);
 		return xo_error(XO_EFORMAT, "%s: dtype %s is not supported (need %s)", path, got,
-		                ints == NPY_BOOLS ? "float32 '<f4', int32 '<i4', int64 '<i8' or bool '|b1'"
-		                : ints ? "float32 '<f4', int32 '<i4' or int64 '<i8'"
+		                ints == NPY_BOOLS ? "float32 '<f4', float64 '<f8', int32 '<i4', int64 "
+		                                    "'<i8' or bool '|b1'"
+		                : ints ? "float32 '<f4', float64 '<f8', int32 '<i4' or int64 '<i8'"
 		                       : "little-endian float32 '<f4'");
 	}
 	v = dict_value(h, "fortran_order");
@@ -235,6 +244,90 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 	return XO_OK;
 }
 
+/* Values converted per read: a float64 file's only buffer beside the
+ * float32 result (8 KiB, on the stack). */
+#define NPY_CHUNK 1024
+
+/* The count float values of the file at f (itemsize 4 or 8, big-endian when
+ * big) into data as float32: a float64 rounded to nearest (C's conversion
+ * under the default rounding mode, as NumPy's astype), read and converted a
+ * chunk at a time so no float64 copy of the whole array is made. A finite
+ * float64 that rounds to an infinity (beyond float32's range) is refused
+ * naming the file and its first such index; NaN and +-Inf stay as they are
+ * (the callers' checks refuse them where they must). */
+static enum xo_status read_floats(const char *path, FILE *f, int itemsize, bool big,
+                                  float *data, int64_t count)
+{
+	unsigned char buf[NPY_CHUNK * 8];
+	bool swap = big == host_is_little_endian();
+
+	for (int64_t done = 0; done < count;) {
+		size_t n = count - done < NPY_CHUNK ? (size_t)(count - done) : NPY_CHUNK;
+
+		if (fread(itemsize == 4 ? (void *)(data + done) : buf, (size_t)itemsize, n, f) != n)
+			return xo_error(XO_EIO, "%s: read failed", path);
+		if (itemsize == 4) {
+			if (swap)
+				swap32(data + done, (int64_t)n);
+			done += (int64_t)n;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++, done++) {
+			unsigned char *b = buf + 8 * i;
+			uint64_t u = 0;
+			double d;
+
+			for (int k = 0; k < 8; k++)
+				u = u << 8 | b[big ? k : 7 - k];
+			memcpy(&d, &u, sizeof(d));
+			data[done] = (float)d;
+			if (isinf(data[done]) && isfinite(d))
+				return xo_error(XO_EFORMAT,
+				                "%s: float64 value %g at index %" PRId64
+				                " is beyond float32's range (it would become %sInf)",
+				                path, d, done, d < 0 ? "-" : "+");
+		}
+	}
+	return XO_OK;
+}
+
+/* The count integers of the file at f (itemsize 1, 4 or 8, little-endian)
+ * into out->ints as int64: NumPy's bool 0 or 1 (nonzero true), int32 sign
+ * extended, int64 as is, whatever the host order. */
+static enum xo_status read_ints(const char *path, FILE *f, struct xo_npy *out)
+{
+	unsigned char *raw = malloc(out->count ? (size_t)(out->count * out->itemsize) : 8);
+	const unsigned char *b = raw;
+
+	if (!raw)
+		return xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
+		                out->count);
+	if (fread(raw, (size_t)out->itemsize, (size_t)out->count, f) != (size_t)out->count) {
+		free(raw);
+		return xo_error(XO_EIO, "%s: read failed", path);
+	}
+	out->ints = malloc(out->count ? (size_t)out->count * 8 : 8);
+	if (!out->ints) {
+		free(raw);
+		return xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
+		                out->count);
+	}
+	for (int64_t i = 0; i < out->count; i++, b += out->itemsize) {
+		uint64_t u = 0;
+
+		for (int k = out->itemsize - 1; k >= 0; k--)
+			u = u << 8 | b[k];
+		if (out->itemsize == 1)
+			out->ints[i] = u != 0;
+		else if (out->itemsize == 4)
+			out->ints[i] = (int64_t)(int32_t)(uint32_t)u;
+		else
+			out->ints[i] = (int64_t)u;
+	}
+	free(raw);
+	return XO_OK;
+}
+
 static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_kinds ints)
 {
 	unsigned char pre[12];
@@ -242,9 +335,9 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 	uint32_t hlen;
 	long pos, end;
 	int64_t bytes;
-	void *raw = NULL;
 	struct stat sb;
 	FILE *f;
+	bool big = false;
 	enum xo_status st;
 
 	if (!path || !out)
@@ -294,7 +387,7 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 		st = xo_error(XO_EFORMAT, "%s: .npy header is not a dictionary", path);
 		goto out_free_header;
 	}
-	st = parse_header(path, header, out, ints);
+	st = parse_header(path, header, out, ints, &big);
 	if (st)
 		goto out_free_header;
 	/* The data must be exactly count values: no less, no more (count is
@@ -328,52 +421,25 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 		st = xo_error(XO_EOVERFLOW, "%s: array too large", path);
 		goto out_free_header;
 	}
-	raw = malloc(out->count ? (size_t)bytes : 8);
-	if (!raw) {
-		st = xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
-		              out->count);
-		goto out_free_header;
-	}
-	if (fread(raw, (size_t)out->itemsize, (size_t)out->count, f) != (size_t)out->count) {
-		st = xo_error(XO_EIO, "%s: read failed", path);
-		goto out_free_data;
-	}
 	if (!out->is_int) {
-		out->data = raw;
-		raw = NULL;
-		if (!host_is_little_endian())
-			swap32(out->data, out->count);
-	} else {
-		const unsigned char *b = raw;
-
-		out->ints = malloc(out->count ? (size_t)out->count * 8 : 8);
-		if (!out->ints) {
+		/* float32 out of the file's floats: the result is the only
+		 * full-size buffer */
+		out->data = malloc(out->count ? (size_t)out->count * 4 : 4);
+		if (!out->data) {
 			st = xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
 			              out->count);
+			goto out_free_header;
+		}
+		if ((st = read_floats(path, f, out->itemsize, big, out->data, out->count)))
 			goto out_free_data;
-		}
-		/* little-endian bytes to int64, whatever the host order */
-		for (int64_t i = 0; i < out->count; i++, b += out->itemsize) {
-			uint64_t u = 0;
-
-			for (int k = out->itemsize - 1; k >= 0; k--)
-				u = u << 8 | b[k];
-			if (out->itemsize == 1) /* NumPy's bool: 0 or 1; nonzero is true */
-				out->ints[i] = u != 0;
-			else if (out->itemsize == 4)
-				out->ints[i] = (int64_t)(int32_t)(uint32_t)u;
-			else
-				out->ints[i] = (int64_t)u;
-		}
-		free(raw);
-		raw = NULL;
+	} else if ((st = read_ints(path, f, out))) {
+		goto out_free_header;
 	}
 	free(header);
 	fclose(f);
 	return XO_OK;
 
 out_free_data:
-	free(raw);
 	free(out->data);
 	out->data = NULL;
 out_free_header:

@@ -1,12 +1,42 @@
 /*
  * ref_loss.c - reference categorical cross-entropy (forward, fused
- * softmax+CE backward) and accuracy. Shapes: p, t [batch][ch], classes on
+ * softmax+CE backward; from probabilities or from logits) and accuracy. Shapes: p, t [batch][ch], classes on
  * the last axis.
  */
 #include <math.h>
 #include <stdbool.h>
 
 #include "ref_internal.h"
+
+/*
+ * From logits (Keras's from_logits=True, keras/src/backend/jax/nn.py): the
+ * categorical forms take jax.nn.log_softmax of the row, (x - m) - log(sum_c
+ * exp(x_c - m)) with m the row's maximum; binary_crossentropy takes
+ * log_sigmoid(x) = -softplus(-x) and log_sigmoid(-x), softplus(y) = max(y, 0)
+ * + log1p(exp(-|y|)) (jnp.logaddexp(y, 0)). No clip on this path. The
+ * gradients are jax.grad's: the row's softmax times the row's target sum
+ * minus the target, sigmoid(x) - t, each divided as the mean divides.
+ */
+
+/* Row r's log-sum-exp, max-shifted: m + log(sum exp(x - m)); NaN in, NaN out
+ * (+Inf gives Inf - Inf = NaN, as Keras's). */
+static double row_lse(struct xo_ref_src x, int64_t r, int64_t ch)
+{
+	double m = xo_ref_ld(x, r * ch), s = 0.0;
+
+	for (int64_t c = 1; c < ch; c++)
+		if (xo_ref_ld(x, r * ch + c) > m || xo_ref_ld(x, r * ch + c) != xo_ref_ld(x, r * ch + c))
+			m = xo_ref_ld(x, r * ch + c);
+	for (int64_t c = 0; c < ch; c++)
+		s += exp(xo_ref_ld(x, r * ch + c) - m);
+	return m + log(s);
+}
+
+/* log(1 + exp(y)) without overflow */
+static double softplus(double y)
+{
+	return (y > 0.0 ? y : 0.0) + log1p(exp(-fabs(y)));
+}
 
 
 /*
@@ -28,6 +58,22 @@ enum xo_status xo_ref_categorical_crossentropy_fwd_math(const struct xo_params *
 	int64_t n = p->batch, ch = p->ch;
 	double total = 0.0, m = 0.0;
 
+	if (p->from_logits) { /* -sum_c t_c (x_c - lse) */
+		for (int64_t r = 0; r < n; r++) {
+			double lse = row_lse(src[0], r, ch);
+
+			for (int64_t c = 0; c < ch; c++) {
+				double term = xo_ref_ld(src[1], r * ch + c) *
+				              (xo_ref_ld(src[0], r * ch + c) - lse);
+
+				total += term;
+				m += fabs(term);
+			}
+		}
+		xo_ref_st(dst[0], 0, -total / (double)n);
+		xo_ref_st(mag[0], 0, m / (double)n);
+		return XO_OK;
+	}
 	for (int64_t r = 0; r < n; r++) {
 		double s = 0.0, row = 0.0;
 
@@ -91,6 +137,23 @@ enum xo_status xo_ref_categorical_crossentropy_bwd_math(const struct xo_params *
 {
 	int64_t n = p->batch, ch = p->ch;
 
+	if (p->from_logits) { /* dz = (softmax(x) T - t) / batch, T = sum_c t_c */
+		for (int64_t r = 0; r < n; r++) {
+			double lse = row_lse(src[0], r, ch), tsum = 0.0;
+
+			for (int64_t c = 0; c < ch; c++)
+				tsum += xo_ref_ld(src[1], r * ch + c);
+			for (int64_t c = 0; c < ch; c++) {
+				double v = (exp(xo_ref_ld(src[0], r * ch + c) - lse) * tsum -
+				            xo_ref_ld(src[1], r * ch + c)) /
+				           (double)n;
+
+				xo_ref_st(dst[0], r * ch + c, v);
+				xo_ref_st(mag[0], r * ch + c, fabs(v));
+			}
+		}
+		return XO_OK;
+	}
 	for (int64_t r = 0; r < n; r++) {
 		double s = 0.0, w_sum = 0.0;
 
@@ -184,6 +247,11 @@ enum xo_status xo_ref_binary_crossentropy_fwd_math(const struct xo_params *p,
 		double q = bce_clip(xo_ref_ld(src[0], k)), t = xo_ref_ld(src[1], k);
 		double a = t * log(q), b = (1.0 - t) * log(1.0 - q);
 
+		if (p->from_logits) { /* log q = -softplus(-x), log(1 - q) = -softplus(x) */
+			a = -t * softplus(-xo_ref_ld(src[0], k));
+			b = -(1.0 - t) * softplus(xo_ref_ld(src[0], k));
+		}
+
 		sum += a + b;
 		m += fabs(a) + fabs(b);
 	}
@@ -209,7 +277,9 @@ enum xo_status xo_ref_binary_crossentropy_bwd_math(const struct xo_params *p,
 	for (int64_t k = 0; k < total; k++) {
 		double q = xo_ref_ld(src[0], k), t = xo_ref_ld(src[1], k), v = 0.0;
 
-		if (q != q)
+		if (p->from_logits)
+			v = (1.0 / (1.0 + exp(-q)) - t) / (double)total; /* sigmoid(x) - t */
+		else if (q != q)
 			v = q; /* NaN passes */
 		else if (bce_clip(q) == q)
 			v = clip_weight(q) * (-t / q + (1.0 - t) / (1.0 - q)) / (double)total;
@@ -317,6 +387,10 @@ enum xo_status xo_ref_sparse_categorical_crossentropy_fwd_math(const struct xo_p
 
 		if (!(k >= 0.0 && k < (double)ch))
 			continue;
+		if (p->from_logits) {
+			total += xo_ref_ld(src[0], r * ch + (int64_t)k) - row_lse(src[0], r, ch);
+			continue;
+		}
 		for (int64_t c = 0; c < ch; c++)
 			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
 		total += log(bce_clip(xo_ref_ld(src[0], r * ch + (int64_t)k) / s));
@@ -344,6 +418,21 @@ enum xo_status xo_ref_sparse_categorical_crossentropy_bwd_math(const struct xo_p
 	for (int64_t r = 0; r < n; r++) {
 		double k = xo_ref_ld(src[1], r), s = 0.0, w = 0.0;
 
+		if (p->from_logits) { /* (softmax(x) - [c == k]) / batch; 0 off range */
+			double lse = row_lse(src[0], r, ch);
+			bool in = k >= 0.0 && k < (double)ch;
+
+			for (int64_t c = 0; c < ch; c++) {
+				double v = in ? (exp(xo_ref_ld(src[0], r * ch + c) - lse) -
+				                 (c == (int64_t)k ? 1.0 : 0.0)) /
+				                    (double)n
+				              : 0.0;
+
+				xo_ref_st(dst[0], r * ch + c, v);
+				xo_ref_st(mag[0], r * ch + c, fabs(v));
+			}
+			continue;
+		}
 		for (int64_t c = 0; c < ch; c++)
 			s = xo_ref_f32_sat(s + xo_ref_ld(src[0], r * ch + c));
 		if (k >= 0.0 && k < (double)ch)

@@ -320,6 +320,110 @@ static void tol_bce_mse(struct hcase *h)
 }
 
 /*
+ * The cross-entropies from logits (from_logits=1), a float backend against
+ * the double reference; u the unit roundoff, OpenCL's exp and log within 3
+ * ulp (6u), log1p 2 ulp (4u), division 2.5 ulp (5u).
+ * Categorical, per row: m = max x is exact; x - m rounds (u |x - m|), which
+ *   exp turns into a relative error, plus its own 6u; the sum s of ch
+ *   positive terms adds (ch - 1) u: e_s = (ch + 5) u + u D relative, D the
+ *   row's largest |x - m|; log s then errs by e_s + 6u |log s| absolutely;
+ *   lp_c = (x_c - m) - log s rounds (u |lp_c|) and inherits u |x_c - m|, and
+ *   t lp_c one more u |lp_c|: per term |t_c| (u |x_c - m| + e_s + 6u
+ *   |log s| + 2u |lp_c|). The sums over the row and the batch (any order)
+ *   (ch + batch) u sum |t lp|; the division by batch 5u and the store u on
+ *   |loss|: fwd tol = C_ACC ((sum over terms + (ch + batch) u sum |t lp|) /
+ *   batch + 6u |loss|). Sparse: the same with t one-hot.
+ * Categorical bwd: dz = (exp(x_e - m) / s T - t_e) / batch: the softmax
+ *   relative u |x_e - m| + 6u + e_s + 5u, T's (ch - 1) u and the product's
+ *   u, the difference u, the division 5u and the store u on the result:
+ *   C_ACC (sm T ((ch + 12) u + u |x_e - m| + e_s) + 7u |sm T - t_e|) / batch.
+ * Binary fwd: softplus(y) = max(y, 0) + log1p(exp(-|y|)): exp's 6u on e =
+ *   exp(-|y|) carried through log1p (at most 6u e absolutely), log1p's 4u
+ *   and the sum's u on softplus: 6u e + 5u sp; the products by t and 1 - t
+ *   (u, and 1 - t's u) and the element's sum u: per element |t| (6u e + 8u
+ *   sp(-x)) + |1 - t| (6u e + 9u sp(x)); the sum of N terms (N - 1) u S, S =
+ *   sum of |terms|, the division 5u and store u of |loss|.
+ * Binary bwd: sigmoid = 1 / (1 + exp(-x)): 6u + u + 5u = 12u relative; the
+ *   difference, the division by N and the store 7u on the result:
+ *   C_ACC (12u sigmoid + 7u |dp N|) / N.
+ */
+static void tol_logits(struct hcase *h)
+{
+	const struct xo_params *p = &h->c->p;
+	int64_t n = p->batch, ch = p->ch;
+	bool fwd = h->c->dir == XO_DIR_FWD;
+
+	if (h->c->op == XO_OP_binary_crossentropy) {
+		int64_t total = n * ch;
+		double terms = 0.0, size = 0.0;
+
+		for (int64_t k = 0; k < total; k++) {
+			double x = h->src[0][k], t = h->src[1][k], e = exp(-fabs(x));
+			double spn = (x < 0.0 ? -x : 0.0) + log1p(e), spp = (x > 0.0 ? x : 0.0) + log1p(e);
+			double sig = 1.0 / (1.0 + exp(-x));
+
+			if (fwd) {
+				terms += fabs(t) * (6.0 * U * e + 8.0 * U * spn) +
+				         fabs(1.0 - t) * (6.0 * U * e + 9.0 * U * spp);
+				size += fabs(t) * spn + fabs(1.0 - t) * spp;
+			} else {
+				h->tol[0][k] = C_ACC * (12.0 * U * sig + 7.0 * U * fabs(sig - t)) /
+				                   (double)total +
+				               TINY;
+			}
+		}
+		if (fwd)
+			h->tol[0][0] = C_ACC * ((terms + (double)(total - 1) * U * size) / (double)total +
+			                        6.0 * U * fabs((double)h->ref[0][0])) +
+			               TINY;
+		return;
+	}
+	{
+		bool sparse = h->c->op == XO_OP_sparse_categorical_crossentropy;
+		double terms = 0.0, size = 0.0;
+
+		for (int64_t r = 0; r < n; r++) {
+			const float *x = h->src[0] + r * ch;
+			double m = x[0], s = 0.0, d = 0.0, ls, es, tsum = 0.0;
+			int32_t k = -1;
+
+			if (sparse)
+				memcpy(&k, &h->src[1][r], 4);
+			for (int64_t c = 1; c < ch; c++)
+				m = x[c] > m ? x[c] : m;
+			for (int64_t c = 0; c < ch; c++) {
+				s += exp(x[c] - m);
+				d = fabs(x[c] - m) > d ? fabs(x[c] - m) : d;
+				tsum += sparse ? (c == k) : fabs((double)h->src[1][r * ch + c]);
+			}
+			ls = log(s);
+			es = (double)(ch + 5) * U + U * d;
+			for (int64_t c = 0; c < ch; c++) {
+				double t = sparse ? (c == k) : h->src[1][r * ch + c];
+				double lp = (x[c] - m) - ls, sm = exp(lp);
+
+				if (fwd) {
+					terms += fabs(t) * (U * fabs(x[c] - m) + es + 6.0 * U * fabs(ls) +
+					                    2.0 * U * fabs(lp));
+					size += fabs(t * lp);
+				} else {
+					h->tol[0][r * ch + c] =
+					    C_ACC *
+					        (sm * tsum * ((double)(ch + 12) * U + U * fabs(x[c] - m) + es) +
+					         7.0 * U * fabs(sm * tsum - t)) /
+					        (double)n +
+					    TINY;
+				}
+			}
+		}
+		if (fwd)
+			h->tol[0][0] = C_ACC * ((terms + (double)(ch + n) * U * size) / (double)n +
+			                        6.0 * U * fabs((double)h->ref[0][0])) +
+			               TINY;
+	}
+}
+
+/*
  * sparse_categorical_crossentropy (Keras 3: one_hot of the label, then the
  * categorical form), float backend against the double reference.
  * fwd: the categorical_crossentropy bound with one-hot targets (the same row
@@ -1012,6 +1116,10 @@ static enum xo_status bound_cce(struct hcase *h, struct xo_backend *ref)
 	const struct xo_params *p = &c->p;
 
 	(void)ref;
+	if (p->from_logits) {
+		tol_logits(h);
+		return XO_OK;
+	}
 	if (c->dir == XO_DIR_FWD) {
 		double tsum = 0.0;
 
@@ -1157,7 +1265,10 @@ static enum xo_status bound_layer_normalization(struct hcase *h, struct xo_backe
 static enum xo_status bound_bce_mse(struct hcase *h, struct xo_backend *ref)
 {
 	(void)ref;
-	tol_bce_mse(h);
+	if (h->c->p.from_logits)
+		tol_logits(h);
+	else
+		tol_bce_mse(h);
 	return XO_OK;
 }
 #define BOUND_binary_crossentropy bound_bce_mse
@@ -1177,7 +1288,10 @@ static enum xo_status bound_counts(struct hcase *h, struct xo_backend *ref)
 static enum xo_status bound_scce(struct hcase *h, struct xo_backend *ref)
 {
 	(void)ref;
-	tol_scce(h);
+	if (h->c->p.from_logits)
+		tol_logits(h);
+	else
+		tol_scce(h);
 	return XO_OK;
 }
 #define BOUND_sparse_categorical_crossentropy bound_scce

@@ -573,6 +573,18 @@ static void fill_cce(struct hcase *h)
 	const struct xo_case *c = h->c;
 	const struct xo_params *p = &c->p;
 
+	if (p->from_logits) {
+		/* logits in [-4, 4]; one-hot rows, every third a soft row
+		 * (targets in [0, 1], not summing to 1: the gradient's T) */
+		for (int64_t e = 0; e < h->sn[0]; e++)
+			h->src[0][e] = real_in(h, 0, (uint64_t)e, -4.0f, 4.0f);
+		fill_onehot(h, 1, h->src[1], h->src[0], h->sn[1], p->ch);
+		for (int64_t r = 2; r < p->batch; r += 3)
+			for (int64_t j = 0; j < p->ch; j++)
+				h->src[1][r * p->ch + j] =
+				    real_in(h, 1, (uint64_t)(r * p->ch + j), 0.0f, 1.0f);
+		return;
+	}
 	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
 	fill_onehot(h, 1, h->src[1], NULL, h->sn[1], p->ch);
 	for (int64_t r = 0; r < p->batch; r++) {
@@ -771,8 +783,15 @@ static void fill_masking(struct hcase *h)
 static void fill_bce(struct hcase *h)
 {
 	/* p over [0, 1] (a few land outside the clip, a few on its bounds,
-	 * where half the gradient passes), soft targets in [0, 1] */
+	 * where half the gradient passes), soft targets in [0, 1]; from
+	 * logits, x over [-8, 8] (both softplus branches, no clip) */
 	for (int64_t i = 0; i < h->sn[0]; i++) {
+		if (h->c->p.from_logits) {
+			h->src[0][i] = real_in(h, 0, (uint64_t)i, -8.0f, 8.0f);
+			h->src[1][i] = i % 3 ? (float)int_in(h, 1, (uint64_t)i, 0, 1)
+			                     : real_in(h, 1, (uint64_t)i, 0.0f, 1.0f);
+			continue;
+		}
 		h->src[0][i] = real_in(h, 0, (uint64_t)i, 0.0f, 1.0f);
 		if (i % 17 == 3)
 			h->src[0][i] = i % 2 ? 0.0f : 1.0f; /* clipped */
@@ -790,6 +809,12 @@ static void fill_scce(struct hcase *h)
 	const struct xo_case *c = h->c;
 	const struct xo_params *p = &c->p;
 
+	if (p->from_logits) { /* logits in [-4, 4], plain labels */
+		for (int64_t e = 0; e < h->sn[0]; e++)
+			h->src[0][e] = real_in(h, 0, (uint64_t)e, -4.0f, 4.0f);
+		fill_labels(h, 1, h->src[1], h->src[0], p->batch, p->ch);
+		return;
+	}
 	xo_hcase_fill_probs(h, 0, h->src[0], h->sn[0], p->ch);
 	fill_labels(h, 1, h->src[1], NULL, p->batch, p->ch);
 	for (int64_t r = 0; r < p->batch; r++) {

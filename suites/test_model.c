@@ -700,6 +700,120 @@ static void test_npy_bool(void **state)
 	assert_int_equal(xo_npy_read_inputs(path, &a), XO_EFORMAT);
 }
 
+/* A .npy of dtype descr and shape (n,) holding the n float64 values v, in
+ * the byte order the descr says ('<' or '>'), as float64 or float32. */
+static void npy_f8_file(const char *path, const char *descr, const double *v, int64_t n,
+                        int64_t shape_n)
+{
+	char dict[128];
+	int size = descr[2] == '8' ? 8 : 4;
+	bool big = descr[0] == '>';
+	FILE *f = fopen(path, "wb");
+	unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
+	int len;
+
+	assert_non_null(f);
+	len = snprintf(dict, sizeof(dict),
+	               "{'descr': '%s', 'fortran_order': False, 'shape': (%" PRId64 ",), }\n",
+	               descr, shape_n);
+	pre[8] = (unsigned char)len;
+	assert_int_equal(fwrite(pre, 1, 10, f), 10);
+	assert_int_equal(fwrite(dict, 1, (size_t)len, f), (size_t)len);
+	for (int64_t i = 0; i < n; i++) {
+		unsigned char b[8];
+		uint64_t u = 0;
+
+		if (size == 8) {
+			memcpy(&u, &v[i], 8);
+		} else {
+			float x = (float)v[i];
+			uint32_t w;
+
+			memcpy(&w, &x, 4);
+			u = w;
+		}
+		for (int k = 0; k < size; k++) /* little-endian bytes, reversed for '>' */
+			b[big ? size - 1 - k : k] = (unsigned char)(u >> (8 * k));
+		assert_int_equal(fwrite(b, 1, (size_t)size, f), (size_t)size);
+	}
+	fclose(f);
+}
+
+/* float64 and big-endian input and label files (NumPy's default dtype, a
+ * big-endian host's): converted to float32 by round to nearest, as NumPy's
+ * astype and Keras's cast; across the reader's chunks (2500 values); a
+ * finite float64 beyond float32's range refused naming the file and the
+ * first such index, one that rounds to FLT_MAX accepted; never for a
+ * weights file (xo_npy_read). */
+static void test_npy_f8(void **state)
+{
+	enum { N = 2500 };
+	static double v[N];
+	char path[600];
+	struct xo_npy a;
+	const char *const descrs[] = {"<f8", ">f8", ">f4"};
+
+	(void)state;
+	for (int i = 0; i < N; i++) /* values float32 cannot hold exactly */
+		v[i] = (i - 1250) * 0.1 + 1.0 / 3.0 + (i % 7) * 1e-9;
+	v[17] = NAN;
+	v[18] = -INFINITY;
+	v[19] = 1e-300; /* underflows to 0 */
+	v[20] = (double)FLT_MAX * (1.0 + 0x1p-25); /* below half an ulp past FLT_MAX */
+	v[21] = 0x1p-140; /* a float32 subnormal */
+	for (int d = 0; d < 3; d++) {
+		snprintf(path, sizeof(path), "%s/f8_%d.npy", g_tmp, d);
+		npy_f8_file(path, descrs[d], v, N, N);
+		for (int labels = 0; labels < 2; labels++) {
+			assert_int_equal(labels ? xo_npy_read_labels(path, &a)
+			                        : xo_npy_read_inputs(path, &a),
+			                 XO_OK);
+			assert_false(a.is_int);
+			assert_null(a.ints);
+			assert_int_equal(a.count, N);
+			assert_int_equal(a.itemsize, descrs[d][2] == '8' ? 8 : 4);
+			for (int i = 0; i < N; i++) {
+				float want = (float)v[i];
+
+				if (isnan(v[i]))
+					assert_true(isnan(a.data[i]));
+				else if (memcmp(&want, &a.data[i], 4))
+					fail_msg("%s value %d: %.9g, want %.9g", descrs[d], i,
+					         (double)a.data[i], (double)want);
+			}
+			assert_true(a.data[20] == FLT_MAX);
+			assert_true(a.data[21] == 0x1p-140f);
+			xo_npy_free(&a);
+		}
+		/* a weights file stays '<f4' */
+		assert_int_equal(xo_npy_read(path, &a), XO_EFORMAT);
+		assert_non_null(strstr(xo_last_error(), descrs[d]));
+	}
+	/* beyond float32's range: the first such index, either sign */
+	v[1500] = -1e39;
+	v[2400] = 4e38;
+	snprintf(path, sizeof(path), "%s/f8_big.npy", g_tmp);
+	npy_f8_file(path, "<f8", v, N, N);
+	assert_int_equal(xo_npy_read_inputs(path, &a), XO_EFORMAT);
+	assert_null(a.data);
+	assert_non_null(strstr(xo_last_error(), path));
+	assert_non_null(strstr(xo_last_error(), "at index 1500 is beyond float32's range"));
+	assert_non_null(strstr(xo_last_error(), "-Inf"));
+	v[1500] = 0;
+	npy_f8_file(path, ">f8", v, N, N);
+	assert_int_equal(xo_npy_read_labels(path, &a), XO_EFORMAT);
+	assert_non_null(strstr(xo_last_error(), "at index 2400 is beyond float32's range"));
+	/* truncated: the byte count is 8 per value */
+	npy_f8_file(path, "<f8", v, N - 1, N);
+	assert_int_equal(xo_npy_read_inputs(path, &a), XO_EFORMAT);
+	assert_non_null(strstr(xo_last_error(), "truncated data"));
+	/* a shape whose float64 byte count overflows */
+	npy_file(path, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846977,), }",
+	         0, v, 8);
+	assert_int_equal(xo_npy_read_inputs(path, &a), XO_EFORMAT);
+	assert_non_null(strstr(xo_last_error(), "overflows"));
+}
+
 /* ---- golden fixtures --------------------------------------------------- */
 
 static const char *const golden_models[] = {"seed",        "mixed_a",         "mixed_b",
@@ -5291,6 +5405,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_npy_malformed),
 	    cmocka_unit_test(test_npy_roundtrip),
 	    cmocka_unit_test(test_npy_bool),
+	    cmocka_unit_test(test_npy_f8),
 	    cmocka_unit_test(test_fresh_biases),
 	    cmocka_unit_test(test_batchnorm_state),
 	    cmocka_unit_test(test_batchnorm_one_row),

@@ -643,6 +643,47 @@ static enum xo_status bce_bwd_whole_at_bound(struct xo_backend *be, const struct
 	return XO_OK;
 }
 
+/* categorical_crossentropy bwd from logits as (softmax(x) - t) / batch:
+ * right for a one-hot row, wrong for a soft row whose targets do not sum to
+ * 1 (the gradient is softmax(x) T - t; the fill's every third row). */
+static enum xo_status ce_logits_bwd_no_target_sum(struct xo_backend *be,
+						  const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	float *dz = xo_tensor_f32(a->dst[0]);
+	int64_t ch = a->p.ch;
+
+	(void)be;
+	for (int64_t r = 0; r < a->p.batch; r++) {
+		double m = x[r * ch], s = 0.0;
+
+		for (int64_t c = 1; c < ch; c++)
+			m = x[r * ch + c] > m ? x[r * ch + c] : m;
+		for (int64_t c = 0; c < ch; c++)
+			s += exp((double)x[r * ch + c] - m);
+		for (int64_t c = 0; c < ch; c++)
+			dz[r * ch + c] = (float)((exp((double)x[r * ch + c] - m) / s -
+			                          (double)t[r * ch + c]) /
+			                         (double)a->p.batch);
+	}
+	return XO_OK;
+}
+
+/* binary_crossentropy bwd from logits divided by the batch only, not by
+ * batch * ch (Keras's mean over the last axis dropped). */
+static enum xo_status bce_logits_bwd_batch_mean(struct xo_backend *be,
+						const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
+	float *dp = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t k = 0; k < a->p.batch * a->p.ch; k++)
+		dp[k] = (float)((1.0 / (1.0 + exp(-(double)x[k])) - (double)t[k]) /
+		                (double)a->p.batch);
+	return XO_OK;
+}
+
 /* depthwise_conv2d fwd writing its outputs multiplier-major (o = m*ch + c)
  * where Keras orders them channel-major (o = c*dm + m): the right values in
  * the wrong channels whenever ch > 1 and dm > 1. */
@@ -1392,6 +1433,10 @@ static const struct fault faults[] = {
      "batch=4 len=5 ch=3", XO_FAIL_MISMATCH},
     {"fault-masking-bwd-unmasked", XO_OP_masking, XO_DIR_BWD, masking_bwd_unmasked,
      XO_HMODE_REAL, "batch=4 len=5 ch=3 mask_value=1", XO_FAIL_MISMATCH},
+    {"fault-ce-logits-bwd-no-target-sum", XO_OP_categorical_crossentropy, XO_DIR_BWD,
+     ce_logits_bwd_no_target_sum, XO_HMODE_REAL, "batch=8 ch=12 from_logits=1", XO_FAIL_MISMATCH},
+    {"fault-bce-logits-bwd-batch-mean", XO_OP_binary_crossentropy, XO_DIR_BWD,
+     bce_logits_bwd_batch_mean, XO_HMODE_REAL, "batch=3 ch=4 from_logits=1", XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

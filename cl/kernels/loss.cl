@@ -91,17 +91,59 @@ static inline float xo_ce_clip_weight(float q)
 XO_ROW_FNS(__global, g)
 XO_ROW_FNS(__local, l)
 
+/*
+ * From logits (Keras's from_logits=True, ops.def): a row's maximum m (NaN
+ * if any is NaN) and sum exp(x - m), so log_softmax(x) = (x - m) - log(s)
+ * and softmax(x) = exp(x - m) / s; no clip. softplus(y) = max(y, 0) +
+ * log1p(exp(-|y|)) for binary_crossentropy's log_sigmoid.
+ */
+static inline float xo_row_max_g(__global const float *x, int ch)
+{
+	float m = x[0];
+
+	for (int j = 1; j < ch; j++)
+		if (x[j] > m || isnan(x[j]))
+			m = x[j];
+	return m;
+}
+
+static inline float xo_row_expsum_g(__global const float *x, int ch, float m)
+{
+	float s = 0.0f;
+
+	for (int j = 0; j < ch; j++)
+		s += exp(x[j] - m);
+	return s;
+}
+
+static inline float xo_softplus(float y)
+{
+	return fmax(y, 0.0f) + log1p(exp(-fabs(y)));
+}
+
+/* -sum_j t[j] log_softmax(x)[j] of one row */
+static inline float xo_row_ce_logits_g(__global const float *x, __global const float *t, int ch)
+{
+	float m = xo_row_max_g(x, ch), ls = log(xo_row_expsum_g(x, ch, m)), row = 0.0f;
+
+	for (int j = 0; j < ch; j++)
+		row -= t[j] * ((x[j] - m) - ls);
+	return row;
+}
+
 /* loss[0] = mean_n -sum_j t * log(clip(p / rowsum(p), eps, 1 - eps)) (Keras). */
 __kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
 xo_cl_categorical_crossentropy_fwd(__global const float *p, int po, __global const float *t,
-				   int to, __global float *loss, int lo, int batch, int ch)
+				   int to, __global float *loss, int lo, int batch, int ch,
+				   int logits)
 {
 	__local float part[XO_RED_WG];
 	int lid = get_local_id(0);
 	float acc = 0.0f;
 
 	for (int n = lid; n < batch; n += XO_RED_WG)
-		acc += xo_row_ce_g(p + po + n * ch, t + to + n * ch, ch);
+		acc += logits ? xo_row_ce_logits_g(p + po + n * ch, t + to + n * ch, ch)
+			      : xo_row_ce_g(p + po + n * ch, t + to + n * ch, ch);
 	acc = xo_group_sum(part, lid, acc);
 	if (lid == 0)
 		loss[lo] = acc / (float)batch;
@@ -112,7 +154,8 @@ xo_cl_categorical_crossentropy_fwd(__global const float *p, int po, __global con
  * the clip. */
 __kernel void xo_cl_categorical_crossentropy_bwd(__global const float *p, int po,
 						 __global const float *t, int to,
-						 __global float *dz, int dzo, int batch, int ch)
+						 __global float *dz, int dzo, int batch, int ch,
+						 int logits)
 {
 	int i = get_global_id(0);
 
@@ -120,6 +163,14 @@ __kernel void xo_cl_categorical_crossentropy_bwd(__global const float *p, int po
 		int n = i / ch, e = i - n * ch;
 		__global const float *pr = p + po + n * ch, *tr = t + to + n * ch;
 
+		if (logits) { /* (softmax(x) T - t) / batch, T the row's target sum */
+			float m = xo_row_max_g(pr, ch), s = xo_row_expsum_g(pr, ch, m), ts = 0.0f;
+
+			for (int j = 0; j < ch; j++)
+				ts += tr[j];
+			dz[dzo + i] = (exp(pr[e] - m) / s * ts - tr[e]) / (float)batch;
+			return;
+		}
 		dz[dzo + i] = xo_row_ce_dz_g(pr, tr, ch, e, xo_row_ce_w_g(pr, tr, ch), batch);
 	}
 }
@@ -152,7 +203,7 @@ xo_cl_accuracy_fwd(__global const float *p, int po, __global const float *t, int
  */
 __kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
 xo_cl_binary_crossentropy_fwd(__global const float *p, int po, __global const float *t, int to,
-			      __global float *loss, int lo, int total)
+			      __global float *loss, int lo, int total, int logits)
 {
 	__local float part[XO_RED_WG];
 	int lid = get_local_id(0);
@@ -161,7 +212,11 @@ xo_cl_binary_crossentropy_fwd(__global const float *p, int po, __global const fl
 	for (int k = lid; k < total; k += XO_RED_WG) {
 		float q = xo_ce_clip(p[po + k]), tk = t[to + k];
 
-		acc -= tk * log(q) + (1.0f - tk) * log(1.0f - q);
+		/* from logits: log q = -softplus(-x), log(1 - q) = -softplus(x) */
+		if (logits)
+			acc += tk * xo_softplus(-p[po + k]) + (1.0f - tk) * xo_softplus(p[po + k]);
+		else
+			acc -= tk * log(q) + (1.0f - tk) * log(1.0f - q);
 	}
 	acc = xo_group_sum(part, lid, acc);
 	if (lid == 0)
@@ -172,14 +227,16 @@ xo_cl_binary_crossentropy_fwd(__global const float *p, int po, __global const fl
  * a bound exactly, 0 outside. */
 __kernel void xo_cl_binary_crossentropy_bwd(__global const float *p, int po,
 					    __global const float *t, int to, __global float *dp,
-					    int dpo, int total)
+					    int dpo, int total, int logits)
 {
 	int k = get_global_id(0);
 
 	if (k < total) {
 		float q = p[po + k], tk = t[to + k], v = 0.0f;
 
-		if (q >= XO_CE_EPS && q <= 1.0f - XO_CE_EPS)
+		if (logits) /* sigmoid(x) - t */
+			v = (1.0f / (1.0f + exp(-q)) - tk) / (float)total;
+		else if (q >= XO_CE_EPS && q <= 1.0f - XO_CE_EPS)
 			v = xo_ce_clip_weight(q) * (-tk / q + (1.0f - tk) / (1.0f - q)) /
 			    (float)total;
 		else if (isnan(q))
@@ -248,7 +305,7 @@ xo_cl_binary_accuracy_fwd(__global const float *p, int po, __global const float 
 __kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
 xo_cl_sparse_categorical_crossentropy_fwd(__global const float *p, int po,
 					  __global const int *t, int to, __global float *loss,
-					  int lo, int batch, int ch)
+					  int lo, int batch, int ch, int logits)
 {
 	__local float part[XO_RED_WG];
 	int lid = get_local_id(0);
@@ -261,6 +318,12 @@ xo_cl_sparse_categorical_crossentropy_fwd(__global const float *p, int po,
 
 		if (k < 0 || k >= ch)
 			continue;
+		if (logits) { /* -log_softmax(x)[k] */
+			float m = xo_row_max_g(row, ch);
+
+			acc -= (row[k] - m) - log(xo_row_expsum_g(row, ch, m));
+			continue;
+		}
 		for (int j = 0; j < ch; j++)
 			s += row[j];
 		acc -= log(xo_ce_clip(row[k] / s));
@@ -274,7 +337,7 @@ xo_cl_sparse_categorical_crossentropy_fwd(__global const float *p, int po,
 __kernel void xo_cl_sparse_categorical_crossentropy_bwd(__global const float *p, int po,
 							__global const int *t, int to,
 							__global float *dp, int dpo, int batch,
-							int ch)
+							int ch, int logits)
 {
 	int i = get_global_id(0);
 
@@ -282,6 +345,17 @@ __kernel void xo_cl_sparse_categorical_crossentropy_bwd(__global const float *p,
 		int n = i / ch, j = i - n * ch, k = t[to + n];
 		__global const float *row = p + po + n * ch;
 		float s = 0.0f, v = 0.0f;
+
+		if (logits) { /* (softmax(x) - [j == k]) / batch; 0 off range */
+			float m = xo_row_max_g(row, ch);
+
+			if (k >= 0 && k < ch)
+				v = (exp(row[j] - m) / xo_row_expsum_g(row, ch, m) -
+				     (j == k ? 1.0f : 0.0f)) /
+				    (float)batch;
+			dp[dpo + i] = v;
+			return;
+		}
 
 		for (int c = 0; c < ch; c++)
 			s += row[c];

@@ -378,6 +378,27 @@ def empty_npys(d):
     write_npy(f"{d}/y_e1.npy", "'<i4'", (0,), b"")
 
 
+def f8_npys(d):
+    """NumPy's default float64 ('<f8') and a big-endian host's '>f8' for
+    x.npy and y.npy: x's values moved by less than half a float32 ulp, so
+    the float32 they round to is x's own; one beyond float32's range, a NaN
+    input, a truncated file, a shape whose bytes overflow."""
+    xs, x = read_f32(f"{d}/x.npy")
+    ys, y = read_f32(f"{d}/y.npy")
+    near = [v * (1 + 2.0 ** -30) for v in x]
+    write_npy(f"{d}/x_f8.npy", "'<f8'", xs, struct.pack("<%dd" % len(x), *near))
+    write_npy(f"{d}/x_f8_be.npy", "'>f8'", xs, struct.pack(">%dd" % len(x), *near))
+    write_npy(f"{d}/y_f8.npy", "'<f8'", ys, struct.pack("<%dd" % len(y), *y))
+    big = list(near)
+    big[2 * 34 + 9] = -3.5e38
+    write_npy(f"{d}/x_f8_big.npy", "'<f8'", xs, struct.pack("<%dd" % len(x), *big))
+    nan = list(near)
+    nan[3 * 34 + 5] = float("nan")
+    write_npy(f"{d}/x_f8_nan.npy", "'<f8'", xs, struct.pack("<%dd" % len(x), *nan))
+    write_npy(f"{d}/x_f8_short.npy", "'<f8'", xs, struct.pack("<%dd" % (len(x) - 1), *near[1:]))
+    write_npy(f"{d}/x_f8_huge.npy", "'<f8'", (2 ** 31, 2 ** 29, 2), b"")
+
+
 def kpredict(model, weights=None):
     argv = ["predict", "--model", model, "--input", "kx.npy", "--output", "out.npy",
             "--device", "ref"]
@@ -1164,6 +1185,16 @@ CASES = {
     # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
     "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
     "summary_share_not_boolean": (["summary", "--model", MODEL], 2, r"xo summary: model: XO_MODEL_SHARE='yes' is not 0", [], None, {"XO_MODEL_SHARE": "yes"}, None),
+    # float64 inputs and labels (NumPy's default): cast to float32 as Keras
+    # does, by every command that reads an input or label file
+    "predict_f8_input": (predict("x_f8.npy"), 0, None, [], f8_npys, {}, "f8_predicts_as_f4"),
+    "predict_f8_big_endian": (predict("x_f8_be.npy"), 0, None, [], f8_npys, {}, "f8_predicts_as_f4"),
+    "train_f8_x_y": (train("x_f8.npy", "y_f8.npy", "new_f8"), 0, None, ["ckpt"], f8_npys, {}, None),
+    "seed_f8_data": (seed("x_f8.npy", "y_f8.npy"), 0, None, [], f8_npys, {}, None),
+    "predict_f8_beyond_float32": (predict("x_f8_big.npy"), 2, r"xo predict: x_f8_big\.npy: float64 value -3\.5e\+38 at index 77 is beyond float32's range \(it would become -Inf\)$", ["out.npy"], f8_npys, {}, None),
+    "train_f8_nan_input": (train("x_f8_nan.npy"), 2, r"x_f8_nan\.npy: sample 3 holds NaN at element 5", ["ckpt"], f8_npys, {}, None),
+    "train_f8_truncated": (train("x_f8_short.npy"), 2, r"x_f8_short\.npy: truncated data: 10872 bytes for 1360 values$", ["ckpt"], f8_npys, {}, None),
+    "seed_f8_shape_overflow": (seed("x_f8_huge.npy"), 2, r"x_f8_huge\.npy: shape size overflows$", [], f8_npys, {}, None),
 }
 
 
@@ -1193,6 +1224,12 @@ def after_checks(name, d, xo):
                [e for e in os.listdir(f"{d}/ckpt") if e.startswith(".") or e.endswith(".tmp")]
         if left:
             return "stray temporaries after the next save: %s" % left
+    if name == "f8_predicts_as_f4":
+        r = subprocess.run([xo, *predict(out="out4.npy")], cwd=d, capture_output=True, text=True)
+        if r.returncode:
+            return "the float32 predict failed: " + r.stderr.strip()
+        if open(f"{d}/out4.npy", "rb").read() != open(f"{d}/out.npy", "rb").read():
+            return "the float64 input predicted otherwise than its float32 values"
     return None
 
 
