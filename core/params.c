@@ -159,6 +159,7 @@ struct xo_params xo_params_default(void)
 		.heads = 1,
 		.multiplier = 1.0f,
 		.offset = 0.0f,
+		.negative_slope = 0.3f,
 	};
 }
 
@@ -243,6 +244,8 @@ enum key_id {
 	K_MASK_VALUE,
 	/* rescaling */
 	K_MULTIPLIER, K_OFFSET,
+	/* leaky_relu */
+	K_NEGATIVE_SLOPE,
 	K_COUNT
 };
 
@@ -320,6 +323,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_MASK_VALUE, mask_value, KEY_F32),
 	KEY(K_MULTIPLIER, multiplier, KEY_F32),
 	KEY(K_OFFSET, offset, KEY_F32),
+	KEY(K_NEGATIVE_SLOPE, negative_slope, KEY_F32),
 };
 #undef KEY
 
@@ -433,6 +437,7 @@ struct key_set {
 	      B(K_USE_BIAS) | B(K_ACTIVATION)),                                                    \
 	     B(K_KERNEL_SIZE))
 #define KEYS_flip KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
+#define KEYS_leaky_relu KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_NEGATIVE_SLOPE)), 0)
 #define KEYS_rescaling KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MULTIPLIER) | B(K_OFFSET)), 0)
 #define KEYS_conv2d_transpose                                                                      \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |     \

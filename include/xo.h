@@ -256,6 +256,9 @@ struct xo_params {
 	/* rescaling: y = x * multiplier + offset (Keras's scale, offset) */
 	float multiplier;              /* (1) */
 	float offset;                  /* (0) */
+	/* leaky_relu: y = negative_slope * x where x < 0 (Keras's LeakyReLU
+	 * negative_slope; finite) */
+	float negative_slope;          /* (0.3, the layer's default) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

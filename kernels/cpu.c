@@ -839,7 +839,8 @@ enum ew_kind {
 	EW_ACT_BWD,
 	EW_DROPOUT,
 	EW_FN, /* j->fn: the plain-C element-wise loops below */
-	EW_AFFINE /* rescaling: y = x * scale + offset forward, dx = dy * scale backward (apply false) */
+	EW_AFFINE, /* rescaling: y = x * scale + offset forward, dx = dy * scale backward (apply false) */
+	EW_LEAKY /* leaky_relu: scale the negative slope; dy NULL forward */
 };
 
 struct ew_job {
@@ -850,7 +851,7 @@ struct ew_job {
 	int64_t count;
 	uint64_t seed;
 	uint32_t sa, sb, thr;
-	float scale;
+	float scale;  /* dropout, EW_AFFINE, EW_LEAKY */
 	float offset; /* EW_AFFINE */
 	int32_t *mask;   /* dropout: mask to fill, or to apply when apply */
 	bool apply;      /* dropout: apply the mask; EW_AFFINE: add the offset (forward) */
@@ -871,6 +872,21 @@ static void affine_loop(const float *x, float *y, int64_t n, float s, float o, b
 	}
 	for (int64_t i = 0; i < n; i++)
 		y[i] = x[i] * s + o;
+}
+
+/* leaky_relu (ops.def): forward (dy NULL) out[i] = x[i] where x[i] >= 0, else
+ * s * x[i]; backward out[i] = dy[i] where x[i] >= 0, else s * dy[i]. One
+ * correctly rounded product: the reference's bits. NaN x fails the test.
+ * out may equal x or dy (each element is read first). */
+static void leaky_loop(const float *x, const float *dy, float *out, int64_t n, float s)
+{
+	if (!dy) {
+		for (int64_t i = 0; i < n; i++)
+			out[i] = x[i] >= 0.0f ? x[i] : s * x[i];
+		return;
+	}
+	for (int64_t i = 0; i < n; i++)
+		out[i] = x[i] >= 0.0f ? dy[i] : s * dy[i];
 }
 
 static void ew_task(void *arg, int t, int nt)
@@ -920,6 +936,9 @@ static void ew_task(void *arg, int t, int nt)
 		break;
 	case EW_AFFINE:
 		affine_loop(j->x + lo, j->y + lo, hi - lo, j->scale, j->offset, j->apply);
+		break;
+	case EW_LEAKY:
+		leaky_loop(j->x + lo, j->dy ? j->dy + lo : NULL, j->y + lo, hi - lo, j->scale);
 		break;
 	}
 }
@@ -1126,6 +1145,27 @@ static enum xo_status cpu_rescaling_fwd(struct xo_backend *be, const struct xo_o
 static enum xo_status cpu_rescaling_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return cpu_rescaling(be, a, true);
+}
+
+/* leaky_relu: fwd src {x} dst {y}; bwd src {x, dy} dst {dx} (ops.def) */
+static enum xo_status cpu_leaky_relu(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	struct ew_job j = {.kind = EW_LEAKY, .x = xo_tensor_f32(a->src[0]),
+			   .dy = bwd ? xo_tensor_f32(a->src[1]) : NULL,
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem,
+			   .scale = a->p.negative_slope};
+
+	return ew_run(be, &j, 1);
+}
+
+static enum xo_status cpu_leaky_relu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_leaky_relu(be, a, false);
+}
+
+static enum xo_status cpu_leaky_relu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_leaky_relu(be, a, true);
 }
 
 static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)
@@ -1621,6 +1661,8 @@ XO_CPU_ENTRY(hard_sigmoid, fwd, cpu_hard_sigmoid_fwd)
 XO_CPU_ENTRY(hard_sigmoid, bwd, cpu_hard_sigmoid_bwd)
 XO_CPU_ENTRY(rescaling, fwd, cpu_rescaling_fwd)
 XO_CPU_ENTRY(rescaling, bwd, cpu_rescaling_bwd)
+XO_CPU_ENTRY(leaky_relu, fwd, cpu_leaky_relu_fwd)
+XO_CPU_ENTRY(leaky_relu, bwd, cpu_leaky_relu_bwd)
 XO_CPU_ENTRY(silu, fwd, cpu_silu_fwd)
 XO_CPU_ENTRY(silu, bwd, cpu_silu_bwd)
 XO_CPU_ENTRY(log_softmax, fwd, cpu_log_softmax_fwd)

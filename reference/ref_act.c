@@ -537,3 +537,43 @@ enum xo_status xo_ref_rescaling_bwd_math(const struct xo_params *p, const struct
 	}
 	return XO_OK;
 }
+
+/*
+ * leaky_relu (Keras's LeakyReLU, jax.nn.leaky_relu): y = x where x >= 0 (both
+ * zeros keep their sign), else negative_slope * x; NaN fails the test and
+ * gives slope * NaN = NaN. The double product of two floats is exact, so its
+ * one rounding on store gives the float product's bits. mag |y|.
+ * Backward from x: dx = dy where x >= 0 (1 at the kink, jax.grad's choice of
+ * the select's first branch), else negative_slope * dy; mag |dx|.
+ */
+enum xo_status xo_ref_leaky_relu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					  const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+	double s = (double)p->negative_slope;
+
+	for (int64_t k = 0; k < total; k++) {
+		double x = xo_ref_ld(src[0], k);
+		double v = x >= 0.0 ? x : s * x;
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_leaky_relu_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					  const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+	double s = (double)p->negative_slope;
+
+	for (int64_t k = 0; k < total; k++) {
+		double g = xo_ref_ld(src[1], k);
+		double v = xo_ref_ld(src[0], k) >= 0.0 ? g : s * g;
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
+}

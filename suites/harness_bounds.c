@@ -1213,6 +1213,8 @@ static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
  * Exact results:
  *   relu       max(x, 0), dy or 0
  *   relu6      min(max(x, 0), 6), dy or 0
+ *   leaky_relu x or s x, dy or s dy: a select and one float product, rounded
+ *              once as the reference's double product is on its store
  *   flatten    a copy
  *   dropout    x * scale, scale = 1/(1-rate) in float: one rounding, exact
  *   accuracy, gather
@@ -1230,6 +1232,7 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 	return XO_OK;
 }
 #define BOUND_relu bound_exact
+#define BOUND_leaky_relu bound_exact /* one rounded product, as the reference's store */
 #define BOUND_flatten bound_exact
 #define BOUND_dropout bound_exact
 #define BOUND_accuracy bound_exact

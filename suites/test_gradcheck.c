@@ -14,7 +14,7 @@
  *   3. Finite differences: each input element is moved by +-h and L is
  *      evaluated again by the double forward; g_fd = (L+ - L-) / (2h).
  *      h = 2^-13, so x +- h is exact in double for any float x in [-1, 1).
- *   4. Kinks are avoided: for relu, every pre-activation is kept further
+ *   4. Kinks are avoided: for relu and leaky_relu, every pre-activation is kept further
  *      than 2e-3 from 0 (relu6's and hard_sigmoid's inputs, spread over
  *      [k0 - 1, k1 + 1), from their kinks: clip_spread) (one element moved by h changes a pre-activation by
  *      at most h * max|w| < 1.3e-4); max-pooling inputs are distinct values
@@ -22,7 +22,7 @@
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute, flip, rescaling,
+ *        leaky_relu, relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute, flip, rescaling,
  *        merge: multiply too, linear in each element of a and of b): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
  *        rounding of L (|L| <= ~50 here) divided by 2h: 50 * 2^-53 / 2^-12
@@ -153,6 +153,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_relu6:
 	case XO_OP_hard_sigmoid:
 	case XO_OP_silu:
+	case XO_OP_leaky_relu:
 	case XO_OP_masking: /* {x, dy}: the keep flags recomputed from x */
 		return act_x[s];
 	case XO_OP_flatten:
@@ -348,7 +349,8 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 			d->in[0][k] = (double)(float)((double)(2 * perm[k] + 1) / (double)n - 1.0);
 		free(perm);
 	}
-	if (c->op == XO_OP_relu || c->op == XO_OP_elu) { /* elu'' jumps at 0 */
+	if (c->op == XO_OP_relu || c->op == XO_OP_elu || /* elu'' jumps at 0 */
+	    c->op == XO_OP_leaky_relu) {
 		for (int64_t k = 0; k < d->nin[0]; k++)
 			if (fabs(d->in[0][k]) <= GC_KINK)
 				return false;
@@ -1973,6 +1975,9 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_hard_sigmoid, p);
 	add_case(XO_OP_silu, p);
 	add_case(XO_OP_log_softmax, p);
+	p.negative_slope = 0.3f; /* leaky_relu: Keras's layer default */
+	add_case(XO_OP_leaky_relu, p);
+	p.negative_slope = xo_params_default().negative_slope;
 	add_case(XO_OP_flatten, p);
 	p.seed = 11;
 	p.step = 3;
