@@ -80,7 +80,7 @@ const char *xo_dir_name(enum xo_dir dir)
 static const char *const padding_names[] = {"valid", "same", "causal"};
 static const char *const activation_names[] = {
     "linear", "relu",     "sigmoid", "softmax",      "tanh", "elu",
-    "gelu",   "softplus", "relu6",   "hard_sigmoid", "silu", "log_softmax"};
+    "gelu",   "softplus", "relu6",   "hard_sigmoid", "silu", "log_softmax", "leaky_relu"};
 
 static const char *const merge_names[] = {"add",     "subtract", "multiply",   "average",
                                           "maximum", "minimum",  "concatenate"};

@@ -145,9 +145,11 @@ enum xo_activation {
 	XO_ACTIVATION_HARD_SIGMOID, /* Keras 3's relu6(x + 3) / 6 */
 	XO_ACTIVATION_SILU,         /* Keras 3's name; "swish" is read as it */
 	XO_ACTIVATION_LOG_SOFTMAX,  /* over the last axis */
+	XO_ACTIVATION_LEAKY_RELU,   /* the params' negative_slope (Keras's
+	                             * activation string: 0.2) */
 };
 #define XO_ACTIVATION_FUSED_LAST XO_ACTIVATION_SOFTMAX
-#define XO_ACTIVATION_LAST       XO_ACTIVATION_LOG_SOFTMAX
+#define XO_ACTIVATION_LAST       XO_ACTIVATION_LEAKY_RELU
 const char *xo_padding_name(enum xo_padding p);
 const char *xo_activation_name(enum xo_activation a);
 const char *xo_merge_name(enum xo_merge m);

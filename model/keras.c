@@ -159,6 +159,7 @@ static void relu_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void masking_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void leaky_relu_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -455,6 +456,14 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_RESCALING] =
         {{COMMON_KEYS, {"scale", K_SCALAR}, {"offset", K_SCALAR}, {"batch_input_shape", K_SHAPE}},
          rescaling_config,
+         false},
+    /* keras/src/layers/activations/leaky_relu.py get_config(): negative_slope;
+     * alpha is the name Keras 2 wrote, which Keras 3's constructor still
+     * reads as negative_slope */
+    [XO_LAYER_LEAKY_RE_LU] =
+        {{COMMON_KEYS, {"negative_slope", K_FLOAT}, {"alpha", K_FLOAT},
+          {"batch_input_shape", K_SHAPE}},
+         leaky_relu_config,
          false},
 };
 
@@ -3267,6 +3276,11 @@ static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	json_object_set_new(cfg, "scale", json_real(short_real(ls->p.multiplier)));
 	json_object_set_new(cfg, "offset", json_real(short_real(ls->p.offset)));
+}
+
+static void leaky_relu_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "negative_slope", json_real(short_real(ls->p.negative_slope)));
 }
 
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg)

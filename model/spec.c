@@ -148,6 +148,9 @@ static const char *const relu_args[] = {"max_value", "negative_slope", "threshol
 static const char *const rescaling_args[] = {"scale", "offset", "name", NULL};
 /* softmax: Keras Softmax's axis, the last only (as the normalizations') */
 static const char *const softmax_args[] = {"axis", "name", NULL};
+/* leaky_re_lu: Keras LeakyReLU's negative_slope (0.3), and alpha, the name
+ * Keras's constructor still takes for it (Keras 2's files write it) */
+static const char *const leaky_relu_args[] = {"negative_slope", "alpha", "name", NULL};
 /* masking: Keras Masking's mask_value (default 0.0) */
 static const char *const masking_args[] = {"mask_value", "name", NULL};
 /* time_distributed: layer= (the wrapped kind) and the wrapped kind's own
@@ -636,6 +639,36 @@ static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, co
 	return XO_OK;
 }
 
+/* leaky_re_lu's negative_slope (or alpha): a finite number >= 0, as Keras's
+ * LeakyReLU requires (it refuses a negative slope; xo a non-finite one,
+ * which would make every negative input NaN or infinite), kept as the
+ * float32 value Keras computes with */
+static enum xo_status set_leaky_relu_arg(struct xo_params *p, const char *key, const char *val,
+                                         const char *origin, int line)
+{
+	char *end;
+	double r;
+
+	errno = 0;
+	r = strtod(val, &end);
+	if (errno || end == val || *end || !(r >= 0.0) || !isfinite(r) || !isfinite((float)r))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "leaky_re_lu: %s=%s: expected a finite number >= 0", key, val);
+	p->negative_slope = (float)r;
+	return XO_OK;
+}
+
+/* The arguments of a kind whose names other kinds read otherwise (scale,
+ * the normalizations' flag; negative_slope, re_lu's refusal). */
+static bool own_arg(enum xo_layer_kind kind, const char *key)
+{
+	if (kind == XO_LAYER_RESCALING)
+		return !strcmp(key, "scale") || !strcmp(key, "offset");
+	if (kind == XO_LAYER_LEAKY_RE_LU)
+		return !strcmp(key, "negative_slope") || !strcmp(key, "alpha");
+	return false;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -733,8 +766,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			}
 		return spec_error(XO_EINVAL, origin, line,
 		                  "activation=%s: expected None, linear, relu, sigmoid, softmax, "
-		                  "tanh, elu, gelu, softplus, relu6, hard_sigmoid, silu (swish) or "
-		                  "log_softmax",
+		                  "tanh, elu, gelu, softplus, relu6, hard_sigmoid, silu (swish), "
+		                  "log_softmax or leaky_relu",
 		                  val);
 	}
 	if (!strcmp(key, "use_bias")) {
@@ -755,8 +788,9 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  key, val);
 		return XO_OK;
 	}
-	if (l->kind == XO_LAYER_RESCALING && (!strcmp(key, "scale") || !strcmp(key, "offset")))
-		return set_rescaling_arg(p, key, val, origin, line);
+	if (own_arg(l->kind, key))
+		return l->kind == XO_LAYER_RESCALING ? set_rescaling_arg(p, key, val, origin, line)
+		                                     : set_leaky_relu_arg(p, key, val, origin, line);
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
 		if (!parse_bool_value(val, !strcmp(key, "center") ? &p->center : &p->scale))
 			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
@@ -1698,6 +1732,7 @@ static const struct {
     [XO_LAYER_SOFTMAX] = {softmax_args, shape_softmax},
     [XO_LAYER_MASKING] = {masking_args, shape_masking},
     [XO_LAYER_RESCALING] = {rescaling_args, shape_elementwise, needs_scale},
+    [XO_LAYER_LEAKY_RE_LU] = {leaky_relu_args, shape_elementwise},
 };
 
 /*
@@ -1787,6 +1822,7 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_SOFTMAX] = MASK_REFUSE, /* masked positions to -1e9, outputs zeroed */
     [XO_LAYER_MASKING] = MASK_DROP, /* the first layer: its mask is its own (layer_mask) */
     [XO_LAYER_RESCALING] = MASK_PASS, /* supports_masking, the default compute_mask */
+    [XO_LAYER_LEAKY_RE_LU] = MASK_PASS, /* supports_masking, the default compute_mask */
 };
 
 /* The Keras layer the model's mask comes from, for messages: a Masking
@@ -2664,6 +2700,12 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.activation = XO_ACTIVATION_SOFTMAX;
 	if (l->kind == XO_LAYER_RESCALING)
 		l->p.multiplier = NAN; /* Keras's scale has no default */
+	/* leaky_relu's slope: the LeakyReLU layer's default 0.3; the
+	 * activation string's (Dense(activation="leaky_relu") ...) 0.2 */
+	if (l->kind == XO_LAYER_LEAKY_RE_LU)
+		l->p.activation = XO_ACTIVATION_LEAKY_RELU;
+	else
+		l->p.negative_slope = 0.2f;
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

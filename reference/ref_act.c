@@ -47,6 +47,7 @@ double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_re
 	case XO_ACTIVATION_HARD_SIGMOID:
 	case XO_ACTIVATION_SILU:
 	case XO_ACTIVATION_LOG_SOFTMAX:
+	case XO_ACTIVATION_LEAKY_RELU:
 		break;
 	}
 	XO_ASSERT(!"unknown activation");
@@ -71,6 +72,7 @@ double xo_ref_act_fused(enum xo_activation act, double v, double mx, double se)
 	case XO_ACTIVATION_HARD_SIGMOID:
 	case XO_ACTIVATION_SILU:
 	case XO_ACTIVATION_LOG_SOFTMAX:
+	case XO_ACTIVATION_LEAKY_RELU:
 		break;
 	}
 	XO_ASSERT(!"activation not fused");

@@ -503,6 +503,25 @@ def rescale_model():
 PRELAYERS = (("rescale", rescale_model, 113),)
 
 
+def leaky_model():
+    """LeakyReLU on a small 1-D CNN: the layer with a slope of its own and
+    with Keras's default 0.3, and the "leaky_relu" activation string (its
+    slope 0.2) on a Conv1D and a Dense."""
+    return keras.Sequential([
+        keras.Input(shape=(12, 3)),
+        layers.Conv1D(6, 3),
+        layers.LeakyReLU(negative_slope=0.1),
+        layers.Conv1D(5, 3, activation="leaky_relu"),
+        layers.LeakyReLU(),
+        layers.Flatten(),
+        layers.Dense(8, activation="leaky_relu"),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+ACTLAYERS = (("leaky", leaky_model, 131),)
+
+
 def ln_model():
     """LayerNormalization on a [T][F] sequence after a Conv1D and on a
     Dense's flat output (center=False, epsilon=1e-2)."""
@@ -1392,6 +1411,10 @@ def main():
     if "--only=td" in sys.argv[1:]:
         table_fixtures(out, (("td", td_model, 83),))
         print("keras", keras.__version__, "wrote the td fixtures to", out)
+        return
+    if "--only=actlayers" in sys.argv[1:]:
+        table_fixtures(out, ACTLAYERS)
+        print("keras", keras.__version__, "wrote the actlayers fixtures to", out)
         return
     if "--only=prelayers" in sys.argv[1:]:
         table_fixtures(out, PRELAYERS)

@@ -45,6 +45,7 @@ static void dpre_host(const struct xo_params *p, const float *y, const float *dy
 			case XO_ACTIVATION_HARD_SIGMOID:
 			case XO_ACTIVATION_SILU:
 			case XO_ACTIVATION_LOG_SOFTMAX:
+			case XO_ACTIVATION_LEAKY_RELU:
 				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:
@@ -759,6 +760,7 @@ static enum xo_status bound_conv_dense(struct hcase *h, struct xo_backend *ref)
 			case XO_ACTIVATION_HARD_SIGMOID:
 			case XO_ACTIVATION_SILU:
 			case XO_ACTIVATION_LOG_SOFTMAX:
+			case XO_ACTIVATION_LEAKY_RELU:
 				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:

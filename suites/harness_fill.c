@@ -126,6 +126,7 @@ static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t l
 		case XO_ACTIVATION_HARD_SIGMOID:
 		case XO_ACTIVATION_SILU:
 		case XO_ACTIVATION_LOG_SOFTMAX:
+		case XO_ACTIVATION_LEAKY_RELU:
 			XO_ASSERT(!"fill_act_y: not a fused activation's bwd");
 		}
 	}

@@ -294,6 +294,12 @@ static const struct fixture fixtures[] = {
     {"rescale.keras", NULL, "rescale"},
     {"rescale.h5", NULL, "rescale"},
     {"rescale.keras", "rescale.weights.h5", "rescale"},
+    /* LeakyReLU (its own slope and Keras's 0.3) and the "leaky_relu"
+     * activation (0.2) on Conv1D and Dense (make_keras_files.py
+     * --only=actlayers) */
+    {"leaky.keras", NULL, "leaky"},
+    {"leaky.h5", NULL, "leaky"},
+    {"leaky.keras", "leaky.weights.h5", "leaky"},
     /* three inputs, Concatenate on the time axis and the last
      * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
      * inputs one after the other, as the model API takes them */

@@ -99,6 +99,7 @@ enum xo_net_kind {
 	XO_NET_SOFTMAX,
 	XO_NET_MASKING,              /* Masking: no fused path */
 	XO_NET_RESCALING,
+	XO_NET_LEAKY_RE_LU,          /* LeakyReLU: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before
