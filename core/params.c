@@ -160,6 +160,7 @@ struct xo_params xo_params_default(void)
 		.multiplier = 1.0f,
 		.offset = 0.0f,
 		.negative_slope = 0.3f,
+		.alpha = 1.0f,
 	};
 }
 
@@ -246,6 +247,8 @@ enum key_id {
 	K_MULTIPLIER, K_OFFSET,
 	/* leaky_relu */
 	K_NEGATIVE_SLOPE,
+	/* elu */
+	K_ALPHA,
 	K_COUNT
 };
 
@@ -324,6 +327,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_MULTIPLIER, multiplier, KEY_F32),
 	KEY(K_OFFSET, offset, KEY_F32),
 	KEY(K_NEGATIVE_SLOPE, negative_slope, KEY_F32),
+	KEY(K_ALPHA, alpha, KEY_F32),
 };
 #undef KEY
 
@@ -375,7 +379,7 @@ struct key_set {
 #define KEYS_sigmoid     KEYS_ELEMENTWISE
 #define KEYS_softmax     KEYS_ELEMENTWISE
 #define KEYS_tanh        KEYS_ELEMENTWISE
-#define KEYS_elu         KEYS_ELEMENTWISE
+#define KEYS_elu         KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ALPHA)), 0)
 #define KEYS_gelu        KEYS_ELEMENTWISE
 #define KEYS_softplus    KEYS_ELEMENTWISE
 #define KEYS_flatten     KEYS_ELEMENTWISE

@@ -138,7 +138,7 @@ enum xo_activation {
 	/* Applied as their own op (XO_OP_tanh ...); a model layer with one of
 	 * these runs conv1d/dense with linear, then the activation op. */
 	XO_ACTIVATION_TANH,
-	XO_ACTIVATION_ELU, /* alpha 1.0 (Keras's default) */
+	XO_ACTIVATION_ELU, /* the params' alpha (1.0, Keras's default) */
 	XO_ACTIVATION_GELU, /* exact (erf), Keras's default approximate=False */
 	XO_ACTIVATION_SOFTPLUS,
 	XO_ACTIVATION_RELU6,
@@ -261,6 +261,9 @@ struct xo_params {
 	/* leaky_relu: y = negative_slope * x where x < 0 (Keras's LeakyReLU
 	 * negative_slope; finite) */
 	float negative_slope;          /* (0.3, the layer's default) */
+	/* elu: y = alpha * expm1(x) where x <= 0 (Keras's ELU alpha and
+	 * activation "elu"'s 1; finite, >= 0) */
+	float alpha;                   /* (1) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -840,7 +840,8 @@ enum ew_kind {
 	EW_DROPOUT,
 	EW_FN, /* j->fn: the plain-C element-wise loops below */
 	EW_AFFINE, /* rescaling: y = x * scale + offset forward, dx = dy * scale backward (apply false) */
-	EW_LEAKY /* leaky_relu: scale the negative slope; dy NULL forward */
+	EW_LEAKY, /* leaky_relu: scale the negative slope; dy NULL forward */
+	EW_ELU    /* elu with alpha != 1: scale alpha; x is y backward, dy NULL forward */
 };
 
 struct ew_job {
@@ -851,7 +852,7 @@ struct ew_job {
 	int64_t count;
 	uint64_t seed;
 	uint32_t sa, sb, thr;
-	float scale;  /* dropout, EW_AFFINE, EW_LEAKY */
+	float scale;  /* dropout, EW_AFFINE, EW_LEAKY, EW_ELU */
 	float offset; /* EW_AFFINE */
 	int32_t *mask;   /* dropout: mask to fill, or to apply when apply */
 	bool apply;      /* dropout: apply the mask; EW_AFFINE: add the offset (forward) */
@@ -887,6 +888,22 @@ static void leaky_loop(const float *x, const float *dy, float *out, int64_t n, f
 	}
 	for (int64_t i = 0; i < n; i++)
 		out[i] = x[i] >= 0.0f ? dy[i] : s * dy[i];
+}
+
+/* elu with any alpha (ops.def), the plain-C form of the vector kernels'
+ * alpha-1 one: forward (dy NULL) out[i] = s[i] where s[i] > 0, else
+ * alpha * expm1f(s[i]) (libm's, under an ulp, then one product: inside
+ * the bound of 7 ulps); backward from s = y, out[i] = dy[i] where y > 0,
+ * else dy[i] (y + alpha). out may equal s or dy. */
+static void elu_loop(const float *s, const float *dy, float *out, int64_t n, float alpha)
+{
+	if (!dy) {
+		for (int64_t i = 0; i < n; i++)
+			out[i] = s[i] > 0.0f ? s[i] : alpha * expm1f(s[i]);
+		return;
+	}
+	for (int64_t i = 0; i < n; i++)
+		out[i] = s[i] > 0.0f ? dy[i] : dy[i] * (s[i] + alpha);
 }
 
 static void ew_task(void *arg, int t, int nt)
@@ -939,6 +956,9 @@ static void ew_task(void *arg, int t, int nt)
 		break;
 	case EW_LEAKY:
 		leaky_loop(j->x + lo, j->dy ? j->dy + lo : NULL, j->y + lo, hi - lo, j->scale);
+		break;
+	case EW_ELU:
+		elu_loop(j->x + lo, j->dy ? j->dy + lo : NULL, j->y + lo, hi - lo, j->scale);
 		break;
 	}
 }
@@ -996,6 +1016,30 @@ static enum xo_status act_common(struct xo_backend *be, const struct xo_op_args 
 	return ew_run(be, &j, 20);
 }
 
+/* elu: alpha 1 on the vector kernels (k->act_fwd / act_bwd); any other alpha
+ * on elu_loop */
+static enum xo_status cpu_elu(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	struct ew_job j = {.kind = EW_ELU, .x = xo_tensor_f32(a->src[0]),
+			   .dy = bwd ? xo_tensor_f32(a->src[1]) : NULL,
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem,
+			   .scale = a->p.alpha};
+
+	if (a->p.alpha == 1.0f)
+		return act_common(be, a, XO_ACTIVATION_ELU, bwd);
+	return ew_run(be, &j, 20);
+}
+
+static enum xo_status cpu_elu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_elu(be, a, false);
+}
+
+static enum xo_status cpu_elu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_elu(be, a, true);
+}
+
 #define CPU_ACT(name, ACT)                                                                 \
 	static enum xo_status cpu_##name##_fwd(struct xo_backend *be,                      \
 					       const struct xo_op_args *a)                  \
@@ -1008,7 +1052,6 @@ static enum xo_status act_common(struct xo_backend *be, const struct xo_op_args 
 		return act_common(be, a, ACT, true);                                       \
 	}
 CPU_ACT(tanh, XO_ACTIVATION_TANH)
-CPU_ACT(elu, XO_ACTIVATION_ELU)
 CPU_ACT(gelu, XO_ACTIVATION_GELU)
 CPU_ACT(softplus, XO_ACTIVATION_SOFTPLUS)
 #undef CPU_ACT

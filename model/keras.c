@@ -160,6 +160,7 @@ static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void masking_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void leaky_relu_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void elu_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -464,6 +465,11 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
         {{COMMON_KEYS, {"negative_slope", K_FLOAT}, {"alpha", K_FLOAT},
           {"batch_input_shape", K_SHAPE}},
          leaky_relu_config,
+         false},
+    /* keras/src/layers/activations/elu.py get_config(): alpha */
+    [XO_LAYER_ELU] =
+        {{COMMON_KEYS, {"alpha", K_FLOAT}, {"batch_input_shape", K_SHAPE}},
+         elu_config,
          false},
 };
 
@@ -3281,6 +3287,11 @@ static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg)
 static void leaky_relu_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	json_object_set_new(cfg, "negative_slope", json_real(short_real(ls->p.negative_slope)));
+}
+
+static void elu_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "alpha", json_real(short_real(ls->p.alpha)));
 }
 
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg)

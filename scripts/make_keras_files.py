@@ -519,7 +519,23 @@ def leaky_model():
     ])
 
 
-ACTLAYERS = (("leaky", leaky_model, 131),)
+def elu_model():
+    """ELU with an alpha of its own after the "elu" activation string
+    (alpha 1) on a small 1-D CNN, and the ELU layer's default."""
+    return keras.Sequential([
+        keras.Input(shape=(12, 3)),
+        layers.Conv1D(6, 3),
+        layers.LeakyReLU(),
+        layers.Conv1D(5, 3, activation="elu"),
+        layers.ELU(alpha=0.7),
+        layers.Flatten(),
+        layers.Dense(8),
+        layers.ELU(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+ACTLAYERS = (("leaky", leaky_model, 131), ("elu", elu_model, 137))
 
 
 def ln_model():

@@ -395,6 +395,10 @@ static void fill_tanh_elu(struct hcase *h)
 	} else {
 		fill_act_y(h, h->src[0], h->sn[0], p->ch,
 		           c_op_act(h->c->op), false);
+		/* elu's range is (-alpha, inf): its negative side scaled */
+		for (int64_t i = 0; c->op == XO_OP_elu && i < h->sn[0]; i++)
+			if (h->src[0][i] < 0.0f)
+				h->src[0][i] *= p->alpha;
 		fill_plain(h, 1, true, -1.0f, 1.0f);
 	}
 }

@@ -1975,9 +1975,10 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_hard_sigmoid, p);
 	add_case(XO_OP_silu, p);
 	add_case(XO_OP_log_softmax, p);
-	p.negative_slope = 0.3f; /* leaky_relu: Keras's layer default */
-	add_case(XO_OP_leaky_relu, p);
-	p.negative_slope = xo_params_default().negative_slope;
+	add_case(XO_OP_leaky_relu, p); /* the default slope, Keras's layer's 0.3 */
+	p.alpha = 0.7f;                /* elu with an ELU layer's alpha */
+	add_case(XO_OP_elu, p);
+	p.alpha = 1.0f;
 	add_case(XO_OP_flatten, p);
 	p.seed = 11;
 	p.step = 3;

@@ -300,6 +300,11 @@ static const struct fixture fixtures[] = {
     {"leaky.keras", NULL, "leaky"},
     {"leaky.h5", NULL, "leaky"},
     {"leaky.keras", "leaky.weights.h5", "leaky"},
+    /* ELU with alpha 0.7 and 1 after the "elu" activation string
+     * (make_keras_files.py --only=actlayers) */
+    {"elu.keras", NULL, "elu"},
+    {"elu.h5", NULL, "elu"},
+    {"elu.keras", "elu.weights.h5", "elu"},
     /* three inputs, Concatenate on the time axis and the last
      * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
      * inputs one after the other, as the model API takes them */

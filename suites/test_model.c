@@ -317,7 +317,8 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION ||
 		    l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D ||
-		    l->kind == XO_LAYER_TIME_DISTRIBUTED || l->kind == XO_LAYER_RE_LU)
+		    l->kind == XO_LAYER_TIME_DISTRIBUTED || l->kind == XO_LAYER_RE_LU ||
+		    l->kind == XO_LAYER_LEAKY_RE_LU || l->kind == XO_LAYER_ELU)
 			*k_path += act_length(l->p.activation);
 		/* a Softmax layer: its sum over the channels, as the last
 		 * layer's softmax below */
@@ -715,7 +716,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "mha_pad",     "mha_bool",    "mha_pad_mask",
                                              "emb_mask_merge", "cce_clip",
                                              "masking_rnn", "masking_bidir", "rescale_cnn",
-                                             "leaky_cnn"};
+                                             "leaky_cnn",   "elu_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the

@@ -924,6 +924,7 @@ static const struct {
     {XO_LAYER_MASKING, "input 5 3", "mask_value=0.5"},
     {XO_LAYER_RESCALING, "input 3 4 2", "scale=0.00392156886 offset=-1"},
     {XO_LAYER_LEAKY_RE_LU, "input 4 3", "negative_slope=0.1"},
+    {XO_LAYER_ELU, "input 4 3", "alpha=0.7"},
 };
 
 static void test_layer_kinds(void **state)

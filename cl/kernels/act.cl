@@ -100,26 +100,29 @@ __kernel void xo_cl_tanh_bwd(__global const float *y, int yo, __global const flo
 	}
 }
 
-__kernel void xo_cl_elu_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+/* elu fwd: x where x > 0, else alpha * expm1(x) (alpha 1: expm1's bits) */
+__kernel void xo_cl_elu_fwd(__global const float *x, int xo, __global float *y, int yo, int n,
+			    float alpha)
 {
 	int i = get_global_id(0);
 
 	if (i < n) {
 		float v = x[xo + i];
 
-		y[yo + i] = v > 0.0f ? v : expm1(v);
+		y[yo + i] = v > 0.0f ? v : alpha * expm1(v);
 	}
 }
 
+/* elu bwd from y: dy where y > 0, else dy (y + alpha) */
 __kernel void xo_cl_elu_bwd(__global const float *y, int yo, __global const float *dy, int dyo,
-			    __global float *dx, int dxo, int n)
+			    __global float *dx, int dxo, int n, float alpha)
 {
 	int i = get_global_id(0);
 
 	if (i < n) {
 		float v = y[yo + i], g = dy[dyo + i];
 
-		dx[dxo + i] = v > 0.0f ? g : g * (v + 1.0f);
+		dx[dxo + i] = v > 0.0f ? g : g * (v + alpha);
 	}
 }
 
