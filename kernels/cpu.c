@@ -861,20 +861,6 @@ struct ew_job {
 	void (*fn)(const float *restrict x, const float *restrict dy, float *out, int64_t n);
 };
 
-/* y[i] = x[i] * s + o, the product rounded before the sum (Keras's float32
- * order; a contracted fma rounds once, inside the bound of ops.def's two
- * roundings). x and y may be the same array. */
-static void affine_loop(const float *x, float *y, int64_t n, float s, float o, bool add)
-{
-	if (!add) { /* no + 0: -0 * s stays -0, as the reference's product */
-		for (int64_t i = 0; i < n; i++)
-			y[i] = x[i] * s;
-		return;
-	}
-	for (int64_t i = 0; i < n; i++)
-		y[i] = x[i] * s + o;
-}
-
 /* leaky_relu (ops.def): forward (dy NULL) out[i] = x[i] where x[i] >= 0, else
  * s * x[i]; backward out[i] = dy[i] where x[i] >= 0, else s * dy[i]. One
  * correctly rounded product: the reference's bits. NaN x fails the test.
@@ -904,6 +890,20 @@ static void elu_loop(const float *s, const float *dy, float *out, int64_t n, flo
 	}
 	for (int64_t i = 0; i < n; i++)
 		out[i] = s[i] > 0.0f ? dy[i] : dy[i] * (s[i] + alpha);
+}
+
+/* y[i] = x[i] * s + o, the product rounded before the sum (Keras's float32
+ * order; a contracted fma rounds once, inside the bound of ops.def's two
+ * roundings). x and y may be the same array. */
+static void affine_loop(const float *x, float *y, int64_t n, float s, float o, bool add)
+{
+	if (!add) { /* no + 0: -0 * s stays -0, as the reference's product */
+		for (int64_t i = 0; i < n; i++)
+			y[i] = x[i] * s;
+		return;
+	}
+	for (int64_t i = 0; i < n; i++)
+		y[i] = x[i] * s + o;
 }
 
 static void ew_task(void *arg, int t, int nt)
