@@ -932,7 +932,6 @@ enum xo_status xo_cl_sigmoid_bwd(struct xo_backend *be, const struct xo_op_args 
 		return eltwise(be, a, XO_CL_K_##name##_bwd, XO_OP_##name, XO_DIR_BWD, 2);  \
 	}
 CL_ACT(tanh)
-CL_ACT(elu)
 CL_ACT(gelu)
 CL_ACT(softplus)
 CL_ACT(relu6)
@@ -965,6 +964,60 @@ enum xo_status xo_cl_rescaling_fwd(struct xo_backend *be, const struct xo_op_arg
 enum xo_status xo_cl_rescaling_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return la_rescaling(be, a, XO_DIR_BWD);
+}
+
+/* elu (act.cl): one work-item per element, alpha as an argument; backward
+ * from y */
+static enum xo_status la_elu(struct xo_backend *be, const struct xo_op_args *a, enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(
+		ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_elu_fwd : XO_CL_K_elu_bwd);
+	int64_t n = a->dst[0]->nelem;
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	if (dir == XO_DIR_BWD)
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, n);
+	xo_cl_arg_float(&l, a->p.alpha);
+	return la_run(&l, n, XO_OP_elu, dir);
+}
+
+enum xo_status xo_cl_elu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_elu(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_elu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_elu(be, a, XO_DIR_BWD);
+}
+
+/* leaky_relu (act.cl): one work-item per element, the slope as an argument */
+static enum xo_status la_leaky_relu(struct xo_backend *be, const struct xo_op_args *a,
+				    enum xo_dir dir)
+{
+	struct xo_cl_launch l = xo_cl_launch_begin(
+		ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_leaky_relu_fwd : XO_CL_K_leaky_relu_bwd);
+	int64_t n = a->dst[0]->nelem;
+
+	xo_cl_arg_tensor(&l, a->src[0], NULL);
+	if (dir == XO_DIR_BWD)
+		xo_cl_arg_tensor(&l, a->src[1], NULL);
+	xo_cl_arg_tensor(&l, a->dst[0], NULL);
+	xo_cl_arg_int(&l, n);
+	xo_cl_arg_float(&l, a->p.negative_slope);
+	return la_run(&l, n, XO_OP_leaky_relu, dir);
+}
+
+enum xo_status xo_cl_leaky_relu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_leaky_relu(be, a, XO_DIR_FWD);
+}
+
+enum xo_status xo_cl_leaky_relu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return la_leaky_relu(be, a, XO_DIR_BWD);
 }
 
 enum xo_status xo_cl_flatten_fwd(struct xo_backend *be, const struct xo_op_args *a)

@@ -80,7 +80,7 @@ const char *xo_dir_name(enum xo_dir dir)
 static const char *const padding_names[] = {"valid", "same", "causal"};
 static const char *const activation_names[] = {
     "linear", "relu",     "sigmoid", "softmax",      "tanh", "elu",
-    "gelu",   "softplus", "relu6",   "hard_sigmoid", "silu", "log_softmax"};
+    "gelu",   "softplus", "relu6",   "hard_sigmoid", "silu", "log_softmax", "leaky_relu"};
 
 static const char *const merge_names[] = {"add",     "subtract", "multiply",   "average",
                                           "maximum", "minimum",  "concatenate"};
@@ -159,6 +159,8 @@ struct xo_params xo_params_default(void)
 		.heads = 1,
 		.multiplier = 1.0f,
 		.offset = 0.0f,
+		.negative_slope = 0.3f,
+		.alpha = 1.0f,
 	};
 }
 
@@ -245,6 +247,10 @@ enum key_id {
 	K_MULTIPLIER, K_OFFSET,
 	/* the cross-entropy losses */
 	K_FROM_LOGITS,
+	/* leaky_relu */
+	K_NEGATIVE_SLOPE,
+	/* elu */
+	K_ALPHA,
 	K_COUNT
 };
 
@@ -323,6 +329,8 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_MULTIPLIER, multiplier, KEY_F32),
 	KEY(K_OFFSET, offset, KEY_F32),
 	KEY(K_FROM_LOGITS, from_logits, KEY_BOOL),
+	KEY(K_NEGATIVE_SLOPE, negative_slope, KEY_F32),
+	KEY(K_ALPHA, alpha, KEY_F32),
 };
 #undef KEY
 
@@ -374,7 +382,7 @@ struct key_set {
 #define KEYS_sigmoid     KEYS_ELEMENTWISE
 #define KEYS_softmax     KEYS_ELEMENTWISE
 #define KEYS_tanh        KEYS_ELEMENTWISE
-#define KEYS_elu         KEYS_ELEMENTWISE
+#define KEYS_elu         KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_ALPHA)), 0)
 #define KEYS_gelu        KEYS_ELEMENTWISE
 #define KEYS_softplus    KEYS_ELEMENTWISE
 #define KEYS_flatten     KEYS_ELEMENTWISE
@@ -438,6 +446,7 @@ struct key_set {
 	      B(K_USE_BIAS) | B(K_ACTIVATION)),                                                    \
 	     B(K_KERNEL_SIZE))
 #define KEYS_flip KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
+#define KEYS_leaky_relu KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_NEGATIVE_SLOPE)), 0)
 #define KEYS_rescaling KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MULTIPLIER) | B(K_OFFSET)), 0)
 #define KEYS_normalization KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
 #define KEYS_conv2d_transpose                                                                      \

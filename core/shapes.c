@@ -401,7 +401,7 @@ static enum xo_status shapes_rnn(enum xo_op op, enum xo_dir dir, const struct xo
 #define SHAPES_gru        shapes_rnn
 
 /* relu, sigmoid, softmax, tanh, elu, gelu, softplus, dropout, relu6,
- * hard_sigmoid, silu, log_softmax */
+ * hard_sigmoid, silu, log_softmax, leaky_relu */
 static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const struct xo_params *p,
                                          struct xo_slot_shape *src, struct xo_slot_shape *dst)
 {
@@ -412,6 +412,14 @@ static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const s
 	NEED(ch);
 	if (op == XO_OP_dropout && !(p->rate >= 0.0f && p->rate < 1.0f))
 		return xo_error(XO_EINVAL, "dropout: rate=%g must be in [0, 1)", (double)p->rate);
+	/* elu's backward takes y: a negative alpha would make y > 0 on both
+	 * sides of 0 (ops.def) */
+	if (op == XO_OP_elu && !(p->alpha >= 0.0f && isfinite(p->alpha)))
+		return xo_error(XO_EINVAL, "elu: alpha=%g must be finite and >= 0",
+		                (double)p->alpha);
+	if (op == XO_OP_leaky_relu && !isfinite(p->negative_slope))
+		return xo_error(XO_EINVAL, "leaky_relu: negative_slope=%g must be finite",
+		                (double)p->negative_slope);
 	SLOT(src[0], false, p->batch, p->len, p->ch);
 	SLOT(dst[0], false, p->batch, p->len, p->ch);
 	if (dir == XO_DIR_BWD && op != XO_OP_dropout)
@@ -427,6 +435,7 @@ static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const s
 #define SHAPES_softplus shapes_elementwise
 #define SHAPES_dropout  shapes_elementwise
 #define SHAPES_relu6    shapes_elementwise
+#define SHAPES_leaky_relu shapes_elementwise
 #define SHAPES_hard_sigmoid shapes_elementwise
 #define SHAPES_silu     shapes_elementwise
 #define SHAPES_log_softmax shapes_elementwise

@@ -138,16 +138,18 @@ enum xo_activation {
 	/* Applied as their own op (XO_OP_tanh ...); a model layer with one of
 	 * these runs conv1d/dense with linear, then the activation op. */
 	XO_ACTIVATION_TANH,
-	XO_ACTIVATION_ELU, /* alpha 1.0 (Keras's default) */
+	XO_ACTIVATION_ELU, /* the params' alpha (1.0, Keras's default) */
 	XO_ACTIVATION_GELU, /* exact (erf), Keras's default approximate=False */
 	XO_ACTIVATION_SOFTPLUS,
 	XO_ACTIVATION_RELU6,
 	XO_ACTIVATION_HARD_SIGMOID, /* Keras 3's relu6(x + 3) / 6 */
 	XO_ACTIVATION_SILU,         /* Keras 3's name; "swish" is read as it */
 	XO_ACTIVATION_LOG_SOFTMAX,  /* over the last axis */
+	XO_ACTIVATION_LEAKY_RELU,   /* the params' negative_slope (Keras's
+	                             * activation string: 0.2) */
 };
 #define XO_ACTIVATION_FUSED_LAST XO_ACTIVATION_SOFTMAX
-#define XO_ACTIVATION_LAST       XO_ACTIVATION_LOG_SOFTMAX
+#define XO_ACTIVATION_LAST       XO_ACTIVATION_LEAKY_RELU
 const char *xo_padding_name(enum xo_padding p);
 const char *xo_activation_name(enum xo_activation a);
 const char *xo_merge_name(enum xo_merge m);
@@ -260,6 +262,12 @@ struct xo_params {
 	 * binary_crossentropy: p holds logits, the loss takes log_softmax /
 	 * log_sigmoid of them (Keras's from_logits=True; ops.def) */
 	bool from_logits;              /* (false) */
+	/* leaky_relu: y = negative_slope * x where x < 0 (Keras's LeakyReLU
+	 * negative_slope; finite) */
+	float negative_slope;          /* (0.3, the layer's default) */
+	/* elu: y = alpha * expm1(x) where x <= 0 (Keras's ELU alpha and
+	 * activation "elu"'s 1; finite, >= 0) */
+	float alpha;                   /* (1) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -839,7 +839,9 @@ enum ew_kind {
 	EW_ACT_BWD,
 	EW_DROPOUT,
 	EW_FN, /* j->fn: the plain-C element-wise loops below */
-	EW_AFFINE /* rescaling: y = x * scale + offset forward, dx = dy * scale backward (apply false) */
+	EW_AFFINE, /* rescaling: y = x * scale + offset forward, dx = dy * scale backward (apply false) */
+	EW_LEAKY, /* leaky_relu: scale the negative slope; dy NULL forward */
+	EW_ELU    /* elu with alpha != 1: scale alpha; x is y backward, dy NULL forward */
 };
 
 struct ew_job {
@@ -850,7 +852,7 @@ struct ew_job {
 	int64_t count;
 	uint64_t seed;
 	uint32_t sa, sb, thr;
-	float scale;
+	float scale;  /* dropout, EW_AFFINE, EW_LEAKY, EW_ELU */
 	float offset; /* EW_AFFINE */
 	int32_t *mask;   /* dropout: mask to fill, or to apply when apply */
 	bool apply;      /* dropout: apply the mask; EW_AFFINE: add the offset (forward) */
@@ -858,6 +860,37 @@ struct ew_job {
 	/* EW_FN: out[i] from x[i] (and dy[i] backward; NULL forward) */
 	void (*fn)(const float *restrict x, const float *restrict dy, float *out, int64_t n);
 };
+
+/* leaky_relu (ops.def): forward (dy NULL) out[i] = x[i] where x[i] >= 0, else
+ * s * x[i]; backward out[i] = dy[i] where x[i] >= 0, else s * dy[i]. One
+ * correctly rounded product: the reference's bits. NaN x fails the test.
+ * out may equal x or dy (each element is read first). */
+static void leaky_loop(const float *x, const float *dy, float *out, int64_t n, float s)
+{
+	if (!dy) {
+		for (int64_t i = 0; i < n; i++)
+			out[i] = x[i] >= 0.0f ? x[i] : s * x[i];
+		return;
+	}
+	for (int64_t i = 0; i < n; i++)
+		out[i] = x[i] >= 0.0f ? dy[i] : s * dy[i];
+}
+
+/* elu with any alpha (ops.def), the plain-C form of the vector kernels'
+ * alpha-1 one: forward (dy NULL) out[i] = s[i] where s[i] > 0, else
+ * alpha * expm1f(s[i]) (libm's, under an ulp, then one product: inside
+ * the bound of 7 ulps); backward from s = y, out[i] = dy[i] where y > 0,
+ * else dy[i] (y + alpha). out may equal s or dy. */
+static void elu_loop(const float *s, const float *dy, float *out, int64_t n, float alpha)
+{
+	if (!dy) {
+		for (int64_t i = 0; i < n; i++)
+			out[i] = s[i] > 0.0f ? s[i] : alpha * expm1f(s[i]);
+		return;
+	}
+	for (int64_t i = 0; i < n; i++)
+		out[i] = s[i] > 0.0f ? dy[i] : dy[i] * (s[i] + alpha);
+}
 
 /* y[i] = x[i] * s + o, the product rounded before the sum (Keras's float32
  * order; a contracted fma rounds once, inside the bound of ops.def's two
@@ -921,6 +954,12 @@ static void ew_task(void *arg, int t, int nt)
 	case EW_AFFINE:
 		affine_loop(j->x + lo, j->y + lo, hi - lo, j->scale, j->offset, j->apply);
 		break;
+	case EW_LEAKY:
+		leaky_loop(j->x + lo, j->dy ? j->dy + lo : NULL, j->y + lo, hi - lo, j->scale);
+		break;
+	case EW_ELU:
+		elu_loop(j->x + lo, j->dy ? j->dy + lo : NULL, j->y + lo, hi - lo, j->scale);
+		break;
 	}
 }
 
@@ -977,6 +1016,30 @@ static enum xo_status act_common(struct xo_backend *be, const struct xo_op_args 
 	return ew_run(be, &j, 20);
 }
 
+/* elu: alpha 1 on the vector kernels (k->act_fwd / act_bwd); any other alpha
+ * on elu_loop */
+static enum xo_status cpu_elu(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	struct ew_job j = {.kind = EW_ELU, .x = xo_tensor_f32(a->src[0]),
+			   .dy = bwd ? xo_tensor_f32(a->src[1]) : NULL,
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem,
+			   .scale = a->p.alpha};
+
+	if (a->p.alpha == 1.0f)
+		return act_common(be, a, XO_ACTIVATION_ELU, bwd);
+	return ew_run(be, &j, 20);
+}
+
+static enum xo_status cpu_elu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_elu(be, a, false);
+}
+
+static enum xo_status cpu_elu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_elu(be, a, true);
+}
+
 #define CPU_ACT(name, ACT)                                                                 \
 	static enum xo_status cpu_##name##_fwd(struct xo_backend *be,                      \
 					       const struct xo_op_args *a)                  \
@@ -989,7 +1052,6 @@ static enum xo_status act_common(struct xo_backend *be, const struct xo_op_args 
 		return act_common(be, a, ACT, true);                                       \
 	}
 CPU_ACT(tanh, XO_ACTIVATION_TANH)
-CPU_ACT(elu, XO_ACTIVATION_ELU)
 CPU_ACT(gelu, XO_ACTIVATION_GELU)
 CPU_ACT(softplus, XO_ACTIVATION_SOFTPLUS)
 #undef CPU_ACT
@@ -1126,6 +1188,27 @@ static enum xo_status cpu_rescaling_fwd(struct xo_backend *be, const struct xo_o
 static enum xo_status cpu_rescaling_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	return cpu_rescaling(be, a, true);
+}
+
+/* leaky_relu: fwd src {x} dst {y}; bwd src {x, dy} dst {dx} (ops.def) */
+static enum xo_status cpu_leaky_relu(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
+{
+	struct ew_job j = {.kind = EW_LEAKY, .x = xo_tensor_f32(a->src[0]),
+			   .dy = bwd ? xo_tensor_f32(a->src[1]) : NULL,
+			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem,
+			   .scale = a->p.negative_slope};
+
+	return ew_run(be, &j, 1);
+}
+
+static enum xo_status cpu_leaky_relu_fwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_leaky_relu(be, a, false);
+}
+
+static enum xo_status cpu_leaky_relu_bwd(struct xo_backend *be, const struct xo_op_args *a)
+{
+	return cpu_leaky_relu(be, a, true);
 }
 
 static enum xo_status dropout_common(struct xo_backend *be, const struct xo_op_args *a)
@@ -1667,6 +1750,8 @@ XO_CPU_ENTRY(hard_sigmoid, fwd, cpu_hard_sigmoid_fwd)
 XO_CPU_ENTRY(hard_sigmoid, bwd, cpu_hard_sigmoid_bwd)
 XO_CPU_ENTRY(rescaling, fwd, cpu_rescaling_fwd)
 XO_CPU_ENTRY(rescaling, bwd, cpu_rescaling_bwd)
+XO_CPU_ENTRY(leaky_relu, fwd, cpu_leaky_relu_fwd)
+XO_CPU_ENTRY(leaky_relu, bwd, cpu_leaky_relu_bwd)
 XO_CPU_ENTRY(silu, fwd, cpu_silu_fwd)
 XO_CPU_ENTRY(silu, bwd, cpu_silu_bwd)
 XO_CPU_ENTRY(log_softmax, fwd, cpu_log_softmax_fwd)

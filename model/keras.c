@@ -162,6 +162,8 @@ static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void masking_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg);
 static void normalization_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void leaky_relu_config(const struct xo_layer_spec *ls, json_t *cfg);
+static void elu_config(const struct xo_layer_spec *ls, json_t *cfg);
 static const struct class_row classes[XO_LAYER_COUNT] = {
     [XO_LAYER_CONV1D] =
         {{COMMON_KEYS, NO_REG_KEYS, {"filters", K_INT}, {"kernel_size", K_INT}, {"strides", K_INT},
@@ -467,6 +469,19 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
           {"variance", K_OPT_SCALAR}, {"batch_input_shape", K_SHAPE}},
          normalization_config,
          true},
+    /* keras/src/layers/activations/leaky_relu.py get_config(): negative_slope;
+     * alpha is the name Keras 2 wrote, which Keras 3's constructor still
+     * reads as negative_slope */
+    [XO_LAYER_LEAKY_RE_LU] =
+        {{COMMON_KEYS, {"negative_slope", K_FLOAT}, {"alpha", K_FLOAT},
+          {"batch_input_shape", K_SHAPE}},
+         leaky_relu_config,
+         false},
+    /* keras/src/layers/activations/elu.py get_config(): alpha */
+    [XO_LAYER_ELU] =
+        {{COMMON_KEYS, {"alpha", K_FLOAT}, {"batch_input_shape", K_SHAPE}},
+         elu_config,
+         false},
 };
 
 /* The call arguments Keras records in a functional node's kwargs for a
@@ -3320,6 +3335,16 @@ static void normalization_config(const struct xo_layer_spec *ls, json_t *cfg)
 	                    ls->norm_given ? json_real(short_real(ls->norm_mean)) : json_null());
 	json_object_set_new(cfg, "variance",
 	                    ls->norm_given ? json_real(short_real(ls->norm_var)) : json_null());
+}
+
+static void leaky_relu_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "negative_slope", json_real(short_real(ls->p.negative_slope)));
+}
+
+static void elu_config(const struct xo_layer_spec *ls, json_t *cfg)
+{
+	json_object_set_new(cfg, "alpha", json_real(short_real(ls->p.alpha)));
 }
 
 static void softmax_config(const struct xo_layer_spec *ls, json_t *cfg)

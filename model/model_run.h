@@ -142,6 +142,8 @@ static inline enum xo_op act_op(enum xo_activation a)
 		return XO_OP_silu;
 	case XO_ACTIVATION_LOG_SOFTMAX:
 		return XO_OP_log_softmax;
+	case XO_ACTIVATION_LEAKY_RELU:
+		return XO_OP_leaky_relu;
 	}
 	XO_ASSERT(!"unknown activation");
 	return XO_OP_COUNT;
@@ -151,7 +153,8 @@ static inline enum xo_op act_op(enum xo_activation a)
 static inline bool act_bwd_from_x(enum xo_activation a)
 {
 	return a == XO_ACTIVATION_GELU || a == XO_ACTIVATION_SOFTPLUS || a == XO_ACTIVATION_RELU6 ||
-	       a == XO_ACTIVATION_HARD_SIGMOID || a == XO_ACTIVATION_SILU;
+	       a == XO_ACTIVATION_HARD_SIGMOID || a == XO_ACTIVATION_SILU ||
+	       a == XO_ACTIVATION_LEAKY_RELU;
 }
 
 /* A layer whose op takes x, kernel, bias (conv1d, conv2d, dense, and

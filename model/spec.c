@@ -153,6 +153,11 @@ static const char *const normalization_args[] = {"axis", "mean", "variance", "in
                                                  NULL};
 /* softmax: Keras Softmax's axis, the last only (as the normalizations') */
 static const char *const softmax_args[] = {"axis", "name", NULL};
+/* leaky_re_lu: Keras LeakyReLU's negative_slope (0.3), and alpha, the name
+ * Keras's constructor still takes for it (Keras 2's files write it) */
+static const char *const leaky_relu_args[] = {"negative_slope", "alpha", "name", NULL};
+/* elu: Keras ELU's alpha (1.0) */
+static const char *const elu_args[] = {"alpha", "name", NULL};
 /* masking: Keras Masking's mask_value (default 0.0) */
 static const char *const masking_args[] = {"mask_value", "name", NULL};
 /* time_distributed: layer= (the wrapped kind) and the wrapped kind's own
@@ -681,6 +686,59 @@ static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char 
 	return XO_OK;
 }
 
+/* leaky_re_lu's negative_slope (or alpha): a finite number >= 0, as Keras's
+ * LeakyReLU requires (it refuses a negative slope; xo a non-finite one,
+ * which would make every negative input NaN or infinite), kept as the
+ * float32 value Keras computes with */
+static enum xo_status set_leaky_relu_arg(struct xo_params *p, const char *key, const char *val,
+                                         const char *origin, int line)
+{
+	char *end;
+	double r;
+
+	errno = 0;
+	r = strtod(val, &end);
+	if (errno || end == val || *end || !(r >= 0.0) || !isfinite(r) || !isfinite((float)r))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "leaky_re_lu: %s=%s: expected a finite number >= 0", key, val);
+	p->negative_slope = (float)r;
+	return XO_OK;
+}
+
+/* elu's alpha: a finite number >= 0 as float32. Keras also takes a negative
+ * alpha (y > 0 on both sides of 0 then); the elu op's backward, which takes
+ * y, cannot, so it is refused in one line. */
+static enum xo_status set_elu_arg(struct xo_params *p, const char *val, const char *origin,
+                                  int line)
+{
+	char *end;
+	double r;
+
+	errno = 0;
+	r = strtod(val, &end);
+	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+		return spec_error(XO_EINVAL, origin, line, "elu: alpha=%s: expected a finite number",
+		                  val);
+	if (r < 0.0)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "elu: alpha=%s: a negative alpha is not supported (>= 0)", val);
+	p->alpha = (float)r;
+	return XO_OK;
+}
+
+/* The arguments of a kind whose names other kinds read otherwise (scale,
+ * the normalizations' flag; negative_slope, re_lu's refusal). */
+static bool own_arg(enum xo_layer_kind kind, const char *key)
+{
+	if (kind == XO_LAYER_RESCALING)
+		return !strcmp(key, "scale") || !strcmp(key, "offset");
+	if (kind == XO_LAYER_LEAKY_RE_LU)
+		return !strcmp(key, "negative_slope") || !strcmp(key, "alpha");
+	if (kind == XO_LAYER_ELU)
+		return !strcmp(key, "alpha");
+	return false;
+}
+
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
                               const char *origin, int line, bool *named)
 {
@@ -778,8 +836,8 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			}
 		return spec_error(XO_EINVAL, origin, line,
 		                  "activation=%s: expected None, linear, relu, sigmoid, softmax, "
-		                  "tanh, elu, gelu, softplus, relu6, hard_sigmoid, silu (swish) or "
-		                  "log_softmax",
+		                  "tanh, elu, gelu, softplus, relu6, hard_sigmoid, silu (swish), "
+		                  "log_softmax or leaky_relu",
 		                  val);
 	}
 	if (!strcmp(key, "use_bias")) {
@@ -800,8 +858,10 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 			                  key, val);
 		return XO_OK;
 	}
-	if (l->kind == XO_LAYER_RESCALING && (!strcmp(key, "scale") || !strcmp(key, "offset")))
-		return set_rescaling_arg(p, key, val, origin, line);
+	if (own_arg(l->kind, key))
+		return l->kind == XO_LAYER_RESCALING  ? set_rescaling_arg(p, key, val, origin, line)
+		       : l->kind == XO_LAYER_ELU      ? set_elu_arg(p, val, origin, line)
+		                                      : set_leaky_relu_arg(p, key, val, origin, line);
 	if (l->kind == XO_LAYER_NORMALIZATION && strcmp(key, "axis"))
 		return set_normalization_arg(l, key, val, origin, line); /* mean, variance, invert */
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
@@ -1764,6 +1824,8 @@ static const struct {
     [XO_LAYER_MASKING] = {masking_args, shape_masking},
     [XO_LAYER_RESCALING] = {rescaling_args, shape_elementwise, needs_scale},
     [XO_LAYER_NORMALIZATION] = {normalization_args, shape_normalization},
+    [XO_LAYER_LEAKY_RE_LU] = {leaky_relu_args, shape_elementwise},
+    [XO_LAYER_ELU] = {elu_args, shape_elementwise},
 };
 
 /*
@@ -1854,6 +1916,8 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_MASKING] = MASK_DROP, /* the first layer: its mask is its own (layer_mask) */
     [XO_LAYER_RESCALING] = MASK_PASS, /* supports_masking, the default compute_mask */
     [XO_LAYER_NORMALIZATION] = MASK_PASS, /* supports_masking, the default compute_mask */
+    [XO_LAYER_LEAKY_RE_LU] = MASK_PASS, /* supports_masking, the default compute_mask */
+    [XO_LAYER_ELU] = MASK_PASS,         /* supports_masking, the default compute_mask */
 };
 
 /* The Keras layer the model's mask comes from, for messages: a Masking
@@ -2733,6 +2797,14 @@ static void layer_defaults(struct xo_layer_spec *l)
 		l->p.multiplier = NAN; /* Keras's scale has no default */
 	if (l->kind == XO_LAYER_NORMALIZATION)
 		l->norm_var = -1.0f; /* not given (mean= and variance= go together) */
+	/* leaky_relu's slope: the LeakyReLU layer's default 0.3; the
+	 * activation string's (Dense(activation="leaky_relu") ...) 0.2 */
+	if (l->kind == XO_LAYER_LEAKY_RE_LU)
+		l->p.activation = XO_ACTIVATION_LEAKY_RELU;
+	else
+		l->p.negative_slope = 0.2f;
+	if (l->kind == XO_LAYER_ELU) /* alpha 1.0, Keras's default, as "elu"'s */
+		l->p.activation = XO_ACTIVATION_ELU;
 }
 
 /* The key=value arguments of a layer line (tok[1..ntok-1]), each checked

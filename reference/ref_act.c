@@ -47,6 +47,7 @@ double xo_ref_act_grad(enum xo_activation act, struct xo_ref_src y, struct xo_re
 	case XO_ACTIVATION_HARD_SIGMOID:
 	case XO_ACTIVATION_SILU:
 	case XO_ACTIVATION_LOG_SOFTMAX:
+	case XO_ACTIVATION_LEAKY_RELU:
 		break;
 	}
 	XO_ASSERT(!"unknown activation");
@@ -71,6 +72,7 @@ double xo_ref_act_fused(enum xo_activation act, double v, double mx, double se)
 	case XO_ACTIVATION_HARD_SIGMOID:
 	case XO_ACTIVATION_SILU:
 	case XO_ACTIVATION_LOG_SOFTMAX:
+	case XO_ACTIVATION_LEAKY_RELU:
 		break;
 	}
 	XO_ASSERT(!"activation not fused");
@@ -201,7 +203,8 @@ enum xo_status xo_ref_softmax_bwd_math(const struct xo_params *p, const struct x
  * activations/activations.py, which calls keras.ops; the JAX backend's
  * keras/src/backend/jax/nn.py maps those to jax.nn):
  *   tanh      ops.tanh
- *   elu       ops.elu(x, alpha=1.0): x if x > 0 else alpha * (exp(x) - 1)
+ *   elu       ops.elu(x, alpha): x if x > 0 else alpha * (exp(x) - 1) (the
+ *             activation string's alpha 1.0, the ELU layer's its own)
  *             (jax.nn.elu: where(x > 0, x, alpha * expm1(x)))
  *   gelu      ops.gelu(x, approximate=False): x/2 (1 + erf(x / sqrt 2))
  *   softplus  ops.softplus: log(1 + exp(x)) (jax.nn.softplus is
@@ -220,10 +223,6 @@ static double ref_tanh(double x)
 	return tanh(x);
 }
 
-static double ref_elu(double x)
-{
-	return x > 0.0 ? x : expm1(x); /* NaN: expm1 gives NaN */
-}
 
 static double ref_gelu(double x)
 {
@@ -243,10 +242,21 @@ enum xo_status xo_ref_tanh_fwd_math(const struct xo_params *p, const struct xo_r
 	return act_fwd(ref_tanh, p, src, dst, mag);
 }
 
+/* elu fwd: x where x > 0, else alpha * expm1(x) (NaN: expm1 gives NaN); mag |y| */
 enum xo_status xo_ref_elu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
 				   const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
 {
-	return act_fwd(ref_elu, p, src, dst, mag);
+	int64_t total = act_elems(p);
+	double alpha = (double)p->alpha;
+
+	for (int64_t k = 0; k < total; k++) {
+		double x = xo_ref_ld(src[0], k);
+		double v = x > 0.0 ? x : alpha * expm1(x);
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
 }
 
 enum xo_status xo_ref_gelu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
@@ -266,12 +276,12 @@ enum xo_status xo_ref_softplus_fwd_math(const struct xo_params *p, const struct 
  * softplus), times g = dy; *m gets the magnitude of the terms summed (the
  * harness's bound for gelu, whose two terms cancel near x = -0.75):
  *   tanh      g (1 - y^2)
- *   elu       g if y > 0, else g (y + 1)       (y + 1 = exp(x) for x <= 0)
+ *   elu       g if y > 0, else g (y + alpha)   (y + alpha = alpha exp(x) for x <= 0)
  *   gelu      g (Phi(x) + x phi(x)), Phi(x) = erfc(-x / sqrt 2) / 2,
  *             phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
  *   softplus  g / (1 + exp(-x))                (sigmoid(x))
  */
-static double ref_act2_grad(enum xo_op op, double s, double g, double *m)
+static double ref_act2_grad(enum xo_op op, double s, double g, double alpha, double *m)
 {
 	double v, a, b;
 
@@ -280,7 +290,7 @@ static double ref_act2_grad(enum xo_op op, double s, double g, double *m)
 		v = g * (1.0 - s * s);
 		break;
 	case XO_OP_elu:
-		v = s > 0.0 ? g : g * (s + 1.0);
+		v = s > 0.0 ? g : g * (s + alpha);
 		break;
 	case XO_OP_gelu:
 		a = 0.5 * erfc(-s * ref_sqrt1_2);
@@ -304,7 +314,8 @@ static enum xo_status act2_bwd(enum xo_op op, const struct xo_params *p,
 	int64_t total = act_elems(p);
 
 	for (int64_t k = 0; k < total; k++) {
-		double m, v = ref_act2_grad(op, xo_ref_ld(src[0], k), xo_ref_ld(src[1], k), &m);
+		double m, v = ref_act2_grad(op, xo_ref_ld(src[0], k), xo_ref_ld(src[1], k),
+					    (double)p->alpha, &m);
 
 		xo_ref_st(dst[0], k, v);
 		xo_ref_st(mag[0], k, m);
@@ -534,6 +545,46 @@ enum xo_status xo_ref_rescaling_bwd_math(const struct xo_params *p, const struct
 
 		xo_ref_st(dst[0], i, t);
 		xo_ref_st(mag[0], i, fabs(t));
+	}
+	return XO_OK;
+}
+
+/*
+ * leaky_relu (Keras's LeakyReLU, jax.nn.leaky_relu): y = x where x >= 0 (both
+ * zeros keep their sign), else negative_slope * x; NaN fails the test and
+ * gives slope * NaN = NaN. The double product of two floats is exact, so its
+ * one rounding on store gives the float product's bits. mag |y|.
+ * Backward from x: dx = dy where x >= 0 (1 at the kink, jax.grad's choice of
+ * the select's first branch), else negative_slope * dy; mag |dx|.
+ */
+enum xo_status xo_ref_leaky_relu_fwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					  const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+	double s = (double)p->negative_slope;
+
+	for (int64_t k = 0; k < total; k++) {
+		double x = xo_ref_ld(src[0], k);
+		double v = x >= 0.0 ? x : s * x;
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
+	}
+	return XO_OK;
+}
+
+enum xo_status xo_ref_leaky_relu_bwd_math(const struct xo_params *p, const struct xo_ref_src *src,
+					  const struct xo_ref_dst *dst, const struct xo_ref_dst *mag)
+{
+	int64_t total = act_elems(p);
+	double s = (double)p->negative_slope;
+
+	for (int64_t k = 0; k < total; k++) {
+		double g = xo_ref_ld(src[1], k);
+		double v = xo_ref_ld(src[0], k) >= 0.0 ? g : s * g;
+
+		xo_ref_st(dst[0], k, v);
+		xo_ref_st(mag[0], k, fabs(v));
 	}
 	return XO_OK;
 }

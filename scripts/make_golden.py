@@ -742,6 +742,42 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 131, "keras_file": True,
     },
+    # LeakyReLU on a 1-D CNN (--only leaky_cnn): the layer with a slope of
+    # its own (0.25, exact in float32 as every slope here) and Keras's
+    # default 0.3, and the "leaky_relu" activation string (0.2) on a Conv1D;
+    # inputs in [-1, 1) so both sides of every kink are reached
+    "leaky_cnn": {
+        "spec": (
+            "# golden: Conv1D -> LeakyReLU(0.25) -> Conv1D leaky_relu -> LeakyReLU\n"
+            "# -> Flatten -> Dense softmax\n"
+            "input 12 3\n"
+            "conv1d filters=4 kernel_size=3\n"
+            "leaky_re_lu negative_slope=0.25\n"
+            "conv1d filters=4 kernel_size=3 activation=leaky_relu\n"
+            "leaky_re_lu\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 139, "keras_file": True,
+    },
+    # ELU with an alpha of its own (--only elu_cnn): after a Conv1D with the
+    # "elu" activation string (alpha 1), ELU(alpha=0.75) and ELU() (1.0)
+    "elu_cnn": {
+        "spec": (
+            "# golden: Conv1D elu -> ELU(0.75) -> Conv1D -> ELU -> Flatten\n"
+            "# -> Dense softmax\n"
+            "input 12 3\n"
+            "conv1d filters=4 kernel_size=3 activation=elu\n"
+            "elu alpha=0.75\n"
+            "conv1d filters=4 kernel_size=3\n"
+            "elu\n"
+            "flatten\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 149, "keras_file": True,
+    },
     # MultiHeadAttention with attention_mask= a model input (--only
     # mha_mask): the mask input drawn as padding masks (mask_inputs, draw:
     # each sample keeps a random prefix of the keys, some query rows none,
@@ -1079,7 +1115,8 @@ def build(text):
                 kw[k] = int(v)
             elif k == "use_bias":
                 kw[k] = v in ("True", "true", "1")
-            elif k in ("rate", "momentum", "epsilon", "max_value", "mask_value"):
+            elif k in ("rate", "momentum", "epsilon", "max_value", "mask_value",
+                       "negative_slope", "alpha"):
                 kw[k] = float(v)
             elif k in ("center", "scale", "return_sequences", "go_backwards", "reset_after",
                        "use_causal_mask", "mask_zero"):
@@ -1124,6 +1161,7 @@ def build(text):
                "masking": keras.layers.Masking,
                "rescaling": keras.layers.Rescaling,
                "normalization": keras.layers.Normalization,
+               "leaky_re_lu": keras.layers.LeakyReLU, "elu": keras.layers.ELU,
                "time_distributed": None, "bidirectional": None}[kind]
         if kind == "time_distributed":  # the wrapped layer takes the arguments
             inner = {"dense": keras.layers.Dense, "conv1d": keras.layers.Conv1D}[kw.pop("layer")]

@@ -553,6 +553,41 @@ def norm_fixtures(out):
          variance=0.09)
 
 
+def leaky_model():
+    """LeakyReLU on a small 1-D CNN: the layer with a slope of its own and
+    with Keras's default 0.3, and the "leaky_relu" activation string (its
+    slope 0.2) on a Conv1D and a Dense."""
+    return keras.Sequential([
+        keras.Input(shape=(12, 3)),
+        layers.Conv1D(6, 3),
+        layers.LeakyReLU(negative_slope=0.1),
+        layers.Conv1D(5, 3, activation="leaky_relu"),
+        layers.LeakyReLU(),
+        layers.Flatten(),
+        layers.Dense(8, activation="leaky_relu"),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def elu_model():
+    """ELU with an alpha of its own after the "elu" activation string
+    (alpha 1) on a small 1-D CNN, and the ELU layer's default."""
+    return keras.Sequential([
+        keras.Input(shape=(12, 3)),
+        layers.Conv1D(6, 3),
+        layers.LeakyReLU(),
+        layers.Conv1D(5, 3, activation="elu"),
+        layers.ELU(alpha=0.7),
+        layers.Flatten(),
+        layers.Dense(8),
+        layers.ELU(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+ACTLAYERS = (("leaky", leaky_model, 131), ("elu", elu_model, 137))
+
+
 def ln_model():
     """LayerNormalization on a [T][F] sequence after a Conv1D and on a
     Dense's flat output (center=False, epsilon=1e-2)."""
@@ -1455,6 +1490,10 @@ def main():
     if "--only=norm" in sys.argv[1:]:
         norm_fixtures(out)
         print("keras", keras.__version__, "wrote the norm fixtures to", out)
+        return
+    if "--only=actlayers" in sys.argv[1:]:
+        table_fixtures(out, ACTLAYERS)
+        print("keras", keras.__version__, "wrote the actlayers fixtures to", out)
         return
     if "--only=prelayers" in sys.argv[1:]:
         table_fixtures(out, PRELAYERS)

@@ -49,7 +49,8 @@ static bool is_elementwise(enum xo_op op)
 	       op == XO_OP_max_pooling2d || op == XO_OP_average_pooling2d ||
 	       op == XO_OP_global_average_pooling2d || op == XO_OP_global_max_pooling2d ||
 	       op == XO_OP_relu6 || op == XO_OP_hard_sigmoid || op == XO_OP_silu ||
-	       op == XO_OP_merge || op == XO_OP_rescaling || op == XO_OP_normalization;
+	       op == XO_OP_merge || op == XO_OP_rescaling || op == XO_OP_normalization ||
+	       op == XO_OP_leaky_relu;
 }
 
 static bool is_avg_pool(enum xo_op op)
@@ -186,6 +187,7 @@ static const char *names_act_x(enum xo_dir dir, bool dst, int i)
 	return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
 }
 #define NAMES_gelu names_act_x
+#define NAMES_leaky_relu names_act_x
 #define NAMES_softplus names_act_x
 
 /* flatten, dropout */

@@ -45,6 +45,7 @@ static void dpre_host(const struct xo_params *p, const float *y, const float *dy
 			case XO_ACTIVATION_HARD_SIGMOID:
 			case XO_ACTIVATION_SILU:
 			case XO_ACTIVATION_LOG_SOFTMAX:
+			case XO_ACTIVATION_LEAKY_RELU:
 				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:
@@ -863,6 +864,7 @@ static enum xo_status bound_conv_dense(struct hcase *h, struct xo_backend *ref)
 			case XO_ACTIVATION_HARD_SIGMOID:
 			case XO_ACTIVATION_SILU:
 			case XO_ACTIVATION_LOG_SOFTMAX:
+			case XO_ACTIVATION_LEAKY_RELU:
 				XO_ASSERT(!"activation not fused");
 				break;
 			case XO_ACTIVATION_SOFTMAX:
@@ -994,10 +996,12 @@ static enum xo_status bound_tanh_elu_softplus(struct hcase *h, struct xo_backend
 	                              {ULP_ELU_FWD, ULP_ELU_BWD},
 	                              {ULP_SOFTPLUS_FWD, ULP_SOFTPLUS_BWD}};
 	int k = c->op == XO_OP_tanh ? 0 : c->op == XO_OP_elu ? 1 : 2;
+	/* elu's alpha other than 1: its product rounds once more forward */
+	double extra = k == 1 && c->dir == XO_DIR_FWD && c->p.alpha != 1.0f ? ULP_ELU_ALPHA : 0.0;
 
 	(void)ref;
 	for (int64_t e = 0; e < h->dn[0]; e++)
-		h->tol[0][e] = u[k][c->dir] * ulp_of(h->ref[0][e]) + TINY;
+		h->tol[0][e] = (u[k][c->dir] + extra) * ulp_of(h->ref[0][e]) + TINY;
 	return XO_OK;
 }
 #define BOUND_tanh bound_tanh_elu_softplus
@@ -1327,6 +1331,8 @@ static enum xo_status bound_embedding(struct hcase *h, struct xo_backend *ref)
  * Exact results:
  *   relu       max(x, 0), dy or 0
  *   relu6      min(max(x, 0), 6), dy or 0
+ *   leaky_relu x or s x, dy or s dy: a select and one float product, rounded
+ *              once as the reference's double product is on its store
  *   flatten    a copy
  *   dropout    x * scale, scale = 1/(1-rate) in float: one rounding, exact
  *   accuracy, gather
@@ -1344,6 +1350,7 @@ static enum xo_status bound_exact(struct hcase *h, struct xo_backend *ref)
 	return XO_OK;
 }
 #define BOUND_relu bound_exact
+#define BOUND_leaky_relu bound_exact /* one rounded product, as the reference's store */
 #define BOUND_flatten bound_exact
 #define BOUND_dropout bound_exact
 #define BOUND_accuracy bound_exact

@@ -126,6 +126,7 @@ static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t l
 		case XO_ACTIVATION_HARD_SIGMOID:
 		case XO_ACTIVATION_SILU:
 		case XO_ACTIVATION_LOG_SOFTMAX:
+		case XO_ACTIVATION_LEAKY_RELU:
 			XO_ASSERT(!"fill_act_y: not a fused activation's bwd");
 		}
 	}
@@ -394,6 +395,10 @@ static void fill_tanh_elu(struct hcase *h)
 	} else {
 		fill_act_y(h, h->src[0], h->sn[0], p->ch,
 		           c_op_act(h->c->op), false);
+		/* elu's range is (-alpha, inf): its negative side scaled */
+		for (int64_t i = 0; c->op == XO_OP_elu && i < h->sn[0]; i++)
+			if (h->src[0][i] < 0.0f)
+				h->src[0][i] *= p->alpha;
 		fill_plain(h, 1, true, -1.0f, 1.0f);
 	}
 }
@@ -998,6 +1003,33 @@ static void fill_hard_sigmoid(struct hcase *h)
 	fill_clip(h, -3.0f, 3.0f);
 }
 #define FILL_hard_sigmoid fill_hard_sigmoid
+
+/*
+ * leaky_relu: both signs, nonzero, and per 8 elements one at the kink, +0
+ * (i % 16 == 7) or -0 (i % 16 == 15), where x >= 0 takes the identity
+ * branch and dx = dy (ops.def). Exact fills are nonzero integers; real ones
+ * in [-4, 4], with some above 1e30 in size (i % 32 == 5: s * x near
+ * float's range) so a slope applied in another precision or order shows.
+ */
+static void fill_leaky_relu(struct hcase *h)
+{
+	bool exact = h->c->mode == XO_HMODE_EXACT;
+
+	for (int64_t i = 0; i < h->sn[0]; i++) {
+		uint64_t e = (uint64_t)i;
+		float v = exact ? int_nz(h, 0, e, -(int)h->amp, (int)h->amp)
+		                : real_in(h, 0, e, -4.0f, 4.0f);
+
+		if (i % 8 == 7)
+			v = i % 16 == 7 ? 0.0f : -0.0f;
+		else if (!exact && i % 32 == 5)
+			v *= 1e30f;
+		h->src[0][i] = v;
+	}
+	if (h->c->dir == XO_DIR_BWD)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
+}
+#define FILL_leaky_relu fill_leaky_relu
 
 /* silu */
 static void fill_silu(struct hcase *h)

@@ -719,6 +719,23 @@ static int64_t zeros_hard_sigmoid(const struct hcase *h)
 }
 #define ZEROS_hard_sigmoid zeros_hard_sigmoid
 
+/* leaky_relu: forward zero at the kink x = 0 (either sign); with a slope of
+ * 0, every negative x's output and gradient too (ops.def) */
+static int64_t zeros_leaky_relu(const struct hcase *h)
+{
+	bool bwd = h->c->dir == XO_DIR_BWD;
+	bool flat = h->c->p.negative_slope == 0.0f;
+	int64_t z = 0;
+
+	for (int64_t e = 0; e < h->dn[0]; e++) {
+		float x = h->src[0][e];
+
+		z += (!bwd && x == 0.0f) || (flat && x < 0.0f);
+	}
+	return z;
+}
+#define ZEROS_leaky_relu zeros_leaky_relu
+
 /* The structural zeros of dst slot 0 (those of the other slots, of the convolutions' backward and
  * of the recurrent ops: above). One entry per op of ops.def: an op without its ZEROS_ entry does
  * not compile. */

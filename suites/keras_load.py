@@ -52,7 +52,8 @@ def main():
                      ("mha_pad", (8,), 3), ("mask_cat", (8,), 3), ("mask_cat1", (8,), 3),
                      ("mask_merge", (8,), 3),
                      ("rescale", (7, 6, 3), 3), ("norm_mlp", (6,), 3),
-                     ("norm_conv", (10, 3), 3), ("norm_given", (5,), 3))
+                     ("norm_conv", (10, 3), 3), ("norm_given", (5,), 3), ("leaky", (12, 3), 3),
+                     ("elu", (12, 3), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
                                                  "mha_mask", "mha_bool", "mha_pad_mask"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names

@@ -14,7 +14,7 @@
  *   3. Finite differences: each input element is moved by +-h and L is
  *      evaluated again by the double forward; g_fd = (L+ - L-) / (2h).
  *      h = 2^-13, so x +- h is exact in double for any float x in [-1, 1).
- *   4. Kinks are avoided: for relu, every pre-activation is kept further
+ *   4. Kinks are avoided: for relu and leaky_relu, every pre-activation is kept further
  *      than 2e-3 from 0 (relu6's and hard_sigmoid's inputs, spread over
  *      [k0 - 1, k1 + 1), from their kinks: clip_spread) (one element moved by h changes a pre-activation by
  *      at most h * max|w| < 1.3e-4); max-pooling inputs are distinct values
@@ -22,7 +22,7 @@
  *      winner changes under the perturbation.
  *   5. Tolerance, |g - g_fd| <= tol * max(1, |g_fd|):
  *      - piecewise-linear ops (linear/relu activations, max-pooling, relu,
- *        relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute, flip, rescaling,
+ *        leaky_relu, relu6, hard_sigmoid, flatten, dropout, pad, up_sampling, permute, flip, rescaling,
  *        normalization (linear in x: mean and variance are constants),
  *        merge: multiply too, linear in each element of a and of b): L is linear in each input between kinks, so the
  *        central difference has no truncation error; what remains is double
@@ -155,6 +155,7 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_relu6:
 	case XO_OP_hard_sigmoid:
 	case XO_OP_silu:
+	case XO_OP_leaky_relu:
 	case XO_OP_masking: /* {x, dy}: the keep flags recomputed from x */
 		return act_x[s];
 	case XO_OP_flatten:
@@ -352,7 +353,8 @@ static bool fill(const struct gc_case *c, struct gc_data *d, uint64_t seed)
 			d->in[0][k] = (double)(float)((double)(2 * perm[k] + 1) / (double)n - 1.0);
 		free(perm);
 	}
-	if (c->op == XO_OP_relu || c->op == XO_OP_elu) { /* elu'' jumps at 0 */
+	if (c->op == XO_OP_relu || c->op == XO_OP_elu || /* elu'' jumps at 0 */
+	    c->op == XO_OP_leaky_relu) {
 		for (int64_t k = 0; k < d->nin[0]; k++)
 			if (fabs(d->in[0][k]) <= GC_KINK)
 				return false;
@@ -1984,6 +1986,10 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_hard_sigmoid, p);
 	add_case(XO_OP_silu, p);
 	add_case(XO_OP_log_softmax, p);
+	add_case(XO_OP_leaky_relu, p); /* the default slope, Keras's layer's 0.3 */
+	p.alpha = 0.7f;                /* elu with an ELU layer's alpha */
+	add_case(XO_OP_elu, p);
+	p.alpha = 1.0f;
 	add_case(XO_OP_flatten, p);
 	p.seed = 11;
 	p.step = 3;

@@ -311,6 +311,17 @@ static const struct fixture fixtures[] = {
     {"norm_given.keras", NULL, "norm_given"},
     {"norm_given.h5", NULL, "norm_given"},
     {"norm_given.keras", "norm_given.weights.h5", "norm_given"},
+    /* LeakyReLU (its own slope and Keras's 0.3) and the "leaky_relu"
+     * activation (0.2) on Conv1D and Dense (make_keras_files.py
+     * --only=actlayers) */
+    {"leaky.keras", NULL, "leaky"},
+    {"leaky.h5", NULL, "leaky"},
+    {"leaky.keras", "leaky.weights.h5", "leaky"},
+    /* ELU with alpha 0.7 and 1 after the "elu" activation string
+     * (make_keras_files.py --only=actlayers) */
+    {"elu.keras", NULL, "elu"},
+    {"elu.h5", NULL, "elu"},
+    {"elu.keras", "elu.weights.h5", "elu"},
     /* three inputs, Concatenate on the time axis and the last
      * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
      * inputs one after the other, as the model API takes them */

@@ -140,6 +140,9 @@ static double act_length(enum xo_activation a)
 		return 12.0 / 8.0;
 	case XO_ACTIVATION_RELU6: /* exact */
 		return 0.0;
+	case XO_ACTIVATION_LEAKY_RELU: /* exact; Lipschitz max(1, slope), the
+	                                * goldens' slopes <= 1 */
+		return 0.0;
 	case XO_ACTIVATION_HARD_SIGMOID:
 		return 7.0 / 8.0;
 	case XO_ACTIVATION_SILU:
@@ -320,7 +323,8 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		if (l->kind == XO_LAYER_CONV1D || l->kind == XO_LAYER_CONV2D ||
 		    l->kind == XO_LAYER_DENSE || l->kind == XO_LAYER_ACTIVATION ||
 		    l->kind == XO_LAYER_DEPTHWISE_CONV2D || l->kind == XO_LAYER_DEPTHWISE_CONV1D ||
-		    l->kind == XO_LAYER_TIME_DISTRIBUTED || l->kind == XO_LAYER_RE_LU)
+		    l->kind == XO_LAYER_TIME_DISTRIBUTED || l->kind == XO_LAYER_RE_LU ||
+		    l->kind == XO_LAYER_LEAKY_RE_LU || l->kind == XO_LAYER_ELU)
 			*k_path += act_length(l->p.activation);
 		/* a Softmax layer: its sum over the channels, as the last
 		 * layer's softmax below */
@@ -832,7 +836,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "mha_pad",     "mha_bool",    "mha_pad_mask",
                                              "emb_mask_merge", "cce_clip",
                                              "masking_rnn", "masking_bidir", "rescale_cnn",
-                                             "norm_mlp"};
+                                             "norm_mlp",    "leaky_cnn",   "elu_cnn"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -4429,8 +4433,9 @@ static void test_fused_graphs(void **state)
 /*
  * The fused paths implement linear, relu and sigmoid (softmax as the head)
  * only: each backend's net_fits must refuse a model with tanh, elu, gelu,
- * softplus, relu6, hard_sigmoid, silu (swish) or log_softmax (as a dense
- * or conv activation or an Activation layer), so it runs op by
+ * softplus, relu6, hard_sigmoid, silu (swish), log_softmax or leaky_relu
+ * (as a dense or conv activation, an Activation layer or a LeakyReLU
+ * layer), so it runs op by
  * op, in training and in inference; the same spec with those layers made
  * fusable (relu / sigmoid, no Activation layer) is taken, so the refusal
  * comes from the activations and not from the net's shape.
@@ -4456,6 +4461,10 @@ static void test_fused_refuses_activations(void **state)
 	    "input 29 1\nconv1d filters=4 kernel_size=3 activation=tanh\nflatten\n"
 	    "dense units=6 activation=softmax\n",
 	    "input 29 1\nflatten\ndense units=16\nactivation activation=relu\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nflatten\ndense units=16 activation=leaky_relu\n"
+	    "dense units=6 activation=softmax\n",
+	    "input 29 1\nconv1d filters=4 kernel_size=3\nleaky_re_lu\nflatten\n"
 	    "dense units=6 activation=softmax\n",
 	};
 	static const char taken[] = "input 29 1\nconv1d filters=4 kernel_size=3 activation=relu\n"

@@ -924,6 +924,8 @@ static const struct {
     {XO_LAYER_MASKING, "input 5 3", "mask_value=0.5"},
     {XO_LAYER_RESCALING, "input 3 4 2", "scale=0.00392156886 offset=-1"},
     {XO_LAYER_NORMALIZATION, "input 5 3", ""},
+    {XO_LAYER_LEAKY_RE_LU, "input 4 3", "negative_slope=0.1"},
+    {XO_LAYER_ELU, "input 4 3", "alpha=0.7"},
 };
 
 static void test_layer_kinds(void **state)
@@ -959,11 +961,14 @@ static void test_layer_kinds(void **state)
 			 * merge (the merge layers, one op with a mode) and
 			 * depthwise_conv2d (DepthwiseConv1D on one column); and
 			 * attention, the core of MultiHeadAttention between the
-			 * dense op's projections */
+			 * dense op's projections; leaky_relu, which Keras names
+			 * leaky_re_lu as a layer and leaky_relu as an activation
+			 * (the activation string runs it too) */
 			bool shared_op = k->op == XO_OP_pad || k->op == XO_OP_up_sampling ||
 			                 k->op == XO_OP_flatten || k->op == XO_OP_merge ||
 			                 k->op == XO_OP_depthwise_conv2d ||
-			                 k->op == XO_OP_conv2d_transpose || k->op == XO_OP_attention;
+			                 k->op == XO_OP_conv2d_transpose || k->op == XO_OP_attention ||
+			                 k->op == XO_OP_leaky_relu;
 
 			assert_true(k->op < XO_OP_COUNT);
 			if (!shared_op)

@@ -1107,6 +1107,33 @@ static enum xo_status relu6_bwd_closed(struct xo_backend *be, const struct xo_op
 	return XO_OK;
 }
 
+/* leaky_relu bwd that takes the slope at the kink x = 0 (x > 0 for the
+ * identity branch), where Keras's JAX select gives the derivative 1. */
+static enum xo_status leaky_relu_bwd_kink_slope(struct xo_backend *be,
+						const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		dx[i] = x[i] > 0.0f ? dy[i] : a->p.negative_slope * dy[i];
+	return XO_OK;
+}
+
+/* elu fwd that ignores alpha (expm1(x) on the negative side, the activation
+ * string's alpha 1): wrong for every ELU layer with an alpha of its own. */
+static enum xo_status elu_fwd_alpha_one(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]);
+	float *y = xo_tensor_f32(a->dst[0]);
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		y[i] = x[i] > 0.0f ? x[i] : expm1f(x[i]);
+	return XO_OK;
+}
+
 /* hard_sigmoid fwd in Keras 2's form, clip(0.2 x + 0.5, 0, 1), not Keras 3's
  * relu6(x + 3) / 6: the slopes differ (0.2 against 1/6). */
 static enum xo_status hard_sigmoid_fwd_keras2(struct xo_backend *be, const struct xo_op_args *a)
@@ -1367,6 +1394,10 @@ static const struct fault faults[] = {
      XO_HMODE_REAL, "batch=3 len=5 ch=4 units=6", XO_FAIL_MISMATCH},
     {"fault-relu6-kinks-pass", XO_OP_relu6, XO_DIR_BWD, relu6_bwd_closed, XO_HMODE_EXACT,
      "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
+    {"fault-elu-alpha-one", XO_OP_elu, XO_DIR_FWD, elu_fwd_alpha_one, XO_HMODE_REAL,
+     "batch=2 len=3 ch=8 alpha=0.7", XO_FAIL_MISMATCH},
+    {"fault-leaky-relu-kink-slope", XO_OP_leaky_relu, XO_DIR_BWD, leaky_relu_bwd_kink_slope,
+     XO_HMODE_EXACT, "batch=2 len=3 ch=8 negative_slope=0.25", XO_FAIL_MISMATCH},
     {"fault-hard-sigmoid-keras2", XO_OP_hard_sigmoid, XO_DIR_FWD, hard_sigmoid_fwd_keras2,
      XO_HMODE_REAL, "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
     {"fault-silu-bwd-no-x-term", XO_OP_silu, XO_DIR_BWD, silu_bwd_no_x_term, XO_HMODE_REAL,

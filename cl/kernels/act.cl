@@ -100,26 +100,29 @@ __kernel void xo_cl_tanh_bwd(__global const float *y, int yo, __global const flo
 	}
 }
 
-__kernel void xo_cl_elu_fwd(__global const float *x, int xo, __global float *y, int yo, int n)
+/* elu fwd: x where x > 0, else alpha * expm1(x) (alpha 1: expm1's bits) */
+__kernel void xo_cl_elu_fwd(__global const float *x, int xo, __global float *y, int yo, int n,
+			    float alpha)
 {
 	int i = get_global_id(0);
 
 	if (i < n) {
 		float v = x[xo + i];
 
-		y[yo + i] = v > 0.0f ? v : expm1(v);
+		y[yo + i] = v > 0.0f ? v : alpha * expm1(v);
 	}
 }
 
+/* elu bwd from y: dy where y > 0, else dy (y + alpha) */
 __kernel void xo_cl_elu_bwd(__global const float *y, int yo, __global const float *dy, int dyo,
-			    __global float *dx, int dxo, int n)
+			    __global float *dx, int dxo, int n, float alpha)
 {
 	int i = get_global_id(0);
 
 	if (i < n) {
 		float v = y[yo + i], g = dy[dyo + i];
 
-		dx[dxo + i] = v > 0.0f ? g : g * (v + 1.0f);
+		dx[dxo + i] = v > 0.0f ? g : g * (v + alpha);
 	}
 }
 
@@ -304,4 +307,31 @@ __kernel void xo_cl_rescaling_bwd(__global const float *dy, int dyo, __global fl
 
 	if (i < n)
 		dx[dxo + i] = dy[dyo + i] * s;
+}
+
+/* leaky_relu fwd: y = x where x >= 0, else s * x (one rounding; NaN fails the
+ * test) */
+__kernel void xo_cl_leaky_relu_fwd(__global const float *x, int xo, __global float *y, int yo,
+				   int n, float s)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float v = x[xo + i];
+
+		y[yo + i] = v >= 0.0f ? v : s * v;
+	}
+}
+
+/* leaky_relu bwd: dx = dy where x >= 0 (the kink takes dy), else s * dy */
+__kernel void xo_cl_leaky_relu_bwd(__global const float *x, int xo, __global const float *dy,
+				   int dyo, __global float *dx, int dxo, int n, float s)
+{
+	int i = get_global_id(0);
+
+	if (i < n) {
+		float g = dy[dyo + i];
+
+		dx[dxo + i] = x[xo + i] >= 0.0f ? g : s * g;
+	}
 }

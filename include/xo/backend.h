@@ -100,6 +100,8 @@ enum xo_net_kind {
 	XO_NET_MASKING,              /* Masking: no fused path */
 	XO_NET_RESCALING,
 	XO_NET_NORMALIZATION,        /* Normalization: no fused path */
+	XO_NET_LEAKY_RE_LU,          /* LeakyReLU: no fused path */
+	XO_NET_ELU,                  /* ELU: no fused path */
 };
 
 /* True for the kinds a fused path may implement (those before
