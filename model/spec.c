@@ -727,7 +727,8 @@ static enum xo_status set_elu_arg(struct xo_params *p, const char *val, const ch
 }
 
 /* The arguments of a kind whose names other kinds read otherwise (scale,
- * the normalizations' flag; negative_slope, re_lu's refusal). */
+ * the normalizations' flag; negative_slope, re_lu's refusal) or that only
+ * it takes (Normalization's mean, variance and invert: all but axis). */
 static bool own_arg(enum xo_layer_kind kind, const char *key)
 {
 	if (kind == XO_LAYER_RESCALING)
@@ -736,7 +737,22 @@ static bool own_arg(enum xo_layer_kind kind, const char *key)
 		return !strcmp(key, "negative_slope") || !strcmp(key, "alpha");
 	if (kind == XO_LAYER_ELU)
 		return !strcmp(key, "alpha");
+	if (kind == XO_LAYER_NORMALIZATION)
+		return strcmp(key, "axis") != 0;
 	return false;
+}
+
+/* An argument own_arg says is the kind's own, set by the kind's parser. */
+static enum xo_status set_own_arg(struct xo_layer_spec *l, const char *key, const char *val,
+                                  const char *origin, int line)
+{
+	if (l->kind == XO_LAYER_RESCALING)
+		return set_rescaling_arg(&l->p, key, val, origin, line);
+	if (l->kind == XO_LAYER_ELU)
+		return set_elu_arg(&l->p, val, origin, line);
+	if (l->kind == XO_LAYER_NORMALIZATION)
+		return set_normalization_arg(l, key, val, origin, line);
+	return set_leaky_relu_arg(&l->p, key, val, origin, line);
 }
 
 static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const char *val,
@@ -859,11 +875,7 @@ static enum xo_status set_arg(struct xo_layer_spec *l, const char *key, const ch
 		return XO_OK;
 	}
 	if (own_arg(l->kind, key))
-		return l->kind == XO_LAYER_RESCALING  ? set_rescaling_arg(p, key, val, origin, line)
-		       : l->kind == XO_LAYER_ELU      ? set_elu_arg(p, val, origin, line)
-		                                      : set_leaky_relu_arg(p, key, val, origin, line);
-	if (l->kind == XO_LAYER_NORMALIZATION && strcmp(key, "axis"))
-		return set_normalization_arg(l, key, val, origin, line); /* mean, variance, invert */
+		return set_own_arg(l, key, val, origin, line);
 	if (!strcmp(key, "center") || !strcmp(key, "scale")) {
 		if (!parse_bool_value(val, !strcmp(key, "center") ? &p->center : &p->scale))
 			return spec_error(XO_EINVAL, origin, line, "%s=%s: expected True or False",
