@@ -6,7 +6,7 @@
 # mutate.sh sources and the suites copy into their projects), their own
 # files, and the perf store's files under the runner's `xo perf record`
 # and the report's mutant tables (store, SQL, runner, report, query).
-XO_MUTGEN_SELFTEST_PATHS='^(ci/(lib\.sh|mutate\.sh|mutgen\.py|mutgen-equivalent\.tsv|reach[._])|perfdb/(perfdb\.h|store|sql|runner|report|query)|suites/ci_mutgen\.sh$|suites/mutgen\.cmake$)'
+XO_MUTGEN_SELFTEST_PATHS='^(ci/(lib\.sh|mutate\.sh|mutgen\.py|mutgen-equivalent\.tsv|reach[._])|perfdb/(perfdb\.h|store|sql|runner|report|query)|suites/ci_mutgen\.sh$|suites/mutgen\.cmake$|suites/mutgen_context/)'
 
 # xo_mutgen_selftest_due: whether ci/test.sh runs the mutation tool's own
 # suites. They (ci.mutgen.*: each makes, builds and mutates a small project

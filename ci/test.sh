@@ -53,10 +53,10 @@ stage_test() {
             "exercise, or their content has passed them here (ci/selftest_due.sh;" \
             "XO_MUTGEN_SELFTEST=1 runs them; so does the nightly's quick shard)"
     fi
-    # the quick tests the sanitized pass leaves to this build (ci/lib.sh
-    # XO_ASAN_CI_EXCLUDE, XO_WORKLOAD_TESTS); every other one runs in
-    # asan-test
-    xo_ctest quick build-ci -L quick -R "$XO_ASAN_CI_EXCLUDE|$XO_WORKLOAD_TESTS" -E "$exclude" \
+    # the quick tests this build runs (ci/lib.sh XO_PLAIN_CI_TESTS: those
+    # the sanitized pass leaves to it, and the cpu backend's numeric suites,
+    # which run in both); every other one runs in asan-test only
+    xo_ctest quick build-ci -L quick -R "$XO_PLAIN_CI_TESTS" -E "$exclude" \
         -j"$XO_JOBS" --timeout 300 || return 1
     if [ $selftest = 1 ]; then
         xo_mutgen_selftest_record || echo "test: the ci.mutgen.* pass not recorded"
@@ -70,7 +70,7 @@ stage_test() {
     levels=$(xo_isa_fallbacks build-ci/cli/xo)
     for isa in "${XO_ISA_LEVELS[@]}"; do
         grep -qx "$isa" <<<"$levels" ||
-            echo "test: no XO_CPU_ISA=$isa pass: the cpu backend's own level here is that or lower, which asan-test runs"
+            echo "test: no XO_CPU_ISA=$isa pass: the cpu backend's own level here is that or lower, which the quick pass ran"
     done
     for isa in $levels; do
         echo "test: cpu op suites and model suite with XO_CPU_ISA=$isa"

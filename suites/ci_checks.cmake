@@ -35,3 +35,9 @@ add_test(NAME ci.isa_fallbacks
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_isa_fallbacks.sh
                  ${CMAKE_CURRENT_BINARY_DIR}/ci_isa_fallbacks)
 set_tests_properties(ci.isa_fallbacks PROPERTIES LABELS "quick" TIMEOUT 60)
+
+# Which build CI runs each kind of quick test in (ci/lib.sh
+# XO_PLAIN_CI_TESTS, XO_ASAN_CI_EXCLUDE, XO_WORKLOAD_TESTS;
+# suites/ci_selection.sh): the cpu numeric suites in both, the rest in one.
+add_test(NAME ci.selection COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_selection.sh)
+set_tests_properties(ci.selection PROPERTIES LABELS "quick" TIMEOUT 60)

@@ -45,6 +45,12 @@ commit perfdb/store.c 7200
 want "perfdb/store.c today" due
 commit model/b.c 60
 want "perfdb/store.c within the day, model/ since" due
+# every file a ci.mutgen.* suite reads is watched: ci.mutgen.context's
+# fixture folder too
+for f in suites/mutgen_context/before.c suites/ci_mutgen.sh ci/reach.py; do
+    (source "$root/ci/selftest_due.sh" >/dev/null 2>&1; grep -qE "$XO_MUTGEN_SELFTEST_PATHS" <<<"$f") ||
+        { echo "FAIL $f is not watched"; fail=1; }
+done
 # a later tree whose day holds only product code and tests
 commit suites/test_x.c $((-90000)) # a day later than now
 commit model/d.c $((-90100))

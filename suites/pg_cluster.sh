@@ -85,17 +85,23 @@ if [ -n "$template_root" ] && [ ! -L "$template_root" ]; then
     [ -O "$template_root" ] && [ -z "$(find "$template_root" -maxdepth 0 -perm /022 2>/dev/null)" ] ||
         template_root=""
 fi
+# a template is whole when initdb's last files are there; one that is not (a
+# tmp cleaner's leftovers, a folder without data) is removed and made again
+template_ok() {
+    [ -f "$1/data/PG_VERSION" ] && [ -f "$1/data/global/pg_control" ] && [ -d "$1/data/base" ]
+}
 if [ -n "$template_root" ] && command -v flock >/dev/null 2>&1; then
     key=$("$bindir/initdb" --version 2>/dev/null | tr -c 'A-Za-z0-9.\n' '_' | head -n 1)_${user:-$(id -un)}
     template=$template_root/$key
-    if [ ! -d "$template/data" ]; then
+    if ! template_ok "$template"; then
         (
             flock 9 || exit 1
-            [ -d "$template/data" ] && exit 0
+            template_ok "$template" && exit 0
+            rm -rf "$template" "$template_root"/.new-*
             tmp=$(mktemp -d "$template_root/.new-XXXXXX") || exit 1
             [ -z "$as" ] || chown "$user" "$tmp"
             if $as "$bindir/initdb" -D "$tmp/data" $initdb_args >"$tmp/initdb.log" 2>&1 &&
-                mv "$tmp" "$template"; then
+                mv -T "$tmp" "$template"; then
                 exit 0
             fi
             rm -rf "$tmp"
@@ -103,16 +109,35 @@ if [ -n "$template_root" ] && command -v flock >/dev/null 2>&1; then
         ) 9>"$template_root/.lock" || template=""
     fi
 fi
-if [ -n "$template" ] && [ -d "$template/data" ] && cp -a "$template/data" "$dir/data" 2>/dev/null; then
-    :
+from_template=0
+if [ -n "$template" ] && template_ok "$template" && cp -a "$template/data" "$dir/data" 2>/dev/null; then
+    from_template=1
 elif ! $as "$bindir/initdb" -D "$dir/data" $initdb_args >"$dir/initdb.log" 2>&1; then
     why=$(tail -n 1 "$dir/initdb.log")
     rm -rf "$dir"
     skip "initdb failed: $why"
 fi
 # fsync off: the cluster is thrown away; the tests kill clients, never the server
-if ! $as "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-k $dir -c listen_addresses= -c fsync=off -c max_connections=50" start >/dev/null 2>&1; then
+start_server() {
+    $as "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-k $dir -c listen_addresses= -c fsync=off -c max_connections=50" start >/dev/null 2>&1
+}
+started=0
+start_server && started=1
+if [ $started = 0 ] && [ $from_template = 1 ]; then
+    # a template that copies whole and does not start: drop it (the next
+    # run makes another) and start this one from its own initdb
+    (flock 9 && rm -rf "$template") 9>"$template_root/.lock"
+    $as "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1
+    rm -rf "$dir/data"
+    if ! $as "$bindir/initdb" -D "$dir/data" $initdb_args >"$dir/initdb.log" 2>&1; then
+        why=$(tail -n 1 "$dir/initdb.log")
+        rm -rf "$dir"
+        skip "initdb failed: $why"
+    fi
+    start_server && started=1
+fi
+if [ $started = 0 ]; then
     why=$(tail -n 1 "$dir/server.log" 2>/dev/null)
     cleanup
     skip "the server did not start: $why"
