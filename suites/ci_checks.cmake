@@ -41,3 +41,12 @@ set_tests_properties(ci.isa_fallbacks PROPERTIES LABELS "quick" TIMEOUT 60)
 # suites/ci_selection.sh): the cpu numeric suites in both, the rest in one.
 add_test(NAME ci.selection COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_selection.sh)
 set_tests_properties(ci.selection PROPERTIES LABELS "quick" TIMEOUT 60)
+
+# The suites' Python is the interpreter, not a shim that starts it
+# (suites/python/direct.cmake, suites/ci_python_direct.sh): a shim first in
+# PATH, a given Python3_EXECUTABLE, and this build's own. Two configures of
+# an empty project, about 5 s (FindPython starts the shim several times).
+add_test(NAME ci.python_direct
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_python_direct.sh ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/ci_python_direct ${Python3_EXECUTABLE})
+set_tests_properties(ci.python_direct PROPERTIES LABELS "quick" TIMEOUT 60)
