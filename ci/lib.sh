@@ -26,22 +26,27 @@ XO_ISA_TESTS='^ops\.cpu\.|^sweep\.cpu\.|^model$|^model\.t3$'
 # with AVX2 and no AVX-512 the avx2 pass would repeat it), and one above it
 # the backend refuses. Unknown level: every level, as before.
 xo_isa_fallbacks() {
-    local out top order=(scalar avx2 avx512) rank=-1 i l
+    local out top rank l r
     out=$("$1" devices 2>/dev/null)
     top=$(sed -n 's/^cpu .* isa=\([a-z0-9]*\).*/\1/p' <<<"$out")
     top=${top%%$'\n'*}
-    for i in "${!order[@]}"; do
-        [ "${order[$i]}" = "$top" ] && rank=$i
-    done
+    rank=$(xo_isa_rank "$top")
     for l in "${XO_ISA_LEVELS[@]}"; do
-        if [ $rank -lt 0 ]; then
+        r=$(xo_isa_rank "$l")
+        if [ "$rank" -lt 0 ] || { [ "$r" -ge 0 ] && [ "$r" -lt "$rank" ]; }; then
             echo "$l"
-            continue
         fi
-        for i in "${!order[@]}"; do
-            [ "${order[$i]}" = "$l" ] && [ "$i" -lt $rank ] && echo "$l"
-        done
     done
+}
+
+# xo_isa_rank LEVEL: 0 for scalar, 1 for avx2, 2 for avx512, -1 for another
+xo_isa_rank() {
+    case $1 in
+    scalar) echo 0 ;;
+    avx2) echo 1 ;;
+    avx512) echo 2 ;;
+    *) echo -1 ;;
+    esac
 }
 
 # The tests of each product folder's area, as FOLDER=PASS[;PASS...] with a

@@ -109,13 +109,20 @@ if [ -n "$template_root" ] && command -v flock >/dev/null 2>&1; then
         ) 9>"$template_root/.lock" || template=""
     fi
 fi
-from_template=0
-if [ -n "$template" ] && template_ok "$template" && cp -a "$template/data" "$dir/data" 2>/dev/null; then
-    from_template=1
-elif ! $as "$bindir/initdb" -D "$dir/data" $initdb_args >"$dir/initdb.log" 2>&1; then
+# this cluster's own initdb (no template, or one that did not start); a
+# failure skips the test with initdb's last line
+own_initdb() {
+    $as "$bindir/initdb" -D "$dir/data" $initdb_args >"$dir/initdb.log" 2>&1 && return 0
+    local why
     why=$(tail -n 1 "$dir/initdb.log")
     rm -rf "$dir"
     skip "initdb failed: $why"
+}
+from_template=0
+if [ -n "$template" ] && template_ok "$template" && cp -a "$template/data" "$dir/data" 2>/dev/null; then
+    from_template=1
+else
+    own_initdb
 fi
 # fsync off: the cluster is thrown away; the tests kill clients, never the server
 start_server() {
@@ -130,11 +137,7 @@ if [ $started = 0 ] && [ $from_template = 1 ]; then
     (flock 9 && rm -rf "$template") 9>"$template_root/.lock"
     $as "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1
     rm -rf "$dir/data"
-    if ! $as "$bindir/initdb" -D "$dir/data" $initdb_args >"$dir/initdb.log" 2>&1; then
-        why=$(tail -n 1 "$dir/initdb.log")
-        rm -rf "$dir"
-        skip "initdb failed: $why"
-    fi
+    own_initdb
     start_server && started=1
 fi
 if [ $started = 0 ]; then
