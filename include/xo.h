@@ -274,7 +274,8 @@ struct xo_params {
  * Adam 1e-3/0.9/0.999/1e-7, iteration 1, batch/len/ch 1. */
 struct xo_params xo_params_default(void);
 /* xo_params_default with op's own defaults where they differ from it: the
- * recurrent ops' activation is tanh (Keras's default for them). */
+ * recurrent ops' activation is tanh (Keras's default for them); the
+ * categorical losses' ch is 2 (one class has loss and gradient 0). */
 struct xo_params xo_params_default_op(enum xo_op op);
 
 /* Sets one key=value field; XO_EINVAL with a message on unknown key or bad value. */

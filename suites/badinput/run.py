@@ -1258,6 +1258,10 @@ CASES = {
     "keras_compile_logits_not_bool": (kpredict("lg_not_bool.keras"), 2, r"lg_not_bool\.keras: compile_config: loss CategoricalCrossentropy: from_logits is not supported$", ["out.npy"], logits_files, {}, None),
     "spec_compile_mse_from_logits": (predict(model="lg_mse.model"), 2, r"lg_mse\.model:\d+: compile: from_logits=True needs a cross-entropy loss, not mean_squared_error$", ["out.npy"], logits_files, {}, None),
     "spec_compile_from_logits_not_bool": (predict(model="lg_bad.model"), 2, r"lg_bad\.model:\d+: compile: from_logits=yes: expected True or False$", ["out.npy"], logits_files, {}, None),
+    # xo check's default case of the categorical losses is a valid one (two classes: with one
+    # the gradient is 0 and the case is uninformative)
+    "check_default_categorical_crossentropy": (["check", "--op", "categorical_crossentropy"], 0, None, [], None, {}, None),
+    "check_default_sparse_categorical_crossentropy": (["check", "--op", "sparse_categorical_crossentropy"], 0, None, [], None, {}, None),
 }
 
 
