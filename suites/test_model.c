@@ -3795,6 +3795,12 @@ static void test_compile_line(void **state)
 	    {"compile loss=mse optimizer=sgd nesterov=maybe", XO_EINVAL, "nesterov=maybe"},
 	    {"compile loss=mse optimizer=sgd metrics=mae", XO_EINVAL, "metrics=mae"},
 	    {"compile loss=mse optimizer=sgd clipnorm=1", XO_EFORMAT, "'clipnorm'"},
+	    {"compile loss=categorical_crossentropy from_logits=True optimizer=adam", XO_OK, NULL},
+	    {"compile loss=binary_crossentropy optimizer=sgd from_logits=1", XO_OK, NULL},
+	    {"compile loss=mse from_logits=True optimizer=sgd", XO_EINVAL,
+	     "from_logits=True needs a cross-entropy loss"},
+	    {"compile loss=binary_crossentropy from_logits=maybe optimizer=sgd", XO_EINVAL,
+	     "from_logits=maybe: expected True or False"},
 	    {"compile loss=mse optimizer=sgd\ncompile loss=mse optimizer=sgd", XO_EFORMAT,
 	     "a second compile line"},
 	};
@@ -3831,6 +3837,7 @@ static void test_compile_line(void **state)
 			if (xo_spec_parse(text, "c", &back))
 				fail_msg("%s: %s", line, xo_last_error());
 			assert_int_equal(back.compile.loss, c.loss);
+			assert_int_equal(back.compile.from_logits, c.from_logits);
 			assert_int_equal(back.compile.optimizer, c.optimizer);
 			assert_int_equal(back.compile.accuracy, c.accuracy);
 			assert_true(back.compile.opt.lr == c.opt.lr &&
