@@ -967,6 +967,23 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-3.0, 3.0),
         "seed_offset": 227, "keras_file": True,
     },
+    # from_logits on a softmax output (a user's slip Keras runs as asked:
+    # log_softmax of the probabilities): the gradient goes through the
+    # softmax layer's own derivative, not the fused (p - t) of the
+    # probabilities' loss
+    "logits_softmax": {
+        "spec": (
+            "# golden: CategoricalCrossentropy(from_logits=True) on a softmax\n"
+            "# output\n"
+            "input 6\n"
+            "dense units=8 activation=tanh\n"
+            "dense units=4 activation=softmax\n"
+            "compile loss=categorical_crossentropy from_logits=True optimizer=adam "
+            "learning_rate=0.01 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-3.0, 3.0),
+        "seed_offset": 229,
+    },
 }
 
 

@@ -863,6 +863,8 @@ def logits_files(d):
     for name, line in (("mse", "loss=mse from_logits=True optimizer=adam"),
                        ("bad", "loss=binary_crossentropy from_logits=yes optimizer=adam")):
         open(f"{d}/lg_{name}.model", "w").write(base + "compile " + line + "\n")
+    open(f"{d}/lg_ok.model", "w").write(base + "compile loss=categorical_crossentropy "
+                                        "from_logits=True optimizer=adam\n")
 
 
 # name: (argv, exit, stderr regex, protected paths, setup(d) or None, env, after(d) or None)
@@ -1262,6 +1264,9 @@ CASES = {
     # the gradient is 0 and the case is uninformative)
     "check_default_categorical_crossentropy": (["check", "--op", "categorical_crossentropy"], 0, None, [], None, {}, None),
     "check_default_sparse_categorical_crossentropy": (["check", "--op", "sparse_categorical_crossentropy"], 0, None, [], None, {}, None),
+    # a from_logits compile trains through `xo train` and `xo seed` (op by op on every backend)
+    "train_from_logits": (["train", "--model", "lg_ok.model", "--x", "x.npy", "--y", "y.npy", "--save", "ck_lg", "--epochs", "1", "--batch-size", "16", "--device", "ref"], 0, None, ["ckpt"], logits_files, {}, None),
+    "seed_from_logits": (seed(model="lg_ok.model"), 0, None, [], logits_files, {}, None),
 }
 
 
