@@ -3379,16 +3379,6 @@ static void masking_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "mask_value", json_real((double)ls->p.mask_value));
 }
 
-/*
- * The model's compile as Keras 3.15's get_compile_config(), key for key:
- * the loss by name (from logits: the Loss object, loss_object), the
- * optimizer serialized with every key Keras writes
- * (its default name, the learning rate as the float32 Keras keeps it in, so
- * 0.001 is 0.0010000000474974513, the other hyperparameters as the shortest
- * decimal of the float, 0.9 not 0.8999999762, and Keras's defaults for
- * what xo does not implement: no weight decay, clipping, EMA, loss scaling
- * or gradient accumulation).
- */
 /* A cross-entropy with from_logits=True as Keras serializes its Loss object
  * (losses/losses.py get_config: the class's own keys, in its order). */
 static json_t *loss_object(const struct xo_compile *c)
@@ -3412,6 +3402,16 @@ static json_t *loss_object(const struct xo_compile *c)
 	                 cls[c->loss], "config", cfg, "registered_name");
 }
 
+/*
+ * The model's compile as Keras 3.15's get_compile_config(), key for key:
+ * the loss by name (from logits: the Loss object, loss_object), the
+ * optimizer serialized with every key Keras writes
+ * (its default name, the learning rate as the float32 Keras keeps it in, so
+ * 0.001 is 0.0010000000474974513, the other hyperparameters as the shortest
+ * decimal of the float, 0.9 not 0.8999999762, and Keras's defaults for
+ * what xo does not implement: no weight decay, clipping, EMA, loss scaling
+ * or gradient accumulation).
+ */
 static json_t *compile_config(const struct xo_compile *c)
 {
 	static const char *const nulls[] = {"weight_decay", "clipnorm", "global_clipnorm",
