@@ -219,7 +219,7 @@ static void list_ops(bool json)
 		printf("[");
 	for (int o = 0; o < XO_OP_COUNT; o++) {
 		enum xo_op op = (enum xo_op)o;
-		struct xo_params d = xo_params_default();
+		struct xo_params d = xo_params_default_op(op);
 		char line[512], *tok, *save = NULL;
 		int n = 0;
 

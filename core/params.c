@@ -170,6 +170,10 @@ struct xo_params xo_params_default_op(enum xo_op op)
 
 	if (xo_op_is_rnn(op))
 		p.activation = XO_ACTIVATION_TANH;
+	/* a distribution over one class has loss and gradient 0 whatever the
+	 * input: the categorical losses' default case has two */
+	if (op == XO_OP_categorical_crossentropy || op == XO_OP_sparse_categorical_crossentropy)
+		p.ch = 2;
 	return p;
 }
 

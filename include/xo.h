@@ -274,7 +274,8 @@ struct xo_params {
  * Adam 1e-3/0.9/0.999/1e-7, iteration 1, batch/len/ch 1. */
 struct xo_params xo_params_default(void);
 /* xo_params_default with op's own defaults where they differ from it: the
- * recurrent ops' activation is tanh (Keras's default for them). */
+ * recurrent ops' activation is tanh (Keras's default for them); the
+ * categorical losses' ch is 2 (one class has loss and gradient 0). */
 struct xo_params xo_params_default_op(enum xo_op op);
 
 /* Sets one key=value field; XO_EINVAL with a message on unknown key or bad value. */
@@ -599,6 +600,9 @@ enum xo_optimizer {
 };
 struct xo_compile {
 	enum xo_loss loss;
+	/* the cross-entropies take the last layer's output as logits (Keras's
+	 * from_logits=True: log_softmax / log_sigmoid, no clip); false for MSE */
+	bool from_logits;
 	enum xo_optimizer optimizer;
 	bool accuracy;        /* metrics=accuracy (Keras picks its kind: xo_compile_metric_op) */
 	struct xo_params opt; /* lr, beta_1, beta_2, epsilon, momentum, nesterov, rho */
@@ -614,7 +618,8 @@ const char *xo_optimizer_name(enum xo_optimizer o);
  * labels are class ids, else categorical (the accuracy op); XO_OP_COUNT when
  * metrics=none. */
 enum xo_op xo_compile_metric_op(const struct xo_compile *c, int64_t classes);
-/* The compile line, "compile loss=... optimizer=... <its keys> metrics=...",
+/* The compile line, "compile loss=... [from_logits=True] optimizer=... <its
+ * keys> metrics=...",
  * every key of the optimizer written (floats as %.9g: they read back exactly). */
 int xo_compile_format(const struct xo_compile *c, char *buf, size_t size);
 const struct xo_compile *xo_model_compile(const struct xo_model *m);

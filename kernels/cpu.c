@@ -1411,10 +1411,7 @@ struct ce_job {
 	bool logits; /* p holds logits (from_logits): ce_logits_row */
 };
 
-/* Row x's max-shifted log-sum-exp in double, m + log(sum exp(x - m)), m
- * the row's maximum (a NaN anywhere: NaN; +Inf: Inf - Inf, NaN, as Keras's
- * log_softmax). */
-static double ce_row_lse(const float *x, int64_t ch)
+double xo_cpu_row_lse(const float *x, int64_t ch)
 {
 	double m = x[0], s = 0.0;
 
@@ -1430,7 +1427,7 @@ static double ce_row_lse(const float *x, int64_t ch)
  * log_softmax of the reference, in double; no clip. */
 static double ce_logits_row(const float *xr, const float *tr, int64_t ch)
 {
-	double lse = ce_row_lse(xr, ch), row = 0.0;
+	double lse = xo_cpu_row_lse(xr, ch), row = 0.0;
 
 	for (int64_t c = 0; c < ch; c++)
 		row += (double)tr[c] * ((double)xr[c] - lse);
@@ -1441,7 +1438,7 @@ static double ce_logits_row(const float *xr, const float *tr, int64_t ch)
 static void ce_logits_bwd_row(const float *xr, const float *tr, int64_t ch, double inv_n,
 			      float *d)
 {
-	double lse = ce_row_lse(xr, ch), tsum = 0.0;
+	double lse = xo_cpu_row_lse(xr, ch), tsum = 0.0;
 
 	for (int64_t c = 0; c < ch; c++)
 		tsum += (double)tr[c];

@@ -495,6 +495,10 @@ int xo_cpu_threads_for(const struct xo_cpu_ctx *c, int64_t macs, int64_t items);
  * aligned). */
 enum xo_status xo_cpu_scratch_reserve(struct xo_cpu_ctx *c, int64_t shared, int64_t per_thread,
 				      int nt);
+/* Row x's max-shifted log-sum-exp in double, m + log(sum exp(x - m)), m
+ * the row's maximum (a NaN anywhere: NaN; +Inf: Inf - Inf, NaN, as Keras's
+ * log_softmax): the cross-entropies from logits (cpu.c, cpu_loss.c). */
+double xo_cpu_row_lse(const float *x, int64_t ch);
 /* sum t log q of one row of categorical cross-entropy (Keras 3 on
  * probabilities: q = p / row sum clipped to [1e-7f, 1 - 1e-7], in double),
  * as the op computes it (cpu.c). */

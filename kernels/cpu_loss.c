@@ -27,19 +27,6 @@ static double softplus(double y)
 	return (y > 0.0 ? y : 0.0) + log1p(exp(-fabs(y)));
 }
 
-/* A row's max-shifted log-sum-exp (as kernels/cpu.c's, for the sparse form). */
-static double row_lse(const float *x, int64_t ch)
-{
-	double m = x[0], s = 0.0;
-
-	for (int64_t c = 1; c < ch; c++)
-		if ((double)x[c] > m || isnan(x[c]))
-			m = x[c];
-	for (int64_t c = 0; c < ch; c++)
-		s += exp((double)x[c] - m);
-	return m + log(s);
-}
-
 static enum xo_status cpu_bce_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
 	const float *p = xo_tensor_f32(a->src[0]), *t = xo_tensor_f32(a->src[1]);
@@ -144,7 +131,7 @@ static enum xo_status cpu_scce_fwd(struct xo_backend *be, const struct xo_op_arg
 		if (t[r] < 0 || t[r] >= ch)
 			continue;
 		if (a->p.from_logits) { /* log_softmax of the label's logit */
-			total += (double)p[r * ch + t[r]] - row_lse(p + r * ch, ch);
+			total += (double)p[r * ch + t[r]] - xo_cpu_row_lse(p + r * ch, ch);
 			continue;
 		}
 		for (int64_t c = 0; c < ch; c++)
@@ -167,7 +154,7 @@ static enum xo_status cpu_scce_bwd(struct xo_backend *be, const struct xo_op_arg
 		double s = 0.0, w = 0.0;
 
 		if (a->p.from_logits) { /* (softmax(x) - [c == k]) / batch; 0 off range */
-			double lse = row_lse(p + r * ch, ch);
+			double lse = xo_cpu_row_lse(p + r * ch, ch);
 			bool in = t[r] >= 0 && t[r] < ch;
 
 			for (int64_t c = 0; c < ch; c++)

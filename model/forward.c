@@ -85,7 +85,8 @@ static enum xo_status backward(struct xo_model *m)
 		    .p = xo_model_layer_params(m, i, true),
 		    .training = true,
 		    .ce_logits = i == m->nlayers - 1 &&
-		                 m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY,
+		                 m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
+		                 !m->compile.from_logits,
 		};
 
 		if (!m->layers[i].has_grad)
@@ -125,6 +126,7 @@ static enum xo_status metrics(struct xo_model *m, const struct xo_tensor *t,
 
 	a.p.batch = m->plan_n;
 	a.p.ch = m->classes;
+	a.p.from_logits = m->compile.from_logits;
 	a.src[0] = last->out;
 	a.src[1] = t;
 	a.dst[0] = loss;
@@ -157,6 +159,7 @@ static enum xo_status train_step(struct xo_model *m, const struct xo_tensor *t,
 		return st;
 	a.p.batch = m->plan_n;
 	a.p.ch = m->classes;
+	a.p.from_logits = m->compile.from_logits;
 	a.src[0] = last->out;
 	a.src[1] = t;
 	a.dst[0] = last->gout;
@@ -264,9 +267,10 @@ enum xo_status xo_model_check_trainable(const struct xo_model *m, const char *wh
 {
 	const struct layer *last = &m->layers[m->nlayers - 1];
 
-	/* Only categorical_crossentropy is fused with its softmax; the other
-	 * losses differentiate through whatever the last layer is. */
-	if (m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
+	/* Only categorical_crossentropy from probabilities is fused with its
+	 * softmax; the other losses (and every from_logits one) differentiate
+	 * through whatever the last layer is. */
+	if (m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY && !m->compile.from_logits &&
 	    (last->s.kind != XO_LAYER_DENSE || last->s.p.activation != XO_ACTIVATION_SOFTMAX))
 		return xo_error(XO_EINVAL,
 		                "%s: the last layer must be dense with activation=softmax "
@@ -393,9 +397,11 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	net->adam = m->compile.opt; /* Adam's lr, beta_1, beta_2, epsilon */
 	net->adam.size = m->ntrain; /* == nparams: no fused path runs batch_normalization */
 	net->adam.iteration = m->iteration + 1;
-	/* The fused paths compute categorical_crossentropy, Adam and the
-	 * categorical accuracy only (their net_fits refuse anything else). */
+	/* The fused paths compute categorical_crossentropy from probabilities
+	 * (through the softmax), Adam and the categorical accuracy only (their
+	 * net_fits refuse anything else, which then runs op by op). */
 	net->unfused_compile = m->compile.loss != XO_LOSS_CATEGORICAL_CROSSENTROPY ||
+	                       m->compile.from_logits ||
 	                       m->compile.optimizer != XO_OPTIMIZER_ADAM ||
 	                       (m->metric_op != XO_OP_accuracy && m->metric_op != XO_OP_COUNT);
 	if (!m->fits.valid || m->fits.n != net->n || m->fits.training != training ||

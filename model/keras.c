@@ -2015,9 +2015,13 @@ static enum xo_status map_config(const json_t *root, const char *origin, struct 
 #define CC_ERR(st, origin, fmt, ...) xo_error(st, "%s: compile_config: " fmt, origin, __VA_ARGS__)
 
 /* The loss: a name, or a serialized Loss object whose config has Keras's
- * defaults (from_logits false, label_smoothing 0, axis -1, ignore_class
- * null, reduction sum_over_batch_size). */
-static enum xo_status cc_loss(const json_t *loss, const char *origin, const char **out)
+ * defaults (label_smoothing 0, axis -1, ignore_class null, reduction
+ * sum_over_batch_size) but for from_logits (a cross-entropy's, into
+ * *logits); or one of those as the only entry of a list, or of a dict keyed
+ * by the model's output layer (out_name), which Keras compiles alike for a
+ * model of one output. */
+static enum xo_status cc_loss(const json_t *loss, const char *origin, const char *out_name,
+                              const char **out, bool *logits)
 {
 	static const struct {
 		const char *name, *cls, *spec;
@@ -2033,6 +2037,18 @@ static enum xo_status cc_loss(const json_t *loss, const char *origin, const char
 	const json_t *v, *cfg;
 	const char *name = NULL;
 
+	if (json_is_array(loss) && json_array_size(loss) == 1)
+		loss = json_array_get(loss, 0);
+	else if (json_is_object(loss) && json_object_size(loss) == 1 &&
+	         !json_object_get(loss, "class_name")) {
+		const char *k = json_object_iter_key(json_object_iter((json_t *)loss));
+
+		if (!out_name || strcmp(k, out_name))
+			return CC_ERR(XO_EINVAL, origin,
+			              "loss: a dict keyed by '%.64s', not the output layer '%s'", k,
+			              out_name ? out_name : "?");
+		loss = json_object_iter_value(json_object_iter((json_t *)loss));
+	}
 	if (json_is_string(loss))
 		name = json_string_value(loss);
 	else if (json_is_object(loss) && json_is_string(json_object_get(loss, "class_name"))) {
@@ -2047,7 +2063,7 @@ static enum xo_status cc_loss(const json_t *loss, const char *origin, const char
 		              json_is_null(loss) || !loss
 		                  ? "no loss (compile(loss=...) is needed to train)"
 		                  : "loss: only one loss (a name or a Loss object) is supported, not "
-		                    "a list or dict");
+		                    "a list or dict of several");
 	for (size_t i = 0; i < sizeof(losses) / sizeof(losses[0]); i++)
 		if (json_is_string(loss) ? !strcmp(name, losses[i].name)
 		                         : losses[i].cls && !strcmp(name, losses[i].cls))
@@ -2068,8 +2084,9 @@ static enum xo_status cc_loss(const json_t *loss, const char *origin, const char
 
 		if (!strcmp(key, "name") || !strcmp(key, "dtype"))
 			ok = true;
-		else if (!strcmp(key, "from_logits"))
-			ok = json_is_false(v);
+		else if (!strcmp(key, "from_logits")) /* MeanSquaredError has none */
+			ok = json_is_boolean(v) &&
+			     (json_is_false(v) || strcmp(*out, "mean_squared_error"));
 		else if (!strcmp(key, "label_smoothing"))
 			ok = json_is_number(v) && json_number_value(v) == 0.0;
 		else if (!strcmp(key, "axis"))
@@ -2082,9 +2099,9 @@ static enum xo_status cc_loss(const json_t *loss, const char *origin, const char
 			ok = false;
 		if (!ok)
 			return CC_ERR(XO_EINVAL, origin, "loss %s: %.64s%s is not supported", name, key,
-			              !strcmp(key, "from_logits")       ? "=True"
-			              : !strcmp(key, "label_smoothing") ? " != 0"
-			                                                : "");
+			              !strcmp(key, "label_smoothing") ? " != 0" : "");
+		if (!strcmp(key, "from_logits"))
+			*logits = json_is_true(v);
 	}
 	return XO_OK;
 }
@@ -2173,17 +2190,21 @@ static enum xo_status cc_optimizer(const json_t *opt, const char *origin, struct
  * optimizer is under optimizer_config), appended to spec. */
 static enum xo_status map_compile(const json_t *cc, const char *origin, struct sbuf *spec)
 {
-	const char *key, *loss = NULL;
+	const char *key, *loss = NULL, *p;
 	const json_t *v, *opt = NULL, *metrics = NULL;
 	struct sbuf line = {0};
 	enum xo_status st = XO_OK;
-	bool accuracy = false;
+	bool accuracy = false, logits = false;
+	char out_name[XO_LAYER_NAME_MAX] = "";
 
 	if (!json_is_object(cc))
 		return CC_ERR(XO_EFORMAT, origin, "%s", "not an object");
+	/* the output layer: the spec's last layer line's name (one output) */
+	for (p = spec->s; p && (p = strstr(p, " name=")); p += 6)
+		sscanf(p + 6, "%63[^ \n]", out_name);
 	json_object_foreach((json_t *)cc, key, v) {
 		if (!strcmp(key, "loss"))
-			st = cc_loss(v, origin, &loss);
+			st = cc_loss(v, origin, out_name, &loss, &logits);
 		else if (!strcmp(key, "optimizer") || !strcmp(key, "optimizer_config"))
 			opt = v;
 		else if (!strcmp(key, "metrics"))
@@ -2202,7 +2223,7 @@ static enum xo_status map_compile(const json_t *cc, const char *origin, struct s
 			return st;
 	}
 	if (!loss)
-		return cc_loss(NULL, origin, &loss);
+		return cc_loss(NULL, origin, NULL, &loss, &logits);
 	/* metrics: none, or the one "accuracy" (Keras picks its kind) */
 	if (json_is_array(metrics) && json_array_size(metrics) == 1 &&
 	    json_is_string(json_array_get(metrics, 0)) &&
@@ -2213,7 +2234,7 @@ static enum xo_status map_compile(const json_t *cc, const char *origin, struct s
 	         !(json_is_array(metrics) && !json_array_size(metrics)))
 		return CC_ERR(XO_EINVAL, origin, "%s",
 		              "metrics: only ['accuracy'] (or none) is supported");
-	sb_printf(&line, "compile loss=%s", loss);
+	sb_printf(&line, "compile loss=%s%s", loss, logits ? " from_logits=True" : "");
 	st = cc_optimizer(opt, origin, &line);
 	if (!st)
 		sb_printf(spec, "%s metrics=%s\n", line.s, accuracy ? "accuracy" : "none");
@@ -3358,9 +3379,33 @@ static void masking_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "mask_value", json_real((double)ls->p.mask_value));
 }
 
+/* A cross-entropy with from_logits=True as Keras serializes its Loss object
+ * (losses/losses.py get_config: the class's own keys, in its order). */
+static json_t *loss_object(const struct xo_compile *c)
+{
+	static const char *const cls[] = {
+	    [XO_LOSS_CATEGORICAL_CROSSENTROPY] = "CategoricalCrossentropy",
+	    [XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY] = "SparseCategoricalCrossentropy",
+	    [XO_LOSS_BINARY_CROSSENTROPY] = "BinaryCrossentropy",
+	    [XO_LOSS_MEAN_SQUARED_ERROR] = "MeanSquaredError",
+	};
+	json_t *cfg = json_pack("{s:s, s:s, s:b}", "name", xo_loss_name(c->loss), "reduction",
+	                        "sum_over_batch_size", "from_logits", c->from_logits);
+
+	if (c->loss == XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY) {
+		json_object_set_new(cfg, "ignore_class", json_null());
+	} else {
+		json_object_set_new(cfg, "label_smoothing", json_real(0.0));
+		json_object_set_new(cfg, "axis", json_integer(-1));
+	}
+	return json_pack("{s:s, s:s, s:o, s:n}", "module", "keras.losses", "class_name",
+	                 cls[c->loss], "config", cfg, "registered_name");
+}
+
 /*
  * The model's compile as Keras 3.15's get_compile_config(), key for key:
- * the loss by name, the optimizer serialized with every key Keras writes
+ * the loss by name (from logits: the Loss object, loss_object), the
+ * optimizer serialized with every key Keras writes
  * (its default name, the learning rate as the float32 Keras keeps it in, so
  * 0.001 is 0.0010000000474974513, the other hyperparameters as the shortest
  * decimal of the float, 0.9 not 0.8999999762, and Keras's defaults for
@@ -3407,9 +3452,11 @@ static json_t *compile_config(const struct xo_compile *c)
 		json_object_set_new(oc, "centered", json_false());
 		break;
 	}
-	return json_pack("{s:{s:s, s:s, s:o, s:n}, s:s, s:n, s:o, s:n, s:b, s:i, s:b}", "optimizer",
+	return json_pack("{s:{s:s, s:s, s:o, s:n}, s:o, s:n, s:o, s:n, s:b, s:i, s:b}", "optimizer",
 	                 "module", "keras.optimizers", "class_name", cls, "config", oc,
-	                 "registered_name", "loss", xo_loss_name(c->loss), "loss_weights",
+	                 "registered_name", "loss",
+	                 c->from_logits ? loss_object(c) : json_string(xo_loss_name(c->loss)),
+	                 "loss_weights",
 	                 "metrics", c->accuracy ? json_pack("[s]", "accuracy") : json_null(),
 	                 "weighted_metrics", "run_eagerly", 0, "steps_per_execution", 1,
 	                 "jit_compile", 1);

@@ -926,7 +926,8 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	out->fwd.batch = out->bwd.batch = layer_op_batch(&l->s, batch);
 	if (act_separate(&l->s))
 		out->fwd.activation = out->bwd.activation = XO_ACTIVATION_LINEAR;
-	if (i == m->nlayers - 1 && m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)
+	if (i == m->nlayers - 1 && m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
+	    !m->compile.from_logits)
 		out->bwd.activation = XO_ACTIVATION_LINEAR;
 	return true;
 }

@@ -2139,8 +2139,9 @@ int xo_compile_format(const struct xo_compile *c, char *buf, size_t size)
 		         (double)p->lr, (double)p->rho, (double)p->momentum, (double)p->epsilon);
 		break;
 	}
-	return snprintf(buf, size, "compile loss=%s optimizer=%s %s metrics=%s",
-	                xo_loss_name(c->loss), xo_optimizer_name(c->optimizer), opt,
+	return snprintf(buf, size, "compile loss=%s%s optimizer=%s %s metrics=%s",
+	                xo_loss_name(c->loss), c->from_logits ? " from_logits=True" : "",
+	                xo_optimizer_name(c->optimizer), opt,
 	                c->accuracy ? "accuracy" : "none");
 }
 
@@ -2200,9 +2201,11 @@ static char *unquote(char *val)
 }
 
 /*
- * "compile loss=NAME optimizer=NAME [learning_rate=..] [momentum=..]
- * [nesterov=..] [rho=..] [epsilon=..] [beta_1=..] [beta_2=..]
- * [metrics=accuracy|none]": loss and optimizer are required; a key that the
+ * "compile loss=NAME [from_logits=True|False] optimizer=NAME
+ * [learning_rate=..] [momentum=..] [nesterov=..] [rho=..] [epsilon=..]
+ * [beta_1=..] [beta_2=..] [metrics=accuracy|none]": loss and optimizer are
+ * required; from_logits (Keras's Loss argument) only with a cross-entropy;
+ * a key that the
  * chosen optimizer does not take is refused (XO_EFORMAT), as an unknown
  * layer argument is. metrics defaults to accuracy for the cross-entropies,
  * none for mean_squared_error (Keras compiles no metric by default; the seed
@@ -2211,10 +2214,10 @@ static char *unquote(char *val)
 static enum xo_status parse_compile(struct xo_compile *c, char **tok, int ntok,
                                     const char *origin, int line)
 {
-	const char *loss = NULL, *opt = NULL, *metrics = NULL;
-	static const char *const keys[] = {"loss",    "optimizer", "metrics", "learning_rate",
-	                                   "beta_1",  "beta_2",    "epsilon", "momentum",
-	                                   "nesterov", "rho",      NULL};
+	const char *loss = NULL, *opt = NULL, *metrics = NULL, *logits = NULL;
+	static const char *const keys[] = {"loss",     "optimizer", "metrics",     "learning_rate",
+	                                   "beta_1",   "beta_2",    "epsilon",     "momentum",
+	                                   "nesterov", "rho",       "from_logits", NULL};
 	enum xo_status st;
 
 	*c = xo_compile_default();
@@ -2231,7 +2234,7 @@ static enum xo_status parse_compile(struct xo_compile *c, char **tok, int ntok,
 		if (!known)
 			return spec_error(XO_EFORMAT, origin, line,
 			                  "unknown argument '%s' for compile (expected loss, "
-			                  "optimizer, metrics or an optimizer's key)",
+			                  "from_logits, optimizer, metrics or an optimizer's key)",
 			                  tok[i]);
 		for (int j = 1; j < i; j++)
 			if (!strcmp(tok[j], tok[i]))
@@ -2243,6 +2246,8 @@ static enum xo_status parse_compile(struct xo_compile *c, char **tok, int ntok,
 			opt = unquote(eq + 1);
 		else if (!strcmp(tok[i], "metrics"))
 			metrics = unquote(eq + 1);
+		else if (!strcmp(tok[i], "from_logits"))
+			logits = eq + 1;
 	}
 	if (!loss || !opt)
 		return spec_error(XO_EFORMAT, origin, line,
@@ -2271,6 +2276,13 @@ static enum xo_status parse_compile(struct xo_compile *c, char **tok, int ntok,
 		return spec_error(XO_EINVAL, origin, line,
 		                  "compile: unknown optimizer '%s' (expected adam, sgd or rmsprop)",
 		                  opt);
+	if (logits && !parse_bool_value(logits, &c->from_logits))
+		return spec_error(XO_EINVAL, origin, line,
+		                  "compile: from_logits=%s: expected True or False", logits);
+	if (c->from_logits && c->loss == XO_LOSS_MEAN_SQUARED_ERROR)
+		return spec_error(XO_EINVAL, origin, line,
+		                  "compile: from_logits=True needs a cross-entropy loss, not "
+		                  "mean_squared_error");
 	c->accuracy = c->loss != XO_LOSS_MEAN_SQUARED_ERROR;
 	if (metrics) {
 		if (!strcmp(metrics, "accuracy") || !strcmp(metrics, "acc") ||
@@ -2288,7 +2300,8 @@ static enum xo_status parse_compile(struct xo_compile *c, char **tok, int ntok,
 	for (int i = 1; i < ntok; i++) {
 		const char *key = tok[i], *val = key + strlen(key) + 1;
 
-		if (!strcmp(key, "loss") || !strcmp(key, "optimizer") || !strcmp(key, "metrics"))
+		if (!strcmp(key, "loss") || !strcmp(key, "optimizer") || !strcmp(key, "metrics") ||
+		    !strcmp(key, "from_logits"))
 			continue;
 		if (!optimizer_has_key(c->optimizer, key))
 			return spec_error(XO_EFORMAT, origin, line,

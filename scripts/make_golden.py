@@ -924,6 +924,66 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
         "seed_offset": 179, "pad": True, "mask_inputs": ("keep",),
     },
+    # the cross-entropies from logits (Keras's from_logits=True: a linear
+    # last layer, the loss takes log_softmax / log_sigmoid of its output,
+    # no clip); x in [-3, 3) makes logits of a few units, so the softmax is
+    # far from uniform; the accuracy is Keras's on the logits themselves
+    "logits_cce": {
+        "spec": (
+            "# golden: CategoricalCrossentropy(from_logits=True) + Adam, a\n"
+            "# linear last layer\n"
+            "input 6\n"
+            "dense units=8 activation=tanh\n"
+            "dense units=4\n"
+            "compile loss=categorical_crossentropy from_logits=True optimizer=adam "
+            "metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-3.0, 3.0),
+        "seed_offset": 211, "keras_file": True,
+    },
+    "logits_scce": {
+        "spec": (
+            "# golden: SparseCategoricalCrossentropy(from_logits=True) + SGD,\n"
+            "# class ids as labels, a linear last layer\n"
+            "input 5\n"
+            "dense units=7 activation=relu\n"
+            "dense units=5\n"
+            "compile loss=sparse_categorical_crossentropy from_logits=True optimizer=sgd "
+            "learning_rate=0.05 momentum=0.9 nesterov=False metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-3.0, 3.0),
+        "seed_offset": 223, "keras_file": True,
+    },
+    "logits_bce": {
+        "spec": (
+            "# golden: BinaryCrossentropy(from_logits=True) + RMSprop, 3\n"
+            "# independent logits (binary accuracy on the logits, as Keras)\n"
+            "input 6\n"
+            "dense units=8 activation=tanh\n"
+            "dense units=3\n"
+            "compile loss=binary_crossentropy from_logits=True optimizer=rmsprop "
+            "metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-3.0, 3.0),
+        "seed_offset": 227, "keras_file": True,
+    },
+    # from_logits on a softmax output (a user's slip Keras runs as asked:
+    # log_softmax of the probabilities): the gradient goes through the
+    # softmax layer's own derivative, not the fused (p - t) of the
+    # probabilities' loss
+    "logits_softmax": {
+        "spec": (
+            "# golden: CategoricalCrossentropy(from_logits=True) on a softmax\n"
+            "# output\n"
+            "input 6\n"
+            "dense units=8 activation=tanh\n"
+            "dense units=4 activation=softmax\n"
+            "compile loss=categorical_crossentropy from_logits=True optimizer=adam "
+            "learning_rate=0.01 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-3.0, 3.0),
+        "seed_offset": 229,
+    },
 }
 
 
@@ -953,11 +1013,22 @@ def parse_compile(text):
     loss = args.pop("loss")
     opt = args.pop("optimizer")
     metrics = args.pop("metrics", "none" if loss == "mean_squared_error" else "accuracy")
+    logits = args.pop("from_logits", "False") in ("True", "true", "1")
     kw = {k: (v in ("True", "true", "1")) if k == "nesterov" else float(v)
           for k, v in args.items()}
     cls = {"adam": keras.optimizers.Adam, "sgd": keras.optimizers.SGD,
            "rmsprop": keras.optimizers.RMSprop}[opt]
-    return loss, cls(**kw), (["accuracy"] if metrics == "accuracy" else [])
+    return loss, cls(**kw), (["accuracy"] if metrics == "accuracy" else []), logits
+
+
+def keras_loss(name, logits):
+    """compile()'s loss: the name, or with from_logits=True the Loss object
+    (its config, from_logits true, is what the saved files carry)."""
+    if not logits:
+        return name
+    return {"categorical_crossentropy": keras.losses.CategoricalCrossentropy,
+            "sparse_categorical_crossentropy": keras.losses.SparseCategoricalCrossentropy,
+            "binary_crossentropy": keras.losses.BinaryCrossentropy}[name](from_logits=True)
 
 
 def input_dtype(text):
@@ -1365,7 +1436,7 @@ def make(name, cfg, root, seed):
     save(out / "pred.npy", model.predict(f64(x), batch_size=32, verbose=0))
 
     classes = model.output_shape[-1]
-    loss_name, optimizer, metrics = parse_compile(spec)
+    loss_name, optimizer, metrics, logits = parse_compile(spec)
     xt = draw(cfg["n_train"])
     if loss_name == "sparse_categorical_crossentropy":
         # class ids, written as whole float32 numbers
@@ -1380,7 +1451,7 @@ def make(name, cfg, root, seed):
     save(out / "y_train.npy", yt)
     tm = build(train_spec)
     set_weights(tm, w0)
-    tm.compile(optimizer=optimizer, loss=loss_name, metrics=metrics)
+    tm.compile(optimizer=optimizer, loss=keras_loss(loss_name, logits), metrics=metrics)
     if cfg.get("keras_file"):
         # the compiled model with its initial weights, as a user saves it:
         # xo reads the compile from its compile_config and must train it as
@@ -1392,7 +1463,7 @@ def make(name, cfg, root, seed):
         fm = build(train_spec)
         set_weights(fm, w0)
         fm.compile(optimizer=optimizer.__class__.from_config(optimizer.get_config()),
-                   loss=loss_name, metrics=metrics)
+                   loss=keras_loss(loss_name, logits), metrics=metrics)
         fm.save(out / "model.keras")
         fm.save(out / "model.h5")  # legacy: its training_config
         keras.config.set_floatx("float64")

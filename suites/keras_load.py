@@ -55,7 +55,8 @@ def main():
                      ("norm_conv", (10, 3), 3), ("norm_given", (5,), 3), ("leaky", (12, 3), 3),
                      ("elu", (12, 3), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
-                                                 "mha_mask", "mha_bool", "mha_pad_mask"]
+                                                 "mha_mask", "mha_bool", "mha_pad_mask",
+                                                 "compiled_logits"]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else names
     bad = [p for p in parts if p not in names]
     if bad or not parts:
@@ -119,6 +120,8 @@ def main():
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
     if "compiled" in parts:
         ok = compiled(xo, os.path.join(work, "compiled")) and ok
+    if "compiled_logits" in parts:
+        ok = compiled_logits(xo, os.path.join(work, "compiled_logits")) and ok
     if "bn_fresh" in parts:
         ok = bn_fresh(xo, os.path.join(work, "bn_fresh")) and ok
     if "multi" in parts:
@@ -250,6 +253,52 @@ def compiled(xo, work):
     h = m.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
     print("compiled: Keras trains on: %s" % h.history)
     ok = ok and "accuracy" in h.history and np.isfinite(h.history["loss"][0])
+    return ok
+
+
+def compiled_logits(xo, work):
+    """The three cross-entropies compiled with from_logits=True (a linear
+    last layer), trained one epoch by xo and saved as .keras: Keras's
+    load_model(compile=True) compiles the same Loss (get_config equal to a
+    fresh Loss(from_logits=True)'s but for the name) and trains on; xo
+    reads its own file back with from_logits (xo import's compile line)."""
+    import keras
+    import numpy as np
+    ok = True
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-1, 1, (16, 6)).astype(np.float32)
+    for loss, cls, y in (
+            ("categorical_crossentropy", keras.losses.CategoricalCrossentropy,
+             np.eye(3, dtype=np.float32)[rng.integers(0, 3, 16)]),
+            ("sparse_categorical_crossentropy", keras.losses.SparseCategoricalCrossentropy,
+             rng.integers(0, 3, 16).astype(np.float32)),
+            ("binary_crossentropy", keras.losses.BinaryCrossentropy,
+             rng.integers(0, 2, (16, 3)).astype(np.float32))):
+        d = os.path.join(work, loss)
+        os.makedirs(d, exist_ok=True)
+        spec = os.path.join(d, "m.model")
+        with open(spec, "w") as f:
+            f.write("input 6\ndense units=5 activation=tanh\ndense units=3\n"
+                    "compile loss=%s from_logits=True optimizer=adam\n" % loss)
+        np.save(os.path.join(d, "x.npy"), x)
+        np.save(os.path.join(d, "y.npy"), y)
+        out = os.path.join(d, "trained.keras")
+        subprocess.check_call([xo, "train", "--model", spec, "--x", os.path.join(d, "x.npy"),
+                               "--y", os.path.join(d, "y.npy"), "--save", out, "--epochs", "1",
+                               "--batch-size", "16", "--device", "ref", "--seed", "3"],
+                              stdout=subprocess.DEVNULL)
+        m = keras.saving.load_model(out, compile=True)
+        got = m.loss.get_config() if hasattr(m.loss, "get_config") else m.loss
+        want = cls(from_logits=True).get_config()
+        print("compiled_logits: Keras compiled %s (want %s)" % (got, want))
+        ok = ok and isinstance(m.loss, cls) and got == want
+        h = m.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+        ok = ok and np.isfinite(h.history["loss"][0])
+        imp = os.path.join(d, "imported")
+        subprocess.check_call([xo, "import", out, "--out", imp], stdout=subprocess.DEVNULL)
+        line = [ln for ln in open(os.path.join(imp, "model.spec")) if ln.startswith("compile")]
+        print("compiled_logits: xo reads back %s" % line)
+        ok = ok and len(line) == 1 and ("loss=%s from_logits=True " % loss) in line[0]
     return ok
 
 

@@ -836,7 +836,9 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "mha_pad",     "mha_bool",    "mha_pad_mask",
                                              "emb_mask_merge", "cce_clip",
                                              "masking_rnn", "masking_bidir", "rescale_cnn",
-                                             "norm_mlp",    "leaky_cnn",   "elu_cnn"};
+                                             "norm_mlp",    "leaky_cnn",   "elu_cnn",
+                                             "logits_cce",  "logits_scce", "logits_bce",
+                                             "logits_softmax"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1099,8 +1101,9 @@ static void test_golden_train(void **state)
 		loss = load(dir, "loss.npy");
 		assert_int_equal(loss.count, epochs);
 		/* every backend as fit runs it (fused where it fits); cce_clip,
-		 * whose clipped samples the fused and op paths each compute, also
-		 * op by op on cpu and cl (bb >= nbe) */
+		 * whose clipped samples the fused and op paths each compute, and
+		 * the logits_* (whose compile the fused paths hand to the ops)
+		 * also op by op on cpu and cl (bb >= nbe) */
 		for (int bb = 0; bb < 2 * nbe; bb++) {
 			struct xo_fit_options o = xo_fit_options_default();
 			struct loss_log log = {0};
@@ -1110,7 +1113,8 @@ static void test_golden_train(void **state)
 			char bname[64];
 
 			if (ops && (!strcmp(xo_backend_name(be[b]), "ref") ||
-			            strcmp(golden_models[g], "cce_clip")))
+			            (strcmp(golden_models[g], "cce_clip") &&
+			             strncmp(golden_models[g], "logits_", 7))))
 				continue;
 			snprintf(bname, sizeof(bname), "%s%s", xo_backend_name(be[b]),
 			         ops ? " ops" : "");
@@ -1270,6 +1274,9 @@ static void golden_keras_fit(const char *name, bool bce_sgd)
 			assert_true(c->opt.lr == 0.05f && c->opt.momentum == 0.9f &&
 			            c->opt.nesterov && c->accuracy);
 		}
+		/* the logits_* goldens: Keras compiled their loss from_logits */
+		if (!strncmp(name, "logits_", 7) && !c->from_logits)
+			fail_msg("%s: from_logits not read from %s", name, keras[b / nbe]);
 		if (xo_model_fit(m, x.data, y.data, x.dim[0], &o, NULL, NULL))
 			fail_msg("%s: %s", xo_backend_name(be[b % nbe]), xo_last_error());
 		assert_int_equal(xo_model_param_count(m), np);
@@ -1295,6 +1302,18 @@ static void test_golden_keras_compile(void **state)
 	golden_keras_fit("cmp_bce_sgd", true);
 	golden_keras_fit("acts2", false);
 	golden_keras_fit("acts3", false);
+}
+
+/* Keras's saves of the three cross-entropies compiled with
+ * from_logits=True (a Loss object in compile_config / training_config):
+ * xo reads from_logits and trains as Keras did, on every backend. */
+static void test_golden_keras_logits(void **state)
+{
+	static const char *const names[] = {"logits_cce", "logits_scce", "logits_bce"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		golden_keras_fit(names[i], false);
 }
 
 /* The whole models of today's small networks (depthwise and separable
@@ -3777,6 +3796,12 @@ static void test_compile_line(void **state)
 	    {"compile loss=mse optimizer=sgd nesterov=maybe", XO_EINVAL, "nesterov=maybe"},
 	    {"compile loss=mse optimizer=sgd metrics=mae", XO_EINVAL, "metrics=mae"},
 	    {"compile loss=mse optimizer=sgd clipnorm=1", XO_EFORMAT, "'clipnorm'"},
+	    {"compile loss=categorical_crossentropy from_logits=True optimizer=adam", XO_OK, NULL},
+	    {"compile loss=binary_crossentropy optimizer=adam from_logits=1", XO_OK, NULL},
+	    {"compile loss=mse from_logits=True optimizer=sgd", XO_EINVAL,
+	     "from_logits=True needs a cross-entropy loss"},
+	    {"compile loss=binary_crossentropy from_logits=maybe optimizer=sgd", XO_EINVAL,
+	     "from_logits=maybe: expected True or False"},
 	    {"compile loss=mse optimizer=sgd\ncompile loss=mse optimizer=sgd", XO_EFORMAT,
 	     "a second compile line"},
 	};
@@ -3813,6 +3838,7 @@ static void test_compile_line(void **state)
 			if (xo_spec_parse(text, "c", &back))
 				fail_msg("%s: %s", line, xo_last_error());
 			assert_int_equal(back.compile.loss, c.loss);
+			assert_int_equal(back.compile.from_logits, c.from_logits);
 			assert_int_equal(back.compile.optimizer, c.optimizer);
 			assert_int_equal(back.compile.accuracy, c.accuracy);
 			assert_true(back.compile.opt.lr == c.opt.lr &&
@@ -3916,10 +3942,13 @@ static void test_compile_not_fused(void **state)
 	static const char *const body = "input 12 2\nconv1d filters=4 kernel_size=3 activation=relu\n"
 	                                "max_pooling1d pool_size=2\nflatten\n"
 	                                "dense units=3 activation=softmax\n";
-	static const char *const compiles[3] = {
+	static const char *const compiles[4] = {
 	    "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.1 "
 	    "momentum=0.9 nesterov=True\n",
 	    "compile loss=mean_squared_error optimizer=rmsprop momentum=0.5\n",
+	    /* the default compile but from logits (of a softmax output: the
+	     * loss takes log_softmax of the probabilities, as Keras would) */
+	    "compile loss=categorical_crossentropy from_logits=True optimizer=adam\n",
 	    "", /* control: fused */
 	};
 	struct xo_backend *be[4];
@@ -3932,7 +3961,7 @@ static void test_compile_not_fused(void **state)
 	for (int b = 0; b < nbe; b++) {
 		if (!be[b]->iface->net_fits || !be[b]->iface->net_train_step)
 			continue;
-		for (int c = 0; c < 3; c++) {
+		for (int c = 0; c < 4; c++) {
 			float w[2][256];
 			char text[512];
 			int64_t np = 0;
@@ -3949,9 +3978,9 @@ static void test_compile_not_fused(void **state)
 				if (xo_model_open_string(text, "cf", be[b], 8, &m) || xo_model_init(m, 4))
 					fail_msg("%s", xo_last_error());
 				xo_model_set_fused(m, fused);
-				if (fused && xo_model_fused(m, true) != (c == 2))
+				if (fused && xo_model_fused(m, true) != (c == 3))
 					fail_msg("%s: compile '%s' %s fused", xo_backend_name(be[b]),
-					         compiles[c], c == 2 ? "not" : "");
+					         compiles[c], c == 3 ? "not" : "");
 				if (xo_model_fit(m, x, y, n, &o, NULL, NULL))
 					fail_msg("%s", xo_last_error());
 				np = xo_model_param_count(m);
@@ -3959,7 +3988,7 @@ static void test_compile_not_fused(void **state)
 				assert_int_equal(xo_model_state_read(m, XO_MODEL_PARAMS, w[fused]), XO_OK);
 				xo_model_close(m);
 			}
-			if (c < 2 && memcmp(w[0], w[1], sizeof(float) * (size_t)np))
+			if (c < 3 && memcmp(w[0], w[1], sizeof(float) * (size_t)np))
 				fail_msg("%s: '%s' trained differently with the fused path asked for",
 				         xo_backend_name(be[b]), compiles[c]);
 		}
@@ -5423,6 +5452,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_rnn_mask_outputs),
 	    cmocka_unit_test(test_golden_train),
 	    cmocka_unit_test(test_golden_keras_compile),
+	    cmocka_unit_test(test_golden_keras_logits),
 	    cmocka_unit_test(test_golden_keras_models),
 	    cmocka_unit_test(test_compile_line),
 	    cmocka_unit_test(test_compile_labels),

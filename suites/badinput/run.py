@@ -828,6 +828,45 @@ def keras_int_input(fixture, name, out):
     return lambda d: keras_rewrite(fixture, out, d, edit)
 
 
+def logits_files(d):
+    """The seed's .keras with Loss configs around from_logits=True: the
+    ones Keras compiles for a one-output model (a list of one, a dict keyed
+    by the output layer), and what xo still refuses (Keras's other loss
+    arguments off their defaults, several losses, a dict keyed by another
+    name, MeanSquaredError with from_logits); spec compile lines alike."""
+    def obj(cls, **cfg):
+        return {"module": "keras.losses", "class_name": cls,
+                "config": {"name": "l", "reduction": "sum_over_batch_size", **cfg},
+                "registered_name": None}
+    cce = obj("CategoricalCrossentropy", from_logits=True, label_smoothing=0.0, axis=-1)
+    for name, loss in (("list", [cce]),
+                       ("dict", "OUT"),
+                       ("dict_other", {"not_the_output": cce}),
+                       ("list_two", [cce, cce]),
+                       ("smoothing", obj("CategoricalCrossentropy", from_logits=True,
+                                         label_smoothing=0.1, axis=-1)),
+                       ("axis", obj("BinaryCrossentropy", from_logits=True, label_smoothing=0.0,
+                                    axis=1)),
+                       ("ignore_class", obj("SparseCategoricalCrossentropy", from_logits=True,
+                                            ignore_class=0)),
+                       ("reduction", dict(obj("CategoricalCrossentropy", from_logits=True),
+                                          config={"name": "l", "reduction": "sum",
+                                                  "from_logits": True})),
+                       ("mse", obj("MeanSquaredError", from_logits=True)),
+                       ("not_bool", obj("CategoricalCrossentropy", from_logits=1))):
+        def edit(cfg, loss=loss):
+            out = cfg["config"]["layers"][-1]["config"]["name"]
+            cfg["compile_config"] = {"loss": {out: cce} if loss == "OUT" else loss,
+                                     "optimizer": "adam"}
+        keras_rewrite("seed", f"lg_{name}.keras", d, edit)
+    base = open(MODEL).read()
+    for name, line in (("mse", "loss=mse from_logits=True optimizer=adam"),
+                       ("bad", "loss=binary_crossentropy from_logits=yes optimizer=adam")):
+        open(f"{d}/lg_{name}.model", "w").write(base + "compile " + line + "\n")
+    open(f"{d}/lg_ok.model", "w").write(base + "compile loss=categorical_crossentropy "
+                                        "from_logits=True optimizer=adam\n")
+
+
 # name: (argv, exit, stderr regex, protected paths, setup(d) or None, env, after(d) or None)
 CASES = {
     # bad data refused before anything is written
@@ -951,7 +990,8 @@ CASES = {
     "compile_key_not_of_optimizer": (trainm("badkey.model"), 2, r"badkey\.model:\d+: compile: momentum is not an argument of optimizer adam", ["ckpt"], compile_files, {}, None),
     "compile_unknown_loss": (trainm("badloss.model"), 2, r"badloss\.model:\d+: compile: unknown loss 'hinge'", ["ckpt"], compile_files, {}, None),
     "compile_unknown_optimizer": (trainm("badopt.model"), 2, r"badopt\.model:\d+: compile: unknown optimizer 'adagrad'", ["ckpt"], compile_files, {}, None),
-    "keras_compile_from_logits": (kpredict("cc_from_logits.keras"), 2, r"cc_from_logits\.keras: compile_config: loss CategoricalCrossentropy: from_logits=True is not supported", ["out.npy"], compile_files, {}, None),
+    # from_logits=True is Keras's own loss (docs/model.md compile_config): read, predicted
+    "keras_compile_from_logits": (kpredict("cc_from_logits.keras"), 0, None, [], compile_files, {}, None),
     "keras_compile_clipnorm": (kpredict("cc_clipnorm.keras"), 2, r"cc_clipnorm\.keras: compile_config: optimizer SGD: clipnorm is not supported", ["out.npy"], compile_files, {}, None),
     "keras_compile_custom_loss": (kpredict("cc_custom_loss.keras"), 2, r"cc_custom_loss\.keras: compile_config: loss: class 'CategoricalCrossentropy' is a custom class \('mypkg>CategoricalCrossentropy'\)", ["out.npy"], compile_files, {}, None),
     "keras_compile_custom_optimizer": (kpredict("cc_custom_opt.keras"), 2, r"cc_custom_opt\.keras: compile_config: optimizer: class 'SGD' is a custom class \('mypkg>SGD'\)", ["out.npy"], compile_files, {}, None),
@@ -1206,6 +1246,27 @@ CASES = {
     "train_f8_nan_input": (train("x_f8_nan.npy"), 2, r"x_f8_nan\.npy: sample 3 holds NaN at element 5", ["ckpt"], f8_npys, {}, None),
     "train_f8_truncated": (train("x_f8_short.npy"), 2, r"x_f8_short\.npy: truncated data: 10872 bytes for 1360 values$", ["ckpt"], f8_npys, {}, None),
     "seed_f8_shape_overflow": (seed("x_f8_huge.npy"), 2, r"x_f8_huge\.npy: shape size overflows$", [], f8_npys, {}, None),
+    # compile_config losses around from_logits=True: a one-output model's list or dict of
+    # one loss is that loss; Keras's other loss arguments off their defaults stay refused
+    "keras_compile_logits_list_of_one": (kpredict("lg_list.keras"), 0, None, [], logits_files, {}, None),
+    "keras_compile_logits_dict_of_output": (kpredict("lg_dict.keras"), 0, None, [], logits_files, {}, None),
+    "keras_compile_logits_dict_other_key": (kpredict("lg_dict_other.keras"), 2, r"lg_dict_other\.keras: compile_config: loss: a dict keyed by 'not_the_output', not the output layer '[a-z_0-9]+'$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_two_losses": (kpredict("lg_list_two.keras"), 2, r"lg_list_two\.keras: compile_config: loss: only one loss \(a name or a Loss object\) is supported, not a list or dict of several$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_label_smoothing": (kpredict("lg_smoothing.keras"), 2, r"lg_smoothing\.keras: compile_config: loss CategoricalCrossentropy: label_smoothing != 0 is not supported$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_axis": (kpredict("lg_axis.keras"), 2, r"lg_axis\.keras: compile_config: loss BinaryCrossentropy: axis is not supported$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_ignore_class": (kpredict("lg_ignore_class.keras"), 2, r"lg_ignore_class\.keras: compile_config: loss SparseCategoricalCrossentropy: ignore_class is not supported$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_reduction": (kpredict("lg_reduction.keras"), 2, r"lg_reduction\.keras: compile_config: loss CategoricalCrossentropy: reduction is not supported$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_mse": (kpredict("lg_mse.keras"), 2, r"lg_mse\.keras: compile_config: loss MeanSquaredError: from_logits is not supported$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_not_bool": (kpredict("lg_not_bool.keras"), 2, r"lg_not_bool\.keras: compile_config: loss CategoricalCrossentropy: from_logits is not supported$", ["out.npy"], logits_files, {}, None),
+    "spec_compile_mse_from_logits": (predict(model="lg_mse.model"), 2, r"lg_mse\.model:\d+: compile: from_logits=True needs a cross-entropy loss, not mean_squared_error$", ["out.npy"], logits_files, {}, None),
+    "spec_compile_from_logits_not_bool": (predict(model="lg_bad.model"), 2, r"lg_bad\.model:\d+: compile: from_logits=yes: expected True or False$", ["out.npy"], logits_files, {}, None),
+    # xo check's default case of the categorical losses is a valid one (two classes: with one
+    # the gradient is 0 and the case is uninformative)
+    "check_default_categorical_crossentropy": (["check", "--op", "categorical_crossentropy"], 0, None, [], None, {}, None),
+    "check_default_sparse_categorical_crossentropy": (["check", "--op", "sparse_categorical_crossentropy"], 0, None, [], None, {}, None),
+    # a from_logits compile trains through `xo train` and `xo seed` (op by op on every backend)
+    "train_from_logits": (["train", "--model", "lg_ok.model", "--x", "x.npy", "--y", "y.npy", "--save", "ck_lg", "--epochs", "1", "--batch-size", "16", "--device", "ref"], 0, None, ["ckpt"], logits_files, {}, None),
+    "seed_from_logits": (seed(model="lg_ok.model"), 0, None, [], logits_files, {}, None),
 }
 
 
