@@ -2574,6 +2574,23 @@ static void layer_group(char *grp, size_t size, const struct xo_layer_spec *ls, 
 		snprintf(grp, size, "layers/%s/%s", xo_spec_kind_name(ls->kind), vars);
 }
 
+/* The names of n variables as a list for a message: "kernel", "kernel and
+ * bias", "mean, variance and count". */
+static void var_names(const struct xo_layer_var *v, int n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int j = 0; j < n && len < size; j++) {
+		int w = snprintf(buf + len, size - len, "%s%s",
+		                 j == 0 ? "" : j + 1 == n ? " and " : ", ", v[j].name);
+
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
+
 /* Keras 3 layout: layers/<kind>[_k]/vars/<i>, <kind> Keras's snake-case
  * class name counted per class in layer order (not the layer's name). */
 static enum xo_status load_keras3(const struct xo_h5_file *f, const char *origin,
@@ -2634,10 +2651,14 @@ static enum xo_status load_keras3(const struct xo_h5_file *f, const char *origin
 				return xo_error(XO_EFORMAT, "%s: layer '%s': no %s in the file", origin,
 				                ls->name, grp);
 			have = xo_h5_group_children(f, grp);
-			if (have != per)
+			if (have != per) {
+				char names[200];
+
+				var_names(v + g * per, per, names, sizeof(names));
 				st = xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %d variables, the "
-				                          "model needs %d (%s%s)", origin, ls->name, grp,
-				              have, per, v[0].name, per > 1 ? " and bias" : "");
+				                          "model needs %d (%s)", origin, ls->name, grp,
+				              have, per, names);
+			}
 			for (int j = 0; !st && j < per; j++) {
 				snprintf(path, sizeof(path), "%s/%d", grp, j);
 				st = read_var(f, path, origin, ls->name, &v[g * per + j],

@@ -22,6 +22,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden", "mixed_a")
@@ -1206,6 +1207,8 @@ CASES = {
     "train_f8_nan_input": (train("x_f8_nan.npy"), 2, r"x_f8_nan\.npy: sample 3 holds NaN at element 5", ["ckpt"], f8_npys, {}, None),
     "train_f8_truncated": (train("x_f8_short.npy"), 2, r"x_f8_short\.npy: truncated data: 10872 bytes for 1360 values$", ["ckpt"], f8_npys, {}, None),
     "seed_f8_shape_overflow": (seed("x_f8_huge.npy"), 2, r"x_f8_huge\.npy: shape size overflows$", [], f8_npys, {}, None),
+    # a weights file's variable count names every variable the layer needs
+    "keras_normalization_vars_missing": (kpredict(os.path.join(KERAS, "norm_mlp.keras"), os.path.join(KERAS, "norm_given.weights.h5")), 2, r"norm_given\.weights\.h5: layer 'normalization': layers/normalization/vars holds 0 variables, the model needs 3 \(mean, variance and count\)$", ["out.npy"], kx_flat(6), {}, None),
 }
 
 
@@ -1257,6 +1260,66 @@ def fixtures_key(xo):
     return h.hexdigest()[:20]
 
 
+# A build folder older than this is a dead one's whatever its pid says (a
+# case's ctest timeout is 120 s; a reused pid must not keep it forever).
+STALE_BUILD_S = 15 * 60
+
+
+def pid_alive(pid):
+    """Whether process pid exists (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_builds(cache):
+    """Remove the .new-PID-* folders that cached_fixtures' builders killed
+    mid-way left behind: the pid is gone, or the folder is older than
+    STALE_BUILD_S (a name without a pid, of an older run.py: by age only).
+    A live builder's folder is never touched; two sweepers removing the same
+    folder at once is harmless (each ignores what the other removed)."""
+    now = time.time()
+    for e in os.listdir(cache):
+        if not e.startswith(".new-"):
+            continue
+        path = os.path.join(cache, e)
+        pid = e[5:].split("-", 1)[0]
+        try:
+            old = now - os.lstat(path).st_mtime > STALE_BUILD_S
+        except FileNotFoundError:
+            continue
+        dead = pid.isdigit() and "-" in e[5:] and not pid_alive(int(pid))
+        if dead or old:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def check_sweep():
+    """sweep_stale_builds on a made-up cache: a dead pid's folder and an old
+    one go; a live pid's fresh one and a finished set stay."""
+    with tempfile.TemporaryDirectory() as cache:
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+        made = {f".new-{child}-dead": True, f".new-{os.getpid()}-live": False,
+                ".new-oldstyle": False, f".new-{os.getpid()}-aged": True, "0123abcd": False}
+        for name in made:
+            os.makedirs(os.path.join(cache, name, "sub"))
+        aged = time.time() - STALE_BUILD_S - 60
+        os.utime(os.path.join(cache, f".new-{os.getpid()}-aged"), (aged, aged))
+        sweep_stale_builds(cache)
+        left = set(os.listdir(cache))
+        wrong = [n for n, gone in made.items() if (n in left) == gone]
+        if wrong:
+            print("sweep_stale_builds: wrong for %s (left: %s)" % (wrong, sorted(left)))
+            return 1
+    return 0
+
+
 def cached_fixtures(xo, cache):
     """The fixture set for xo in cache/KEY, made once: built in a temporary
     sibling and renamed into place, so a case running beside the one that
@@ -1267,7 +1330,8 @@ def cached_fixtures(xo, cache):
     if os.path.isdir(final):
         return final
     os.makedirs(cache, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".new-", dir=cache)
+    sweep_stale_builds(cache)
+    tmp = tempfile.mkdtemp(prefix=f".new-{os.getpid()}-", dir=cache)
     fixtures(tmp, xo)
     try:
         os.rename(tmp, final)
@@ -1360,6 +1424,8 @@ def main():
     if sys.argv[1:] == ["--list"]:
         print(";".join(CASES))
         return 0
+    if sys.argv[1:] == ["--check-sweep"]:
+        return check_sweep()
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
         sys.exit("usage: run.py XO CASE | --list")
     return run_case(os.path.abspath(sys.argv[1]), sys.argv[2])
