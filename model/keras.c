@@ -67,6 +67,8 @@ enum key_rule {
 	K_LAST,     /* must be "channels_last" */
 	K_ONE,      /* must be 1 (groups) */
 	K_FALSE,    /* must be false */
+	K_TRUTH,    /* Python's truth of a bool, null or number (the global poolings'
+	             * keepdims, which Keras tests with "if"): key=True when true */
 	K_TRUE,     /* must be true (trainable) */
 	K_DTYPE,    /* float32 (a string or a DTypePolicy) or null */
 	K_SHAPE,    /* InputLayer batch shape: [null, d...] */
@@ -201,12 +203,12 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
          pool_config,
          false},
     [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] =
-        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_TRUTH},
           {"batch_input_shape", K_SHAPE}},
          global_pool_config,
          false},
     [XO_LAYER_GLOBAL_MAX_POOLING1D] =
-        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_TRUTH},
           {"batch_input_shape", K_SHAPE}},
          global_pool_config,
          false},
@@ -222,12 +224,12 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
          pool_config,
          false},
     [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] =
-        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_TRUTH},
           {"batch_input_shape", K_SHAPE}},
          global_pool_config,
          false},
     [XO_LAYER_GLOBAL_MAX_POOLING2D] =
-        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_TRUTH},
           {"batch_input_shape", K_SHAPE}},
          global_pool_config,
          false},
@@ -974,6 +976,13 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 	case K_FALSE:
 		if (!json_is_false(v))
 			st = LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
+		break;
+	case K_TRUTH:
+		if (!json_is_boolean(v) && !json_is_null(v) && !json_is_number(v))
+			st = LAYER_ERR(c, XO_EINVAL, "%s: expected true, false, null or a number",
+			               key);
+		else if (json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0.0))
+			sb_printf(args, " %s=True", key);
 		break;
 	case K_TRUE:
 		if (!json_is_true(v))
@@ -3301,18 +3310,18 @@ static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "interpolation", json_string("nearest"));
 }
 
-/* Flatten, and GlobalAverage/MaxPooling1D/2D (keepdims false) */
+/* Flatten */
 static void flatten_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	(void)ls;
 	json_object_set_new(cfg, "data_format", json_string("channels_last"));
 }
 
+/* GlobalAverage/MaxPooling1D/2D: keepdims as the spec's */
 static void global_pool_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
-	(void)ls;
 	json_object_set_new(cfg, "data_format", json_string("channels_last"));
-	json_object_set_new(cfg, "keepdims", json_false());
+	json_object_set_new(cfg, "keepdims", json_boolean(ls->keepdims));
 }
 
 static void dropout_config(const struct xo_layer_spec *ls, json_t *cfg)

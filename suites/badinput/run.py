@@ -1208,6 +1208,9 @@ CASES = {
     "train_f8_truncated": (train("x_f8_short.npy"), 2, r"x_f8_short\.npy: truncated data: 10872 bytes for 1360 values$", ["ckpt"], f8_npys, {}, None),
     "seed_f8_shape_overflow": (seed("x_f8_huge.npy"), 2, r"x_f8_huge\.npy: shape size overflows$", [], f8_npys, {}, None),
     # a weights file's variable count names every variable the layer needs
+    # the global poolings' keepdims is Python's truth of a bool, null or a number
+    "keras_keepdims_string": (kpredict("kd_str.keras"), 2, r"kd_str\.keras: layer 'global_average_pooling1d' \(GlobalAveragePooling1D\): keepdims: expected true, false, null or a number$", ["out.npy"], keras_layer_edit("keepdims", "GlobalAveragePooling1D", "keepdims", "True", "kd_str.keras"), {}, None),
+    "keepdims_not_boolean": (["summary", "--model", "kd.model"], 2, r"kd\.model:2: keepdims=yes: expected True or False$", [], lambda d: open(f"{d}/kd.model", "w").write("input 8 3\nglobal_max_pooling1d keepdims=yes\n"), {}, None),
     "keras_normalization_vars_missing": (kpredict(os.path.join(KERAS, "norm_mlp.keras"), os.path.join(KERAS, "norm_given.weights.h5")), 2, r"norm_given\.weights\.h5: layer 'normalization': layers/normalization/vars holds 0 variables, the model needs 3 \(mean, variance and count\)$", ["out.npy"], kx_flat(6), {}, None),
 }
 
