@@ -400,6 +400,40 @@ def f8_npys(d):
     write_npy(f"{d}/x_f8_huge.npy", "'<f8'", (2 ** 31, 2 ** 29, 2), b"")
 
 
+def int_label_npys(d):
+    """y.npy's labels in the integer and bool dtypes NumPy writes (MNIST's
+    uint8 among them): class ids y_ids_<dtype>.npy and one-hot rows
+    y_oh_<dtype>.npy, a big-endian int16, two bool files (ids 0 and 1, and
+    one-hot); and bad ones: a negative int8 id, a uint16 id past the
+    classes, a uint64 beyond int64, a truncated uint8 file, a uint8 one-hot
+    row holding a 2; x.npy's shape in uint8 (a float32 input's file)."""
+    xs, x = read_f32(f"{d}/x.npy")
+    write_npy(f"{d}/x_uint8.npy", "'|u1'", xs, bytes(len(x)))
+    ys, y = read_f32(f"{d}/y.npy")
+    n, classes = ys
+    ids = [row.index(1.0) for row in (y[i * classes:(i + 1) * classes] for i in range(n))]
+    oh = [int(v) for v in y]
+    for code, fmt in (("|u1", "B"), ("|i1", "b"), ("<i2", "h"), ("<u2", "H"), ("<u4", "I"),
+                      ("<u8", "Q")):
+        name = {"u": "uint", "i": "int"}[code[1]] + str(8 * int(code[2]))
+        write_npy(f"{d}/y_ids_{name}.npy", "'%s'" % code, (n,), struct.pack("<%d%s" % (n, fmt), *ids))
+        write_npy(f"{d}/y_oh_{name}.npy", "'%s'" % code, ys, struct.pack("<%d%s" % (len(oh), fmt), *oh))
+    write_npy(f"{d}/y_ids_int16_be.npy", "'>i2'", (n,), struct.pack(">%dh" % n, *ids))
+    write_npy(f"{d}/y_ids_bool.npy", "'|b1'", (n,), bytes(i % 2 for i in range(n)))
+    write_npy(f"{d}/y_oh_bool.npy", "'|b1'", ys, bytes(oh))
+    bad = list(ids)
+    bad[4] = -3
+    write_npy(f"{d}/y_ids_int8_negative.npy", "'|i1'", (n,), struct.pack("<%db" % n, *bad))
+    bad[4] = 300
+    write_npy(f"{d}/y_ids_uint16_range.npy", "'<u2'", (n,), struct.pack("<%dH" % n, *bad))
+    bad[4] = 2 ** 63
+    write_npy(f"{d}/y_ids_uint64_huge.npy", "'<u8'", (n,), struct.pack("<%dQ" % n, *bad))
+    write_npy(f"{d}/y_ids_uint8_short.npy", "'|u1'", (n,), bytes(ids[:-3]))
+    two = list(oh)
+    two[6 * classes + 1] = 2
+    write_npy(f"{d}/y_oh_uint8_two.npy", "'|u1'", ys, bytes(two))
+
+
 def kpredict(model, weights=None):
     argv = ["predict", "--model", model, "--input", "kx.npy", "--output", "out.npy",
             "--device", "ref"]
@@ -1211,6 +1245,25 @@ CASES = {
     # the global poolings' keepdims is Python's truth of a bool, null or a number
     "keras_keepdims_string": (kpredict("kd_str.keras"), 2, r"kd_str\.keras: layer 'global_average_pooling1d' \(GlobalAveragePooling1D\): keepdims: expected true, false, null or a number$", ["out.npy"], keras_layer_edit("keepdims", "GlobalAveragePooling1D", "keepdims", "True", "kd_str.keras"), {}, None),
     "keepdims_not_boolean": (["summary", "--model", "kd.model"], 2, r"kd\.model:2: keepdims=yes: expected True or False$", [], lambda d: open(f"{d}/kd.model", "w").write("input 8 3\nglobal_max_pooling1d keepdims=yes\n"), {}, None),
+    # labels of every integer width NumPy writes (MNIST's uint8) and bool,
+    # as class ids and as one-hot rows (Keras's fit takes each)
+    "train_labels_uint8_ids": (train(y="y_ids_uint8.npy", save="new_u1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_int8_ids": (train(y="y_ids_int8.npy", save="new_i1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_int16_ids": (train(y="y_ids_int16.npy", save="new_i2"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint16_ids": (train(y="y_ids_uint16.npy", save="new_u2"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint32_ids": (train(y="y_ids_uint32.npy", save="new_u4"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint64_ids": (train(y="y_ids_uint64.npy", save="new_u8"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_int16_big_endian": (train(y="y_ids_int16_be.npy", save="new_be"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_bool_ids": (train(y="y_ids_bool.npy", save="new_b1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint8_one_hot": (train(y="y_oh_uint8.npy", save="new_oh_u1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_bool_one_hot": (train(y="y_oh_bool.npy", save="new_oh_b1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "seed_labels_uint8_ids": (seed(y="y_ids_uint8.npy"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_int8_negative": (train(y="y_ids_int8_negative.npy"), 2, r"y_ids_int8_negative\.npy: label -3 of sample 4 is not a class id in 0\.\.4$", ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint16_out_of_range": (train(y="y_ids_uint16_range.npy"), 2, r"y_ids_uint16_range\.npy: label 300 of sample 4 is not a class id in 0\.\.4$", ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint64_beyond_int64": (train(y="y_ids_uint64_huge.npy"), 2, r"y_ids_uint64_huge\.npy: uint64 value 9223372036854775808 at index 4 is beyond int64's range$", ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint8_truncated": (train(y="y_ids_uint8_short.npy"), 2, r"y_ids_uint8_short\.npy: truncated data: 37 bytes for 40 values$", ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint8_one_hot_two": (train(y="y_oh_uint8_two.npy"), 2, r"y_oh_uint8_two\.npy: label of sample 6 is not one-hot: 2 at class 1 ", ["ckpt"], int_label_npys, {}, None),
+    "predict_uint8_for_float_input": (predict("x_uint8.npy"), 2, r"x_uint8\.npy: integer \(uint8\) values for a float32 model input", ["out.npy"], int_label_npys, {}, None),
     "keras_normalization_vars_missing": (kpredict(os.path.join(KERAS, "norm_mlp.keras"), os.path.join(KERAS, "norm_given.weights.h5")), 2, r"norm_given\.weights\.h5: layer 'normalization': layers/normalization/vars holds 0 variables, the model needs 3 \(mean, variance and count\)$", ["out.npy"], kx_flat(6), {}, None),
 }
 
