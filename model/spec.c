@@ -626,26 +626,36 @@ static enum xo_status set_mask_value(struct xo_params *p, const char *val, const
 	return XO_OK;
 }
 
+/* A layer's float argument: one whole number whose float32 value (Keras
+ * casts it so) is finite; *r the number as written, *f its float32. */
+static bool parse_finite_f32(const char *val, double *r, float *f)
+{
+	char *end;
+
+	errno = 0;
+	*r = strtod(val, &end);
+	*f = (float)*r;
+	return !errno && end != val && !*end && isfinite(*r) && isfinite(*f);
+}
+
 /* rescaling's scale and offset: finite numbers, kept as the float32 values
  * Keras casts them to; one for every channel (Keras's per-channel lists
  * refused) */
 static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, const char *val,
                                         const char *origin, int line)
 {
-	char *end;
 	double r;
+	float f;
 
-	errno = 0;
-	r = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+	if (!parse_finite_f32(val, &r, &f))
 		return spec_error(XO_EINVAL, origin, line,
 		                  "%s=%s: expected a finite number (one for every channel: "
 		                  "per-channel lists are not supported)",
 		                  key, val);
 	if (!strcmp(key, "scale"))
-		p->multiplier = (float)r;
+		p->multiplier = f;
 	else
-		p->offset = (float)r;
+		p->offset = f;
 	return XO_OK;
 }
 
@@ -655,8 +665,8 @@ static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, co
 static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char *key,
                                             const char *val, const char *origin, int line)
 {
-	char *end;
 	double r;
+	float f;
 	bool inv;
 
 	if (!strcmp(key, "invert")) {
@@ -668,15 +678,13 @@ static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char 
 			                  "invert=True: Normalization's inverse is not supported");
 		return XO_OK;
 	}
-	errno = 0;
-	r = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+	if (!parse_finite_f32(val, &r, &f))
 		return spec_error(XO_EINVAL, origin, line,
 		                  "%s=%s: expected a finite number (one for every channel: "
 		                  "per-channel lists are not supported)",
 		                  key, val);
 	if (!strcmp(key, "mean")) {
-		l->norm_mean = (float)r;
+		l->norm_mean = f;
 		l->norm_given = true;
 	} else {
 		if (r < 0.0)
@@ -684,7 +692,7 @@ static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char 
 			                  "variance=%s: a variance must be >= 0 (Keras's root of a "
 			                  "negative one is NaN)",
 			                  val);
-		l->norm_var = (float)r;
+		l->norm_var = f;
 	}
 	return XO_OK;
 }
@@ -696,15 +704,13 @@ static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char 
 static enum xo_status set_leaky_relu_arg(struct xo_params *p, const char *key, const char *val,
                                          const char *origin, int line)
 {
-	char *end;
 	double r;
+	float f;
 
-	errno = 0;
-	r = strtod(val, &end);
-	if (errno || end == val || *end || !(r >= 0.0) || !isfinite(r) || !isfinite((float)r))
+	if (!parse_finite_f32(val, &r, &f) || !(r >= 0.0))
 		return spec_error(XO_EINVAL, origin, line,
 		                  "leaky_re_lu: %s=%s: expected a finite number >= 0", key, val);
-	p->negative_slope = (float)r;
+	p->negative_slope = f;
 	return XO_OK;
 }
 
@@ -714,18 +720,16 @@ static enum xo_status set_leaky_relu_arg(struct xo_params *p, const char *key, c
 static enum xo_status set_elu_arg(struct xo_params *p, const char *val, const char *origin,
                                   int line)
 {
-	char *end;
 	double r;
+	float f;
 
-	errno = 0;
-	r = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+	if (!parse_finite_f32(val, &r, &f))
 		return spec_error(XO_EINVAL, origin, line, "elu: alpha=%s: expected a finite number",
 		                  val);
 	if (r < 0.0)
 		return spec_error(XO_EINVAL, origin, line,
 		                  "elu: alpha=%s: a negative alpha is not supported (>= 0)", val);
-	p->alpha = (float)r;
+	p->alpha = f;
 	return XO_OK;
 }
 
