@@ -2572,17 +2572,6 @@ static enum xo_status read_var(const struct xo_h5_file *f, const char *dpath, co
 	return XO_OK;
 }
 
-/* The group of a Keras 3 weights file that holds the vars of layer ls, the
- * k-th of its kind (Keras names them kind, kind_1, ...). */
-static void layer_group(char *grp, size_t size, const struct xo_layer_spec *ls, int k,
-                        const char *vars)
-{
-	if (k)
-		snprintf(grp, size, "layers/%s_%d/%s", xo_spec_kind_name(ls->kind), k, vars);
-	else
-		snprintf(grp, size, "layers/%s/%s", xo_spec_kind_name(ls->kind), vars);
-}
-
 /* The names of n variables as a list for a message: "kernel", "kernel and
  * bias", "mean, variance and count". */
 static void var_names(const struct xo_layer_var *v, int n, char *buf, size_t size)
@@ -2598,6 +2587,17 @@ static void var_names(const struct xo_layer_var *v, int n, char *buf, size_t siz
 			break;
 		len += (size_t)w;
 	}
+}
+
+/* The group of a Keras 3 weights file that holds the vars of layer ls, the
+ * k-th of its kind (Keras names them kind, kind_1, ...). */
+static void layer_group(char *grp, size_t size, const struct xo_layer_spec *ls, int k,
+                        const char *vars)
+{
+	if (k)
+		snprintf(grp, size, "layers/%s_%d/%s", xo_spec_kind_name(ls->kind), k, vars);
+	else
+		snprintf(grp, size, "layers/%s/%s", xo_spec_kind_name(ls->kind), vars);
 }
 
 /* Keras 3 layout: layers/<kind>[_k]/vars/<i>, <kind> Keras's snake-case

@@ -714,9 +714,8 @@ static enum xo_status set_leaky_relu_arg(struct xo_params *p, const char *key, c
 	return XO_OK;
 }
 
-/* elu's alpha: a finite number >= 0 as float32. Keras also takes a negative
- * alpha (y > 0 on both sides of 0 then); the elu op's backward, which takes
- * y, cannot, so it is refused in one line. */
+/* elu's alpha: any finite number as float32, as Keras takes it (a negative
+ * alpha makes y > 0 on both sides of 0; the elu op's backward takes x). */
 static enum xo_status set_elu_arg(struct xo_params *p, const char *val, const char *origin,
                                   int line)
 {
@@ -726,9 +725,6 @@ static enum xo_status set_elu_arg(struct xo_params *p, const char *val, const ch
 	if (!parse_finite_f32(val, &r, &f))
 		return spec_error(XO_EINVAL, origin, line, "elu: alpha=%s: expected a finite number",
 		                  val);
-	if (r < 0.0)
-		return spec_error(XO_EINVAL, origin, line,
-		                  "elu: alpha=%s: a negative alpha is not supported (>= 0)", val);
 	p->alpha = f;
 	return XO_OK;
 }

@@ -630,7 +630,22 @@ def elu_model():
     ])
 
 
-ACTLAYERS = (("leaky", leaky_model, 131), ("elu", elu_model, 137))
+def elu_neg_model():
+    """ELU with negative alphas (Keras takes them: y > 0 on both sides of
+    0) on a small 1-D CNN."""
+    return keras.Sequential([
+        keras.Input(shape=(12, 3)),
+        layers.Conv1D(6, 3),
+        layers.ELU(alpha=-0.5),
+        layers.Flatten(),
+        layers.Dense(8),
+        layers.ELU(alpha=-1.5),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+ACTLAYERS = (("leaky", leaky_model, 131), ("elu", elu_model, 137),
+             ("elu_neg", elu_neg_model, 173))
 
 
 def ln_model():
@@ -1540,6 +1555,10 @@ def main():
     if "--only=norm" in sys.argv[1:]:
         norm_fixtures(out)
         print("keras", keras.__version__, "wrote the norm fixtures to", out)
+        return
+    if "--only=elu_neg" in sys.argv[1:]:  # alone: adding it rewrote no other file
+        table_fixtures(out, ACTLAYERS, only=("elu_neg",))
+        print("keras", keras.__version__, "wrote the elu_neg fixtures to", out)
         return
     if "--only=actlayers" in sys.argv[1:]:
         table_fixtures(out, ACTLAYERS)

@@ -53,7 +53,7 @@ def main():
                      ("mask_merge", (8,), 3),
                      ("rescale", (7, 6, 3), 3), ("norm_mlp", (6,), 3),
                      ("norm_conv", (10, 3), 3), ("norm_given", (5,), 3), ("leaky", (12, 3), 3),
-                     ("elu", (12, 3), 3), ("keepdims", (10, 3), 3),
+                     ("elu", (12, 3), 3), ("elu_neg", (12, 3), 3), ("keepdims", (10, 3), 3),
                      ("keepdims2d", (7, 6, 3), 3), ("mask_kd", (8,), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
                                                  "mha_mask", "mha_bool", "mha_pad_mask"]

@@ -147,10 +147,10 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
 	case XO_OP_tanh:
-	case XO_OP_elu:
 	case XO_OP_log_softmax:
 		return act[s];
 	case XO_OP_gelu: /* derivative from x (ops.def) */
+	case XO_OP_elu:
 	case XO_OP_softplus:
 	case XO_OP_relu6:
 	case XO_OP_hard_sigmoid:
@@ -1988,6 +1988,8 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_log_softmax, p);
 	add_case(XO_OP_leaky_relu, p); /* the default slope, Keras's layer's 0.3 */
 	p.alpha = 0.7f;                /* elu with an ELU layer's alpha */
+	add_case(XO_OP_elu, p);
+	p.alpha = -0.8f; /* a negative one (Keras's ELU takes it): y > 0 on both sides */
 	add_case(XO_OP_elu, p);
 	p.alpha = 1.0f;
 	add_case(XO_OP_flatten, p);

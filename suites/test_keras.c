@@ -334,6 +334,11 @@ static const struct fixture fixtures[] = {
     {"elu.keras", NULL, "elu"},
     {"elu.h5", NULL, "elu"},
     {"elu.keras", "elu.weights.h5", "elu"},
+    /* ELU with negative alphas -0.5 and -1.5 (make_keras_files.py
+     * --only=elu_neg) */
+    {"elu_neg.keras", NULL, "elu_neg"},
+    {"elu_neg.h5", NULL, "elu_neg"},
+    {"elu_neg.keras", "elu_neg.weights.h5", "elu_neg"},
     /* three inputs, Concatenate on the time axis and the last
      * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
      * inputs one after the other, as the model API takes them */

@@ -1059,8 +1059,8 @@ CASES = {
     "keras_leaky_alpha_ok": (kpredict("lk_alpha.keras"), 0, None, [], keras_activation_as("LeakyReLU", {"alpha": 0.2}, "lk_alpha.keras"), {}, None),
     "spec_leaky_slope_inf": (predict(model="lk_inf.model"), 2, r"lk_inf\.model:3: leaky_re_lu: negative_slope=inf: expected a finite number >= 0$", ["out.npy"], lambda d: open(f"{d}/lk_inf.model", "w").write("input 29 1\nflatten\nleaky_re_lu negative_slope=inf\n"), {}, None),
     "spec_leaky_slope_nan": (predict(model="lk_nan.model"), 2, r"lk_nan\.model:3: leaky_re_lu: alpha=nan: expected a finite number >= 0$", ["out.npy"], lambda d: open(f"{d}/lk_nan.model", "w").write("input 29 1\nflatten\nleaky_re_lu alpha=nan\n"), {}, None),
-    # ELU: a finite alpha >= 0 (Keras also takes a negative one; xo's elu backward from y cannot)
-    "keras_elu_negative_alpha": (kpredict("elu_neg.keras"), 2, r"elu_neg\.keras: layer 'activation': elu: alpha=-1: a negative alpha is not supported \(>= 0\)$", ["out.npy"], keras_activation_as("ELU", {"alpha": -1.0}, "elu_neg.keras"), {}, None),
+    # ELU: any finite alpha, a negative one too (as Keras)
+    "keras_elu_negative_alpha": (kpredict("elu_neg.keras"), 0, None, [], keras_activation_as("ELU", {"alpha": -1.0}, "elu_neg.keras"), {}, None),
     "keras_elu_alpha_null": (kpredict("elu_null.keras"), 2, r"elu_null\.keras: layer 'activation' \(ELU\): alpha: expected a number$", ["out.npy"], keras_activation_as("ELU", {"alpha": None}, "elu_null.keras"), {}, None),
     "spec_elu_alpha_inf": (predict(model="elu_inf.model"), 2, r"elu_inf\.model:3: elu: alpha=inf: expected a finite number$", ["out.npy"], lambda d: open(f"{d}/elu_inf.model", "w").write("input 29 1\nflatten\nelu alpha=inf\n"), {}, None),
     "keras_padding_upper_case": (kpredict("ct_same.keras"), 0, None, [], keras_layer_edit("convt", "Conv2DTranspose", "padding", "SAME", "ct_same.keras"), {}, None),
