@@ -896,6 +896,23 @@ static enum xo_status scalar_arg(const struct lctx *c, const char *key, const js
 	return XO_OK;
 }
 
+/* K_FALSE: false only; K_TRUTH: Python's truth of a bool, null or number,
+ * " key=True" when true. */
+static enum xo_status flag_arg(const struct lctx *c, enum key_rule rule, const char *key,
+                               const json_t *v, struct sbuf *args)
+{
+	if (rule == K_FALSE) {
+		if (!json_is_false(v))
+			return LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
+		return XO_OK;
+	}
+	if (!json_is_boolean(v) && !json_is_null(v) && !json_is_number(v))
+		return LAYER_ERR(c, XO_EINVAL, "%s: expected true, false, null or a number", key);
+	if (json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0.0))
+		sb_printf(args, " %s=True", key);
+	return XO_OK;
+}
+
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
                               const json_t *v, bool *have_input, struct sbuf *spec,
                               struct sbuf *args)
@@ -974,15 +991,8 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			st = LAYER_ERR(c, XO_EINVAL, "%s: only 1 is supported", key);
 		break;
 	case K_FALSE:
-		if (!json_is_false(v))
-			st = LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
-		break;
 	case K_TRUTH:
-		if (!json_is_boolean(v) && !json_is_null(v) && !json_is_number(v))
-			st = LAYER_ERR(c, XO_EINVAL, "%s: expected true, false, null or a number",
-			               key);
-		else if (json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0.0))
-			sb_printf(args, " %s=True", key);
+		st = flag_arg(c, k->rule, key, v, args);
 		break;
 	case K_TRUE:
 		if (!json_is_true(v))
