@@ -966,12 +966,14 @@ enum xo_status xo_cl_rescaling_bwd(struct xo_backend *be, const struct xo_op_arg
 	return la_rescaling(be, a, XO_DIR_BWD);
 }
 
-/* elu (act.cl): one work-item per element, alpha as an argument; backward
- * from y */
-static enum xo_status la_elu(struct xo_backend *be, const struct xo_op_args *a, enum xo_dir dir)
+/* elu and leaky_relu (act.cl): one work-item per element, the op's float
+ * key (alpha, negative_slope) as the kernel's last argument; backward src
+ * {s, dy} as ops.def says */
+static enum xo_status la_scalar_act(struct xo_backend *be, const struct xo_op_args *a,
+				    enum xo_op op, enum xo_dir dir, enum xo_cl_kid fwd,
+				    enum xo_cl_kid bwd, float key)
 {
-	struct xo_cl_launch l = xo_cl_launch_begin(
-		ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_elu_fwd : XO_CL_K_elu_bwd);
+	struct xo_cl_launch l = xo_cl_launch_begin(ctx_of(be), dir == XO_DIR_FWD ? fwd : bwd);
 	int64_t n = a->dst[0]->nelem;
 
 	xo_cl_arg_tensor(&l, a->src[0], NULL);
@@ -979,45 +981,32 @@ static enum xo_status la_elu(struct xo_backend *be, const struct xo_op_args *a, 
 		xo_cl_arg_tensor(&l, a->src[1], NULL);
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, n);
-	xo_cl_arg_float(&l, a->p.alpha);
-	return la_run(&l, n, XO_OP_elu, dir);
+	xo_cl_arg_float(&l, key);
+	return la_run(&l, n, op, dir);
 }
 
 enum xo_status xo_cl_elu_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return la_elu(be, a, XO_DIR_FWD);
+	return la_scalar_act(be, a, XO_OP_elu, XO_DIR_FWD, XO_CL_K_elu_fwd, XO_CL_K_elu_bwd,
+			     a->p.alpha);
 }
 
 enum xo_status xo_cl_elu_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return la_elu(be, a, XO_DIR_BWD);
-}
-
-/* leaky_relu (act.cl): one work-item per element, the slope as an argument */
-static enum xo_status la_leaky_relu(struct xo_backend *be, const struct xo_op_args *a,
-				    enum xo_dir dir)
-{
-	struct xo_cl_launch l = xo_cl_launch_begin(
-		ctx_of(be), dir == XO_DIR_FWD ? XO_CL_K_leaky_relu_fwd : XO_CL_K_leaky_relu_bwd);
-	int64_t n = a->dst[0]->nelem;
-
-	xo_cl_arg_tensor(&l, a->src[0], NULL);
-	if (dir == XO_DIR_BWD)
-		xo_cl_arg_tensor(&l, a->src[1], NULL);
-	xo_cl_arg_tensor(&l, a->dst[0], NULL);
-	xo_cl_arg_int(&l, n);
-	xo_cl_arg_float(&l, a->p.negative_slope);
-	return la_run(&l, n, XO_OP_leaky_relu, dir);
+	return la_scalar_act(be, a, XO_OP_elu, XO_DIR_BWD, XO_CL_K_elu_fwd, XO_CL_K_elu_bwd,
+			     a->p.alpha);
 }
 
 enum xo_status xo_cl_leaky_relu_fwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return la_leaky_relu(be, a, XO_DIR_FWD);
+	return la_scalar_act(be, a, XO_OP_leaky_relu, XO_DIR_FWD, XO_CL_K_leaky_relu_fwd,
+			     XO_CL_K_leaky_relu_bwd, a->p.negative_slope);
 }
 
 enum xo_status xo_cl_leaky_relu_bwd(struct xo_backend *be, const struct xo_op_args *a)
 {
-	return la_leaky_relu(be, a, XO_DIR_BWD);
+	return la_scalar_act(be, a, XO_OP_leaky_relu, XO_DIR_BWD, XO_CL_K_leaky_relu_fwd,
+			     XO_CL_K_leaky_relu_bwd, a->p.negative_slope);
 }
 
 enum xo_status xo_cl_flatten_fwd(struct xo_backend *be, const struct xo_op_args *a)

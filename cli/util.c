@@ -140,18 +140,30 @@ void xo_cli_cpu_model(char *buf, size_t size)
 	fclose(f);
 }
 
-/* Labels: one-hot y[n][classes] (float32), or class ids y[n] (Keras's
- * sparse labels: float32 whole numbers, int32 or int64), range-checked and
- * converted to one-hot. Anything else is refused naming the sample. */
+/* Labels: one-hot y[n][classes] (float32, or any integer or bool type,
+ * which Keras casts), or class ids y[n] (Keras's sparse labels: float32
+ * whole numbers, or any integer or bool type), range-checked and converted
+ * to one-hot. Anything else is refused naming the sample. */
 int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, int64_t classes, const char *path,
                           float **out)
 {
 	float *oh;
 
-	if (y->ndim == 2 && y->dim[0] == n && y->dim[1] == classes && !y->is_int) {
-		if (xo_labels_check_one_hot(y->data, n, classes, path))
+	if (y->ndim == 2 && y->dim[0] == n && y->dim[1] == classes) {
+		oh = y->data;
+		if (y->is_int) { /* 0 and 1 stay exact, no other integer becomes either */
+			oh = malloc(sizeof(*oh) * (size_t)(n * classes + 1));
+			if (!oh)
+				return xo_usage_error(cmd, "out of memory");
+			for (int64_t i = 0; i < n * classes; i++)
+				oh[i] = (float)y->ints[i];
+		}
+		if (xo_labels_check_one_hot(oh, n, classes, path)) {
+			if (oh != y->data)
+				free(oh);
 			return xo_usage_error(cmd, "%s", xo_last_error());
-		*out = y->data;
+		}
+		*out = oh;
 		return 0;
 	}
 	if (y->ndim != 1 || y->dim[0] != n)

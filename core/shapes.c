@@ -412,11 +412,8 @@ static enum xo_status shapes_elementwise(enum xo_op op, enum xo_dir dir, const s
 	NEED(ch);
 	if (op == XO_OP_dropout && !(p->rate >= 0.0f && p->rate < 1.0f))
 		return xo_error(XO_EINVAL, "dropout: rate=%g must be in [0, 1)", (double)p->rate);
-	/* elu's backward takes y: a negative alpha would make y > 0 on both
-	 * sides of 0 (ops.def) */
-	if (op == XO_OP_elu && !(p->alpha >= 0.0f && isfinite(p->alpha)))
-		return xo_error(XO_EINVAL, "elu: alpha=%g must be finite and >= 0",
-		                (double)p->alpha);
+	if (op == XO_OP_elu && !isfinite(p->alpha))
+		return xo_error(XO_EINVAL, "elu: alpha=%g must be finite", (double)p->alpha);
 	if (op == XO_OP_leaky_relu && !isfinite(p->negative_slope))
 		return xo_error(XO_EINVAL, "leaky_relu: negative_slope=%g must be finite",
 		                (double)p->negative_slope);

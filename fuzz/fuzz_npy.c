@@ -35,6 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int64_t i = 0; !st && a.is_bool && i < a.count; i++)
 		if (a.ints[i] != 0 && a.ints[i] != 1)
 			abort();
+	/* an integer of the file's width and signedness, as int64 */
+	for (int64_t i = 0; !st && a.is_int && !a.is_bool && a.itemsize < 8 && i < a.count; i++) {
+		int64_t half = INT64_C(1) << (8 * a.itemsize - 1);
+
+		if (a.dtype[0] == 'u' ? a.ints[i] < 0 || a.ints[i] >= 2 * half
+		                      : a.ints[i] < -half || a.ints[i] >= half)
+			abort();
+	}
+	for (int64_t i = 0; !st && a.is_int && a.dtype[0] == 'u' && i < a.count; i++)
+		if (a.ints[i] < 0)
+			abort();
 	/* a float file of any accepted order and width ('<f8' ...): count
 	 * float32 values, every one read */
 	for (int64_t i = 0; !st && !a.is_int && i < a.count; i++)

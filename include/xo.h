@@ -830,24 +830,29 @@ struct xo_npy {
 	int64_t dim[XO_MAX_DIMS];  /* shape */
 	int64_t count;             /* product of dim */
 	float *data;               /* count values, malloc'd; xo_npy_free */
-	int64_t *ints;             /* instead of data for '<i4'/'<i8' (xo_npy_read_labels) */
+	int64_t *ints;             /* instead of data for integers (xo_npy_read_labels) */
 	int itemsize;              /* bytes per value in the file */
+	const char *dtype;         /* the file's as NumPy names it: "float32", "uint8", "bool" */
 	bool is_int;               /* the file holds integers (ints, not data) */
 	bool is_bool;              /* ... NumPy bools '|b1' as 0 and 1 (xo_npy_read_inputs) */
 };
 /* Reads a NumPy format 1.0/2.0/3.0 file; XO_EFORMAT with the reason when it
  * is not little-endian float32 in C order, truncated, or malformed. */
 enum xo_status xo_npy_read(const char *path, struct xo_npy *out);
-/* Like xo_npy_read, and also int32 '<i4' / int64 '<i8' arrays (class ids,
- * as Keras users have them), read into ints (data NULL, is_int true), and
+/* Like xo_npy_read, and also the integer arrays NumPy writes, signed and
+ * unsigned of 8 to 64 bits in either byte order, and bool '|b1' (class ids
+ * and labels, as Keras users have them: MNIST's are uint8), read into ints
+ * as int64 (data NULL, is_int true; bool 0 or 1 and is_bool; peak memory
+ * the int64 array and an 8 KiB buffer; XO_EFORMAT naming the first index
+ * of a uint64 beyond int64's range), and
  * float64 '<f8' and big-endian '>f4' / '>f8' arrays (NumPy's default dtype),
  * converted to float32 while read (round to nearest, as Keras's cast; peak
  * memory the float32 array and an 8 KiB buffer; XO_EFORMAT naming the first
  * index of a finite float64 beyond float32's range). */
 enum xo_status xo_npy_read_labels(const char *path, struct xo_npy *out);
-/* Like xo_npy_read_labels, and also bool '|b1' arrays (ints 0 or 1,
- * is_bool): a model input's file, whose bool or integer values only an
- * attention mask input takes (cli/util.c). */
+/* As xo_npy_read_labels: a model input's file, whose bool values only an
+ * attention mask input takes, integers an embedding's ids or an attention
+ * mask (cli/util.c). */
 enum xo_status xo_npy_read_inputs(const char *path, struct xo_npy *out);
 void xo_npy_free(struct xo_npy *a); /* accepts NULL */
 /* a's shape as NumPy prints it, "(3, 29)" (a per-thread buffer, valid until

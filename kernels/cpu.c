@@ -841,7 +841,7 @@ enum ew_kind {
 	EW_FN, /* j->fn: the plain-C element-wise loops below */
 	EW_AFFINE, /* rescaling: y = x * scale + offset forward, dx = dy * scale backward (apply false) */
 	EW_LEAKY, /* leaky_relu: scale the negative slope; dy NULL forward */
-	EW_ELU    /* elu with alpha != 1: scale alpha; x is y backward, dy NULL forward */
+	EW_ELU    /* elu: scale alpha; dy NULL forward */
 };
 
 struct ew_job {
@@ -877,10 +877,11 @@ static void leaky_loop(const float *x, const float *dy, float *out, int64_t n, f
 }
 
 /* elu with any alpha (ops.def), the plain-C form of the vector kernels'
- * alpha-1 one: forward (dy NULL) out[i] = s[i] where s[i] > 0, else
+ * alpha-1 forward: forward (dy NULL) out[i] = s[i] where s[i] > 0, else
  * alpha * expm1f(s[i]) (libm's, under an ulp, then one product: inside
- * the bound of 7 ulps); backward from s = y, out[i] = dy[i] where y > 0,
- * else dy[i] (y + alpha). out may equal s or dy. */
+ * the bound of 7 ulps); backward from s = x, out[i] = dy[i] where x > 0,
+ * else dy[i] (alpha expf(x)) (libm's expf, under an ulp, two products).
+ * out may equal s or dy. */
 static void elu_loop(const float *s, const float *dy, float *out, int64_t n, float alpha)
 {
 	if (!dy) {
@@ -889,7 +890,7 @@ static void elu_loop(const float *s, const float *dy, float *out, int64_t n, flo
 		return;
 	}
 	for (int64_t i = 0; i < n; i++)
-		out[i] = s[i] > 0.0f ? dy[i] : dy[i] * (s[i] + alpha);
+		out[i] = s[i] > 0.0f ? dy[i] : dy[i] * (alpha * expf(s[i]));
 }
 
 /* y[i] = x[i] * s + o, the product rounded before the sum (Keras's float32
@@ -1016,8 +1017,8 @@ static enum xo_status act_common(struct xo_backend *be, const struct xo_op_args 
 	return ew_run(be, &j, 20);
 }
 
-/* elu: alpha 1 on the vector kernels (k->act_fwd / act_bwd); any other alpha
- * on elu_loop */
+/* elu: forward with alpha 1 on the vector kernels (k->act_fwd), any other
+ * alpha on elu_loop; backward (from x, any alpha) on elu_loop */
 static enum xo_status cpu_elu(struct xo_backend *be, const struct xo_op_args *a, bool bwd)
 {
 	struct ew_job j = {.kind = EW_ELU, .x = xo_tensor_f32(a->src[0]),
@@ -1025,7 +1026,7 @@ static enum xo_status cpu_elu(struct xo_backend *be, const struct xo_op_args *a,
 			   .y = xo_tensor_f32(a->dst[0]), .count = a->dst[0]->nelem,
 			   .scale = a->p.alpha};
 
-	if (a->p.alpha == 1.0f)
+	if (a->p.alpha == 1.0f && !bwd)
 		return act_common(be, a, XO_ACTIVATION_ELU, bwd);
 	return ew_run(be, &j, 20);
 }

@@ -673,7 +673,7 @@ enum xo_status xo_model_input_part_npy(const struct xo_model *m, int k, struct x
 			return xo_error(XO_EINVAL,
 			                "%s: integer (%s) values for a float32 model input (only an "
 			                "input of dtype=int32, an embedding's, takes ids)",
-			                path, a->itemsize == 8 ? "int64" : "int32");
+			                path, a->dtype ? a->dtype : a->itemsize == 8 ? "int64" : "int32");
 		return XO_OK;
 	}
 	if (!a->is_int)

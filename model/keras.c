@@ -67,6 +67,8 @@ enum key_rule {
 	K_LAST,     /* must be "channels_last" */
 	K_ONE,      /* must be 1 (groups) */
 	K_FALSE,    /* must be false */
+	K_TRUTH,    /* Python's truth of a bool, null or number (the global poolings'
+	             * keepdims, which Keras tests with "if"): key=True when true */
 	K_TRUE,     /* must be true (trainable) */
 	K_DTYPE,    /* float32 (a string or a DTypePolicy) or null */
 	K_SHAPE,    /* InputLayer batch shape: [null, d...] */
@@ -201,12 +203,12 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
          pool_config,
          false},
     [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] =
-        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_TRUTH},
           {"batch_input_shape", K_SHAPE}},
          global_pool_config,
          false},
     [XO_LAYER_GLOBAL_MAX_POOLING1D] =
-        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_TRUTH},
           {"batch_input_shape", K_SHAPE}},
          global_pool_config,
          false},
@@ -222,12 +224,12 @@ static const struct class_row classes[XO_LAYER_COUNT] = {
          pool_config,
          false},
     [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] =
-        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_TRUTH},
           {"batch_input_shape", K_SHAPE}},
          global_pool_config,
          false},
     [XO_LAYER_GLOBAL_MAX_POOLING2D] =
-        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_FALSE},
+        {{COMMON_KEYS, {"data_format", K_LAST}, {"keepdims", K_TRUTH},
           {"batch_input_shape", K_SHAPE}},
          global_pool_config,
          false},
@@ -894,6 +896,23 @@ static enum xo_status scalar_arg(const struct lctx *c, const char *key, const js
 	return XO_OK;
 }
 
+/* K_FALSE: false only; K_TRUTH: Python's truth of a bool, null or number,
+ * " key=True" when true. */
+static enum xo_status flag_arg(const struct lctx *c, enum key_rule rule, const char *key,
+                               const json_t *v, struct sbuf *args)
+{
+	if (rule == K_FALSE) {
+		if (!json_is_false(v))
+			return LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
+		return XO_OK;
+	}
+	if (!json_is_boolean(v) && !json_is_null(v) && !json_is_number(v))
+		return LAYER_ERR(c, XO_EINVAL, "%s: expected true, false, null or a number", key);
+	if (json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0.0))
+		sb_printf(args, " %s=True", key);
+	return XO_OK;
+}
+
 static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, const char *key,
                               const json_t *v, bool *have_input, struct sbuf *spec,
                               struct sbuf *args)
@@ -972,8 +991,8 @@ static enum xo_status key_arg(const struct lctx *c, const struct key_row *k, con
 			st = LAYER_ERR(c, XO_EINVAL, "%s: only 1 is supported", key);
 		break;
 	case K_FALSE:
-		if (!json_is_false(v))
-			st = LAYER_ERR(c, XO_EINVAL, "%s=true is not supported", key);
+	case K_TRUTH:
+		st = flag_arg(c, k->rule, key, v, args);
 		break;
 	case K_TRUE:
 		if (!json_is_true(v))
@@ -2584,6 +2603,23 @@ static enum xo_status read_var(const struct xo_h5_file *f, const char *dpath, co
 	return XO_OK;
 }
 
+/* The names of n variables as a list for a message: "kernel", "kernel and
+ * bias", "mean, variance and count". */
+static void var_names(const struct xo_layer_var *v, int n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int j = 0; j < n && len < size; j++) {
+		int w = snprintf(buf + len, size - len, "%s%s",
+		                 j == 0 ? "" : j + 1 == n ? " and " : ", ", v[j].name);
+
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
+
 /* The group of a Keras 3 weights file that holds the vars of layer ls, the
  * k-th of its kind (Keras names them kind, kind_1, ...). */
 static void layer_group(char *grp, size_t size, const struct xo_layer_spec *ls, int k,
@@ -2655,10 +2691,14 @@ static enum xo_status load_keras3(const struct xo_h5_file *f, const char *origin
 				return xo_error(XO_EFORMAT, "%s: layer '%s': no %s in the file", origin,
 				                ls->name, grp);
 			have = xo_h5_group_children(f, grp);
-			if (have != per)
+			if (have != per) {
+				char names[200];
+
+				var_names(v + g * per, per, names, sizeof(names));
 				st = xo_error(XO_EFORMAT, "%s: layer '%s': %s holds %d variables, the "
-				                          "model needs %d (%s%s)", origin, ls->name, grp,
-				              have, per, v[0].name, per > 1 ? " and bias" : "");
+				                          "model needs %d (%s)", origin, ls->name, grp,
+				              have, per, names);
+			}
 			for (int j = 0; !st && j < per; j++) {
 				snprintf(path, sizeof(path), "%s/%d", grp, j);
 				st = read_var(f, path, origin, ls->name, &v[g * per + j],
@@ -3301,18 +3341,18 @@ static void up_sampling_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "interpolation", json_string("nearest"));
 }
 
-/* Flatten, and GlobalAverage/MaxPooling1D/2D (keepdims false) */
+/* Flatten */
 static void flatten_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	(void)ls;
 	json_object_set_new(cfg, "data_format", json_string("channels_last"));
 }
 
+/* GlobalAverage/MaxPooling1D/2D: keepdims as the spec's */
 static void global_pool_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
-	(void)ls;
 	json_object_set_new(cfg, "data_format", json_string("channels_last"));
-	json_object_set_new(cfg, "keepdims", json_false());
+	json_object_set_new(cfg, "keepdims", json_boolean(ls->keepdims));
 }
 
 static void dropout_config(const struct xo_layer_spec *ls, json_t *cfg)

@@ -154,7 +154,7 @@ static inline bool act_bwd_from_x(enum xo_activation a)
 {
 	return a == XO_ACTIVATION_GELU || a == XO_ACTIVATION_SOFTPLUS || a == XO_ACTIVATION_RELU6 ||
 	       a == XO_ACTIVATION_HARD_SIGMOID || a == XO_ACTIVATION_SILU ||
-	       a == XO_ACTIVATION_LEAKY_RELU;
+	       a == XO_ACTIVATION_LEAKY_RELU || a == XO_ACTIVATION_ELU;
 }
 
 /* A layer whose op takes x, kernel, bias (conv1d, conv2d, dense, and

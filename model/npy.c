@@ -148,15 +148,46 @@ static bool dict_shape_ok(const char *h)
 	return keys == 3 && !*skip_ws(h + 1);
 }
 
-/* What npy_read takes beside '<f4': NPY_INTS '<i4' and '<i8' too
- * (out->itemsize 4 or 8, out->is_int) and the floats '<f8', '>f4' and
- * '>f8' (itemsize 4 or 8, *big for '>'); NPY_BOOLS also '|b1' (itemsize 1,
- * is_int and is_bool). */
-enum npy_kinds { NPY_FLOATS, NPY_INTS, NPY_BOOLS };
+/* What npy_read takes beside '<f4': NPY_INTS the integers NumPy writes,
+ * signed and unsigned of 1, 2, 4 and 8 bytes in either byte order
+ * (out->is_int, out->itemsize, *sign, *big for '>'), bool '|b1' (is_int
+ * and is_bool, itemsize 1), and the floats '<f8', '>f4' and '>f8'
+ * (itemsize 4 or 8, *big for '>'). */
+enum npy_kinds { NPY_FLOATS, NPY_INTS };
+
+/* NumPy's integer descrs without their byte-order character, and bool */
+static const struct {
+	const char *code, *name;
+	int itemsize;
+	bool sign;
+} npy_ints[] = {
+    {"i1", "int8", 1, true},   {"u1", "uint8", 1, false},  {"i2", "int16", 2, true},
+    {"u2", "uint16", 2, false}, {"i4", "int32", 4, true},  {"u4", "uint32", 4, false},
+    {"i8", "int64", 8, true},  {"u8", "uint64", 8, false}, {"b1", "bool", 1, false},
+};
+
+/* The descr value v is an integer or bool dtype: its row of npy_ints, *big
+ * for '>' ('|' and '<' little; one-byte types take any order mark). */
+static int npy_int_kind(const char *v, bool *big)
+{
+	char q = *v;
+
+	if ((q != '\'' && q != '"') || !strchr("<>|", v[1]))
+		return -1;
+	for (int k = 0; k < (int)(sizeof(npy_ints) / sizeof(npy_ints[0])); k++)
+		if (!strncmp(v + 2, npy_ints[k].code, 2) && v[4] == q &&
+		    (v[1] != '|' || npy_ints[k].itemsize == 1)) {
+			*big = v[1] == '>';
+			return k;
+		}
+	return -1;
+}
 
 static enum xo_status parse_header(const char *path, const char *h, struct xo_npy *out,
-                                   enum npy_kinds ints, bool *big)
+                                   enum npy_kinds ints, bool *big, bool *sign)
 {
+	int k;
+
 	const char *v;
 	int64_t count = 1;
 
@@ -173,28 +204,28 @@ static enum xo_status parse_header(const char *path, const char *h, struct xo_np
 	out->is_int = false;
 	out->is_bool = false;
 	out->itemsize = 4;
+	out->dtype = "float32";
 	*big = false;
+	*sign = true;
 	if (ints && (descr_is(v, "<f8") || descr_is(v, ">f8") || descr_is(v, ">f4"))) {
 		*big = v[1] == '>';
 		out->itemsize = v[3] == '8' ? 8 : 4;
-	} else if (ints == NPY_BOOLS && descr_is(v, "|b1")) {
-		out->is_int = out->is_bool = true;
-		out->itemsize = 1;
-	} else if (ints && descr_is(v, "<i4")) {
+		out->dtype = v[3] == '8' ? "float64" : "float32";
+	} else if (ints && (k = npy_int_kind(v, big)) >= 0) {
 		out->is_int = true;
-	} else if (ints && descr_is(v, "<i8")) {
-		out->is_int = true;
-		out->itemsize = 8;
+		out->is_bool = !strcmp(npy_ints[k].name, "bool");
+		out->itemsize = npy_ints[k].itemsize;
+		out->dtype = npy_ints[k].name;
+		*sign = npy_ints[k].sign;
 	} else if (!descr_is(v, "<f4")) {
 		char got[16] = "";
 		size_t n = strcspn(v, ",}");
 
 		snprintf(got, sizeof(got), "%.*s", (int)(n < 15 ? n : 15), v);
 		return xo_error(XO_EFORMAT, "%s: dtype %s is not supported (need %s)", path, got,
-		                ints == NPY_BOOLS ? "float32 '<f4', float64 '<f8', int32 '<i4', int64 "
-		                                    "'<i8' or bool '|b1'"
-		                : ints ? "float32 '<f4', float64 '<f8', int32 '<i4' or int64 '<i8'"
-		                       : "little-endian float32 '<f4'");
+		                ints ? "float32 '<f4', float64 '<f8', an integer ('<i4', '|u1', "
+		                       "'<i8', ...) or bool '|b1'"
+		                     : "little-endian float32 '<f4'");
 	}
 	v = dict_value(h, "fortran_order");
 	if (!v)
@@ -291,40 +322,45 @@ static enum xo_status read_floats(const char *path, FILE *f, int itemsize, bool 
 	return XO_OK;
 }
 
-/* The count integers of the file at f (itemsize 1, 4 or 8, little-endian)
- * into out->ints as int64: NumPy's bool 0 or 1 (nonzero true), int32 sign
- * extended, int64 as is, whatever the host order. */
-static enum xo_status read_ints(const char *path, FILE *f, struct xo_npy *out)
+/* The count integers of the file at f (itemsize 1, 2, 4 or 8, big-endian
+ * when big, signed when sign) into out->ints as int64, whatever the host
+ * order: NumPy's bool 0 or 1 (nonzero true), the signed types sign
+ * extended, the unsigned zero extended; a uint64 beyond int64's range is
+ * refused naming its index. Read a chunk at a time: the int64 result is
+ * the only full-size buffer. */
+static enum xo_status read_ints(const char *path, FILE *f, struct xo_npy *out, bool big,
+                                bool sign)
 {
-	unsigned char *raw = malloc(out->count ? (size_t)(out->count * out->itemsize) : 8);
-	const unsigned char *b = raw;
+	unsigned char buf[NPY_CHUNK * 8];
+	int size = out->itemsize;
 
-	if (!raw)
-		return xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
-		                out->count);
-	if (fread(raw, (size_t)out->itemsize, (size_t)out->count, f) != (size_t)out->count) {
-		free(raw);
-		return xo_error(XO_EIO, "%s: read failed", path);
-	}
 	out->ints = malloc(out->count ? (size_t)out->count * 8 : 8);
-	if (!out->ints) {
-		free(raw);
+	if (!out->ints)
 		return xo_error(XO_ENOMEM, "%s: out of memory for %" PRId64 " values", path,
 		                out->count);
-	}
-	for (int64_t i = 0; i < out->count; i++, b += out->itemsize) {
-		uint64_t u = 0;
+	for (int64_t done = 0; done < out->count;) {
+		size_t n = out->count - done < NPY_CHUNK ? (size_t)(out->count - done) : NPY_CHUNK;
 
-		for (int k = out->itemsize - 1; k >= 0; k--)
-			u = u << 8 | b[k];
-		if (out->itemsize == 1)
-			out->ints[i] = u != 0;
-		else if (out->itemsize == 4)
-			out->ints[i] = (int64_t)(int32_t)(uint32_t)u;
-		else
-			out->ints[i] = (int64_t)u;
+		if (fread(buf, (size_t)size, n, f) != n)
+			return xo_error(XO_EIO, "%s: read failed", path);
+		for (size_t i = 0; i < n; i++, done++) {
+			const unsigned char *b = buf + (size_t)size * i;
+			uint64_t u = 0;
+
+			for (int k = 0; k < size; k++)
+				u = u << 8 | b[big ? k : size - 1 - k];
+			if (out->is_bool)
+				u = u != 0;
+			else if (sign && size < 8 && (u >> (8 * size - 1)) & 1)
+				u |= ~UINT64_C(0) << (8 * size); /* sign extended */
+			if (!sign && u > (uint64_t)INT64_MAX)
+				return xo_error(XO_EFORMAT,
+				                "%s: uint64 value %" PRIu64 " at index %" PRId64
+				                " is beyond int64's range",
+				                path, u, done);
+			out->ints[done] = (int64_t)u;
+		}
 	}
-	free(raw);
 	return XO_OK;
 }
 
@@ -337,7 +373,7 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 	int64_t bytes;
 	struct stat sb;
 	FILE *f;
-	bool big = false;
+	bool big = false, sign = true;
 	enum xo_status st;
 
 	if (!path || !out)
@@ -387,7 +423,7 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 		st = xo_error(XO_EFORMAT, "%s: .npy header is not a dictionary", path);
 		goto out_free_header;
 	}
-	st = parse_header(path, header, out, ints, &big);
+	st = parse_header(path, header, out, ints, &big, &sign);
 	if (st)
 		goto out_free_header;
 	/* The data must be exactly count values: no less, no more (count is
@@ -432,16 +468,18 @@ static enum xo_status npy_read(const char *path, struct xo_npy *out, enum npy_ki
 		}
 		if ((st = read_floats(path, f, out->itemsize, big, out->data, out->count)))
 			goto out_free_data;
-	} else if ((st = read_ints(path, f, out))) {
-		goto out_free_header;
+	} else if ((st = read_ints(path, f, out, big, sign))) {
+		goto out_free_data;
 	}
 	free(header);
 	fclose(f);
 	return XO_OK;
 
-out_free_data:
+out_free_data: /* the float32 result, or the ints */
 	free(out->data);
 	out->data = NULL;
+	free(out->ints);
+	out->ints = NULL;
 out_free_header:
 	free(header);
 out_close:
@@ -461,7 +499,7 @@ enum xo_status xo_npy_read_labels(const char *path, struct xo_npy *out)
 
 enum xo_status xo_npy_read_inputs(const char *path, struct xo_npy *out)
 {
-	return npy_read(path, out, NPY_BOOLS);
+	return npy_read(path, out, NPY_INTS);
 }
 
 void xo_npy_free(struct xo_npy *a)

@@ -91,6 +91,9 @@ static const char *const pool2d_args[] = {"pool_size", "pool_w",  "strides",
                                           "strides_w", "padding", "name",
                                           NULL};
 static const char *const flatten_args[] = {"name", NULL};
+/* the global poolings: keepdims (Keras's default False; True keeps the
+ * pooled axes as 1s, the same values in a [1][ch] or [1][1][ch] sample) */
+static const char *const global_pool_args[] = {"keepdims", "name", NULL};
 static const char *const dropout_args[] = {"rate", "name", NULL};
 static const char *const dense_args[] = {"units", "activation", "use_bias", "name", NULL};
 static const char *const activation_args[] = {"activation", "name", NULL};
@@ -623,26 +626,36 @@ static enum xo_status set_mask_value(struct xo_params *p, const char *val, const
 	return XO_OK;
 }
 
+/* A layer's float argument: one whole number whose float32 value (Keras
+ * casts it so) is finite; *r the number as written, *f its float32. */
+static bool parse_finite_f32(const char *val, double *r, float *f)
+{
+	char *end;
+
+	errno = 0;
+	*r = strtod(val, &end);
+	*f = (float)*r;
+	return !errno && end != val && !*end && isfinite(*r) && isfinite(*f);
+}
+
 /* rescaling's scale and offset: finite numbers, kept as the float32 values
  * Keras casts them to; one for every channel (Keras's per-channel lists
  * refused) */
 static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, const char *val,
                                         const char *origin, int line)
 {
-	char *end;
 	double r;
+	float f;
 
-	errno = 0;
-	r = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+	if (!parse_finite_f32(val, &r, &f))
 		return spec_error(XO_EINVAL, origin, line,
 		                  "%s=%s: expected a finite number (one for every channel: "
 		                  "per-channel lists are not supported)",
 		                  key, val);
 	if (!strcmp(key, "scale"))
-		p->multiplier = (float)r;
+		p->multiplier = f;
 	else
-		p->offset = (float)r;
+		p->offset = f;
 	return XO_OK;
 }
 
@@ -652,8 +665,8 @@ static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, co
 static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char *key,
                                             const char *val, const char *origin, int line)
 {
-	char *end;
 	double r;
+	float f;
 	bool inv;
 
 	if (!strcmp(key, "invert")) {
@@ -665,15 +678,13 @@ static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char 
 			                  "invert=True: Normalization's inverse is not supported");
 		return XO_OK;
 	}
-	errno = 0;
-	r = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+	if (!parse_finite_f32(val, &r, &f))
 		return spec_error(XO_EINVAL, origin, line,
 		                  "%s=%s: expected a finite number (one for every channel: "
 		                  "per-channel lists are not supported)",
 		                  key, val);
 	if (!strcmp(key, "mean")) {
-		l->norm_mean = (float)r;
+		l->norm_mean = f;
 		l->norm_given = true;
 	} else {
 		if (r < 0.0)
@@ -681,7 +692,7 @@ static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char 
 			                  "variance=%s: a variance must be >= 0 (Keras's root of a "
 			                  "negative one is NaN)",
 			                  val);
-		l->norm_var = (float)r;
+		l->norm_var = f;
 	}
 	return XO_OK;
 }
@@ -693,42 +704,35 @@ static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char 
 static enum xo_status set_leaky_relu_arg(struct xo_params *p, const char *key, const char *val,
                                          const char *origin, int line)
 {
-	char *end;
 	double r;
+	float f;
 
-	errno = 0;
-	r = strtod(val, &end);
-	if (errno || end == val || *end || !(r >= 0.0) || !isfinite(r) || !isfinite((float)r))
+	if (!parse_finite_f32(val, &r, &f) || !(r >= 0.0))
 		return spec_error(XO_EINVAL, origin, line,
 		                  "leaky_re_lu: %s=%s: expected a finite number >= 0", key, val);
-	p->negative_slope = (float)r;
+	p->negative_slope = f;
 	return XO_OK;
 }
 
-/* elu's alpha: a finite number >= 0 as float32. Keras also takes a negative
- * alpha (y > 0 on both sides of 0 then); the elu op's backward, which takes
- * y, cannot, so it is refused in one line. */
+/* elu's alpha: any finite number as float32, as Keras takes it (a negative
+ * alpha makes y > 0 on both sides of 0; the elu op's backward takes x). */
 static enum xo_status set_elu_arg(struct xo_params *p, const char *val, const char *origin,
                                   int line)
 {
-	char *end;
 	double r;
+	float f;
 
-	errno = 0;
-	r = strtod(val, &end);
-	if (errno || end == val || *end || !isfinite(r) || !isfinite((float)r))
+	if (!parse_finite_f32(val, &r, &f))
 		return spec_error(XO_EINVAL, origin, line, "elu: alpha=%s: expected a finite number",
 		                  val);
-	if (r < 0.0)
-		return spec_error(XO_EINVAL, origin, line,
-		                  "elu: alpha=%s: a negative alpha is not supported (>= 0)", val);
-	p->alpha = (float)r;
+	p->alpha = f;
 	return XO_OK;
 }
 
 /* The arguments of a kind whose names other kinds read otherwise (scale,
  * the normalizations' flag; negative_slope, re_lu's refusal) or that only
- * it takes (Normalization's mean, variance and invert: all but axis). */
+ * it takes (Normalization's mean, variance and invert: all but axis; the
+ * global poolings' keepdims). */
 static bool own_arg(enum xo_layer_kind kind, const char *key)
 {
 	if (kind == XO_LAYER_RESCALING)
@@ -739,6 +743,9 @@ static bool own_arg(enum xo_layer_kind kind, const char *key)
 		return !strcmp(key, "alpha");
 	if (kind == XO_LAYER_NORMALIZATION)
 		return strcmp(key, "axis") != 0;
+	if (kind == XO_LAYER_GLOBAL_AVERAGE_POOLING1D || kind == XO_LAYER_GLOBAL_MAX_POOLING1D ||
+	    kind == XO_LAYER_GLOBAL_AVERAGE_POOLING2D || kind == XO_LAYER_GLOBAL_MAX_POOLING2D)
+		return !strcmp(key, "keepdims");
 	return false;
 }
 
@@ -746,6 +753,12 @@ static bool own_arg(enum xo_layer_kind kind, const char *key)
 static enum xo_status set_own_arg(struct xo_layer_spec *l, const char *key, const char *val,
                                   const char *origin, int line)
 {
+	if (!strcmp(key, "keepdims")) {
+		if (!parse_bool_value(val, &l->keepdims))
+			return spec_error(XO_EINVAL, origin, line, "keepdims=%s: expected True or False",
+			                  val);
+		return XO_OK;
+	}
 	if (l->kind == XO_LAYER_RESCALING)
 		return set_rescaling_arg(&l->p, key, val, origin, line);
 	if (l->kind == XO_LAYER_ELU)
@@ -1151,7 +1164,7 @@ static enum xo_status shape_global_pool1d(struct xo_layer_spec *l, const char *o
 {
 	if (l->in_rank != 2)
 		return rank_error(l, origin, 2);
-	l->out_rank = 1; /* keepdims=False: [ch] */
+	l->out_rank = l->keepdims ? 2 : 1; /* [1][ch] or [ch]: the same values */
 	l->out_len = 1;
 	l->out_ch = l->in_ch;
 	return XO_OK;
@@ -1188,7 +1201,7 @@ static enum xo_status shape_global_pool2d(struct xo_layer_spec *l, const char *o
 	if (l->in_rank != 3)
 		return rank_error(l, origin, 3);
 	p->width = l->in_w;
-	l->out_rank = 1; /* keepdims=False: [ch] */
+	l->out_rank = l->keepdims ? 3 : 1; /* [1][1][ch] or [ch]: the same values */
 	l->out_len = 1;
 	l->out_ch = l->in_ch;
 	return XO_OK;
@@ -1776,7 +1789,7 @@ static const char *needs_rate(const struct xo_params *p)
 }
 
 /* Each kind's arguments (Keras names; the global poolings take Keras's
- * defaults, channels_last and keepdims=False, alone) and its output shape
+ * channels_last alone) and its output shape
  * and variables from its input shape (Keras's rules); p.len and p.ch
  * already hold the input's, but for an embedding. */
 static const struct {
@@ -1793,13 +1806,13 @@ static const struct {
     [XO_LAYER_DENSE] = {dense_args, shape_dense, needs_units},
     [XO_LAYER_ACTIVATION] = {activation_args, shape_elementwise},
     [XO_LAYER_AVERAGE_POOLING1D] = {pool_args, shape_pool1d},
-    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = {flatten_args, shape_global_pool1d},
-    [XO_LAYER_GLOBAL_MAX_POOLING1D] = {flatten_args, shape_global_pool1d},
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING1D] = {global_pool_args, shape_global_pool1d},
+    [XO_LAYER_GLOBAL_MAX_POOLING1D] = {global_pool_args, shape_global_pool1d},
     [XO_LAYER_BATCH_NORMALIZATION] = {bn_args, shape_batch_normalization},
     [XO_LAYER_MAX_POOLING2D] = {pool2d_args, shape_pool2d},
     [XO_LAYER_AVERAGE_POOLING2D] = {pool2d_args, shape_pool2d},
-    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = {flatten_args, shape_global_pool2d},
-    [XO_LAYER_GLOBAL_MAX_POOLING2D] = {flatten_args, shape_global_pool2d},
+    [XO_LAYER_GLOBAL_AVERAGE_POOLING2D] = {global_pool_args, shape_global_pool2d},
+    [XO_LAYER_GLOBAL_MAX_POOLING2D] = {global_pool_args, shape_global_pool2d},
     [XO_LAYER_EMBEDDING] = {embedding_args, shape_embedding},
     [XO_LAYER_SIMPLE_RNN] = {rnn_args, shape_rnn, needs_units},
     [XO_LAYER_LSTM] = {rnn_args, shape_rnn, needs_units},

@@ -272,11 +272,11 @@ enum xo_status xo_ref_softplus_fwd_math(const struct xo_params *p, const struct 
 }
 
 /*
- * Derivative of each new activation, from s = y (tanh, elu) or s = x (gelu,
+ * Derivative of each new activation, from s = y (tanh) or s = x (elu, gelu,
  * softplus), times g = dy; *m gets the magnitude of the terms summed (the
  * harness's bound for gelu, whose two terms cancel near x = -0.75):
  *   tanh      g (1 - y^2)
- *   elu       g if y > 0, else g (y + alpha)   (y + alpha = alpha exp(x) for x <= 0)
+ *   elu       g if x > 0, else g (alpha exp(x))   (any alpha: from x, not y)
  *   gelu      g (Phi(x) + x phi(x)), Phi(x) = erfc(-x / sqrt 2) / 2,
  *             phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
  *   softplus  g / (1 + exp(-x))                (sigmoid(x))
@@ -290,7 +290,7 @@ static double ref_act2_grad(enum xo_op op, double s, double g, double alpha, dou
 		v = g * (1.0 - s * s);
 		break;
 	case XO_OP_elu:
-		v = s > 0.0 ? g : g * (s + alpha);
+		v = s > 0.0 ? g : g * (alpha * exp(s));
 		break;
 	case XO_OP_gelu:
 		a = 0.5 * erfc(-s * ref_sqrt1_2);

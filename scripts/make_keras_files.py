@@ -503,6 +503,51 @@ def rescale_model():
 PRELAYERS = (("rescale", rescale_model, 113),)
 
 
+def keepdims_model():
+    """GlobalAveragePooling1D(keepdims=True) -> Conv1D and Dense on the
+    rank-3 [1][ch] result, GlobalMaxPooling1D(keepdims=True) of it, Flatten
+    -> Dense softmax."""
+    return keras.Sequential([
+        keras.Input(shape=(10, 3)),
+        layers.Conv1D(6, 3, activation="tanh"),
+        layers.GlobalAveragePooling1D(keepdims=True),
+        layers.Conv1D(5, 1),
+        layers.Dense(4, activation="relu"),
+        layers.GlobalMaxPooling1D(keepdims=True),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+def keepdims2d_model():
+    """GlobalAveragePooling2D(keepdims=True) -> Conv2D 1x1 and Dense on the
+    rank-4 [1][1][ch] result, GlobalMaxPooling2D(keepdims=True), Flatten ->
+    Dense softmax."""
+    return keras.Sequential([
+        keras.Input(shape=(7, 6, 3)),
+        layers.Conv2D(5, 3, activation="tanh"),
+        layers.GlobalAveragePooling2D(keepdims=True),
+        layers.Conv2D(4, 1),
+        layers.Dense(4, activation="relu"),
+        layers.GlobalMaxPooling2D(keepdims=True),
+        layers.Flatten(),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+KEEPDIMS = (("keepdims", keepdims_model, 157), ("keepdims2d", keepdims2d_model, 163))
+
+
+def mask_kd_model():
+    """The masked mean of mask_model with keepdims=True: [1][8] per sample,
+    then Dense and Flatten -> Dense softmax."""
+    return keras.Sequential([
+        keras.Input(shape=(8,), dtype="int32"), layers.Embedding(20, 8, mask_zero=True),
+        layers.Dense(8, activation="relu"), layers.GlobalAveragePooling1D(keepdims=True),
+        layers.Dense(5, activation="tanh"), layers.Flatten(),
+        layers.Dense(3, activation="softmax")])
+
+
 def norm_bad_fixtures(out):
     """norm_negvar.weights.h5: norm_mlp.weights.h5 with its Normalization's
     variance negative at index 2 (Keras would output NaN there; xo refuses
@@ -585,7 +630,22 @@ def elu_model():
     ])
 
 
-ACTLAYERS = (("leaky", leaky_model, 131), ("elu", elu_model, 137))
+def elu_neg_model():
+    """ELU with negative alphas (Keras takes them: y > 0 on both sides of
+    0) on a small 1-D CNN."""
+    return keras.Sequential([
+        keras.Input(shape=(12, 3)),
+        layers.Conv1D(6, 3),
+        layers.ELU(alpha=-0.5),
+        layers.Flatten(),
+        layers.Dense(8),
+        layers.ELU(alpha=-1.5),
+        layers.Dense(3, activation="softmax"),
+    ])
+
+
+ACTLAYERS = (("leaky", leaky_model, 131), ("elu", elu_model, 137),
+             ("elu_neg", elu_neg_model, 173))
 
 
 def ln_model():
@@ -873,8 +933,20 @@ def mask_fixtures(out):
     """NAME.keras, NAME.h5, NAME.weights.h5, NAME.x.npy (int32 ids in
     [1, 20), each row's tail padded with 0 after 1 to 8 kept steps; no row
     all 0, whose masked mean Keras makes 0 / 0 = NaN) and NAME.y64.npy."""
-    for name, make_model, seed in (("mask", mask_model, 139), ("mask_res", mask_res_model, 149),
-                                   ("mask_td", mask_td_model, 151)):
+    mask_table_fixtures(out, (("mask", mask_model, 139), ("mask_res", mask_res_model, 149),
+                              ("mask_td", mask_td_model, 151)))
+    # refused: the mask into a Concatenate (whose mask Keras computes with
+    # op layers of its own)
+    ids = keras.Input(shape=(8,), dtype="int32")
+    e = layers.Embedding(20, 8, mask_zero=True)(ids)
+    c = layers.Concatenate()([e, layers.Dense(8)(e)])
+    keras.Model(ids, layers.Dense(3)(layers.GlobalAveragePooling1D()(c))).save(
+        os.path.join(out, "mask_concat.keras"))
+
+
+def mask_table_fixtures(out, table):
+    """mask_fixtures' files for each (name, make_model, seed) of table."""
+    for name, make_model, seed in table:
         m = make_model()
         r = np.random.default_rng(seed)
         randomize(m, r)
@@ -890,13 +962,6 @@ def mask_fixtures(out):
         y = to_float64(m).predict(x, verbose=0)
         assert y.dtype == np.float64 and np.isfinite(y).all()
         np.save(os.path.join(out, name + ".y64.npy"), y)
-    # refused: the mask into a Concatenate (whose mask Keras computes with
-    # op layers of its own)
-    ids = keras.Input(shape=(8,), dtype="int32")
-    e = layers.Embedding(20, 8, mask_zero=True)(ids)
-    c = layers.Concatenate()([e, layers.Dense(8)(e)])
-    keras.Model(ids, layers.Dense(3)(layers.GlobalAveragePooling1D()(c))).save(
-        os.path.join(out, "mask_concat.keras"))
 
 
 # Keras's mask of Embedding(mask_zero=True) into the recurrent layers, their
@@ -1491,9 +1556,18 @@ def main():
         norm_fixtures(out)
         print("keras", keras.__version__, "wrote the norm fixtures to", out)
         return
+    if "--only=elu_neg" in sys.argv[1:]:  # alone: adding it rewrote no other file
+        table_fixtures(out, ACTLAYERS, only=("elu_neg",))
+        print("keras", keras.__version__, "wrote the elu_neg fixtures to", out)
+        return
     if "--only=actlayers" in sys.argv[1:]:
         table_fixtures(out, ACTLAYERS)
         print("keras", keras.__version__, "wrote the actlayers fixtures to", out)
+        return
+    if "--only=keepdims" in sys.argv[1:]:
+        table_fixtures(out, KEEPDIMS)
+        mask_table_fixtures(out, (("mask_kd", mask_kd_model, 167),))
+        print("keras", keras.__version__, "wrote the keepdims fixtures to", out)
         return
     if "--only=prelayers" in sys.argv[1:]:
         table_fixtures(out, PRELAYERS)

@@ -23,6 +23,11 @@ if(Python3_Interpreter_FOUND)
     set_tests_properties(badinput.${case} PROPERTIES LABELS "quick;model" TIMEOUT 120
                          ENVIRONMENT "XO_BADINPUT_CACHE=${CMAKE_CURRENT_BINARY_DIR}/badinput-fixtures")
   endforeach()
+  # a killed fixture build's folder is removed by the next build, a live
+  # one's never
+  add_test(NAME badinput.cache_sweep
+           COMMAND ${Python3_EXECUTABLE} -S ${CMAKE_CURRENT_LIST_DIR}/badinput/run.py --check-sweep)
+  set_tests_properties(badinput.cache_sweep PROPERTIES LABELS "quick;model" TIMEOUT 60)
 else()
   message(STATUS "python3 not found: the bad-input table (badinput.*) is not registered")
 endif()

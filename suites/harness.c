@@ -169,7 +169,7 @@ static const char *names_avg_pool(enum xo_dir dir, bool dst, int i)
 #define NAMES_average_pooling2d names_avg_pool
 #define NAMES_global_average_pooling2d names_avg_pool
 
-/* relu, sigmoid, softmax, tanh, elu, log_softmax */
+/* relu, sigmoid, softmax, tanh, log_softmax */
 static const char *names_act_y(enum xo_dir dir, bool dst, int i)
 {
 	return dst ? (dir ? "dx" : "y") : (dir ? (i ? "dy" : "y") : "x");
@@ -178,15 +178,15 @@ static const char *names_act_y(enum xo_dir dir, bool dst, int i)
 #define NAMES_sigmoid names_act_y
 #define NAMES_softmax names_act_y
 #define NAMES_tanh names_act_y
-#define NAMES_elu names_act_y
 #define NAMES_log_softmax names_act_y
 
-/* gelu, softplus. gelu: bwd from x. */
+/* gelu, softplus, elu, leaky_relu: bwd from x. */
 static const char *names_act_x(enum xo_dir dir, bool dst, int i)
 {
 	return dst ? (dir ? "dx" : "y") : (i ? "dy" : "x");
 }
 #define NAMES_gelu names_act_x
+#define NAMES_elu names_act_x
 #define NAMES_leaky_relu names_act_x
 #define NAMES_softplus names_act_x
 

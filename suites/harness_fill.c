@@ -84,13 +84,6 @@ static void fill_labels(const struct hcase *h, uint32_t stream, float *t, const 
 	}
 }
 
-/* The activation an activation op computes (tanh and elu: the ops whose
- * backward takes y). */
-static enum xo_activation c_op_act(enum xo_op op)
-{
-	return op == XO_OP_tanh ? XO_ACTIVATION_TANH : XO_ACTIVATION_ELU;
-}
-
 /* The derivative factor's input y of an activation's backward pass. */
 static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t last,
                        enum xo_activation act, bool exact)
@@ -117,10 +110,8 @@ static void fill_act_y(const struct hcase *h, float *y, int64_t count, int64_t l
 		case XO_ACTIVATION_TANH: /* the range of tanh, away from +-1 */
 			y[i] = real_in(h, 2, (uint64_t)i, -0.98f, 0.98f);
 			break;
-		case XO_ACTIVATION_ELU: /* (-1, inf): a third on the linear side */
-			y[i] = real_in(h, 2, (uint64_t)i, -0.98f, 1.0f);
-			break;
-		case XO_ACTIVATION_GELU: /* bwd from x: not used */
+		case XO_ACTIVATION_ELU: /* bwd from x: not used */
+		case XO_ACTIVATION_GELU:
 		case XO_ACTIVATION_SOFTPLUS:
 		case XO_ACTIVATION_RELU6:
 		case XO_ACTIVATION_HARD_SIGMOID:
@@ -388,19 +379,16 @@ static void fill_tanh_elu(struct hcase *h)
 	const struct xo_params *p = &c->p;
 	bool bwd = c->dir == XO_DIR_BWD;
 
-	/* fwd: both sides of 0 and tanh's saturation begins (|x| = 4:
-	 * tanh = 1 - 7e-4); bwd: y over the activation's range */
-	if (!bwd) {
+	/* fwd, and elu's bwd (from x): both sides of 0 and tanh's
+	 * saturation begins (|x| = 4: tanh = 1 - 7e-4); tanh's bwd: y over
+	 * its range */
+	if (!bwd || c->op == XO_OP_elu) {
 		fill_plain(h, 0, true, -4.0f, 4.0f);
 	} else {
-		fill_act_y(h, h->src[0], h->sn[0], p->ch,
-		           c_op_act(h->c->op), false);
-		/* elu's range is (-alpha, inf): its negative side scaled */
-		for (int64_t i = 0; c->op == XO_OP_elu && i < h->sn[0]; i++)
-			if (h->src[0][i] < 0.0f)
-				h->src[0][i] *= p->alpha;
-		fill_plain(h, 1, true, -1.0f, 1.0f);
+		fill_act_y(h, h->src[0], h->sn[0], p->ch, XO_ACTIVATION_TANH, false);
 	}
+	if (bwd)
+		fill_plain(h, 1, true, -1.0f, 1.0f);
 }
 #define FILL_tanh fill_tanh_elu
 #define FILL_elu fill_tanh_elu

@@ -53,7 +53,8 @@ def main():
                      ("mask_merge", (8,), 3),
                      ("rescale", (7, 6, 3), 3), ("norm_mlp", (6,), 3),
                      ("norm_conv", (10, 3), 3), ("norm_given", (5,), 3), ("leaky", (12, 3), 3),
-                     ("elu", (12, 3), 3))
+                     ("elu", (12, 3), 3), ("elu_neg", (12, 3), 3), ("keepdims", (10, 3), 3),
+                     ("keepdims2d", (7, 6, 3), 3), ("mask_kd", (8,), 3))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
                                                  "mha_mask", "mha_bool", "mha_pad_mask",
                                                  "compiled_logits"]
@@ -115,6 +116,7 @@ def main():
     # backward_layer/cell/vars)
     # mha.keras: MultiHeadAttention (its variables in query_dense/vars ...,
     # use_causal_mask in the node's kwargs, the shapes_dict build_config)
+    # keepdims, keepdims2d, mask_kd: the global poolings' keepdims=True
     for name, shape, classes in fixture_parts:
         if name in parts:
             ok = one_model(xo, fixtures, os.path.join(work, name), name, shape, classes) and ok
@@ -416,7 +418,7 @@ def one_model(xo, fixtures, work, name, shape, classes):
     # into a Concatenate of two masked tensors, or of a masked and an unmasked;
     # mask_merge: into masked Multiply, Maximum and Minimum)
     if name in ("mask", "mask_res", "mask_rnn", "mask_bidir", "mha_pad", "mask_cat",
-                "mask_cat1", "mask_merge"):
+                "mask_cat1", "mask_merge", "mask_kd"):
         x = rng.integers(1, 20, (64,) + shape)
         keep = rng.integers(1, shape[0] + 1, 64)
         x[np.arange(shape[0])[None, :] >= keep[:, None]] = 0

@@ -159,6 +159,8 @@ static const struct {
 	{XO_OP_leaky_relu, XO_DIR_BWD, "batch=2 len=3 ch=4 negative_slope=0.2"},
 	{XO_OP_elu, XO_DIR_FWD, "batch=2 len=3 ch=4 alpha=0.7"},
 	{XO_OP_elu, XO_DIR_BWD, "batch=2 len=3 ch=4 alpha=0.7"},
+	{XO_OP_elu, XO_DIR_FWD, "batch=2 len=3 ch=4 alpha=-0.6"},
+	{XO_OP_elu, XO_DIR_BWD, "batch=2 len=3 ch=4 alpha=-0.6"},
 	{XO_OP_conv2d_transpose, XO_DIR_FWD,
 	 "batch=2 len=3 width=4 ch=3 filters=2 kernel_size=3 kernel_w=2 strides=2 padding=same "
 	 "output_padding=1 activation=relu"},

@@ -147,10 +147,10 @@ static enum gc_bsrc bwd_src(enum xo_op op, int s)
 	case XO_OP_sigmoid:
 	case XO_OP_softmax:
 	case XO_OP_tanh:
-	case XO_OP_elu:
 	case XO_OP_log_softmax:
 		return act[s];
 	case XO_OP_gelu: /* derivative from x (ops.def) */
+	case XO_OP_elu:
 	case XO_OP_softplus:
 	case XO_OP_relu6:
 	case XO_OP_hard_sigmoid:
@@ -1966,6 +1966,13 @@ static void build_conv2d_cases(void)
 		}
 }
 
+/* An elu case of p with the given alpha. */
+static void add_elu_case(struct xo_params p, float alpha)
+{
+	p.alpha = alpha;
+	add_case(XO_OP_elu, p);
+}
+
 /* The cases of the activations, flatten, dropout and batch normalization. */
 static void build_pointwise_cases(void)
 {
@@ -1987,9 +1994,8 @@ static void build_pointwise_cases(void)
 	add_case(XO_OP_silu, p);
 	add_case(XO_OP_log_softmax, p);
 	add_case(XO_OP_leaky_relu, p); /* the default slope, Keras's layer's 0.3 */
-	p.alpha = 0.7f;                /* elu with an ELU layer's alpha */
-	add_case(XO_OP_elu, p);
-	p.alpha = 1.0f;
+	add_elu_case(p, 0.7f);  /* elu with an ELU layer's alpha */
+	add_elu_case(p, -0.8f); /* a negative one (Keras's ELU takes it): y > 0 on both sides */
 	add_case(XO_OP_flatten, p);
 	p.seed = 11;
 	p.step = 3;

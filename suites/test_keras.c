@@ -295,6 +295,18 @@ static const struct fixture fixtures[] = {
     {"bidir.keras", "bidir.weights.h5", "bidir"},
     /* Rescaling in front of a Conv2D, [0, 1) to [0, 255) to [-1, 1)
      * (make_keras_files.py --only=prelayers) */
+    /* the global poolings with keepdims=True, 1-D, 2-D and a masked mean,
+     * a Conv and a Dense on their rank-3 and rank-4 outputs
+     * (make_keras_files.py --only=keepdims) */
+    {"keepdims.keras", NULL, "keepdims"},
+    {"keepdims.h5", NULL, "keepdims"},
+    {"keepdims.keras", "keepdims.weights.h5", "keepdims"},
+    {"keepdims2d.keras", NULL, "keepdims2d"},
+    {"keepdims2d.h5", NULL, "keepdims2d"},
+    {"keepdims2d.keras", "keepdims2d.weights.h5", "keepdims2d"},
+    {"mask_kd.keras", NULL, "mask_kd"},
+    {"mask_kd.h5", NULL, "mask_kd"},
+    {"mask_kd.keras", "mask_kd.weights.h5", "mask_kd"},
     {"rescale.keras", NULL, "rescale"},
     {"rescale.h5", NULL, "rescale"},
     {"rescale.keras", "rescale.weights.h5", "rescale"},
@@ -322,6 +334,11 @@ static const struct fixture fixtures[] = {
     {"elu.keras", NULL, "elu"},
     {"elu.h5", NULL, "elu"},
     {"elu.keras", "elu.weights.h5", "elu"},
+    /* ELU with negative alphas -0.5 and -1.5 (make_keras_files.py
+     * --only=elu_neg) */
+    {"elu_neg.keras", NULL, "elu_neg"},
+    {"elu_neg.h5", NULL, "elu_neg"},
+    {"elu_neg.keras", "elu_neg.weights.h5", "elu_neg"},
     /* three inputs, Concatenate on the time axis and the last
      * (make_keras_files.py --only=multi); multi.x.npy holds each sample's
      * inputs one after the other, as the model API takes them */
@@ -1279,7 +1296,7 @@ static void test_keras_rank3(void **state)
 /*
  * The 2-D pooling layers in Keras configs: pool_size and strides as an int,
  * [n] or [h, w] (the spec's pool_size/pool_w, strides/strides_w), null
- * strides the default; channels_first, keepdims=true and a three-element
+ * strides the default; channels_first, a keepdims string and a three-element
  * pool_size refused naming the option. Written back (xo's .keras of each
  * fixture), the config reads as the same layers, geometry and all.
  */
@@ -1302,8 +1319,8 @@ static void test_keras_pool2d(void **state)
 	              "\"data_format\":\"channels_first\"}}"),
 	     "data_format: only channels_last"},
 	    {P2D_JSON("{\"class_name\":\"GlobalAveragePooling2D\",\"config\":{\"name\":\"p\","
-	              "\"keepdims\":true}}"),
-	     "keepdims=true is not supported"},
+	              "\"keepdims\":\"yes\"}}"),
+	     "keepdims: expected true, false, null or a number"},
 	    {P2D_JSON("{\"class_name\":\"AveragePooling2D\",\"config\":{\"name\":\"p\","
 	              "\"pool_size\":[2,2,2]}}"),
 	     "pool_size: expected an integer or two"},
@@ -1372,6 +1389,63 @@ static void test_keras_pool2d(void **state)
 	}
 	xo_backend_close(be);
 #undef P2D_JSON
+}
+
+/*
+ * The global poolings' keepdims as Keras reads it (Python's truth: false,
+ * 0, 0.0 and null keep nothing, true and any other number keep the axes):
+ * the spec gets keepdims=True or nothing, and the layer's output rank
+ * follows; a string is refused naming the key.
+ */
+static void test_keras_keepdims(void **state)
+{
+#define KD_JSON(CLS, SHAPE, V)                                                               \
+	"{\"class_name\":\"Sequential\",\"config\":{\"layers\":[{\"class_name\":"            \
+	"\"InputLayer\",\"config\":{\"name\":\"in\",\"batch_shape\":[null," SHAPE "]}},"      \
+	"{\"class_name\":\"" CLS "\",\"config\":{\"name\":\"g\",\"keepdims\":" V "}}]}}"
+	static const struct {
+		const char *json;
+		int rank; /* the pooling's output rank; 0: refused */
+	} cases[] = {
+	    {KD_JSON("GlobalAveragePooling1D", "9,2", "false"), 1},
+	    {KD_JSON("GlobalAveragePooling1D", "9,2", "0"), 1},
+	    {KD_JSON("GlobalAveragePooling1D", "9,2", "0.0"), 1},
+	    {KD_JSON("GlobalAveragePooling1D", "9,2", "null"), 1},
+	    {KD_JSON("GlobalAveragePooling1D", "9,2", "true"), 2},
+	    {KD_JSON("GlobalMaxPooling1D", "9,2", "1"), 2},
+	    {KD_JSON("GlobalMaxPooling1D", "9,2", "0"), 1},
+	    {KD_JSON("GlobalAveragePooling2D", "5,4,2", "true"), 3},
+	    {KD_JSON("GlobalMaxPooling2D", "5,4,2", "2"), 3},
+	    {KD_JSON("GlobalMaxPooling2D", "5,4,2", "null"), 1},
+	    {KD_JSON("GlobalMaxPooling2D", "5,4,2", "\"False\""), 0},
+	    {KD_JSON("GlobalAveragePooling1D", "9,2", "[]"), 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xo_model_spec sp;
+		char *text;
+		enum xo_status st = xo_keras_config_to_spec(cases[i].json, strlen(cases[i].json),
+		                                            "m.keras", &text);
+
+		if (!cases[i].rank) {
+			assert_int_not_equal(st, XO_OK);
+			if (!strstr(xo_last_error(), "keepdims: expected true, false, null or a number"))
+				fail_msg("cases[%zu]: %s", i, xo_last_error());
+			continue;
+		}
+		if (st)
+			fail_msg("cases[%zu]: %s", i, xo_last_error());
+		if ((strstr(text, "keepdims=True") != NULL) != (cases[i].rank > 1))
+			fail_msg("cases[%zu]: spec %s", i, text);
+		if (xo_spec_parse(text, "m.keras", &sp))
+			fail_msg("cases[%zu]: %s", i, xo_last_error());
+		free(text);
+		assert_int_equal(sp.layers[0].out_rank, cases[i].rank);
+		assert_int_equal(sp.layers[0].out_len * sp.layers[0].out_w, 1);
+		xo_spec_free(&sp);
+	}
+#undef KD_JSON
 }
 
 /*
@@ -1817,6 +1891,7 @@ int main(void)
 	    cmocka_unit_test(test_keras_config_forms),
 	    cmocka_unit_test(test_keras_rank3),
 	    cmocka_unit_test(test_keras_pool2d),
+	    cmocka_unit_test(test_keras_keepdims),
 	    cmocka_unit_test(test_keras_conv2d),
 	};
 

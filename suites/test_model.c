@@ -420,7 +420,9 @@ static const struct bad_spec bad_specs[] = {
     {"input 29 1\nflatten\nglobal_average_pooling1d\n", 3, "global_average_pooling1d needs"},
     {"input 29 1\nflatten\nglobal_max_pooling1d\n", 3, "global_max_pooling1d needs"},
     {"input 29 1\nglobal_max_pooling1d pool_size=2\n", 2, "unknown argument"},
-    {"input 29 1\nglobal_average_pooling1d keepdims=True\n", 2, "unknown argument"},
+    {"input 29 1\nglobal_average_pooling1d keepdims=maybe\n", 2,
+     "keepdims=maybe: expected True or False"},
+    {"input 29 1\nflatten\nglobal_max_pooling1d keepdims=True\n", 3, "global_max_pooling1d needs"},
     {"input 29 1\nbatch_normalization axis=1\n", 2,
      "axis=1: only the last axis (-1, or 2 for this rank-3 input)"},
     {"input 29 1\nbatch_normalization axis=0\n", 2, "axis=0: only the last axis"},
@@ -678,8 +680,9 @@ static void test_npy_roundtrip(void **state)
 	xo_npy_free(&a);
 }
 
-/* NumPy's bool '|b1': an input file's (xo_npy_read_inputs: ints 0 or 1,
- * any nonzero byte true, is_bool), never a float array's or labels'. */
+/* NumPy's bool '|b1': an input or label file's (xo_npy_read_inputs and
+ * _labels: ints 0 or 1, any nonzero byte true, is_bool), never a float
+ * array's (weights). */
 static void test_npy_bool(void **state)
 {
 	const unsigned char b[5] = {1, 0, 0, 1, 2};
@@ -696,12 +699,110 @@ static void test_npy_bool(void **state)
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(a.ints[i], b[i] != 0);
 	xo_npy_free(&a);
-	assert_int_equal(xo_npy_read_labels(path, &a), XO_EFORMAT);
-	assert_non_null(strstr(xo_last_error(), "|b1"));
+	assert_int_equal(xo_npy_read_labels(path, &a), XO_OK);
+	assert_true(a.is_bool && a.is_int);
+	assert_string_equal(a.dtype, "bool");
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(a.ints[i], b[i] != 0);
+	xo_npy_free(&a);
 	assert_int_equal(xo_npy_read(path, &a), XO_EFORMAT);
+	assert_non_null(strstr(xo_last_error(), "|b1"));
 	/* a truncated bool payload is refused as any other */
 	npy_file(path, 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (6,), }", 0, b, 5);
 	assert_int_equal(xo_npy_read_inputs(path, &a), XO_EFORMAT);
+}
+
+/* The integer dtypes NumPy writes, signed and unsigned, 1 to 8 bytes, in
+ * either byte order, as label and input files: every value its int64 (sign
+ * or zero extended), across the reader's chunks (1500 values), the file's
+ * dtype named; a uint64 beyond int64's range refused naming its index; a
+ * truncated file refused; never a weights file. */
+static void test_npy_int_widths(void **state)
+{
+	enum { N = 1500 };
+	static const struct {
+		const char *descr, *name;
+		int size;
+		bool sign;
+	} t[] = {
+	    {"|u1", "uint8", 1, false},  {"|i1", "int8", 1, true},    {"<i2", "int16", 2, true},
+	    {">i2", "int16", 2, true},   {"<u2", "uint16", 2, false}, {">u4", "uint32", 4, false},
+	    {"<i4", "int32", 4, true},   {"<u8", "uint64", 8, false}, {">i8", "int64", 8, true},
+	};
+	char path[600], dict[128];
+	struct xo_npy a;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/iw.npy", g_tmp);
+	for (size_t d = 0; d < sizeof(t) / sizeof(t[0]); d++) {
+		for (int cut = 0; cut < 2; cut++) { /* 1: the last value cut off */
+			FILE *f;
+			unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
+			int len, n = cut ? N - 1 : N;
+
+			len = snprintf(dict, sizeof(dict),
+			               "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }\n",
+			               t[d].descr, N);
+			pre[8] = (unsigned char)len;
+			f = fopen(path, "wb");
+			assert_non_null(f);
+			assert_int_equal(fwrite(pre, 1, 10, f), 10);
+			assert_int_equal(fwrite(dict, 1, (size_t)len, f), (size_t)len);
+			for (int i = 0; i < n; i++) {
+				/* the value's bits: i's pattern over the whole width,
+				 * the top bit set every third value */
+				uint64_t u = (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
+				unsigned char b[8];
+
+				if (i % 3 == 0)
+					u |= UINT64_C(1) << (8 * t[d].size - 1);
+				else
+					u &= ~(UINT64_C(1) << (8 * t[d].size - 1));
+				for (int k = 0; k < t[d].size; k++)
+					b[t[d].descr[0] == '>' ? t[d].size - 1 - k : k] =
+					    (unsigned char)(u >> (8 * k));
+				assert_int_equal(fwrite(b, 1, (size_t)t[d].size, f), (size_t)t[d].size);
+			}
+			fclose(f);
+			if (cut) {
+				assert_int_equal(xo_npy_read_labels(path, &a), XO_EFORMAT);
+				assert_non_null(strstr(xo_last_error(), "truncated data"));
+				continue;
+			}
+			if (!strcmp(t[d].name, "uint64")) {
+				/* every third value has the top bit: the first, 0, is
+				 * beyond int64 */
+				assert_int_equal(xo_npy_read_labels(path, &a), XO_EFORMAT);
+				assert_non_null(strstr(xo_last_error(), "uint64 value"));
+				assert_non_null(strstr(xo_last_error(), "at index 0 is beyond int64's range"));
+				continue;
+			}
+			assert_int_equal(xo_npy_read_inputs(path, &a), XO_OK);
+			assert_true(a.is_int && !a.is_bool);
+			assert_string_equal(a.dtype, t[d].name);
+			assert_int_equal(a.itemsize, t[d].size);
+			for (int i = 0; i < N; i++) {
+				uint64_t u = (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
+				int bits = 8 * t[d].size;
+				int64_t want;
+
+				if (i % 3 == 0)
+					u |= UINT64_C(1) << (bits - 1);
+				else
+					u &= ~(UINT64_C(1) << (bits - 1));
+				if (bits < 64)
+					u &= (UINT64_C(1) << bits) - 1;
+				want = (int64_t)u;
+				if (t[d].sign && bits < 64 && (u >> (bits - 1)))
+					want = (int64_t)u - (int64_t)(UINT64_C(1) << bits);
+				if (a.ints[i] != want)
+					fail_msg("%s value %d: %" PRId64 ", want %" PRId64, t[d].descr, i,
+					         a.ints[i], want);
+			}
+			xo_npy_free(&a);
+			assert_int_equal(xo_npy_read(path, &a), XO_EFORMAT);
+		}
+	}
 }
 
 /* A .npy of dtype descr and shape (n,) holding the n float64 values v, in
@@ -5444,6 +5545,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_npy_roundtrip),
 	    cmocka_unit_test(test_npy_bool),
 	    cmocka_unit_test(test_npy_f8),
+	    cmocka_unit_test(test_npy_int_widths),
 	    cmocka_unit_test(test_fresh_biases),
 	    cmocka_unit_test(test_batchnorm_state),
 	    cmocka_unit_test(test_batchnorm_one_row),

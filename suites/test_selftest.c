@@ -1134,6 +1134,23 @@ static enum xo_status elu_fwd_alpha_one(struct xo_backend *be, const struct xo_o
 	return XO_OK;
 }
 
+/* elu bwd taken from y as it once was, dy where y > 0, else dy (y + alpha),
+ * y recomputed from x: right for alpha >= 0, wrong under a negative alpha,
+ * whose y is > 0 on the negative side too (ops.def). */
+static enum xo_status elu_bwd_from_y(struct xo_backend *be, const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *dy = xo_tensor_f32(a->src[1]);
+	float *dx = xo_tensor_f32(a->dst[0]), alpha = a->p.alpha;
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++) {
+		float y = x[i] > 0.0f ? x[i] : alpha * expm1f(x[i]);
+
+		dx[i] = y > 0.0f ? dy[i] : dy[i] * (y + alpha);
+	}
+	return XO_OK;
+}
+
 /* hard_sigmoid fwd in Keras 2's form, clip(0.2 x + 0.5, 0, 1), not Keras 3's
  * relu6(x + 3) / 6: the slopes differ (0.2 against 1/6). */
 static enum xo_status hard_sigmoid_fwd_keras2(struct xo_backend *be, const struct xo_op_args *a)
@@ -1396,6 +1413,8 @@ static const struct fault faults[] = {
      "batch=2 len=3 ch=8", XO_FAIL_MISMATCH},
     {"fault-elu-alpha-one", XO_OP_elu, XO_DIR_FWD, elu_fwd_alpha_one, XO_HMODE_REAL,
      "batch=2 len=3 ch=8 alpha=0.7", XO_FAIL_MISMATCH},
+    {"fault-elu-bwd-from-y", XO_OP_elu, XO_DIR_BWD, elu_bwd_from_y, XO_HMODE_REAL,
+     "batch=2 len=3 ch=8 alpha=-0.6", XO_FAIL_MISMATCH},
     {"fault-leaky-relu-kink-slope", XO_OP_leaky_relu, XO_DIR_BWD, leaky_relu_bwd_kink_slope,
      XO_HMODE_EXACT, "batch=2 len=3 ch=8 negative_slope=0.25", XO_FAIL_MISMATCH},
     {"fault-hard-sigmoid-keras2", XO_OP_hard_sigmoid, XO_DIR_FWD, hard_sigmoid_fwd_keras2,

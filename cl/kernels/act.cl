@@ -74,8 +74,8 @@ __kernel void xo_cl_softmax_bwd(__global const float *y, int yo, __global const 
 
 /*
  * tanh, elu (alpha 1), gelu (exact) and softplus: one work-item per element,
- * the forms of kernels/cpu_act.c (reasons there): bwd takes y for tanh and
- * elu, x for gelu and softplus. Bounds: suites/harness.c (ULP_TANH_FWD ...).
+ * the forms of kernels/cpu_act.c (reasons there): bwd takes y for tanh, x
+ * for elu, gelu and softplus. Bounds: suites/harness.c (ULP_TANH_FWD ...).
  */
 #define XO_SQRT1_2F   0.70710678118654752440f
 #define XO_RSQRT_2PIF 0.39894228040143267794f
@@ -113,16 +113,16 @@ __kernel void xo_cl_elu_fwd(__global const float *x, int xo, __global float *y, 
 	}
 }
 
-/* elu bwd from y: dy where y > 0, else dy (y + alpha) */
-__kernel void xo_cl_elu_bwd(__global const float *y, int yo, __global const float *dy, int dyo,
+/* elu bwd from x (any alpha): dy where x > 0, else dy (alpha exp(x)) */
+__kernel void xo_cl_elu_bwd(__global const float *x, int xo, __global const float *dy, int dyo,
 			    __global float *dx, int dxo, int n, float alpha)
 {
 	int i = get_global_id(0);
 
 	if (i < n) {
-		float v = y[yo + i], g = dy[dyo + i];
+		float v = x[xo + i], g = dy[dyo + i];
 
-		dx[dxo + i] = v > 0.0f ? g : g * (v + alpha);
+		dx[dxo + i] = v > 0.0f ? g : g * (alpha * exp(v));
 	}
 }
 

@@ -100,6 +100,9 @@ struct xo_layer_spec {
 	 * state is set from these); false: adapted, read as its variables */
 	bool norm_given;
 	float norm_mean, norm_var;
+	/* the global poolings: Keras's keepdims=True (out_rank the input's,
+	 * its pooled axes 1) */
+	bool keepdims;
 };
 
 /* Trainable parameters of a layer, and all of its variables (Keras's

@@ -22,6 +22,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden", "mixed_a")
@@ -397,6 +398,40 @@ def f8_npys(d):
     write_npy(f"{d}/x_f8_nan.npy", "'<f8'", xs, struct.pack("<%dd" % len(x), *nan))
     write_npy(f"{d}/x_f8_short.npy", "'<f8'", xs, struct.pack("<%dd" % (len(x) - 1), *near[1:]))
     write_npy(f"{d}/x_f8_huge.npy", "'<f8'", (2 ** 31, 2 ** 29, 2), b"")
+
+
+def int_label_npys(d):
+    """y.npy's labels in the integer and bool dtypes NumPy writes (MNIST's
+    uint8 among them): class ids y_ids_<dtype>.npy and one-hot rows
+    y_oh_<dtype>.npy, a big-endian int16, two bool files (ids 0 and 1, and
+    one-hot); and bad ones: a negative int8 id, a uint16 id past the
+    classes, a uint64 beyond int64, a truncated uint8 file, a uint8 one-hot
+    row holding a 2; x.npy's shape in uint8 (a float32 input's file)."""
+    xs, x = read_f32(f"{d}/x.npy")
+    write_npy(f"{d}/x_uint8.npy", "'|u1'", xs, bytes(len(x)))
+    ys, y = read_f32(f"{d}/y.npy")
+    n, classes = ys
+    ids = [row.index(1.0) for row in (y[i * classes:(i + 1) * classes] for i in range(n))]
+    oh = [int(v) for v in y]
+    for code, fmt in (("|u1", "B"), ("|i1", "b"), ("<i2", "h"), ("<u2", "H"), ("<u4", "I"),
+                      ("<u8", "Q")):
+        name = {"u": "uint", "i": "int"}[code[1]] + str(8 * int(code[2]))
+        write_npy(f"{d}/y_ids_{name}.npy", "'%s'" % code, (n,), struct.pack("<%d%s" % (n, fmt), *ids))
+        write_npy(f"{d}/y_oh_{name}.npy", "'%s'" % code, ys, struct.pack("<%d%s" % (len(oh), fmt), *oh))
+    write_npy(f"{d}/y_ids_int16_be.npy", "'>i2'", (n,), struct.pack(">%dh" % n, *ids))
+    write_npy(f"{d}/y_ids_bool.npy", "'|b1'", (n,), bytes(i % 2 for i in range(n)))
+    write_npy(f"{d}/y_oh_bool.npy", "'|b1'", ys, bytes(oh))
+    bad = list(ids)
+    bad[4] = -3
+    write_npy(f"{d}/y_ids_int8_negative.npy", "'|i1'", (n,), struct.pack("<%db" % n, *bad))
+    bad[4] = 300
+    write_npy(f"{d}/y_ids_uint16_range.npy", "'<u2'", (n,), struct.pack("<%dH" % n, *bad))
+    bad[4] = 2 ** 63
+    write_npy(f"{d}/y_ids_uint64_huge.npy", "'<u8'", (n,), struct.pack("<%dQ" % n, *bad))
+    write_npy(f"{d}/y_ids_uint8_short.npy", "'|u1'", (n,), bytes(ids[:-3]))
+    two = list(oh)
+    two[6 * classes + 1] = 2
+    write_npy(f"{d}/y_oh_uint8_two.npy", "'|u1'", ys, bytes(two))
 
 
 def kpredict(model, weights=None):
@@ -1064,8 +1099,8 @@ CASES = {
     "keras_leaky_alpha_ok": (kpredict("lk_alpha.keras"), 0, None, [], keras_activation_as("LeakyReLU", {"alpha": 0.2}, "lk_alpha.keras"), {}, None),
     "spec_leaky_slope_inf": (predict(model="lk_inf.model"), 2, r"lk_inf\.model:3: leaky_re_lu: negative_slope=inf: expected a finite number >= 0$", ["out.npy"], lambda d: open(f"{d}/lk_inf.model", "w").write("input 29 1\nflatten\nleaky_re_lu negative_slope=inf\n"), {}, None),
     "spec_leaky_slope_nan": (predict(model="lk_nan.model"), 2, r"lk_nan\.model:3: leaky_re_lu: alpha=nan: expected a finite number >= 0$", ["out.npy"], lambda d: open(f"{d}/lk_nan.model", "w").write("input 29 1\nflatten\nleaky_re_lu alpha=nan\n"), {}, None),
-    # ELU: a finite alpha >= 0 (Keras also takes a negative one; xo's elu backward from y cannot)
-    "keras_elu_negative_alpha": (kpredict("elu_neg.keras"), 2, r"elu_neg\.keras: layer 'activation': elu: alpha=-1: a negative alpha is not supported \(>= 0\)$", ["out.npy"], keras_activation_as("ELU", {"alpha": -1.0}, "elu_neg.keras"), {}, None),
+    # ELU: any finite alpha, a negative one too (as Keras)
+    "keras_elu_negative_alpha": (kpredict("elu_neg.keras"), 0, None, [], keras_activation_as("ELU", {"alpha": -1.0}, "elu_neg.keras"), {}, None),
     "keras_elu_alpha_null": (kpredict("elu_null.keras"), 2, r"elu_null\.keras: layer 'activation' \(ELU\): alpha: expected a number$", ["out.npy"], keras_activation_as("ELU", {"alpha": None}, "elu_null.keras"), {}, None),
     "spec_elu_alpha_inf": (predict(model="elu_inf.model"), 2, r"elu_inf\.model:3: elu: alpha=inf: expected a finite number$", ["out.npy"], lambda d: open(f"{d}/elu_inf.model", "w").write("input 29 1\nflatten\nelu alpha=inf\n"), {}, None),
     "keras_padding_upper_case": (kpredict("ct_same.keras"), 0, None, [], keras_layer_edit("convt", "Conv2DTranspose", "padding", "SAME", "ct_same.keras"), {}, None),
@@ -1267,6 +1302,30 @@ CASES = {
     # a from_logits compile trains through `xo train` and `xo seed` (op by op on every backend)
     "train_from_logits": (["train", "--model", "lg_ok.model", "--x", "x.npy", "--y", "y.npy", "--save", "ck_lg", "--epochs", "1", "--batch-size", "16", "--device", "ref"], 0, None, ["ckpt"], logits_files, {}, None),
     "seed_from_logits": (seed(model="lg_ok.model"), 0, None, [], logits_files, {}, None),
+    # a weights file's variable count names every variable the layer needs
+    # the global poolings' keepdims is Python's truth of a bool, null or a number
+    "keras_keepdims_string": (kpredict("kd_str.keras"), 2, r"kd_str\.keras: layer 'global_average_pooling1d' \(GlobalAveragePooling1D\): keepdims: expected true, false, null or a number$", ["out.npy"], keras_layer_edit("keepdims", "GlobalAveragePooling1D", "keepdims", "True", "kd_str.keras"), {}, None),
+    "keepdims_not_boolean": (["summary", "--model", "kd.model"], 2, r"kd\.model:2: keepdims=yes: expected True or False$", [], lambda d: open(f"{d}/kd.model", "w").write("input 8 3\nglobal_max_pooling1d keepdims=yes\n"), {}, None),
+    # labels of every integer width NumPy writes (MNIST's uint8) and bool,
+    # as class ids and as one-hot rows (Keras's fit takes each)
+    "train_labels_uint8_ids": (train(y="y_ids_uint8.npy", save="new_u1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_int8_ids": (train(y="y_ids_int8.npy", save="new_i1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_int16_ids": (train(y="y_ids_int16.npy", save="new_i2"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint16_ids": (train(y="y_ids_uint16.npy", save="new_u2"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint32_ids": (train(y="y_ids_uint32.npy", save="new_u4"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint64_ids": (train(y="y_ids_uint64.npy", save="new_u8"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_int16_big_endian": (train(y="y_ids_int16_be.npy", save="new_be"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_bool_ids": (train(y="y_ids_bool.npy", save="new_b1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint8_one_hot": (train(y="y_oh_uint8.npy", save="new_oh_u1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_bool_one_hot": (train(y="y_oh_bool.npy", save="new_oh_b1"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "seed_labels_uint8_ids": (seed(y="y_ids_uint8.npy"), 0, None, ["ckpt"], int_label_npys, {}, None),
+    "train_labels_int8_negative": (train(y="y_ids_int8_negative.npy"), 2, r"y_ids_int8_negative\.npy: label -3 of sample 4 is not a class id in 0\.\.4$", ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint16_out_of_range": (train(y="y_ids_uint16_range.npy"), 2, r"y_ids_uint16_range\.npy: label 300 of sample 4 is not a class id in 0\.\.4$", ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint64_beyond_int64": (train(y="y_ids_uint64_huge.npy"), 2, r"y_ids_uint64_huge\.npy: uint64 value 9223372036854775808 at index 4 is beyond int64's range$", ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint8_truncated": (train(y="y_ids_uint8_short.npy"), 2, r"y_ids_uint8_short\.npy: truncated data: 37 bytes for 40 values$", ["ckpt"], int_label_npys, {}, None),
+    "train_labels_uint8_one_hot_two": (train(y="y_oh_uint8_two.npy"), 2, r"y_oh_uint8_two\.npy: label of sample 6 is not one-hot: 2 at class 1 ", ["ckpt"], int_label_npys, {}, None),
+    "predict_uint8_for_float_input": (predict("x_uint8.npy"), 2, r"x_uint8\.npy: integer \(uint8\) values for a float32 model input", ["out.npy"], int_label_npys, {}, None),
+    "keras_normalization_vars_missing": (kpredict(os.path.join(KERAS, "norm_mlp.keras"), os.path.join(KERAS, "norm_given.weights.h5")), 2, r"norm_given\.weights\.h5: layer 'normalization': layers/normalization/vars holds 0 variables, the model needs 3 \(mean, variance and count\)$", ["out.npy"], kx_flat(6), {}, None),
 }
 
 
@@ -1318,6 +1377,66 @@ def fixtures_key(xo):
     return h.hexdigest()[:20]
 
 
+# A build folder older than this is a dead one's whatever its pid says (a
+# case's ctest timeout is 120 s; a reused pid must not keep it forever).
+STALE_BUILD_S = 15 * 60
+
+
+def pid_alive(pid):
+    """Whether process pid exists (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_builds(cache):
+    """Remove the .new-PID-* folders that cached_fixtures' builders killed
+    mid-way left behind: the pid is gone, or the folder is older than
+    STALE_BUILD_S (a name without a pid, of an older run.py: by age only).
+    A live builder's folder is never touched; two sweepers removing the same
+    folder at once is harmless (each ignores what the other removed)."""
+    now = time.time()
+    for e in os.listdir(cache):
+        if not e.startswith(".new-"):
+            continue
+        path = os.path.join(cache, e)
+        pid = e[5:].split("-", 1)[0]
+        try:
+            old = now - os.lstat(path).st_mtime > STALE_BUILD_S
+        except FileNotFoundError:
+            continue
+        dead = pid.isdigit() and "-" in e[5:] and not pid_alive(int(pid))
+        if dead or old:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def check_sweep():
+    """sweep_stale_builds on a made-up cache: a dead pid's folder and an old
+    one go; a live pid's fresh one and a finished set stay."""
+    with tempfile.TemporaryDirectory() as cache:
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+        made = {f".new-{child}-dead": True, f".new-{os.getpid()}-live": False,
+                ".new-oldstyle": False, f".new-{os.getpid()}-aged": True, "0123abcd": False}
+        for name in made:
+            os.makedirs(os.path.join(cache, name, "sub"))
+        aged = time.time() - STALE_BUILD_S - 60
+        os.utime(os.path.join(cache, f".new-{os.getpid()}-aged"), (aged, aged))
+        sweep_stale_builds(cache)
+        left = set(os.listdir(cache))
+        wrong = [n for n, gone in made.items() if (n in left) == gone]
+        if wrong:
+            print("sweep_stale_builds: wrong for %s (left: %s)" % (wrong, sorted(left)))
+            return 1
+    return 0
+
+
 def cached_fixtures(xo, cache):
     """The fixture set for xo in cache/KEY, made once: built in a temporary
     sibling and renamed into place, so a case running beside the one that
@@ -1328,7 +1447,8 @@ def cached_fixtures(xo, cache):
     if os.path.isdir(final):
         return final
     os.makedirs(cache, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".new-", dir=cache)
+    sweep_stale_builds(cache)
+    tmp = tempfile.mkdtemp(prefix=f".new-{os.getpid()}-", dir=cache)
     fixtures(tmp, xo)
     try:
         os.rename(tmp, final)
@@ -1421,6 +1541,8 @@ def main():
     if sys.argv[1:] == ["--list"]:
         print(";".join(CASES))
         return 0
+    if sys.argv[1:] == ["--check-sweep"]:
+        return check_sweep()
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
         sys.exit("usage: run.py XO CASE | --list")
     return run_case(os.path.abspath(sys.argv[1]), sys.argv[2])
