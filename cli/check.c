@@ -336,6 +336,21 @@ static int run_line(struct xo_backend *ref, struct xo_backend *be, const char *w
 	return 0;
 }
 
+/* A categorical cross-entropy over one class has loss and gradient 0
+ * whatever its input (the one class's probability is 1): such a case
+ * checks nothing and the harness fails it as uninformative, so it is
+ * refused here as bad input instead. 0, or 2 after printing why. */
+static int ce_classes_ok(const char *where, enum xo_op op, const struct xo_params *p)
+{
+	if ((op == XO_OP_categorical_crossentropy || op == XO_OP_sparse_categorical_crossentropy) &&
+	    p->ch < 2)
+		return xo_usage_error("check",
+		                      "%sch=%" PRId64 ": %s over one class has loss and gradient 0 "
+		                      "whatever the input (nothing to check): give ch=2 or more",
+		                      where, p->ch, xo_op_name(op));
+	return 0;
+}
+
 /* Parses and validates every line before running any (bad input: exit 2). */
 static int run_shapes(struct xo_backend *ref, struct xo_backend *be, const char *path,
                       uint64_t seed, struct check_totals *t)
@@ -379,6 +394,8 @@ static int run_shapes(struct xo_backend *ref, struct xo_backend *be, const char 
 		}
 		if (op == XO_OP_COUNT)
 			continue;
+		if ((rc = ce_classes_ok(where, op, &p)))
+			goto out;
 		if (n == cap) {
 			struct line *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
 
@@ -543,6 +560,8 @@ static int check_op_params(const struct check_opts *o, enum xo_op *op_out,
 	}
 	if (xo_op_shapes(op, XO_DIR_FWD, p, ss, ds))
 		return xo_usage_error("check", "%s", xo_last_error());
+	if ((rc = ce_classes_ok("", op, p)))
+		return rc;
 	if (o->modesel != XO_HMODE_COUNT) {
 		bool any = false;
 

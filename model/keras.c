@@ -896,6 +896,12 @@ static enum xo_status scalar_arg(const struct lctx *c, const char *key, const js
 	return XO_OK;
 }
 
+/* Python's truth of a bool, null or number (false for anything else). */
+static bool json_truth(const json_t *v)
+{
+	return json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0.0);
+}
+
 /* K_FALSE: false only; K_TRUTH: Python's truth of a bool, null or number,
  * " key=True" when true. */
 static enum xo_status flag_arg(const struct lctx *c, enum key_rule rule, const char *key,
@@ -908,7 +914,7 @@ static enum xo_status flag_arg(const struct lctx *c, enum key_rule rule, const c
 	}
 	if (!json_is_boolean(v) && !json_is_null(v) && !json_is_number(v))
 		return LAYER_ERR(c, XO_EINVAL, "%s: expected true, false, null or a number", key);
-	if (json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0.0))
+	if (json_truth(v))
 		sb_printf(args, " %s=True", key);
 	return XO_OK;
 }
@@ -2103,9 +2109,13 @@ static enum xo_status cc_loss(const json_t *loss, const char *origin, const char
 
 		if (!strcmp(key, "name") || !strcmp(key, "dtype"))
 			ok = true;
+		else if (!strcmp(key, "from_logits") && !json_is_boolean(v) && !json_is_null(v) &&
+		         !json_is_number(v)) /* Keras takes its Python truth */
+			return CC_ERR(XO_EINVAL, origin,
+			              "loss %s: from_logits: expected true, false, null or a number",
+			              name);
 		else if (!strcmp(key, "from_logits")) /* MeanSquaredError has none */
-			ok = json_is_boolean(v) &&
-			     (json_is_false(v) || strcmp(*out, "mean_squared_error"));
+			ok = !json_truth(v) || strcmp(*out, "mean_squared_error");
 		else if (!strcmp(key, "label_smoothing"))
 			ok = json_is_number(v) && json_number_value(v) == 0.0;
 		else if (!strcmp(key, "axis"))
@@ -2120,7 +2130,7 @@ static enum xo_status cc_loss(const json_t *loss, const char *origin, const char
 			return CC_ERR(XO_EINVAL, origin, "loss %s: %.64s%s is not supported", name, key,
 			              !strcmp(key, "label_smoothing") ? " != 0" : "");
 		if (!strcmp(key, "from_logits"))
-			*logits = json_is_true(v);
+			*logits = json_truth(v);
 	}
 	return XO_OK;
 }

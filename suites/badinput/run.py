@@ -400,6 +400,23 @@ def f8_npys(d):
     write_npy(f"{d}/x_f8_huge.npy", "'<f8'", (2 ** 31, 2 ** 29, 2), b"")
 
 
+def seed_loss_files(d):
+    """The model compiled with binary_crossentropy and with
+    sparse_categorical_crossentropy (seed_bce.model, seed_scce.model),
+    y.npy's labels as multi-hot rows (sample 1 with a second 1,
+    y_multi.npy) and as (n, 1) class ids (y_ids_n1.npy, float32)."""
+    base = "".join(l for l in open(MODEL) if not l.startswith("compile"))
+    for name, loss in (("bce", "binary_crossentropy"), ("scce", "sparse_categorical_crossentropy")):
+        open(f"{d}/seed_{name}.model", "w").write(base + f"compile loss={loss} optimizer=adam\n")
+    ys, y = read_f32(f"{d}/y.npy")
+    n, classes = ys
+    multi = list(y)
+    multi[classes + (multi[classes:2 * classes].index(1.0) + 1) % classes] = 1.0
+    write_f32(f"{d}/y_multi.npy", ys, multi)
+    ids = [float(y[i * classes:(i + 1) * classes].index(1.0)) for i in range(n)]
+    write_f32(f"{d}/y_ids_n1.npy", (n, 1), ids)
+
+
 def int_label_npys(d):
     """y.npy's labels in the integer and bool dtypes NumPy writes (MNIST's
     uint8 among them): class ids y_ids_<dtype>.npy and one-hot rows
@@ -888,7 +905,10 @@ def logits_files(d):
                                           config={"name": "l", "reduction": "sum",
                                                   "from_logits": True})),
                        ("mse", obj("MeanSquaredError", from_logits=True)),
-                       ("not_bool", obj("CategoricalCrossentropy", from_logits=1))):
+                       ("not_bool", obj("CategoricalCrossentropy", from_logits="yes")),
+                       # Keras takes from_logits's Python truth: 1 true, 0 and None false
+                       ("one", obj("CategoricalCrossentropy", from_logits=1)),
+                       ("mse_null", obj("MeanSquaredError", from_logits=None))):
         def edit(cfg, loss=loss):
             out = cfg["config"]["layers"][-1]["config"]["name"]
             cfg["compile_config"] = {"loss": {out: cce} if loss == "OUT" else loss,
@@ -1292,7 +1312,9 @@ CASES = {
     "keras_compile_logits_ignore_class": (kpredict("lg_ignore_class.keras"), 2, r"lg_ignore_class\.keras: compile_config: loss SparseCategoricalCrossentropy: ignore_class is not supported$", ["out.npy"], logits_files, {}, None),
     "keras_compile_logits_reduction": (kpredict("lg_reduction.keras"), 2, r"lg_reduction\.keras: compile_config: loss CategoricalCrossentropy: reduction is not supported$", ["out.npy"], logits_files, {}, None),
     "keras_compile_logits_mse": (kpredict("lg_mse.keras"), 2, r"lg_mse\.keras: compile_config: loss MeanSquaredError: from_logits is not supported$", ["out.npy"], logits_files, {}, None),
-    "keras_compile_logits_not_bool": (kpredict("lg_not_bool.keras"), 2, r"lg_not_bool\.keras: compile_config: loss CategoricalCrossentropy: from_logits is not supported$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_not_bool": (kpredict("lg_not_bool.keras"), 2, r"lg_not_bool\.keras: compile_config: loss CategoricalCrossentropy: from_logits: expected true, false, null or a number$", ["out.npy"], logits_files, {}, None),
+    "keras_compile_logits_one": (["import", "lg_one.keras", "--out", "lg_one"], 0, None, [], logits_files, {}, "logits_one_imported"),
+    "keras_compile_logits_mse_null": (kpredict("lg_mse_null.keras"), 0, None, [], logits_files, {}, None),
     "spec_compile_mse_from_logits": (predict(model="lg_mse.model"), 2, r"lg_mse\.model:\d+: compile: from_logits=True needs a cross-entropy loss, not mean_squared_error$", ["out.npy"], logits_files, {}, None),
     "spec_compile_from_logits_not_bool": (predict(model="lg_bad.model"), 2, r"lg_bad\.model:\d+: compile: from_logits=yes: expected True or False$", ["out.npy"], logits_files, {}, None),
     # xo check's default case of the categorical losses is a valid one (two classes: with one
@@ -1326,6 +1348,15 @@ CASES = {
     "train_labels_uint8_one_hot_two": (train(y="y_oh_uint8_two.npy"), 2, r"y_oh_uint8_two\.npy: label of sample 6 is not one-hot: 2 at class 1 ", ["ckpt"], int_label_npys, {}, None),
     "predict_uint8_for_float_input": (predict("x_uint8.npy"), 2, r"x_uint8\.npy: integer \(uint8\) values for a float32 model input", ["out.npy"], int_label_npys, {}, None),
     "keras_normalization_vars_missing": (kpredict(os.path.join(KERAS, "norm_mlp.keras"), os.path.join(KERAS, "norm_given.weights.h5")), 2, r"norm_given\.weights\.h5: layer 'normalization': layers/normalization/vars holds 0 variables, the model needs 3 \(mean, variance and count\)$", ["out.npy"], kx_flat(6), {}, None),
+    # xo seed --data checks labels by the model's loss: a sparse model's ids as train takes
+    # them, and one class per sample for any other loss (the protocol's argmax accuracy)
+    "seed_bce_multi_hot": (seed(y="y_multi.npy", model="seed_bce.model"), 2, r"y_multi\.npy: label of sample 1 is not one class \(2 ones, 0 other values\): the seed protocol scores one class per sample, as one-hot rows or class ids \(a binary_crossentropy model's other labels train with xo train\)$", [], seed_loss_files, {}, None),
+    "seed_bce_one_hot": (seed(model="seed_bce.model"), 0, None, [], seed_loss_files, {}, None),
+    "seed_scce_ids_n1": (seed(y="y_ids_n1.npy", model="seed_scce.model"), 0, None, [], seed_loss_files, {}, None),
+    "seed_scce_one_hot": (seed(model="seed_scce.model"), 2, r"y\.npy: shape \(\d+, \d+\) does not fit: sparse_categorical_crossentropy needs class ids \(n,\)$", [], seed_loss_files, {}, None),
+    # a categorical cross-entropy over one class checks nothing: refused as bad input
+    "check_categorical_one_class": (["check", "--op", "categorical_crossentropy", "ch=1"], 2, r"^xo check: ch=1: categorical_crossentropy over one class has loss and gradient 0 whatever the input \(nothing to check\): give ch=2 or more$", [], None, {}, None),
+    "check_sparse_one_class_file": (["check", "--shapes", "ce1.txt"], 2, r"^xo check: ce1\.txt:2: ch=1: sparse_categorical_crossentropy over one class ", [], lambda d: open(f"{d}/ce1.txt", "w").write("binary_crossentropy batch=2 ch=1\nsparse_categorical_crossentropy batch=2 ch=1 from_logits=1\n"), {}, None),
 }
 
 
@@ -1355,6 +1386,12 @@ def after_checks(name, d, xo):
                [e for e in os.listdir(f"{d}/ckpt") if e.startswith(".") or e.endswith(".tmp")]
         if left:
             return "stray temporaries after the next save: %s" % left
+    if name == "logits_one_imported":
+        if not os.path.isfile(f"{d}/lg_one/model.spec"):
+            return "xo import wrote no model.spec"
+        text = open(f"{d}/lg_one/model.spec").read()
+        if "from_logits=True" not in text:
+            return "from_logits=1 was not read as true: " + repr(text.splitlines()[-1])
     if name == "f8_predicts_as_f4":
         r = subprocess.run([xo, *predict(out="out4.npy")], cwd=d, capture_output=True, text=True)
         if r.returncode:
