@@ -172,7 +172,8 @@ static int npy_int_kind(const char *v, bool *big)
 {
 	char q = *v;
 
-	if ((q != '\'' && q != '"') || !strchr("<>|", v[1]))
+	/* v[1] first: strchr finds a NUL too, and the string may end there */
+	if ((q != '\'' && q != '"') || !v[1] || !strchr("<>|", v[1]))
 		return -1;
 	for (int k = 0; k < (int)(sizeof(npy_ints) / sizeof(npy_ints[0])); k++)
 		if (!strncmp(v + 2, npy_ints[k].code, 2) && v[4] == q &&
