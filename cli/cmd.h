@@ -71,11 +71,12 @@ void xo_cli_cpu_model(char *buf, size_t size);
 /* Labels for a model of classes outputs (cli/util.c): one-hot y[n][classes]
  * float32 (checked, *out = y->data), or class ids y[n] (float32 whole
  * numbers, int32 or int64; range-checked, *out a new one-hot array the caller
- * frees). Anything else: one line "xo CMD: PATH: ..." and 2. */
+ * frees). Anything else: one line "xo CMD: PATH: ..." and 2; need is the
+ * one-hot check's reason (xo_labels_check_one_hot; NULL: categorical's). */
 struct xo_npy;
 struct xo_model;
 int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, int64_t classes,
-                          const char *path, float **out);
+                          const char *path, const char *need, float **out);
 /* The labels train takes for model m's loss, as y[n][xo_model_label_width]
  * floats (*out is y->data or malloc'd): categorical as
  * xo_cli_labels_one_hot; sparse_categorical_crossentropy class ids (n,) or

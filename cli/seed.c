@@ -279,18 +279,19 @@ static int seed_data_make(const char *origin, uint64_t seed, int64_t per, int64_
 	return rc;
 }
 
-/* Y's labels as one-hot rows in *out (xo_cli_labels_one_hot) after the
- * checks of the model's loss: a sparse_categorical_crossentropy model takes
- * class ids, (n,) or (n, 1), as `xo train` does, and no one-hot rows; any
- * other loss one class per sample, as one-hot rows or class ids, since the
- * seed protocol scores a class per sample (argmax accuracy): a row of
- * several ones or other values (a binary_crossentropy model's multi-hot
- * labels) is refused saying so, where `xo train` takes it. */
+/* Y's labels as one-hot rows in *out (xo_cli_labels_one_hot) by the
+ * model's loss: a sparse_categorical_crossentropy model takes class ids,
+ * (n,) or (n, 1), as `xo train` does, and no one-hot rows; any other loss
+ * one class per sample, as one-hot rows or class ids, since the seed
+ * protocol scores a class per sample (argmax accuracy): a
+ * binary_crossentropy model's multi-hot rows, which `xo train` takes, are
+ * refused saying so. */
 static int seed_labels(const struct xo_model *m, const struct xo_npy *y, int64_t n,
                        int64_t classes, const char *path, float **out)
 {
 	enum xo_loss loss = xo_model_compile(m)->loss;
 	struct xo_npy ids = *y;
+	char need[160];
 
 	if (loss == XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY) {
 		if (y->ndim == 2 && y->dim[0] == n && y->dim[1] == 1)
@@ -300,29 +301,13 @@ static int seed_labels(const struct xo_model *m, const struct xo_npy *y, int64_t
 			                      "%s: shape %s does not fit: "
 			                      "sparse_categorical_crossentropy needs class ids (n,)",
 			                      path, xo_npy_shape_str(y));
-	} else if (loss != XO_LOSS_CATEGORICAL_CROSSENTROPY && y->ndim == 2 && y->dim[0] == n &&
-	           y->dim[1] == classes) {
-		for (int64_t i = 0; i < n; i++) {
-			int64_t ones = 0, others = 0;
-
-			for (int64_t c = 0; c < classes; c++) {
-				double v = y->is_int ? (double)y->ints[i * classes + c]
-				                     : (double)y->data[i * classes + c];
-
-				ones += v == 1.0;
-				others += v != 0.0 && v != 1.0;
-			}
-			if (ones != 1 || others)
-				return xo_usage_error(
-				    "seed",
-				    "%s: label of sample %" PRId64 " is not one class (%" PRId64
-				    " ones, %" PRId64 " other values): the seed protocol scores one "
-				    "class per sample, as one-hot rows or class ids (a %s model's "
-				    "other labels train with xo train)",
-				    path, i, ones, others, xo_loss_name(loss));
-		}
 	}
-	return xo_cli_labels_one_hot("seed", &ids, n, classes, path, out);
+	snprintf(need, sizeof(need),
+	         "the seed protocol scores one class per sample: one 1 and zeros per row, or "
+	         "class ids; a %s model's other labels train with xo train",
+	         xo_loss_name(loss));
+	return xo_cli_labels_one_hot("seed", &ids, n, classes, path,
+	                             loss == XO_LOSS_CATEGORICAL_CROSSENTROPY ? NULL : need, out);
 }
 
 /* --data X.npy Y.npy: the user's arrays, checked as `xo train` checks them

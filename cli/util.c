@@ -144,8 +144,8 @@ void xo_cli_cpu_model(char *buf, size_t size)
  * which Keras casts), or class ids y[n] (Keras's sparse labels: float32
  * whole numbers, or any integer or bool type), range-checked and converted
  * to one-hot. Anything else is refused naming the sample. */
-int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, int64_t classes, const char *path,
-                          float **out)
+int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, int64_t classes,
+                          const char *path, const char *need, float **out)
 {
 	float *oh;
 
@@ -158,7 +158,7 @@ int xo_cli_labels_one_hot(const char *cmd, const struct xo_npy *y, int64_t n, in
 			for (int64_t i = 0; i < n * classes; i++)
 				oh[i] = (float)y->ints[i];
 		}
-		if (xo_labels_check_one_hot(oh, n, classes, path)) {
+		if (xo_labels_check_one_hot(oh, n, classes, path, need)) {
 			if (oh != y->data)
 				free(oh);
 			return xo_usage_error(cmd, "%s", xo_last_error());
@@ -213,7 +213,7 @@ int xo_cli_labels(const char *cmd, const struct xo_npy *y, int64_t n, const stru
 	float *v;
 
 	if (c->loss == XO_LOSS_CATEGORICAL_CROSSENTROPY)
-		return xo_cli_labels_one_hot(cmd, y, n, classes, path, out);
+		return xo_cli_labels_one_hot(cmd, y, n, classes, path, NULL, out);
 	/* (n,) or (n, per): per is 1 for sparse ids, else the classes */
 	fits = y->ndim >= 1 && y->dim[0] == n &&
 	       ((y->ndim == 1 && per == 1) || (y->ndim == 2 && y->dim[1] == per) ||

@@ -667,10 +667,12 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
  * predict, evaluate and fit take only finite inputs; evaluate and fit only
  * one-hot label rows (exactly one 1.0, the rest 0.0); fit stops with
  * XO_EINVAL when a step's loss is NaN or Inf (Keras's TerminateOnNaN, checked
- * once per epoch), before that epoch's checkpoint. what prefixes messages. */
+ * once per epoch), before that epoch's checkpoint. what prefixes messages;
+ * need, the one-hot check's reason in its message (NULL: categorical
+ * cross-entropy's). */
 enum xo_status xo_data_check_finite(const float *v, int64_t n, int64_t per, const char *what);
 enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes,
-                                       const char *what);
+                                       const char *what, const char *need);
 /* Mean loss and accuracy over x, y (no dropout). */
 enum xo_status xo_model_evaluate(struct xo_model *m, const float *x, const float *y, int64_t n,
 				 int64_t batch_size, double *loss, double *accuracy);

@@ -561,8 +561,11 @@ enum xo_status xo_data_check_finite(const float *v, int64_t n, int64_t per, cons
 	return XO_OK;
 }
 
-enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes, const char *what)
+enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classes, const char *what,
+                                       const char *need)
 {
+	if (!need)
+		need = "categorical_crossentropy needs one 1 and zeros per row";
 	for (int64_t i = 0; i < n; i++) {
 		int64_t ones = 0;
 
@@ -572,20 +575,17 @@ enum xo_status xo_labels_check_one_hot(const float *y, int64_t n, int64_t classe
 			if (f == 1.0f) {
 				ones++;
 			} else if (f != 0.0f) {
-				return xo_error(
-				    XO_EINVAL,
-				    "%s: label of sample %" PRId64 " is not one-hot: %g at "
-				    "class %" PRId64 " (categorical_crossentropy needs one 1 "
-				    "and zeros per row)",
-				    what, i, (double)f, c);
+				return xo_error(XO_EINVAL,
+				                "%s: label of sample %" PRId64 " is not one-hot: %g at "
+				                "class %" PRId64 " (%s)",
+				                what, i, (double)f, c, need);
 			}
 		}
 		if (ones != 1)
-			return xo_error(
-			    XO_EINVAL,
-			    "%s: label of sample %" PRId64 " is not one-hot: %" PRId64
-			    " ones (categorical_crossentropy needs one 1 and zeros per row)",
-			    what, i, ones);
+			return xo_error(XO_EINVAL,
+			                "%s: label of sample %" PRId64 " is not one-hot: %" PRId64
+			                " ones (%s)",
+			                what, i, ones, need);
 	}
 	return XO_OK;
 }
@@ -604,7 +604,7 @@ enum xo_status xo_model_check_labels(const struct xo_model *m, const float *y, i
 
 	switch (m->compile.loss) {
 	case XO_LOSS_CATEGORICAL_CROSSENTROPY:
-		return xo_labels_check_one_hot(y, n, m->classes, what);
+		return xo_labels_check_one_hot(y, n, m->classes, what, NULL);
 	case XO_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY:
 		for (int64_t i = 0; i < n; i++)
 			if (!(y[i] >= 0.0f && y[i] < (float)m->classes) || y[i] != floorf(y[i]))

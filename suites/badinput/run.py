@@ -1350,7 +1350,7 @@ CASES = {
     "keras_normalization_vars_missing": (kpredict(os.path.join(KERAS, "norm_mlp.keras"), os.path.join(KERAS, "norm_given.weights.h5")), 2, r"norm_given\.weights\.h5: layer 'normalization': layers/normalization/vars holds 0 variables, the model needs 3 \(mean, variance and count\)$", ["out.npy"], kx_flat(6), {}, None),
     # xo seed --data checks labels by the model's loss: a sparse model's ids as train takes
     # them, and one class per sample for any other loss (the protocol's argmax accuracy)
-    "seed_bce_multi_hot": (seed(y="y_multi.npy", model="seed_bce.model"), 2, r"y_multi\.npy: label of sample 1 is not one class \(2 ones, 0 other values\): the seed protocol scores one class per sample, as one-hot rows or class ids \(a binary_crossentropy model's other labels train with xo train\)$", [], seed_loss_files, {}, None),
+    "seed_bce_multi_hot": (seed(y="y_multi.npy", model="seed_bce.model"), 2, r"y_multi\.npy: label of sample 1 is not one-hot: 2 ones \(the seed protocol scores one class per sample: one 1 and zeros per row, or class ids; a binary_crossentropy model's other labels train with xo train\)$", [], seed_loss_files, {}, None),
     "seed_bce_one_hot": (seed(model="seed_bce.model"), 0, None, [], seed_loss_files, {}, None),
     "seed_scce_ids_n1": (seed(y="y_ids_n1.npy", model="seed_scce.model"), 0, None, [], seed_loss_files, {}, None),
     "seed_scce_one_hot": (seed(model="seed_scce.model"), 2, r"y\.npy: shape \(\d+, \d+\) does not fit: sparse_categorical_crossentropy needs class ids \(n,\)$", [], seed_loss_files, {}, None),
