@@ -54,6 +54,8 @@ cd "$XO_ROOT"
 
 export XO_REQUIRE_OPENCL=${XO_REQUIRE_OPENCL:-1}
 export CTEST_OUTPUT_ON_FAILURE=1
+# the suites' temporary files on a tmpfs (ci/lib.sh xo_fast_tmpdir)
+xo_fast_tmpdir
 NIGHTLY_DIR=${XO_NIGHTLY_DIR:-$XO_ROOT/out/nightly}
 case $NIGHTLY_DIR in /*) ;; *) NIGHTLY_DIR=$XO_ROOT/$NIGHTLY_DIR ;; esac
 LOGS=$NIGHTLY_DIR/logs

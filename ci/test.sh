@@ -31,6 +31,9 @@ export CTEST_OUTPUT_ON_FAILURE=1
 # xo_output_sync). A model test's checkpoints made 4400 of them, 2-20 s of
 # its wall time while the disk was busy with the build beside it.
 export XO_FSYNC=${XO_FSYNC:-0}
+# the suites' temporary files on a tmpfs (ci/lib.sh xo_fast_tmpdir)
+xo_fast_tmpdir
+echo "temporary files: ${TMPDIR:-/tmp}"
 XO_CTEST_COST_KEEP=1 # ctest's test times kept between jobs (ci/lib.sh xo_ctest)
 
 stage_build() {

@@ -50,3 +50,11 @@ add_test(NAME ci.python_direct
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_python_direct.sh ${PROJECT_SOURCE_DIR}
                  ${CMAKE_CURRENT_BINARY_DIR}/ci_python_direct ${Python3_EXECUTABLE})
 set_tests_properties(ci.python_direct PROPERTIES LABELS "quick" TIMEOUT 60)
+
+# What keeps the suites' processes cheap (suites/ci_start_costs.sh): CI's
+# temporary files on a tmpfs (ci/lib.sh xo_fast_tmpdir) and the bad-input
+# table's bytecode cached even where Python is told not to write it.
+add_test(NAME ci.start_costs
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/ci_start_costs.sh ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/ci_start_costs ${Python3_EXECUTABLE})
+set_tests_properties(ci.start_costs PROPERTIES LABELS "quick" TIMEOUT 60)
