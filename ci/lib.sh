@@ -159,6 +159,9 @@ xo_fast_tmpdir() {
         [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && rm -rf "$d"
     done
     d=$(mktemp -d "$base/xo-ci-$$-XXXXXX") || return 0
+    # a TMPDIR like /tmp: tests that drop to another user (setpriv
+    # nobody) must reach and write their files in it
+    chmod 1777 "$d" || { rmdir "$d"; return 0; }
     XO_FAST_TMPDIR=$d
     export TMPDIR=$d
     trap 'rm -rf "$XO_FAST_TMPDIR"' EXIT

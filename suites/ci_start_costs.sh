@@ -2,7 +2,8 @@
 # suites/ci_start_costs.sh SRC WORK PYTHON - what keeps the suites' many small
 # processes cheap (docs/testing.md, "The time budget"):
 #  - ci/lib.sh xo_fast_tmpdir points TMPDIR at a fresh folder under
-#    XO_CI_TMPDIR, removes it when the shell exits, removes the folder of a
+#    XO_CI_TMPDIR, of /tmp's mode 1777 (tests that drop to user nobody
+#    write in it), removes it when the shell exits, removes the folder of a
 #    job whose pid is gone and keeps a live one's; XO_CI_TMPDIR= (empty)
 #    leaves TMPDIR alone;
 #  - suites/badinput/case.py keeps run.py's bytecode in the fixture cache
@@ -25,7 +26,10 @@ out=$(XO_CI_TMPDIR=$work/shm TMPDIR=/elsewhere bash -c '
     source "$1/ci/lib.sh" >/dev/null
     xo_fast_tmpdir >/dev/null
     echo "$TMPDIR"
+    stat -c %a "$TMPDIR" >"$TMPDIR/../mode"
     touch "$TMPDIR/file" || exit 1' _ "$src") || fail "xo_fast_tmpdir: the job failed"
+[ "$(cat "$work/shm/mode" 2>/dev/null)" = 1777 ] ||
+    fail "xo_fast_tmpdir: the folder's mode is $(cat "$work/shm/mode" 2>/dev/null), not /tmp's 1777"
 case $out in
 "$work/shm/xo-ci-"*) ;;
 *) fail "xo_fast_tmpdir: TMPDIR is '$out', not a folder in $work/shm" ;;

@@ -58,6 +58,12 @@ if(XO_OPENCL)
                      ${CMAKE_CURRENT_BINARY_DIR}/cl_offline/${row} ${selftest} ${row})
     set_tests_properties(cl.offline_gpu_compile.${row} PROPERTIES LABELS "opencl;quick" TIMEOUT 300)
   endforeach()
+  # its cache of passed rows keeps only passes, by content
+  # (suites/cl_offline_cache.sh: a stand-in dump tool, two tiny programs)
+  add_test(NAME cl.offline_gpu_compile.cache
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cl_offline_cache.sh ${PROJECT_SOURCE_DIR}
+                   ${CMAKE_CURRENT_BINARY_DIR}/cl_offline_cache)
+  set_tests_properties(cl.offline_gpu_compile.cache PROPERTIES LABELS "opencl;quick" TIMEOUT 120)
 endif()
 
 # Every helper in cl/kernels/*.cl is `static inline`: a plain

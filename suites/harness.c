@@ -10,6 +10,7 @@
  */
 #include "harness_internal.h"
 #include "../kernels/cpu.h"
+#include <unistd.h>
 
 /* ---- names --------------------------------------------------------------- */
 
@@ -742,11 +743,47 @@ static void hcase_free(struct hcase *h)
 	free(h->z);
 }
 
+/* A case whose buffers would take more than half of this machine's memory
+ * is refused before any is allocated (XO_ENOMEM: bad input to `xo check`).
+ * Allocation alone would not stop it: the kernel hands out pages lazily,
+ * so a batch of 2^31 was "allocated" and then filled until the machine
+ * swapped. Counted: the harness's own arrays below, and the source and
+ * destination tensors of both backends (ref's and the checked one's). */
+static enum xo_status hcase_fits(const struct hcase *h, bool conv, bool mag)
+{
+	double src = 0, dst = 0, host = 0, need, phys;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+
+	for (int i = 0; i < XO_MAX_SRC; i++)
+		src += (double)slot_count(&h->ss[i]);
+	for (int i = 0; i < XO_MAX_DST; i++) {
+		double n = (double)slot_count(&h->ds[i]);
+
+		dst += n;
+		/* ref, got, mag, init floats and the tolerance's double */
+		host += n * (2.0 + (mag ? 1.0 : 0.0) + (has_state(h->c, i) ? 1.0 : 0.0) + 2.0);
+	}
+	host += src + (conv ? (double)slot_count(&h->ds[0]) : 0.0);
+	need = (host + 2.0 * (src + dst)) * (double)sizeof(float);
+	if (pages <= 0 || page <= 0)
+		return XO_OK;
+	phys = (double)pages * (double)page;
+	if (need > phys / 2)
+		return xo_error(XO_ENOMEM,
+		                "harness: the case needs %.1f GiB of memory, more than half of "
+		                "this machine's %.1f GiB: give a smaller shape",
+		                need / 1073741824.0, phys / 1073741824.0);
+	return XO_OK;
+}
+
 static enum xo_status hcase_alloc(struct hcase *h)
 {
 	const struct xo_case *c = h->c;
 	bool conv = has_activation(c->op), mag = needs_mag(c->op);
+	enum xo_status st = hcase_fits(h, conv, mag);
 
+	if (st)
+		return st;
 	for (int i = 0; i < XO_MAX_SRC; i++) {
 		h->sn[i] = slot_count(&h->ss[i]);
 		if (h->sn[i] && !(h->src[i] = calloc((size_t)h->sn[i], sizeof(float))))

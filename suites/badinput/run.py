@@ -1357,6 +1357,8 @@ CASES = {
     # a categorical cross-entropy over one class checks nothing: refused as bad input
     "check_categorical_one_class": (["check", "--op", "categorical_crossentropy", "ch=1"], 2, r"^xo check: ch=1: categorical_crossentropy over one class has loss and gradient 0 whatever the input \(nothing to check\): give ch=2 or more$", [], None, {}, None),
     "check_sparse_one_class_file": (["check", "--shapes", "ce1.txt"], 2, r"^xo check: ce1\.txt:2: ch=1: sparse_categorical_crossentropy over one class ", [], lambda d: open(f"{d}/ce1.txt", "w").write("binary_crossentropy batch=2 ch=1\nsparse_categorical_crossentropy batch=2 ch=1 from_logits=1\n"), {}, None),
+    "check_huge_batch": (["check", "--op", "binary_crossentropy", "batch=2147483647"], 2, r"^xo check: .*the case needs [0-9.]+ GiB of memory, more than half of this machine's [0-9.]+ GiB: give a smaller shape$", [], None, {}, None),
+    "check_huge_batch_file": (["check", "--shapes", "big.txt"], 2, r"^xo check: big\.txt:1: .*the case needs [0-9.]+ GiB of memory", [], lambda d: open(f"{d}/big.txt", "w").write("dense batch=4000000 ch=4000000 units=8\n"), {}, None),
 }
 
 
