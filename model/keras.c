@@ -2386,6 +2386,158 @@ static enum xo_status json_bounded(const char *s, size_t len, const char *origin
 	return XO_OK;
 }
 
+/* Python's json module writes a NaN or infinite float as the bare token
+ * NaN, Infinity or -Infinity, which is not JSON (jansson: "invalid token"),
+ * and Keras does so for any layer argument that is one (say
+ * Normalization(mean=float("nan"))). To say which layer and key instead of a
+ * line number, a config that does not parse is parsed again with every such
+ * token outside a string made a string that starts with NONFINITE_MARK (a
+ * control character no config string holds), and a walk of the tree finds
+ * the first. */
+#define NONFINITE_MARK "\x1fxo-nonfinite "
+
+/* text with each bare non-finite token made a marked string; NULL if it
+ * has none (or out of memory) */
+static char *nonfinite_marked(const char *s, size_t len)
+{
+	static const char *const toks[] = {"-Infinity", "Infinity", "NaN"};
+	struct sbuf b = {0};
+	size_t run = 0; /* start of the bytes not yet copied */
+	bool in_str = false, any = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (in_str) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in_str = false;
+			continue;
+		}
+		if (s[i] == '"') {
+			in_str = true;
+			continue;
+		}
+		for (size_t t = 0; t < sizeof(toks) / sizeof(toks[0]); t++) {
+			size_t n = strlen(toks[t]);
+
+			if (len - i >= n && !memcmp(s + i, toks[t], n)) {
+				sb_printf(&b, "%.*s\"\\u001fxo-nonfinite %s\"", (int)(i - run), s + run,
+				          toks[t]);
+				i += n - 1;
+				run = i + 1;
+				any = true;
+				break;
+			}
+		}
+	}
+	sb_printf(&b, "%.*s", (int)(len - run), s + run);
+	if (!any || b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* key = head + (key is "" ? "" : key starts with "[" ? key : "." key) */
+static void path_prepend(char *key, size_t cap, const char *head)
+{
+	char rest[160];
+
+	snprintf(rest, sizeof(rest), "%s", key);
+	if (snprintf(key, cap, "%s%s%s", head, rest[0] && rest[0] != '[' ? "." : "", rest) >=
+	    (int)cap)
+		key[cap - 1] = '\0'; /* a long path is cut; the message stays one line */
+}
+
+/* The first marked value under v: the innermost Keras layer holding it (an
+ * object with a class_name and a config that has a name) in *cls / *name,
+ * and its path from that layer's config ("kernel_initializer.config.seed",
+ * "units[1]"; from the root when no layer holds it) in key; the token, or
+ * NULL. */
+static const char *nonfinite_find(const json_t *v, const char **cls, const char **name,
+                                  char *key, size_t cap)
+{
+	const char *found = NULL, *k;
+	json_t *sub;
+	size_t i;
+
+	if (json_is_string(v)) {
+		const char *t = json_string_value(v);
+
+		if (strncmp(t, NONFINITE_MARK, strlen(NONFINITE_MARK)))
+			return NULL;
+		key[0] = '\0';
+		return t + strlen(NONFINITE_MARK);
+	}
+	if (json_is_array(v)) {
+		json_array_foreach((json_t *)v, i, sub) {
+			if ((found = nonfinite_find(sub, cls, name, key, cap))) {
+				char idx[32];
+
+				snprintf(idx, sizeof(idx), "[%zu]", i);
+				if (!*cls)
+					path_prepend(key, cap, idx);
+				return found;
+			}
+		}
+		return NULL;
+	}
+	if (!json_is_object(v))
+		return NULL;
+	json_object_foreach((json_t *)v, k, sub) {
+		if ((found = nonfinite_find(sub, cls, name, key, cap))) {
+			if (!*cls)
+				path_prepend(key, cap, k);
+			break;
+		}
+	}
+	if (found && !*cls) {
+		const json_t *cfg = json_object_get(v, "config");
+		const char *c = json_string_value(json_object_get(v, "class_name"));
+		const char *n = json_is_object(cfg) ? json_string_value(json_object_get(cfg, "name"))
+		                                    : NULL;
+
+		if (c && n && !strncmp(key, "config.", 7)) {
+			*cls = c;
+			*name = n;
+			memmove(key, key + 7, strlen(key + 7) + 1);
+		}
+	}
+	return found;
+}
+
+/* The refusal of a config that holds a non-finite token, or XO_OK when it
+ * holds none (the caller reports jansson's own error). */
+static enum xo_status nonfinite_refusal(const char *json, size_t len, const char *origin,
+                                        const char *what)
+{
+	char *marked = nonfinite_marked(json, len), key[160] = "", sn[200], sc[200], sk[200];
+	const char *cls = NULL, *name = NULL, *tok;
+	json_error_t je;
+	json_t *root;
+	enum xo_status st = XO_OK;
+
+	if (!marked)
+		return XO_OK;
+	root = json_loads(marked, JSON_REJECT_DUPLICATES, &je);
+	free(marked);
+	if (!root)
+		return XO_OK;
+	tok = nonfinite_find(root, &cls, &name, key, sizeof(key));
+	xo_escape_line(sk, sizeof(sk), key);
+	if (tok && cls)
+		st = xo_error(XO_EFORMAT,
+		              "%s: layer '%s' (%s): %s is %s in the %s; xo reads only finite "
+		              "numbers there",
+		              origin, xo_escape_line(sn, sizeof(sn), name),
+		              xo_escape_line(sc, sizeof(sc), cls), sk, tok, what);
+	else if (tok)
+		st = xo_error(XO_EFORMAT, "%s: %s is %s in the %s; xo reads only finite numbers there",
+		              origin, sk, tok, what);
+	json_decref(root);
+	return st;
+}
+
 /* The spec of a model config; its compile_config (Keras 3, in the config)
  * or training_config (legacy .h5, its own JSON: tc) becomes the compile
  * line; neither: the default compile (the seed's). */
@@ -2404,12 +2556,16 @@ static enum xo_status config_to_spec(const char *json, size_t len, const char *t
 		return st;
 	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
-		return xo_error(XO_EFORMAT, "%s: bad model config JSON: %s (line %d)", origin,
-		                je.text, je.line);
+		return (st = nonfinite_refusal(json, len, origin, "model config"))
+		           ? st
+		           : xo_error(XO_EFORMAT, "%s: bad model config JSON: %s (line %d)", origin,
+		                      je.text, je.line);
 	if (tc && !(troot = json_loads(tc, JSON_REJECT_DUPLICATES, &je))) {
 		json_decref(root);
-		return xo_error(XO_EFORMAT, "%s: bad training_config JSON: %s (line %d)", origin,
-		                je.text, je.line);
+		return (st = nonfinite_refusal(tc, strlen(tc), origin, "training_config"))
+		           ? st
+		           : xo_error(XO_EFORMAT, "%s: bad training_config JSON: %s (line %d)",
+		                      origin, je.text, je.line);
 	}
 	{
 		/* a comment line: the path, escaped, can add no line to the spec */

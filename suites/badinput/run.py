@@ -1359,6 +1359,8 @@ CASES = {
     "check_sparse_one_class_file": (["check", "--shapes", "ce1.txt"], 2, r"^xo check: ce1\.txt:2: ch=1: sparse_categorical_crossentropy over one class ", [], lambda d: open(f"{d}/ce1.txt", "w").write("binary_crossentropy batch=2 ch=1\nsparse_categorical_crossentropy batch=2 ch=1 from_logits=1\n"), {}, None),
     "check_huge_batch": (["check", "--op", "binary_crossentropy", "batch=2147483647"], 2, r"^xo check: .*the case needs [0-9.]+ GiB of memory, more than half of this machine's [0-9.]+ GiB: give a smaller shape$", [], None, {}, None),
     "check_huge_batch_file": (["check", "--shapes", "big.txt"], 2, r"^xo check: big\.txt:1: .*the case needs [0-9.]+ GiB of memory", [], lambda d: open(f"{d}/big.txt", "w").write("dense batch=4000000 ch=4000000 units=8\n"), {}, None),
+    "keras_config_nan_token": (kpredict("nan_units.keras"), 2, r"nan_units\.keras: layer 'dense' \(Dense\): units is NaN in the model config; xo reads only finite numbers there$", [], keras_layer_edit("norm_mlp", "Dense", "units", float("nan"), "nan_units.keras"), {}, None),
+    "keras_config_infinity_in_list": (kpredict("inf_mean.keras"), 2, r"inf_mean\.keras: layer 'normalization' \(Normalization\): mean\[1\] is -Infinity in the model config; xo reads only finite numbers there$", [], keras_layer_edit("norm_mlp", "Normalization", "mean", [0.0, float("-inf"), 1.0, 2.0, 3.0, 4.0], "inf_mean.keras"), {}, None),
 }
 
 
