@@ -1437,6 +1437,7 @@ static enum xo_status la_normalization(struct xo_backend *be, const struct xo_op
 	xo_cl_arg_tensor(&l, a->dst[0], NULL);
 	xo_cl_arg_int(&l, n);
 	xo_cl_arg_int(&l, a->p.ch);
+	xo_cl_arg_int(&l, a->p.invert);
 	return la_run(&l, n, XO_OP_normalization, dir);
 }
 

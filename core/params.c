@@ -255,6 +255,8 @@ enum key_id {
 	K_NEGATIVE_SLOPE,
 	/* elu */
 	K_ALPHA,
+	/* normalization */
+	K_INVERT,
 	K_COUNT
 };
 
@@ -335,6 +337,7 @@ static const struct key_info keys[K_COUNT] = {
 	KEY(K_FROM_LOGITS, from_logits, KEY_BOOL),
 	KEY(K_NEGATIVE_SLOPE, negative_slope, KEY_F32),
 	KEY(K_ALPHA, alpha, KEY_F32),
+	KEY(K_INVERT, invert, KEY_BOOL),
 };
 #undef KEY
 
@@ -452,7 +455,7 @@ struct key_set {
 #define KEYS_flip KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
 #define KEYS_leaky_relu KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_NEGATIVE_SLOPE)), 0)
 #define KEYS_rescaling KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_MULTIPLIER) | B(K_OFFSET)), 0)
-#define KEYS_normalization KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH)), 0)
+#define KEYS_normalization KEYS((B(K_BATCH) | B(K_LEN) | B(K_CH) | B(K_INVERT)), 0)
 #define KEYS_conv2d_transpose                                                                      \
 	KEYS((B(K_BATCH) | B(K_LEN) | B(K_WIDTH) | B(K_CH) | B(K_FILTERS) | B(K_KERNEL_SIZE) |     \
 	      B(K_KERNEL_W) | B(K_STRIDES) | B(K_STRIDES_W) | B(K_PADDING) |                       \

@@ -268,6 +268,9 @@ struct xo_params {
 	/* elu: y = alpha * expm1(x) where x <= 0 (Keras's ELU alpha and
 	 * activation "elu"'s 1; finite, >= 0) */
 	float alpha;                   /* (1) */
+	/* normalization: Keras's Normalization(invert=True), y = mean + x * den
+	 * (the forward's inverse in Keras's own float order; ops.def) */
+	bool invert;                   /* (false) */
 };
 
 /* Keras defaults: strides 0 (default), dilation 1, valid, bias on, linear,

@@ -407,12 +407,15 @@ enum xo_status xo_cpu_batch_normalization_bwd(struct xo_backend *be,
  * Keras: the difference, the root and the quotient each rounded once (a
  * division, not a product by 1/den: Keras divides). Threads take whole
  * rows, [rows * t / nt, rows * (t + 1) / nt); x and y (dy and dx) may be
- * the same array.
+ * the same array. invert (Keras's invert=True): y = mean + x * den, dx =
+ * dy * den, the product and the sum rounded once each (Keras's order; a
+ * contracted fma rounds once, within the op's bound).
  */
 struct normz_job {
 	const float *x, *mean, *den; /* bwd: x is dy, mean unused */
 	float *y;
 	int64_t rows, ch;
+	bool invert;
 };
 
 static void normz_task(void *arg, int t, int nt)
@@ -424,7 +427,13 @@ static void normz_task(void *arg, int t, int nt)
 		const float *x = j->x + r * ch;
 		float *y = j->y + r * ch;
 
-		if (j->mean)
+		if (j->invert && j->mean)
+			for (int64_t c = 0; c < ch; c++)
+				y[c] = j->mean[c] + x[c] * j->den[c];
+		else if (j->invert)
+			for (int64_t c = 0; c < ch; c++)
+				y[c] = x[c] * j->den[c];
+		else if (j->mean)
 			for (int64_t c = 0; c < ch; c++)
 				y[c] = (x[c] - j->mean[c]) / j->den[c];
 		else
@@ -440,7 +449,8 @@ static enum xo_status normz_run(struct xo_backend *be, const struct xo_op_args *
 	int64_t ch = a->p.ch, rows = a->p.batch * a->p.len;
 	struct normz_job j = {.x = xo_tensor_f32(a->src[bwd ? 1 : 0]),
 	                      .mean = bwd ? NULL : xo_tensor_f32(a->src[1]),
-	                      .y = xo_tensor_f32(a->dst[0]), .rows = rows, .ch = ch};
+	                      .y = xo_tensor_f32(a->dst[0]), .rows = rows, .ch = ch,
+	                      .invert = a->p.invert};
 	enum xo_status st = xo_cpu_scratch_reserve(cx, ch, 0, 0);
 	float *den;
 

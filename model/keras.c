@@ -3551,13 +3551,13 @@ static void rescaling_config(const struct xo_layer_spec *ls, json_t *cfg)
 	json_object_set_new(cfg, "offset", json_real(short_real(ls->p.offset)));
 }
 
-/* Normalization: axis [-1] (Keras's tuple), invert false, mean and variance
+/* Normalization: axis [-1] (Keras's tuple), invert, mean and variance
  * null when adapted (its variables), else the given numbers as the shortest
  * decimals of the floats xo keeps */
 static void normalization_config(const struct xo_layer_spec *ls, json_t *cfg)
 {
 	json_object_set_new(cfg, "axis", json_pack("[i]", -1));
-	json_object_set_new(cfg, "invert", json_false());
+	json_object_set_new(cfg, "invert", json_boolean(ls->p.invert));
 	json_object_set_new(cfg, "mean",
 	                    ls->norm_given ? json_real(short_real(ls->norm_mean)) : json_null());
 	json_object_set_new(cfg, "variance",

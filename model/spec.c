@@ -150,8 +150,8 @@ static const char *const relu_args[] = {"max_value", "negative_slope", "threshol
  * (Keras's per-channel lists refused) */
 static const char *const rescaling_args[] = {"scale", "offset", "name", NULL};
 /* normalization: Keras Normalization's axis (the last only), mean and
- * variance (numbers, both or neither: one for every channel), invert (False
- * only) */
+ * variance (numbers, both or neither: one for every channel), invert (True:
+ * the inverse, mean + x * den) */
 static const char *const normalization_args[] = {"axis", "mean", "variance", "invert", "name",
                                                  NULL};
 /* softmax: Keras Softmax's axis, the last only (as the normalizations') */
@@ -661,21 +661,17 @@ static enum xo_status set_rescaling_arg(struct xo_params *p, const char *key, co
 
 /* normalization's mean= and variance= (finite numbers, kept as the float32
  * values Keras casts them to; a negative variance is refused: Keras's root
- * of it is NaN) and invert= (False: the inverse is not implemented) */
+ * of it is NaN) and invert= (True: the op's inverse, y = mean + x * den) */
 static enum xo_status set_normalization_arg(struct xo_layer_spec *l, const char *key,
                                             const char *val, const char *origin, int line)
 {
 	double r;
 	float f;
-	bool inv;
 
 	if (!strcmp(key, "invert")) {
-		if (!parse_bool_value(val, &inv))
+		if (!parse_bool_value(val, &l->p.invert))
 			return spec_error(XO_EINVAL, origin, line, "invert=%s: expected True or False",
 			                  val);
-		if (inv)
-			return spec_error(XO_EINVAL, origin, line,
-			                  "invert=True: Normalization's inverse is not supported");
 		return XO_OK;
 	}
 	if (!parse_finite_f32(val, &r, &f))

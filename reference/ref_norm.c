@@ -127,7 +127,7 @@ enum xo_status xo_ref_batch_normalization_bwd_math(const struct xo_params *p,
 }
 
 /*
- * normalization (Keras 3 Normalization, axis -1, invert=False), read from
+ * normalization (Keras 3 Normalization, axis -1, and invert), read from
  * keras/src/layers/preprocessing/normalization.py: call() returns
  * (inputs - mean) / maximum(sqrt(variance), backend.epsilon()), epsilon
  * 1e-7 taken as float32 (a weak Python scalar against float32 tensors).
@@ -136,6 +136,10 @@ enum xo_status xo_ref_batch_normalization_bwd_math(const struct xo_params *p,
  * keeps the root unless it is below epsilon. Backward: the quotient's
  * derivative in x, dy / den; mean and variance are constants (no gradient).
  * mag: |y| (|dx|), one rounding's scale.
+ * invert (Keras's invert=True): call() returns add(mean, multiply(inputs,
+ * den)), y = mean + x * den; backward dy * den. mag: |mean| + |x den| (the
+ * sum may cancel: its rounding errors scale with its terms, not with y),
+ * |dx| backward.
  */
 static double norm_den(double v)
 {
@@ -154,10 +158,17 @@ enum xo_status xo_ref_normalization_fwd_math(const struct xo_params *p,
 	for (int64_t r = 0; r < rows; r++)
 		for (int64_t c = 0; c < ch; c++) {
 			double x = xo_ref_ld(src[0], r * ch + c), m = xo_ref_ld(src[1], c);
-			double y = (x - m) / norm_den(xo_ref_ld(src[2], c));
+			double den = norm_den(xo_ref_ld(src[2], c));
 
-			xo_ref_st(dst[0], r * ch + c, y);
-			xo_ref_st(mag[0], r * ch + c, fabs(y));
+			if (p->invert) {
+				xo_ref_st(dst[0], r * ch + c, m + x * den);
+				xo_ref_st(mag[0], r * ch + c, fabs(m) + fabs(x * den));
+			} else {
+				double y = (x - m) / den;
+
+				xo_ref_st(dst[0], r * ch + c, y);
+				xo_ref_st(mag[0], r * ch + c, fabs(y));
+			}
 		}
 	return XO_OK;
 }
@@ -171,7 +182,8 @@ enum xo_status xo_ref_normalization_bwd_math(const struct xo_params *p,
 
 	for (int64_t r = 0; r < rows; r++)
 		for (int64_t c = 0; c < ch; c++) {
-			double dx = xo_ref_ld(src[1], r * ch + c) / norm_den(xo_ref_ld(src[0], c));
+			double dy = xo_ref_ld(src[1], r * ch + c), den = norm_den(xo_ref_ld(src[0], c));
+			double dx = p->invert ? dy * den : dy / den;
 
 			xo_ref_st(dst[0], r * ch + c, dx);
 			xo_ref_st(mag[0], r * ch + c, fabs(dx));

@@ -984,6 +984,24 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-3.0, 3.0),
         "seed_offset": 229,
     },
+    # a regression MLP ending in Normalization(invert=True) (--only
+    # norm_inv_mlp): Normalization (adapted on x) -> Dense relu -> Dense(1)
+    # -> Normalization(invert=True) (adapted on y, its mean and variance
+    # drawn as norm_mlp's), mean_squared_error; both normalizations' mean
+    # and variance stay bit-identical through training (make asserts it)
+    "norm_inv_mlp": {
+        "spec": (
+            "# golden: Normalization -> Dense relu -> Dense -> Normalization(invert)\n"
+            "input 6\n"
+            "normalization\n"
+            "dense units=8 activation=relu\n"
+            "dense units=1\n"
+            "normalization invert=True\n"
+            "compile loss=mean_squared_error optimizer=adam\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 233, "keras_file": True,
+    },
 }
 
 
@@ -1190,7 +1208,7 @@ def build(text):
                        "negative_slope", "alpha"):
                 kw[k] = float(v)
             elif k in ("center", "scale", "return_sequences", "go_backwards", "reset_after",
-                       "use_causal_mask", "mask_zero"):
+                       "use_causal_mask", "mask_zero", "invert"):
                 kw[k] = v in ("True", "true", "1")
             elif k == "activation":
                 kw[k] = None if v in ("None", "none", "linear") else v

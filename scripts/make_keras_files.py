@@ -562,6 +562,34 @@ def norm_bad_fixtures(out):
         v[...] = a
 
 
+def norm_inv_fixtures(out):
+    """norm_inv: a regression MLP as Keras users write one, Normalization
+    adapted on x -> Dense relu -> Dense(1) -> Normalization(invert=True)
+    adapted on the targets y, mapping the normalized prediction back to y's
+    units. x: 6 features, each its own centre in [0, 1) and spread in
+    [0.1, 0.6); y: centre 1.5, spread 0.8 (den below 1, so the output's
+    magnitude stays within the fixture tolerance's units). The Dense
+    weights drawn from the fixture's seed."""
+    r = np.random.default_rng(151)
+    norm_x = layers.Normalization()
+    norm_y = layers.Normalization(invert=True)
+    m = keras.Sequential([keras.Input(shape=(6,)), norm_x, layers.Dense(8, activation="relu"),
+                          layers.Dense(1), norm_y])
+    loc = r.uniform(0.0, 1.0, (6,))
+    scale = r.uniform(0.1, 0.6, (6,))
+    norm_x.adapt((loc + scale * r.standard_normal((256, 6))).astype(np.float32))
+    norm_y.adapt((1.5 + 0.8 * r.standard_normal((256, 1))).astype(np.float32))
+    for layer in m.layers[1:]:
+        if not isinstance(layer, layers.Normalization):
+            layer.set_weights([r.uniform(-0.5, 0.5, w.shape).astype(np.float32)
+                               for w in layer.get_weights()])
+    m.compile(optimizer="adam", loss="mean_squared_error")  # a regression's, as saved
+    m.save(os.path.join(out, "norm_inv.keras"))
+    m.save(os.path.join(out, "norm_inv.h5"))
+    m.save_weights(os.path.join(out, "norm_inv.weights.h5"))
+    write_inputs(out, "norm_inv", m, r)
+
+
 def norm_fixtures(out):
     """Normalization in front of a net, adapted on data (its mean and
     variance the layer's variables; its count Keras's unused int32):
@@ -1551,6 +1579,10 @@ def main():
     if "--only=norm_bad" in sys.argv[1:]:
         norm_bad_fixtures(out)
         print("keras", keras.__version__, "wrote the norm_bad fixture to", out)
+        return
+    if "--only=norm_inv" in sys.argv[1:]:
+        norm_inv_fixtures(out)
+        print("keras", keras.__version__, "wrote the norm_inv fixtures to", out)
         return
     if "--only=norm" in sys.argv[1:]:
         norm_fixtures(out)

@@ -1433,16 +1433,40 @@ static enum xo_status bound_rescaling(struct hcase *h, struct xo_backend *ref)
  * 2.5 ulp; the cpu's u), the reference's store u: 13u to first order, the
  * products of those terms below another u: 14u |ref|. Backward dy / den:
  * the root, the quotient, the store: 12u, 13u |ref| with the same margin.
+ *
+ * invert=1, y = mean + x * den: the root 6u of den, the product u, so the
+ * computed product is within 7u |x den| (plus 6u^2) of x den; the sum adds
+ * u of its value, at most u (|mean| + |x den|) to first order, and the
+ * reference's store u |ref| <= u (|mean| + |x den|): 9u M, M = |mean| +
+ * |x den| (the sum may cancel: the error scales with its terms, not with
+ * y), and a u for the higher-order terms: 10u M, M computed here from the
+ * inputs (den in double). A contracted fma rounds once less: within it.
+ * Backward dy * den: the root 6u, the product u, the store u, a u of
+ * margin: 9u |ref|.
  */
 #define ULP_NORMALIZATION_FWD 14.0
 #define ULP_NORMALIZATION_BWD 13.0
+#define ULP_NORMALIZATION_INV_FWD 10.0
+#define ULP_NORMALIZATION_INV_BWD 9.0
 static enum xo_status bound_normalization(struct hcase *h, struct xo_backend *ref)
 {
-	double k = h->c->dir == XO_DIR_FWD ? ULP_NORMALIZATION_FWD : ULP_NORMALIZATION_BWD;
+	bool fwd = h->c->dir == XO_DIR_FWD, inv = h->c->p.invert;
+	double k = inv ? (fwd ? ULP_NORMALIZATION_INV_FWD : ULP_NORMALIZATION_INV_BWD)
+	               : (fwd ? ULP_NORMALIZATION_FWD : ULP_NORMALIZATION_BWD);
+	int64_t ch = h->c->p.ch;
 
 	(void)ref;
-	for (int64_t e = 0; e < h->dn[0]; e++)
-		h->tol[0][e] = k * U * fabs((double)h->ref[0][e]) + TINY;
+	for (int64_t e = 0; e < h->dn[0]; e++) {
+		double m = fabs((double)h->ref[0][e]);
+
+		if (inv && fwd) {
+			double s = sqrt((double)h->src[2][e % ch]);
+			double den = s < (double)1e-7f ? (double)1e-7f : s;
+
+			m = fabs((double)h->src[1][e % ch]) + fabs((double)h->src[0][e] * den);
+		}
+		h->tol[0][e] = k * U * m + TINY;
+	}
 	return XO_OK;
 }
 #define BOUND_normalization bound_normalization

@@ -668,7 +668,9 @@ static void fill_layer_normalization(struct hcase *h)
 /* normalization: x in [-0.5, 1.5), the means in [-0.5, 0.5) (x - mean of
  * both signs), variances in [0.25, 4) but every 5th channel from 3 with
  * variance 0 and every 7th from 5 with 1e-16 (roots 0 and 1e-8, both
- * below Keras's epsilon: den is 1e-7f there); dy in [-1, 1) */
+ * below Keras's epsilon: den is 1e-7f there); dy in [-1, 1). invert=1:
+ * the variance-0 channels' means 0, so y = x * 1e-7f there shows the floor
+ * (beside a mean the term x * 1e-7f would be below the bound) */
 static void fill_normalization(struct hcase *h)
 {
 	bool bwd = h->c->dir == XO_DIR_BWD;
@@ -679,7 +681,9 @@ static void fill_normalization(struct hcase *h)
 	} else {
 		fill_plain(h, 0, true, -0.5f, 1.5f);
 		for (int64_t c = 0; c < h->sn[1]; c++)
-			h->src[1][c] = real_in(h, 1, (uint64_t)c, -0.5f, 0.5f);
+			h->src[1][c] = h->c->p.invert && c % 5 == 3
+			                       ? 0.0f
+			                       : real_in(h, 1, (uint64_t)c, -0.5f, 0.5f);
 	}
 	for (int64_t c = 0; c < h->sn[vs]; c++)
 		h->src[vs][c] = c % 5 == 3   ? 0.0f

@@ -24,7 +24,7 @@ set_tests_properties(keras PROPERTIES LABELS "model;quick" TIMEOUT 300)
 # ~10 s quiet: few groups spend few start-ups, and three keep each well
 # inside its timeout on a loaded machine and let -j2 balance them. The
 # groups together are every part; a new part joins the shortest group.
-foreach(group "seed,bn,lstm,gru,cnn2d,acts2,acts3,dwconv,dwconv1d,sepconv,sepconv1d,name_clash,mask_cat,mask_cat1,mask_merge,leaky,compiled_logits" "cnn_bn,compiled,bn_fresh,pad1d,resize1d,resize2d,td,bidir,convt,convt1d,mha_mask,mha_pad,mha_bool,mha_pad_mask,msk_rnn,elu,keepdims,elu_neg" "ln,ln2d,d3,d3_2d,permute,permute2d,repeat,reshape,graph,multi,mha,mask,mask_res,mask_rnn,mask_bidir,msk_bidir,rescale,norm_mlp,norm_conv,norm_given,keepdims2d,mask_kd")
+foreach(group "seed,bn,lstm,gru,cnn2d,acts2,acts3,dwconv,dwconv1d,sepconv,sepconv1d,name_clash,mask_cat,mask_cat1,mask_merge,leaky,compiled_logits,norm_inv" "cnn_bn,compiled,bn_fresh,pad1d,resize1d,resize2d,td,bidir,convt,convt1d,mha_mask,mha_pad,mha_bool,mha_pad_mask,msk_rnn,elu,keepdims,elu_neg" "ln,ln2d,d3,d3_2d,permute,permute2d,repeat,reshape,graph,multi,mha,mask,mask_res,mask_rnn,mask_bidir,msk_bidir,rescale,norm_mlp,norm_conv,norm_given,keepdims2d,mask_kd")
   string(REPLACE "," "_" gname "${group}")
   add_test(NAME keras.load_in_keras.${gname}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/keras_load.py $<TARGET_FILE:xo>

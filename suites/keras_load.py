@@ -54,7 +54,8 @@ def main():
                      ("rescale", (7, 6, 3), 3), ("norm_mlp", (6,), 3),
                      ("norm_conv", (10, 3), 3), ("norm_given", (5,), 3), ("leaky", (12, 3), 3),
                      ("elu", (12, 3), 3), ("elu_neg", (12, 3), 3), ("keepdims", (10, 3), 3),
-                     ("keepdims2d", (7, 6, 3), 3), ("mask_kd", (8,), 3))
+                     ("keepdims2d", (7, 6, 3), 3), ("mask_kd", (8,), 3),
+                     ("norm_inv", (6,), 1))
     names = [n for n, _, _ in fixture_parts] + ["compiled", "bn_fresh", "multi", "name_clash",
                                                  "mha_mask", "mha_bool", "mha_pad_mask",
                                                  "compiled_logits"]
@@ -436,6 +437,8 @@ def one_model(xo, fixtures, work, name, shape, classes):
             x[i] = np.roll(x[i], shape[0] - keep[i], axis=0)
         x[::2, :, 0] = np.where(np.any(x[::2] != 0, axis=-1), 0.0, x[::2, :, 0])
     y = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, 64)]
+    if name == "norm_inv":  # a regression (compiled with mean_squared_error): targets
+        y = rng.uniform(0, 3, (64, 1)).astype(np.float32)  # in the output's units
     np.save(os.path.join(work, "x.npy"), x)
     np.save(os.path.join(work, "y.npy"), y)
     seed = os.path.join(fixtures, name + ".keras")

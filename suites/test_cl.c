@@ -155,6 +155,8 @@ static const struct {
 	{XO_OP_rescaling, XO_DIR_BWD, "batch=2 len=3 ch=4 multiplier=0.5 offset=1"},
 	{XO_OP_normalization, XO_DIR_FWD, "batch=2 len=3 ch=4"},
 	{XO_OP_normalization, XO_DIR_BWD, "batch=2 len=3 ch=4"},
+	{XO_OP_normalization, XO_DIR_FWD, "batch=2 len=3 ch=4 invert=1"},
+	{XO_OP_normalization, XO_DIR_BWD, "batch=2 len=3 ch=4 invert=1"},
 	{XO_OP_leaky_relu, XO_DIR_FWD, "batch=2 len=3 ch=4 negative_slope=0.2"},
 	{XO_OP_leaky_relu, XO_DIR_BWD, "batch=2 len=3 ch=4 negative_slope=0.2"},
 	{XO_OP_elu, XO_DIR_FWD, "batch=2 len=3 ch=4 alpha=0.7"},

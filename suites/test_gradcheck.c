@@ -555,7 +555,8 @@ static void public_fwd(const struct gc_case *c, struct gc_data *d, struct gc_pub
 			   c->op == XO_OP_global_average_pooling1d ||
 			   c->op == XO_OP_average_pooling2d ||
 			   c->op == XO_OP_global_average_pooling2d || c->op == XO_OP_attention ||
-			   c->op == XO_OP_rescaling; /* x m + o: a sum of two terms */
+			   c->op == XO_OP_rescaling || /* x m + o: a sum of two terms */
+			   (c->op == XO_OP_normalization && c->p.invert); /* mean + x den */
 
 		if (acc && c->p.activation == XO_ACTIVATION_LINEAR &&
 		    !(fabsf(pb->buf[k]) <= pb->buf2[k]))
@@ -2132,6 +2133,9 @@ static void build_normalization_cases(void)
 	p.batch = 2;
 	p.len = 3;
 	p.ch = 4;
+	add_case(XO_OP_normalization, p);
+	/* invert=1 (Keras's invert=True): dx = dy * den */
+	p.invert = true;
 	add_case(XO_OP_normalization, p);
 }
 

@@ -280,7 +280,9 @@ static void spec_lengths(const char *path, int64_t batch, double *k_path, double
 		/* normalization: (x - mean) / den, 14u with OpenCL's root and
 		 * quotient (the op's bound): 2 in units of 8u; dx one quotient.
 		 * The golden's variances in [0.25, 2) keep its gain 1 / den
-		 * below 2, inside the constant's margin as batch_normalization's */
+		 * below 2, inside the constant's margin as batch_normalization's;
+		 * invert=True: 10u of |mean| + |x den| (the op's bound), dx one
+		 * product, its gain den below 1.5 (the same variances) */
 		else if (l->kind == XO_LAYER_NORMALIZATION)
 			*k_path += 2.0;
 		/* a recurrent layer: each step's pre-activations
@@ -939,7 +941,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "masking_rnn", "masking_bidir", "rescale_cnn",
                                              "norm_mlp",    "leaky_cnn",   "elu_cnn",
                                              "logits_cce",  "logits_scce", "logits_bce",
-                                             "logits_softmax"};
+                                             "logits_softmax", "norm_inv_mlp"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the

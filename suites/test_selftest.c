@@ -562,6 +562,23 @@ static enum xo_status normalization_fwd_eps_inside(struct xo_backend *be,
 	return XO_OK;
 }
 
+/* normalization fwd with invert=1 as the forward's algebraic inverse
+ * mean + x * sqrt(variance), without Keras's floor max(., 1e-7f): wrong on
+ * the variance-0 channels (the fill's means 0 there give 0 for x * 1e-7f). */
+static enum xo_status normalization_fwd_invert_no_floor(struct xo_backend *be,
+							const struct xo_op_args *a)
+{
+	const float *x = xo_tensor_f32(a->src[0]), *m = xo_tensor_f32(a->src[1]);
+	const float *v = xo_tensor_f32(a->src[2]);
+	float *y = xo_tensor_f32(a->dst[0]);
+	int64_t ch = a->p.ch;
+
+	(void)be;
+	for (int64_t i = 0; i < a->dst[0]->nelem; i++)
+		y[i] = m[i % ch] + x[i] * sqrtf(v[i % ch]);
+	return XO_OK;
+}
+
 /* merge bwd of maximum that gives a tie's whole gradient to a (TensorFlow's
  * rule, not the halves JAX's Keras computes): wrong at every tie. */
 static enum xo_status merge_bwd_tie_to_a(struct xo_backend *be, const struct xo_op_args *a)
@@ -1487,6 +1504,9 @@ static const struct fault faults[] = {
      ce_logits_bwd_no_target_sum, XO_HMODE_REAL, "batch=8 ch=12 from_logits=1", XO_FAIL_MISMATCH},
     {"fault-bce-logits-bwd-batch-mean", XO_OP_binary_crossentropy, XO_DIR_BWD,
      bce_logits_bwd_batch_mean, XO_HMODE_REAL, "batch=3 ch=4 from_logits=1", XO_FAIL_MISMATCH},
+    {"fault-normalization-invert-no-floor", XO_OP_normalization, XO_DIR_FWD,
+     normalization_fwd_invert_no_floor, XO_HMODE_REAL, "batch=2 len=3 ch=8 invert=1",
+     XO_FAIL_MISMATCH},
 };
 #define NFAULTS (sizeof(faults) / sizeof(faults[0]))
 

@@ -93,7 +93,8 @@ __kernel void xo_cl_batch_normalization_bwd(__global const float *x, int xo,
 /* normalization (ops.def): den = max(sqrt(variance), 1e-7f), a NaN root kept
  * (jnp.maximum); one work-item per element of the n = rows * ch, channel
  * i % ch. The root and the quotient are OpenCL C's (3 and 2.5 ulp; the
- * bound in suites/harness_bounds.c, bound_normalization). */
+ * bound in suites/harness_bounds.c, bound_normalization). invert (Keras's
+ * invert=True): y = mean + x * den, dx = dy * den. */
 static inline float xo_normz_den(float v)
 {
 	float s = sqrt(v);
@@ -103,22 +104,27 @@ static inline float xo_normz_den(float v)
 
 __kernel void xo_cl_normalization_fwd(__global const float *x, int xo, __global const float *mean,
 				      int mo, __global const float *var, int vo,
-				      __global float *y, int yo, int n, int ch)
+				      __global float *y, int yo, int n, int ch, int invert)
 {
 	int i = get_global_id(0);
 
 	if (i < n) {
 		int c = i % ch;
+		float den = xo_normz_den(var[vo + c]);
 
-		y[yo + i] = (x[xo + i] - mean[mo + c]) / xo_normz_den(var[vo + c]);
+		y[yo + i] = invert ? mean[mo + c] + x[xo + i] * den : (x[xo + i] - mean[mo + c]) / den;
 	}
 }
 
 __kernel void xo_cl_normalization_bwd(__global const float *var, int vo, __global const float *dy,
-				      int dyo, __global float *dx, int dxo, int n, int ch)
+				      int dyo, __global float *dx, int dxo, int n, int ch,
+				      int invert)
 {
 	int i = get_global_id(0);
 
-	if (i < n)
-		dx[dxo + i] = dy[dyo + i] / xo_normz_den(var[vo + i % ch]);
+	if (i < n) {
+		float den = xo_normz_den(var[vo + i % ch]);
+
+		dx[dxo + i] = invert ? dy[dyo + i] * den : dy[dyo + i] / den;
+	}
 }

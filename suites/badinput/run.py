@@ -1094,7 +1094,7 @@ CASES = {
     # Normalization: the last axis, no inverse, one number for a given mean
     # and variance (Keras's per-channel lists), both or neither; stored
     # variances of the model's shape, finite and >= 0
-    "keras_normalization_invert": (kpredict("n_inv.keras"), 2, r"n_inv\.keras: layer 'normalization': invert=True: Normalization's inverse is not supported$", ["out.npy"], norm_edit("norm_mlp", "n_inv.keras", lambda c: c.update(invert=True)), {}, None),
+    "keras_normalization_invert": (kpredict("n_inv.keras"), 0, None, [], lambda d: (norm_edit("norm_mlp", "n_inv.keras", lambda c: c.update(invert=True))(d), kx_flat(6)(d)), {}, None),
     "keras_normalization_axis_none": (kpredict("n_axn.keras"), 2, r"n_axn\.keras: layer 'normalization' \(Normalization\): axis: only -1 \(the last axis, channels\) is supported, got axis=null$", ["out.npy"], norm_edit("norm_mlp", "n_axn.keras", lambda c: c.update(axis=None)), {}, None),
     "keras_normalization_two_axes": (kpredict("n_ax2.keras"), 2, r"n_ax2\.keras: layer 'normalization_1' \(Normalization\): axis: only -1 \(the last axis, channels\) is supported, got axis=\[1,2\]$", ["out.npy"], norm_edit("norm_conv", "n_ax2.keras", lambda c: c.update(axis=[1, 2])), {}, None),
     "keras_normalization_time_axis": (kpredict("n_ax1.keras"), 2, r"n_ax1\.keras: layer 'normalization_1': axis=1: only the last axis \(-1, or 2 for this rank-3 input\) is supported$", ["out.npy"], norm_edit("norm_conv", "n_ax1.keras", lambda c: c.update(axis=[1])), {}, None),
@@ -1361,6 +1361,8 @@ CASES = {
     "check_huge_batch_file": (["check", "--shapes", "big.txt"], 2, r"^xo check: big\.txt:1: .*the case needs [0-9.]+ GiB of memory", [], lambda d: open(f"{d}/big.txt", "w").write("dense batch=4000000 ch=4000000 units=8\n"), {}, None),
     "keras_config_nan_token": (kpredict("nan_units.keras"), 2, r"nan_units\.keras: layer 'dense' \(Dense\): units is NaN in the model config; xo reads only finite numbers there$", [], keras_layer_edit("norm_mlp", "Dense", "units", float("nan"), "nan_units.keras"), {}, None),
     "keras_config_infinity_in_list": (kpredict("inf_mean.keras"), 2, r"inf_mean\.keras: layer 'normalization' \(Normalization\): mean\[1\] is -Infinity in the model config; xo reads only finite numbers there$", [], keras_layer_edit("norm_mlp", "Normalization", "mean", [0.0, float("-inf"), 1.0, 2.0, 3.0, 4.0], "inf_mean.keras"), {}, None),
+    "keras_normalization_invert_not_bool": (kpredict("n_invs.keras"), 2, r"n_invs\.keras: layer 'normalization' \(Normalization\): invert: expected true or false$", ["out.npy"], lambda d: (norm_edit("norm_mlp", "n_invs.keras", lambda c: c.update(invert="yes"))(d), kx_flat(6)(d)), {}, None),
+    "spec_normalization_invert_not_bool": (predict(model="ni.model"), 2, r"ni\.model:2: invert=yes: expected True or False$", ["out.npy"], lambda d: open(f"{d}/ni.model", "w").write("input 29 1\nnormalization invert=yes\n"), {}, None),
 }
 
 
