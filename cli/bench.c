@@ -495,13 +495,23 @@ static int layers_measure(struct xo_backend *be, struct xo_model *m, int64_t bat
 	int n = 0, first;
 
 	for (int i = 0; i < xo_model_layer_count(m); i++) {
+		struct xo_layer_gemm g[XO_LAYER_GEMMS_MAX];
+		const char *part[XO_LAYER_GEMMS_MAX];
 		struct xo_layer_attention at;
+		int ng = xo_model_layer_gemms(m, i, batch, g, part);
 
 		first = n;
-		if (xo_model_layer_gemm(m, i, batch, &t[n].g)) {
-			snprintf(t[n].name, sizeof(t[n].name), "%s", xo_model_layer_name(m, i));
-			t[n++].part = -1;
-		} else if (xo_model_layer_attention(m, i, batch, &at)) {
+		for (int k = 0; k < ng; k++, n++) {
+			if (part[k])
+				snprintf(t[n].name, sizeof(t[n].name), "%s/%s",
+					 xo_model_layer_name(m, i), part[k]);
+			else
+				snprintf(t[n].name, sizeof(t[n].name), "%s",
+					 xo_model_layer_name(m, i));
+			t[n].g = g[k];
+			t[n].part = -1;
+		}
+		if (!ng && xo_model_layer_attention(m, i, batch, &at)) {
 			n += attention_entries(&at, xo_model_layer_name(m, i), steps, &t[n]);
 		}
 		for (int e = first; e < n; e++) {
@@ -610,6 +620,9 @@ static void layers_print_text(const char *path, int64_t batch, int repeat, int t
 	       "derivative); dX: the backward with dx minus it\n"
 	       "recurrent layers: M = batch x steps, K = ch + units, N = gates x units; "
 	       "dW counts K + units (dh' back through time), dX ch\n"
+	       "L/forward, L/backward: a Bidirectional's two directions; L/depthwise "
+	       "(K = taps, N = channels x depth_multiplier), L/pointwise (1x1): a separable "
+	       "convolution's two steps\n"
 	       "attention: L/query, key, value, output: its projections (dense); "
 	       "L/scores (Q K^T), L/softmax, L/weighted_sum (P V): each step of the "
 	       "attention op's forward alone (cpu), batch x heads products of Tq x K x N; "
@@ -712,10 +725,13 @@ static int bench_args(int argc, char **argv, struct bench_opts *o)
 			       "  the seed model's predict (4000 samples at batch 32 and as one "
 			       "batch),\n  one training epoch, peak RSS, and per-op GFLOP/s against "
 			       "an FMA peak\n  measured in the same run (docs/cpu.md); --layers: "
-			       "each GEMM-shaped layer\n  (conv1d, conv2d, dense, simple_rnn, lstm, "
-			       "gru, multi_head_attention) of the model (default the\n  seed) alone at batch N (default "
-			       "512): forward, dW and dX (a recurrent layer's\n  forward also without its ws, as "
-			       "predict runs it: inf), wall and CPU time,\n  share of the peak\n");
+			       "each GEMM-shaped op call\n  (conv1d, conv2d, dense, depthwise and "
+			       "transposed convolutions, simple_rnn, lstm,\n  gru; a Bidirectional's two "
+			       "directions, a separable convolution's depthwise\n  and pointwise steps, "
+			       "multi_head_attention's projections and products)\n  of the model (default "
+			       "the seed) alone at batch N (default 512): forward,\n  dW and dX (a recurrent "
+			       "layer's forward also without its ws, as predict\n  runs it: inf), wall and "
+			       "CPU time, share of the peak\n");
 			return 0;
 		} else {
 			return xo_usage_error("bench", "unknown argument '%s' (usage: xo bench "

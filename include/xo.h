@@ -749,8 +749,9 @@ struct xo_layer_cost {
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out);
 /*
  * The GEMM of layer i as the op-by-op path runs it (`xo bench --model F
- * --layers`): false unless the layer is conv1d, conv2d, dense or recurrent
- * (simple_rnn, lstm, gru). op and its parameters at batch for the forward
+ * --layers`): false unless the layer is conv1d, conv2d, dense (or a
+ * TimeDistributed of one), depthwise_conv1d/2d, a transposed convolution or
+ * recurrent (simple_rnn, lstm, gru). op and its parameters at batch for the forward
  * call (activation linear when the layer's activation runs as its own op)
  * and for the backward call (also linear for a softmax last layer under
  * categorical cross-entropy, whose gradient arrives w.r.t. the logits); per
@@ -774,6 +775,20 @@ struct xo_layer_gemm {
 	int64_t k_dw, k_dx;        /* per output of the backward's products (above) */
 };
 bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct xo_layer_gemm *out);
+/*
+ * Every GEMM-shaped op call of layer i (`xo bench --layers`): the one of
+ * xo_model_layer_gemm (part[0] NULL), or a layer's two: a Bidirectional's
+ * directions (parts "forward" and "backward", each its recurrent op's GEMM
+ * as above, the backward one with go_backwards flipped), a separable
+ * convolution's depthwise step (rows = output positions, k = kh x kw taps,
+ * n = in_ch x depth_multiplier) and pointwise 1x1 conv2d (k = in_ch x
+ * depth_multiplier, n = filters). Returns the count, 0 for a layer without
+ * one (attention: xo_model_layer_attention).
+ */
+#define XO_LAYER_GEMMS_MAX 2
+int xo_model_layer_gemms(const struct xo_model *m, int i, int64_t batch,
+                         struct xo_layer_gemm out[XO_LAYER_GEMMS_MAX],
+                         const char *part[XO_LAYER_GEMMS_MAX]);
 /*
  * A multi_head_attention layer's calls as the op-by-op path runs them
  * (`xo bench --layers`): false for any other layer. proj[0..3] are its

@@ -932,6 +932,94 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	return true;
 }
 
+/* The parameters of layer i's call of op in its forward (training false)
+ * or backward pass as the op-by-op path makes them (the family's calls;
+ * backward: the last layer's ce_logits as forward.c sets it), the call
+ * whose go_backwards is back; false when the pass has none. */
+static bool layer_call_params(const struct xo_model *m, int i, bool training, enum xo_op op,
+                              bool back, struct xo_params *out)
+{
+	const struct layer *l = &m->layers[i];
+	const struct xo_layer_family *f = xo_layer_families[l->s.kind];
+	struct layer_ctx c = {
+	    .p = xo_model_layer_params(m, i, training),
+	    .training = training,
+	    .ce_logits = training && i == m->nlayers - 1 &&
+	                 m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
+	                 !m->compile.from_logits,
+	};
+	struct layer_call calls[LAYER_CALLS_MAX] = {0}; /* a family sets the fields it uses */
+	int n = training ? f->backward(l, &c, calls) : f->forward(l, &c, calls);
+
+	for (int k = 0; k < n; k++)
+		if (calls[k].op == op && !calls[k].fwd && calls[k].a.p.go_backwards == back) {
+			*out = calls[k].a.p;
+			return true;
+		}
+	return false;
+}
+
+int xo_model_layer_gemms(const struct xo_model *m, int i, int64_t batch,
+                         struct xo_layer_gemm out[XO_LAYER_GEMMS_MAX],
+                         const char *part[XO_LAYER_GEMMS_MAX])
+{
+	const struct layer *l;
+	int n = 0;
+
+	XO_ASSERT(m && out && part && i >= 0 && i < m->nlayers && batch >= 1);
+	l = &m->layers[i];
+	if (xo_model_layer_gemm(m, i, batch, &out[0])) {
+		part[0] = NULL;
+		return 1;
+	}
+	if (l->s.kind == XO_LAYER_BIDIRECTIONAL) {
+		/* each direction one recurrent layer's GEMM (the spec's w_dim
+		 * [2][ch][gates * units]), the backward one with go_backwards
+		 * flipped */
+		static const char *const dir[2] = {"forward", "backward"};
+		enum xo_op op = xo_layer_rnn_op((enum xo_layer_kind)l->s.inner);
+		int64_t ch = l->s.in_ch, u = l->s.p.units;
+
+		for (int d = 0; d < 2; d++, n++) {
+			bool back = l->s.p.go_backwards != (d == 1);
+
+			out[n] = (struct xo_layer_gemm){.op = op, .has_grad = l->has_grad,
+			                                .need_dx = l->need_dx, .rows = l->s.in_len,
+			                                .k = ch + u, .n = l->s.w_dim[2],
+			                                .k_dw = ch + 2 * u, .k_dx = ch};
+			part[n] = dir[d];
+			if (!layer_call_params(m, i, false, op, back, &out[n].fwd) ||
+			    !layer_call_params(m, i, true, op, back, &out[n].bwd))
+				return 0;
+		}
+	} else if (l->s.kind == XO_LAYER_SEPARABLE_CONV2D || l->s.kind == XO_LAYER_SEPARABLE_CONV1D) {
+		/* the depthwise step (kh * kw taps of each of the in_ch * dm
+		 * channels) into z, then the pointwise 1x1 conv2d (in_ch * dm
+		 * terms per filter), both over the output's positions */
+		int64_t zc = l->s.in_ch * l->s.p.depth_multiplier;
+
+		out[0] = (struct xo_layer_gemm){.op = XO_OP_depthwise_conv2d,
+		                                .has_grad = l->has_grad, .need_dx = l->need_dx,
+		                                .rows = l->s.out_len * l->s.out_w,
+		                                .k = l->s.w_count / zc, .n = zc};
+		out[1] = (struct xo_layer_gemm){.op = XO_OP_conv2d, .has_grad = l->has_grad,
+		                                .need_dx = l->has_grad, /* dz for the depthwise */
+		                                .rows = l->s.out_len * l->s.out_w, .k = zc,
+		                                .n = l->s.p.filters};
+		part[0] = "depthwise";
+		part[1] = "pointwise";
+		for (n = 0; n < 2; n++) {
+			out[n].k_dw = out[n].k_dx = out[n].k;
+			if (!layer_call_params(m, i, false, out[n].op, false, &out[n].fwd) ||
+			    !layer_call_params(m, i, true, out[n].op, false, &out[n].bwd))
+				return 0;
+		}
+	}
+	for (int k = 0; k < n; k++)
+		out[k].fwd.batch = out[k].bwd.batch = batch;
+	return n;
+}
+
 void xo_model_layer_cost(const struct xo_model *m, int i, struct xo_layer_cost *out)
 {
 	const struct layer *l;

@@ -154,6 +154,17 @@ void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
 			serial_note(out, c, ser, passes, &lead, &nserial);
 			r = ser;
 		}
+		/* an attention layer: no faster than its serial part (the
+		 * roofline takes its FLOPs as one GEMM's) */
+		if (c->heads > 0) {
+			struct xo_cost_attention a;
+
+			xo_cost_attention(p, step, c, step->cl, &a);
+			if (a.serial_s > r) {
+				t.attention_serial_s += a.serial_s;
+				r = a.serial_s;
+			}
+		}
 		t.compute_s += r;
 	}
 	if (step->fused) /* the input samples read, the probabilities written */

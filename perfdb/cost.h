@@ -41,6 +41,10 @@
  *   layer  = max(roofline, serial)
  * serial_s (struct xo_cost_terms, and the split's serial_s) sums the
  * layers where serial won, so the diagnosis can name them.
+ * Attention layers (layer.heads > 0) likewise cost max(roofline, their
+ * serial part), xo_cost_attention's serial_s (cpu: the per-(sample, head)
+ * small GEMM calls over the pool; cl: a work-item's chain), summed in
+ * attention_serial_s where it won (the attention line names it).
  * A probe figure that is NAN (a host backend has no transfers) contributes 0.
  * Every term is kept (struct xo_cost_terms) so explain can print it.
  * docs/explain.md states the formula, the conventions and the accuracy.
@@ -80,6 +84,9 @@ struct xo_cost_step {
 	                              * on the caller's thread alone; 0 = no pool model */
 	double rnn_lanes;            /* work-items one sample's recurrent step is spread over
 	                              * (cl/kernels/rnn.cl: 1); 0 = its chain not modelled */
+	bool cl;                     /* the cl backend: an attention layer's serial part is
+	                              * its lane chain, else the cpu's per-(sample, head)
+	                              * GEMM calls (xo_cost_attention) */
 };
 
 /* The terms of a prediction, each in seconds. */
@@ -97,6 +104,7 @@ struct xo_cost_terms {
 	double compute_s;       /* sum over layers of the max, plus op_fixed_s and pool_s */
 	int flop_bound_layers;  /* layers where flops / flops_rate won */
 	double serial_s;        /* recurrent layers where the serial steps won: their time */
+	double attention_serial_s; /* attention layers where their serial part won: its time */
 	double serial_steps;    /* time steps run in series in the step, all recurrent
 	                         * layers (T per pass, 2 passes in training) */
 };

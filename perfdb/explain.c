@@ -149,6 +149,7 @@ void xo_explain_cost_step(struct xo_model *m, const struct xo_layer_cost *lc, bo
 	 * kernels spread it over wg / nb); the cpu splits a step's GEMM over the
 	 * batch, its per-step cost is the probe's step_s alone */
 	s->rnn_lanes = is_cl ? 1 : 0;
+	s->cl = is_cl;
 	/* the fused path's threading rule (kernels/cpu_net.c NET_PAR_MIN, the
 	 * same as the op wrappers' XO_CPU_PAR_MIN in kernels/cpu.c): a call of
 	 * fewer multiply-adds runs on the caller's thread alone */
@@ -364,6 +365,8 @@ static json_t *point_json(const struct dev *d, const struct xo_explain_point *pt
 	json_object_set_new(o, "predicted_serial_s", jnum(d->have_probe ? pt->terms.serial_s : NAN));
 	json_object_set_new(o, "predicted_serial_steps",
 	                    jnum(d->have_probe ? pt->terms.serial_steps : NAN));
+	json_object_set_new(o, "predicted_attention_serial_s",
+	                    jnum(d->have_probe ? pt->terms.attention_serial_s : NAN));
 	json_object_set_new(o, "measured_serial_s",
 	                    jnum(pt->serial_checked ? pt->measured.serial_s : NAN));
 	json_object_set_new(o, "ratio", jnum(pt->predicted.wall_s / pt->measured_s));
@@ -494,6 +497,13 @@ static void print_point(FILE *f, const struct dev *d, const struct xo_explain_po
 		l = strlen(fx);
 		snprintf(fx + l, sizeof(fx) - l, " (serial-bound %s)",
 		         xo_fmt_seconds(t->serial_s, ss, sizeof(ss)));
+	}
+	if (t->attention_serial_s > 0) {
+		char as[32];
+		size_t l = strlen(fx);
+
+		snprintf(fx + l, sizeof(fx) - l, ", attention serial-bound %s",
+		         xo_fmt_seconds(t->attention_serial_s, as, sizeof(as)));
 	}
 	print_attention(f, d, step);
 	fprintf(f,

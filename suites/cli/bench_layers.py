@@ -3,7 +3,8 @@
 (the table of the GEMM-shaped layers at batch 512). Exit 0 pass, 1 fail.
 
 - Every conv1d / conv2d / dense / simple_rnn / lstm / gru layer of the
-  model is listed, in order, with its GEMM's shape at the batch asked (M =
+  model is listed (a Bidirectional as its two directions, a separable
+  convolution as its depthwise and pointwise steps), in order, with its GEMM's shape at the batch asked (M =
   batch x output positions, K the kernel terms of an output, N the
   filters/units; recurrent: M = batch x steps, K = ch + units, N = gates x
   units), FLOPs 2 M K N, the backward's dw_flops (2 M N K_dw, K_dw = K for
@@ -82,6 +83,28 @@ def main():
           [("gru", "gru", 4 * 12, 3 + 12, 3 * 12, 3 + 24, 3),
            ("gru_1", "gru", 4 * 12, 12 + 8, 3 * 8, 12 + 16, 12),
            ("dense_1", "dense", 4, 8, 5, 8, 8)])
+    # a Bidirectional's two directions, each its recurrent op's GEMM (the
+    # backward one as the forward one): [6][3] -> Bidirectional(GRU 4,
+    # concat) -> Bidirectional(LSTM 3, sum) -> Bidirectional(LSTM 5, ave)
+    # -> dense 3; the first layer's directions have no dx
+    bi = []
+    for name, op, ch, u, g in (("bidirectional", "gru", 3, 4, 3),
+                               ("bidirectional_1", "lstm", 8, 3, 4),
+                               ("bidirectional_2", "lstm", 3, 5, 4)):
+        for d in ("forward", "backward"):
+            bi.append((f"{name}/{d}", op, 4 * 6, ch + u, g * u, ch + 2 * u, ch))
+    check(layers(xo, "--model", os.path.join(keras, "bidir.keras"), "--batch", "4"), 4,
+          bi + [("dense", "dense", 4, 5, 3, 5, 5)], no_dx=(0, 1))
+    # a separable convolution's depthwise step (K = taps, N = ch x
+    # depth_multiplier) and pointwise 1x1 conv2d (K = ch x dm, N = filters):
+    # [11][2] -> SeparableConv1D(5, 3, dm 4) -> [9][5] -> SeparableConv1D(3,
+    # 2, strides 2) -> [4][3] -> flatten -> dense 3
+    check(layers(xo, "--model", os.path.join(keras, "sepconv1d.keras"), "--batch", "4"), 4,
+          [("separable_conv1d/depthwise", "depthwise_conv2d", 4 * 9, 3, 8, 3, 3),
+           ("separable_conv1d/pointwise", "conv2d", 4 * 9, 8, 5, 8, 8),
+           ("separable_conv1d_1/depthwise", "depthwise_conv2d", 4 * 4, 2, 5, 2, 2),
+           ("separable_conv1d_1/pointwise", "conv2d", 4 * 4, 5, 3, 5, 5),
+           ("dense", "dense", 4, 12, 3, 12, 12)])
     for args in (("--layers", "--model", os.path.join(src, "no-such.model")),
                  ("--model", cnn), ("--layers", "--batch", "0")):
         p = run(xo, *args, code=2)

@@ -13,7 +13,8 @@ perfdb/cost.h's xo_cost_attention against hand-computed amounts:
   head split/merge  0 bytes (strided views)
   serial       cpu: n h pairs, 2 small GEMM calls a pair (7 in training)
 and "bound" one of GEMM, softmax, serial, with a diagnosis sentence that
-names each part. A model without attention has no "attention" key.
+names each part. The layer's term in the prediction is at least its serial
+part (predicted_attention_serial_s where that won: at batch 2 it does). A model without attention has no "attention" key.
 With cl (batch 2 on the OpenCL device; exit 77, skipped, when there is none
 unless XO_REQUIRE_OPENCL=1): the serial part is one work-item's chain of
 Tk (3 dk + dv) multiply-adds (x3 in training), no calls, and the softmax's
@@ -55,6 +56,7 @@ def check_cl(xo, model, h, t, dk, dv):
         assert a["serial_calls"] is None, a
         assert a["softmax_bytes"] == passes * 2 * h * t * t * 4 * (3 * dk + dv), a
         assert "one work-item per (sample, query row, head)" in a["diagnosis"], a
+        assert pt["predicted_attention_serial_s"] in (0, a["serial_s"]), (pt, a)
     print("explain_attention cl: ok")
     return 0
 
@@ -89,6 +91,13 @@ def main():
         for k in ("gemm_s", "softmax_s", "serial_s"):
             assert a[k] > 0, (k, a)
         assert a["bound"] in ("GEMM", "softmax", "serial"), a
+        # the layer costs at least its serial part (perfdb/cost.h): at batch
+        # 2 the 4 pairs' small calls (~2 us and more) outlast the layer's
+        # FLOPs (41 kFLOP) and bytes, so the step's compute carries them
+        assert pt["predicted_attention_serial_s"] in (0, a["serial_s"]), (pt, a)
+        if n == 2:
+            assert pt["predicted_attention_serial_s"] == a["serial_s"], (pt, a)
+            assert pt["predicted_compute_s"] >= a["serial_s"], (pt, a)
         for words in ("GEMM-shaped", "Q K^T", "P V", "memory-bound: the softmax",
                       "head split/merge: none", f"serial: {n * h} (sample, head) pairs",
                       "largest part: " + a["bound"]):
