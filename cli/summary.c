@@ -133,6 +133,17 @@ static void memory_json(bool ok, const struct xo_model_memory *mem)
 	       mem->infer_bytes, mem->infer_unshared, mem->train_bytes, mem->train_unshared);
 }
 
+/* A layer's parameters as Keras counts its variables: a Normalization
+ * given its mean and variance has none (Keras builds them as constants; xo
+ * keeps the values as the layer's state), an adapted one also its int32
+ * count beside mean and variance. */
+static int64_t keras_params(const struct xo_layer_spec *l)
+{
+	if (l->kind == XO_LAYER_NORMALIZATION)
+		return l->norm_given ? 0 : xo_layer_total(l) + 1;
+	return xo_layer_total(l);
+}
+
 static void commas(int64_t n, char *buf, size_t size)
 {
 	char digits[32];
@@ -196,7 +207,7 @@ int xo_cmd_summary(int argc, char **argv)
 		return xo_usage_error("summary", "%s", why);
 	}
 	for (int i = 0; i < spec.nlayers; i++) {
-		total += xo_layer_total(&spec.layers[i]);
+		total += keras_params(&spec.layers[i]);
 		trainable += xo_layer_trainable(&spec.layers[i]);
 	}
 	commas(trainable, trn, sizeof(trn));
@@ -222,7 +233,7 @@ int xo_cmd_summary(int argc, char **argv)
 				printf("%" PRId64 ", ", l->out_len);
 			if (l->out_rank == 3)
 				printf("%" PRId64 ", ", l->out_w);
-			printf("%" PRId64 "], \"params\": %" PRId64, l->out_ch, xo_layer_total(l));
+			printf("%" PRId64 "], \"params\": %" PRId64, l->out_ch, keras_params(l));
 			if (spec.graph) { /* Keras's "Connected to" */
 				printf(", \"inputs\": [");
 				for (int k = 0; k < l->ninputs; k++) {
@@ -263,7 +274,7 @@ int xo_cmd_summary(int argc, char **argv)
 				printf(" %s\n", name);
 				name[0] = '\0';
 			}
-			printf(" %-31s %-25s %-10" PRId64, name, shape, xo_layer_total(l));
+			printf(" %-31s %-25s %-10" PRId64, name, shape, keras_params(l));
 			for (int k = 0; spec.graph && k < l->ninputs; k++)
 				printf("%s%s", k ? ", " : " ", input_name(&spec, l->inputs[k]));
 			if (spec.graph && l->att_mask) /* Keras lists the mask third */

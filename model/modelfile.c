@@ -109,8 +109,11 @@ static enum xo_status weight_file_add(struct xo_ckpt_writer *w, const char *laye
 
 /* Every layer's kernel and bias files in dir: read into the parameters
  * (save false) or written from them as one checkpoint, through a host copy.
- * Weights that are NaN or Inf are never written: a diverged model must not
- * replace a good checkpoint. */
+ * A load starts the copy from the model's parameters, so the values no
+ * file holds (a Normalization's given mean and variance, which Keras keeps
+ * as constants, not variables) stay as the model set them. Weights that
+ * are NaN or Inf are never written: a diverged model must not replace a
+ * good checkpoint. */
 static enum xo_status weight_files(struct xo_model *m, const char *dir, bool save)
 {
 	int64_t np = xo_model_param_count(m);
@@ -121,8 +124,8 @@ static enum xo_status weight_files(struct xo_model *m, const char *dir, bool sav
 
 	if (!w)
 		return xo_error(XO_ENOMEM, "model: out of memory");
+	st = xo_model_params_host(m, w, false);
 	if (save) {
-		st = xo_model_params_host(m, w, false);
 		for (int64_t i = 0; !st && i < np; i++)
 			if (!isfinite(w[i]))
 				st = xo_error(XO_EINVAL,

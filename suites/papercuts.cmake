@@ -39,6 +39,8 @@ set(XO_PAPERCUT_CASES
   "summary_bad_spec|2|summary|--model|${CMAKE_CURRENT_BINARY_DIR}/papercuts_no_kernel_size.txt"
   "summary_multi|0|summary|--model|${PROJECT_SOURCE_DIR}/suites/golden/keras/multi.keras"
   "summary_mha_mask|0|summary|--model|${PROJECT_SOURCE_DIR}/suites/golden/keras/mha_mask.keras"
+  "summary_norm_given|0|summary|--model|${PROJECT_SOURCE_DIR}/suites/golden/keras/norm_given.keras"
+  "summary_norm_adapted|0|summary|--model|${PROJECT_SOURCE_DIR}/suites/golden/keras/norm_mlp.keras"
 )
 set(XO_CLI_MATCH_repro_pool_stride
     "PASSED  XO_CPU_ISA=[a-z0-9]+ xo check --op max_pooling1d .* strides=3 padding=valid pool_size=3\n")
@@ -60,6 +62,13 @@ set(XO_CLI_MATCH_summary_multi
 # MultiHeadAttention's attention_mask input: connected third, as Keras lists it
 set(XO_CLI_MATCH_summary_mha_mask
     "multi_head_attention [(]MultiHeadAttention[)]\n +[(]None, 6, 8[)] +288 +dense, dense, mask\n")
+# Normalization's parameters as Keras counts them (Keras 3.15.1's summary of
+# the same files): none when given its mean and variance (constants), mean,
+# variance and the int32 count when adapted (6 + 6 + 1)
+set(XO_CLI_MATCH_summary_norm_given
+    "normalization_2 [(]Normalization[)] +[(]None, 5[)] +0 .*Total params: 18\nTrainable params: 18\nNon-trainable params: 0\n")
+set(XO_CLI_MATCH_summary_norm_adapted
+    "normalization [(]Normalization[)] +[(]None, 6[)] +13 .*Total params: 96\nTrainable params: 83\nNon-trainable params: 13\n")
 xo_add_cli_tests(papercuts quick ${XO_PAPERCUT_CASES})
 
 if(Python3_Interpreter_FOUND)
