@@ -1860,7 +1860,8 @@ static const struct {
  */
 enum mask_rule {
 	MASK_REFUSE, /* Keras's call uses the mask and xo does not: refused */
-	MASK_DROP,   /* no supports_masking: the output carries no mask */
+	MASK_DROP,   /* no supports_masking: the output carries no mask (but
+	              * where it is the input itself: layer_is_identity) */
 	MASK_PASS,   /* supports_masking, the default compute_mask: passed on */
 	MASK_MERGE,  /* merging/base_merge.py: the OR of the inputs' masks, none
 	              * when an input has none (one mask here, the ids': OR = it) */
@@ -1949,6 +1950,30 @@ static const char *mask_source(const struct xo_model_spec *out)
 	                                                               : "Embedding(mask_zero=True)";
 }
 
+/* Whether l, a kind whose rule drops the mask, returns its input as it is:
+ * a Reshape to the input's own shape, a Permute of dims 12 (or 123), a
+ * Cropping of nothing. Keras 3.15.1 (JAX) keeps the mask on such an output:
+ * jnp.reshape, transpose and a full slice return the input array itself,
+ * which carries its mask through the layer that has no supports_masking
+ * (Keras's own GlobalAveragePooling1D after Reshape((T, F)) of a masked
+ * [T][F] takes the masked mean; after Reshape((T / 2, 2 F)), the plain one). */
+static bool layer_is_identity(const struct xo_layer_spec *l)
+{
+	bool same = l->out_rank == l->in_rank && l->out_len == l->in_len && l->out_w == l->in_w &&
+	            l->out_ch == l->in_ch;
+
+	switch (l->kind) {
+	case XO_LAYER_RESHAPE:
+	case XO_LAYER_CROPPING1D:
+	case XO_LAYER_CROPPING2D:
+		return same;
+	case XO_LAYER_PERMUTE:
+		return same && (l->p.dims == 12 || l->p.dims == 123);
+	default:
+		return false;
+	}
+}
+
 /* Whether Keras's mask reaches l's output (l->masked), by its kind's rule
  * from its inputs' (mask_rules); a mask its kind would use and xo does not
  * is refused, never ignored. */
@@ -1969,6 +1994,8 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		return XO_OK;
 	switch (mask_rules[l->kind]) {
 	case MASK_DROP:
+		if (layer_is_identity(l))
+			l->masked = first;
 		return XO_OK;
 	case MASK_PASS:
 		l->masked = first;

@@ -254,6 +254,46 @@ static void test_mask_rules_attn_concat(void **state)
 	}
 }
 
+/* A layer that drops the mask in Keras (no supports_masking) but returns
+ * its input as it is keeps it there (Keras 3.15.1 on JAX: the reshape,
+ * transpose or full slice is the input array, mask and all): a Reshape to
+ * the input's own shape, Permute dims=1,2, Cropping1D of 0; any other
+ * Reshape, Permute or Cropping, and a ZeroPadding1D of 0 (jnp.pad makes a
+ * new array), drop it. The pooling after them takes the masked mean where
+ * the mask arrives. */
+static void test_mask_identity_views(void **state)
+{
+	static const char me[] = "input 8 dtype=int32\n"
+	                         "embedding name=e input_dim=20 output_dim=4 mask_zero=True\n";
+	static const struct {
+		const char *line;
+		bool masked;
+	} cases[] = {
+	    {"reshape name=t target_shape=8,4\n", true},
+	    {"reshape name=t target_shape=-1,4\n", true},
+	    {"reshape name=t target_shape=4,8\n", false},
+	    {"permute name=t dims=1,2\n", true},
+	    {"permute name=t dims=2,1\n", false},
+	    {"cropping1d name=t cropping=0\n", true},
+	    {"cropping1d name=t cropping=0,1\n", false},
+	    {"zero_padding1d name=t padding=0\n", false},
+	};
+	struct xo_model_spec s;
+	char text[512];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		snprintf(text, sizeof(text), "%s%sglobal_average_pooling1d\n", me, cases[k].line);
+		if (xo_spec_parse(text, "t.model", &s))
+			fail_msg("%s: %s", cases[k].line, xo_last_error());
+		assert_string_equal(s.layers[1].name, "t");
+		if (s.layers[1].masked != cases[k].masked || s.layers[2].p.mask_zero != cases[k].masked)
+			fail_msg("%s: masked %d, the pooling's mask %d; want %d", cases[k].line,
+			         s.layers[1].masked, s.layers[2].p.mask_zero, cases[k].masked);
+		xo_spec_free(&s);
+	}
+}
+
 /* The masked mean on every backend, forward: ids 0 are padding; a sample of
  * padding only is 0 / 0 = NaN (Keras's formula), the others the mean of
  * their kept steps' rows, exact here (the table holds small integers and
@@ -551,6 +591,7 @@ int main(void)
 	    cmocka_unit_test(test_cost_and_ident),
 	    cmocka_unit_test(test_mask_rules),
 	    cmocka_unit_test(test_mask_rules_attn_concat),
+	    cmocka_unit_test(test_mask_identity_views),
 	    cmocka_unit_test(test_mask_mean_backends),
 	};
 
