@@ -1181,27 +1181,62 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
 	return XO_OK;
 }
 
-/* The last line of spec, when it is an input line without a dtype, gets
- * dtype=int32 (ids), or with bool, dtype=bool (an attention mask's keep
- * values: the spec refuses one that a layer takes as a tensor). */
-static void input_dtype(struct sbuf *spec, bool bool_mask)
+/* The input line of spec named src (a model of several inputs ends each
+ * input line with " name=X"), or the last line when src is NULL or no line
+ * has its name (a lone input's line has none), gets dtype=int32 (ids) when
+ * it is an input line without a dtype, or with bool, dtype=bool (an
+ * attention mask's keep values: the spec refuses one that a layer takes as
+ * a tensor). */
+static void input_dtype(struct sbuf *spec, bool bool_mask, const char *src)
 {
-	char *nl = spec->s ? strrchr(spec->s, '\n') : NULL, *start = nl;
+	size_t srclen = src ? strlen(src) : 0, end = 0, start = 0;
+	bool found = false;
+	struct sbuf out = {0};
 
-	while (start && start > spec->s && start[-1] != '\n')
-		start--;
-	if (nl && !strncmp(start, "input", 5) && !strstr(start, "dtype=")) {
-		spec->len = (size_t)(nl - spec->s);
-		sb_printf(spec, " dtype=%s\n", bool_mask ? "bool" : "int32");
+	/* the lines from the last back: [start, end), end its '\n'; the last
+	 * line as it is found first, kept unless a named one matches */
+	for (size_t e = spec->len; e > 0;) {
+		size_t nl = e - 1, b = nl;
+
+		if (spec->s[nl] != '\n')
+			break;
+		while (b > 0 && spec->s[b - 1] != '\n')
+			b--;
+		if (e == spec->len) {
+			start = b;
+			end = nl;
+			found = !src;
+		}
+		if (src && nl - b > srclen + 6 && !strncmp(spec->s + nl - srclen - 6, " name=", 6) &&
+		    !strncmp(spec->s + nl - srclen, src, srclen)) {
+			start = b;
+			end = nl;
+			found = true;
+		}
+		if (found)
+			break;
+		e = b;
 	}
+	if (end <= start || strncmp(spec->s + start, "input", 5) ||
+	    memmem(spec->s + start, end - start, "dtype=", 6))
+		return;
+	sb_printf(&out, "%.*s dtype=%s%s", (int)end, spec->s, bool_mask ? "bool" : "int32",
+	          spec->s + end);
+	if (out.oom) {
+		free(out.s);
+		spec->oom = true;
+		return;
+	}
+	free(spec->s);
+	*spec = out;
 }
 
 /* One layer's config into one spec line (or the input line), with its
- * wiring (" inputs=...", or ""). have_input tells whether the input line
- * is written already. */
+ * wiring (" inputs=...", or ""); src names its first input (NULL: the line
+ * before it). have_input tells whether the input line is written already. */
 static enum xo_status layer_line(const struct lctx *c, const struct class_row *row,
                                  const char *kind, const json_t *cfg, const char *wiring,
-                                 bool *have_input, struct sbuf *spec)
+                                 const char *src, bool *have_input, struct sbuf *spec)
 {
 	const json_t *dtype = json_object_get(cfg, "dtype");
 	struct sbuf args = {0};
@@ -1225,8 +1260,9 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 	}
 	/* Keras casts the input of an Embedding to ids whatever the
 	 * InputLayer's dtype (float32 by default): the input line gets
-	 * dtype=int32 (the spec refuses an embedding that is not the first
-	 * layer, so the input line is the last line written). An InputLayer
+	 * dtype=int32 (the spec refuses an embedding that does not read an
+	 * input: the line its wiring names, or the last line written). An
+	 * InputLayer
 	 * of int32 or int64 ids is an int32 input whatever follows it: the
 	 * spec refuses one that feeds anything but an embedding (Keras would
 	 * truncate the values to integers there), and one among several
@@ -1235,10 +1271,10 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 	    ((kind && !strcmp(kind, "embedding")) ||
 	     (!kind && json_is_string(dtype) && (!strcmp(json_string_value(dtype), "int32") ||
 	                                         !strcmp(json_string_value(dtype), "int64")))))
-		input_dtype(spec, false);
+		input_dtype(spec, false, kind ? src : NULL);
 	if (!st && *have_input && !kind && json_is_string(dtype) &&
 	    !strcmp(json_string_value(dtype), "bool"))
-		input_dtype(spec, true);
+		input_dtype(spec, true, NULL);
 	if (!st && kind) {
 		if (!*have_input)
 			st = LAYER_ERR(c, XO_EFORMAT, "comes before any input shape%s", "");
@@ -1798,7 +1834,7 @@ static enum xo_status input_lines(const json_t *layers, const char *origin,
 					return xo_error(XO_ENOMEM, "%s: out of memory", origin);
 				json_object_set_new(mask, "dtype", json_string("bool"));
 			}
-			st = layer_line(&c, &input_row, NULL, mask ? mask : cfg, "", &have, spec);
+			st = layer_line(&c, &input_row, NULL, mask ? mask : cfg, "", NULL, &have, spec);
 			json_decref(mask);
 			if (!st && spec->len && spec->s[spec->len - 1] == '\n') {
 				spec->len--;
@@ -1997,9 +2033,21 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 		if (!st && pass == 1 && i == 0 && nin > 1 &&
 		    !(st = input_lines(layers, origin, in_names, nin, spec)))
 			have_input = true;
-		if (!st && pass == 1 && !(nin > 1 && row == &input_row))
-			st = layer_line(&c, row, kind, lcfg, wiring.s ? wiring.s : "", &have_input,
-			                spec);
+		if (!st && pass == 1 && !(nin > 1 && row == &input_row)) {
+			/* its first input: wiring's first name, else the layer
+			 * before it (a Functional's first input at the start) */
+			const char *w = wiring.s ? strstr(wiring.s, " inputs=") : NULL;
+			char src[XO_LAYER_NAME_MAX] = "";
+
+			if (w) {
+				w += strlen(" inputs=");
+				snprintf(src, sizeof(src), "%.*s", (int)strcspn(w, ", "), w);
+			} else if (functional && (prev || input)) {
+				snprintf(src, sizeof(src), "%s", prev ? prev : input);
+			}
+			st = layer_line(&c, row, kind, lcfg, wiring.s ? wiring.s : "",
+			                src[0] ? src : NULL, &have_input, spec);
+		}
 		if (row != &input_row)
 			prev = c.name;
 	}

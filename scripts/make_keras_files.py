@@ -1400,6 +1400,41 @@ def mha_pad_mask_fixtures(out, n=16):
     assert np.abs(y1 - y).max() > 1e-3
 
 
+def mha_ids_first_fixtures(out, n=16):
+    """mha_ids_first.{keras,h5,weights.h5}: ids (int32) -> Embedding(20, 8)
+    -> MultiHeadAttention(2, 4) called with attention_mask= a mask Input of
+    Keras's default dtype, float32 (Keras casts it to bool), the ids the
+    model's first input and the mask its second (Keras's natural order: the
+    ids' dtype must land on the ids' line, not on the last input's); then
+    GlobalAveragePooling1D -> Dense(3, softmax). Inputs x0 (int32 ids in
+    [0, 20)), x1 (the mask, 0 and 1 with a third of the keys dropped, every
+    key of query row 3 of every fourth sample), x.npy both per sample as
+    float32 (the model API's form) and the float64 predictions y64."""
+    ids = keras.Input(shape=(8,), dtype="int32", name="ids")
+    keep = keras.Input(shape=(8, 8), name="keep")
+    e = layers.Embedding(20, 8)(ids)
+    a = layers.MultiHeadAttention(2, 4)(e, e, attention_mask=keep)
+    g = layers.GlobalAveragePooling1D()(a)
+    m = keras.Model([ids, keep], layers.Dense(3, activation="softmax")(g))
+    r = np.random.default_rng(241)
+    randomize(m, r)
+    for form in ("keras", "h5"):
+        m.save(os.path.join(out, "mha_ids_first." + form))
+    m.save_weights(os.path.join(out, "mha_ids_first.weights.h5"))
+    x = r.integers(0, 20, (n, 8)).astype(np.int32)
+    mask = (r.uniform(0.0, 1.0, (n, 8, 8)) >= 0.33).astype(np.float32)
+    mask[::4, 3, :] = 0.0
+    np.save(os.path.join(out, "mha_ids_first.x0.npy"), x)
+    np.save(os.path.join(out, "mha_ids_first.x1.npy"), mask)
+    np.save(os.path.join(out, "mha_ids_first.x.npy"),
+            np.concatenate([x.astype(np.float32), mask.reshape(n, -1)], axis=1))
+    y = to_float64(m).predict([x, mask.astype(np.float64)], verbose=0)
+    assert y.dtype == np.float64 and np.isfinite(y).all()
+    np.save(os.path.join(out, "mha_ids_first.y64.npy"), y)
+    y1 = to_float64(m).predict([x, np.ones_like(mask, np.float64)], verbose=0)
+    assert np.abs(y1 - y).max() > 1e-3  # the mask matters
+
+
 def mask_cat_model(unmasked=False, axis=-1, mask_zero=True):
     """Concatenate of masked tensors: ids -> Embedding(20, 8, mask_zero) e,
     Dense(4, relu)(e) (masked) or, unmasked=True, Conv1D(4, 3, same)(e)
@@ -1563,6 +1598,10 @@ def main():
     if "--only=mha_imp" in sys.argv[1:]:
         mha_imp_fixtures(out)
         print("keras", keras.__version__, "wrote the mha_imp fixtures to", out)
+        return
+    if "--only=mha_ids_first" in sys.argv[1:]:
+        mha_ids_first_fixtures(out)
+        print("keras", keras.__version__, "wrote the mha_ids_first fixtures to", out)
         return
     if "--only=mha_pad_mask" in sys.argv[1:]:
         mha_pad_mask_fixtures(out)

@@ -412,6 +412,12 @@ static const struct fixture fixtures[] = {
     {"mha_pad_mask.keras", NULL, "mha_pad_mask"},
     {"mha_pad_mask.h5", NULL, "mha_pad_mask"},
     {"mha_pad_mask.keras", "mha_pad_mask.weights.h5", "mha_pad_mask"},
+    /* the ids the first input, a float32 attention_mask Input (Keras's
+     * default dtype, cast to bool) the second: the ids' dtype on the ids'
+     * input line (make_keras_files.py --only=mha_ids_first) */
+    {"mha_ids_first.keras", NULL, "mha_ids_first"},
+    {"mha_ids_first.h5", NULL, "mha_ids_first"},
+    {"mha_ids_first.keras", "mha_ids_first.weights.h5", "mha_ids_first"},
     /* Concatenate on the last axis of two masked tensors (the ids' mask,
      * Keras's ExpandDims/ZerosLike/LogicalOr/Concatenate/Any ops read as
      * it) and of a masked and an unmasked one (all true: the plain mean)
