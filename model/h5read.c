@@ -864,7 +864,20 @@ static void child_main(int fd, int in, enum xo_keras_kind kind, int want, int de
 		char *cfg;
 
 		if (!z) {
-			refuse(&c, "%s", "not a readable .keras archive (a corrupt zip)");
+			/* libzip's reason: a damaged archive, or one it refuses as
+			 * inconsistent (a member name twice, which Python's zipfile
+			 * reads as the last one's) */
+			zip_error_t ze;
+
+			zip_error_init_with_code(&ze, err);
+			if (err == ZIP_ER_EXISTS)
+				refuse(&c, "%s", "not a readable .keras archive (a member name "
+				                 "appears twice; Keras's zipfile would read the "
+				                 "last one)");
+			else
+				refuse(&c, "not a readable .keras archive (a corrupt zip: %s)",
+				       zip_error_strerror(&ze));
+			zip_error_fini(&ze);
 		} else {
 			cfg = child_member(&c, z, "config.json", CONFIG_MAX, &len);
 			if (cfg && strlen(cfg) != len)

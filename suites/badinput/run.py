@@ -473,6 +473,20 @@ def keras_truncated(d):
     open(f"{d}/trunc.keras", "wb").write(data[:len(data) // 2])
 
 
+def keras_dup_member(d):
+    """seed.keras with its config.json twice (Python's zipfile writes it,
+    with a warning, and reads the last one)."""
+    import warnings
+    import zipfile
+    keras_inputs(d)
+    with zipfile.ZipFile(os.path.join(KERAS, "seed.keras")) as src, \
+            zipfile.ZipFile(f"{d}/dup.keras", "w") as dst, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in src.namelist():
+            dst.writestr(name, src.read(name))
+        dst.writestr("config.json", src.read("config.json"))
+
+
 def keras_no_config(d):
     import zipfile
     keras_inputs(d)
@@ -998,6 +1012,7 @@ CASES = {
     "checkpoint_old_writer_killed": (predict(), 2, r"ckpt: partial checkpoint: dense\.bias\.npy\.tmp is left from an interrupted save", ["out.npy"], old_writer_killed, {}, None),
     # Keras files
     "keras_truncated_zip": (kpredict("trunc.keras"), 2, r"trunc\.keras: not a readable \.keras archive", ["out.npy"], keras_truncated, {}, None),
+    "keras_duplicate_member": (kpredict("dup.keras"), 2, r"dup\.keras: not a readable \.keras archive \(a member name appears twice; Keras's zipfile would read the last one\)$", ["out.npy"], keras_dup_member, {}, None),
     "keras_zip_without_config": (kpredict("noconf.keras"), 2, r"noconf\.keras: not a Keras archive: no config\.json in it", ["out.npy"], keras_no_config, {}, None),
     "keras_config_not_json": (kpredict("badjson.keras"), 2, r"badjson\.keras: bad model config JSON", ["out.npy"], keras_bad_json, {}, None),
     "keras_pool2d_channels_first": (kpredict("cfirst.keras"), 2, r"cfirst\.keras: layer 'max_pooling2d' \(MaxPooling2D\): data_format: only channels_last is supported", ["out.npy"], keras_channels_first, {}, None),
