@@ -2135,8 +2135,10 @@ static enum xo_status cc_loss(const json_t *loss, const char *origin, const char
 		return CC_ERR(XO_EINVAL, origin, "%s",
 		              json_is_null(loss) || !loss
 		                  ? "no loss (compile(loss=...) is needed to train)"
-		                  : "loss: only one loss (a name or a Loss object) is supported, not "
-		                    "a list or dict of several");
+		              : json_is_array(loss) || json_is_object(loss)
+		                  ? "loss: only one loss (a name or a Loss object) is supported, not "
+		                    "a list or dict of several"
+		                  : "loss: expected a loss name or a Loss object");
 	for (size_t i = 0; i < sizeof(losses) / sizeof(losses[0]); i++)
 		if (json_is_string(loss) ? !strcmp(name, losses[i].name)
 		                         : losses[i].cls && !strcmp(name, losses[i].cls))

@@ -804,6 +804,7 @@ def compile_files(d):
                                                "config": {"name": "cce"},
                                                "registered_name": "mypkg>CategoricalCrossentropy"},
                                       "optimizer": "adam"}),
+                     ("loss_number", {"loss": 5, "optimizer": "adam"}),
                      ("custom_opt", {"loss": "categorical_crossentropy",
                                      "optimizer": {"module": "mypkg", "class_name": "SGD",
                                                    "config": {"learning_rate": 0.01},
@@ -1062,6 +1063,7 @@ CASES = {
     "compile_unknown_optimizer": (trainm("badopt.model"), 2, r"badopt\.model:\d+: compile: unknown optimizer 'adagrad'", ["ckpt"], compile_files, {}, None),
     # from_logits=True is Keras's own loss (docs/model.md compile_config): read, predicted
     "keras_compile_from_logits": (kpredict("cc_from_logits.keras"), 0, None, [], compile_files, {}, None),
+    "keras_compile_loss_number": (kpredict("cc_loss_number.keras"), 2, r"cc_loss_number\.keras: compile_config: loss: expected a loss name or a Loss object$", ["out.npy"], compile_files, {}, None),
     "keras_compile_clipnorm": (kpredict("cc_clipnorm.keras"), 2, r"cc_clipnorm\.keras: compile_config: optimizer SGD: clipnorm is not supported", ["out.npy"], compile_files, {}, None),
     "keras_compile_custom_loss": (kpredict("cc_custom_loss.keras"), 2, r"cc_custom_loss\.keras: compile_config: loss: class 'CategoricalCrossentropy' is a custom class \('mypkg>CategoricalCrossentropy'\)", ["out.npy"], compile_files, {}, None),
     "keras_compile_custom_optimizer": (kpredict("cc_custom_opt.keras"), 2, r"cc_custom_opt\.keras: compile_config: optimizer: class 'SGD' is a custom class \('mypkg>SGD'\)", ["out.npy"], compile_files, {}, None),
