@@ -24,7 +24,8 @@
  * linear/relu/sigmoid activation and any padding, strides, dilation; dense
  * with those, or softmax as the last layer (required with labels or
  * training); max pooling, flatten, dropout, the unmasked global average
- * pooling and the elementwise merges; per-sample activations plus two gradient buffers within
+ * pooling, the elementwise merges and Concatenate on the last axis;
+ * per-sample activations plus two gradient buffers within
  * CL_DEVICE_LOCAL_MEM_SIZE; the [n][params] gradient rows within int
  * indexing and CL_DEVICE_MAX_MEM_ALLOC_SIZE. Bigger nets run op by op.
  *
@@ -71,11 +72,14 @@ enum {
 	ND_ACC0 = 26,
 	ND_ACC1 = 27,
 };
-/* net.cl's kind code of the elementwise merges (ND_MODE says which) and of
- * the (unmasked) global average pooling; the other kinds are their enum
- * xo_net_kind values, all below XO_NET_ACTIVATION (5) */
+/* net.cl's kind code of the elementwise merges (ND_MODE says which), of
+ * the (unmasked) global average pooling and of Concatenate on the last axis
+ * (ND_IN_CH the first source's channels, ND_OUT_CH both sources'); the
+ * other kinds are their enum xo_net_kind values, all below
+ * XO_NET_ACTIVATION (5) */
 #define NK_MERGE 5
 #define NK_GAP 6
+#define NK_CAT 7
 
 /* Most layers the fused path takes (a small net; the table is a few KB). */
 #define XO_NET_MAX_LAYERS 64
@@ -145,6 +149,13 @@ static bool layer_geometry(const struct xo_net *net, int li, int *d)
 	if (xo_net_kind_merge(l->kind))
 		return l->out_len == l->in_len && l->out_ch == l->in_ch &&
 		       (int)p.mode == (int)(l->kind - XO_NET_ADD) + XO_MERGE_ADD;
+	/* a concatenate on the last axis: the op's rows are the sample's (an
+	 * earlier axis joins longer row parts, op by op); the second source
+	 * in_len rows of p.ch_b */
+	if (l->kind == XO_NET_CONCATENATE)
+		return p.mode == XO_MERGE_CONCATENATE && !p.mask_a && !p.mask_b &&
+		       l->p.len == l->in_len && l->p.ch == l->in_ch && size_ok(l->p.ch_b) &&
+		       l->out_len == l->in_len && l->out_ch == l->in_ch + l->p.ch_b;
 	/* the channels' means over every row; the masked mean (the ids) runs
 	 * op by op */
 	if (l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D)
@@ -232,8 +243,8 @@ static bool holds(const struct xo_tensor *t, int64_t count)
 }
 
 /*
- * Whether net's layers read what net.cl runs (a merge two sources, other
- * kinds one; each the input, -1, or an earlier layer; a chain's the
+ * Whether net's layers read what net.cl runs (a merge or a concatenate two
+ * sources, other kinds one; each the input, -1, or an earlier layer; a chain's the
  * previous one), into *graph (a graph, or a chain holding a merge) and
  * has_grad (training: the layer has parameters or reads a tensor that has
  * a gradient).
@@ -244,11 +255,11 @@ static bool sources_check(const struct xo_net *net, bool training, bool *has_gra
 
 	*graph = net->graph;
 	for (int i = 0; i < nl; i++)
-		*graph = *graph || xo_net_kind_merge(net->layers[i].kind);
+		*graph = *graph || xo_net_kind_nsrc(net->layers[i].kind) > 1;
 	for (int i = 0; i < nl; i++) {
 		const struct xo_net_layer *l = &net->layers[i];
 
-		if (l->nsrc != (xo_net_kind_merge(l->kind) ? 2 : 1))
+		if (l->nsrc != xo_net_kind_nsrc(l->kind))
 			return false;
 		has_grad[i] = training && l->w_off >= 0;
 		for (int k = 0; k < l->nsrc; k++) {
@@ -376,11 +387,14 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 			return false;
 		isz = l->in_len * l->in_ch;
 		osz = l->out_len * l->out_ch;
-		for (int k = 0; k < l->nsrc; k++)
-			if ((l->src[k] < 0 ? net->in_size : osize[l->src[k]]) != isz)
-				return false;
 		if (!size_ok(isz) || !size_ok(osz) || !layer_geometry(net, i, d))
 			return false;
+		/* each source's size: a concatenate's second the rest of its
+		 * output (layer_geometry checked its shape) */
+		for (int k = 0; k < l->nsrc; k++)
+			if ((l->src[k] < 0 ? net->in_size : osize[l->src[k]]) !=
+			    (k && l->kind == XO_NET_CONCATENATE ? osz - isz : isz))
+				return false;
 		/* a graph reads each source where it lies (the input at 0) */
 		prev_loc = l->src[0] < 0 ? 0 : outloc[l->src[0]];
 		alias = l->kind == XO_NET_FLATTEN || (l->kind == XO_NET_DROPOUT && !training);
@@ -391,6 +405,7 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 			return false;
 		d[ND_KIND] = xo_net_kind_merge(l->kind)                      ? NK_MERGE
 		             : l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D ? NK_GAP
+		             : l->kind == XO_NET_CONCATENATE              ? NK_CAT
 		                                                          : (int)l->kind;
 		d[ND_MODE] = (int)l->p.mode;
 		d[ND_LIN2] = l->nsrc > 1 ? (l->src[1] < 0 ? 0 : (int)outloc[l->src[1]]) : 0;

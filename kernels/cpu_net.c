@@ -34,10 +34,12 @@
  * first convolution 24 of its 27 rows.
  *
  * A graph (struct xo_net's graph: layers that read earlier outputs or the
- * input, the elementwise merges) runs the same tiles, but each output stays
- * in the tile until its last reader (graph_layout places the buffers by
- * lifetime), a layer computes the most rows any reader reads, the merges
- * are the merge op's arithmetic, and a tensor read by several layers gets
+ * input, the elementwise merges, Concatenate on the last axis) runs the
+ * same tiles, but each output stays in the tile until its last reader
+ * (graph_layout places the buffers by lifetime), a layer computes the most
+ * rows any reader reads, the merges are the merge op's arithmetic (a
+ * concatenate copies each row's two parts; its backward hands each source
+ * its channels of the gradient), and a tensor read by several layers gets
  * the sum of their gradients in the op path's order (graph_deliver); a
  * conv fuses with the pooling after it only when that is its one reader.
  *
@@ -79,7 +81,9 @@
 struct net_step {
 	enum xo_net_kind kind;
 	int act;                 /* conv1d / dense */
-	int64_t in_len, in_ch;   /* per sample */
+	int64_t in_len, in_ch;   /* per sample (a concatenate's: its first source's) */
+	int64_t in_ch2;          /* merge: the second source's channels (concatenate:
+	                          * out_ch - in_ch; elementwise: in_ch) */
 	int64_t need_in;         /* input rows read (<= in_len) */
 	int64_t out_len, out_ch; /* per sample, as the layer's shape */
 	int64_t need_out;        /* output rows computed (<= out_len) */
@@ -100,7 +104,7 @@ struct net_step {
 	int64_t pack_off;        /* offset of the packed kernel in shared scratch; -1 */
 	int src[XO_NET_SRC_MAX]; /* the tensors read: a layer's index, -1 the input */
 	int nsrc;
-	int mode;                /* merge: enum xo_merge */
+	int mode;                /* merge, concatenate: enum xo_merge */
 	int64_t stride;          /* graph: floats per sample of its output in a tile
 	                          * (a view's: its source's; the last: classes) */
 	int end;                 /* graph: its output's last reader (views followed) */
@@ -178,26 +182,28 @@ static bool act_fused(int act)
 
 /* ---- graphs ---------------------------------------------------------------------------- */
 
-/* Whether layer i's sources are ones the fused path reads (a merge two,
- * any other kind one; each the input, -1, or an earlier layer: topological
- * order), into step i; a chain's layer reads the previous one, a graph's
- * each source of the reader's input shape. */
+/* Whether layer i's sources are ones the fused path reads (a merge or a
+ * concatenate two, any other kind one; each the input, -1, or an earlier
+ * layer: topological order), into step i (its in_ch2 set); a chain's layer
+ * reads the previous one, a graph's each source of the reader's input
+ * shape: in_len rows of in_ch, a merge's second in_len rows of in_ch2. */
 static bool sources_ok(const struct xo_net *net, struct net_plan *pl, int i)
 {
 	const struct xo_net_layer *l = &net->layers[i];
 	struct net_step *s = &pl->st[i];
 
-	if (l->nsrc != (xo_net_kind_merge(l->kind) ? 2 : 1))
+	if (l->nsrc != xo_net_kind_nsrc(l->kind))
 		return false;
 	s->nsrc = l->nsrc;
 	for (int k = 0; k < l->nsrc; k++) {
 		int j = l->src[k];
+		int64_t ch = k ? s->in_ch2 : l->in_ch;
 
 		if (j < -1 || j >= i || (!pl->graph && j != i - 1))
 			return false;
-		if (pl->graph && (j < 0 ? l->in_len * l->in_ch != net->in_size
+		if (pl->graph && (j < 0 ? l->in_len * ch != net->in_size
 		                        : pl->st[j].out_len != l->in_len ||
-		                              pl->st[j].out_ch != l->in_ch))
+		                              pl->st[j].out_ch != ch))
 			return false;
 		s->src[k] = j;
 	}
@@ -234,6 +240,7 @@ static bool graph_needs(struct net_plan *pl)
 		case XO_NET_AVERAGE:
 		case XO_NET_MAXIMUM:
 		case XO_NET_MINIMUM:
+		case XO_NET_CONCATENATE: /* row r of each source makes row r */
 			s->need_in = s->need_out;
 			break;
 		default: /* flatten, dense, global average pooling: every row */
@@ -363,11 +370,11 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		return false;
 	pl->nsteps = nl;
 	pl->classes = net->classes;
-	/* a merge makes a graph of the net even when its sources are both the
-	 * previous layer */
+	/* a merge or concatenate makes a graph of the net even when its
+	 * sources are both the previous layer */
 	pl->graph = net->graph;
 	for (int i = 0; i < nl; i++)
-		pl->graph = pl->graph || xo_net_kind_merge(net->layers[i].kind);
+		pl->graph = pl->graph || xo_net_kind_nsrc(net->layers[i].kind) > 1;
 	for (int i = 0; i < nl; i++) {
 		const struct xo_net_layer *l = &net->layers[i];
 		struct net_step *s = &pl->st[i];
@@ -379,15 +386,17 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		s->in_ch = l->in_ch;
 		s->out_len = l->out_len;
 		s->out_ch = l->out_ch;
+		s->in_ch2 = l->kind == XO_NET_CONCATENATE ? p->ch_b : l->in_ch;
 		s->pack_off = -1;
 		s->grad = net->training && (l->w_off >= 0 || l->need_dx);
 		if (!(xo_net_kind_fusable(l->kind) || l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D ||
-		      xo_net_kind_merge(l->kind)) ||
+		      xo_net_kind_nsrc(l->kind) > 1) ||
 		    l->in_len < 1 || l->in_ch < 1 ||
 		    l->out_len < 1 || l->out_ch < 1)
 			return false;
 		if (l->in_len > NET_MAX_SAMPLE_FLOATS / l->in_ch ||
-		    l->out_len > NET_MAX_SAMPLE_FLOATS / l->out_ch)
+		    l->out_len > NET_MAX_SAMPLE_FLOATS / l->out_ch || s->in_ch2 < 1 ||
+		    l->in_len > NET_MAX_SAMPLE_FLOATS / s->in_ch2)
 			return false;
 		if (!sources_ok(net, pl, i))
 			return false;
@@ -456,6 +465,15 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 			s->mode = (int)(l->kind - XO_NET_ADD) + XO_MERGE_ADD;
 			if (l->out_len != l->in_len || l->out_ch != l->in_ch ||
 			    (int)p->mode != s->mode)
+				return false;
+			break;
+		case XO_NET_CONCATENATE:
+			/* the last axis only: the op's rows are the sample's rows
+			 * (an earlier axis joins longer row parts: op by op) */
+			s->mode = XO_MERGE_CONCATENATE;
+			if (p->mode != XO_MERGE_CONCATENATE || p->mask_a || p->mask_b ||
+			    p->len != l->in_len || p->ch != l->in_ch ||
+			    l->out_len != l->in_len || l->out_ch != l->in_ch + p->ch_b)
 				return false;
 			break;
 		default: /* XO_NET_ACTIVATION: op by op */
@@ -726,6 +744,28 @@ static void merge_bwd(int mode, int which, const float *mine, const float *other
 {
 	xo_cpu_merge_grads((enum xo_merge)mode, which, which ? other : mine, which ? mine : other, dy,
 	                 d, count);
+}
+
+/* Concatenate's forward of one sample's rows: y[r] = a[r] (ca floats) then
+ * b[r] (cb floats), rows of y ca + cb floats; copies, as the op's. */
+static void cat_fwd(const float *a, const float *b, float *y, int64_t rows, int64_t ca,
+                    int64_t cb)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		memcpy(y + r * (ca + cb), a + r * ca, (size_t)ca * sizeof(float));
+		memcpy(y + r * (ca + cb) + ca, b + r * cb, (size_t)cb * sizeof(float));
+	}
+}
+
+/* Concatenate's backward of one sample's rows w.r.t. input which (0: the
+ * first, its ca channels of each dy row; else the second, the cb after
+ * them) into d (rows of that input's channels); copies, as the op's. */
+static void cat_bwd(int which, const float *dy, float *d, int64_t rows, int64_t ca, int64_t cb)
+{
+	const int64_t cw = which ? cb : ca, off = which ? ca : 0;
+
+	for (int64_t r = 0; r < rows; r++)
+		memcpy(d + r * cw, dy + r * (ca + cb) + off, (size_t)cw * sizeof(float));
 }
 
 /* Runs samples [s0, s0 + cnt) through every layer with scratch scr. */
@@ -1217,6 +1257,13 @@ static void tile_forward(struct train_job *j, int64_t s0, int64_t cnt, float *sc
 				          io->in2[i] + n * io->in2_stride[i],
 				          io->out[i] + n * io->out_stride[i], s->need_out * s->out_ch);
 			break;
+		case XO_NET_CONCATENATE:
+			for (int64_t n = 0; n < cnt; n++)
+				cat_fwd(io->in[i] + n * io->in_stride[i],
+				        io->in2[i] + n * io->in2_stride[i],
+				        io->out[i] + n * io->out_stride[i], s->need_out, s->in_ch,
+				        s->in_ch2);
+			break;
 		}
 	}
 }
@@ -1249,7 +1296,8 @@ static void graph_deliver(const struct train_job *j, int i, int k, int64_t cnt, 
 	const struct net_plan *pl = j->f.plan;
 	const struct net_step *s = &pl->st[i], *p = &pl->st[s->src[k]];
 	float *g = scr + pl->tile * j->gboff[s->src[k]];
-	const int64_t w = s->need_in * s->in_ch, v = p->need_out * p->out_ch, st = p->stride;
+	const int64_t w = s->need_in * (k ? s->in_ch2 : s->in_ch), v = p->need_out * p->out_ch;
+	const int64_t st = p->stride;
 
 	for (int64_t n = 0; n < cnt; n++) {
 		if (!written[s->src[k]])
@@ -1260,9 +1308,9 @@ static void graph_deliver(const struct train_job *j, int i, int k, int64_t cnt, 
 	written[s->src[k]] = true;
 }
 
-/* A merge step i's backward: each source's gradient term from gout (the
- * first source's first, as the merge op writes da then the fan-out sums
- * add db), each delivered before the next is made. */
+/* A merge or concatenate step i's backward: each source's gradient term
+ * from gout (the first source's first, as the merge op writes da then the
+ * fan-out sums add db), each delivered before the next is made. */
 static void graph_merge_bwd(const struct train_job *j, int i, int64_t cnt,
                             const struct tile_io *io, const float *gout, float *scr,
                             bool *written)
@@ -1279,8 +1327,12 @@ static void graph_merge_bwd(const struct train_job *j, int i, int64_t cnt,
 		if (!d)
 			continue;
 		for (int64_t n = 0; n < cnt; n++)
-			merge_bwd(s->mode, k, x[k] + n * xs[k], x[1 - k] + n * xs[1 - k],
-			          gout + n * s->stride, d + n * ds, count);
+			if (s->kind == XO_NET_CONCATENATE)
+				cat_bwd(k, gout + n * s->stride, d + n * ds, s->need_out, s->in_ch,
+				        s->in_ch2);
+			else
+				merge_bwd(s->mode, k, x[k] + n * xs[k], x[1 - k] + n * xs[1 - k],
+				          gout + n * s->stride, d + n * ds, count);
 		graph_deliver(j, i, k, cnt, d, scr, written);
 	}
 }

@@ -4424,9 +4424,20 @@ static void test_fused_matches_ops(void **state)
  *   in a chain), and a conv followed by one but read by another conv too
  *   (not fused: its gradient sums both terms);
  *   models/residual_cnn.model: the seed's first conv fused with the pooling
- *   whose output fans out to a 1x1 conv block and its Add.
+ *   whose output fans out to a 1x1 conv block and its Add;
+ *   Concatenate on the last axis (each source's channel slice of the
+ *   gradient as its term): conv branches of 4 and 6 filters joined, then a
+ *   conv fused with the pooling that drops its last row (so the concat and
+ *   both branches compute 23 of their 24 rows); a conv joined with the
+ *   model input (no gradient to it; the first layer the input joined with
+ *   itself), then flatten (a view of the concat) and dense; a tensor
+ *   concatenated with itself whose first gradient term comes from an Add
+ *   after it (both concat terms are later ones, added da then db); a concat
+ *   (its sources in the other order) read by a pooling that reads one row
+ *   fewer and, through a dropout (a view at inference), by a strided conv
+ *   that reads every row; dense layers joined (rank-1 samples).
  */
-static const char *const graph_fused_specs[4] = {
+static const char *const graph_fused_specs[] = {
     "input 12\n"
     "dense name=d0 units=16 activation=relu\n"
     "dense name=d1 units=16 activation=relu\n"
@@ -4467,14 +4478,55 @@ static const char *const graph_fused_specs[4] = {
     "global_average_pooling1d name=g1\n"
     "add inputs=g1,g0\n"
     "dense units=3 activation=softmax\n",
+    "input 24 3\n"
+    "conv1d name=a filters=4 kernel_size=3 padding=same activation=relu\n"
+    "conv1d name=b inputs=input filters=6 kernel_size=5 padding=same\n"
+    "concatenate name=cat inputs=a,b\n"
+    "conv1d filters=8 kernel_size=3 activation=relu\n"
+    "max_pooling1d pool_size=3\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input 10 2\n"
+    "concatenate name=ii inputs=input,input\n"
+    "conv1d name=c filters=3 kernel_size=3 padding=same activation=relu\n"
+    "concatenate name=cat inputs=c,input\n"
+    "flatten\n"
+    "dense units=8 activation=relu\n"
+    "dense units=3 activation=softmax\n",
+    "input 16 2\n"
+    "conv1d name=c filters=4 kernel_size=3 activation=relu\n"
+    "concatenate name=cc inputs=c,c\n"
+    "conv1d name=d filters=4 kernel_size=1\n"
+    "add name=r inputs=d,c\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input 20 3\n"
+    "conv1d name=a filters=5 kernel_size=3 activation=relu\n"
+    "conv1d name=b inputs=input filters=3 kernel_size=3 activation=sigmoid\n"
+    "concatenate name=cat inputs=b,a\n"
+    "dropout name=dr rate=0.25\n"
+    "conv1d name=c1 inputs=dr filters=8 kernel_size=4 strides=2\n"
+    "max_pooling1d name=mp inputs=cat pool_size=3 strides=2\n"
+    "add name=j inputs=mp,c1\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input 12\n"
+    "dense name=a units=8 activation=relu\n"
+    "dense name=b inputs=input units=5\n"
+    "concatenate name=cat inputs=a,b\n"
+    "dense name=c units=6 activation=sigmoid\n"
+    "concatenate inputs=cat,c\n"
+    "dense units=4 activation=softmax\n",
 };
+#define GRAPH_FUSED_SPECS (int)(sizeof(graph_fused_specs) / sizeof(graph_fused_specs[0]))
 
 /* Graphs whose output is a merge, a view or a global pooling after a conv
  * (inference only: training and
  * metrics need the dense softmax head, so the compile is mean squared
  * error and those run op by op): the last step writes the probabilities
- * itself, or copies its source's bytes there. */
-static const char *const graph_head_specs[3] = {
+ * itself, or copies its source's bytes there (the fourth: a flatten of a
+ * concatenate). */
+static const char *const graph_head_specs[] = {
     "input 29 1\n"
     "conv1d name=c0 filters=4 kernel_size=3 activation=relu\n"
     "max_pooling1d name=p pool_size=3\n"
@@ -4497,11 +4549,19 @@ static const char *const graph_head_specs[3] = {
     "conv1d name=c2 filters=16 kernel_size=3 activation=relu\n"
     "global_average_pooling1d\n"
     "compile loss=mean_squared_error optimizer=adam metrics=accuracy\n",
+    "input 7 2\n"
+    "conv1d name=a filters=2 kernel_size=3 activation=relu\n"
+    "conv1d name=b inputs=input filters=1 kernel_size=3\n"
+    "concatenate inputs=a,b\n"
+    "flatten\n"
+    "compile loss=mean_squared_error optimizer=adam metrics=accuracy\n",
 };
+#define GRAPH_HEAD_SPECS (int)(sizeof(graph_head_specs) / sizeof(graph_head_specs[0]))
 
 /* Graphs no fused path takes, with layers it would take otherwise: two
- * model inputs, a Concatenate. */
-static const char *const graph_unfused_specs[2] = {
+ * model inputs; a Concatenate on an axis before the last (the op's rows
+ * are not the sample's). */
+static const char *const graph_unfused_specs[] = {
     "input name=a 4\n"
     "input name=b 4\n"
     "dense name=da inputs=a units=4 activation=relu\n"
@@ -4510,10 +4570,11 @@ static const char *const graph_unfused_specs[2] = {
     "dense units=3 activation=softmax\n",
     "input 4 2\n"
     "conv1d name=c filters=2 kernel_size=1 activation=relu\n"
-    "concatenate inputs=c,input\n"
+    "concatenate axis=1 inputs=c,input\n"
     "flatten\n"
     "dense units=3 activation=softmax\n",
 };
+#define GRAPH_UNFUSED_SPECS (int)(sizeof(graph_unfused_specs) / sizeof(graph_unfused_specs[0]))
 
 static void test_fused_graphs(void **state)
 {
@@ -4525,7 +4586,7 @@ static void test_fused_graphs(void **state)
 	for (int b = 0; b < nbe; b++) {
 		if (!be[b]->iface->net_fits)
 			continue;
-		for (int g = 0; g < 2; g++) {
+		for (int g = 0; g < GRAPH_UNFUSED_SPECS; g++) {
 			struct xo_model *m;
 
 			if (xo_model_open_string(graph_unfused_specs[g], "graph", be[b], 8, &m))
@@ -4533,26 +4594,26 @@ static void test_fused_graphs(void **state)
 			if (xo_model_fused(m, false) || xo_model_fused(m, true))
 				fail_msg("%s fused unfusable graph %d", xo_backend_name(be[b]), g);
 			xo_model_close(m);
-			/* the third: a conv and the global pooling that ends the
-			 * graph */
-			for (int h = g; h < 3; h += 2) {
-				if (xo_model_open_string(graph_head_specs[h], "graph", be[b], 8, &m))
-					fail_msg("%s", xo_last_error());
-				assert_true(xo_model_fused(m, false) && !xo_model_fused(m, true));
-				xo_model_close(m);
-				snprintf(spec, sizeof(spec), "%s/graph_head%d.model", g_tmp, h);
-				write_file(spec, graph_head_specs[h], strlen(graph_head_specs[h]));
-				fused_case(be[b], spec, false);
-			}
 			/* the control: a graph it takes, opened alike */
 			if (xo_model_open_string(graph_fused_specs[0], "graph", be[b], 8, &m))
 				fail_msg("%s", xo_last_error());
 			assert_true(xo_model_fused(m, false) && xo_model_fused(m, true));
 			xo_model_close(m);
 		}
-		for (int g = 0; g < 5; g++) {
+		for (int h = 0; h < GRAPH_HEAD_SPECS; h++) {
+			struct xo_model *m;
+
+			if (xo_model_open_string(graph_head_specs[h], "graph", be[b], 8, &m))
+				fail_msg("%s", xo_last_error());
+			assert_true(xo_model_fused(m, false) && !xo_model_fused(m, true));
+			xo_model_close(m);
+			snprintf(spec, sizeof(spec), "%s/graph_head%d.model", g_tmp, h);
+			write_file(spec, graph_head_specs[h], strlen(graph_head_specs[h]));
+			fused_case(be[b], spec, false);
+		}
+		for (int g = 0; g <= GRAPH_FUSED_SPECS; g++) {
 			snprintf(spec, sizeof(spec), "%s/graph_fused%d.model", g_tmp, g);
-			if (g < 4)
+			if (g < GRAPH_FUSED_SPECS)
 				write_file(spec, graph_fused_specs[g], strlen(graph_fused_specs[g]));
 			else
 				snprintf(spec, sizeof(spec), "%s/residual_cnn.model", XO_MODELS_DIR);

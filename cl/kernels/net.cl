@@ -58,7 +58,7 @@
 #define XO_ND_HAS_GRAD 18 /* training: the gradient w.r.t. the output is used */
 #define XO_ND_IN_SIZE 19 /* in_len * in_ch */
 #define XO_ND_OUT_SIZE 20 /* out_len * out_ch */
-#define XO_ND_LIN2 21   /* merge: local offset of the second input */
+#define XO_ND_LIN2 21   /* merge, concatenate: local offset of the second input */
 #define XO_ND_MODE 22   /* merge: enum xo_merge (elementwise modes) */
 #define XO_ND_G 23      /* training: local offset of the gradient w.r.t. the output */
 #define XO_ND_DX0 24    /* ... where the gradient w.r.t. input k goes (-1: none), */
@@ -73,6 +73,7 @@
 #define XO_NK_DENSE 4
 #define XO_NK_MERGE 5 /* the host's code for every elementwise merge kind (mode apart) */
 #define XO_NK_GAP 6   /* global_average_pooling1d, unmasked: [len][ch] -> [1][ch] */
+#define XO_NK_CAT 7   /* concatenate, last axis: [len][ch] and [len][oc - ch] -> [len][oc] */
 
 /* merge.cl (after this file in the program) */
 float xo_merge_value(int mode, float a, float b);
@@ -207,6 +208,16 @@ static inline void xo_net_forward(__constant int *desc, int nl, __global const f
 
 			for (int e = lid; e < osz; e += wg)
 				out[e] = xo_merge_value(mode, in[e], in2[e]);
+		} else if (kind == XO_NK_CAT) {
+			/* row o: the first source's ch floats, then the second's
+			 * oc - ch (merge.cl's copies) */
+			__local const float *in2 = lm + d[XO_ND_LIN2];
+			int o = lid / oc, c = lid - o * oc, d_o = wg / oc, d_c = wg - d_o * oc;
+
+			for (int e = lid; e < osz; e += wg) {
+				out[e] = c < ch ? in[o * ch + c] : in2[o * (oc - ch) + c - ch];
+				XO_NET_STEP(o, c, oc, d_o, d_c);
+			}
 		} else if (kind == XO_NK_GAP) {
 			/* xo_cl_global_average_pooling1d_fwd: the rows in order, / len */
 			for (int c = lid; c < oc; c += wg) {
@@ -332,7 +343,8 @@ static inline void xo_net_acc(__local float *lm, int acc, int dxo, int size, int
  * (xo_cl_conv1d_bwd_dw's sums over the positions o) into scratch[i * np +
  * offset], then its dx; pooling to the first maximum of each window;
  * dropout through the same mask; the global average pooling's dy / len to
- * every row; a merge's two inputs in turn. g0: local
+ * every row; a merge's two inputs in turn, a concatenate's each its
+ * channels of every row. g0: local
  * offset of the last layer's gradient (dz); g1 unused.
  */
 __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float *x, int xo,
@@ -400,6 +412,24 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 									   q ? in[e] : in2[e]);
 				barrier(CLK_LOCAL_MEM_FENCE);
 				xo_net_acc(lm, d[XO_ND_ACC0 + q], to, osz, lid, wg);
+			}
+			continue;
+		} else if (kind == XO_NK_CAT) {
+			/* each source its channels of every row of g: the first's
+			 * ch, then the second's oc - ch, each added in before the
+			 * next is made (as a merge's) */
+			for (int q = 0; q < 2; q++) {
+				int to = d[XO_ND_DX0 + q], cw = q ? oc - ch : ch, off = q ? ch : 0;
+				int o = lid / cw, c = lid - o * cw, d_o = wg / cw, d_c = wg - d_o * cw;
+
+				if (to < 0)
+					continue;
+				for (int e = lid; e < len * cw; e += wg) {
+					lm[to + e] = g[o * oc + off + c];
+					XO_NET_STEP(o, c, cw, d_o, d_c);
+				}
+				barrier(CLK_LOCAL_MEM_FENCE);
+				xo_net_acc(lm, d[XO_ND_ACC0 + q], to, len * cw, lid, wg);
 			}
 			continue;
 		} else if (kind == XO_NK_CONV1D || kind == XO_NK_DENSE) {

@@ -79,13 +79,13 @@ enum xo_net_kind {
 	XO_NET_PERMUTE, /* the permute op: no fused path */
 	XO_NET_REPEAT_VECTOR, /* the up_sampling op: no fused path */
 	XO_NET_RESHAPE, /* a view of its input, as flatten: no fused path */
-	XO_NET_ADD, /* the merge op (a graph's layer): cpu's fused path only */
+	XO_NET_ADD, /* the merge op (a graph's layer) */
 	XO_NET_SUBTRACT,
 	XO_NET_MULTIPLY,
 	XO_NET_AVERAGE,
 	XO_NET_MAXIMUM,
 	XO_NET_MINIMUM,
-	XO_NET_CONCATENATE,
+	XO_NET_CONCATENATE, /* on the last axis: the merge op's mode concatenate */
 	XO_NET_DEPTHWISE_CONV2D, /* the depthwise_conv2d op: no fused path */
 	XO_NET_DEPTHWISE_CONV1D,
 	XO_NET_SEPARABLE_CONV2D, /* two ops (depthwise, pointwise): no fused path */
@@ -125,6 +125,13 @@ static inline bool xo_net_kind_merge(enum xo_net_kind k)
 	return k >= XO_NET_ADD && k <= XO_NET_MINIMUM;
 }
 
+/* The tensors a layer of kind k reads: two for a merge and a concatenate,
+ * one for every other kind. */
+static inline int xo_net_kind_nsrc(enum xo_net_kind k)
+{
+	return xo_net_kind_merge(k) || k == XO_NET_CONCATENATE ? 2 : 1;
+}
+
 struct xo_net_layer {
 	enum xo_net_kind kind;
 	/* The layer's op params for this batch: batch = n, len/ch = the input
@@ -141,8 +148,12 @@ struct xo_net_layer {
 	bool need_dx;            /* training: the gradient w.r.t. the input is used */
 	/* The tensors it reads, in order: an earlier layer's index, or -1 for
 	 * the model's (only) input. A merge (XO_NET_ADD .. XO_NET_MINIMUM,
-	 * p.mode) reads two, every other kind one; a sequential net's layer i
-	 * reads i - 1. in_len / in_ch are each source's shape. */
+	 * p.mode) and a concatenate read two, every other kind one
+	 * (xo_net_kind_nsrc); a sequential net's layer i reads i - 1. in_len /
+	 * in_ch are each source's shape, but a concatenate's: in_len rows of
+	 * in_ch (the first source), p.len rows of p.ch then p.ch_b (the merge
+	 * op's view: on the last axis p.len = in_len, p.ch = in_ch, the second
+	 * source in_len rows of p.ch_b, out_ch = in_ch + p.ch_b). */
 	int src[XO_NET_SRC_MAX];
 	int nsrc;
 };
