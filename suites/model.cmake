@@ -70,7 +70,8 @@ set_tests_properties(model.t3 PROPERTIES LABELS "model;quick" TIMEOUT 300
 
 # Graphs on the fused paths: cpu's and cl's fused paths against their op
 # paths on residual graphs (predictions bit-identical, training steps within
-# check_steps's bounds); then the residual models of models/ trained and
+# check_steps's bounds); then the graph models of models/ (residual and
+# concatenate) trained and
 # predicted by `xo explain` with XO_FUSE=require on 3 threads (uneven tile
 # parts, partial tiles at batch 3 and 40), so a graph that fell back to op
 # by op fails.
@@ -81,7 +82,7 @@ add_test(NAME model.fused_graphs.cl_gpu_row COMMAND test_model --fused-graphs)
 set_tests_properties(model.fused_graphs.cl_gpu_row PROPERTIES LABELS "model;quick;opencl"
   TIMEOUT 60
   ENVIRONMENT "XO_CL_TUNE=wg=256,red_wg=256,tile=16,softmax_row_max=64,dw_wg=1,dw_chunk=0,net_wg=128,rnn_nb=8")
-foreach(g residual_cnn residual_mlp)
+foreach(g residual_cnn residual_mlp concat_cnn)
   add_test(NAME model.fused_graph_require.${g}
     COMMAND $<TARGET_FILE:xo> explain --model ${PROJECT_SOURCE_DIR}/models/${g}.model
             --device cpu --batch 3 --batch 40 --repeat 1 --budget 0.05 --no-progress)

@@ -4425,6 +4425,8 @@ static void test_fused_matches_ops(void **state)
  *   (not fused: its gradient sums both terms);
  *   models/residual_cnn.model: the seed's first conv fused with the pooling
  *   whose output fans out to a 1x1 conv block and its Add;
+ *   models/concat_cnn.model: that pooling's output through a 1x1 conv and a
+ *   same-padded one of fewer filters, joined by a Concatenate;
  *   Concatenate on the last axis (each source's channel slice of the
  *   gradient as its term): conv branches of 4 and 6 filters joined, then a
  *   conv fused with the pooling that drops its last row (so the concat and
@@ -4611,12 +4613,13 @@ static void test_fused_graphs(void **state)
 			write_file(spec, graph_head_specs[h], strlen(graph_head_specs[h]));
 			fused_case(be[b], spec, false);
 		}
-		for (int g = 0; g <= GRAPH_FUSED_SPECS; g++) {
+		for (int g = 0; g < GRAPH_FUSED_SPECS + 2; g++) {
 			snprintf(spec, sizeof(spec), "%s/graph_fused%d.model", g_tmp, g);
 			if (g < GRAPH_FUSED_SPECS)
 				write_file(spec, graph_fused_specs[g], strlen(graph_fused_specs[g]));
 			else
-				snprintf(spec, sizeof(spec), "%s/residual_cnn.model", XO_MODELS_DIR);
+				snprintf(spec, sizeof(spec), "%s/%s.model", XO_MODELS_DIR,
+				         g == GRAPH_FUSED_SPECS ? "residual_cnn" : "concat_cnn");
 			fused_case(be[b], spec, true);
 		}
 	}
