@@ -236,6 +236,26 @@ static bool ranges_tile(const struct xo_net *net, int64_t size)
 	return owned == size;
 }
 
+/* net.cl's kind code of a layer kind layer_geometry takes. */
+static int kind_code(enum xo_net_kind k)
+{
+	if (xo_net_kind_merge(k))
+		return NK_MERGE;
+	if (k == XO_NET_GLOBAL_AVERAGE_POOLING1D)
+		return NK_GAP;
+	return k == XO_NET_CONCATENATE ? NK_CAT : (int)k;
+}
+
+/* The floats per sample layer l reads from its source k: a concatenate's
+ * second source the rest of its output (layer_geometry checked its shape),
+ * every other its input's. */
+static int64_t source_size(const struct xo_net_layer *l, int k)
+{
+	int64_t isz = l->in_len * l->in_ch;
+
+	return k && l->kind == XO_NET_CONCATENATE ? l->out_len * l->out_ch - isz : isz;
+}
+
 /* A tensor holds at least count elements. */
 static bool holds(const struct xo_tensor *t, int64_t count)
 {
@@ -389,11 +409,8 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 		osz = l->out_len * l->out_ch;
 		if (!size_ok(isz) || !size_ok(osz) || !layer_geometry(net, i, d))
 			return false;
-		/* each source's size: a concatenate's second the rest of its
-		 * output (layer_geometry checked its shape) */
 		for (int k = 0; k < l->nsrc; k++)
-			if ((l->src[k] < 0 ? net->in_size : osize[l->src[k]]) !=
-			    (k && l->kind == XO_NET_CONCATENATE ? osz - isz : isz))
+			if ((l->src[k] < 0 ? net->in_size : osize[l->src[k]]) != source_size(l, k))
 				return false;
 		/* a graph reads each source where it lies (the input at 0) */
 		prev_loc = l->src[0] < 0 ? 0 : outloc[l->src[0]];
@@ -403,10 +420,7 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 		/* Dropout's element index i * osz + e is an int (as the op's). */
 		if (l->kind == XO_NET_DROPOUT && osz > INT_MAX / net->n)
 			return false;
-		d[ND_KIND] = xo_net_kind_merge(l->kind)                      ? NK_MERGE
-		             : l->kind == XO_NET_GLOBAL_AVERAGE_POOLING1D ? NK_GAP
-		             : l->kind == XO_NET_CONCATENATE              ? NK_CAT
-		                                                          : (int)l->kind;
+		d[ND_KIND] = kind_code(l->kind);
 		d[ND_MODE] = (int)l->p.mode;
 		d[ND_LIN2] = l->nsrc > 1 ? (l->src[1] < 0 ? 0 : (int)outloc[l->src[1]]) : 0;
 		d[ND_IN_LEN] = (int)(l->kind == XO_NET_DENSE ? 1 : l->in_len);
