@@ -107,14 +107,15 @@ enum xo_net_kind {
 /* True for the kinds a fused path may implement (those before
  * XO_NET_ACTIVATION); every net_fits refuses a net holding another, so the
  * fused code never meets one and a new kind needs no entry there (a path
- * that takes a later kind names it itself: cpu's global_average_pooling1d
- * and merges, xo_net_kind_merge). */
+ * that takes a later kind names it itself: the global average pooling,
+ * the merges, xo_net_kind_merge, and the concatenate). */
 static inline bool xo_net_kind_fusable(enum xo_net_kind k)
 {
 	return k < XO_NET_ACTIVATION;
 }
 
-/* The most tensors one layer of a net reads (a merge's two). */
+/* The most tensors one layer of a net reads (a merge's or a concatenate's
+ * two). */
 #define XO_NET_SRC_MAX 2
 
 /* A merge kind whose fused forward and backward are elementwise (Add,
