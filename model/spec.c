@@ -1860,8 +1860,9 @@ static const struct {
  */
 enum mask_rule {
 	MASK_REFUSE, /* Keras's call uses the mask and xo does not: refused */
-	MASK_DROP,   /* no supports_masking: the output carries no mask (but
-	              * where it is the input itself: layer_is_identity) */
+	MASK_DROP,   /* no supports_masking: the output carries no mask */
+	MASK_VIEW,   /* as MASK_DROP, but an output that is the input itself
+	              * (layer_is_identity) keeps it */
 	MASK_PASS,   /* supports_masking, the default compute_mask: passed on */
 	MASK_MERGE,  /* merging/base_merge.py: the OR of the inputs' masks, none
 	              * when an input has none (one mask here, the ids': OR = it) */
@@ -1897,15 +1898,15 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     [XO_LAYER_GRU] = MASK_RNN,
     [XO_LAYER_CONV2D] = MASK_DROP,
     [XO_LAYER_ZERO_PADDING1D] = MASK_DROP,
-    [XO_LAYER_CROPPING1D] = MASK_DROP,
+    [XO_LAYER_CROPPING1D] = MASK_VIEW,
     [XO_LAYER_UP_SAMPLING1D] = MASK_DROP,
     [XO_LAYER_ZERO_PADDING2D] = MASK_DROP,
-    [XO_LAYER_CROPPING2D] = MASK_DROP,
+    [XO_LAYER_CROPPING2D] = MASK_VIEW,
     [XO_LAYER_UP_SAMPLING2D] = MASK_DROP,
     [XO_LAYER_LAYER_NORMALIZATION] = MASK_PASS,
-    [XO_LAYER_PERMUTE] = MASK_DROP,
+    [XO_LAYER_PERMUTE] = MASK_VIEW,
     [XO_LAYER_REPEAT_VECTOR] = MASK_DROP,
-    [XO_LAYER_RESHAPE] = MASK_DROP,
+    [XO_LAYER_RESHAPE] = MASK_VIEW,
     [XO_LAYER_ADD] = MASK_MERGE,
     [XO_LAYER_SUBTRACT] = MASK_MERGE,
     [XO_LAYER_MULTIPLY] = MASK_MERGE_USE,
@@ -1950,28 +1951,17 @@ static const char *mask_source(const struct xo_model_spec *out)
 	                                                               : "Embedding(mask_zero=True)";
 }
 
-/* Whether l, a kind whose rule drops the mask, returns its input as it is:
- * a Reshape to the input's own shape, a Permute of dims 12 (or 123), a
- * Cropping of nothing. Keras 3.15.1 (JAX) keeps the mask on such an output:
+/* Whether l returns its input as it is: the output's shape the input's,
+ * and no axis moved (a Permute's dims 12 or 123; the other kinds keep dims
+ * 0). A MASK_VIEW kind's mask then stays, as Keras 3.15.1 (JAX) keeps it:
  * jnp.reshape, transpose and a full slice return the input array itself,
  * which carries its mask through the layer that has no supports_masking
  * (Keras's own GlobalAveragePooling1D after Reshape((T, F)) of a masked
  * [T][F] takes the masked mean; after Reshape((T / 2, 2 F)), the plain one). */
 static bool layer_is_identity(const struct xo_layer_spec *l)
 {
-	bool same = l->out_rank == l->in_rank && l->out_len == l->in_len && l->out_w == l->in_w &&
-	            l->out_ch == l->in_ch;
-
-	switch (l->kind) {
-	case XO_LAYER_RESHAPE:
-	case XO_LAYER_CROPPING1D:
-	case XO_LAYER_CROPPING2D:
-		return same;
-	case XO_LAYER_PERMUTE:
-		return same && (l->p.dims == 12 || l->p.dims == 123);
-	default:
-		return false;
-	}
+	return l->out_rank == l->in_rank && l->out_len == l->in_len && l->out_w == l->in_w &&
+	       l->out_ch == l->in_ch && (l->p.dims == 0 || l->p.dims == 12 || l->p.dims == 123);
 }
 
 /* Whether Keras's mask reaches l's output (l->masked), by its kind's rule
@@ -1994,6 +1984,8 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		return XO_OK;
 	switch (mask_rules[l->kind]) {
 	case MASK_DROP:
+		return XO_OK;
+	case MASK_VIEW:
 		if (layer_is_identity(l))
 			l->masked = first;
 		return XO_OK;
