@@ -1124,6 +1124,14 @@ void xo_hcase_plant_nonfinite(struct hcase *h)
 				}
 		return;
 	}
+	if (h->c->op == XO_OP_normalization) {
+		/* the variances too: a NaN one and a negative one (its root NaN)
+		 * give den NaN and a NaN channel, as Keras's maximum(sqrt(v),
+		 * epsilon); a floor that catches the NaN gives 1e-7f there */
+		h->src[2][0] = u2f(special[0]);
+		if (h->sn[2] > 1)
+			h->src[2][1] = -1.0f;
+	}
 	if (h->c->op == XO_OP_merge && h->sn[1]) {
 		/* b too, at other elements than a's below (every pairing of a
 		 * special with a finite value, both ways, and some of two
