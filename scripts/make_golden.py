@@ -490,6 +490,22 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
         "seed_offset": 89, "keras_file": True,
     },
+    # Bidirectional with return_sequences and merge_mode mul (--only bi_mul):
+    # the merge's backward reads both directions' outputs at the same step
+    # (the backward one flipped back in time), so a gradient that pairs a
+    # step with another step's output trains to other weights
+    "bi_mul": {
+        "spec": (
+            "# golden: Bidirectional(GRU, return_sequences, mul) -> Bidirectional(LSTM, ave)\n"
+            "# -> Dense softmax\n"
+            "input 6 3\n"
+            "bidirectional layer=gru units=4 return_sequences=True merge_mode=mul\n"
+            "bidirectional layer=lstm units=3 merge_mode=ave\n"
+            "dense units=3 activation=softmax\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (-1.0, 1.0),
+        "seed_offset": 239,
+    },
     # a functional graph (--only res_cnn): a residual Conv1D block (Conv1D ->
     # Conv1D -> Add with the block's input -> relu) concatenated with a 1x1
     # Conv1D branch of the input, then GlobalAveragePooling1D -> Dense; the
