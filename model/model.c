@@ -622,6 +622,21 @@ static enum xo_status share_env(bool *share)
 	return XO_OK;
 }
 
+/* XO_FUSE: unset, empty or 1 the fused paths where a backend takes the
+ * model, 0 op by op, require an error where none takes it; any other
+ * value is refused (a misspelt require must not run silently otherwise). */
+static enum xo_status fuse_env(bool *fuse, bool *required)
+{
+	const char *e = getenv("XO_FUSE");
+
+	*fuse = !e || strcmp(e, "0");
+	*required = e && !strcmp(e, "require");
+	if (e && *e && strcmp(e, "0") && strcmp(e, "1") && strcmp(e, "require"))
+		return xo_error(XO_EINVAL, "model: XO_FUSE='%s' is not 0 (op by op), 1 (fused "
+		                           "where a backend takes the model) or require", e);
+	return XO_OK;
+}
+
 enum xo_status xo_model_open_bare(const char *text, const char *origin, struct xo_backend *be,
                                   int64_t max_batch, struct xo_model **out)
 {
@@ -650,8 +665,9 @@ enum xo_status xo_model_open_bare(const char *text, const char *origin, struct x
 	m->nlayers = m->spec.nlayers;
 	m->layers = calloc((size_t)m->nlayers, sizeof(*m->layers));
 	m->net_layers = calloc((size_t)m->nlayers, sizeof(*m->net_layers));
-	m->fuse = !(getenv("XO_FUSE") && !strcmp(getenv("XO_FUSE"), "0"));
-	m->fuse_required = getenv("XO_FUSE") && !strcmp(getenv("XO_FUSE"), "require");
+	st = fuse_env(&m->fuse, &m->fuse_required);
+	if (st)
+		goto out_free;
 	if (!m->layers || !m->net_layers) {
 		st = xo_error(XO_ENOMEM, "model: out of memory");
 		goto out_free;

@@ -1964,6 +1964,47 @@ static bool layer_is_identity(const struct xo_layer_spec *l)
 	       l->out_ch == l->in_ch && (l->p.dims == 0 || l->p.dims == 12 || l->p.dims == 123);
 }
 
+/* Whether layer l reads Keras's mask in its call at run time: an attention
+ * (its query's and value's masks) or a masked merge (Multiply, Maximum,
+ * Minimum: each input's). */
+static bool reads_runtime_mask(const struct xo_layer_spec *l)
+{
+	return (mask_rules[l->kind] == MASK_ATTN && (l->p.query_mask || l->p.value_mask)) ||
+	       (mask_rules[l->kind] == MASK_MERGE_USE && (l->p.mask_a || l->p.mask_b));
+}
+
+/* Keras 3.15.1's MultiHeadAttention.call erases the masks of its query,
+ * value and key tensors (set_keras_mask(..., None)) at run time, so a layer
+ * that reads a mask in its call (reads_runtime_mask) and runs after it sees
+ * none where the mask recorded at build time, which xo carries, says one;
+ * which runs first is Keras's execution order (by depth), not the file's.
+ * One masked attention with no such reader is unaffected (the pooling and
+ * recurrent layers take the recorded mask); a masked attention beside
+ * another reader of the mask, in either order, is refused rather than
+ * computed otherwise than Keras does. */
+static enum xo_status attention_mask_order(const struct xo_model_spec *out,
+                                           const struct xo_layer_spec *l, const char *origin)
+{
+	if (!reads_runtime_mask(l))
+		return XO_OK;
+	for (int j = 0; j < out->nlayers; j++) {
+		const struct xo_layer_spec *o = &out->layers[j];
+
+		if (!reads_runtime_mask(o) ||
+		    (mask_rules[o->kind] != MASK_ATTN && mask_rules[l->kind] != MASK_ATTN))
+			continue;
+		return spec_error(XO_EINVAL, origin, l->line,
+		                  "layer '%s': %s and '%s' (%s) both read the mask of %s: Keras's "
+		                  "MultiHeadAttention erases its inputs' masks at run time, so "
+		                  "what the later one sees depends on Keras's execution order; "
+		                  "a masked MultiHeadAttention beside another layer that reads "
+		                  "the mask in its call is not supported",
+		                  l->name, xo_layer_kinds[l->kind].keras, o->name,
+		                  xo_layer_kinds[o->kind].keras, mask_source(out));
+	}
+	return XO_OK;
+}
+
 /* Whether Keras's mask reaches l's output (l->masked), by its kind's rule
  * from its inputs' (mask_rules); a mask its kind would use and xo does not
  * is refused, never ignored. */
@@ -2006,7 +2047,7 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		l->p.mask_a = first;
 		l->p.mask_b = l->ninputs > 1 && l->inputs[1] >= 0 && out->layers[l->inputs[1]].masked;
 		l->masked = all;
-		return XO_OK;
+		return attention_mask_order(out, l, origin);
 	case MASK_MEAN:
 		l->p.mask_zero = true;
 		return XO_OK;
@@ -2019,7 +2060,7 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		l->p.value_mask = l->ninputs > 1 && l->inputs[1] >= 0 &&
 		                  out->layers[l->inputs[1]].masked;
 		l->masked = first;
-		return XO_OK;
+		return attention_mask_order(out, l, origin);
 	case MASK_REFUSE:
 		break;
 	}

@@ -126,6 +126,20 @@ static void test_mask_rules(void **state)
 	    {"dense units=4\nlayer_normalization\nbatch_normalization\n", "BatchNormalization layer"},
 	    /* a recurrent layer returning sequences passes it on to one that uses it */
 	    {"lstm units=3 return_sequences=True\nbatch_normalization\n", "BatchNormalization layer"},
+	    /* Keras's MultiHeadAttention erases its inputs' masks at run time:
+	     * a second reader of the mask in its call (an attention, a masked
+	     * merge), before or after it, is refused (a lone one is taken:
+	     * test_mask_rules_attn_concat, the mha_pad fixtures) */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "add name=r inputs=e,a\nmulti_head_attention inputs=r,r num_heads=1 key_dim=2\n",
+	     "MultiHeadAttention and 'a' (MultiHeadAttention) both read the mask of "
+	     "Embedding(mask_zero=True): Keras's MultiHeadAttention erases its inputs' masks"},
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multiply inputs=e,a\n",
+	     "Multiply and 'a' (MultiHeadAttention) both read the mask"},
+	    {"maximum name=m inputs=e,e\n"
+	     "multi_head_attention inputs=m,m num_heads=1 key_dim=2\n",
+	     "MultiHeadAttention and 'm' (Maximum) both read the mask"},
 	};
 	struct xo_model_spec s;
 	char text[512];

@@ -1307,6 +1307,7 @@ CASES = {
     "seed_npy_empty_y": (seed(y="y_e1.npy"), 2, r"xo seed: y_e1\.npy: shape \(0,\) is an empty array", [], empty_npys, {}, None),
     # the memory plan's switch takes 0 or 1 (docs/model.md, "The memory plan")
     "model_share_not_boolean": (predict(), 2, r"xo predict: model: XO_MODEL_SHARE='yes' is not 0 \(a buffer per tensor\) or 1 \(buffers shared by liveness\)$", ["out.npy"], None, {"XO_MODEL_SHARE": "yes"}, None),
+    "fuse_env_misspelt": (predict(), 2, r"xo predict: model: XO_FUSE='REQUIRE' is not 0 \(op by op\), 1 \(fused where a backend takes the model\) or require$", ["out.npy"], None, {"XO_FUSE": "REQUIRE"}, None),
     "summary_share_not_boolean": (["summary", "--model", MODEL], 2, r"xo summary: model: XO_MODEL_SHARE='yes' is not 0", [], None, {"XO_MODEL_SHARE": "yes"}, None),
     # float64 inputs and labels (NumPy's default): cast to float32 as Keras
     # does, by every command that reads an input or label file
