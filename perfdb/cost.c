@@ -264,6 +264,12 @@ void xo_cost_attention(const struct xo_probe *p, const struct xo_cost_step *step
 		out->calls = out->pairs * (step->training ? 7 : 2);
 		out->serial_s = times(out->calls / units, p->step_s);
 	}
+	{
+		double flops, bytes;
+
+		layer_amounts(step, c, &flops, &bytes);
+		out->roofline_s = fmax(over(flops, p->flops), over(bytes, p->mem_bw));
+	}
 	out->bound = "GEMM";
 	if (out->softmax_s > out->gemm_s && out->softmax_s >= out->serial_s)
 		out->bound = "softmax";

@@ -164,6 +164,8 @@ struct xo_cost_attention {
 	double calls;                   /* cpu: per-pair GEMM calls in the step */
 	double chain_macs;              /* cl: one work-item's chain in the step */
 	double serial_s;                /* cpu: calls / units x step_s; cl: chain x lane_mac_s */
+	double roofline_s;              /* the layer's roofline: its term in xo_cost_predict is
+	                                 * max(roofline_s, serial_s) */
 	const char *bound;              /* "GEMM", "softmax" or "serial" */
 };
 void xo_cost_attention(const struct xo_probe *p, const struct xo_cost_step *step,

@@ -317,6 +317,7 @@ static json_t *attention_json(const struct dev *d, const struct xo_cost_step *st
 		json_object_set_new(o, "gemm_s", jnum(a.gemm_s));
 		json_object_set_new(o, "softmax_bytes", jnum(a.softmax_bytes));
 		json_object_set_new(o, "softmax_s", jnum(a.softmax_s));
+		json_object_set_new(o, "roofline_s", jnum(a.roofline_s));
 		json_object_set_new(o, "head_split_merge_bytes", json_integer(0));
 		json_object_set_new(o, "pairs", jnum(a.pairs));
 		json_object_set_new(o, "serial_calls", jnum(d->is_cl ? NAN : a.calls));

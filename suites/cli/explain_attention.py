@@ -13,8 +13,10 @@ perfdb/cost.h's xo_cost_attention against hand-computed amounts:
   head split/merge  0 bytes (strided views)
   serial       cpu: n h pairs, 2 small GEMM calls a pair (7 in training)
 and "bound" one of GEMM, softmax, serial, with a diagnosis sentence that
-names each part. The layer's term in the prediction is at least its serial
-part (predicted_attention_serial_s where that won: at batch 2 it does). A model without attention has no "attention" key.
+names each part. The layer's term in the prediction is max(its roofline_s,
+its serial_s): predicted_attention_serial_s is serial_s where that won, else
+0 (which wins depends on the machine's probe: under ASan the GEMM rate is
+low enough for the roofline to win at batch 2). A model without attention has no "attention" key.
 With cl (batch 2 on the OpenCL device; exit 77, skipped, when there is none
 unless XO_REQUIRE_OPENCL=1): the serial part is one work-item's chain of
 Tk (3 dk + dv) multiply-adds (x3 in training), no calls, and the softmax's
@@ -56,7 +58,8 @@ def check_cl(xo, model, h, t, dk, dv):
         assert a["serial_calls"] is None, a
         assert a["softmax_bytes"] == passes * 2 * h * t * t * 4 * (3 * dk + dv), a
         assert "one work-item per (sample, query row, head)" in a["diagnosis"], a
-        assert pt["predicted_attention_serial_s"] in (0, a["serial_s"]), (pt, a)
+        want = a["serial_s"] if a["serial_s"] > a["roofline_s"] else 0
+        assert pt["predicted_attention_serial_s"] == want, (pt, a)
     print("explain_attention cl: ok")
     return 0
 
@@ -72,6 +75,7 @@ def main():
         return check_cl(xo, model, h, t, dk, dv)
     out = explain(xo, model, 2, 32)
     assert len(out["points"]) == 4, out["points"]
+    serial_won = False
     for pt in out["points"]:
         n, train = pt["batch"], pt["what"] == "train_step"
         passes = 3 if train else 1
@@ -91,17 +95,18 @@ def main():
         for k in ("gemm_s", "softmax_s", "serial_s"):
             assert a[k] > 0, (k, a)
         assert a["bound"] in ("GEMM", "softmax", "serial"), a
-        # the layer costs at least its serial part (perfdb/cost.h): at batch
-        # 2 the 4 pairs' small calls (~2 us and more) outlast the layer's
-        # FLOPs (41 kFLOP) and bytes, so the step's compute carries them
-        assert pt["predicted_attention_serial_s"] in (0, a["serial_s"]), (pt, a)
-        if n == 2:
-            assert pt["predicted_attention_serial_s"] == a["serial_s"], (pt, a)
-            assert pt["predicted_compute_s"] >= a["serial_s"], (pt, a)
+        # the layer costs max(its roofline, its serial part) (perfdb/cost.h):
+        # the serial part where it wins, in the step's compute
+        want = a["serial_s"] if a["serial_s"] > a["roofline_s"] else 0
+        assert pt["predicted_attention_serial_s"] == want, (pt, a)
+        assert pt["predicted_compute_s"] >= max(a["serial_s"], a["roofline_s"]), (pt, a)
+        serial_won = serial_won or want > 0
         for words in ("GEMM-shaped", "Q K^T", "P V", "memory-bound: the softmax",
                       "head split/merge: none", f"serial: {n * h} (sample, head) pairs",
                       "largest part: " + a["bound"]):
             assert words in a["diagnosis"], (words, a["diagnosis"])
+    if not serial_won:
+        print("explain_attention: note: the roofline won at every point (no serial term seen)")
     seed = explain(xo, None, 2)
     assert all("attention" not in p for p in seed["points"]), seed["points"]
     print("explain_attention: ok")
