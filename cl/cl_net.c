@@ -12,7 +12,8 @@
  *   training step:      xo_cl_net_train, xo_cl_net_update
  *
  * The host describes the net as a table of XO_NET_NF ints per layer
- * (net.cl's XO_ND_* offsets), kept on the device per mode (inference,
+ * (net.cl's XO_ND_* offsets) and after them the inputs' (NET_INPUT_INTS:
+ * their count, then each one's offset and size), kept on the device per mode (inference,
  * training) and written again only when it changes, so a warm step enqueues
  * kernels and nothing else: no transfer, no allocation, no wait. Per-sample
  * activations and gradients live in local memory; each sample's parameter
@@ -87,10 +88,16 @@ enum {
  * the kernels' int indexing is checked once. */
 #define XO_NET_MAX_SIZE (INT64_C(1) << 24)
 
+/* The table's ints after the layers': the inputs' count, then each one's
+ * offset in units of x's rows and floats per sample (struct xo_net in_off,
+ * in_sizes; net.cl xo_net_load). */
+#define NET_INPUT_INTS (1 + 2 * XO_NET_INPUTS_MAX)
+#define NET_TABLE_INTS (XO_NET_MAX_LAYERS * XO_NET_NF + NET_INPUT_INTS)
+
 /* Device state of the fused path, made on first use (xo_cl_ctx::net). */
 struct xo_cl_net {
-	cl_mem desc[2];                             /* layer tables: [0] inference, [1] training */
-	int host[2][XO_NET_MAX_LAYERS * XO_NET_NF]; /* what each holds */
+	cl_mem desc[2];                /* layer tables: [0] inference, [1] training */
+	int host[2][NET_TABLE_INTS];   /* what each holds */
 	int nints[2];                               /* ints in each, 0: never written */
 	cl_mem scratch;                             /* per-sample gradient rows and metrics */
 	size_t scratch_bytes;                       /* its size */
@@ -98,7 +105,7 @@ struct xo_cl_net {
 
 /* A net turned into launch parameters (plan_make). */
 struct plan {
-	int desc[XO_NET_MAX_LAYERS * XO_NET_NF];
+	int desc[NET_TABLE_INTS]; /* nl layers' XO_NET_NF ints, then the inputs' */
 	int nl;
 	int64_t lm_floats;   /* local memory per work-group */
 	int64_t out_loc;     /* local offset of the last layer's output */
@@ -273,7 +280,8 @@ static bool sources_check(const struct xo_net *net, bool training, bool *has_gra
 {
 	const int nl = net->nlayers;
 
-	*graph = net->graph;
+	/* several inputs make a graph (a chain's layer reads the whole row) */
+	*graph = net->graph || xo_net_ninputs(net) > 1;
 	for (int i = 0; i < nl; i++)
 		*graph = *graph || xo_net_kind_nsrc(net->layers[i].kind) > 1;
 	for (int i = 0; i < nl; i++) {
@@ -283,7 +291,8 @@ static bool sources_check(const struct xo_net *net, bool training, bool *has_gra
 			return false;
 		has_grad[i] = training && l->w_off >= 0;
 		for (int k = 0; k < l->nsrc; k++) {
-			if (l->src[k] < -1 || l->src[k] >= i || (!*graph && l->src[k] != i - 1))
+			if (l->src[k] < -xo_net_ninputs(net) || l->src[k] >= i ||
+			    (!*graph && l->src[k] != i - 1))
 				return false;
 			if (l->src[k] >= 0 && has_grad[l->src[k]])
 				has_grad[i] = true;
@@ -371,6 +380,7 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	cl_ulong local_mem = 0;
 	bool has_grad[XO_NET_MAX_LAYERS], graph;
 	int64_t outloc[XO_NET_MAX_LAYERS], osize[XO_NET_MAX_LAYERS];
+	int64_t inloc[XO_NET_INPUTS_MAX], insize[XO_NET_INPUTS_MAX];
 	int nl = net->nlayers;
 
 	memset(pl, 0, sizeof(*pl));
@@ -393,6 +403,21 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 		return false;
 	if (!sources_check(net, training, has_grad, &graph))
 		return false;
+	/* the inputs: each one's block of x, their values one after another
+	 * in lm[0, in_size) (net.cl xo_net_load) */
+	if (xo_net_ninputs(net) > XO_NET_INPUTS_MAX)
+		return false;
+	for (int k = 0; k < xo_net_ninputs(net); k++) {
+		int64_t off, isz = xo_net_input(net, k, &off);
+		int64_t at = k ? inloc[k - 1] + insize[k - 1] : 0;
+
+		if (isz < 1 || off != at || isz > net->in_size - at)
+			return false;
+		inloc[k] = at;
+		insize[k] = isz;
+	}
+	if (inloc[xo_net_ninputs(net) - 1] + insize[xo_net_ninputs(net) - 1] != net->in_size)
+		return false;
 
 	loc = net->in_size; /* the input sample at 0 */
 	prev_size = net->in_size;
@@ -410,10 +435,12 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 		if (!size_ok(isz) || !size_ok(osz) || !layer_geometry(net, i, d))
 			return false;
 		for (int k = 0; k < l->nsrc; k++)
-			if ((l->src[k] < 0 ? net->in_size : osize[l->src[k]]) != source_size(l, k))
+			if ((l->src[k] < 0 ? insize[-1 - l->src[k]] : osize[l->src[k]]) !=
+			    source_size(l, k))
 				return false;
-		/* a graph reads each source where it lies (the input at 0) */
-		prev_loc = l->src[0] < 0 ? 0 : outloc[l->src[0]];
+		/* a graph reads each source where it lies (input k at its
+		 * offset in the row at 0) */
+		prev_loc = l->src[0] < 0 ? inloc[-1 - l->src[0]] : outloc[l->src[0]];
 		alias = l->kind == XO_NET_FLATTEN || (l->kind == XO_NET_DROPOUT && !training);
 		if ((l->kind == XO_NET_FLATTEN || l->kind == XO_NET_DROPOUT) && osz != isz)
 			return false;
@@ -422,7 +449,9 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 			return false;
 		d[ND_KIND] = kind_code(l->kind);
 		d[ND_MODE] = (int)l->p.mode;
-		d[ND_LIN2] = l->nsrc > 1 ? (l->src[1] < 0 ? 0 : (int)outloc[l->src[1]]) : 0;
+		d[ND_LIN2] = l->nsrc > 1 ? (int)(l->src[1] < 0 ? inloc[-1 - l->src[1]]
+		                                               : outloc[l->src[1]])
+		                         : 0;
 		d[ND_IN_LEN] = (int)(l->kind == XO_NET_DENSE ? 1 : l->in_len);
 		d[ND_IN_CH] = (int)(l->kind == XO_NET_DENSE ? isz : l->in_ch);
 		d[ND_OUT_LEN] = (int)l->out_len;
@@ -471,6 +500,11 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	if (prev_size != net->classes)
 		return false;
 	pl->nl = nl;
+	pl->desc[nl * XO_NET_NF] = xo_net_ninputs(net);
+	for (int k = 0; k < xo_net_ninputs(net); k++) {
+		pl->desc[nl * XO_NET_NF + 1 + 2 * k] = (int)inloc[k];
+		pl->desc[nl * XO_NET_NF + 2 + 2 * k] = (int)insize[k];
+	}
 	pl->out_loc = prev_loc;
 	pl->t_loc = loc;
 	loc += net->classes;
@@ -554,7 +588,7 @@ static void net_free(struct xo_cl_ctx *c)
 static enum xo_status net_prepare(struct xo_cl_ctx *c, const struct plan *pl, int mode)
 {
 	struct xo_cl_net *s = c->net;
-	int nints = pl->nl * XO_NET_NF;
+	int nints = pl->nl * XO_NET_NF + NET_INPUT_INTS;
 	size_t bytes = (size_t)pl->scratch * 4;
 	enum xo_status st;
 	cl_int err;
@@ -569,7 +603,7 @@ static enum xo_status net_prepare(struct xo_cl_ctx *c, const struct plan *pl, in
 	if (!s->desc[mode]) {
 		s->desc[mode] =
 		    clCreateBuffer(c->context, CL_MEM_READ_ONLY,
-		                   sizeof(int) * XO_NET_MAX_LAYERS * XO_NET_NF, NULL, &err);
+		                   sizeof(int) * NET_TABLE_INTS, NULL, &err);
 		if (err != CL_SUCCESS) {
 			s->desc[mode] = NULL;
 			return xo_cl_fail("clCreateBuffer(net layer table)", err);

@@ -102,7 +102,7 @@ struct net_step {
 	                          * dz ((ks - 1) * dil where tdx, else 0) */
 	const float *w, *b;      /* packed (or in place) kernel [kc][np], bias [np] */
 	int64_t pack_off;        /* offset of the packed kernel in shared scratch; -1 */
-	int src[XO_NET_SRC_MAX]; /* the tensors read: a layer's index, -1 the input */
+	int src[XO_NET_SRC_MAX]; /* the tensors read: a layer's index, -1 - k input k */
 	int nsrc;
 	int mode;                /* merge, concatenate: enum xo_merge */
 	int64_t stride;          /* graph: floats per sample of its output in a tile
@@ -183,7 +183,7 @@ static bool act_fused(int act)
 /* ---- graphs ---------------------------------------------------------------------------- */
 
 /* Whether layer i's sources are ones the fused path reads (a merge or a
- * concatenate two, any other kind one; each the input, -1, or an earlier
+ * concatenate two, any other kind one; each input k, -1 - k, or an earlier
  * layer: topological order), into step i (its in_ch2 set); a chain's layer
  * reads the previous one, a graph's each source of the reader's input
  * shape: in_len rows of in_ch, a merge's second in_len rows of in_ch2. */
@@ -197,11 +197,11 @@ static bool sources_ok(const struct xo_net *net, struct net_plan *pl, int i)
 	s->nsrc = l->nsrc;
 	for (int k = 0; k < l->nsrc; k++) {
 		int j = l->src[k];
-		int64_t ch = k ? s->in_ch2 : l->in_ch;
+		int64_t ch = k ? s->in_ch2 : l->in_ch, off;
 
-		if (j < -1 || j >= i || (!pl->graph && j != i - 1))
+		if (j < -xo_net_ninputs(net) || j >= i || (!pl->graph && j != i - 1))
 			return false;
-		if (pl->graph && (j < 0 ? l->in_len * ch != net->in_size
+		if (pl->graph && (j < 0 ? l->in_len * ch != xo_net_input(net, -1 - j, &off)
 		                        : pl->st[j].out_len != l->in_len ||
 		                              pl->st[j].out_ch != ch))
 			return false;
@@ -370,9 +370,23 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		return false;
 	pl->nsteps = nl;
 	pl->classes = net->classes;
+	/* the inputs' blocks tile each row of x in order (xo_net in_off) */
+	if (xo_net_ninputs(net) > XO_NET_INPUTS_MAX)
+		return false;
+	need = 0;
+	for (int k = 0; k < xo_net_ninputs(net); k++) {
+		int64_t o, size = xo_net_input(net, k, &o);
+
+		if (size < 1 || o != need || size > net->in_size - need)
+			return false;
+		need += size;
+	}
+	if (need != net->in_size)
+		return false;
 	/* a merge or concatenate makes a graph of the net even when its
-	 * sources are both the previous layer */
-	pl->graph = net->graph;
+	 * sources are both the previous layer; several inputs do (the chain's
+	 * tiles read one) */
+	pl->graph = net->graph || xo_net_ninputs(net) > 1;
 	for (int i = 0; i < nl; i++)
 		pl->graph = pl->graph || xo_net_kind_nsrc(net->layers[i].kind) > 1;
 	for (int i = 0; i < nl; i++) {
@@ -483,7 +497,7 @@ static bool plan_make(const struct xo_cpu_ctx *c, const struct xo_net *net, stru
 		    (pl->st[i - 1].out_len * pl->st[i - 1].out_ch != l->in_len * l->in_ch))
 			return false;
 	}
-	if (pl->st[0].in_len * pl->st[0].in_ch != net->in_size ||
+	if ((!pl->graph && pl->st[0].in_len * pl->st[0].in_ch != net->in_size) ||
 	    pl->st[nl - 1].out_len * pl->st[nl - 1].out_ch != net->classes)
 		return false;
 
@@ -1120,7 +1134,9 @@ static void tile_forward(struct train_job *j, int64_t s0, int64_t cnt, float *sc
 	const struct xo_cpu_kernels *k = j->f.k;
 	const int64_t tile = pl->tile, classes = pl->classes, nl = pl->nsteps;
 	float *xin = scr + tile * j->a_in;
-	const int64_t is = j->f.net->in_size;
+	const struct xo_net *net = j->f.net;
+	const int64_t is = net->in_size, rows = xo_tensor_dim(net->x, 0);
+	const int ni = xo_net_ninputs(net);
 
 	{
 		/* shuffled rows are cache misses: ask for this tile's label rows
@@ -1134,24 +1150,40 @@ static void tile_forward(struct train_job *j, int64_t s0, int64_t cnt, float *sc
 				__builtin_prefetch(j->f.t + r * classes);
 			if (n < s0 + cnt)
 				continue;
-			for (int64_t e = 0; e < is; e += 16)
-				__builtin_prefetch(j->f.x + r * is + e);
+			for (int q = 0; q < ni; q++) {
+				int64_t off, size = xo_net_input(net, q, &off);
+
+				for (int64_t e = 0; e < size; e += 16)
+					__builtin_prefetch(j->f.x + off * rows + r * size + e);
+			}
 		}
+		/* sample r's row: each input's values at its in_off (struct
+		 * xo_net: input k's rows are a block of x) */
 		for (int64_t n = 0; n < cnt; n++) {
 			int64_t r = j->f.index ? j->f.index[s0 + n] : s0 + n;
 
-			memcpy(xin + n * is, j->f.x + r * is, (size_t)is * sizeof(float));
+			for (int q = 0; q < ni; q++) {
+				int64_t off, size = xo_net_input(net, q, &off);
+
+				memcpy(xin + n * is + off, j->f.x + off * rows + r * size,
+				       (size_t)size * sizeof(float));
+			}
 		}
 	}
 	for (int i = 0; i < nl; i++) {
 		const struct net_step *s = &pl->st[i];
 		bool last = i == nl - 1;
 		int j0 = s->src[0], j1 = s->nsrc > 1 ? s->src[1] : 0;
+		int64_t o0 = 0, o1 = 0; /* input -1 - j's offset in the row */
 
-		io->in[i] = j0 < 0 ? xin : io->out[j0];
+		if (j0 < 0)
+			xo_net_input(net, -1 - j0, &o0);
+		if (j1 < 0)
+			xo_net_input(net, -1 - j1, &o1);
+		io->in[i] = j0 < 0 ? xin + o0 : io->out[j0];
 		io->in_stride[i] = j0 < 0 ? is : io->out_stride[j0];
 		if (s->nsrc > 1) {
-			io->in2[i] = j1 < 0 ? xin : io->out[j1];
+			io->in2[i] = j1 < 0 ? xin + o1 : io->out[j1];
 			io->in2_stride[i] = j1 < 0 ? is : io->out_stride[j1];
 		}
 		io->out[i] = last ? j->f.probs + s0 * classes : scr + tile * j->aoff[i];

@@ -333,12 +333,13 @@ static enum xo_status gather_x(struct xo_model *m, const struct xo_tensor *x,
 
 /* ---- fused whole-network path ----------------------------------------------- */
 
-/* Whether graph m's wiring is what struct xo_net describes: one model
- * input, at most XO_NET_SRC_MAX sources a layer, no mask read by a layer
- * (attention_mask=, Keras's implicit masks). */
+/* Whether graph m's wiring is what struct xo_net describes: float model
+ * inputs (no int32 ids; at most XO_NET_INPUTS_MAX), at most XO_NET_SRC_MAX
+ * sources a layer, no mask read by a layer (attention_mask=, Keras's
+ * implicit masks). */
 static bool net_graph_ok(const struct xo_model *m)
 {
-	if (m->spec.ninputs != 1)
+	if (m->spec.ninputs < 1 || m->spec.ninputs > XO_NET_INPUTS_MAX || m->spec.in_int)
 		return false;
 	for (int i = 0; i < m->nlayers; i++) {
 		const struct xo_layer_spec *s = &m->layers[i].s;
@@ -363,10 +364,10 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	const struct xo_backend_iface *ifc = m->be->iface;
 	struct layer *last = &m->layers[m->nlayers - 1];
 
-	/* a graph of one input is described as it is (each layer's sources);
-	 * the backend's net_fits says whether its fused path runs it. Several
-	 * inputs (the batch's rows one input after another) and a layer
-	 * reading a mask or a third tensor run op by op. */
+	/* a graph is described as it is (each layer's sources, each input's
+	 * block of x); the backend's net_fits says whether its fused path runs
+	 * it. An int32 ids input and a layer reading a mask or a third tensor
+	 * run op by op. */
 	if (!m->fuse || m->profiling || !ifc->net_fits ||
 	    !(training ? ifc->net_train_step : ifc->net_forward))
 		return false;
@@ -394,6 +395,16 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	    .adam_v = m->adam_v,
 	    .adam = xo_params_default(),
 	};
+	/* input k's rows: a block after the earlier inputs' (xo_model_write_x,
+	 * gather_x) */
+	net->ninputs = m->spec.ninputs;
+	for (int64_t k = 0, off = 0; k < m->spec.ninputs; k++) {
+		const struct xo_input_spec *q = &m->spec.input[k];
+
+		net->in_off[k] = off;
+		net->in_sizes[k] = q->len * q->w * q->ch;
+		off += net->in_sizes[k];
+	}
 	net->adam = m->compile.opt; /* Adam's lr, beta_1, beta_2, epsilon */
 	net->adam.size = m->ntrain; /* == nparams: no fused path runs batch_normalization */
 	net->adam.iteration = m->iteration + 1;

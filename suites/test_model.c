@@ -4437,7 +4437,16 @@ static void test_fused_matches_ops(void **state)
  *   after it (both concat terms are later ones, added da then db); a concat
  *   (its sources in the other order) read by a pooling that reads one row
  *   fewer and, through a dropout (a view at inference), by a strided conv
- *   that reads every row; dense layers joined (rank-1 samples).
+ *   that reads every row; dense layers joined (rank-1 samples);
+ *   several model inputs (struct xo_net in_off: each input's block of the
+ *   batch rows, no gradient into one): two of one size through their own
+ *   dense layers joined by Add; two of different sizes, dense and Add, then
+ *   dropout; two [len][ch] inputs of different channels through their own
+ *   conv joined by Concatenate; a second input read three times (two convs
+ *   and a Multiply that takes it directly, the first layer reading it) and
+ *   the first read only through a dropout (a view of the input at
+ *   inference, its own mask in training) into a Concatenate; three inputs,
+ *   the last read directly by an Add and a Concatenate.
  */
 static const char *const graph_fused_specs[] = {
     "input 12\n"
@@ -4519,6 +4528,47 @@ static const char *const graph_fused_specs[] = {
     "dense name=c units=6 activation=sigmoid\n"
     "concatenate inputs=cat,c\n"
     "dense units=4 activation=softmax\n",
+    "input name=a 4\n"
+    "input name=b 4\n"
+    "dense name=da inputs=a units=4 activation=relu\n"
+    "dense name=db inputs=b units=4\n"
+    "add inputs=da,db\n"
+    "dense units=3 activation=softmax\n",
+    "input name=a 6\n"
+    "input name=b 11\n"
+    "dense name=da inputs=a units=8 activation=relu\n"
+    "dense name=db inputs=b units=8 activation=sigmoid\n"
+    "add name=s inputs=db,da\n"
+    "dropout rate=0.25\n"
+    "dense units=4 activation=softmax\n",
+    "input name=a 16 2\n"
+    "input name=b 16 3\n"
+    "conv1d name=ca inputs=a filters=4 kernel_size=3 padding=same activation=relu\n"
+    "conv1d name=cb inputs=b filters=5 kernel_size=3 padding=same\n"
+    "concatenate name=cat inputs=ca,cb\n"
+    "max_pooling1d pool_size=2\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input name=a 10 2\n"
+    "input name=b 10 2\n"
+    "conv1d name=c1 inputs=b filters=2 kernel_size=3 padding=same activation=relu\n"
+    "conv1d name=c2 inputs=b filters=2 kernel_size=1\n"
+    "multiply name=m inputs=c1,b\n"
+    "add name=r inputs=m,c2\n"
+    "dropout name=dr inputs=a rate=0.2\n"
+    "concatenate name=cat inputs=dr,r\n"
+    "conv1d filters=3 kernel_size=2 strides=2 activation=relu\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input name=p 7\n"
+    "input name=q 3\n"
+    "input name=r 5\n"
+    "dense name=dp inputs=p units=5 activation=relu\n"
+    "dense name=dq inputs=q units=5\n"
+    "add name=s inputs=dp,r\n"
+    "subtract name=t inputs=s,dq\n"
+    "concatenate inputs=t,r\n"
+    "dense units=3 activation=softmax\n",
 };
 #define GRAPH_FUSED_SPECS (int)(sizeof(graph_fused_specs) / sizeof(graph_fused_specs[0]))
 
@@ -4560,16 +4610,10 @@ static const char *const graph_head_specs[] = {
 };
 #define GRAPH_HEAD_SPECS (int)(sizeof(graph_head_specs) / sizeof(graph_head_specs[0]))
 
-/* Graphs no fused path takes, with layers it would take otherwise: two
- * model inputs; a Concatenate on an axis before the last (the op's rows
- * are not the sample's). */
+/* Graphs no fused path takes, with layers it would take otherwise: a
+ * Concatenate on an axis before the last (the op's rows are not the
+ * sample's). */
 static const char *const graph_unfused_specs[] = {
-    "input name=a 4\n"
-    "input name=b 4\n"
-    "dense name=da inputs=a units=4 activation=relu\n"
-    "dense name=db inputs=b units=4\n"
-    "add inputs=da,db\n"
-    "dense units=3 activation=softmax\n",
     "input 4 2\n"
     "conv1d name=c filters=2 kernel_size=1 activation=relu\n"
     "concatenate axis=1 inputs=c,input\n"

@@ -126,21 +126,28 @@ static inline void xo_net_dropout(__local const float *src, __local float *dst, 
 /*
  * Row e / lid..: loads sample i's input row (through index when has_index)
  * into lm[0, in_size) and its label row into lm[t_loc, + classes) when t is
- * set. A row index outside [0, rows) reads as zeros and sets flag[0] (the
- * gather op's clamp-and-flag).
+ * set. inp: the table's inputs (after the layers'): their count, then each
+ * input's offset and size; input k's rows are a block [rows][size] of x
+ * from offset * rows, its values go to lm[offset, + size). A row index
+ * outside [0, rows) reads as zeros and sets flag[0] (the gather op's
+ * clamp-and-flag).
  */
-static inline void xo_net_load(__global const float *x, int xo, __global const int *index, int io,
-			int has_index, int rows, __global const float *t, int to, int has_t,
-			__global int *flag, __local float *lm, int in_size, int classes, int t_loc,
-			int i, int lid, int wg)
+static inline void xo_net_load(__constant int *inp, __global const float *x, int xo,
+			__global const int *index, int io, int has_index, int rows,
+			__global const float *t, int to, int has_t, __global int *flag,
+			__local float *lm, int classes, int t_loc, int i, int lid, int wg)
 {
 	int r = has_index ? index[io + i] : i;
 	bool ok = r >= 0 && r < rows;
 
 	if (!ok && lid == 0)
 		flag[0] = 1;
-	for (int e = lid; e < in_size; e += wg)
-		lm[e] = ok ? x[xo + r * in_size + e] : 0.0f;
+	for (int k = 0; k < inp[0]; k++) {
+		int off = inp[1 + 2 * k], size = inp[2 + 2 * k];
+
+		for (int e = lid; e < size; e += wg)
+			lm[off + e] = ok ? x[xo + off * rows + r * size + e] : 0.0f;
+	}
 	if (has_t)
 		for (int e = lid; e < classes; e += wg)
 			lm[t_loc + e] = ok ? t[to + r * classes + e] : 0.0f;
@@ -278,8 +285,9 @@ __kernel void xo_cl_net_fwd(__constant int *desc, int nl, __global const float *
 
 	if (i >= n)
 		return;
-	xo_net_load(x, xo, index, io, has_index, rows, t, to, has_t, flag, lm, in_size, classes,
-		    t_loc, i, lid, wg);
+	(void)in_size; /* the inputs' sizes are in the table */
+	xo_net_load(desc + nl * XO_NET_NF, x, xo, index, io, has_index, rows, t, to, has_t, flag,
+		    lm, classes, t_loc, i, lid, wg);
 	xo_net_forward(desc, nl, w, wo, lm, i, 0, 0u, 0u, 0u, lid, wg);
 	for (int e = lid; e < classes; e += wg)
 		probs[po + i * classes + e] = lm[out_loc + e];
@@ -363,8 +371,9 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 
 	if (i >= n)
 		return;
-	xo_net_load(x, xo, index, io, has_index, rows, t, to, 1, flag, lm, in_size, classes,
-		    t_loc, i, lid, wg);
+	(void)in_size; /* the inputs' sizes are in the table */
+	xo_net_load(desc + nl * XO_NET_NF, x, xo, index, io, has_index, rows, t, to, 1, flag, lm,
+		    classes, t_loc, i, lid, wg);
 	xo_net_forward(desc, nl, w, wo, lm, i, 1, seed_lo, seed_hi, step_lo, lid, wg);
 	w_sum = xo_row_ce_w_l(lm + out_loc, lm + t_loc, classes);
 	for (int e = lid; e < classes; e += wg) {

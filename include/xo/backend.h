@@ -147,8 +147,8 @@ struct xo_net_layer {
 	 * bias [filters|units] at b_off; -1 where the layer has none. */
 	int64_t w_off, b_off;
 	bool need_dx;            /* training: the gradient w.r.t. the input is used */
-	/* The tensors it reads, in order: an earlier layer's index, or -1 for
-	 * the model's (only) input. A merge (XO_NET_ADD .. XO_NET_MINIMUM,
+	/* The tensors it reads, in order: an earlier layer's index, or -1 - k
+	 * for the model's input k (struct xo_net ninputs; -1 the first). A merge (XO_NET_ADD .. XO_NET_MINIMUM,
 	 * p.mode) and a concatenate read two, every other kind one
 	 * (xo_net_kind_nsrc); a sequential net's layer i reads i - 1. in_len /
 	 * in_ch are each source's shape, but a concatenate's: in_len rows of
@@ -158,6 +158,9 @@ struct xo_net_layer {
 	int src[XO_NET_SRC_MAX];
 	int nsrc;
 };
+
+/* The most model inputs a net describes (struct xo_net ninputs). */
+#define XO_NET_INPUTS_MAX 8
 
 struct xo_net {
 	int nlayers;
@@ -169,6 +172,16 @@ struct xo_net {
 	bool graph;
 	int64_t n;                   /* samples in this batch */
 	int64_t in_size, classes;    /* floats per input sample / output classes */
+	/* The model's inputs: a layer's source -1 - k is input k, in_sizes[k]
+	 * floats per sample (ninputs of them, at most XO_NET_INPUTS_MAX; 0
+	 * reads as one input of in_size floats, xo_net_ninputs). x holds input
+	 * k's rows as one block [rows][in_sizes[k]] from element in_off[k] *
+	 * rows (rows: x's first dimension; xo_model_write_x), in_off[k] the
+	 * earlier inputs' sizes summed; one input's block is all of x. A fused
+	 * path that gathers a sample's inputs into one row of in_size floats
+	 * puts input k at in_off[k] of it. No gradient flows into an input. */
+	int ninputs;
+	int64_t in_off[XO_NET_INPUTS_MAX], in_sizes[XO_NET_INPUTS_MAX];
 	bool training;
 	/* Input rows: sample i is row index[i] of x ([rows][in_size]) when index
 	 * (i32 [n]) is set (fit's resident, shuffled data set), else row i. The
@@ -191,6 +204,20 @@ struct xo_net {
 	 * (t set) of such a net; inference without t is the same. */
 	bool unfused_compile;
 };
+
+/* The inputs of net: its ninputs, one where it leaves that 0. */
+static inline int xo_net_ninputs(const struct xo_net *net)
+{
+	return net->ninputs > 0 ? net->ninputs : 1;
+}
+
+/* Floats per sample of net's input k (< xo_net_ninputs) and where its block
+ * of x starts in units of x's rows (*off; struct xo_net in_off). */
+static inline int64_t xo_net_input(const struct xo_net *net, int k, int64_t *off)
+{
+	*off = net->ninputs > 0 ? net->in_off[k] : 0;
+	return net->ninputs > 0 ? net->in_sizes[k] : net->in_size;
+}
 
 struct xo_backend_iface {
 	const char *name; /* "ref", "cpu", "cl" */
