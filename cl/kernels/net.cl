@@ -25,7 +25,8 @@
  * bit-identical to the op path; gradients sum in another order.
  *
  * The network comes as a table of XO_NET_NF ints per layer (desc, made by the
- * host, offsets below). Dense layers are described as conv1d with length 1 and
+ * host, offsets below), then the model inputs' (their count, then each
+ * input's offset and size: xo_net_load). Dense layers are described as conv1d with length 1 and
  * kernel 1, so one code path runs both. Local memory per work-group (lm, sized
  * by the host): the input sample at 0, then each layer's output (flatten, and
  * dropout outside training, alias their input), the label row, and the

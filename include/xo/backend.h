@@ -148,8 +148,9 @@ struct xo_net_layer {
 	int64_t w_off, b_off;
 	bool need_dx;            /* training: the gradient w.r.t. the input is used */
 	/* The tensors it reads, in order: an earlier layer's index, or -1 - k
-	 * for the model's input k (struct xo_net ninputs; -1 the first). A merge (XO_NET_ADD .. XO_NET_MINIMUM,
-	 * p.mode) and a concatenate read two, every other kind one
+	 * for the model's input k (struct xo_net ninputs; -1 the first). A
+	 * merge (XO_NET_ADD .. XO_NET_MINIMUM, p.mode) and a concatenate read
+	 * two, every other kind one
 	 * (xo_net_kind_nsrc); a sequential net's layer i reads i - 1. in_len /
 	 * in_ch are each source's shape, but a concatenate's: in_len rows of
 	 * in_ch (the first source), p.len rows of p.ch then p.ch_b (the merge
