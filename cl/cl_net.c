@@ -12,10 +12,11 @@
  *   training step:      xo_cl_net_train, xo_cl_net_update
  *
  * The host describes the net as a table of XO_NET_NF ints per layer
- * (net.cl's XO_ND_* offsets) and after them the inputs' (NET_INPUT_INTS:
- * their count, then each one's offset and size), kept on the device per mode (inference,
- * training) and written again only when it changes, so a warm step enqueues
- * kernels and nothing else: no transfer, no allocation, no wait. Per-sample
+ * (net.cl's XO_ND_* offsets) and after them the model inputs'
+ * (NET_INPUT_INTS: their count, then each one's offset and size), kept on
+ * the device per mode (inference, training) and written again only when it
+ * changes, so a warm step enqueues kernels and nothing else: no transfer, no
+ * allocation, no wait. Per-sample
  * activations and gradients live in local memory; each sample's parameter
  * gradients (a row laid out like params), loss and correctness go to one
  * device scratch buffer, grown as needed and kept, which the second launch
@@ -96,11 +97,11 @@ enum {
 
 /* Device state of the fused path, made on first use (xo_cl_ctx::net). */
 struct xo_cl_net {
-	cl_mem desc[2];                /* layer tables: [0] inference, [1] training */
-	int host[2][NET_TABLE_INTS];   /* what each holds */
-	int nints[2];                               /* ints in each, 0: never written */
-	cl_mem scratch;                             /* per-sample gradient rows and metrics */
-	size_t scratch_bytes;                       /* its size */
+	cl_mem desc[2];              /* layer tables: [0] inference, [1] training */
+	int host[2][NET_TABLE_INTS]; /* what each holds */
+	int nints[2];                /* ints in each, 0: never written */
+	cl_mem scratch;              /* per-sample gradient rows and metrics */
+	size_t scratch_bytes;        /* its size */
 };
 
 /* A net turned into launch parameters (plan_make). */
@@ -367,6 +368,42 @@ static int64_t grad_layout(const struct xo_net *net, struct plan *pl, const bool
 }
 
 /*
+ * The model inputs' places in the sample's local row (input k's values at
+ * *inloc[k], insize[k] of them: one after another from 0, as struct xo_net
+ * in_off lays each input's block of x) and the table's ints after the
+ * layers' (tab: the count, then each input's offset and size; net.cl
+ * xo_net_load). false: a layout struct xo_net does not describe.
+ */
+static bool inputs_place(const struct xo_net *net, int *tab, int64_t *inloc, int64_t *insize)
+{
+	const int ni = xo_net_ninputs(net);
+	int64_t at = 0;
+
+	if (ni > XO_NET_INPUTS_MAX)
+		return false;
+	tab[0] = ni;
+	for (int k = 0; k < ni; k++) {
+		int64_t off, isz = xo_net_input(net, k, &off);
+
+		if (isz < 1 || off != at || isz > net->in_size - at)
+			return false;
+		inloc[k] = at;
+		insize[k] = isz;
+		tab[1 + 2 * k] = (int)at;
+		tab[2 + 2 * k] = (int)isz;
+		at += isz;
+	}
+	return at == net->in_size;
+}
+
+/* Source j's entry: of[j] for an earlier layer, in[k] for model input k
+ * (j = -1 - k). */
+static int64_t src_of(const int64_t *in, const int64_t *of, int j)
+{
+	return j < 0 ? in[-1 - j] : of[j];
+}
+
+/*
  * The plan of net in its mode, or false where the fused kernels do not run
  * it (layer kinds, activations, shapes, local memory, int indexing). No
  * side effects, no error messages.
@@ -401,22 +438,8 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	    (!metrics || !net->grads || !net->adam_m || !net->adam_v || !holds(net->grads, size) ||
 	     !holds(net->adam_m, size) || !holds(net->adam_v, size)))
 		return false;
-	if (!sources_check(net, training, has_grad, &graph))
-		return false;
-	/* the inputs: each one's block of x, their values one after another
-	 * in lm[0, in_size) (net.cl xo_net_load) */
-	if (xo_net_ninputs(net) > XO_NET_INPUTS_MAX)
-		return false;
-	for (int k = 0; k < xo_net_ninputs(net); k++) {
-		int64_t off, isz = xo_net_input(net, k, &off);
-		int64_t at = k ? inloc[k - 1] + insize[k - 1] : 0;
-
-		if (isz < 1 || off != at || isz > net->in_size - at)
-			return false;
-		inloc[k] = at;
-		insize[k] = isz;
-	}
-	if (inloc[xo_net_ninputs(net) - 1] + insize[xo_net_ninputs(net) - 1] != net->in_size)
+	if (!sources_check(net, training, has_grad, &graph) ||
+	    !inputs_place(net, pl->desc + nl * XO_NET_NF, inloc, insize))
 		return false;
 
 	loc = net->in_size; /* the input sample at 0 */
@@ -435,12 +458,10 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 		if (!size_ok(isz) || !size_ok(osz) || !layer_geometry(net, i, d))
 			return false;
 		for (int k = 0; k < l->nsrc; k++)
-			if ((l->src[k] < 0 ? insize[-1 - l->src[k]] : osize[l->src[k]]) !=
-			    source_size(l, k))
+			if (src_of(insize, osize, l->src[k]) != source_size(l, k))
 				return false;
-		/* a graph reads each source where it lies (input k at its
-		 * offset in the row at 0) */
-		prev_loc = l->src[0] < 0 ? inloc[-1 - l->src[0]] : outloc[l->src[0]];
+		/* a graph reads each source where it lies (input k at its offset) */
+		prev_loc = src_of(inloc, outloc, l->src[0]);
 		alias = l->kind == XO_NET_FLATTEN || (l->kind == XO_NET_DROPOUT && !training);
 		if ((l->kind == XO_NET_FLATTEN || l->kind == XO_NET_DROPOUT) && osz != isz)
 			return false;
@@ -449,9 +470,7 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 			return false;
 		d[ND_KIND] = kind_code(l->kind);
 		d[ND_MODE] = (int)l->p.mode;
-		d[ND_LIN2] = l->nsrc > 1 ? (int)(l->src[1] < 0 ? inloc[-1 - l->src[1]]
-		                                               : outloc[l->src[1]])
-		                         : 0;
+		d[ND_LIN2] = l->nsrc > 1 ? (int)src_of(inloc, outloc, l->src[1]) : 0;
 		d[ND_IN_LEN] = (int)(l->kind == XO_NET_DENSE ? 1 : l->in_len);
 		d[ND_IN_CH] = (int)(l->kind == XO_NET_DENSE ? isz : l->in_ch);
 		d[ND_OUT_LEN] = (int)l->out_len;
@@ -500,11 +519,6 @@ static bool plan_make(struct xo_cl_ctx *c, const struct xo_net *net, struct plan
 	if (prev_size != net->classes)
 		return false;
 	pl->nl = nl;
-	pl->desc[nl * XO_NET_NF] = xo_net_ninputs(net);
-	for (int k = 0; k < xo_net_ninputs(net); k++) {
-		pl->desc[nl * XO_NET_NF + 1 + 2 * k] = (int)inloc[k];
-		pl->desc[nl * XO_NET_NF + 2 + 2 * k] = (int)insize[k];
-	}
 	pl->out_loc = prev_loc;
 	pl->t_loc = loc;
 	loc += net->classes;
@@ -601,9 +615,8 @@ static enum xo_status net_prepare(struct xo_cl_ctx *c, const struct plan *pl, in
 		c->net_free = net_free;
 	}
 	if (!s->desc[mode]) {
-		s->desc[mode] =
-		    clCreateBuffer(c->context, CL_MEM_READ_ONLY,
-		                   sizeof(int) * NET_TABLE_INTS, NULL, &err);
+		s->desc[mode] = clCreateBuffer(c->context, CL_MEM_READ_ONLY,
+		                               sizeof(int) * NET_TABLE_INTS, NULL, &err);
 		if (err != CL_SUCCESS) {
 			s->desc[mode] = NULL;
 			return xo_cl_fail("clCreateBuffer(net layer table)", err);
