@@ -531,6 +531,13 @@ void xo_cpu_ce_bwd_row(const float *pr, const float *tr, int64_t ch, double inv_
 void xo_cpu_merge_values(enum xo_merge mode, const float *a, const float *b, float *y, int64_t n);
 void xo_cpu_merge_grads(enum xo_merge mode, int w, const float *a, const float *b,
                       const float *dy, float *d, int64_t n);
+/* Concatenate on the last axis over rows, the op kernel's and the fused
+ * path's copies: forward y[r] = a[r] (ca floats) then b[r] (cb floats);
+ * backward d[r], input w's part of dy[r] (w 0: its first ca floats, 1: the
+ * cb after them). */
+void xo_cpu_concat_rows(const float *a, const float *b, float *y, int64_t rows, int64_t ca,
+                        int64_t cb);
+void xo_cpu_concat_grads(int w, const float *dy, float *d, int64_t rows, int64_t ca, int64_t cb);
 
 /* v as Keras's float32 arithmetic holds it where that overflows: +-Inf from
  * the rounding midpoint above FLT_MAX on, v below (the losses sum in double

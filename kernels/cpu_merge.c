@@ -91,22 +91,36 @@ void xo_cpu_merge_grads(enum xo_merge mode, int w, const float *a, const float *
 	XO_ASSERT(!"xo_cpu_merge_grads: not an elementwise mode");
 }
 
+void xo_cpu_concat_rows(const float *a, const float *b, float *y, int64_t rows, int64_t ca,
+                        int64_t cb)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		memcpy(y + r * (ca + cb), a + r * ca, (size_t)ca * sizeof(float));
+		memcpy(y + r * (ca + cb) + ca, b + r * cb, (size_t)cb * sizeof(float));
+	}
+}
+
+void xo_cpu_concat_grads(int w, const float *dy, float *d, int64_t rows, int64_t ca, int64_t cb)
+{
+	const int64_t cw = w ? cb : ca, off = w ? ca : 0;
+
+	for (int64_t r = 0; r < rows; r++)
+		memcpy(d + r * cw, dy + r * (ca + cb) + off, (size_t)cw * sizeof(float));
+}
+
 /* Concatenate's rows [lo, hi): forward y[r] = a[r] b[r], backward the parts of dy. */
 static void merge_cat_rows(const struct merge_job *j, bool bwd, int64_t lo, int64_t hi)
 {
 	int64_t ca = j->ca, cb = j->cb, cy = ca + cb;
 
-	for (int64_t r = lo; r < hi; r++) {
-		if (!bwd) {
-			memcpy(j->y + r * cy, j->a + r * ca, (size_t)ca * sizeof(float));
-			memcpy(j->y + r * cy + ca, j->b + r * cb, (size_t)cb * sizeof(float));
-			continue;
-		}
-		if (j->da)
-			memcpy(j->da + r * ca, j->dy + r * cy, (size_t)ca * sizeof(float));
-		if (j->db)
-			memcpy(j->db + r * cb, j->dy + r * cy + ca, (size_t)cb * sizeof(float));
+	if (!bwd) {
+		xo_cpu_concat_rows(j->a + lo * ca, j->b + lo * cb, j->y + lo * cy, hi - lo, ca, cb);
+		return;
 	}
+	if (j->da)
+		xo_cpu_concat_grads(0, j->dy + lo * cy, j->da + lo * ca, hi - lo, ca, cb);
+	if (j->db)
+		xo_cpu_concat_grads(1, j->dy + lo * cy, j->db + lo * cb, hi - lo, ca, cb);
 }
 
 /* The masked merge's rows [lo, hi) (ops.def: multiply, maximum, minimum

@@ -760,28 +760,6 @@ static void merge_bwd(int mode, int which, const float *mine, const float *other
 	                 d, count);
 }
 
-/* Concatenate's forward of one sample's rows: y[r] = a[r] (ca floats) then
- * b[r] (cb floats), rows of y ca + cb floats; copies, as the op's. */
-static void cat_fwd(const float *a, const float *b, float *y, int64_t rows, int64_t ca,
-                    int64_t cb)
-{
-	for (int64_t r = 0; r < rows; r++) {
-		memcpy(y + r * (ca + cb), a + r * ca, (size_t)ca * sizeof(float));
-		memcpy(y + r * (ca + cb) + ca, b + r * cb, (size_t)cb * sizeof(float));
-	}
-}
-
-/* Concatenate's backward of one sample's rows w.r.t. input which (0: the
- * first, its ca channels of each dy row; else the second, the cb after
- * them) into d (rows of that input's channels); copies, as the op's. */
-static void cat_bwd(int which, const float *dy, float *d, int64_t rows, int64_t ca, int64_t cb)
-{
-	const int64_t cw = which ? cb : ca, off = which ? ca : 0;
-
-	for (int64_t r = 0; r < rows; r++)
-		memcpy(d + r * cw, dy + r * (ca + cb) + off, (size_t)cw * sizeof(float));
-}
-
 /* Runs samples [s0, s0 + cnt) through every layer with scratch scr. */
 static void run_tile(struct net_job *j, int part, int64_t s0, int64_t cnt, float *scr)
 {
@@ -1291,10 +1269,10 @@ static void tile_forward(struct train_job *j, int64_t s0, int64_t cnt, float *sc
 			break;
 		case XO_NET_CONCATENATE:
 			for (int64_t n = 0; n < cnt; n++)
-				cat_fwd(io->in[i] + n * io->in_stride[i],
-				        io->in2[i] + n * io->in2_stride[i],
-				        io->out[i] + n * io->out_stride[i], s->need_out, s->in_ch,
-				        s->in_ch2);
+				xo_cpu_concat_rows(io->in[i] + n * io->in_stride[i],
+				                   io->in2[i] + n * io->in2_stride[i],
+				                   io->out[i] + n * io->out_stride[i], s->need_out,
+				                   s->in_ch, s->in_ch2);
 			break;
 		}
 	}
@@ -1360,8 +1338,8 @@ static void graph_merge_bwd(const struct train_job *j, int i, int64_t cnt,
 			continue;
 		for (int64_t n = 0; n < cnt; n++)
 			if (s->kind == XO_NET_CONCATENATE)
-				cat_bwd(k, gout + n * s->stride, d + n * ds, s->need_out, s->in_ch,
-				        s->in_ch2);
+				xo_cpu_concat_grads(k, gout + n * s->stride, d + n * ds, s->need_out,
+				                    s->in_ch, s->in_ch2);
 			else
 				merge_bwd(s->mode, k, x[k] + n * xs[k], x[1 - k] + n * xs[1 - k],
 				          gout + n * s->stride, d + n * ds, count);

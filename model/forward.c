@@ -84,9 +84,7 @@ static enum xo_status backward(struct xo_model *m)
 		struct layer_ctx c = {
 		    .p = xo_model_layer_params(m, i, true),
 		    .training = true,
-		    .ce_logits = i == m->nlayers - 1 &&
-		                 m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
-		                 !m->compile.from_logits,
+		    .ce_logits = xo_model_ce_logits(m, i),
 		};
 
 		if (!m->layers[i].has_grad)

@@ -1189,36 +1189,27 @@ static enum xo_status mirror_check(const struct lctx *c, const json_t *v)
  * a tensor). */
 static void input_dtype(struct sbuf *spec, bool bool_mask, const char *src)
 {
-	size_t srclen = src ? strlen(src) : 0, end = 0, start = 0;
-	bool found = false;
+	size_t srclen = src ? strlen(src) : 0, end, start;
 	struct sbuf out = {0};
 
-	/* the lines from the last back: [start, end), end its '\n'; the last
-	 * line as it is found first, kept unless a named one matches */
-	for (size_t e = spec->len; e > 0;) {
+	if (!spec->len || spec->s[spec->len - 1] != '\n')
+		return;
+	end = spec->len - 1; /* the '\n' of the line chosen: the last, ... */
+	for (size_t e = spec->len; src && e > 0;) { /* ... or the one named src */
 		size_t nl = e - 1, b = nl;
 
-		if (spec->s[nl] != '\n')
-			break;
 		while (b > 0 && spec->s[b - 1] != '\n')
 			b--;
-		if (e == spec->len) {
-			start = b;
-			end = nl;
-			found = !src;
-		}
-		if (src && nl - b > srclen + 6 && !strncmp(spec->s + nl - srclen - 6, " name=", 6) &&
+		if (nl - b > srclen + 6 && !strncmp(spec->s + nl - srclen - 6, " name=", 6) &&
 		    !strncmp(spec->s + nl - srclen, src, srclen)) {
-			start = b;
 			end = nl;
-			found = true;
-		}
-		if (found)
 			break;
+		}
 		e = b;
 	}
-	if (end <= start || strncmp(spec->s + start, "input", 5) ||
-	    memmem(spec->s + start, end - start, "dtype=", 6))
+	for (start = end; start > 0 && spec->s[start - 1] != '\n';)
+		start--;
+	if (strncmp(spec->s + start, "input", 5) || memmem(spec->s + start, end - start, "dtype=", 6))
 		return;
 	sb_printf(&out, "%.*s dtype=%s%s", (int)end, spec->s, bool_mask ? "bool" : "int32",
 	          spec->s + end);
@@ -1260,10 +1251,8 @@ static enum xo_status layer_line(const struct lctx *c, const struct class_row *r
 	}
 	/* Keras casts the input of an Embedding to ids whatever the
 	 * InputLayer's dtype (float32 by default): the input line gets
-	 * dtype=int32 (the spec refuses an embedding that does not read an
-	 * input: the line its wiring names, or the last line written). An
-	 * InputLayer
-	 * of int32 or int64 ids is an int32 input whatever follows it: the
+	 * dtype=int32 (the line of the input it reads, src; the spec refuses
+	 * an embedding that reads no input). An InputLayer of int32 or int64 ids is an int32 input whatever follows it: the
 	 * spec refuses one that feeds anything but an embedding (Keras would
 	 * truncate the values to integers there), and one among several
 	 * inputs, rather than read its ids as floats. */
@@ -1589,11 +1578,12 @@ static enum xo_status mha_mask_input(const struct lctx *c, const json_t *layers,
  * does). input names the (first) InputLayer: the spec's "input" when it is
  * the only one (multi false), else each input keeps its name; the layers above
  * it are the first n of layers (the InputLayer among them), found by name in
- * names (a name set of layers; layer_name_unique has made names unique). */
+ * names (a name set of layers; layer_name_unique has made names unique).
+ * *first: the config's name of the tensor it takes first. */
 static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, const char *input,
                                         bool multi, const char *prev, const json_t *layers,
                                         size_t n, const int *names, struct sbuf *wiring,
-                                        struct sbuf *masked)
+                                        struct sbuf *masked, const char **first)
 {
 	const char *from[XO_LAYER_INPUTS_MAX] = {0}, *kwarg, *key, *mask;
 	int count, nodes, causal;
@@ -1604,6 +1594,7 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	enum xo_status st;
 
 	inbound_names(l, from, &count, &nodes, &kwarg, &causal, &mask);
+	*first = from[0];
 	if (mkw && !json_is_null(mkw)) { /* Keras's own mask, or refused */
 		const char *src = tensor_name(mkw);
 		int j = src ? xo_nameset_find(names, config_name, layers, src) : -1;
@@ -1965,6 +1956,7 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 		const json_t *nm = json_object_get(lcfg, "name");
 		const struct class_row *row = NULL;
 		const char *kind = NULL; /* its spec keyword; NULL: the InputLayer */
+		const char *first = NULL; /* a Functional's layer: the tensor it takes first */
 		struct lctx c = {origin, "?", "?", lcfg};
 
 		if (json_is_string(lc))
@@ -2013,7 +2005,7 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 				break;
 			}
 			if ((st = functional_inputs(l, &c, input, nin > 1, prev, layers, i, set,
-			                            &wiring, masked)))
+			                            &wiring, masked, &first)))
 				break;
 		}
 		if (!row) {
@@ -2033,21 +2025,9 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 		if (!st && pass == 1 && i == 0 && nin > 1 &&
 		    !(st = input_lines(layers, origin, in_names, nin, spec)))
 			have_input = true;
-		if (!st && pass == 1 && !(nin > 1 && row == &input_row)) {
-			/* its first input: wiring's first name, else the layer
-			 * before it (a Functional's first input at the start) */
-			const char *w = wiring.s ? strstr(wiring.s, " inputs=") : NULL;
-			char src[XO_LAYER_NAME_MAX] = "";
-
-			if (w) {
-				w += strlen(" inputs=");
-				snprintf(src, sizeof(src), "%.*s", (int)strcspn(w, ", "), w);
-			} else if (functional && (prev || input)) {
-				snprintf(src, sizeof(src), "%s", prev ? prev : input);
-			}
-			st = layer_line(&c, row, kind, lcfg, wiring.s ? wiring.s : "",
-			                src[0] ? src : NULL, &have_input, spec);
-		}
+		if (!st && pass == 1 && !(nin > 1 && row == &input_row))
+			st = layer_line(&c, row, kind, lcfg, wiring.s ? wiring.s : "", first,
+			                &have_input, spec);
 		if (row != &input_row)
 			prev = c.name;
 	}

@@ -893,6 +893,15 @@ struct xo_params xo_model_layer_params(const struct xo_model *m, int i, bool tra
 	return p;
 }
 
+/* A recurrent op's GEMM over T steps of ch inputs and u units, gn = gates
+ * x units columns (xo_model_layer_gemm's comment in xo.h): x_t W + h' U as
+ * one product, dW back through time with dh', dx from W alone. */
+static struct xo_layer_gemm rnn_gemm(enum xo_op op, int64_t T, int64_t ch, int64_t u, int64_t gn)
+{
+	return (struct xo_layer_gemm){
+	    .op = op, .rows = T, .k = ch + u, .n = gn, .k_dw = ch + 2 * u, .k_dx = ch};
+}
+
 bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct xo_layer_gemm *out)
 {
 	const struct layer *l;
@@ -900,20 +909,12 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	XO_ASSERT(m && out && i >= 0 && i < m->nlayers && batch >= 1);
 	l = &m->layers[i];
 	if (xo_layer_rnn_op(l->s.kind) != XO_OP_COUNT) {
-		int64_t ch = l->s.in_ch, u = l->s.p.units;
-
-		*out = (struct xo_layer_gemm){
-		    .op = xo_layer_rnn_op(l->s.kind),
-		    .fwd = xo_model_layer_params(m, i, false),
-		    .bwd = xo_model_layer_params(m, i, true),
-		    .has_grad = l->has_grad,
-		    .need_dx = l->need_dx,
-		    .rows = l->s.in_len,
-		    .k = ch + u,
-		    .n = l->s.w_dim[1], /* g * u */
-		    .k_dw = ch + 2 * u,
-		    .k_dx = ch,
-		};
+		*out = rnn_gemm(xo_layer_rnn_op(l->s.kind), l->s.in_len, l->s.in_ch, l->s.p.units,
+		                l->s.w_dim[1] /* g * u */);
+		out->fwd = xo_model_layer_params(m, i, false);
+		out->bwd = xo_model_layer_params(m, i, true);
+		out->has_grad = l->has_grad;
+		out->need_dx = l->need_dx;
 		out->fwd.batch = out->bwd.batch = batch;
 		return true;
 	}
@@ -942,15 +943,14 @@ bool xo_model_layer_gemm(const struct xo_model *m, int i, int64_t batch, struct 
 	out->fwd.batch = out->bwd.batch = layer_op_batch(&l->s, batch);
 	if (act_separate(&l->s))
 		out->fwd.activation = out->bwd.activation = XO_ACTIVATION_LINEAR;
-	if (i == m->nlayers - 1 && m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
-	    !m->compile.from_logits)
+	if (xo_model_ce_logits(m, i))
 		out->bwd.activation = XO_ACTIVATION_LINEAR;
 	return true;
 }
 
 /* The parameters of layer i's call of op in its forward (training false)
- * or backward pass as the op-by-op path makes them (the family's calls;
- * backward: the last layer's ce_logits as forward.c sets it), the call
+ * or backward pass as the op-by-op path makes them (the family's calls,
+ * with the backward's ce_logits as forward.c sets it), the call
  * whose go_backwards is back; false when the pass has none. */
 static bool layer_call_params(const struct xo_model *m, int i, bool training, enum xo_op op,
                               bool back, struct xo_params *out)
@@ -960,9 +960,7 @@ static bool layer_call_params(const struct xo_model *m, int i, bool training, en
 	struct layer_ctx c = {
 	    .p = xo_model_layer_params(m, i, training),
 	    .training = training,
-	    .ce_logits = training && i == m->nlayers - 1 &&
-	                 m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
-	                 !m->compile.from_logits,
+	    .ce_logits = training && xo_model_ce_logits(m, i),
 	};
 	struct layer_call calls[LAYER_CALLS_MAX] = {0}; /* a family sets the fields it uses */
 	int n = training ? f->backward(l, &c, calls) : f->forward(l, &c, calls);
@@ -994,15 +992,13 @@ int xo_model_layer_gemms(const struct xo_model *m, int i, int64_t batch,
 		 * flipped */
 		static const char *const dir[2] = {"forward", "backward"};
 		enum xo_op op = xo_layer_rnn_op((enum xo_layer_kind)l->s.inner);
-		int64_t ch = l->s.in_ch, u = l->s.p.units;
 
 		for (int d = 0; d < 2; d++, n++) {
 			bool back = l->s.p.go_backwards != (d == 1);
 
-			out[n] = (struct xo_layer_gemm){.op = op, .has_grad = l->has_grad,
-			                                .need_dx = l->need_dx, .rows = l->s.in_len,
-			                                .k = ch + u, .n = l->s.w_dim[2],
-			                                .k_dw = ch + 2 * u, .k_dx = ch};
+			out[n] = rnn_gemm(op, l->s.in_len, l->s.in_ch, l->s.p.units, l->s.w_dim[2]);
+			out[n].has_grad = l->has_grad;
+			out[n].need_dx = l->need_dx;
 			part[n] = dir[d];
 			if (!layer_call_params(m, i, false, op, back, &out[n].fwd) ||
 			    !layer_call_params(m, i, true, op, back, &out[n].bwd))

@@ -435,6 +435,16 @@ static inline bool xo_model_has_masking(const struct xo_model *m)
 }
 
 /* Views for batch size n (<= cap) in training or inference mode. */
+/* Layer i's backward takes its gradient w.r.t. the softmax's input: the
+ * last layer of a model compiled with categorical_crossentropy from
+ * probabilities, whose fused softmax + cross-entropy gradient arrives so
+ * (struct layer_ctx's ce_logits). */
+static inline bool xo_model_ce_logits(const struct xo_model *m, int i)
+{
+	return i == m->nlayers - 1 && m->compile.loss == XO_LOSS_CATEGORICAL_CROSSENTROPY &&
+	       !m->compile.from_logits;
+}
+
 /* The labels are class ids (sparse_categorical_crossentropy). */
 static inline bool sparse(const struct xo_model *m)
 {

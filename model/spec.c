@@ -1952,16 +1952,20 @@ static const char *mask_source(const struct xo_model_spec *out)
 }
 
 /* Whether l returns its input as it is: the output's shape the input's,
- * and no axis moved (a Permute's dims 12 or 123; the other kinds keep dims
- * 0). A MASK_VIEW kind's mask then stays, as Keras 3.15.1 (JAX) keeps it:
+ * and no axis moved (a Permute's axes in their order; the other kinds keep
+ * dims 0). A MASK_VIEW kind's mask then stays, as Keras 3.15.1 (JAX) keeps it:
  * jnp.reshape, transpose and a full slice return the input array itself,
  * which carries its mask through the layer that has no supports_masking
  * (Keras's own GlobalAveragePooling1D after Reshape((T, F)) of a masked
  * [T][F] takes the masked mean; after Reshape((T / 2, 2 F)), the plain one). */
 static bool layer_is_identity(const struct xo_layer_spec *l)
 {
+	int q[3];
+
 	return l->out_rank == l->in_rank && l->out_len == l->in_len && l->out_w == l->in_w &&
-	       l->out_ch == l->in_ch && (l->p.dims == 0 || l->p.dims == 12 || l->p.dims == 123);
+	       l->out_ch == l->in_ch &&
+	       (l->p.dims == 0 ||
+	        (!xo_permute_axes(l->p.dims, q) && q[0] == 0 && q[1] == 1 && q[2] == 2));
 }
 
 /* Whether layer l reads Keras's mask in its call at run time: an attention

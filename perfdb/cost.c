@@ -85,6 +85,17 @@ static void layer_amounts(const struct xo_cost_step *step, const struct xo_layer
 	*bytes = n * act + w;
 }
 
+/* Layer c's roofline time in the step: its FLOP or byte time, the larger
+ * (as roofline() takes it, without counting the terms). */
+static double layer_roofline(const struct xo_probe *p, const struct xo_cost_step *step,
+                             const struct xo_layer_cost *c)
+{
+	double flops, bytes;
+
+	layer_amounts(step, c, &flops, &bytes);
+	return fmax(over(flops, p->flops), over(bytes, p->mem_bw));
+}
+
 /* One recurrent step at the step's width (cost.h): the serial latency plus
  * one sample's chain of macs spread over rnn_lanes work-items. */
 static double step_time(const struct xo_probe *p, const struct xo_cost_step *step, double macs)
@@ -159,7 +170,7 @@ void xo_cost_predict(const struct xo_probe *p, const struct xo_cost_step *step,
 		if (c->heads > 0) {
 			struct xo_cost_attention a;
 
-			xo_cost_attention(p, step, c, step->cl, &a);
+			xo_cost_attention(p, step, c, &a);
 			if (a.serial_s > r) {
 				t.attention_serial_s += a.serial_s;
 				r = a.serial_s;
@@ -210,12 +221,11 @@ int xo_cost_serial_measured(const struct xo_probe *p, const struct xo_cost_step 
 	measured->serial_layer[0] = 0;
 	for (int i = 0; i < step->nlayers; i++) {
 		const struct xo_layer_cost *c = &step->layers[i];
-		double flops, bytes, roof, ser, passes, k = layer_s[i], per, sstep, rstep;
+		double roof, ser, passes, k = layer_s[i], per, sstep, rstep;
 
 		if (!(c->steps > 0) || !(k > 0) || !isfinite(k))
 			continue;
-		layer_amounts(step, c, &flops, &bytes);
-		roof = fmax(over(flops, p->flops), over(bytes, p->mem_bw));
+		roof = layer_roofline(p, step, c);
 		ser = serial_time(p, step, c, &passes);
 		if (!(ser > 0))
 			continue;
@@ -234,8 +244,9 @@ int xo_cost_serial_measured(const struct xo_probe *p, const struct xo_cost_step 
 }
 
 void xo_cost_attention(const struct xo_probe *p, const struct xo_cost_step *step,
-                       const struct xo_layer_cost *c, bool is_cl, struct xo_cost_attention *out)
+                       const struct xo_layer_cost *c, struct xo_cost_attention *out)
 {
+	bool is_cl = step->cl;
 	double n = (double)step->batch, h = (double)c->heads, tq = (double)c->len_q;
 	double tk = (double)c->len_kv, dk = (double)c->key_dim, dv = (double)c->value_dim;
 	double passes = step->training ? 3 : 1, exp_flops, units = p->units > 0 ? p->units : 1;
@@ -264,12 +275,7 @@ void xo_cost_attention(const struct xo_probe *p, const struct xo_cost_step *step
 		out->calls = out->pairs * (step->training ? 7 : 2);
 		out->serial_s = times(out->calls / units, p->step_s);
 	}
-	{
-		double flops, bytes;
-
-		layer_amounts(step, c, &flops, &bytes);
-		out->roofline_s = fmax(over(flops, p->flops), over(bytes, p->mem_bw));
-	}
+	out->roofline_s = layer_roofline(p, step, c);
 	out->bound = "GEMM";
 	if (out->softmax_s > out->gemm_s && out->softmax_s >= out->serial_s)
 		out->bound = "softmax";

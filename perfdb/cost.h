@@ -169,7 +169,7 @@ struct xo_cost_attention {
 	const char *bound;              /* "GEMM", "softmax" or "serial" */
 };
 void xo_cost_attention(const struct xo_probe *p, const struct xo_cost_step *step,
-                       const struct xo_layer_cost *c, bool is_cl, struct xo_cost_attention *out);
+                       const struct xo_layer_cost *c, struct xo_cost_attention *out);
 
 /*
  * Where curve b (e.g. cl) first becomes faster than curve a (cpu), both

@@ -303,7 +303,7 @@ static json_t *attention_json(const struct dev *d, const struct xo_cost_step *st
 
 		if (!(c->heads > 0))
 			continue;
-		xo_cost_attention(&d->model, step, c, d->is_cl, &a);
+		xo_cost_attention(&d->model, step, c, &a);
 		o = json_object();
 		json_object_set_new(o, "layer", json_integer(i));
 		json_object_set_new(o, "heads", json_integer(c->heads));
@@ -447,7 +447,7 @@ static void print_attention(FILE *f, const struct dev *d, const struct xo_cost_s
 
 		if (!(step->layers[i].heads > 0))
 			continue;
-		xo_cost_attention(&d->model, step, &step->layers[i], d->is_cl, &a);
+		xo_cost_attention(&d->model, step, &step->layers[i], &a);
 		fprintf(f, "        %s\n", attention_sentence(d, &step->layers[i], &a, buf, sizeof(buf)));
 	}
 }

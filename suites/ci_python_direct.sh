@@ -8,11 +8,8 @@
 set -u -o pipefail
 src=$1 work=$2 configured=$3
 rm -rf "$work" && mkdir -p "$work/shim" || exit 1
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+# shellcheck source=fail_count.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fail_count.sh"
 
 real=$(python3 -S -c 'import sys; print(sys.executable)') || { echo "FAIL: no python3"; exit 1; }
 printf '#!/usr/bin/env bash\nexec %q "$@"\n' "$real" >"$work/shim/python3"

@@ -25,11 +25,8 @@ set -u
 work=${1:?usage: ci_skips.sh WORK}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rm -rf "$work" && mkdir -p "$work/src" || exit 1
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+# shellcheck source=fail_count.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fail_count.sh"
 
 cat >"$work/src/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.16)

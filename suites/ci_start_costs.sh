@@ -11,11 +11,8 @@
 set -u -o pipefail
 src=$1 work=$2 py=$3
 rm -rf "$work" && mkdir -p "$work/shm" || exit 1
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+# shellcheck source=fail_count.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fail_count.sh"
 
 # a dead job's folder: the pid of a process that has exited
 sh -c 'exit 0' &
@@ -52,5 +49,4 @@ grep -q . <<<"$(find "$work/cache/.pycache" -name 'run.*.pyc' 2>/dev/null)" ||
 after=$(find "$src/suites/badinput" -name '__pycache__' | wc -l)
 [ "$before" = "$after" ] || fail "case.py: a __pycache__ appeared in the sources"
 
-[ $fails = 0 ] && echo "ci_start_costs: all checks passed"
-exit $((fails > 0))
+fail_count_exit ci_start_costs "all checks passed"

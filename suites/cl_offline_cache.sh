@@ -7,11 +7,8 @@
 set -u -o pipefail
 src=$1 work=$2
 rm -rf "$work" && mkdir -p "$work" || exit 1
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+# shellcheck source=fail_count.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fail_count.sh"
 # a stand-in for cl_program_dump: ROW OUT.cl OUT.opts, the program in $PROGRAM
 cat >"$work/dump.sh" <<'SH'
 #!/usr/bin/env bash
@@ -35,5 +32,4 @@ grep -q "undefined: helper" <<<"$out" || fail "the bad program was not compiled:
 out=$(run good.cl) || fail "the clean program failed the second time: $out"
 grep -q "not compiled again" <<<"$out" || fail "the clean program was compiled again: $out"
 
-[ $fails = 0 ] && echo "cl_offline_cache: all checks passed"
-exit $((fails > 0))
+fail_count_exit cl_offline_cache "all checks passed"

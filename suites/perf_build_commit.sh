@@ -10,8 +10,8 @@
 set -u
 XO=$1
 SRC=$2
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# shellcheck source=fail_count.sh
+. "$(dirname "${BASH_SOURCE[0]}")/fail_count.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
