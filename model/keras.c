@@ -2302,9 +2302,9 @@ static enum xo_status map_compile(const json_t *cc, const char *origin, struct s
 }
 
 /* Each layer named in masked (a name a line) is called with Keras's mask=:
- * its first input must carry the mask in the parsed spec s too, or xo
- * would run it unmasked; one named "!name" is called with an all-true
- * mask, and its input must carry none (the same math as no mask). */
+ * the parsed spec s must give its call the mask too (mask_in), or xo would
+ * run it unmasked; one named "!name" is called with an all-true mask, and
+ * s must give it none (the same math as no mask). */
 static enum xo_status mask_calls_check(const struct xo_model_spec *s, const char *masked,
                                        const char *origin)
 {
@@ -2317,14 +2317,14 @@ static enum xo_status mask_calls_check(const struct xo_model_spec *s, const char
 
 			if (strlen(l->name) != len - ones || strncmp(l->name, n + ones, len - ones))
 				continue;
-			if (ones && l->ninputs >= 1 && l->inputs[0] >= 0 && s->layers[l->inputs[0]].masked)
+			if (ones && l->mask_in)
 				return xo_error(XO_EINVAL,
 				                "%s: layer '%s' (%s): is called with an all-true mask= "
 				                "while its input carries the ids' mask: not supported",
 				                origin, l->name, xo_layer_kinds[l->kind].keras);
 			if (ones)
 				continue;
-			if (l->ninputs < 1 || l->inputs[0] < 0 || !s->layers[l->inputs[0]].masked)
+			if (!l->mask_in)
 				return xo_error(XO_EINVAL,
 				                "%s: layer '%s' (%s): is called with a mask= its "
 				                "input does not carry: not supported",

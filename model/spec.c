@@ -1861,9 +1861,11 @@ static const struct {
 enum mask_rule {
 	MASK_REFUSE, /* Keras's call uses the mask and xo does not: refused */
 	MASK_DROP,   /* no supports_masking: the output carries no mask */
-	MASK_VIEW,   /* as MASK_DROP, but an output that is the input itself
-	              * (layer_is_identity) keeps it */
+	MASK_VIEW,   /* as MASK_DROP, but an output that is the input array
+	              * itself (layer_is_identity) shares its attached mask
+	              * (mask_runtime) */
 	MASK_PASS,   /* supports_masking, the default compute_mask: passed on */
+	MASK_PASS_ARG, /* as MASK_PASS, its call taking mask= (the mask it gets) */
 	MASK_MERGE,  /* merging/base_merge.py: the OR of the inputs' masks, none
 	              * when an input has none (one mask here, the ids': OR = it) */
 	MASK_MEAN,   /* global_average_pooling1d: the masked mean (p.mask_zero),
@@ -1926,7 +1928,7 @@ static const enum mask_rule mask_rules[XO_LAYER_COUNT] = {
     /* Keras passes the mask to the wrapped layer's call where it takes one:
      * Dense's does not (a masked input is [T][F], so never Conv1D's
      * [T][len][ch]), and the output keeps it */
-    [XO_LAYER_TIME_DISTRIBUTED] = MASK_PASS,
+    [XO_LAYER_TIME_DISTRIBUTED] = MASK_PASS_ARG,
     [XO_LAYER_BIDIRECTIONAL] = MASK_RNN,
     [XO_LAYER_CONV2D_TRANSPOSE] = MASK_DROP,
     [XO_LAYER_CONV1D_TRANSPOSE] = MASK_DROP,
@@ -1953,9 +1955,10 @@ static const char *mask_source(const struct xo_model_spec *out)
 
 /* Whether l returns its input as it is: the output's shape the input's,
  * and no axis moved (a Permute's axes in their order; the other kinds keep
- * dims 0). A MASK_VIEW kind's mask then stays, as Keras 3.15.1 (JAX) keeps it:
- * jnp.reshape, transpose and a full slice return the input array itself,
- * which carries its mask through the layer that has no supports_masking
+ * dims 0). A MASK_VIEW kind's output then shares its input's attached mask
+ * (mask_runtime), as in Keras 3.15.1 (JAX): jnp.reshape, transpose and a
+ * full slice return the input array itself, which carries its mask through
+ * the layer that has no supports_masking
  * (Keras's own GlobalAveragePooling1D after Reshape((T, F)) of a masked
  * [T][F] takes the masked mean; after Reshape((T / 2, 2 F)), the plain one). */
 static bool layer_is_identity(const struct xo_layer_spec *l)
@@ -1968,50 +1971,30 @@ static bool layer_is_identity(const struct xo_layer_spec *l)
 	        (!xo_permute_axes(l->p.dims, q) && q[0] == 0 && q[1] == 1 && q[2] == 2));
 }
 
-/* Whether layer l reads Keras's mask in its call at run time: an attention
- * (its query's and value's masks) or a masked merge (Multiply, Maximum,
- * Minimum: each input's). */
-static bool reads_runtime_mask(const struct xo_layer_spec *l)
+/* The refusal of a mask that reaches a kind whose Keras call uses it while
+ * xo does not (MASK_REFUSE; a Concatenate on another axis than the last). */
+static enum xo_status mask_refused(const struct xo_model_spec *out,
+                                   const struct xo_layer_spec *l, const char *origin)
 {
-	return (mask_rules[l->kind] == MASK_ATTN && (l->p.query_mask || l->p.value_mask)) ||
-	       (mask_rules[l->kind] == MASK_MERGE_USE && (l->p.mask_a || l->p.mask_b));
-}
-
-/* Keras 3.15.1's MultiHeadAttention.call erases the masks of its query,
- * value and key tensors (set_keras_mask(..., None)) at run time, so a layer
- * that reads a mask in its call (reads_runtime_mask) and runs after it sees
- * none where the mask recorded at build time, which xo carries, says one;
- * which runs first is Keras's execution order (by depth), not the file's.
- * One masked attention with no such reader is unaffected (the pooling and
- * recurrent layers take the recorded mask); a masked attention beside
- * another reader of the mask, in either order, is refused rather than
- * computed otherwise than Keras does. */
-static enum xo_status attention_mask_order(const struct xo_model_spec *out,
-                                           const struct xo_layer_spec *l, const char *origin)
-{
-	if (!reads_runtime_mask(l))
-		return XO_OK;
-	for (int j = 0; j < out->nlayers; j++) {
-		const struct xo_layer_spec *o = &out->layers[j];
-
-		if (!reads_runtime_mask(o) ||
-		    (mask_rules[o->kind] != MASK_ATTN && mask_rules[l->kind] != MASK_ATTN))
-			continue;
+	if (l->kind == XO_LAYER_CONCATENATE)
 		return spec_error(XO_EINVAL, origin, l->line,
-		                  "layer '%s': %s and '%s' (%s) both read the mask of %s: Keras's "
-		                  "MultiHeadAttention erases its inputs' masks at run time, so "
-		                  "what the later one sees depends on Keras's execution order; "
-		                  "a masked MultiHeadAttention beside another layer that reads "
-		                  "the mask in its call is not supported",
-		                  l->name, xo_layer_kinds[l->kind].keras, o->name,
-		                  xo_layer_kinds[o->kind].keras, mask_source(out));
-	}
-	return XO_OK;
+		                  "layer '%s': the mask of %s reaches "
+		                  "this Concatenate on axis %d: Keras joins the inputs' masks "
+		                  "along that axis, a mask xo does not carry (masked inputs "
+		                  "are supported on the last axis)",
+		                  l->name, mask_source(out), l->axis);
+	return spec_error(XO_EINVAL, origin, l->line,
+	                  "layer '%s': the mask of %s reaches this %s "
+	                  "layer, which uses it in Keras; masks are not supported for %s",
+	                  l->name, mask_source(out), xo_layer_kinds[l->kind].keras,
+	                  xo_layer_kinds[l->kind].keras);
 }
 
-/* Whether Keras's mask reaches l's output (l->masked), by its kind's rule
- * from its inputs' (mask_rules); a mask its kind would use and xo does not
- * is refused, never ignored. */
+/* The mask Keras records for l's output when it builds the model (the
+ * symbolic pass, l->masked), by its kind's rule from its inputs' recorded
+ * masks. The masks layers read at run time, which may differ, are
+ * mask_runtime's. A recorded mask reaching a kind that would use it while
+ * xo does not is refused, never ignored. */
 static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_layer_spec *l,
                                  const char *origin)
 {
@@ -2029,50 +2012,294 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
 		return XO_OK;
 	switch (mask_rules[l->kind]) {
 	case MASK_DROP:
-		return XO_OK;
 	case MASK_VIEW:
-		if (layer_is_identity(l))
-			l->masked = first;
+	case MASK_MEAN:
 		return XO_OK;
 	case MASK_PASS:
+	case MASK_PASS_ARG:
+	case MASK_ATTN:
 		l->masked = first;
 		return XO_OK;
 	case MASK_MERGE:
 		if (l->kind == XO_LAYER_CONCATENATE && l->axis != 0) /* shape_concatenate: 0 last */
-			return spec_error(XO_EINVAL, origin, l->line,
-			                  "layer '%s': the mask of %s reaches "
-			                  "this Concatenate on axis %d: Keras joins the inputs' masks "
-			                  "along that axis, a mask xo does not carry (masked inputs "
-			                  "are supported on the last axis)",
-			                  l->name, mask_source(out), l->axis);
+			return mask_refused(out, l, origin);
 		l->masked = all;
 		return XO_OK;
 	case MASK_MERGE_USE:
-		l->p.mask_a = first;
-		l->p.mask_b = l->ninputs > 1 && l->inputs[1] >= 0 && out->layers[l->inputs[1]].masked;
 		l->masked = all;
-		return attention_mask_order(out, l, origin);
-	case MASK_MEAN:
-		l->p.mask_zero = true;
 		return XO_OK;
 	case MASK_RNN:
-		l->p.mask_zero = first;
 		l->masked = first && l->p.return_sequences;
 		return XO_OK;
-	case MASK_ATTN:
-		l->p.query_mask = first;
-		l->p.value_mask = l->ninputs > 1 && l->inputs[1] >= 0 &&
-		                  out->layers[l->inputs[1]].masked;
-		l->masked = first;
-		return attention_mask_order(out, l, origin);
 	case MASK_REFUSE:
 		break;
 	}
+	return mask_refused(out, l, origin);
+}
+
+/*
+ * What each layer's call reads of Keras's mask at run time, and so what xo
+ * computes (p.mask_zero, p.query_mask, p.value_mask, p.mask_a, p.mask_b,
+ * mask_in).
+ *
+ * Keras 3.15.1 carries a mask two ways (keras/src/layers/layer.py __call__,
+ * backend/common/masking.py):
+ *  - recorded: while building, a call taking mask= (pooling, recurrent,
+ *    TimeDistributed) is given its input's mask then, and the functional
+ *    model replays that tensor (the config's "mask" in the call's kwargs;
+ *    l->masked, layer_mask);
+ *  - attached: at run time each output array carries a mask in a table
+ *    keyed by the array (supports_masking: compute_mask of the mask the
+ *    call got, or of its first input's attached one; none without
+ *    supports_masking). A mask= call whose recorded mask is None takes the
+ *    attached one; MultiHeadAttention's query and value masks and the
+ *    masked merges' (Multiply, Maximum, Minimum) are always attached ones.
+ * MultiHeadAttention.call erases the attached masks of its query, value and
+ * key arrays. A layer that returns its input array itself (an identity
+ * Reshape, Permute or Cropping; Dropout in inference, or of rate 0;
+ * Activation("linear")) shares that array's attached mask, erasures
+ * included.
+ *
+ * So a reader of an array's attached mask sees none when an attention that
+ * erases it runs first: certainly when that attention is an ancestor of
+ * the reader. When neither is an ancestor of the other, Keras's order
+ * (functional.py: by depth from the output) decides, and such a model is
+ * refused; so is one whose masks differ between training and inference
+ * (a Dropout then shares its input's array in one and not the other).
+ */
+enum { MASK_MODES = 2 };          /* inference, training */
+enum { ATT_NO, ATT_YES, ATT_ORDER }; /* an attached mask: none, one, Keras's order decides */
+
+struct mask_sim {
+	const struct xo_model_spec *out;
+	int n;
+	int *obj;         /* [n]: the layer whose array layer i's output is */
+	unsigned char *att; /* [n]: the attached mask of the array layer i made */
+	int *blame;       /* [n]: the attention behind an ATT_ORDER in att */
+	int *erasers;     /* [n]: how many attentions take the array layer i made */
+	int *anc;         /* [n]: stamp r + 1 on the ancestors of layer r */
+	bool *desc;       /* [n]: the descendants of layer reader */
+	int reader;       /* whose relatives anc and desc hold (-1: none) */
+};
+
+/* Whether l returns its input array itself in Keras in the mode (0
+ * inference, 1 training). */
+static bool layer_aliases(const struct xo_layer_spec *l, int mode)
+{
+	if (l->ninputs < 1 || l->inputs[0] < 0)
+		return false;
+	if (mask_rules[l->kind] == MASK_VIEW)
+		return layer_is_identity(l);
+	if (l->kind == XO_LAYER_DROPOUT)
+		return mode == 0 || l->p.rate == 0.0f;
+	return l->kind == XO_LAYER_ACTIVATION && l->p.activation == XO_ACTIVATION_LINEAR;
+}
+
+/* Marks layer r's ancestors in ms->anc and its descendants in ms->desc
+ * (each layer follows its inputs). */
+static void mask_sim_relatives(struct mask_sim *ms, int r)
+{
+	const struct xo_layer_spec *L = ms->out->layers;
+
+	if (ms->reader == r)
+		return;
+	ms->reader = r;
+	for (int i = r; i >= 0; i--)
+		if (i == r || ms->anc[i] == r + 1)
+			for (int k = 0; k < L[i].ninputs; k++)
+				if (L[i].inputs[k] >= 0)
+					ms->anc[L[i].inputs[k]] = r + 1;
+	for (int i = 0; i < ms->n; i++) {
+		bool d = false;
+
+		for (int k = 0; i > r && k < L[i].ninputs && !d; k++)
+			d = L[i].inputs[k] == r || (L[i].inputs[k] > r && ms->desc[L[i].inputs[k]]);
+		ms->desc[i] = d;
+	}
+}
+
+/* The attached mask layer r reads of its input k: the array's, unless an
+ * attention other than r that erases it is r's ancestor (it ran before);
+ * ATT_ORDER when one is neither r's ancestor nor its descendant. */
+static unsigned char mask_sim_read(struct mask_sim *ms, int r, int k, int *blame)
+{
+	const struct xo_layer_spec *L = ms->out->layers;
+	int src = L[r].inputs[k], o, open = -1;
+
+	if (src < 0 || ms->att[o = ms->obj[src]] == ATT_NO)
+		return ATT_NO;
+	if (ms->att[o] == ATT_ORDER || !ms->erasers[o]) {
+		*blame = ms->blame[o];
+		return ms->att[o];
+	}
+	mask_sim_relatives(ms, r);
+	for (int j = 0; j < ms->n; j++) {
+		bool erases = false;
+
+		if (j == r || mask_rules[L[j].kind] != MASK_ATTN)
+			continue;
+		for (int q = 0; q < L[j].ninputs; q++)
+			erases = erases || (L[j].inputs[q] >= 0 && ms->obj[L[j].inputs[q]] == o);
+		if (erases && ms->anc[j] == r + 1)
+			return ATT_NO;
+		if (erases && !ms->desc[j] && open < 0)
+			open = j;
+	}
+	if (open < 0)
+		return ATT_YES;
+	*blame = open;
+	return ATT_ORDER;
+}
+
+/* The refusal of a use of a mask Keras's order decides. */
+static enum xo_status mask_order_refused(const struct mask_sim *ms, int r, int blame,
+                                         const char *origin)
+{
+	const struct xo_layer_spec *l = &ms->out->layers[r];
+
 	return spec_error(XO_EINVAL, origin, l->line,
-	                  "layer '%s': the mask of %s reaches this %s "
-	                  "layer, which uses it in Keras; masks are not supported for %s",
-	                  l->name, mask_source(out), xo_layer_kinds[l->kind].keras,
-	                  xo_layer_kinds[l->kind].keras);
+	                  "layer '%s': this %s reads the mask of %s at run time, which "
+	                  "MultiHeadAttention '%s' erases from its input tensors in its call; "
+	                  "neither layer needs the other's output, so whether this one sees "
+	                  "the mask depends on Keras's execution order: not supported",
+	                  l->name, xo_layer_kinds[l->kind].keras, mask_source(ms->out),
+	                  ms->out->layers[blame].name);
+}
+
+/* One mode's pass over the layers in their order: each layer's mask uses
+ * into use[i] (bit 0 the first, bit 1 the second: the fields mask_runtime
+ * sets), mask_in[i], and the attached mask of the array it makes. */
+static enum xo_status mask_sim_mode(struct mask_sim *ms, unsigned char *use, bool *mask_in,
+                                    const char *origin)
+{
+	const struct xo_layer_spec *L = ms->out->layers;
+
+	for (int i = 0; i < ms->n; i++) {
+		const struct xo_layer_spec *l = &L[i];
+		unsigned char a[XO_LAYER_INPUTS_MAX] = {ATT_NO}, all = l->ninputs ? ATT_YES : ATT_NO,
+		              any = ATT_NO, in, v;
+		int blame = -1;
+		enum mask_rule rule = mask_rules[l->kind];
+
+		use[i] = 0;
+		mask_in[i] = false;
+		if (ms->obj[i] != i)
+			continue; /* its input's array, attached mask and all */
+		for (int k = 0; k < l->ninputs; k++) {
+			a[k] = mask_sim_read(ms, i, k, &blame);
+			all = a[k] == ATT_NO || all == ATT_NO ? ATT_NO
+			      : a[k] == ATT_ORDER             ? ATT_ORDER
+			                                      : all;
+			any = a[k] > any ? a[k] : any;
+		}
+		/* a call's mask=: the recorded one, else the attached one */
+		in = l->ninputs && l->inputs[0] >= 0 && L[l->inputs[0]].masked ? ATT_YES : a[0];
+		/* what the call uses */
+		if (rule == MASK_MERGE_USE || rule == MASK_ATTN) {
+			v = a[1];
+			if (a[0] == ATT_ORDER || v == ATT_ORDER)
+				return mask_order_refused(ms, i, blame, origin);
+			use[i] = (unsigned char)((a[0] == ATT_YES) | (v == ATT_YES) << 1);
+		}
+		if (rule == MASK_MEAN || rule == MASK_RNN || rule == MASK_PASS_ARG ||
+		    rule == MASK_REFUSE) {
+			if (in == ATT_ORDER)
+				return mask_order_refused(ms, i, blame, origin);
+			use[i] = mask_in[i] = in == ATT_YES;
+		}
+		if ((rule == MASK_REFUSE && in == ATT_YES) ||
+		    (l->kind == XO_LAYER_CONCATENATE && l->axis != 0 && any != ATT_NO))
+			return mask_refused(ms->out, l, origin);
+		/* the attached mask of its output (compute_mask, or the call's) */
+		ms->blame[i] = blame;
+		ms->att[i] = l->masked && (l->kind == XO_LAYER_EMBEDDING || l->kind == XO_LAYER_MASKING)
+		                 ? ATT_YES
+		             : rule == MASK_PASS || rule == MASK_ATTN ? a[0]
+		             : rule == MASK_PASS_ARG                  ? in
+		             : rule == MASK_MERGE || rule == MASK_MERGE_USE ? all
+		             : rule == MASK_RNN && l->p.return_sequences    ? in
+		                                                            : ATT_NO;
+	}
+	return XO_OK;
+}
+
+/* Sets each layer's mask uses from Keras's run-time masks (see above);
+ * refuses a model whose masks Keras's order or mode decides. */
+static enum xo_status mask_runtime(struct xo_model_spec *out, const char *origin)
+{
+	struct mask_sim ms = {.out = out, .n = out->nlayers, .reader = -1};
+	unsigned char *use;
+	bool *mask_in, any = false;
+	enum xo_status st = XO_OK;
+	int n = out->nlayers;
+
+	for (int i = 0; i < n; i++)
+		any = any || out->layers[i].masked;
+	if (!any)
+		return XO_OK;
+	ms.obj = calloc((size_t)n, sizeof(*ms.obj));
+	ms.att = calloc((size_t)n, sizeof(*ms.att));
+	ms.blame = calloc((size_t)n, sizeof(*ms.blame));
+	ms.erasers = calloc((size_t)n, sizeof(*ms.erasers));
+	ms.anc = calloc((size_t)n, sizeof(*ms.anc));
+	ms.desc = calloc((size_t)n, sizeof(*ms.desc));
+	use = calloc((size_t)n * MASK_MODES, sizeof(*use));
+	mask_in = calloc((size_t)n * MASK_MODES, sizeof(*mask_in));
+	if (!ms.obj || !ms.att || !ms.blame || !ms.erasers || !ms.anc || !ms.desc || !use ||
+	    !mask_in) {
+		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
+		goto out;
+	}
+	for (int mode = 0; mode < MASK_MODES && !st; mode++) {
+		/* the arrays first, since a reader needs its later erasers too */
+		for (int i = 0; i < n; i++)
+			ms.obj[i] = layer_aliases(&out->layers[i], mode) ? ms.obj[out->layers[i].inputs[0]]
+			                                                 : i;
+		memset(ms.erasers, 0, (size_t)n * sizeof(*ms.erasers));
+		for (int j = 0; j < n; j++)
+			for (int q = 0; mask_rules[out->layers[j].kind] == MASK_ATTN &&
+			                q < out->layers[j].ninputs;
+			     q++)
+				if (out->layers[j].inputs[q] >= 0)
+					ms.erasers[ms.obj[out->layers[j].inputs[q]]]++;
+		st = mask_sim_mode(&ms, use + (size_t)mode * (size_t)n,
+		                   mask_in + (size_t)mode * (size_t)n, origin);
+	}
+	for (int i = 0; i < n && !st; i++) {
+		struct xo_layer_spec *l = &out->layers[i];
+		enum mask_rule rule = mask_rules[l->kind];
+
+		if (use[i] != use[n + i] || mask_in[i] != mask_in[n + i]) {
+			st = spec_error(XO_EINVAL, origin, l->line,
+			                "layer '%s': this %s's mask in Keras differs between training "
+			                "and inference (a Dropout returns its input tensor itself in "
+			                "inference only, and a MultiHeadAttention erases that "
+			                "tensor's mask): not supported",
+			                l->name, xo_layer_kinds[l->kind].keras);
+			break;
+		}
+		l->mask_in = mask_in[i];
+		if (rule == MASK_MEAN || rule == MASK_RNN)
+			l->p.mask_zero = use[i] & 1;
+		if (rule == MASK_MERGE_USE) {
+			l->p.mask_a = use[i] & 1;
+			l->p.mask_b = (use[i] >> 1) & 1;
+		}
+		if (rule == MASK_ATTN) {
+			l->p.query_mask = use[i] & 1;
+			l->p.value_mask = (use[i] >> 1) & 1;
+		}
+	}
+out:
+	free(ms.obj);
+	free(ms.att);
+	free(ms.blame);
+	free(ms.erasers);
+	free(ms.anc);
+	free(ms.desc);
+	free(use);
+	free(mask_in);
+	return st;
 }
 
 /* The kernel's and the output's element counts of a shaped layer, bounded
@@ -3204,7 +3431,8 @@ enum xo_status xo_spec_parse(const char *text, const char *origin, struct xo_mod
 		st = spec_error(XO_EFORMAT, origin, ps.line, "no layers after the input line");
 		goto out_free;
 	}
-	if ((st = input_uses(out, origin)) || (out->graph && (st = graph_check(out, origin))))
+	if ((st = input_uses(out, origin)) || (out->graph && (st = graph_check(out, origin))) ||
+	    (st = mask_runtime(out, origin)))
 		goto out_free;
 	free(ps.names);
 	return XO_OK;

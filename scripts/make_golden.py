@@ -899,6 +899,34 @@ MODELS = {
         "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
         "seed_offset": 167, "pad": True,
     },
+    # two masked encoder blocks (--only mha_pad2): Keras's first
+    # MultiHeadAttention erases the mask attached to the embedding's output
+    # at run time, so the residual Add after it, the second block and its
+    # attention see none, while the pooling takes the mask recorded when the
+    # model was built (the masked mean); SGD as mha_enc
+    "mha_pad2": {
+        "spec": (
+            "# golden: two post-norm encoder blocks with padding (2 heads, key_dim 4)\n"
+            "input 8 dtype=int32\n"
+            "embedding name=emb input_dim=20 output_dim=8 mask_zero=True\n"
+            "multi_head_attention name=mha1 inputs=emb,emb num_heads=2 key_dim=4\n"
+            "add name=res1 inputs=emb,mha1\n"
+            "layer_normalization name=ln1\n"
+            "dense name=ff1 units=16 activation=relu\n"
+            "dense name=ff2 units=8\n"
+            "add name=res2 inputs=ln1,ff2\n"
+            "layer_normalization name=ln2\n"
+            "multi_head_attention name=mha2 inputs=ln2,ln2 num_heads=2 key_dim=4\n"
+            "add name=res3 inputs=ln2,mha2\n"
+            "layer_normalization name=ln3\n"
+            "global_average_pooling1d name=gap\n"
+            "dense name=head units=3 activation=softmax\n"
+            "compile loss=categorical_crossentropy optimizer=sgd learning_rate=0.05 "
+            "momentum=0.9 metrics=accuracy\n"
+        ),
+        "n_pred": 12, "n_train": 40, "batch": 16, "epochs": 2, "x_range": (0.0, 1.0),
+        "seed_offset": 241, "pad": True, "keras_file": True,
+    },
     # cross attention with a bool attention_mask Input (--only mha_bool):
     # its masks drawn as mha_mask's, given to Keras's bool Input as 0/1
     "mha_bool": {

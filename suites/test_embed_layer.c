@@ -126,20 +126,6 @@ static void test_mask_rules(void **state)
 	    {"dense units=4\nlayer_normalization\nbatch_normalization\n", "BatchNormalization layer"},
 	    /* a recurrent layer returning sequences passes it on to one that uses it */
 	    {"lstm units=3 return_sequences=True\nbatch_normalization\n", "BatchNormalization layer"},
-	    /* Keras's MultiHeadAttention erases its inputs' masks at run time:
-	     * a second reader of the mask in its call (an attention, a masked
-	     * merge), before or after it, is refused (a lone one is taken:
-	     * test_mask_rules_attn_concat, the mha_pad fixtures) */
-	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
-	     "add name=r inputs=e,a\nmulti_head_attention inputs=r,r num_heads=1 key_dim=2\n",
-	     "MultiHeadAttention and 'a' (MultiHeadAttention) both read the mask of "
-	     "Embedding(mask_zero=True): Keras's MultiHeadAttention erases its inputs' masks"},
-	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
-	     "multiply inputs=e,a\n",
-	     "Multiply and 'a' (MultiHeadAttention) both read the mask"},
-	    {"maximum name=m inputs=e,e\n"
-	     "multi_head_attention inputs=m,m num_heads=1 key_dim=2\n",
-	     "MultiHeadAttention and 'm' (Maximum) both read the mask"},
 	};
 	struct xo_model_spec s;
 	char text[512];
@@ -301,10 +287,131 @@ static void test_mask_identity_views(void **state)
 		if (xo_spec_parse(text, "t.model", &s))
 			fail_msg("%s: %s", cases[k].line, xo_last_error());
 		assert_string_equal(s.layers[1].name, "t");
-		if (s.layers[1].masked != cases[k].masked || s.layers[2].p.mask_zero != cases[k].masked)
-			fail_msg("%s: masked %d, the pooling's mask %d; want %d", cases[k].line,
+		/* none recorded (no supports_masking): the pooling takes the
+		 * attached one, the input array's where t returns it */
+		if (s.layers[1].masked || s.layers[2].p.mask_zero != cases[k].masked ||
+		    s.layers[2].mask_in != cases[k].masked)
+			fail_msg("%s: recorded %d, the pooling's mask %d; want 0, %d", cases[k].line,
 			         s.layers[1].masked, s.layers[2].p.mask_zero, cases[k].masked);
 		xo_spec_free(&s);
+	}
+}
+
+/* The masks read at run time (spec.c mask_runtime): Keras's
+ * MultiHeadAttention erases the masks attached to its input arrays, so a
+ * later reader of those arrays sees none, while a pooling takes the mask
+ * recorded when the model was built. Each case: the spec after the
+ * embedding e, the layer t checked, and its uses (query_mask/value_mask,
+ * mask_a/mask_b, or the pooling's mask_zero as first). Checked against
+ * Keras 3.15.1 (JAX) by the golden mha_pad2 and by hand. */
+static void test_mask_runtime(void **state)
+{
+	static const char me[] = "input 8 dtype=int32\n"
+	                         "embedding name=e input_dim=20 output_dim=4 mask_zero=True\n";
+	static const struct {
+		const char *body;
+		bool first, second;
+	} cases[] = {
+	    /* the second block's attention after a residual Add of e: the Add's
+	     * attached mask is none (e's was erased), so no masks */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "add name=r inputs=e,a\nmulti_head_attention name=t inputs=r,r num_heads=1 key_dim=2\n"
+	     "global_average_pooling1d\n",
+	     false, false},
+	    /* ... while the pooling after it takes the recorded mask */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "add name=r inputs=e,a\nlayer_normalization\nglobal_average_pooling1d name=t\n",
+	     true, false},
+	    /* a Multiply of e after the attention: e's erased, the attention's
+	     * output masked by its query's */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multiply name=t inputs=e,a\nglobal_average_pooling1d\n",
+	     false, true},
+	    /* the attention's own query and value: read before it erases them */
+	    {"maximum name=m inputs=e,e\n"
+	     "multi_head_attention name=t inputs=m,m num_heads=1 key_dim=2\n"
+	     "global_average_pooling1d\n",
+	     true, true},
+	    /* cross attention whose value, e, an earlier attention erased */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multi_head_attention name=t inputs=a,e num_heads=1 key_dim=2\n"
+	     "global_average_pooling1d\n",
+	     true, false},
+	    /* an identity Reshape shares e's array: the Add after the attention
+	     * sees none through it, and records none (Reshape has no
+	     * supports_masking), so the plain mean */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "reshape name=v inputs=e target_shape=8,4\nadd name=r inputs=v,a\n"
+	     "global_average_pooling1d name=t\n",
+	     false, false},
+	    /* a Dropout of rate 0 and Activation("linear") share their input's
+	     * array in training too: erased through them */
+	    {"dropout name=d rate=0\nmulti_head_attention name=a inputs=d,d num_heads=1 key_dim=2\n"
+	     "multiply name=t inputs=e,a\nglobal_average_pooling1d\n",
+	     false, true},
+	    {"activation name=d activation=linear\n"
+	     "multi_head_attention name=a inputs=d,d num_heads=1 key_dim=2\n"
+	     "multiply name=t inputs=e,a\nglobal_average_pooling1d\n",
+	     false, true},
+	    /* a Dense of e beside the attention: its attached mask is Keras's
+	     * order's, but nothing reads it (the Add's pooling takes the
+	     * recorded mask) */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "dense name=d inputs=e units=4\nadd inputs=a,d\nglobal_average_pooling1d name=t\n",
+	     true, false},
+	};
+	static const char *const refused[][2] = {
+	    /* two attentions of e, neither needing the other */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multi_head_attention name=b inputs=e,e num_heads=1 key_dim=2\n"
+	     "add inputs=a,b\nglobal_average_pooling1d\n",
+	     "this MultiHeadAttention reads the mask of Embedding(mask_zero=True) at run time, "
+	     "which MultiHeadAttention"},
+	    /* a Multiply of e beside an attention of e */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multiply name=m inputs=e,e\nadd inputs=a,m\nglobal_average_pooling1d\n",
+	     "whether this one sees the mask depends on Keras's execution order"},
+	    /* a Dense beside the attention whose attached mask a Multiply reads */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "dense name=d inputs=e units=4\nmultiply inputs=a,d\nglobal_average_pooling1d\n",
+	     "MultiHeadAttention 'a' erases"},
+	    /* a Dropout shares e's array in inference only */
+	    {"dropout name=d rate=0.5\nmulti_head_attention name=a inputs=d,d num_heads=1 key_dim=2\n"
+	     "multiply inputs=e,a\nglobal_average_pooling1d\n",
+	     "mask in Keras differs between training and inference"},
+	    /* an identity view's attached mask reaching a BatchNormalization */
+	    {"reshape target_shape=8,4\nbatch_normalization\n",
+	     "reaches this BatchNormalization layer"},
+	};
+	struct xo_model_spec s;
+	char text[768];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct xo_layer_spec *t = NULL;
+		bool f, g;
+
+		snprintf(text, sizeof(text), "%s%sdense units=2\n", me, cases[k].body);
+		if (xo_spec_parse(text, "t.model", &s))
+			fail_msg("case %zu: %s", k, xo_last_error());
+		for (int i = 0; i < s.nlayers; i++)
+			if (!strcmp(s.layers[i].name, "t"))
+				t = &s.layers[i];
+		assert_non_null(t);
+		f = t->kind == XO_LAYER_MULTI_HEAD_ATTENTION ? t->p.query_mask
+		    : t->kind == XO_LAYER_MULTIPLY          ? t->p.mask_a
+		                                            : t->p.mask_zero;
+		g = t->kind == XO_LAYER_MULTI_HEAD_ATTENTION ? t->p.value_mask
+		    : t->kind == XO_LAYER_MULTIPLY          ? t->p.mask_b
+		                                            : false;
+		if (f != cases[k].first || g != cases[k].second)
+			fail_msg("case %zu: uses %d %d, want %d %d", k, f, g, cases[k].first,
+			         cases[k].second);
+		xo_spec_free(&s);
+	}
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+		snprintf(text, sizeof(text), "%s%sdense units=2\n", me, refused[k][0]);
+		expect_refused(text, refused[k][1]);
 	}
 }
 
@@ -606,6 +713,7 @@ int main(void)
 	    cmocka_unit_test(test_mask_rules),
 	    cmocka_unit_test(test_mask_rules_attn_concat),
 	    cmocka_unit_test(test_mask_identity_views),
+	    cmocka_unit_test(test_mask_runtime),
 	    cmocka_unit_test(test_mask_mean_backends),
 	};
 

@@ -941,7 +941,7 @@ static const char *const golden_models[] = {"seed",        "mixed_a",         "m
                                              "masking_rnn", "masking_bidir", "rescale_cnn",
                                              "norm_mlp",    "leaky_cnn",   "elu_cnn",
                                              "logits_cce",  "logits_scce", "logits_bce",
-                                             "logits_softmax", "norm_inv_mlp"};
+                                             "logits_softmax", "norm_inv_mlp", "mha_pad2"};
 
 /*
  * The largest change one optimizer step makes to one weight (the "LR" of the
@@ -1428,7 +1428,7 @@ static void test_golden_keras_models(void **state)
 {
 	static const char *const names[] = {"dw_cnn",  "td_seq",  "bi_seq",
 	                                    "res_cnn", "mha_enc", "mha_dec",
-	                                    "sep_cnn", "multi_seq", "ct_ae"};
+	                                    "sep_cnn", "multi_seq", "ct_ae",   "mha_pad2"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -84,9 +84,13 @@ struct xo_layer_spec {
 	 * but for its channels, p.ch_b). */
 	int inputs[XO_LAYER_INPUTS_MAX];
 	int ninputs;
-	/* Keras's mask of an Embedding(mask_zero=True) (its ids != 0) reaches
-	 * this layer's output (spec.c's mask_rules) */
+	/* Keras's mask of an Embedding(mask_zero=True) (its ids != 0) or a
+	 * Masking is recorded on this layer's output when Keras builds the
+	 * model (spec.c's mask_rules) */
 	bool masked;
+	/* this layer's call takes mask= in Keras and gets one at run time, the
+	 * recorded or the attached (spec.c's mask_runtime) */
+	bool mask_in;
 	/* multi_head_attention's attention_mask=NAME (Keras's call argument):
 	 * model input k as -1 - k, its sample [Tq][Tk]; 0: none */
 	int att_mask;
