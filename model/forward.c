@@ -428,13 +428,64 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	return m->fits.fits;
 }
 
+/* Why no fused path takes the model, where the reason is the model's own
+ * (net_graph_ok, a layer kind no fused path has, the compile the fused
+ * paths compute); "" where the backend's net_fits refused a layer's
+ * options or sizes. A reason naming a layer is written to buf. */
+static const char *fused_reason(const struct xo_model *m, bool training, char *buf, size_t size)
+{
+	const struct xo_backend_iface *ifc = m->be->iface;
+
+	if (!ifc->net_fits || !(training ? ifc->net_train_step : ifc->net_forward))
+		return " (this backend has no fused path)";
+	if (!m->fuse)
+		return " (XO_FUSE=0 or xo_model_set_fused)";
+	if (m->profiling)
+		return " (profiling runs op by op)";
+	if (m->spec.in_int)
+		return " (an int32 ids input runs op by op)";
+	if (m->spec.graph && m->spec.ninputs > XO_NET_INPUTS_MAX)
+		return " (more model inputs than the fused paths take)";
+	for (int i = 0; m->spec.graph && i < m->nlayers; i++) {
+		const struct xo_layer_spec *s = &m->layers[i].s;
+		const char *why = s->masked || s->mask_in ? "reads Keras's mask"
+		                  : s->att_mask           ? "reads an attention_mask input"
+		                  : s->ninputs > XO_NET_SRC_MAX ? "takes more tensors than the fused "
+		                                                  "paths take"
+		                                                : NULL;
+
+		if (why) {
+			snprintf(buf, size, " (layer '%s' %s, which runs op by op)", s->name, why);
+			return buf;
+		}
+	}
+	for (int i = 0; i < m->nlayers; i++) {
+		enum xo_net_kind k = m->net_layers[i].kind;
+
+		/* the kinds some fused path takes (cpu_net.c's and cl_net.c's plans) */
+		if (!xo_net_kind_fusable(k) && k != XO_NET_GLOBAL_AVERAGE_POOLING1D &&
+		    xo_net_kind_nsrc(k) < 2) {
+			snprintf(buf, size, " (layer '%s' (%s) has no fused path)",
+			         m->layers[i].s.name, xo_layer_kinds[m->layers[i].s.kind].keras);
+			return buf;
+		}
+	}
+	if (training && (m->compile.loss != XO_LOSS_CATEGORICAL_CROSSENTROPY ||
+	                 m->compile.from_logits || m->compile.optimizer != XO_OPTIMIZER_ADAM))
+		return " (the fused training step computes categorical_crossentropy from "
+		       "probabilities with Adam only)";
+	return "";
+}
+
 static enum xo_status fused_refused(const struct xo_model *m, bool training)
 {
+	char buf[XO_LAYER_NAME_MAX + 128];
+
 	return xo_error(XO_EBACKEND,
 	                "XO_FUSE=require: backend %s does not run this model's %s batch of %lld "
-	                "on its fused path",
+	                "on its fused path%s",
 	                xo_backend_name(m->be), training ? "training" : "inference",
-	                (long long)m->plan_n);
+	                (long long)m->plan_n, fused_reason(m, training, buf, sizeof(buf)));
 }
 
 /* Forward of the current plan (inference), with metrics into loss / correct
