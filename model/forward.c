@@ -371,8 +371,16 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 		return false;
 	if (m->spec.graph && !net_graph_ok(m))
 		return false;
-	for (int i = 0; i < m->nlayers; i++)
-		m->net_layers[i].p = xo_model_layer_params(m, i, training);
+	for (int i = 0; i < m->nlayers; i++) {
+		struct xo_params *p = &m->net_layers[i].p;
+
+		*p = xo_model_layer_params(m, i, training);
+		if (xo_model_dense_rows(&m->layers[i].s)) { /* its rows a kernel-1 conv's */
+			p->filters = p->units;
+			p->kernel_size = p->strides = p->dilation_rate = 1;
+			p->padding = XO_PADDING_VALID;
+		}
+	}
 	*net = (struct xo_net){
 	    .nlayers = m->nlayers,
 	    .layers = m->net_layers,

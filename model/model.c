@@ -733,7 +733,7 @@ enum xo_status xo_model_open_bare(const char *text, const char *origin, struct x
 		const struct layer *l = &m->layers[i];
 
 		m->net_layers[i] = (struct xo_net_layer){
-		    .kind = xo_layer_kinds[l->s.kind].net,
+		    .kind = xo_model_dense_rows(&l->s) ? XO_NET_CONV1D : xo_layer_kinds[l->s.kind].net,
 		    /* a rank-3 sample reaches the fused paths as [len * w][ch]:
 		     * only elementwise layers and flatten take one there */
 		    .in_len = l->s.in_len * l->s.in_w,

@@ -4446,7 +4446,10 @@ static void test_fused_matches_ops(void **state)
  *   and a Multiply that takes it directly, the first layer reading it) and
  *   the first read only through a dropout (a view of the input at
  *   inference, its own mask in training) into a Concatenate; three inputs,
- *   the last read directly by an Add and a Concatenate.
+ *   the last read directly by an Add and a Concatenate;
+ *   Dense on sequences (each row on its own: a kernel-1 conv on the fused
+ *   paths): before and after a conv, then a pooling; beside a same-padded
+ *   conv into an Add, then the global pooling; on a [h][w][ch] sample.
  */
 static const char *const graph_fused_specs[] = {
     "input 12\n"
@@ -4558,6 +4561,24 @@ static const char *const graph_fused_specs[] = {
     "dropout name=dr inputs=a rate=0.2\n"
     "concatenate name=cat inputs=dr,r\n"
     "conv1d filters=3 kernel_size=2 strides=2 activation=relu\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input 10 3\n"
+    "dense name=d0 units=6 activation=relu\n"
+    "conv1d name=c filters=4 kernel_size=3\n"
+    "dense name=d1 units=5\n"
+    "max_pooling1d pool_size=2\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input 12 4\n"
+    "dense name=a units=6 activation=sigmoid\n"
+    "conv1d name=b inputs=input filters=6 kernel_size=3 padding=same\n"
+    "add inputs=a,b\n"
+    "dense units=4\n"
+    "global_average_pooling1d\n"
+    "dense units=3 activation=softmax\n",
+    "input 4 5 2\n"
+    "dense units=3 activation=relu\n"
     "flatten\n"
     "dense units=3 activation=softmax\n",
     "input name=p 7\n"
