@@ -4449,7 +4449,8 @@ static void test_fused_matches_ops(void **state)
  *   the last read directly by an Add and a Concatenate;
  *   Dense on sequences (each row on its own: a kernel-1 conv on the fused
  *   paths): before and after a conv, then a pooling; beside a same-padded
- *   conv into an Add, then the global pooling; on a [h][w][ch] sample.
+ *   conv into an Add, then the global pooling; on a [h][w][ch] sample;
+ *   TimeDistributed over Dense, the same.
  */
 static const char *const graph_fused_specs[] = {
     "input 12\n"
@@ -4579,6 +4580,11 @@ static const char *const graph_fused_specs[] = {
     "dense units=3 activation=softmax\n",
     "input 4 5 2\n"
     "dense units=3 activation=relu\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input 9 4\n"
+    "time_distributed name=td layer=dense units=6 activation=sigmoid\n"
+    "conv1d filters=3 kernel_size=2 strides=2\n"
     "flatten\n"
     "dense units=3 activation=softmax\n",
     "input name=p 7\n"
