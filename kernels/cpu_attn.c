@@ -62,7 +62,7 @@ static bool attn_keep(const struct attn_job *j, int64_t n, int64_t i, int64_t t)
 {
 	if (j->causal && t > i)
 		return false;
-	return !j->m || j->m[(n * j->tq + i) * j->tk + t] != 0.0f;
+	return !j->m || xo_daz(j->m[(n * j->tq + i) * j->tk + t]) != 0.0f;
 }
 
 /* st [tk][tq] = k (q scale)^T: the scores key-major, (q scale)^T in qt. */
@@ -320,7 +320,7 @@ static void mask_outer_task(void *arg, int t, int nt)
 
 		for (int64_t k = 0; k < j->tk; k++) {
 			bool keep = row && (!j->vm || id[k] != 0) &&
-				    (!j->m || j->m[r * j->tk + k] != 0.0f);
+				    (!j->m || xo_daz(j->m[r * j->tk + k]) != 0.0f);
 
 			y[k] = keep ? 1.0f : 0.0f;
 		}

@@ -1,6 +1,7 @@
 /*
  * cpu_mask.c - the masking op on the cpu backend (Keras's Masking layer,
- * ops.def): per step (n, t), keep = any x[n][t][c] != mask_value; forward
+ * ops.def): per step (n, t), keep = any x[n][t][c] != mask_value (subnormals
+ * as 0, xo_daz); forward
  * y = x where kept, +0 elsewhere, and the keep flags (int32 0/1); backward
  * dx = dy where kept, +0 elsewhere. Selects only, so the result matches the
  * reference bit for bit. Steps split between threads in contiguous ranges.
@@ -29,7 +30,7 @@ static void masking_task(void *arg, int t, int nt)
 		bool k = false;
 
 		for (int64_t c = 0; c < j->ch && !k; c++)
-			k = x[c] != j->mv;
+			k = xo_daz(x[c]) != xo_daz(j->mv);
 		if (j->keep)
 			j->keep[r] = k ? 1 : 0;
 		if (k)

@@ -62,7 +62,7 @@ static bool attn_keep(const struct xo_params *p, const struct attn_dims *d,
 {
 	if (p->causal && j > i)
 		return false;
-	return !p->attention_mask || xo_ref_ld(*m, (n * d->tq + i) * d->tk + j) != 0.0;
+	return !p->attention_mask || xo_daz((float)xo_ref_ld(*m, (n * d->tq + i) * d->tk + j)) != 0.0f;
 }
 
 /* Row i of sample n, head h: pr[j] = softmax over the kept j of
@@ -239,7 +239,7 @@ static bool mask_outer_keep(const struct xo_params *p, const struct xo_ref_src *
 		return false;
 	if (p->value_mask && xo_ref_ld(src[0], n * t + j) == 0.0)
 		return false;
-	return !p->attention_mask || xo_ref_ld(src[1], (n * p->len + i) * tk + j) != 0.0;
+	return !p->attention_mask || xo_daz((float)xo_ref_ld(src[1], (n * p->len + i) * tk + j)) != 0.0f;
 }
 
 /* mask_outer fwd: src {ids|NULL, m|NULL}, dst {y[batch][Tq][Tk]}, 1 where

@@ -10,11 +10,12 @@
 #include "ref_internal.h"
 
 /* Whether step t of sample n keeps: any x[n][t][c] != mask_value, a float
- * compare (so -0 == 0 masks, NaN != anything keeps). */
+ * compare with subnormals as 0 (xo_daz: Keras's XLA), so -0 == 0 and 1e-40
+ * == 0 mask, NaN != anything keeps. */
 static bool masking_keep(const struct xo_params *p, struct xo_ref_src x, int64_t n, int64_t t)
 {
 	for (int64_t c = 0; c < p->ch; c++)
-		if (xo_ref_ld(x, (n * p->len + t) * p->ch + c) != (double)p->mask_value)
+		if (xo_daz((float)xo_ref_ld(x, (n * p->len + t) * p->ch + c)) != xo_daz(p->mask_value))
 			return true;
 	return false;
 }

@@ -1551,12 +1551,13 @@ static double attn_bound_epd(const struct attn_bound *a, int64_t ij)
 	return a->w[ij] * a->ep[ij] + (a->drop ? U * a->w[ij] * a->pr[ij] : 0.0);
 }
 
-/* Whether row i of sample n keeps key j (ops.def): causal, the mask != 0. */
+/* Whether row i of sample n keeps key j (ops.def): causal, the mask != 0
+ * (a subnormal as 0: xo_daz). */
 static bool attn_bound_keep(const struct attn_bound *a, int64_t n, int64_t i, int64_t j)
 {
 	if (a->p->causal && j > i)
 		return false;
-	return !a->m || a->m[(n * a->tq + i) * a->tk + j] != 0.0f;
+	return !a->m || xo_daz(a->m[(n * a->tq + i) * a->tk + j]) != 0.0f;
 }
 
 /* pr and ep of row i of (n, hd) (pr the scores in, probabilities out, over

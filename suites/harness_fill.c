@@ -696,8 +696,9 @@ static void fill_normalization(struct hcase *h)
  * neither flat nor one-hot), v and dy in [-1, 1). The mask m (attention_mask=1):
  * query row i = 2 mod 4 keeps no key (every row 2 of a len >= 3: the
  * uniform or zero row of ops.def), the others drop about a third of their
- * keys at random and keep the rest with 1, 0.25 or -2 (any nonzero keeps:
- * a rule of > 0 or > 0.5 fails) */
+ * keys at random (a 0, or every fifth a subnormal +-1e-40, which drops as
+ * 0 under Keras's XLA: xo_daz) and keep the rest with 1, 0.25 or -2 (any
+ * nonzero keeps: a rule of > 0 or > 0.5 fails) */
 static void fill_attention(struct hcase *h)
 {
 	const struct xo_params *p = &h->c->p;
@@ -711,14 +712,15 @@ static void fill_attention(struct hcase *h)
 		int64_t i = e / tk % p->len;
 		bool drop = i % 4 == 2 || real_in(h, (uint32_t)ms, (uint64_t)e, 0.0f, 1.0f) < 0.33f;
 
-		h->src[ms][e] = drop ? 0.0f : keep[e % 3];
+		h->src[ms][e] = !drop ? keep[e % 3] : e % 5 ? 0.0f : e % 2 ? 1e-40f : -1e-40f;
 	}
 }
 #define FILL_attention fill_attention
 
 /* mask_outer: ids (i32) about a third 0, the rest in [1, 5] (any nonzero id
- * keeps: a rule of == 1 fails); m about a third 0, the rest 1, 0.25, -2 or
- * NaN (Keras's cast to bool keeps any nonzero and NaN: a rule of > 0 or of
+ * keeps: a rule of == 1 fails); m about a third 0 (every fifth of those a
+ * subnormal, 0 to Keras's XLA: xo_daz), the rest 1, 0.25, -2 or NaN
+ * (Keras's cast to bool keeps any nonzero and NaN: a rule of > 0 or of
  * m == m fails). Query row 1 of sample 0 has id 0 wherever ids are given,
  * so every case drops a whole row (query_mask) or column (value_mask) */
 static void fill_mask_outer(struct hcase *h)
@@ -733,7 +735,9 @@ static void fill_mask_outer(struct hcase *h)
 		memcpy(&h->src[0][e], &id, 4);
 	}
 	for (int64_t e = 0; e < h->sn[1]; e++)
-		h->src[1][e] = real_in(h, 1, (uint64_t)e, 0.0f, 1.0f) < 0.33f ? 0.0f : keep[e % 4];
+		h->src[1][e] = real_in(h, 1, (uint64_t)e, 0.0f, 1.0f) >= 0.33f ? keep[e % 4]
+		               : e % 5                                     ? 0.0f
+		                                                           : 1e-40f;
 	(void)p;
 }
 #define FILL_mask_outer fill_mask_outer
@@ -745,8 +749,9 @@ static void fill_mask_outer(struct hcase *h)
  * all, none, and first/last steps masked. With ch > 1 every kept step t = 1
  * mod 3 has its feature 0 at mask_value (a step equal in some features only
  * stays kept: a rule of "feature 0 == mask_value" fails), and with
- * mask_value 0 the masked steps of pattern 3 hold -0 (masked: a float
- * compare, not the bits). dy (backward) plain. */
+ * mask_value 0 the masked steps of pattern 3 hold -0 and those of pattern
+ * 0 +-1e-40 in odd features (masked: a float compare, not the bits, with
+ * subnormals as 0 as Keras's XLA: xo_daz). dy (backward) plain. */
 static void fill_masking(struct hcase *h)
 {
 	const struct xo_params *p = &h->c->p;
@@ -764,7 +769,10 @@ static void fill_masking(struct hcase *h)
 
 		if (masked) {
 			for (int64_t c = 0; c < p->ch; c++)
-				x[c] = pat == 3 && mv == 0.0f ? -0.0f : mv;
+				x[c] = mv != 0.0f ? mv
+				       : pat == 3 ? -0.0f
+				       : pat == 0 && c % 2 ? (t % 2 ? 1e-40f : -1e-40f)
+				                           : 0.0f;
 		} else {
 			for (int64_t c = 0; c < p->ch; c++) /* a fill value equal to mv */
 				if (x[c] == mv)

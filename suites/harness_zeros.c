@@ -672,7 +672,8 @@ static int64_t zeros_mask_outer(const struct hcase *h)
 #define ZEROS_mask_outer zeros_mask_outer
 
 /* masking: every element of a masked step is +0 (y forward, dx backward),
- * the steps read from x as ops.def says (every feature == mask_value) */
+ * the steps read from x as ops.def says (every feature == mask_value, a
+ * subnormal as 0: xo_daz) */
 static int64_t zeros_masking(const struct hcase *h)
 {
 	const struct xo_params *p = &h->c->p;
@@ -682,7 +683,7 @@ static int64_t zeros_masking(const struct hcase *h)
 		bool keep = false;
 
 		for (int64_t c = 0; c < p->ch; c++)
-			keep = keep || h->src[0][r * p->ch + c] != p->mask_value;
+			keep = keep || xo_daz(h->src[0][r * p->ch + c]) != xo_daz(p->mask_value);
 		z += keep ? 0 : p->ch;
 	}
 	return z;

@@ -458,6 +458,55 @@ static void test_mask_mean_backends(void **state)
 		xo_backend_close(be[b]);
 }
 
+/* Subnormals as Keras's XLA sees them in a mask decision (denormals are
+ * zero, xo_daz), on every backend: a Masking step of +-1e-40 everywhere is
+ * masked under mask_value=0 (Keras 3.15.1 on JAX: the mean [2, 3] of the
+ * other two steps, not [1.33, 2] of all three), and a float attention_mask
+ * entry of 1e-40 drops its key as 0 does (the prediction with it equals the
+ * one with 0 there, and differs from the one with 1). */
+static void test_mask_subnormal_backends(void **state)
+{
+	static const char masking[] = "input 3 2\nmasking mask_value=0\nglobal_average_pooling1d\n";
+	static const char attn[] = "input name=q 3 2\ninput name=keep 3 3\n"
+	                           "multi_head_attention inputs=q,q attention_mask=keep num_heads=1 "
+	                           "key_dim=2\nflatten\n";
+	static const float x[2][6] = {{1, 2, 1e-40f, -1e-40f, 3, 4}, {1e-40f, 0, 5, 7, 0, 0}};
+	static const float want[2][2] = {{2, 3}, {5, 7}};
+	struct xo_backend *be[4];
+	int nb = open_backends(be, 4);
+
+	(void)state;
+	for (int b = 0; b < nb; b++) {
+		struct xo_model *m;
+		float y[3][6], xa[3][15];
+
+		assert_int_equal(xo_model_open_string(masking, "t.model", be[b], 2, &m), XO_OK);
+		assert_int_equal(xo_model_predict(m, &x[0][0], 2, 6, &y[0][0]), XO_OK);
+		for (int n = 0; n < 2; n++)
+			if (y[0][2 * n] != want[n][0] || y[0][2 * n + 1] != want[n][1])
+				fail_msg("%s: Masking sample %d: %g %g, want %g %g", xo_backend_name(be[b]),
+				         n, (double)y[0][2 * n], (double)y[0][2 * n + 1],
+				         (double)want[n][0], (double)want[n][1]);
+		xo_model_close(m);
+		/* one sample three ways: key 2 of query row 0 kept by 1e-40, 0, 1 */
+		assert_int_equal(xo_model_open_string(attn, "t.model", be[b], 1, &m), XO_OK);
+		for (int v = 0; v < 3; v++) {
+			for (int e = 0; e < 6; e++)
+				xa[v][e] = 0.25f * (float)(e + 1) - 0.8f * (float)(e % 2);
+			for (int e = 0; e < 9; e++)
+				xa[v][6 + e] = 1.0f;
+			xa[v][6 + 2] = v == 0 ? 1e-40f : v == 1 ? 0.0f : 1.0f;
+			assert_int_equal(xo_model_predict(m, xa[v], 1, 15, y[v]), XO_OK);
+		}
+		if (memcmp(y[0], y[1], sizeof(y[0])))
+			fail_msg("%s: an attention_mask of 1e-40 keeps the key", xo_backend_name(be[b]));
+		assert_memory_not_equal(y[1], y[2], sizeof(y[1]));
+		xo_model_close(m);
+	}
+	for (int b = 0; b < nb; b++)
+		xo_backend_close(be[b]);
+}
+
 /* The recurrent layers' lines: shapes, Keras's parameter counts, refusals. */
 static void test_rnn_spec(void **state)
 {
@@ -715,6 +764,7 @@ int main(void)
 	    cmocka_unit_test(test_mask_identity_views),
 	    cmocka_unit_test(test_mask_runtime),
 	    cmocka_unit_test(test_mask_mean_backends),
+	    cmocka_unit_test(test_mask_subnormal_backends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,7 +26,7 @@ int xo_attn_keep(int causal, int i, int j, __global const float *msk, long mrow,
 {
 	if (causal && j > i)
 		return 0;
-	return !has_mask || msk[mrow + j] != 0.0f;
+	return !has_mask || xo_daz(msk[mrow + j]) != 0.0f;
 }
 
 /* The dropout weight of p_ij: 1 when rate is 0, else dscale (the host's
@@ -264,6 +264,6 @@ __kernel void xo_cl_mask_outer_fwd(__global const int *ids, int io, __global con
 	i = r % tq;
 	e = (long)r * tk + j;
 	keep = (!qm || ids[io + (long)n * t + i] != 0) && (!vm || ids[io + (long)n * t + j] != 0) &&
-	       (!has_m || m[mo + e] != 0.0f);
+	       (!has_m || xo_daz(m[mo + e]) != 0.0f);
 	y[yo + e] = keep ? 1.0f : 0.0f;
 }

@@ -23,6 +23,14 @@
  * -ffp-contract=off reference, op by op. */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* A float as Keras's compiled graphs see it in a compare (xo_daz in
+ * include/xo/backend.h): a subnormal is 0, whatever the device's own
+ * denormal mode. */
+inline float xo_daz(float v)
+{
+	return v > -FLT_MIN && v < FLT_MIN ? 0.0f : v;
+}
+
 #ifndef XO_RED_WG
 #define XO_RED_WG 64
 #endif

@@ -1,6 +1,7 @@
 /*
  * mask.cl - the masking op (Keras's Masking layer, ops.def): per step,
- * keep = any feature != mask_value (a float compare: -0 == 0, NaN keeps);
+ * keep = any feature != mask_value (a float compare, subnormals as 0 by
+ * xo_daz: -0 == 0 and 1e-40 == 0, NaN keeps);
  * y = x where kept, +0 elsewhere, and the int32 keep flags forward;
  * dx = dy where kept, +0 elsewhere backward. Selects only: bit-exact.
  */
@@ -19,7 +20,7 @@ __kernel void xo_cl_masking_select(__global const float *x, int xo, __global con
 	if (r >= rows)
 		return;
 	for (int c = 0; c < ch && !k; c++)
-		k = x[xo + (long)r * ch + c] != mv;
+		k = xo_daz(x[xo + (long)r * ch + c]) != xo_daz(mv);
 	if (has_keep)
 		keep[ko + r] = k;
 	for (int c = 0; c < ch; c++)

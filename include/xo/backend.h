@@ -10,6 +10,8 @@
 #ifndef XO_BACKEND_H
 #define XO_BACKEND_H
 
+#include <float.h>
+
 #include "xo.h"
 
 /* Storage or view. Host backends keep a float/int pointer in data; cl keeps a
@@ -283,6 +285,16 @@ const struct xo_backend_iface *xo_cpu_backend(void);
 const struct xo_backend_iface *xo_cl_backend(void);
 
 /* Host pointer of a host backend's tensor (ref, cpu): data + offset. */
+/* A float as Keras's compiled graphs see it in a compare: XLA's CPU code
+ * (and TensorFlow's) runs with denormals-are-zero, so a subnormal equals 0
+ * (Masking's compare with mask_value, an attention mask's cast to bool);
+ * NaN stays NaN. Every backend decides a mask through this, so a device
+ * that flushes subnormals itself decides alike. */
+static inline float xo_daz(float v)
+{
+	return v > -FLT_MIN && v < FLT_MIN ? 0.0f : v;
+}
+
 static inline float *xo_tensor_f32(const struct xo_tensor *t)
 {
 	return t ? (float *)t->data + t->offset : (float *)0;
