@@ -2061,11 +2061,13 @@ static enum xo_status layer_mask(const struct xo_model_spec *out, struct xo_laye
  * included.
  *
  * So a reader of an array's attached mask sees none when an attention that
- * erases it runs first: certainly when that attention is an ancestor of
- * the reader. When neither is an ancestor of the other, Keras's order
- * (functional.py: by depth from the output) decides, and such a model is
- * refused; so is one whose masks differ between training and inference
- * (a Dropout then shares its input's array in one and not the other).
+ * erases it ran first, in Keras's execution order (keras_order), which the
+ * pass follows. Where a masked Concatenate's mask ops may move a layer in
+ * that order, the pass takes the layers' own order instead: an erasure
+ * counts where the attention is the reader's ancestor, and a mask used
+ * where neither needs the other's output is refused. So is a model whose
+ * masks differ between training and inference (a Dropout then shares its
+ * input's array in one and not the other).
  */
 enum { MASK_MODES = 2 };          /* inference, training */
 enum { ATT_NO, ATT_YES, ATT_ORDER }; /* an attached mask: none, one, Keras's order decides */
@@ -2080,6 +2082,8 @@ struct mask_sim {
 	int *anc;         /* [n]: stamp r + 1 on the ancestors of layer r */
 	bool *desc;       /* [n]: the descendants of layer reader */
 	int reader;       /* whose relatives anc and desc hold (-1: none) */
+	int *order;       /* [n]: the layers in the order the pass takes them */
+	bool exact;       /* order is Keras's execution order (keras_order) */
 };
 
 /* Whether l returns its input array itself in Keras in the mode (0
@@ -2128,10 +2132,12 @@ static unsigned char mask_sim_read(struct mask_sim *ms, int r, int k, int *blame
 
 	if (src < 0 || ms->att[o = ms->obj[src]] == ATT_NO)
 		return ATT_NO;
-	if (ms->att[o] == ATT_ORDER || !ms->erasers[o]) {
+	if (ms->att[o] == ATT_ORDER) {
 		*blame = ms->blame[o];
-		return ms->att[o];
+		return ATT_ORDER;
 	}
+	if (ms->exact || !ms->erasers[o])
+		return ATT_YES; /* exact: erasures already applied in Keras's order */
 	mask_sim_relatives(ms, r);
 	for (int j = 0; j < ms->n; j++) {
 		bool erases = false;
@@ -2174,7 +2180,8 @@ static enum xo_status mask_sim_mode(struct mask_sim *ms, unsigned char *use, boo
 {
 	const struct xo_layer_spec *L = ms->out->layers;
 
-	for (int i = 0; i < ms->n; i++) {
+	for (int q = 0; q < ms->n; q++) {
+		const int i = ms->order[q];
 		const struct xo_layer_spec *l = &L[i];
 		unsigned char a[XO_LAYER_INPUTS_MAX] = {ATT_NO}, all = l->ninputs ? ATT_YES : ATT_NO,
 		              any = ATT_NO, in, v;
@@ -2219,8 +2226,105 @@ static enum xo_status mask_sim_mode(struct mask_sim *ms, unsigned char *use, boo
 		             : rule == MASK_MERGE || rule == MASK_MERGE_USE ? all
 		             : rule == MASK_RNN && l->p.return_sequences    ? in
 		                                                            : ATT_NO;
+		/* the attention's call erases its inputs' attached masks */
+		for (int k = 0; ms->exact && rule == MASK_ATTN && k < l->ninputs; k++)
+			if (l->inputs[k] >= 0)
+				ms->att[ms->obj[l->inputs[k]]] = ATT_NO;
 	}
 	return XO_OK;
+}
+
+/*
+ * Keras's execution order of the layers into order (keras/src/ops/
+ * function.py): map_graph's depth-first walk from the output (each node's
+ * input tensors in call order, a node listed after its inputs), then, over
+ * that list from the output back, each node's depth (0 for the output, a
+ * parent's the largest of its children's + 1), the nodes numbered as they
+ * are first met; _run_through_graph runs the depths from the largest, a
+ * depth's nodes in that numbering. The walk and the numbering also meet
+ * the InputLayers and the op layers of the recorded masks, which hang off
+ * the model inputs only (their depths move no layer's) except a masked
+ * Concatenate's ZerosLike / OnesLike of its inputs (mask_runtime does not
+ * take this order then). scratch: 4 n + 1 ints. Each layer follows its
+ * inputs and every one is the output's ancestor (graph_check), so all n
+ * are met.
+ */
+static void keras_order(const struct xo_model_spec *out, int *order, int *scratch)
+{
+	const struct xo_layer_spec *L = out->layers;
+	int n = out->nlayers, npost = 0, nmet = 0;
+	int *post = scratch, *depth = scratch + n, *met = scratch + 2 * n;
+
+	/* the walk, iteratively: order holds the stack of (layer, next input) */
+	for (int i = 0; i < n; i++)
+		depth[i] = -1; /* -1 not met, -2 on the walk's stack, else done */
+	{
+		int sp = 0;
+
+		order[sp++] = n - 1;
+		met[n - 1] = 0; /* the next input of the stacked layer */
+		depth[n - 1] = -2;
+		while (sp) {
+			int l = order[sp - 1], k = met[l];
+
+			if (k < L[l].ninputs) {
+				int j = L[l].inputs[k];
+
+				met[l] = k + 1;
+				if (j >= 0 && depth[j] == -1) {
+					depth[j] = -2;
+					met[j] = 0;
+					order[sp++] = j;
+				}
+				continue;
+			}
+			depth[l] = 0;
+			post[npost++] = l;
+			sp--;
+		}
+	}
+	/* depths and first-met numbers, from the output back */
+	for (int i = 0; i < n; i++) {
+		depth[i] = -1;
+		met[i] = -1;
+	}
+	for (int q = npost - 1; q >= 0; q--) {
+		int l = post[q];
+
+		if (met[l] < 0) {
+			met[l] = nmet++;
+			depth[l] = 0;
+		}
+		for (int k = 0; k < L[l].ninputs; k++) {
+			int j = L[l].inputs[k];
+
+			if (j < 0)
+				continue;
+			if (met[j] < 0)
+				met[j] = nmet++;
+			if (depth[j] < depth[l] + 1)
+				depth[j] = depth[l] + 1;
+		}
+	}
+	/* by depth, the largest first, a depth's layers by number: by number
+	 * first (each its own), then a stable counting sort on the depth */
+	{
+		int *by_met = post, *count = scratch + 3 * n, maxd = 0;
+
+		for (int i = 0; i < n; i++)
+			maxd = depth[i] > maxd ? depth[i] : maxd;
+		for (int i = 0; i < n; i++)
+			if (met[i] >= 0)
+				by_met[met[i]] = i;
+		for (int d = 0; d <= maxd + 1; d++)
+			count[d] = 0;
+		for (int q = 0; q < nmet; q++)
+			count[maxd - depth[by_met[q]] + 1]++;
+		for (int d = 1; d <= maxd + 1; d++)
+			count[d] += count[d - 1];
+		for (int q = 0; q < nmet; q++)
+			order[count[maxd - depth[by_met[q]]]++] = by_met[q];
+	}
 }
 
 /* Sets each layer's mask uses from Keras's run-time masks (see above);
@@ -2243,19 +2347,35 @@ static enum xo_status mask_runtime(struct xo_model_spec *out, const char *origin
 	ms.erasers = calloc((size_t)n, sizeof(*ms.erasers));
 	ms.anc = calloc((size_t)n, sizeof(*ms.anc));
 	ms.desc = calloc((size_t)n, sizeof(*ms.desc));
+	ms.order = calloc((size_t)n * 5 + 1, sizeof(*ms.order)); /* and keras_order's scratch */
 	use = calloc((size_t)n * MASK_MODES, sizeof(*use));
 	mask_in = calloc((size_t)n * MASK_MODES, sizeof(*mask_in));
-	if (!ms.obj || !ms.att || !ms.blame || !ms.erasers || !ms.anc || !ms.desc || !use ||
-	    !mask_in) {
+	if (!ms.obj || !ms.att || !ms.blame || !ms.erasers || !ms.anc || !ms.desc || !ms.order ||
+	    !use || !mask_in) {
 		st = xo_error(XO_ENOMEM, "%s: out of memory", origin);
 		goto out;
 	}
+	/* Keras's order, unless a masked Concatenate's mask ops may move a
+	 * layer's depth: then the layers' own order, and a mask whose reading
+	 * the order decides is refused (mask_sim_read) */
+	ms.exact = true;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; out->layers[i].kind == XO_LAYER_CONCATENATE && k < out->layers[i].ninputs;
+		     k++)
+			ms.exact = ms.exact && !(out->layers[i].inputs[k] >= 0 &&
+			                         out->layers[out->layers[i].inputs[k]].masked);
+	if (ms.exact)
+		keras_order(out, ms.order, ms.order + n);
+	else
+		for (int i = 0; i < n; i++)
+			ms.order[i] = i;
 	for (int mode = 0; mode < MASK_MODES && !st; mode++) {
 		/* the arrays first, since a reader needs its later erasers too */
 		for (int i = 0; i < n; i++)
 			ms.obj[i] = layer_aliases(&out->layers[i], mode) ? ms.obj[out->layers[i].inputs[0]]
 			                                                 : i;
 		memset(ms.erasers, 0, (size_t)n * sizeof(*ms.erasers));
+		memset(ms.att, 0, (size_t)n * sizeof(*ms.att));
 		for (int j = 0; j < n; j++)
 			for (int q = 0; mask_rules[out->layers[j].kind] == MASK_ATTN &&
 			                q < out->layers[j].ninputs;
@@ -2297,6 +2417,7 @@ out:
 	free(ms.erasers);
 	free(ms.anc);
 	free(ms.desc);
+	free(ms.order);
 	free(use);
 	free(mask_in);
 	return st;

@@ -353,6 +353,35 @@ static void test_mask_runtime(void **state)
 	     "multi_head_attention name=a inputs=d,d num_heads=1 key_dim=2\n"
 	     "multiply name=t inputs=e,a\nglobal_average_pooling1d\n",
 	     false, true},
+	    /* Keras's order (by depth, then as its walk from the output meets
+	     * them): of two attentions of e read by an Add, the Add's first
+	     * input runs first and erases e's mask before the second reads it */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multi_head_attention name=t inputs=e,e num_heads=1 key_dim=2\n"
+	     "add inputs=a,t\nflatten\n",
+	     false, false},
+	    {"multi_head_attention name=t inputs=e,e num_heads=1 key_dim=2\n"
+	     "multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "add inputs=a,t\nflatten\n",
+	     false, false},
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multiply name=t inputs=e,e\nadd inputs=a,t\nflatten\n",
+	     false, false},
+	    /* a Dense of e beside the attention, joined by a Multiply: the
+	     * Multiply's first input runs first */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "dense name=d inputs=e units=4\nmultiply name=t inputs=a,d\nflatten\n",
+	     true, false},
+	    {"dense name=d inputs=e units=4\n"
+	     "multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multiply name=t inputs=d,a\nflatten\n",
+	     true, true},
+	    /* the attention deeper than the Dense: it runs first whatever the
+	     * Multiply's order */
+	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "dense name=a1 units=4\ndense name=a2 units=4\n"
+	     "dense name=d inputs=e units=4\nmultiply name=t inputs=d,a2\nflatten\n",
+	     false, true},
 	    /* a Dense of e beside the attention: its attached mask is Keras's
 	     * order's, but nothing reads it (the Add's pooling takes the
 	     * recorded mask) */
@@ -361,20 +390,13 @@ static void test_mask_runtime(void **state)
 	     true, false},
 	};
 	static const char *const refused[][2] = {
-	    /* two attentions of e, neither needing the other */
-	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
-	     "multi_head_attention name=b inputs=e,e num_heads=1 key_dim=2\n"
-	     "add inputs=a,b\nglobal_average_pooling1d\n",
-	     "this MultiHeadAttention reads the mask of Embedding(mask_zero=True) at run time, "
-	     "which MultiHeadAttention"},
-	    /* a Multiply of e beside an attention of e */
-	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
-	     "multiply name=m inputs=e,e\nadd inputs=a,m\nglobal_average_pooling1d\n",
+	    /* a masked Concatenate (whose mask ops may move a layer's depth in
+	     * Keras's order): a Multiply of e beside an attention of e */
+	    {"concatenate name=c inputs=e,e\ndense name=dc units=4\n"
+	     "multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
+	     "multiply name=m inputs=e,e\nadd name=s inputs=a,m\nadd inputs=s,dc\n"
+	     "global_average_pooling1d\n",
 	     "whether this one sees the mask depends on Keras's execution order"},
-	    /* a Dense beside the attention whose attached mask a Multiply reads */
-	    {"multi_head_attention name=a inputs=e,e num_heads=1 key_dim=2\n"
-	     "dense name=d inputs=e units=4\nmultiply inputs=a,d\nglobal_average_pooling1d\n",
-	     "MultiHeadAttention 'a' erases"},
 	    /* a Dropout shares e's array in inference only */
 	    {"dropout name=d rate=0.5\nmulti_head_attention name=a inputs=d,d num_heads=1 key_dim=2\n"
 	     "multiply inputs=e,a\nglobal_average_pooling1d\n",
