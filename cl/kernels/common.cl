@@ -26,7 +26,7 @@
 /* A float as Keras's compiled graphs see it in a compare (xo_daz in
  * include/xo/backend.h): a subnormal is 0, whatever the device's own
  * denormal mode. */
-inline float xo_daz(float v)
+static inline float xo_daz(float v)
 {
 	return v > -FLT_MIN && v < FLT_MIN ? 0.0f : v;
 }
