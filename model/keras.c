@@ -1986,6 +1986,21 @@ static enum xo_status map_model(const json_t *root, const char *origin, int *set
 		 * named as the layer class, told apart by its module) */
 		if (functional && mask_op_layer(layers, i, set))
 			continue;
+		/* any other op layer (keras.ops called on tensors in the model,
+		 * e.g. a mask of its own: ops.not_equal(ids, 5)) */
+		{
+			const char *mod = json_string_value(json_object_get(l, "module"));
+
+			if (functional && mod && !strncmp(mod, "keras.src.ops.", 14)) {
+				st = xo_error(XO_EINVAL,
+				              "%s: layer '%s' (%s): an operation (%s) on the model's "
+				              "tensors is not supported; xo reads layers, and the masks "
+				              "Keras's own layers compute (Embedding(mask_zero=True), "
+				              "Masking)",
+				              origin, c.name, c.cls, mod);
+				break;
+			}
+		}
 		wiring.len = 0;
 		if (wiring.s)
 			wiring.s[0] = '\0';

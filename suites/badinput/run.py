@@ -13,6 +13,7 @@ Checks common to every row: the exit code; with exit 2, stderr is exactly one
 line, starts "xo ", and holds no control byte (an ESC or newline from a file
 must arrive escaped); the protected paths are unchanged.
 """
+import copy
 import hashlib
 import os
 import re
@@ -879,6 +880,23 @@ def keras_ones_mask_on_masked(d):
     keras_rewrite("mask_cat", "ones_on_masked.keras", d, edit)
 
 
+def keras_mask_op_own(d):
+    """mask_cat.keras with the masked mean's mask= rewired to a mask of the
+    model's own, NotEqual(ids, 5) (ops.not_equal in the model): an op
+    layer xo does not read, named as one."""
+    def edit(cfg):
+        layers = cfg["config"]["layers"]
+        gap = next(l for l in layers if l["class_name"] == "GlobalAveragePooling1D")
+        ne = next(l for l in layers if l["class_name"] == "NotEqual")
+        own = copy.deepcopy(ne)
+        own["name"] = own["config"]["name"] = "not_five"
+        own["inbound_nodes"][0]["args"][1] = 5
+        gap["inbound_nodes"][0]["kwargs"]["mask"]["config"]["keras_history"] = ["not_five", 0, 0]
+        k = layers.index(gap)
+        layers[k:k] = [own]
+    keras_rewrite("mask_cat", "mask_op_own.keras", d, edit)
+
+
 def bool_npy_not_mask(d):
     """mha_bool's inputs with q (float32 in the model) saved as bool."""
     for k in (1, 2):
@@ -1292,6 +1310,7 @@ CASES = {
     # a bool input is an attention mask only: in a spec, a Keras file, an .npy
     "spec_bool_input_dense": (predict(model="mask_bool_dense.model"), 2, r"mask_bool_dense\.model:3: layer 'd': input 'm' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], mha_mask_specs, {}, None),
     "keras_bool_input_dense": (kpredict("x_bool.keras"), 2, r"x_bool\.keras: layer 'dense': input 'x' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], keras_bool_input_dense, {}, None),
+    "keras_mask_op_own": (kpredict("mask_op_own.keras"), 2, r"mask_op_own\.keras: layer 'not_five' \(NotEqual\): an operation \(keras\.src\.ops\.numpy\) on the model's tensors is not supported; xo reads layers, and the masks Keras's own layers compute \(Embedding\(mask_zero=True\), Masking\)$", ["out.npy"], keras_mask_op_own, {}, None),
     "keras_ones_mask_on_masked": (kpredict("ones_on_masked.keras"), 2, r"ones_on_masked\.keras: layer 'global_average_pooling1d_\d+' \(GlobalAveragePooling1D\): is called with an all-true mask= while its input carries the ids' mask: not supported$", ["out.npy"], keras_ones_mask_on_masked, {}, None),
     "predict_bool_npy_not_mask": (["predict", "--model", os.path.join(KERAS, "mha_bool.keras"), "--input", "x0.npy", "--input", "x1.npy", "--input", "x2.npy", "--output", "out.npy", "--device", "ref"], 2, r"xo predict: x0\.npy: bool values for input 'q', which is not an attention mask \(only a multi_head_attention's attention_mask= input takes bool or integer keep values\)$", ["out.npy"], bool_npy_not_mask, {}, None),
     # an empty array (a 0 anywhere in its shape: NumPy writes and loads it)
