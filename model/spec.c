@@ -3320,8 +3320,9 @@ static enum xo_status layer_check(const struct xo_model_spec *out, const struct 
 	 * on an int32 input, and an int32 input feeds an embedding */
 	if (l->kind == XO_LAYER_EMBEDDING && (out->nlayers || !out->in_int))
 		return spec_error(XO_EINVAL, origin, line,
-		                  out->nlayers ? "embedding must be the first layer (its ids "
-		                                 "come from the input)"
+		                  out->nlayers ? "embedding must be the first layer, the model's "
+		                                 "only one (it reads the int32 ids input; a "
+		                                 "second embedding is not supported yet)"
 		                               : "embedding needs integer ids: the input line "
 		                                 "must say dtype=int32 (float inputs are "
 		                                 "refused)");

@@ -76,7 +76,7 @@ static void test_spec(void **state)
 	expect_refused("input 12 dtype=int32\nflatten\n", "feeds only an embedding");
 	expect_refused("input 12 dtype=int32\nembedding input_dim=5 output_dim=2\nembedding "
 	               "input_dim=5 output_dim=2\n",
-	               "must be the first layer");
+	               "a second embedding is not supported yet");
 	expect_refused("input 12 dtype=int32\nembedding output_dim=8\n", "input_dim=");
 	expect_refused("input 12 dtype=int32\nembedding input_dim=16777217 output_dim=8\n",
 	               "2^24");
