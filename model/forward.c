@@ -469,12 +469,23 @@ static const char *fused_reason(const struct xo_model *m, bool training, char *b
 	}
 	for (int i = 0; i < m->nlayers; i++) {
 		enum xo_net_kind k = m->net_layers[i].kind;
+		enum xo_activation a = m->layers[i].s.p.activation;
 
 		/* the kinds some fused path takes (cpu_net.c's and cl_net.c's plans) */
 		if (!xo_net_kind_fusable(k) && k != XO_NET_GLOBAL_AVERAGE_POOLING1D &&
 		    xo_net_kind_nsrc(k) < 2) {
 			snprintf(buf, size, " (layer '%s' (%s) has no fused path)",
 			         m->layers[i].s.name, xo_layer_kinds[m->layers[i].s.kind].keras);
+			return buf;
+		}
+		/* the activations their kernels compute (softmax as the last
+		 * dense: the probabilities) */
+		if ((k == XO_NET_CONV1D || k == XO_NET_DENSE) && a != XO_ACTIVATION_LINEAR &&
+		    a != XO_ACTIVATION_RELU && a != XO_ACTIVATION_SIGMOID &&
+		    !(a == XO_ACTIVATION_SOFTMAX && k == XO_NET_DENSE && i == m->nlayers - 1)) {
+			snprintf(buf, size, " (layer '%s' has activation %s, which the fused paths "
+			                    "do not compute: linear, relu, sigmoid, and softmax last)",
+			         m->layers[i].s.name, xo_activation_name(a));
 			return buf;
 		}
 	}

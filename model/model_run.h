@@ -435,15 +435,15 @@ static inline bool xo_model_has_masking(const struct xo_model *m)
 }
 
 /* A Dense on a sequence ([T][F], or [h][w][F]), or TimeDistributed over a
- * Dense (the same math and kernel): each row on its own, which the fused
- * paths take as a Conv1D of kernel 1 over the rows (the kernel
+ * Dense (the same math and kernel; one step too): each row on its own,
+ * which the fused paths take as a Conv1D of kernel 1 over the rows (the
+ * kernel
  * [F][units] is Keras's Conv1D [1][F][units]; bias and activation alike;
  * forward.c net_describe gives it the conv's params). */
 static inline bool xo_model_dense_rows(const struct xo_layer_spec *s)
 {
-	return (s->kind == XO_LAYER_DENSE ||
-	        (s->kind == XO_LAYER_TIME_DISTRIBUTED && s->inner == XO_LAYER_DENSE)) &&
-	       s->in_len * s->in_w > 1;
+	return (s->kind == XO_LAYER_DENSE && s->in_len * s->in_w > 1) ||
+	       (s->kind == XO_LAYER_TIME_DISTRIBUTED && s->inner == XO_LAYER_DENSE);
 }
 
 /* Views for batch size n (<= cap) in training or inference mode. */

@@ -4450,7 +4450,7 @@ static void test_fused_matches_ops(void **state)
  *   Dense on sequences (each row on its own: a kernel-1 conv on the fused
  *   paths): before and after a conv, then a pooling; beside a same-padded
  *   conv into an Add, then the global pooling; on a [h][w][ch] sample;
- *   TimeDistributed over Dense, the same.
+ *   TimeDistributed over Dense, the same (one step too).
  */
 static const char *const graph_fused_specs[] = {
     "input 12\n"
@@ -4580,6 +4580,10 @@ static const char *const graph_fused_specs[] = {
     "dense units=3 activation=softmax\n",
     "input 4 5 2\n"
     "dense units=3 activation=relu\n"
+    "flatten\n"
+    "dense units=3 activation=softmax\n",
+    "input 1 7\n"
+    "time_distributed layer=dense units=3 activation=sigmoid\n"
     "flatten\n"
     "dense units=3 activation=softmax\n",
     "input 9 4\n"
