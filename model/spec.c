@@ -2246,10 +2246,10 @@ static enum xo_status mask_sim_mode(struct mask_sim *ms, unsigned char *use, boo
  * the model inputs only (their depths move no layer's) except a masked
  * Concatenate's ZerosLike / OnesLike of its inputs (mask_runtime does not
  * take this order then). scratch: 4 n + 1 ints. Each layer follows its
- * inputs and every one is the output's ancestor (graph_check), so all n
- * are met.
+ * inputs. Returns how many layers it ordered: n when every one is the
+ * output's ancestor (graph_check).
  */
-static void keras_order(const struct xo_model_spec *out, int *order, int *scratch)
+static int keras_order(const struct xo_model_spec *out, int *order, int *scratch)
 {
 	const struct xo_layer_spec *L = out->layers;
 	int n = out->nlayers, npost = 0, nmet = 0;
@@ -2325,6 +2325,7 @@ static void keras_order(const struct xo_model_spec *out, int *order, int *scratc
 		for (int q = 0; q < nmet; q++)
 			order[count[maxd - depth[by_met[q]]]++] = by_met[q];
 	}
+	return nmet;
 }
 
 /* Sets each layer's mask uses from Keras's run-time masks (see above);
@@ -2364,11 +2365,9 @@ static enum xo_status mask_runtime(struct xo_model_spec *out, const char *origin
 		     k++)
 			ms.exact = ms.exact && !(out->layers[i].inputs[k] >= 0 &&
 			                         out->layers[out->layers[i].inputs[k]].masked);
-	if (ms.exact)
-		keras_order(out, ms.order, ms.order + n);
-	else
-		for (int i = 0; i < n; i++)
-			ms.order[i] = i;
+	ms.exact = ms.exact && keras_order(out, ms.order, ms.order + n) == n;
+	for (int i = 0; !ms.exact && i < n; i++)
+		ms.order[i] = i;
 	for (int mode = 0; mode < MASK_MODES && !st; mode++) {
 		/* the arrays first, since a reader needs its later erasers too */
 		for (int i = 0; i < n; i++)
