@@ -1365,6 +1365,19 @@ static void inbound_names(const json_t *layer, const char *from[XO_LAYER_INPUTS_
 	*count = (int)json_array_size(tensors);
 }
 
+/* Whether the node's third positional tensor is its second: the same
+ * layer, node and output (an attention's key given as its value). */
+static bool third_is_second(const json_t *node)
+{
+	const json_t *args = json_object_get(node, "args");
+	const json_t *b = json_object_get(json_object_get(json_array_get(args, 1), "config"),
+	                                  "keras_history");
+	const json_t *c = json_object_get(json_object_get(json_array_get(args, 2), "config"),
+	                                  "keras_history");
+
+	return json_array_size(args) == 3 && json_is_array(b) && json_equal(b, c);
+}
+
 /* The first keyword argument of layer's one node (Keras 3's form) that is
  * a tensor (mha(query=q, value=v)), or NULL; MultiHeadAttention's
  * attention_mask (mha) is read as its mask. */
@@ -1628,6 +1641,11 @@ static enum xo_status functional_inputs(const json_t *l, const struct lctx *c, c
 	if (kwarg)
 		return LAYER_ERR(c, XO_EINVAL, "is called with %s= (call arguments are not "
 		                               "supported)", kwarg);
+	/* mha(query, value, value): the key is the value, Keras's default
+	 * (its key mask the value's, the same AND), so mha(query, value) */
+	if (count == XO_LAYER_INPUTS_MAX + 1 && mha && from[1] &&
+	    third_is_second(json_array_get(json_object_get(l, "inbound_nodes"), 0)))
+		count = XO_LAYER_INPUTS_MAX;
 	if (count > XO_LAYER_INPUTS_MAX && mha)
 		return LAYER_ERR(c, XO_EINVAL, "is called with a key other than the value (%s): not "
 		                               "supported yet", "mha(query, value) only");

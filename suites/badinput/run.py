@@ -897,6 +897,18 @@ def keras_mask_op_own(d):
     keras_rewrite("mask_cat", "mask_op_own.keras", d, edit)
 
 
+def keras_mha_key_is_value(d):
+    """mha_pad.keras with its attention called as mha(e, e, e): the key
+    given, the value itself, as Keras's default; and the fixture as it is
+    beside it (kv_same predicts the same bytes)."""
+    def edit(cfg):
+        mha = first_layer(cfg, "MultiHeadAttention")
+        args = mha["inbound_nodes"][0]["args"]
+        args.append(copy.deepcopy(args[1]))
+    keras_rewrite("mha_pad", "mha_kv.keras", d, edit)
+    shutil.copy(os.path.join(KERAS, "mha_pad.keras"), f"{d}/mha_pad.keras")
+
+
 def bool_npy_not_mask(d):
     """mha_bool's inputs with q (float32 in the model) saved as bool."""
     for k in (1, 2):
@@ -1311,6 +1323,7 @@ CASES = {
     "spec_bool_input_dense": (predict(model="mask_bool_dense.model"), 2, r"mask_bool_dense\.model:3: layer 'd': input 'm' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], mha_mask_specs, {}, None),
     "keras_bool_input_dense": (kpredict("x_bool.keras"), 2, r"x_bool\.keras: layer 'dense': input 'x' is dtype=bool: a bool input is a multi_head_attention's attention_mask only$", ["out.npy"], keras_bool_input_dense, {}, None),
     "keras_mask_op_own": (kpredict("mask_op_own.keras"), 2, r"mask_op_own\.keras: layer 'not_five' \(NotEqual\): an operation \(keras\.src\.ops\.numpy\) on the model's tensors is not supported; xo reads layers, and the masks Keras's own layers compute \(Embedding\(mask_zero=True\), Masking\)$", ["out.npy"], keras_mask_op_own, {}, None),
+    "keras_mha_key_is_value": (kpredict("mha_kv.keras"), 0, None, [], keras_mha_key_is_value, {}, "kv_same"),
     "keras_ones_mask_on_masked": (kpredict("ones_on_masked.keras"), 2, r"ones_on_masked\.keras: layer 'global_average_pooling1d_\d+' \(GlobalAveragePooling1D\): is called with an all-true mask= while its input carries the ids' mask: not supported$", ["out.npy"], keras_ones_mask_on_masked, {}, None),
     "predict_bool_npy_not_mask": (["predict", "--model", os.path.join(KERAS, "mha_bool.keras"), "--input", "x0.npy", "--input", "x1.npy", "--input", "x2.npy", "--output", "out.npy", "--device", "ref"], 2, r"xo predict: x0\.npy: bool values for input 'q', which is not an attention mask \(only a multi_head_attention's attention_mask= input takes bool or integer keep values\)$", ["out.npy"], bool_npy_not_mask, {}, None),
     # an empty array (a 0 anywhere in its shape: NumPy writes and loads it)
@@ -1442,6 +1455,14 @@ def after_checks(name, d, xo):
         text = open(f"{d}/lg_one/model.spec").read()
         if "from_logits=True" not in text:
             return "from_logits=1 was not read as true: " + repr(text.splitlines()[-1])
+    if name == "kv_same":
+        r = subprocess.run([xo, "predict", "--model", "mha_pad.keras", "--input", "kx.npy",
+                            "--output", "out_pad.npy", "--device", "ref"],
+                           cwd=d, capture_output=True, text=True)
+        if r.returncode:
+            return "the fixture's predict failed: " + r.stderr.strip()
+        if open(f"{d}/out_pad.npy", "rb").read() != open(f"{d}/out.npy", "rb").read():
+            return "mha(e, e, e) predicted otherwise than mha(e, e)"
     if name == "f8_predicts_as_f4":
         r = subprocess.run([xo, *predict(out="out4.npy")], cwd=d, capture_output=True, text=True)
         if r.returncode:
