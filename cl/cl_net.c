@@ -801,8 +801,8 @@ enum xo_status xo_cl_net_train_step(struct xo_backend *be, const struct xo_net *
 	xo_cl_arg_tensor(&l, net->params, NULL);
 	xo_cl_arg_tensor(&l, net->adam_m, NULL);
 	xo_cl_arg_tensor(&l, net->adam_v, NULL);
-	xo_cl_arg_float(&l, a->beta_1);
-	xo_cl_arg_float(&l, a->beta_2);
+	xo_cl_arg_float(&l, xo_adam_complement(a->beta_1));
+	xo_cl_arg_float(&l, xo_adam_complement(a->beta_2));
 	xo_cl_arg_float(&l, a->epsilon);
 	xo_cl_arg_float(&l, xo_cl_adam_lr_t(a));
 	xo_cl_arg_tensor(&l, net->loss, NULL);

@@ -1268,8 +1268,8 @@ enum xo_status xo_cl_adam_fwd(struct xo_backend *be, const struct xo_op_args *a)
 	xo_cl_arg_tensor(&l, a->dst[1], NULL);
 	xo_cl_arg_tensor(&l, a->dst[2], NULL);
 	xo_cl_arg_int(&l, p->size);
-	xo_cl_arg_float(&l, p->beta_1);
-	xo_cl_arg_float(&l, p->beta_2);
+	xo_cl_arg_float(&l, xo_adam_complement(p->beta_1));
+	xo_cl_arg_float(&l, xo_adam_complement(p->beta_2));
 	xo_cl_arg_float(&l, p->epsilon);
 	xo_cl_arg_float(&l, xo_cl_adam_lr_t(p));
 	return la_run(&l, p->size, XO_OP_adam, XO_DIR_FWD);

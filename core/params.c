@@ -664,6 +664,21 @@ int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, 
 
 /* ---- geometry ------------------------------------------------------------ */
 
+float xo_adam_complement(float beta)
+{
+	char buf[32];
+
+	for (int prec = 1; prec <= 9; prec++) {
+		double d;
+
+		snprintf(buf, sizeof(buf), "%.*g", prec, (double)beta);
+		d = strtod(buf, NULL);
+		if ((float)d == beta)
+			return (float)(1.0 - d);
+	}
+	return (float)(1.0 - (double)beta);
+}
+
 int64_t xo_conv1d_stride(const struct xo_params *p)
 {
 	return p->strides ? p->strides : 1;

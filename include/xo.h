@@ -370,6 +370,11 @@ enum xo_status xo_conv2d_transpose_geometry(const struct xo_params *p, int64_t *
 int64_t xo_attention_len_kv(const struct xo_params *p);
 int64_t xo_attention_value_dim(const struct xo_params *p);
 /* Effective stride (resolves the 0 default). */
+/* 1 - beta as Keras's optimizers use it: Python's 1 - beta in double, beta
+ * the value the config wrote (the shortest decimal that gives the float
+ * back), rounded to float32 where it multiplies a float32 tensor (0.9 ->
+ * 0.1f, 0.999 -> 0.001f; 1 - (double)0.999f would be 1.3e-5 smaller). */
+float xo_adam_complement(float beta);
 int64_t xo_conv1d_stride(const struct xo_params *p);
 int64_t xo_pool1d_stride(const struct xo_params *p);
 

@@ -1605,7 +1605,8 @@ static enum xo_status cpu_adam(struct xo_backend *be, const struct xo_op_args *a
 		.k = c->k, .g = xo_tensor_f32(a->src[0]), .w = xo_tensor_f32(a->dst[0]),
 		.m = xo_tensor_f32(a->dst[1]), .v = xo_tensor_f32(a->dst[2]), .size = p->size,
 		.lr_t = (double)p->lr * sqrt(1.0 - pow(b2, t)) / (1.0 - pow(b1, t)),
-		.eps = (double)p->epsilon, .c1 = 1.0 - b1, .c2 = 1.0 - b2,
+		.eps = (double)p->epsilon, .c1 = xo_adam_complement(p->beta_1),
+		.c2 = xo_adam_complement(p->beta_2),
 	};
 
 	/* a square root and a division in double (vectorized: k->adam):

@@ -6,10 +6,10 @@
  */
 __kernel void xo_cl_adam_fwd(__global const float *g, int go, __global float *w, int wo,
 			     __global float *m, int mo, __global float *v, int vo, int size,
-			     float b1, float b2, float eps, float lr_t)
+			     float c1, float c2, float eps, float lr_t)
 {
 	int i = get_global_id(0);
 
 	if (i < size)
-		xo_adam_elem(g[go + i], w + wo, m + mo, v + vo, i, b1, b2, eps, lr_t);
+		xo_adam_elem(g[go + i], w + wo, m + mo, v + vo, i, c1, c2, eps, lr_t);
 }

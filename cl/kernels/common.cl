@@ -123,12 +123,12 @@ static inline void xo_group_store_dw_db(__local float *part, int lid, float v, i
  * in place; lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t) from the host. Shared by
  * the adam op and the fused network update, so both round alike. */
 static inline void xo_adam_elem(float gi, __global float *w, __global float *m, __global float *v, int i,
-			 float b1, float b2, float eps, float lr_t)
+			 float c1, float c2, float eps, float lr_t)
 {
 	float mi = m[i], vi = v[i];
 
-	mi = mi + (gi - mi) * (1.0f - b1);
-	vi = vi + (gi * gi - vi) * (1.0f - b2);
+	mi = mi + (gi - mi) * c1; /* c1, c2: 1 - beta as Keras has them */
+	vi = vi + (gi * gi - vi) * c2;
 	m[i] = mi;
 	v[i] = vi;
 	w[i] = w[i] - lr_t * mi / (sqrt(vi) + eps);

@@ -549,7 +549,7 @@ __kernel void xo_cl_net_train(__constant int *desc, int nl, __global const float
 __kernel __attribute__((reqd_work_group_size(XO_RED_WG, 1, 1))) void
 xo_cl_net_update(__global const float *scratch, int met, int n, int np, __global float *grads,
 		 int go, __global float *w, int wo, __global float *m, int mo, __global float *v,
-		 int vo, float b1, float b2, float eps, float lr_t, __global float *loss, int lo,
+		 int vo, float c1, float c2, float eps, float lr_t, __global float *loss, int lo,
 		 __global float *correct, int co)
 {
 	__local float pl[XO_RED_WG], pc[XO_RED_WG];
@@ -572,5 +572,5 @@ xo_cl_net_update(__global const float *scratch, int met, int n, int np, __global
 	for (int q = 1; q < XO_NET_SLICES; q++)
 		acc += pl[q * XO_NET_TP + p];
 	grads[go + j] = acc;
-	xo_adam_elem(acc, w + wo, m + mo, v + vo, j, b1, b2, eps, lr_t);
+	xo_adam_elem(acc, w + wo, m + mo, v + vo, j, c1, c2, eps, lr_t);
 }
