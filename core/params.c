@@ -664,19 +664,24 @@ int xo_params_format(enum xo_op op, enum xo_dir dir, const struct xo_params *p, 
 
 /* ---- geometry ------------------------------------------------------------ */
 
-float xo_adam_complement(float beta)
+double xo_float_as_decimal(float f)
 {
 	char buf[32];
 
 	for (int prec = 1; prec <= 9; prec++) {
 		double d;
 
-		snprintf(buf, sizeof(buf), "%.*g", prec, (double)beta);
+		snprintf(buf, sizeof(buf), "%.*g", prec, (double)f);
 		d = strtod(buf, NULL);
-		if ((float)d == beta)
-			return (float)(1.0 - d);
+		if ((float)d == f)
+			return d;
 	}
-	return (float)(1.0 - (double)beta);
+	return (double)f;
+}
+
+float xo_adam_complement(float beta)
+{
+	return (float)(1.0 - xo_float_as_decimal(beta));
 }
 
 int64_t xo_conv1d_stride(const struct xo_params *p)

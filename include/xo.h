@@ -375,6 +375,10 @@ int64_t xo_attention_value_dim(const struct xo_params *p);
  * back), rounded to float32 where it multiplies a float32 tensor (0.9 ->
  * 0.1f, 0.999 -> 0.001f; 1 - (double)0.999f would be 1.3e-5 smaller). */
 float xo_adam_complement(float beta);
+/* The float as the shortest decimal that reads back to it, as a double (the
+ * value a config wrote: 0.2f -> 0.2, 0.999f -> 0.999), for arithmetic that
+ * Keras does on that Python float. */
+double xo_float_as_decimal(float f);
 int64_t xo_conv1d_stride(const struct xo_params *p);
 int64_t xo_pool1d_stride(const struct xo_params *p);
 

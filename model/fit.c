@@ -30,23 +30,6 @@ struct xo_fit_options xo_fit_options_default(void)
 	};
 }
 
-/* The float as the shortest decimal that reads back to it, as a double:
- * 0.2f -> 0.2, so the split point matches Python's int(n * (1 - 0.2)). */
-static double float_as_decimal(float f)
-{
-	char buf[32];
-
-	for (int prec = 1; prec <= 9; prec++) {
-		double d;
-
-		snprintf(buf, sizeof(buf), "%.*g", prec, (double)f);
-		d = strtod(buf, NULL);
-		if ((float)d == f)
-			return d;
-	}
-	return (double)f;
-}
-
 int xo_epoch_log_format(const struct xo_epoch_log *log, char *buf, size_t size)
 {
 	char step[32];
@@ -318,7 +301,7 @@ enum xo_status xo_model_fit(struct xo_model *m, const float *x, const float *y, 
 	 * part is the last n - split_at samples, taken before any shuffling. */
 	n_train = n;
 	if (o->validation_split > 0.0f)
-		n_train = (int64_t)floor((double)n * (1.0 - float_as_decimal(o->validation_split)));
+		n_train = (int64_t)floor((double)n * (1.0 - xo_float_as_decimal(o->validation_split)));
 	n_val = n - n_train;
 	if (o->validation_split > 0.0f && (n_train < 1 || n_val < 1))
 		return xo_error(XO_EINVAL,

@@ -331,21 +331,30 @@ static enum xo_status gather_x(struct xo_model *m, const struct xo_tensor *x,
 
 /* ---- fused whole-network path ----------------------------------------------- */
 
-/* Whether graph m's wiring is what struct xo_net describes: float model
- * inputs (no int32 ids; at most XO_NET_INPUTS_MAX), at most XO_NET_SRC_MAX
- * sources a layer, no mask read by a layer (attention_mask=, Keras's
- * implicit masks). */
-static bool net_graph_ok(const struct xo_model *m)
+/* Why graph m's wiring is not what struct xo_net describes (NULL: it is):
+ * float model inputs (no int32 ids; at most XO_NET_INPUTS_MAX), at most
+ * XO_NET_SRC_MAX sources a layer, no mask read by a layer (attention_mask=,
+ * Keras's implicit masks). A reason naming a layer is written to buf. */
+static const char *net_graph_refusal(const struct xo_model *m, char *buf, size_t size)
 {
-	if (m->spec.ninputs < 1 || m->spec.ninputs > XO_NET_INPUTS_MAX || m->spec.in_int)
-		return false;
+	if (m->spec.in_int)
+		return " (an int32 ids input runs op by op)";
+	if (m->spec.ninputs < 1 || m->spec.ninputs > XO_NET_INPUTS_MAX)
+		return " (more model inputs than the fused paths take)";
 	for (int i = 0; i < m->nlayers; i++) {
 		const struct xo_layer_spec *s = &m->layers[i].s;
+		const char *why = s->masked || s->mask_in ? "reads Keras's mask"
+		                  : s->att_mask           ? "reads an attention_mask input"
+		                  : s->ninputs < 1 || s->ninputs > XO_NET_SRC_MAX
+		                      ? "takes more tensors than the fused paths take"
+		                      : NULL;
 
-		if (s->ninputs < 1 || s->ninputs > XO_NET_SRC_MAX || s->att_mask || s->masked)
-			return false;
+		if (why) {
+			snprintf(buf, size, " (layer '%s' %s, which runs op by op)", s->name, why);
+			return buf;
+		}
 	}
-	return true;
+	return NULL;
 }
 
 /*
@@ -361,6 +370,7 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 {
 	const struct xo_backend_iface *ifc = m->be->iface;
 	struct layer *last = &m->layers[m->nlayers - 1];
+	char why[XO_LAYER_NAME_MAX + 96];
 
 	/* a graph is described as it is (each layer's sources, each input's
 	 * block of x); the backend's net_fits says whether its fused path runs
@@ -369,7 +379,7 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 	if (!m->fuse || m->profiling || !ifc->net_fits ||
 	    !(training ? ifc->net_train_step : ifc->net_forward))
 		return false;
-	if (m->spec.graph && !net_graph_ok(m))
+	if (m->spec.graph && net_graph_refusal(m, why, sizeof(why)))
 		return false;
 	for (int i = 0; i < m->nlayers; i++) {
 		struct xo_params *p = &m->net_layers[i].p;
@@ -443,6 +453,7 @@ static bool net_describe(struct xo_model *m, bool training, const struct xo_tens
 static const char *fused_reason(const struct xo_model *m, bool training, char *buf, size_t size)
 {
 	const struct xo_backend_iface *ifc = m->be->iface;
+	const char *why;
 
 	if (!ifc->net_fits || !(training ? ifc->net_train_step : ifc->net_forward))
 		return " (this backend has no fused path)";
@@ -450,23 +461,8 @@ static const char *fused_reason(const struct xo_model *m, bool training, char *b
 		return " (XO_FUSE=0 or xo_model_set_fused)";
 	if (m->profiling)
 		return " (profiling runs op by op)";
-	if (m->spec.in_int)
-		return " (an int32 ids input runs op by op)";
-	if (m->spec.graph && m->spec.ninputs > XO_NET_INPUTS_MAX)
-		return " (more model inputs than the fused paths take)";
-	for (int i = 0; m->spec.graph && i < m->nlayers; i++) {
-		const struct xo_layer_spec *s = &m->layers[i].s;
-		const char *why = s->masked || s->mask_in ? "reads Keras's mask"
-		                  : s->att_mask           ? "reads an attention_mask input"
-		                  : s->ninputs > XO_NET_SRC_MAX ? "takes more tensors than the fused "
-		                                                  "paths take"
-		                                                : NULL;
-
-		if (why) {
-			snprintf(buf, size, " (layer '%s' %s, which runs op by op)", s->name, why);
-			return buf;
-		}
-	}
+	if ((why = net_graph_refusal(m, buf, size)))
+		return why;
 	for (int i = 0; i < m->nlayers; i++) {
 		enum xo_net_kind k = m->net_layers[i].kind;
 		enum xo_activation a = m->layers[i].s.p.activation;
